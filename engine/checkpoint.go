@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"maps"
+	"time"
+)
+
+// Version is a channel version. Versions are a logical clock shared by all
+// channels of a thread: one superstep gives every channel it changes the same
+// next version (max of all versions + 1), as LangGraph.js does with its
+// in-memory saver.
+type Version = int64
+
+// CheckpointFormat is the version of the Checkpoint layout (LangGraph's "v").
+const CheckpointFormat = 4
+
+// Checkpoint sources, as in LangGraph's checkpoint metadata.
+const (
+	SourceInput  = "input"
+	SourceLoop   = "loop"
+	SourceUpdate = "update"
+	SourceFork   = "fork"
+)
+
+// Checkpoint is the plain-data state of a thread between supersteps.
+//
+// A Checkpoint handed to a Saver or returned by one is never modified by the
+// engine afterwards; savers may keep it. Values inside it are shared and must
+// be treated as immutable.
+type Checkpoint struct {
+	V  int
+	ID string
+	TS time.Time
+	// ChannelValues holds the checkpointed value of every channel that has a
+	// version and a value.
+	ChannelValues map[string]any
+	// ChannelVersions holds every channel's current version.
+	ChannelVersions map[string]Version
+	// VersionsSeen maps a node (or __input__, __start__, __interrupt__) to the
+	// versions of its trigger channels when it last ran.
+	VersionsSeen map[string]map[string]Version
+	// UpdatedChannels lists the channels the last superstep updated (sorted);
+	// nil means "unknown", and planning then scans every node.
+	UpdatedChannels []string
+}
+
+// Clone returns a copy whose maps can be modified without touching c.
+func (c *Checkpoint) Clone() *Checkpoint {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	out.ChannelValues = maps.Clone(c.ChannelValues)
+	out.ChannelVersions = maps.Clone(c.ChannelVersions)
+	out.VersionsSeen = make(map[string]map[string]Version, len(c.VersionsSeen))
+	for k, v := range c.VersionsSeen {
+		out.VersionsSeen[k] = maps.Clone(v)
+	}
+	if c.UpdatedChannels != nil {
+		out.UpdatedChannels = append([]string(nil), c.UpdatedChannels...)
+	}
+	if out.ChannelValues == nil {
+		out.ChannelValues = map[string]any{}
+	}
+	if out.ChannelVersions == nil {
+		out.ChannelVersions = map[string]Version{}
+	}
+	return &out
+}
+
+// emptyCheckpoint is the state of a thread that has no checkpoint yet.
+func emptyCheckpoint() *Checkpoint {
+	return &Checkpoint{
+		V:               CheckpointFormat,
+		ChannelValues:   map[string]any{},
+		ChannelVersions: map[string]Version{},
+		VersionsSeen:    map[string]map[string]Version{},
+	}
+}
+
+// Metadata describes how a checkpoint came to be.
+type Metadata struct {
+	Source string // input, loop, update or fork
+	Step   int
+	// Parents maps ancestor namespaces to their checkpoint ids ({} at the root).
+	Parents map[string]string
+	// Extra holds free-form scalar metadata (run ids, user tags).
+	Extra map[string]any
+}
+
+// Config addresses a thread, a checkpoint namespace and optionally one
+// checkpoint. An empty CheckpointID means "the latest".
+type Config struct {
+	ThreadID     string
+	CheckpointNS string
+	CheckpointID string
+}
+
+// PendingWrite is one write saved for a task against a checkpoint, before the
+// superstep that produced it completed.
+type PendingWrite struct {
+	TaskID  string
+	Channel string
+	Value   any
+}
+
+// CheckpointTuple is a checkpoint with everything stored beside it.
+type CheckpointTuple struct {
+	Config     Config
+	Checkpoint *Checkpoint
+	Metadata   Metadata
+	// ParentID is the id of the parent checkpoint in the same namespace, or "".
+	ParentID string
+	// PendingWrites are the writes saved against this checkpoint, in task
+	// order with each task's writes in the order they were made.
+	PendingWrites []PendingWrite
+}

@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Reserved channel and write names (LangGraph's constants).
+const (
+	Start            = "__start__"
+	End              = "__end__"
+	InputTask        = "__input__"
+	InterruptChannel = "__interrupt__"
+	ResumeChannel    = "__resume__"
+	ErrorChannel     = "__error__"
+	ScheduledChannel = "__scheduled__"
+	NoWritesChannel  = "__no_writes__"
+	ReturnChannel    = "__return__"
+	TasksChannel     = "__pregel_tasks"
+	Push             = "__pregel_push"
+	Pull             = "__pregel_pull"
+	// BranchPrefix prefixes a node's trigger channel: "branch:to:<node>".
+	BranchPrefix = "branch:to:"
+	// JoinPrefix prefixes the barrier channel of a multi-source edge.
+	JoinPrefix = "join:"
+)
+
+// reservedWrite reports whether a write name never reaches a channel.
+func reservedWrite(ch string) bool {
+	switch ch {
+	case NoWritesChannel, Push, ResumeChannel, InterruptChannel, ReturnChannel, ErrorChannel, ScheduledChannel, "__error_source_node__":
+		return true
+	}
+	return false
+}
+
+// Sentinel errors.
+var (
+	// ErrEmptyInput is returned when a run has neither input nor anything
+	// to resume ("Received no input writes for __start__").
+	ErrEmptyInput = errors.New(`received no input writes for "__start__"`)
+	// ErrNoCheckpointer is returned when a feature needs a Saver and the
+	// graph has none (resume, interrupt, state, history).
+	ErrNoCheckpointer = errors.New("no checkpointer set: this needs a Saver")
+	// ErrNoCheckpoint is returned when a config names a thread or
+	// checkpoint that does not exist.
+	ErrNoCheckpoint = errors.New("checkpoint not found")
+	// ErrNothingPending is returned by a resume on a thread with no pending
+	// interrupt.
+	ErrNothingPending = errors.New("nothing to resume: the thread has no pending interrupt")
+	// ErrRunFinished is returned by a Stepper that is asked to advance after
+	// its run ended.
+	ErrRunFinished = errors.New("the run has finished")
+	// ErrStopped is returned when a step hook stops the run.
+	ErrStopped = errors.New("run stopped by the step hook")
+	// ErrGraphChanged is returned when a saved thread's topology does not
+	// match the graph.
+	ErrGraphChanged = errors.New("the graph's topology differs from the recorded one")
+)
+
+// InvalidUpdateError is returned when writes cannot be applied: two values
+// for a LastValue key in one superstep, a barrier write from an unknown
+// source, or an update that is not a map.
+type InvalidUpdateError struct {
+	Channel string
+	Msg     string
+}
+
+func (e *InvalidUpdateError) Error() string {
+	if e.Channel != "" {
+		return fmt.Sprintf("invalid update for channel %q: %s", e.Channel, e.Msg)
+	}
+	return "invalid update: " + e.Msg
+}
+
+// GraphRecursionError is returned when a run reaches its recursion limit
+// without finishing.
+type GraphRecursionError struct {
+	Limit int
+	Step  int
+}
+
+func (e *GraphRecursionError) Error() string {
+	return fmt.Sprintf("recursion limit of %d reached without hitting a stop condition (at step %d); raise the limit with WithRecursionLimit", e.Limit, e.Step)
+}
+
+// NodeError is returned when a node fails (after its retries) or panics.
+type NodeError struct {
+	Node     string
+	Step     int
+	TaskID   string
+	Attempts int
+	Panic    bool
+	Err      error
+}
+
+func (e *NodeError) Error() string {
+	kind := "failed"
+	if e.Panic {
+		kind = "panicked"
+	}
+	att := ""
+	if e.Attempts > 1 {
+		att = fmt.Sprintf(" after %d attempts", e.Attempts)
+	}
+	return fmt.Sprintf("node %q %s at step %d%s: %v", e.Node, kind, e.Step, att, e.Err)
+}
+
+func (e *NodeError) Unwrap() error { return e.Err }
+
+// CompileError is returned by StateGraph.Compile; it names what is wrong.
+type CompileError struct {
+	Kind string // e.g. "UnreachableNodeError", "UnknownNode", "DuplicateNode"
+	Msg  string
+}
+
+func (e *CompileError) Error() string { return e.Msg }
+
+// CompileErrors joins several CompileErrors.
+type CompileErrors []*CompileError
+
+func (es CompileErrors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Msg
+	}
+	return "graph does not compile: " + strings.Join(parts, "; ")
+}
+
+// Unwrap exposes the individual errors to errors.Is/As.
+func (es CompileErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+
+

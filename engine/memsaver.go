@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"context"
+	"maps"
+	"sort"
+	"sync"
+)
+
+// MemorySaver is the in-memory reference Saver. It keeps everything for the
+// life of the process. Safe for concurrent use.
+type MemorySaver struct {
+	mu      sync.RWMutex
+	threads map[string]map[string]*memNamespace // thread -> ns -> checkpoints
+}
+
+type memNamespace struct {
+	ids     []string // sorted ascending
+	records map[string]*memRecord
+	writes  map[string]*memWrites // checkpoint id -> writes
+}
+
+type memRecord struct {
+	cp       *Checkpoint
+	md       Metadata
+	parentID string
+}
+
+type memWriteKey struct {
+	task string
+	slot int
+}
+
+type memWrites struct {
+	order []memWriteKey
+	byKey map[memWriteKey]PendingWrite
+}
+
+var _ Saver = (*MemorySaver)(nil)
+
+// NewMemorySaver returns an empty MemorySaver.
+func NewMemorySaver() *MemorySaver {
+	return &MemorySaver{threads: map[string]map[string]*memNamespace{}}
+}
+
+func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
+	t := m.threads[thread]
+	if t == nil {
+		if !create {
+			return nil
+		}
+		t = map[string]*memNamespace{}
+		m.threads[thread] = t
+	}
+	n := t[ns]
+	if n == nil && create {
+		n = &memNamespace{records: map[string]*memRecord{}, writes: map[string]*memWrites{}}
+		t[ns] = n
+	}
+	return n
+}
+
+// Put implements Saver. The checkpoint is cloned, so the caller keeps
+// ownership of cp.
+func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Metadata, _ map[string]Version) (Config, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
+	if _, exists := n.records[cp.ID]; !exists {
+		i := sort.SearchStrings(n.ids, cp.ID)
+		n.ids = append(n.ids, "")
+		copy(n.ids[i+1:], n.ids[i:])
+		n.ids[i] = cp.ID
+	}
+	n.records[cp.ID] = &memRecord{cp: cp.Clone(), md: cloneMetadata(md), parentID: cfg.CheckpointID}
+	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
+}
+
+// PutWrites implements Saver.
+func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, writes []Write) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
+	w := n.writes[cfg.CheckpointID]
+	if w == nil {
+		w = &memWrites{byKey: map[memWriteKey]PendingWrite{}}
+		n.writes[cfg.CheckpointID] = w
+	}
+	base := 0
+	if taskID == NullTaskID {
+		// Null-task writes accumulate across calls.
+		for _, k := range w.order {
+			if k.task == NullTaskID && k.slot >= 0 {
+				base++
+			}
+		}
+	}
+	for i, wr := range writes {
+		slot := WriteSlot(wr.Channel, base+i)
+		key := memWriteKey{taskID, slot}
+		_, exists := w.byKey[key]
+		if exists && slot >= 0 {
+			continue
+		}
+		if !exists {
+			w.order = append(w.order, key)
+		}
+		w.byKey[key] = PendingWrite{TaskID: taskID, Channel: wr.Channel, Value: wr.Value}
+	}
+	return nil
+}
+
+// GetTuple implements Saver.
+func (m *MemorySaver) GetTuple(_ context.Context, cfg Config) (*CheckpointTuple, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, false)
+	if n == nil || len(n.ids) == 0 {
+		return nil, nil
+	}
+	id := cfg.CheckpointID
+	if id == "" {
+		id = n.ids[len(n.ids)-1]
+	}
+	if n.records[id] == nil {
+		return nil, nil
+	}
+	return m.tuple(cfg.ThreadID, cfg.CheckpointNS, n, id), nil
+}
+
+func (m *MemorySaver) tuple(thread, ns string, n *memNamespace, id string) *CheckpointTuple {
+	r := n.records[id]
+	t := &CheckpointTuple{
+		Config:     Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
+		Checkpoint: r.cp.Clone(),
+		Metadata:   cloneMetadata(r.md),
+		ParentID:   r.parentID,
+	}
+	t.PendingWrites = sortedPendingWrites(n.writes[id])
+	return t
+}
+
+// sortedPendingWrites returns writes in task order, each task's special
+// writes first and then its regular writes by index.
+func sortedPendingWrites(w *memWrites) []PendingWrite {
+	if w == nil {
+		return nil
+	}
+	keys := append([]memWriteKey(nil), w.order...)
+	sort.SliceStable(keys, func(i, j int) bool {
+		if keys[i].task != keys[j].task {
+			return keys[i].task < keys[j].task
+		}
+		return keys[i].slot < keys[j].slot
+	})
+	out := make([]PendingWrite, len(keys))
+	for i, k := range keys {
+		out[i] = w.byKey[k]
+	}
+	return out
+}
+
+// List implements Saver.
+func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*CheckpointTuple, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	t := m.threads[cfg.ThreadID]
+	type ref struct {
+		ns string
+		n  *memNamespace
+		id string
+	}
+	var refs []ref
+	for nsName, n := range t {
+		if !opt.AllNamespaces && nsName != cfg.CheckpointNS {
+			continue
+		}
+		for _, id := range n.ids {
+			refs = append(refs, ref{nsName, n, id})
+		}
+	}
+	sort.Slice(refs, func(i, j int) bool {
+		if refs[i].id != refs[j].id {
+			return refs[i].id > refs[j].id
+		}
+		return refs[i].ns < refs[j].ns
+	})
+	var out []*CheckpointTuple
+	for _, r := range refs {
+		if cfg.CheckpointID != "" && r.id != cfg.CheckpointID {
+			continue
+		}
+		if opt.Before != "" && r.id >= opt.Before {
+			continue
+		}
+		if !MatchesFilter(r.n.records[r.id].md, opt.Filter) {
+			continue
+		}
+		out = append(out, m.tuple(cfg.ThreadID, r.ns, r.n, r.id))
+		if opt.Limit > 0 && len(out) >= opt.Limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// DeleteThread implements Saver.
+func (m *MemorySaver) DeleteThread(_ context.Context, threadID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.threads, threadID)
+	return nil
+}
+
+// Threads lists the thread ids stored, sorted.
+func (m *MemorySaver) Threads() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]string, 0, len(m.threads))
+	for t := range m.threads {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func cloneMetadata(md Metadata) Metadata {
+	md.Parents = maps.Clone(md.Parents)
+	md.Extra = maps.Clone(md.Extra)
+	return md
+}

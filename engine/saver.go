@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"context"
+	"reflect"
+)
+
+// Saver stores checkpoints and pending writes. It is LangGraph's checkpointer
+// contract (BaseCheckpointSaver): implementations must pass
+// enginetest.SaverSuite.
+//
+// Savers are called from the goroutine that owns the run, except PutWrites,
+// which is called from task goroutines as each task finishes and must be safe
+// for concurrent use.
+type Saver interface {
+	// Put stores cp with md. cfg.CheckpointID is the parent's id ("" for
+	// none). newVersions holds the channels whose version changed since the
+	// parent; a saver may store only those channels' values. It returns the
+	// config of the stored checkpoint.
+	Put(ctx context.Context, cfg Config, cp *Checkpoint, md Metadata, newVersions map[string]Version) (Config, error)
+	// PutWrites stores a task's writes against the checkpoint cfg names.
+	// Regular writes are idempotent per (task, index): the first stored wins.
+	// Special writes (__error__, __interrupt__, __resume__, __scheduled__)
+	// replace the ones stored before. NullTaskID writes accumulate.
+	PutWrites(ctx context.Context, cfg Config, taskID string, writes []Write) error
+	// GetTuple returns the checkpoint cfg names (the latest of the thread and
+	// namespace when cfg.CheckpointID is empty), or nil and no error when
+	// there is none.
+	GetTuple(ctx context.Context, cfg Config) (*CheckpointTuple, error)
+	// List returns the checkpoints of cfg's thread and namespace, newest
+	// first, filtered by opt.
+	List(ctx context.Context, cfg Config, opt ListOptions) ([]*CheckpointTuple, error)
+	// DeleteThread removes every checkpoint and write of a thread.
+	DeleteThread(ctx context.Context, threadID string) error
+}
+
+// ListOptions narrows Saver.List.
+type ListOptions struct {
+	// Before keeps only checkpoints with an id sorting before it.
+	Before string
+	// Limit caps the number returned (0: no cap).
+	Limit int
+	// Filter keeps checkpoints whose metadata has these values: "source",
+	// "step" and keys of Metadata.Extra.
+	Filter map[string]any
+	// AllNamespaces lists every namespace of the thread, not just
+	// cfg.CheckpointNS.
+	AllNamespaces bool
+}
+
+// NullTaskID is the task id of writes that belong to no task: Command input
+// and resume values.
+const NullTaskID = "00000000-0000-0000-0000-000000000000"
+
+// WriteSlot returns the fixed index of a special write, or idx for a regular
+// one (LangGraph's WRITES_IDX_MAP).
+func WriteSlot(channel string, idx int) int {
+	switch channel {
+	case ErrorChannel:
+		return -1
+	case ScheduledChannel:
+		return -2
+	case InterruptChannel:
+		return -3
+	case ResumeChannel:
+		return -4
+	}
+	return idx
+}
+
+// MatchesFilter reports whether md has every key/value of filter.
+func MatchesFilter(md Metadata, filter map[string]any) bool {
+	for k, want := range filter {
+		var got any
+		switch k {
+		case "source":
+			got = md.Source
+		case "step":
+			got = float64(md.Step)
+			want = Normalize(want)
+		default:
+			got = md.Extra[k]
+		}
+		if !reflect.DeepEqual(Normalize(got), Normalize(want)) {
+			return false
+		}
+	}
+	return true
+}

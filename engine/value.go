@@ -1,0 +1,366 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+)
+
+// Send is a packet that schedules one task of Node with Arg as its whole
+// input (a PUSH task). Nodes return Sends from conditional edges or inside a
+// Command's Goto; they travel through the task topic channel.
+type Send struct {
+	Node string
+	Arg  any
+}
+
+// Command is what a node may return instead of a plain update: Update is
+// written to state keys, Goto names the nodes (string) or Sends to run next
+// (no edge needed). Resume is only meaningful as run input: it answers
+// pending interrupts.
+type Command struct {
+	Update any // Update, map[string]any or nil
+	Goto   []any
+	// Resume answers pending interrupts when a Command is given as run input.
+	// A value answers the single pending interrupt; a ResumeMap answers
+	// interrupts by id.
+	Resume any
+}
+
+// ResumeMap answers several pending interrupts at once, keyed by interrupt id.
+type ResumeMap map[string]any
+
+// KV is one key/value pair of an ordered Update.
+type KV struct {
+	Key   string
+	Value any
+}
+
+// Update is a node's partial state update with its keys in the order the node
+// wrote them. Order matters to LangGraph's task-write order (and so to the
+// strict trace); a map[string]any update is taken in sorted key order.
+type Update []KV
+
+// Write is one pending write of a task: a value for a channel.
+type Write struct {
+	Channel string
+	Value   any
+}
+
+// Interruption is a request for human input raised by Interrupt inside a
+// node. ID is stable for the same task and call position.
+type Interruption struct {
+	ID    string
+	Value any
+}
+
+// updateFrom turns what a node returned into ordered state writes. Unknown
+// keys are kept here and dropped later by the writer, as LangGraph does.
+func updatePairs(v any) (Update, error) {
+	switch u := v.(type) {
+	case nil:
+		return nil, nil
+	case Update:
+		return u, nil
+	case map[string]any:
+		keys := make([]string, 0, len(u))
+		for k := range u {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := make(Update, len(keys))
+		for i, k := range keys {
+			out[i] = KV{k, u[k]}
+		}
+		return out, nil
+	case *OrderedMap:
+		out := make(Update, len(u.Keys))
+		for i, k := range u.Keys {
+			out[i] = KV{k, u.Values[k]}
+		}
+		return out, nil
+	default:
+		return nil, &InvalidUpdateError{Msg: fmt.Sprintf("expected a map of state keys, got %T", v)}
+	}
+}
+
+// OrderedMap is a JSON object that remembers its key order. Scenario files
+// decode objects with it where order is observable (node updates).
+type OrderedMap struct {
+	Keys   []string
+	Values map[string]any
+}
+
+// Value codec.
+//
+// Channel values, task inputs and writes are JSON-like: nil, bool, float64
+// (any Go number is accepted), string, []any, map[string]any, plus Send and
+// []Interruption. EncodeValue writes them as JSON with tagged forms for the
+// engine types; DecodeValue reads them back. Numbers decode as float64.
+
+// EncodeValue returns the JSON encoding of a value, with Send as
+// {"$send":{"node":..,"arg":..}} and Interruption as {"$interrupt":{"id","value"}}.
+func EncodeValue(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := encodeValue(&buf, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// MustEncode is EncodeValue for values known to be encodable; it returns the
+// encoding of a string describing the error otherwise. Meant for display.
+func MustEncode(v any) []byte {
+	b, err := EncodeValue(v)
+	if err != nil {
+		b, _ = json.Marshal("<" + err.Error() + ">")
+	}
+	return b
+}
+
+func encodeValue(buf *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case nil:
+		buf.WriteString("null")
+	case bool:
+		if x {
+			buf.WriteString("true")
+		} else {
+			buf.WriteString("false")
+		}
+	case string:
+		b, _ := json.Marshal(x)
+		buf.Write(b)
+	case float64:
+		return encodeFloat(buf, x)
+	case float32:
+		return encodeFloat(buf, float64(x))
+	case int:
+		buf.WriteString(strconv.FormatInt(int64(x), 10))
+	case int64:
+		buf.WriteString(strconv.FormatInt(x, 10))
+	case int32:
+		buf.WriteString(strconv.FormatInt(int64(x), 10))
+	case uint64:
+		buf.WriteString(strconv.FormatUint(x, 10))
+	case json.Number:
+		buf.WriteString(x.String())
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := encodeValue(buf, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case []string:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			b, _ := json.Marshal(e)
+			buf.Write(b)
+		}
+		buf.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			b, _ := json.Marshal(k)
+			buf.Write(b)
+			buf.WriteByte(':')
+			if err := encodeValue(buf, x[k]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case *OrderedMap:
+		buf.WriteByte('{')
+		for i, k := range x.Keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			b, _ := json.Marshal(k)
+			buf.Write(b)
+			buf.WriteByte(':')
+			if err := encodeValue(buf, x.Values[k]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case Send:
+		buf.WriteString(`{"$send":{"arg":`)
+		if err := encodeValue(buf, x.Arg); err != nil {
+			return err
+		}
+		b, _ := json.Marshal(x.Node)
+		buf.WriteString(`,"node":`)
+		buf.Write(b)
+		buf.WriteString("}}")
+	case Interruption:
+		buf.WriteString(`{"$interrupt":{"id":`)
+		b, _ := json.Marshal(x.ID)
+		buf.Write(b)
+		buf.WriteString(`,"value":`)
+		if err := encodeValue(buf, x.Value); err != nil {
+			return err
+		}
+		buf.WriteString("}}")
+	case []Interruption:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := encodeValue(buf, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	default:
+		// Any other Go value: let encoding/json describe it, then re-read it
+		// as plain JSON so it round-trips as data.
+		b, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Errorf("engine: value of type %T cannot be encoded: %w", v, err)
+		}
+		buf.Write(b)
+	}
+	return nil
+}
+
+func encodeFloat(buf *bytes.Buffer, f float64) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Errorf("engine: number %v cannot be encoded as JSON", f)
+	}
+	buf.WriteString(FormatNumber(f))
+	return nil
+}
+
+// FormatNumber prints a number the way JavaScript does: integral values
+// without a fraction ("20"), others in shortest form ("2.5").
+func FormatNumber(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// DecodeValue parses JSON produced by EncodeValue (or any JSON) into a value.
+func DecodeValue(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var raw any
+	if err := dec.Decode(&raw); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("engine: trailing data after JSON value")
+	}
+	return FromJSON(raw), nil
+}
+
+// FromJSON converts a value decoded by encoding/json (with or without
+// UseNumber) into engine form: numbers become float64 and the tagged forms
+// become Send and Interruption.
+func FromJSON(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return x.String()
+		}
+		return f
+	case []any:
+		out := make([]any, len(x))
+		allInterrupts := len(x) > 0
+		for i, e := range x {
+			out[i] = FromJSON(e)
+			if _, ok := out[i].(Interruption); !ok {
+				allInterrupts = false
+			}
+		}
+		if allInterrupts {
+			ints := make([]Interruption, len(out))
+			for i, e := range out {
+				ints[i] = e.(Interruption)
+			}
+			return ints
+		}
+		return out
+	case map[string]any:
+		if len(x) == 1 {
+			if s, ok := x["$send"].(map[string]any); ok {
+				node, _ := s["node"].(string)
+				return Send{Node: node, Arg: FromJSON(s["arg"])}
+			}
+			if s, ok := x["$interrupt"].(map[string]any); ok {
+				id, _ := s["id"].(string)
+				return Interruption{ID: id, Value: FromJSON(s["value"])}
+			}
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = FromJSON(e)
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+// Normalize returns v with Go numbers as float64 and ordered maps as plain
+// maps, so values compare and print the same whatever produced them.
+func Normalize(v any) any {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case int32:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	case float32:
+		return float64(x)
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Normalize(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = Normalize(e)
+		}
+		return out
+	case *OrderedMap:
+		out := make(map[string]any, len(x.Keys))
+		for _, k := range x.Keys {
+			out[k] = Normalize(x.Values[k])
+		}
+		return out
+	case Send:
+		return Send{Node: x.Node, Arg: Normalize(x.Arg)}
+	default:
+		return v
+	}
+}

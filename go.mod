@@ -1,0 +1,3 @@
+module github.com/superstep/superstep
+
+go 1.26
