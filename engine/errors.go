@@ -136,6 +136,3 @@ func (es CompileErrors) Unwrap() []error {
 	}
 	return out
 }
-
-
-
