@@ -1,0 +1,391 @@
+package engine
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// This file holds the pure superstep algorithm (LangGraph's _algo): planning
+// the next tasks, applying a superstep's writes, and deciding breakpoints. It
+// works on a channelState and plain task values only — no context, clock,
+// goroutine or storage — so it is table-tested directly.
+
+// channelState is the mutable state of a run between supersteps: channel
+// contents, versions and versions_seen. The loop owns it; tasks only read it
+// during Execute, when nothing writes it.
+type channelState struct {
+	g        *Graph
+	channels map[string]channel
+	versions map[string]Version
+	seen     map[string]map[string]Version
+	// values mirrors every channel's stored snapshot, refreshed for the
+	// channels a superstep touches, so a checkpoint costs what changed.
+	values map[string]any
+	// live holds the ephemeral and topic channels that have a value: the
+	// only ones an untouched superstep must clear.
+	live map[string]struct{}
+}
+
+// newChannelState restores the channels of g from cp (nil: a new thread).
+func newChannelState(g *Graph, cp *Checkpoint) *channelState {
+	cs := &channelState{
+		g:        g,
+		channels: make(map[string]channel, len(g.channelOrder)),
+		versions: map[string]Version{},
+		seen:     map[string]map[string]Version{},
+		values:   map[string]any{},
+		live:     map[string]struct{}{},
+	}
+	for _, name := range g.channelOrder {
+		ch := g.newChannel(name)
+		if cp != nil {
+			if v, ok := cp.ChannelValues[name]; ok {
+				ch.restore(v)
+			}
+		}
+		cs.channels[name] = ch
+		cs.refresh(name)
+	}
+	if cp != nil {
+		cs.versions = maps.Clone(cp.ChannelVersions)
+		for node, m := range cp.VersionsSeen {
+			cs.seen[node] = maps.Clone(m)
+		}
+	}
+	if cs.versions == nil {
+		cs.versions = map[string]Version{}
+	}
+	return cs
+}
+
+// refresh re-reads one channel's snapshot and liveness after it changed.
+func (cs *channelState) refresh(name string) {
+	ch := cs.channels[name]
+	if v, ok := ch.snapshot(); ok {
+		cs.values[name] = v
+	} else {
+		delete(cs.values, name)
+	}
+	switch ch.(type) {
+	case *ephemeral, *topic:
+		if _, avail := ch.get(); avail {
+			cs.live[name] = struct{}{}
+		} else {
+			delete(cs.live, name)
+		}
+	}
+}
+
+func (cs *channelState) available(name string) bool {
+	ch, ok := cs.channels[name]
+	if !ok {
+		return false
+	}
+	_, avail := ch.get()
+	return avail
+}
+
+// stateValues returns the graph state: every state key that has a value.
+func (cs *channelState) stateValues() map[string]any {
+	out := make(map[string]any, len(cs.g.keys))
+	for _, k := range cs.g.keys {
+		if v, ok := cs.channels[k.Name].get(); ok {
+			out[k.Name] = v
+		}
+	}
+	return out
+}
+
+func (cs *channelState) maxVersion() Version {
+	var m Version
+	for _, v := range cs.versions {
+		m = max(m, v)
+	}
+	return m
+}
+
+// taskKind tells PULL tasks (triggered by channels) from PUSH tasks (Sends).
+type taskKind int
+
+const (
+	pullTask taskKind = iota
+	pushTask
+)
+
+// task is one unit of work of a superstep.
+type task struct {
+	id       string
+	name     string
+	kind     taskKind
+	pushIdx  int
+	triggers []string
+	input    any
+	node     *node
+	// writes are the task's writes, in the order made: state keys, then
+	// goto, then static edges, then routes. Empty until it ran (or its saved
+	// writes were reused).
+	writes []Write
+	ns     string // the task's checkpoint namespace: "<node>:<id>"
+}
+
+// pathLess orders tasks as LangGraph's task_path_str does: PULL tasks by
+// node name, then PUSH tasks by Send index.
+func pathLess(a, b *task) bool {
+	if a.kind != b.kind {
+		return a.kind == pullTask
+	}
+	if a.kind == pullTask {
+		return a.name < b.name
+	}
+	return a.pushIdx < b.pushIdx
+}
+
+func sortTasks(tasks []*task) []*task {
+	out := slices.Clone(tasks)
+	sort.SliceStable(out, func(i, j int) bool { return pathLess(out[i], out[j]) })
+	return out
+}
+
+// applyWrites ends a superstep: it records what each task saw, consumes
+// barriers, applies the writes in task order giving every changed channel
+// one new version, and clears ephemeral channels nobody wrote (only when real
+// tasks ran). It returns the channels that became available with new values
+// (the next planning hint), sorted.
+func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
+	tasks = sortTasks(tasks)
+	bump := false
+	var toConsume []string
+	for _, t := range tasks {
+		if len(t.triggers) > 0 {
+			bump = true
+		}
+		seen := cs.seen[t.name]
+		if seen == nil {
+			seen = map[string]Version{}
+			cs.seen[t.name] = seen
+		}
+		for _, trig := range t.triggers {
+			if v, ok := cs.versions[trig]; ok {
+				seen[trig] = v
+			}
+			if trig != Push && trig != InterruptChannel && !slices.Contains(toConsume, trig) {
+				toConsume = append(toConsume, trig)
+			}
+		}
+	}
+	maxV := cs.maxVersion()
+	var touched []string
+	consumed := false
+	for _, c := range toConsume {
+		if ch, ok := cs.channels[c]; ok && ch.consume() {
+			cs.versions[c] = maxV + 1
+			consumed = true
+			touched = append(touched, c)
+		}
+	}
+	if consumed {
+		maxV++
+	}
+	next := maxV + 1
+
+	var order []string
+	byChannel := map[string][]any{}
+	for _, t := range tasks {
+		for _, w := range t.writes {
+			if reservedWrite(w.Channel) {
+				continue
+			}
+			if _, known := cs.channels[w.Channel]; !known {
+				continue // LangGraph ignores writes to unknown channels
+			}
+			if _, seen := byChannel[w.Channel]; !seen {
+				order = append(order, w.Channel)
+			}
+			byChannel[w.Channel] = append(byChannel[w.Channel], w.Value)
+		}
+	}
+	updated := map[string]bool{}
+	for _, c := range order {
+		ch := cs.channels[c]
+		changed, err := ch.update(byChannel[c])
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			cs.versions[c] = next
+			touched = append(touched, c)
+			if _, avail := ch.get(); avail {
+				updated[c] = true
+			}
+		}
+	}
+	if bump {
+		live := make([]string, 0, len(cs.live))
+		for c := range cs.live {
+			if !updated[c] {
+				live = append(live, c)
+			}
+		}
+		sort.Strings(live)
+		for _, c := range live {
+			if changed, _ := cs.channels[c].update(nil); changed {
+				cs.versions[c] = next
+				touched = append(touched, c)
+			}
+		}
+	}
+	for _, c := range touched {
+		cs.refresh(c)
+	}
+	out := make([]string, 0, len(updated))
+	for c := range updated {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// planHint is the optional "updated channels" index hint of planning.
+type planHint struct {
+	known    bool
+	channels []string
+}
+
+// prepareNextTasks plans a superstep from the current channels: one PUSH task
+// per pending Send, then one PULL task per node whose trigger is available
+// and newer than what the node last saw. cpID, ns and step make task ids.
+func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint) []*task {
+	var tasks []*task
+	if tc, ok := cs.channels[TasksChannel].(*topic); ok {
+		for i, packet := range tc.vals {
+			s, ok := packet.(Send)
+			if !ok {
+				continue
+			}
+			n := cs.g.nodes[s.Node]
+			if n == nil || n.start {
+				continue // LangGraph ignores Sends to unknown nodes
+			}
+			t := &task{name: s.Node, kind: pushTask, pushIdx: i, triggers: []string{Push}, input: s.Arg, node: n}
+			t.id = pushTaskID(cpID, ns, step, s.Node, i)
+			t.ns = taskNamespace(ns, s.Node, t.id)
+			tasks = append(tasks, t)
+		}
+	}
+	for _, name := range candidateNodes(cs, hint) {
+		n := cs.g.nodes[name]
+		trig := firedTrigger(cs, n)
+		if trig == "" {
+			continue
+		}
+		var input any
+		if n.start {
+			v, ok := cs.channels[Start].get()
+			if !ok {
+				continue
+			}
+			input = v
+		} else {
+			input = cs.stateValues()
+		}
+		t := &task{name: name, kind: pullTask, triggers: []string{trig}, input: input, node: n}
+		t.id = pullTaskID(cpID, ns, step, name, trig)
+		t.ns = taskNamespace(ns, name, t.id)
+		tasks = append(tasks, t)
+	}
+	return tasks
+}
+
+func taskNamespace(parentNS, name, id string) string {
+	if parentNS == "" {
+		return name + ":" + id
+	}
+	return parentNS + "|" + name + ":" + id
+}
+
+// candidateNodes narrows planning to the nodes the hint's channels trigger;
+// without a hint it scans every node (none if no channel has a version).
+func candidateNodes(cs *channelState, hint planHint) []string {
+	if hint.known {
+		var out []string
+		for _, c := range hint.channels {
+			out = append(out, cs.g.triggerToNodes[c]...)
+		}
+		sort.Strings(out)
+		return slices.Compact(out)
+	}
+	if len(cs.versions) == 0 {
+		return nil
+	}
+	return cs.g.nodeOrder
+}
+
+// firedTrigger returns the first trigger of n that is available and newer
+// than what n last saw ("" if none): a node never run fires on any available
+// trigger.
+func firedTrigger(cs *channelState, n *node) string {
+	seen := cs.seen[n.name]
+	for _, c := range n.triggers {
+		if !cs.available(c) {
+			continue
+		}
+		if cs.versions[c] > seen[c] {
+			return c
+		}
+	}
+	return ""
+}
+
+// shouldInterrupt reports whether a breakpoint on nodes fires for tasks: some
+// channel changed since the last interrupt was passed, and a task runs one of
+// the nodes ("*": any node but __start__).
+func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
+	if len(nodes) == 0 {
+		return false
+	}
+	seen := cs.seen[InterruptChannel]
+	anyUpdate := false
+	for c, v := range cs.versions {
+		if v > seen[c] {
+			anyUpdate = true
+			break
+		}
+	}
+	if !anyUpdate {
+		return false
+	}
+	for _, t := range tasks {
+		if slices.Contains(nodes, "*") && t.name != Start {
+			return true
+		}
+		if slices.Contains(nodes, t.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshotCheckpoint builds the checkpoint of the current channel state.
+func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
+	cp := &Checkpoint{
+		V:               CheckpointFormat,
+		ID:              id,
+		ChannelValues:   maps.Clone(cs.values),
+		ChannelVersions: maps.Clone(cs.versions),
+		VersionsSeen:    make(map[string]map[string]Version, len(cs.seen)),
+	}
+	for k, v := range cs.seen {
+		cp.VersionsSeen[k] = maps.Clone(v)
+	}
+	if hintKnown {
+		cp.UpdatedChannels = append([]string{}, updated...)
+	}
+	return cp
+}
+
+// isStateKeyWrite reports whether a write goes to a state key.
+func (g *Graph) isStateKeyWrite(ch string) bool {
+	return g.IsStateKey(ch) && !strings.HasPrefix(ch, "__")
+}

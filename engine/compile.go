@@ -1,0 +1,342 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Graph is a compiled, immutable StateGraph: its channels, its nodes with
+// their triggers and writers, and the trigger→nodes index. It is safe for
+// concurrent use; each run keeps its own channel state.
+type Graph struct {
+	name     string
+	keys     []KeySpec
+	keyIndex map[string]int
+	// channelOrder lists every channel: state keys, __start__, one
+	// branch:to:<node> per node, join barriers, then the task topic.
+	channelOrder []string
+	channelSpec  map[string]channelInfo
+	nodes        map[string]*node
+	nodeOrder    []string // __start__ first, then declaration order
+	// triggerToNodes maps a channel to the nodes it triggers, sorted.
+	triggerToNodes map[string][]string
+	edges          []EdgeInfo
+	saver          Saver
+	interrupts     interruptConfig
+	ids            IDSource
+	clock          Clock
+	fingerprint    string
+}
+
+type channelInfo struct {
+	kind     string
+	key      *KeySpec // state keys only
+	sources  []string // barriers only
+	internal bool
+}
+
+type interruptConfig struct {
+	before, after []string // "*" means every node
+}
+
+type node struct {
+	name     string
+	triggers []string // branch:to:<name> first, then joins, as LangGraph orders them
+	fn       NodeFunc
+	subgraph *Graph
+	retry    *RetryPolicy
+	// edgeWrites are the static edges' writes: branch:to:T ← nil and
+	// join:…:T ← name, in the order LangGraph attaches them.
+	edgeWrites []Write
+	branches   []*branchSpec
+	ends       []string
+	start      bool
+	desc       string
+}
+
+// EdgeInfo describes one edge of the compiled graph for display.
+type EdgeInfo struct {
+	From        []string
+	To          string
+	Conditional bool
+	Join        bool
+	// Channel is the channel the edge writes (branch:to:… or join:…); empty
+	// for conditional edges and edges into End.
+	Channel string
+}
+
+// CompileOption configures Compile.
+type CompileOption func(*Graph)
+
+// WithSaver makes runs checkpoint to s (needed for interrupts, resume,
+// state and history).
+func WithSaver(s Saver) CompileOption { return func(g *Graph) { g.saver = s } }
+
+// WithInterruptBefore stops a run before these nodes run ("*": every node).
+func WithInterruptBefore(nodes ...string) CompileOption {
+	return func(g *Graph) { g.interrupts.before = slices.Clone(nodes) }
+}
+
+// WithInterruptAfter stops a run after these nodes ran ("*": every node).
+func WithInterruptAfter(nodes ...string) CompileOption {
+	return func(g *Graph) { g.interrupts.after = slices.Clone(nodes) }
+}
+
+// WithIDs makes checkpoint ids come from ids (deterministic tests).
+func WithIDs(ids IDSource) CompileOption { return func(g *Graph) { g.ids = ids } }
+
+// WithClock makes checkpoint timestamps come from c.
+func WithClock(c Clock) CompileOption { return func(g *Graph) { g.clock = c } }
+
+// Compile validates the builder and returns the runnable graph, or
+// CompileErrors naming every problem found.
+func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
+	errs := slices.Clone(b.errs)
+	fail := func(kind, format string, args ...any) {
+		errs = append(errs, &CompileError{Kind: kind, Msg: fmt.Sprintf(format, args...)})
+	}
+	isNode := func(n string) bool { _, ok := b.nodeIdx[n]; return ok }
+
+	g := &Graph{
+		name:           b.name,
+		keys:           slices.Clone(b.keys),
+		keyIndex:       map[string]int{},
+		channelSpec:    map[string]channelInfo{},
+		nodes:          map[string]*node{},
+		triggerToNodes: map[string][]string{},
+	}
+	for _, o := range opts {
+		o(g)
+	}
+	if g.ids == nil {
+		g.ids = NewTimeIDs(nil)
+	}
+	if g.clock == nil {
+		g.clock = SystemClock
+	}
+	for i := range g.keys {
+		k := &g.keys[i]
+		g.keyIndex[k.Name] = i
+		kind := KindLastValue
+		if k.Reducer != nil {
+			kind = KindReducer
+		}
+		g.addChannel(k.Name, channelInfo{kind: kind, key: k})
+	}
+	g.addChannel(Start, channelInfo{kind: KindEphemeral, internal: true})
+
+	start := &node{name: Start, triggers: []string{Start}, start: true}
+	g.nodes[Start] = start
+	g.nodeOrder = append(g.nodeOrder, Start)
+	for _, ns := range b.nodes {
+		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, retry: ns.retry, desc: ns.description}
+		if ns.hasEnds {
+			n.ends = ns.ends
+		}
+		branch := BranchPrefix + ns.name
+		n.triggers = []string{branch}
+		g.addChannel(branch, channelInfo{kind: KindEphemeral, internal: true})
+		g.nodes[ns.name] = n
+		g.nodeOrder = append(g.nodeOrder, ns.name)
+	}
+
+	// Static edges first, then joins, as LangGraph attaches them.
+	hasEntry := false
+	for _, e := range b.edges {
+		if e.join {
+			continue
+		}
+		from, to := e.from[0], e.to
+		ok := true
+		if from == End {
+			fail("InvalidEdge", "edge %s -> %s starts at %s", from, to, End)
+			ok = false
+		} else if from != Start && !isNode(from) {
+			fail("UnknownNode", "edge %s -> %s starts at unknown node %q", from, to, from)
+			ok = false
+		}
+		if to == Start {
+			fail("InvalidEdge", "edge %s -> %s ends at %s", from, to, Start)
+			ok = false
+		} else if to != End && !isNode(to) {
+			fail("UnknownNode", "edge %s -> %s ends at unknown node %q", from, to, to)
+			ok = false
+		}
+		if !ok {
+			continue
+		}
+		if from == Start {
+			hasEntry = true
+		}
+		info := EdgeInfo{From: []string{from}, To: to}
+		if to != End {
+			info.Channel = BranchPrefix + to
+			src := g.nodes[from]
+			if !slices.ContainsFunc(src.edgeWrites, func(w Write) bool { return w.Channel == info.Channel }) {
+				src.edgeWrites = append(src.edgeWrites, Write{Channel: info.Channel})
+			}
+		}
+		g.edges = append(g.edges, info)
+	}
+	for _, e := range b.edges {
+		if !e.join {
+			continue
+		}
+		ok := true
+		for _, f := range e.from {
+			if f == Start || f == End || !isNode(f) {
+				fail("UnknownNode", "join %v -> %s starts at unknown node %q", e.from, e.to, f)
+				ok = false
+			}
+		}
+		if e.to == End || e.to == Start || !isNode(e.to) {
+			fail("UnknownNode", "join %v -> %s ends at unknown node %q", e.from, e.to, e.to)
+			ok = false
+		}
+		if !ok {
+			continue
+		}
+		ch := JoinPrefix + strings.Join(e.from, "+") + ":" + e.to
+		if _, dup := g.channelSpec[ch]; dup {
+			continue
+		}
+		g.addChannel(ch, channelInfo{kind: KindBarrier, sources: slices.Clone(e.from), internal: true})
+		target := g.nodes[e.to]
+		target.triggers = append(target.triggers, ch)
+		for _, f := range e.from {
+			g.nodes[f].edgeWrites = append(g.nodes[f].edgeWrites, Write{Channel: ch, Value: f})
+		}
+		g.edges = append(g.edges, EdgeInfo{From: slices.Clone(e.from), To: e.to, Join: true, Channel: ch})
+	}
+	for _, br := range b.branches {
+		if br.from != Start && !isNode(br.from) {
+			fail("UnknownNode", "conditional edge starts at unknown node %q", br.from)
+			continue
+		}
+		if br.from == Start {
+			hasEntry = true
+		}
+		for _, t := range br.ends {
+			if t != End && !isNode(t) {
+				fail("UnknownNode", "conditional edge from %q may go to unknown node %q", br.from, t)
+			}
+		}
+		g.nodes[br.from].branches = append(g.nodes[br.from].branches, br)
+		targets := br.ends
+		if targets == nil {
+			targets = []string{"*"}
+		}
+		for _, t := range targets {
+			g.edges = append(g.edges, EdgeInfo{From: []string{br.from}, To: t, Conditional: true})
+		}
+	}
+	if !hasEntry {
+		fail("MissingEntry", "graph must have an entrypoint: add at least one edge from %s to another node", Start)
+	}
+	for _, phase := range [][]string{g.interrupts.before, g.interrupts.after} {
+		for _, n := range phase {
+			if n != "*" && !isNode(n) {
+				fail("UnknownNode", "interrupt node %q not found", n)
+			}
+		}
+	}
+	// Reachability: every node must be the target of an edge, a route (a
+	// route without ends reaches everything) or a Command's ends.
+	reached := map[string]bool{}
+	for _, e := range g.edges {
+		reached[e.To] = true
+	}
+	for _, br := range b.branches {
+		if br.ends == nil {
+			for _, ns := range b.nodes {
+				if ns.name != br.from {
+					reached[ns.name] = true
+				}
+			}
+		}
+	}
+	for _, ns := range b.nodes {
+		if !ns.hasEnds {
+			continue
+		}
+		for _, t := range ns.ends {
+			if t != End && !isNode(t) {
+				fail("UnknownNode", "node %q declares unknown end %q", ns.name, t)
+			}
+			reached[t] = true
+		}
+	}
+	for _, ns := range b.nodes {
+		if !reached[ns.name] {
+			fail("UnreachableNodeError", "node %q is not reachable: no edge, route or Command end leads to it", ns.name)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+
+	g.addChannel(TasksChannel, channelInfo{kind: KindTopic, internal: true})
+	for _, name := range g.nodeOrder {
+		for _, t := range g.nodes[name].triggers {
+			g.triggerToNodes[t] = append(g.triggerToNodes[t], name)
+		}
+	}
+	for _, l := range g.triggerToNodes {
+		sort.Strings(l)
+	}
+	g.fingerprint = g.computeFingerprint()
+	return g, nil
+}
+
+func (g *Graph) addChannel(name string, info channelInfo) {
+	g.channelOrder = append(g.channelOrder, name)
+	g.channelSpec[name] = info
+}
+
+// newChannel builds an empty channel of the graph by name.
+func (g *Graph) newChannel(name string) channel {
+	info := g.channelSpec[name]
+	switch info.kind {
+	case KindLastValue:
+		return newLastValue(name)
+	case KindReducer:
+		c := &reducerChannel{name: name, fn: info.key.Reducer}
+		if info.key.Default != nil {
+			c.val = info.key.Default()
+		} else {
+			c.val = []any{}
+		}
+		c.has = true
+		return c
+	case KindEphemeral:
+		return &ephemeral{name: name, guard: name == Start}
+	case KindBarrier:
+		return newBarrier(name, info.sources)
+	case KindTopic:
+		return newTopic(name)
+	}
+	panic("engine: unknown channel kind " + info.kind)
+}
+
+// Name returns the graph's name ("" if unnamed).
+func (g *Graph) Name() string { return g.name }
+
+// Saver returns the graph's checkpoint store, or nil.
+func (g *Graph) Saver() Saver { return g.saver }
+
+// StateKeys returns the state keys in declaration order.
+func (g *Graph) StateKeys() []string {
+	out := make([]string, len(g.keys))
+	for i, k := range g.keys {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// IsStateKey reports whether name is a state key.
+func (g *Graph) IsStateKey(name string) bool { _, ok := g.keyIndex[name]; return ok }
+
+// NodeNames returns the user nodes in declaration order.
+func (g *Graph) NodeNames() []string { return slices.Clone(g.nodeOrder[1:]) }

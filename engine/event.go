@@ -1,0 +1,48 @@
+package engine
+
+// EventKind names a stream event.
+type EventKind string
+
+// Stream event kinds (LangGraph's stream modes).
+const (
+	// EventTask: a task starts (Input and Triggers set).
+	EventTask EventKind = "task"
+	// EventTaskResult: a task ended (Writes, Interrupts or Err set).
+	EventTaskResult EventKind = "task_result"
+	// EventCheckpoint: a checkpoint was written.
+	EventCheckpoint EventKind = "checkpoint"
+	// EventValues: the state after a superstep.
+	EventValues EventKind = "values"
+	// EventUpdates: one task's state update, as it finishes.
+	EventUpdates EventKind = "updates"
+	// EventCustom: a value a node passed to Emit.
+	EventCustom EventKind = "custom"
+)
+
+// Event is one stream event. Fields not meaningful for the kind are zero.
+type Event struct {
+	Kind   EventKind
+	Step   int
+	Node   string
+	TaskID string
+	// Input and Triggers describe a starting task; Input is set for Send
+	// tasks and reused tasks too.
+	Input    any
+	Triggers []string
+	IsPush   bool
+	// Writes are a finished task's writes (all channels, in order).
+	Writes []Write
+	// Update is a task's state-key update (EventUpdates, EventTaskResult).
+	Update     map[string]any
+	Interrupts []Interruption
+	Err        error
+	Reused     bool
+	// Checkpoint and Metadata describe a written checkpoint.
+	Checkpoint *Checkpoint
+	Metadata   Metadata
+	ParentID   string
+	Namespace  string
+	// Values is the state (EventValues) or a custom value (EventCustom).
+	Values map[string]any
+	Value  any
+}

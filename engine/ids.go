@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// IDSource makes checkpoint ids. Ids must be fixed-width and strictly
+// increasing as strings, so that "latest" is the greatest id, as in
+// LangGraph.
+type IDSource interface {
+	NewID() string
+}
+
+// Clock tells the time for checkpoint timestamps.
+type Clock func() time.Time
+
+// SystemClock is the wall clock.
+var SystemClock Clock = time.Now
+
+// TimeIDs makes ids from a clock: 16 hex digits of Unix nanoseconds and 16 of
+// a counter, laid out like a UUID (8-4-4-4-12). Ids from one TimeIDs are
+// strictly increasing even if the clock stalls or steps back.
+type TimeIDs struct {
+	mu    sync.Mutex
+	clock Clock
+	last  uint64
+	seq   uint64
+}
+
+// NewTimeIDs returns a TimeIDs on clock (nil: the wall clock).
+func NewTimeIDs(clock Clock) *TimeIDs {
+	if clock == nil {
+		clock = SystemClock
+	}
+	return &TimeIDs{clock: clock}
+}
+
+// NewID implements IDSource.
+func (t *TimeIDs) NewID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := uint64(t.clock().UnixNano())
+	if now <= t.last {
+		now = t.last + 1
+	}
+	t.last = now
+	t.seq++
+	return uuidLayout(fmt.Sprintf("%016x%016x", now, t.seq))
+}
+
+// CounterIDs makes ids 1, 2, 3, … in the same fixed-width layout: for tests
+// and traces that must be byte-identical between runs.
+type CounterIDs struct {
+	mu sync.Mutex
+	n  uint64
+}
+
+// NewID implements IDSource.
+func (c *CounterIDs) NewID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	return uuidLayout(fmt.Sprintf("%032x", c.n))
+}
+
+func uuidLayout(h string) string {
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// hashID derives a deterministic id from parts (LangGraph derives task ids
+// the same way, from the checkpoint id and the task path).
+func hashID(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return uuidLayout(hex.EncodeToString(h.Sum(nil))[:32])
+}
+
+// pullTaskID is the id of node's task triggered by trigger at step, planned
+// from checkpoint cpID.
+func pullTaskID(cpID, ns string, step int, name, trigger string) string {
+	return hashID(cpID, ns, strconv.Itoa(step), name, Pull, trigger)
+}
+
+// pushTaskID is the id of the task for the idx-th Send of a superstep.
+func pushTaskID(cpID, ns string, step int, name string, idx int) string {
+	return hashID(cpID, ns, strconv.Itoa(step), name, Push, strconv.Itoa(idx))
+}
+
+// interruptID identifies the interrupt a task raises after answered earlier
+// ones were answered (LangGraph.js: hash of the namespace, then of
+// "namespace|answered").
+func interruptID(taskNS string, answered int) string {
+	if answered == 0 {
+		return hashID(taskNS)
+	}
+	return hashID(taskNS + "|" + strconv.Itoa(answered))
+}
+
+// Fingerprint identifies the graph's topology: nodes, triggers, edges and
+// channels. Two graphs with the same fingerprint plan the same tasks from the
+// same checkpoint; replay uses it to detect a changed graph.
+func (g *Graph) Fingerprint() string { return g.fingerprint }
+
+// Topology returns the lines the fingerprint is computed from, sorted, so a
+// difference can be named.
+func (g *Graph) Topology() []string {
+	var lines []string
+	for _, name := range g.nodeOrder {
+		n := g.nodes[name]
+		lines = append(lines, "node "+name+" triggers "+strings.Join(n.triggers, ","))
+	}
+	for _, e := range g.edges {
+		kind := "edge"
+		if e.Conditional {
+			kind = "route"
+		}
+		lines = append(lines, kind+" "+strings.Join(e.From, "+")+" -> "+e.To)
+	}
+	for _, c := range g.channelOrder {
+		lines = append(lines, "channel "+c+" "+g.channelSpec[c].kind+reducerSuffix(g.channelSpec[c]))
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+func reducerSuffix(ci channelInfo) string {
+	if ci.key != nil && ci.key.ReducerName != "" {
+		return "(" + ci.key.ReducerName + ")"
+	}
+	return ""
+}
+
+func (g *Graph) computeFingerprint() string {
+	sum := sha256.Sum256([]byte(strings.Join(g.Topology(), "\n")))
+	return hex.EncodeToString(sum[:16])
+}

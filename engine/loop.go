@@ -1,0 +1,535 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+)
+
+// Status is where a run stands.
+type Status int
+
+// Run statuses.
+const (
+	// StatusRunning: the run can advance.
+	StatusRunning Status = iota
+	// StatusDone: planning found no task; the run finished.
+	StatusDone
+	// StatusInterrupted: a node called Interrupt or a breakpoint fired.
+	StatusInterrupted
+	// StatusFailed: a node failed, writes conflicted or the recursion limit
+	// was reached.
+	StatusFailed
+)
+
+func (s Status) String() string {
+	switch s {
+	case StatusRunning:
+		return "running"
+	case StatusDone:
+		return "done"
+	case StatusInterrupted:
+		return "interrupted"
+	case StatusFailed:
+		return "failed"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Phase is the step-gated position of a run: which phase of the current
+// superstep completed last.
+type Phase int
+
+// Phases of a superstep.
+const (
+	// PhaseCheckpoint: at a checkpoint, before planning the next superstep.
+	PhaseCheckpoint Phase = iota
+	// PhasePlanned: tasks are planned (Plan done), nothing ran yet.
+	PhasePlanned
+	// PhaseExecuted: tasks ran and their writes are pending (Execute done).
+	PhaseExecuted
+)
+
+func (p Phase) String() string {
+	switch p {
+	case PhaseCheckpoint:
+		return "UPDATE"
+	case PhasePlanned:
+		return "PLAN"
+	case PhaseExecuted:
+		return "EXECUTE"
+	}
+	return fmt.Sprintf("Phase(%d)", int(p))
+}
+
+// loop is one run on one thread: LangGraph's PregelLoop, a state machine over
+// checkpoints. One goroutine owns it; only task results arrive from others,
+// under mu.
+type loop struct {
+	g     *Graph
+	saver Saver
+	opts  RunOptions
+	cfg   Config // thread and namespace
+	emit  func(Event)
+	ids   IDSource
+
+	cs       *channelState
+	cpID     string // the current checkpoint (parent of the next)
+	parentID string
+	md       Metadata
+	step     int
+	stop     int
+	hint     planHint
+	// lastPut holds the versions of the last stored checkpoint, to compute
+	// the channels a Put must store.
+	lastPut map[string]Version
+
+	mu      sync.Mutex
+	pending []PendingWrite // writes saved against cpID, in save order
+
+	tasks     []*task
+	results   map[string]*TaskResult
+	skipDone  bool
+	resumeMap ResumeMap
+	phase     Phase
+	status    Status
+	err       error
+	// interrupts pending when the run stopped (nil for a static breakpoint).
+	interrupts []PendingInterrupt
+	values     map[string]any // output when the run ended
+	resuming   bool           // LangGraph's __pregel_resuming flag
+	before     []string
+	after      []string
+}
+
+// PendingInterrupt is an interrupt waiting for an answer, with the node that
+// raised it.
+type PendingInterrupt struct {
+	Interruption
+	Node   string
+	TaskID string
+}
+
+// TaskResult is what happened to one task of a superstep.
+type TaskResult struct {
+	Writes     []Write
+	Interrupts []Interruption
+	Err        error
+	Reused     bool
+	Attempts   int
+	Done       bool
+}
+
+func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, error) {
+	l := &loop{
+		g:      g,
+		saver:  g.saver,
+		opts:   opts,
+		cfg:    Config{ThreadID: opts.Thread, CheckpointNS: opts.ns},
+		emit:   opts.Events,
+		before: g.interrupts.before,
+		after:  g.interrupts.after,
+	}
+	l.ids = g.ids
+	if p := opts.parent; p != nil {
+		l.saver = p.run.saver
+		l.ids = p.run.ids
+		l.resumeMap = p.run.resumeMap
+	}
+	if opts.InterruptBefore != nil {
+		l.before = opts.InterruptBefore
+	}
+	if opts.InterruptAfter != nil {
+		l.after = opts.InterruptAfter
+	}
+	if err := l.first(ctx, input); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *loop) nestedSaver() bool { return l.saver != nil }
+
+// first loads the thread and handles the run's input (LangGraph's _first):
+// new input writes an input checkpoint; nil input or a Command resumes; a
+// checkpoint id replays from there.
+func (l *loop) first(ctx context.Context, input any) error {
+	var saved *CheckpointTuple
+	addressed := l.opts.CheckpointID != ""
+	if l.saver != nil {
+		var err error
+		saved, err = l.saver.GetTuple(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.opts.CheckpointID})
+		if err != nil {
+			return fmt.Errorf("loading thread %q: %w", l.cfg.ThreadID, err)
+		}
+		if saved == nil && addressed {
+			return fmt.Errorf("%w: %s on thread %q", ErrNoCheckpoint, l.opts.CheckpointID, l.cfg.ThreadID)
+		}
+	} else if addressed {
+		return ErrNoCheckpointer
+	}
+	var cp *Checkpoint
+	superseded := false
+	if saved != nil {
+		cp = saved.Checkpoint
+		l.md = saved.Metadata
+		l.cpID = cp.ID
+		l.parentID = saved.ParentID
+		l.pending = slices.Clone(saved.PendingWrites)
+		if addressed {
+			latest, err := l.saver.GetTuple(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS})
+			if err != nil {
+				return err
+			}
+			superseded = latest != nil && latest.Checkpoint.ID != cp.ID
+		}
+	} else {
+		l.md = Metadata{Source: SourceInput, Step: -2, Parents: map[string]string{}}
+	}
+	l.cs = newChannelState(l.g, cp)
+	l.lastPut = maps.Clone(l.cs.versions)
+	l.step = l.md.Step + 1
+	l.stop = l.step + l.opts.RecursionLimit + 1
+
+	cmd, isCommand := asCommand(input)
+	cmdResumes := isCommand && cmd.Resume != nil
+	nestedResuming := l.opts.parent != nil && l.opts.parent.run.resumingChildren()
+	isUpdateOrFork := l.md.Source == SourceUpdate || l.md.Source == SourceFork
+	resumeAtHead := addressed && !superseded && !isUpdateOrFork
+	isResuming := len(l.cs.versions) > 0 && (input == nil || cmdResumes || nestedResuming)
+	timeTravel := addressed && !(cmdResumes || nestedResuming || resumeAtHead)
+	l.skipDone = !(timeTravel || superseded)
+	forks := timeTravel && (isCommand || isResuming) && (!isUpdateOrFork || superseded)
+	l.resuming = isResuming
+
+	var carried []PendingWrite
+	if isCommand {
+		if rm, ok := cmd.Resume.(ResumeMap); ok {
+			l.resumeMap = rm
+		} else if rm, ok := cmd.Resume.(map[string]any); ok && isResumeMap(rm) {
+			l.resumeMap = ResumeMap(rm)
+			cmd.Resume = l.resumeMap
+		}
+		if cmd.Resume != nil && l.saver == nil {
+			return fmt.Errorf("cannot resume without a checkpointer: %w", ErrNoCheckpointer)
+		}
+		writes, err := l.g.commandWrites(cmd)
+		if err != nil {
+			return err
+		}
+		if len(writes) == 0 && l.resumeMap == nil {
+			return fmt.Errorf("received an empty Command as input")
+		}
+		if len(writes) > 0 {
+			if forks {
+				for _, w := range writes {
+					carried = append(carried, PendingWrite{TaskID: NullTaskID, Channel: w.Channel, Value: w.Value})
+				}
+			} else if err := l.putWrites(ctx, NullTaskID, writes); err != nil {
+				return err
+			}
+		}
+	}
+	var nullWrites []Write
+	for _, pw := range append(slices.Clone(l.pending), carried...) {
+		if pw.TaskID == NullTaskID {
+			nullWrites = append(nullWrites, Write{Channel: pw.Channel, Value: pw.Value})
+		}
+	}
+	if len(nullWrites) > 0 {
+		if _, err := applyWrites(l.cs, []*task{{name: InputTask, writes: nullWrites}}); err != nil {
+			return err
+		}
+	}
+	commandUpdates := isCommand && len(nullWrites) > 0
+	if timeTravel {
+		l.pending = dropChannel(l.pending, ResumeChannel)
+	}
+	if p := l.opts.parent; p != nil && p.hasNullResume && !forks && l.saver != nil {
+		// A subgraph keeps its parent's plain resume value as its own.
+		if err := l.putWrites(ctx, NullTaskID, []Write{{Channel: ResumeChannel, Value: p.nullResume}}); err != nil {
+			return err
+		}
+	}
+	switch {
+	case isResuming || commandUpdates:
+		seen := maps.Clone(l.cs.seen[InterruptChannel])
+		if seen == nil {
+			seen = map[string]Version{}
+		}
+		maps.Copy(seen, l.cs.versions)
+		l.cs.seen[InterruptChannel] = seen
+		if forks {
+			l.pending = dropChannel(l.pending, InterruptChannel)
+			if err := l.putCheckpoint(ctx, SourceFork); err != nil {
+				return err
+			}
+		}
+		if !isResuming {
+			if err := l.putCheckpoint(ctx, SourceInput); err != nil {
+				return err
+			}
+		}
+		l.emitValues()
+	case input != nil && !isCommand:
+		discard := prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, planHint{})
+		inputTask := &task{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(input)}}}
+		updated, err := applyWrites(l.cs, append(discard, inputTask))
+		if err != nil {
+			return err
+		}
+		l.hint = planHint{known: true, channels: updated}
+		if err := l.putCheckpoint(ctx, SourceInput); err != nil {
+			return err
+		}
+	case nestedResuming:
+	default:
+		return ErrEmptyInput
+	}
+	l.phase = PhaseCheckpoint
+	return nil
+}
+
+func asCommand(v any) (Command, bool) {
+	switch c := v.(type) {
+	case Command:
+		return c, true
+	case *Command:
+		if c != nil {
+			return *c, true
+		}
+	}
+	return Command{}, false
+}
+
+func dropChannel(ws []PendingWrite, ch string) []PendingWrite {
+	out := ws[:0:0]
+	for _, w := range ws {
+		if w.Channel != ch {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// commandWrites maps a Command given as run input to null-task writes.
+func (g *Graph) commandWrites(cmd Command) ([]Write, error) {
+	var out []Write
+	for _, d := range cmd.Goto {
+		switch x := d.(type) {
+		case Send:
+			out = append(out, Write{Channel: TasksChannel, Value: Send{Node: x.Node, Arg: Normalize(x.Arg)}})
+		case string:
+			out = append(out, Write{Channel: BranchPrefix + x, Value: Start})
+		default:
+			return nil, fmt.Errorf("command goto: expected a node name or a Send, got %T", d)
+		}
+	}
+	if cmd.Resume != nil {
+		if _, isMap := cmd.Resume.(ResumeMap); !isMap {
+			out = append(out, Write{Channel: ResumeChannel, Value: Normalize(cmd.Resume)})
+		}
+	}
+	pairs, err := updatePairs(cmd.Update)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range pairs {
+		out = append(out, Write{Channel: kv.Key, Value: Normalize(kv.Value)})
+	}
+	return out, nil
+}
+
+// resumingChildren reports whether subgraphs started by this run's tasks
+// should resume from their own checkpoints rather than start afresh: true
+// while a resumed run finishes the superstep it resumed.
+func (l *loop) resumingChildren() bool { return l.resuming }
+
+// putWrites saves a task's writes against the current checkpoint and keeps
+// them in memory for this run.
+func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) error {
+	l.mu.Lock()
+	if taskID == NullTaskID {
+		for _, w := range writes {
+			if WriteSlot(w.Channel, 0) < 0 {
+				l.pending = dropTaskChannel(l.pending, taskID, w.Channel)
+			}
+			l.pending = append(l.pending, PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value})
+		}
+	} else {
+		for _, w := range writes {
+			if WriteSlot(w.Channel, 0) < 0 {
+				l.pending = dropTaskChannel(l.pending, taskID, w.Channel)
+			}
+			l.pending = append(l.pending, PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value})
+		}
+	}
+	l.mu.Unlock()
+	if l.saver == nil {
+		return nil
+	}
+	return l.saver.PutWrites(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, taskID, writes)
+}
+
+func dropTaskChannel(ws []PendingWrite, taskID, ch string) []PendingWrite {
+	out := ws[:0]
+	for _, w := range ws {
+		if !(w.TaskID == taskID && w.Channel == ch) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// putCheckpoint stores the current state as a new checkpoint with source and
+// the current step, then advances the step counter.
+func (l *loop) putCheckpoint(ctx context.Context, source string) error {
+	id := l.ids.NewID()
+	cp := l.cs.checkpoint(id, l.hint.channels, l.hint.known && source == SourceLoop)
+	cp.TS = l.g.clock()
+	md := Metadata{Source: source, Step: l.step, Parents: map[string]string{}}
+	if p := l.opts.parent; p != nil {
+		maps.Copy(md.Parents, p.run.md.Parents)
+		md.Parents[p.run.cfg.CheckpointNS] = p.run.cpID
+	}
+	newVersions := map[string]Version{}
+	for c, v := range l.cs.versions {
+		if l.lastPut[c] != v {
+			newVersions[c] = v
+		}
+	}
+	if l.saver != nil {
+		if _, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, cp, md, newVersions); err != nil {
+			return fmt.Errorf("saving checkpoint at step %d: %w", l.step, err)
+		}
+	}
+	l.lastPut = maps.Clone(l.cs.versions)
+	l.parentID = l.cpID
+	l.cpID = id
+	l.md = md
+	l.mu.Lock()
+	l.pending = nil
+	l.mu.Unlock()
+	if l.emit != nil {
+		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp, Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
+	}
+	l.step++
+	return nil
+}
+
+func (l *loop) emitValues() {
+	if l.emit != nil {
+		l.emit(Event{Kind: EventValues, Step: l.step, Values: l.cs.stateValues()})
+	}
+}
+
+// plan is the Plan phase (LangGraph's tick): check the recursion limit, plan
+// the tasks, reuse the saved writes of tasks that already finished, and stop
+// at interrupt_before breakpoints.
+func (l *loop) plan(ctx context.Context) error {
+	if l.step > l.stop {
+		return l.fail(&GraphRecursionError{Limit: l.opts.RecursionLimit, Step: l.step})
+	}
+	l.tasks = prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, l.hint)
+	l.results = make(map[string]*TaskResult, len(l.tasks))
+	for _, t := range l.tasks {
+		l.results[t.id] = &TaskResult{}
+	}
+	if len(l.tasks) == 0 {
+		l.finish(StatusDone)
+		return nil
+	}
+	if l.skipDone && len(l.pending) > 0 {
+		l.reuseSavedWrites()
+	}
+	allReused := true
+	for _, t := range l.tasks {
+		if !l.results[t.id].Reused {
+			allReused = false
+		}
+	}
+	if !allReused && shouldInterrupt(l.cs, l.before, l.tasks) {
+		l.interrupts = nil
+		l.finish(StatusInterrupted)
+		return nil
+	}
+	l.phase = PhasePlanned
+	if l.emit != nil && !allReused {
+		for _, t := range l.tasks {
+			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id, Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: l.results[t.id].Reused})
+		}
+	}
+	return nil
+}
+
+// reuseSavedWrites copies writes saved for a task id onto the planned task,
+// so it does not run again.
+func (l *loop) reuseSavedWrites() {
+	byID := make(map[string]*task, len(l.tasks))
+	for _, t := range l.tasks {
+		byID[t.id] = t
+	}
+	for _, pw := range l.pending {
+		t := byID[pw.TaskID]
+		if t == nil {
+			continue
+		}
+		switch pw.Channel {
+		case InterruptChannel, ResumeChannel, ErrorChannel, ScheduledChannel, "__error_source_node__":
+			continue
+		}
+		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})
+		r := l.results[t.id]
+		r.Reused, r.Done = true, true
+		r.Writes = t.writes
+	}
+}
+
+func (l *loop) fail(err error) error {
+	l.err = err
+	l.finish(StatusFailed)
+	return err
+}
+
+func (l *loop) finish(s Status) {
+	l.status = s
+	if s == StatusDone || s == StatusInterrupted {
+		l.values = l.cs.stateValues()
+	}
+}
+
+// update is the Update phase (LangGraph's after_tick): apply the superstep's
+// writes, write the loop checkpoint, and stop at interrupt_after breakpoints.
+func (l *loop) update(ctx context.Context) error {
+	updated, err := applyWrites(l.cs, l.tasks)
+	if err != nil {
+		return l.fail(err)
+	}
+	l.hint = planHint{known: true, channels: updated}
+	if err := l.putCheckpoint(ctx, SourceLoop); err != nil {
+		return l.fail(err)
+	}
+	l.emitValues()
+	l.phase = PhaseCheckpoint
+	l.resuming = false
+	if shouldInterrupt(l.cs, l.after, l.tasks) {
+		l.interrupts = nil
+		l.finish(StatusInterrupted)
+	}
+	return nil
+}
+
+// isResumeMap reports whether every key of m looks like an interrupt id.
+func isResumeMap(m map[string]any) bool {
+	if len(m) == 0 {
+		return false
+	}
+	for k := range m {
+		if len(k) != 36 || k[8] != '-' || k[13] != '-' || k[18] != '-' || k[23] != '-' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,287 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// execute is the Execute phase: run every planned task that has no saved
+// writes, concurrently, each against the same read-only channel state. Each
+// task's writes are saved as soon as it finishes. The first failure cancels
+// the others; interrupts let siblings finish.
+func (l *loop) execute(ctx context.Context) error {
+	var run []*task
+	for _, t := range l.tasks {
+		if !l.results[t.id].Reused {
+			run = append(run, t)
+		}
+	}
+	stepCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		failMu   sync.Mutex
+		firstErr error
+	)
+	runOne := func(t *task) {
+		err := l.runTask(stepCtx, t)
+		if err != nil {
+			failMu.Lock()
+			if firstErr == nil {
+				firstErr = err
+				cancel()
+			}
+			failMu.Unlock()
+		}
+	}
+	if len(run) == 1 {
+		runOne(run[0]) // no goroutine for the common single-task superstep
+	} else {
+		for _, t := range run {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runOne(t)
+			}()
+		}
+		wg.Wait()
+	}
+	if firstErr != nil {
+		if ctx.Err() != nil {
+			return l.fail(ctx.Err())
+		}
+		return l.fail(firstErr)
+	}
+	var interrupts []PendingInterrupt
+	for _, t := range sortTasks(l.tasks) {
+		for _, in := range l.results[t.id].Interrupts {
+			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id})
+		}
+	}
+	if len(interrupts) > 0 {
+		// The finished tasks' writes show in the run's output, but no
+		// checkpoint is written: they stay pending on the current one.
+		if _, err := applyWrites(l.cs, l.tasks); err != nil {
+			return l.fail(err)
+		}
+		l.interrupts = interrupts
+		l.finish(StatusInterrupted)
+		return nil
+	}
+	l.phase = PhaseExecuted
+	return nil
+}
+
+// runTask runs one task with its retry policy and saves its outcome. It
+// returns an error only for a failure that stops the superstep.
+func (l *loop) runTask(ctx context.Context, t *task) error {
+	scope := l.newScope(t)
+	res := l.results[t.id]
+	policy := t.node.retry
+	var err error
+	var writes []Write
+	for attempt := 1; ; attempt++ {
+		res.Attempts = attempt
+		writes, err = l.attempt(ctx, scope, t)
+		if err == nil || scope.interrupt != nil || errors.As(err, new(*InterruptError)) || ctx.Err() != nil {
+			break
+		}
+		if policy == nil || attempt >= policy.MaxAttempts || (policy.RetryOn != nil && !policy.RetryOn(err)) {
+			break
+		}
+		if d := policy.delay(attempt); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+			}
+		}
+	}
+	var ie *InterruptError
+	switch {
+	case scope.interrupt != nil || errors.As(err, &ie):
+		if ie == nil {
+			ie = scope.interrupt
+		}
+		saved := []Write{{Channel: InterruptChannel, Value: ie.Interrupts}}
+		if scope.hasResume {
+			saved = append(saved, Write{Channel: ResumeChannel, Value: scope.resumeWrite})
+		}
+		l.mu.Lock()
+		res.Interrupts, res.Done = ie.Interrupts, true
+		l.mu.Unlock()
+		if perr := l.putWrites(ctx, t.id, saved); perr != nil {
+			return perr
+		}
+		l.emitResult(t, res)
+		return nil
+	case err != nil:
+		var ne *NodeError
+		if !errors.As(err, &ne) {
+			ne = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Attempts: res.Attempts, Err: err}
+		}
+		l.mu.Lock()
+		res.Err, res.Done = ne, true
+		l.mu.Unlock()
+		saved := []Write{{Channel: ErrorChannel, Value: ne.Error()}}
+		if scope.hasResume {
+			saved = append(saved, Write{Channel: ResumeChannel, Value: scope.resumeWrite})
+		}
+		if perr := l.putWrites(context.WithoutCancel(ctx), t.id, saved); perr != nil {
+			return perr
+		}
+		return ne
+	}
+	t.writes = writes
+	saved := writes
+	if scope.hasResume {
+		saved = append([]Write{{Channel: ResumeChannel, Value: scope.resumeWrite}}, writes...)
+	}
+	if len(saved) == 0 {
+		saved = []Write{{Channel: NoWritesChannel}}
+	}
+	l.mu.Lock()
+	res.Writes, res.Done = writes, true
+	l.mu.Unlock()
+	if err := l.putWrites(ctx, t.id, saved); err != nil {
+		return err
+	}
+	l.emitResult(t, res)
+	return nil
+}
+
+func (l *loop) emitResult(t *task, res *TaskResult) {
+	if l.emit == nil {
+		return
+	}
+	update := l.g.stateUpdate(t.writes)
+	if res.Interrupts != nil {
+		update = map[string]any{}
+	}
+	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
+}
+
+// stateUpdate is the state-key part of a task's writes, as a map.
+func (g *Graph) stateUpdate(writes []Write) map[string]any {
+	out := map[string]any{}
+	for _, w := range writes {
+		if g.IsStateKey(w.Channel) {
+			out[w.Channel] = w.Value
+		}
+	}
+	return out
+}
+
+// attempt runs the node body once and its writers, turning a panic into a
+// NodeError.
+func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes []Write, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Panic: true, Err: fmt.Errorf("%v\n%s", r, debug.Stack())}
+		}
+	}()
+	ctx = context.WithValue(ctx, taskScopeKey{}, scope)
+	if t.node.start {
+		return l.startWrites(t)
+	}
+	var ret any
+	if t.node.subgraph != nil {
+		ret, err = l.runSubgraph(ctx, scope, t)
+	} else {
+		ret, err = t.node.fn(ctx, t.input)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if scope.interrupt != nil {
+		return nil, scope.interrupt
+	}
+	return l.nodeWrites(ctx, t, ret)
+}
+
+// startWrites are the writes of the hidden __start__ task: the input's state
+// keys, then the edges and routes out of __start__.
+func (l *loop) startWrites(t *task) ([]Write, error) {
+	var pairs Update
+	var gotos []any
+	switch in := t.input.(type) {
+	case Command:
+		p, err := updatePairs(in.Update)
+		if err != nil {
+			return nil, err
+		}
+		pairs, gotos = p, in.Goto
+	default:
+		p, err := updatePairs(t.input)
+		if err != nil {
+			return nil, &InvalidUpdateError{Msg: fmt.Sprintf("graph input must be a map of state keys, got %T", t.input)}
+		}
+		pairs = p
+	}
+	var writes []Write
+	for _, kv := range pairs {
+		if l.g.IsStateKey(kv.Key) {
+			writes = append(writes, Write{Channel: kv.Key, Value: kv.Value})
+		}
+	}
+	for _, d := range gotos {
+		w, err := l.g.gotoWrite(Start, d)
+		if err != nil {
+			return nil, err
+		}
+		writes = append(writes, w...)
+	}
+	writes = append(writes, t.node.edgeWrites...)
+	if len(t.node.branches) > 0 {
+		local := l.localState(writes)
+		for _, br := range t.node.branches {
+			dest, err := br.route(context.Background(), local)
+			if err != nil {
+				return nil, err
+			}
+			w, err := l.g.routeWrites(br, dest)
+			if err != nil {
+				return nil, err
+			}
+			writes = append(writes, w...)
+		}
+	}
+	return writes, nil
+}
+
+// newScope prepares what Interrupt needs for t: its saved answers, an answer
+// addressed to it by interrupt id, and the run's plain resume value.
+func (l *loop) newScope(t *task) *taskScope {
+	s := &taskScope{t: t, run: l, step: l.step}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	nullFound := false
+	for _, pw := range l.pending {
+		if pw.Channel != ResumeChannel {
+			continue
+		}
+		switch pw.TaskID {
+		case t.id:
+			if l, ok := pw.Value.([]any); ok {
+				s.resume = append(s.resume, l...)
+			} else {
+				s.resume = append(s.resume, pw.Value)
+			}
+		case NullTaskID:
+			if !nullFound {
+				s.nullResume, s.hasNullResume, nullFound = pw.Value, true, true
+			}
+		}
+	}
+	if l.resumeMap != nil {
+		if v, ok := l.resumeMap[interruptID(t.ns, len(s.resume))]; ok {
+			s.resume = append(s.resume, v)
+		} else if v, ok := l.resumeMap[interruptID(t.ns, 0)]; ok {
+			s.resume = append(s.resume, v)
+		}
+	}
+	return s
+}

@@ -1,0 +1,424 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+)
+
+// StateSnapshot is a thread's state at one checkpoint, as get_state and
+// get_state_history return it.
+type StateSnapshot struct {
+	Config     Config
+	ParentID   string
+	Metadata   Metadata
+	CreatedAt  time.Time
+	Values     map[string]any
+	Next       []string // names of the tasks still to run, sorted
+	Tasks      []SnapshotTask
+	Checkpoint *Checkpoint
+	// PendingWrites are the writes saved against this checkpoint.
+	PendingWrites []PendingWrite
+}
+
+// SnapshotTask is one task planned from a checkpoint, with what was saved
+// for it.
+type SnapshotTask struct {
+	ID         string
+	Name       string
+	Push       bool
+	Input      any
+	Interrupts []Interruption
+	// Result is the task's saved writes to state keys; nil when it saved
+	// no output.
+	Result map[string]any
+	// Error is the saved error text of a failed task.
+	Error string
+	// Subgraph is the namespace of the subgraph run by this task, if any.
+	Subgraph string
+}
+
+// Interrupts lists the interrupts saved for the tasks.
+func (s *StateSnapshot) Interrupts() []PendingInterrupt {
+	var out []PendingInterrupt
+	for _, t := range s.Tasks {
+		for _, in := range t.Interrupts {
+			out = append(out, PendingInterrupt{Interruption: in, Node: t.Name, TaskID: t.ID})
+		}
+	}
+	return out
+}
+
+// GetState returns the state of cfg's checkpoint (the thread's latest when
+// cfg.CheckpointID is empty). For the latest checkpoint the pending writes of
+// tasks that finished are applied to Values and those tasks leave Next. It
+// returns ErrNoCheckpoint for an unknown thread or checkpoint.
+func (g *Graph) GetState(ctx context.Context, cfg Config) (*StateSnapshot, error) {
+	if g.saver == nil {
+		return nil, ErrNoCheckpointer
+	}
+	t, err := g.saver.GetTuple(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, fmt.Errorf("%w: thread %q checkpoint %q", ErrNoCheckpoint, cfg.ThreadID, cfg.CheckpointID)
+	}
+	return g.snapshot(t, cfg.CheckpointID == "")
+}
+
+// History lists every checkpoint of cfg's thread and namespace, newest first,
+// across all branches. Pending writes are not applied.
+func (g *Graph) History(ctx context.Context, cfg Config, opt ListOptions) ([]*StateSnapshot, error) {
+	if g.saver == nil {
+		return nil, ErrNoCheckpointer
+	}
+	tuples, err := g.saver.List(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS}, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*StateSnapshot, 0, len(tuples))
+	for _, t := range tuples {
+		s, err := g.snapshot(t, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// SnapshotOf builds the snapshot of a stored checkpoint tuple; applyPending
+// applies finished tasks' writes as GetState does for the latest one.
+func (g *Graph) SnapshotOf(t *CheckpointTuple, applyPending bool) (*StateSnapshot, error) {
+	return g.snapshot(t, applyPending)
+}
+
+func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot, error) {
+	cs := newChannelState(g, t.Checkpoint)
+	var nullWrites []Write
+	for _, pw := range t.PendingWrites {
+		if pw.TaskID == NullTaskID {
+			nullWrites = append(nullWrites, Write{Channel: pw.Channel, Value: pw.Value})
+		}
+	}
+	if len(nullWrites) > 0 {
+		if _, err := applyWrites(cs, []*task{{name: InputTask, writes: nullWrites}}); err != nil {
+			return nil, err
+		}
+	}
+	tasks := prepareNextTasks(cs, t.Checkpoint.ID, t.Config.CheckpointNS, t.Metadata.Step+1, planHint{})
+	snap := &StateSnapshot{
+		Config:        t.Config,
+		ParentID:      t.ParentID,
+		Metadata:      t.Metadata,
+		CreatedAt:     t.Checkpoint.TS,
+		Checkpoint:    t.Checkpoint,
+		PendingWrites: t.PendingWrites,
+	}
+	byID := map[string]*task{}
+	for _, tk := range tasks {
+		byID[tk.id] = tk
+	}
+	if applyPending {
+		for _, pw := range t.PendingWrites {
+			tk := byID[pw.TaskID]
+			if tk == nil || pw.Channel == ErrorChannel || pw.Channel == InterruptChannel || pw.Channel == ScheduledChannel {
+				continue
+			}
+			tk.writes = append(tk.writes, Write{Channel: pw.Channel, Value: pw.Value})
+		}
+		var withWrites []*task
+		for _, tk := range tasks {
+			if len(tk.writes) > 0 {
+				withWrites = append(withWrites, tk)
+			}
+		}
+		if len(withWrites) > 0 {
+			if _, err := applyWrites(cs, withWrites); err != nil {
+				return nil, err
+			}
+		}
+	}
+	snap.Values = cs.stateValues()
+	for _, tk := range tasks {
+		if len(tk.writes) == 0 {
+			snap.Next = append(snap.Next, tk.name)
+		}
+		st := SnapshotTask{ID: tk.id, Name: tk.name, Push: tk.kind == pushTask}
+		if tk.kind == pushTask {
+			st.Input = tk.input
+		}
+		if tk.node.subgraph != nil {
+			st.Subgraph = tk.ns
+		}
+		hasOutput := false
+		for _, pw := range t.PendingWrites {
+			if pw.TaskID != tk.id {
+				continue
+			}
+			switch pw.Channel {
+			case ErrorChannel:
+				if st.Error == "" {
+					st.Error = fmt.Sprint(pw.Value)
+				}
+			case InterruptChannel:
+				st.Interrupts = append(st.Interrupts, interruptionsOf(pw.Value)...)
+			case ResumeChannel, "__error_source_node__":
+			default:
+				hasOutput = true
+				if g.IsStateKey(pw.Channel) {
+					if st.Result == nil {
+						st.Result = map[string]any{}
+					}
+					st.Result[pw.Channel] = pw.Value
+				}
+			}
+		}
+		if !hasOutput {
+			st.Result = nil
+		}
+		snap.Tasks = append(snap.Tasks, st)
+	}
+	sort.Strings(snap.Next)
+	sort.SliceStable(snap.Tasks, func(i, j int) bool { return snap.Tasks[i].Name < snap.Tasks[j].Name })
+	return snap, nil
+}
+
+func interruptionsOf(v any) []Interruption {
+	switch x := v.(type) {
+	case []Interruption:
+		return x
+	case Interruption:
+		return []Interruption{x}
+	case []any:
+		var out []Interruption
+		for _, e := range x {
+			if in, ok := e.(Interruption); ok {
+				out = append(out, in)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// Special as-node values for UpdateState.
+const (
+	// AsInput writes values as new graph input: an input checkpoint.
+	AsInput = InputTask
+	// AsClear (with nil values) finishes the pending tasks without running
+	// them.
+	AsClear = End
+)
+
+// UpdateState writes values into the thread at cfg's checkpoint (the latest
+// when cfg.CheckpointID is empty) as if node asNode had returned them: its
+// edges and routes fire. It writes a checkpoint with source "update", step
+// + 1, parented to the checkpoint it was applied to (so updating an old
+// checkpoint forks the thread), and returns its config. asNode "" picks the
+// node that ran last; Start applies values as input through the start node;
+// AsInput writes an input checkpoint.
+func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode string) (Config, error) {
+	if g.saver == nil {
+		return Config{}, ErrNoCheckpointer
+	}
+	saved, err := g.saver.GetTuple(ctx, cfg)
+	if err != nil {
+		return Config{}, err
+	}
+	if saved == nil && cfg.CheckpointID != "" {
+		return Config{}, fmt.Errorf("%w: %s", ErrNoCheckpoint, cfg.CheckpointID)
+	}
+	l := &loop{g: g, saver: g.saver, ids: g.ids, cfg: Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS}}
+	step := -1
+	var cp *Checkpoint
+	if saved != nil {
+		cp = saved.Checkpoint
+		l.cpID = cp.ID
+		l.md = saved.Metadata
+		step = saved.Metadata.Step
+	} else {
+		l.md = Metadata{Parents: map[string]string{}}
+	}
+	l.cs = newChannelState(g, cp)
+	l.lastPut = mapsClone(l.cs.versions)
+	parents := l.md.Parents
+
+	put := func(source string, stepNo int) (Config, error) {
+		l.step = stepNo
+		id := l.ids.NewID()
+		ncp := l.cs.checkpoint(id, nil, false)
+		ncp.TS = g.clock()
+		md := Metadata{Source: source, Step: stepNo, Parents: mapsClone(parents)}
+		if md.Parents == nil {
+			md.Parents = map[string]string{}
+		}
+		newVersions := map[string]Version{}
+		for c, v := range l.cs.versions {
+			if l.lastPut[c] != v {
+				newVersions[c] = v
+			}
+		}
+		return g.saver.Put(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: l.cpID}, ncp, md, newVersions)
+	}
+
+	if values == nil && asNode == "" {
+		return put(SourceUpdate, step+1)
+	}
+	pendingTasks := func() []*task {
+		ts := prepareNextTasks(l.cs, l.cpID, cfg.CheckpointNS, step+1, planHint{})
+		byID := map[string]*task{}
+		for _, t := range ts {
+			byID[t.id] = t
+		}
+		for _, pw := range saved.PendingWrites {
+			t := byID[pw.TaskID]
+			if t == nil || pw.Channel == ErrorChannel || pw.Channel == InterruptChannel || pw.Channel == ScheduledChannel {
+				continue
+			}
+			t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})
+		}
+		return ts
+	}
+	applyNull := func() error {
+		var nw []Write
+		for _, pw := range saved.PendingWrites {
+			if pw.TaskID == NullTaskID {
+				nw = append(nw, Write{Channel: pw.Channel, Value: pw.Value})
+			}
+		}
+		if len(nw) == 0 {
+			return nil
+		}
+		_, err := applyWrites(l.cs, []*task{{name: InputTask, writes: nw}})
+		return err
+	}
+
+	switch asNode {
+	case AsClear:
+		if values != nil {
+			break
+		}
+		if saved != nil {
+			ts := pendingTasks()
+			if err := applyNull(); err != nil {
+				return Config{}, err
+			}
+			if _, err := applyWrites(l.cs, ts); err != nil {
+				return Config{}, err
+			}
+		}
+		return put(SourceUpdate, step+1)
+	case AsInput:
+		pairs, err := updatePairs(values)
+		if err != nil || len(pairs) == 0 {
+			return Config{}, &InvalidUpdateError{Msg: "update as __input__ needs a map of state keys"}
+		}
+		if _, err := applyWrites(l.cs, []*task{{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(values)}}}}); err != nil {
+			return Config{}, err
+		}
+		next := -1
+		if saved != nil {
+			next = step + 1
+		}
+		return put(SourceInput, next)
+	}
+
+	if cfg.CheckpointID == "" && saved != nil && len(saved.PendingWrites) > 0 {
+		ts := pendingTasks()
+		if err := applyNull(); err != nil {
+			return Config{}, err
+		}
+		var withWrites []*task
+		for _, t := range ts {
+			if len(t.writes) > 0 {
+				withWrites = append(withWrites, t)
+			}
+		}
+		if len(withWrites) > 0 {
+			if _, err := applyWrites(l.cs, withWrites); err != nil {
+				return Config{}, err
+			}
+		}
+	}
+	if asNode == "" {
+		asNode, err = g.inferAsNode(l.cs)
+		if err != nil {
+			return Config{}, err
+		}
+	}
+	n := g.nodes[asNode]
+	if n == nil {
+		return Config{}, &InvalidUpdateError{Msg: fmt.Sprintf("node %q does not exist", asNode)}
+	}
+	t := &task{name: asNode, triggers: []string{InterruptChannel}, input: values, node: n, id: hashID(InterruptChannel, l.cpID)}
+	var writes []Write
+	if n.start {
+		writes, err = l.startWrites(t)
+	} else {
+		writes, err = l.nodeWrites(ctx, t, values)
+	}
+	if err != nil {
+		return Config{}, err
+	}
+	t.writes = writes
+	if saved != nil && len(writes) > 0 {
+		if err := g.saver.PutWrites(ctx, saved.Config, t.id, writes); err != nil {
+			return Config{}, err
+		}
+	}
+	if _, err := applyWrites(l.cs, []*task{t}); err != nil {
+		return Config{}, err
+	}
+	return put(SourceUpdate, step+1)
+}
+
+// inferAsNode picks the node an update is attributed to when none is given:
+// the only node, the start node on a fresh thread, or the node that saw the
+// highest version (a tie is ambiguous).
+func (g *Graph) inferAsNode(cs *channelState) (string, error) {
+	if len(g.nodeOrder) == 2 {
+		return g.nodeOrder[1], nil
+	}
+	type seenAt struct {
+		v    Version
+		node string
+	}
+	var all []seenAt
+	for node, m := range cs.seen {
+		if node == InterruptChannel {
+			continue
+		}
+		for _, v := range m {
+			if v != 0 {
+				all = append(all, seenAt{v, node})
+			}
+		}
+	}
+	if len(all) == 0 {
+		return Start, nil
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
+	if len(all) == 1 || all[len(all)-1].v != all[len(all)-2].v {
+		return all[len(all)-1].node, nil
+	}
+	return "", &InvalidUpdateError{Msg: "ambiguous update: specify the node to apply it as"}
+}
+
+func mapsClone[M ~map[K]V, K comparable, V any](m M) M {
+	if m == nil {
+		return nil
+	}
+	out := make(M, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+var _ = errors.New
+var _ = slices.Clone[[]string]

@@ -1,0 +1,282 @@
+package engine
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sort"
+)
+
+// Stepper drives one run a phase at a time: Plan, Execute, Update. It is the
+// debugger's primitive; Invoke and Stream loop over it. A Stepper is not safe
+// for concurrent use: one goroutine calls Next and View.
+type Stepper struct {
+	l *loop
+}
+
+// Start begins a run and stops right after its input is handled: at the
+// input checkpoint of new input, or at the checkpoint a resume or replay
+// starts from. input is a map of state keys (new input), nil (continue), or
+// a Command (resume, update, goto).
+func (g *Graph) Start(ctx context.Context, input any, opts ...RunOption) (*Stepper, error) {
+	o := buildRunOptions(opts)
+	l, err := newLoop(ctx, g, input, o)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stepper{l: l}
+	if err := s.callHook(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Next advances the run by one phase. It returns the run's error when the
+// phase failed it, and ErrRunFinished when the run had already ended.
+func (s *Stepper) Next(ctx context.Context) error {
+	l := s.l
+	if l.status != StatusRunning {
+		return ErrRunFinished
+	}
+	if err := ctx.Err(); err != nil {
+		return l.fail(err)
+	}
+	var err error
+	switch l.phase {
+	case PhaseCheckpoint:
+		err = l.plan(ctx)
+	case PhasePlanned:
+		err = l.execute(ctx)
+	case PhaseExecuted:
+		err = l.update(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	return s.callHook(ctx)
+}
+
+// Superstep advances until the current superstep is written (or the run
+// ends): from any phase to the next checkpoint.
+func (s *Stepper) Superstep(ctx context.Context) error {
+	for {
+		if err := s.Next(ctx); err != nil {
+			return err
+		}
+		if s.l.status != StatusRunning || s.l.phase == PhaseCheckpoint {
+			return nil
+		}
+	}
+}
+
+// Run advances until the run ends and returns its result.
+func (s *Stepper) Run(ctx context.Context) (*Result, error) {
+	for s.l.status == StatusRunning {
+		if err := s.Next(ctx); err != nil {
+			return s.Result(), err
+		}
+	}
+	return s.Result(), s.l.err
+}
+
+func (s *Stepper) callHook(ctx context.Context) error {
+	if s.l.opts.Hook == nil {
+		return nil
+	}
+	if err := s.l.opts.Hook(ctx, s.View()); err != nil {
+		if s.l.status == StatusRunning {
+			s.l.fail(err)
+		}
+		return err
+	}
+	return nil
+}
+
+// Status reports where the run stands.
+func (s *Stepper) Status() Status { return s.l.status }
+
+// Phase reports the last completed phase.
+func (s *Stepper) Phase() Phase { return s.l.phase }
+
+// Err returns the error that ended the run, if any.
+func (s *Stepper) Err() error { return s.l.err }
+
+// Result is the outcome of a run.
+type Result struct {
+	Status Status
+	// Values is the final state; for an interrupted run, the state with the
+	// finished tasks' writes applied (they are not checkpointed yet).
+	Values map[string]any
+	// Interrupts waiting for answers (empty for a static breakpoint).
+	Interrupts []PendingInterrupt
+	// Checkpoint addresses the run's latest checkpoint.
+	Checkpoint Config
+	Err        error
+}
+
+// Result returns the run's outcome so far.
+func (s *Stepper) Result() *Result {
+	l := s.l
+	vals := l.values
+	if vals == nil {
+		vals = l.cs.stateValues()
+	}
+	return &Result{
+		Status:     l.status,
+		Values:     vals,
+		Interrupts: slices.Clone(l.interrupts),
+		Checkpoint: Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID},
+		Err:        l.err,
+	}
+}
+
+// TaskState is a task's state in the step view.
+type TaskState int
+
+// Task states.
+const (
+	TaskPlanned TaskState = iota
+	TaskDone
+	TaskInterrupted
+	TaskFailed
+	TaskReused
+)
+
+func (t TaskState) String() string {
+	return [...]string{"planned", "done", "interrupted", "failed", "reused"}[t]
+}
+
+// TaskView is one task of the current superstep as the debugger shows it.
+type TaskView struct {
+	ID       string
+	Name     string
+	Push     bool // started by a Send
+	Triggers []string
+	Input    any
+	State    TaskState
+	// Writes are the task's pending writes, before any reducer runs.
+	Writes     []Write
+	Interrupts []Interruption
+	Err        error
+	Attempts   int
+}
+
+// ChannelView is one channel as the debugger shows it.
+type ChannelView struct {
+	Name      string
+	Kind      string
+	Reducer   string
+	Internal  bool
+	Version   Version
+	HasVer    bool
+	Available bool
+	Value     any
+	HasValue  bool
+	// Updated marks channels the last Update changed.
+	Updated bool
+}
+
+// StepView is everything the engine sees between two phases. It is a copy:
+// the caller owns it and it does not change as the run advances.
+type StepView struct {
+	Thread       string
+	Namespace    string
+	Step         int // the superstep being planned/executed, or next
+	Phase        Phase
+	Status       Status
+	CheckpointID string
+	ParentID     string
+	Source       string // how the current checkpoint came to be
+	Tasks        []TaskView
+	Channels     []ChannelView
+	// Versions and VersionsSeen are channel_versions and versions_seen.
+	Versions     map[string]Version
+	VersionsSeen map[string]map[string]Version
+	// UpdatedChannels is the planning hint; HintKnown is false after a
+	// reload or update_state, when planning scans every node.
+	UpdatedChannels []string
+	HintKnown       bool
+	Interrupts      []PendingInterrupt
+	Err             error
+	// RecursionLeft is how many more supersteps this run may start.
+	RecursionLeft int
+	Values        map[string]any
+}
+
+// View returns a copy of the run's state now.
+func (s *Stepper) View() *StepView {
+	l := s.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v := &StepView{
+		Thread:          l.cfg.ThreadID,
+		Namespace:       l.cfg.CheckpointNS,
+		Step:            l.step,
+		Phase:           l.phase,
+		Status:          l.status,
+		CheckpointID:    l.cpID,
+		ParentID:        l.parentID,
+		Source:          l.md.Source,
+		Versions:        maps.Clone(l.cs.versions),
+		VersionsSeen:    map[string]map[string]Version{},
+		UpdatedChannels: slices.Clone(l.hint.channels),
+		HintKnown:       l.hint.known,
+		Interrupts:      slices.Clone(l.interrupts),
+		Err:             l.err,
+		RecursionLeft:   max(0, l.stop-l.step+1),
+		Values:          l.cs.stateValues(),
+	}
+	for k, m := range l.cs.seen {
+		v.VersionsSeen[k] = maps.Clone(m)
+	}
+	if l.phase != PhaseCheckpoint || l.status != StatusRunning {
+		for _, t := range sortTasks(l.tasks) {
+			r := l.results[t.id]
+			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Triggers: slices.Clone(t.triggers), Input: t.input}
+			if r != nil {
+				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts
+				switch {
+				case r.Reused:
+					tv.State = TaskReused
+				case r.Err != nil:
+					tv.State = TaskFailed
+				case r.Interrupts != nil:
+					tv.State = TaskInterrupted
+				case r.Done:
+					tv.State = TaskDone
+				}
+			}
+			v.Tasks = append(v.Tasks, tv)
+		}
+	}
+	updated := map[string]bool{}
+	for _, c := range l.hint.channels {
+		updated[c] = true
+	}
+	for _, name := range l.g.channelOrder {
+		info := l.g.channelSpec[name]
+		ch := l.cs.channels[name]
+		val, avail := ch.get()
+		snap, has := l.cs.values[name]
+		if !avail {
+			val = snap
+		}
+		ver, hasVer := l.cs.versions[name]
+		cv := ChannelView{Name: name, Kind: info.kind, Internal: info.internal, Version: ver, HasVer: hasVer, Available: avail, Value: val, HasValue: has || avail, Updated: updated[name]}
+		if info.key != nil {
+			cv.Reducer = info.key.ReducerName
+		}
+		v.Channels = append(v.Channels, cv)
+	}
+	return v
+}
+
+// Next lists the node names of the planned tasks, sorted (duplicates kept).
+func (v *StepView) Next() []string {
+	out := make([]string, 0, len(v.Tasks))
+	for _, t := range v.Tasks {
+		out = append(out, t.Name)
+	}
+	sort.Strings(out)
+	return out
+}
