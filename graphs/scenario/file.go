@@ -459,7 +459,8 @@ var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry"
 
 func (p *parser) nodeDef(n *jnode, field string) *Node {
 	nd := &Node{Pos: n.pos}
-	if !p.fields(n, field, nodeFields...) {
+	if n.kind != jsonObject {
+		p.fail(n, field, "expected an object, got %s", n.kind)
 		return nd
 	}
 	v := n.field("name")
@@ -470,6 +471,9 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	nd.Name = p.name(v, join2(field, "name"))
 	p.node, p.nodeField = nd.Name, field
 	defer func() { p.node, p.nodeField = "", "" }()
+	if !p.fields(n, field, nodeFields...) {
+		return nd
+	}
 
 	if v := n.field("interrupt"); v != nil {
 		f := join2(field, "interrupt")
@@ -747,7 +751,8 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 		field := index2(join2(prefix, "nodes"), i)
 		p.node, p.nodeField = n.Name, field
 		if n.Subgraph != "" && subgraphs[n.Subgraph] == nil {
-			p.graphFail(n.Pos, join2(field, "subgraph"), "unknown subgraph %q", n.Subgraph)
+			f := join2(field, "subgraph")
+			p.graphFail(p.at(f, n.Pos), f, "unknown subgraph %q", n.Subgraph)
 		}
 		for j, e := range n.Ends {
 			ref(n.Pos, index2(join2(field, "ends"), j), e, End)
