@@ -1,0 +1,488 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// Expr is a compiled scenario expression. Scenario files are also run by
+// the JavaScript reference, so an expression must mean the same in both
+// languages: Compile rejects expr-lang constructs that JavaScript lacks (or
+// reads differently), and rewrites the rest of the tree so that expr-lang
+// evaluates it with JavaScript's rules (all numbers are doubles, missing
+// members are null, && || ! and ?: test truthiness).
+type Expr struct {
+	Src  string
+	prog *vm.Program
+}
+
+// Env holds the variables an expression can read.
+type Env struct {
+	State   any   // the node's input; nil reads as an empty map
+	Resume  any   // the answer to the node's last interrupt
+	Resumes []any // the answers to all of the node's interrupts, in order
+}
+
+// exprVars is what the expr-lang VM sees; the tags are the names in
+// expressions.
+type exprVars struct {
+	State   any   `expr:"state"`
+	Resume  any   `expr:"resume"`
+	Resumes []any `expr:"resumes"`
+}
+
+// Compile parses and checks src once, at scenario load time.
+func Compile(src string) (*Expr, error) {
+	js := &jsSubset{src: src}
+	opts := []expr.Option{
+		expr.Env(exprVars{}),
+		expr.Patch(js),
+		// Literal arrays and maps would be folded into constants shared by
+		// every run; Eval copies results, but keep the tree as written so
+		// that errors point at what the author wrote.
+		expr.Optimize(false),
+	}
+	opts = append(opts, helperOptions...)
+	prog, err := expr.Compile(src, opts...)
+	if js.err != nil {
+		return nil, js.err
+	}
+	if err != nil {
+		return nil, oneLine(err)
+	}
+	return &Expr{Src: src, prog: prog}, nil
+}
+
+// Eval evaluates the expression. The result is an engine value: nil, bool,
+// float64, string, []any, map[string]any or engine.Send, never shared with
+// the expression or the environment.
+func (e *Expr) Eval(env Env) (any, error) {
+	state := env.State
+	if state == nil {
+		state = map[string]any{}
+	}
+	resumes := env.Resumes
+	if resumes == nil {
+		resumes = []any{}
+	}
+	out, err := expr.Run(e.prog, exprVars{State: state, Resume: env.Resume, Resumes: resumes})
+	if err != nil {
+		return nil, oneLine(err)
+	}
+	return toValue(out)
+}
+
+// oneLine drops the source snippet expr-lang appends to its errors: callers
+// put the message on one line after the file position of the expression.
+func oneLine(err error) error {
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		return &exprError{msg: fe.Message, col: fe.Column + 1}
+	}
+	return err
+}
+
+// exprError is an error inside an expression, at a character column of it.
+type exprError struct {
+	msg string
+	col int
+}
+
+func (e *exprError) Error() string { return fmt.Sprintf("%s (column %d)", e.msg, e.col) }
+
+// String returns the source text.
+func (e *Expr) String() string { return e.Src }
+
+// toValue copies an expression result into engine form. Numbers should
+// already be float64 (integer literals are rewritten), but values from the
+// environment may carry other Go numbers.
+func toValue(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, bool, float64, string:
+		return x, nil
+	case int, int64, int32, uint64, float32:
+		return engine.Normalize(x), nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			var err error
+			if out[i], err = toValue(e); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			var err error
+			if out[k], err = toValue(e); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case engine.Send:
+		arg, err := toValue(x.Arg)
+		return engine.Send{Node: x.Node, Arg: arg}, err
+	default:
+		return nil, fmt.Errorf("expression yields a %T, which is not a scenario value", v)
+	}
+}
+
+// jsSubset is an AST patcher: it records the first construct outside the
+// common subset, and rewrites the rest for JavaScript semantics.
+type jsSubset struct {
+	src string
+	err error
+}
+
+func (p *jsSubset) reject(n ast.Node, format string, args ...any) {
+	if p.err == nil {
+		p.err = &exprError{
+			msg: fmt.Sprintf(format, args...) + " is not in the common subset of JavaScript and expr-lang",
+			col: p.column(n.Location().From),
+		}
+	}
+}
+
+// column turns a rune offset into a 1-based column of the line it is on.
+func (p *jsSubset) column(from int) int {
+	col := 1
+	for i, r := range []rune(p.src) {
+		if i == from {
+			break
+		}
+		col++
+		if r == '\n' {
+			col = 1
+		}
+	}
+	return col
+}
+
+// JavaScript operators whose meaning expr-lang shares for the values
+// scenarios compare and add. "%" is rewritten (expr-lang's is integer-only).
+var subsetBinary = map[string]bool{
+	"+": true, "-": true, "*": true, "/": true, "%": true,
+	"==": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true,
+	"&&": true, "||": true, "??": true,
+}
+
+func call(name string, args ...ast.Node) ast.Node {
+	return &ast.CallNode{Callee: &ast.IdentifierNode{Value: name}, Arguments: args}
+}
+
+func (p *jsSubset) Visit(node *ast.Node) {
+	switch n := (*node).(type) {
+	case *ast.IntegerNode:
+		// JavaScript has only doubles; keeping integer literals as Go ints
+		// would make 1/0 panic, % integer-only and results mixed-typed.
+		ast.Patch(node, &ast.FloatNode{Value: float64(n.Value)})
+	case *ast.FloatNode, *ast.BoolNode, *ast.StringNode, *ast.ArrayNode, *ast.MapNode, *ast.ChainNode:
+	case *ast.NilNode:
+		p.reject(n, "nil (write null)")
+	case *ast.IdentifierNode:
+		if n.Value == "null" {
+			ast.Patch(node, &ast.NilNode{})
+		}
+	case *ast.PairNode:
+		if _, ok := n.Key.(*ast.StringNode); !ok {
+			p.reject(n, "a computed map key")
+		}
+	case *ast.UnaryNode:
+		switch n.Operator {
+		case "!":
+			n.Node = call("_truthy", n.Node)
+		case "-", "+":
+		default:
+			p.reject(n, "operator %q", n.Operator)
+		}
+	case *ast.BinaryNode:
+		if !subsetBinary[n.Operator] {
+			p.reject(n, "operator %q", n.Operator)
+			return
+		}
+		switch n.Operator {
+		case "&&": // JavaScript yields an operand, not a boolean
+			ast.Patch(node, &ast.ConditionalNode{Ternary: true, Cond: call("_truthy", n.Left), Exp1: n.Right, Exp2: n.Left})
+		case "||":
+			ast.Patch(node, &ast.ConditionalNode{Ternary: true, Cond: call("_truthy", n.Left), Exp1: n.Left, Exp2: n.Right})
+		case "%":
+			ast.Patch(node, call("_mod", n.Left, n.Right))
+		}
+	case *ast.ConditionalNode:
+		if !n.Ternary {
+			p.reject(n, "if/else")
+			return
+		}
+		n.Cond = call("_truthy", n.Cond)
+	case *ast.MemberNode:
+		if n.Method {
+			p.reject(n, "a method call")
+			return
+		}
+		if n.Optional {
+			p.reject(n, "optional chaining")
+			return
+		}
+		ast.Patch(node, call("_get", n.Node, n.Property))
+	case *ast.CallNode:
+		id, ok := n.Callee.(*ast.IdentifierNode)
+		if !ok || !helperNames[id.Value] {
+			p.reject(n, "this call")
+		}
+	case *ast.BuiltinNode:
+		p.reject(n, "function %s", n.Name)
+	default:
+		p.reject(*node, "this construct")
+	}
+}
+
+// helperNames are the functions scenario expressions may call.
+var helperNames = map[string]bool{
+	"len": true, "str": true, "send": true, "sendEach": true, "join": true, "msg": true, "removeMsg": true,
+}
+
+// helperOptions defines the helpers (overriding expr-lang's builtins of the
+// same name, whose null handling and number types differ) and the internal
+// functions the patcher inserts. Signatures fix the number of arguments at
+// compile time.
+var helperOptions = []expr.Option{
+	expr.Function("len", func(a ...any) (any, error) { return jsLen(a[0]) }, new(func(any) float64)),
+	expr.Function("str", func(a ...any) (any, error) { return jsStr(a[0]), nil }, new(func(any) string)),
+	expr.Function("send", func(a ...any) (any, error) { return makeSend(a[0], a[1]) }, new(func(any, any) any)),
+	expr.Function("sendEach", func(a ...any) (any, error) { return sendEach(a[0], a[1], a[2]) }, new(func(any, any, any) []any)),
+	expr.Function("join", func(a ...any) (any, error) { return join(a[0], a[1]) }, new(func(any, any) string)),
+	expr.Function("msg", func(a ...any) (any, error) {
+		return map[string]any{"id": a[0], "role": a[1], "content": a[2]}, nil
+	}, new(func(any, any, any) map[string]any)),
+	expr.Function("removeMsg", func(a ...any) (any, error) { return map[string]any{"remove": a[0]}, nil }, new(func(any) map[string]any)),
+	expr.Function("_truthy", func(a ...any) (any, error) { return truthy(a[0]), nil }, new(func(any) bool)),
+	expr.Function("_get", func(a ...any) (any, error) { return member(a[0], a[1]) }, new(func(any, any) any)),
+	expr.Function("_mod", func(a ...any) (any, error) { return mod(a[0], a[1]) }, new(func(any, any) float64)),
+}
+
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0 && !math.IsNaN(x)
+	case string:
+		return x != ""
+	default:
+		if f, ok := number(v); ok {
+			return f != 0 && !math.IsNaN(f)
+		}
+		return true
+	}
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int, int64, int32, uint64, float32:
+		return engine.Normalize(x).(float64), true
+	}
+	return 0, false
+}
+
+// member is JavaScript's x[k] and x.k: a missing key or an index out of
+// range is null (JavaScript's undefined), reading from null is an error.
+func member(obj, key any) (any, error) {
+	switch x := obj.(type) {
+	case nil:
+		return nil, fmt.Errorf("cannot read %s of null", keyString(key))
+	case map[string]any:
+		return x[keyString(key)], nil
+	case []any:
+		if i, ok := index(key, len(x)); ok {
+			return x[i], nil
+		}
+		return nil, noLength(key)
+	case string:
+		units := utf16.Encode([]rune(x))
+		if i, ok := index(key, len(units)); ok {
+			return string(utf16.Decode(units[i : i+1])), nil
+		}
+		return nil, noLength(key)
+	case engine.Send: // LangGraph.js's Send has node and args
+		switch key {
+		case "node":
+			return x.Node, nil
+		case "args":
+			return x.Arg, nil
+		}
+	}
+	return nil, nil
+}
+
+func index(key any, n int) (int, bool) {
+	f, ok := number(key)
+	if !ok || f != math.Trunc(f) || f < 0 || f >= float64(n) {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// noLength turns x.length, which JavaScript answers and expr-lang cannot, into
+// an error instead of a silent null.
+func noLength(key any) error {
+	if key == "length" {
+		return errors.New(".length is not in the common subset (use len(x))")
+	}
+	return nil
+}
+
+func keyString(key any) string {
+	if s, ok := key.(string); ok {
+		return s
+	}
+	return jsString(key)
+}
+
+func mod(a, b any) (any, error) {
+	x, ok1 := number(a)
+	y, ok2 := number(b)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("invalid operation: %s %% %s", typeName(a), typeName(b))
+	}
+	return math.Mod(x, y), nil
+}
+
+func jsLen(v any) (any, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0.0, nil
+	case string:
+		return float64(len(utf16.Encode([]rune(x)))), nil // JavaScript counts UTF-16 units
+	case []any:
+		return float64(len(x)), nil
+	case map[string]any:
+		return float64(len(x)), nil
+	}
+	return nil, fmt.Errorf("len() of %s", typeName(v))
+}
+
+// jsStr is the str helper: String(x), except that null is "".
+func jsStr(v any) string {
+	if v == nil {
+		return ""
+	}
+	return jsString(v)
+}
+
+// jsString is JavaScript's String(x) for scenario values.
+func jsString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		if x {
+			return "true"
+		}
+		return "false"
+	case string:
+		return x
+	case []any: // Array.prototype.toString: null items print as ""
+		parts := make([]string, len(x))
+		for i, e := range x {
+			if e != nil {
+				parts[i] = jsString(e)
+			}
+		}
+		return strings.Join(parts, ",")
+	}
+	if f, ok := number(v); ok {
+		switch {
+		case math.IsNaN(f):
+			return "NaN"
+		case math.IsInf(f, 1):
+			return "Infinity"
+		case math.IsInf(f, -1):
+			return "-Infinity"
+		case f == 0:
+			return "0" // also -0
+		}
+		return engine.FormatNumber(f)
+	}
+	return "[object Object]"
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "map"
+	case engine.Send:
+		return "Send"
+	}
+	if _, ok := number(v); ok {
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func makeSend(node, arg any) (any, error) {
+	name, ok := node.(string)
+	if !ok {
+		return nil, fmt.Errorf("send: node must be a string, got %s", typeName(node))
+	}
+	return engine.Send{Node: name, Arg: arg}, nil
+}
+
+func sendEach(node, list, key any) (any, error) {
+	name, ok := node.(string)
+	if !ok {
+		return nil, fmt.Errorf("sendEach: node must be a string, got %s", typeName(node))
+	}
+	if list == nil {
+		return []any{}, nil
+	}
+	items, ok := list.([]any)
+	if !ok {
+		return nil, fmt.Errorf("sendEach: expected a list, got %s", typeName(list))
+	}
+	k := keyString(key)
+	out := make([]any, len(items))
+	for i, item := range items {
+		out[i] = engine.Send{Node: name, Arg: map[string]any{k: item}}
+	}
+	return out, nil
+}
+
+// join follows the JavaScript reference, list.map(String).join(sep): unlike
+// str, a null item prints as "null".
+func join(list, sep any) (any, error) {
+	if list == nil {
+		return "", nil
+	}
+	items, ok := list.([]any)
+	if !ok {
+		return nil, fmt.Errorf("join: expected a list, got %s", typeName(list))
+	}
+	parts := make([]string, len(items))
+	for i, e := range items {
+		parts[i] = jsString(e)
+	}
+	return strings.Join(parts, jsString(sep)), nil
+}

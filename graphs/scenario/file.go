@@ -1,0 +1,807 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Entry and exit names of every graph.
+const (
+	Start = "__start__"
+	End   = "__end__"
+	// Input is the as_node of an update_state that writes a new input.
+	Input = "__input__"
+)
+
+// File is a parsed scenario file.
+type File struct {
+	Path, Name, Description string
+	Graph                   // the root graph
+	Subgraphs               map[string]*Graph
+	InterruptBefore         []string
+	InterruptAfter          []string
+	Ops                     []Op
+	Perf                    *Perf // nil when absent
+}
+
+// Perf is the expected size of a performance workload.
+type Perf struct {
+	Supersteps, Tasks int
+}
+
+// Graph is a graph as data: the root graph or a subgraph.
+type Graph struct {
+	State    []StateKey // in file order
+	Nodes    []*Node
+	Edges    []Edge
+	Branches []*Branch
+}
+
+// Reducers a state key may name.
+const (
+	ReducerAdd         = "add"
+	ReducerAddMessages = "add_messages"
+)
+
+// StateKey is one state key and its channel.
+type StateKey struct {
+	Name    string
+	Reducer string // "" (LastValue), ReducerAdd or ReducerAddMessages
+	Default any    // for reducers: the channel's initial value ([]any{} when not given)
+}
+
+// Edge is a static edge; a join edge fires when all of From have run.
+type Edge struct {
+	From []string
+	To   string
+	Join bool // From was a list in the file
+	Pos  Pos
+}
+
+// Branch is a conditional edge.
+type Branch struct {
+	From  string
+	Route *Expr
+	Ends  []string // nil when omitted
+	Pos   Pos
+}
+
+// Node is a scripted node.
+type Node struct {
+	Name       string
+	Interrupts []*Expr
+	UpdateKeys []KeyExpr // "update" as a map, in file order
+	UpdateExpr *Expr     // "update" as one expression
+	Goto       *Expr
+	Fail       *Fail
+	Retry      *Retry
+	Subgraph   string
+	Ends       []string // nil when omitted
+	SleepMS    int
+	Pos        Pos
+}
+
+// KeyExpr is one entry of a node's update map.
+type KeyExpr struct {
+	Key  string
+	Expr *Expr
+}
+
+// Fail makes a node raise on its first Times attempts in a scenario.
+type Fail struct {
+	Times   int
+	Message string
+}
+
+// Retry is a node's retry policy.
+type Retry struct {
+	MaxAttempts int // counts the first attempt
+}
+
+// Op kinds.
+const (
+	OpInvoke      = "invoke"
+	OpResume      = "resume"
+	OpGetState    = "get_state"
+	OpUpdateState = "update_state"
+	OpHistory     = "history"
+)
+
+// Op is one step of a scenario's script.
+type Op struct {
+	Index          int
+	Kind           string
+	Thread         string
+	Input          any // invoke; nil if null or absent
+	HasInput       bool
+	RecursionLimit int    // 0 when not given
+	From           string // "fork" or ""
+	AtStep         *int
+	Value          any // resume
+	HasValue       bool
+	ByNode         []KeyValue // resume, in file order
+	Values         any        // update_state; may be nil
+	AsNode         string
+	HasAsNode      bool
+	Pos            Pos
+}
+
+// KeyValue is one entry of an ordered JSON object.
+type KeyValue struct {
+	Key   string
+	Value any
+}
+
+// Pos is a 1-based line and column (in characters) in a scenario file.
+type Pos struct {
+	Line, Col int
+}
+
+// ErrInvalidGraph is wrapped by errors about a graph that is well formed but
+// that LangGraph would refuse to compile (an unknown node name, a duplicate
+// node, an unknown reducer or subgraph). The reference runner reports such a
+// graph as a compile_error trace, so Parse returns the File along with the
+// error for callers that need to do the same.
+var ErrInvalidGraph = errors.New("invalid graph")
+
+// Error is a problem in a scenario file, at a position.
+type Error struct {
+	Path  string
+	Pos   Pos
+	Field string // e.g. "nodes[2].update.total"; "" for JSON syntax errors
+	Msg   string
+
+	node      string // name of the node Field is inside of, if known
+	nodeField string // Field's prefix that designates that node
+	graph     bool   // wraps ErrInvalidGraph
+}
+
+func (e *Error) Error() string {
+	loc := fmt.Sprintf("%s:%d:%d: ", e.Path, e.Pos.Line, e.Pos.Col)
+	where := e.Field
+	if e.node != "" && strings.HasPrefix(where, e.nodeField) {
+		rest := strings.TrimPrefix(strings.TrimPrefix(where, e.nodeField), ".")
+		where = fmt.Sprintf("%s %q", e.nodeField, e.node)
+		if rest != "" {
+			where += ": " + rest
+		}
+	}
+	if where == "" {
+		return loc + e.Msg
+	}
+	return loc + where + ": " + e.Msg
+}
+
+func (e *Error) Unwrap() error {
+	if e.graph {
+		return ErrInvalidGraph
+	}
+	return nil
+}
+
+// Load reads and parses a scenario file.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse parses a scenario file; path is used in errors. Every error is an
+// *Error. When the only errors wrap ErrInvalidGraph the File is returned too.
+func Parse(path string, data []byte) (*File, error) {
+	root, err := parseTree(data, newLines(data))
+	if err != nil {
+		se := err.(*syntaxError)
+		return nil, &Error{Path: path, Pos: se.pos, Msg: se.msg}
+	}
+	p := &parser{path: path, namePos: map[string]Pos{}}
+	f := p.file(root)
+	if p.err == nil {
+		p.check(f)
+	}
+	switch {
+	case p.err == nil:
+		return f, nil
+	case p.err.graph:
+		return f, p.err
+	default:
+		return nil, p.err
+	}
+}
+
+// parser maps a jnode tree to the model. It keeps the first error and goes
+// on with zero values, which keeps the mapping code free of error plumbing.
+type parser struct {
+	path string
+	err  *Error
+	// the node being read, so that its errors can name it
+	node, nodeField string
+	// where each name was written, for errors found after the whole file is read
+	namePos map[string]Pos
+}
+
+func (p *parser) failAt(pos Pos, field, format string, args ...any) {
+	if p.err != nil {
+		return
+	}
+	p.err = &Error{Path: p.path, Pos: pos, Field: field, Msg: fmt.Sprintf(format, args...)}
+	if p.node != "" && strings.HasPrefix(field, p.nodeField) {
+		p.err.node, p.err.nodeField = p.node, p.nodeField
+	}
+}
+
+func (p *parser) fail(n *jnode, field, format string, args ...any) {
+	p.failAt(n.pos, field, format, args...)
+}
+
+// graphFail records an error that wraps ErrInvalidGraph.
+func (p *parser) graphFail(pos Pos, field, format string, args ...any) {
+	if p.err == nil {
+		p.failAt(pos, field, format, args...)
+		p.err.graph = true
+	}
+}
+
+func join2(field, key string) string {
+	if field == "" {
+		return key
+	}
+	return field + "." + key
+}
+
+func index2(field string, i int) string { return fmt.Sprintf("%s[%d]", field, i) }
+
+// fields checks that n is an object with only the allowed keys.
+func (p *parser) fields(n *jnode, field string, allowed ...string) bool {
+	if n.kind != jsonObject {
+		p.fail(n, field, "expected an object, got %s", n.kind)
+		return false
+	}
+	for _, f := range n.fields {
+		if !slices.Contains(allowed, f.key) {
+			p.failAt(f.keyPos, join2(field, f.key), "unknown field %q (expected one of %s)", f.key, strings.Join(allowed, ", "))
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) str(n *jnode, field string) string {
+	if n.kind != jsonString {
+		p.fail(n, field, "expected a string, got %s", n.kind)
+		return ""
+	}
+	return n.scalar.(string)
+}
+
+func (p *parser) name(n *jnode, field string) string {
+	p.namePos[field] = n.pos
+	s := p.str(n, field)
+	if s == "" && n.kind == jsonString {
+		p.fail(n, field, "expected a non-empty name")
+	}
+	return s
+}
+
+func (p *parser) integer(n *jnode, field string, least int) int {
+	f, ok := n.scalar.(float64)
+	switch {
+	case !ok:
+		p.fail(n, field, "expected an integer, got %s", n.kind)
+	case f != math.Trunc(f) || math.Abs(f) > 1<<53:
+		p.fail(n, field, "expected an integer, got %v", f)
+	case f < float64(least):
+		p.fail(n, field, "expected an integer of at least %d, got %v", least, f)
+	default:
+		return int(f)
+	}
+	return 0
+}
+
+func (p *parser) list(n *jnode, field string) []*jnode {
+	if n.kind != jsonArray {
+		p.fail(n, field, "expected a list, got %s", n.kind)
+		return nil
+	}
+	return n.elems
+}
+
+func (p *parser) names(n *jnode, field string) []string {
+	elems := p.list(n, field)
+	out := make([]string, 0, len(elems))
+	for i, e := range elems {
+		out = append(out, p.name(e, index2(field, i)))
+	}
+	return out
+}
+
+func (p *parser) expr(n *jnode, field string) *Expr {
+	src := p.str(n, field)
+	if n.kind != jsonString {
+		return nil
+	}
+	e, err := Compile(src)
+	if err != nil {
+		p.fail(n, field, "expression does not compile: %v", err)
+		return nil
+	}
+	return e
+}
+
+var (
+	graphFields = []string{"state", "nodes", "edges", "branches"}
+	fileFields  = append([]string{"name", "description", "perf", "subgraphs", "interrupt_before", "interrupt_after", "ops"}, graphFields...)
+)
+
+func (p *parser) file(n *jnode) *File {
+	f := &File{Path: p.path}
+	if !p.fields(n, "", fileFields...) {
+		return f
+	}
+	if v := n.field("name"); v != nil {
+		f.Name = p.str(v, "name")
+	}
+	if v := n.field("description"); v != nil {
+		f.Description = p.str(v, "description")
+	}
+	if v := n.field("perf"); v != nil && p.fields(v, "perf", "supersteps", "tasks") {
+		f.Perf = &Perf{}
+		if s := v.field("supersteps"); s != nil {
+			f.Perf.Supersteps = p.integer(s, "perf.supersteps", 0)
+		}
+		if t := v.field("tasks"); t != nil {
+			f.Perf.Tasks = p.integer(t, "perf.tasks", 0)
+		}
+	}
+	f.Graph = p.graph(n, "")
+	if v := n.field("subgraphs"); v != nil && p.fields(v, "subgraphs", keys(v)...) {
+		f.Subgraphs = make(map[string]*Graph, len(v.fields))
+		for _, s := range v.fields {
+			field := join2("subgraphs", s.key)
+			if p.fields(s.val, field, append([]string{"name", "description"}, graphFields...)...) {
+				g := p.graph(s.val, field)
+				f.Subgraphs[s.key] = &g
+			}
+		}
+	}
+	if v := n.field("interrupt_before"); v != nil {
+		f.InterruptBefore = p.names(v, "interrupt_before")
+	}
+	if v := n.field("interrupt_after"); v != nil {
+		f.InterruptAfter = p.names(v, "interrupt_after")
+	}
+	if v := n.field("ops"); v != nil {
+		for i, o := range p.list(v, "ops") {
+			f.Ops = append(f.Ops, p.op(o, index2("ops", i), i))
+		}
+	}
+	return f
+}
+
+func keys(n *jnode) []string {
+	out := make([]string, len(n.fields))
+	for i, f := range n.fields {
+		out[i] = f.key
+	}
+	return out
+}
+
+func (p *parser) graph(n *jnode, prefix string) Graph {
+	var g Graph
+	if v := n.field("state"); v != nil {
+		field := join2(prefix, "state")
+		if p.fields(v, field, keys(v)...) {
+			for _, k := range v.fields {
+				g.State = append(g.State, p.stateKey(k, join2(field, k.key)))
+			}
+		}
+	}
+	if v := n.field("nodes"); v != nil {
+		field := join2(prefix, "nodes")
+		for i, e := range p.list(v, field) {
+			g.Nodes = append(g.Nodes, p.nodeDef(e, index2(field, i)))
+		}
+	}
+	if v := n.field("edges"); v != nil {
+		field := join2(prefix, "edges")
+		for i, e := range p.list(v, field) {
+			g.Edges = append(g.Edges, p.edge(e, index2(field, i)))
+		}
+	}
+	if v := n.field("branches"); v != nil {
+		field := join2(prefix, "branches")
+		for i, e := range p.list(v, field) {
+			g.Branches = append(g.Branches, p.branch(e, index2(field, i)))
+		}
+	}
+	return g
+}
+
+func (p *parser) stateKey(f jfield, field string) StateKey {
+	k := StateKey{Name: f.key}
+	v := f.val
+	switch v.kind {
+	case jsonNull:
+		return k
+	case jsonString:
+		k.Reducer, k.Default = v.scalar.(string), []any{}
+	case jsonObject:
+		if !p.fields(v, field, "reducer", "default") {
+			return k
+		}
+		r := v.field("reducer")
+		if r == nil {
+			p.fail(v, field, "missing reducer")
+			return k
+		}
+		k.Reducer, k.Default = p.str(r, join2(field, "reducer")), []any{}
+		if d := v.field("default"); d != nil {
+			k.Default = d.value()
+		}
+		v = r
+	default:
+		p.fail(v, field, "expected null, a reducer name or {\"reducer\", \"default\"}, got %s", v.kind)
+		return k
+	}
+	if v.kind == jsonString && k.Reducer != ReducerAdd && k.Reducer != ReducerAddMessages {
+		p.graphFail(v.pos, field, "unknown reducer %q (expected add or add_messages)", k.Reducer)
+	}
+	return k
+}
+
+var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms"}
+
+func (p *parser) nodeDef(n *jnode, field string) *Node {
+	nd := &Node{Pos: n.pos}
+	if n.kind != jsonObject {
+		p.fail(n, field, "expected an object, got %s", n.kind)
+		return nd
+	}
+	v := n.field("name")
+	if v == nil {
+		p.fail(n, field, "missing node name")
+		return nd
+	}
+	nd.Name = p.name(v, join2(field, "name"))
+	p.node, p.nodeField = nd.Name, field
+	defer func() { p.node, p.nodeField = "", "" }()
+	if !p.fields(n, field, nodeFields...) {
+		return nd
+	}
+
+	if v := n.field("interrupt"); v != nil {
+		f := join2(field, "interrupt")
+		if v.kind == jsonArray {
+			for i, e := range v.elems {
+				nd.Interrupts = append(nd.Interrupts, p.expr(e, index2(f, i)))
+			}
+		} else {
+			nd.Interrupts = []*Expr{p.expr(v, f)}
+		}
+	}
+	if v := n.field("update"); v != nil {
+		f := join2(field, "update")
+		switch v.kind {
+		case jsonObject:
+			nd.UpdateKeys = []KeyExpr{}
+			for _, k := range v.fields {
+				nd.UpdateKeys = append(nd.UpdateKeys, KeyExpr{k.key, p.expr(k.val, join2(f, k.key))})
+			}
+		case jsonString:
+			nd.UpdateExpr = p.expr(v, f)
+		default:
+			p.fail(v, f, "expected a map of expressions or one expression, got %s", v.kind)
+		}
+	}
+	if v := n.field("goto"); v != nil {
+		nd.Goto = p.expr(v, join2(field, "goto"))
+	}
+	if v := n.field("fail"); v != nil {
+		f := join2(field, "fail")
+		if p.fields(v, f, "times", "message") {
+			nd.Fail = &Fail{Times: 1, Message: "fail"}
+			if t := v.field("times"); t != nil {
+				nd.Fail.Times = p.integer(t, join2(f, "times"), 0)
+			}
+			if m := v.field("message"); m != nil {
+				nd.Fail.Message = p.str(m, join2(f, "message"))
+			}
+		}
+	}
+	if v := n.field("retry"); v != nil {
+		f := join2(field, "retry")
+		if p.fields(v, f, "max_attempts") {
+			nd.Retry = &Retry{MaxAttempts: 3}
+			if m := v.field("max_attempts"); m != nil {
+				nd.Retry.MaxAttempts = p.integer(m, join2(f, "max_attempts"), 1)
+			}
+		}
+	}
+	if v := n.field("subgraph"); v != nil {
+		nd.Subgraph = p.name(v, join2(field, "subgraph"))
+		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "ends"} {
+			if o := n.field(other); o != nil {
+				p.fail(o, join2(field, other), "a subgraph node cannot have %s", other)
+			}
+		}
+	}
+	if v := n.field("ends"); v != nil {
+		nd.Ends = p.names(v, join2(field, "ends"))
+		if nd.Goto == nil {
+			p.fail(v, join2(field, "ends"), "ends is only allowed with goto")
+		}
+	}
+	if v := n.field("sleep_ms"); v != nil {
+		nd.SleepMS = p.integer(v, join2(field, "sleep_ms"), 0)
+	}
+	return nd
+}
+
+func (p *parser) edge(n *jnode, field string) Edge {
+	e := Edge{Pos: n.pos}
+	if n.kind != jsonArray || len(n.elems) != 2 {
+		p.fail(n, field, "expected [from, to]")
+		return e
+	}
+	from, to := n.elems[0], n.elems[1]
+	if from.kind == jsonArray {
+		e.Join = true
+		e.From = p.names(from, index2(field, 0))
+		if len(e.From) == 0 {
+			p.fail(from, index2(field, 0), "expected at least one node to join")
+		}
+	} else {
+		e.From = []string{p.name(from, index2(field, 0))}
+	}
+	e.To = p.name(to, index2(field, 1))
+	return e
+}
+
+func (p *parser) branch(n *jnode, field string) *Branch {
+	b := &Branch{Pos: n.pos}
+	if !p.fields(n, field, "from", "route", "ends") {
+		return b
+	}
+	if v := n.field("from"); v != nil {
+		b.From = p.name(v, join2(field, "from"))
+	} else {
+		p.fail(n, field, "missing from")
+	}
+	if v := n.field("route"); v != nil {
+		b.Route = p.expr(v, join2(field, "route"))
+	} else {
+		p.fail(n, field, "missing route")
+	}
+	if v := n.field("ends"); v != nil {
+		b.Ends = p.names(v, join2(field, "ends"))
+	}
+	return b
+}
+
+var opFields = map[string][]string{
+	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at"},
+	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at"},
+	OpGetState:    {"op", "thread"},
+	OpHistory:     {"op", "thread"},
+	OpUpdateState: {"op", "thread", "values", "as_node", "at"},
+}
+
+func (p *parser) op(n *jnode, field string, i int) Op {
+	op := Op{Index: i, Thread: "t1", Pos: n.pos}
+	if n.kind != jsonObject {
+		p.fail(n, field, "expected an object, got %s", n.kind)
+		return op
+	}
+	k := n.field("op")
+	if k == nil {
+		p.fail(n, field, "missing op")
+		return op
+	}
+	op.Kind = p.str(k, join2(field, "op"))
+	allowed, ok := opFields[op.Kind]
+	if !ok {
+		if k.kind == jsonString {
+			p.fail(k, join2(field, "op"), "unknown op %q (expected invoke, resume, get_state, update_state or history)", op.Kind)
+		}
+		return op
+	}
+	if !p.fields(n, field, allowed...) {
+		return op
+	}
+	if v := n.field("thread"); v != nil {
+		op.Thread = p.name(v, join2(field, "thread"))
+	}
+	if v := n.field("input"); v != nil {
+		op.Input, op.HasInput = v.value(), true
+		if v.kind != jsonObject && v.kind != jsonNull {
+			p.fail(v, join2(field, "input"), "expected an object or null, got %s", v.kind)
+		}
+	}
+	if v := n.field("recursion_limit"); v != nil {
+		op.RecursionLimit = p.integer(v, join2(field, "recursion_limit"), 1)
+	}
+	if v := n.field("from"); v != nil {
+		if op.From = p.str(v, join2(field, "from")); op.From != "fork" && v.kind == jsonString {
+			p.fail(v, join2(field, "from"), "expected \"fork\", got %q", op.From)
+		}
+	}
+	if v := n.field("at"); v != nil {
+		f := join2(field, "at")
+		if p.fields(v, f, "step") {
+			if s := v.field("step"); s != nil {
+				step := p.integer(s, join2(f, "step"), -1)
+				op.AtStep = &step
+			} else {
+				p.fail(v, f, "missing step")
+			}
+		}
+	}
+	if n.field("from") != nil && n.field("at") != nil {
+		p.fail(n, field, "from and at exclude each other")
+	}
+	if v := n.field("value"); v != nil {
+		op.Value, op.HasValue = v.value(), true
+	}
+	if v := n.field("by_node"); v != nil {
+		f := join2(field, "by_node")
+		if p.fields(v, f, keys(v)...) {
+			op.ByNode = []KeyValue{}
+			for _, kv := range v.fields {
+				p.namePos[join2(f, kv.key)] = kv.keyPos
+				op.ByNode = append(op.ByNode, KeyValue{kv.key, kv.val.value()})
+			}
+		}
+	}
+	if op.Kind == OpResume && op.HasValue == (op.ByNode != nil) {
+		p.fail(n, field, "a resume needs exactly one of value and by_node")
+	}
+	if v := n.field("values"); v != nil {
+		op.Values = v.value()
+	}
+	if v := n.field("as_node"); v != nil {
+		op.AsNode, op.HasAsNode = p.name(v, join2(field, "as_node")), true
+	}
+	return op
+}
+
+// check resolves names across the file once its shape is known.
+func (p *parser) check(f *File) {
+	if f.Subgraphs != nil {
+		for _, name := range sortedKeys(f.Subgraphs) {
+			p.checkGraph(f.Subgraphs[name], join2("subgraphs", name), f.Subgraphs)
+		}
+	}
+	p.checkGraph(&f.Graph, "", f.Subgraphs)
+	p.checkCycles(f)
+	nodes := f.nodeSet()
+	for _, list := range []struct {
+		field string
+		names []string
+	}{{"interrupt_before", f.InterruptBefore}, {"interrupt_after", f.InterruptAfter}} {
+		for i, name := range list.names {
+			if field := index2(list.field, i); !nodes[name] {
+				p.graphFail(p.at(field, Pos{}), field, "unknown node %q", name)
+			}
+		}
+	}
+	for i, op := range f.Ops {
+		field := index2("ops", i)
+		if f := join2(field, "as_node"); op.HasAsNode && !nodes[op.AsNode] && op.AsNode != Start && op.AsNode != Input {
+			p.failAt(p.at(f, op.Pos), f, "unknown node %q", op.AsNode)
+		}
+		for _, kv := range op.ByNode {
+			if f := join2(join2(field, "by_node"), kv.Key); !nodes[kv.Key] {
+				p.failAt(p.at(f, op.Pos), f, "unknown node %q", kv.Key)
+			}
+		}
+	}
+}
+
+// at returns where the name at field was written, or else pos.
+func (p *parser) at(field string, pos Pos) Pos {
+	if q, ok := p.namePos[field]; ok {
+		return q
+	}
+	return pos
+}
+
+func (f *File) nodeSet() map[string]bool { return f.Graph.nodeSet() }
+
+func (g *Graph) nodeSet() map[string]bool {
+	set := make(map[string]bool, len(g.Nodes))
+	for _, n := range g.Nodes {
+		set[n.Name] = true
+	}
+	return set
+}
+
+func sortedKeys(m map[string]*Graph) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph) {
+	nodes := map[string]bool{}
+	ref := func(pos Pos, field, name string, extra string) {
+		if !nodes[name] && name != extra {
+			p.graphFail(p.at(field, pos), field, "unknown node %q", name)
+		}
+	}
+	for i, n := range g.Nodes {
+		field := index2(join2(prefix, "nodes"), i)
+		if nodes[n.Name] {
+			p.graphFail(n.Pos, field, "duplicate node name %q", n.Name)
+		}
+		if n.Name == Start || n.Name == End {
+			p.graphFail(n.Pos, field, "%s is a reserved name", n.Name)
+		}
+		nodes[n.Name] = true
+	}
+	for i, n := range g.Nodes {
+		field := index2(join2(prefix, "nodes"), i)
+		p.node, p.nodeField = n.Name, field
+		if n.Subgraph != "" && subgraphs[n.Subgraph] == nil {
+			f := join2(field, "subgraph")
+			p.graphFail(p.at(f, n.Pos), f, "unknown subgraph %q", n.Subgraph)
+		}
+		for j, e := range n.Ends {
+			ref(n.Pos, index2(join2(field, "ends"), j), e, End)
+		}
+		p.node, p.nodeField = "", ""
+	}
+	for i, e := range g.Edges {
+		field := index2(join2(prefix, "edges"), i)
+		for j, from := range e.From {
+			f := index2(field, 0)
+			if e.Join {
+				f = index2(f, j)
+			}
+			ref(e.Pos, f, from, Start)
+		}
+		ref(e.Pos, index2(field, 1), e.To, End)
+	}
+	for i, b := range g.Branches {
+		field := index2(join2(prefix, "branches"), i)
+		ref(b.Pos, join2(field, "from"), b.From, Start)
+		for j, e := range b.Ends {
+			ref(b.Pos, index2(join2(field, "ends"), j), e, End)
+		}
+	}
+}
+
+// checkCycles rejects subgraphs that contain themselves, which would make
+// building the graph recurse forever.
+func (p *parser) checkCycles(f *File) {
+	state := map[string]int{} // 1: on the path, 2: done
+	var visit func(name string) bool
+	visit = func(name string) bool {
+		switch state[name] {
+		case 1:
+			return false
+		case 2:
+			return true
+		}
+		state[name] = 1
+		for _, n := range f.Subgraphs[name].Nodes {
+			if n.Subgraph != "" && f.Subgraphs[n.Subgraph] != nil && !visit(n.Subgraph) {
+				p.graphFail(n.Pos, join2("subgraphs", name), "subgraph %q contains itself through node %q", name, n.Name)
+				return false
+			}
+		}
+		state[name] = 2
+		return true
+	}
+	for _, name := range sortedKeys(f.Subgraphs) {
+		visit(name)
+	}
+}

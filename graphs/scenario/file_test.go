@@ -1,0 +1,227 @@
+package scenario
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const shared = "../../../shared/conformance"
+
+// publicFiles lists the public scenarios and perf workloads (not traces or
+// summaries). Tests skip when the shared tree is not next to the repository.
+func publicFiles(t testing.TB) []string {
+	var out []string
+	for _, dir := range []string{"scenarios", "perf"} {
+		files, _ := filepath.Glob(filepath.Join(shared, dir, "*.json"))
+		for _, f := range files {
+			if !strings.HasSuffix(f, ".trace.json") && !strings.HasSuffix(f, ".summary.json") {
+				out = append(out, f)
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("no shared conformance files")
+	}
+	return out
+}
+
+func TestLoadPublic(t *testing.T) {
+	for _, path := range publicFiles(t) {
+		f, err := Load(path)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if f.Name == "" || len(f.Nodes) == 0 || len(f.Ops) == 0 {
+			t.Errorf("%s: incomplete model: %+v", path, f)
+		}
+	}
+}
+
+func TestParseModel(t *testing.T) {
+	src := `{
+  "name": "m",
+  "state": {"a": null, "b": "add", "c": {"reducer": "add_messages", "default": [1]}, "d": {"reducer": "add"}},
+  "nodes": [
+    {"name": "x", "interrupt": ["'q1'", "'q2'"], "update": {"b": "['x']", "a": "1"}, "fail": {}, "retry": {}},
+    {"name": "y", "interrupt": "'q'", "update": "{a: 2}", "goto": "'x'", "ends": ["x", "__end__"], "sleep_ms": 5},
+    {"name": "s", "subgraph": "inner", "retry": {"max_attempts": 2}}
+  ],
+  "edges": [["__start__", "x"], [["x", "s"], "y"]],
+  "branches": [{"from": "y", "route": "'__end__'"}],
+  "subgraphs": {"inner": {"state": {"a": null}, "nodes": [{"name": "i"}], "edges": [["__start__", "i"]]}},
+  "interrupt_before": ["y"],
+  "perf": {"supersteps": 3, "tasks": 2},
+  "ops": [
+    {"op": "invoke", "input": {"a": 1}, "recursion_limit": 5},
+    {"op": "invoke", "thread": "t2", "input": null, "at": {"step": -1}},
+    {"op": "resume", "by_node": {"y": "Y", "x": 1}, "from": "fork"},
+    {"op": "resume", "value": null},
+    {"op": "update_state", "values": null, "as_node": "__input__"},
+    {"op": "get_state"},
+    {"op": "history"}
+  ]
+}`
+	f, err := Parse("m.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantState := []StateKey{{"a", "", nil}, {"b", "add", []any{}}, {"c", "add_messages", []any{1.0}}, {"d", "add", []any{}}}
+	if !reflect.DeepEqual(f.State, wantState) {
+		t.Errorf("state = %#v", f.State)
+	}
+	x, y, s := f.Nodes[0], f.Nodes[1], f.Nodes[2]
+	if len(x.Interrupts) != 2 || x.UpdateKeys[0].Key != "b" || x.UpdateKeys[1].Key != "a" || x.UpdateExpr != nil ||
+		*x.Fail != (Fail{1, "fail"}) || *x.Retry != (Retry{3}) || x.Ends != nil || x.Pos != (Pos{5, 5}) {
+		t.Errorf("node x = %+v", x)
+	}
+	if len(y.Interrupts) != 1 || y.UpdateKeys != nil || y.UpdateExpr.Src != "{a: 2}" || y.Goto.Src != "'x'" ||
+		!reflect.DeepEqual(y.Ends, []string{"x", "__end__"}) || y.SleepMS != 5 {
+		t.Errorf("node y = %+v", y)
+	}
+	if s.Subgraph != "inner" || s.Retry.MaxAttempts != 2 {
+		t.Errorf("node s = %+v", s)
+	}
+	wantEdges := []Edge{{[]string{"__start__"}, "x", false, Pos{9, 13}}, {[]string{"x", "s"}, "y", true, Pos{9, 33}}}
+	if !reflect.DeepEqual(f.Edges, wantEdges) {
+		t.Errorf("edges = %+v", f.Edges)
+	}
+	if b := f.Branches[0]; b.From != "y" || b.Route.Src != "'__end__'" || b.Ends != nil {
+		t.Errorf("branch = %+v", b)
+	}
+	if g := f.Subgraphs["inner"]; g == nil || g.Nodes[0].Name != "i" {
+		t.Errorf("subgraphs = %+v", f.Subgraphs)
+	}
+	if !reflect.DeepEqual(f.InterruptBefore, []string{"y"}) || f.InterruptAfter != nil || *f.Perf != (Perf{3, 2}) {
+		t.Errorf("file = %+v", f)
+	}
+	step := -1
+	want := []Op{
+		{Index: 0, Kind: "invoke", Thread: "t1", Input: map[string]any{"a": 1.0}, HasInput: true, RecursionLimit: 5, Pos: Pos{15, 5}},
+		{Index: 1, Kind: "invoke", Thread: "t2", HasInput: true, AtStep: &step, Pos: Pos{16, 5}},
+		{Index: 2, Kind: "resume", Thread: "t1", From: "fork", ByNode: []KeyValue{{"y", "Y"}, {"x", 1.0}}, Pos: Pos{17, 5}},
+		{Index: 3, Kind: "resume", Thread: "t1", HasValue: true, Pos: Pos{18, 5}},
+		{Index: 4, Kind: "update_state", Thread: "t1", AsNode: "__input__", HasAsNode: true, Pos: Pos{19, 5}},
+		{Index: 5, Kind: "get_state", Thread: "t1", Pos: Pos{20, 5}},
+		{Index: 6, Kind: "history", Thread: "t1", Pos: Pos{21, 5}},
+	}
+	if !reflect.DeepEqual(f.Ops, want) {
+		t.Errorf("ops =\n%+v\nwant\n%+v", f.Ops, want)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	// Each source is a small scenario; want is the whole error message.
+	tests := []struct {
+		name, src, want string
+		graph           bool // wraps ErrInvalidGraph
+	}{
+		{"syntax", "{\n  \"nodes\": [1,]\n}", `x.json:2:15: invalid JSON: invalid character ']' looking for beginning of value`, false},
+		{"truncated", "{\"nodes\": [", `x.json:1:12: invalid JSON: unexpected end of input`, false},
+		{"trailing", "{} {}", `x.json:1:4: unexpected data after the end of the top-level value`, false},
+		{"duplicate key", "{\"name\": \"a\",\n \"name\": \"b\"}", `x.json:2:2: duplicate key "name"`, false},
+		{"top not object", `[]`, `x.json:1:1: expected an object, got a list`, false},
+		{"unknown field", "{\n \"nodes\": [],\n \"edgs\": []}", `x.json:3:2: edgs: unknown field "edgs" (expected one of name, description, perf, subgraphs, interrupt_before, interrupt_after, ops, state, nodes, edges, branches)`, false},
+		{"unknown node field", `{"nodes": [{"name": "a", "updat": {}}]}`, `x.json:1:26: nodes[0] "a": updat: unknown field "updat" (expected one of name, interrupt, update, goto, fail, retry, subgraph, ends, sleep_ms)`, false},
+		{"missing name", `{"nodes": [{"update": {}}]}`, `x.json:1:12: nodes[0]: missing node name`, false},
+		{"name type", `{"nodes": [{"name": 3}]}`, `x.json:1:21: nodes[0].name: expected a string, got a number`, false},
+		{"edge shape", `{"nodes": [{"name": "a"}], "edges": [["__start__", "a"], ["a"]]}`, `x.json:1:58: edges[1]: expected [from, to]`, false},
+		{"edge type", `{"nodes": [{"name": "a"}], "edges": [["__start__", 7]]}`, `x.json:1:52: edges[0][1]: expected a string, got a number`, false},
+		{"update type", `{"nodes": [{"name": "a", "update": 1}]}`, `x.json:1:36: nodes[0] "a": update: expected a map of expressions or one expression, got a number`, false},
+		{"expr", "{\"nodes\": [{\"name\": \"a\"},\n  {\"name\": \"review\", \"update\": {\"total\": \"state.total +\"}}]}", `x.json:2:42: nodes[1] "review": update.total: expression does not compile: unexpected token EOF (column 13)`, false},
+		{"expr subset", `{"nodes": [{"name": "a", "goto": "2 ^ 3"}]}`, `x.json:1:34: nodes[0] "a": goto: expression does not compile: operator "^" is not in the common subset of JavaScript and expr-lang (column 3)`, false},
+		{"route expr", `{"nodes": [{"name": "a"}], "branches": [{"from": "a", "route": "foo"}]}`, `x.json:1:64: branches[0].route: expression does not compile: unknown name foo (column 1)`, false},
+		{"fail times", `{"nodes": [{"name": "a", "fail": {"times": 1.5}}]}`, `x.json:1:44: nodes[0] "a": fail.times: expected an integer, got 1.5`, false},
+		{"retry", `{"nodes": [{"name": "a", "retry": {"max_attempts": 0}}]}`, `x.json:1:52: nodes[0] "a": retry.max_attempts: expected an integer of at least 1, got 0`, false},
+		{"ends without goto", `{"nodes": [{"name": "a", "ends": ["a"]}]}`, `x.json:1:34: nodes[0] "a": ends: ends is only allowed with goto`, false},
+		{"unknown op", `{"ops": [{"op": "invok"}]}`, `x.json:1:17: ops[0].op: unknown op "invok" (expected invoke, resume, get_state, update_state or history)`, false},
+		{"op field", `{"ops": [{"op": "get_state", "input": {}}]}`, `x.json:1:30: ops[0].input: unknown field "input" (expected one of op, thread)`, false},
+		{"resume", `{"ops": [{"op": "resume"}]}`, `x.json:1:10: ops[0]: a resume needs exactly one of value and by_node`, false},
+		{"at", `{"ops": [{"op": "invoke", "at": {"step": "1"}}]}`, `x.json:1:42: ops[0].at.step: expected an integer, got a string`, false},
+		{"input", `{"ops": [{"op": "invoke", "input": [1]}]}`, `x.json:1:36: ops[0].input: expected an object or null, got a list`, false},
+		{"reducer", `{"state": {"a": "sum"}}`, `x.json:1:17: state.a: unknown reducer "sum" (expected add or add_messages)`, true},
+		{"reducer object", `{"state": {"a": {"reducer": "max"}}}`, `x.json:1:29: state.a: unknown reducer "max" (expected add or add_messages)`, true},
+		{"duplicate node", "{\"nodes\": [{\"name\": \"a\"},\n {\"name\": \"a\"}]}", `x.json:2:2: nodes[1]: duplicate node name "a"`, true},
+		{"edge to unknown", "{\"nodes\": [{\"name\": \"a\"}],\n \"edges\": [[\"__start__\", \"b\"]]}", `x.json:2:26: edges[0][1]: unknown node "b"`, true},
+		{"edge from end", `{"nodes": [{"name": "a"}], "edges": [["__end__", "a"]]}`, `x.json:1:39: edges[0][0]: unknown node "__end__"`, true},
+		{"join from unknown", `{"nodes": [{"name": "a"}], "edges": [[["a", "c"], "a"]]}`, `x.json:1:45: edges[0][0][1]: unknown node "c"`, true},
+		{"branch from", `{"nodes": [{"name": "a"}], "branches": [{"from": "z", "route": "'a'"}]}`, `x.json:1:50: branches[0].from: unknown node "z"`, true},
+		{"branch ends", `{"nodes": [{"name": "a"}], "branches": [{"from": "a", "route": "'a'", "ends": ["a", "__start__"]}]}`, `x.json:1:85: branches[0].ends[1]: unknown node "__start__"`, true},
+		{"node ends", `{"nodes": [{"name": "a", "goto": "'b'", "ends": ["b"]}]}`, `x.json:1:50: nodes[0] "a": ends[0]: unknown node "b"`, true},
+		{"interrupt_before", "{\"nodes\": [{\"name\": \"a\"}],\n \"interrupt_before\": [\"a\", \"b\"]}", `x.json:2:28: interrupt_before[1]: unknown node "b"`, true},
+		{"interrupt_after", `{"nodes": [{"name": "a"}], "interrupt_after": ["__end__"]}`, `x.json:1:48: interrupt_after[0]: unknown node "__end__"`, true},
+		{"subgraph", `{"nodes": [{"name": "a", "subgraph": "nope"}]}`, `x.json:1:38: nodes[0] "a": subgraph: unknown subgraph "nope"`, true},
+		{"subgraph edge", `{"subgraphs": {"s": {"nodes": [{"name": "i"}], "edges": [["i", "j"]]}}}`, `x.json:1:64: subgraphs.s.edges[0][1]: unknown node "j"`, true},
+		{"subgraph node", `{"subgraphs": {"s": {"nodes": [{"name": "i", "goto": "x"}]}}}`, `x.json:1:54: subgraphs.s.nodes[0] "i": goto: expression does not compile: unknown name x (column 1)`, false},
+		{"subgraph cycle", `{"subgraphs": {"s": {"nodes": [{"name": "i", "subgraph": "s"}]}}}`, `x.json:1:32: subgraphs.s: subgraph "s" contains itself through node "i"`, true},
+		{"subgraph field", `{"subgraphs": {"s": {"ops": []}}}`, `x.json:1:22: subgraphs.s.ops: unknown field "ops" (expected one of name, description, state, nodes, edges, branches)`, false},
+		{"as_node", `{"nodes": [{"name": "a"}], "ops": [{"op": "update_state", "values": {}, "as_node": "b"}]}`, `x.json:1:84: ops[0].as_node: unknown node "b"`, false},
+		{"by_node", `{"nodes": [{"name": "a"}], "ops": [{"op": "resume", "by_node": {"b": 1}}]}`, `x.json:1:65: ops[0].by_node.b: unknown node "b"`, false},
+		{"columns count characters", "{\"description\": \"版本\", \"nodes\": 1}", `x.json:1:32: nodes: expected a list, got a number`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse("x.json", []byte(tt.src))
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v (%T), want an *Error", err, err)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error\n  %s\nwant\n  %s", err, tt.want)
+			}
+			if got := errors.Is(err, ErrInvalidGraph); got != tt.graph {
+				t.Errorf("errors.Is(err, ErrInvalidGraph) = %v", got)
+			}
+			if (f != nil) != tt.graph {
+				t.Errorf("file returned = %v, want %v", f != nil, tt.graph)
+			}
+		})
+	}
+}
+
+func TestErrorFields(t *testing.T) {
+	_, err := Parse("scenarios/x.json", []byte("{\"nodes\": [{\"name\": \"a\"}, {\"name\": \"b\"},\n  {\"name\": \"review\", \"update\": {\"total\": \"1 +\"}}]}"))
+	pe := err.(*Error)
+	if pe.Path != "scenarios/x.json" || pe.Pos != (Pos{2, 42}) || pe.Field != "nodes[2].update.total" || !strings.HasPrefix(pe.Msg, "expression does not compile: ") {
+		t.Errorf("%#v", pe)
+	}
+	if want := `scenarios/x.json:2:42: nodes[2] "review": update.total: expression does not compile: `; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("%s", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, path := range publicFiles(f) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) < 20000 { // the perf files are large and alike
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"nodes": [{"name": "a", "update": "state.x[state.i] + len(null)"}], "edges": [[["a"], "__end__"]]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Parse("fuzz.json", data)
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is a %T, want *Error", err, err)
+			}
+			if pe.Pos.Line < 1 || pe.Pos.Col < 1 {
+				t.Fatalf("error %v has no position", err)
+			}
+			return
+		}
+		// Whatever parses must evaluate without panicking.
+		for _, n := range file.Nodes {
+			for _, k := range n.UpdateKeys {
+				k.Expr.Eval(Env{State: map[string]any{"x": []any{1.0}, "i": 0.0}})
+			}
+		}
+	})
+}
