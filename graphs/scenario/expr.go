@@ -47,9 +47,9 @@ func Compile(src string) (*Expr, error) {
 	opts := []expr.Option{
 		expr.Env(exprVars{}),
 		expr.Patch(js),
-		// Literal arrays and maps would be folded into constants shared by
-		// every run; Eval copies results, but keep the tree as written so
-		// that errors point at what the author wrote.
+		// The optimizer folds literal lists and maps into values shared by
+		// every run; scenario expressions are tiny, so the speed is not
+		// worth a shared value that one careless caller could mutate.
 		expr.Optimize(false),
 	}
 	opts = append(opts, helperOptions...)
