@@ -458,6 +458,9 @@ func (l *loop) plan(ctx context.Context) error {
 	l.phase = PhasePlanned
 	if l.emit != nil && !allReused {
 		for _, t := range l.tasks {
+			if t.node.start {
+				continue // hidden, as LangGraph tags it
+			}
 			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id, Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: l.results[t.id].Reused})
 		}
 	}

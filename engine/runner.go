@@ -154,7 +154,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 }
 
 func (l *loop) emitResult(t *task, res *TaskResult) {
-	if l.emit == nil {
+	if l.emit == nil || t.node.start {
 		return
 	}
 	update := l.g.stateUpdate(t.writes)

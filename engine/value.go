@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Send is a packet that schedules one task of Node with Arg as its whole
@@ -254,10 +255,15 @@ func encodeFloat(buf *bytes.Buffer, f float64) error {
 // FormatNumber prints a number the way JavaScript does: integral values
 // without a fraction ("20"), others in shortest form ("2.5").
 func FormatNumber(f float64) string {
-	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+	a := math.Abs(f)
+	if a == 0 || (a >= 1e-6 && a < 1e21) {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	// JavaScript's exponent form: "1e+21", "1.5e-7" (no zero padding).
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	sign, digits := exp[:1], strings.TrimLeft(exp[1:], "0")
+	return mant + "e" + sign + digits
 }
 
 // DecodeValue parses JSON produced by EncodeValue (or any JSON) into a value.

@@ -1,0 +1,484 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// recorder wraps a Saver and remembers every put and the last writes of
+// every root-namespace task, in order: the trace is made from them.
+type recorder struct {
+	engine.Saver
+	mu         sync.Mutex
+	puts       []put
+	ordinal    map[string]int
+	taskWrites map[string][]engine.Write
+}
+
+type put struct {
+	cfg      engine.Config
+	cp       *engine.Checkpoint
+	md       engine.Metadata
+	parentID string
+}
+
+func (r *recorder) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata, nv map[string]engine.Version) (engine.Config, error) {
+	out, err := r.Saver.Put(ctx, cfg, cp, md, nv)
+	if err != nil {
+		return out, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cfg.CheckpointNS == "" {
+		if _, ok := r.ordinal[cp.ID]; !ok {
+			r.ordinal[cp.ID] = len(r.ordinal)
+		}
+	}
+	r.puts = append(r.puts, put{cfg: out, cp: cp.Clone(), md: md, parentID: cfg.CheckpointID})
+	return out, nil
+}
+
+func (r *recorder) PutWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) error {
+	if err := r.Saver.PutWrites(ctx, cfg, taskID, writes); err != nil {
+		return err
+	}
+	if cfg.CheckpointNS == "" {
+		r.mu.Lock()
+		r.taskWrites[taskID] = slices.Clone(writes)
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// Runner runs a scenario's ops on one compiled graph and records the trace.
+type Runner struct {
+	file    *File
+	graph   *engine.Graph
+	count   *Counters
+	rec     *recorder
+	emitted int
+	fork    *engine.Config
+	summary bool
+}
+
+// RunOptions configure Trace.
+type RunOptions struct {
+	// Saver stores the checkpoints (default: a new MemorySaver).
+	Saver engine.Saver
+	// Summary writes the short per-op form used for the perf workloads.
+	Summary bool
+	// IDs makes checkpoint ids (default: a counter, for identical traces).
+	IDs engine.IDSource
+}
+
+// Trace runs every op of f and returns its trace (TRACE-FORMAT.md) as plain
+// JSON data. Errors of ops are part of the trace; the error returned is only
+// for a scenario that cannot run at all.
+func Trace(ctx context.Context, f *File, opt RunOptions) (map[string]any, error) {
+	if opt.Saver == nil {
+		opt.Saver = engine.NewMemorySaver()
+	}
+	if opt.IDs == nil {
+		opt.IDs = &engine.CounterIDs{}
+	}
+	rec := &recorder{Saver: opt.Saver, ordinal: map[string]int{}, taskWrites: map[string][]engine.Write{}}
+	trace := map[string]any{"trace_version": float64(TraceVersion), "scenario": f.Name}
+	g, c, err := Build(f, engine.WithSaver(rec), engine.WithIDs(opt.IDs))
+	if err != nil {
+		var ce engine.CompileErrors
+		if !errors.As(err, &ce) {
+			return nil, err
+		}
+		kind := "Error:Error"
+		for _, e := range ce {
+			if e.Kind == "UnreachableNodeError" {
+				kind = "UnreachableNodeError"
+			}
+		}
+		trace["compile_error"] = kind
+		trace["ops"] = []any{}
+		return trace, nil
+	}
+	r := &Runner{file: f, graph: g, count: c, rec: rec, summary: opt.Summary}
+	if opt.Summary {
+		trace["summary"] = true
+	}
+	ops := make([]any, 0, len(f.Ops))
+	for _, op := range f.Ops {
+		ops = append(ops, r.runOp(ctx, op))
+	}
+	trace["ops"] = ops
+	return trace, nil
+}
+
+func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
+	r.count.TakeEntries()
+	rec := map[string]any{"op": float64(op.Index), "kind": op.Kind, "thread": op.Thread}
+	switch op.Kind {
+	case OpInvoke, OpResume:
+		r.invoke(ctx, op, rec)
+	case OpGetState:
+		snap, err := r.graph.GetState(ctx, engine.Config{ThreadID: op.Thread})
+		if err != nil {
+			rec["result"] = errorResult(err)
+		} else {
+			rec["state"] = r.snapshotRecord(snap)
+		}
+	case OpHistory:
+		hist, err := r.graph.History(ctx, engine.Config{ThreadID: op.Thread}, engine.ListOptions{})
+		if err != nil {
+			rec["result"] = errorResult(err)
+		} else {
+			list := make([]any, len(hist))
+			for i, s := range hist {
+				list[i] = r.snapshotRecord(s)
+			}
+			rec["history"] = list
+		}
+	case OpUpdateState:
+		cfg := engine.Config{ThreadID: op.Thread}
+		var err error
+		if op.AtStep != nil {
+			cfg, err = r.checkpointAtStep(op.Thread, *op.AtStep)
+		}
+		if err == nil {
+			var out engine.Config
+			out, err = r.graph.UpdateState(ctx, cfg, op.Values, op.AsNode)
+			if err == nil {
+				r.fork = &out
+				rec["result"] = map[string]any{"status": "done", "checkpoint": r.ordinalOf(out.CheckpointID)}
+			}
+		}
+		if err != nil {
+			rec["result"] = errorResult(err)
+		}
+		r.addCheckpoints(ctx, rec)
+	}
+	entries := map[string]any{}
+	for k, v := range r.count.TakeEntries() {
+		entries[k] = float64(v)
+	}
+	rec["entries"] = entries
+	if r.summary {
+		return summarize(rec)
+	}
+	return rec
+}
+
+func errorResult(err error) map[string]any {
+	return map[string]any{"status": "error", "error": ErrorKind(err)}
+}
+
+// stepTask is one task of the trace's steps, filled from stream events.
+type stepTask struct {
+	name       string
+	input      any
+	push       bool
+	triggers   []string
+	hasResult  bool
+	writes     map[string]any
+	interrupts []engine.Interruption
+}
+
+func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
+	opts := []engine.RunOption{engine.OnThread(op.Thread)}
+	if op.RecursionLimit > 0 {
+		opts = append(opts, engine.WithRecursionLimit(op.RecursionLimit))
+	}
+	var runErr error
+	switch {
+	case op.From == "fork":
+		if r.fork == nil {
+			runErr = errors.New("no update_state result to continue from")
+		} else {
+			opts = append(opts, engine.FromCheckpoint(r.fork.CheckpointID))
+		}
+	case op.AtStep != nil:
+		cfg, err := r.checkpointAtStep(op.Thread, *op.AtStep)
+		runErr = err
+		opts = append(opts, engine.FromCheckpoint(cfg.CheckpointID))
+	}
+	var input any
+	switch {
+	case op.Kind == OpResume && op.ByNode != nil:
+		m, err := r.resumeByNode(ctx, op)
+		if err != nil {
+			runErr = err
+		}
+		input = engine.Command{Resume: m}
+	case op.Kind == OpResume:
+		input = engine.Command{Resume: op.Value}
+	default:
+		input = op.Input
+	}
+
+	var mu sync.Mutex
+	steps := map[int]map[string]*stepTask{}
+	order := map[int][]string{}
+	opts = append(opts, engine.WithEvents(func(e engine.Event) {
+		if e.Kind != engine.EventTask && e.Kind != engine.EventTaskResult {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		m := steps[e.Step]
+		if m == nil {
+			m = map[string]*stepTask{}
+			steps[e.Step] = m
+		}
+		t := m[e.TaskID]
+		if t == nil {
+			t = &stepTask{name: e.Node}
+			m[e.TaskID] = t
+			order[e.Step] = append(order[e.Step], e.TaskID)
+		}
+		if e.Kind == engine.EventTask {
+			t.push, t.input, t.triggers = e.IsPush, e.Input, e.Triggers
+			return
+		}
+		t.hasResult, t.writes, t.interrupts = true, e.Update, e.Interrupts
+	}))
+	var res *engine.Result
+	if runErr == nil {
+		res, runErr = r.graph.Invoke(ctx, input, opts...)
+	}
+
+	stepNums := make([]int, 0, len(steps))
+	for s := range steps {
+		stepNums = append(stepNums, s)
+	}
+	sort.Ints(stepNums)
+	stepRecs := make([]any, 0, len(stepNums))
+	for _, s := range stepNums {
+		var tasks []any
+		for _, id := range order[s] {
+			t := steps[s][id]
+			tr := map[string]any{"name": t.name}
+			if t.push {
+				tr["input"] = plain(t.input)
+			}
+			if t.hasResult {
+				tr["writes"] = plain(t.writes)
+				if len(t.interrupts) > 0 {
+					tr["interrupts"] = plain(t.interrupts)
+				}
+			} else {
+				tr["reused"] = true
+			}
+			strict := map[string]any{"triggers": stringsToAny(t.triggers)}
+			r.rec.mu.Lock()
+			if w, ok := r.rec.taskWrites[id]; ok {
+				list := []any{}
+				for _, wr := range w {
+					switch wr.Channel {
+					case engine.InterruptChannel, engine.ErrorChannel, engine.ResumeChannel, "__error_source_node__":
+						continue
+					}
+					list = append(list, []any{wr.Channel, plain(wr.Value)})
+				}
+				strict["writes"] = list
+			}
+			r.rec.mu.Unlock()
+			tr["strict"] = strict
+			tasks = append(tasks, tr)
+		}
+		stepRecs = append(stepRecs, map[string]any{"step": float64(s), "tasks": sortRecords(tasks)})
+	}
+	rec["steps"] = stepRecs
+	r.addCheckpoints(ctx, rec)
+	switch {
+	case runErr != nil:
+		rec["result"] = errorResult(runErr)
+	case res.Status == engine.StatusInterrupted:
+		ints := []any{}
+		for _, in := range res.Interrupts {
+			ints = append(ints, map[string]any{"node": in.Node, "value": plain(in.Value)})
+		}
+		rec["result"] = map[string]any{"status": "interrupted", "values": plain(res.Values), "interrupts": sortRecords(ints)}
+	default:
+		rec["result"] = map[string]any{"status": "done", "values": plain(res.Values)}
+	}
+}
+
+func (r *Runner) resumeByNode(ctx context.Context, op Op) (engine.ResumeMap, error) {
+	snap, err := r.graph.GetState(ctx, engine.Config{ThreadID: op.Thread})
+	if err != nil {
+		return nil, err
+	}
+	m := engine.ResumeMap{}
+	for _, kv := range op.ByNode {
+		var ids []string
+		for _, t := range snap.Tasks {
+			if t.Name == kv.Key {
+				for _, in := range t.Interrupts {
+					ids = append(ids, in.ID)
+				}
+			}
+		}
+		if len(ids) != 1 {
+			return nil, fmt.Errorf("by_node: node %q has %d pending interrupts", kv.Key, len(ids))
+		}
+		m[ids[0]] = kv.Value
+	}
+	return m, nil
+}
+
+// checkpointAtStep is the newest root checkpoint of thread with that step.
+func (r *Runner) checkpointAtStep(thread string, step int) (engine.Config, error) {
+	r.rec.mu.Lock()
+	defer r.rec.mu.Unlock()
+	for i := len(r.rec.puts) - 1; i >= 0; i-- {
+		p := r.rec.puts[i]
+		if p.cfg.ThreadID == thread && p.cfg.CheckpointNS == "" && p.md.Step == step {
+			return p.cfg, nil
+		}
+	}
+	return engine.Config{}, fmt.Errorf("no checkpoint at step %d on thread %q", step, thread)
+}
+
+func (r *Runner) ordinalOf(id string) any {
+	r.rec.mu.Lock()
+	defer r.rec.mu.Unlock()
+	if n, ok := r.rec.ordinal[id]; ok {
+		return float64(n)
+	}
+	return nil
+}
+
+// addCheckpoints records the checkpoints written since the last op.
+func (r *Runner) addCheckpoints(ctx context.Context, rec map[string]any) {
+	r.rec.mu.Lock()
+	puts := slices.Clone(r.rec.puts[r.emitted:])
+	r.emitted = len(r.rec.puts)
+	r.rec.mu.Unlock()
+	out := []any{}
+	var sub []any
+	for _, p := range puts {
+		if p.cfg.CheckpointNS != "" {
+			sub = append(sub, map[string]any{
+				"ns":               stripTaskIDs(p.cfg.CheckpointNS),
+				"step":             float64(p.md.Step),
+				"source":           p.md.Source,
+				"channel_values":   plain(p.cp.ChannelValues),
+				"channel_versions": versionsJSON(p.cp.ChannelVersions),
+			})
+			continue
+		}
+		out = append(out, r.checkpointRecord(ctx, p))
+	}
+	rec["checkpoints"] = out
+	if len(sub) > 0 {
+		rec["strict"] = map[string]any{"subgraph_checkpoints": sub}
+	}
+}
+
+func stripTaskIDs(ns string) string {
+	parts := strings.Split(ns, "|")
+	for i, p := range parts {
+		parts[i], _, _ = strings.Cut(p, ":")
+	}
+	return strings.Join(parts, "|")
+}
+
+func versionsJSON(m map[string]engine.Version) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = float64(v)
+	}
+	return out
+}
+
+func (r *Runner) checkpointRecord(ctx context.Context, p put) map[string]any {
+	values, internal := map[string]any{}, map[string]any{}
+	for k, v := range p.cp.ChannelValues {
+		if r.graph.IsStateKey(k) {
+			values[k] = plain(v)
+		} else {
+			internal[k] = plain(v)
+		}
+	}
+	next := []any{}
+	if snap, err := r.graph.GetState(ctx, p.cfg); err == nil {
+		next = stringsToAny(snap.Next)
+	}
+	seen := map[string]any{}
+	for n, m := range p.cp.VersionsSeen {
+		seen[n] = versionsJSON(m)
+	}
+	return map[string]any{
+		"id":     r.ordinalOf(p.cp.ID),
+		"parent": r.ordinalOf(p.parentID),
+		"thread": p.cfg.ThreadID,
+		"step":   float64(p.md.Step),
+		"source": p.md.Source,
+		"values": values,
+		"next":   next,
+		"strict": map[string]any{
+			"channel_versions": versionsJSON(p.cp.ChannelVersions),
+			"versions_seen":    seen,
+			"internal_values":  internal,
+		},
+	}
+}
+
+func (r *Runner) snapshotRecord(s *engine.StateSnapshot) map[string]any {
+	tasks := []any{}
+	for _, t := range s.Tasks {
+		tr := map[string]any{"name": t.Name, "interrupts": plain(interruptValues(t.Interrupts))}
+		if t.Result != nil {
+			tr["result"] = plain(t.Result)
+		}
+		if t.Error != "" {
+			tr["error"] = true
+		}
+		tasks = append(tasks, tr)
+	}
+	return map[string]any{
+		"checkpoint": r.ordinalOf(s.Config.CheckpointID),
+		"parent":     r.ordinalOf(s.ParentID),
+		"step":       float64(s.Metadata.Step),
+		"source":     s.Metadata.Source,
+		"values":     plain(s.Values),
+		"next":       stringsToAny(s.Next),
+		"tasks":      sortRecords(tasks),
+	}
+}
+
+func interruptValues(ins []engine.Interruption) []any {
+	out := make([]any, len(ins))
+	for i, in := range ins {
+		out[i] = in.Value
+	}
+	return out
+}
+
+// summarize keeps the short per-op form of perf traces.
+func summarize(rec map[string]any) map[string]any {
+	out := map[string]any{"op": rec["op"], "kind": rec["kind"], "thread": rec["thread"], "entries": rec["entries"]}
+	if v, ok := rec["result"]; ok {
+		out["result"] = v
+	}
+	if steps, ok := rec["steps"].([]any); ok {
+		n := 0
+		for _, s := range steps {
+			n += len(s.(map[string]any)["tasks"].([]any))
+		}
+		out["n_steps"] = float64(len(steps))
+		out["n_tasks"] = float64(n)
+	}
+	if cps, ok := rec["checkpoints"].([]any); ok {
+		out["n_checkpoints"] = float64(len(cps))
+		if len(cps) > 0 {
+			last := cps[len(cps)-1].(map[string]any)
+			out["last_checkpoint"] = map[string]any{"step": last["step"], "source": last["source"], "next": last["next"]}
+		}
+	}
+	return out
+}
