@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// GraphInfo describes a compiled graph for display: its nodes, edges and
+// channels, in declaration order.
+type GraphInfo struct {
+	Name     string
+	Nodes    []NodeInfo
+	Edges    []EdgeInfo
+	Channels []ChannelInfo
+	// InterruptBefore and InterruptAfter are the compiled breakpoints.
+	InterruptBefore, InterruptAfter []string
+}
+
+// NodeInfo describes one node.
+type NodeInfo struct {
+	Name        string
+	Triggers    []string
+	Subgraph    bool
+	Retry       *RetryPolicy
+	Ends        []string // Command goto destinations, if declared
+	Description string
+}
+
+// ChannelInfo describes one channel.
+type ChannelInfo struct {
+	Name     string
+	Kind     string
+	Reducer  string
+	Internal bool
+}
+
+// Describe returns the graph's structure. The caller owns the result.
+func (g *Graph) Describe() GraphInfo {
+	info := GraphInfo{
+		Name:            g.name,
+		Edges:           slices.Clone(g.edges),
+		InterruptBefore: slices.Clone(g.interrupts.before),
+		InterruptAfter:  slices.Clone(g.interrupts.after),
+	}
+	for _, name := range g.nodeOrder[1:] {
+		n := g.nodes[name]
+		info.Nodes = append(info.Nodes, NodeInfo{
+			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.subgraph != nil,
+			Retry: n.retry, Ends: slices.Clone(n.ends), Description: n.desc,
+		})
+	}
+	for _, c := range g.channelOrder {
+		ci := g.channelSpec[c]
+		ch := ChannelInfo{Name: c, Kind: ci.kind, Internal: ci.internal}
+		if ci.key != nil {
+			ch.Reducer = ci.key.ReducerName
+		}
+		info.Channels = append(info.Channels, ch)
+	}
+	return info
+}
+
+// Subgraph returns the compiled graph run by node, or nil.
+func (g *Graph) Subgraph(node string) *Graph {
+	if n := g.nodes[node]; n != nil {
+		return n.subgraph
+	}
+	return nil
+}
+
+// Mermaid renders the graph as a Mermaid flowchart: solid arrows for edges,
+// dotted ones for conditional edges and Command destinations, and a join
+// point for multi-source edges.
+func (g *Graph) Mermaid() string {
+	var b strings.Builder
+	b.WriteString("graph TD;\n")
+	id := func(n string) string {
+		switch n {
+		case Start:
+			return "__start__([<p>__start__</p>]):::first"
+		case End:
+			return "__end__([<p>__end__</p>]):::last"
+		}
+		return n + "(" + n + ")"
+	}
+	ref := func(n string) string { return n }
+	b.WriteString("\t" + id(Start) + "\n")
+	for _, n := range g.nodeOrder[1:] {
+		b.WriteString("\t" + id(n) + "\n")
+	}
+	b.WriteString("\t" + id(End) + "\n")
+	for i, e := range g.edges {
+		switch {
+		case e.Join:
+			j := fmt.Sprintf("join%d", i)
+			fmt.Fprintf(&b, "\t%s(( ))\n", j)
+			for _, f := range e.From {
+				fmt.Fprintf(&b, "\t%s --> %s;\n", ref(f), j)
+			}
+			fmt.Fprintf(&b, "\t%s --> %s;\n", j, ref(e.To))
+		case e.Conditional:
+			if e.To == "*" {
+				fmt.Fprintf(&b, "\t%s -.->|any| %s;\n", ref(e.From[0]), ref(End))
+				continue
+			}
+			fmt.Fprintf(&b, "\t%s -.-> %s;\n", ref(e.From[0]), ref(e.To))
+		default:
+			fmt.Fprintf(&b, "\t%s --> %s;\n", ref(e.From[0]), ref(e.To))
+		}
+	}
+	for _, name := range g.nodeOrder[1:] {
+		for _, t := range g.nodes[name].ends {
+			fmt.Fprintf(&b, "\t%s -.->|goto| %s;\n", name, t)
+		}
+	}
+	b.WriteString("\tclassDef default fill:#f2f0ff,line-height:1.2;\n\tclassDef first fill-opacity:0;\n\tclassDef last fill:#bfb6fc;\n")
+	return b.String()
+}
