@@ -370,3 +370,21 @@ func Normalize(v any) any {
 		return v
 	}
 }
+
+// Pairs builds an ordered Update from alternating keys and values:
+// Pairs("total", 2, "visited", []any{"a"}). It panics on an odd count or a
+// non-string key, a programming error in the calling node.
+func Pairs(keyValues ...any) Update {
+	if len(keyValues)%2 != 0 {
+		panic("engine.Pairs: odd number of arguments")
+	}
+	out := make(Update, 0, len(keyValues)/2)
+	for i := 0; i < len(keyValues); i += 2 {
+		k, ok := keyValues[i].(string)
+		if !ok {
+			panic(fmt.Sprintf("engine.Pairs: key %d is %T, not a string", i/2, keyValues[i]))
+		}
+		out = append(out, KV{Key: k, Value: keyValues[i+1]})
+	}
+	return out
+}

@@ -1,0 +1,35 @@
+# superstep — build, test and benchmark.
+GO ?= go
+PKGS := ./...
+
+.PHONY: all build test run bench fuzz conformance fmt vet
+
+all: build
+
+build:
+	$(GO) build -o bin/superstep .
+
+## test: formatting, vet, and the whole suite with the race detector.
+test:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 $(PKGS)
+
+## run: the debugger on the default built-in graph and database.
+run:
+	$(GO) run .
+
+## bench: engine, store and workload benchmarks with allocations.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## fuzz: longer fuzzing of the decoders and loaders (not part of make test).
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./graphs/scenario/
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+vet:
+	$(GO) vet $(PKGS)
