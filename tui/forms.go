@@ -1,0 +1,244 @@
+package tui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// parseAnswer reads what a person typed as an interrupt answer: JSON when
+// it parses, otherwise the text itself as a string. Text that is plainly
+// meant as JSON (it starts with { or [) but does not parse is an error,
+// not a string: sending it would answer with garbage.
+func parseAnswer(s string) (any, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return nil, errors.New("type an answer: JSON, or plain text taken as a string")
+	}
+	var v any
+	if err := json.Unmarshal([]byte(t), &v); err != nil {
+		if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") || strings.HasPrefix(t, `"`) {
+			return nil, fmt.Errorf("invalid JSON: %v", err)
+		}
+		return t, nil
+	}
+	return engine.FromJSON(v), nil
+}
+
+// parseState reads a JSON object of state keys (fork and new-thread forms).
+func parseState(s string) (map[string]any, error) {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, fmt.Errorf("invalid JSON object: %v", err)
+	}
+	if v == nil {
+		return nil, errors.New("expected a JSON object of state keys")
+	}
+	m, _ := engine.FromJSON(v).(map[string]any)
+	return m, nil
+}
+
+func toJSON(v any) string {
+	b, err := json.MarshalIndent(jsonable(v), "", "  ")
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+// answerForm is the inline interrupt answer box.
+type answerForm struct {
+	ints    []engine.PendingInterrupt
+	sel     int
+	input   textinput.Model
+	err     string
+	payload inspector
+}
+
+func newAnswerForm(ints []engine.PendingInterrupt, suggestion string) answerForm {
+	ti := textinput.New()
+	ti.Prompt = "answer › "
+	ti.Placeholder = suggestion
+	ti.Cursor.SetMode(cursor.CursorStatic)
+	ti.Focus()
+	f := answerForm{ints: ints, input: ti}
+	f.pick(0)
+	return f
+}
+
+func (f *answerForm) pick(i int) {
+	if len(f.ints) == 0 {
+		return
+	}
+	f.sel = (i + len(f.ints)) % len(f.ints)
+	in := f.ints[f.sel]
+	f.payload = newInspector(in.Node+" asks", in.Value)
+}
+
+// answer builds the resume value: the bare value for a single interrupt, a
+// ResumeMap keyed by interrupt id when several wait.
+func (f answerForm) answer() (any, error) {
+	v, err := parseAnswer(f.input.Value())
+	if err != nil {
+		return nil, err
+	}
+	if len(f.ints) > 1 {
+		return engine.ResumeMap{f.ints[f.sel].ID: v}, nil
+	}
+	return v, nil
+}
+
+func (f answerForm) View(st Styles, w, h int) string {
+	var head []string
+	if len(f.ints) > 1 {
+		for i, in := range f.ints {
+			mark := "  "
+			if i == f.sel {
+				mark = "› "
+			}
+			line := fmt.Sprintf("%s%s  %s", mark, in.Node, shortID(in.ID))
+			if i == f.sel {
+				line = st.Key.Render(line)
+			}
+			head = append(head, line)
+		}
+		head = append(head, st.Dim.Render("↑↓ pick which interrupt to answer"))
+	}
+	if len(f.ints) > 0 {
+		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (interrupt %s):", f.ints[f.sel].Node, shortID(f.ints[f.sel].ID))))
+	}
+	tail := []string{f.input.View()}
+	if f.err != "" {
+		tail = append(tail, st.Error.Render("✗ "+f.err))
+	} else {
+		tail = append(tail, st.Dim.Render("enter resume · esc close (r reopens) · JSON or plain text"))
+	}
+	ph := max(1, h-len(head)-len(tail))
+	f.payload.prepare(ph)
+	body := f.payload.View(st, w, ph+1)
+	// Drop the inspector's own status line: the box has its own hints.
+	if i := strings.LastIndex(body, "\n"); i >= 0 {
+		body = body[:i]
+	}
+	return strings.Join(append(append(head, body), tail...), "\n")
+}
+
+// forkForm edits a checkpoint's state as JSON and writes it as a new
+// checkpoint with UpdateState.
+type forkForm struct {
+	cpID  string
+	area  textarea.Model
+	nodes []string // "" (let the engine infer), the nodes, __input__
+	as    int
+	err   string
+}
+
+func newForkForm(cpID string, values map[string]any, info engine.GraphInfo) forkForm {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	ta.CharLimit = 0
+	ta.SetValue(toJSON(values))
+	ta.Focus()
+	nodes := []string{""}
+	for _, n := range info.Nodes {
+		nodes = append(nodes, n.Name)
+	}
+	nodes = append(nodes, engine.AsInput)
+	return forkForm{cpID: cpID, area: ta, nodes: nodes}
+}
+
+func (f forkForm) asNode() string { return f.nodes[f.as] }
+
+func (f forkForm) View(st Styles, w, h int) string {
+	as := f.asNode()
+	if as == "" {
+		as = "(inferred by the engine)"
+	}
+	head := []string{
+		st.Label.Render("Fork checkpoint " + shortID(f.cpID) + ": edit the state, then ctrl+s"),
+		"as node: " + st.Key.Render(as) + st.Dim.Render("  (ctrl+n to change)"),
+	}
+	tail := st.Dim.Render("ctrl+s write fork · esc cancel")
+	if f.err != "" {
+		tail = st.Error.Render("✗ " + f.err)
+	}
+	return strings.Join(append(head, f.area.View(), tail), "\n")
+}
+
+// threadsPane lists the database's threads and starts new ones.
+type threadsPane struct {
+	list     []ThreadSummary
+	nav      listNav
+	err      string
+	creating bool
+	area     textarea.Model
+	newErr   string
+	current  string
+}
+
+func newThreadsPane(input map[string]any, current string) threadsPane {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	ta.CharLimit = 0
+	if input == nil {
+		input = map[string]any{}
+	}
+	ta.SetValue(toJSON(input))
+	return threadsPane{area: ta, current: current}
+}
+
+func (p threadsPane) selected() (ThreadSummary, bool) {
+	if p.nav.cur < len(p.list) && len(p.list) > 0 {
+		return p.list[p.nav.cur], true
+	}
+	return ThreadSummary{}, false
+}
+
+func (p threadsPane) View(st Styles, w, h int) string {
+	if p.creating {
+		tail := st.Dim.Render("ctrl+s start the thread · esc cancel")
+		if p.newErr != "" {
+			tail = st.Error.Render("✗ " + p.newErr)
+		}
+		return st.Label.Render("New thread: input (JSON object of state keys)") + "\n" + p.area.View() + "\n" + tail
+	}
+	var out []string
+	if p.err != "" {
+		out = append(out, st.Dim.Render(p.err))
+	}
+	from, to := p.nav.window(h-len(out)-1, len(p.list))
+	for i := from; i < to; i++ {
+		t := p.list[i]
+		line := t.ID
+		if t.Source != "" {
+			line = fmt.Sprintf("%-24s step %-3d %-6s", t.ID, t.Step, t.Source)
+		}
+		if !t.Updated.IsZero() {
+			line += " " + t.Updated.Format("2006-01-02 15:04:05")
+		}
+		if t.ID == p.current {
+			line += " ← open"
+		}
+		if i == p.nav.cur {
+			line = st.Cursor.Render(pad(line, w))
+		}
+		out = append(out, line)
+	}
+	if len(p.list) == 0 && p.err == "" {
+		out = append(out, st.Dim.Render("no threads yet"))
+	}
+	for len(out) < h-1 {
+		out = append(out, "")
+	}
+	out = append(out, st.Dim.Render("enter open · n new thread · esc back"))
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,229 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/formatters"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// chromaKit is the lexer, style and formatters, built once: building a
+// lexer compiles its regular expressions, far too slow to do per frame.
+type chromaKit struct {
+	lexer chroma.Lexer
+	style *chroma.Style
+	mu    sync.Mutex
+	fmts  map[termenv.Profile]chroma.Formatter
+}
+
+var kit = sync.OnceValue(func() *chromaKit {
+	l := lexers.Get("json")
+	if l == nil {
+		l = lexers.Fallback
+	}
+	st := styles.Get("monokai")
+	if st == nil {
+		st = styles.Fallback
+	}
+	return &chromaKit{lexer: chroma.Coalesce(l), style: st, fmts: map[termenv.Profile]chroma.Formatter{}}
+})
+
+// formatter picks the chroma formatter for the color profile lipgloss
+// renders with, or nil for no color (Ascii: tests and dumb terminals).
+func (k *chromaKit) formatter() chroma.Formatter {
+	p := lipgloss.ColorProfile()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if f, ok := k.fmts[p]; ok {
+		return f
+	}
+	var f chroma.Formatter
+	switch p {
+	case termenv.TrueColor:
+		f = formatters.Get("terminal16m")
+	case termenv.ANSI256:
+		f = formatters.Get("terminal256")
+	case termenv.ANSI:
+		f = formatters.Get("terminal8")
+	}
+	k.fmts[p] = f
+	return f
+}
+
+// highlightJSONLine colors one line of indented JSON. Indented JSON has no
+// token spanning lines (strings cannot hold raw newlines), so lines can be
+// colored alone — which lets a viewer color only what is on screen.
+func highlightJSONLine(line string) string {
+	k := kit()
+	f := k.formatter()
+	if f == nil || strings.TrimSpace(line) == "" {
+		return line
+	}
+	it, err := k.lexer.Tokenise(nil, line)
+	if err != nil {
+		return line
+	}
+	var b bytes.Buffer
+	if err := f.Format(&b, k.style, it); err != nil {
+		return line
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// prettyLines renders v for the inspector: indented JSON, or the text
+// itself for a string with line breaks (a report reads better as text).
+// isJSON tells whether the lines should be highlighted.
+func prettyLines(v any) (lines []string, isJSON bool) {
+	if s, ok := v.(string); ok && strings.Contains(s, "\n") {
+		return strings.Split(s, "\n"), false
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(jsonable(v)); err != nil {
+		return strings.Split(fmt.Sprintf("%#v", v), "\n"), false
+	}
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n"), true
+}
+
+// jsonable maps engine values that encoding/json would render poorly.
+func jsonable(v any) any {
+	switch x := v.(type) {
+	case engine.Send:
+		return map[string]any{"send": x.Node, "arg": jsonable(x.Arg)}
+	case []engine.Send:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = jsonable(s)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonable(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonable(e)
+		}
+		return out
+	case error:
+		return x.Error()
+	}
+	return v
+}
+
+// preview renders v on one line in about max cells. It stops walking once
+// the budget is spent, so a megabyte value costs no more than a small one.
+func preview(v any, max int) string {
+	var b strings.Builder
+	p := previewer{b: &b, left: max}
+	p.value(v)
+	s := b.String()
+	if p.left < 0 {
+		s += "…"
+	}
+	return s
+}
+
+type previewer struct {
+	b    *strings.Builder
+	left int
+}
+
+func (p *previewer) write(s string) bool {
+	if p.left < 0 {
+		return false
+	}
+	if len(s) > p.left+1 {
+		s = s[:p.left+1]
+	}
+	p.b.WriteString(s)
+	p.left -= len(s)
+	return p.left >= 0
+}
+
+func (p *previewer) value(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return p.write("null")
+	case string:
+		if len(x) > p.left+2 {
+			x = x[:p.left+2]
+		}
+		q := strconv.Quote(x)
+		return p.write(q)
+	case bool:
+		return p.write(strconv.FormatBool(x))
+	case float64:
+		return p.write(engine.FormatNumber(x))
+	case int:
+		return p.write(strconv.Itoa(x))
+	case int64:
+		return p.write(strconv.FormatInt(x, 10))
+	case engine.Send:
+		if !p.write("Send(" + x.Node + ", ") {
+			return false
+		}
+		if !p.value(x.Arg) {
+			return false
+		}
+		return p.write(")")
+	case []any:
+		if !p.write("[") {
+			return false
+		}
+		for i, e := range x {
+			if i > 0 && !p.write(", ") {
+				return false
+			}
+			if !p.value(e) {
+				return false
+			}
+		}
+		return p.write("]")
+	case []engine.Send:
+		as := make([]any, len(x))
+		for i := range x {
+			as[i] = x[i]
+		}
+		return p.value(as)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if !p.write("{") {
+			return false
+		}
+		for i, k := range keys {
+			if i > 0 && !p.write(", ") {
+				return false
+			}
+			if !p.write(k + ": ") {
+				return false
+			}
+			if !p.value(x[k]) {
+				return false
+			}
+		}
+		return p.write("}")
+	}
+	return p.write(fmt.Sprint(v))
+}

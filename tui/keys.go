@@ -1,0 +1,81 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// KeyMap is every key of the debugger, grouped for the help overlay. The
+// model enables only the keys that apply to what is on screen, so the help
+// never offers a key that does nothing.
+type KeyMap struct {
+	// Running the graph.
+	Next, Superstep, Continue, Answer, Break, BreakAfter key.Binding
+	// Checkpoints and threads.
+	Tree, Fork, Parent, Threads, NewThread key.Binding
+	// Moving around.
+	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Filter, Internal key.Binding
+	// Forms and overlays.
+	Submit, AsNode, Back, Help, Quit, ForceQuit, Yes key.Binding
+}
+
+// DefaultKeyMap returns the debugger's keys.
+func DefaultKeyMap() KeyMap {
+	k := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Next:       k([]string{"n"}, "n", "next phase"),
+		Superstep:  k([]string{"s"}, "s", "finish superstep"),
+		Continue:   k([]string{"c"}, "c", "continue"),
+		Answer:     k([]string{"r"}, "r", "answer interrupt"),
+		Break:      k([]string{"b"}, "b", "break before node"),
+		BreakAfter: k([]string{"B"}, "B", "break after node"),
+
+		Tree:      k([]string{"t"}, "t", "checkpoint tree"),
+		Fork:      k([]string{"f"}, "f", "fork checkpoint"),
+		Parent:    k([]string{"p"}, "p", "parent checkpoint"),
+		Threads:   k([]string{"T"}, "T", "threads"),
+		NewThread: k([]string{"n"}, "n", "new thread"),
+
+		NextPane: k([]string{"tab"}, "tab", "next pane"),
+		PrevPane: k([]string{"shift+tab"}, "⇧tab", "previous pane"),
+		Up:       k([]string{"up", "k"}, "↑/k", "up"),
+		Down:     k([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:   k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown: k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+		Open:     k([]string{"enter"}, "enter", "open"),
+		Filter:   k([]string{"/"}, "/", "filter channels"),
+		Internal: k([]string{"i"}, "i", "internal channels"),
+
+		Submit:    k([]string{"ctrl+s"}, "ctrl+s", "submit"),
+		AsNode:    k([]string{"ctrl+n"}, "ctrl+n", "as node"),
+		Back:      k([]string{"esc"}, "esc", "back"),
+		Help:      k([]string{"?"}, "?", "help"),
+		Quit:      k([]string{"q"}, "q", "quit"),
+		ForceQuit: k([]string{"ctrl+c"}, "ctrl+c", "quit now"),
+		Yes:       k([]string{"y"}, "y", "yes"),
+	}
+}
+
+// ShortHelp implements help.KeyMap: the footer line.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Answer, k.Submit, k.AsNode, k.Open, k.NewThread, k.Tree, k.Fork, k.Parent, k.Back, k.Yes, k.Help, k.Quit}
+}
+
+// FullHelp implements help.KeyMap: the ? overlay, one column per group.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Next, k.Superstep, k.Continue, k.Answer, k.Break, k.BreakAfter},
+		{k.Tree, k.Fork, k.Parent, k.Threads, k.NewThread},
+		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal},
+		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
+	}
+}
+
+// all lists every binding, for enabling and disabling them together.
+func (k *KeyMap) all() []*key.Binding {
+	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Answer, &k.Break, &k.BreakAfter,
+		&k.Tree, &k.Fork, &k.Parent, &k.Threads, &k.NewThread,
+		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal,
+		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}
+}

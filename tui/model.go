@@ -1,0 +1,1114 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// mode is what takes the keyboard: the main panes or one overlay.
+type mode int
+
+const (
+	modeMain mode = iota
+	modeInspect
+	modeAnswer
+	modeTree
+	modeFork
+	modeThreads
+	modeHelp
+	modeQuit
+)
+
+// paneID orders the main panes for tab: reading order of the 2×2 grid.
+type paneID int
+
+const (
+	paneGraph paneID = iota
+	paneChannels
+	paneSeen
+	paneTasks
+	numPanes
+)
+
+// breakpoints are the debugger's own: the session checks them between
+// phases, so they need no engine support and change without restarting.
+type breakpoints struct{ before, after map[string]bool }
+
+// opKind names the engine call a Cmd made.
+type opKind int
+
+const (
+	opInit opKind = iota
+	opOpen
+	opStart
+	opNext
+	opSuperstep
+	opResume
+	opCheckout
+	opHistory
+	opUpdate
+	opThreads
+)
+
+// opDoneMsg is the result of a session call. It carries the session back:
+// while the Cmd ran, the model had none (see Model.take).
+type opDoneMsg struct {
+	sess    session
+	op      opKind
+	view    *engine.StepView
+	hist    []*engine.StateSnapshot
+	threads []ThreadSummary
+	err     error
+}
+
+// Model is the debugger's single tea.Model.
+type Model struct {
+	ctx    context.Context
+	cancel context.CancelFunc // cancels the engine call in flight
+	sess   session            // nil while a Cmd owns it
+	info   engine.GraphInfo
+	opts   Options
+	thread string
+
+	keys   KeyMap
+	styles Styles
+	help   help.Model
+	spin   spinner.Model
+	// now and static make the screen deterministic in tests: a fixed clock
+	// and no animation (no spinner ticks, no cursor blink).
+	now    func() time.Time
+	static bool
+
+	width, height int
+	mode          mode
+	prevMode      mode // where an overlay returns to
+	focus         paneID
+
+	view *engine.StepView
+	ran  []engine.TaskView // the tasks of the superstep the last Update applied
+
+	busy       opKind
+	isBusy     bool
+	busySince  time.Time
+	continuing bool
+	pauseReq   bool
+
+	note string
+	err  error
+
+	bp breakpoints
+
+	graph    graphPane
+	chans    chanPane
+	seen     seenPane
+	tasks    tasksPane
+	insp     inspector
+	answer   answerForm
+	tree     treePane
+	treeChan chanPane
+	treeSeen seenPane
+	fork     forkForm
+	threads  threadsPane
+}
+
+func newModel(ctx context.Context, s session, opts Options) Model {
+	info := s.Info()
+	if opts.GraphName == "" {
+		opts.GraphName = info.Name
+	}
+	h := help.New()
+	m := Model{
+		ctx: ctx, sess: s, info: info, opts: opts, thread: opts.Thread,
+		keys: DefaultKeyMap(), styles: DefaultStyles(), help: h,
+		spin:  spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		now:   time.Now,
+		bp:    breakpoints{before: map[string]bool{}, after: map[string]bool{}},
+		graph: newGraphPane(info), chans: newChanPane(), seen: seenPane{info: info},
+		treeChan: newChanPane(), treeSeen: seenPane{info: info},
+		width: 80, height: 24,
+	}
+	if m.thread == "" {
+		m.thread = "default"
+		if opts.Input != nil {
+			m.thread = m.now().Format("run-20060102-150405")
+		}
+	}
+	for _, n := range info.InterruptBefore {
+		m.bp.before[n] = true
+	}
+	for _, n := range info.InterruptAfter {
+		m.bp.after[n] = true
+	}
+	return m
+}
+
+// Init opens the thread (or starts it) as the first Cmd.
+func (m Model) Init() tea.Cmd {
+	thread, input := m.thread, m.opts.Input
+	return m.do(opInit, func(ctx context.Context, s session) opDoneMsg {
+		v, err := s.Open(ctx, thread)
+		if errors.Is(err, engine.ErrNoCheckpoint) {
+			if input == nil {
+				return opDoneMsg{err: fmt.Errorf("thread %q has no checkpoints yet: press T to start one", thread)}
+			}
+			v, err = s.Start(ctx, thread, input)
+			return opDoneMsg{op: opStart, view: v, err: err}
+		}
+		return opDoneMsg{view: v, err: err}
+	})
+}
+
+// take hands the session to a Cmd. The model has none until the Cmd's
+// message brings it back, so nothing can touch the Stepper meanwhile.
+func (m *Model) take() session {
+	s := m.sess
+	m.sess = nil
+	return s
+}
+
+// do builds the Cmd for one session call. Init's copy of the model is
+// thrown away by bubbletea, so the session is captured, not taken, there.
+func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.Cmd {
+	s := m.take()
+	if s == nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.cancel = cancel
+	m.isBusy, m.busy, m.busySince = true, op, m.now()
+	m.err = nil
+	run := func() tea.Msg {
+		defer cancel()
+		msg := fn(ctx, s)
+		if msg.op == 0 {
+			msg.op = op
+		}
+		msg.sess = s
+		return msg
+	}
+	if m.static {
+		return run
+	}
+	return tea.Batch(run, m.spin.Tick)
+}
+
+func (m *Model) step(op opKind) tea.Cmd {
+	return m.do(op, func(ctx context.Context, s session) opDoneMsg {
+		var v *engine.StepView
+		var err error
+		if op == opSuperstep {
+			v, err = s.Superstep(ctx)
+		} else {
+			v, err = s.Next(ctx)
+		}
+		return opDoneMsg{view: v, err: err}
+	})
+}
+
+// Update implements tea.Model.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
+	case opDoneMsg:
+		cmd = m.onDone(msg)
+	case spinner.TickMsg:
+		if m.isBusy && !m.static {
+			m.spin, cmd = m.spin.Update(msg)
+		}
+	case tea.KeyMsg:
+		cmd = m.onKey(msg)
+	}
+	m.sync()
+	return m, cmd
+}
+
+func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
+	m.sess, m.isBusy = msg.sess, false
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	if msg.err != nil && msg.view == nil {
+		m.err = msg.err
+		m.continuing = false
+		if m.mode == modeFork {
+			m.fork.err = msg.err.Error()
+		}
+		if m.mode == modeThreads && m.threads.creating {
+			m.threads.newErr = msg.err.Error()
+		}
+		if msg.op == opThreads {
+			m.mode = modeThreads
+			m.threads.list, m.threads.err = nil, msg.err.Error()
+		}
+		return nil
+	}
+	switch msg.op {
+	case opHistory:
+		cur := ""
+		if m.view != nil {
+			cur = m.view.CheckpointID
+		}
+		m.tree = newTreePane(msg.hist, cur)
+		m.refreshTreePreview()
+		m.mode = modeTree
+		return nil
+	case opThreads:
+		sel := m.threads.nav.cur
+		m.threads.list, m.threads.err = msg.threads, ""
+		m.threads.nav.cur = sel
+		m.mode = modeThreads
+		return nil
+	}
+	prev := m.view
+	m.setView(msg.view, prev)
+	m.err = msg.err
+	switch msg.op {
+	case opInit, opOpen, opStart, opCheckout, opUpdate:
+		m.mode = modeMain
+		m.note = map[opKind]string{
+			opInit: "opened thread " + m.thread, opOpen: "opened thread " + m.thread,
+			opStart:    "new run on thread " + m.thread + ": paused after the input checkpoint, n plans step 0",
+			opCheckout: "time travel: stepping goes on from checkpoint " + shortID(msg.view.CheckpointID),
+			opUpdate:   "forked: checkpoint " + shortID(msg.view.CheckpointID) + " written and current",
+		}[msg.op]
+	case opResume:
+		m.mode = modeMain
+		m.note = "answered: n steps on, c continues"
+	default:
+		m.note = ""
+	}
+	v := m.view
+	if v.Status == engine.StatusInterrupted && len(v.Interrupts) > 0 {
+		m.continuing = false
+		m.openAnswer()
+		return nil
+	}
+	if v.Status == engine.StatusInterrupted {
+		m.note = "stopped at a breakpoint compiled into the graph: n or c goes on"
+	}
+	if m.continuing {
+		if stop, why := m.shouldPause(prev, v); stop || msg.err != nil || v.Status != engine.StatusRunning || m.pauseReq {
+			m.continuing, m.pauseReq = false, false
+			if stop {
+				m.note = why
+			}
+			return nil
+		}
+		return m.step(opNext)
+	}
+	return nil
+}
+
+// shouldPause checks the debugger's breakpoints at the phase just reached:
+// before-breakpoints after a Plan, after-breakpoints after an Update.
+func (m *Model) shouldPause(prev, v *engine.StepView) (bool, string) {
+	switch v.Phase {
+	case engine.PhasePlanned:
+		for _, t := range v.Tasks {
+			if m.bp.before[t.Name] {
+				return true, "breakpoint: before " + t.Name
+			}
+		}
+	case engine.PhaseCheckpoint:
+		for _, t := range m.ran {
+			if m.bp.after[t.Name] {
+				return true, "breakpoint: after " + t.Name
+			}
+		}
+	}
+	return false, ""
+}
+
+func (m *Model) setView(v, prev *engine.StepView) {
+	if v == nil {
+		return
+	}
+	switch {
+	case v.Phase == engine.PhaseCheckpoint && prev != nil && prev.Phase != engine.PhaseCheckpoint && prev.CheckpointID != v.CheckpointID:
+		m.ran = prev.Tasks
+	case v.Phase == engine.PhaseCheckpoint:
+		m.ran = nil
+	}
+	m.view = v
+	m.thread = v.Thread
+	m.refreshPanes(false)
+}
+
+func (m *Model) refreshPanes(running bool) {
+	v := m.view
+	if v == nil {
+		return
+	}
+	m.graph.setTasks(v.Tasks, running)
+	m.chans.setChannels(v.Channels)
+	m.seen.setView(v)
+	m.tasks.setView(v, m.ran, running)
+}
+
+func (m *Model) openAnswer() {
+	suggest := `{"action":"approve"}`
+	if len(m.view.Interrupts) == 0 {
+		return
+	}
+	m.answer = newAnswerForm(m.view.Interrupts, suggest)
+	m.mode = modeAnswer
+}
+
+// runInProgress is what makes q ask first: an engine call in flight or a
+// superstep half done.
+func (m *Model) runInProgress() bool {
+	if m.isBusy {
+		return true
+	}
+	return m.view != nil && m.view.Status == engine.StatusRunning && m.view.Phase != engine.PhaseCheckpoint
+}
+
+func (m *Model) quit() tea.Cmd {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	return tea.Quit
+}
+
+func (m *Model) canStep() bool {
+	if m.sess == nil || m.view == nil {
+		return false
+	}
+	switch m.view.Status {
+	case engine.StatusRunning:
+		return true
+	case engine.StatusInterrupted:
+		return len(m.view.Interrupts) == 0
+	}
+	return false
+}
+
+func (m *Model) selectedNode() string {
+	var n string
+	switch m.focus {
+	case paneSeen:
+		n = m.seen.selectedNode()
+	case paneTasks:
+		if r, ok := m.tasks.selected(); ok {
+			n = r.node
+		}
+	}
+	if n == "" {
+		n = m.graph.selected()
+	}
+	if n == engine.Start {
+		return ""
+	}
+	return n
+}
+
+func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	if key.Matches(msg, k.ForceQuit) {
+		return m.quit()
+	}
+	switch m.mode {
+	case modeHelp:
+		m.mode = m.prevMode
+		return nil
+	case modeQuit:
+		if key.Matches(msg, k.Yes) {
+			return m.quit()
+		}
+		m.mode = m.prevMode
+		m.note = ""
+		return nil
+	case modeInspect:
+		h := m.bodyHeight() - 3
+		switch {
+		case key.Matches(msg, k.Up):
+			m.insp.scroll(-1, h)
+		case key.Matches(msg, k.Down):
+			m.insp.scroll(1, h)
+		case key.Matches(msg, k.PageUp):
+			m.insp.scroll(-h, h)
+		case key.Matches(msg, k.PageDown):
+			m.insp.scroll(h, h)
+		case msg.String() == "home" || msg.String() == "g":
+			m.insp.off = 0
+		case msg.String() == "end" || msg.String() == "G":
+			m.insp.scroll(len(m.insp.lines), h)
+		case key.Matches(msg, k.Back, k.Open):
+			m.mode = m.prevMode
+		case key.Matches(msg, k.Quit):
+			return m.askQuit()
+		case key.Matches(msg, k.Help):
+			m.prevMode, m.mode = m.mode, modeHelp
+		}
+		return nil
+	case modeAnswer:
+		return m.answerKey(msg)
+	case modeFork:
+		return m.forkKey(msg)
+	case modeThreads:
+		return m.threadsKey(msg)
+	case modeTree:
+		return m.treeKey(msg)
+	}
+	return m.mainKey(msg)
+}
+
+func (m *Model) askQuit() tea.Cmd {
+	if !m.runInProgress() {
+		return m.quit()
+	}
+	m.prevMode, m.mode = m.mode, modeQuit
+	return nil
+}
+
+func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	if m.chans.filtering {
+		switch msg.Type {
+		case tea.KeyEsc:
+			m.chans.filtering = false
+			m.chans.filter.SetValue("")
+			m.chans.filter.Blur()
+		case tea.KeyEnter, tea.KeyTab:
+			m.chans.filtering = false
+			m.chans.filter.Blur()
+		default:
+			var cmd tea.Cmd
+			m.chans.filter, cmd = m.chans.filter.Update(msg)
+			m.chans.refilter()
+			return cmd
+		}
+		m.chans.refilter()
+		return nil
+	}
+	switch {
+	case m.continuing && key.Matches(msg, k.Continue, k.Back):
+		m.pauseReq = true
+		m.note = "pausing after this phase…"
+	case key.Matches(msg, k.Quit):
+		return m.askQuit()
+	case key.Matches(msg, k.Help):
+		m.prevMode, m.mode = m.mode, modeHelp
+	case key.Matches(msg, k.Next) && m.canStep():
+		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
+		return m.step(opNext)
+	case key.Matches(msg, k.Superstep) && m.canStep():
+		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
+		return m.step(opSuperstep)
+	case key.Matches(msg, k.Continue) && m.canStep():
+		m.continuing, m.pauseReq = true, false
+		m.note = "continuing to the next breakpoint, interrupt or end (c or esc pauses)"
+		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
+		return m.step(opNext)
+	case key.Matches(msg, k.Answer) && k.Answer.Enabled():
+		m.openAnswer()
+	case key.Matches(msg, k.Tree) && m.sess != nil && m.view != nil:
+		return m.do(opHistory, func(ctx context.Context, s session) opDoneMsg {
+			h, err := s.History(ctx)
+			return opDoneMsg{hist: h, err: err}
+		})
+	case key.Matches(msg, k.Threads) && m.sess != nil:
+		return m.loadThreads()
+	case key.Matches(msg, k.Fork) && k.Fork.Enabled():
+		m.openFork(m.view.CheckpointID, m.view.Values)
+	case key.Matches(msg, k.Break, k.BreakAfter):
+		n := m.selectedNode()
+		if n == "" {
+			m.note = "select a node (graph pane) to set a breakpoint"
+			return nil
+		}
+		set, where := m.bp.before, "before"
+		if key.Matches(msg, k.BreakAfter) {
+			set, where = m.bp.after, "after"
+		}
+		set[n] = !set[n]
+		if set[n] {
+			m.note = "breakpoint set " + where + " " + n
+		} else {
+			delete(set, n)
+			m.note = "breakpoint cleared " + where + " " + n
+		}
+	case key.Matches(msg, k.NextPane):
+		m.focus = (m.focus + 1) % numPanes
+	case key.Matches(msg, k.PrevPane):
+		m.focus = (m.focus + numPanes - 1) % numPanes
+	case key.Matches(msg, k.Up):
+		m.moveFocused(-1)
+	case key.Matches(msg, k.Down):
+		m.moveFocused(1)
+	case key.Matches(msg, k.PageUp):
+		m.moveFocused(-10)
+	case key.Matches(msg, k.PageDown):
+		m.moveFocused(10)
+	case key.Matches(msg, k.Open):
+		m.openFocused()
+	case key.Matches(msg, k.Filter):
+		m.focus = paneChannels
+		m.chans.filtering = true
+		return m.chans.filter.Focus()
+	case key.Matches(msg, k.Internal):
+		m.chans.showInternal = !m.chans.showInternal
+		m.chans.refilter()
+		m.treeChan.showInternal = m.chans.showInternal
+		m.treeChan.refilter()
+	}
+	return nil
+}
+
+func (m *Model) moveFocused(d int) {
+	switch m.focus {
+	case paneGraph:
+		m.graph.nav.move(d, len(m.graph.nodes))
+	case paneChannels:
+		m.chans.nav.move(d, len(m.chans.shown))
+	case paneSeen:
+		m.seen.nav.move(d, len(m.seen.rows))
+	case paneTasks:
+		m.tasks.nav.move(d, len(m.tasks.rows))
+	}
+}
+
+func (m *Model) openFocused() {
+	switch m.focus {
+	case paneChannels:
+		cv, ok := m.chans.selected()
+		if !ok {
+			return
+		}
+		title := fmt.Sprintf("%s · %s · v%d", cv.Name, kindName(cv), cv.Version)
+		if !cv.Available {
+			title += " · not available"
+		}
+		m.insp = newInspector(title, cv.Value)
+	case paneTasks:
+		r, ok := m.tasks.selected()
+		if !ok || !r.hasValue {
+			return
+		}
+		m.insp = newInspector(r.name, r.value)
+	case paneGraph:
+		// Enter on a node shows why it runs: jump to its versions_seen row.
+		n := m.graph.selected()
+		for i, r := range m.seen.rows {
+			if r.node == n {
+				m.seen.nav.cur = i
+				m.focus = paneSeen
+				break
+			}
+		}
+		return
+	default:
+		return
+	}
+	m.prevMode, m.mode = m.mode, modeInspect
+}
+
+func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		m.mode = modeMain
+		m.note = "answer box closed: r reopens it"
+		return nil
+	case msg.Type == tea.KeyEnter:
+		v, err := m.answer.answer()
+		if err != nil {
+			m.answer.err = err.Error()
+			return nil
+		}
+		if m.sess == nil {
+			return nil
+		}
+		return m.do(opResume, func(ctx context.Context, s session) opDoneMsg {
+			view, err := s.Resume(ctx, v)
+			return opDoneMsg{view: view, err: err}
+		})
+	case msg.Type == tea.KeyUp && len(m.answer.ints) > 1:
+		m.answer.pick(m.answer.sel - 1)
+		return nil
+	case msg.Type == tea.KeyDown && len(m.answer.ints) > 1:
+		m.answer.pick(m.answer.sel + 1)
+		return nil
+	case msg.Type == tea.KeyPgUp:
+		m.answer.payload.scroll(-5, 5)
+		return nil
+	case msg.Type == tea.KeyPgDown:
+		m.answer.payload.scroll(5, 5)
+		return nil
+	}
+	var cmd tea.Cmd
+	m.answer.input, cmd = m.answer.input.Update(msg)
+	m.answer.err = ""
+	return cmd
+}
+
+func (m *Model) openFork(cpID string, values map[string]any) {
+	m.fork = newForkForm(cpID, values, m.info)
+	m.prevMode, m.mode = m.mode, modeFork
+}
+
+func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		m.mode = m.prevMode
+		return nil
+	case key.Matches(msg, k.AsNode):
+		m.fork.as = (m.fork.as + 1) % len(m.fork.nodes)
+		return nil
+	case key.Matches(msg, k.Submit):
+		vals, err := parseState(m.fork.area.Value())
+		if err != nil {
+			m.fork.err = err.Error()
+			return nil
+		}
+		id, as := m.fork.cpID, m.fork.asNode()
+		return m.do(opUpdate, func(ctx context.Context, s session) opDoneMsg {
+			v, err := s.UpdateState(ctx, id, vals, as)
+			return opDoneMsg{view: v, err: err}
+		})
+	}
+	var cmd tea.Cmd
+	m.fork.area, cmd = m.fork.area.Update(msg)
+	m.fork.err = ""
+	return cmd
+}
+
+func (m *Model) loadThreads() tea.Cmd {
+	m.threads = newThreadsPane(m.opts.Input, m.thread)
+	return m.do(opThreads, func(ctx context.Context, s session) opDoneMsg {
+		ts, err := s.Threads(ctx)
+		if errors.Is(err, errNoThreadList) {
+			return opDoneMsg{err: errors.New("this database cannot list threads: n starts a new one")}
+		}
+		return opDoneMsg{threads: ts, err: err}
+	})
+}
+
+func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	p := &m.threads
+	if p.creating {
+		switch {
+		case key.Matches(msg, k.Back):
+			p.creating = false
+			p.area.Blur()
+			return nil
+		case key.Matches(msg, k.Submit):
+			in, err := parseState(p.area.Value())
+			if err != nil {
+				p.newErr = err.Error()
+				return nil
+			}
+			if len(in) == 0 {
+				p.newErr = "a new thread needs at least one state key"
+				return nil
+			}
+			id := m.now().Format("run-20060102-150405")
+			for _, t := range p.list {
+				if t.ID == id {
+					id += fmt.Sprintf("-%d", len(p.list))
+				}
+			}
+			return m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
+				v, err := s.Start(ctx, id, in)
+				return opDoneMsg{view: v, err: err}
+			})
+		}
+		var cmd tea.Cmd
+		p.area, cmd = p.area.Update(msg)
+		p.newErr = ""
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		m.mode = modeMain
+	case key.Matches(msg, k.Quit):
+		return m.askQuit()
+	case key.Matches(msg, k.Help):
+		m.prevMode, m.mode = m.mode, modeHelp
+	case key.Matches(msg, k.Up):
+		p.nav.move(-1, len(p.list))
+	case key.Matches(msg, k.Down):
+		p.nav.move(1, len(p.list))
+	case key.Matches(msg, k.NewThread):
+		p.creating, p.newErr = true, ""
+		return p.area.Focus()
+	case key.Matches(msg, k.Open):
+		t, ok := p.selected()
+		if !ok || m.sess == nil {
+			return nil
+		}
+		id := t.ID
+		return m.do(opOpen, func(ctx context.Context, s session) opDoneMsg {
+			v, err := s.Open(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
+	}
+	return nil
+}
+
+func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	moved := true
+	switch {
+	case key.Matches(msg, k.Back, k.Tree):
+		m.mode = modeMain
+		return nil
+	case key.Matches(msg, k.Quit):
+		return m.askQuit()
+	case key.Matches(msg, k.Help):
+		m.prevMode, m.mode = m.mode, modeHelp
+		return nil
+	case key.Matches(msg, k.Up):
+		m.tree.nav.move(-1, len(m.tree.snaps))
+	case key.Matches(msg, k.Down):
+		m.tree.nav.move(1, len(m.tree.snaps))
+	case key.Matches(msg, k.PageUp):
+		m.tree.nav.move(-m.bodyHeight()+2, len(m.tree.snaps))
+	case key.Matches(msg, k.PageDown):
+		m.tree.nav.move(m.bodyHeight()-2, len(m.tree.snaps))
+	case key.Matches(msg, k.Parent):
+		if !m.tree.jumpParent() {
+			m.note = "this checkpoint has no parent"
+		}
+	case key.Matches(msg, k.Internal):
+		m.treeChan.showInternal = !m.treeChan.showInternal
+		m.chans.showInternal = m.treeChan.showInternal
+		m.treeChan.refilter()
+		m.chans.refilter()
+	case key.Matches(msg, k.Open):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil {
+			return nil
+		}
+		id := s.Config.CheckpointID
+		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
+			v, err := ss.Checkout(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
+	case key.Matches(msg, k.Fork):
+		if s := m.tree.selected(); s != nil && m.sess != nil {
+			m.openFork(s.Config.CheckpointID, s.Values)
+		}
+		return nil
+	default:
+		moved = false
+	}
+	if moved {
+		m.refreshTreePreview()
+	}
+	return nil
+}
+
+func (m *Model) refreshTreePreview() {
+	s := m.tree.selected()
+	if s == nil {
+		return
+	}
+	v := viewFromSnapshot(m.info, s)
+	m.treeChan.setChannels(v.Channels)
+	m.treeSeen.setView(v)
+}
+
+// layout sizes: header, status line and footer take a line each.
+func (m *Model) bodyHeight() int { return max(3, m.height-3) }
+
+func (m *Model) leftWidth() int {
+	return clamp(m.width*2/5, min(30, m.width/2), m.width-20)
+}
+
+// sync runs after every Update: it keeps cursors in view for the sizes the
+// next View will use, sizes the text widgets, and enables exactly the keys
+// that do something now.
+func (m *Model) sync() {
+	bh := m.bodyHeight()
+	topH := bh / 2
+	botH := bh - topH
+	m.graph.nav.follow(topH-3, len(m.graph.nodes))
+	chH := topH - 2
+	if m.chans.filtering {
+		chH--
+	}
+	m.chans.nav.follow(chH, len(m.chans.shown))
+	m.seen.nav.follow(max(1, botH-3-botH/3), len(m.seen.rows))
+	m.tasks.nav.follow(botH-2, len(m.tasks.rows))
+	switch m.mode {
+	case modeInspect:
+		m.insp.prepare(bh - 3)
+	case modeTree:
+		m.tree.follow(bh - 2)
+		th := bh / 2
+		m.treeChan.nav.follow(th-2, len(m.treeChan.shown))
+		m.treeSeen.nav.follow(bh-th-3, len(m.treeSeen.rows))
+	case modeFork:
+		m.fork.area.SetWidth(max(10, m.width-4))
+		m.fork.area.SetHeight(max(1, bh-5))
+	case modeThreads:
+		m.threads.nav.follow(bh-3, len(m.threads.list))
+		m.threads.area.SetWidth(max(10, m.width-4))
+		m.threads.area.SetHeight(max(1, bh-4))
+	case modeAnswer:
+		m.answer.input.Width = max(10, m.width-14)
+	}
+	m.help.Width = m.width
+	m.syncKeys()
+}
+
+func (m *Model) syncKeys() {
+	k := &m.keys
+	for _, b := range k.all() {
+		b.SetEnabled(false)
+	}
+	k.ForceQuit.SetEnabled(true)
+	k.Continue.SetHelp("c", "continue")
+	k.Back.SetHelp("esc", "back")
+	k.Open.SetHelp("enter", "open")
+	hasSess := m.sess != nil
+	switch m.mode {
+	case modeMain:
+		if m.chans.filtering {
+			k.Back.SetEnabled(true)
+			k.Back.SetHelp("esc", "clear filter")
+			k.Open.SetEnabled(true)
+			k.Open.SetHelp("enter", "keep filter")
+			return
+		}
+		step := m.canStep()
+		k.Next.SetEnabled(step)
+		k.Superstep.SetEnabled(step)
+		k.Continue.SetEnabled(step)
+		if m.continuing {
+			k.Continue.SetEnabled(true)
+			k.Continue.SetHelp("c", "pause")
+			k.Back.SetEnabled(true)
+			k.Back.SetHelp("esc", "pause")
+		}
+		k.Answer.SetEnabled(hasSess && m.view != nil && m.view.Status == engine.StatusInterrupted && len(m.view.Interrupts) > 0)
+		k.Tree.SetEnabled(hasSess && m.view != nil)
+		k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
+		k.Threads.SetEnabled(hasSess)
+		k.Break.SetEnabled(len(m.graph.nodes) > 1)
+		k.BreakAfter.SetEnabled(len(m.graph.nodes) > 1)
+		for _, b := range []*key.Binding{&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal, &k.Help, &k.Quit} {
+			b.SetEnabled(true)
+		}
+		switch m.focus {
+		case paneChannels:
+			k.Open.SetEnabled(len(m.chans.shown) > 0)
+			k.Open.SetHelp("enter", "inspect value")
+		case paneTasks:
+			r, ok := m.tasks.selected()
+			k.Open.SetEnabled(ok && r.hasValue)
+			k.Open.SetHelp("enter", "inspect value")
+		case paneGraph:
+			k.Open.SetEnabled(true)
+			k.Open.SetHelp("enter", "why does it run?")
+		}
+	case modeInspect:
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
+			b.SetEnabled(true)
+		}
+		k.Back.SetHelp("esc", "close")
+	case modeAnswer:
+		k.Open.SetEnabled(hasSess)
+		k.Open.SetHelp("enter", "resume with answer")
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "close")
+		if len(m.answer.ints) > 1 {
+			k.Up.SetEnabled(true)
+			k.Down.SetEnabled(true)
+		}
+	case modeTree:
+		has := m.tree.selected() != nil
+		k.Open.SetEnabled(has && hasSess)
+		k.Open.SetHelp("enter", "make current")
+		k.Fork.SetEnabled(has && hasSess)
+		k.Parent.SetEnabled(has)
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back, &k.Help, &k.Quit} {
+			b.SetEnabled(true)
+		}
+		k.Back.SetHelp("esc", "close tree")
+	case modeFork:
+		k.Submit.SetEnabled(hasSess)
+		k.Submit.SetHelp("ctrl+s", "write fork")
+		k.AsNode.SetEnabled(true)
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "cancel")
+	case modeThreads:
+		if m.threads.creating {
+			k.Submit.SetEnabled(hasSess)
+			k.Submit.SetHelp("ctrl+s", "start thread")
+			k.Back.SetEnabled(true)
+			k.Back.SetHelp("esc", "cancel")
+			return
+		}
+		_, has := m.threads.selected()
+		k.Open.SetEnabled(has && hasSess)
+		k.Open.SetHelp("enter", "open thread")
+		k.NewThread.SetEnabled(true)
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Back, &k.Help, &k.Quit} {
+			b.SetEnabled(true)
+		}
+	case modeHelp:
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("any key", "close help")
+	case modeQuit:
+		k.Yes.SetEnabled(true)
+		k.Yes.SetHelp("y", "quit")
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("any other key", "stay")
+	}
+}
+
+// View implements tea.Model.
+func (m Model) View() string {
+	if m.width < 20 || m.height < 6 {
+		return fit("superstep: window too small", m.width, m.height)
+	}
+	body := m.viewBody()
+	foot := m.help.ShortHelpView(m.keys.ShortHelp())
+	return lipgloss.JoinVertical(lipgloss.Left,
+		pad(m.viewHeader(), m.width),
+		pad(m.viewStatus(), m.width),
+		body,
+		pad(foot, m.width),
+	)
+}
+
+func (m Model) phaseLabel() (string, lipgloss.Style) {
+	st := m.styles
+	if m.isBusy && (m.busy == opNext || m.busy == opSuperstep || m.continuing) {
+		return "RUNNING", st.Running
+	}
+	v := m.view
+	if v == nil {
+		return "NO RUN", st.Done
+	}
+	switch v.Status {
+	case engine.StatusInterrupted:
+		return "INTERRUPTED", st.Interrupted
+	case engine.StatusDone:
+		return "DONE", st.Done
+	case engine.StatusFailed:
+		return "ERROR", st.Failed
+	}
+	switch v.Phase {
+	case engine.PhasePlanned:
+		return "PLAN done", st.PhasePlan
+	case engine.PhaseExecuted:
+		return "EXECUTE done", st.PhaseExecute
+	}
+	if v.Source == engine.SourceLoop {
+		return "UPDATE done", st.PhaseUpdate
+	}
+	return strings.ToUpper(v.Source) + " checkpoint", st.PhaseUpdate
+}
+
+func (m Model) viewHeader() string {
+	st := m.styles
+	label, ls := m.phaseLabel()
+	parts := []string{st.Header.Render("superstep"), st.Header.Render(m.opts.GraphName), "thread " + m.thread}
+	if v := m.view; v != nil {
+		step := v.Step
+		if v.Phase == engine.PhaseCheckpoint && v.Status != engine.StatusFailed {
+			step--
+		}
+		parts = append(parts, "cp "+shortID(v.CheckpointID), fmt.Sprintf("step %d", step))
+	}
+	parts = append(parts, ls.Render(" "+label+" "))
+	if v := m.view; v != nil {
+		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("budget %d", v.RecursionLeft)))
+	}
+	h := strings.Join(parts, st.HeaderDim.Render(" · "))
+	if m.isBusy {
+		el := m.now().Sub(m.busySince).Round(100 * time.Millisecond)
+		h += "  " + m.spin.View() + " " + el.String()
+	}
+	return h
+}
+
+func (m Model) viewStatus() string {
+	st := m.styles
+	switch {
+	case m.mode == modeQuit:
+		return st.Error.Render("A run is in progress. Quit anyway? (y/n)")
+	case m.err != nil:
+		return st.Error.Render("✗ " + firstLine(m.err.Error()))
+	case m.note != "":
+		return st.Notice.Render(m.note)
+	case m.view != nil && m.view.Status == engine.StatusDone:
+		return st.Notice.Render("The run is done. t opens the checkpoint tree, T the threads.")
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func (m Model) viewBody() string {
+	st := m.styles
+	w, bh := m.width, m.bodyHeight()
+	lw := m.leftWidth()
+	rw := w - lw
+	topH := bh / 2
+	botH := bh - topH
+	mode := m.mode
+	if mode == modeHelp || mode == modeQuit {
+		mode = m.prevMode
+		if m.mode == modeHelp {
+			return st.box("Keys", m.help.FullHelpView(m.keys.FullHelp())+"\n\n"+st.Dim.Render("Keys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
+		}
+	}
+	graph := st.box("Graph · "+m.opts.GraphName, m.graph.View(st, m.bp, m.focus == paneGraph && mode == modeMain, lw-2, topH-2), lw, topH, m.focus == paneGraph && mode == modeMain)
+	chans := st.box(m.chans.title(), m.chans.View(st, m.focus == paneChannels && mode == modeMain, rw-2, topH-2), rw, topH, m.focus == paneChannels && mode == modeMain)
+	seen := st.box("versions_seen · why a node runs", m.seen.View(st, m.focus == paneSeen && mode == modeMain, lw-2, botH-2), lw, botH, m.focus == paneSeen && mode == modeMain)
+	tasks := st.box(m.tasks.title, m.tasks.View(st, m.focus == paneTasks && mode == modeMain, rw-2, botH-2), rw, botH, m.focus == paneTasks && mode == modeMain)
+	switch mode {
+	case modeInspect:
+		insp := st.box("Inspect · "+m.insp.title, m.insp.View(st, rw-2, bh-2), rw, bh, true)
+		left := lipgloss.JoinVertical(lipgloss.Left, graph, seen)
+		return lipgloss.JoinHorizontal(lipgloss.Top, left, insp)
+	case modeAnswer:
+		ans := st.box("Interrupt · answer to resume", m.answer.View(st, w-2, botH-2), w, botH, true)
+		return lipgloss.JoinVertical(lipgloss.Left, lipgloss.JoinHorizontal(lipgloss.Top, graph, chans), ans)
+	case modeTree:
+		tw := clamp(w*11/20, min(40, w-20), w-20)
+		pw := w - tw
+		th := bh / 2
+		title := fmt.Sprintf("Checkpoints · %s · %d", m.thread, len(m.tree.snaps))
+		tree := st.box(title, m.tree.View(st, tw-2, bh-2), tw, bh, true)
+		sel := "checkpoint"
+		if s := m.tree.selected(); s != nil {
+			sel = "at " + shortID(s.Config.CheckpointID)
+		}
+		pc := st.box(m.treeChan.title()+" "+sel, m.treeChan.View(st, false, pw-2, th-2), pw, th, false)
+		ps := st.box("versions_seen "+sel, m.treeSeen.View(st, false, pw-2, bh-th-2), pw, bh-th, false)
+		return lipgloss.JoinHorizontal(lipgloss.Top, tree, lipgloss.JoinVertical(lipgloss.Left, pc, ps))
+	case modeFork:
+		return st.box("Fork", m.fork.View(st, w-2, bh-2), w, bh, true)
+	case modeThreads:
+		return st.box("Threads", m.threads.View(st, w-2, bh-2), w, bh, true)
+	}
+	return lipgloss.JoinVertical(lipgloss.Left,
+		lipgloss.JoinHorizontal(lipgloss.Top, graph, chans),
+		lipgloss.JoinHorizontal(lipgloss.Top, seen, tasks))
+}

@@ -1,0 +1,168 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// previewBudget bounds the bytes of a one-line value preview: enough for
+// the widest pane, and it keeps a megabyte value as cheap as a small one.
+const previewBudget = 240
+
+// chanPane is the channels table. Previews are computed once per view (not
+// per frame) because values can be large.
+type chanPane struct {
+	rows         []chanRow
+	shown        []int // indexes into rows after the internal toggle and filter
+	nav          listNav
+	showInternal bool
+	filter       textinput.Model
+	filtering    bool
+}
+
+type chanRow struct {
+	cv      engine.ChannelView
+	kind    string
+	preview string
+}
+
+func newChanPane() chanPane {
+	ti := textinput.New()
+	ti.Prompt = "/"
+	ti.Placeholder = "filter"
+	ti.CharLimit = 64
+	return chanPane{filter: ti}
+}
+
+func kindName(cv engine.ChannelView) string {
+	k := map[string]string{
+		"LastValue": "last", "BinaryOperatorAggregate": "reduce", "EphemeralValue": "ephemeral",
+		"Topic": "topic", "NamedBarrierValue": "barrier", "NamedBarrierValueAfterFinish": "barrier",
+		"LastValueAfterFinish": "last*", "AnyValue": "any", "UntrackedValue": "untracked",
+	}[cv.Kind]
+	if k == "" {
+		k = strings.ToLower(cv.Kind)
+	}
+	if cv.Reducer != "" {
+		k += "(" + cv.Reducer + ")"
+	}
+	return k
+}
+
+func (p *chanPane) setChannels(chs []engine.ChannelView) {
+	sel := p.selectedName()
+	p.rows = make([]chanRow, len(chs))
+	for i, cv := range chs {
+		r := chanRow{cv: cv, kind: kindName(cv)}
+		if cv.HasValue || cv.Available {
+			r.preview = preview(cv.Value, previewBudget)
+		}
+		p.rows[i] = r
+	}
+	p.refilter()
+	// Keep the cursor on the same channel across steps.
+	for i, idx := range p.shown {
+		if p.rows[idx].cv.Name == sel {
+			p.nav.cur = i
+		}
+	}
+}
+
+func (p *chanPane) refilter() {
+	p.shown = p.shown[:0]
+	f := strings.ToLower(p.filter.Value())
+	for i, r := range p.rows {
+		if r.cv.Internal && !p.showInternal {
+			continue
+		}
+		if f != "" && !strings.Contains(strings.ToLower(r.cv.Name), f) {
+			continue
+		}
+		p.shown = append(p.shown, i)
+	}
+	p.nav.cur = clamp(p.nav.cur, 0, len(p.shown)-1)
+}
+
+func (p chanPane) selected() (engine.ChannelView, bool) {
+	if p.nav.cur < len(p.shown) && len(p.shown) > 0 {
+		return p.rows[p.shown[p.nav.cur]].cv, true
+	}
+	return engine.ChannelView{}, false
+}
+
+func (p chanPane) selectedName() string {
+	cv, _ := p.selected()
+	return cv.Name
+}
+
+func (p chanPane) title() string {
+	t := "Channels"
+	if !p.showInternal {
+		hidden := 0
+		for _, r := range p.rows {
+			if r.cv.Internal {
+				hidden++
+			}
+		}
+		if hidden > 0 {
+			t += fmt.Sprintf(" (+%d internal: i)", hidden)
+		}
+	}
+	if v := p.filter.Value(); v != "" && !p.filtering {
+		t += " /" + v
+	}
+	return t
+}
+
+func (p chanPane) View(st Styles, focused bool, w, h int) string {
+	var rows []string
+	body := h
+	if p.filtering {
+		body--
+	}
+	nameW, kindW := 4, 4
+	for _, i := range p.shown {
+		nameW = max(nameW, len(p.rows[i].cv.Name))
+		kindW = max(kindW, len(p.rows[i].kind))
+	}
+	nameW = min(nameW, max(10, w*2/5))
+	kindW = min(kindW, 16)
+	from, to := p.nav.window(body, len(p.shown))
+	for i := from; i < to; i++ {
+		r := p.rows[p.shown[i]]
+		mark := " "
+		if r.cv.Updated {
+			mark = st.Updated.Render("*")
+		}
+		ver := "  -"
+		if r.cv.HasVer {
+			ver = fmt.Sprintf("v%-2d", r.cv.Version)
+		}
+		avail := st.Unavailable.Render("○")
+		if r.cv.Available {
+			avail = "●"
+		}
+		name := pad(r.cv.Name, nameW)
+		if r.cv.Updated {
+			name = st.Updated.Render(name)
+		}
+		line := mark + name + " " + st.Dim.Render(pad(r.kind, kindW)) + " " + ver + " " + avail + " " + r.preview
+		if focused && i == p.nav.cur {
+			line = st.Cursor.Render(pad(ansi.Strip(line), w))
+		}
+		rows = append(rows, line)
+	}
+	if len(p.shown) == 0 {
+		rows = append(rows, st.Dim.Render("no channel matches"))
+	}
+	out := strings.Join(rows, "\n")
+	if p.filtering {
+		out = fit(out, w, body) + "\n" + p.filter.View()
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// tasksPane shows what the current phase did: the planned tasks and their
+// input after Plan, each task's pending writes after Execute (before any
+// reducer), and what the Update changed.
+type tasksPane struct {
+	title string
+	rows  []taskRow
+	nav   listNav
+}
+
+// taskRow is one line; rows with a value open in the inspector.
+type taskRow struct {
+	text     string
+	style    func(Styles) func(...string) string
+	value    any
+	hasValue bool
+	name     string // inspector title
+	node     string
+}
+
+func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running bool) {
+	p.rows = p.rows[:0]
+	add := func(r taskRow) { p.rows = append(p.rows, r) }
+	switch {
+	case v == nil:
+		p.title = "Tasks"
+	case v.Phase == engine.PhasePlanned && v.Status == engine.StatusRunning:
+		p.title = fmt.Sprintf("Tasks · step %d planned", v.Step)
+		if running {
+			p.title = fmt.Sprintf("Tasks · step %d running", v.Step)
+		}
+		for _, t := range v.Tasks {
+			trig := strings.Join(t.Triggers, ",")
+			if t.Push {
+				trig = "Send"
+			}
+			st := t.State
+			add(taskRow{text: fmt.Sprintf("%s ← %s  %s", t.Name, trig, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name})
+		}
+	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning || v.Status == engine.StatusDone && len(v.Tasks) == 0:
+		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", shortID(v.CheckpointID), v.Source)
+		if len(ran) > 0 {
+			add(taskRow{text: "ran: " + taskNames(ran), style: dimStyle})
+		}
+		n := 0
+		for _, c := range v.Channels {
+			if !c.Updated || c.Internal {
+				continue
+			}
+			n++
+			add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, preview(c.Value, previewBudget)), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
+		}
+		if n == 0 && len(ran) == 0 {
+			add(taskRow{text: "nothing changed yet: press n to plan", style: dimStyle})
+		} else if n == 0 {
+			add(taskRow{text: "no state key changed", style: dimStyle})
+		}
+		if v.Status == engine.StatusDone {
+			add(taskRow{text: "run finished", style: dimStyle})
+		}
+	default:
+		p.title = fmt.Sprintf("Tasks · step %d writes", v.Step)
+		for _, t := range v.Tasks {
+			label := stateLabel(t.State, false)
+			if t.Attempts > 1 {
+				label += fmt.Sprintf(" after %d attempts", t.Attempts)
+			}
+			add(taskRow{text: t.Name + " " + label, style: taskStyle(t.State, false), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name})
+			for _, w := range t.Writes {
+				add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name})
+			}
+			for _, in := range t.Interrupts {
+				add(taskRow{text: "  ⚠ interrupt " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: t.Name + " interrupt", node: t.Name})
+			}
+			if t.Err != nil {
+				add(taskRow{text: "  ✗ " + t.Err.Error(), style: taskStyle(engine.TaskFailed, false), value: t.Err.Error(), hasValue: true, name: t.Name + " error", node: t.Name})
+			}
+			if len(t.Writes) == 0 && len(t.Interrupts) == 0 && t.Err == nil && t.State != engine.TaskPlanned {
+				add(taskRow{text: "  (no writes)", style: dimStyle})
+			}
+		}
+	}
+	p.nav.cur = clamp(p.nav.cur, 0, len(p.rows)-1)
+}
+
+func taskNames(ts []engine.TaskView) string {
+	var names []string
+	count := map[string]int{}
+	for _, t := range ts {
+		if count[t.Name] == 0 {
+			names = append(names, t.Name)
+		}
+		count[t.Name]++
+	}
+	for i, n := range names {
+		if count[n] > 1 {
+			names[i] = fmt.Sprintf("%s ×%d", n, count[n])
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func taskStyle(s engine.TaskState, running bool) func(Styles) func(...string) string {
+	return func(st Styles) func(...string) string { return st.task(s, running).Render }
+}
+
+func dimStyle(st Styles) func(...string) string     { return st.Dim.Render }
+func updatedStyle(st Styles) func(...string) string { return st.Updated.Render }
+
+func (p tasksPane) selected() (taskRow, bool) {
+	if p.nav.cur < len(p.rows) && len(p.rows) > 0 {
+		return p.rows[p.nav.cur], true
+	}
+	return taskRow{}, false
+}
+
+func (p tasksPane) View(st Styles, focused bool, w, h int) string {
+	from, to := p.nav.window(h, len(p.rows))
+	out := make([]string, 0, h)
+	for i := from; i < to; i++ {
+		r := p.rows[i]
+		line := cut(r.text, w)
+		if focused && i == p.nav.cur {
+			line = st.Cursor.Render(pad(ansi.Strip(line), w))
+		} else if r.style != nil {
+			line = r.style(st)(line)
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,267 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// treePane draws a thread's checkpoints like `git log --graph`: newest
+// first, one lane per branch, a fork's branches joining where they meet
+// their common parent. The layout is computed once per history load, so
+// moving the cursor over thousands of checkpoints only redraws a window.
+type treePane struct {
+	snaps   []*engine.StateSnapshot
+	rows    []treeRow
+	nav     listNav // over rows that are checkpoints (indexes into rows)
+	points  []int   // row index of each snapshot, in snaps order
+	byID    map[string]int
+	current string
+}
+
+type treeRow struct {
+	graph string
+	snap  int // -1 for a connector row
+}
+
+func newTreePane(snaps []*engine.StateSnapshot, current string) treePane {
+	p := treePane{snaps: snaps, byID: make(map[string]int, len(snaps)), current: current}
+	for i, s := range snaps {
+		p.byID[s.Config.CheckpointID] = i
+	}
+	var lanes []string
+	cell := func(j int, c string, fill string) string { return c + fill }
+	for i, s := range snaps {
+		id := s.Config.CheckpointID
+		col, last := -1, -1
+		var joins []int
+		for j, want := range lanes {
+			if want == id {
+				if col < 0 {
+					col = j
+				} else {
+					joins = append(joins, j)
+					last = j
+				}
+			}
+		}
+		if len(joins) > 0 {
+			var b strings.Builder
+			isJoin := map[int]bool{}
+			for _, j := range joins {
+				isJoin[j] = true
+			}
+			for j := range lanes {
+				inSpan := j > col && j < last
+				fill := " "
+				if j >= col && j < last {
+					fill = "─"
+				}
+				switch {
+				case j == col:
+					b.WriteString(cell(j, "├", fill))
+				case isJoin[j] && j == last:
+					b.WriteString(cell(j, "┘", fill))
+				case isJoin[j]:
+					b.WriteString(cell(j, "┴", fill))
+				case inSpan && lanes[j] != "":
+					b.WriteString(cell(j, "┼", fill))
+				case inSpan:
+					b.WriteString(cell(j, "─", fill))
+				case lanes[j] != "":
+					b.WriteString(cell(j, "│", fill))
+				default:
+					b.WriteString(cell(j, " ", fill))
+				}
+			}
+			p.rows = append(p.rows, treeRow{graph: strings.TrimRight(b.String(), " "), snap: -1})
+			for _, j := range joins {
+				lanes[j] = ""
+			}
+		}
+		if col < 0 {
+			for j, want := range lanes {
+				if want == "" {
+					col = j
+					break
+				}
+			}
+			if col < 0 {
+				col = len(lanes)
+				lanes = append(lanes, "")
+			}
+		}
+		var b strings.Builder
+		for j := range lanes {
+			switch {
+			case j == col:
+				b.WriteString("● ")
+			case lanes[j] != "":
+				b.WriteString("│ ")
+			default:
+				b.WriteString("  ")
+			}
+		}
+		p.points = append(p.points, len(p.rows))
+		p.rows = append(p.rows, treeRow{graph: b.String(), snap: i})
+		lanes[col] = s.ParentID
+		for len(lanes) > 0 && lanes[len(lanes)-1] == "" {
+			lanes = lanes[:len(lanes)-1]
+		}
+	}
+	if i, ok := p.byID[current]; ok {
+		p.nav.cur = i
+	}
+	return p
+}
+
+// selected returns the snapshot under the cursor.
+func (p treePane) selected() *engine.StateSnapshot {
+	if p.nav.cur < len(p.snaps) && len(p.snaps) > 0 {
+		return p.snaps[p.nav.cur]
+	}
+	return nil
+}
+
+// jumpParent moves the cursor to the selected checkpoint's parent.
+func (p *treePane) jumpParent() bool {
+	s := p.selected()
+	if s == nil {
+		return false
+	}
+	if i, ok := p.byID[s.ParentID]; ok {
+		p.nav.cur = i
+		return true
+	}
+	return false
+}
+
+// follow keeps the cursor's row in an h-row window; rows and checkpoints
+// differ by the connector rows, so the window is over rows.
+func (p *treePane) follow(h int) {
+	p.nav.cur = clamp(p.nav.cur, 0, len(p.snaps)-1)
+	if len(p.snaps) == 0 {
+		return
+	}
+	r := p.points[p.nav.cur]
+	rows := listNav{cur: r, off: p.nav.off}
+	rows.follow(h, len(p.rows))
+	p.nav.off = rows.off
+}
+
+func (p treePane) describe(i int) string {
+	s := p.snaps[i]
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s step %-2d %-6s", shortID(s.Config.CheckpointID), s.Metadata.Step, s.Metadata.Source)
+	switch s.Metadata.Source {
+	case engine.SourceLoop:
+		if j, ok := p.byID[s.ParentID]; ok {
+			var names []engine.TaskView
+			for _, t := range p.snaps[j].Tasks {
+				names = append(names, engine.TaskView{Name: t.Name})
+			}
+			if len(names) > 0 {
+				b.WriteString(" by " + taskNames(names))
+			}
+		}
+	case engine.SourceFork, engine.SourceUpdate:
+		if s.ParentID != "" {
+			b.WriteString(" of " + shortID(s.ParentID))
+		}
+	}
+	if len(s.Next) > 0 {
+		var ts []engine.TaskView
+		for _, n := range s.Next {
+			ts = append(ts, engine.TaskView{Name: n})
+		}
+		b.WriteString(" → " + taskNames(ts))
+	} else if len(s.Tasks) == 0 {
+		b.WriteString(" ■ end")
+	}
+	if ints := s.Interrupts(); len(ints) > 0 {
+		if answered(s) {
+			b.WriteString(" ✓ answered")
+		} else {
+			fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
+		}
+	}
+	return b.String()
+}
+
+func (p treePane) View(st Styles, w, h int) string {
+	if len(p.snaps) == 0 {
+		return st.Dim.Render("no checkpoints yet")
+	}
+	out := make([]string, 0, h)
+	for r := p.nav.off; r < min(len(p.rows), p.nav.off+h); r++ {
+		row := p.rows[r]
+		if row.snap < 0 {
+			out = append(out, st.Branch.Render(row.graph))
+			continue
+		}
+		text := p.describe(row.snap)
+		g := row.graph
+		id := p.snaps[row.snap].Config.CheckpointID
+		if id == p.current {
+			g = strings.Replace(g, "●", "◉", 1)
+			text += " ← current"
+		}
+		line := st.Branch.Render(g) + text
+		if row.snap == p.nav.cur {
+			line = st.Cursor.Render(pad(ansi.Strip(line), w))
+		} else if id == p.current {
+			line = st.Branch.Render(g) + st.Current.Render(text)
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// viewFromSnapshot turns a stored checkpoint into the view the channels
+// and versions_seen panes draw, so a tree checkpoint reads like a live one.
+// Availability is inferred from the stored values: a checkpoint stores the
+// value of every channel that has one.
+func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.StepView {
+	cp := s.Checkpoint
+	v := &engine.StepView{
+		Thread: s.Config.ThreadID, Step: s.Metadata.Step + 1, Phase: engine.PhaseCheckpoint,
+		CheckpointID: s.Config.CheckpointID, ParentID: s.ParentID, Source: s.Metadata.Source,
+		Versions: map[string]engine.Version{}, VersionsSeen: map[string]map[string]engine.Version{}, Values: s.Values,
+	}
+	if len(s.Tasks) == 0 {
+		v.Status = engine.StatusDone
+	}
+	if cp == nil {
+		return v
+	}
+	v.Versions, v.VersionsSeen = cp.ChannelVersions, cp.VersionsSeen
+	updated := map[string]bool{}
+	for _, c := range cp.UpdatedChannels {
+		updated[c] = true
+	}
+	for _, ci := range info.Channels {
+		ver, hasVer := cp.ChannelVersions[ci.Name]
+		val, hasVal := cp.ChannelValues[ci.Name]
+		v.Channels = append(v.Channels, engine.ChannelView{
+			Name: ci.Name, Kind: ci.Kind, Reducer: ci.Reducer, Internal: ci.Internal,
+			Version: ver, HasVer: hasVer, Available: hasVal, Value: val, HasValue: hasVal, Updated: updated[ci.Name],
+		})
+	}
+	return v
+}
+
+// shortID is the part of a checkpoint id that tells checkpoints apart: the
+// counter of test ids, or the fast-moving clock digits of time ids.
+func shortID(id string) string {
+	s := strings.ReplaceAll(id, "-", "")
+	if len(s) != 32 {
+		return id
+	}
+	if strings.Trim(s[:16], "0") == "" {
+		return s[26:]
+	}
+	return s[8:16]
+}

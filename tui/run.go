@@ -1,0 +1,87 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// ThreadSummary is one thread of a database as the thread list shows it.
+// Zero fields are unknown and left blank.
+type ThreadSummary struct {
+	ID string
+	// Step and Source describe the thread's latest checkpoint.
+	Step    int
+	Source  string
+	Updated time.Time
+}
+
+// Options configure Run. Only the graph is required; the zero Options open
+// a thread called "default".
+type Options struct {
+	// Thread is the thread to open. If it has checkpoints the debugger opens
+	// at its latest one; otherwise a new run starts on it with Input, paused
+	// after the input checkpoint, before the first Plan. Empty means a new
+	// thread with a generated id when Input is set, else "default".
+	Thread string
+	// Input is the example input of a new thread (state keys). It also fills
+	// the "new thread" form.
+	Input map[string]any
+	// GraphName is shown in the header (default: the graph's own name).
+	GraphName string
+	// Saver is the store the graph was compiled with (default: g.Saver()).
+	// The debugger needs one: history, resume and forks all read it.
+	Saver engine.Saver
+	// Threads lists the database's threads for the thread picker (T). When
+	// nil, a Saver with a Threads() []string method (engine.MemorySaver) is
+	// asked instead; otherwise the picker only offers a new thread.
+	Threads func(ctx context.Context) ([]ThreadSummary, error)
+	// In and Out replace the terminal (tests). With Out set the program does
+	// not take the alternate screen.
+	In  io.Reader
+	Out io.Writer
+}
+
+// ErrNoSaver is returned by Run when neither Options.Saver nor the graph has
+// a Saver.
+var ErrNoSaver = errors.New("tui: the debugger needs a Saver (compile the graph with engine.WithSaver)")
+
+// Run opens the debugger on g and blocks until the person quits or ctx is
+// cancelled. It returns ErrNoSaver, or the terminal's error; a run that
+// fails inside the debugger is shown there, not returned. Cancelling ctx
+// stops any engine call in flight.
+func Run(ctx context.Context, g *engine.Graph, opts Options) error {
+	if g == nil {
+		return errors.New("tui: nil graph")
+	}
+	if opts.Saver == nil {
+		opts.Saver = g.Saver()
+	}
+	if opts.Saver == nil {
+		return ErrNoSaver
+	}
+	m := newModel(ctx, newEngineSession(g, opts), opts)
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.In != nil {
+		popts = append(popts, tea.WithInput(opts.In))
+	}
+	if opts.Out != nil {
+		popts = append(popts, tea.WithOutput(opts.Out))
+	} else {
+		popts = append(popts, tea.WithAltScreen())
+	}
+	_, err := tea.NewProgram(m, popts...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("tui: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// session is everything the model asks of the engine. It is stateful (it
+// owns the live Stepper) and not safe for concurrent use: the model hands
+// it to exactly one Cmd at a time and gets it back in that Cmd's message.
+//
+// Views returned are copies the caller owns.
+type session interface {
+	// Info describes the graph.
+	Info() engine.GraphInfo
+	// Open shows thread at its latest checkpoint without running anything.
+	// It returns an error wrapping engine.ErrNoCheckpoint for a new thread.
+	Open(ctx context.Context, thread string) (*engine.StepView, error)
+	// Start begins a run on thread with new input, paused after the input
+	// checkpoint.
+	Start(ctx context.Context, thread string, input map[string]any) (*engine.StepView, error)
+	// Next advances one phase, first continuing the thread from its latest
+	// checkpoint if no run is live (after Open, a breakpoint or an answer).
+	Next(ctx context.Context) (*engine.StepView, error)
+	// Superstep advances to the next checkpoint (or the end of the run).
+	Superstep(ctx context.Context) (*engine.StepView, error)
+	// View is the live run's view, or the last one shown.
+	View() *engine.StepView
+	// Resume answers the pending interrupts (a value or an engine.ResumeMap)
+	// and pauses where the resumed run starts.
+	Resume(ctx context.Context, answer any) (*engine.StepView, error)
+	// Checkout makes checkpoint id current (time travel): stepping goes on
+	// from there; the engine writes a fork checkpoint when id is not the
+	// head.
+	Checkout(ctx context.Context, id string) (*engine.StepView, error)
+	// History lists the thread's checkpoints, newest first.
+	History(ctx context.Context) ([]*engine.StateSnapshot, error)
+	// UpdateState writes values at checkpoint id as node asNode ("" lets the
+	// engine infer it) and makes the written checkpoint current.
+	UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error)
+	// Threads lists the database's threads.
+	Threads(ctx context.Context) ([]ThreadSummary, error)
+}
+
+// errNoThreadList is returned by Threads when there is no way to list them.
+var errNoThreadList = errors.New("this database cannot list its threads")
+
+// engineSession is the session over a compiled graph and its saver.
+type engineSession struct {
+	g       *engine.Graph
+	saver   engine.Saver
+	threads func(context.Context) ([]ThreadSummary, error)
+	info    engine.GraphInfo
+
+	thread string
+	st     *engine.Stepper // nil when no run is live
+	last   *engine.StepView
+}
+
+var _ session = (*engineSession)(nil)
+
+func newEngineSession(g *engine.Graph, opts Options) *engineSession {
+	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, info: g.Describe()}
+}
+
+func (s *engineSession) Info() engine.GraphInfo { return s.info }
+
+func (s *engineSession) View() *engine.StepView {
+	if s.st != nil {
+		return s.st.View()
+	}
+	return s.last
+}
+
+func (s *engineSession) keep(v *engine.StepView) *engine.StepView {
+	s.last = v
+	return v
+}
+
+func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepView, error) {
+	snap, err := s.g.GetState(ctx, engine.Config{ThreadID: thread})
+	if err != nil {
+		return nil, err
+	}
+	// Start(nil) at the head writes nothing: it only loads the checkpoint,
+	// which gives a view with real channel availability.
+	st, err := s.g.Start(ctx, nil, engine.OnThread(thread))
+	if err != nil {
+		return nil, err
+	}
+	s.thread = thread
+	v := st.View()
+	s.st = st
+	// The stepper cannot know that the head is waiting for an answer or has
+	// nothing left to run; the snapshot does.
+	if ints := snap.Interrupts(); len(ints) > 0 && !answered(snap) {
+		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, ints, nil
+	} else if len(snap.Next) == 0 {
+		v.Status, s.st = engine.StatusDone, nil
+	}
+	return s.keep(v), nil
+}
+
+// answered reports whether a resume value is already saved for snap, so
+// its interrupts are not waiting any more.
+func answered(snap *engine.StateSnapshot) bool {
+	for _, pw := range snap.PendingWrites {
+		if pw.Channel == engine.ResumeChannel {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *engineSession) Start(ctx context.Context, thread string, input map[string]any) (*engine.StepView, error) {
+	st, err := s.g.Start(ctx, input, engine.OnThread(thread))
+	if err != nil {
+		return nil, err
+	}
+	s.thread, s.st = thread, st
+	return s.keep(st.View()), nil
+}
+
+func (s *engineSession) live(ctx context.Context) error {
+	if s.st != nil && s.st.Status() == engine.StatusRunning {
+		return nil
+	}
+	if s.thread == "" {
+		return errors.New("no thread is open")
+	}
+	st, err := s.g.Start(ctx, nil, engine.OnThread(s.thread))
+	if err != nil {
+		return err
+	}
+	s.st = st
+	return nil
+}
+
+func (s *engineSession) Next(ctx context.Context) (*engine.StepView, error) {
+	if err := s.live(ctx); err != nil {
+		return nil, err
+	}
+	err := s.st.Next(ctx)
+	return s.keep(s.st.View()), err
+}
+
+func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error) {
+	if err := s.live(ctx); err != nil {
+		return nil, err
+	}
+	err := s.st.Superstep(ctx)
+	return s.keep(s.st.View()), err
+}
+
+func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepView, error) {
+	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, engine.OnThread(s.thread))
+	if err != nil {
+		return nil, err
+	}
+	s.st = st
+	return s.keep(st.View()), nil
+}
+
+func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepView, error) {
+	st, err := s.g.Start(ctx, nil, engine.OnThread(s.thread), engine.FromCheckpoint(id))
+	if err != nil {
+		return nil, err
+	}
+	s.st = st
+	return s.keep(st.View()), nil
+}
+
+func (s *engineSession) History(ctx context.Context) ([]*engine.StateSnapshot, error) {
+	return s.g.History(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{})
+}
+
+func (s *engineSession) UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error) {
+	if _, err := s.g.UpdateState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id}, values, asNode); err != nil {
+		return nil, err
+	}
+	// Checkpoint ids grow, so the written checkpoint is the thread's head.
+	return s.Open(ctx, s.thread)
+}
+
+// threadLister is the optional Saver capability engine.MemorySaver has.
+type threadLister interface{ Threads() []string }
+
+func (s *engineSession) Threads(ctx context.Context) ([]ThreadSummary, error) {
+	if s.threads != nil {
+		return s.threads(ctx)
+	}
+	tl, ok := s.saver.(threadLister)
+	if !ok {
+		return nil, errNoThreadList
+	}
+	var out []ThreadSummary
+	for _, id := range tl.Threads() {
+		ts := ThreadSummary{ID: id}
+		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: id})
+		if err != nil {
+			return nil, fmt.Errorf("thread %q: %w", id, err)
+		}
+		if t != nil {
+			ts.Step, ts.Source, ts.Updated = t.Metadata.Step, t.Metadata.Source, t.Checkpoint.TS
+		}
+		out = append(out, ts)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}

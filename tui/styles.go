@@ -1,0 +1,164 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/superstep/superstep/engine"
+)
+
+// Styles is every style the debugger uses, by meaning rather than by look,
+// so a theme is one constructor.
+type Styles struct {
+	App, Header, HeaderDim, Footer lipgloss.Style
+
+	// Where the run is held.
+	PhasePlan, PhaseExecute, PhaseUpdate, Running, Interrupted, Done, Failed lipgloss.Style
+
+	Border, BorderFocused, Title, TitleFocused lipgloss.Style
+
+	// Task states in the graph and tasks panes.
+	TaskPlanned, TaskRunning, TaskDone, TaskInterrupted, TaskFailed, TaskReused lipgloss.Style
+
+	Cursor          lipgloss.Style // the selected row
+	Current         lipgloss.Style // the current checkpoint in the tree
+	Updated         lipgloss.Style // a channel the last Update changed
+	Stale           lipgloss.Style // versions_seen cell behind the channel: the node is due
+	Unavailable     lipgloss.Style
+	Breakpoint      lipgloss.Style
+	Edge, CondEdge  lipgloss.Style
+	Dim, Key, Label lipgloss.Style
+	Error, Notice   lipgloss.Style
+	Branch          lipgloss.Style // tree lanes
+}
+
+// DefaultStyles is the dark-terminal theme.
+func DefaultStyles() Styles {
+	c := func(s string) lipgloss.Color { return lipgloss.Color(s) }
+	b := lipgloss.NewStyle
+	return Styles{
+		App:       b(),
+		Header:    b().Bold(true),
+		HeaderDim: b().Foreground(c("245")),
+		Footer:    b().Foreground(c("245")),
+
+		PhasePlan:    b().Bold(true).Foreground(c("0")).Background(c("39")),
+		PhaseExecute: b().Bold(true).Foreground(c("0")).Background(c("214")),
+		PhaseUpdate:  b().Bold(true).Foreground(c("0")).Background(c("78")),
+		Running:      b().Bold(true).Foreground(c("0")).Background(c("141")),
+		Interrupted:  b().Bold(true).Foreground(c("0")).Background(c("203")),
+		Done:         b().Bold(true).Foreground(c("0")).Background(c("250")),
+		Failed:       b().Bold(true).Foreground(c("15")).Background(c("160")),
+
+		Border:        b().Foreground(c("240")),
+		BorderFocused: b().Foreground(c("39")),
+		Title:         b().Foreground(c("250")),
+		TitleFocused:  b().Bold(true).Foreground(c("39")),
+
+		TaskPlanned:     b().Foreground(c("39")),
+		TaskRunning:     b().Bold(true).Foreground(c("214")),
+		TaskDone:        b().Foreground(c("78")),
+		TaskInterrupted: b().Bold(true).Foreground(c("203")),
+		TaskFailed:      b().Bold(true).Foreground(c("160")),
+		TaskReused:      b().Foreground(c("109")),
+
+		Cursor:      b().Reverse(true),
+		Current:     b().Bold(true).Foreground(c("214")),
+		Updated:     b().Bold(true).Foreground(c("214")),
+		Stale:       b().Bold(true).Foreground(c("203")),
+		Unavailable: b().Foreground(c("240")),
+		Breakpoint:  b().Bold(true).Foreground(c("160")),
+		Edge:        b().Foreground(c("250")),
+		CondEdge:    b().Foreground(c("141")),
+		Dim:         b().Foreground(c("245")),
+		Key:         b().Bold(true).Foreground(c("39")),
+		Label:       b().Foreground(c("109")),
+		Error:       b().Bold(true).Foreground(c("203")),
+		Notice:      b().Foreground(c("78")),
+		Branch:      b().Foreground(c("141")),
+	}
+}
+
+// task returns the style of a task state.
+func (s Styles) task(st engine.TaskState, running bool) lipgloss.Style {
+	if running && st == engine.TaskPlanned {
+		return s.TaskRunning
+	}
+	switch st {
+	case engine.TaskDone:
+		return s.TaskDone
+	case engine.TaskInterrupted:
+		return s.TaskInterrupted
+	case engine.TaskFailed:
+		return s.TaskFailed
+	case engine.TaskReused:
+		return s.TaskReused
+	}
+	return s.TaskPlanned
+}
+
+// box draws content in a rounded border of exactly w×h cells with title in
+// the top edge. Lines are cut and padded by display width, so wide (CJK)
+// text and ANSI styles never push the layout.
+func (s Styles) box(title, content string, w, h int, focused bool) string {
+	if w < 4 || h < 2 {
+		return fit(content, max(w, 0), max(h, 0))
+	}
+	bs, ts := s.Border, s.Title
+	if focused {
+		bs, ts = s.BorderFocused, s.TitleFocused
+	}
+	iw, ih := w-2, h-2
+	t := ansi.Truncate(" "+title+" ", iw-1, "…")
+	top := bs.Render("╭─") + ts.Render(t) + bs.Render(strings.Repeat("─", max(0, iw-1-lipgloss.Width(t)))+"╮")
+	var b strings.Builder
+	b.WriteString(top)
+	side := bs.Render("│")
+	for _, line := range fitLines(content, iw, ih) {
+		b.WriteString("\n" + side + line + side)
+	}
+	b.WriteString("\n" + bs.Render("╰"+strings.Repeat("─", iw)+"╯"))
+	return b.String()
+}
+
+// fitLines cuts or pads content to exactly h lines of exactly w cells.
+func fitLines(content string, w, h int) []string {
+	lines := strings.Split(content, "\n")
+	out := make([]string, h)
+	for i := range out {
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+		}
+		out[i] = pad(l, w)
+	}
+	return out
+}
+
+// fit is fitLines joined.
+func fit(content string, w, h int) string { return strings.Join(fitLines(content, w, h), "\n") }
+
+// pad cuts s to w cells (with an ellipsis) or pads it with spaces to w.
+func pad(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := lipgloss.Width(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, "…")
+		sw = lipgloss.Width(s)
+	}
+	return s + strings.Repeat(" ", max(0, w-sw))
+}
+
+// cut truncates s to w cells with an ellipsis, without padding.
+func cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
