@@ -67,6 +67,7 @@ type opDoneMsg struct {
 	sess    session
 	op      opKind
 	view    *engine.StepView
+	ran     []engine.TaskView // tasks a Superstep applied
 	hist    []*engine.StateSnapshot
 	threads []ThreadSummary
 	err     error
@@ -92,7 +93,9 @@ type Model struct {
 
 	width, height int
 	mode          mode
-	prevMode      mode // where an overlay returns to
+	prevMode      mode // where the inspector and the fork form return to
+	helpPrev      mode // where the help returns to
+	quitPrev      mode // where a declined quit returns to
 	focus         paneID
 
 	view *engine.StepView
@@ -208,10 +211,11 @@ func (m *Model) step(op opKind) tea.Cmd {
 		var v *engine.StepView
 		var err error
 		if op == opSuperstep {
-			v, err = s.Superstep(ctx)
-		} else {
-			v, err = s.Next(ctx)
+			var ran []engine.TaskView
+			v, ran, err = s.Superstep(ctx)
+			return opDoneMsg{view: v, ran: ran, err: err}
 		}
+		v, err = s.Next(ctx)
 		return opDoneMsg{view: v, err: err}
 	})
 }
@@ -274,6 +278,10 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	prev := m.view
+	if msg.op == opSuperstep && msg.ran != nil {
+		// Stand in for the executed view the Superstep went through.
+		prev = &engine.StepView{Phase: engine.PhaseExecuted, Tasks: msg.ran}
+	}
 	m.setView(msg.view, prev)
 	m.err = msg.err
 	switch msg.op {
@@ -338,7 +346,7 @@ func (m *Model) setView(v, prev *engine.StepView) {
 		return
 	}
 	switch {
-	case v.Phase == engine.PhaseCheckpoint && prev != nil && prev.Phase != engine.PhaseCheckpoint && prev.CheckpointID != v.CheckpointID:
+	case v.Phase == engine.PhaseCheckpoint && prev != nil && prev.Phase != engine.PhaseCheckpoint:
 		m.ran = prev.Tasks
 	case v.Phase == engine.PhaseCheckpoint:
 		m.ran = nil
@@ -360,12 +368,20 @@ func (m *Model) refreshPanes(running bool) {
 }
 
 func (m *Model) openAnswer() {
-	suggest := `{"action":"approve"}`
+	suggest := "JSON, or plain text taken as a string"
+	if len(m.opts.Answers) > 0 {
+		suggest = strings.Join(m.opts.Answers, "  or  ")
+	}
 	if len(m.view.Interrupts) == 0 {
 		return
 	}
 	m.answer = newAnswerForm(m.view.Interrupts, suggest)
 	m.mode = modeAnswer
+	ints := m.view.Interrupts
+	m.note = ints[0].Node + " interrupted: type an answer, enter resumes"
+	if len(ints) > 1 {
+		m.note = fmt.Sprintf("%d interrupts are waiting: ↑↓ pick one, type an answer, enter resumes", len(ints))
+	}
 }
 
 // runInProgress is what makes q ask first: an engine call in flight or a
@@ -423,13 +439,13 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch m.mode {
 	case modeHelp:
-		m.mode = m.prevMode
+		m.mode = m.helpPrev
 		return nil
 	case modeQuit:
 		if key.Matches(msg, k.Yes) {
 			return m.quit()
 		}
-		m.mode = m.prevMode
+		m.mode = m.quitPrev
 		m.note = ""
 		return nil
 	case modeInspect:
@@ -452,7 +468,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		case key.Matches(msg, k.Quit):
 			return m.askQuit()
 		case key.Matches(msg, k.Help):
-			m.prevMode, m.mode = m.mode, modeHelp
+			m.helpPrev, m.mode = m.mode, modeHelp
 		}
 		return nil
 	case modeAnswer:
@@ -471,7 +487,7 @@ func (m *Model) askQuit() tea.Cmd {
 	if !m.runInProgress() {
 		return m.quit()
 	}
-	m.prevMode, m.mode = m.mode, modeQuit
+	m.quitPrev, m.mode = m.mode, modeQuit
 	return nil
 }
 
@@ -502,7 +518,7 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.prevMode, m.mode = m.mode, modeHelp
+		m.helpPrev, m.mode = m.mode, modeHelp
 	case key.Matches(msg, k.Next) && m.canStep():
 		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
 		return m.step(opNext)
@@ -577,6 +593,7 @@ func (m *Model) moveFocused(d int) {
 		m.chans.nav.move(d, len(m.chans.shown))
 	case paneSeen:
 		m.seen.nav.move(d, len(m.seen.rows))
+		m.seen.pinned = true
 	case paneTasks:
 		m.tasks.nav.move(d, len(m.tasks.rows))
 	}
@@ -740,7 +757,7 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.prevMode, m.mode = m.mode, modeHelp
+		m.helpPrev, m.mode = m.mode, modeHelp
 	case key.Matches(msg, k.Up):
 		p.nav.move(-1, len(p.list))
 	case key.Matches(msg, k.Down):
@@ -772,7 +789,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.prevMode, m.mode = m.mode, modeHelp
+		m.helpPrev, m.mode = m.mode, modeHelp
 		return nil
 	case key.Matches(msg, k.Up):
 		m.tree.nav.move(-1, len(m.tree.snaps))
@@ -828,7 +845,13 @@ func (m *Model) refreshTreePreview() {
 // layout sizes: header, status line and footer take a line each.
 func (m *Model) bodyHeight() int { return max(3, m.height-3) }
 
+// leftWidth splits the screen: even halves on narrow terminals, where the
+// graph and versions_seen need every cell, 2/5 on wide ones, where the
+// value previews on the right profit from the room.
 func (m *Model) leftWidth() int {
+	if m.width < 110 {
+		return m.width / 2
+	}
 	return clamp(m.width*2/5, min(30, m.width/2), m.width-20)
 }
 
@@ -837,7 +860,7 @@ func (m *Model) leftWidth() int {
 // that do something now.
 func (m *Model) sync() {
 	bh := m.bodyHeight()
-	topH := bh / 2
+	topH := m.topHeight()
 	botH := bh - topH
 	m.graph.nav.follow(topH-3, len(m.graph.nodes))
 	chH := topH - 2
@@ -879,7 +902,21 @@ func (m *Model) syncKeys() {
 	k.Back.SetHelp("esc", "back")
 	k.Open.SetHelp("enter", "open")
 	hasSess := m.sess != nil
-	switch m.mode {
+	eff := m.mode
+	if eff == modeQuit {
+		eff = m.quitPrev
+	}
+	if eff == modeHelp {
+		eff = m.helpPrev
+	}
+	if m.mode == modeQuit {
+		k.Yes.SetEnabled(true)
+		k.Yes.SetHelp("y", "quit")
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("any other key", "stay")
+		return
+	}
+	switch eff {
 	case modeMain:
 		if m.chans.filtering {
 			k.Back.SetEnabled(true)
@@ -964,14 +1001,6 @@ func (m *Model) syncKeys() {
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
-	case modeHelp:
-		k.Back.SetEnabled(true)
-		k.Back.SetHelp("any key", "close help")
-	case modeQuit:
-		k.Yes.SetEnabled(true)
-		k.Yes.SetHelp("y", "quit")
-		k.Back.SetEnabled(true)
-		k.Back.SetHelp("any other key", "stay")
 	}
 }
 
@@ -982,6 +1011,9 @@ func (m Model) View() string {
 	}
 	body := m.viewBody()
 	foot := m.help.ShortHelpView(m.keys.ShortHelp())
+	if m.mode == modeHelp {
+		foot = m.styles.Dim.Render("any key closes the help")
+	}
 	return lipgloss.JoinVertical(lipgloss.Left,
 		pad(m.viewHeader(), m.width),
 		pad(m.viewStatus(), m.width),
@@ -1022,7 +1054,10 @@ func (m Model) phaseLabel() (string, lipgloss.Style) {
 func (m Model) viewHeader() string {
 	st := m.styles
 	label, ls := m.phaseLabel()
-	parts := []string{st.Header.Render("superstep"), st.Header.Render(m.opts.GraphName), "thread " + m.thread}
+	parts := []string{st.Header.Render(m.opts.GraphName), "thread " + m.thread}
+	if m.width >= 100 {
+		parts = append([]string{st.Header.Render("superstep")}, parts...)
+	}
 	if v := m.view; v != nil {
 		step := v.Step
 		if v.Phase == engine.PhaseCheckpoint && v.Status != engine.StatusFailed {
@@ -1069,13 +1104,16 @@ func (m Model) viewBody() string {
 	w, bh := m.width, m.bodyHeight()
 	lw := m.leftWidth()
 	rw := w - lw
-	topH := bh / 2
+	topH := (&m).topHeight()
 	botH := bh - topH
 	mode := m.mode
-	if mode == modeHelp || mode == modeQuit {
-		mode = m.prevMode
+	if mode == modeQuit {
+		mode = m.quitPrev
+	}
+	if mode == modeHelp {
+		mode = m.helpPrev
 		if m.mode == modeHelp {
-			return st.box("Keys", m.help.FullHelpView(m.keys.FullHelp())+"\n\n"+st.Dim.Render("Keys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
+			return st.box("Keys", m.fullHelp(w-2)+"\n\n"+st.Dim.Render("Keys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
 		}
 	}
 	graph := st.box("Graph · "+m.opts.GraphName, m.graph.View(st, m.bp, m.focus == paneGraph && mode == modeMain, lw-2, topH-2), lw, topH, m.focus == paneGraph && mode == modeMain)
@@ -1111,4 +1149,28 @@ func (m Model) viewBody() string {
 	return lipgloss.JoinVertical(lipgloss.Left,
 		lipgloss.JoinHorizontal(lipgloss.Top, graph, chans),
 		lipgloss.JoinHorizontal(lipgloss.Top, seen, tasks))
+}
+
+// topHeight gives the graph and channels row what it needs and the rest to
+// versions_seen and tasks, which grow with the run; never more than 3/5.
+func (m *Model) topHeight() int {
+	bh := m.bodyHeight()
+	need := max(len(m.graph.nodes)+3, len(m.chans.shown)+2, 6)
+	if m.chans.filtering {
+		need++
+	}
+	return clamp(need, min(5, bh/2), max(bh/2, bh*3/5))
+}
+
+// fullHelp lays the help columns side by side, or in two rows of two when
+// the window is too narrow for four.
+func (m Model) fullHelp(w int) string {
+	groups := m.keys.FullHelp()
+	hm := m.help
+	hm.Width = 0
+	all := hm.FullHelpView(groups)
+	if lipgloss.Width(all) <= w {
+		return all
+	}
+	return hm.FullHelpView(groups[:2]) + "\n\n" + hm.FullHelpView(groups[2:])
 }

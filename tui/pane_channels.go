@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/x/ansi"
 
@@ -36,6 +37,7 @@ func newChanPane() chanPane {
 	ti.Prompt = "/"
 	ti.Placeholder = "filter"
 	ti.CharLimit = 64
+	ti.Cursor.SetMode(cursor.CursorStatic)
 	return chanPane{filter: ti}
 }
 
@@ -132,6 +134,9 @@ func (p chanPane) View(st Styles, focused bool, w, h int) string {
 	}
 	nameW = min(nameW, max(10, w*2/5))
 	kindW = min(kindW, 16)
+	if w < 50 {
+		kindW = 0 // the inspector title still names the kind
+	}
 	from, to := p.nav.window(body, len(p.shown))
 	for i := from; i < to; i++ {
 		r := p.rows[p.shown[i]]
@@ -151,7 +156,11 @@ func (p chanPane) View(st Styles, focused bool, w, h int) string {
 		if r.cv.Updated {
 			name = st.Updated.Render(name)
 		}
-		line := mark + name + " " + st.Dim.Render(pad(r.kind, kindW)) + " " + ver + " " + avail + " " + r.preview
+		kind := ""
+		if kindW > 0 {
+			kind = st.Dim.Render(pad(r.kind, kindW)) + " "
+		}
+		line := mark + name + " " + kind + ver + " " + avail + " " + r.preview
 		if focused && i == p.nav.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))
 		}

@@ -105,9 +105,17 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 	from, to := p.nav.window(h-1, len(p.nodes))
 	nameW := 0
 	for _, n := range p.nodes {
-		nameW = max(nameW, len(n))
+		l := len(n)
+		if a := p.tasks[n]; a != nil && a.n > 1 {
+			l += len(fmt.Sprintf(" ×%d", a.n))
+		}
+		nameW = max(nameW, l+1)
 	}
-	nameW = min(nameW, max(8, w/3))
+	nameW = min(nameW, max(8, w/2))
+	labelW := 0
+	for _, a := range p.tasks {
+		labelW = max(labelW, len(stateLabel(a.state, p.running))+1)
+	}
 	for i := from; i < to; i++ {
 		n := p.nodes[i]
 		gut := " "
@@ -126,10 +134,10 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 				name += fmt.Sprintf(" ×%d", a.n)
 			}
 			s := st.task(a.state, p.running)
-			name = s.Render(pad(name, nameW+3))
+			name = s.Render(pad(name, nameW))
 			label = s.Render(stateLabel(a.state, p.running))
 		} else {
-			name = pad(name, nameW+3)
+			name = pad(name, nameW)
 		}
 		var outs []string
 		for _, e := range p.edges[n] {
@@ -148,7 +156,7 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 				outs = append(outs, st.Edge.Render("→ "+e.to))
 			}
 		}
-		line := gut + name + " " + pad(label, 11) + strings.Join(outs, " ")
+		line := gut + name + " " + pad(label, labelW) + strings.Join(outs, " ")
 		if focused && i == p.nav.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))
 		}

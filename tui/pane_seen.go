@@ -16,6 +16,9 @@ type seenPane struct {
 	rows []seenRow
 	nav  listNav
 	view *engine.StepView
+	// pinned is set once the person moves the cursor; until then it follows
+	// the node the run is about, so the explanation is the useful one.
+	pinned bool
 }
 
 type seenRow struct {
@@ -33,12 +36,15 @@ func (p *seenPane) setView(v *engine.StepView) {
 	for _, c := range v.Channels {
 		avail[c.Name] = c.Available
 	}
-	for _, n := range p.info.Nodes {
+	for _, n := range p.nodes() {
 		for _, t := range n.Triggers {
 			seen, ok := v.VersionsSeen[n.Name][t]
 			cur := v.Versions[t]
 			p.rows = append(p.rows, seenRow{node: n.Name, channel: t, seen: seen, hasSeen: ok, cur: cur, avail: avail[t], due: avail[t] && cur > seen})
 		}
+	}
+	if !p.pinned {
+		sel = p.interesting(v)
 	}
 	if sel != "" {
 		for i, r := range p.rows {
@@ -51,6 +57,20 @@ func (p *seenPane) setView(v *engine.StepView) {
 	p.nav.cur = clamp(p.nav.cur, 0, len(p.rows)-1)
 }
 
+// interesting is the node a glance should explain: the first with a task
+// this step, else the first that is due.
+func (p seenPane) interesting(v *engine.StepView) string {
+	if v.Phase != engine.PhaseCheckpoint && len(v.Tasks) > 0 {
+		return v.Tasks[0].Name
+	}
+	for _, r := range p.rows {
+		if r.due {
+			return r.node
+		}
+	}
+	return ""
+}
+
 func (p seenPane) selectedNode() string {
 	if p.nav.cur < len(p.rows) && len(p.rows) > 0 {
 		return p.rows[p.nav.cur].node
@@ -58,8 +78,14 @@ func (p seenPane) selectedNode() string {
 	return ""
 }
 
+// nodes are the graph's nodes with __start__ first: its task carries the
+// input into the graph in step 0, so it has a row like any node.
+func (p seenPane) nodes() []engine.NodeInfo {
+	return append([]engine.NodeInfo{{Name: engine.Start, Triggers: []string{engine.Start}}}, p.info.Nodes...)
+}
+
 func (p seenPane) triggers(node string) []string {
-	for _, n := range p.info.Nodes {
+	for _, n := range p.nodes() {
 		if n.Name == node {
 			return n.Triggers
 		}
@@ -101,7 +127,7 @@ func (p seenPane) View(st Styles, focused bool, w, h int) string {
 			cur = st.Stale.Render(fmt.Sprintf("%4d", r.cur))
 			mark = st.Stale.Render(" ◀")
 		}
-		line := pad(r.node, nodeW) + " " + pad(r.channel, chW) + " " + seen + " " + cur + mark
+		line := pad(r.node, nodeW) + " " + pad(cutLeft(r.channel, chW), chW) + " " + seen + " " + cur + mark
 		if focused && i == p.nav.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))
 		}

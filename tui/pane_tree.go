@@ -81,6 +81,9 @@ func newTreePane(snaps []*engine.StateSnapshot, current string) treePane {
 			for _, j := range joins {
 				lanes[j] = ""
 			}
+			for len(lanes) > 0 && lanes[len(lanes)-1] == "" {
+				lanes = lanes[:len(lanes)-1]
+			}
 		}
 		if col < 0 {
 			for j, want := range lanes {

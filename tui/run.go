@@ -42,6 +42,9 @@ type Options struct {
 	// nil, a Saver with a Threads() []string method (engine.MemorySaver) is
 	// asked instead; otherwise the picker only offers a new thread.
 	Threads func(ctx context.Context) ([]ThreadSummary, error)
+	// Answers suggest replies to the graph's interrupts; the first is the
+	// answer box's placeholder (graphs.Example.Answers).
+	Answers []string
 	// In and Out replace the terminal (tests). With Out set the program does
 	// not take the alternate screen.
 	In  io.Reader

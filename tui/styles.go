@@ -152,6 +152,22 @@ func pad(s string, w int) string {
 	return s + strings.Repeat(" ", max(0, w-sw))
 }
 
+// cutLeft keeps the end of s, which is the telling part of a channel name
+// like branch:to:plan_queries.
+func cutLeft(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && lipgloss.Width(string(r)) > w-1 {
+		r = r[1:]
+	}
+	return "…" + string(r)
+}
+
 // cut truncates s to w cells with an ellipsis, without padding.
 func cut(s string, w int) string {
 	if w <= 0 {
