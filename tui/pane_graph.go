@@ -101,7 +101,7 @@ func stateLabel(s engine.TaskState, running bool) string {
 }
 
 func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) string {
-	rows := make([]string, 0, h)
+	rows := make([]string, 0, max(h, 0))
 	from, to := p.nav.window(h-1, len(p.nodes))
 	nameW := 0
 	for _, n := range p.nodes {

@@ -57,7 +57,7 @@ func capLine(s string) string {
 }
 
 func (p inspector) View(st Styles, w, h int) string {
-	out := make([]string, 0, h)
+	out := make([]string, 0, max(h, 0))
 	body := h - 1
 	for i := p.off; i < min(len(p.lines), p.off+body); i++ {
 		l, ok := p.colored[i]

@@ -126,7 +126,7 @@ func (p tasksPane) selected() (taskRow, bool) {
 
 func (p tasksPane) View(st Styles, focused bool, w, h int) string {
 	from, to := p.nav.window(h, len(p.rows))
-	out := make([]string, 0, h)
+	out := make([]string, 0, max(h, 0))
 	for i := from; i < to; i++ {
 		r := p.rows[i]
 		line := cut(r.text, w)

@@ -198,7 +198,7 @@ func (p treePane) View(st Styles, w, h int) string {
 	if len(p.snaps) == 0 {
 		return st.Dim.Render("no checkpoints yet")
 	}
-	out := make([]string, 0, h)
+	out := make([]string, 0, max(h, 0))
 	for r := p.nav.off; r < min(len(p.rows), p.nav.off+h); r++ {
 		row := p.rows[r]
 		if row.snap < 0 {

@@ -125,7 +125,7 @@ func (s Styles) box(title, content string, w, h int, focused bool) string {
 // fitLines cuts or pads content to exactly h lines of exactly w cells.
 func fitLines(content string, w, h int) []string {
 	lines := strings.Split(content, "\n")
-	out := make([]string, h)
+	out := make([]string, max(h, 0))
 	for i := range out {
 		l := ""
 		if i < len(lines) {
