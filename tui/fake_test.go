@@ -207,7 +207,7 @@ func TestModel_RandomKeys_NoPanic(t *testing.T) {
 			} else {
 				m = engineModel(t, name, 80, 24)
 			}
-			for i := 0; i < 400; i++ {
+			for i := 0; i < 300; i++ {
 				var msg tea.Msg
 				if rng.Intn(40) == 0 {
 					msg = tea.WindowSizeMsg{Width: rng.Intn(220), Height: rng.Intn(70)}

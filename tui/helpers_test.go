@@ -17,7 +17,21 @@ import (
 	"github.com/superstep/superstep/graphs"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// updating reports -update: rewrite the golden files under testdata/. The
+// flag itself is registered by charmbracelet/x/exp/golden, which teatest
+// links into this test binary; a second definition would panic.
+func updating() bool {
+	f := flag.Lookup("update")
+	if f == nil {
+		return false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	b, _ := g.Get().(bool)
+	return b
+}
 
 var fixedNow = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -127,7 +141,7 @@ func press(t testing.TB, m Model, ks ...string) Model {
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if updating() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}

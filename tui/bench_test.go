@@ -1,0 +1,191 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// The render budget: a keypress must redraw in well under a 60 Hz frame
+// (16 ms) and opening a view must take under 200 ms. These benchmarks are
+// how that is measured; they are not timed tests, so a slow CI machine
+// does not fail the build.
+
+// BenchmarkView_Main is one full frame of the main screen at 200×60.
+func BenchmarkView_Main(b *testing.B) {
+	m := engineModel(b, "research", 200, 60)
+	m = press(b, m, "s", "s", "n")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+// megabyteValue is a state value of about 1 MB: 8000 records.
+func megabyteValue() any {
+	out := make([]any, 8000)
+	for i := range out {
+		out[i] = map[string]any{
+			"id": float64(i), "title": fmt.Sprintf("finding %d", i),
+			"text": strings.Repeat("evidence ", 10), "tags": []any{"a", "b", true, nil},
+		}
+	}
+	return out
+}
+
+func inspectModel(b *testing.B, v any) Model {
+	m := engineModel(b, "research", 200, 60)
+	m.view.Channels[0].Value = v
+	m.chans.setChannels(m.view.Channels)
+	m.focus = paneChannels
+	m.chans.nav.cur = 0
+	return m
+}
+
+// BenchmarkInspector_Open1MB: enter on a 1 MB channel until the frame is
+// drawn (layout once, highlight one screenful).
+func BenchmarkInspector_Open1MB(b *testing.B) {
+	v := megabyteValue()
+	if n := len(engine.MustEncode(v)); n < 1<<20 {
+		b.Fatalf("value is %d bytes, want ≥ 1 MB", n)
+	}
+	m := inspectModel(b, v)
+	enter := keys("enter")[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		nm, _ := m.Update(enter)
+		_ = nm.(Model).View()
+	}
+}
+
+// BenchmarkInspector_PageDown1MB: one page down in a 1 MB value, the
+// worst keypress (a whole new screenful to highlight).
+func BenchmarkInspector_PageDown1MB(b *testing.B) {
+	m := press(b, inspectModel(b, megabyteValue()), "enter")
+	pgdn := keys("pgdown")[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		nm, _ := m.Update(pgdn)
+		m = nm.(Model)
+		_ = m.View()
+		if m.insp.off > len(m.insp.lines)-200 {
+			m.insp.off = 0
+		}
+	}
+}
+
+// BenchmarkInspector_Open1MBLine: a single 1 MB string, one JSON line.
+func BenchmarkInspector_Open1MBLine(b *testing.B) {
+	m := inspectModel(b, strings.Repeat("x", 1<<20))
+	enter := keys("enter")[0]
+	for b.Loop() {
+		nm, _ := m.Update(enter)
+		_ = nm.(Model).View()
+	}
+}
+
+// longThread is a thread of 5000 checkpoints with a fork every 500, built
+// once for the tree benchmarks.
+var longThread = sync.OnceValues(func() (*engine.Graph, []*engine.StateSnapshot) {
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.LastValueKey("n")).Named("ticker").
+		AddNode("tick", func(_ context.Context, s any) (any, error) {
+			n, _ := s.(map[string]any)["n"].(float64)
+			return map[string]any{"n": n + 1}, nil
+		}).
+		AddEdge(engine.Start, "tick").
+		AddConditionalEdges("tick", func(_ context.Context, s map[string]any) (any, error) {
+			if n, _ := s["n"].(float64); n < 4990 {
+				return "tick", nil
+			}
+			return engine.End, nil
+		}, "tick", engine.End).
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	if _, err := g.Invoke(ctx, map[string]any{"n": 0.0}, engine.OnThread("long"), engine.WithRecursionLimit(6000)); err != nil {
+		panic(err)
+	}
+	h, err := g.History(ctx, engine.Config{ThreadID: "long"}, engine.ListOptions{})
+	if err != nil {
+		panic(err)
+	}
+	for i := 100; i < len(h); i += 500 {
+		if _, err := g.UpdateState(ctx, engine.Config{ThreadID: "long", CheckpointID: h[i].Config.CheckpointID}, map[string]any{"n": -1.0}, "tick"); err != nil {
+			panic(err)
+		}
+	}
+	h, err = g.History(ctx, engine.Config{ThreadID: "long"}, engine.ListOptions{})
+	if err != nil {
+		panic(err)
+	}
+	return g, h
+})
+
+func treeModel(b *testing.B) (Model, []*engine.StateSnapshot) {
+	g, h := longThread()
+	if len(h) < 5000 {
+		b.Fatalf("%d checkpoints", len(h))
+	}
+	opts := Options{Thread: "long", Saver: g.Saver()}
+	m := newTestModel(b, newEngineSession(g, opts), opts, 200, 60)
+	return m, h
+}
+
+// BenchmarkTree_Open5000: the history arrives and the tree's first frame
+// is drawn (layout of all 5000 rows, one window rendered). The engine's
+// History call itself is BenchmarkHistory5000.
+func BenchmarkTree_Open5000(b *testing.B) {
+	m, h := treeModel(b)
+	msg := opDoneMsg{op: opHistory, hist: h}
+	b.ReportAllocs()
+	for b.Loop() {
+		mm := m
+		mm.sess = nil
+		msg.sess = m.sess
+		nm, _ := mm.Update(msg)
+		_ = nm.(Model).View()
+	}
+}
+
+// BenchmarkTree_Move5000: one cursor move in the open tree, preview of the
+// checkpoint's channels included.
+func BenchmarkTree_Move5000(b *testing.B) {
+	m, h := treeModel(b)
+	s := m.sess
+	m.sess = nil
+	m = send(b, m, opDoneMsg{op: opHistory, hist: h, sess: s})
+	down, up := keys("down")[0], keys("up")[0]
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := down
+		if (i/1000)%2 == 1 {
+			k = up
+		}
+		i++
+		nm, _ := m.Update(k)
+		m = nm.(Model)
+		_ = m.View()
+	}
+}
+
+// BenchmarkHistory5000 is the engine's side of opening the tree.
+func BenchmarkHistory5000(b *testing.B) {
+	g, _ := longThread()
+	for b.Loop() {
+		if _, err := g.History(context.Background(), engine.Config{ThreadID: "long"}, engine.ListOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+var _ tea.Msg = opDoneMsg{}
