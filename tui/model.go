@@ -233,6 +233,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.spin, cmd = m.spin.Update(msg)
 		}
 	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing() {
+			// Keys pressed faster than the terminal is read arrive as one
+			// message ("jjj"); outside a text box each is a command.
+			var cmds []tea.Cmd
+			for _, r := range msg.Runes {
+				cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}))
+				m.sync()
+			}
+			cmd = tea.Batch(cmds...)
+			break
+		}
 		cmd = m.onKey(msg)
 	}
 	m.sync()
@@ -481,6 +492,11 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.treeKey(msg)
 	}
 	return m.mainKey(msg)
+}
+
+// typing reports whether keys go to a text box.
+func (m *Model) typing() bool {
+	return m.mode == modeAnswer || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
 }
 
 func (m *Model) askQuit() tea.Cmd {
@@ -852,7 +868,7 @@ func (m *Model) leftWidth() int {
 	if m.width < 110 {
 		return m.width / 2
 	}
-	return clamp(m.width*2/5, min(30, m.width/2), m.width-20)
+	return clamp(m.width*9/20, min(30, m.width/2), m.width-20)
 }
 
 // sync runs after every Update: it keeps cursors in view for the sizes the

@@ -17,7 +17,7 @@ func TestModel_View_Golden(t *testing.T) {
 	}{
 		{"input", nil},
 		{"plan", []string{"n", "n", "n", "n"}},
-		{"execute", []string{"n", "n", "n", "n", "n", "n", "n"}},
+		{"execute", []string{"n", "n", "n", "n", "n", "n", "n", "n"}},
 		{"update", []string{"s", "s", "s"}},
 		{"interrupt", []string{"c", "{", "\"", "a"}},
 		{"interrupt-invalid", []string{"c", "{", "x", "enter"}},
@@ -285,5 +285,13 @@ func TestExplainNode(t *testing.T) {
 	}
 	if got, want := explainNode(v, "plan", []string{"branch:to:plan"}), "plan will not run: branch:to:plan is not available (cleared at v3)."; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestModel_Keys_BurstIsSplit(t *testing.T) {
+	m := engineModel(t, "research", 100, 30)
+	m = press(t, m, "jjj")
+	if m.graph.nav.cur != 3 {
+		t.Fatalf("cursor %d after jjj, want 3", m.graph.nav.cur)
 	}
 }

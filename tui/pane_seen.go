@@ -103,7 +103,7 @@ func (p seenPane) View(st Styles, focused bool, w, h int) string {
 		chW = max(chW, len(r.channel))
 	}
 	nodeW = min(nodeW, w/3)
-	chW = min(chW, max(8, w-nodeW-16))
+	chW = min(chW, max(8, w-nodeW-14))
 	explain := explainNode(p.view, p.selectedNode(), p.triggers(p.selectedNode()))
 	ew := max(1, w)
 	expl := ansi.Wordwrap(explain, ew, " ")
