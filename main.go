@@ -12,12 +12,7 @@ import (
 
 func main() {
 	if len(os.Args) >= 3 && os.Args[1] == "trace" {
-		f, err := scenario.Load(os.Args[2])
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "superstep:", err)
-			os.Exit(2)
-		}
-		t, err := scenario.Trace(context.Background(), f, scenario.RunOptions{})
+		t, err := scenario.TraceFile(context.Background(), os.Args[2], scenario.RunOptions{})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "superstep:", err)
 			os.Exit(1)

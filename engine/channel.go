@@ -169,28 +169,24 @@ func (c *reducerChannel) update(vals []any) (bool, error) {
 }
 
 // barrier waits until every named source has written it (a join of a
-// multi-source edge), and resets when the joined node runs.
+// multi-source edge), and resets when the joined node runs. It remembers the
+// order sources arrived in, as LangGraph.js checkpoints it.
 type barrier struct {
 	name  string
 	names []string // sorted
-	seen  map[string]bool
+	seen  []string // arrival order
 }
 
 func newBarrier(name string, sources []string) *barrier {
 	names := slices.Clone(sources)
 	sort.Strings(names)
-	return &barrier{name: name, names: names, seen: map[string]bool{}}
+	return &barrier{name: name, names: names}
 }
 
-func (c *barrier) kind() string { return KindBarrier }
-func (c *barrier) complete() bool {
-	return len(c.seen) == len(c.names)
-}
+func (c *barrier) kind() string   { return KindBarrier }
+func (c *barrier) complete() bool { return len(c.seen) == len(c.names) }
 func (c *barrier) get() (any, bool) {
-	if c.complete() {
-		return nil, true
-	}
-	return nil, false
+	return nil, c.complete()
 }
 func (c *barrier) update(vals []any) (bool, error) {
 	changed := false
@@ -199,8 +195,8 @@ func (c *barrier) update(vals []any) (bool, error) {
 		if _, ok := slices.BinarySearch(c.names, s); !ok {
 			return false, &InvalidUpdateError{Channel: c.name, Msg: fmt.Sprintf("value %v is not one of %v", v, c.names)}
 		}
-		if !c.seen[s] {
-			c.seen[s] = true
+		if !slices.Contains(c.seen, s) {
+			c.seen = append(c.seen, s)
 			changed = true
 		}
 	}
@@ -208,35 +204,30 @@ func (c *barrier) update(vals []any) (bool, error) {
 }
 func (c *barrier) consume() bool {
 	if c.complete() {
-		c.seen = map[string]bool{}
+		c.seen = nil
 		return true
 	}
 	return false
 }
 func (c *barrier) finish() bool { return false }
 func (c *barrier) snapshot() (any, bool) {
-	out := make([]any, 0, len(c.seen))
-	for _, n := range c.names {
-		if c.seen[n] {
-			out = append(out, n)
-		}
+	out := make([]any, len(c.seen))
+	for i, n := range c.seen {
+		out[i] = n
 	}
 	return out, true
 }
 func (c *barrier) restore(v any) {
-	c.seen = map[string]bool{}
+	c.seen = nil
 	l, _ := v.([]any)
 	for _, e := range l {
-		if s, ok := e.(string); ok {
-			c.seen[s] = true
+		if s, ok := e.(string); ok && !slices.Contains(c.seen, s) {
+			c.seen = append(c.seen, s)
 		}
 	}
 }
 func (c *barrier) clone() channel {
 	cp := *c
-	cp.seen = make(map[string]bool, len(c.seen))
-	for k := range c.seen {
-		cp.seen[k] = true
-	}
+	cp.seen = slices.Clone(c.seen)
 	return &cp
 }

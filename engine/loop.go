@@ -120,6 +120,8 @@ type TaskResult struct {
 	Reused     bool
 	Attempts   int
 	Done       bool
+	// Aborted marks a task whose superstep another task's failure ended.
+	Aborted bool
 }
 
 func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, error) {
@@ -351,20 +353,17 @@ func (l *loop) resumingChildren() bool { return l.resuming }
 // them in memory for this run.
 func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) error {
 	l.mu.Lock()
-	if taskID == NullTaskID {
-		for _, w := range writes {
-			if WriteSlot(w.Channel, 0) < 0 {
-				l.pending = dropTaskChannel(l.pending, taskID, w.Channel)
-			}
-			l.pending = append(l.pending, PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value})
+	if taskID != NullTaskID {
+		// A task's latest batch is what it saved (LangGraph.js keeps the
+		// same in memory; the saver keeps first regular writes, which are
+		// the same values).
+		l.pending = slices.DeleteFunc(l.pending, func(w PendingWrite) bool { return w.TaskID == taskID })
+	}
+	for _, w := range writes {
+		if taskID == NullTaskID && WriteSlot(w.Channel, 0) < 0 {
+			l.pending = dropTaskChannel(l.pending, taskID, w.Channel)
 		}
-	} else {
-		for _, w := range writes {
-			if WriteSlot(w.Channel, 0) < 0 {
-				l.pending = dropTaskChannel(l.pending, taskID, w.Channel)
-			}
-			l.pending = append(l.pending, PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value})
-		}
+		l.pending = append(l.pending, PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value})
 	}
 	l.mu.Unlock()
 	if l.saver == nil {
