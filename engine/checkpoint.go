@@ -24,9 +24,10 @@ const (
 
 // Checkpoint is the plain-data state of a thread between supersteps.
 //
-// A Checkpoint handed to a Saver or returned by one is never modified by the
-// engine afterwards; savers may keep it. Values inside it are shared and must
-// be treated as immutable.
+// A Checkpoint is immutable once built: the engine never modifies one it
+// handed to a Saver or got from one, savers may keep it as it is, and its
+// inner VersionsSeen maps and values may be shared with other checkpoints.
+// Use Clone for a copy to modify.
 type Checkpoint struct {
 	V  int
 	ID string

@@ -82,9 +82,6 @@ type loop struct {
 	step     int
 	stop     int
 	hint     planHint
-	// lastPut holds the versions of the last stored checkpoint, to compute
-	// the channels a Put must store.
-	lastPut map[string]Version
 
 	mu      sync.Mutex
 	pending []PendingWrite // writes saved against cpID, in save order
@@ -191,7 +188,6 @@ func (l *loop) first(ctx context.Context, input any) error {
 		l.md = Metadata{Source: SourceInput, Step: -2, Parents: map[string]string{}}
 	}
 	l.cs = newChannelState(l.g, cp)
-	l.lastPut = maps.Clone(l.cs.versions)
 	l.step = l.md.Step + 1
 	l.stop = l.step + l.opts.RecursionLimit + 1
 
@@ -262,7 +258,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 			seen = map[string]Version{}
 		}
 		maps.Copy(seen, l.cs.versions)
-		l.cs.seen[InterruptChannel] = seen
+		l.cs.seen[InterruptChannel] = seen // a new map: checkpoints share the old one
 		if forks {
 			l.pending = dropChannel(l.pending, InterruptChannel)
 			if err := l.putCheckpoint(ctx, SourceFork); err != nil {
@@ -386,25 +382,24 @@ func dropTaskChannel(ws []PendingWrite, taskID, ch string) []PendingWrite {
 // the current step, then advances the step counter.
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	id := l.ids.NewID()
-	cp := l.cs.checkpoint(id, l.hint.channels, l.hint.known && source == SourceLoop)
-	cp.TS = l.g.clock()
 	md := Metadata{Source: source, Step: l.step, Parents: map[string]string{}}
 	if p := l.opts.parent; p != nil {
 		maps.Copy(md.Parents, p.run.md.Parents)
 		md.Parents[p.run.cfg.CheckpointNS] = p.run.cpID
 	}
-	newVersions := map[string]Version{}
-	for c, v := range l.cs.versions {
-		if l.lastPut[c] != v {
-			newVersions[c] = v
-		}
+	newVersions := l.cs.takeDirty()
+	var cp *Checkpoint
+	if l.saver != nil || l.emit != nil {
+		// Without a saver or a listener nobody reads the checkpoint: only
+		// its id (for task ids) and the step counter matter.
+		cp = l.cs.checkpoint(id, l.hint.channels, l.hint.known && source == SourceLoop)
+		cp.TS = l.g.clock()
 	}
 	if l.saver != nil {
 		if _, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, cp, md, newVersions); err != nil {
 			return fmt.Errorf("saving checkpoint at step %d: %w", l.step, err)
 		}
 	}
-	l.lastPut = maps.Clone(l.cs.versions)
 	l.parentID = l.cpID
 	l.cpID = id
 	l.md = md

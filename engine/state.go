@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 )
@@ -245,7 +243,6 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		l.md = Metadata{Parents: map[string]string{}}
 	}
 	l.cs = newChannelState(g, cp)
-	l.lastPut = mapsClone(l.cs.versions)
 	parents := l.md.Parents
 
 	put := func(source string, stepNo int) (Config, error) {
@@ -257,12 +254,7 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		if md.Parents == nil {
 			md.Parents = map[string]string{}
 		}
-		newVersions := map[string]Version{}
-		for c, v := range l.cs.versions {
-			if l.lastPut[c] != v {
-				newVersions[c] = v
-			}
-		}
+		newVersions := l.cs.takeDirty()
 		return g.saver.Put(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: l.cpID}, ncp, md, newVersions)
 	}
 
@@ -419,6 +411,3 @@ func mapsClone[M ~map[K]V, K comparable, V any](m M) M {
 	}
 	return out
 }
-
-var _ = errors.New
-var _ = slices.Clone[[]string]
