@@ -144,15 +144,19 @@ type Reducer func(current, write any) (any, error)
 // reducerChannel is LangGraph's BinaryOperatorAggregate: available from the
 // start with its default value.
 type reducerChannel struct {
-	name string
-	fn   Reducer
-	val  any
-	has  bool
+	name       string
+	fn         Reducer
+	appendOnly bool
+	val        any
+	has        bool
 }
 
 func (c *reducerChannel) update(vals []any) (bool, error) {
 	if len(vals) == 0 {
 		return false, nil
+	}
+	if c.appendOnly && c.has {
+		return true, c.appendAll(vals)
 	}
 	for _, v := range vals {
 		if !c.has {
@@ -166,6 +170,34 @@ func (c *reducerChannel) update(vals []any) (bool, error) {
 		c.val = next
 	}
 	return true, nil
+}
+
+// appendAll concatenates a superstep's list writes in one allocation; the
+// result equals folding AppendReducer over them.
+func (c *reducerChannel) appendAll(vals []any) error {
+	cur, err := asList(c.val)
+	if err != nil {
+		return &InvalidUpdateError{Channel: c.name, Msg: err.Error()}
+	}
+	n := len(cur)
+	for _, v := range vals {
+		if l, ok := v.([]any); ok {
+			n += len(l)
+		} else {
+			n++
+		}
+	}
+	out := make([]any, len(cur), n)
+	copy(out, cur)
+	for _, v := range vals {
+		if l, ok := v.([]any); ok {
+			out = append(out, l...)
+		} else {
+			out = append(out, v)
+		}
+	}
+	c.val = out
+	return nil
 }
 
 // barrier waits until every named source has written it (a join of a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"sync"
 )
 
@@ -84,7 +83,8 @@ type loop struct {
 	hint     planHint
 
 	mu      sync.Mutex
-	pending []PendingWrite // writes saved against cpID, in save order
+	pending *pendingWrites // writes saved against cpID
+	resumes resumeIndex    // answers available to this superstep's tasks
 
 	tasks     []*task
 	results   map[string]*TaskResult
@@ -176,7 +176,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		l.md = saved.Metadata
 		l.cpID = cp.ID
 		l.parentID = saved.ParentID
-		l.pending = slices.Clone(saved.PendingWrites)
+		l.pending = newPendingWrites(saved.PendingWrites)
 		if addressed {
 			latest, err := l.saver.GetTuple(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS})
 			if err != nil {
@@ -186,6 +186,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		}
 	} else {
 		l.md = Metadata{Source: SourceInput, Step: -2, Parents: map[string]string{}}
+		l.pending = newPendingWrites(nil)
 	}
 	l.cs = newChannelState(l.g, cp)
 	l.step = l.md.Step + 1
@@ -231,7 +232,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		}
 	}
 	var nullWrites []Write
-	for _, pw := range append(slices.Clone(l.pending), carried...) {
+	for _, pw := range append(l.pending.null, carried...) {
 		if pw.TaskID == NullTaskID {
 			nullWrites = append(nullWrites, Write{Channel: pw.Channel, Value: pw.Value})
 		}
@@ -243,7 +244,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 	}
 	commandUpdates := isCommand && len(nullWrites) > 0
 	if timeTravel {
-		l.pending = dropChannel(l.pending, ResumeChannel)
+		l.pending.dropChannel(ResumeChannel)
 	}
 	if p := l.opts.parent; p != nil && p.hasNullResume && !forks && l.saver != nil {
 		// A subgraph keeps its parent's plain resume value as its own.
@@ -260,7 +261,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		maps.Copy(seen, l.cs.versions)
 		l.cs.seen[InterruptChannel] = seen // a new map: checkpoints share the old one
 		if forks {
-			l.pending = dropChannel(l.pending, InterruptChannel)
+			l.pending.dropChannel(InterruptChannel)
 			if err := l.putCheckpoint(ctx, SourceFork); err != nil {
 				return err
 			}
@@ -302,16 +303,6 @@ func asCommand(v any) (Command, bool) {
 	return Command{}, false
 }
 
-func dropChannel(ws []PendingWrite, ch string) []PendingWrite {
-	out := ws[:0:0]
-	for _, w := range ws {
-		if w.Channel != ch {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // commandWrites maps a Command given as run input to null-task writes.
 func (g *Graph) commandWrites(cmd Command) ([]Write, error) {
 	var out []Write
@@ -349,33 +340,12 @@ func (l *loop) resumingChildren() bool { return l.resuming }
 // them in memory for this run.
 func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) error {
 	l.mu.Lock()
-	if taskID != NullTaskID {
-		// A task's latest batch is what it saved (LangGraph.js keeps the
-		// same in memory; the saver keeps first regular writes, which are
-		// the same values).
-		l.pending = slices.DeleteFunc(l.pending, func(w PendingWrite) bool { return w.TaskID == taskID })
-	}
-	for _, w := range writes {
-		if taskID == NullTaskID && WriteSlot(w.Channel, 0) < 0 {
-			l.pending = dropTaskChannel(l.pending, taskID, w.Channel)
-		}
-		l.pending = append(l.pending, PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value})
-	}
+	l.pending.add(taskID, writes)
 	l.mu.Unlock()
 	if l.saver == nil {
 		return nil
 	}
 	return l.saver.PutWrites(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, taskID, writes)
-}
-
-func dropTaskChannel(ws []PendingWrite, taskID, ch string) []PendingWrite {
-	out := ws[:0]
-	for _, w := range ws {
-		if !(w.TaskID == taskID && w.Channel == ch) {
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 // putCheckpoint stores the current state as a new checkpoint with source and
@@ -404,7 +374,7 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	l.cpID = id
 	l.md = md
 	l.mu.Lock()
-	l.pending = nil
+	l.pending = newPendingWrites(nil)
 	l.mu.Unlock()
 	if l.emit != nil {
 		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp, Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
@@ -435,9 +405,10 @@ func (l *loop) plan(ctx context.Context) error {
 		l.finish(StatusDone)
 		return nil
 	}
-	if l.skipDone && len(l.pending) > 0 {
+	if l.skipDone && !l.pending.empty() {
 		l.reuseSavedWrites()
 	}
+	l.resumes = l.pending.resumes()
 	allReused := true
 	for _, t := range l.tasks {
 		if !l.results[t.id].Reused {
@@ -468,7 +439,7 @@ func (l *loop) reuseSavedWrites() {
 	for _, t := range l.tasks {
 		byID[t.id] = t
 	}
-	for _, pw := range l.pending {
+	for _, pw := range l.pending.all() {
 		t := byID[pw.TaskID]
 		if t == nil {
 			continue

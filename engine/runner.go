@@ -287,26 +287,8 @@ func (l *loop) startWrites(t *task) ([]Write, error) {
 // addressed to it by interrupt id, and the run's plain resume value.
 func (l *loop) newScope(t *task) *taskScope {
 	s := &taskScope{t: t, run: l, step: l.step}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	nullFound := false
-	for _, pw := range l.pending {
-		if pw.Channel != ResumeChannel {
-			continue
-		}
-		switch pw.TaskID {
-		case t.id:
-			if l, ok := pw.Value.([]any); ok {
-				s.resume = append(s.resume, l...)
-			} else {
-				s.resume = append(s.resume, pw.Value)
-			}
-		case NullTaskID:
-			if !nullFound {
-				s.nullResume, s.hasNullResume, nullFound = pw.Value, true, true
-			}
-		}
-	}
+	s.resume = slices.Clone(l.resumes.byTask[t.id])
+	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
 	if l.resumeMap != nil {
 		if v, ok := l.resumeMap[interruptID(t.ns, len(s.resume))]; ok {
 			s.resume = append(s.resume, v)
