@@ -23,6 +23,8 @@ type channelState struct {
 	// values mirrors every channel's stored snapshot, refreshed for the
 	// channels a superstep touches, so a checkpoint costs what changed.
 	values map[string]any
+	// state mirrors the available state keys: the graph state nodes read.
+	state map[string]any
 	// live holds the ephemeral and topic channels that have a value: the
 	// only ones an untouched superstep must clear.
 	live map[string]struct{}
@@ -59,6 +61,7 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		versions: map[string]Version{},
 		seen:     map[string]map[string]Version{},
 		values:   map[string]any{},
+		state:    map[string]any{},
 		live:     map[string]struct{}{},
 		dirty:    map[string]struct{}{},
 	}
@@ -95,6 +98,14 @@ func (cs *channelState) refresh(name string) {
 	} else {
 		delete(cs.values, name)
 	}
+	if _, isKey := cs.g.keyIndex[name]; isKey {
+		if v, ok := ch.get(); ok {
+			cs.state[name] = v
+		} else {
+			delete(cs.state, name)
+		}
+		return
+	}
 	switch ch.(type) {
 	case *ephemeral, *topic:
 		if _, avail := ch.get(); avail {
@@ -115,14 +126,9 @@ func (cs *channelState) available(name string) bool {
 }
 
 // stateValues returns the graph state: every state key that has a value.
+// The map is the caller's; the values in it are shared and immutable.
 func (cs *channelState) stateValues() map[string]any {
-	out := make(map[string]any, len(cs.g.keys))
-	for _, k := range cs.g.keys {
-		if v, ok := cs.channels[k.Name].get(); ok {
-			out[k.Name] = v
-		}
-	}
-	return out
+	return maps.Clone(cs.state)
 }
 
 // taskKind tells PULL tasks (triggered by channels) from PUSH tasks (Sends).
