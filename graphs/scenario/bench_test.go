@@ -13,7 +13,7 @@ import (
 // thread per iteration, through the scenario loader and an in-memory saver,
 // as LangGraph.js's bench.mjs does.
 func BenchmarkWorkload(b *testing.B) {
-	for _, name := range []string{"chain_1000", "fanout_1000", "loop_5000", "wide_state"} {
+	for _, name := range []string{"chain_1000", "fanout_1000", "loop_5000", "wide_state", "pingpong_2000", "pingpong_2000_idle5000"} {
 		for _, saver := range []string{"memory", "none"} {
 			b.Run(name+"/"+saver, func(b *testing.B) {
 				f, err := scenario.Load("../../testdata/perf/" + name + ".json")
