@@ -4,7 +4,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // This file holds the pure superstep algorithm (LangGraph's _algo): planning
@@ -408,9 +407,4 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		cp.UpdatedChannels = append([]string{}, updated...)
 	}
 	return cp
-}
-
-// isStateKeyWrite reports whether a write goes to a state key.
-func (g *Graph) isStateKeyWrite(ch string) bool {
-	return g.IsStateKey(ch) && !strings.HasPrefix(ch, "__")
 }

@@ -69,16 +69,6 @@ func (c *Checkpoint) Clone() *Checkpoint {
 	return &out
 }
 
-// emptyCheckpoint is the state of a thread that has no checkpoint yet.
-func emptyCheckpoint() *Checkpoint {
-	return &Checkpoint{
-		V:               CheckpointFormat,
-		ChannelValues:   map[string]any{},
-		ChannelVersions: map[string]Version{},
-		VersionsSeen:    map[string]map[string]Version{},
-	}
-}
-
 // Metadata describes how a checkpoint came to be.
 type Metadata struct {
 	Source string // input, loop, update or fork

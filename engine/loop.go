@@ -149,8 +149,6 @@ func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, 
 	return l, nil
 }
 
-func (l *loop) nestedSaver() bool { return l.saver != nil }
-
 // first loads the thread and handles the run's input (LangGraph's _first):
 // new input writes an input checkpoint; nil input or a Command resumes; a
 // checkpoint id replays from there.

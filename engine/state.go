@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"time"
 )
@@ -250,7 +251,7 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		id := l.ids.NewID()
 		ncp := l.cs.checkpoint(id, nil, false)
 		ncp.TS = g.clock()
-		md := Metadata{Source: source, Step: stepNo, Parents: mapsClone(parents)}
+		md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(parents)}
 		if md.Parents == nil {
 			md.Parents = map[string]string{}
 		}
@@ -399,15 +400,4 @@ func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 		return all[len(all)-1].node, nil
 	}
 	return "", &InvalidUpdateError{Msg: "ambiguous update: specify the node to apply it as"}
-}
-
-func mapsClone[M ~map[K]V, K comparable, V any](m M) M {
-	if m == nil {
-		return nil
-	}
-	out := make(M, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
