@@ -355,7 +355,12 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		maps.Copy(md.Parents, p.run.md.Parents)
 		md.Parents[p.run.cfg.CheckpointNS] = p.run.cpID
 	}
-	newVersions := l.cs.takeDirty()
+	var newVersions map[string]Version
+	if l.saver != nil {
+		newVersions = l.cs.takeDirty()
+	} else {
+		clear(l.cs.dirty)
+	}
 	var cp *Checkpoint
 	if l.saver != nil || l.emit != nil {
 		// Without a saver or a listener nobody reads the checkpoint: only
@@ -372,7 +377,7 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	l.cpID = id
 	l.md = md
 	l.mu.Lock()
-	l.pending = newPendingWrites(nil)
+	l.pending.reset()
 	l.mu.Unlock()
 	if l.emit != nil {
 		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp, Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
@@ -395,7 +400,10 @@ func (l *loop) plan(ctx context.Context) error {
 		return l.fail(&GraphRecursionError{Limit: l.opts.RecursionLimit, Step: l.step})
 	}
 	l.tasks = prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, l.hint)
-	l.results = make(map[string]*TaskResult, len(l.tasks))
+	if l.results == nil {
+		l.results = make(map[string]*TaskResult, len(l.tasks))
+	}
+	clear(l.results)
 	for _, t := range l.tasks {
 		l.results[t.id] = &TaskResult{}
 	}

@@ -49,6 +49,13 @@ func (p *pendingWrites) add(taskID string, writes []Write) {
 	p.byTask[taskID] = batch
 }
 
+// reset forgets every write, keeping the allocations for the next superstep.
+func (p *pendingWrites) reset() {
+	p.null = p.null[:0]
+	clear(p.byTask)
+	p.order = p.order[:0]
+}
+
 func (p *pendingWrites) empty() bool { return len(p.null) == 0 && len(p.order) == 0 }
 
 // all lists every write: null-task writes first, then by task.
