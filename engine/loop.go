@@ -351,6 +351,9 @@ func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) err
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	id := l.ids.NewID()
 	md := Metadata{Source: source, Step: l.step, Parents: map[string]string{}}
+	if len(l.opts.Metadata) > 0 {
+		md.Extra = maps.Clone(l.opts.Metadata)
+	}
 	if p := l.opts.parent; p != nil {
 		maps.Copy(md.Parents, p.run.md.Parents)
 		md.Parents[p.run.cfg.CheckpointNS] = p.run.cpID

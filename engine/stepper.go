@@ -233,7 +233,9 @@ func (s *Stepper) View() *StepView {
 	for k, m := range l.cs.seen {
 		v.VersionsSeen[k] = maps.Clone(m)
 	}
-	if l.phase != PhaseCheckpoint || l.status != StatusRunning {
+	// At a checkpoint the tasks are those of the superstep that wrote it
+	// (none right after Start).
+	{
 		for _, t := range sortTasks(l.tasks) {
 			r := l.results[t.id]
 			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Triggers: slices.Clone(t.triggers), Input: t.input}
