@@ -145,7 +145,7 @@ func (a *App) rootCommand() *cobra.Command {
 		a.exportCommand(g), a.importCommand(g), a.checkCommand(g),
 		a.replayCommand(g),
 	)
-	for _, c := range root.Commands() {
+	for _, c := range append(root.Commands(), root) {
 		c.SilenceErrors, c.SilenceUsage = true, true
 		// cobra's own argument-count errors are usage errors.
 		if c.Args != nil {

@@ -95,7 +95,7 @@ func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
 		if n.Description != "" {
 			extra = append(extra, n.Description)
 		}
-		fmt.Fprintf(tw, "  %s\ttriggers %s\t%s\n", n.Name, strings.Join(n.Triggers, ", "), strings.Join(extra, "; "))
+		fmt.Fprintf(tw, "  %s\ttriggers %s%s\n", n.Name, strings.Join(n.Triggers, ", "), cell(strings.Join(extra, "; ")))
 	}
 	tw.Flush()
 	var edges, routes []string
@@ -125,10 +125,18 @@ func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
 		if c.Internal {
 			internal = "internal"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", c.Name, kind, internal)
+		fmt.Fprintf(tw, "  %s\t%s%s\n", c.Name, kind, cell(internal))
 	}
 	tw.Flush()
 	if len(info.InterruptBefore)+len(info.InterruptAfter) > 0 {
 		fmt.Fprintf(w, "\nbreakpoints  before: %s  after: %s\n", strings.Join(info.InterruptBefore, ","), strings.Join(info.InterruptAfter, ","))
 	}
+}
+
+// cell is a last table cell: empty ones add no padding to their line.
+func cell(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "\t" + s
 }

@@ -78,11 +78,18 @@ exit 1 naming the step, the node and the channel with both values.`,
 				a.warn(fmt.Sprintf("%v: %s; replaying anyway", engine.ErrGraphChanged, what))
 			}
 			fromSet := cmd.Flags().Changed("from")
-			rp, err := newReplay(ctx, gr, st, thread, list, from, fromSet)
+			rp, err := newReplay(ctx, gr, st, thread, list, rec.Replays, from, fromSet)
 			if err != nil {
 				return err
 			}
 			rp.out = a.Stdout
+			rp.onFork = func(id string) error {
+				if !recorded {
+					rec = newGraphRecord(gr, graphFlag)
+				}
+				rec.Replays = append(rec.Replays, id)
+				return st.SetFingerprint(ctx, thread, rec.encode())
+			}
 			return rp.run(ctx)
 		},
 	}
@@ -126,25 +133,20 @@ type replay struct {
 	startID string
 	steps   []recStep
 	out     io.Writer
+	// onFork records the replay branch's first checkpoint.
+	onFork func(id string) error
 	// answered counts the answers fed to each replayed task, by task id.
 	answered map[string]int
 }
 
-// newReplay reads the recorded branch: from the latest checkpoint back
-// through its parents to the root, then forward from the start checkpoint.
-func newReplay(ctx context.Context, g *engine.Graph, st Store, thread string, list []*engine.CheckpointTuple, from int, fromSet bool) (*replay, error) {
-	byID := map[string]*engine.CheckpointTuple{}
-	for _, t := range list {
-		byID[t.Checkpoint.ID] = t
+// newReplay reads the recorded branch (the newest checkpoint outside every
+// earlier replay branch, back through its parents to the root) and the
+// supersteps on it after the start checkpoint.
+func newReplay(ctx context.Context, g *engine.Graph, st Store, thread string, list []*engine.CheckpointTuple, replays []string, from int, fromSet bool) (*replay, error) {
+	chain, err := recordedBranch(thread, list, replays)
+	if err != nil {
+		return nil, err
 	}
-	var chain []*engine.CheckpointTuple
-	for t := list[0]; t != nil; t = byID[t.ParentID] {
-		chain = append(chain, t)
-		if t.ParentID != "" && byID[t.ParentID] == nil {
-			return nil, failf("thread %q: checkpoint %s names parent %s, which is not stored", thread, t.Checkpoint.ID, t.ParentID)
-		}
-	}
-	slices.Reverse(chain)
 	start := 0
 	if fromSet {
 		start = slices.IndexFunc(chain, func(t *engine.CheckpointTuple) bool {
@@ -181,6 +183,33 @@ func newReplay(ctx context.Context, g *engine.Graph, st Store, thread string, li
 		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks})
 	}
 	return rp, nil
+}
+
+// recordedBranch returns the recorded branch, oldest checkpoint first.
+func recordedBranch(thread string, list []*engine.CheckpointTuple, replays []string) ([]*engine.CheckpointTuple, error) {
+	byID := map[string]*engine.CheckpointTuple{}
+	for _, t := range list {
+		byID[t.Checkpoint.ID] = t
+	}
+	for _, head := range list { // newest first
+		var chain []*engine.CheckpointTuple
+		replayed := false
+		for t := head; t != nil; t = byID[t.ParentID] {
+			if slices.Contains(replays, t.Checkpoint.ID) {
+				replayed = true
+				break
+			}
+			chain = append(chain, t)
+			if t.ParentID != "" && byID[t.ParentID] == nil {
+				return nil, failf("thread %q: checkpoint %s names parent %s, which is not stored", thread, t.Checkpoint.ID, t.ParentID)
+			}
+		}
+		if !replayed {
+			slices.Reverse(chain)
+			return chain, nil
+		}
+	}
+	return nil, usagef("thread %q has only replay branches", thread)
 }
 
 // recordedTasks rebuilds the tasks planned from checkpoint t and what each
@@ -241,6 +270,11 @@ func (rp *replay) run(ctx context.Context) error {
 	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(rp.startID))
 	if err != nil {
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
+	}
+	if v := s.View(); v.Source == engine.SourceFork && rp.onFork != nil {
+		if err := rp.onFork(v.CheckpointID); err != nil {
+			return failf("recording the replay branch: %v", err)
+		}
 	}
 	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", rp.thread, rp.startID, s.View().CheckpointID)
 	compared := 0

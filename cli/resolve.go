@@ -79,6 +79,9 @@ type graphRecord struct {
 	Graph       string   `json:"graph"`
 	Fingerprint string   `json:"fingerprint"`
 	Topology    []string `json:"topology"`
+	// Replays are the fork checkpoints where replay branches start: a
+	// later replay compares with the recording, not with an earlier replay.
+	Replays []string `json:"replays,omitempty"`
 }
 
 func newGraphRecord(g *engine.Graph, name string) graphRecord {
@@ -128,11 +131,12 @@ func recordGraph(ctx context.Context, st Store, thread string, g *engine.Graph, 
 		return err
 	}
 	rec := newGraphRecord(g, name)
-	if prev, ok := decodeGraphRecord(old); ok && prev.Fingerprint != rec.Fingerprint {
+	if prev, ok := decodeGraphRecord(old); ok {
+		if prev.Fingerprint == rec.Fingerprint {
+			return nil
+		}
 		warn(fmt.Sprintf("thread %q was recorded with a graph of another topology (%s); recording the current one", thread, strings.Join(topologyDiff(prev.Topology, rec.Topology), "; ")))
-	}
-	if old == rec.encode() {
-		return nil
+		rec.Replays = prev.Replays
 	}
 	return st.SetFingerprint(ctx, thread, rec.encode())
 }
