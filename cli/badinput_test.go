@@ -9,6 +9,7 @@ import (
 // TestBadInput drives every kind of bad input through the binary: each must
 // exit non-zero with a one-line message that says what and where.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "good.db")
 	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0)
@@ -75,6 +76,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r := superstep(t, "", c.args...)
 			r.want(t, c.code, c.want...)
 			if n := countLines(r.stderr); n != 1 {

@@ -27,13 +27,14 @@ compares with LangGraph.js's.`,
 		Example: "  superstep trace scenarios/interrupt_approve.json > got.trace.json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := loadScenario(args[0])
+			// TraceFile, not Load+Trace: a graph LangGraph refuses to compile
+			// is a compile_error trace, as the reference runner prints it.
+			t, err := scenario.TraceFile(cmd.Context(), args[0], scenario.RunOptions{})
 			if err != nil {
-				return err
-			}
-			t, err := scenario.Trace(cmd.Context(), f, scenario.RunOptions{})
-			if err != nil {
-				return failf("%s: %v", args[0], err)
+				if os.IsNotExist(err) {
+					return usagef("scenario %s: no such file", args[0])
+				}
+				return usagef("%v", err)
 			}
 			a.Stdout.Write(scenario.Canonical(t, 1))
 			_, err = fmt.Fprintln(a.Stdout)
@@ -73,7 +74,8 @@ func (a *App) benchCommand(g *globals) *cobra.Command {
 		Long: `Build the scenario FILE's graph once and run its first invoke op --runs
 times, each on a fresh thread, after --warmup untimed runs; print the median,
 fastest and slowest. When NAME.summary.json sits next to FILE, the scenario's
-summary trace must equal it (ok is false and the exit code 1 otherwise).`,
+summary trace must equal it, and the file's perf counts must match the run
+(ok is false and the exit code 1 otherwise).`,
 		Example: `  superstep bench perf/chain_1000.json --runs 20
   superstep bench perf/fanout_1000.json --saver none --json
   superstep bench perf/loop_5000.json --cpuprofile cpu.out`,
@@ -143,6 +145,10 @@ summary trace must equal it (ok is false and the exit code 1 otherwise).`,
 			if _, err := gr.Invoke(ctx, op.Input, counted...); err != nil {
 				return failf("%s: %v", args[0], err)
 			}
+			if f.Perf != nil && (f.Perf.Supersteps != res.Supersteps || f.Perf.Tasks != res.Tasks) {
+				res.OK = false
+				fmt.Fprintf(a.Stderr, "superstep: %s declares %d supersteps and %d tasks; the run made %d and %d\n", args[0], f.Perf.Supersteps, f.Perf.Tasks, res.Supersteps, res.Tasks)
+			}
 			for i := 0; i < warmup; i++ {
 				if _, err := gr.Invoke(ctx, op.Input, runOpts(fmt.Sprintf("bench-warmup-%d", i))...); err != nil {
 					return failf("%s: %v", args[0], err)
@@ -186,7 +192,7 @@ summary trace must equal it (ok is false and the exit code 1 otherwise).`,
 					res.Name, res.Runs, res.MedianMS, res.MinMS, res.MaxMS, res.Supersteps, res.Tasks, verdict)
 			}
 			if !res.OK {
-				return failf("%s: the summary trace differs from %s", args[0], summaryPath(args[0]))
+				return failf("%s: the run does not match its summary trace (%s) or its perf counts", args[0], summaryPath(args[0]))
 			}
 			return nil
 		},

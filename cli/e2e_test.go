@@ -12,6 +12,7 @@ import (
 // an interrupt, is resumed, exported, imported into another database and
 // replayed with the same graph, a changed node and a renamed node.
 func TestWorkflow_BadCase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	server, laptop := filepath.Join(dir, "server.db"), filepath.Join(dir, "laptop.db")
 	graph := testdata("approve.json")
@@ -64,6 +65,7 @@ func TestWorkflow_BadCase(t *testing.T) {
 }
 
 func TestRun_ExistingThreadContinues(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "db")
 	superstep(t, "", "run", "linear", "--db", db, "--thread", "l1").want(t, 0, "done")
 	// A finished thread continued with no input has nothing left to run.
@@ -72,18 +74,21 @@ func TestRun_ExistingThreadContinues(t *testing.T) {
 }
 
 func TestRun_NodeFailureExitsOne(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "db")
 	r := superstep(t, "", "run", testdata("failing.json"), "--db", db, "--json")
 	r.want(t, 1, `"status":"error"`, `"event":"error","kind":"NodeError"`)
 }
 
 func TestDebugger_NoArgumentsRunsResearch(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "db")
 	superstep(t, "", "--db", db).want(t, 0, "graph research", "human_review", "--resume")
 	superstep(t, "", "tui", "linear", "--db", db, "--thread", "x").want(t, 0, "done")
 }
 
 func TestInspect_ShowDiffHistory(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "db")
 	superstep(t, "", "run", "research", "--db", db, "--thread", "r1").want(t, 0, "interrupted")
 	r := superstep(t, "", "history", "r1", "--db", db, "--json")
@@ -102,6 +107,7 @@ func TestInspect_ShowDiffHistory(t *testing.T) {
 }
 
 func TestGraphs_ListAndTopology(t *testing.T) {
+	t.Parallel()
 	superstep(t, "", "graphs").want(t, 0, "research", "linear")
 	superstep(t, "", "graph", "research").want(t, 0, "plan_queries", "triggers", "conditional edges", "channels")
 	superstep(t, "", "graph", "research", "--mermaid").want(t, 0, "graph TD;")
@@ -109,17 +115,16 @@ func TestGraphs_ListAndTopology(t *testing.T) {
 }
 
 func TestTraceAndBench(t *testing.T) {
+	t.Parallel()
 	superstep(t, "", "trace", testdata("approve.json")).want(t, 0, `"trace_version"`)
 	r := superstep(t, "", "bench", testdata("approve.json"), "--runs", "3", "--json")
 	r.want(t, 0, `"runs": 3`, `"ok": true`)
-	perf := filepath.Join("..", "..", "shared", "conformance", "perf", "chain_1000.json")
-	if _, err := os.Stat(perf); err != nil {
-		t.Skip("shared perf workloads not present")
-	}
-	superstep(t, "", "bench", perf, "--runs", "1", "--warmup", "0").want(t, 0, "ok")
+	perf := filepath.Join("..", "testdata", "perf", "fanout_1000.json")
+	superstep(t, "", "bench", perf, "--runs", "1", "--warmup", "0").want(t, 0, "4 supersteps, 1002 tasks", "ok")
 }
 
 func TestHelp_EveryCommandHasAnExample(t *testing.T) {
+	t.Parallel()
 	r := superstep(t, "", "--help")
 	r.want(t, 0, "Exit codes", "0  success", "2  usage")
 	for _, c := range []string{"run", "tui", "trace", "bench", "graphs", "graph", "threads", "history", "show", "diff", "export", "import", "check", "replay"} {
