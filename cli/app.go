@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,10 +60,7 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
-		var s silentExit
-		if !errors.As(err, &s) {
-			fmt.Fprintln(a.Stderr, "superstep: "+oneLine(err.Error()))
-		}
+		fmt.Fprintln(a.Stderr, "superstep: "+oneLine(err.Error()))
 	}
 	return exitCode(err)
 }

@@ -49,6 +49,7 @@ func TestBadInput(t *testing.T) {
 		{"input and resume", []string{"run", "linear", "--db", db, "--thread", "t1", "--input", `{}`, "--resume", `1`}, 2, []string{"cannot be combined"}},
 		{"resume unknown thread", []string{"run", "linear", "--db", db, "--thread", "ghost", "--resume", `"yes"`}, 2, []string{"thread not found", "ghost"}},
 		{"resume with nothing pending", []string{"run", "linear", "--db", db, "--thread", "finished", "--resume", `"yes"`}, 2, []string{"nothing to resume", "finished"}},
+		{"run with another graph", []string{"run", "research", "--db", db, "--thread", "finished"}, 2, []string{"topology differs", "finished", "- node a"}},
 		{"history unknown thread", []string{"history", "ghost", "--db", db}, 2, []string{"thread not found", `"ghost"`}},
 		{"show unknown thread", []string{"show", "ghost", "--db", db}, 2, []string{"thread not found"}},
 		{"show unknown checkpoint", []string{"show", "t1", "--db", db, "--checkpoint", "zzzz"}, 2, []string{`no checkpoint "zzzz"`, "t1"}},

@@ -48,18 +48,9 @@ func asUsage(err error) error {
 	return &exitError{code: ExitUsage, err: err}
 }
 
-// silentExit ends a command with a code after it printed its own report.
-type silentExit struct{ code int }
-
-func (s silentExit) Error() string { return fmt.Sprintf("exit %d", s.code) }
-
 func exitCode(err error) int {
 	if err == nil {
 		return ExitOK
-	}
-	var s silentExit
-	if errors.As(err, &s) {
-		return s.code
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {

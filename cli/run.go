@@ -77,6 +77,11 @@ they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
 			if err != nil {
 				return err
 			}
+			if exists {
+				if err := sameTopology(ctx, st, thread, gr); err != nil {
+					return err
+				}
+			}
 			switch {
 			case resume != "":
 				if !exists {
@@ -117,7 +122,7 @@ thread from the graph's example input unless --thread names an existing one).`,
 			return a.debug(cmd.Context(), g, args[0], thread)
 		},
 	}
-	cmd.Flags().StringVar(&thread, "thread", "", "thread id (default: a new thread)")
+	cmd.Flags().StringVar(&thread, "thread", "", "thread id (default: the graph's name for a built-in graph, a new thread for a file)")
 	return cmd
 }
 
@@ -141,6 +146,11 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string) (err er
 	exists, err := threadExists(ctx, st, thread)
 	if err != nil {
 		return err
+	}
+	if exists {
+		if err := sameTopology(ctx, st, thread, gr); err != nil {
+			return err
+		}
 	}
 	o := DebugOptions{Thread: thread, GraphName: arg, Saver: st, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr}
 	if !exists {
@@ -179,6 +189,25 @@ func threadExists(ctx context.Context, s engine.Saver, thread string) (bool, err
 		return false, asUsage(fmt.Errorf("reading thread %q: %w", thread, err))
 	}
 	return t != nil, nil
+}
+
+// sameTopology refuses to continue a thread with a graph whose topology
+// differs from the recorded one: the engine would plan from channels and
+// versions_seen the graph does not have.
+func sameTopology(ctx context.Context, st Store, thread string, g *engine.Graph) error {
+	fp, err := st.Fingerprint(ctx, thread)
+	if err != nil {
+		return asUsage(err)
+	}
+	rec, ok := decodeGraphRecord(fp)
+	if !ok || rec.Fingerprint == g.Fingerprint() {
+		return nil
+	}
+	diff := strings.Join(topologyDiff(rec.Topology, g.Topology()), "; ")
+	if rec.Graph != "" {
+		diff = "recorded with " + rec.Graph + ": " + diff
+	}
+	return usagef("%w for thread %q (%s)", engine.ErrGraphChanged, thread, diff)
 }
 
 // checkPending refuses a resume on a thread with no interrupt to answer,
