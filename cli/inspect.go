@@ -255,6 +255,7 @@ tasks planned next, and the interrupts waiting for an answer.`,
 			for i, t := range list {
 				names, next := taskNames(gr, t)
 				r := row{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next}
+				var shortInts []string // one tree line each: values clipped
 				for _, w := range t.PendingWrites {
 					if !isControlWrite(w.Channel) {
 						r.Writes++
@@ -266,6 +267,8 @@ tasks planned next, and the interrupts waiting for an answer.`,
 						who = "task " + in.TaskID[:8]
 					}
 					r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
+					desc := who + ": " + clip(string(engine.MustEncode(in.Value)), 60)
+					shortInts = append(shortInts, desc)
 				}
 				desc := fmt.Sprintf("%s step %d %s", short[r.ID], r.Step, r.Source)
 				if gr != nil {
@@ -278,8 +281,8 @@ tasks planned next, and the interrupts waiting for an answer.`,
 				if r.Writes > 0 {
 					desc += fmt.Sprintf("  writes: %d", r.Writes)
 				}
-				if len(r.Interrupts) > 0 {
-					desc += "  interrupted: " + strings.Join(r.Interrupts, "; ")
+				if len(shortInts) > 0 {
+					desc += "  interrupted: " + strings.Join(shortInts, "; ")
 				}
 				r.line = desc
 				rows[i] = r
@@ -485,6 +488,15 @@ func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool
 		}
 	}
 	return nil
+}
+
+// clip shortens s to n runes for a one-line display.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 func orNone(s string) string {

@@ -35,12 +35,12 @@ type Store interface {
 
 // ThreadInfo summarizes one stored thread.
 type ThreadInfo struct {
-	ID          string
-	Checkpoints int
-	Latest      string // id of the newest checkpoint
-	Step        int
-	Source      string
-	Updated     time.Time
+	ID          string    `json:"thread"`
+	Checkpoints int       `json:"checkpoints"`
+	Latest      string    `json:"latest"` // id of the newest checkpoint
+	Step        int       `json:"step"`
+	Source      string    `json:"source"`
+	Updated     time.Time `json:"updated"`
 }
 
 // storeOptions are the knobs every store implementation understands.
