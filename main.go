@@ -1,31 +1,25 @@
 // Command superstep runs and debugs agent graphs on an embedded Pregel
-// engine. See README.md.
+// engine. See README.md; the commands live in package cli.
 package main
 
 import (
 	"context"
-	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
-	"github.com/superstep/superstep/graphs/scenario"
+	"github.com/superstep/superstep/cli"
 )
 
 func main() {
-	if len(os.Args) >= 3 && os.Args[1] == "trace" {
-		f, err := scenario.Load(os.Args[2])
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "superstep:", err)
-			os.Exit(2)
-		}
-		t, err := scenario.Trace(context.Background(), f, scenario.RunOptions{})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "superstep:", err)
-			os.Exit(1)
-		}
-		os.Stdout.Write(scenario.Canonical(t, 1))
-		os.Stdout.WriteString("\n")
-		return
+	// Ctrl-C cancels the run so the database is closed cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	app := &cli.App{
+		// The terminal UI plugs in here when it lands (tui.Run behind an
+		// adapter); until then the debugger runs headless.
+		Debugger: cli.Headless,
 	}
-	fmt.Fprintln(os.Stderr, "usage: superstep trace FILE")
-	os.Exit(2)
+	code := app.Run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
 }

@@ -4,7 +4,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // This file holds the pure superstep algorithm (LangGraph's _algo): planning
@@ -23,9 +22,34 @@ type channelState struct {
 	// values mirrors every channel's stored snapshot, refreshed for the
 	// channels a superstep touches, so a checkpoint costs what changed.
 	values map[string]any
+	// state mirrors the available state keys: the graph state nodes read.
+	state map[string]any
 	// live holds the ephemeral and topic channels that have a value: the
 	// only ones an untouched superstep must clear.
 	live map[string]struct{}
+	// maxV is the greatest version of any channel, kept as versions change
+	// so a superstep's version costs nothing.
+	maxV Version
+	// dirty holds the channels whose version changed since the last
+	// checkpoint was stored (a saver stores only those values).
+	dirty map[string]struct{}
+}
+
+// setVersion gives channel c version v.
+func (cs *channelState) setVersion(c string, v Version) {
+	cs.versions[c] = v
+	cs.maxV = max(cs.maxV, v)
+	cs.dirty[c] = struct{}{}
+}
+
+// takeDirty returns the versions changed since the last call.
+func (cs *channelState) takeDirty() map[string]Version {
+	out := make(map[string]Version, len(cs.dirty))
+	for c := range cs.dirty {
+		out[c] = cs.versions[c]
+	}
+	clear(cs.dirty)
+	return out
 }
 
 // newChannelState restores the channels of g from cp (nil: a new thread).
@@ -36,7 +60,9 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		versions: map[string]Version{},
 		seen:     map[string]map[string]Version{},
 		values:   map[string]any{},
+		state:    map[string]any{},
 		live:     map[string]struct{}{},
+		dirty:    map[string]struct{}{},
 	}
 	for _, name := range g.channelOrder {
 		ch := g.newChannel(name)
@@ -50,12 +76,15 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	}
 	if cp != nil {
 		cs.versions = maps.Clone(cp.ChannelVersions)
-		for node, m := range cp.VersionsSeen {
-			cs.seen[node] = maps.Clone(m)
-		}
+		// Inner versions_seen maps are never modified in place (see
+		// applyWrites), so they are shared with the checkpoint.
+		maps.Copy(cs.seen, cp.VersionsSeen)
 	}
 	if cs.versions == nil {
 		cs.versions = map[string]Version{}
+	}
+	for _, v := range cs.versions {
+		cs.maxV = max(cs.maxV, v)
 	}
 	return cs
 }
@@ -67,6 +96,14 @@ func (cs *channelState) refresh(name string) {
 		cs.values[name] = v
 	} else {
 		delete(cs.values, name)
+	}
+	if _, isKey := cs.g.keyIndex[name]; isKey {
+		if v, ok := ch.get(); ok {
+			cs.state[name] = v
+		} else {
+			delete(cs.state, name)
+		}
+		return
 	}
 	switch ch.(type) {
 	case *ephemeral, *topic:
@@ -88,22 +125,9 @@ func (cs *channelState) available(name string) bool {
 }
 
 // stateValues returns the graph state: every state key that has a value.
+// The map is the caller's; the values in it are shared and immutable.
 func (cs *channelState) stateValues() map[string]any {
-	out := make(map[string]any, len(cs.g.keys))
-	for _, k := range cs.g.keys {
-		if v, ok := cs.channels[k.Name].get(); ok {
-			out[k.Name] = v
-		}
-	}
-	return out
-}
-
-func (cs *channelState) maxVersion() Version {
-	var m Version
-	for _, v := range cs.versions {
-		m = max(m, v)
-	}
-	return m
+	return maps.Clone(cs.state)
 }
 
 // taskKind tells PULL tasks (triggered by channels) from PUSH tasks (Sends).
@@ -161,26 +185,29 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		if len(t.triggers) > 0 {
 			bump = true
 		}
-		seen := cs.seen[t.name]
-		if seen == nil {
+		seen, ok := cs.seen[t.name]
+		if !ok {
 			seen = map[string]Version{}
 			cs.seen[t.name] = seen
 		}
 		for _, trig := range t.triggers {
-			if v, ok := cs.versions[trig]; ok {
+			if v, ok := cs.versions[trig]; ok && seen[trig] != v {
+				// Copy on write: checkpoints share these maps.
+				seen = maps.Clone(seen)
 				seen[trig] = v
+				cs.seen[t.name] = seen
 			}
 			if trig != Push && trig != InterruptChannel && !slices.Contains(toConsume, trig) {
 				toConsume = append(toConsume, trig)
 			}
 		}
 	}
-	maxV := cs.maxVersion()
+	maxV := cs.maxV
 	var touched []string
 	consumed := false
 	for _, c := range toConsume {
 		if ch, ok := cs.channels[c]; ok && ch.consume() {
-			cs.versions[c] = maxV + 1
+			cs.setVersion(c, maxV+1)
 			consumed = true
 			touched = append(touched, c)
 		}
@@ -214,7 +241,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			return nil, err
 		}
 		if changed {
-			cs.versions[c] = next
+			cs.setVersion(c, next)
 			touched = append(touched, c)
 			if _, avail := ch.get(); avail {
 				updated[c] = true
@@ -231,7 +258,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		sort.Strings(live)
 		for _, c := range live {
 			if changed, _ := cs.channels[c].update(nil); changed {
-				cs.versions[c] = next
+				cs.setVersion(c, next)
 				touched = append(touched, c)
 			}
 		}
@@ -374,18 +401,10 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		ID:              id,
 		ChannelValues:   maps.Clone(cs.values),
 		ChannelVersions: maps.Clone(cs.versions),
-		VersionsSeen:    make(map[string]map[string]Version, len(cs.seen)),
-	}
-	for k, v := range cs.seen {
-		cp.VersionsSeen[k] = maps.Clone(v)
+		VersionsSeen:    maps.Clone(cs.seen), // inner maps are immutable, shared
 	}
 	if hintKnown {
 		cp.UpdatedChannels = append([]string{}, updated...)
 	}
 	return cp
-}
-
-// isStateKeyWrite reports whether a write goes to a state key.
-func (g *Graph) isStateKeyWrite(ch string) bool {
-	return g.IsStateKey(ch) && !strings.HasPrefix(ch, "__")
 }

@@ -24,9 +24,10 @@ const (
 
 // Checkpoint is the plain-data state of a thread between supersteps.
 //
-// A Checkpoint handed to a Saver or returned by one is never modified by the
-// engine afterwards; savers may keep it. Values inside it are shared and must
-// be treated as immutable.
+// A Checkpoint is immutable once built: the engine never modifies one it
+// handed to a Saver or got from one, savers may keep it as it is, and its
+// inner VersionsSeen maps and values may be shared with other checkpoints.
+// Use Clone for a copy to modify.
 type Checkpoint struct {
 	V  int
 	ID string
@@ -66,16 +67,6 @@ func (c *Checkpoint) Clone() *Checkpoint {
 		out.ChannelVersions = map[string]Version{}
 	}
 	return &out
-}
-
-// emptyCheckpoint is the state of a thread that has no checkpoint yet.
-func emptyCheckpoint() *Checkpoint {
-	return &Checkpoint{
-		V:               CheckpointFormat,
-		ChannelValues:   map[string]any{},
-		ChannelVersions: map[string]Version{},
-		VersionsSeen:    map[string]map[string]Version{},
-	}
 }
 
 // Metadata describes how a checkpoint came to be.

@@ -302,7 +302,7 @@ func (g *Graph) newChannel(name string) channel {
 	case KindLastValue:
 		return newLastValue(name)
 	case KindReducer:
-		c := &reducerChannel{name: name, fn: info.key.Reducer}
+		c := &reducerChannel{name: name, fn: info.key.Reducer, appendOnly: info.key.appendOnly}
 		if info.key.Default != nil {
 			c.val = info.key.Default()
 		} else {

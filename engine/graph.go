@@ -29,6 +29,9 @@ type KeySpec struct {
 	Default func() any
 	// ReducerName names the reducer for descriptions ("add", "add_messages").
 	ReducerName string
+	// appendOnly marks AppendReducer, whose superstep of writes is folded in
+	// one pass instead of one copy per write.
+	appendOnly bool
 }
 
 // LastValueKey declares a key that takes one write per superstep.
@@ -37,7 +40,7 @@ func LastValueKey(name string) KeySpec { return KeySpec{Name: name} }
 // AppendKey declares a list key whose writes are appended (LangGraph's
 // Annotated[list, operator.add]).
 func AppendKey(name string) KeySpec {
-	return KeySpec{Name: name, Reducer: AppendReducer, ReducerName: "add"}
+	return KeySpec{Name: name, Reducer: AppendReducer, ReducerName: "add", appendOnly: true}
 }
 
 // MessagesKey declares a chat-message list merged by id (add_messages).

@@ -2,8 +2,9 @@ package engine
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"fmt"
+	"hash/fnv"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,7 +53,29 @@ func (t *TimeIDs) NewID() string {
 	}
 	t.last = now
 	t.seq++
-	return uuidLayout(fmt.Sprintf("%016x%016x", now, t.seq))
+	return idFrom(now, t.seq)
+}
+
+// idFrom lays out two 64-bit numbers as a 36-character id.
+func idFrom(hi, lo uint64) string {
+	var raw [16]byte
+	binary.BigEndian.PutUint64(raw[:8], hi)
+	binary.BigEndian.PutUint64(raw[8:], lo)
+	return layout(raw)
+}
+
+func layout(raw [16]byte) string {
+	var buf [36]byte
+	hex.Encode(buf[0:8], raw[0:4])
+	buf[8] = '-'
+	hex.Encode(buf[9:13], raw[4:6])
+	buf[13] = '-'
+	hex.Encode(buf[14:18], raw[6:8])
+	buf[18] = '-'
+	hex.Encode(buf[19:23], raw[8:10])
+	buf[23] = '-'
+	hex.Encode(buf[24:36], raw[10:16])
+	return string(buf[:])
 }
 
 // CounterIDs makes ids 1, 2, 3, … in the same fixed-width layout: for tests
@@ -67,22 +90,22 @@ func (c *CounterIDs) NewID() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n++
-	return uuidLayout(fmt.Sprintf("%032x", c.n))
-}
-
-func uuidLayout(h string) string {
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+	return idFrom(0, c.n)
 }
 
 // hashID derives a deterministic id from parts (LangGraph derives task ids
-// the same way, from the checkpoint id and the task path).
+// the same way, from the checkpoint id and the task path). FNV-1a/128 is
+// stable across processes, which resume needs: saved writes are matched to
+// re-planned tasks by id.
 func hashID(parts ...string) string {
-	h := sha256.New()
+	h := fnv.New128a()
 	for _, p := range parts {
 		h.Write([]byte(p))
 		h.Write([]byte{0})
 	}
-	return uuidLayout(hex.EncodeToString(h.Sum(nil))[:32])
+	var raw [16]byte
+	h.Sum(raw[:0])
+	return layout(raw)
 }
 
 // pullTaskID is the id of node's task triggered by trigger at step, planned

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"sync"
 )
 
@@ -82,12 +81,10 @@ type loop struct {
 	step     int
 	stop     int
 	hint     planHint
-	// lastPut holds the versions of the last stored checkpoint, to compute
-	// the channels a Put must store.
-	lastPut map[string]Version
 
 	mu      sync.Mutex
-	pending []PendingWrite // writes saved against cpID, in save order
+	pending *pendingWrites // writes saved against cpID
+	resumes resumeIndex    // answers available to this superstep's tasks
 
 	tasks     []*task
 	results   map[string]*TaskResult
@@ -120,6 +117,8 @@ type TaskResult struct {
 	Reused     bool
 	Attempts   int
 	Done       bool
+	// Aborted marks a task whose superstep another task's failure ended.
+	Aborted bool
 }
 
 func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, error) {
@@ -150,8 +149,6 @@ func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, 
 	return l, nil
 }
 
-func (l *loop) nestedSaver() bool { return l.saver != nil }
-
 // first loads the thread and handles the run's input (LangGraph's _first):
 // new input writes an input checkpoint; nil input or a Command resumes; a
 // checkpoint id replays from there.
@@ -177,7 +174,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		l.md = saved.Metadata
 		l.cpID = cp.ID
 		l.parentID = saved.ParentID
-		l.pending = slices.Clone(saved.PendingWrites)
+		l.pending = newPendingWrites(saved.PendingWrites)
 		if addressed {
 			latest, err := l.saver.GetTuple(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS})
 			if err != nil {
@@ -187,9 +184,9 @@ func (l *loop) first(ctx context.Context, input any) error {
 		}
 	} else {
 		l.md = Metadata{Source: SourceInput, Step: -2, Parents: map[string]string{}}
+		l.pending = newPendingWrites(nil)
 	}
 	l.cs = newChannelState(l.g, cp)
-	l.lastPut = maps.Clone(l.cs.versions)
 	l.step = l.md.Step + 1
 	l.stop = l.step + l.opts.RecursionLimit + 1
 
@@ -233,7 +230,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		}
 	}
 	var nullWrites []Write
-	for _, pw := range append(slices.Clone(l.pending), carried...) {
+	for _, pw := range append(l.pending.null, carried...) {
 		if pw.TaskID == NullTaskID {
 			nullWrites = append(nullWrites, Write{Channel: pw.Channel, Value: pw.Value})
 		}
@@ -245,7 +242,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 	}
 	commandUpdates := isCommand && len(nullWrites) > 0
 	if timeTravel {
-		l.pending = dropChannel(l.pending, ResumeChannel)
+		l.pending.dropChannel(ResumeChannel)
 	}
 	if p := l.opts.parent; p != nil && p.hasNullResume && !forks && l.saver != nil {
 		// A subgraph keeps its parent's plain resume value as its own.
@@ -260,9 +257,9 @@ func (l *loop) first(ctx context.Context, input any) error {
 			seen = map[string]Version{}
 		}
 		maps.Copy(seen, l.cs.versions)
-		l.cs.seen[InterruptChannel] = seen
+		l.cs.seen[InterruptChannel] = seen // a new map: checkpoints share the old one
 		if forks {
-			l.pending = dropChannel(l.pending, InterruptChannel)
+			l.pending.dropChannel(InterruptChannel)
 			if err := l.putCheckpoint(ctx, SourceFork); err != nil {
 				return err
 			}
@@ -304,16 +301,6 @@ func asCommand(v any) (Command, bool) {
 	return Command{}, false
 }
 
-func dropChannel(ws []PendingWrite, ch string) []PendingWrite {
-	out := ws[:0:0]
-	for _, w := range ws {
-		if w.Channel != ch {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // commandWrites maps a Command given as run input to null-task writes.
 func (g *Graph) commandWrites(cmd Command) ([]Write, error) {
 	var out []Write
@@ -351,21 +338,7 @@ func (l *loop) resumingChildren() bool { return l.resuming }
 // them in memory for this run.
 func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) error {
 	l.mu.Lock()
-	if taskID == NullTaskID {
-		for _, w := range writes {
-			if WriteSlot(w.Channel, 0) < 0 {
-				l.pending = dropTaskChannel(l.pending, taskID, w.Channel)
-			}
-			l.pending = append(l.pending, PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value})
-		}
-	} else {
-		for _, w := range writes {
-			if WriteSlot(w.Channel, 0) < 0 {
-				l.pending = dropTaskChannel(l.pending, taskID, w.Channel)
-			}
-			l.pending = append(l.pending, PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value})
-		}
-	}
+	l.pending.add(taskID, writes)
 	l.mu.Unlock()
 	if l.saver == nil {
 		return nil
@@ -373,44 +346,41 @@ func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) err
 	return l.saver.PutWrites(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, taskID, writes)
 }
 
-func dropTaskChannel(ws []PendingWrite, taskID, ch string) []PendingWrite {
-	out := ws[:0]
-	for _, w := range ws {
-		if !(w.TaskID == taskID && w.Channel == ch) {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // putCheckpoint stores the current state as a new checkpoint with source and
 // the current step, then advances the step counter.
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	id := l.ids.NewID()
-	cp := l.cs.checkpoint(id, l.hint.channels, l.hint.known && source == SourceLoop)
-	cp.TS = l.g.clock()
 	md := Metadata{Source: source, Step: l.step, Parents: map[string]string{}}
+	if len(l.opts.Metadata) > 0 {
+		md.Extra = maps.Clone(l.opts.Metadata)
+	}
 	if p := l.opts.parent; p != nil {
 		maps.Copy(md.Parents, p.run.md.Parents)
 		md.Parents[p.run.cfg.CheckpointNS] = p.run.cpID
 	}
-	newVersions := map[string]Version{}
-	for c, v := range l.cs.versions {
-		if l.lastPut[c] != v {
-			newVersions[c] = v
-		}
+	var newVersions map[string]Version
+	if l.saver != nil {
+		newVersions = l.cs.takeDirty()
+	} else {
+		clear(l.cs.dirty)
+	}
+	var cp *Checkpoint
+	if l.saver != nil || l.emit != nil {
+		// Without a saver or a listener nobody reads the checkpoint: only
+		// its id (for task ids) and the step counter matter.
+		cp = l.cs.checkpoint(id, l.hint.channels, l.hint.known && source == SourceLoop)
+		cp.TS = l.g.clock()
 	}
 	if l.saver != nil {
 		if _, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, cp, md, newVersions); err != nil {
 			return fmt.Errorf("saving checkpoint at step %d: %w", l.step, err)
 		}
 	}
-	l.lastPut = maps.Clone(l.cs.versions)
 	l.parentID = l.cpID
 	l.cpID = id
 	l.md = md
 	l.mu.Lock()
-	l.pending = nil
+	l.pending.reset()
 	l.mu.Unlock()
 	if l.emit != nil {
 		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp, Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
@@ -433,7 +403,10 @@ func (l *loop) plan(ctx context.Context) error {
 		return l.fail(&GraphRecursionError{Limit: l.opts.RecursionLimit, Step: l.step})
 	}
 	l.tasks = prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, l.hint)
-	l.results = make(map[string]*TaskResult, len(l.tasks))
+	if l.results == nil {
+		l.results = make(map[string]*TaskResult, len(l.tasks))
+	}
+	clear(l.results)
 	for _, t := range l.tasks {
 		l.results[t.id] = &TaskResult{}
 	}
@@ -441,9 +414,10 @@ func (l *loop) plan(ctx context.Context) error {
 		l.finish(StatusDone)
 		return nil
 	}
-	if l.skipDone && len(l.pending) > 0 {
+	if l.skipDone && !l.pending.empty() {
 		l.reuseSavedWrites()
 	}
+	l.resumes = l.pending.resumes()
 	allReused := true
 	for _, t := range l.tasks {
 		if !l.results[t.id].Reused {
@@ -474,7 +448,7 @@ func (l *loop) reuseSavedWrites() {
 	for _, t := range l.tasks {
 		byID[t.id] = t
 	}
-	for _, pw := range l.pending {
+	for _, pw := range l.pending.all() {
 		t := byID[pw.TaskID]
 		if t == nil {
 			continue

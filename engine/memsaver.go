@@ -60,8 +60,7 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 	return n
 }
 
-// Put implements Saver. The checkpoint is cloned, so the caller keeps
-// ownership of cp.
+// Put implements Saver. cp is kept as it is (checkpoints are immutable).
 func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Metadata, _ map[string]Version) (Config, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -72,7 +71,7 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 		copy(n.ids[i+1:], n.ids[i:])
 		n.ids[i] = cp.ID
 	}
-	n.records[cp.ID] = &memRecord{cp: cp.Clone(), md: cloneMetadata(md), parentID: cfg.CheckpointID}
+	n.records[cp.ID] = &memRecord{cp: cp, md: cloneMetadata(md), parentID: cfg.CheckpointID}
 	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
 
@@ -132,7 +131,7 @@ func (m *MemorySaver) tuple(thread, ns string, n *memNamespace, id string) *Chec
 	r := n.records[id]
 	t := &CheckpointTuple{
 		Config:     Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
-		Checkpoint: r.cp.Clone(),
+		Checkpoint: r.cp, // shared: checkpoints are immutable
 		Metadata:   cloneMetadata(r.md),
 		ParentID:   r.parentID,
 	}

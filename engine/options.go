@@ -21,6 +21,8 @@ type RunOptions struct {
 	Hook StepHook
 	// Events receives stream events as they happen.
 	Events func(Event)
+	// Metadata is added to every checkpoint the run writes (Metadata.Extra).
+	Metadata map[string]any
 
 	ns     string
 	parent *taskScope // set for subgraph runs
@@ -46,6 +48,12 @@ func BreakBefore(nodes ...string) RunOption {
 // BreakAfter sets this run's interrupt_after nodes.
 func BreakAfter(nodes ...string) RunOption {
 	return func(o *RunOptions) { o.InterruptAfter = append([]string{}, nodes...) }
+}
+
+// WithMetadata tags every checkpoint the run writes with md (scalar values:
+// strings, numbers, booleans), e.g. a replay id or a release.
+func WithMetadata(md map[string]any) RunOption {
+	return func(o *RunOptions) { o.Metadata = md }
 }
 
 // WithHook installs a step hook.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 )
@@ -54,6 +55,10 @@ func (l *loop) execute(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return l.fail(ctx.Err())
 		}
+		var ne *NodeError
+		if errors.As(firstErr, &ne) && ne.Attempts <= 1 {
+			l.abortSiblings(ctx, run, ne)
+		}
 		return l.fail(firstErr)
 	}
 	var interrupts []PendingInterrupt
@@ -74,6 +79,31 @@ func (l *loop) execute(ctx context.Context) error {
 	}
 	l.phase = PhaseExecuted
 	return nil
+}
+
+// abortSiblings records, as LangGraph.js does when a task fails without
+// retrying, that the failure aborted every other task of the superstep: each
+// gets an error write next to whatever it saved, so the thread's state shows
+// the whole superstep as failed. Finished siblings keep their writes and are
+// not run again on resume.
+func (l *loop) abortSiblings(ctx context.Context, run []*task, failed *NodeError) {
+	for _, t := range run {
+		if t.id == failed.TaskID {
+			continue
+		}
+		res := l.results[t.id]
+		l.mu.Lock()
+		res.Aborted = true
+		hasErr := res.Err != nil
+		l.mu.Unlock()
+		if hasErr {
+			continue
+		}
+		msg := fmt.Sprintf("aborted: task %q failed in the same superstep", failed.Node)
+		// One batch with the task's own writes, as the task's commit would
+		// be; regular writes are idempotent, so nothing is stored twice.
+		_ = l.putWrites(context.WithoutCancel(ctx), t.id, append(slices.Clone(t.writes), Write{Channel: ErrorChannel, Value: msg}))
+	}
 }
 
 // runTask runs one task with its retry policy and saves its outcome. It
@@ -133,6 +163,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		if perr := l.putWrites(context.WithoutCancel(ctx), t.id, saved); perr != nil {
 			return perr
 		}
+		l.emitResult(t, res)
 		return ne
 	}
 	t.writes = writes
@@ -158,7 +189,7 @@ func (l *loop) emitResult(t *task, res *TaskResult) {
 		return
 	}
 	update := l.g.stateUpdate(t.writes)
-	if res.Interrupts != nil {
+	if res.Interrupts != nil || res.Err != nil {
 		update = map[string]any{}
 	}
 	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
@@ -256,26 +287,8 @@ func (l *loop) startWrites(t *task) ([]Write, error) {
 // addressed to it by interrupt id, and the run's plain resume value.
 func (l *loop) newScope(t *task) *taskScope {
 	s := &taskScope{t: t, run: l, step: l.step}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	nullFound := false
-	for _, pw := range l.pending {
-		if pw.Channel != ResumeChannel {
-			continue
-		}
-		switch pw.TaskID {
-		case t.id:
-			if l, ok := pw.Value.([]any); ok {
-				s.resume = append(s.resume, l...)
-			} else {
-				s.resume = append(s.resume, pw.Value)
-			}
-		case NullTaskID:
-			if !nullFound {
-				s.nullResume, s.hasNullResume, nullFound = pw.Value, true, true
-			}
-		}
-	}
+	s.resume = slices.Clone(l.resumes.byTask[t.id])
+	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
 	if l.resumeMap != nil {
 		if v, ok := l.resumeMap[interruptID(t.ns, len(s.resume))]; ok {
 			s.resume = append(s.resume, v)

@@ -2,9 +2,8 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
+	"maps"
 	"sort"
 	"time"
 )
@@ -245,7 +244,6 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		l.md = Metadata{Parents: map[string]string{}}
 	}
 	l.cs = newChannelState(g, cp)
-	l.lastPut = mapsClone(l.cs.versions)
 	parents := l.md.Parents
 
 	put := func(source string, stepNo int) (Config, error) {
@@ -253,16 +251,11 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		id := l.ids.NewID()
 		ncp := l.cs.checkpoint(id, nil, false)
 		ncp.TS = g.clock()
-		md := Metadata{Source: source, Step: stepNo, Parents: mapsClone(parents)}
+		md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(parents)}
 		if md.Parents == nil {
 			md.Parents = map[string]string{}
 		}
-		newVersions := map[string]Version{}
-		for c, v := range l.cs.versions {
-			if l.lastPut[c] != v {
-				newVersions[c] = v
-			}
-		}
+		newVersions := l.cs.takeDirty()
 		return g.saver.Put(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: l.cpID}, ncp, md, newVersions)
 	}
 
@@ -408,17 +401,3 @@ func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 	}
 	return "", &InvalidUpdateError{Msg: "ambiguous update: specify the node to apply it as"}
 }
-
-func mapsClone[M ~map[K]V, K comparable, V any](m M) M {
-	if m == nil {
-		return nil
-	}
-	out := make(M, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-var _ = errors.New
-var _ = slices.Clone[[]string]

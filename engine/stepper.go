@@ -179,16 +179,19 @@ type ChannelView struct {
 // StepView is everything the engine sees between two phases. It is a copy:
 // the caller owns it and it does not change as the run advances.
 type StepView struct {
-	Thread       string
-	Namespace    string
-	Step         int // the superstep being planned/executed, or next
-	Phase        Phase
-	Status       Status
-	CheckpointID string
-	ParentID     string
-	Source       string // how the current checkpoint came to be
-	Tasks        []TaskView
-	Channels     []ChannelView
+	Thread    string
+	Namespace string
+	Step      int // the superstep being planned/executed, or the next one
+	Phase     Phase
+	// CheckpointStep is the step of the current checkpoint (-1 for a new
+	// thread's input checkpoint).
+	CheckpointStep int
+	Status         Status
+	CheckpointID   string
+	ParentID       string
+	Source         string // how the current checkpoint came to be
+	Tasks          []TaskView
+	Channels       []ChannelView
 	// Versions and VersionsSeen are channel_versions and versions_seen.
 	Versions     map[string]Version
 	VersionsSeen map[string]map[string]Version
@@ -212,6 +215,7 @@ func (s *Stepper) View() *StepView {
 		Thread:          l.cfg.ThreadID,
 		Namespace:       l.cfg.CheckpointNS,
 		Step:            l.step,
+		CheckpointStep:  l.md.Step,
 		Phase:           l.phase,
 		Status:          l.status,
 		CheckpointID:    l.cpID,
@@ -229,7 +233,9 @@ func (s *Stepper) View() *StepView {
 	for k, m := range l.cs.seen {
 		v.VersionsSeen[k] = maps.Clone(m)
 	}
-	if l.phase != PhaseCheckpoint || l.status != StatusRunning {
+	// At a checkpoint the tasks are those of the superstep that wrote it
+	// (none right after Start).
+	{
 		for _, t := range sortTasks(l.tasks) {
 			r := l.results[t.id]
 			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Triggers: slices.Clone(t.triggers), Input: t.input}

@@ -55,7 +55,7 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 	if s == nil {
 		return nil, errors.New("engine.Interrupt called outside a running node")
 	}
-	if s.run.g.saver == nil && !s.run.nestedSaver() {
+	if s.run.saver == nil {
 		return nil, ErrNoCheckpointer
 	}
 	s.mu.Lock()

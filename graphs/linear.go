@@ -12,10 +12,10 @@ func Linear(opts ...engine.CompileOption) (*engine.Graph, error) {
 	return engine.NewStateGraph(engine.LastValueKey("total"), engine.AppendKey("visited")).
 		Named("linear").
 		AddNode("a", func(_ context.Context, s any) (any, error) {
-			return engine.Pairs("total", get[float64](s, "total") * 2, "visited", []any{"a"}), nil
+			return engine.Pairs("total", get[float64](s, "total")*2, "visited", []any{"a"}), nil
 		}).
 		AddNode("b", func(_ context.Context, s any) (any, error) {
-			return engine.Pairs("total", get[float64](s, "total") + 1, "visited", []any{"b"}), nil
+			return engine.Pairs("total", get[float64](s, "total")+1, "visited", []any{"b"}), nil
 		}).
 		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("b", engine.End).
 		Compile(opts...)
@@ -26,10 +26,10 @@ func Router(opts ...engine.CompileOption) (*engine.Graph, error) {
 	return engine.NewStateGraph(engine.LastValueKey("total"), engine.AppendKey("visited")).
 		Named("router").
 		AddNode("a", func(_ context.Context, s any) (any, error) {
-			return engine.Pairs("total", get[float64](s, "total") * 2, "visited", []any{"a"}), nil
+			return engine.Pairs("total", get[float64](s, "total")*2, "visited", []any{"a"}), nil
 		}).
 		AddNode("b", func(_ context.Context, s any) (any, error) {
-			return engine.Pairs("total", get[float64](s, "total") + 1, "visited", []any{"b"}), nil
+			return engine.Pairs("total", get[float64](s, "total")+1, "visited", []any{"b"}), nil
 		}).
 		AddNode("c", func(_ context.Context, s any) (any, error) {
 			return engine.Pairs("total", 0.0, "visited", []any{"c"}), nil

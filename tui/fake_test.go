@@ -48,9 +48,9 @@ func (f *fakeSession) Next(context.Context) (*engine.StepView, error) {
 	defer f.use()()
 	return f.view, f.err
 }
-func (f *fakeSession) Superstep(context.Context) (*engine.StepView, []engine.TaskView, error) {
+func (f *fakeSession) Superstep(context.Context) (*engine.StepView, error) {
 	defer f.use()()
-	return f.view, nil, f.err
+	return f.view, f.err
 }
 func (f *fakeSession) Resume(_ context.Context, answer any) (*engine.StepView, error) {
 	defer f.use()()

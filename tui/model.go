@@ -67,7 +67,6 @@ type opDoneMsg struct {
 	sess    session
 	op      opKind
 	view    *engine.StepView
-	ran     []engine.TaskView // tasks a Superstep applied
 	hist    []*engine.StateSnapshot
 	threads []ThreadSummary
 	err     error
@@ -211,11 +210,10 @@ func (m *Model) step(op opKind) tea.Cmd {
 		var v *engine.StepView
 		var err error
 		if op == opSuperstep {
-			var ran []engine.TaskView
-			v, ran, err = s.Superstep(ctx)
-			return opDoneMsg{view: v, ran: ran, err: err}
+			v, err = s.Superstep(ctx)
+		} else {
+			v, err = s.Next(ctx)
 		}
-		v, err = s.Next(ctx)
 		return opDoneMsg{view: v, err: err}
 	})
 }
@@ -289,10 +287,6 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	prev := m.view
-	if msg.op == opSuperstep && msg.ran != nil {
-		// Stand in for the executed view the Superstep went through.
-		prev = &engine.StepView{Phase: engine.PhaseExecuted, Tasks: msg.ran}
-	}
 	m.setView(msg.view, prev)
 	m.err = msg.err
 	switch msg.op {
@@ -357,6 +351,9 @@ func (m *Model) setView(v, prev *engine.StepView) {
 		return
 	}
 	switch {
+	case v.Phase == engine.PhaseCheckpoint && len(v.Tasks) > 0:
+		// At a checkpoint the view lists the tasks whose writes made it.
+		m.ran = v.Tasks
 	case v.Phase == engine.PhaseCheckpoint && prev != nil && prev.Phase != engine.PhaseCheckpoint:
 		m.ran = prev.Tasks
 	case v.Phase == engine.PhaseCheckpoint:

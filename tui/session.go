@@ -26,10 +26,8 @@ type session interface {
 	// Next advances one phase, first continuing the thread from its latest
 	// checkpoint if no run is live (after Open, a breakpoint or an answer).
 	Next(ctx context.Context) (*engine.StepView, error)
-	// Superstep advances to the next checkpoint (or the end of the run) and
-	// also returns the tasks whose writes that Update applied: the view at
-	// a checkpoint no longer lists them.
-	Superstep(ctx context.Context) (*engine.StepView, []engine.TaskView, error)
+	// Superstep advances to the next checkpoint (or the end of the run).
+	Superstep(ctx context.Context) (*engine.StepView, error)
 	// View is the live run's view, or the last one shown.
 	View() *engine.StepView
 	// Resume answers the pending interrupts (a value or an engine.ResumeMap)
@@ -150,22 +148,12 @@ func (s *engineSession) Next(ctx context.Context) (*engine.StepView, error) {
 	return s.keep(s.st.View()), err
 }
 
-// Superstep is Stepper.Superstep phase by phase, to catch the executed
-// tasks on the way (see the session interface).
-func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, []engine.TaskView, error) {
+func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error) {
 	if err := s.live(ctx); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var ran []engine.TaskView
-	for {
-		if s.st.Phase() == engine.PhaseExecuted {
-			ran = s.st.View().Tasks
-		}
-		err := s.st.Next(ctx)
-		if err != nil || s.st.Status() != engine.StatusRunning || s.st.Phase() == engine.PhaseCheckpoint {
-			return s.keep(s.st.View()), ran, err
-		}
-	}
+	err := s.st.Superstep(ctx)
+	return s.keep(s.st.View()), err
 }
 
 func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepView, error) {

@@ -58,6 +58,12 @@ func (c *Counters) TakeEntries() map[string]int {
 // file's interrupt_before/after are added.
 func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, error) {
 	c := newCounters()
+	for _, list := range [][]string{f.InterruptBefore, f.InterruptAfter} {
+		if slices.Contains(list, "*") {
+			// LangGraph takes "*" only as a bare string, never in a list.
+			return nil, nil, engine.CompileErrors{{Kind: "UnknownNode", Msg: "interrupt node \"*\" not found: list the nodes"}}
+		}
+	}
 	if len(f.InterruptBefore) > 0 {
 		opts = append(opts, engine.WithInterruptBefore(f.InterruptBefore...))
 	}

@@ -78,6 +78,21 @@ type RunOptions struct {
 	IDs engine.IDSource
 }
 
+// TraceFile loads a scenario file and traces it. A graph LangGraph would
+// refuse to compile (an unknown node in an edge, an unknown reducer) gives a
+// trace with compile_error, as the reference runner prints; other load errors
+// are returned.
+func TraceFile(ctx context.Context, path string, opt RunOptions) (map[string]any, error) {
+	f, err := Load(path)
+	if err != nil {
+		if f != nil && errors.Is(err, ErrInvalidGraph) {
+			return map[string]any{"trace_version": float64(TraceVersion), "scenario": f.Name, "compile_error": "Error:Error", "ops": []any{}}, nil
+		}
+		return nil, err
+	}
+	return Trace(ctx, f, opt)
+}
+
 // Trace runs every op of f and returns its trace (TRACE-FORMAT.md) as plain
 // JSON data. Errors of ops are part of the trace; the error returned is only
 // for a scenario that cannot run at all.
@@ -183,6 +198,7 @@ type stepTask struct {
 	push       bool
 	triggers   []string
 	hasResult  bool
+	failed     bool
 	writes     map[string]any
 	interrupts []engine.Interruption
 }
@@ -243,13 +259,21 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 			t.push, t.input, t.triggers = e.IsPush, e.Input, e.Triggers
 			return
 		}
-		t.hasResult, t.writes, t.interrupts = true, e.Update, e.Interrupts
+		t.hasResult, t.writes, t.interrupts, t.failed = true, e.Update, e.Interrupts, e.Err != nil
 	}))
 	var res *engine.Result
 	if runErr == nil {
 		res, runErr = r.graph.Invoke(ctx, input, opts...)
 	}
 
+	// LangGraph.js loses the results of every task of a superstep that a
+	// task failing without retries aborted: the trace shows none of them.
+	var ne *engine.NodeError
+	if errors.As(runErr, &ne) && ne.Attempts <= 1 {
+		for _, t := range steps[ne.Step] {
+			t.hasResult = false
+		}
+	}
 	stepNums := make([]int, 0, len(steps))
 	for s := range steps {
 		stepNums = append(stepNums, s)
@@ -265,6 +289,9 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 				tr["input"] = plain(t.input)
 			}
 			if t.hasResult {
+				if t.failed {
+					tr["error"] = true
+				}
 				tr["writes"] = plain(t.writes)
 				if len(t.interrupts) > 0 {
 					tr["interrupts"] = plain(t.interrupts)

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs"
+)
+
+// App is one invocation of the command line. The zero value uses the
+// process's standard streams and environment and the headless debugger.
+type App struct {
+	Stdout, Stderr io.Writer
+	Stdin          io.Reader
+	// Getenv reads the environment (default os.Getenv).
+	Getenv func(string) string
+	// Debugger opens the interactive debugger for `superstep` and
+	// `superstep tui` (default: Headless).
+	Debugger Debugger
+}
+
+// DebugOptions is what the command line hands the debugger.
+type DebugOptions struct {
+	// Thread to open; it is created from Input when it does not exist.
+	Thread string
+	// Input of a new thread; nil continues an existing one.
+	Input map[string]any
+	// GraphName is how the user named the graph (for titles and hints).
+	GraphName string
+	// Saver is the open database; it stays open until the debugger returns.
+	Saver engine.Saver
+	// Threads lists the database's threads, for the thread picker.
+	Threads func(ctx context.Context) ([]ThreadInfo, error)
+	// Stdout and Stderr are the command's streams.
+	Stdout, Stderr io.Writer
+}
+
+// Debugger runs an interactive session on g until the user quits. main
+// installs the terminal UI here; the default, Headless, runs the thread and
+// prints what happened.
+type Debugger func(ctx context.Context, g *engine.Graph, o DebugOptions) error
+
+// Main runs the command line on the process's streams and returns the exit
+// code. A program that registers its own graphs (graphs.Register) can end
+// its main with os.Exit(cli.Main(ctx, os.Args[1:])).
+func Main(ctx context.Context, args []string) int {
+	return (&App{}).Run(ctx, args)
+}
+
+// Run executes args (without the program name) and returns the exit code.
+// Errors are printed to Stderr as one line.
+func (a *App) Run(ctx context.Context, args []string) int {
+	a.defaults()
+	root := a.rootCommand()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintln(a.Stderr, "superstep: "+oneLine(err.Error()))
+	}
+	return exitCode(err)
+}
+
+func (a *App) defaults() {
+	if a.Stdout == nil {
+		a.Stdout = os.Stdout
+	}
+	if a.Stderr == nil {
+		a.Stderr = os.Stderr
+	}
+	if a.Stdin == nil {
+		a.Stdin = os.Stdin
+	}
+	if a.Getenv == nil {
+		a.Getenv = os.Getenv
+	}
+	if a.Debugger == nil {
+		a.Debugger = Headless
+	}
+}
+
+// oneLine keeps an error to one line: a panic stack or a joined error
+// should not flood the terminal.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.ReplaceAll(s, "\n", "; ")
+}
+
+// globals are the persistent flags.
+type globals struct {
+	db   string
+	json bool
+}
+
+const rootLong = `superstep runs and debugs agent graphs on an embedded Pregel engine, a Go
+reimplementation of LangGraph's runtime. Without arguments it opens the
+debugger on the built-in "research" graph with the default database.
+
+GRAPH is a built-in graph name (see superstep graphs) or a scenario file.
+
+The database is --db, else $SUPERSTEP_DB, else
+$XDG_DATA_HOME/superstep/superstep.db, else ~/.local/share/superstep/superstep.db.
+
+Exit codes:
+  0  success
+  1  a run failed, a replay diverged, or a check found damage
+  2  usage or input error: bad flags, missing file, malformed JSON, unknown
+     graph, node, thread or checkpoint, a database that is not superstep's`
+
+func (a *App) rootCommand() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "superstep",
+		Short: "Run and debug agent graphs on an embedded Pregel engine",
+		Long:  rootLong,
+		Example: `  superstep                                   # debugger on the research graph
+  superstep run research --json               # run headless, JSON lines
+  superstep run research --thread t1 --resume '{"action":"approve"}'
+  superstep replay t1 --graph research        # re-execute and compare`,
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.debug(cmd.Context(), g, graphs.Default, "")
+		},
+	}
+	root.SetOut(a.Stdout)
+	root.SetErr(a.Stderr)
+	root.SetIn(a.Stdin)
+	root.PersistentFlags().StringVar(&g.db, "db", "", "database file (default $SUPERSTEP_DB or the user data directory)")
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "print data as JSON")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.AddCommand(
+		a.tuiCommand(g), a.runCommand(g), a.traceCommand(g), a.benchCommand(g),
+		a.graphsCommand(g), a.graphCommand(g),
+		a.threadsCommand(g), a.historyCommand(g), a.showCommand(g), a.diffCommand(g),
+		a.exportCommand(g), a.importCommand(g), a.checkCommand(g),
+		a.replayCommand(g),
+	)
+	for _, c := range append(root.Commands(), root) {
+		c.SilenceErrors, c.SilenceUsage = true, true
+		// cobra's own argument-count errors are usage errors.
+		if c.Args != nil {
+			check := c.Args
+			c.Args = func(cmd *cobra.Command, args []string) error { return asUsage(check(cmd, args)) }
+		}
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	return root
+}
+
+// dbPath is the database the command works on.
+func (a *App) dbPath(g *globals) (string, error) {
+	if g.db != "" {
+		return g.db, nil
+	}
+	return defaultDBPath(a.Getenv)
+}
+
+// open opens the database; read-only commands do not create it.
+func (a *App) open(g *globals, readOnly bool) (Store, error) {
+	p, err := a.dbPath(g)
+	if err != nil {
+		return nil, err
+	}
+	return openStore(p, storeOptions{ReadOnly: readOnly})
+}
+
+// closeStore closes st and reports a failure to save unless the command
+// already failed.
+func closeStore(st Store, err *error) {
+	if cerr := st.Close(); cerr != nil && *err == nil {
+		*err = failf("saving the database: %v", cerr)
+	}
+}
+
+func (a *App) warn(msg string) { fmt.Fprintln(a.Stderr, "superstep: warning: "+msg) }

@@ -1,0 +1,98 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestBadInput drives every kind of bad input through the binary: each must
+// exit non-zero with a one-line message that says what and where.
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "good.db")
+	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0)
+	superstep(t, "", "run", "linear", "--db", db, "--thread", "finished").want(t, 0)
+
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	garbage := write("garbage.db", "\x00\x01 this is not a database")
+	foreign := write("foreign.db", `{"some": "other program"}`)
+	badExport := write("bad-export.json", "{\n  \"format\": \"superstep-thread\",\n  \"thread\": \n}")
+	foreignExport := write("foreign-export.json", `{"format": "something-else", "thread": "x", "checkpoints": []}`)
+	missing := filepath.Join(dir, "missing.json")
+	nodb := filepath.Join(dir, "nodb.db")
+
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"unknown command", []string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`}},
+		{"unknown flag", []string{"run", "linear", "--bogus"}, 2, []string{"unknown flag: --bogus"}},
+		{"missing argument", []string{"run"}, 2, []string{"accepts 1 arg"}},
+		{"unknown graph", []string{"run", "nosuch", "--db", db}, 2, []string{`unknown graph "nosuch"`, "research"}},
+		{"missing scenario file", []string{"graph", missing}, 2, []string{"missing.json", "no such file"}},
+		{"malformed scenario", []string{"run", testdata("broken.json"), "--db", db}, 2, []string{"broken.json:5:29", "invalid JSON"}},
+		{"malformed input JSON", []string{"run", "linear", "--db", db, "--input", `{"total": }`}, 2, []string{"--input", "line 1, column 11"}},
+		{"multi-line input JSON", []string{"run", "linear", "--db", db, "--input", "{\n\"total\": 1,\n}"}, 2, []string{"line 3, column 1"}},
+		{"input not an object", []string{"run", "linear", "--db", db, "--input", `[1]`}, 2, []string{"want a JSON object"}},
+		{"malformed resume JSON", []string{"run", "linear", "--db", db, "--thread", "t1", "--resume", `{x`}, 2, []string{"--resume", "line 1, column 2"}},
+		{"resume without thread", []string{"run", "linear", "--db", db, "--resume", `"yes"`}, 2, []string{"--resume needs --thread"}},
+		{"input and resume", []string{"run", "linear", "--db", db, "--thread", "t1", "--input", `{}`, "--resume", `1`}, 2, []string{"cannot be combined"}},
+		{"resume unknown thread", []string{"run", "linear", "--db", db, "--thread", "ghost", "--resume", `"yes"`}, 2, []string{"thread not found", "ghost"}},
+		{"resume with nothing pending", []string{"run", "linear", "--db", db, "--thread", "finished", "--resume", `"yes"`}, 2, []string{"nothing to resume", "finished"}},
+		{"run with another graph", []string{"run", "research", "--db", db, "--thread", "finished"}, 2, []string{"topology differs", "finished", "- node a"}},
+		{"history unknown thread", []string{"history", "ghost", "--db", db}, 2, []string{"thread not found", `"ghost"`}},
+		{"show unknown thread", []string{"show", "ghost", "--db", db}, 2, []string{"thread not found"}},
+		{"show unknown checkpoint", []string{"show", "t1", "--db", db, "--checkpoint", "zzzz"}, 2, []string{`no checkpoint "zzzz"`, "t1"}},
+		{"diff unknown checkpoint", []string{"diff", "t1", "zzzz", "yyyy", "--db", db}, 2, []string{`no checkpoint "zzzz"`}},
+		{"diff empty id", []string{"diff", "t1", "", "1", "--db", db}, 2, []string{"empty checkpoint id"}},
+		{"diff ambiguous prefix", []string{"diff", "t1", "1", "1", "--db", db}, 2, []string{`prefix "1" is ambiguous`}},
+		{"export unknown thread", []string{"export", "ghost", "--db", db}, 2, []string{"thread not found"}},
+		{"import missing file", []string{"import", missing, "--db", db}, 2, []string{"missing.json", "no such file"}},
+		{"import malformed JSON", []string{"import", badExport, "--db", db}, 2, []string{"bad-export.json", "line 4, column 1"}},
+		{"import foreign JSON", []string{"import", foreignExport, "--db", db}, 2, []string{"not a superstep thread export", "something-else"}},
+		{"no database", []string{"threads", "--db", nodb}, 2, []string{"no database", "nodb.db"}},
+		{"corrupt database", []string{"threads", "--db", garbage}, 2, []string{"not a superstep database", "garbage.db"}},
+		{"foreign database", []string{"history", "t1", "--db", foreign}, 2, []string{"not a superstep database", "foreign.db"}},
+		{"run on corrupt database", []string{"run", "linear", "--db", garbage}, 2, []string{"not a superstep database"}},
+		{"check corrupt database", []string{"check", "--db", garbage}, 1, []string{"not a superstep database", "garbage.db"}},
+		{"replay unknown thread", []string{"replay", "ghost", "--db", db, "--graph", "linear"}, 2, []string{"thread not found"}},
+		{"replay unknown graph", []string{"replay", "t1", "--db", db, "--graph", "nosuch"}, 2, []string{`unknown graph "nosuch"`}},
+		{"replay unknown step", []string{"replay", "t1", "--db", db, "--from", "99"}, 2, []string{"no checkpoint at step 99"}},
+		{"trace missing file", []string{"trace", missing}, 2, []string{"missing.json", "no such file"}},
+		{"bench missing file", []string{"bench", missing}, 2, []string{"no such file"}},
+		{"bench bad saver", []string{"bench", testdata("approve.json"), "--saver", "disk"}, 2, []string{`--saver "disk"`}},
+		{"bench bad durability", []string{"bench", testdata("approve.json"), "--durability", "maybe"}, 2, []string{`--durability "maybe"`}},
+		{"bench zero runs", []string{"bench", testdata("approve.json"), "--runs", "0"}, 2, []string{"--runs"}},
+		{"bad flag value", []string{"bench", testdata("approve.json"), "--runs", "many"}, 2, []string{"invalid argument"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := superstep(t, "", c.args...)
+			r.want(t, c.code, c.want...)
+			if n := countLines(r.stderr); n != 1 {
+				t.Fatalf("stderr has %d lines, want one:\n%s", n, r.stderr)
+			}
+		})
+	}
+}
+
+func countLines(s string) int {
+	n := 0
+	for _, c := range s {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs/scenario"
+)
+
+func (a *App) traceCommand(_ *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "trace FILE",
+		Short: "Run a scenario file and print its normalized trace",
+		Long: `Run every op of the scenario FILE on a fresh in-memory database and print
+the trace (shared/conformance/TRACE-FORMAT.md) that the conformance suite
+compares with LangGraph.js's.`,
+		Example: "  superstep trace scenarios/interrupt_approve.json > got.trace.json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// TraceFile, not Load+Trace: a graph LangGraph refuses to compile
+			// is a compile_error trace, as the reference runner prints it.
+			t, err := scenario.TraceFile(cmd.Context(), args[0], scenario.RunOptions{})
+			if err != nil {
+				if os.IsNotExist(err) {
+					return usagef("scenario %s: no such file", args[0])
+				}
+				return usagef("%v", err)
+			}
+			a.Stdout.Write(scenario.Canonical(t, 1))
+			_, err = fmt.Fprintln(a.Stdout)
+			return err
+		},
+	}
+}
+
+func loadScenario(path string) (*scenario.File, error) {
+	f, err := scenario.Load(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, usagef("scenario %s: no such file", path)
+		}
+		return nil, usagef("%v", err)
+	}
+	return f, nil
+}
+
+type benchResult struct {
+	Name       string  `json:"name"`
+	Runs       int     `json:"runs"`
+	MedianMS   float64 `json:"median_ms"`
+	MinMS      float64 `json:"min_ms"`
+	MaxMS      float64 `json:"max_ms"`
+	Supersteps int     `json:"supersteps"`
+	Tasks      int     `json:"tasks"`
+	OK         bool    `json:"ok"`
+}
+
+func (a *App) benchCommand(g *globals) *cobra.Command {
+	var runs, warmup int
+	var saver, durability, cpuProfile, memProfile string
+	cmd := &cobra.Command{
+		Use:   "bench FILE",
+		Short: "Time a scenario's first invoke",
+		Long: `Build the scenario FILE's graph once and run its first invoke op --runs
+times, each on a fresh thread, after --warmup untimed runs; print the median,
+fastest and slowest. When NAME.summary.json sits next to FILE, the scenario's
+summary trace must equal it, and the file's perf counts must match the run
+(ok is false and the exit code 1 otherwise).`,
+		Example: `  superstep bench perf/chain_1000.json --runs 20
+  superstep bench perf/fanout_1000.json --saver none --json
+  superstep bench perf/loop_5000.json --cpuprofile cpu.out`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runs < 1 || warmup < 0 {
+				return usagef("--runs must be at least 1 and --warmup at least 0")
+			}
+			switch durability {
+			case "sync", "async", "exit":
+			default:
+				return usagef("--durability %q: want sync, async or exit", durability)
+			}
+			ctx := cmd.Context()
+			f, err := loadScenario(args[0])
+			if err != nil {
+				return err
+			}
+			var op *scenario.Op
+			for i := range f.Ops {
+				if f.Ops[i].Kind == scenario.OpInvoke {
+					op = &f.Ops[i]
+					break
+				}
+			}
+			if op == nil {
+				return usagef("scenario %s has no invoke op to time", args[0])
+			}
+			var opts []engine.CompileOption
+			switch saver {
+			case "none":
+			case "memory":
+				opts = append(opts, engine.WithSaver(engine.NewMemorySaver()))
+			case "bbolt":
+				// TODO(persist): open a temporary persist.Store with durability.
+				return usagef("--saver bbolt needs the bbolt store, which is not in this build yet: use memory or none")
+			default:
+				return usagef("--saver %q: want none, memory or bbolt", saver)
+			}
+			gr, _, err := scenario.Build(f, opts...)
+			if err != nil {
+				return usagef("scenario %s: %v", args[0], err)
+			}
+			res := benchResult{Name: f.Name, Runs: runs, OK: true}
+			ok, err := checkSummary(ctx, f, args[0])
+			if err != nil {
+				return err
+			}
+			res.OK = ok
+			runOpts := func(thread string) []engine.RunOption {
+				o := []engine.RunOption{engine.OnThread(thread)}
+				if op.RecursionLimit > 0 {
+					o = append(o, engine.WithRecursionLimit(op.RecursionLimit))
+				}
+				return o
+			}
+			// One counted run, untimed: events cost time of their own.
+			counted := runOpts("bench-count")
+			counted = append(counted, engine.WithEvents(func(e engine.Event) {
+				switch {
+				case e.Kind == engine.EventCheckpoint && e.Namespace == "" && e.Metadata.Source == engine.SourceLoop:
+					res.Supersteps++
+				case e.Kind == engine.EventTask:
+					res.Tasks++
+				}
+			}))
+			if _, err := gr.Invoke(ctx, op.Input, counted...); err != nil {
+				return failf("%s: %v", args[0], err)
+			}
+			if f.Perf != nil && (f.Perf.Supersteps != res.Supersteps || f.Perf.Tasks != res.Tasks) {
+				res.OK = false
+				fmt.Fprintf(a.Stderr, "superstep: %s declares %d supersteps and %d tasks; the run made %d and %d\n", args[0], f.Perf.Supersteps, f.Perf.Tasks, res.Supersteps, res.Tasks)
+			}
+			for i := 0; i < warmup; i++ {
+				if _, err := gr.Invoke(ctx, op.Input, runOpts(fmt.Sprintf("bench-warmup-%d", i))...); err != nil {
+					return failf("%s: %v", args[0], err)
+				}
+			}
+			stopCPU, err := startCPUProfile(cpuProfile)
+			if err != nil {
+				return err
+			}
+			times := make([]time.Duration, runs)
+			for i := range runs {
+				start := time.Now()
+				_, err := gr.Invoke(ctx, op.Input, runOpts(fmt.Sprintf("bench-%d", i))...)
+				times[i] = time.Since(start)
+				if err != nil {
+					stopCPU()
+					return failf("%s: run %d: %v", args[0], i, err)
+				}
+			}
+			stopCPU()
+			if err := writeMemProfile(memProfile); err != nil {
+				return err
+			}
+			slices.Sort(times)
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			res.MinMS, res.MaxMS = ms(times[0]), ms(times[len(times)-1])
+			res.MedianMS = ms(times[len(times)/2])
+			if len(times)%2 == 0 {
+				res.MedianMS = ms((times[len(times)/2-1] + times[len(times)/2]) / 2)
+			}
+			if g.json {
+				if err := writeJSON(a.Stdout, res); err != nil {
+					return err
+				}
+			} else {
+				verdict := "ok"
+				if !res.OK {
+					verdict = "MISMATCH with the summary trace"
+				}
+				fmt.Fprintf(a.Stdout, "%s: %d runs  median %.3f ms  min %.3f ms  max %.3f ms  (%d supersteps, %d tasks)  %s\n",
+					res.Name, res.Runs, res.MedianMS, res.MinMS, res.MaxMS, res.Supersteps, res.Tasks, verdict)
+			}
+			if !res.OK {
+				return failf("%s: the run does not match its summary trace (%s) or its perf counts", args[0], summaryPath(args[0]))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&runs, "runs", 10, "timed runs")
+	cmd.Flags().IntVar(&warmup, "warmup", 1, "untimed runs before timing")
+	cmd.Flags().StringVar(&saver, "saver", "memory", "checkpoint store: none, memory or bbolt")
+	cmd.Flags().StringVar(&durability, "durability", "sync", "bbolt durability: sync, async or exit")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile after the timed runs to this file")
+	return cmd
+}
+
+func summaryPath(file string) string {
+	return strings.TrimSuffix(file, ".json") + ".summary.json"
+}
+
+// checkSummary compares the scenario's summary trace with NAME.summary.json
+// when that file exists (true when it does not).
+func checkSummary(ctx context.Context, f *scenario.File, file string) (bool, error) {
+	want, err := os.ReadFile(summaryPath(file))
+	if os.IsNotExist(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, usagef("%v", err)
+	}
+	// Plain JSON, not engine values: Canonical compares tagged forms as data.
+	var m map[string]any
+	if err := json.Unmarshal(want, &m); err != nil {
+		return false, usagef("%s: %s", summaryPath(file), jsonErrorAt(want, err))
+	}
+	if m == nil {
+		return false, usagef("%s: want a JSON object with ops", summaryPath(file))
+	}
+	got, err := scenario.Trace(ctx, f, scenario.RunOptions{Summary: true})
+	if err != nil {
+		return false, failf("%s: %v", file, err)
+	}
+	return bytes.Equal(scenario.Canonical(got["ops"], 0), scenario.Canonical(m["ops"], 0)), nil
+}
+
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, usagef("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, failf("--cpuprofile: %v", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+func writeMemProfile(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return usagef("--memprofile: %v", err)
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		return failf("--memprofile: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// Exit codes, as documented in the root command's help.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// exitError carries the exit code a command's error maps to. Commands return
+// it through usagef/failf so the decision sits next to the cause.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usagef is an input or usage error: exit 2.
+func usagef(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// failf is a failure the input did not cause (a run failed, a replay
+// diverged): exit 1.
+func failf(format string, args ...any) error {
+	return &exitError{code: ExitFailure, err: fmt.Errorf(format, args...)}
+}
+
+// asUsage marks err as an input error unless it already has a code.
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: ExitUsage, err: err}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitFailure
+}
+
+// decodeJSON parses a JSON document given on the command line or in a file
+// into engine form, naming what and where when it is malformed.
+func decodeJSON(what string, data []byte) (any, error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, usagef("%s: %s", what, jsonErrorAt(data, err))
+	}
+	return engine.FromJSON(v), nil
+}
+
+// jsonErrorAt rewrites encoding/json's byte offsets as line and column.
+func jsonErrorAt(data []byte, err error) string {
+	if len(data) == 0 {
+		return "empty input, expected JSON"
+	}
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		// The offset is just past the byte that could not be read.
+		off = se.Offset - 1
+	case errors.As(err, &te):
+		off = te.Offset - 1
+	}
+	if off < 0 {
+		return "invalid JSON: " + err.Error()
+	}
+	line, col := lineCol(data, off)
+	return fmt.Sprintf("invalid JSON at line %d, column %d: %v", line, col, err)
+}
+
+// lineCol converts a byte offset to a 1-based line and column (in runes).
+func lineCol(data []byte, off int64) (line, col int) {
+	line, col = 1, 1
+	for i, r := range string(data) {
+		if int64(i) >= off {
+			break
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}

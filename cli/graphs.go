@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs"
+)
+
+func (a *App) graphsCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "graphs",
+		Short:   "List the built-in graphs",
+		Example: "  superstep graphs\n  superstep graphs --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			all := graphs.All()
+			if g.json {
+				type row struct {
+					Name        string         `json:"name"`
+					Description string         `json:"description"`
+					Input       map[string]any `json:"input,omitempty"`
+					Default     bool           `json:"default,omitempty"`
+				}
+				rows := make([]row, 0, len(all))
+				for _, e := range all {
+					rows = append(rows, row{e.Name, e.Description, e.Input, e.Name == graphs.Default})
+				}
+				return writeJSON(a.Stdout, rows)
+			}
+			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+			for _, e := range all {
+				mark := " "
+				if e.Name == graphs.Default {
+					mark = "*"
+				}
+				fmt.Fprintf(tw, "%s %s\t%s\n", mark, e.Name, e.Description)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func (a *App) graphCommand(g *globals) *cobra.Command {
+	var mermaid bool
+	cmd := &cobra.Command{
+		Use:   "graph GRAPH",
+		Short: "Show a graph's topology",
+		Long: `Show GRAPH's nodes with their trigger channels, its edges and conditional
+edges, and its channels; or, with --mermaid, a Mermaid flowchart.`,
+		Example: "  superstep graph research\n  superstep graph research --mermaid > research.mmd\n  superstep graph ./my-scenario.json --json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			gr, _, _, err := ResolveGraph(args[0])
+			if err != nil {
+				return err
+			}
+			if mermaid {
+				_, err := fmt.Fprint(a.Stdout, gr.Mermaid())
+				return err
+			}
+			info := gr.Describe()
+			if g.json {
+				return writeJSON(a.Stdout, map[string]any{
+					"name": info.Name, "fingerprint": gr.Fingerprint(), "nodes": info.Nodes, "edges": info.Edges,
+					"channels": info.Channels, "interrupt_before": info.InterruptBefore, "interrupt_after": info.InterruptAfter,
+				})
+			}
+			writeTopology(a, gr, info)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&mermaid, "mermaid", false, "print a Mermaid flowchart")
+	return cmd
+}
+
+func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
+	w := a.Stdout
+	fmt.Fprintf(w, "graph %s  (fingerprint %s)\n\nnodes\n", info.Name, gr.Fingerprint())
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, n := range info.Nodes {
+		extra := []string{}
+		if n.Subgraph {
+			extra = append(extra, "subgraph")
+		}
+		if n.Retry != nil {
+			extra = append(extra, fmt.Sprintf("retry %d", n.Retry.MaxAttempts))
+		}
+		if len(n.Ends) > 0 {
+			extra = append(extra, "goto "+strings.Join(n.Ends, ","))
+		}
+		if n.Description != "" {
+			extra = append(extra, n.Description)
+		}
+		fmt.Fprintf(tw, "  %s\ttriggers %s%s\n", n.Name, strings.Join(n.Triggers, ", "), cell(strings.Join(extra, "; ")))
+	}
+	tw.Flush()
+	var edges, routes []string
+	for _, e := range info.Edges {
+		line := "  " + strings.Join(e.From, " + ") + " -> " + e.To
+		if e.Channel != "" {
+			line += "  (" + e.Channel + ")"
+		}
+		if e.Conditional {
+			routes = append(routes, line)
+		} else {
+			edges = append(edges, line)
+		}
+	}
+	fmt.Fprintf(w, "\nedges\n%s\n", strings.Join(edges, "\n"))
+	if len(routes) > 0 {
+		fmt.Fprintf(w, "\nconditional edges\n%s\n", strings.Join(routes, "\n"))
+	}
+	fmt.Fprintln(w, "\nchannels")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range info.Channels {
+		kind := c.Kind
+		if c.Reducer != "" {
+			kind += "(" + c.Reducer + ")"
+		}
+		internal := ""
+		if c.Internal {
+			internal = "internal"
+		}
+		fmt.Fprintf(tw, "  %s\t%s%s\n", c.Name, kind, cell(internal))
+	}
+	tw.Flush()
+	if len(info.InterruptBefore)+len(info.InterruptAfter) > 0 {
+		fmt.Fprintf(w, "\nbreakpoints  before: %s  after: %s\n", strings.Join(info.InterruptBefore, ","), strings.Join(info.InterruptAfter, ","))
+	}
+}
+
+// cell is a last table cell: empty ones add no padding to their line.
+func cell(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "\t" + s
+}

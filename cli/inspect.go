@@ -1,0 +1,709 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/superstep/superstep/engine"
+)
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// threadCheckpoints lists thread's root-namespace checkpoints, newest first.
+func threadCheckpoints(ctx context.Context, st Store, thread string) ([]*engine.CheckpointTuple, error) {
+	list, err := st.List(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
+	if err != nil {
+		return nil, asUsage(fmt.Errorf("reading thread %q: %w", thread, err))
+	}
+	if len(list) == 0 {
+		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+	}
+	return list, nil
+}
+
+// findCheckpoint resolves a checkpoint id or unique id prefix on thread.
+func findCheckpoint(list []*engine.CheckpointTuple, thread, ref string) (*engine.CheckpointTuple, error) {
+	var hits []*engine.CheckpointTuple
+	for _, t := range list {
+		if t.Checkpoint.ID == ref {
+			return t, nil
+		}
+		if strings.HasPrefix(t.Checkpoint.ID, ref) {
+			hits = append(hits, t)
+		}
+	}
+	switch {
+	case ref == "":
+		return nil, usagef("empty checkpoint id")
+	case len(hits) == 1:
+		return hits[0], nil
+	case len(hits) > 1:
+		return nil, usagef("checkpoint prefix %q is ambiguous on thread %q: %d checkpoints match", ref, thread, len(hits))
+	}
+	return nil, usagef("%w: no checkpoint %q on thread %q (superstep history %s lists them)", engine.ErrNoCheckpoint, ref, thread, thread)
+}
+
+// shortIDs gives every checkpoint the shortest prefix (at least 8
+// characters) that no other checkpoint of the thread shares. Time-ordered
+// ids share long prefixes, so a fixed width would not do.
+func shortIDs(list []*engine.CheckpointTuple) map[string]string {
+	ids := make([]string, len(list))
+	for i, t := range list {
+		ids[i] = t.Checkpoint.ID
+	}
+	sort.Strings(ids)
+	common := func(a, b string) int {
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		return n
+	}
+	out := make(map[string]string, len(ids))
+	for i, id := range ids {
+		n := 0
+		if i > 0 {
+			n = max(n, common(id, ids[i-1]))
+		}
+		if i+1 < len(ids) {
+			n = max(n, common(id, ids[i+1]))
+		}
+		out[id] = id[:min(len(id), max(8, n+1))]
+	}
+	return out
+}
+
+// graphFor compiles the graph to interpret a thread with: --graph when
+// given, else the graph recorded for the thread when it still resolves, else
+// nil (commands then show what the store alone knows).
+func graphFor(ctx context.Context, st Store, thread, flag string) (*engine.Graph, error) {
+	if flag != "" {
+		g, _, _, err := ResolveGraph(flag, engine.WithSaver(st))
+		return g, err
+	}
+	fp, err := st.Fingerprint(ctx, thread)
+	if err != nil {
+		return nil, nil
+	}
+	rec, ok := decodeGraphRecord(fp)
+	if !ok || rec.Graph == "" {
+		return nil, nil
+	}
+	g, _, _, err := ResolveGraph(rec.Graph, engine.WithSaver(st))
+	if err != nil || g.Fingerprint() != rec.Fingerprint {
+		return nil, nil
+	}
+	return g, nil
+}
+
+// isControlWrite reports whether a pending write is bookkeeping rather than
+// a task's output.
+func isControlWrite(ch string) bool {
+	switch ch {
+	case engine.InterruptChannel, engine.ResumeChannel, engine.ErrorChannel, engine.ScheduledChannel, engine.NoWritesChannel, "__error_source_node__":
+		return true
+	}
+	return false
+}
+
+// openInterrupts lists the interrupts saved on a checkpoint whose tasks have
+// not finished since (a resumed task that completed leaves its old
+// interrupt write behind).
+func openInterrupts(t *engine.CheckpointTuple) []engine.PendingInterrupt {
+	finished := map[string]bool{}
+	for _, w := range t.PendingWrites {
+		if !isControlWrite(w.Channel) || w.Channel == engine.NoWritesChannel {
+			finished[w.TaskID] = true
+		}
+	}
+	var out []engine.PendingInterrupt
+	for _, w := range t.PendingWrites {
+		if w.Channel != engine.InterruptChannel || finished[w.TaskID] {
+			continue
+		}
+		for _, in := range interruptionsOf(w.Value) {
+			out = append(out, engine.PendingInterrupt{Interruption: in, TaskID: w.TaskID})
+		}
+	}
+	return out
+}
+
+func interruptionsOf(v any) []engine.Interruption {
+	switch x := v.(type) {
+	case []engine.Interruption:
+		return x
+	case engine.Interruption:
+		return []engine.Interruption{x}
+	}
+	return nil
+}
+
+// taskNames maps the task ids planned from a checkpoint to node names, when
+// a graph is at hand.
+func taskNames(g *engine.Graph, t *engine.CheckpointTuple) (names map[string]string, next []string) {
+	names = map[string]string{}
+	if g == nil {
+		return names, nil
+	}
+	snap, err := g.SnapshotOf(t, false)
+	if err != nil {
+		return names, nil
+	}
+	for _, tk := range snap.Tasks {
+		names[tk.ID] = tk.Name
+		next = append(next, tk.Name)
+	}
+	sort.Strings(next)
+	return names, next
+}
+
+func (a *App) threadsCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "threads",
+		Short:   "List the database's threads",
+		Example: "  superstep threads\n  superstep threads --db ./bug.db --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			st, err := a.open(g, true)
+			if err != nil {
+				return err
+			}
+			defer closeStore(st, &err)
+			ctx := cmd.Context()
+			infos, err := st.Threads(ctx)
+			if err != nil {
+				return failf("listing threads: %v", err)
+			}
+			type row struct {
+				ThreadInfo
+				Graph string `json:"graph,omitempty"`
+			}
+			rows := make([]row, 0, len(infos))
+			for _, t := range infos {
+				fp, _ := st.Fingerprint(ctx, t.ID)
+				rec, _ := decodeGraphRecord(fp)
+				rows = append(rows, row{t, rec.Graph})
+			}
+			if g.json {
+				return writeJSON(a.Stdout, rows)
+			}
+			if len(rows) == 0 {
+				fmt.Fprintln(a.Stdout, "no threads")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH")
+			for _, r := range rows {
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.Checkpoints, r.Step, r.Source, r.Updated.Local().Format("2006-01-02 15:04:05"), r.Graph)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func (a *App) historyCommand(g *globals) *cobra.Command {
+	var graphFlag string
+	cmd := &cobra.Command{
+		Use:   "history THREAD",
+		Short: "Show a thread's checkpoint tree",
+		Long: `Show every checkpoint of THREAD, newest first, drawn as a tree like
+git log --graph: forks from time travel and update_state branch off their
+parent. Each line has the id (shortest unique prefix), step, source, the
+tasks planned next, and the interrupts waiting for an answer.`,
+		Example: "  superstep history t1\n  superstep history t1 --graph research --json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			st, err := a.open(g, true)
+			if err != nil {
+				return err
+			}
+			defer closeStore(st, &err)
+			ctx := cmd.Context()
+			list, err := threadCheckpoints(ctx, st, args[0])
+			if err != nil {
+				return err
+			}
+			gr, err := graphFor(ctx, st, args[0], graphFlag)
+			if err != nil {
+				return err
+			}
+			short := shortIDs(list)
+			type row struct {
+				ID         string   `json:"id"`
+				Parent     string   `json:"parent,omitempty"`
+				Step       int      `json:"step"`
+				Source     string   `json:"source"`
+				Next       []string `json:"next,omitempty"`
+				Writes     int      `json:"writes"`
+				Interrupts []string `json:"interrupts,omitempty"`
+				line       string
+			}
+			rows := make([]row, len(list))
+			for i, t := range list {
+				names, next := taskNames(gr, t)
+				r := row{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next}
+				var shortInts []string // one tree line each: values clipped
+				for _, w := range t.PendingWrites {
+					if !isControlWrite(w.Channel) {
+						r.Writes++
+					}
+				}
+				for _, in := range openInterrupts(t) {
+					who := names[in.TaskID]
+					if who == "" {
+						who = "task " + in.TaskID[:8]
+					}
+					r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
+					desc := who + ": " + clip(string(engine.MustEncode(in.Value)), 60)
+					shortInts = append(shortInts, desc)
+				}
+				desc := fmt.Sprintf("%s step %d %s", short[r.ID], r.Step, r.Source)
+				if gr != nil {
+					if len(next) == 0 {
+						desc += "  next: (end)"
+					} else {
+						desc += "  next: " + strings.Join(next, ",")
+					}
+				}
+				if r.Writes > 0 {
+					desc += fmt.Sprintf("  writes: %d", r.Writes)
+				}
+				if len(shortInts) > 0 {
+					desc += "  interrupted: " + strings.Join(shortInts, "; ")
+				}
+				r.line = desc
+				rows[i] = r
+			}
+			if g.json {
+				return writeJSON(a.Stdout, rows)
+			}
+			ids := make([]string, len(rows))
+			parents := map[string]string{}
+			lines := map[string]string{}
+			for i, r := range rows {
+				ids[i] = r.ID
+				parents[r.ID] = r.Parent
+				lines[r.ID] = r.line
+			}
+			for _, l := range drawTree(ids, parents, lines) {
+				fmt.Fprintln(a.Stdout, l)
+			}
+			if gr == nil {
+				fmt.Fprintln(a.Stdout, "(pass --graph to see the tasks planned at each checkpoint)")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to plan tasks with (default: the one recorded for the thread)")
+	return cmd
+}
+
+// drawTree lays out checkpoints newest first in lanes, the way git log
+// --graph does: each lane waits for one parent; when several lanes wait for
+// the same checkpoint (it has several children) they close into one first.
+func drawTree(ids []string, parents, text map[string]string) []string {
+	var lanes []string // the id each lane waits for
+	var out []string
+	for _, id := range ids {
+		col := slices.Index(lanes, id)
+		if col < 0 {
+			lanes = append(lanes, id)
+			col = len(lanes) - 1
+		}
+		for j := len(lanes) - 1; j > col; j-- {
+			if lanes[j] != id {
+				continue
+			}
+			var b strings.Builder
+			for k := range lanes {
+				switch {
+				case k < j-1:
+					b.WriteString("| ")
+				case k == j-1:
+					b.WriteString("|/")
+				case k > j:
+					b.WriteString(" /")
+				}
+			}
+			out = append(out, b.String())
+			lanes = slices.Delete(lanes, j, j+1)
+		}
+		var b strings.Builder
+		for k := range lanes {
+			if k == col {
+				b.WriteString("* ")
+			} else {
+				b.WriteString("| ")
+			}
+		}
+		out = append(out, b.String()+text[id])
+		if p := parents[id]; p != "" {
+			lanes[col] = p
+		} else {
+			lanes = slices.Delete(lanes, col, col+1)
+		}
+	}
+	return out
+}
+
+func (a *App) showCommand(g *globals) *cobra.Command {
+	var ckpt, graphFlag string
+	cmd := &cobra.Command{
+		Use:   "show THREAD",
+		Short: "Show a thread's state at a checkpoint",
+		Long: `Show THREAD's state at its latest checkpoint (or --checkpoint, an id or a
+unique prefix): the state values, every channel's version, versions_seen per
+node, the tasks planned next, the pending writes saved against it and the
+interrupts waiting for an answer.`,
+		Example: "  superstep show t1\n  superstep show t1 --checkpoint 1f0a3c --json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			st, err := a.open(g, true)
+			if err != nil {
+				return err
+			}
+			defer closeStore(st, &err)
+			ctx := cmd.Context()
+			list, err := threadCheckpoints(ctx, st, args[0])
+			if err != nil {
+				return err
+			}
+			t := list[0]
+			if ckpt != "" {
+				if t, err = findCheckpoint(list, args[0], ckpt); err != nil {
+					return err
+				}
+			}
+			gr, err := graphFor(ctx, st, args[0], graphFlag)
+			if err != nil {
+				return err
+			}
+			return a.writeShow(gr, t, g.json)
+		},
+	}
+	cmd.Flags().StringVar(&ckpt, "checkpoint", "", "checkpoint id or unique prefix (default: the latest)")
+	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to plan tasks with (default: the one recorded for the thread)")
+	return cmd
+}
+
+type shownWrite struct {
+	Task    string `json:"task"`
+	Node    string `json:"node,omitempty"`
+	Channel string `json:"channel"`
+	Value   any    `json:"value"`
+}
+
+type shownInterrupt struct {
+	Node  string `json:"node,omitempty"`
+	Task  string `json:"task"`
+	ID    string `json:"id"`
+	Value any    `json:"value"`
+}
+
+func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool) error {
+	cp := t.Checkpoint
+	names, next := taskNames(gr, t)
+	values := map[string]any{}
+	for k, v := range cp.ChannelValues {
+		if gr != nil && !gr.IsStateKey(k) {
+			continue
+		}
+		if gr == nil && (strings.HasPrefix(k, "__") || strings.HasPrefix(k, engine.BranchPrefix) || strings.HasPrefix(k, engine.JoinPrefix)) {
+			continue
+		}
+		values[k] = plainValue(v)
+	}
+	var writes []shownWrite
+	for _, w := range t.PendingWrites {
+		writes = append(writes, shownWrite{Task: w.TaskID, Node: names[w.TaskID], Channel: w.Channel, Value: plainValue(w.Value)})
+	}
+	var ints []shownInterrupt
+	for _, in := range openInterrupts(t) {
+		ints = append(ints, shownInterrupt{Node: names[in.TaskID], Task: in.TaskID, ID: in.ID, Value: plainValue(in.Value)})
+	}
+	if asJSON {
+		doc := map[string]any{
+			"thread": t.Config.ThreadID, "checkpoint": cp.ID, "parent": t.ParentID,
+			"step": t.Metadata.Step, "source": t.Metadata.Source, "created": cp.TS,
+			"values": values, "versions": cp.ChannelVersions, "versions_seen": cp.VersionsSeen,
+			"pending_writes": nonNilSlice(writes), "interrupts": nonNilSlice(ints),
+		}
+		if gr != nil {
+			doc["next"] = nonNilSlice(next)
+		}
+		return writeJSON(a.Stdout, doc)
+	}
+	w := a.Stdout
+	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s\n", t.Config.ThreadID, cp.ID, t.Metadata.Step, t.Metadata.Source)
+	if t.ParentID != "" {
+		fmt.Fprintf(w, "parent %s\n", t.ParentID)
+	}
+	fmt.Fprintf(w, "\nvalues\n")
+	for _, k := range sortedKeys(values) {
+		fmt.Fprintf(w, "  %s = %s\n", k, engine.MustEncode(values[k]))
+	}
+	fmt.Fprintf(w, "\nversions\n")
+	for _, k := range sortedKeys(cp.ChannelVersions) {
+		fmt.Fprintf(w, "  %s = %d\n", k, cp.ChannelVersions[k])
+	}
+	fmt.Fprintf(w, "\nversions_seen\n")
+	for _, node := range sortedKeys(cp.VersionsSeen) {
+		seen := cp.VersionsSeen[node]
+		parts := make([]string, 0, len(seen))
+		for _, k := range sortedKeys(seen) {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, seen[k]))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", node, strings.Join(parts, " "))
+	}
+	if gr != nil {
+		fmt.Fprintf(w, "\nnext: %s\n", orNone(strings.Join(next, ", ")))
+	}
+	if len(writes) > 0 {
+		fmt.Fprintf(w, "\npending writes\n")
+		for _, pw := range writes {
+			who := pw.Task
+			if pw.Node != "" {
+				who = pw.Node + " (" + pw.Task[:8] + ")"
+			}
+			fmt.Fprintf(w, "  %s  %s = %s\n", who, pw.Channel, engine.MustEncode(pw.Value))
+		}
+	}
+	if len(ints) > 0 {
+		fmt.Fprintf(w, "\ninterrupts\n")
+		for _, in := range ints {
+			fmt.Fprintf(w, "  %s id %s: %s\n", orNone(in.Node), in.ID, engine.MustEncode(in.Value))
+		}
+	}
+	return nil
+}
+
+// clip shortens s to n runes for a one-line display.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func nonNilSlice[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func (a *App) diffCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "diff THREAD CKPT_A CKPT_B",
+		Short: "Compare two checkpoints of a thread channel by channel",
+		Long: `Compare two checkpoints of THREAD (ids or unique prefixes, on the same
+branch or on different ones): for every channel whose value or version
+differs, both values and both versions.`,
+		Example: "  superstep diff t1 1f0a3c 1f0a41\n  superstep diff t1 1f0a3c 1f0a41 --json",
+		Args:    cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			st, err := a.open(g, true)
+			if err != nil {
+				return err
+			}
+			defer closeStore(st, &err)
+			list, err := threadCheckpoints(cmd.Context(), st, args[0])
+			if err != nil {
+				return err
+			}
+			ta, err := findCheckpoint(list, args[0], args[1])
+			if err != nil {
+				return err
+			}
+			tb, err := findCheckpoint(list, args[0], args[2])
+			if err != nil {
+				return err
+			}
+			return a.writeDiff(ta.Checkpoint, tb.Checkpoint, g.json)
+		},
+	}
+}
+
+type channelDiff struct {
+	Channel  string `json:"channel"`
+	VersionA *int64 `json:"version_a"`
+	VersionB *int64 `json:"version_b"`
+	ValueA   any    `json:"value_a"`
+	ValueB   any    `json:"value_b"`
+}
+
+func (a *App) writeDiff(ca, cb *engine.Checkpoint, asJSON bool) error {
+	names := map[string]bool{}
+	for _, m := range []map[string]engine.Version{ca.ChannelVersions, cb.ChannelVersions} {
+		for k := range m {
+			names[k] = true
+		}
+	}
+	ver := func(c *engine.Checkpoint, k string) *int64 {
+		if v, ok := c.ChannelVersions[k]; ok {
+			return &v
+		}
+		return nil
+	}
+	var diffs []channelDiff
+	same := 0
+	for _, k := range sortedKeys(names) {
+		va, vb := ca.ChannelValues[k], cb.ChannelValues[k]
+		d := channelDiff{Channel: k, VersionA: ver(ca, k), VersionB: ver(cb, k), ValueA: plainValue(va), ValueB: plainValue(vb)}
+		if string(engine.MustEncode(va)) == string(engine.MustEncode(vb)) && eqVer(d.VersionA, d.VersionB) {
+			same++
+			continue
+		}
+		diffs = append(diffs, d)
+	}
+	if asJSON {
+		return writeJSON(a.Stdout, map[string]any{"a": ca.ID, "b": cb.ID, "channels": nonNilSlice(diffs), "unchanged": same})
+	}
+	w := a.Stdout
+	fmt.Fprintf(w, "a %s\nb %s\n", ca.ID, cb.ID)
+	for _, d := range diffs {
+		fmt.Fprintf(w, "\n%s  version %s -> %s\n  a: %s\n  b: %s\n", d.Channel, fmtVer(d.VersionA), fmtVer(d.VersionB), engine.MustEncode(ca.ChannelValues[d.Channel]), engine.MustEncode(cb.ChannelValues[d.Channel]))
+	}
+	fmt.Fprintf(w, "\n%d channels differ, %d unchanged\n", len(diffs), same)
+	return nil
+}
+
+func eqVer(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func fmtVer(v *int64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprint(*v)
+}
+
+func (a *App) exportCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "export THREAD",
+		Short: "Write a thread, with every branch, to stdout",
+		Long: `Write every checkpoint and pending write of THREAD, and the graph recorded
+for it, as one JSON document on stdout: copy a bad run off a server and
+import it on your machine.`,
+		Example: "  superstep export t1 > t1.json\n  ssh server superstep export t1 | superstep import -",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			st, err := a.open(g, true)
+			if err != nil {
+				return err
+			}
+			defer closeStore(st, &err)
+			ctx := cmd.Context()
+			if _, err := threadCheckpoints(ctx, st, args[0]); err != nil {
+				return err
+			}
+			fp, err := st.Fingerprint(ctx, args[0])
+			if err != nil {
+				return failf("reading thread %q: %v", args[0], err)
+			}
+			if err := st.Export(ctx, args[0], a.Stdout, fp); err != nil {
+				if errors.Is(err, ErrThreadNotFound) {
+					return usagef("%v", err)
+				}
+				return failf("export %q: %v", args[0], err)
+			}
+			return nil
+		},
+	}
+}
+
+func (a *App) importCommand(g *globals) *cobra.Command {
+	var overwrite bool
+	cmd := &cobra.Command{
+		Use:     "import FILE",
+		Short:   "Add an exported thread to the database",
+		Long:    "Add the thread exported in FILE (- for stdin) to the database and print its id.",
+		Example: "  superstep import t1.json\n  superstep import --overwrite --db ./bug.db t1.json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			var r io.Reader = a.Stdin
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					if os.IsNotExist(err) {
+						return usagef("import %s: no such file", args[0])
+					}
+					return usagef("import: %v", err)
+				}
+				defer f.Close()
+				r = f
+			}
+			st, err := a.open(g, false)
+			if err != nil {
+				return err
+			}
+			defer closeStore(st, &err)
+			id, err := st.Import(cmd.Context(), r, overwrite)
+			if err != nil {
+				return usagef("import %s: %v", args[0], err)
+			}
+			if g.json {
+				return writeJSON(a.Stdout, map[string]string{"thread": id})
+			}
+			_, err = fmt.Fprintf(a.Stdout, "imported thread %s\n", id)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "replace a thread of the same id")
+	return cmd
+}
+
+func (a *App) checkCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "check",
+		Short:   "Verify the database's integrity",
+		Long:    "Verify the database's integrity; exit 1 and name the damage if it is not sound.",
+		Example: "  superstep check\n  superstep check --db ./bug.db",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			p, err := a.dbPath(g)
+			if err != nil {
+				return err
+			}
+			st, err := openStore(p, storeOptions{ReadOnly: true})
+			if err != nil {
+				if errors.Is(err, ErrNoDatabase) {
+					return err
+				}
+				// A file that does not open is the damage check looks for.
+				return failf("%v", err)
+			}
+			defer closeStore(st, &err)
+			if err := st.Check(); err != nil {
+				return failf("database %s is damaged: %v", p, err)
+			}
+			_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", p)
+			return err
+		},
+	}
+}

@@ -1,0 +1,86 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// binary is the superstep command built once for every test.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "superstep-cli-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "superstep")
+	build := exec.Command("go", "build", "-o", binary, "..")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building superstep:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// superstep runs the binary with a private HOME so no test touches the
+// user's database, and a timeout so a hang fails instead of stalling.
+func superstep(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	home := t.TempDir()
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("superstep %s: timed out", strings.Join(args, " "))
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("superstep %s: %v", strings.Join(args, " "), err)
+	}
+	if strings.Contains(errb.String(), "panic") || strings.Contains(errb.String(), "goroutine ") {
+		t.Fatalf("superstep %s panicked:\n%s", strings.Join(args, " "), errb.String())
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func (r result) want(t *testing.T, code int, contains ...string) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+	}
+	all := r.stdout + r.stderr
+	for _, c := range contains {
+		if !strings.Contains(all, c) {
+			t.Fatalf("output lacks %q\nstdout:\n%s\nstderr:\n%s", c, r.stdout, r.stderr)
+		}
+	}
+}
+
+func testdata(name string) string {
+	p, _ := filepath.Abs(filepath.Join("testdata", name))
+	return p
+}

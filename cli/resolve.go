@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/graphs/scenario"
+)
+
+// ResolveGraph compiles the graph a GRAPH argument names: a built-in (or
+// registered) graph by name, or else a scenario file by path. It returns the
+// example input of a new thread (a built-in's Input, or a scenario's first
+// invoke op's input), and the name recorded with a thread's fingerprint so a
+// later command can find the graph again (the built-in's name or the
+// scenario file's absolute path). Errors name the graph and, for a scenario,
+// the file position.
+func ResolveGraph(nameOrPath string, opts ...engine.CompileOption) (g *engine.Graph, example map[string]any, fingerprintName string, err error) {
+	if nameOrPath == "" {
+		return nil, nil, "", usagef("no graph given: name a built-in graph (superstep graphs) or a scenario file")
+	}
+	if ex, ok := graphs.Get(nameOrPath); ok {
+		g, err := ex.Build(opts...)
+		if err != nil {
+			return nil, nil, "", failf("graph %q does not compile: %v", nameOrPath, err)
+		}
+		return g, maps.Clone(ex.Input), ex.Name, nil
+	}
+	if _, statErr := os.Stat(nameOrPath); statErr != nil {
+		if errors.Is(statErr, os.ErrNotExist) {
+			return nil, nil, "", usagef("unknown graph %q: not a built-in graph (%s) and no such file", nameOrPath, strings.Join(builtinNames(), ", "))
+		}
+		return nil, nil, "", usagef("graph %s: %v", nameOrPath, statErr)
+	}
+	f, err := scenario.Load(nameOrPath)
+	if err != nil {
+		return nil, nil, "", usagef("%v", err)
+	}
+	g, _, err = scenario.Build(f, opts...)
+	if err != nil {
+		return nil, nil, "", usagef("scenario %s: %v", nameOrPath, err)
+	}
+	for _, op := range f.Ops {
+		if op.Kind == scenario.OpInvoke && op.HasInput {
+			if m, ok := engine.Normalize(op.Input).(map[string]any); ok {
+				example = m
+			}
+			break
+		}
+	}
+	abs, err := filepath.Abs(nameOrPath)
+	if err != nil {
+		abs = nameOrPath
+	}
+	return g, example, abs, nil
+}
+
+func builtinNames() []string {
+	var names []string
+	for _, e := range graphs.All() {
+		names = append(names, e.Name)
+	}
+	return names
+}
+
+// graphRecord is what the command line stores as a thread's fingerprint:
+// the graph's name, its hash, and the topology lines the hash was made from,
+// so that a later replay can name what changed rather than only say that
+// something did. Stores see it as an opaque string.
+type graphRecord struct {
+	Graph       string   `json:"graph"`
+	Fingerprint string   `json:"fingerprint"`
+	Topology    []string `json:"topology"`
+	// Replays are the fork checkpoints where replay branches start: a
+	// later replay compares with the recording, not with an earlier replay.
+	Replays []string `json:"replays,omitempty"`
+}
+
+func newGraphRecord(g *engine.Graph, name string) graphRecord {
+	return graphRecord{Graph: name, Fingerprint: g.Fingerprint(), Topology: g.Topology()}
+}
+
+func (r graphRecord) encode() string {
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// decodeGraphRecord reads a stored fingerprint; a bare hash written by
+// another tool comes back with no topology.
+func decodeGraphRecord(s string) (graphRecord, bool) {
+	if s == "" {
+		return graphRecord{}, false
+	}
+	var r graphRecord
+	if err := json.Unmarshal([]byte(s), &r); err != nil || r.Fingerprint == "" {
+		return graphRecord{Fingerprint: s}, true
+	}
+	return r, true
+}
+
+// topologyDiff lists the topology lines only in the recorded graph ("-")
+// and only in the current one ("+").
+func topologyDiff(recorded, current []string) []string {
+	var out []string
+	for _, l := range recorded {
+		if !slices.Contains(current, l) {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range current {
+		if !slices.Contains(recorded, l) {
+			out = append(out, "+ "+l)
+		}
+	}
+	return out
+}
+
+// recordGraph stores g's record for thread when the thread has none yet or
+// a different one, and warns when it replaces a different topology.
+func recordGraph(ctx context.Context, st Store, thread string, g *engine.Graph, name string, warn func(string)) error {
+	old, err := st.Fingerprint(ctx, thread)
+	if err != nil {
+		return err
+	}
+	rec := newGraphRecord(g, name)
+	if prev, ok := decodeGraphRecord(old); ok {
+		if prev.Fingerprint == rec.Fingerprint {
+			return nil
+		}
+		warn(fmt.Sprintf("thread %q was recorded with a graph of another topology (%s); recording the current one", thread, strings.Join(topologyDiff(prev.Topology, rec.Topology), "; ")))
+		rec.Replays = prev.Replays
+	}
+	return st.SetFingerprint(ctx, thread, rec.encode())
+}

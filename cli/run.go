@@ -1,0 +1,402 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs"
+)
+
+func (a *App) runCommand(g *globals) *cobra.Command {
+	var thread, input, resume string
+	cmd := &cobra.Command{
+		Use:   "run GRAPH",
+		Short: "Run a graph headless on a thread of the database",
+		Long: `Run GRAPH on a thread until it finishes, is interrupted, or fails.
+
+A new thread starts from --input, or from the graph's example input. An
+existing thread continues from its latest checkpoint, or takes --input as new
+input. --resume answers the thread's pending interrupt with a JSON value (or
+a JSON object keyed by interrupt id to answer several).
+
+With --json it prints one JSON object per line: task and checkpoint events as
+they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.`,
+		Example: `  superstep run research
+  superstep run research --thread t1 --input '{"question":"why?"}' --json
+  superstep run research --thread t1 --resume '{"action":"approve"}'
+  superstep run ./my-scenario.json --thread s1`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if input != "" && resume != "" {
+				return usagef("--input and --resume cannot be combined: resume answers an interrupt, input starts a new run")
+			}
+			var in any
+			if input != "" {
+				v, err := decodeJSON("--input", []byte(input))
+				if err != nil {
+					return err
+				}
+				if _, ok := v.(map[string]any); !ok {
+					return usagef("--input: want a JSON object of state keys, got %s", engine.MustEncode(v))
+				}
+				in = v
+			}
+			var answer any
+			if resume != "" {
+				if thread == "" {
+					return usagef("--resume needs --thread: the thread whose interrupt it answers")
+				}
+				if answer, err = decodeJSON("--resume", []byte(resume)); err != nil {
+					return err
+				}
+			}
+			st, err := a.open(g, false)
+			if err != nil {
+				return err
+			}
+			defer closeStore(st, &err)
+			gr, example, name, err := ResolveGraph(args[0], engine.WithSaver(st))
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if thread == "" {
+				thread = newThreadID()
+			}
+			exists, err := threadExists(ctx, st, thread)
+			if err != nil {
+				return err
+			}
+			if exists {
+				if err := sameTopology(ctx, st, thread, gr); err != nil {
+					return err
+				}
+			}
+			switch {
+			case resume != "":
+				if !exists {
+					return usagef("%w: %q has nothing to resume", ErrThreadNotFound, thread)
+				}
+				if err := checkPending(ctx, gr, thread, args[0]); err != nil {
+					return err
+				}
+				in = engine.Command{Resume: answer}
+			case in == nil && !exists:
+				if example == nil {
+					return usagef("graph %s has no example input: pass --input", args[0])
+				}
+				in = example
+			}
+			r := &runner{g: gr, st: st, thread: thread, graphArg: args[0], graphName: name, json: g.json, out: a.Stdout, warn: a.warn}
+			return r.run(ctx, in, exists)
+		},
+	}
+	cmd.Flags().StringVar(&thread, "thread", "", "thread id (default: a new thread)")
+	cmd.Flags().StringVar(&input, "input", "", "input as a JSON object of state keys")
+	cmd.Flags().StringVar(&resume, "resume", "", "answer to the pending interrupt, as JSON")
+	return cmd
+}
+
+func (a *App) tuiCommand(g *globals) *cobra.Command {
+	var thread string
+	cmd := &cobra.Command{
+		Use:   "tui GRAPH",
+		Short: "Open the debugger on a graph",
+		Long: `Open the interactive debugger on GRAPH and a thread of the database (a new
+thread from the graph's example input unless --thread names an existing one).`,
+		Example: `  superstep tui research
+  superstep tui research --thread t1
+  superstep tui ./my-scenario.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.debug(cmd.Context(), g, args[0], thread)
+		},
+	}
+	cmd.Flags().StringVar(&thread, "thread", "", "thread id (default: the graph's name for a built-in graph, a new thread for a file)")
+	return cmd
+}
+
+// debug opens the debugger on graph arg and thread.
+func (a *App) debug(ctx context.Context, g *globals, arg, thread string) (err error) {
+	st, err := a.open(g, false)
+	if err != nil {
+		return err
+	}
+	defer closeStore(st, &err)
+	gr, example, name, err := ResolveGraph(arg, engine.WithSaver(st))
+	if err != nil {
+		return err
+	}
+	if thread == "" {
+		thread = arg
+		if name != arg { // a scenario path makes a poor thread id
+			thread = newThreadID()
+		}
+	}
+	exists, err := threadExists(ctx, st, thread)
+	if err != nil {
+		return err
+	}
+	if exists {
+		if err := sameTopology(ctx, st, thread, gr); err != nil {
+			return err
+		}
+	}
+	o := DebugOptions{Thread: thread, GraphName: arg, Saver: st, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr}
+	if !exists {
+		o.Input = example
+	}
+	if err := a.Debugger(ctx, gr, o); err != nil {
+		return err
+	}
+	if ok, _ := threadExists(ctx, st, thread); ok {
+		return recordGraph(ctx, st, thread, gr, name, a.warn)
+	}
+	return nil
+}
+
+// Headless is the debugger used until a terminal UI is installed: it runs
+// the thread to its next stop and prints a readable log.
+func Headless(ctx context.Context, g *engine.Graph, o DebugOptions) error {
+	st, _ := o.Saver.(Store)
+	r := &runner{g: g, st: st, thread: o.Thread, graphArg: o.GraphName, out: o.Stdout, warn: func(string) {}}
+	var in any
+	if o.Input != nil {
+		in = o.Input
+	}
+	return r.run(ctx, in, o.Input == nil)
+}
+
+func newThreadID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "t-" + hex.EncodeToString(b[:])
+}
+
+func threadExists(ctx context.Context, s engine.Saver, thread string) (bool, error) {
+	t, err := s.GetTuple(ctx, engine.Config{ThreadID: thread})
+	if err != nil {
+		return false, asUsage(fmt.Errorf("reading thread %q: %w", thread, err))
+	}
+	return t != nil, nil
+}
+
+// sameTopology refuses to continue a thread with a graph whose topology
+// differs from the recorded one: the engine would plan from channels and
+// versions_seen the graph does not have.
+func sameTopology(ctx context.Context, st Store, thread string, g *engine.Graph) error {
+	fp, err := st.Fingerprint(ctx, thread)
+	if err != nil {
+		return asUsage(err)
+	}
+	rec, ok := decodeGraphRecord(fp)
+	if !ok || rec.Fingerprint == g.Fingerprint() {
+		return nil
+	}
+	diff := strings.Join(topologyDiff(rec.Topology, g.Topology()), "; ")
+	if rec.Graph != "" {
+		diff = "recorded with " + rec.Graph + ": " + diff
+	}
+	return usagef("%w for thread %q (%s)", engine.ErrGraphChanged, thread, diff)
+}
+
+// checkPending refuses a resume on a thread with no interrupt to answer,
+// before the engine writes anything.
+func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string) error {
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: thread})
+	if err != nil {
+		return asUsage(err)
+	}
+	if len(snap.Interrupts()) > 0 {
+		return nil
+	}
+	hint := "it has finished"
+	if len(snap.Next) > 0 {
+		hint = fmt.Sprintf("it is paused before %s; continue it with: superstep run %s --thread %s", strings.Join(snap.Next, ", "), graphArg, thread)
+	}
+	return usagef("%w: thread %q (%s)", engine.ErrNothingPending, thread, hint)
+}
+
+// runner runs one graph invocation and reports its events.
+type runner struct {
+	g         *engine.Graph
+	st        Store // nil: nothing is recorded
+	thread    string
+	graphArg  string
+	graphName string
+	json      bool
+	out       io.Writer
+	warn      func(string)
+
+	mu sync.Mutex
+}
+
+// runEvent is one line of run --json.
+type runEvent struct {
+	Event   string         `json:"event"`
+	Step    *int           `json:"step,omitempty"`
+	Name    string         `json:"name,omitempty"`
+	Status  string         `json:"status,omitempty"`
+	ID      string         `json:"id,omitempty"`
+	Source  string         `json:"source,omitempty"`
+	Node    string         `json:"node,omitempty"`
+	Value   any            `json:"value,omitempty"`
+	Values  map[string]any `json:"values,omitempty"`
+	Thread  string         `json:"thread,omitempty"`
+	Kind    string         `json:"kind,omitempty"`
+	Message string         `json:"message,omitempty"`
+}
+
+func (r *runner) emit(e runEvent, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.json {
+		b, err := json.Marshal(e)
+		if err != nil {
+			b, _ = json.Marshal(runEvent{Event: "error", Kind: "Encoding", Message: err.Error()})
+		}
+		fmt.Fprintf(r.out, "%s\n", b)
+		return
+	}
+	fmt.Fprintln(r.out, text)
+}
+
+func (r *runner) run(ctx context.Context, input any, existed bool) error {
+	if !r.json {
+		state := "new"
+		if existed {
+			state = "continued"
+		}
+		fmt.Fprintf(r.out, "thread %s (%s) on graph %s\n", r.thread, state, r.g.Name())
+	}
+	res, err := r.g.Invoke(ctx, input, engine.OnThread(r.thread), engine.WithEvents(r.onEvent))
+	if r.st != nil {
+		if ok, _ := threadExists(ctx, r.st, r.thread); ok {
+			if rerr := recordGraph(ctx, r.st, r.thread, r.g, r.graphName, r.warn); rerr != nil {
+				r.warn("recording the graph's fingerprint: " + rerr.Error())
+			}
+		}
+	}
+	if err != nil {
+		var ne *engine.NodeError
+		if errors.As(err, &ne) {
+			step := ne.Step
+			r.emit(runEvent{Event: "task", Step: &step, Name: ne.Node, Status: "error"}, fmt.Sprintf("step %-3d %-20s error", step, ne.Node))
+		}
+		if errors.Is(err, engine.ErrEmptyInput) || errors.Is(err, engine.ErrNoCheckpoint) {
+			return asUsage(err)
+		}
+		r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(err.Error())}, "failed: "+oneLine(err.Error()))
+		return failf("thread %s: %v", r.thread, err)
+	}
+	for _, in := range res.Interrupts {
+		r.emit(runEvent{Event: "interrupt", Node: in.Node, ID: in.ID, Value: plainValue(in.Value)},
+			fmt.Sprintf("interrupt in %s (id %s): %s", in.Node, in.ID, engine.MustEncode(in.Value)))
+	}
+	status := res.Status.String()
+	if r.json {
+		r.emit(runEvent{Event: "done", Status: status, Thread: r.thread, Values: plainMap(res.Values)}, "")
+		return nil
+	}
+	fmt.Fprintf(r.out, "%s: %s\n", status, indentJSON(plainMap(res.Values)))
+	if res.Status == engine.StatusInterrupted && len(res.Interrupts) > 0 {
+		answer := `'"yes"'`
+		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
+			answer = "'" + ex.Answers[0] + "'"
+		}
+		fmt.Fprintf(r.out, "answer with: superstep run %s --thread %s --resume %s\n", r.graphArg, r.thread, answer)
+	}
+	return nil
+}
+
+func (r *runner) onEvent(e engine.Event) {
+	step := e.Step
+	switch e.Kind {
+	case engine.EventTask:
+		if e.Reused {
+			r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: "reused"}, fmt.Sprintf("step %-3d %-20s reused", step, e.Node))
+		}
+	case engine.EventTaskResult:
+		status := "ran"
+		switch {
+		case e.Err != nil:
+			status = "error"
+		case len(e.Interrupts) > 0:
+			status = "interrupted"
+		}
+		r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: status}, fmt.Sprintf("step %-3d %-20s %s", step, e.Node, status))
+	case engine.EventCheckpoint:
+		if e.Namespace != "" {
+			return
+		}
+		r.emit(runEvent{Event: "checkpoint", Step: &step, ID: e.Checkpoint.ID, Source: e.Metadata.Source},
+			fmt.Sprintf("checkpoint %s step %d (%s)", e.Checkpoint.ID, step, e.Metadata.Source))
+	}
+}
+
+// errorKind names a run's failure for run --json.
+func errorKind(err error) string {
+	var ne *engine.NodeError
+	var gr *engine.GraphRecursionError
+	var iu *engine.InvalidUpdateError
+	switch {
+	case errors.As(err, &ne):
+		return "NodeError"
+	case errors.As(err, &gr):
+		return "GraphRecursionError"
+	case errors.As(err, &iu):
+		return "InvalidUpdateError"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "Canceled"
+	}
+	return "Error"
+}
+
+// plainValue turns an engine value into data encoding/json prints the way
+// the engine's codec does (Sends and interrupts tagged).
+func plainValue(v any) any {
+	b, err := engine.EncodeValue(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return string(b)
+	}
+	return out
+}
+
+func plainMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = plainValue(v)
+	}
+	return out
+}
+
+func indentJSON(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,50 @@
+package scenario_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs/scenario"
+)
+
+// BenchmarkWorkload runs the first invoke op of each perf workload on a fresh
+// thread per iteration, through the scenario loader and an in-memory saver,
+// as LangGraph.js's bench.mjs does.
+func BenchmarkWorkload(b *testing.B) {
+	for _, name := range []string{"chain_1000", "fanout_1000", "loop_5000", "wide_state", "pingpong_2000", "pingpong_2000_idle5000"} {
+		for _, saver := range []string{"memory", "none"} {
+			b.Run(name+"/"+saver, func(b *testing.B) {
+				f, err := scenario.Load("../../testdata/perf/" + name + ".json")
+				if err != nil {
+					b.Fatal(err)
+				}
+				var opts []engine.CompileOption
+				var ms *engine.MemorySaver
+				if saver == "memory" {
+					ms = engine.NewMemorySaver()
+					opts = append(opts, engine.WithSaver(ms))
+				}
+				g, _, err := scenario.Build(f, opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				op := f.Ops[0]
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if ms != nil {
+						b.StopTimer()
+						_ = ms.DeleteThread(context.Background(), fmt.Sprint("t", i-1))
+						b.StartTimer()
+					}
+					res, err := g.Invoke(context.Background(), op.Input, engine.OnThread(fmt.Sprint("t", i)), engine.WithRecursionLimit(op.RecursionLimit))
+					if err != nil || res.Status != engine.StatusDone {
+						b.Fatalf("run: %v %v", err, res.Status)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"go/build"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/superstep/superstep"
+
+// allowedImports states DESIGN.md's layering: which of our packages each
+// package may import, and which outside modules. The engine stands on the
+// standard library alone.
+var allowedImports = map[string]struct {
+	ours    []string
+	outside []string
+}{
+	"engine":            {},
+	"engine/enginetest": {ours: []string{"engine"}},
+	"persist":           {ours: []string{"engine"}, outside: []string{"go.etcd.io/bbolt"}},
+	"graphs":            {ours: []string{"engine"}},
+	"graphs/scenario":   {ours: []string{"engine"}, outside: []string{"github.com/expr-lang/expr"}},
+	// cli is main's logic: it may use every package of ours (persist and
+	// tui once they are merged) and the command-line library.
+	"cli": {ours: []string{"engine", "graphs", "graphs/scenario", "persist", "tui"}, outside: []string{"github.com/spf13/cobra"}},
+	"tui": {ours: []string{"engine"}, outside: []string{"github.com/charmbracelet/", "github.com/alecthomas/chroma/", "github.com/muesli/", "github.com/lucasb-eyer/"}},
+}
+
+func TestImportRules(t *testing.T) {
+	for dir, rule := range allowedImports {
+		pkg, err := build.ImportDir(filepath.FromSlash(dir), 0)
+		if err != nil {
+			var noGo *build.NoGoError
+			if _, statErr := os.Stat(dir); os.IsNotExist(statErr) || errors.As(err, &noGo) {
+				continue // the package does not exist yet
+			}
+			t.Fatalf("%s: %v", dir, err)
+		}
+		for _, imp := range pkg.Imports {
+			if !strings.Contains(strings.Split(imp, "/")[0], ".") {
+				continue // standard library
+			}
+			if rel, ok := strings.CutPrefix(imp, module+"/"); ok {
+				if !contains(rule.ours, rel) {
+					t.Errorf("%s imports %s: DESIGN.md does not allow that direction", dir, rel)
+				}
+				continue
+			}
+			if !hasPrefix(rule.outside, imp) {
+				t.Errorf("%s imports %s: not an allowed dependency of this package", dir, imp)
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefix(prefixes []string, s string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
