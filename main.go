@@ -14,11 +14,7 @@ import (
 func main() {
 	// Ctrl-C cancels the run so the database is closed cleanly.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	app := &cli.App{
-		// The terminal UI plugs in here when it lands (tui.Run behind an
-		// adapter); until then the debugger runs headless.
-		Debugger: cli.Headless,
-	}
+	app := &cli.App{Debugger: cli.TUI}
 	code := app.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)

@@ -49,7 +49,7 @@ type Debugger func(ctx context.Context, g *engine.Graph, o DebugOptions) error
 // code. A program that registers its own graphs (graphs.Register) can end
 // its main with os.Exit(cli.Main(ctx, os.Args[1:])).
 func Main(ctx context.Context, args []string) int {
-	return (&App{}).Run(ctx, args)
+	return (&App{Debugger: TUI}).Run(ctx, args)
 }
 
 // Run executes args (without the program name) and returns the exit code.

@@ -80,6 +80,8 @@ func TestRun_NodeFailureExitsOne(t *testing.T) {
 	r.want(t, 1, `"status":"error"`, `"event":"error","kind":"NodeError"`)
 }
 
+// Without a terminal the debugger falls back to a headless run (the
+// interactive path is covered by tui's teatest flows and by hand in tmux).
 func TestDebugger_NoArgumentsRunsResearch(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "db")

@@ -160,7 +160,7 @@ func (s *fileStore) DeleteThread(ctx context.Context, thread string) error {
 
 func (s *fileStore) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	var out []ThreadInfo
-	for _, id := range s.MemorySaver.Threads() {
+	for _, id := range s.threadIDs() {
 		list, err := s.List(ctx, engine.Config{ThreadID: id}, engine.ListOptions{})
 		if err != nil {
 			return nil, err
@@ -374,7 +374,7 @@ func (s *fileStore) Import(ctx context.Context, r io.Reader, overwrite bool) (st
 	if d.Version > dumpVersion {
 		return "", fmt.Errorf("%w: version %d is newer than this superstep reads (%d)", ErrBadImport, d.Version, dumpVersion)
 	}
-	if slices.Contains(s.MemorySaver.Threads(), d.Thread) {
+	if slices.Contains(s.threadIDs(), d.Thread) {
 		if !overwrite {
 			return "", fmt.Errorf("%w: %q", ErrThreadExists, d.Thread)
 		}
@@ -428,7 +428,7 @@ func (s *fileStore) Close() error {
 	}
 	ctx := context.Background()
 	db := dbDump{Format: fileStoreFormat, Version: dumpVersion, Threads: []threadDump{}}
-	for _, id := range s.MemorySaver.Threads() {
+	for _, id := range s.threadIDs() {
 		d, err := s.dump(ctx, id)
 		if errors.Is(err, ErrThreadNotFound) {
 			continue
@@ -466,3 +466,9 @@ func (s *fileStore) Close() error {
 }
 
 var _ Store = (*fileStore)(nil)
+
+// threadIDs lists the stored threads (MemorySaver never fails to).
+func (s *fileStore) threadIDs() []string {
+	ids, _ := s.MemorySaver.Threads(context.Background())
+	return ids
+}

@@ -18,9 +18,3 @@ func TestPending_Bbolt(t *testing.T) {
 		})
 	}
 }
-
-// The terminal UI is not merged yet: superstep and superstep tui run the
-// thread headless (TestDebugger_NoArgumentsRunsResearch).
-func TestPending_TUI(t *testing.T) {
-	t.Skip("needs the terminal UI (tui/), not merged yet: App.Debugger is cli.Headless")
-}

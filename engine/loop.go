@@ -395,6 +395,43 @@ func (l *loop) emitValues() {
 	}
 }
 
+// savedInterrupts lists the interrupts saved against the current checkpoint
+// that have no answer yet (a task with an __interrupt__ and no __resume__
+// write), so a view of a resumed thread shows what it waits for. The caller
+// holds l.mu.
+func (l *loop) savedInterrupts() []PendingInterrupt {
+	var out []PendingInterrupt
+	for _, id := range l.pending.order {
+		var ints []Interruption
+		answered := false
+		for _, w := range l.pending.byTask[id] {
+			switch w.Channel {
+			case InterruptChannel:
+				ints = append(ints, interruptionsOf(w.Value)...)
+			case ResumeChannel:
+				answered = true
+			}
+		}
+		if answered {
+			continue
+		}
+		for _, in := range ints {
+			out = append(out, PendingInterrupt{Interruption: in, TaskID: id, Node: l.taskName(id)})
+		}
+	}
+	return out
+}
+
+// taskName finds the node of a task planned from the current checkpoint.
+func (l *loop) taskName(id string) string {
+	for _, t := range prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, planHint{}) {
+		if t.id == id {
+			return t.name
+		}
+	}
+	return ""
+}
+
 // plan is the Plan phase (LangGraph's tick): check the recursion limit, plan
 // the tasks, reuse the saved writes of tasks that already finished, and stop
 // at interrupt_before breakpoints.

@@ -211,8 +211,10 @@ func (m *MemorySaver) DeleteThread(_ context.Context, threadID string) error {
 	return nil
 }
 
-// Threads lists the thread ids stored, sorted.
-func (m *MemorySaver) Threads() []string {
+var _ ThreadLister = (*MemorySaver)(nil)
+
+// Threads implements ThreadLister.
+func (m *MemorySaver) Threads(context.Context) ([]string, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	out := make([]string, 0, len(m.threads))
@@ -220,7 +222,7 @@ func (m *MemorySaver) Threads() []string {
 		out = append(out, t)
 	}
 	sort.Strings(out)
-	return out
+	return out, nil
 }
 
 func cloneMetadata(md Metadata) Metadata {

@@ -34,6 +34,12 @@ type Saver interface {
 	DeleteThread(ctx context.Context, threadID string) error
 }
 
+// ThreadLister is the optional Saver capability of listing its threads.
+type ThreadLister interface {
+	// Threads returns the ids of the stored threads, sorted.
+	Threads(ctx context.Context) ([]string, error)
+}
+
 // ListOptions narrows Saver.List.
 type ListOptions struct {
 	// Before keeps only checkpoints with an id sorting before it.

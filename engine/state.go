@@ -31,6 +31,9 @@ type SnapshotTask struct {
 	Push       bool
 	Input      any
 	Interrupts []Interruption
+	// Answered is true when the task saved an answer (__resume__) to its
+	// interrupts: they are not pending any more, though still listed.
+	Answered bool
 	// Result is the task's saved writes to state keys; nil when it saved
 	// no output.
 	Result map[string]any
@@ -166,7 +169,9 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 				}
 			case InterruptChannel:
 				st.Interrupts = append(st.Interrupts, interruptionsOf(pw.Value)...)
-			case ResumeChannel, "__error_source_node__":
+			case ResumeChannel:
+				st.Answered = true
+			case "__error_source_node__":
 			default:
 				hasOutput = true
 				if g.IsStateKey(pw.Channel) {

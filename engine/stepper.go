@@ -199,8 +199,10 @@ type StepView struct {
 	// reload or update_state, when planning scans every node.
 	UpdatedChannels []string
 	HintKnown       bool
-	Interrupts      []PendingInterrupt
-	Err             error
+	// Interrupts are the interrupts the run stopped at, or, at a checkpoint
+	// of a resumed thread, the ones saved and still waiting for an answer.
+	Interrupts []PendingInterrupt
+	Err        error
 	// RecursionLeft is how many more supersteps this run may start.
 	RecursionLeft int
 	Values        map[string]any
@@ -232,6 +234,9 @@ func (s *Stepper) View() *StepView {
 	}
 	for k, m := range l.cs.seen {
 		v.VersionsSeen[k] = maps.Clone(m)
+	}
+	if len(v.Interrupts) == 0 && l.phase == PhaseCheckpoint {
+		v.Interrupts = l.savedInterrupts()
 	}
 	// At a checkpoint the tasks are those of the superstep that wrote it
 	// (none right after Start).

@@ -39,7 +39,7 @@ type Options struct {
 	// The debugger needs one: history, resume and forks all read it.
 	Saver engine.Saver
 	// Threads lists the database's threads for the thread picker (T). When
-	// nil, a Saver with a Threads() []string method (engine.MemorySaver) is
+	// nil, a Saver implementing engine.ThreadLister (engine.MemorySaver) is
 	// asked instead; otherwise the picker only offers a new thread.
 	Threads func(ctx context.Context) ([]ThreadSummary, error)
 	// Answers suggest replies to the graph's interrupts; the first is the

@@ -186,19 +186,20 @@ func (s *engineSession) UpdateState(ctx context.Context, id string, values map[s
 	return s.Open(ctx, s.thread)
 }
 
-// threadLister is the optional Saver capability engine.MemorySaver has.
-type threadLister interface{ Threads() []string }
-
 func (s *engineSession) Threads(ctx context.Context) ([]ThreadSummary, error) {
 	if s.threads != nil {
 		return s.threads(ctx)
 	}
-	tl, ok := s.saver.(threadLister)
+	tl, ok := s.saver.(engine.ThreadLister)
 	if !ok {
 		return nil, errNoThreadList
 	}
+	ids, err := tl.Threads(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []ThreadSummary
-	for _, id := range tl.Threads() {
+	for _, id := range ids {
 		ts := ThreadSummary{ID: id}
 		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: id})
 		if err != nil {

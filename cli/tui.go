@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/tui"
+)
+
+// TUI is the interactive debugger: tui.Run on the command's graph, thread
+// and database. It is the Debugger of the superstep command. Without a
+// terminal (a pipe, a CI log) it runs the thread headless instead, so
+// scripts get output rather than a hang.
+func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
+	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+		fmt.Fprintln(o.Stderr, "superstep: not a terminal, running headless (superstep run GRAPH is the scripted form)")
+		return Headless(ctx, g, o)
+	}
+	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.GraphName, Saver: o.Saver}
+	if ex, ok := graphs.Get(o.GraphName); ok {
+		opts.Answers = ex.Answers
+	}
+	if o.Threads != nil {
+		opts.Threads = func(ctx context.Context) ([]tui.ThreadSummary, error) {
+			infos, err := o.Threads(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]tui.ThreadSummary, len(infos))
+			for i, t := range infos {
+				out[i] = tui.ThreadSummary{ID: t.ID, Step: t.Step, Source: t.Source, Updated: t.Updated}
+			}
+			return out, nil
+		}
+	}
+	return tui.Run(ctx, g, opts)
+}
