@@ -72,7 +72,7 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 		copy(n.ids[i+1:], n.ids[i:])
 		n.ids[i] = cp.ID
 	}
-	n.records[cp.ID] = &memRecord{cp: cp.Clone(), md: cloneMetadata(md), parentID: cfg.CheckpointID}
+	n.records[cp.ID] = &memRecord{cp: cloneCheckpoint(cp), md: cloneMetadata(md), parentID: cfg.CheckpointID}
 	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
 
@@ -132,7 +132,7 @@ func (m *MemorySaver) tuple(thread, ns string, n *memNamespace, id string) *Chec
 	r := n.records[id]
 	t := &CheckpointTuple{
 		Config:     Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
-		Checkpoint: r.cp.Clone(),
+		Checkpoint: cloneCheckpoint(r.cp),
 		Metadata:   cloneMetadata(r.md),
 		ParentID:   r.parentID,
 	}
@@ -221,6 +221,16 @@ func (m *MemorySaver) Threads() []string {
 		out = append(out, t)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// cloneCheckpoint is Clone that keeps an empty UpdatedChannels empty: nil
+// means "unknown" to the planner, and Clone's append turns [] into nil.
+func cloneCheckpoint(c *Checkpoint) *Checkpoint {
+	out := c.Clone()
+	if c.UpdatedChannels != nil && out.UpdatedChannels == nil {
+		out.UpdatedChannels = []string{}
+	}
 	return out
 }
 
