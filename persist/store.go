@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -102,6 +103,9 @@ var (
 	bucketChildren    = []byte("kids") // childKey -> empty
 )
 
+// fillPercent is how full bbolt packs a page before splitting it.
+const fillPercent = 0.9
+
 // Limits on names, so keys stay far below bbolt's 32 KiB key limit.
 const (
 	maxIDLen = 1024 // thread, checkpoint, task ids and channel names
@@ -118,6 +122,7 @@ type Store struct {
 	w        *writer
 	mode     Durability
 	readOnly bool
+	cache    *cache
 	now      func() time.Time
 	closed   atomic.Bool
 }
@@ -159,10 +164,16 @@ func Open(path string, opts Options) (s *Store, err error) {
 		NoFreelistSync: true,
 		FreelistType:   bolt.FreelistMapType,
 	})
+	var pathErr *fs.PathError
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		return fail(ErrLocked)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
+		return fail(fmt.Errorf("%w (%w)", ErrNotDatabase, err))
+	case err != nil && !errors.As(err, &pathErr):
+		// bbolt reports some damaged headers with plain errors ("file
+		// size too small"); anything but an I/O error on the path means
+		// the file is not a database we can read.
 		return fail(fmt.Errorf("%w (%w)", ErrNotDatabase, err))
 	case err != nil:
 		return fail(err)
@@ -176,7 +187,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 		db.Close()
 		return fail(err)
 	}
-	s = &Store{db: db, path: path, mode: opts.Durability, readOnly: opts.ReadOnly, now: opts.Now}
+	s = &Store{db: db, path: path, cache: newCache(), mode: opts.Durability, readOnly: opts.ReadOnly, now: opts.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -319,6 +330,9 @@ func checkConfig(cfg engine.Config) error {
 // nsBuckets are the buckets of one thread's namespace.
 type nsBuckets struct {
 	cps, blobs, writes, kids *bolt.Bucket
+	// Set by writes that use the cache.
+	thread, ns string
+	cache      *cache
 }
 
 // openNS returns the buckets of (thread, ns), creating them when create is
@@ -356,6 +370,11 @@ func nsIn(tb *bolt.Bucket, ns string, create bool) (*nsBuckets, error) {
 	b := &nsBuckets{cps: nb.Bucket(bucketCheckpoints), blobs: nb.Bucket(bucketBlobs), writes: nb.Bucket(bucketWrites), kids: nb.Bucket(bucketChildren)}
 	if b.cps == nil || b.blobs == nil || b.writes == nil || b.kids == nil {
 		return nil, corruptf("namespace %q: buckets missing", ns)
+	}
+	// Keys mostly arrive in ascending order (ids are time-ordered, versions
+	// grow), so pages split at bbolt's default 50% would stay half empty.
+	for _, bk := range []*bolt.Bucket{b.cps, b.blobs, b.writes, b.kids} {
+		bk.FillPercent = fillPercent
 	}
 	return b, nil
 }
@@ -409,43 +428,55 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err != nil {
 		return engine.Config{}, fmt.Errorf("%w: metadata: %w", ErrInvalidCheckpoint, err)
 	}
+	var res *putResult // of fn's last run, the one that commits
 	err = s.w.submit(func(tx *bolt.Tx) error {
-		if err := s.putTx(tx, cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID, cp, mdr); err != nil {
+		var err error
+		if res, err = s.putTx(tx, cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID, cp, mdr); err != nil {
 			return err
 		}
 		return s.touch(tx, cfg.ThreadID)
-	})
+	}, func() { s.cache.add(cfg.ThreadID, cfg.CheckpointNS, cp.ID, res) })
 	if err != nil {
 		return engine.Config{}, err
 	}
 	return engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
 
+// putResult is what a Put leaves in the cache once committed.
+type putResult struct {
+	state  *cpState
+	values map[string]cachedValue // the channels whose value was stored
+}
+
 // putTx stores a checkpoint record and the values that changed since its
 // parent.
-func (s *Store) putTx(tx *bolt.Tx, thread, ns, parentID string, cp *engine.Checkpoint, mdr mdRecord) error {
+func (s *Store) putTx(tx *bolt.Tx, thread, ns, parentID string, cp *engine.Checkpoint, mdr mdRecord) (*putResult, error) {
 	b, err := openNS(tx, thread, ns, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	b.thread, b.ns, b.cache = thread, ns, s.cache
 	key := checkpointKey(cp.ID)
 	if old := b.cps.Get(key); old != nil {
+		s.cache.dropState(thread, ns, cp.ID)
 		if err := b.detach(cp.ID, old); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var parent *cpState
 	if parentID != "" {
-		if data := b.cps.Get(checkpointKey(parentID)); data != nil {
+		parent = s.cache.state(thread, ns, parentID)
+		if data := b.cps.Get(checkpointKey(parentID)); parent == nil && data != nil {
 			prec, err := decodeRecord(data)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if parent, err = loadState(b.cps, parentID, prec, nil); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
+	res := &putResult{values: map[string]cachedValue{}}
 	st := &cpState{refs: make(map[string]chanRef, len(cp.ChannelVersions)), seen: make(map[string]map[string]int64, len(cp.VersionsSeen))}
 	for ch, ver := range cp.ChannelVersions {
 		var prev *chanRef
@@ -460,33 +491,38 @@ func (s *Store) putTx(tx *bolt.Tx, thread, ns, parentID string, cp *engine.Check
 			}
 		}
 		val, has := cp.ChannelValues[ch]
-		ref, err := b.putBlob(ch, ver, val, has, prev)
+		stored, err := b.putBlob(ch, ver, val, has, prev)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		st.refs[ch] = ref
+		st.refs[ch] = stored.ref
+		res.values[ch] = stored
 	}
 	for n, m := range cp.VersionsSeen {
 		st.seen[n] = m
 	}
 	rec := &cpRecord{V: cp.V, TS: cp.TS, Parent: parentID, Updated: cp.UpdatedChannels, Meta: mdr}
 	if parent != nil && parent.depth+1 < fullEvery {
-		rec.Base, rec.Depth = parentID, parent.depth+1
+		rec.Delta, rec.Depth = true, parent.depth+1
 		rec.setVersions(st, parent)
 	} else {
 		rec.setVersions(st, nil)
 	}
 	data, err := encodeRecord(rec)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := b.cps.Put(key, data); err != nil {
-		return err
+		return nil, err
 	}
 	if parentID != "" {
-		return b.kids.Put(childKey(parentID, cp.ID), []byte{})
+		if err := b.kids.Put(childKey(parentID, cp.ID), []byte{}); err != nil {
+			return nil, err
+		}
 	}
-	return nil
+	st.depth = rec.Depth
+	res.state = st
+	return res, nil
 }
 
 // putBlob stores channel's value at version ver and returns where it went.
@@ -497,40 +533,45 @@ func (s *Store) putTx(tx *bolt.Tx, thread, ns, parentID string, cp *engine.Check
 // checkpoint on another branch of a fork that gave the channel the same
 // next version: an equal value is shared, a different one is stored under
 // a fresh sequence number.
-func (b *nsBuckets) putBlob(channel string, ver int64, val any, has bool, prev *chanRef) (chanRef, error) {
-	var enc []byte
+func (b *nsBuckets) putBlob(channel string, ver int64, val any, has bool, prev *chanRef) (cachedValue, error) {
+	out := cachedValue{ref: chanRef{Version: ver}, has: has}
 	if has {
 		var err error
-		if enc, err = engine.EncodeValue(val); err != nil {
-			return chanRef{}, fmt.Errorf("%w: channel %q: %w", ErrInvalidCheckpoint, channel, err)
+		if out.enc, err = engine.EncodeValue(val); err != nil {
+			return cachedValue{}, fmt.Errorf("%w: channel %q: %w", ErrInvalidCheckpoint, channel, err)
 		}
 	}
-	ref := chanRef{Version: ver}
 	if b.blobs.Get(blobKey(channel, ver, 0)) != nil {
-		old, err := readBlob(b.blobs, channel, ref)
+		old, err := readBlob(b.blobs, channel, out.ref)
 		if err != nil {
-			return chanRef{}, err
+			return cachedValue{}, err
 		}
-		if old.has == has && bytes.Equal(old.enc, enc) {
-			return ref, nil
+		if old.has == has && bytes.Equal(old.enc, out.enc) {
+			out.depth = old.depth
+			return out, nil
 		}
-		if ref.Seq, err = b.blobs.NextSequence(); err != nil {
-			return chanRef{}, err
+		if out.ref.Seq, err = b.blobs.NextSequence(); err != nil {
+			return cachedValue{}, err
 		}
 	}
-	data := encodeFullBlob(enc, has)
-	if has && prev != nil && len(enc) > 0 && enc[0] == '[' {
-		p, err := readBlob(b.blobs, channel, *prev)
-		if err != nil {
-			return chanRef{}, err
+	data := encodeFullBlob(out.enc, has)
+	if has && prev != nil && len(out.enc) > 0 && out.enc[0] == '[' {
+		p, ok := b.cache.value(b.thread, b.ns, channel, *prev)
+		if !ok {
+			bv, err := readBlob(b.blobs, channel, *prev)
+			if err != nil {
+				return cachedValue{}, err
+			}
+			p = cachedValue{enc: bv.enc, has: bv.found && bv.has, depth: bv.depth}
 		}
-		if p.found && p.has && p.depth+1 < fullEvery {
-			if suffix, ok := appendSuffix(p.enc, enc); ok {
+		if p.has && p.depth+1 < fullValueEvery {
+			if suffix, ok := appendSuffix(p.enc, out.enc); ok {
 				data = encodeAppendBlob(*prev, p.depth+1, suffix)
+				out.depth = p.depth + 1
 			}
 		}
 	}
-	return ref, b.blobs.Put(blobKey(channel, ref.Version, ref.Seq), data)
+	return out, b.blobs.Put(blobKey(channel, out.ref.Version, out.ref.Seq), data)
 }
 
 // detach prepares checkpoint id for being replaced: its children stored as
@@ -556,14 +597,14 @@ func (b *nsBuckets) detach(id string, oldData []byte) error {
 		if err != nil {
 			return err
 		}
-		if crec.Base != id {
+		if !crec.Delta {
 			continue
 		}
 		st, err := loadState(b.cps, child, crec, nil)
 		if err != nil {
 			return err
 		}
-		crec.Base, crec.Depth = "", 0
+		crec.Delta, crec.Depth = false, 0
 		crec.setVersions(st, nil)
 		enc, err := encodeRecord(crec)
 		if err != nil {
@@ -634,7 +675,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 			}
 		}
 		return s.touch(tx, cfg.ThreadID)
-	})
+	}, nil)
 }
 
 // nextRegularSlot returns one past the highest regular slot stored for
@@ -910,10 +951,11 @@ func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
 		return nil
 	}
 	return s.w.submit(func(tx *bolt.Tx) error {
+		s.cache.dropThread(threadID)
 		err := tx.Bucket(bucketThreads).DeleteBucket([]byte(threadID))
 		if errors.Is(err, berrors.ErrBucketNotFound) {
 			return nil
 		}
 		return err
-	})
+	}, func() { s.cache.dropThread(threadID) })
 }

@@ -41,8 +41,9 @@ type writer struct {
 // more than once (when another op of its round fails, the round is rolled
 // back and retried without it), so it must have no effect outside tx.
 type op struct {
-	fn   func(*bolt.Tx) error
-	done chan error // nil when nobody waits for the result
+	fn    func(*bolt.Tx) error
+	after func()     // run once fn's round committed; may be nil
+	done  chan error // nil when nobody waits for the result
 }
 
 // maxRound caps the ops committed in one transaction, so one round's dirty
@@ -61,10 +62,10 @@ func newWriter(db *bolt.DB, mode Durability) *writer {
 	return w
 }
 
-// submit queues fn. With DurabilitySync it returns fn's result once its
+// submit queues fn, and after to run once fn's round has committed. With DurabilitySync it returns fn's result once its
 // round is committed (and synced); otherwise it returns at once, and a
 // failure surfaces later from submit, flush or close as ErrAsyncWrite.
-func (w *writer) submit(fn func(*bolt.Tx) error) error {
+func (w *writer) submit(fn func(*bolt.Tx) error, after func()) error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -77,12 +78,12 @@ func (w *writer) submit(fn func(*bolt.Tx) error) error {
 	}
 	switch w.mode {
 	case DurabilitySync:
-		o := &op{fn: fn, done: make(chan error, 1)}
+		o := &op{fn: fn, after: after, done: make(chan error, 1)}
 		w.queue = append(w.queue, o)
 		w.lead()
 		return <-o.done
 	case DurabilityAsync:
-		w.queue = append(w.queue, &op{fn: fn})
+		w.queue = append(w.queue, &op{fn: fn, after: after})
 		w.mu.Unlock()
 		select {
 		case w.wake <- struct{}{}:
@@ -90,10 +91,30 @@ func (w *writer) submit(fn func(*bolt.Tx) error) error {
 		}
 		return nil
 	default: // DurabilityExit
-		w.queue = append(w.queue, &op{fn: fn})
+		w.queue = append(w.queue, &op{fn: fn, after: after})
 		w.mu.Unlock()
 		return nil
 	}
+}
+
+// submitWait queues fn and waits for its result whatever the durability,
+// for operations whose caller must know the outcome (Import). Buffered
+// writes queued before it are committed with it.
+func (w *writer) submitWait(fn func(*bolt.Tx) error, after func()) error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	if w.err != nil {
+		err := w.err
+		w.mu.Unlock()
+		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
+	}
+	o := &op{fn: fn, after: after, done: make(chan error, 1)}
+	w.queue = append(w.queue, o)
+	w.lead()
+	return <-o.done
 }
 
 // lead commits rounds until the queue is empty, unless another goroutine
@@ -146,6 +167,9 @@ func (w *writer) commit(round []*op) {
 }
 
 func (w *writer) finish(o *op, err error) {
+	if err == nil && o.after != nil {
+		o.after()
+	}
 	if o.done != nil {
 		o.done <- err
 		return
