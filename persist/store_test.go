@@ -328,6 +328,16 @@ func TestStore_PutRejects(t *testing.T) {
 	if th, err := s.Threads(ctx); err != nil || len(th) != 0 {
 		t.Errorf("rejected puts left threads behind: %v, %v", th, err)
 	}
+	// Reads of the empty thread id find nothing rather than failing.
+	if tup, err := s.GetTuple(ctx, engine.Config{}); tup != nil || err != nil {
+		t.Errorf("GetTuple of the empty thread = %v, %v", tup, err)
+	}
+	if l, err := s.List(ctx, engine.Config{}, engine.ListOptions{AllNamespaces: true}); len(l) != 0 || err != nil {
+		t.Errorf("List of the empty thread = %v, %v", l, err)
+	}
+	if err := s.DeleteThread(ctx, ""); err != nil {
+		t.Errorf("DeleteThread(\"\") = %v", err)
+	}
 }
 
 func TestStore_Durability(t *testing.T) {
