@@ -20,7 +20,7 @@ func richThread(t testing.TB, s *persist.Store, th string) {
 	t.Helper()
 	chain(t, s, th, 6)
 	fork := &engine.Checkpoint{V: 4, ID: id(20), TS: time.Date(2025, 5, 1, 0, 0, 0, 0, time.FixedZone("X", 3600)),
-		ChannelValues: map[string]any{"messages": []any{"forked"}, "tasks": []any{engine.Send{Node: "w", Arg: map[string]any{"n": 1.0}}}},
+		ChannelValues:   map[string]any{"messages": []any{"forked"}, "tasks": []any{engine.Send{Node: "w", Arg: map[string]any{"n": 1.0}}}},
 		ChannelVersions: map[string]engine.Version{"messages": 7, "tasks": 7, "empty": 7},
 		VersionsSeen:    map[string]map[string]engine.Version{"__input__": {}, "w": nil},
 		UpdatedChannels: []string{}}
