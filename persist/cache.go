@@ -7,12 +7,14 @@ import "sync"
 // and each channel's latest encoding (else an append chain is walked and
 // joined to compare the list with its new value).
 //
-// Entries are added only after the transaction that wrote them committed,
-// so a rolled-back round can leave nothing behind; entries that a write
-// makes stale (a replaced checkpoint, a deleted thread) are removed inside
-// that write's transaction, before later writes of the same round could
-// read them. Removing is always safe. Cached states and bytes are shared:
-// treat them as immutable.
+// Each commit round has its own cache (an overlay, see caches) that its
+// writes fill; it is merged into the store's cache only once the round
+// committed, so a rolled-back round leaves nothing behind, while later
+// writes of the same round still find what earlier ones stored. Entries
+// that a write makes stale (a replaced checkpoint, a deleted thread) are
+// removed from both at once, inside that write's transaction: removing is
+// always safe. Cached states and bytes are shared: treat them as
+// immutable.
 type cache struct {
 	mu         sync.Mutex
 	states     map[stateKey]*cpState
@@ -74,6 +76,29 @@ func (c *cache) add(thread, ns, id string, p *putResult) {
 	}
 }
 
+// merge adds a committed round's entries.
+func (c *cache) merge(o *cache) {
+	if o == nil || (len(o.states) == 0 && len(o.values) == 0) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.states)+len(o.states) > maxCachedStates {
+		clear(c.states)
+	}
+	for k, st := range o.states {
+		c.states[k] = st
+	}
+	for k, v := range o.values {
+		c.valueBytes += len(v.enc) - len(c.values[k].enc)
+		c.values[k] = v
+	}
+	if c.valueBytes > maxCachedValueBytes {
+		clear(c.values)
+		c.valueBytes = 0
+	}
+}
+
 func (c *cache) dropState(thread, ns, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -96,4 +121,31 @@ func (c *cache) dropThread(thread string) {
 			delete(c.values, k)
 		}
 	}
+}
+
+// caches is a round's overlay over the store's cache.
+type caches struct{ round, store *cache }
+
+func (c caches) state(thread, ns, id string) *cpState {
+	if st := c.round.state(thread, ns, id); st != nil {
+		return st
+	}
+	return c.store.state(thread, ns, id)
+}
+
+func (c caches) value(thread, ns, channel string, ref chanRef) (cachedValue, bool) {
+	if v, ok := c.round.value(thread, ns, channel, ref); ok {
+		return v, true
+	}
+	return c.store.value(thread, ns, channel, ref)
+}
+
+func (c caches) dropState(thread, ns, id string) {
+	c.round.dropState(thread, ns, id)
+	c.store.dropState(thread, ns, id)
+}
+
+func (c caches) dropThread(thread string) {
+	c.round.dropThread(thread)
+	c.store.dropThread(thread)
 }

@@ -267,9 +267,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 	if err != nil {
 		return "", err
 	}
-	err = s.w.submitWait(func(tx *bolt.Tx) error {
+	err = s.w.submitWait(func(tx *bolt.Tx, rc *cache) error {
 		threads := tx.Bucket(bucketThreads)
-		s.cache.dropThread(thread)
+		caches{rc, s.cache}.dropThread(thread)
 		if threads.Bucket([]byte(thread)) != nil {
 			if !opts.Overwrite {
 				return fmt.Errorf("%w: %q", ErrThreadExists, thread)
@@ -279,7 +279,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 			}
 		}
 		for _, it := range items {
-			if _, err := s.putTx(tx, thread, it.ns, it.parent, it.cp, it.md); err != nil {
+			if err := s.putTx(tx, rc, thread, it.ns, it.parent, it.cp, it.md); err != nil {
 				return err
 			}
 			if len(it.writes) == 0 {
@@ -302,7 +302,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 			}
 		}
 		return s.touch(tx, thread)
-	}, func() { s.cache.dropThread(thread) })
+	})
 	if err != nil {
 		return "", err
 	}

@@ -199,13 +199,13 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 	if err := checkID("thread id", threadID, maxIDLen, false); err != nil {
 		return err
 	}
-	return s.w.submit(func(tx *bolt.Tx) error {
+	return s.w.submit(func(tx *bolt.Tx, _ *cache) error {
 		tb, err := tx.Bucket(bucketThreads).CreateBucketIfNotExists([]byte(threadID))
 		if err != nil {
 			return err
 		}
 		return tb.Put(keyFingerprint, []byte(fp))
-	}, nil)
+	})
 }
 
 // Fingerprint returns the fingerprint recorded for a thread, or "" when

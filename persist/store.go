@@ -193,6 +193,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 	}
 	if !opts.ReadOnly {
 		s.w = newWriter(db, opts.Durability)
+		s.w.onCommit = s.cache.merge
 	}
 	return s, nil
 }
@@ -332,7 +333,7 @@ type nsBuckets struct {
 	cps, blobs, writes, kids *bolt.Bucket
 	// Set by writes that use the cache.
 	thread, ns string
-	cache      *cache
+	cache      caches
 }
 
 // openNS returns the buckets of (thread, ns), creating them when create is
@@ -428,44 +429,51 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err != nil {
 		return engine.Config{}, fmt.Errorf("%w: metadata: %w", ErrInvalidCheckpoint, err)
 	}
-	var res *putResult // of fn's last run, the one that commits
-	err = s.w.submit(func(tx *bolt.Tx) error {
-		var err error
-		if res, err = s.putTx(tx, cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID, cp, mdr); err != nil {
+	err = s.w.submit(func(tx *bolt.Tx, rc *cache) error {
+		if err := s.putTx(tx, rc, cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID, cp, mdr); err != nil {
 			return err
 		}
 		return s.touch(tx, cfg.ThreadID)
-	}, func() { s.cache.add(cfg.ThreadID, cfg.CheckpointNS, cp.ID, res) })
+	})
 	if err != nil {
 		return engine.Config{}, err
 	}
 	return engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
 
-// putResult is what a Put leaves in the cache once committed.
+// putResult is what a Put leaves in its round's cache.
 type putResult struct {
 	state  *cpState
 	values map[string]cachedValue // the channels whose value was stored
 }
 
 // putTx stores a checkpoint record and the values that changed since its
-// parent.
-func (s *Store) putTx(tx *bolt.Tx, thread, ns, parentID string, cp *engine.Checkpoint, mdr mdRecord) (*putResult, error) {
+// parent, and records what it learnt in rc.
+func (s *Store) putTx(tx *bolt.Tx, rc *cache, thread, ns, parentID string, cp *engine.Checkpoint, mdr mdRecord) error {
+	res, err := s.putRecord(tx, caches{rc, s.cache}, thread, ns, parentID, cp, mdr)
+	if err != nil {
+		return err
+	}
+	rc.add(thread, ns, cp.ID, res)
+	return nil
+}
+
+func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, cp *engine.Checkpoint, mdr mdRecord) (*putResult, error) {
 	b, err := openNS(tx, thread, ns, true)
 	if err != nil {
 		return nil, err
 	}
-	b.thread, b.ns, b.cache = thread, ns, s.cache
+	b.thread, b.ns, b.cache = thread, ns, cc
 	key := checkpointKey(cp.ID)
 	if old := b.cps.Get(key); old != nil {
-		s.cache.dropState(thread, ns, cp.ID)
+		cc.dropState(thread, ns, cp.ID)
 		if err := b.detach(cp.ID, old); err != nil {
 			return nil, err
 		}
 	}
 	var parent *cpState
 	if parentID != "" {
-		parent = s.cache.state(thread, ns, parentID)
+		parent = cc.state(thread, ns, parentID)
 		if data := b.cps.Get(checkpointKey(parentID)); parent == nil && data != nil {
 			prec, err := decodeRecord(data)
 			if err != nil {
@@ -653,7 +661,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 	for i, w := range writes {
 		channels[i] = w.Channel
 	}
-	return s.w.submit(func(tx *bolt.Tx) error {
+	return s.w.submit(func(tx *bolt.Tx, _ *cache) error {
 		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
 		if err != nil {
 			return err
@@ -675,7 +683,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 			}
 		}
 		return s.touch(tx, cfg.ThreadID)
-	}, nil)
+	})
 }
 
 // nextRegularSlot returns one past the highest regular slot stored for
@@ -950,12 +958,12 @@ func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
 	if threadID == "" {
 		return nil
 	}
-	return s.w.submit(func(tx *bolt.Tx) error {
-		s.cache.dropThread(threadID)
+	return s.w.submit(func(tx *bolt.Tx, rc *cache) error {
+		caches{rc, s.cache}.dropThread(threadID)
 		err := tx.Bucket(bucketThreads).DeleteBucket([]byte(threadID))
 		if errors.Is(err, berrors.ErrBucketNotFound) {
 			return nil
 		}
 		return err
-	}, func() { s.cache.dropThread(threadID) })
+	})
 }

@@ -36,6 +36,9 @@ type writer struct {
 
 	commits atomic.Int64 // transactions committed, for benchmarks
 
+	// onCommit receives a committed round's cache overlay.
+	onCommit func(rc *cache)
+
 	wake chan struct{} // async: something was queued
 	stop chan struct{} // async: the background leader must exit
 	done chan struct{} // async: the background leader exited
@@ -45,14 +48,23 @@ type writer struct {
 // more than once (when another op of its round fails, the round is rolled
 // back and retried without it), so it must have no effect outside tx.
 type op struct {
-	fn    func(*bolt.Tx) error
-	after func()     // run once fn's round committed; may be nil
-	done  chan error // nil when nobody waits for the result
+	fn   txFunc
+	done chan error // nil when nobody waits for the result
 }
+
+// txFunc is a write. rc is its round's cache overlay: what it learns for
+// later writes (Put's rebuilt versions and encodings) goes there, and
+// reaches the store's cache only if the round commits.
+type txFunc func(tx *bolt.Tx, rc *cache) error
 
 // maxRound caps the ops committed in one transaction, so one round's dirty
 // pages stay bounded.
 const maxRound = 4096
+
+// maxQueued bounds the ops buffered by async and exit durability: past it a
+// writer waits for a commit as with sync, so a producer faster than the
+// disk cannot grow the queue (and the checkpoints it holds) without limit.
+const maxQueued = 4 * maxRound
 
 func newWriter(db *bolt.DB, mode Durability) *writer {
 	w := &writer{db: db, mode: mode}
@@ -66,10 +78,10 @@ func newWriter(db *bolt.DB, mode Durability) *writer {
 	return w
 }
 
-// submit queues fn, and after to run once fn's round has committed. With DurabilitySync it returns fn's result once its
+// submit queues fn. With DurabilitySync it returns fn's result once its
 // round is committed (and synced); otherwise it returns at once, and a
 // failure surfaces later from submit, flush or close as ErrAsyncWrite.
-func (w *writer) submit(fn func(*bolt.Tx) error, after func()) error {
+func (w *writer) submit(fn txFunc) error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -80,14 +92,14 @@ func (w *writer) submit(fn func(*bolt.Tx) error, after func()) error {
 		w.mu.Unlock()
 		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
 	}
-	switch w.mode {
-	case DurabilitySync:
-		o := &op{fn: fn, after: after, done: make(chan error, 1)}
+	switch {
+	case w.mode == DurabilitySync || len(w.queue) >= maxQueued:
+		o := &op{fn: fn, done: make(chan error, 1)}
 		w.queue = append(w.queue, o)
 		w.lead()
 		return <-o.done
-	case DurabilityAsync:
-		w.queue = append(w.queue, &op{fn: fn, after: after})
+	case w.mode == DurabilityAsync:
+		w.queue = append(w.queue, &op{fn: fn})
 		w.mu.Unlock()
 		select {
 		case w.wake <- struct{}{}:
@@ -95,7 +107,7 @@ func (w *writer) submit(fn func(*bolt.Tx) error, after func()) error {
 		}
 		return nil
 	default: // DurabilityExit
-		w.queue = append(w.queue, &op{fn: fn, after: after})
+		w.queue = append(w.queue, &op{fn: fn})
 		w.mu.Unlock()
 		return nil
 	}
@@ -104,7 +116,7 @@ func (w *writer) submit(fn func(*bolt.Tx) error, after func()) error {
 // submitWait queues fn and waits for its result whatever the durability,
 // for operations whose caller must know the outcome (Import). Buffered
 // writes queued before it are committed with it.
-func (w *writer) submitWait(fn func(*bolt.Tx) error, after func()) error {
+func (w *writer) submitWait(fn txFunc) error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -115,7 +127,7 @@ func (w *writer) submitWait(fn func(*bolt.Tx) error, after func()) error {
 		w.mu.Unlock()
 		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
 	}
-	o := &op{fn: fn, after: after, done: make(chan error, 1)}
+	o := &op{fn: fn, done: make(chan error, 1)}
 	w.queue = append(w.queue, o)
 	w.lead()
 	return <-o.done
@@ -156,9 +168,10 @@ func (w *writer) commit(round []*op) {
 	for len(round) > 0 {
 		failed := -1
 		var opErr error
+		rc := newCache()
 		err := w.db.Update(func(tx *bolt.Tx) error {
 			for i, o := range round {
-				if err := safeCall(o.fn, tx); err != nil {
+				if err := safeCall(o.fn, tx, rc); err != nil {
 					failed, opErr = i, err
 					return err
 				}
@@ -172,6 +185,9 @@ func (w *writer) commit(round []*op) {
 		}
 		if err == nil {
 			w.commits.Add(1)
+			if w.onCommit != nil {
+				w.onCommit(rc)
+			}
 		}
 		for _, o := range round {
 			w.finish(o, err)
@@ -181,9 +197,6 @@ func (w *writer) commit(round []*op) {
 }
 
 func (w *writer) finish(o *op, err error) {
-	if err == nil && o.after != nil {
-		o.after()
-	}
 	if o.done != nil {
 		o.done <- err
 		return
@@ -199,13 +212,13 @@ func (w *writer) finish(o *op, err error) {
 
 // safeCall runs fn, turning a panic into an error so one bad op cannot take
 // down the goroutine that happens to lead.
-func safeCall(fn func(*bolt.Tx) error, tx *bolt.Tx) (err error) {
+func safeCall(fn txFunc, tx *bolt.Tx, rc *cache) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("persist: write panicked: %v", r)
 		}
 	}()
-	return fn(tx)
+	return fn(tx, rc)
 }
 
 // flush commits everything queued so far and waits for it. It returns the
