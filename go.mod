@@ -2,7 +2,6 @@ module github.com/superstep/superstep
 
 go 1.26
 
-require (
-	go.etcd.io/bbolt v1.5.0 // indirect
-	golang.org/x/sys v0.45.0 // indirect
-)
+require go.etcd.io/bbolt v1.5.0
+
+require golang.org/x/sys v0.45.0 // indirect
