@@ -58,7 +58,8 @@ func (c *Checkpoint) Clone() *Checkpoint {
 		out.VersionsSeen[k] = maps.Clone(v)
 	}
 	if c.UpdatedChannels != nil {
-		out.UpdatedChannels = append([]string(nil), c.UpdatedChannels...)
+		// Keep [] apart from nil: nil means "unknown" to the planner.
+		out.UpdatedChannels = append([]string{}, c.UpdatedChannels...)
 	}
 	if out.ChannelValues == nil {
 		out.ChannelValues = map[string]any{}

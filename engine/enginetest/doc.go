@@ -1,0 +1,9 @@
+// Package enginetest is the shared test kit of the engine's interfaces.
+//
+// SaverSuite is the conformance suite every engine.Saver must pass: the
+// in-memory reference saver and persist's bbolt store both run it, so a
+// behaviour the engine relies on is written down once, here, and checked
+// against every implementation.
+//
+// The package is meant for _test files only; it imports testing.
+package enginetest

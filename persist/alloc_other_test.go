@@ -1,0 +1,7 @@
+//go:build !unix
+
+package persist_test
+
+import "os"
+
+func allocatedBytes(os.FileInfo) string { return "?" }

@@ -1,0 +1,151 @@
+package persist
+
+import "sync"
+
+// cache keeps what the next Put of a thread needs from the previous one:
+// the parent's rebuilt versions (else up to fullEvery records are decoded)
+// and each channel's latest encoding (else an append chain is walked and
+// joined to compare the list with its new value).
+//
+// Each commit round has its own cache (an overlay, see caches) that its
+// writes fill; it is merged into the store's cache only once the round
+// committed, so a rolled-back round leaves nothing behind, while later
+// writes of the same round still find what earlier ones stored. Entries
+// that a write makes stale (a replaced checkpoint, a deleted thread) are
+// removed from both at once, inside that write's transaction: removing is
+// always safe. Cached states and bytes are shared: treat them as
+// immutable.
+type cache struct {
+	mu         sync.Mutex
+	states     map[stateKey]*cpState
+	values     map[valueKey]cachedValue
+	valueBytes int
+}
+
+type stateKey struct{ thread, ns, id string }
+
+type valueKey struct{ thread, ns, channel string }
+
+type cachedValue struct {
+	ref   chanRef
+	enc   []byte
+	has   bool
+	depth int
+}
+
+// Bounds: when one is crossed the map is simply emptied; a miss only costs
+// a read from the file.
+const (
+	maxCachedStates     = 256
+	maxCachedValueBytes = 32 << 20
+)
+
+func newCache() *cache {
+	return &cache{states: map[stateKey]*cpState{}, values: map[valueKey]cachedValue{}}
+}
+
+func (c *cache) state(thread, ns, id string) *cpState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.states[stateKey{thread, ns, id}]
+}
+
+func (c *cache) value(thread, ns, channel string, ref chanRef) (cachedValue, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.values[valueKey{thread, ns, channel}]
+	return v, ok && v.ref == ref
+}
+
+// add records a committed Put.
+func (c *cache) add(thread, ns, id string, p *putResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.states) >= maxCachedStates {
+		clear(c.states)
+	}
+	c.states[stateKey{thread, ns, id}] = p.state
+	for ch, v := range p.values {
+		k := valueKey{thread, ns, ch}
+		c.valueBytes += len(v.enc) - len(c.values[k].enc)
+		c.values[k] = v
+	}
+	if c.valueBytes > maxCachedValueBytes {
+		clear(c.values)
+		c.valueBytes = 0
+	}
+}
+
+// merge adds a committed round's entries.
+func (c *cache) merge(o *cache) {
+	if o == nil || (len(o.states) == 0 && len(o.values) == 0) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.states)+len(o.states) > maxCachedStates {
+		clear(c.states)
+	}
+	for k, st := range o.states {
+		c.states[k] = st
+	}
+	for k, v := range o.values {
+		c.valueBytes += len(v.enc) - len(c.values[k].enc)
+		c.values[k] = v
+	}
+	if c.valueBytes > maxCachedValueBytes {
+		clear(c.values)
+		c.valueBytes = 0
+	}
+}
+
+func (c *cache) dropState(thread, ns, id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.states, stateKey{thread, ns, id})
+}
+
+// dropThread forgets everything about a thread: after it is deleted, the
+// same keys can hold different values.
+func (c *cache) dropThread(thread string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.states {
+		if k.thread == thread {
+			delete(c.states, k)
+		}
+	}
+	for k, v := range c.values {
+		if k.thread == thread {
+			c.valueBytes -= len(v.enc)
+			delete(c.values, k)
+		}
+	}
+}
+
+// caches is a round's overlay over the store's cache.
+type caches struct{ round, store *cache }
+
+func (c caches) state(thread, ns, id string) *cpState {
+	if st := c.round.state(thread, ns, id); st != nil {
+		return st
+	}
+	return c.store.state(thread, ns, id)
+}
+
+func (c caches) value(thread, ns, channel string, ref chanRef) (cachedValue, bool) {
+	if v, ok := c.round.value(thread, ns, channel, ref); ok {
+		return v, true
+	}
+	return c.store.value(thread, ns, channel, ref)
+}
+
+func (c caches) dropState(thread, ns, id string) {
+	c.round.dropState(thread, ns, id)
+	c.store.dropState(thread, ns, id)
+}
+
+func (c caches) dropThread(thread string) {
+	c.round.dropThread(thread)
+	c.store.dropThread(thread)
+}

@@ -1,0 +1,45 @@
+// Package persist stores superstep's checkpoints in one bbolt file.
+//
+// It owns the on-disk layout and nothing else: Store implements
+// engine.Saver (and passes enginetest.SaverSuite), and adds what the
+// debugger needs to browse a file — Threads, Tree, Children, PendingWrites,
+// graph fingerprints, Check — plus Export and Import of a thread as
+// self-contained JSON.
+//
+// # Layout
+//
+// Top-level buckets, created once by Open: "meta" (the app name and the
+// layout version; a foreign or newer file is refused) and "threads", with
+// one bucket per thread. A thread's bucket holds its fingerprint, the time
+// it was last written, and one bucket per checkpoint namespace, each with:
+//
+//   - cp: checkpoint records keyed by id. A record keeps metadata, parent,
+//     timestamp and updated channels, and its channel versions and
+//     versions_seen as a delta from its parent, with a full image every 64
+//     records, so a record does not grow with the channels and nodes a
+//     thread has touched.
+//   - blob: channel values keyed (channel, version). A version's value is
+//     written once and shared by every checkpoint that has that version. A
+//     list that only grew since the parent's version (a message history) is
+//     stored as the added elements, with a full copy every 256 versions.
+//   - w: pending writes keyed (checkpoint, task, slot); special writes have
+//     negative slots and sort first, as LangGraph's WRITES_IDX_MAP orders
+//     them.
+//   - kids: the parent→child index behind Children and the fork tree.
+//
+// Keys are tuples encoded so that byte order is tuple order (keys.go).
+// Every stored value starts with a format byte; an unknown one is reported
+// as ErrUnknownValueFormat rather than misread.
+//
+// # Writes and durability
+//
+// All writes go through one queue and are committed in order. With
+// DurabilitySync each call returns after its commit and fsync; calls that
+// arrive while a commit runs share the next one, so a superstep whose
+// thousand tasks finish together pays a few fsyncs. DurabilityAsync commits
+// in the background; DurabilityExit commits at Flush or Close. Reads first
+// commit what is queued, so they always see every write made before them.
+//
+// No transaction outlives a call, and nothing returned aliases bbolt's
+// memory map.
+package persist

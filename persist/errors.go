@@ -1,0 +1,113 @@
+package persist
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Errors returned when opening a store.
+var (
+	// ErrLocked is returned by Open when another process (or another Store in
+	// this process) holds the database file's lock for longer than
+	// Options.Timeout. It comes wrapped in an *OpenError naming the file.
+	ErrLocked = errors.New("database is in use by another superstep process")
+	// ErrNotDatabase is returned by Open when the file is not a bbolt
+	// database at all (or its header pages are damaged).
+	ErrNotDatabase = errors.New("not a superstep database: not a bbolt file or its header is damaged")
+	// ErrForeign is returned by Open when the file is a bbolt database
+	// written by another program: it lacks superstep's meta bucket.
+	ErrForeign = errors.New("not a superstep database: a bbolt file of another program")
+	// ErrNewerFormat is returned by Open when the file was written by a newer
+	// superstep, in a layout this version cannot read. The concrete error is
+	// a *FormatError.
+	ErrNewerFormat = errors.New("database written by a newer superstep")
+)
+
+// Errors returned by operations on an open store.
+var (
+	// ErrClosed is returned by every method called after Close.
+	ErrClosed = errors.New("persist: store is closed")
+	// ErrReadOnly is returned by writes on a store opened with
+	// Options.ReadOnly.
+	ErrReadOnly = errors.New("persist: store is read-only")
+	// ErrInvalidID is returned when a thread id, namespace, checkpoint id,
+	// task id or channel name is empty where it must not be, too long, or
+	// (for Export) not valid UTF-8.
+	ErrInvalidID = errors.New("persist: invalid id")
+	// ErrInvalidCheckpoint is returned by Put when a checkpoint is
+	// inconsistent, e.g. a channel has a value but no version.
+	ErrInvalidCheckpoint = errors.New("persist: invalid checkpoint")
+	// ErrCorrupt is returned when stored bytes cannot be decoded or refer to
+	// records that do not exist; Check returns it wrapping every problem found.
+	ErrCorrupt = errors.New("persist: database is corrupt")
+	// ErrUnknownValueFormat is returned when a stored record starts with a
+	// format byte this version does not know (written by a newer superstep).
+	ErrUnknownValueFormat = errors.New("persist: stored record has an unknown format version")
+	// ErrAsyncWrite is returned by writes, Flush and Close after a write
+	// that nobody waited for (durability async or exit) failed; it wraps
+	// that first failure. The store accepts no more writes.
+	ErrAsyncWrite = errors.New("persist: an earlier buffered write failed")
+	// ErrThreadNotFound is returned by Export for a thread with no
+	// checkpoints.
+	ErrThreadNotFound = errors.New("persist: thread not found")
+)
+
+// Errors returned by Import.
+var (
+	// ErrThreadExists is returned by Import when the thread is already in
+	// the store and ImportOptions.Overwrite is false.
+	ErrThreadExists = errors.New("persist: thread already exists (import with overwrite to replace it)")
+	// ErrBadImport is returned by Import for input that is not a valid
+	// export: malformed JSON, wrong format or version, bad ids, missing
+	// parents, undecodable values. It is wrapped with the reason.
+	ErrBadImport = errors.New("persist: invalid thread export")
+	// ErrImportTooLarge is returned by Import when the input is longer than
+	// ImportOptions.MaxBytes.
+	ErrImportTooLarge = errors.New("persist: thread export too large")
+)
+
+// OpenError is returned by Open; it names the file and wraps the cause
+// (ErrLocked, ErrNotDatabase, ErrForeign, a *FormatError, or an I/O error).
+type OpenError struct {
+	Path    string
+	Timeout time.Duration // the lock timeout, reported with ErrLocked
+	Err     error
+}
+
+func (e *OpenError) Error() string {
+	if errors.Is(e.Err, ErrLocked) {
+		return fmt.Sprintf("database %s is in use by another superstep process (waited %v for its lock)", e.Path, e.Timeout)
+	}
+	return fmt.Sprintf("open database %s: %v", e.Path, e.Err)
+}
+
+func (e *OpenError) Unwrap() error { return e.Err }
+
+// FormatError is returned by Open for a database whose layout version is
+// newer than this build reads. It matches ErrNewerFormat with errors.Is.
+type FormatError struct {
+	Found, Supported uint32
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("database layout version %d is newer than this superstep reads (%d): upgrade superstep", e.Found, e.Supported)
+}
+
+// Is reports whether target is ErrNewerFormat.
+func (e *FormatError) Is(target error) bool { return target == ErrNewerFormat }
+
+// corruptf returns an error wrapping ErrCorrupt.
+func corruptf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// badImportf returns an error wrapping ErrBadImport.
+func badImportf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadImport, fmt.Sprintf(format, args...))
+}
+
+// unknownFormat returns an error wrapping ErrUnknownValueFormat.
+func unknownFormat(what string, b byte) error {
+	return fmt.Errorf("%w: %s format %d (written by a newer superstep?)", ErrUnknownValueFormat, what, b)
+}

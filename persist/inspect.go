@@ -1,0 +1,358 @@
+package persist
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// ThreadInfo summarises one thread for a thread picker.
+type ThreadInfo struct {
+	ID string
+	// Checkpoints counts the checkpoints of the root namespace.
+	Checkpoints int
+	// Namespaces counts the namespaces with checkpoints, the root included.
+	Namespaces int
+	// LastID, LastStep, LastSource and LastTS describe the latest
+	// checkpoint of the root namespace ("" and zero values when the thread
+	// has only subgraph checkpoints).
+	LastID     string
+	LastStep   int
+	LastSource string
+	LastTS     time.Time
+	// PendingWrites counts the writes saved against the latest checkpoint:
+	// tasks of an unfinished superstep.
+	PendingWrites int
+	// Interrupted reports an __interrupt__ write against the latest
+	// checkpoint: the thread waits for a resume.
+	Interrupted bool
+	// Fingerprint is the graph fingerprint recorded with SetFingerprint.
+	Fingerprint string
+	// Updated is when the store last wrote to the thread (Options.Now).
+	Updated time.Time
+}
+
+// TreeNode is one checkpoint of a thread's root namespace, for drawing the
+// fork tree.
+type TreeNode struct {
+	ID       string
+	ParentID string // "" for a root
+	Step     int
+	Source   string
+	TS       time.Time
+}
+
+// Threads returns a summary of every thread, sorted by id. The slice is the
+// caller's. Errors: ErrClosed, ErrCorrupt, ErrUnknownValueFormat, or the
+// context's error.
+func (s *Store) Threads(ctx context.Context) ([]ThreadInfo, error) {
+	var out []ThreadInfo
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		threads := tx.Bucket(bucketThreads)
+		return threads.ForEachBucket(func(name []byte) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			info, err := threadInfo(threads.Bucket(name), string(name))
+			if err != nil {
+				return err
+			}
+			out = append(out, info)
+			return nil
+		})
+	})
+	return out, err
+}
+
+func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
+	info := ThreadInfo{ID: id, Fingerprint: string(tb.Get(keyFingerprint))}
+	if u := tb.Get(keyUpdated); len(u) == 8 {
+		info.Updated = time.Unix(0, int64(binary.BigEndian.Uint64(u)))
+	}
+	err := tb.ForEachBucket(func(name []byte) error {
+		if len(name) > 0 && name[0] == 'n' {
+			info.Namespaces++
+		}
+		return nil
+	})
+	if err != nil {
+		return info, err
+	}
+	b, err := nsIn(tb, "", false)
+	if b == nil || err != nil {
+		return info, err
+	}
+	info.Checkpoints = b.cps.Stats().KeyN
+	lastID, data, err := b.find("")
+	if data == nil || err != nil {
+		return info, err
+	}
+	rec, err := decodeRecord(data)
+	if err != nil {
+		return info, err
+	}
+	info.LastID, info.LastStep, info.LastSource, info.LastTS = lastID, rec.Meta.Step, rec.Meta.Source, rec.TS
+	prefix := writePrefix(lastID)
+	c := b.writes.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		info.PendingWrites++
+		ch, _, err := decodeWrite(v)
+		if err != nil {
+			return info, err
+		}
+		if ch == engine.InterruptChannel {
+			info.Interrupted = true
+		}
+	}
+	return info, nil
+}
+
+// Children returns the ids of the checkpoints whose parent is
+// cfg.CheckpointID, in cfg's thread and namespace, sorted. The slice is the
+// caller's. Errors: ErrClosed, ErrCorrupt, or the context's error.
+func (s *Store) Children(ctx context.Context, cfg engine.Config) ([]string, error) {
+	var out []string
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, false)
+		if b == nil || err != nil || cfg.ThreadID == "" {
+			return err
+		}
+		prefix := writePrefix(cfg.CheckpointID)
+		c := b.kids.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			_, child, err := parseChildKey(k)
+			if err != nil {
+				return corruptf("child index: %v", err)
+			}
+			out = append(out, child)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Tree returns every checkpoint of the thread's root namespace in id order
+// (oldest first), with its parent, step and source. The slice is the
+// caller's. A thread that does not exist gives an empty slice. Errors:
+// ErrClosed, ErrCorrupt, ErrUnknownValueFormat, or the context's error.
+func (s *Store) Tree(ctx context.Context, threadID string) ([]TreeNode, error) {
+	var out []TreeNode
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		b, err := openNS(tx, threadID, "", false)
+		if b == nil || err != nil || threadID == "" {
+			return err
+		}
+		return b.cps.ForEach(func(k, v []byte) error {
+			id, err := parseCheckpointKey(k)
+			if err != nil {
+				return corruptf("checkpoint key %x: %v", k, err)
+			}
+			rec, err := decodeRecord(v)
+			if err != nil {
+				return err
+			}
+			out = append(out, TreeNode{ID: id, ParentID: rec.Parent, Step: rec.Meta.Step, Source: rec.Meta.Source, TS: rec.TS})
+			return nil
+		})
+	})
+	return out, err
+}
+
+// PendingWrites returns the writes saved against the checkpoint cfg names
+// (the latest when cfg.CheckpointID is empty), in the order GetTuple
+// returns them, without rebuilding the checkpoint. It returns nil for a
+// missing checkpoint. Errors: ErrClosed, ErrCorrupt,
+// ErrUnknownValueFormat, or the context's error.
+func (s *Store) PendingWrites(ctx context.Context, cfg engine.Config) ([]engine.PendingWrite, error) {
+	var out []engine.PendingWrite
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, false)
+		if b == nil || err != nil || cfg.ThreadID == "" {
+			return err
+		}
+		id, data, err := b.find(cfg.CheckpointID)
+		if data == nil || err != nil {
+			return err
+		}
+		out, err = b.pendingWrites(id)
+		return err
+	})
+	return out, err
+}
+
+// SetFingerprint records the fingerprint of the graph that runs a thread,
+// so a later run can tell that the graph changed. The thread need not have
+// checkpoints yet. Errors: ErrInvalidID, ErrReadOnly, ErrClosed,
+// ErrAsyncWrite, or the commit's error.
+func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
+	if err := s.writable(ctx); err != nil {
+		return err
+	}
+	if err := checkID("thread id", threadID, maxIDLen, false); err != nil {
+		return err
+	}
+	return s.w.submit(func(tx *bolt.Tx, _ *cache) error {
+		tb, err := tx.Bucket(bucketThreads).CreateBucketIfNotExists([]byte(threadID))
+		if err != nil {
+			return err
+		}
+		return tb.Put(keyFingerprint, []byte(fp))
+	})
+}
+
+// Fingerprint returns the fingerprint recorded for a thread, or "" when
+// there is none. Errors: ErrClosed or the context's error.
+func (s *Store) Fingerprint(ctx context.Context, threadID string) (string, error) {
+	var fp string
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		if threadID == "" {
+			return nil
+		}
+		if tb := tx.Bucket(bucketThreads).Bucket([]byte(threadID)); tb != nil {
+			fp = string(tb.Get(keyFingerprint))
+		}
+		return nil
+	})
+	return fp, err
+}
+
+// maxCheckErrors bounds the problems Check reports.
+const maxCheckErrors = 50
+
+// Check verifies the file: bbolt's page-level consistency check, then
+// superstep's own: every stored value, record and write decodes, every
+// checkpoint's versions rebuild, and every value they name exists. Its
+// cost is linear in the file's size (values are checked where stored, not
+// once per checkpoint that shares them). It returns nil, or ErrCorrupt
+// wrapping the problems found (at most 50). Errors: ErrClosed.
+func (s *Store) Check() error {
+	var errs []error
+	report := func(err error) {
+		if len(errs) < maxCheckErrors {
+			errs = append(errs, err)
+		}
+	}
+	err := s.view(context.Background(), func(tx *bolt.Tx) error {
+		for err := range tx.Check() { // drain: Check's goroutine sends until done
+			report(err)
+		}
+		if len(errs) > 0 {
+			return nil // the logical walk could trip over the same damage
+		}
+		threads := tx.Bucket(bucketThreads)
+		return threads.ForEachBucket(func(thread []byte) error {
+			tb := threads.Bucket(thread)
+			return tb.ForEachBucket(func(name []byte) error {
+				if len(name) == 0 || name[0] != 'n' {
+					return nil
+				}
+				where := fmt.Sprintf("thread %q namespace %q", thread, name[1:])
+				b, err := nsIn(tb, string(name[1:]), false)
+				if err != nil {
+					report(fmt.Errorf("%s: %w", where, err))
+					return nil
+				}
+				for _, err := range b.check() {
+					report(fmt.Errorf("%s: %w", where, err))
+				}
+				return nil
+			})
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrCorrupt, errors.Join(errs...))
+	}
+	return nil
+}
+
+// check verifies one namespace and returns what is wrong with it.
+func (b *nsBuckets) check() []error {
+	var errs []error
+	bad := func(err error) bool {
+		if err != nil && len(errs) < maxCheckErrors {
+			errs = append(errs, err)
+		}
+		return err != nil
+	}
+	b.blobs.ForEach(func(k, v []byte) error {
+		ch, ver, seq, err := parseBlobKey(k)
+		if bad(err) {
+			return nil
+		}
+		h, err := parseBlob(v)
+		if bad(err) {
+			return nil
+		}
+		switch h.kind {
+		case blobFull:
+			if !json.Valid(h.payload) {
+				bad(corruptf("value of %q at %d/%d is not JSON", ch, ver, seq))
+			}
+		case blobAppend:
+			if b.blobs.Get(blobKey(ch, h.prev.Version, h.prev.Seq)) == nil {
+				bad(corruptf("value of %q at %d/%d appends to a missing value", ch, ver, seq))
+			}
+			list := append(append([]byte{'['}, h.payload[1:]...), ']')
+			if !json.Valid(list) {
+				bad(corruptf("value of %q at %d/%d: appended elements are not JSON", ch, ver, seq))
+			}
+		}
+		return nil
+	})
+	memo := map[string]*cpState{}
+	b.cps.ForEach(func(k, v []byte) error {
+		id, err := parseCheckpointKey(k)
+		if bad(err) {
+			return nil
+		}
+		rec, err := decodeRecord(v)
+		if bad(err) {
+			return nil
+		}
+		if _, err := decodeMetadata(rec.Meta); bad(err) {
+			return nil
+		}
+		st, err := loadState(b.cps, id, rec, memo)
+		if bad(err) {
+			return nil
+		}
+		for ch, ref := range st.refs {
+			if b.blobs.Get(blobKey(ch, ref.Version, ref.Seq)) == nil {
+				bad(corruptf("checkpoint %q: value of %q at version %d is missing", id, ch, ref.Version))
+			}
+		}
+		// Parents sort before children (time-ordered ids), so the memo
+		// only needs the states still to be used as bases.
+		if len(memo) > 4*fullEvery {
+			clear(memo)
+		}
+		return nil
+	})
+	b.writes.ForEach(func(k, v []byte) error {
+		if _, _, _, err := parseWriteKey(k); bad(err) {
+			return nil
+		}
+		ch, enc, err := splitWrite(v)
+		if !bad(err) && !json.Valid(enc) {
+			bad(corruptf("write to %q is not JSON", ch))
+		}
+		return nil
+	})
+	b.kids.ForEach(func(k, _ []byte) error {
+		_, _, err := parseChildKey(k)
+		bad(err)
+		return nil
+	})
+	return errs
+}

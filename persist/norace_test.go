@@ -1,0 +1,5 @@
+//go:build !race
+
+package persist_test
+
+const raceEnabled = false

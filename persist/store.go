@@ -1,0 +1,969 @@
+package persist
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// Durability says when a write reaches the disk (LangGraph's durability
+// modes, applied to the store as a whole).
+type Durability int
+
+const (
+	// DurabilitySync commits every Put and PutWrites, with fsync, before it
+	// returns. Concurrent writes share commits.
+	DurabilitySync Durability = iota
+	// DurabilityAsync queues writes for a background goroutine that commits
+	// them in order, in batches. Reads, Flush and Close wait for them.
+	DurabilityAsync
+	// DurabilityExit keeps writes in memory until Flush or Close (or a read,
+	// which must see them) commits them.
+	DurabilityExit
+)
+
+// String returns "sync", "async" or "exit".
+func (d Durability) String() string {
+	switch d {
+	case DurabilitySync:
+		return "sync"
+	case DurabilityAsync:
+		return "async"
+	case DurabilityExit:
+		return "exit"
+	}
+	return fmt.Sprintf("Durability(%d)", int(d))
+}
+
+// ParseDurability parses "sync", "async" or "exit".
+func ParseDurability(s string) (Durability, error) {
+	for _, d := range []Durability{DurabilitySync, DurabilityAsync, DurabilityExit} {
+		if s == d.String() {
+			return d, nil
+		}
+	}
+	return 0, fmt.Errorf("persist: unknown durability %q (want sync, async or exit)", s)
+}
+
+// Options configures Open. The zero value is a writable store with
+// synchronous durability and a one-second lock timeout.
+type Options struct {
+	// Timeout bounds the wait for the file lock another process holds
+	// (default 1s). Open then fails with ErrLocked instead of hanging.
+	Timeout time.Duration
+	// ReadOnly opens the file with a shared lock; every write returns
+	// ErrReadOnly. The file must already be a superstep database.
+	ReadOnly bool
+	// Durability says when writes reach the disk.
+	Durability Durability
+	// NoSync skips fsync on commit. A crash can then lose or corrupt
+	// recent writes: for tests and benchmarks only.
+	NoSync bool
+	// Now is the clock for ThreadInfo.Updated (default time.Now).
+	Now func() time.Time
+}
+
+// layoutVersion is the version of the bucket layout, kept in the meta bucket.
+const layoutVersion uint32 = 1
+
+// appName marks a bbolt file as superstep's.
+const appName = "superstep"
+
+// Bucket and key names. Top-level buckets are created once, at Open.
+var (
+	bucketMeta    = []byte("meta")    // keyApp, keyLayout
+	bucketThreads = []byte("threads") // one bucket per thread id
+	keyApp        = []byte("app")
+	keyLayout     = []byte("layout")
+
+	// Inside a thread's bucket: plain keys, and one bucket per namespace
+	// named nsBucketName(ns).
+	keyFingerprint = []byte("fingerprint")
+	keyUpdated     = []byte("updated") // unix nanoseconds, big-endian
+
+	// Inside a namespace's bucket.
+	bucketCheckpoints = []byte("cp")   // checkpointKey -> cpRecord
+	bucketBlobs       = []byte("blob") // blobKey -> value
+	bucketWrites      = []byte("w")    // writeKey -> write
+	bucketChildren    = []byte("kids") // childKey -> empty
+)
+
+// fillPercent is how full bbolt packs a page before splitting it.
+const fillPercent = 0.9
+
+// Limits on names, so keys stay far below bbolt's 32 KiB key limit.
+const (
+	maxIDLen = 1024 // thread, checkpoint, task ids and channel names
+	maxNSLen = 4096 // namespaces nest, so they get more room
+)
+
+// Store is a checkpoint store in one bbolt file. It implements
+// engine.Saver and adds what the debugger needs to browse threads.
+// A Store is safe for concurrent use. Values it returns are owned by the
+// caller and stay valid after the call.
+type Store struct {
+	db       *bolt.DB
+	path     string
+	w        *writer
+	mode     Durability
+	readOnly bool
+	cache    *cache
+	now      func() time.Time
+	closed   atomic.Bool
+}
+
+var _ engine.Saver = (*Store)(nil)
+
+// Open opens (creating it and its directory if needed, unless
+// opts.ReadOnly) the database at path.
+//
+// Errors are *OpenError values wrapping ErrLocked when another process
+// holds the file longer than opts.Timeout, ErrNotDatabase for a file that
+// is not bbolt, ErrForeign for another program's bbolt file,
+// ErrNewerFormat (a *FormatError) for a newer layout, or the I/O error.
+func Open(path string, opts Options) (s *Store, err error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = time.Second
+	}
+	fail := func(err error) (*Store, error) {
+		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: err}
+	}
+	if !opts.ReadOnly {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fail(err)
+		}
+	}
+	// bbolt trusts the header it validated; a damaged file past the header
+	// could still make it panic, and Open must fail instead.
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = fail(fmt.Errorf("%w: %v", ErrNotDatabase, r))
+		}
+	}()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:  opts.Timeout,
+		ReadOnly: opts.ReadOnly,
+		NoSync:   opts.NoSync,
+		// The freelist is rebuilt at Open instead of being written by
+		// every commit: fewer pages per commit, a smaller file.
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	var pathErr *fs.PathError
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return fail(ErrLocked)
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
+		return fail(fmt.Errorf("%w (%w)", ErrNotDatabase, err))
+	case err != nil && !errors.As(err, &pathErr):
+		// bbolt reports some damaged headers with plain errors ("file
+		// size too small"); anything but an I/O error on the path means
+		// the file is not a database we can read.
+		return fail(fmt.Errorf("%w (%w)", ErrNotDatabase, err))
+	case err != nil:
+		return fail(err)
+	}
+	if opts.ReadOnly {
+		err = db.View(func(tx *bolt.Tx) error { return checkLayout(tx, true) })
+	} else {
+		err = db.Update(func(tx *bolt.Tx) error { return checkLayout(tx, false) })
+	}
+	if err != nil {
+		db.Close()
+		return fail(err)
+	}
+	s = &Store{db: db, path: path, cache: newCache(), mode: opts.Durability, readOnly: opts.ReadOnly, now: opts.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if !opts.ReadOnly {
+		s.w = newWriter(db, opts.Durability)
+		s.w.onCommit = s.cache.merge
+	}
+	return s, nil
+}
+
+// checkLayout verifies the meta bucket, creating the layout in an empty
+// file.
+func checkLayout(tx *bolt.Tx, readOnly bool) error {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		empty := true
+		tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
+		if !empty || readOnly {
+			return ErrForeign
+		}
+		var err error
+		if meta, err = tx.CreateBucket(bucketMeta); err != nil {
+			return err
+		}
+		if err := meta.Put(keyApp, []byte(appName)); err != nil {
+			return err
+		}
+		if err := meta.Put(keyLayout, binary.BigEndian.AppendUint32(nil, layoutVersion)); err != nil {
+			return err
+		}
+		_, err = tx.CreateBucket(bucketThreads)
+		return err
+	}
+	if string(meta.Get(keyApp)) != appName {
+		return ErrForeign
+	}
+	v := meta.Get(keyLayout)
+	if len(v) != 4 {
+		return corruptf("meta bucket: bad layout version")
+	}
+	if found := binary.BigEndian.Uint32(v); found > layoutVersion {
+		return &FormatError{Found: found, Supported: layoutVersion}
+	}
+	if tx.Bucket(bucketThreads) == nil {
+		return corruptf("threads bucket missing")
+	}
+	return nil
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Durability returns the store's durability mode.
+func (s *Store) Durability() Durability { return s.mode }
+
+// Flush commits every buffered write (durability async or exit) and waits
+// for it. It returns ErrAsyncWrite wrapping the first buffered write that
+// failed, if any.
+func (s *Store) Flush() error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if s.w == nil {
+		return nil
+	}
+	return s.w.flush()
+}
+
+// Close flushes buffered writes and closes the file. It returns the first
+// buffered write failure or the close error. Closing twice is a no-op.
+func (s *Store) Close() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	var err error
+	if s.w != nil {
+		err = s.w.close()
+	}
+	if cerr := s.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writable checks that a write may be queued.
+func (s *Store) writable(ctx context.Context) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if s.readOnly {
+		return ErrReadOnly
+	}
+	return ctx.Err()
+}
+
+// view runs fn in a read transaction, after buffered writes are committed
+// so that reads see them. Nothing fn returns may alias tx's bytes.
+func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// A failed buffered write is reported by writes and Flush; reads go
+	// on showing what was committed.
+	if s.w != nil && s.mode != DurabilitySync {
+		_ = s.w.flush()
+	}
+	err := s.db.View(fn)
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+		return ErrClosed
+	}
+	return err
+}
+
+func checkID(what, id string, max int, allowEmpty bool) error {
+	if (id == "" && !allowEmpty) || len(id) > max {
+		return fmt.Errorf("%w: %s %q must be 1 to %d bytes", ErrInvalidID, what, truncate(id, 40), max)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func checkConfig(cfg engine.Config) error {
+	if err := checkID("thread id", cfg.ThreadID, maxIDLen, false); err != nil {
+		return err
+	}
+	if err := checkID("namespace", cfg.CheckpointNS, maxNSLen, true); err != nil {
+		return err
+	}
+	return checkID("checkpoint id", cfg.CheckpointID, maxIDLen, true)
+}
+
+// nsBuckets are the buckets of one thread's namespace.
+type nsBuckets struct {
+	cps, blobs, writes, kids *bolt.Bucket
+	// Set by writes that use the cache.
+	thread, ns string
+	cache      caches
+}
+
+// openNS returns the buckets of (thread, ns), creating them when create is
+// set; otherwise it returns nil when they do not exist.
+func openNS(tx *bolt.Tx, thread, ns string, create bool) (*nsBuckets, error) {
+	tb := tx.Bucket(bucketThreads).Bucket([]byte(thread))
+	if tb == nil && !create {
+		return nil, nil
+	}
+	if tb == nil {
+		var err error
+		if tb, err = tx.Bucket(bucketThreads).CreateBucket([]byte(thread)); err != nil {
+			return nil, err
+		}
+	}
+	return nsIn(tb, ns, create)
+}
+
+func nsIn(tb *bolt.Bucket, ns string, create bool) (*nsBuckets, error) {
+	nb := tb.Bucket(nsBucketName(ns))
+	if nb == nil && !create {
+		return nil, nil
+	}
+	if nb == nil {
+		var err error
+		if nb, err = tb.CreateBucket(nsBucketName(ns)); err != nil {
+			return nil, err
+		}
+		for _, name := range [][]byte{bucketCheckpoints, bucketBlobs, bucketWrites, bucketChildren} {
+			if _, err := nb.CreateBucket(name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b := &nsBuckets{cps: nb.Bucket(bucketCheckpoints), blobs: nb.Bucket(bucketBlobs), writes: nb.Bucket(bucketWrites), kids: nb.Bucket(bucketChildren)}
+	if b.cps == nil || b.blobs == nil || b.writes == nil || b.kids == nil {
+		return nil, corruptf("namespace %q: buckets missing", ns)
+	}
+	// Keys mostly arrive in ascending order (ids are time-ordered, versions
+	// grow), so pages split at bbolt's default 50% would stay half empty.
+	for _, bk := range []*bolt.Bucket{b.cps, b.blobs, b.writes, b.kids} {
+		bk.FillPercent = fillPercent
+	}
+	return b, nil
+}
+
+// touch records when the store last wrote to a thread.
+func (s *Store) touch(tx *bolt.Tx, thread string) error {
+	tb := tx.Bucket(bucketThreads).Bucket([]byte(thread))
+	if tb == nil {
+		return nil
+	}
+	return tb.Put(keyUpdated, binary.BigEndian.AppendUint64(nil, uint64(s.now().UnixNano())))
+}
+
+// Put implements engine.Saver. cp must not be modified afterwards (the
+// engine never does): with durability async or exit it is read when the
+// write is committed.
+//
+// newVersions is not needed: the store compares cp's versions with its
+// parent's and writes values only for channels whose version changed.
+//
+// Errors: ErrInvalidID, ErrInvalidCheckpoint (a value without a version, a
+// value the engine's codec cannot encode), ErrReadOnly, ErrClosed,
+// ErrAsyncWrite, or the commit's error.
+func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata, _ map[string]engine.Version) (engine.Config, error) {
+	if err := s.writable(ctx); err != nil {
+		return engine.Config{}, err
+	}
+	if err := checkConfig(cfg); err != nil {
+		return engine.Config{}, err
+	}
+	if cp == nil {
+		return engine.Config{}, fmt.Errorf("%w: nil checkpoint", ErrInvalidCheckpoint)
+	}
+	if err := checkID("checkpoint id", cp.ID, maxIDLen, false); err != nil {
+		return engine.Config{}, err
+	}
+	if cp.ID == cfg.CheckpointID {
+		return engine.Config{}, fmt.Errorf("%w: checkpoint %q is its own parent", ErrInvalidCheckpoint, cp.ID)
+	}
+	for ch := range cp.ChannelVersions {
+		if err := checkID("channel", ch, maxIDLen, false); err != nil {
+			return engine.Config{}, err
+		}
+	}
+	for ch := range cp.ChannelValues {
+		if _, ok := cp.ChannelVersions[ch]; !ok {
+			return engine.Config{}, fmt.Errorf("%w: channel %q has a value but no version", ErrInvalidCheckpoint, ch)
+		}
+	}
+	mdr, err := encodeMetadata(md)
+	if err != nil {
+		return engine.Config{}, fmt.Errorf("%w: metadata: %w", ErrInvalidCheckpoint, err)
+	}
+	err = s.w.submit(func(tx *bolt.Tx, rc *cache) error {
+		if err := s.putTx(tx, rc, cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID, cp, mdr); err != nil {
+			return err
+		}
+		return s.touch(tx, cfg.ThreadID)
+	})
+	if err != nil {
+		return engine.Config{}, err
+	}
+	return engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
+}
+
+// putResult is what a Put leaves in its round's cache.
+type putResult struct {
+	state  *cpState
+	values map[string]cachedValue // the channels whose value was stored
+}
+
+// putTx stores a checkpoint record and the values that changed since its
+// parent, and records what it learnt in rc.
+func (s *Store) putTx(tx *bolt.Tx, rc *cache, thread, ns, parentID string, cp *engine.Checkpoint, mdr mdRecord) error {
+	res, err := s.putRecord(tx, caches{rc, s.cache}, thread, ns, parentID, cp, mdr)
+	if err != nil {
+		return err
+	}
+	rc.add(thread, ns, cp.ID, res)
+	return nil
+}
+
+func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, cp *engine.Checkpoint, mdr mdRecord) (*putResult, error) {
+	b, err := openNS(tx, thread, ns, true)
+	if err != nil {
+		return nil, err
+	}
+	b.thread, b.ns, b.cache = thread, ns, cc
+	key := checkpointKey(cp.ID)
+	if old := b.cps.Get(key); old != nil {
+		cc.dropState(thread, ns, cp.ID)
+		if err := b.detach(cp.ID, old); err != nil {
+			return nil, err
+		}
+	}
+	var parent *cpState
+	if parentID != "" {
+		parent = cc.state(thread, ns, parentID)
+		if data := b.cps.Get(checkpointKey(parentID)); parent == nil && data != nil {
+			prec, err := decodeRecord(data)
+			if err != nil {
+				return nil, err
+			}
+			if parent, err = loadState(b.cps, parentID, prec, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	res := &putResult{values: map[string]cachedValue{}}
+	st := &cpState{refs: make(map[string]chanRef, len(cp.ChannelVersions)), seen: make(map[string]map[string]int64, len(cp.VersionsSeen))}
+	for ch, ver := range cp.ChannelVersions {
+		var prev *chanRef
+		if parent != nil {
+			if p, ok := parent.refs[ch]; ok {
+				if p.Version == ver {
+					// Unchanged since the parent: share its value.
+					st.refs[ch] = p
+					continue
+				}
+				prev = &p
+			}
+		}
+		val, has := cp.ChannelValues[ch]
+		stored, err := b.putBlob(ch, ver, val, has, prev)
+		if err != nil {
+			return nil, err
+		}
+		st.refs[ch] = stored.ref
+		res.values[ch] = stored
+	}
+	for n, m := range cp.VersionsSeen {
+		st.seen[n] = m
+	}
+	rec := &cpRecord{V: cp.V, TS: cp.TS, Parent: parentID, Updated: cp.UpdatedChannels, Meta: mdr}
+	if parent != nil && parent.depth+1 < fullEvery {
+		rec.Delta, rec.Depth = true, parent.depth+1
+		rec.setVersions(st, parent)
+	} else {
+		rec.setVersions(st, nil)
+	}
+	data, err := encodeRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.cps.Put(key, data); err != nil {
+		return nil, err
+	}
+	if parentID != "" {
+		if err := b.kids.Put(childKey(parentID, cp.ID), []byte{}); err != nil {
+			return nil, err
+		}
+	}
+	st.depth = rec.Depth
+	res.state = st
+	return res, nil
+}
+
+// putBlob stores channel's value at version ver and returns where it went.
+// prev is the parent's value of the channel, if it had one: a list that
+// only grew since then is stored as the added elements.
+//
+// Blobs are never overwritten. A version can be taken already, by a
+// checkpoint on another branch of a fork that gave the channel the same
+// next version: an equal value is shared, a different one is stored under
+// a fresh sequence number.
+func (b *nsBuckets) putBlob(channel string, ver int64, val any, has bool, prev *chanRef) (cachedValue, error) {
+	out := cachedValue{ref: chanRef{Version: ver}, has: has}
+	if has {
+		var err error
+		if out.enc, err = engine.EncodeValue(val); err != nil {
+			return cachedValue{}, fmt.Errorf("%w: channel %q: %w", ErrInvalidCheckpoint, channel, err)
+		}
+	}
+	if b.blobs.Get(blobKey(channel, ver, 0)) != nil {
+		old, err := readBlob(b.blobs, channel, out.ref)
+		if err != nil {
+			return cachedValue{}, err
+		}
+		if old.has == has && bytes.Equal(old.enc, out.enc) {
+			out.depth = old.depth
+			return out, nil
+		}
+		if out.ref.Seq, err = b.blobs.NextSequence(); err != nil {
+			return cachedValue{}, err
+		}
+	}
+	data := encodeFullBlob(out.enc, has)
+	if has && prev != nil && len(out.enc) > 0 && out.enc[0] == '[' {
+		p, ok := b.cache.value(b.thread, b.ns, channel, *prev)
+		if !ok {
+			bv, err := readBlob(b.blobs, channel, *prev)
+			if err != nil {
+				return cachedValue{}, err
+			}
+			p = cachedValue{enc: bv.enc, has: bv.found && bv.has, depth: bv.depth}
+		}
+		if p.has && p.depth+1 < fullValueEvery {
+			if suffix, ok := appendSuffix(p.enc, out.enc); ok {
+				data = encodeAppendBlob(*prev, p.depth+1, suffix)
+				out.depth = p.depth + 1
+			}
+		}
+	}
+	return out, b.blobs.Put(blobKey(channel, out.ref.Version, out.ref.Seq), data)
+}
+
+// detach prepares checkpoint id for being replaced: its children stored as
+// deltas of it become full images (they must not change with it), and its
+// edge from its old parent goes.
+func (b *nsBuckets) detach(id string, oldData []byte) error {
+	old, err := decodeRecord(oldData)
+	if err != nil {
+		return err
+	}
+	prefix := writePrefix(id)
+	c := b.kids.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		_, child, err := parseChildKey(k)
+		if err != nil {
+			return corruptf("child index: %v", err)
+		}
+		cdata := b.cps.Get(checkpointKey(child))
+		if cdata == nil {
+			continue
+		}
+		crec, err := decodeRecord(cdata)
+		if err != nil {
+			return err
+		}
+		if !crec.Delta {
+			continue
+		}
+		st, err := loadState(b.cps, child, crec, nil)
+		if err != nil {
+			return err
+		}
+		crec.Delta, crec.Depth = false, 0
+		crec.setVersions(st, nil)
+		enc, err := encodeRecord(crec)
+		if err != nil {
+			return err
+		}
+		if err := b.cps.Put(checkpointKey(child), enc); err != nil {
+			return err
+		}
+	}
+	if old.Parent != "" {
+		return b.kids.Delete(childKey(old.Parent, id))
+	}
+	return nil
+}
+
+// PutWrites implements engine.Saver. Values are encoded before it returns,
+// so writes may be reused by the caller.
+//
+// Errors: ErrInvalidID, ErrInvalidCheckpoint (a value the codec cannot
+// encode), ErrReadOnly, ErrClosed, ErrAsyncWrite, or the commit's error.
+func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) error {
+	if err := s.writable(ctx); err != nil {
+		return err
+	}
+	if err := checkConfig(cfg); err != nil {
+		return err
+	}
+	if err := checkID("task id", taskID, maxIDLen, true); err != nil {
+		return err
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	recs := make([][]byte, len(writes))
+	for i, w := range writes {
+		if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
+			return err
+		}
+		enc, err := engine.EncodeValue(w.Value)
+		if err != nil {
+			return fmt.Errorf("%w: write to %q: %w", ErrInvalidCheckpoint, w.Channel, err)
+		}
+		recs[i] = encodeWrite(w.Channel, enc)
+	}
+	channels := make([]string, len(writes))
+	for i, w := range writes {
+		channels[i] = w.Channel
+	}
+	return s.w.submit(func(tx *bolt.Tx, _ *cache) error {
+		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
+		if err != nil {
+			return err
+		}
+		base := int64(0)
+		if taskID == engine.NullTaskID {
+			// Null-task writes (Command input, resume values) accumulate
+			// across calls: number them after the ones stored.
+			base = nextRegularSlot(b.writes, cfg.CheckpointID, taskID)
+		}
+		for i, ch := range channels {
+			slot := int64(engine.WriteSlot(ch, int(base)+i))
+			key := writeKey(cfg.CheckpointID, taskID, slot)
+			if slot >= 0 && b.writes.Get(key) != nil {
+				continue // regular writes: the first stored wins
+			}
+			if err := b.writes.Put(key, recs[i]); err != nil {
+				return err
+			}
+		}
+		return s.touch(tx, cfg.ThreadID)
+	})
+}
+
+// nextRegularSlot returns one past the highest regular slot stored for
+// (checkpoint, task), or 0.
+func nextRegularSlot(writes *bolt.Bucket, cpID, taskID string) int64 {
+	prefix := writePrefix(cpID, taskID)
+	last := writeKey(cpID, taskID, math.MaxInt64)
+	c := writes.Cursor()
+	k, _ := c.Seek(last)
+	if k == nil {
+		k, _ = c.Last()
+	} else if !bytes.Equal(k, last) {
+		k, _ = c.Prev()
+	}
+	if k == nil || !bytes.HasPrefix(k, prefix) {
+		return 0
+	}
+	if _, _, slot, err := parseWriteKey(k); err == nil && slot >= 0 && slot < math.MaxInt64 {
+		return slot + 1
+	}
+	return 0
+}
+
+// GetTuple implements engine.Saver. It returns nil, nil when the thread,
+// namespace or checkpoint does not exist. Errors: ErrClosed, ErrCorrupt,
+// ErrUnknownValueFormat, or the context's error.
+func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.CheckpointTuple, error) {
+	var out *engine.CheckpointTuple
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, false)
+		if b == nil || err != nil {
+			return err
+		}
+		id, data, err := b.find(cfg.CheckpointID)
+		if data == nil || err != nil {
+			return err
+		}
+		rec, err := decodeRecord(data)
+		if err != nil {
+			return err
+		}
+		out, err = b.tuple(cfg.ThreadID, cfg.CheckpointNS, id, rec, nil)
+		return err
+	})
+	return out, err
+}
+
+// find returns checkpoint id's record, or the latest one when id is "".
+func (b *nsBuckets) find(id string) (string, []byte, error) {
+	if id != "" {
+		return id, b.cps.Get(checkpointKey(id)), nil
+	}
+	k, v := b.cps.Cursor().Last()
+	if k == nil {
+		return "", nil, nil
+	}
+	id, err := parseCheckpointKey(k)
+	if err != nil {
+		return "", nil, corruptf("checkpoint key %x: %v", k, err)
+	}
+	return id, v, nil
+}
+
+// tuple rebuilds a checkpoint with its values, metadata and writes.
+func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]*cpState) (*engine.CheckpointTuple, error) {
+	st, err := loadState(b.cps, id, rec, memo)
+	if err != nil {
+		return nil, err
+	}
+	cp := &engine.Checkpoint{
+		V: rec.V, ID: id, TS: rec.TS,
+		ChannelValues:   make(map[string]any, len(st.refs)),
+		ChannelVersions: make(map[string]engine.Version, len(st.refs)),
+		VersionsSeen:    make(map[string]map[string]engine.Version, len(st.seen)),
+		UpdatedChannels: rec.Updated,
+	}
+	for ch, ref := range st.refs {
+		cp.ChannelVersions[ch] = ref.Version
+		blob, err := readBlob(b.blobs, ch, ref)
+		if err != nil {
+			return nil, err
+		}
+		if !blob.found {
+			return nil, corruptf("checkpoint %q: value of %q at version %d is missing", id, ch, ref.Version)
+		}
+		if blob.has {
+			v, err := engine.DecodeValue(blob.enc)
+			if err != nil {
+				return nil, corruptf("checkpoint %q: value of %q: %v", id, ch, err)
+			}
+			cp.ChannelValues[ch] = v
+		}
+	}
+	for n, m := range st.seen {
+		// States may be shared through the memo; the caller owns cp.
+		seen := make(map[string]engine.Version, len(m))
+		for k, v := range m {
+			seen[k] = v
+		}
+		if m == nil {
+			seen = nil
+		}
+		cp.VersionsSeen[n] = seen
+	}
+	md, err := decodeMetadata(rec.Meta)
+	if err != nil {
+		return nil, err
+	}
+	writes, err := b.pendingWrites(id)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.CheckpointTuple{
+		Config:        engine.Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
+		Checkpoint:    cp,
+		Metadata:      md,
+		ParentID:      rec.Parent,
+		PendingWrites: writes,
+	}, nil
+}
+
+// pendingWrites returns a checkpoint's writes in key order: by task, then
+// special slots (negative) before regular ones by index.
+func (b *nsBuckets) pendingWrites(id string) ([]engine.PendingWrite, error) {
+	var out []engine.PendingWrite
+	prefix := writePrefix(id)
+	c := b.writes.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		_, task, _, err := parseWriteKey(k)
+		if err != nil {
+			return nil, corruptf("write key %x: %v", k, err)
+		}
+		ch, val, err := decodeWrite(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, engine.PendingWrite{TaskID: task, Channel: ch, Value: val})
+	}
+	return out, nil
+}
+
+// List implements engine.Saver: newest first (by id, then namespace), with
+// Before, Limit and Filter applied. Errors: ErrClosed, ErrCorrupt,
+// ErrUnknownValueFormat, or the context's error.
+func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOptions) ([]*engine.CheckpointTuple, error) {
+	var out []*engine.CheckpointTuple
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		tb := tx.Bucket(bucketThreads).Bucket([]byte(cfg.ThreadID))
+		if cfg.ThreadID == "" || tb == nil {
+			return nil
+		}
+		type cand struct {
+			ns  string
+			b   *nsBuckets
+			id  string
+			rec *cpRecord
+		}
+		var cands []cand
+		collect := func(ns string, b *nsBuckets) error {
+			found := 0
+			c := b.cps.Cursor()
+			var k, v []byte
+			switch {
+			case cfg.CheckpointID != "":
+				if opt.Before != "" && cfg.CheckpointID >= opt.Before {
+					return nil
+				}
+				k, v = checkpointKey(cfg.CheckpointID), b.cps.Get(checkpointKey(cfg.CheckpointID))
+			case opt.Before != "":
+				if k, v = c.Seek(checkpointKey(opt.Before)); k == nil {
+					k, v = c.Last()
+				} else {
+					k, v = c.Prev()
+				}
+			default:
+				k, v = c.Last()
+			}
+			for ; k != nil && v != nil; k, v = c.Prev() {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				id, err := parseCheckpointKey(k)
+				if err != nil {
+					return corruptf("checkpoint key %x: %v", k, err)
+				}
+				rec, err := decodeRecord(v)
+				if err != nil {
+					return err
+				}
+				if len(opt.Filter) > 0 {
+					md, err := decodeMetadata(rec.Meta)
+					if err != nil {
+						return err
+					}
+					if !engine.MatchesFilter(md, opt.Filter) {
+						continue
+					}
+				}
+				cands = append(cands, cand{ns, b, id, rec})
+				found++
+				if cfg.CheckpointID != "" || (opt.Limit > 0 && found >= opt.Limit) {
+					break
+				}
+			}
+			return nil
+		}
+		if opt.AllNamespaces {
+			err := tb.ForEachBucket(func(name []byte) error {
+				if len(name) == 0 || name[0] != 'n' {
+					return nil
+				}
+				ns := string(name[1:])
+				b, err := nsIn(tb, ns, false)
+				if err != nil {
+					return err
+				}
+				return collect(ns, b)
+			})
+			if err != nil {
+				return err
+			}
+		} else {
+			b, err := nsIn(tb, cfg.CheckpointNS, false)
+			if b == nil || err != nil {
+				return err
+			}
+			if err := collect(cfg.CheckpointNS, b); err != nil {
+				return err
+			}
+		}
+		slices.SortStableFunc(cands, func(a, b cand) int {
+			if c := strings.Compare(b.id, a.id); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ns, b.ns)
+		})
+		if opt.Limit > 0 && len(cands) > opt.Limit {
+			cands = cands[:opt.Limit]
+		}
+		// Rebuild oldest first so each delta finds its base in the memo.
+		out = make([]*engine.CheckpointTuple, len(cands))
+		memos := map[string]map[string]*cpState{}
+		for i := len(cands) - 1; i >= 0; i-- {
+			c := cands[i]
+			memo := memos[c.ns]
+			if memo == nil {
+				memo = map[string]*cpState{}
+				memos[c.ns] = memo
+			}
+			tup, err := c.b.tuple(cfg.ThreadID, c.ns, c.id, c.rec, memo)
+			if err != nil {
+				return err
+			}
+			out[i] = tup
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteThread implements engine.Saver: it removes every namespace,
+// checkpoint, value and write of the thread, and its fingerprint.
+// Deleting a missing thread is not an error. Errors: ErrReadOnly,
+// ErrClosed, ErrAsyncWrite, or the commit's error.
+func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
+	if err := s.writable(ctx); err != nil {
+		return err
+	}
+	if threadID == "" {
+		return nil
+	}
+	return s.w.submit(func(tx *bolt.Tx, rc *cache) error {
+		caches{rc, s.cache}.dropThread(threadID)
+		err := tx.Bucket(bucketThreads).DeleteBucket([]byte(threadID))
+		if errors.Is(err, berrors.ErrBucketNotFound) {
+			return nil
+		}
+		return err
+	})
+}

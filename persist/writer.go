@@ -1,0 +1,271 @@
+package persist
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// writer serialises every write of a Store and commits them in groups.
+//
+// All writes go through one queue and are committed in queue order, one
+// bbolt transaction per round. Whoever finds no commit in progress leads:
+// it commits everything queued, then everything that queued up meanwhile,
+// until the queue is empty. So a lone write commits at once (no batching
+// delay, unlike bbolt's DB.Batch), while writes that arrive during a commit
+// (a wide superstep's tasks finishing together) share the next one: a
+// 1000-task step pays a handful of fsyncs, not 1000.
+//
+// With DurabilitySync callers wait for their round. With DurabilityAsync a
+// background goroutine leads as soon as something is queued and callers do
+// not wait. With DurabilityExit nothing is committed until flush.
+type writer struct {
+	db   *bolt.DB
+	mode Durability
+
+	mu     sync.Mutex
+	idle   sync.Cond // broadcast when a leader stops
+	queue  []*op
+	busy   bool  // a goroutine is leading
+	err    error // first failure of an op nobody waited for
+	closed bool
+
+	commits atomic.Int64 // transactions committed, for benchmarks
+
+	// onCommit receives a committed round's cache overlay.
+	onCommit func(rc *cache)
+
+	wake chan struct{} // async: something was queued
+	stop chan struct{} // async: the background leader must exit
+	done chan struct{} // async: the background leader exited
+}
+
+// op is one logical write. fn runs inside a write transaction and may run
+// more than once (when another op of its round fails, the round is rolled
+// back and retried without it), so it must have no effect outside tx.
+type op struct {
+	fn   txFunc
+	done chan error // nil when nobody waits for the result
+}
+
+// txFunc is a write. rc is its round's cache overlay: what it learns for
+// later writes (Put's rebuilt versions and encodings) goes there, and
+// reaches the store's cache only if the round commits.
+type txFunc func(tx *bolt.Tx, rc *cache) error
+
+// maxRound caps the ops committed in one transaction, so one round's dirty
+// pages stay bounded.
+const maxRound = 4096
+
+// maxQueued bounds the ops buffered by async and exit durability: past it a
+// writer waits for a commit as with sync, so a producer faster than the
+// disk cannot grow the queue (and the checkpoints it holds) without limit.
+const maxQueued = 4 * maxRound
+
+func newWriter(db *bolt.DB, mode Durability) *writer {
+	w := &writer{db: db, mode: mode}
+	w.idle.L = &w.mu
+	if mode == DurabilityAsync {
+		w.wake = make(chan struct{}, 1)
+		w.stop = make(chan struct{})
+		w.done = make(chan struct{})
+		go w.background()
+	}
+	return w
+}
+
+// submit queues fn. With DurabilitySync it returns fn's result once its
+// round is committed (and synced); otherwise it returns at once, and a
+// failure surfaces later from submit, flush or close as ErrAsyncWrite.
+func (w *writer) submit(fn txFunc) error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	if w.err != nil {
+		err := w.err
+		w.mu.Unlock()
+		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
+	}
+	switch {
+	case w.mode == DurabilitySync || len(w.queue) >= maxQueued:
+		o := &op{fn: fn, done: make(chan error, 1)}
+		w.queue = append(w.queue, o)
+		w.lead()
+		return <-o.done
+	case w.mode == DurabilityAsync:
+		w.queue = append(w.queue, &op{fn: fn})
+		w.mu.Unlock()
+		select {
+		case w.wake <- struct{}{}:
+		default: // already woken; the leader drains the whole queue
+		}
+		return nil
+	default: // DurabilityExit
+		w.queue = append(w.queue, &op{fn: fn})
+		w.mu.Unlock()
+		return nil
+	}
+}
+
+// submitWait queues fn and waits for its result whatever the durability,
+// for operations whose caller must know the outcome (Import). Buffered
+// writes queued before it are committed with it.
+func (w *writer) submitWait(fn txFunc) error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	if w.err != nil {
+		err := w.err
+		w.mu.Unlock()
+		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
+	}
+	o := &op{fn: fn, done: make(chan error, 1)}
+	w.queue = append(w.queue, o)
+	w.lead()
+	return <-o.done
+}
+
+// lead commits rounds until the queue is empty, unless another goroutine
+// already leads. It is called with w.mu held and returns with it released.
+func (w *writer) lead() {
+	if w.busy {
+		w.mu.Unlock()
+		return
+	}
+	w.busy = true
+	// Let writers that are already running (a superstep's other tasks,
+	// finishing together) queue up before the first round: without this
+	// the first one commits alone and a wide step pays an extra fsync.
+	// A lone writer loses well under a microsecond.
+	w.mu.Unlock()
+	runtime.Gosched()
+	w.mu.Lock()
+	for len(w.queue) > 0 {
+		n := min(len(w.queue), maxRound)
+		round := slices.Clone(w.queue[:n])
+		w.queue = slices.Delete(w.queue, 0, n)
+		w.mu.Unlock()
+		w.commit(round)
+		w.mu.Lock()
+	}
+	w.busy = false
+	w.idle.Broadcast()
+	w.mu.Unlock()
+}
+
+// commit runs a round in one transaction. An op that fails is reported
+// alone and the round is retried without it: the transaction was rolled
+// back, and the other ops must not share its fate.
+func (w *writer) commit(round []*op) {
+	for len(round) > 0 {
+		failed := -1
+		var opErr error
+		rc := newCache()
+		err := w.db.Update(func(tx *bolt.Tx) error {
+			for i, o := range round {
+				if err := safeCall(o.fn, tx, rc); err != nil {
+					failed, opErr = i, err
+					return err
+				}
+			}
+			return nil
+		})
+		if failed >= 0 {
+			w.finish(round[failed], opErr)
+			round = slices.Delete(round, failed, failed+1)
+			continue
+		}
+		if err == nil {
+			w.commits.Add(1)
+			if w.onCommit != nil {
+				w.onCommit(rc)
+			}
+		}
+		for _, o := range round {
+			w.finish(o, err)
+		}
+		return
+	}
+}
+
+func (w *writer) finish(o *op, err error) {
+	if o.done != nil {
+		o.done <- err
+		return
+	}
+	if err != nil {
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = err
+		}
+		w.mu.Unlock()
+	}
+}
+
+// safeCall runs fn, turning a panic into an error so one bad op cannot take
+// down the goroutine that happens to lead.
+func safeCall(fn txFunc, tx *bolt.Tx, rc *cache) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("persist: write panicked: %v", r)
+		}
+	}()
+	return fn(tx, rc)
+}
+
+// flush commits everything queued so far and waits for it. It returns the
+// first failure of an unwaited write, if any.
+func (w *writer) flush() error {
+	w.mu.Lock()
+	for {
+		if !w.busy && len(w.queue) == 0 {
+			err := w.err
+			w.mu.Unlock()
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
+			}
+			return nil
+		}
+		if !w.busy {
+			w.lead()
+			w.mu.Lock()
+			continue
+		}
+		w.idle.Wait()
+	}
+}
+
+// close flushes, stops the background leader and refuses further writes.
+func (w *writer) close() error {
+	err := w.flush()
+	w.mu.Lock()
+	already := w.closed
+	w.closed = true
+	w.mu.Unlock()
+	if w.stop != nil && !already {
+		close(w.stop)
+		<-w.done
+	}
+	return err
+}
+
+func (w *writer) background() {
+	defer close(w.done)
+	for {
+		select {
+		case <-w.wake:
+			w.mu.Lock()
+			w.lead()
+		case <-w.stop:
+			return
+		}
+	}
+}
