@@ -464,7 +464,7 @@ func importCheckpoint(ec *exportCheckpoint) (importItem, error) {
 	}
 	for ch, raw := range ec.Values {
 		if _, ok := ec.Versions[ch]; !ok {
-			return importItem{}, fmt.Errorf("channel %q has a value but no version", truncate(ch, 40))
+			continue // an initial value: the graph rebuilds it (see Store.Put)
 		}
 		v, err := engine.DecodeValue(raw)
 		if err != nil {

@@ -194,7 +194,6 @@ func TestImport_Rejects(t *testing.T) {
 			cpN(d, 0)["parent"] = cpN(d, 1)["id"] // 1 -> 0 -> 1
 		}),
 		"bad value":          edit(func(d map[string]any) { cpN(d, 1)["values"].(map[string]any)["x"] = "ignored" }),
-		"value no version":   edit(func(d map[string]any) { cpN(d, 1)["values"].(map[string]any)["nover"] = 1 }),
 		"fractional version": edit(func(d map[string]any) { cpN(d, 1)["versions"].(map[string]any)["step"] = 1.5 }),
 		"empty channel":      edit(func(d map[string]any) { cpN(d, 1)["versions"].(map[string]any)[""] = 1 }),
 		"bad ts":             edit(func(d map[string]any) { cpN(d, 1)["ts"] = "yesterday" }),

@@ -420,11 +420,10 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 			return engine.Config{}, err
 		}
 	}
-	for ch := range cp.ChannelValues {
-		if _, ok := cp.ChannelVersions[ch]; !ok {
-			return engine.Config{}, fmt.Errorf("%w: channel %q has a value but no version", ErrInvalidCheckpoint, ch)
-		}
-	}
+	// A channel without a version was never updated: its value is the
+	// channel's initial one (a reducer's default, an empty topic or
+	// barrier), which the graph rebuilds on restore. Only versioned values
+	// are stored.
 	mdr, err := encodeMetadata(md)
 	if err != nil {
 		return engine.Config{}, fmt.Errorf("%w: metadata: %w", ErrInvalidCheckpoint, err)

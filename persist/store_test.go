@@ -314,7 +314,6 @@ func TestStore_PutRejects(t *testing.T) {
 		"long id":               {engine.Config{ThreadID: "t"}, &engine.Checkpoint{ID: strings.Repeat("x", 2000)}, persist.ErrInvalidID},
 		"own parent":            {engine.Config{ThreadID: "t", CheckpointID: id(1)}, good, persist.ErrInvalidCheckpoint},
 		"nil checkpoint":        {engine.Config{ThreadID: "t"}, nil, persist.ErrInvalidCheckpoint},
-		"value without version": {engine.Config{ThreadID: "t"}, &engine.Checkpoint{ID: id(1), ChannelValues: map[string]any{"a": 1}}, persist.ErrInvalidCheckpoint},
 		"unencodable value": {engine.Config{ThreadID: "t"}, &engine.Checkpoint{ID: id(1),
 			ChannelValues: map[string]any{"a": math.NaN()}, ChannelVersions: map[string]engine.Version{"a": 1}}, persist.ErrInvalidCheckpoint},
 	} {
@@ -521,5 +520,28 @@ func TestStore_GrowingMessages(t *testing.T) {
 	}
 	if sizes[1000] > 15*sizes[100] {
 		t.Errorf("1000 checkpoints take %d bytes, more than 15× the %d of 100", sizes[1000], sizes[100])
+	}
+}
+
+// A channel without a version holds its initial value, which the graph
+// rebuilds: the engine checkpoints such values (as LangGraph.js does) and
+// the store accepts them without storing them.
+func TestStore_PutSkipsInitialValues(t *testing.T) {
+	ctx := context.Background()
+	s, err := persist.Open(filepath.Join(t.TempDir(), "db"), persist.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	cp := &engine.Checkpoint{ID: id(1), ChannelValues: map[string]any{"a": 1.0, "topic": []any{}}, ChannelVersions: map[string]engine.Version{"a": 1}}
+	if _, err := s.Put(ctx, engine.Config{ThreadID: "t"}, cp, engine.Metadata{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetTuple(ctx, engine.Config{ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, stored := got.Checkpoint.ChannelValues["topic"]; stored || got.Checkpoint.ChannelValues["a"] != 1.0 {
+		t.Fatalf("values read back: %v", got.Checkpoint.ChannelValues)
 	}
 }
