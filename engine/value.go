@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Send is a packet that schedules one task of Node with Arg as its whole
@@ -133,8 +134,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			buf.WriteString("false")
 		}
 	case string:
-		b, _ := json.Marshal(x)
-		buf.Write(b)
+		writeJSONString(buf, x)
 	case float64:
 		return encodeFloat(buf, x)
 	case float32:
@@ -166,8 +166,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			b, _ := json.Marshal(e)
-			buf.Write(b)
+			writeJSONString(buf, e)
 		}
 		buf.WriteByte(']')
 	case map[string]any:
@@ -181,8 +180,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			b, _ := json.Marshal(k)
-			buf.Write(b)
+			writeJSONString(buf, k)
 			buf.WriteByte(':')
 			if err := encodeValue(buf, x[k]); err != nil {
 				return err
@@ -195,8 +193,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			b, _ := json.Marshal(k)
-			buf.Write(b)
+			writeJSONString(buf, k)
 			buf.WriteByte(':')
 			if err := encodeValue(buf, x.Values[k]); err != nil {
 				return err
@@ -208,14 +205,12 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		if err := encodeValue(buf, x.Arg); err != nil {
 			return err
 		}
-		b, _ := json.Marshal(x.Node)
 		buf.WriteString(`,"node":`)
-		buf.Write(b)
+		writeJSONString(buf, x.Node)
 		buf.WriteString("}}")
 	case Interruption:
 		buf.WriteString(`{"$interrupt":{"id":`)
-		b, _ := json.Marshal(x.ID)
-		buf.Write(b)
+		writeJSONString(buf, x.ID)
 		buf.WriteString(`,"value":`)
 		if err := encodeValue(buf, x.Value); err != nil {
 			return err
@@ -242,6 +237,55 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		buf.Write(b)
 	}
 	return nil
+}
+
+// writeJSONString writes s as a JSON string, escaping only what JSON
+// requires (quotes, backslashes, control characters). Invalid UTF-8 becomes
+// U+FFFD, as with encoding/json: JSON cannot carry raw bytes. It exists for
+// speed: every saver encodes every string through it.
+func writeJSONString(buf *bytes.Buffer, s string) {
+	const hex = "0123456789abcdef"
+	buf.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			buf.WriteString(s[start:i])
+			switch c {
+			case '"', '\\':
+				buf.WriteByte('\\')
+				buf.WriteByte(c)
+			case '\n':
+				buf.WriteString(`\n`)
+			case '\r':
+				buf.WriteString(`\r`)
+			case '\t':
+				buf.WriteString(`\t`)
+			default:
+				buf.WriteString(`\u00`)
+				buf.WriteByte(hex[c>>4])
+				buf.WriteByte(hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf.WriteString(s[start:i])
+			buf.WriteString(`\ufffd`)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf.WriteString(s[start:])
+	buf.WriteByte('"')
 }
 
 func encodeFloat(buf *bytes.Buffer, f float64) error {

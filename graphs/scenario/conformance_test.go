@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/superstep/superstep/graphs/scenario"
+	"github.com/superstep/superstep/persist"
 )
 
 // strictExceptions lists scenarios whose strict sections are known to differ
@@ -245,4 +246,34 @@ func short(v any) string {
 		return string(b[:200]) + "…"
 	}
 	return string(b)
+}
+
+// TestConformance_Bbolt runs the public scenarios on the bbolt store: the
+// traces must equal the ones on MemorySaver, byte for byte.
+func TestConformance_Bbolt(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/conformance/public/*.json")
+	for _, path := range files {
+		if strings.HasSuffix(path, ".trace.json") {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(path), ".json")
+		t.Run(name, func(t *testing.T) {
+			mem, err := scenario.TraceFile(context.Background(), path, scenario.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			store, err := persist.Open(filepath.Join(t.TempDir(), "db"), persist.Options{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			onDisk, err := scenario.TraceFile(context.Background(), path, scenario.RunOptions{Saver: store})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := scenario.Canonical(mem, 1), scenario.Canonical(onDisk, 1); string(a) != string(b) {
+				t.Fatalf("bbolt trace differs: %s", firstDiff(roundTrip(t, mem), roundTrip(t, onDisk), ""))
+			}
+		})
+	}
 }

@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestEncodeValue_StringsMatchEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", `quote " and \ backslash`, "tab\tnew\nline\r", "\x00\x01\x1f", "中文 ✓ 🚀", "bad \xff utf8", "<html>&", "\u2028"} {
+		got, err := EncodeValue(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatalf("%q encodes to invalid JSON %s: %v", s, got, err)
+		}
+		want, _ := json.Marshal(s)
+		var wantBack string
+		json.Unmarshal(want, &wantBack)
+		if back != wantBack {
+			t.Fatalf("%q round-trips to %q, encoding/json gives %q", s, back, wantBack)
+		}
+	}
+}
+
+func TestEncodeValue_RoundTrip(t *testing.T) {
+	in := map[string]any{"a": []any{1.0, "x", nil, true, map[string]any{"k": 2.5}}, "s": Send{Node: "n", Arg: map[string]any{"q": "v"}}, "i": []Interruption{{ID: "id", Value: "why?"}}}
+	b, err := EncodeValue(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := DecodeValue(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := EncodeValue(out)
+	if string(b) != string(b2) {
+		t.Fatalf("round trip changed the value:\n%s\n%s", b, b2)
+	}
+}
+
+func FuzzEncodeString(f *testing.F) {
+	f.Add("hello \"world\"\n")
+	f.Add("\xff\xfe")
+	f.Fuzz(func(t *testing.T, s string) {
+		b, _ := EncodeValue(s)
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("invalid JSON for %q: %s", s, b)
+		}
+	})
+}
