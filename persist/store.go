@@ -293,8 +293,9 @@ func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 		return err
 	}
 	// A failed buffered write is reported by writes and Flush; reads go
-	// on showing what was committed.
-	if s.w != nil && s.mode != DurabilitySync {
+	// on showing what was committed. (Sync buffers pending writes briefly
+	// too; see PutWrites.)
+	if s.w != nil {
 		_ = s.w.flush()
 	}
 	err := s.db.View(fn)
@@ -628,7 +629,10 @@ func (b *nsBuckets) detach(id string, oldData []byte) error {
 }
 
 // PutWrites implements engine.Saver. Values are encoded before it returns,
-// so writes may be reused by the caller.
+// so writes may be reused by the caller. Under sync durability it does not
+// wait for the disk: the writes are committed with the next Put (the
+// superstep's checkpoint, which returns only once both are durable) or
+// within a few milliseconds when no Put follows.
 //
 // Errors: ErrInvalidID, ErrInvalidCheckpoint (a value the codec cannot
 // encode), ErrReadOnly, ErrClosed, ErrAsyncWrite, or the commit's error.
@@ -660,7 +664,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 	for i, w := range writes {
 		channels[i] = w.Channel
 	}
-	return s.w.submit(func(tx *bolt.Tx, _ *cache) error {
+	return s.w.submitSoon(func(tx *bolt.Tx, _ *cache) error {
 		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
 		if err != nil {
 			return err

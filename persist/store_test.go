@@ -309,11 +309,11 @@ func TestStore_PutRejects(t *testing.T) {
 		cp   *engine.Checkpoint
 		want error
 	}{
-		"empty thread":          {engine.Config{}, good, persist.ErrInvalidID},
-		"empty id":              {engine.Config{ThreadID: "t"}, &engine.Checkpoint{}, persist.ErrInvalidID},
-		"long id":               {engine.Config{ThreadID: "t"}, &engine.Checkpoint{ID: strings.Repeat("x", 2000)}, persist.ErrInvalidID},
-		"own parent":            {engine.Config{ThreadID: "t", CheckpointID: id(1)}, good, persist.ErrInvalidCheckpoint},
-		"nil checkpoint":        {engine.Config{ThreadID: "t"}, nil, persist.ErrInvalidCheckpoint},
+		"empty thread":   {engine.Config{}, good, persist.ErrInvalidID},
+		"empty id":       {engine.Config{ThreadID: "t"}, &engine.Checkpoint{}, persist.ErrInvalidID},
+		"long id":        {engine.Config{ThreadID: "t"}, &engine.Checkpoint{ID: strings.Repeat("x", 2000)}, persist.ErrInvalidID},
+		"own parent":     {engine.Config{ThreadID: "t", CheckpointID: id(1)}, good, persist.ErrInvalidCheckpoint},
+		"nil checkpoint": {engine.Config{ThreadID: "t"}, nil, persist.ErrInvalidCheckpoint},
 		"unencodable value": {engine.Config{ThreadID: "t"}, &engine.Checkpoint{ID: id(1),
 			ChannelValues: map[string]any{"a": math.NaN()}, ChannelVersions: map[string]engine.Version{"a": 1}}, persist.ErrInvalidCheckpoint},
 	} {

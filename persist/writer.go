@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -38,6 +39,8 @@ type writer struct {
 
 	// onCommit receives a committed round's cache overlay.
 	onCommit func(rc *cache)
+
+	soon bool // sync: a deferred flush of unwaited writes is scheduled
 
 	wake chan struct{} // async: something was queued
 	stop chan struct{} // async: the background leader must exit
@@ -111,6 +114,58 @@ func (w *writer) submit(fn txFunc) error {
 		w.mu.Unlock()
 		return nil
 	}
+}
+
+// deferDelay bounds how long a sync store keeps a task's pending writes
+// uncommitted when no checkpoint follows them (a slow sibling still runs).
+const deferDelay = 2 * time.Millisecond
+
+// submitSoon queues fn without waiting for it under sync durability: it is
+// committed with the next write someone waits for — the superstep's
+// checkpoint, so a superstep costs one fsync, not one per task plus one —
+// or within deferDelay when none comes, so a finished task's writes reach
+// the disk while its slow siblings still run. Sync's promise holds: a
+// checkpoint is on disk, with every write queued before it, when Put
+// returns. A failure surfaces from the next submit, flush or close. Other
+// durabilities behave as submit.
+func (w *writer) submitSoon(fn txFunc) error {
+	if w.mode != DurabilitySync {
+		return w.submit(fn)
+	}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	if w.err != nil {
+		err := w.err
+		w.mu.Unlock()
+		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
+	}
+	if len(w.queue) >= maxQueued {
+		o := &op{fn: fn, done: make(chan error, 1)}
+		w.queue = append(w.queue, o)
+		w.lead()
+		return <-o.done
+	}
+	w.queue = append(w.queue, &op{fn: fn})
+	if !w.soon {
+		w.soon = true
+		time.AfterFunc(deferDelay, w.flushSoon)
+	}
+	w.mu.Unlock()
+	return nil
+}
+
+// flushSoon commits unwaited writes nobody committed since submitSoon.
+func (w *writer) flushSoon() {
+	w.mu.Lock()
+	w.soon = false
+	if w.closed || len(w.queue) == 0 {
+		w.mu.Unlock()
+		return
+	}
+	w.lead()
 }
 
 // submitWait queues fn and waits for its result whatever the durability,
