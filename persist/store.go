@@ -856,7 +856,7 @@ func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 				}
 				k, v = checkpointKey(cfg.CheckpointID), b.cps.Get(checkpointKey(cfg.CheckpointID))
 			case opt.Before != "":
-				if k, v = c.Seek(checkpointKey(opt.Before)); k == nil {
+				if k, _ = c.Seek(checkpointKey(opt.Before)); k == nil {
 					k, v = c.Last()
 				} else {
 					k, v = c.Prev()
