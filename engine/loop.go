@@ -190,6 +190,9 @@ func (l *loop) first(ctx context.Context, input any) error {
 	l.step = l.md.Step + 1
 	l.stop = l.step + l.opts.RecursionLimit + 1
 
+	if m, ok := input.(map[string]any); ok && m == nil {
+		input = nil // a nil map continues the thread, like untyped nil
+	}
 	cmd, isCommand := asCommand(input)
 	cmdResumes := isCommand && cmd.Resume != nil
 	nestedResuming := l.opts.parent != nil && l.opts.parent.run.resumingChildren()
