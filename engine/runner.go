@@ -21,7 +21,12 @@ func (l *loop) execute(ctx context.Context) error {
 			run = append(run, t)
 		}
 	}
-	stepCtx, cancel := context.WithCancel(ctx)
+	// Only siblings need cancelling when one fails; a lone task runs on
+	// the caller's context.
+	stepCtx, cancel := ctx, context.CancelFunc(func() {})
+	if len(run) > 1 {
+		stepCtx, cancel = context.WithCancel(ctx)
+	}
 	defer cancel()
 	var (
 		wg       sync.WaitGroup
