@@ -17,11 +17,12 @@ import (
 type channelState struct {
 	g        *Graph
 	channels map[string]channel
-	versions map[string]Version
-	seen     map[string]map[string]Version
-	// values mirrors every channel's stored snapshot, refreshed for the
-	// channels a superstep touches, so a checkpoint costs what changed.
-	values map[string]any
+	// versions, seen (versions_seen) and values (every channel's stored
+	// snapshot) snapshot in O(1), so a checkpoint costs what the superstep
+	// changed. Inner versions_seen maps are never modified in place.
+	versions *cowMap[Version]
+	seen     *cowMap[map[string]Version]
+	values   *cowMap[any]
 	// state mirrors the available state keys: the graph state nodes read.
 	state map[string]any
 	// live holds the ephemeral and topic channels that have a value: the
@@ -37,7 +38,7 @@ type channelState struct {
 
 // setVersion gives channel c version v.
 func (cs *channelState) setVersion(c string, v Version) {
-	cs.versions[c] = v
+	cs.versions.set(c, v)
 	cs.maxV = max(cs.maxV, v)
 	cs.dirty[c] = struct{}{}
 }
@@ -46,7 +47,7 @@ func (cs *channelState) setVersion(c string, v Version) {
 func (cs *channelState) takeDirty() map[string]Version {
 	out := make(map[string]Version, len(cs.dirty))
 	for c := range cs.dirty {
-		out[c] = cs.versions[c]
+		out[c], _ = cs.versions.get(c)
 	}
 	clear(cs.dirty)
 	return out
@@ -57,34 +58,45 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	cs := &channelState{
 		g:        g,
 		channels: make(map[string]channel, len(g.channelOrder)),
-		versions: map[string]Version{},
-		seen:     map[string]map[string]Version{},
-		values:   map[string]any{},
+		values:   newCowMap[any](),
 		state:    map[string]any{},
 		live:     map[string]struct{}{},
 		dirty:    map[string]struct{}{},
 	}
+	lazy := cp.lazyState()
 	for _, name := range g.channelOrder {
 		ch := g.newChannel(name)
 		if cp != nil {
-			if v, ok := cp.ChannelValues[name]; ok {
+			var v any
+			var ok bool
+			if lazy != nil {
+				v, ok = lazy.values.get(name)
+			} else {
+				v, ok = cp.ChannelValues[name]
+			}
+			if ok {
 				ch.restore(v)
 			}
 		}
 		cs.channels[name] = ch
 		cs.refresh(name)
 	}
-	if cp != nil {
-		cs.versions = maps.Clone(cp.ChannelVersions)
+	switch {
+	case lazy != nil:
+		cs.versions, cs.seen = lazy.versions.thaw(), lazy.seen.thaw()
+	case cp != nil:
 		// Inner versions_seen maps are never modified in place (see
 		// applyWrites), so they are shared with the checkpoint.
-		maps.Copy(cs.seen, cp.VersionsSeen)
+		cs.versions, cs.seen = cowFrom(cp.ChannelVersions), cowFrom(cp.VersionsSeen)
+	default:
+		cs.versions, cs.seen = newCowMap[Version](), newCowMap[map[string]Version]()
 	}
-	if cs.versions == nil {
-		cs.versions = map[string]Version{}
-	}
-	for _, v := range cs.versions {
-		cs.maxV = max(cs.maxV, v)
+	for _, s := range cs.versions.shards {
+		if s != nil {
+			for _, v := range s.m {
+				cs.maxV = max(cs.maxV, v)
+			}
+		}
 	}
 	return cs
 }
@@ -93,9 +105,9 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 func (cs *channelState) refresh(name string) {
 	ch := cs.channels[name]
 	if v, ok := ch.snapshot(); ok {
-		cs.values[name] = v
+		cs.values.set(name, v)
 	} else {
-		delete(cs.values, name)
+		cs.values.del(name)
 	}
 	if _, isKey := cs.g.keyIndex[name]; isKey {
 		if v, ok := ch.get(); ok {
@@ -185,17 +197,17 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		if len(t.triggers) > 0 {
 			bump = true
 		}
-		seen, ok := cs.seen[t.name]
+		seen, ok := cs.seen.get(t.name)
 		if !ok {
 			seen = map[string]Version{}
-			cs.seen[t.name] = seen
+			cs.seen.set(t.name, seen)
 		}
 		for _, trig := range t.triggers {
-			if v, ok := cs.versions[trig]; ok && seen[trig] != v {
+			if v, ok := cs.versions.get(trig); ok && seen[trig] != v {
 				// Copy on write: checkpoints share these maps.
 				seen = maps.Clone(seen)
 				seen[trig] = v
-				cs.seen[t.name] = seen
+				cs.seen.set(t.name, seen)
 			}
 			if trig != Push && trig != InterruptChannel && !slices.Contains(toConsume, trig) {
 				toConsume = append(toConsume, trig)
@@ -343,7 +355,7 @@ func candidateNodes(cs *channelState, hint planHint) []string {
 		sort.Strings(out)
 		return slices.Compact(out)
 	}
-	if len(cs.versions) == 0 {
+	if cs.versions.len() == 0 {
 		return nil
 	}
 	return cs.g.nodeOrder
@@ -353,12 +365,12 @@ func candidateNodes(cs *channelState, hint planHint) []string {
 // than what n last saw ("" if none): a node never run fires on any available
 // trigger.
 func firedTrigger(cs *channelState, n *node) string {
-	seen := cs.seen[n.name]
+	seen, _ := cs.seen.get(n.name)
 	for _, c := range n.triggers {
 		if !cs.available(c) {
 			continue
 		}
-		if cs.versions[c] > seen[c] {
+		if v, _ := cs.versions.get(c); v > seen[c] {
 			return c
 		}
 	}
@@ -372,12 +384,17 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 	if len(nodes) == 0 {
 		return false
 	}
-	seen := cs.seen[InterruptChannel]
+	seen, _ := cs.seen.get(InterruptChannel)
 	anyUpdate := false
-	for c, v := range cs.versions {
-		if v > seen[c] {
-			anyUpdate = true
-			break
+	for _, s := range cs.versions.shards {
+		if s == nil {
+			continue
+		}
+		for c, v := range s.m {
+			if v > seen[c] {
+				anyUpdate = true
+				break
+			}
 		}
 	}
 	if !anyUpdate {
@@ -394,15 +411,11 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 	return false
 }
 
-// snapshotCheckpoint builds the checkpoint of the current channel state.
+// checkpoint snapshots the current channel state as a checkpoint in O(1):
+// its maps are filled in only when someone reads them (see lazyCheckpoint).
 func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
-	cp := &Checkpoint{
-		V:               CheckpointFormat,
-		ID:              id,
-		ChannelValues:   maps.Clone(cs.values),
-		ChannelVersions: maps.Clone(cs.versions),
-		VersionsSeen:    maps.Clone(cs.seen), // inner maps are immutable, shared
-	}
+	cp := &Checkpoint{V: CheckpointFormat, ID: id}
+	cp.lazy = &lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
 	if hintKnown {
 		cp.UpdatedChannels = append([]string{}, updated...)
 	}

@@ -57,7 +57,7 @@ func TestPrepareNextTasks_TriggerRule(t *testing.T) {
 				cs.setVersion(c, v)
 			}
 			for n, m := range tt.seen {
-				cs.seen[n] = m
+				cs.seen.set(n, m)
 			}
 			got := names(prepareNextTasks(cs, "cp", "", 1, planHint{}))
 			if !reflect.DeepEqual(got, tt.want) {
@@ -111,11 +111,11 @@ func TestApplyWrites_VersionsAndClearing(t *testing.T) {
 		t.Fatalf("updated %v, want %v", updated, want)
 	}
 	wantV := map[string]Version{"__start__": 2, "branch:to:a": 3, "branch:to:b": 3, "branch:to:c": 3, "x": 3}
-	if !reflect.DeepEqual(cs.versions, wantV) {
-		t.Fatalf("versions %v, want %v (one version per superstep; the consumed trigger is cleared and bumped)", cs.versions, wantV)
+	if got := cs.versions.toMap(); !reflect.DeepEqual(got, wantV) {
+		t.Fatalf("versions %v, want %v (one version per superstep; the consumed trigger is cleared and bumped)", got, wantV)
 	}
-	if cs.seen["a"]["branch:to:a"] != 2 {
-		t.Fatalf("versions_seen records the pre-step version, got %v", cs.seen["a"])
+	if seen, _ := cs.seen.get("a"); seen["branch:to:a"] != 2 {
+		t.Fatalf("versions_seen records the pre-step version, got %v", seen)
 	}
 	if cs.available("branch:to:a") {
 		t.Fatal("an ephemeral trigger nobody wrote must be cleared")
@@ -130,7 +130,7 @@ func TestApplyWrites_VersionsAndClearing(t *testing.T) {
 	if got := cs.state["log"]; !reflect.DeepEqual(got, []any{"b", "c"}) {
 		t.Fatalf("log = %v, want writes in task-path order [b c]", got)
 	}
-	if !cs.available("join:b+c:j") || cs.versions["join:b+c:j"] != 4 {
+	if v, _ := cs.versions.get("join:b+c:j"); !cs.available("join:b+c:j") || v != 4 {
 		t.Fatal("the join must be complete at version 4")
 	}
 	// j runs: its trigger (the barrier) is consumed first (v5), then its
@@ -139,8 +139,8 @@ func TestApplyWrites_VersionsAndClearing(t *testing.T) {
 	if _, err := applyWrites(cs, []*task{j}); err != nil {
 		t.Fatal(err)
 	}
-	if cs.versions["join:b+c:j"] != 5 || cs.versions["x"] != 6 || cs.available("join:b+c:j") {
-		t.Fatalf("after the join ran: versions %v", cs.versions)
+	if v := cs.versions.toMap(); v["join:b+c:j"] != 5 || v["x"] != 6 || cs.available("join:b+c:j") {
+		t.Fatalf("after the join ran: versions %v", v)
 	}
 }
 
@@ -163,10 +163,10 @@ func TestApplyWrites_InputTaskDoesNotBump(t *testing.T) {
 	if _, err := applyWrites(cs, []*task{{name: InputTask, writes: []Write{{Start, map[string]any{"x": 1.0}}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if cs.versions[Start] != 1 || len(cs.versions) != 1 {
-		t.Fatalf("input gives __start__ version 1 and nothing else, got %v", cs.versions)
+	if v := cs.versions.toMap(); v[Start] != 1 || len(v) != 1 {
+		t.Fatalf("input gives __start__ version 1 and nothing else, got %v", v)
 	}
-	if _, ok := cs.seen[InputTask]; !ok {
+	if _, ok := cs.seen.get(InputTask); !ok {
 		t.Fatal("the input pseudo-task gets an (empty) versions_seen entry")
 	}
 }
@@ -185,7 +185,7 @@ func TestShouldInterrupt(t *testing.T) {
 	if shouldInterrupt(cs, []string{"*"}, []*task{{name: Start}}) {
 		t.Fatal(`"*" never stops before the hidden __start__ task`)
 	}
-	cs.seen[InterruptChannel] = map[string]Version{"x": 3}
+	cs.seen.set(InterruptChannel, map[string]Version{"x": 3})
 	if shouldInterrupt(cs, []string{"b"}, ts) {
 		t.Fatal("nothing newer than the versions seen at the last interrupt: no interrupt (the resume dedupe rule)")
 	}

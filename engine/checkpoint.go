@@ -2,6 +2,7 @@ package engine
 
 import (
 	"maps"
+	"sync"
 	"time"
 )
 
@@ -43,6 +44,46 @@ type Checkpoint struct {
 	// UpdatedChannels lists the channels the last superstep updated (sorted);
 	// nil means "unknown", and planning then scans every node.
 	UpdatedChannels []string
+
+	// lazy holds the engine's O(1) snapshot of the maps above until they
+	// are filled; see Materialize.
+	lazy *lazyCheckpoint
+}
+
+// lazyCheckpoint is a checkpoint's state as the engine snapshotted it,
+// turned into the plain maps on first need. Writing a checkpoint then costs
+// what its superstep changed; only a reader pays for the maps.
+type lazyCheckpoint struct {
+	once     sync.Once
+	values   frozenMap[any]
+	versions frozenMap[Version]
+	seen     frozenMap[map[string]Version]
+}
+
+// Materialize fills ChannelValues, ChannelVersions and VersionsSeen of a
+// checkpoint the engine built, if they are not filled yet, and returns c.
+// The engine materializes every checkpoint it hands to a Saver other than
+// MemorySaver and to event listeners, and MemorySaver every checkpoint it
+// returns, so readers of those see plain maps. It is safe for concurrent
+// use.
+func (c *Checkpoint) Materialize() *Checkpoint {
+	if c == nil || c.lazy == nil {
+		return c
+	}
+	c.lazy.once.Do(func() {
+		c.ChannelValues = c.lazy.values.toMap()
+		c.ChannelVersions = c.lazy.versions.toMap()
+		c.VersionsSeen = c.lazy.seen.toMap()
+	})
+	return c
+}
+
+// lazyState returns the engine snapshot behind c, or nil.
+func (c *Checkpoint) lazyState() *lazyCheckpoint {
+	if c == nil {
+		return nil
+	}
+	return c.lazy
 }
 
 // Clone returns a copy whose maps can be modified without touching c.
@@ -50,7 +91,8 @@ func (c *Checkpoint) Clone() *Checkpoint {
 	if c == nil {
 		return nil
 	}
-	out := *c
+	c.Materialize()
+	out := Checkpoint{V: c.V, ID: c.ID, TS: c.TS, ChannelValues: c.ChannelValues, ChannelVersions: c.ChannelVersions, VersionsSeen: c.VersionsSeen, UpdatedChannels: c.UpdatedChannels}
 	out.ChannelValues = maps.Clone(c.ChannelValues)
 	out.ChannelVersions = maps.Clone(c.ChannelVersions)
 	out.VersionsSeen = make(map[string]map[string]Version, len(c.VersionsSeen))

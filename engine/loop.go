@@ -198,7 +198,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 	nestedResuming := l.opts.parent != nil && l.opts.parent.run.resumingChildren()
 	isUpdateOrFork := l.md.Source == SourceUpdate || l.md.Source == SourceFork
 	resumeAtHead := addressed && !superseded && !isUpdateOrFork
-	isResuming := len(l.cs.versions) > 0 && (input == nil || cmdResumes || nestedResuming)
+	isResuming := l.cs.versions.len() > 0 && (input == nil || cmdResumes || nestedResuming)
 	timeTravel := addressed && !(cmdResumes || nestedResuming || resumeAtHead)
 	l.skipDone = !(timeTravel || superseded)
 	forks := timeTravel && (isCommand || isResuming) && (!isUpdateOrFork || superseded)
@@ -255,12 +255,13 @@ func (l *loop) first(ctx context.Context, input any) error {
 	}
 	switch {
 	case isResuming || commandUpdates:
-		seen := maps.Clone(l.cs.seen[InterruptChannel])
+		old, _ := l.cs.seen.get(InterruptChannel)
+		seen := maps.Clone(old)
 		if seen == nil {
 			seen = map[string]Version{}
 		}
-		maps.Copy(seen, l.cs.versions)
-		l.cs.seen[InterruptChannel] = seen // a new map: checkpoints share the old one
+		maps.Copy(seen, l.cs.versions.toMap())
+		l.cs.seen.set(InterruptChannel, seen) // a new map: checkpoints share the old one
 		if forks {
 			l.pending.dropChannel(InterruptChannel)
 			if err := l.putCheckpoint(ctx, SourceFork); err != nil {
@@ -375,7 +376,7 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		cp.TS = l.g.clock()
 	}
 	if l.saver != nil {
-		if _, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, cp, md, newVersions); err != nil {
+		if _, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(l.saver, cp), md, newVersions); err != nil {
 			return fmt.Errorf("saving checkpoint at step %d: %w", l.step, err)
 		}
 	}
@@ -386,7 +387,7 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	l.pending.reset()
 	l.mu.Unlock()
 	if l.emit != nil {
-		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp, Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
+		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp.Materialize(), Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
 	}
 	l.step++
 	return nil

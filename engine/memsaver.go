@@ -38,6 +38,10 @@ type memWrites struct {
 
 var _ Saver = (*MemorySaver)(nil)
 
+// storesLazyCheckpoints: MemorySaver keeps the engine's O(1) checkpoint
+// snapshots and materializes them when they are read.
+func (m *MemorySaver) storesLazyCheckpoints() {}
+
 // NewMemorySaver returns an empty MemorySaver.
 func NewMemorySaver() *MemorySaver {
 	return &MemorySaver{threads: map[string]map[string]*memNamespace{}}
@@ -131,7 +135,7 @@ func (m *MemorySaver) tuple(thread, ns string, n *memNamespace, id string) *Chec
 	r := n.records[id]
 	t := &CheckpointTuple{
 		Config:     Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
-		Checkpoint: r.cp, // shared: checkpoints are immutable
+		Checkpoint: r.cp.Materialize(), // shared: checkpoints are immutable
 		Metadata:   cloneMetadata(r.md),
 		ParentID:   r.parentID,
 	}

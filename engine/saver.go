@@ -40,6 +40,19 @@ type ThreadLister interface {
 	Threads(ctx context.Context) ([]string, error)
 }
 
+// lazyCheckpointSaver marks savers that store a checkpoint's lazy engine
+// snapshot as it is and materialize it only when read (MemorySaver).
+type lazyCheckpointSaver interface{ storesLazyCheckpoints() }
+
+// forSaver returns cp ready for s: materialized, unless s keeps engine
+// snapshots as they are.
+func forSaver(s Saver, cp *Checkpoint) *Checkpoint {
+	if _, lazy := s.(lazyCheckpointSaver); lazy {
+		return cp
+	}
+	return cp.Materialize()
+}
+
 // ListOptions narrows Saver.List.
 type ListOptions struct {
 	// Before keeps only checkpoints with an id sorting before it.

@@ -261,7 +261,7 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 			md.Parents = map[string]string{}
 		}
 		newVersions := l.cs.takeDirty()
-		return g.saver.Put(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: l.cpID}, ncp, md, newVersions)
+		return g.saver.Put(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(g.saver, ncp), md, newVersions)
 	}
 
 	if values == nil && asNode == "" {
@@ -387,7 +387,7 @@ func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 		node string
 	}
 	var all []seenAt
-	for node, m := range cs.seen {
+	for node, m := range cs.seen.toMap() {
 		if node == InterruptChannel {
 			continue
 		}

@@ -223,7 +223,7 @@ func (s *Stepper) View() *StepView {
 		CheckpointID:    l.cpID,
 		ParentID:        l.parentID,
 		Source:          l.md.Source,
-		Versions:        maps.Clone(l.cs.versions),
+		Versions:        l.cs.versions.toMap(),
 		VersionsSeen:    map[string]map[string]Version{},
 		UpdatedChannels: slices.Clone(l.hint.channels),
 		HintKnown:       l.hint.known,
@@ -232,7 +232,7 @@ func (s *Stepper) View() *StepView {
 		RecursionLeft:   max(0, l.stop-l.step+1),
 		Values:          l.cs.stateValues(),
 	}
-	for k, m := range l.cs.seen {
+	for k, m := range l.cs.seen.toMap() {
 		v.VersionsSeen[k] = maps.Clone(m)
 	}
 	if len(v.Interrupts) == 0 && l.phase == PhaseCheckpoint {
@@ -268,11 +268,11 @@ func (s *Stepper) View() *StepView {
 		info := l.g.channelSpec[name]
 		ch := l.cs.channels[name]
 		val, avail := ch.get()
-		snap, has := l.cs.values[name]
+		snap, has := l.cs.values.get(name)
 		if !avail {
 			val = snap
 		}
-		ver, hasVer := l.cs.versions[name]
+		ver, hasVer := l.cs.versions.get(name)
 		cv := ChannelView{Name: name, Kind: info.kind, Internal: info.internal, Version: ver, HasVer: hasVer, Available: avail, Value: val, HasValue: has || avail, Updated: updated[name]}
 		if info.key != nil {
 			cv.Reducer = info.key.ReducerName

@@ -10,9 +10,9 @@ import (
 	"github.com/superstep/superstep/persist"
 )
 
-// loopGraph is an agent-like loop: one node appends a message per superstep
+// agentLoopGraph is an agent-like loop: one node appends a message per superstep
 // and routes back to itself until n messages exist.
-func loopGraph(b *testing.B, saver engine.Saver, n int) *engine.Graph {
+func agentLoopGraph(b *testing.B, saver engine.Saver, n int) *engine.Graph {
 	b.Helper()
 	g, err := engine.NewStateGraph(engine.MessagesKey("messages")).
 		AddNode("agent", func(_ context.Context, s any) (any, error) {
@@ -46,7 +46,7 @@ func BenchmarkSuperstepDurable(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer store.Close()
-			g := loopGraph(b, store, steps)
+			g := agentLoopGraph(b, store, steps)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				res, err := g.Invoke(context.Background(), map[string]any{"messages": []any{}}, engine.OnThread(fmt.Sprint("t", i)), engine.WithRecursionLimit(steps+5))
