@@ -33,7 +33,7 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 			}
 			out := make([]tui.ThreadSummary, len(infos))
 			for i, t := range infos {
-				out[i] = tui.ThreadSummary{ID: t.ID, Step: t.Step, Source: t.Source, Updated: t.Updated}
+				out[i] = tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated}
 			}
 			return out, nil
 		}
