@@ -101,7 +101,8 @@ debugger on the built-in "research" graph with the default database.
 GRAPH is a built-in graph name (see superstep graphs) or a scenario file.
 
 The database is --db, else $SUPERSTEP_DB, else
-$XDG_DATA_HOME/superstep/superstep.db, else ~/.local/share/superstep/superstep.db.
+$XDG_DATA_HOME/superstep/superstep.db (when that path is absolute), else
+~/.local/share/superstep/superstep.db.
 One process at a time may write to it; commands that only read it share it
 with each other. A command that finds the database in use waits --timeout
 for it, then gives up with exit code 2.

@@ -79,7 +79,7 @@ func (a *App) benchCommand(g *globals) *cobra.Command {
 times, each on a fresh thread, after --warmup untimed runs; print the median,
 fastest and slowest. --saver bbolt times the runs on a bbolt database in a
 temporary directory, removed afterwards, with --durability sync, async or
-exit. When NAME.summary.json sits next to FILE, the scenario's
+exit; writes a run leaves buffered are committed after it, untimed. When NAME.summary.json sits next to FILE, the scenario's
 summary trace must equal it, and the file's perf counts must match the run
 (ok is false and the exit code 1 otherwise).`,
 		Example: `  superstep bench perf/chain_1000.json --runs 20
