@@ -6,19 +6,19 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/persist"
 )
 
 // App is one invocation of the command line. The zero value uses the
-// process's standard streams and environment and the headless debugger.
+// process's standard streams and the headless debugger.
 type App struct {
 	Stdout, Stderr io.Writer
 	Stdin          io.Reader
-	// Getenv reads the environment (default os.Getenv).
-	Getenv func(string) string
 	// Debugger opens the interactive debugger for `superstep` and
 	// `superstep tui` (default: Headless).
 	Debugger Debugger
@@ -35,7 +35,7 @@ type DebugOptions struct {
 	// Saver is the open database; it stays open until the debugger returns.
 	Saver engine.Saver
 	// Threads lists the database's threads, for the thread picker.
-	Threads func(ctx context.Context) ([]ThreadInfo, error)
+	Threads func(ctx context.Context) ([]persist.ThreadInfo, error)
 	// Stdout and Stderr are the command's streams.
 	Stdout, Stderr io.Writer
 }
@@ -75,9 +75,6 @@ func (a *App) defaults() {
 	if a.Stdin == nil {
 		a.Stdin = os.Stdin
 	}
-	if a.Getenv == nil {
-		a.Getenv = os.Getenv
-	}
 	if a.Debugger == nil {
 		a.Debugger = Headless
 	}
@@ -92,8 +89,9 @@ func oneLine(s string) string {
 
 // globals are the persistent flags.
 type globals struct {
-	db   string
-	json bool
+	db      string
+	json    bool
+	timeout time.Duration
 }
 
 const rootLong = `superstep runs and debugs agent graphs on an embedded Pregel engine, a Go
@@ -103,13 +101,18 @@ debugger on the built-in "research" graph with the default database.
 GRAPH is a built-in graph name (see superstep graphs) or a scenario file.
 
 The database is --db, else $SUPERSTEP_DB, else
-$XDG_DATA_HOME/superstep/superstep.db, else ~/.local/share/superstep/superstep.db.
+$XDG_DATA_HOME/superstep/superstep.db (when that path is absolute), else
+~/.local/share/superstep/superstep.db.
+One process at a time may write to it; commands that only read it share it
+with each other. A command that finds the database in use waits --timeout
+for it, then gives up with exit code 2.
 
 Exit codes:
   0  success
   1  a run failed, a replay diverged, or a check found damage
   2  usage or input error: bad flags, missing file, malformed JSON, unknown
-     graph, node, thread or checkpoint, a database that is not superstep's`
+     graph, node, thread or checkpoint, a database that is not superstep's
+     or is in use by another process`
 
 func (a *App) rootCommand() *cobra.Command {
 	g := &globals{}
@@ -133,6 +136,7 @@ func (a *App) rootCommand() *cobra.Command {
 	root.SetIn(a.Stdin)
 	root.PersistentFlags().StringVar(&g.db, "db", "", "database file (default $SUPERSTEP_DB or the user data directory)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print data as JSON")
+	root.PersistentFlags().DurationVar(&g.timeout, "timeout", time.Second, "how long to wait for a database another process is using")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
 	root.AddCommand(
 		a.tuiCommand(g), a.runCommand(g), a.traceCommand(g), a.benchCommand(g),
@@ -153,21 +157,38 @@ func (a *App) rootCommand() *cobra.Command {
 	return root
 }
 
-// dbPath is the database the command works on.
-func (a *App) dbPath(g *globals) (string, error) {
+// dbPath is the database the command works on: --db, else persist's
+// default ($SUPERSTEP_DB, else the user's data directory).
+func dbPath(g *globals) (string, error) {
 	if g.db != "" {
 		return g.db, nil
 	}
-	return defaultDBPath(a.Getenv)
+	p, err := persist.DefaultPath()
+	if err != nil {
+		return "", usagef("%s: pass --db or set SUPERSTEP_DB", storeMessage(err))
+	}
+	return p, nil
 }
 
-// open opens the database; read-only commands do not create it.
+// open opens the database. Commands that only read it pass readOnly: they
+// do not create it and share it with other readers.
 func (a *App) open(g *globals, readOnly bool) (Store, error) {
-	p, err := a.dbPath(g)
+	return a.openWith(g, storeOptions{ReadOnly: readOnly})
+}
+
+// openWith opens the database with o, adding the global --timeout.
+func (a *App) openWith(g *globals, o storeOptions) (Store, error) {
+	if g.timeout <= 0 {
+		// Zero has no useful meaning: persist would read it as its default
+		// and bbolt as "wait forever", and a user who typed it meant neither.
+		return nil, usagef("--timeout %v: want a positive duration such as 1s or 500ms", g.timeout)
+	}
+	p, err := dbPath(g)
 	if err != nil {
 		return nil, err
 	}
-	return openStore(p, storeOptions{ReadOnly: readOnly})
+	o.Timeout = g.timeout
+	return openStore(p, o)
 }
 
 // closeStore closes st and reports a failure to save unless the command

@@ -23,7 +23,7 @@ func TestBadInput(t *testing.T) {
 		return p
 	}
 	garbage := write("garbage.db", "\x00\x01 this is not a database")
-	foreign := write("foreign.db", `{"some": "other program"}`)
+	jsonFile := write("foreign.db", `{"some": "other program"}`)
 	badExport := write("bad-export.json", "{\n  \"format\": \"superstep-thread\",\n  \"thread\": \n}")
 	foreignExport := write("foreign-export.json", `{"format": "something-else", "thread": "x", "checkpoints": []}`)
 	missing := filepath.Join(dir, "missing.json")
@@ -59,19 +59,22 @@ func TestBadInput(t *testing.T) {
 		{"export unknown thread", []string{"export", "ghost", "--db", db}, 2, []string{"thread not found"}},
 		{"import missing file", []string{"import", missing, "--db", db}, 2, []string{"missing.json", "no such file"}},
 		{"import malformed JSON", []string{"import", badExport, "--db", db}, 2, []string{"bad-export.json", "line 4, column 1"}},
-		{"import foreign JSON", []string{"import", foreignExport, "--db", db}, 2, []string{"not a superstep thread export", "something-else"}},
+		{"import foreign JSON", []string{"import", foreignExport, "--db", db}, 2, []string{"foreign-export.json", "invalid thread export", "something-else"}},
 		{"no database", []string{"threads", "--db", nodb}, 2, []string{"no database", "nodb.db"}},
 		{"corrupt database", []string{"threads", "--db", garbage}, 2, []string{"not a superstep database", "garbage.db"}},
-		{"foreign database", []string{"history", "t1", "--db", foreign}, 2, []string{"not a superstep database", "foreign.db"}},
+		{"JSON file as database", []string{"history", "t1", "--db", jsonFile}, 2, []string{"not a superstep database", "foreign.db"}},
 		{"run on corrupt database", []string{"run", "linear", "--db", garbage}, 2, []string{"not a superstep database"}},
-		{"check corrupt database", []string{"check", "--db", garbage}, 1, []string{"not a superstep database", "garbage.db"}},
+		{"check corrupt database", []string{"check", "--db", garbage}, 2, []string{"not a superstep database", "garbage.db"}},
 		{"replay unknown thread", []string{"replay", "ghost", "--db", db, "--graph", "linear"}, 2, []string{"thread not found"}},
 		{"replay unknown graph", []string{"replay", "t1", "--db", db, "--graph", "nosuch"}, 2, []string{`unknown graph "nosuch"`}},
 		{"replay unknown step", []string{"replay", "t1", "--db", db, "--from", "99"}, 2, []string{"no checkpoint at step 99"}},
 		{"trace missing file", []string{"trace", missing}, 2, []string{"missing.json", "no such file"}},
 		{"bench missing file", []string{"bench", missing}, 2, []string{"no such file"}},
 		{"bench bad saver", []string{"bench", testdata("approve.json"), "--saver", "disk"}, 2, []string{`--saver "disk"`}},
-		{"bench bad durability", []string{"bench", testdata("approve.json"), "--durability", "maybe"}, 2, []string{`--durability "maybe"`}},
+		{"bench bad durability", []string{"bench", testdata("approve.json"), "--saver", "bbolt", "--durability", "maybe"}, 2, []string{`--durability "maybe"`}},
+		{"bench durability without bbolt", []string{"bench", testdata("approve.json"), "--durability", "async"}, 2, []string{"--durability applies to --saver bbolt"}},
+		{"run bad durability", []string{"run", "linear", "--db", db, "--durability", "never"}, 2, []string{`--durability "never"`}},
+		{"zero timeout", []string{"threads", "--db", db, "--timeout", "0"}, 2, []string{"--timeout 0s"}},
 		{"bench zero runs", []string{"bench", testdata("approve.json"), "--runs", "0"}, 2, []string{"--runs"}},
 		{"bad flag value", []string{"bench", testdata("approve.json"), "--runs", "many"}, 2, []string{"invalid argument"}},
 	}

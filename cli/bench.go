@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs/scenario"
+	"github.com/superstep/superstep/persist"
 )
 
 func (a *App) traceCommand(_ *globals) *cobra.Command {
@@ -62,7 +64,9 @@ type benchResult struct {
 	MaxMS      float64 `json:"max_ms"`
 	Supersteps int     `json:"supersteps"`
 	Tasks      int     `json:"tasks"`
-	OK         bool    `json:"ok"`
+	// Saver is none, memory, or bbolt and its durability ("bbolt sync").
+	Saver string `json:"saver"`
+	OK    bool   `json:"ok"`
 }
 
 func (a *App) benchCommand(g *globals) *cobra.Command {
@@ -73,21 +77,26 @@ func (a *App) benchCommand(g *globals) *cobra.Command {
 		Short: "Time a scenario's first invoke",
 		Long: `Build the scenario FILE's graph once and run its first invoke op --runs
 times, each on a fresh thread, after --warmup untimed runs; print the median,
-fastest and slowest. When NAME.summary.json sits next to FILE, the scenario's
+fastest and slowest. --saver bbolt times the runs on a bbolt database in a
+temporary directory, removed afterwards, with --durability sync, async or
+exit; writes a run leaves buffered are committed after it, untimed. When NAME.summary.json sits next to FILE, the scenario's
 summary trace must equal it, and the file's perf counts must match the run
 (ok is false and the exit code 1 otherwise).`,
 		Example: `  superstep bench perf/chain_1000.json --runs 20
   superstep bench perf/fanout_1000.json --saver none --json
+  superstep bench perf/chain_1000.json --saver bbolt --durability async
   superstep bench perf/loop_5000.json --cpuprofile cpu.out`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if runs < 1 || warmup < 0 {
 				return usagef("--runs must be at least 1 and --warmup at least 0")
 			}
-			switch durability {
-			case "sync", "async", "exit":
-			default:
-				return usagef("--durability %q: want sync, async or exit", durability)
+			dur, err := parseDurability(durability)
+			if err != nil {
+				return err
+			}
+			if saver != "bbolt" && cmd.Flags().Changed("durability") {
+				return usagef("--durability applies to --saver bbolt, not %s", saver)
 			}
 			ctx := cmd.Context()
 			f, err := loadScenario(args[0])
@@ -105,13 +114,29 @@ summary trace must equal it, and the file's perf counts must match the run
 				return usagef("scenario %s has no invoke op to time", args[0])
 			}
 			var opts []engine.CompileOption
+			res := benchResult{Name: f.Name, Runs: runs, OK: true, Saver: saver}
+			// settle commits what a run left buffered, untimed, so that each
+			// timed run pays for its own writes and not its predecessor's.
+			settle := func() error { return nil }
 			switch saver {
 			case "none":
 			case "memory":
 				opts = append(opts, engine.WithSaver(engine.NewMemorySaver()))
 			case "bbolt":
-				// TODO(persist): open a temporary persist.Store with durability.
-				return usagef("--saver bbolt needs the bbolt store, which is not in this build yet: use memory or none")
+				st, cleanup, terr := tempStore(dur)
+				if terr != nil {
+					return terr
+				}
+				// Closed before its directory is removed, and after the
+				// timed runs: with async or exit durability Close commits.
+				defer func() {
+					if cerr := cleanup(); cerr != nil && err == nil {
+						err = failf("bench database: %v", cerr)
+					}
+				}()
+				opts = append(opts, engine.WithSaver(st))
+				settle = st.Flush
+				res.Saver += " " + dur.String()
 			default:
 				return usagef("--saver %q: want none, memory or bbolt", saver)
 			}
@@ -119,7 +144,6 @@ summary trace must equal it, and the file's perf counts must match the run
 			if err != nil {
 				return usagef("scenario %s: %v", args[0], err)
 			}
-			res := benchResult{Name: f.Name, Runs: runs, OK: true}
 			ok, err := checkSummary(ctx, f, args[0])
 			if err != nil {
 				return err
@@ -145,6 +169,9 @@ summary trace must equal it, and the file's perf counts must match the run
 			if _, err := gr.Invoke(ctx, op.Input, counted...); err != nil {
 				return failf("%s: %v", args[0], err)
 			}
+			if err := settle(); err != nil {
+				return failf("bench database: %v", err)
+			}
 			if f.Perf != nil && (f.Perf.Supersteps != res.Supersteps || f.Perf.Tasks != res.Tasks) {
 				res.OK = false
 				fmt.Fprintf(a.Stderr, "superstep: %s declares %d supersteps and %d tasks; the run made %d and %d\n", args[0], f.Perf.Supersteps, f.Perf.Tasks, res.Supersteps, res.Tasks)
@@ -152,6 +179,9 @@ summary trace must equal it, and the file's perf counts must match the run
 			for i := 0; i < warmup; i++ {
 				if _, err := gr.Invoke(ctx, op.Input, runOpts(fmt.Sprintf("bench-warmup-%d", i))...); err != nil {
 					return failf("%s: %v", args[0], err)
+				}
+				if err := settle(); err != nil {
+					return failf("bench database: %v", err)
 				}
 			}
 			stopCPU, err := startCPUProfile(cpuProfile)
@@ -163,6 +193,9 @@ summary trace must equal it, and the file's perf counts must match the run
 				start := time.Now()
 				_, err := gr.Invoke(ctx, op.Input, runOpts(fmt.Sprintf("bench-%d", i))...)
 				times[i] = time.Since(start)
+				if err == nil {
+					err = settle()
+				}
 				if err != nil {
 					stopCPU()
 					return failf("%s: run %d: %v", args[0], i, err)
@@ -188,8 +221,8 @@ summary trace must equal it, and the file's perf counts must match the run
 				if !res.OK {
 					verdict = "MISMATCH with the summary trace"
 				}
-				fmt.Fprintf(a.Stdout, "%s: %d runs  median %.3f ms  min %.3f ms  max %.3f ms  (%d supersteps, %d tasks)  %s\n",
-					res.Name, res.Runs, res.MedianMS, res.MinMS, res.MaxMS, res.Supersteps, res.Tasks, verdict)
+				fmt.Fprintf(a.Stdout, "%s: %d runs  median %.3f ms  min %.3f ms  max %.3f ms  (%d supersteps, %d tasks, saver %s)  %s\n",
+					res.Name, res.Runs, res.MedianMS, res.MinMS, res.MaxMS, res.Supersteps, res.Tasks, res.Saver, verdict)
 			}
 			if !res.OK {
 				return failf("%s: the run does not match its summary trace (%s) or its perf counts", args[0], summaryPath(args[0]))
@@ -204,6 +237,27 @@ summary trace must equal it, and the file's perf counts must match the run
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile after the timed runs to this file")
 	return cmd
+}
+
+// tempStore opens a bbolt database in a new temporary directory; cleanup
+// closes it and removes the directory.
+func tempStore(d persist.Durability) (st *persist.Store, cleanup func() error, err error) {
+	dir, err := os.MkdirTemp("", "superstep-bench-")
+	if err != nil {
+		return nil, nil, failf("bench database: %v", err)
+	}
+	st, err = persist.Open(filepath.Join(dir, "bench.db"), persist.Options{Durability: d})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, failf("bench database: %v", err)
+	}
+	return st, func() error {
+		err := st.Close()
+		if rerr := os.RemoveAll(dir); err == nil {
+			err = rerr
+		}
+		return err
+	}, nil
 }
 
 func summaryPath(file string) string {

@@ -3,14 +3,15 @@
 // main.go only wires it to the process.
 //
 // The package owns how a GRAPH argument is resolved (a built-in name or a
-// scenario file), how a checkpoint database is opened (openStore, the one
-// place that knows which store implementation is in use), and how a recorded
-// thread is replayed against the current graph. The interactive debugger is
+// scenario file), how the checkpoint database, a persist (bbolt) file, is
+// opened and how its errors become exit codes (openStore and storeError),
+// and how a recorded thread is replayed against the current graph. The interactive debugger is
 // reached through the Debugger function type, so the terminal UI can be
 // plugged in by main without this package importing it.
 //
 // Exit codes: 0 success; 1 a run that failed, a replay that diverged or a
 // check that found damage; 2 a usage or input error (bad flags, missing
 // files, malformed JSON, unknown graph, node, thread or checkpoint, a
-// database that is not superstep's).
+// database that is not superstep's or that another process holds for longer
+// than --timeout).
 package cli

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,9 +12,11 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
 )
 
 func writeJSON(w io.Writer, v any) error {
@@ -26,7 +29,7 @@ func writeJSON(w io.Writer, v any) error {
 func threadCheckpoints(ctx context.Context, st Store, thread string) ([]*engine.CheckpointTuple, error) {
 	list, err := st.List(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
 	if err != nil {
-		return nil, asUsage(fmt.Errorf("reading thread %q: %w", thread, err))
+		return nil, storeError(err, "reading thread %q", thread)
 	}
 	if len(list) == 0 {
 		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
@@ -170,6 +173,30 @@ func taskNames(g *engine.Graph, t *engine.CheckpointTuple) (names map[string]str
 	return names, next
 }
 
+// threadRow is one thread as superstep threads prints it.
+type threadRow struct {
+	ID          string    `json:"thread"`
+	Checkpoints int       `json:"checkpoints"`
+	Latest      string    `json:"latest"` // id of the newest root checkpoint
+	Step        int       `json:"step"`
+	Source      string    `json:"source"`
+	Updated     time.Time `json:"updated"`
+	// Interrupted: the thread waits for an answer (run --resume).
+	Interrupted bool `json:"interrupted"`
+	// PendingWrites counts task writes saved against the latest
+	// checkpoint: a superstep that has not completed.
+	PendingWrites int    `json:"pending_writes"`
+	Graph         string `json:"graph,omitempty"`
+}
+
+func newThreadRow(t persist.ThreadInfo) threadRow {
+	rec, _ := decodeGraphRecord(t.Fingerprint)
+	return threadRow{
+		ID: t.ID, Checkpoints: t.Checkpoints, Latest: t.LastID, Step: t.LastStep, Source: t.LastSource,
+		Updated: t.Updated, Interrupted: t.Interrupted, PendingWrites: t.PendingWrites, Graph: rec.Graph,
+	}
+}
+
 func (a *App) threadsCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:     "threads",
@@ -185,17 +212,16 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			ctx := cmd.Context()
 			infos, err := st.Threads(ctx)
 			if err != nil {
-				return failf("listing threads: %v", err)
+				return storeError(err, "listing threads")
 			}
-			type row struct {
-				ThreadInfo
-				Graph string `json:"graph,omitempty"`
-			}
-			rows := make([]row, 0, len(infos))
+			rows := make([]threadRow, 0, len(infos))
 			for _, t := range infos {
-				fp, _ := st.Fingerprint(ctx, t.ID)
-				rec, _ := decodeGraphRecord(fp)
-				rows = append(rows, row{t, rec.Graph})
+				// A thread without root checkpoints (SetFingerprint alone
+				// makes one) has nothing history or show could print.
+				if t.Checkpoints == 0 {
+					continue
+				}
+				rows = append(rows, newThreadRow(t))
 			}
 			if g.json {
 				return writeJSON(a.Stdout, rows)
@@ -205,9 +231,13 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH")
+			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH\tSTATUS")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.Checkpoints, r.Step, r.Source, r.Updated.Local().Format("2006-01-02 15:04:05"), r.Graph)
+				status := ""
+				if r.Interrupted {
+					status = "interrupted"
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Checkpoints, r.Step, r.Source, r.Updated.Local().Format("2006-01-02 15:04:05"), r.Graph, status)
 			}
 			return tw.Flush()
 		},
@@ -622,15 +652,12 @@ import it on your machine.`,
 			if _, err := threadCheckpoints(ctx, st, args[0]); err != nil {
 				return err
 			}
-			fp, err := st.Fingerprint(ctx, args[0])
-			if err != nil {
-				return failf("reading thread %q: %v", args[0], err)
-			}
-			if err := st.Export(ctx, args[0], a.Stdout, fp); err != nil {
-				if errors.Is(err, ErrThreadNotFound) {
-					return usagef("%v", err)
+			// "" exports the graph record stored with the thread.
+			if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
+				if errors.Is(err, persist.ErrThreadNotFound) {
+					return usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, args[0])
 				}
-				return failf("export %q: %v", args[0], err)
+				return storeError(err, "export %q", args[0])
 			}
 			return nil
 		},
@@ -646,7 +673,7 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 		Example: "  superstep import t1.json\n  superstep import --overwrite --db ./bug.db t1.json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			var r io.Reader = a.Stdin
+			name, r := "stdin", a.Stdin
 			if args[0] != "-" {
 				f, err := os.Open(args[0])
 				if err != nil {
@@ -656,16 +683,30 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 					return usagef("import: %v", err)
 				}
 				defer f.Close()
-				r = f
+				name, r = args[0], f
+			}
+			// One byte over the limit is enough for Import to refuse it.
+			data, err := io.ReadAll(io.LimitReader(r, persist.DefaultMaxImportBytes+1))
+			if err != nil {
+				return usagef("import %s: %v", name, err)
+			}
+			// Import would only say the input is not JSON; the line and
+			// column are what someone who edited the file needs.
+			if len(data) <= persist.DefaultMaxImportBytes && !json.Valid(data) {
+				var raw json.RawMessage
+				return usagef("import %s: %s", name, jsonErrorAt(data, json.Unmarshal(data, &raw)))
 			}
 			st, err := a.open(g, false)
 			if err != nil {
 				return err
 			}
 			defer closeStore(st, &err)
-			id, err := st.Import(cmd.Context(), r, overwrite)
+			id, err := st.Import(cmd.Context(), bytes.NewReader(data), persist.ImportOptions{Overwrite: overwrite})
+			if errors.Is(err, persist.ErrThreadExists) {
+				return usagef("import %s: its thread already exists in the database (--overwrite replaces it)", name)
+			}
 			if err != nil {
-				return usagef("import %s: %v", args[0], err)
+				return storeError(err, "import %s", name)
 			}
 			if g.json {
 				return writeJSON(a.Stdout, map[string]string{"thread": id})
@@ -686,21 +727,19 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 		Example: "  superstep check\n  superstep check --db ./bug.db",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			p, err := a.dbPath(g)
+			p, err := dbPath(g)
 			if err != nil {
 				return err
 			}
-			st, err := openStore(p, storeOptions{ReadOnly: true})
+			// A file that is not superstep's is refused as it is by every
+			// command (exit 2); damage is what check reports (exit 1).
+			st, err := a.openWith(g, storeOptions{ReadOnly: true})
 			if err != nil {
-				if errors.Is(err, ErrNoDatabase) {
-					return err
-				}
-				// A file that does not open is the damage check looks for.
-				return failf("%v", err)
+				return err
 			}
 			defer closeStore(st, &err)
 			if err := st.Check(); err != nil {
-				return failf("database %s is damaged: %v", p, err)
+				return failf("check %s: %s", p, storeMessage(err))
 			}
 			_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", p)
 			return err

@@ -43,11 +43,16 @@ type result struct {
 // user's database, and a timeout so a hang fails instead of stalling.
 func superstep(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	return superstepEnv(t, nil, stdin, args...)
+}
+
+// superstepEnv is superstep with more environment variables ("K=V").
+func superstepEnv(t *testing.T, env []string, stdin string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
-	home := t.TempDir()
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	cmd.Env = append(testEnv(t), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -65,6 +70,12 @@ func superstep(t *testing.T, stdin string, args ...string) result {
 		t.Fatalf("superstep %s panicked:\n%s", strings.Join(args, " "), errb.String())
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// testEnv is the environment of a superstep process: a private HOME, and
+// PATH.
+func testEnv(t *testing.T) []string {
+	return []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
 }
 
 func (r result) want(t *testing.T, code int, contains ...string) {

@@ -50,7 +50,7 @@ exit 1 naming the step, the node and the channel with both values.`,
 			}
 			fp, err := st.Fingerprint(ctx, thread)
 			if err != nil {
-				return failf("reading thread %q: %v", thread, err)
+				return storeError(err, "reading thread %q", thread)
 			}
 			rec, recorded := decodeGraphRecord(fp)
 			if graphFlag == "" {

@@ -18,7 +18,7 @@ import (
 )
 
 func (a *App) runCommand(g *globals) *cobra.Command {
-	var thread, input, resume string
+	var thread, input, resume, durability string
 	cmd := &cobra.Command{
 		Use:   "run GRAPH",
 		Short: "Run a graph headless on a thread of the database",
@@ -30,11 +30,16 @@ input. --resume answers the thread's pending interrupt with a JSON value (or
 a JSON object keyed by interrupt id to answer several).
 
 With --json it prints one JSON object per line: task and checkpoint events as
-they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.`,
+they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
+
+--durability says when checkpoints reach the disk: sync (the default) after
+every superstep, so a crash loses nothing; async in the background; exit
+only when the run ends.`,
 		Example: `  superstep run research
   superstep run research --thread t1 --input '{"question":"why?"}' --json
   superstep run research --thread t1 --resume '{"action":"approve"}'
-  superstep run ./my-scenario.json --thread s1`,
+  superstep run ./my-scenario.json --thread s1
+  superstep run perf/chain_1000.json --durability exit`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if input != "" && resume != "" {
@@ -51,6 +56,10 @@ they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
 				}
 				in = v
 			}
+			dur, err := parseDurability(durability)
+			if err != nil {
+				return err
+			}
 			var answer any
 			if resume != "" {
 				if thread == "" {
@@ -60,7 +69,7 @@ they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
 					return err
 				}
 			}
-			st, err := a.open(g, false)
+			st, err := a.openWith(g, storeOptions{Durability: dur})
 			if err != nil {
 				return err
 			}
@@ -104,6 +113,7 @@ they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
 	cmd.Flags().StringVar(&thread, "thread", "", "thread id (default: a new thread)")
 	cmd.Flags().StringVar(&input, "input", "", "input as a JSON object of state keys")
 	cmd.Flags().StringVar(&resume, "resume", "", "answer to the pending interrupt, as JSON")
+	cmd.Flags().StringVar(&durability, "durability", "sync", "when checkpoints reach the disk: sync, async or exit")
 	return cmd
 }
 
@@ -186,7 +196,7 @@ func newThreadID() string {
 func threadExists(ctx context.Context, s engine.Saver, thread string) (bool, error) {
 	t, err := s.GetTuple(ctx, engine.Config{ThreadID: thread})
 	if err != nil {
-		return false, asUsage(fmt.Errorf("reading thread %q: %w", thread, err))
+		return false, storeError(err, "reading thread %q", thread)
 	}
 	return t != nil, nil
 }
@@ -197,7 +207,7 @@ func threadExists(ctx context.Context, s engine.Saver, thread string) (bool, err
 func sameTopology(ctx context.Context, st Store, thread string, g *engine.Graph) error {
 	fp, err := st.Fingerprint(ctx, thread)
 	if err != nil {
-		return asUsage(err)
+		return storeError(err, "reading thread %q", thread)
 	}
 	rec, ok := decodeGraphRecord(fp)
 	if !ok || rec.Fingerprint == g.Fingerprint() {

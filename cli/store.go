@@ -3,106 +3,115 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
 )
 
 // Store is what the command line needs of a checkpoint database: the
 // engine's Saver plus thread listing, the per-thread graph record, export
-// and import, and an integrity check. It is the shape of persist.Store, so
-// the bbolt store drops in behind openStore.
+// and import, and an integrity check. *persist.Store implements it; the
+// interface names the part of it the commands rely on.
 type Store interface {
 	engine.Saver
 	// Threads lists the stored threads, sorted by id.
-	Threads(ctx context.Context) ([]ThreadInfo, error)
+	Threads(ctx context.Context) ([]persist.ThreadInfo, error)
 	// Fingerprint returns what SetFingerprint stored for thread ("" if
-	// nothing).
+	// nothing): the command line keeps a JSON graphRecord there.
 	Fingerprint(ctx context.Context, thread string) (string, error)
 	SetFingerprint(ctx context.Context, thread, fingerprint string) error
 	// Export writes every checkpoint and pending write of thread, with
 	// fingerprint, as one self-contained document.
 	Export(ctx context.Context, thread string, w io.Writer, fingerprint string) error
 	// Import reads an Export document and returns the thread id it held.
-	Import(ctx context.Context, r io.Reader, overwrite bool) (string, error)
+	Import(ctx context.Context, r io.Reader, o persist.ImportOptions) (string, error)
 	// Check verifies the database's integrity.
 	Check() error
 	Close() error
 }
 
-// ThreadInfo summarizes one stored thread.
-type ThreadInfo struct {
-	ID          string    `json:"thread"`
-	Checkpoints int       `json:"checkpoints"`
-	Latest      string    `json:"latest"` // id of the newest checkpoint
-	Step        int       `json:"step"`
-	Source      string    `json:"source"`
-	Updated     time.Time `json:"updated"`
-}
+var _ Store = (*persist.Store)(nil)
 
-// storeOptions are the knobs every store implementation understands.
+// storeOptions are how a command opens the database.
 type storeOptions struct {
-	// ReadOnly opens an existing database without creating or changing it.
+	// ReadOnly opens an existing database with a shared lock, without
+	// creating or changing it.
 	ReadOnly bool
-	// Durability is sync, async or exit (only the bbolt store differs).
-	Durability string
+	// Timeout bounds the wait for another process's lock (--timeout).
+	Timeout time.Duration
+	// Durability says when writes reach the disk (run --durability).
+	Durability persist.Durability
 }
 
-// Errors a store returns; they map to exit code 2.
+// Errors of the command line's own; persist's sentinels (ErrLocked,
+// ErrNotDatabase, ErrForeign, ErrThreadExists, ErrBadImport, ...) come
+// through wrapped.
 var (
 	// ErrNoDatabase is returned when a read-only command names a database
 	// file that does not exist.
 	ErrNoDatabase = errors.New("no database")
-	// ErrNotDatabase is returned for a file that is not a superstep database.
-	ErrNotDatabase = errors.New("not a superstep database")
 	// ErrThreadNotFound is returned for a thread with no checkpoints.
 	ErrThreadNotFound = errors.New("thread not found")
-	// ErrThreadExists is returned by an import without overwrite onto a
-	// thread that is already stored.
-	ErrThreadExists = errors.New("thread already exists (use --overwrite to replace it)")
-	// ErrBadImport is returned for input that is not a thread export.
-	ErrBadImport = errors.New("not a superstep thread export")
-	// ErrReadOnly is returned by writes to a store opened read-only.
-	ErrReadOnly = errors.New("database opened read-only")
 )
 
-// openStore opens the checkpoint database at path. It is the only place that
-// chooses the store implementation: until the bbolt store is merged it is
-// the JSON file store of this package.
+// openStore opens the bbolt database at path. It is the one place that
+// turns persist's open errors into exit codes and messages that name the
+// file: a database locked by another process or a file that is not
+// superstep's is an input error (exit 2), a damaged one a failure (exit 1).
 func openStore(path string, o storeOptions) (Store, error) {
-	if o.ReadOnly {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			return nil, usagef("%w at %s (run a graph first, or pass --db)", ErrNoDatabase, path)
-		}
-	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, usagef("database %s: %v", path, err)
+	s, err := persist.Open(path, persist.Options{Timeout: o.Timeout, ReadOnly: o.ReadOnly, Durability: o.Durability})
+	switch {
+	case err == nil:
+		return s, nil
+	case o.ReadOnly && errors.Is(err, fs.ErrNotExist):
+		// A read-only open must not create the file; say how one is made.
+		return nil, usagef("%w at %s (run a graph first, or pass --db)", ErrNoDatabase, path)
+	case errors.Is(err, persist.ErrLocked):
+		return nil, usagef("%v; try again when it is done, or wait longer with --timeout", err)
+	case errors.Is(err, persist.ErrCorrupt):
+		return nil, failf("%s", storeMessage(err))
 	}
-	s, err := openFileStore(path, o)
-	if err != nil {
-		return nil, asUsage(err)
-	}
-	return s, nil
+	return nil, usagef("%s", storeMessage(err))
 }
 
-// defaultDBPath is where the database lives without --db: $SUPERSTEP_DB,
-// else $XDG_DATA_HOME/superstep/superstep.db, else
-// ~/.local/share/superstep/superstep.db (persist.DefaultPath's rule).
-func defaultDBPath(getenv func(string) string) (string, error) {
-	if p := getenv("SUPERSTEP_DB"); p != "" {
-		return p, nil
+// storeError gives an error of an open store its exit code and a message
+// saying what was being done: what the user named or fed in (an unknown or
+// invalid thread, a bad export) is an input error, exit 2; anything else,
+// such as damage found in the file or a write that could not be committed,
+// is a failure, exit 1.
+func storeError(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
 	}
-	if d := getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "superstep", "superstep.db"), nil
-	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", usagef("no database path: set --db or SUPERSTEP_DB (%v)", err)
+	msg := fmt.Sprintf(format, args...) + ": " + storeMessage(err)
+	for _, input := range []error{
+		persist.ErrThreadNotFound, persist.ErrThreadExists, persist.ErrInvalidID,
+		persist.ErrBadImport, persist.ErrImportTooLarge, persist.ErrReadOnly,
+	} {
+		if errors.Is(err, input) {
+			return usagef("%s", msg)
 		}
 	}
-	return filepath.Join(home, ".local", "share", "superstep", "superstep.db"), nil
+	return failf("%s", msg)
+}
+
+// storeMessage is err's text without persist's package prefix: the command
+// line prints "superstep: " before every error, and which Go package said
+// it means nothing to its user.
+func storeMessage(err error) string {
+	return strings.TrimPrefix(err.Error(), "persist: ")
+}
+
+// parseDurability reads a --durability flag.
+func parseDurability(s string) (persist.Durability, error) {
+	d, err := persist.ParseDurability(s)
+	if err != nil {
+		return 0, usagef("--durability %q: want sync, async or exit", s)
+	}
+	return d, nil
 }

@@ -31,9 +31,12 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 			if err != nil {
 				return nil, err
 			}
-			out := make([]tui.ThreadSummary, len(infos))
-			for i, t := range infos {
-				out[i] = tui.ThreadSummary{ID: t.ID, Step: t.Step, Source: t.Source, Updated: t.Updated}
+			out := make([]tui.ThreadSummary, 0, len(infos))
+			for _, t := range infos {
+				if t.Checkpoints == 0 { // nothing to open, as superstep threads skips it
+					continue
+				}
+				out = append(out, tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated})
 			}
 			return out, nil
 		}

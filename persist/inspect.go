@@ -241,6 +241,11 @@ func (s *Store) Check() error {
 		}
 	}
 	err := s.view(context.Background(), func(tx *bolt.Tx) error {
+		// tx.Check rebuilds the free list first (the file keeps none), in a
+		// goroutine of bbolt's own that nothing recovers: a damaged page
+		// there ends the process. Reading every page here first turns the
+		// same damage into a panic view recovers, reported as ErrCorrupt.
+		readAllPages(tx)
 		for err := range tx.Check() { // drain: Check's goroutine sends until done
 			report(err)
 		}
@@ -274,6 +279,27 @@ func (s *Store) Check() error {
 		return fmt.Errorf("%w: %w", ErrCorrupt, errors.Join(errs...))
 	}
 	return nil
+}
+
+// readAllPages reads every key and value of every bucket of tx, so that
+// each page reachable from the root is visited (and checked by bbolt as it
+// is loaded).
+func readAllPages(tx *bolt.Tx) {
+	var walk func(b *bolt.Bucket)
+	walk = func(b *bolt.Bucket) {
+		b.ForEach(func(k, v []byte) error {
+			if v == nil {
+				if child := b.Bucket(k); child != nil {
+					walk(child)
+				}
+			}
+			return nil
+		})
+	}
+	tx.ForEach(func(_ []byte, b *bolt.Bucket) error {
+		walk(b)
+		return nil
+	})
 }
 
 // check verifies one namespace and returns what is wrong with it.

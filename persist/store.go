@@ -285,7 +285,7 @@ func (s *Store) writable(ctx context.Context) error {
 
 // view runs fn in a read transaction, after buffered writes are committed
 // so that reads see them. Nothing fn returns may alias tx's bytes.
-func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) (err error) {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -298,7 +298,16 @@ func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if s.w != nil {
 		_ = s.w.flush()
 	}
-	err := s.db.View(fn)
+	// bbolt trusts the pages it reads and panics on a damaged one (a bad
+	// page type, an element offset out of range); a read must report that
+	// as damage instead of ending the program. View rolls the transaction
+	// back as the panic passes.
+	defer func() {
+		if r := recover(); r != nil {
+			err = corruptf("reading the file: %v", r)
+		}
+	}()
+	err = s.db.View(fn)
 	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
 		return ErrClosed
 	}
