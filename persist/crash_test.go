@@ -386,10 +386,13 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	side := &sideLog{path: filepath.Join(dir, "side.txt")}
 
 	h := startHelper(t, "fan", db, side.path)
-	// "saved X" is written after PutWrites returned, i.e. after the commit
-	// and its fsync: nothing is left in flight for fast1 and fast2.
+	// "saved X" is written after PutWrites returned. Under sync durability
+	// a task's writes are committed with the superstep's checkpoint or
+	// within a few milliseconds when a sibling still runs (see
+	// Store.PutWrites): give that commit time before the kill.
 	h.waitFor(t, side, 20*time.Second, "fast1 and fast2 saved and slow entered",
 		hasLines("saved fast1", "saved fast2", "enter slow"))
+	time.Sleep(150 * time.Millisecond)
 	h.kill(t)
 
 	s, err := persist.Open(db, persist.Options{Durability: persist.DurabilitySync, Timeout: 5 * time.Second})

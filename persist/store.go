@@ -155,6 +155,22 @@ func Open(path string, opts Options) (s *Store, err error) {
 			s, err = fail(fmt.Errorf("%w: %v", ErrNotDatabase, r))
 		}
 	}()
+	if opts.ReadOnly {
+		// bbolt would try to initialise an empty file, which read-only
+		// cannot: say what the file is instead of the write error.
+		if fi, statErr := os.Stat(path); statErr == nil && fi.Size() == 0 {
+			return fail(fmt.Errorf("%w (the file is empty)", ErrNotDatabase))
+		}
+	}
+	if !opts.ReadOnly {
+		// A writable open makes bbolt rebuild its free list by walking
+		// every page in a goroutine nothing can recover: a damaged page
+		// would end the process. Walk the pages first, where a panic is
+		// ours to turn into an error.
+		if err := walkExisting(path, opts.Timeout); err != nil {
+			return fail(err)
+		}
+	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:  opts.Timeout,
 		ReadOnly: opts.ReadOnly,
@@ -196,6 +212,32 @@ func Open(path string, opts Options) (s *Store, err error) {
 		s.w.onCommit = s.cache.merge
 	}
 	return s, nil
+}
+
+// walkExisting reads every page of an existing, non-empty bbolt file
+// read-only and reports damage as ErrCorrupt. A missing, empty or non-bbolt
+// file is left to bolt.Open, which says what it is.
+func walkExisting(path string, timeout time.Duration) (err error) {
+	if fi, statErr := os.Stat(path); statErr != nil || fi.Size() == 0 {
+		return nil
+	}
+	db, openErr := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: true})
+	if openErr != nil {
+		if errors.Is(openErr, berrors.ErrTimeout) {
+			return ErrLocked
+		}
+		return nil
+	}
+	defer db.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = corruptf("%v (superstep check lists the damage)", r)
+		}
+	}()
+	return db.View(func(tx *bolt.Tx) error {
+		readAllPages(tx)
+		return nil
+	})
 }
 
 // checkLayout verifies the meta bucket, creating the layout in an empty
