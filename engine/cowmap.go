@@ -2,19 +2,24 @@ package engine
 
 import "hash/maphash"
 
-// cowShards is the number of shards of a cowMap: enough that a superstep's
-// few changed keys copy few, small shards.
-const cowShards = 64
+// cowMaxShards is the number of shards of a large cowMap: enough that a
+// superstep's few changed keys copy few, small shards.
+const cowMaxShards = 64
 
-// cowMap is a map that snapshots in O(1): its keys are spread over shards,
-// a snapshot shares every shard, and the first write to a shared shard
-// copies that shard only. The run's channel values and versions live in
-// cowMaps, so writing a checkpoint costs what the superstep changed, not the
-// size of the graph.
+// cowSplitAt is the size from which a cowMap spreads its keys over shards;
+// a smaller map is one shard, copied whole when written after a snapshot
+// (cheaper than many tiny shards).
+const cowSplitAt = 32
+
+// cowMap is a map that snapshots in O(1): a snapshot shares every shard,
+// and the first write to a shared shard copies that shard only. The run's
+// channel values, versions and versions_seen live in cowMaps, so writing a
+// checkpoint costs what the superstep changed, not the size of the graph.
 type cowMap[V any] struct {
-	shards [cowShards]*cowShard[V]
-	gen    uint64 // shards of an older generation belong to a snapshot
+	shards []*cowShard[V] // 1 or cowMaxShards
+	gen    uint64         // shards of an older generation belong to a snapshot
 	n      int
+	shared bool // shards (the slice) is shared with a snapshot
 }
 
 type cowShard[V any] struct {
@@ -24,18 +29,25 @@ type cowShard[V any] struct {
 
 // frozenMap is an immutable snapshot of a cowMap.
 type frozenMap[V any] struct {
-	shards [cowShards]*cowShard[V]
+	shards []*cowShard[V]
 	n      int
 }
 
 var cowSeed = maphash.MakeSeed()
 
-func shardOf(k string) int { return int(maphash.String(cowSeed, k) % cowShards) }
+func shardIndex(k string, shards int) int {
+	if shards == 1 {
+		return 0
+	}
+	return int(maphash.String(cowSeed, k) % cowMaxShards)
+}
 
-func newCowMap[V any]() *cowMap[V] { return &cowMap[V]{gen: 1} }
+func newCowMap[V any]() *cowMap[V] {
+	return &cowMap[V]{shards: make([]*cowShard[V], 1), gen: 1}
+}
 
-func (c *cowMap[V]) get(k string) (V, bool) {
-	s := c.shards[shardOf(k)]
+func lookup[V any](shards []*cowShard[V], k string) (V, bool) {
+	s := shards[shardIndex(k, len(shards))]
 	if s == nil {
 		var zero V
 		return zero, false
@@ -44,9 +56,15 @@ func (c *cowMap[V]) get(k string) (V, bool) {
 	return v, ok
 }
 
+func (c *cowMap[V]) get(k string) (V, bool) { return lookup(c.shards, k) }
+
 // writable returns k's shard, copied first if a snapshot shares it.
 func (c *cowMap[V]) writable(k string) *cowShard[V] {
-	i := shardOf(k)
+	if c.shared {
+		c.shards = append([]*cowShard[V](nil), c.shards...)
+		c.shared = false
+	}
+	i := shardIndex(k, len(c.shards))
 	s := c.shards[i]
 	switch {
 	case s == nil:
@@ -69,6 +87,23 @@ func (c *cowMap[V]) set(k string, v V) {
 		c.n++
 	}
 	s.m[k] = v
+	if len(c.shards) == 1 && c.n >= cowSplitAt {
+		c.split()
+	}
+}
+
+// split spreads a one-shard map over cowMaxShards shards.
+func (c *cowMap[V]) split() {
+	old := c.shards[0].m
+	c.shards = make([]*cowShard[V], cowMaxShards)
+	c.shared = false
+	for k, v := range old {
+		i := shardIndex(k, cowMaxShards)
+		if c.shards[i] == nil {
+			c.shards[i] = &cowShard[V]{m: map[string]V{}, gen: c.gen}
+		}
+		c.shards[i].m[k] = v
+	}
 }
 
 func (c *cowMap[V]) del(k string) {
@@ -81,21 +116,30 @@ func (c *cowMap[V]) del(k string) {
 
 func (c *cowMap[V]) len() int { return c.n }
 
+// each calls fn for every entry, in no particular order.
+func (c *cowMap[V]) each(fn func(k string, v V)) {
+	for _, s := range c.shards {
+		if s != nil {
+			for k, v := range s.m {
+				fn(k, v)
+			}
+		}
+	}
+}
+
 // snapshot freezes the current contents; later writes copy what they touch.
 func (c *cowMap[V]) snapshot() frozenMap[V] {
-	f := frozenMap[V]{shards: c.shards, n: c.n}
+	c.shared = true
 	c.gen++
-	return f
+	return frozenMap[V]{shards: c.shards, n: c.n}
 }
 
 func (f frozenMap[V]) get(k string) (V, bool) {
-	s := f.shards[shardOf(k)]
-	if s == nil {
+	if f.shards == nil {
 		var zero V
 		return zero, false
 	}
-	v, ok := s.m[k]
-	return v, ok
+	return lookup(f.shards, k)
 }
 
 // toMap copies the contents into a plain map.
@@ -126,9 +170,11 @@ func cowFrom[V any](m map[string]V) *cowMap[V] {
 
 // thaw makes a writable cowMap sharing a snapshot's shards.
 func (f frozenMap[V]) thaw() *cowMap[V] {
-	c := &cowMap[V]{shards: f.shards, n: f.n}
+	if f.shards == nil {
+		return newCowMap[V]()
+	}
+	c := &cowMap[V]{shards: f.shards, n: f.n, shared: true, gen: 1}
 	// A generation no shard has: every shard is copied before a write.
-	c.gen = 1
 	for _, s := range f.shards {
 		if s != nil && s.gen >= c.gen {
 			c.gen = s.gen + 1
