@@ -91,13 +91,7 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	default:
 		cs.versions, cs.seen = newCowMap[Version](), newCowMap[map[string]Version]()
 	}
-	for _, s := range cs.versions.shards {
-		if s != nil {
-			for _, v := range s.m {
-				cs.maxV = max(cs.maxV, v)
-			}
-		}
-	}
+	cs.versions.each(func(_ string, v Version) { cs.maxV = max(cs.maxV, v) })
 	return cs
 }
 
@@ -386,17 +380,11 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 	}
 	seen, _ := cs.seen.get(InterruptChannel)
 	anyUpdate := false
-	for _, s := range cs.versions.shards {
-		if s == nil {
-			continue
+	cs.versions.each(func(c string, v Version) {
+		if v > seen[c] {
+			anyUpdate = true
 		}
-		for c, v := range s.m {
-			if v > seen[c] {
-				anyUpdate = true
-				break
-			}
-		}
-	}
+	})
 	if !anyUpdate {
 		return false
 	}

@@ -1,30 +1,41 @@
 package engine
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"slices"
+	"sort"
+)
 
 // cowMaxShards is the number of shards of a large cowMap: enough that a
 // superstep's few changed keys copy few, small shards.
 const cowMaxShards = 64
 
 // cowSplitAt is the size from which a cowMap spreads its keys over shards;
-// a smaller map is one shard, copied whole when written after a snapshot
-// (cheaper than many tiny shards).
+// a smaller map is one shard, copied whole when written after a snapshot.
 const cowSplitAt = 32
 
 // cowMap is a map that snapshots in O(1): a snapshot shares every shard,
 // and the first write to a shared shard copies that shard only. The run's
 // channel values, versions and versions_seen live in cowMaps, so writing a
 // checkpoint costs what the superstep changed, not the size of the graph.
+// A shard is a small slice sorted by key: copying one is a single
+// allocation, and looking a key up in a few dozen is as fast as hashing.
 type cowMap[V any] struct {
 	shards []*cowShard[V] // 1 or cowMaxShards
 	gen    uint64         // shards of an older generation belong to a snapshot
 	n      int
-	shared bool // shards (the slice) is shared with a snapshot
+	shared bool // the shards slice itself is shared with a snapshot
 }
 
 type cowShard[V any] struct {
-	m   map[string]V
-	gen uint64
+	keys []string
+	vals []V
+	gen  uint64
+}
+
+func (s *cowShard[V]) find(k string) (int, bool) {
+	i := sort.SearchStrings(s.keys, k)
+	return i, i < len(s.keys) && s.keys[i] == k
 }
 
 // frozenMap is an immutable snapshot of a cowMap.
@@ -48,12 +59,13 @@ func newCowMap[V any]() *cowMap[V] {
 
 func lookup[V any](shards []*cowShard[V], k string) (V, bool) {
 	s := shards[shardIndex(k, len(shards))]
-	if s == nil {
-		var zero V
-		return zero, false
+	if s != nil {
+		if i, ok := s.find(k); ok {
+			return s.vals[i], true
+		}
 	}
-	v, ok := s.m[k]
-	return v, ok
+	var zero V
+	return zero, false
 }
 
 func (c *cowMap[V]) get(k string) (V, bool) { return lookup(c.shards, k) }
@@ -61,21 +73,17 @@ func (c *cowMap[V]) get(k string) (V, bool) { return lookup(c.shards, k) }
 // writable returns k's shard, copied first if a snapshot shares it.
 func (c *cowMap[V]) writable(k string) *cowShard[V] {
 	if c.shared {
-		c.shards = append([]*cowShard[V](nil), c.shards...)
+		c.shards = slices.Clone(c.shards)
 		c.shared = false
 	}
 	i := shardIndex(k, len(c.shards))
 	s := c.shards[i]
 	switch {
 	case s == nil:
-		s = &cowShard[V]{m: map[string]V{}, gen: c.gen}
+		s = &cowShard[V]{gen: c.gen}
 		c.shards[i] = s
 	case s.gen != c.gen:
-		m := make(map[string]V, len(s.m)+1)
-		for k, v := range s.m {
-			m[k] = v
-		}
-		s = &cowShard[V]{m: m, gen: c.gen}
+		s = &cowShard[V]{keys: slices.Clip(slices.Clone(s.keys)), vals: slices.Clip(slices.Clone(s.vals)), gen: c.gen}
 		c.shards[i] = s
 	}
 	return s
@@ -83,10 +91,14 @@ func (c *cowMap[V]) writable(k string) *cowShard[V] {
 
 func (c *cowMap[V]) set(k string, v V) {
 	s := c.writable(k)
-	if _, had := s.m[k]; !had {
-		c.n++
+	i, found := s.find(k)
+	if found {
+		s.vals[i] = v
+		return
 	}
-	s.m[k] = v
+	s.keys = slices.Insert(s.keys, i, k)
+	s.vals = slices.Insert(s.vals, i, v)
+	c.n++
 	if len(c.shards) == 1 && c.n >= cowSplitAt {
 		c.split()
 	}
@@ -94,15 +106,17 @@ func (c *cowMap[V]) set(k string, v V) {
 
 // split spreads a one-shard map over cowMaxShards shards.
 func (c *cowMap[V]) split() {
-	old := c.shards[0].m
+	old := c.shards[0]
 	c.shards = make([]*cowShard[V], cowMaxShards)
 	c.shared = false
-	for k, v := range old {
+	for j, k := range old.keys { // sorted, so every shard stays sorted
 		i := shardIndex(k, cowMaxShards)
 		if c.shards[i] == nil {
-			c.shards[i] = &cowShard[V]{m: map[string]V{}, gen: c.gen}
+			c.shards[i] = &cowShard[V]{gen: c.gen}
 		}
-		c.shards[i].m[k] = v
+		s := c.shards[i]
+		s.keys = append(s.keys, k)
+		s.vals = append(s.vals, old.vals[j])
 	}
 }
 
@@ -110,7 +124,10 @@ func (c *cowMap[V]) del(k string) {
 	if _, ok := c.get(k); !ok {
 		return
 	}
-	delete(c.writable(k).m, k)
+	s := c.writable(k)
+	i, _ := s.find(k)
+	s.keys = slices.Delete(s.keys, i, i+1)
+	s.vals = slices.Delete(s.vals, i, i+1)
 	c.n--
 }
 
@@ -118,10 +135,14 @@ func (c *cowMap[V]) len() int { return c.n }
 
 // each calls fn for every entry, in no particular order.
 func (c *cowMap[V]) each(fn func(k string, v V)) {
-	for _, s := range c.shards {
+	frozenMap[V]{shards: c.shards}.each(fn)
+}
+
+func (f frozenMap[V]) each(fn func(k string, v V)) {
+	for _, s := range f.shards {
 		if s != nil {
-			for k, v := range s.m {
-				fn(k, v)
+			for i, k := range s.keys {
+				fn(k, s.vals[i])
 			}
 		}
 	}
@@ -145,13 +166,7 @@ func (f frozenMap[V]) get(k string) (V, bool) {
 // toMap copies the contents into a plain map.
 func (f frozenMap[V]) toMap() map[string]V {
 	out := make(map[string]V, f.n)
-	for _, s := range f.shards {
-		if s != nil {
-			for k, v := range s.m {
-				out[k] = v
-			}
-		}
-	}
+	f.each(func(k string, v V) { out[k] = v })
 	return out
 }
 
