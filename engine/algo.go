@@ -34,6 +34,23 @@ type channelState struct {
 	// dirty holds the channels whose version changed since the last
 	// checkpoint was stored (a saver stores only those values).
 	dirty map[string]struct{}
+	// scratch is applyWrites' working memory, kept between supersteps.
+	scratch applyScratch
+}
+
+// applyScratch holds applyWrites' temporary lists; reusing them keeps a
+// superstep from allocating them anew.
+type applyScratch struct {
+	consume, order, live, touched []string
+	byChannel                     map[string][]any
+}
+
+func (sc *applyScratch) reset() {
+	sc.consume, sc.order, sc.live, sc.touched = sc.consume[:0], sc.order[:0], sc.live[:0], sc.touched[:0]
+	if sc.byChannel == nil {
+		sc.byChannel = map[string][]any{}
+	}
+	clear(sc.byChannel)
 }
 
 // setVersion gives channel c version v.
@@ -173,6 +190,9 @@ func pathLess(a, b *task) bool {
 }
 
 func sortTasks(tasks []*task) []*task {
+	if len(tasks) < 2 {
+		return tasks
+	}
 	out := slices.Clone(tasks)
 	sort.SliceStable(out, func(i, j int) bool { return pathLess(out[i], out[j]) })
 	return out
@@ -185,8 +205,9 @@ func sortTasks(tasks []*task) []*task {
 // (the next planning hint), sorted.
 func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	tasks = sortTasks(tasks)
+	sc := &cs.scratch
+	sc.reset()
 	bump := false
-	var toConsume []string
 	for _, t := range tasks {
 		if len(t.triggers) > 0 {
 			bump = true
@@ -203,19 +224,18 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 				seen[trig] = v
 				cs.seen.set(t.name, seen)
 			}
-			if trig != Push && trig != InterruptChannel && !slices.Contains(toConsume, trig) {
-				toConsume = append(toConsume, trig)
+			if trig != Push && trig != InterruptChannel && !slices.Contains(sc.consume, trig) {
+				sc.consume = append(sc.consume, trig)
 			}
 		}
 	}
 	maxV := cs.maxV
-	var touched []string
 	consumed := false
-	for _, c := range toConsume {
+	for _, c := range sc.consume {
 		if ch, ok := cs.channels[c]; ok && ch.consume() {
 			cs.setVersion(c, maxV+1)
 			consumed = true
-			touched = append(touched, c)
+			sc.touched = append(sc.touched, c)
 		}
 	}
 	if consumed {
@@ -223,8 +243,6 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	}
 	next := maxV + 1
 
-	var order []string
-	byChannel := map[string][]any{}
 	for _, t := range tasks {
 		for _, w := range t.writes {
 			if reservedWrite(w.Channel) {
@@ -233,48 +251,44 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			if _, known := cs.channels[w.Channel]; !known {
 				continue // LangGraph ignores writes to unknown channels
 			}
-			if _, seen := byChannel[w.Channel]; !seen {
-				order = append(order, w.Channel)
+			vals, seen := sc.byChannel[w.Channel]
+			if !seen {
+				sc.order = append(sc.order, w.Channel)
 			}
-			byChannel[w.Channel] = append(byChannel[w.Channel], w.Value)
+			sc.byChannel[w.Channel] = append(vals, w.Value)
 		}
 	}
-	updated := map[string]bool{}
-	for _, c := range order {
+	var out []string
+	for _, c := range sc.order {
 		ch := cs.channels[c]
-		changed, err := ch.update(byChannel[c])
+		changed, err := ch.update(sc.byChannel[c])
 		if err != nil {
 			return nil, err
 		}
 		if changed {
 			cs.setVersion(c, next)
-			touched = append(touched, c)
+			sc.touched = append(sc.touched, c)
 			if _, avail := ch.get(); avail {
-				updated[c] = true
+				out = append(out, c)
 			}
 		}
 	}
 	if bump {
-		live := make([]string, 0, len(cs.live))
 		for c := range cs.live {
-			if !updated[c] {
-				live = append(live, c)
+			if !slices.Contains(out, c) {
+				sc.live = append(sc.live, c)
 			}
 		}
-		sort.Strings(live)
-		for _, c := range live {
+		sort.Strings(sc.live)
+		for _, c := range sc.live {
 			if changed, _ := cs.channels[c].update(nil); changed {
 				cs.setVersion(c, next)
-				touched = append(touched, c)
+				sc.touched = append(sc.touched, c)
 			}
 		}
 	}
-	for _, c := range touched {
+	for _, c := range sc.touched {
 		cs.refresh(c)
-	}
-	out := make([]string, 0, len(updated))
-	for c := range updated {
-		out = append(out, c)
 	}
 	sort.Strings(out)
 	return out, nil
