@@ -42,15 +42,37 @@ type channelState struct {
 // superstep from allocating them anew.
 type applyScratch struct {
 	consume, order, live, touched []string
-	byChannel                     map[string][]any
+	// byChannel groups a superstep's writes; an entry belongs to this
+	// superstep when its gen is the current one (its slice is reused).
+	byChannel map[string]*channelWrites
+	gen       uint64
+}
+
+type channelWrites struct {
+	gen  uint64
+	vals []any
 }
 
 func (sc *applyScratch) reset() {
 	sc.consume, sc.order, sc.live, sc.touched = sc.consume[:0], sc.order[:0], sc.live[:0], sc.touched[:0]
 	if sc.byChannel == nil {
-		sc.byChannel = map[string][]any{}
+		sc.byChannel = map[string]*channelWrites{}
 	}
-	clear(sc.byChannel)
+	sc.gen++
+}
+
+// add groups value under channel, noting a channel's first write.
+func (sc *applyScratch) add(channel string, value any) {
+	cw := sc.byChannel[channel]
+	if cw == nil {
+		cw = &channelWrites{}
+		sc.byChannel[channel] = cw
+	}
+	if cw.gen != sc.gen {
+		cw.gen, cw.vals = sc.gen, cw.vals[:0]
+		sc.order = append(sc.order, channel)
+	}
+	cw.vals = append(cw.vals, value)
 }
 
 // setVersion gives channel c version v.
@@ -251,17 +273,15 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			if _, known := cs.channels[w.Channel]; !known {
 				continue // LangGraph ignores writes to unknown channels
 			}
-			vals, seen := sc.byChannel[w.Channel]
-			if !seen {
-				sc.order = append(sc.order, w.Channel)
-			}
-			sc.byChannel[w.Channel] = append(vals, w.Value)
+			sc.add(w.Channel, w.Value)
 		}
 	}
-	var out []string
+	out := make([]string, 0, len(sc.order))
 	for _, c := range sc.order {
 		ch := cs.channels[c]
-		changed, err := ch.update(sc.byChannel[c])
+		cw := sc.byChannel[c]
+		changed, err := ch.update(cw.vals)
+		clear(cw.vals) // the channel keeps what it needs, not the slice
 		if err != nil {
 			return nil, err
 		}

@@ -28,14 +28,18 @@ type cowMap[V any] struct {
 }
 
 type cowShard[V any] struct {
-	keys []string
-	vals []V
-	gen  uint64
+	entries []cowEntry[V] // sorted by key
+	gen     uint64
+}
+
+type cowEntry[V any] struct {
+	key string
+	val V
 }
 
 func (s *cowShard[V]) find(k string) (int, bool) {
-	i := sort.SearchStrings(s.keys, k)
-	return i, i < len(s.keys) && s.keys[i] == k
+	i := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].key >= k })
+	return i, i < len(s.entries) && s.entries[i].key == k
 }
 
 // frozenMap is an immutable snapshot of a cowMap.
@@ -61,7 +65,7 @@ func lookup[V any](shards []*cowShard[V], k string) (V, bool) {
 	s := shards[shardIndex(k, len(shards))]
 	if s != nil {
 		if i, ok := s.find(k); ok {
-			return s.vals[i], true
+			return s.entries[i].val, true
 		}
 	}
 	var zero V
@@ -83,7 +87,7 @@ func (c *cowMap[V]) writable(k string) *cowShard[V] {
 		s = &cowShard[V]{gen: c.gen}
 		c.shards[i] = s
 	case s.gen != c.gen:
-		s = &cowShard[V]{keys: slices.Clip(slices.Clone(s.keys)), vals: slices.Clip(slices.Clone(s.vals)), gen: c.gen}
+		s = &cowShard[V]{entries: slices.Clip(slices.Clone(s.entries)), gen: c.gen}
 		c.shards[i] = s
 	}
 	return s
@@ -93,11 +97,10 @@ func (c *cowMap[V]) set(k string, v V) {
 	s := c.writable(k)
 	i, found := s.find(k)
 	if found {
-		s.vals[i] = v
+		s.entries[i].val = v
 		return
 	}
-	s.keys = slices.Insert(s.keys, i, k)
-	s.vals = slices.Insert(s.vals, i, v)
+	s.entries = slices.Insert(s.entries, i, cowEntry[V]{k, v})
 	c.n++
 	if len(c.shards) == 1 && c.n >= cowSplitAt {
 		c.split()
@@ -109,14 +112,12 @@ func (c *cowMap[V]) split() {
 	old := c.shards[0]
 	c.shards = make([]*cowShard[V], cowMaxShards)
 	c.shared = false
-	for j, k := range old.keys { // sorted, so every shard stays sorted
-		i := shardIndex(k, cowMaxShards)
+	for _, e := range old.entries { // sorted, so every shard stays sorted
+		i := shardIndex(e.key, cowMaxShards)
 		if c.shards[i] == nil {
 			c.shards[i] = &cowShard[V]{gen: c.gen}
 		}
-		s := c.shards[i]
-		s.keys = append(s.keys, k)
-		s.vals = append(s.vals, old.vals[j])
+		c.shards[i].entries = append(c.shards[i].entries, e)
 	}
 }
 
@@ -126,8 +127,7 @@ func (c *cowMap[V]) del(k string) {
 	}
 	s := c.writable(k)
 	i, _ := s.find(k)
-	s.keys = slices.Delete(s.keys, i, i+1)
-	s.vals = slices.Delete(s.vals, i, i+1)
+	s.entries = slices.Delete(s.entries, i, i+1)
 	c.n--
 }
 
@@ -141,8 +141,8 @@ func (c *cowMap[V]) each(fn func(k string, v V)) {
 func (f frozenMap[V]) each(fn func(k string, v V)) {
 	for _, s := range f.shards {
 		if s != nil {
-			for i, k := range s.keys {
-				fn(k, s.vals[i])
+			for _, e := range s.entries {
+				fn(e.key, e.val)
 			}
 		}
 	}
