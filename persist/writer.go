@@ -81,10 +81,9 @@ func newWriter(db *bolt.DB, mode Durability) *writer {
 	return w
 }
 
-// submit queues fn. With DurabilitySync it returns fn's result once its
-// round is committed (and synced); otherwise it returns at once, and a
-// failure surfaces later from submit, flush or close as ErrAsyncWrite.
-func (w *writer) submit(fn txFunc) error {
+// lockOpen takes w.mu for a new write, or refuses it (and leaves w.mu
+// unlocked) when the writer is closed or an unwaited write failed.
+func (w *writer) lockOpen() error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -95,12 +94,19 @@ func (w *writer) submit(fn txFunc) error {
 		w.mu.Unlock()
 		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
 	}
+	return nil
+}
+
+// submit queues fn. With DurabilitySync it returns fn's result once its
+// round is committed (and synced); otherwise it returns at once, and a
+// failure surfaces later from submit, flush or close as ErrAsyncWrite.
+func (w *writer) submit(fn txFunc) error {
+	if err := w.lockOpen(); err != nil {
+		return err
+	}
 	switch {
 	case w.mode == DurabilitySync || len(w.queue) >= maxQueued:
-		o := &op{fn: fn, done: make(chan error, 1)}
-		w.queue = append(w.queue, o)
-		w.lead()
-		return <-o.done
+		return w.wait(fn)
 	case w.mode == DurabilityAsync:
 		w.queue = append(w.queue, &op{fn: fn})
 		w.mu.Unlock()
@@ -132,21 +138,11 @@ func (w *writer) submitSoon(fn txFunc) error {
 	if w.mode != DurabilitySync {
 		return w.submit(fn)
 	}
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
-		return ErrClosed
-	}
-	if w.err != nil {
-		err := w.err
-		w.mu.Unlock()
-		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
+	if err := w.lockOpen(); err != nil {
+		return err
 	}
 	if len(w.queue) >= maxQueued {
-		o := &op{fn: fn, done: make(chan error, 1)}
-		w.queue = append(w.queue, o)
-		w.lead()
-		return <-o.done
+		return w.wait(fn)
 	}
 	w.queue = append(w.queue, &op{fn: fn})
 	if !w.soon {
@@ -172,16 +168,15 @@ func (w *writer) flushSoon() {
 // for operations whose caller must know the outcome (Import). Buffered
 // writes queued before it are committed with it.
 func (w *writer) submitWait(fn txFunc) error {
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
-		return ErrClosed
+	if err := w.lockOpen(); err != nil {
+		return err
 	}
-	if w.err != nil {
-		err := w.err
-		w.mu.Unlock()
-		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
-	}
+	return w.wait(fn)
+}
+
+// wait queues fn, leads if nobody does, and returns fn's result. It is
+// called with w.mu held.
+func (w *writer) wait(fn txFunc) error {
 	o := &op{fn: fn, done: make(chan error, 1)}
 	w.queue = append(w.queue, o)
 	w.lead()
