@@ -61,7 +61,7 @@ func (l *loop) execute(ctx context.Context) error {
 			return l.fail(ctx.Err())
 		}
 		var ne *NodeError
-		if errors.As(firstErr, &ne) && ne.Attempts <= 1 {
+		if errors.As(firstErr, &ne) && abortsSiblings(l.g, ne) {
 			l.abortSiblings(ctx, run, ne)
 		}
 		return l.fail(firstErr)
@@ -84,6 +84,23 @@ func (l *loop) execute(ctx context.Context) error {
 	}
 	l.phase = PhaseExecuted
 	return nil
+}
+
+// abortsSiblings reports whether a failure ends its superstep the way
+// LangGraph.js records a node that fails at once: on its first attempt,
+// before doing any asynchronous work (a retried node and a subgraph have
+// waited, and their siblings' results were recorded meanwhile).
+func abortsSiblings(g *Graph, ne *NodeError) bool {
+	n := g.nodes[ne.Node]
+	return ne.Attempts <= 1 && n != nil && n.subgraph == nil
+}
+
+// AbortsSiblings reports whether err, a run's failure, is the kind after
+// which LangGraph.js records no result for any task of the failed superstep
+// (see abortSiblings). Trace writers use it to match the reference traces.
+func (g *Graph) AbortsSiblings(err error) bool {
+	var ne *NodeError
+	return errors.As(err, &ne) && abortsSiblings(g, ne)
 }
 
 // abortSiblings records, as LangGraph.js does when a task fails without

@@ -269,7 +269,7 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 	// LangGraph.js loses the results of every task of a superstep that a
 	// task failing without retries aborted: the trace shows none of them.
 	var ne *engine.NodeError
-	if errors.As(runErr, &ne) && ne.Attempts <= 1 {
+	if errors.As(runErr, &ne) && r.graph.AbortsSiblings(runErr) {
 		for _, t := range steps[ne.Step] {
 			t.hasResult = false
 		}
