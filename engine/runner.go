@@ -138,6 +138,10 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 	var writes []Write
 	for attempt := 1; ; attempt++ {
 		res.Attempts = attempt
+		// Each attempt re-runs the node from its top: its Interrupt calls
+		// count from the first again, and the answers gathered so far
+		// (the run's plain resume value included) stay matched to them.
+		scope.counter = 0
 		writes, err = l.attempt(ctx, scope, t)
 		if err == nil || scope.interrupt != nil || errors.As(err, new(*InterruptError)) || ctx.Err() != nil {
 			break

@@ -274,6 +274,26 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 			t.hasResult = false
 		}
 	}
+	// The same happens when applying the last superstep's writes fails
+	// right after its tasks ended with no pause for the stream's reader: a
+	// lone task, or an interrupt whose finished siblings' writes conflict.
+	// (LangGraph.js's stream discards chunks still queued when it errors.)
+	var iu *engine.InvalidUpdateError
+	if errors.As(runErr, &iu) && len(steps) > 0 {
+		last := steps[maxStep(steps)]
+		ran, interrupted := 0, false
+		for _, t := range last {
+			if t.hasResult {
+				ran++
+				interrupted = interrupted || len(t.interrupts) > 0
+			}
+		}
+		if ran <= 1 || interrupted {
+			for _, t := range last {
+				t.hasResult = false
+			}
+		}
+	}
 	stepNums := make([]int, 0, len(steps))
 	for s := range steps {
 		stepNums = append(stepNums, s)
@@ -484,6 +504,16 @@ func interruptValues(ins []engine.Interruption) []any {
 		out[i] = in.Value
 	}
 	return out
+}
+
+func maxStep[T any](m map[int]T) int {
+	first, best := true, 0
+	for k := range m {
+		if first || k > best {
+			first, best = false, k
+		}
+	}
+	return best
 }
 
 // summarize keeps the short per-op form of perf traces.
