@@ -156,7 +156,7 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 				outs = append(outs, st.Edge.Render("→ "+e.to))
 			}
 		}
-		line := gut + name + " " + pad(label, labelW) + strings.Join(outs, " ")
+		line := gut + name + " " + pad(label, labelW) + strings.Join(outs, "  ")
 		if focused && i == p.nav.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))
 		}
