@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -133,11 +134,13 @@ func (f answerForm) View(st Styles, w, h int) string {
 // forkForm edits a checkpoint's state as JSON and writes it as a new
 // checkpoint with UpdateState.
 type forkForm struct {
-	cpID  string
-	area  textarea.Model
-	nodes []string // "" (let the engine infer), the nodes, __input__
-	as    int
-	err   string
+	cpID     string
+	area     textarea.Model
+	nodes    []string // "" (let the engine infer), the nodes, __input__
+	as       int
+	err      string
+	orig     map[string]any    // the state the form started from
+	reducers map[string]string // state key -> reducer name
 }
 
 func newForkForm(cpID string, values map[string]any, info engine.GraphInfo) forkForm {
@@ -152,7 +155,71 @@ func newForkForm(cpID string, values map[string]any, info engine.GraphInfo) fork
 		nodes = append(nodes, n.Name)
 	}
 	nodes = append(nodes, engine.AsInput)
-	return forkForm{cpID: cpID, area: ta, nodes: nodes}
+	reducers := map[string]string{}
+	for _, c := range info.Channels {
+		if c.Reducer != "" {
+			reducers[c.Name] = c.Reducer
+		}
+	}
+	return forkForm{cpID: cpID, area: ta, nodes: nodes, orig: values, reducers: reducers}
+}
+
+// update turns the edited state into the update to write: only the keys
+// that changed, since every written key goes through its reducer. An
+// appending key ("add") sends just the items added at its end; a message
+// key (add_messages, merged by id) sends the edited messages and a removal
+// for each one deleted.
+func (f forkForm) update(edited map[string]any) (map[string]any, error) {
+	out := map[string]any{}
+	for k, v := range edited {
+		old, had := f.orig[k]
+		if had && reflect.DeepEqual(engine.Normalize(old), engine.Normalize(v)) {
+			continue
+		}
+		switch f.reducers[k] {
+		case "add":
+			oldList, _ := old.([]any)
+			newList, ok := v.([]any)
+			if !ok || len(newList) < len(oldList) || !reflect.DeepEqual(engine.Normalize(oldList), engine.Normalize(newList[:len(oldList)])) {
+				return nil, fmt.Errorf("%s appends (reducer add): keep its items and add new ones at the end", k)
+			}
+			out[k] = newList[len(oldList):]
+		case "add_messages":
+			msgs, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("%s holds messages: expected a list", k)
+			}
+			kept := map[string]bool{}
+			for _, m := range msgs {
+				if mm, ok := m.(map[string]any); ok {
+					if id, ok := mm["id"].(string); ok {
+						kept[id] = true
+					}
+				}
+			}
+			update := append([]any{}, msgs...)
+			oldMsgs, _ := old.([]any)
+			for _, m := range oldMsgs {
+				if mm, ok := m.(map[string]any); ok {
+					if id, ok := mm["id"].(string); ok && !kept[id] {
+						update = append(update, map[string]any{"remove": id})
+					}
+				}
+			}
+			out[k] = update
+		default:
+			out[k] = v
+		}
+	}
+	for k := range f.orig {
+		if _, kept := edited[k]; !kept && f.reducers[k] == "" {
+			return nil, fmt.Errorf("%s cannot be removed: set it to null instead", k)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("nothing changed: edit a value first")
+	}
+	return out, nil
 }
 
 func (f forkForm) asNode() string { return f.nodes[f.as] }
@@ -163,7 +230,8 @@ func (f forkForm) View(st Styles, w, h int) string {
 		as = "(inferred by the engine)"
 	}
 	head := []string{
-		st.Label.Render("Fork checkpoint " + shortID(f.cpID) + ": edit the state, then ctrl+s"),
+		st.Label.Render("Fork checkpoint "+shortID(f.cpID)+": edit the state, then ctrl+s") +
+			st.Dim.Render("  (changed keys are written through their reducers)"),
 		"as node: " + st.Key.Render(as) + st.Dim.Render("  (ctrl+n to change)"),
 	}
 	tail := st.Dim.Render("ctrl+s write fork · esc cancel")

@@ -701,11 +701,15 @@ func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
 		m.fork.as = (m.fork.as + 1) % len(m.fork.nodes)
 		return nil
 	case key.Matches(msg, k.Submit):
-		vals, err := parseState(m.fork.area.Value())
+		edited, err := parseState(m.fork.area.Value())
+		if err == nil {
+			edited, err = m.fork.update(edited)
+		}
 		if err != nil {
 			m.fork.err = err.Error()
 			return nil
 		}
+		vals := edited
 		id, as := m.fork.cpID, m.fork.asNode()
 		return m.do(opUpdate, func(ctx context.Context, s session) opDoneMsg {
 			v, err := s.UpdateState(ctx, id, vals, as)

@@ -1,0 +1,48 @@
+package tui
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+func TestForkForm_UpdateWritesOnlyChanges(t *testing.T) {
+	info := engine.GraphInfo{Channels: []engine.ChannelInfo{{Name: "drafts", Reducer: "add"}, {Name: "msgs", Reducer: "add_messages"}, {Name: "final"}}}
+	orig := map[string]any{
+		"drafts": []any{"a", "b"},
+		"msgs":   []any{map[string]any{"id": "1", "content": "hi"}, map[string]any{"id": "2", "content": "yo"}},
+		"final":  "b",
+		"topic":  "t",
+	}
+	f := newForkForm("cp", orig, info)
+	got, err := f.update(map[string]any{
+		"drafts": []any{"a", "b", "c"},
+		"msgs":   []any{map[string]any{"id": "1", "content": "hello"}},
+		"final":  "c",
+		"topic":  "t",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"drafts": []any{"c"},
+		"msgs":   []any{map[string]any{"id": "1", "content": "hello"}, map[string]any{"remove": "2"}},
+		"final":  "c",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("update %v, want %v", got, want)
+	}
+	for name, edited := range map[string]map[string]any{
+		"nothing changed":     {"drafts": []any{"a", "b"}, "msgs": orig["msgs"], "final": "b", "topic": "t"},
+		"rewrite an appended": {"drafts": []any{"x"}, "msgs": orig["msgs"], "final": "b", "topic": "t"},
+		"remove a key":        {"drafts": []any{"a", "b"}, "msgs": orig["msgs"], "final": "b"},
+	} {
+		if _, err := f.update(edited); err == nil {
+			t.Errorf("%s: want an error", name)
+		} else if !strings.Contains(err.Error(), " ") {
+			t.Errorf("%s: unhelpful error %q", name, err)
+		}
+	}
+}
