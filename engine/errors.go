@@ -92,7 +92,11 @@ type NodeError struct {
 	TaskID   string
 	Attempts int
 	Panic    bool
-	Err      error
+	// Writers is true when the node's body returned and what it returned
+	// could not be written: an update that is not a map, a bad goto or
+	// Send, a route that failed or went outside its ends.
+	Writers bool
+	Err     error
 }
 
 func (e *NodeError) Error() string {

@@ -92,7 +92,7 @@ func (l *loop) execute(ctx context.Context) error {
 // waited, and their siblings' results were recorded meanwhile).
 func abortsSiblings(g *Graph, ne *NodeError) bool {
 	n := g.nodes[ne.Node]
-	return ne.Attempts <= 1 && n != nil && n.subgraph == nil
+	return ne.Attempts <= 1 && !ne.Writers && n != nil && n.subgraph == nil
 }
 
 // AbortsSiblings reports whether err, a run's failure, is the kind after
@@ -177,12 +177,16 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 	case err != nil:
 		var ne *NodeError
 		if !errors.As(err, &ne) {
-			ne = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Attempts: res.Attempts, Err: err}
+			ne = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Err: err}
 		}
+		ne.Attempts = res.Attempts
+		// A failure in the writers keeps the writes made before it, saved
+		// with the error as LangGraph saves them (they are not applied).
+		t.writes = writes
 		l.mu.Lock()
-		res.Err, res.Done = ne, true
+		res.Err, res.Done, res.Writes = ne, true, writes
 		l.mu.Unlock()
-		saved := []Write{{Channel: ErrorChannel, Value: ne.Error()}}
+		saved := append(slices.Clone(writes), Write{Channel: ErrorChannel, Value: ne.Error()})
 		if scope.hasResume {
 			saved = append(saved, Write{Channel: ResumeChannel, Value: scope.resumeWrite})
 		}
@@ -215,7 +219,7 @@ func (l *loop) emitResult(t *task, res *TaskResult) {
 		return
 	}
 	update := l.g.stateUpdate(t.writes)
-	if res.Interrupts != nil || res.Err != nil {
+	if res.Interrupts != nil {
 		update = map[string]any{}
 	}
 	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
@@ -256,7 +260,11 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	if scope.interrupt != nil {
 		return nil, scope.interrupt
 	}
-	return l.nodeWrites(ctx, t, ret)
+	writes, err = l.nodeWrites(ctx, t, ret)
+	if err != nil {
+		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Writers: true, Err: err}
+	}
+	return writes, err
 }
 
 // startWrites are the writes of the hidden __start__ task: the input's state

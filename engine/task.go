@@ -131,7 +131,7 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 	for _, dest := range gotos {
 		w, err := g.gotoWrite(t.name, dest)
 		if err != nil {
-			return nil, err
+			return writes, err
 		}
 		writes = append(writes, w...)
 	}
@@ -141,11 +141,11 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 		for _, br := range n.branches {
 			dest, err := br.route(ctx, local)
 			if err != nil {
-				return nil, fmt.Errorf("route from %q: %w", t.name, err)
+				return writes, fmt.Errorf("route from %q: %w", t.name, err)
 			}
 			w, err := g.routeWrites(br, dest)
 			if err != nil {
-				return nil, err
+				return writes, err
 			}
 			writes = append(writes, w...)
 		}

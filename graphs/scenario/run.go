@@ -279,7 +279,7 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 	// lone task, or an interrupt whose finished siblings' writes conflict.
 	// (LangGraph.js's stream discards chunks still queued when it errors.)
 	var iu *engine.InvalidUpdateError
-	if errors.As(runErr, &iu) && len(steps) > 0 {
+	if errors.As(runErr, &iu) && !errors.As(runErr, &ne) && len(steps) > 0 {
 		last := steps[maxStep(steps)]
 		ran, interrupted := 0, false
 		for _, t := range last {
