@@ -38,7 +38,8 @@ func reservedWrite(ch string) bool {
 // Sentinel errors.
 var (
 	// ErrEmptyInput is returned when a run has neither input nor anything
-	// to resume ("Received no input writes for __start__").
+	// to resume ("Received no input writes for __start__"), and for a
+	// Command input with nothing in it (a nil resume value included).
 	ErrEmptyInput = errors.New(`received no input writes for "__start__"`)
 	// ErrNoCheckpointer is returned when a feature needs a Saver and the
 	// graph has none (resume, interrupt, state, history).

@@ -220,7 +220,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 			return err
 		}
 		if len(writes) == 0 && l.resumeMap == nil {
-			return fmt.Errorf("received an empty Command as input")
+			return fmt.Errorf("%w: the Command has no update, goto or resume value", ErrEmptyInput)
 		}
 		if len(writes) > 0 {
 			if forks {
