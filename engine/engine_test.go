@@ -431,3 +431,44 @@ func ExampleGraph_Invoke() {
 	fmt.Println(res.Values["total"], res.Values["visited"])
 	// Output: 42 [double]
 }
+
+// Sibling subgraph tasks in lockstep write their checkpoints in turn, and a
+// retried sibling or one that fails leaves the rotation without a deadlock.
+func TestLockstepSubgraphs_NoDeadlockOnFailure(t *testing.T) {
+	var fails atomic.Int32
+	inner, err := engine.NewStateGraph(engine.AppendKey("out"), engine.LastValueKey("i")).
+		AddNode("w", func(_ context.Context, s any) (any, error) {
+			if s.(map[string]any)["i"] == 1.0 && fails.Add(1) == 1 {
+				return nil, errors.New("first try fails")
+			}
+			return map[string]any{"out": []any{s.(map[string]any)["i"]}}, nil
+		}).
+		AddEdge(engine.Start, "w").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("out")).
+		AddNode("split", update()).
+		AddSubgraph("sub", inner, engine.WithRetry(engine.RetryPolicy{MaxAttempts: 2})).
+		AddEdge(engine.Start, "split").
+		AddConditionalEdges("split", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "sub", Arg: map[string]any{"i": 0.0}}, engine.Send{Node: "sub", Arg: map[string]any{"i": 1.0}}, engine.Send{Node: "sub", Arg: map[string]any{"i": 2.0}}}, nil
+		}, "sub"))
+	done := make(chan struct{})
+	var res *engine.Result
+	go func() {
+		defer close(done)
+		res, err = g.Invoke(ctx, map[string]any{"out": []any{}}, engine.OnThread("t"), engine.WithLockstepSubgraphs())
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("lockstep subgraphs deadlocked")
+	}
+	if err != nil || res.Status != engine.StatusDone {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if got := len(res.Values["out"].([]any)); got != 3 {
+		t.Fatalf("out %v: every Send's subgraph must have finished", res.Values["out"])
+	}
+}

@@ -97,6 +97,10 @@ type loop struct {
 	interrupts []PendingInterrupt
 	values     map[string]any // output when the run ended
 	resuming   bool           // LangGraph's __pregel_resuming flag
+	// lockstep orders this superstep's subgraph tasks' checkpoint writes
+	// (WithLockstepSubgraphs); lockstepAt maps their task ids to turns.
+	lockstep   *lockstep
+	lockstepAt map[string]int
 	before     []string
 	after      []string
 }
@@ -376,7 +380,14 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		cp.TS = l.g.clock()
 	}
 	if l.saver != nil {
-		if _, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(l.saver, cp), md, newVersions); err != nil {
+		if ls := l.opts.step; ls != nil {
+			ls.wait(l.opts.stepAt)
+		}
+		_, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(l.saver, cp), md, newVersions)
+		if ls := l.opts.step; ls != nil {
+			ls.pass(l.opts.stepAt)
+		}
+		if err != nil {
 			return fmt.Errorf("saving checkpoint at step %d: %w", l.step, err)
 		}
 	}

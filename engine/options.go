@@ -24,8 +24,14 @@ type RunOptions struct {
 	// Metadata is added to every checkpoint the run writes (Metadata.Extra).
 	Metadata map[string]any
 
+	// LockstepSubgraphs orders the checkpoint writes of sibling subgraph
+	// tasks deterministically (see WithLockstepSubgraphs).
+	LockstepSubgraphs bool
+
 	ns     string
 	parent *taskScope // set for subgraph runs
+	step   *lockstep  // set for a subgraph run ordered with its siblings
+	stepAt int        // its place in step
 }
 
 // RunOption sets a RunOptions field.
@@ -55,6 +61,12 @@ func BreakAfter(nodes ...string) RunOption {
 func WithMetadata(md map[string]any) RunOption {
 	return func(o *RunOptions) { o.Metadata = md }
 }
+
+// WithLockstepSubgraphs makes sibling subgraph tasks of a superstep write
+// their checkpoints in turn, in task order, as LangGraph.js interleaves
+// them, so traces are reproducible byte for byte. Their nodes still run
+// concurrently; a slow sibling delays the others' checkpoint writes.
+func WithLockstepSubgraphs() RunOption { return func(o *RunOptions) { o.LockstepSubgraphs = true } }
 
 // WithHook installs a step hook.
 func WithHook(h StepHook) RunOption { return func(o *RunOptions) { o.Hook = h } }

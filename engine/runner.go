@@ -21,6 +21,21 @@ func (l *loop) execute(ctx context.Context) error {
 			run = append(run, t)
 		}
 	}
+	l.lockstep, l.lockstepAt = nil, nil
+	if l.opts.LockstepSubgraphs {
+		var subs []*task
+		for _, t := range sortTasks(run) {
+			if t.node.subgraph != nil {
+				subs = append(subs, t)
+			}
+		}
+		if len(subs) > 1 {
+			l.lockstep, l.lockstepAt = newLockstep(len(subs)), map[string]int{}
+			for i, t := range subs {
+				l.lockstepAt[t.id] = i
+			}
+		}
+	}
 	// Only siblings need cancelling when one fails; a lone task runs on
 	// the caller's context.
 	stepCtx, cancel := ctx, context.CancelFunc(func() {})

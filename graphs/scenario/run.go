@@ -204,7 +204,9 @@ type stepTask struct {
 }
 
 func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
-	opts := []engine.RunOption{engine.OnThread(op.Thread)}
+	// Sibling subgraphs write their checkpoints in turn, as LangGraph.js
+	// interleaves them, so the trace is the same on every run.
+	opts := []engine.RunOption{engine.OnThread(op.Thread), engine.WithLockstepSubgraphs()}
 	if op.RecursionLimit > 0 {
 		opts = append(opts, engine.WithRecursionLimit(op.RecursionLimit))
 	}
