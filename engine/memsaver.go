@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -31,9 +32,47 @@ type memWriteKey struct {
 	slot int
 }
 
+// memWrites holds one checkpoint's pending writes in save order; an index
+// is built only once there are many (a wide superstep), since a slice scan
+// beats a map for the usual handful.
 type memWrites struct {
-	order []memWriteKey
-	byKey map[memWriteKey]PendingWrite
+	entries []memWriteEntry
+	index   map[memWriteKey]int
+}
+
+type memWriteEntry struct {
+	key memWriteKey
+	w   PendingWrite
+}
+
+const memWritesIndexAt = 16
+
+func (w *memWrites) find(k memWriteKey) int {
+	if w.index != nil {
+		if i, ok := w.index[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range w.entries {
+		if w.entries[i].key == k {
+			return i
+		}
+	}
+	return -1
+}
+
+func (w *memWrites) add(k memWriteKey, pw PendingWrite) {
+	w.entries = append(w.entries, memWriteEntry{k, pw})
+	switch {
+	case w.index != nil:
+		w.index[k] = len(w.entries) - 1
+	case len(w.entries) > memWritesIndexAt:
+		w.index = make(map[memWriteKey]int, 2*len(w.entries))
+		for i, e := range w.entries {
+			w.index[e.key] = i
+		}
+	}
 }
 
 var _ Saver = (*MemorySaver)(nil)
@@ -86,14 +125,14 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
 	w := n.writes[cfg.CheckpointID]
 	if w == nil {
-		w = &memWrites{byKey: map[memWriteKey]PendingWrite{}}
+		w = &memWrites{}
 		n.writes[cfg.CheckpointID] = w
 	}
 	base := 0
 	if taskID == NullTaskID {
 		// Null-task writes accumulate across calls.
-		for _, k := range w.order {
-			if k.task == NullTaskID && k.slot >= 0 {
+		for _, e := range w.entries {
+			if e.key.task == NullTaskID && e.key.slot >= 0 {
 				base++
 			}
 		}
@@ -101,14 +140,13 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	for i, wr := range writes {
 		slot := WriteSlot(wr.Channel, base+i)
 		key := memWriteKey{taskID, slot}
-		_, exists := w.byKey[key]
-		if exists && slot >= 0 {
-			continue
+		pw := PendingWrite{TaskID: taskID, Channel: wr.Channel, Value: wr.Value}
+		switch at := w.find(key); {
+		case at < 0:
+			w.add(key, pw)
+		case slot < 0:
+			w.entries[at].w = pw // special writes replace
 		}
-		if !exists {
-			w.order = append(w.order, key)
-		}
-		w.byKey[key] = PendingWrite{TaskID: taskID, Channel: wr.Channel, Value: wr.Value}
 	}
 	return nil
 }
@@ -149,16 +187,16 @@ func sortedPendingWrites(w *memWrites) []PendingWrite {
 	if w == nil {
 		return nil
 	}
-	keys := append([]memWriteKey(nil), w.order...)
-	sort.SliceStable(keys, func(i, j int) bool {
-		if keys[i].task != keys[j].task {
-			return keys[i].task < keys[j].task
+	entries := slices.Clone(w.entries)
+	sort.SliceStable(entries, func(i, j int) bool {
+		if entries[i].key.task != entries[j].key.task {
+			return entries[i].key.task < entries[j].key.task
 		}
-		return keys[i].slot < keys[j].slot
+		return entries[i].key.slot < entries[j].key.slot
 	})
-	out := make([]PendingWrite, len(keys))
-	for i, k := range keys {
-		out[i] = w.byKey[k]
+	out := make([]PendingWrite, len(entries))
+	for i, e := range entries {
+		out[i] = e.w
 	}
 	return out
 }

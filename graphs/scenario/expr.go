@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"unicode/utf16"
 
 	"github.com/expr-lang/expr"
@@ -75,12 +76,18 @@ func (e *Expr) Eval(env Env) (any, error) {
 	if resumes == nil {
 		resumes = []any{}
 	}
-	out, err := expr.Run(e.prog, exprVars{State: state, Resume: env.Resume, Resumes: resumes})
+	machine := vmPool.Get().(*vm.VM)
+	out, err := machine.Run(e.prog, exprVars{State: state, Resume: env.Resume, Resumes: resumes})
+	vmPool.Put(machine)
 	if err != nil {
 		return nil, oneLine(err)
 	}
 	return toValue(out)
 }
+
+// vmPool reuses expression VMs: nodes evaluate expressions on every
+// superstep, and a VM per evaluation is most of their garbage.
+var vmPool = sync.Pool{New: func() any { return new(vm.VM) }}
 
 // oneLine drops the source snippet expr-lang appends to its errors: callers
 // put the message on one line after the file position of the expression.
