@@ -24,9 +24,14 @@ run:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-## fuzz: longer fuzzing of the decoders and loaders (not part of make test).
+## fuzz: longer fuzzing of the decoders and loaders (not part of make test;
+## make test runs every fuzz target's seeds). FUZZTIME per target.
+FUZZTIME ?= 60s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./graphs/scenario/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./graphs/scenario/
+	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./persist/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeValue$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./persist/
+	$(GO) test -run '^$$' -fuzz '^FuzzEncodeString$$' -fuzztime $(FUZZTIME) ./engine/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
