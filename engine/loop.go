@@ -123,6 +123,8 @@ type TaskResult struct {
 	Done       bool
 	// Aborted marks a task whose superstep another task's failure ended.
 	Aborted bool
+	// Answered marks a task whose Interrupt calls returned answers.
+	Answered bool
 }
 
 func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, error) {

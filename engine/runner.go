@@ -120,9 +120,9 @@ func (g *Graph) AbortsSiblings(err error) bool {
 
 // abortSiblings records, as LangGraph.js does when a task fails without
 // retrying, that the failure aborted every other task of the superstep: each
-// gets an error write next to whatever it saved, so the thread's state shows
-// the whole superstep as failed. Finished siblings keep their writes and are
-// not run again on resume.
+// gets an error write next to the state-key writes it made, so the thread's
+// state shows the whole superstep as failed. Siblings that wrote are not run
+// again on resume.
 func (l *loop) abortSiblings(ctx context.Context, run []*task, failed *NodeError) {
 	for _, t := range run {
 		if t.id == failed.TaskID {
@@ -130,16 +130,27 @@ func (l *loop) abortSiblings(ctx context.Context, run []*task, failed *NodeError
 		}
 		res := l.results[t.id]
 		l.mu.Lock()
-		res.Aborted = true
-		hasErr := res.Err != nil
+		settled := res.Err != nil || res.Interrupts != nil // failed or interrupted on its own
+		if !settled {
+			res.Aborted = true
+		}
 		l.mu.Unlock()
-		if hasErr {
+		if settled {
 			continue
 		}
 		msg := fmt.Sprintf("aborted: task %q failed in the same superstep", failed.Node)
-		// One batch with the task's own writes, as the task's commit would
-		// be; regular writes are idempotent, so nothing is stored twice.
-		_ = l.putWrites(context.WithoutCancel(ctx), t.id, append(slices.Clone(t.writes), Write{Channel: ErrorChannel, Value: msg}))
+		// LangGraph.js aborts a sibling between its first writer (the
+		// state update) and the rest: it keeps the state-key writes and
+		// loses its edges and routes, so on resume it is not re-run and
+		// its successors do not fire. One batch, as the task's own commit.
+		var kept []Write
+		for _, w := range t.writes {
+			if l.g.IsStateKey(w.Channel) {
+				kept = append(kept, w)
+			}
+		}
+		t.writes = kept
+		_ = l.putWrites(context.WithoutCancel(ctx), t.id, append(kept, Write{Channel: ErrorChannel, Value: msg}))
 	}
 }
 
@@ -171,6 +182,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 			}
 		}
 	}
+	res.Answered = scope.hasResume
 	var ie *InterruptError
 	switch {
 	case scope.interrupt != nil || errors.As(err, &ie):
@@ -237,7 +249,7 @@ func (l *loop) emitResult(t *task, res *TaskResult) {
 	if res.Interrupts != nil {
 		update = map[string]any{}
 	}
-	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
+	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err, Answered: res.Answered})
 }
 
 // stateUpdate is the state-key part of a task's writes, as a map.

@@ -199,6 +199,7 @@ type stepTask struct {
 	triggers   []string
 	hasResult  bool
 	failed     bool
+	answered   bool
 	writes     map[string]any
 	interrupts []engine.Interruption
 }
@@ -261,7 +262,7 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 			t.push, t.input, t.triggers = e.IsPush, e.Input, e.Triggers
 			return
 		}
-		t.hasResult, t.writes, t.interrupts, t.failed = true, e.Update, e.Interrupts, e.Err != nil
+		t.hasResult, t.writes, t.interrupts, t.failed, t.answered = true, e.Update, e.Interrupts, e.Err != nil, e.Answered
 	}))
 	var res *engine.Result
 	if runErr == nil {
@@ -275,23 +276,35 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		for _, t := range steps[ne.Step] {
 			t.hasResult = false
 		}
+		// It reads about half of the step's task-start events before the
+		// error arrives: the first ⌊(k+1)/2⌋+1 of k, in the order they were
+		// emitted (as observed in LangGraph.js 1.7.3).
+		ids := order[ne.Step]
+		if keep := (len(ids)+1)/2 + 1; keep < len(ids) {
+			for _, id := range ids[keep:] {
+				delete(steps[ne.Step], id)
+			}
+			order[ne.Step] = ids[:keep]
+		}
 	}
-	// The same happens when applying the last superstep's writes fails
-	// right after its tasks ended with no pause for the stream's reader: a
-	// lone task, or an interrupt whose finished siblings' writes conflict.
-	// (LangGraph.js's stream discards chunks still queued when it errors.)
+	// Applying the last superstep's writes can fail right after its tasks
+	// ended (two values for a LastValue key). LangGraph.js then loses some
+	// task results, as its stream discards what is still queued when it
+	// errors. Observed in 1.7.3: with an interrupt in the step, all of them;
+	// otherwise those of the tasks that did not write the conflicting key —
+	// all of them in a fresh superstep, only the ones that resumed an
+	// interrupt in a superstep whose other tasks were reused.
 	var iu *engine.InvalidUpdateError
 	if errors.As(runErr, &iu) && !errors.As(runErr, &ne) && len(steps) > 0 {
 		last := steps[maxStep(steps)]
-		ran, interrupted := 0, false
+		interrupted, reusedSome := false, false
 		for _, t := range last {
-			if t.hasResult {
-				ran++
-				interrupted = interrupted || len(t.interrupts) > 0
-			}
+			interrupted = interrupted || len(t.interrupts) > 0
+			reusedSome = reusedSome || !t.hasResult
 		}
-		if ran <= 1 || interrupted {
-			for _, t := range last {
+		for _, t := range last {
+			_, wrote := t.writes[iu.Channel]
+			if interrupted || (!wrote && (!reusedSome || t.answered)) {
 				t.hasResult = false
 			}
 		}
@@ -305,7 +318,10 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 	for _, s := range stepNums {
 		var tasks []any
 		for _, id := range order[s] {
-			t := steps[s][id]
+			t, ok := steps[s][id]
+			if !ok {
+				continue
+			}
 			tr := map[string]any{"name": t.name}
 			if t.push {
 				tr["input"] = plain(t.input)
