@@ -288,25 +288,56 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		}
 	}
 	// Applying the last superstep's writes can fail right after its tasks
-	// ended (two values for a LastValue key). LangGraph.js then loses some
-	// task results, as its stream discards what is still queued when it
-	// errors. Observed in 1.7.3: with an interrupt in the step, all of them;
-	// otherwise those of the tasks that did not write the conflicting key —
-	// all of them in a fresh superstep, only the ones that resumed an
-	// interrupt in a superstep whose other tasks were reused.
+	// ended (two values for a LastValue key). LangGraph.js's stream then
+	// discards what its reader has not taken yet: with an interrupt in the
+	// step, every task result; otherwise all but the first five chunks of
+	// the step — its task-start events in the order they were emitted, then
+	// the task results in the same order. (Observed in 1.7.3 by running
+	// generated scenarios through the oracle.)
 	var iu *engine.InvalidUpdateError
 	if errors.As(runErr, &iu) && !errors.As(runErr, &ne) && len(steps) > 0 {
-		last := steps[maxStep(steps)]
-		interrupted, reusedSome := false, false
+		at := maxStep(steps)
+		last, ids := steps[at], order[at]
+		interrupted := false
 		for _, t := range last {
 			interrupted = interrupted || len(t.interrupts) > 0
-			reusedSome = reusedSome || !t.hasResult
 		}
-		for _, t := range last {
-			_, wrote := t.writes[iu.Channel]
-			if interrupted || (!wrote && (!reusedSome || t.answered)) {
+		const read = 5
+		for i, id := range ids {
+			t := last[id]
+			switch {
+			case i >= read:
+				delete(last, id)
+			case interrupted:
 				t.hasResult = false
 			}
+		}
+		if !interrupted {
+			reusedSome := false
+			for _, t := range last {
+				reusedSome = reusedSome || !t.hasResult
+			}
+			n := min(len(ids), read)
+			for _, id := range ids {
+				t, ok := last[id]
+				if !ok || !t.hasResult {
+					continue
+				}
+				// A resumed task that answered an interrupt and did not
+				// take part in the conflict also loses its result.
+				if _, wrote := t.writes[iu.Channel]; reusedSome && t.answered && !wrote {
+					t.hasResult = false
+					continue
+				}
+				if n < read {
+					n++
+				} else {
+					t.hasResult = false
+				}
+			}
+		}
+		if len(ids) > read {
+			order[at] = ids[:read]
 		}
 	}
 	stepNums := make([]int, 0, len(steps))
