@@ -68,5 +68,7 @@ def gen(seed):
         ops.append({"op": "invoke", "at": {"step": 0}, "input": None, "recursion_limit": 30})
     ops.append({"op": "history"})
     return {"name": f"fuzz_{seed}", "state": {"log": "add", "n": None}, "nodes": nodes, "edges": edges, "branches": branches, "ops": ops}
+import os
+os.makedirs("/tmp/fuzzsc", exist_ok=True)
 for s in range(int(sys.argv[1]), int(sys.argv[2])):
     json.dump(gen(s), open(f"/tmp/fuzzsc/fuzz_{s}.json", "w"), indent=1)
