@@ -502,13 +502,11 @@ func (l *loop) reuseSavedWrites() {
 	for _, t := range l.tasks {
 		byID[t.id] = t
 	}
-	for _, pw := range l.pending.all() {
+	all := l.pending.all()
+	aborted := abortedTasks(all)
+	for _, pw := range all {
 		t := byID[pw.TaskID]
-		if t == nil {
-			continue
-		}
-		switch pw.Channel {
-		case InterruptChannel, ResumeChannel, ErrorChannel, ScheduledChannel, "__error_source_node__":
+		if t == nil || !l.g.reusable(pw, aborted) {
 			continue
 		}
 		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})
@@ -516,6 +514,36 @@ func (l *loop) reuseSavedWrites() {
 		r.Reused, r.Done = true, true
 		r.Writes = t.writes
 	}
+}
+
+// abortMarker is the __error__ value of a task aborted by a sibling's
+// failure (see abortSiblings).
+func abortMarker(by string) map[string]any { return map[string]any{"aborted_by": by} }
+
+// abortedTasks lists the tasks whose saved error is an abort marker.
+func abortedTasks(ws []PendingWrite) map[string]bool {
+	var out map[string]bool
+	for _, w := range ws {
+		if m, ok := w.Value.(map[string]any); ok && w.Channel == ErrorChannel && m["aborted_by"] != nil {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[w.TaskID] = true
+		}
+	}
+	return out
+}
+
+// reusable reports whether a saved write counts as the task's output when
+// its superstep is resumed: bookkeeping writes never do, and a task aborted
+// by a sibling's failure keeps only its state-key writes (LangGraph.js
+// aborted it after its state update, before its edges and routes).
+func (g *Graph) reusable(pw PendingWrite, aborted map[string]bool) bool {
+	switch pw.Channel {
+	case InterruptChannel, ResumeChannel, ErrorChannel, ScheduledChannel, "__error_source_node__":
+		return false
+	}
+	return !aborted[pw.TaskID] || g.IsStateKey(pw.Channel)
 }
 
 func (l *loop) fail(err error) error {

@@ -138,7 +138,7 @@ func (l *loop) abortSiblings(ctx context.Context, run []*task, failed *NodeError
 		if settled {
 			continue
 		}
-		msg := fmt.Sprintf("aborted: task %q failed in the same superstep", failed.Node)
+		msg := abortMarker(failed.Node)
 		// LangGraph.js aborts a sibling between its first writer (the
 		// state update) and the rest: it keeps the state-key writes and
 		// loses its edges and routes, so on resume it is not re-run and

@@ -126,9 +126,13 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		byID[tk.id] = tk
 	}
 	if applyPending {
+		aborted := abortedTasks(t.PendingWrites)
 		for _, pw := range t.PendingWrites {
 			tk := byID[pw.TaskID]
 			if tk == nil || pw.Channel == ErrorChannel || pw.Channel == InterruptChannel || pw.Channel == ScheduledChannel {
+				continue
+			}
+			if aborted[pw.TaskID] && !g.IsStateKey(pw.Channel) {
 				continue
 			}
 			tk.writes = append(tk.writes, Write{Channel: pw.Channel, Value: pw.Value})
@@ -165,7 +169,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			switch pw.Channel {
 			case ErrorChannel:
 				if st.Error == "" {
-					st.Error = fmt.Sprint(pw.Value)
+					st.Error = errorText(pw.Value)
 				}
 			case InterruptChannel:
 				st.Interrupts = append(st.Interrupts, interruptionsOf(pw.Value)...)
@@ -273,9 +277,13 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		for _, t := range ts {
 			byID[t.id] = t
 		}
+		aborted := abortedTasks(saved.PendingWrites)
 		for _, pw := range saved.PendingWrites {
 			t := byID[pw.TaskID]
 			if t == nil || pw.Channel == ErrorChannel || pw.Channel == InterruptChannel || pw.Channel == ScheduledChannel {
+				continue
+			}
+			if aborted[pw.TaskID] && !g.IsStateKey(pw.Channel) {
 				continue
 			}
 			t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})
@@ -405,4 +413,12 @@ func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 		return all[len(all)-1].node, nil
 	}
 	return "", &InvalidUpdateError{Msg: "ambiguous update: specify the node to apply it as"}
+}
+
+// errorText renders a saved __error__ value for people.
+func errorText(v any) string {
+	if m, ok := v.(map[string]any); ok && m["aborted_by"] != nil {
+		return fmt.Sprintf("aborted: %v failed in the same superstep", m["aborted_by"])
+	}
+	return fmt.Sprint(v)
 }
