@@ -327,7 +327,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	var tasks []*task
 	if tc, ok := cs.channels[TasksChannel].(*topic); ok {
 		for i, packet := range tc.vals {
-			s, ok := packet.(Send)
+			s, ok := asSend(packet)
 			if !ok {
 				continue
 			}
@@ -442,4 +442,31 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		cp.UpdatedChannels = append([]string{}, updated...)
 	}
 	return cp
+}
+
+// asSend reads a Send packet: a Send, or the plain {"node", "args"} object a
+// Send becomes once stored and loaded again, which LangGraph.js accepts as
+// a packet too.
+func asSend(v any) (Send, bool) {
+	switch x := v.(type) {
+	case Send:
+		return x, true
+	case map[string]any:
+		node, ok := x["node"].(string)
+		if _, hasArgs := x["args"]; ok && hasArgs && len(x) == 2 {
+			return Send{Node: node, Arg: x["args"]}, true
+		}
+	}
+	return Send{}, false
+}
+
+// storedSend is the form a Send packet takes once it went through storage:
+// LangGraph.js does not revive Send objects from its checkpointer, so
+// packets loaded back are plain {"node", "args"} objects, and its traces
+// show them so.
+func storedSend(v any) any {
+	if s, ok := v.(Send); ok {
+		return map[string]any{"node": s.Node, "args": s.Arg}
+	}
+	return v
 }

@@ -39,7 +39,10 @@ func (c *topic) snapshot() (any, bool) {
 
 func (c *topic) restore(v any) {
 	l, _ := v.([]any)
-	c.vals = slices.Clone(l)
+	c.vals = make([]any, len(l))
+	for i, p := range l {
+		c.vals[i] = storedSend(p)
+	}
 }
 
 func (c *topic) clone() channel { return &topic{name: c.name, vals: slices.Clone(c.vals)} }

@@ -3,7 +3,8 @@ package engine
 import "sync"
 
 // lockstep orders the checkpoint writes of sibling subgraphs that run in
-// one superstep: round-robin in task order, one write each per turn, as
+// one superstep: round-robin in planning order (Sends first, then
+// triggered nodes), one write each per turn, as
 // LangGraph.js's single-threaded event loop interleaves them. Their work
 // still runs concurrently; only the writes wait for their turn. Used when a
 // run asks for reproducible traces (WithLockstepSubgraphs).

@@ -509,7 +509,11 @@ func (l *loop) reuseSavedWrites() {
 		if t == nil || !l.g.reusable(pw, aborted) {
 			continue
 		}
-		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})
+		v := pw.Value
+		if pw.Channel == TasksChannel {
+			v = storedSend(v) // a reused Send went through storage
+		}
+		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: v})
 		r := l.results[t.id]
 		r.Reused, r.Done = true, true
 		r.Writes = t.writes

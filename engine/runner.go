@@ -24,7 +24,8 @@ func (l *loop) execute(ctx context.Context) error {
 	l.lockstep, l.lockstepAt = nil, nil
 	if l.opts.LockstepSubgraphs {
 		var subs []*task
-		for _, t := range sortTasks(run) {
+		// Planning order (Sends first), the order LangGraph.js starts them.
+		for _, t := range run {
 			if t.node.subgraph != nil {
 				subs = append(subs, t)
 			}
