@@ -16,12 +16,12 @@ func ExampleApp_Run() {
 	// Output:
 	// graph TD;
 	// 	__start__([<p>__start__</p>]):::first
-	// 	a(a)
-	// 	b(b)
+	// 	n0("a")
+	// 	n1("b")
 	// 	__end__([<p>__end__</p>]):::last
-	// 	__start__ --> a;
-	// 	a --> b;
-	// 	b --> __end__;
+	// 	__start__ --> n0;
+	// 	n0 --> n1;
+	// 	n1 --> __end__;
 	// 	classDef default fill:#f2f0ff,line-height:1.2;
 	// 	classDef first fill-opacity:0;
 	// 	classDef last fill:#bfb6fc;

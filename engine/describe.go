@@ -71,25 +71,22 @@ func (g *Graph) Subgraph(node string) *Graph {
 
 // Mermaid renders the graph as a Mermaid flowchart: solid arrows for edges,
 // dotted ones for conditional edges and Command destinations, and a join
-// point for multi-source edges.
+// point for multi-source edges. Node ids are generated, names are labels,
+// so any node name renders.
 func (g *Graph) Mermaid() string {
 	var b strings.Builder
 	b.WriteString("graph TD;\n")
-	id := func(n string) string {
-		switch n {
-		case Start:
-			return "__start__([<p>__start__</p>]):::first"
-		case End:
-			return "__end__([<p>__end__</p>]):::last"
-		}
-		return n + "(" + n + ")"
+	ids := map[string]string{Start: "__start__", End: "__end__"}
+	for i, n := range g.nodeOrder[1:] {
+		ids[n] = fmt.Sprintf("n%d", i)
 	}
-	ref := func(n string) string { return n }
-	b.WriteString("\t" + id(Start) + "\n")
+	ref := func(n string) string { return ids[n] }
+	label := func(n string) string { return strings.ReplaceAll(n, `"`, "#quot;") }
+	b.WriteString("\t__start__([<p>__start__</p>]):::first\n")
 	for _, n := range g.nodeOrder[1:] {
-		b.WriteString("\t" + id(n) + "\n")
+		fmt.Fprintf(&b, "\t%s(\"%s\")\n", ids[n], label(n))
 	}
-	b.WriteString("\t" + id(End) + "\n")
+	b.WriteString("\t__end__([<p>__end__</p>]):::last\n")
 	for i, e := range g.edges {
 		switch {
 		case e.Join:
@@ -101,7 +98,7 @@ func (g *Graph) Mermaid() string {
 			fmt.Fprintf(&b, "\t%s --> %s;\n", j, ref(e.To))
 		case e.Conditional:
 			if e.To == "*" {
-				fmt.Fprintf(&b, "\t%s -.->|any| %s;\n", ref(e.From[0]), ref(End))
+				fmt.Fprintf(&b, "\t%s -.->|any node| %s;\n", ref(e.From[0]), ref(End))
 				continue
 			}
 			fmt.Fprintf(&b, "\t%s -.-> %s;\n", ref(e.From[0]), ref(e.To))
@@ -111,7 +108,7 @@ func (g *Graph) Mermaid() string {
 	}
 	for _, name := range g.nodeOrder[1:] {
 		for _, t := range g.nodes[name].ends {
-			fmt.Fprintf(&b, "\t%s -.->|goto| %s;\n", name, t)
+			fmt.Fprintf(&b, "\t%s -.->|goto| %s;\n", ref(name), ref(t))
 		}
 	}
 	b.WriteString("\tclassDef default fill:#f2f0ff,line-height:1.2;\n\tclassDef first fill-opacity:0;\n\tclassDef last fill:#bfb6fc;\n")
