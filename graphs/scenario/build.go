@@ -140,7 +140,9 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 
 func keySpec(k StateKey) engine.KeySpec {
 	dflt := k.Default
-	mk := func() any { return deepCopy(dflt) }
+	// A fresh copy for every thread: engine.Normalize rebuilds lists and
+	// maps.
+	mk := func() any { return engine.Normalize(dflt) }
 	switch k.Reducer {
 	case ReducerAdd:
 		s := engine.AppendKey(k.Name)
@@ -154,23 +156,6 @@ func keySpec(k StateKey) engine.KeySpec {
 	return engine.LastValueKey(k.Name)
 }
 
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = deepCopy(e)
-		}
-		return out
-	}
-	return v
-}
 
 // nodeFunc is a scripted node: interrupts first (each returns its answer),
 // then the scripted failure, the sleep, and finally update and goto,
