@@ -156,7 +156,6 @@ func keySpec(k StateKey) engine.KeySpec {
 	return engine.LastValueKey(k.Name)
 }
 
-
 // nodeFunc is a scripted node: interrupts first (each returns its answer),
 // then the scripted failure, the sleep, and finally update and goto,
 // evaluated on the node's input.
