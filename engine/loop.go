@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 )
 
@@ -239,7 +240,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		}
 	}
 	var nullWrites []Write
-	for _, pw := range append(l.pending.null, carried...) {
+	for _, pw := range slices.Concat(l.pending.null, carried) {
 		if pw.TaskID == NullTaskID {
 			nullWrites = append(nullWrites, Write{Channel: pw.Channel, Value: pw.Value})
 		}
@@ -292,6 +293,8 @@ func (l *loop) first(ctx context.Context, input any) error {
 			return err
 		}
 	case nestedResuming:
+		// A subgraph resumed by its parent with nothing of its own to
+		// resume: nothing to apply (LangGraph.js does the same).
 	default:
 		return ErrEmptyInput
 	}
