@@ -255,86 +255,78 @@ parent. Each line has the id (shortest unique prefix), step, source, the
 tasks planned next, and the interrupts waiting for an answer.`,
 		Example: "  superstep history t1\n  superstep history t1 --graph research --json",
 		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			st, err := a.open(g, true)
-			if err != nil {
-				return err
-			}
-			defer closeStore(st, &err)
-			ctx := cmd.Context()
-			list, err := threadCheckpoints(ctx, st, args[0])
-			if err != nil {
-				return err
-			}
-			gr, err := graphFor(ctx, st, args[0], graphFlag)
-			if err != nil {
-				return err
-			}
-			short := shortIDs(list)
-			type row struct {
-				ID         string   `json:"id"`
-				Parent     string   `json:"parent,omitempty"`
-				Step       int      `json:"step"`
-				Source     string   `json:"source"`
-				Next       []string `json:"next,omitempty"`
-				Writes     int      `json:"writes"`
-				Interrupts []string `json:"interrupts,omitempty"`
-				line       string
-			}
-			rows := make([]row, len(list))
-			for i, t := range list {
-				names, next := taskNames(gr, t)
-				r := row{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next}
-				var shortInts []string // one tree line each: values clipped
-				for _, w := range t.PendingWrites {
-					if !isControlWrite(w.Channel) {
-						r.Writes++
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+				gr, err := graphFor(ctx, st, args[0], graphFlag)
+				if err != nil {
+					return err
+				}
+				short := shortIDs(list)
+				type row struct {
+					ID         string   `json:"id"`
+					Parent     string   `json:"parent,omitempty"`
+					Step       int      `json:"step"`
+					Source     string   `json:"source"`
+					Next       []string `json:"next,omitempty"`
+					Writes     int      `json:"writes"`
+					Interrupts []string `json:"interrupts,omitempty"`
+					line       string
+				}
+				rows := make([]row, len(list))
+				for i, t := range list {
+					names, next := taskNames(gr, t)
+					r := row{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next}
+					var shortInts []string // one tree line each: values clipped
+					for _, w := range t.PendingWrites {
+						if !isControlWrite(w.Channel) {
+							r.Writes++
+						}
 					}
-				}
-				for _, in := range openInterrupts(t) {
-					who := names[in.TaskID]
-					if who == "" {
-						who = "task " + in.TaskID[:8]
+					for _, in := range openInterrupts(t) {
+						who := names[in.TaskID]
+						if who == "" {
+							who = "task " + in.TaskID[:8]
+						}
+						r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
+						desc := who + ": " + clip(string(engine.MustEncode(in.Value)), 60)
+						shortInts = append(shortInts, desc)
 					}
-					r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
-					desc := who + ": " + clip(string(engine.MustEncode(in.Value)), 60)
-					shortInts = append(shortInts, desc)
-				}
-				desc := fmt.Sprintf("%s step %d %s", short[r.ID], r.Step, r.Source)
-				if gr != nil {
-					if len(next) == 0 {
-						desc += "  next: (end)"
-					} else {
-						desc += "  next: " + strings.Join(next, ",")
+					desc := fmt.Sprintf("%s step %d %s", short[r.ID], r.Step, r.Source)
+					if gr != nil {
+						if len(next) == 0 {
+							desc += "  next: (end)"
+						} else {
+							desc += "  next: " + strings.Join(next, ",")
+						}
 					}
+					if r.Writes > 0 {
+						desc += fmt.Sprintf("  writes: %d", r.Writes)
+					}
+					if len(shortInts) > 0 {
+						desc += "  interrupted: " + strings.Join(shortInts, "; ")
+					}
+					r.line = desc
+					rows[i] = r
 				}
-				if r.Writes > 0 {
-					desc += fmt.Sprintf("  writes: %d", r.Writes)
+				if g.json {
+					return writeJSON(a.Stdout, rows)
 				}
-				if len(shortInts) > 0 {
-					desc += "  interrupted: " + strings.Join(shortInts, "; ")
+				ids := make([]string, len(rows))
+				parents := map[string]string{}
+				lines := map[string]string{}
+				for i, r := range rows {
+					ids[i] = r.ID
+					parents[r.ID] = r.Parent
+					lines[r.ID] = r.line
 				}
-				r.line = desc
-				rows[i] = r
-			}
-			if g.json {
-				return writeJSON(a.Stdout, rows)
-			}
-			ids := make([]string, len(rows))
-			parents := map[string]string{}
-			lines := map[string]string{}
-			for i, r := range rows {
-				ids[i] = r.ID
-				parents[r.ID] = r.Parent
-				lines[r.ID] = r.line
-			}
-			for _, l := range drawTree(ids, parents, lines) {
-				fmt.Fprintln(a.Stdout, l)
-			}
-			if gr == nil {
-				fmt.Fprintln(a.Stdout, "(pass --graph to see the tasks planned at each checkpoint)")
-			}
-			return nil
+				for _, l := range drawTree(ids, parents, lines) {
+					fmt.Fprintln(a.Stdout, l)
+				}
+				if gr == nil {
+					fmt.Fprintln(a.Stdout, "(pass --graph to see the tasks planned at each checkpoint)")
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to plan tasks with (default: the one recorded for the thread)")
@@ -400,28 +392,20 @@ node, the tasks planned next, the pending writes saved against it and the
 interrupts waiting for an answer.`,
 		Example: "  superstep show t1\n  superstep show t1 --checkpoint 1f0a3c --json",
 		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			st, err := a.open(g, true)
-			if err != nil {
-				return err
-			}
-			defer closeStore(st, &err)
-			ctx := cmd.Context()
-			list, err := threadCheckpoints(ctx, st, args[0])
-			if err != nil {
-				return err
-			}
-			t := list[0]
-			if ckpt != "" {
-				if t, err = findCheckpoint(list, args[0], ckpt); err != nil {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+				t := list[0]
+				if ckpt != "" {
+					if t, err = findCheckpoint(list, args[0], ckpt); err != nil {
+						return err
+					}
+				}
+				gr, err := graphFor(ctx, st, args[0], graphFlag)
+				if err != nil {
 					return err
 				}
-			}
-			gr, err := graphFor(ctx, st, args[0], graphFlag)
-			if err != nil {
-				return err
-			}
-			return a.writeShow(gr, t, g.json)
+				return a.writeShow(gr, t, g.json)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&ckpt, "checkpoint", "", "checkpoint id or unique prefix (default: the latest)")
@@ -552,25 +536,18 @@ branch or on different ones): for every channel whose value or version
 differs, both values and both versions.`,
 		Example: "  superstep diff t1 1f0a3c 1f0a41\n  superstep diff t1 1f0a3c 1f0a41 --json",
 		Args:    cobra.ExactArgs(3),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			st, err := a.open(g, true)
-			if err != nil {
-				return err
-			}
-			defer closeStore(st, &err)
-			list, err := threadCheckpoints(cmd.Context(), st, args[0])
-			if err != nil {
-				return err
-			}
-			ta, err := findCheckpoint(list, args[0], args[1])
-			if err != nil {
-				return err
-			}
-			tb, err := findCheckpoint(list, args[0], args[2])
-			if err != nil {
-				return err
-			}
-			return a.writeDiff(ta.Checkpoint, tb.Checkpoint, g.json)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.readThread(cmd, g, args[0], func(_ context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+				ta, err := findCheckpoint(list, args[0], args[1])
+				if err != nil {
+					return err
+				}
+				tb, err := findCheckpoint(list, args[0], args[2])
+				if err != nil {
+					return err
+				}
+				return a.writeDiff(ta.Checkpoint, tb.Checkpoint, g.json)
+			})
 		},
 	}
 }
@@ -642,24 +619,17 @@ for it, as one JSON document on stdout: copy a bad run off a server and
 import it on your machine.`,
 		Example: "  superstep export t1 > t1.json\n  ssh server superstep export t1 | superstep import -",
 		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			st, err := a.open(g, true)
-			if err != nil {
-				return err
-			}
-			defer closeStore(st, &err)
-			ctx := cmd.Context()
-			if _, err := threadCheckpoints(ctx, st, args[0]); err != nil {
-				return err
-			}
-			// "" exports the graph record stored with the thread.
-			if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
-				if errors.Is(err, persist.ErrThreadNotFound) {
-					return usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, args[0])
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+				// "" exports the graph record stored with the thread.
+				if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
+					if errors.Is(err, persist.ErrThreadNotFound) {
+						return usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, args[0])
+					}
+					return storeError(err, "export %q", args[0])
 				}
-				return storeError(err, "export %q", args[0])
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 }
@@ -745,4 +715,21 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// readThread opens the database read-only, reads thread's checkpoints
+// (newest first, an error naming the thread when it has none) and runs fn;
+// the database is closed when fn returns.
+func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
+	st, err := a.open(g, true)
+	if err != nil {
+		return err
+	}
+	defer closeStore(st, &err)
+	ctx := cmd.Context()
+	list, err := threadCheckpoints(ctx, st, thread)
+	if err != nil {
+		return err
+	}
+	return fn(ctx, st, list)
 }
