@@ -207,23 +207,18 @@ type storedWrite struct {
 
 func (b *nsBuckets) storedWrites(id string) ([]storedWrite, error) {
 	var out []storedWrite
-	prefix := writePrefix(id)
-	c := b.writes.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		_, task, slot, err := parseWriteKey(k)
-		if err != nil {
-			return nil, corruptf("write key %x: %v", k, err)
-		}
+	err := b.eachWrite(id, func(task string, slot int64, v []byte) error {
 		ch, enc, err := splitWrite(v)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !json.Valid(enc) {
-			return nil, corruptf("write record for %q: value is not JSON", ch)
+			return corruptf("write record for %q: value is not JSON", ch)
 		}
 		out = append(out, storedWrite{task: task, channel: ch, slot: slot, enc: bytes.Clone(enc)})
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // importItem is one validated checkpoint, ready to store.

@@ -863,20 +863,32 @@ func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]
 // special slots (negative) before regular ones by index.
 func (b *nsBuckets) pendingWrites(id string) ([]engine.PendingWrite, error) {
 	var out []engine.PendingWrite
+	err := b.eachWrite(id, func(task string, _ int64, v []byte) error {
+		ch, val, err := decodeWrite(v)
+		if err != nil {
+			return err
+		}
+		out = append(out, engine.PendingWrite{TaskID: task, Channel: ch, Value: val})
+		return nil
+	})
+	return out, err
+}
+
+// eachWrite calls fn for every write record of checkpoint id, in key order.
+// v is valid only during the call.
+func (b *nsBuckets) eachWrite(id string, fn func(task string, slot int64, v []byte) error) error {
 	prefix := writePrefix(id)
 	c := b.writes.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		_, task, _, err := parseWriteKey(k)
+		_, task, slot, err := parseWriteKey(k)
 		if err != nil {
-			return nil, corruptf("write key %x: %v", k, err)
+			return corruptf("write key %x: %v", k, err)
 		}
-		ch, val, err := decodeWrite(v)
-		if err != nil {
-			return nil, err
+		if err := fn(task, slot, v); err != nil {
+			return err
 		}
-		out = append(out, engine.PendingWrite{TaskID: task, Channel: ch, Value: val})
 	}
-	return out, nil
+	return nil
 }
 
 // List implements engine.Saver: newest first (by id, then namespace), with
