@@ -919,13 +919,7 @@ func (m *Model) syncKeys() {
 	k.Back.SetHelp("esc", "back")
 	k.Open.SetHelp("enter", "open")
 	hasSess := m.sess != nil
-	eff := m.mode
-	if eff == modeQuit {
-		eff = m.quitPrev
-	}
-	if eff == modeHelp {
-		eff = m.helpPrev
-	}
+	eff := m.baseMode()
 	if m.mode == modeQuit {
 		k.Yes.SetEnabled(true)
 		k.Yes.SetHelp("y", "quit")
@@ -1123,16 +1117,10 @@ func (m Model) viewBody() string {
 	rw := w - lw
 	topH := (&m).topHeight()
 	botH := bh - topH
-	mode := m.mode
-	if mode == modeQuit {
-		mode = m.quitPrev
+	if m.mode == modeHelp {
+		return st.box("Keys", m.fullHelp(w-2)+"\n\n"+st.Dim.Render("Keys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
 	}
-	if mode == modeHelp {
-		mode = m.helpPrev
-		if m.mode == modeHelp {
-			return st.box("Keys", m.fullHelp(w-2)+"\n\n"+st.Dim.Render("Keys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
-		}
-	}
+	mode := m.baseMode()
 	graph := st.box("Graph · "+m.opts.GraphName, m.graph.View(st, m.bp, m.focus == paneGraph && mode == modeMain, lw-2, topH-2), lw, topH, m.focus == paneGraph && mode == modeMain)
 	chans := st.box(m.chans.title(), m.chans.View(st, m.focus == paneChannels && mode == modeMain, rw-2, topH-2), rw, topH, m.focus == paneChannels && mode == modeMain)
 	seen := st.box("versions_seen · why a node runs", m.seen.View(st, m.focus == paneSeen && mode == modeMain, lw-2, botH-2), lw, botH, m.focus == paneSeen && mode == modeMain)
@@ -1190,4 +1178,17 @@ func (m Model) fullHelp(w int) string {
 		return all
 	}
 	return hm.FullHelpView(groups[:2]) + "\n\n" + hm.FullHelpView(groups[2:])
+}
+
+// baseMode is the screen under the quit prompt and the help overlay: what
+// they were opened over.
+func (m *Model) baseMode() mode {
+	md := m.mode
+	if md == modeQuit {
+		md = m.quitPrev
+	}
+	if md == modeHelp {
+		md = m.helpPrev
+	}
+	return md
 }
