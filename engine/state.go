@@ -101,16 +101,8 @@ func (g *Graph) SnapshotOf(t *CheckpointTuple, applyPending bool) (*StateSnapsho
 
 func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot, error) {
 	cs := newChannelState(g, t.Checkpoint)
-	var nullWrites []Write
-	for _, pw := range t.PendingWrites {
-		if pw.TaskID == NullTaskID {
-			nullWrites = append(nullWrites, Write{Channel: pw.Channel, Value: pw.Value})
-		}
-	}
-	if len(nullWrites) > 0 {
-		if _, err := applyWrites(cs, []*task{{name: InputTask, writes: nullWrites}}); err != nil {
-			return nil, err
-		}
+	if err := applyNullWrites(cs, t.PendingWrites); err != nil {
+		return nil, err
 	}
 	tasks := prepareNextTasks(cs, t.Checkpoint.ID, t.Config.CheckpointNS, t.Metadata.Step+1, planHint{})
 	snap := &StateSnapshot{
@@ -121,22 +113,8 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		Checkpoint:    t.Checkpoint,
 		PendingWrites: t.PendingWrites,
 	}
-	byID := map[string]*task{}
-	for _, tk := range tasks {
-		byID[tk.id] = tk
-	}
 	if applyPending {
-		aborted := abortedTasks(t.PendingWrites)
-		for _, pw := range t.PendingWrites {
-			tk := byID[pw.TaskID]
-			if tk == nil || pw.Channel == ErrorChannel || pw.Channel == InterruptChannel || pw.Channel == ScheduledChannel {
-				continue
-			}
-			if aborted[pw.TaskID] && !g.IsStateKey(pw.Channel) {
-				continue
-			}
-			tk.writes = append(tk.writes, Write{Channel: pw.Channel, Value: pw.Value})
-		}
+		g.attachSavedWrites(tasks, t.PendingWrites)
 		var withWrites []*task
 		for _, tk := range tasks {
 			if len(tk.writes) > 0 {
@@ -273,36 +251,10 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 	}
 	pendingTasks := func() []*task {
 		ts := prepareNextTasks(l.cs, l.cpID, cfg.CheckpointNS, step+1, planHint{})
-		byID := map[string]*task{}
-		for _, t := range ts {
-			byID[t.id] = t
-		}
-		aborted := abortedTasks(saved.PendingWrites)
-		for _, pw := range saved.PendingWrites {
-			t := byID[pw.TaskID]
-			if t == nil || pw.Channel == ErrorChannel || pw.Channel == InterruptChannel || pw.Channel == ScheduledChannel {
-				continue
-			}
-			if aborted[pw.TaskID] && !g.IsStateKey(pw.Channel) {
-				continue
-			}
-			t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})
-		}
+		g.attachSavedWrites(ts, saved.PendingWrites)
 		return ts
 	}
-	applyNull := func() error {
-		var nw []Write
-		for _, pw := range saved.PendingWrites {
-			if pw.TaskID == NullTaskID {
-				nw = append(nw, Write{Channel: pw.Channel, Value: pw.Value})
-			}
-		}
-		if len(nw) == 0 {
-			return nil
-		}
-		_, err := applyWrites(l.cs, []*task{{name: InputTask, writes: nw}})
-		return err
-	}
+	applyNull := func() error { return applyNullWrites(l.cs, saved.PendingWrites) }
 
 	switch asNode {
 	case AsClear:
@@ -421,4 +373,43 @@ func errorText(v any) string {
 		return fmt.Sprintf("aborted: %v failed in the same superstep", m["aborted_by"])
 	}
 	return fmt.Sprint(v)
+}
+
+// applyNullWrites applies the writes saved for no task (Command input, a
+// resume value) to cs, as the input pseudo-task: no superstep bump.
+func applyNullWrites(cs *channelState, pending []PendingWrite) error {
+	var ws []Write
+	for _, pw := range pending {
+		if pw.TaskID == NullTaskID {
+			ws = append(ws, Write{Channel: pw.Channel, Value: pw.Value})
+		}
+	}
+	if len(ws) == 0 {
+		return nil
+	}
+	_, err := applyWrites(cs, []*task{{name: InputTask, writes: ws}})
+	return err
+}
+
+// attachSavedWrites gives each task the writes saved for it, as get_state
+// and update_state count them: everything but error, interrupt and
+// scheduled bookkeeping (a resume answer counts, LangGraph's quirk that
+// takes a twice-interrupted task out of next), and only the state writes of
+// a task a sibling's failure aborted.
+func (g *Graph) attachSavedWrites(tasks []*task, pending []PendingWrite) {
+	byID := make(map[string]*task, len(tasks))
+	for _, t := range tasks {
+		byID[t.id] = t
+	}
+	aborted := abortedTasks(pending)
+	for _, pw := range pending {
+		t := byID[pw.TaskID]
+		switch {
+		case t == nil, pw.Channel == ErrorChannel, pw.Channel == InterruptChannel, pw.Channel == ScheduledChannel:
+			continue
+		case aborted[pw.TaskID] && !g.IsStateKey(pw.Channel):
+			continue
+		}
+		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})
+	}
 }
