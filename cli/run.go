@@ -82,14 +82,9 @@ only when the run ends.`,
 			if thread == "" {
 				thread = newThreadID()
 			}
-			exists, err := threadExists(ctx, st, thread)
+			exists, err := checkThread(ctx, st, thread, gr)
 			if err != nil {
 				return err
-			}
-			if exists {
-				if err := sameTopology(ctx, st, thread, gr); err != nil {
-					return err
-				}
 			}
 			switch {
 			case resume != "":
@@ -153,14 +148,9 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string) (err er
 			thread = newThreadID()
 		}
 	}
-	exists, err := threadExists(ctx, st, thread)
+	exists, err := checkThread(ctx, st, thread, gr)
 	if err != nil {
 		return err
-	}
-	if exists {
-		if err := sameTopology(ctx, st, thread, gr); err != nil {
-			return err
-		}
 	}
 	o := DebugOptions{Thread: thread, GraphName: arg, Saver: st, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr}
 	if !exists {
@@ -409,4 +399,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// checkThread reports whether thread exists and, when it does, refuses a
+// graph whose topology differs from the one it was recorded with.
+func checkThread(ctx context.Context, st Store, thread string, gr *engine.Graph) (bool, error) {
+	exists, err := threadExists(ctx, st, thread)
+	if err != nil || !exists {
+		return false, err
+	}
+	return true, sameTopology(ctx, st, thread, gr)
 }
