@@ -18,12 +18,31 @@ func (c *reducerChannel) update(vals []any) (bool, error) {
 	if len(vals) == 0 {
 		return false, nil
 	}
-	if c.appendOnly && c.has {
+	if c.appendOnly && c.has && !anyOverwrite(vals) {
 		return true, c.appendAll(vals)
 	}
+	// LangGraph.js channels/binop.ts update (Python channels/binop.py:123):
+	// the first write of an empty channel is its value; an Overwrite
+	// replaces the value, a second one in the superstep is an error, and
+	// plain writes after it are ignored.
+	if !c.has {
+		first := vals[0]
+		if ov, ok := overwriteValue(first); ok {
+			first = ov
+		}
+		c.val, c.has = first, true
+		vals = vals[1:]
+	}
+	seenOverwrite := false
 	for _, v := range vals {
-		if !c.has {
-			c.val, c.has = v, true
+		if ov, ok := overwriteValue(v); ok {
+			if seenOverwrite {
+				return false, &InvalidUpdateError{Channel: c.name, Msg: "can receive only one Overwrite value per step"}
+			}
+			c.val, seenOverwrite = ov, true
+			continue
+		}
+		if seenOverwrite {
 			continue
 		}
 		next, err := c.fn(c.val, v)

@@ -472,3 +472,42 @@ func TestLockstepSubgraphs_NoDeadlockOnFailure(t *testing.T) {
 		t.Fatalf("out %v: every Send's subgraph must have finished", res.Values["out"])
 	}
 }
+
+// Translated from LangGraph Python tests/test_pregel.py
+// test_overwrite_sequential, test_overwrite_parallel and
+// test_overwrite_parallel_error.
+func TestOverwrite_BypassesReducer(t *testing.T) {
+	write := func(v any) engine.NodeFunc {
+		return func(context.Context, any) (any, error) { return map[string]any{"messages": v}, nil }
+	}
+	t.Run("sequential", func(t *testing.T) {
+		g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("messages")).
+			AddNode("a", write([]any{"a"})).AddNode("b", write(engine.Overwrite{Value: []any{"b"}})).
+			AddEdge(engine.Start, "a").AddEdge("a", "b"))
+		res, err := g.Invoke(ctx, map[string]any{"messages": []any{"START"}})
+		if err != nil || !reflect.DeepEqual(res.Values["messages"], []any{"b"}) {
+			t.Fatalf("got %v, %v", res.Values, err)
+		}
+	})
+	t.Run("parallel", func(t *testing.T) {
+		g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("messages")).
+			AddNode("a", write([]any{"a"})).AddNode("b", write(map[string]any{engine.OverwriteKey: []any{"b"}})).
+			AddNode("c", write([]any{"c"})).AddNode("d", write([]any{"d"})).
+			AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("a", "c").AddEdge("b", "d").AddEdge("c", "d"))
+		res, err := g.Invoke(ctx, map[string]any{"messages": []any{"START"}})
+		if err != nil || !reflect.DeepEqual(res.Values["messages"], []any{"b", "d"}) {
+			t.Fatalf("got %v, %v", res.Values, err)
+		}
+	})
+	t.Run("two in parallel", func(t *testing.T) {
+		g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("messages")).
+			AddNode("a", write([]any{"a"})).AddNode("b", write(engine.Overwrite{Value: []any{"b"}})).
+			AddNode("c", write(engine.Overwrite{Value: []any{"c"}})).
+			AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("a", "c"))
+		_, err := g.Invoke(ctx, map[string]any{"messages": []any{"START"}})
+		var iu *engine.InvalidUpdateError
+		if !errors.As(err, &iu) || iu.Channel != "messages" {
+			t.Fatalf("want an InvalidUpdateError on messages, got %v", err)
+		}
+	})
+}

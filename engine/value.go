@@ -410,6 +410,13 @@ func Normalize(v any) any {
 		return out
 	case Send:
 		return Send{Node: x.Node, Arg: Normalize(x.Arg)}
+	case Overwrite:
+		return map[string]any{OverwriteKey: Normalize(x.Value)}
+	case *Overwrite:
+		if x != nil {
+			return map[string]any{OverwriteKey: Normalize(x.Value)}
+		}
+		return nil
 	default:
 		return v
 	}

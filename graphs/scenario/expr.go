@@ -257,6 +257,7 @@ func (p *jsSubset) Visit(node *ast.Node) {
 // helperNames are the functions scenario expressions may call.
 var helperNames = map[string]bool{
 	"len": true, "str": true, "send": true, "sendEach": true, "join": true, "msg": true, "removeMsg": true,
+	"overwrite": true,
 }
 
 // helperOptions defines the helpers (overriding expr-lang's builtins of the
@@ -273,6 +274,9 @@ var helperOptions = []expr.Option{
 		return map[string]any{"id": a[0], "role": a[1], "content": a[2]}, nil
 	}, new(func(any, any, any) map[string]any)),
 	expr.Function("removeMsg", func(a ...any) (any, error) { return map[string]any{"remove": a[0]}, nil }, new(func(any) map[string]any)),
+	// overwrite(v) is LangGraph's Overwrite in its wire form, which the
+	// engine's reducer keys recognise (engine.Overwrite).
+	expr.Function("overwrite", func(a ...any) (any, error) { return map[string]any{engine.OverwriteKey: a[0]}, nil }, new(func(any) map[string]any)),
 	expr.Function("_truthy", func(a ...any) (any, error) { return truthy(a[0]), nil }, new(func(any) bool)),
 	expr.Function("_get", func(a ...any) (any, error) { return member(a[0], a[1]) }, new(func(any, any) any)),
 	expr.Function("_mod", func(a ...any) (any, error) { return mod(a[0], a[1]) }, new(func(any, any) float64)),

@@ -123,6 +123,7 @@ func TestEval(t *testing.T) {
 		// msg, removeMsg
 		{"msg('m1', 'user', 'hi')", Env{}, map[string]any{"id": "m1", "role": "user", "content": "hi"}},
 		{"removeMsg('m2')", Env{}, map[string]any{"remove": "m2"}},
+		{"overwrite([1, 'a'])", Env{}, map[string]any{"__overwrite__": []any{1.0, "a"}}},
 
 		// The expressions of the public scenarios and perf workloads.
 		{"['a']", Env{State: st}, []any{"a"}},
