@@ -307,6 +307,21 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			}
 		}
 	}
+	if bump && len(cs.g.finishable) > 0 && !triggersNextStep(cs.g, out) {
+		// Tentatively the last superstep: deferred nodes' channels finish
+		// and may make their nodes runnable (Python pregel/_algo.py:335-342,
+		// LangGraph.js pregel/algo.ts:423-436).
+		for _, c := range cs.g.finishable {
+			ch := cs.channels[c]
+			if ch.finish() {
+				cs.setVersion(c, next)
+				sc.touched = append(sc.touched, c)
+				if _, avail := ch.get(); avail {
+					out = append(out, c)
+				}
+			}
+		}
+	}
 	for _, c := range sc.touched {
 		cs.refresh(c)
 	}

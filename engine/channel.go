@@ -7,6 +7,9 @@ const (
 	KindEphemeral = "EphemeralValue"
 	KindTopic     = "Topic"
 	KindBarrier   = "NamedBarrierValue"
+	// The trigger and join channels of a deferred node.
+	KindLastValueAfterFinish = "LastValueAfterFinish"
+	KindBarrierAfterFinish   = "NamedBarrierValueAfterFinish"
 )
 
 // channel is one named slot of graph state with LangGraph's update rules.
@@ -20,8 +23,8 @@ type channel interface {
 	update(vals []any) (bool, error)
 	// consume is called when a task this channel triggered ran.
 	consume() bool
-	// finish is called when a run looks finished (deferred nodes; none of
-	// our kinds react).
+	// finish is called when a superstep leaves nothing else to run; only
+	// the after-finish channels of deferred nodes react.
 	finish() bool
 	// snapshot returns what a checkpoint stores, and false when nothing is
 	// stored (an empty LastValue or EphemeralValue).

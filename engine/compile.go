@@ -23,11 +23,14 @@ type Graph struct {
 	// triggerToNodes maps a channel to the nodes it triggers, sorted.
 	triggerToNodes map[string][]string
 	edges          []EdgeInfo
-	saver          Saver
-	interrupts     interruptConfig
-	ids            IDSource
-	clock          Clock
-	fingerprint    string
+	// finishable lists the after-finish channels (deferred nodes), the
+	// only ones finish can change.
+	finishable  []string
+	saver       Saver
+	interrupts  interruptConfig
+	ids         IDSource
+	clock       Clock
+	fingerprint string
 }
 
 type channelInfo struct {
@@ -53,6 +56,7 @@ type node struct {
 	branches   []*branchSpec
 	ends       []string
 	start      bool
+	deferred   bool
 	desc       string
 }
 
@@ -131,13 +135,19 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	g.nodes[Start] = start
 	g.nodeOrder = append(g.nodeOrder, Start)
 	for _, ns := range b.nodes {
-		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, retry: ns.retry, desc: ns.description}
+		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, retry: ns.retry, deferred: ns.deferred, desc: ns.description}
 		if ns.hasEnds {
 			n.ends = ns.ends
 		}
 		branch := BranchPrefix + ns.name
 		n.triggers = []string{branch}
-		g.addChannel(branch, channelInfo{kind: KindEphemeral, internal: true})
+		// A deferred node's trigger holds its value until finish
+		// (LangGraph.js graph/state.ts:1935, Python graph/state.py attach_node).
+		kind := KindEphemeral
+		if ns.deferred {
+			kind = KindLastValueAfterFinish
+		}
+		g.addChannel(branch, channelInfo{kind: kind, internal: true})
 		g.nodes[ns.name] = n
 		g.nodeOrder = append(g.nodeOrder, ns.name)
 	}
@@ -202,8 +212,12 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 		if _, dup := g.channelSpec[ch]; dup {
 			continue
 		}
-		g.addChannel(ch, channelInfo{kind: KindBarrier, sources: slices.Clone(e.from), internal: true})
 		target := g.nodes[e.to]
+		kind := KindBarrier
+		if target.deferred {
+			kind = KindBarrierAfterFinish // LangGraph.js graph/state.ts:1980
+		}
+		g.addChannel(ch, channelInfo{kind: kind, sources: slices.Clone(e.from), internal: true})
 		target.triggers = append(target.triggers, ch)
 		for _, f := range e.from {
 			g.nodes[f].edgeWrites = append(g.nodes[f].edgeWrites, Write{Channel: ch, Value: f})
@@ -293,6 +307,9 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 func (g *Graph) addChannel(name string, info channelInfo) {
 	g.channelOrder = append(g.channelOrder, name)
 	g.channelSpec[name] = info
+	if info.kind == KindLastValueAfterFinish || info.kind == KindBarrierAfterFinish {
+		g.finishable = append(g.finishable, name)
+	}
 }
 
 // newChannel builds an empty channel of the graph by name.
@@ -314,6 +331,10 @@ func (g *Graph) newChannel(name string) channel {
 		return &ephemeral{name: name, guard: name == Start}
 	case KindBarrier:
 		return newBarrier(name, info.sources)
+	case KindLastValueAfterFinish:
+		return &lastValueAfterFinish{name: name}
+	case KindBarrierAfterFinish:
+		return newBarrierAfterFinish(name, info.sources)
 	case KindTopic:
 		return newTopic(name)
 	}

@@ -19,9 +19,11 @@ type GraphInfo struct {
 
 // NodeInfo describes one node.
 type NodeInfo struct {
-	Name        string
-	Triggers    []string
-	Subgraph    bool
+	Name     string
+	Triggers []string
+	Subgraph bool
+	// Deferred nodes wait until nothing else is left to run (WithDefer).
+	Deferred    bool
 	Retry       *RetryPolicy
 	Ends        []string // Command goto destinations, if declared
 	Description string
@@ -46,7 +48,7 @@ func (g *Graph) Describe() GraphInfo {
 	for _, name := range g.nodeOrder[1:] {
 		n := g.nodes[name]
 		info.Nodes = append(info.Nodes, NodeInfo{
-			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.subgraph != nil,
+			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.subgraph != nil, Deferred: n.deferred,
 			Retry: n.retry, Ends: slices.Clone(n.ends), Description: n.desc,
 		})
 	}

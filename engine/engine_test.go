@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -510,4 +511,61 @@ func TestOverwrite_BypassesReducer(t *testing.T) {
 			t.Fatalf("want an InvalidUpdateError on messages, got %v", err)
 		}
 	})
+}
+
+// Translated from LangGraph.js src/tests/pregel.test.ts
+// in_one_fan_out_state_graph_defer_node (both edge kinds): the deferred qa
+// runs once, after the longer branch, and a stepper shows it waiting.
+func TestDefer_RunsWhenNothingElseIsLeft(t *testing.T) {
+	for _, waitingEdge := range []bool{true, false} {
+		var mu sync.Mutex
+		var order []string
+		node := func(name string, kv ...any) engine.NodeFunc {
+			return func(context.Context, any) (any, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				order = append(order, name)
+				return engine.Pairs(kv...), nil
+			}
+		}
+		b := engine.NewStateGraph(engine.AppendKey("docs"), engine.LastValueKey("answer")).
+			AddNode("rewrite", node("rewrite")).
+			AddNode("r1", node("r1", "docs", []any{"d1"})).
+			AddNode("after_r1", node("after_r1")).
+			AddNode("r2", node("r2", "docs", []any{"d2"})).
+			AddNode("qa", func(_ context.Context, in any) (any, error) {
+				order = append(order, "qa")
+				return map[string]any{"answer": len(in.(map[string]any)["docs"].([]any))}, nil
+			}, engine.WithDefer()).
+			AddEdge(engine.Start, "rewrite").AddEdge("rewrite", "r1").AddEdge("r1", "after_r1").AddEdge("rewrite", "r2")
+		if waitingEdge {
+			b.AddJoin([]string{"r1", "r2"}, "qa")
+		} else {
+			b.AddEdge("r1", "qa").AddEdge("r2", "qa")
+		}
+		g := mustCompile(t, b)
+		s, err := g.Start(ctx, map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sawWaiting := false
+		for s.Status() == engine.StatusRunning {
+			if err := s.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if v := s.View(); slices.Contains(v.Waiting, "qa") {
+				sawWaiting = true
+			}
+		}
+		res := s.Result()
+		if res.Values["answer"] != 2.0 || order[len(order)-1] != "qa" || slices.Index(order, "qa") != len(order)-1 {
+			t.Fatalf("waitingEdge=%v: order %v, values %v", waitingEdge, order, res.Values)
+		}
+		if !sawWaiting {
+			t.Fatalf("waitingEdge=%v: the view never showed qa waiting", waitingEdge)
+		}
+		if d := g.Describe(); !d.Nodes[4].Deferred {
+			t.Fatal("Describe marks the deferred node")
+		}
+	}
 }

@@ -91,6 +91,12 @@ func WithEnds(ends ...string) NodeOption {
 	return func(n *nodeSpec) { n.ends = slices.Clone(ends); n.hasEnds = true }
 }
 
+// WithDefer defers the node: once triggered it waits until the run has
+// nothing else to do, then runs (LangGraph's add_node(defer=True); its
+// trigger and joins become after-finish channels, state.py attach_node).
+// Typical use: a summary after fan-outs of unequal length.
+func WithDefer() NodeOption { return func(n *nodeSpec) { n.deferred = true } }
+
 // WithDescription documents the node for the debugger.
 func WithDescription(d string) NodeOption { return func(n *nodeSpec) { n.description = d } }
 
@@ -101,6 +107,7 @@ type nodeSpec struct {
 	retry       *RetryPolicy
 	ends        []string
 	hasEnds     bool
+	deferred    bool
 	description string
 }
 

@@ -203,6 +203,9 @@ type StepView struct {
 	// of a resumed thread, the ones saved and still waiting for an answer.
 	Interrupts []PendingInterrupt
 	Err        error
+	// Waiting lists the deferred nodes (WithDefer) that were triggered and
+	// wait for the run to run out of other work, sorted.
+	Waiting []string
 	// RecursionLeft is how many more supersteps this run may start.
 	RecursionLeft int
 	Values        map[string]any
@@ -235,6 +238,7 @@ func (s *Stepper) View() *StepView {
 	for k, m := range l.cs.seen.toMap() {
 		v.VersionsSeen[k] = maps.Clone(m)
 	}
+	v.Waiting = l.cs.waitingNodes()
 	if len(v.Interrupts) == 0 && l.phase == PhaseCheckpoint {
 		v.Interrupts = l.savedInterrupts()
 	}

@@ -96,6 +96,9 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 		if n.Retry != nil {
 			nopts = append(nopts, engine.WithRetry(engine.RetryPolicy{MaxAttempts: n.Retry.MaxAttempts}))
 		}
+		if n.Defer {
+			nopts = append(nopts, engine.WithDefer())
+		}
 		if n.Goto != nil {
 			ends := n.Ends
 			if ends == nil {

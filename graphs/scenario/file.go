@@ -82,6 +82,7 @@ type Node struct {
 	Subgraph   string
 	Ends       []string // nil when omitted
 	SleepMS    int
+	Defer      bool // run only when nothing else is left to run
 	Pos        Pos
 }
 
@@ -304,6 +305,14 @@ func (p *parser) integer(n *jnode, field string, least int) int {
 	return 0
 }
 
+func (p *parser) boolean(n *jnode, field string) bool {
+	b, ok := n.scalar.(bool)
+	if !ok || n.kind != jsonBool {
+		p.fail(n, field, "expected true or false, got %s", n.kind)
+	}
+	return b
+}
+
 func (p *parser) list(n *jnode, field string) []*jnode {
 	if n.kind != jsonArray {
 		p.fail(n, field, "expected a list, got %s", n.kind)
@@ -455,7 +464,7 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 	return k
 }
 
-var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms"}
+var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer"}
 
 func (p *parser) nodeDef(n *jnode, field string) *Node {
 	nd := &Node{Pos: n.pos}
@@ -539,6 +548,9 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("sleep_ms"); v != nil {
 		nd.SleepMS = p.integer(v, join2(field, "sleep_ms"), 0)
+	}
+	if v := n.field("defer"); v != nil {
+		nd.Defer = p.boolean(v, join2(field, "defer"))
 	}
 	return nd
 }
