@@ -50,6 +50,7 @@ type node struct {
 	fn       NodeFunc
 	subgraph *Graph
 	retry    *RetryPolicy
+	timeout  *TimeoutPolicy
 	// edgeWrites are the static edges' writes: branch:to:T ← nil and
 	// join:…:T ← name, in the order LangGraph attaches them.
 	edgeWrites []Write
@@ -135,7 +136,7 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	g.nodes[Start] = start
 	g.nodeOrder = append(g.nodeOrder, Start)
 	for _, ns := range b.nodes {
-		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, retry: ns.retry, deferred: ns.deferred, desc: ns.description}
+		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, retry: ns.retry, timeout: ns.timeout, deferred: ns.deferred, desc: ns.description}
 		if ns.hasEnds {
 			n.ends = ns.ends
 		}

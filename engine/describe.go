@@ -25,6 +25,7 @@ type NodeInfo struct {
 	// Deferred nodes wait until nothing else is left to run (WithDefer).
 	Deferred    bool
 	Retry       *RetryPolicy
+	Timeout     *TimeoutPolicy
 	Ends        []string // Command goto destinations, if declared
 	Description string
 }
@@ -49,7 +50,7 @@ func (g *Graph) Describe() GraphInfo {
 		n := g.nodes[name]
 		info.Nodes = append(info.Nodes, NodeInfo{
 			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.subgraph != nil, Deferred: n.deferred,
-			Retry: n.retry, Ends: slices.Clone(n.ends), Description: n.desc,
+			Retry: n.retry, Timeout: n.timeout, Ends: slices.Clone(n.ends), Description: n.desc,
 		})
 	}
 	for _, c := range g.channelOrder {

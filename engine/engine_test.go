@@ -569,3 +569,73 @@ func TestDefer_RunsWhenNothingElseIsLeft(t *testing.T) {
 		}
 	}
 }
+
+// Translated from LangGraph.js src/tests/timeout.test.ts "addNode timeout
+// (end-to-end)": a run timeout fails the node with NodeTimeoutError, and
+// composes with a retry policy.
+func TestTimeout_RunAndRetry(t *testing.T) {
+	slow := func(ctx context.Context, _ any) (any, error) {
+		select {
+		case <-time.After(5 * time.Second):
+			return engine.Pairs("x", 1.0), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x")).
+		AddNode("slow", slow, engine.WithTimeout(engine.TimeoutPolicy{Run: 30 * time.Millisecond})).
+		AddEdge(engine.Start, "slow"))
+	_, err := g.Invoke(ctx, map[string]any{"x": 0.0})
+	var te *engine.NodeTimeoutError
+	if !errors.As(err, &te) || te.Node != "slow" || te.Kind != engine.TimeoutRun {
+		t.Fatalf("want a run NodeTimeoutError for slow, got %v", err)
+	}
+
+	var attempts atomic.Int32
+	g = mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x")).
+		AddNode("flaky", func(ctx context.Context, in any) (any, error) {
+			if attempts.Add(1) < 2 {
+				return slow(ctx, in)
+			}
+			return engine.Pairs("x", 1.0), nil
+		}, engine.WithTimeout(engine.TimeoutPolicy{Run: 30 * time.Millisecond}),
+			engine.WithRetry(engine.RetryPolicy{MaxAttempts: 3, InitialInterval: time.Millisecond})).
+		AddEdge(engine.Start, "flaky"))
+	res, err := g.Invoke(ctx, map[string]any{"x": 0.0})
+	if err != nil || res.Values["x"] != 1.0 || attempts.Load() != 2 {
+		t.Fatalf("retry after a timeout: %v %v after %d attempts", err, res.Values, attempts.Load())
+	}
+}
+
+// From LangGraph.js src/tests/timeout.test.ts "does not fire an idle timeout
+// while heartbeats keep arriving" and "fires an idle timeout".
+func TestTimeout_IdleAndHeartbeat(t *testing.T) {
+	beating := func(beat bool) engine.NodeFunc {
+		return func(ctx context.Context, _ any) (any, error) {
+			for i := 0; i < 30; i++ {
+				select {
+				case <-time.After(10 * time.Millisecond):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				if beat {
+					engine.Heartbeat(ctx)
+				}
+			}
+			return engine.Pairs("x", 1.0), nil
+		}
+	}
+	for _, beat := range []bool{true, false} {
+		g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x")).
+			AddNode("n", beating(beat), engine.WithTimeout(engine.TimeoutPolicy{Idle: 200 * time.Millisecond})).
+			AddEdge(engine.Start, "n"))
+		_, err := g.Invoke(ctx, map[string]any{})
+		var te *engine.NodeTimeoutError
+		if beat && err != nil {
+			t.Fatalf("heartbeats keep an idle timeout from firing: %v", err)
+		}
+		if !beat && (!errors.As(err, &te) || te.Kind != engine.TimeoutIdle) {
+			t.Fatalf("no heartbeat: want an idle timeout, got %v", err)
+		}
+	}
+}

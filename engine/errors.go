@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Reserved channel and write names (LangGraph's constants).
@@ -113,6 +114,30 @@ func (e *NodeError) Error() string {
 }
 
 func (e *NodeError) Unwrap() error { return e.Err }
+
+// Kinds of NodeTimeoutError.
+const (
+	TimeoutRun  = "run"
+	TimeoutIdle = "idle"
+)
+
+// NodeTimeoutError is returned when an attempt of a node exceeds its
+// TimeoutPolicy (LangGraph.js's NodeTimeoutError): Kind says which limit,
+// Elapsed how long the attempt ran. It reaches the caller inside a
+// *NodeError.
+type NodeTimeoutError struct {
+	Node      string
+	Kind      string // TimeoutRun or TimeoutIdle
+	Run, Idle time.Duration
+	Elapsed   time.Duration
+}
+
+func (e *NodeTimeoutError) Error() string {
+	if e.Kind == TimeoutIdle {
+		return fmt.Sprintf("node %q exceeded its idle timeout of %v without making progress (elapsed: %v)", e.Node, e.Idle, e.Elapsed.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("node %q exceeded its run timeout of %v (elapsed: %v)", e.Node, e.Run, e.Elapsed.Round(time.Millisecond))
+}
 
 // CompileError is returned by StateGraph.Compile; it names what is wrong.
 type CompileError struct {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 )
 
 // NodeFunc is a node's body. input is the graph state (a map of the state
@@ -53,32 +52,6 @@ func ReducerKey(name string, fn Reducer, dflt func() any) KeySpec {
 	return KeySpec{Name: name, Reducer: fn, Default: dflt, ReducerName: "custom"}
 }
 
-// RetryPolicy retries a failing node. MaxAttempts counts the first attempt.
-type RetryPolicy struct {
-	MaxAttempts     int
-	InitialInterval time.Duration
-	BackoffFactor   float64
-	MaxInterval     time.Duration
-	// RetryOn decides whether an error is retried; nil retries every error.
-	RetryOn func(error) bool
-}
-
-// DefaultRetryPolicy is LangGraph's default policy without jitter.
-func DefaultRetryPolicy() RetryPolicy {
-	return RetryPolicy{MaxAttempts: 3, InitialInterval: 500 * time.Millisecond, BackoffFactor: 2, MaxInterval: 128 * time.Second}
-}
-
-func (p RetryPolicy) delay(attempt int) time.Duration {
-	d := float64(p.InitialInterval)
-	for i := 1; i < attempt; i++ {
-		d *= max(p.BackoffFactor, 1)
-	}
-	if p.MaxInterval > 0 && d > float64(p.MaxInterval) {
-		d = float64(p.MaxInterval)
-	}
-	return time.Duration(d)
-}
-
 // NodeOption configures a node.
 type NodeOption func(*nodeSpec)
 
@@ -105,6 +78,7 @@ type nodeSpec struct {
 	fn          NodeFunc
 	subgraph    *Graph
 	retry       *RetryPolicy
+	timeout     *TimeoutPolicy
 	ends        []string
 	hasEnds     bool
 	deferred    bool

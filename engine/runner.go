@@ -169,11 +169,11 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		// count from the first again, and the answers gathered so far
 		// (the run's plain resume value included) stay matched to them.
 		scope.counter = 0
-		writes, err = l.attempt(ctx, scope, t)
+		writes, err = l.attemptOnce(ctx, scope, t)
 		if err == nil || scope.interrupt != nil || errors.As(err, new(*InterruptError)) || ctx.Err() != nil {
 			break
 		}
-		if policy == nil || attempt >= policy.MaxAttempts || (policy.RetryOn != nil && !policy.RetryOn(err)) {
+		if !policy.retries(attempt, err) {
 			break
 		}
 		if d := policy.delay(attempt); d > 0 {

@@ -81,6 +81,9 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 
 // Emit sends a custom stream event from inside a node.
 func Emit(ctx context.Context, value any) {
+	if !attemptLive(ctx) {
+		return // an attempt that timed out is abandoned; Emit counts as progress
+	}
 	if s := scopeOf(ctx); s != nil && s.run.emit != nil {
 		s.run.emit(Event{Kind: EventCustom, Step: s.step, Node: s.t.name, TaskID: s.t.id, Value: value})
 	}

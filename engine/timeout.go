@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// TimeoutPolicy bounds each attempt of a node (LangGraph.js's TimeoutPolicy,
+// pregel/timeout.ts runAttemptWithTimeout). Run caps an attempt's wall-clock
+// time; Idle caps the time without progress, where progress is a call to
+// Heartbeat or, unless HeartbeatOnly, a custom stream event (Emit). A zero
+// duration is no limit. When a limit is hit the attempt's context is
+// cancelled, its writes are dropped, and it fails with a *NodeTimeoutError,
+// which a retry policy may retry like any other error (the clock restarts
+// for each attempt).
+type TimeoutPolicy struct {
+	Run, Idle     time.Duration
+	HeartbeatOnly bool
+}
+
+// WithTimeout bounds every attempt of the node by p.
+func WithTimeout(p TimeoutPolicy) NodeOption { return func(n *nodeSpec) { n.timeout = &p } }
+
+// attemptClock tracks one timed attempt's progress; once the attempt timed
+// out it is closed, and what the abandoned node still emits is dropped.
+type attemptClock struct {
+	mu            sync.Mutex
+	last          time.Time
+	closed        bool
+	heartbeatOnly bool
+}
+
+type attemptClockKey struct{}
+
+// touch records progress; auto is true for implicit progress (Emit). It
+// reports whether the attempt is still live.
+func (a *attemptClock) touch(auto bool) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.closed && !(auto && a.heartbeatOnly) {
+		a.last = time.Now()
+	}
+	return !a.closed
+}
+
+func (a *attemptClock) idleSince() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.last
+}
+
+func (a *attemptClock) close() {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+}
+
+// attemptLive reports whether ctx's attempt may still act, counting the
+// call as automatic progress.
+func attemptLive(ctx context.Context) bool {
+	if a, ok := ctx.Value(attemptClockKey{}).(*attemptClock); ok {
+		return a.touch(true)
+	}
+	return true
+}
+
+// Heartbeat tells a node's idle timeout that the node is making progress.
+// It does nothing outside a node with an idle timeout.
+func Heartbeat(ctx context.Context) {
+	if a, ok := ctx.Value(attemptClockKey{}).(*attemptClock); ok {
+		a.touch(false)
+	}
+}
+
+// attemptOnce runs one attempt of t, under the node's timeout policy if it
+// has one.
+func (l *loop) attemptOnce(ctx context.Context, scope *taskScope, t *task) ([]Write, error) {
+	tp := t.node.timeout
+	if tp == nil || (tp.Run <= 0 && tp.Idle <= 0) {
+		return l.attempt(ctx, scope, t)
+	}
+	// The attempt runs on a copy of the task's scope: if it times out, the
+	// abandoned node may go on calling Interrupt or Emit, and none of that
+	// may reach the task (timeout.ts drops the attempt's late writes).
+	as := scope.forAttempt()
+	clock := &attemptClock{last: time.Now(), heartbeatOnly: tp.HeartbeatOnly}
+	actx, cancel := context.WithCancel(context.WithValue(ctx, attemptClockKey{}, clock))
+	defer cancel()
+	type outcome struct {
+		writes []Write
+		err    error
+	}
+	done := make(chan outcome, 1)
+	start := time.Now()
+	go func() {
+		w, err := l.attempt(actx, as, t)
+		done <- outcome{w, err}
+	}()
+	var runC, idleC <-chan time.Time
+	if tp.Run > 0 {
+		tm := time.NewTimer(tp.Run)
+		defer tm.Stop()
+		runC = tm.C
+	}
+	var idle *time.Timer
+	if tp.Idle > 0 {
+		idle = time.NewTimer(tp.Idle)
+		defer idle.Stop()
+		idleC = idle.C
+	}
+	timedOut := func(kind string) ([]Write, error) {
+		clock.close()
+		cancel()
+		return nil, &NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)}
+	}
+	for {
+		select {
+		case o := <-done:
+			// A node that finished late still timed out (timeout.ts
+			// checks the clocks once more after the race).
+			now := time.Now()
+			switch {
+			case tp.Run > 0 && now.Sub(start) >= tp.Run:
+				return timedOut(TimeoutRun)
+			case tp.Idle > 0 && now.Sub(clock.idleSince()) >= tp.Idle:
+				return timedOut(TimeoutIdle)
+			}
+			scope.adopt(as)
+			return o.writes, o.err
+		case <-runC:
+			return timedOut(TimeoutRun)
+		case <-idleC:
+			if left := tp.Idle - time.Since(clock.idleSince()); left > 0 {
+				idle.Reset(left)
+				continue
+			}
+			return timedOut(TimeoutIdle)
+		}
+	}
+}
+
+// forAttempt copies the scope for one timed attempt.
+func (s *taskScope) forAttempt() *taskScope {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &taskScope{t: s.t, run: s.run, step: s.step, resume: append([]any(nil), s.resume...),
+		nullResume: s.nullResume, hasNullResume: s.hasNullResume, counter: s.counter,
+		resumeWrite: s.resumeWrite, hasResume: s.hasResume, interrupt: s.interrupt}
+}
+
+// adopt takes back what a finished timed attempt did to its copy.
+func (s *taskScope) adopt(as *taskScope) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resume, s.hasNullResume, s.counter = as.resume, as.hasNullResume, as.counter
+	s.resumeWrite, s.hasResume, s.interrupt = as.resumeWrite, as.hasResume, as.interrupt
+}
