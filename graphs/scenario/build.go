@@ -94,7 +94,10 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 		}
 		var nopts []engine.NodeOption
 		if n.Retry != nil {
-			nopts = append(nopts, engine.WithRetry(engine.RetryPolicy{MaxAttempts: n.Retry.MaxAttempts}))
+			nopts = append(nopts, engine.WithRetry(retryPolicy(n.Retry)))
+		}
+		if n.TimeoutMS > 0 {
+			nopts = append(nopts, engine.WithTimeout(engine.TimeoutPolicy{Run: time.Duration(n.TimeoutMS) * time.Millisecond}))
 		}
 		if n.Defer {
 			nopts = append(nopts, engine.WithDefer())
@@ -139,6 +142,33 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 		}, br.Ends...)
 	}
 	return b.Compile(opts...)
+}
+
+// retryPolicy is a node's retry policy: every error is retried unless
+// retry_on names what is (a scripted fail's message, or NodeTimeoutError).
+func retryPolicy(r *Retry) engine.RetryPolicy {
+	p := engine.RetryPolicy{
+		MaxAttempts:     r.MaxAttempts,
+		InitialInterval: time.Duration(r.InitialIntervalMS) * time.Millisecond,
+		BackoffFactor:   r.BackoffFactor,
+		MaxInterval:     time.Duration(r.MaxIntervalMS) * time.Millisecond,
+		Jitter:          r.Jitter,
+		RetryOn:         func(error) bool { return true },
+	}
+	if r.RetryOn != nil {
+		p.RetryOn = func(err error) bool {
+			var sf *ScriptedFailure
+			var te *engine.NodeTimeoutError
+			switch {
+			case errors.As(err, &sf):
+				return slices.Contains(r.RetryOn, sf.Message)
+			case errors.As(err, &te):
+				return slices.Contains(r.RetryOn, "NodeTimeoutError")
+			}
+			return false
+		}
+	}
+	return p
 }
 
 func keySpec(k StateKey) engine.KeySpec {
@@ -240,7 +270,10 @@ func ErrorKind(err error) string {
 	var iu *engine.InvalidUpdateError
 	var gr *engine.GraphRecursionError
 	var sf *ScriptedFailure
+	var te *engine.NodeTimeoutError
 	switch {
+	case errors.As(err, &te):
+		return "NodeTimeoutError"
 	case errors.As(err, &gr):
 		return "GraphRecursionError"
 	case errors.As(err, &sf):

@@ -83,6 +83,7 @@ type Node struct {
 	Ends       []string // nil when omitted
 	SleepMS    int
 	Defer      bool // run only when nothing else is left to run
+	TimeoutMS  int  // each attempt's run timeout (0: none)
 	Pos        Pos
 }
 
@@ -101,6 +102,16 @@ type Fail struct {
 // Retry is a node's retry policy.
 type Retry struct {
 	MaxAttempts int // counts the first attempt
+	// InitialIntervalMS, BackoffFactor and MaxIntervalMS shape the waits
+	// between attempts (0, 1 and no cap by default); Jitter adds up to a
+	// second to each.
+	InitialIntervalMS int
+	BackoffFactor     float64
+	MaxIntervalMS     int
+	Jitter            bool
+	// RetryOn lists what is retried (nil: every error): the message of a
+	// scripted fail, or "NodeTimeoutError".
+	RetryOn []string
 }
 
 // Op kinds.
@@ -464,7 +475,7 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 	return k
 }
 
-var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer"}
+var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms"}
 
 func (p *parser) nodeDef(n *jnode, field string) *Node {
 	nd := &Node{Pos: n.pos}
@@ -525,11 +536,8 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("retry"); v != nil {
 		f := join2(field, "retry")
-		if p.fields(v, f, "max_attempts") {
-			nd.Retry = &Retry{MaxAttempts: 3}
-			if m := v.field("max_attempts"); m != nil {
-				nd.Retry.MaxAttempts = p.integer(m, join2(f, "max_attempts"), 1)
-			}
+		if p.fields(v, f, "max_attempts", "initial_interval_ms", "backoff_factor", "max_interval_ms", "jitter", "retry_on") {
+			nd.Retry = p.retry(v, f)
 		}
 	}
 	if v := n.field("subgraph"); v != nil {
@@ -549,10 +557,40 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	if v := n.field("sleep_ms"); v != nil {
 		nd.SleepMS = p.integer(v, join2(field, "sleep_ms"), 0)
 	}
+	if v := n.field("timeout_ms"); v != nil {
+		nd.TimeoutMS = p.integer(v, join2(field, "timeout_ms"), 1)
+	}
 	if v := n.field("defer"); v != nil {
 		nd.Defer = p.boolean(v, join2(field, "defer"))
 	}
 	return nd
+}
+
+func (p *parser) retry(v *jnode, f string) *Retry {
+	r := &Retry{MaxAttempts: 3, BackoffFactor: 1}
+	if m := v.field("max_attempts"); m != nil {
+		r.MaxAttempts = p.integer(m, join2(f, "max_attempts"), 1)
+	}
+	if m := v.field("initial_interval_ms"); m != nil {
+		r.InitialIntervalMS = p.integer(m, join2(f, "initial_interval_ms"), 0)
+	}
+	if m := v.field("backoff_factor"); m != nil {
+		b, ok := m.scalar.(float64)
+		if !ok || b < 1 {
+			p.fail(m, join2(f, "backoff_factor"), "expected a number of at least 1")
+		}
+		r.BackoffFactor = b
+	}
+	if m := v.field("max_interval_ms"); m != nil {
+		r.MaxIntervalMS = p.integer(m, join2(f, "max_interval_ms"), 0)
+	}
+	if m := v.field("jitter"); m != nil {
+		r.Jitter = p.boolean(m, join2(f, "jitter"))
+	}
+	if m := v.field("retry_on"); m != nil {
+		r.RetryOn = p.names(m, join2(f, "retry_on"))
+	}
+	return r
 }
 
 func (p *parser) edge(n *jnode, field string) Edge {
