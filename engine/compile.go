@@ -14,6 +14,8 @@ type Graph struct {
 	name     string
 	keys     []KeySpec
 	keyIndex map[string]int
+	// managed are the managed values nodes read (managed.go).
+	managed []KeySpec
 	// channelOrder lists every channel: state keys, __start__, one
 	// branch:to:<node> per node, join barriers, then the task topic.
 	channelOrder []string
@@ -107,6 +109,7 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	g := &Graph{
 		name:           b.name,
 		keys:           slices.Clone(b.keys),
+		managed:        slices.Clone(b.managed),
 		keyIndex:       map[string]int{},
 		channelSpec:    map[string]channelInfo{},
 		nodes:          map[string]*node{},

@@ -639,3 +639,76 @@ func TestTimeout_IdleAndHeartbeat(t *testing.T) {
 		}
 	}
 }
+
+// Translated from LangGraph Python tests/test_runtime.py test_context_runtime
+// and test_runtime_propogated_to_subgraph: nodes, routes and subgraph nodes
+// read the run's context.
+func TestRuntimeContext_NodesRoutesAndSubgraphs(t *testing.T) {
+	type Ctx struct{ APIKey string }
+	read := func(ctx context.Context) string { c, _ := engine.RuntimeContext(ctx).(Ctx); return c.APIKey }
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("inner", func(ctx context.Context, _ any) (any, error) {
+			return map[string]any{"log": []any{"inner:" + read(ctx)}}, nil
+		}).AddEdge(engine.Start, "inner"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("outer", func(ctx context.Context, _ any) (any, error) {
+			return map[string]any{"log": []any{"outer:" + read(ctx)}}, nil
+		}).
+		AddSubgraph("child", sub).
+		AddEdge(engine.Start, "outer").
+		AddConditionalEdges("outer", func(ctx context.Context, _ map[string]any) (any, error) {
+			if read(ctx) == "sk_123456" {
+				return "child", nil
+			}
+			return engine.End, nil
+		}, "child", engine.End))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.WithRuntimeContext(Ctx{"sk_123456"}))
+	if err != nil || !reflect.DeepEqual(res.Values["log"], []any{"outer:sk_123456", "outer:sk_123456", "inner:sk_123456"}) {
+		t.Fatalf("got %v, %v", res.Values, err)
+	}
+	res, _ = g.Invoke(ctx, map[string]any{}, engine.OnThread("other"))
+	if !reflect.DeepEqual(res.Values["log"], []any{"outer:"}) {
+		t.Fatalf("without a context: %v", res.Values)
+	}
+	if engine.RuntimeContext(ctx) != nil {
+		t.Fatal("outside a node there is no runtime context")
+	}
+}
+
+// LangGraph Python managed/is_last_step.py: RemainingSteps is stop - step
+// and IsLastStep is step == stop - 1, with stop = first step + limit + 1.
+func TestManagedValues_RemainingAndLastStep(t *testing.T) {
+	type seen struct {
+		remaining float64
+		last      bool
+	}
+	var mu sync.Mutex
+	var got []seen
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("n"), engine.RemainingStepsKey("remaining_steps"), engine.IsLastStepKey("is_last_step")).
+		AddNode("loop", func(_ context.Context, in any) (any, error) {
+			m := in.(map[string]any)
+			mu.Lock()
+			got = append(got, seen{m["remaining_steps"].(float64), m["is_last_step"].(bool)})
+			mu.Unlock()
+			if m["is_last_step"].(bool) {
+				return engine.Pairs("n", "stopped at the last step"), nil
+			}
+			return engine.Command{Goto: []any{"loop"}}, nil
+		}, engine.WithEnds("loop", engine.End)).
+		AddEdge(engine.Start, "loop"))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.WithRecursionLimit(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fresh thread, limit 5: stop = -1 + 5 + 1 = 5; loop runs at steps 1..4.
+	want := []seen{{4, false}, {3, false}, {2, false}, {1, true}}
+	if !reflect.DeepEqual(got, want) || res.Values["n"] != "stopped at the last step" {
+		t.Fatalf("got %v, values %v", got, res.Values)
+	}
+	if _, ok := res.Values["remaining_steps"]; ok {
+		t.Fatal("managed values are not state: not in the output")
+	}
+	if !reflect.DeepEqual(g.ManagedKeys(), []string{"remaining_steps", "is_last_step"}) || g.IsStateKey("remaining_steps") {
+		t.Fatal("managed keys are listed apart from the state keys")
+	}
+}

@@ -28,6 +28,9 @@ type KeySpec struct {
 	Default func() any
 	// ReducerName names the reducer for descriptions ("add", "add_messages").
 	ReducerName string
+	// managed marks a managed value (RemainingStepsKey, IsLastStepKey):
+	// computed for each task, never a channel.
+	managed string
 	// appendOnly marks AppendReducer, whose superstep of writes is folded in
 	// one pass instead of one copy per write.
 	appendOnly bool
@@ -103,6 +106,7 @@ type StateGraph struct {
 	name     string
 	keys     []KeySpec
 	keyIndex map[string]int
+	managed  []KeySpec
 	nodes    []*nodeSpec
 	nodeIdx  map[string]int
 	edges    []edgeSpec
@@ -119,8 +123,10 @@ func NewStateGraph(keys ...KeySpec) *StateGraph {
 			g.fail("InvalidKey", "a state key has an empty name")
 		case isReservedName(k.Name):
 			g.fail("InvalidKey", fmt.Sprintf("state key %q is a reserved name", k.Name))
-		case g.hasKey(k.Name):
+		case g.hasKey(k.Name) || slices.ContainsFunc(g.managed, func(m KeySpec) bool { return m.Name == k.Name }):
 			g.fail("DuplicateKey", fmt.Sprintf("state key %q is declared twice", k.Name))
+		case k.managed != "":
+			g.managed = append(g.managed, k)
 		default:
 			g.keyIndex[k.Name] = len(g.keys)
 			g.keys = append(g.keys, k)

@@ -460,6 +460,7 @@ func (l *loop) plan(ctx context.Context) error {
 		return l.fail(&GraphRecursionError{Limit: l.opts.RecursionLimit, Step: l.step})
 	}
 	l.tasks = prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, l.hint)
+	l.addManagedValues(l.tasks)
 	if l.results == nil {
 		l.results = make(map[string]*TaskResult, len(l.tasks))
 	}

@@ -23,6 +23,10 @@ type RunOptions struct {
 	Events func(Event)
 	// Metadata is added to every checkpoint the run writes (Metadata.Extra).
 	Metadata map[string]any
+	// Context is the run's runtime context: read-only data for nodes and
+	// routes (RuntimeContext), such as a user id or a model name. It is not
+	// part of the state and is not checkpointed.
+	Context any
 
 	// LockstepSubgraphs orders the checkpoint writes of sibling subgraph
 	// tasks deterministically (see WithLockstepSubgraphs).
@@ -67,6 +71,20 @@ func WithMetadata(md map[string]any) RunOption {
 // them, so traces are reproducible byte for byte. Their nodes still run
 // concurrently; a slow sibling delays the others' checkpoint writes.
 func WithLockstepSubgraphs() RunOption { return func(o *RunOptions) { o.LockstepSubgraphs = true } }
+
+// WithRuntimeContext passes v to the run's nodes and routes as their
+// runtime context (LangGraph's invoke(..., context=...); nodes read it with
+// RuntimeContext). Subgraphs see the same context.
+func WithRuntimeContext(v any) RunOption { return func(o *RunOptions) { o.Context = v } }
+
+// RuntimeContext returns the runtime context of the run that executes the
+// node or route of ctx (WithRuntimeContext), or nil.
+func RuntimeContext(ctx context.Context) any {
+	if s := scopeOf(ctx); s != nil {
+		return s.run.opts.Context
+	}
+	return nil
+}
 
 // WithHook installs a step hook.
 func WithHook(h StepHook) RunOption { return func(o *RunOptions) { o.Hook = h } }

@@ -60,6 +60,7 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 		Thread:            l.cfg.ThreadID,
 		RecursionLimit:    l.opts.RecursionLimit,
 		LockstepSubgraphs: l.opts.LockstepSubgraphs,
+		Context:           l.opts.Context,
 		ns:                t.ns,
 		parent:            scope,
 	}

@@ -274,7 +274,7 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	}()
 	ctx = context.WithValue(ctx, taskScopeKey{}, scope)
 	if t.node.start {
-		return l.startWrites(t)
+		return l.startWrites(ctx, t)
 	}
 	var ret any
 	if t.node.subgraph != nil {
@@ -297,7 +297,7 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 
 // startWrites are the writes of the hidden __start__ task: the input's state
 // keys, then the edges and routes out of __start__.
-func (l *loop) startWrites(t *task) ([]Write, error) {
+func (l *loop) startWrites(ctx context.Context, t *task) ([]Write, error) {
 	var pairs Update
 	var gotos []any
 	switch in := t.input.(type) {
@@ -331,7 +331,7 @@ func (l *loop) startWrites(t *task) ([]Write, error) {
 	if len(t.node.branches) > 0 {
 		local := l.localState(writes)
 		for _, br := range t.node.branches {
-			dest, err := br.route(context.Background(), local)
+			dest, err := br.route(ctx, local)
 			if err != nil {
 				return nil, err
 			}

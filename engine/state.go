@@ -316,7 +316,7 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 	t := &task{name: asNode, triggers: []string{InterruptChannel}, input: values, node: n, id: hashID(InterruptChannel, l.cpID)}
 	var writes []Write
 	if n.start {
-		writes, err = l.startWrites(t)
+		writes, err = l.startWrites(ctx, t)
 	} else {
 		writes, err = l.nodeWrites(ctx, t, values)
 	}

@@ -137,8 +137,8 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 	}
 	for _, br := range def.Branches {
 		route := br.Route
-		b.AddConditionalEdges(br.From, func(_ context.Context, state map[string]any) (any, error) {
-			return route.Eval(Env{State: state})
+		b.AddConditionalEdges(br.From, func(ctx context.Context, state map[string]any) (any, error) {
+			return route.Eval(Env{State: state, Context: engine.RuntimeContext(ctx)})
 		}, br.Ends...)
 	}
 	return b.Compile(opts...)
@@ -195,9 +195,10 @@ func keySpec(k StateKey) engine.KeySpec {
 func nodeFunc(path string, n *Node, c *Counters) engine.NodeFunc {
 	return func(ctx context.Context, input any) (any, error) {
 		c.enter(path)
+		rc := engine.RuntimeContext(ctx)
 		var resumes []any
 		for _, e := range n.Interrupts {
-			payload, err := e.Eval(Env{State: input, Resume: last(resumes), Resumes: slices.Clone(resumes)})
+			payload, err := e.Eval(Env{State: input, Resume: last(resumes), Resumes: slices.Clone(resumes), Context: rc})
 			if err != nil {
 				return nil, fmt.Errorf("interrupt expression: %w", err)
 			}
@@ -217,7 +218,7 @@ func nodeFunc(path string, n *Node, c *Counters) engine.NodeFunc {
 				return nil, ctx.Err()
 			}
 		}
-		env := Env{State: input, Resume: last(resumes), Resumes: resumes}
+		env := Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc}
 		var update any
 		switch {
 		case n.UpdateKeys != nil:

@@ -32,6 +32,7 @@ type Env struct {
 	State   any   // the node's input; nil reads as an empty map
 	Resume  any   // the answer to the node's last interrupt
 	Resumes []any // the answers to all of the node's interrupts, in order
+	Context any   // the run's runtime context; nil reads as an empty map
 }
 
 // exprVars is what the expr-lang VM sees; the tags are the names in
@@ -40,6 +41,7 @@ type exprVars struct {
 	State   any   `expr:"state"`
 	Resume  any   `expr:"resume"`
 	Resumes []any `expr:"resumes"`
+	Context any   `expr:"context"`
 }
 
 // Compile parses and checks src once, at scenario load time.
@@ -76,8 +78,12 @@ func (e *Expr) Eval(env Env) (any, error) {
 	if resumes == nil {
 		resumes = []any{}
 	}
+	rc := env.Context
+	if rc == nil {
+		rc = map[string]any{}
+	}
 	machine := vmPool.Get().(*vm.VM)
-	out, err := machine.Run(e.prog, exprVars{State: state, Resume: env.Resume, Resumes: resumes})
+	out, err := machine.Run(e.prog, exprVars{State: state, Resume: env.Resume, Resumes: resumes, Context: rc})
 	vmPool.Put(machine)
 	if err != nil {
 		return nil, oneLine(err)

@@ -137,6 +137,7 @@ type Op struct {
 	HasValue       bool
 	ByNode         []KeyValue // resume, in file order
 	Values         any        // update_state; may be nil
+	Context        any        // invoke, resume: the runtime context (nil when absent)
 	AsNode         string
 	HasAsNode      bool
 	Pos            Pos
@@ -635,8 +636,8 @@ func (p *parser) branch(n *jnode, field string) *Branch {
 }
 
 var opFields = map[string][]string{
-	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at"},
-	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at"},
+	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context"},
+	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context"},
 	OpGetState:    {"op", "thread"},
 	OpHistory:     {"op", "thread"},
 	OpUpdateState: {"op", "thread", "values", "as_node", "at"},
@@ -697,6 +698,12 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("value"); v != nil {
 		op.Value, op.HasValue = v.value(), true
+	}
+	if v := n.field("context"); v != nil {
+		op.Context = v.value()
+		if v.kind != jsonObject {
+			p.fail(v, join2(field, "context"), "expected an object, got %s", v.kind)
+		}
 	}
 	if v := n.field("by_node"); v != nil {
 		f := join2(field, "by_node")

@@ -211,6 +211,9 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 	if op.RecursionLimit > 0 {
 		opts = append(opts, engine.WithRecursionLimit(op.RecursionLimit))
 	}
+	if op.Context != nil {
+		opts = append(opts, engine.WithRuntimeContext(op.Context))
+	}
 	var runErr error
 	switch {
 	case op.From == "fork":

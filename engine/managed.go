@@ -1,0 +1,58 @@
+package engine
+
+// Managed values are state keys that no node writes and no checkpoint
+// stores: each PULL task's input gets them computed from the run's step
+// counter (LangGraph Python's managed values, managed/is_last_step.py, read
+// in pregel/_algo.py:1348 _proc_input). LangGraph.js 1.7.3 has none.
+
+const (
+	managedRemainingSteps = "remaining_steps"
+	managedIsLastStep     = "is_last_step"
+)
+
+// RemainingStepsKey declares a managed key whose value, in a node's input,
+// is how many supersteps the run may still take before the recursion limit
+// stops it (LangGraph's RemainingSteps: stop - step). An agent reads it to
+// answer before running out of steps.
+func RemainingStepsKey(name string) KeySpec {
+	return KeySpec{Name: name, managed: managedRemainingSteps, ReducerName: "RemainingSteps"}
+}
+
+// IsLastStepKey declares a managed key that is true in the input of the
+// nodes of the last superstep the recursion limit allows (LangGraph's
+// IsLastStep: step == stop - 1).
+func IsLastStepKey(name string) KeySpec {
+	return KeySpec{Name: name, managed: managedIsLastStep, ReducerName: "IsLastStep"}
+}
+
+// addManagedValues puts the managed values into the input of the planned
+// PULL tasks of user nodes (a Send's task gets its argument only, and
+// __start__ its raw input).
+func (l *loop) addManagedValues(tasks []*task) {
+	if len(l.g.managed) == 0 {
+		return
+	}
+	for _, t := range tasks {
+		in, ok := t.input.(map[string]any)
+		if t.kind != pullTask || t.node.start || !ok {
+			continue
+		}
+		for _, k := range l.g.managed {
+			switch k.managed {
+			case managedRemainingSteps:
+				in[k.Name] = float64(l.stop - l.step)
+			case managedIsLastStep:
+				in[k.Name] = l.step == l.stop-1
+			}
+		}
+	}
+}
+
+// ManagedKeys returns the graph's managed value keys in declaration order.
+func (g *Graph) ManagedKeys() []string {
+	out := make([]string, len(g.managed))
+	for i, k := range g.managed {
+		out[i] = k.Name
+	}
+	return out
+}
