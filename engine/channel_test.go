@@ -104,3 +104,40 @@ func TestAppendReducer_DoesNotShareTails(t *testing.T) {
 		t.Fatal("two appends to the same list (two branches of a thread) must not clobber each other")
 	}
 }
+
+func TestNamedReducers(t *testing.T) {
+	cases := []struct {
+		name        string
+		cur, write  any
+		want        any
+		wantFailure bool
+	}{
+		{"concat", "ab", "c", "abc", false},
+		{"concat", "ab", 1.0, nil, true},
+		{"sum", 2.0, 3, 5.0, false},
+		{"sum", 2.0, "x", nil, true},
+		{"merge", map[string]any{"a": 1.0, "b": 1.0}, map[string]any{"b": 2.0}, map[string]any{"a": 1.0, "b": 2.0}, false},
+		{"merge", nil, map[string]any{"b": 2.0}, map[string]any{"b": 2.0}, false},
+		{"merge", map[string]any{}, []any{}, nil, true},
+		{"sorted", []any{"doc3", "doc1"}, []any{"doc2"}, []any{"doc1", "doc2", "doc3"}, false},
+		{"sorted", []any{10.0}, []any{9.0}, []any{10.0, 9.0}, false}, // string order, as JavaScript's sort
+	}
+	for _, c := range cases {
+		fn, _, ok := NamedReducer(c.name)
+		if !ok {
+			t.Fatalf("%s: unknown", c.name)
+		}
+		got, err := fn(c.cur, c.write)
+		if (err != nil) != c.wantFailure || (!c.wantFailure && !reflect.DeepEqual(got, c.want)) {
+			t.Errorf("%s(%v, %v) = %v, %v; want %v", c.name, c.cur, c.write, got, err, c.want)
+		}
+	}
+	m := map[string]any{"a": 1.0}
+	MergeReducer(m, map[string]any{"a": 2.0})
+	if m["a"] != 1.0 {
+		t.Fatal("merge must not modify its input")
+	}
+	if _, _, ok := NamedReducer("nope"); ok {
+		t.Fatal("an unknown name is not a reducer")
+	}
+}

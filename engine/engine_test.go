@@ -712,3 +712,34 @@ func TestManagedValues_RemainingAndLastStep(t *testing.T) {
 		t.Fatal("managed keys are listed apart from the state keys")
 	}
 }
+
+// LangGraph's max_concurrency (LangGraph.js pregel/runner.ts): at most n
+// tasks of a superstep run at once.
+func TestMaxConcurrency_BoundsRunningTasks(t *testing.T) {
+	var running, peak atomic.Int32
+	work := func(context.Context, any) (any, error) {
+		n := running.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		running.Add(-1)
+		return map[string]any{"log": []any{"w"}}, nil
+	}
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("fan", func(context.Context, any) (any, error) {
+			return engine.Command{Goto: []any{engine.Send{Node: "w", Arg: 1}, engine.Send{Node: "w", Arg: 2}, engine.Send{Node: "w", Arg: 3}, engine.Send{Node: "w", Arg: 4}, engine.Send{Node: "w", Arg: 5}}}, nil
+		}, engine.WithEnds("w")).
+		AddNode("w", work).
+		AddEdge(engine.Start, "fan"))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.WithMaxConcurrency(2))
+	if err != nil || len(res.Values["log"].([]any)) != 5 {
+		t.Fatalf("all five tasks run: %v %v", res.Values, err)
+	}
+	if p := peak.Load(); p > 2 {
+		t.Fatalf("at most 2 tasks at once, saw %d", p)
+	}
+}

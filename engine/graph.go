@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -98,6 +99,9 @@ type branchSpec struct {
 	from  string
 	route RouteFunc
 	ends  []string // nil: any node
+	// pathMap maps the labels route returns to nodes (nil: route returns
+	// node names).
+	pathMap map[string]string
 }
 
 // StateGraph builds a graph. Its methods record mistakes and return the
@@ -227,5 +231,25 @@ func (g *StateGraph) AddConditionalEdges(from string, route RouteFunc, ends ...s
 		e = slices.Clone(ends)
 	}
 	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: e})
+	return g
+}
+
+// AddConditionalEdgesMap routes from a node through a path map: route
+// returns labels (or Sends), and pathMap says which node (or End) each label
+// goes to (LangGraph's add_conditional_edges(source, path, path_map)). A
+// label outside the map is an error of the routing task.
+func (g *StateGraph) AddConditionalEdgesMap(from string, route RouteFunc, pathMap map[string]string) *StateGraph {
+	if route == nil || len(pathMap) == 0 {
+		g.fail("InvalidEdge", fmt.Sprintf("conditional edge from %q needs a route function and a non-empty path map", from))
+		return g
+	}
+	ends := make([]string, 0, len(pathMap))
+	for _, n := range pathMap {
+		if !slices.Contains(ends, n) {
+			ends = append(ends, n)
+		}
+	}
+	slices.Sort(ends)
+	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: ends, pathMap: maps.Clone(pathMap)})
 	return g
 }

@@ -28,6 +28,10 @@ type RunOptions struct {
 	// part of the state and is not checkpointed.
 	Context any
 
+	// MaxConcurrency bounds how many tasks of a superstep run at once (0:
+	// all of them). Tasks start in planning order: Sends first, then nodes.
+	MaxConcurrency int
+
 	// LockstepSubgraphs orders the checkpoint writes of sibling subgraph
 	// tasks deterministically (see WithLockstepSubgraphs).
 	LockstepSubgraphs bool
@@ -85,6 +89,11 @@ func RuntimeContext(ctx context.Context) any {
 	}
 	return nil
 }
+
+// WithMaxConcurrency runs at most n tasks of a superstep at once
+// (LangGraph's max_concurrency; LangGraph.js pregel/runner.ts starts the
+// next planned task when one ends). Subgraphs inherit the bound.
+func WithMaxConcurrency(n int) RunOption { return func(o *RunOptions) { o.MaxConcurrency = n } }
 
 // WithHook installs a step hook.
 func WithHook(h StepHook) RunOption { return func(o *RunOptions) { o.Hook = h } }

@@ -61,6 +61,7 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 		RecursionLimit:    l.opts.RecursionLimit,
 		LockstepSubgraphs: l.opts.LockstepSubgraphs,
 		Context:           l.opts.Context,
+		MaxConcurrency:    l.opts.MaxConcurrency,
 		ns:                t.ns,
 		parent:            scope,
 	}

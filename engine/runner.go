@@ -63,10 +63,15 @@ func (l *loop) execute(ctx context.Context) error {
 	if len(run) == 1 {
 		runOne(run[0]) // no goroutine for the common single-task superstep
 	} else {
+		slots := concurrencySlots(l.opts.MaxConcurrency, len(run))
 		for _, t := range run {
+			if !slots.acquire(stepCtx) {
+				break // a failure ended the superstep: start no more tasks
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer slots.release()
 				runOne(t)
 			}()
 		}

@@ -211,6 +211,15 @@ func (g *Graph) routeWrites(br *branchSpec, dest any) ([]Write, error) {
 	for _, it := range items {
 		switch d := it.(type) {
 		case string:
+			if br.pathMap != nil {
+				// LangGraph.js graph/graph.ts Branch._finish: labels go
+				// through the path map; an unknown label is an error.
+				to, ok := br.pathMap[d]
+				if !ok {
+					return nil, fmt.Errorf("route from %q returned %q, which is not a label of its path map", br.from, d)
+				}
+				d = to
+			}
 			if d == Start || d == "" {
 				return nil, fmt.Errorf("route from %q did not return a valid destination (%q)", br.from, d)
 			}

@@ -137,9 +137,18 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 	}
 	for _, br := range def.Branches {
 		route := br.Route
-		b.AddConditionalEdges(br.From, func(ctx context.Context, state map[string]any) (any, error) {
+		fn := func(ctx context.Context, state map[string]any) (any, error) {
 			return route.Eval(Env{State: state, Context: engine.RuntimeContext(ctx)})
-		}, br.Ends...)
+		}
+		if br.PathMap != nil {
+			m := make(map[string]string, len(br.PathMap))
+			for _, kv := range br.PathMap {
+				m[kv.Key] = kv.Value.(string)
+			}
+			b.AddConditionalEdgesMap(br.From, fn, m)
+			continue
+		}
+		b.AddConditionalEdges(br.From, fn, br.Ends...)
 	}
 	return b.Compile(opts...)
 }
@@ -176,17 +185,21 @@ func keySpec(k StateKey) engine.KeySpec {
 	// A fresh copy for every thread: engine.Normalize rebuilds lists and
 	// maps.
 	mk := func() any { return engine.Normalize(dflt) }
+	var s engine.KeySpec
 	switch k.Reducer {
+	case "":
+		return engine.LastValueKey(k.Name)
 	case ReducerAdd:
-		s := engine.AppendKey(k.Name)
-		s.Default = mk
-		return s
+		s = engine.AppendKey(k.Name)
 	case ReducerAddMessages:
-		s := engine.MessagesKey(k.Name)
-		s.Default = mk
-		return s
+		s = engine.MessagesKey(k.Name)
+	default:
+		fn, _, _ := engine.NamedReducer(k.Reducer) // known: Parse checked it
+		s = engine.ReducerKey(k.Name, fn, nil)
+		s.ReducerName = k.Reducer
 	}
-	return engine.LastValueKey(k.Name)
+	s.Default = mk
+	return s
 }
 
 // nodeFunc is a scripted node: interrupts first (each returns its answer),

@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"errors"
+
 	"fmt"
+	"github.com/superstep/superstep/engine"
 	"math"
 	"os"
 	"slices"
@@ -50,8 +52,8 @@ const (
 // StateKey is one state key and its channel.
 type StateKey struct {
 	Name    string
-	Reducer string // "" (LastValue), ReducerAdd or ReducerAddMessages
-	Default any    // for reducers: the channel's initial value ([]any{} when not given)
+	Reducer string // "" (LastValue) or a name engine.NamedReducer knows
+	Default any    // for reducers: the channel's initial value (the reducer's own when not given)
 }
 
 // Edge is a static edge; a join edge fires when all of From have run.
@@ -67,7 +69,9 @@ type Branch struct {
 	From  string
 	Route *Expr
 	Ends  []string // nil when omitted
-	Pos   Pos
+	// PathMap maps the labels Route returns to nodes (nil when omitted).
+	PathMap []KeyValue
+	Pos     Pos
 }
 
 // Node is a scripted node.
@@ -131,6 +135,7 @@ type Op struct {
 	Input          any // invoke; nil if null or absent
 	HasInput       bool
 	RecursionLimit int    // 0 when not given
+	MaxConcurrency int    // 0 when not given
 	From           string // "fork" or ""
 	AtStep         *int
 	Value          any // resume
@@ -451,7 +456,8 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 	case jsonNull:
 		return k
 	case jsonString:
-		k.Reducer, k.Default = v.scalar.(string), []any{}
+		k.Reducer = v.scalar.(string)
+		_, k.Default, _ = engine.NamedReducer(k.Reducer)
 	case jsonObject:
 		if !p.fields(v, field, "reducer", "default") {
 			return k
@@ -461,7 +467,8 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 			p.fail(v, field, "missing reducer")
 			return k
 		}
-		k.Reducer, k.Default = p.str(r, join2(field, "reducer")), []any{}
+		k.Reducer = p.str(r, join2(field, "reducer"))
+		_, k.Default, _ = engine.NamedReducer(k.Reducer)
 		if d := v.field("default"); d != nil {
 			k.Default = d.value()
 		}
@@ -470,8 +477,8 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 		p.fail(v, field, "expected null, a reducer name or {\"reducer\", \"default\"}, got %s", v.kind)
 		return k
 	}
-	if v.kind == jsonString && k.Reducer != ReducerAdd && k.Reducer != ReducerAddMessages {
-		p.graphFail(v.pos, field, "unknown reducer %q (expected add or add_messages)", k.Reducer)
+	if _, _, known := engine.NamedReducer(k.Reducer); v.kind == jsonString && !known {
+		p.graphFail(v.pos, field, "unknown reducer %q (expected add, add_messages, concat, sum, merge or sorted)", k.Reducer)
 	}
 	return k
 }
@@ -616,7 +623,7 @@ func (p *parser) edge(n *jnode, field string) Edge {
 
 func (p *parser) branch(n *jnode, field string) *Branch {
 	b := &Branch{Pos: n.pos}
-	if !p.fields(n, field, "from", "route", "ends") {
+	if !p.fields(n, field, "from", "route", "ends", "path_map") {
 		return b
 	}
 	if v := n.field("from"); v != nil {
@@ -632,12 +639,26 @@ func (p *parser) branch(n *jnode, field string) *Branch {
 	if v := n.field("ends"); v != nil {
 		b.Ends = p.names(v, join2(field, "ends"))
 	}
+	if v := n.field("path_map"); v != nil {
+		f := join2(field, "path_map")
+		if n.field("ends") != nil {
+			p.fail(v, f, "path_map and ends exclude each other (the map's nodes are the ends)")
+		} else if p.fields(v, f, keys(v)...) {
+			b.PathMap = []KeyValue{}
+			for _, kv := range v.fields {
+				b.PathMap = append(b.PathMap, KeyValue{kv.key, p.name(kv.val, join2(f, kv.key))})
+			}
+			if len(b.PathMap) == 0 {
+				p.fail(v, f, "expected at least one label")
+			}
+		}
+	}
 	return b
 }
 
 var opFields = map[string][]string{
-	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context"},
-	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context"},
+	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency"},
+	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency"},
 	OpGetState:    {"op", "thread"},
 	OpHistory:     {"op", "thread"},
 	OpUpdateState: {"op", "thread", "values", "as_node", "at"},
@@ -676,6 +697,9 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("recursion_limit"); v != nil {
 		op.RecursionLimit = p.integer(v, join2(field, "recursion_limit"), 1)
+	}
+	if v := n.field("max_concurrency"); v != nil {
+		op.MaxConcurrency = p.integer(v, join2(field, "max_concurrency"), 1)
 	}
 	if v := n.field("from"); v != nil {
 		if op.From = p.str(v, join2(field, "from")); op.From != "fork" && v.kind == jsonString {
@@ -832,6 +856,9 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 		ref(b.Pos, join2(field, "from"), b.From, Start)
 		for j, e := range b.Ends {
 			ref(b.Pos, index2(join2(field, "ends"), j), e, End)
+		}
+		for _, kv := range b.PathMap {
+			ref(b.Pos, join2(join2(field, "path_map"), kv.Key), kv.Value.(string), End)
 		}
 	}
 }

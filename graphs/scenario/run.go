@@ -214,6 +214,9 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 	if op.Context != nil {
 		opts = append(opts, engine.WithRuntimeContext(op.Context))
 	}
+	if op.MaxConcurrency > 0 {
+		opts = append(opts, engine.WithMaxConcurrency(op.MaxConcurrency))
+	}
 	var runErr error
 	switch {
 	case op.From == "fork":
