@@ -29,7 +29,7 @@ const (
 // reservedWrite reports whether a write name never reaches a channel.
 func reservedWrite(ch string) bool {
 	switch ch {
-	case NoWritesChannel, Push, ResumeChannel, InterruptChannel, ReturnChannel, ErrorChannel, ScheduledChannel, "__error_source_node__":
+	case NoWritesChannel, Push, ResumeChannel, InterruptChannel, ReturnChannel, ErrorChannel, ScheduledChannel, ErrorSourceNodeChannel:
 		return true
 	}
 	return false

@@ -416,28 +416,12 @@ func (l *loop) emitValues() {
 }
 
 // savedInterrupts lists the interrupts saved against the current checkpoint
-// that have no answer yet (a task with an __interrupt__ and no __resume__
-// write), so a view of a resumed thread shows what it waits for. The caller
-// holds l.mu.
+// that still wait for an answer (SavedWrites.Waiting), so a view of a
+// resumed thread shows what it waits for. The caller holds l.mu.
 func (l *loop) savedInterrupts() []PendingInterrupt {
-	var out []PendingInterrupt
-	for _, id := range l.pending.order {
-		var ints []Interruption
-		answered := false
-		for _, w := range l.pending.byTask[id] {
-			switch w.Channel {
-			case InterruptChannel:
-				ints = append(ints, interruptionsOf(w.Value)...)
-			case ResumeChannel:
-				answered = true
-			}
-		}
-		if answered {
-			continue
-		}
-		for _, in := range ints {
-			out = append(out, PendingInterrupt{Interruption: in, TaskID: id, Node: l.taskName(id)})
-		}
+	out := ReadSavedWrites(l.pending.all()).WaitingInterrupts()
+	for i := range out {
+		out[i].Node = l.taskName(out[i].TaskID)
 	}
 	return out
 }
@@ -546,8 +530,7 @@ func abortedTasks(ws []PendingWrite) map[string]bool {
 // by a sibling's failure keeps only its state-key writes (LangGraph.js
 // aborted it after its state update, before its edges and routes).
 func (g *Graph) reusable(pw PendingWrite, aborted map[string]bool) bool {
-	switch pw.Channel {
-	case InterruptChannel, ResumeChannel, ErrorChannel, ScheduledChannel, "__error_source_node__":
+	if IsControlWrite(pw.Channel) && pw.Channel != NoWritesChannel {
 		return false
 	}
 	return !aborted[pw.TaskID] || g.IsStateKey(pw.Channel)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -31,9 +32,16 @@ type SnapshotTask struct {
 	Push       bool
 	Input      any
 	Interrupts []Interruption
-	// Answered is true when the task saved an answer (__resume__) to its
-	// interrupts: they are not pending any more, though still listed.
+	// Answers are the saved answers to its Interrupt calls, by call
+	// position; Answered reports that there are some.
+	Answers  []any
 	Answered bool
+	// Waiting: the task's interrupts wait for an answer
+	// (SavedWrites.Waiting).
+	Waiting bool
+	// Finished: the task saved its output and is not run again when the
+	// superstep resumes (SavedTask.Finished).
+	Finished bool
 	// Result is the task's saved writes to state keys; nil when it saved
 	// no output.
 	Result map[string]any
@@ -43,15 +51,24 @@ type SnapshotTask struct {
 	Subgraph string
 }
 
-// Interrupts lists the interrupts saved for the tasks.
+// Interrupts lists the interrupts that wait for an answer, by task.
 func (s *StateSnapshot) Interrupts() []PendingInterrupt {
 	var out []PendingInterrupt
 	for _, t := range s.Tasks {
+		if !t.Waiting {
+			continue
+		}
 		for _, in := range t.Interrupts {
 			out = append(out, PendingInterrupt{Interruption: in, Node: t.Name, TaskID: t.ID})
 		}
 	}
 	return out
+}
+
+// Status says where the thread's run stands at this checkpoint; see
+// SavedWrites.Status.
+func (s *StateSnapshot) Status() CheckpointStatus {
+	return ReadSavedWrites(s.PendingWrites).Status(len(s.Tasks) > 0)
 }
 
 // GetState returns the state of cfg's checkpoint (the thread's latest when
@@ -128,6 +145,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		}
 	}
 	snap.Values = cs.stateValues()
+	saved := ReadSavedWrites(t.PendingWrites)
 	for _, tk := range tasks {
 		if len(tk.writes) == 0 {
 			snap.Next = append(snap.Next, tk.name)
@@ -139,33 +157,15 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		if tk.node.subgraph != nil {
 			st.Subgraph = tk.ns
 		}
-		hasOutput := false
-		for _, pw := range t.PendingWrites {
-			if pw.TaskID != tk.id {
-				continue
+		if sv, ok := saved.Task(tk.id); ok {
+			st.Interrupts, st.Answers, st.Error = sv.Interrupts, sv.Answers, sv.Error
+			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.Waiting(sv), sv.Finished
+			if sv.Failed {
+				st.Error = errorText(sv.Error)
 			}
-			switch pw.Channel {
-			case ErrorChannel:
-				if st.Error == "" {
-					st.Error = errorText(pw.Value)
-				}
-			case InterruptChannel:
-				st.Interrupts = append(st.Interrupts, interruptionsOf(pw.Value)...)
-			case ResumeChannel:
-				st.Answered = true
-			case "__error_source_node__":
-			default:
-				hasOutput = true
-				if g.IsStateKey(pw.Channel) {
-					if st.Result == nil {
-						st.Result = map[string]any{}
-					}
-					st.Result[pw.Channel] = pw.Value
-				}
+			if upd := g.stateUpdate(sv.Writes); len(upd) > 0 && sv.Finished {
+				st.Result = upd
 			}
-		}
-		if !hasOutput {
-			st.Result = nil
 		}
 		snap.Tasks = append(snap.Tasks, st)
 	}
@@ -368,11 +368,11 @@ func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 }
 
 // errorText renders a saved __error__ value for people.
-func errorText(v any) string {
-	if m, ok := v.(map[string]any); ok && m["aborted_by"] != nil {
-		return fmt.Sprintf("aborted: %v failed in the same superstep", m["aborted_by"])
+func errorText(v string) string {
+	if strings.HasPrefix(v, "map[aborted_by:") {
+		return fmt.Sprintf("aborted: %s failed in the same superstep", strings.TrimSuffix(strings.TrimPrefix(v, "map[aborted_by:"), "]"))
 	}
-	return fmt.Sprint(v)
+	return v
 }
 
 // applyNullWrites applies the writes saved for no task (Command input, a

@@ -185,11 +185,9 @@ func (p treePane) describe(i int) string {
 		b.WriteString(" ■ end")
 	}
 	if ints := s.Interrupts(); len(ints) > 0 {
-		if answered(s) {
-			b.WriteString(" ✓ answered")
-		} else {
-			fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
-		}
+		fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
+	} else if answered(s) {
+		b.WriteString(" ✓ answered")
 	}
 	return b.String()
 }

@@ -97,19 +97,20 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	s.st = st
 	// The stepper cannot know that the head is waiting for an answer or has
 	// nothing left to run; the snapshot does.
-	if ints := snap.Interrupts(); len(ints) > 0 && !answered(snap) {
-		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, ints, nil
-	} else if len(snap.Next) == 0 {
+	switch snap.Status() {
+	case engine.CheckpointInterrupted:
+		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, snap.Interrupts(), nil
+	case engine.CheckpointDone:
 		v.Status, s.st = engine.StatusDone, nil
 	}
 	return s.keep(v), nil
 }
 
-// answered reports whether a resume value is already saved for snap, so
-// its interrupts are not waiting any more.
+// answered reports whether some task's saved interrupts were answered, so
+// they do not wait any more.
 func answered(snap *engine.StateSnapshot) bool {
-	for _, pw := range snap.PendingWrites {
-		if pw.Channel == engine.ResumeChannel {
+	for _, t := range snap.Tasks {
+		if len(t.Interrupts) > 0 && !t.Waiting {
 			return true
 		}
 	}

@@ -373,9 +373,8 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 			if w, ok := r.rec.taskWrites[id]; ok {
 				list := []any{}
 				for _, wr := range w {
-					switch wr.Channel {
-					case engine.InterruptChannel, engine.ErrorChannel, engine.ResumeChannel, "__error_source_node__":
-						continue
+					if engine.IsControlWrite(wr.Channel) && wr.Channel != engine.NoWritesChannel {
+						continue // the oracle lists the no-writes marker
 					}
 					list = append(list, []any{wr.Channel, plain(wr.Value)})
 				}
