@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -160,9 +159,6 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		if sv, ok := saved.Task(tk.id); ok {
 			st.Interrupts, st.Answers, st.Error = sv.Interrupts, sv.Answers, sv.Error
 			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.Waiting(sv), sv.Finished
-			if sv.Failed {
-				st.Error = errorText(sv.Error)
-			}
 			if upd := g.stateUpdate(sv.Writes); len(upd) > 0 && sv.Finished {
 				st.Result = upd
 			}
@@ -367,14 +363,6 @@ func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 	return "", &InvalidUpdateError{Msg: "ambiguous update: specify the node to apply it as"}
 }
 
-// errorText renders a saved __error__ value for people.
-func errorText(v string) string {
-	if strings.HasPrefix(v, "map[aborted_by:") {
-		return fmt.Sprintf("aborted: %s failed in the same superstep", strings.TrimSuffix(strings.TrimPrefix(v, "map[aborted_by:"), "]"))
-	}
-	return v
-}
-
 // applyNullWrites applies the writes saved for no task (Command input, a
 // resume value) to cs, as the input pseudo-task: no superstep bump.
 func applyNullWrites(cs *channelState, pending []PendingWrite) error {
@@ -394,20 +382,16 @@ func applyNullWrites(cs *channelState, pending []PendingWrite) error {
 // attachSavedWrites gives each task the writes saved for it, as get_state
 // and update_state count them: everything but error, interrupt and
 // scheduled bookkeeping (a resume answer counts, LangGraph's quirk that
-// takes a twice-interrupted task out of next), and only the state writes of
-// a task a sibling's failure aborted.
+// takes a twice-interrupted task out of next).
 func (g *Graph) attachSavedWrites(tasks []*task, pending []PendingWrite) {
 	byID := make(map[string]*task, len(tasks))
 	for _, t := range tasks {
 		byID[t.id] = t
 	}
-	aborted := abortedTasks(pending)
 	for _, pw := range pending {
 		t := byID[pw.TaskID]
 		switch {
-		case t == nil, pw.Channel == ErrorChannel, pw.Channel == InterruptChannel, pw.Channel == ScheduledChannel:
-			continue
-		case aborted[pw.TaskID] && !g.IsStateKey(pw.Channel):
+		case t == nil, pw.Channel == ErrorChannel, pw.Channel == ErrorSourceNodeChannel, pw.Channel == InterruptChannel, pw.Channel == ScheduledChannel:
 			continue
 		}
 		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})
