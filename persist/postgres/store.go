@@ -71,7 +71,7 @@ type Store struct {
 	heads    map[nsKey]*head  // the latest checkpoint this store put or loaded per namespace
 	queues   map[string]*threadQueue
 	failed   map[string]error // thread -> a buffered write that failed
-	timer    *time.Timer // sync: commits PutWrites no Put followed
+	timer    *time.Timer      // sync: commits PutWrites no Put followed
 	wake     chan struct{}
 	done     chan struct{}
 }
