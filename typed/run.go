@@ -32,18 +32,26 @@ type Result[S any] struct {
 	State S
 }
 
-// Run starts or continues a thread with input as the run's input (the
-// fields it sets are written through __start__, as a map input would be).
+// Run starts a run with input as its input: the fields it sets are written
+// through __start__, in the order they were set, as a map input would be.
+// An input that sets nothing continues the thread instead (see Continue).
 func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunOption) (*Result[S], error) {
 	in, err := input.pairs(g.schema)
 	if err != nil {
 		return nil, err
 	}
-	var arg any = in
 	if in == nil {
-		arg = map[string]any{}
+		return g.Continue(ctx, opts...)
 	}
-	return g.finish(g.Graph.Invoke(ctx, arg, opts...))
+	return g.finish(g.Graph.Invoke(ctx, in, opts...))
+}
+
+// Continue runs the thread on from its checkpoint without new input
+// (LangGraph's invoke(None)): past a breakpoint, or from a fork made by
+// UpdateState (with engine.FromCheckpoint). A thread with nothing to
+// continue returns engine.ErrEmptyInput.
+func (g *Graph[S]) Continue(ctx context.Context, opts ...engine.RunOption) (*Result[S], error) {
+	return g.finish(g.Graph.Invoke(ctx, nil, opts...))
 }
 
 // Resume answers the thread's pending interrupt with answer (any Go value;

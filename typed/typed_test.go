@@ -200,8 +200,8 @@ func TestUpdate_RejectsAPointerThatIsNotAField(t *testing.T) {
 
 func TestNewGraph_SchemaErrors(t *testing.T) {
 	type Dup struct {
-		A int `json:"x"`
-		B int `json:"x"`
+		X int // key "X", as encoding/json names it
+		Y int `json:"X"`
 	}
 	type BadAppend struct {
 		N int `json:"n" reducer:"append"`
