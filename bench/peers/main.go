@@ -36,7 +36,6 @@ type system interface {
 	describe(workload string) string
 }
 
-
 func allSystems() []system {
 	return []system{
 		&superstepSystem{},
