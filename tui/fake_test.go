@@ -75,6 +75,11 @@ func (f *fakeSession) Threads(context.Context) ([]ThreadSummary, error) {
 	return []ThreadSummary{{ID: "a"}, {ID: "b", Step: 3, Source: "loop", Updated: fixedNow}}, f.err
 }
 
+func (f *fakeSession) InferAsNode(context.Context, string) (string, error) {
+	defer f.use()()
+	return "a", f.err
+}
+
 func fakeInfo() engine.GraphInfo {
 	return engine.GraphInfo{
 		Name: "fake",

@@ -141,6 +141,9 @@ type forkForm struct {
 	err      string
 	orig     map[string]any    // the state the form started from
 	reducers map[string]string // state key -> reducer name
+	// inferred is the node the engine writes as when none is chosen, and
+	// inferErr why it cannot choose (an ambiguous update).
+	inferred, inferErr string
 }
 
 func newForkForm(cpID string, values map[string]any, info engine.GraphInfo) forkForm {
@@ -227,7 +230,14 @@ func (f forkForm) asNode() string { return f.nodes[f.as] }
 func (f forkForm) View(st Styles, w, h int) string {
 	as := f.asNode()
 	if as == "" {
-		as = "(inferred by the engine)"
+		switch {
+		case f.inferred != "":
+			as = f.inferred + " (inferred by the engine: the node that wrote last)"
+		case f.inferErr != "":
+			as = "(the engine cannot infer it: " + f.inferErr + "; ctrl+n picks one)"
+		default:
+			as = "(inferred by the engine)"
+		}
 	}
 	head := []string{
 		st.Label.Render("Fork checkpoint "+shortID(f.cpID)+": edit the state, then ctrl+s") +

@@ -44,7 +44,7 @@ func DefaultKeyMap() KeyMap {
 		PageUp:   k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
 		PageDown: k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
 		Open:     k([]string{"enter"}, "enter", "open"),
-		Filter:   k([]string{"/"}, "/", "filter channels"),
+		Filter:   k([]string{"/"}, "/", "filter channels and tasks"),
 		Internal: k([]string{"i"}, "i", "internal channels"),
 
 		Submit:    k([]string{"ctrl+s"}, "ctrl+s", "submit"),

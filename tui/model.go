@@ -59,7 +59,12 @@ const (
 	opHistory
 	opUpdate
 	opThreads
+	opInfer
 )
+
+// stepQueueCap bounds the step keys (n, s, c) kept while a step runs: a
+// held key must not run the graph for minutes after it is released.
+const stepQueueCap = 8
 
 // opDoneMsg is the result of a session call. It carries the session back:
 // while the Cmd ran, the model had none (see Model.take).
@@ -69,6 +74,7 @@ type opDoneMsg struct {
 	view    *engine.StepView
 	hist    []*engine.StateSnapshot
 	threads []ThreadSummary
+	text    string
 	err     error
 }
 
@@ -105,6 +111,8 @@ type Model struct {
 	busySince  time.Time
 	continuing bool
 	pauseReq   bool
+	// queued are step keys pressed while a step ran, oldest first.
+	queued []string
 
 	note string
 	err  error
@@ -254,7 +262,14 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.cancel()
 		m.cancel = nil
 	}
+	if msg.op == opInfer {
+		if m.mode == modeFork {
+			m.fork.inferred, m.fork.inferErr = msg.text, errText(msg.err)
+		}
+		return nil
+	}
 	if msg.err != nil && msg.view == nil {
+		m.dropQueue("the last step failed")
 		m.err = msg.err
 		m.continuing = false
 		if m.mode == modeFork {
@@ -287,7 +302,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	prev := m.view
-	m.setView(msg.view, prev)
+	m.setView(msg.view, prev, msg.op)
 	m.err = msg.err
 	switch msg.op {
 	case opInit, opOpen, opStart, opCheckout, opUpdate:
@@ -295,20 +310,24 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.note = map[opKind]string{
 			opInit: "opened thread " + m.thread, opOpen: "opened thread " + m.thread,
 			opStart:    "new run on thread " + m.thread + ": paused after the input checkpoint, n plans step 0",
-			opCheckout: "time travel: stepping goes on from checkpoint " + shortID(msg.view.CheckpointID),
+			opCheckout: "time travel: checkpoint " + shortID(msg.view.CheckpointID) + " is current; nothing is written until you step (n s c), which forks there",
 			opUpdate:   "forked: checkpoint " + shortID(msg.view.CheckpointID) + " written and current",
 		}[msg.op]
 	case opResume:
 		m.mode = modeMain
-		m.note = "answered: n steps on, c continues"
+		m.note = fmt.Sprintf("answered: n steps on, c continues (a resumed run has its own recursion budget: %d supersteps)", msg.view.RecursionLeft)
 	default:
 		m.note = ""
 	}
 	v := m.view
 	if v.Status == engine.StatusInterrupted && len(v.Interrupts) > 0 {
 		m.continuing = false
+		m.dropQueue("an interrupt is waiting")
 		m.openAnswer()
 		return nil
+	}
+	if msg.err != nil || v.Status == engine.StatusFailed {
+		m.dropQueue("the run failed")
 	}
 	if v.Status == engine.StatusInterrupted {
 		m.note = "stopped at a breakpoint compiled into the graph: n or c goes on"
@@ -318,12 +337,53 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 			m.continuing, m.pauseReq = false, false
 			if stop {
 				m.note = why
+				m.dropQueue("a breakpoint stopped the run")
 			}
-			return nil
+			return m.drainQueue()
 		}
 		return m.step(opNext)
 	}
-	return nil
+	return m.drainQueue()
+}
+
+// queueStep keeps a step key pressed while a step runs.
+func (m *Model) queueStep(k string) {
+	if len(m.queued) >= stepQueueCap {
+		m.note = fmt.Sprintf("%d step keys are already queued: %s ignored", stepQueueCap, k)
+		return
+	}
+	m.queued = append(m.queued, k)
+}
+
+// drainQueue runs the oldest queued step key once the model may step.
+func (m *Model) drainQueue() tea.Cmd {
+	if len(m.queued) == 0 || m.mode != modeMain {
+		return nil
+	}
+	if !m.canStep() {
+		m.dropQueue("there is nothing left to step")
+		return nil
+	}
+	k := m.queued[0]
+	m.queued = m.queued[1:]
+	return m.mainKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+}
+
+// dropQueue forgets queued step keys, saying why: they were typed for a
+// run that has since stopped.
+func (m *Model) dropQueue(why string) {
+	if len(m.queued) == 0 {
+		return
+	}
+	m.note = fmt.Sprintf("%d queued step key(s) dropped: %s", len(m.queued), why)
+	m.queued = nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // shouldPause checks the debugger's breakpoints at the phase just reached:
@@ -346,11 +406,16 @@ func (m *Model) shouldPause(prev, v *engine.StepView) (bool, string) {
 	return false, ""
 }
 
-func (m *Model) setView(v, prev *engine.StepView) {
+func (m *Model) setView(v, prev *engine.StepView, op opKind) {
 	if v == nil {
 		return
 	}
+	stepped := op == opNext || op == opSuperstep
 	switch {
+	case !stepped:
+		// Opening, resuming or checking out ran nothing: the tasks a view
+		// lists at a checkpoint then are saved ones, not ones that ran.
+		m.ran = nil
 	case v.Phase == engine.PhaseCheckpoint && len(v.Tasks) > 0:
 		// At a checkpoint the view lists the tasks whose writes made it.
 		m.ran = v.Tasks
@@ -373,6 +438,14 @@ func (m *Model) refreshPanes(running bool) {
 	m.chans.setChannels(v.Channels)
 	m.seen.setView(v)
 	m.tasks.setView(v, m.ran, running)
+	m.tasks.setFilter(m.chans.filter.Value())
+}
+
+// refilter applies the / filter to both panes it narrows: channels by
+// name, tasks by node, channel or text.
+func (m *Model) refilter() {
+	m.chans.refilter()
+	m.tasks.setFilter(m.chans.filter.Value())
 }
 
 func (m *Model) openAnswer() {
@@ -518,16 +591,22 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		default:
 			var cmd tea.Cmd
 			m.chans.filter, cmd = m.chans.filter.Update(msg)
-			m.chans.refilter()
+			m.refilter()
 			return cmd
 		}
-		m.chans.refilter()
+		m.refilter()
+		return nil
+	}
+	if m.isBusy && !m.continuing && isStepKey(k, msg) {
+		m.queueStep(msg.String())
 		return nil
 	}
 	switch {
 	case m.continuing && key.Matches(msg, k.Continue, k.Back):
 		m.pauseReq = true
 		m.note = "pausing after this phase…"
+	case key.Matches(msg, k.Back) && len(m.queued) > 0:
+		m.dropQueue("esc")
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
@@ -553,7 +632,13 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Threads) && m.sess != nil:
 		return m.loadThreads()
 	case key.Matches(msg, k.Fork) && k.Fork.Enabled():
-		m.openFork(m.view.CheckpointID, m.view.Values)
+		return m.openFork(m.view.CheckpointID, m.view.Values)
+	case key.Matches(msg, k.Parent) && k.Parent.Enabled():
+		id := m.view.ParentID
+		return m.do(opCheckout, func(ctx context.Context, s session) opDoneMsg {
+			v, err := s.Checkout(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
 	case key.Matches(msg, k.Break, k.BreakAfter):
 		n := m.selectedNode()
 		if n == "" {
@@ -586,7 +671,9 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Open):
 		m.openFocused()
 	case key.Matches(msg, k.Filter):
-		m.focus = paneChannels
+		if m.focus != paneTasks {
+			m.focus = paneChannels
+		}
 		m.chans.filtering = true
 		return m.chans.filter.Focus()
 	case key.Matches(msg, k.Internal):
@@ -686,9 +773,29 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) openFork(cpID string, values map[string]any) {
+// openFork opens the fork form on a checkpoint and asks the engine which
+// node the update would be written as if none is chosen, so the form can
+// name it before anything is written.
+func (m *Model) openFork(cpID string, values map[string]any) tea.Cmd {
 	m.fork = newForkForm(cpID, values, m.info)
 	m.prevMode, m.mode = m.mode, modeFork
+	return m.do(opInfer, func(ctx context.Context, s session) opDoneMsg {
+		n, err := s.InferAsNode(ctx, cpID)
+		return opDoneMsg{text: n, err: err}
+	})
+}
+
+// isStepKey reports whether msg is one of the keys that advance the run,
+// whether or not it is enabled right now (it is not while a step runs).
+func isStepKey(k *KeyMap, msg tea.KeyMsg) bool {
+	for _, b := range []key.Binding{k.Next, k.Superstep, k.Continue} {
+		for _, s := range b.Keys() {
+			if msg.String() == s {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
@@ -837,7 +944,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		})
 	case key.Matches(msg, k.Fork):
 		if s := m.tree.selected(); s != nil && m.sess != nil {
-			m.openFork(s.Config.CheckpointID, s.Values)
+			return m.openFork(s.Config.CheckpointID, s.Values)
 		}
 		return nil
 	default:
@@ -949,6 +1056,7 @@ func (m *Model) syncKeys() {
 		k.Answer.SetEnabled(hasSess && m.view != nil && m.view.Status == engine.StatusInterrupted && len(m.view.Interrupts) > 0)
 		k.Tree.SetEnabled(hasSess && m.view != nil)
 		k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
+		k.Parent.SetEnabled(hasSess && m.view != nil && m.view.ParentID != "")
 		k.Threads.SetEnabled(hasSess)
 		k.Break.SetEnabled(len(m.graph.nodes) > 1)
 		k.BreakAfter.SetEnabled(len(m.graph.nodes) > 1)
@@ -1070,15 +1178,14 @@ func (m Model) viewHeader() string {
 		parts = append([]string{st.Header.Render("superstep")}, parts...)
 	}
 	if v := m.view; v != nil {
-		step := v.Step
-		if v.Phase == engine.PhaseCheckpoint && v.Status != engine.StatusFailed {
-			step--
-		}
-		parts = append(parts, "cp "+shortID(v.CheckpointID), fmt.Sprintf("step %d", step))
+		parts = append(parts, "cp "+shortID(v.CheckpointID), stepLabel(v))
 	}
 	parts = append(parts, ls.Render(" "+label+" "))
 	if v := m.view; v != nil {
 		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("budget %d", v.RecursionLeft)))
+	}
+	if len(m.queued) > 0 {
+		parts = append(parts, st.Notice.Render(fmt.Sprintf("queued %s (%d)", strings.Join(m.queued, ""), len(m.queued))))
 	}
 	h := strings.Join(parts, st.HeaderDim.Render(" · "))
 	if m.isBusy {
@@ -1086,6 +1193,19 @@ func (m Model) viewHeader() string {
 		h += "  " + m.spin.View() + " " + el.String()
 	}
 	return h
+}
+
+// stepLabel says which superstep the screen is about, the same way before
+// and after a resume: at a checkpoint, the step that wrote it and the one
+// the next Plan starts; between phases, the step being run.
+func stepLabel(v *engine.StepView) string {
+	if v.Phase == engine.PhaseCheckpoint && v.Status != engine.StatusFailed {
+		if v.Status == engine.StatusDone {
+			return fmt.Sprintf("step %d", v.CheckpointStep)
+		}
+		return fmt.Sprintf("step %d → %d", v.CheckpointStep, v.Step)
+	}
+	return fmt.Sprintf("step %d", v.Step)
 }
 
 func (m Model) viewStatus() string {
@@ -1124,7 +1244,7 @@ func (m Model) viewBody() string {
 	graph := st.box("Graph · "+m.opts.GraphName, m.graph.View(st, m.bp, m.focus == paneGraph && mode == modeMain, lw-2, topH-2), lw, topH, m.focus == paneGraph && mode == modeMain)
 	chans := st.box(m.chans.title(), m.chans.View(st, m.focus == paneChannels && mode == modeMain, rw-2, topH-2), rw, topH, m.focus == paneChannels && mode == modeMain)
 	seen := st.box("versions_seen · why a node runs", m.seen.View(st, m.focus == paneSeen && mode == modeMain, lw-2, botH-2), lw, botH, m.focus == paneSeen && mode == modeMain)
-	tasks := st.box(m.tasks.title, m.tasks.View(st, m.focus == paneTasks && mode == modeMain, rw-2, botH-2), rw, botH, m.focus == paneTasks && mode == modeMain)
+	tasks := st.box(m.tasks.heading(), m.tasks.View(st, m.focus == paneTasks && mode == modeMain, rw-2, botH-2), rw, botH, m.focus == paneTasks && mode == modeMain)
 	switch mode {
 	case modeInspect:
 		insp := st.box("Inspect · "+m.insp.title, m.insp.View(st, rw-2, bh-2), rw, bh, true)

@@ -185,10 +185,10 @@ func (p treePane) describe(i int) string {
 		b.WriteString(" ■ end")
 	}
 	if ints := s.Interrupts(); len(ints) > 0 {
-		if answered(s) {
-			b.WriteString(" ✓ answered")
+		if waiting := waitingInterrupts(s); len(waiting) > 0 {
+			fmt.Fprintf(&b, " ⚠ %d interrupt", len(waiting))
 		} else {
-			fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
+			b.WriteString(" ✓ answered")
 		}
 	}
 	return b.String()

@@ -20,6 +20,11 @@ type ThreadSummary struct {
 	Step    int
 	Source  string
 	Updated time.Time
+	// Graph is the name of the graph the thread was recorded with.
+	Graph string
+	// Status is the thread's status at its head (engine.Status.String():
+	// running means it has work left to step).
+	Status string
 }
 
 // Options configure Run. Only the graph is required; the zero Options open
@@ -42,6 +47,11 @@ type Options struct {
 	// nil, a Saver implementing engine.ThreadLister (engine.MemorySaver) is
 	// asked instead; otherwise the picker only offers a new thread.
 	Threads func(ctx context.Context) ([]ThreadSummary, error)
+	// CheckThread, when set, is asked before another thread is opened from
+	// the thread picker; its error (say, the thread was recorded with
+	// another graph, in the words the command line uses) is shown and the
+	// thread is not opened.
+	CheckThread func(ctx context.Context, thread string) error
 	// Answers suggest replies to the graph's interrupts; the first is the
 	// answer box's placeholder (graphs.Example.Answers).
 	Answers []string

@@ -18,7 +18,8 @@ type session interface {
 	// Info describes the graph.
 	Info() engine.GraphInfo
 	// Open shows thread at its latest checkpoint without running anything.
-	// It returns an error wrapping engine.ErrNoCheckpoint for a new thread.
+	// It returns an error wrapping engine.ErrNoCheckpoint for a new thread,
+	// or the caller's refusal (Options.CheckThread) for another graph's.
 	Open(ctx context.Context, thread string) (*engine.StepView, error)
 	// Start begins a run on thread with new input, paused after the input
 	// checkpoint.
@@ -33,9 +34,9 @@ type session interface {
 	// Resume answers the pending interrupts (a value or an engine.ResumeMap)
 	// and pauses where the resumed run starts.
 	Resume(ctx context.Context, answer any) (*engine.StepView, error)
-	// Checkout makes checkpoint id current (time travel): stepping goes on
-	// from there; the engine writes a fork checkpoint when id is not the
-	// head.
+	// Checkout makes checkpoint id current (time travel) and writes
+	// nothing: the next step goes on from there, and only then does the
+	// engine write a fork checkpoint when id is not the head.
 	Checkout(ctx context.Context, id string) (*engine.StepView, error)
 	// History lists the thread's checkpoints, newest first.
 	History(ctx context.Context) ([]*engine.StateSnapshot, error)
@@ -44,6 +45,9 @@ type session interface {
 	UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error)
 	// Threads lists the database's threads.
 	Threads(ctx context.Context) ([]ThreadSummary, error)
+	// InferAsNode names the node an update at checkpoint id is written as
+	// when none is chosen (the engine's rule).
+	InferAsNode(ctx context.Context, id string) (string, error)
 }
 
 // errNoThreadList is returned by Threads when there is no way to list them.
@@ -56,15 +60,19 @@ type engineSession struct {
 	threads func(context.Context) ([]ThreadSummary, error)
 	info    engine.GraphInfo
 
+	check  func(context.Context, string) error
 	thread string
 	st     *engine.Stepper // nil when no run is live
 	last   *engine.StepView
+	// from is a checkpoint made current by Checkout and not stepped from
+	// yet: the next step starts there (and the engine forks, if it must).
+	from string
 }
 
 var _ session = (*engineSession)(nil)
 
 func newEngineSession(g *engine.Graph, opts Options) *engineSession {
-	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, info: g.Describe()}
+	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe()}
 }
 
 func (s *engineSession) Info() engine.GraphInfo { return s.info }
@@ -82,6 +90,11 @@ func (s *engineSession) keep(v *engine.StepView) *engine.StepView {
 }
 
 func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepView, error) {
+	if s.check != nil && thread != s.thread {
+		if err := s.check(ctx, thread); err != nil {
+			return nil, err
+		}
+	}
 	snap, err := s.g.GetState(ctx, engine.Config{ThreadID: thread})
 	if err != nil {
 		return nil, err
@@ -92,28 +105,48 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	if err != nil {
 		return nil, err
 	}
-	s.thread = thread
+	s.thread, s.from = thread, ""
 	v := st.View()
 	s.st = st
 	// The stepper cannot know that the head is waiting for an answer or has
-	// nothing left to run; the snapshot does.
-	if ints := snap.Interrupts(); len(ints) > 0 && !answered(snap) {
-		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, ints, nil
-	} else if len(snap.Next) == 0 {
+	// nothing left to run; the snapshot's saved-write facts do.
+	switch headStatus(snap) {
+	case engine.StatusInterrupted:
+		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, waitingInterrupts(snap), nil
+	case engine.StatusDone:
 		v.Status, s.st = engine.StatusDone, nil
 	}
 	return s.keep(v), nil
 }
 
-// answered reports whether a resume value is already saved for snap, so
-// its interrupts are not waiting any more.
-func answered(snap *engine.StateSnapshot) bool {
-	for _, pw := range snap.PendingWrites {
-		if pw.Channel == engine.ResumeChannel {
-			return true
+// headStatus is a thread's status at snap, from the engine's facts about
+// its saved writes: interrupted while a task's interrupt has no saved
+// answer; done only when nothing is planned from the checkpoint at all. A
+// head whose tasks all saved writes (a crashed or diverged superstep, a
+// resumed node that failed) is not done: stepping applies or retries them,
+// as superstep run does.
+func headStatus(snap *engine.StateSnapshot) engine.Status {
+	switch {
+	case len(waitingInterrupts(snap)) > 0:
+		return engine.StatusInterrupted
+	case len(snap.Tasks) == 0:
+		return engine.StatusDone
+	}
+	return engine.StatusRunning
+}
+
+// waitingInterrupts are snap's interrupts whose task saved no answer.
+func waitingInterrupts(snap *engine.StateSnapshot) []engine.PendingInterrupt {
+	var out []engine.PendingInterrupt
+	for _, t := range snap.Tasks {
+		if t.Answered {
+			continue
+		}
+		for _, in := range t.Interrupts {
+			out = append(out, engine.PendingInterrupt{Interruption: in, Node: t.Name, TaskID: t.ID})
 		}
 	}
-	return false
+	return out
 }
 
 func (s *engineSession) Start(ctx context.Context, thread string, input map[string]any) (*engine.StepView, error) {
@@ -121,7 +154,7 @@ func (s *engineSession) Start(ctx context.Context, thread string, input map[stri
 	if err != nil {
 		return nil, err
 	}
-	s.thread, s.st = thread, st
+	s.thread, s.st, s.from = thread, st, ""
 	return s.keep(st.View()), nil
 }
 
@@ -132,11 +165,15 @@ func (s *engineSession) live(ctx context.Context) error {
 	if s.thread == "" {
 		return errors.New("no thread is open")
 	}
-	st, err := s.g.Start(ctx, nil, engine.OnThread(s.thread))
+	opts := []engine.RunOption{engine.OnThread(s.thread)}
+	if s.from != "" {
+		opts = append(opts, engine.FromCheckpoint(s.from))
+	}
+	st, err := s.g.Start(ctx, nil, opts...)
 	if err != nil {
 		return err
 	}
-	s.st = st
+	s.st, s.from = st, ""
 	return nil
 }
 
@@ -157,21 +194,30 @@ func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error)
 }
 
 func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepView, error) {
-	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, engine.OnThread(s.thread))
+	opts := []engine.RunOption{engine.OnThread(s.thread)}
+	if s.from != "" {
+		opts = append(opts, engine.FromCheckpoint(s.from))
+	}
+	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, opts...)
 	if err != nil {
 		return nil, err
 	}
-	s.st = st
+	s.st, s.from = st, ""
 	return s.keep(st.View()), nil
 }
 
 func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepView, error) {
-	st, err := s.g.Start(ctx, nil, engine.OnThread(s.thread), engine.FromCheckpoint(id))
+	snap, err := s.g.GetState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
 	if err != nil {
 		return nil, err
 	}
-	s.st = st
-	return s.keep(st.View()), nil
+	// Nothing is written yet: the fork, if any, is the engine's to write
+	// when stepping starts from here (live).
+	s.st, s.from = nil, id
+	v := viewFromSnapshot(s.info, snap)
+	v.Status = headStatus(snap)
+	v.Interrupts = waitingInterrupts(snap)
+	return s.keep(v), nil
 }
 
 func (s *engineSession) History(ctx context.Context) ([]*engine.StateSnapshot, error) {
@@ -201,15 +247,18 @@ func (s *engineSession) Threads(ctx context.Context) ([]ThreadSummary, error) {
 	var out []ThreadSummary
 	for _, id := range ids {
 		ts := ThreadSummary{ID: id}
-		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: id})
+		snap, err := s.g.GetState(ctx, engine.Config{ThreadID: id})
 		if err != nil {
 			return nil, fmt.Errorf("thread %q: %w", id, err)
 		}
-		if t != nil {
-			ts.Step, ts.Source, ts.Updated = t.Metadata.Step, t.Metadata.Source, t.Checkpoint.TS
-		}
+		ts.Step, ts.Source, ts.Updated = snap.Metadata.Step, snap.Metadata.Source, snap.CreatedAt
+		ts.Status = headStatus(snap).String()
 		out = append(out, ts)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+func (s *engineSession) InferAsNode(ctx context.Context, id string) (string, error) {
+	return s.g.InferAsNode(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
 }
