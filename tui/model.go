@@ -366,6 +366,7 @@ func (m *Model) drainQueue() tea.Cmd {
 	}
 	k := m.queued[0]
 	m.queued = m.queued[1:]
+	m.syncKeys() // the keys enabled now that the session is back
 	return m.mainKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
 }
 
