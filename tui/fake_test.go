@@ -75,6 +75,8 @@ func (f *fakeSession) Threads(context.Context) ([]ThreadSummary, error) {
 	return []ThreadSummary{{ID: "a"}, {ID: "b", Step: 3, Source: "loop", Updated: fixedNow}}, f.err
 }
 
+func (f *fakeSession) Pending() map[string]engine.ChannelView { return nil }
+
 func (f *fakeSession) InferAsNode(context.Context, string) (string, error) {
 	defer f.use()()
 	return "a", f.err

@@ -74,6 +74,7 @@ type opDoneMsg struct {
 	view    *engine.StepView
 	hist    []*engine.StateSnapshot
 	threads []ThreadSummary
+	pending map[string]engine.ChannelView
 	text    string
 	err     error
 }
@@ -105,6 +106,9 @@ type Model struct {
 
 	view *engine.StepView
 	ran  []engine.TaskView // the tasks of the superstep the last Update applied
+	// pending are channels an interrupted step's finished tasks wrote,
+	// which no checkpoint holds yet (shown marked, beside the saved value).
+	pending map[string]engine.ChannelView
 
 	busy       opKind
 	isBusy     bool
@@ -222,7 +226,7 @@ func (m *Model) step(op opKind) tea.Cmd {
 		} else {
 			v, err = s.Next(ctx)
 		}
-		return opDoneMsg{view: v, err: err}
+		return opDoneMsg{view: v, pending: s.Pending(), err: err}
 	})
 }
 
@@ -302,6 +306,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	prev := m.view
+	m.pending = msg.pending
 	m.setView(msg.view, prev, msg.op)
 	m.err = msg.err
 	switch msg.op {
@@ -436,7 +441,7 @@ func (m *Model) refreshPanes(running bool) {
 		return
 	}
 	m.graph.setTasks(v.Tasks, running)
-	m.chans.setChannels(v.Channels)
+	m.chans.setChannels(v.Channels, m.pending)
 	m.seen.setView(v)
 	m.tasks.setView(v, m.ran, running)
 	m.tasks.setFilter(m.chans.filter.Value())
@@ -711,7 +716,13 @@ func (m *Model) openFocused() {
 		if !cv.Available {
 			title += " · not available"
 		}
-		m.insp = newInspector(title, cv.Value)
+		val := cv.Value
+		if pv, ok := m.pending[cv.Name]; ok {
+			// What the finished tasks wrote, which no checkpoint holds yet.
+			title = fmt.Sprintf("%s · pending write (checkpoint has v%d)", cv.Name, cv.Version)
+			val = pv.Value
+		}
+		m.insp = newInspector(title, val)
 	case paneTasks:
 		r, ok := m.tasks.selected()
 		if !ok || !r.hasValue {
@@ -963,7 +974,7 @@ func (m *Model) refreshTreePreview() {
 		return
 	}
 	v := viewFromSnapshot(m.info, s)
-	m.treeChan.setChannels(v.Channels)
+	m.treeChan.setChannels(v.Channels, nil)
 	m.treeSeen.setView(v)
 }
 

@@ -45,6 +45,11 @@ type session interface {
 	UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error)
 	// Threads lists the database's threads.
 	Threads(ctx context.Context) ([]ThreadSummary, error)
+	// Pending lists, after a step that stopped at an interrupt, the
+	// channels whose value the finished tasks changed but no checkpoint
+	// holds yet (their live view, by name); the step's view shows the
+	// checkpoint's channels. Nil otherwise.
+	Pending() map[string]engine.ChannelView
 	// InferAsNode names the node an update at checkpoint id is written as
 	// when none is chosen (the engine's rule).
 	InferAsNode(ctx context.Context, id string) (string, error)
@@ -64,6 +69,7 @@ type engineSession struct {
 	thread string
 	st     *engine.Stepper // nil when no run is live
 	last   *engine.StepView
+	pending map[string]engine.ChannelView
 	// from is a checkpoint made current by Checkout and not stepped from
 	// yet: the next step starts there (and the engine forks, if it must).
 	from string
@@ -182,7 +188,7 @@ func (s *engineSession) Next(ctx context.Context) (*engine.StepView, error) {
 		return nil, err
 	}
 	err := s.st.Next(ctx)
-	return s.keep(s.st.View()), err
+	return s.keep(s.committed(ctx, s.st.View())), err
 }
 
 func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error) {
@@ -190,7 +196,42 @@ func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error)
 		return nil, err
 	}
 	err := s.st.Superstep(ctx)
-	return s.keep(s.st.View()), err
+	return s.keep(s.committed(ctx, s.st.View())), err
+}
+
+func (s *engineSession) Pending() map[string]engine.ChannelView { return s.pending }
+
+// committed makes a view stopped at an interrupt show the channels as its
+// checkpoint holds them, as the tree and superstep show do: the writes of
+// the tasks that finished are saved against the checkpoint, not applied,
+// so they are kept aside as pending.
+func (s *engineSession) committed(ctx context.Context, v *engine.StepView) *engine.StepView {
+	s.pending = nil
+	if v.Status != engine.StatusInterrupted || v.Phase == engine.PhaseCheckpoint || v.CheckpointID == "" {
+		return v
+	}
+	snap, err := s.g.GetState(ctx, engine.Config{ThreadID: v.Thread, CheckpointNS: v.Namespace, CheckpointID: v.CheckpointID})
+	if err != nil {
+		return v // the live view is still true to the run
+	}
+	cv := viewFromSnapshot(s.info, snap)
+	byName := make(map[string]engine.ChannelView, len(cv.Channels))
+	for _, c := range cv.Channels {
+		byName[c.Name] = c
+	}
+	s.pending = map[string]engine.ChannelView{}
+	for i, live := range v.Channels {
+		c, ok := byName[live.Name]
+		if !ok {
+			continue
+		}
+		if live.Version != c.Version || live.HasVer != c.HasVer {
+			s.pending[live.Name] = live
+		}
+		v.Channels[i] = c
+	}
+	v.Versions, v.Values = cv.Versions, cv.Values
+	return v
 }
 
 func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepView, error) {
