@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -204,4 +205,67 @@ func TestModel_Interrupt_ChannelsShowPendingWrites(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "pending → \"written by a\"") {
 		t.Fatalf("no pending mark:\n%s", v)
 	}
+}
+
+// manyKeys is a one-node graph with n state keys.
+func manyKeys(t testing.TB, n int) (*engine.Graph, *engine.MemorySaver, map[string]any) {
+	t.Helper()
+	var specs []engine.KeySpec
+	in := map[string]any{}
+	for i := 0; i < n; i++ {
+		k := fmt.Sprintf("key_%02d", i)
+		specs = append(specs, engine.LastValueKey(k))
+		in[k] = float64(i)
+	}
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(specs...).
+		AddNode("only", func(context.Context, any) (any, error) { return engine.Pairs("key_00", 100.0), nil }).
+		AddEdge(engine.Start, "only").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, saver, in
+}
+
+// The channels pane gets the rows the nearly empty bottom panes do not
+// need.
+func TestModel_Layout_ChannelsGetSpareRoom(t *testing.T) {
+	g, saver, in := manyKeys(t, 12)
+	opts := Options{Thread: "k", Input: in, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 80, 24)
+	m = press(t, m, "s", "n") // one task planned: the bottom panes need 7 rows
+	checkFrame(t, m)
+	v := m.View()
+	if !strings.Contains(v, "key_11") {
+		t.Fatalf("12 keys on a 24-row screen whose other panes are nearly empty: key_11 is not shown:\n%s", v)
+	}
+}
+
+// A long value reads in full in the inspector: wrapped by default, and
+// scrolled sideways with w.
+func TestModel_Inspector_LongValueInFull(t *testing.T) {
+	g, saver, in := manyKeys(t, 2)
+	long := strings.Repeat("abcdefghij", 30) + "THE-END"
+	in["key_01"] = long
+	opts := Options{Thread: "k", Input: in, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 80, 24)
+	m = press(t, m, "s", "tab", "down", "enter")
+	if m.mode != modeInspect {
+		t.Fatalf("mode %v", m.mode)
+	}
+	if v := m.View(); !strings.Contains(v, "-END") {
+		t.Fatalf("the end of a 300-character value is not readable:\n%s", v)
+	}
+	m = press(t, m, "w")
+	if strings.Contains(m.View(), "THE-END") {
+		t.Fatal("w should stop wrapping")
+	}
+	for i := 0; i < 20 && !strings.Contains(m.View(), "THE-END"); i++ {
+		m = press(t, m, "right")
+	}
+	if !strings.Contains(m.View(), "THE-END") {
+		t.Fatalf("→ does not reach the end of the line:\n%s", m.View())
+	}
+	checkFrame(t, m)
 }

@@ -122,7 +122,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 		tail = append(tail, st.Dim.Render("enter resume · esc close (r reopens) · JSON or plain text"))
 	}
 	ph := max(1, h-len(head)-len(tail))
-	f.payload.prepare(ph)
+	f.payload.prepare(w, ph)
 	body := f.payload.View(st, w, ph+1)
 	// Drop the inspector's own status line: the box has its own hints.
 	if i := strings.LastIndex(body, "\n"); i >= 0 {

@@ -14,6 +14,8 @@ type KeyMap struct {
 	Tree, Fork, Parent, Threads, NewThread key.Binding
 	// Moving around.
 	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Filter, Internal key.Binding
+	// The inspector: wrap long lines, or scroll them sideways.
+	Wrap, Left, Right key.Binding
 	// Forms and overlays.
 	Submit, AsNode, Back, Help, Quit, ForceQuit, Yes key.Binding
 }
@@ -46,6 +48,9 @@ func DefaultKeyMap() KeyMap {
 		Open:     k([]string{"enter"}, "enter", "open"),
 		Filter:   k([]string{"/"}, "/", "filter channels and tasks"),
 		Internal: k([]string{"i"}, "i", "internal channels"),
+		Wrap:     k([]string{"w"}, "w", "wrap long lines"),
+		Left:     k([]string{"left", "h"}, "←/h", "scroll left"),
+		Right:    k([]string{"right", "l"}, "→/l", "scroll right"),
 
 		Submit:    k([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		AsNode:    k([]string{"ctrl+n"}, "ctrl+n", "as node"),
@@ -67,7 +72,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Superstep, k.Continue, k.Answer, k.Break, k.BreakAfter},
 		{k.Tree, k.Fork, k.Parent, k.Threads, k.NewThread},
-		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal},
+		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.Wrap, k.Left, k.Right},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
 	}
 }
@@ -76,6 +81,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Answer, &k.Break, &k.BreakAfter,
 		&k.Tree, &k.Fork, &k.Parent, &k.Threads, &k.NewThread,
-		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal,
+		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.Wrap, &k.Left, &k.Right,
 		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}
 }

@@ -549,7 +549,13 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		case msg.String() == "home" || msg.String() == "g":
 			m.insp.off = 0
 		case msg.String() == "end" || msg.String() == "G":
-			m.insp.scroll(len(m.insp.lines), h)
+			m.insp.scroll(len(m.insp.vis), h)
+		case key.Matches(msg, k.Wrap):
+			m.insp.toggleWrap()
+		case key.Matches(msg, k.Left):
+			m.insp.side(-max(1, m.insp.width/2))
+		case key.Matches(msg, k.Right):
+			m.insp.side(max(1, m.insp.width/2))
 		case key.Matches(msg, k.Back, k.Open):
 			m.mode = m.prevMode
 		case key.Matches(msg, k.Quit):
@@ -1008,7 +1014,7 @@ func (m *Model) sync() {
 	m.tasks.nav.follow(botH-2, len(m.tasks.rows))
 	switch m.mode {
 	case modeInspect:
-		m.insp.prepare(bh - 3)
+		m.insp.prepare(m.width-m.leftWidth()-2, bh-3)
 	case modeTree:
 		m.tree.follow(bh - 2)
 		th := bh / 2
@@ -1023,6 +1029,7 @@ func (m *Model) sync() {
 		m.threads.area.SetHeight(max(1, bh-4))
 	case modeAnswer:
 		m.answer.input.Width = max(10, m.width-14)
+		m.answer.payload.layout(m.width - 2) // View lays out a copy: do it once here
 	}
 	m.help.Width = m.width
 	m.syncKeys()
@@ -1088,9 +1095,11 @@ func (m *Model) syncKeys() {
 			k.Open.SetHelp("enter", "why does it run?")
 		}
 	case modeInspect:
-		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Wrap, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
+		k.Left.SetEnabled(m.insp.nowrap)
+		k.Right.SetEnabled(m.insp.nowrap)
 		k.Back.SetHelp("esc", "close")
 	case modeAnswer:
 		k.Open.SetEnabled(hasSess)
@@ -1296,7 +1305,10 @@ func (m *Model) topHeight() int {
 	if m.chans.filtering {
 		need++
 	}
-	return clamp(need, min(5, bh/2), max(bh/2, bh*3/5))
+	// The bottom row keeps what its content needs, up to half the body;
+	// the room it does not need goes to the channels.
+	botNeed := max(len(m.seen.rows)+5, len(m.tasks.rows)+2, 6)
+	return clamp(need, min(5, bh/2), bh-clamp(botNeed, min(5, bh/2), bh/2))
 }
 
 // fullHelp lays the help columns side by side, or in two rows of two when
