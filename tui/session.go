@@ -65,10 +65,10 @@ type engineSession struct {
 	threads func(context.Context) ([]ThreadSummary, error)
 	info    engine.GraphInfo
 
-	check  func(context.Context, string) error
-	thread string
-	st     *engine.Stepper // nil when no run is live
-	last   *engine.StepView
+	check   func(context.Context, string) error
+	thread  string
+	st      *engine.Stepper // nil when no run is live
+	last    *engine.StepView
 	pending map[string]engine.ChannelView
 	// from is a checkpoint made current by Checkout and not stepped from
 	// yet: the next step starts there (and the engine forks, if it must).
