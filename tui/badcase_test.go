@@ -2,11 +2,13 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs"
 )
 
 // The bad-case workflow's debugger breaks (issue 11): each test here fails
@@ -268,4 +270,50 @@ func TestModel_Inspector_LongValueInFull(t *testing.T) {
 		t.Fatalf("→ does not reach the end of the line:\n%s", m.View())
 	}
 	checkFrame(t, m)
+}
+
+// The thread picker shows each thread's graph and status, and refuses a
+// thread of another graph with the caller's message instead of opening it
+// under the wrong graph.
+func TestModel_Threads_OtherGraphRefused(t *testing.T) {
+	ctx := context.Background()
+	saver := engine.NewMemorySaver()
+	ex := func(name string) *engine.Graph {
+		e, _ := graphs.Get(name)
+		g, err := e.Build(engine.WithSaver(saver))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	research, linear := ex("research"), ex("linear")
+	if _, err := research.Invoke(ctx, map[string]any{"question": "q"}, engine.OnThread("r")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := linear.Invoke(ctx, map[string]any{"total": 1.0, "visited": []any{}}, engine.OnThread("l")); err != nil {
+		t.Fatal(err)
+	}
+	refusal := errors.New(`graph changed for thread "r" (recorded with research: node plan_queries is not in this graph)`)
+	opts := Options{Thread: "l", Saver: saver, CheckThread: func(_ context.Context, id string) error {
+		if id == "r" {
+			return refusal
+		}
+		return nil
+	}}
+	m := newTestModel(t, newEngineSession(linear, opts), opts, 120, 30)
+	m = press(t, m, "T")
+	if m.mode != modeThreads || len(m.threads.list) != 2 {
+		t.Fatalf("mode %v threads %v", m.mode, m.threads.list)
+	}
+	v := m.View()
+	if !strings.Contains(v, "other graph") || !strings.Contains(v, "done") {
+		t.Fatalf("the picker should show each thread's status and the other graph's thread:\n%s", v)
+	}
+	for m.threads.list[m.threads.nav.cur].ID != "r" {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	if m.thread != "l" || m.err == nil || m.err.Error() != refusal.Error() {
+		t.Fatalf("opening another graph's thread: thread %q err %v", m.thread, m.err)
+	}
 }

@@ -293,23 +293,35 @@ func (p threadsPane) View(st Styles, w, h int) string {
 	if p.err != "" {
 		out = append(out, st.Dim.Render(p.err))
 	}
-	from, to := p.nav.window(h-len(out)-1, len(p.list))
+	out = append(out, st.Dim.Render(fmt.Sprintf("%-24s %-14s %-12s %-8s %-6s %s", "THREAD", "GRAPH", "STATUS", "STEP", "SOURCE", "UPDATED")))
+	from, to := p.nav.window(h-len(out)-2, len(p.list))
 	for i := from; i < to; i++ {
 		t := p.list[i]
-		line := t.ID
-		if t.Source != "" {
-			line = fmt.Sprintf("%-24s step %-3d %-6s", t.ID, t.Step, t.Source)
+		graph := t.Graph
+		if graph == "" {
+			graph = "?"
 		}
+		status := t.Status
+		if t.Refused != "" {
+			status = "other graph"
+		}
+		line := fmt.Sprintf("%-24s %-14s %-12s step %-3d %-6s", cut(t.ID, 24), cut(graph, 14), status, t.Step, t.Source)
 		if !t.Updated.IsZero() {
 			line += " " + t.Updated.Format("2006-01-02 15:04:05")
 		}
 		if t.ID == p.current {
 			line += " ← open"
 		}
-		if i == p.nav.cur {
+		switch {
+		case i == p.nav.cur:
 			line = st.Cursor.Render(pad(line, w))
+		case t.Refused != "":
+			line = st.Dim.Render(line)
 		}
 		out = append(out, line)
+	}
+	if t, ok := p.selected(); ok && t.Refused != "" {
+		out = append(out, st.Error.Render(cut("✗ "+firstLine(t.Refused), w)))
 	}
 	if len(p.list) == 0 && p.err == "" {
 		out = append(out, st.Dim.Render("no threads yet"))

@@ -912,6 +912,11 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 		if !ok || m.sess == nil {
 			return nil
 		}
+		if t.Refused != "" {
+			// The same words the command line uses; nothing is opened.
+			m.err = errors.New(t.Refused)
+			return nil
+		}
 		id := t.ID
 		return m.do(opOpen, func(ctx context.Context, s session) opDoneMsg {
 			v, err := s.Open(ctx, id)

@@ -22,9 +22,13 @@ type ThreadSummary struct {
 	Updated time.Time
 	// Graph is the name of the graph the thread was recorded with.
 	Graph string
-	// Status is the thread's status at its head (engine.Status.String():
-	// running means it has work left to step).
+	// Status is the thread's status at its head: done, pending (work left
+	// to step), interrupted or error. The debugger fills it in for the
+	// threads it can open.
 	Status string
+	// Refused is why this graph cannot open the thread (the caller's
+	// CheckThread said so); empty when it can.
+	Refused string
 }
 
 // Options configure Run. Only the graph is required; the zero Options open

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 
 	"github.com/superstep/superstep/engine"
@@ -273,7 +272,49 @@ func (s *engineSession) UpdateState(ctx context.Context, id string, values map[s
 	return s.Open(ctx, s.thread)
 }
 
+// Threads lists the database's threads with each one's graph and status.
+// A thread the caller's CheckThread refuses (another graph's) is listed
+// with the refusal; the others get their status from the engine.
 func (s *engineSession) Threads(ctx context.Context) ([]ThreadSummary, error) {
+	out, err := s.listThreads(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		t := &out[i]
+		if s.check != nil {
+			if err := s.check(ctx, t.ID); err != nil {
+				t.Refused = err.Error()
+				continue
+			}
+		}
+		snap, err := s.g.GetState(ctx, engine.Config{ThreadID: t.ID})
+		if err != nil {
+			t.Refused = err.Error()
+			continue
+		}
+		t.Status = statusWord(headStatus(snap))
+		if t.Updated.IsZero() {
+			t.Step, t.Source, t.Updated = snap.Metadata.Step, snap.Metadata.Source, snap.CreatedAt
+		}
+	}
+	// Most recently updated first, as superstep threads lists them.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out, nil
+}
+
+// statusWord is a head status in the command line's words.
+func statusWord(st engine.Status) string {
+	switch st {
+	case engine.StatusRunning:
+		return "pending"
+	case engine.StatusFailed:
+		return "error"
+	}
+	return st.String()
+}
+
+func (s *engineSession) listThreads(ctx context.Context) ([]ThreadSummary, error) {
 	if s.threads != nil {
 		return s.threads(ctx)
 	}
@@ -285,18 +326,10 @@ func (s *engineSession) Threads(ctx context.Context) ([]ThreadSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []ThreadSummary
-	for _, id := range ids {
-		ts := ThreadSummary{ID: id}
-		snap, err := s.g.GetState(ctx, engine.Config{ThreadID: id})
-		if err != nil {
-			return nil, fmt.Errorf("thread %q: %w", id, err)
-		}
-		ts.Step, ts.Source, ts.Updated = snap.Metadata.Step, snap.Metadata.Source, snap.CreatedAt
-		ts.Status = headStatus(snap).String()
-		out = append(out, ts)
+	out := make([]ThreadSummary, len(ids))
+	for i, id := range ids {
+		out[i] = ThreadSummary{ID: id}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 
