@@ -9,6 +9,7 @@ import (
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/graphs/scenario"
 )
 
 // The bad-case workflow's debugger breaks (issue 11): each test here fails
@@ -316,4 +317,40 @@ func TestModel_Threads_OtherGraphRefused(t *testing.T) {
 	if m.thread != "l" || m.err == nil || m.err.Error() != refusal.Error() {
 		t.Fatalf("opening another graph's thread: thread %q err %v", m.thread, m.err)
 	}
+}
+
+// An interrupt raised two subgraphs down is named by its path, not just by
+// the parent's node.
+func TestModel_Interrupt_SubgraphPath(t *testing.T) {
+	f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saver := engine.NewMemorySaver()
+	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "nested", Input: map[string]any{"out": []any{}}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("mode %v status %v err %v", m.mode, m.view.Status, m.err)
+	}
+	if v := m.View(); !strings.Contains(v, "mid › deep › b1 is waiting") {
+		t.Fatalf("the answer box should name mid › deep › b1:\n%s", v)
+	}
+	m = press(t, m, "ok", "enter", "c")
+	if m.view.Status != engine.StatusDone || m.err != nil {
+		t.Fatalf("after the answer: status %v err %v", m.view.Status, m.err)
+	}
+	// The thread reopened at the interrupt names it the same way.
+	opts2 := Options{Thread: "nested2", Input: map[string]any{"out": []any{}}, Saver: saver}
+	m2 := newTestModel(t, newEngineSession(g, opts2), opts2, 100, 30)
+	m2 = press(t, m2, "c")
+	m3 := newTestModel(t, newEngineSession(g, Options{Thread: "nested2", Saver: saver}), Options{Thread: "nested2", Saver: saver}, 100, 30)
+	if m3.mode != modeAnswer || !strings.Contains(m3.View(), "mid › deep › b1") {
+		t.Fatalf("reopened: mode %v\n%s", m3.mode, m3.View())
+	}
+	_ = m2
 }

@@ -77,6 +77,10 @@ func (f *fakeSession) Threads(context.Context) ([]ThreadSummary, error) {
 
 func (f *fakeSession) Pending() map[string]engine.ChannelView { return nil }
 
+func (f *fakeSession) InterruptPaths(context.Context, []engine.PendingInterrupt) map[string]string {
+	return nil
+}
+
 func (f *fakeSession) InferAsNode(context.Context, string) (string, error) {
 	defer f.use()()
 	return "a", f.err

@@ -57,19 +57,20 @@ func toJSON(v any) string {
 // answerForm is the inline interrupt answer box.
 type answerForm struct {
 	ints    []engine.PendingInterrupt
+	paths   map[string]string // interrupt id → mid › deep › b1
 	sel     int
 	input   textinput.Model
 	err     string
 	payload inspector
 }
 
-func newAnswerForm(ints []engine.PendingInterrupt, suggestion string) answerForm {
+func newAnswerForm(ints []engine.PendingInterrupt, paths map[string]string, suggestion string) answerForm {
 	ti := textinput.New()
 	ti.Prompt = "answer › "
 	ti.Placeholder = suggestion
 	ti.Cursor.SetMode(cursor.CursorStatic)
 	ti.Focus()
-	f := answerForm{ints: ints, input: ti}
+	f := answerForm{ints: ints, paths: paths, input: ti}
 	f.pick(0)
 	return f
 }
@@ -80,7 +81,16 @@ func (f *answerForm) pick(i int) {
 	}
 	f.sel = (i + len(f.ints)) % len(f.ints)
 	in := f.ints[f.sel]
-	f.payload = newInspector(in.Node+" asks", in.Value)
+	f.payload = newInspector(f.where(f.sel)+" asks", in.Value)
+}
+
+// where names the node that raised interrupt i, through its subgraphs.
+func (f answerForm) where(i int) string {
+	in := f.ints[i]
+	if p := f.paths[in.ID]; p != "" {
+		return p
+	}
+	return in.Node
 }
 
 // answer builds the resume value: the bare value for a single interrupt, a
@@ -104,7 +114,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 			if i == f.sel {
 				mark = "› "
 			}
-			line := fmt.Sprintf("%s%s  %s", mark, in.Node, shortID(in.ID))
+			line := fmt.Sprintf("%s%s  %s", mark, f.where(i), shortID(in.ID))
 			if i == f.sel {
 				line = st.Key.Render(line)
 			}
@@ -113,7 +123,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 		head = append(head, st.Dim.Render("↑↓ pick which interrupt to answer"))
 	}
 	if len(f.ints) > 0 {
-		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (interrupt %s):", f.ints[f.sel].Node, shortID(f.ints[f.sel].ID))))
+		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (interrupt %s):", f.where(f.sel), shortID(f.ints[f.sel].ID))))
 	}
 	tail := []string{f.input.View()}
 	if f.err != "" {

@@ -75,6 +75,7 @@ type opDoneMsg struct {
 	hist    []*engine.StateSnapshot
 	threads []ThreadSummary
 	pending map[string]engine.ChannelView
+	paths   map[string]string // interrupt id → where it was raised
 	text    string
 	err     error
 }
@@ -109,6 +110,8 @@ type Model struct {
 	// pending are channels an interrupted step's finished tasks wrote,
 	// which no checkpoint holds yet (shown marked, beside the saved value).
 	pending map[string]engine.ChannelView
+	// paths name where each pending interrupt was raised (mid › deep › b1).
+	paths map[string]string
 
 	busy       opKind
 	isBusy     bool
@@ -208,6 +211,12 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 		if msg.op == 0 {
 			msg.op = op
 		}
+		if msg.view != nil {
+			msg.pending = s.Pending()
+			if len(msg.view.Interrupts) > 0 {
+				msg.paths = s.InterruptPaths(ctx, msg.view.Interrupts)
+			}
+		}
 		msg.sess = s
 		return msg
 	}
@@ -226,7 +235,7 @@ func (m *Model) step(op opKind) tea.Cmd {
 		} else {
 			v, err = s.Next(ctx)
 		}
-		return opDoneMsg{view: v, pending: s.Pending(), err: err}
+		return opDoneMsg{view: v, err: err}
 	})
 }
 
@@ -306,7 +315,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	prev := m.view
-	m.pending = msg.pending
+	m.pending, m.paths = msg.pending, msg.paths
 	m.setView(msg.view, prev, msg.op)
 	m.err = msg.err
 	switch msg.op {
@@ -462,10 +471,10 @@ func (m *Model) openAnswer() {
 	if len(m.view.Interrupts) == 0 {
 		return
 	}
-	m.answer = newAnswerForm(m.view.Interrupts, suggest)
+	m.answer = newAnswerForm(m.view.Interrupts, m.paths, suggest)
 	m.mode = modeAnswer
 	ints := m.view.Interrupts
-	m.note = ints[0].Node + " interrupted: type an answer, enter resumes"
+	m.note = m.answer.where(0) + " interrupted: type an answer, enter resumes"
 	if len(ints) > 1 {
 		m.note = fmt.Sprintf("%d interrupts are waiting: ↑↓ pick one, type an answer, enter resumes", len(ints))
 	}

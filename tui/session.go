@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -49,6 +50,10 @@ type session interface {
 	// holds yet (their live view, by name); the step's view shows the
 	// checkpoint's channels. Nil otherwise.
 	Pending() map[string]engine.ChannelView
+	// InterruptPaths names where each interrupt was raised, through the
+	// subgraphs it came from ("mid › deep › b1"), by interrupt id; an
+	// interrupt of a plain node is named by its node.
+	InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string
 	// InferAsNode names the node an update at checkpoint id is written as
 	// when none is chosen (the engine's rule).
 	InferAsNode(ctx context.Context, id string) (string, error)
@@ -335,4 +340,51 @@ func (s *engineSession) listThreads(ctx context.Context) ([]ThreadSummary, error
 
 func (s *engineSession) InferAsNode(ctx context.Context, id string) (string, error) {
 	return s.g.InferAsNode(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
+}
+
+func (s *engineSession) InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string {
+	out := make(map[string]string, len(ints))
+	for _, in := range ints {
+		out[in.ID] = strings.Join(s.interruptPath(ctx, in), " › ")
+	}
+	return out
+}
+
+// interruptPath follows an interrupt down the subgraphs that raised it: a
+// subgraph task's namespace is "node:taskID" below its parent's, and the
+// interrupt carries the same id at every level, so at each level the
+// subgraph's own snapshot of its latest checkpoint names the task that
+// raised it.
+func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInterrupt) []string {
+	path := []string{in.Node}
+	g, ns, node, taskID := s.g, "", in.Node, in.TaskID
+	for g.Subgraph(node) != nil && taskID != "" {
+		sub := g.Subgraph(node)
+		child := node + ":" + taskID
+		if ns != "" {
+			child = ns + "|" + child
+		}
+		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: child})
+		if err != nil || t == nil {
+			break
+		}
+		snap, err := sub.SnapshotOf(t, false)
+		if err != nil {
+			break
+		}
+		next := ""
+		for _, st := range snap.Tasks {
+			for _, i := range st.Interrupts {
+				if i.ID == in.ID {
+					next, taskID = st.Name, st.ID
+				}
+			}
+		}
+		if next == "" {
+			break
+		}
+		path = append(path, next)
+		g, ns, node = sub, child, next
+	}
+	return path
 }
