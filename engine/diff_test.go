@@ -8,7 +8,9 @@ import (
 )
 
 func TestDiffValues(t *testing.T) {
-	msg := func(id, content string) map[string]any { return map[string]any{"id": id, "role": "ai", "content": content} }
+	msg := func(id, content string) map[string]any {
+		return map[string]any{"id": id, "role": "ai", "content": content}
+	}
 	cases := []struct {
 		name string
 		a, b any
