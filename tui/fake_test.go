@@ -81,6 +81,11 @@ func (f *fakeSession) InterruptPaths(context.Context, []engine.PendingInterrupt)
 	return nil
 }
 
+func (f *fakeSession) Diff(context.Context, string, string) (*engine.CheckpointDiff, error) {
+	defer f.use()()
+	return &engine.CheckpointDiff{}, f.err
+}
+
 func (f *fakeSession) InferAsNode(context.Context, string) (string, error) {
 	defer f.use()()
 	return "a", f.err

@@ -28,6 +28,7 @@ const (
 	modeThreads
 	modeHelp
 	modeQuit
+	modeDiff
 )
 
 // paneID orders the main panes for tab: reading order of the 2×2 grid.
@@ -60,6 +61,7 @@ const (
 	opUpdate
 	opThreads
 	opInfer
+	opDiff
 )
 
 // stepQueueCap bounds the step keys (n, s, c) kept while a step runs: a
@@ -76,6 +78,7 @@ type opDoneMsg struct {
 	threads []ThreadSummary
 	pending map[string]engine.ChannelView
 	paths   map[string]string // interrupt id → where it was raised
+	diff    *engine.CheckpointDiff
 	text    string
 	err     error
 }
@@ -137,6 +140,12 @@ type Model struct {
 	treeSeen seenPane
 	fork     forkForm
 	threads  threadsPane
+	diff     diffPane
+	diffPrev mode   // where the diff returns to
+	diffAB   [2]string // labels of the two sides of the diff being loaded
+	// mark is the checkpoint marked with m: d diffs against it instead of
+	// the parent, on any branch.
+	mark string
 }
 
 func newModel(ctx context.Context, s session, opts Options) Model {
@@ -298,12 +307,17 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	switch msg.op {
+	case opDiff:
+		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], m.conversationChannels())
+		m.diffPrev, m.mode = m.mode, modeDiff
+		return nil
 	case opHistory:
 		cur := ""
 		if m.view != nil {
 			cur = m.view.CheckpointID
 		}
 		m.tree = newTreePane(msg.hist, cur)
+		m.tree.marked = m.mark
 		m.refreshTreePreview()
 		m.mode = modeTree
 		return nil
@@ -581,6 +595,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.threadsKey(msg)
 	case modeTree:
 		return m.treeKey(msg)
+	case modeDiff:
+		return m.diffKey(msg)
 	}
 	return m.mainKey(msg)
 }
@@ -654,6 +670,10 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		return m.loadThreads()
 	case key.Matches(msg, k.Fork) && k.Fork.Enabled():
 		return m.openFork(m.view.CheckpointID, m.view.Values)
+	case key.Matches(msg, k.Mark) && k.Mark.Enabled():
+		m.setMark(m.view.CheckpointID)
+	case key.Matches(msg, k.Diff) && k.Diff.Enabled():
+		return m.diffWith(m.view.CheckpointID, m.view.ParentID)
 	case key.Matches(msg, k.Parent) && k.Parent.Enabled():
 		id := m.view.ParentID
 		return m.do(opCheckout, func(ctx context.Context, s session) opDoneMsg {
@@ -810,6 +830,73 @@ func (m *Model) openFork(cpID string, values map[string]any) tea.Cmd {
 		n, err := s.InferAsNode(ctx, cpID)
 		return opDoneMsg{text: n, err: err}
 	})
+}
+
+// setMark marks checkpoint id for d (or unmarks it when it is marked).
+func (m *Model) setMark(id string) {
+	if m.mark == id {
+		m.mark = ""
+		m.note = "mark cleared: d diffs with the parent"
+		return
+	}
+	m.mark = id
+	m.note = "marked " + shortID(id) + ": d on any checkpoint diffs it with this one"
+}
+
+// diffWith diffs checkpoint b with the marked checkpoint, or with parent
+// when none is marked (or b is the mark).
+func (m *Model) diffWith(b, parent string) tea.Cmd {
+	a, la := parent, "parent "+shortID(parent)
+	if m.mark != "" && m.mark != b {
+		a, la = m.mark, "marked "+shortID(m.mark)
+	}
+	if a == "" {
+		m.note = "this checkpoint has no parent: m marks a checkpoint to diff with"
+		return nil
+	}
+	m.diffAB = [2]string{la, shortID(b)}
+	return m.do(opDiff, func(ctx context.Context, s session) opDoneMsg {
+		d, err := s.Diff(ctx, a, b)
+		return opDoneMsg{diff: d, err: err}
+	})
+}
+
+func (m *Model) diffKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	h := m.bodyHeight() - 3
+	switch {
+	case key.Matches(msg, k.Back, k.Diff):
+		m.mode = m.diffPrev
+	case key.Matches(msg, k.Quit):
+		return m.askQuit()
+	case key.Matches(msg, k.Help):
+		m.helpPrev, m.mode = m.mode, modeHelp
+	case key.Matches(msg, k.Up):
+		m.diff.nav.move(-1, len(m.diff.rows))
+	case key.Matches(msg, k.Down):
+		m.diff.nav.move(1, len(m.diff.rows))
+	case key.Matches(msg, k.PageUp):
+		m.diff.nav.move(-h, len(m.diff.rows))
+	case key.Matches(msg, k.PageDown):
+		m.diff.nav.move(h, len(m.diff.rows))
+	case key.Matches(msg, k.Open):
+		if r, ok := m.diff.selected(); ok && r.hasValue {
+			m.insp = newInspector(r.name, r.value)
+			m.prevMode, m.mode = m.mode, modeInspect
+		}
+	}
+	return nil
+}
+
+// conversationChannels are the channels that hold messages (add_messages).
+func (m *Model) conversationChannels() map[string]bool {
+	out := map[string]bool{}
+	for _, c := range m.info.Channels {
+		if c.Reducer == "add_messages" {
+			out[c.Name] = true
+		}
+	}
+	return out
 }
 
 // isStepKey reports whether msg is one of the keys that advance the run,
@@ -979,6 +1066,17 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 			return m.openFork(s.Config.CheckpointID, s.Values)
 		}
 		return nil
+	case key.Matches(msg, k.Mark):
+		if s := m.tree.selected(); s != nil {
+			m.setMark(s.Config.CheckpointID)
+			m.tree.marked = m.mark
+		}
+		return nil
+	case key.Matches(msg, k.Diff):
+		if s := m.tree.selected(); s != nil && m.sess != nil {
+			return m.diffWith(s.Config.CheckpointID, s.ParentID)
+		}
+		return nil
 	default:
 		moved = false
 	}
@@ -1037,6 +1135,8 @@ func (m *Model) sync() {
 	case modeFork:
 		m.fork.area.SetWidth(max(10, m.width-4))
 		m.fork.area.SetHeight(max(1, bh-5))
+	case modeDiff:
+		m.diff.nav.follow(bh-3, len(m.diff.rows))
 	case modeThreads:
 		m.threads.nav.follow(bh-3, len(m.threads.list))
 		m.threads.area.SetWidth(max(10, m.width-4))
@@ -1090,6 +1190,8 @@ func (m *Model) syncKeys() {
 		k.Tree.SetEnabled(hasSess && m.view != nil)
 		k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
 		k.Parent.SetEnabled(hasSess && m.view != nil && m.view.ParentID != "")
+		k.Mark.SetEnabled(m.view != nil && m.view.CheckpointID != "")
+		k.Diff.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "" && (m.view.ParentID != "" || m.mark != "" && m.mark != m.view.CheckpointID))
 		k.Threads.SetEnabled(hasSess)
 		k.Break.SetEnabled(len(m.graph.nodes) > 1)
 		k.BreakAfter.SetEnabled(len(m.graph.nodes) > 1)
@@ -1130,10 +1232,20 @@ func (m *Model) syncKeys() {
 		k.Open.SetHelp("enter", "make current")
 		k.Fork.SetEnabled(has && hasSess)
 		k.Parent.SetEnabled(has)
+		k.Mark.SetEnabled(has)
+		k.Diff.SetEnabled(has && hasSess)
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
 		k.Back.SetHelp("esc", "close tree")
+	case modeDiff:
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
+			b.SetEnabled(true)
+		}
+		r, ok := m.diff.selected()
+		k.Open.SetEnabled(ok && r.hasValue)
+		k.Open.SetHelp("enter", "inspect value")
+		k.Back.SetHelp("esc", "close diff")
 	case modeFork:
 		k.Submit.SetEnabled(hasSess)
 		k.Submit.SetHelp("ctrl+s", "write fork")
@@ -1303,6 +1415,8 @@ func (m Model) viewBody() string {
 		return lipgloss.JoinHorizontal(lipgloss.Top, tree, lipgloss.JoinVertical(lipgloss.Left, pc, ps))
 	case modeFork:
 		return st.box("Fork", m.fork.View(st, w-2, bh-2), w, bh, true)
+	case modeDiff:
+		return st.box(m.diff.title, m.diff.View(st, w-2, bh-2), w, bh, true)
 	case modeThreads:
 		return st.box("Threads", m.threads.View(st, w-2, bh-2), w, bh, true)
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -54,6 +55,8 @@ type session interface {
 	// subgraphs it came from ("mid › deep › b1"), by interrupt id; an
 	// interrupt of a plain node is named by its node.
 	InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string
+	// Diff compares checkpoints a and b of the thread (engine.DiffCheckpoints).
+	Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error)
 	// InferAsNode names the node an update at checkpoint id is written as
 	// when none is chosen (the engine's rule).
 	InferAsNode(ctx context.Context, id string) (string, error)
@@ -387,4 +390,19 @@ func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInte
 		g, ns, node = sub, child, next
 	}
 	return path
+}
+
+func (s *engineSession) Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error) {
+	var cps [2]*engine.Checkpoint
+	for i, id := range []string{a, b} {
+		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			return nil, fmt.Errorf("%w: checkpoint %s of thread %q", engine.ErrNoCheckpoint, shortID(id), s.thread)
+		}
+		cps[i] = t.Checkpoint
+	}
+	return engine.DiffCheckpoints(cps[0], cps[1]), nil
 }
