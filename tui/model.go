@@ -141,7 +141,7 @@ type Model struct {
 	fork     forkForm
 	threads  threadsPane
 	diff     diffPane
-	diffPrev mode   // where the diff returns to
+	diffPrev mode      // where the diff returns to
 	diffAB   [2]string // labels of the two sides of the diff being loaded
 	// mark is the checkpoint marked with m: d diffs against it instead of
 	// the parent, on any branch.
