@@ -112,46 +112,10 @@ func graphFor(ctx context.Context, st Store, thread, flag string) (*engine.Graph
 	return g, nil
 }
 
-// isControlWrite reports whether a pending write is bookkeeping rather than
-// a task's output.
-func isControlWrite(ch string) bool {
-	switch ch {
-	case engine.InterruptChannel, engine.ResumeChannel, engine.ErrorChannel, engine.ScheduledChannel, engine.NoWritesChannel, "__error_source_node__":
-		return true
-	}
-	return false
-}
-
-// openInterrupts lists the interrupts saved on a checkpoint whose tasks have
-// not finished since (a resumed task that completed leaves its old
-// interrupt write behind).
+// openInterrupts lists the interrupts saved on a checkpoint that still
+// wait for an answer, as the engine reads them.
 func openInterrupts(t *engine.CheckpointTuple) []engine.PendingInterrupt {
-	finished := map[string]bool{}
-	for _, w := range t.PendingWrites {
-		if !isControlWrite(w.Channel) || w.Channel == engine.NoWritesChannel {
-			finished[w.TaskID] = true
-		}
-	}
-	var out []engine.PendingInterrupt
-	for _, w := range t.PendingWrites {
-		if w.Channel != engine.InterruptChannel || finished[w.TaskID] {
-			continue
-		}
-		for _, in := range interruptionsOf(w.Value) {
-			out = append(out, engine.PendingInterrupt{Interruption: in, TaskID: w.TaskID})
-		}
-	}
-	return out
-}
-
-func interruptionsOf(v any) []engine.Interruption {
-	switch x := v.(type) {
-	case []engine.Interruption:
-		return x
-	case engine.Interruption:
-		return []engine.Interruption{x}
-	}
-	return nil
+	return engine.ReadSavedWrites(t.PendingWrites).WaitingInterrupts()
 }
 
 // taskNames maps the task ids planned from a checkpoint to node names, when
@@ -183,6 +147,8 @@ type threadRow struct {
 	Updated     time.Time `json:"updated"`
 	// Interrupted: the thread waits for an answer (run --resume).
 	Interrupted bool `json:"interrupted"`
+	// Failed: the latest superstep saved an error (fix and run again).
+	Failed bool `json:"failed,omitempty"`
 	// PendingWrites counts task writes saved against the latest
 	// checkpoint: a superstep that has not completed.
 	PendingWrites int    `json:"pending_writes"`
@@ -193,7 +159,7 @@ func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	return threadRow{
 		ID: t.ID, Checkpoints: t.Checkpoints, Latest: t.LastID, Step: t.LastStep, Source: t.LastSource,
-		Updated: t.Updated, Interrupted: t.Interrupted, PendingWrites: t.PendingWrites, Graph: rec.Graph,
+		Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph,
 	}
 }
 
@@ -234,8 +200,11 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH\tSTATUS")
 			for _, r := range rows {
 				status := ""
-				if r.Interrupted {
+				switch {
+				case r.Interrupted:
 					status = "interrupted"
+				case r.Failed:
+					status = "error"
 				}
 				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Checkpoints, r.Step, r.Source, r.Updated.Local().Format("2006-01-02 15:04:05"), r.Graph, status)
 			}
@@ -278,7 +247,7 @@ tasks planned next, and the interrupts waiting for an answer.`,
 					r := row{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next}
 					var shortInts []string // one tree line each: values clipped
 					for _, w := range t.PendingWrites {
-						if !isControlWrite(w.Channel) {
+						if !engine.IsControlWrite(w.Channel) {
 							r.Writes++
 						}
 					}

@@ -186,11 +186,9 @@ func (p treePane) describe(i int) string {
 		b.WriteString(" ■ end")
 	}
 	if ints := s.Interrupts(); len(ints) > 0 {
-		if waiting := waitingInterrupts(s); len(waiting) > 0 {
-			fmt.Fprintf(&b, " ⚠ %d interrupt", len(waiting))
-		} else {
-			b.WriteString(" ✓ answered")
-		}
+		fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
+	} else if answered(s) {
+		b.WriteString(" ✓ answered")
 	}
 	return b.String()
 }

@@ -122,44 +122,27 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	v := st.View()
 	s.st = st
 	// The stepper cannot know that the head is waiting for an answer or has
-	// nothing left to run; the snapshot's saved-write facts do.
-	switch headStatus(snap) {
-	case engine.StatusInterrupted:
-		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, waitingInterrupts(snap), nil
-	case engine.StatusDone:
+	// nothing left to run; the snapshot's saved-write facts (the engine's)
+	// do. A head whose task saved an error still steps: the run retries it.
+	switch snap.Status() {
+	case engine.CheckpointInterrupted:
+		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, snap.Interrupts(), nil
+	case engine.CheckpointDone:
 		v.Status, s.st = engine.StatusDone, nil
 	}
 	return s.keep(v), nil
 }
 
-// headStatus is a thread's status at snap, from the engine's facts about
-// its saved writes: interrupted while a task's interrupt has no saved
-// answer; done only when nothing is planned from the checkpoint at all. A
-// head whose tasks all saved writes (a crashed or diverged superstep, a
-// resumed node that failed) is not done: stepping applies or retries them,
-// as superstep run does.
-func headStatus(snap *engine.StateSnapshot) engine.Status {
-	switch {
-	case len(waitingInterrupts(snap)) > 0:
+// viewStatus is the status a view of snap shows: the engine's checkpoint
+// status, where a failed superstep can be stepped again (running).
+func viewStatus(snap *engine.StateSnapshot) engine.Status {
+	switch snap.Status() {
+	case engine.CheckpointInterrupted:
 		return engine.StatusInterrupted
-	case len(snap.Tasks) == 0:
+	case engine.CheckpointDone:
 		return engine.StatusDone
 	}
 	return engine.StatusRunning
-}
-
-// waitingInterrupts are snap's interrupts whose task saved no answer.
-func waitingInterrupts(snap *engine.StateSnapshot) []engine.PendingInterrupt {
-	var out []engine.PendingInterrupt
-	for _, t := range snap.Tasks {
-		if t.Answered {
-			continue
-		}
-		for _, in := range t.Interrupts {
-			out = append(out, engine.PendingInterrupt{Interruption: in, Node: t.Name, TaskID: t.ID})
-		}
-	}
-	return out
 }
 
 func (s *engineSession) Start(ctx context.Context, thread string, input map[string]any) (*engine.StepView, error) {
@@ -263,8 +246,8 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	// when stepping starts from here (live).
 	s.st, s.from = nil, id
 	v := viewFromSnapshot(s.info, snap)
-	v.Status = headStatus(snap)
-	v.Interrupts = waitingInterrupts(snap)
+	v.Status = viewStatus(snap)
+	v.Interrupts = snap.Interrupts()
 	return s.keep(v), nil
 }
 
@@ -301,7 +284,7 @@ func (s *engineSession) Threads(ctx context.Context) ([]ThreadSummary, error) {
 			t.Refused = err.Error()
 			continue
 		}
-		t.Status = statusWord(headStatus(snap))
+		t.Status = snap.Status().String()
 		if t.Updated.IsZero() {
 			t.Step, t.Source, t.Updated = snap.Metadata.Step, snap.Metadata.Source, snap.CreatedAt
 		}
@@ -309,17 +292,6 @@ func (s *engineSession) Threads(ctx context.Context) ([]ThreadSummary, error) {
 	// Most recently updated first, as superstep threads lists them.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
 	return out, nil
-}
-
-// statusWord is a head status in the command line's words.
-func statusWord(st engine.Status) string {
-	switch st {
-	case engine.StatusRunning:
-		return "pending"
-	case engine.StatusFailed:
-		return "error"
-	}
-	return st.String()
 }
 
 func (s *engineSession) listThreads(ctx context.Context) ([]ThreadSummary, error) {
@@ -405,4 +377,15 @@ func (s *engineSession) Diff(ctx context.Context, a, b string) (*engine.Checkpoi
 		cps[i] = t.Checkpoint
 	}
 	return engine.DiffCheckpoints(cps[0], cps[1]), nil
+}
+
+// answered reports whether some task's saved interrupts were answered, so
+// they do not wait any more.
+func answered(snap *engine.StateSnapshot) bool {
+	for _, t := range snap.Tasks {
+		if len(t.Interrupts) > 0 && !t.Waiting {
+			return true
+		}
+	}
+	return false
 }
