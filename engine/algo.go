@@ -42,6 +42,13 @@ type channelState struct {
 	// dirty holds the channels whose version changed since the last
 	// checkpoint was stored (a saver stores only those values).
 	dirty map[string]struct{}
+	// versionless makes applyWrites change channels without versioning
+	// them, as state snapshots apply saved writes (LangGraph.js
+	// pregel/index.ts _prepareStateSnapshot and Python main.py
+	// _prepare_state_snapshot pass no next-version function): a node a
+	// snapshot's null write triggers has no newer version, so it is not
+	// listed as next.
+	versionless bool
 	// scratch is applyWrites' working memory, kept between supersteps.
 	scratch applyScratch
 	// candidates is candidateNodes' working memory.
@@ -85,8 +92,11 @@ func (sc *applyScratch) add(channel string, value any) {
 	cw.vals = append(cw.vals, value)
 }
 
-// setVersion gives channel c version v.
+// setVersion gives channel c version v, unless the state is versionless.
 func (cs *channelState) setVersion(c string, v Version) {
+	if cs.versionless {
+		return
+	}
 	cs.versions.set(c, v)
 	cs.maxV = max(cs.maxV, v)
 	cs.dirty[c] = struct{}{}

@@ -117,6 +117,7 @@ func (g *Graph) SnapshotOf(t *CheckpointTuple, applyPending bool) (*StateSnapsho
 
 func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot, error) {
 	cs := newChannelState(g, t.Checkpoint)
+	cs.versionless = true
 	if err := applyNullWrites(cs, t.PendingWrites); err != nil {
 		return nil, err
 	}

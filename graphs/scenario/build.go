@@ -314,3 +314,13 @@ func work(ctx context.Context, ms int) error {
 		return context.Cause(ctx)
 	}
 }
+
+// engineCommand is the Command as engine input. A resume of null is a
+// resume with a null answer.
+func (c *Command) engineCommand() engine.Command {
+	cmd := engine.Command{Update: c.Update, Goto: c.Goto}
+	if c.HasResume {
+		cmd.Resume = c.Resume
+	}
+	return cmd
+}

@@ -145,9 +145,18 @@ type Op struct {
 	ByNode         []KeyValue // resume, in file order
 	Values         any        // update_state; may be nil
 	Context        any        // invoke, resume: the runtime context (nil when absent)
+	Command        *Command   // invoke: a Command as input (nil when absent)
 	AsNode         string
 	HasAsNode      bool
 	Pos            Pos
+}
+
+// Command is a LangGraph Command given as run input.
+type Command struct {
+	Update    any   // a map of state keys, or nil
+	Goto      []any // node names and Sends
+	Resume    any
+	HasResume bool
 }
 
 // KeyValue is one entry of an ordered JSON object.
@@ -606,6 +615,49 @@ func (p *parser) retry(v *jnode, f string) *Retry {
 	return r
 }
 
+// command reads a Command input: update (a map), goto (a node name, a
+// Send as {"$send": {"node", "arg"}}, or a list of them), resume.
+func (p *parser) command(v *jnode, f string) *Command {
+	c := &Command{}
+	if !p.fields(v, f, "update", "goto", "resume") {
+		return c
+	}
+	if u := v.field("update"); u != nil {
+		if u.kind != jsonObject && u.kind != jsonNull {
+			p.fail(u, join2(f, "update"), "expected a map of state keys, got %s", u.kind)
+		}
+		c.Update = u.value()
+	}
+	if g := v.field("goto"); g != nil {
+		targets := []*jnode{g}
+		if g.kind == jsonArray {
+			targets = g.elems
+		}
+		for i, e := range targets {
+			gf := join2(f, "goto")
+			if g.kind == jsonArray {
+				gf = index2(gf, i)
+			}
+			switch x := engine.FromJSON(e.value()).(type) {
+			case string:
+				c.Goto = append(c.Goto, x)
+				p.namePos[gf] = e.pos
+			case engine.Send:
+				c.Goto = append(c.Goto, x)
+			default:
+				p.fail(e, gf, "expected a node name or {\"$send\": {\"node\", \"arg\"}}, got %s", e.kind)
+			}
+		}
+	}
+	if r := v.field("resume"); r != nil {
+		c.Resume, c.HasResume = r.value(), true
+	}
+	if c.Update == nil && c.Goto == nil && !c.HasResume {
+		p.fail(v, f, "a command needs update, goto or resume")
+	}
+	return c
+}
+
 func (p *parser) edge(n *jnode, field string) Edge {
 	e := Edge{Pos: n.pos}
 	if n.kind != jsonArray || len(n.elems) != 2 {
@@ -662,7 +714,7 @@ func (p *parser) branch(n *jnode, field string) *Branch {
 }
 
 var opFields = map[string][]string{
-	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency"},
+	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "command"},
 	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency"},
 	OpGetState:    {"op", "thread"},
 	OpHistory:     {"op", "thread"},
@@ -732,6 +784,12 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 		op.Context = v.value()
 		if v.kind != jsonObject {
 			p.fail(v, join2(field, "context"), "expected an object, got %s", v.kind)
+		}
+	}
+	if v := n.field("command"); v != nil {
+		op.Command = p.command(v, join2(field, "command"))
+		if n.field("input") != nil {
+			p.fail(v, join2(field, "command"), "command and input exclude each other")
 		}
 	}
 	if v := n.field("by_node"); v != nil {

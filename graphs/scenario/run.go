@@ -251,6 +251,8 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		input = engine.Command{Resume: m}
 	case op.Kind == OpResume:
 		input = engine.Command{Resume: op.Value}
+	case op.Command != nil:
+		input = op.Command.engineCommand()
 	default:
 		input = op.Input
 	}
