@@ -743,3 +743,40 @@ func TestMaxConcurrency_BoundsRunningTasks(t *testing.T) {
 		t.Fatalf("at most 2 tasks at once, saw %d", p)
 	}
 }
+
+// Translated from LangGraph.js src/tests/pregel.test.ts test_parent_command
+// and "test_parent_command from grandchild graph": a subgraph node's
+// Command(graph=PARENT) updates and routes the graph that runs the subgraph.
+func TestParentCommand_UpdatesAndRoutesTheParent(t *testing.T) {
+	tool := func(context.Context, any) (any, error) {
+		return engine.Command{Update: map[string]any{"user_name": "Meow", "log": []any{"grandkid"}}, Goto: []any{"robert"}, Graph: engine.Parent}, nil
+	}
+	keys := func() []engine.KeySpec { return []engine.KeySpec{engine.AppendKey("log"), engine.LastValueKey("user_name")} }
+	grandchild := mustCompile(t, engine.NewStateGraph(keys()...).AddNode("tool", tool).AddEdge(engine.Start, "tool"))
+	child := mustCompile(t, engine.NewStateGraph(keys()...).
+		AddSubgraph("bob", grandchild).
+		AddNode("robert", func(_ context.Context, in any) (any, error) {
+			if in.(map[string]any)["user_name"] != "Meow" {
+				return nil, errors.New("failed to update state from grandchild")
+			}
+			return map[string]any{"log": []any{"robert"}}, nil
+		}).
+		AddEdge(engine.Start, "bob").AddEdge("bob", "robert"))
+	g := mustCompile(t, engine.NewStateGraph(keys()...).AddSubgraph("alice", child).AddEdge(engine.Start, "alice"))
+	res, err := g.Invoke(ctx, map[string]any{"log": []any{"start"}}, engine.OnThread("1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// alice's update is the child's final state appended to log.
+	want := []any{"start", "start", "grandkid", "robert"}
+	if !reflect.DeepEqual(res.Values["log"], want) || res.Values["user_name"] != "Meow" {
+		t.Fatalf("got %v", res.Values)
+	}
+
+	// From the root graph there is no parent: an error, not a silent drop.
+	root := mustCompile(t, engine.NewStateGraph(keys()...).AddNode("tool", tool, engine.WithEnds(engine.End)).AddEdge(engine.Start, "tool"))
+	var iu *engine.InvalidUpdateError
+	if _, err := root.Invoke(ctx, map[string]any{}); !errors.As(err, &iu) {
+		t.Fatalf("Command.PARENT from the root graph: want InvalidUpdateError, got %v", err)
+	}
+}

@@ -37,9 +37,16 @@ func (l *loop) execute(ctx context.Context) error {
 		wg       sync.WaitGroup
 		failMu   sync.Mutex
 		firstErr error
+		bubble   error // a Command for a parent graph: siblings go on
 	)
 	runOne := func(t *task) {
 		err := l.runTask(stepCtx, t)
+		if err != nil && isParentCommand(err) {
+			failMu.Lock()
+			bubble = err
+			failMu.Unlock()
+			return
+		}
 		if err != nil {
 			failMu.Lock()
 			if firstErr == nil {
@@ -78,6 +85,11 @@ func (l *loop) execute(ctx context.Context) error {
 			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id})
 		}
 	}
+	if len(interrupts) == 0 && bubble != nil {
+		// Interrupts win over a Command for the parent (LangGraph.js
+		// pregel/runner.ts tick).
+		return l.fail(bubble)
+	}
 	if len(interrupts) > 0 {
 		// The finished tasks' writes show in the run's output, but no
 		// checkpoint is written: they stay pending on the current one.
@@ -110,7 +122,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		// plain resume value included) stay matched to them.
 		scope.counter = 0
 		writes, err = l.attemptOnce(ctx, scope, t)
-		if err == nil || scope.interrupt != nil || errors.As(err, new(*InterruptError)) || ctx.Err() != nil {
+		if err == nil || scope.interrupt != nil || errors.As(err, new(*InterruptError)) || isParentCommand(err) || ctx.Err() != nil {
 			break
 		}
 		if !policy.retries(attempt, err) {
@@ -147,6 +159,13 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		}
 		l.emitResult(t, res)
 		return nil
+	case isParentCommand(err):
+		// A bubble-up saves only writes already made: none (LangGraph.js
+		// pregel/runner.ts _commit).
+		l.mu.Lock()
+		res.Done = true
+		l.mu.Unlock()
+		return err
 	case err != nil:
 		// A failure after the step was cancelled is not the step's
 		// failure: it is saved but not reported (runner.ts:160-176 keeps
@@ -237,6 +256,9 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	var ret any
 	if t.node.subgraph != nil {
 		ret, err = l.runSubgraph(ctx, scope, t)
+		if err != nil {
+			ret, err = takeParentCommand(t, err)
+		}
 	} else {
 		ret, err = t.node.fn(ctx, t.input)
 	}
@@ -245,6 +267,9 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	}
 	if scope.interrupt != nil {
 		return nil, scope.interrupt
+	}
+	if perr, ok := l.parentCommand(t, ret); ok {
+		return nil, perr
 	}
 	writes, err = l.nodeWrites(ctx, t, ret)
 	if err != nil && ctx.Err() == nil {

@@ -30,6 +30,10 @@ type Command struct {
 	// A value answers the single pending interrupt; a ResumeMap answers
 	// interrupts by id.
 	Resume any
+	// Graph, when Parent, sends the Command to the graph that runs this
+	// one as a subgraph: its update and goto apply there, as if the
+	// subgraph's node there had returned it (Command.PARENT).
+	Graph string
 }
 
 // ResumeMap answers several pending interrupts at once, keyed by interrupt id.

@@ -114,6 +114,11 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 			}
 			nopts = append(nopts, engine.WithEnds(ends...))
 		}
+		if n.Subgraph != "" && n.Ends != nil {
+			// The nodes a Command.PARENT from inside may go to
+			// (LangGraph's destinations).
+			nopts = append(nopts, engine.WithEnds(n.Ends...))
+		}
 		if n.Subgraph != "" {
 			sdef := f.Subgraphs[n.Subgraph]
 			if sdef == nil {
@@ -250,8 +255,11 @@ func nodeFunc(path string, n *Node, c *Counters) engine.NodeFunc {
 			}
 			update = v
 		}
-		if n.Goto == nil {
+		if n.Goto == nil && !n.Parent {
 			return update, nil
+		}
+		if n.Goto == nil {
+			return engine.Command{Update: update, Graph: engine.Parent}, nil
 		}
 		g, err := n.Goto.Eval(env)
 		if err != nil {
@@ -265,7 +273,11 @@ func nodeFunc(path string, n *Node, c *Counters) engine.NodeFunc {
 		default:
 			gotos = []any{x}
 		}
-		return engine.Command{Update: update, Goto: gotos}, nil
+		cmd := engine.Command{Update: update, Goto: gotos}
+		if n.Parent {
+			cmd.Graph = engine.Parent
+		}
+		return cmd, nil
 	}
 }
 

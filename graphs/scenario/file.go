@@ -88,6 +88,7 @@ type Node struct {
 	SleepMS    int
 	Defer      bool // run only when nothing else is left to run
 	TimeoutMS  int  // each attempt's run timeout (0: none)
+	Parent     bool // update and goto go to the parent graph (Command.PARENT)
 	Pos        Pos
 }
 
@@ -494,7 +495,7 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 	return k
 }
 
-var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms"}
+var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent"}
 
 func (p *parser) nodeDef(n *jnode, field string) *Node {
 	nd := &Node{Pos: n.pos}
@@ -564,7 +565,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("subgraph"); v != nil {
 		nd.Subgraph = p.name(v, join2(field, "subgraph"))
-		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "ends"} {
+		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent"} {
 			if o := n.field(other); o != nil {
 				p.fail(o, join2(field, other), "a subgraph node cannot have %s", other)
 			}
@@ -572,12 +573,15 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("ends"); v != nil {
 		nd.Ends = p.names(v, join2(field, "ends"))
-		if nd.Goto == nil {
-			p.fail(v, join2(field, "ends"), "ends is only allowed with goto")
+		if nd.Goto == nil && nd.Subgraph == "" {
+			p.fail(v, join2(field, "ends"), "ends is only allowed with goto or on a subgraph node")
 		}
 	}
 	if v := n.field("sleep_ms"); v != nil {
 		nd.SleepMS = p.integer(v, join2(field, "sleep_ms"), 0)
+	}
+	if v := n.field("parent"); v != nil {
+		nd.Parent = p.boolean(v, join2(field, "parent"))
 	}
 	if v := n.field("timeout_ms"); v != nil {
 		nd.TimeoutMS = p.integer(v, join2(field, "timeout_ms"), 1)

@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Parent is the Command.Graph value that sends a Command to the graph
+// that runs the current graph as a subgraph (LangGraph's Command.PARENT).
+const Parent = "__parent__"
+
+// ParentCommandError carries a Command from a node of a subgraph up to the
+// graph it is meant for (LangGraph's ParentCommand bubble-up). It is not a
+// failure: it is never retried, saves nothing for the task that raised it,
+// does not cancel the task's siblings, and ends the subgraph's run; the
+// task of the parent graph that ran the subgraph then applies the Command
+// as if its node had returned it (its update, goto, edges and routes),
+// LangGraph.js pregel/retry.ts _runWithRetry.
+type ParentCommandError struct {
+	Command Command
+	// Target is the checkpoint namespace of the subgraph task that takes
+	// the Command: the namespace of the graph the node ran in.
+	Target string
+}
+
+func (e *ParentCommandError) Error() string {
+	return fmt.Sprintf("command for the parent graph (task %s) did not reach it", e.Target)
+}
+
+// parentCommand returns the Command a node's result sends to the parent
+// graph, as the error that carries it up (LangGraph.js graph/state.ts
+// _controlBranch raises ParentCommand; its state updater writes nothing for
+// such a Command). ok is false for any other result.
+func (l *loop) parentCommand(t *task, ret any) (err error, ok bool) {
+	cmd, isCmd := asCommand(ret)
+	if !isCmd || cmd.Graph == "" {
+		return nil, false
+	}
+	if cmd.Graph != Parent {
+		return &InvalidUpdateError{Msg: fmt.Sprintf("node %q returned a Command for graph %q: only engine.Parent is supported", t.name, cmd.Graph)}, true
+	}
+	if l.cfg.CheckpointNS == "" {
+		return &InvalidUpdateError{Msg: fmt.Sprintf("node %q returned a Command for the parent graph, but it runs in the root graph", t.name)}, true
+	}
+	return &ParentCommandError{Command: cmd, Target: l.cfg.CheckpointNS}, true
+}
+
+// takeParentCommand turns a subgraph run's ParentCommandError meant for
+// task t into the Command its node returns; other errors pass through.
+func takeParentCommand(t *task, err error) (any, error) {
+	var pc *ParentCommandError
+	if errors.As(err, &pc) && pc.Target == t.ns {
+		cmd := pc.Command
+		cmd.Graph = ""
+		return cmd, nil
+	}
+	return nil, err
+}
+
+func isParentCommand(err error) bool {
+	var pc *ParentCommandError
+	return errors.As(err, &pc)
+}
