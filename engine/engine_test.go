@@ -751,7 +751,9 @@ func TestParentCommand_UpdatesAndRoutesTheParent(t *testing.T) {
 	tool := func(context.Context, any) (any, error) {
 		return engine.Command{Update: map[string]any{"user_name": "Meow", "log": []any{"grandkid"}}, Goto: []any{"robert"}, Graph: engine.Parent}, nil
 	}
-	keys := func() []engine.KeySpec { return []engine.KeySpec{engine.AppendKey("log"), engine.LastValueKey("user_name")} }
+	keys := func() []engine.KeySpec {
+		return []engine.KeySpec{engine.AppendKey("log"), engine.LastValueKey("user_name")}
+	}
 	grandchild := mustCompile(t, engine.NewStateGraph(keys()...).AddNode("tool", tool).AddEdge(engine.Start, "tool"))
 	child := mustCompile(t, engine.NewStateGraph(keys()...).
 		AddSubgraph("bob", grandchild).
