@@ -17,6 +17,10 @@ const (
 	EventUpdates EventKind = "updates"
 	// EventCustom: a value a node passed to Emit.
 	EventCustom EventKind = "custom"
+	// EventBreakpoint: interrupt_before/after stopped the run.
+	EventBreakpoint EventKind = "breakpoint"
+	// EventMessage: a chat message a node streamed (StreamMessage).
+	EventMessage EventKind = "message"
 )
 
 // Event is one stream event. Fields not meaningful for the kind are zero.
@@ -25,6 +29,8 @@ type Event struct {
 	Step   int
 	Node   string
 	TaskID string
+	// TaskNS is the task's checkpoint namespace ("node:task-id").
+	TaskNS string
 	// Input and Triggers describe a starting task; Input is set for Send
 	// tasks and reused tasks too.
 	Input    any

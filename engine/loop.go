@@ -405,6 +405,13 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	return nil
 }
 
+// emitBreakpoint tells listeners a static breakpoint stopped the run.
+func (l *loop) emitBreakpoint() {
+	if l.emit != nil {
+		l.emit(Event{Kind: EventBreakpoint, Step: l.step})
+	}
+}
+
 func (l *loop) emitValues() {
 	if l.emit != nil {
 		l.emit(Event{Kind: EventValues, Step: l.step, Values: l.cs.stateValues()})
@@ -465,6 +472,7 @@ func (l *loop) plan(ctx context.Context) error {
 	if !allReused && shouldInterrupt(l.cs, l.before, l.tasks) {
 		l.interrupts = nil
 		l.finish(StatusInterrupted)
+		l.emitBreakpoint()
 		return nil
 	}
 	l.phase = PhasePlanned
@@ -473,7 +481,7 @@ func (l *loop) plan(ctx context.Context) error {
 			if t.node.start {
 				continue // hidden, as LangGraph tags it
 			}
-			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id, Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: l.results[t.id].Reused})
+			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id, Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: l.results[t.id].Reused, Writes: l.results[t.id].Writes})
 		}
 	}
 	return nil
@@ -535,12 +543,15 @@ func (l *loop) update(ctx context.Context) error {
 	if err := l.putCheckpoint(ctx, SourceLoop); err != nil {
 		return l.fail(err)
 	}
-	l.emitValues()
+	if l.g.wroteState(l.tasks) {
+		l.emitValues() // only when a state key was written (LangGraph.js io.ts mapOutputValues)
+	}
 	l.phase = PhaseCheckpoint
 	l.resuming = false
 	if shouldInterrupt(l.cs, l.after, l.tasks) {
 		l.interrupts = nil
 		l.finish(StatusInterrupted)
+		l.emitBreakpoint()
 	}
 	return nil
 }

@@ -28,6 +28,10 @@ type RunOptions struct {
 	// part of the state and is not checkpointed.
 	Context any
 
+	// StreamSubgraphs delivers the events of subgraph runs too, with their
+	// Namespace set (LangGraph's stream(..., subgraphs=True)).
+	StreamSubgraphs bool
+
 	// MaxConcurrency bounds how many tasks of a superstep run at once (0:
 	// all of them). Tasks start in planning order: Sends first, then nodes.
 	MaxConcurrency int
@@ -36,10 +40,11 @@ type RunOptions struct {
 	// tasks deterministically (see WithSubgraphTurns).
 	SubgraphTurns bool
 
-	ns     string
-	parent *taskScope     // set for subgraph runs
-	turns  *subgraphTurns // set for a subgraph run ordered with its siblings
-	turnAt int            // its place in turns
+	ns        string
+	parent    *taskScope     // set for subgraph runs
+	streamers []*streamer    // WithStreamParts
+	turns     *subgraphTurns // set for a subgraph run ordered with its siblings
+	turnAt    int            // its place in turns
 }
 
 // RunOption sets a RunOptions field.
@@ -114,6 +119,17 @@ func buildRunOptions(opts []RunOption) RunOptions {
 	}
 	if o.RecursionLimit < 1 {
 		o.RecursionLimit = DefaultRecursionLimit
+	}
+	if len(o.streamers) > 0 {
+		events, streamers := o.Events, o.streamers
+		o.Events = func(e Event) {
+			if events != nil {
+				events(e)
+			}
+			for _, s := range streamers {
+				s.onEvent(e)
+			}
+		}
 	}
 	return o
 }

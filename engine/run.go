@@ -65,6 +65,9 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 		ns:             t.ns,
 		parent:         scope,
 	}
+	if l.opts.StreamSubgraphs && l.emit != nil {
+		opts.StreamSubgraphs, opts.Events = true, subgraphEvents(t.ns, l.emit)
+	}
 	if ls := l.turns; ls != nil {
 		if at, ok := l.turnOf[t.id]; ok && ls.isActive(at) {
 			opts.turns, opts.turnAt = ls, at

@@ -96,6 +96,9 @@ func (l *loop) execute(ctx context.Context) error {
 		if _, err := applyWrites(l.cs, l.tasks); err != nil {
 			return l.fail(err)
 		}
+		if l.g.wroteState(l.tasks) {
+			l.emitValues() // LangGraph.js loop.ts _suppressInterrupt
+		}
 		l.interrupts = interrupts
 		l.finish(StatusInterrupted)
 		return nil
@@ -227,7 +230,7 @@ func (l *loop) emitResult(t *task, res *TaskResult) {
 	if res.Interrupts != nil {
 		update = map[string]any{}
 	}
-	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
+	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, TaskNS: t.ns, Triggers: t.triggers, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
 }
 
 // stateUpdate is the state-key part of a task's writes, as a map.

@@ -236,6 +236,13 @@ func nodeFunc(path string, n *Node, c *Counters) engine.NodeFunc {
 			return nil, err
 		}
 		env := Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc}
+		if n.Emit != nil {
+			v, err := n.Emit.Eval(env)
+			if err != nil {
+				return nil, fmt.Errorf("emit: %w", err)
+			}
+			engine.Emit(ctx, v)
+		}
 		var update any
 		switch {
 		case n.UpdateKeys != nil:

@@ -89,6 +89,7 @@ type Node struct {
 	Defer      bool // run only when nothing else is left to run
 	TimeoutMS  int  // each attempt's run timeout (0: none)
 	Parent     bool // update and goto go to the parent graph (Command.PARENT)
+	Emit       *Expr // a value for the custom stream mode
 	Pos        Pos
 }
 
@@ -147,6 +148,8 @@ type Op struct {
 	Values         any        // update_state; may be nil
 	Context        any        // invoke, resume: the runtime context (nil when absent)
 	Command        *Command   // invoke: a Command as input (nil when absent)
+	Stream         []string   // invoke, resume: stream modes to record (values, updates, custom)
+	StreamSubs     bool       // invoke, resume: record subgraphs' chunks too
 	AsNode         string
 	HasAsNode      bool
 	Pos            Pos
@@ -495,7 +498,7 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 	return k
 }
 
-var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent"}
+var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent", "emit"}
 
 func (p *parser) nodeDef(n *jnode, field string) *Node {
 	nd := &Node{Pos: n.pos}
@@ -565,7 +568,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("subgraph"); v != nil {
 		nd.Subgraph = p.name(v, join2(field, "subgraph"))
-		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent"} {
+		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit"} {
 			if o := n.field(other); o != nil {
 				p.fail(o, join2(field, other), "a subgraph node cannot have %s", other)
 			}
@@ -579,6 +582,9 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("sleep_ms"); v != nil {
 		nd.SleepMS = p.integer(v, join2(field, "sleep_ms"), 0)
+	}
+	if v := n.field("emit"); v != nil {
+		nd.Emit = p.expr(v, join2(field, "emit"))
 	}
 	if v := n.field("parent"); v != nil {
 		nd.Parent = p.boolean(v, join2(field, "parent"))
@@ -718,8 +724,8 @@ func (p *parser) branch(n *jnode, field string) *Branch {
 }
 
 var opFields = map[string][]string{
-	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "command"},
-	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency"},
+	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "command", "stream", "stream_subgraphs"},
+	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency", "stream", "stream_subgraphs"},
 	OpGetState:    {"op", "thread"},
 	OpHistory:     {"op", "thread"},
 	OpUpdateState: {"op", "thread", "values", "as_node", "at"},
@@ -789,6 +795,18 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 		if v.kind != jsonObject {
 			p.fail(v, join2(field, "context"), "expected an object, got %s", v.kind)
 		}
+	}
+	if v := n.field("stream"); v != nil {
+		f := join2(field, "stream")
+		op.Stream = p.names(v, f)
+		for i, m := range op.Stream {
+			if m != "values" && m != "updates" && m != "custom" {
+				p.fail(v.elems[i], index2(f, i), "unknown stream mode %q (expected values, updates or custom)", m)
+			}
+		}
+	}
+	if v := n.field("stream_subgraphs"); v != nil {
+		op.StreamSubs = p.boolean(v, join2(field, "stream_subgraphs"))
 	}
 	if v := n.field("command"); v != nil {
 		op.Command = p.command(v, join2(field, "command"))

@@ -228,6 +228,7 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 	if op.MaxConcurrency > 0 {
 		opts = append(opts, engine.WithMaxConcurrency(op.MaxConcurrency))
 	}
+	stream := r.streamRecorder(op, &opts)
 	var runErr error
 	switch {
 	case op.From == "fork":
@@ -261,8 +262,8 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 	steps := map[int]map[string]*stepTask{}
 	order := map[int][]string{}
 	opts = append(opts, engine.WithEvents(func(e engine.Event) {
-		if e.Kind != engine.EventTask && e.Kind != engine.EventTaskResult {
-			return
+		if e.Kind != engine.EventTask && e.Kind != engine.EventTaskResult || e.Namespace != "" {
+			return // steps list the root graph's tasks only
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -335,6 +336,9 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		stepRecs = append(stepRecs, map[string]any{"step": float64(s), "tasks": sortRecords(tasks)})
 	}
 	rec["steps"] = stepRecs
+	if op.Stream != nil {
+		rec["stream"] = stream.records()
+	}
 	r.addCheckpoints(ctx, rec)
 	switch {
 	case runErr != nil:

@@ -1,0 +1,388 @@
+package engine
+
+import (
+	"context"
+	"iter"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// StreamMode names one of LangGraph's stream modes.
+type StreamMode string
+
+// Stream modes (LangGraph's stream_mode values).
+const (
+	// StreamValues: the whole state after each superstep that wrote a
+	// state key, and when a run resumes (ValuesChunk).
+	StreamValues StreamMode = "values"
+	// StreamUpdates: each task's state update as it finishes (UpdatesChunk).
+	StreamUpdates StreamMode = "updates"
+	// StreamCustom: what nodes pass to Emit (the value itself).
+	StreamCustom StreamMode = "custom"
+	// StreamMessages: chat messages, streamed by nodes with StreamMessage
+	// or returned in their updates (MessageChunk).
+	StreamMessages StreamMode = "messages"
+	// StreamTasks: task starts and results (TaskChunk, TaskResultChunk).
+	StreamTasks StreamMode = "tasks"
+	// StreamCheckpoints: each checkpoint written (CheckpointChunk).
+	StreamCheckpoints StreamMode = "checkpoints"
+	// StreamDebug: checkpoints and tasks, wrapped with their step
+	// (DebugChunk).
+	StreamDebug StreamMode = "debug"
+)
+
+// ParseStreamMode returns the mode called name, or false.
+func ParseStreamMode(name string) (StreamMode, bool) {
+	m := StreamMode(name)
+	switch m {
+	case StreamValues, StreamUpdates, StreamCustom, StreamMessages, StreamTasks, StreamCheckpoints, StreamDebug:
+		return m, true
+	}
+	return "", false
+}
+
+// StreamPart is one chunk of a multi-mode stream: the mode, the namespace
+// of the (sub)graph it comes from (empty for the root graph; one
+// "node:task-id" element per subgraph level), and the chunk, whose type
+// depends on the mode.
+type StreamPart struct {
+	Mode      StreamMode
+	Namespace []string
+	Data      any
+}
+
+// ValuesChunk is the state (StreamValues). An interrupt streams
+// {"__interrupt__": [...]} instead, as LangGraph.js does.
+type ValuesChunk map[string]any
+
+// UpdatesChunk maps a node to its update (StreamUpdates). A task that
+// reuses saved writes adds "__metadata__": {"cached": true}; an interrupt
+// is {"__interrupt__": [...]}.
+type UpdatesChunk map[string]any
+
+// MessageChunk is one message with where it came from (StreamMessages).
+type MessageChunk struct {
+	Message  any
+	Metadata MessageMetadata
+}
+
+// MessageMetadata says which task streamed a message (LangGraph's
+// langgraph_* metadata).
+type MessageMetadata struct {
+	Node         string   `json:"langgraph_node"`
+	Step         int      `json:"langgraph_step"`
+	Triggers     []string `json:"langgraph_triggers"`
+	CheckpointNS string   `json:"langgraph_checkpoint_ns"`
+	TaskID       string   `json:"task_id"`
+}
+
+// TaskChunk is a task that starts (StreamTasks).
+type TaskChunk struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Input    any      `json:"input"`
+	Triggers []string `json:"triggers"`
+}
+
+// TaskResultChunk is a task that ended (StreamTasks).
+type TaskResultChunk struct {
+	ID         string         `json:"id"`
+	Name       string         `json:"name"`
+	Result     map[string]any `json:"result"`
+	Interrupts []Interruption `json:"interrupts"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// CheckpointChunk is a checkpoint written (StreamCheckpoints).
+type CheckpointChunk struct {
+	ID       string         `json:"id"`
+	ParentID string         `json:"parent_id,omitempty"`
+	Step     int            `json:"step"`
+	Source   string         `json:"source"`
+	Values   map[string]any `json:"values"`
+}
+
+// DebugChunk wraps a task, task result or checkpoint with its step
+// (StreamDebug): Type is "task", "task_result" or "checkpoint".
+type DebugChunk struct {
+	Type      string    `json:"type"`
+	Step      int       `json:"step"`
+	Timestamp time.Time `json:"timestamp"`
+	Payload   any       `json:"payload"`
+}
+
+// StreamModes runs the graph like Invoke and yields the chunks of the
+// given modes as they happen (LangGraph's stream(input, stream_mode=[...])).
+// With WithSubgraphs, subgraph runs stream too, under their namespace. A
+// failure is yielded last, as the error of a zero StreamPart.
+func (g *Graph) StreamModes(ctx context.Context, input any, modes []StreamMode, opts ...RunOption) iter.Seq2[StreamPart, error] {
+	return func(yield func(StreamPart, error) bool) {
+		parts := make(chan StreamPart, 64)
+		done := make(chan error, 1)
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		s := newStreamer(g, modes, func(p StreamPart) {
+			select {
+			case parts <- p:
+			case <-ctx.Done():
+			}
+		})
+		go func() {
+			_, err := g.Invoke(ctx, input, append(opts, WithEvents(s.onEvent))...)
+			done <- err
+			close(parts)
+		}()
+		for p := range parts {
+			if !yield(p, nil) {
+				cancel()
+				for range parts {
+				}
+				return
+			}
+		}
+		if err := <-done; err != nil {
+			yield(StreamPart{}, err)
+		}
+	}
+}
+
+// WithStreamParts delivers the chunks of the given modes to fn as the run
+// makes them, besides any WithEvents listener (fn is called from the run's
+// goroutines, one at a time per task).
+func WithStreamParts(g *Graph, modes []StreamMode, fn func(StreamPart)) RunOption {
+	s := newStreamer(g, modes, fn)
+	return func(o *RunOptions) { o.streamers = append(o.streamers, s) }
+}
+
+// WithSubgraphs makes a run deliver its subgraphs' events too (StreamModes
+// chunks under their namespace; Events with Namespace set).
+func WithSubgraphs() RunOption { return func(o *RunOptions) { o.StreamSubgraphs = true } }
+
+// subgraphEvents forwards a subgraph run's events to its parent's
+// listener, marked with the subgraph's namespace.
+func subgraphEvents(ns string, emit func(Event)) func(Event) {
+	return func(e Event) {
+		if e.Namespace == "" {
+			e.Namespace = ns
+		}
+		emit(e)
+	}
+}
+
+// streamer turns engine events into stream chunks of the selected modes.
+// Events arrive from the run's goroutines; send must be safe for that.
+type streamer struct {
+	g     *Graph
+	modes map[StreamMode]bool
+	send  func(StreamPart)
+
+	mu sync.Mutex
+	// streamed holds, per task id, the ids of the messages it streamed.
+	streamed map[string]map[string]bool
+}
+
+func newStreamer(g *Graph, modes []StreamMode, send func(StreamPart)) *streamer {
+	s := &streamer{g: g, modes: map[StreamMode]bool{}, send: send, streamed: map[string]map[string]bool{}}
+	for _, m := range modes {
+		s.modes[m] = true
+	}
+	return s
+}
+
+func (s *streamer) out(mode StreamMode, ns string, data any) {
+	if s.modes[mode] {
+		s.send(StreamPart{Mode: mode, Namespace: splitNamespace(ns), Data: data})
+	}
+}
+
+func splitNamespace(ns string) []string {
+	if ns == "" {
+		return nil
+	}
+	return strings.Split(ns, "|")
+}
+
+func (s *streamer) onEvent(e Event) {
+	switch e.Kind {
+	case EventValues:
+		s.out(StreamValues, e.Namespace, ValuesChunk(e.Values))
+	case EventCustom:
+		s.out(StreamCustom, e.Namespace, e.Value)
+	case EventMessage:
+		if m, ok := e.Value.(map[string]any); ok {
+			if id, _ := m["id"].(string); id != "" {
+				s.mu.Lock()
+				if s.streamed[e.TaskID] == nil {
+					s.streamed[e.TaskID] = map[string]bool{}
+				}
+				s.streamed[e.TaskID][id] = true
+				s.mu.Unlock()
+			}
+		}
+		s.out(StreamMessages, e.Namespace, MessageChunk{Message: e.Value, Metadata: messageMetadata(e)})
+	case EventCheckpoint:
+		cp := CheckpointChunk{ID: e.Checkpoint.ID, ParentID: e.ParentID, Step: e.Metadata.Step, Source: e.Metadata.Source, Values: s.stateOf(e.Checkpoint)}
+		s.out(StreamCheckpoints, e.Namespace, cp)
+		s.out(StreamDebug, e.Namespace, DebugChunk{Type: "checkpoint", Step: e.Step, Timestamp: e.Checkpoint.TS, Payload: cp})
+	case EventTask:
+		if e.Reused {
+			// Saved writes re-applied on resume stream as cached updates
+			// (LangGraph.js loop.ts _outputCachedWrites).
+			if u := updatesOf(s.g, e.Node, e.Writes); u != nil {
+				u["__metadata__"] = map[string]any{"cached": true}
+				s.out(StreamUpdates, e.Namespace, u)
+			}
+			return
+		}
+		tc := TaskChunk{ID: e.TaskID, Name: e.Node, Input: e.Input, Triggers: slices.Clone(e.Triggers)}
+		s.out(StreamTasks, e.Namespace, tc)
+		s.out(StreamDebug, e.Namespace, DebugChunk{Type: "task", Step: e.Step, Timestamp: time.Now(), Payload: tc})
+	case EventTaskResult:
+		s.taskResult(e)
+	case EventBreakpoint:
+		s.staticBreakpoint(e.Namespace)
+	}
+}
+
+// taskResult streams a finished task: its update or interrupts, the
+// messages in its update, and its task result (LangGraph.js loop.ts
+// _outputWrites).
+func (s *streamer) taskResult(e Event) {
+	switch {
+	case len(e.Interrupts) > 0:
+		ints := slices.Clone(e.Interrupts)
+		s.out(StreamUpdates, e.Namespace, UpdatesChunk{InterruptChannel: ints})
+		s.out(StreamValues, e.Namespace, ValuesChunk{InterruptChannel: ints})
+	case e.Err == nil:
+		if u := updatesOf(s.g, e.Node, e.Writes); u != nil {
+			s.out(StreamUpdates, e.Namespace, u)
+		}
+		if s.modes[StreamMessages] {
+			s.mu.Lock()
+			streamed := s.streamed[e.TaskID]
+			delete(s.streamed, e.TaskID)
+			s.mu.Unlock()
+			for _, m := range messagesIn(s.g, e.Writes, streamed) {
+				s.out(StreamMessages, e.Namespace, MessageChunk{Message: m, Metadata: messageMetadata(e)})
+			}
+		}
+	}
+	r := TaskResultChunk{ID: e.TaskID, Name: e.Node, Result: e.Update, Interrupts: e.Interrupts}
+	if r.Result == nil {
+		r.Result = map[string]any{}
+	}
+	if r.Interrupts == nil {
+		r.Interrupts = []Interruption{}
+	}
+	if e.Err != nil {
+		r.Error = e.Err.Error()
+	}
+	s.out(StreamTasks, e.Namespace, r)
+	s.out(StreamDebug, e.Namespace, DebugChunk{Type: "task_result", Step: e.Step, Timestamp: time.Now(), Payload: r})
+}
+
+// staticBreakpoint streams the empty interrupt of interrupt_before/after,
+// as LangGraph.js does (loop.ts: updates and values {"__interrupt__": []}).
+func (s *streamer) staticBreakpoint(ns string) {
+	s.out(StreamUpdates, ns, UpdatesChunk{InterruptChannel: []Interruption{}})
+	s.out(StreamValues, ns, ValuesChunk{InterruptChannel: []Interruption{}})
+}
+
+// updatesOf is a task's updates chunk: {node: {key: value}} of its state
+// writes, or {node: [{key: value}, ...]} when it wrote a key twice
+// (LangGraph.js io.ts mapOutputUpdates). nil for a task that wrote nothing.
+func updatesOf(g *Graph, node string, writes []Write) UpdatesChunk {
+	if len(writes) == 0 {
+		return nil
+	}
+	counts := map[string]int{}
+	for _, w := range writes {
+		if g.IsStateKey(w.Channel) {
+			counts[w.Channel]++
+		}
+	}
+	for _, n := range counts {
+		if n > 1 {
+			var list []any
+			for _, w := range writes {
+				if g.IsStateKey(w.Channel) {
+					list = append(list, map[string]any{w.Channel: w.Value})
+				}
+			}
+			return UpdatesChunk{node: list}
+		}
+	}
+	return UpdatesChunk{node: g.stateUpdate(writes)}
+}
+
+func (s *streamer) stateOf(cp *Checkpoint) map[string]any {
+	out := map[string]any{}
+	for k, v := range cp.ChannelValues {
+		if s.g.IsStateKey(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func messageMetadata(e Event) MessageMetadata {
+	return MessageMetadata{Node: e.Node, Step: e.Step, Triggers: slices.Clone(e.Triggers), CheckpointNS: e.TaskNS, TaskID: e.TaskID}
+}
+
+// messagesIn lists the messages a task's state writes carry that it did
+// not stream itself (LangGraph's StreamMessagesHandler on chain end: a
+// message seen already, by id, is not sent again).
+func messagesIn(g *Graph, writes []Write, streamed map[string]bool) []any {
+	var out []any
+	add := func(v any) {
+		m, ok := v.(map[string]any)
+		if !ok || m["role"] == nil || m["content"] == nil {
+			return
+		}
+		if id, _ := m["id"].(string); id != "" && streamed[id] {
+			return
+		}
+		out = append(out, m)
+	}
+	for _, w := range writes {
+		if !g.IsStateKey(w.Channel) {
+			continue
+		}
+		if l, ok := w.Value.([]any); ok {
+			for _, v := range l {
+				add(v)
+			}
+			continue
+		}
+		add(w.Value)
+	}
+	return out
+}
+
+// StreamMessage streams a chat message (or a chunk of one) from a running
+// node to the "messages" stream mode, with the task's metadata. A message
+// map with an "id" is not streamed again when the node returns it in its
+// update. It does nothing outside a node or without listeners.
+func StreamMessage(ctx context.Context, message any) {
+	s := scopeOf(ctx)
+	if s == nil || !attemptLive(ctx) {
+		return
+	}
+	if s.run.emit != nil {
+		s.run.emit(Event{Kind: EventMessage, Step: s.step, Node: s.t.name, TaskID: s.t.id, TaskNS: s.t.ns, Triggers: s.t.triggers, Value: Normalize(message)})
+	}
+}
+
+// wroteState reports whether some task wrote a state key.
+func (g *Graph) wroteState(tasks []*task) bool {
+	for _, t := range tasks {
+		for _, w := range t.writes {
+			if g.IsStateKey(w.Channel) {
+				return true
+			}
+		}
+	}
+	return false
+}
