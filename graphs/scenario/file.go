@@ -86,9 +86,9 @@ type Node struct {
 	Subgraph   string
 	Ends       []string // nil when omitted
 	SleepMS    int
-	Defer      bool // run only when nothing else is left to run
-	TimeoutMS  int  // each attempt's run timeout (0: none)
-	Parent     bool // update and goto go to the parent graph (Command.PARENT)
+	Defer      bool  // run only when nothing else is left to run
+	TimeoutMS  int   // each attempt's run timeout (0: none)
+	Parent     bool  // update and goto go to the parent graph (Command.PARENT)
 	Emit       *Expr // a value for the custom stream mode
 	Pos        Pos
 }
