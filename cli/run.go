@@ -18,7 +18,8 @@ import (
 )
 
 func (a *App) runCommand(g *globals) *cobra.Command {
-	var thread, input, resume, durability string
+	var thread, input, resume, durability, streamModes string
+	var subgraphs bool
 	cmd := &cobra.Command{
 		Use:   "run GRAPH",
 		Short: "Run a graph headless on a thread of the database",
@@ -32,11 +33,17 @@ a JSON object keyed by interrupt id to answer several).
 With --json it prints one JSON object per line: task and checkpoint events as
 they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
 
+--stream MODE,... prints LangGraph's stream modes instead of the task and
+checkpoint events: values, updates, custom, messages, tasks, checkpoints,
+debug; with --json each chunk is {"event":"stream","mode":..,"ns":[..],
+"data":..}. --subgraphs adds the chunks of subgraphs, with their namespace.
+
 --durability says when checkpoints reach the disk: sync (the default) after
 every superstep, so a crash loses nothing; async in the background; exit
 only when the run ends.`,
 		Example: `  superstep run research
   superstep run research --thread t1 --input '{"question":"why?"}' --json
+  superstep run research --json --stream updates,custom
   superstep run research --thread t1 --resume '{"action":"approve"}'
   superstep run ./my-scenario.json --thread s1
   superstep run perf/chain_1000.json --durability exit`,
@@ -59,6 +66,13 @@ only when the run ends.`,
 			dur, err := parseDurability(durability)
 			if err != nil {
 				return err
+			}
+			modes, err := parseStreamModes(streamModes)
+			if err != nil {
+				return err
+			}
+			if subgraphs && modes == nil {
+				return usagef("--subgraphs needs --stream: it adds subgraphs' stream chunks")
 			}
 			var answer any
 			if resume != "" {
@@ -101,7 +115,7 @@ only when the run ends.`,
 				}
 				in = example
 			}
-			r := &runner{g: gr, st: st, thread: thread, graphArg: args[0], graphName: name, json: g.json, out: a.Stdout, warn: a.warn}
+			r := &runner{g: gr, st: st, thread: thread, graphArg: args[0], graphName: name, json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
 			return r.run(ctx, in, exists)
 		},
 	}
@@ -109,6 +123,8 @@ only when the run ends.`,
 	cmd.Flags().StringVar(&input, "input", "", "input as a JSON object of state keys")
 	cmd.Flags().StringVar(&resume, "resume", "", "answer to the pending interrupt, as JSON")
 	cmd.Flags().StringVar(&durability, "durability", "sync", "when checkpoints reach the disk: sync, async or exit")
+	cmd.Flags().StringVar(&streamModes, "stream", "", "stream modes to print, comma-separated: values, updates, custom, messages, tasks, checkpoints, debug")
+	cmd.Flags().BoolVar(&subgraphs, "subgraphs", false, "with --stream: include subgraphs' chunks")
 	return cmd
 }
 
@@ -238,6 +254,8 @@ type runner struct {
 	json      bool
 	out       io.Writer
 	warn      func(string)
+	stream    []engine.StreamMode // --stream: print these modes' chunks
+	subgraphs bool
 
 	mu sync.Mutex
 }
@@ -256,6 +274,9 @@ type runEvent struct {
 	Thread  string         `json:"thread,omitempty"`
 	Kind    string         `json:"kind,omitempty"`
 	Message string         `json:"message,omitempty"`
+	Mode    string         `json:"mode,omitempty"`
+	NS      []string       `json:"ns,omitempty"`
+	Data    any            `json:"data,omitempty"`
 }
 
 func (r *runner) emit(e runEvent, text string) {
@@ -280,7 +301,16 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		}
 		fmt.Fprintf(r.out, "thread %s (%s) on graph %s\n", r.thread, state, r.g.Name())
 	}
-	res, err := r.g.Invoke(ctx, input, engine.OnThread(r.thread), engine.WithEvents(r.onEvent))
+	opts := []engine.RunOption{engine.OnThread(r.thread)}
+	if r.stream != nil {
+		opts = append(opts, engine.WithStreamParts(r.g, r.stream, r.onPart))
+		if r.subgraphs {
+			opts = append(opts, engine.WithSubgraphs())
+		}
+	} else {
+		opts = append(opts, engine.WithEvents(r.onEvent))
+	}
+	res, err := r.g.Invoke(ctx, input, opts...)
 	if r.st != nil {
 		if ok, _ := threadExists(ctx, r.st, r.thread); ok {
 			if rerr := recordGraph(ctx, r.st, r.thread, r.g, r.graphName, r.warn); rerr != nil {
@@ -343,6 +373,32 @@ func (r *runner) onEvent(e engine.Event) {
 		r.emit(runEvent{Event: "checkpoint", Step: &step, ID: e.Checkpoint.ID, Source: e.Metadata.Source},
 			fmt.Sprintf("checkpoint %s step %d (%s)", e.Checkpoint.ID, step, e.Metadata.Source))
 	}
+}
+
+// onPart prints one stream chunk (--stream).
+func (r *runner) onPart(p engine.StreamPart) {
+	data := plainValue(p.Data)
+	text := fmt.Sprintf("%-11s %s", p.Mode, engine.MustEncode(data))
+	if len(p.Namespace) > 0 {
+		text = fmt.Sprintf("%-11s [%s] %s", p.Mode, strings.Join(p.Namespace, " "), engine.MustEncode(data))
+	}
+	r.emit(runEvent{Event: "stream", Mode: string(p.Mode), NS: p.Namespace, Data: data}, text)
+}
+
+// parseStreamModes reads --stream: comma-separated mode names (nil for "").
+func parseStreamModes(s string) ([]engine.StreamMode, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []engine.StreamMode
+	for _, name := range strings.Split(s, ",") {
+		m, ok := engine.ParseStreamMode(strings.TrimSpace(name))
+		if !ok {
+			return nil, usagef("--stream: unknown mode %q (expected values, updates, custom, messages, tasks, checkpoints or debug)", name)
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 // errorKind names a run's failure for run --json.

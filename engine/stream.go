@@ -149,8 +149,8 @@ func (g *Graph) StreamModes(ctx context.Context, input any, modes []StreamMode, 
 }
 
 // WithStreamParts delivers the chunks of the given modes to fn as the run
-// makes them, besides any WithEvents listener (fn is called from the run's
-// goroutines, one at a time per task).
+// makes them, besides any WithEvents listener. fn is called from the run's
+// goroutines (sibling tasks at once): it must be safe for concurrent use.
 func WithStreamParts(g *Graph, modes []StreamMode, fn func(StreamPart)) RunOption {
 	s := newStreamer(g, modes, fn)
 	return func(o *RunOptions) { o.streamers = append(o.streamers, s) }
@@ -179,12 +179,14 @@ type streamer struct {
 	send  func(StreamPart)
 
 	mu sync.Mutex
-	// streamed holds, per task id, the ids of the messages it streamed.
-	streamed map[string]map[string]bool
+	// seen holds the ids of the messages streamed so far or given to a
+	// task as input: they are not streamed again from a task's output
+	// (LangGraph.js pregel/messages.ts StreamMessagesHandler.seen).
+	seen map[string]bool
 }
 
 func newStreamer(g *Graph, modes []StreamMode, send func(StreamPart)) *streamer {
-	s := &streamer{g: g, modes: map[StreamMode]bool{}, send: send, streamed: map[string]map[string]bool{}}
+	s := &streamer{g: g, modes: map[StreamMode]bool{}, send: send, seen: map[string]bool{}}
 	for _, m := range modes {
 		s.modes[m] = true
 	}
@@ -211,16 +213,7 @@ func (s *streamer) onEvent(e Event) {
 	case EventCustom:
 		s.out(StreamCustom, e.Namespace, e.Value)
 	case EventMessage:
-		if m, ok := e.Value.(map[string]any); ok {
-			if id, _ := m["id"].(string); id != "" {
-				s.mu.Lock()
-				if s.streamed[e.TaskID] == nil {
-					s.streamed[e.TaskID] = map[string]bool{}
-				}
-				s.streamed[e.TaskID][id] = true
-				s.mu.Unlock()
-			}
-		}
+		s.markSeen(e.Value)
 		s.out(StreamMessages, e.Namespace, MessageChunk{Message: e.Value, Metadata: messageMetadata(e)})
 	case EventCheckpoint:
 		cp := CheckpointChunk{ID: e.Checkpoint.ID, ParentID: e.ParentID, Step: e.Metadata.Step, Source: e.Metadata.Source, Values: s.stateOf(e.Checkpoint)}
@@ -235,6 +228,11 @@ func (s *streamer) onEvent(e Event) {
 				s.out(StreamUpdates, e.Namespace, u)
 			}
 			return
+		}
+		if in, ok := e.Input.(map[string]any); ok && s.modes[StreamMessages] {
+			for _, v := range in {
+				s.markSeen(v)
+			}
 		}
 		tc := TaskChunk{ID: e.TaskID, Name: e.Node, Input: e.Input, Triggers: slices.Clone(e.Triggers)}
 		s.out(StreamTasks, e.Namespace, tc)
@@ -260,11 +258,7 @@ func (s *streamer) taskResult(e Event) {
 			s.out(StreamUpdates, e.Namespace, u)
 		}
 		if s.modes[StreamMessages] {
-			s.mu.Lock()
-			streamed := s.streamed[e.TaskID]
-			delete(s.streamed, e.TaskID)
-			s.mu.Unlock()
-			for _, m := range messagesIn(s.g, e.Writes, streamed) {
+			for _, m := range s.unseenMessages(e.Writes) {
 				s.out(StreamMessages, e.Namespace, MessageChunk{Message: m, Metadata: messageMetadata(e)})
 			}
 		}
@@ -331,23 +325,51 @@ func messageMetadata(e Event) MessageMetadata {
 	return MessageMetadata{Node: e.Node, Step: e.Step, Triggers: slices.Clone(e.Triggers), CheckpointNS: e.TaskNS, TaskID: e.TaskID}
 }
 
-// messagesIn lists the messages a task's state writes carry that it did
-// not stream itself (LangGraph's StreamMessagesHandler on chain end: a
-// message seen already, by id, is not sent again).
-func messagesIn(g *Graph, writes []Write, streamed map[string]bool) []any {
+// isMessage reports whether v is a chat message map.
+func isMessage(v any) (map[string]any, bool) {
+	m, ok := v.(map[string]any)
+	return m, ok && m["role"] != nil && m["content"] != nil
+}
+
+// markSeen records the ids of the messages in v (a message or a list).
+func (s *streamer) markSeen(v any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	items, isList := v.([]any)
+	if !isList {
+		items = []any{v}
+	}
+	for _, it := range items {
+		if m, ok := isMessage(it); ok {
+			if id, _ := m["id"].(string); id != "" {
+				s.seen[id] = true
+			}
+		}
+	}
+}
+
+// unseenMessages lists the messages a task's state writes carry that were
+// not streamed or seen before, and marks them seen (LangGraph.js
+// pregel/messages.ts handleChainEnd with dedupe).
+func (s *streamer) unseenMessages(writes []Write) []any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []any
 	add := func(v any) {
-		m, ok := v.(map[string]any)
-		if !ok || m["role"] == nil || m["content"] == nil {
+		m, ok := isMessage(v)
+		if !ok {
 			return
 		}
-		if id, _ := m["id"].(string); id != "" && streamed[id] {
-			return
+		if id, _ := m["id"].(string); id != "" {
+			if s.seen[id] {
+				return
+			}
+			s.seen[id] = true
 		}
 		out = append(out, m)
 	}
 	for _, w := range writes {
-		if !g.IsStateKey(w.Channel) {
+		if !s.g.IsStateKey(w.Channel) {
 			continue
 		}
 		if l, ok := w.Value.([]any); ok {

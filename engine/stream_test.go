@@ -1,0 +1,63 @@
+package engine_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// StreamModes yields typed chunks per mode; subgraphs stream under their
+// namespace; messages a node streams are not sent again when it returns
+// them (LangGraph's StreamMessagesHandler dedupe by id).
+func TestStreamModes_TypedChunks(t *testing.T) {
+	msg := func(id, content string) map[string]any {
+		return map[string]any{"id": id, "role": "assistant", "content": content}
+	}
+	sub := mustCompile(t, engine.NewStateGraph(engine.MessagesKey("messages")).
+		AddNode("inner", func(ctx context.Context, _ any) (any, error) {
+			engine.Emit(ctx, "inner-progress")
+			return map[string]any{"messages": []any{msg("i1", "from inner")}}, nil
+		}).AddEdge(engine.Start, "inner"))
+	g := mustCompile(t, engine.NewStateGraph(engine.MessagesKey("messages")).
+		AddNode("llm", func(ctx context.Context, _ any) (any, error) {
+			engine.StreamMessage(ctx, msg("m1", "Hel"))
+			engine.StreamMessage(ctx, msg("m1", "Hello"))
+			return map[string]any{"messages": []any{msg("m1", "Hello"), msg("m2", "not streamed")}}, nil
+		}).
+		AddSubgraph("child", sub).
+		AddEdge(engine.Start, "llm").AddEdge("llm", "child"))
+	var got []engine.StreamPart
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates, engine.StreamMessages, engine.StreamCustom}, engine.WithSubgraphs()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p)
+	}
+	var contents []any
+	var sawInnerCustom, sawInnerUpdate bool
+	for _, p := range got {
+		switch d := p.Data.(type) {
+		case engine.MessageChunk:
+			if p.Namespace == nil {
+				contents = append(contents, d.Message.(map[string]any)["content"])
+				if d.Metadata.Node != "llm" || d.Metadata.Step != 1 {
+					t.Fatalf("metadata %+v", d.Metadata)
+				}
+			}
+		case engine.UpdatesChunk:
+			if len(p.Namespace) == 1 && d["inner"] != nil {
+				sawInnerUpdate = true
+			}
+		case string:
+			sawInnerCustom = p.Mode == engine.StreamCustom && len(p.Namespace) == 1
+		}
+	}
+	if !reflect.DeepEqual(contents, []any{"Hel", "Hello", "not streamed"}) {
+		t.Fatalf("root messages %v", contents)
+	}
+	if !sawInnerCustom || !sawInnerUpdate {
+		t.Fatalf("subgraph chunks under a namespace are missing: %+v", got)
+	}
+}
