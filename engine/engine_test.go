@@ -784,3 +784,32 @@ func TestParentCommand_UpdatesAndRoutesTheParent(t *testing.T) {
 		t.Fatalf("Command.PARENT from the root graph: want InvalidUpdateError, got %v", err)
 	}
 }
+
+// Translated from LangGraph Python tests/test_pregel.py test_bulk_state_updates:
+// the updates of a superstep apply together as one checkpoint, supersteps
+// chain, and several updates need their nodes.
+func TestBulkUpdateState(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("foo"), engine.LastValueKey("baz")).
+		AddNode("node_a", update("foo", "bar")).AddNode("node_b", update("baz", "qux")).
+		AddEdge(engine.Start, "node_a").AddEdge("node_a", "node_b"))
+	cfg := engine.Config{ThreadID: "2"}
+	_, err := g.BulkUpdateState(ctx, cfg, [][]engine.StateUpdate{
+		{{Values: map[string]any{"foo": "bar"}, AsNode: "node_a"}},
+		{{Values: map[string]any{"foo": "updated"}, AsNode: "node_a"}, {Values: map[string]any{"baz": "new"}, AsNode: "node_b"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := g.GetState(ctx, cfg)
+	if !reflect.DeepEqual(snap.Values, map[string]any{"foo": "updated", "baz": "new"}) {
+		t.Fatalf("values %v", snap.Values)
+	}
+	hist, _ := g.History(ctx, cfg, engine.ListOptions{})
+	if len(hist) != 2 {
+		t.Fatalf("one checkpoint per superstep: %d", len(hist))
+	}
+	var iu *engine.InvalidUpdateError
+	if _, err := g.BulkUpdateState(ctx, cfg, [][]engine.StateUpdate{{{Values: map[string]any{"foo": "x"}}, {Values: map[string]any{"baz": "y"}, AsNode: "node_b"}}}); !errors.As(err, &iu) {
+		t.Fatalf("several updates without as-node: want InvalidUpdateError, got %v", err)
+	}
+}

@@ -206,8 +206,29 @@ const (
 // node that ran last; Start applies values as input through the start node;
 // AsInput writes an input checkpoint.
 func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode string) (Config, error) {
+	return g.updateSuperstep(ctx, cfg, []StateUpdate{{Values: values, AsNode: asNode}})
+}
+
+// updateSuperstep applies updates as the tasks of one superstep and writes
+// one checkpoint (LangGraph.js pregel/index.ts bulkUpdateState's
+// updateSuperStep). The special as-nodes take a single update.
+func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []StateUpdate) (Config, error) {
 	if g.saver == nil {
 		return Config{}, ErrNoCheckpointer
+	}
+	if len(updates) == 0 {
+		return Config{}, &InvalidUpdateError{Msg: "no updates provided"}
+	}
+	values, asNode := updates[0].Values, updates[0].AsNode
+	if len(updates) > 1 {
+		for _, u := range updates {
+			switch u.AsNode {
+			case "":
+				return Config{}, &InvalidUpdateError{Msg: "the node to apply as is required when applying several updates"}
+			case AsInput, AsClear, AsCopy:
+				return Config{}, &InvalidUpdateError{Msg: fmt.Sprintf("%s takes a single update, not %d", u.AsNode, len(updates))}
+			}
+		}
 	}
 	saved, err := g.saver.GetTuple(ctx, cfg)
 	if err != nil {
@@ -305,28 +326,41 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		if err != nil {
 			return Config{}, err
 		}
+		updates[0].AsNode = asNode
 	}
-	n := g.nodes[asNode]
-	if n == nil {
-		return Config{}, &InvalidUpdateError{Msg: fmt.Sprintf("node %q does not exist", asNode)}
-	}
-	t := &task{name: asNode, triggers: []string{InterruptChannel}, input: values, node: n, id: hashID(InterruptChannel, l.cpID)}
-	var writes []Write
-	if n.start {
-		writes, err = l.startWrites(ctx, t)
-	} else {
-		writes, err = l.nodeWrites(ctx, t, values)
-	}
-	if err != nil {
-		return Config{}, err
-	}
-	t.writes = writes
-	if saved != nil && len(writes) > 0 {
-		if err := g.saver.PutWrites(ctx, saved.Config, t.id, writes); err != nil {
+	// One task per update, ordered by position (path [__interrupt__, i]),
+	// ids uuid5("__interrupt__[:i]", checkpoint id) as LangGraph.js.
+	tasks := make([]*task, 0, len(updates))
+	for i, u := range updates {
+		n := g.nodes[u.AsNode]
+		if n == nil {
+			return Config{}, &InvalidUpdateError{Msg: fmt.Sprintf("node %q does not exist", u.AsNode)}
+		}
+		name := InterruptChannel
+		if i > 0 {
+			name = fmt.Sprintf("%s:%d", InterruptChannel, i)
+		}
+		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, id: hashID(name, l.cpID)}
+		var writes []Write
+		if n.start {
+			writes, err = l.startWrites(ctx, t)
+		} else {
+			writes, err = l.nodeWrites(ctx, t, u.Values)
+		}
+		if err != nil {
 			return Config{}, err
 		}
+		t.writes = writes
+		tasks = append(tasks, t)
 	}
-	if _, err := applyWrites(l.cs, []*task{t}); err != nil {
+	for _, t := range tasks {
+		if saved != nil && len(t.writes) > 0 {
+			if err := g.saver.PutWrites(ctx, saved.Config, t.id, t.writes); err != nil {
+				return Config{}, err
+			}
+		}
+	}
+	if _, err := applyWrites(l.cs, tasks); err != nil {
 		return Config{}, err
 	}
 	return put(SourceUpdate, step+1)

@@ -129,6 +129,7 @@ const (
 	OpGetState    = "get_state"
 	OpUpdateState = "update_state"
 	OpHistory     = "history"
+	OpBulkUpdate  = "bulk_update"
 )
 
 // Op is one step of a scenario's script.
@@ -149,6 +150,7 @@ type Op struct {
 	Context        any        // invoke, resume: the runtime context (nil when absent)
 	Command        *Command   // invoke: a Command as input (nil when absent)
 	Stream         []string   // invoke, resume: stream modes to record (values, updates, custom)
+	Supersteps     [][]Update // bulk_update: the updates of each superstep
 	StreamSubs     bool       // invoke, resume: record subgraphs' chunks too
 	AsNode         string
 	HasAsNode      bool
@@ -161,6 +163,13 @@ type Command struct {
 	Goto      []any // node names and Sends
 	Resume    any
 	HasResume bool
+}
+
+// Update is one update of a bulk_update superstep.
+type Update struct {
+	Values    any
+	AsNode    string
+	HasAsNode bool
 }
 
 // KeyValue is one entry of an ordered JSON object.
@@ -625,6 +634,38 @@ func (p *parser) retry(v *jnode, f string) *Retry {
 	return r
 }
 
+// supersteps reads a bulk update: a list of supersteps, each a non-empty
+// list of {"values", "as_node"}.
+func (p *parser) supersteps(v *jnode, f string) [][]Update {
+	var out [][]Update
+	for i, st := range p.list(v, f) {
+		sf := index2(f, i)
+		var ups []Update
+		for j, u := range p.list(st, sf) {
+			uf := index2(sf, j)
+			if !p.fields(u, uf, "values", "as_node") {
+				continue
+			}
+			var up Update
+			if x := u.field("values"); x != nil {
+				up.Values = x.value()
+			}
+			if x := u.field("as_node"); x != nil {
+				up.AsNode, up.HasAsNode = p.name(x, join2(uf, "as_node")), true
+			}
+			ups = append(ups, up)
+		}
+		if len(ups) == 0 && st.kind == jsonArray {
+			p.fail(st, sf, "expected at least one update")
+		}
+		out = append(out, ups)
+	}
+	if len(out) == 0 && v.kind == jsonArray {
+		p.fail(v, f, "expected at least one superstep")
+	}
+	return out
+}
+
 // command reads a Command input: update (a map), goto (a node name, a
 // Send as {"$send": {"node", "arg"}}, or a list of them), resume.
 func (p *parser) command(v *jnode, f string) *Command {
@@ -728,7 +769,8 @@ var opFields = map[string][]string{
 	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency", "stream", "stream_subgraphs"},
 	OpGetState:    {"op", "thread"},
 	OpHistory:     {"op", "thread"},
-	OpUpdateState: {"op", "thread", "values", "as_node", "at"},
+	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command"},
+	OpBulkUpdate:  {"op", "thread", "supersteps", "at"},
 }
 
 func (p *parser) op(n *jnode, field string, i int) Op {
@@ -746,7 +788,7 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	allowed, ok := opFields[op.Kind]
 	if !ok {
 		if k.kind == jsonString {
-			p.fail(k, join2(field, "op"), "unknown op %q (expected invoke, resume, get_state, update_state or history)", op.Kind)
+			p.fail(k, join2(field, "op"), "unknown op %q (expected invoke, resume, get_state, update_state, bulk_update or history)", op.Kind)
 		}
 		return op
 	}
@@ -810,8 +852,8 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("command"); v != nil {
 		op.Command = p.command(v, join2(field, "command"))
-		if n.field("input") != nil {
-			p.fail(v, join2(field, "command"), "command and input exclude each other")
+		if n.field("input") != nil || n.field("values") != nil {
+			p.fail(v, join2(field, "command"), "command excludes input and values")
 		}
 	}
 	if v := n.field("by_node"); v != nil {
@@ -829,6 +871,11 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("values"); v != nil {
 		op.Values = v.value()
+	}
+	if v := n.field("supersteps"); v != nil {
+		op.Supersteps = p.supersteps(v, join2(field, "supersteps"))
+	} else if op.Kind == OpBulkUpdate {
+		p.fail(n, field, "a bulk_update needs supersteps")
 	}
 	if v := n.field("as_node"); v != nil {
 		op.AsNode, op.HasAsNode = p.name(v, join2(field, "as_node")), true

@@ -139,7 +139,7 @@ func TestParseErrors(t *testing.T) {
 		{"fail times", `{"nodes": [{"name": "a", "fail": {"times": 1.5}}]}`, `x.json:1:44: nodes[0] "a": fail.times: expected an integer, got 1.5`, false},
 		{"retry", `{"nodes": [{"name": "a", "retry": {"max_attempts": 0}}]}`, `x.json:1:52: nodes[0] "a": retry.max_attempts: expected an integer of at least 1, got 0`, false},
 		{"ends without goto", `{"nodes": [{"name": "a", "ends": ["a"]}]}`, `x.json:1:34: nodes[0] "a": ends: ends is only allowed with goto or on a subgraph node`, false},
-		{"unknown op", `{"ops": [{"op": "invok"}]}`, `x.json:1:17: ops[0].op: unknown op "invok" (expected invoke, resume, get_state, update_state or history)`, false},
+		{"unknown op", `{"ops": [{"op": "invok"}]}`, `x.json:1:17: ops[0].op: unknown op "invok" (expected invoke, resume, get_state, update_state, bulk_update or history)`, false},
 		{"op field", `{"ops": [{"op": "get_state", "input": {}}]}`, `x.json:1:30: ops[0].input: unknown field "input" (expected one of op, thread)`, false},
 		{"resume", `{"ops": [{"op": "resume"}]}`, `x.json:1:10: ops[0]: a resume needs exactly one of value and by_node`, false},
 		{"at", `{"ops": [{"op": "invoke", "at": {"step": "1"}}]}`, `x.json:1:42: ops[0].at.step: expected an integer, got a string`, false},

@@ -169,6 +169,8 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 			}
 			rec["history"] = list
 		}
+	case OpBulkUpdate:
+		r.bulkUpdate(ctx, op, rec)
 	case OpUpdateState:
 		cfg := engine.Config{ThreadID: op.Thread}
 		var err error
@@ -177,7 +179,11 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 		}
 		if err == nil {
 			var out engine.Config
-			out, err = r.graph.UpdateState(ctx, cfg, op.Values, op.AsNode)
+			values := op.Values
+			if op.Command != nil {
+				values = op.Command.engineCommand()
+			}
+			out, err = r.graph.UpdateState(ctx, cfg, values, op.AsNode)
 			if err == nil {
 				r.fork = &out
 				rec["result"] = map[string]any{"status": "done", "checkpoint": r.ordinalOf(out.CheckpointID)}

@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"context"
+)
+
+// StateUpdate is one update of a bulk update: Values written as if AsNode
+// had returned them (a map of state keys, or a Command with update and
+// goto).
+type StateUpdate struct {
+	Values any
+	AsNode string
+}
+
+// AsCopy is reserved for LangGraph's "__copy__" fork (a checkpoint copied
+// with per-task results); BulkUpdateState does not implement it yet and
+// refuses it with the other special as-nodes in multi-update supersteps.
+const AsCopy = "__copy__"
+
+// BulkUpdateState applies several supersteps of updates at once, starting
+// at cfg's checkpoint (the latest when cfg.CheckpointID is empty): each
+// superstep's updates run as the tasks of one superstep — applied together,
+// in order, with one new version — and write one "update" checkpoint, the
+// next superstep starting from it (LangGraph's bulk_update_state). With
+// several updates in a superstep each must name its node. It returns the
+// config of the last checkpoint written.
+func (g *Graph) BulkUpdateState(ctx context.Context, cfg Config, supersteps [][]StateUpdate) (Config, error) {
+	if len(supersteps) == 0 {
+		return Config{}, &InvalidUpdateError{Msg: "no supersteps provided"}
+	}
+	for _, updates := range supersteps {
+		if len(updates) == 0 {
+			return Config{}, &InvalidUpdateError{Msg: "no updates provided in a superstep"}
+		}
+		out, err := g.updateSuperstep(ctx, cfg, updates)
+		if err != nil {
+			return Config{}, err
+		}
+		cfg = out
+	}
+	return cfg, nil
+}
