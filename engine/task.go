@@ -36,6 +36,9 @@ type taskScope struct {
 	resumeWrite   []any // the answers used so far, saved as the __resume__ write
 	hasResume     bool
 	interrupt     *InterruptError
+	// subgraphRuns counts the subgraph runs of this task execution, all
+	// attempts together (LangGraph's scratchpad subgraph counter).
+	subgraphRuns int
 }
 
 type taskScopeKey struct{}
