@@ -87,6 +87,18 @@ func (e *GraphRecursionError) Error() string {
 	return fmt.Sprintf("recursion limit of %d reached without hitting a stop condition (at step %d); raise the limit with WithRecursionLimit", e.Limit, e.Step)
 }
 
+// ReducerError is returned when a key's reducer rejects a write (for
+// add_messages: removing a message id that does not exist). It is the
+// reducer's error, not an InvalidUpdateError, as in LangGraph.
+type ReducerError struct {
+	Channel string
+	Err     error
+}
+
+func (e *ReducerError) Error() string { return fmt.Sprintf("reducer of %q: %v", e.Channel, e.Err) }
+
+func (e *ReducerError) Unwrap() error { return e.Err }
+
 // CancelledError is the error saved for a task that stopped because
 // another task of its superstep failed first (LangGraph's CancelledError,
 // LangGraph.js's AbortError). It matches context.Canceled, so a node that
