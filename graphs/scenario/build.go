@@ -64,10 +64,16 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 			return nil, nil, engine.CompileErrors{{Kind: "UnknownNode", Msg: "interrupt node \"*\" not found: list the nodes"}}
 		}
 	}
-	if len(f.InterruptBefore) > 0 {
+	switch {
+	case f.InterruptBeforeAll:
+		opts = append(opts, engine.WithInterruptBefore("*"))
+	case len(f.InterruptBefore) > 0:
 		opts = append(opts, engine.WithInterruptBefore(f.InterruptBefore...))
 	}
-	if len(f.InterruptAfter) > 0 {
+	switch {
+	case f.InterruptAfterAll:
+		opts = append(opts, engine.WithInterruptAfter("*"))
+	case len(f.InterruptAfter) > 0:
 		opts = append(opts, engine.WithInterruptAfter(f.InterruptAfter...))
 	}
 	g, err := buildGraph(f, &f.Graph, "", c, opts)
