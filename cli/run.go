@@ -328,7 +328,10 @@ func (r *runner) onEvent(e engine.Event) {
 		}
 	case engine.EventTaskResult:
 		status := "ran"
+		var cancelled *engine.CancelledError
 		switch {
+		case errors.As(e.Err, &cancelled):
+			status = "cancelled" // a sibling's failure stopped it
 		case e.Err != nil:
 			status = "error"
 		case len(e.Interrupts) > 0:

@@ -21,7 +21,14 @@
 //     (LangGraph's _first, tick and after_tick); pending.go its saved writes.
 //   - runner.go, task.go: run one superstep's tasks concurrently, with
 //     retries, interrupts and the writers that turn a node's result into
-//     writes; turns.go orders sibling subgraphs' checkpoints on request.
+//     writes, writer by writer. The first failure cancels the tasks still
+//     working through their context; each saves what it wrote plus its
+//     error, and a finished task keeps everything (LangGraph's runners).
+//     turns.go orders sibling subgraphs' checkpoints on request.
+//   - saved.go: what a checkpoint's saved writes mean — per task its
+//     output, interrupts, answers, error, whether it finished or waits —
+//     and a checkpoint's status. The CLI, the debugger and the stores ask
+//     here instead of reading reserved channels themselves.
 //   - stepper.go: the caller-driven API (Plan, Execute, Update one phase at
 //     a time) that the debugger uses; run.go's Invoke and Stream loop over it.
 //   - state.go: GetState, History and UpdateState.
