@@ -522,54 +522,80 @@ differs, both values and both versions.`,
 }
 
 type channelDiff struct {
+	Channel  string        `json:"channel"`
+	VersionA *int64        `json:"version_a"`
+	VersionB *int64        `json:"version_b"`
+	ValueA   any           `json:"value_a"`
+	ValueB   any           `json:"value_b"`
+	Changes  []valueChange `json:"changes"`
+}
+
+type valueChange struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	A    any    `json:"a,omitempty"`
+	B    any    `json:"b,omitempty"`
+}
+
+type seenDiff struct {
+	Node     string `json:"node"`
 	Channel  string `json:"channel"`
 	VersionA *int64 `json:"version_a"`
 	VersionB *int64 `json:"version_b"`
-	ValueA   any    `json:"value_a"`
-	ValueB   any    `json:"value_b"`
 }
 
+// writeDiff prints engine.DiffCheckpoints, the diff the debugger draws.
 func (a *App) writeDiff(ca, cb *engine.Checkpoint, asJSON bool) error {
-	names := map[string]bool{}
-	for _, m := range []map[string]engine.Version{ca.ChannelVersions, cb.ChannelVersions} {
-		for k := range m {
-			names[k] = true
-		}
-	}
-	ver := func(c *engine.Checkpoint, k string) *int64 {
-		if v, ok := c.ChannelVersions[k]; ok {
+	d := engine.DiffCheckpoints(ca, cb)
+	ver := func(v engine.Version, ok bool) *int64 {
+		if ok {
 			return &v
 		}
 		return nil
 	}
-	var diffs []channelDiff
-	same := 0
-	for _, k := range sortedKeys(names) {
-		va, vb := ca.ChannelValues[k], cb.ChannelValues[k]
-		d := channelDiff{Channel: k, VersionA: ver(ca, k), VersionB: ver(cb, k), ValueA: plainValue(va), ValueB: plainValue(vb)}
-		if string(engine.MustEncode(va)) == string(engine.MustEncode(vb)) && eqVer(d.VersionA, d.VersionB) {
-			same++
-			continue
+	diffs := make([]channelDiff, 0, len(d.Channels))
+	for _, c := range d.Channels {
+		cd := channelDiff{Channel: c.Channel, VersionA: ver(c.VersionA, c.HasVersionA), VersionB: ver(c.VersionB, c.HasVersionB),
+			ValueA: plainValue(c.ValueA), ValueB: plainValue(c.ValueB), Changes: []valueChange{}}
+		for _, ch := range c.Changes {
+			cd.Changes = append(cd.Changes, valueChange{Path: ch.Path, Kind: ch.Kind.String(), A: plainValue(ch.A), B: plainValue(ch.B)})
 		}
-		diffs = append(diffs, d)
+		diffs = append(diffs, cd)
+	}
+	seen := make([]seenDiff, 0, len(d.Seen))
+	for _, s := range d.Seen {
+		seen = append(seen, seenDiff{Node: s.Node, Channel: s.Channel, VersionA: ver(s.A, s.HasA), VersionB: ver(s.B, s.HasB)})
 	}
 	if asJSON {
-		return writeJSON(a.Stdout, map[string]any{"a": ca.ID, "b": cb.ID, "channels": nonNilSlice(diffs), "unchanged": same})
+		return writeJSON(a.Stdout, map[string]any{"a": d.A, "b": d.B, "channels": diffs, "unchanged": d.Unchanged, "versions_seen": seen})
 	}
 	w := a.Stdout
-	fmt.Fprintf(w, "a %s\nb %s\n", ca.ID, cb.ID)
-	for _, d := range diffs {
-		fmt.Fprintf(w, "\n%s  version %s -> %s\n  a: %s\n  b: %s\n", d.Channel, fmtVer(d.VersionA), fmtVer(d.VersionB), engine.MustEncode(ca.ChannelValues[d.Channel]), engine.MustEncode(cb.ChannelValues[d.Channel]))
+	fmt.Fprintf(w, "a %s\nb %s\n", d.A, d.B)
+	for _, c := range diffs {
+		fmt.Fprintf(w, "\n%s  version %s -> %s\n", c.Channel, fmtVer(c.VersionA), fmtVer(c.VersionB))
+		for _, ch := range c.Changes {
+			path := ch.Path
+			if path == "" {
+				path = "(value)"
+			}
+			switch ch.Kind {
+			case "added":
+				fmt.Fprintf(w, "  + %s: %s\n", path, engine.MustEncode(ch.B))
+			case "removed":
+				fmt.Fprintf(w, "  - %s: %s\n", path, engine.MustEncode(ch.A))
+			default:
+				fmt.Fprintf(w, "  ~ %s: %s -> %s\n", path, engine.MustEncode(ch.A), engine.MustEncode(ch.B))
+			}
+		}
 	}
-	fmt.Fprintf(w, "\n%d channels differ, %d unchanged\n", len(diffs), same)
+	if len(seen) > 0 {
+		fmt.Fprintln(w, "\nversions_seen")
+		for _, s := range seen {
+			fmt.Fprintf(w, "  %s %s: %s -> %s\n", s.Node, s.Channel, fmtVer(s.VersionA), fmtVer(s.VersionB))
+		}
+	}
+	fmt.Fprintf(w, "\n%d channels differ, %d unchanged\n", len(diffs), d.Unchanged)
 	return nil
-}
-
-func eqVer(a, b *int64) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 func fmtVer(v *int64) string {

@@ -364,6 +364,25 @@ func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, valu
 // inferAsNode picks the node an update is attributed to when none is given:
 // the only node, the start node on a fresh thread, or the node that saw the
 // highest version (a tie is ambiguous).
+// InferAsNode names the node UpdateState would write as at cfg's
+// checkpoint when asNode is "" (LangGraph's update_state: the node that
+// saw the newest channel version), so a UI can say so before writing. It
+// returns ErrNoCheckpoint for an unknown checkpoint, or an
+// *InvalidUpdateError when the choice is ambiguous.
+func (g *Graph) InferAsNode(ctx context.Context, cfg Config) (string, error) {
+	if g.saver == nil {
+		return "", ErrNoCheckpointer
+	}
+	t, err := g.saver.GetTuple(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	if t == nil {
+		return "", fmt.Errorf("%w: thread %q checkpoint %q", ErrNoCheckpoint, cfg.ThreadID, cfg.CheckpointID)
+	}
+	return g.inferAsNode(newChannelState(g, t.Checkpoint))
+}
+
 func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 	if len(g.nodeOrder) == 2 {
 		return g.nodeOrder[1], nil

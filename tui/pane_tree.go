@@ -20,6 +20,7 @@ type treePane struct {
 	points  []int   // row index of each snapshot, in snaps order
 	byID    map[string]int
 	current string
+	marked  string // the checkpoint marked for diff
 }
 
 type treeRow struct {
@@ -209,6 +210,9 @@ func (p treePane) View(st Styles, w, h int) string {
 		if id == p.current {
 			g = strings.Replace(g, "●", "◉", 1)
 			text += " ← current"
+		}
+		if id == p.marked {
+			text += " ◆ marked"
 		}
 		line := st.Branch.Render(g) + text
 		if row.snap == p.nav.cur {
