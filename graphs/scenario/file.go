@@ -30,8 +30,8 @@ type File struct {
 	// InterruptBeforeAll and InterruptAfterAll: the field was the bare
 	// string "*" (every node).
 	InterruptBeforeAll, InterruptAfterAll bool
-	Ops                     []Op
-	Perf                    *Perf // nil when absent
+	Ops                                   []Op
+	Perf                                  *Perf // nil when absent
 }
 
 // Perf is the expected size of a performance workload.
