@@ -37,54 +37,40 @@ func threadCheckpoints(ctx context.Context, st Store, thread string) ([]*engine.
 	return list, nil
 }
 
-// findCheckpoint resolves a checkpoint id or unique id prefix on thread.
+// findCheckpoint resolves a checkpoint reference on thread: an id, a
+// prefix of one, or a prefix of the short form screens show
+// (engine.ResolveID owns the rule).
 func findCheckpoint(list []*engine.CheckpointTuple, thread, ref string) (*engine.CheckpointTuple, error) {
-	var hits []*engine.CheckpointTuple
-	for _, t := range list {
-		if t.Checkpoint.ID == ref {
-			return t, nil
-		}
-		if strings.HasPrefix(t.Checkpoint.ID, ref) {
-			hits = append(hits, t)
-		}
-	}
-	switch {
-	case ref == "":
-		return nil, usagef("empty checkpoint id")
-	case len(hits) == 1:
-		return hits[0], nil
-	case len(hits) > 1:
-		return nil, usagef("checkpoint prefix %q is ambiguous on thread %q: %d checkpoints match", ref, thread, len(hits))
-	}
-	return nil, usagef("%w: no checkpoint %q on thread %q (superstep history %s lists them)", engine.ErrNoCheckpoint, ref, thread, thread)
-}
-
-// shortIDs gives every checkpoint the shortest prefix (at least 8
-// characters) that no other checkpoint of the thread shares. Time-ordered
-// ids share long prefixes, so a fixed width would not do.
-func shortIDs(list []*engine.CheckpointTuple) map[string]string {
 	ids := make([]string, len(list))
 	for i, t := range list {
 		ids[i] = t.Checkpoint.ID
 	}
-	sort.Strings(ids)
-	common := func(a, b string) int {
-		n := 0
-		for n < len(a) && n < len(b) && a[n] == b[n] {
-			n++
-		}
-		return n
+	id, err := engine.ResolveID(ids, ref)
+	switch {
+	case errors.Is(err, engine.ErrAmbiguousID):
+		return nil, usagef("%w on thread %q", err, thread)
+	case err != nil:
+		return nil, usagef("%w on thread %q (superstep history %s lists them)", err, thread, thread)
 	}
-	out := make(map[string]string, len(ids))
-	for i, id := range ids {
-		n := 0
-		if i > 0 {
-			n = max(n, common(id, ids[i-1]))
+	return list[slices.Index(ids, id)], nil
+}
+
+// shortIDs gives every checkpoint the short form every screen shows
+// (engine.ShortID), or its whole id in the rare case that two checkpoints
+// of the thread share a short form.
+func shortIDs(list []*engine.CheckpointTuple) map[string]string {
+	count := map[string]int{}
+	for _, t := range list {
+		count[engine.ShortID(t.Checkpoint.ID)]++
+	}
+	out := make(map[string]string, len(list))
+	for _, t := range list {
+		id := t.Checkpoint.ID
+		if s := engine.ShortID(id); count[s] == 1 {
+			out[id] = s
+		} else {
+			out[id] = id
 		}
-		if i+1 < len(ids) {
-			n = max(n, common(id, ids[i+1]))
-		}
-		out[id] = id[:min(len(id), max(8, n+1))]
 	}
 	return out
 }

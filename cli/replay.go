@@ -16,6 +16,7 @@ func (a *App) replayCommand(g *globals) *cobra.Command {
 	var graphFlag string
 	var from int
 	var force bool
+	var branch, start string
 	cmd := &cobra.Command{
 		Use:   "replay THREAD",
 		Short: "Re-execute a recorded thread with the current graph and compare",
@@ -24,8 +25,12 @@ feeding the recorded inputs and the recorded human answers, on a new branch
 of the thread (it stays in the database), and compare every superstep's
 tasks and their writes, channel by channel, with the recorded ones.
 
-The recorded branch is the thread's latest checkpoint back to its root.
-Replay starts at the input checkpoint, or at the checkpoint of step --from.
+The recorded branch is, by default, the thread's original run: what ran
+before any fork, update_state or earlier replay, which all branch off it
+later and are never compared with. --branch ID compares with the branch that
+ends at checkpoint ID instead. Replay starts at the thread's first
+checkpoint, or at --checkpoint ID, or at the checkpoint of step --from. A
+replay with no superstep to compare is an error (exit 2), never a pass.
 
 Before running anything the graph's topology (nodes, triggers, edges,
 channels) is compared with the one recorded for the thread; a different
@@ -77,8 +82,11 @@ exit 1 naming the step, the node and the channel with both values.`,
 				}
 				a.warn(fmt.Sprintf("%v: %s; replaying anyway", engine.ErrGraphChanged, what))
 			}
-			fromSet := cmd.Flags().Changed("from")
-			rp, err := newReplay(ctx, gr, st, thread, list, rec.Replays, from, fromSet)
+			bc := branchChoice{head: branch, start: start, from: from, fromSet: cmd.Flags().Changed("from"), thread: thread}
+			if bc.fromSet && bc.start != "" {
+				return usagef("--from and --checkpoint both name the start: give one")
+			}
+			rp, err := newReplay(gr, list, bc)
 			if err != nil {
 				return err
 			}
@@ -95,6 +103,8 @@ exit 1 naming the step, the node and the channel with both values.`,
 	}
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to replay with (default: the one recorded for the thread)")
 	cmd.Flags().IntVar(&from, "from", -1, "step of the recorded checkpoint to start from")
+	cmd.Flags().StringVar(&branch, "branch", "", "compare with the branch that ends at this checkpoint (default: the thread's original run)")
+	cmd.Flags().StringVar(&start, "checkpoint", "", "start from this recorded checkpoint (id or prefix)")
 	cmd.Flags().BoolVar(&force, "force", false, "replay even if the topology changed")
 	return cmd
 }
@@ -139,21 +149,42 @@ type replay struct {
 	answered map[string]int
 }
 
-// newReplay reads the recorded branch (the newest checkpoint outside every
-// earlier replay branch, back through its parents to the root) and the
-// supersteps on it after the start checkpoint.
-func newReplay(ctx context.Context, g *engine.Graph, st Store, thread string, list []*engine.CheckpointTuple, replays []string, from int, fromSet bool) (*replay, error) {
-	chain, err := recordedBranch(thread, list, replays)
+// branchChoice says which recorded branch a replay compares with and
+// where it starts: by default the thread's original run from its input
+// checkpoint; --branch names the branch's last checkpoint, --checkpoint or
+// --from the start.
+type branchChoice struct {
+	head     string // --branch: checkpoint reference, "" for the original run
+	start    string // --checkpoint: checkpoint reference
+	from     int    // --from: step, when fromSet
+	fromSet  bool
+	thread   string
+	describe string // how the branch was chosen, for messages
+}
+
+// newReplay reads the chosen branch and the supersteps on it after the
+// start checkpoint. A branch with nothing to compare is an input error:
+// a replay that compared nothing must not pass.
+func newReplay(g *engine.Graph, list []*engine.CheckpointTuple, bc branchChoice) (*replay, error) {
+	chain, err := chooseBranch(list, &bc)
 	if err != nil {
 		return nil, err
 	}
+	thread := bc.thread
 	start := 0
-	if fromSet {
+	switch {
+	case bc.start != "":
+		t, err := findCheckpoint(chain, thread, bc.start)
+		if err != nil {
+			return nil, usagef("--checkpoint %s is not on %s: %v", bc.start, bc.describe, err)
+		}
+		start = slices.Index(chain, t)
+	case bc.fromSet:
 		start = slices.IndexFunc(chain, func(t *engine.CheckpointTuple) bool {
-			return t.Metadata.Step == from && t.Metadata.Source != engine.SourceFork
+			return t.Metadata.Step == bc.from && t.Metadata.Source != engine.SourceFork
 		})
 		if start < 0 {
-			return nil, usagef("no checkpoint at step %d on thread %q's latest branch (steps %d to %d)", from, thread, chain[0].Metadata.Step, chain[len(chain)-1].Metadata.Step)
+			return nil, usagef("no checkpoint at step %d on %s (steps %d to %d)", bc.from, bc.describe, chain[0].Metadata.Step, chain[len(chain)-1].Metadata.Step)
 		}
 	}
 	rp := &replay{g: g, thread: thread, startID: chain[start].Checkpoint.ID, answered: map[string]int{}}
@@ -171,7 +202,7 @@ func newReplay(ctx context.Context, g *engine.Graph, st Store, thread string, li
 		case engine.SourceFork:
 			// A fork copies its parent's state: nothing ran.
 		default:
-			return nil, usagef("thread %q: checkpoint %s at step %d came from update_state, which replay does not re-apply: replay --from a later step", thread, t.Checkpoint.ID, t.Metadata.Step)
+			return nil, usagef("thread %q: checkpoint %s at step %d on %s came from update_state, which replay does not re-apply: start after it with --checkpoint %s", thread, engine.ShortID(t.Checkpoint.ID), t.Metadata.Step, bc.describe, engine.ShortID(t.Checkpoint.ID))
 		}
 	}
 	last := chain[len(chain)-1]
@@ -180,36 +211,86 @@ func newReplay(ctx context.Context, g *engine.Graph, st Store, thread string, li
 		if err != nil {
 			return nil, err
 		}
-		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks})
+		if len(tasks) > 0 {
+			rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks})
+		}
+	}
+	if !slices.ContainsFunc(rp.steps, func(r recStep) bool { return r.kind != "input" }) {
+		return nil, usagef("nothing to replay: %s of thread %q has no superstep after checkpoint %s (step %d); choose an earlier start (--from, --checkpoint) or another branch (--branch)",
+			bc.describe, thread, engine.ShortID(chain[start].Checkpoint.ID), chain[start].Metadata.Step)
 	}
 	return rp, nil
 }
 
-// recordedBranch returns the recorded branch, oldest checkpoint first.
-func recordedBranch(thread string, list []*engine.CheckpointTuple, replays []string) ([]*engine.CheckpointTuple, error) {
+// chooseBranch returns the branch to compare with, oldest checkpoint first:
+// the root to --branch's checkpoint, or else the thread's original run. The
+// original run is what ran before anyone travelled in time: from the root,
+// each checkpoint's oldest child that a run made (source input or loop);
+// forks, update_state and replay branches are all made later. With
+// --checkpoint and no --branch, the branch goes through that checkpoint.
+func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.CheckpointTuple, error) {
 	byID := map[string]*engine.CheckpointTuple{}
+	children := map[string][]*engine.CheckpointTuple{}
+	var root *engine.CheckpointTuple
 	for _, t := range list {
 		byID[t.Checkpoint.ID] = t
 	}
-	for _, head := range list { // newest first
-		var chain []*engine.CheckpointTuple
-		replayed := false
-		for t := head; t != nil; t = byID[t.ParentID] {
-			if slices.Contains(replays, t.Checkpoint.ID) {
-				replayed = true
-				break
+	for _, t := range list {
+		switch {
+		case t.ParentID == "":
+			if root == nil || t.Checkpoint.ID < root.Checkpoint.ID {
+				root = t
 			}
-			chain = append(chain, t)
-			if t.ParentID != "" && byID[t.ParentID] == nil {
-				return nil, failf("thread %q: checkpoint %s names parent %s, which is not stored", thread, t.Checkpoint.ID, t.ParentID)
-			}
-		}
-		if !replayed {
-			slices.Reverse(chain)
-			return chain, nil
+		case byID[t.ParentID] == nil:
+			return nil, failf("thread %q: checkpoint %s names parent %s, which is not stored", bc.thread, t.Checkpoint.ID, t.ParentID)
+		default:
+			children[t.ParentID] = append(children[t.ParentID], t)
 		}
 	}
-	return nil, usagef("thread %q has only replay branches", thread)
+	ancestors := func(t *engine.CheckpointTuple) []*engine.CheckpointTuple {
+		var chain []*engine.CheckpointTuple
+		for ; t != nil; t = byID[t.ParentID] {
+			chain = append(chain, t)
+		}
+		slices.Reverse(chain)
+		return chain
+	}
+	// originalFrom follows the run's own children down from chain's end.
+	originalFrom := func(chain []*engine.CheckpointTuple) []*engine.CheckpointTuple {
+		for t := chain[len(chain)-1]; ; {
+			var next *engine.CheckpointTuple
+			for _, c := range children[t.Checkpoint.ID] {
+				src := c.Metadata.Source
+				if (src == engine.SourceLoop || src == engine.SourceInput) && (next == nil || c.Checkpoint.ID < next.Checkpoint.ID) {
+					next = c
+				}
+			}
+			if next == nil {
+				return chain
+			}
+			chain, t = append(chain, next), next
+		}
+	}
+	switch {
+	case bc.head != "":
+		t, err := findCheckpoint(list, bc.thread, bc.head)
+		if err != nil {
+			return nil, err
+		}
+		bc.describe = "the branch ending at " + engine.ShortID(t.Checkpoint.ID)
+		return ancestors(t), nil
+	case bc.start != "":
+		t, err := findCheckpoint(list, bc.thread, bc.start)
+		if err != nil {
+			return nil, err
+		}
+		bc.describe = "the branch through " + engine.ShortID(t.Checkpoint.ID)
+		return originalFrom(ancestors(t)), nil
+	case root == nil:
+		return nil, failf("thread %q has no root checkpoint", bc.thread)
+	}
+	bc.describe = "the recorded run"
+	return originalFrom([]*engine.CheckpointTuple{root}), nil
 }
 
 // recordedTasks rebuilds the tasks planned from checkpoint t and what each
@@ -276,7 +357,7 @@ func (rp *replay) run(ctx context.Context) error {
 			return failf("recording the replay branch: %v", err)
 		}
 	}
-	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", rp.thread, rp.startID, s.View().CheckpointID)
+	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", rp.thread, engine.ShortID(rp.startID), engine.ShortID(s.View().CheckpointID))
 	compared := 0
 	for _, rs := range rp.steps {
 		var err error
@@ -295,7 +376,7 @@ func (rp *replay) run(ctx context.Context) error {
 		var d *divergence
 		if errors.As(err, &d) {
 			fmt.Fprintf(rp.out, "DIVERGED at %s\n", d.msg)
-			fmt.Fprintf(rp.out, "the replayed branch ends at checkpoint %s\n", s.View().CheckpointID)
+			fmt.Fprintf(rp.out, "the replayed branch ends at checkpoint %s\n", engine.ShortID(s.View().CheckpointID))
 			return failf("replay of thread %q diverged at %s", rp.thread, d.msg)
 		}
 		if err != nil {
@@ -310,7 +391,7 @@ func (rp *replay) run(ctx context.Context) error {
 		}
 		return err
 	}
-	fmt.Fprintf(rp.out, "replay matches: %d supersteps, the same tasks and writes; new branch head %s\n", compared, s.View().CheckpointID)
+	fmt.Fprintf(rp.out, "replay matches: %d supersteps, the same tasks and writes; new branch head %s\n", compared, engine.ShortID(s.View().CheckpointID))
 	return nil
 }
 

@@ -156,13 +156,12 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string) (err er
 	if !exists {
 		o.Input = example
 	}
-	if err := a.Debugger(ctx, gr, o); err != nil {
-		return err
+	// Recorded before the debugger writes the first checkpoint, so a
+	// session that is killed still names its graph.
+	if err := recordGraph(ctx, st, thread, gr, name, a.warn); err != nil {
+		return storeError(err, "recording the graph of thread %q", thread)
 	}
-	if ok, _ := threadExists(ctx, st, thread); ok {
-		return recordGraph(ctx, st, thread, gr, name, a.warn)
-	}
-	return nil
+	return a.Debugger(ctx, gr, o)
 }
 
 // Headless is the debugger used until a terminal UI is installed: it runs
@@ -279,14 +278,14 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		}
 		fmt.Fprintf(r.out, "thread %s (%s) on graph %s\n", r.thread, state, r.g.Name())
 	}
-	res, err := r.g.Invoke(ctx, input, engine.OnThread(r.thread), engine.WithEvents(r.onEvent))
 	if r.st != nil {
-		if ok, _ := threadExists(ctx, r.st, r.thread); ok {
-			if rerr := recordGraph(ctx, r.st, r.thread, r.g, r.graphName, r.warn); rerr != nil {
-				r.warn("recording the graph's fingerprint: " + rerr.Error())
-			}
+		// Recorded before the first checkpoint is written (and committed in
+		// order with it), so a run killed mid-way still names its graph.
+		if err := recordGraph(ctx, r.st, r.thread, r.g, r.graphName, r.warn); err != nil {
+			return storeError(err, "recording the graph of thread %q", r.thread)
 		}
 	}
+	res, err := r.g.Invoke(ctx, input, engine.OnThread(r.thread), engine.WithEvents(r.onEvent))
 	if err != nil {
 		var ne *engine.NodeError
 		if errors.As(err, &ne) {
@@ -340,7 +339,7 @@ func (r *runner) onEvent(e engine.Event) {
 			return
 		}
 		r.emit(runEvent{Event: "checkpoint", Step: &step, ID: e.Checkpoint.ID, Source: e.Metadata.Source},
-			fmt.Sprintf("checkpoint %s step %d (%s)", e.Checkpoint.ID, step, e.Metadata.Source))
+			fmt.Sprintf("checkpoint %s step %d (%s)", engine.ShortID(e.Checkpoint.ID), step, e.Metadata.Source))
 	}
 }
 

@@ -88,8 +88,11 @@ type IDError struct {
 }
 
 func (e *IDError) Error() string {
-	if len(e.Matches) == 0 {
-		return fmt.Sprintf("checkpoint %q: %v", e.Ref, e.Err)
+	switch {
+	case e.Ref == "":
+		return "empty checkpoint id"
+	case len(e.Matches) == 0:
+		return fmt.Sprintf("no checkpoint %q", e.Ref)
 	}
 	shown := make([]string, 0, min(len(e.Matches), 5))
 	for _, id := range e.Matches[:min(len(e.Matches), 5)] {
@@ -99,7 +102,7 @@ func (e *IDError) Error() string {
 	if len(e.Matches) > len(shown) {
 		more = fmt.Sprintf(" and %d more", len(e.Matches)-len(shown))
 	}
-	return fmt.Sprintf("checkpoint %q: %v: it matches %s%s; give more characters", e.Ref, e.Err, strings.Join(shown, ", "), more)
+	return fmt.Sprintf("checkpoint prefix %q is ambiguous: it matches %s%s; give more characters", e.Ref, strings.Join(shown, ", "), more)
 }
 
 func (e *IDError) Unwrap() error { return e.Err }
