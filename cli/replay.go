@@ -119,6 +119,10 @@ type recTask struct {
 	answers     []any          // the __resume__ answers it consumed
 	interrupted bool
 	err         string
+	// saved: the recording saved something for the task (writes, an
+	// interrupt, an error, or that it wrote nothing). A task without is one
+	// the recording was cut off before it finished.
+	saved bool
 }
 
 func (t recTask) key() string {
@@ -147,6 +151,14 @@ type replay struct {
 	onFork func(id string) error
 	// answered counts the answers fed to each replayed task, by task id.
 	answered map[string]int
+	// cutOff: the recording ends with tasks still planned (it was killed,
+	// stopped at a breakpoint or failed), so the replay stops there too
+	// instead of running on.
+	cutOff bool
+	// lastStep is the step of the recording's last checkpoint, and
+	// plannedNext the tasks the recording planned from it (sorted names).
+	lastStep    int
+	plannedNext []string
 }
 
 // branchChoice says which recorded branch a replay compares with and
@@ -206,14 +218,17 @@ func newReplay(g *engine.Graph, list []*engine.CheckpointTuple, bc branchChoice)
 		}
 	}
 	last := chain[len(chain)-1]
-	if len(last.PendingWrites) > 0 {
-		tasks, err := recordedTasks(g, last)
-		if err != nil {
-			return nil, err
-		}
-		if len(tasks) > 0 {
-			rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks})
-		}
+	tasks, err := recordedTasks(g, last)
+	if err != nil {
+		return nil, err
+	}
+	rp.lastStep, rp.cutOff = last.Metadata.Step, len(tasks) > 0
+	for _, t := range tasks {
+		rp.plannedNext = append(rp.plannedNext, t.name)
+	}
+	slices.Sort(rp.plannedNext)
+	if slices.ContainsFunc(tasks, func(t recTask) bool { return t.saved }) {
+		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks})
 	}
 	if !slices.ContainsFunc(rp.steps, func(r recStep) bool { return r.kind != "input" }) {
 		return nil, usagef("nothing to replay: %s of thread %q has no superstep after checkpoint %s (step %d); choose an earlier start (--from, --checkpoint) or another branch (--branch)",
@@ -313,6 +328,7 @@ func recordedTasks(g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, error
 			continue // input and update writes belong to no planned task
 		}
 		rt := &tasks[i]
+		rt.saved = true
 		switch w.Channel {
 		case engine.ResumeChannel:
 			if l, ok := w.Value.([]any); ok {
@@ -593,8 +609,10 @@ func (rp *replay) compare(rs recStep, got []engine.TaskView) error {
 		}
 		for i, gt := range gts {
 			rt := rts[i]
-			if rs.kind == "open" && rt.interrupted && len(rt.writes) == 0 {
-				continue // still waiting in the recording: no writes to compare
+			if rs.kind == "open" && (!rt.saved || rt.interrupted && len(rt.writes) == 0) {
+				// Still waiting in the recording, or cut off before it
+				// finished: no outcome to compare with.
+				continue
 			}
 			if gt.State == engine.TaskFailed || rt.err != "" {
 				if (gt.State == engine.TaskFailed) != (rt.err != "") {
@@ -655,20 +673,33 @@ func (rp *replay) compareWrites(step int, node string, rec, got []engine.Write) 
 	return nil
 }
 
-// finish checks that the replay stops where the recording stopped.
+// finish checks that the replay stops where the recording stopped. A
+// recording that was cut off with tasks planned (killed, stopped at a
+// breakpoint) is compared up to its plan: the replay must plan the same
+// tasks, and then stops too.
 func (rp *replay) finish(ctx context.Context, s *engine.Stepper) error {
 	if len(rp.steps) > 0 && rp.steps[len(rp.steps)-1].kind == "open" {
 		return nil
 	}
 	if s.Status() != engine.StatusRunning {
+		if rp.cutOff {
+			return rp.diverge("step %d: the recording planned %s; the replay ended instead", rp.lastStep+1, strings.Join(rp.plannedNext, ", "))
+		}
 		return nil
 	}
-	step := s.View().Step
+	step := rp.lastStep + 1
 	if err := s.Next(ctx); err != nil {
 		return rp.runFailed(step, err, nil)
 	}
-	if s.Status() == engine.StatusRunning {
-		return rp.diverge("step %d: the recording ends here; the replay goes on to %s", step, strings.Join(s.View().Next(), ", "))
+	next := s.View().Next()
+	slices.Sort(next)
+	switch {
+	case s.Status() == engine.StatusRunning && !rp.cutOff:
+		return rp.diverge("step %d: the recording ends here; the replay goes on to %s", step, strings.Join(next, ", "))
+	case rp.cutOff && !slices.Equal(next, rp.plannedNext):
+		return rp.diverge("step %d: the recording planned %s; the replay planned %s", step, strings.Join(rp.plannedNext, ", "), orNone(strings.Join(next, ", ")))
+	case rp.cutOff:
+		fmt.Fprintf(rp.out, "step %d: %s planned, as in the recording, which stops here before they ran\n", step, strings.Join(next, ", "))
 	}
 	return nil
 }

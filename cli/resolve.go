@@ -24,43 +24,68 @@ import (
 // scenario file's absolute path). Errors name the graph and, for a scenario,
 // the file position.
 func ResolveGraph(nameOrPath string, opts ...engine.CompileOption) (g *engine.Graph, example map[string]any, fingerprintName string, err error) {
+	r, err := resolveGraph(nameOrPath, opts...)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return r.g, r.example, r.recordName, nil
+}
+
+// resolvedGraph is what a GRAPH argument names.
+type resolvedGraph struct {
+	g *engine.Graph
+	// example is a new thread's input: a built-in's Input, or a scenario
+	// file's first invoke op's input.
+	example map[string]any
+	// recursionLimit is the scenario's first invoke op's, 0 if none.
+	recursionLimit int
+	// recordName finds the graph again: a built-in's name, or the
+	// scenario file's absolute path.
+	recordName string
+}
+
+func resolveGraph(nameOrPath string, opts ...engine.CompileOption) (*resolvedGraph, error) {
 	if nameOrPath == "" {
-		return nil, nil, "", usagef("no graph given: name a built-in graph (superstep graphs) or a scenario file")
+		return nil, usagef("no graph given: name a built-in graph (superstep graphs) or a scenario file")
 	}
 	if ex, ok := graphs.Get(nameOrPath); ok {
 		g, err := ex.Build(opts...)
 		if err != nil {
-			return nil, nil, "", failf("graph %q does not compile: %v", nameOrPath, err)
+			return nil, failf("graph %q does not compile: %v", nameOrPath, err)
 		}
-		return g, maps.Clone(ex.Input), ex.Name, nil
+		return &resolvedGraph{g: g, example: maps.Clone(ex.Input), recordName: ex.Name}, nil
 	}
 	if _, statErr := os.Stat(nameOrPath); statErr != nil {
 		if errors.Is(statErr, os.ErrNotExist) {
-			return nil, nil, "", usagef("unknown graph %q: not a built-in graph (%s) and no such file", nameOrPath, strings.Join(builtinNames(), ", "))
+			return nil, usagef("unknown graph %q: not a built-in graph (%s) and no such file", nameOrPath, strings.Join(builtinNames(), ", "))
 		}
-		return nil, nil, "", usagef("graph %s: %v", nameOrPath, statErr)
+		return nil, usagef("graph %s: %v", nameOrPath, statErr)
 	}
 	f, err := scenario.Load(nameOrPath)
 	if err != nil {
-		return nil, nil, "", usagef("%v", err)
+		return nil, usagef("%v", err)
 	}
-	g, _, err = scenario.Build(f, opts...)
+	g, _, err := scenario.Build(f, opts...)
 	if err != nil {
-		return nil, nil, "", usagef("scenario %s: %v", nameOrPath, err)
+		return nil, usagef("scenario %s: %v", nameOrPath, err)
 	}
+	r := &resolvedGraph{g: g}
+	// The file's first invoke is its example: its input and its limit.
 	for _, op := range f.Ops {
-		if op.Kind == scenario.OpInvoke && op.HasInput {
-			if m, ok := engine.Normalize(op.Input).(map[string]any); ok {
-				example = m
-			}
-			break
+		if op.Kind != scenario.OpInvoke {
+			continue
 		}
+		if m, ok := engine.Normalize(op.Input).(map[string]any); ok && op.HasInput {
+			r.example = m
+		}
+		r.recursionLimit = op.RecursionLimit
+		break
 	}
-	abs, err := filepath.Abs(nameOrPath)
+	r.recordName, err = filepath.Abs(nameOrPath)
 	if err != nil {
-		abs = nameOrPath
+		r.recordName = nameOrPath
 	}
-	return g, example, abs, nil
+	return r, nil
 }
 
 func builtinNames() []string {

@@ -18,7 +18,8 @@ import (
 )
 
 func (a *App) runCommand(g *globals) *cobra.Command {
-	var thread, input, resume, durability string
+	var thread, input, resume, durability, checkpoint string
+	var recursionLimit int
 	cmd := &cobra.Command{
 		Use:   "run GRAPH",
 		Short: "Run a graph headless on a thread of the database",
@@ -27,7 +28,12 @@ func (a *App) runCommand(g *globals) *cobra.Command {
 A new thread starts from --input, or from the graph's example input. An
 existing thread continues from its latest checkpoint, or takes --input as new
 input. --resume answers the thread's pending interrupt with a JSON value (or
-a JSON object keyed by interrupt id to answer several).
+a JSON object keyed by interrupt id to answer several); an answer that is not
+JSON, such as --resume approve, is taken as that string.
+
+--checkpoint travels in time: the run continues from that checkpoint of the
+thread (an id or any unique prefix of one) instead of the latest, on a new
+branch, as the debugger's fork does.
 
 With --json it prints one JSON object per line: task and checkpoint events as
 they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
@@ -39,6 +45,7 @@ only when the run ends.`,
   superstep run research --thread t1 --input '{"question":"why?"}' --json
   superstep run research --thread t1 --resume '{"action":"approve"}'
   superstep run ./my-scenario.json --thread s1
+  superstep run research --thread t1 --checkpoint e2c3cb43
   superstep run perf/chain_1000.json --durability exit`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
@@ -65,18 +72,29 @@ only when the run ends.`,
 				if thread == "" {
 					return usagef("--resume needs --thread: the thread whose interrupt it answers")
 				}
-				if answer, err = decodeJSON("--resume", []byte(resume)); err != nil {
+				if answer, err = resumeAnswer(resume); err != nil {
 					return err
 				}
+			}
+			if recursionLimit < 1 {
+				return usagef("--recursion-limit %d: want a positive number of supersteps", recursionLimit)
 			}
 			st, err := a.openWith(g, storeOptions{Durability: dur})
 			if err != nil {
 				return err
 			}
 			defer closeStore(st, &err)
-			gr, example, name, err := ResolveGraph(args[0], engine.WithSaver(st))
+			res, err := resolveGraph(args[0], engine.WithSaver(st))
 			if err != nil {
 				return err
+			}
+			gr, example, name, exampleLimit := res.g, res.example, res.recordName, res.recursionLimit
+			if m, ok := in.(map[string]any); ok {
+				if err := checkKeys(gr, m, "--input"); err != nil {
+					// The engine ignores such keys, as LangGraph does; a
+					// typo should not pass unseen.
+					a.warn(err.Error() + "; they are ignored")
+				}
 			}
 			ctx := cmd.Context()
 			if thread == "" {
@@ -102,6 +120,25 @@ only when the run ends.`,
 				in = example
 			}
 			r := &runner{g: gr, st: st, thread: thread, graphArg: args[0], graphName: name, json: g.json, out: a.Stdout, warn: a.warn}
+			if cmd.Flags().Changed("recursion-limit") || exampleLimit == 0 {
+				r.opts = append(r.opts, engine.WithRecursionLimit(recursionLimit))
+			} else {
+				r.opts = append(r.opts, engine.WithRecursionLimit(exampleLimit))
+			}
+			if checkpoint != "" {
+				if !exists {
+					return usagef("%w: %q: --checkpoint needs an existing thread", ErrThreadNotFound, thread)
+				}
+				list, err := threadCheckpoints(ctx, st, thread)
+				if err != nil {
+					return err
+				}
+				t, err := findCheckpoint(list, thread, checkpoint)
+				if err != nil {
+					return err
+				}
+				r.opts = append(r.opts, engine.FromCheckpoint(t.Checkpoint.ID))
+			}
 			return r.run(ctx, in, exists)
 		},
 	}
@@ -109,7 +146,26 @@ only when the run ends.`,
 	cmd.Flags().StringVar(&input, "input", "", "input as a JSON object of state keys")
 	cmd.Flags().StringVar(&resume, "resume", "", "answer to the pending interrupt, as JSON")
 	cmd.Flags().StringVar(&durability, "durability", "sync", "when checkpoints reach the disk: sync, async or exit")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "continue from this checkpoint of the thread (time travel: a new branch)")
+	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "most supersteps the run may take (default: the scenario's, else 25)")
 	return cmd
+}
+
+// resumeAnswer reads --resume: JSON when it parses; else a bare word, such
+// as approve, is taken as that string, as the debugger's answer box takes
+// it. Text that looks like JSON (an object, a list, a quoted string, a
+// number) but does not parse is an error naming where, with the quoting.
+func resumeAnswer(s string) (any, error) {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err == nil {
+		return engine.FromJSON(v), nil
+	}
+	t := strings.TrimSpace(s)
+	if t == "" || strings.ContainsAny(t[:1], "{[\"-0123456789") {
+		_, err := decodeJSON("--resume", []byte(s))
+		return nil, usagef("%v (a plain string answer needs no quotes: --resume approve; JSON needs shell quotes: --resume '{\"action\":\"approve\"}')", err)
+	}
+	return s, nil
 }
 
 func (a *App) tuiCommand(g *globals) *cobra.Command {
@@ -236,6 +292,7 @@ type runner struct {
 	json      bool
 	out       io.Writer
 	warn      func(string)
+	opts      []engine.RunOption // more options for Invoke
 
 	mu sync.Mutex
 }
@@ -285,7 +342,8 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 			return storeError(err, "recording the graph of thread %q", r.thread)
 		}
 	}
-	res, err := r.g.Invoke(ctx, input, engine.OnThread(r.thread), engine.WithEvents(r.onEvent))
+	opts := append([]engine.RunOption{engine.OnThread(r.thread), engine.WithEvents(r.onEvent)}, r.opts...)
+	res, err := r.g.Invoke(ctx, input, opts...)
 	if err != nil {
 		var ne *engine.NodeError
 		if errors.As(err, &ne) {

@@ -1,0 +1,167 @@
+package cli_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// historyRows is superstep history --json: newest first.
+func historyRows(t *testing.T, db, thread string) []map[string]any {
+	t.Helper()
+	r := superstep(t, "", "history", thread, "--db", db, "--json")
+	r.want(t, 0)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatalf("history --json: %v\n%s", err, r.stdout)
+	}
+	return rows
+}
+
+// checkpointAt is the id of thread's checkpoint at step with source.
+func checkpointAt(t *testing.T, rows []map[string]any, step int, source string) string {
+	t.Helper()
+	for _, r := range rows {
+		if r["step"] == float64(step) && r["source"] == source {
+			return r["id"].(string)
+		}
+	}
+	t.Fatalf("no %s checkpoint at step %d in %v", source, step, rows)
+	return ""
+}
+
+// runApproved records thread t1 of approve.json: interrupted, then resumed
+// to its end.
+func runApproved(t *testing.T, db string) {
+	t.Helper()
+	graph := testdata("approve.json")
+	superstep(t, "", "run", graph, "--db", db, "--thread", "t1").want(t, 0, "interrupted")
+	// A bare word is taken as the string answer, as the debugger does.
+	superstep(t, "", "run", graph, "--db", db, "--thread", "t1", "--resume", "yes").want(t, 0, "done", "answer=yes")
+}
+
+// Break 1: a run killed mid-superstep, by SIGKILL or by SIGPIPE (run | head),
+// still records its graph: export carries it and replay finds it.
+func TestRun_KilledRunRecordsGraph(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"SIGKILL", "SIGPIPE"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "killed.db")
+			cmd := exec.Command(binary, "run", testdata("slow.json"), "--db", db, "--thread", "s1", "--json")
+			cmd.Env = testEnv(t)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			lines := bufio.NewScanner(out)
+			want := `"name":"fast","status":"ran"`
+			if how == "SIGPIPE" {
+				want = `"event":"checkpoint"` // head -1
+			}
+			for lines.Scan() && !strings.Contains(lines.Text(), want) {
+			}
+			if how == "SIGKILL" {
+				time.Sleep(200 * time.Millisecond) // fast's writes are committed
+				cmd.Process.Kill()
+			} else {
+				out.Close() // the reader goes away: the next write gets SIGPIPE
+			}
+			err = cmd.Wait()
+			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if how == "SIGPIPE" && (!ws.Signaled() || ws.Signal() != syscall.SIGPIPE) {
+				t.Fatalf("run ended with %v, want SIGPIPE", err)
+			}
+			r := superstep(t, "", "export", "s1", "--db", db)
+			r.want(t, 0, `node slow triggers`)
+			superstep(t, "", "threads", "--db", db).want(t, 0, "slow")
+			// No --graph: the recorded one is found, and the replay
+			// compares up to where the recording was cut off.
+			superstep(t, "", "replay", "s1", "--db", db).want(t, 0, "replay matches")
+		})
+	}
+}
+
+// Break 2: after a fork, replay compares with the original run, not the
+// newest branch; an explicit branch or start checkpoint is taken; a replay
+// with nothing to compare is an error, never a pass.
+func TestReplay_RecordedBranchAfterFork(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "fork.db")
+	runApproved(t, db)
+	rows := historyRows(t, db, "t1")
+	step0 := checkpointAt(t, rows, 0, "loop")
+	last := rows[0]["id"].(string)
+	r := superstep(t, "", "update", "t1", "--db", db, "--checkpoint", engine.ShortID(step0), "--values", `{"total": 10}`)
+	r.want(t, 0, "new checkpoint", "update of "+engine.ShortID(step0))
+	// Continue the fork, as "try the fix" does.
+	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0)
+	fork := historyRows(t, db, "t1")[0]["id"].(string)
+
+	superstep(t, "", "replay", "t1", "--db", db).want(t, 0, "replay matches: 3 supersteps")
+	superstep(t, "", "replay", "t1", "--db", db, "--branch", engine.ShortID(last)).want(t, 0, "replay matches")
+	superstep(t, "", "replay", "t1", "--db", db, "--checkpoint", engine.ShortID(step0)).want(t, 0, "replay matches: 2 supersteps")
+	superstep(t, "", "replay", "t1", "--db", db, "--branch", engine.ShortID(fork)).want(t, 2, "update_state", "--checkpoint")
+	r = superstep(t, "", "replay", "t1", "--db", db, "--from", "2")
+	r.want(t, 2, "nothing to replay")
+	if strings.Contains(r.stdout, "matches") {
+		t.Fatalf("an empty replay reported a match:\n%s", r.stdout)
+	}
+}
+
+// Break 3: every command takes the short form screens show (the debugger's,
+// history's), and any unique prefix of it or of the whole id.
+func TestCheckpointIDs_ShortFormEverywhere(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "ids.db")
+	runApproved(t, db)
+	rows := historyRows(t, db, "t1")
+	first := rows[len(rows)-1]["id"].(string)
+	short := engine.ShortID(first)
+	superstep(t, "", "history", "t1", "--db", db).want(t, 0, short+" step -1 input")
+	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "x").want(t, 0, "checkpoint "+engineShortLine(t, db, "x"))
+	for _, ref := range []string{short, short[:5], first, strings.ReplaceAll(first, "-", "")[:20]} {
+		superstep(t, "", "show", "t1", "--db", db, "--checkpoint", ref).want(t, 0, "step -1")
+		superstep(t, "", "diff", "t1", ref, short, "--db", db).want(t, 0, "0 channels differ")
+	}
+}
+
+// engineShortLine is the short form of thread's newest checkpoint.
+func engineShortLine(t *testing.T, db, thread string) string {
+	rows := historyRows(t, db, thread)
+	return engine.ShortID(rows[0]["id"].(string))
+}
+
+func TestThreads_CopyDeleteAndTimeTravel(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "copy.db")
+	runApproved(t, db)
+	superstep(t, "", "copy", "t1", "t2", "--db", db).want(t, 0, "copied thread t1 to t2")
+	superstep(t, "", "copy", "t1", "t2", "--db", db).want(t, 2, "already exists")
+	superstep(t, "", "show", "t2", "--db", db).want(t, 0, `answer=yes`)
+	superstep(t, "", "replay", "t2", "--db", db).want(t, 0, "replay matches")
+
+	// run --checkpoint continues from a chosen checkpoint on a new branch.
+	ask := checkpointAt(t, historyRows(t, db, "t2"), 0, "loop")
+	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t2", "--checkpoint", engine.ShortID(ask)).
+		want(t, 0, "interrupted", "interrupt in ask")
+	superstep(t, "", "update", "t2", "--db", db, "--values", `{"nope": 1}`).want(t, 2, "nope", "not a state key")
+	r := superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t3", "--input", `{"total": 1, "totl": 2}`)
+	r.want(t, 0, "warning", "totl")
+
+	superstep(t, "", "delete", "t2", "--db", db).want(t, 0, "deleted thread t2")
+	superstep(t, "", "show", "t2", "--db", db).want(t, 2, "thread not found")
+	superstep(t, "", "delete", "t2", "--db", db).want(t, 2, "thread not found")
+	superstep(t, "", "show", "t1", "--db", db).want(t, 0, "answer=yes")
+}
