@@ -128,7 +128,7 @@ func (a *App) rootCommand() *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.debug(cmd.Context(), g, graphs.Default, "")
+			return a.debug(cmd.Context(), g, graphs.Default, "", false)
 		},
 	}
 	root.SetOut(a.Stdout)

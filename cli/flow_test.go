@@ -165,3 +165,23 @@ func TestThreads_CopyDeleteAndTimeTravel(t *testing.T) {
 	superstep(t, "", "delete", "t2", "--db", db).want(t, 2, "thread not found")
 	superstep(t, "", "show", "t1", "--db", db).want(t, 0, "answer=yes")
 }
+
+// Break 7: an added state key or an unused added node is a compatible
+// change (a note, and the thread goes on); a renamed node is refused naming
+// the difference, and --force goes on, for run, tui and replay alike.
+func TestTopology_CompatibleChangesAllowed(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "topo.db")
+	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0, "interrupted")
+	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t2").want(t, 0, "interrupted")
+
+	added := testdata("approve_added.json")
+	r := superstep(t, "", "run", added, "--db", db, "--thread", "t1", "--resume", "yes")
+	r.want(t, 0, "changed compatibly", "+ channel note", "+ node audit", "done", `"note": "audited"`)
+
+	renamed := testdata("approve_renamed.json")
+	for _, cmd := range []string{"run", "tui"} {
+		superstep(t, "", cmd, renamed, "--db", db, "--thread", "t2").want(t, 2, "topology differs", "- node done", "+ node finish", "--force")
+	}
+	superstep(t, "", "tui", renamed, "--db", db, "--thread", "t2", "--force").want(t, 0, "warning", "--force")
+}

@@ -68,19 +68,10 @@ exit 1 naming the step, the node and the channel with both values.`,
 			if err != nil {
 				return err
 			}
-			switch {
-			case !recorded:
+			if !recorded {
 				a.warn(fmt.Sprintf("thread %q has no recorded topology: cannot check that the graph is the same", thread))
-			case rec.Fingerprint != gr.Fingerprint():
-				diff := topologyDiff(rec.Topology, gr.Topology())
-				what := strings.Join(diff, "; ")
-				if len(rec.Topology) == 0 {
-					what = "fingerprint " + rec.Fingerprint + " recorded, " + gr.Fingerprint() + " now (the recorded topology is not stored)"
-				}
-				if !force {
-					return usagef("%w for thread %q: %s (--force replays anyway)", engine.ErrGraphChanged, thread, what)
-				}
-				a.warn(fmt.Sprintf("%v: %s; replaying anyway", engine.ErrGraphChanged, what))
+			} else if err := checkTopology(ctx, st, thread, gr, force, a.warn); err != nil {
+				return err
 			}
 			bc := branchChoice{head: branch, start: start, from: from, fromSet: cmd.Flags().Changed("from"), thread: thread}
 			if bc.fromSet && bc.start != "" {

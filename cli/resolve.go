@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/superstep/superstep/engine"
@@ -131,26 +129,9 @@ func decodeGraphRecord(s string) (graphRecord, bool) {
 	return r, true
 }
 
-// topologyDiff lists the topology lines only in the recorded graph ("-")
-// and only in the current one ("+").
-func topologyDiff(recorded, current []string) []string {
-	var out []string
-	for _, l := range recorded {
-		if !slices.Contains(current, l) {
-			out = append(out, "- "+l)
-		}
-	}
-	for _, l := range current {
-		if !slices.Contains(recorded, l) {
-			out = append(out, "+ "+l)
-		}
-	}
-	return out
-}
-
 // recordGraph stores g's record for thread when the thread has none yet or
 // a different one, and warns when it replaces a different topology.
-func recordGraph(ctx context.Context, st Store, thread string, g *engine.Graph, name string, warn func(string)) error {
+func recordGraph(ctx context.Context, st Store, thread string, g *engine.Graph, name string) error {
 	old, err := st.Fingerprint(ctx, thread)
 	if err != nil {
 		return err
@@ -160,7 +141,8 @@ func recordGraph(ctx context.Context, st Store, thread string, g *engine.Graph, 
 		if prev.Fingerprint == rec.Fingerprint {
 			return nil
 		}
-		warn(fmt.Sprintf("thread %q was recorded with a graph of another topology (%s); recording the current one", thread, strings.Join(topologyDiff(prev.Topology, rec.Topology), "; ")))
+		// checkTopology has said how it changed; the thread goes on with
+		// the current graph, which is what it now records.
 		rec.Replays = prev.Replays
 	}
 	return st.SetFingerprint(ctx, thread, rec.encode())

@@ -20,6 +20,7 @@ import (
 func (a *App) runCommand(g *globals) *cobra.Command {
 	var thread, input, resume, durability, checkpoint string
 	var recursionLimit int
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "run GRAPH",
 		Short: "Run a graph headless on a thread of the database",
@@ -100,7 +101,7 @@ only when the run ends.`,
 			if thread == "" {
 				thread = newThreadID()
 			}
-			exists, err := checkThread(ctx, st, thread, gr)
+			exists, err := a.checkThread(ctx, st, thread, gr, force)
 			if err != nil {
 				return err
 			}
@@ -146,6 +147,7 @@ only when the run ends.`,
 	cmd.Flags().StringVar(&input, "input", "", "input as a JSON object of state keys")
 	cmd.Flags().StringVar(&resume, "resume", "", "answer to the pending interrupt, as JSON")
 	cmd.Flags().StringVar(&durability, "durability", "sync", "when checkpoints reach the disk: sync, async or exit")
+	cmd.Flags().BoolVar(&force, "force", false, "continue a thread whose recorded graph differs incompatibly")
 	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "continue from this checkpoint of the thread (time travel: a new branch)")
 	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "most supersteps the run may take (default: the scenario's, else 25)")
 	return cmd
@@ -170,6 +172,7 @@ func resumeAnswer(s string) (any, error) {
 
 func (a *App) tuiCommand(g *globals) *cobra.Command {
 	var thread string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "tui GRAPH",
 		Short: "Open the debugger on a graph",
@@ -180,15 +183,16 @@ thread from the graph's example input unless --thread names an existing one).`,
   superstep tui ./my-scenario.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.debug(cmd.Context(), g, args[0], thread)
+			return a.debug(cmd.Context(), g, args[0], thread, force)
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "open a thread whose recorded graph differs incompatibly")
 	cmd.Flags().StringVar(&thread, "thread", "", "thread id (default: the graph's name for a built-in graph, a new thread for a file)")
 	return cmd
 }
 
 // debug opens the debugger on graph arg and thread.
-func (a *App) debug(ctx context.Context, g *globals, arg, thread string) (err error) {
+func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force bool) (err error) {
 	st, err := a.open(g, false)
 	if err != nil {
 		return err
@@ -204,7 +208,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string) (err er
 			thread = newThreadID()
 		}
 	}
-	exists, err := checkThread(ctx, st, thread, gr)
+	exists, err := a.checkThread(ctx, st, thread, gr, force)
 	if err != nil {
 		return err
 	}
@@ -214,7 +218,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string) (err er
 	}
 	// Recorded before the debugger writes the first checkpoint, so a
 	// session that is killed still names its graph.
-	if err := recordGraph(ctx, st, thread, gr, name, a.warn); err != nil {
+	if err := recordGraph(ctx, st, thread, gr, name); err != nil {
 		return storeError(err, "recording the graph of thread %q", thread)
 	}
 	return a.Debugger(ctx, gr, o)
@@ -244,25 +248,6 @@ func threadExists(ctx context.Context, s engine.Saver, thread string) (bool, err
 		return false, storeError(err, "reading thread %q", thread)
 	}
 	return t != nil, nil
-}
-
-// sameTopology refuses to continue a thread with a graph whose topology
-// differs from the recorded one: the engine would plan from channels and
-// versions_seen the graph does not have.
-func sameTopology(ctx context.Context, st Store, thread string, g *engine.Graph) error {
-	fp, err := st.Fingerprint(ctx, thread)
-	if err != nil {
-		return storeError(err, "reading thread %q", thread)
-	}
-	rec, ok := decodeGraphRecord(fp)
-	if !ok || rec.Fingerprint == g.Fingerprint() {
-		return nil
-	}
-	diff := strings.Join(topologyDiff(rec.Topology, g.Topology()), "; ")
-	if rec.Graph != "" {
-		diff = "recorded with " + rec.Graph + ": " + diff
-	}
-	return usagef("%w for thread %q (%s)", engine.ErrGraphChanged, thread, diff)
 }
 
 // checkPending refuses a resume on a thread with no interrupt to answer,
@@ -338,7 +323,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 	if r.st != nil {
 		// Recorded before the first checkpoint is written (and committed in
 		// order with it), so a run killed mid-way still names its graph.
-		if err := recordGraph(ctx, r.st, r.thread, r.g, r.graphName, r.warn); err != nil {
+		if err := recordGraph(ctx, r.st, r.thread, r.g, r.graphName); err != nil {
 			return storeError(err, "recording the graph of thread %q", r.thread)
 		}
 	}
@@ -458,12 +443,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// checkThread reports whether thread exists and, when it does, refuses a
-// graph whose topology differs from the one it was recorded with.
-func checkThread(ctx context.Context, st Store, thread string, gr *engine.Graph) (bool, error) {
+// checkThread reports whether thread exists and, when it does, checks the
+// graph against the topology it was recorded with (checkTopology).
+func (a *App) checkThread(ctx context.Context, st Store, thread string, gr *engine.Graph, force bool) (bool, error) {
 	exists, err := threadExists(ctx, st, thread)
 	if err != nil || !exists {
 		return false, err
 	}
-	return true, sameTopology(ctx, st, thread, gr)
+	return true, checkTopology(ctx, st, thread, gr, force, a.warn)
 }
