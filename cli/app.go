@@ -143,7 +143,7 @@ func (a *App) rootCommand() *cobra.Command {
 		a.graphsCommand(g), a.graphCommand(g),
 		a.threadsCommand(g), a.historyCommand(g), a.showCommand(g), a.diffCommand(g),
 		a.exportCommand(g), a.importCommand(g), a.checkCommand(g),
-		a.replayCommand(g), a.updateCommand(g), a.deleteCommand(g), a.copyCommand(g),
+		a.replayCommand(g), a.execCommand(g), a.updateCommand(g), a.deleteCommand(g), a.copyCommand(g),
 	)
 	for _, c := range append(root.Commands(), root) {
 		c.SilenceErrors, c.SilenceUsage = true, true

@@ -17,6 +17,8 @@ func (a *App) replayCommand(g *globals) *cobra.Command {
 	var from int
 	var force bool
 	var branch, start string
+	var rerun []string
+	var offline bool
 	cmd := &cobra.Command{
 		Use:   "replay THREAD",
 		Short: "Re-execute a recorded thread with the current graph and compare",
@@ -32,6 +34,15 @@ ends at checkpoint ID instead. Replay starts at the thread's first
 checkpoint, or at --checkpoint ID, or at the checkpoint of step --from. A
 replay with no superstep to compare is an error (exit 2), never a pass.
 
+Nodes that call models or tools answer differently every time, so a plain
+replay of their thread diverges at the first of them. --rerun NODE[,NODE...]
+executes only the named nodes with the current code: every other task whose
+input equals its recorded input takes its recorded writes (reported as
+reused). A task whose input changed (a re-run node upstream wrote something
+else) executes and is reported; with --offline the replay stops there
+instead, naming the task, its step and the changed input keys, so no model
+or tool is called by surprise. superstep exec runs one node alone.
+
 Before running anything the graph's topology (nodes, triggers, edges,
 channels) is compared with the one recorded for the thread; a different
 topology is refused with exit code 2 and the differences named, unless
@@ -39,7 +50,9 @@ topology is refused with exit code 2 and the differences named, unless
 exit 1 naming the step, the node and the channel with both values.`,
 		Example: `  superstep replay t1 --graph research
   superstep replay t1 --graph ./fixed-scenario.json --from 2
-  superstep replay t1 --graph research --force --db ./bug.db`,
+  superstep replay t1 --graph research --force --db ./bug.db
+  superstep replay t1 --rerun synthesize --offline
+  superstep replay t1 --branch 3f2a9c1e --checkpoint e2c3cb43`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			st, err := a.open(g, false)
@@ -81,7 +94,20 @@ exit 1 naming the step, the node and the channel with both values.`,
 			if err != nil {
 				return err
 			}
-			rp.out = a.Stdout
+			rp.out, rp.saver = a.Stdout, st
+			if offline && rerun == nil {
+				return usagef("--offline goes with --rerun: without it every task executes")
+			}
+			if rerun != nil {
+				rp.rerun, rp.matched = map[string]bool{}, map[string]bool{}
+				for _, n := range rerun {
+					if !containsNode(gr, n) {
+						return usagef("--rerun %s: graph %s has no such node (nodes: %s)", n, gr.Name(), strings.Join(gr.NodeNames(), ", "))
+					}
+					rp.rerun[n] = true
+				}
+				rp.offline = offline
+			}
 			rp.onFork = func(id string) error {
 				if !recorded {
 					rec = newGraphRecord(gr, graphFlag)
@@ -95,6 +121,8 @@ exit 1 naming the step, the node and the channel with both values.`,
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to replay with (default: the one recorded for the thread)")
 	cmd.Flags().IntVar(&from, "from", -1, "step of the recorded checkpoint to start from")
 	cmd.Flags().StringVar(&branch, "branch", "", "compare with the branch that ends at this checkpoint (default: the thread's original run)")
+	cmd.Flags().StringSliceVar(&rerun, "rerun", nil, "execute only these nodes (comma-separated); other tasks with unchanged input reuse their recorded writes")
+	cmd.Flags().BoolVar(&offline, "offline", false, "with --rerun: stop at a task whose input changed instead of executing it")
 	cmd.Flags().StringVar(&start, "checkpoint", "", "start from this recorded checkpoint (id or prefix)")
 	cmd.Flags().BoolVar(&force, "force", false, "replay even if the topology changed")
 	return cmd
@@ -146,6 +174,17 @@ type replay struct {
 	// stopped at a breakpoint or failed), so the replay stops there too
 	// instead of running on.
 	cutOff bool
+	// rerun names the nodes that execute with the current code when set
+	// (--rerun): every other task whose input equals the recording's takes
+	// its recorded writes. offline stops at a task that would execute
+	// because its input changed.
+	rerun   map[string]bool
+	offline bool
+	saver   engine.Saver
+	// matched marks the replay checkpoints whose plan was matched with
+	// the recording, and notes says per task what happened (for the log).
+	matched map[string]bool
+	notes   []string
 	// lastStep is the step of the recording's last checkpoint, and
 	// plannedNext the tasks the recording planned from it (sorted names).
 	lastStep    int
@@ -368,6 +407,7 @@ func (rp *replay) run(ctx context.Context) error {
 	compared := 0
 	for _, rs := range rp.steps {
 		var err error
+		rp.notes = nil
 		switch rs.kind {
 		case "input":
 			if s, err = rp.newInput(ctx, s, rs); err == nil {
@@ -378,13 +418,27 @@ func (rp *replay) run(ctx context.Context) error {
 			if err == nil {
 				compared++
 				fmt.Fprintf(rp.out, "step %d: %s match\n", rs.step, taskList(rs.tasks))
+				for _, n := range rp.notes {
+					fmt.Fprintf(rp.out, "  %s\n", n)
+				}
 			}
 		}
 		var d *divergence
 		if errors.As(err, &d) {
+			for _, n := range rp.notes {
+				fmt.Fprintf(rp.out, "  %s\n", n)
+			}
 			fmt.Fprintf(rp.out, "DIVERGED at %s\n", d.msg)
 			fmt.Fprintf(rp.out, "the replayed branch ends at checkpoint %s\n", engine.ShortID(s.View().CheckpointID))
 			return failf("replay of thread %q diverged at %s", rp.thread, d.msg)
+		}
+		var stop *offlineStop
+		if errors.As(err, &stop) {
+			for _, n := range rp.notes {
+				fmt.Fprintf(rp.out, "  %s\n", n)
+			}
+			fmt.Fprintf(rp.out, "STOPPED at %s\n", stop.msg)
+			return failf("replay of thread %q stopped at %s", rp.thread, stop.msg)
 		}
 		if err != nil {
 			return err
@@ -456,6 +510,11 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 				return s, rp.compare(rs, v.Tasks)
 			}
 			if s, err = rp.continueRun(ctx, engine.Command{Resume: rm}); err != nil {
+				return s, err
+			}
+		case v.Phase == engine.PhasePlanned && rp.rerun != nil && !rp.matched[v.CheckpointID]:
+			var err error
+			if s, err = rp.reuseRecorded(ctx, s, rs, v); err != nil {
 				return s, err
 			}
 		case v.Phase == engine.PhaseExecuted:
@@ -626,42 +685,14 @@ func taskOutcome(failed bool) string {
 	return "success"
 }
 
-// compareWrites compares two tasks' writes channel by channel; several
-// writes to one channel (Sends, appends) compare as a list.
+// compareWrites compares two runs of a task's writes (engine.DiffWrites)
+// and reports the first channel that differs.
 func (rp *replay) compareWrites(step int, node string, rec, got []engine.Write) error {
-	group := func(ws []engine.Write) (map[string][]any, []string) {
-		m := map[string][]any{}
-		var order []string
-		for _, w := range ws {
-			if isControlWrite(w.Channel) {
-				continue
-			}
-			if _, ok := m[w.Channel]; !ok {
-				order = append(order, w.Channel)
-			}
-			m[w.Channel] = append(m[w.Channel], w.Value)
-		}
-		return m, order
+	d := engine.DiffWrites(rec, got)
+	if d == nil {
+		return nil
 	}
-	rm, rorder := group(rec)
-	gm, gorder := group(got)
-	show := func(vs []any, ok bool) string {
-		switch {
-		case !ok:
-			return "(no write)"
-		case len(vs) == 1:
-			return string(engine.MustEncode(vs[0]))
-		}
-		return string(engine.MustEncode(vs))
-	}
-	for _, ch := range append(rorder, gorder...) {
-		rv, rok := rm[ch]
-		gv, gok := gm[ch]
-		if show(rv, rok) != show(gv, gok) {
-			return rp.diverge("step %d, node %s, channel %s: recorded %s, replay %s", step, node, ch, show(rv, rok), show(gv, gok))
-		}
-	}
-	return nil
+	return rp.diverge("step %d, node %s, channel %s: recorded %s, replay %s", step, node, d[0].Channel, writeValues(d[0].Recorded, d[0].HasRecorded), writeValues(d[0].Got, d[0].HasGot))
 }
 
 // finish checks that the replay stops where the recording stopped. A
@@ -693,4 +724,94 @@ func (rp *replay) finish(ctx context.Context, s *engine.Stepper) error {
 		fmt.Fprintf(rp.out, "step %d: %s planned, as in the recording, which stops here before they ran\n", step, strings.Join(next, ", "))
 	}
 	return nil
+}
+
+// taskKey matches a replayed task with a recorded one: by node, and for a
+// Send by its argument too.
+func taskKey(t engine.TaskView) string {
+	if t.Push {
+		return t.Name + " " + string(engine.MustEncode(t.Input))
+	}
+	return t.Name
+}
+
+// reuseRecorded is --rerun's step: of the tasks just planned on the replay
+// branch, those of nodes not named by --rerun whose input equals their
+// recorded input take their recorded writes. They are saved on the replay
+// checkpoint as the writes of finished tasks, and the run restarts from it,
+// so the engine reuses them as it reuses a finished task's writes when a
+// superstep resumes; only the other tasks execute. A task whose input
+// changed executes, or with --offline stops the replay, naming it.
+func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recStep, v *engine.StepView) (*engine.Stepper, error) {
+	rp.matched[v.CheckpointID] = true
+	rec := matchTasks(rs.tasks)
+	seen := map[string]int{}
+	cfg := engine.Config{ThreadID: rp.thread, CheckpointID: v.CheckpointID}
+	reused := 0
+	for _, t := range v.Tasks {
+		key := taskKey(t)
+		i := seen[key]
+		seen[key]++
+		var r *recTask
+		if i < len(rec[key]) {
+			r = rec[key][i]
+		}
+		switch {
+		case t.Name == engine.Start:
+			continue // the input, not a node of the user's
+		case rp.rerun[t.Name]:
+			rp.notes = append(rp.notes, t.Name+" ran (--rerun)")
+		case r == nil:
+			rp.notes = append(rp.notes, t.Name+" ran (no such task in the recording)")
+		case !r.saved || r.err != "" || r.interrupted && len(r.writes) == 0:
+			rp.notes = append(rp.notes, t.Name+" ran (the recording has no finished writes for it)")
+		case string(engine.MustEncode(t.Input)) == string(engine.MustEncode(r.input)):
+			writes := r.writes
+			if len(writes) == 0 {
+				writes = []engine.Write{{Channel: engine.NoWritesChannel}}
+			}
+			if err := rp.saver.PutWrites(ctx, cfg, t.ID, writes); err != nil {
+				return s, failf("saving the recorded writes of %s: %v", t.Name, err)
+			}
+			reused++
+			rp.notes = append(rp.notes, t.Name+" reused (input equal to the recording)")
+		default:
+			keys := changedKeys(r.input, t.Input)
+			if rp.offline {
+				return s, &offlineStop{msg: fmt.Sprintf("step %d, task %s: its input differs from the recording in %s, so it would run with the current code; --offline stops here (drop --offline to run it, or add it to --rerun)", rs.step, t.Name, keys)}
+			}
+			rp.notes = append(rp.notes, fmt.Sprintf("%s ran (input changed: %s)", t.Name, keys))
+		}
+	}
+	if reused == 0 {
+		return s, nil
+	}
+	return rp.continueRun(ctx, nil)
+}
+
+// offlineStop ends a --offline replay before a task with changed input.
+type offlineStop struct{ msg string }
+
+func (o *offlineStop) Error() string { return o.msg }
+
+// changedKeys names the top-level keys where two task inputs differ.
+func changedKeys(rec, got any) string {
+	rm, rok := rec.(map[string]any)
+	gm, gok := got.(map[string]any)
+	if !rok || !gok {
+		return "its value"
+	}
+	var keys []string
+	for k := range rm {
+		if _, ok := gm[k]; !ok || string(engine.MustEncode(rm[k])) != string(engine.MustEncode(gm[k])) {
+			keys = append(keys, k)
+		}
+	}
+	for k := range gm {
+		if _, ok := rm[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return orNone(strings.Join(keys, ", "))
 }
