@@ -185,3 +185,38 @@ func TestTopology_CompatibleChangesAllowed(t *testing.T) {
 	}
 	superstep(t, "", "tui", renamed, "--db", db, "--thread", "t2", "--force").want(t, 0, "warning", "--force")
 }
+
+// Break 6: while the debugger has a database open, commands that only read
+// it work from another terminal, and a second writer is told who holds it.
+func TestDebugger_ReadersWorkBeside(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "session.db")
+	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0, "interrupted")
+	// Without a terminal the debugger runs headless, holding the session
+	// as the terminal UI does, while the slow node works.
+	cmd := exec.Command(binary, "tui", testdata("slow.json"), "--db", db, "--thread", "s1")
+	cmd.Env = testEnv(t)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(out)
+	for lines.Scan() && !strings.Contains(lines.Text(), "fast") {
+	}
+	superstep(t, "", "threads", "--db", db).want(t, 0, "t1", "s1")
+	superstep(t, "", "show", "t1", "--db", db).want(t, 0, "approve?")
+	superstep(t, "", "history", "s1", "--db", db).want(t, 0, "step -1 input")
+	superstep(t, "", "export", "t1", "--db", db).want(t, 0, "superstep-thread")
+	r := superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1", "--resume", "yes", "--timeout", "200ms")
+	r.want(t, 2, inUse, "pid ", "tui")
+	for lines.Scan() {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the debugger ended with %v", err)
+	}
+	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1", "--resume", "yes").want(t, 0, "done")
+}

@@ -193,7 +193,9 @@ thread from the graph's example input unless --thread names an existing one).`,
 
 // debug opens the debugger on graph arg and thread.
 func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force bool) (err error) {
-	st, err := a.open(g, false)
+	// Shared: commands that read the database work in another terminal
+	// while the debugger is open; other writers are kept out.
+	st, err := a.openWith(g, storeOptions{Shared: true})
 	if err != nil {
 		return err
 	}
