@@ -56,7 +56,10 @@ func TestShared_ReadersShareWritersRefused(t *testing.T) {
 	}
 	// The session writes while the reader is open... once it closes.
 	done := make(chan error, 1)
-	go func() { _, err := sh.Put(ctx, engine.Config{ThreadID: "t2"}, &engine.Checkpoint{ID: id(9), ChannelValues: map[string]any{}, ChannelVersions: map[string]engine.Version{}}, engine.Metadata{Source: engine.SourceInput, Step: -1}, nil); done <- err }()
+	go func() {
+		_, err := sh.Put(ctx, engine.Config{ThreadID: "t2"}, &engine.Checkpoint{ID: id(9), ChannelValues: map[string]any{}, ChannelVersions: map[string]engine.Version{}}, engine.Metadata{Source: engine.SourceInput, Step: -1}, nil)
+		done <- err
+	}()
 	time.Sleep(50 * time.Millisecond)
 	ro.Close()
 	if err := <-done; err != nil {
