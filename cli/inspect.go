@@ -139,13 +139,20 @@ type threadRow struct {
 	// checkpoint: a superstep that has not completed.
 	PendingWrites int    `json:"pending_writes"`
 	Graph         string `json:"graph,omitempty"`
+	// GraphName is the graph's own name; Graph is how to find it again
+	// (a built-in's name or a scenario file's path).
+	GraphName string `json:"graph_name,omitempty"`
+	// Status is the engine's status of the latest checkpoint: done,
+	// pending, interrupted or error ("unknown" without the graph, which
+	// says whether tasks remain).
+	Status string `json:"status"`
 }
 
 func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	return threadRow{
 		ID: t.ID, Checkpoints: t.Checkpoints, Latest: t.LastID, Step: t.LastStep, Source: t.LastSource,
-		Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph,
+		Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph, GraphName: rec.displayName(),
 	}
 }
 
@@ -167,14 +174,19 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 				return storeError(err, "listing threads")
 			}
 			rows := make([]threadRow, 0, len(infos))
+			graphsByRecord := map[string]*engine.Graph{}
 			for _, t := range infos {
 				// A thread without root checkpoints (SetFingerprint alone
 				// makes one) has nothing history or show could print.
 				if t.Checkpoints == 0 {
 					continue
 				}
-				rows = append(rows, newThreadRow(t))
+				row := newThreadRow(t)
+				row.Status = threadStatus(ctx, st, t, graphsByRecord)
+				rows = append(rows, row)
 			}
+			// The thread worked on last comes first.
+			sort.SliceStable(rows, func(i, j int) bool { return rows[i].Updated.After(rows[j].Updated) })
 			if g.json {
 				return writeJSON(a.Stdout, rows)
 			}
@@ -185,14 +197,7 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH\tSTATUS")
 			for _, r := range rows {
-				status := ""
-				switch {
-				case r.Interrupted:
-					status = "interrupted"
-				case r.Failed:
-					status = "error"
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Checkpoints, r.Step, r.Source, r.Updated.Local().Format("2006-01-02 15:04:05"), r.Graph, status)
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Checkpoints, r.Step, r.Source, r.Updated.Local().Format("2006-01-02 15:04:05"), orNone(r.GraphName), r.Status)
 			}
 			return tw.Flush()
 		},
@@ -413,10 +418,12 @@ func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool
 		if gr != nil {
 			doc["next"] = nonNilSlice(next)
 		}
+		doc["status"] = checkpointStatus(gr, t)
 		return writeJSON(a.Stdout, doc)
 	}
 	w := a.Stdout
-	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s\n", t.Config.ThreadID, cp.ID, t.Metadata.Step, t.Metadata.Source)
+	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s  status %s\n", t.Config.ThreadID, engine.ShortID(cp.ID), t.Metadata.Step, t.Metadata.Source, checkpointStatus(gr, t))
+	fmt.Fprintf(w, "id %s\n", cp.ID)
 	if t.ParentID != "" {
 		fmt.Fprintf(w, "parent %s\n", t.ParentID)
 	}
@@ -713,4 +720,37 @@ func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, fn func(
 		return err
 	}
 	return fn(ctx, st, list)
+}
+
+// threadStatus is the engine's status of a thread's latest checkpoint
+// (engine.StateSnapshot.Status, the same facts show, run and the debugger
+// use): planned with the thread's recorded graph when it still resolves,
+// else from the saved writes alone.
+func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map[string]*engine.Graph) string {
+	tuple, err := st.GetTuple(ctx, engine.Config{ThreadID: t.ID})
+	if err != nil || tuple == nil {
+		return "unknown"
+	}
+	rec, _ := decodeGraphRecord(t.Fingerprint)
+	g, ok := cache[rec.Graph+" "+rec.Fingerprint]
+	if !ok && rec.Graph != "" {
+		g, _ = graphFor(ctx, st, t.ID, "")
+		cache[rec.Graph+" "+rec.Fingerprint] = g
+	}
+	return checkpointStatus(g, tuple)
+}
+
+// checkpointStatus is the engine's status of checkpoint t: with the graph,
+// from its planned tasks and saved writes (StateSnapshot.Status); without,
+// from the saved writes alone, which cannot tell done from pending.
+func checkpointStatus(g *engine.Graph, t *engine.CheckpointTuple) string {
+	if g != nil {
+		if snap, err := g.SnapshotOf(t, false); err == nil {
+			return snap.Status().String()
+		}
+	}
+	if status := engine.ReadSavedWrites(t.PendingWrites).Status(true); status != engine.CheckpointPending {
+		return status.String()
+	}
+	return "unknown"
 }

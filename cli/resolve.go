@@ -100,6 +100,7 @@ func builtinNames() []string {
 // something did. Stores see it as an opaque string.
 type graphRecord struct {
 	Graph       string   `json:"graph"`
+	Name        string   `json:"name,omitempty"` // the graph's own name`
 	Fingerprint string   `json:"fingerprint"`
 	Topology    []string `json:"topology"`
 	// Replays are the fork checkpoints where replay branches start: a
@@ -108,7 +109,16 @@ type graphRecord struct {
 }
 
 func newGraphRecord(g *engine.Graph, name string) graphRecord {
-	return graphRecord{Graph: name, Fingerprint: g.Fingerprint(), Topology: g.Topology()}
+	return graphRecord{Graph: name, Name: g.Name(), Fingerprint: g.Fingerprint(), Topology: g.Topology()}
+}
+
+// displayName is the graph's name for a listing: its own name, else the
+// scenario file's base name rather than its whole path.
+func (r graphRecord) displayName() string {
+	if r.Name != "" || r.Graph == "" {
+		return r.Name
+	}
+	return strings.TrimSuffix(filepath.Base(r.Graph), ".json")
 }
 
 func (r graphRecord) encode() string {

@@ -285,6 +285,8 @@ type runner struct {
 	out       io.Writer
 	warn      func(string)
 	opts      []engine.RunOption // more options for Invoke
+	// reported marks failed tasks whose failure a task event reported.
+	reported map[string]bool
 
 	mu sync.Mutex
 }
@@ -338,7 +340,9 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 	res, err := r.g.Invoke(ctx, input, opts...)
 	if err != nil {
 		var ne *engine.NodeError
-		if errors.As(err, &ne) {
+		if errors.As(err, &ne) && !r.reported[ne.TaskID] {
+			// Reported here only when no task event did (a failure in
+			// the writers, or before the task started).
 			step := ne.Step
 			r.emit(runEvent{Event: "task", Step: &step, Name: ne.Node, Status: "error"}, fmt.Sprintf("step %-3d %-20s error", step, ne.Node))
 		}
@@ -376,6 +380,14 @@ func (r *runner) onEvent(e engine.Event) {
 			r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: "reused"}, fmt.Sprintf("step %-3d %-20s reused", step, e.Node))
 		}
 	case engine.EventTaskResult:
+		if e.Err != nil {
+			r.mu.Lock()
+			if r.reported == nil {
+				r.reported = map[string]bool{}
+			}
+			r.reported[e.TaskID] = true
+			r.mu.Unlock()
+		}
 		status := "ran"
 		switch {
 		case e.Err != nil:
