@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bufio"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -219,4 +220,65 @@ func TestDebugger_ReadersWorkBeside(t *testing.T) {
 		t.Fatalf("the debugger ended with %v", err)
 	}
 	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1", "--resume", "yes").want(t, 0, "done")
+}
+
+// Break 10: the command line items.
+func TestCommandLine_Items(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "items.db")
+	answer := testdata("answer.json")
+
+	// A wrong answer that made the node fail is kept; a later --resume
+	// says so and how to be asked again, which then works.
+	superstep(t, "", "run", answer, "--db", db, "--thread", "a1").want(t, 0, "interrupted")
+	r := superstep(t, "", "run", answer, "--db", db, "--thread", "a1", "--resume", "lots", "--json")
+	r.want(t, 1, `"status":"error"`)
+	if n := strings.Count(r.stdout, `"status":"error"`); n != 1 {
+		t.Fatalf("the failed task is reported %d times, want once:\n%s", n, r.stdout)
+	}
+	r = superstep(t, "", "run", answer, "--db", db, "--thread", "a1", "--resume", "3")
+	r.want(t, 2, `answered ["lots"]`, "would be ignored", "--checkpoint")
+	input := checkpointAt(t, historyRows(t, db, "a1"), -1, "input")
+	superstep(t, "", "run", answer, "--db", db, "--thread", "a1", "--checkpoint", engine.ShortID(input)).want(t, 0, "interrupted")
+	superstep(t, "", "run", answer, "--db", db, "--thread", "a1", "--resume", "3").want(t, 0, `"total": 6`)
+	superstep(t, "", "run", answer, "--db", db, "--thread", "a2", "--resume", "{x").want(t, 2, "line 1, column 2", "needs no quotes")
+
+	// threads: the engine's status, the graph's name (not its path),
+	// newest first.
+	superstep(t, "", "run", testdata("failing.json"), "--db", db, "--thread", "f1").want(t, 1)
+	r = superstep(t, "", "threads", "--db", db)
+	r.want(t, 0, "done", "error")
+	if strings.Contains(r.stdout, dir) || strings.Contains(r.stdout, "testdata/") {
+		t.Fatalf("threads prints a path for the graph:\n%s", r.stdout)
+	}
+	if lines := strings.Split(r.stdout, "\n"); !strings.HasPrefix(lines[1], "f1 ") {
+		t.Fatalf("threads is not newest first:\n%s", r.stdout)
+	}
+	superstep(t, "", "show", "f1", "--db", db).want(t, 0, "status error")
+
+	// --json everywhere, snake_case.
+	superstep(t, "", "check", "--db", db, "--json").want(t, 0, `"ok": true`)
+	r = superstep(t, "", "replay", "a1", "--db", db, "--json", "--checkpoint", engine.ShortID(input))
+	r.want(t, 0, `"result": "match"`, `"supersteps_compared"`)
+	r = superstep(t, "", "graph", answer, "--json")
+	r.want(t, 0, `"triggers"`, `"interrupt_before"`)
+	if strings.Contains(r.stdout, `"Name"`) || strings.Contains(r.stdout, `"Triggers"`) {
+		t.Fatalf("graph --json uses Go field names:\n%s", r.stdout)
+	}
+
+	// tui --thread with a typo says the thread is new.
+	superstep(t, "", "tui", answer, "--db", db, "--thread", "a11").want(t, 0, `thread "a11" is not in the database`)
+	// trace of a graph that does not compile says why on stderr.
+	unreachable := filepath.Join(dir, "unreachable.json")
+	os.WriteFile(unreachable, []byte(`{"name":"u","state":{"x":null},"nodes":[{"name":"a","update":{"x":"1"}},{"name":"b","update":{"x":"2"}}],"edges":[["__start__","a"],["a","__end__"]],"ops":[{"op":"invoke","thread":"t","input":{"x":0}}]}`), 0o644)
+	r = superstep(t, "", "trace", unreachable)
+	r.want(t, 0, `"compile_error"`)
+	if !strings.Contains(r.stderr, `node "b" is not reachable`) {
+		t.Fatalf("trace's stderr lacks the compile error:\n%s", r.stderr)
+	}
+	// bench says when it checks correctness; run takes --recursion-limit.
+	perf := filepath.Join("..", "testdata", "perf", "chain_1000.json")
+	superstep(t, "", "bench", perf, "--runs", "1", "--warmup", "0").want(t, 0, "checking the result against")
+	superstep(t, "", "run", perf, "--db", db, "--recursion-limit", "3").want(t, 1, "recursion")
 }

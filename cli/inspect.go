@@ -696,10 +696,22 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 				return err
 			}
 			defer closeStore(st, &err)
-			if err := st.Check(); err != nil {
-				return failf("check %s: %s", p, storeMessage(err))
+			cerr := st.Check()
+			if g.json {
+				doc := map[string]any{"database": p, "ok": cerr == nil}
+				if cerr != nil {
+					doc["problems"] = strings.Split(storeMessage(cerr), "\n")
+				}
+				if err := writeJSON(a.Stdout, doc); err != nil {
+					return err
+				}
 			}
-			_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", p)
+			if cerr != nil {
+				return failf("check %s: %s", p, storeMessage(cerr))
+			}
+			if !g.json {
+				_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", p)
+			}
 			return err
 		},
 	}

@@ -115,7 +115,15 @@ exit 1 naming the step, the node and the channel with both values.`,
 				rec.Replays = append(rec.Replays, id)
 				return st.SetFingerprint(ctx, thread, rec.encode())
 			}
-			return rp.run(ctx)
+			if !g.json {
+				return rp.run(ctx)
+			}
+			rp.out = io.Discard
+			err = rp.run(ctx)
+			if werr := writeJSON(a.Stdout, rp.report); werr != nil && err == nil {
+				err = werr
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to replay with (default: the one recorded for the thread)")
@@ -189,6 +197,8 @@ type replay struct {
 	// plannedNext the tasks the recording planned from it (sorted names).
 	lastStep    int
 	plannedNext []string
+	// report is what the replay found, for --json.
+	report replayReport
 }
 
 // branchChoice says which recorded branch a replay compares with and
@@ -378,9 +388,34 @@ func (rp *replay) diverge(format string, args ...any) error {
 	return &divergence{msg: fmt.Sprintf(format, args...)}
 }
 
+// replayReport is what a replay found: printed as text as it goes, and as
+// one document with --json.
+type replayReport struct {
+	Thread   string       `json:"thread"`
+	Start    string       `json:"start"`
+	Fork     string       `json:"fork,omitempty"`
+	Head     string       `json:"head,omitempty"`
+	Compared int          `json:"supersteps_compared"`
+	Result   string       `json:"result"` // match, diverged, stopped or error
+	Message  string       `json:"message,omitempty"`
+	Steps    []stepReport `json:"steps"`
+}
+
+type stepReport struct {
+	Step  int      `json:"step"`
+	Kind  string   `json:"kind"` // superstep or input
+	Tasks []string `json:"tasks,omitempty"`
+	Match bool     `json:"match"`
+	Notes []string `json:"notes,omitempty"`
+}
+
 func (rp *replay) run(ctx context.Context) error {
+	rep := &rp.report
+	compared := 0
+	rep.Thread, rep.Start, rep.Result, rep.Steps = rp.thread, rp.startID, "error", []stepReport{}
 	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(rp.startID))
 	if err != nil {
+		rep.Message = err.Error()
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
 	}
 	if v := s.View(); v.Source == engine.SourceFork && rp.onFork != nil {
@@ -388,56 +423,66 @@ func (rp *replay) run(ctx context.Context) error {
 			return failf("recording the replay branch: %v", err)
 		}
 	}
-	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", rp.thread, engine.ShortID(rp.startID), engine.ShortID(s.View().CheckpointID))
-	compared := 0
+	rep.Fork = s.View().CheckpointID
+	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", rp.thread, engine.ShortID(rp.startID), engine.ShortID(rep.Fork))
+	end := func(result, msg string, err error) error {
+		rep.Result, rep.Message, rep.Head = result, msg, s.View().CheckpointID
+		switch result {
+		case "diverged":
+			fmt.Fprintf(rp.out, "DIVERGED at %s\nthe replayed branch ends at checkpoint %s\n", msg, engine.ShortID(rep.Head))
+		case "stopped":
+			fmt.Fprintf(rp.out, "STOPPED at %s\n", msg)
+		}
+		return err
+	}
 	for _, rs := range rp.steps {
 		var err error
 		rp.notes = nil
+		sr := stepReport{Step: rs.step, Kind: "superstep"}
 		switch rs.kind {
 		case "input":
+			sr.Kind = "input"
 			if s, err = rp.newInput(ctx, s, rs); err == nil {
+				sr.Match = true
 				fmt.Fprintf(rp.out, "input at step %d: fed the recorded input\n", rs.step)
 			}
 		default:
+			for _, t := range rs.tasks {
+				sr.Tasks = append(sr.Tasks, t.name)
+			}
 			s, err = rp.superstep(ctx, s, rs)
 			if err == nil {
 				compared++
+				rep.Compared, sr.Match = compared, true
 				fmt.Fprintf(rp.out, "step %d: %s match\n", rs.step, taskList(rs.tasks))
-				for _, n := range rp.notes {
-					fmt.Fprintf(rp.out, "  %s\n", n)
-				}
 			}
+		}
+		sr.Notes = rp.notes
+		rep.Steps = append(rep.Steps, sr)
+		for _, n := range rp.notes {
+			fmt.Fprintf(rp.out, "  %s\n", n)
 		}
 		var d *divergence
-		if errors.As(err, &d) {
-			for _, n := range rp.notes {
-				fmt.Fprintf(rp.out, "  %s\n", n)
-			}
-			fmt.Fprintf(rp.out, "DIVERGED at %s\n", d.msg)
-			fmt.Fprintf(rp.out, "the replayed branch ends at checkpoint %s\n", engine.ShortID(s.View().CheckpointID))
-			return failf("replay of thread %q diverged at %s", rp.thread, d.msg)
-		}
 		var stop *offlineStop
-		if errors.As(err, &stop) {
-			for _, n := range rp.notes {
-				fmt.Fprintf(rp.out, "  %s\n", n)
-			}
-			fmt.Fprintf(rp.out, "STOPPED at %s\n", stop.msg)
-			return failf("replay of thread %q stopped at %s", rp.thread, stop.msg)
-		}
-		if err != nil {
-			return err
+		switch {
+		case errors.As(err, &d):
+			return end("diverged", d.msg, failf("replay of thread %q diverged at %s", rp.thread, d.msg))
+		case errors.As(err, &stop):
+			return end("stopped", stop.msg, failf("replay of thread %q stopped at %s", rp.thread, stop.msg))
+		case err != nil:
+			return end("error", err.Error(), err)
 		}
 	}
 	if err := rp.finish(ctx, s); err != nil {
 		var d *divergence
 		if errors.As(err, &d) {
-			fmt.Fprintf(rp.out, "DIVERGED at %s\n", d.msg)
-			return failf("replay of thread %q diverged at %s", rp.thread, d.msg)
+			return end("diverged", d.msg, failf("replay of thread %q diverged at %s", rp.thread, d.msg))
 		}
-		return err
+		return end("error", err.Error(), err)
 	}
-	fmt.Fprintf(rp.out, "replay matches: %d supersteps, the same tasks and writes; new branch head %s\n", compared, engine.ShortID(s.View().CheckpointID))
+	msg := fmt.Sprintf("%d supersteps, the same tasks and writes", compared)
+	_ = end("match", msg, nil)
+	fmt.Fprintf(rp.out, "replay matches: %s; new branch head %s\n", msg, engine.ShortID(rep.Head))
 	return nil
 }
 

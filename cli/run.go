@@ -204,6 +204,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	if err != nil {
 		return err
 	}
+	named := thread != ""
 	if thread == "" {
 		thread = arg
 		if name != arg { // a scenario path makes a poor thread id
@@ -222,6 +223,10 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 		}}
 	if !exists {
 		o.Input = example
+		if named {
+			// A typo would otherwise open an empty new thread unseen.
+			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (superstep threads lists those there)", thread, dbLabel(g)))
+		}
 	}
 	// Recorded before the debugger writes the first checkpoint, so a
 	// session that is killed still names its graph.
@@ -266,6 +271,14 @@ func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string)
 	}
 	if len(snap.Interrupts()) > 0 {
 		return nil
+	}
+	for _, t := range snap.Tasks {
+		if t.Answered && t.Error != "" {
+			// LangGraph keeps a saved answer: re-running the node feeds it
+			// the same one, so a new --resume would be ignored.
+			return usagef("%w: thread %q: node %s was answered %s and failed with it (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Continue with it: superstep run %s --thread %s; or be asked again on a fork from the checkpoint before: superstep run %s --thread %s --checkpoint %s, then --resume",
+				engine.ErrNothingPending, thread, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error), graphArg, thread, graphArg, thread, engine.ShortID(snap.ParentID))
+		}
 	}
 	hint := "it has finished"
 	if len(snap.Next) > 0 {
@@ -470,4 +483,13 @@ func (a *App) checkThread(ctx context.Context, st Store, thread string, gr *engi
 		return false, err
 	}
 	return true, checkTopology(ctx, st, thread, gr, force, a.warn)
+}
+
+// dbLabel names the database for a message.
+func dbLabel(g *globals) string {
+	p, err := dbPath(g)
+	if err != nil {
+		return "(unknown)"
+	}
+	return p
 }
