@@ -193,6 +193,8 @@ type replay struct {
 	// the recording, and notes says per task what happened (for the log).
 	matched map[string]bool
 	notes   []string
+	// differences are the write differences a --rerun replay went past.
+	differences []string
 	// lastStep is the step of the recording's last checkpoint, and
 	// plannedNext the tasks the recording planned from it (sorted names).
 	lastStep    int
@@ -360,7 +362,13 @@ func recordedTasks(g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, error
 	idx := map[string]int{}
 	for _, st := range snap.Tasks {
 		idx[st.ID] = len(tasks)
-		tasks = append(tasks, recTask{id: st.ID, name: st.Name, push: st.Push, input: st.Input})
+		input := st.Input
+		if !st.Push {
+			// A pull task reads the state at the checkpoint; the snapshot
+			// carries inputs of Send tasks only.
+			input = snap.Values
+		}
+		tasks = append(tasks, recTask{id: st.ID, name: st.Name, push: st.Push, input: input})
 	}
 	saved := engine.ReadSavedWrites(t.PendingWrites)
 	for i := range tasks {
@@ -454,7 +462,11 @@ func (rp *replay) run(ctx context.Context) error {
 			if err == nil {
 				compared++
 				rep.Compared, sr.Match = compared, true
-				fmt.Fprintf(rp.out, "step %d: %s match\n", rs.step, taskList(rs.tasks))
+				verdict := "match"
+				if slices.ContainsFunc(rp.notes, func(n string) bool { return strings.Contains(n, " DIFFERS: ") }) {
+					verdict, sr.Match = "differ", false
+				}
+				fmt.Fprintf(rp.out, "step %d: %s %s\n", rs.step, taskList(rs.tasks), verdict)
 			}
 		}
 		sr.Notes = rp.notes
@@ -479,6 +491,13 @@ func (rp *replay) run(ctx context.Context) error {
 			return end("diverged", d.msg, failf("replay of thread %q diverged at %s", rp.thread, d.msg))
 		}
 		return end("error", err.Error(), err)
+	}
+	if len(rp.differences) > 0 {
+		msg := rp.differences[0]
+		if n := len(rp.differences) - 1; n > 0 {
+			msg += fmt.Sprintf(" (and %d more differences, above)", n)
+		}
+		return end("diverged", msg, failf("replay of thread %q diverged at %s", rp.thread, msg))
 	}
 	msg := fmt.Sprintf("%d supersteps, the same tasks and writes", compared)
 	_ = end("match", msg, nil)
@@ -720,6 +739,14 @@ func taskOutcome(failed bool) string {
 func (rp *replay) compareWrites(step int, node string, rec, got []engine.Write) error {
 	d := engine.DiffWrites(rec, got)
 	if d == nil {
+		return nil
+	}
+	if rp.rerun != nil {
+		// With --rerun the replay goes on past different writes, so that
+		// their effect downstream shows: which tasks' input changed.
+		msg := fmt.Sprintf("step %d, node %s, channel %s: recorded %s, replay %s", step, node, d[0].Channel, writeValues(d[0].Recorded, d[0].HasRecorded), writeValues(d[0].Got, d[0].HasGot))
+		rp.differences = append(rp.differences, msg)
+		rp.notes = append(rp.notes, node+" DIFFERS: "+msg)
 		return nil
 	}
 	return rp.diverge("step %d, node %s, channel %s: recorded %s, replay %s", step, node, d[0].Channel, writeValues(d[0].Recorded, d[0].HasRecorded), writeValues(d[0].Got, d[0].HasGot))
