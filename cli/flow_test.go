@@ -19,9 +19,14 @@ func historyRows(t *testing.T, db, thread string) []map[string]any {
 	t.Helper()
 	r := superstep(t, "", "history", thread, "--db", db, "--json")
 	r.want(t, 0)
+	return decodeRows(t, r.stdout)
+}
+
+func decodeRows(t *testing.T, s string) []map[string]any {
+	t.Helper()
 	var rows []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
-		t.Fatalf("history --json: %v\n%s", err, r.stdout)
+	if err := json.Unmarshal([]byte(s), &rows); err != nil {
+		t.Fatalf("history --json: %v\n%s", err, s)
 	}
 	return rows
 }
