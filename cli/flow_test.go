@@ -287,3 +287,18 @@ func TestCommandLine_Items(t *testing.T) {
 	superstep(t, "", "bench", perf, "--runs", "1", "--warmup", "0").want(t, 0, "checking the result against")
 	superstep(t, "", "run", perf, "--db", db, "--recursion-limit", "3").want(t, 1, "recursion")
 }
+
+// Break 5, the command line's side: the head of a replay that diverged has
+// pending writes; show, threads and run all take its status from the
+// engine's facts (pending, with the next task), and run continues it.
+func TestStatus_DivergedReplayHeadIsPending(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "status.db")
+	runApproved(t, db)
+	superstep(t, "", "replay", "t1", "--db", db, "--graph", testdata("approve_changed.json")).want(t, 1, "node done")
+	superstep(t, "", "show", "t1", "--db", db).want(t, 0, "status pending", "next: done", "total = 3")
+	superstep(t, "", "show", "t1", "--db", db, "--json").want(t, 0, `"status": "pending"`)
+	superstep(t, "", "threads", "--db", db).want(t, 0, "pending")
+	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0, "continued", "done")
+	superstep(t, "", "show", "t1", "--db", db).want(t, 0, "status done")
+}
