@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +44,31 @@ func checkpointAt(t *testing.T, rows []map[string]any, step int, source string) 
 	return ""
 }
 
+// startUntil starts bin with args and env and reads its stdout until a line
+// contains match; the rest of the output is left in the returned scanner.
+// The process is killed when the test ends, if it still runs.
+func startUntil(t *testing.T, bin string, env []string, match string, args ...string) (*exec.Cmd, *bufio.Scanner, io.ReadCloser) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(testEnv(t), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		if strings.Contains(lines.Text(), match) {
+			return cmd, lines, out
+		}
+	}
+	t.Fatalf("%s %s ended before printing %q", bin, strings.Join(args, " "), match)
+	return nil, nil, nil
+}
+
 // runApproved records thread t1 of approve.json: interrupted, then resumed
 // to its end.
 func runApproved(t *testing.T, db string) {
@@ -61,30 +87,18 @@ func TestRun_KilledRunRecordsGraph(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()
 			db := filepath.Join(t.TempDir(), "killed.db")
-			cmd := exec.Command(binary, "run", testdata("slow.json"), "--db", db, "--thread", "s1", "--json")
-			cmd.Env = testEnv(t)
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			lines := bufio.NewScanner(out)
-			want := `"name":"fast","status":"ran"`
+			match := `"name":"fast","status":"ran"`
 			if how == "SIGPIPE" {
-				want = `"event":"checkpoint"` // head -1
+				match = `"event":"checkpoint"` // head -1
 			}
-			for lines.Scan() && !strings.Contains(lines.Text(), want) {
-			}
+			cmd, _, out := startUntil(t, binary, nil, match, "run", testdata("slow.json"), "--db", db, "--thread", "s1", "--json")
 			if how == "SIGKILL" {
 				time.Sleep(200 * time.Millisecond) // fast's writes are committed
 				cmd.Process.Kill()
 			} else {
 				out.Close() // the reader goes away: the next write gets SIGPIPE
 			}
-			err = cmd.Wait()
+			err := cmd.Wait()
 			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 			if how == "SIGPIPE" && (!ws.Signaled() || ws.Signal() != syscall.SIGPIPE) {
 				t.Fatalf("run ended with %v, want SIGPIPE", err)
@@ -200,19 +214,7 @@ func TestDebugger_ReadersWorkBeside(t *testing.T) {
 	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0, "interrupted")
 	// Without a terminal the debugger runs headless, holding the session
 	// as the terminal UI does, while the slow node works.
-	cmd := exec.Command(binary, "tui", testdata("slow.json"), "--db", db, "--thread", "s1")
-	cmd.Env = testEnv(t)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(out)
-	for lines.Scan() && !strings.Contains(lines.Text(), "fast") {
-	}
+	cmd, lines, _ := startUntil(t, binary, nil, "fast", "tui", testdata("slow.json"), "--db", db, "--thread", "s1")
 	superstep(t, "", "threads", "--db", db).want(t, 0, "t1", "s1")
 	superstep(t, "", "show", "t1", "--db", db).want(t, 0, "approve?")
 	superstep(t, "", "history", "s1", "--db", db).want(t, 0, "step -1 input")

@@ -720,8 +720,17 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 // readThread opens the database read-only, reads thread's checkpoints
 // (newest first, an error naming the thread when it has none) and runs fn;
 // the database is closed when fn returns.
-func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
-	st, err := a.open(g, true)
+func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) error {
+	return a.withThread(cmd, g, thread, true, fn)
+}
+
+// writeThread is readThread on the database opened for writing.
+func (a *App) writeThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) error {
+	return a.withThread(cmd, g, thread, false, fn)
+}
+
+func (a *App) withThread(cmd *cobra.Command, g *globals, thread string, readOnly bool, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
+	st, err := a.open(g, readOnly)
 	if err != nil {
 		return err
 	}

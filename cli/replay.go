@@ -54,76 +54,68 @@ exit 1 naming the step, the node and the channel with both values.`,
   superstep replay t1 --rerun synthesize --offline
   superstep replay t1 --branch 3f2a9c1e --checkpoint e2c3cb43`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			st, err := a.open(g, false)
-			if err != nil {
-				return err
-			}
-			defer closeStore(st, &err)
-			ctx := cmd.Context()
+		RunE: func(cmd *cobra.Command, args []string) error {
 			thread := args[0]
-			list, err := threadCheckpoints(ctx, st, thread)
-			if err != nil {
-				return err
-			}
-			fp, err := st.Fingerprint(ctx, thread)
-			if err != nil {
-				return storeError(err, "reading thread %q", thread)
-			}
-			rec, recorded := decodeGraphRecord(fp)
-			if graphFlag == "" {
-				if rec.Graph == "" {
-					return usagef("thread %q has no recorded graph: pass --graph", thread)
+			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+				fp, err := st.Fingerprint(ctx, thread)
+				if err != nil {
+					return storeError(err, "reading thread %q", thread)
 				}
-				graphFlag = rec.Graph
-			}
-			gr, _, _, err := ResolveGraph(graphFlag, engine.WithSaver(st))
-			if err != nil {
-				return err
-			}
-			if !recorded {
-				a.warn(fmt.Sprintf("thread %q has no recorded topology: cannot check that the graph is the same", thread))
-			} else if err := checkTopology(ctx, st, thread, gr, force, a.warn); err != nil {
-				return err
-			}
-			bc := branchChoice{head: branch, start: start, from: from, fromSet: cmd.Flags().Changed("from"), thread: thread}
-			if bc.fromSet && bc.start != "" {
-				return usagef("--from and --checkpoint both name the start: give one")
-			}
-			rp, err := newReplay(gr, list, bc)
-			if err != nil {
-				return err
-			}
-			rp.out, rp.saver = a.Stdout, st
-			if offline && rerun == nil {
-				return usagef("--offline goes with --rerun: without it every task executes")
-			}
-			if rerun != nil {
-				rp.rerun, rp.matched = map[string]bool{}, map[string]bool{}
-				for _, n := range rerun {
-					if !containsNode(gr, n) {
-						return usagef("--rerun %s: graph %s has no such node (nodes: %s)", n, gr.Name(), strings.Join(gr.NodeNames(), ", "))
+				rec, recorded := decodeGraphRecord(fp)
+				if graphFlag == "" {
+					if rec.Graph == "" {
+						return usagef("thread %q has no recorded graph: pass --graph", thread)
 					}
-					rp.rerun[n] = true
+					graphFlag = rec.Graph
 				}
-				rp.offline = offline
-			}
-			rp.onFork = func(id string) error {
+				gr, _, _, err := ResolveGraph(graphFlag, engine.WithSaver(st))
+				if err != nil {
+					return err
+				}
 				if !recorded {
-					rec = newGraphRecord(gr, graphFlag)
+					a.warn(fmt.Sprintf("thread %q has no recorded topology: cannot check that the graph is the same", thread))
+				} else if err := checkTopology(ctx, st, thread, gr, force, a.warn); err != nil {
+					return err
 				}
-				rec.Replays = append(rec.Replays, id)
-				return st.SetFingerprint(ctx, thread, rec.encode())
-			}
-			if !g.json {
-				return rp.run(ctx)
-			}
-			rp.out = io.Discard
-			err = rp.run(ctx)
-			if werr := writeJSON(a.Stdout, rp.report); werr != nil && err == nil {
-				err = werr
-			}
-			return err
+				bc := branchChoice{head: branch, start: start, from: from, fromSet: cmd.Flags().Changed("from"), thread: thread}
+				if bc.fromSet && bc.start != "" {
+					return usagef("--from and --checkpoint both name the start: give one")
+				}
+				rp, err := newReplay(gr, list, bc)
+				if err != nil {
+					return err
+				}
+				rp.out, rp.saver = a.Stdout, st
+				if offline && rerun == nil {
+					return usagef("--offline goes with --rerun: without it every task executes")
+				}
+				if rerun != nil {
+					rp.rerun, rp.matched = map[string]bool{}, map[string]bool{}
+					for _, n := range rerun {
+						if !containsNode(gr, n) {
+							return usagef("--rerun %s: graph %s has no such node (nodes: %s)", n, gr.Name(), strings.Join(gr.NodeNames(), ", "))
+						}
+						rp.rerun[n] = true
+					}
+					rp.offline = offline
+				}
+				rp.onFork = func(id string) error {
+					if !recorded {
+						rec = newGraphRecord(gr, graphFlag)
+					}
+					rec.Replays = append(rec.Replays, id)
+					return st.SetFingerprint(ctx, thread, rec.encode())
+				}
+				if !g.json {
+					return rp.run(ctx)
+				}
+				rp.out = io.Discard
+				err = rp.run(ctx)
+				if werr := writeJSON(a.Stdout, rp.report); werr != nil && err == nil {
+					err = werr
+				}
+				return err
+			})
 		},
 	}
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to replay with (default: the one recorded for the thread)")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -42,45 +43,37 @@ Without --as-node the node that ran last is assumed, as LangGraph does.`,
 			if !ok {
 				return usagef("--values: want a JSON object of state keys, got %s", engine.MustEncode(v))
 			}
-			st, err := a.open(g, false)
-			if err != nil {
-				return err
-			}
-			defer closeStore(st, &err)
-			ctx := cmd.Context()
 			thread := args[0]
-			list, err := threadCheckpoints(ctx, st, thread)
-			if err != nil {
-				return err
-			}
-			t := list[0]
-			if ckpt != "" {
-				if t, err = findCheckpoint(list, thread, ckpt); err != nil {
+			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+				t := list[0]
+				if ckpt != "" {
+					if t, err = findCheckpoint(list, thread, ckpt); err != nil {
+						return err
+					}
+				}
+				gr, err := graphFor(ctx, st, thread, graphFlag)
+				if err != nil {
 					return err
 				}
-			}
-			gr, err := graphFor(ctx, st, thread, graphFlag)
-			if err != nil {
+				if gr == nil {
+					return usagef("thread %q has no recorded graph that still resolves: pass --graph", thread)
+				}
+				if err := checkKeys(gr, vm, "--values"); err != nil {
+					return err
+				}
+				if asNode != "" && asNode != engine.Start && !containsNode(gr, asNode) {
+					return usagef("--as-node %q: graph %s has no such node (nodes: %s)", asNode, gr.Name(), strings.Join(gr.NodeNames(), ", "))
+				}
+				cfg, err := gr.UpdateState(ctx, engine.Config{ThreadID: thread, CheckpointID: t.Checkpoint.ID}, vm, asNode)
+				if err != nil {
+					return asUsage(err)
+				}
+				if g.json {
+					return writeJSON(a.Stdout, map[string]string{"thread": thread, "checkpoint": cfg.CheckpointID, "parent": t.Checkpoint.ID})
+				}
+				_, err = fmt.Fprintf(a.Stdout, "thread %s: new checkpoint %s (update of %s)\n", thread, engine.ShortID(cfg.CheckpointID), engine.ShortID(t.Checkpoint.ID))
 				return err
-			}
-			if gr == nil {
-				return usagef("thread %q has no recorded graph that still resolves: pass --graph", thread)
-			}
-			if err := checkKeys(gr, vm, "--values"); err != nil {
-				return err
-			}
-			if asNode != "" && asNode != engine.Start && !containsNode(gr, asNode) {
-				return usagef("--as-node %q: graph %s has no such node (nodes: %s)", asNode, gr.Name(), strings.Join(gr.NodeNames(), ", "))
-			}
-			cfg, err := gr.UpdateState(ctx, engine.Config{ThreadID: thread, CheckpointID: t.Checkpoint.ID}, vm, asNode)
-			if err != nil {
-				return asUsage(err)
-			}
-			if g.json {
-				return writeJSON(a.Stdout, map[string]string{"thread": thread, "checkpoint": cfg.CheckpointID, "parent": t.Checkpoint.ID})
-			}
-			_, err = fmt.Fprintf(a.Stdout, "thread %s: new checkpoint %s (update of %s)\n", thread, engine.ShortID(cfg.CheckpointID), engine.ShortID(t.Checkpoint.ID))
-			return err
+			})
 		},
 	}
 	cmd.Flags().StringVar(&ckpt, "checkpoint", "", "checkpoint to update (default: the latest)")
@@ -120,21 +113,14 @@ func (a *App) deleteCommand(g *globals) *cobra.Command {
 		Long:    "Delete THREAD: every checkpoint, branch, saved write and its recorded graph. superstep export keeps a copy first.",
 		Example: "  superstep export t1 > t1.json && superstep delete t1",
 		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			st, err := a.open(g, false)
-			if err != nil {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.writeThread(cmd, g, args[0], func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) error {
+				if err := st.DeleteThread(ctx, args[0]); err != nil {
+					return storeError(err, "deleting thread %q", args[0])
+				}
+				_, err := fmt.Fprintf(a.Stdout, "deleted thread %s\n", args[0])
 				return err
-			}
-			defer closeStore(st, &err)
-			ctx := cmd.Context()
-			if _, err := threadCheckpoints(ctx, st, args[0]); err != nil {
-				return err
-			}
-			if err := st.DeleteThread(ctx, args[0]); err != nil {
-				return storeError(err, "deleting thread %q", args[0])
-			}
-			_, err = fmt.Fprintf(a.Stdout, "deleted thread %s\n", args[0])
-			return err
+			})
 		},
 	}
 }
@@ -147,35 +133,28 @@ func (a *App) copyCommand(g *globals) *cobra.Command {
 write and the recorded graph. Experiment on the copy and keep the original.`,
 		Example: "  superstep copy t-42 t-42-try",
 		Args:    cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			st, err := a.open(g, false)
-			if err != nil {
-				return err
-			}
-			defer closeStore(st, &err)
-			ctx := cmd.Context()
-			if _, err := threadCheckpoints(ctx, st, args[0]); err != nil {
-				return err
-			}
-			if ok, err := threadExists(ctx, st, args[1]); err != nil || ok {
-				if err == nil {
-					err = usagef("thread %q already exists: delete it first or choose another id", args[1])
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.writeThread(cmd, g, args[0], func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+				if ok, err := threadExists(ctx, st, args[1]); err != nil || ok {
+					if err == nil {
+						err = usagef("thread %q already exists: delete it first or choose another id", args[1])
+					}
+					return err
 				}
+				var buf bytes.Buffer
+				if err := st.Export(ctx, args[0], &buf, ""); err != nil {
+					return storeError(err, "copying thread %q", args[0])
+				}
+				_, err = st.Import(ctx, &buf, persist.ImportOptions{Thread: args[1], Overwrite: true, MaxBytes: int64(buf.Len())})
+				if errors.Is(err, persist.ErrImportTooLarge) {
+					return failf("copying thread %q: %v", args[0], err)
+				}
+				if err != nil {
+					return storeError(err, "copying thread %q to %q", args[0], args[1])
+				}
+				_, err = fmt.Fprintf(a.Stdout, "copied thread %s to %s\n", args[0], args[1])
 				return err
-			}
-			var buf bytes.Buffer
-			if err := st.Export(ctx, args[0], &buf, ""); err != nil {
-				return storeError(err, "copying thread %q", args[0])
-			}
-			_, err = st.Import(ctx, &buf, persist.ImportOptions{Thread: args[1], Overwrite: true, MaxBytes: int64(buf.Len())})
-			if errors.Is(err, persist.ErrImportTooLarge) {
-				return failf("copying thread %q: %v", args[0], err)
-			}
-			if err != nil {
-				return storeError(err, "copying thread %q to %q", args[0], args[1])
-			}
-			_, err = fmt.Fprintf(a.Stdout, "copied thread %s to %s\n", args[0], args[1])
-			return err
+			})
 		},
 	}
 }

@@ -1,9 +1,6 @@
 package cli_test
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,20 +57,7 @@ func buildMyAgent(t *testing.T) string {
 // agent runs the built program like superstep, with extra environment.
 func agent(t *testing.T, bin string, env []string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(testEnv(t), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("myagent %s: %v", strings.Join(args, " "), err)
-	}
-	return result{out.String(), errb.String(), code}
+	return runProgram(t, bin, env, "", args...)
 }
 
 var fix = []string{"MYAGENT_FIX=1"}
@@ -92,19 +76,7 @@ func TestWorkflow_README(t *testing.T) {
 	server, laptop := filepath.Join(dir, "server.db"), filepath.Join(dir, "bug.db")
 
 	// On the server: the run is killed while lookup works.
-	cmd := exec.Command(bin, "run", "myagent", "--db", server, "--thread", "t-42", "--json")
-	cmd.Env = append(testEnv(t), "MYAGENT_SLOW=30s")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(out)
-	for lines.Scan() && !strings.Contains(lines.Text(), `"name":"search","status":"ran"`) {
-	}
+	cmd, _, _ := startUntil(t, bin, []string{"MYAGENT_SLOW=30s"}, `"name":"search","status":"ran"`, "run", "myagent", "--db", server, "--thread", "t-42", "--json")
 	time.Sleep(200 * time.Millisecond) // search's writes are committed
 	cmd.Process.Kill()
 	cmd.Wait()
@@ -121,19 +93,7 @@ func TestWorkflow_README(t *testing.T) {
 
 	// The debugger (headless without a terminal, holding its session the
 	// same way) continues the thread while another process reads it.
-	dbg := exec.Command(bin, "tui", "myagent", "--db", laptop, "--thread", "t-42")
-	dbg.Env = append(testEnv(t), "MYAGENT_SLOW=2s")
-	dout, err := dbg.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dbg.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer dbg.Process.Kill()
-	dlines := bufio.NewScanner(dout)
-	for dlines.Scan() && !strings.Contains(dlines.Text(), "continued") {
-	}
+	dbg, dlines, _ := startUntil(t, bin, []string{"MYAGENT_SLOW=2s"}, "continued", "tui", "myagent", "--db", laptop, "--thread", "t-42")
 	agent(t, bin, nil, "show", "t-42", "--db", laptop).want(t, 0, "searched: why?", "status pending")
 	agent(t, bin, nil, "history", "t-42", "--db", laptop).want(t, 0, "step -1 input")
 	agent(t, bin, nil, "run", "myagent", "--db", laptop, "--thread", "t-42", "--timeout", "200ms").want(t, 2, "in use", "pid ")
