@@ -288,6 +288,9 @@ func TestCommandLine_Items(t *testing.T) {
 	perf := filepath.Join("..", "testdata", "perf", "chain_1000.json")
 	superstep(t, "", "bench", perf, "--runs", "1", "--warmup", "0").want(t, 0, "checking the result against")
 	superstep(t, "", "run", perf, "--db", db, "--recursion-limit", "3").want(t, 1, "recursion")
+	// run FILE takes the file's first invoke as the example: its input and
+	// its recursion_limit (1010 here, past the default 25).
+	superstep(t, "", "run", perf, "--db", db, "--durability", "exit", "--json").want(t, 0, `"event":"done","status":"done"`)
 }
 
 // Break 5, the command line's side: the head of a replay that diverged has

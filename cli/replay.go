@@ -99,12 +99,11 @@ exit 1 naming the step, the node and the channel with both values.`,
 					}
 					rp.offline = offline
 				}
-				rp.onFork = func(id string) error {
-					if !recorded {
-						rec = newGraphRecord(gr, graphFlag)
+				if !recorded {
+					// From now on the thread names the graph it was replayed with.
+					if err := st.SetFingerprint(ctx, thread, newGraphRecord(gr, graphFlag).encode()); err != nil {
+						return storeError(err, "recording the graph of thread %q", thread)
 					}
-					rec.Replays = append(rec.Replays, id)
-					return st.SetFingerprint(ctx, thread, rec.encode())
 				}
 				if !g.json {
 					return rp.run(ctx)
@@ -166,8 +165,6 @@ type replay struct {
 	startID string
 	steps   []recStep
 	out     io.Writer
-	// onFork records the replay branch's first checkpoint.
-	onFork func(id string) error
 	// answered counts the answers fed to each replayed task, by task id.
 	answered map[string]int
 	// cutOff: the recording ends with tasks still planned (it was killed,
@@ -417,11 +414,6 @@ func (rp *replay) run(ctx context.Context) error {
 	if err != nil {
 		rep.Message = err.Error()
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
-	}
-	if v := s.View(); v.Source == engine.SourceFork && rp.onFork != nil {
-		if err := rp.onFork(v.CheckpointID); err != nil {
-			return failf("recording the replay branch: %v", err)
-		}
 	}
 	rep.Fork = s.View().CheckpointID
 	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", rp.thread, engine.ShortID(rp.startID), engine.ShortID(rep.Fork))

@@ -103,9 +103,6 @@ type graphRecord struct {
 	Name        string   `json:"name,omitempty"` // the graph's own name`
 	Fingerprint string   `json:"fingerprint"`
 	Topology    []string `json:"topology"`
-	// Replays are the fork checkpoints where replay branches start: a
-	// later replay compares with the recording, not with an earlier replay.
-	Replays []string `json:"replays,omitempty"`
 }
 
 func newGraphRecord(g *engine.Graph, name string) graphRecord {
@@ -140,20 +137,17 @@ func decodeGraphRecord(s string) (graphRecord, bool) {
 }
 
 // recordGraph stores g's record for thread when the thread has none yet or
-// a different one, and warns when it replaces a different topology.
+// a different one.
 func recordGraph(ctx context.Context, st Store, thread string, g *engine.Graph, name string) error {
 	old, err := st.Fingerprint(ctx, thread)
 	if err != nil {
 		return err
 	}
 	rec := newGraphRecord(g, name)
-	if prev, ok := decodeGraphRecord(old); ok {
-		if prev.Fingerprint == rec.Fingerprint {
-			return nil
-		}
-		// checkTopology has said how it changed; the thread goes on with
-		// the current graph, which is what it now records.
-		rec.Replays = prev.Replays
+	// A different record was checked by checkTopology, which said how it
+	// changed; the thread goes on with the current graph, which it records.
+	if prev, ok := decodeGraphRecord(old); ok && prev.Fingerprint == rec.Fingerprint {
+		return nil
 	}
 	return st.SetFingerprint(ctx, thread, rec.encode())
 }

@@ -342,7 +342,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		}
 		fmt.Fprintf(r.out, "thread %s (%s) on graph %s\n", r.thread, state, r.g.Name())
 	}
-	if r.st != nil {
+	if r.st != nil && r.graphName != "" {
 		// Recorded before the first checkpoint is written (and committed in
 		// order with it), so a run killed mid-way still names its graph.
 		if err := recordGraph(ctx, r.st, r.thread, r.g, r.graphName); err != nil {
