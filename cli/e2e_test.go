@@ -129,7 +129,7 @@ func TestHelp_EveryCommandHasAnExample(t *testing.T) {
 	t.Parallel()
 	r := superstep(t, "", "--help")
 	r.want(t, 0, "Exit codes", "0  success", "2  usage")
-	for _, c := range []string{"run", "tui", "trace", "bench", "graphs", "graph", "threads", "history", "show", "diff", "export", "import", "check", "replay"} {
+	for _, c := range []string{"run", "tui", "trace", "bench", "graphs", "graph", "threads", "history", "show", "diff", "export", "import", "check", "replay", "exec", "update", "copy", "delete"} {
 		superstep(t, "", c, "--help").want(t, 0, "Examples:", "superstep "+c)
 	}
 }

@@ -59,6 +59,9 @@ var (
 	// ErrGraphChanged is returned when a saved thread's topology does not
 	// match the graph.
 	ErrGraphChanged = errors.New("the graph's topology differs from the recorded one")
+	// ErrAmbiguousID is returned by ResolveID when a checkpoint reference
+	// matches more than one checkpoint.
+	ErrAmbiguousID = errors.New("ambiguous checkpoint id")
 )
 
 // InvalidUpdateError is returned when writes cannot be applied: two values
