@@ -124,7 +124,7 @@ func Interrupt[A any](ctx context.Context, payload any) (A, error) {
 	if err != nil {
 		return answer, err
 	}
-	if err := codecFor(reflect.TypeFor[A]()).dec(reflect.ValueOf(&answer).Elem(), v, ""); err != nil {
+	if err := codecFor(reflect.TypeFor[A]()).dec(reflect.ValueOf(&answer).Elem(), v); err != nil {
 		if de, ok := err.(*DecodeError); ok {
 			de.Where = "interrupt answer"
 		}

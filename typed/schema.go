@@ -47,10 +47,10 @@ func WithReducer[T any](name string, fn Reducer[T]) Option {
 	c := codecFor(t)
 	fold := func(current, write any) (any, error) {
 		var cur, w T
-		if err := c.dec(reflect.ValueOf(&cur).Elem(), current, ""); err != nil {
+		if err := c.dec(reflect.ValueOf(&cur).Elem(), current); err != nil {
 			return nil, fmt.Errorf("reducer %q: current value: %w", name, err)
 		}
-		if err := c.dec(reflect.ValueOf(&w).Elem(), write, ""); err != nil {
+		if err := c.dec(reflect.ValueOf(&w).Elem(), write); err != nil {
 			return nil, fmt.Errorf("reducer %q: write: %w", name, err)
 		}
 		return c.enc(reflect.ValueOf(fn(cur, w)))
@@ -162,7 +162,7 @@ func (s *schema) decode(state map[string]any, dst reflect.Value) error {
 		if !ok {
 			continue
 		}
-		if err := f.codec.dec(dst.Field(f.index), v, ""); err != nil {
+		if err := f.codec.dec(dst.Field(f.index), v); err != nil {
 			return f.decodeError(err)
 		}
 	}
