@@ -233,9 +233,15 @@ func TestWithReducer_FoldsTypedValues(t *testing.T) {
 		Best int `json:"best" reducer:"max"`
 	}
 	g, err := typed.NewGraph[S]("max", typed.WithReducer("max", func(a, b int) int { return max(a, b) })).
-		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 3)), nil }).
-		AddNode("b", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 9)), nil }).
-		AddNode("c", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 5)), nil }).
+		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Best, 3)), nil
+		}).
+		AddNode("b", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Best, 9)), nil
+		}).
+		AddNode("c", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Best, 5)), nil
+		}).
 		AddEdge(engine.Start, "a").AddEdge(engine.Start, "b").AddEdge(engine.Start, "c").
 		Compile()
 	if err != nil {
