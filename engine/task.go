@@ -14,6 +14,7 @@ type InterruptError struct {
 	Interrupts []Interruption
 }
 
+// Error shows the interrupt's value, or how many interrupts there are.
 func (e *InterruptError) Error() string {
 	if len(e.Interrupts) == 1 {
 		return fmt.Sprintf("interrupted: %s", MustEncode(e.Interrupts[0].Value))
