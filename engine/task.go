@@ -89,9 +89,9 @@ func Emit(ctx context.Context, value any) {
 
 // TaskInfo describes the running task to node code.
 type TaskInfo struct {
-	ID, Node, Namespace string
-	Step                int
-	ThreadID            string
+	ID, Node, Namespace string // the task id, its node, its checkpoint namespace
+	Step                int    // the superstep it runs in
+	ThreadID            string // the run's thread
 }
 
 // CurrentTask returns the task running in ctx, if any.
