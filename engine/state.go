@@ -16,7 +16,7 @@ type StateSnapshot struct {
 	Metadata   Metadata       // source and step
 	CreatedAt  time.Time      // the checkpoint's timestamp
 	Values     map[string]any // the state keys that have a value
-	Next       []string // names of the tasks still to run, sorted
+	Next       []string       // names of the tasks still to run, sorted
 	Tasks      []SnapshotTask
 	Checkpoint *Checkpoint
 	// PendingWrites are the writes saved against this checkpoint.
