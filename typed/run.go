@@ -134,8 +134,20 @@ func Interrupt[A any](ctx context.Context, payload any) (A, error) {
 }
 
 // Resume is the run input that answers a pending interrupt with a Go value
-// (engine.Command{Resume: …} with the value encoded).
+// (engine.Command{Resume: …} with the value encoded). An engine.ResumeMap
+// answers several interrupts by id; each of its values is encoded.
 func Resume(answer any) (engine.Command, error) {
+	if byID, ok := answer.(engine.ResumeMap); ok {
+		out := make(engine.ResumeMap, len(byID))
+		for id, a := range byID {
+			v, err := Encode(a)
+			if err != nil {
+				return engine.Command{}, &EncodeError{Where: fmt.Sprintf("resume answer for interrupt %s", id), Err: err}
+			}
+			out[id] = v
+		}
+		return engine.Command{Resume: out}, nil
+	}
 	v, err := Encode(answer)
 	if err != nil {
 		return engine.Command{}, &EncodeError{Where: "resume answer", Err: err}

@@ -256,3 +256,20 @@ func TestWithReducer_FoldsTypedValues(t *testing.T) {
 		t.Fatalf("the channel holds %T %v, want the engine's number 9", got, got)
 	}
 }
+
+func TestResume_KeepsAResumeMap(t *testing.T) {
+	type Answer struct {
+		OK bool `json:"ok"`
+	}
+	cmd, err := typed.Resume(engine.ResumeMap{"a1": Answer{true}, "b2": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := cmd.Resume.(engine.ResumeMap)
+	if !ok || !reflect.DeepEqual(m, engine.ResumeMap{"a1": map[string]any{"ok": true}, "b2": 3.0}) {
+		t.Fatalf("got %#v", cmd.Resume)
+	}
+	if _, err := typed.Resume(nil); !errors.Is(err, engine.ErrEmptyInput) {
+		t.Fatalf("a nil answer: got %v", err)
+	}
+}
