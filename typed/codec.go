@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -222,6 +223,10 @@ func number(v any) (float64, bool) {
 }
 
 func decodeInt(dst reflect.Value, v any) error {
+	if f, ok := v.(float64); ok && f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 && !dst.OverflowInt(int64(f)) {
+		dst.SetInt(int64(f))
+		return nil
+	}
 	if i, ok := v.(int); ok && !dst.OverflowInt(int64(i)) {
 		dst.SetInt(int64(i))
 		return nil
@@ -343,6 +348,7 @@ func jsonCodec(t reflect.Type) codec {
 
 func sliceCodec(t reflect.Type) codec {
 	elem := codecBuilding(t.Elem())
+	fast, size := fastSetFor(t.Elem()), t.Elem().Size()
 	return codec{
 		enc: func(v reflect.Value) (any, error) {
 			if v.IsNil() {
@@ -368,7 +374,11 @@ func sliceCodec(t reflect.Type) codec {
 				return mismatch(dst, v, nil)
 			}
 			out := reflect.MakeSlice(t, len(l), len(l))
+			data := out.UnsafePointer()
 			for i, e := range l {
+				if fast != nil && fast(unsafe.Add(data, uintptr(i)*size), e) {
+					continue
+				}
 				if err := elem.dec(out.Index(i), e); err != nil {
 					return atPath(err, "["+strconv.Itoa(i)+"]")
 				}

@@ -32,16 +32,22 @@ type Result[S any] struct {
 	State S
 }
 
-// Run starts a run with input as its input: the fields it sets are written
-// through __start__, in the order they were set, as a map input would be.
-// An input that sets nothing continues the thread instead (see Continue).
+// Run starts a run with input as its input: the fields it sets become the
+// map of state keys a map-API run is given (the input checkpoint stores
+// that map, and its keys are written in sorted order, as LangGraph writes
+// a dict input). An input that sets nothing continues the thread instead
+// (see Continue).
 func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunOption) (*Result[S], error) {
-	in, err := input.pairs(g.schema)
+	pairs, err := input.pairs(g.schema)
 	if err != nil {
 		return nil, err
 	}
-	if in == nil {
+	if pairs == nil {
 		return g.Continue(ctx, opts...)
+	}
+	in := make(map[string]any, len(pairs))
+	for _, kv := range pairs {
+		in[kv.Key] = kv.Value
 	}
 	return g.finish(g.Graph.Invoke(ctx, in, opts...))
 }

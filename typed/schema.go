@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -25,6 +26,7 @@ type field struct {
 	offset  uintptr
 	typ     reflect.Type
 	codec   *codec
+	fast    fastSet // nil: always the codec
 	reducer string // "" (LastValue), "append", "add_messages" or a registered name
 	where   string // for errors: `state field Total (key "total")`
 }
@@ -89,7 +91,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		}
 		f := field{
 			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type,
-			codec: codecFor(sf.Type), reducer: sf.Tag.Get("reducer"),
+			codec: codecFor(sf.Type), fast: fastSetFor(sf.Type), reducer: sf.Tag.Get("reducer"),
 			where: fmt.Sprintf("state field %s (key %q)", sf.Name, key),
 		}
 		spec, err := keySpec(f, o)
@@ -153,13 +155,17 @@ func keySpec(f field, o *options) (engine.KeySpec, error) {
 	return spec, nil
 }
 
-// decode reads a state map into a fresh *S. Keys without a value leave
-// their field at its zero value.
+// decode reads a state map into dst, a struct of the schema's type that is
+// addressable. Keys without a value leave their field as it is.
 func (s *schema) decode(state map[string]any, dst reflect.Value) error {
+	base := dst.Addr().UnsafePointer()
 	for i := range s.fields {
 		f := &s.fields[i]
 		v, ok := state[f.key]
 		if !ok {
+			continue
+		}
+		if f.fast != nil && f.fast(unsafe.Add(base, f.offset), v) {
 			continue
 		}
 		if err := f.codec.dec(dst.Field(f.index), v); err != nil {

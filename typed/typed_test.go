@@ -273,3 +273,48 @@ func TestResume_KeepsAResumeMap(t *testing.T) {
 		t.Fatalf("a nil answer: got %v", err)
 	}
 }
+
+// TestGraph_Run_InputIsTheMapInput: a typed input checkpoints exactly what
+// the same input given as a map does, so history, stores and traces cannot
+// tell them apart.
+func TestGraph_Run_InputIsTheMapInput(t *testing.T) {
+	type S struct {
+		Total   int      `json:"total"`
+		Visited []string `json:"visited" reducer:"append"`
+		When    time.Time
+	}
+	ctx := context.Background()
+	g, err := typed.NewGraph[S]("in").
+		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Total, s.Total*2)), nil
+		}).
+		AddEdge(engine.Start, "a").
+		Compile(engine.WithSaver(engine.NewMemorySaver()), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var in S
+	if _, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Visited, []string{"x"}), typed.Set(&in.Total, 10), typed.Set(&in.When, when)), engine.OnThread("typed")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Invoke(ctx, map[string]any{"total": 10, "visited": []any{"x"}, "When": "2026-01-02T03:04:05Z"}, engine.OnThread("map")); err != nil {
+		t.Fatal(err)
+	}
+	history := func(thread string) string {
+		hist, err := g.History(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, s := range hist {
+			b.Write(engine.MustEncode(s.Checkpoint.ChannelValues))
+			b.Write(engine.MustEncode(s.Next))
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	if a, b := history("typed"), history("map"); a != b {
+		t.Fatalf("typed input:\n%s\nmap input:\n%s", a, b)
+	}
+}
