@@ -27,8 +27,8 @@ type field struct {
 	typ     reflect.Type
 	codec   *codec
 	fast    fastSet // nil: always the codec
-	reducer string // "" (LastValue), "append", "add_messages" or a registered name
-	where   string // for errors: `state field Total (key "total")`
+	reducer string  // "" (LastValue), "append", "add_messages" or a registered name
+	where   string  // for errors: `state field Total (key "total")`
 }
 
 // Reducer is a named fold for a state field: a field tagged
