@@ -55,6 +55,7 @@ const (
 	Removed
 )
 
+// String names the kind as the debugger shows it: changed, added, removed.
 func (k ChangeKind) String() string {
 	return [...]string{"changed", "added", "removed"}[k]
 }
