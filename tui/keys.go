@@ -11,7 +11,7 @@ type KeyMap struct {
 	// Running the graph.
 	Next, Superstep, Continue, Answer, Break, BreakAfter key.Binding
 	// Checkpoints and threads.
-	Tree, Fork, Parent, Threads, NewThread, Diff, Mark key.Binding
+	Tree, Fork, Parent, Threads, NewThread, Diff, Mark, Replay key.Binding
 	// Moving around.
 	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Filter, Internal key.Binding
 	// The inspector: wrap long lines, or scroll them sideways.
@@ -39,6 +39,7 @@ func DefaultKeyMap() KeyMap {
 		Threads:   k([]string{"T"}, "T", "threads"),
 		Diff:      k([]string{"d"}, "d", "diff with parent or mark"),
 		Mark:      k([]string{"m"}, "m", "mark for diff"),
+		Replay:    k([]string{"R"}, "R", "replay from here"),
 		NewThread: k([]string{"n"}, "n", "new thread"),
 
 		NextPane: k([]string{"tab"}, "tab", "next pane"),
@@ -73,7 +74,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Superstep, k.Continue, k.Answer, k.Break, k.BreakAfter},
-		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Threads, k.NewThread},
+		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Threads, k.NewThread},
 		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.Wrap, k.Left, k.Right},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
 	}
@@ -82,7 +83,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // all lists every binding, for enabling and disabling them together.
 func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Answer, &k.Break, &k.BreakAfter,
-		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Threads, &k.NewThread,
+		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Threads, &k.NewThread,
 		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.Wrap, &k.Left, &k.Right,
 		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}
 }

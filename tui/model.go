@@ -143,6 +143,9 @@ type Model struct {
 	diff     diffPane
 	diffPrev mode      // where the diff returns to
 	diffAB   [2]string // labels of the two sides of the diff being loaded
+	// replay is the step-by-step replay in progress (R in the tree), and
+	// replayNext the one that starts when its checkout is done.
+	replay, replayNext *replayRun
 	// mark is the checkpoint marked with m: d diffs against it instead of
 	// the parent, on any branch.
 	mark string
@@ -334,6 +337,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	m.err = msg.err
 	switch msg.op {
 	case opInit, opOpen, opStart, opCheckout, opUpdate:
+		m.replay, m.replayNext = m.replayNext, nil
 		m.mode = modeMain
 		m.note = map[opKind]string{
 			opInit: "opened thread " + m.thread, opOpen: "opened thread " + m.thread,
@@ -347,7 +351,15 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	default:
 		m.note = ""
 	}
+	if m.replay != nil && msg.op == opCheckout {
+		m.note = "replay from " + shortID(m.replay.from) + ": each step is compared with the recording; c runs to the first divergence"
+	}
 	v := m.view
+	if m.replay != nil && (msg.op == opNext || msg.op == opSuperstep) {
+		if stop := m.judgeReplay(v); stop {
+			return nil
+		}
+	}
 	if v.Status == engine.StatusInterrupted && len(v.Interrupts) > 0 {
 		m.continuing = false
 		m.dropQueue("an interrupt is waiting")
@@ -466,6 +478,10 @@ func (m *Model) refreshPanes(running bool) {
 	m.graph.setTasks(v.Tasks, running)
 	m.chans.setChannels(v.Channels, m.pending)
 	m.seen.setView(v)
+	m.tasks.verdicts = nil
+	if m.replay != nil && v.Phase == engine.PhaseExecuted {
+		m.tasks.verdicts = m.replay.verdicts
+	}
 	m.tasks.setView(v, m.ran, running)
 	m.tasks.setFilter(m.chans.filter.Value())
 }
@@ -477,6 +493,27 @@ func (m *Model) refilter() {
 	m.tasks.setFilter(m.chans.filter.Value())
 }
 
+// judgeReplay compares an executed step with the recording; it stops a
+// continuing run at the first divergence and reports the end of a replay.
+func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
+	r := m.replay
+	r.advance(v)
+	switch {
+	case v.Phase == engine.PhaseExecuted:
+		div := r.compare(v)
+		m.refreshPanes(false) // the tasks pane shows the verdicts
+		if div != "" {
+			m.note = "replay DIVERGED at " + div
+			m.continuing = false
+			m.dropQueue("the replay diverged")
+			return true
+		}
+	case v.Status == engine.StatusDone && r.diverged == "":
+		m.note = fmt.Sprintf("replay matches the recording: %d supersteps compared", r.compared)
+	}
+	return false
+}
+
 func (m *Model) openAnswer() {
 	suggest := "JSON, or plain text taken as a string"
 	if len(m.opts.Answers) > 0 {
@@ -486,6 +523,12 @@ func (m *Model) openAnswer() {
 		return
 	}
 	m.answer = newAnswerForm(m.view.Interrupts, m.paths, suggest)
+	if m.replay != nil {
+		// A replay answers as the recording did: offer its answer.
+		if a, ok := m.replay.recordedAnswer(m.view); ok {
+			m.answer.input.SetValue(a)
+		}
+	}
 	m.mode = modeAnswer
 	ints := m.view.Interrupts
 	m.note = m.answer.where(0) + " interrupted: type an answer, enter resumes"
@@ -1066,6 +1109,22 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 			return m.openFork(s.Config.CheckpointID, s.Values)
 		}
 		return nil
+	case key.Matches(msg, k.Replay):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil {
+			return nil
+		}
+		r, err := newReplayRun(m.tree.snaps, s.Config.CheckpointID)
+		if err != nil {
+			m.err = err
+			return nil
+		}
+		m.replayNext = r
+		id := s.Config.CheckpointID
+		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
+			v, err := ss.Checkout(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
 	case key.Matches(msg, k.Mark):
 		if s := m.tree.selected(); s != nil {
 			m.setMark(s.Config.CheckpointID)
@@ -1234,6 +1293,7 @@ func (m *Model) syncKeys() {
 		k.Parent.SetEnabled(has)
 		k.Mark.SetEnabled(has)
 		k.Diff.SetEnabled(has && hasSess)
+		k.Replay.SetEnabled(has && hasSess)
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
@@ -1330,6 +1390,13 @@ func (m Model) viewHeader() string {
 	parts = append(parts, ls.Render(" "+label+" "))
 	if v := m.view; v != nil {
 		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("budget %d", v.RecursionLeft)))
+	}
+	if m.replay != nil {
+		r := "REPLAY"
+		if m.replay.diverged != "" {
+			r += " diverged"
+		}
+		parts = append(parts, st.Interrupted.Render(" "+r+" "))
 	}
 	if len(m.queued) > 0 {
 		parts = append(parts, st.Notice.Render(fmt.Sprintf("queued %s (%d)", strings.Join(m.queued, ""), len(m.queued))))
