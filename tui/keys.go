@@ -10,6 +10,8 @@ import (
 type KeyMap struct {
 	// Running the graph.
 	Next, Superstep, Continue, Answer, Break, BreakAfter key.Binding
+	// Conditional breakpoints, watches and the list of them all.
+	Condition, Watch, BreakOnError, Breakpoints, Remove key.Binding
 	// Checkpoints and threads.
 	Tree, Fork, Parent, Threads, NewThread, Diff, Mark, Replay key.Binding
 	// Moving around.
@@ -32,6 +34,12 @@ func DefaultKeyMap() KeyMap {
 		Answer:     k([]string{"r"}, "r", "answer interrupt"),
 		Break:      k([]string{"b"}, "b", "break before node"),
 		BreakAfter: k([]string{"B"}, "B", "break after node"),
+
+		Condition:    k([]string{"C"}, "C", "break when expression"),
+		Watch:        k([]string{"W"}, "W", "watch expression"),
+		BreakOnError: k([]string{"E"}, "E", "break on task error"),
+		Breakpoints:  k([]string{"L"}, "L", "list breakpoints"),
+		Remove:       k([]string{"x", "delete"}, "x", "remove"),
 
 		Tree:      k([]string{"t"}, "t", "checkpoint tree"),
 		Fork:      k([]string{"f"}, "f", "fork checkpoint"),
@@ -73,7 +81,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap: the ? overlay, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Superstep, k.Continue, k.Answer, k.Break, k.BreakAfter},
+		{k.Next, k.Superstep, k.Continue, k.Answer, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
 		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Threads, k.NewThread},
 		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.Wrap, k.Left, k.Right},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
@@ -83,6 +91,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // all lists every binding, for enabling and disabling them together.
 func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Answer, &k.Break, &k.BreakAfter,
+		&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.Remove,
 		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Threads, &k.NewThread,
 		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.Wrap, &k.Left, &k.Right,
 		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}

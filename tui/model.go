@@ -29,6 +29,8 @@ const (
 	modeHelp
 	modeQuit
 	modeDiff
+	modePrompt // one line of input: a condition or a watch expression
+	modeBreaks // the list of breakpoints and watches
 )
 
 // paneID orders the main panes for tab: reading order of the 2×2 grid.
@@ -41,10 +43,6 @@ const (
 	paneTasks
 	numPanes
 )
-
-// breakpoints are the debugger's own: the session checks them between
-// phases, so they need no engine support and change without restarting.
-type breakpoints struct{ before, after map[string]bool }
 
 // opKind names the engine call a Cmd made.
 type opKind int
@@ -127,7 +125,10 @@ type Model struct {
 	note string
 	err  error
 
-	bp breakpoints
+	bp      breakpoints
+	watches []*exprSlot
+	prompt  promptForm
+	breaks  listNav // cursor of the breakpoints list
 
 	graph    graphPane
 	chans    chanPane
@@ -162,7 +163,7 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 		keys: DefaultKeyMap(), styles: DefaultStyles(), help: h,
 		spin:  spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		now:   time.Now,
-		bp:    breakpoints{before: map[string]bool{}, after: map[string]bool{}},
+		bp:    newBreakpoints(),
 		graph: newGraphPane(info), chans: newChanPane(), seen: seenPane{info: info},
 		treeChan: newChanPane(), treeSeen: seenPane{info: info},
 		width: 80, height: 24,
@@ -182,8 +183,19 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 	return m
 }
 
-// Init opens the thread (or starts it) as the first Cmd.
+// Init opens the thread (or starts it) as the first Cmd, and loads the
+// graph's saved breakpoints and watches.
 func (m Model) Init() tea.Cmd {
+	open := m.open()
+	if load := m.loadBreakpoints(); load != nil {
+		// Either may arrive first: breakpoints apply to whatever view is
+		// on screen, or to the first one.
+		return tea.Batch(func() tea.Msg { return load() }, open)
+	}
+	return open
+}
+
+func (m Model) open() tea.Cmd {
 	thread, input := m.thread, m.opts.Input
 	return m.do(opInit, func(ctx context.Context, s session) opDoneMsg {
 		v, err := s.Open(ctx, thread)
@@ -259,6 +271,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
 	case opDoneMsg:
 		cmd = m.onDone(msg)
+	case settingsMsg:
+		if msg.err != nil {
+			m.err = msg.err
+		}
+		if msg.saved != nil {
+			m.applySaved(*msg.saved)
+		}
 	case spinner.TickMsg:
 		if m.isBusy && !m.static {
 			m.spin, cmd = m.spin.Update(msg)
@@ -444,7 +463,7 @@ func (m *Model) shouldPause(prev, v *engine.StepView) (bool, string) {
 			}
 		}
 	}
-	return false, ""
+	return m.exprStops(v)
 }
 
 func (m *Model) setView(v, prev *engine.StepView, op opKind) {
@@ -467,6 +486,7 @@ func (m *Model) setView(v, prev *engine.StepView, op opKind) {
 	}
 	m.view = v
 	m.thread = v.Thread
+	m.evalExprs()
 	m.refreshPanes(false)
 }
 
@@ -640,13 +660,17 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.treeKey(msg)
 	case modeDiff:
 		return m.diffKey(msg)
+	case modePrompt:
+		return m.promptKey(msg)
+	case modeBreaks:
+		return m.breaksKey(msg)
 	}
 	return m.mainKey(msg)
 }
 
 // typing reports whether keys go to a text box.
 func (m *Model) typing() bool {
-	return m.mode == modeAnswer || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
+	return m.mode == modeAnswer || m.mode == modePrompt || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
 }
 
 func (m *Model) askQuit() tea.Cmd {
@@ -723,6 +747,30 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 			v, err := s.Checkout(ctx, id)
 			return opDoneMsg{view: v, err: err}
 		})
+	case key.Matches(msg, k.Break) && m.focus == paneChannels:
+		cv, ok := m.chans.selected()
+		if !ok {
+			return nil
+		}
+		m.bp.channels[cv.Name] = !m.bp.channels[cv.Name]
+		if m.bp.channels[cv.Name] {
+			m.note = "watchpoint set: c stops when " + cv.Name + " changes"
+		} else {
+			delete(m.bp.channels, cv.Name)
+			m.note = "watchpoint cleared on " + cv.Name
+		}
+		return m.saveCmd()
+	case key.Matches(msg, k.Condition):
+		return m.openPrompt(promptCondition)
+	case key.Matches(msg, k.Watch):
+		return m.openPrompt(promptWatch)
+	case key.Matches(msg, k.BreakOnError):
+		m.bp.onError = !m.bp.onError
+		m.note = map[bool]string{true: "break on error: c stops after an Execute where a task failed", false: "break on error off"}[m.bp.onError]
+		return m.saveCmd()
+	case key.Matches(msg, k.Breakpoints):
+		m.breaks = listNav{}
+		m.mode = modeBreaks
 	case key.Matches(msg, k.Break, k.BreakAfter):
 		n := m.selectedNode()
 		if n == "" {
@@ -740,6 +788,7 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 			delete(set, n)
 			m.note = "breakpoint cleared " + where + " " + n
 		}
+		return m.saveCmd()
 	case key.Matches(msg, k.NextPane):
 		m.focus = (m.focus + 1) % numPanes
 	case key.Matches(msg, k.PrevPane):
@@ -1182,7 +1231,11 @@ func (m *Model) sync() {
 	}
 	m.chans.nav.follow(chH, len(m.chans.shown))
 	m.seen.nav.follow(max(1, botH-3-botH/3), len(m.seen.rows))
-	m.tasks.nav.follow(botH-2, len(m.tasks.rows))
+	wh := 0
+	if len(m.watches) > 0 {
+		wh = min(len(m.watches)+2, botH/2)
+	}
+	m.tasks.nav.follow(botH-wh-2, len(m.tasks.rows))
 	switch m.mode {
 	case modeInspect:
 		m.insp.prepare(m.width-m.leftWidth()-2, bh-3)
@@ -1196,6 +1249,10 @@ func (m *Model) sync() {
 		m.fork.area.SetHeight(max(1, bh-5))
 	case modeDiff:
 		m.diff.nav.follow(bh-3, len(m.diff.rows))
+	case modeBreaks:
+		m.breaks.follow(bh-4, len(m.breakItems()))
+	case modePrompt:
+		m.prompt.input.Width = max(10, m.width-20)
 	case modeThreads:
 		m.threads.nav.follow(bh-3, len(m.threads.list))
 		m.threads.area.SetWidth(max(10, m.width-4))
@@ -1252,8 +1309,16 @@ func (m *Model) syncKeys() {
 		k.Mark.SetEnabled(m.view != nil && m.view.CheckpointID != "")
 		k.Diff.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "" && (m.view.ParentID != "" || m.mark != "" && m.mark != m.view.CheckpointID))
 		k.Threads.SetEnabled(hasSess)
-		k.Break.SetEnabled(len(m.graph.nodes) > 1)
+		k.Break.SetEnabled(len(m.graph.nodes) > 1 || m.focus == paneChannels)
 		k.BreakAfter.SetEnabled(len(m.graph.nodes) > 1)
+		if m.focus == paneChannels {
+			k.Break.SetHelp("b", "watchpoint on channel")
+		} else {
+			k.Break.SetHelp("b", "break before node")
+		}
+		for _, b := range []*key.Binding{&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints} {
+			b.SetEnabled(true)
+		}
 		for _, b := range []*key.Binding{&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
@@ -1298,6 +1363,17 @@ func (m *Model) syncKeys() {
 			b.SetEnabled(true)
 		}
 		k.Back.SetHelp("esc", "close tree")
+	case modePrompt:
+		k.Open.SetEnabled(true)
+		k.Open.SetHelp("enter", "add")
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "cancel")
+	case modeBreaks:
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Condition, &k.Watch, &k.BreakOnError, &k.Back, &k.Help, &k.Quit} {
+			b.SetEnabled(true)
+		}
+		k.Remove.SetEnabled(len(m.breakItems()) > 0)
+		k.Back.SetHelp("esc", "back")
 	case modeDiff:
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
@@ -1456,9 +1532,9 @@ func (m Model) viewBody() string {
 	}
 	mode := m.baseMode()
 	graph := st.box("Graph · "+m.opts.GraphName, m.graph.View(st, m.bp, m.focus == paneGraph && mode == modeMain, lw-2, topH-2), lw, topH, m.focus == paneGraph && mode == modeMain)
-	chans := st.box(m.chans.title(), m.chans.View(st, m.focus == paneChannels && mode == modeMain, rw-2, topH-2), rw, topH, m.focus == paneChannels && mode == modeMain)
+	chans := st.box(m.chans.title(), m.chans.View(st, m.bp.channels, m.focus == paneChannels && mode == modeMain, rw-2, topH-2), rw, topH, m.focus == paneChannels && mode == modeMain)
 	seen := st.box("versions_seen · why a node runs", m.seen.View(st, m.focus == paneSeen && mode == modeMain, lw-2, botH-2), lw, botH, m.focus == paneSeen && mode == modeMain)
-	tasks := st.box(m.tasks.heading(), m.tasks.View(st, m.focus == paneTasks && mode == modeMain, rw-2, botH-2), rw, botH, m.focus == paneTasks && mode == modeMain)
+	tasks := m.tasksAndWatches(rw, botH, mode)
 	switch mode {
 	case modeInspect:
 		insp := st.box("Inspect · "+m.insp.title, m.insp.View(st, rw-2, bh-2), rw, bh, true)
@@ -1477,19 +1553,40 @@ func (m Model) viewBody() string {
 		if s := m.tree.selected(); s != nil {
 			sel = "at " + shortID(s.Config.CheckpointID)
 		}
-		pc := st.box(m.treeChan.title()+" "+sel, m.treeChan.View(st, false, pw-2, th-2), pw, th, false)
+		pc := st.box(m.treeChan.title()+" "+sel, m.treeChan.View(st, m.bp.channels, false, pw-2, th-2), pw, th, false)
 		ps := st.box("versions_seen "+sel, m.treeSeen.View(st, false, pw-2, bh-th-2), pw, bh-th, false)
 		return lipgloss.JoinHorizontal(lipgloss.Top, tree, lipgloss.JoinVertical(lipgloss.Left, pc, ps))
 	case modeFork:
 		return st.box("Fork", m.fork.View(st, w-2, bh-2), w, bh, true)
 	case modeDiff:
 		return st.box(m.diff.title, m.diff.View(st, w-2, bh-2), w, bh, true)
+	case modePrompt:
+		return st.box("Add", m.promptView(w-2, bh-2), w, bh, true)
+	case modeBreaks:
+		return st.box("Breakpoints & watches", m.breaksView(w-2, bh-2), w, bh, true)
 	case modeThreads:
 		return st.box("Threads", m.threads.View(st, w-2, bh-2), w, bh, true)
 	}
 	return lipgloss.JoinVertical(lipgloss.Left,
 		lipgloss.JoinHorizontal(lipgloss.Top, graph, chans),
 		lipgloss.JoinHorizontal(lipgloss.Top, seen, tasks))
+}
+
+// tasksAndWatches is the bottom-right column: the watches box, when
+// there are watches, above the tasks.
+func (m Model) tasksAndWatches(w, h int, mode mode) string {
+	st := m.styles
+	focused := m.focus == paneTasks && mode == modeMain
+	wh := 0
+	if len(m.watches) > 0 {
+		wh = min(len(m.watches)+2, h/2)
+	}
+	tasks := st.box(m.tasks.heading(), m.tasks.View(st, focused, w-2, h-wh-2), w, h-wh, focused)
+	if wh == 0 {
+		return tasks
+	}
+	watch := st.box("Watches (* changed)", m.watchesView(w-2, wh-2), w, wh, false)
+	return lipgloss.JoinVertical(lipgloss.Left, watch, tasks)
 }
 
 // topHeight gives the graph and channels row what it needs and the rest to
