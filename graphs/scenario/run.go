@@ -76,6 +76,10 @@ type RunOptions struct {
 	Summary bool
 	// IDs makes checkpoint ids (default: a counter, for identical traces).
 	IDs engine.IDSource
+	// Graph, when set, builds the graph to trace instead of the file's graph
+	// section: the file's ops run against a graph written in Go. Node entry
+	// counts are not known for such a graph; its trace's entries are empty.
+	Graph func(opts ...engine.CompileOption) (*engine.Graph, error)
 }
 
 // TraceFile loads a scenario file and traces it. A graph LangGraph would
@@ -105,7 +109,15 @@ func Trace(ctx context.Context, f *File, opt RunOptions) (map[string]any, error)
 	}
 	rec := &recorder{Saver: opt.Saver, ordinal: map[string]int{}, taskWrites: map[string][]engine.Write{}}
 	trace := map[string]any{"trace_version": float64(TraceVersion), "scenario": f.Name}
-	g, c, err := Build(f, engine.WithSaver(rec), engine.WithIDs(opt.IDs))
+	var g *engine.Graph
+	var c *Counters
+	var err error
+	if opt.Graph != nil {
+		c = newCounters()
+		g, err = opt.Graph(engine.WithSaver(rec), engine.WithIDs(opt.IDs))
+	} else {
+		g, c, err = Build(f, engine.WithSaver(rec), engine.WithIDs(opt.IDs))
+	}
 	if err != nil {
 		var ce engine.CompileErrors
 		if !errors.As(err, &ce) {
