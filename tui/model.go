@@ -546,14 +546,14 @@ func (m *Model) openAnswer() {
 	if m.replay != nil {
 		// A replay answers as the recording did: offer its answer.
 		if a, ok := m.replay.recordedAnswer(m.view); ok {
-			m.answer.input.SetValue(a)
+			m.answer.input().SetValue(a)
 		}
 	}
 	m.mode = modeAnswer
 	ints := m.view.Interrupts
 	m.note = m.answer.where(0) + " interrupted: type an answer, enter resumes"
 	if len(ints) > 1 {
-		m.note = fmt.Sprintf("%d interrupts are waiting: ↑↓ pick one, type an answer, enter resumes", len(ints))
+		m.note = fmt.Sprintf("%d interrupts are waiting: one answer line each (↑↓), enter resumes with every answer typed", len(ints))
 	}
 }
 
@@ -880,7 +880,7 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 		m.mode = modeMain
 		m.note = "answer box closed: r reopens it"
 		return nil
-	case msg.Type == tea.KeyEnter:
+	case msg.Type == tea.KeyEnter || key.Matches(msg, k.Submit):
 		v, err := m.answer.answer()
 		if err != nil {
 			m.answer.err = err.Error()
@@ -907,7 +907,8 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	var cmd tea.Cmd
-	m.answer.input, cmd = m.answer.input.Update(msg)
+	in := m.answer.input()
+	*in, cmd = in.Update(msg)
 	m.answer.err = ""
 	return cmd
 }
@@ -1258,7 +1259,12 @@ func (m *Model) sync() {
 		m.threads.area.SetWidth(max(10, m.width-4))
 		m.threads.area.SetHeight(max(1, bh-4))
 	case modeAnswer:
-		m.answer.input.Width = max(10, m.width-14)
+		for i := range m.answer.inputs {
+			m.answer.inputs[i].Width = max(10, m.width-14)
+			if len(m.answer.inputs) > 1 {
+				m.answer.inputs[i].Width = max(10, m.width-m.width/3-16)
+			}
+		}
 		m.answer.payload.layout(m.width - 2) // View lays out a copy: do it once here
 	}
 	m.help.Width = m.width
@@ -1349,6 +1355,9 @@ func (m *Model) syncKeys() {
 		if len(m.answer.ints) > 1 {
 			k.Up.SetEnabled(true)
 			k.Down.SetEnabled(true)
+			k.Open.SetHelp("enter", "resume with all answers")
+			k.Submit.SetEnabled(hasSess)
+			k.Submit.SetHelp("ctrl+s", "resume with all answers")
 		}
 	case modeTree:
 		has := m.tree.selected() != nil
