@@ -16,8 +16,9 @@ type KeyMap struct {
 	Tree, Fork, Parent, Threads, NewThread, Diff, Mark, Replay key.Binding
 	// Moving around.
 	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Filter, Internal key.Binding
-	// The inspector: wrap long lines, or scroll them sideways.
-	Wrap, Left, Right key.Binding
+	// The inspector: wrap long lines, or scroll them sideways (also the
+	// drawn graph). GraphView switches the graph pane's list and drawing.
+	Wrap, Left, Right, GraphView key.Binding
 	// Forms and overlays.
 	Submit, AsNode, Back, Help, Quit, ForceQuit, Yes key.Binding
 }
@@ -50,18 +51,19 @@ func DefaultKeyMap() KeyMap {
 		Replay:    k([]string{"R"}, "R", "replay from here"),
 		NewThread: k([]string{"n"}, "n", "new thread"),
 
-		NextPane: k([]string{"tab"}, "tab", "next pane"),
-		PrevPane: k([]string{"shift+tab"}, "⇧tab", "previous pane"),
-		Up:       k([]string{"up", "k"}, "↑/k", "up"),
-		Down:     k([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:   k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
-		PageDown: k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
-		Open:     k([]string{"enter"}, "enter", "open"),
-		Filter:   k([]string{"/"}, "/", "filter channels and tasks"),
-		Internal: k([]string{"i"}, "i", "internal channels"),
-		Wrap:     k([]string{"w"}, "w", "wrap long lines"),
-		Left:     k([]string{"left", "h"}, "←/h", "scroll left"),
-		Right:    k([]string{"right", "l"}, "→/l", "scroll right"),
+		NextPane:  k([]string{"tab"}, "tab", "next pane"),
+		PrevPane:  k([]string{"shift+tab"}, "⇧tab", "previous pane"),
+		Up:        k([]string{"up", "k"}, "↑/k", "up"),
+		Down:      k([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:    k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown:  k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+		Open:      k([]string{"enter"}, "enter", "open"),
+		Filter:    k([]string{"/"}, "/", "filter channels and tasks"),
+		Internal:  k([]string{"i"}, "i", "internal channels"),
+		Wrap:      k([]string{"w"}, "w", "wrap long lines"),
+		GraphView: k([]string{"g"}, "g", "draw graph"),
+		Left:      k([]string{"left", "h"}, "←/h", "scroll left"),
+		Right:     k([]string{"right", "l"}, "→/l", "scroll right"),
 
 		Submit:    k([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		AsNode:    k([]string{"ctrl+n"}, "ctrl+n", "as node"),
@@ -83,7 +85,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Superstep, k.Continue, k.Answer, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
 		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Threads, k.NewThread},
-		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.Wrap, k.Left, k.Right},
+		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
 	}
 }
@@ -93,6 +95,6 @@ func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Answer, &k.Break, &k.BreakAfter,
 		&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.Remove,
 		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Threads, &k.NewThread,
-		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.Wrap, &k.Left, &k.Right,
+		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.GraphView, &k.Wrap, &k.Left, &k.Right,
 		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}
 }

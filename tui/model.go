@@ -789,6 +789,17 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 			m.note = "breakpoint cleared " + where + " " + n
 		}
 		return m.saveCmd()
+	case key.Matches(msg, k.GraphView):
+		m.graph.drawn, m.graph.chosen, m.graph.track = !m.graph.drawn, true, true
+		if m.graph.drawn && m.view != nil && len(m.view.Tasks) > 0 {
+			m.graph.selectNode(m.view.Tasks[0].Name) // show where the run is
+		}
+	case key.Matches(msg, k.Left) && m.focus == paneGraph && m.graph.drawn:
+		m.graph.ox = max(0, m.graph.ox-8)
+		m.graph.track = false
+	case key.Matches(msg, k.Right) && m.focus == paneGraph && m.graph.drawn:
+		m.graph.ox += 8
+		m.graph.track = false
 	case key.Matches(msg, k.NextPane):
 		m.focus = (m.focus + 1) % numPanes
 	case key.Matches(msg, k.PrevPane):
@@ -822,6 +833,7 @@ func (m *Model) moveFocused(d int) {
 	switch m.focus {
 	case paneGraph:
 		m.graph.nav.move(d, len(m.graph.nodes))
+		m.graph.track = true
 	case paneChannels:
 		m.chans.nav.move(d, len(m.chans.shown))
 	case paneSeen:
@@ -1226,6 +1238,8 @@ func (m *Model) sync() {
 	topH := m.topHeight()
 	botH := bh - topH
 	m.graph.nav.follow(topH-3, len(m.graph.nodes))
+	m.graph.fit(m.leftWidth()-2, topH-2)
+	m.graph.follow(m.leftWidth()-2, topH-2)
 	chH := topH - 2
 	if m.chans.filtering {
 		chH--
@@ -1322,9 +1336,16 @@ func (m *Model) syncKeys() {
 		} else {
 			k.Break.SetHelp("b", "break before node")
 		}
-		for _, b := range []*key.Binding{&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints} {
+		for _, b := range []*key.Binding{&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.GraphView} {
 			b.SetEnabled(true)
 		}
+		if m.graph.drawn {
+			k.GraphView.SetHelp("g", "graph as list")
+		} else {
+			k.GraphView.SetHelp("g", "draw graph")
+		}
+		k.Left.SetEnabled(m.focus == paneGraph && m.graph.drawn)
+		k.Right.SetEnabled(m.focus == paneGraph && m.graph.drawn)
 		for _, b := range []*key.Binding{&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
@@ -1602,7 +1623,11 @@ func (m Model) tasksAndWatches(w, h int, mode mode) string {
 // versions_seen and tasks, which grow with the run; never more than 3/5.
 func (m *Model) topHeight() int {
 	bh := m.bodyHeight()
-	need := max(len(m.graph.nodes)+3, len(m.chans.shown)+2, 6)
+	graphNeed := len(m.graph.nodes) + 3
+	if m.graph.drawn && m.graph.chosen {
+		graphNeed = len(m.graph.drawing.Lines) + 3
+	}
+	need := max(graphNeed, len(m.chans.shown)+2, 6)
 	if m.chans.filtering {
 		need++
 	}
