@@ -79,6 +79,8 @@ func (f *fakeSession) Threads(context.Context) ([]ThreadSummary, error) {
 
 func (f *fakeSession) Pending() map[string]engine.ChannelView { return nil }
 
+func (f *fakeSession) Live() *liveFeed { return nil }
+
 func (f *fakeSession) InterruptPaths(context.Context, []engine.PendingInterrupt) map[string]string {
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 // never offers a key that does nothing.
 type KeyMap struct {
 	// Running the graph.
-	Next, Superstep, Continue, Answer, Break, BreakAfter key.Binding
+	Next, Superstep, Continue, Answer, Break, BreakAfter, Cancel key.Binding
 	// Conditional breakpoints, watches and the list of them all.
 	Condition, Watch, BreakOnError, Breakpoints, Remove key.Binding
 	// Checkpoints and threads.
@@ -35,6 +35,7 @@ func DefaultKeyMap() KeyMap {
 		Answer:     k([]string{"r"}, "r", "answer interrupt"),
 		Break:      k([]string{"b"}, "b", "break before node"),
 		BreakAfter: k([]string{"B"}, "B", "break after node"),
+		Cancel:     k([]string{"X"}, "X", "cancel running tasks"),
 
 		Condition:    k([]string{"C"}, "C", "break when expression"),
 		Watch:        k([]string{"W"}, "W", "watch expression"),
@@ -77,13 +78,13 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap: the footer line.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Answer, k.Submit, k.AsNode, k.Open, k.NewThread, k.Tree, k.Fork, k.Parent, k.Diff, k.Back, k.Yes, k.Help, k.Quit}
+	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Submit, k.AsNode, k.Open, k.NewThread, k.Tree, k.Fork, k.Parent, k.Diff, k.Back, k.Yes, k.Help, k.Quit}
 }
 
 // FullHelp implements help.KeyMap: the ? overlay, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Superstep, k.Continue, k.Answer, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
+		{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
 		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Threads, k.NewThread},
 		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
@@ -92,7 +93,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // all lists every binding, for enabling and disabling them together.
 func (k *KeyMap) all() []*key.Binding {
-	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Answer, &k.Break, &k.BreakAfter,
+	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Cancel, &k.Answer, &k.Break, &k.BreakAfter,
 		&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.Remove,
 		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Threads, &k.NewThread,
 		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.GraphView, &k.Wrap, &k.Left, &k.Right,

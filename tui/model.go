@@ -125,6 +125,9 @@ type Model struct {
 	note string
 	err  error
 
+	// feed is what the running tasks report (nil when the session has no
+	// feed); read on each frame while a step runs.
+	feed    *liveFeed
 	bp      breakpoints
 	watches []*exprSlot
 	prompt  promptForm
@@ -168,6 +171,7 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 		treeChan: newChanPane(), treeSeen: seenPane{info: info},
 		width: 80, height: 24,
 	}
+	m.feed = s.Live()
 	if m.thread == "" {
 		m.thread = "default"
 		if opts.Input != nil {
@@ -251,6 +255,9 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 }
 
 func (m *Model) step(op opKind) tea.Cmd {
+	if m.feed != nil && m.view != nil && (m.view.Phase == engine.PhasePlanned || op == opSuperstep) {
+		m.feed.reset() // the tasks about to execute report afresh
+	}
 	return m.do(op, func(ctx context.Context, s session) opDoneMsg {
 		var v *engine.StepView
 		var err error
@@ -699,6 +706,15 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 			return cmd
 		}
 		m.refilter()
+		return nil
+	}
+	if m.isBusy && key.Matches(msg, k.Cancel) {
+		if m.cancel != nil {
+			m.cancel()
+		}
+		m.continuing = false
+		m.dropQueue("the step was cancelled")
+		m.note = "cancelling the tasks still running: each records the cancellation as its error, finished tasks keep their writes"
 		return nil
 	}
 	if m.isBusy && !m.continuing && isStepKey(k, msg) {
@@ -1313,6 +1329,7 @@ func (m *Model) syncKeys() {
 			return
 		}
 		step := m.canStep()
+		k.Cancel.SetEnabled(m.isBusy && (m.busy == opNext || m.busy == opSuperstep))
 		k.Next.SetEnabled(step)
 		k.Superstep.SetEnabled(step)
 		k.Continue.SetEnabled(step)
@@ -1612,11 +1629,32 @@ func (m Model) tasksAndWatches(w, h int, mode mode) string {
 		wh = min(len(m.watches)+2, h/2)
 	}
 	tasks := st.box(m.tasks.heading(), m.tasks.View(st, focused, w-2, h-wh-2), w, h-wh, focused)
+	if live := m.liveRows(); live != nil {
+		p := tasksPane{rows: live}
+		title := fmt.Sprintf("Tasks · step %d running · X cancels", m.view.Step)
+		tasks = st.box(title, p.View(st, false, w-2, h-wh-2), w, h-wh, focused)
+	}
 	if wh == 0 {
 		return tasks
 	}
 	watch := st.box("Watches (* changed)", m.watchesView(w-2, wh-2), w, wh, false)
 	return lipgloss.JoinVertical(lipgloss.Left, watch, tasks)
+}
+
+// liveRows are the running step's tasks as the feed reports them, or nil
+// when no step is executing.
+func (m Model) liveRows() []taskRow {
+	if !m.isBusy || m.feed == nil || m.view == nil || (m.busy != opNext && m.busy != opSuperstep) {
+		return nil
+	}
+	if m.view.Phase != engine.PhasePlanned && m.busy != opSuperstep {
+		return nil
+	}
+	var planned []engine.TaskView
+	if m.view.Phase == engine.PhasePlanned {
+		planned = m.view.Tasks
+	}
+	return m.feed.rows(planned)
 }
 
 // topHeight gives the graph and channels row what it needs and the rest to
