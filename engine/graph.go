@@ -21,7 +21,7 @@ type RouteFunc func(ctx context.Context, state map[string]any) (any, error)
 
 // KeySpec declares one state key and its channel.
 type KeySpec struct {
-	Name string
+	Name string // the key, as nodes read and write it
 	// Reducer folds writes into the value; nil means LastValue (one write
 	// per superstep).
 	Reducer Reducer

@@ -45,11 +45,12 @@ func (l *loop) parentCommand(t *task, ret any) (err error, ok bool) {
 	return &ParentCommandError{Command: cmd, Target: l.cfg.CheckpointNS}, true
 }
 
-// takeParentCommand turns a subgraph run's ParentCommandError meant for
-// task t into the Command its node returns; other errors pass through.
-func takeParentCommand(t *task, err error) (any, error) {
+// takeParentCommand turns the ParentCommandError of a subgraph run in
+// namespace ns, when meant for it, into the Command the subgraph's node
+// returns; other errors pass through.
+func takeParentCommand(ns string, err error) (any, error) {
 	var pc *ParentCommandError
-	if errors.As(err, &pc) && pc.Target == t.ns {
+	if errors.As(err, &pc) && pc.Target == ns {
 		cmd := pc.Command
 		cmd.Graph = ""
 		return cmd, nil

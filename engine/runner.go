@@ -259,9 +259,6 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	var ret any
 	if t.node.subgraph != nil {
 		ret, err = l.runSubgraph(ctx, scope, t)
-		if err != nil {
-			ret, err = takeParentCommand(t, err)
-		}
 	} else {
 		ret, err = t.node.fn(ctx, t.input)
 	}

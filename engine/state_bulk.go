@@ -12,11 +12,6 @@ type StateUpdate struct {
 	AsNode string
 }
 
-// AsCopy is reserved for LangGraph's "__copy__" fork (a checkpoint copied
-// with per-task results); BulkUpdateState does not implement it yet and
-// refuses it with the other special as-nodes in multi-update supersteps.
-const AsCopy = "__copy__"
-
 // BulkUpdateState applies several supersteps of updates at once, starting
 // at cfg's checkpoint (the latest when cfg.CheckpointID is empty): each
 // superstep's updates run as the tasks of one superstep — applied together,

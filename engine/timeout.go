@@ -112,6 +112,7 @@ func (l *loop) attemptOnce(ctx context.Context, scope *taskScope, t *task) ([]Wr
 	timedOut := func(kind string) ([]Write, error) {
 		clock.close()
 		cancel()
+		scope.adoptSubgraphRuns(as)
 		return nil, &NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)}
 	}
 	for {
@@ -146,7 +147,7 @@ func (s *taskScope) forAttempt() *taskScope {
 	defer s.mu.Unlock()
 	return &taskScope{t: s.t, run: s.run, step: s.step, resume: append([]any(nil), s.resume...),
 		nullResume: s.nullResume, hasNullResume: s.hasNullResume, counter: s.counter,
-		resumeWrite: s.resumeWrite, hasResume: s.hasResume, interrupt: s.interrupt}
+		resumeWrite: s.resumeWrite, hasResume: s.hasResume, interrupt: s.interrupt, subgraphRuns: s.subgraphRuns}
 }
 
 // adopt takes back what a finished timed attempt did to its copy.
@@ -157,4 +158,16 @@ func (s *taskScope) adopt(as *taskScope) {
 	defer s.mu.Unlock()
 	s.resume, s.hasNullResume, s.counter = as.resume, as.hasNullResume, as.counter
 	s.resumeWrite, s.hasResume, s.interrupt = as.resumeWrite, as.hasResume, as.interrupt
+	s.subgraphRuns = as.subgraphRuns
+}
+
+// adoptSubgraphRuns takes back how many subgraph runs an abandoned timed
+// attempt started, so the next attempt's subgraph gets a fresh namespace.
+func (s *taskScope) adoptSubgraphRuns(as *taskScope) {
+	as.mu.Lock()
+	n := as.subgraphRuns
+	as.mu.Unlock()
+	s.mu.Lock()
+	s.subgraphRuns = max(s.subgraphRuns, n)
+	s.mu.Unlock()
 }
