@@ -231,6 +231,8 @@ type task struct {
 	// writes were reused).
 	writes []Write
 	ns     string // the task's checkpoint namespace: "<node>:<id>"
+	// cacheKey is set for a task of a cached node (cache.go).
+	cacheKey *CacheKey
 }
 
 // pathLess orders tasks as LangGraph's task_path_str does: PULL tasks by

@@ -28,6 +28,7 @@ type Graph struct {
 	// finishable lists the after-finish channels (deferred nodes), the
 	// only ones finish can change.
 	finishable  []string
+	cache       Cache
 	saver       Saver
 	interrupts  interruptConfig
 	ids         IDSource
@@ -53,6 +54,7 @@ type node struct {
 	subgraph *Graph
 	retry    *RetryPolicy
 	timeout  *TimeoutPolicy
+	cache    *CachePolicy
 	// edgeWrites are the static edges' writes: branch:to:T ← nil and
 	// join:…:T ← name, in the order LangGraph attaches them.
 	edgeWrites []Write
@@ -139,7 +141,7 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	g.nodes[Start] = start
 	g.nodeOrder = append(g.nodeOrder, Start)
 	for _, ns := range b.nodes {
-		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, retry: ns.retry, timeout: ns.timeout, deferred: ns.deferred, desc: ns.description}
+		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, retry: ns.retry, timeout: ns.timeout, cache: ns.cache, deferred: ns.deferred, desc: ns.description}
 		if ns.hasEnds {
 			n.ends = ns.ends
 		}

@@ -57,6 +57,9 @@ var (
 	ErrRunFinished = errors.New("the run has finished")
 	// ErrStopped is returned when a step hook stops the run.
 	ErrStopped = errors.New("run stopped by the step hook")
+	// ErrUnknownNode is returned when a call names a node the graph does
+	// not have.
+	ErrUnknownNode = errors.New("unknown node")
 	// ErrGraphChanged is returned when a saved thread's topology does not
 	// match the graph.
 	ErrGraphChanged = errors.New("the graph's topology differs from the recorded one")

@@ -17,6 +17,9 @@ const (
 	EventUpdates EventKind = "updates"
 	// EventCustom: a value a node passed to Emit.
 	EventCustom EventKind = "custom"
+	// EventCached: a task took its writes from the node cache instead of
+	// running (Writes and Update set).
+	EventCached EventKind = "cached"
 	// EventBreakpoint: interrupt_before/after stopped the run.
 	EventBreakpoint EventKind = "breakpoint"
 	// EventMessage: a chat message a node streamed (StreamMessage).

@@ -83,6 +83,7 @@ type nodeSpec struct {
 	subgraph    *Graph
 	retry       *RetryPolicy
 	timeout     *TimeoutPolicy
+	cache       *CachePolicy
 	ends        []string
 	hasEnds     bool
 	deferred    bool

@@ -125,6 +125,9 @@ type TaskResult struct {
 	Reused     bool
 	Attempts   int
 	Done       bool
+	// Cached marks a task whose writes came from the node cache: it did
+	// not run (Reused is set too).
+	Cached bool
 }
 
 func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, error) {
@@ -486,6 +489,10 @@ func (l *loop) plan(ctx context.Context) error {
 			}
 			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id, Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: l.results[t.id].Reused, Writes: l.results[t.id].Writes})
 		}
+	}
+	// After the task events, as LangGraph.js matches the cache after tick.
+	if err := l.matchCachedWrites(ctx); err != nil {
+		return l.fail(err)
 	}
 	return nil
 }

@@ -219,7 +219,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		return err
 	}
 	l.emitResult(t, res)
-	return nil
+	return l.cacheWrites(saveCtx, t, writes)
 }
 
 func (l *loop) emitResult(t *task, res *TaskResult) {

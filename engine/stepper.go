@@ -140,11 +140,13 @@ const (
 	TaskInterrupted
 	TaskFailed
 	TaskReused
+	// TaskCached: the task took its writes from the node cache.
+	TaskCached
 )
 
 // String returns the state in lower case ("interrupted").
 func (t TaskState) String() string {
-	return [...]string{"planned", "done", "interrupted", "failed", "reused"}[t]
+	return [...]string{"planned", "done", "interrupted", "failed", "reused", "cached"}[t]
 }
 
 // TaskView is one task of the current superstep as the debugger shows it.
@@ -252,6 +254,8 @@ func (s *Stepper) View() *StepView {
 			if r != nil {
 				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts
 				switch {
+				case r.Cached:
+					tv.State = TaskCached
 				case r.Reused:
 					tv.State = TaskReused
 				case r.Err != nil:

@@ -239,6 +239,11 @@ func (s *streamer) onEvent(e Event) {
 		s.out(StreamDebug, e.Namespace, DebugChunk{Type: "task", Step: e.Step, Timestamp: time.Now(), Payload: tc})
 	case EventTaskResult:
 		s.taskResult(e)
+	case EventCached:
+		if u := updatesOf(s.g, e.Node, e.Writes); u != nil {
+			u["__metadata__"] = map[string]any{"cached": true}
+			s.out(StreamUpdates, e.Namespace, u)
+		}
 	case EventBreakpoint:
 		s.staticBreakpoint(e.Namespace)
 	}

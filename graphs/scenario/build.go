@@ -76,6 +76,9 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 	case len(f.InterruptAfter) > 0:
 		opts = append(opts, engine.WithInterruptAfter(f.InterruptAfter...))
 	}
+	if f.usesCache() {
+		opts = append(opts, engine.WithCache(engine.NewMemoryCache()))
+	}
 	g, err := buildGraph(f, &f.Graph, "", c, opts)
 	if err != nil {
 		return nil, nil, err
@@ -106,6 +109,9 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 		}
 		if n.TimeoutMS > 0 {
 			nopts = append(nopts, engine.WithTimeout(engine.TimeoutPolicy{Run: time.Duration(n.TimeoutMS) * time.Millisecond}))
+		}
+		if n.Cache != nil {
+			nopts = append(nopts, engine.WithCachePolicy(cachePolicy(n.Cache)))
 		}
 		if n.Defer {
 			nopts = append(nopts, engine.WithDefer())
@@ -191,6 +197,33 @@ func retryPolicy(r *Retry) engine.RetryPolicy {
 		}
 	}
 	return p
+}
+
+// cachePolicy keys the node's cache by its key expression's value (or the
+// whole input) in canonical JSON.
+func cachePolicy(c *Cache) engine.CachePolicy {
+	p := engine.CachePolicy{TTL: time.Duration(c.TTLSeconds) * time.Second}
+	if c.Key != nil {
+		key := c.Key
+		p.Key = func(input any) (string, error) {
+			v, err := key.Eval(Env{State: input})
+			if err != nil {
+				return "", err
+			}
+			return string(Canonical(plain(v), 0)), nil
+		}
+	}
+	return p
+}
+
+// usesCache reports whether a root node has a cache policy.
+func (f *File) usesCache() bool {
+	for _, n := range f.Nodes {
+		if n.Cache != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func keySpec(k StateKey) engine.KeySpec {

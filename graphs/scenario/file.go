@@ -96,6 +96,7 @@ type Node struct {
 	TimeoutMS  int   // each attempt's run timeout (0: none)
 	Parent     bool  // update and goto go to the parent graph (Command.PARENT)
 	Emit       *Expr // a value for the custom stream mode
+	Cache      *Cache // cache the node's writes by input
 	Pos        Pos
 }
 
@@ -111,6 +112,14 @@ type Fail struct {
 	Times   int
 	Message string
 	AfterMS int
+}
+
+// Cache is a node's cache policy: Key (an expression over the node's
+// input; nil: the whole input) makes the key, TTLSeconds bounds an entry's
+// life (0: forever).
+type Cache struct {
+	Key        *Expr
+	TTLSeconds int
 }
 
 // Retry is a node's retry policy.
@@ -136,6 +145,7 @@ const (
 	OpUpdateState = "update_state"
 	OpHistory     = "history"
 	OpBulkUpdate  = "bulk_update"
+	OpClearCache  = "clear_cache"
 )
 
 // Op is one step of a scenario's script.
@@ -529,7 +539,7 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 	return k
 }
 
-var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent", "emit"}
+var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent", "emit", "cache"}
 
 func (p *parser) nodeDef(n *jnode, field string) *Node {
 	nd := &Node{Pos: n.pos}
@@ -599,7 +609,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("subgraph"); v != nil {
 		nd.Subgraph = p.name(v, join2(field, "subgraph"))
-		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit"} {
+		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache"} {
 			if o := n.field(other); o != nil {
 				p.fail(o, join2(field, other), "a subgraph node cannot have %s", other)
 			}
@@ -613,6 +623,18 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("sleep_ms"); v != nil {
 		nd.SleepMS = p.integer(v, join2(field, "sleep_ms"), 0)
+	}
+	if v := n.field("cache"); v != nil {
+		f := join2(field, "cache")
+		if p.fields(v, f, "key", "ttl_s") {
+			nd.Cache = &Cache{}
+			if k := v.field("key"); k != nil {
+				nd.Cache.Key = p.expr(k, join2(f, "key"))
+			}
+			if t := v.field("ttl_s"); t != nil {
+				nd.Cache.TTLSeconds = p.integer(t, join2(f, "ttl_s"), 1)
+			}
+		}
 	}
 	if v := n.field("emit"); v != nil {
 		nd.Emit = p.expr(v, join2(field, "emit"))
@@ -793,6 +815,7 @@ var opFields = map[string][]string{
 	OpHistory:     {"op", "thread"},
 	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command"},
 	OpBulkUpdate:  {"op", "thread", "supersteps", "at"},
+	OpClearCache:  {"op"},
 }
 
 func (p *parser) op(n *jnode, field string, i int) Op {
@@ -810,7 +833,7 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	allowed, ok := opFields[op.Kind]
 	if !ok {
 		if k.kind == jsonString {
-			p.fail(k, join2(field, "op"), "unknown op %q (expected invoke, resume, get_state, update_state, bulk_update or history)", op.Kind)
+			p.fail(k, join2(field, "op"), "unknown op %q (expected invoke, resume, get_state, update_state, bulk_update, clear_cache or history)", op.Kind)
 		}
 		return op
 	}

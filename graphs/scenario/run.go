@@ -169,6 +169,10 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 			}
 			rec["history"] = list
 		}
+	case OpClearCache:
+		if err := r.graph.ClearCache(ctx); err != nil {
+			rec["result"] = errorResult(err)
+		}
 	case OpBulkUpdate:
 		r.bulkUpdate(ctx, op, rec)
 	case OpUpdateState:

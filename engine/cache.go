@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// CachePolicy caches a node's writes by its input: a later task of the node
+// whose input has the same key reuses the writes instead of running
+// (LangGraph's CachePolicy; LangGraph.js pregel/algo.ts cache_key,
+// loop.ts _matchCachedWrites and putWrites). Only a successful task's
+// writes are cached; errors and interrupts are not.
+type CachePolicy struct {
+	// Key makes the cache key of an input (nil: its JSON encoding, as
+	// LangGraph's default JSON.stringify key function).
+	Key func(input any) (string, error)
+	// TTL bounds how long an entry is used (0: forever).
+	TTL time.Duration
+}
+
+// WithCachePolicy caches the node's writes (the graph needs a Cache:
+// WithCache).
+func WithCachePolicy(p CachePolicy) NodeOption { return func(n *nodeSpec) { n.cache = &p } }
+
+// WithCache gives the graph the store that cached node writes live in.
+func WithCache(c Cache) CompileOption { return func(g *Graph) { g.cache = c } }
+
+// CacheKey addresses one cached entry: the namespace (the node) and the
+// key made from the input.
+type CacheKey struct {
+	NS, Key string
+}
+
+// Cache stores node writes by key. Implementations must be safe for
+// concurrent use: the tasks of a superstep write at once.
+type Cache interface {
+	// Get returns the writes stored under k, if any and not expired.
+	Get(ctx context.Context, k CacheKey) ([]Write, bool, error)
+	// Set stores writes under k for ttl (0: no expiry).
+	Set(ctx context.Context, k CacheKey, writes []Write, ttl time.Duration) error
+	// Clear drops the entries of the given namespaces (none: all).
+	Clear(ctx context.Context, namespaces ...string) error
+}
+
+// MemoryCache is an in-memory Cache (LangGraph's InMemoryCache).
+type MemoryCache struct {
+	mu      sync.Mutex
+	now     func() time.Time
+	entries map[string]map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	writes []Write
+	exp    time.Time // zero: never
+}
+
+// NewMemoryCache returns an empty in-memory cache.
+func NewMemoryCache() *MemoryCache {
+	return &MemoryCache{now: time.Now, entries: map[string]map[string]cacheEntry{}}
+}
+
+var _ Cache = (*MemoryCache)(nil)
+
+// Get implements Cache. The writes returned are the caller's.
+func (c *MemoryCache) Get(_ context.Context, k CacheKey) ([]Write, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[k.NS][k.Key]
+	if !ok {
+		return nil, false, nil
+	}
+	if !e.exp.IsZero() && !c.now().Before(e.exp) {
+		delete(c.entries[k.NS], k.Key)
+		return nil, false, nil
+	}
+	return append([]Write(nil), e.writes...), true, nil
+}
+
+// Set implements Cache.
+func (c *MemoryCache) Set(_ context.Context, k CacheKey, writes []Write, ttl time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := cacheEntry{writes: append([]Write(nil), writes...)}
+	if ttl > 0 {
+		e.exp = c.now().Add(ttl)
+	}
+	if c.entries[k.NS] == nil {
+		c.entries[k.NS] = map[string]cacheEntry{}
+	}
+	c.entries[k.NS][k.Key] = e
+	return nil
+}
+
+// Clear implements Cache.
+func (c *MemoryCache) Clear(_ context.Context, namespaces ...string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(namespaces) == 0 {
+		c.entries = map[string]map[string]cacheEntry{}
+		return nil
+	}
+	for _, ns := range namespaces {
+		delete(c.entries, ns)
+	}
+	return nil
+}
+
+// cacheNamespace is a node's namespace in the cache (LangGraph.js
+// [CACHE_NS_WRITES, node, node]).
+func cacheNamespace(node string) string { return "__pregel_ns_writes," + node }
+
+// ClearCache drops the cached writes of the given nodes (none: of every
+// node), LangGraph's clear_cache.
+func (g *Graph) ClearCache(ctx context.Context, nodes ...string) error {
+	if g.cache == nil {
+		return nil
+	}
+	if len(nodes) == 0 {
+		return g.cache.Clear(ctx)
+	}
+	ns := make([]string, len(nodes))
+	for i, n := range nodes {
+		if g.nodes[n] == nil || n == Start {
+			return fmt.Errorf("clear cache: %w: %q", ErrUnknownNode, n)
+		}
+		ns[i] = cacheNamespace(n)
+	}
+	return g.cache.Clear(ctx, ns...)
+}
+
+// cacheKeyOf makes t's cache key, or false when its node is not cached.
+func (g *Graph) cacheKeyOf(t *task) (CacheKey, bool, error) {
+	p := t.node.cache
+	if p == nil || g.cache == nil {
+		return CacheKey{}, false, nil
+	}
+	var key string
+	if p.Key != nil {
+		k, err := p.Key(t.input)
+		if err != nil {
+			return CacheKey{}, false, fmt.Errorf("cache key of %q: %w", t.name, err)
+		}
+		key = k
+	} else {
+		b, err := EncodeValue([]any{t.input})
+		if err != nil {
+			return CacheKey{}, false, fmt.Errorf("cache key of %q: %w", t.name, err)
+		}
+		sum := sha256.Sum256(b)
+		key = hex.EncodeToString(sum[:16])
+	}
+	return CacheKey{NS: cacheNamespace(t.name), Key: key}, true, nil
+}
+
+// matchCachedWrites gives the planned tasks that have no writes yet the
+// writes cached for their input, saves them as the tasks' writes and marks
+// them cached, so the superstep does not run them (LangGraph.js
+// pregel/index.ts: _matchCachedWrites after tick, then putWrites).
+func (l *loop) matchCachedWrites(ctx context.Context) error {
+	if l.g.cache == nil {
+		return nil
+	}
+	for _, t := range l.tasks {
+		r := l.results[t.id]
+		if r.Reused || t.node.cache == nil {
+			continue
+		}
+		k, ok, err := l.g.cacheKeyOf(t)
+		if err != nil || !ok {
+			return err
+		}
+		t.cacheKey = &k
+		writes, hit, err := l.g.cache.Get(ctx, k)
+		if err != nil {
+			return fmt.Errorf("reading the cache for %q: %w", t.name, err)
+		}
+		if !hit {
+			continue
+		}
+		t.writes = writes
+		r.Reused, r.Done, r.Cached, r.Writes = true, true, true, writes
+		if err := l.putWrites(ctx, t.id, writes); err != nil {
+			return err
+		}
+		if l.emit != nil {
+			l.emit(Event{Kind: EventCached, Step: l.step, Node: t.name, TaskID: t.id, Writes: writes, Update: l.g.stateUpdate(writes)})
+		}
+	}
+	return nil
+}
+
+// cacheWrites stores a finished task's writes under its cache key.
+func (l *loop) cacheWrites(ctx context.Context, t *task, writes []Write) error {
+	if t.cacheKey == nil || len(writes) == 0 {
+		return nil
+	}
+	return l.g.cache.Set(ctx, *t.cacheKey, writes, t.node.cache.TTL)
+}
