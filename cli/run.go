@@ -314,7 +314,7 @@ type runner struct {
 	warn      func(string)
 	opts      []engine.RunOption // more options for Invoke
 	// reported marks failed tasks whose failure a task event reported.
-	reported map[string]bool
+	reported  map[string]bool
 	stream    []engine.StreamMode // --stream: print these modes' chunks
 	subgraphs bool
 

@@ -92,10 +92,10 @@ type Node struct {
 	Subgraph   string
 	Ends       []string // nil when omitted
 	SleepMS    int
-	Defer      bool  // run only when nothing else is left to run
-	TimeoutMS  int   // each attempt's run timeout (0: none)
-	Parent     bool  // update and goto go to the parent graph (Command.PARENT)
-	Emit       *Expr // a value for the custom stream mode
+	Defer      bool   // run only when nothing else is left to run
+	TimeoutMS  int    // each attempt's run timeout (0: none)
+	Parent     bool   // update and goto go to the parent graph (Command.PARENT)
+	Emit       *Expr  // a value for the custom stream mode
 	Cache      *Cache // cache the node's writes by input
 	Pos        Pos
 }
