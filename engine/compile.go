@@ -28,6 +28,7 @@ type Graph struct {
 	// finishable lists the after-finish channels (deferred nodes), the
 	// only ones finish can change.
 	finishable  []string
+	stateful    bool // AsStatefulSubgraph
 	cache       Cache
 	saver       Saver
 	interrupts  interruptConfig
@@ -92,6 +93,13 @@ func WithInterruptBefore(nodes ...string) CompileOption {
 func WithInterruptAfter(nodes ...string) CompileOption {
 	return func(g *Graph) { g.interrupts.after = slices.Clone(nodes) }
 }
+
+// AsStatefulSubgraph compiles a graph meant to run as a subgraph that keeps
+// its state across the parent's invocations on a thread (LangGraph's
+// compile(checkpointer=True)): its checkpoints live under the subgraph
+// node's namespace without task ids, so each run continues from the last
+// one's state instead of starting empty.
+func AsStatefulSubgraph() CompileOption { return func(g *Graph) { g.stateful = true } }
 
 // WithIDs makes checkpoint ids come from ids (deterministic tests).
 func WithIDs(ids IDSource) CompileOption { return func(g *Graph) { g.ids = ids } }

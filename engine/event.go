@@ -54,4 +54,8 @@ type Event struct {
 	// Values is the state (EventValues) or a custom value (EventCustom).
 	Values map[string]any
 	Value  any
+
+	// graph is the (sub)graph whose run made the event, when it is not
+	// the one the listener was given to (set for subgraph events).
+	graph *Graph
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Parent is the Command.Graph value that sends a Command to the graph
@@ -61,4 +62,14 @@ func takeParentCommand(ns string, err error) (any, error) {
 func isParentCommand(err error) bool {
 	var pc *ParentCommandError
 	return errors.As(err, &pc)
+}
+
+// stripTaskIDs drops the task ids of a checkpoint namespace:
+// "a:<id>|b:<id>" becomes "a|b".
+func stripTaskIDs(ns string) string {
+	parts := strings.Split(ns, "|")
+	for i, p := range parts {
+		parts[i], _, _ = strings.Cut(p, ":")
+	}
+	return strings.Join(parts, "|")
 }

@@ -70,6 +70,11 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 	}
 	scope.subgraphRuns++
 	scope.mu.Unlock()
+	if sub.stateful {
+		// One history per thread: the namespace without task ids
+		// (LangGraph.js pregel/index.ts _ownCheckpointConfig).
+		ns = stripTaskIDs(ns)
+	}
 	opts := RunOptions{
 		Thread:         l.cfg.ThreadID,
 		RecursionLimit: l.opts.RecursionLimit,
@@ -80,7 +85,7 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 		parent:         scope,
 	}
 	if l.opts.StreamSubgraphs && l.emit != nil {
-		opts.StreamSubgraphs, opts.Events = true, subgraphEvents(ns, l.emit)
+		opts.StreamSubgraphs, opts.Events = true, subgraphEvents(ns, sub, l.emit)
 	}
 	if ls := l.turns; ls != nil {
 		if at, ok := l.turnOf[t.id]; ok && ls.isActive(at) {

@@ -162,10 +162,13 @@ func WithSubgraphs() RunOption { return func(o *RunOptions) { o.StreamSubgraphs 
 
 // subgraphEvents forwards a subgraph run's events to its parent's
 // listener, marked with the subgraph's namespace.
-func subgraphEvents(ns string, emit func(Event)) func(Event) {
+func subgraphEvents(ns string, sub *Graph, emit func(Event)) func(Event) {
 	return func(e Event) {
 		if e.Namespace == "" {
 			e.Namespace = ns
+		}
+		if e.graph == nil {
+			e.graph = sub
 		}
 		emit(e)
 	}
@@ -206,6 +209,15 @@ func splitNamespace(ns string) []string {
 	return strings.Split(ns, "|")
 }
 
+// graphOf is the graph whose run made e: its state keys decide what a
+// chunk holds.
+func (s *streamer) graphOf(e Event) *Graph {
+	if e.graph != nil {
+		return e.graph
+	}
+	return s.g
+}
+
 func (s *streamer) onEvent(e Event) {
 	switch e.Kind {
 	case EventValues:
@@ -216,14 +228,14 @@ func (s *streamer) onEvent(e Event) {
 		s.markSeen(e.Value)
 		s.out(StreamMessages, e.Namespace, MessageChunk{Message: e.Value, Metadata: messageMetadata(e)})
 	case EventCheckpoint:
-		cp := CheckpointChunk{ID: e.Checkpoint.ID, ParentID: e.ParentID, Step: e.Metadata.Step, Source: e.Metadata.Source, Values: s.stateOf(e.Checkpoint)}
+		cp := CheckpointChunk{ID: e.Checkpoint.ID, ParentID: e.ParentID, Step: e.Metadata.Step, Source: e.Metadata.Source, Values: stateOf(s.graphOf(e), e.Checkpoint)}
 		s.out(StreamCheckpoints, e.Namespace, cp)
 		s.out(StreamDebug, e.Namespace, DebugChunk{Type: "checkpoint", Step: e.Step, Timestamp: e.Checkpoint.TS, Payload: cp})
 	case EventTask:
 		if e.Reused {
 			// Saved writes re-applied on resume stream as cached updates
 			// (LangGraph.js loop.ts _outputCachedWrites).
-			if u := updatesOf(s.g, e.Node, e.Writes); u != nil {
+			if u := updatesOf(s.graphOf(e), e.Node, e.Writes); u != nil {
 				u["__metadata__"] = map[string]any{"cached": true}
 				s.out(StreamUpdates, e.Namespace, u)
 			}
@@ -240,7 +252,7 @@ func (s *streamer) onEvent(e Event) {
 	case EventTaskResult:
 		s.taskResult(e)
 	case EventCached:
-		if u := updatesOf(s.g, e.Node, e.Writes); u != nil {
+		if u := updatesOf(s.graphOf(e), e.Node, e.Writes); u != nil {
 			u["__metadata__"] = map[string]any{"cached": true}
 			s.out(StreamUpdates, e.Namespace, u)
 		}
@@ -259,11 +271,11 @@ func (s *streamer) taskResult(e Event) {
 		s.out(StreamUpdates, e.Namespace, UpdatesChunk{InterruptChannel: ints})
 		s.out(StreamValues, e.Namespace, ValuesChunk{InterruptChannel: ints})
 	case e.Err == nil:
-		if u := updatesOf(s.g, e.Node, e.Writes); u != nil {
+		if u := updatesOf(s.graphOf(e), e.Node, e.Writes); u != nil {
 			s.out(StreamUpdates, e.Namespace, u)
 		}
 		if s.modes[StreamMessages] {
-			for _, m := range s.unseenMessages(e.Writes) {
+			for _, m := range s.unseenMessages(s.graphOf(e), e.Writes) {
 				s.out(StreamMessages, e.Namespace, MessageChunk{Message: m, Metadata: messageMetadata(e)})
 			}
 		}
@@ -316,10 +328,10 @@ func updatesOf(g *Graph, node string, writes []Write) UpdatesChunk {
 	return UpdatesChunk{node: g.stateUpdate(writes)}
 }
 
-func (s *streamer) stateOf(cp *Checkpoint) map[string]any {
+func stateOf(g *Graph, cp *Checkpoint) map[string]any {
 	out := map[string]any{}
 	for k, v := range cp.ChannelValues {
-		if s.g.IsStateKey(k) {
+		if g.IsStateKey(k) {
 			out[k] = v
 		}
 	}
@@ -356,7 +368,7 @@ func (s *streamer) markSeen(v any) {
 // unseenMessages lists the messages a task's state writes carry that were
 // not streamed or seen before, and marks them seen (LangGraph.js
 // pregel/messages.ts handleChainEnd with dedupe).
-func (s *streamer) unseenMessages(writes []Write) []any {
+func (s *streamer) unseenMessages(g *Graph, writes []Write) []any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []any
@@ -374,7 +386,7 @@ func (s *streamer) unseenMessages(writes []Write) []any {
 		out = append(out, m)
 	}
 	for _, w := range writes {
-		if !s.g.IsStateKey(w.Channel) {
+		if !g.IsStateKey(w.Channel) {
 			continue
 		}
 		if l, ok := w.Value.([]any); ok {

@@ -138,7 +138,11 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 			if sdef == nil {
 				return nil, fmt.Errorf("node %q: unknown subgraph %q", n.Name, n.Subgraph)
 			}
-			sub, err := buildGraph(f, sdef, path, c, nil)
+			var sopts []engine.CompileOption
+			if sdef.Stateful {
+				sopts = append(sopts, engine.AsStatefulSubgraph())
+			}
+			sub, err := buildGraph(f, sdef, path, c, sopts)
 			if err != nil {
 				return nil, fmt.Errorf("subgraph %q: %w", n.Subgraph, err)
 			}

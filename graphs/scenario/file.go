@@ -43,6 +43,9 @@ type Perf struct {
 
 // Graph is a graph as data: the root graph or a subgraph.
 type Graph struct {
+	// Stateful (subgraphs only) keeps the subgraph's state across the
+	// parent's invocations on a thread (LangGraph's checkpointer: true).
+	Stateful bool
 	State    []StateKey // in file order
 	Nodes    []*Node
 	Edges    []Edge
@@ -446,8 +449,11 @@ func (p *parser) file(n *jnode) *File {
 		f.Subgraphs = make(map[string]*Graph, len(v.fields))
 		for _, s := range v.fields {
 			field := join2("subgraphs", s.key)
-			if p.fields(s.val, field, append([]string{"name", "description"}, graphFields...)...) {
+			if p.fields(s.val, field, append([]string{"name", "description", "stateful"}, graphFields...)...) {
 				g := p.graph(s.val, field)
+				if v := s.val.field("stateful"); v != nil {
+					g.Stateful = p.boolean(v, join2(field, "stateful"))
+				}
 				f.Subgraphs[s.key] = &g
 			}
 		}
