@@ -114,11 +114,16 @@ func (s *SavedWrites) Task(id string) (t *SavedTask, ok bool) {
 }
 
 // Waiting reports whether task t waits for an answer: it saved an
-// interrupt, has not finished since, and no plain resume value is saved
-// for the run (that value answers every waiting task on the next run). A
-// task answered once and interrupted again by a later Interrupt call waits.
+// interrupt and has not finished since, and no plain resume value saved for
+// the run is there to answer it. A plain value answers a task that has not
+// used an answer yet (it is given the value when the run continues); a task
+// that saved answers and then interrupted again, at a later Interrupt call,
+// asked its new question after those answers and waits.
 func (s *SavedWrites) Waiting(t *SavedTask) bool {
-	return len(t.Interrupts) > 0 && !t.Finished && !s.HasNullResume
+	if len(t.Interrupts) == 0 || t.Finished {
+		return false
+	}
+	return !s.HasNullResume || len(t.Answers) > 0
 }
 
 // WaitingInterrupts lists the interrupts that wait for an answer, task by

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
@@ -66,6 +67,15 @@ func TestReadSavedWrites_Facts(t *testing.T) {
 			status: engine.CheckpointPending, statusDone: engine.CheckpointDone,
 		},
 		{
+			name: "answered with the plain value, interrupted again",
+			writes: []engine.PendingWrite{pw("a", engine.InterruptChannel, ask), pw("a", engine.ResumeChannel, []any{"yes"}),
+				pw(engine.NullTaskID, engine.ResumeChannel, "yes")},
+			task:    "a",
+			want:    engine.SavedTask{ID: "a", Interrupts: ask, Answers: []any{"yes"}},
+			waiting: true,
+			status:  engine.CheckpointInterrupted, statusDone: engine.CheckpointInterrupted,
+		},
+		{
 			name:   "failed",
 			writes: []engine.PendingWrite{pw("a", engine.ErrorChannel, "boom"), pw("a", engine.ErrorSourceNodeChannel, "a")},
 			task:   "a",
@@ -116,5 +126,53 @@ func TestIsControlWrite(t *testing.T) {
 		if engine.IsControlWrite(ch) {
 			t.Errorf("IsControlWrite(%q) = true", ch)
 		}
+	}
+}
+
+// A node that asks twice: after the first answer the thread waits on the
+// second question, and GetState says so.
+func TestStateSnapshot_Status_SecondInterruptWaits(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			a, err := engine.Interrupt(ctx, "first?")
+			if err != nil {
+				return nil, err
+			}
+			b, err := engine.Interrupt(ctx, "second?")
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"log": []any{a, b}}, nil
+		}).
+		AddEdge(engine.Start, "ask"))
+	status := func() (engine.CheckpointStatus, []engine.PendingInterrupt) {
+		t.Helper()
+		snap, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Status(), snap.Interrupts()
+	}
+	if _, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	if st, ints := status(); st != engine.CheckpointInterrupted || len(ints) != 1 || ints[0].Value != "first?" {
+		t.Fatalf("after invoke: %v %v, want interrupted on first?", st, ints)
+	}
+	if _, err := g.Invoke(ctx, engine.Command{Resume: "x"}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	if st, ints := status(); st != engine.CheckpointInterrupted || len(ints) != 1 || ints[0].Value != "second?" || ints[0].Node != "ask" {
+		t.Fatalf("after the first answer: %v %v, want interrupted on second? by ask", st, ints)
+	}
+	res, err := g.Invoke(ctx, engine.Command{Resume: "y"}, engine.OnThread("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Values["log"]; !reflect.DeepEqual(got, []any{"x", "y"}) {
+		t.Fatalf("log = %v, want [x y]", got)
+	}
+	if st, ints := status(); st != engine.CheckpointDone || len(ints) != 0 {
+		t.Fatalf("at the end: %v %v, want done", st, ints)
 	}
 }
