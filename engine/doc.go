@@ -7,6 +7,24 @@
 // in-memory reference saver. It imports the standard library only: storage,
 // terminals and expression languages live in other packages.
 //
+// # Using it
+//
+// Declare the state keys and their channels (LastValueKey, AppendKey,
+// MessagesKey, ReducerKey), add nodes and edges to a StateGraph, and
+// Compile it; WithSaver makes runs checkpoint, which interrupts, resume,
+// GetState, History and UpdateState need. A node gets the state as a map
+// (or a Send's argument) and returns an Update (Pairs), a map, a Command or
+// nil. Invoke runs a thread to its end or its next interrupt; Stream does
+// the same as events; Start gives a Stepper that advances one phase at a
+// time. The examples show one concept each: reducer keys (ReducerKey),
+// conditional edges, Send fan-out, Interrupt and resume, forks
+// (Graph.UpdateState) and the Stepper (Graph.Start).
+//
+// This map API mirrors LangGraph's dictionaries; scenario files and graphs
+// built at run time use it. Go programs usually want package typed instead
+// (github.com/superstep/superstep/typed): a struct state, typed nodes and
+// updates, compiled to the same Graph.
+//
 // # Reading the source
 //
 //   - channel*.go: one file per channel kind, each a small state machine

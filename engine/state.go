@@ -11,12 +11,12 @@ import (
 // StateSnapshot is a thread's state at one checkpoint, as get_state and
 // get_state_history return it.
 type StateSnapshot struct {
-	Config     Config
-	ParentID   string
-	Metadata   Metadata
-	CreatedAt  time.Time
-	Values     map[string]any
-	Next       []string // names of the tasks still to run, sorted
+	Config     Config         // addresses this checkpoint
+	ParentID   string         // the checkpoint it follows, or ""
+	Metadata   Metadata       // source and step
+	CreatedAt  time.Time      // the checkpoint's timestamp
+	Values     map[string]any // the state keys that have a value
+	Next       []string       // names of the tasks still to run, sorted
 	Tasks      []SnapshotTask
 	Checkpoint *Checkpoint
 	// PendingWrites are the writes saved against this checkpoint.

@@ -50,4 +50,14 @@
 //
 // No transaction outlives a call, and nothing returned aliases bbolt's
 // memory map.
+//
+// # Who may write
+//
+// One process at a time may write. A writable Open takes the database's
+// writer lock, a lock file beside it (LockPath) that records the holder's
+// pid and command line so that a refused process can name it (Holder,
+// OpenError.Holder), and then bbolt's own file lock, which it keeps until
+// Close: readers (ReadOnly) wait for it. OpenShared, for a long session
+// such as the debugger's, keeps the writer lock for the session but opens
+// the file for each call, so readers in other processes work beside it.
 package persist
