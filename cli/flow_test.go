@@ -307,3 +307,19 @@ func TestStatus_DivergedReplayHeadIsPending(t *testing.T) {
 	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0, "continued", "done")
 	superstep(t, "", "show", "t1", "--db", db).want(t, 0, "status done")
 }
+
+// --rerun on a graph with Sends and an answered interrupt: the reused
+// tasks' Sends and answers replay as recorded.
+func TestReplay_RerunReusesSendsAndAnswers(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "research.db")
+	superstep(t, "", "run", "research", "--db", db, "--thread", "r1").want(t, 0, "interrupted")
+	superstep(t, "", "run", "research", "--db", db, "--thread", "r1", "--resume", `{"action":"approve"}`).want(t, 0, "done")
+	r := superstep(t, "", "replay", "r1", "--db", db, "--rerun", "synthesize")
+	r.want(t, 0, "plan_queries reused", "human_review reused", "synthesize ran (--rerun)", "replay matches: 5 supersteps")
+	superstep(t, "", "replay", "r1", "--db", db, "--rerun", "nope").want(t, 2, "no such node")
+	superstep(t, "", "replay", "r1", "--db", db, "--offline").want(t, 2, "--offline goes with --rerun")
+	superstep(t, "", "exec", "r1", "investigate", "--db", db).want(t, 0, "same writes as recorded", "sub_query")
+	superstep(t, "", "exec", "r1", "human_review", "--db", db).want(t, 0, "approved = true")
+	superstep(t, "", "exec", "r1", "nope", "--db", db).want(t, 2, "no node")
+}
