@@ -786,7 +786,10 @@ func taskKey(t engine.TaskView) string {
 // recorded input take their recorded writes. They are saved on the replay
 // checkpoint as the writes of finished tasks, and the run restarts from it,
 // so the engine reuses them as it reuses a finished task's writes when a
-// superstep resumes; only the other tasks execute. A task whose input
+// superstep resumes (LangGraph: pregel/_loop.py:663, :736
+// _reapply_writes_to_succeeded_nodes; its node cache fills a task's writes
+// without running it the same way, _loop.py:1549 match_cached_writes);
+// only the other tasks execute. A task whose input
 // changed executes, or with --offline stops the replay, naming it.
 func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recStep, v *engine.StepView) (*engine.Stepper, error) {
 	rp.matched[v.CheckpointID] = true
