@@ -111,7 +111,7 @@ func TestInspect_ShowDiffHistory(t *testing.T) {
 func TestGraphs_ListAndTopology(t *testing.T) {
 	t.Parallel()
 	superstep(t, "", "graphs").want(t, 0, "research", "linear")
-	superstep(t, "", "graph", "research").want(t, 0, "plan_queries", "triggers", "conditional edges", "channels")
+	superstep(t, "", "graph", "research").want(t, 0, "│ plan_queries │", "⟲ plan_queries", "triggers", "conditional edges", "channels")
 	superstep(t, "", "graph", "research", "--mermaid").want(t, 0, "graph TD;")
 	superstep(t, "", "graph", testdata("approve.json"), "--json").want(t, 0, `"fingerprint"`)
 }

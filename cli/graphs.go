@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/superstep/superstep/draw"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
 )
@@ -76,7 +77,10 @@ edges, and its channels; or, with --mermaid, a Mermaid flowchart.`,
 
 func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
 	w := a.Stdout
-	fmt.Fprintf(w, "graph %s  (fingerprint %s)\n\nnodes\n", info.Name, gr.Fingerprint())
+	fmt.Fprintf(w, "graph %s  (fingerprint %s)\n\n", info.Name, gr.Fingerprint())
+	// The drawing the debugger's graph pane shows (g).
+	fmt.Fprint(w, draw.Draw(draw.FromInfo(info)).String())
+	fmt.Fprint(w, "\nnodes\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, n := range info.Nodes {
 		extra := []string{}

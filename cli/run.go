@@ -402,7 +402,10 @@ func (r *runner) onEvent(e engine.Event) {
 			r.mu.Unlock()
 		}
 		status := "ran"
+		var cancelled *engine.CancelledError
 		switch {
+		case errors.As(e.Err, &cancelled):
+			status = "cancelled" // a sibling's failure stopped it
 		case e.Err != nil:
 			status = "error"
 		case len(e.Interrupts) > 0:

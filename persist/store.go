@@ -26,8 +26,10 @@ import (
 type Durability int
 
 const (
-	// DurabilitySync commits every Put and PutWrites, with fsync, before it
-	// returns. Concurrent writes share commits.
+	// DurabilitySync commits every Put, with fsync and with every write
+	// queued before it, before it returns. PutWrites queues and returns;
+	// its writes are committed with the next Put or within 2 ms (see the
+	// package doc). Concurrent writes share commits.
 	DurabilitySync Durability = iota
 	// DurabilityAsync queues writes for a background goroutine that commits
 	// them in order, in batches. Reads, Flush and Close wait for them.
