@@ -376,7 +376,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 	}
 	fmt.Fprintf(r.out, "%s: %s\n", status, indentJSON(plainMap(res.Values)))
 	if res.Status == engine.StatusInterrupted && len(res.Interrupts) > 0 {
-		answer := `'"yes"'`
+		answer := "yes" // a bare word is taken as the string
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
 			answer = "'" + ex.Answers[0] + "'"
 		}
