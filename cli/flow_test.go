@@ -129,6 +129,7 @@ func TestReplay_RecordedBranchAfterFork(t *testing.T) {
 	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0)
 	fork := historyRows(t, db, "t1")[0]["id"].(string)
 
+	superstep(t, "", "history", "t1", "--db", db).want(t, 0, engine.ShortID(last)+" step 2 loop  next: (end)  (end of the recorded run)")
 	superstep(t, "", "replay", "t1", "--db", db).want(t, 0, "replay matches: 3 supersteps")
 	superstep(t, "", "replay", "t1", "--db", db, "--branch", engine.ShortID(last)).want(t, 0, "replay matches")
 	superstep(t, "", "replay", "t1", "--db", db, "--checkpoint", engine.ShortID(step0)).want(t, 0, "replay matches: 2 supersteps")
