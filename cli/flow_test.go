@@ -109,6 +109,12 @@ func TestRun_KilledRunRecordsGraph(t *testing.T) {
 			// No --graph: the recorded one is found, and the replay
 			// compares up to where the recording was cut off.
 			superstep(t, "", "replay", "s1", "--db", db).want(t, 0, "replay matches")
+			if how == "SIGKILL" {
+				// exec on the cut-off superstep: fast has a recorded
+				// outcome, slow has none, which is not a difference.
+				superstep(t, "", "exec", "s1", "fast", "--db", db).want(t, 0, "same writes as recorded")
+				superstep(t, "", "exec", "s1", "slow", "--db", db).want(t, 0, "cut off before this task finished")
+			}
 		})
 	}
 }
