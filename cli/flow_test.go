@@ -221,7 +221,7 @@ func TestDebugger_ReadersWorkBeside(t *testing.T) {
 	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0, "interrupted")
 	// Without a terminal the debugger runs headless, holding the session
 	// as the terminal UI does, while the slow node works.
-	cmd, lines, _ := startUntil(t, binary, nil, "fast", "tui", testdata("slow.json"), "--db", db, "--thread", "s1")
+	cmd, lines, _ := startUntil(t, binary, nil, "fast", "tui", testdata("session.json"), "--db", db, "--thread", "s1")
 	superstep(t, "", "threads", "--db", db).want(t, 0, "t1", "s1")
 	superstep(t, "", "show", "t1", "--db", db).want(t, 0, "approve?")
 	superstep(t, "", "history", "s1", "--db", db).want(t, 0, "step -1 input")
