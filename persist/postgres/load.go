@@ -23,33 +23,58 @@ type chainRow struct {
 
 // loadChain reads the records of ids and of the ancestors their deltas
 // need, keyed by id.
-func loadChain(ctx context.Context, db querier, stmt, thread, ns string, ids []string) (map[string]chainRow, error) {
+func (s *Store) loadChain(ctx context.Context, db querier, thread, ns string, ids []string) (map[string]chainRow, error) {
+	out := map[string]chainRow{}
+	if err := s.readChain(ctx, db, s.sql.chain, thread, ns, ids, out); err != nil {
+		return nil, err
+	}
+	// An ancestor outside the id range (ids that are not time-ordered):
+	// follow parent links for those.
+	var missing []string
+	for _, id := range ids {
+		for cur, ok := out[id]; ok && cur.rec.Depth > 0; {
+			next, found := out[cur.parent]
+			if !found {
+				missing = append(missing, cur.parent)
+				break
+			}
+			cur, ok = next, found
+		}
+	}
+	if len(missing) > 0 {
+		if err := s.readChain(ctx, db, s.sql.chainByParent, thread, ns, missing, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) readChain(ctx context.Context, db querier, stmt, thread, ns string, ids []string, out map[string]chainRow) error {
 	keys := make([][]byte, len(ids))
 	for i, id := range ids {
 		keys[i] = bs(id)
 	}
 	rows, err := db.Query(ctx, stmt, bs(thread), bs(ns), keys)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	out := map[string]chainRow{}
 	for rows.Next() {
 		var id, parent, data []byte
 		var depth int
 		if err := rows.Scan(&id, &parent, &depth, &data); err != nil {
-			return nil, err
+			return err
 		}
 		rec, err := decodeRecord(data)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if rec.Depth != depth {
-			return nil, corruptf("checkpoint %q: depth %d, record says %d", id, depth, rec.Depth)
+			return corruptf("checkpoint %q: depth %d, record says %d", id, depth, rec.Depth)
 		}
 		out[string(id)] = chainRow{parent: string(parent), rec: rec}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // stateOf rebuilds a checkpoint's state from the records loadChain read.
@@ -72,6 +97,10 @@ func stateOf(id string, recs map[string]chainRow, memo map[string]*cpState) (*cp
 		}
 	}
 	st := row.rec.apply(parent)
+	st.base = id
+	if parent != nil {
+		st.base = parent.base
+	}
 	memo[id] = st
 	return st, nil
 }
@@ -88,11 +117,24 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 	if len(keys) == 0 {
 		return map[valueKey]valueEnc{}, nil
 	}
-	chans, vers, hashes := make([][]byte, len(keys)), make([]int64, len(keys)), make([]int64, len(keys))
-	for i, k := range keys {
-		chans[i], vers[i], hashes[i] = bs(k.channel), k.ref.Version, k.ref.Hash
+	// One version range per channel covers every wanted value and the
+	// lists it appends to.
+	type span struct{ lo, hi int64 }
+	spans := map[string]span{}
+	for _, k := range keys {
+		sp, ok := spans[k.channel]
+		if !ok {
+			sp = span{k.ref.Root, k.ref.Version}
+		}
+		sp.lo, sp.hi = min(sp.lo, k.ref.Root), max(sp.hi, k.ref.Version)
+		spans[k.channel] = sp
 	}
-	rows, err := db.Query(ctx, s.sql.values, bs(thread), bs(ns), chans, vers, hashes)
+	var chans [][]byte
+	var los, his []int64
+	for ch, sp := range spans {
+		chans, los, his = append(chans, bs(ch)), append(los, sp.lo), append(his, sp.hi)
+	}
+	rows, err := db.Query(ctx, s.sql.values, bs(thread), bs(ns), chans, los, his)
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +151,12 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		var k valueKey
 		var bv, bh *int64
 		var st stored
-		if err := rows.Scan(&ch, &k.ref.Version, &k.ref.Hash, &bv, &bh, &st.depth, &st.has, &data); err != nil {
+		if err := rows.Scan(&ch, &k.ref.Version, &k.ref.Hash, &k.ref.Root, &bv, &bh, &st.depth, &st.has, &data); err != nil {
 			return nil, err
 		}
 		k.channel = string(ch)
 		if bv != nil && bh != nil {
-			st.base = &ref{Version: *bv, Hash: *bh}
+			st.base = &ref{Version: *bv, Hash: *bh, Root: k.ref.Root}
 		}
 		st.data = data
 		raw[k] = st
@@ -211,7 +253,7 @@ var errNotStored = errors.New("checkpoint not stored")
 func (s *Store) load(ctx context.Context, db querier, thread, ns string, ids []string) (*loaded, error) {
 	l := &loaded{states: map[string]*cpState{}}
 	var err error
-	if l.recs, err = loadChain(ctx, db, s.sql.chain, thread, ns, ids); err != nil {
+	if l.recs, err = s.loadChain(ctx, db, thread, ns, ids); err != nil {
 		return nil, err
 	}
 	for _, id := range ids {

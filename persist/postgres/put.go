@@ -154,6 +154,11 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 	rec := newRecord(cp, meta, st, pst)
 	st.depth = rec.Depth
 	p.depth = rec.Depth
+	st.base = cp.ID
+	if rec.Depth > 0 {
+		st.base = pst.base
+	}
+	p.base = st.base
 	var err error
 	if p.rec, err = encodeRecord(rec); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", persist.ErrInvalidCheckpoint, err)

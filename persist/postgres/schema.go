@@ -30,6 +30,7 @@ CREATE TABLE S.checkpoints (
 	ns     bytea NOT NULL,
 	id     bytea NOT NULL,
 	parent bytea,
+	base   bytea NOT NULL, -- the full image a delta chain starts from (id itself for one)
 	depth  int NOT NULL,
 	source text NOT NULL,
 	step   int NOT NULL,
@@ -43,6 +44,7 @@ CREATE TABLE S.blobs (
 	channel      bytea NOT NULL,
 	version      bigint NOT NULL,
 	hash         bigint NOT NULL,
+	root         bigint NOT NULL,
 	base_version bigint,
 	base_hash    bigint,
 	depth        int NOT NULL,
@@ -100,6 +102,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 		return err
 	}
 	defer tx.Rollback(ctx)
+	// A migration lost in a server crash is applied again at the next
+	// Open: its commit need not wait for the disk.
+	if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('superstep schema ' || $1))`, schema); err != nil {
 		return err
 	}
