@@ -8,16 +8,16 @@ import (
 
 // statements are the store's SQL, with the schema filled in once at Open.
 type statements struct {
-	claim, threadSeq                    string
-	insCheckpoint, insBlobs             string
-	insWrites, insNullWrites            string
-	checkpointExists, deltaChildren     string
-	updateRecord                        string
-	latestID, candidates, candidatesAll string
+	claim, threadSeq                     string
+	insCheckpoint, insBlobs              string
+	insWrites, insNullWrites             string
+	checkpointExists, deltaChildren      string
+	updateRecord                         string
+	latestID, candidates, candidatesAll  string
 	chain, chainByParent, values, writes string
-	deleteThread                        []string
-	threads, fingerprint, setFP         string
-	threadIDs, namespaces               string
+	deleteThread                         []string
+	threads, fingerprint, setFP          string
+	threadIDs, namespaces                string
 }
 
 func newStatements(schema string) statements {
