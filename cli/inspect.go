@@ -704,9 +704,9 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 			}
 			defer closeStore(st, &err)
 			if err := st.Check(); err != nil {
-				return failf("check %s: %s", p, storeMessage(err))
+				return failf("check %s: %s", displayDB(p), storeMessage(err))
 			}
-			_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", p)
+			_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", displayDB(p))
 			return err
 		},
 	}

@@ -95,7 +95,7 @@ const conflictCode = "SSW01"
 // migrate brings schema up to SchemaVersion in one transaction, holding
 // an advisory lock so that processes opening a new database at once do not
 // race. A schema at a newer version is refused with a *SchemaError.
-func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, readOnly bool) error {
 	q := pgx.Identifier{schema}.Sanitize()
 	tx, err := pool.Begin(ctx)
 	if err != nil {
@@ -113,6 +113,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	var exists bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1)`, schema).Scan(&exists); err != nil {
 		return err
+	}
+	if !exists && readOnly {
+		return fmt.Errorf("%w: %q (nothing was stored there yet: run a graph with this URL first)", ErrNoSchema, schema)
 	}
 	if !exists {
 		if _, err := tx.Exec(ctx, "CREATE SCHEMA "+q); err != nil {
@@ -139,6 +142,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	}
 	if found == SchemaVersion {
 		return tx.Commit(ctx)
+	}
+	if readOnly {
+		return fmt.Errorf("%w: %q is at version %d and needs migrating to %d (open it for writing once)", ErrNoSchema, schema, found, SchemaVersion)
 	}
 	for v := found + 1; v <= SchemaVersion; v++ {
 		if _, err := tx.Exec(ctx, strings.ReplaceAll(migrations[v-1], "S.", q+".")); err != nil {
