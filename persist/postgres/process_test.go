@@ -1,0 +1,388 @@
+//go:build unix
+
+package postgres_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/persist/postgres"
+)
+
+// The crash and concurrency tests run graphs in helper processes: this
+// test binary again, with TestProcessHelper selected and these variables
+// set. A side file of lines ("enter fast1", "saved fast1", ...) tells the
+// parent what a helper did, across the kill.
+const (
+	helperEnv  = "SUPERSTEP_PG_HELPER" // "fan" or "workers"
+	helperURL  = "SUPERSTEP_PG_HELPER_URL"
+	helperSide = "SUPERSTEP_PG_HELPER_SIDE"
+	helperArg  = "SUPERSTEP_PG_HELPER_ARG"
+)
+
+// concurrencyThreads is how many threads each of the concurrency test's
+// four processes runs; make test-postgres-full runs the 50.
+var concurrencyThreads = flag.Int("pg.threads", 12, "threads per process in TestStore_Concurrent_FourProcesses")
+
+type sideLog struct {
+	mu   sync.Mutex
+	path string
+}
+
+func (l *sideLog) add(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, format+"\n", args...); err != nil {
+		panic(err)
+	}
+}
+
+func (l *sideLog) lines() []string {
+	data, _ := os.ReadFile(l.path)
+	out := strings.Split(string(data), "\n")
+	return out[:len(out)-1]
+}
+
+func (l *sideLog) count(line string) int {
+	n := 0
+	for _, got := range l.lines() {
+		if got == line {
+			n++
+		}
+	}
+	return n
+}
+
+// fanGraph is START → {fast1, fast2, slow} → after → END; slow blocks
+// (until its context ends) when slowBlocks.
+func fanGraph(s engine.Saver, side *sideLog, slowBlocks bool) (*engine.Graph, error) {
+	node := func(name string, blocks bool) engine.NodeFunc {
+		return func(ctx context.Context, _ any) (any, error) {
+			side.add("enter %s", name)
+			if blocks {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return map[string]any{"log": []any{name}}, nil
+		}
+	}
+	after := func(_ context.Context, in any) (any, error) {
+		side.add("enter after")
+		log, _ := in.(map[string]any)["log"].([]any)
+		return map[string]any{"log": []any{"after"}, "last": fmt.Sprintf("after %d entries", len(log))}, nil
+	}
+	return engine.NewStateGraph(engine.AppendKey("log"), engine.LastValueKey("last")).
+		AddNode("fast1", node("fast1", false)).
+		AddNode("fast2", node("fast2", false)).
+		AddNode("slow", node("slow", slowBlocks)).
+		AddNode("after", after).
+		AddEdge(engine.Start, "fast1").
+		AddEdge(engine.Start, "fast2").
+		AddEdge(engine.Start, "slow").
+		AddJoin([]string{"fast1", "fast2", "slow"}, "after").
+		AddEdge("after", engine.End).
+		Compile(engine.WithSaver(s))
+}
+
+// loopSteps is how many supersteps a concurrency test thread runs.
+const loopSteps = 6
+
+// loopGraph counts n up to loopSteps, appending to a log at each step.
+func loopGraph(s engine.Saver) (*engine.Graph, error) {
+	inc := func(_ context.Context, in any) (any, error) {
+		n := int(in.(map[string]any)["n"].(float64))
+		return map[string]any{"n": float64(n + 1), "log": []any{fmt.Sprintf("step %d", n)}}, nil
+	}
+	route := func(_ context.Context, st map[string]any) (any, error) {
+		if st["n"].(float64) < loopSteps {
+			return "inc", nil
+		}
+		return engine.End, nil
+	}
+	return engine.NewStateGraph(engine.LastValueKey("n"), engine.AppendKey("log")).
+		AddNode("inc", inc).
+		AddEdge(engine.Start, "inc").
+		AddConditionalEdges("inc", route, "inc", engine.End).
+		Compile(engine.WithSaver(s))
+}
+
+// TestProcessHelper is the helper process; run on its own it skips.
+func TestProcessHelper(t *testing.T) {
+	kind := os.Getenv(helperEnv)
+	if kind == "" {
+		t.Skip("the helper of the crash and concurrency tests; runs only when they start it")
+	}
+	side := &sideLog{path: os.Getenv(helperSide)}
+	s, err := postgres.Open(ctx, os.Getenv(helperURL), postgres.Options{Durability: persist.DurabilitySync})
+	if err != nil {
+		t.Fatalf("helper: Open: %v", err)
+	}
+	switch kind {
+	case "fan":
+		g, err := fanGraph(s, side, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := engine.WithEvents(func(e engine.Event) {
+			if e.Kind == engine.EventTaskResult && e.Err == nil {
+				side.add("saved %s", e.Node)
+			}
+		})
+		side.add("started")
+		res, err := g.Invoke(ctx, map[string]any{"log": []any{"input"}}, engine.OnThread("t"), events)
+		t.Fatalf("helper: run ended before the kill: %v, %v", res.Status, err)
+	case "workers":
+		g, err := loopGraph(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix := os.Getenv(helperArg)
+		n, _ := strconv.Atoi(strings.SplitN(prefix, ":", 2)[1])
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for i := range n {
+			wg.Go(func() {
+				th := fmt.Sprintf("%s-%03d", prefix, i)
+				res, err := g.Invoke(ctx, map[string]any{"n": 0.0}, engine.OnThread(th))
+				if err == nil && res.Status != engine.StatusDone {
+					err = fmt.Errorf("thread %s: status %v", th, res.Status)
+				}
+				if err != nil {
+					errs <- fmt.Errorf("thread %s: %w", th, err)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+		side.add("done %s", prefix)
+	}
+}
+
+type helper struct {
+	cmd    *exec.Cmd
+	out    bytes.Buffer
+	exited chan struct{}
+	err    error
+}
+
+func startHelper(t *testing.T, kind, u, side, arg string) *helper {
+	t.Helper()
+	h := &helper{exited: make(chan struct{})}
+	h.cmd = exec.Command(os.Args[0], "-test.run=^TestProcessHelper$", "-test.count=1", "-test.timeout=5m")
+	h.cmd.Env = append(os.Environ(), helperEnv+"="+kind, helperURL+"="+u, helperSide+"="+side, helperArg+"="+arg)
+	h.cmd.Stdout, h.cmd.Stderr = &h.out, &h.out
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { h.err = h.cmd.Wait(); close(h.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-h.exited:
+		default:
+			h.cmd.Process.Kill()
+			<-h.exited
+		}
+	})
+	return h
+}
+
+func (h *helper) waitFor(t *testing.T, side *sideLog, what string, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		lines := side.lines()
+		ok := true
+		for _, w := range want {
+			ok = ok && slices.Contains(lines, w)
+		}
+		if ok {
+			return
+		}
+		select {
+		case <-h.exited:
+			t.Fatalf("helper exited (%v) before %s; output:\n%s", h.err, what, h.out.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; side file:\n%s", what, strings.Join(lines, "\n"))
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestStore_Crash_KilledMidSuperstep: a helper runs the fan graph with sync
+// durability and is SIGKILLed while slow blocks, after fast1 and fast2 were
+// saved. The database passes Check, the thread shows slow as the only task
+// left, and resuming reuses fast1 and fast2 and ends where a clean run
+// ends, with the same checkpoints.
+func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
+	u := schemaURL(t)
+	open(t, u, postgres.Options{}).Close() // migrate before the helper starts
+	dir := t.TempDir()
+	side := &sideLog{path: filepath.Join(dir, "side.txt")}
+	h := startHelper(t, "fan", u, side.path, "")
+	h.waitFor(t, side, "fast1 and fast2 saved and slow entered", "saved fast1", "saved fast2", "enter slow")
+	// A task's writes are committed with the superstep's checkpoint or a
+	// few milliseconds after the task (Store.PutWrites): let that pass.
+	time.Sleep(200 * time.Millisecond)
+	if err := h.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-h.exited
+	if ws, ok := h.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("helper ended by %v, not our SIGKILL; output:\n%s", h.cmd.ProcessState, h.out.String())
+	}
+
+	s := open(t, u, postgres.Options{})
+	if err := s.Check(); err != nil {
+		t.Fatalf("Check after the kill: %v", err)
+	}
+	g, err := fanGraph(s, side, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(st.Next, []string{"slow"}) {
+		t.Errorf("Next after the kill = %v, want [slow]", st.Next)
+	}
+	var reused []string
+	res, err := g.Invoke(ctx, nil, engine.OnThread("t"), engine.WithEvents(func(e engine.Event) {
+		if e.Kind == engine.EventTask && e.Reused {
+			reused = append(reused, e.Node)
+		}
+	}))
+	if err != nil || res.Status != engine.StatusDone {
+		t.Fatalf("resume: %v, %v", res.Status, err)
+	}
+	slices.Sort(reused)
+	if !slices.Equal(reused, []string{"fast1", "fast2"}) {
+		t.Errorf("resume reused %v, want [fast1 fast2]", reused)
+	}
+	for node, want := range map[string]int{"fast1": 1, "fast2": 1, "slow": 2, "after": 1} {
+		if got := side.count("enter " + node); got != want {
+			t.Errorf("%s entered %d times across both processes, want %d", node, got, want)
+		}
+	}
+
+	clean := open(t, schemaURL(t), postgres.Options{})
+	cg, err := fanGraph(clean, &sideLog{path: filepath.Join(dir, "clean.txt")}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cg.Invoke(ctx, map[string]any{"log": []any{"input"}}, engine.OnThread("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mustJSON(t, res.Values), mustJSON(t, want.Values); got != want {
+		t.Errorf("resumed final state = %s\nclean run's        = %s", got, want)
+	}
+	if got, want := historyShape(t, g), historyShape(t, cg); !slices.Equal(got, want) {
+		t.Errorf("history after the crash = %v\nclean run's history    = %v", got, want)
+	}
+}
+
+// historyShape lists a thread's checkpoints oldest first as "source step".
+func historyShape(t *testing.T, g *engine.Graph) []string {
+	t.Helper()
+	hist, err := g.History(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range slices.Backward(hist) {
+		out = append(out, fmt.Sprintf("%s %d", s.Metadata.Source, s.Metadata.Step))
+	}
+	return out
+}
+
+// TestStore_Concurrent_FourProcesses: four processes run their own threads
+// at once against one database (-pg.threads each; the 50 in make
+// test-postgres-full). Every thread ends done with its whole history, and
+// Check finds nothing.
+func TestStore_Concurrent_FourProcesses(t *testing.T) {
+	u := schemaURL(t)
+	s := open(t, u, postgres.Options{}) // migrate before the helpers start
+	dir := t.TempDir()
+	side := &sideLog{path: filepath.Join(dir, "side.txt")}
+	const procs = 4
+	var hs []*helper
+	for p := range procs {
+		hs = append(hs, startHelper(t, "workers", u, side.path, fmt.Sprintf("p%d:%d", p, *concurrencyThreads)))
+	}
+	for p, h := range hs {
+		<-h.exited
+		if h.err != nil {
+			t.Fatalf("process %d: %v\n%s", p, h.err, h.out.String())
+		}
+	}
+	threads, err := s.Threads(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(threads) != procs**concurrencyThreads {
+		t.Fatalf("%d threads stored, want %d", len(threads), procs**concurrencyThreads)
+	}
+	g, err := loopGraph(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range threads {
+		st, err := g.GetState(ctx, engine.Config{ThreadID: th.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Next) != 0 || st.Values["n"] != float64(loopSteps) || len(st.Values["log"].([]any)) != loopSteps {
+			t.Fatalf("thread %s ends at %v with next %v", th.ID, st.Values, st.Next)
+		}
+		tups := mustList(t, s, th.ID)
+		// input, the start step, then one per inc.
+		if len(tups) != loopSteps+2 {
+			t.Fatalf("thread %s has %d checkpoints, want %d", th.ID, len(tups), loopSteps+2)
+		}
+		for i, tup := range tups[:len(tups)-1] {
+			if tup.ParentID != tups[i+1].Config.CheckpointID {
+				t.Fatalf("thread %s: checkpoint %s has parent %s, want %s", th.ID, tup.Config.CheckpointID, tup.ParentID, tups[i+1].Config.CheckpointID)
+			}
+		}
+	}
+	if err := s.Check(); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+}
