@@ -23,6 +23,7 @@ func checkpoint(n int, count float64) *engine.Checkpoint {
 // the same thread and both try to advance it; the first wins and the
 // second is refused with an error naming the thread and the winner.
 func TestStore_Put_ConcurrentWritersConflict(t *testing.T) {
+	t.Parallel()
 	u := schemaURL(t)
 	a := open(t, u, postgres.Options{Writer: "host-a pid 1"})
 	b := open(t, u, postgres.Options{Writer: "host-b pid 2"})
@@ -78,6 +79,7 @@ func TestStore_Put_ConcurrentWritersConflict(t *testing.T) {
 // TestStore_Put_OtherThreadsDoNotConflict: writers of different threads
 // never get in each other's way.
 func TestStore_Put_OtherThreadsDoNotConflict(t *testing.T) {
+	t.Parallel()
 	u := schemaURL(t)
 	a := open(t, u, postgres.Options{})
 	b := open(t, u, postgres.Options{})

@@ -58,6 +58,7 @@ func mustFailOpen(t *testing.T, u string, opts postgres.Options, want error, par
 }
 
 func TestOpen_Unreachable(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -70,18 +71,21 @@ func TestOpen_Unreachable(t *testing.T) {
 }
 
 func TestOpen_AuthFailed(t *testing.T) {
+	t.Parallel()
 	u, _ := url.Parse(serverURL)
 	u.User = url.UserPassword(u.User.Username(), "not-the-password")
 	mustFailOpen(t, u.String(), postgres.Options{}, postgres.ErrAuth, u.User.Username())
 }
 
 func TestOpen_DatabaseMissing(t *testing.T) {
+	t.Parallel()
 	u, _ := url.Parse(serverURL)
 	u.Path = "/no_such_database"
 	mustFailOpen(t, u.String(), postgres.Options{}, postgres.ErrNoDatabase, `"no_such_database"`)
 }
 
 func TestOpen_PermissionDenied(t *testing.T) {
+	t.Parallel()
 	var b [4]byte
 	rand.Read(b[:])
 	role := "nopriv_" + hex.EncodeToString(b[:])
@@ -94,6 +98,7 @@ func TestOpen_PermissionDenied(t *testing.T) {
 }
 
 func TestOpen_NewerSchemaRefused(t *testing.T) {
+	t.Parallel()
 	u := schemaURL(t)
 	s := open(t, u, postgres.Options{})
 	schema := s.Schema()
@@ -103,6 +108,7 @@ func TestOpen_NewerSchemaRefused(t *testing.T) {
 }
 
 func TestOpen_MigratesOnce(t *testing.T) {
+	t.Parallel()
 	u := schemaURL(t)
 	a := open(t, u, postgres.Options{})
 	b := open(t, u, postgres.Options{}) // a second open finds the schema current
@@ -127,6 +133,7 @@ func TestOpen_MigratesOnce(t *testing.T) {
 }
 
 func TestOpen_ReadOnly(t *testing.T) {
+	t.Parallel()
 	u := schemaURL(t)
 	mustFailOpen(t, u, postgres.Options{ReadOnly: true}, postgres.ErrNoSchema, "run a graph")
 	open(t, u, postgres.Options{}).Close()
@@ -138,10 +145,12 @@ func TestOpen_ReadOnly(t *testing.T) {
 }
 
 func TestOpen_BadURL(t *testing.T) {
+	t.Parallel()
 	mustFailOpen(t, "postgres://superstep:secret@127.0.0.1:notaport/db", postgres.Options{}, postgres.ErrBadURL)
 }
 
 func TestOpen_BadURLHidesPassword(t *testing.T) {
+	t.Parallel()
 	_, err := postgres.Open(ctx, "postgres://superstep:secret@127.0.0.1:notaport/db", postgres.Options{})
 	if err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("Open: %v, want an error that does not show the password", err)

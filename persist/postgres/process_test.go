@@ -36,8 +36,8 @@ const (
 )
 
 // concurrencyThreads is how many threads each of the concurrency test's
-// four processes runs; make test-postgres-full runs the 50.
-var concurrencyThreads = flag.Int("pg.threads", 12, "threads per process in TestStore_Concurrent_FourProcesses")
+// four processes runs (the 50 by default).
+var concurrencyThreads = flag.Int("pg.threads", 50, "threads per process in TestStore_Concurrent_FourProcesses")
 
 type sideLog struct {
 	mu   sync.Mutex
@@ -250,6 +250,7 @@ func mustJSON(t *testing.T, v any) string {
 // left, and resuming reuses fast1 and fast2 and ends where a clean run
 // ends, with the same checkpoints.
 func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
+	t.Parallel()
 	u := schemaURL(t)
 	open(t, u, postgres.Options{}).Close() // migrate before the helper starts
 	dir := t.TempDir()
@@ -333,10 +334,11 @@ func historyShape(t *testing.T, g *engine.Graph) []string {
 }
 
 // TestStore_Concurrent_FourProcesses: four processes run their own threads
-// at once against one database (-pg.threads each; the 50 in make
-// test-postgres-full). Every thread ends done with its whole history, and
+// at once against one database (-pg.threads each, 50 by default). Every
+// thread ends done with its whole history, and
 // Check finds nothing.
 func TestStore_Concurrent_FourProcesses(t *testing.T) {
+	t.Parallel()
 	u := schemaURL(t)
 	s := open(t, u, postgres.Options{}) // migrate before the helpers start
 	dir := t.TempDir()
