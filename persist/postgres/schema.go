@@ -165,3 +165,20 @@ func pgCode(err error) string {
 	}
 	return ""
 }
+
+// DropSchema removes superstep's schema at url (the URL's schema
+// parameter, else DefaultSchema) with every thread in it. Dropping a
+// schema that does not exist is not an error.
+func DropSchema(ctx context.Context, url string) error {
+	clean, schema, err := splitSchema(url)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadURL, err)
+	}
+	conn, err := pgx.Connect(ctx, clean)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	return err
+}
