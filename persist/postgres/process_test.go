@@ -3,23 +3,21 @@
 package postgres_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/persist"
 	"github.com/superstep/superstep/persist/postgres"
 )
@@ -38,71 +36,6 @@ const (
 // concurrencyThreads is how many threads each of the concurrency test's
 // four processes runs (the 50 by default).
 var concurrencyThreads = flag.Int("pg.threads", 50, "threads per process in TestStore_Concurrent_FourProcesses")
-
-type sideLog struct {
-	mu   sync.Mutex
-	path string
-}
-
-func (l *sideLog) add(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		panic(err)
-	}
-	defer f.Close()
-	if _, err := fmt.Fprintf(f, format+"\n", args...); err != nil {
-		panic(err)
-	}
-}
-
-func (l *sideLog) lines() []string {
-	data, _ := os.ReadFile(l.path)
-	out := strings.Split(string(data), "\n")
-	return out[:len(out)-1]
-}
-
-func (l *sideLog) count(line string) int {
-	n := 0
-	for _, got := range l.lines() {
-		if got == line {
-			n++
-		}
-	}
-	return n
-}
-
-// fanGraph is START → {fast1, fast2, slow} → after → END; slow blocks
-// (until its context ends) when slowBlocks.
-func fanGraph(s engine.Saver, side *sideLog, slowBlocks bool) (*engine.Graph, error) {
-	node := func(name string, blocks bool) engine.NodeFunc {
-		return func(ctx context.Context, _ any) (any, error) {
-			side.add("enter %s", name)
-			if blocks {
-				<-ctx.Done()
-				return nil, ctx.Err()
-			}
-			return map[string]any{"log": []any{name}}, nil
-		}
-	}
-	after := func(_ context.Context, in any) (any, error) {
-		side.add("enter after")
-		log, _ := in.(map[string]any)["log"].([]any)
-		return map[string]any{"log": []any{"after"}, "last": fmt.Sprintf("after %d entries", len(log))}, nil
-	}
-	return engine.NewStateGraph(engine.AppendKey("log"), engine.LastValueKey("last")).
-		AddNode("fast1", node("fast1", false)).
-		AddNode("fast2", node("fast2", false)).
-		AddNode("slow", node("slow", slowBlocks)).
-		AddNode("after", after).
-		AddEdge(engine.Start, "fast1").
-		AddEdge(engine.Start, "fast2").
-		AddEdge(engine.Start, "slow").
-		AddJoin([]string{"fast1", "fast2", "slow"}, "after").
-		AddEdge("after", engine.End).
-		Compile(engine.WithSaver(s))
-}
 
 // loopSteps is how many supersteps a concurrency test thread runs.
 const loopSteps = 6
@@ -132,24 +65,18 @@ func TestProcessHelper(t *testing.T) {
 	if kind == "" {
 		t.Skip("the helper of the crash and concurrency tests; runs only when they start it")
 	}
-	side := &sideLog{path: os.Getenv(helperSide)}
+	side := &enginetest.SideLog{Path: os.Getenv(helperSide)}
 	s, err := postgres.Open(ctx, os.Getenv(helperURL), postgres.Options{Durability: persist.DurabilitySync})
 	if err != nil {
 		t.Fatalf("helper: Open: %v", err)
 	}
 	switch kind {
 	case "fan":
-		g, err := fanGraph(s, side, true)
+		g, err := enginetest.FanGraph(s, side, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		events := engine.WithEvents(func(e engine.Event) {
-			if e.Kind == engine.EventTaskResult && e.Err == nil {
-				side.add("saved %s", e.Node)
-			}
-		})
-		side.add("started")
-		res, err := g.Invoke(ctx, map[string]any{"log": []any{"input"}}, engine.OnThread("t"), events)
+		res, err := g.Invoke(ctx, map[string]any{"log": []any{"input"}}, engine.OnThread("t"), engine.WithEvents(side.Events))
 		t.Fatalf("helper: run ended before the kill: %v, %v", res.Status, err)
 	case "workers":
 		g, err := loopGraph(s)
@@ -180,59 +107,14 @@ func TestProcessHelper(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Error(err)
 		}
-		side.add("done %s", prefix)
+		side.Add("done %s", prefix)
 	}
 }
 
-type helper struct {
-	cmd    *exec.Cmd
-	out    bytes.Buffer
-	exited chan struct{}
-	err    error
-}
-
-func startHelper(t *testing.T, kind, u, side, arg string) *helper {
-	t.Helper()
-	h := &helper{exited: make(chan struct{})}
-	h.cmd = exec.Command(os.Args[0], "-test.run=^TestProcessHelper$", "-test.count=1", "-test.timeout=5m")
-	h.cmd.Env = append(os.Environ(), helperEnv+"="+kind, helperURL+"="+u, helperSide+"="+side, helperArg+"="+arg)
-	h.cmd.Stdout, h.cmd.Stderr = &h.out, &h.out
-	if err := h.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { h.err = h.cmd.Wait(); close(h.exited) }()
-	t.Cleanup(func() {
-		select {
-		case <-h.exited:
-		default:
-			h.cmd.Process.Kill()
-			<-h.exited
-		}
-	})
-	return h
-}
-
-func (h *helper) waitFor(t *testing.T, side *sideLog, what string, want ...string) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		lines := side.lines()
-		ok := true
-		for _, w := range want {
-			ok = ok && slices.Contains(lines, w)
-		}
-		if ok {
-			return
-		}
-		select {
-		case <-h.exited:
-			t.Fatalf("helper exited (%v) before %s; output:\n%s", h.err, what, h.out.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; side file:\n%s", what, strings.Join(lines, "\n"))
-		}
-	}
+// startHelper runs TestProcessHelper in a new process: kind says what it
+// runs, against the database at u.
+func startHelper(t *testing.T, kind, u, side, arg string) *enginetest.Helper {
+	return enginetest.StartHelper(t, "TestProcessHelper", helperEnv+"="+kind, helperURL+"="+u, helperSide+"="+side, helperArg+"="+arg)
 }
 
 func mustJSON(t *testing.T, v any) string {
@@ -254,25 +136,19 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	u := schemaURL(t)
 	open(t, u, postgres.Options{}).Close() // migrate before the helper starts
 	dir := t.TempDir()
-	side := &sideLog{path: filepath.Join(dir, "side.txt")}
-	h := startHelper(t, "fan", u, side.path, "")
-	h.waitFor(t, side, "fast1 and fast2 saved and slow entered", "saved fast1", "saved fast2", "enter slow")
+	side := &enginetest.SideLog{Path: filepath.Join(dir, "side.txt")}
+	h := startHelper(t, "fan", u, side.Path, "")
+	h.WaitFor(t, side, time.Minute, "saved fast1", "saved fast2", "enter slow")
 	// A task's writes are committed with the superstep's checkpoint or a
 	// few milliseconds after the task (Store.PutWrites): let that pass.
 	time.Sleep(200 * time.Millisecond)
-	if err := h.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-h.exited
-	if ws, ok := h.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("helper ended by %v, not our SIGKILL; output:\n%s", h.cmd.ProcessState, h.out.String())
-	}
+	h.Kill(t)
 
 	s := open(t, u, postgres.Options{})
 	if err := s.Check(); err != nil {
 		t.Fatalf("Check after the kill: %v", err)
 	}
-	g, err := fanGraph(s, side, false)
+	g, err := enginetest.FanGraph(s, side, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,13 +173,13 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 		t.Errorf("resume reused %v, want [fast1 fast2]", reused)
 	}
 	for node, want := range map[string]int{"fast1": 1, "fast2": 1, "slow": 2, "after": 1} {
-		if got := side.count("enter " + node); got != want {
+		if got := side.Count("enter " + node); got != want {
 			t.Errorf("%s entered %d times across both processes, want %d", node, got, want)
 		}
 	}
 
 	clean := open(t, schemaURL(t), postgres.Options{})
-	cg, err := fanGraph(clean, &sideLog{path: filepath.Join(dir, "clean.txt")}, false)
+	cg, err := enginetest.FanGraph(clean, &enginetest.SideLog{Path: filepath.Join(dir, "clean.txt")}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,16 +218,15 @@ func TestStore_Concurrent_FourProcesses(t *testing.T) {
 	u := schemaURL(t)
 	s := open(t, u, postgres.Options{}) // migrate before the helpers start
 	dir := t.TempDir()
-	side := &sideLog{path: filepath.Join(dir, "side.txt")}
+	side := filepath.Join(dir, "side.txt")
 	const procs = 4
-	var hs []*helper
+	var hs []*enginetest.Helper
 	for p := range procs {
-		hs = append(hs, startHelper(t, "workers", u, side.path, fmt.Sprintf("p%d:%d", p, *concurrencyThreads)))
+		hs = append(hs, startHelper(t, "workers", u, side, fmt.Sprintf("p%d:%d", p, *concurrencyThreads)))
 	}
 	for p, h := range hs {
-		<-h.exited
-		if h.err != nil {
-			t.Fatalf("process %d: %v\n%s", p, h.err, h.out.String())
+		if out, err := h.Wait(); err != nil {
+			t.Fatalf("process %d: %v\n%s", p, err, out)
 		}
 	}
 	threads, err := s.Threads(ctx)
