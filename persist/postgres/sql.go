@@ -8,7 +8,7 @@ import (
 
 // statements are the store's SQL, with the schema filled in once at Open.
 type statements struct {
-	claim, threadSeq                     string
+	claim, seqAndLatest                  string
 	insCheckpoint, insBlobs              string
 	insWrites, insNullWrites             string
 	checkpointExists, deltaChildren      string
@@ -24,8 +24,9 @@ func newStatements(schema string) statements {
 	q := pgx.Identifier{schema}.Sanitize() + "."
 	r := strings.NewReplacer("S.", q)
 	return statements{
-		claim:     r.Replace(`SELECT S.claim($1, $2, $3)`),
-		threadSeq: r.Replace(`SELECT seq FROM S.threads WHERE thread = $1`),
+		claim: r.Replace(`SELECT S.claim($1, $2, $3)`),
+		seqAndLatest: r.Replace(`SELECT (SELECT seq FROM S.threads WHERE thread = $1),
+			(SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 ORDER BY id DESC LIMIT 1)`),
 		insCheckpoint: r.Replace(`INSERT INTO S.checkpoints (thread, ns, id, parent, base, depth, source, step, rec)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (thread, ns, id) DO UPDATE SET parent = EXCLUDED.parent, base = EXCLUDED.base, depth = EXCLUDED.depth,

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -348,14 +347,4 @@ func (s *Store) observe(thread string, seq int64) {
 	s.observed[thread] = seq
 	delete(s.failed, thread)
 	s.mu.Unlock()
-}
-
-// readSeq returns a thread's sequence (0 for a thread without a row).
-func (s *Store) readSeq(ctx context.Context, thread string) (int64, error) {
-	var seq int64
-	err := s.pool.QueryRow(ctx, s.sql.threadSeq, bs(thread)).Scan(&seq)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
-	return seq, err
 }
