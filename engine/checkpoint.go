@@ -133,7 +133,7 @@ type Config struct {
 // PendingWrite is one write saved for a task against a checkpoint, before the
 // superstep that produced it completed.
 type PendingWrite struct {
-	TaskID  string // the task that wrote it (NullTaskID for run input)
+	TaskID  string // the task that wrote it (NullTaskID: a Command given as run input)
 	Channel string // the channel or reserved write name
 	Value   any    // what was written
 }
