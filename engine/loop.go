@@ -113,18 +113,18 @@ type loop struct {
 // raised it.
 type PendingInterrupt struct {
 	Interruption
-	Node   string
-	TaskID string
+	Node   string // the node that called Interrupt
+	TaskID string // its task
 }
 
 // TaskResult is what happened to one task of a superstep.
 type TaskResult struct {
-	Writes     []Write
-	Interrupts []Interruption
-	Err        error
-	Reused     bool
-	Attempts   int
-	Done       bool
+	Writes     []Write        // the task's writes, in the order made
+	Interrupts []Interruption // the interrupts it raised
+	Err        error          // its failure, after retries
+	Reused     bool           // its saved writes were reused instead of running it
+	Attempts   int            // how many times it ran
+	Done       bool           // it finished (wrote, interrupted or failed)
 }
 
 func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, error) {
