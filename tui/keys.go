@@ -19,6 +19,8 @@ type KeyMap struct {
 	// The inspector: wrap long lines, or scroll them sideways (also the
 	// drawn graph). GraphView switches the graph pane's list and drawing.
 	Wrap, Left, Right, GraphView key.Binding
+	// A messages value: conversation or JSON, message ids shown or not.
+	Conversation, IDs key.Binding
 	// Forms and overlays.
 	Submit, AsNode, Back, Help, Quit, ForceQuit, Yes key.Binding
 }
@@ -52,19 +54,21 @@ func DefaultKeyMap() KeyMap {
 		Replay:    k([]string{"R"}, "R", "replay from here"),
 		NewThread: k([]string{"n"}, "n", "new thread"),
 
-		NextPane:  k([]string{"tab"}, "tab", "next pane"),
-		PrevPane:  k([]string{"shift+tab"}, "⇧tab", "previous pane"),
-		Up:        k([]string{"up", "k"}, "↑/k", "up"),
-		Down:      k([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:    k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
-		PageDown:  k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
-		Open:      k([]string{"enter"}, "enter", "open"),
-		Filter:    k([]string{"/"}, "/", "filter channels and tasks"),
-		Internal:  k([]string{"i"}, "i", "internal channels"),
-		Wrap:      k([]string{"w"}, "w", "wrap long lines"),
-		GraphView: k([]string{"g"}, "g", "draw graph"),
-		Left:      k([]string{"left", "h"}, "←/h", "scroll left"),
-		Right:     k([]string{"right", "l"}, "→/l", "scroll right"),
+		NextPane:     k([]string{"tab"}, "tab", "next pane"),
+		PrevPane:     k([]string{"shift+tab"}, "⇧tab", "previous pane"),
+		Up:           k([]string{"up", "k"}, "↑/k", "up"),
+		Down:         k([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:       k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown:     k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+		Open:         k([]string{"enter"}, "enter", "open"),
+		Filter:       k([]string{"/"}, "/", "filter channels and tasks"),
+		Internal:     k([]string{"i"}, "i", "internal channels"),
+		Wrap:         k([]string{"w"}, "w", "wrap long lines"),
+		GraphView:    k([]string{"g"}, "g", "draw graph"),
+		Conversation: k([]string{"v"}, "v", "as JSON"),
+		IDs:          k([]string{"I"}, "I", "message ids"),
+		Left:         k([]string{"left", "h"}, "←/h", "scroll left"),
+		Right:        k([]string{"right", "l"}, "→/l", "scroll right"),
 
 		Submit:    k([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		AsNode:    k([]string{"ctrl+n"}, "ctrl+n", "as node"),
@@ -86,7 +90,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
 		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Threads, k.NewThread},
-		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right},
+		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
 	}
 }
@@ -96,6 +100,6 @@ func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Cancel, &k.Answer, &k.Break, &k.BreakAfter,
 		&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.Remove,
 		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Threads, &k.NewThread,
-		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.GraphView, &k.Wrap, &k.Left, &k.Right,
+		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.GraphView, &k.Wrap, &k.Left, &k.Right, &k.Conversation, &k.IDs,
 		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}
 }

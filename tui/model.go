@@ -645,6 +645,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 			m.insp.scroll(len(m.insp.vis), h)
 		case key.Matches(msg, k.Wrap):
 			m.insp.toggleWrap()
+		case key.Matches(msg, k.Conversation):
+			m.insp.toggleConvo()
+		case key.Matches(msg, k.IDs):
+			m.insp.toggleIDs()
 		case key.Matches(msg, k.Left):
 			m.insp.side(-max(1, m.insp.width/2))
 		case key.Matches(msg, k.Right):
@@ -1384,6 +1388,13 @@ func (m *Model) syncKeys() {
 		}
 		k.Left.SetEnabled(m.insp.nowrap)
 		k.Right.SetEnabled(m.insp.nowrap)
+		k.Conversation.SetEnabled(m.insp.canConvo)
+		if m.insp.convo {
+			k.Conversation.SetHelp("v", "as JSON")
+		} else {
+			k.Conversation.SetHelp("v", "as conversation")
+		}
+		k.IDs.SetEnabled(m.insp.convo)
 		k.Back.SetHelp("esc", "close")
 	case modeAnswer:
 		k.Open.SetEnabled(hasSess)

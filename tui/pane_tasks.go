@@ -63,7 +63,11 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 				continue
 			}
 			n++
-			add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, preview(c.Value, previewBudget)), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
+			pv := preview(c.Value, previewBudget)
+			if c.Reducer == "add_messages" {
+				pv = conversationPreview(c.Value, pv)
+			}
+			add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, pv), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
 		}
 		switch {
 		case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning:
