@@ -285,6 +285,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.saved != nil {
 			m.applySaved(*msg.saved)
 		}
+	case tea.MouseMsg:
+		cmd = m.mouse(msg)
 	case spinner.TickMsg:
 		if m.isBusy && !m.static {
 			m.spin, cmd = m.spin.Update(msg)
@@ -1586,7 +1588,7 @@ func (m Model) viewBody() string {
 	topH := (&m).topHeight()
 	botH := bh - topH
 	if m.mode == modeHelp {
-		return st.box("Keys", m.fullHelp(w-2)+"\n\n"+st.Dim.Render("Keys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
+		return st.box("Keys", m.fullHelp(w-2)+"\n\n"+st.Dim.Render("Mouse: a click focuses a pane and selects a row, the wheel scrolls (shift+drag selects text).\nKeys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
 	}
 	mode := m.baseMode()
 	graph := st.box("Graph · "+m.opts.GraphName, m.graph.View(st, m.bp, m.focus == paneGraph && mode == modeMain, lw-2, topH-2), lw, topH, m.focus == paneGraph && mode == modeMain)
