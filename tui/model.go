@@ -29,8 +29,9 @@ const (
 	modeHelp
 	modeQuit
 	modeDiff
-	modePrompt // one line of input: a condition or a watch expression
-	modeBreaks // the list of breakpoints and watches
+	modePrompt   // one line of input: a condition or a watch expression
+	modeBreaks   // the list of breakpoints and watches
+	modeSettings // run settings
 )
 
 // paneID orders the main panes for tab: reading order of the 2×2 grid.
@@ -132,6 +133,11 @@ type Model struct {
 	watches []*exprSlot
 	prompt  promptForm
 	breaks  listNav // cursor of the breakpoints list
+	// run is the engine options of the runs started (S edits them);
+	// lastInput is the input of the last new thread of this graph.
+	run       runSettings
+	settings  settingsForm
+	lastInput map[string]any
 
 	graph    graphPane
 	chans    chanPane
@@ -233,8 +239,10 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 	m.cancel = cancel
 	m.isBusy, m.busy, m.busySince = true, op, m.now()
 	m.err = nil
+	rs := m.run
 	run := func() tea.Msg {
 		defer cancel()
+		s.SetRunSettings(rs) // a no-op unless they changed
 		msg := fn(ctx, s)
 		if msg.op == 0 {
 			msg.op = op
@@ -284,6 +292,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.saved != nil {
 			m.applySaved(*msg.saved)
+			m.run = msg.saved.savedRun() // the session takes them with its next Cmd
 		}
 	case tea.MouseMsg:
 		cmd = m.mouse(msg)
@@ -398,7 +407,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.dropQueue("the run failed")
 	}
 	if v.Status == engine.StatusInterrupted {
-		m.note = "stopped at a breakpoint compiled into the graph: n or c goes on"
+		m.note = "stopped at an engine breakpoint (interrupt_before/after: run settings or compiled in): n or c goes on"
 	}
 	if m.continuing {
 		if stop, why := m.shouldPause(prev, v); stop || msg.err != nil || v.Status != engine.StatusRunning || m.pauseReq {
@@ -677,13 +686,15 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.promptKey(msg)
 	case modeBreaks:
 		return m.breaksKey(msg)
+	case modeSettings:
+		return m.settingsKey(msg)
 	}
 	return m.mainKey(msg)
 }
 
 // typing reports whether keys go to a text box.
 func (m *Model) typing() bool {
-	return m.mode == modeAnswer || m.mode == modePrompt || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
+	return m.mode == modeAnswer || m.mode == modePrompt || m.mode == modeSettings || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
 }
 
 func (m *Model) askQuit() tea.Cmd {
@@ -793,6 +804,8 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Breakpoints):
 		m.breaks = listNav{}
 		m.mode = modeBreaks
+	case key.Matches(msg, k.Settings) && m.sess != nil:
+		m.openSettings()
 	case key.Matches(msg, k.Break, k.BreakAfter):
 		n := m.selectedNode()
 		if n == "" {
@@ -1071,7 +1084,11 @@ func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) loadThreads() tea.Cmd {
-	m.threads = newThreadsPane(m.opts.Input, m.thread)
+	in := m.opts.Input
+	if m.lastInput != nil {
+		in = m.lastInput // the last input used with this graph
+	}
+	m.threads = newThreadsPane(in, m.thread)
 	return m.do(opThreads, func(ctx context.Context, s session) opDoneMsg {
 		ts, err := s.Threads(ctx)
 		if errors.Is(err, errNoThreadList) {
@@ -1100,16 +1117,18 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 				p.newErr = "a new thread needs at least one state key"
 				return nil
 			}
+			m.lastInput = in
+			save := m.saveCmd()
 			id := m.now().Format("run-20060102-150405")
 			for _, t := range p.list {
 				if t.ID == id {
 					id += fmt.Sprintf("-%d", len(p.list))
 				}
 			}
-			return m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
+			return tea.Batch(save, m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
 				v, err := s.Start(ctx, id, in)
 				return opDoneMsg{view: v, err: err}
-			})
+			}))
 		}
 		var cmd tea.Cmd
 		p.area, cmd = p.area.Update(msg)
@@ -1362,6 +1381,7 @@ func (m *Model) syncKeys() {
 		for _, b := range []*key.Binding{&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.GraphView} {
 			b.SetEnabled(true)
 		}
+		k.Settings.SetEnabled(hasSess)
 		if m.graph.drawn {
 			k.GraphView.SetHelp("g", "graph as list")
 		} else {
@@ -1423,6 +1443,11 @@ func (m *Model) syncKeys() {
 			b.SetEnabled(true)
 		}
 		k.Back.SetHelp("esc", "close tree")
+	case modeSettings:
+		k.Open.SetEnabled(hasSess)
+		k.Open.SetHelp("enter", "apply")
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "cancel")
 	case modePrompt:
 		k.Open.SetEnabled(true)
 		k.Open.SetHelp("enter", "add")
@@ -1622,6 +1647,8 @@ func (m Model) viewBody() string {
 		return st.box(m.diff.title, m.diff.View(st, w-2, bh-2), w, bh, true)
 	case modePrompt:
 		return st.box("Add", m.promptView(w-2, bh-2), w, bh, true)
+	case modeSettings:
+		return st.box("Run settings", m.settingsView(w-2, bh-2), w, bh, true)
 	case modeBreaks:
 		return st.box("Breakpoints & watches", m.breaksView(w-2, bh-2), w, bh, true)
 	case modeThreads:

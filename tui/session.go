@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -58,6 +59,10 @@ type session interface {
 	InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string
 	// Diff compares checkpoints a and b of the thread (engine.DiffCheckpoints).
 	Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error)
+	// SetRunSettings sets the engine options of the runs started from now
+	// on; a run paused at a checkpoint is restarted there, so the next
+	// step uses them.
+	SetRunSettings(rs runSettings)
 	// Live is the feed of what running tasks report (nil: none). It is
 	// safe to read while a Cmd owns the session.
 	Live() *liveFeed
@@ -82,6 +87,7 @@ type engineSession struct {
 	last    *engine.StepView
 	pending map[string]engine.ChannelView
 	feed    *liveFeed
+	run     runSettings
 	// from is a checkpoint made current by Checkout and not stepped from
 	// yet: the next step starts there (and the engine forks, if it must).
 	from string
@@ -105,7 +111,31 @@ func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
 	if from != "" {
 		opts = append(opts, engine.FromCheckpoint(from))
 	}
+	if len(s.run.before) > 0 {
+		opts = append(opts, engine.BreakBefore(s.run.before...))
+	}
+	if len(s.run.after) > 0 {
+		opts = append(opts, engine.BreakAfter(s.run.after...))
+	}
+	if s.run.limit > 0 {
+		opts = append(opts, engine.WithRecursionLimit(s.run.limit))
+	}
 	return opts
+}
+
+func (s *engineSession) SetRunSettings(rs runSettings) {
+	if reflect.DeepEqual(rs, s.run) {
+		return
+	}
+	s.run = rs
+	if s.st != nil && s.st.Phase() == engine.PhaseCheckpoint {
+		// Between supersteps nothing is half done: the next step starts a
+		// run from this checkpoint with the new options.
+		s.st = nil
+		if s.last != nil && s.from == "" {
+			s.from = s.last.CheckpointID
+		}
+	}
 }
 
 func (s *engineSession) View() *engine.StepView {
