@@ -13,7 +13,7 @@ type KeyMap struct {
 	// Conditional breakpoints, watches and the list of them all.
 	Condition, Watch, BreakOnError, Breakpoints, Remove key.Binding
 	// Checkpoints and threads.
-	Tree, Fork, Parent, Threads, NewThread, Diff, Mark, Replay, Settings key.Binding
+	Tree, Fork, Parent, Threads, NewThread, Diff, Mark, Replay, Rerun, Settings key.Binding
 	// Moving around.
 	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Filter, Internal key.Binding
 	// The inspector: wrap long lines, or scroll them sideways (also the
@@ -53,6 +53,7 @@ func DefaultKeyMap() KeyMap {
 		Mark:      k([]string{"m"}, "m", "mark for diff"),
 		Replay:    k([]string{"R"}, "R", "replay from here"),
 		Settings:  k([]string{"S"}, "S", "run settings"),
+		Rerun:     k([]string{"e"}, "e", "run task alone"),
 		NewThread: k([]string{"n"}, "n", "new thread"),
 
 		NextPane:     k([]string{"tab"}, "tab", "next pane"),
@@ -90,7 +91,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
-		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Threads, k.NewThread, k.Settings},
+		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Rerun, k.Threads, k.NewThread, k.Settings},
 		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
 	}
@@ -100,7 +101,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Cancel, &k.Answer, &k.Break, &k.BreakAfter,
 		&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.Remove,
-		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Threads, &k.NewThread, &k.Settings,
+		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Rerun, &k.Threads, &k.NewThread, &k.Settings,
 		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.GraphView, &k.Wrap, &k.Left, &k.Right, &k.Conversation, &k.IDs,
 		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}
 }

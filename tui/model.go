@@ -61,6 +61,7 @@ const (
 	opThreads
 	opInfer
 	opDiff
+	opRerun
 )
 
 // stepQueueCap bounds the step keys (n, s, c) kept while a step runs: a
@@ -78,6 +79,7 @@ type opDoneMsg struct {
 	pending map[string]engine.ChannelView
 	paths   map[string]string // interrupt id → where it was raised
 	diff    *engine.CheckpointDiff
+	rerun   *engine.TaskRerun
 	text    string
 	err     error
 }
@@ -156,6 +158,9 @@ type Model struct {
 	// replay is the step-by-step replay in progress (R in the tree), and
 	// replayNext the one that starts when its checkout is done.
 	replay, replayNext *replayRun
+	// rerunAt and rerunIdx are the checkpoint and task e last ran alone.
+	rerunAt  string
+	rerunIdx int
 	// mark is the checkpoint marked with m: d diffs against it instead of
 	// the parent, on any branch.
 	mark string
@@ -347,6 +352,11 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	switch msg.op {
+	case opRerun:
+		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1])
+		m.note = ""
+		m.diffPrev, m.mode = m.mode, modeDiff
+		return nil
 	case opDiff:
 		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], m.conversationChannels())
 		m.diffPrev, m.mode = m.mode, modeDiff
@@ -770,6 +780,9 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		return m.loadThreads()
 	case key.Matches(msg, k.Fork) && k.Fork.Enabled():
 		return m.openFork(m.view.CheckpointID, m.view.Values)
+	case key.Matches(msg, k.Rerun) && k.Rerun.Enabled():
+		r, _ := m.tasks.selected()
+		return m.rerunTask(m.view.CheckpointID, r.taskID, r.node)
 	case key.Matches(msg, k.Mark) && k.Mark.Enabled():
 		m.setMark(m.view.CheckpointID)
 	case key.Matches(msg, k.Diff) && k.Diff.Enabled():
@@ -1228,6 +1241,20 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 			v, err := ss.Checkout(ctx, id)
 			return opDoneMsg{view: v, err: err}
 		})
+	case key.Matches(msg, k.Rerun):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil || len(s.Tasks) == 0 {
+			m.note = "no task is planned from this checkpoint"
+			return nil
+		}
+		// e again on the same checkpoint takes its next task.
+		i := 0
+		if m.rerunAt == s.Config.CheckpointID {
+			i = (m.rerunIdx + 1) % len(s.Tasks)
+		}
+		m.rerunAt, m.rerunIdx = s.Config.CheckpointID, i
+		t := s.Tasks[i]
+		return m.rerunTask(s.Config.CheckpointID, t.ID, t.Name)
 	case key.Matches(msg, k.Mark):
 		if s := m.tree.selected(); s != nil {
 			m.setMark(s.Config.CheckpointID)
@@ -1369,6 +1396,9 @@ func (m *Model) syncKeys() {
 		k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
 		k.Parent.SetEnabled(hasSess && m.view != nil && m.view.ParentID != "")
 		k.Mark.SetEnabled(m.view != nil && m.view.CheckpointID != "")
+		if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.taskID != "" && hasSess && m.view.Phase == engine.PhasePlanned {
+			k.Rerun.SetEnabled(true)
+		}
 		k.Diff.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "" && (m.view.ParentID != "" || m.mark != "" && m.mark != m.view.CheckpointID))
 		k.Threads.SetEnabled(hasSess)
 		k.Break.SetEnabled(len(m.graph.nodes) > 1 || m.focus == paneChannels)
@@ -1439,6 +1469,7 @@ func (m *Model) syncKeys() {
 		k.Mark.SetEnabled(has)
 		k.Diff.SetEnabled(has && hasSess)
 		k.Replay.SetEnabled(has && hasSess)
+		k.Rerun.SetEnabled(has && hasSess && len(m.tree.selected().Tasks) > 0)
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}

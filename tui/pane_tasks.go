@@ -31,6 +31,7 @@ type taskRow struct {
 	hasValue bool
 	name     string // inspector title
 	node     string
+	taskID   string // a planned task's id (e runs it alone)
 }
 
 func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running bool) {
@@ -50,7 +51,7 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 				trig = "Send"
 			}
 			st := t.State
-			add(taskRow{text: fmt.Sprintf("%s ← %s  %s", t.Name, trig, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name})
+			add(taskRow{text: fmt.Sprintf("%s ← %s  %s", t.Name, trig, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID})
 		}
 	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning || v.Status == engine.StatusDone && len(v.Tasks) == 0:
 		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", shortID(v.CheckpointID), v.Source)

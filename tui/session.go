@@ -63,6 +63,10 @@ type session interface {
 	// on; a run paused at a checkpoint is restarted there, so the next
 	// step uses them.
 	SetRunSettings(rs runSettings)
+	// RerunTask runs task taskID, planned from checkpoint cpID, alone
+	// against its recorded input with the current code, writing nothing to
+	// the thread (engine.Graph.RerunTask).
+	RerunTask(ctx context.Context, cpID, taskID string) (*engine.TaskRerun, error)
 	// Live is the feed of what running tasks report (nil: none). It is
 	// safe to read while a Cmd owns the session.
 	Live() *liveFeed
@@ -428,4 +432,15 @@ func answered(snap *engine.StateSnapshot) bool {
 		}
 	}
 	return false
+}
+
+func (s *engineSession) RerunTask(ctx context.Context, cpID, taskID string) (*engine.TaskRerun, error) {
+	t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointID: cpID})
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, fmt.Errorf("%w: checkpoint %s of thread %q", engine.ErrNoCheckpoint, shortID(cpID), s.thread)
+	}
+	return s.g.RerunTask(ctx, t, taskID)
 }
