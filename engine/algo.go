@@ -220,8 +220,16 @@ type task struct {
 	// goto, then static edges, then routes. Empty until it ran (or its saved
 	// writes were reused).
 	writes []Write
-	ns     string // the task's checkpoint namespace: "<node>:<id>"
+	// parentNS is the namespace of the run planning the task (see
+	// namespace).
+	parentNS string
+	// result is what happened to the task (the loop's results point here).
+	result TaskResult
 }
+
+// namespace is the task's checkpoint namespace, "<parent>|<node>:<id>".
+// Only interrupts and subgraphs need it, so it is built on demand.
+func (t *task) namespace() string { return taskNamespace(t.parentNS, t.name, t.id) }
 
 // pathLess orders tasks as LangGraph's task_path_str does: PULL tasks by
 // node name, then PUSH tasks by Send index.
@@ -365,7 +373,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 			}
 			t := &task{name: s.Node, kind: pushTask, pushIdx: i, triggers: pushTriggers, input: s.Arg, node: n}
 			t.id = pushTaskID(cpID, ns, step, s.Node, i)
-			t.ns = taskNamespace(ns, s.Node, t.id)
+			t.parentNS = ns
 			tasks = append(tasks, t)
 		}
 	}
@@ -389,7 +397,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 		// The node's own trigger list, cut to the fired one: no copy.
 		t := &task{name: name, kind: pullTask, triggers: n.triggers[ti : ti+1 : ti+1], input: input, node: n}
 		t.id = pullTaskID(cpID, ns, step, name, trig)
-		t.ns = taskNamespace(ns, name, t.id)
+		t.parentNS = ns
 		tasks = append(tasks, t)
 	}
 	return tasks

@@ -54,6 +54,17 @@ type node struct {
 	ends       []string
 	start      bool
 	desc       string
+	// branch is the node's branch:to:<name> channel, named once here so
+	// that routing to the node does not build the name each time.
+	branch string
+}
+
+// branchChannel names the branch:to:<node> channel that routes to node.
+func (g *Graph) branchChannel(node string) string {
+	if n := g.nodes[node]; n != nil && n.branch != "" {
+		return n.branch
+	}
+	return BranchPrefix + node
 }
 
 // EdgeInfo describes one edge of the compiled graph for display.
@@ -136,6 +147,7 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 			n.ends = ns.ends
 		}
 		branch := BranchPrefix + ns.name
+		n.branch = branch
 		n.triggers = []string{branch}
 		g.addChannel(branch, channelInfo{kind: KindEphemeral, internal: true})
 		g.nodes[ns.name] = n

@@ -363,7 +363,10 @@ func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) err
 // the current step, then advances the step counter.
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	id := l.ids.NewID()
-	md := Metadata{Source: source, Step: l.step, Parents: map[string]string{}}
+	md := Metadata{Source: source, Step: l.step}
+	if l.saver != nil || l.emit != nil || l.opts.parent != nil {
+		md.Parents = map[string]string{} // nobody else reads it
+	}
 	if len(l.opts.Metadata) > 0 {
 		md.Extra = maps.Clone(l.opts.Metadata)
 	}
@@ -465,7 +468,7 @@ func (l *loop) plan(ctx context.Context) error {
 	}
 	clear(l.results)
 	for _, t := range l.tasks {
-		l.results[t.id] = &TaskResult{}
+		l.results[t.id] = &t.result
 	}
 	if len(l.tasks) == 0 {
 		l.finish(StatusDone)

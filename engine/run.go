@@ -60,7 +60,7 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 		Thread:            l.cfg.ThreadID,
 		RecursionLimit:    l.opts.RecursionLimit,
 		LockstepSubgraphs: l.opts.LockstepSubgraphs,
-		ns:                t.ns,
+		ns:                t.namespace(),
 		parent:            scope,
 	}
 	if ls := l.lockstep; ls != nil {

@@ -15,10 +15,16 @@ import (
 // task's writes are saved as soon as it finishes. The first failure cancels
 // the others; interrupts let siblings finish.
 func (l *loop) execute(ctx context.Context) error {
-	var run []*task
-	for _, t := range l.tasks {
-		if !l.results[t.id].Reused {
-			run = append(run, t)
+	run := l.tasks // no copy unless some task reuses saved writes
+	for i, t := range l.tasks {
+		if l.results[t.id].Reused {
+			run = slices.Clone(l.tasks[:i])
+			for _, t := range l.tasks[i:] {
+				if !l.results[t.id].Reused {
+					run = append(run, t)
+				}
+			}
+			break
 		}
 	}
 	l.lockstep, l.lockstepAt = nil, nil
@@ -37,40 +43,15 @@ func (l *loop) execute(ctx context.Context) error {
 			}
 		}
 	}
-	// Only siblings need cancelling when one fails; a lone task runs on
-	// the caller's context.
-	stepCtx, cancel := ctx, context.CancelFunc(func() {})
-	if len(run) > 1 {
-		stepCtx, cancel = context.WithCancel(ctx)
-	}
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		failMu   sync.Mutex
-		firstErr error
-	)
-	runOne := func(t *task) {
-		err := l.runTask(stepCtx, t)
-		if err != nil {
-			failMu.Lock()
-			if firstErr == nil {
-				firstErr = err
-				cancel()
-			}
-			failMu.Unlock()
-		}
-	}
-	if len(run) == 1 {
-		runOne(run[0]) // no goroutine for the common single-task superstep
-	} else {
-		for _, t := range run {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runOne(t)
-			}()
-		}
-		wg.Wait()
+	var firstErr error
+	switch len(run) {
+	case 0:
+	case 1:
+		// The common single-task superstep: no goroutine, and no sibling
+		// to cancel, so it runs on the caller's context.
+		firstErr = l.runTask(ctx, run[0])
+	default:
+		firstErr = l.runConcurrently(ctx, run)
 	}
 	if firstErr != nil {
 		if ctx.Err() != nil {
@@ -100,6 +81,34 @@ func (l *loop) execute(ctx context.Context) error {
 	}
 	l.phase = PhaseExecuted
 	return nil
+}
+
+// runConcurrently runs tasks on a goroutine each; the first failure cancels
+// the others. It returns that failure.
+func (l *loop) runConcurrently(ctx context.Context, run []*task) error {
+	stepCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		failMu   sync.Mutex
+		firstErr error
+	)
+	wg.Add(len(run))
+	for _, t := range run {
+		go func() {
+			defer wg.Done()
+			if err := l.runTask(stepCtx, t); err != nil {
+				failMu.Lock()
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				failMu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
 }
 
 // abortsSiblings reports whether a failure ends its superstep the way
@@ -272,7 +281,8 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 			err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Panic: true, Err: fmt.Errorf("%v\n%s", r, debug.Stack())}
 		}
 	}()
-	ctx = context.WithValue(ctx, taskScopeKey{}, scope)
+	scope.Context = ctx
+	ctx = scope // the scope is the task's context: no WithValue per task
 	if t.node.start {
 		return l.startWrites(t)
 	}
@@ -335,11 +345,9 @@ func (l *loop) startWrites(t *task) ([]Write, error) {
 			if err != nil {
 				return nil, err
 			}
-			w, err := l.g.routeWrites(br, dest)
-			if err != nil {
+			if writes, err = l.g.routeWrites(writes, br, dest); err != nil {
 				return nil, err
 			}
-			writes = append(writes, w...)
 		}
 	}
 	return writes, nil
@@ -352,9 +360,9 @@ func (l *loop) newScope(t *task) *taskScope {
 	s.resume = slices.Clone(l.resumes.byTask[t.id])
 	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
 	if l.resumeMap != nil {
-		if v, ok := l.resumeMap[interruptID(t.ns, len(s.resume))]; ok {
+		if v, ok := l.resumeMap[interruptID(t.namespace(), len(s.resume))]; ok {
 			s.resume = append(s.resume, v)
-		} else if v, ok := l.resumeMap[interruptID(t.ns, 0)]; ok {
+		} else if v, ok := l.resumeMap[interruptID(t.namespace(), 0)]; ok {
 			s.resume = append(s.resume, v)
 		}
 	}

@@ -137,7 +137,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			st.Input = tk.input
 		}
 		if tk.node.subgraph != nil {
-			st.Subgraph = tk.ns
+			st.Subgraph = tk.namespace()
 		}
 		hasOutput := false
 		for _, pw := range t.PendingWrites {
