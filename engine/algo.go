@@ -44,45 +44,54 @@ type channelState struct {
 	dirty map[string]struct{}
 	// scratch is applyWrites' working memory, kept between supersteps.
 	scratch applyScratch
-	// candidates is candidateNodes' working memory.
+	// candidates and pulls are planning's working memory.
 	candidates []string
+	pulls      []firedNode
 }
 
 // applyScratch holds applyWrites' temporary lists; reusing them keeps a
 // superstep from allocating them anew.
 type applyScratch struct {
-	consume, order, live, touched []string
-	// byChannel groups a superstep's writes; an entry belongs to this
-	// superstep when its gen is the current one (its slice is reused).
-	byChannel map[string]*channelWrites
-	gen       uint64
+	consume, live, touched []string
+	// groups holds a superstep's writes grouped by channel, in the order of
+	// each channel's first write; index finds a channel's group. Both are
+	// emptied, not freed, between supersteps, and a group's slice is reused.
+	groups []channelWrites
+	index  map[string]int
 }
 
 type channelWrites struct {
-	gen  uint64
-	vals []any
+	channel string
+	vals    []any
 }
 
 func (sc *applyScratch) reset() {
-	sc.consume, sc.order, sc.live, sc.touched = sc.consume[:0], sc.order[:0], sc.live[:0], sc.touched[:0]
-	if sc.byChannel == nil {
-		sc.byChannel = map[string]*channelWrites{}
+	sc.consume, sc.live, sc.touched = sc.consume[:0], sc.live[:0], sc.touched[:0]
+	for i := range sc.groups {
+		clear(sc.groups[i].vals) // the channels keep what they need
+		sc.groups[i].vals = sc.groups[i].vals[:0]
 	}
-	sc.gen++
+	sc.groups = sc.groups[:0]
+	if sc.index == nil {
+		sc.index = map[string]int{}
+	}
+	clear(sc.index)
 }
 
-// add groups value under channel, noting a channel's first write.
+// add groups value under channel.
 func (sc *applyScratch) add(channel string, value any) {
-	cw := sc.byChannel[channel]
-	if cw == nil {
-		cw = &channelWrites{}
-		sc.byChannel[channel] = cw
+	i, ok := sc.index[channel]
+	if !ok {
+		i = len(sc.groups)
+		sc.index[channel] = i
+		if i < cap(sc.groups) {
+			sc.groups = sc.groups[:i+1]
+			sc.groups[i].channel = channel
+		} else {
+			sc.groups = append(sc.groups, channelWrites{channel: channel})
+		}
 	}
-	if cw.gen != sc.gen {
-		cw.gen, cw.vals = sc.gen, cw.vals[:0]
-		sc.order = append(sc.order, channel)
-	}
-	cw.vals = append(cw.vals, value)
+	sc.groups[i].vals = append(sc.groups[i].vals, value)
 }
 
 // setVersion gives channel c version v.
@@ -225,6 +234,11 @@ type task struct {
 	parentNS string
 	// result is what happened to the task (the loop's results point here).
 	result TaskResult
+	// scope is the running task's context (see newScope).
+	scope taskScope
+	// writeBuf holds the writes of a task that makes few, so they cost no
+	// allocation of their own.
+	writeBuf [4]Write
 }
 
 // namespace is the task's checkpoint namespace, "<parent>|<node>:<id>".
@@ -312,12 +326,11 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			sc.add(w.Channel, w.Value)
 		}
 	}
-	out := make([]string, 0, len(sc.order))
-	for _, c := range sc.order {
+	out := make([]string, 0, len(sc.groups))
+	for _, cw := range sc.groups {
+		c := cw.channel
 		ch := cs.channels[c]
-		cw := sc.byChannel[c]
 		changed, err := ch.update(cw.vals)
-		clear(cw.vals) // the channel keeps what it needs, not the slice
 		if err != nil {
 			return nil, err
 		}
@@ -360,47 +373,85 @@ type planHint struct {
 // per pending Send, then one PULL task per node whose trigger is available
 // and newer than what the node last saw. cpID, ns and step make task ids.
 func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint) []*task {
-	var tasks []*task
+	// First find the tasks, then allocate them all at once.
+	var sends []Send
+	var sendIdx []int
 	if tc, ok := cs.channels[TasksChannel].(*topic); ok {
 		for i, packet := range tc.vals {
 			s, ok := asSend(packet)
 			if !ok {
 				continue
 			}
-			n := cs.g.nodes[s.Node]
-			if n == nil || n.start {
+			if n := cs.g.nodes[s.Node]; n == nil || n.start {
 				continue // LangGraph ignores Sends to unknown nodes
 			}
-			t := &task{name: s.Node, kind: pushTask, pushIdx: i, triggers: pushTriggers, input: s.Arg, node: n}
-			t.id = pushTaskID(cpID, ns, step, s.Node, i)
-			t.parentNS = ns
-			tasks = append(tasks, t)
+			sends = append(sends, s)
+			sendIdx = append(sendIdx, i)
 		}
 	}
+	pulls := cs.pulls[:0]
 	for _, name := range candidateNodes(cs, hint) {
 		n := cs.g.nodes[name]
 		ti := firedTrigger(cs, n)
 		if ti < 0 {
 			continue
 		}
-		trig := n.triggers[ti]
-		var input any
 		if n.start {
-			v, ok := cs.channels[Start].get()
-			if !ok {
+			if _, ok := cs.channels[Start].get(); !ok {
 				continue
 			}
-			input = v
+		}
+		pulls = append(pulls, firedNode{n, ti})
+	}
+	cs.pulls = pulls
+	tasks := newTasks(len(sends) + len(pulls))
+	for i, s := range sends {
+		t := tasks[i]
+		*t = task{name: s.Node, kind: pushTask, pushIdx: sendIdx[i], triggers: pushTriggers, input: s.Arg, node: cs.g.nodes[s.Node], parentNS: ns}
+		t.id = pushTaskID(cpID, ns, step, s.Node, sendIdx[i])
+	}
+	for i, p := range pulls {
+		n := p.node
+		var input any
+		if n.start {
+			input, _ = cs.channels[Start].get()
 		} else {
 			input = cs.stateView()
 		}
+		t := tasks[len(sends)+i]
 		// The node's own trigger list, cut to the fired one: no copy.
-		t := &task{name: name, kind: pullTask, triggers: n.triggers[ti : ti+1 : ti+1], input: input, node: n}
-		t.id = pullTaskID(cpID, ns, step, name, trig)
-		t.parentNS = ns
-		tasks = append(tasks, t)
+		*t = task{name: n.name, kind: pullTask, triggers: n.triggers[p.trigger : p.trigger+1 : p.trigger+1], input: input, node: n, parentNS: ns}
+		t.id = pullTaskID(cpID, ns, step, n.name, n.triggers[p.trigger])
 	}
 	return tasks
+}
+
+// firedNode is a node planning found triggered, by its trigger's index.
+type firedNode struct {
+	node    *node
+	trigger int
+}
+
+// newTasks allocates n zeroed tasks: one allocation for the usual single
+// task of a superstep, two for any other number.
+func newTasks(n int) []*task {
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		b := new(struct {
+			t   task
+			ptr [1]*task
+		})
+		b.ptr[0] = &b.t
+		return b.ptr[:]
+	}
+	store := make([]task, n)
+	out := make([]*task, n)
+	for i := range store {
+		out[i] = &store[i]
+	}
+	return out
 }
 
 func taskNamespace(parentNS, name, id string) string {

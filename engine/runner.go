@@ -193,12 +193,9 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		}
 	}
 	res.Answered = scope.hasResume
-	var ie *InterruptError
+	ie := interruptOf(scope, err)
 	switch {
-	case scope.interrupt != nil || errors.As(err, &ie):
-		if ie == nil {
-			ie = scope.interrupt
-		}
+	case ie != nil:
 		saved := []Write{{Channel: InterruptChannel, Value: ie.Interrupts}}
 		if scope.hasResume {
 			saved = append(saved, Write{Channel: ResumeChannel, Value: scope.resumeWrite})
@@ -353,10 +350,28 @@ func (l *loop) startWrites(t *task) ([]Write, error) {
 	return writes, nil
 }
 
+// interruptOf is the interrupt that stopped a task: its scope's, or one its
+// node returned (nil if none). Looking costs nothing when err is nil.
+func interruptOf(scope *taskScope, err error) *InterruptError {
+	if scope.interrupt != nil {
+		return scope.interrupt
+	}
+	if err == nil {
+		return nil
+	}
+	var ie *InterruptError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	return nil
+}
+
 // newScope prepares what Interrupt needs for t: its saved answers, an answer
-// addressed to it by interrupt id, and the run's plain resume value.
+// addressed to it by interrupt id, and the run's plain resume value. The
+// scope lives in the task (one allocation less per task).
 func (l *loop) newScope(t *task) *taskScope {
-	s := &taskScope{t: t, run: l, step: l.step}
+	s := &t.scope
+	*s = taskScope{t: t, run: l, step: l.step}
 	s.resume = slices.Clone(l.resumes.byTask[t.id])
 	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
 	if l.resumeMap != nil {

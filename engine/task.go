@@ -136,8 +136,14 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 	if err != nil {
 		return nil, &InvalidUpdateError{Msg: fmt.Sprintf("node %q returned %T: expected a map of state keys, an Update, a Command or nil", t.name, update)}
 	}
-	// Sized for the usual case, so a task's writes are one allocation.
-	writes := make([]Write, 0, len(pairs)+len(gotos)+len(n.edgeWrites)+len(n.branches))
+	// Sized for the usual case, so a task's writes are one allocation at
+	// most, none if they fit in the task's own buffer.
+	var writes []Write
+	if need := len(pairs) + len(gotos) + len(n.edgeWrites) + len(n.branches); need <= len(t.writeBuf) {
+		writes = t.writeBuf[:0]
+	} else {
+		writes = make([]Write, 0, need)
+	}
 	for _, kv := range pairs {
 		if g.IsStateKey(kv.Key) {
 			writes = append(writes, Write{Channel: kv.Key, Value: Normalize(kv.Value)})
