@@ -30,18 +30,22 @@ type channelState struct {
 	// (and route) until state changes again, so a superstep of a thousand
 	// tasks builds it once and an unchanged one not at all.
 	view map[string]any
-	// seenOwned marks the versions_seen maps made since the last snapshot:
-	// no checkpoint shares them, so they are updated in place.
-	seenOwned map[string]bool
+	// seenOwned marks the versions_seen maps made since the last snapshot
+	// (their entry is seenGen): no checkpoint shares them, so they are
+	// updated in place. A snapshot moves seenGen on instead of clearing.
+	seenOwned map[string]uint64
+	seenGen   uint64
 	// live holds the ephemeral and topic channels that have a value: the
 	// only ones an untouched superstep must clear.
 	live map[string]struct{}
 	// maxV is the greatest version of any channel, kept as versions change
 	// so a superstep's version costs nothing.
 	maxV Version
-	// dirty holds the channels whose version changed since the last
-	// checkpoint was stored (a saver stores only those values).
-	dirty map[string]struct{}
+	// dirty lists the channels whose version changed since the last
+	// checkpoint was stored (a saver stores only those values), possibly
+	// more than once. A list, not a set: forgetting it costs nothing, where
+	// clearing a map costs its largest size every superstep.
+	dirty []string
 	// scratch is applyWrites' working memory, kept between supersteps.
 	scratch applyScratch
 	// candidates and pulls are planning's working memory.
@@ -70,12 +74,13 @@ func (sc *applyScratch) reset() {
 	for i := range sc.groups {
 		clear(sc.groups[i].vals) // the channels keep what they need
 		sc.groups[i].vals = sc.groups[i].vals[:0]
+		// One by one: clearing the map would cost its largest size.
+		delete(sc.index, sc.groups[i].channel)
 	}
 	sc.groups = sc.groups[:0]
 	if sc.index == nil {
 		sc.index = map[string]int{}
 	}
-	clear(sc.index)
 }
 
 // add groups value under channel.
@@ -98,17 +103,23 @@ func (sc *applyScratch) add(channel string, value any) {
 func (cs *channelState) setVersion(c string, v Version) {
 	cs.versions.set(c, v)
 	cs.maxV = max(cs.maxV, v)
-	cs.dirty[c] = struct{}{}
+	cs.dirty = append(cs.dirty, c)
 }
 
 // takeDirty returns the versions changed since the last call.
 func (cs *channelState) takeDirty() map[string]Version {
 	out := make(map[string]Version, len(cs.dirty))
-	for c := range cs.dirty {
+	for _, c := range cs.dirty {
 		out[c], _ = cs.versions.get(c)
 	}
-	clear(cs.dirty)
+	cs.forgetDirty()
 	return out
+}
+
+// forgetDirty forgets which channels changed (no saver wants to know).
+func (cs *channelState) forgetDirty() {
+	clear(cs.dirty) // no dangling references to channel names
+	cs.dirty = cs.dirty[:0]
 }
 
 // newChannelState restores the channels of g from cp (nil: a new thread).
@@ -119,8 +130,8 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		values:    newCowMap[any](),
 		state:     map[string]any{},
 		live:      map[string]struct{}{},
-		seenOwned: map[string]bool{},
-		dirty:     map[string]struct{}{},
+		seenOwned: map[string]uint64{},
+		seenGen:   1,
 	}
 	lazy := cp.lazyState()
 	for _, name := range g.channelOrder {
@@ -284,15 +295,15 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		if !ok {
 			seen = map[string]Version{}
 			cs.seen.set(t.name, seen)
-			cs.seenOwned[t.name] = true
+			cs.seenOwned[t.name] = cs.seenGen
 		}
 		for _, trig := range t.triggers {
 			if v, ok := cs.versions.get(trig); ok && seen[trig] != v {
-				if !cs.seenOwned[t.name] {
+				if cs.seenOwned[t.name] != cs.seenGen {
 					// Copy on write: a checkpoint shares this map.
 					seen = maps.Clone(seen)
 					cs.seen.set(t.name, seen)
-					cs.seenOwned[t.name] = true
+					cs.seenOwned[t.name] = cs.seenGen
 				}
 				seen[trig] = v
 			}
@@ -532,7 +543,7 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
 	cp := &Checkpoint{V: CheckpointFormat, ID: id}
 	cp.lazy = &lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
-	clear(cs.seenOwned) // the snapshot shares every versions_seen map now
+	cs.seenGen++ // the snapshot shares every versions_seen map now
 	if hintKnown {
 		cp.UpdatedChannels = append([]string{}, updated...)
 	}

@@ -374,7 +374,7 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	if l.saver != nil {
 		newVersions = l.cs.takeDirty()
 	} else {
-		clear(l.cs.dirty)
+		l.cs.forgetDirty()
 	}
 	var cp *Checkpoint
 	if l.saver != nil || l.emit != nil {
@@ -442,11 +442,14 @@ func (l *loop) plan(ctx context.Context) error {
 	if l.step > l.stop {
 		return l.fail(&GraphRecursionError{Limit: l.opts.RecursionLimit, Step: l.step})
 	}
+	for _, t := range l.tasks {
+		// One by one: clear would cost the largest superstep's size.
+		delete(l.results, t.id)
+	}
 	l.tasks = prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, l.hint)
 	if l.results == nil {
 		l.results = make(map[string]*TaskResult, len(l.tasks))
 	}
-	clear(l.results)
 	for _, t := range l.tasks {
 		l.results[t.id] = &t.result
 	}

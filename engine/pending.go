@@ -49,7 +49,9 @@ func (p *pendingWrites) add(taskID string, writes []Write) {
 // reset forgets every write, keeping the allocations for the next superstep.
 func (p *pendingWrites) reset() {
 	p.null = p.null[:0]
-	clear(p.byTask)
+	for _, id := range p.order {
+		delete(p.byTask, id) // clear would cost the widest superstep's size
+	}
 	p.order = p.order[:0]
 }
 
