@@ -23,6 +23,10 @@ type channelState struct {
 	versions *cowMap[Version]
 	seen     *cowMap[map[string]Version]
 	values   *cowMap[any]
+	// valuesOff stops keeping values up to date, for a run whose
+	// checkpoints nobody reads (no saver, no listener); checkpoint rebuilds
+	// it if asked after all.
+	valuesOff bool
 	// state mirrors the available state keys; only the loop sees it.
 	state map[string]any
 	// view is the graph state handed to tasks: a copy of state made when
@@ -168,10 +172,12 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 // refresh re-reads one channel's snapshot and liveness after it changed.
 func (cs *channelState) refresh(name string) {
 	ch := cs.channels[name]
-	if v, ok := ch.snapshot(); ok {
-		cs.values.set(name, v)
-	} else {
-		cs.values.del(name)
+	if !cs.valuesOff {
+		if v, ok := ch.snapshot(); ok {
+			cs.values.set(name, v)
+		} else {
+			cs.values.del(name)
+		}
 	}
 	if _, isKey := cs.g.keyIndex[name]; isKey {
 		if v, ok := ch.get(); ok {
@@ -359,7 +365,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 				sc.live = append(sc.live, c)
 			}
 		}
-		sort.Strings(sc.live)
+		slices.Sort(sc.live)
 		for _, c := range sc.live {
 			if changed, _ := cs.channels[c].update(nil); changed {
 				cs.setVersion(c, next)
@@ -370,7 +376,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	for _, c := range sc.touched {
 		cs.refresh(c)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out, nil
 }
 
@@ -483,7 +489,7 @@ func candidateNodes(cs *channelState, hint planHint) []string {
 		for _, c := range hint.channels {
 			out = append(out, cs.g.triggerToNodes[c]...)
 		}
-		sort.Strings(out)
+		slices.Sort(out)
 		out = slices.Compact(out)
 		cs.candidates = out
 		return out
@@ -541,6 +547,15 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 // checkpoint snapshots the current channel state as a checkpoint in O(1):
 // its maps are filled in only when someone reads them (see lazyCheckpoint).
 func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
+	if cs.valuesOff {
+		cs.valuesOff = false
+		cs.values = newCowMap[any]()
+		for name, ch := range cs.channels {
+			if v, ok := ch.snapshot(); ok {
+				cs.values.set(name, v)
+			}
+		}
+	}
 	cp := &Checkpoint{V: CheckpointFormat, ID: id}
 	cp.lazy = &lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
 	cs.seenGen++ // the snapshot shares every versions_seen map now

@@ -190,6 +190,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		l.pending = newPendingWrites(nil)
 	}
 	l.cs = newChannelState(l.g, cp)
+	l.cs.valuesOff = l.saver == nil && l.emit == nil // nobody reads a checkpoint
 	l.step = l.md.Step + 1
 	l.stop = l.step + l.opts.RecursionLimit + 1
 

@@ -268,7 +268,7 @@ func (s *Stepper) View() *StepView {
 		info := l.g.channelSpec[name]
 		ch := l.cs.channels[name]
 		val, avail := ch.get()
-		snap, has := l.cs.values.get(name)
+		snap, has := ch.snapshot()
 		if !avail {
 			val = snap
 		}

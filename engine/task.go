@@ -340,8 +340,12 @@ func writtenOnce(writes []Write, channel string) bool {
 
 // cancelled is the reason ctx was cancelled, or nil while it runs.
 func cancelled(ctx context.Context) error {
-	if ctx.Err() == nil {
+	// A look at Done first: Err takes the context's lock, which a thousand
+	// tasks of one superstep would all contend for.
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	default:
 		return nil
 	}
-	return context.Cause(ctx)
 }
