@@ -556,11 +556,19 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 			}
 		}
 	}
-	cp := &Checkpoint{V: CheckpointFormat, ID: id}
-	cp.lazy = &lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
+	// The checkpoint and its lazy part in one allocation.
+	both := &struct {
+		cp   Checkpoint
+		lazy lazyCheckpoint
+	}{cp: Checkpoint{V: CheckpointFormat, ID: id}}
+	cp := &both.cp
+	both.lazy = lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
+	cp.lazy = &both.lazy
 	cs.seenGen++ // the snapshot shares every versions_seen map now
 	if hintKnown {
-		cp.UpdatedChannels = append([]string{}, updated...)
+		// Shared, not copied: applyWrites makes a new list each superstep
+		// and nobody changes one.
+		cp.UpdatedChannels = updated
 	}
 	return cp
 }
