@@ -373,7 +373,7 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	}
 	var newVersions map[string]Version
 	if l.saver != nil {
-		newVersions = l.cs.takeDirty()
+		newVersions = l.cs.newVersionsFor(l.saver)
 	} else {
 		l.cs.forgetDirty()
 	}
