@@ -249,7 +249,7 @@ type task struct {
 	// parentNS is the namespace of the run planning the task (see
 	// namespace).
 	parentNS string
-	// result is what happened to the task (the loop's results point here).
+	// result is what happened to the task.
 	result TaskResult
 	// scope is the running task's context (see newScope).
 	scope taskScope

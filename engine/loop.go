@@ -87,8 +87,7 @@ type loop struct {
 	pending *pendingWrites // writes saved against cpID
 	resumes resumeIndex    // answers available to this superstep's tasks
 
-	tasks     []*task
-	results   map[string]*TaskResult
+	tasks     []*task // each holds its own TaskResult
 	skipDone  bool
 	resumeMap ResumeMap
 	phase     Phase
@@ -443,17 +442,7 @@ func (l *loop) plan(ctx context.Context) error {
 	if l.step > l.stop {
 		return l.fail(&GraphRecursionError{Limit: l.opts.RecursionLimit, Step: l.step})
 	}
-	for _, t := range l.tasks {
-		// One by one: clear would cost the largest superstep's size.
-		delete(l.results, t.id)
-	}
 	l.tasks = prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, l.hint)
-	if l.results == nil {
-		l.results = make(map[string]*TaskResult, len(l.tasks))
-	}
-	for _, t := range l.tasks {
-		l.results[t.id] = &t.result
-	}
 	if len(l.tasks) == 0 {
 		l.finish(StatusDone)
 		return nil
@@ -464,7 +453,7 @@ func (l *loop) plan(ctx context.Context) error {
 	l.resumes = l.pending.resumes()
 	allReused := true
 	for _, t := range l.tasks {
-		if !l.results[t.id].Reused {
+		if !t.result.Reused {
 			allReused = false
 		}
 	}
@@ -479,7 +468,7 @@ func (l *loop) plan(ctx context.Context) error {
 			if t.node.start {
 				continue // hidden, as LangGraph tags it
 			}
-			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id, Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: l.results[t.id].Reused})
+			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id, Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: t.result.Reused})
 		}
 	}
 	return nil
@@ -502,7 +491,7 @@ func (l *loop) reuseSavedWrites() {
 			v = storedSend(v) // a reused Send went through storage
 		}
 		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: v})
-		r := l.results[t.id]
+		r := &t.result
 		r.Reused, r.Done = true, true
 		r.Writes = t.writes
 	}

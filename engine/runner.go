@@ -21,10 +21,10 @@ import (
 func (l *loop) execute(ctx context.Context) error {
 	run := l.tasks // no copy unless some task reuses saved writes
 	for i, t := range l.tasks {
-		if l.results[t.id].Reused {
+		if t.result.Reused {
 			run = slices.Clone(l.tasks[:i])
 			for _, t := range l.tasks[i:] {
-				if !l.results[t.id].Reused {
+				if !t.result.Reused {
 					run = append(run, t)
 				}
 			}
@@ -50,7 +50,7 @@ func (l *loop) execute(ctx context.Context) error {
 	}
 	var interrupts []PendingInterrupt
 	for _, t := range sortTasks(l.tasks) {
-		for _, in := range l.results[t.id].Interrupts {
+		for _, in := range t.result.Interrupts {
 			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id})
 		}
 	}
@@ -103,7 +103,7 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) error {
 // error and returns nil.
 func (l *loop) runTask(ctx context.Context, t *task) error {
 	scope := l.newScope(t)
-	res := l.results[t.id]
+	res := &t.result
 	policy := t.node.retry
 	var err error
 	var writes []Write
