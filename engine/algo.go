@@ -138,8 +138,9 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		seenGen:   1,
 	}
 	lazy := cp.lazyState()
+	slab := g.newChannelSlab()
 	for _, name := range g.channelOrder {
-		ch := g.newChannel(name)
+		ch := g.newChannel(name, slab)
 		if cp != nil {
 			var v any
 			var ok bool
