@@ -423,10 +423,11 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	}
 	cs.pulls = pulls
 	tasks := newTasks(len(sends) + len(pulls))
+	prefix := taskIDPrefix(cpID, ns, step)
 	for i, s := range sends {
 		t := tasks[i]
 		*t = task{name: s.Node, kind: pushTask, pushIdx: sendIdx[i], triggers: pushTriggers, input: s.Arg, node: cs.g.nodes[s.Node], parentNS: ns}
-		t.id = pushTaskID(cpID, ns, step, s.Node, sendIdx[i])
+		t.id = prefix.pushID(s.Node, sendIdx[i])
 	}
 	for i, p := range pulls {
 		n := p.node
@@ -439,7 +440,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 		t := tasks[len(sends)+i]
 		// The node's own trigger list, cut to the fired one: no copy.
 		*t = task{name: n.name, kind: pullTask, triggers: n.triggers[p.trigger : p.trigger+1 : p.trigger+1], input: input, node: n, parentNS: ns}
-		t.id = pullTaskID(cpID, ns, step, n.name, n.triggers[p.trigger])
+		t.id = prefix.pullID(n.name, n.triggers[p.trigger])
 	}
 	return tasks
 }
