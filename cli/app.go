@@ -131,7 +131,7 @@ func (a *App) rootCommand() *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.debug(cmd.Context(), g, graphs.Default, "")
+			return a.debug(cmd.Context(), g, graphs.Default, "", false)
 		},
 	}
 	root.SetOut(a.Stdout)
@@ -146,7 +146,7 @@ func (a *App) rootCommand() *cobra.Command {
 		a.graphsCommand(g), a.graphCommand(g),
 		a.threadsCommand(g), a.historyCommand(g), a.showCommand(g), a.diffCommand(g),
 		a.exportCommand(g), a.importCommand(g), a.checkCommand(g),
-		a.replayCommand(g),
+		a.replayCommand(g), a.execCommand(g), a.updateCommand(g), a.deleteCommand(g), a.copyCommand(g),
 	)
 	for _, c := range append(root.Commands(), root) {
 		c.SilenceErrors, c.SilenceUsage = true, true

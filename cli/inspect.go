@@ -37,54 +37,40 @@ func threadCheckpoints(ctx context.Context, st Store, thread string) ([]*engine.
 	return list, nil
 }
 
-// findCheckpoint resolves a checkpoint id or unique id prefix on thread.
+// findCheckpoint resolves a checkpoint reference on thread: an id, a
+// prefix of one, or a prefix of the short form screens show
+// (engine.ResolveID owns the rule).
 func findCheckpoint(list []*engine.CheckpointTuple, thread, ref string) (*engine.CheckpointTuple, error) {
-	var hits []*engine.CheckpointTuple
-	for _, t := range list {
-		if t.Checkpoint.ID == ref {
-			return t, nil
-		}
-		if strings.HasPrefix(t.Checkpoint.ID, ref) {
-			hits = append(hits, t)
-		}
-	}
-	switch {
-	case ref == "":
-		return nil, usagef("empty checkpoint id")
-	case len(hits) == 1:
-		return hits[0], nil
-	case len(hits) > 1:
-		return nil, usagef("checkpoint prefix %q is ambiguous on thread %q: %d checkpoints match", ref, thread, len(hits))
-	}
-	return nil, usagef("%w: no checkpoint %q on thread %q (superstep history %s lists them)", engine.ErrNoCheckpoint, ref, thread, thread)
-}
-
-// shortIDs gives every checkpoint the shortest prefix (at least 8
-// characters) that no other checkpoint of the thread shares. Time-ordered
-// ids share long prefixes, so a fixed width would not do.
-func shortIDs(list []*engine.CheckpointTuple) map[string]string {
 	ids := make([]string, len(list))
 	for i, t := range list {
 		ids[i] = t.Checkpoint.ID
 	}
-	sort.Strings(ids)
-	common := func(a, b string) int {
-		n := 0
-		for n < len(a) && n < len(b) && a[n] == b[n] {
-			n++
-		}
-		return n
+	id, err := engine.ResolveID(ids, ref)
+	switch {
+	case errors.Is(err, engine.ErrAmbiguousID):
+		return nil, usagef("%w on thread %q", err, thread)
+	case err != nil:
+		return nil, usagef("%w on thread %q (superstep history %s lists them)", err, thread, thread)
 	}
-	out := make(map[string]string, len(ids))
-	for i, id := range ids {
-		n := 0
-		if i > 0 {
-			n = max(n, common(id, ids[i-1]))
+	return list[slices.Index(ids, id)], nil
+}
+
+// shortIDs gives every checkpoint the short form every screen shows
+// (engine.ShortID), or its whole id in the rare case that two checkpoints
+// of the thread share a short form.
+func shortIDs(list []*engine.CheckpointTuple) map[string]string {
+	count := map[string]int{}
+	for _, t := range list {
+		count[engine.ShortID(t.Checkpoint.ID)]++
+	}
+	out := make(map[string]string, len(list))
+	for _, t := range list {
+		id := t.Checkpoint.ID
+		if s := engine.ShortID(id); count[s] == 1 {
+			out[id] = s
+		} else {
+			out[id] = id
 		}
-		if i+1 < len(ids) {
-			n = max(n, common(id, ids[i+1]))
-		}
-		out[id] = id[:min(len(id), max(8, n+1))]
 	}
 	return out
 }
@@ -153,13 +139,20 @@ type threadRow struct {
 	// checkpoint: a superstep that has not completed.
 	PendingWrites int    `json:"pending_writes"`
 	Graph         string `json:"graph,omitempty"`
+	// GraphName is the graph's own name; Graph is how to find it again
+	// (a built-in's name or a scenario file's path).
+	GraphName string `json:"graph_name,omitempty"`
+	// Status is the engine's status of the latest checkpoint: done,
+	// pending, interrupted or error ("unknown" without the graph, which
+	// says whether tasks remain).
+	Status string `json:"status"`
 }
 
 func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	return threadRow{
 		ID: t.ID, Checkpoints: t.Checkpoints, Latest: t.LastID, Step: t.LastStep, Source: t.LastSource,
-		Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph,
+		Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph, GraphName: rec.displayName(),
 	}
 }
 
@@ -181,14 +174,19 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 				return storeError(err, "listing threads")
 			}
 			rows := make([]threadRow, 0, len(infos))
+			graphsByRecord := map[string]*engine.Graph{}
 			for _, t := range infos {
 				// A thread without root checkpoints (SetFingerprint alone
 				// makes one) has nothing history or show could print.
 				if t.Checkpoints == 0 {
 					continue
 				}
-				rows = append(rows, newThreadRow(t))
+				row := newThreadRow(t)
+				row.Status = threadStatus(ctx, st, t, graphsByRecord)
+				rows = append(rows, row)
 			}
+			// The thread worked on last comes first.
+			sort.SliceStable(rows, func(i, j int) bool { return rows[i].Updated.After(rows[j].Updated) })
 			if g.json {
 				return writeJSON(a.Stdout, rows)
 			}
@@ -199,14 +197,7 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH\tSTATUS")
 			for _, r := range rows {
-				status := ""
-				switch {
-				case r.Interrupted:
-					status = "interrupted"
-				case r.Failed:
-					status = "error"
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Checkpoints, r.Step, r.Source, r.Updated.Local().Format("2006-01-02 15:04:05"), r.Graph, status)
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Checkpoints, r.Step, r.Source, r.Updated.Local().Format("2006-01-02 15:04:05"), orNone(r.GraphName), r.Status)
 			}
 			return tw.Flush()
 		},
@@ -427,10 +418,12 @@ func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool
 		if gr != nil {
 			doc["next"] = nonNilSlice(next)
 		}
+		doc["status"] = checkpointStatus(gr, t)
 		return writeJSON(a.Stdout, doc)
 	}
 	w := a.Stdout
-	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s\n", t.Config.ThreadID, cp.ID, t.Metadata.Step, t.Metadata.Source)
+	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s  status %s\n", t.Config.ThreadID, engine.ShortID(cp.ID), t.Metadata.Step, t.Metadata.Source, checkpointStatus(gr, t))
+	fmt.Fprintf(w, "id %s\n", cp.ID)
 	if t.ParentID != "" {
 		fmt.Fprintf(w, "parent %s\n", t.ParentID)
 	}
@@ -703,10 +696,22 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 				return err
 			}
 			defer closeStore(st, &err)
-			if err := st.Check(); err != nil {
-				return failf("check %s: %s", p, storeMessage(err))
+			cerr := st.Check()
+			if g.json {
+				doc := map[string]any{"database": p, "ok": cerr == nil}
+				if cerr != nil {
+					doc["problems"] = strings.Split(storeMessage(cerr), "\n")
+				}
+				if err := writeJSON(a.Stdout, doc); err != nil {
+					return err
+				}
 			}
-			_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", p)
+			if cerr != nil {
+				return failf("check %s: %s", p, storeMessage(cerr))
+			}
+			if !g.json {
+				_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", p)
+			}
 			return err
 		},
 	}
@@ -715,8 +720,17 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 // readThread opens the database read-only, reads thread's checkpoints
 // (newest first, an error naming the thread when it has none) and runs fn;
 // the database is closed when fn returns.
-func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
-	st, err := a.open(g, true)
+func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) error {
+	return a.withThread(cmd, g, thread, true, fn)
+}
+
+// writeThread is readThread on the database opened for writing.
+func (a *App) writeThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) error {
+	return a.withThread(cmd, g, thread, false, fn)
+}
+
+func (a *App) withThread(cmd *cobra.Command, g *globals, thread string, readOnly bool, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
+	st, err := a.open(g, readOnly)
 	if err != nil {
 		return err
 	}
@@ -727,4 +741,37 @@ func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, fn func(
 		return err
 	}
 	return fn(ctx, st, list)
+}
+
+// threadStatus is the engine's status of a thread's latest checkpoint
+// (engine.StateSnapshot.Status, the same facts show, run and the debugger
+// use): planned with the thread's recorded graph when it still resolves,
+// else from the saved writes alone.
+func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map[string]*engine.Graph) string {
+	tuple, err := st.GetTuple(ctx, engine.Config{ThreadID: t.ID})
+	if err != nil || tuple == nil {
+		return "unknown"
+	}
+	rec, _ := decodeGraphRecord(t.Fingerprint)
+	g, ok := cache[rec.Graph+" "+rec.Fingerprint]
+	if !ok && rec.Graph != "" {
+		g, _ = graphFor(ctx, st, t.ID, "")
+		cache[rec.Graph+" "+rec.Fingerprint] = g
+	}
+	return checkpointStatus(g, tuple)
+}
+
+// checkpointStatus is the engine's status of checkpoint t: with the graph,
+// from its planned tasks and saved writes (StateSnapshot.Status); without,
+// from the saved writes alone, which cannot tell done from pending.
+func checkpointStatus(g *engine.Graph, t *engine.CheckpointTuple) string {
+	if g != nil {
+		if snap, err := g.SnapshotOf(t, false); err == nil {
+			return snap.Status().String()
+		}
+	}
+	if status := engine.ReadSavedWrites(t.PendingWrites).Status(true); status != engine.CheckpointPending {
+		return status.String()
+	}
+	return "unknown"
 }

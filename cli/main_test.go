@@ -49,6 +49,13 @@ func superstep(t *testing.T, stdin string, args ...string) result {
 // superstepEnv is superstep with more environment variables ("K=V").
 func superstepEnv(t *testing.T, env []string, stdin string, args ...string) result {
 	t.Helper()
+	return runProgram(t, binary, env, stdin, args...)
+}
+
+// runProgram runs bin (superstep, or a program embedding it) as
+// superstepEnv describes.
+func runProgram(t *testing.T, binary string, env []string, stdin string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)

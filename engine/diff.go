@@ -55,6 +55,7 @@ const (
 	Removed
 )
 
+// String names the kind as the debugger shows it: changed, added, removed.
 func (k ChangeKind) String() string {
 	return [...]string{"changed", "added", "removed"}[k]
 }
@@ -154,7 +155,7 @@ func diffSeen(a, b map[string]map[string]Version) []SeenDiff {
 // are equal. It returns nil when a and b are equal.
 func DiffValues(a, b any) []ValueChange {
 	var out []ValueChange
-	diffAt("", Normalize(a), Normalize(b), &out)
+	diffAt("", a, b, &out)
 	return out
 }
 
@@ -177,9 +178,34 @@ func diffAt(path string, a, b any, out *[]ValueChange) {
 			return
 		}
 	}
-	if !reflect.DeepEqual(a, b) {
-		*out = append(*out, ValueChange{Path: path, Kind: Changed, A: a, B: b})
+	// Leaves, and containers of other types (ordered maps, typed slices),
+	// are normalized only here: equal big values cost a walk, not a copy.
+	na, nb := Normalize(a), Normalize(b)
+	if (!isPlain(a) || !isPlain(b)) && sameContainer(na, nb) {
+		diffAt(path, na, nb, out)
+		return
 	}
+	if !reflect.DeepEqual(na, nb) {
+		*out = append(*out, ValueChange{Path: path, Kind: Changed, A: na, B: nb})
+	}
+}
+
+// isPlain reports whether v is one of the container types diffAt walks.
+func isPlain(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// sameContainer reports whether a and b are both maps or both lists.
+func sameContainer(a, b any) bool {
+	_, ma := a.(map[string]any)
+	_, mb := b.(map[string]any)
+	_, la := a.([]any)
+	_, lb := b.([]any)
+	return ma && mb || la && lb
 }
 
 func diffMaps(path string, a, b map[string]any, out *[]ValueChange) {

@@ -25,7 +25,7 @@ type RouteFunc func(ctx context.Context, state map[string]any) (any, error)
 
 // KeySpec declares one state key and its channel.
 type KeySpec struct {
-	Name string
+	Name string // the key, as nodes read and write it
 	// Reducer folds writes into the value; nil means LastValue (one write
 	// per superstep).
 	Reducer Reducer
@@ -59,10 +59,10 @@ func ReducerKey(name string, fn Reducer, dflt func() any) KeySpec {
 
 // RetryPolicy retries a failing node. MaxAttempts counts the first attempt.
 type RetryPolicy struct {
-	MaxAttempts     int
-	InitialInterval time.Duration
-	BackoffFactor   float64
-	MaxInterval     time.Duration
+	MaxAttempts     int           // attempts in all, the first included
+	InitialInterval time.Duration // wait before the second attempt
+	BackoffFactor   float64       // each later wait is the previous one times this
+	MaxInterval     time.Duration // no wait is longer (0: no bound)
 	// RetryOn decides whether an error is retried; nil retries every error.
 	RetryOn func(error) bool
 }

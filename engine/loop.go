@@ -24,6 +24,7 @@ const (
 	StatusFailed
 )
 
+// String returns the status in lower case ("interrupted"), as traces print it.
 func (s Status) String() string {
 	switch s {
 	case StatusRunning:
@@ -52,6 +53,8 @@ const (
 	PhaseExecuted
 )
 
+// String names the phase that completed last: UPDATE (at a checkpoint),
+// PLAN or EXECUTE, as the debugger's header shows it.
 func (p Phase) String() string {
 	switch p {
 	case PhaseCheckpoint:

@@ -164,6 +164,7 @@ const (
 	CheckpointFailed
 )
 
+// String returns the status in lower case, as the CLI and debugger print it.
 func (s CheckpointStatus) String() string {
 	switch s {
 	case CheckpointDone:

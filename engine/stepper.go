@@ -142,6 +142,7 @@ const (
 	TaskReused
 )
 
+// String returns the state in lower case ("interrupted").
 func (t TaskState) String() string {
 	return [...]string{"planned", "done", "interrupted", "failed", "reused"}[t]
 }

@@ -14,6 +14,7 @@ type InterruptError struct {
 	Interrupts []Interruption
 }
 
+// Error shows the interrupt's value, or how many interrupts there are.
 func (e *InterruptError) Error() string {
 	if len(e.Interrupts) == 1 {
 		return fmt.Sprintf("interrupted: %s", MustEncode(e.Interrupts[0].Value))
@@ -38,6 +39,9 @@ type taskScope struct {
 	resumeWrite   []any // the answers used so far, saved as the __resume__ write
 	hasResume     bool
 	interrupt     *InterruptError
+	// subgraphRuns counts the subgraph runs of this task execution, all
+	// attempts together (LangGraph's scratchpad subgraph counter).
+	subgraphRuns int
 }
 
 type taskScopeKey struct{}
@@ -102,9 +106,9 @@ func Emit(ctx context.Context, value any) {
 
 // TaskInfo describes the running task to node code.
 type TaskInfo struct {
-	ID, Node, Namespace string
-	Step                int
-	ThreadID            string
+	ID, Node, Namespace string // the task id, its node, its checkpoint namespace
+	Step                int    // the superstep it runs in
+	ThreadID            string // the run's thread
 }
 
 // CurrentTask returns the task running in ctx, if any.

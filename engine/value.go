@@ -15,8 +15,8 @@ import (
 // input (a PUSH task). Nodes return Sends from conditional edges or inside a
 // Command's Goto; they travel through the task topic channel.
 type Send struct {
-	Node string
-	Arg  any
+	Node string // the node to run
+	Arg  any    // its whole input (not the graph state)
 }
 
 // Command is what a node may return instead of a plain update: Update is
@@ -24,8 +24,8 @@ type Send struct {
 // (no edge needed). Resume is only meaningful as run input: it answers
 // pending interrupts.
 type Command struct {
-	Update any // Update, map[string]any or nil
-	Goto   []any
+	Update any   // Update, map[string]any or nil
+	Goto   []any // node names (string, End included) and Sends, in order
 	// Resume answers pending interrupts when a Command is given as run input.
 	// A value answers the single pending interrupt; a ResumeMap answers
 	// interrupts by id.
@@ -55,8 +55,8 @@ type Write struct {
 // Interruption is a request for human input raised by Interrupt inside a
 // node. ID is stable for the same task and call position.
 type Interruption struct {
-	ID    string
-	Value any
+	ID    string // answers a ResumeMap entry
+	Value any    // what the node asked, as it passed it to Interrupt
 }
 
 // updateFrom turns what a node returned into ordered state writes. Unknown

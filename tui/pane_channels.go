@@ -129,7 +129,7 @@ func (p chanPane) title() string {
 	return t
 }
 
-func (p chanPane) View(st Styles, focused bool, w, h int) string {
+func (p chanPane) View(st Styles, watched map[string]bool, focused bool, w, h int) string {
 	var rows []string
 	body := h
 	if p.filtering {
@@ -149,7 +149,12 @@ func (p chanPane) View(st Styles, focused bool, w, h int) string {
 	for i := from; i < to; i++ {
 		r := p.rows[p.shown[i]]
 		mark := " "
-		if r.cv.Updated {
+		switch {
+		case watched[r.cv.Name] && r.cv.Updated:
+			mark = st.Breakpoint.Render("*")
+		case watched[r.cv.Name]:
+			mark = st.Breakpoint.Render("◆")
+		case r.cv.Updated:
 			mark = st.Updated.Render("*")
 		}
 		ver := "  -"

@@ -18,6 +18,9 @@ type tasksPane struct {
 	rows   []taskRow // the rows the / filter keeps
 	filter string
 	nav    listNav
+	// verdicts, during a replay, judge each executed task (by id) against
+	// the recording.
+	verdicts map[string]replayVerdict
 }
 
 // taskRow is one line; rows with a value open in the inspector.
@@ -78,7 +81,16 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			if t.Attempts > 1 {
 				label += fmt.Sprintf(" after %d attempts", t.Attempts)
 			}
-			add(taskRow{text: t.Name + " " + label, style: taskStyle(t.State, false), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name})
+			style := taskStyle(t.State, false)
+			if vd, ok := p.verdicts[t.ID]; ok {
+				if vd.same {
+					label += "  = recorded"
+				} else {
+					label += "  ≠ recorded: " + vd.why
+					style = taskStyle(engine.TaskFailed, false)
+				}
+			}
+			add(taskRow{text: t.Name + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name})
 			for _, w := range t.Writes {
 				add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name})
 			}

@@ -56,6 +56,10 @@ type Options struct {
 	// another graph, in the words the command line uses) is shown and the
 	// thread is not opened.
 	CheckThread func(ctx context.Context, thread string) error
+	// Compile compiles the expressions of conditional breakpoints and
+	// watches (the command line passes the scenario files' language). Nil
+	// leaves node breakpoints and watchpoints on channels only.
+	Compile func(src string) (Condition, error)
 	// Answers suggest replies to the graph's interrupts; the first is the
 	// answer box's placeholder (graphs.Example.Answers).
 	Answers []string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -57,6 +58,9 @@ type session interface {
 	InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string
 	// Diff compares checkpoints a and b of the thread (engine.DiffCheckpoints).
 	Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error)
+	// Live is the feed of what running tasks report (nil: none). It is
+	// safe to read while a Cmd owns the session.
+	Live() *liveFeed
 	// InferAsNode names the node an update at checkpoint id is written as
 	// when none is chosen (the engine's rule).
 	InferAsNode(ctx context.Context, id string) (string, error)
@@ -77,6 +81,7 @@ type engineSession struct {
 	st      *engine.Stepper // nil when no run is live
 	last    *engine.StepView
 	pending map[string]engine.ChannelView
+	feed    *liveFeed
 	// from is a checkpoint made current by Checkout and not stepped from
 	// yet: the next step starts there (and the engine forks, if it must).
 	from string
@@ -85,10 +90,23 @@ type engineSession struct {
 var _ session = (*engineSession)(nil)
 
 func newEngineSession(g *engine.Graph, opts Options) *engineSession {
-	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe()}
+	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe(), feed: newLiveFeed(time.Now)}
 }
 
 func (s *engineSession) Info() engine.GraphInfo { return s.info }
+
+func (s *engineSession) Live() *liveFeed { return s.feed }
+
+// runOpts are the options of every run the session starts: on the open
+// thread, from a checkpoint if one was made current, reporting to the
+// live feed.
+func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
+	opts := []engine.RunOption{engine.OnThread(thread), engine.WithEvents(s.feed.on)}
+	if from != "" {
+		opts = append(opts, engine.FromCheckpoint(from))
+	}
+	return opts
+}
 
 func (s *engineSession) View() *engine.StepView {
 	if s.st != nil {
@@ -114,7 +132,7 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	}
 	// Start(nil) at the head writes nothing: it only loads the checkpoint,
 	// which gives a view with real channel availability.
-	st, err := s.g.Start(ctx, nil, engine.OnThread(thread))
+	st, err := s.g.Start(ctx, nil, s.runOpts(thread, "")...)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +164,7 @@ func viewStatus(snap *engine.StateSnapshot) engine.Status {
 }
 
 func (s *engineSession) Start(ctx context.Context, thread string, input map[string]any) (*engine.StepView, error) {
-	st, err := s.g.Start(ctx, input, engine.OnThread(thread))
+	st, err := s.g.Start(ctx, input, s.runOpts(thread, "")...)
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +179,7 @@ func (s *engineSession) live(ctx context.Context) error {
 	if s.thread == "" {
 		return errors.New("no thread is open")
 	}
-	opts := []engine.RunOption{engine.OnThread(s.thread)}
-	if s.from != "" {
-		opts = append(opts, engine.FromCheckpoint(s.from))
-	}
-	st, err := s.g.Start(ctx, nil, opts...)
+	st, err := s.g.Start(ctx, nil, s.runOpts(s.thread, s.from)...)
 	if err != nil {
 		return err
 	}
@@ -225,11 +239,7 @@ func (s *engineSession) committed(ctx context.Context, v *engine.StepView) *engi
 }
 
 func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepView, error) {
-	opts := []engine.RunOption{engine.OnThread(s.thread)}
-	if s.from != "" {
-		opts = append(opts, engine.FromCheckpoint(s.from))
-	}
-	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, opts...)
+	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, s.runOpts(s.thread, s.from)...)
 	if err != nil {
 		return nil, err
 	}

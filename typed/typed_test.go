@@ -233,9 +233,15 @@ func TestWithReducer_FoldsTypedValues(t *testing.T) {
 		Best int `json:"best" reducer:"max"`
 	}
 	g, err := typed.NewGraph[S]("max", typed.WithReducer("max", func(a, b int) int { return max(a, b) })).
-		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 3)), nil }).
-		AddNode("b", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 9)), nil }).
-		AddNode("c", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 5)), nil }).
+		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Best, 3)), nil
+		}).
+		AddNode("b", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Best, 9)), nil
+		}).
+		AddNode("c", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Best, 5)), nil
+		}).
 		AddEdge(engine.Start, "a").AddEdge(engine.Start, "b").AddEdge(engine.Start, "c").
 		Compile()
 	if err != nil {
@@ -248,5 +254,67 @@ func TestWithReducer_FoldsTypedValues(t *testing.T) {
 	}
 	if got := res.Values["best"]; got != 9.0 {
 		t.Fatalf("the channel holds %T %v, want the engine's number 9", got, got)
+	}
+}
+
+func TestResume_KeepsAResumeMap(t *testing.T) {
+	type Answer struct {
+		OK bool `json:"ok"`
+	}
+	cmd, err := typed.Resume(engine.ResumeMap{"a1": Answer{true}, "b2": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := cmd.Resume.(engine.ResumeMap)
+	if !ok || !reflect.DeepEqual(m, engine.ResumeMap{"a1": map[string]any{"ok": true}, "b2": 3.0}) {
+		t.Fatalf("got %#v", cmd.Resume)
+	}
+	if _, err := typed.Resume(nil); !errors.Is(err, engine.ErrEmptyInput) {
+		t.Fatalf("a nil answer: got %v", err)
+	}
+}
+
+// TestGraph_Run_InputIsTheMapInput: a typed input checkpoints exactly what
+// the same input given as a map does, so history, stores and traces cannot
+// tell them apart.
+func TestGraph_Run_InputIsTheMapInput(t *testing.T) {
+	type S struct {
+		Total   int      `json:"total"`
+		Visited []string `json:"visited" reducer:"append"`
+		When    time.Time
+	}
+	ctx := context.Background()
+	g, err := typed.NewGraph[S]("in").
+		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Total, s.Total*2)), nil
+		}).
+		AddEdge(engine.Start, "a").
+		Compile(engine.WithSaver(engine.NewMemorySaver()), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var in S
+	if _, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Visited, []string{"x"}), typed.Set(&in.Total, 10), typed.Set(&in.When, when)), engine.OnThread("typed")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Invoke(ctx, map[string]any{"total": 10, "visited": []any{"x"}, "When": "2026-01-02T03:04:05Z"}, engine.OnThread("map")); err != nil {
+		t.Fatal(err)
+	}
+	history := func(thread string) string {
+		hist, err := g.History(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, s := range hist {
+			b.Write(engine.MustEncode(s.Checkpoint.ChannelValues))
+			b.Write(engine.MustEncode(s.Next))
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	if a, b := history("typed"), history("map"); a != b {
+		t.Fatalf("typed input:\n%s\nmap input:\n%s", a, b)
 	}
 }

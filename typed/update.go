@@ -120,21 +120,27 @@ func (u Update[S]) result(s *schema) (any, error) {
 }
 
 // encodeGotos encodes the arguments of Sends; node names pass as they are.
-func encodeGotos(gotos []any) ([]any, error) {
+func encodeGotos[T any](gotos []T) ([]any, error) {
 	out := make([]any, len(gotos))
 	for i, g := range gotos {
-		send, ok := g.(engine.Send)
-		if !ok {
-			out[i] = g
-			continue
+		var err error
+		if out[i], err = encodeGoto(g); err != nil {
+			return nil, err
 		}
-		arg, err := Encode(send.Arg)
-		if err != nil {
-			return nil, &EncodeError{Where: fmt.Sprintf("argument of Send to %q", send.Node), Err: err}
-		}
-		out[i] = engine.Send{Node: send.Node, Arg: arg}
 	}
 	return out, nil
+}
+
+func encodeGoto(g any) (any, error) {
+	send, ok := g.(engine.Send)
+	if !ok {
+		return g, nil
+	}
+	arg, err := Encode(send.Arg)
+	if err != nil {
+		return nil, &EncodeError{Where: fmt.Sprintf("argument of Send to %q", send.Node), Err: err}
+	}
+	return engine.Send{Node: send.Node, Arg: arg}, nil
 }
 
 // valueOf is v as a reflect.Value of type t (v holds a t, or nil for an

@@ -78,10 +78,16 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 			return nil, nil, engine.CompileErrors{{Kind: "UnknownNode", Msg: "interrupt node \"*\" not found: list the nodes"}}
 		}
 	}
-	if len(f.InterruptBefore) > 0 {
+	switch {
+	case f.InterruptBeforeAll:
+		opts = append(opts, engine.WithInterruptBefore("*"))
+	case len(f.InterruptBefore) > 0:
 		opts = append(opts, engine.WithInterruptBefore(f.InterruptBefore...))
 	}
-	if len(f.InterruptAfter) > 0 {
+	switch {
+	case f.InterruptAfterAll:
+		opts = append(opts, engine.WithInterruptAfter("*"))
+	case len(f.InterruptAfter) > 0:
 		opts = append(opts, engine.WithInterruptAfter(f.InterruptAfter...))
 	}
 	g, err := buildGraph(f, &f.Graph, "", c, opts)
@@ -93,8 +99,10 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 
 func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.CompileOption) (*engine.Graph, error) {
 	keys := make([]engine.KeySpec, 0, len(def.State))
+	schema := make([]string, 0, len(def.State))
 	for _, k := range def.State {
 		keys = append(keys, keySpec(k))
+		schema = append(schema, k.Name)
 	}
 	b := engine.NewStateGraph(keys...).Named(f.Name)
 	names := make([]string, 0, len(def.Nodes))
@@ -134,7 +142,7 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 			b.AddSubgraph(n.Name, sub, nopts...)
 			continue
 		}
-		b.AddNode(n.Name, nodeFunc(path, n, c), nopts...)
+		b.AddNode(n.Name, nodeFunc(path, n, c, schema), nopts...)
 	}
 	for _, e := range def.Edges {
 		if e.Join {
@@ -173,7 +181,8 @@ func keySpec(k StateKey) engine.KeySpec {
 // nodeFunc is a scripted node: interrupts first (each returns its answer),
 // then the scripted failure, the sleep, and finally update and goto,
 // evaluated on the node's input.
-func nodeFunc(path string, n *Node, c *Counters) engine.NodeFunc {
+// schema lists the state keys in declaration order.
+func nodeFunc(path string, n *Node, c *Counters, schema []string) engine.NodeFunc {
 	entered := c.entryCounter(path)
 	return func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
@@ -217,6 +226,15 @@ func nodeFunc(path string, n *Node, c *Counters) engine.NodeFunc {
 				return nil, fmt.Errorf("update: %w", err)
 			}
 			update = v
+			if m, ok := v.(map[string]any); ok {
+				// A map's writes keep the key order the object has in
+				// JavaScript, not Go's sorted order.
+				u := make(engine.Update, 0, len(m))
+				for _, k := range n.UpdateExpr.OrderedKeys(m, schema) {
+					u = append(u, engine.KV{Key: k, Value: m[k]})
+				}
+				update = u
+			}
 		}
 		if n.Goto == nil {
 			return update, nil
