@@ -347,8 +347,13 @@ func (g *Graph) commandWrites(cmd Command) ([]Write, error) {
 func (l *loop) resumingChildren() bool { return l.resuming }
 
 // putWrites saves a task's writes against the current checkpoint and keeps
-// them in memory for this run.
+// them in memory for this run. Without a saver a task's writes are not
+// kept: nothing resumes the superstep they belong to (only the run's own
+// null-task writes, which first applies at once, are).
 func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) error {
+	if l.saver == nil && taskID != NullTaskID {
+		return nil
+	}
 	l.mu.Lock()
 	l.pending.add(taskID, writes)
 	l.mu.Unlock()
