@@ -165,7 +165,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			st.Input = tk.input
 		}
 		if tk.node.subgraph != nil {
-			st.Subgraph = tk.ns
+			st.Subgraph = tk.namespace()
 		}
 		if sv, ok := saved.Task(tk.id); ok {
 			st.Interrupts, st.Answers, st.Error = sv.Interrupts, sv.Answers, sv.Error

@@ -243,7 +243,7 @@ func (s *Stepper) View() *StepView {
 	// (none right after Start).
 	{
 		for _, t := range sortTasks(l.tasks) {
-			r := l.results[t.id]
+			r := &t.result
 			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Triggers: slices.Clone(t.triggers), Input: t.input}
 			if r != nil {
 				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts
@@ -269,7 +269,7 @@ func (s *Stepper) View() *StepView {
 		info := l.g.channelSpec[name]
 		ch := l.cs.channels[name]
 		val, avail := ch.get()
-		snap, has := l.cs.values.get(name)
+		snap, has := ch.snapshot()
 		if !avail {
 			val = snap
 		}

@@ -374,8 +374,47 @@ func FromJSON(v any) any {
 }
 
 // Normalize returns v with Go numbers as float64 and ordered maps as plain
-// maps, so values compare and print the same whatever produced them.
+// maps, so values compare and print the same whatever produced them. A value
+// already in that form comes back as is, not copied (every write goes
+// through here).
 func Normalize(v any) any {
+	if normalized(v) {
+		return v
+	}
+	return normalizeCopy(v)
+}
+
+// normalized reports whether Normalize would leave v as it is.
+func normalized(v any) bool {
+	switch x := v.(type) {
+	case nil, bool, string, float64:
+		return true
+	case []any:
+		for _, e := range x {
+			if !normalized(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !normalized(e) {
+				return false
+			}
+		}
+		return true
+	case Send:
+		return normalized(x.Arg)
+	case int, int64, int32, uint64, float32, json.Number, *OrderedMap:
+		return false
+	default:
+		return true
+	}
+}
+
+// normalizeCopy is Normalize for a value that changes: lists and maps are
+// copied, with their elements normalized.
+func normalizeCopy(v any) any {
 	switch x := v.(type) {
 	case int:
 		return float64(x)
