@@ -165,7 +165,7 @@ func (l *loop) matchCachedWrites(ctx context.Context) error {
 		return nil
 	}
 	for _, t := range l.tasks {
-		r := l.results[t.id]
+		r := &t.result
 		if r.Reused || t.node.cache == nil {
 			continue
 		}

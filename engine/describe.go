@@ -9,33 +9,32 @@ import (
 // GraphInfo describes a compiled graph for display: its nodes, edges and
 // channels, in declaration order.
 type GraphInfo struct {
-	Name     string
-	Nodes    []NodeInfo
-	Edges    []EdgeInfo
-	Channels []ChannelInfo
+	Name     string        // the graph's name
+	Nodes    []NodeInfo    // __start__ first, then the nodes as declared
+	Edges    []EdgeInfo    // static edges, joins, then conditional edges
+	Channels []ChannelInfo // state keys first, then the internal channels
 	// InterruptBefore and InterruptAfter are the compiled breakpoints.
 	InterruptBefore, InterruptAfter []string
 }
 
 // NodeInfo describes one node.
 type NodeInfo struct {
-	Name     string
-	Triggers []string
-	Subgraph bool
-	// Deferred nodes wait until nothing else is left to run (WithDefer).
-	Deferred    bool
-	Retry       *RetryPolicy
-	Timeout     *TimeoutPolicy
-	Ends        []string // Command goto destinations, if declared
-	Description string
+	Name        string
+	Triggers    []string       // the channels whose update makes it run
+	Subgraph    bool           // it runs a compiled graph
+	Deferred    bool           // it waits until nothing else is left to run (WithDefer)
+	Retry       *RetryPolicy   // nil: no retries
+	Timeout     *TimeoutPolicy // nil: no timeout
+	Ends        []string       // Command goto destinations, if declared
+	Description string         // WithDescription's text
 }
 
 // ChannelInfo describes one channel.
 type ChannelInfo struct {
 	Name     string
-	Kind     string
-	Reducer  string
-	Internal bool
+	Kind     string // LastValue, BinaryOperatorAggregate, EphemeralValue, Topic, NamedBarrierValue
+	Reducer  string // a reducer key's ReducerName ("add", "add_messages", "custom")
+	Internal bool   // not a state key: __start__, branch:to:…, join:…, the task topic
 }
 
 // Describe returns the graph's structure. The caller owns the result.
