@@ -34,8 +34,9 @@ const (
 )
 
 // concurrencyThreads is how many threads each of the concurrency test's
-// four processes runs (the 50 by default).
-var concurrencyThreads = flag.Int("pg.threads", 50, "threads per process in TestStore_Concurrent_FourProcesses")
+// four processes runs: the 50, or 12 under the race detector,
+// which make test uses (make test-postgres runs 50 with it).
+var concurrencyThreads = flag.Int("pg.threads", map[bool]int{false: 50, true: 12}[raceEnabled], "threads per process in TestStore_Concurrent_FourProcesses")
 
 // loopSteps is how many supersteps a concurrency test thread runs.
 const loopSteps = 6
@@ -210,8 +211,8 @@ func historyShape(t *testing.T, g *engine.Graph) []string {
 }
 
 // TestStore_Concurrent_FourProcesses: four processes run their own threads
-// at once against one database (-pg.threads each, 50 by default). Every
-// thread ends done with its whole history, and
+// at once against one database (-pg.threads each; see concurrencyThreads).
+// Every thread ends done with its whole history, and
 // Check finds nothing.
 func TestStore_Concurrent_FourProcesses(t *testing.T) {
 	t.Parallel()
