@@ -59,7 +59,13 @@ func takeParentCommand(ns string, err error) (any, error) {
 	return nil, err
 }
 
+// isParentCommand reports whether err carries a Command for a parent
+// graph. Every task's outcome is asked, so nil costs nothing (errors.As
+// would allocate its target).
 func isParentCommand(err error) bool {
+	if err == nil {
+		return false
+	}
 	var pc *ParentCommandError
 	return errors.As(err, &pc)
 }
