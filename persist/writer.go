@@ -37,9 +37,9 @@ type writer struct {
 	// to reach the queued count it saw, not for the writer to fall idle,
 	// which it may never do while other threads keep writing.
 	queued, settled uint64
-	busy   bool  // a goroutine is leading
-	err    error // first failure of an op nobody waited for
-	closed bool
+	busy            bool  // a goroutine is leading
+	err             error // first failure of an op nobody waited for
+	closed          bool
 
 	commits atomic.Int64 // transactions committed, for benchmarks
 
