@@ -72,10 +72,10 @@ func (g *Graph) branchChannel(node string) string {
 
 // EdgeInfo describes one edge of the compiled graph for display.
 type EdgeInfo struct {
-	From        []string
-	To          string
-	Conditional bool
-	Join        bool
+	From        []string // one source, or a join's sources
+	To          string   // a node, End, or "*" for a route that may go anywhere
+	Conditional bool     // a route's possible destination
+	Join        bool     // runs To once every source has run
 	// Channel is the channel the edge writes (branch:to:… or join:…); empty
 	// for conditional edges and edges into End.
 	Channel string

@@ -112,18 +112,18 @@ type loop struct {
 // raised it.
 type PendingInterrupt struct {
 	Interruption
-	Node   string
-	TaskID string
+	Node   string // the node that called Interrupt
+	TaskID string // its task
 }
 
 // TaskResult is what happened to one task of a superstep.
 type TaskResult struct {
-	Writes     []Write
-	Interrupts []Interruption
-	Err        error
-	Reused     bool
-	Attempts   int
-	Done       bool
+	Writes     []Write        // the task's writes, in the order made
+	Interrupts []Interruption // the interrupts it raised
+	Err        error          // its failure, after retries
+	Reused     bool           // its saved writes were reused instead of running it
+	Attempts   int            // how many times it ran
+	Done       bool           // it finished (wrote, interrupted or failed)
 }
 
 func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, error) {
@@ -423,24 +423,24 @@ func (l *loop) emitValues() {
 }
 
 // savedInterrupts lists the interrupts saved against the current checkpoint
-// that still wait for an answer (SavedWrites.Waiting), so a view of a
-// resumed thread shows what it waits for. The caller holds l.mu.
+// that still wait for an answer (exactly as StateSnapshot's tasks say), so a
+// view of a resumed thread shows what it waits for. The caller holds l.mu.
 func (l *loop) savedInterrupts() []PendingInterrupt {
-	out := ReadSavedWrites(l.pending.all()).WaitingInterrupts()
-	for i := range out {
-		out[i].Node = l.taskName(out[i].TaskID)
+	saved := ReadSavedWrites(l.pending.all())
+	if len(saved.Tasks) == 0 {
+		return nil
 	}
-	return out
-}
-
-// taskName finds the node of a task planned from the current checkpoint.
-func (l *loop) taskName(id string) string {
-	for _, t := range prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, planHint{}) {
-		if t.id == id {
-			return t.name
+	var out []PendingInterrupt
+	for _, tk := range sortTasks(prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, planHint{})) {
+		sv, ok := saved.Task(tk.id)
+		if !ok || !saved.waitingTask(sv, tk) {
+			continue
+		}
+		for _, in := range sv.Interrupts {
+			out = append(out, PendingInterrupt{Interruption: in, Node: tk.name, TaskID: tk.id})
 		}
 	}
-	return ""
+	return out
 }
 
 // plan is the Plan phase (LangGraph's tick): check the recursion limit, plan

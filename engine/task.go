@@ -11,7 +11,7 @@ import (
 // InterruptError is how a node's Interrupt call stops the task: the node
 // returns it (or any error wrapping it) and the run pauses for input.
 type InterruptError struct {
-	Interrupts []Interruption
+	Interrupts []Interruption // what the node asked
 }
 
 // Error shows the interrupt's value, or how many interrupts there are.

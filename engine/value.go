@@ -37,8 +37,8 @@ type ResumeMap map[string]any
 
 // KV is one key/value pair of an ordered Update.
 type KV struct {
-	Key   string
-	Value any
+	Key   string // a state key
+	Value any    // the value written to it
 }
 
 // Update is a node's partial state update with its keys in the order the node
@@ -48,8 +48,8 @@ type Update []KV
 
 // Write is one pending write of a task: a value for a channel.
 type Write struct {
-	Channel string
-	Value   any
+	Channel string // a state key, an internal channel or a reserved write name
+	Value   any    // what is written
 }
 
 // Interruption is a request for human input raised by Interrupt inside a
@@ -92,8 +92,8 @@ func updatePairs(v any) (Update, error) {
 // OrderedMap is a JSON object that remembers its key order. Scenario files
 // decode objects with it where order is observable (node updates).
 type OrderedMap struct {
-	Keys   []string
-	Values map[string]any
+	Keys   []string       // in the object's order
+	Values map[string]any // by key
 }
 
 // Value codec.
