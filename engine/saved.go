@@ -151,7 +151,7 @@ func (s *SavedWrites) waitingAt(t *SavedTask, ns string) bool {
 // own, else Waiting.
 func (s *SavedWrites) waitingTask(t *SavedTask, tk *task) bool {
 	if tk.node != nil && tk.node.subgraph == nil {
-		return s.waitingAt(t, tk.ns)
+		return s.waitingAt(t, tk.namespace())
 	}
 	return s.Waiting(t)
 }
