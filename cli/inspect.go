@@ -710,7 +710,7 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 			defer closeStore(st, &err)
 			cerr := st.Check()
 			if g.json {
-				doc := map[string]any{"database": p, "ok": cerr == nil}
+				doc := map[string]any{"database": displayDB(p), "ok": cerr == nil}
 				if cerr != nil {
 					doc["problems"] = strings.Split(storeMessage(cerr), "\n")
 				}
@@ -719,10 +719,10 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 				}
 			}
 			if cerr != nil {
-				return failf("check %s: %s", p, storeMessage(cerr))
+				return failf("check %s: %s", displayDB(p), storeMessage(cerr))
 			}
 			if !g.json {
-				_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", p)
+				_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", displayDB(p))
 			}
 			return err
 		},

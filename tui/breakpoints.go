@@ -111,10 +111,16 @@ type savedBreakpoints struct {
 	Conditions []string `json:"conditions,omitempty"`
 	OnError    bool     `json:"on_error,omitempty"`
 	Watches    []string `json:"watches,omitempty"`
+	// Run settings (S) and the last new thread's input.
+	InterruptBefore []string       `json:"interrupt_before,omitempty"`
+	InterruptAfter  []string       `json:"interrupt_after,omitempty"`
+	RecursionLimit  int            `json:"recursion_limit,omitempty"`
+	LastInput       map[string]any `json:"last_input,omitempty"`
 }
 
-// settingsKey names a graph's breakpoints document.
-func settingsKey(graph string) string { return "tui/breakpoints/" + graph }
+// settingsKey names a graph's document: breakpoints, watches, run
+// settings and last input.
+func settingsKey(graph string) string { return "tui/graph/" + graph }
 
 func setList(m map[string]bool) []string {
 	var out []string
@@ -139,6 +145,7 @@ func (m *Model) savedBreakpoints() savedBreakpoints {
 	return savedBreakpoints{
 		Before: setList(m.bp.before), After: setList(m.bp.after), Channels: setList(m.bp.channels),
 		Conditions: srcs(m.bp.conds), OnError: m.bp.onError, Watches: srcs(m.watches),
+		InterruptBefore: m.run.before, InterruptAfter: m.run.after, RecursionLimit: m.run.limit, LastInput: m.lastInput,
 	}
 }
 
@@ -161,7 +168,16 @@ func (m *Model) applySaved(s savedBreakpoints) {
 	for _, src := range s.Watches {
 		m.watches = append(m.watches, m.compileSlot(src))
 	}
+	if s.LastInput != nil {
+		m.lastInput, _ = engine.FromJSON(s.LastInput).(map[string]any)
+	}
 	m.evalExprs()
+}
+
+// savedRun is the run settings of a saved document, applied to the
+// session by a Cmd (it may be busy).
+func (s savedBreakpoints) savedRun() runSettings {
+	return runSettings{before: s.InterruptBefore, after: s.InterruptAfter, limit: s.RecursionLimit}
 }
 
 func (m *Model) compileSlot(src string) *exprSlot {

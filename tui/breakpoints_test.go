@@ -163,7 +163,7 @@ func TestModel_Breakpoints_PersistPerGraph(t *testing.T) {
 	m := researchWith(t, saver, "t1", 120, 40)
 	m = press(t, m, "down", "b") // before plan_queries
 	m = press(t, m, "C", "state.approved == true", "enter", "W", "len(state.findings)", "enter", "E")
-	if _, ok := saver.docs["tui/breakpoints/research"]; !ok {
+	if _, ok := saver.docs["tui/graph/research"]; !ok {
 		t.Fatalf("nothing saved: %v", saver.docs)
 	}
 	m2 := researchWith(t, saver, "t2", 120, 40)

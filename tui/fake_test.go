@@ -81,6 +81,13 @@ func (f *fakeSession) Pending() map[string]engine.ChannelView { return nil }
 
 func (f *fakeSession) Live() *liveFeed { return nil }
 
+func (f *fakeSession) SetRunSettings(runSettings) {}
+
+func (f *fakeSession) RerunTask(context.Context, string, string) (*engine.TaskRerun, error) {
+	defer f.use()()
+	return &engine.TaskRerun{}, f.err
+}
+
 func (f *fakeSession) InterruptPaths(context.Context, []engine.PendingInterrupt) map[string]string {
 	return nil
 }

@@ -13,12 +13,14 @@ type KeyMap struct {
 	// Conditional breakpoints, watches and the list of them all.
 	Condition, Watch, BreakOnError, Breakpoints, Remove key.Binding
 	// Checkpoints and threads.
-	Tree, Fork, Parent, Threads, NewThread, Diff, Mark, Replay key.Binding
+	Tree, Fork, Parent, Threads, NewThread, Diff, Mark, Replay, Rerun, Settings key.Binding
 	// Moving around.
 	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Filter, Internal key.Binding
 	// The inspector: wrap long lines, or scroll them sideways (also the
 	// drawn graph). GraphView switches the graph pane's list and drawing.
 	Wrap, Left, Right, GraphView key.Binding
+	// A messages value: conversation or JSON, message ids shown or not.
+	Conversation, IDs key.Binding
 	// Forms and overlays.
 	Submit, AsNode, Back, Help, Quit, ForceQuit, Yes key.Binding
 }
@@ -50,21 +52,25 @@ func DefaultKeyMap() KeyMap {
 		Diff:      k([]string{"d"}, "d", "diff with parent or mark"),
 		Mark:      k([]string{"m"}, "m", "mark for diff"),
 		Replay:    k([]string{"R"}, "R", "replay from here"),
+		Settings:  k([]string{"S"}, "S", "run settings"),
+		Rerun:     k([]string{"e"}, "e", "run task alone"),
 		NewThread: k([]string{"n"}, "n", "new thread"),
 
-		NextPane:  k([]string{"tab"}, "tab", "next pane"),
-		PrevPane:  k([]string{"shift+tab"}, "⇧tab", "previous pane"),
-		Up:        k([]string{"up", "k"}, "↑/k", "up"),
-		Down:      k([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:    k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
-		PageDown:  k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
-		Open:      k([]string{"enter"}, "enter", "open"),
-		Filter:    k([]string{"/"}, "/", "filter channels and tasks"),
-		Internal:  k([]string{"i"}, "i", "internal channels"),
-		Wrap:      k([]string{"w"}, "w", "wrap long lines"),
-		GraphView: k([]string{"g"}, "g", "draw graph"),
-		Left:      k([]string{"left", "h"}, "←/h", "scroll left"),
-		Right:     k([]string{"right", "l"}, "→/l", "scroll right"),
+		NextPane:     k([]string{"tab"}, "tab", "next pane"),
+		PrevPane:     k([]string{"shift+tab"}, "⇧tab", "previous pane"),
+		Up:           k([]string{"up", "k"}, "↑/k", "up"),
+		Down:         k([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:       k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown:     k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+		Open:         k([]string{"enter"}, "enter", "open"),
+		Filter:       k([]string{"/"}, "/", "filter channels and tasks"),
+		Internal:     k([]string{"i"}, "i", "internal channels"),
+		Wrap:         k([]string{"w"}, "w", "wrap long lines"),
+		GraphView:    k([]string{"g"}, "g", "draw graph"),
+		Conversation: k([]string{"v"}, "v", "as JSON"),
+		IDs:          k([]string{"I"}, "I", "message ids"),
+		Left:         k([]string{"left", "h"}, "←/h", "scroll left"),
+		Right:        k([]string{"right", "l"}, "→/l", "scroll right"),
 
 		Submit:    k([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		AsNode:    k([]string{"ctrl+n"}, "ctrl+n", "as node"),
@@ -85,8 +91,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
-		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Threads, k.NewThread},
-		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right},
+		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Rerun, k.Threads, k.NewThread, k.Settings},
+		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
 	}
 }
@@ -95,7 +101,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Cancel, &k.Answer, &k.Break, &k.BreakAfter,
 		&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.Remove,
-		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Threads, &k.NewThread,
-		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.GraphView, &k.Wrap, &k.Left, &k.Right,
+		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Rerun, &k.Threads, &k.NewThread, &k.Settings,
+		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.GraphView, &k.Wrap, &k.Left, &k.Right, &k.Conversation, &k.IDs,
 		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}
 }

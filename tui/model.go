@@ -29,8 +29,9 @@ const (
 	modeHelp
 	modeQuit
 	modeDiff
-	modePrompt // one line of input: a condition or a watch expression
-	modeBreaks // the list of breakpoints and watches
+	modePrompt   // one line of input: a condition or a watch expression
+	modeBreaks   // the list of breakpoints and watches
+	modeSettings // run settings
 )
 
 // paneID orders the main panes for tab: reading order of the 2×2 grid.
@@ -60,6 +61,7 @@ const (
 	opThreads
 	opInfer
 	opDiff
+	opRerun
 )
 
 // stepQueueCap bounds the step keys (n, s, c) kept while a step runs: a
@@ -77,6 +79,7 @@ type opDoneMsg struct {
 	pending map[string]engine.ChannelView
 	paths   map[string]string // interrupt id → where it was raised
 	diff    *engine.CheckpointDiff
+	rerun   *engine.TaskRerun
 	text    string
 	err     error
 }
@@ -132,6 +135,11 @@ type Model struct {
 	watches []*exprSlot
 	prompt  promptForm
 	breaks  listNav // cursor of the breakpoints list
+	// run is the engine options of the runs started (S edits them);
+	// lastInput is the input of the last new thread of this graph.
+	run       runSettings
+	settings  settingsForm
+	lastInput map[string]any
 
 	graph    graphPane
 	chans    chanPane
@@ -150,6 +158,9 @@ type Model struct {
 	// replay is the step-by-step replay in progress (R in the tree), and
 	// replayNext the one that starts when its checkout is done.
 	replay, replayNext *replayRun
+	// rerunAt and rerunIdx are the checkpoint and task e last ran alone.
+	rerunAt  string
+	rerunIdx int
 	// mark is the checkpoint marked with m: d diffs against it instead of
 	// the parent, on any branch.
 	mark string
@@ -233,8 +244,10 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 	m.cancel = cancel
 	m.isBusy, m.busy, m.busySince = true, op, m.now()
 	m.err = nil
+	rs := m.run
 	run := func() tea.Msg {
 		defer cancel()
+		s.SetRunSettings(rs) // a no-op unless they changed
 		msg := fn(ctx, s)
 		if msg.op == 0 {
 			msg.op = op
@@ -284,7 +297,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.saved != nil {
 			m.applySaved(*msg.saved)
+			m.run = msg.saved.savedRun() // the session takes them with its next Cmd
 		}
+	case tea.MouseMsg:
+		cmd = m.mouse(msg)
 	case spinner.TickMsg:
 		if m.isBusy && !m.static {
 			m.spin, cmd = m.spin.Update(msg)
@@ -336,6 +352,11 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	switch msg.op {
+	case opRerun:
+		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1])
+		m.note = ""
+		m.diffPrev, m.mode = m.mode, modeDiff
+		return nil
 	case opDiff:
 		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], m.conversationChannels())
 		m.diffPrev, m.mode = m.mode, modeDiff
@@ -396,7 +417,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.dropQueue("the run failed")
 	}
 	if v.Status == engine.StatusInterrupted {
-		m.note = "stopped at a breakpoint compiled into the graph: n or c goes on"
+		m.note = "stopped at an engine breakpoint (interrupt_before/after: run settings or compiled in): n or c goes on"
 	}
 	if m.continuing {
 		if stop, why := m.shouldPause(prev, v); stop || msg.err != nil || v.Status != engine.StatusRunning || m.pauseReq {
@@ -645,6 +666,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 			m.insp.scroll(len(m.insp.vis), h)
 		case key.Matches(msg, k.Wrap):
 			m.insp.toggleWrap()
+		case key.Matches(msg, k.Conversation):
+			m.insp.toggleConvo()
+		case key.Matches(msg, k.IDs):
+			m.insp.toggleIDs()
 		case key.Matches(msg, k.Left):
 			m.insp.side(-max(1, m.insp.width/2))
 		case key.Matches(msg, k.Right):
@@ -671,13 +696,15 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.promptKey(msg)
 	case modeBreaks:
 		return m.breaksKey(msg)
+	case modeSettings:
+		return m.settingsKey(msg)
 	}
 	return m.mainKey(msg)
 }
 
 // typing reports whether keys go to a text box.
 func (m *Model) typing() bool {
-	return m.mode == modeAnswer || m.mode == modePrompt || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
+	return m.mode == modeAnswer || m.mode == modePrompt || m.mode == modeSettings || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
 }
 
 func (m *Model) askQuit() tea.Cmd {
@@ -753,6 +780,9 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		return m.loadThreads()
 	case key.Matches(msg, k.Fork) && k.Fork.Enabled():
 		return m.openFork(m.view.CheckpointID, m.view.Values)
+	case key.Matches(msg, k.Rerun) && k.Rerun.Enabled():
+		r, _ := m.tasks.selected()
+		return m.rerunTask(m.view.CheckpointID, r.taskID, r.node)
 	case key.Matches(msg, k.Mark) && k.Mark.Enabled():
 		m.setMark(m.view.CheckpointID)
 	case key.Matches(msg, k.Diff) && k.Diff.Enabled():
@@ -787,6 +817,8 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Breakpoints):
 		m.breaks = listNav{}
 		m.mode = modeBreaks
+	case key.Matches(msg, k.Settings) && m.sess != nil:
+		m.openSettings()
 	case key.Matches(msg, k.Break, k.BreakAfter):
 		n := m.selectedNode()
 		if n == "" {
@@ -1065,7 +1097,11 @@ func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) loadThreads() tea.Cmd {
-	m.threads = newThreadsPane(m.opts.Input, m.thread)
+	in := m.opts.Input
+	if m.lastInput != nil {
+		in = m.lastInput // the last input used with this graph
+	}
+	m.threads = newThreadsPane(in, m.thread)
 	return m.do(opThreads, func(ctx context.Context, s session) opDoneMsg {
 		ts, err := s.Threads(ctx)
 		if errors.Is(err, errNoThreadList) {
@@ -1094,16 +1130,18 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 				p.newErr = "a new thread needs at least one state key"
 				return nil
 			}
+			m.lastInput = in
+			save := m.saveCmd()
 			id := m.now().Format("run-20060102-150405")
 			for _, t := range p.list {
 				if t.ID == id {
 					id += fmt.Sprintf("-%d", len(p.list))
 				}
 			}
-			return m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
+			return tea.Batch(save, m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
 				v, err := s.Start(ctx, id, in)
 				return opDoneMsg{view: v, err: err}
-			})
+			}))
 		}
 		var cmd tea.Cmd
 		p.area, cmd = p.area.Update(msg)
@@ -1203,6 +1241,20 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 			v, err := ss.Checkout(ctx, id)
 			return opDoneMsg{view: v, err: err}
 		})
+	case key.Matches(msg, k.Rerun):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil || len(s.Tasks) == 0 {
+			m.note = "no task is planned from this checkpoint"
+			return nil
+		}
+		// e again on the same checkpoint takes its next task.
+		i := 0
+		if m.rerunAt == s.Config.CheckpointID {
+			i = (m.rerunIdx + 1) % len(s.Tasks)
+		}
+		m.rerunAt, m.rerunIdx = s.Config.CheckpointID, i
+		t := s.Tasks[i]
+		return m.rerunTask(s.Config.CheckpointID, t.ID, t.Name)
 	case key.Matches(msg, k.Mark):
 		if s := m.tree.selected(); s != nil {
 			m.setMark(s.Config.CheckpointID)
@@ -1344,6 +1396,9 @@ func (m *Model) syncKeys() {
 		k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
 		k.Parent.SetEnabled(hasSess && m.view != nil && m.view.ParentID != "")
 		k.Mark.SetEnabled(m.view != nil && m.view.CheckpointID != "")
+		if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.taskID != "" && hasSess && m.view.Phase == engine.PhasePlanned {
+			k.Rerun.SetEnabled(true)
+		}
 		k.Diff.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "" && (m.view.ParentID != "" || m.mark != "" && m.mark != m.view.CheckpointID))
 		k.Threads.SetEnabled(hasSess)
 		k.Break.SetEnabled(len(m.graph.nodes) > 1 || m.focus == paneChannels)
@@ -1356,6 +1411,7 @@ func (m *Model) syncKeys() {
 		for _, b := range []*key.Binding{&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.GraphView} {
 			b.SetEnabled(true)
 		}
+		k.Settings.SetEnabled(hasSess)
 		if m.graph.drawn {
 			k.GraphView.SetHelp("g", "graph as list")
 		} else {
@@ -1384,6 +1440,13 @@ func (m *Model) syncKeys() {
 		}
 		k.Left.SetEnabled(m.insp.nowrap)
 		k.Right.SetEnabled(m.insp.nowrap)
+		k.Conversation.SetEnabled(m.insp.canConvo)
+		if m.insp.convo {
+			k.Conversation.SetHelp("v", "as JSON")
+		} else {
+			k.Conversation.SetHelp("v", "as conversation")
+		}
+		k.IDs.SetEnabled(m.insp.convo)
 		k.Back.SetHelp("esc", "close")
 	case modeAnswer:
 		k.Open.SetEnabled(hasSess)
@@ -1406,10 +1469,16 @@ func (m *Model) syncKeys() {
 		k.Mark.SetEnabled(has)
 		k.Diff.SetEnabled(has && hasSess)
 		k.Replay.SetEnabled(has && hasSess)
+		k.Rerun.SetEnabled(has && hasSess && len(m.tree.selected().Tasks) > 0)
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
 		k.Back.SetHelp("esc", "close tree")
+	case modeSettings:
+		k.Open.SetEnabled(hasSess)
+		k.Open.SetHelp("enter", "apply")
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "cancel")
 	case modePrompt:
 		k.Open.SetEnabled(true)
 		k.Open.SetHelp("enter", "add")
@@ -1575,7 +1644,7 @@ func (m Model) viewBody() string {
 	topH := (&m).topHeight()
 	botH := bh - topH
 	if m.mode == modeHelp {
-		return st.box("Keys", m.fullHelp(w-2)+"\n\n"+st.Dim.Render("Keys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
+		return st.box("Keys", m.fullHelp(w-2)+"\n\n"+st.Dim.Render("Mouse: a click focuses a pane and selects a row, the wheel scrolls (shift+drag selects text).\nKeys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
 	}
 	mode := m.baseMode()
 	graph := st.box("Graph · "+m.opts.GraphName, m.graph.View(st, m.bp, m.focus == paneGraph && mode == modeMain, lw-2, topH-2), lw, topH, m.focus == paneGraph && mode == modeMain)
@@ -1609,6 +1678,8 @@ func (m Model) viewBody() string {
 		return st.box(m.diff.title, m.diff.View(st, w-2, bh-2), w, bh, true)
 	case modePrompt:
 		return st.box("Add", m.promptView(w-2, bh-2), w, bh, true)
+	case modeSettings:
+		return st.box("Run settings", m.settingsView(w-2, bh-2), w, bh, true)
 	case modeBreaks:
 		return st.box("Breakpoints & watches", m.breaksView(w-2, bh-2), w, bh, true)
 	case modeThreads:

@@ -67,6 +67,9 @@ func (p *chanPane) setChannels(chs []engine.ChannelView, pending map[string]engi
 		r := chanRow{cv: cv, kind: kindName(cv)}
 		if cv.HasValue || cv.Available {
 			r.preview = preview(cv.Value, previewBudget)
+			if cv.Reducer == "add_messages" {
+				r.preview = conversationPreview(cv.Value, r.preview)
+			}
 		}
 		if pv, ok := pending[cv.Name]; ok {
 			r.pending = &pv
@@ -192,4 +195,27 @@ func (p chanPane) View(st Styles, watched map[string]bool, focused bool, w, h in
 		out = fit(out, w, body) + "\n" + p.filter.View()
 	}
 	return out
+}
+
+// conversationPreview sums a messages channel up as its length and last
+// message ("3 messages · ai: Because…"), or returns dflt when the value is
+// not a list of messages.
+func conversationPreview(v any, dflt string) string {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return dflt
+	}
+	last, _ := list[len(list)-1].(map[string]any)
+	role := str(last["role"])
+	if role == "" {
+		role = str(last["type"])
+	}
+	text := preview(last["content"], previewBudget)
+	if s, ok := last["content"].(string); ok {
+		text = strings.ReplaceAll(s, "\n", " ")
+	}
+	if calls, ok := last["tool_calls"].([]any); ok && len(calls) > 0 {
+		text += fmt.Sprintf(" [%d tool call(s)]", len(calls))
+	}
+	return fmt.Sprintf("%d messages · %s: %s", len(list), role, cut(text, previewBudget))
 }

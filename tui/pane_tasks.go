@@ -31,6 +31,7 @@ type taskRow struct {
 	hasValue bool
 	name     string // inspector title
 	node     string
+	taskID   string // a planned task's id (e runs it alone)
 }
 
 func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running bool) {
@@ -50,7 +51,7 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 				trig = "Send"
 			}
 			st := t.State
-			add(taskRow{text: fmt.Sprintf("%s ← %s  %s", t.Name, trig, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name})
+			add(taskRow{text: fmt.Sprintf("%s ← %s  %s", t.Name, trig, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID})
 		}
 	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning || v.Status == engine.StatusDone && len(v.Tasks) == 0:
 		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", shortID(v.CheckpointID), v.Source)
@@ -63,7 +64,11 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 				continue
 			}
 			n++
-			add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, preview(c.Value, previewBudget)), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
+			pv := preview(c.Value, previewBudget)
+			if c.Reducer == "add_messages" {
+				pv = conversationPreview(c.Value, pv)
+			}
+			add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, pv), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
 		}
 		switch {
 		case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning:

@@ -12,6 +12,13 @@ import (
 // with another delta are "the code before and after a change".
 func chain(t testing.TB, saver engine.Saver, delta float64) *engine.Graph {
 	t.Helper()
+	return chainWith(t, saver, delta, engine.NewTimeIDs(nil))
+}
+
+// chainWith builds chain with ids: the recording uses counter ids, later
+// builds time ids, which sort after them as a later run's do.
+func chainWith(t testing.TB, saver engine.Saver, delta float64, ids engine.IDSource) *engine.Graph {
+	t.Helper()
 	g, err := engine.NewStateGraph(engine.LastValueKey("total"), engine.AppendKey("log")).
 		AddNode("a", func(_ context.Context, s any) (any, error) {
 			return engine.Pairs("total", s.(map[string]any)["total"].(float64)*2, "log", []any{"a"}), nil
@@ -20,7 +27,7 @@ func chain(t testing.TB, saver engine.Saver, delta float64) *engine.Graph {
 			return engine.Pairs("total", s.(map[string]any)["total"].(float64)+delta, "log", []any{"b"}), nil
 		}).
 		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("b", engine.End).
-		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+		Compile(engine.WithSaver(saver), engine.WithIDs(ids))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +37,7 @@ func chain(t testing.TB, saver engine.Saver, delta float64) *engine.Graph {
 func recorded(t testing.TB) *engine.MemorySaver {
 	t.Helper()
 	saver := engine.NewMemorySaver()
-	if _, err := chain(t, saver, 1).Invoke(context.Background(), map[string]any{"total": 5.0}, engine.OnThread("rec")); err != nil {
+	if _, err := chainWith(t, saver, 1, &engine.CounterIDs{}).Invoke(context.Background(), map[string]any{"total": 5.0}, engine.OnThread("rec")); err != nil {
 		t.Fatal(err)
 	}
 	return saver
@@ -83,5 +90,52 @@ func TestModel_Replay_StopsAtDivergence(t *testing.T) {
 	// __start__ and a matched on the way.
 	if m.replay.compared != 3 {
 		t.Fatalf("compared %d steps", m.replay.compared)
+	}
+}
+
+// e runs one recorded task alone against its recorded input with the
+// current code, writes nothing, and shows its writes against the
+// recording: from the tree, and from a planned task in the tasks pane.
+func TestModel_RerunTask(t *testing.T) {
+	saver := recorded(t)
+	opts := Options{Thread: "rec", Saver: saver}
+	changed := chain(t, saver, 100)
+	m := newTestModel(t, newEngineSession(changed, opts), opts, 120, 40)
+	m = press(t, m, "t")
+	for len(m.tree.selected().Tasks) == 0 || m.tree.selected().Tasks[0].Name != "b" {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "e")
+	if m.mode != modeDiff || m.err != nil {
+		t.Fatalf("mode %v err %v", m.mode, m.err)
+	}
+	v := m.View()
+	for _, want := range []string{"Run alone · b at", "≠ writes differ from the recording on 1 channel(s)", "~ total: [11] → [110]"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("rerun lacks %q:\n%s", want, v)
+		}
+	}
+	if h, _ := m.sess.History(context.Background()); len(h) != 4 {
+		t.Fatalf("running a task alone wrote to the thread: %d checkpoints", len(h))
+	}
+	// The same code writes the same.
+	m = newTestModel(t, newEngineSession(chain(t, saver, 1), opts), opts, 120, 40)
+	m = press(t, m, "t")
+	for len(m.tree.selected().Tasks) == 0 || m.tree.selected().Tasks[0].Name != "b" {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "e")
+	if !strings.Contains(m.View(), "= wrote the same as the recording") {
+		t.Fatalf("same code:\n%s", m.View())
+	}
+	// From the main view, on a planned task: after time travel the step
+	// runs on a fork, where nothing was recorded, and the pane says so.
+	m = press(t, m, "esc", "enter", "n", "tab", "tab", "tab")
+	if m.focus != paneTasks || !m.keys.Rerun.Enabled() {
+		t.Fatalf("focus %v, e enabled %v", m.focus, m.keys.Rerun.Enabled())
+	}
+	m = press(t, m, "e")
+	if !strings.Contains(m.View(), "nothing was recorded for this task at this checkpoint") {
+		t.Fatalf("on a fork:\n%s", m.View())
 	}
 }

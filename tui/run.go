@@ -88,7 +88,9 @@ func Run(ctx context.Context, g *engine.Graph, opts Options) error {
 		return ErrNoSaver
 	}
 	m := newModel(ctx, newEngineSession(g, opts), opts)
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// Clicks focus panes and select rows, the wheel scrolls; hold shift
+	// to select text with the terminal as usual.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithMouseCellMotion()}
 	if opts.In != nil {
 		popts = append(popts, tea.WithInput(opts.In))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -58,6 +59,14 @@ type session interface {
 	InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string
 	// Diff compares checkpoints a and b of the thread (engine.DiffCheckpoints).
 	Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error)
+	// SetRunSettings sets the engine options of the runs started from now
+	// on; a run paused at a checkpoint is restarted there, so the next
+	// step uses them.
+	SetRunSettings(rs runSettings)
+	// RerunTask runs task taskID, planned from checkpoint cpID, alone
+	// against its recorded input with the current code, writing nothing to
+	// the thread (engine.Graph.RerunTask).
+	RerunTask(ctx context.Context, cpID, taskID string) (*engine.TaskRerun, error)
 	// Live is the feed of what running tasks report (nil: none). It is
 	// safe to read while a Cmd owns the session.
 	Live() *liveFeed
@@ -82,6 +91,7 @@ type engineSession struct {
 	last    *engine.StepView
 	pending map[string]engine.ChannelView
 	feed    *liveFeed
+	run     runSettings
 	// from is a checkpoint made current by Checkout and not stepped from
 	// yet: the next step starts there (and the engine forks, if it must).
 	from string
@@ -105,7 +115,31 @@ func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
 	if from != "" {
 		opts = append(opts, engine.FromCheckpoint(from))
 	}
+	if len(s.run.before) > 0 {
+		opts = append(opts, engine.BreakBefore(s.run.before...))
+	}
+	if len(s.run.after) > 0 {
+		opts = append(opts, engine.BreakAfter(s.run.after...))
+	}
+	if s.run.limit > 0 {
+		opts = append(opts, engine.WithRecursionLimit(s.run.limit))
+	}
 	return opts
+}
+
+func (s *engineSession) SetRunSettings(rs runSettings) {
+	if reflect.DeepEqual(rs, s.run) {
+		return
+	}
+	s.run = rs
+	if s.st != nil && s.st.Phase() == engine.PhaseCheckpoint {
+		// Between supersteps nothing is half done: the next step starts a
+		// run from this checkpoint with the new options.
+		s.st = nil
+		if s.last != nil && s.from == "" {
+			s.from = s.last.CheckpointID
+		}
+	}
 }
 
 func (s *engineSession) View() *engine.StepView {
@@ -398,4 +432,15 @@ func answered(snap *engine.StateSnapshot) bool {
 		}
 	}
 	return false
+}
+
+func (s *engineSession) RerunTask(ctx context.Context, cpID, taskID string) (*engine.TaskRerun, error) {
+	t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointID: cpID})
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, fmt.Errorf("%w: checkpoint %s of thread %q", engine.ErrNoCheckpoint, shortID(cpID), s.thread)
+	}
+	return s.g.RerunTask(ctx, t, taskID)
 }
