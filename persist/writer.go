@@ -32,9 +32,9 @@ type writer struct {
 	// progress is broadcast after each round and when a leader stops.
 	progress sync.Cond
 	queue    []*op
-	// queued counts the ops ever queued; done is the count of the ops
-	// settled so far (rounds settle in queue order). flush waits for done
-	// to reach the queued count it saw, not for the writer to fall idle,
+	// queued counts the ops ever queued, settled those committed or failed
+	// so far (rounds settle in queue order). flush waits for settled to
+	// reach the queued count it saw, not for the writer to fall idle,
 	// which it may never do while other threads keep writing.
 	queued, settled uint64
 	busy            bool  // a goroutine is leading
