@@ -13,11 +13,19 @@ var (
 	// Options.Timeout. It comes wrapped in an *OpenError naming the file.
 	ErrLocked = errors.New("database is in use by another superstep process")
 	// ErrNotDatabase is returned by Open when the file is not a bbolt
-	// database at all (or its header pages are damaged).
-	ErrNotDatabase = errors.New("not a superstep database: not a bbolt file or its header is damaged")
+	// database at all: neither of its meta pages has bbolt's marker. (A
+	// bbolt file whose meta pages are damaged, or that is shorter than they
+	// say, is ErrCorrupt.)
+	ErrNotDatabase = errors.New("not a superstep database: not a bbolt file")
 	// ErrForeign is returned by Open when the file is a bbolt database
 	// written by another program: it lacks superstep's meta bucket.
 	ErrForeign = errors.New("not a superstep database: a bbolt file of another program")
+	// ErrNotSetUp is returned by a read-only Open of a bbolt file that holds
+	// nothing at all: a store whose first open was interrupted (killed)
+	// before it created its layout. A writable Open sets it up.
+	ErrNotSetUp = errors.New("an empty database: its first open was interrupted before superstep set it up (a command that writes will)")
+	// ErrIsDirectory is returned by Open when the path names a directory.
+	ErrIsDirectory = errors.New("is a directory, not a database file")
 	// ErrNewerFormat is returned by Open when the file was written by a newer
 	// superstep, in a layout this version cannot read. The concrete error is
 	// a *FormatError.
@@ -38,9 +46,12 @@ var (
 	// ErrInvalidCheckpoint is returned by Put when a checkpoint is
 	// inconsistent, e.g. a channel has a value but no version.
 	ErrInvalidCheckpoint = errors.New("persist: invalid checkpoint")
-	// ErrCorrupt is returned when stored bytes cannot be decoded or refer to
-	// records that do not exist; Check returns it wrapping every problem found.
-	ErrCorrupt = errors.New("persist: database is corrupt")
+	// ErrCorrupt is returned when the file is damaged: truncated, a page
+	// out of place, stored bytes that fail their checksum, cannot be
+	// decoded or refer to records that do not exist. Open returns it for
+	// damage it finds in the file's page structure; Check returns it
+	// wrapping every problem found.
+	ErrCorrupt = errors.New("persist: database is damaged")
 	// ErrUnknownValueFormat is returned when a stored record starts with a
 	// format byte this version does not know (written by a newer superstep).
 	ErrUnknownValueFormat = errors.New("persist: stored record has an unknown format version")

@@ -148,11 +148,15 @@ func Open(path string, opts Options) (s *Store, err error) {
 			return fail(err)
 		}
 	}
+	if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
+		return fail(ErrIsDirectory)
+	}
 	// bbolt trusts the header it validated; a damaged file past the header
 	// could still make it panic, and Open must fail instead.
+	defer faultSafe()()
 	defer func() {
 		if r := recover(); r != nil {
-			s, err = fail(fmt.Errorf("%w: %v", ErrNotDatabase, r))
+			s, err = fail(corruptf("%v", r))
 		}
 	}()
 	if opts.ReadOnly {
@@ -160,15 +164,6 @@ func Open(path string, opts Options) (s *Store, err error) {
 		// cannot: say what the file is instead of the write error.
 		if fi, statErr := os.Stat(path); statErr == nil && fi.Size() == 0 {
 			return fail(fmt.Errorf("%w (the file is empty)", ErrNotDatabase))
-		}
-	}
-	if !opts.ReadOnly {
-		// A writable open makes bbolt rebuild its free list by walking
-		// every page in a goroutine nothing can recover: a damaged page
-		// would end the process. Walk the pages first, where a panic is
-		// ours to turn into an error.
-		if err := walkExisting(path, opts.Timeout); err != nil {
-			return fail(err)
 		}
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
@@ -179,17 +174,20 @@ func Open(path string, opts Options) (s *Store, err error) {
 		// every commit: fewer pages per commit, a smaller file.
 		NoFreelistSync: true,
 		FreelistType:   bolt.FreelistMapType,
+		OpenFile:       openChecked(opts.ReadOnly, opts.Timeout),
 	})
 	var pathErr *fs.PathError
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		return fail(ErrLocked)
-	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
-		return fail(fmt.Errorf("%w (%w)", ErrNotDatabase, err))
+	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrNotDatabase):
+		return fail(err)
 	case err != nil && !errors.As(err, &pathErr):
-		// bbolt reports some damaged headers with plain errors ("file
-		// size too small"); anything but an I/O error on the path means
-		// the file is not a database we can read.
+		// bbolt refused the header (no marker, bad checksums, "file size
+		// too small"): say whether it is damage or not a database at all.
+		if verr := verifyFile(path, false); verr != nil && !errors.Is(verr, fs.ErrNotExist) {
+			return fail(verr)
+		}
 		return fail(fmt.Errorf("%w (%w)", ErrNotDatabase, err))
 	case err != nil:
 		return fail(err)
@@ -214,30 +212,32 @@ func Open(path string, opts Options) (s *Store, err error) {
 	return s, nil
 }
 
-// walkExisting reads every page of an existing, non-empty bbolt file
-// read-only and reports damage as ErrCorrupt. A missing, empty or non-bbolt
-// file is left to bolt.Open, which says what it is.
-func walkExisting(path string, timeout time.Duration) (err error) {
-	if fi, statErr := os.Stat(path); statErr != nil || fi.Size() == 0 {
-		return nil
-	}
-	db, openErr := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: true})
-	if openErr != nil {
-		if errors.Is(openErr, berrors.ErrTimeout) {
-			return ErrLocked
+// openChecked returns the function bbolt opens the file with. It takes
+// the file lock bbolt is about to take and walks every page of a non-empty
+// file (verifyReader) before bbolt reads any: bbolt follows page ids and
+// offsets without checking them, partly in a goroutine of its own that no
+// recover reaches (the free-list rebuild of a writable open), so a damaged
+// page must never get that far. The lock keeps the file as checked.
+func openChecked(readOnly bool, timeout time.Duration) func(string, int, os.FileMode) (*os.File, error) {
+	return func(path string, flag int, mode os.FileMode) (*os.File, error) {
+		f, err := os.OpenFile(path, flag, mode)
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	}
-	defer db.Close()
-	defer func() {
-		if r := recover(); r != nil {
-			err = corruptf("%v (superstep check lists the damage)", r)
+		if err := lockFile(f, readOnly, timeout); err != nil {
+			f.Close()
+			return nil, err
 		}
-	}()
-	return db.View(func(tx *bolt.Tx) error {
-		readAllPages(tx)
-		return nil
-	})
+		fi, err := f.Stat()
+		if err == nil && fi.Size() > 0 {
+			err = verifyReader(f, fi.Size(), false)
+		}
+		if err != nil {
+			f.Close() // releases the lock
+			return nil, err
+		}
+		return f, nil
+	}
 }
 
 // checkLayout verifies the meta bucket, creating the layout in an empty
@@ -247,8 +247,11 @@ func checkLayout(tx *bolt.Tx, readOnly bool) error {
 	if meta == nil {
 		empty := true
 		tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
-		if !empty || readOnly {
+		switch {
+		case !empty:
 			return ErrForeign
+		case readOnly:
+			return ErrNotSetUp
 		}
 		var err error
 		if meta, err = tx.CreateBucket(bucketMeta); err != nil {
@@ -327,7 +330,7 @@ func (s *Store) writable(ctx context.Context) error {
 
 // view runs fn in a read transaction, after buffered writes are committed
 // so that reads see them. Nothing fn returns may alias tx's bytes.
-func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) (err error) {
+func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -340,10 +343,17 @@ func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) (err error
 	if s.w != nil {
 		_ = s.w.flush()
 	}
+	return s.read(fn)
+}
+
+// read runs fn in a read transaction of what is committed now.
+func (s *Store) read(fn func(tx *bolt.Tx) error) (err error) {
 	// bbolt trusts the pages it reads and panics on a damaged one (a bad
-	// page type, an element offset out of range); a read must report that
-	// as damage instead of ending the program. View rolls the transaction
-	// back as the panic passes.
+	// page type, an element offset out of range), or faults reading past
+	// the end of a file shrunk under it; a read must report that as damage
+	// instead of ending the program. View rolls the transaction back as
+	// the panic passes.
+	defer faultSafe()()
 	defer func() {
 		if r := recover(); r != nil {
 			err = corruptf("reading the file: %v", r)

@@ -293,6 +293,30 @@ func (w *writer) flush() error {
 	}
 }
 
+// paused runs fn while no round commits: it waits for the leader to stop,
+// then leads itself without committing, so writes submitted meanwhile
+// queue up (sync writers wait) and are committed after fn returns. fn sees
+// the file exactly as the last commit left it.
+func (w *writer) paused(fn func() error) error {
+	w.mu.Lock()
+	for w.busy {
+		w.idle.Wait()
+	}
+	w.busy = true
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.busy = false
+		if len(w.queue) > 0 && !w.closed {
+			w.lead() // releases w.mu
+			return
+		}
+		w.idle.Broadcast()
+		w.mu.Unlock()
+	}()
+	return fn()
+}
+
 // close flushes, stops the background leader and refuses further writes.
 func (w *writer) close() error {
 	err := w.flush()
