@@ -216,26 +216,24 @@ func TestStore_CheckWhileWriting(t *testing.T) {
 	for _, d := range []persist.Durability{persist.DurabilitySync, persist.DurabilityAsync} {
 		t.Run(d.String(), func(t *testing.T) {
 			s := openTemp(t, persist.Options{NoSync: true, Durability: d})
-			stop := make(chan struct{})
 			wrote := make(chan struct{})
 			go func() {
 				defer close(wrote)
-				for i := 0; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
+				for i := range 60 {
 					chain(t, s, fmt.Sprintf("w%d", i), 5)
 				}
 			}()
-			for i := range 30 {
+			checks := 0
+			for writing := true; writing || checks < 5; checks++ {
+				select {
+				case <-wrote:
+					writing = false
+				default:
+				}
 				if err := s.Check(); err != nil {
-					t.Errorf("Check %d while writing: %v", i, err)
+					t.Errorf("Check %d while writing: %v", checks, err)
 				}
 			}
-			close(stop)
-			<-wrote
 			if err := s.Check(); err != nil {
 				t.Errorf("Check after writing: %v", err)
 			}
