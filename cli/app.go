@@ -191,11 +191,18 @@ func (a *App) openWith(g *globals, o storeOptions) (Store, error) {
 	return openStore(p, o)
 }
 
-// closeStore closes st and reports a failure to save unless the command
-// already failed.
+// closeStore closes st and reports a failure to save, always: when the
+// command failed too, both are reported (with the command's exit code), so
+// checkpoints buffered by --durability async or exit are never lost
+// silently behind the run's own error.
 func closeStore(st Store, err *error) {
-	if cerr := st.Close(); cerr != nil && *err == nil {
-		*err = failf("saving the database: %v", cerr)
+	cerr := st.Close()
+	switch {
+	case cerr == nil:
+	case *err == nil:
+		*err = failf("saving the database: %s", storeMessage(cerr))
+	default:
+		*err = &exitError{code: exitCode(*err), err: fmt.Errorf("%w; and saving the database failed: %s", *err, storeMessage(cerr))}
 	}
 }
 

@@ -3,6 +3,7 @@ package persist
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -57,7 +58,8 @@ var (
 	ErrUnknownValueFormat = errors.New("persist: stored record has an unknown format version")
 	// ErrAsyncWrite is returned by writes, Flush and Close after a write
 	// that nobody waited for (durability async or exit) failed; it wraps
-	// that first failure. The store accepts no more writes.
+	// that first failure. The store accepts no more writes. The concrete
+	// error is a *LostWritesError saying what was not saved.
 	ErrAsyncWrite = errors.New("persist: an earlier buffered write failed")
 	// ErrThreadNotFound is returned by Export for a thread with no
 	// checkpoints.
@@ -122,3 +124,37 @@ func badImportf(format string, args ...any) error {
 func unknownFormat(what string, b byte) error {
 	return fmt.Errorf("%w: %s format %d (written by a newer superstep?)", ErrUnknownValueFormat, what, b)
 }
+
+// LostWritesError is returned by writes, Flush and Close after writes
+// nobody waited for (durability async or exit, and sync's pending task
+// writes) failed to commit: it says how many of each were not saved and
+// wraps the first failure. It matches ErrAsyncWrite with errors.Is.
+type LostWritesError struct {
+	Checkpoints int // Put calls not saved
+	Writes      int // PutWrites calls (one task's writes each) not saved
+	Other       int // other writes not saved (fingerprints, deletions)
+	Err         error
+}
+
+func (e *LostWritesError) Error() string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{e.Checkpoints, "checkpoint"}, {e.Writes, "set of task writes"}, {e.Other, "other write"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.what)
+		case c.n > 1 && c.what == "set of task writes":
+			parts = append(parts, fmt.Sprintf("%d sets of task writes", c.n))
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("buffered writes were lost (%s not saved): %v", strings.Join(parts, ", "), e.Err)
+}
+
+func (e *LostWritesError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrAsyncWrite.
+func (e *LostWritesError) Is(target error) bool { return target == ErrAsyncWrite }

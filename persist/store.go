@@ -490,7 +490,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err != nil {
 		return engine.Config{}, fmt.Errorf("%w: metadata: %w", ErrInvalidCheckpoint, err)
 	}
-	err = s.w.submit(func(tx *bolt.Tx, rc *cache) error {
+	err = s.w.submit(opCheckpoint, func(tx *bolt.Tx, rc *cache) error {
 		if err := s.putTx(tx, rc, cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID, cp, mdr); err != nil {
 			return err
 		}
@@ -725,7 +725,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 	for i, w := range writes {
 		channels[i] = w.Channel
 	}
-	return s.w.submitSoon(func(tx *bolt.Tx, _ *cache) error {
+	return s.w.submitSoon(opWrites, func(tx *bolt.Tx, _ *cache) error {
 		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
 		if err != nil {
 			return err
@@ -1034,7 +1034,7 @@ func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
 	if threadID == "" {
 		return nil
 	}
-	return s.w.submit(func(tx *bolt.Tx, rc *cache) error {
+	return s.w.submit(opOther, func(tx *bolt.Tx, rc *cache) error {
 		caches{rc, s.cache}.dropThread(threadID)
 		err := tx.Bucket(bucketThreads).DeleteBucket([]byte(threadID))
 		if errors.Is(err, berrors.ErrBucketNotFound) {

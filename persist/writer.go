@@ -33,6 +33,7 @@ type writer struct {
 	queue  []*op
 	busy   bool  // a goroutine is leading
 	err    error // first failure of an op nobody waited for
+	lost   [3]int // ops nobody waited for that failed, by kind
 	closed bool
 
 	commits atomic.Int64 // transactions committed, for benchmarks
@@ -52,8 +53,18 @@ type writer struct {
 // back and retried without it), so it must have no effect outside tx.
 type op struct {
 	fn   txFunc
+	kind opKind
 	done chan error // nil when nobody waits for the result
 }
+
+// opKind says what an op saves, so that a failure can say what was lost.
+type opKind uint8
+
+const (
+	opOther      opKind = iota
+	opCheckpoint        // Put
+	opWrites            // PutWrites
+)
 
 // txFunc is a write. rc is its round's cache overlay: what it learns for
 // later writes (Put's rebuilt versions and encodings) goes there, and
@@ -90,17 +101,23 @@ func (w *writer) lockOpen() error {
 		return ErrClosed
 	}
 	if w.err != nil {
-		err := w.err
+		err := w.lostError()
 		w.mu.Unlock()
-		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
+		return err
 	}
 	return nil
+}
+
+// lostError describes the unwaited writes that failed. It is called with
+// w.mu held and w.err set.
+func (w *writer) lostError() error {
+	return &LostWritesError{Checkpoints: w.lost[opCheckpoint], Writes: w.lost[opWrites], Other: w.lost[opOther], Err: w.err}
 }
 
 // submit queues fn. With DurabilitySync it returns fn's result once its
 // round is committed (and synced); otherwise it returns at once, and a
 // failure surfaces later from submit, flush or close as ErrAsyncWrite.
-func (w *writer) submit(fn txFunc) error {
+func (w *writer) submit(kind opKind, fn txFunc) error {
 	if err := w.lockOpen(); err != nil {
 		return err
 	}
@@ -108,7 +125,7 @@ func (w *writer) submit(fn txFunc) error {
 	case w.mode == DurabilitySync || len(w.queue) >= maxQueued:
 		return w.wait(fn)
 	case w.mode == DurabilityAsync:
-		w.queue = append(w.queue, &op{fn: fn})
+		w.queue = append(w.queue, &op{fn: fn, kind: kind})
 		w.mu.Unlock()
 		select {
 		case w.wake <- struct{}{}:
@@ -116,7 +133,7 @@ func (w *writer) submit(fn txFunc) error {
 		}
 		return nil
 	default: // DurabilityExit
-		w.queue = append(w.queue, &op{fn: fn})
+		w.queue = append(w.queue, &op{fn: fn, kind: kind})
 		w.mu.Unlock()
 		return nil
 	}
@@ -134,9 +151,9 @@ const deferDelay = 2 * time.Millisecond
 // checkpoint is on disk, with every write queued before it, when Put
 // returns. A failure surfaces from the next submit, flush or close. Other
 // durabilities behave as submit.
-func (w *writer) submitSoon(fn txFunc) error {
+func (w *writer) submitSoon(kind opKind, fn txFunc) error {
 	if w.mode != DurabilitySync {
-		return w.submit(fn)
+		return w.submit(kind, fn)
 	}
 	if err := w.lockOpen(); err != nil {
 		return err
@@ -144,7 +161,7 @@ func (w *writer) submitSoon(fn txFunc) error {
 	if len(w.queue) >= maxQueued {
 		return w.wait(fn)
 	}
-	w.queue = append(w.queue, &op{fn: fn})
+	w.queue = append(w.queue, &op{fn: fn, kind: kind})
 	if !w.soon {
 		w.soon = true
 		time.AfterFunc(deferDelay, w.flushSoon)
@@ -256,6 +273,7 @@ func (w *writer) finish(o *op, err error) {
 		if w.err == nil {
 			w.err = err
 		}
+		w.lost[o.kind]++
 		w.mu.Unlock()
 	}
 }
@@ -277,12 +295,12 @@ func (w *writer) flush() error {
 	w.mu.Lock()
 	for {
 		if !w.busy && len(w.queue) == 0 {
-			err := w.err
-			w.mu.Unlock()
-			if err != nil {
-				return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
+			var err error
+			if w.err != nil {
+				err = w.lostError()
 			}
-			return nil
+			w.mu.Unlock()
+			return err
 		}
 		if !w.busy {
 			w.lead()
