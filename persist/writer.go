@@ -31,8 +31,8 @@ type writer struct {
 	mu     sync.Mutex
 	idle   sync.Cond // broadcast when a leader stops
 	queue  []*op
-	busy   bool  // a goroutine is leading
-	err    error // first failure of an op nobody waited for
+	busy   bool   // a goroutine is leading
+	err    error  // first failure of an op nobody waited for
 	lost   [3]int // ops nobody waited for that failed, by kind
 	closed bool
 
