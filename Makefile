@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all build test run bench fuzz conformance fmt vet
+.PHONY: all build test run bench bench-peers fuzz conformance fmt vet
 
 all: build
 
@@ -23,6 +23,15 @@ run:
 ## bench: engine, store and workload benchmarks with allocations.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## bench-peers: the perf workloads on superstep and its Go peers (eino,
+## trpc-agent-go, smallnest/langgraphgo, a plain-Go floor), side by side in
+## one process. The peers live in the nested module bench/peers, so the main
+## module never depends on them; never part of make test.
+## PEERSFLAGS e.g. "--json" or "-rounds 21 -workloads loop_5000".
+PEERSFLAGS ?=
+bench-peers:
+	cd bench/peers && $(GO) run . $(PEERSFLAGS)
 
 ## fuzz: longer fuzzing of the decoders and loaders (not part of make test;
 ## make test runs every fuzz target's seeds). FUZZTIME per target.

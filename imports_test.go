@@ -21,7 +21,8 @@ var allowedImports = map[string]struct {
 	"engine":            {},
 	"engine/enginetest": {ours: []string{"engine"}},
 	"persist":           {ours: []string{"engine"}, outside: []string{"go.etcd.io/bbolt"}},
-	"graphs":            {ours: []string{"engine"}},
+	"typed":             {ours: []string{"engine"}},
+	"graphs":            {ours: []string{"engine", "typed"}},
 	"graphs/scenario":   {ours: []string{"engine"}, outside: []string{"github.com/expr-lang/expr"}},
 	// cli is main's logic: it may use every package of ours (persist and
 	// tui once they are merged) and the command-line library.

@@ -36,6 +36,9 @@ type DebugOptions struct {
 	Saver engine.Saver
 	// Threads lists the database's threads, for the thread picker.
 	Threads func(ctx context.Context) ([]persist.ThreadInfo, error)
+	// CheckThread says why this graph may not open a thread (another
+	// graph's), in the words the tui command itself uses; nil when it may.
+	CheckThread func(ctx context.Context, thread string) error
 	// Stdout and Stderr are the command's streams.
 	Stdout, Stderr io.Writer
 }

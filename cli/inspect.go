@@ -112,46 +112,10 @@ func graphFor(ctx context.Context, st Store, thread, flag string) (*engine.Graph
 	return g, nil
 }
 
-// isControlWrite reports whether a pending write is bookkeeping rather than
-// a task's output.
-func isControlWrite(ch string) bool {
-	switch ch {
-	case engine.InterruptChannel, engine.ResumeChannel, engine.ErrorChannel, engine.ScheduledChannel, engine.NoWritesChannel, "__error_source_node__":
-		return true
-	}
-	return false
-}
-
-// openInterrupts lists the interrupts saved on a checkpoint whose tasks have
-// not finished since (a resumed task that completed leaves its old
-// interrupt write behind).
+// openInterrupts lists the interrupts saved on a checkpoint that still
+// wait for an answer, as the engine reads them.
 func openInterrupts(t *engine.CheckpointTuple) []engine.PendingInterrupt {
-	finished := map[string]bool{}
-	for _, w := range t.PendingWrites {
-		if !isControlWrite(w.Channel) || w.Channel == engine.NoWritesChannel {
-			finished[w.TaskID] = true
-		}
-	}
-	var out []engine.PendingInterrupt
-	for _, w := range t.PendingWrites {
-		if w.Channel != engine.InterruptChannel || finished[w.TaskID] {
-			continue
-		}
-		for _, in := range interruptionsOf(w.Value) {
-			out = append(out, engine.PendingInterrupt{Interruption: in, TaskID: w.TaskID})
-		}
-	}
-	return out
-}
-
-func interruptionsOf(v any) []engine.Interruption {
-	switch x := v.(type) {
-	case []engine.Interruption:
-		return x
-	case engine.Interruption:
-		return []engine.Interruption{x}
-	}
-	return nil
+	return engine.ReadSavedWrites(t.PendingWrites).WaitingInterrupts()
 }
 
 // taskNames maps the task ids planned from a checkpoint to node names, when
@@ -183,6 +147,8 @@ type threadRow struct {
 	Updated     time.Time `json:"updated"`
 	// Interrupted: the thread waits for an answer (run --resume).
 	Interrupted bool `json:"interrupted"`
+	// Failed: the latest superstep saved an error (fix and run again).
+	Failed bool `json:"failed,omitempty"`
 	// PendingWrites counts task writes saved against the latest
 	// checkpoint: a superstep that has not completed.
 	PendingWrites int    `json:"pending_writes"`
@@ -193,7 +159,7 @@ func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	return threadRow{
 		ID: t.ID, Checkpoints: t.Checkpoints, Latest: t.LastID, Step: t.LastStep, Source: t.LastSource,
-		Updated: t.Updated, Interrupted: t.Interrupted, PendingWrites: t.PendingWrites, Graph: rec.Graph,
+		Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph,
 	}
 }
 
@@ -234,8 +200,11 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH\tSTATUS")
 			for _, r := range rows {
 				status := ""
-				if r.Interrupted {
+				switch {
+				case r.Interrupted:
 					status = "interrupted"
+				case r.Failed:
+					status = "error"
 				}
 				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Checkpoints, r.Step, r.Source, r.Updated.Local().Format("2006-01-02 15:04:05"), r.Graph, status)
 			}
@@ -278,7 +247,7 @@ tasks planned next, and the interrupts waiting for an answer.`,
 					r := row{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next}
 					var shortInts []string // one tree line each: values clipped
 					for _, w := range t.PendingWrites {
-						if !isControlWrite(w.Channel) {
+						if !engine.IsControlWrite(w.Channel) {
 							r.Writes++
 						}
 					}
@@ -553,54 +522,80 @@ differs, both values and both versions.`,
 }
 
 type channelDiff struct {
+	Channel  string        `json:"channel"`
+	VersionA *int64        `json:"version_a"`
+	VersionB *int64        `json:"version_b"`
+	ValueA   any           `json:"value_a"`
+	ValueB   any           `json:"value_b"`
+	Changes  []valueChange `json:"changes"`
+}
+
+type valueChange struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	A    any    `json:"a,omitempty"`
+	B    any    `json:"b,omitempty"`
+}
+
+type seenDiff struct {
+	Node     string `json:"node"`
 	Channel  string `json:"channel"`
 	VersionA *int64 `json:"version_a"`
 	VersionB *int64 `json:"version_b"`
-	ValueA   any    `json:"value_a"`
-	ValueB   any    `json:"value_b"`
 }
 
+// writeDiff prints engine.DiffCheckpoints, the diff the debugger draws.
 func (a *App) writeDiff(ca, cb *engine.Checkpoint, asJSON bool) error {
-	names := map[string]bool{}
-	for _, m := range []map[string]engine.Version{ca.ChannelVersions, cb.ChannelVersions} {
-		for k := range m {
-			names[k] = true
-		}
-	}
-	ver := func(c *engine.Checkpoint, k string) *int64 {
-		if v, ok := c.ChannelVersions[k]; ok {
+	d := engine.DiffCheckpoints(ca, cb)
+	ver := func(v engine.Version, ok bool) *int64 {
+		if ok {
 			return &v
 		}
 		return nil
 	}
-	var diffs []channelDiff
-	same := 0
-	for _, k := range sortedKeys(names) {
-		va, vb := ca.ChannelValues[k], cb.ChannelValues[k]
-		d := channelDiff{Channel: k, VersionA: ver(ca, k), VersionB: ver(cb, k), ValueA: plainValue(va), ValueB: plainValue(vb)}
-		if string(engine.MustEncode(va)) == string(engine.MustEncode(vb)) && eqVer(d.VersionA, d.VersionB) {
-			same++
-			continue
+	diffs := make([]channelDiff, 0, len(d.Channels))
+	for _, c := range d.Channels {
+		cd := channelDiff{Channel: c.Channel, VersionA: ver(c.VersionA, c.HasVersionA), VersionB: ver(c.VersionB, c.HasVersionB),
+			ValueA: plainValue(c.ValueA), ValueB: plainValue(c.ValueB), Changes: []valueChange{}}
+		for _, ch := range c.Changes {
+			cd.Changes = append(cd.Changes, valueChange{Path: ch.Path, Kind: ch.Kind.String(), A: plainValue(ch.A), B: plainValue(ch.B)})
 		}
-		diffs = append(diffs, d)
+		diffs = append(diffs, cd)
+	}
+	seen := make([]seenDiff, 0, len(d.Seen))
+	for _, s := range d.Seen {
+		seen = append(seen, seenDiff{Node: s.Node, Channel: s.Channel, VersionA: ver(s.A, s.HasA), VersionB: ver(s.B, s.HasB)})
 	}
 	if asJSON {
-		return writeJSON(a.Stdout, map[string]any{"a": ca.ID, "b": cb.ID, "channels": nonNilSlice(diffs), "unchanged": same})
+		return writeJSON(a.Stdout, map[string]any{"a": d.A, "b": d.B, "channels": diffs, "unchanged": d.Unchanged, "versions_seen": seen})
 	}
 	w := a.Stdout
-	fmt.Fprintf(w, "a %s\nb %s\n", ca.ID, cb.ID)
-	for _, d := range diffs {
-		fmt.Fprintf(w, "\n%s  version %s -> %s\n  a: %s\n  b: %s\n", d.Channel, fmtVer(d.VersionA), fmtVer(d.VersionB), engine.MustEncode(ca.ChannelValues[d.Channel]), engine.MustEncode(cb.ChannelValues[d.Channel]))
+	fmt.Fprintf(w, "a %s\nb %s\n", d.A, d.B)
+	for _, c := range diffs {
+		fmt.Fprintf(w, "\n%s  version %s -> %s\n", c.Channel, fmtVer(c.VersionA), fmtVer(c.VersionB))
+		for _, ch := range c.Changes {
+			path := ch.Path
+			if path == "" {
+				path = "(value)"
+			}
+			switch ch.Kind {
+			case "added":
+				fmt.Fprintf(w, "  + %s: %s\n", path, engine.MustEncode(ch.B))
+			case "removed":
+				fmt.Fprintf(w, "  - %s: %s\n", path, engine.MustEncode(ch.A))
+			default:
+				fmt.Fprintf(w, "  ~ %s: %s -> %s\n", path, engine.MustEncode(ch.A), engine.MustEncode(ch.B))
+			}
+		}
 	}
-	fmt.Fprintf(w, "\n%d channels differ, %d unchanged\n", len(diffs), same)
+	if len(seen) > 0 {
+		fmt.Fprintln(w, "\nversions_seen")
+		for _, s := range seen {
+			fmt.Fprintf(w, "  %s %s: %s -> %s\n", s.Node, s.Channel, fmtVer(s.VersionA), fmtVer(s.VersionB))
+		}
+	}
+	fmt.Fprintf(w, "\n%d channels differ, %d unchanged\n", len(diffs), d.Unchanged)
 	return nil
-}
-
-func eqVer(a, b *int64) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 func fmtVer(v *int64) string {

@@ -226,32 +226,17 @@ func recordedTasks(g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, error
 		idx[st.ID] = len(tasks)
 		tasks = append(tasks, recTask{id: st.ID, name: st.Name, push: st.Push, input: st.Input})
 	}
-	for _, w := range t.PendingWrites {
-		i, ok := idx[w.TaskID]
+	saved := engine.ReadSavedWrites(t.PendingWrites)
+	for i := range tasks {
+		sv, ok := saved.Task(tasks[i].id)
 		if !ok {
-			continue // input and update writes belong to no planned task
+			continue
 		}
 		rt := &tasks[i]
-		switch w.Channel {
-		case engine.ResumeChannel:
-			if l, ok := w.Value.([]any); ok {
-				rt.answers = l
-			} else {
-				rt.answers = []any{w.Value}
-			}
-		case engine.InterruptChannel:
-			rt.interrupted = true
-		case engine.ErrorChannel:
-			rt.err = fmt.Sprint(w.Value)
-		case engine.ScheduledChannel, engine.NoWritesChannel, "__error_source_node__":
-		default:
-			rt.writes = append(rt.writes, engine.Write{Channel: w.Channel, Value: w.Value})
-		}
-	}
-	for i := range tasks {
-		if len(tasks[i].writes) > 0 {
+		rt.writes, rt.answers, rt.interrupted, rt.err = sv.Writes, sv.Answers, len(sv.Interrupts) > 0, sv.Error
+		if len(rt.writes) > 0 {
 			// A failed attempt that a later run retried successfully.
-			tasks[i].err = ""
+			rt.err = ""
 		}
 	}
 	return tasks, nil
@@ -543,7 +528,7 @@ func (rp *replay) compareWrites(step int, node string, rec, got []engine.Write) 
 		m := map[string][]any{}
 		var order []string
 		for _, w := range ws {
-			if isControlWrite(w.Channel) {
+			if engine.IsControlWrite(w.Channel) {
 				continue
 			}
 			if _, ok := m[w.Channel]; !ok {

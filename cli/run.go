@@ -152,7 +152,8 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string) (err er
 	if err != nil {
 		return err
 	}
-	o := DebugOptions{Thread: thread, GraphName: arg, Saver: st, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr}
+	o := DebugOptions{Thread: thread, GraphName: arg, Saver: st, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr,
+		CheckThread: func(ctx context.Context, t string) error { _, err := checkThread(ctx, st, t, gr); return err }}
 	if !exists {
 		o.Input = example
 	}

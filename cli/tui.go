@@ -21,7 +21,7 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 		fmt.Fprintln(o.Stderr, "superstep: not a terminal, running headless (superstep run GRAPH is the scripted form)")
 		return Headless(ctx, g, o)
 	}
-	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.GraphName, Saver: o.Saver}
+	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.GraphName, Saver: o.Saver, CheckThread: o.CheckThread}
 	if ex, ok := graphs.Get(o.GraphName); ok {
 		opts.Answers = ex.Answers
 	}
@@ -36,7 +36,8 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 				if t.Checkpoints == 0 { // nothing to open, as superstep threads skips it
 					continue
 				}
-				out = append(out, tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated})
+				rec, _ := decodeGraphRecord(t.Fingerprint)
+				out = append(out, tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated, Graph: rec.Graph})
 			}
 			return out, nil
 		}

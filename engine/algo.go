@@ -23,8 +23,16 @@ type channelState struct {
 	versions *cowMap[Version]
 	seen     *cowMap[map[string]Version]
 	values   *cowMap[any]
-	// state mirrors the available state keys: the graph state nodes read.
+	// state mirrors the available state keys; only the loop sees it.
 	state map[string]any
+	// view is the graph state handed to tasks: a copy of state made when
+	// first asked for after state changed, shared read-only by every task
+	// (and route) until state changes again, so a superstep of a thousand
+	// tasks builds it once and an unchanged one not at all.
+	view map[string]any
+	// seenOwned marks the versions_seen maps made since the last snapshot:
+	// no checkpoint shares them, so they are updated in place.
+	seenOwned map[string]bool
 	// live holds the ephemeral and topic channels that have a value: the
 	// only ones an untouched superstep must clear.
 	live map[string]struct{}
@@ -36,6 +44,8 @@ type channelState struct {
 	dirty map[string]struct{}
 	// scratch is applyWrites' working memory, kept between supersteps.
 	scratch applyScratch
+	// candidates is candidateNodes' working memory.
+	candidates []string
 }
 
 // applyScratch holds applyWrites' temporary lists; reusing them keeps a
@@ -95,12 +105,13 @@ func (cs *channelState) takeDirty() map[string]Version {
 // newChannelState restores the channels of g from cp (nil: a new thread).
 func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	cs := &channelState{
-		g:        g,
-		channels: make(map[string]channel, len(g.channelOrder)),
-		values:   newCowMap[any](),
-		state:    map[string]any{},
-		live:     map[string]struct{}{},
-		dirty:    map[string]struct{}{},
+		g:         g,
+		channels:  make(map[string]channel, len(g.channelOrder)),
+		values:    newCowMap[any](),
+		state:     map[string]any{},
+		live:      map[string]struct{}{},
+		seenOwned: map[string]bool{},
+		dirty:     map[string]struct{}{},
 	}
 	lazy := cp.lazyState()
 	for _, name := range g.channelOrder {
@@ -148,6 +159,7 @@ func (cs *channelState) refresh(name string) {
 		} else {
 			delete(cs.state, name)
 		}
+		cs.view = nil
 		return
 	}
 	switch ch.(type) {
@@ -174,6 +186,18 @@ func (cs *channelState) available(name string) bool {
 func (cs *channelState) stateValues() map[string]any {
 	return maps.Clone(cs.state)
 }
+
+// stateView returns the graph state as tasks read it: shared with every
+// other reader until the state changes, so nobody may modify it.
+func (cs *channelState) stateView() map[string]any {
+	if cs.view == nil {
+		cs.view = maps.Clone(cs.state)
+	}
+	return cs.view
+}
+
+// pushTriggers is every PUSH task's trigger list (shared: nobody writes it).
+var pushTriggers = []string{Push}
 
 // taskKind tells PULL tasks (triggered by channels) from PUSH tasks (Sends).
 type taskKind int
@@ -238,13 +262,17 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		if !ok {
 			seen = map[string]Version{}
 			cs.seen.set(t.name, seen)
+			cs.seenOwned[t.name] = true
 		}
 		for _, trig := range t.triggers {
 			if v, ok := cs.versions.get(trig); ok && seen[trig] != v {
-				// Copy on write: checkpoints share these maps.
-				seen = maps.Clone(seen)
+				if !cs.seenOwned[t.name] {
+					// Copy on write: a checkpoint shares this map.
+					seen = maps.Clone(seen)
+					cs.seen.set(t.name, seen)
+					cs.seenOwned[t.name] = true
+				}
 				seen[trig] = v
-				cs.seen.set(t.name, seen)
 			}
 			if trig != Push && trig != InterruptChannel && !slices.Contains(sc.consume, trig) {
 				sc.consume = append(sc.consume, trig)
@@ -335,7 +363,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 			if n == nil || n.start {
 				continue // LangGraph ignores Sends to unknown nodes
 			}
-			t := &task{name: s.Node, kind: pushTask, pushIdx: i, triggers: []string{Push}, input: s.Arg, node: n}
+			t := &task{name: s.Node, kind: pushTask, pushIdx: i, triggers: pushTriggers, input: s.Arg, node: n}
 			t.id = pushTaskID(cpID, ns, step, s.Node, i)
 			t.ns = taskNamespace(ns, s.Node, t.id)
 			tasks = append(tasks, t)
@@ -343,10 +371,11 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	}
 	for _, name := range candidateNodes(cs, hint) {
 		n := cs.g.nodes[name]
-		trig := firedTrigger(cs, n)
-		if trig == "" {
+		ti := firedTrigger(cs, n)
+		if ti < 0 {
 			continue
 		}
+		trig := n.triggers[ti]
 		var input any
 		if n.start {
 			v, ok := cs.channels[Start].get()
@@ -355,9 +384,10 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 			}
 			input = v
 		} else {
-			input = cs.stateValues()
+			input = cs.stateView()
 		}
-		t := &task{name: name, kind: pullTask, triggers: []string{trig}, input: input, node: n}
+		// The node's own trigger list, cut to the fired one: no copy.
+		t := &task{name: name, kind: pullTask, triggers: n.triggers[ti : ti+1 : ti+1], input: input, node: n}
 		t.id = pullTaskID(cpID, ns, step, name, trig)
 		t.ns = taskNamespace(ns, name, t.id)
 		tasks = append(tasks, t)
@@ -376,12 +406,17 @@ func taskNamespace(parentNS, name, id string) string {
 // without a hint it scans every node (none if no channel has a version).
 func candidateNodes(cs *channelState, hint planHint) []string {
 	if hint.known {
-		var out []string
+		if len(hint.channels) == 1 {
+			return cs.g.triggerToNodes[hint.channels[0]] // sorted already
+		}
+		out := cs.candidates[:0]
 		for _, c := range hint.channels {
 			out = append(out, cs.g.triggerToNodes[c]...)
 		}
 		sort.Strings(out)
-		return slices.Compact(out)
+		out = slices.Compact(out)
+		cs.candidates = out
+		return out
 	}
 	if cs.versions.len() == 0 {
 		return nil
@@ -389,20 +424,20 @@ func candidateNodes(cs *channelState, hint planHint) []string {
 	return cs.g.nodeOrder
 }
 
-// firedTrigger returns the first trigger of n that is available and newer
-// than what n last saw ("" if none): a node never run fires on any available
-// trigger.
-func firedTrigger(cs *channelState, n *node) string {
+// firedTrigger returns the index of the first trigger of n that is
+// available and newer than what n last saw (-1 if none): a node never run
+// fires on any available trigger.
+func firedTrigger(cs *channelState, n *node) int {
 	seen, _ := cs.seen.get(n.name)
-	for _, c := range n.triggers {
+	for i, c := range n.triggers {
 		if !cs.available(c) {
 			continue
 		}
 		if v, _ := cs.versions.get(c); v > seen[c] {
-			return c
+			return i
 		}
 	}
-	return ""
+	return -1
 }
 
 // shouldInterrupt reports whether a breakpoint on nodes fires for tasks: some
@@ -438,6 +473,7 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
 	cp := &Checkpoint{V: CheckpointFormat, ID: id}
 	cp.lazy = &lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
+	clear(cs.seenOwned) // the snapshot shares every versions_seen map now
 	if hintKnown {
 		cp.UpdatedChannels = append([]string{}, updated...)
 	}

@@ -21,7 +21,7 @@
 //     (LangGraph's _first, tick and after_tick); pending.go its saved writes.
 //   - runner.go, task.go: run one superstep's tasks concurrently, with
 //     retries, interrupts and the writers that turn a node's result into
-//     writes; lockstep.go orders sibling subgraphs' checkpoints on request.
+//     writes; turns.go orders sibling subgraphs' checkpoints on request.
 //   - stepper.go: the caller-driven API (Plan, Execute, Update one phase at
 //     a time) that the debugger uses; run.go's Invoke and Stream loop over it.
 //   - state.go: GetState, History and UpdateState.

@@ -432,9 +432,9 @@ func ExampleGraph_Invoke() {
 	// Output: 42 [double]
 }
 
-// Sibling subgraph tasks in lockstep write their checkpoints in turn, and a
+// Sibling subgraph tasks taking turns write their checkpoints in turn, and a
 // retried sibling or one that fails leaves the rotation without a deadlock.
-func TestLockstepSubgraphs_NoDeadlockOnFailure(t *testing.T) {
+func TestSubgraphTurns_NoDeadlockOnFailure(t *testing.T) {
 	var fails atomic.Int32
 	inner, err := engine.NewStateGraph(engine.AppendKey("out"), engine.LastValueKey("i")).
 		AddNode("w", func(_ context.Context, s any) (any, error) {
@@ -458,12 +458,12 @@ func TestLockstepSubgraphs_NoDeadlockOnFailure(t *testing.T) {
 	var res *engine.Result
 	go func() {
 		defer close(done)
-		res, err = g.Invoke(ctx, map[string]any{"out": []any{}}, engine.OnThread("t"), engine.WithLockstepSubgraphs())
+		res, err = g.Invoke(ctx, map[string]any{"out": []any{}}, engine.OnThread("t"), engine.WithSubgraphTurns())
 	}()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("lockstep subgraphs deadlocked")
+		t.Fatal("subgraph turns deadlocked")
 	}
 	if err != nil || res.Status != engine.StatusDone {
 		t.Fatalf("%v %+v", err, res)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -29,7 +30,7 @@ const (
 // reservedWrite reports whether a write name never reaches a channel.
 func reservedWrite(ch string) bool {
 	switch ch {
-	case NoWritesChannel, Push, ResumeChannel, InterruptChannel, ReturnChannel, ErrorChannel, ScheduledChannel, "__error_source_node__":
+	case NoWritesChannel, Push, ResumeChannel, InterruptChannel, ReturnChannel, ErrorChannel, ScheduledChannel, ErrorSourceNodeChannel:
 		return true
 	}
 	return false
@@ -86,6 +87,22 @@ func (e *GraphRecursionError) Error() string {
 	return fmt.Sprintf("recursion limit of %d reached without hitting a stop condition (at step %d); raise the limit with WithRecursionLimit", e.Limit, e.Step)
 }
 
+// CancelledError is the error saved for a task that stopped because
+// another task of its superstep failed first (LangGraph's CancelledError,
+// LangGraph.js's AbortError). It matches context.Canceled, so a node that
+// checks for its context's cancellation recognises it.
+type CancelledError struct {
+	// By is the node whose failure cancelled the superstep.
+	By string
+}
+
+func (e *CancelledError) Error() string {
+	return fmt.Sprintf("cancelled: node %q failed in the same superstep", e.By)
+}
+
+// Is reports whether target is context.Canceled.
+func (e *CancelledError) Is(target error) bool { return target == context.Canceled }
+
 // NodeError is returned when a node fails (after its retries) or panics.
 type NodeError struct {
 	Node     string
@@ -93,11 +110,7 @@ type NodeError struct {
 	TaskID   string
 	Attempts int
 	Panic    bool
-	// Writers is true when the node's body returned and what it returned
-	// could not be written: an update that is not a map, a bad goto or
-	// Send, a route that failed or went outside its ends.
-	Writers bool
-	Err     error
+	Err      error
 }
 
 func (e *NodeError) Error() string {

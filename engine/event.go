@@ -37,8 +37,6 @@ type Event struct {
 	Interrupts []Interruption
 	Err        error
 	Reused     bool
-	// Answered: the task's Interrupt calls returned answers (it resumed).
-	Answered bool
 	// Checkpoint and Metadata describe a written checkpoint.
 	Checkpoint *Checkpoint
 	Metadata   Metadata

@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"hash/fnv"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,25 +98,85 @@ func (c *CounterIDs) NewID() string {
 // stable across processes, which resume needs: saved writes are matched to
 // re-planned tasks by id.
 func hashID(parts ...string) string {
-	h := fnv.New128a()
+	h := newFNV128a()
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		h.part(p)
 	}
-	var raw [16]byte
-	h.Sum(raw[:0])
-	return layout(raw)
+	return layout(h.sum())
 }
 
 // pullTaskID is the id of node's task triggered by trigger at step, planned
-// from checkpoint cpID.
+// from checkpoint cpID. It is hashID(cpID, ns, step, name, Pull, trigger),
+// computed without allocating: planning makes one per task.
 func pullTaskID(cpID, ns string, step int, name, trigger string) string {
-	return hashID(cpID, ns, strconv.Itoa(step), name, Pull, trigger)
+	h := newFNV128a()
+	h.part(cpID)
+	h.part(ns)
+	h.intPart(step)
+	h.part(name)
+	h.part(Pull)
+	h.part(trigger)
+	return layout(h.sum())
 }
 
-// pushTaskID is the id of the task for the idx-th Send of a superstep.
+// pushTaskID is the id of the task for the idx-th Send of a superstep:
+// hashID(cpID, ns, step, name, Push, idx).
 func pushTaskID(cpID, ns string, step int, name string, idx int) string {
-	return hashID(cpID, ns, strconv.Itoa(step), name, Push, strconv.Itoa(idx))
+	h := newFNV128a()
+	h.part(cpID)
+	h.part(ns)
+	h.intPart(step)
+	h.part(name)
+	h.part(Push)
+	h.intPart(idx)
+	return layout(h.sum())
+}
+
+// fnv128a is FNV-1a/128 (as hash/fnv's New128a) on the stack: the id of
+// every task is one, and hash/fnv's escapes to the heap. Task ids are
+// matched against saved writes across processes, so its output must stay
+// exactly hash/fnv's (TestHashID_MatchesFNV).
+type fnv128a struct{ hi, lo uint64 }
+
+const (
+	fnv128OffsetHi   = 0x6c62272e07bb0142
+	fnv128OffsetLo   = 0x62b821756295c58d
+	fnv128PrimeLo    = 0x13b // the prime is 2^88 + 0x13b
+	fnv128PrimeShift = 24    // 88 - 64
+)
+
+func newFNV128a() fnv128a { return fnv128a{fnv128OffsetHi, fnv128OffsetLo} }
+
+func (h *fnv128a) byte(c byte) {
+	h.lo ^= uint64(c)
+	// (hi, lo) * (2^88 + 0x13b) mod 2^128
+	s0, s1 := bits.Mul64(fnv128PrimeLo, h.lo)
+	s0 += h.lo<<fnv128PrimeShift + fnv128PrimeLo*h.hi
+	h.hi, h.lo = s0, s1
+}
+
+// part hashes s and the 0 byte that ends every part.
+func (h *fnv128a) part(s string) {
+	for i := 0; i < len(s); i++ {
+		h.byte(s[i])
+	}
+	h.byte(0)
+}
+
+// intPart hashes n's decimal digits as a part.
+func (h *fnv128a) intPart(n int) {
+	var buf [20]byte
+	for _, c := range strconv.AppendInt(buf[:0], int64(n), 10) {
+		h.byte(c)
+	}
+	h.byte(0)
+}
+
+func (h *fnv128a) sum() [16]byte {
+	var raw [16]byte
+	binary.BigEndian.PutUint64(raw[:8], h.hi)
+	binary.BigEndian.PutUint64(raw[8:], h.lo)
+	return raw
 }
 
 // interruptID identifies the interrupt a task raises after answered earlier

@@ -98,12 +98,12 @@ type loop struct {
 	interrupts []PendingInterrupt
 	values     map[string]any // output when the run ended
 	resuming   bool           // LangGraph's __pregel_resuming flag
-	// lockstep orders this superstep's subgraph tasks' checkpoint writes
-	// (WithLockstepSubgraphs); lockstepAt maps their task ids to turns.
-	lockstep   *lockstep
-	lockstepAt map[string]int
-	before     []string
-	after      []string
+	// turns orders this superstep's subgraph tasks' checkpoint writes
+	// (WithSubgraphTurns); turnOf maps their task ids to turns.
+	turns  *subgraphTurns
+	turnOf map[string]int
+	before []string
+	after  []string
 }
 
 // PendingInterrupt is an interrupt waiting for an answer, with the node that
@@ -122,10 +122,6 @@ type TaskResult struct {
 	Reused     bool
 	Attempts   int
 	Done       bool
-	// Aborted marks a task whose superstep another task's failure ended.
-	Aborted bool
-	// Answered marks a task whose Interrupt calls returned answers.
-	Answered bool
 }
 
 func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, error) {
@@ -385,12 +381,12 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		cp.TS = l.g.clock()
 	}
 	if l.saver != nil {
-		if ls := l.opts.step; ls != nil {
-			ls.wait(l.opts.stepAt)
+		if ls := l.opts.turns; ls != nil {
+			ls.wait(l.opts.turnAt)
 		}
 		_, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(l.saver, cp), md, newVersions)
-		if ls := l.opts.step; ls != nil {
-			ls.pass(l.opts.stepAt)
+		if ls := l.opts.turns; ls != nil {
+			ls.pass(l.opts.turnAt)
 		}
 		if err != nil {
 			return fmt.Errorf("saving checkpoint at step %d: %w", l.step, err)
@@ -416,28 +412,12 @@ func (l *loop) emitValues() {
 }
 
 // savedInterrupts lists the interrupts saved against the current checkpoint
-// that have no answer yet (a task with an __interrupt__ and no __resume__
-// write), so a view of a resumed thread shows what it waits for. The caller
-// holds l.mu.
+// that still wait for an answer (SavedWrites.Waiting), so a view of a
+// resumed thread shows what it waits for. The caller holds l.mu.
 func (l *loop) savedInterrupts() []PendingInterrupt {
-	var out []PendingInterrupt
-	for _, id := range l.pending.order {
-		var ints []Interruption
-		answered := false
-		for _, w := range l.pending.byTask[id] {
-			switch w.Channel {
-			case InterruptChannel:
-				ints = append(ints, interruptionsOf(w.Value)...)
-			case ResumeChannel:
-				answered = true
-			}
-		}
-		if answered {
-			continue
-		}
-		for _, in := range ints {
-			out = append(out, PendingInterrupt{Interruption: in, TaskID: id, Node: l.taskName(id)})
-		}
+	out := ReadSavedWrites(l.pending.all()).WaitingInterrupts()
+	for i := range out {
+		out[i].Node = l.taskName(out[i].TaskID)
 	}
 	return out
 }
@@ -505,11 +485,9 @@ func (l *loop) reuseSavedWrites() {
 	for _, t := range l.tasks {
 		byID[t.id] = t
 	}
-	all := l.pending.all()
-	aborted := abortedTasks(all)
-	for _, pw := range all {
+	for _, pw := range l.pending.all() {
 		t := byID[pw.TaskID]
-		if t == nil || !l.g.reusable(pw, aborted) {
+		if t == nil || !reusable(pw) {
 			continue
 		}
 		v := pw.Value
@@ -523,34 +501,13 @@ func (l *loop) reuseSavedWrites() {
 	}
 }
 
-// abortMarker is the __error__ value of a task aborted by a sibling's
-// failure (see abortSiblings).
-func abortMarker(by string) map[string]any { return map[string]any{"aborted_by": by} }
-
-// abortedTasks lists the tasks whose saved error is an abort marker.
-func abortedTasks(ws []PendingWrite) map[string]bool {
-	var out map[string]bool
-	for _, w := range ws {
-		if m, ok := w.Value.(map[string]any); ok && w.Channel == ErrorChannel && m["aborted_by"] != nil {
-			if out == nil {
-				out = map[string]bool{}
-			}
-			out[w.TaskID] = true
-		}
-	}
-	return out
-}
-
 // reusable reports whether a saved write counts as the task's output when
-// its superstep is resumed: bookkeeping writes never do, and a task aborted
-// by a sibling's failure keeps only its state-key writes (LangGraph.js
-// aborted it after its state update, before its edges and routes).
-func (g *Graph) reusable(pw PendingWrite, aborted map[string]bool) bool {
-	switch pw.Channel {
-	case InterruptChannel, ResumeChannel, ErrorChannel, ScheduledChannel, "__error_source_node__":
-		return false
-	}
-	return !aborted[pw.TaskID] || g.IsStateKey(pw.Channel)
+// its superstep resumes: everything but the error, interrupt and answer
+// bookkeeping (_loop.py _reapply_writes_to_succeeded_nodes). A task that
+// failed or was cancelled after its writers wrote keeps those writes and
+// does not run again, as in LangGraph.
+func reusable(pw PendingWrite) bool {
+	return !IsControlWrite(pw.Channel) || pw.Channel == NoWritesChannel
 }
 
 func (l *loop) fail(err error) error {

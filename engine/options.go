@@ -24,14 +24,14 @@ type RunOptions struct {
 	// Metadata is added to every checkpoint the run writes (Metadata.Extra).
 	Metadata map[string]any
 
-	// LockstepSubgraphs orders the checkpoint writes of sibling subgraph
-	// tasks deterministically (see WithLockstepSubgraphs).
-	LockstepSubgraphs bool
+	// SubgraphTurns orders the checkpoint writes of sibling subgraph
+	// tasks deterministically (see WithSubgraphTurns).
+	SubgraphTurns bool
 
 	ns     string
-	parent *taskScope // set for subgraph runs
-	step   *lockstep  // set for a subgraph run ordered with its siblings
-	stepAt int        // its place in step
+	parent *taskScope     // set for subgraph runs
+	turns  *subgraphTurns // set for a subgraph run ordered with its siblings
+	turnAt int            // its place in turns
 }
 
 // RunOption sets a RunOptions field.
@@ -62,11 +62,12 @@ func WithMetadata(md map[string]any) RunOption {
 	return func(o *RunOptions) { o.Metadata = md }
 }
 
-// WithLockstepSubgraphs makes sibling subgraph tasks of a superstep write
-// their checkpoints in turn, in task order, as LangGraph.js interleaves
-// them, so traces are reproducible byte for byte. Their nodes still run
-// concurrently; a slow sibling delays the others' checkpoint writes.
-func WithLockstepSubgraphs() RunOption { return func(o *RunOptions) { o.LockstepSubgraphs = true } }
+// WithSubgraphTurns makes sibling subgraph tasks of a superstep write their
+// checkpoints in turns, round-robin in planning order, so the order of
+// their checkpoints is the same on every run (a trace writer needs that;
+// LangGraph leaves it to scheduling). Their nodes still run concurrently;
+// a slow sibling delays the others' checkpoint writes.
+func WithSubgraphTurns() RunOption { return func(o *RunOptions) { o.SubgraphTurns = true } }
 
 // WithHook installs a step hook.
 func WithHook(h StepHook) RunOption { return func(o *RunOptions) { o.Hook = h } }

@@ -57,15 +57,15 @@ func (g *Graph) Stream(ctx context.Context, input any, opts ...RunOption) iter.S
 func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any, error) {
 	sub := t.node.subgraph
 	opts := RunOptions{
-		Thread:            l.cfg.ThreadID,
-		RecursionLimit:    l.opts.RecursionLimit,
-		LockstepSubgraphs: l.opts.LockstepSubgraphs,
-		ns:                t.ns,
-		parent:            scope,
+		Thread:         l.cfg.ThreadID,
+		RecursionLimit: l.opts.RecursionLimit,
+		SubgraphTurns:  l.opts.SubgraphTurns,
+		ns:             t.ns,
+		parent:         scope,
 	}
-	if ls := l.lockstep; ls != nil {
-		if at, ok := l.lockstepAt[t.id]; ok && ls.isActive(at) {
-			opts.step, opts.stepAt = ls, at
+	if ls := l.turns; ls != nil {
+		if at, ok := l.turnOf[t.id]; ok && ls.isActive(at) {
+			opts.turns, opts.turnAt = ls, at
 			defer ls.leave(at)
 		}
 	}

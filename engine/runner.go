@@ -12,8 +12,12 @@ import (
 
 // execute is the Execute phase: run every planned task that has no saved
 // writes, concurrently, each against the same read-only channel state. Each
-// task's writes are saved as soon as it finishes. The first failure cancels
-// the others; interrupts let siblings finish.
+// task's writes are saved as soon as it ends. The first failure cancels the
+// tasks still working, through their context; each of them saves what it
+// wrote before it saw the cancellation, plus its error. A task that finished
+// keeps everything (_runner.py:574-613 commit, :616-634
+// _should_stop_others; runner.ts:149-176 tick, :425-471 _commit).
+// Interrupts let siblings finish.
 func (l *loop) execute(ctx context.Context) error {
 	var run []*task
 	for _, t := range l.tasks {
@@ -21,29 +25,14 @@ func (l *loop) execute(ctx context.Context) error {
 			run = append(run, t)
 		}
 	}
-	l.lockstep, l.lockstepAt = nil, nil
-	if l.opts.LockstepSubgraphs {
-		var subs []*task
-		// Planning order (Sends first), the order LangGraph.js starts them.
-		for _, t := range run {
-			if t.node.subgraph != nil {
-				subs = append(subs, t)
-			}
-		}
-		if len(subs) > 1 {
-			l.lockstep, l.lockstepAt = newLockstep(len(subs)), map[string]int{}
-			for i, t := range subs {
-				l.lockstepAt[t.id] = i
-			}
-		}
-	}
+	l.prepareSubgraphTurns(run)
 	// Only siblings need cancelling when one fails; a lone task runs on
 	// the caller's context.
-	stepCtx, cancel := ctx, context.CancelFunc(func() {})
+	stepCtx, cancel := ctx, context.CancelCauseFunc(func(error) {})
 	if len(run) > 1 {
-		stepCtx, cancel = context.WithCancel(ctx)
+		stepCtx, cancel = context.WithCancelCause(ctx)
 	}
-	defer cancel()
+	defer cancel(nil)
 	var (
 		wg       sync.WaitGroup
 		failMu   sync.Mutex
@@ -55,7 +44,7 @@ func (l *loop) execute(ctx context.Context) error {
 			failMu.Lock()
 			if firstErr == nil {
 				firstErr = err
-				cancel()
+				cancel(&CancelledError{By: t.name})
 			}
 			failMu.Unlock()
 		}
@@ -73,14 +62,10 @@ func (l *loop) execute(ctx context.Context) error {
 		wg.Wait()
 	}
 	if firstErr != nil {
-		if ctx.Err() != nil {
-			return l.fail(ctx.Err())
-		}
-		var ne *NodeError
-		if errors.As(firstErr, &ne) && abortsSiblings(l.g, ne) {
-			l.abortSiblings(ctx, run, ne)
-		}
 		return l.fail(firstErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return l.fail(err)
 	}
 	var interrupts []PendingInterrupt
 	for _, t := range sortTasks(l.tasks) {
@@ -102,61 +87,10 @@ func (l *loop) execute(ctx context.Context) error {
 	return nil
 }
 
-// abortsSiblings reports whether a failure ends its superstep the way
-// LangGraph.js records a node that fails at once: on its first attempt,
-// before doing any asynchronous work (a retried node and a subgraph have
-// waited, and their siblings' results were recorded meanwhile).
-func abortsSiblings(g *Graph, ne *NodeError) bool {
-	n := g.nodes[ne.Node]
-	return ne.Attempts <= 1 && !ne.Writers && n != nil && n.subgraph == nil
-}
-
-// AbortsSiblings reports whether err, a run's failure, is the kind after
-// which LangGraph.js records no result for any task of the failed superstep
-// (see abortSiblings). Trace writers use it to match the reference traces.
-func (g *Graph) AbortsSiblings(err error) bool {
-	var ne *NodeError
-	return errors.As(err, &ne) && abortsSiblings(g, ne)
-}
-
-// abortSiblings records, as LangGraph.js does when a task fails without
-// retrying, that the failure aborted every other task of the superstep: each
-// gets an error write next to the state-key writes it made, so the thread's
-// state shows the whole superstep as failed. Siblings that wrote are not run
-// again on resume.
-func (l *loop) abortSiblings(ctx context.Context, run []*task, failed *NodeError) {
-	for _, t := range run {
-		if t.id == failed.TaskID {
-			continue
-		}
-		res := l.results[t.id]
-		l.mu.Lock()
-		settled := res.Err != nil || res.Interrupts != nil // failed or interrupted on its own
-		if !settled {
-			res.Aborted = true
-		}
-		l.mu.Unlock()
-		if settled {
-			continue
-		}
-		msg := abortMarker(failed.Node)
-		// LangGraph.js aborts a sibling between its first writer (the
-		// state update) and the rest: it keeps the state-key writes and
-		// loses its edges and routes, so on resume it is not re-run and
-		// its successors do not fire. One batch, as the task's own commit.
-		var kept []Write
-		for _, w := range t.writes {
-			if l.g.IsStateKey(w.Channel) {
-				kept = append(kept, w)
-			}
-		}
-		t.writes = kept
-		_ = l.putWrites(context.WithoutCancel(ctx), t.id, append(kept, Write{Channel: ErrorChannel, Value: msg}))
-	}
-}
-
 // runTask runs one task with its retry policy and saves its outcome. It
-// returns an error only for a failure that stops the superstep.
+// returns an error only for a failure that stops the superstep: a task
+// that stopped because the superstep was cancelled saves its writes and
+// error and returns nil.
 func (l *loop) runTask(ctx context.Context, t *task) error {
 	scope := l.newScope(t)
 	res := l.results[t.id]
@@ -165,9 +99,10 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 	var writes []Write
 	for attempt := 1; ; attempt++ {
 		res.Attempts = attempt
-		// Each attempt re-runs the node from its top: its Interrupt calls
-		// count from the first again, and the answers gathered so far
-		// (the run's plain resume value included) stay matched to them.
+		// Each attempt re-runs the node from its top with no writes
+		// (_retry.py clears task.writes): its Interrupt calls count from
+		// the first again, and the answers gathered so far (the run's
+		// plain resume value included) stay matched to them.
 		scope.counter = 0
 		writes, err = l.attempt(ctx, scope, t)
 		if err == nil || scope.interrupt != nil || errors.As(err, new(*InterruptError)) || ctx.Err() != nil {
@@ -182,8 +117,13 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 			case <-ctx.Done():
 			}
 		}
+		if ctx.Err() != nil {
+			break // cancelled while waiting: this attempt's failure stands
+		}
 	}
-	res.Answered = scope.hasResume
+	// Saving never takes the step's cancellation: a cancelled task saves
+	// what it wrote, as LangGraph's runners do.
+	saveCtx := context.WithoutCancel(ctx)
 	var ie *InterruptError
 	switch {
 	case scope.interrupt != nil || errors.As(err, &ie):
@@ -197,19 +137,29 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		l.mu.Lock()
 		res.Interrupts, res.Done = ie.Interrupts, true
 		l.mu.Unlock()
-		if perr := l.putWrites(ctx, t.id, saved); perr != nil {
+		if perr := l.putWrites(saveCtx, t.id, saved); perr != nil {
 			return perr
 		}
 		l.emitResult(t, res)
 		return nil
 	case err != nil:
+		// A failure after the step was cancelled is not the step's
+		// failure: it is saved but not reported (runner.ts:160-176 keeps
+		// only errors raised before the node saw the abort).
+		cancelled := ctx.Err() != nil
+		if cancelled && errors.Is(err, context.Canceled) {
+			err = context.Cause(ctx)
+		}
 		var ne *NodeError
 		if !errors.As(err, &ne) {
 			ne = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Err: err}
 		}
 		ne.Attempts = res.Attempts
-		// A failure in the writers keeps the writes made before it, saved
-		// with the error as LangGraph saves them (they are not applied).
+		// The task keeps the writes its writers made before the failure,
+		// saved with the error (_runner.py:596-603, runner.ts:447-453).
+		// They count as its output on resume
+		// (_loop.py _reapply_writes_to_succeeded_nodes); a task with none
+		// runs again.
 		t.writes = writes
 		l.mu.Lock()
 		res.Err, res.Done, res.Writes = ne, true, writes
@@ -218,10 +168,13 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		if scope.hasResume {
 			saved = append(saved, Write{Channel: ResumeChannel, Value: scope.resumeWrite})
 		}
-		if perr := l.putWrites(context.WithoutCancel(ctx), t.id, saved); perr != nil {
+		if perr := l.putWrites(saveCtx, t.id, saved); perr != nil {
 			return perr
 		}
 		l.emitResult(t, res)
+		if cancelled {
+			return nil
+		}
 		return ne
 	}
 	t.writes = writes
@@ -235,7 +188,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 	l.mu.Lock()
 	res.Writes, res.Done = writes, true
 	l.mu.Unlock()
-	if err := l.putWrites(ctx, t.id, saved); err != nil {
+	if err := l.putWrites(saveCtx, t.id, saved); err != nil {
 		return err
 	}
 	l.emitResult(t, res)
@@ -250,7 +203,7 @@ func (l *loop) emitResult(t *task, res *TaskResult) {
 	if res.Interrupts != nil {
 		update = map[string]any{}
 	}
-	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err, Answered: res.Answered})
+	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
 }
 
 // stateUpdate is the state-key part of a task's writes, as a map.
@@ -289,8 +242,8 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 		return nil, scope.interrupt
 	}
 	writes, err = l.nodeWrites(ctx, t, ret)
-	if err != nil {
-		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Writers: true, Err: err}
+	if err != nil && ctx.Err() == nil {
+		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Err: err}
 	}
 	return writes, err
 }

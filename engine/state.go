@@ -31,9 +31,16 @@ type SnapshotTask struct {
 	Push       bool
 	Input      any
 	Interrupts []Interruption
-	// Answered is true when the task saved an answer (__resume__) to its
-	// interrupts: they are not pending any more, though still listed.
+	// Answers are the saved answers to its Interrupt calls, by call
+	// position; Answered reports that there are some.
+	Answers  []any
 	Answered bool
+	// Waiting: the task's interrupts wait for an answer
+	// (SavedWrites.Waiting).
+	Waiting bool
+	// Finished: the task saved its output and is not run again when the
+	// superstep resumes (SavedTask.Finished).
+	Finished bool
 	// Result is the task's saved writes to state keys; nil when it saved
 	// no output.
 	Result map[string]any
@@ -43,15 +50,24 @@ type SnapshotTask struct {
 	Subgraph string
 }
 
-// Interrupts lists the interrupts saved for the tasks.
+// Interrupts lists the interrupts that wait for an answer, by task.
 func (s *StateSnapshot) Interrupts() []PendingInterrupt {
 	var out []PendingInterrupt
 	for _, t := range s.Tasks {
+		if !t.Waiting {
+			continue
+		}
 		for _, in := range t.Interrupts {
 			out = append(out, PendingInterrupt{Interruption: in, Node: t.Name, TaskID: t.ID})
 		}
 	}
 	return out
+}
+
+// Status says where the thread's run stands at this checkpoint; see
+// SavedWrites.Status.
+func (s *StateSnapshot) Status() CheckpointStatus {
+	return ReadSavedWrites(s.PendingWrites).Status(len(s.Tasks) > 0)
 }
 
 // GetState returns the state of cfg's checkpoint (the thread's latest when
@@ -128,6 +144,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		}
 	}
 	snap.Values = cs.stateValues()
+	saved := ReadSavedWrites(t.PendingWrites)
 	for _, tk := range tasks {
 		if len(tk.writes) == 0 {
 			snap.Next = append(snap.Next, tk.name)
@@ -139,33 +156,12 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		if tk.node.subgraph != nil {
 			st.Subgraph = tk.ns
 		}
-		hasOutput := false
-		for _, pw := range t.PendingWrites {
-			if pw.TaskID != tk.id {
-				continue
+		if sv, ok := saved.Task(tk.id); ok {
+			st.Interrupts, st.Answers, st.Error = sv.Interrupts, sv.Answers, sv.Error
+			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.Waiting(sv), sv.Finished
+			if upd := g.stateUpdate(sv.Writes); len(upd) > 0 && sv.Finished {
+				st.Result = upd
 			}
-			switch pw.Channel {
-			case ErrorChannel:
-				if st.Error == "" {
-					st.Error = errorText(pw.Value)
-				}
-			case InterruptChannel:
-				st.Interrupts = append(st.Interrupts, interruptionsOf(pw.Value)...)
-			case ResumeChannel:
-				st.Answered = true
-			case "__error_source_node__":
-			default:
-				hasOutput = true
-				if g.IsStateKey(pw.Channel) {
-					if st.Result == nil {
-						st.Result = map[string]any{}
-					}
-					st.Result[pw.Channel] = pw.Value
-				}
-			}
-		}
-		if !hasOutput {
-			st.Result = nil
 		}
 		snap.Tasks = append(snap.Tasks, st)
 	}
@@ -338,6 +334,25 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 // inferAsNode picks the node an update is attributed to when none is given:
 // the only node, the start node on a fresh thread, or the node that saw the
 // highest version (a tie is ambiguous).
+// InferAsNode names the node UpdateState would write as at cfg's
+// checkpoint when asNode is "" (LangGraph's update_state: the node that
+// saw the newest channel version), so a UI can say so before writing. It
+// returns ErrNoCheckpoint for an unknown checkpoint, or an
+// *InvalidUpdateError when the choice is ambiguous.
+func (g *Graph) InferAsNode(ctx context.Context, cfg Config) (string, error) {
+	if g.saver == nil {
+		return "", ErrNoCheckpointer
+	}
+	t, err := g.saver.GetTuple(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	if t == nil {
+		return "", fmt.Errorf("%w: thread %q checkpoint %q", ErrNoCheckpoint, cfg.ThreadID, cfg.CheckpointID)
+	}
+	return g.inferAsNode(newChannelState(g, t.Checkpoint))
+}
+
 func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 	if len(g.nodeOrder) == 2 {
 		return g.nodeOrder[1], nil
@@ -367,14 +382,6 @@ func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 	return "", &InvalidUpdateError{Msg: "ambiguous update: specify the node to apply it as"}
 }
 
-// errorText renders a saved __error__ value for people.
-func errorText(v any) string {
-	if m, ok := v.(map[string]any); ok && m["aborted_by"] != nil {
-		return fmt.Sprintf("aborted: %v failed in the same superstep", m["aborted_by"])
-	}
-	return fmt.Sprint(v)
-}
-
 // applyNullWrites applies the writes saved for no task (Command input, a
 // resume value) to cs, as the input pseudo-task: no superstep bump.
 func applyNullWrites(cs *channelState, pending []PendingWrite) error {
@@ -394,20 +401,16 @@ func applyNullWrites(cs *channelState, pending []PendingWrite) error {
 // attachSavedWrites gives each task the writes saved for it, as get_state
 // and update_state count them: everything but error, interrupt and
 // scheduled bookkeeping (a resume answer counts, LangGraph's quirk that
-// takes a twice-interrupted task out of next), and only the state writes of
-// a task a sibling's failure aborted.
+// takes a twice-interrupted task out of next).
 func (g *Graph) attachSavedWrites(tasks []*task, pending []PendingWrite) {
 	byID := make(map[string]*task, len(tasks))
 	for _, t := range tasks {
 		byID[t.id] = t
 	}
-	aborted := abortedTasks(pending)
 	for _, pw := range pending {
 		t := byID[pw.TaskID]
 		switch {
-		case t == nil, pw.Channel == ErrorChannel, pw.Channel == InterruptChannel, pw.Channel == ScheduledChannel:
-			continue
-		case aborted[pw.TaskID] && !g.IsStateKey(pw.Channel):
+		case t == nil, pw.Channel == ErrorChannel, pw.Channel == ErrorSourceNodeChannel, pw.Channel == InterruptChannel, pw.Channel == ScheduledChannel:
 			continue
 		}
 		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})

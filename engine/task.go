@@ -102,10 +102,18 @@ func CurrentTask(ctx context.Context) (TaskInfo, bool) {
 	return TaskInfo{ID: s.t.id, Node: s.t.name, Namespace: s.t.ns, Step: s.step, ThreadID: s.run.cfg.ThreadID}, true
 }
 
-// nodeWrites turns what a node returned into the task's writes, in
-// LangGraph's writer order: state keys, Command goto, static edges, then
-// conditional edges (evaluated on the state plus this task's own update).
+// nodeWrites turns what a node returned into the task's writes, writer by
+// writer in LangGraph's order: the state update with its Command goto, one
+// writer per static edge, one per conditional edge (evaluated on the state
+// plus this task's own update) — state.py attach_node / attach_edge /
+// attach_branch append them to the node's writers. Writes accumulate: when
+// the superstep is cancelled between two writers, the task returns what it
+// wrote so far with the cancellation (runner.ts aborts a task between the
+// steps of its node sequence; it then saves task.writes with its error).
 func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error) {
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
 	g := l.g
 	n := t.node
 	var writes []Write
@@ -135,10 +143,18 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 		}
 		writes = append(writes, w...)
 	}
-	writes = append(writes, n.edgeWrites...)
+	for _, w := range n.edgeWrites {
+		if err := cancelled(ctx); err != nil {
+			return writes, err
+		}
+		writes = append(writes, w)
+	}
 	if len(n.branches) > 0 {
 		local := l.localState(writes)
 		for _, br := range n.branches {
+			if err := cancelled(ctx); err != nil {
+				return writes, err
+			}
 			dest, err := br.route(ctx, local)
 			if err != nil {
 				return writes, fmt.Errorf("route from %q: %w", t.name, err)
@@ -257,4 +273,12 @@ func (l *loop) localState(writes []Write) map[string]any {
 		}
 	}
 	return state
+}
+
+// cancelled is the reason ctx was cancelled, or nil while it runs.
+func cancelled(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(ctx)
 }

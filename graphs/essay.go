@@ -4,42 +4,49 @@ import (
 	"context"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/typed"
 )
+
+// EssayState is the state of Essay.
+type EssayState struct {
+	Topic    string   `json:"topic"`
+	Outline  string   `json:"outline"`
+	Drafts   []string `json:"drafts" reducer:"append"`
+	Final    string   `json:"final"`
+	Approved bool     `json:"approved"`
+}
 
 // Essay is seed 000's graph: plan → writer_a ∥ writer_b → (join) review,
 // and review loops through revise until four drafts exist.
 func Essay(opts ...engine.CompileOption) (*engine.Graph, error) {
-	return engine.NewStateGraph(
-		engine.LastValueKey("topic"), engine.LastValueKey("outline"), engine.AppendKey("drafts"),
-		engine.LastValueKey("final"), engine.LastValueKey("approved"),
-	).Named("essay").
-		AddNode("plan", func(_ context.Context, s any) (any, error) {
-			return map[string]any{"outline": get[string](s, "topic") + "：定义、实现、执行"}, nil
+	type S = EssayState
+	draft := func(prefix string, from func(*S) string) typed.NodeFunc[S] {
+		return func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Drafts, []string{prefix + from(s)})), nil
+		}
+	}
+	outline := func(s *S) string { return s.Outline }
+	return typed.Engine(typed.NewGraph[S]("essay").
+		AddNode("plan", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Outline, s.Topic+"：定义、实现、执行")), nil
 		}).
-		AddNode("writer_a", func(_ context.Context, s any) (any, error) {
-			return map[string]any{"drafts": []any{"版本 A：" + get[string](s, "outline")}}, nil
+		AddNode("writer_a", draft("版本 A：", outline)).
+		AddNode("writer_b", draft("版本 B：", outline)).
+		AddNode("review", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Final, s.Drafts[len(s.Drafts)-1]), typed.Set(&s.Approved, len(s.Drafts) >= 4)), nil
 		}).
-		AddNode("writer_b", func(_ context.Context, s any) (any, error) {
-			return map[string]any{"drafts": []any{"版本 B：" + get[string](s, "outline")}}, nil
-		}).
-		AddNode("review", func(_ context.Context, s any) (any, error) {
-			drafts := get[[]any](s, "drafts")
-			return engine.Pairs("final", drafts[len(drafts)-1], "approved", len(drafts) >= 4), nil
-		}).
-		AddNode("revise", func(_ context.Context, s any) (any, error) {
-			return map[string]any{"drafts": []any{"修订稿：" + get[string](s, "final")}}, nil
-		}).
+		AddNode("revise", draft("修订稿：", func(s *S) string { return s.Final })).
 		AddEdge(engine.Start, "plan").
 		AddEdge("plan", "writer_a").AddEdge("plan", "writer_b").
 		AddJoin([]string{"writer_a", "writer_b"}, "review").
-		AddConditionalEdges("review", func(_ context.Context, s map[string]any) (any, error) {
-			if get[bool](s, "approved") {
+		AddConditionalEdges("review", func(_ context.Context, s *S) (string, error) {
+			if s.Approved {
 				return engine.End, nil
 			}
 			return "revise", nil
 		}, "revise", engine.End).
 		AddEdge("revise", "review").
-		Compile(opts...)
+		Compile(opts...))
 }
 
 func init() {

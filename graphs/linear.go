@@ -4,45 +4,51 @@ import (
 	"context"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/typed"
 )
+
+// Counter is the state of Linear and Router: total is LastValue, visited
+// appends the path.
+type Counter struct {
+	Total   int      `json:"total"`
+	Visited []string `json:"visited" reducer:"append"`
+}
 
 // Linear is START → a → b → END: a doubles total, b adds one; visited
 // collects the path (seed 003).
 func Linear(opts ...engine.CompileOption) (*engine.Graph, error) {
-	return engine.NewStateGraph(engine.LastValueKey("total"), engine.AppendKey("visited")).
-		Named("linear").
-		AddNode("a", func(_ context.Context, s any) (any, error) {
-			return engine.Pairs("total", get[float64](s, "total")*2, "visited", []any{"a"}), nil
-		}).
-		AddNode("b", func(_ context.Context, s any) (any, error) {
-			return engine.Pairs("total", get[float64](s, "total")+1, "visited", []any{"b"}), nil
-		}).
+	return typed.Engine(typed.NewGraph[Counter]("linear").
+		AddNode("a", double).
+		AddNode("b", addOne).
 		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("b", engine.End).
-		Compile(opts...)
+		Compile(opts...))
 }
 
 // Router routes from a to b when total > 5, else to c (seed 003).
 func Router(opts ...engine.CompileOption) (*engine.Graph, error) {
-	return engine.NewStateGraph(engine.LastValueKey("total"), engine.AppendKey("visited")).
-		Named("router").
-		AddNode("a", func(_ context.Context, s any) (any, error) {
-			return engine.Pairs("total", get[float64](s, "total")*2, "visited", []any{"a"}), nil
-		}).
-		AddNode("b", func(_ context.Context, s any) (any, error) {
-			return engine.Pairs("total", get[float64](s, "total")+1, "visited", []any{"b"}), nil
-		}).
-		AddNode("c", func(_ context.Context, s any) (any, error) {
-			return engine.Pairs("total", 0.0, "visited", []any{"c"}), nil
+	return typed.Engine(typed.NewGraph[Counter]("router").
+		AddNode("a", double).
+		AddNode("b", addOne).
+		AddNode("c", func(_ context.Context, s *Counter) (typed.Update[Counter], error) {
+			return typed.Write(s, typed.Set(&s.Total, 0), typed.Set(&s.Visited, []string{"c"})), nil
 		}).
 		AddEdge(engine.Start, "a").
-		AddConditionalEdges("a", func(_ context.Context, s map[string]any) (any, error) {
-			if get[float64](s, "total") > 5 {
+		AddConditionalEdges("a", func(_ context.Context, s *Counter) (string, error) {
+			if s.Total > 5 {
 				return "b", nil
 			}
 			return "c", nil
 		}, "b", "c").
 		AddEdge("b", engine.End).AddEdge("c", engine.End).
-		Compile(opts...)
+		Compile(opts...))
+}
+
+func double(_ context.Context, s *Counter) (typed.Update[Counter], error) {
+	return typed.Write(s, typed.Set(&s.Total, s.Total*2), typed.Set(&s.Visited, []string{"a"})), nil
+}
+
+func addOne(_ context.Context, s *Counter) (typed.Update[Counter], error) {
+	return typed.Write(s, typed.Set(&s.Total, s.Total+1), typed.Set(&s.Visited, []string{"b"})), nil
 }
 
 func init() {

@@ -5,38 +5,50 @@ import (
 	"fmt"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/typed"
 )
+
+// MapReduceState is the state of MapReduce.
+type MapReduceState struct {
+	Items   []int  `json:"items"`
+	Results []int  `json:"results" reducer:"append"`
+	Summary string `json:"summary"`
+}
+
+// Square is the argument of one Send to MapReduce's square node.
+type Square struct {
+	N int `json:"n"`
+}
 
 // MapReduce splits a list into one Send per item (the map step runs them in
 // one superstep), and summarize reduces the results, which arrive in Send
 // order whatever order the tasks finish in.
 func MapReduce(opts ...engine.CompileOption) (*engine.Graph, error) {
-	return engine.NewStateGraph(engine.LastValueKey("items"), engine.AppendKey("results"), engine.LastValueKey("summary")).
-		Named("mapreduce").
-		AddNode("split", func(_ context.Context, s any) (any, error) {
-			if get[[]any](s, "items") != nil {
-				return nil, nil
+	type S = MapReduceState
+	g := typed.NewGraph[S]("mapreduce").
+		AddNode("split", func(_ context.Context, s *S) (typed.Update[S], error) {
+			if s.Items != nil {
+				return typed.Update[S]{}, nil
 			}
-			return map[string]any{"items": []any{3.0, 1.0, 2.0}}, nil
-		}).
-		AddNode("square", func(_ context.Context, arg any) (any, error) {
-			n := get[float64](arg, "n")
-			return map[string]any{"results": []any{n * n}}, nil
-		}).
-		AddNode("summarize", func(_ context.Context, s any) (any, error) {
-			r := get[[]any](s, "results")
-			return map[string]any{"summary": fmt.Sprintf("n=%d results=%v", len(r), r)}, nil
+			return typed.Write(s, typed.Set(&s.Items, []int{3, 1, 2})), nil
+		})
+	typed.AddSendNode(g, "square", func(_ context.Context, arg Square) (typed.Update[S], error) {
+		var out S
+		return typed.Write(&out, typed.Set(&out.Results, []int{arg.N * arg.N})), nil
+	})
+	return typed.Engine(g.
+		AddNode("summarize", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Summary, fmt.Sprintf("n=%d results=%v", len(s.Results), s.Results))), nil
 		}).
 		AddEdge(engine.Start, "split").
-		AddConditionalEdges("split", func(_ context.Context, s map[string]any) (any, error) {
-			var sends []any
-			for _, it := range get[[]any](s, "items") {
-				sends = append(sends, engine.Send{Node: "square", Arg: map[string]any{"n": it}})
+		AddSends("split", func(_ context.Context, s *S) (sends []engine.Send, _ error) {
+			for _, n := range s.Items {
+				sends = append(sends, typed.Send("square", Square{N: n}))
 			}
 			return sends, nil
 		}, "square").
 		AddEdge("square", "summarize").AddEdge("summarize", engine.End).
-		Compile(opts...)
+		Compile(opts...))
 }
 
 func init() {

@@ -70,10 +70,3 @@ func All() []Example {
 // Default is the example the debugger opens with no arguments: it shows
 // Send, an interrupt and a Command.
 const Default = "research"
-
-// get reads a typed value from a node's input map.
-func get[T any](state any, key string) T {
-	m, _ := state.(map[string]any)
-	v, _ := m[key].(T)
-	return v
-}

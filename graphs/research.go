@@ -6,67 +6,105 @@ import (
 	"strings"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/typed"
 )
+
+// ResearchState is the state of Research.
+type ResearchState struct {
+	Question    string   `json:"question"`
+	SubQueries  []string `json:"sub_queries"`
+	Findings    []string `json:"findings" reducer:"append"`
+	Approved    bool     `json:"approved"`
+	FinalReport string   `json:"final_report"`
+}
+
+// ReviewRequest is what human_review shows the person it asks.
+type ReviewRequest struct {
+	Question          string   `json:"question"`
+	CollectedFindings []string `json:"collected_findings"`
+	Prompt            string   `json:"prompt"`
+}
+
+// ReviewAnswer is the person's reply: {"action": "approve"}, {"action":
+// "revise", "revised_question": "…"}, or just the action as a string.
+type ReviewAnswer struct {
+	Action          string
+	RevisedQuestion string
+	raw             any // the reply as given, for the error about a bad one
+}
+
+// UnmarshalJSON reads any reply; human_review rejects one without a known
+// action.
+func (a *ReviewAnswer) UnmarshalJSON(b []byte) error {
+	v, err := engine.DecodeValue(b)
+	if err != nil {
+		return err
+	}
+	*a = ReviewAnswer{raw: v}
+	switch x := v.(type) {
+	case string:
+		a.Action = x
+	case map[string]any:
+		a.Action, _ = x["action"].(string)
+		a.RevisedQuestion, _ = x["revised_question"].(string)
+	}
+	return nil
+}
+
+// subQuery is the argument of one Send to investigate.
+type subQuery struct {
+	SubQuery string `json:"sub_query"`
+}
 
 // Research is seed 004's graph: plan_queries fans out one Send per
 // sub-query to investigate; human_review asks a person to approve the
 // findings (interrupt) and routes with a Command: approve → synthesize,
 // revise → plan_queries with a revised question.
 func Research(opts ...engine.CompileOption) (*engine.Graph, error) {
-	return engine.NewStateGraph(
-		engine.LastValueKey("question"), engine.LastValueKey("sub_queries"), engine.AppendKey("findings"),
-		engine.LastValueKey("approved"), engine.LastValueKey("final_report"),
-	).Named("research").
-		AddNode("plan_queries", func(_ context.Context, s any) (any, error) {
-			q := get[string](s, "question")
-			return map[string]any{"sub_queries": []any{q + " - 架构设计", q + " - 性能瓶颈与基准", q + " - 生产故障案例"}}, nil
-		}, engine.WithDescription("splits the question into three sub-queries")).
-		AddNode("investigate", func(_ context.Context, arg any) (any, error) {
-			return map[string]any{"findings": []any{"[证据] 针对《" + get[string](arg, "sub_query") + "》的调研结论摘要"}}, nil
-		}, engine.WithDescription("one Send task per sub-query")).
-		AddNode("human_review", func(ctx context.Context, s any) (any, error) {
-			answer, err := engine.Interrupt(ctx, map[string]any{
-				"question":           get[string](s, "question"),
-				"collected_findings": get[[]any](s, "findings"),
-				"prompt":             "是否批准基于以上证据生成最终报告？（approve / revise）",
+	type S = ResearchState
+	g := typed.NewGraph[S]("research").
+		AddNode("plan_queries", func(_ context.Context, s *S) (typed.Update[S], error) {
+			q := s.Question
+			return typed.Write(s, typed.Set(&s.SubQueries, []string{q + " - 架构设计", q + " - 性能瓶颈与基准", q + " - 生产故障案例"})), nil
+		}, engine.WithDescription("splits the question into three sub-queries"))
+	typed.AddSendNode(g, "investigate", func(_ context.Context, arg subQuery) (typed.Update[S], error) {
+		var out S
+		return typed.Write(&out, typed.Set(&out.Findings, []string{"[证据] 针对《" + arg.SubQuery + "》的调研结论摘要"})), nil
+	}, engine.WithDescription("one Send task per sub-query"))
+	return typed.Engine(g.
+		AddNode("human_review", func(ctx context.Context, s *S) (typed.Update[S], error) {
+			reply, err := typed.Interrupt[ReviewAnswer](ctx, ReviewRequest{
+				Question: s.Question, CollectedFindings: s.Findings,
+				Prompt: "是否批准基于以上证据生成最终报告？（approve / revise）",
 			})
 			if err != nil {
-				return nil, err
+				return typed.Update[S]{}, err
 			}
-			reply, _ := answer.(map[string]any)
-			if reply == nil {
-				reply = map[string]any{"action": answer}
-			}
-			switch reply["action"] {
+			switch reply.Action {
 			case "approve":
-				return engine.Command{Update: map[string]any{"approved": true}, Goto: []any{"synthesize"}}, nil
+				return typed.Write(s, typed.Set(&s.Approved, true)).Goto("synthesize"), nil
 			case "revise":
-				q := get[string](s, "question")
-				if rq, ok := reply["revised_question"].(string); ok && rq != "" {
-					q = rq
+				q := s.Question
+				if reply.RevisedQuestion != "" {
+					q = reply.RevisedQuestion
 				}
-				return engine.Command{Update: engine.Pairs("approved", false, "question", q), Goto: []any{"plan_queries"}}, nil
+				return typed.Write(s, typed.Set(&s.Approved, false), typed.Set(&s.Question, q)).Goto("plan_queries"), nil
 			}
-			return nil, fmt.Errorf(`human_review: answer {"action": "approve"} or {"action": "revise", "revised_question": "…"}, got %s`, engine.MustEncode(answer))
+			return typed.Update[S]{}, fmt.Errorf(`human_review: answer {"action": "approve"} or {"action": "revise", "revised_question": "…"}, got %s`, engine.MustEncode(reply.raw))
 		}, engine.WithEnds("synthesize", "plan_queries"), engine.WithDescription("asks a person to approve or revise")).
-		AddNode("synthesize", func(_ context.Context, s any) (any, error) {
-			var lines []string
-			for _, f := range get[[]any](s, "findings") {
-				lines = append(lines, fmt.Sprint(f))
-			}
-			return map[string]any{"final_report": "综合报告：\n" + strings.Join(lines, "\n")}, nil
+		AddNode("synthesize", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.FinalReport, "综合报告：\n"+strings.Join(s.Findings, "\n"))), nil
 		}).
 		AddEdge(engine.Start, "plan_queries").
-		AddConditionalEdges("plan_queries", func(_ context.Context, s map[string]any) (any, error) {
-			var sends []any
-			for _, q := range get[[]any](s, "sub_queries") {
-				sends = append(sends, engine.Send{Node: "investigate", Arg: map[string]any{"sub_query": q}})
+		AddSends("plan_queries", func(_ context.Context, s *S) (sends []engine.Send, _ error) {
+			for _, q := range s.SubQueries {
+				sends = append(sends, typed.Send("investigate", subQuery{q}))
 			}
 			return sends, nil
 		}, "investigate").
 		AddEdge("investigate", "human_review").
 		AddEdge("synthesize", engine.End).
-		Compile(opts...)
+		Compile(opts...))
 }
 
 func init() {

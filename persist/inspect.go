@@ -31,9 +31,13 @@ type ThreadInfo struct {
 	// PendingWrites counts the writes saved against the latest checkpoint:
 	// tasks of an unfinished superstep.
 	PendingWrites int
-	// Interrupted reports an __interrupt__ write against the latest
-	// checkpoint: the thread waits for a resume.
+	// Interrupted reports that a task of the latest checkpoint waits for
+	// an answer (engine.SavedWrites.Waiting): the thread waits for a
+	// resume.
 	Interrupted bool
+	// Failed reports a saved error against the latest checkpoint: its
+	// superstep failed (engine.SavedWrites.Failed).
+	Failed bool
 	// Fingerprint is the graph fingerprint recorded with SetFingerprint.
 	Fingerprint string
 	// Updated is when the store last wrote to the thread (Options.Now).
@@ -102,15 +106,26 @@ func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 	info.LastID, info.LastStep, info.LastSource, info.LastTS = lastID, rec.Meta.Step, rec.Meta.Source, rec.TS
 	prefix := writePrefix(lastID)
 	c := b.writes.Cursor()
+	var saved []engine.PendingWrite
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		info.PendingWrites++
-		ch, _, err := decodeWrite(v)
+		_, task, _, err := parseWriteKey(k)
+		if err != nil {
+			return info, corruptf("write key: %v", err)
+		}
+		ch, val, err := decodeWrite(v)
 		if err != nil {
 			return info, err
 		}
-		if ch == engine.InterruptChannel {
-			info.Interrupted = true
-		}
+		saved = append(saved, engine.PendingWrite{TaskID: task, Channel: ch, Value: val})
+	}
+	// Whether tasks remain needs the graph; the saved writes alone say
+	// whether the thread waits for an answer or failed.
+	switch engine.ReadSavedWrites(saved).Status(true) {
+	case engine.CheckpointInterrupted:
+		info.Interrupted = true
+	case engine.CheckpointFailed:
+		info.Failed = true
 	}
 	return info, nil
 }

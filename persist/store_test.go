@@ -409,8 +409,13 @@ func TestStore_ThreadsTreeChildren(t *testing.T) {
 	if _, err := s.Put(ctx, engine.Config{ThreadID: "alpha", CheckpointID: id(3)}, fork, engine.Metadata{Source: engine.SourceFork, Step: 3}, nil); err != nil {
 		t.Fatal(err)
 	}
+	// t1 waits for an answer; t2 finished beside it.
 	if err := s.PutWrites(ctx, engine.Config{ThreadID: "alpha", CheckpointID: id(10)}, "t1",
-		[]engine.Write{{Channel: engine.InterruptChannel, Value: []engine.Interruption{{ID: "i", Value: "ok?"}}}, {Channel: "x", Value: 1}}); err != nil {
+		[]engine.Write{{Channel: engine.InterruptChannel, Value: []engine.Interruption{{ID: "i", Value: "ok?"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutWrites(ctx, engine.Config{ThreadID: "alpha", CheckpointID: id(10)}, "t2",
+		[]engine.Write{{Channel: "x", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	// A subgraph namespace in alpha, and a second thread.

@@ -42,7 +42,7 @@ func megabyteValue() any {
 func inspectModel(b *testing.B, v any) Model {
 	m := engineModel(b, "research", 200, 60)
 	m.view.Channels[0].Value = v
-	m.chans.setChannels(m.view.Channels)
+	m.chans.setChannels(m.view.Channels, nil)
 	m.focus = paneChannels
 	m.chans.nav.cur = 0
 	return m

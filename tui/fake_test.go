@@ -75,6 +75,22 @@ func (f *fakeSession) Threads(context.Context) ([]ThreadSummary, error) {
 	return []ThreadSummary{{ID: "a"}, {ID: "b", Step: 3, Source: "loop", Updated: fixedNow}}, f.err
 }
 
+func (f *fakeSession) Pending() map[string]engine.ChannelView { return nil }
+
+func (f *fakeSession) InterruptPaths(context.Context, []engine.PendingInterrupt) map[string]string {
+	return nil
+}
+
+func (f *fakeSession) Diff(context.Context, string, string) (*engine.CheckpointDiff, error) {
+	defer f.use()()
+	return &engine.CheckpointDiff{}, f.err
+}
+
+func (f *fakeSession) InferAsNode(context.Context, string) (string, error) {
+	defer f.use()()
+	return "a", f.err
+}
+
 func fakeInfo() engine.GraphInfo {
 	return engine.GraphInfo{
 		Name: "fake",

@@ -57,19 +57,20 @@ func toJSON(v any) string {
 // answerForm is the inline interrupt answer box.
 type answerForm struct {
 	ints    []engine.PendingInterrupt
+	paths   map[string]string // interrupt id → mid › deep › b1
 	sel     int
 	input   textinput.Model
 	err     string
 	payload inspector
 }
 
-func newAnswerForm(ints []engine.PendingInterrupt, suggestion string) answerForm {
+func newAnswerForm(ints []engine.PendingInterrupt, paths map[string]string, suggestion string) answerForm {
 	ti := textinput.New()
 	ti.Prompt = "answer › "
 	ti.Placeholder = suggestion
 	ti.Cursor.SetMode(cursor.CursorStatic)
 	ti.Focus()
-	f := answerForm{ints: ints, input: ti}
+	f := answerForm{ints: ints, paths: paths, input: ti}
 	f.pick(0)
 	return f
 }
@@ -80,7 +81,16 @@ func (f *answerForm) pick(i int) {
 	}
 	f.sel = (i + len(f.ints)) % len(f.ints)
 	in := f.ints[f.sel]
-	f.payload = newInspector(in.Node+" asks", in.Value)
+	f.payload = newInspector(f.where(f.sel)+" asks", in.Value)
+}
+
+// where names the node that raised interrupt i, through its subgraphs.
+func (f answerForm) where(i int) string {
+	in := f.ints[i]
+	if p := f.paths[in.ID]; p != "" {
+		return p
+	}
+	return in.Node
 }
 
 // answer builds the resume value: the bare value for a single interrupt, a
@@ -104,7 +114,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 			if i == f.sel {
 				mark = "› "
 			}
-			line := fmt.Sprintf("%s%s  %s", mark, in.Node, shortID(in.ID))
+			line := fmt.Sprintf("%s%s  %s", mark, f.where(i), shortID(in.ID))
 			if i == f.sel {
 				line = st.Key.Render(line)
 			}
@@ -113,7 +123,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 		head = append(head, st.Dim.Render("↑↓ pick which interrupt to answer"))
 	}
 	if len(f.ints) > 0 {
-		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (interrupt %s):", f.ints[f.sel].Node, shortID(f.ints[f.sel].ID))))
+		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (interrupt %s):", f.where(f.sel), shortID(f.ints[f.sel].ID))))
 	}
 	tail := []string{f.input.View()}
 	if f.err != "" {
@@ -122,7 +132,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 		tail = append(tail, st.Dim.Render("enter resume · esc close (r reopens) · JSON or plain text"))
 	}
 	ph := max(1, h-len(head)-len(tail))
-	f.payload.prepare(ph)
+	f.payload.prepare(w, ph)
 	body := f.payload.View(st, w, ph+1)
 	// Drop the inspector's own status line: the box has its own hints.
 	if i := strings.LastIndex(body, "\n"); i >= 0 {
@@ -141,6 +151,9 @@ type forkForm struct {
 	err      string
 	orig     map[string]any    // the state the form started from
 	reducers map[string]string // state key -> reducer name
+	// inferred is the node the engine writes as when none is chosen, and
+	// inferErr why it cannot choose (an ambiguous update).
+	inferred, inferErr string
 }
 
 func newForkForm(cpID string, values map[string]any, info engine.GraphInfo) forkForm {
@@ -227,7 +240,14 @@ func (f forkForm) asNode() string { return f.nodes[f.as] }
 func (f forkForm) View(st Styles, w, h int) string {
 	as := f.asNode()
 	if as == "" {
-		as = "(inferred by the engine)"
+		switch {
+		case f.inferred != "":
+			as = f.inferred + " (inferred by the engine: the node that wrote last)"
+		case f.inferErr != "":
+			as = "(the engine cannot infer it: " + f.inferErr + "; ctrl+n picks one)"
+		default:
+			as = "(inferred by the engine)"
+		}
 	}
 	head := []string{
 		st.Label.Render("Fork checkpoint "+shortID(f.cpID)+": edit the state, then ctrl+s") +
@@ -283,23 +303,35 @@ func (p threadsPane) View(st Styles, w, h int) string {
 	if p.err != "" {
 		out = append(out, st.Dim.Render(p.err))
 	}
-	from, to := p.nav.window(h-len(out)-1, len(p.list))
+	out = append(out, st.Dim.Render(fmt.Sprintf("%-24s %-14s %-12s %-8s %-6s %s", "THREAD", "GRAPH", "STATUS", "STEP", "SOURCE", "UPDATED")))
+	from, to := p.nav.window(h-len(out)-2, len(p.list))
 	for i := from; i < to; i++ {
 		t := p.list[i]
-		line := t.ID
-		if t.Source != "" {
-			line = fmt.Sprintf("%-24s step %-3d %-6s", t.ID, t.Step, t.Source)
+		graph := t.Graph
+		if graph == "" {
+			graph = "?"
 		}
+		status := t.Status
+		if t.Refused != "" {
+			status = "other graph"
+		}
+		line := fmt.Sprintf("%-24s %-14s %-12s step %-3d %-6s", cut(t.ID, 24), cut(graph, 14), status, t.Step, t.Source)
 		if !t.Updated.IsZero() {
 			line += " " + t.Updated.Format("2006-01-02 15:04:05")
 		}
 		if t.ID == p.current {
 			line += " ← open"
 		}
-		if i == p.nav.cur {
+		switch {
+		case i == p.nav.cur:
 			line = st.Cursor.Render(pad(line, w))
+		case t.Refused != "":
+			line = st.Dim.Render(line)
 		}
 		out = append(out, line)
+	}
+	if t, ok := p.selected(); ok && t.Refused != "" {
+		out = append(out, st.Error.Render(cut("✗ "+firstLine(t.Refused), w)))
 	}
 	if len(p.list) == 0 && p.err == "" {
 		out = append(out, st.Dim.Render("no threads yet"))

@@ -11,9 +11,11 @@ type KeyMap struct {
 	// Running the graph.
 	Next, Superstep, Continue, Answer, Break, BreakAfter key.Binding
 	// Checkpoints and threads.
-	Tree, Fork, Parent, Threads, NewThread key.Binding
+	Tree, Fork, Parent, Threads, NewThread, Diff, Mark key.Binding
 	// Moving around.
 	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Filter, Internal key.Binding
+	// The inspector: wrap long lines, or scroll them sideways.
+	Wrap, Left, Right key.Binding
 	// Forms and overlays.
 	Submit, AsNode, Back, Help, Quit, ForceQuit, Yes key.Binding
 }
@@ -35,6 +37,8 @@ func DefaultKeyMap() KeyMap {
 		Fork:      k([]string{"f"}, "f", "fork checkpoint"),
 		Parent:    k([]string{"p"}, "p", "parent checkpoint"),
 		Threads:   k([]string{"T"}, "T", "threads"),
+		Diff:      k([]string{"d"}, "d", "diff with parent or mark"),
+		Mark:      k([]string{"m"}, "m", "mark for diff"),
 		NewThread: k([]string{"n"}, "n", "new thread"),
 
 		NextPane: k([]string{"tab"}, "tab", "next pane"),
@@ -44,8 +48,11 @@ func DefaultKeyMap() KeyMap {
 		PageUp:   k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
 		PageDown: k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
 		Open:     k([]string{"enter"}, "enter", "open"),
-		Filter:   k([]string{"/"}, "/", "filter channels"),
+		Filter:   k([]string{"/"}, "/", "filter channels and tasks"),
 		Internal: k([]string{"i"}, "i", "internal channels"),
+		Wrap:     k([]string{"w"}, "w", "wrap long lines"),
+		Left:     k([]string{"left", "h"}, "←/h", "scroll left"),
+		Right:    k([]string{"right", "l"}, "→/l", "scroll right"),
 
 		Submit:    k([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		AsNode:    k([]string{"ctrl+n"}, "ctrl+n", "as node"),
@@ -59,15 +66,15 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap: the footer line.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Answer, k.Submit, k.AsNode, k.Open, k.NewThread, k.Tree, k.Fork, k.Parent, k.Back, k.Yes, k.Help, k.Quit}
+	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Answer, k.Submit, k.AsNode, k.Open, k.NewThread, k.Tree, k.Fork, k.Parent, k.Diff, k.Back, k.Yes, k.Help, k.Quit}
 }
 
 // FullHelp implements help.KeyMap: the ? overlay, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Superstep, k.Continue, k.Answer, k.Break, k.BreakAfter},
-		{k.Tree, k.Fork, k.Parent, k.Threads, k.NewThread},
-		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal},
+		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Threads, k.NewThread},
+		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.Wrap, k.Left, k.Right},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
 	}
 }
@@ -75,7 +82,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // all lists every binding, for enabling and disabling them together.
 func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Answer, &k.Break, &k.BreakAfter,
-		&k.Tree, &k.Fork, &k.Parent, &k.Threads, &k.NewThread,
-		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal,
+		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Threads, &k.NewThread,
+		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.Wrap, &k.Left, &k.Right,
 		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}
 }

@@ -28,6 +28,7 @@ const (
 	modeThreads
 	modeHelp
 	modeQuit
+	modeDiff
 )
 
 // paneID orders the main panes for tab: reading order of the 2×2 grid.
@@ -59,7 +60,13 @@ const (
 	opHistory
 	opUpdate
 	opThreads
+	opInfer
+	opDiff
 )
+
+// stepQueueCap bounds the step keys (n, s, c) kept while a step runs: a
+// held key must not run the graph for minutes after it is released.
+const stepQueueCap = 8
 
 // opDoneMsg is the result of a session call. It carries the session back:
 // while the Cmd ran, the model had none (see Model.take).
@@ -69,6 +76,10 @@ type opDoneMsg struct {
 	view    *engine.StepView
 	hist    []*engine.StateSnapshot
 	threads []ThreadSummary
+	pending map[string]engine.ChannelView
+	paths   map[string]string // interrupt id → where it was raised
+	diff    *engine.CheckpointDiff
+	text    string
 	err     error
 }
 
@@ -99,12 +110,19 @@ type Model struct {
 
 	view *engine.StepView
 	ran  []engine.TaskView // the tasks of the superstep the last Update applied
+	// pending are channels an interrupted step's finished tasks wrote,
+	// which no checkpoint holds yet (shown marked, beside the saved value).
+	pending map[string]engine.ChannelView
+	// paths name where each pending interrupt was raised (mid › deep › b1).
+	paths map[string]string
 
 	busy       opKind
 	isBusy     bool
 	busySince  time.Time
 	continuing bool
 	pauseReq   bool
+	// queued are step keys pressed while a step ran, oldest first.
+	queued []string
 
 	note string
 	err  error
@@ -122,6 +140,12 @@ type Model struct {
 	treeSeen seenPane
 	fork     forkForm
 	threads  threadsPane
+	diff     diffPane
+	diffPrev mode      // where the diff returns to
+	diffAB   [2]string // labels of the two sides of the diff being loaded
+	// mark is the checkpoint marked with m: d diffs against it instead of
+	// the parent, on any branch.
+	mark string
 }
 
 func newModel(ctx context.Context, s session, opts Options) Model {
@@ -196,6 +220,12 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 		if msg.op == 0 {
 			msg.op = op
 		}
+		if msg.view != nil {
+			msg.pending = s.Pending()
+			if len(msg.view.Interrupts) > 0 {
+				msg.paths = s.InterruptPaths(ctx, msg.view.Interrupts)
+			}
+		}
 		msg.sess = s
 		return msg
 	}
@@ -254,7 +284,14 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.cancel()
 		m.cancel = nil
 	}
+	if msg.op == opInfer {
+		if m.mode == modeFork {
+			m.fork.inferred, m.fork.inferErr = msg.text, errText(msg.err)
+		}
+		return nil
+	}
 	if msg.err != nil && msg.view == nil {
+		m.dropQueue("the last step failed")
 		m.err = msg.err
 		m.continuing = false
 		if m.mode == modeFork {
@@ -270,12 +307,17 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	switch msg.op {
+	case opDiff:
+		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], m.conversationChannels())
+		m.diffPrev, m.mode = m.mode, modeDiff
+		return nil
 	case opHistory:
 		cur := ""
 		if m.view != nil {
 			cur = m.view.CheckpointID
 		}
 		m.tree = newTreePane(msg.hist, cur)
+		m.tree.marked = m.mark
 		m.refreshTreePreview()
 		m.mode = modeTree
 		return nil
@@ -287,7 +329,8 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	prev := m.view
-	m.setView(msg.view, prev)
+	m.pending, m.paths = msg.pending, msg.paths
+	m.setView(msg.view, prev, msg.op)
 	m.err = msg.err
 	switch msg.op {
 	case opInit, opOpen, opStart, opCheckout, opUpdate:
@@ -295,20 +338,24 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.note = map[opKind]string{
 			opInit: "opened thread " + m.thread, opOpen: "opened thread " + m.thread,
 			opStart:    "new run on thread " + m.thread + ": paused after the input checkpoint, n plans step 0",
-			opCheckout: "time travel: stepping goes on from checkpoint " + shortID(msg.view.CheckpointID),
+			opCheckout: "time travel: checkpoint " + shortID(msg.view.CheckpointID) + " is current; nothing is written until you step (n s c), which forks there",
 			opUpdate:   "forked: checkpoint " + shortID(msg.view.CheckpointID) + " written and current",
 		}[msg.op]
 	case opResume:
 		m.mode = modeMain
-		m.note = "answered: n steps on, c continues"
+		m.note = fmt.Sprintf("answered: n steps on, c continues (a resumed run has its own recursion budget: %d supersteps)", msg.view.RecursionLeft)
 	default:
 		m.note = ""
 	}
 	v := m.view
 	if v.Status == engine.StatusInterrupted && len(v.Interrupts) > 0 {
 		m.continuing = false
+		m.dropQueue("an interrupt is waiting")
 		m.openAnswer()
 		return nil
+	}
+	if msg.err != nil || v.Status == engine.StatusFailed {
+		m.dropQueue("the run failed")
 	}
 	if v.Status == engine.StatusInterrupted {
 		m.note = "stopped at a breakpoint compiled into the graph: n or c goes on"
@@ -318,12 +365,54 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 			m.continuing, m.pauseReq = false, false
 			if stop {
 				m.note = why
+				m.dropQueue("a breakpoint stopped the run")
 			}
-			return nil
+			return m.drainQueue()
 		}
 		return m.step(opNext)
 	}
-	return nil
+	return m.drainQueue()
+}
+
+// queueStep keeps a step key pressed while a step runs.
+func (m *Model) queueStep(k string) {
+	if len(m.queued) >= stepQueueCap {
+		m.note = fmt.Sprintf("%d step keys are already queued: %s ignored", stepQueueCap, k)
+		return
+	}
+	m.queued = append(m.queued, k)
+}
+
+// drainQueue runs the oldest queued step key once the model may step.
+func (m *Model) drainQueue() tea.Cmd {
+	if len(m.queued) == 0 || m.mode != modeMain {
+		return nil
+	}
+	if !m.canStep() {
+		m.dropQueue("there is nothing left to step")
+		return nil
+	}
+	k := m.queued[0]
+	m.queued = m.queued[1:]
+	m.syncKeys() // the keys enabled now that the session is back
+	return m.mainKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+}
+
+// dropQueue forgets queued step keys, saying why: they were typed for a
+// run that has since stopped.
+func (m *Model) dropQueue(why string) {
+	if len(m.queued) == 0 {
+		return
+	}
+	m.note = fmt.Sprintf("%d queued step key(s) dropped: %s", len(m.queued), why)
+	m.queued = nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // shouldPause checks the debugger's breakpoints at the phase just reached:
@@ -346,11 +435,16 @@ func (m *Model) shouldPause(prev, v *engine.StepView) (bool, string) {
 	return false, ""
 }
 
-func (m *Model) setView(v, prev *engine.StepView) {
+func (m *Model) setView(v, prev *engine.StepView, op opKind) {
 	if v == nil {
 		return
 	}
+	stepped := op == opNext || op == opSuperstep
 	switch {
+	case !stepped:
+		// Opening, resuming or checking out ran nothing: the tasks a view
+		// lists at a checkpoint then are saved ones, not ones that ran.
+		m.ran = nil
 	case v.Phase == engine.PhaseCheckpoint && len(v.Tasks) > 0:
 		// At a checkpoint the view lists the tasks whose writes made it.
 		m.ran = v.Tasks
@@ -370,9 +464,17 @@ func (m *Model) refreshPanes(running bool) {
 		return
 	}
 	m.graph.setTasks(v.Tasks, running)
-	m.chans.setChannels(v.Channels)
+	m.chans.setChannels(v.Channels, m.pending)
 	m.seen.setView(v)
 	m.tasks.setView(v, m.ran, running)
+	m.tasks.setFilter(m.chans.filter.Value())
+}
+
+// refilter applies the / filter to both panes it narrows: channels by
+// name, tasks by node, channel or text.
+func (m *Model) refilter() {
+	m.chans.refilter()
+	m.tasks.setFilter(m.chans.filter.Value())
 }
 
 func (m *Model) openAnswer() {
@@ -383,10 +485,10 @@ func (m *Model) openAnswer() {
 	if len(m.view.Interrupts) == 0 {
 		return
 	}
-	m.answer = newAnswerForm(m.view.Interrupts, suggest)
+	m.answer = newAnswerForm(m.view.Interrupts, m.paths, suggest)
 	m.mode = modeAnswer
 	ints := m.view.Interrupts
-	m.note = ints[0].Node + " interrupted: type an answer, enter resumes"
+	m.note = m.answer.where(0) + " interrupted: type an answer, enter resumes"
 	if len(ints) > 1 {
 		m.note = fmt.Sprintf("%d interrupts are waiting: ↑↓ pick one, type an answer, enter resumes", len(ints))
 	}
@@ -470,7 +572,13 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		case msg.String() == "home" || msg.String() == "g":
 			m.insp.off = 0
 		case msg.String() == "end" || msg.String() == "G":
-			m.insp.scroll(len(m.insp.lines), h)
+			m.insp.scroll(len(m.insp.vis), h)
+		case key.Matches(msg, k.Wrap):
+			m.insp.toggleWrap()
+		case key.Matches(msg, k.Left):
+			m.insp.side(-max(1, m.insp.width/2))
+		case key.Matches(msg, k.Right):
+			m.insp.side(max(1, m.insp.width/2))
 		case key.Matches(msg, k.Back, k.Open):
 			m.mode = m.prevMode
 		case key.Matches(msg, k.Quit):
@@ -487,6 +595,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.threadsKey(msg)
 	case modeTree:
 		return m.treeKey(msg)
+	case modeDiff:
+		return m.diffKey(msg)
 	}
 	return m.mainKey(msg)
 }
@@ -518,16 +628,22 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		default:
 			var cmd tea.Cmd
 			m.chans.filter, cmd = m.chans.filter.Update(msg)
-			m.chans.refilter()
+			m.refilter()
 			return cmd
 		}
-		m.chans.refilter()
+		m.refilter()
+		return nil
+	}
+	if m.isBusy && !m.continuing && isStepKey(k, msg) {
+		m.queueStep(msg.String())
 		return nil
 	}
 	switch {
 	case m.continuing && key.Matches(msg, k.Continue, k.Back):
 		m.pauseReq = true
 		m.note = "pausing after this phase…"
+	case key.Matches(msg, k.Back) && len(m.queued) > 0:
+		m.dropQueue("esc")
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
@@ -553,7 +669,17 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Threads) && m.sess != nil:
 		return m.loadThreads()
 	case key.Matches(msg, k.Fork) && k.Fork.Enabled():
-		m.openFork(m.view.CheckpointID, m.view.Values)
+		return m.openFork(m.view.CheckpointID, m.view.Values)
+	case key.Matches(msg, k.Mark) && k.Mark.Enabled():
+		m.setMark(m.view.CheckpointID)
+	case key.Matches(msg, k.Diff) && k.Diff.Enabled():
+		return m.diffWith(m.view.CheckpointID, m.view.ParentID)
+	case key.Matches(msg, k.Parent) && k.Parent.Enabled():
+		id := m.view.ParentID
+		return m.do(opCheckout, func(ctx context.Context, s session) opDoneMsg {
+			v, err := s.Checkout(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
 	case key.Matches(msg, k.Break, k.BreakAfter):
 		n := m.selectedNode()
 		if n == "" {
@@ -586,7 +712,9 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Open):
 		m.openFocused()
 	case key.Matches(msg, k.Filter):
-		m.focus = paneChannels
+		if m.focus != paneTasks {
+			m.focus = paneChannels
+		}
 		m.chans.filtering = true
 		return m.chans.filter.Focus()
 	case key.Matches(msg, k.Internal):
@@ -623,7 +751,13 @@ func (m *Model) openFocused() {
 		if !cv.Available {
 			title += " · not available"
 		}
-		m.insp = newInspector(title, cv.Value)
+		val := cv.Value
+		if pv, ok := m.pending[cv.Name]; ok {
+			// What the finished tasks wrote, which no checkpoint holds yet.
+			title = fmt.Sprintf("%s · pending write (checkpoint has v%d)", cv.Name, cv.Version)
+			val = pv.Value
+		}
+		m.insp = newInspector(title, val)
 	case paneTasks:
 		r, ok := m.tasks.selected()
 		if !ok || !r.hasValue {
@@ -686,9 +820,96 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) openFork(cpID string, values map[string]any) {
+// openFork opens the fork form on a checkpoint and asks the engine which
+// node the update would be written as if none is chosen, so the form can
+// name it before anything is written.
+func (m *Model) openFork(cpID string, values map[string]any) tea.Cmd {
 	m.fork = newForkForm(cpID, values, m.info)
 	m.prevMode, m.mode = m.mode, modeFork
+	return m.do(opInfer, func(ctx context.Context, s session) opDoneMsg {
+		n, err := s.InferAsNode(ctx, cpID)
+		return opDoneMsg{text: n, err: err}
+	})
+}
+
+// setMark marks checkpoint id for d (or unmarks it when it is marked).
+func (m *Model) setMark(id string) {
+	if m.mark == id {
+		m.mark = ""
+		m.note = "mark cleared: d diffs with the parent"
+		return
+	}
+	m.mark = id
+	m.note = "marked " + shortID(id) + ": d on any checkpoint diffs it with this one"
+}
+
+// diffWith diffs checkpoint b with the marked checkpoint, or with parent
+// when none is marked (or b is the mark).
+func (m *Model) diffWith(b, parent string) tea.Cmd {
+	a, la := parent, "parent "+shortID(parent)
+	if m.mark != "" && m.mark != b {
+		a, la = m.mark, "marked "+shortID(m.mark)
+	}
+	if a == "" {
+		m.note = "this checkpoint has no parent: m marks a checkpoint to diff with"
+		return nil
+	}
+	m.diffAB = [2]string{la, shortID(b)}
+	return m.do(opDiff, func(ctx context.Context, s session) opDoneMsg {
+		d, err := s.Diff(ctx, a, b)
+		return opDoneMsg{diff: d, err: err}
+	})
+}
+
+func (m *Model) diffKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	h := m.bodyHeight() - 3
+	switch {
+	case key.Matches(msg, k.Back, k.Diff):
+		m.mode = m.diffPrev
+	case key.Matches(msg, k.Quit):
+		return m.askQuit()
+	case key.Matches(msg, k.Help):
+		m.helpPrev, m.mode = m.mode, modeHelp
+	case key.Matches(msg, k.Up):
+		m.diff.nav.move(-1, len(m.diff.rows))
+	case key.Matches(msg, k.Down):
+		m.diff.nav.move(1, len(m.diff.rows))
+	case key.Matches(msg, k.PageUp):
+		m.diff.nav.move(-h, len(m.diff.rows))
+	case key.Matches(msg, k.PageDown):
+		m.diff.nav.move(h, len(m.diff.rows))
+	case key.Matches(msg, k.Open):
+		if r, ok := m.diff.selected(); ok && r.hasValue {
+			m.insp = newInspector(r.name, r.value)
+			m.prevMode, m.mode = m.mode, modeInspect
+		}
+	}
+	return nil
+}
+
+// conversationChannels are the channels that hold messages (add_messages).
+func (m *Model) conversationChannels() map[string]bool {
+	out := map[string]bool{}
+	for _, c := range m.info.Channels {
+		if c.Reducer == "add_messages" {
+			out[c.Name] = true
+		}
+	}
+	return out
+}
+
+// isStepKey reports whether msg is one of the keys that advance the run,
+// whether or not it is enabled right now (it is not while a step runs).
+func isStepKey(k *KeyMap, msg tea.KeyMsg) bool {
+	for _, b := range []key.Binding{k.Next, k.Superstep, k.Continue} {
+		for _, s := range b.Keys() {
+			if msg.String() == s {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
@@ -787,6 +1008,11 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 		if !ok || m.sess == nil {
 			return nil
 		}
+		if t.Refused != "" {
+			// The same words the command line uses; nothing is opened.
+			m.err = errors.New(t.Refused)
+			return nil
+		}
 		id := t.ID
 		return m.do(opOpen, func(ctx context.Context, s session) opDoneMsg {
 			v, err := s.Open(ctx, id)
@@ -837,7 +1063,18 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		})
 	case key.Matches(msg, k.Fork):
 		if s := m.tree.selected(); s != nil && m.sess != nil {
-			m.openFork(s.Config.CheckpointID, s.Values)
+			return m.openFork(s.Config.CheckpointID, s.Values)
+		}
+		return nil
+	case key.Matches(msg, k.Mark):
+		if s := m.tree.selected(); s != nil {
+			m.setMark(s.Config.CheckpointID)
+			m.tree.marked = m.mark
+		}
+		return nil
+	case key.Matches(msg, k.Diff):
+		if s := m.tree.selected(); s != nil && m.sess != nil {
+			return m.diffWith(s.Config.CheckpointID, s.ParentID)
 		}
 		return nil
 	default:
@@ -855,7 +1092,7 @@ func (m *Model) refreshTreePreview() {
 		return
 	}
 	v := viewFromSnapshot(m.info, s)
-	m.treeChan.setChannels(v.Channels)
+	m.treeChan.setChannels(v.Channels, nil)
 	m.treeSeen.setView(v)
 }
 
@@ -889,7 +1126,7 @@ func (m *Model) sync() {
 	m.tasks.nav.follow(botH-2, len(m.tasks.rows))
 	switch m.mode {
 	case modeInspect:
-		m.insp.prepare(bh - 3)
+		m.insp.prepare(m.width-m.leftWidth()-2, bh-3)
 	case modeTree:
 		m.tree.follow(bh - 2)
 		th := bh / 2
@@ -898,12 +1135,15 @@ func (m *Model) sync() {
 	case modeFork:
 		m.fork.area.SetWidth(max(10, m.width-4))
 		m.fork.area.SetHeight(max(1, bh-5))
+	case modeDiff:
+		m.diff.nav.follow(bh-3, len(m.diff.rows))
 	case modeThreads:
 		m.threads.nav.follow(bh-3, len(m.threads.list))
 		m.threads.area.SetWidth(max(10, m.width-4))
 		m.threads.area.SetHeight(max(1, bh-4))
 	case modeAnswer:
 		m.answer.input.Width = max(10, m.width-14)
+		m.answer.payload.layout(m.width - 2) // View lays out a copy: do it once here
 	}
 	m.help.Width = m.width
 	m.syncKeys()
@@ -949,6 +1189,9 @@ func (m *Model) syncKeys() {
 		k.Answer.SetEnabled(hasSess && m.view != nil && m.view.Status == engine.StatusInterrupted && len(m.view.Interrupts) > 0)
 		k.Tree.SetEnabled(hasSess && m.view != nil)
 		k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
+		k.Parent.SetEnabled(hasSess && m.view != nil && m.view.ParentID != "")
+		k.Mark.SetEnabled(m.view != nil && m.view.CheckpointID != "")
+		k.Diff.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "" && (m.view.ParentID != "" || m.mark != "" && m.mark != m.view.CheckpointID))
 		k.Threads.SetEnabled(hasSess)
 		k.Break.SetEnabled(len(m.graph.nodes) > 1)
 		k.BreakAfter.SetEnabled(len(m.graph.nodes) > 1)
@@ -968,9 +1211,11 @@ func (m *Model) syncKeys() {
 			k.Open.SetHelp("enter", "why does it run?")
 		}
 	case modeInspect:
-		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Wrap, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
+		k.Left.SetEnabled(m.insp.nowrap)
+		k.Right.SetEnabled(m.insp.nowrap)
 		k.Back.SetHelp("esc", "close")
 	case modeAnswer:
 		k.Open.SetEnabled(hasSess)
@@ -987,10 +1232,20 @@ func (m *Model) syncKeys() {
 		k.Open.SetHelp("enter", "make current")
 		k.Fork.SetEnabled(has && hasSess)
 		k.Parent.SetEnabled(has)
+		k.Mark.SetEnabled(has)
+		k.Diff.SetEnabled(has && hasSess)
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
 		k.Back.SetHelp("esc", "close tree")
+	case modeDiff:
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
+			b.SetEnabled(true)
+		}
+		r, ok := m.diff.selected()
+		k.Open.SetEnabled(ok && r.hasValue)
+		k.Open.SetHelp("enter", "inspect value")
+		k.Back.SetHelp("esc", "close diff")
 	case modeFork:
 		k.Submit.SetEnabled(hasSess)
 		k.Submit.SetHelp("ctrl+s", "write fork")
@@ -1070,15 +1325,14 @@ func (m Model) viewHeader() string {
 		parts = append([]string{st.Header.Render("superstep")}, parts...)
 	}
 	if v := m.view; v != nil {
-		step := v.Step
-		if v.Phase == engine.PhaseCheckpoint && v.Status != engine.StatusFailed {
-			step--
-		}
-		parts = append(parts, "cp "+shortID(v.CheckpointID), fmt.Sprintf("step %d", step))
+		parts = append(parts, "cp "+shortID(v.CheckpointID), stepLabel(v))
 	}
 	parts = append(parts, ls.Render(" "+label+" "))
 	if v := m.view; v != nil {
 		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("budget %d", v.RecursionLeft)))
+	}
+	if len(m.queued) > 0 {
+		parts = append(parts, st.Notice.Render(fmt.Sprintf("queued %s (%d)", strings.Join(m.queued, ""), len(m.queued))))
 	}
 	h := strings.Join(parts, st.HeaderDim.Render(" · "))
 	if m.isBusy {
@@ -1086,6 +1340,19 @@ func (m Model) viewHeader() string {
 		h += "  " + m.spin.View() + " " + el.String()
 	}
 	return h
+}
+
+// stepLabel says which superstep the screen is about, the same way before
+// and after a resume: at a checkpoint, the step that wrote it and the one
+// the next Plan starts; between phases, the step being run.
+func stepLabel(v *engine.StepView) string {
+	if v.Phase == engine.PhaseCheckpoint && v.Status != engine.StatusFailed {
+		if v.Status == engine.StatusDone {
+			return fmt.Sprintf("step %d", v.CheckpointStep)
+		}
+		return fmt.Sprintf("step %d → %d", v.CheckpointStep, v.Step)
+	}
+	return fmt.Sprintf("step %d", v.Step)
 }
 
 func (m Model) viewStatus() string {
@@ -1124,7 +1391,7 @@ func (m Model) viewBody() string {
 	graph := st.box("Graph · "+m.opts.GraphName, m.graph.View(st, m.bp, m.focus == paneGraph && mode == modeMain, lw-2, topH-2), lw, topH, m.focus == paneGraph && mode == modeMain)
 	chans := st.box(m.chans.title(), m.chans.View(st, m.focus == paneChannels && mode == modeMain, rw-2, topH-2), rw, topH, m.focus == paneChannels && mode == modeMain)
 	seen := st.box("versions_seen · why a node runs", m.seen.View(st, m.focus == paneSeen && mode == modeMain, lw-2, botH-2), lw, botH, m.focus == paneSeen && mode == modeMain)
-	tasks := st.box(m.tasks.title, m.tasks.View(st, m.focus == paneTasks && mode == modeMain, rw-2, botH-2), rw, botH, m.focus == paneTasks && mode == modeMain)
+	tasks := st.box(m.tasks.heading(), m.tasks.View(st, m.focus == paneTasks && mode == modeMain, rw-2, botH-2), rw, botH, m.focus == paneTasks && mode == modeMain)
 	switch mode {
 	case modeInspect:
 		insp := st.box("Inspect · "+m.insp.title, m.insp.View(st, rw-2, bh-2), rw, bh, true)
@@ -1148,6 +1415,8 @@ func (m Model) viewBody() string {
 		return lipgloss.JoinHorizontal(lipgloss.Top, tree, lipgloss.JoinVertical(lipgloss.Left, pc, ps))
 	case modeFork:
 		return st.box("Fork", m.fork.View(st, w-2, bh-2), w, bh, true)
+	case modeDiff:
+		return st.box(m.diff.title, m.diff.View(st, w-2, bh-2), w, bh, true)
 	case modeThreads:
 		return st.box("Threads", m.threads.View(st, w-2, bh-2), w, bh, true)
 	}
@@ -1164,7 +1433,10 @@ func (m *Model) topHeight() int {
 	if m.chans.filtering {
 		need++
 	}
-	return clamp(need, min(5, bh/2), max(bh/2, bh*3/5))
+	// The bottom row keeps what its content needs, up to half the body;
+	// the room it does not need goes to the channels.
+	botNeed := max(len(m.seen.rows)+5, len(m.tasks.rows)+2, 6)
+	return clamp(need, min(5, bh/2), bh-clamp(botNeed, min(5, bh/2), bh/2))
 }
 
 // fullHelp lays the help columns side by side, or in two rows of two when

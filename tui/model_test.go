@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -180,10 +181,19 @@ func TestModel_Tree_TimeTravelAndFork(t *testing.T) {
 	if m.tree.selected().Config.CheckpointID == head || m.tree.selected().Config.CheckpointID != m.tree.snaps[0].ParentID {
 		t.Fatal("p did not move to the parent")
 	}
-	// enter replays from there: a fork checkpoint becomes current.
+	// enter makes it current and writes nothing until a step is taken.
+	parent := m.tree.selected().Config.CheckpointID
 	m = press(t, m, "enter")
-	if m.mode != modeMain || m.view.Source != engine.SourceFork {
-		t.Fatalf("time travel: mode %v source %q err %v", m.mode, m.view.Source, m.err)
+	if m.mode != modeMain || m.view.CheckpointID != parent || m.err != nil {
+		t.Fatalf("time travel: mode %v checkpoint %q err %v", m.mode, m.view.CheckpointID, m.err)
+	}
+	if h, _ := m.sess.History(context.Background()); len(h) != 4 {
+		t.Fatalf("enter in the tree wrote a checkpoint: %d in history, want 4", len(h))
+	}
+	// The first step from there is what forks.
+	m = press(t, m, "n")
+	if m.view.Source != engine.SourceFork || m.err != nil {
+		t.Fatalf("stepping from a past checkpoint: source %q err %v", m.view.Source, m.err)
 	}
 	// f on the tree edits the state and writes it with UpdateState.
 	m = press(t, m, "t", "f")

@@ -30,6 +30,10 @@ type chanRow struct {
 	cv      engine.ChannelView
 	kind    string
 	preview string
+	// pending is the uncommitted value (an interrupted step's finished
+	// tasks wrote it); the row's own value is the checkpoint's.
+	pending    *engine.ChannelView
+	pendingTxt string
 }
 
 func newChanPane() chanPane {
@@ -56,13 +60,17 @@ func kindName(cv engine.ChannelView) string {
 	return k
 }
 
-func (p *chanPane) setChannels(chs []engine.ChannelView) {
+func (p *chanPane) setChannels(chs []engine.ChannelView, pending map[string]engine.ChannelView) {
 	sel := p.selectedName()
 	p.rows = make([]chanRow, len(chs))
 	for i, cv := range chs {
 		r := chanRow{cv: cv, kind: kindName(cv)}
 		if cv.HasValue || cv.Available {
 			r.preview = preview(cv.Value, previewBudget)
+		}
+		if pv, ok := pending[cv.Name]; ok {
+			r.pending = &pv
+			r.pendingTxt = "pending → " + preview(pv.Value, previewBudget)
 		}
 		p.rows[i] = r
 	}
@@ -160,7 +168,12 @@ func (p chanPane) View(st Styles, focused bool, w, h int) string {
 		if kindW > 0 {
 			kind = st.Dim.Render(pad(r.kind, kindW)) + " "
 		}
-		line := mark + name + " " + kind + ver + " " + avail + " " + r.preview
+		val := r.preview
+		if r.pending != nil {
+			mark = st.Stale.Render("+")
+			val = st.Stale.Render(r.pendingTxt) + "  " + st.Dim.Render("saved: ") + r.preview
+		}
+		line := mark + name + " " + kind + ver + " " + avail + " " + val
 		if focused && i == p.nav.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))
 		}

@@ -9,38 +9,114 @@ import (
 )
 
 // lineCap bounds the bytes of one line that get highlighted: a line can be
-// a megabyte-long string, and only its first screenful is ever visible.
+// a megabyte-long string, and coloring it whole would cost a frame.
 const lineCap = 1024
 
-// inspector is a scrollable, highlighted view of one value. The value is
-// laid out once when it opens; lines are highlighted only when they first
-// scroll into view and are kept, so a keypress costs one screenful at most.
+// inspector is a scrollable, highlighted view of one value, readable in
+// full: long lines wrap at the pane's width (w turns wrapping off, and
+// then ←→ scroll sideways). The value is laid out once when it opens and
+// rewrapped only when the width changes; lines are highlighted only when
+// they first scroll into view and are kept, so a keypress costs one
+// screenful at most.
 type inspector struct {
 	title   string
 	lines   []string
 	isJSON  bool
 	colored map[int]string
-	off     int
+	off     int // first visual row shown
+
+	nowrap bool
+	hoff   int // cells scrolled sideways when not wrapping
+	width  int // the width vis was laid out for
+	vis    []visRow
 }
+
+// visRow is one screen row: bytes [from, to) of a logical line.
+type visRow struct{ line, from, to int }
 
 func newInspector(title string, v any) inspector {
 	lines, isJSON := prettyLines(v)
 	return inspector{title: title, lines: lines, isJSON: isJSON, colored: map[int]string{}}
 }
 
-func (p *inspector) scroll(d, h int) {
-	p.off = clamp(p.off+d, 0, max(0, len(p.lines)-h))
+// layout computes the screen rows for width w, keeping the top row's
+// place in the value across a rewrap.
+func (p *inspector) layout(w int) {
+	w = max(1, w)
+	if p.vis != nil && p.width == w {
+		return
+	}
+	top := visRow{}
+	if p.off < len(p.vis) {
+		top = p.vis[p.off]
+	}
+	p.width = w
+	p.vis = p.vis[:0]
+	for i, l := range p.lines {
+		if p.nowrap || len(l) <= w { // bytes ≥ cells: it fits
+			p.vis = append(p.vis, visRow{i, 0, len(l)})
+			continue
+		}
+		from, cells := 0, 0
+		for j, r := range l {
+			rw := 1
+			if r >= 0x300 { // ASCII and Latin take one cell; measure the rest
+				rw = max(0, ansi.StringWidth(string(r)))
+			}
+			if cells+rw > w && j > from {
+				p.vis = append(p.vis, visRow{i, from, j})
+				from, cells = j, 0
+			}
+			cells += rw
+		}
+		p.vis = append(p.vis, visRow{i, from, len(l)})
+	}
+	p.off = 0
+	for k, r := range p.vis {
+		if r.line > top.line || r.line == top.line && r.from >= top.from {
+			p.off = k
+			break
+		}
+	}
 }
 
-// prepare highlights the lines of an h-line window that are not yet.
-func (p *inspector) prepare(h int) {
-	p.off = clamp(p.off, 0, max(0, len(p.lines)-h))
+func (p *inspector) scroll(d, h int) {
+	p.off = clamp(p.off+d, 0, max(0, len(p.vis)-h))
+}
+
+// toggleWrap switches between wrapped rows and sideways scrolling.
+func (p *inspector) toggleWrap() {
+	p.nowrap, p.hoff = !p.nowrap, 0
+	w := p.width
+	p.vis, p.width = nil, 0
+	if w > 0 {
+		p.layout(w)
+	}
+}
+
+// side scrolls sideways by d cells when not wrapping.
+func (p *inspector) side(d int) {
+	if p.nowrap {
+		p.hoff = max(0, p.hoff+d)
+	}
+}
+
+// prepare lays out for a w×h window and highlights the whole lines in it
+// that are not yet; rows of a wrapped line stay plain, since a fragment of
+// JSON does not lex.
+func (p *inspector) prepare(w, h int) {
+	p.layout(w)
+	p.off = clamp(p.off, 0, max(0, len(p.vis)-h))
 	if !p.isJSON {
 		return
 	}
-	for i := p.off; i < min(len(p.lines), p.off+h); i++ {
-		if _, ok := p.colored[i]; !ok {
-			p.colored[i] = highlightJSONLine(capLine(p.lines[i]))
+	for k := p.off; k < min(len(p.vis), p.off+h); k++ {
+		r := p.vis[k]
+		if r.from != 0 || r.to != len(p.lines[r.line]) || len(p.lines[r.line]) > lineCap {
+			continue
+		}
+		if _, ok := p.colored[r.line]; !ok {
+			p.colored[r.line] = highlightJSONLine(p.lines[r.line])
 		}
 	}
 }
@@ -56,23 +132,47 @@ func capLine(s string) string {
 	return s
 }
 
+func (p inspector) row(k, w int) string {
+	r := p.vis[k]
+	l := p.lines[r.line]
+	whole := r.from == 0 && r.to == len(l)
+	if c, ok := p.colored[r.line]; ok && whole && p.hoff == 0 {
+		return ansi.Truncate(c, w, "…")
+	}
+	s := l[r.from:r.to]
+	if p.nowrap {
+		// Cut a window of cells out of a line that may be a megabyte.
+		s = ansi.Cut(s[:min(len(s), byteBudget(s, p.hoff+w))], p.hoff, p.hoff+w)
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// byteBudget is an upper bound on the bytes that hold the first n cells of
+// s: no cell takes more than 4 bytes.
+func byteBudget(s string, n int) int { return min(len(s), 4*n+4) }
+
 func (p inspector) View(st Styles, w, h int) string {
 	out := make([]string, 0, max(h, 0))
 	body := h - 1
-	for i := p.off; i < min(len(p.lines), p.off+body); i++ {
-		l, ok := p.colored[i]
-		if !ok {
-			l = capLine(p.lines[i])
-		}
-		if ansi.StringWidth(l) > w {
-			l = ansi.Truncate(l, w, "…")
-		}
-		out = append(out, l)
+	if p.vis == nil {
+		p.layout(w)
+	}
+	for k := p.off; k < min(len(p.vis), p.off+body); k++ {
+		out = append(out, p.row(k, w))
 	}
 	for len(out) < body {
 		out = append(out, "")
 	}
-	pos := fmt.Sprintf("lines %d–%d of %d", min(p.off+1, len(p.lines)), min(len(p.lines), p.off+body), len(p.lines))
-	out = append(out, st.Dim.Render(pos+" · ↑↓ pgup pgdn scroll · esc close"))
+	first, last := 0, 0
+	if len(p.vis) > 0 {
+		first = p.vis[min(p.off, len(p.vis)-1)].line + 1
+		last = p.vis[min(len(p.vis), p.off+body)-1].line + 1
+	}
+	pos := fmt.Sprintf("lines %d–%d of %d", first, last, len(p.lines))
+	hint := " · ↑↓ pgup pgdn scroll · w no wrap · esc close"
+	if p.nowrap {
+		hint = fmt.Sprintf(" · col %d · ←→ scroll · w wrap · esc close", p.hoff+1)
+	}
+	out = append(out, st.Dim.Render(cut(pos+hint, w)))
 	return strings.Join(out, "\n")
 }

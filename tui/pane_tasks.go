@@ -13,9 +13,11 @@ import (
 // input after Plan, each task's pending writes after Execute (before any
 // reducer), and what the Update changed.
 type tasksPane struct {
-	title string
-	rows  []taskRow
-	nav   listNav
+	title  string
+	all    []taskRow // every row of the view
+	rows   []taskRow // the rows the / filter keeps
+	filter string
+	nav    listNav
 }
 
 // taskRow is one line; rows with a value open in the inspector.
@@ -29,8 +31,8 @@ type taskRow struct {
 }
 
 func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running bool) {
-	p.rows = p.rows[:0]
-	add := func(r taskRow) { p.rows = append(p.rows, r) }
+	p.all = p.all[:0]
+	add := func(r taskRow) { p.all = append(p.all, r) }
 	switch {
 	case v == nil:
 		p.title = "Tasks"
@@ -60,9 +62,10 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			n++
 			add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, preview(c.Value, previewBudget)), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
 		}
-		if n == 0 && len(ran) == 0 {
-			add(taskRow{text: "nothing changed yet: press n to plan", style: dimStyle})
-		} else if n == 0 {
+		switch {
+		case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning:
+			add(taskRow{text: fmt.Sprintf("nothing ran here yet: n plans step %d", v.Step), style: dimStyle})
+		case n == 0 && len(ran) > 0:
 			add(taskRow{text: "no state key changed", style: dimStyle})
 		}
 		if v.Status == engine.StatusDone {
@@ -90,7 +93,28 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			}
 		}
 	}
+	p.setFilter(p.filter)
+}
+
+// setFilter keeps the rows whose node or text contains f (any case).
+func (p *tasksPane) setFilter(f string) {
+	p.filter = f
+	p.rows = p.rows[:0]
+	lf := strings.ToLower(f)
+	for _, r := range p.all {
+		if lf == "" || strings.Contains(strings.ToLower(r.node), lf) || strings.Contains(strings.ToLower(r.text), lf) {
+			p.rows = append(p.rows, r)
+		}
+	}
 	p.nav.cur = clamp(p.nav.cur, 0, len(p.rows)-1)
+}
+
+// heading is the pane's title with the filter in force.
+func (p tasksPane) heading() string {
+	if p.filter != "" {
+		return p.title + " /" + p.filter
+	}
+	return p.title
 }
 
 func taskNames(ts []engine.TaskView) string {

@@ -20,6 +20,7 @@ type treePane struct {
 	points  []int   // row index of each snapshot, in snaps order
 	byID    map[string]int
 	current string
+	marked  string // the checkpoint marked for diff
 }
 
 type treeRow struct {
@@ -185,11 +186,9 @@ func (p treePane) describe(i int) string {
 		b.WriteString(" ■ end")
 	}
 	if ints := s.Interrupts(); len(ints) > 0 {
-		if answered(s) {
-			b.WriteString(" ✓ answered")
-		} else {
-			fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
-		}
+		fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
+	} else if answered(s) {
+		b.WriteString(" ✓ answered")
 	}
 	return b.String()
 }
@@ -211,6 +210,9 @@ func (p treePane) View(st Styles, w, h int) string {
 		if id == p.current {
 			g = strings.Replace(g, "●", "◉", 1)
 			text += " ← current"
+		}
+		if id == p.marked {
+			text += " ◆ marked"
 		}
 		line := st.Branch.Render(g) + text
 		if row.snap == p.nav.cur {

@@ -20,6 +20,15 @@ type ThreadSummary struct {
 	Step    int
 	Source  string
 	Updated time.Time
+	// Graph is the name of the graph the thread was recorded with.
+	Graph string
+	// Status is the thread's status at its head: done, pending (work left
+	// to step), interrupted or error. The debugger fills it in for the
+	// threads it can open.
+	Status string
+	// Refused is why this graph cannot open the thread (the caller's
+	// CheckThread said so); empty when it can.
+	Refused string
 }
 
 // Options configure Run. Only the graph is required; the zero Options open
@@ -42,6 +51,11 @@ type Options struct {
 	// nil, a Saver implementing engine.ThreadLister (engine.MemorySaver) is
 	// asked instead; otherwise the picker only offers a new thread.
 	Threads func(ctx context.Context) ([]ThreadSummary, error)
+	// CheckThread, when set, is asked before another thread is opened from
+	// the thread picker; its error (say, the thread was recorded with
+	// another graph, in the words the command line uses) is shown and the
+	// thread is not opened.
+	CheckThread func(ctx context.Context, thread string) error
 	// Answers suggest replies to the graph's interrupts; the first is the
 	// answer box's placeholder (graphs.Example.Answers).
 	Answers []string

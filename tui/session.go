@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -18,7 +19,8 @@ type session interface {
 	// Info describes the graph.
 	Info() engine.GraphInfo
 	// Open shows thread at its latest checkpoint without running anything.
-	// It returns an error wrapping engine.ErrNoCheckpoint for a new thread.
+	// It returns an error wrapping engine.ErrNoCheckpoint for a new thread,
+	// or the caller's refusal (Options.CheckThread) for another graph's.
 	Open(ctx context.Context, thread string) (*engine.StepView, error)
 	// Start begins a run on thread with new input, paused after the input
 	// checkpoint.
@@ -33,9 +35,9 @@ type session interface {
 	// Resume answers the pending interrupts (a value or an engine.ResumeMap)
 	// and pauses where the resumed run starts.
 	Resume(ctx context.Context, answer any) (*engine.StepView, error)
-	// Checkout makes checkpoint id current (time travel): stepping goes on
-	// from there; the engine writes a fork checkpoint when id is not the
-	// head.
+	// Checkout makes checkpoint id current (time travel) and writes
+	// nothing: the next step goes on from there, and only then does the
+	// engine write a fork checkpoint when id is not the head.
 	Checkout(ctx context.Context, id string) (*engine.StepView, error)
 	// History lists the thread's checkpoints, newest first.
 	History(ctx context.Context) ([]*engine.StateSnapshot, error)
@@ -44,6 +46,20 @@ type session interface {
 	UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error)
 	// Threads lists the database's threads.
 	Threads(ctx context.Context) ([]ThreadSummary, error)
+	// Pending lists, after a step that stopped at an interrupt, the
+	// channels whose value the finished tasks changed but no checkpoint
+	// holds yet (their live view, by name); the step's view shows the
+	// checkpoint's channels. Nil otherwise.
+	Pending() map[string]engine.ChannelView
+	// InterruptPaths names where each interrupt was raised, through the
+	// subgraphs it came from ("mid › deep › b1"), by interrupt id; an
+	// interrupt of a plain node is named by its node.
+	InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string
+	// Diff compares checkpoints a and b of the thread (engine.DiffCheckpoints).
+	Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error)
+	// InferAsNode names the node an update at checkpoint id is written as
+	// when none is chosen (the engine's rule).
+	InferAsNode(ctx context.Context, id string) (string, error)
 }
 
 // errNoThreadList is returned by Threads when there is no way to list them.
@@ -56,15 +72,20 @@ type engineSession struct {
 	threads func(context.Context) ([]ThreadSummary, error)
 	info    engine.GraphInfo
 
-	thread string
-	st     *engine.Stepper // nil when no run is live
-	last   *engine.StepView
+	check   func(context.Context, string) error
+	thread  string
+	st      *engine.Stepper // nil when no run is live
+	last    *engine.StepView
+	pending map[string]engine.ChannelView
+	// from is a checkpoint made current by Checkout and not stepped from
+	// yet: the next step starts there (and the engine forks, if it must).
+	from string
 }
 
 var _ session = (*engineSession)(nil)
 
 func newEngineSession(g *engine.Graph, opts Options) *engineSession {
-	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, info: g.Describe()}
+	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe()}
 }
 
 func (s *engineSession) Info() engine.GraphInfo { return s.info }
@@ -82,6 +103,11 @@ func (s *engineSession) keep(v *engine.StepView) *engine.StepView {
 }
 
 func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepView, error) {
+	if s.check != nil && thread != s.thread {
+		if err := s.check(ctx, thread); err != nil {
+			return nil, err
+		}
+	}
 	snap, err := s.g.GetState(ctx, engine.Config{ThreadID: thread})
 	if err != nil {
 		return nil, err
@@ -92,28 +118,31 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	if err != nil {
 		return nil, err
 	}
-	s.thread = thread
+	s.thread, s.from = thread, ""
 	v := st.View()
 	s.st = st
 	// The stepper cannot know that the head is waiting for an answer or has
-	// nothing left to run; the snapshot does.
-	if ints := snap.Interrupts(); len(ints) > 0 && !answered(snap) {
-		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, ints, nil
-	} else if len(snap.Next) == 0 {
+	// nothing left to run; the snapshot's saved-write facts (the engine's)
+	// do. A head whose task saved an error still steps: the run retries it.
+	switch snap.Status() {
+	case engine.CheckpointInterrupted:
+		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, snap.Interrupts(), nil
+	case engine.CheckpointDone:
 		v.Status, s.st = engine.StatusDone, nil
 	}
 	return s.keep(v), nil
 }
 
-// answered reports whether a resume value is already saved for snap, so
-// its interrupts are not waiting any more.
-func answered(snap *engine.StateSnapshot) bool {
-	for _, pw := range snap.PendingWrites {
-		if pw.Channel == engine.ResumeChannel {
-			return true
-		}
+// viewStatus is the status a view of snap shows: the engine's checkpoint
+// status, where a failed superstep can be stepped again (running).
+func viewStatus(snap *engine.StateSnapshot) engine.Status {
+	switch snap.Status() {
+	case engine.CheckpointInterrupted:
+		return engine.StatusInterrupted
+	case engine.CheckpointDone:
+		return engine.StatusDone
 	}
-	return false
+	return engine.StatusRunning
 }
 
 func (s *engineSession) Start(ctx context.Context, thread string, input map[string]any) (*engine.StepView, error) {
@@ -121,7 +150,7 @@ func (s *engineSession) Start(ctx context.Context, thread string, input map[stri
 	if err != nil {
 		return nil, err
 	}
-	s.thread, s.st = thread, st
+	s.thread, s.st, s.from = thread, st, ""
 	return s.keep(st.View()), nil
 }
 
@@ -132,11 +161,15 @@ func (s *engineSession) live(ctx context.Context) error {
 	if s.thread == "" {
 		return errors.New("no thread is open")
 	}
-	st, err := s.g.Start(ctx, nil, engine.OnThread(s.thread))
+	opts := []engine.RunOption{engine.OnThread(s.thread)}
+	if s.from != "" {
+		opts = append(opts, engine.FromCheckpoint(s.from))
+	}
+	st, err := s.g.Start(ctx, nil, opts...)
 	if err != nil {
 		return err
 	}
-	s.st = st
+	s.st, s.from = st, ""
 	return nil
 }
 
@@ -145,7 +178,7 @@ func (s *engineSession) Next(ctx context.Context) (*engine.StepView, error) {
 		return nil, err
 	}
 	err := s.st.Next(ctx)
-	return s.keep(s.st.View()), err
+	return s.keep(s.committed(ctx, s.st.View())), err
 }
 
 func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error) {
@@ -153,25 +186,69 @@ func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error)
 		return nil, err
 	}
 	err := s.st.Superstep(ctx)
-	return s.keep(s.st.View()), err
+	return s.keep(s.committed(ctx, s.st.View())), err
+}
+
+func (s *engineSession) Pending() map[string]engine.ChannelView { return s.pending }
+
+// committed makes a view stopped at an interrupt show the channels as its
+// checkpoint holds them, as the tree and superstep show do: the writes of
+// the tasks that finished are saved against the checkpoint, not applied,
+// so they are kept aside as pending.
+func (s *engineSession) committed(ctx context.Context, v *engine.StepView) *engine.StepView {
+	s.pending = nil
+	if v.Status != engine.StatusInterrupted || v.Phase == engine.PhaseCheckpoint || v.CheckpointID == "" {
+		return v
+	}
+	snap, err := s.g.GetState(ctx, engine.Config{ThreadID: v.Thread, CheckpointNS: v.Namespace, CheckpointID: v.CheckpointID})
+	if err != nil {
+		return v // the live view is still true to the run
+	}
+	cv := viewFromSnapshot(s.info, snap)
+	byName := make(map[string]engine.ChannelView, len(cv.Channels))
+	for _, c := range cv.Channels {
+		byName[c.Name] = c
+	}
+	s.pending = map[string]engine.ChannelView{}
+	for i, live := range v.Channels {
+		c, ok := byName[live.Name]
+		if !ok {
+			continue
+		}
+		if live.Version != c.Version || live.HasVer != c.HasVer {
+			s.pending[live.Name] = live
+		}
+		v.Channels[i] = c
+	}
+	v.Versions, v.Values = cv.Versions, cv.Values
+	return v
 }
 
 func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepView, error) {
-	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, engine.OnThread(s.thread))
+	opts := []engine.RunOption{engine.OnThread(s.thread)}
+	if s.from != "" {
+		opts = append(opts, engine.FromCheckpoint(s.from))
+	}
+	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, opts...)
 	if err != nil {
 		return nil, err
 	}
-	s.st = st
+	s.st, s.from = st, ""
 	return s.keep(st.View()), nil
 }
 
 func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepView, error) {
-	st, err := s.g.Start(ctx, nil, engine.OnThread(s.thread), engine.FromCheckpoint(id))
+	snap, err := s.g.GetState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
 	if err != nil {
 		return nil, err
 	}
-	s.st = st
-	return s.keep(st.View()), nil
+	// Nothing is written yet: the fork, if any, is the engine's to write
+	// when stepping starts from here (live).
+	s.st, s.from = nil, id
+	v := viewFromSnapshot(s.info, snap)
+	v.Status = viewStatus(snap)
+	v.Interrupts = snap.Interrupts()
+	return s.keep(v), nil
 }
 
 func (s *engineSession) History(ctx context.Context) ([]*engine.StateSnapshot, error) {
@@ -186,7 +263,38 @@ func (s *engineSession) UpdateState(ctx context.Context, id string, values map[s
 	return s.Open(ctx, s.thread)
 }
 
+// Threads lists the database's threads with each one's graph and status.
+// A thread the caller's CheckThread refuses (another graph's) is listed
+// with the refusal; the others get their status from the engine.
 func (s *engineSession) Threads(ctx context.Context) ([]ThreadSummary, error) {
+	out, err := s.listThreads(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		t := &out[i]
+		if s.check != nil {
+			if err := s.check(ctx, t.ID); err != nil {
+				t.Refused = err.Error()
+				continue
+			}
+		}
+		snap, err := s.g.GetState(ctx, engine.Config{ThreadID: t.ID})
+		if err != nil {
+			t.Refused = err.Error()
+			continue
+		}
+		t.Status = snap.Status().String()
+		if t.Updated.IsZero() {
+			t.Step, t.Source, t.Updated = snap.Metadata.Step, snap.Metadata.Source, snap.CreatedAt
+		}
+	}
+	// Most recently updated first, as superstep threads lists them.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out, nil
+}
+
+func (s *engineSession) listThreads(ctx context.Context) ([]ThreadSummary, error) {
 	if s.threads != nil {
 		return s.threads(ctx)
 	}
@@ -198,18 +306,86 @@ func (s *engineSession) Threads(ctx context.Context) ([]ThreadSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []ThreadSummary
-	for _, id := range ids {
-		ts := ThreadSummary{ID: id}
-		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: id})
-		if err != nil {
-			return nil, fmt.Errorf("thread %q: %w", id, err)
-		}
-		if t != nil {
-			ts.Step, ts.Source, ts.Updated = t.Metadata.Step, t.Metadata.Source, t.Checkpoint.TS
-		}
-		out = append(out, ts)
+	out := make([]ThreadSummary, len(ids))
+	for i, id := range ids {
+		out[i] = ThreadSummary{ID: id}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+func (s *engineSession) InferAsNode(ctx context.Context, id string) (string, error) {
+	return s.g.InferAsNode(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
+}
+
+func (s *engineSession) InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string {
+	out := make(map[string]string, len(ints))
+	for _, in := range ints {
+		out[in.ID] = strings.Join(s.interruptPath(ctx, in), " › ")
+	}
+	return out
+}
+
+// interruptPath follows an interrupt down the subgraphs that raised it: a
+// subgraph task's namespace is "node:taskID" below its parent's, and the
+// interrupt carries the same id at every level, so at each level the
+// subgraph's own snapshot of its latest checkpoint names the task that
+// raised it.
+func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInterrupt) []string {
+	path := []string{in.Node}
+	g, ns, node, taskID := s.g, "", in.Node, in.TaskID
+	for g.Subgraph(node) != nil && taskID != "" {
+		sub := g.Subgraph(node)
+		child := node + ":" + taskID
+		if ns != "" {
+			child = ns + "|" + child
+		}
+		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: child})
+		if err != nil || t == nil {
+			break
+		}
+		snap, err := sub.SnapshotOf(t, false)
+		if err != nil {
+			break
+		}
+		next := ""
+		for _, st := range snap.Tasks {
+			for _, i := range st.Interrupts {
+				if i.ID == in.ID {
+					next, taskID = st.Name, st.ID
+				}
+			}
+		}
+		if next == "" {
+			break
+		}
+		path = append(path, next)
+		g, ns, node = sub, child, next
+	}
+	return path
+}
+
+func (s *engineSession) Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error) {
+	var cps [2]*engine.Checkpoint
+	for i, id := range []string{a, b} {
+		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			return nil, fmt.Errorf("%w: checkpoint %s of thread %q", engine.ErrNoCheckpoint, shortID(id), s.thread)
+		}
+		cps[i] = t.Checkpoint
+	}
+	return engine.DiffCheckpoints(cps[0], cps[1]), nil
+}
+
+// answered reports whether some task's saved interrupts were answered, so
+// they do not wait any more.
+func answered(snap *engine.StateSnapshot) bool {
+	for _, t := range snap.Tasks {
+		if len(t.Interrupts) > 0 && !t.Waiting {
+			return true
+		}
+	}
+	return false
 }

@@ -31,6 +31,7 @@ type Styles struct {
 	Dim, Key, Label lipgloss.Style
 	Error, Notice   lipgloss.Style
 	Branch          lipgloss.Style // tree lanes
+	Added, Removed  lipgloss.Style // diff lines
 }
 
 // DefaultStyles is the dark-terminal theme.
@@ -77,6 +78,8 @@ func DefaultStyles() Styles {
 		Error:       b().Bold(true).Foreground(c("203")),
 		Notice:      b().Foreground(c("78")),
 		Branch:      b().Foreground(c("141")),
+		Added:       b().Foreground(c("78")),
+		Removed:     b().Foreground(c("203")),
 	}
 }
 

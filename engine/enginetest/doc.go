@@ -5,5 +5,9 @@
 // behaviour the engine relies on is written down once, here, and checked
 // against every implementation.
 //
+// PerfGraph builds the perf workloads of testdata/perf with Go node
+// functions, for the engine's benchmarks and for bench/peers, which runs
+// the same workloads on other Go runtimes.
+//
 // The package is meant for _test files only; it imports testing.
 package enginetest

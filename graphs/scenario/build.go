@@ -175,14 +175,13 @@ func nodeFunc(path string, n *Node, c *Counters) engine.NodeFunc {
 			resumes = append(resumes, answer)
 		}
 		if n.Fail != nil && c.failAttempt(path) <= n.Fail.Times {
+			if err := work(ctx, n.Fail.AfterMS); err != nil {
+				return nil, err
+			}
 			return nil, &ScriptedFailure{Node: path, Message: n.Fail.Message}
 		}
-		if n.SleepMS > 0 {
-			select {
-			case <-time.After(time.Duration(n.SleepMS) * time.Millisecond):
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+		if err := work(ctx, n.SleepMS); err != nil {
+			return nil, err
 		}
 		env := Env{State: input, Resume: last(resumes), Resumes: resumes}
 		var update any
@@ -248,4 +247,20 @@ func ErrorKind(err error) string {
 		return "EmptyInputError"
 	}
 	return "Error:Error"
+}
+
+// work stands for ms milliseconds of a node's work; it stops early, with
+// the reason, when the node's context is cancelled (a sibling failed).
+func work(ctx context.Context, ms int) error {
+	if ms <= 0 {
+		return nil
+	}
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }

@@ -91,10 +91,12 @@ type KeyExpr struct {
 	Expr *Expr
 }
 
-// Fail makes a node raise on its first Times attempts in a scenario.
+// Fail makes a node raise on its first Times attempts in a scenario; a
+// failing attempt works AfterMS milliseconds before it raises.
 type Fail struct {
 	Times   int
 	Message string
+	AfterMS int
 }
 
 // Retry is a node's retry policy.
@@ -504,13 +506,16 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("fail"); v != nil {
 		f := join2(field, "fail")
-		if p.fields(v, f, "times", "message") {
+		if p.fields(v, f, "times", "message", "after_ms") {
 			nd.Fail = &Fail{Times: 1, Message: "fail"}
 			if t := v.field("times"); t != nil {
 				nd.Fail.Times = p.integer(t, join2(f, "times"), 0)
 			}
 			if m := v.field("message"); m != nil {
 				nd.Fail.Message = p.str(m, join2(f, "message"))
+			}
+			if a := v.field("after_ms"); a != nil {
+				nd.Fail.AfterMS = p.integer(a, join2(f, "after_ms"), 0)
 			}
 		}
 	}

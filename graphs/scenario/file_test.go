@@ -47,7 +47,7 @@ func TestParseModel(t *testing.T) {
   "name": "m",
   "state": {"a": null, "b": "add", "c": {"reducer": "add_messages", "default": [1]}, "d": {"reducer": "add"}},
   "nodes": [
-    {"name": "x", "interrupt": ["'q1'", "'q2'"], "update": {"b": "['x']", "a": "1"}, "fail": {}, "retry": {}},
+    {"name": "x", "interrupt": ["'q1'", "'q2'"], "update": {"b": "['x']", "a": "1"}, "fail": {"after_ms": 7}, "retry": {}},
     {"name": "y", "interrupt": "'q'", "update": "{a: 2}", "goto": "'x'", "ends": ["x", "__end__"], "sleep_ms": 5},
     {"name": "s", "subgraph": "inner", "retry": {"max_attempts": 2}}
   ],
@@ -76,7 +76,7 @@ func TestParseModel(t *testing.T) {
 	}
 	x, y, s := f.Nodes[0], f.Nodes[1], f.Nodes[2]
 	if len(x.Interrupts) != 2 || x.UpdateKeys[0].Key != "b" || x.UpdateKeys[1].Key != "a" || x.UpdateExpr != nil ||
-		*x.Fail != (Fail{1, "fail"}) || *x.Retry != (Retry{3}) || x.Ends != nil || x.Pos != (Pos{5, 5}) {
+		*x.Fail != (Fail{Times: 1, Message: "fail", AfterMS: 7}) || *x.Retry != (Retry{3}) || x.Ends != nil || x.Pos != (Pos{5, 5}) {
 		t.Errorf("node x = %+v", x)
 	}
 	if len(y.Interrupts) != 1 || y.UpdateKeys != nil || y.UpdateExpr.Src != "{a: 2}" || y.Goto.Src != "'x'" ||

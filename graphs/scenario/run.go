@@ -76,6 +76,10 @@ type RunOptions struct {
 	Summary bool
 	// IDs makes checkpoint ids (default: a counter, for identical traces).
 	IDs engine.IDSource
+	// Graph, when set, builds the graph to trace instead of the file's graph
+	// section: the file's ops run against a graph written in Go. Node entry
+	// counts are not known for such a graph; its trace's entries are empty.
+	Graph func(opts ...engine.CompileOption) (*engine.Graph, error)
 }
 
 // TraceFile loads a scenario file and traces it. A graph LangGraph would
@@ -105,7 +109,15 @@ func Trace(ctx context.Context, f *File, opt RunOptions) (map[string]any, error)
 	}
 	rec := &recorder{Saver: opt.Saver, ordinal: map[string]int{}, taskWrites: map[string][]engine.Write{}}
 	trace := map[string]any{"trace_version": float64(TraceVersion), "scenario": f.Name}
-	g, c, err := Build(f, engine.WithSaver(rec), engine.WithIDs(opt.IDs))
+	var g *engine.Graph
+	var c *Counters
+	var err error
+	if opt.Graph != nil {
+		c = newCounters()
+		g, err = opt.Graph(engine.WithSaver(rec), engine.WithIDs(opt.IDs))
+	} else {
+		g, c, err = Build(f, engine.WithSaver(rec), engine.WithIDs(opt.IDs))
+	}
 	if err != nil {
 		var ce engine.CompileErrors
 		if !errors.As(err, &ce) {
@@ -199,15 +211,14 @@ type stepTask struct {
 	triggers   []string
 	hasResult  bool
 	failed     bool
-	answered   bool
 	writes     map[string]any
 	interrupts []engine.Interruption
 }
 
 func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
-	// Sibling subgraphs write their checkpoints in turn, as LangGraph.js
-	// interleaves them, so the trace is the same on every run.
-	opts := []engine.RunOption{engine.OnThread(op.Thread), engine.WithLockstepSubgraphs()}
+	// Sibling subgraphs write their checkpoints in turns, so the trace is
+	// the same on every run.
+	opts := []engine.RunOption{engine.OnThread(op.Thread), engine.WithSubgraphTurns()}
 	if op.RecursionLimit > 0 {
 		opts = append(opts, engine.WithRecursionLimit(op.RecursionLimit))
 	}
@@ -262,84 +273,13 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 			t.push, t.input, t.triggers = e.IsPush, e.Input, e.Triggers
 			return
 		}
-		t.hasResult, t.writes, t.interrupts, t.failed, t.answered = true, e.Update, e.Interrupts, e.Err != nil, e.Answered
+		t.hasResult, t.writes, t.interrupts, t.failed = true, e.Update, e.Interrupts, e.Err != nil
 	}))
 	var res *engine.Result
 	if runErr == nil {
 		res, runErr = r.graph.Invoke(ctx, input, opts...)
 	}
 
-	// LangGraph.js loses the results of every task of a superstep that a
-	// task failing without retries aborted: the trace shows none of them.
-	var ne *engine.NodeError
-	if errors.As(runErr, &ne) && r.graph.AbortsSiblings(runErr) {
-		for _, t := range steps[ne.Step] {
-			t.hasResult = false
-		}
-		// It reads about half of the step's task-start events before the
-		// error arrives: the first ⌊(k+1)/2⌋+1 of k, in the order they were
-		// emitted (as observed in LangGraph.js 1.7.3).
-		ids := order[ne.Step]
-		if keep := (len(ids)+1)/2 + 1; keep < len(ids) {
-			for _, id := range ids[keep:] {
-				delete(steps[ne.Step], id)
-			}
-			order[ne.Step] = ids[:keep]
-		}
-	}
-	// Applying the last superstep's writes can fail right after its tasks
-	// ended (two values for a LastValue key). LangGraph.js's stream then
-	// discards what its reader has not taken yet: with an interrupt in the
-	// step, every task result; otherwise all but the first five chunks of
-	// the step — its task-start events in the order they were emitted, then
-	// the task results in the same order. (Observed in 1.7.3 by running
-	// generated scenarios through the oracle.)
-	var iu *engine.InvalidUpdateError
-	if errors.As(runErr, &iu) && !errors.As(runErr, &ne) && len(steps) > 0 {
-		at := maxStep(steps)
-		last, ids := steps[at], order[at]
-		interrupted := false
-		for _, t := range last {
-			interrupted = interrupted || len(t.interrupts) > 0
-		}
-		const read = 5
-		for i, id := range ids {
-			t := last[id]
-			switch {
-			case i >= read:
-				delete(last, id)
-			case interrupted:
-				t.hasResult = false
-			}
-		}
-		if !interrupted {
-			reusedSome := false
-			for _, t := range last {
-				reusedSome = reusedSome || !t.hasResult
-			}
-			n := min(len(ids), read)
-			for _, id := range ids {
-				t, ok := last[id]
-				if !ok || !t.hasResult {
-					continue
-				}
-				// A resumed task that answered an interrupt and did not
-				// take part in the conflict also loses its result.
-				if _, wrote := t.writes[iu.Channel]; reusedSome && t.answered && !wrote {
-					t.hasResult = false
-					continue
-				}
-				if n < read {
-					n++
-				} else {
-					t.hasResult = false
-				}
-			}
-		}
-		if len(ids) > read {
-			order[at] = ids[:read]
-		}
-	}
 	stepNums := make([]int, 0, len(steps))
 	for s := range steps {
 		stepNums = append(stepNums, s)
@@ -373,9 +313,8 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 			if w, ok := r.rec.taskWrites[id]; ok {
 				list := []any{}
 				for _, wr := range w {
-					switch wr.Channel {
-					case engine.InterruptChannel, engine.ErrorChannel, engine.ResumeChannel, "__error_source_node__":
-						continue
+					if engine.IsControlWrite(wr.Channel) && wr.Channel != engine.NoWritesChannel {
+						continue // the oracle lists the no-writes marker
 					}
 					list = append(list, []any{wr.Channel, plain(wr.Value)})
 				}

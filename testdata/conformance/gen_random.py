@@ -22,7 +22,11 @@ def gen(seed):
             node["update"]["log"] = f"['{nm}:' + str(resume)]"
             has_interrupt = True
         if r.random() < FAILP:
-            node["fail"] = {"times": 1, "message": "x"}
+            # A failing attempt works 40 ms per node index before it
+            # raises: zero-time siblings finish first, and two failures
+            # (or a failure and a retried attempt) never coincide, so the
+            # outcome does not depend on how zero-time tasks are scheduled.
+            node["fail"] = {"times": 1, "message": "x", "after_ms": 40 * (i + 1)}
             if r.random() < 0.5:
                 node["retry"] = {"max_attempts": 2}
         nodes.append(node)

@@ -1,0 +1,64 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
+)
+
+// BenchmarkPerfWorkload runs the perf workloads with Go node functions,
+// without a saver and with MemorySaver, and reports the cost of one
+// superstep (ns/superstep, allocs/superstep) and, for the fan-out, of one
+// Send task (ns/send). The goals they are held to are in the repository's
+// perf notes; this benchmark only measures.
+func BenchmarkPerfWorkload(b *testing.B) {
+	for _, name := range enginetest.PerfWorkloadNames {
+		for _, saver := range []string{"none", "memory"} {
+			b.Run(name+"/"+saver, func(b *testing.B) {
+				var opts []engine.CompileOption
+				var ms *engine.MemorySaver
+				if saver == "memory" {
+					ms = engine.NewMemorySaver()
+					opts = append(opts, engine.WithSaver(ms))
+				}
+				w, err := enginetest.PerfGraph(name, opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				b.ReportAllocs()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					thread := fmt.Sprint("t", i)
+					res, err := w.Graph.Invoke(ctx, w.Input(), engine.OnThread(thread), engine.WithRecursionLimit(w.RecursionLimit))
+					if err != nil || res.Status != engine.StatusDone {
+						b.Fatalf("run: %v %v", err, res.Status)
+					}
+					if err := w.Check(res.Values); err != nil {
+						b.Fatal(err)
+					}
+					if ms != nil {
+						b.StopTimer()
+						_ = ms.DeleteThread(ctx, thread)
+						b.StartTimer()
+					}
+				}
+				b.StopTimer()
+				runtime.ReadMemStats(&after)
+				perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+				b.ReportMetric(perRun/float64(w.Supersteps), "ns/superstep")
+				allocs := float64(after.Mallocs-before.Mallocs) / float64(b.N)
+				b.ReportMetric(allocs/float64(w.Supersteps), "allocs/superstep")
+				if name == "fanout_1000" {
+					b.ReportMetric(perRun/1000, "ns/send")
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// ErrorSourceNodeChannel is the write LangGraph saves beside __error__ when
+// a failed node has an error handler (_internal/_constants.py:15). superstep
+// has no node error handlers; the name is reserved so that threads written
+// by a runtime that has them read correctly.
+const ErrorSourceNodeChannel = "__error_source_node__"
+
+// IsControlWrite reports whether a saved write is bookkeeping — an error, an
+// interrupt, an answer, a scheduling mark, the "finished without writes"
+// marker or an error source — rather than a task's output to a channel.
+func IsControlWrite(channel string) bool {
+	switch channel {
+	case ErrorChannel, ErrorSourceNodeChannel, InterruptChannel, ResumeChannel, ScheduledChannel, NoWritesChannel:
+		return true
+	}
+	return false
+}
+
+// SavedTask is what a checkpoint's saved writes say about one task.
+type SavedTask struct {
+	ID string
+	// Writes are the task's output writes in saved order (no control
+	// writes). A task that failed keeps the writes it made before failing.
+	Writes []Write
+	// Interrupts are the task's saved interrupts (the latest batch).
+	Interrupts []Interruption
+	// Answers are the answers its Interrupt calls returned, by call
+	// position (the __resume__ write).
+	Answers []any
+	// Error is the saved error text; Failed reports that there is one.
+	Error  string
+	Failed bool
+	// Finished: the task saved its output (writes or the no-writes
+	// marker) and is not run again when its superstep resumes
+	// (_loop.py:_reapply_writes_to_succeeded_nodes skips only ERROR,
+	// ERROR_SOURCE_NODE, INTERRUPT and RESUME).
+	Finished bool
+}
+
+// Answered reports whether some of the task's Interrupt calls have saved
+// answers.
+func (t *SavedTask) Answered() bool { return len(t.Answers) > 0 }
+
+// SavedWrites is what a checkpoint's saved writes say: per task, and the
+// writes that belong to no task (Command input, a plain resume value).
+type SavedWrites struct {
+	// Tasks in the order their first write was saved.
+	Tasks []SavedTask
+	// Null are the writes of NullTaskID, in saved order.
+	Null []Write
+	// NullResume is the plain resume value saved for the whole run, if
+	// HasNullResume.
+	NullResume    any
+	HasNullResume bool
+	index         map[string]int
+}
+
+// ReadSavedWrites reads a checkpoint's saved writes into per-task facts. It
+// is the one place that says what the reserved writes mean; the result is
+// the caller's.
+func ReadSavedWrites(ws []PendingWrite) *SavedWrites {
+	s := &SavedWrites{index: map[string]int{}}
+	for _, w := range ws {
+		if w.TaskID == NullTaskID {
+			s.Null = append(s.Null, Write{Channel: w.Channel, Value: w.Value})
+			if w.Channel == ResumeChannel {
+				s.NullResume, s.HasNullResume = w.Value, true
+			}
+			continue
+		}
+		i, ok := s.index[w.TaskID]
+		if !ok {
+			i = len(s.Tasks)
+			s.index[w.TaskID] = i
+			s.Tasks = append(s.Tasks, SavedTask{ID: w.TaskID})
+		}
+		t := &s.Tasks[i]
+		switch w.Channel {
+		case ErrorChannel:
+			t.Failed, t.Error = true, fmt.Sprint(w.Value)
+		case ErrorSourceNodeChannel, ScheduledChannel:
+		case InterruptChannel:
+			t.Interrupts = append(t.Interrupts, interruptionsOf(w.Value)...)
+		case ResumeChannel:
+			if l, ok := w.Value.([]any); ok {
+				t.Answers = append(t.Answers, l...)
+			} else {
+				t.Answers = append(t.Answers, w.Value)
+			}
+		case NoWritesChannel:
+			t.Finished = true
+		default:
+			t.Finished = true
+			t.Writes = append(t.Writes, Write{Channel: w.Channel, Value: w.Value})
+		}
+	}
+	return s
+}
+
+// Task returns the facts saved for task id; ok is false when it saved
+// nothing.
+func (s *SavedWrites) Task(id string) (t *SavedTask, ok bool) {
+	i, ok := s.index[id]
+	if !ok {
+		return nil, false
+	}
+	return &s.Tasks[i], true
+}
+
+// Waiting reports whether task t waits for an answer: it saved an
+// interrupt, has not finished since, and no plain resume value is saved
+// for the run (that value answers every waiting task on the next run). A
+// task answered once and interrupted again by a later Interrupt call waits.
+func (s *SavedWrites) Waiting(t *SavedTask) bool {
+	return len(t.Interrupts) > 0 && !t.Finished && !s.HasNullResume
+}
+
+// WaitingInterrupts lists the interrupts that wait for an answer, task by
+// task in saved order. Node is left empty: naming it needs the graph
+// (StateSnapshot.Interrupts has it).
+func (s *SavedWrites) WaitingInterrupts() []PendingInterrupt {
+	var out []PendingInterrupt
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		if !s.Waiting(t) {
+			continue
+		}
+		for _, in := range t.Interrupts {
+			out = append(out, PendingInterrupt{Interruption: in, TaskID: t.ID})
+		}
+	}
+	return out
+}
+
+// Failed reports whether a task saved an error: the superstep ended in a
+// failure (a resumed run that got past it writes a new checkpoint). A task
+// cancelled by a sibling's failure saves an error too, beside what it
+// wrote before it saw the cancellation.
+func (s *SavedWrites) Failed() bool {
+	return slices.ContainsFunc(s.Tasks, func(t SavedTask) bool { return t.Failed })
+}
+
+// CheckpointStatus is what a checkpoint says about its thread's run.
+type CheckpointStatus int
+
+// Checkpoint statuses, in the order Status checks them.
+const (
+	// CheckpointDone: no task is planned from the checkpoint; the run
+	// ended.
+	CheckpointDone CheckpointStatus = iota
+	// CheckpointPending: tasks are planned and nothing stops them from
+	// running (a breakpoint, a stopped or crashed run, a given answer not
+	// yet applied).
+	CheckpointPending
+	// CheckpointInterrupted: a task waits for an answer.
+	CheckpointInterrupted
+	// CheckpointFailed: a task of the superstep failed.
+	CheckpointFailed
+)
+
+func (s CheckpointStatus) String() string {
+	switch s {
+	case CheckpointDone:
+		return "done"
+	case CheckpointPending:
+		return "pending"
+	case CheckpointInterrupted:
+		return "interrupted"
+	case CheckpointFailed:
+		return "error"
+	}
+	return fmt.Sprintf("CheckpointStatus(%d)", int(s))
+}
+
+// Status says where the run stands at this checkpoint: interrupted when a
+// task waits for an answer, failed when a task's saved error ended the
+// superstep, pending when tasks remain, done otherwise. hasNext reports
+// whether any task is planned from the checkpoint (StateSnapshot.Next, or
+// the graph's plan); without the graph pass true when unknown.
+func (s *SavedWrites) Status(hasNext bool) CheckpointStatus {
+	switch {
+	case len(s.WaitingInterrupts()) > 0:
+		return CheckpointInterrupted
+	case s.Failed():
+		return CheckpointFailed
+	case hasNext:
+		return CheckpointPending
+	}
+	return CheckpointDone
+}

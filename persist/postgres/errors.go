@@ -1,0 +1,92 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/superstep/superstep/persist"
+)
+
+// Errors returned by Open. They come wrapped in an *OpenError that names
+// the server and database. Errors that mean the same as the bbolt store's
+// (a closed store, an unknown thread, a bad import, corruption) are
+// persist's sentinels, so callers handle both stores alike.
+var (
+	// ErrUnreachable is returned when nothing answers at the server's
+	// address: no server listens there, or the host does not answer.
+	ErrUnreachable = errors.New("cannot reach the PostgreSQL server")
+	// ErrAuth is returned when the server refuses the user or password.
+	ErrAuth = errors.New("PostgreSQL authentication failed")
+	// ErrNoDatabase is returned when the URL names a database the server
+	// does not have.
+	ErrNoDatabase = errors.New("PostgreSQL database does not exist")
+	// ErrPermission is returned when the user may not create or use
+	// superstep's schema and tables.
+	ErrPermission = errors.New("permission denied on superstep's schema")
+	// ErrNewerSchema is returned when a newer superstep migrated the
+	// database past what this one knows. The concrete error is a
+	// *SchemaError.
+	ErrNewerSchema = errors.New("database schema written by a newer superstep")
+	// ErrBadURL is returned for a URL that cannot be parsed.
+	ErrBadURL = errors.New("bad PostgreSQL URL")
+)
+
+// ErrThreadConflict is returned by writes when another process advanced the
+// thread after this store read it: two writers raced on one thread and this
+// one lost. The concrete error is a *ConflictError naming the thread and
+// the winner.
+var ErrThreadConflict = errors.New("thread was advanced by another writer")
+
+// OpenError is an Open failure with the address and database it concerns.
+type OpenError struct {
+	Addr     string // host:port or socket directory
+	Database string
+	User     string
+	Err      error
+}
+
+func (e *OpenError) Error() string {
+	return fmt.Sprintf("postgres %s/%s: %v", e.Addr, e.Database, e.Err)
+}
+
+func (e *OpenError) Unwrap() error { return e.Err }
+
+// SchemaError reports a schema version this superstep cannot use.
+type SchemaError struct {
+	Schema    string
+	Found     int
+	Supported int
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("%v: schema %q is at version %d, this superstep knows versions up to %d (upgrade superstep)",
+		ErrNewerSchema, e.Schema, e.Found, e.Supported)
+}
+
+func (e *SchemaError) Is(target error) bool { return target == ErrNewerSchema }
+
+// ConflictError is a write refused because another writer advanced the
+// thread since this store last read or wrote it.
+type ConflictError struct {
+	Thread string
+	// Holder describes the process that wrote last: host, pid and store.
+	Holder string
+	// At is when it wrote.
+	At time.Time
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("thread %q was advanced by %s at %s after this process read it; two processes are running it — reload it and try again",
+		e.Thread, e.Holder, e.At.Format(time.RFC3339))
+}
+
+func (e *ConflictError) Is(target error) bool { return target == ErrThreadConflict }
+
+func corruptf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", persist.ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+func unknownFormat(what string, b byte) error {
+	return fmt.Errorf("%w: %s format %d", persist.ErrUnknownValueFormat, what, b)
+}

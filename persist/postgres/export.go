@@ -1,0 +1,169 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/superstep/superstep/persist"
+)
+
+// Export writes every checkpoint of a thread, in all namespaces, with its
+// pending writes, in persist's export format (persist.WriteExport), so that
+// persist.Store.Import reads it and the other way round. fingerprint is
+// recorded in it; "" records the thread's stored fingerprint. It reads one
+// consistent snapshot (a repeatable-read transaction).
+//
+// Errors: persist.ErrThreadNotFound, persist.ErrInvalidID (ids that are not
+// UTF-8), persist.ErrClosed, persist.ErrCorrupt, or w's error.
+func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, fingerprint string) error {
+	if err := s.readable(ctx, threadID); err != nil {
+		return err
+	}
+	doc := &persist.ThreadDoc{Thread: threadID, Fingerprint: fingerprint}
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if doc.Fingerprint == "" {
+			if err := tx.QueryRow(ctx, s.sql.fingerprint, bs(threadID)).Scan(&doc.Fingerprint); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		rows, err := tx.Query(ctx, s.sql.candidatesAll, bs(threadID), nil, nil)
+		if err != nil {
+			return err
+		}
+		type nsID struct{ ns, id string }
+		byNS := map[string][]string{}
+		var order []nsID
+		for rows.Next() {
+			var ns, id, rec []byte
+			if err := rows.Scan(&ns, &id, &rec); err != nil {
+				rows.Close()
+				return err
+			}
+			byNS[string(ns)] = append(byNS[string(ns)], string(id))
+			order = append(order, nsID{string(ns), string(id)})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		loads := map[string]*loaded{}
+		for ns, ids := range byNS {
+			if loads[ns], err = s.load(ctx, tx, threadID, ns, ids); err != nil {
+				return err
+			}
+		}
+		// Oldest first, namespace by namespace, as the bbolt store writes.
+		slices.SortFunc(order, func(a, b nsID) int {
+			if a.ns != b.ns {
+				return strings.Compare(a.ns, b.ns)
+			}
+			return strings.Compare(a.id, b.id)
+		})
+		for _, k := range order {
+			ns, id := k.ns, k.id
+			l := loads[ns]
+			tup, err := l.tuple(threadID, ns, id)
+			if err != nil {
+				return err
+			}
+			dc := persist.DocCheckpoint{NS: ns, Parent: tup.ParentID, Checkpoint: tup.Checkpoint, Metadata: tup.Metadata}
+			for _, w := range l.writes[id] {
+				dc.Writes = append(dc.Writes, persist.DocWrite{Task: w.task, Slot: w.slot, Channel: w.channel, Value: w.enc})
+			}
+			doc.Checkpoints = append(doc.Checkpoints, dc)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(doc.Checkpoints) == 0 {
+		return fmt.Errorf("%w: %q", persist.ErrThreadNotFound, threadID)
+	}
+	return persist.WriteExport(w, doc)
+}
+
+// Import reads a thread in persist's export format and stores it under the
+// thread id it names, which it returns. The input is validated before
+// anything is written, and it is written in one transaction: on error the
+// database is unchanged.
+//
+// Errors: persist.ErrImportTooLarge, persist.ErrBadImport,
+// persist.ErrThreadExists (unless o.Overwrite), persist.ErrClosed, the
+// reader's or the server's error.
+func (s *Store) Import(ctx context.Context, r io.Reader, o persist.ImportOptions) (string, error) {
+	doc, err := persist.ReadExport(r, o.MaxBytes)
+	if err != nil {
+		return "", err
+	}
+	return doc.Thread, s.ImportDoc(ctx, doc, o.Overwrite)
+}
+
+// ImportDoc stores a thread read with persist.ReadExport, replacing a
+// thread of the same id when overwrite is set, in one transaction.
+func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite bool) error {
+	thread := doc.Thread
+	if err := s.writable(ctx, thread); err != nil {
+		return err
+	}
+	if err := s.commit(ctx, thread); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var seq int64
+		if err := tx.QueryRow(ctx, s.sql.claim, bs(thread), int64(-1), s.writer).Scan(&seq); err != nil {
+			return err
+		}
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+pgx.Identifier{s.schema}.Sanitize()+`.checkpoints WHERE thread = $1)`, bs(thread)).Scan(&exists); err != nil {
+			return err
+		}
+		if exists && !overwrite {
+			return fmt.Errorf("%w: %q", persist.ErrThreadExists, thread)
+		}
+		if err := s.deleteThread(ctx, tx, thread); err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		heads := map[string]*head{} // by namespace and id: parents come first
+		for _, dc := range doc.Checkpoints {
+			meta, err := encodeMeta(dc.Metadata)
+			if err != nil {
+				return err
+			}
+			p, h, err := buildPut(dc.Checkpoint, meta, dc.Metadata, dc.Parent, heads[dc.NS+"\x00"+dc.Parent])
+			if err != nil {
+				return err
+			}
+			heads[dc.NS+"\x00"+dc.Checkpoint.ID] = h
+			s.queueOp(b, thread, &op{ns: dc.NS, put: p})
+			w := &op{ns: dc.NS, cp: dc.Checkpoint.ID}
+			for _, dw := range dc.Writes {
+				if w.task != dw.Task && len(w.slots) > 0 {
+					s.queueOp(b, thread, w)
+					w = &op{ns: dc.NS, cp: dc.Checkpoint.ID}
+				}
+				w.task = dw.Task
+				w.slots = append(w.slots, dw.Slot)
+				w.chans = append(w.chans, bs(dw.Channel))
+				w.values = append(w.values, dw.Value)
+			}
+			if len(w.slots) > 0 {
+				s.queueOp(b, thread, w)
+			}
+		}
+		if doc.Fingerprint != "" {
+			b.Queue(s.sql.setFP, bs(thread), doc.Fingerprint)
+		}
+		b.Queue(s.sql.claim, bs(thread), int64(-1), s.writer)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	s.forget(thread)
+	return err
+}

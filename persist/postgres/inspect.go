@@ -1,0 +1,146 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+)
+
+// Threads returns a summary of every thread, sorted by id, as
+// persist.Store.Threads does.
+func (s *Store) Threads(ctx context.Context) ([]persist.ThreadInfo, error) {
+	if err := s.readable(ctx, ""); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, s.sql.threads, int64(engine.WriteSlot(engine.InterruptChannel, 0)))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []persist.ThreadInfo
+	for rows.Next() {
+		var id, last, rec []byte
+		var info persist.ThreadInfo
+		var updated time.Time
+		if err := rows.Scan(&id, &info.Fingerprint, &updated, &info.Checkpoints, &info.Namespaces, &last, &rec, &info.PendingWrites, &info.Interrupted); err != nil {
+			return nil, err
+		}
+		info.ID, info.LastID, info.Updated = string(id), string(last), updated
+		if rec != nil {
+			r, err := decodeRecord(rec)
+			if err != nil {
+				return nil, err
+			}
+			md, err := decodeMeta(r.Meta)
+			if err != nil {
+				return nil, err
+			}
+			info.LastStep, info.LastSource, info.LastTS = md.Step, md.Source, r.ts()
+		}
+		out = append(out, info)
+	}
+	return out, rows.Err()
+}
+
+// SetFingerprint records the fingerprint of the graph that runs a thread.
+// The thread need not have checkpoints yet.
+func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
+	if err := s.writable(ctx, threadID); err != nil {
+		return err
+	}
+	if err := checkID("thread id", threadID, maxIDLen, false); err != nil {
+		return err
+	}
+	_, err := s.pool.Exec(ctx, s.sql.setFP, bs(threadID), fp)
+	return err
+}
+
+// Fingerprint returns the fingerprint recorded for a thread, or "".
+func (s *Store) Fingerprint(ctx context.Context, threadID string) (string, error) {
+	if err := s.readable(ctx, threadID); err != nil {
+		return "", err
+	}
+	var fp string
+	err := s.pool.QueryRow(ctx, s.sql.fingerprint, bs(threadID)).Scan(&fp)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return fp, err
+}
+
+// maxCheckErrors bounds the problems Check reports.
+const maxCheckErrors = 50
+
+// Check verifies the stored threads: every checkpoint's record decodes and
+// its delta chain reaches a full image, every value it names exists and
+// decodes (appended lists included), and every saved write decodes. It
+// returns nil, or persist.ErrCorrupt wrapping the problems found (at most
+// 50). The server checks its own pages; this checks superstep's rows.
+func (s *Store) Check() error {
+	ctx := context.Background()
+	if err := s.readable(ctx, ""); err != nil {
+		return err
+	}
+	var errs []error
+	report := func(err error) {
+		if len(errs) < maxCheckErrors {
+			errs = append(errs, err)
+		}
+	}
+	threads, err := s.strings(ctx, s.sql.threadIDs)
+	if err != nil {
+		return err
+	}
+	for _, th := range threads {
+		nss, err := s.strings(ctx, s.sql.namespaces, bs(th))
+		if err != nil {
+			return err
+		}
+		for _, ns := range nss {
+			if err := s.checkNS(ctx, th, ns); err != nil {
+				report(fmt.Errorf("thread %q namespace %q: %w", th, ns, err))
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", persist.ErrCorrupt, errors.Join(errs...))
+}
+
+// checkNS reads every checkpoint of a namespace back in full.
+func (s *Store) checkNS(ctx context.Context, thread, ns string) error {
+	tups, err := s.List(ctx, engine.Config{ThreadID: thread, CheckpointNS: ns}, engine.ListOptions{})
+	if err != nil {
+		return err
+	}
+	ids := make(map[string]bool, len(tups))
+	for _, t := range tups {
+		ids[t.Config.CheckpointID] = true
+	}
+	for _, t := range tups {
+		if t.ParentID != "" && !ids[t.ParentID] {
+			return fmt.Errorf("checkpoint %q: parent %q is missing", t.Config.CheckpointID, t.ParentID)
+		}
+	}
+	return nil
+}
+
+// strings runs a query of one bytea column.
+func (s *Store) strings(ctx context.Context, stmt string, args ...any) ([]string, error) {
+	rows, err := s.pool.Query(ctx, stmt, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var b []byte
+		err := r.Scan(&b)
+		return string(b), err
+	})
+}

@@ -1,0 +1,426 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// chainRow is one checkpoint row as loadChain reads it.
+type chainRow struct {
+	parent string
+	rec    *cpRecord
+}
+
+// loadChain reads the records of ids and of the ancestors their deltas
+// need, keyed by id.
+func loadChain(ctx context.Context, db querier, stmt, thread, ns string, ids []string) (map[string]chainRow, error) {
+	keys := make([][]byte, len(ids))
+	for i, id := range ids {
+		keys[i] = bs(id)
+	}
+	rows, err := db.Query(ctx, stmt, bs(thread), bs(ns), keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]chainRow{}
+	for rows.Next() {
+		var id, parent, data []byte
+		var depth int
+		if err := rows.Scan(&id, &parent, &depth, &data); err != nil {
+			return nil, err
+		}
+		rec, err := decodeRecord(data)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Depth != depth {
+			return nil, corruptf("checkpoint %q: depth %d, record says %d", id, depth, rec.Depth)
+		}
+		out[string(id)] = chainRow{parent: string(parent), rec: rec}
+	}
+	return out, rows.Err()
+}
+
+// stateOf rebuilds a checkpoint's state from the records loadChain read.
+func stateOf(id string, recs map[string]chainRow, memo map[string]*cpState) (*cpState, error) {
+	if st := memo[id]; st != nil {
+		return st, nil
+	}
+	row, ok := recs[id]
+	if !ok {
+		return nil, corruptf("checkpoint %q is missing", id)
+	}
+	var parent *cpState
+	if row.rec.Depth > 0 {
+		if row.parent == "" {
+			return nil, corruptf("checkpoint %q is a delta without a parent", id)
+		}
+		var err error
+		if parent, err = stateOf(row.parent, recs, memo); err != nil {
+			return nil, err
+		}
+	}
+	st := row.rec.apply(parent)
+	memo[id] = st
+	return st, nil
+}
+
+// valueKey names one stored value.
+type valueKey struct {
+	channel string
+	ref     ref
+}
+
+// loadValues reads the values keys name, following appended lists to
+// their full copy, and returns their encodings.
+func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, keys []valueKey) (map[valueKey]valueEnc, error) {
+	if len(keys) == 0 {
+		return map[valueKey]valueEnc{}, nil
+	}
+	chans, vers, hashes := make([][]byte, len(keys)), make([]int64, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		chans[i], vers[i], hashes[i] = bs(k.channel), k.ref.Version, k.ref.Hash
+	}
+	rows, err := db.Query(ctx, s.sql.values, bs(thread), bs(ns), chans, vers, hashes)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type stored struct {
+		base  *ref
+		depth int
+		has   bool
+		data  []byte
+	}
+	raw := map[valueKey]stored{}
+	for rows.Next() {
+		var ch, data []byte
+		var k valueKey
+		var bv, bh *int64
+		var st stored
+		if err := rows.Scan(&ch, &k.ref.Version, &k.ref.Hash, &bv, &bh, &st.depth, &st.has, &data); err != nil {
+			return nil, err
+		}
+		k.channel = string(ch)
+		if bv != nil && bh != nil {
+			st.base = &ref{Version: *bv, Hash: *bh}
+		}
+		st.data = data
+		raw[k] = st
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[valueKey]valueEnc, len(raw))
+	var resolve func(k valueKey, depth int) (valueEnc, error)
+	resolve = func(k valueKey, depth int) (valueEnc, error) {
+		if v, ok := out[k]; ok {
+			return v, nil
+		}
+		st, ok := raw[k]
+		if !ok {
+			return valueEnc{}, corruptf("value of %q at version %d is missing", k.channel, k.ref.Version)
+		}
+		if len(st.data) == 0 || depth > fullValueEvery {
+			return valueEnc{}, corruptf("value of %q at version %d is damaged", k.channel, k.ref.Version)
+		}
+		v := valueEnc{has: st.has, depth: st.depth}
+		switch st.data[0] {
+		case blobFull:
+			v.enc = st.data[1:]
+		case blobAppend:
+			if st.base == nil {
+				return valueEnc{}, corruptf("value of %q at version %d appends to nothing", k.channel, k.ref.Version)
+			}
+			base, err := resolve(valueKey{k.channel, *st.base}, depth+1)
+			if err != nil {
+				return valueEnc{}, err
+			}
+			if v.enc, err = joinAppend(base.enc, st.data[1:]); err != nil {
+				return valueEnc{}, err
+			}
+		default:
+			return valueEnc{}, unknownFormat("value", st.data[0])
+		}
+		out[k] = v
+		return v, nil
+	}
+	for _, k := range keys {
+		if _, err := resolve(k, 0); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// storedWrite is a pending write with its slot and undecoded value.
+type storedWrite struct {
+	task, channel string
+	slot          int64
+	enc           []byte
+}
+
+// loadWrites reads the writes saved against ids, by checkpoint, in task
+// then slot order.
+func (s *Store) loadWrites(ctx context.Context, db querier, thread, ns string, ids []string) (map[string][]storedWrite, error) {
+	keys := make([][]byte, len(ids))
+	for i, id := range ids {
+		keys[i] = bs(id)
+	}
+	rows, err := db.Query(ctx, s.sql.writes, bs(thread), bs(ns), keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]storedWrite{}
+	for rows.Next() {
+		var cp, task, ch []byte
+		var w storedWrite
+		if err := rows.Scan(&cp, &task, &w.slot, &ch, &w.enc); err != nil {
+			return nil, err
+		}
+		w.task, w.channel = string(task), string(ch)
+		out[string(cp)] = append(out[string(cp)], w)
+	}
+	return out, rows.Err()
+}
+
+// loaded is a namespace's checkpoints read back in full.
+type loaded struct {
+	recs   map[string]chainRow
+	states map[string]*cpState
+	values map[valueKey]valueEnc
+	writes map[string][]storedWrite
+}
+
+// errNotStored is load's error for a checkpoint that is not stored.
+var errNotStored = errors.New("checkpoint not stored")
+
+// load reads checkpoints ids of a namespace with their values and writes.
+func (s *Store) load(ctx context.Context, db querier, thread, ns string, ids []string) (*loaded, error) {
+	l := &loaded{states: map[string]*cpState{}}
+	var err error
+	if l.recs, err = loadChain(ctx, db, s.sql.chain, thread, ns, ids); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if _, ok := l.recs[id]; !ok {
+			return nil, errNotStored
+		}
+	}
+	need := map[valueKey]bool{}
+	for _, id := range ids {
+		st, err := stateOf(id, l.recs, l.states)
+		if err != nil {
+			return nil, err
+		}
+		for ch, r := range st.refs {
+			need[valueKey{ch, r}] = true
+		}
+	}
+	keys := make([]valueKey, 0, len(need))
+	for k := range need {
+		keys = append(keys, k)
+	}
+	if l.values, err = s.loadValues(ctx, db, thread, ns, keys); err != nil {
+		return nil, err
+	}
+	if l.writes, err = s.loadWrites(ctx, db, thread, ns, ids); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// tuple builds checkpoint id's tuple from what load read.
+func (l *loaded) tuple(thread, ns, id string) (*engine.CheckpointTuple, error) {
+	row := l.recs[id]
+	st := l.states[id]
+	cp := &engine.Checkpoint{
+		V: row.rec.V, ID: id, TS: row.rec.ts(),
+		ChannelValues:   make(map[string]any, len(st.refs)),
+		ChannelVersions: make(map[string]engine.Version, len(st.refs)),
+		VersionsSeen:    make(map[string]map[string]engine.Version, len(st.seen)),
+		UpdatedChannels: row.rec.Updated,
+	}
+	for ch, r := range st.refs {
+		cp.ChannelVersions[ch] = r.Version
+		v := l.values[valueKey{ch, r}]
+		if !v.has {
+			continue
+		}
+		val, err := engine.DecodeValue(v.enc)
+		if err != nil {
+			return nil, corruptf("checkpoint %q: value of %q: %v", id, ch, err)
+		}
+		cp.ChannelValues[ch] = val
+	}
+	for n, m := range st.seen {
+		// States are shared through the memo; the caller owns cp.
+		var seen map[string]engine.Version
+		if m != nil {
+			seen = make(map[string]engine.Version, len(m))
+			for k, v := range m {
+				seen[k] = v
+			}
+		}
+		cp.VersionsSeen[n] = seen
+	}
+	md, err := decodeMeta(row.rec.Meta)
+	if err != nil {
+		return nil, err
+	}
+	tup := &engine.CheckpointTuple{
+		Config:     engine.Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
+		Checkpoint: cp, Metadata: md, ParentID: row.parent,
+	}
+	for _, w := range l.writes[id] {
+		val, err := engine.DecodeValue(w.enc)
+		if err != nil {
+			return nil, corruptf("checkpoint %q: write of task %q to %q: %v", id, w.task, w.channel, err)
+		}
+		tup.PendingWrites = append(tup.PendingWrites, engine.PendingWrite{TaskID: w.task, Channel: w.channel, Value: val})
+	}
+	return tup, nil
+}
+
+// loadHead reads checkpoint id as a head: its state, its values'
+// encodings, and the greatest id of its namespace. It returns nil when the
+// checkpoint is not stored.
+func (s *Store) loadHead(ctx context.Context, thread, ns, id string) (*head, error) {
+	l, err := s.load(ctx, s.pool, thread, ns, []string{id})
+	if errors.Is(err, errNotStored) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	st := l.states[id]
+	h := &head{id: id, state: st, values: make(map[string]valueEnc, len(st.refs))}
+	for ch, r := range st.refs {
+		h.values[ch] = l.values[valueKey{ch, r}]
+	}
+	var latest []byte
+	if err := s.pool.QueryRow(ctx, s.sql.latestID, bs(thread), bs(ns)).Scan(&latest); err != nil {
+		return nil, err
+	}
+	h.maxID = string(latest)
+	return h, nil
+}
+
+// GetTuple implements engine.Saver: the checkpoint cfg names, or the
+// latest of its namespace, or nil and no error when there is none.
+// Reading a thread's latest checkpoint is what later writes are checked
+// against (see Put).
+func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.CheckpointTuple, error) {
+	if err := s.readable(ctx, cfg.ThreadID); err != nil {
+		return nil, err
+	}
+	if cfg.ThreadID == "" {
+		return nil, nil
+	}
+	seq, err := s.readSeq(ctx, cfg.ThreadID)
+	if err != nil {
+		return nil, err
+	}
+	id := cfg.CheckpointID
+	if id == "" {
+		var latest []byte
+		err := s.pool.QueryRow(ctx, s.sql.latestID, bs(cfg.ThreadID), bs(cfg.CheckpointNS)).Scan(&latest)
+		if errors.Is(err, pgx.ErrNoRows) {
+			s.observe(cfg.ThreadID, seq)
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		id = string(latest)
+	}
+	l, err := s.load(ctx, s.pool, cfg.ThreadID, cfg.CheckpointNS, []string{id})
+	if errors.Is(err, errNotStored) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.observe(cfg.ThreadID, seq)
+	return l.tuple(cfg.ThreadID, cfg.CheckpointNS, id)
+}
+
+// List implements engine.Saver: newest first (by id, then namespace),
+// with Before, Limit and Filter applied.
+func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOptions) ([]*engine.CheckpointTuple, error) {
+	if err := s.readable(ctx, cfg.ThreadID); err != nil {
+		return nil, err
+	}
+	if cfg.ThreadID == "" {
+		return nil, nil
+	}
+	stmt, args := s.sql.candidates, []any{bs(cfg.ThreadID), bs(cfg.CheckpointNS), nullable(cfg.CheckpointID), nullable(opt.Before)}
+	if opt.AllNamespaces {
+		stmt, args = s.sql.candidatesAll, []any{bs(cfg.ThreadID), nullable(cfg.CheckpointID), nullable(opt.Before)}
+	}
+	rows, err := s.pool.Query(ctx, stmt, args...)
+	if err != nil {
+		return nil, err
+	}
+	type cand struct{ ns, id string }
+	var cands []cand
+	for rows.Next() {
+		var ns, id, data []byte
+		if err := rows.Scan(&ns, &id, &data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if len(opt.Filter) > 0 {
+			rec, err := decodeRecord(data)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			md, err := decodeMeta(rec.Meta)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if !engine.MatchesFilter(md, opt.Filter) {
+				continue
+			}
+		}
+		cands = append(cands, cand{string(ns), string(id)})
+		if opt.Limit > 0 && len(cands) >= opt.Limit {
+			break
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	byNS := map[string][]string{}
+	for _, c := range cands {
+		byNS[c.ns] = append(byNS[c.ns], c.id)
+	}
+	loads := map[string]*loaded{}
+	for ns, ids := range byNS {
+		if loads[ns], err = s.load(ctx, s.pool, cfg.ThreadID, ns, ids); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*engine.CheckpointTuple, len(cands))
+	for i, c := range cands {
+		if out[i], err = loads[c.ns].tuple(cfg.ThreadID, c.ns, c.id); err != nil {
+			return nil, err
+		}
+	}
+	return slices.Clip(out), nil
+}

@@ -1,0 +1,254 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+)
+
+// Put implements engine.Saver. It stores the checkpoint's record (its
+// versions and versions_seen as a delta from its parent) and the values of
+// the channels whose version changed, a grown list as its added elements.
+// cp must not be modified afterwards (the engine never does).
+//
+// Many writers: every commit claims the thread's row. When another store
+// wrote the thread after this one last read or wrote it, the write is
+// refused with a *ConflictError (ErrThreadConflict) naming the thread and
+// the other writer, so two processes that advance one thread at once do not
+// both succeed. A store that never read a thread writes it unchecked.
+//
+// Errors: persist.ErrInvalidID, persist.ErrInvalidCheckpoint,
+// ErrThreadConflict, persist.ErrClosed, persist.ErrAsyncWrite, or the
+// server's error.
+func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata, _ map[string]engine.Version) (engine.Config, error) {
+	if err := s.writable(ctx, cfg.ThreadID); err != nil {
+		return engine.Config{}, err
+	}
+	if err := checkConfig(cfg); err != nil {
+		return engine.Config{}, err
+	}
+	if cp == nil {
+		return engine.Config{}, fmt.Errorf("%w: nil checkpoint", persist.ErrInvalidCheckpoint)
+	}
+	cp = cp.Materialize()
+	if err := checkID("checkpoint id", cp.ID, maxIDLen, false); err != nil {
+		return engine.Config{}, err
+	}
+	if cp.ID == cfg.CheckpointID {
+		return engine.Config{}, fmt.Errorf("%w: checkpoint %q is its own parent", persist.ErrInvalidCheckpoint, cp.ID)
+	}
+	for ch := range cp.ChannelVersions {
+		if err := checkID("channel", ch, maxIDLen, false); err != nil {
+			return engine.Config{}, err
+		}
+	}
+	meta, err := encodeMeta(md)
+	if err != nil {
+		return engine.Config{}, fmt.Errorf("%w: %w", persist.ErrInvalidCheckpoint, err)
+	}
+	key := nsKey{cfg.ThreadID, cfg.CheckpointNS}
+	parent, err := s.parentHead(ctx, key, cfg.CheckpointID)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	p, h, err := buildPut(cp, meta, md, cfg.CheckpointID, parent)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	s.mu.Lock()
+	old := s.heads[key]
+	// Ids are time-ordered: one after every id of the namespace is new;
+	// otherwise it may replace a stored checkpoint.
+	known := ""
+	for _, k := range []*head{old, parent} {
+		if k != nil && k.maxID > known {
+			known = k.maxID
+		}
+	}
+	p.mayExist = known == "" || cp.ID <= known
+	h.maxID = max(known, cp.ID)
+	// Cached heads stay valid when a checkpoint is replaced: a replacement
+	// rewrites stored deltas, not the states they describe.
+	s.heads[key] = h
+	s.mu.Unlock()
+	o := &op{ns: cfg.CheckpointNS, put: p}
+	s.enqueue(cfg.ThreadID, o)
+	if err := s.afterEnqueue(ctx, cfg.ThreadID, o, true); err != nil {
+		return engine.Config{}, err
+	}
+	return engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
+}
+
+// parentHead returns what is known of checkpoint id of a namespace: from
+// the cache when it is the newest this store put, else read back. It
+// returns nil for no parent or a parent that is not stored.
+func (s *Store) parentHead(ctx context.Context, key nsKey, id string) (*head, error) {
+	if id == "" {
+		return nil, nil
+	}
+	s.mu.Lock()
+	h := s.heads[key]
+	s.mu.Unlock()
+	if h != nil && h.id == id {
+		return h, nil
+	}
+	if err := s.commit(ctx, key.thread); err != nil {
+		return nil, err
+	}
+	loaded, err := s.loadHead(ctx, key.thread, key.ns, id)
+	if err != nil || loaded == nil {
+		return nil, err
+	}
+	if h != nil && h.maxID > loaded.maxID {
+		loaded.maxID = h.maxID
+	}
+	return loaded, nil
+}
+
+// buildPut encodes a checkpoint against its parent's head: the record, and
+// a blob for every channel whose version changed.
+func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID string, parent *head) (*putOp, *head, error) {
+	st := &cpState{refs: make(map[string]ref, len(cp.ChannelVersions)), seen: cp.VersionsSeen}
+	h := &head{id: cp.ID, state: st, values: make(map[string]valueEnc, len(cp.ChannelVersions))}
+	p := &putOp{id: cp.ID, parent: parentID, source: md.Source, step: md.Step}
+	var pst *cpState
+	if parent != nil {
+		pst = parent.state
+	}
+	for ch, ver := range cp.ChannelVersions {
+		var prevRef *ref
+		var prev *valueEnc
+		if pst != nil {
+			if r, ok := pst.refs[ch]; ok {
+				if r.Version == ver {
+					// Unchanged since the parent: share its value.
+					st.refs[ch] = r
+					if v, ok := parent.values[ch]; ok {
+						h.values[ch] = v
+					}
+					continue
+				}
+				prevRef = &r
+				if v, ok := parent.values[ch]; ok {
+					prev = &v
+				}
+			}
+		}
+		val, has := cp.ChannelValues[ch]
+		b, enc, err := newBlob(ch, ver, val, has, prevRef, prev)
+		if err != nil {
+			return nil, nil, err
+		}
+		st.refs[ch] = b.ref
+		h.values[ch] = enc
+		p.blobs = append(p.blobs, b)
+	}
+	if st.seen == nil {
+		st.seen = map[string]map[string]int64{}
+	}
+	rec := newRecord(cp, meta, st, pst)
+	st.depth = rec.Depth
+	p.depth = rec.Depth
+	var err error
+	if p.rec, err = encodeRecord(rec); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", persist.ErrInvalidCheckpoint, err)
+	}
+	return p, h, nil
+}
+
+// PutWrites implements engine.Saver. Values are encoded before it returns.
+// Under sync durability it does not wait: the writes are committed with
+// the next Put of the thread (the superstep's checkpoint, which returns
+// only once both are stored) or within a few milliseconds when no Put
+// follows. Errors: persist.ErrInvalidID, persist.ErrInvalidCheckpoint,
+// persist.ErrClosed, persist.ErrAsyncWrite (an earlier buffered write of
+// the thread failed, such as an ErrThreadConflict).
+func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) error {
+	if err := s.writable(ctx, cfg.ThreadID); err != nil {
+		return err
+	}
+	if err := checkConfig(cfg); err != nil {
+		return err
+	}
+	if err := checkID("task id", taskID, maxIDLen, true); err != nil {
+		return err
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	special := &op{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID}
+	regular := &op{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID, nullRun: taskID == engine.NullTaskID}
+	for i, w := range writes {
+		if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
+			return err
+		}
+		enc, err := engine.EncodeValue(w.Value)
+		if err != nil {
+			return fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
+		}
+		o := regular
+		slot := int64(engine.WriteSlot(w.Channel, i))
+		if slot < 0 {
+			o = special
+		} else if regular.nullRun {
+			slot = int64(len(regular.slots))
+		}
+		o.slots = append(o.slots, slot)
+		o.chans = append(o.chans, bs(w.Channel))
+		o.values = append(o.values, enc)
+	}
+	for _, o := range []*op{special, regular} {
+		if len(o.slots) > 0 {
+			s.enqueue(cfg.ThreadID, o)
+		}
+	}
+	return s.afterEnqueue(ctx, cfg.ThreadID, nil, false)
+}
+
+// DeleteThread implements engine.Saver: it removes every checkpoint, value
+// and write of the thread, and its fingerprint, in one transaction.
+// Deleting a missing thread is not an error.
+func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
+	if err := s.writable(ctx, threadID); err != nil {
+		return err
+	}
+	if threadID == "" {
+		return nil
+	}
+	if err := s.commit(ctx, threadID); err != nil {
+		return err
+	}
+	if err := s.deleteThread(ctx, s.pool, threadID); err != nil {
+		return err
+	}
+	s.forget(threadID)
+	return nil
+}
+
+// forget drops what the store knows of a thread.
+func (s *Store) forget(thread string) {
+	s.mu.Lock()
+	maps.DeleteFunc(s.heads, func(k nsKey, _ *head) bool { return k.thread == thread })
+	delete(s.observed, thread)
+	delete(s.failed, thread)
+	s.mu.Unlock()
+}
+
+// batcher is a pool or a transaction.
+type batcher interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// deleteThread removes every row of a thread.
+func (s *Store) deleteThread(ctx context.Context, db batcher, thread string) error {
+	b := &pgx.Batch{}
+	for _, stmt := range s.sql.deleteThread {
+		b.Queue(stmt, bs(thread))
+	}
+	return db.SendBatch(ctx, b).Close()
+}

@@ -1,0 +1,282 @@
+package postgres
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"time"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+)
+
+// Stored records start with a format byte; an unknown one is reported, not
+// misread.
+const (
+	recordFormat = 1 // checkpoints.rec: JSON cpRecord
+	blobFull     = 1 // blobs.data: the engine's encoding of the value
+	blobAppend   = 2 // blobs.data: elements added to the base list, comma-separated
+)
+
+// fullEvery bounds delta chains: every 64th checkpoint record of a branch
+// is a full image of its versions and versions_seen.
+const fullEvery = 64
+
+// fullValueEvery bounds append chains: a list stored as added elements is
+// stored whole again after 256 appends (as the bbolt store does).
+const fullValueEvery = 256
+
+// ref locates a channel's value: its version and the hash of the stored
+// bytes. Two branches of a fork may give a channel the same version with
+// different values; the hash keeps them apart without a read.
+type ref struct {
+	Version int64
+	Hash    int64
+}
+
+// cpState is a checkpoint's channel refs and versions_seen, rebuilt from
+// its record and its ancestors'. States are shared and never modified.
+type cpState struct {
+	refs  map[string]ref
+	seen  map[string]map[string]int64
+	depth int
+}
+
+// cpRecord is a checkpoint row's rec column. With Depth 0 it is a full
+// image; otherwise Refs and Seen hold what changed since the parent and
+// Del and SeenDel what the parent had and this one does not.
+type cpRecord struct {
+	V       int                         `json:"v"`
+	TS      int64                       `json:"ts"` // unix nanoseconds, UTC
+	Updated []string                    `json:"upd"`
+	Meta    json.RawMessage             `json:"md"`
+	Depth   int                         `json:"d"`
+	Refs    map[string][2]int64         `json:"refs,omitempty"`
+	Del     []string                    `json:"del,omitempty"`
+	Seen    map[string]map[string]int64 `json:"seen,omitempty"`
+	SeenDel []string                    `json:"sdel,omitempty"`
+}
+
+// metaRecord is the stored metadata; Extra values use the engine's codec.
+type metaRecord struct {
+	Source  string                     `json:"source"`
+	Step    int                        `json:"step"`
+	Parents map[string]string          `json:"parents"`
+	Extra   map[string]json.RawMessage `json:"extra"`
+}
+
+func encodeMeta(md engine.Metadata) (json.RawMessage, error) {
+	r := metaRecord{Source: md.Source, Step: md.Step, Parents: md.Parents}
+	if md.Extra != nil {
+		r.Extra = make(map[string]json.RawMessage, len(md.Extra))
+		for k, v := range md.Extra {
+			b, err := engine.EncodeValue(v)
+			if err != nil {
+				return nil, fmt.Errorf("metadata %q: %w", k, err)
+			}
+			r.Extra[k] = b
+		}
+	}
+	return json.Marshal(r)
+}
+
+func decodeMeta(raw json.RawMessage) (engine.Metadata, error) {
+	var r metaRecord
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return engine.Metadata{}, corruptf("metadata: %v", err)
+	}
+	md := engine.Metadata{Source: r.Source, Step: r.Step, Parents: r.Parents}
+	if r.Extra != nil {
+		md.Extra = make(map[string]any, len(r.Extra))
+		for k, raw := range r.Extra {
+			v, err := engine.DecodeValue(raw)
+			if err != nil {
+				return engine.Metadata{}, corruptf("metadata %q: %v", k, err)
+			}
+			md.Extra[k] = v
+		}
+	}
+	return md, nil
+}
+
+// newRecord builds the record of a checkpoint whose state is st: a delta of
+// parent's state when there is one and the chain is short enough.
+func newRecord(cp *engine.Checkpoint, meta json.RawMessage, st, parent *cpState) *cpRecord {
+	rec := &cpRecord{V: cp.V, TS: cp.TS.UnixNano(), Updated: cp.UpdatedChannels, Meta: meta}
+	if parent == nil || parent.depth+1 >= fullEvery {
+		rec.Refs = make(map[string][2]int64, len(st.refs))
+		for ch, r := range st.refs {
+			rec.Refs[ch] = [2]int64{r.Version, r.Hash}
+		}
+		rec.Seen = st.seen
+		if rec.Seen == nil {
+			rec.Seen = map[string]map[string]int64{}
+		}
+		return rec
+	}
+	rec.Depth = parent.depth + 1
+	rec.Refs = map[string][2]int64{}
+	for ch, r := range st.refs {
+		if p, ok := parent.refs[ch]; !ok || p != r {
+			rec.Refs[ch] = [2]int64{r.Version, r.Hash}
+		}
+	}
+	for ch := range parent.refs {
+		if _, ok := st.refs[ch]; !ok {
+			rec.Del = append(rec.Del, ch)
+		}
+	}
+	rec.Seen = map[string]map[string]int64{}
+	for n, m := range st.seen {
+		if p, ok := parent.seen[n]; !ok || !seenEqual(p, m) {
+			rec.Seen[n] = m
+		}
+	}
+	for n := range parent.seen {
+		if _, ok := st.seen[n]; !ok {
+			rec.SeenDel = append(rec.SeenDel, n)
+		}
+	}
+	return rec
+}
+
+// seenEqual compares two versions_seen entries, keeping nil apart from an
+// empty map (the engine may store either).
+func seenEqual(a, b map[string]int64) bool {
+	return (a == nil) == (b == nil) && maps.Equal(a, b)
+}
+
+func encodeRecord(rec *cpRecord) ([]byte, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte{recordFormat}, b...), nil
+}
+
+func decodeRecord(data []byte) (*cpRecord, error) {
+	if len(data) == 0 {
+		return nil, corruptf("empty checkpoint record")
+	}
+	if data[0] != recordFormat {
+		return nil, fmt.Errorf("%w: checkpoint record format %d", persist.ErrUnknownValueFormat, data[0])
+	}
+	var rec cpRecord
+	if err := json.Unmarshal(data[1:], &rec); err != nil {
+		return nil, corruptf("checkpoint record: %v", err)
+	}
+	return &rec, nil
+}
+
+// apply returns the state rec describes on top of parent (nil for a full
+// image).
+func (rec *cpRecord) apply(parent *cpState) *cpState {
+	st := &cpState{depth: rec.Depth}
+	if rec.Depth == 0 || parent == nil {
+		st.refs = make(map[string]ref, len(rec.Refs))
+		st.seen = make(map[string]map[string]int64, len(rec.Seen))
+	} else {
+		st.refs = maps.Clone(parent.refs)
+		st.seen = maps.Clone(parent.seen)
+		for _, ch := range rec.Del {
+			delete(st.refs, ch)
+		}
+		for _, n := range rec.SeenDel {
+			delete(st.seen, n)
+		}
+	}
+	for ch, r := range rec.Refs {
+		st.refs[ch] = ref{Version: r[0], Hash: r[1]}
+	}
+	maps.Copy(st.seen, rec.Seen)
+	return st
+}
+
+func (rec *cpRecord) ts() time.Time { return time.Unix(0, rec.TS).UTC() }
+
+// blob is one row of the blobs table as Put writes it.
+type blob struct {
+	channel string
+	ref     ref
+	base    *ref // the list this one appends to
+	depth   int  // appends since the last full copy
+	has     bool // false: the channel has a version but no value
+	data    []byte
+}
+
+// valueEnc is a channel value's encoding and append depth, kept by the
+// store's cache so the next checkpoint can store only what was appended.
+type valueEnc struct {
+	enc   []byte
+	has   bool
+	depth int
+}
+
+// newBlob encodes channel's value at version ver. prev is the parent's
+// value of the channel, if known: a list that only grew since then is
+// stored as the added elements.
+func newBlob(channel string, ver int64, val any, has bool, prevRef *ref, prev *valueEnc) (blob, valueEnc, error) {
+	b := blob{channel: channel, has: has}
+	var enc []byte
+	if has {
+		var err error
+		if enc, err = engine.EncodeValue(val); err != nil {
+			return blob{}, valueEnc{}, fmt.Errorf("%w: channel %q: %w", persist.ErrInvalidCheckpoint, channel, err)
+		}
+	}
+	b.data = append([]byte{blobFull}, enc...)
+	if has && prev != nil && prev.has && prev.depth+1 < fullValueEvery {
+		if suffix, ok := appendSuffix(prev.enc, enc); ok {
+			b.data = append([]byte{blobAppend}, suffix...)
+			b.base, b.depth = prevRef, prev.depth+1
+		}
+	}
+	b.ref = ref{Version: ver, Hash: hashBlob(b.data, has)}
+	return b, valueEnc{enc: enc, has: has, depth: b.depth}, nil
+}
+
+func hashBlob(data []byte, has bool) int64 {
+	h := fnv.New64a()
+	h.Write(data)
+	if !has {
+		h.Write([]byte{0})
+	}
+	return int64(h.Sum64() >> 1) // non-negative: easier to read in psql
+}
+
+// appendSuffix returns the elements next adds to the JSON list prev, when
+// next is prev with elements appended (the engine's encoding is canonical,
+// so prev's bytes without the closing bracket are a prefix of next's).
+func appendSuffix(prev, next []byte) ([]byte, bool) {
+	if len(prev) < 2 || prev[0] != '[' || prev[len(prev)-1] != ']' || len(next) <= len(prev) || next[len(next)-1] != ']' {
+		return nil, false
+	}
+	head := prev[:len(prev)-1]
+	if !bytes.HasPrefix(next, head) {
+		return nil, false
+	}
+	if len(prev) == 2 { // "[]"
+		return next[1 : len(next)-1], true
+	}
+	if next[len(head)] != ',' {
+		return nil, false
+	}
+	return next[len(head)+1 : len(next)-1], true
+}
+
+// joinAppend rebuilds a list from its base's encoding and the added
+// elements.
+func joinAppend(base, suffix []byte) ([]byte, error) {
+	if len(base) < 2 || base[0] != '[' || base[len(base)-1] != ']' {
+		return nil, corruptf("append value: base is not a list")
+	}
+	out := make([]byte, 0, len(base)+len(suffix)+1)
+	out = append(out, base[:len(base)-1]...)
+	if len(base) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, suffix...)
+	return append(out, ']'), nil
+}

@@ -1,0 +1,154 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// migrations are the schema's versions, applied in order on first use. A
+// migration is never edited once released: a change is a new entry. "S."
+// stands for the quoted schema name.
+var migrations = []string{
+	// 1: threads, checkpoints, values and writes; the claim function
+	// behind the many-writers check (see Store.claim).
+	`
+CREATE TABLE S.threads (
+	thread      bytea PRIMARY KEY,
+	fingerprint text NOT NULL DEFAULT '',
+	seq         bigint NOT NULL DEFAULT 0,
+	writer      text NOT NULL DEFAULT '',
+	updated     timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE S.checkpoints (
+	thread bytea NOT NULL,
+	ns     bytea NOT NULL,
+	id     bytea NOT NULL,
+	parent bytea,
+	depth  int NOT NULL,
+	source text NOT NULL,
+	step   int NOT NULL,
+	rec    bytea NOT NULL,
+	PRIMARY KEY (thread, ns, id)
+);
+CREATE INDEX checkpoints_parent ON S.checkpoints (thread, ns, parent);
+CREATE TABLE S.blobs (
+	thread       bytea NOT NULL,
+	ns           bytea NOT NULL,
+	channel      bytea NOT NULL,
+	version      bigint NOT NULL,
+	hash         bigint NOT NULL,
+	base_version bigint,
+	base_hash    bigint,
+	depth        int NOT NULL,
+	has          boolean NOT NULL,
+	data         bytea NOT NULL,
+	PRIMARY KEY (thread, ns, channel, version, hash)
+);
+CREATE TABLE S.writes (
+	thread     bytea NOT NULL,
+	ns         bytea NOT NULL,
+	checkpoint bytea NOT NULL,
+	task       bytea NOT NULL,
+	slot       bigint NOT NULL,
+	channel    bytea NOT NULL,
+	value      bytea NOT NULL,
+	PRIMARY KEY (thread, ns, checkpoint, task, slot)
+);
+-- claim locks a thread's row for the rest of the transaction and advances
+-- its sequence. observed is the sequence the writer last saw (-1: none);
+-- when another writer advanced the thread since, it raises SSW01 with the
+-- winner in DETAIL and the time in HINT.
+CREATE FUNCTION S.claim(p_thread bytea, p_observed bigint, p_writer text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	cur_seq bigint;
+	cur_writer text;
+	cur_updated timestamptz;
+BEGIN
+	INSERT INTO S.threads (thread) VALUES (p_thread) ON CONFLICT (thread) DO NOTHING;
+	SELECT seq, writer, updated INTO cur_seq, cur_writer, cur_updated
+		FROM S.threads WHERE thread = p_thread FOR UPDATE;
+	IF p_observed >= 0 AND cur_seq <> p_observed AND cur_writer <> p_writer THEN
+		RAISE EXCEPTION USING ERRCODE = 'SSW01', MESSAGE = 'thread advanced by another writer',
+			DETAIL = cur_writer, HINT = to_char(cur_updated AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+	END IF;
+	UPDATE S.threads SET seq = cur_seq + 1, writer = p_writer, updated = now() WHERE thread = p_thread;
+	RETURN cur_seq + 1;
+END $$;
+`,
+}
+
+// SchemaVersion is the newest schema version this package knows.
+var SchemaVersion = len(migrations)
+
+// conflictCode is the SQLSTATE claim raises.
+const conflictCode = "SSW01"
+
+// migrate brings schema up to SchemaVersion in one transaction, holding
+// an advisory lock so that processes opening a new database at once do not
+// race. A schema at a newer version is refused with a *SchemaError.
+func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+	q := pgx.Identifier{schema}.Sanitize()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('superstep schema ' || $1))`, schema); err != nil {
+		return err
+	}
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1)`, schema).Scan(&exists); err != nil {
+		return err
+	}
+	if !exists {
+		if _, err := tx.Exec(ctx, "CREATE SCHEMA "+q); err != nil {
+			return err
+		}
+	}
+	// Read the version without DDL first, so a user who may only read and
+	// write an up-to-date schema can use it.
+	var table *string
+	if err := tx.QueryRow(ctx, "SELECT to_regclass($1)::text", q+".schema_version").Scan(&table); err != nil {
+		return err
+	}
+	if table == nil {
+		if _, err := tx.Exec(ctx, "CREATE TABLE "+q+".schema_version (version int NOT NULL, applied timestamptz NOT NULL DEFAULT now())"); err != nil {
+			return err
+		}
+	}
+	var found int
+	if err := tx.QueryRow(ctx, "SELECT COALESCE(max(version), 0) FROM "+q+".schema_version").Scan(&found); err != nil {
+		return err
+	}
+	if found > SchemaVersion {
+		return &SchemaError{Schema: schema, Found: found, Supported: SchemaVersion}
+	}
+	if found == SchemaVersion {
+		return tx.Commit(ctx)
+	}
+	for v := found + 1; v <= SchemaVersion; v++ {
+		if _, err := tx.Exec(ctx, strings.ReplaceAll(migrations[v-1], "S.", q+".")); err != nil {
+			return fmt.Errorf("migration %d: %w", v, err)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO "+q+".schema_version (version) VALUES ($1)", v); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// pgCode returns err's SQLSTATE, or "".
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}

@@ -1,0 +1,105 @@
+package postgres
+
+import (
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// statements are the store's SQL, with the schema filled in once at Open.
+type statements struct {
+	claim, threadSeq                    string
+	insCheckpoint, insBlobs             string
+	insWrites, insNullWrites            string
+	checkpointExists, deltaChildren     string
+	updateRecord                        string
+	latestID, candidates, candidatesAll string
+	chain, values, writes               string
+	deleteThread                        []string
+	threads, fingerprint, setFP         string
+	threadIDs, namespaces               string
+}
+
+func newStatements(schema string) statements {
+	q := pgx.Identifier{schema}.Sanitize() + "."
+	r := strings.NewReplacer("S.", q)
+	return statements{
+		claim:     r.Replace(`SELECT S.claim($1, $2, $3)`),
+		threadSeq: r.Replace(`SELECT seq FROM S.threads WHERE thread = $1`),
+		insCheckpoint: r.Replace(`INSERT INTO S.checkpoints (thread, ns, id, parent, depth, source, step, rec)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT (thread, ns, id) DO UPDATE SET parent = EXCLUDED.parent, depth = EXCLUDED.depth,
+				source = EXCLUDED.source, step = EXCLUDED.step, rec = EXCLUDED.rec`),
+		// Blobs are never overwritten: a (version, hash) names one value.
+		insBlobs: r.Replace(`INSERT INTO S.blobs (thread, ns, channel, version, hash, base_version, base_hash, depth, has, data)
+			SELECT $1, $2, u.* FROM unnest($3::bytea[], $4::int8[], $5::int8[], $6::int8[], $7::int8[], $8::int4[], $9::bool[], $10::bytea[]) AS u
+			ON CONFLICT DO NOTHING`),
+		// Regular writes: the first stored wins; special ones (negative
+		// slots) replace what was stored.
+		insWrites: r.Replace(`INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
+			SELECT $1, $2, $3, $4, u.slot, u.channel, u.value FROM unnest($5::int8[], $6::bytea[], $7::bytea[]) AS u (slot, channel, value)
+			ON CONFLICT (thread, ns, checkpoint, task, slot) DO UPDATE SET channel = EXCLUDED.channel, value = EXCLUDED.value
+			WHERE EXCLUDED.slot < 0`),
+		// Null-task writes accumulate: numbered after those stored.
+		insNullWrites: r.Replace(`INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
+			SELECT $1, $2, $3, $4, b.base + u.i, u.channel, u.value
+			FROM unnest($5::int8[], $6::bytea[], $7::bytea[]) AS u (i, channel, value),
+				(SELECT COALESCE(max(slot) + 1, 0) AS base FROM S.writes
+				 WHERE thread = $1 AND ns = $2 AND checkpoint = $3 AND task = $4 AND slot >= 0) AS b
+			ON CONFLICT DO NOTHING`),
+		checkpointExists: r.Replace(`SELECT EXISTS (SELECT 1 FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id = $3)`),
+		deltaChildren:    r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND parent = $3 AND depth > 0`),
+		updateRecord:     r.Replace(`UPDATE S.checkpoints SET depth = 0, rec = $4 WHERE thread = $1 AND ns = $2 AND id = $3`),
+		latestID:         r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 ORDER BY id DESC LIMIT 1`),
+		candidates: r.Replace(`SELECT ns, id, rec FROM S.checkpoints
+			WHERE thread = $1 AND ns = $2 AND ($3::bytea IS NULL OR id = $3) AND ($4::bytea IS NULL OR id < $4)
+			ORDER BY id DESC`),
+		candidatesAll: r.Replace(`SELECT ns, id, rec FROM S.checkpoints
+			WHERE thread = $1 AND ($2::bytea IS NULL OR id = $2) AND ($3::bytea IS NULL OR id < $3)
+			ORDER BY id DESC, ns ASC`),
+		// chain returns the records of ids and of every ancestor their
+		// deltas need, up to the nearest full image.
+		chain: r.Replace(`WITH RECURSIVE chain (id, parent, depth, rec) AS (
+				SELECT id, parent, depth, rec FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id = ANY ($3::bytea[])
+				UNION
+				SELECT c.id, c.parent, c.depth, c.rec FROM S.checkpoints c JOIN chain ON c.id = chain.parent
+				WHERE c.thread = $1 AND c.ns = $2 AND chain.depth > 0
+			) SELECT id, parent, depth, rec FROM chain`),
+		// values returns the blobs named and every list they append to.
+		values: r.Replace(`WITH RECURSIVE want (channel, version, hash) AS (
+				SELECT * FROM unnest($3::bytea[], $4::int8[], $5::int8[])
+			), chain AS (
+				SELECT b.channel, b.version, b.hash, b.base_version, b.base_hash, b.depth, b.has, b.data
+				FROM S.blobs b JOIN want w ON b.channel = w.channel AND b.version = w.version AND b.hash = w.hash
+				WHERE b.thread = $1 AND b.ns = $2
+				UNION
+				SELECT b.channel, b.version, b.hash, b.base_version, b.base_hash, b.depth, b.has, b.data
+				FROM S.blobs b JOIN chain c ON b.channel = c.channel AND b.version = c.base_version AND b.hash = c.base_hash
+				WHERE b.thread = $1 AND b.ns = $2
+			) SELECT channel, version, hash, base_version, base_hash, depth, has, data FROM chain`),
+		writes: r.Replace(`SELECT checkpoint, task, slot, channel, value FROM S.writes
+			WHERE thread = $1 AND ns = $2 AND checkpoint = ANY ($3::bytea[]) ORDER BY checkpoint, task, slot`),
+		deleteThread: []string{
+			r.Replace(`DELETE FROM S.writes WHERE thread = $1`),
+			r.Replace(`DELETE FROM S.blobs WHERE thread = $1`),
+			r.Replace(`DELETE FROM S.checkpoints WHERE thread = $1`),
+			r.Replace(`DELETE FROM S.threads WHERE thread = $1`),
+		},
+		threads: r.Replace(`SELECT t.thread, t.fingerprint, t.updated,
+				(SELECT count(*) FROM S.checkpoints c WHERE c.thread = t.thread AND c.ns = ''::bytea),
+				(SELECT count(DISTINCT ns) FROM S.checkpoints c WHERE c.thread = t.thread),
+				l.id, l.rec,
+				(SELECT count(*) FROM S.writes w WHERE w.thread = t.thread AND w.ns = ''::bytea AND w.checkpoint = l.id),
+				EXISTS (SELECT 1 FROM S.writes w WHERE w.thread = t.thread AND w.ns = ''::bytea AND w.checkpoint = l.id AND w.slot = $1)
+			FROM S.threads t LEFT JOIN LATERAL (
+				SELECT id, rec FROM S.checkpoints c WHERE c.thread = t.thread AND c.ns = ''::bytea ORDER BY id DESC LIMIT 1
+			) l ON true
+			WHERE EXISTS (SELECT 1 FROM S.checkpoints c WHERE c.thread = t.thread) OR t.fingerprint <> ''
+			ORDER BY t.thread`),
+		fingerprint: r.Replace(`SELECT fingerprint FROM S.threads WHERE thread = $1`),
+		setFP: r.Replace(`INSERT INTO S.threads (thread, fingerprint) VALUES ($1, $2)
+			ON CONFLICT (thread) DO UPDATE SET fingerprint = EXCLUDED.fingerprint`),
+		threadIDs:  r.Replace(`SELECT DISTINCT thread FROM S.checkpoints ORDER BY thread`),
+		namespaces: r.Replace(`SELECT DISTINCT ns FROM S.checkpoints WHERE thread = $1 ORDER BY ns`),
+	}
+}

@@ -1,0 +1,353 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+)
+
+// DefaultSchema is the schema superstep's tables live in unless the URL's
+// schema parameter or Options.Schema names another.
+const DefaultSchema = "superstep"
+
+// Options configures Open. The zero value uses DefaultSchema, synchronous
+// durability, 16 connections and a 10-second connect timeout.
+type Options struct {
+	// Schema holds superstep's tables (default: the URL's "schema"
+	// parameter, else DefaultSchema). It is created on first use.
+	Schema string
+	// Durability says when writes reach the server, as in persist.
+	Durability persist.Durability
+	// MaxConns caps the connection pool (default 16): the number of
+	// threads that can commit at once.
+	MaxConns int32
+	// ConnectTimeout bounds connecting (default 10s).
+	ConnectTimeout time.Duration
+	// Writer describes this process in the error another writer of the
+	// same thread gets (default "host pid N store X").
+	Writer string
+}
+
+// IsURL reports whether db names a PostgreSQL server (a postgres:// or
+// postgresql:// URL) rather than a file.
+func IsURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// Store is a checkpoint store in a PostgreSQL database. It implements
+// engine.Saver (and passes enginetest.SaverSuite) and the browsing methods
+// of persist.Store that the command line uses. Many processes on many
+// machines may use one database at once; see Store.Put for what happens
+// when two of them write the same thread. A Store is safe for concurrent
+// use; values it returns are the caller's.
+type Store struct {
+	pool   *pgxpool.Pool
+	schema string
+	sql    statements
+	mode   persist.Durability
+	writer string
+	addr   string
+	closed atomic.Bool
+
+	mu       sync.Mutex
+	observed map[string]int64 // thread -> sequence this store last saw
+	heads    map[nsKey]*head  // the latest checkpoint this store put or loaded per namespace
+	queues   map[string]*threadQueue
+	failed   map[string]error // thread -> a buffered write that failed
+	timer    *time.Timer      // sync: commits PutWrites no Put followed
+	wake     chan struct{}
+	done     chan struct{}
+}
+
+var _ engine.Saver = (*Store)(nil)
+
+type nsKey struct{ thread, ns string }
+
+// head is what the store knows of the newest checkpoint of a namespace:
+// enough to store its child as a delta without reading it back.
+type head struct {
+	id     string
+	state  *cpState
+	values map[string]valueEnc
+	maxID  string // no checkpoint of the namespace sorts after it
+}
+
+// Open connects to the database url names, creates or migrates
+// superstep's schema, and returns the store.
+//
+// Errors are *OpenError values wrapping ErrBadURL, ErrUnreachable, ErrAuth,
+// ErrNoDatabase, ErrPermission, ErrNewerSchema (a *SchemaError), or the
+// server's error.
+func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
+	cleanURL, schema, err := splitSchema(rawURL)
+	if err != nil {
+		return nil, &OpenError{Addr: "?", Err: fmt.Errorf("%w: %v", ErrBadURL, err)}
+	}
+	if opts.Schema != "" {
+		schema = opts.Schema
+	}
+	cfg, err := pgxpool.ParseConfig(cleanURL)
+	if err != nil {
+		return nil, &OpenError{Addr: "?", Err: fmt.Errorf("%w: %v", ErrBadURL, redact(err))}
+	}
+	cc := cfg.ConnConfig
+	addr := net.JoinHostPort(cc.Host, fmt.Sprint(cc.Port))
+	if strings.HasPrefix(cc.Host, "/") {
+		addr = fmt.Sprintf("%s/.s.PGSQL.%d", cc.Host, cc.Port)
+	}
+	fail := func(err error) (*Store, error) {
+		return nil, &OpenError{Addr: addr, Database: cc.Database, User: cc.User, Err: err}
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = 10 * time.Second
+	}
+	if cc.ConnectTimeout == 0 || cc.ConnectTimeout > opts.ConnectTimeout {
+		cc.ConnectTimeout = opts.ConnectTimeout
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	} else if !strings.Contains(cleanURL, "pool_max_conns") {
+		cfg.MaxConns = 16
+	}
+	if _, ok := cc.RuntimeParams["application_name"]; !ok {
+		cc.RuntimeParams["application_name"] = "superstep"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return fail(classify(err, addr, cc.Database, cc.User, schema))
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return fail(classify(err, addr, cc.Database, cc.User, schema))
+	}
+	if err := migrate(ctx, pool, schema); err != nil {
+		pool.Close()
+		return fail(classify(err, addr, cc.Database, cc.User, schema))
+	}
+	if opts.Writer == "" {
+		opts.Writer = defaultWriter()
+	}
+	s := &Store{
+		pool: pool, schema: schema, sql: newStatements(schema), mode: opts.Durability,
+		writer: opts.Writer, addr: addr,
+		observed: map[string]int64{}, heads: map[nsKey]*head{}, queues: map[string]*threadQueue{},
+		failed: map[string]error{},
+	}
+	if s.mode == persist.DurabilityAsync {
+		s.wake, s.done = make(chan struct{}, 1), make(chan struct{})
+		go s.background()
+	}
+	return s, nil
+}
+
+// splitSchema removes the "schema" parameter, which is superstep's and not
+// the server's, from a URL.
+func splitSchema(raw string) (clean, schema string, err error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", errors.New("not a URL")
+	}
+	schema = DefaultSchema
+	q := u.Query()
+	if v := q.Get("schema"); v != "" {
+		schema = v
+		q.Del("schema")
+		u.RawQuery = q.Encode()
+	}
+	return u.String(), schema, nil
+}
+
+// redact keeps a parse error from echoing a password.
+func redact(err error) error {
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) {
+		return errors.New(strings.SplitN(pe.Error(), ":", 2)[0])
+	}
+	return err
+}
+
+// classify turns a connection or migration failure into the error a user
+// can act on.
+func classify(err error, addr, database, user, schema string) error {
+	var se *SchemaError
+	if errors.As(err, &se) {
+		return err
+	}
+	switch pgCode(err) {
+	case "28P01", "28000":
+		return fmt.Errorf("%w for user %q (check the user and password in the URL)", ErrAuth, user)
+	case "3D000":
+		return fmt.Errorf("%w: %q (create it with createdb, or name another in the URL)", ErrNoDatabase, database)
+	case "42501":
+		return fmt.Errorf("%w: user %q may not create or use schema %q (grant it CREATE on the database or USAGE and CREATE on the schema)", ErrPermission, user, schema)
+	}
+	var ne net.Error
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENOENT):
+		return fmt.Errorf("%w: nothing listens at %s (is the server running?)", ErrUnreachable, addr)
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("%w: host %q not found", ErrUnreachable, dnsErr.Name)
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return fmt.Errorf("%w: no answer from %s before the connect timeout", ErrUnreachable, addr)
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return fmt.Errorf("%w: no route to %s", ErrUnreachable, addr)
+	}
+	return err
+}
+
+func defaultWriter() string {
+	host, _ := os.Hostname()
+	var b [3]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s pid %d store %s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// Schema returns the schema the store's tables live in.
+func (s *Store) Schema() string { return s.schema }
+
+// Writer returns how this store names itself to other writers.
+func (s *Store) Writer() string { return s.writer }
+
+// Durability returns the store's durability mode.
+func (s *Store) Durability() persist.Durability { return s.mode }
+
+// Flush commits every buffered write and waits for it. It returns
+// persist.ErrAsyncWrite wrapping the first buffered write that failed.
+func (s *Store) Flush() error {
+	if s.closed.Load() {
+		return persist.ErrClosed
+	}
+	return s.flushAll(context.Background())
+}
+
+// Close commits buffered writes and closes the connections. It returns the
+// first buffered write failure. Closing twice is a no-op.
+func (s *Store) Close() error {
+	if s.closed.Load() {
+		return nil
+	}
+	err := s.flushAll(context.Background())
+	s.closed.Store(true)
+	s.mu.Lock()
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.mu.Unlock()
+	if s.done != nil {
+		close(s.done)
+	}
+	s.pool.Close()
+	return err
+}
+
+// writable checks that a write to thread may be made.
+func (s *Store) writable(ctx context.Context, thread string) error {
+	if s.closed.Load() {
+		return persist.ErrClosed
+	}
+	s.mu.Lock()
+	err := s.failed[thread]
+	s.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("%w: %w", persist.ErrAsyncWrite, err)
+	}
+	return ctx.Err()
+}
+
+// readable commits what is buffered for thread, so reads see it, and
+// checks the store is open. A failed buffered write is reported by writes
+// and Flush; reads show what was committed.
+func (s *Store) readable(ctx context.Context, thread string) error {
+	if s.closed.Load() {
+		return persist.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if thread == "" {
+		_ = s.flushAll(ctx)
+	} else {
+		_ = s.commit(ctx, thread)
+	}
+	return nil
+}
+
+// Limits on names, as the bbolt store's.
+const (
+	maxIDLen = 1024
+	maxNSLen = 4096
+)
+
+func checkID(what, id string, max int, allowEmpty bool) error {
+	if (id == "" && !allowEmpty) || len(id) > max {
+		if len(id) > 40 {
+			id = id[:40] + "…"
+		}
+		return fmt.Errorf("%w: %s %q must be 1 to %d bytes", persist.ErrInvalidID, what, id, max)
+	}
+	return nil
+}
+
+func checkConfig(cfg engine.Config) error {
+	if err := checkID("thread id", cfg.ThreadID, maxIDLen, false); err != nil {
+		return err
+	}
+	if err := checkID("namespace", cfg.CheckpointNS, maxNSLen, true); err != nil {
+		return err
+	}
+	return checkID("checkpoint id", cfg.CheckpointID, maxIDLen, true)
+}
+
+// bs is s as a non-nil byte slice: pgx sends a nil slice as NULL.
+func bs(s string) []byte {
+	if s == "" {
+		return []byte{}
+	}
+	return []byte(s)
+}
+
+// nullable is s as bytes, or NULL for "".
+func nullable(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return []byte(s)
+}
+
+// observe records the thread sequence a read of its latest state saw: the
+// writes that follow build on it, and an earlier buffered failure of the
+// thread is forgotten.
+func (s *Store) observe(thread string, seq int64) {
+	s.mu.Lock()
+	s.observed[thread] = seq
+	delete(s.failed, thread)
+	s.mu.Unlock()
+}
+
+// readSeq returns a thread's sequence (0 for a thread without a row).
+func (s *Store) readSeq(ctx context.Context, thread string) (int64, error) {
+	var seq int64
+	err := s.pool.QueryRow(ctx, s.sql.threadSeq, bs(thread)).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	return seq, err
+}

@@ -1,0 +1,41 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
+	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/persist/postgres"
+)
+
+// storeURL remembers which schema a store of the suite uses, so reopen
+// opens the same one.
+type suiteStore struct {
+	*postgres.Store
+	url string
+}
+
+func TestStore_SaverSuite(t *testing.T) {
+	for _, d := range []persist.Durability{persist.DurabilitySync, persist.DurabilityAsync, persist.DurabilityExit} {
+		t.Run(d.String(), func(t *testing.T) {
+			opts := postgres.Options{Durability: d}
+			enginetest.SaverSuite(t,
+				func(t *testing.T) engine.Saver {
+					u := schemaURL(t)
+					return suiteStore{open(t, u, opts), u}
+				},
+				func(t *testing.T, s engine.Saver) engine.Saver {
+					st := s.(suiteStore)
+					if err := st.Close(); err != nil {
+						t.Fatalf("Close: %v", err)
+					}
+					re := open(t, st.url, opts)
+					if err := re.Check(); err != nil {
+						t.Fatalf("Check after reopen: %v", err)
+					}
+					return suiteStore{re, st.url}
+				})
+		})
+	}
+}

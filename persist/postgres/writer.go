@@ -1,0 +1,310 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+)
+
+// writesDelay is how long, under sync durability, a task's writes wait for
+// the superstep's checkpoint to share its commit before they are committed
+// alone (as the bbolt store does).
+const writesDelay = 5 * time.Millisecond
+
+// threadQueue holds a thread's writes until they are committed. Commits of
+// one thread are serialized by flushMu, so they reach the server in the
+// order they were made; commits of different threads run at once, on
+// different connections, and share the server's WAL flushes.
+type threadQueue struct {
+	flushMu chan struct{} // a one-slot semaphore: held while committing
+	ops     []*op         // guarded by Store.mu
+}
+
+// op is one Put or PutWrites waiting for its commit.
+type op struct {
+	ns string
+	// A checkpoint (put is set) or a task's writes.
+	put     *putOp
+	cp      string
+	task    string
+	slots   []int64
+	chans   [][]byte
+	values  [][]byte
+	nullRun bool // null-task regular writes: slots are offsets after those stored
+	err     error
+}
+
+type putOp struct {
+	id, parent string
+	depth      int
+	source     string
+	step       int
+	rec        []byte
+	blobs      []blob
+	// mayExist: the id might already be stored (a replacement), which
+	// needs the children stored as deltas of it rewritten first.
+	mayExist bool
+}
+
+func (s *Store) queue(thread string) *threadQueue {
+	q := s.queues[thread]
+	if q == nil {
+		q = &threadQueue{flushMu: make(chan struct{}, 1)}
+		s.queues[thread] = q
+	}
+	return q
+}
+
+// enqueue adds o to thread's queue and arranges its commit per the
+// durability mode. wait reports whether the caller commits it now.
+func (s *Store) enqueue(thread string, o *op) {
+	s.mu.Lock()
+	q := s.queue(thread)
+	q.ops = append(q.ops, o)
+	s.mu.Unlock()
+}
+
+// commit commits every queued op of thread in one transaction and sets
+// each op's err. It returns the commit's error.
+func (s *Store) commit(ctx context.Context, thread string) error {
+	s.mu.Lock()
+	q := s.queue(thread)
+	s.mu.Unlock()
+	select {
+	case q.flushMu <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-q.flushMu }()
+	s.mu.Lock()
+	ops := q.ops
+	q.ops = nil
+	observed, ok := s.observed[thread]
+	s.mu.Unlock()
+	if len(ops) == 0 {
+		return nil
+	}
+	if !ok {
+		observed = -1
+	}
+	// The commit must not be cut short by one caller's context: the ops
+	// belong to several callers.
+	seq, err := s.send(context.WithoutCancel(ctx), thread, observed, ops)
+	s.mu.Lock()
+	if err == nil {
+		s.observed[thread] = seq
+	} else {
+		// What the cache says about this thread may not be stored.
+		for k := range s.heads {
+			if k.thread == thread {
+				delete(s.heads, k)
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, o := range ops {
+		o.err = err
+	}
+	return err
+}
+
+// send writes ops in one transaction, after claiming the thread, and
+// returns the thread's new sequence.
+func (s *Store) send(ctx context.Context, thread string, observed int64, ops []*op) (int64, error) {
+	needTx := false
+	for _, o := range ops {
+		if o.put != nil && o.put.mayExist {
+			needTx = true
+		}
+	}
+	var seq int64
+	if !needTx {
+		// The common case: one round trip, run by the server as one
+		// implicit transaction.
+		b := &pgx.Batch{}
+		b.Queue(s.sql.claim, bs(thread), observed, s.writer).QueryRow(func(r pgx.Row) error { return r.Scan(&seq) })
+		for _, o := range ops {
+			s.queueOp(b, thread, o)
+		}
+		err := s.pool.SendBatch(ctx, b).Close()
+		return seq, s.writeError(thread, err)
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, s.sql.claim, bs(thread), observed, s.writer).Scan(&seq); err != nil {
+			return err
+		}
+		for _, o := range ops {
+			if o.put != nil && o.put.mayExist {
+				if err := s.detach(ctx, tx, thread, o.ns, o.put.id); err != nil {
+					return err
+				}
+			}
+			b := &pgx.Batch{}
+			s.queueOp(b, thread, o)
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return seq, s.writeError(thread, err)
+}
+
+func (s *Store) queueOp(b *pgx.Batch, thread string, o *op) {
+	t, ns := bs(thread), bs(o.ns)
+	if p := o.put; p != nil {
+		if len(p.blobs) > 0 {
+			n := len(p.blobs)
+			chans, vers, hashes := make([][]byte, n), make([]int64, n), make([]int64, n)
+			baseV, baseH, depths := make([]*int64, n), make([]*int64, n), make([]int32, n)
+			has, data := make([]bool, n), make([][]byte, n)
+			for i, bl := range p.blobs {
+				chans[i], vers[i], hashes[i] = bs(bl.channel), bl.ref.Version, bl.ref.Hash
+				if bl.base != nil {
+					baseV[i], baseH[i] = &bl.base.Version, &bl.base.Hash
+				}
+				depths[i], has[i], data[i] = int32(bl.depth), bl.has, bl.data
+			}
+			b.Queue(s.sql.insBlobs, t, ns, chans, vers, hashes, baseV, baseH, depths, has, data)
+		}
+		b.Queue(s.sql.insCheckpoint, t, ns, bs(p.id), nullable(p.parent), p.depth, p.source, p.step, p.rec)
+		return
+	}
+	stmt := s.sql.insWrites
+	if o.nullRun {
+		stmt = s.sql.insNullWrites
+	}
+	b.Queue(stmt, t, ns, bs(o.cp), bs(o.task), o.slots, o.chans, o.values)
+}
+
+// detach prepares checkpoint id for being replaced: its children stored as
+// deltas of it become full images, so they keep what was put for them.
+func (s *Store) detach(ctx context.Context, tx pgx.Tx, thread, ns, id string) error {
+	rows, err := tx.Query(ctx, s.sql.deltaChildren, bs(thread), bs(ns), bs(id))
+	if err != nil {
+		return err
+	}
+	kids, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var b []byte
+		err := r.Scan(&b)
+		return string(b), err
+	})
+	if err != nil || len(kids) == 0 {
+		return err
+	}
+	recs, err := loadChain(ctx, tx, s.sql.chain, thread, ns, kids)
+	if err != nil {
+		return err
+	}
+	memo := map[string]*cpState{}
+	for _, kid := range kids {
+		st, err := stateOf(kid, recs, memo)
+		if err != nil {
+			return err
+		}
+		rec := *recs[kid].rec
+		full := newRecord(&engine.Checkpoint{V: rec.V, UpdatedChannels: rec.Updated}, rec.Meta, st, nil)
+		full.TS = rec.TS
+		enc, err := encodeRecord(full)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, s.sql.updateRecord, bs(thread), bs(ns), bs(kid), enc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeError names the thread and the winner when claim refused a write.
+func (s *Store) writeError(thread string, err error) error {
+	var pe *pgconn.PgError
+	if err == nil || !errors.As(err, &pe) || pe.Code != conflictCode {
+		return err
+	}
+	at, _ := time.Parse(time.RFC3339, pe.Hint)
+	return &ConflictError{Thread: thread, Holder: pe.Detail, At: at}
+}
+
+// afterEnqueue commits per the durability mode: sync waits for o's commit
+// when now is set and otherwise arms the short timer; async wakes the
+// background committer; exit leaves it for Flush, Close or a read.
+func (s *Store) afterEnqueue(ctx context.Context, thread string, o *op, now bool) error {
+	switch s.mode {
+	case persist.DurabilitySync:
+		if now {
+			s.commit(ctx, thread)
+			return o.err
+		}
+		s.mu.Lock()
+		if s.timer == nil {
+			s.timer = time.AfterFunc(writesDelay, func() {
+				s.mu.Lock()
+				s.timer = nil
+				s.mu.Unlock()
+				s.flushAll(context.Background())
+			})
+		}
+		s.mu.Unlock()
+	case persist.DurabilityAsync:
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// failThread records that a buffered write of thread failed: the thread's
+// next write and Flush report it, until a read of the thread's latest
+// checkpoint starts over from what is stored.
+func (s *Store) failThread(thread string, err error) {
+	s.mu.Lock()
+	if s.failed[thread] == nil {
+		s.failed[thread] = err
+	}
+	s.mu.Unlock()
+}
+
+// background commits queued writes under async durability.
+func (s *Store) background() {
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.wake:
+			s.flushAll(context.Background())
+		}
+	}
+}
+
+// flushAll commits every thread's queue. It returns persist.ErrAsyncWrite
+// wrapping the first failure, of this flush or an earlier buffered one.
+func (s *Store) flushAll(ctx context.Context) error {
+	s.mu.Lock()
+	var threads []string
+	for th, q := range s.queues {
+		if len(q.ops) > 0 {
+			threads = append(threads, th)
+		}
+	}
+	s.mu.Unlock()
+	for _, th := range threads {
+		if err := s.commit(ctx, th); err != nil {
+			s.failThread(th, err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, err := range s.failed {
+		return fmt.Errorf("%w: %w", persist.ErrAsyncWrite, err)
+	}
+	return nil
+}

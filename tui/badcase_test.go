@@ -1,0 +1,356 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/graphs/scenario"
+)
+
+// The bad-case workflow's debugger breaks (issue 11): each test here fails
+// on the debugger as it was before the fix it names.
+
+// A head whose planned tasks all saved their writes (a crashed run, a
+// replay that diverged) still has work: the debugger must not say DONE.
+func TestModel_Open_HeadWithSavedWritesIsNotDone(t *testing.T) {
+	g, ex, saver := compile(t, "linear")
+	ctx := context.Background()
+	st, err := g.Start(ctx, ex.Input, engine.OnThread("crashed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Superstep(ctx); err != nil { // step 0: the input lands
+		t.Fatal(err)
+	}
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: "crashed"})
+	if err != nil || len(snap.Tasks) != 1 {
+		t.Fatalf("want one planned task, got %v (%v)", snap.Tasks, err)
+	}
+	// The task finished and saved its writes; the run died before the
+	// checkpoint that would apply them.
+	task := snap.Tasks[0]
+	if err := saver.PutWrites(ctx, snap.Config, task.ID, []engine.Write{{Channel: "total", Value: 20.0}, {Channel: "visited", Value: []any{"a"}}, {Channel: "branch:to:b", Value: nil}}); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "crashed", Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
+	if m.view.Status == engine.StatusDone || strings.Contains(m.View(), "DONE") {
+		t.Fatalf("a head with saved writes shows DONE:\n%s", m.View())
+	}
+	if !m.keys.Next.Enabled() {
+		t.Fatal("n is disabled on a head that has work left")
+	}
+	m = press(t, m, "s")
+	if m.err != nil || m.view.Values["total"] != 20.0 {
+		t.Fatalf("stepping the head: err %v values %v", m.err, m.view.Values)
+	}
+}
+
+// Step keys typed while a step runs are queued (and shown), not dropped.
+func TestModel_StepKeys_QueuedWhileBusy(t *testing.T) {
+	m := engineModel(t, "research", 100, 30)
+	// "n" starts a step; its Cmd is held, so the next keys arrive while
+	// the model is busy, as a fast typist's would.
+	nm, cmd := m.Update(keys("n")[0])
+	m = nm.(Model)
+	for _, k := range []string{"n", "n"} {
+		nm, c := m.Update(keys(k)[0])
+		m = nm.(Model)
+		if c != nil {
+			t.Fatal("a queued key started a second Cmd while the first runs")
+		}
+	}
+	if len(m.queued) != 2 || !strings.Contains(m.View(), "queued nn (2)") {
+		t.Fatalf("queue %v not shown:\n%s", m.queued, m.View())
+	}
+	m = runCmd(t, m, cmd)
+	if m.view.Phase != engine.PhaseCheckpoint || m.view.CheckpointStep != 0 || len(m.queued) != 0 {
+		t.Fatalf("nnn from the input checkpoint should end at checkpoint 0, got phase %v step %d queue %v", m.view.Phase, m.view.CheckpointStep, m.queued)
+	}
+	// The queue has a cap.
+	nm, cmd = m.Update(keys("n")[0])
+	m = nm.(Model)
+	for i := 0; i < stepQueueCap+3; i++ {
+		nm, _ := m.Update(keys("s")[0])
+		m = nm.(Model)
+	}
+	if len(m.queued) != stepQueueCap || !strings.Contains(m.note, "ignored") {
+		t.Fatalf("queue %d, note %q", len(m.queued), m.note)
+	}
+	// An interrupt drops what is left, saying so.
+	m = runCmd(t, m, cmd)
+	if m.mode != modeAnswer || len(m.queued) != 0 || !strings.Contains(m.note+m.View(), "interrupted") {
+		t.Fatalf("at the interrupt: mode %v queue %v note %q", m.mode, m.queued, m.note)
+	}
+}
+
+// After an answered interrupt, the tasks pane must not claim the
+// interrupted node ran, and the header keeps counting the same steps.
+func TestModel_Resume_PanesAgree(t *testing.T) {
+	m := engineModel(t, "research", 120, 40)
+	m = press(t, m, "c")
+	if !strings.Contains(viewHeaderOf(m), "step 3") {
+		t.Fatalf("interrupt header: %s", viewHeaderOf(m))
+	}
+	m = press(t, m, `{"action":"approve"}`, "enter")
+	if len(m.ran) != 0 || strings.Contains(m.View(), "ran: human_review") {
+		t.Fatalf("after the answer the tasks pane says human_review ran:\n%s", m.View())
+	}
+	if h := viewHeaderOf(m); !strings.Contains(h, "step 2 → 3") {
+		t.Fatalf("after the answer the header should say the next step is 3: %s", h)
+	}
+	if !strings.Contains(m.seen.View(m.styles, false, 60, 20), "will run") {
+		t.Fatal("the why pane should say human_review will run")
+	}
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("status %v", m.view.Status)
+	}
+	if strings.Contains(m.View(), "press n") || strings.Contains(m.View(), "n plans") {
+		t.Fatalf("a finished thread offers n:\n%s", m.View())
+	}
+}
+
+func viewHeaderOf(m Model) string { return strings.SplitN(m.View(), "\n", 2)[0] }
+
+// p in the main view goes to the parent checkpoint, writing nothing.
+func TestModel_Parent_MainView(t *testing.T) {
+	m := engineModel(t, "linear", 100, 30)
+	m = press(t, m, "s", "s")
+	parent := m.view.ParentID
+	m = press(t, m, "p")
+	if m.err != nil || m.view.CheckpointID != parent {
+		t.Fatalf("p: err %v at %q, want %q", m.err, m.view.CheckpointID, parent)
+	}
+	if h, _ := m.sess.History(context.Background()); len(h) != 3 {
+		t.Fatalf("p wrote a checkpoint: %d in history", len(h))
+	}
+}
+
+// / narrows the tasks pane as well as the channels.
+func TestModel_Filter_Tasks(t *testing.T) {
+	m := engineModel(t, "research", 120, 40)
+	m = press(t, m, "s", "s", "n", "n") // step 2: three investigate tasks executed
+	m.focus = paneTasks
+	all := len(m.tasks.rows)
+	m = press(t, m, "/", "生产故障", "enter")
+	if len(m.tasks.rows) == 0 || len(m.tasks.rows) >= all {
+		t.Fatalf("filter kept %d of %d task rows", len(m.tasks.rows), all)
+	}
+	if !strings.Contains(m.View(), "/生产故障") {
+		t.Fatalf("the tasks title should show the filter:\n%s", m.View())
+	}
+	m = press(t, m, "/", "esc")
+	if len(m.tasks.rows) != all {
+		t.Fatalf("esc should clear the filter: %d of %d", len(m.tasks.rows), all)
+	}
+}
+
+// The fork form names the node the engine infers before anything is
+// written.
+func TestModel_Fork_NamesInferredNode(t *testing.T) {
+	m := engineModel(t, "research", 120, 40)
+	m = press(t, m, "s", "s", "f")
+	if m.mode != modeFork || m.fork.inferred != "plan_queries" {
+		t.Fatalf("mode %v inferred %q (%s)", m.mode, m.fork.inferred, m.fork.inferErr)
+	}
+	if !strings.Contains(m.View(), "plan_queries (inferred") {
+		t.Fatalf("the form does not name the inferred node:\n%s", m.View())
+	}
+}
+
+// parallelInterrupt is a graph whose step 1 runs a (writes x) beside b
+// (asks a question): at the interrupt, a's write is saved, not applied.
+func parallelInterrupt(t testing.TB) (*engine.Graph, *engine.MemorySaver) {
+	t.Helper()
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.LastValueKey("x"), engine.LastValueKey("y")).
+		AddNode("a", func(context.Context, any) (any, error) { return engine.Pairs("x", "written by a"), nil }).
+		AddNode("b", func(ctx context.Context, _ any) (any, error) {
+			v, err := engine.Interrupt(ctx, "b asks")
+			return engine.Pairs("y", v), err
+		}).
+		AddEdge(engine.Start, "a").AddEdge(engine.Start, "b").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, saver
+}
+
+// At an interrupt the channels pane shows the checkpoint's values, as the
+// tree does, and the finished task's write as pending beside it.
+func TestModel_Interrupt_ChannelsShowPendingWrites(t *testing.T) {
+	g, saver := parallelInterrupt(t)
+	opts := Options{Thread: "p", Input: map[string]any{"x": "input"}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 30)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusInterrupted {
+		t.Fatalf("status %v", m.view.Status)
+	}
+	var x engine.ChannelView
+	for _, c := range m.view.Channels {
+		if c.Name == "x" {
+			x = c
+		}
+	}
+	if x.Value != "input" {
+		t.Fatalf("channels pane shows x = %v at the interrupt; the checkpoint holds \"input\"", x.Value)
+	}
+	if p, ok := m.pending["x"]; !ok || p.Value != "written by a" {
+		t.Fatalf("a's write is not shown as pending: %v", m.pending)
+	}
+	if v := m.View(); !strings.Contains(v, "pending → \"written by a\"") {
+		t.Fatalf("no pending mark:\n%s", v)
+	}
+}
+
+// manyKeys is a one-node graph with n state keys.
+func manyKeys(t testing.TB, n int) (*engine.Graph, *engine.MemorySaver, map[string]any) {
+	t.Helper()
+	var specs []engine.KeySpec
+	in := map[string]any{}
+	for i := 0; i < n; i++ {
+		k := fmt.Sprintf("key_%02d", i)
+		specs = append(specs, engine.LastValueKey(k))
+		in[k] = float64(i)
+	}
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(specs...).
+		AddNode("only", func(context.Context, any) (any, error) { return engine.Pairs("key_00", 100.0), nil }).
+		AddEdge(engine.Start, "only").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, saver, in
+}
+
+// The channels pane gets the rows the nearly empty bottom panes do not
+// need.
+func TestModel_Layout_ChannelsGetSpareRoom(t *testing.T) {
+	g, saver, in := manyKeys(t, 12)
+	opts := Options{Thread: "k", Input: in, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 80, 24)
+	m = press(t, m, "s", "n") // one task planned: the bottom panes need 7 rows
+	checkFrame(t, m)
+	v := m.View()
+	if !strings.Contains(v, "key_11") {
+		t.Fatalf("12 keys on a 24-row screen whose other panes are nearly empty: key_11 is not shown:\n%s", v)
+	}
+}
+
+// A long value reads in full in the inspector: wrapped by default, and
+// scrolled sideways with w.
+func TestModel_Inspector_LongValueInFull(t *testing.T) {
+	g, saver, in := manyKeys(t, 2)
+	long := strings.Repeat("abcdefghij", 30) + "THE-END"
+	in["key_01"] = long
+	opts := Options{Thread: "k", Input: in, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 80, 24)
+	m = press(t, m, "s", "tab", "down", "enter")
+	if m.mode != modeInspect {
+		t.Fatalf("mode %v", m.mode)
+	}
+	if v := m.View(); !strings.Contains(v, "-END") {
+		t.Fatalf("the end of a 300-character value is not readable:\n%s", v)
+	}
+	m = press(t, m, "w")
+	if strings.Contains(m.View(), "THE-END") {
+		t.Fatal("w should stop wrapping")
+	}
+	for i := 0; i < 20 && !strings.Contains(m.View(), "THE-END"); i++ {
+		m = press(t, m, "right")
+	}
+	if !strings.Contains(m.View(), "THE-END") {
+		t.Fatalf("→ does not reach the end of the line:\n%s", m.View())
+	}
+	checkFrame(t, m)
+}
+
+// The thread picker shows each thread's graph and status, and refuses a
+// thread of another graph with the caller's message instead of opening it
+// under the wrong graph.
+func TestModel_Threads_OtherGraphRefused(t *testing.T) {
+	ctx := context.Background()
+	saver := engine.NewMemorySaver()
+	ex := func(name string) *engine.Graph {
+		e, _ := graphs.Get(name)
+		g, err := e.Build(engine.WithSaver(saver))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	research, linear := ex("research"), ex("linear")
+	if _, err := research.Invoke(ctx, map[string]any{"question": "q"}, engine.OnThread("r")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := linear.Invoke(ctx, map[string]any{"total": 1.0, "visited": []any{}}, engine.OnThread("l")); err != nil {
+		t.Fatal(err)
+	}
+	refusal := errors.New(`graph changed for thread "r" (recorded with research: node plan_queries is not in this graph)`)
+	opts := Options{Thread: "l", Saver: saver, CheckThread: func(_ context.Context, id string) error {
+		if id == "r" {
+			return refusal
+		}
+		return nil
+	}}
+	m := newTestModel(t, newEngineSession(linear, opts), opts, 120, 30)
+	m = press(t, m, "T")
+	if m.mode != modeThreads || len(m.threads.list) != 2 {
+		t.Fatalf("mode %v threads %v", m.mode, m.threads.list)
+	}
+	v := m.View()
+	if !strings.Contains(v, "other graph") || !strings.Contains(v, "done") {
+		t.Fatalf("the picker should show each thread's status and the other graph's thread:\n%s", v)
+	}
+	for m.threads.list[m.threads.nav.cur].ID != "r" {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	if m.thread != "l" || m.err == nil || m.err.Error() != refusal.Error() {
+		t.Fatalf("opening another graph's thread: thread %q err %v", m.thread, m.err)
+	}
+}
+
+// An interrupt raised two subgraphs down is named by its path, not just by
+// the parent's node.
+func TestModel_Interrupt_SubgraphPath(t *testing.T) {
+	f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saver := engine.NewMemorySaver()
+	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "nested", Input: map[string]any{"out": []any{}}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("mode %v status %v err %v", m.mode, m.view.Status, m.err)
+	}
+	if v := m.View(); !strings.Contains(v, "mid › deep › b1 is waiting") {
+		t.Fatalf("the answer box should name mid › deep › b1:\n%s", v)
+	}
+	m = press(t, m, "ok", "enter", "c")
+	if m.view.Status != engine.StatusDone || m.err != nil {
+		t.Fatalf("after the answer: status %v err %v", m.view.Status, m.err)
+	}
+	// The thread reopened at the interrupt names it the same way.
+	opts2 := Options{Thread: "nested2", Input: map[string]any{"out": []any{}}, Saver: saver}
+	m2 := newTestModel(t, newEngineSession(g, opts2), opts2, 100, 30)
+	m2 = press(t, m2, "c")
+	m3 := newTestModel(t, newEngineSession(g, Options{Thread: "nested2", Saver: saver}), Options{Thread: "nested2", Saver: saver}, 100, 30)
+	if m3.mode != modeAnswer || !strings.Contains(m3.View(), "mid › deep › b1") {
+		t.Fatalf("reopened: mode %v\n%s", m3.mode, m3.View())
+	}
+	_ = m2
+}

@@ -1,0 +1,483 @@
+package typed
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"sync"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// The codec moves values between Go types and the engine's value model
+// (nil, bool, float64, string, []any, map[string]any: JSON's). Writes are
+// turned into engine values before they reach a channel, so a typed graph's
+// channels, checkpoints and traces hold exactly what a map graph's hold and
+// every store round-trips them; reads turn engine values back into the
+// field's Go type, whatever produced them (a node, an input map, a store).
+//
+// Common kinds have direct paths; a type with its own JSON or text
+// marshalling (time.Time), a struct or an unusual kind goes through
+// encoding/json, so it behaves as encoding/json documents.
+
+type codec struct {
+	enc func(v reflect.Value) (any, error)
+	dec func(dst reflect.Value, v any, path string) error
+}
+
+var (
+	codecs   sync.Map // reflect.Type → *codec, finished codecs only
+	buildMu  sync.Mutex
+	building = map[reflect.Type]*codec{} // under buildMu
+)
+
+func codecFor(t reflect.Type) *codec {
+	if c, ok := codecs.Load(t); ok {
+		return c.(*codec)
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	c := codecBuilding(t)
+	if len(building) == 0 {
+		return c
+	}
+	// The outermost build publishes every codec it made at once, so no
+	// goroutine sees a codec whose recursive parts are not filled in yet.
+	for bt, bc := range building {
+		codecs.Store(bt, bc)
+	}
+	clear(building)
+	return c
+}
+
+var (
+	jsonMarshaler   = reflect.TypeFor[json.Marshaler]()
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	anyType         = reflect.TypeFor[any]()
+)
+
+// codecBuilding returns t's codec, building it under buildMu. A recursive
+// type meets its own placeholder, whose functions are filled in before
+// anything can call them.
+func codecBuilding(t reflect.Type) *codec {
+	if c, ok := codecs.Load(t); ok {
+		return c.(*codec)
+	}
+	if c, ok := building[t]; ok {
+		return c
+	}
+	c := &codec{}
+	building[t] = c
+	built := buildCodec(t)
+	c.enc, c.dec = built.enc, built.dec
+	return c
+}
+
+func viaJSON(t reflect.Type) bool {
+	p := reflect.PointerTo(t)
+	return t.Implements(jsonMarshaler) || p.Implements(jsonMarshaler) ||
+		t.Implements(textMarshaler) || p.Implements(textMarshaler) ||
+		p.Implements(jsonUnmarshaler) || p.Implements(textUnmarshaler)
+}
+
+func buildCodec(t reflect.Type) codec {
+	if t == anyType {
+		return codec{enc: encodeAny, dec: decodeAny}
+	}
+	if viaJSON(t) {
+		return jsonCodec(t)
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return codec{
+			enc: func(v reflect.Value) (any, error) { return v.Bool(), nil },
+			dec: func(dst reflect.Value, v any, path string) error {
+				b, ok := v.(bool)
+				if !ok {
+					return mismatch(dst, v, path, nil)
+				}
+				dst.SetBool(b)
+				return nil
+			},
+		}
+	case reflect.String:
+		return codec{
+			enc: func(v reflect.Value) (any, error) { return v.String(), nil },
+			dec: func(dst reflect.Value, v any, path string) error {
+				s, ok := v.(string)
+				if !ok {
+					return mismatch(dst, v, path, nil)
+				}
+				dst.SetString(s)
+				return nil
+			},
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return codec{
+			enc: func(v reflect.Value) (any, error) { return float64(v.Int()), nil },
+			dec: decodeInt,
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return codec{
+			enc: func(v reflect.Value) (any, error) { return float64(v.Uint()), nil },
+			dec: decodeUint,
+		}
+	case reflect.Float32, reflect.Float64:
+		return codec{
+			enc: func(v reflect.Value) (any, error) {
+				f := v.Float()
+				if math.IsNaN(f) || math.IsInf(f, 0) {
+					return nil, fmt.Errorf("number %v has no JSON form", f)
+				}
+				return f, nil
+			},
+			dec: func(dst reflect.Value, v any, path string) error {
+				f, ok := number(v)
+				if !ok || dst.OverflowFloat(f) {
+					return mismatch(dst, v, path, nil)
+				}
+				dst.SetFloat(f)
+				return nil
+			},
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return jsonCodec(t) // []byte is base64 text, as in encoding/json
+		}
+		return sliceCodec(t)
+	case reflect.Array:
+		return arrayCodec(t)
+	case reflect.Map:
+		if t.Key().Kind() == reflect.String {
+			return mapCodec(t)
+		}
+	case reflect.Pointer:
+		return pointerCodec(t)
+	case reflect.Struct:
+		return jsonCodec(t)
+	case reflect.Interface:
+		return codec{enc: encodeAny, dec: func(dst reflect.Value, v any, path string) error {
+			if v == nil {
+				dst.SetZero()
+				return nil
+			}
+			rv := reflect.ValueOf(v)
+			if !rv.Type().AssignableTo(dst.Type()) {
+				return mismatch(dst, v, path, nil)
+			}
+			dst.Set(rv)
+			return nil
+		}}
+	}
+	return codec{
+		enc: func(v reflect.Value) (any, error) {
+			return nil, fmt.Errorf("a %s cannot be stored in a state", t)
+		},
+		dec: func(dst reflect.Value, v any, path string) error {
+			return mismatch(dst, v, path, fmt.Errorf("a %s cannot be stored in a state", t))
+		},
+	}
+}
+
+func mismatch(dst reflect.Value, v any, path string, err error) error {
+	return &DecodeError{Path: path, Type: dst.Type(), Value: v, Err: err}
+}
+
+// number reads any numeric engine value (float64, or a Go number a map
+// graph's input may still hold).
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float32:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func decodeInt(dst reflect.Value, v any, path string) error {
+	if i, ok := v.(int); ok && !dst.OverflowInt(int64(i)) {
+		dst.SetInt(int64(i))
+		return nil
+	}
+	if i, ok := v.(int64); ok && !dst.OverflowInt(i) {
+		dst.SetInt(i)
+		return nil
+	}
+	f, ok := number(v)
+	if !ok {
+		return mismatch(dst, v, path, nil)
+	}
+	if f != math.Trunc(f) {
+		return mismatch(dst, v, path, fmt.Errorf("%s is not a whole number", strconv.FormatFloat(f, 'g', -1, 64)))
+	}
+	if f < -(1<<63) || f >= 1<<63 || dst.OverflowInt(int64(f)) {
+		return mismatch(dst, v, path, fmt.Errorf("%s is out of range", strconv.FormatFloat(f, 'g', -1, 64)))
+	}
+	dst.SetInt(int64(f))
+	return nil
+}
+
+func decodeUint(dst reflect.Value, v any, path string) error {
+	f, ok := number(v)
+	if !ok {
+		return mismatch(dst, v, path, nil)
+	}
+	if f != math.Trunc(f) {
+		return mismatch(dst, v, path, fmt.Errorf("%s is not a whole number", strconv.FormatFloat(f, 'g', -1, 64)))
+	}
+	if f < 0 || f >= 1<<64 || dst.OverflowUint(uint64(f)) {
+		return mismatch(dst, v, path, fmt.Errorf("%s is out of range", strconv.FormatFloat(f, 'g', -1, 64)))
+	}
+	dst.SetUint(uint64(f))
+	return nil
+}
+
+// encodeAny canonicalizes an interface value: engine values pass through
+// (normalized), anything else is encoded by its dynamic type.
+func encodeAny(v reflect.Value) (any, error) {
+	if v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return nil, nil
+		}
+		v = v.Elem()
+	}
+	if !v.IsValid() {
+		return nil, nil
+	}
+	switch x := v.Interface().(type) {
+	case nil, bool, string, float64:
+		return x, nil
+	case engine.Send:
+		arg, err := encodeAny(reflect.ValueOf(&x.Arg).Elem())
+		return engine.Send{Node: x.Node, Arg: arg}, err
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			e, err := encodeAny(reflect.ValueOf(&x[i]).Elem())
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			ev, err := encodeAny(reflect.ValueOf(e))
+			if err != nil {
+				return nil, err
+			}
+			out[k] = ev
+		}
+		return out, nil
+	}
+	return codecFor(v.Type()).enc(v)
+}
+
+// decodeAny stores an engine value in an any as it is.
+func decodeAny(dst reflect.Value, v any, _ string) error {
+	if v == nil {
+		dst.SetZero()
+	} else {
+		dst.Set(reflect.ValueOf(v))
+	}
+	return nil
+}
+
+// jsonCodec goes through encoding/json: the type's own marshalling, or
+// encoding/json's rules for structs (tags, omitempty, embedding).
+func jsonCodec(t reflect.Type) codec {
+	return codec{
+		enc: func(v reflect.Value) (any, error) {
+			b, err := json.Marshal(v.Interface())
+			if err != nil {
+				return nil, err
+			}
+			return engine.DecodeValue(b)
+		},
+		dec: func(dst reflect.Value, v any, path string) error {
+			if x := reflect.ValueOf(v); x.IsValid() && x.Type() == dst.Type() {
+				dst.Set(x) // already the Go value (written by this process)
+				return nil
+			}
+			b, err := engine.EncodeValue(v)
+			if err != nil {
+				return mismatch(dst, v, path, err)
+			}
+			fresh := reflect.New(dst.Type())
+			if err := json.Unmarshal(b, fresh.Interface()); err != nil {
+				return mismatch(dst, v, path, err)
+			}
+			dst.Set(fresh.Elem())
+			return nil
+		},
+	}
+}
+
+func sliceCodec(t reflect.Type) codec {
+	elem := codecBuilding(t.Elem())
+	return codec{
+		enc: func(v reflect.Value) (any, error) {
+			if v.IsNil() {
+				return nil, nil
+			}
+			out := make([]any, v.Len())
+			for i := range out {
+				e, err := elem.enc(v.Index(i))
+				if err != nil {
+					return nil, fmt.Errorf("[%d]: %w", i, err)
+				}
+				out[i] = e
+			}
+			return out, nil
+		},
+		dec: func(dst reflect.Value, v any, path string) error {
+			if v == nil {
+				dst.SetZero()
+				return nil
+			}
+			l, ok := v.([]any)
+			if !ok {
+				return mismatch(dst, v, path, nil)
+			}
+			out := reflect.MakeSlice(t, len(l), len(l))
+			for i, e := range l {
+				if err := elem.dec(out.Index(i), e, path+"["+strconv.Itoa(i)+"]"); err != nil {
+					return err
+				}
+			}
+			dst.Set(out)
+			return nil
+		},
+	}
+}
+
+func arrayCodec(t reflect.Type) codec {
+	elem := codecBuilding(t.Elem())
+	return codec{
+		enc: func(v reflect.Value) (any, error) {
+			out := make([]any, v.Len())
+			for i := range out {
+				e, err := elem.enc(v.Index(i))
+				if err != nil {
+					return nil, fmt.Errorf("[%d]: %w", i, err)
+				}
+				out[i] = e
+			}
+			return out, nil
+		},
+		dec: func(dst reflect.Value, v any, path string) error {
+			l, ok := v.([]any)
+			if !ok || len(l) != t.Len() {
+				return mismatch(dst, v, path, nil)
+			}
+			for i, e := range l {
+				if err := elem.dec(dst.Index(i), e, path+"["+strconv.Itoa(i)+"]"); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func mapCodec(t reflect.Type) codec {
+	elem := codecBuilding(t.Elem())
+	return codec{
+		enc: func(v reflect.Value) (any, error) {
+			if v.IsNil() {
+				return nil, nil
+			}
+			out := make(map[string]any, v.Len())
+			for it := v.MapRange(); it.Next(); {
+				e, err := elem.enc(it.Value())
+				if err != nil {
+					return nil, fmt.Errorf("[%q]: %w", it.Key().String(), err)
+				}
+				out[it.Key().String()] = e
+			}
+			return out, nil
+		},
+		dec: func(dst reflect.Value, v any, path string) error {
+			if v == nil {
+				dst.SetZero()
+				return nil
+			}
+			m, ok := v.(map[string]any)
+			if !ok {
+				return mismatch(dst, v, path, nil)
+			}
+			out := reflect.MakeMapWithSize(t, len(m))
+			for k, e := range m {
+				ev := reflect.New(t.Elem()).Elem()
+				if err := elem.dec(ev, e, path+"["+strconv.Quote(k)+"]"); err != nil {
+					return err
+				}
+				out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
+			}
+			dst.Set(out)
+			return nil
+		},
+	}
+}
+
+func pointerCodec(t reflect.Type) codec {
+	elem := codecBuilding(t.Elem())
+	return codec{
+		enc: func(v reflect.Value) (any, error) {
+			if v.IsNil() {
+				return nil, nil
+			}
+			return elem.enc(v.Elem())
+		},
+		dec: func(dst reflect.Value, v any, path string) error {
+			if v == nil {
+				dst.SetZero()
+				return nil
+			}
+			p := reflect.New(t.Elem())
+			if err := elem.dec(p.Elem(), v, path); err != nil {
+				return err
+			}
+			dst.Set(p)
+			return nil
+		},
+	}
+}
+
+// Encode turns a Go value into the engine's value model, as a typed graph
+// does with everything it writes. It is exported for programs that mix the
+// APIs (a map-based input for a typed graph, a typed Send in a map graph).
+func Encode(v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return encodeAny(reflect.ValueOf(v))
+}
+
+// Decode reads an engine value into a T: numbers into Go numbers (whole
+// numbers only for integer types), strings into time.Time and other text
+// types, lists into slices, objects into maps and structs (by their json
+// tags). A value that does not fit is a *DecodeError.
+func Decode[T any](v any) (T, error) {
+	var out T
+	err := codecFor(reflect.TypeFor[T]()).dec(reflect.ValueOf(&out).Elem(), v, "")
+	return out, err
+}

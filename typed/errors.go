@@ -1,0 +1,101 @@
+package typed
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+)
+
+// Sentinel errors.
+var (
+	// ErrNotStruct is returned by NewGraph when the state type is not a
+	// struct.
+	ErrNotStruct = errors.New("typed: the state type must be a struct")
+	// ErrNotAField is returned when an Update sets a pointer that does not
+	// address a state field of the struct it was built on (a local variable,
+	// a nested field, or a field without a state key).
+	ErrNotAField = errors.New("typed: Set was given a pointer that is not a state field")
+	// ErrDecode is wrapped by every DecodeError.
+	ErrDecode = errors.New("typed: value does not fit its Go type")
+)
+
+// DecodeError is returned when a stored or written value does not fit the
+// Go type it is read into: a state field, a Send argument or an interrupt
+// answer. Where names what was read ("state field Total (key \"total\")",
+// "interrupt answer"); Path is the position inside the value ("[2].when").
+type DecodeError struct {
+	Where string
+	Path  string
+	Type  reflect.Type
+	Value any
+	Err   error // the cause, if any
+}
+
+func (e *DecodeError) Error() string {
+	at := e.Where
+	if e.Path != "" {
+		at += " at " + e.Path
+	}
+	msg := fmt.Sprintf("typed: %s: cannot read %s into %s", at, describe(e.Value), e.Type)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns ErrDecode and the cause.
+func (e *DecodeError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrDecode}
+	}
+	return []error{ErrDecode, e.Err}
+}
+
+// EncodeError is returned when a Go value cannot be turned into a state
+// value (a channel, a function, a NaN number); Where names the field.
+type EncodeError struct {
+	Where string
+	Err   error
+}
+
+func (e *EncodeError) Error() string { return fmt.Sprintf("typed: %s: %v", e.Where, e.Err) }
+
+// Unwrap returns the cause.
+func (e *EncodeError) Unwrap() error { return e.Err }
+
+// SchemaError is returned by Compile when the state struct cannot be a
+// schema: an unknown reducer name, a reducer tag on a type it cannot fold,
+// two fields with one key.
+type SchemaError struct {
+	Struct reflect.Type
+	Field  string
+	Msg    string
+}
+
+func (e *SchemaError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("typed: state %s: %s", e.Struct, e.Msg)
+	}
+	return fmt.Sprintf("typed: state %s, field %s: %s", e.Struct, e.Field, e.Msg)
+}
+
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if len(x) > 40 {
+			x = x[:40] + "…"
+		}
+		return fmt.Sprintf("string %q", x)
+	case float64:
+		return fmt.Sprintf("number %v", x)
+	case bool:
+		return fmt.Sprintf("bool %v", x)
+	case []any:
+		return fmt.Sprintf("list of %d", len(x))
+	case map[string]any:
+		return fmt.Sprintf("object of %d keys", len(x))
+	}
+	return fmt.Sprintf("%T", v)
+}

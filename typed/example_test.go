@@ -1,0 +1,254 @@
+package typed_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/typed"
+)
+
+// The state is a struct; each field is a state key. Nodes read the state
+// as *S and return the fields they change.
+func Example() {
+	type State struct {
+		Total   int      `json:"total"`
+		Visited []string `json:"visited" reducer:"append"`
+	}
+	g, err := typed.NewGraph[State]("linear").
+		AddNode("a", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Total, s.Total*2), typed.Set(&s.Visited, []string{"a"})), nil
+		}).
+		AddNode("b", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Total, s.Total+1), typed.Set(&s.Visited, []string{"b"})), nil
+		}).
+		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("b", engine.End).
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Total, 10)))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.State.Total, res.State.Visited)
+	// Output: 21 [a b]
+}
+
+// A reducer folds the writes of one superstep: the three parallel voters
+// all write Votes (append) and Best (a reducer registered by name), and
+// neither loses a write.
+func ExampleWithReducer() {
+	type State struct {
+		Votes []string `json:"votes" reducer:"append"`
+		Best  int      `json:"best" reducer:"max"`
+	}
+	vote := func(name string, score int) typed.NodeFunc[State] {
+		return func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Votes, []string{name}), typed.Set(&s.Best, score)), nil
+		}
+	}
+	g, err := typed.NewGraph[State]("votes", typed.WithReducer("max", func(a, b int) int { return max(a, b) })).
+		AddNode("ann", vote("ann", 3)).AddNode("bob", vote("bob", 9)).AddNode("cy", vote("cy", 5)).
+		AddEdge(engine.Start, "ann").AddEdge(engine.Start, "bob").AddEdge(engine.Start, "cy").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Best, 0)))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.State.Votes, res.State.Best)
+	// Output: [ann bob cy] 9
+}
+
+// A conditional edge routes on the state after the routing node's update.
+func ExampleStateGraph_AddConditionalEdges() {
+	type State struct {
+		N    int    `json:"n"`
+		Path string `json:"path"`
+	}
+	step := func(name string) typed.NodeFunc[State] {
+		return func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.N, s.N+1), typed.Set(&s.Path, s.Path+name)), nil
+		}
+	}
+	g, err := typed.NewGraph[State]("loop").
+		AddNode("inc", step("+")).AddNode("done", step(".")).
+		AddEdge(engine.Start, "inc").
+		AddConditionalEdges("inc", func(_ context.Context, s *State) (string, error) {
+			if s.N < 3 {
+				return "inc", nil
+			}
+			return "done", nil
+		}, "inc", "done").
+		AddEdge("done", engine.End).
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.N, 0)))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.State.N, res.State.Path)
+	// Output: 4 +++.
+}
+
+// Sends fan out: one task per item, each with its own typed argument, all
+// in one superstep; the append field collects their results in Send order.
+func ExampleStateGraph_AddSends() {
+	type State struct {
+		Words   []string `json:"words"`
+		Lengths []int    `json:"lengths" reducer:"append"`
+	}
+	type Word struct {
+		Text string `json:"text"`
+	}
+	g := typed.NewGraph[State]("fanout").
+		AddNode("split", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Words, strings.Fields("map reduce in go"))), nil
+		})
+	typed.AddSendNode(g, "measure", func(_ context.Context, w Word) (typed.Update[State], error) {
+		var out State
+		return typed.Write(&out, typed.Set(&out.Lengths, []int{len(w.Text)})), nil
+	})
+	compiled, err := g.
+		AddEdge(engine.Start, "split").
+		AddSends("split", func(_ context.Context, s *State) (sends []engine.Send, _ error) {
+			for _, w := range s.Words {
+				sends = append(sends, typed.Send("measure", Word{w}))
+			}
+			return sends, nil
+		}, "measure").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	res, err := compiled.Run(context.Background(), typed.Write(&in, typed.Set(&in.Lengths, nil)))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.State.Lengths)
+	// Output: [3 6 2 2]
+}
+
+// A node asks a person with Interrupt: the run stops with the typed
+// payload; Resume answers with a Go value that the node reads into its own
+// type when it runs again. A Command (Goto) picks the next node.
+func ExampleInterrupt() {
+	type State struct {
+		Draft    string `json:"draft"`
+		Verdict  string `json:"verdict"`
+		Approved bool   `json:"approved"`
+	}
+	type Ask struct {
+		Draft string `json:"draft"`
+	}
+	type Answer struct {
+		OK     bool   `json:"ok"`
+		Reason string `json:"reason"`
+	}
+	g, err := typed.NewGraph[State]("review").
+		AddNode("review", func(ctx context.Context, s *State) (typed.Update[State], error) {
+			a, err := typed.Interrupt[Answer](ctx, Ask{Draft: s.Draft})
+			if err != nil {
+				return typed.Update[State]{}, err // the run stops here until resumed
+			}
+			u := typed.Write(s, typed.Set(&s.Approved, a.OK), typed.Set(&s.Verdict, a.Reason))
+			if !a.OK {
+				return u.Goto("rewrite"), nil
+			}
+			return u.Goto(engine.End), nil
+		}, engine.WithEnds("rewrite", engine.End)).
+		AddNode("rewrite", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Draft, strings.ToUpper(s.Draft))), nil
+		}).
+		AddEdge(engine.Start, "review").AddEdge("rewrite", "review").
+		Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		panic(err)
+	}
+	ctx, thread := context.Background(), engine.OnThread("t1")
+	var in State
+	res, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Draft, "hello")), thread)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s %s\n", res.Status, engine.MustEncode(res.Interrupts[0].Value))
+	res, err = g.Resume(ctx, Answer{OK: false, Reason: "too quiet"}, thread)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s %s\n", res.Status, engine.MustEncode(res.Interrupts[0].Value))
+	res, err = g.Resume(ctx, Answer{OK: true, Reason: "good"}, thread)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Status, res.State.Draft, res.State.Verdict)
+	// Output:
+	// interrupted {"draft":"hello"}
+	// interrupted {"draft":"HELLO"}
+	// done HELLO good
+}
+
+// UpdateState at an old checkpoint forks the thread: the fork gets its own
+// branch of history, and running from it continues with the changed state
+// while the original run stays as it was.
+func ExampleGraph_UpdateState() {
+	type State struct {
+		N   int      `json:"n"`
+		Log []string `json:"log" reducer:"append"`
+	}
+	add := func(name string, k int) typed.NodeFunc[State] {
+		return func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.N, s.N+k), typed.Set(&s.Log, []string{name})), nil
+		}
+	}
+	g, err := typed.NewGraph[State]("fork").
+		AddNode("first", add("first", 1)).AddNode("second", add("second", 10)).
+		AddEdge(engine.Start, "first").AddEdge("first", "second").
+		Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		panic(err)
+	}
+	ctx, thread := context.Background(), engine.Config{ThreadID: "t1"}
+	var in State
+	res, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.N, 0)), engine.OnThread(thread.ThreadID))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("original:", res.State.N, res.State.Log)
+
+	// Find the checkpoint taken after "first" ran, and change n there as
+	// if "first" had written 100.
+	history, err := g.History(ctx, thread, engine.ListOptions{})
+	if err != nil {
+		panic(err)
+	}
+	var afterFirst engine.Config
+	for _, snap := range history {
+		if len(snap.Next) == 1 && snap.Next[0] == "second" {
+			afterFirst = snap.Config
+		}
+	}
+	var fix State
+	fork, err := g.UpdateState(ctx, afterFirst, typed.Write(&fix, typed.Set(&fix.N, 100)), "first")
+	if err != nil {
+		panic(err)
+	}
+	res, err = g.Continue(ctx, engine.OnThread(thread.ThreadID), engine.FromCheckpoint(fork.CheckpointID))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("fork:", res.State.N, res.State.Log)
+	// Output:
+	// original: 11 [first second]
+	// fork: 110 [first second]
+}

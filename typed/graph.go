@@ -1,0 +1,196 @@
+package typed
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// NodeFunc is a typed node: it gets its own copy of the state (changing it
+// changes nothing) and returns the fields it updates.
+type NodeFunc[S any] func(ctx context.Context, s *S) (Update[S], error)
+
+// SendFunc is a node started by Sends: it gets the Send's argument decoded
+// into A and returns its update of the graph state S.
+type SendFunc[S, A any] func(ctx context.Context, arg A) (Update[S], error)
+
+// RouteFunc picks the next node of a conditional edge (or engine.End) from
+// the state after the routing node's own update.
+type RouteFunc[S any] func(ctx context.Context, s *S) (string, error)
+
+// SendsFunc fans out from a node: one task per Send, each with its own
+// argument.
+type SendsFunc[S any] func(ctx context.Context, s *S) ([]engine.Send, error)
+
+// StateGraph builds a graph whose state is the struct S. It wraps
+// engine.StateGraph: the same methods, the same validation, the same
+// compiled graph; only nodes and routes are typed. Each exported field of S
+// is one state key, named as encoding/json names it (its json tag, else
+// the field name; `json:"-"` skips it). Its channel is LastValue, unless
+// the field is tagged `reducer:"append"` (a slice whose writes are
+// appended), is of type Messages or tagged `reducer:"add_messages"`, or is
+// tagged with a reducer registered by WithReducer.
+type StateGraph[S any] struct {
+	b      *engine.StateGraph
+	schema *schema
+	err    error
+}
+
+// NewGraph starts a typed graph named name over the state struct S. A state
+// type that cannot be a schema is reported by Compile.
+func NewGraph[S any](name string, opts ...Option) *StateGraph[S] {
+	o := &options{reducers: map[string]reducerDef{}}
+	for _, opt := range opts {
+		opt(o)
+	}
+	sc, err := newSchema(reflect.TypeFor[S](), o)
+	g := &StateGraph[S]{schema: sc, err: err}
+	if err != nil {
+		g.b = engine.NewStateGraph()
+	} else {
+		g.b = engine.NewStateGraph(sc.keys...)
+	}
+	g.b.Named(name)
+	return g
+}
+
+// AddNode adds a node that reads the state as *S.
+func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.NodeOption) *StateGraph[S] {
+	if fn == nil {
+		g.b.AddNode(name, nil, opts...)
+		return g
+	}
+	g.b.AddNode(name, g.node(name, func(ctx context.Context, input any) (Update[S], error) {
+		s, err := g.state(input)
+		if err != nil {
+			return Update[S]{}, fmt.Errorf("node %q: %w", name, err)
+		}
+		return fn(ctx, s)
+	}), opts...)
+	return g
+}
+
+// AddSendNode adds a node that Sends start: fn gets the Send's argument
+// decoded into A. (A method cannot take the type parameter A, hence a
+// function.)
+func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opts ...engine.NodeOption) *StateGraph[S] {
+	if fn == nil {
+		g.b.AddNode(name, nil, opts...)
+		return g
+	}
+	c := codecFor(reflect.TypeFor[A]())
+	where := fmt.Sprintf("node %q: Send argument", name)
+	g.b.AddNode(name, g.node(name, func(ctx context.Context, input any) (Update[S], error) {
+		var arg A
+		if err := c.dec(reflect.ValueOf(&arg).Elem(), input, ""); err != nil {
+			if de, ok := err.(*DecodeError); ok {
+				de.Where = where
+			}
+			return Update[S]{}, err
+		}
+		return fn(ctx, arg)
+	}), opts...)
+	return g
+}
+
+// node adapts a typed body to an engine node: it turns the Update into the
+// ordered writes or Command the engine expects.
+func (g *StateGraph[S]) node(name string, body func(context.Context, any) (Update[S], error)) engine.NodeFunc {
+	return func(ctx context.Context, input any) (any, error) {
+		u, err := body(ctx, input)
+		if err != nil {
+			return nil, err
+		}
+		out, err := u.result(g.schema)
+		if err != nil {
+			return nil, fmt.Errorf("node %q: %w", name, err)
+		}
+		return out, nil
+	}
+}
+
+// state decodes a node's or a route's input into a fresh *S.
+func (g *StateGraph[S]) state(input any) (*S, error) {
+	s := new(S)
+	if input == nil {
+		return s, nil
+	}
+	m, ok := input.(map[string]any)
+	if !ok {
+		return nil, &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
+	}
+	return s, g.schema.decode(m, reflect.ValueOf(s).Elem())
+}
+
+// AddEdge runs to after from (engine.StateGraph.AddEdge).
+func (g *StateGraph[S]) AddEdge(from, to string) *StateGraph[S] {
+	g.b.AddEdge(from, to)
+	return g
+}
+
+// AddJoin runs to once every node of from has run (engine.StateGraph.AddJoin).
+func (g *StateGraph[S]) AddJoin(from []string, to string) *StateGraph[S] {
+	g.b.AddJoin(from, to)
+	return g
+}
+
+// AddConditionalEdges routes from a node with route; ends lists every name
+// route may return (engine.StateGraph.AddConditionalEdges).
+func (g *StateGraph[S]) AddConditionalEdges(from string, route RouteFunc[S], ends ...string) *StateGraph[S] {
+	if route == nil {
+		g.b.AddConditionalEdges(from, nil, ends...)
+		return g
+	}
+	g.b.AddConditionalEdges(from, func(ctx context.Context, state map[string]any) (any, error) {
+		s, err := g.state(state)
+		if err != nil {
+			return nil, err
+		}
+		return route(ctx, s)
+	}, ends...)
+	return g
+}
+
+// AddSends fans out from a node: sends returns one engine.Send (see Send)
+// per task to start; ends lists the nodes they may target.
+func (g *StateGraph[S]) AddSends(from string, sends SendsFunc[S], ends ...string) *StateGraph[S] {
+	if sends == nil {
+		g.b.AddConditionalEdges(from, nil, ends...)
+		return g
+	}
+	g.b.AddConditionalEdges(from, func(ctx context.Context, state map[string]any) (any, error) {
+		s, err := g.state(state)
+		if err != nil {
+			return nil, err
+		}
+		list, err := sends(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return encodeGotos(anys(list))
+	}, ends...)
+	return g
+}
+
+// AddSubgraph adds a node that runs a compiled graph
+// (engine.StateGraph.AddSubgraph).
+func (g *StateGraph[S]) AddSubgraph(name string, sub *engine.Graph, opts ...engine.NodeOption) *StateGraph[S] {
+	g.b.AddSubgraph(name, sub, opts...)
+	return g
+}
+
+// Compile validates the graph and compiles it to an engine graph, wrapped
+// for typed runs. Errors are the schema's (*SchemaError, ErrNotStruct) or
+// engine.CompileErrors.
+func (g *StateGraph[S]) Compile(opts ...engine.CompileOption) (*Graph[S], error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	eg, err := g.b.Compile(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Graph[S]{Graph: eg, schema: g.schema}, nil
+}

@@ -1,0 +1,147 @@
+package typed
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// Graph is a compiled typed graph. It is the engine graph (embedded: every
+// engine method, Stream and the Stepper included, works on it with maps)
+// plus typed entry points that take Updates and return S.
+type Graph[S any] struct {
+	*engine.Graph
+	schema *schema
+}
+
+// Engine returns the engine graph of a Compile result, for code that wants
+// *engine.Graph (a registry, the debugger): Engine(b.Compile(opts...)).
+func Engine[S any](g *Graph[S], err error) (*engine.Graph, error) {
+	if err != nil {
+		return nil, err
+	}
+	return g.Graph, nil
+}
+
+// Result is a typed run's outcome: the engine's result and its state
+// decoded into S.
+type Result[S any] struct {
+	*engine.Result
+	State S
+}
+
+// Run starts a run with input as its input: the fields it sets are written
+// through __start__, in the order they were set, as a map input would be.
+// An input that sets nothing continues the thread instead (see Continue).
+func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunOption) (*Result[S], error) {
+	in, err := input.pairs(g.schema)
+	if err != nil {
+		return nil, err
+	}
+	if in == nil {
+		return g.Continue(ctx, opts...)
+	}
+	return g.finish(g.Graph.Invoke(ctx, in, opts...))
+}
+
+// Continue runs the thread on from its checkpoint without new input
+// (LangGraph's invoke(None)): past a breakpoint, or from a fork made by
+// UpdateState (with engine.FromCheckpoint). A thread with nothing to
+// continue returns engine.ErrEmptyInput.
+func (g *Graph[S]) Continue(ctx context.Context, opts ...engine.RunOption) (*Result[S], error) {
+	return g.finish(g.Graph.Invoke(ctx, nil, opts...))
+}
+
+// Resume answers the thread's pending interrupt with answer (any Go value;
+// the node reads it with Interrupt into its own type) and continues the run.
+func (g *Graph[S]) Resume(ctx context.Context, answer any, opts ...engine.RunOption) (*Result[S], error) {
+	cmd, err := Resume(answer)
+	if err != nil {
+		return nil, err
+	}
+	return g.finish(g.Graph.Invoke(ctx, cmd, opts...))
+}
+
+func (g *Graph[S]) finish(res *engine.Result, err error) (*Result[S], error) {
+	if res == nil {
+		return nil, err
+	}
+	out := &Result[S]{Result: res}
+	if derr := g.schema.decode(res.Values, reflect.ValueOf(&out.State).Elem()); derr != nil && err == nil {
+		err = derr
+	}
+	return out, err
+}
+
+// State returns the thread's state at cfg (its latest checkpoint when
+// cfg.CheckpointID is empty) decoded into S, with the engine's snapshot.
+func (g *Graph[S]) State(ctx context.Context, cfg engine.Config) (S, *engine.StateSnapshot, error) {
+	var s S
+	snap, err := g.GetState(ctx, cfg)
+	if err != nil {
+		return s, nil, err
+	}
+	err = g.schema.decode(snap.Values, reflect.ValueOf(&s).Elem())
+	return s, snap, err
+}
+
+// Decode reads a state map (engine.Result.Values, StateSnapshot.Values)
+// into S; a value that does not fit its field is a *DecodeError naming it.
+func (g *Graph[S]) Decode(values map[string]any) (S, error) {
+	var s S
+	err := g.schema.decode(values, reflect.ValueOf(&s).Elem())
+	return s, err
+}
+
+// UpdateState writes update into the thread at cfg as if node asNode had
+// returned it (engine.Graph.UpdateState): at an old checkpoint this forks
+// the thread. It returns the new checkpoint's config.
+func (g *Graph[S]) UpdateState(ctx context.Context, cfg engine.Config, update Update[S], asNode string) (engine.Config, error) {
+	pairs, err := update.pairs(g.schema)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	var values any
+	if pairs != nil {
+		values = pairs
+	}
+	return g.Graph.UpdateState(ctx, cfg, values, asNode)
+}
+
+// Interrupt pauses the node for a person's answer, as engine.Interrupt, with
+// a typed payload and a typed answer: payload is encoded like a state value
+// and the answer decoded into A. On the first call it returns the error the
+// node must return; after a resume it returns the answer.
+func Interrupt[A any](ctx context.Context, payload any) (A, error) {
+	var answer A
+	p, err := Encode(payload)
+	if err != nil {
+		return answer, &EncodeError{Where: "interrupt payload", Err: err}
+	}
+	v, err := engine.Interrupt(ctx, p)
+	if err != nil {
+		return answer, err
+	}
+	if err := codecFor(reflect.TypeFor[A]()).dec(reflect.ValueOf(&answer).Elem(), v, ""); err != nil {
+		if de, ok := err.(*DecodeError); ok {
+			de.Where = "interrupt answer"
+		}
+		return answer, err
+	}
+	return answer, nil
+}
+
+// Resume is the run input that answers a pending interrupt with a Go value
+// (engine.Command{Resume: …} with the value encoded).
+func Resume(answer any) (engine.Command, error) {
+	v, err := Encode(answer)
+	if err != nil {
+		return engine.Command{}, &EncodeError{Where: "resume answer", Err: err}
+	}
+	if v == nil {
+		return engine.Command{}, fmt.Errorf("typed: a resume answer must not be nil: %w", engine.ErrEmptyInput)
+	}
+	return engine.Command{Resume: v}, nil
+}

@@ -1,0 +1,205 @@
+package typed
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// schema is what a state struct declares: one state key per exported field,
+// in field order, each with its channel and codec.
+type schema struct {
+	typ      reflect.Type
+	fields   []field
+	byOffset map[uintptr][]int // field offset → indexes into fields
+	byKey    map[string]int
+	keys     []engine.KeySpec
+}
+
+type field struct {
+	index   int    // in the struct
+	goName  string // "Total"
+	key     string // "total"
+	offset  uintptr
+	typ     reflect.Type
+	codec   *codec
+	reducer string // "" (LastValue), "append", "add_messages" or a registered name
+	where   string // for errors: `state field Total (key "total")`
+}
+
+// Reducer is a named fold for a state field: a field tagged
+// `reducer:"name"` is folded with the function registered under that name
+// by WithReducer. T is the field's type.
+type Reducer[T any] func(current, write T) T
+
+type reducerDef struct {
+	typ  reflect.Type
+	fold func(current, write any) (any, error) // on engine values
+}
+
+// WithReducer registers a reducer by name for the fields tagged
+// `reducer:"name"`. Values are decoded into T, folded, and encoded back, so
+// the channel holds engine values as every other channel does.
+func WithReducer[T any](name string, fn Reducer[T]) Option {
+	t := reflect.TypeFor[T]()
+	c := codecFor(t)
+	fold := func(current, write any) (any, error) {
+		var cur, w T
+		if err := c.dec(reflect.ValueOf(&cur).Elem(), current, ""); err != nil {
+			return nil, fmt.Errorf("reducer %q: current value: %w", name, err)
+		}
+		if err := c.dec(reflect.ValueOf(&w).Elem(), write, ""); err != nil {
+			return nil, fmt.Errorf("reducer %q: write: %w", name, err)
+		}
+		return c.enc(reflect.ValueOf(fn(cur, w)))
+	}
+	return func(o *options) { o.reducers[name] = reducerDef{typ: t, fold: fold} }
+}
+
+// Option configures NewGraph.
+type Option func(*options)
+
+type options struct {
+	reducers map[string]reducerDef
+}
+
+var messagesType = reflect.TypeFor[Messages]()
+
+func newSchema(t reflect.Type, o *options) (*schema, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%w: got %s", ErrNotStruct, t)
+	}
+	s := &schema{typ: t, byOffset: map[uintptr][]int{}, byKey: map[string]int{}}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		key, skip := jsonKey(sf)
+		if skip {
+			continue
+		}
+		if sf.Anonymous {
+			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: "embedded fields are not state keys: name the field"}
+		}
+		if prev, dup := s.byKey[key]; dup {
+			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: fmt.Sprintf("state key %q is also the key of field %s", key, s.fields[prev].goName)}
+		}
+		f := field{
+			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type,
+			codec: codecFor(sf.Type), reducer: sf.Tag.Get("reducer"),
+			where: fmt.Sprintf("state field %s (key %q)", sf.Name, key),
+		}
+		spec, err := keySpec(f, o)
+		if err != nil {
+			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: err.Error()}
+		}
+		s.byKey[key] = len(s.fields)
+		s.byOffset[f.offset] = append(s.byOffset[f.offset], len(s.fields))
+		s.fields = append(s.fields, f)
+		s.keys = append(s.keys, spec)
+	}
+	return s, nil
+}
+
+// jsonKey names a field's state key as encoding/json names its property.
+func jsonKey(sf reflect.StructField) (key string, skip bool) {
+	tag := sf.Tag.Get("json")
+	if tag == "-" {
+		return "", true
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "" {
+		name = sf.Name
+	}
+	return name, false
+}
+
+// keySpec picks a field's channel: its reducer tag, else add_messages for a
+// Messages field, else LastValue.
+func keySpec(f field, o *options) (engine.KeySpec, error) {
+	switch f.reducer {
+	case "":
+		if f.typ == messagesType {
+			return engine.MessagesKey(f.key), nil
+		}
+		return engine.LastValueKey(f.key), nil
+	case "append":
+		if f.typ.Kind() != reflect.Slice {
+			return engine.KeySpec{}, fmt.Errorf(`reducer "append" needs a slice, the field is %s`, f.typ)
+		}
+		return engine.AppendKey(f.key), nil
+	case "add_messages":
+		if f.typ != messagesType {
+			return engine.KeySpec{}, fmt.Errorf(`reducer "add_messages" needs a typed.Messages field, the field is %s`, f.typ)
+		}
+		return engine.MessagesKey(f.key), nil
+	}
+	def, ok := o.reducers[f.reducer]
+	if !ok {
+		return engine.KeySpec{}, fmt.Errorf("reducer %q is not registered (use typed.WithReducer)", f.reducer)
+	}
+	if def.typ != f.typ {
+		return engine.KeySpec{}, fmt.Errorf("reducer %q folds %s, the field is %s", f.reducer, def.typ, f.typ)
+	}
+	zero, err := f.codec.enc(reflect.New(f.typ).Elem())
+	if err != nil {
+		return engine.KeySpec{}, err
+	}
+	spec := engine.ReducerKey(f.key, def.fold, func() any { return zero })
+	spec.ReducerName = f.reducer
+	return spec, nil
+}
+
+// decode reads a state map into a fresh *S. Keys without a value leave
+// their field at its zero value.
+func (s *schema) decode(state map[string]any, dst reflect.Value) error {
+	for i := range s.fields {
+		f := &s.fields[i]
+		v, ok := state[f.key]
+		if !ok {
+			continue
+		}
+		if err := f.codec.dec(dst.Field(f.index), v, ""); err != nil {
+			return f.decodeError(err)
+		}
+	}
+	return nil
+}
+
+func (f *field) decodeError(err error) error {
+	if de, ok := err.(*DecodeError); ok && de.Where == "" {
+		de.Where = f.where
+		return de
+	}
+	return &DecodeError{Where: f.where, Type: f.typ, Err: err}
+}
+
+// encode turns a field's Go value into the value written to its channel.
+// An append field's nil slice writes an empty list (nothing appended), not
+// a null item.
+func (f *field) encode(v reflect.Value) (any, error) {
+	out, err := f.codec.enc(v)
+	if err != nil {
+		return nil, &EncodeError{Where: f.where, Err: err}
+	}
+	if out == nil && f.reducer == "append" {
+		out = []any{}
+	}
+	return out, nil
+}
+
+// fieldAt resolves a pointer into a struct at base to its field.
+func (s *schema) fieldAt(base, ptr uintptr, t reflect.Type) (*field, bool) {
+	if ptr < base {
+		return nil, false
+	}
+	for _, i := range s.byOffset[ptr-base] {
+		if s.fields[i].typ == t {
+			return &s.fields[i], true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,252 @@
+package typed_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/typed"
+)
+
+type Place struct {
+	City string  `json:"city"`
+	Lat  float64 `json:"lat"`
+}
+
+// Rich has a field of every kind the codec has its own path for.
+type Rich struct {
+	Count   int               `json:"count"`
+	Small   int8              `json:"small"`
+	Size    uint32            `json:"size"`
+	Ratio   float64           `json:"ratio"`
+	Name    string            `json:"name"`
+	OK      bool              `json:"ok"`
+	When    time.Time         `json:"when"`
+	Wait    time.Duration     `json:"wait"`
+	Tags    []string          `json:"tags" reducer:"append"`
+	Scores  map[string]int    `json:"scores"`
+	Home    Place             `json:"home"`
+	Trips   []Place           `json:"trips"`
+	Maybe   *int              `json:"maybe"`
+	Raw     any               `json:"raw"`
+	Pair    [2]int            `json:"pair"`
+	Log     typed.Messages    `json:"log"`
+	Nested  map[string][]bool `json:"nested"`
+	Skipped string            `json:"-"`
+	Plain   string
+}
+
+func richGraph(t *testing.T, saver engine.Saver) *typed.Graph[Rich] {
+	t.Helper()
+	when := time.Date(2026, 11, 30, 10, 45, 29, 123456789, time.FixedZone("CET", 3600))
+	seven := 7
+	g, err := typed.NewGraph[Rich]("rich").
+		AddNode("fill", func(_ context.Context, s *Rich) (typed.Update[Rich], error) {
+			return typed.Write(s,
+				typed.Set(&s.Count, s.Count+1), typed.Set(&s.Small, -3), typed.Set(&s.Size, 1<<31),
+				typed.Set(&s.Ratio, 0.25), typed.Set(&s.Name, "n"), typed.Set(&s.OK, true),
+				typed.Set(&s.When, when), typed.Set(&s.Wait, 1500*time.Millisecond),
+				typed.Set(&s.Tags, []string{"x", "y"}), typed.Set(&s.Scores, map[string]int{"a": 1}),
+				typed.Set(&s.Home, Place{"Oslo", 59.9}), typed.Set(&s.Trips, []Place{{"Rome", 41.9}}),
+				typed.Set(&s.Maybe, &seven), typed.Set[any](&s.Raw, map[string]any{"k": []any{1.0}}),
+				typed.Set(&s.Pair, [2]int{4, 5}), typed.Set(&s.Log, typed.Messages{{ID: "m1", Role: "user", Content: "hi"}}),
+				typed.Set(&s.Nested, map[string][]bool{"b": {true}}), typed.Set(&s.Plain, "p"),
+			), nil
+		}).
+		AddEdge(engine.Start, "fill").
+		Compile(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func wantRich() Rich {
+	seven := 7
+	return Rich{
+		Count: 42, Small: -3, Size: 1 << 31, Ratio: 0.25, Name: "n", OK: true,
+		When: time.Date(2026, 11, 30, 10, 45, 29, 123456789, time.FixedZone("", 3600)),
+		Wait: 1500 * time.Millisecond, Tags: []string{"x", "y"}, Scores: map[string]int{"a": 1},
+		Home: Place{"Oslo", 59.9}, Trips: []Place{{"Rome", 41.9}}, Maybe: &seven,
+		Raw: map[string]any{"k": []any{1.0}}, Pair: [2]int{4, 5},
+		Log: typed.Messages{{ID: "m1", Role: "user", Content: "hi"}}, Nested: map[string][]bool{"b": {true}},
+		Plain: "p",
+	}
+}
+
+func sameRich(t *testing.T, got, want Rich) {
+	t.Helper()
+	if !got.When.Equal(want.When) {
+		t.Errorf("When: got %v, want %v", got.When, want.When)
+	}
+	got.When, want.When = time.Time{}, time.Time{}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("state:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestGraph_StateSurvivesABboltRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "typed.db")
+	store, err := persist.Open(path, persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := richGraph(t, store)
+	in := Rich{}
+	res, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Count, 41)), engine.OnThread("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRich(t, res.State, wantRich())
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	store, err = persist.Open(path, persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	got, snap, err := richGraph(t, store).State(ctx, engine.Config{ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, isFloat := snap.Values["count"].(float64); !isFloat {
+		t.Fatalf("the channel must hold the engine's number, got %T", snap.Values["count"])
+	}
+	sameRich(t, got, wantRich())
+}
+
+func TestGraph_State_ErrorNamesTheField(t *testing.T) {
+	ctx := context.Background()
+	saver := engine.NewMemorySaver()
+	g := richGraph(t, saver)
+	cases := []struct {
+		values map[string]any
+		want   string
+	}{
+		{map[string]any{"count": 2.5}, `state field Count (key "count"): cannot read number 2.5 into int: 2.5 is not a whole number`},
+		{map[string]any{"small": 300.0}, `state field Small (key "small"): cannot read number 300 into int8: 300 is out of range`},
+		{map[string]any{"size": -1.0}, `state field Size (key "size")`},
+		{map[string]any{"when": "yesterday"}, `state field When (key "when"): cannot read string "yesterday" into time.Time`},
+		{map[string]any{"tags": []any{"a", 1.0}}, `state field Tags (key "tags") at [3]: cannot read number 1 into string`},
+		{map[string]any{"scores": map[string]any{"a": "x"}}, `state field Scores (key "scores") at ["a"]`},
+		{map[string]any{"home": "Oslo"}, `state field Home (key "home"): cannot read string "Oslo" into typed_test.Place`},
+		{map[string]any{"name": true}, `state field Name (key "name"): cannot read bool true into string`},
+	}
+	for i, tc := range cases {
+		thread := strings.Repeat("t", i+1)
+		var in Rich
+		if _, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Count, 1)), engine.OnThread(thread)); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := g.Graph.UpdateState(ctx, engine.Config{ThreadID: thread}, tc.values, "fill")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = g.State(ctx, cfg)
+		var de *typed.DecodeError
+		if !errors.As(err, &de) || !errors.Is(err, typed.ErrDecode) {
+			t.Fatalf("%v: want a DecodeError, got %v", tc.values, err)
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v:\n got %v\nwant it to contain %s", tc.values, err, tc.want)
+		}
+	}
+}
+
+func TestDecode_NumbersStayTheirType(t *testing.T) {
+	for _, v := range []any{7.0, 7, int64(7)} {
+		n, err := typed.Decode[int](v)
+		if err != nil || n != 7 {
+			t.Fatalf("Decode[int](%T 7) = %v, %v", v, n, err)
+		}
+	}
+	if _, err := typed.Decode[uint8](256.0); err == nil {
+		t.Fatal("256 must not fit a uint8")
+	}
+	if _, err := typed.Decode[int](float64(1 << 63)); err == nil {
+		t.Fatal("2^63 must not fit an int")
+	}
+}
+
+func TestUpdate_RejectsAPointerThatIsNotAField(t *testing.T) {
+	type S struct {
+		N int `json:"n"`
+	}
+	var other int
+	g, err := typed.NewGraph[S]("bad").
+		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&other, 1)), nil
+		}).
+		AddEdge(engine.Start, "a").
+		Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in S
+	_, err = g.Run(context.Background(), typed.Write(&in, typed.Set(&in.N, 1)))
+	if !errors.Is(err, typed.ErrNotAField) || !strings.Contains(err.Error(), `node "a"`) {
+		t.Fatalf("want ErrNotAField naming the node, got %v", err)
+	}
+}
+
+func TestNewGraph_SchemaErrors(t *testing.T) {
+	type Dup struct {
+		X int // key "X", as encoding/json names it
+		Y int `json:"X"`
+	}
+	type BadAppend struct {
+		N int `json:"n" reducer:"append"`
+	}
+	type Unknown struct {
+		N int `json:"n" reducer:"max"`
+	}
+	type WrongType struct {
+		N string `json:"n" reducer:"max"`
+	}
+	maxInt := typed.WithReducer("max", func(a, b int) int { return max(a, b) })
+	for name, compile := range map[string]func() error{
+		"dup":       func() error { _, err := typed.NewGraph[Dup]("g").Compile(); return err },
+		"append":    func() error { _, err := typed.NewGraph[BadAppend]("g").Compile(); return err },
+		"unknown":   func() error { _, err := typed.NewGraph[Unknown]("g").Compile(); return err },
+		"wrongtype": func() error { _, err := typed.NewGraph[WrongType]("g", maxInt).Compile(); return err },
+		"notstruct": func() error { _, err := typed.NewGraph[int]("g").Compile(); return err },
+	} {
+		err := compile()
+		var se *typed.SchemaError
+		if !errors.As(err, &se) && !errors.Is(err, typed.ErrNotStruct) {
+			t.Errorf("%s: want a schema error, got %v", name, err)
+		}
+	}
+}
+
+func TestWithReducer_FoldsTypedValues(t *testing.T) {
+	type S struct {
+		Best int `json:"best" reducer:"max"`
+	}
+	g, err := typed.NewGraph[S]("max", typed.WithReducer("max", func(a, b int) int { return max(a, b) })).
+		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 3)), nil }).
+		AddNode("b", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 9)), nil }).
+		AddNode("c", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 5)), nil }).
+		AddEdge(engine.Start, "a").AddEdge(engine.Start, "b").AddEdge(engine.Start, "c").
+		Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in S
+	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Best, 1)))
+	if err != nil || res.State.Best != 9 {
+		t.Fatalf("best = %d, %v; want 9", res.State.Best, err)
+	}
+	if got := res.Values["best"]; got != 9.0 {
+		t.Fatalf("the channel holds %T %v, want the engine's number 9", got, got)
+	}
+}

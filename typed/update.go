@@ -1,0 +1,151 @@
+package typed
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// Change is one field write of an Update, made by Set.
+type Change struct {
+	ptr   any // *T, the field's address in the struct the Update is built on
+	value any // T
+}
+
+// Set says "this field gets this value". field must be the address of a
+// field of the struct the Update is built on (Write's first argument); the
+// compiler checks that value has the field's type. For a reducer field the
+// value is the write, not the result: Set(&s.Visited, []string{"a"})
+// appends "a" to an append field.
+func Set[T any](field *T, value T) Change {
+	return Change{ptr: field, value: value}
+}
+
+// Update is a node's partial state update: the fields it set, in the order
+// it set them, and optionally where to go next (a Command). The zero
+// Update writes nothing.
+type Update[S any] struct {
+	base    *S
+	changes []Change
+	gotos   []any // string node names and engine.Sends, in call order
+}
+
+// Write builds an Update of the fields of s that changes set, in order:
+//
+//	return typed.Write(s, typed.Set(&s.Total, s.Total*2), typed.Set(&s.Visited, []string{"a"})), nil
+//
+// s is usually the state the node received; a node started by a Send, which
+// gets no state, builds its update on a zero value of its own.
+func Write[S any](s *S, changes ...Change) Update[S] {
+	return Update[S]{base: s, changes: changes}
+}
+
+// Goto adds nodes to run next, as a LangGraph Command's goto: no edge is
+// needed, but the node must list them with engine.WithEnds for drawing and
+// reachability. engine.End ends this branch.
+func (u Update[S]) Goto(nodes ...string) Update[S] {
+	u.gotos = append(u.gotos[:len(u.gotos):len(u.gotos)], anys(nodes)...)
+	return u
+}
+
+// Send adds Send tasks to run next (a Command's goto with Sends).
+func (u Update[S]) Send(sends ...engine.Send) Update[S] {
+	u.gotos = append(u.gotos[:len(u.gotos):len(u.gotos)], anys(sends)...)
+	return u
+}
+
+func anys[T any](l []T) []any {
+	out := make([]any, len(l))
+	for i, x := range l {
+		out[i] = x
+	}
+	return out
+}
+
+// Send builds an engine.Send whose argument is any Go value; the typed
+// layer encodes it when the Send leaves the node, and a node added with
+// AddSendNode decodes it into its argument type.
+func Send[A any](node string, arg A) engine.Send {
+	return engine.Send{Node: node, Arg: arg}
+}
+
+// pairs resolves the changes to ordered state writes.
+func (u Update[S]) pairs(s *schema) (engine.Update, error) {
+	if len(u.changes) == 0 {
+		return nil, nil
+	}
+	if u.base == nil {
+		return nil, fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
+	}
+	base := reflect.ValueOf(u.base).Pointer()
+	out := make(engine.Update, len(u.changes))
+	for i, c := range u.changes {
+		p := reflect.ValueOf(c.ptr)
+		f, ok := s.fieldAt(base, p.Pointer(), p.Type().Elem())
+		if !ok {
+			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, p.Type(), s.typ)
+		}
+		v, err := f.encode(valueOf(c.value, f.typ))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = engine.KV{Key: f.key, Value: v}
+	}
+	return out, nil
+}
+
+// result is what the engine node returns: an ordered update, or a Command
+// when the Update has gotos.
+func (u Update[S]) result(s *schema) (any, error) {
+	pairs, err := u.pairs(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(u.gotos) == 0 {
+		if pairs == nil {
+			return nil, nil
+		}
+		return pairs, nil
+	}
+	gotos, err := encodeGotos(u.gotos)
+	if err != nil {
+		return nil, err
+	}
+	var upd any
+	if pairs != nil {
+		upd = pairs
+	}
+	return engine.Command{Update: upd, Goto: gotos}, nil
+}
+
+// encodeGotos encodes the arguments of Sends; node names pass as they are.
+func encodeGotos(gotos []any) ([]any, error) {
+	out := make([]any, len(gotos))
+	for i, g := range gotos {
+		send, ok := g.(engine.Send)
+		if !ok {
+			out[i] = g
+			continue
+		}
+		arg, err := Encode(send.Arg)
+		if err != nil {
+			return nil, &EncodeError{Where: fmt.Sprintf("argument of Send to %q", send.Node), Err: err}
+		}
+		out[i] = engine.Send{Node: send.Node, Arg: arg}
+	}
+	return out, nil
+}
+
+// valueOf is v as a reflect.Value of type t (v holds a t, or nil for an
+// interface or pointer t).
+func valueOf(v any, t reflect.Type) reflect.Value {
+	if v != nil && reflect.TypeOf(v) == t {
+		return reflect.ValueOf(v)
+	}
+	out := reflect.New(t).Elem()
+	if v != nil {
+		out.Set(reflect.ValueOf(v))
+	}
+	return out
+}
