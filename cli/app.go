@@ -12,6 +12,7 @@ import (
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
 	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/termtext"
 )
 
 // App is one invocation of the command line. The zero value uses the
@@ -59,11 +60,22 @@ func Main(ctx context.Context, args []string) int {
 // Errors are printed to Stderr as one line.
 func (a *App) Run(ctx context.Context, args []string) int {
 	a.defaults()
+	// Names from files superstep did not write reach the output; each is
+	// printed through termtext.Name, and these writers catch any escape
+	// sequence that slips past in a message.
+	stdout, stderr := a.Stdout, a.Stderr
+	out, errOut := termtext.NewWriter(stdout), termtext.NewWriter(stderr)
+	a.Stdout, a.Stderr = out, errOut
+	defer func() {
+		out.Flush()
+		errOut.Flush()
+		a.Stdout, a.Stderr = stdout, stderr
+	}()
 	root := a.rootCommand()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
-		fmt.Fprintln(a.Stderr, "superstep: "+oneLine(err.Error()))
+		fmt.Fprintln(a.Stderr, "superstep: "+termtext.Name(oneLine(err.Error())))
 	}
 	return exitCode(err)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/termtext"
 )
 
 func (a *App) graphsCommand(g *globals) *cobra.Command {
@@ -79,7 +80,7 @@ edges, and its channels; or, with --mermaid, a Mermaid flowchart.`,
 
 func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
 	w := a.Stdout
-	fmt.Fprintf(w, "graph %s  (fingerprint %s)\n\nnodes\n", info.Name, gr.Fingerprint())
+	fmt.Fprintf(w, "graph %s  (fingerprint %s)\n\nnodes\n", termtext.Name(info.Name), gr.Fingerprint())
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, n := range info.Nodes {
 		extra := []string{}
@@ -95,14 +96,14 @@ func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
 		if n.Description != "" {
 			extra = append(extra, n.Description)
 		}
-		fmt.Fprintf(tw, "  %s\ttriggers %s%s\n", n.Name, strings.Join(n.Triggers, ", "), cell(strings.Join(extra, "; ")))
+		fmt.Fprintf(tw, "  %s\ttriggers %s%s\n", termtext.Name(n.Name), strings.Join(termtext.Names(n.Triggers), ", "), cell(termtext.Name(strings.Join(extra, "; "))))
 	}
 	tw.Flush()
 	var edges, routes []string
 	for _, e := range info.Edges {
-		line := "  " + strings.Join(e.From, " + ") + " -> " + e.To
+		line := "  " + strings.Join(termtext.Names(e.From), " + ") + " -> " + termtext.Name(e.To)
 		if e.Channel != "" {
-			line += "  (" + e.Channel + ")"
+			line += "  (" + termtext.Name(e.Channel) + ")"
 		}
 		if e.Conditional {
 			routes = append(routes, line)
@@ -125,11 +126,11 @@ func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
 		if c.Internal {
 			internal = "internal"
 		}
-		fmt.Fprintf(tw, "  %s\t%s%s\n", c.Name, kind, cell(internal))
+		fmt.Fprintf(tw, "  %s\t%s%s\n", termtext.Name(c.Name), termtext.Name(kind), cell(internal))
 	}
 	tw.Flush()
 	if len(info.InterruptBefore)+len(info.InterruptAfter) > 0 {
-		fmt.Fprintf(w, "\nbreakpoints  before: %s  after: %s\n", strings.Join(info.InterruptBefore, ","), strings.Join(info.InterruptAfter, ","))
+		fmt.Fprintf(w, "\nbreakpoints  before: %s  after: %s\n", strings.Join(termtext.Names(info.InterruptBefore), ","), strings.Join(termtext.Names(info.InterruptAfter), ","))
 	}
 }
 

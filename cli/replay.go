@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 func (a *App) replayCommand(g *globals) *cobra.Command {
@@ -261,7 +262,7 @@ func (rp *replay) run(ctx context.Context) error {
 			return failf("recording the replay branch: %v", err)
 		}
 	}
-	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", rp.thread, rp.startID, s.View().CheckpointID)
+	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", termtext.Name(rp.thread), termtext.Name(rp.startID), s.View().CheckpointID)
 	compared := 0
 	for _, rs := range rp.steps {
 		var err error

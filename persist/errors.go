@@ -36,48 +36,48 @@ var (
 // Errors returned by operations on an open store.
 var (
 	// ErrClosed is returned by every method called after Close.
-	ErrClosed = errors.New("persist: store is closed")
+	ErrClosed = errors.New("store is closed")
 	// ErrReadOnly is returned by writes on a store opened with
 	// Options.ReadOnly.
-	ErrReadOnly = errors.New("persist: store is read-only")
+	ErrReadOnly = errors.New("store is read-only")
 	// ErrInvalidID is returned when a thread id, namespace, checkpoint id,
 	// task id or channel name is empty where it must not be, too long, or
 	// (for Export) not valid UTF-8.
-	ErrInvalidID = errors.New("persist: invalid id")
+	ErrInvalidID = errors.New("invalid id")
 	// ErrInvalidCheckpoint is returned by Put when a checkpoint is
 	// inconsistent, e.g. a channel has a value but no version.
-	ErrInvalidCheckpoint = errors.New("persist: invalid checkpoint")
+	ErrInvalidCheckpoint = errors.New("invalid checkpoint")
 	// ErrCorrupt is returned when the file is damaged: truncated, a page
 	// out of place, stored bytes that fail their checksum, cannot be
 	// decoded or refer to records that do not exist. Open returns it for
 	// damage it finds in the file's page structure; Check returns it
 	// wrapping every problem found.
-	ErrCorrupt = errors.New("persist: database is damaged")
+	ErrCorrupt = errors.New("database is damaged")
 	// ErrUnknownValueFormat is returned when a stored record starts with a
 	// format byte this version does not know (written by a newer superstep).
-	ErrUnknownValueFormat = errors.New("persist: stored record has an unknown format version")
+	ErrUnknownValueFormat = errors.New("stored record has an unknown format version")
 	// ErrAsyncWrite is returned by writes, Flush and Close after a write
 	// that nobody waited for (durability async or exit) failed; it wraps
 	// that first failure. The store accepts no more writes. The concrete
 	// error is a *LostWritesError saying what was not saved.
-	ErrAsyncWrite = errors.New("persist: an earlier buffered write failed")
+	ErrAsyncWrite = errors.New("an earlier buffered write failed")
 	// ErrThreadNotFound is returned by Export for a thread with no
 	// checkpoints.
-	ErrThreadNotFound = errors.New("persist: thread not found")
+	ErrThreadNotFound = errors.New("thread not found")
 )
 
 // Errors returned by Import.
 var (
 	// ErrThreadExists is returned by Import when the thread is already in
 	// the store and ImportOptions.Overwrite is false.
-	ErrThreadExists = errors.New("persist: thread already exists (import with overwrite to replace it)")
+	ErrThreadExists = errors.New("thread already exists (import with overwrite to replace it)")
 	// ErrBadImport is returned by Import for input that is not a valid
 	// export: malformed JSON, wrong format or version, bad ids, missing
 	// parents, undecodable values. It is wrapped with the reason.
-	ErrBadImport = errors.New("persist: invalid thread export")
+	ErrBadImport = errors.New("invalid thread export")
 	// ErrImportTooLarge is returned by Import when the input is longer than
 	// ImportOptions.MaxBytes.
-	ErrImportTooLarge = errors.New("persist: thread export too large")
+	ErrImportTooLarge = errors.New("thread export too large")
 )
 
 // OpenError is returned by Open; it names the file and wraps the cause

@@ -331,7 +331,7 @@ func parseExport(data []byte) (thread, fingerprint string, items []importItem, e
 	if _, err := dec.Token(); err != io.EOF {
 		return "", "", nil, badImportf("trailing data after the export")
 	}
-	if err := checkID("thread id", f.Thread, maxIDLen, false); err != nil {
+	if err := checkThreadID(f.Thread); err != nil {
 		return "", "", nil, badImportf("%v", err)
 	}
 	if len(f.Fingerprint) > maxNSLen {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -369,6 +371,30 @@ func (s *Store) read(fn func(tx *bolt.Tx) error) (err error) {
 func checkID(what, id string, max int, allowEmpty bool) error {
 	if (id == "" && !allowEmpty) || len(id) > max {
 		return fmt.Errorf("%w: %s %q must be 1 to %d bytes", ErrInvalidID, what, truncate(id, 40), max)
+	}
+	return nil
+}
+
+// CheckThreadID returns nil if id is a thread id a person may give: 1 to
+// 1024 bytes of UTF-8 without control characters. Otherwise it returns an
+// error wrapping ErrInvalidID that says why. Import refuses other ids, and
+// commands refuse them before they start. (The Saver methods take any id
+// of 1 to 1024 bytes, as engine.Saver's contract asks: a program may use
+// binary ids.)
+func CheckThreadID(id string) error { return checkThreadID(id) }
+
+// checkThreadID checks a thread id: 1 to maxIDLen bytes of UTF-8 without
+// control characters (NUL, escape, newline, ...), which no one types and
+// which only serve to fool a terminal or a log that prints the id.
+func checkThreadID(id string) error {
+	if err := checkID("thread id", id, maxIDLen, false); err != nil {
+		return err
+	}
+	if !utf8.ValidString(id) {
+		return fmt.Errorf("%w: thread id %q is not UTF-8", ErrInvalidID, truncate(id, 40))
+	}
+	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
+		return fmt.Errorf("%w: thread id %q contains the control character %U", ErrInvalidID, truncate(id, 40), []rune(id[i:])[0])
 	}
 	return nil
 }

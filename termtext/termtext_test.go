@@ -1,6 +1,7 @@
 package termtext_test
 
 import (
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -50,4 +51,21 @@ func FuzzName(f *testing.F) {
 			t.Fatalf("Name(%q) = %q, which Name changes again", s, got)
 		}
 	})
+}
+
+func TestWriter(t *testing.T) {
+	var b strings.Builder
+	w := termtext.NewWriter(&b)
+	for _, part := range []string{"thread \x1b]0;owned\a\n", "ok\ttab\n", "split \xe2", "\x80\xae end\n", `{"k":"\u009b"}`, "\xc2"} {
+		if _, err := w.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := "thread \\x1b]0;owned\\x07\nok\ttab\nsplit \\u202e end\n{\"k\":\"\\u009b\"}\\xc2"
+	if b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
+	}
 }
