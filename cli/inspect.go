@@ -226,7 +226,7 @@ tasks planned next, and the interrupts waiting for an answer.`,
 		Example: "  superstep history t1\n  superstep history t1 --graph research --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+			return a.readThread(cmd, g, args[0], loadOutline, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
 				gr, err := graphFor(ctx, st, args[0], graphFlag)
 				if err != nil {
 					return err
@@ -363,12 +363,10 @@ interrupts waiting for an answer.`,
 		Example: "  superstep show t1\n  superstep show t1 --checkpoint 1f0a3c --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
-				t := list[0]
-				if ckpt != "" {
-					if t, err = findCheckpoint(list, args[0], ckpt); err != nil {
-						return err
-					}
+			return a.readThread(cmd, g, args[0], loadNone, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+				t, err := oneCheckpoint(ctx, st, args[0], ckpt)
+				if err != nil {
+					return err
 				}
 				gr, err := graphFor(ctx, st, args[0], graphFlag)
 				if err != nil {
@@ -507,7 +505,7 @@ differs, both values and both versions.`,
 		Example: "  superstep diff t1 1f0a3c 1f0a41\n  superstep diff t1 1f0a3c 1f0a41 --json",
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(_ context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+			return a.readThread(cmd, g, args[0], loadAll, func(_ context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
 				ta, err := findCheckpoint(list, args[0], args[1])
 				if err != nil {
 					return err
@@ -616,7 +614,7 @@ import it on your machine.`,
 		Example: "  superstep export t1 > t1.json\n  ssh server superstep export t1 | superstep import -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+			return a.readThread(cmd, g, args[0], loadNone, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
 				// "" exports the graph record stored with the thread.
 				if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
 					if errors.Is(err, persist.ErrThreadNotFound) {
@@ -713,19 +711,118 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 	}
 }
 
-// readThread opens the database read-only, reads thread's checkpoints
-// (newest first, an error naming the thread when it has none) and runs fn;
-// the database is closed when fn returns.
-func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
+// threadLoad says how much of a thread readThread reads before it calls
+// its function.
+type threadLoad int
+
+const (
+	loadAll     threadLoad = iota // every checkpoint with all its values
+	loadOutline                   // every checkpoint, values only of internal channels
+	loadNone                      // nothing: the function reads what it needs
+)
+
+// outliner is what a store offers to read a thread without its values;
+// *persist.Store has it. A store without it is read in full.
+type outliner interface {
+	Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(channel string) bool) ([]*engine.CheckpointTuple, error)
+	CheckpointIDs(ctx context.Context, cfg engine.Config, prefix string, limit int) ([]string, error)
+}
+
+// readThread opens the database read-only, reads thread's checkpoints as
+// load says (newest first, an error naming the thread when it has none)
+// and runs fn; the database is closed when fn returns.
+func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, load threadLoad, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
 	st, err := a.open(g, true)
 	if err != nil {
 		return err
 	}
 	defer closeStore(st, &err)
 	ctx := cmd.Context()
-	list, err := threadCheckpoints(ctx, st, thread)
+	var list []*engine.CheckpointTuple
+	switch o, ok := st.(outliner); {
+	case load == loadNone:
+	case load == loadOutline && ok:
+		// Planning the next tasks needs versions and the internal
+		// channels (triggers, joins, Sends), never the state's values.
+		list, err = o.Outline(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{}, internalChannel)
+		if err == nil && len(list) == 0 {
+			err = usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+		} else if err != nil {
+			err = storeError(err, "reading thread %q", thread)
+		}
+	default:
+		list, err = threadCheckpoints(ctx, st, thread)
+	}
 	if err != nil {
 		return err
 	}
 	return fn(ctx, st, list)
+}
+
+// internalChannel reports a channel that is not a state key: a trigger,
+// join or reserved channel, small and needed to plan tasks.
+func internalChannel(ch string) bool {
+	return strings.HasPrefix(ch, "__") || strings.HasPrefix(ch, engine.BranchPrefix) || strings.HasPrefix(ch, engine.JoinPrefix)
+}
+
+// oneCheckpoint reads the checkpoint ref names on thread (an id or unique
+// prefix; "" for the latest) without reading the others, when the store
+// can; otherwise it reads the thread and picks it.
+func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.CheckpointTuple, error) {
+	o, ok := st.(outliner)
+	if !ok {
+		list, err := threadCheckpoints(ctx, st, thread)
+		if err != nil || ref == "" {
+			return first(list), err
+		}
+		return findCheckpoint(list, thread, ref)
+	}
+	cfg := engine.Config{ThreadID: thread}
+	if ref != "" {
+		ids, err := o.CheckpointIDs(ctx, cfg, ref, 0)
+		if err != nil {
+			return nil, storeError(err, "reading thread %q", thread)
+		}
+		switch {
+		case slices.Contains(ids, ref):
+			cfg.CheckpointID = ref
+		case len(ids) == 1:
+			cfg.CheckpointID = ids[0]
+		case len(ids) > 1:
+			return nil, usagef("checkpoint prefix %q is ambiguous on thread %q: %d checkpoints match", ref, thread, len(ids))
+		default:
+			if _, err := threadCheckpointExists(ctx, st, thread); err != nil {
+				return nil, err
+			}
+			return nil, usagef("%w: no checkpoint %q on thread %q (superstep history %s lists them)", engine.ErrNoCheckpoint, ref, thread, thread)
+		}
+	}
+	t, err := st.GetTuple(ctx, cfg)
+	if err != nil {
+		return nil, storeError(err, "reading thread %q", thread)
+	}
+	if t == nil {
+		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+	}
+	return t, nil
+}
+
+// threadCheckpointExists returns an error naming thread when it has no
+// checkpoint.
+func threadCheckpointExists(ctx context.Context, st Store, thread string) (bool, error) {
+	t, err := st.GetTuple(ctx, engine.Config{ThreadID: thread})
+	if err != nil {
+		return false, storeError(err, "reading thread %q", thread)
+	}
+	if t == nil {
+		return false, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+	}
+	return true, nil
+}
+
+func first(list []*engine.CheckpointTuple) *engine.CheckpointTuple {
+	if len(list) == 0 {
+		return nil
+	}
+	return list[0]
 }

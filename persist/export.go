@@ -159,7 +159,7 @@ func (b *nsBuckets) exportCheckpoint(thread, ns string, k, v []byte, memo map[st
 	if err != nil {
 		return nil, err
 	}
-	tup, err := b.tuple(thread, ns, id, rec, memo)
+	tup, err := b.tuple(thread, ns, id, rec, memo, nil)
 	if err != nil {
 		return nil, err
 	}

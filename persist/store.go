@@ -815,7 +815,7 @@ func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 		if err != nil {
 			return err
 		}
-		out, err = b.tuple(cfg.ThreadID, cfg.CheckpointNS, id, rec, nil)
+		out, err = b.tuple(cfg.ThreadID, cfg.CheckpointNS, id, rec, nil, nil)
 		return err
 	})
 	return out, err
@@ -837,8 +837,10 @@ func (b *nsBuckets) find(id string) (string, []byte, error) {
 	return id, v, nil
 }
 
-// tuple rebuilds a checkpoint with its values, metadata and writes.
-func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]*cpState) (*engine.CheckpointTuple, error) {
+// tuple rebuilds a checkpoint with its values, metadata and writes. keep,
+// when not nil, says which channels' values to load; the others keep
+// their versions and have no value.
+func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]*cpState, keep func(channel string) bool) (*engine.CheckpointTuple, error) {
 	st, err := loadState(b.cps, id, rec, memo)
 	if err != nil {
 		return nil, err
@@ -852,6 +854,9 @@ func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]
 	}
 	for ch, ref := range st.refs {
 		cp.ChannelVersions[ch] = ref.Version
+		if keep != nil && !keep(ch) {
+			continue
+		}
 		blob, err := readBlob(b.blobs, ch, ref)
 		if err != nil {
 			return nil, err
@@ -931,6 +936,51 @@ func (b *nsBuckets) eachWrite(id string, fn func(task string, slot int64, v []by
 // Before, Limit and Filter applied. Errors: ErrClosed, ErrCorrupt,
 // ErrUnknownValueFormat, or the context's error.
 func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOptions) ([]*engine.CheckpointTuple, error) {
+	return s.list(ctx, cfg, opt, nil)
+}
+
+// Outline is List without the channel values, except those of the
+// channels keep accepts: each tuple has its metadata, parent, pending
+// writes and every channel version, so a thread's history (and the tasks
+// each checkpoint plans, which need versions and the small internal
+// channels: triggers, joins, the tasks channel)
+// costs time linear in its checkpoints and writes, not in the size of its
+// values times their number. A nil keep loads no value. Errors are List's.
+func (s *Store) Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(channel string) bool) ([]*engine.CheckpointTuple, error) {
+	if keep == nil {
+		keep = func(string) bool { return false }
+	}
+	return s.list(ctx, cfg, opt, keep)
+}
+
+// CheckpointIDs returns the ids of cfg's thread and namespace that start
+// with prefix, in order, at most limit of them (limit <= 0: all). It reads
+// keys only, so resolving an id prefix does not depend on the length of
+// the thread. Errors: ErrClosed, ErrCorrupt, or the context's error.
+func (s *Store) CheckpointIDs(ctx context.Context, cfg engine.Config, prefix string, limit int) ([]string, error) {
+	var out []string
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, false)
+		if b == nil || err != nil || cfg.ThreadID == "" {
+			return err
+		}
+		c := b.cps.Cursor()
+		for k, _ := c.Seek(checkpointKey(prefix)); k != nil; k, _ = c.Next() {
+			id, err := parseCheckpointKey(k)
+			if err != nil {
+				return corruptf("checkpoint key %x: %v", k, err)
+			}
+			if !strings.HasPrefix(id, prefix) || (limit > 0 && len(out) >= limit) {
+				break
+			}
+			out = append(out, id)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(string) bool) ([]*engine.CheckpointTuple, error) {
 	var out []*engine.CheckpointTuple
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		tb := tx.Bucket(bucketThreads).Bucket([]byte(cfg.ThreadID))
@@ -1035,7 +1085,7 @@ func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 				memo = map[string]*cpState{}
 				memos[c.ns] = memo
 			}
-			tup, err := c.b.tuple(cfg.ThreadID, c.ns, c.id, c.rec, memo)
+			tup, err := c.b.tuple(cfg.ThreadID, c.ns, c.id, c.rec, memo, keep)
 			if err != nil {
 				return err
 			}
