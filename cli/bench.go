@@ -38,6 +38,11 @@ compares with LangGraph.js's.`,
 				}
 				return usagef("%v", err)
 			}
+			if _, ok := t["compile_error"]; ok {
+				// The trace keeps the normalized kind LangGraph.js prints;
+				// the person running it wants the message.
+				a.warn(fmt.Sprintf("scenario %s does not compile: %s", args[0], compileMessage(args[0])))
+			}
 			a.Stdout.Write(scenario.Canonical(t, 1))
 			_, err = fmt.Fprintln(a.Stdout)
 			return err
@@ -149,6 +154,10 @@ summary trace must equal it, and the file's perf counts must match the run
 			gr, _, err := scenario.Build(f, opts...)
 			if err != nil {
 				return usagef("scenario %s: %v", args[0], err)
+			}
+			if _, serr := os.Stat(summaryPath(args[0])); serr == nil {
+				// A traced run, before the timed ones: say where the time goes.
+				fmt.Fprintf(a.Stderr, "superstep: bench: checking the result against %s first (one traced run, not timed)\n", summaryPath(args[0]))
 			}
 			ok, err := checkSummary(ctx, f, args[0])
 			if err != nil {
@@ -334,4 +343,16 @@ func writeMemProfile(path string) error {
 		return failf("--memprofile: %v", err)
 	}
 	return nil
+}
+
+// compileMessage is why the scenario at path does not compile.
+func compileMessage(path string) string {
+	f, err := scenario.Load(path)
+	if err == nil {
+		_, _, err = scenario.Build(f)
+	}
+	if err == nil {
+		return "(no message)"
+	}
+	return oneLine(err.Error())
 }

@@ -5,7 +5,10 @@
 // The package owns how a GRAPH argument is resolved (a built-in name or a
 // scenario file), how the checkpoint database, a persist (bbolt) file, is
 // opened and how its errors become exit codes (openStore and storeError),
-// and how a recorded thread is replayed against the current graph. The interactive debugger is
+// how a thread's graph is recorded and checked (resolve.go, topology.go),
+// and how a recorded thread is replayed against the current graph
+// (replay.go, exec.go: the original run is what replay compares with,
+// --rerun reuses recorded writes). The interactive debugger is
 // reached through the Debugger function type, so the terminal UI can be
 // plugged in by main without this package importing it.
 //

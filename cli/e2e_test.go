@@ -111,7 +111,7 @@ func TestInspect_ShowDiffHistory(t *testing.T) {
 func TestGraphs_ListAndTopology(t *testing.T) {
 	t.Parallel()
 	superstep(t, "", "graphs").want(t, 0, "research", "linear")
-	superstep(t, "", "graph", "research").want(t, 0, "plan_queries", "triggers", "conditional edges", "channels")
+	superstep(t, "", "graph", "research").want(t, 0, "│ plan_queries │", "⟲ plan_queries", "triggers", "conditional edges", "channels")
 	superstep(t, "", "graph", "research", "--mermaid").want(t, 0, "graph TD;")
 	superstep(t, "", "graph", testdata("approve.json"), "--json").want(t, 0, `"fingerprint"`)
 }
@@ -129,7 +129,7 @@ func TestHelp_EveryCommandHasAnExample(t *testing.T) {
 	t.Parallel()
 	r := superstep(t, "", "--help")
 	r.want(t, 0, "Exit codes", "0  success", "2  usage")
-	for _, c := range []string{"run", "tui", "trace", "bench", "graphs", "graph", "threads", "history", "show", "diff", "export", "import", "check", "replay"} {
+	for _, c := range []string{"run", "tui", "trace", "bench", "graphs", "graph", "threads", "history", "show", "diff", "export", "import", "check", "replay", "exec", "update", "copy", "delete"} {
 		superstep(t, "", c, "--help").want(t, 0, "Examples:", "superstep "+c)
 	}
 }

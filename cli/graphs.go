@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/superstep/superstep/draw"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
 	"github.com/superstep/superstep/termtext"
@@ -65,10 +66,7 @@ edges, and its channels; or, with --mermaid, a Mermaid flowchart.`,
 			}
 			info := gr.Describe()
 			if g.json {
-				return writeJSON(a.Stdout, map[string]any{
-					"name": info.Name, "fingerprint": gr.Fingerprint(), "nodes": info.Nodes, "edges": info.Edges,
-					"channels": info.Channels, "interrupt_before": info.InterruptBefore, "interrupt_after": info.InterruptAfter,
-				})
+				return writeJSON(a.Stdout, graphJSON(gr, info))
 			}
 			writeTopology(a, gr, info)
 			return nil
@@ -80,7 +78,10 @@ edges, and its channels; or, with --mermaid, a Mermaid flowchart.`,
 
 func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
 	w := a.Stdout
-	fmt.Fprintf(w, "graph %s  (fingerprint %s)\n\nnodes\n", termtext.Name(info.Name), gr.Fingerprint())
+	fmt.Fprintf(w, "graph %s  (fingerprint %s)\n\n", termtext.Name(info.Name), gr.Fingerprint())
+	// The drawing the debugger's graph pane shows (g).
+	fmt.Fprint(w, draw.Draw(draw.FromInfo(info)).String())
+	fmt.Fprint(w, "\nnodes\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, n := range info.Nodes {
 		extra := []string{}
@@ -140,4 +141,55 @@ func cell(s string) string {
 		return ""
 	}
 	return "\t" + s
+}
+
+// graphJSON is graph --json: snake_case names, as every other --json.
+func graphJSON(gr *engine.Graph, info engine.GraphInfo) map[string]any {
+	type retry struct {
+		MaxAttempts     int     `json:"max_attempts"`
+		InitialInterval string  `json:"initial_interval"`
+		BackoffFactor   float64 `json:"backoff_factor"`
+		MaxInterval     string  `json:"max_interval"`
+	}
+	type node struct {
+		Name        string   `json:"name"`
+		Triggers    []string `json:"triggers"`
+		Subgraph    bool     `json:"subgraph,omitempty"`
+		Retry       *retry   `json:"retry,omitempty"`
+		Ends        []string `json:"ends,omitempty"`
+		Description string   `json:"description,omitempty"`
+	}
+	type edge struct {
+		From        []string `json:"from"`
+		To          string   `json:"to"`
+		Conditional bool     `json:"conditional,omitempty"`
+		Join        bool     `json:"join,omitempty"`
+		Channel     string   `json:"channel,omitempty"`
+	}
+	type channel struct {
+		Name     string `json:"name"`
+		Kind     string `json:"kind"`
+		Reducer  string `json:"reducer,omitempty"`
+		Internal bool   `json:"internal,omitempty"`
+	}
+	nodes := []node{}
+	for _, n := range info.Nodes {
+		out := node{Name: n.Name, Triggers: n.Triggers, Subgraph: n.Subgraph, Ends: n.Ends, Description: n.Description}
+		if p := n.Retry; p != nil {
+			out.Retry = &retry{MaxAttempts: p.MaxAttempts, InitialInterval: p.InitialInterval.String(), BackoffFactor: p.BackoffFactor, MaxInterval: p.MaxInterval.String()}
+		}
+		nodes = append(nodes, out)
+	}
+	edges := []edge{}
+	for _, e := range info.Edges {
+		edges = append(edges, edge{From: e.From, To: e.To, Conditional: e.Conditional, Join: e.Join, Channel: e.Channel})
+	}
+	channels := []channel{}
+	for _, c := range info.Channels {
+		channels = append(channels, channel{Name: c.Name, Kind: c.Kind, Reducer: c.Reducer, Internal: c.Internal})
+	}
+	return map[string]any{
+		"name": info.Name, "fingerprint": gr.Fingerprint(), "nodes": nodes, "edges": edges,
+		"channels": channels, "interrupt_before": nonNilSlice(info.InterruptBefore), "interrupt_after": nonNilSlice(info.InterruptAfter),
+	}
 }

@@ -38,54 +38,40 @@ func threadCheckpoints(ctx context.Context, st Store, thread string) ([]*engine.
 	return list, nil
 }
 
-// findCheckpoint resolves a checkpoint id or unique id prefix on thread.
+// findCheckpoint resolves a checkpoint reference on thread: an id, a
+// prefix of one, or a prefix of the short form screens show
+// (engine.ResolveID owns the rule).
 func findCheckpoint(list []*engine.CheckpointTuple, thread, ref string) (*engine.CheckpointTuple, error) {
-	var hits []*engine.CheckpointTuple
-	for _, t := range list {
-		if t.Checkpoint.ID == ref {
-			return t, nil
-		}
-		if strings.HasPrefix(t.Checkpoint.ID, ref) {
-			hits = append(hits, t)
-		}
-	}
-	switch {
-	case ref == "":
-		return nil, usagef("empty checkpoint id")
-	case len(hits) == 1:
-		return hits[0], nil
-	case len(hits) > 1:
-		return nil, usagef("checkpoint prefix %q is ambiguous on thread %q: %d checkpoints match", ref, thread, len(hits))
-	}
-	return nil, usagef("%w: no checkpoint %q on thread %q (superstep history %s lists them)", engine.ErrNoCheckpoint, ref, thread, thread)
-}
-
-// shortIDs gives every checkpoint the shortest prefix (at least 8
-// characters) that no other checkpoint of the thread shares. Time-ordered
-// ids share long prefixes, so a fixed width would not do.
-func shortIDs(list []*engine.CheckpointTuple) map[string]string {
 	ids := make([]string, len(list))
 	for i, t := range list {
 		ids[i] = t.Checkpoint.ID
 	}
-	sort.Strings(ids)
-	common := func(a, b string) int {
-		n := 0
-		for n < len(a) && n < len(b) && a[n] == b[n] {
-			n++
-		}
-		return n
+	id, err := engine.ResolveID(ids, ref)
+	switch {
+	case errors.Is(err, engine.ErrAmbiguousID):
+		return nil, usagef("%w on thread %q", err, thread)
+	case err != nil:
+		return nil, usagef("%w on thread %q (superstep history %s lists them)", err, thread, thread)
 	}
-	out := make(map[string]string, len(ids))
-	for i, id := range ids {
-		n := 0
-		if i > 0 {
-			n = max(n, common(id, ids[i-1]))
+	return list[slices.Index(ids, id)], nil
+}
+
+// shortIDs gives every checkpoint the short form every screen shows
+// (engine.ShortID), or its whole id in the rare case that two checkpoints
+// of the thread share a short form.
+func shortIDs(list []*engine.CheckpointTuple) map[string]string {
+	count := map[string]int{}
+	for _, t := range list {
+		count[engine.ShortID(t.Checkpoint.ID)]++
+	}
+	out := make(map[string]string, len(list))
+	for _, t := range list {
+		id := t.Checkpoint.ID
+		if s := engine.ShortID(id); count[s] == 1 {
+			out[id] = s
+		} else {
+			out[id] = id
 		}
-		if i+1 < len(ids) {
-			n = max(n, common(id, ids[i+1]))
-		}
-		out[id] = id[:min(len(id), max(8, n+1))]
 	}
 	return out
 }
@@ -154,13 +140,20 @@ type threadRow struct {
 	// checkpoint: a superstep that has not completed.
 	PendingWrites int    `json:"pending_writes"`
 	Graph         string `json:"graph,omitempty"`
+	// GraphName is the graph's own name; Graph is how to find it again
+	// (a built-in's name or a scenario file's path).
+	GraphName string `json:"graph_name,omitempty"`
+	// Status is the engine's status of the latest checkpoint: done,
+	// pending, interrupted or error ("unknown" without the graph, which
+	// says whether tasks remain).
+	Status string `json:"status"`
 }
 
 func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	return threadRow{
 		ID: t.ID, Checkpoints: t.Checkpoints, Latest: t.LastID, Step: t.LastStep, Source: t.LastSource,
-		Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph,
+		Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph, GraphName: rec.displayName(),
 	}
 }
 
@@ -182,14 +175,19 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 				return storeError(err, "listing threads")
 			}
 			rows := make([]threadRow, 0, len(infos))
+			graphsByRecord := map[string]*engine.Graph{}
 			for _, t := range infos {
 				// A thread without root checkpoints (SetFingerprint alone
 				// makes one) has nothing history or show could print.
 				if t.Checkpoints == 0 {
 					continue
 				}
-				rows = append(rows, newThreadRow(t))
+				row := newThreadRow(t)
+				row.Status = threadStatus(ctx, st, t, graphsByRecord)
+				rows = append(rows, row)
 			}
+			// The thread worked on last comes first.
+			sort.SliceStable(rows, func(i, j int) bool { return rows[i].Updated.After(rows[j].Updated) })
 			if g.json {
 				return writeJSON(a.Stdout, rows)
 			}
@@ -200,14 +198,7 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH\tSTATUS")
 			for _, r := range rows {
-				status := ""
-				switch {
-				case r.Interrupted:
-					status = "interrupted"
-				case r.Failed:
-					status = "error"
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), r.Updated.Local().Format("2006-01-02 15:04:05"), termtext.Name(r.Graph), status)
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), r.Updated.Local().Format("2006-01-02 15:04:05"), termtext.Name(orNone(r.GraphName)), r.Status)
 			}
 			return tw.Flush()
 		},
@@ -226,12 +217,17 @@ tasks planned next, and the interrupts waiting for an answer.`,
 		Example: "  superstep history t1\n  superstep history t1 --graph research --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], loadOutline, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
 				gr, err := graphFor(ctx, st, args[0], graphFlag)
 				if err != nil {
 					return err
 				}
 				short := shortIDs(list)
+				// The end of the thread's original run: what replay compares with.
+				var recordedHead string
+				if chain, err := chooseBranch(list, &branchChoice{thread: args[0]}); err == nil {
+					recordedHead = chain[len(chain)-1].Checkpoint.ID
+				}
 				type row struct {
 					ID         string   `json:"id"`
 					Parent     string   `json:"parent,omitempty"`
@@ -240,7 +236,10 @@ tasks planned next, and the interrupts waiting for an answer.`,
 					Next       []string `json:"next,omitempty"`
 					Writes     int      `json:"writes"`
 					Interrupts []string `json:"interrupts,omitempty"`
-					line       string
+					// RecordedRun marks the last checkpoint of the original
+					// run, the branch replay compares with by default.
+					RecordedRun bool `json:"recorded_run,omitempty"`
+					line        string
 				}
 				rows := make([]row, len(list))
 				for i, t := range list {
@@ -274,6 +273,10 @@ tasks planned next, and the interrupts waiting for an answer.`,
 					}
 					if len(shortInts) > 0 {
 						desc += "  interrupted: " + strings.Join(shortInts, "; ")
+					}
+					if r.ID == recordedHead {
+						r.RecordedRun = true
+						desc += "  (end of the recorded run)"
 					}
 					r.line = desc
 					rows[i] = r
@@ -363,10 +366,12 @@ interrupts waiting for an answer.`,
 		Example: "  superstep show t1\n  superstep show t1 --checkpoint 1f0a3c --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], loadNone, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
-				t, err := oneCheckpoint(ctx, st, args[0], ckpt)
-				if err != nil {
-					return err
+			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+				t := list[0]
+				if ckpt != "" {
+					if t, err = findCheckpoint(list, args[0], ckpt); err != nil {
+						return err
+					}
 				}
 				gr, err := graphFor(ctx, st, args[0], graphFlag)
 				if err != nil {
@@ -426,10 +431,12 @@ func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool
 		if gr != nil {
 			doc["next"] = nonNilSlice(next)
 		}
+		doc["status"] = checkpointStatus(gr, t)
 		return writeJSON(a.Stdout, doc)
 	}
 	w := a.Stdout
-	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s\n", termtext.Name(t.Config.ThreadID), termtext.Name(cp.ID), t.Metadata.Step, termtext.Name(t.Metadata.Source))
+	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s  status %s\n", termtext.Name(t.Config.ThreadID), termtext.Name(engine.ShortID(cp.ID)), t.Metadata.Step, termtext.Name(t.Metadata.Source), checkpointStatus(gr, t))
+	fmt.Fprintf(w, "id %s\n", termtext.Name(cp.ID))
 	if t.ParentID != "" {
 		fmt.Fprintf(w, "parent %s\n", termtext.Name(t.ParentID))
 	}
@@ -505,7 +512,7 @@ differs, both values and both versions.`,
 		Example: "  superstep diff t1 1f0a3c 1f0a41\n  superstep diff t1 1f0a3c 1f0a41 --json",
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], loadAll, func(_ context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+			return a.readThread(cmd, g, args[0], func(_ context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
 				ta, err := findCheckpoint(list, args[0], args[1])
 				if err != nil {
 					return err
@@ -614,7 +621,7 @@ import it on your machine.`,
 		Example: "  superstep export t1 > t1.json\n  ssh server superstep export t1 | superstep import -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], loadNone, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
 				// "" exports the graph record stored with the thread.
 				if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
 					if errors.Is(err, persist.ErrThreadNotFound) {
@@ -702,127 +709,82 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 				return err
 			}
 			defer closeStore(st, &err)
-			if err := st.Check(); err != nil {
-				return failf("check %s: %s", p, storeMessage(err))
+			cerr := st.Check()
+			if g.json {
+				doc := map[string]any{"database": displayDB(p), "ok": cerr == nil}
+				if cerr != nil {
+					doc["problems"] = strings.Split(storeMessage(cerr), "\n")
+				}
+				if err := writeJSON(a.Stdout, doc); err != nil {
+					return err
+				}
 			}
-			_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", p)
+			if cerr != nil {
+				return failf("check %s: %s", displayDB(p), storeMessage(cerr))
+			}
+			if !g.json {
+				_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", displayDB(p))
+			}
 			return err
 		},
 	}
 }
 
-// threadLoad says how much of a thread readThread reads before it calls
-// its function.
-type threadLoad int
-
-const (
-	loadAll     threadLoad = iota // every checkpoint with all its values
-	loadOutline                   // every checkpoint, values only of internal channels
-	loadNone                      // nothing: the function reads what it needs
-)
-
-// outliner is what a store offers to read a thread without its values;
-// *persist.Store has it. A store without it is read in full.
-type outliner interface {
-	Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(channel string) bool) ([]*engine.CheckpointTuple, error)
-	CheckpointIDs(ctx context.Context, cfg engine.Config, prefix string, limit int) ([]string, error)
+// readThread opens the database read-only, reads thread's checkpoints
+// (newest first, an error naming the thread when it has none) and runs fn;
+// the database is closed when fn returns.
+func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) error {
+	return a.withThread(cmd, g, thread, true, fn)
 }
 
-// readThread opens the database read-only, reads thread's checkpoints as
-// load says (newest first, an error naming the thread when it has none)
-// and runs fn; the database is closed when fn returns.
-func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, load threadLoad, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
-	st, err := a.open(g, true)
+// writeThread is readThread on the database opened for writing.
+func (a *App) writeThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) error {
+	return a.withThread(cmd, g, thread, false, fn)
+}
+
+func (a *App) withThread(cmd *cobra.Command, g *globals, thread string, readOnly bool, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
+	st, err := a.open(g, readOnly)
 	if err != nil {
 		return err
 	}
 	defer closeStore(st, &err)
 	ctx := cmd.Context()
-	var list []*engine.CheckpointTuple
-	switch o, ok := st.(outliner); {
-	case load == loadNone:
-	case load == loadOutline && ok:
-		// Planning the next tasks needs versions and the internal
-		// channels (triggers, joins, Sends), never the state's values.
-		list, err = o.Outline(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{}, internalChannel)
-		if err == nil && len(list) == 0 {
-			err = usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
-		} else if err != nil {
-			err = storeError(err, "reading thread %q", thread)
-		}
-	default:
-		list, err = threadCheckpoints(ctx, st, thread)
-	}
+	list, err := threadCheckpoints(ctx, st, thread)
 	if err != nil {
 		return err
 	}
 	return fn(ctx, st, list)
 }
 
-// internalChannel reports a channel that is not a state key: a trigger,
-// join or reserved channel, small and needed to plan tasks.
-func internalChannel(ch string) bool {
-	return strings.HasPrefix(ch, "__") || strings.HasPrefix(ch, engine.BranchPrefix) || strings.HasPrefix(ch, engine.JoinPrefix)
+// threadStatus is the engine's status of a thread's latest checkpoint
+// (engine.StateSnapshot.Status, the same facts show, run and the debugger
+// use): planned with the thread's recorded graph when it still resolves,
+// else from the saved writes alone.
+func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map[string]*engine.Graph) string {
+	tuple, err := st.GetTuple(ctx, engine.Config{ThreadID: t.ID})
+	if err != nil || tuple == nil {
+		return "unknown"
+	}
+	rec, _ := decodeGraphRecord(t.Fingerprint)
+	g, ok := cache[rec.Graph+" "+rec.Fingerprint]
+	if !ok && rec.Graph != "" {
+		g, _ = graphFor(ctx, st, t.ID, "")
+		cache[rec.Graph+" "+rec.Fingerprint] = g
+	}
+	return checkpointStatus(g, tuple)
 }
 
-// oneCheckpoint reads the checkpoint ref names on thread (an id or unique
-// prefix; "" for the latest) without reading the others, when the store
-// can; otherwise it reads the thread and picks it.
-func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.CheckpointTuple, error) {
-	o, ok := st.(outliner)
-	if !ok {
-		list, err := threadCheckpoints(ctx, st, thread)
-		if err != nil || ref == "" {
-			return first(list), err
-		}
-		return findCheckpoint(list, thread, ref)
-	}
-	cfg := engine.Config{ThreadID: thread}
-	if ref != "" {
-		ids, err := o.CheckpointIDs(ctx, cfg, ref, 0)
-		if err != nil {
-			return nil, storeError(err, "reading thread %q", thread)
-		}
-		switch {
-		case slices.Contains(ids, ref):
-			cfg.CheckpointID = ref
-		case len(ids) == 1:
-			cfg.CheckpointID = ids[0]
-		case len(ids) > 1:
-			return nil, usagef("checkpoint prefix %q is ambiguous on thread %q: %d checkpoints match", ref, thread, len(ids))
-		default:
-			if _, err := threadCheckpointExists(ctx, st, thread); err != nil {
-				return nil, err
-			}
-			return nil, usagef("%w: no checkpoint %q on thread %q (superstep history %s lists them)", engine.ErrNoCheckpoint, ref, thread, thread)
+// checkpointStatus is the engine's status of checkpoint t: with the graph,
+// from its planned tasks and saved writes (StateSnapshot.Status); without,
+// from the saved writes alone, which cannot tell done from pending.
+func checkpointStatus(g *engine.Graph, t *engine.CheckpointTuple) string {
+	if g != nil {
+		if snap, err := g.SnapshotOf(t, false); err == nil {
+			return snap.Status().String()
 		}
 	}
-	t, err := st.GetTuple(ctx, cfg)
-	if err != nil {
-		return nil, storeError(err, "reading thread %q", thread)
+	if status := engine.ReadSavedWrites(t.PendingWrites).Status(true); status != engine.CheckpointPending {
+		return status.String()
 	}
-	if t == nil {
-		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
-	}
-	return t, nil
-}
-
-// threadCheckpointExists returns an error naming thread when it has no
-// checkpoint.
-func threadCheckpointExists(ctx context.Context, st Store, thread string) (bool, error) {
-	t, err := st.GetTuple(ctx, engine.Config{ThreadID: thread})
-	if err != nil {
-		return false, storeError(err, "reading thread %q", thread)
-	}
-	if t == nil {
-		return false, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
-	}
-	return true, nil
-}
-
-func first(list []*engine.CheckpointTuple) *engine.CheckpointTuple {
-	if len(list) == 0 {
-		return nil
-	}
-	return list[0]
+	return "unknown"
 }

@@ -49,16 +49,16 @@ func superstep(t *testing.T, stdin string, args ...string) result {
 // superstepEnv is superstep with more environment variables ("K=V").
 func superstepEnv(t *testing.T, env []string, stdin string, args ...string) result {
 	t.Helper()
-	return runProgram(t, env, stdin, binary, args...)
+	return runProgram(t, binary, env, stdin, args...)
 }
 
-// runProgram runs prog (superstep, or a shell that starts it) as
-// superstepEnv does.
-func runProgram(t *testing.T, env []string, stdin, prog string, args ...string) result {
+// runProgram runs bin (superstep, or a program embedding it) as
+// superstepEnv describes.
+func runProgram(t *testing.T, binary string, env []string, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(testEnv(t), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer

@@ -31,7 +31,7 @@ func TestRun_LostBufferedCheckpoints(t *testing.T) {
 	}
 	// ulimit -f counts 512-byte blocks: no write past the current end.
 	limit := fi.Size() / 512
-	r := runProgram(t, nil, "", "sh", "-c", `ulimit -f "$1"; shift; exec "$@"`, "sh",
+	r := runProgram(t, "sh", nil, "", "-c", `ulimit -f "$1"; shift; exec "$@"`, "sh",
 		strconv.FormatInt(limit, 10), binary, "run", scenario, "--db", db, "--thread", "second", "--durability", "exit")
 	r.want(t, 1, `node "boom" failed`, "saving the database failed", "22 checkpoints", "not saved")
 }

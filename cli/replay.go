@@ -17,6 +17,9 @@ func (a *App) replayCommand(g *globals) *cobra.Command {
 	var graphFlag string
 	var from int
 	var force bool
+	var branch, start string
+	var rerun []string
+	var offline bool
 	cmd := &cobra.Command{
 		Use:   "replay THREAD",
 		Short: "Re-execute a recorded thread with the current graph and compare",
@@ -25,8 +28,21 @@ feeding the recorded inputs and the recorded human answers, on a new branch
 of the thread (it stays in the database), and compare every superstep's
 tasks and their writes, channel by channel, with the recorded ones.
 
-The recorded branch is the thread's latest checkpoint back to its root.
-Replay starts at the input checkpoint, or at the checkpoint of step --from.
+The recorded branch is, by default, the thread's original run: what ran
+before any fork, update_state or earlier replay, which all branch off it
+later and are never compared with. --branch ID compares with the branch that
+ends at checkpoint ID instead. Replay starts at the thread's first
+checkpoint, or at --checkpoint ID, or at the checkpoint of step --from. A
+replay with no superstep to compare is an error (exit 2), never a pass.
+
+Nodes that call models or tools answer differently every time, so a plain
+replay of their thread diverges at the first of them. --rerun NODE[,NODE...]
+executes only the named nodes with the current code: every other task whose
+input equals its recorded input takes its recorded writes (reported as
+reused). A task whose input changed (a re-run node upstream wrote something
+else) executes and is reported; with --offline the replay stops there
+instead, naming the task, its step and the changed input keys, so no model
+or tool is called by surprise. superstep exec runs one node alone.
 
 Before running anything the graph's topology (nodes, triggers, edges,
 channels) is compared with the one recorded for the thread; a different
@@ -35,67 +51,79 @@ topology is refused with exit code 2 and the differences named, unless
 exit 1 naming the step, the node and the channel with both values.`,
 		Example: `  superstep replay t1 --graph research
   superstep replay t1 --graph ./fixed-scenario.json --from 2
-  superstep replay t1 --graph research --force --db ./bug.db`,
+  superstep replay t1 --graph research --force --db ./bug.db
+  superstep replay t1 --rerun synthesize --offline
+  superstep replay t1 --branch 3f2a9c1e --checkpoint e2c3cb43`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			st, err := a.open(g, false)
-			if err != nil {
-				return err
-			}
-			defer closeStore(st, &err)
-			ctx := cmd.Context()
+		RunE: func(cmd *cobra.Command, args []string) error {
 			thread := args[0]
-			list, err := threadCheckpoints(ctx, st, thread)
-			if err != nil {
-				return err
-			}
-			fp, err := st.Fingerprint(ctx, thread)
-			if err != nil {
-				return storeError(err, "reading thread %q", thread)
-			}
-			rec, recorded := decodeGraphRecord(fp)
-			if graphFlag == "" {
-				if rec.Graph == "" {
-					return usagef("thread %q has no recorded graph: pass --graph", thread)
+			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+				fp, err := st.Fingerprint(ctx, thread)
+				if err != nil {
+					return storeError(err, "reading thread %q", thread)
 				}
-				graphFlag = rec.Graph
-			}
-			gr, _, _, err := ResolveGraph(graphFlag, engine.WithSaver(st))
-			if err != nil {
-				return err
-			}
-			switch {
-			case !recorded:
-				a.warn(fmt.Sprintf("thread %q has no recorded topology: cannot check that the graph is the same", thread))
-			case rec.Fingerprint != gr.Fingerprint():
-				diff := topologyDiff(rec.Topology, gr.Topology())
-				what := strings.Join(diff, "; ")
-				if len(rec.Topology) == 0 {
-					what = "fingerprint " + rec.Fingerprint + " recorded, " + gr.Fingerprint() + " now (the recorded topology is not stored)"
+				rec, recorded := decodeGraphRecord(fp)
+				if graphFlag == "" {
+					if rec.Graph == "" {
+						return usagef("thread %q has no recorded graph: pass --graph", thread)
+					}
+					graphFlag = rec.Graph
 				}
-				if !force {
-					return usagef("%w for thread %q: %s (--force replays anyway)", engine.ErrGraphChanged, thread, what)
+				gr, _, _, err := ResolveGraph(graphFlag, engine.WithSaver(st))
+				if err != nil {
+					return err
 				}
-				a.warn(fmt.Sprintf("%v: %s; replaying anyway", engine.ErrGraphChanged, what))
-			}
-			fromSet := cmd.Flags().Changed("from")
-			rp, err := newReplay(ctx, gr, st, thread, list, rec.Replays, from, fromSet)
-			if err != nil {
-				return err
-			}
-			rp.out = a.Stdout
-			rp.onFork = func(id string) error {
 				if !recorded {
-					rec = newGraphRecord(gr, graphFlag)
+					a.warn(fmt.Sprintf("thread %q has no recorded topology: cannot check that the graph is the same", thread))
+				} else if err := checkTopology(ctx, st, thread, gr, force, a.warn); err != nil {
+					return err
 				}
-				rec.Replays = append(rec.Replays, id)
-				return st.SetFingerprint(ctx, thread, rec.encode())
-			}
-			return rp.run(ctx)
+				bc := branchChoice{head: branch, start: start, from: from, fromSet: cmd.Flags().Changed("from"), thread: thread}
+				if bc.fromSet && bc.start != "" {
+					return usagef("--from and --checkpoint both name the start: give one")
+				}
+				rp, err := newReplay(gr, list, bc)
+				if err != nil {
+					return err
+				}
+				rp.out, rp.saver = a.Stdout, st
+				if offline && rerun == nil {
+					return usagef("--offline goes with --rerun: without it every task executes")
+				}
+				if rerun != nil {
+					rp.rerun, rp.matched, rp.reused = map[string]bool{}, map[string]bool{}, map[string]bool{}
+					for _, n := range rerun {
+						if !containsNode(gr, n) {
+							return usagef("--rerun %s: graph %s has no such node (nodes: %s)", n, gr.Name(), strings.Join(gr.NodeNames(), ", "))
+						}
+						rp.rerun[n] = true
+					}
+					rp.offline = offline
+				}
+				if !recorded {
+					// From now on the thread names the graph it was replayed with.
+					if err := st.SetFingerprint(ctx, thread, newGraphRecord(gr, graphFlag).encode()); err != nil {
+						return storeError(err, "recording the graph of thread %q", thread)
+					}
+				}
+				if !g.json {
+					return rp.run(ctx)
+				}
+				rp.out = io.Discard
+				err = rp.run(ctx)
+				if werr := writeJSON(a.Stdout, rp.report); werr != nil && err == nil {
+					err = werr
+				}
+				return err
+			})
 		},
 	}
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to replay with (default: the one recorded for the thread)")
 	cmd.Flags().IntVar(&from, "from", -1, "step of the recorded checkpoint to start from")
+	cmd.Flags().StringVar(&branch, "branch", "", "compare with the branch that ends at this checkpoint (default: the thread's original run)")
+	cmd.Flags().StringSliceVar(&rerun, "rerun", nil, "execute only these nodes (comma-separated); other tasks with unchanged input reuse their recorded writes")
+	cmd.Flags().BoolVar(&offline, "offline", false, "with --rerun: stop at a task whose input changed instead of executing it")
+	cmd.Flags().StringVar(&start, "checkpoint", "", "start from this recorded checkpoint (id or prefix)")
 	cmd.Flags().BoolVar(&force, "force", false, "replay even if the topology changed")
 	return cmd
 }
@@ -110,6 +138,10 @@ type recTask struct {
 	answers     []any          // the __resume__ answers it consumed
 	interrupted bool
 	err         string
+	// saved: the recording saved something for the task (writes, an
+	// interrupt, an error, or that it wrote nothing). A task without is one
+	// the recording was cut off before it finished.
+	saved bool
 }
 
 func (t recTask) key() string {
@@ -134,27 +166,71 @@ type replay struct {
 	startID string
 	steps   []recStep
 	out     io.Writer
-	// onFork records the replay branch's first checkpoint.
-	onFork func(id string) error
 	// answered counts the answers fed to each replayed task, by task id.
 	answered map[string]int
+	// cutOff: the recording ends with tasks still planned (it was killed,
+	// stopped at a breakpoint or failed), so the replay stops there too
+	// instead of running on.
+	cutOff bool
+	// rerun names the nodes that execute with the current code when set
+	// (--rerun): every other task whose input equals the recording's takes
+	// its recorded writes. offline stops at a task that would execute
+	// because its input changed.
+	rerun   map[string]bool
+	offline bool
+	saver   engine.Saver
+	// matched marks the replay checkpoints whose plan was matched with
+	// the recording, and notes says per task what happened (for the log).
+	matched map[string]bool
+	notes   []string
+	// reused marks the tasks that took their recorded writes.
+	reused map[string]bool
+	// differences are the write differences a --rerun replay went past.
+	differences []string
+	// lastStep is the step of the recording's last checkpoint, and
+	// plannedNext the tasks the recording planned from it (sorted names).
+	lastStep    int
+	plannedNext []string
+	// report is what the replay found, for --json.
+	report replayReport
 }
 
-// newReplay reads the recorded branch (the newest checkpoint outside every
-// earlier replay branch, back through its parents to the root) and the
-// supersteps on it after the start checkpoint.
-func newReplay(ctx context.Context, g *engine.Graph, st Store, thread string, list []*engine.CheckpointTuple, replays []string, from int, fromSet bool) (*replay, error) {
-	chain, err := recordedBranch(thread, list, replays)
+// branchChoice says which recorded branch a replay compares with and
+// where it starts: by default the thread's original run from its input
+// checkpoint; --branch names the branch's last checkpoint, --checkpoint or
+// --from the start.
+type branchChoice struct {
+	head     string // --branch: checkpoint reference, "" for the original run
+	start    string // --checkpoint: checkpoint reference
+	from     int    // --from: step, when fromSet
+	fromSet  bool
+	thread   string
+	describe string // how the branch was chosen, for messages
+}
+
+// newReplay reads the chosen branch and the supersteps on it after the
+// start checkpoint. A branch with nothing to compare is an input error:
+// a replay that compared nothing must not pass.
+func newReplay(g *engine.Graph, list []*engine.CheckpointTuple, bc branchChoice) (*replay, error) {
+	chain, err := chooseBranch(list, &bc)
 	if err != nil {
 		return nil, err
 	}
+	thread := bc.thread
 	start := 0
-	if fromSet {
+	switch {
+	case bc.start != "":
+		t, err := findCheckpoint(chain, thread, bc.start)
+		if err != nil {
+			return nil, usagef("--checkpoint %s is not on %s: %v", bc.start, bc.describe, err)
+		}
+		start = slices.Index(chain, t)
+	case bc.fromSet:
 		start = slices.IndexFunc(chain, func(t *engine.CheckpointTuple) bool {
-			return t.Metadata.Step == from && t.Metadata.Source != engine.SourceFork
+			return t.Metadata.Step == bc.from && t.Metadata.Source != engine.SourceFork
 		})
 		if start < 0 {
-			return nil, usagef("no checkpoint at step %d on thread %q's latest branch (steps %d to %d)", from, thread, chain[0].Metadata.Step, chain[len(chain)-1].Metadata.Step)
+			return nil, usagef("no checkpoint at step %d on %s (steps %d to %d)", bc.from, bc.describe, chain[0].Metadata.Step, chain[len(chain)-1].Metadata.Step)
 		}
 	}
 	rp := &replay{g: g, thread: thread, startID: chain[start].Checkpoint.ID, answered: map[string]int{}}
@@ -172,45 +248,98 @@ func newReplay(ctx context.Context, g *engine.Graph, st Store, thread string, li
 		case engine.SourceFork:
 			// A fork copies its parent's state: nothing ran.
 		default:
-			return nil, usagef("thread %q: checkpoint %s at step %d came from update_state, which replay does not re-apply: replay --from a later step", thread, t.Checkpoint.ID, t.Metadata.Step)
+			return nil, usagef("thread %q: checkpoint %s at step %d on %s came from update_state, which replay does not re-apply: start after it with --checkpoint %s", thread, engine.ShortID(t.Checkpoint.ID), t.Metadata.Step, bc.describe, engine.ShortID(t.Checkpoint.ID))
 		}
 	}
 	last := chain[len(chain)-1]
-	if len(last.PendingWrites) > 0 {
-		tasks, err := recordedTasks(g, last)
-		if err != nil {
-			return nil, err
-		}
+	tasks, err := recordedTasks(g, last)
+	if err != nil {
+		return nil, err
+	}
+	rp.lastStep, rp.cutOff = last.Metadata.Step, len(tasks) > 0
+	for _, t := range tasks {
+		rp.plannedNext = append(rp.plannedNext, t.name)
+	}
+	slices.Sort(rp.plannedNext)
+	if slices.ContainsFunc(tasks, func(t recTask) bool { return t.saved }) {
 		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks})
+	}
+	if !slices.ContainsFunc(rp.steps, func(r recStep) bool { return r.kind != "input" }) {
+		return nil, usagef("nothing to replay: %s of thread %q has no superstep after checkpoint %s (step %d); choose an earlier start (--from, --checkpoint) or another branch (--branch)",
+			bc.describe, thread, engine.ShortID(chain[start].Checkpoint.ID), chain[start].Metadata.Step)
 	}
 	return rp, nil
 }
 
-// recordedBranch returns the recorded branch, oldest checkpoint first.
-func recordedBranch(thread string, list []*engine.CheckpointTuple, replays []string) ([]*engine.CheckpointTuple, error) {
+// chooseBranch returns the branch to compare with, oldest checkpoint first:
+// the root to --branch's checkpoint, or else the thread's original run. The
+// original run is what ran before anyone travelled in time: from the root,
+// each checkpoint's oldest child that a run made (source input or loop);
+// forks, update_state and replay branches are all made later. With
+// --checkpoint and no --branch, the branch goes through that checkpoint.
+func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.CheckpointTuple, error) {
 	byID := map[string]*engine.CheckpointTuple{}
+	children := map[string][]*engine.CheckpointTuple{}
+	var root *engine.CheckpointTuple
 	for _, t := range list {
 		byID[t.Checkpoint.ID] = t
 	}
-	for _, head := range list { // newest first
-		var chain []*engine.CheckpointTuple
-		replayed := false
-		for t := head; t != nil; t = byID[t.ParentID] {
-			if slices.Contains(replays, t.Checkpoint.ID) {
-				replayed = true
-				break
+	for _, t := range list {
+		switch {
+		case t.ParentID == "":
+			if root == nil || t.Checkpoint.ID < root.Checkpoint.ID {
+				root = t
 			}
-			chain = append(chain, t)
-			if t.ParentID != "" && byID[t.ParentID] == nil {
-				return nil, failf("thread %q: checkpoint %s names parent %s, which is not stored", thread, t.Checkpoint.ID, t.ParentID)
-			}
-		}
-		if !replayed {
-			slices.Reverse(chain)
-			return chain, nil
+		case byID[t.ParentID] == nil:
+			return nil, failf("thread %q: checkpoint %s names parent %s, which is not stored", bc.thread, t.Checkpoint.ID, t.ParentID)
+		default:
+			children[t.ParentID] = append(children[t.ParentID], t)
 		}
 	}
-	return nil, usagef("thread %q has only replay branches", thread)
+	ancestors := func(t *engine.CheckpointTuple) []*engine.CheckpointTuple {
+		var chain []*engine.CheckpointTuple
+		for ; t != nil; t = byID[t.ParentID] {
+			chain = append(chain, t)
+		}
+		slices.Reverse(chain)
+		return chain
+	}
+	// originalFrom follows the run's own children down from chain's end.
+	originalFrom := func(chain []*engine.CheckpointTuple) []*engine.CheckpointTuple {
+		for t := chain[len(chain)-1]; ; {
+			var next *engine.CheckpointTuple
+			for _, c := range children[t.Checkpoint.ID] {
+				src := c.Metadata.Source
+				if (src == engine.SourceLoop || src == engine.SourceInput) && (next == nil || c.Checkpoint.ID < next.Checkpoint.ID) {
+					next = c
+				}
+			}
+			if next == nil {
+				return chain
+			}
+			chain, t = append(chain, next), next
+		}
+	}
+	switch {
+	case bc.head != "":
+		t, err := findCheckpoint(list, bc.thread, bc.head)
+		if err != nil {
+			return nil, err
+		}
+		bc.describe = "the branch ending at " + engine.ShortID(t.Checkpoint.ID)
+		return ancestors(t), nil
+	case bc.start != "":
+		t, err := findCheckpoint(list, bc.thread, bc.start)
+		if err != nil {
+			return nil, err
+		}
+		bc.describe = "the branch through " + engine.ShortID(t.Checkpoint.ID)
+		return originalFrom(ancestors(t)), nil
+	case root == nil:
+		return nil, failf("thread %q has no root checkpoint", bc.thread)
+	}
+	bc.describe = "the recorded run"
+	return originalFrom([]*engine.CheckpointTuple{root}), nil
 }
 
 // recordedTasks rebuilds the tasks planned from checkpoint t and what each
@@ -225,7 +354,13 @@ func recordedTasks(g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, error
 	idx := map[string]int{}
 	for _, st := range snap.Tasks {
 		idx[st.ID] = len(tasks)
-		tasks = append(tasks, recTask{id: st.ID, name: st.Name, push: st.Push, input: st.Input})
+		input := st.Input
+		if !st.Push {
+			// A pull task reads the state at the checkpoint; the snapshot
+			// carries inputs of Send tasks only.
+			input = snap.Values
+		}
+		tasks = append(tasks, recTask{id: st.ID, name: st.Name, push: st.Push, input: input})
 	}
 	saved := engine.ReadSavedWrites(t.PendingWrites)
 	for i := range tasks {
@@ -234,6 +369,7 @@ func recordedTasks(g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, error
 			continue
 		}
 		rt := &tasks[i]
+		rt.saved = true
 		rt.writes, rt.answers, rt.interrupted, rt.err = sv.Writes, sv.Answers, len(sv.Interrupts) > 0, sv.Error
 		if len(rt.writes) > 0 {
 			// A failed attempt that a later run retried successfully.
@@ -252,51 +388,107 @@ func (rp *replay) diverge(format string, args ...any) error {
 	return &divergence{msg: fmt.Sprintf(format, args...)}
 }
 
+// replayReport is what a replay found: printed as text as it goes, and as
+// one document with --json.
+type replayReport struct {
+	Thread   string       `json:"thread"`
+	Start    string       `json:"start"`
+	Fork     string       `json:"fork,omitempty"`
+	Head     string       `json:"head,omitempty"`
+	Compared int          `json:"supersteps_compared"`
+	Result   string       `json:"result"` // match, diverged, stopped or error
+	Message  string       `json:"message,omitempty"`
+	Steps    []stepReport `json:"steps"`
+}
+
+type stepReport struct {
+	Step  int      `json:"step"`
+	Kind  string   `json:"kind"` // superstep or input
+	Tasks []string `json:"tasks,omitempty"`
+	Match bool     `json:"match"`
+	Notes []string `json:"notes,omitempty"`
+}
+
 func (rp *replay) run(ctx context.Context) error {
+	rep := &rp.report
+	compared := 0
+	rep.Thread, rep.Start, rep.Result, rep.Steps = rp.thread, rp.startID, "error", []stepReport{}
 	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(rp.startID))
 	if err != nil {
+		rep.Message = err.Error()
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
 	}
-	if v := s.View(); v.Source == engine.SourceFork && rp.onFork != nil {
-		if err := rp.onFork(v.CheckpointID); err != nil {
-			return failf("recording the replay branch: %v", err)
+	rep.Fork = s.View().CheckpointID
+	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", termtext.Name(rp.thread), termtext.Name(engine.ShortID(rp.startID)), engine.ShortID(rep.Fork))
+	end := func(result, msg string, err error) error {
+		rep.Result, rep.Message, rep.Head = result, msg, s.View().CheckpointID
+		switch result {
+		case "diverged":
+			fmt.Fprintf(rp.out, "DIVERGED at %s\nthe replayed branch ends at checkpoint %s\n", msg, engine.ShortID(rep.Head))
+		case "stopped":
+			fmt.Fprintf(rp.out, "STOPPED at %s\n", msg)
 		}
+		return err
 	}
-	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", termtext.Name(rp.thread), termtext.Name(rp.startID), s.View().CheckpointID)
-	compared := 0
 	for _, rs := range rp.steps {
 		var err error
+		rp.notes = nil
+		sr := stepReport{Step: rs.step, Kind: "superstep"}
 		switch rs.kind {
 		case "input":
+			sr.Kind = "input"
 			if s, err = rp.newInput(ctx, s, rs); err == nil {
+				sr.Match = true
 				fmt.Fprintf(rp.out, "input at step %d: fed the recorded input\n", rs.step)
 			}
 		default:
+			for _, t := range rs.tasks {
+				sr.Tasks = append(sr.Tasks, t.name)
+			}
 			s, err = rp.superstep(ctx, s, rs)
 			if err == nil {
 				compared++
-				fmt.Fprintf(rp.out, "step %d: %s match\n", rs.step, taskList(rs.tasks))
+				rep.Compared, sr.Match = compared, true
+				verdict := "match"
+				if slices.ContainsFunc(rp.notes, func(n string) bool { return strings.Contains(n, " DIFFERS: ") }) {
+					verdict, sr.Match = "differ", false
+				}
+				fmt.Fprintf(rp.out, "step %d: %s %s\n", rs.step, taskList(rs.tasks), verdict)
 			}
 		}
-		var d *divergence
-		if errors.As(err, &d) {
-			fmt.Fprintf(rp.out, "DIVERGED at %s\n", d.msg)
-			fmt.Fprintf(rp.out, "the replayed branch ends at checkpoint %s\n", s.View().CheckpointID)
-			return failf("replay of thread %q diverged at %s", rp.thread, d.msg)
+		sr.Notes = rp.notes
+		rep.Steps = append(rep.Steps, sr)
+		for _, n := range rp.notes {
+			fmt.Fprintf(rp.out, "  %s\n", n)
 		}
-		if err != nil {
-			return err
+		var d *divergence
+		var stop *offlineStop
+		switch {
+		case errors.As(err, &d):
+			return end("diverged", d.msg, failf("replay of thread %q diverged at %s", rp.thread, d.msg))
+		case errors.As(err, &stop):
+			return end("stopped", stop.msg, failf("replay of thread %q stopped at %s", rp.thread, stop.msg))
+		case err != nil:
+			return end("error", err.Error(), err)
 		}
 	}
 	if err := rp.finish(ctx, s); err != nil {
 		var d *divergence
 		if errors.As(err, &d) {
-			fmt.Fprintf(rp.out, "DIVERGED at %s\n", d.msg)
-			return failf("replay of thread %q diverged at %s", rp.thread, d.msg)
+			return end("diverged", d.msg, failf("replay of thread %q diverged at %s", rp.thread, d.msg))
 		}
-		return err
+		return end("error", err.Error(), err)
 	}
-	fmt.Fprintf(rp.out, "replay matches: %d supersteps, the same tasks and writes; new branch head %s\n", compared, s.View().CheckpointID)
+	if len(rp.differences) > 0 {
+		msg := rp.differences[0]
+		if n := len(rp.differences) - 1; n > 0 {
+			msg += fmt.Sprintf(" (and %d more differences, above)", n)
+		}
+		return end("diverged", msg, failf("replay of thread %q diverged at %s", rp.thread, msg))
+	}
+	msg := fmt.Sprintf("%d supersteps, the same tasks and writes", compared)
+	_ = end("match", msg, nil)
+	fmt.Fprintf(rp.out, "replay matches: %s; new branch head %s\n", msg, engine.ShortID(rep.Head))
 	return nil
 }
 
@@ -354,6 +546,11 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 				return s, rp.compare(rs, v.Tasks)
 			}
 			if s, err = rp.continueRun(ctx, engine.Command{Resume: rm}); err != nil {
+				return s, err
+			}
+		case v.Phase == engine.PhasePlanned && rp.rerun != nil && !rp.matched[v.CheckpointID]:
+			var err error
+			if s, err = rp.reuseRecorded(ctx, s, rs, v); err != nil {
 				return s, err
 			}
 		case v.Phase == engine.PhaseExecuted:
@@ -498,8 +695,13 @@ func (rp *replay) compare(rs recStep, got []engine.TaskView) error {
 		}
 		for i, gt := range gts {
 			rt := rts[i]
-			if rs.kind == "open" && rt.interrupted && len(rt.writes) == 0 {
-				continue // still waiting in the recording: no writes to compare
+			if rp.reused[gt.ID] {
+				continue // it took the recorded writes: nothing to compare
+			}
+			if rs.kind == "open" && (!rt.saved || rt.interrupted && len(rt.writes) == 0) {
+				// Still waiting in the recording, or cut off before it
+				// finished: no outcome to compare with.
+				continue
 			}
 			if gt.State == engine.TaskFailed || rt.err != "" {
 				if (gt.State == engine.TaskFailed) != (rt.err != "") {
@@ -522,58 +724,145 @@ func taskOutcome(failed bool) string {
 	return "success"
 }
 
-// compareWrites compares two tasks' writes channel by channel; several
-// writes to one channel (Sends, appends) compare as a list.
+// compareWrites compares two runs of a task's writes (engine.DiffWrites)
+// and reports the first channel that differs.
 func (rp *replay) compareWrites(step int, node string, rec, got []engine.Write) error {
-	group := func(ws []engine.Write) (map[string][]any, []string) {
-		m := map[string][]any{}
-		var order []string
-		for _, w := range ws {
-			if engine.IsControlWrite(w.Channel) {
-				continue
-			}
-			if _, ok := m[w.Channel]; !ok {
-				order = append(order, w.Channel)
-			}
-			m[w.Channel] = append(m[w.Channel], w.Value)
-		}
-		return m, order
+	d := engine.DiffWrites(rec, got)
+	if d == nil {
+		return nil
 	}
-	rm, rorder := group(rec)
-	gm, gorder := group(got)
-	show := func(vs []any, ok bool) string {
-		switch {
-		case !ok:
-			return "(no write)"
-		case len(vs) == 1:
-			return string(engine.MustEncode(vs[0]))
-		}
-		return string(engine.MustEncode(vs))
+	if rp.rerun != nil {
+		// With --rerun the replay goes on past different writes, so that
+		// their effect downstream shows: which tasks' input changed.
+		msg := fmt.Sprintf("step %d, node %s, channel %s: recorded %s, replay %s", step, node, d[0].Channel, writeValues(d[0].Recorded, d[0].HasRecorded), writeValues(d[0].Got, d[0].HasGot))
+		rp.differences = append(rp.differences, msg)
+		rp.notes = append(rp.notes, node+" DIFFERS: "+msg)
+		return nil
 	}
-	for _, ch := range append(rorder, gorder...) {
-		rv, rok := rm[ch]
-		gv, gok := gm[ch]
-		if show(rv, rok) != show(gv, gok) {
-			return rp.diverge("step %d, node %s, channel %s: recorded %s, replay %s", step, node, ch, show(rv, rok), show(gv, gok))
-		}
-	}
-	return nil
+	return rp.diverge("step %d, node %s, channel %s: recorded %s, replay %s", step, node, d[0].Channel, writeValues(d[0].Recorded, d[0].HasRecorded), writeValues(d[0].Got, d[0].HasGot))
 }
 
-// finish checks that the replay stops where the recording stopped.
+// finish checks that the replay stops where the recording stopped. A
+// recording that was cut off with tasks planned (killed, stopped at a
+// breakpoint) is compared up to its plan: the replay must plan the same
+// tasks, and then stops too.
 func (rp *replay) finish(ctx context.Context, s *engine.Stepper) error {
 	if len(rp.steps) > 0 && rp.steps[len(rp.steps)-1].kind == "open" {
 		return nil
 	}
 	if s.Status() != engine.StatusRunning {
+		if rp.cutOff {
+			return rp.diverge("step %d: the recording planned %s; the replay ended instead", rp.lastStep+1, strings.Join(rp.plannedNext, ", "))
+		}
 		return nil
 	}
-	step := s.View().Step
+	step := rp.lastStep + 1
 	if err := s.Next(ctx); err != nil {
 		return rp.runFailed(step, err, nil)
 	}
-	if s.Status() == engine.StatusRunning {
-		return rp.diverge("step %d: the recording ends here; the replay goes on to %s", step, strings.Join(s.View().Next(), ", "))
+	next := s.View().Next()
+	slices.Sort(next)
+	switch {
+	case s.Status() == engine.StatusRunning && !rp.cutOff:
+		return rp.diverge("step %d: the recording ends here; the replay goes on to %s", step, strings.Join(next, ", "))
+	case rp.cutOff && !slices.Equal(next, rp.plannedNext):
+		return rp.diverge("step %d: the recording planned %s; the replay planned %s", step, strings.Join(rp.plannedNext, ", "), orNone(strings.Join(next, ", ")))
+	case rp.cutOff:
+		fmt.Fprintf(rp.out, "step %d: %s planned, as in the recording, which stops here before they ran\n", step, strings.Join(next, ", "))
 	}
 	return nil
+}
+
+// taskKey matches a replayed task with a recorded one: by node, and for a
+// Send by its argument too.
+func taskKey(t engine.TaskView) string {
+	if t.Push {
+		return t.Name + " " + string(engine.MustEncode(t.Input))
+	}
+	return t.Name
+}
+
+// reuseRecorded is --rerun's step: of the tasks just planned on the replay
+// branch, those of nodes not named by --rerun whose input equals their
+// recorded input take their recorded writes. They are saved on the replay
+// checkpoint as the writes of finished tasks, and the run restarts from it,
+// so the engine reuses them as it reuses a finished task's writes when a
+// superstep resumes (LangGraph: pregel/_loop.py:663, :736
+// _reapply_writes_to_succeeded_nodes; its node cache fills a task's writes
+// without running it the same way, _loop.py:1549 match_cached_writes);
+// only the other tasks execute. A task whose input
+// changed executes, or with --offline stops the replay, naming it.
+func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recStep, v *engine.StepView) (*engine.Stepper, error) {
+	rp.matched[v.CheckpointID] = true
+	rec := matchTasks(rs.tasks)
+	seen := map[string]int{}
+	cfg := engine.Config{ThreadID: rp.thread, CheckpointID: v.CheckpointID}
+	reused := 0
+	for _, t := range v.Tasks {
+		key := taskKey(t)
+		i := seen[key]
+		seen[key]++
+		var r *recTask
+		if i < len(rec[key]) {
+			r = rec[key][i]
+		}
+		switch {
+		case t.Name == engine.Start:
+			continue // the input, not a node of the user's
+		case rp.rerun[t.Name]:
+			rp.notes = append(rp.notes, t.Name+" ran (--rerun)")
+		case r == nil:
+			rp.notes = append(rp.notes, t.Name+" ran (no such task in the recording)")
+		case !r.saved || r.err != "" || r.interrupted && len(r.writes) == 0:
+			rp.notes = append(rp.notes, t.Name+" ran (the recording has no finished writes for it)")
+		case string(engine.MustEncode(t.Input)) == string(engine.MustEncode(r.input)):
+			writes := r.writes
+			if len(writes) == 0 {
+				writes = []engine.Write{{Channel: engine.NoWritesChannel}}
+			}
+			if err := rp.saver.PutWrites(ctx, cfg, t.ID, writes); err != nil {
+				return s, failf("saving the recorded writes of %s: %v", t.Name, err)
+			}
+			rp.reused[t.ID] = true
+			reused++
+			rp.notes = append(rp.notes, t.Name+" reused (input equal to the recording)")
+		default:
+			keys := changedKeys(r.input, t.Input)
+			if rp.offline {
+				return s, &offlineStop{msg: fmt.Sprintf("step %d, task %s: its input differs from the recording in %s, so it would run with the current code; --offline stops here (drop --offline to run it, or add it to --rerun)", rs.step, t.Name, keys)}
+			}
+			rp.notes = append(rp.notes, fmt.Sprintf("%s ran (input changed: %s)", t.Name, keys))
+		}
+	}
+	if reused == 0 {
+		return s, nil
+	}
+	return rp.continueRun(ctx, nil)
+}
+
+// offlineStop ends a --offline replay before a task with changed input.
+type offlineStop struct{ msg string }
+
+func (o *offlineStop) Error() string { return o.msg }
+
+// changedKeys names the top-level keys where two task inputs differ.
+func changedKeys(rec, got any) string {
+	rm, rok := rec.(map[string]any)
+	gm, gok := got.(map[string]any)
+	if !rok || !gok {
+		return "its value"
+	}
+	var keys []string
+	for k := range rm {
+		if _, ok := gm[k]; !ok || string(engine.MustEncode(rm[k])) != string(engine.MustEncode(gm[k])) {
+			keys = append(keys, k)
+		}
+	}
+	for k := range gm {
+		if _, ok := rm[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return orNone(strings.Join(keys, ", "))
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/superstep/superstep/engine"
@@ -24,43 +22,68 @@ import (
 // scenario file's absolute path). Errors name the graph and, for a scenario,
 // the file position.
 func ResolveGraph(nameOrPath string, opts ...engine.CompileOption) (g *engine.Graph, example map[string]any, fingerprintName string, err error) {
+	r, err := resolveGraph(nameOrPath, opts...)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return r.g, r.example, r.recordName, nil
+}
+
+// resolvedGraph is what a GRAPH argument names.
+type resolvedGraph struct {
+	g *engine.Graph
+	// example is a new thread's input: a built-in's Input, or a scenario
+	// file's first invoke op's input.
+	example map[string]any
+	// recursionLimit is the scenario's first invoke op's, 0 if none.
+	recursionLimit int
+	// recordName finds the graph again: a built-in's name, or the
+	// scenario file's absolute path.
+	recordName string
+}
+
+func resolveGraph(nameOrPath string, opts ...engine.CompileOption) (*resolvedGraph, error) {
 	if nameOrPath == "" {
-		return nil, nil, "", usagef("no graph given: name a built-in graph (superstep graphs) or a scenario file")
+		return nil, usagef("no graph given: name a built-in graph (superstep graphs) or a scenario file")
 	}
 	if ex, ok := graphs.Get(nameOrPath); ok {
 		g, err := ex.Build(opts...)
 		if err != nil {
-			return nil, nil, "", failf("graph %q does not compile: %v", nameOrPath, err)
+			return nil, failf("graph %q does not compile: %v", nameOrPath, err)
 		}
-		return g, maps.Clone(ex.Input), ex.Name, nil
+		return &resolvedGraph{g: g, example: maps.Clone(ex.Input), recordName: ex.Name}, nil
 	}
 	if _, statErr := os.Stat(nameOrPath); statErr != nil {
 		if errors.Is(statErr, os.ErrNotExist) {
-			return nil, nil, "", usagef("unknown graph %q: not a built-in graph (%s) and no such file", nameOrPath, strings.Join(builtinNames(), ", "))
+			return nil, usagef("unknown graph %q: not a built-in graph (%s) and no such file", nameOrPath, strings.Join(builtinNames(), ", "))
 		}
-		return nil, nil, "", usagef("graph %s: %v", nameOrPath, statErr)
+		return nil, usagef("graph %s: %v", nameOrPath, statErr)
 	}
 	f, err := scenario.Load(nameOrPath)
 	if err != nil {
-		return nil, nil, "", usagef("%v", err)
+		return nil, usagef("%v", err)
 	}
-	g, _, err = scenario.Build(f, opts...)
+	g, _, err := scenario.Build(f, opts...)
 	if err != nil {
-		return nil, nil, "", usagef("scenario %s: %v", nameOrPath, err)
+		return nil, usagef("scenario %s: %v", nameOrPath, err)
 	}
+	r := &resolvedGraph{g: g}
+	// The file's first invoke is its example: its input and its limit.
 	for _, op := range f.Ops {
-		if op.Kind == scenario.OpInvoke && op.HasInput {
-			if m, ok := engine.Normalize(op.Input).(map[string]any); ok {
-				example = m
-			}
-			break
+		if op.Kind != scenario.OpInvoke {
+			continue
 		}
+		if m, ok := engine.Normalize(op.Input).(map[string]any); ok && op.HasInput {
+			r.example = m
+		}
+		r.recursionLimit = op.RecursionLimit
+		break
 	}
-	abs, err := filepath.Abs(nameOrPath)
+	r.recordName, err = filepath.Abs(nameOrPath)
 	if err != nil {
-		abs = nameOrPath
+		r.recordName = nameOrPath
 	}
-	return g, example, abs, nil
+	return r, nil
 }
 
 func builtinNames() []string {
@@ -77,15 +100,22 @@ func builtinNames() []string {
 // something did. Stores see it as an opaque string.
 type graphRecord struct {
 	Graph       string   `json:"graph"`
+	Name        string   `json:"name,omitempty"` // the graph's own name`
 	Fingerprint string   `json:"fingerprint"`
 	Topology    []string `json:"topology"`
-	// Replays are the fork checkpoints where replay branches start: a
-	// later replay compares with the recording, not with an earlier replay.
-	Replays []string `json:"replays,omitempty"`
 }
 
 func newGraphRecord(g *engine.Graph, name string) graphRecord {
-	return graphRecord{Graph: name, Fingerprint: g.Fingerprint(), Topology: g.Topology()}
+	return graphRecord{Graph: name, Name: g.Name(), Fingerprint: g.Fingerprint(), Topology: g.Topology()}
+}
+
+// displayName is the graph's name for a listing: its own name, else the
+// scenario file's base name rather than its whole path.
+func (r graphRecord) displayName() string {
+	if r.Name != "" || r.Graph == "" {
+		return r.Name
+	}
+	return strings.TrimSuffix(filepath.Base(r.Graph), ".json")
 }
 
 func (r graphRecord) encode() string {
@@ -106,37 +136,18 @@ func decodeGraphRecord(s string) (graphRecord, bool) {
 	return r, true
 }
 
-// topologyDiff lists the topology lines only in the recorded graph ("-")
-// and only in the current one ("+").
-func topologyDiff(recorded, current []string) []string {
-	var out []string
-	for _, l := range recorded {
-		if !slices.Contains(current, l) {
-			out = append(out, "- "+l)
-		}
-	}
-	for _, l := range current {
-		if !slices.Contains(recorded, l) {
-			out = append(out, "+ "+l)
-		}
-	}
-	return out
-}
-
 // recordGraph stores g's record for thread when the thread has none yet or
-// a different one, and warns when it replaces a different topology.
-func recordGraph(ctx context.Context, st Store, thread string, g *engine.Graph, name string, warn func(string)) error {
+// a different one.
+func recordGraph(ctx context.Context, st Store, thread string, g *engine.Graph, name string) error {
 	old, err := st.Fingerprint(ctx, thread)
 	if err != nil {
 		return err
 	}
 	rec := newGraphRecord(g, name)
-	if prev, ok := decodeGraphRecord(old); ok {
-		if prev.Fingerprint == rec.Fingerprint {
-			return nil
-		}
-		warn(fmt.Sprintf("thread %q was recorded with a graph of another topology (%s); recording the current one", thread, strings.Join(topologyDiff(prev.Topology, rec.Topology), "; ")))
-		rec.Replays = prev.Replays
+	// A different record was checked by checkTopology, which said how it
+	// changed; the thread goes on with the current graph, which it records.
+	if prev, ok := decodeGraphRecord(old); ok && prev.Fingerprint == rec.Fingerprint {
+		return nil
 	}
 	return st.SetFingerprint(ctx, thread, rec.encode())
 }

@@ -20,7 +20,9 @@ import (
 )
 
 func (a *App) runCommand(g *globals) *cobra.Command {
-	var thread, input, resume, durability string
+	var thread, input, resume, durability, checkpoint string
+	var recursionLimit int
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "run GRAPH",
 		Short: "Run a graph headless on a thread of the database",
@@ -29,7 +31,12 @@ func (a *App) runCommand(g *globals) *cobra.Command {
 A new thread starts from --input, or from the graph's example input. An
 existing thread continues from its latest checkpoint, or takes --input as new
 input. --resume answers the thread's pending interrupt with a JSON value (or
-a JSON object keyed by interrupt id to answer several).
+a JSON object keyed by interrupt id to answer several); an answer that is not
+JSON, such as --resume approve, is taken as that string.
+
+--checkpoint travels in time: the run continues from that checkpoint of the
+thread (an id or any unique prefix of one) instead of the latest, on a new
+branch, as the debugger's fork does.
 
 With --json it prints one JSON object per line: task and checkpoint events as
 they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
@@ -41,6 +48,7 @@ only when the run ends.`,
   superstep run research --thread t1 --input '{"question":"why?"}' --json
   superstep run research --thread t1 --resume '{"action":"approve"}'
   superstep run ./my-scenario.json --thread s1
+  superstep run research --thread t1 --checkpoint e2c3cb43
   superstep run perf/chain_1000.json --durability exit`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
@@ -70,24 +78,36 @@ only when the run ends.`,
 				if thread == "" {
 					return usagef("--resume needs --thread: the thread whose interrupt it answers")
 				}
-				if answer, err = decodeJSON("--resume", []byte(resume)); err != nil {
+				if answer, err = resumeAnswer(resume); err != nil {
 					return err
 				}
+			}
+			if recursionLimit < 1 {
+				return usagef("--recursion-limit %d: want a positive number of supersteps", recursionLimit)
 			}
 			st, err := a.openWith(g, storeOptions{Durability: dur})
 			if err != nil {
 				return err
 			}
 			defer closeStore(st, &err)
-			gr, example, name, err := ResolveGraph(args[0], engine.WithSaver(st))
+			rec := &graphRecorder{Store: st}
+			res, err := resolveGraph(args[0], engine.WithSaver(rec))
 			if err != nil {
 				return err
+			}
+			gr, example, name, exampleLimit := res.g, res.example, res.recordName, res.recursionLimit
+			if m, ok := in.(map[string]any); ok {
+				if err := checkKeys(gr, m, "--input"); err != nil {
+					// The engine ignores such keys, as LangGraph does; a
+					// typo should not pass unseen.
+					a.warn(err.Error() + "; they are ignored")
+				}
 			}
 			ctx := cmd.Context()
 			if thread == "" {
 				thread = newThreadID()
 			}
-			exists, err := checkThread(ctx, st, thread, gr)
+			exists, err := a.checkThread(ctx, st, thread, gr, force)
 			if err != nil {
 				return err
 			}
@@ -106,7 +126,29 @@ only when the run ends.`,
 				}
 				in = example
 			}
-			r := &runner{g: gr, st: st, thread: thread, graphArg: args[0], graphName: name, json: g.json, out: a.Stdout, warn: a.warn}
+			if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
+				return storeError(err, "recording the graph of thread %q", thread)
+			}
+			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], json: g.json, out: a.Stdout, warn: a.warn}
+			if cmd.Flags().Changed("recursion-limit") || exampleLimit == 0 {
+				r.opts = append(r.opts, engine.WithRecursionLimit(recursionLimit))
+			} else {
+				r.opts = append(r.opts, engine.WithRecursionLimit(exampleLimit))
+			}
+			if checkpoint != "" {
+				if !exists {
+					return usagef("%w: %q: --checkpoint needs an existing thread", ErrThreadNotFound, thread)
+				}
+				list, err := threadCheckpoints(ctx, st, thread)
+				if err != nil {
+					return err
+				}
+				t, err := findCheckpoint(list, thread, checkpoint)
+				if err != nil {
+					return err
+				}
+				r.opts = append(r.opts, engine.FromCheckpoint(t.Checkpoint.ID))
+			}
 			return r.run(ctx, in, exists)
 		},
 	}
@@ -114,11 +156,32 @@ only when the run ends.`,
 	cmd.Flags().StringVar(&input, "input", "", "input as a JSON object of state keys")
 	cmd.Flags().StringVar(&resume, "resume", "", "answer to the pending interrupt, as JSON")
 	cmd.Flags().StringVar(&durability, "durability", "sync", "when checkpoints reach the disk: sync, async or exit")
+	cmd.Flags().BoolVar(&force, "force", false, "continue a thread whose recorded graph differs incompatibly")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "continue from this checkpoint of the thread (time travel: a new branch)")
+	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "most supersteps the run may take (default: the scenario's, else 25)")
 	return cmd
+}
+
+// resumeAnswer reads --resume: JSON when it parses; else a bare word, such
+// as approve, is taken as that string, as the debugger's answer box takes
+// it. Text that looks like JSON (an object, a list, a quoted string, a
+// number) but does not parse is an error naming where, with the quoting.
+func resumeAnswer(s string) (any, error) {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err == nil {
+		return engine.FromJSON(v), nil
+	}
+	t := strings.TrimSpace(s)
+	if t == "" || strings.ContainsAny(t[:1], "{[\"-0123456789") {
+		_, err := decodeJSON("--resume", []byte(s))
+		return nil, usagef("%v (a plain string answer needs no quotes: --resume approve; JSON needs shell quotes: --resume '{\"action\":\"approve\"}')", err)
+	}
+	return s, nil
 }
 
 func (a *App) tuiCommand(g *globals) *cobra.Command {
 	var thread string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "tui GRAPH",
 		Short: "Open the debugger on a graph",
@@ -129,49 +192,59 @@ thread from the graph's example input unless --thread names an existing one).`,
   superstep tui ./my-scenario.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.debug(cmd.Context(), g, args[0], thread)
+			return a.debug(cmd.Context(), g, args[0], thread, force)
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "open a thread whose recorded graph differs incompatibly")
 	cmd.Flags().StringVar(&thread, "thread", "", "thread id (default: the graph's name for a built-in graph, a new thread for a file)")
 	return cmd
 }
 
 // debug opens the debugger on graph arg and thread.
-func (a *App) debug(ctx context.Context, g *globals, arg, thread string) (err error) {
+func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force bool) (err error) {
 	if err := checkThreadFlag(thread); err != nil {
 		return err
 	}
-	st, err := a.open(g, false)
+	// Shared: commands that read the database work in another terminal
+	// while the debugger is open; other writers are kept out.
+	st, err := a.openWith(g, storeOptions{Shared: true})
 	if err != nil {
 		return err
 	}
 	defer closeStore(st, &err)
-	gr, example, name, err := ResolveGraph(arg, engine.WithSaver(st))
+	rec := &graphRecorder{Store: st}
+	gr, example, name, err := ResolveGraph(arg, engine.WithSaver(rec))
 	if err != nil {
 		return err
 	}
+	named := thread != ""
 	if thread == "" {
 		thread = arg
 		if name != arg { // a scenario path makes a poor thread id
 			thread = newThreadID()
 		}
 	}
-	exists, err := checkThread(ctx, st, thread, gr)
+	exists, err := a.checkThread(ctx, st, thread, gr, force)
 	if err != nil {
 		return err
 	}
-	o := DebugOptions{Thread: thread, GraphName: arg, Saver: st, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr,
-		CheckThread: func(ctx context.Context, t string) error { _, err := checkThread(ctx, st, t, gr); return err }}
+	o := DebugOptions{Thread: thread, GraphName: arg, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr,
+		// The switcher's check: the same as the command line's, with the
+		// note of a compatible change left out (it would garble the screen).
+		CheckThread: func(ctx context.Context, t string) error {
+			return checkTopology(ctx, st, t, gr, force, func(string) {})
+		}}
 	if !exists {
 		o.Input = example
+		if named {
+			// A typo would otherwise open an empty new thread unseen.
+			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (superstep threads lists those there)", thread, dbLabel(g)))
+		}
 	}
-	if err := a.Debugger(ctx, gr, o); err != nil {
-		return err
+	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
+		return storeError(err, "recording the graph of thread %q", thread)
 	}
-	if ok, _ := threadExists(ctx, st, thread); ok {
-		return recordGraph(ctx, st, thread, gr, name, a.warn)
-	}
-	return nil
+	return a.Debugger(ctx, gr, o)
 }
 
 // Headless is the debugger used until a terminal UI is installed: it runs
@@ -200,25 +273,6 @@ func threadExists(ctx context.Context, s engine.Saver, thread string) (bool, err
 	return t != nil, nil
 }
 
-// sameTopology refuses to continue a thread with a graph whose topology
-// differs from the recorded one: the engine would plan from channels and
-// versions_seen the graph does not have.
-func sameTopology(ctx context.Context, st Store, thread string, g *engine.Graph) error {
-	fp, err := st.Fingerprint(ctx, thread)
-	if err != nil {
-		return storeError(err, "reading thread %q", thread)
-	}
-	rec, ok := decodeGraphRecord(fp)
-	if !ok || rec.Fingerprint == g.Fingerprint() {
-		return nil
-	}
-	diff := strings.Join(topologyDiff(rec.Topology, g.Topology()), "; ")
-	if rec.Graph != "" {
-		diff = "recorded with " + rec.Graph + ": " + diff
-	}
-	return usagef("%w for thread %q (%s)", engine.ErrGraphChanged, thread, diff)
-}
-
 // checkPending refuses a resume on a thread with no interrupt to answer,
 // before the engine writes anything.
 func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string) error {
@@ -228,6 +282,14 @@ func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string)
 	}
 	if len(snap.Interrupts()) > 0 {
 		return nil
+	}
+	for _, t := range snap.Tasks {
+		if t.Answered && t.Error != "" {
+			// LangGraph keeps a saved answer: re-running the node feeds it
+			// the same one, so a new --resume would be ignored.
+			return usagef("%w: thread %q: node %s was answered %s and failed with it (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Continue with it: superstep run %s --thread %s; or be asked again on a fork from the checkpoint before: superstep run %s --thread %s --checkpoint %s, then --resume",
+				engine.ErrNothingPending, thread, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error), graphArg, thread, graphArg, thread, engine.ShortID(snap.ParentID))
+		}
 	}
 	hint := "it has finished"
 	if len(snap.Next) > 0 {
@@ -250,14 +312,16 @@ func checkThreadFlag(thread string) error {
 
 // runner runs one graph invocation and reports its events.
 type runner struct {
-	g         *engine.Graph
-	st        Store // nil: nothing is recorded
-	thread    string
-	graphArg  string
-	graphName string
-	json      bool
-	out       io.Writer
-	warn      func(string)
+	g        *engine.Graph
+	st       Store // nil: nothing is recorded
+	thread   string
+	graphArg string
+	json     bool
+	out      io.Writer
+	warn     func(string)
+	opts     []engine.RunOption // more options for Invoke
+	// reported marks failed tasks whose failure a task event reported.
+	reported map[string]bool
 
 	mu sync.Mutex
 }
@@ -300,17 +364,13 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		}
 		fmt.Fprintf(r.out, "thread %s (%s) on graph %s\n", termtext.Name(r.thread), state, termtext.Name(r.g.Name()))
 	}
-	res, err := r.g.Invoke(ctx, input, engine.OnThread(r.thread), engine.WithEvents(r.onEvent))
-	if r.st != nil {
-		if ok, _ := threadExists(ctx, r.st, r.thread); ok {
-			if rerr := recordGraph(ctx, r.st, r.thread, r.g, r.graphName, r.warn); rerr != nil {
-				r.warn("recording the graph's fingerprint: " + rerr.Error())
-			}
-		}
-	}
+	opts := append([]engine.RunOption{engine.OnThread(r.thread), engine.WithEvents(r.onEvent)}, r.opts...)
+	res, err := r.g.Invoke(ctx, input, opts...)
 	if err != nil {
 		var ne *engine.NodeError
-		if errors.As(err, &ne) {
+		if errors.As(err, &ne) && !r.reported[ne.TaskID] {
+			// Reported here only when no task event did (a failure in
+			// the writers, or before the task started).
 			step := ne.Step
 			r.emit(runEvent{Event: "task", Step: &step, Name: ne.Node, Status: "error"}, fmt.Sprintf("step %-3d %-20s error", step, termtext.Name(ne.Node)))
 		}
@@ -331,7 +391,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 	}
 	fmt.Fprintf(r.out, "%s: %s\n", status, indentJSON(plainMap(res.Values)))
 	if res.Status == engine.StatusInterrupted && len(res.Interrupts) > 0 {
-		answer := `'"yes"'`
+		answer := "yes" // a bare word is taken as the string
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
 			answer = "'" + ex.Answers[0] + "'"
 		}
@@ -348,8 +408,19 @@ func (r *runner) onEvent(e engine.Event) {
 			r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: "reused"}, fmt.Sprintf("step %-3d %-20s reused", step, termtext.Name(e.Node)))
 		}
 	case engine.EventTaskResult:
+		if e.Err != nil {
+			r.mu.Lock()
+			if r.reported == nil {
+				r.reported = map[string]bool{}
+			}
+			r.reported[e.TaskID] = true
+			r.mu.Unlock()
+		}
 		status := "ran"
+		var cancelled *engine.CancelledError
 		switch {
+		case errors.As(e.Err, &cancelled):
+			status = "cancelled" // a sibling's failure stopped it
 		case e.Err != nil:
 			status = "error"
 		case len(e.Interrupts) > 0:
@@ -361,7 +432,7 @@ func (r *runner) onEvent(e engine.Event) {
 			return
 		}
 		r.emit(runEvent{Event: "checkpoint", Step: &step, ID: e.Checkpoint.ID, Source: e.Metadata.Source},
-			fmt.Sprintf("checkpoint %s step %d (%s)", termtext.Name(e.Checkpoint.ID), step, termtext.Name(e.Metadata.Source)))
+			fmt.Sprintf("checkpoint %s step %d (%s)", termtext.Name(engine.ShortID(e.Checkpoint.ID)), step, termtext.Name(e.Metadata.Source)))
 	}
 }
 
@@ -422,12 +493,21 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// checkThread reports whether thread exists and, when it does, refuses a
-// graph whose topology differs from the one it was recorded with.
-func checkThread(ctx context.Context, st Store, thread string, gr *engine.Graph) (bool, error) {
+// checkThread reports whether thread exists and, when it does, checks the
+// graph against the topology it was recorded with (checkTopology).
+func (a *App) checkThread(ctx context.Context, st Store, thread string, gr *engine.Graph, force bool) (bool, error) {
 	exists, err := threadExists(ctx, st, thread)
 	if err != nil || !exists {
 		return false, err
 	}
-	return true, sameTopology(ctx, st, thread, gr)
+	return true, checkTopology(ctx, st, thread, gr, force, a.warn)
+}
+
+// dbLabel names the database for a message.
+func dbLabel(g *globals) string {
+	p, err := dbPath(g)
+	if err != nil {
+		return "(unknown)"
+	}
+	return p
 }

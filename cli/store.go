@@ -46,6 +46,9 @@ type storeOptions struct {
 	Timeout time.Duration
 	// Durability says when writes reach the disk (run --durability).
 	Durability persist.Durability
+	// Shared opens the database for a long session (the debugger) that
+	// other processes can read meanwhile: persist.OpenShared.
+	Shared bool
 }
 
 // Errors of the command line's own; persist's sentinels (ErrLocked,
@@ -59,15 +62,24 @@ var (
 	ErrThreadNotFound = errors.New("thread not found")
 )
 
-// openStore opens the bbolt database at path. It is the one place that
-// turns persist's open errors into exit codes and messages that name the
-// file: a database locked by another process or a file that is not
-// superstep's is an input error (exit 2), a damaged one a failure (exit 1).
-func openStore(path string, o storeOptions) (Store, error) {
-	s, err := persist.Open(path, persist.Options{Timeout: o.Timeout, ReadOnly: o.ReadOnly, Durability: o.Durability})
+// openBoltStore opens the bbolt database at path (openStore decides that
+// it is a file). It is the one place that turns persist's open errors into
+// exit codes and messages that name the file: a database locked by
+// another process or a file that is not superstep's is an input error
+// (exit 2), a damaged one a failure (exit 1).
+func openBoltStore(path string, o storeOptions) (Store, error) {
+	var s Store
+	var err error
+	if o.Shared {
+		s, err = persist.OpenShared(path, persist.Options{Timeout: o.Timeout})
+	} else {
+		s, err = persist.Open(path, persist.Options{Timeout: o.Timeout, ReadOnly: o.ReadOnly, Durability: o.Durability})
+	}
 	switch {
 	case err == nil:
 		return s, nil
+	case o.Shared && errors.Is(err, persist.ErrSharedUnsupported):
+		return openStore(path, storeOptions{Timeout: o.Timeout})
 	case o.ReadOnly && errors.Is(err, fs.ErrNotExist):
 		// A read-only open must not create the file; say how one is made.
 		return nil, usagef("%w at %s (run a graph first, or pass --db)", ErrNoDatabase, path)

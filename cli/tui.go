@@ -9,6 +9,7 @@ import (
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/graphs/scenario"
 	"github.com/superstep/superstep/tui"
 )
 
@@ -21,7 +22,7 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 		fmt.Fprintln(o.Stderr, "superstep: not a terminal, running headless (superstep run GRAPH is the scripted form)")
 		return Headless(ctx, g, o)
 	}
-	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.GraphName, Saver: o.Saver, CheckThread: o.CheckThread}
+	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.GraphName, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition}
 	if ex, ok := graphs.Get(o.GraphName); ok {
 		opts.Answers = ex.Answers
 	}
@@ -43,4 +44,21 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 		}
 	}
 	return tui.Run(ctx, g, opts)
+}
+
+// CompileCondition compiles a debugger breakpoint or watch expression in
+// the scenario files' language, with state bound to the checkpoint's
+// state (tui.Options.Compile).
+func CompileCondition(src string) (tui.Condition, error) {
+	e, err := scenario.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	return stateCondition{e}, nil
+}
+
+type stateCondition struct{ e *scenario.Expr }
+
+func (c stateCondition) Eval(state map[string]any) (any, error) {
+	return c.e.Eval(scenario.Env{State: state})
 }

@@ -28,7 +28,11 @@ func (c *reducerChannel) update(vals []any) (bool, error) {
 		}
 		next, err := c.fn(c.val, v)
 		if err != nil {
-			return false, &InvalidUpdateError{Channel: c.name, Msg: err.Error()}
+			// The reducer's own error, not an invalid update: LangGraph's
+			// BinaryOperatorAggregate.update lets the operator's exception
+			// through (channels/binop.py:123-144; binop.ts:65), e.g.
+			// add_messages removing an id that does not exist.
+			return false, &ReducerError{Channel: c.name, Err: err}
 		}
 		c.val = next
 	}

@@ -30,9 +30,9 @@ const (
 // inner VersionsSeen maps and values may be shared with other checkpoints.
 // Use Clone for a copy to modify.
 type Checkpoint struct {
-	V  int
-	ID string
-	TS time.Time
+	V  int       // format version of the checkpoint
+	ID string    // fixed-width, time-ordered: ids sort as they were made
+	TS time.Time // when it was written (the graph's Clock)
 	// ChannelValues holds the checkpointed value of every channel that has a
 	// version and a value.
 	ChannelValues map[string]any
@@ -115,7 +115,7 @@ func (c *Checkpoint) Clone() *Checkpoint {
 // Metadata describes how a checkpoint came to be.
 type Metadata struct {
 	Source string // input, loop, update or fork
-	Step   int
+	Step   int    // the superstep: -1 for an input checkpoint, then 0, 1, …
 	// Parents maps ancestor namespaces to their checkpoint ids ({} at the root).
 	Parents map[string]string
 	// Extra holds free-form scalar metadata (run ids, user tags).
@@ -125,24 +125,24 @@ type Metadata struct {
 // Config addresses a thread, a checkpoint namespace and optionally one
 // checkpoint. An empty CheckpointID means "the latest".
 type Config struct {
-	ThreadID     string
-	CheckpointNS string
-	CheckpointID string
+	ThreadID     string // the thread (one conversation, one history)
+	CheckpointNS string // "" at the root; a subgraph's checkpoints have their own
+	CheckpointID string // one checkpoint; "" means the latest
 }
 
 // PendingWrite is one write saved for a task against a checkpoint, before the
 // superstep that produced it completed.
 type PendingWrite struct {
-	TaskID  string
-	Channel string
-	Value   any
+	TaskID  string // the task that wrote it (NullTaskID: a Command given as run input)
+	Channel string // the channel or reserved write name
+	Value   any    // what was written
 }
 
 // CheckpointTuple is a checkpoint with everything stored beside it.
 type CheckpointTuple struct {
-	Config     Config
-	Checkpoint *Checkpoint
-	Metadata   Metadata
+	Config     Config      // addresses the checkpoint
+	Checkpoint *Checkpoint // the checkpoint itself
+	Metadata   Metadata    // how it came to be
 	// ParentID is the id of the parent checkpoint in the same namespace, or "".
 	ParentID string
 	// PendingWrites are the writes saved against this checkpoint, in task

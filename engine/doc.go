@@ -7,6 +7,24 @@
 // in-memory reference saver. It imports the standard library only: storage,
 // terminals and expression languages live in other packages.
 //
+// # Using it
+//
+// Declare the state keys and their channels (LastValueKey, AppendKey,
+// MessagesKey, ReducerKey), add nodes and edges to a StateGraph, and
+// Compile it; WithSaver makes runs checkpoint, which interrupts, resume,
+// GetState, History and UpdateState need. A node gets the state as a map
+// (or a Send's argument) and returns an Update (Pairs), a map, a Command or
+// nil. Invoke runs a thread to its end or its next interrupt; Stream does
+// the same as events; Start gives a Stepper that advances one phase at a
+// time. The examples show one concept each: reducer keys (ReducerKey),
+// conditional edges, Send fan-out, Interrupt and resume, forks
+// (Graph.UpdateState) and the Stepper (Graph.Start).
+//
+// This map API mirrors LangGraph's dictionaries; scenario files and graphs
+// built at run time use it. Go programs usually want package typed instead
+// (github.com/superstep/superstep/typed): a struct state, typed nodes and
+// updates, compiled to the same Graph.
+//
 // # Reading the source
 //
 //   - channel*.go: one file per channel kind, each a small state machine
@@ -21,7 +39,14 @@
 //     (LangGraph's _first, tick and after_tick); pending.go its saved writes.
 //   - runner.go, task.go: run one superstep's tasks concurrently, with
 //     retries, interrupts and the writers that turn a node's result into
-//     writes; turns.go orders sibling subgraphs' checkpoints on request.
+//     writes, writer by writer. The first failure cancels the tasks still
+//     working through their context; each saves what it wrote plus its
+//     error, and a finished task keeps everything (LangGraph's runners).
+//     turns.go orders sibling subgraphs' checkpoints on request.
+//   - saved.go: what a checkpoint's saved writes mean — per task its
+//     output, interrupts, answers, error, whether it finished or waits —
+//     and a checkpoint's status. The CLI, the debugger and the stores ask
+//     here instead of reading reserved channels themselves.
 //   - stepper.go: the caller-driven API (Plan, Execute, Update one phase at
 //     a time) that the debugger uses; run.go's Invoke and Stream loop over it.
 //   - state.go: GetState, History and UpdateState.

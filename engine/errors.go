@@ -59,16 +59,20 @@ var (
 	// ErrGraphChanged is returned when a saved thread's topology does not
 	// match the graph.
 	ErrGraphChanged = errors.New("the graph's topology differs from the recorded one")
+	// ErrAmbiguousID is returned by ResolveID when a checkpoint reference
+	// matches more than one checkpoint.
+	ErrAmbiguousID = errors.New("ambiguous checkpoint id")
 )
 
 // InvalidUpdateError is returned when writes cannot be applied: two values
 // for a LastValue key in one superstep, a barrier write from an unknown
 // source, or an update that is not a map.
 type InvalidUpdateError struct {
-	Channel string
-	Msg     string
+	Channel string // the channel the writes were for; "" when not one channel's
+	Msg     string // what was wrong with them
 }
 
+// Error names the channel and the problem.
 func (e *InvalidUpdateError) Error() string {
 	if e.Channel != "" {
 		return fmt.Sprintf("invalid update for channel %q: %s", e.Channel, e.Msg)
@@ -79,13 +83,28 @@ func (e *InvalidUpdateError) Error() string {
 // GraphRecursionError is returned when a run reaches its recursion limit
 // without finishing.
 type GraphRecursionError struct {
-	Limit int
-	Step  int
+	Limit int // the run's recursion limit
+	Step  int // the step the run stopped at
 }
 
+// Error says which limit was reached and how to raise it.
 func (e *GraphRecursionError) Error() string {
 	return fmt.Sprintf("recursion limit of %d reached without hitting a stop condition (at step %d); raise the limit with WithRecursionLimit", e.Limit, e.Step)
 }
+
+// ReducerError is returned when a key's reducer rejects a write (for
+// add_messages: removing a message id that does not exist). It is the
+// reducer's error, not an InvalidUpdateError, as in LangGraph.
+type ReducerError struct {
+	Channel string // the reducer key
+	Err     error  // the reducer's error
+}
+
+// Error names the key and the reducer's error.
+func (e *ReducerError) Error() string { return fmt.Sprintf("reducer of %q: %v", e.Channel, e.Err) }
+
+// Unwrap returns the reducer's error.
+func (e *ReducerError) Unwrap() error { return e.Err }
 
 // CancelledError is the error saved for a task that stopped because
 // another task of its superstep failed first (LangGraph's CancelledError,
@@ -96,6 +115,7 @@ type CancelledError struct {
 	By string
 }
 
+// Error names the node whose failure cancelled the task.
 func (e *CancelledError) Error() string {
 	return fmt.Sprintf("cancelled: node %q failed in the same superstep", e.By)
 }
@@ -105,14 +125,15 @@ func (e *CancelledError) Is(target error) bool { return target == context.Cancel
 
 // NodeError is returned when a node fails (after its retries) or panics.
 type NodeError struct {
-	Node     string
-	Step     int
-	TaskID   string
-	Attempts int
-	Panic    bool
-	Err      error
+	Node     string // the node that failed
+	Step     int    // the superstep it ran in
+	TaskID   string // its task
+	Attempts int    // how many times it ran, retries included
+	Panic    bool   // it panicked; Err holds the panic value and stack
+	Err      error  // the node's error
 }
 
+// Error names the node, the step and the attempts, then the cause.
 func (e *NodeError) Error() string {
 	kind := "failed"
 	if e.Panic {
@@ -125,19 +146,22 @@ func (e *NodeError) Error() string {
 	return fmt.Sprintf("node %q %s at step %d%s: %v", e.Node, kind, e.Step, att, e.Err)
 }
 
+// Unwrap returns the node's own error.
 func (e *NodeError) Unwrap() error { return e.Err }
 
 // CompileError is returned by StateGraph.Compile; it names what is wrong.
 type CompileError struct {
 	Kind string // e.g. "UnreachableNodeError", "UnknownNode", "DuplicateNode"
-	Msg  string
+	Msg  string // the problem, naming the node, edge or key at fault
 }
 
+// Error returns Msg.
 func (e *CompileError) Error() string { return e.Msg }
 
 // CompileErrors joins several CompileErrors.
 type CompileErrors []*CompileError
 
+// Error joins the messages of every problem found.
 func (es CompileErrors) Error() string {
 	parts := make([]string, len(es))
 	for i, e := range es {

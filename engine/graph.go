@@ -10,18 +10,22 @@ import (
 
 // NodeFunc is a node's body. input is the graph state (a map of the state
 // keys that have a value) or, for a task started by a Send, the Send's Arg.
+// The state map is read-only: the superstep's other tasks share it, so a
+// node builds its update in a map or Update of its own. Values a node
+// returns belong to the engine from then on; it must not modify them.
 // It returns nil, a map[string]any or Update of state keys, a Command, or a
 // Send. ctx carries the task's identity: Interrupt and Emit use it.
 type NodeFunc func(ctx context.Context, input any) (any, error)
 
 // RouteFunc decides where a conditional edge goes. state is the graph state
-// at the start of the superstep plus the routing node's own update. It returns
+// at the start of the superstep plus the routing node's own update; like a
+// node's input it is read-only. It returns
 // a node name, End, a Send, or a []any / []string mixing them.
 type RouteFunc func(ctx context.Context, state map[string]any) (any, error)
 
 // KeySpec declares one state key and its channel.
 type KeySpec struct {
-	Name string
+	Name string // the key, as nodes read and write it
 	// Reducer folds writes into the value; nil means LastValue (one write
 	// per superstep).
 	Reducer Reducer
@@ -55,10 +59,10 @@ func ReducerKey(name string, fn Reducer, dflt func() any) KeySpec {
 
 // RetryPolicy retries a failing node. MaxAttempts counts the first attempt.
 type RetryPolicy struct {
-	MaxAttempts     int
-	InitialInterval time.Duration
-	BackoffFactor   float64
-	MaxInterval     time.Duration
+	MaxAttempts     int           // attempts in all, the first included
+	InitialInterval time.Duration // wait before the second attempt
+	BackoffFactor   float64       // each later wait is the previous one times this
+	MaxInterval     time.Duration // no wait is longer (0: no bound)
 	// RetryOn decides whether an error is retried; nil retries every error.
 	RetryOn func(error) bool
 }

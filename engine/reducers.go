@@ -61,7 +61,7 @@ func AddMessagesReducer(current, write any) (any, error) {
 	for _, m := range right {
 		if id, ok := removalID(m); ok {
 			if _, exists := index[id]; !exists {
-				return nil, fmt.Errorf("attempting to delete a message with an id that doesn't exist (%q)", id)
+				return nil, fmt.Errorf("attempting to delete a message with an ID that doesn't exist ('%s')", id) // message.py:229
 			}
 			removed[id] = true
 			continue

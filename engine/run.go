@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"iter"
+	"strconv"
 )
 
 // Invoke runs the graph until it finishes, is interrupted, or fails. input
@@ -56,11 +57,22 @@ func (g *Graph) Stream(ctx context.Context, input any, opts ...RunOption) iter.S
 // node's update.
 func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any, error) {
 	sub := t.node.subgraph
+	// Each run of a subgraph inside one task execution gets its own
+	// namespace: the first the task's, the next "<ns>|1", and so on. The
+	// counter lives in the task's scope, so it survives retries: a retried
+	// subgraph node starts again from its input in a fresh namespace
+	// (_loop.py:325-340 with the scratchpad's subgraph_counter,
+	// _algo.py:1344; loop.ts:553-562).
+	ns := t.namespace()
+	if n := scope.subgraphRuns; n > 0 {
+		ns += "|" + strconv.Itoa(n) // NS_SEP
+	}
+	scope.subgraphRuns++
 	opts := RunOptions{
 		Thread:         l.cfg.ThreadID,
 		RecursionLimit: l.opts.RecursionLimit,
 		SubgraphTurns:  l.opts.SubgraphTurns,
-		ns:             t.ns,
+		ns:             ns,
 		parent:         scope,
 	}
 	if ls := l.turns; ls != nil {

@@ -11,12 +11,12 @@ import (
 // StateSnapshot is a thread's state at one checkpoint, as get_state and
 // get_state_history return it.
 type StateSnapshot struct {
-	Config     Config
-	ParentID   string
-	Metadata   Metadata
-	CreatedAt  time.Time
-	Values     map[string]any
-	Next       []string // names of the tasks still to run, sorted
+	Config     Config         // addresses this checkpoint
+	ParentID   string         // the checkpoint it follows, or ""
+	Metadata   Metadata       // source and step
+	CreatedAt  time.Time      // the checkpoint's timestamp
+	Values     map[string]any // the state keys that have a value
+	Next       []string       // names of the tasks still to run, sorted
 	Tasks      []SnapshotTask
 	Checkpoint *Checkpoint
 	// PendingWrites are the writes saved against this checkpoint.
@@ -64,10 +64,21 @@ func (s *StateSnapshot) Interrupts() []PendingInterrupt {
 	return out
 }
 
-// Status says where the thread's run stands at this checkpoint; see
-// SavedWrites.Status.
+// Status says where the thread's run stands at this checkpoint, as
+// SavedWrites.Status does, with each task's exact Waiting.
 func (s *StateSnapshot) Status() CheckpointStatus {
-	return ReadSavedWrites(s.PendingWrites).Status(len(s.Tasks) > 0)
+	for _, t := range s.Tasks {
+		if t.Waiting {
+			return CheckpointInterrupted
+		}
+	}
+	if ReadSavedWrites(s.PendingWrites).Failed() {
+		return CheckpointFailed
+	}
+	if len(s.Tasks) > 0 {
+		return CheckpointPending
+	}
+	return CheckpointDone
 }
 
 // GetState returns the state of cfg's checkpoint (the thread's latest when
@@ -154,11 +165,11 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			st.Input = tk.input
 		}
 		if tk.node.subgraph != nil {
-			st.Subgraph = tk.ns
+			st.Subgraph = tk.namespace()
 		}
 		if sv, ok := saved.Task(tk.id); ok {
 			st.Interrupts, st.Answers, st.Error = sv.Interrupts, sv.Answers, sv.Error
-			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.Waiting(sv), sv.Finished
+			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.waitingTask(sv, tk), sv.Finished
 			if upd := g.stateUpdate(sv.Writes); len(upd) > 0 && sv.Finished {
 				st.Result = upd
 			}
@@ -195,6 +206,10 @@ const (
 	// AsClear (with nil values) finishes the pending tasks without running
 	// them.
 	AsClear = End
+	// AsCopy copies the checkpoint as a fork: a "fork" checkpoint with the
+	// same values, step + 1, whose parent is the copied checkpoint's
+	// parent, so it starts a branch beside the copied one.
+	AsCopy = "__copy__"
 )
 
 // UpdateState writes values into the thread at cfg's checkpoint (the latest
@@ -203,7 +218,8 @@ const (
 // + 1, parented to the checkpoint it was applied to (so updating an old
 // checkpoint forks the thread), and returns its config. asNode "" picks the
 // node that ran last; Start applies values as input through the start node;
-// AsInput writes an input checkpoint.
+// AsInput writes an input checkpoint; AsClear with nil values finishes the
+// pending tasks; AsCopy copies the checkpoint as a fork beside it.
 func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode string) (Config, error) {
 	if g.saver == nil {
 		return Config{}, ErrNoCheckpointer
@@ -253,6 +269,8 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 	applyNull := func() error { return applyNullWrites(l.cs, saved.PendingWrites) }
 
 	switch asNode {
+	case AsCopy:
+		return g.copyCheckpoint(ctx, saved, values)
 	case AsClear:
 		if values != nil {
 			break
@@ -329,6 +347,29 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 		return Config{}, err
 	}
 	return put(SourceUpdate, step+1)
+}
+
+// copyCheckpoint writes a copy of saved as a fork beside it: same channel
+// values and versions, step + 1, parented to saved's parent (a root
+// checkpoint's copy is a root too), with nothing new to store
+// (main.py:1800-1824, index.ts:1390-1418). LangGraph ignores values unless
+// they are a list of (values, as_node) pairs, a copy-with-updates that
+// superstep does not support.
+func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, values any) (Config, error) {
+	if saved == nil {
+		return Config{}, &InvalidUpdateError{Msg: "cannot copy a checkpoint that does not exist"}
+	}
+	if l, ok := values.([]any); ok && len(l) > 0 {
+		return Config{}, &InvalidUpdateError{Msg: "update as __copy__ with a list of updates (copy with updates) is not supported"}
+	}
+	cp := newChannelState(g, saved.Checkpoint).checkpoint(g.ids.NewID(), nil, false)
+	cp.TS = g.clock()
+	md := Metadata{Source: SourceFork, Step: saved.Metadata.Step + 1, Parents: maps.Clone(saved.Metadata.Parents)}
+	if md.Parents == nil {
+		md.Parents = map[string]string{}
+	}
+	parent := Config{ThreadID: saved.Config.ThreadID, CheckpointNS: saved.Config.CheckpointNS, CheckpointID: saved.ParentID}
+	return g.saver.Put(ctx, parent, forSaver(g.saver, cp), md, map[string]Version{})
 }
 
 // inferAsNode picks the node an update is attributed to when none is given:

@@ -123,8 +123,9 @@ func block(ctx context.Context) error {
 }
 
 // fanGraph is START → {fast1, fast2, slow} → join → after → END. Every node
-// notes in the side file that it was entered; slow blocks when slowBlocks.
-func fanGraph(s engine.Saver, side *sideLog, slowBlocks bool) (*engine.Graph, error) {
+// notes in the side file that it was entered; slow blocks when slowBlocks,
+// after settled (if set) returned and it noted "durable".
+func fanGraph(s engine.Saver, side *sideLog, slowBlocks bool, settled func(context.Context) error) (*engine.Graph, error) {
 	fast := func(name string) engine.NodeFunc {
 		return func(context.Context, any) (any, error) {
 			side.add("enter %s", name)
@@ -134,6 +135,15 @@ func fanGraph(s engine.Saver, side *sideLog, slowBlocks bool) (*engine.Graph, er
 	slow := func(ctx context.Context, _ any) (any, error) {
 		side.add("enter slow")
 		if slowBlocks {
+			if settled != nil {
+				// The point the parent kills at: both siblings' writes
+				// are committed (sync durability commits them shortly
+				// after PutWrites returns; see Store.PutWrites).
+				if err := settled(ctx); err != nil {
+					return nil, err
+				}
+				side.add("durable")
+			}
 			if err := block(ctx); err != nil {
 				return nil, err
 			}
@@ -170,12 +180,20 @@ const loopSteps = 60
 
 // loopGraph is START → inc, and inc → inc until n reaches loopSteps: one
 // checkpoint per step, a counter and a growing list. inc blocks when it
-// starts from n == blockAt (never, if blockAt < 0).
-func loopGraph(s engine.Saver, side *sideLog, blockAt int) (*engine.Graph, error) {
+// starts from n == blockAt (never, if blockAt < 0), after settled (if set)
+// returned and it noted "durable".
+func loopGraph(s engine.Saver, side *sideLog, blockAt int, settled func(context.Context) error) (*engine.Graph, error) {
 	inc := func(ctx context.Context, in any) (any, error) {
 		n := asInt(in.(map[string]any)["n"])
 		side.add("enter inc %d", n)
 		if n == blockAt {
+			if settled != nil {
+				// Every checkpoint written so far is committed.
+				if err := settled(ctx); err != nil {
+					return nil, err
+				}
+				side.add("durable")
+			}
 			if err := block(ctx); err != nil {
 				return nil, err
 			}
@@ -242,11 +260,21 @@ func TestCrashHelper(t *testing.T) {
 	}
 	switch scenario {
 	case "fan":
-		g, err = fanGraph(s, side, true)
+		saved := newSavedNodes("fast1", "fast2")
+		opts = append(opts, engine.WithEvents(func(e engine.Event) {
+			side.events(e)
+			saved.events(e)
+		}))
+		g, err = fanGraph(s, side, true, func(ctx context.Context) error {
+			if err := saved.wait(ctx); err != nil {
+				return err
+			}
+			return waitSettled(ctx, s)
+		})
 		input = fanInput()
 	case "loop":
 		blockAt, _ := strconv.Atoi(os.Getenv(crashArgEnv))
-		g, err = loopGraph(s, side, blockAt)
+		g, err = loopGraph(s, side, blockAt, func(ctx context.Context) error { return waitSettled(ctx, s) })
 		input = loopInput()
 		opts = loopRunOptions(opts...)
 	default:
@@ -260,6 +288,57 @@ func TestCrashHelper(t *testing.T) {
 	// Only reached if nobody killed the helper: the parent sees it exit
 	// and fails with this output.
 	t.Fatalf("helper: run ended before the kill: %v, %v", res.Status, err)
+}
+
+// savedNodes lets a node of the helper wait until the named nodes' writes
+// were saved (their task results emitted).
+type savedNodes struct {
+	mu   sync.Mutex
+	left map[string]bool
+	done chan struct{}
+}
+
+func newSavedNodes(names ...string) *savedNodes {
+	n := &savedNodes{left: map[string]bool{}, done: make(chan struct{})}
+	for _, name := range names {
+		n.left[name] = true
+	}
+	return n
+}
+
+func (n *savedNodes) events(e engine.Event) {
+	if e.Kind != engine.EventTaskResult || e.Err != nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.left[e.Node] {
+		delete(n.left, e.Node)
+		if len(n.left) == 0 {
+			close(n.done)
+		}
+	}
+}
+
+func (n *savedNodes) wait(ctx context.Context) error {
+	select {
+	case <-n.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waitSettled polls until every write made to s so far is committed.
+func waitSettled(ctx context.Context, s *persist.Store) error {
+	for !persist.Settled(s) {
+		select {
+		case <-time.After(time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // helper is a running helper process.
@@ -386,13 +465,12 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	side := &sideLog{path: filepath.Join(dir, "side.txt")}
 
 	h := startHelper(t, "fan", db, side.path)
-	// "saved X" is written after PutWrites returned. Under sync durability
-	// a task's writes are committed with the superstep's checkpoint or
-	// within a few milliseconds when a sibling still runs (see
-	// Store.PutWrites): give that commit time before the kill.
-	h.waitFor(t, side, 20*time.Second, "fast1 and fast2 saved and slow entered",
-		hasLines("saved fast1", "saved fast2", "enter slow"))
-	time.Sleep(150 * time.Millisecond)
+	// "durable" is noted by slow in the helper once fast1 and fast2 were
+	// saved and the store committed everything queued (under sync
+	// durability a task's writes are committed shortly after PutWrites
+	// returns; see Store.PutWrites).
+	h.waitFor(t, side, 20*time.Second, "fast1 and fast2 saved and durable, slow blocking",
+		hasLines("saved fast1", "saved fast2", "enter slow", "durable"))
 	h.kill(t)
 
 	s, err := persist.Open(db, persist.Options{Durability: persist.DurabilitySync, Timeout: 5 * time.Second})
@@ -403,7 +481,7 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	if err := s.Check(); err != nil {
 		t.Fatalf("Check after the kill: %v", err)
 	}
-	g, err := fanGraph(s, side, false)
+	g, err := fanGraph(s, side, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +532,7 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	// A clean run of the same graph in a fresh file.
 	cleanStore := openTemp(t, persist.Options{Durability: persist.DurabilitySync})
 	cleanSide := &sideLog{path: filepath.Join(dir, "clean.txt")}
-	clean, err := fanGraph(cleanStore, cleanSide, false)
+	clean, err := fanGraph(cleanStore, cleanSide, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,9 +575,9 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 // final state, through the same checkpoints.
 //
 // The cases:
-//   - async/blocked: DurabilityAsync, killed half a second into step 6,
-//     whose task blocks: the background writer has had time to commit
-//     every checkpoint written before the kill, and all must be there.
+//   - async/blocked: DurabilityAsync, killed in step 6, whose task blocks
+//     once the background writer committed every checkpoint written before
+//     it (the helper notes "durable"): all must be there.
 //   - async/running: DurabilityAsync, killed at a random step while it runs
 //     flat out; the kill may land between supersteps, inside one, or in the
 //     middle of a commit, and any prefix is fine.
@@ -520,7 +598,7 @@ func TestStore_Crash_Loop(t *testing.T) {
 	// The last step of a running case blocks, so the helper cannot finish
 	// before the kill however far it gets.
 	cases := []loopCrash{
-		{name: "async/blocked", mode: persist.DurabilityAsync, killAt: 5, blockAt: 5, grace: 500 * time.Millisecond},
+		{name: "async/blocked", mode: persist.DurabilityAsync, killAt: 5, blockAt: 5, durable: true},
 		{name: "async/running", mode: persist.DurabilityAsync, killAt: 1 + rng.IntN(loopSteps-2), blockAt: loopSteps - 1},
 		{name: "sync/running", mode: persist.DurabilitySync, killAt: 1 + rng.IntN(loopSteps-2), blockAt: loopSteps - 1},
 	}
@@ -530,13 +608,14 @@ func TestStore_Crash_Loop(t *testing.T) {
 }
 
 // loopCrash is a case of TestStore_Crash_Loop: the helper runs with mode
-// and blocks when inc starts from n == blockAt; it is killed grace after
-// inc started from n == killAt.
+// and blocks when inc starts from n == blockAt; it is killed once inc
+// started from n == killAt — with durable, once the helper noted that
+// everything written before the block is committed.
 type loopCrash struct {
 	name            string
 	mode            persist.Durability
 	killAt, blockAt int
-	grace           time.Duration
+	durable         bool
 }
 
 // crashLoop runs one case: a clean run, the helper and its kill, the checks
@@ -549,7 +628,7 @@ func crashLoop(t *testing.T, c loopCrash) {
 
 	// The clean run first: its history is what every prefix is held to.
 	cleanStore := openTemp(t, persist.Options{Durability: persist.DurabilitySync, NoSync: true})
-	clean, err := loopGraph(cleanStore, &sideLog{path: filepath.Join(dir, "clean.txt")}, -1)
+	clean, err := loopGraph(cleanStore, &sideLog{path: filepath.Join(dir, "clean.txt")}, -1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -567,9 +646,11 @@ func crashLoop(t *testing.T, c loopCrash) {
 	}
 
 	h := startHelper(t, "loop", db, side.path, crashArgEnv+"="+strconv.Itoa(c.blockAt), crashDurEnv+"="+c.mode.String())
-	h.waitFor(t, side, 20*time.Second, fmt.Sprintf("inc entered with n=%d", c.killAt),
-		hasLines(fmt.Sprintf("enter inc %d", c.killAt)))
-	time.Sleep(c.grace)
+	ready := []string{fmt.Sprintf("enter inc %d", c.killAt)}
+	if c.durable {
+		ready = append(ready, "durable")
+	}
+	h.waitFor(t, side, 20*time.Second, strings.Join(ready, ", "), hasLines(ready...))
 	h.kill(t)
 	seen := 0
 	for _, l := range side.lines(t) {
@@ -586,7 +667,7 @@ func crashLoop(t *testing.T, c loopCrash) {
 	if err := s.Check(); err != nil {
 		t.Fatalf("Check after the kill: %v", err)
 	}
-	g, err := loopGraph(s, side, -1)
+	g, err := loopGraph(s, side, -1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -601,9 +682,9 @@ func crashLoop(t *testing.T, c loopCrash) {
 		// A Put may have committed without its event reaching the side
 		// file, but none that returned may be lost.
 		t.Errorf("%d checkpoints survived, but Put had returned for %d with DurabilitySync", len(tuples), seen)
-	case c.grace > 0 && len(tuples) != seen:
-		t.Errorf("%d of %d checkpoints written %v before the kill survived: the background writer should have committed them all",
-			len(tuples), seen, c.grace)
+	case c.durable && len(tuples) != seen:
+		t.Errorf("%d of %d checkpoints written before the kill survived: the helper saw the background writer commit them all",
+			len(tuples), seen)
 	}
 	// Newest first: each one's parent is the next, steps count down to the
 	// input checkpoint at -1.

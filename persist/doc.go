@@ -34,12 +34,30 @@
 // # Writes and durability
 //
 // All writes go through one queue and are committed in order. With
-// DurabilitySync each call returns after its commit and fsync; calls that
-// arrive while a commit runs share the next one, so a superstep whose
-// thousand tasks finish together pays a few fsyncs. DurabilityAsync commits
-// in the background; DurabilityExit commits at Flush or Close. Reads first
-// commit what is queued, so they always see every write made before them.
+// DurabilitySync, Put (a checkpoint) returns after its commit and fsync,
+// which also commits every write queued before it; PutWrites (a task's
+// pending writes) returns once its writes are queued, and they are
+// committed with the next Put — the superstep's checkpoint — or at most
+// deferDelay (2 ms) later when no Put comes (a slow sibling still runs).
+// So a superstep is on disk before the next one starts, as LangGraph's
+// sync durability promises (main.py:2987 waits for the checkpoint), and it
+// costs one fsync rather than one per task; a crash within those 2 ms can
+// lose a finished task's writes, and that task runs again on resume.
+// Calls that arrive while a commit runs share the next one.
+// DurabilityAsync commits in the background; DurabilityExit commits at
+// Flush or Close. Reads first commit what is queued, so they always see
+// every write made before them.
 //
 // No transaction outlives a call, and nothing returned aliases bbolt's
 // memory map.
+//
+// # Who may write
+//
+// One process at a time may write. A writable Open takes the database's
+// writer lock, a lock file beside it (LockPath) that records the holder's
+// pid and command line so that a refused process can name it (Holder,
+// OpenError.Holder), and then bbolt's own file lock, which it keeps until
+// Close: readers (ReadOnly) wait for it. OpenShared, for a long session
+// such as the debugger's, keeps the writer lock for the session but opens
+// the file for each call, so readers in other processes work beside it.
 package persist

@@ -31,6 +31,9 @@ var (
 	// superstep, in a layout this version cannot read. The concrete error is
 	// a *FormatError.
 	ErrNewerFormat = errors.New("database written by a newer superstep")
+	// ErrSharedUnsupported is returned by OpenShared on a platform without
+	// the file locks it needs; Open still works there.
+	ErrSharedUnsupported = errors.New("shared sessions are not supported on this platform")
 )
 
 // Errors returned by operations on an open store.
@@ -86,9 +89,14 @@ type OpenError struct {
 	Path    string
 	Timeout time.Duration // the lock timeout, reported with ErrLocked
 	Err     error
+	// Holder is who holds the lock, with ErrLocked, when it is known.
+	Holder *Holder
 }
 
 func (e *OpenError) Error() string {
+	if errors.Is(e.Err, ErrLocked) && e.Holder != nil {
+		return fmt.Sprintf("database %s is in use by another superstep process, %s (waited %v for its lock)", e.Path, e.Holder, e.Timeout)
+	}
 	if errors.Is(e.Err, ErrLocked) {
 		return fmt.Sprintf("database %s is in use by another superstep process (waited %v for its lock)", e.Path, e.Timeout)
 	}

@@ -40,6 +40,9 @@ type ImportOptions struct {
 	Overwrite bool
 	// MaxBytes caps the input (default DefaultMaxImportBytes).
 	MaxBytes int64
+	// Thread, when set, is the id the thread is imported under instead of
+	// the exported one (a copy of a thread is an export imported anew).
+	Thread string
 }
 
 type exportFile struct {
@@ -261,6 +264,12 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 	thread, fp, items, err := parseExport(data)
 	if err != nil {
 		return "", err
+	}
+	if opts.Thread != "" {
+		if err := checkID("thread id", opts.Thread, maxIDLen, false); err != nil {
+			return "", err
+		}
+		thread = opts.Thread
 	}
 	err = s.w.submitWait(func(tx *bolt.Tx, rc *cache) error {
 		threads := tx.Bucket(bucketThreads)

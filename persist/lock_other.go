@@ -7,6 +7,6 @@ import (
 	"time"
 )
 
-// lockFile does nothing where flock does not exist: bbolt takes its own
+// flockWait does nothing where flock does not exist: bbolt takes its own
 // lock after the check, which then runs unprotected.
-func lockFile(*os.File, bool, time.Duration) error { return nil }
+func flockWait(*os.File, bool, time.Duration) error { return nil }

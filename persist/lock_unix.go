@@ -14,12 +14,12 @@ import (
 // as bbolt's own flock loop does.
 const lockRetry = 50 * time.Millisecond
 
-// lockFile takes the lock bbolt will take on f (exclusive unless shared),
+// flockWait takes the lock bbolt will take on f (exclusive unless shared),
 // waiting up to timeout, so that the file can be checked before bbolt
 // reads it and cannot change meanwhile. bbolt's own flock of the same
 // descriptor then succeeds at once. It returns bbolt's ErrTimeout when
 // the wait runs out.
-func lockFile(f *os.File, shared bool, timeout time.Duration) error {
+func flockWait(f *os.File, shared bool, timeout time.Duration) error {
 	how := syscall.LOCK_EX
 	if shared {
 		how = syscall.LOCK_SH

@@ -28,8 +28,10 @@ import (
 type Durability int
 
 const (
-	// DurabilitySync commits every Put and PutWrites, with fsync, before it
-	// returns. Concurrent writes share commits.
+	// DurabilitySync commits every Put, with fsync and with every write
+	// queued before it, before it returns. PutWrites queues and returns;
+	// its writes are committed with the next Put or within 2 ms (see the
+	// package doc). Concurrent writes share commits.
 	DurabilitySync Durability = iota
 	// DurabilityAsync queues writes for a background goroutine that commits
 	// them in order, in batches. Reads, Flush and Close wait for them.
@@ -78,6 +80,9 @@ type Options struct {
 	NoSync bool
 	// Now is the clock for ThreadInfo.Updated (default time.Now).
 	Now func() time.Time
+
+	// writerHeld: the caller (OpenShared) already holds the writer lock.
+	writerHeld bool
 }
 
 // layoutVersion is the version of the bucket layout, kept in the meta bucket.
@@ -124,6 +129,7 @@ type Store struct {
 	w        *writer
 	mode     Durability
 	readOnly bool
+	wl       *writerLock // nil for read-only and shared opens
 	cache    *cache
 	now      func() time.Time
 	closed   atomic.Bool
@@ -145,9 +151,21 @@ func Open(path string, opts Options) (s *Store, err error) {
 	fail := func(err error) (*Store, error) {
 		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: err}
 	}
+	var wl *writerLock
 	if !opts.ReadOnly {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return fail(err)
+		}
+		if !opts.writerHeld {
+			var holder *Holder
+			if wl, holder, err = acquireWriterLock(path, opts.Timeout); err != nil {
+				return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: err, Holder: holder}
+			}
+			defer func() {
+				if s == nil {
+					wl.release()
+				}
+			}()
 		}
 	}
 	if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
@@ -181,7 +199,8 @@ func Open(path string, opts Options) (s *Store, err error) {
 	var pathErr *fs.PathError
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		return fail(ErrLocked)
+		holder, _ := ReadHolder(path)
+		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: ErrLocked, Holder: holder}
 	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrNotDatabase):
 		return fail(err)
 	case err != nil && !errors.As(err, &pathErr):
@@ -203,7 +222,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 		db.Close()
 		return fail(err)
 	}
-	s = &Store{db: db, path: path, cache: newCache(), mode: opts.Durability, readOnly: opts.ReadOnly, now: opts.Now}
+	s = &Store{db: db, path: path, wl: wl, cache: newCache(), mode: opts.Durability, readOnly: opts.ReadOnly, now: opts.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -226,7 +245,7 @@ func openChecked(readOnly bool, timeout time.Duration) func(string, int, os.File
 		if err != nil {
 			return nil, err
 		}
-		if err := lockFile(f, readOnly, timeout); err != nil {
+		if err := flockWait(f, readOnly, timeout); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -316,6 +335,7 @@ func (s *Store) Close() error {
 	if cerr := s.db.Close(); err == nil {
 		err = cerr
 	}
+	s.wl.release()
 	return err
 }
 

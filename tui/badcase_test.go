@@ -354,3 +354,34 @@ func TestModel_Interrupt_SubgraphPath(t *testing.T) {
 	}
 	_ = m2
 }
+
+// The checkpoint id the debugger shows is the command line's short form:
+// engine.ResolveID (what every command uses) finds the checkpoint from it.
+func TestModel_ShortID_ResolvesLikeTheCommandLine(t *testing.T) {
+	ex, _ := graphs.Get("research")
+	saver := engine.NewMemorySaver()
+	g, err := ex.Build(engine.WithSaver(saver), engine.WithIDs(engine.NewTimeIDs(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "ids", Input: ex.Input, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 30)
+	m = press(t, m, "s", "s")
+	head := viewHeaderOf(m)
+	short := shortID(m.view.CheckpointID)
+	if !strings.Contains(head, "cp "+short) {
+		t.Fatalf("header %q lacks %q", head, short)
+	}
+	hist, err := m.sess.History(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range hist {
+		ids = append(ids, s.Config.CheckpointID)
+	}
+	got, err := engine.ResolveID(ids, short)
+	if err != nil || got != m.view.CheckpointID {
+		t.Fatalf("ResolveID(%q) = %q, %v; want %q", short, got, err, m.view.CheckpointID)
+	}
+}

@@ -189,3 +189,69 @@ func BenchmarkHistory5000(b *testing.B) {
 }
 
 var _ tea.Msg = opDoneMsg{}
+
+// BenchmarkInspector_PageDownWrapped1MBLine: one page down in a single
+// 1 MB string, wrapped at the pane's width (about 10 000 rows).
+func BenchmarkInspector_PageDownWrapped1MBLine(b *testing.B) {
+	m := press(b, inspectModel(b, strings.Repeat("x", 1<<20)), "enter")
+	pgdn := keys("pgdown")[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		nm, _ := m.Update(pgdn)
+		m = nm.(Model)
+		_ = m.View()
+		if m.insp.off > len(m.insp.vis)-200 {
+			m.insp.off = 0
+		}
+	}
+}
+
+// BenchmarkDiff_1MB: d on a checkpoint whose 1 MB value differs from its
+// parent's in one record: the engine's diff, the diff pane and its frame.
+func BenchmarkDiff_1MB(b *testing.B) {
+	va, vb := megabyteValue(), megabyteValue()
+	vb.([]any)[4000].(map[string]any)["title"] = "changed"
+	ca := &engine.Checkpoint{ID: "a", ChannelValues: map[string]any{"findings": va}, ChannelVersions: map[string]engine.Version{"findings": 1}}
+	cb := &engine.Checkpoint{ID: "b", ChannelValues: map[string]any{"findings": vb}, ChannelVersions: map[string]engine.Version{"findings": 2}}
+	st := DefaultStyles()
+	b.ReportAllocs()
+	for b.Loop() {
+		d := engine.DiffCheckpoints(ca, cb)
+		if len(d.Channels) != 1 || len(d.Channels[0].Changes) != 1 {
+			b.Fatalf("diff %+v", d.Channels)
+		}
+		_ = newDiffPane(d, "a", "b", nil).View(st, 198, 56)
+	}
+}
+
+// BenchmarkView_MainDrawn is one frame of the main screen with the graph
+// drawn (g) at 200×60.
+func BenchmarkView_MainDrawn(b *testing.B) {
+	m := engineModel(b, "research", 200, 60)
+	m = press(b, m, "s", "s", "n", "g")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+// BenchmarkKeypress_WatchesOn1MBState: a keypress and its frame with five
+// watches and a condition over a state holding a 1 MB value, evaluated as
+// a new checkpoint comes in.
+func BenchmarkKeypress_WatchesOn1MBState(b *testing.B) {
+	m := researchWith(b, engine.NewMemorySaver(), "t1", 200, 60)
+	m = press(b, m, "s", "s", "s")
+	for _, w := range []string{"len(state.findings)", "state.question", "state.approved", "len(state.sub_queries)", "state.final_report"} {
+		m = press(b, m, "W", w, "enter")
+	}
+	m = press(b, m, "C", "len(state.findings) > 5000", "enter")
+	m.view.Values["findings"] = megabyteValue()
+	down := keys("down")[0]
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		m.view.CheckpointID = fmt.Sprint(i) // as if a new checkpoint arrived
+		m.evalExprs()
+		nm, _ := m.Update(down)
+		_ = nm.(Model).View()
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"math/rand"
+	"reflect"
 	"runtime/debug"
 	"testing"
 	"time"
@@ -77,6 +79,15 @@ func (f *fakeSession) Threads(context.Context) ([]ThreadSummary, error) {
 
 func (f *fakeSession) Pending() map[string]engine.ChannelView { return nil }
 
+func (f *fakeSession) Live() *liveFeed { return nil }
+
+func (f *fakeSession) SetRunSettings(runSettings) {}
+
+func (f *fakeSession) RerunTask(context.Context, string, string) (*engine.TaskRerun, error) {
+	defer f.use()()
+	return &engine.TaskRerun{}, f.err
+}
+
 func (f *fakeSession) InterruptPaths(context.Context, []engine.PendingInterrupt) map[string]string {
 	return nil
 }
@@ -120,19 +131,44 @@ func twoInterrupts() *engine.StepView {
 	}
 }
 
-func TestModel_Interrupts_PickOneAndResumeMap(t *testing.T) {
+// Several interrupts get one answer line each, and one key resumes with
+// every answer typed, by interrupt id.
+func TestModel_Interrupts_AnswersByID(t *testing.T) {
 	f := &fakeSession{info: fakeInfo(), view: twoInterrupts()}
 	m := newTestModel(t, f, Options{Thread: "f"}, 100, 30)
-	if m.mode != modeAnswer {
-		t.Fatalf("mode %v, want the answer box", m.mode)
+	if m.mode != modeAnswer || len(m.answer.inputs) != 2 {
+		t.Fatalf("mode %v, %d answer lines", m.mode, len(m.answer.inputs))
 	}
-	m = press(t, m, "down", "yes", "enter")
+	m = press(t, m, "first answer", "down", `{"ok": true}`, "enter")
 	if len(f.resumed) != 1 {
 		t.Fatalf("resumed %d times", len(f.resumed))
 	}
 	rm, ok := f.resumed[0].(engine.ResumeMap)
+	want := engine.ResumeMap{"11111111-1111-1111-1111-111111111111": "first answer", "22222222-2222-2222-2222-222222222222": map[string]any{"ok": true}}
+	if !ok || !reflect.DeepEqual(rm, want) {
+		t.Fatalf("resume value %#v, want %#v", f.resumed[0], want)
+	}
+}
+
+// An interrupt left blank stays pending: only the typed answers are sent.
+func TestModel_Interrupts_PartialAnswers(t *testing.T) {
+	f := &fakeSession{info: fakeInfo(), view: twoInterrupts()}
+	m := newTestModel(t, f, Options{Thread: "f"}, 100, 30)
+	m = press(t, m, "down", "yes", "ctrl+s")
+	rm, ok := f.resumed[0].(engine.ResumeMap)
 	if !ok || rm["22222222-2222-2222-2222-222222222222"] != "yes" || len(rm) != 1 {
 		t.Fatalf("resume value %#v, want a ResumeMap for the second interrupt", f.resumed[0])
+	}
+}
+
+func TestModel_Interrupts_Golden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m := newTestModel(t, &fakeSession{info: fakeInfo(), view: twoInterrupts()}, Options{Thread: "f"}, sz.w, sz.h)
+			m = press(t, m, "approve", "down")
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("interrupts-%dx%d.golden", sz.w, sz.h), m.View())
+		})
 	}
 }
 
@@ -207,6 +243,7 @@ func TestModel_RandomKeys_NoPanic(t *testing.T) {
 	}
 	t.Logf("seed %d (rerun with -seed=%d)", s, s)
 	pool := []string{"n", "s", "c", "r", "t", "f", "p", "b", "B", "T", "i", "/", "?", "q", "y", "j", "k", "x", "{", "}", "1",
+		"d", "m", "R", "C", "W", "E", "L", "w", "left", "right", "len(state.x)",
 		"enter", "esc", "tab", "shift+tab", "up", "down", "pgup", "pgdown", "ctrl+s", "ctrl+n", "backspace", "home", "end", "space"}
 	for gi, name := range []string{"research", "essay", "mapreduce", "fake"} {
 		t.Run(name, func(t *testing.T) {
@@ -232,7 +269,7 @@ func TestModel_RandomKeys_NoPanic(t *testing.T) {
 				}
 				if km, ok := msg.(tea.KeyMsg); ok && (km.String() == "q" || km.String() == "y") {
 					// Quitting ends the program; keep going instead.
-					if m.mode != modeAnswer && m.mode != modeFork && !(m.mode == modeThreads && m.threads.creating) && !m.chans.filtering {
+					if !m.typing() {
 						continue
 					}
 				}

@@ -55,32 +55,43 @@ func toJSON(v any) string {
 	return string(b)
 }
 
-// answerForm is the inline interrupt answer box.
+// answerForm is the inline interrupt answer box: one answer line per
+// pending interrupt (parallel nodes, Send copies, subgraphs each raise
+// their own), answered together by interrupt id.
 type answerForm struct {
 	ints    []engine.PendingInterrupt
 	paths   map[string]string // interrupt id → mid › deep › b1
 	sel     int
-	input   textinput.Model
+	inputs  []textinput.Model
 	err     string
 	payload inspector
 }
 
 func newAnswerForm(ints []engine.PendingInterrupt, paths map[string]string, suggestion string) answerForm {
-	ti := textinput.New()
-	ti.Prompt = "answer › "
-	ti.Placeholder = suggestion
-	ti.Cursor.SetMode(cursor.CursorStatic)
-	ti.Focus()
-	f := answerForm{ints: ints, paths: paths, input: ti}
+	f := answerForm{ints: ints, paths: paths}
+	for range ints {
+		ti := textinput.New()
+		ti.Prompt = "answer › "
+		ti.Placeholder = suggestion
+		ti.Cursor.SetMode(cursor.CursorStatic)
+		f.inputs = append(f.inputs, ti)
+	}
 	f.pick(0)
 	return f
 }
+
+// input is the answer line of the selected interrupt.
+func (f *answerForm) input() *textinput.Model { return &f.inputs[f.sel] }
 
 func (f *answerForm) pick(i int) {
 	if len(f.ints) == 0 {
 		return
 	}
+	if f.sel < len(f.inputs) {
+		f.inputs[f.sel].Blur()
+	}
 	f.sel = (i + len(f.ints)) % len(f.ints)
+	f.inputs[f.sel].Focus()
 	in := f.ints[f.sel]
 	f.payload = newInspector(f.where(f.sel)+" asks", in.Value)
 }
@@ -94,42 +105,72 @@ func (f answerForm) where(i int) string {
 	return in.Node
 }
 
-// answer builds the resume value: the bare value for a single interrupt, a
-// ResumeMap keyed by interrupt id when several wait.
+// answer builds the resume value: the bare value for a single interrupt;
+// with several, a ResumeMap by interrupt id of every line filled in (the
+// ones left empty stay pending, as LangGraph keeps unanswered ids).
 func (f answerForm) answer() (any, error) {
-	v, err := parseAnswer(f.input.Value())
-	if err != nil {
-		return nil, err
+	if len(f.ints) == 1 {
+		return parseAnswer(f.inputs[0].Value())
 	}
-	if len(f.ints) > 1 {
-		return engine.ResumeMap{f.ints[f.sel].ID: v}, nil
+	rm := engine.ResumeMap{}
+	for i, in := range f.ints {
+		if strings.TrimSpace(f.inputs[i].Value()) == "" {
+			continue
+		}
+		v, err := parseAnswer(f.inputs[i].Value())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.where(i), err)
+		}
+		rm[in.ID] = v
 	}
-	return v, nil
+	if len(rm) == 0 {
+		return nil, errors.New("type at least one answer: JSON, or plain text taken as a string")
+	}
+	return rm, nil
+}
+
+// unanswered counts the interrupts whose line is empty.
+func (f answerForm) unanswered() int {
+	n := 0
+	for i := range f.ints {
+		if strings.TrimSpace(f.inputs[i].Value()) == "" {
+			n++
+		}
+	}
+	return n
 }
 
 func (f answerForm) View(st Styles, w, h int) string {
 	var head []string
-	if len(f.ints) > 1 {
-		for i, in := range f.ints {
-			mark := "  "
-			if i == f.sel {
-				mark = "› "
-			}
-			line := fmt.Sprintf("%s%s  %s", mark, f.where(i), shortID(in.ID))
-			if i == f.sel {
-				line = st.Key.Render(line)
-			}
-			head = append(head, line)
+	multi := len(f.ints) > 1
+	for i, in := range f.ints {
+		if !multi {
+			break
 		}
-		head = append(head, st.Dim.Render("↑↓ pick which interrupt to answer"))
+		mark := "  "
+		if i == f.sel {
+			mark = "› "
+		}
+		label := cut(fmt.Sprintf("%s%s (%s)", mark, f.where(i), shortID(in.ID)), max(10, w/3))
+		line := pad(label, max(10, w/3)) + " " + f.inputs[i].View()
+		if i == f.sel {
+			line = st.Key.Render(pad(label, max(10, w/3))) + " " + f.inputs[i].View()
+		}
+		head = append(head, line)
 	}
 	if len(f.ints) > 0 {
 		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (interrupt %s):", f.where(f.sel), shortID(f.ints[f.sel].ID))))
 	}
-	tail := []string{f.input.View()}
-	if f.err != "" {
+	var tail []string
+	if !multi && len(f.inputs) == 1 {
+		tail = append(tail, f.inputs[0].View())
+	}
+	switch {
+	case f.err != "":
 		tail = append(tail, st.Error.Render("✗ "+f.err))
-	} else {
+	case multi:
+		tail = append(tail, st.Dim.Render(fmt.Sprintf("↑↓ choose · enter or ctrl+s resumes with every answer typed (%d of %d) · esc close", len(f.ints)-f.unanswered(), len(f.ints))))
+	default:
 		tail = append(tail, st.Dim.Render("enter resume · esc close (r reopens) · JSON or plain text"))
 	}
 	ph := max(1, h-len(head)-len(tail))

@@ -9,13 +9,18 @@ import (
 // never offers a key that does nothing.
 type KeyMap struct {
 	// Running the graph.
-	Next, Superstep, Continue, Answer, Break, BreakAfter key.Binding
+	Next, Superstep, Continue, Answer, Break, BreakAfter, Cancel key.Binding
+	// Conditional breakpoints, watches and the list of them all.
+	Condition, Watch, BreakOnError, Breakpoints, Remove key.Binding
 	// Checkpoints and threads.
-	Tree, Fork, Parent, Threads, NewThread, Diff, Mark key.Binding
+	Tree, Fork, Parent, Threads, NewThread, Diff, Mark, Replay, Rerun, Settings key.Binding
 	// Moving around.
 	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Filter, Internal key.Binding
-	// The inspector: wrap long lines, or scroll them sideways.
-	Wrap, Left, Right key.Binding
+	// The inspector: wrap long lines, or scroll them sideways (also the
+	// drawn graph). GraphView switches the graph pane's list and drawing.
+	Wrap, Left, Right, GraphView key.Binding
+	// A messages value: conversation or JSON, message ids shown or not.
+	Conversation, IDs key.Binding
 	// Forms and overlays.
 	Submit, AsNode, Back, Help, Quit, ForceQuit, Yes key.Binding
 }
@@ -32,6 +37,13 @@ func DefaultKeyMap() KeyMap {
 		Answer:     k([]string{"r"}, "r", "answer interrupt"),
 		Break:      k([]string{"b"}, "b", "break before node"),
 		BreakAfter: k([]string{"B"}, "B", "break after node"),
+		Cancel:     k([]string{"X"}, "X", "cancel running tasks"),
+
+		Condition:    k([]string{"C"}, "C", "break when expression"),
+		Watch:        k([]string{"W"}, "W", "watch expression"),
+		BreakOnError: k([]string{"E"}, "E", "break on task error"),
+		Breakpoints:  k([]string{"L"}, "L", "list breakpoints"),
+		Remove:       k([]string{"x", "delete"}, "x", "remove"),
 
 		Tree:      k([]string{"t"}, "t", "checkpoint tree"),
 		Fork:      k([]string{"f"}, "f", "fork checkpoint"),
@@ -39,20 +51,26 @@ func DefaultKeyMap() KeyMap {
 		Threads:   k([]string{"T"}, "T", "threads"),
 		Diff:      k([]string{"d"}, "d", "diff with parent or mark"),
 		Mark:      k([]string{"m"}, "m", "mark for diff"),
+		Replay:    k([]string{"R"}, "R", "replay from here"),
+		Settings:  k([]string{"S"}, "S", "run settings"),
+		Rerun:     k([]string{"e"}, "e", "run task alone"),
 		NewThread: k([]string{"n"}, "n", "new thread"),
 
-		NextPane: k([]string{"tab"}, "tab", "next pane"),
-		PrevPane: k([]string{"shift+tab"}, "⇧tab", "previous pane"),
-		Up:       k([]string{"up", "k"}, "↑/k", "up"),
-		Down:     k([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:   k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
-		PageDown: k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
-		Open:     k([]string{"enter"}, "enter", "open"),
-		Filter:   k([]string{"/"}, "/", "filter channels and tasks"),
-		Internal: k([]string{"i"}, "i", "internal channels"),
-		Wrap:     k([]string{"w"}, "w", "wrap long lines"),
-		Left:     k([]string{"left", "h"}, "←/h", "scroll left"),
-		Right:    k([]string{"right", "l"}, "→/l", "scroll right"),
+		NextPane:     k([]string{"tab"}, "tab", "next pane"),
+		PrevPane:     k([]string{"shift+tab"}, "⇧tab", "previous pane"),
+		Up:           k([]string{"up", "k"}, "↑/k", "up"),
+		Down:         k([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:       k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown:     k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+		Open:         k([]string{"enter"}, "enter", "open"),
+		Filter:       k([]string{"/"}, "/", "filter channels and tasks"),
+		Internal:     k([]string{"i"}, "i", "internal channels"),
+		Wrap:         k([]string{"w"}, "w", "wrap long lines"),
+		GraphView:    k([]string{"g"}, "g", "draw graph"),
+		Conversation: k([]string{"v"}, "v", "as JSON"),
+		IDs:          k([]string{"I"}, "I", "message ids"),
+		Left:         k([]string{"left", "h"}, "←/h", "scroll left"),
+		Right:        k([]string{"right", "l"}, "→/l", "scroll right"),
 
 		Submit:    k([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		AsNode:    k([]string{"ctrl+n"}, "ctrl+n", "as node"),
@@ -66,23 +84,24 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp implements help.KeyMap: the footer line.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Answer, k.Submit, k.AsNode, k.Open, k.NewThread, k.Tree, k.Fork, k.Parent, k.Diff, k.Back, k.Yes, k.Help, k.Quit}
+	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Submit, k.AsNode, k.Open, k.NewThread, k.Tree, k.Fork, k.Parent, k.Diff, k.Back, k.Yes, k.Help, k.Quit}
 }
 
 // FullHelp implements help.KeyMap: the ? overlay, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Superstep, k.Continue, k.Answer, k.Break, k.BreakAfter},
-		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Threads, k.NewThread},
-		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.Wrap, k.Left, k.Right},
+		{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
+		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Rerun, k.Threads, k.NewThread, k.Settings},
+		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
 	}
 }
 
 // all lists every binding, for enabling and disabling them together.
 func (k *KeyMap) all() []*key.Binding {
-	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Answer, &k.Break, &k.BreakAfter,
-		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Threads, &k.NewThread,
-		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.Wrap, &k.Left, &k.Right,
+	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Cancel, &k.Answer, &k.Break, &k.BreakAfter,
+		&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.Remove,
+		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Rerun, &k.Threads, &k.NewThread, &k.Settings,
+		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.GraphView, &k.Wrap, &k.Left, &k.Right, &k.Conversation, &k.IDs,
 		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}
 }

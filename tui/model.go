@@ -30,6 +30,9 @@ const (
 	modeHelp
 	modeQuit
 	modeDiff
+	modePrompt   // one line of input: a condition or a watch expression
+	modeBreaks   // the list of breakpoints and watches
+	modeSettings // run settings
 )
 
 // paneID orders the main panes for tab: reading order of the 2×2 grid.
@@ -42,10 +45,6 @@ const (
 	paneTasks
 	numPanes
 )
-
-// breakpoints are the debugger's own: the session checks them between
-// phases, so they need no engine support and change without restarting.
-type breakpoints struct{ before, after map[string]bool }
 
 // opKind names the engine call a Cmd made.
 type opKind int
@@ -63,6 +62,7 @@ const (
 	opThreads
 	opInfer
 	opDiff
+	opRerun
 )
 
 // stepQueueCap bounds the step keys (n, s, c) kept while a step runs: a
@@ -80,6 +80,7 @@ type opDoneMsg struct {
 	pending map[string]engine.ChannelView
 	paths   map[string]string // interrupt id → where it was raised
 	diff    *engine.CheckpointDiff
+	rerun   *engine.TaskRerun
 	text    string
 	err     error
 }
@@ -128,7 +129,18 @@ type Model struct {
 	note string
 	err  error
 
-	bp breakpoints
+	// feed is what the running tasks report (nil when the session has no
+	// feed); read on each frame while a step runs.
+	feed    *liveFeed
+	bp      breakpoints
+	watches []*exprSlot
+	prompt  promptForm
+	breaks  listNav // cursor of the breakpoints list
+	// run is the engine options of the runs started (S edits them);
+	// lastInput is the input of the last new thread of this graph.
+	run       runSettings
+	settings  settingsForm
+	lastInput map[string]any
 
 	graph    graphPane
 	chans    chanPane
@@ -144,6 +156,12 @@ type Model struct {
 	diff     diffPane
 	diffPrev mode      // where the diff returns to
 	diffAB   [2]string // labels of the two sides of the diff being loaded
+	// replay is the step-by-step replay in progress (R in the tree), and
+	// replayNext the one that starts when its checkout is done.
+	replay, replayNext *replayRun
+	// rerunAt and rerunIdx are the checkpoint and task e last ran alone.
+	rerunAt  string
+	rerunIdx int
 	// mark is the checkpoint marked with m: d diffs against it instead of
 	// the parent, on any branch.
 	mark string
@@ -162,11 +180,12 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 		keys: DefaultKeyMap(), styles: DefaultStyles(), help: h,
 		spin:  spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		now:   time.Now,
-		bp:    breakpoints{before: map[string]bool{}, after: map[string]bool{}},
+		bp:    newBreakpoints(),
 		graph: newGraphPane(info), chans: newChanPane(), seen: seenPane{info: info},
 		treeChan: newChanPane(), treeSeen: seenPane{info: info},
 		width: 80, height: 24,
 	}
+	m.feed = s.Live()
 	if m.thread == "" {
 		m.thread = "default"
 		if opts.Input != nil {
@@ -182,8 +201,19 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 	return m
 }
 
-// Init opens the thread (or starts it) as the first Cmd.
+// Init opens the thread (or starts it) as the first Cmd, and loads the
+// graph's saved breakpoints and watches.
 func (m Model) Init() tea.Cmd {
+	open := m.open()
+	if load := m.loadBreakpoints(); load != nil {
+		// Either may arrive first: breakpoints apply to whatever view is
+		// on screen, or to the first one.
+		return tea.Batch(func() tea.Msg { return load() }, open)
+	}
+	return open
+}
+
+func (m Model) open() tea.Cmd {
 	thread, input := m.thread, m.opts.Input
 	return m.do(opInit, func(ctx context.Context, s session) opDoneMsg {
 		v, err := s.Open(ctx, thread)
@@ -217,8 +247,10 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 	m.cancel = cancel
 	m.isBusy, m.busy, m.busySince = true, op, m.now()
 	m.err = nil
+	rs := m.run
 	run := func() tea.Msg {
 		defer cancel()
+		s.SetRunSettings(rs) // a no-op unless they changed
 		msg := fn(ctx, s)
 		if msg.op == 0 {
 			msg.op = op
@@ -239,6 +271,9 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 }
 
 func (m *Model) step(op opKind) tea.Cmd {
+	if m.feed != nil && m.view != nil && (m.view.Phase == engine.PhasePlanned || op == opSuperstep) {
+		m.feed.reset() // the tasks about to execute report afresh
+	}
 	return m.do(op, func(ctx context.Context, s session) opDoneMsg {
 		var v *engine.StepView
 		var err error
@@ -259,6 +294,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
 	case opDoneMsg:
 		cmd = m.onDone(msg)
+	case settingsMsg:
+		if msg.err != nil {
+			m.err = msg.err
+		}
+		if msg.saved != nil {
+			m.applySaved(*msg.saved)
+			m.run = msg.saved.savedRun() // the session takes them with its next Cmd
+		}
+	case tea.MouseMsg:
+		cmd = m.mouse(msg)
 	case spinner.TickMsg:
 		if m.isBusy && !m.static {
 			m.spin, cmd = m.spin.Update(msg)
@@ -310,6 +355,11 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	switch msg.op {
+	case opRerun:
+		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1])
+		m.note = ""
+		m.diffPrev, m.mode = m.mode, modeDiff
+		return nil
 	case opDiff:
 		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], m.conversationChannels())
 		m.diffPrev, m.mode = m.mode, modeDiff
@@ -337,6 +387,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	m.err = msg.err
 	switch msg.op {
 	case opInit, opOpen, opStart, opCheckout, opUpdate:
+		m.replay, m.replayNext = m.replayNext, nil
 		m.mode = modeMain
 		m.note = map[opKind]string{
 			opInit: "opened thread " + termtext.Name(m.thread), opOpen: "opened thread " + termtext.Name(m.thread),
@@ -350,7 +401,15 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	default:
 		m.note = ""
 	}
+	if m.replay != nil && msg.op == opCheckout {
+		m.note = "replay from " + shortID(m.replay.from) + ": each step is compared with the recording; c runs to the first divergence"
+	}
 	v := m.view
+	if m.replay != nil && (msg.op == opNext || msg.op == opSuperstep) {
+		if stop := m.judgeReplay(v); stop {
+			return nil
+		}
+	}
 	if v.Status == engine.StatusInterrupted && len(v.Interrupts) > 0 {
 		m.continuing = false
 		m.dropQueue("an interrupt is waiting")
@@ -361,7 +420,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.dropQueue("the run failed")
 	}
 	if v.Status == engine.StatusInterrupted {
-		m.note = "stopped at a breakpoint compiled into the graph: n or c goes on"
+		m.note = "stopped at an engine breakpoint (interrupt_before/after: run settings or compiled in): n or c goes on"
 	}
 	if m.continuing {
 		if stop, why := m.shouldPause(prev, v); stop || msg.err != nil || v.Status != engine.StatusRunning || m.pauseReq {
@@ -435,7 +494,7 @@ func (m *Model) shouldPause(prev, v *engine.StepView) (bool, string) {
 			}
 		}
 	}
-	return false, ""
+	return m.exprStops(v)
 }
 
 func (m *Model) setView(v, prev *engine.StepView, op opKind) {
@@ -458,6 +517,7 @@ func (m *Model) setView(v, prev *engine.StepView, op opKind) {
 	}
 	m.view = v
 	m.thread = v.Thread
+	m.evalExprs()
 	m.refreshPanes(false)
 }
 
@@ -469,6 +529,10 @@ func (m *Model) refreshPanes(running bool) {
 	m.graph.setTasks(v.Tasks, running)
 	m.chans.setChannels(v.Channels, m.pending)
 	m.seen.setView(v)
+	m.tasks.verdicts = nil
+	if m.replay != nil && v.Phase == engine.PhaseExecuted {
+		m.tasks.verdicts = m.replay.verdicts
+	}
 	m.tasks.setView(v, m.ran, running)
 	m.tasks.setFilter(m.chans.filter.Value())
 }
@@ -480,6 +544,27 @@ func (m *Model) refilter() {
 	m.tasks.setFilter(m.chans.filter.Value())
 }
 
+// judgeReplay compares an executed step with the recording; it stops a
+// continuing run at the first divergence and reports the end of a replay.
+func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
+	r := m.replay
+	r.advance(v)
+	switch {
+	case v.Phase == engine.PhaseExecuted:
+		div := r.compare(v)
+		m.refreshPanes(false) // the tasks pane shows the verdicts
+		if div != "" {
+			m.note = "replay DIVERGED at " + div
+			m.continuing = false
+			m.dropQueue("the replay diverged")
+			return true
+		}
+	case v.Status == engine.StatusDone && r.diverged == "":
+		m.note = fmt.Sprintf("replay matches the recording: %d supersteps compared", r.compared)
+	}
+	return false
+}
+
 func (m *Model) openAnswer() {
 	suggest := "JSON, or plain text taken as a string"
 	if len(m.opts.Answers) > 0 {
@@ -489,11 +574,17 @@ func (m *Model) openAnswer() {
 		return
 	}
 	m.answer = newAnswerForm(m.view.Interrupts, m.paths, suggest)
+	if m.replay != nil {
+		// A replay answers as the recording did: offer its answer.
+		if a, ok := m.replay.recordedAnswer(m.view); ok {
+			m.answer.input().SetValue(a)
+		}
+	}
 	m.mode = modeAnswer
 	ints := m.view.Interrupts
 	m.note = m.answer.where(0) + " interrupted: type an answer, enter resumes"
 	if len(ints) > 1 {
-		m.note = fmt.Sprintf("%d interrupts are waiting: ↑↓ pick one, type an answer, enter resumes", len(ints))
+		m.note = fmt.Sprintf("%d interrupts are waiting: one answer line each (↑↓), enter resumes with every answer typed", len(ints))
 	}
 }
 
@@ -578,6 +669,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 			m.insp.scroll(len(m.insp.vis), h)
 		case key.Matches(msg, k.Wrap):
 			m.insp.toggleWrap()
+		case key.Matches(msg, k.Conversation):
+			m.insp.toggleConvo()
+		case key.Matches(msg, k.IDs):
+			m.insp.toggleIDs()
 		case key.Matches(msg, k.Left):
 			m.insp.side(-max(1, m.insp.width/2))
 		case key.Matches(msg, k.Right):
@@ -600,13 +695,19 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.treeKey(msg)
 	case modeDiff:
 		return m.diffKey(msg)
+	case modePrompt:
+		return m.promptKey(msg)
+	case modeBreaks:
+		return m.breaksKey(msg)
+	case modeSettings:
+		return m.settingsKey(msg)
 	}
 	return m.mainKey(msg)
 }
 
 // typing reports whether keys go to a text box.
 func (m *Model) typing() bool {
-	return m.mode == modeAnswer || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
+	return m.mode == modeAnswer || m.mode == modePrompt || m.mode == modeSettings || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
 }
 
 func (m *Model) askQuit() tea.Cmd {
@@ -635,6 +736,15 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 			return cmd
 		}
 		m.refilter()
+		return nil
+	}
+	if m.isBusy && key.Matches(msg, k.Cancel) {
+		if m.cancel != nil {
+			m.cancel()
+		}
+		m.continuing = false
+		m.dropQueue("the step was cancelled")
+		m.note = "cancelling the tasks still running: each records the cancellation as its error, finished tasks keep their writes"
 		return nil
 	}
 	if m.isBusy && !m.continuing && isStepKey(k, msg) {
@@ -673,6 +783,9 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		return m.loadThreads()
 	case key.Matches(msg, k.Fork) && k.Fork.Enabled():
 		return m.openFork(m.view.CheckpointID, m.view.Values)
+	case key.Matches(msg, k.Rerun) && k.Rerun.Enabled():
+		r, _ := m.tasks.selected()
+		return m.rerunTask(m.view.CheckpointID, r.taskID, r.node)
 	case key.Matches(msg, k.Mark) && k.Mark.Enabled():
 		m.setMark(m.view.CheckpointID)
 	case key.Matches(msg, k.Diff) && k.Diff.Enabled():
@@ -683,6 +796,32 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 			v, err := s.Checkout(ctx, id)
 			return opDoneMsg{view: v, err: err}
 		})
+	case key.Matches(msg, k.Break) && m.focus == paneChannels:
+		cv, ok := m.chans.selected()
+		if !ok {
+			return nil
+		}
+		m.bp.channels[cv.Name] = !m.bp.channels[cv.Name]
+		if m.bp.channels[cv.Name] {
+			m.note = "watchpoint set: c stops when " + cv.Name + " changes"
+		} else {
+			delete(m.bp.channels, cv.Name)
+			m.note = "watchpoint cleared on " + cv.Name
+		}
+		return m.saveCmd()
+	case key.Matches(msg, k.Condition):
+		return m.openPrompt(promptCondition)
+	case key.Matches(msg, k.Watch):
+		return m.openPrompt(promptWatch)
+	case key.Matches(msg, k.BreakOnError):
+		m.bp.onError = !m.bp.onError
+		m.note = map[bool]string{true: "break on error: c stops after an Execute where a task failed", false: "break on error off"}[m.bp.onError]
+		return m.saveCmd()
+	case key.Matches(msg, k.Breakpoints):
+		m.breaks = listNav{}
+		m.mode = modeBreaks
+	case key.Matches(msg, k.Settings) && m.sess != nil:
+		m.openSettings()
 	case key.Matches(msg, k.Break, k.BreakAfter):
 		n := m.selectedNode()
 		if n == "" {
@@ -700,6 +839,18 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 			delete(set, n)
 			m.note = "breakpoint cleared " + where + " " + n
 		}
+		return m.saveCmd()
+	case key.Matches(msg, k.GraphView):
+		m.graph.drawn, m.graph.chosen, m.graph.track = !m.graph.drawn, true, true
+		if m.graph.drawn && m.view != nil && len(m.view.Tasks) > 0 {
+			m.graph.selectNode(m.view.Tasks[0].Name) // show where the run is
+		}
+	case key.Matches(msg, k.Left) && m.focus == paneGraph && m.graph.drawn:
+		m.graph.ox = max(0, m.graph.ox-8)
+		m.graph.track = false
+	case key.Matches(msg, k.Right) && m.focus == paneGraph && m.graph.drawn:
+		m.graph.ox += 8
+		m.graph.track = false
 	case key.Matches(msg, k.NextPane):
 		m.focus = (m.focus + 1) % numPanes
 	case key.Matches(msg, k.PrevPane):
@@ -733,6 +884,7 @@ func (m *Model) moveFocused(d int) {
 	switch m.focus {
 	case paneGraph:
 		m.graph.nav.move(d, len(m.graph.nodes))
+		m.graph.track = true
 	case paneChannels:
 		m.chans.nav.move(d, len(m.chans.shown))
 	case paneSeen:
@@ -791,7 +943,7 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 		m.mode = modeMain
 		m.note = "answer box closed: r reopens it"
 		return nil
-	case msg.Type == tea.KeyEnter:
+	case msg.Type == tea.KeyEnter || key.Matches(msg, k.Submit):
 		v, err := m.answer.answer()
 		if err != nil {
 			m.answer.err = err.Error()
@@ -818,7 +970,8 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	var cmd tea.Cmd
-	m.answer.input, cmd = m.answer.input.Update(msg)
+	in := m.answer.input()
+	*in, cmd = in.Update(msg)
 	m.answer.err = ""
 	return cmd
 }
@@ -947,7 +1100,11 @@ func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) loadThreads() tea.Cmd {
-	m.threads = newThreadsPane(m.opts.Input, m.thread)
+	in := m.opts.Input
+	if m.lastInput != nil {
+		in = m.lastInput // the last input used with this graph
+	}
+	m.threads = newThreadsPane(in, m.thread)
 	return m.do(opThreads, func(ctx context.Context, s session) opDoneMsg {
 		ts, err := s.Threads(ctx)
 		if errors.Is(err, errNoThreadList) {
@@ -976,16 +1133,18 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 				p.newErr = "a new thread needs at least one state key"
 				return nil
 			}
+			m.lastInput = in
+			save := m.saveCmd()
 			id := m.now().Format("run-20060102-150405")
 			for _, t := range p.list {
 				if t.ID == id {
 					id += fmt.Sprintf("-%d", len(p.list))
 				}
 			}
-			return m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
+			return tea.Batch(save, m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
 				v, err := s.Start(ctx, id, in)
 				return opDoneMsg{view: v, err: err}
-			})
+			}))
 		}
 		var cmd tea.Cmd
 		p.area, cmd = p.area.Update(msg)
@@ -1069,6 +1228,36 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 			return m.openFork(s.Config.CheckpointID, s.Values)
 		}
 		return nil
+	case key.Matches(msg, k.Replay):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil {
+			return nil
+		}
+		r, err := newReplayRun(m.tree.snaps, s.Config.CheckpointID)
+		if err != nil {
+			m.err = err
+			return nil
+		}
+		m.replayNext = r
+		id := s.Config.CheckpointID
+		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
+			v, err := ss.Checkout(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
+	case key.Matches(msg, k.Rerun):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil || len(s.Tasks) == 0 {
+			m.note = "no task is planned from this checkpoint"
+			return nil
+		}
+		// e again on the same checkpoint takes its next task.
+		i := 0
+		if m.rerunAt == s.Config.CheckpointID {
+			i = (m.rerunIdx + 1) % len(s.Tasks)
+		}
+		m.rerunAt, m.rerunIdx = s.Config.CheckpointID, i
+		t := s.Tasks[i]
+		return m.rerunTask(s.Config.CheckpointID, t.ID, t.Name)
 	case key.Matches(msg, k.Mark):
 		if s := m.tree.selected(); s != nil {
 			m.setMark(s.Config.CheckpointID)
@@ -1120,13 +1309,19 @@ func (m *Model) sync() {
 	topH := m.topHeight()
 	botH := bh - topH
 	m.graph.nav.follow(topH-3, len(m.graph.nodes))
+	m.graph.fit(m.leftWidth()-2, topH-2)
+	m.graph.follow(m.leftWidth()-2, topH-2)
 	chH := topH - 2
 	if m.chans.filtering {
 		chH--
 	}
 	m.chans.nav.follow(chH, len(m.chans.shown))
 	m.seen.nav.follow(max(1, botH-3-botH/3), len(m.seen.rows))
-	m.tasks.nav.follow(botH-2, len(m.tasks.rows))
+	wh := 0
+	if len(m.watches) > 0 {
+		wh = min(len(m.watches)+2, botH/2)
+	}
+	m.tasks.nav.follow(botH-wh-2, len(m.tasks.rows))
 	switch m.mode {
 	case modeInspect:
 		m.insp.prepare(m.width-m.leftWidth()-2, bh-3)
@@ -1140,12 +1335,21 @@ func (m *Model) sync() {
 		m.fork.area.SetHeight(max(1, bh-5))
 	case modeDiff:
 		m.diff.nav.follow(bh-3, len(m.diff.rows))
+	case modeBreaks:
+		m.breaks.follow(bh-4, len(m.breakItems()))
+	case modePrompt:
+		m.prompt.input.Width = max(10, m.width-20)
 	case modeThreads:
 		m.threads.nav.follow(bh-3, len(m.threads.list))
 		m.threads.area.SetWidth(max(10, m.width-4))
 		m.threads.area.SetHeight(max(1, bh-4))
 	case modeAnswer:
-		m.answer.input.Width = max(10, m.width-14)
+		for i := range m.answer.inputs {
+			m.answer.inputs[i].Width = max(10, m.width-14)
+			if len(m.answer.inputs) > 1 {
+				m.answer.inputs[i].Width = max(10, m.width-m.width/3-16)
+			}
+		}
 		m.answer.payload.layout(m.width - 2) // View lays out a copy: do it once here
 	}
 	m.help.Width = m.width
@@ -1180,6 +1384,7 @@ func (m *Model) syncKeys() {
 			return
 		}
 		step := m.canStep()
+		k.Cancel.SetEnabled(m.isBusy && (m.busy == opNext || m.busy == opSuperstep))
 		k.Next.SetEnabled(step)
 		k.Superstep.SetEnabled(step)
 		k.Continue.SetEnabled(step)
@@ -1194,10 +1399,29 @@ func (m *Model) syncKeys() {
 		k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
 		k.Parent.SetEnabled(hasSess && m.view != nil && m.view.ParentID != "")
 		k.Mark.SetEnabled(m.view != nil && m.view.CheckpointID != "")
+		if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.taskID != "" && hasSess && m.view.Phase == engine.PhasePlanned {
+			k.Rerun.SetEnabled(true)
+		}
 		k.Diff.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "" && (m.view.ParentID != "" || m.mark != "" && m.mark != m.view.CheckpointID))
 		k.Threads.SetEnabled(hasSess)
-		k.Break.SetEnabled(len(m.graph.nodes) > 1)
+		k.Break.SetEnabled(len(m.graph.nodes) > 1 || m.focus == paneChannels)
 		k.BreakAfter.SetEnabled(len(m.graph.nodes) > 1)
+		if m.focus == paneChannels {
+			k.Break.SetHelp("b", "watchpoint on channel")
+		} else {
+			k.Break.SetHelp("b", "break before node")
+		}
+		for _, b := range []*key.Binding{&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.GraphView} {
+			b.SetEnabled(true)
+		}
+		k.Settings.SetEnabled(hasSess)
+		if m.graph.drawn {
+			k.GraphView.SetHelp("g", "graph as list")
+		} else {
+			k.GraphView.SetHelp("g", "draw graph")
+		}
+		k.Left.SetEnabled(m.focus == paneGraph && m.graph.drawn)
+		k.Right.SetEnabled(m.focus == paneGraph && m.graph.drawn)
 		for _, b := range []*key.Binding{&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
@@ -1219,6 +1443,13 @@ func (m *Model) syncKeys() {
 		}
 		k.Left.SetEnabled(m.insp.nowrap)
 		k.Right.SetEnabled(m.insp.nowrap)
+		k.Conversation.SetEnabled(m.insp.canConvo)
+		if m.insp.convo {
+			k.Conversation.SetHelp("v", "as JSON")
+		} else {
+			k.Conversation.SetHelp("v", "as conversation")
+		}
+		k.IDs.SetEnabled(m.insp.convo)
 		k.Back.SetHelp("esc", "close")
 	case modeAnswer:
 		k.Open.SetEnabled(hasSess)
@@ -1228,6 +1459,9 @@ func (m *Model) syncKeys() {
 		if len(m.answer.ints) > 1 {
 			k.Up.SetEnabled(true)
 			k.Down.SetEnabled(true)
+			k.Open.SetHelp("enter", "resume with all answers")
+			k.Submit.SetEnabled(hasSess)
+			k.Submit.SetHelp("ctrl+s", "resume with all answers")
 		}
 	case modeTree:
 		has := m.tree.selected() != nil
@@ -1237,10 +1471,28 @@ func (m *Model) syncKeys() {
 		k.Parent.SetEnabled(has)
 		k.Mark.SetEnabled(has)
 		k.Diff.SetEnabled(has && hasSess)
+		k.Replay.SetEnabled(has && hasSess)
+		k.Rerun.SetEnabled(has && hasSess && len(m.tree.selected().Tasks) > 0)
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
 		}
 		k.Back.SetHelp("esc", "close tree")
+	case modeSettings:
+		k.Open.SetEnabled(hasSess)
+		k.Open.SetHelp("enter", "apply")
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "cancel")
+	case modePrompt:
+		k.Open.SetEnabled(true)
+		k.Open.SetHelp("enter", "add")
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "cancel")
+	case modeBreaks:
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Condition, &k.Watch, &k.BreakOnError, &k.Back, &k.Help, &k.Quit} {
+			b.SetEnabled(true)
+		}
+		k.Remove.SetEnabled(len(m.breakItems()) > 0)
+		k.Back.SetHelp("esc", "back")
 	case modeDiff:
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
@@ -1334,6 +1586,13 @@ func (m Model) viewHeader() string {
 	if v := m.view; v != nil {
 		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("budget %d", v.RecursionLeft)))
 	}
+	if m.replay != nil {
+		r := "REPLAY"
+		if m.replay.diverged != "" {
+			r += " diverged"
+		}
+		parts = append(parts, st.Interrupted.Render(" "+r+" "))
+	}
 	if len(m.queued) > 0 {
 		parts = append(parts, st.Notice.Render(fmt.Sprintf("queued %s (%d)", strings.Join(m.queued, ""), len(m.queued))))
 	}
@@ -1388,13 +1647,13 @@ func (m Model) viewBody() string {
 	topH := (&m).topHeight()
 	botH := bh - topH
 	if m.mode == modeHelp {
-		return st.box("Keys", m.fullHelp(w-2)+"\n\n"+st.Dim.Render("Keys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
+		return st.box("Keys", m.fullHelp(w-2)+"\n\n"+st.Dim.Render("Mouse: a click focuses a pane and selects a row, the wheel scrolls (shift+drag selects text).\nKeys that do not apply right now are hidden. Any key closes this help."), w, bh, true)
 	}
 	mode := m.baseMode()
 	graph := st.box("Graph · "+m.opts.GraphName, m.graph.View(st, m.bp, m.focus == paneGraph && mode == modeMain, lw-2, topH-2), lw, topH, m.focus == paneGraph && mode == modeMain)
-	chans := st.box(m.chans.title(), m.chans.View(st, m.focus == paneChannels && mode == modeMain, rw-2, topH-2), rw, topH, m.focus == paneChannels && mode == modeMain)
+	chans := st.box(m.chans.title(), m.chans.View(st, m.bp.channels, m.focus == paneChannels && mode == modeMain, rw-2, topH-2), rw, topH, m.focus == paneChannels && mode == modeMain)
 	seen := st.box("versions_seen · why a node runs", m.seen.View(st, m.focus == paneSeen && mode == modeMain, lw-2, botH-2), lw, botH, m.focus == paneSeen && mode == modeMain)
-	tasks := st.box(m.tasks.heading(), m.tasks.View(st, m.focus == paneTasks && mode == modeMain, rw-2, botH-2), rw, botH, m.focus == paneTasks && mode == modeMain)
+	tasks := m.tasksAndWatches(rw, botH, mode)
 	switch mode {
 	case modeInspect:
 		insp := st.box("Inspect · "+m.insp.title, m.insp.View(st, rw-2, bh-2), rw, bh, true)
@@ -1413,13 +1672,19 @@ func (m Model) viewBody() string {
 		if s := m.tree.selected(); s != nil {
 			sel = "at " + shortID(s.Config.CheckpointID)
 		}
-		pc := st.box(m.treeChan.title()+" "+sel, m.treeChan.View(st, false, pw-2, th-2), pw, th, false)
+		pc := st.box(m.treeChan.title()+" "+sel, m.treeChan.View(st, m.bp.channels, false, pw-2, th-2), pw, th, false)
 		ps := st.box("versions_seen "+sel, m.treeSeen.View(st, false, pw-2, bh-th-2), pw, bh-th, false)
 		return lipgloss.JoinHorizontal(lipgloss.Top, tree, lipgloss.JoinVertical(lipgloss.Left, pc, ps))
 	case modeFork:
 		return st.box("Fork", m.fork.View(st, w-2, bh-2), w, bh, true)
 	case modeDiff:
 		return st.box(m.diff.title, m.diff.View(st, w-2, bh-2), w, bh, true)
+	case modePrompt:
+		return st.box("Add", m.promptView(w-2, bh-2), w, bh, true)
+	case modeSettings:
+		return st.box("Run settings", m.settingsView(w-2, bh-2), w, bh, true)
+	case modeBreaks:
+		return st.box("Breakpoints & watches", m.breaksView(w-2, bh-2), w, bh, true)
 	case modeThreads:
 		return st.box("Threads", m.threads.View(st, w-2, bh-2), w, bh, true)
 	}
@@ -1428,11 +1693,53 @@ func (m Model) viewBody() string {
 		lipgloss.JoinHorizontal(lipgloss.Top, seen, tasks))
 }
 
+// tasksAndWatches is the bottom-right column: the watches box, when
+// there are watches, above the tasks.
+func (m Model) tasksAndWatches(w, h int, mode mode) string {
+	st := m.styles
+	focused := m.focus == paneTasks && mode == modeMain
+	wh := 0
+	if len(m.watches) > 0 {
+		wh = min(len(m.watches)+2, h/2)
+	}
+	tasks := st.box(m.tasks.heading(), m.tasks.View(st, focused, w-2, h-wh-2), w, h-wh, focused)
+	if live := m.liveRows(); live != nil {
+		p := tasksPane{rows: live}
+		title := fmt.Sprintf("Tasks · step %d running · X cancels", m.view.Step)
+		tasks = st.box(title, p.View(st, false, w-2, h-wh-2), w, h-wh, focused)
+	}
+	if wh == 0 {
+		return tasks
+	}
+	watch := st.box("Watches (* changed)", m.watchesView(w-2, wh-2), w, wh, false)
+	return lipgloss.JoinVertical(lipgloss.Left, watch, tasks)
+}
+
+// liveRows are the running step's tasks as the feed reports them, or nil
+// when no step is executing.
+func (m Model) liveRows() []taskRow {
+	if !m.isBusy || m.feed == nil || m.view == nil || (m.busy != opNext && m.busy != opSuperstep) {
+		return nil
+	}
+	if m.view.Phase != engine.PhasePlanned && m.busy != opSuperstep {
+		return nil
+	}
+	var planned []engine.TaskView
+	if m.view.Phase == engine.PhasePlanned {
+		planned = m.view.Tasks
+	}
+	return m.feed.rows(planned)
+}
+
 // topHeight gives the graph and channels row what it needs and the rest to
 // versions_seen and tasks, which grow with the run; never more than 3/5.
 func (m *Model) topHeight() int {
 	bh := m.bodyHeight()
-	need := max(len(m.graph.nodes)+3, len(m.chans.shown)+2, 6)
+	graphNeed := len(m.graph.nodes) + 3
+	if m.graph.drawn && m.graph.chosen {
+		graphNeed = len(m.graph.drawing.Lines) + 3
+	}
+	need := max(graphNeed, len(m.chans.shown)+2, 6)
 	if m.chans.filtering {
 		need++
 	}

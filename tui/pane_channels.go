@@ -67,6 +67,9 @@ func (p *chanPane) setChannels(chs []engine.ChannelView, pending map[string]engi
 		r := chanRow{cv: cv, kind: kindName(cv)}
 		if cv.HasValue || cv.Available {
 			r.preview = preview(cv.Value, previewBudget)
+			if cv.Reducer == "add_messages" {
+				r.preview = conversationPreview(cv.Value, r.preview)
+			}
 		}
 		if pv, ok := pending[cv.Name]; ok {
 			r.pending = &pv
@@ -129,7 +132,7 @@ func (p chanPane) title() string {
 	return t
 }
 
-func (p chanPane) View(st Styles, focused bool, w, h int) string {
+func (p chanPane) View(st Styles, watched map[string]bool, focused bool, w, h int) string {
 	var rows []string
 	body := h
 	if p.filtering {
@@ -149,7 +152,12 @@ func (p chanPane) View(st Styles, focused bool, w, h int) string {
 	for i := from; i < to; i++ {
 		r := p.rows[p.shown[i]]
 		mark := " "
-		if r.cv.Updated {
+		switch {
+		case watched[r.cv.Name] && r.cv.Updated:
+			mark = st.Breakpoint.Render("*")
+		case watched[r.cv.Name]:
+			mark = st.Breakpoint.Render("◆")
+		case r.cv.Updated:
 			mark = st.Updated.Render("*")
 		}
 		ver := "  -"
@@ -187,4 +195,27 @@ func (p chanPane) View(st Styles, focused bool, w, h int) string {
 		out = fit(out, w, body) + "\n" + p.filter.View()
 	}
 	return out
+}
+
+// conversationPreview sums a messages channel up as its length and last
+// message ("3 messages · ai: Because…"), or returns dflt when the value is
+// not a list of messages.
+func conversationPreview(v any, dflt string) string {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return dflt
+	}
+	last, _ := list[len(list)-1].(map[string]any)
+	role := str(last["role"])
+	if role == "" {
+		role = str(last["type"])
+	}
+	text := preview(last["content"], previewBudget)
+	if s, ok := last["content"].(string); ok {
+		text = strings.ReplaceAll(s, "\n", " ")
+	}
+	if calls, ok := last["tool_calls"].([]any); ok && len(calls) > 0 {
+		text += fmt.Sprintf(" [%d tool call(s)]", len(calls))
+	}
+	return fmt.Sprintf("%d messages · %s: %s", len(list), role, cut(text, previewBudget))
 }

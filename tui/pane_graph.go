@@ -2,10 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/superstep/superstep/draw"
 	"github.com/superstep/superstep/engine"
 )
 
@@ -20,6 +22,17 @@ type graphPane struct {
 
 	tasks   map[string]*taskAgg
 	running bool
+
+	// The drawn graph (g toggles it with the list): boxes and arrows laid
+	// out once, shown through a window at (ox, oy) that follows the
+	// selected node and scrolls with ←→.
+	drawing *draw.Drawing
+	drawn   bool
+	chosen  bool // the person toggled: keep their choice
+	ox, oy  int
+	// track asks the next sync to scroll to the selected box (after the
+	// selection moved); sideways scrolling by hand clears it.
+	track bool
 }
 
 type edgeOut struct {
@@ -35,7 +48,7 @@ type taskAgg struct {
 }
 
 func newGraphPane(info engine.GraphInfo) graphPane {
-	p := graphPane{nodes: []string{engine.Start}, edges: map[string][]edgeOut{}, trig: map[string][]string{}}
+	p := graphPane{nodes: []string{engine.Start}, edges: map[string][]edgeOut{}, trig: map[string][]string{}, drawing: draw.Draw(draw.FromInfo(info))}
 	for _, n := range info.Nodes {
 		p.nodes = append(p.nodes, n.Name)
 		p.trig[n.Name] = n.Triggers
@@ -86,6 +99,14 @@ func severity(s engine.TaskState) int {
 	return [...]int{engine.TaskReused: 0, engine.TaskDone: 1, engine.TaskPlanned: 2, engine.TaskInterrupted: 3, engine.TaskFailed: 4}[s]
 }
 
+func (p *graphPane) selectNode(name string) {
+	for i, n := range p.nodes {
+		if n == name {
+			p.nav.cur = i
+		}
+	}
+}
+
 func (p graphPane) selected() string {
 	if p.nav.cur < len(p.nodes) {
 		return p.nodes[p.nav.cur]
@@ -100,7 +121,109 @@ func stateLabel(s engine.TaskState, running bool) string {
 	return s.String()
 }
 
+// fit picks the drawing when it fits a w×h pane, unless the person chose.
+func (p *graphPane) fit(w, h int) {
+	if !p.chosen {
+		p.drawn = p.drawing.Width <= w && len(p.drawing.Lines) <= h-1
+	}
+}
+
+// follow scrolls the drawing the least needed to show the selected box.
+func (p *graphPane) follow(w, h int) {
+	if !p.drawn {
+		return
+	}
+	h-- // the legend line
+	if b, ok := p.drawing.Boxes[p.selected()]; ok && p.track {
+		if b.Y < p.oy {
+			p.oy = b.Y
+		}
+		if b.Y+b.H > p.oy+h {
+			p.oy = b.Y + b.H - h
+		}
+		if b.X < p.ox {
+			p.ox = b.X
+		}
+		if b.X+b.W > p.ox+w {
+			p.ox = b.X + b.W - w
+		}
+	}
+	p.ox = clamp(p.ox, 0, max(0, p.drawing.Width-w))
+	p.oy = clamp(p.oy, 0, max(0, len(p.drawing.Lines)-h))
+}
+
+// viewDrawing shows the drawing's window: boxes of this superstep's tasks
+// in their task's color, the selected box in the cursor style, ● / ○ on a
+// box's left corners for breakpoints before / after the node.
+func (p graphPane) viewDrawing(st Styles, bp breakpoints, focused bool, w, h int) string {
+	d := p.drawing
+	rows := make([]string, 0, h)
+	for y := p.oy; y < min(len(d.Lines), p.oy+h-1); y++ {
+		line := []rune(d.Lines[y])
+		type span struct {
+			x0, x1 int
+			style  func(...string) string
+		}
+		var spans []span
+		for name, b := range d.Boxes {
+			if y < b.Y || y >= b.Y+b.H {
+				continue
+			}
+			if y == b.Y && bp.before[name] {
+				line[b.X] = '●'
+			}
+			if y == b.Y+b.H-1 && bp.after[name] {
+				line[b.X] = '○'
+			}
+			var style func(...string) string
+			switch {
+			case focused && name == p.selected():
+				style = st.Cursor.Render
+			case p.tasks[name] != nil:
+				style = st.task(p.tasks[name].state, p.running).Render
+			case bp.before[name] || bp.after[name]:
+				style = st.Breakpoint.Render
+			}
+			if style != nil {
+				spans = append(spans, span{b.X, b.X + b.W, style})
+			}
+		}
+		sort.Slice(spans, func(i, j int) bool { return spans[i].x0 < spans[j].x0 })
+		x0, x1 := p.ox, min(len(line), p.ox+w)
+		var b strings.Builder
+		at := x0
+		for _, sp := range spans {
+			s0, s1 := max(sp.x0, x0), min(sp.x1, x1)
+			if s0 >= s1 {
+				continue
+			}
+			b.WriteString(string(line[at:s0]))
+			b.WriteString(sp.style(string(line[s0:s1])))
+			at = s1
+		}
+		if at < x1 {
+			b.WriteString(string(line[at:x1]))
+		}
+		rows = append(rows, b.String())
+	}
+	for len(rows) < h-1 {
+		rows = append(rows, "")
+	}
+	legend := "─ edge ╌ conditional/goto ⟲ back  ● before ○ after · g list"
+	if p.ox > 0 || p.drawing.Width > p.ox+w || p.oy > 0 || len(d.Lines) > p.oy+h-1 {
+		legend = fmt.Sprintf("%d×%d, scrolled %d,%d (←→ ↑↓) · g list", d.Width, len(d.Lines), p.ox, p.oy)
+	}
+	if n := p.selected(); focused && n != "" && n != engine.Start {
+		legend = n + " triggers on " + strings.Join(p.trig[n], ", ")
+	}
+	rows = append(rows, st.Dim.Render(cut(legend, w)))
+	return strings.Join(rows, "\n")
+}
+
 func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) string {
+	if p.drawn {
+		return p.viewDrawing(st, bp, focused, w, h)
+	}
 	rows := make([]string, 0, max(h, 0))
 	from, to := p.nav.window(h-1, len(p.nodes))
 	nameW := 0
@@ -165,7 +288,7 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 	for len(rows) < h-1 {
 		rows = append(rows, "")
 	}
-	foot := st.Dim.Render("→ edge ⇢ conditional ↪ goto ⋈ join  ● before ○ after")
+	foot := st.Dim.Render("→ edge ⇢ conditional ↪ goto ⋈ join  ● before ○ after · g draw")
 	if n := p.selected(); focused && n != "" && n != engine.Start {
 		foot = st.Dim.Render(n + " triggers on " + strings.Join(p.trig[n], ", "))
 	}

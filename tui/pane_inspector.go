@@ -29,14 +29,56 @@ type inspector struct {
 	hoff   int // cells scrolled sideways when not wrapping
 	width  int // the width vis was laid out for
 	vis    []visRow
+
+	// A list of chat messages reads as a conversation (v switches to its
+	// JSON and back; ids on demand).
+	value    any
+	canConvo bool
+	convo    bool
+	ids      bool
 }
 
 // visRow is one screen row: bytes [from, to) of a logical line.
 type visRow struct{ line, from, to int }
 
 func newInspector(title string, v any) inspector {
-	lines, isJSON := prettyLines(v)
-	return inspector{title: title, lines: lines, isJSON: isJSON, colored: map[int]string{}}
+	p := inspector{title: title, value: v, colored: map[int]string{}}
+	_, p.canConvo = conversationLines(v, false)
+	p.convo = p.canConvo
+	p.relayout()
+	return p
+}
+
+// relayout builds the lines for the current form (conversation or JSON).
+func (p *inspector) relayout() {
+	if p.convo {
+		p.lines, _ = conversationLines(p.value, p.ids)
+		p.isJSON = false
+	} else {
+		p.lines, p.isJSON = prettyLines(p.value)
+	}
+	p.colored = map[int]string{}
+	w := p.width
+	p.vis, p.width, p.off = nil, 0, 0
+	if w > 0 {
+		p.layout(w)
+	}
+}
+
+// toggleConvo switches between the conversation and the JSON.
+func (p *inspector) toggleConvo() {
+	if p.canConvo {
+		p.convo = !p.convo
+		p.relayout()
+	}
+}
+
+// toggleIDs shows or hides message ids in the conversation.
+func (p *inspector) toggleIDs() {
+	if p.convo {
+		p.ids = !p.ids
+		p.relayout()
+	}
 }
 
 // layout computes the screen rows for width w, keeping the top row's
@@ -165,11 +207,17 @@ func (p inspector) View(st Styles, w, h int) string {
 	}
 	first, last := 0, 0
 	if len(p.vis) > 0 {
-		first = p.vis[min(p.off, len(p.vis)-1)].line + 1
-		last = p.vis[min(len(p.vis), p.off+body)-1].line + 1
+		first = p.vis[clamp(p.off, 0, len(p.vis)-1)].line + 1
+		last = p.vis[clamp(min(len(p.vis), p.off+body)-1, 0, len(p.vis)-1)].line + 1
 	}
 	pos := fmt.Sprintf("lines %d–%d of %d", first, last, len(p.lines))
 	hint := " · ↑↓ pgup pgdn scroll · w no wrap · esc close"
+	if p.canConvo {
+		hint = " · v JSON · I ids" + hint
+		if !p.convo {
+			hint = " · v conversation" + hint[len(" · v JSON · I ids"):]
+		}
+	}
 	if p.nowrap {
 		hint = fmt.Sprintf(" · col %d · ←→ scroll · w wrap · esc close", p.hoff+1)
 	}

@@ -19,6 +19,9 @@ type tasksPane struct {
 	rows   []taskRow // the rows the / filter keeps
 	filter string
 	nav    listNav
+	// verdicts, during a replay, judge each executed task (by id) against
+	// the recording.
+	verdicts map[string]replayVerdict
 }
 
 // taskRow is one line; rows with a value open in the inspector.
@@ -29,6 +32,7 @@ type taskRow struct {
 	hasValue bool
 	name     string // inspector title
 	node     string
+	taskID   string // a planned task's id (e runs it alone)
 }
 
 func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running bool) {
@@ -48,7 +52,7 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 				trig = "Send"
 			}
 			st := t.State
-			add(taskRow{text: fmt.Sprintf("%s ← %s  %s", t.Name, trig, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name})
+			add(taskRow{text: fmt.Sprintf("%s ← %s  %s", t.Name, trig, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID})
 		}
 	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning || v.Status == engine.StatusDone && len(v.Tasks) == 0:
 		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", termtext.Name(shortID(v.CheckpointID)), termtext.Name(v.Source))
@@ -61,7 +65,11 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 				continue
 			}
 			n++
-			add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, preview(c.Value, previewBudget)), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
+			pv := preview(c.Value, previewBudget)
+			if c.Reducer == "add_messages" {
+				pv = conversationPreview(c.Value, pv)
+			}
+			add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, pv), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
 		}
 		switch {
 		case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning:
@@ -79,7 +87,16 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			if t.Attempts > 1 {
 				label += fmt.Sprintf(" after %d attempts", t.Attempts)
 			}
-			add(taskRow{text: t.Name + " " + label, style: taskStyle(t.State, false), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name})
+			style := taskStyle(t.State, false)
+			if vd, ok := p.verdicts[t.ID]; ok {
+				if vd.same {
+					label += "  = recorded"
+				} else {
+					label += "  ≠ recorded: " + vd.why
+					style = taskStyle(engine.TaskFailed, false)
+				}
+			}
+			add(taskRow{text: t.Name + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name})
 			for _, w := range t.Writes {
 				add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name})
 			}

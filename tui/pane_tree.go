@@ -258,15 +258,6 @@ func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.St
 	return v
 }
 
-// shortID is the part of a checkpoint id that tells checkpoints apart: the
-// counter of test ids, or the fast-moving clock digits of time ids.
-func shortID(id string) string {
-	s := strings.ReplaceAll(id, "-", "")
-	if len(s) != 32 {
-		return id
-	}
-	if strings.Trim(s[:16], "0") == "" {
-		return s[26:]
-	}
-	return s[8:16]
-}
+// shortID is the engine's one short form of a checkpoint id, the one the
+// command line shows and resolves.
+func shortID(id string) string { return engine.ShortID(id) }

@@ -56,6 +56,10 @@ type Options struct {
 	// another graph, in the words the command line uses) is shown and the
 	// thread is not opened.
 	CheckThread func(ctx context.Context, thread string) error
+	// Compile compiles the expressions of conditional breakpoints and
+	// watches (the command line passes the scenario files' language). Nil
+	// leaves node breakpoints and watchpoints on channels only.
+	Compile func(src string) (Condition, error)
 	// Answers suggest replies to the graph's interrupts; the first is the
 	// answer box's placeholder (graphs.Example.Answers).
 	Answers []string
@@ -84,7 +88,9 @@ func Run(ctx context.Context, g *engine.Graph, opts Options) error {
 		return ErrNoSaver
 	}
 	m := newModel(ctx, newEngineSession(g, opts), opts)
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// Clicks focus panes and select rows, the wheel scrolls; hold shift
+	// to select text with the terminal as usual.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithMouseCellMotion()}
 	if opts.In != nil {
 		popts = append(popts, tea.WithInput(opts.In))
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -57,6 +59,17 @@ type session interface {
 	InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string
 	// Diff compares checkpoints a and b of the thread (engine.DiffCheckpoints).
 	Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error)
+	// SetRunSettings sets the engine options of the runs started from now
+	// on; a run paused at a checkpoint is restarted there, so the next
+	// step uses them.
+	SetRunSettings(rs runSettings)
+	// RerunTask runs task taskID, planned from checkpoint cpID, alone
+	// against its recorded input with the current code, writing nothing to
+	// the thread (engine.Graph.RerunTask).
+	RerunTask(ctx context.Context, cpID, taskID string) (*engine.TaskRerun, error)
+	// Live is the feed of what running tasks report (nil: none). It is
+	// safe to read while a Cmd owns the session.
+	Live() *liveFeed
 	// InferAsNode names the node an update at checkpoint id is written as
 	// when none is chosen (the engine's rule).
 	InferAsNode(ctx context.Context, id string) (string, error)
@@ -77,6 +90,8 @@ type engineSession struct {
 	st      *engine.Stepper // nil when no run is live
 	last    *engine.StepView
 	pending map[string]engine.ChannelView
+	feed    *liveFeed
+	run     runSettings
 	// from is a checkpoint made current by Checkout and not stepped from
 	// yet: the next step starts there (and the engine forks, if it must).
 	from string
@@ -85,10 +100,47 @@ type engineSession struct {
 var _ session = (*engineSession)(nil)
 
 func newEngineSession(g *engine.Graph, opts Options) *engineSession {
-	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe()}
+	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe(), feed: newLiveFeed(time.Now)}
 }
 
 func (s *engineSession) Info() engine.GraphInfo { return s.info }
+
+func (s *engineSession) Live() *liveFeed { return s.feed }
+
+// runOpts are the options of every run the session starts: on the open
+// thread, from a checkpoint if one was made current, reporting to the
+// live feed.
+func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
+	opts := []engine.RunOption{engine.OnThread(thread), engine.WithEvents(s.feed.on)}
+	if from != "" {
+		opts = append(opts, engine.FromCheckpoint(from))
+	}
+	if len(s.run.before) > 0 {
+		opts = append(opts, engine.BreakBefore(s.run.before...))
+	}
+	if len(s.run.after) > 0 {
+		opts = append(opts, engine.BreakAfter(s.run.after...))
+	}
+	if s.run.limit > 0 {
+		opts = append(opts, engine.WithRecursionLimit(s.run.limit))
+	}
+	return opts
+}
+
+func (s *engineSession) SetRunSettings(rs runSettings) {
+	if reflect.DeepEqual(rs, s.run) {
+		return
+	}
+	s.run = rs
+	if s.st != nil && s.st.Phase() == engine.PhaseCheckpoint {
+		// Between supersteps nothing is half done: the next step starts a
+		// run from this checkpoint with the new options.
+		s.st = nil
+		if s.last != nil && s.from == "" {
+			s.from = s.last.CheckpointID
+		}
+	}
+}
 
 func (s *engineSession) View() *engine.StepView {
 	if s.st != nil {
@@ -114,7 +166,7 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	}
 	// Start(nil) at the head writes nothing: it only loads the checkpoint,
 	// which gives a view with real channel availability.
-	st, err := s.g.Start(ctx, nil, engine.OnThread(thread))
+	st, err := s.g.Start(ctx, nil, s.runOpts(thread, "")...)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +198,7 @@ func viewStatus(snap *engine.StateSnapshot) engine.Status {
 }
 
 func (s *engineSession) Start(ctx context.Context, thread string, input map[string]any) (*engine.StepView, error) {
-	st, err := s.g.Start(ctx, input, engine.OnThread(thread))
+	st, err := s.g.Start(ctx, input, s.runOpts(thread, "")...)
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +213,7 @@ func (s *engineSession) live(ctx context.Context) error {
 	if s.thread == "" {
 		return errors.New("no thread is open")
 	}
-	opts := []engine.RunOption{engine.OnThread(s.thread)}
-	if s.from != "" {
-		opts = append(opts, engine.FromCheckpoint(s.from))
-	}
-	st, err := s.g.Start(ctx, nil, opts...)
+	st, err := s.g.Start(ctx, nil, s.runOpts(s.thread, s.from)...)
 	if err != nil {
 		return err
 	}
@@ -225,11 +273,7 @@ func (s *engineSession) committed(ctx context.Context, v *engine.StepView) *engi
 }
 
 func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepView, error) {
-	opts := []engine.RunOption{engine.OnThread(s.thread)}
-	if s.from != "" {
-		opts = append(opts, engine.FromCheckpoint(s.from))
-	}
-	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, opts...)
+	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, s.runOpts(s.thread, s.from)...)
 	if err != nil {
 		return nil, err
 	}
@@ -388,4 +432,15 @@ func answered(snap *engine.StateSnapshot) bool {
 		}
 	}
 	return false
+}
+
+func (s *engineSession) RerunTask(ctx context.Context, cpID, taskID string) (*engine.TaskRerun, error) {
+	t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointID: cpID})
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, fmt.Errorf("%w: checkpoint %s of thread %q", engine.ErrNoCheckpoint, shortID(cpID), s.thread)
+	}
+	return s.g.RerunTask(ctx, t, taskID)
 }

@@ -208,38 +208,47 @@ func itemsInput() (map[string]any, typed.Update[Fanout]) {
 	return map[string]any{"items": items, "results": []any{}}, typed.Write(&in, typed.Set(&in.Items, ints), typed.Set(&in.Results, []int{}))
 }
 
-// BenchmarkWorkload_MapVsTyped runs each workload on a fresh thread per
-// iteration, with no saver (the strictest comparison: the engine's own cost
-// is smallest) and with a MemorySaver.
-func BenchmarkWorkload_MapVsTyped(b *testing.B) {
+type runFunc = func(ctx context.Context, opts ...engine.RunOption) error
+
+type perfWorkload struct {
+	name  string
+	limit int
+	mapG  func(...engine.CompileOption) (runFunc, error)
+	typG  func(...engine.CompileOption) (runFunc, error)
+}
+
+func perfWorkloads() []perfWorkload {
 	fanoutIn, fanoutTypedIn := itemsInput()
 	var chainIn Chain
 	var loopIn PingPong
-	type run = func(ctx context.Context, opts ...engine.RunOption) error
-	workloads := []struct {
-		name  string
-		limit int
-		mapG  func(...engine.CompileOption) (run, error)
-		typG  func(...engine.CompileOption) (run, error)
-	}{
+	return []perfWorkload{
 		{"chain_1000", 1010, mapRun(chainMap, map[string]any{"n": 0.0}), typedRun(chainTyped, typed.Write(&chainIn, typed.Set(&chainIn.N, 0)))},
 		{"fanout_1000", 25, mapRun(fanoutMap, fanoutIn), typedRun(fanoutTyped, fanoutTypedIn)},
 		{"loop_5000", 5010, mapRun(loopMap, map[string]any{"n": 0.0}), typedRun(loopTyped, typed.Write(&loopIn, typed.Set(&loopIn.N, 0)))},
 		{"wide_state", 110, mapRun(wideMap, wideMapInput()), typedRun(wideTyped, wideInput())},
 	}
-	for _, w := range workloads {
+}
+
+func saverOpts(saver string) []engine.CompileOption {
+	if saver == "memory" {
+		return []engine.CompileOption{engine.WithSaver(engine.NewMemorySaver())}
+	}
+	return nil
+}
+
+// BenchmarkWorkload_MapVsTyped runs each workload on a fresh thread per
+// iteration, with no saver (the strictest comparison: the engine's own cost
+// is smallest) and with a MemorySaver.
+func BenchmarkWorkload_MapVsTyped(b *testing.B) {
+	for _, w := range perfWorkloads() {
 		for _, saver := range []string{"none", "memory"} {
 			for _, api := range []string{"map", "typed"} {
 				b.Run(w.name+"/"+saver+"/"+api, func(b *testing.B) {
-					var opts []engine.CompileOption
-					if saver == "memory" {
-						opts = append(opts, engine.WithSaver(engine.NewMemorySaver()))
-					}
 					build := w.mapG
 					if api == "typed" {
 						build = w.typG
 					}
-					r, err := build(opts...)
+					r, err := build(saverOpts(saver)...)
 					if err != nil {
 						b.Fatal(err)
 					}

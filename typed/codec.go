@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -25,7 +26,7 @@ import (
 
 type codec struct {
 	enc func(v reflect.Value) (any, error)
-	dec func(dst reflect.Value, v any, path string) error
+	dec func(dst reflect.Value, v any) error
 }
 
 var (
@@ -96,10 +97,10 @@ func buildCodec(t reflect.Type) codec {
 	case reflect.Bool:
 		return codec{
 			enc: func(v reflect.Value) (any, error) { return v.Bool(), nil },
-			dec: func(dst reflect.Value, v any, path string) error {
+			dec: func(dst reflect.Value, v any) error {
 				b, ok := v.(bool)
 				if !ok {
-					return mismatch(dst, v, path, nil)
+					return mismatch(dst, v, nil)
 				}
 				dst.SetBool(b)
 				return nil
@@ -108,10 +109,10 @@ func buildCodec(t reflect.Type) codec {
 	case reflect.String:
 		return codec{
 			enc: func(v reflect.Value) (any, error) { return v.String(), nil },
-			dec: func(dst reflect.Value, v any, path string) error {
+			dec: func(dst reflect.Value, v any) error {
 				s, ok := v.(string)
 				if !ok {
-					return mismatch(dst, v, path, nil)
+					return mismatch(dst, v, nil)
 				}
 				dst.SetString(s)
 				return nil
@@ -136,10 +137,10 @@ func buildCodec(t reflect.Type) codec {
 				}
 				return f, nil
 			},
-			dec: func(dst reflect.Value, v any, path string) error {
+			dec: func(dst reflect.Value, v any) error {
 				f, ok := number(v)
 				if !ok || dst.OverflowFloat(f) {
-					return mismatch(dst, v, path, nil)
+					return mismatch(dst, v, nil)
 				}
 				dst.SetFloat(f)
 				return nil
@@ -159,16 +160,16 @@ func buildCodec(t reflect.Type) codec {
 	case reflect.Pointer:
 		return pointerCodec(t)
 	case reflect.Struct:
-		return jsonCodec(t)
+		return structCodec(t)
 	case reflect.Interface:
-		return codec{enc: encodeAny, dec: func(dst reflect.Value, v any, path string) error {
+		return codec{enc: encodeAny, dec: func(dst reflect.Value, v any) error {
 			if v == nil {
 				dst.SetZero()
 				return nil
 			}
 			rv := reflect.ValueOf(v)
 			if !rv.Type().AssignableTo(dst.Type()) {
-				return mismatch(dst, v, path, nil)
+				return mismatch(dst, v, nil)
 			}
 			dst.Set(rv)
 			return nil
@@ -178,14 +179,24 @@ func buildCodec(t reflect.Type) codec {
 		enc: func(v reflect.Value) (any, error) {
 			return nil, fmt.Errorf("a %s cannot be stored in a state", t)
 		},
-		dec: func(dst reflect.Value, v any, path string) error {
-			return mismatch(dst, v, path, fmt.Errorf("a %s cannot be stored in a state", t))
+		dec: func(dst reflect.Value, v any) error {
+			return mismatch(dst, v, fmt.Errorf("a %s cannot be stored in a state", t))
 		},
 	}
 }
 
-func mismatch(dst reflect.Value, v any, path string, err error) error {
-	return &DecodeError{Path: path, Type: dst.Type(), Value: v, Err: err}
+func mismatch(dst reflect.Value, v any, err error) error {
+	return &DecodeError{Type: dst.Type(), Value: v, Err: err}
+}
+
+// atPath prefixes the position of a failing element to a decode error's
+// path. Paths are built on the way out of a failure, so decoding a value
+// that fits builds none.
+func atPath(err error, step string) error {
+	if de, ok := err.(*DecodeError); ok {
+		de.Path = step + de.Path
+	}
+	return err
 }
 
 // number reads any numeric engine value (float64, or a Go number a map
@@ -211,7 +222,11 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
-func decodeInt(dst reflect.Value, v any, path string) error {
+func decodeInt(dst reflect.Value, v any) error {
+	if f, ok := v.(float64); ok && f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 && !dst.OverflowInt(int64(f)) {
+		dst.SetInt(int64(f))
+		return nil
+	}
 	if i, ok := v.(int); ok && !dst.OverflowInt(int64(i)) {
 		dst.SetInt(int64(i))
 		return nil
@@ -222,28 +237,28 @@ func decodeInt(dst reflect.Value, v any, path string) error {
 	}
 	f, ok := number(v)
 	if !ok {
-		return mismatch(dst, v, path, nil)
+		return mismatch(dst, v, nil)
 	}
 	if f != math.Trunc(f) {
-		return mismatch(dst, v, path, fmt.Errorf("%s is not a whole number", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is not a whole number", strconv.FormatFloat(f, 'g', -1, 64)))
 	}
 	if f < -(1<<63) || f >= 1<<63 || dst.OverflowInt(int64(f)) {
-		return mismatch(dst, v, path, fmt.Errorf("%s is out of range", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is out of range", strconv.FormatFloat(f, 'g', -1, 64)))
 	}
 	dst.SetInt(int64(f))
 	return nil
 }
 
-func decodeUint(dst reflect.Value, v any, path string) error {
+func decodeUint(dst reflect.Value, v any) error {
 	f, ok := number(v)
 	if !ok {
-		return mismatch(dst, v, path, nil)
+		return mismatch(dst, v, nil)
 	}
 	if f != math.Trunc(f) {
-		return mismatch(dst, v, path, fmt.Errorf("%s is not a whole number", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is not a whole number", strconv.FormatFloat(f, 'g', -1, 64)))
 	}
 	if f < 0 || f >= 1<<64 || dst.OverflowUint(uint64(f)) {
-		return mismatch(dst, v, path, fmt.Errorf("%s is out of range", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is out of range", strconv.FormatFloat(f, 'g', -1, 64)))
 	}
 	dst.SetUint(uint64(f))
 	return nil
@@ -292,7 +307,7 @@ func encodeAny(v reflect.Value) (any, error) {
 }
 
 // decodeAny stores an engine value in an any as it is.
-func decodeAny(dst reflect.Value, v any, _ string) error {
+func decodeAny(dst reflect.Value, v any) error {
 	if v == nil {
 		dst.SetZero()
 	} else {
@@ -312,18 +327,18 @@ func jsonCodec(t reflect.Type) codec {
 			}
 			return engine.DecodeValue(b)
 		},
-		dec: func(dst reflect.Value, v any, path string) error {
+		dec: func(dst reflect.Value, v any) error {
 			if x := reflect.ValueOf(v); x.IsValid() && x.Type() == dst.Type() {
 				dst.Set(x) // already the Go value (written by this process)
 				return nil
 			}
 			b, err := engine.EncodeValue(v)
 			if err != nil {
-				return mismatch(dst, v, path, err)
+				return mismatch(dst, v, err)
 			}
 			fresh := reflect.New(dst.Type())
 			if err := json.Unmarshal(b, fresh.Interface()); err != nil {
-				return mismatch(dst, v, path, err)
+				return mismatch(dst, v, err)
 			}
 			dst.Set(fresh.Elem())
 			return nil
@@ -333,6 +348,7 @@ func jsonCodec(t reflect.Type) codec {
 
 func sliceCodec(t reflect.Type) codec {
 	elem := codecBuilding(t.Elem())
+	fast, size := fastSetFor(t.Elem()), t.Elem().Size()
 	return codec{
 		enc: func(v reflect.Value) (any, error) {
 			if v.IsNil() {
@@ -348,19 +364,23 @@ func sliceCodec(t reflect.Type) codec {
 			}
 			return out, nil
 		},
-		dec: func(dst reflect.Value, v any, path string) error {
+		dec: func(dst reflect.Value, v any) error {
 			if v == nil {
 				dst.SetZero()
 				return nil
 			}
 			l, ok := v.([]any)
 			if !ok {
-				return mismatch(dst, v, path, nil)
+				return mismatch(dst, v, nil)
 			}
 			out := reflect.MakeSlice(t, len(l), len(l))
+			data := out.UnsafePointer()
 			for i, e := range l {
-				if err := elem.dec(out.Index(i), e, path+"["+strconv.Itoa(i)+"]"); err != nil {
-					return err
+				if fast != nil && fast(unsafe.Add(data, uintptr(i)*size), e) {
+					continue
+				}
+				if err := elem.dec(out.Index(i), e); err != nil {
+					return atPath(err, "["+strconv.Itoa(i)+"]")
 				}
 			}
 			dst.Set(out)
@@ -383,14 +403,14 @@ func arrayCodec(t reflect.Type) codec {
 			}
 			return out, nil
 		},
-		dec: func(dst reflect.Value, v any, path string) error {
+		dec: func(dst reflect.Value, v any) error {
 			l, ok := v.([]any)
 			if !ok || len(l) != t.Len() {
-				return mismatch(dst, v, path, nil)
+				return mismatch(dst, v, nil)
 			}
 			for i, e := range l {
-				if err := elem.dec(dst.Index(i), e, path+"["+strconv.Itoa(i)+"]"); err != nil {
-					return err
+				if err := elem.dec(dst.Index(i), e); err != nil {
+					return atPath(err, "["+strconv.Itoa(i)+"]")
 				}
 			}
 			return nil
@@ -415,20 +435,20 @@ func mapCodec(t reflect.Type) codec {
 			}
 			return out, nil
 		},
-		dec: func(dst reflect.Value, v any, path string) error {
+		dec: func(dst reflect.Value, v any) error {
 			if v == nil {
 				dst.SetZero()
 				return nil
 			}
 			m, ok := v.(map[string]any)
 			if !ok {
-				return mismatch(dst, v, path, nil)
+				return mismatch(dst, v, nil)
 			}
 			out := reflect.MakeMapWithSize(t, len(m))
 			for k, e := range m {
 				ev := reflect.New(t.Elem()).Elem()
-				if err := elem.dec(ev, e, path+"["+strconv.Quote(k)+"]"); err != nil {
-					return err
+				if err := elem.dec(ev, e); err != nil {
+					return atPath(err, "["+strconv.Quote(k)+"]")
 				}
 				out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
 			}
@@ -447,13 +467,13 @@ func pointerCodec(t reflect.Type) codec {
 			}
 			return elem.enc(v.Elem())
 		},
-		dec: func(dst reflect.Value, v any, path string) error {
+		dec: func(dst reflect.Value, v any) error {
 			if v == nil {
 				dst.SetZero()
 				return nil
 			}
 			p := reflect.New(t.Elem())
-			if err := elem.dec(p.Elem(), v, path); err != nil {
+			if err := elem.dec(p.Elem(), v); err != nil {
 				return err
 			}
 			dst.Set(p)
@@ -478,6 +498,6 @@ func Encode(v any) (any, error) {
 // tags). A value that does not fit is a *DecodeError.
 func Decode[T any](v any) (T, error) {
 	var out T
-	err := codecFor(reflect.TypeFor[T]()).dec(reflect.ValueOf(&out).Elem(), v, "")
+	err := codecFor(reflect.TypeFor[T]()).dec(reflect.ValueOf(&out).Elem(), v)
 	return out, err
 }

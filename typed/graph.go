@@ -84,7 +84,7 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 	where := fmt.Sprintf("node %q: Send argument", name)
 	g.b.AddNode(name, g.node(name, func(ctx context.Context, input any) (Update[S], error) {
 		var arg A
-		if err := c.dec(reflect.ValueOf(&arg).Elem(), input, ""); err != nil {
+		if err := c.dec(reflect.ValueOf(&arg).Elem(), input); err != nil {
 			if de, ok := err.(*DecodeError); ok {
 				de.Where = where
 			}
@@ -169,7 +169,7 @@ func (g *StateGraph[S]) AddSends(from string, sends SendsFunc[S], ends ...string
 		if err != nil {
 			return nil, err
 		}
-		return encodeGotos(anys(list))
+		return encodeGotos(list)
 	}, ends...)
 	return g
 }

@@ -29,19 +29,25 @@ func Engine[S any](g *Graph[S], err error) (*engine.Graph, error) {
 // decoded into S.
 type Result[S any] struct {
 	*engine.Result
-	State S
+	State S // Result.Values decoded
 }
 
-// Run starts a run with input as its input: the fields it sets are written
-// through __start__, in the order they were set, as a map input would be.
-// An input that sets nothing continues the thread instead (see Continue).
+// Run starts a run with input as its input: the fields it sets become the
+// map of state keys a map-API run is given (the input checkpoint stores
+// that map, and its keys are written in sorted order, as LangGraph writes
+// a dict input). An input that sets nothing continues the thread instead
+// (see Continue).
 func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunOption) (*Result[S], error) {
-	in, err := input.pairs(g.schema)
+	pairs, err := input.pairs(g.schema)
 	if err != nil {
 		return nil, err
 	}
-	if in == nil {
+	if pairs == nil {
 		return g.Continue(ctx, opts...)
+	}
+	in := make(map[string]any, len(pairs))
+	for _, kv := range pairs {
+		in[kv.Key] = kv.Value
 	}
 	return g.finish(g.Graph.Invoke(ctx, in, opts...))
 }
@@ -124,7 +130,7 @@ func Interrupt[A any](ctx context.Context, payload any) (A, error) {
 	if err != nil {
 		return answer, err
 	}
-	if err := codecFor(reflect.TypeFor[A]()).dec(reflect.ValueOf(&answer).Elem(), v, ""); err != nil {
+	if err := codecFor(reflect.TypeFor[A]()).dec(reflect.ValueOf(&answer).Elem(), v); err != nil {
 		if de, ok := err.(*DecodeError); ok {
 			de.Where = "interrupt answer"
 		}
@@ -134,8 +140,20 @@ func Interrupt[A any](ctx context.Context, payload any) (A, error) {
 }
 
 // Resume is the run input that answers a pending interrupt with a Go value
-// (engine.Command{Resume: …} with the value encoded).
+// (engine.Command{Resume: …} with the value encoded). An engine.ResumeMap
+// answers several interrupts by id; each of its values is encoded.
 func Resume(answer any) (engine.Command, error) {
+	if byID, ok := answer.(engine.ResumeMap); ok {
+		out := make(engine.ResumeMap, len(byID))
+		for id, a := range byID {
+			v, err := Encode(a)
+			if err != nil {
+				return engine.Command{}, &EncodeError{Where: fmt.Sprintf("resume answer for interrupt %s", id), Err: err}
+			}
+			out[id] = v
+		}
+		return engine.Command{Resume: out}, nil
+	}
 	v, err := Encode(answer)
 	if err != nil {
 		return engine.Command{}, &EncodeError{Where: "resume answer", Err: err}

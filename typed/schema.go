@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -25,8 +26,9 @@ type field struct {
 	offset  uintptr
 	typ     reflect.Type
 	codec   *codec
-	reducer string // "" (LastValue), "append", "add_messages" or a registered name
-	where   string // for errors: `state field Total (key "total")`
+	fast    fastSet // nil: always the codec
+	reducer string  // "" (LastValue), "append", "add_messages" or a registered name
+	where   string  // for errors: `state field Total (key "total")`
 }
 
 // Reducer is a named fold for a state field: a field tagged
@@ -47,10 +49,10 @@ func WithReducer[T any](name string, fn Reducer[T]) Option {
 	c := codecFor(t)
 	fold := func(current, write any) (any, error) {
 		var cur, w T
-		if err := c.dec(reflect.ValueOf(&cur).Elem(), current, ""); err != nil {
+		if err := c.dec(reflect.ValueOf(&cur).Elem(), current); err != nil {
 			return nil, fmt.Errorf("reducer %q: current value: %w", name, err)
 		}
-		if err := c.dec(reflect.ValueOf(&w).Elem(), write, ""); err != nil {
+		if err := c.dec(reflect.ValueOf(&w).Elem(), write); err != nil {
 			return nil, fmt.Errorf("reducer %q: write: %w", name, err)
 		}
 		return c.enc(reflect.ValueOf(fn(cur, w)))
@@ -89,7 +91,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		}
 		f := field{
 			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type,
-			codec: codecFor(sf.Type), reducer: sf.Tag.Get("reducer"),
+			codec: codecFor(sf.Type), fast: fastSetFor(sf.Type), reducer: sf.Tag.Get("reducer"),
 			where: fmt.Sprintf("state field %s (key %q)", sf.Name, key),
 		}
 		spec, err := keySpec(f, o)
@@ -153,16 +155,20 @@ func keySpec(f field, o *options) (engine.KeySpec, error) {
 	return spec, nil
 }
 
-// decode reads a state map into a fresh *S. Keys without a value leave
-// their field at its zero value.
+// decode reads a state map into dst, a struct of the schema's type that is
+// addressable. Keys without a value leave their field as it is.
 func (s *schema) decode(state map[string]any, dst reflect.Value) error {
+	base := dst.Addr().UnsafePointer()
 	for i := range s.fields {
 		f := &s.fields[i]
 		v, ok := state[f.key]
 		if !ok {
 			continue
 		}
-		if err := f.codec.dec(dst.Field(f.index), v, ""); err != nil {
+		if f.fast != nil && f.fast(unsafe.Add(base, f.offset), v) {
+			continue
+		}
+		if err := f.codec.dec(dst.Field(f.index), v); err != nil {
 			return f.decodeError(err)
 		}
 	}

@@ -233,9 +233,15 @@ func TestWithReducer_FoldsTypedValues(t *testing.T) {
 		Best int `json:"best" reducer:"max"`
 	}
 	g, err := typed.NewGraph[S]("max", typed.WithReducer("max", func(a, b int) int { return max(a, b) })).
-		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 3)), nil }).
-		AddNode("b", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 9)), nil }).
-		AddNode("c", func(_ context.Context, s *S) (typed.Update[S], error) { return typed.Write(s, typed.Set(&s.Best, 5)), nil }).
+		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Best, 3)), nil
+		}).
+		AddNode("b", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Best, 9)), nil
+		}).
+		AddNode("c", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Best, 5)), nil
+		}).
 		AddEdge(engine.Start, "a").AddEdge(engine.Start, "b").AddEdge(engine.Start, "c").
 		Compile()
 	if err != nil {
@@ -248,5 +254,195 @@ func TestWithReducer_FoldsTypedValues(t *testing.T) {
 	}
 	if got := res.Values["best"]; got != 9.0 {
 		t.Fatalf("the channel holds %T %v, want the engine's number 9", got, got)
+	}
+}
+
+func TestResume_KeepsAResumeMap(t *testing.T) {
+	type Answer struct {
+		OK bool `json:"ok"`
+	}
+	cmd, err := typed.Resume(engine.ResumeMap{"a1": Answer{true}, "b2": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := cmd.Resume.(engine.ResumeMap)
+	if !ok || !reflect.DeepEqual(m, engine.ResumeMap{"a1": map[string]any{"ok": true}, "b2": 3.0}) {
+		t.Fatalf("got %#v", cmd.Resume)
+	}
+	if _, err := typed.Resume(nil); !errors.Is(err, engine.ErrEmptyInput) {
+		t.Fatalf("a nil answer: got %v", err)
+	}
+}
+
+// TestGraph_Run_InputIsTheMapInput: a typed input checkpoints exactly what
+// the same input given as a map does, so history, stores and traces cannot
+// tell them apart.
+func TestGraph_Run_InputIsTheMapInput(t *testing.T) {
+	type S struct {
+		Total   int      `json:"total"`
+		Visited []string `json:"visited" reducer:"append"`
+		When    time.Time
+	}
+	ctx := context.Background()
+	g, err := typed.NewGraph[S]("in").
+		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Total, s.Total*2)), nil
+		}).
+		AddEdge(engine.Start, "a").
+		Compile(engine.WithSaver(engine.NewMemorySaver()), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var in S
+	if _, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Visited, []string{"x"}), typed.Set(&in.Total, 10), typed.Set(&in.When, when)), engine.OnThread("typed")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Invoke(ctx, map[string]any{"total": 10, "visited": []any{"x"}, "When": "2026-01-02T03:04:05Z"}, engine.OnThread("map")); err != nil {
+		t.Fatal(err)
+	}
+	history := func(thread string) string {
+		hist, err := g.History(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, s := range hist {
+			b.Write(engine.MustEncode(s.Checkpoint.ChannelValues))
+			b.Write(engine.MustEncode(s.Next))
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	if a, b := history("typed"), history("map"); a != b {
+		t.Fatalf("typed input:\n%s\nmap input:\n%s", a, b)
+	}
+}
+
+func TestUpdate_GotoAndSendMakeACommand(t *testing.T) {
+	type S struct {
+		Jobs []string `json:"jobs" reducer:"append"`
+		Done bool     `json:"done"`
+	}
+	type Job struct {
+		Name string `json:"name"`
+	}
+	g := typed.NewGraph[S]("cmd").
+		AddNode("plan", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Done, false)).
+				Send(typed.Send("work", Job{"x"}), typed.Send("work", Job{"y"})).
+				Goto("finish"), nil
+		}, engine.WithEnds("work", "finish"))
+	typed.AddSendNode(g, "work", func(_ context.Context, j Job) (typed.Update[S], error) {
+		var out S
+		return typed.Write(&out, typed.Set(&out.Jobs, []string{j.Name})), nil
+	})
+	compiled, err := g.
+		AddNode("finish", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Done, true)), nil
+		}).
+		AddEdge(engine.Start, "plan").
+		Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in S
+	res, err := compiled.Run(context.Background(), typed.Write(&in, typed.Set(&in.Jobs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.State.Done || !reflect.DeepEqual(res.State.Jobs, []string{"x", "y"}) {
+		t.Fatalf("state %+v", res.State)
+	}
+}
+
+func TestAddSendNode_ArgumentThatDoesNotFitNamesTheNode(t *testing.T) {
+	type S struct {
+		N int `json:"n"`
+	}
+	type Arg struct {
+		Count int `json:"count"`
+	}
+	g := typed.NewGraph[S]("bad-arg").
+		AddNode("split", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Update[S]{}.Send(typed.Send("use", map[string]any{"count": "three"})), nil
+		}, engine.WithEnds("use"))
+	typed.AddSendNode(g, "use", func(_ context.Context, a Arg) (typed.Update[S], error) {
+		return typed.Update[S]{}, nil
+	})
+	compiled, err := g.AddEdge(engine.Start, "split").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in S
+	_, err = compiled.Run(context.Background(), typed.Write(&in, typed.Set(&in.N, 1)))
+	var de *typed.DecodeError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), `node "use": Send argument at .count: cannot read string "three" into int`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestInterrupt_AnswerThatDoesNotFitIsAnError(t *testing.T) {
+	type S struct {
+		Age int `json:"age"`
+	}
+	g, err := typed.NewGraph[S]("ask").
+		AddNode("ask", func(ctx context.Context, s *S) (typed.Update[S], error) {
+			age, err := typed.Interrupt[int](ctx, "how old?")
+			if err != nil {
+				return typed.Update[S]{}, err
+			}
+			return typed.Write(s, typed.Set(&s.Age, age)), nil
+		}).
+		AddEdge(engine.Start, "ask").
+		Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var in S
+	if _, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Age, 0)), engine.OnThread("bad")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Resume(ctx, "forty", engine.OnThread("bad"))
+	if !errors.Is(err, typed.ErrDecode) || !strings.Contains(err.Error(), `interrupt answer: cannot read string "forty" into int`) {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Age, 0)), engine.OnThread("good")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Resume(ctx, 40, engine.OnThread("good"))
+	if err != nil || res.State.Age != 40 {
+		t.Fatalf("%v %+v", err, res)
+	}
+}
+
+func TestMessages_MergeByID(t *testing.T) {
+	type S struct {
+		Chat typed.Messages `json:"chat"`
+	}
+	g, err := typed.NewGraph[S]("chat").
+		AddNode("bot", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Chat, typed.Messages{
+				{ID: "1", Role: "user", Content: "hi (edited)"},
+				{ID: "2", Role: "assistant", Content: "hello"},
+			})), nil
+		}).
+		AddEdge(engine.Start, "bot").
+		Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Describe().Channels; !strings.Contains(string(engine.MustEncode(got)), "add_messages") {
+		t.Fatalf("a Messages field must be an add_messages channel: %s", engine.MustEncode(got))
+	}
+	var in S
+	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Chat, typed.Messages{{ID: "1", Role: "user", Content: "hi"}})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := typed.Messages{{ID: "1", Role: "user", Content: "hi (edited)"}, {ID: "2", Role: "assistant", Content: "hello"}}
+	if !reflect.DeepEqual(res.State.Chat, want) {
+		t.Fatalf("chat %+v", res.State.Chat)
 	}
 }

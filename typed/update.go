@@ -42,8 +42,9 @@ func Write[S any](s *S, changes ...Change) Update[S] {
 }
 
 // Goto adds nodes to run next, as a LangGraph Command's goto: no edge is
-// needed, but the node must list them with engine.WithEnds for drawing and
-// reachability. engine.End ends this branch.
+// needed. Declare them on the node with engine.WithEnds, which the drawing
+// uses and which makes a node that no edge leads to reachable. engine.End
+// ends this branch.
 func (u Update[S]) Goto(nodes ...string) Update[S] {
 	u.gotos = append(u.gotos[:len(u.gotos):len(u.gotos)], anys(nodes)...)
 	return u
@@ -120,21 +121,27 @@ func (u Update[S]) result(s *schema) (any, error) {
 }
 
 // encodeGotos encodes the arguments of Sends; node names pass as they are.
-func encodeGotos(gotos []any) ([]any, error) {
+func encodeGotos[T any](gotos []T) ([]any, error) {
 	out := make([]any, len(gotos))
 	for i, g := range gotos {
-		send, ok := g.(engine.Send)
-		if !ok {
-			out[i] = g
-			continue
+		var err error
+		if out[i], err = encodeGoto(g); err != nil {
+			return nil, err
 		}
-		arg, err := Encode(send.Arg)
-		if err != nil {
-			return nil, &EncodeError{Where: fmt.Sprintf("argument of Send to %q", send.Node), Err: err}
-		}
-		out[i] = engine.Send{Node: send.Node, Arg: arg}
 	}
 	return out, nil
+}
+
+func encodeGoto(g any) (any, error) {
+	send, ok := g.(engine.Send)
+	if !ok {
+		return g, nil
+	}
+	arg, err := Encode(send.Arg)
+	if err != nil {
+		return nil, &EncodeError{Where: fmt.Sprintf("argument of Send to %q", send.Node), Err: err}
+	}
+	return engine.Send{Node: send.Node, Arg: arg}, nil
 }
 
 // valueOf is v as a reflect.Value of type t (v holds a t, or nil for an

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/superstep/superstep/engine"
@@ -22,19 +23,28 @@ func (e *ScriptedFailure) Error() string { return fmt.Sprintf("%s: %s", e.Node, 
 // Counters count node entries (per op, for traces) and scripted failures
 // (per scenario). Safe for concurrent use: nodes of a superstep run at once.
 type Counters struct {
-	mu      sync.Mutex
-	entries map[string]int
+	mu sync.Mutex
+	// entries has one counter per node path, made when the node is built,
+	// so a thousand tasks entering at once add atomically instead of
+	// queueing for mu.
+	entries map[string]*atomic.Int64
 	fails   map[string]int
 }
 
 func newCounters() *Counters {
-	return &Counters{entries: map[string]int{}, fails: map[string]int{}}
+	return &Counters{entries: map[string]*atomic.Int64{}, fails: map[string]int{}}
 }
 
-func (c *Counters) enter(path string) {
+// entryCounter returns path's entry counter, made on first use.
+func (c *Counters) entryCounter(path string) *atomic.Int64 {
 	c.mu.Lock()
-	c.entries[path]++
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	n := c.entries[path]
+	if n == nil {
+		n = new(atomic.Int64)
+		c.entries[path] = n
+	}
+	return n
 }
 
 func (c *Counters) failAttempt(path string) int {
@@ -48,8 +58,12 @@ func (c *Counters) failAttempt(path string) int {
 func (c *Counters) TakeEntries() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := c.entries
-	c.entries = map[string]int{}
+	out := map[string]int{}
+	for path, n := range c.entries {
+		if v := n.Swap(0); v > 0 {
+			out[path] = int(v)
+		}
+	}
 	return out
 }
 
@@ -64,10 +78,16 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 			return nil, nil, engine.CompileErrors{{Kind: "UnknownNode", Msg: "interrupt node \"*\" not found: list the nodes"}}
 		}
 	}
-	if len(f.InterruptBefore) > 0 {
+	switch {
+	case f.InterruptBeforeAll:
+		opts = append(opts, engine.WithInterruptBefore("*"))
+	case len(f.InterruptBefore) > 0:
 		opts = append(opts, engine.WithInterruptBefore(f.InterruptBefore...))
 	}
-	if len(f.InterruptAfter) > 0 {
+	switch {
+	case f.InterruptAfterAll:
+		opts = append(opts, engine.WithInterruptAfter("*"))
+	case len(f.InterruptAfter) > 0:
 		opts = append(opts, engine.WithInterruptAfter(f.InterruptAfter...))
 	}
 	g, err := buildGraph(f, &f.Graph, "", c, opts)
@@ -79,8 +99,10 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 
 func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.CompileOption) (*engine.Graph, error) {
 	keys := make([]engine.KeySpec, 0, len(def.State))
+	schema := make([]string, 0, len(def.State))
 	for _, k := range def.State {
 		keys = append(keys, keySpec(k))
+		schema = append(schema, k.Name)
 	}
 	b := engine.NewStateGraph(keys...).Named(f.Name)
 	names := make([]string, 0, len(def.Nodes))
@@ -120,7 +142,7 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 			b.AddSubgraph(n.Name, sub, nopts...)
 			continue
 		}
-		b.AddNode(n.Name, nodeFunc(path, n, c), nopts...)
+		b.AddNode(n.Name, nodeFunc(path, n, c, schema), nopts...)
 	}
 	for _, e := range def.Edges {
 		if e.Join {
@@ -159,9 +181,11 @@ func keySpec(k StateKey) engine.KeySpec {
 // nodeFunc is a scripted node: interrupts first (each returns its answer),
 // then the scripted failure, the sleep, and finally update and goto,
 // evaluated on the node's input.
-func nodeFunc(path string, n *Node, c *Counters) engine.NodeFunc {
+// schema lists the state keys in declaration order.
+func nodeFunc(path string, n *Node, c *Counters, schema []string) engine.NodeFunc {
+	entered := c.entryCounter(path)
 	return func(ctx context.Context, input any) (any, error) {
-		c.enter(path)
+		entered.Add(1)
 		var resumes []any
 		for _, e := range n.Interrupts {
 			payload, err := e.Eval(Env{State: input, Resume: last(resumes), Resumes: slices.Clone(resumes)})
@@ -202,6 +226,15 @@ func nodeFunc(path string, n *Node, c *Counters) engine.NodeFunc {
 				return nil, fmt.Errorf("update: %w", err)
 			}
 			update = v
+			if m, ok := v.(map[string]any); ok {
+				// A map's writes keep the key order the object has in
+				// JavaScript, not Go's sorted order.
+				u := make(engine.Update, 0, len(m))
+				for _, k := range n.UpdateExpr.OrderedKeys(m, schema) {
+					u = append(u, engine.KV{Key: k, Value: m[k]})
+				}
+				update = u
+			}
 		}
 		if n.Goto == nil {
 			return update, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -11,6 +12,7 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
+	exprparser "github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/superstep/superstep/engine"
@@ -25,6 +27,11 @@ import (
 type Expr struct {
 	Src  string
 	prog *vm.Program
+	// literalKeys are the key lists, in source order, of the map literals
+	// the expression can yield as its result (the whole expression, or a
+	// branch of ?:, && or ||); yieldsState: it can yield its input.
+	literalKeys [][]string
+	yieldsState bool
 }
 
 // Env holds the variables an expression can read.
@@ -61,7 +68,81 @@ func Compile(src string) (*Expr, error) {
 	if err != nil {
 		return nil, oneLine(err)
 	}
-	return &Expr{Src: src, prog: prog}, nil
+	e := &Expr{Src: src, prog: prog}
+	if tree, err := exprparser.Parse(src); err == nil {
+		e.noteResults(tree.Node)
+	}
+	return e, nil
+}
+
+// noteResults records what the expression can yield as its result, for
+// OrderedKeys: map literals and the input itself.
+func (e *Expr) noteResults(n ast.Node) {
+	switch x := n.(type) {
+	case *ast.MapNode:
+		keys := make([]string, 0, len(x.Pairs))
+		for _, p := range x.Pairs {
+			if pn, ok := p.(*ast.PairNode); ok {
+				if k, ok := pn.Key.(*ast.StringNode); ok {
+					keys = append(keys, k.Value)
+				}
+			}
+		}
+		e.literalKeys = append(e.literalKeys, keys)
+	case *ast.ConditionalNode:
+		e.noteResults(x.Exp1)
+		e.noteResults(x.Exp2)
+	case *ast.BinaryNode:
+		if x.Operator == "&&" || x.Operator == "||" {
+			e.noteResults(x.Left)
+			e.noteResults(x.Right)
+		}
+	case *ast.IdentifierNode:
+		if x.Value == "state" {
+			e.yieldsState = true
+		}
+	}
+}
+
+// OrderedKeys returns the keys of m, a map the expression yielded, in the
+// order a JavaScript object built the same way has them: the source order
+// of the map literal it came from; for anything else (the node's input
+// returned as is) the order of schema — LangGraph builds a node's input
+// from the channels in schema order — then the remaining keys sorted.
+func (e *Expr) OrderedKeys(m map[string]any, schema []string) []string {
+	if !e.yieldsState {
+		for _, keys := range e.literalKeys {
+			if sameKeys(keys, m) {
+				return slices.Clone(keys)
+			}
+		}
+	}
+	out := make([]string, 0, len(m))
+	for _, k := range schema {
+		if _, ok := m[k]; ok {
+			out = append(out, k)
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !slices.Contains(schema, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
+}
+
+func sameKeys(keys []string, m map[string]any) bool {
+	if len(keys) != len(m) {
+		return false
+	}
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Eval evaluates the expression. The result is an engine value: nil, bool,

@@ -15,6 +15,9 @@ const (
 	End   = "__end__"
 	// Input is the as_node of an update_state that writes a new input.
 	Input = "__input__"
+	// Copy is the as_node of an update_state that copies the checkpoint as
+	// a fork.
+	Copy = "__copy__"
 )
 
 // File is a parsed scenario file.
@@ -24,8 +27,11 @@ type File struct {
 	Subgraphs               map[string]*Graph
 	InterruptBefore         []string
 	InterruptAfter          []string
-	Ops                     []Op
-	Perf                    *Perf // nil when absent
+	// InterruptBeforeAll and InterruptAfterAll: the field was the bare
+	// string "*" (every node).
+	InterruptBeforeAll, InterruptAfterAll bool
+	Ops                                   []Op
+	Perf                                  *Perf // nil when absent
 }
 
 // Perf is the expected size of a performance workload.
@@ -314,6 +320,22 @@ func (p *parser) list(n *jnode, field string) []*jnode {
 	return n.elems
 }
 
+// specialAsNode are the as_node values of update_state that name no node.
+var specialAsNode = map[string]bool{Start: true, Input: true, End: true, Copy: true}
+
+// breakpoints reads interrupt_before / interrupt_after: a list of node
+// names, or the bare string "*" for every node (all). LangGraph takes "*"
+// only bare; in a list it is refused when the graph is built.
+func (p *parser) breakpoints(n *jnode, field string) (names []string, all bool) {
+	if n.kind == jsonString {
+		if s := p.str(n, field); s != "*" {
+			p.fail(n, field, `expected a list of node names or "*", got %q`, s)
+		}
+		return nil, true
+	}
+	return p.names(n, field), false
+}
+
 func (p *parser) names(n *jnode, field string) []string {
 	elems := p.list(n, field)
 	out := make([]string, 0, len(elems))
@@ -373,10 +395,10 @@ func (p *parser) file(n *jnode) *File {
 		}
 	}
 	if v := n.field("interrupt_before"); v != nil {
-		f.InterruptBefore = p.names(v, "interrupt_before")
+		f.InterruptBefore, f.InterruptBeforeAll = p.breakpoints(v, "interrupt_before")
 	}
 	if v := n.field("interrupt_after"); v != nil {
-		f.InterruptAfter = p.names(v, "interrupt_after")
+		f.InterruptAfter, f.InterruptAfterAll = p.breakpoints(v, "interrupt_after")
 	}
 	if v := n.field("ops"); v != nil {
 		for i, o := range p.list(v, "ops") {
@@ -697,7 +719,7 @@ func (p *parser) check(f *File) {
 	}
 	for i, op := range f.Ops {
 		field := index2("ops", i)
-		if f := join2(field, "as_node"); op.HasAsNode && !nodes[op.AsNode] && op.AsNode != Start && op.AsNode != Input {
+		if f := join2(field, "as_node"); op.HasAsNode && !nodes[op.AsNode] && !specialAsNode[op.AsNode] {
 			p.failAt(p.at(f, op.Pos), f, "unknown node %q", op.AsNode)
 		}
 		for _, kv := range op.ByNode {

@@ -9,14 +9,17 @@ import (
 	"testing"
 )
 
-const shared = "../../../shared/conformance"
-
-// publicFiles lists the public scenarios and perf workloads (not traces or
-// summaries). Tests skip when the shared tree is not next to the repository.
+// publicFiles lists the repository's copies of the public scenarios and
+// perf workloads (not traces or summaries). They live in testdata, so the
+// tests that read them run on a fresh clone; an empty list is a failure.
 func publicFiles(t testing.TB) []string {
+	t.Helper()
 	var out []string
-	for _, dir := range []string{"scenarios", "perf"} {
-		files, _ := filepath.Glob(filepath.Join(shared, dir, "*.json"))
+	for _, pattern := range []string{"../../testdata/conformance/public/*.json", "../../testdata/perf/*.json"} {
+		files, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, f := range files {
 			if !strings.HasSuffix(f, ".trace.json") && !strings.HasSuffix(f, ".summary.json") {
 				out = append(out, f)
@@ -24,7 +27,7 @@ func publicFiles(t testing.TB) []string {
 		}
 	}
 	if len(out) == 0 {
-		t.Skip("no shared conformance files")
+		t.Fatal("no scenario files under testdata/conformance/public and testdata/perf")
 	}
 	return out
 }

@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/superstep/superstep/engine"
+)
+
+func (a *App) execCommand(g *globals) *cobra.Command {
+	var ckpt, graphFlag string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "exec THREAD NODE",
+		Short: "Run one node again against its recorded input; write nothing",
+		Long: `Run NODE once more with the current code against the input a recorded
+checkpoint gave it, answering its interrupts with the recorded answers, and
+print its writes and how they differ from the recorded ones. Nothing is
+written to the thread; no other node runs.
+
+The checkpoint is --checkpoint (an id or any unique prefix), else the latest
+checkpoint of the thread's original run that planned NODE. A node started by
+several Sends there runs once per Send.
+
+Exit 0 when the writes equal the recorded ones, 1 when they differ or the
+node fails, 2 for a usage error.`,
+		Example: `  superstep exec t1 synthesize
+  superstep exec t1 plan_queries --checkpoint e2c3cb43 --json`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			thread, node := args[0], args[1]
+			return a.readThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error {
+				gr, err := graphFor(ctx, st, thread, graphFlag)
+				if err != nil {
+					return err
+				}
+				if gr == nil {
+					return usagef("thread %q has no recorded graph that still resolves: pass --graph", thread)
+				}
+				if !containsNode(gr, node) {
+					return usagef("graph %s has no node %q (nodes: %s)", gr.Name(), node, strings.Join(gr.NodeNames(), ", "))
+				}
+				if err := checkTopology(ctx, st, thread, gr, force, a.warn); err != nil {
+					return err
+				}
+				t, ids, err := execTarget(gr, list, thread, node, ckpt)
+				if err != nil {
+					return err
+				}
+				return a.execTasks(ctx, gr, t, ids, g.json)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&ckpt, "checkpoint", "", "checkpoint that planned NODE (default: the latest on the original run)")
+	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph with the current code (default: the one recorded for the thread)")
+	cmd.Flags().BoolVar(&force, "force", false, "run even if the topology changed incompatibly")
+	return cmd
+}
+
+// execTarget finds the checkpoint and the ids of NODE's tasks planned from it.
+func execTarget(gr *engine.Graph, list []*engine.CheckpointTuple, thread, node, ref string) (*engine.CheckpointTuple, []string, error) {
+	planned := func(t *engine.CheckpointTuple) ([]string, []string) {
+		snap, err := gr.SnapshotOf(t, false)
+		if err != nil {
+			return nil, nil
+		}
+		var ids, names []string
+		for _, tk := range snap.Tasks {
+			names = append(names, tk.Name)
+			if tk.Name == node {
+				ids = append(ids, tk.ID)
+			}
+		}
+		return ids, names
+	}
+	if ref != "" {
+		t, err := findCheckpoint(list, thread, ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		ids, names := planned(t)
+		if len(ids) == 0 {
+			return nil, nil, usagef("checkpoint %s of thread %q plans no task of node %s (it plans %s)", engine.ShortID(t.Checkpoint.ID), thread, node, orNone(strings.Join(names, ", ")))
+		}
+		return t, ids, nil
+	}
+	chain, err := chooseBranch(list, &branchChoice{thread: thread})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range slices.Backward(chain) {
+		if ids, _ := planned(t); len(ids) > 0 {
+			return t, ids, nil
+		}
+	}
+	return nil, nil, usagef("no checkpoint of thread %q's original run plans node %s: name one with --checkpoint", thread, node)
+}
+
+type execJSON struct {
+	Checkpoint string           `json:"checkpoint"`
+	Step       int              `json:"step"`
+	Node       string           `json:"node"`
+	Task       string           `json:"task"`
+	Input      any              `json:"input"`
+	Writes     []map[string]any `json:"writes"`
+	Recorded   []map[string]any `json:"recorded"`
+	Same       bool             `json:"same"`
+	Unfinished bool             `json:"unfinished,omitempty"` // no recorded outcome
+
+	Error      string           `json:"error,omitempty"`
+	Interrupts []any            `json:"interrupts,omitempty"`
+	Diff       []map[string]any `json:"diff,omitempty"`
+}
+
+func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, ids []string, asJSON bool) error {
+	differ := false
+	var docs []execJSON
+	saved := engine.ReadSavedWrites(t.PendingWrites)
+	for _, id := range ids {
+		r, err := gr.RerunTask(ctx, t, id)
+		if err != nil {
+			return failf("running %s again: %v", id, err)
+		}
+		doc := execJSON{Checkpoint: t.Checkpoint.ID, Step: t.Metadata.Step + 1, Node: r.Name, Task: id, Input: plainValue(r.Input),
+			Writes: writeList(r.Writes), Recorded: writeList(r.Recorded), Same: r.Err == nil && len(r.Interrupts) == 0 && r.Diff == nil}
+		if sv, ok := saved.Task(id); !ok || !sv.Finished && !sv.Failed && len(sv.Interrupts) == 0 {
+			// Cut off before it finished (a killed run): no outcome to
+			// compare with, which is not a difference.
+			doc.Unfinished, doc.Same, doc.Diff = true, false, nil
+			r.Diff = nil
+		}
+		if r.Err != nil {
+			doc.Error = oneLine(r.Err.Error())
+		}
+		for _, in := range r.Interrupts {
+			doc.Interrupts = append(doc.Interrupts, plainValue(in.Value))
+		}
+		for _, d := range r.Diff {
+			doc.Diff = append(doc.Diff, map[string]any{"channel": d.Channel, "recorded": plainValue(d.Recorded), "now": plainValue(d.Got)})
+		}
+		differ = differ || !doc.Same && !doc.Unfinished
+		docs = append(docs, doc)
+		if asJSON {
+			continue
+		}
+		w := a.Stdout
+		fmt.Fprintf(w, "node %s, step %d, from checkpoint %s, with the current code (nothing is written)\n", r.Name, doc.Step, engine.ShortID(t.Checkpoint.ID))
+		fmt.Fprintf(w, "input: %s\n", engine.MustEncode(r.Input))
+		switch {
+		case r.Err != nil:
+			fmt.Fprintf(w, "failed: %s\n", doc.Error)
+		case len(r.Interrupts) > 0:
+			fmt.Fprintf(w, "interrupted with %s: the recording has no answer for it\n", interruptValues(r.Interrupts))
+		}
+		fmt.Fprintln(w, "writes now:")
+		printWrites(w, r.Writes)
+		fmt.Fprintln(w, "recorded writes:")
+		printWrites(w, r.Recorded)
+		switch {
+		case doc.Unfinished:
+			fmt.Fprintln(w, "the recording was cut off before this task finished: nothing to compare")
+		case doc.Same:
+			fmt.Fprintln(w, "same writes as recorded")
+		}
+		for _, d := range r.Diff {
+			fmt.Fprintf(w, "differs: %s recorded %s, now %s\n", d.Channel, writeValues(d.Recorded, d.HasRecorded), writeValues(d.Got, d.HasGot))
+		}
+	}
+	if asJSON {
+		if err := writeJSON(a.Stdout, docs); err != nil {
+			return err
+		}
+	}
+	if differ {
+		return failf("node %s does not write what the recording did (see above)", docs[0].Node)
+	}
+	return nil
+}
+
+func writeList(ws []engine.Write) []map[string]any {
+	out := []map[string]any{}
+	for _, w := range ws {
+		out = append(out, map[string]any{"channel": w.Channel, "value": plainValue(w.Value)})
+	}
+	return out
+}
+
+func printWrites(w interface{ Write([]byte) (int, error) }, ws []engine.Write) {
+	if len(ws) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	for _, x := range ws {
+		fmt.Fprintf(w, "  %s = %s\n", x.Channel, engine.MustEncode(x.Value))
+	}
+}
+
+func writeValues(vs []any, ok bool) string {
+	switch {
+	case !ok:
+		return "(no write)"
+	case len(vs) == 1:
+		return string(engine.MustEncode(vs[0]))
+	}
+	return string(engine.MustEncode(vs))
+}

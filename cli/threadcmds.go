@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+)
+
+// updateCommand is LangGraph's update_state from the command line: it
+// writes values onto a checkpoint as if a node had returned them, on a new
+// checkpoint (a fork when the checkpoint is not the latest).
+func (a *App) updateCommand(g *globals) *cobra.Command {
+	var ckpt, values, asNode, graphFlag string
+	cmd := &cobra.Command{
+		Use:   "update THREAD --values JSON",
+		Short: "Write state values onto a checkpoint (update_state), forking the thread",
+		Long: `Apply --values (a JSON object of state keys) to THREAD's latest checkpoint,
+or to --checkpoint (an id or any unique prefix), as if node --as-node had
+returned them: its edges fire and reducers apply. The new checkpoint has
+source "update" and the chosen one as its parent, so updating an older
+checkpoint forks the thread (LangGraph's update_state). Prints the new
+checkpoint's id; continue from it with superstep run GRAPH --thread THREAD.
+
+Without --as-node the node that ran last is assumed, as LangGraph does.`,
+		Example: `  superstep update t1 --values '{"approved":true}'
+  superstep update t1 --checkpoint e2c3cb43 --values '{"question":"why?"}' --as-node plan_queries`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if values == "" {
+				return usagef("--values is required: a JSON object of state keys")
+			}
+			v, err := decodeJSON("--values", []byte(values))
+			if err != nil {
+				return err
+			}
+			vm, ok := v.(map[string]any)
+			if !ok {
+				return usagef("--values: want a JSON object of state keys, got %s", engine.MustEncode(v))
+			}
+			thread := args[0]
+			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+				t := list[0]
+				if ckpt != "" {
+					if t, err = findCheckpoint(list, thread, ckpt); err != nil {
+						return err
+					}
+				}
+				gr, err := graphFor(ctx, st, thread, graphFlag)
+				if err != nil {
+					return err
+				}
+				if gr == nil {
+					return usagef("thread %q has no recorded graph that still resolves: pass --graph", thread)
+				}
+				if err := checkKeys(gr, vm, "--values"); err != nil {
+					return err
+				}
+				if asNode != "" && asNode != engine.Start && !containsNode(gr, asNode) {
+					return usagef("--as-node %q: graph %s has no such node (nodes: %s)", asNode, gr.Name(), strings.Join(gr.NodeNames(), ", "))
+				}
+				cfg, err := gr.UpdateState(ctx, engine.Config{ThreadID: thread, CheckpointID: t.Checkpoint.ID}, vm, asNode)
+				if err != nil {
+					return asUsage(err)
+				}
+				if g.json {
+					return writeJSON(a.Stdout, map[string]string{"thread": thread, "checkpoint": cfg.CheckpointID, "parent": t.Checkpoint.ID})
+				}
+				_, err = fmt.Fprintf(a.Stdout, "thread %s: new checkpoint %s (update of %s)\n", thread, engine.ShortID(cfg.CheckpointID), engine.ShortID(t.Checkpoint.ID))
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVar(&ckpt, "checkpoint", "", "checkpoint to update (default: the latest)")
+	cmd.Flags().StringVar(&values, "values", "", "state values as a JSON object")
+	cmd.Flags().StringVar(&asNode, "as-node", "", "node the values come from (default: the node that ran last)")
+	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph of the thread (default: the one recorded for it)")
+	return cmd
+}
+
+func containsNode(g *engine.Graph, name string) bool {
+	for _, n := range g.NodeNames() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkKeys refuses values for keys the graph's state does not have.
+func checkKeys(g *engine.Graph, values map[string]any, flag string) error {
+	var unknown []string
+	for _, k := range sortedKeys(values) {
+		if !g.IsStateKey(k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		return usagef("%s: %s not a state key of graph %s (state keys: %s)", flag, strings.Join(unknown, ", "), g.Name(), strings.Join(g.StateKeys(), ", "))
+	}
+	return nil
+}
+
+func (a *App) deleteCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "delete THREAD",
+		Short:   "Delete a thread with every checkpoint and branch",
+		Long:    "Delete THREAD: every checkpoint, branch, saved write and its recorded graph. superstep export keeps a copy first.",
+		Example: "  superstep export t1 > t1.json && superstep delete t1",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.writeThread(cmd, g, args[0], func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) error {
+				if err := st.DeleteThread(ctx, args[0]); err != nil {
+					return storeError(err, "deleting thread %q", args[0])
+				}
+				_, err := fmt.Fprintf(a.Stdout, "deleted thread %s\n", args[0])
+				return err
+			})
+		},
+	}
+}
+
+func (a *App) copyCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "copy THREAD NEW",
+		Short: "Copy a thread, with every branch, to a new thread id",
+		Long: `Copy THREAD to NEW within the database: every checkpoint, branch, saved
+write and the recorded graph. Experiment on the copy and keep the original.`,
+		Example: "  superstep copy t-42 t-42-try",
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.writeThread(cmd, g, args[0], func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+				if ok, err := threadExists(ctx, st, args[1]); err != nil || ok {
+					if err == nil {
+						err = usagef("thread %q already exists: delete it first or choose another id", args[1])
+					}
+					return err
+				}
+				var buf bytes.Buffer
+				if err := st.Export(ctx, args[0], &buf, ""); err != nil {
+					return storeError(err, "copying thread %q", args[0])
+				}
+				_, err = st.Import(ctx, &buf, persist.ImportOptions{Thread: args[1], Overwrite: true, MaxBytes: int64(buf.Len())})
+				if errors.Is(err, persist.ErrImportTooLarge) {
+					return failf("copying thread %q: %v", args[0], err)
+				}
+				if err != nil {
+					return storeError(err, "copying thread %q to %q", args[0], args[1])
+				}
+				_, err = fmt.Fprintf(a.Stdout, "copied thread %s to %s\n", args[0], args[1])
+				return err
+			})
+		},
+	}
+}

@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// TaskRerun is one task of a saved checkpoint run again with the current
+// code against the input that checkpoint gave it: what the recording saved
+// for it and what it does now.
+type TaskRerun struct {
+	ID, Name string
+	Push     bool
+	Input    any
+	// Recorded are the output writes saved for the task (no bookkeeping).
+	Recorded []Write
+	// Writes are the output writes of the run now; Interrupts and Err say
+	// how it ended when it did not finish.
+	Writes     []Write
+	Interrupts []Interruption
+	Err        error
+	// Diff compares Recorded with Writes channel by channel (DiffWrites).
+	Diff []WriteDiff
+}
+
+// RerunTask runs the task taskID, one of the tasks planned from the saved
+// checkpoint t, once more with g's current code: against the input t gives
+// it, answering its interrupts with the answers saved for it. It runs on a
+// private in-memory copy of t, so nothing is written to g's Saver, and no
+// other task of the superstep runs (each is marked finished in the copy;
+// LangGraph reuses a finished task's saved writes the same way when a
+// superstep resumes: libs/langgraph/langgraph/pregel/_loop.py:663 and :736,
+// _reapply_writes_to_succeeded_nodes). Node functions run for real: a node that calls
+// a model calls it. A subgraph node runs its subgraph from the start.
+//
+// Errors: ErrNoCheckpoint wrapped when t plans no task taskID, or the
+// run's error when it fails outside the task (the task's own failure is
+// TaskRerun.Err).
+func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string) (*TaskRerun, error) {
+	copyG := *g
+	mem := NewMemorySaver()
+	copyG.saver = mem
+	thread := t.Config.ThreadID
+	if thread == "" {
+		thread = "rerun"
+	}
+	cfg, err := mem.Put(ctx, Config{ThreadID: thread}, t.Checkpoint, t.Metadata, nil)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := g.SnapshotOf(t, false)
+	if err != nil {
+		return nil, err
+	}
+	found := false
+	for _, st := range snap.Tasks {
+		if st.ID == taskID {
+			found = true
+			continue
+		}
+		// Every other task counts as finished, so only taskID runs.
+		if err := mem.PutWrites(ctx, cfg, st.ID, []Write{{Channel: NoWritesChannel}}); err != nil {
+			return nil, err
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: checkpoint %s plans no task %s", ErrNoCheckpoint, ShortID(t.Checkpoint.ID), taskID)
+	}
+	out := &TaskRerun{ID: taskID}
+	var answers []Write
+	for _, w := range t.PendingWrites {
+		switch {
+		case w.TaskID != taskID:
+		case w.Channel == ResumeChannel:
+			answers = append(answers, Write{Channel: w.Channel, Value: w.Value})
+		case !reservedWrite(w.Channel):
+			out.Recorded = append(out.Recorded, Write{Channel: w.Channel, Value: w.Value})
+		}
+	}
+	if len(answers) > 0 {
+		if err := mem.PutWrites(ctx, cfg, taskID, answers); err != nil {
+			return nil, err
+		}
+	}
+	s, err := copyG.Start(ctx, nil, OnThread(thread))
+	if err != nil {
+		return nil, err
+	}
+	var runErr error
+	for s.Status() == StatusRunning && s.Phase() != PhaseExecuted && runErr == nil {
+		runErr = s.Next(ctx)
+	}
+	for _, tv := range s.View().Tasks {
+		if tv.ID != taskID {
+			continue
+		}
+		out.Name, out.Push, out.Input = tv.Name, tv.Push, tv.Input
+		out.Interrupts, out.Err = tv.Interrupts, tv.Err
+		for _, w := range tv.Writes {
+			if !reservedWrite(w.Channel) {
+				out.Writes = append(out.Writes, w)
+			}
+		}
+	}
+	var ne *NodeError
+	switch {
+	case runErr == nil:
+	case errors.As(runErr, &ne) && ne.TaskID == taskID:
+		out.Err = ne
+	default:
+		return nil, runErr
+	}
+	if out.Err == nil && len(out.Interrupts) == 0 {
+		out.Diff = DiffWrites(out.Recorded, out.Writes)
+	}
+	return out, nil
+}
+
+// WriteDiff is one channel a task wrote differently: every value it wrote
+// to the channel in each run (several for appends and Sends), in order.
+type WriteDiff struct {
+	Channel     string
+	Recorded    []any
+	Got         []any
+	HasRecorded bool
+	HasGot      bool
+}
+
+// DiffWrites compares two runs of a task's writes channel by channel, in
+// the order the channels were first written; several writes to one channel
+// compare as a list. Bookkeeping writes (interrupts, answers, errors) are
+// not compared. It returns nil when both wrote the same.
+func DiffWrites(recorded, got []Write) []WriteDiff {
+	rm, order := groupWrites(recorded, nil)
+	gm, order := groupWrites(got, order)
+	var out []WriteDiff
+	for _, ch := range order {
+		rv, rok := rm[ch]
+		gv, gok := gm[ch]
+		if rok == gok && string(MustEncode(rv)) == string(MustEncode(gv)) {
+			continue
+		}
+		out = append(out, WriteDiff{Channel: ch, Recorded: rv, Got: gv, HasRecorded: rok, HasGot: gok})
+	}
+	return out
+}
+
+func groupWrites(ws []Write, order []string) (map[string][]any, []string) {
+	m := map[string][]any{}
+	for _, w := range ws {
+		if reservedWrite(w.Channel) {
+			continue
+		}
+		if _, ok := m[w.Channel]; !ok {
+			seen := false
+			for _, c := range order {
+				if c == w.Channel {
+					seen = true
+					break
+				}
+			}
+			if !seen {
+				order = append(order, w.Channel)
+			}
+		}
+		m[w.Channel] = append(m[w.Channel], w.Value)
+	}
+	return m, order
+}

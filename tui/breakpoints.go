@@ -1,0 +1,291 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// Condition is a compiled expression over a checkpoint's state, in the
+// language of scenario files (`len(state.findings) >= 3`). The debugger
+// does not depend on that language: Options.Compile supplies it.
+type Condition interface {
+	// Eval evaluates the expression with state bound to `state`.
+	Eval(state map[string]any) (any, error)
+}
+
+// SettingsStore is the optional Saver capability of keeping small
+// documents by key, next to the threads: the debugger keeps each graph's
+// breakpoints and watches there, so they are back the next time the graph
+// is opened. A Saver without it keeps them for the session only.
+type SettingsStore interface {
+	// Setting returns the document stored under key, or nil and no error
+	// when there is none.
+	Setting(ctx context.Context, key string) ([]byte, error)
+	// PutSetting stores doc under key, replacing what was there.
+	PutSetting(ctx context.Context, key string, doc []byte) error
+}
+
+// breakpoints are the debugger's own: the model checks them between
+// phases, so they need no engine support and change without restarting.
+type breakpoints struct {
+	before, after map[string]bool // nodes
+	// channels are watchpoints: stop when the channel changes.
+	channels map[string]bool
+	conds    []*exprSlot // stop when the expression becomes true
+	onError  bool        // stop after an Execute where a task failed or was retried
+}
+
+// exprSlot is one expression the person typed (a condition or a watch)
+// and what it last evaluated to.
+type exprSlot struct {
+	src  string
+	cond Condition
+	// cp is the checkpoint cur was evaluated at; prev is the value at the
+	// checkpoint shown before it.
+	cp        string
+	cur, prev string
+	holds     bool // a condition's truth at cp
+	held      bool // at the checkpoint before
+	err       string
+}
+
+func newBreakpoints() breakpoints {
+	return breakpoints{before: map[string]bool{}, after: map[string]bool{}, channels: map[string]bool{}}
+}
+
+// eval brings the slot to checkpoint cp with state values. A new
+// checkpoint moves the current value to prev; the same one only
+// re-evaluates (after an edit).
+func (x *exprSlot) eval(cp string, values map[string]any) {
+	if x.cond == nil {
+		return
+	}
+	v, err := x.cond.Eval(values)
+	text, holds, errText := "", false, ""
+	if err != nil {
+		errText = firstLine(err.Error())
+	} else {
+		text, holds = preview(v, previewBudget), truthy(v)
+	}
+	if cp != x.cp {
+		x.prev, x.held = x.cur, x.holds
+		if x.cp == "" {
+			x.prev, x.held = text, holds
+		}
+		x.cp = cp
+	}
+	x.cur, x.holds, x.err = text, holds, errText
+}
+
+// changed reports whether a watch's value differs from the checkpoint
+// shown before.
+func (x *exprSlot) changed() bool { return x.err == "" && x.cur != x.prev }
+
+// truthy is the expression language's truth (JavaScript's): false, 0,
+// "", null are false.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0 && !math.IsNaN(x)
+	case string:
+		return x != ""
+	}
+	return true
+}
+
+// savedBreakpoints is the document kept per graph in a SettingsStore.
+type savedBreakpoints struct {
+	Before     []string `json:"before,omitempty"`
+	After      []string `json:"after,omitempty"`
+	Channels   []string `json:"channels,omitempty"`
+	Conditions []string `json:"conditions,omitempty"`
+	OnError    bool     `json:"on_error,omitempty"`
+	Watches    []string `json:"watches,omitempty"`
+	// Run settings (S) and the last new thread's input.
+	InterruptBefore []string       `json:"interrupt_before,omitempty"`
+	InterruptAfter  []string       `json:"interrupt_after,omitempty"`
+	RecursionLimit  int            `json:"recursion_limit,omitempty"`
+	LastInput       map[string]any `json:"last_input,omitempty"`
+}
+
+// settingsKey names a graph's document: breakpoints, watches, run
+// settings and last input.
+func settingsKey(graph string) string { return "tui/graph/" + graph }
+
+func setList(m map[string]bool) []string {
+	var out []string
+	for k, on := range m {
+		if on {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func srcs(xs []*exprSlot) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.src
+	}
+	return out
+}
+
+func (m *Model) savedBreakpoints() savedBreakpoints {
+	return savedBreakpoints{
+		Before: setList(m.bp.before), After: setList(m.bp.after), Channels: setList(m.bp.channels),
+		Conditions: srcs(m.bp.conds), OnError: m.bp.onError, Watches: srcs(m.watches),
+		InterruptBefore: m.run.before, InterruptAfter: m.run.after, RecursionLimit: m.run.limit, LastInput: m.lastInput,
+	}
+}
+
+// applySaved restores a graph's breakpoints and watches; expressions that
+// no longer compile are kept (so they are not lost) and show their error.
+func (m *Model) applySaved(s savedBreakpoints) {
+	for _, n := range s.Before {
+		m.bp.before[n] = true
+	}
+	for _, n := range s.After {
+		m.bp.after[n] = true
+	}
+	for _, c := range s.Channels {
+		m.bp.channels[c] = true
+	}
+	m.bp.onError = m.bp.onError || s.OnError
+	for _, src := range s.Conditions {
+		m.bp.conds = append(m.bp.conds, m.compileSlot(src))
+	}
+	for _, src := range s.Watches {
+		m.watches = append(m.watches, m.compileSlot(src))
+	}
+	if s.LastInput != nil {
+		m.lastInput, _ = engine.FromJSON(s.LastInput).(map[string]any)
+	}
+	m.evalExprs()
+}
+
+// savedRun is the run settings of a saved document, applied to the
+// session by a Cmd (it may be busy).
+func (s savedBreakpoints) savedRun() runSettings {
+	return runSettings{before: s.InterruptBefore, after: s.InterruptAfter, limit: s.RecursionLimit}
+}
+
+func (m *Model) compileSlot(src string) *exprSlot {
+	x := &exprSlot{src: src}
+	if m.opts.Compile == nil {
+		x.err = "no expression language: the program that opened the debugger passes none (Options.Compile)"
+		return x
+	}
+	c, err := m.opts.Compile(src)
+	if err != nil {
+		x.err = firstLine(err.Error())
+		return x
+	}
+	x.cond = c
+	return x
+}
+
+// evalExprs brings conditions and watches to the checkpoint on screen.
+func (m *Model) evalExprs() {
+	v := m.view
+	if v == nil {
+		return
+	}
+	for _, x := range m.bp.conds {
+		x.eval(v.CheckpointID, v.Values)
+	}
+	for _, x := range m.watches {
+		x.eval(v.CheckpointID, v.Values)
+	}
+}
+
+// loadBreakpoints reads the graph's saved breakpoints (a Cmd: no I/O in
+// Update).
+func (m *Model) loadBreakpoints() func() any {
+	store, ok := m.opts.Saver.(SettingsStore)
+	if !ok {
+		return nil
+	}
+	key, ctx := settingsKey(m.opts.GraphName), m.ctx
+	return func() any {
+		doc, err := store.Setting(ctx, key)
+		if err != nil || doc == nil {
+			return settingsMsg{err: err}
+		}
+		var s savedBreakpoints
+		if err := json.Unmarshal(doc, &s); err != nil {
+			return settingsMsg{err: fmt.Errorf("the saved breakpoints of %s do not decode: %w", m.opts.GraphName, err)}
+		}
+		return settingsMsg{saved: &s}
+	}
+}
+
+// saveBreakpoints writes them back after a change.
+func (m *Model) saveBreakpoints() func() any {
+	store, ok := m.opts.Saver.(SettingsStore)
+	if !ok {
+		return nil
+	}
+	doc, _ := json.Marshal(m.savedBreakpoints())
+	key, ctx := settingsKey(m.opts.GraphName), m.ctx
+	return func() any {
+		if err := store.PutSetting(ctx, key, doc); err != nil {
+			return settingsMsg{err: fmt.Errorf("saving breakpoints: %w", err)}
+		}
+		return nil
+	}
+}
+
+// settingsMsg is a loaded breakpoints document, or why it failed.
+type settingsMsg struct {
+	saved *savedBreakpoints
+	err   error
+}
+
+// exprStops checks the breakpoints that are not about nodes at the phase
+// just reached: after an Update, conditions that became true and watched
+// channels that changed; after an Execute, a failed task.
+func (m *Model) exprStops(v *engine.StepView) (bool, string) {
+	switch v.Phase {
+	case engine.PhaseCheckpoint:
+		for _, x := range m.bp.conds {
+			if x.holds && !x.held {
+				return true, fmt.Sprintf("breakpoint: %s became true at checkpoint %s (step %d)", x.src, shortID(v.CheckpointID), v.CheckpointStep)
+			}
+		}
+		var changed []string
+		for _, c := range v.Channels {
+			if c.Updated && m.bp.channels[c.Name] {
+				changed = append(changed, fmt.Sprintf("%s (now v%d)", c.Name, c.Version))
+			}
+		}
+		if len(changed) > 0 {
+			return true, "watchpoint: " + strings.Join(changed, ", ") + " changed"
+		}
+	case engine.PhaseExecuted:
+		if !m.bp.onError {
+			return false, ""
+		}
+		// A failure ends the run anyway; a task that failed and was then
+		// retried to success would pass unnoticed without this.
+		for _, t := range v.Tasks {
+			switch {
+			case t.State == engine.TaskFailed:
+				return true, "break on error: " + t.Name + " failed: " + firstLine(fmt.Sprint(t.Err))
+			case t.Attempts > 1:
+				return true, fmt.Sprintf("break on error: %s failed and was retried (%d attempts)", t.Name, t.Attempts)
+			}
+		}
+	}
+	return false, ""
+}

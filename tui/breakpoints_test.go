@@ -1,0 +1,199 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs/scenario"
+)
+
+// scenarioCompile is what the command line passes as Options.Compile.
+func scenarioCompile(src string) (Condition, error) {
+	e, err := scenario.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	return condFunc(func(state map[string]any) (any, error) { return e.Eval(scenario.Env{State: state}) }), nil
+}
+
+type condFunc func(map[string]any) (any, error)
+
+func (f condFunc) Eval(s map[string]any) (any, error) { return f(s) }
+
+// settingsSaver is a MemorySaver with the SettingsStore capability.
+type settingsSaver struct {
+	*engine.MemorySaver
+	mu   sync.Mutex
+	docs map[string][]byte
+}
+
+func (s *settingsSaver) Setting(_ context.Context, key string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.docs[key], nil
+}
+
+func (s *settingsSaver) PutSetting(_ context.Context, key string, doc []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.docs[key] = doc
+	return nil
+}
+
+// researchWith opens the research graph on saver with the expression
+// language.
+func researchWith(t testing.TB, saver engine.Saver, thread string, w, h int) Model {
+	t.Helper()
+	_, ex, _ := compile(t, "research")
+	g, err := ex.Build(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: thread, Input: ex.Input, Saver: saver, Answers: ex.Answers, Compile: scenarioCompile, GraphName: "research"}
+	return newTestModel(t, newEngineSession(g, opts), opts, w, h)
+}
+
+// The issue's own case: a conditional breakpoint on len(state.findings) >= 3
+// in the research graph stops at the superstep where it first holds (the
+// checkpoint of step 2, where the three investigate tasks appended), not
+// one later.
+func TestModel_ConditionalBreakpoint_StopsWhereItFirstHolds(t *testing.T) {
+	m := researchWith(t, engine.NewMemorySaver(), "t1", 120, 40)
+	m = press(t, m, "C", "len(state.findings) >= 3", "enter")
+	if m.mode != modeMain || len(m.bp.conds) != 1 {
+		t.Fatalf("mode %v conds %d (%s)", m.mode, len(m.bp.conds), m.prompt.err)
+	}
+	m = press(t, m, "c")
+	if m.view.Phase != engine.PhaseCheckpoint || m.view.CheckpointStep != 2 {
+		t.Fatalf("stopped at checkpoint step %d phase %v, want the checkpoint of step 2", m.view.CheckpointStep, m.view.Phase)
+	}
+	if n := len(m.view.Values["findings"].([]any)); n != 3 {
+		t.Fatalf("findings has %d items", n)
+	}
+	if !strings.Contains(m.View(), "len(state.findings) >= 3 became true") {
+		t.Fatalf("no note:\n%s", m.View())
+	}
+	// c goes on; the condition stays true and does not stop again.
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusInterrupted {
+		t.Fatalf("status %v, want the interrupt", m.view.Status)
+	}
+}
+
+func TestModel_Prompt_BadExpressionStays(t *testing.T) {
+	m := researchWith(t, engine.NewMemorySaver(), "t1", 100, 30)
+	m = press(t, m, "C", "len(state.findings >= ", "enter")
+	if m.mode != modePrompt || m.prompt.err == "" {
+		t.Fatalf("mode %v err %q", m.mode, m.prompt.err)
+	}
+	m = press(t, m, "esc")
+	if m.mode != modeMain || len(m.bp.conds) != 0 {
+		t.Fatalf("mode %v conds %d", m.mode, len(m.bp.conds))
+	}
+}
+
+// Watches show their value and mark the ones that changed this superstep.
+func TestModel_Watches_MarkChanges(t *testing.T) {
+	m := researchWith(t, engine.NewMemorySaver(), "t1", 120, 40)
+	m = press(t, m, "W", "len(state.findings)", "enter", "W", "state.question", "enter")
+	m = press(t, m, "s", "s", "s")
+	v := m.View()
+	if !strings.Contains(v, "*len(state.findings) = 3") || !strings.Contains(v, " state.question = ") {
+		t.Fatalf("watches:\n%s", v)
+	}
+	checkFrame(t, m)
+}
+
+// b on a channel is a watchpoint: c stops when it changes.
+func TestModel_Watchpoint_Channel(t *testing.T) {
+	m := researchWith(t, engine.NewMemorySaver(), "t1", 120, 40)
+	m = press(t, m, "tab") // channels
+	for cv, _ := m.chans.selected(); cv.Name != "sub_queries"; cv, _ = m.chans.selected() {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "b", "c")
+	if m.view.Phase != engine.PhaseCheckpoint || m.view.CheckpointStep != 1 || !strings.Contains(m.note, "watchpoint: sub_queries") {
+		t.Fatalf("stopped at step %d phase %v note %q", m.view.CheckpointStep, m.view.Phase, m.note)
+	}
+}
+
+// E stops after an Execute where a task errored, even when a retry made
+// it succeed.
+func TestModel_BreakOnError(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	calls := 0
+	g, err := engine.NewStateGraph(engine.LastValueKey("x")).
+		AddNode("ok", func(context.Context, any) (any, error) { return engine.Pairs("x", 1.0), nil }).
+		AddNode("flaky", func(context.Context, any) (any, error) {
+			calls++
+			if calls == 1 {
+				return nil, errors.New("tool returned garbage")
+			}
+			return engine.Pairs("x", 2.0), nil
+		}, engine.WithRetry(engine.RetryPolicy{MaxAttempts: 2})).
+		AddEdge(engine.Start, "ok").AddEdge("ok", "flaky").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "e", Input: map[string]any{"x": 0.0}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("without E the retried task does not stop the run: %v", m.view.Status)
+	}
+	calls = 0
+	opts.Thread = "e2"
+	m = newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
+	m = press(t, m, "E", "c")
+	if m.view.Phase != engine.PhaseExecuted || !strings.Contains(m.note, "flaky failed and was retried (2 attempts)") {
+		t.Fatalf("phase %v note %q err %v", m.view.Phase, m.note, m.err)
+	}
+}
+
+// Breakpoints and watches are saved per graph and back the next time the
+// graph is opened; the list removes them.
+func TestModel_Breakpoints_PersistPerGraph(t *testing.T) {
+	saver := &settingsSaver{MemorySaver: engine.NewMemorySaver(), docs: map[string][]byte{}}
+	m := researchWith(t, saver, "t1", 120, 40)
+	m = press(t, m, "down", "b") // before plan_queries
+	m = press(t, m, "C", "state.approved == true", "enter", "W", "len(state.findings)", "enter", "E")
+	if _, ok := saver.docs["tui/graph/research"]; !ok {
+		t.Fatalf("nothing saved: %v", saver.docs)
+	}
+	m2 := researchWith(t, saver, "t2", 120, 40)
+	if !m2.bp.before["plan_queries"] || len(m2.bp.conds) != 1 || len(m2.watches) != 1 || !m2.bp.onError {
+		t.Fatalf("not restored: %+v conds %d watches %d", m2.bp, len(m2.bp.conds), len(m2.watches))
+	}
+	m2 = press(t, m2, "L")
+	if m2.mode != modeBreaks || len(m2.breakItems()) != 4 {
+		t.Fatalf("mode %v items %d", m2.mode, len(m2.breakItems()))
+	}
+	m2 = press(t, m2, "x")
+	if m2.bp.before["plan_queries"] {
+		t.Fatal("x did not remove the first breakpoint")
+	}
+	m3 := researchWith(t, saver, "t3", 120, 40)
+	if m3.bp.before["plan_queries"] {
+		t.Fatal("the removal was not saved")
+	}
+}
+
+func TestModel_Breakpoints_Golden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m := researchWith(t, engine.NewMemorySaver(), "t1", sz.w, sz.h)
+			m = press(t, m, "C", "len(state.findings) >= 3", "enter", "W", "len(state.findings)", "enter", "c")
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("watches-%dx%d.golden", sz.w, sz.h), m.View())
+			m = press(t, m, "L")
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("breakpoints-%dx%d.golden", sz.w, sz.h), m.View())
+		})
+	}
+}

@@ -1,0 +1,123 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// liveFeed collects what running tasks report while a step executes: when
+// each started and ended and what it emitted (engine.Emit, streamed text).
+// The engine calls on from its task goroutines; the model reads a copy on
+// each frame while the step runs, so a long step never freezes the screen.
+type liveFeed struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	start time.Time // when the step being executed started
+	tasks map[string]*liveTask
+}
+
+// liveTask is one task of the step being executed.
+type liveTask struct {
+	node    string
+	end     time.Time
+	state   string   // running, done, interrupted, failed
+	emitted []string // the latest emitted values, previewed, oldest first
+	count   int      // how many values it emitted in all
+}
+
+// liveKeep is how many emitted values a task shows.
+const liveKeep = 3
+
+func newLiveFeed(now func() time.Time) *liveFeed {
+	return &liveFeed{now: now, tasks: map[string]*liveTask{}}
+}
+
+// on is the engine's event callback (engine.WithEvents).
+func (f *liveFeed) on(e engine.Event) {
+	if e.Namespace != "" {
+		return // a subgraph's own tasks: its parent task stands for them
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// The engine reports a task when it is planned; what counts here is
+	// what it does while the step executes.
+	if e.Kind != engine.EventCustom && e.Kind != engine.EventTaskResult {
+		return
+	}
+	t := f.tasks[e.TaskID]
+	if t == nil {
+		t = &liveTask{node: e.Node, state: "running"}
+		f.tasks[e.TaskID] = t
+	}
+	switch e.Kind {
+	case engine.EventCustom:
+		t.count++
+		t.emitted = append(t.emitted, preview(e.Value, previewBudget))
+		if len(t.emitted) > liveKeep {
+			t.emitted = t.emitted[len(t.emitted)-liveKeep:]
+		}
+	case engine.EventTaskResult:
+		t.end = f.now()
+		switch {
+		case e.Err != nil:
+			t.state = "failed"
+		case len(e.Interrupts) > 0:
+			t.state = "interrupted"
+		default:
+			t.state = "done"
+		}
+	}
+}
+
+// reset forgets the last step's tasks: a new step is about to execute.
+func (f *liveFeed) reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tasks, f.start = map[string]*liveTask{}, f.now()
+}
+
+// rows renders the planned tasks of the step executing now: each one's
+// state, time since the step started (or until it ended) and what it
+// emitted last.
+func (f *liveFeed) rows(planned []engine.TaskView) []taskRow {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now()
+	if len(planned) == 0 {
+		// s from a checkpoint plans inside the same call: list the tasks
+		// as they report.
+		for id, t := range f.tasks {
+			planned = append(planned, engine.TaskView{ID: id, Name: t.node})
+		}
+		sort.Slice(planned, func(i, j int) bool { return planned[i].ID < planned[j].ID })
+	}
+	var out []taskRow
+	for _, pt := range planned {
+		t := f.tasks[pt.ID]
+		if t == nil {
+			t = &liveTask{state: "running"}
+		}
+		if pt.Name != "" {
+			t.node = pt.Name
+		}
+		end := t.end
+		if end.IsZero() {
+			end = now
+		}
+		el := end.Sub(f.start).Round(100 * time.Millisecond)
+		st := map[string]engine.TaskState{"running": engine.TaskPlanned, "done": engine.TaskDone, "interrupted": engine.TaskInterrupted, "failed": engine.TaskFailed}[t.state]
+		out = append(out, taskRow{text: fmt.Sprintf("%s  %s  %s", t.node, t.state, el), style: taskStyle(st, t.state == "running"), node: t.node})
+		if t.count > len(t.emitted) {
+			out = append(out, taskRow{text: fmt.Sprintf("  … %d earlier", t.count-len(t.emitted)), style: dimStyle, node: t.node})
+		}
+		for _, e := range t.emitted {
+			out = append(out, taskRow{text: "  › " + strings.ReplaceAll(e, "\n", " "), node: t.node})
+		}
+	}
+	return out
+}

@@ -1,0 +1,87 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// hanging is a graph whose step 1 runs fast (finishes) beside hang (emits
+// progress, then waits until cancelled).
+func hanging(t testing.TB) (*engine.Graph, *engine.MemorySaver) {
+	t.Helper()
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.LastValueKey("x"), engine.LastValueKey("y")).
+		AddNode("fast", func(context.Context, any) (any, error) { return engine.Pairs("x", 1.0), nil }).
+		AddNode("hang", func(ctx context.Context, _ any) (any, error) {
+			for i := 1; i <= 5; i++ {
+				engine.Emit(ctx, map[string]any{"token": i})
+			}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}).
+		AddEdge(engine.Start, "fast").AddEdge(engine.Start, "hang").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, saver
+}
+
+// While a step executes, the tasks pane shows each task's state, elapsed
+// time and latest output as it arrives; X cancels the tasks still running
+// and the cancellation is recorded as the hanging task's error.
+func TestModel_Live_OutputAndCancel(t *testing.T) {
+	g, saver := hanging(t)
+	opts := Options{Thread: "live", Input: map[string]any{"x": 0.0}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 30)
+	m = press(t, m, "s", "n") // step 1 planned
+	nm, cmd := m.Update(keys("n")[0])
+	m = nm.(Model)
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(m.View(), `› {token: 5}`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no live output:\n%s", m.View())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	v := m.View()
+	for _, want := range []string{"hang  running", "fast  done", "… 2 earlier", "X cancels"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("live pane lacks %q:\n%s", want, v)
+		}
+	}
+	if !m.keys.Cancel.Enabled() {
+		t.Fatal("X is not offered while the step runs")
+	}
+	m = press(t, m, "X")
+	select {
+	case msg := <-done:
+		m = send(t, m, msg)
+	case <-time.After(10 * time.Second):
+		t.Fatal("X did not end the step")
+	}
+	if m.view.Status != engine.StatusFailed {
+		t.Fatalf("status %v", m.view.Status)
+	}
+	snap, err := g.GetState(context.Background(), engine.Config{ThreadID: "live"})
+	if err != nil || snap.Status() != engine.CheckpointFailed {
+		t.Fatalf("the cancellation should be recorded as the task's error: %v %v", snap.Status(), err)
+	}
+	var hang engine.SnapshotTask
+	for _, tk := range snap.Tasks {
+		if tk.Name == "hang" {
+			hang = tk
+		}
+	}
+	if !strings.Contains(hang.Error, "context canceled") {
+		t.Fatalf("hang's saved error: %q", hang.Error)
+	}
+}

@@ -1,0 +1,224 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// promptKind is what a one-line prompt adds.
+type promptKind int
+
+const (
+	promptCondition promptKind = iota
+	promptWatch
+)
+
+// promptForm asks for one expression.
+type promptForm struct {
+	kind  promptKind
+	input textinput.Model
+	err   string
+	prev  mode
+}
+
+func (m *Model) openPrompt(kind promptKind) tea.Cmd {
+	ti := textinput.New()
+	ti.Prompt = map[promptKind]string{promptCondition: "break when › ", promptWatch: "watch › "}[kind]
+	ti.Placeholder = map[promptKind]string{promptCondition: "len(state.findings) >= 3", promptWatch: "state.approved"}[kind]
+	ti.Cursor.SetMode(cursor.CursorStatic)
+	ti.CharLimit = 500
+	m.prompt = promptForm{kind: kind, input: ti, prev: m.mode}
+	m.mode = modePrompt
+	return m.prompt.input.Focus()
+}
+
+func (m *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		m.mode = m.prompt.prev
+		return nil
+	case msg.Type == tea.KeyEnter:
+		src := strings.TrimSpace(m.prompt.input.Value())
+		if src == "" {
+			m.prompt.err = "type an expression over state, e.g. " + m.prompt.input.Placeholder
+			return nil
+		}
+		x := m.compileSlot(src)
+		if x.cond == nil {
+			m.prompt.err = x.err
+			return nil
+		}
+		if v := m.view; v != nil {
+			x.eval(v.CheckpointID, v.Values)
+		}
+		if m.prompt.kind == promptCondition {
+			m.bp.conds = append(m.bp.conds, x)
+			m.note = "conditional breakpoint: c stops where " + src + " becomes true"
+			if x.holds {
+				m.note += " (it holds already: c stops when it next turns true)"
+			}
+		} else {
+			m.watches = append(m.watches, x)
+			m.note = "watching " + src
+		}
+		m.mode = m.prompt.prev
+		return m.saveCmd()
+	}
+	var cmd tea.Cmd
+	m.prompt.input, cmd = m.prompt.input.Update(msg)
+	m.prompt.err = ""
+	return cmd
+}
+
+// breakItem is one row of the breakpoints list, with how to remove it.
+type breakItem struct {
+	text   string
+	remove func(m *Model)
+}
+
+func (m *Model) breakItems() []breakItem {
+	var out []breakItem
+	for _, n := range setList(m.bp.before) {
+		n := n
+		out = append(out, breakItem{"● before node " + n, func(m *Model) { delete(m.bp.before, n) }})
+	}
+	for _, n := range setList(m.bp.after) {
+		n := n
+		out = append(out, breakItem{"○ after node " + n, func(m *Model) { delete(m.bp.after, n) }})
+	}
+	for _, c := range setList(m.bp.channels) {
+		c := c
+		out = append(out, breakItem{"◆ when channel " + c + " changes", func(m *Model) { delete(m.bp.channels, c) }})
+	}
+	for i, x := range m.bp.conds {
+		i := i
+		out = append(out, breakItem{"? when " + x.src + " becomes true" + slotState(x, true), func(m *Model) {
+			m.bp.conds = append(m.bp.conds[:i:i], m.bp.conds[i+1:]...)
+		}})
+	}
+	if m.bp.onError {
+		out = append(out, breakItem{"✗ when a task fails", func(m *Model) { m.bp.onError = false }})
+	}
+	for i, x := range m.watches {
+		i := i
+		out = append(out, breakItem{"watch " + x.src + slotState(x, false), func(m *Model) {
+			m.watches = append(m.watches[:i:i], m.watches[i+1:]...)
+		}})
+	}
+	return out
+}
+
+func slotState(x *exprSlot, cond bool) string {
+	switch {
+	case x.err != "":
+		return "  ✗ " + x.err
+	case cond:
+		return fmt.Sprintf("  (now %v)", x.holds)
+	}
+	return "  = " + x.cur
+}
+
+func (m *Model) breaksKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	items := m.breakItems()
+	switch {
+	case key.Matches(msg, k.Back, k.Breakpoints):
+		m.mode = modeMain
+	case key.Matches(msg, k.Quit):
+		return m.askQuit()
+	case key.Matches(msg, k.Help):
+		m.helpPrev, m.mode = m.mode, modeHelp
+	case key.Matches(msg, k.Up):
+		m.breaks.move(-1, len(items))
+	case key.Matches(msg, k.Down):
+		m.breaks.move(1, len(items))
+	case key.Matches(msg, k.Remove):
+		if m.breaks.cur < len(items) {
+			items[m.breaks.cur].remove(m)
+			m.note = "removed: " + items[m.breaks.cur].text
+			return m.saveCmd()
+		}
+	case key.Matches(msg, k.Condition):
+		return m.openPrompt(promptCondition)
+	case key.Matches(msg, k.Watch):
+		return m.openPrompt(promptWatch)
+	case key.Matches(msg, k.BreakOnError):
+		m.bp.onError = !m.bp.onError
+		return m.saveCmd()
+	}
+	return nil
+}
+
+// saveCmd persists the breakpoints and watches (nil without a store).
+func (m *Model) saveCmd() tea.Cmd {
+	save := m.saveBreakpoints()
+	if save == nil {
+		return nil
+	}
+	return func() tea.Msg { return save() }
+}
+
+func (m Model) breaksView(w, h int) string {
+	st := m.styles
+	items := m.breakItems()
+	out := []string{}
+	if len(items) == 0 {
+		out = append(out, st.Dim.Render("no breakpoints or watches: b/B on a node, b on a channel, C a condition, W a watch, E on errors"))
+	}
+	from, to := m.breaks.window(h-2, len(items))
+	for i := from; i < to; i++ {
+		line := cut(items[i].text, w)
+		if i == m.breaks.cur {
+			line = st.Cursor.Render(pad(ansi.Strip(line), w))
+		}
+		out = append(out, line)
+	}
+	for len(out) < h-1 {
+		out = append(out, "")
+	}
+	out = append(out, st.Dim.Render(cut("x remove · C condition · W watch · E break on error · esc back", w)))
+	return strings.Join(out, "\n")
+}
+
+// watchesView lists the watches with their values at the checkpoint on
+// screen; * marks those that changed since the checkpoint shown before.
+func (m Model) watchesView(w, h int) string {
+	st := m.styles
+	var out []string
+	for _, x := range m.watches {
+		mark := " "
+		if x.changed() {
+			mark = st.Updated.Render("*")
+		}
+		val := x.cur
+		if x.err != "" {
+			val = st.Error.Render("✗ " + x.err)
+		}
+		line := cut(x.src+" = "+val, w-1)
+		if x.changed() {
+			line = st.Updated.Render(line)
+		}
+		out = append(out, mark+line)
+	}
+	return fit(strings.Join(out, "\n"), w, h)
+}
+
+func (m Model) promptView(w, h int) string {
+	st := m.styles
+	what := "Conditional breakpoint: c stops at the checkpoint where the expression becomes true"
+	if m.prompt.kind == promptWatch {
+		what = "Watch: the expression's value at each checkpoint, marked when it changes"
+	}
+	lines := []string{st.Label.Render(cut(what, w)), st.Dim.Render(cut("the scenario files' expressions over state: len(state.messages) > 6, state.approved == false", w)), "", m.prompt.input.View()}
+	if m.prompt.err != "" {
+		lines = append(lines, st.Error.Render(cut("✗ "+m.prompt.err, w)))
+	}
+	return fit(strings.Join(lines, "\n"), w, h)
+}

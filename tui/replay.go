@@ -1,0 +1,206 @@
+package tui
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// replayRun is a step-by-step replay of a recorded thread: stepping goes
+// on from a recorded checkpoint (the first step forks there), and after
+// each Execute every task's writes are compared with the writes the
+// recording saved for the same task, so the divergence shows the moment
+// it happens. The recording is read from the thread's history once, when
+// the replay starts.
+type replayRun struct {
+	from string // the recorded checkpoint the replay starts at
+	// chain is the recorded branch from there on, oldest first: the
+	// replay's k-th superstep plans from a copy of chain[k]. Positions, not
+	// step numbers, pair them: the fork the replay starts with may count
+	// steps from another base.
+	chain []*engine.StateSnapshot
+	pos   int
+	// verdicts are the comparisons of the step last executed, by task id.
+	verdicts map[string]replayVerdict
+	// diverged names the first divergence ("" while every task matched).
+	diverged string
+	compared int // supersteps compared so far
+}
+
+// replayVerdict is one replayed task against its recording.
+type replayVerdict struct {
+	same bool
+	// why says what differs: the channels whose writes differ, or that
+	// the recording has no such task.
+	why string
+}
+
+// newReplayRun follows the recorded branch down from checkpoint from in
+// hist (newest first, every branch): at each checkpoint the child the
+// original run wrote (source loop or input, the oldest such child) — not
+// the forks and updates made later.
+func newReplayRun(hist []*engine.StateSnapshot, from string) (*replayRun, error) {
+	byID := map[string]*engine.StateSnapshot{}
+	children := map[string][]*engine.StateSnapshot{}
+	for _, s := range hist {
+		byID[s.Config.CheckpointID] = s
+		children[s.ParentID] = append(children[s.ParentID], s)
+	}
+	cur := byID[from]
+	if cur == nil {
+		return nil, fmt.Errorf("checkpoint %s is not in the thread's history", shortID(from))
+	}
+	r := &replayRun{from: from}
+	for cur != nil {
+		r.chain = append(r.chain, cur)
+		var next *engine.StateSnapshot
+		for _, c := range children[cur.Config.CheckpointID] {
+			if c.Metadata.Source != engine.SourceLoop && c.Metadata.Source != engine.SourceInput {
+				continue
+			}
+			if next == nil || c.Config.CheckpointID < next.Config.CheckpointID {
+				next = c
+			}
+		}
+		cur = next
+	}
+	return r, nil
+}
+
+// compare judges the tasks of an executed step against the recording and
+// returns the first divergence of this step ("" when all match).
+func (r *replayRun) compare(v *engine.StepView) string {
+	r.verdicts = map[string]replayVerdict{}
+	rec := r.current()
+	if rec == nil {
+		return ""
+	}
+	saved := engine.ReadSavedWrites(rec.PendingWrites)
+	used := map[string]bool{}
+	first := ""
+	for _, t := range v.Tasks {
+		rt := matchRecorded(rec.Tasks, t, used)
+		var verdict replayVerdict
+		switch {
+		case rt == nil:
+			verdict.why = "the recording has no such task"
+		default:
+			used[rt.ID] = true
+			st, _ := saved.Task(rt.ID)
+			var recorded []engine.Write
+			if st != nil {
+				recorded = st.Writes
+			}
+			if diff := writeDiff(recorded, outputWrites(t.Writes)); len(diff) > 0 {
+				verdict.why = "writes differ on " + strings.Join(diff, ", ")
+			} else {
+				verdict.same = true
+			}
+		}
+		r.verdicts[t.ID] = verdict
+		if !verdict.same && first == "" {
+			first = fmt.Sprintf("recorded step %d, %s: %s", rec.Metadata.Step+1, t.Name, verdict.why)
+		}
+	}
+	r.compared++
+	if first != "" && r.diverged == "" {
+		r.diverged = first
+	}
+	return first
+}
+
+// matchRecorded finds the recorded task a replayed one stands for. Task
+// ids differ on the replay branch (they hash the checkpoint id), so a
+// pull task matches by node, a Send by node and argument.
+func matchRecorded(rec []engine.SnapshotTask, t engine.TaskView, used map[string]bool) *engine.SnapshotTask {
+	for i := range rec {
+		r := &rec[i]
+		if used[r.ID] || r.Name != t.Name || r.Push != t.Push {
+			continue
+		}
+		if t.Push && !reflect.DeepEqual(engine.Normalize(r.Input), engine.Normalize(t.Input)) {
+			continue
+		}
+		return r
+	}
+	return nil
+}
+
+func outputWrites(ws []engine.Write) []engine.Write {
+	out := make([]engine.Write, 0, len(ws))
+	for _, w := range ws {
+		if !engine.IsControlWrite(w.Channel) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// writeDiff names the channels two runs of a task wrote differently;
+// several writes to a channel compare as a list.
+func writeDiff(a, b []engine.Write) []string {
+	group := func(ws []engine.Write) map[string][]any {
+		m := map[string][]any{}
+		for _, w := range ws {
+			m[w.Channel] = append(m[w.Channel], w.Value)
+		}
+		return m
+	}
+	ga, gb := group(a), group(b)
+	var out []string
+	for ch := range ga {
+		if _, ok := gb[ch]; !ok || len(engine.DiffValues(ga[ch], gb[ch])) > 0 {
+			out = append(out, ch)
+		}
+	}
+	for ch := range gb {
+		if _, ok := ga[ch]; !ok {
+			out = append(out, ch)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// recordedAnswer is the answer the recording gave the task waiting in v,
+// as JSON for the answer box.
+func (r *replayRun) recordedAnswer(v *engine.StepView) (string, bool) {
+	rec := r.current()
+	if rec == nil || len(v.Interrupts) == 0 {
+		return "", false
+	}
+	saved := engine.ReadSavedWrites(rec.PendingWrites)
+	for _, t := range v.Tasks {
+		if t.State != engine.TaskInterrupted {
+			continue
+		}
+		rt := matchRecorded(rec.Tasks, t, map[string]bool{})
+		if rt == nil {
+			continue
+		}
+		if st, ok := saved.Task(rt.ID); ok && len(st.Answers) > 0 {
+			return string(engine.MustEncode(st.Answers[len(st.Answers)-1])), true
+		}
+	}
+	return "", false
+}
+
+// current is the recorded checkpoint the replay's current superstep
+// stands for, or nil past the end of the recording.
+func (r *replayRun) current() *engine.StateSnapshot {
+	if r.pos < len(r.chain) {
+		return r.chain[r.pos]
+	}
+	return nil
+}
+
+// advance moves on when the replay wrote the checkpoint that ends a
+// superstep.
+func (r *replayRun) advance(v *engine.StepView) {
+	if v.Phase == engine.PhaseCheckpoint && v.Source == engine.SourceLoop {
+		r.pos++
+	}
+}

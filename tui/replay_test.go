@@ -1,0 +1,141 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// chain is START → a → b → END where b adds delta to total: two builds
+// with another delta are "the code before and after a change".
+func chain(t testing.TB, saver engine.Saver, delta float64) *engine.Graph {
+	t.Helper()
+	return chainWith(t, saver, delta, engine.NewTimeIDs(nil))
+}
+
+// chainWith builds chain with ids: the recording uses counter ids, later
+// builds time ids, which sort after them as a later run's do.
+func chainWith(t testing.TB, saver engine.Saver, delta float64, ids engine.IDSource) *engine.Graph {
+	t.Helper()
+	g, err := engine.NewStateGraph(engine.LastValueKey("total"), engine.AppendKey("log")).
+		AddNode("a", func(_ context.Context, s any) (any, error) {
+			return engine.Pairs("total", s.(map[string]any)["total"].(float64)*2, "log", []any{"a"}), nil
+		}).
+		AddNode("b", func(_ context.Context, s any) (any, error) {
+			return engine.Pairs("total", s.(map[string]any)["total"].(float64)+delta, "log", []any{"b"}), nil
+		}).
+		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("b", engine.End).
+		Compile(engine.WithSaver(saver), engine.WithIDs(ids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func recorded(t testing.TB) *engine.MemorySaver {
+	t.Helper()
+	saver := engine.NewMemorySaver()
+	if _, err := chainWith(t, saver, 1, &engine.CounterIDs{}).Invoke(context.Background(), map[string]any{"total": 5.0}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	return saver
+}
+
+// replayFromInput opens thread rec with g, selects its input checkpoint in
+// the tree and starts a replay from there with R.
+func replayFromInput(t *testing.T, g *engine.Graph, saver engine.Saver) Model {
+	t.Helper()
+	opts := Options{Thread: "rec", Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "t")
+	for m.tree.selected().Metadata.Source != engine.SourceInput {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "R")
+	if m.replay == nil || m.mode != modeMain || m.err != nil {
+		t.Fatalf("R: replay %v mode %v err %v", m.replay, m.mode, m.err)
+	}
+	if h, _ := m.sess.History(context.Background()); len(h) != 4 {
+		t.Fatalf("starting a replay wrote a checkpoint: %d in history", len(h))
+	}
+	return m
+}
+
+func TestModel_Replay_SameCodeMatches(t *testing.T) {
+	saver := recorded(t)
+	m := replayFromInput(t, chain(t, saver, 1), saver)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone || !strings.Contains(m.note, "replay matches the recording: 3 supersteps compared") {
+		t.Fatalf("status %v note %q err %v", m.view.Status, m.note, m.err)
+	}
+}
+
+// With changed code, c stops at the Execute where the writes first differ,
+// and the tasks pane says which task and channel.
+func TestModel_Replay_StopsAtDivergence(t *testing.T) {
+	saver := recorded(t)
+	m := replayFromInput(t, chain(t, saver, 100), saver)
+	m = press(t, m, "c")
+	if m.view.Phase != engine.PhaseExecuted || len(m.view.Tasks) != 1 || m.view.Tasks[0].Name != "b" {
+		t.Fatalf("stopped at step %d phase %v tasks %v, want the Execute of b", m.view.Step, m.view.Phase, m.view.Tasks)
+	}
+	v := m.View()
+	for _, want := range []string{"replay DIVERGED at recorded step 2, b: writes differ on total", "≠ recorded", "REPLAY diverged"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("screen lacks %q:\n%s", want, v)
+		}
+	}
+	// __start__ and a matched on the way.
+	if m.replay.compared != 3 {
+		t.Fatalf("compared %d steps", m.replay.compared)
+	}
+}
+
+// e runs one recorded task alone against its recorded input with the
+// current code, writes nothing, and shows its writes against the
+// recording: from the tree, and from a planned task in the tasks pane.
+func TestModel_RerunTask(t *testing.T) {
+	saver := recorded(t)
+	opts := Options{Thread: "rec", Saver: saver}
+	changed := chain(t, saver, 100)
+	m := newTestModel(t, newEngineSession(changed, opts), opts, 120, 40)
+	m = press(t, m, "t")
+	for len(m.tree.selected().Tasks) == 0 || m.tree.selected().Tasks[0].Name != "b" {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "e")
+	if m.mode != modeDiff || m.err != nil {
+		t.Fatalf("mode %v err %v", m.mode, m.err)
+	}
+	v := m.View()
+	for _, want := range []string{"Run alone · b at", "≠ writes differ from the recording on 1 channel(s)", "~ total: [11] → [110]"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("rerun lacks %q:\n%s", want, v)
+		}
+	}
+	if h, _ := m.sess.History(context.Background()); len(h) != 4 {
+		t.Fatalf("running a task alone wrote to the thread: %d checkpoints", len(h))
+	}
+	// The same code writes the same.
+	m = newTestModel(t, newEngineSession(chain(t, saver, 1), opts), opts, 120, 40)
+	m = press(t, m, "t")
+	for len(m.tree.selected().Tasks) == 0 || m.tree.selected().Tasks[0].Name != "b" {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "e")
+	if !strings.Contains(m.View(), "= wrote the same as the recording") {
+		t.Fatalf("same code:\n%s", m.View())
+	}
+	// From the main view, on a planned task: after time travel the step
+	// runs on a fork, where nothing was recorded, and the pane says so.
+	m = press(t, m, "esc", "enter", "n", "tab", "tab", "tab")
+	if m.focus != paneTasks || !m.keys.Rerun.Enabled() {
+		t.Fatalf("focus %v, e enabled %v", m.focus, m.keys.Rerun.Enabled())
+	}
+	m = press(t, m, "e")
+	if !strings.Contains(m.View(), "nothing was recorded for this task at this checkpoint") {
+		t.Fatalf("on a fork:\n%s", m.View())
+	}
+}

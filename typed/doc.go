@@ -1,0 +1,107 @@
+// Package typed is superstep's Go-shaped API for graphs: the state is a
+// struct, nodes get it as *S and return a typed partial update, Sends carry
+// typed arguments and interrupts typed payloads and answers.
+//
+// It is a layer over engine.StateGraph, not a second engine: NewGraph
+// derives the state keys and their channels from the struct, each typed
+// node is wrapped into an engine.NodeFunc, and Compile returns the same
+// *engine.Graph a map-built graph would be, embedded in Graph[S]. Channels,
+// versions, checkpoints, stores, the debugger and traces see no difference;
+// a test in package graphs traces each built-in graph in both APIs and
+// compares the traces byte for byte.
+//
+//	type State struct {
+//		Total   int      `json:"total"`
+//		Visited []string `json:"visited" reducer:"append"`
+//	}
+//
+//	g, err := typed.NewGraph[State]("linear").
+//		AddNode("a", func(ctx context.Context, s *State) (typed.Update[State], error) {
+//			return typed.Write(s, typed.Set(&s.Total, s.Total*2), typed.Set(&s.Visited, []string{"a"})), nil
+//		}).
+//		AddEdge(engine.Start, "a").
+//		Compile()
+//
+// # The state struct
+//
+// Each exported field is one state key, named as encoding/json names it
+// (the json tag, else the field name; `json:"-"` leaves the field out). Its
+// channel is LastValue, or:
+//
+//   - `reducer:"append"` on a slice: writes are appended (LangGraph's
+//     Annotated[list, operator.add]);
+//   - a field of type Messages (or tagged `reducer:"add_messages"`): chat
+//     messages merged by id;
+//   - `reducer:"name"`: a reducer registered on the graph with
+//     WithReducer("name", func(current, write T) T).
+//
+// # Values
+//
+// Channels hold the engine's values — JSON's data model — whatever API
+// wrote them, so that a typed and a map graph checkpoint the same bytes.
+// The layer encodes what a node sets (ints become numbers, time.Time its
+// RFC 3339 text, structs objects by their json tags) and decodes what a
+// node reads back into the field's type: an int field stays an int after a
+// checkpoint round trip and a time.Time a time.Time. A stored value that
+// does not fit — 2.5 for an int, "yesterday" for a time — is a
+// *DecodeError that names the field, its key and the position inside the
+// value. Integers beyond ±2^53 do not survive: the engine's numbers are
+// float64, as JavaScript's are.
+//
+// # Why Set(&s.Field, value)
+//
+// A node must be able to say "these fields changed, to these values" such
+// that it cannot name a field that does not exist, needs no type
+// assertion, can set a field to its zero value, and keeps the order of its
+// writes (LangGraph's task-write order is observable in checkpoints and
+// traces). The alternatives considered:
+//
+//   - Return the whole struct and diff it against the input: cannot tell
+//     "wrote the same value" (which still bumps the channel's version and
+//     triggers nodes) from "did not write", and a reducer field's write (the
+//     items to append) is not its new value.
+//   - Return a fresh struct and write its non-zero fields (omitempty): a
+//     node could never set 0, false or "" — the router's c sets total to 0.
+//   - A pointer-field update struct (Total *int) per state: a second type
+//     kept in step with the first by hand, and writes in field order, not
+//     in the order the node made them.
+//   - Wrapper field types (Total typed.Field[int]): every read becomes
+//     s.Total.V and the struct no longer marshals like the user's own.
+//   - A generic builder keyed by strings or by key handles declared next to
+//     the struct: strings are what this package removes; handles duplicate
+//     the struct.
+//
+// Set takes the field's address, so the compiler checks both that it is a
+// field (a misspelt name does not compile) and that the value has its
+// type; it is the idiom Go programmers know from flag.IntVar(&cfg.Port,
+// …) and sql.Rows.Scan(&u.Name). Write resolves each address against the
+// struct it is given, by offset, once the node returns; an address that is
+// not a state field of that struct is ErrNotAField, reported with the
+// node's name on the first run. Goto and Send on an Update make it a
+// Command.
+//
+// # Other Go agent frameworks
+//
+// cloudwego/eino's graphs are typed dataflow: each node is a typed
+// function from its input to its output, values flow along edges, and an
+// optional per-run state struct (compose.WithGenLocalState) is mutated in
+// place through handlers or compose.ProcessState under a mutex. That fits
+// eino's model but not Pregel's: here writes made in one superstep must be
+// invisible until the step ends, several nodes may write one key in the
+// same step, and reducers fold those writes in task order. A node that
+// mutates shared state cannot express that; a node that returns its writes
+// can, so typed keeps eino's typed state struct but not its in-place
+// mutation. trpc-agent-go follows LangGraph closely: its State is a
+// map[string]any described by a schema of fields with reducers, and nodes
+// return a State map, with generic getters to read values. That is the
+// engine's map API with helpers; typed moves the schema into the struct
+// itself and the keys into the compiler's hands.
+//
+// # What stays in the engine
+//
+// Everything about running a graph: Graph[S] embeds *engine.Graph, so
+// Stream, the Stepper, GetState, History and map-valued Invoke and
+// UpdateState are all there; Run, Continue, Resume, State and UpdateState
+// are their typed forms. The map API remains for scenario files and graphs
+// built at run time, and both APIs can be mixed in one program.
+package typed
