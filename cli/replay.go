@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // replayFlags are replay's options.
@@ -446,7 +447,7 @@ func (rp *replay) run(ctx context.Context) error {
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
 	}
 	rep.Fork = s.View().CheckpointID
-	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", rp.thread, engine.ShortID(rp.startID), engine.ShortID(rep.Fork))
+	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", termtext.Name(rp.thread), termtext.Name(engine.ShortID(rp.startID)), engine.ShortID(rep.Fork))
 	end := func(result, msg string, err error) error {
 		rep.Result, rep.Message, rep.Head = result, msg, s.View().CheckpointID
 		switch result {
