@@ -16,6 +16,24 @@ test:
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 $(PKGS)
 
+## test-postgres: the PostgreSQL store's and the command line's tests
+## against a throwaway PostgreSQL 15 cluster (.ci/pg.sh starts and stops
+## it), the concurrency test at the issue's 4×50 threads. make test runs
+## them too (4×12 under the race detector) when SUPERSTEP_TEST_POSTGRES is
+## set, as .ci/run does.
+test-postgres:
+	@set -e; eval "$$(.ci/pg.sh start)"; trap '.ci/pg.sh stop' EXIT; \
+	  $(GO) test -race -count=1 ./persist/postgres/ -args -pg.threads=50; \
+	  $(GO) test -race -count=1 -run Postgres ./cli/
+
+## bench-postgres: the PostgreSQL store's benchmarks on a throwaway
+## cluster: a superstep's sync cost beside one committed INSERT, 1/8/32
+## threads at once.
+bench-postgres:
+	@set -e; eval "$$(.ci/pg.sh start)"; trap '.ci/pg.sh stop' EXIT; \
+	  $(GO) test -count=1 -run '^$$' -bench . -benchtime 3s ./persist/postgres/; \
+	  $(GO) test -count=1 -v -run 'GrowingMessages' ./persist/postgres/ | grep checkpoints
+
 ## run: the debugger on the default built-in graph and database.
 run:
 	$(GO) run .

@@ -21,14 +21,16 @@ var allowedImports = map[string]struct {
 	"engine":            {},
 	"engine/enginetest": {ours: []string{"engine"}},
 	"persist":           {ours: []string{"engine"}, outside: []string{"go.etcd.io/bbolt"}},
-	"typed":             {ours: []string{"engine"}},
-	"graphs":            {ours: []string{"engine", "typed"}},
-	"graphs/scenario":   {ours: []string{"engine"}, outside: []string{"github.com/expr-lang/expr"}},
+	// Only persist/postgres links pgx, so programs that do not use it do not.
+	"persist/postgres": {ours: []string{"engine", "persist"}, outside: []string{"github.com/jackc/pgx/v5"}},
+	"typed":            {ours: []string{"engine"}},
+	"graphs":           {ours: []string{"engine", "typed"}},
+	"graphs/scenario":  {ours: []string{"engine"}, outside: []string{"github.com/expr-lang/expr"}},
 	// draw lays graphs out as text for the debugger and the command line.
 	"draw": {ours: []string{"engine"}},
 	// cli is main's logic: it may use every package of ours (persist and
 	// tui once they are merged) and the command-line library.
-	"cli": {ours: []string{"engine", "graphs", "graphs/scenario", "persist", "tui", "draw"}, outside: []string{"github.com/spf13/cobra", "github.com/charmbracelet/x/term"}},
+	"cli": {ours: []string{"engine", "graphs", "graphs/scenario", "persist", "persist/postgres", "tui", "draw"}, outside: []string{"github.com/spf13/cobra", "github.com/charmbracelet/x/term"}},
 	"tui": {ours: []string{"engine", "draw"}, outside: []string{"github.com/charmbracelet/", "github.com/alecthomas/chroma/", "github.com/muesli/", "github.com/lucasb-eyer/"}},
 }
 

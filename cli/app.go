@@ -106,6 +106,9 @@ GRAPH is a built-in graph name (see superstep graphs) or a scenario file.
 The database is --db, else $SUPERSTEP_DB, else
 $XDG_DATA_HOME/superstep/superstep.db (when that path is absolute), else
 ~/.local/share/superstep/superstep.db.
+It is a bbolt file, or a PostgreSQL server when it is a postgres:// URL
+(postgres://user:password@host:5432/database?schema=superstep), which many
+processes may write at once; pull and push copy threads between the two.
 One process at a time may write to it; commands that only read it share it
 with each other. A command that finds the database in use waits --timeout
 for it, then gives up with exit code 2.
@@ -137,7 +140,7 @@ func (a *App) rootCommand() *cobra.Command {
 	root.SetOut(a.Stdout)
 	root.SetErr(a.Stderr)
 	root.SetIn(a.Stdin)
-	root.PersistentFlags().StringVar(&g.db, "db", "", "database file (default $SUPERSTEP_DB or the user data directory)")
+	root.PersistentFlags().StringVar(&g.db, "db", "", "database file or postgres:// URL (default $SUPERSTEP_DB or the user data directory)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print data as JSON")
 	root.PersistentFlags().DurationVar(&g.timeout, "timeout", time.Second, "how long to wait for a database another process is using")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
@@ -147,6 +150,7 @@ func (a *App) rootCommand() *cobra.Command {
 		a.threadsCommand(g), a.historyCommand(g), a.showCommand(g), a.diffCommand(g),
 		a.exportCommand(g), a.importCommand(g), a.checkCommand(g),
 		a.replayCommand(g), a.execCommand(g), a.updateCommand(g), a.deleteCommand(g), a.copyCommand(g),
+		a.transferCommand(g, true), a.transferCommand(g, false),
 	)
 	for _, c := range append(root.Commands(), root) {
 		c.SilenceErrors, c.SilenceUsage = true, true

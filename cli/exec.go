@@ -108,6 +108,8 @@ type execJSON struct {
 	Writes     []map[string]any `json:"writes"`
 	Recorded   []map[string]any `json:"recorded"`
 	Same       bool             `json:"same"`
+	Unfinished bool             `json:"unfinished,omitempty"` // no recorded outcome
+
 	Error      string           `json:"error,omitempty"`
 	Interrupts []any            `json:"interrupts,omitempty"`
 	Diff       []map[string]any `json:"diff,omitempty"`
@@ -116,6 +118,7 @@ type execJSON struct {
 func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, ids []string, asJSON bool) error {
 	differ := false
 	var docs []execJSON
+	saved := engine.ReadSavedWrites(t.PendingWrites)
 	for _, id := range ids {
 		r, err := gr.RerunTask(ctx, t, id)
 		if err != nil {
@@ -123,6 +126,12 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		}
 		doc := execJSON{Checkpoint: t.Checkpoint.ID, Step: t.Metadata.Step + 1, Node: r.Name, Task: id, Input: plainValue(r.Input),
 			Writes: writeList(r.Writes), Recorded: writeList(r.Recorded), Same: r.Err == nil && len(r.Interrupts) == 0 && r.Diff == nil}
+		if sv, ok := saved.Task(id); !ok || !sv.Finished && !sv.Failed && len(sv.Interrupts) == 0 {
+			// Cut off before it finished (a killed run): no outcome to
+			// compare with, which is not a difference.
+			doc.Unfinished, doc.Same, doc.Diff = true, false, nil
+			r.Diff = nil
+		}
 		if r.Err != nil {
 			doc.Error = oneLine(r.Err.Error())
 		}
@@ -132,7 +141,7 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		for _, d := range r.Diff {
 			doc.Diff = append(doc.Diff, map[string]any{"channel": d.Channel, "recorded": plainValue(d.Recorded), "now": plainValue(d.Got)})
 		}
-		differ = differ || !doc.Same
+		differ = differ || !doc.Same && !doc.Unfinished
 		docs = append(docs, doc)
 		if asJSON {
 			continue
@@ -150,7 +159,10 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		printWrites(w, r.Writes)
 		fmt.Fprintln(w, "recorded writes:")
 		printWrites(w, r.Recorded)
-		if doc.Same {
+		switch {
+		case doc.Unfinished:
+			fmt.Fprintln(w, "the recording was cut off before this task finished: nothing to compare")
+		case doc.Same:
 			fmt.Fprintln(w, "same writes as recorded")
 		}
 		for _, d := range r.Diff {

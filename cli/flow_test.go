@@ -109,6 +109,12 @@ func TestRun_KilledRunRecordsGraph(t *testing.T) {
 			// No --graph: the recorded one is found, and the replay
 			// compares up to where the recording was cut off.
 			superstep(t, "", "replay", "s1", "--db", db).want(t, 0, "replay matches")
+			if how == "SIGKILL" {
+				// exec on the cut-off superstep: fast has a recorded
+				// outcome, slow has none, which is not a difference.
+				superstep(t, "", "exec", "s1", "fast", "--db", db).want(t, 0, "same writes as recorded")
+				superstep(t, "", "exec", "s1", "slow", "--db", db).want(t, 0, "cut off before this task finished")
+			}
 		})
 	}
 }
@@ -129,6 +135,7 @@ func TestReplay_RecordedBranchAfterFork(t *testing.T) {
 	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0)
 	fork := historyRows(t, db, "t1")[0]["id"].(string)
 
+	superstep(t, "", "history", "t1", "--db", db).want(t, 0, engine.ShortID(last)+" step 2 loop  next: (end)  (end of the recorded run)")
 	superstep(t, "", "replay", "t1", "--db", db).want(t, 0, "replay matches: 3 supersteps")
 	superstep(t, "", "replay", "t1", "--db", db, "--branch", engine.ShortID(last)).want(t, 0, "replay matches")
 	superstep(t, "", "replay", "t1", "--db", db, "--checkpoint", engine.ShortID(step0)).want(t, 0, "replay matches: 2 supersteps")
@@ -214,7 +221,7 @@ func TestDebugger_ReadersWorkBeside(t *testing.T) {
 	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0, "interrupted")
 	// Without a terminal the debugger runs headless, holding the session
 	// as the terminal UI does, while the slow node works.
-	cmd, lines, _ := startUntil(t, binary, nil, "fast", "tui", testdata("slow.json"), "--db", db, "--thread", "s1")
+	cmd, lines, _ := startUntil(t, binary, nil, "fast", "tui", testdata("session.json"), "--db", db, "--thread", "s1")
 	superstep(t, "", "threads", "--db", db).want(t, 0, "t1", "s1")
 	superstep(t, "", "show", "t1", "--db", db).want(t, 0, "approve?")
 	superstep(t, "", "history", "s1", "--db", db).want(t, 0, "step -1 input")
@@ -306,4 +313,20 @@ func TestStatus_DivergedReplayHeadIsPending(t *testing.T) {
 	superstep(t, "", "threads", "--db", db).want(t, 0, "pending")
 	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "t1").want(t, 0, "continued", "done")
 	superstep(t, "", "show", "t1", "--db", db).want(t, 0, "status done")
+}
+
+// --rerun on a graph with Sends and an answered interrupt: the reused
+// tasks' Sends and answers replay as recorded.
+func TestReplay_RerunReusesSendsAndAnswers(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "research.db")
+	superstep(t, "", "run", "research", "--db", db, "--thread", "r1").want(t, 0, "interrupted")
+	superstep(t, "", "run", "research", "--db", db, "--thread", "r1", "--resume", `{"action":"approve"}`).want(t, 0, "done")
+	r := superstep(t, "", "replay", "r1", "--db", db, "--rerun", "synthesize")
+	r.want(t, 0, "plan_queries reused", "human_review reused", "synthesize ran (--rerun)", "replay matches: 5 supersteps")
+	superstep(t, "", "replay", "r1", "--db", db, "--rerun", "nope").want(t, 2, "no such node")
+	superstep(t, "", "replay", "r1", "--db", db, "--offline").want(t, 2, "--offline goes with --rerun")
+	superstep(t, "", "exec", "r1", "investigate", "--db", db).want(t, 0, "same writes as recorded", "sub_query")
+	superstep(t, "", "exec", "r1", "human_review", "--db", db).want(t, 0, "approved = true")
+	superstep(t, "", "exec", "r1", "nope", "--db", db).want(t, 2, "no node")
 }

@@ -222,6 +222,11 @@ tasks planned next, and the interrupts waiting for an answer.`,
 					return err
 				}
 				short := shortIDs(list)
+				// The end of the thread's original run: what replay compares with.
+				var recordedHead string
+				if chain, err := chooseBranch(list, &branchChoice{thread: args[0]}); err == nil {
+					recordedHead = chain[len(chain)-1].Checkpoint.ID
+				}
 				type row struct {
 					ID         string   `json:"id"`
 					Parent     string   `json:"parent,omitempty"`
@@ -230,7 +235,10 @@ tasks planned next, and the interrupts waiting for an answer.`,
 					Next       []string `json:"next,omitempty"`
 					Writes     int      `json:"writes"`
 					Interrupts []string `json:"interrupts,omitempty"`
-					line       string
+					// RecordedRun marks the last checkpoint of the original
+					// run, the branch replay compares with by default.
+					RecordedRun bool `json:"recorded_run,omitempty"`
+					line        string
 				}
 				rows := make([]row, len(list))
 				for i, t := range list {
@@ -264,6 +272,10 @@ tasks planned next, and the interrupts waiting for an answer.`,
 					}
 					if len(shortInts) > 0 {
 						desc += "  interrupted: " + strings.Join(shortInts, "; ")
+					}
+					if r.ID == recordedHead {
+						r.RecordedRun = true
+						desc += "  (end of the recorded run)"
 					}
 					r.line = desc
 					rows[i] = r
@@ -698,7 +710,7 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 			defer closeStore(st, &err)
 			cerr := st.Check()
 			if g.json {
-				doc := map[string]any{"database": p, "ok": cerr == nil}
+				doc := map[string]any{"database": displayDB(p), "ok": cerr == nil}
 				if cerr != nil {
 					doc["problems"] = strings.Split(storeMessage(cerr), "\n")
 				}
@@ -707,10 +719,10 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 				}
 			}
 			if cerr != nil {
-				return failf("check %s: %s", p, storeMessage(cerr))
+				return failf("check %s: %s", displayDB(p), storeMessage(cerr))
 			}
 			if !g.json {
-				_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", p)
+				_, err = fmt.Fprintf(a.Stdout, "database %s: ok\n", displayDB(p))
 			}
 			return err
 		},

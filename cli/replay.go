@@ -90,7 +90,7 @@ exit 1 naming the step, the node and the channel with both values.`,
 					return usagef("--offline goes with --rerun: without it every task executes")
 				}
 				if rerun != nil {
-					rp.rerun, rp.matched = map[string]bool{}, map[string]bool{}
+					rp.rerun, rp.matched, rp.reused = map[string]bool{}, map[string]bool{}, map[string]bool{}
 					for _, n := range rerun {
 						if !containsNode(gr, n) {
 							return usagef("--rerun %s: graph %s has no such node (nodes: %s)", n, gr.Name(), strings.Join(gr.NodeNames(), ", "))
@@ -182,6 +182,8 @@ type replay struct {
 	// the recording, and notes says per task what happened (for the log).
 	matched map[string]bool
 	notes   []string
+	// reused marks the tasks that took their recorded writes.
+	reused map[string]bool
 	// differences are the write differences a --rerun replay went past.
 	differences []string
 	// lastStep is the step of the recording's last checkpoint, and
@@ -692,6 +694,9 @@ func (rp *replay) compare(rs recStep, got []engine.TaskView) error {
 		}
 		for i, gt := range gts {
 			rt := rts[i]
+			if rp.reused[gt.ID] {
+				continue // it took the recorded writes: nothing to compare
+			}
 			if rs.kind == "open" && (!rt.saved || rt.interrupted && len(rt.writes) == 0) {
 				// Still waiting in the recording, or cut off before it
 				// finished: no outcome to compare with.
@@ -781,7 +786,10 @@ func taskKey(t engine.TaskView) string {
 // recorded input take their recorded writes. They are saved on the replay
 // checkpoint as the writes of finished tasks, and the run restarts from it,
 // so the engine reuses them as it reuses a finished task's writes when a
-// superstep resumes; only the other tasks execute. A task whose input
+// superstep resumes (LangGraph: pregel/_loop.py:663, :736
+// _reapply_writes_to_succeeded_nodes; its node cache fills a task's writes
+// without running it the same way, _loop.py:1549 match_cached_writes);
+// only the other tasks execute. A task whose input
 // changed executes, or with --offline stops the replay, naming it.
 func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recStep, v *engine.StepView) (*engine.Stepper, error) {
 	rp.matched[v.CheckpointID] = true
@@ -814,6 +822,7 @@ func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recSt
 			if err := rp.saver.PutWrites(ctx, cfg, t.ID, writes); err != nil {
 				return s, failf("saving the recorded writes of %s: %v", t.Name, err)
 			}
+			rp.reused[t.ID] = true
 			reused++
 			rp.notes = append(rp.notes, t.Name+" reused (input equal to the recording)")
 		default:

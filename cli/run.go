@@ -85,7 +85,8 @@ only when the run ends.`,
 				return err
 			}
 			defer closeStore(st, &err)
-			res, err := resolveGraph(args[0], engine.WithSaver(st))
+			rec := &graphRecorder{Store: st}
+			res, err := resolveGraph(args[0], engine.WithSaver(rec))
 			if err != nil {
 				return err
 			}
@@ -120,7 +121,10 @@ only when the run ends.`,
 				}
 				in = example
 			}
-			r := &runner{g: gr, st: st, thread: thread, graphArg: args[0], graphName: name, json: g.json, out: a.Stdout, warn: a.warn}
+			if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
+				return storeError(err, "recording the graph of thread %q", thread)
+			}
+			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], json: g.json, out: a.Stdout, warn: a.warn}
 			if cmd.Flags().Changed("recursion-limit") || exampleLimit == 0 {
 				r.opts = append(r.opts, engine.WithRecursionLimit(recursionLimit))
 			} else {
@@ -200,7 +204,8 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 		return err
 	}
 	defer closeStore(st, &err)
-	gr, example, name, err := ResolveGraph(arg, engine.WithSaver(st))
+	rec := &graphRecorder{Store: st}
+	gr, example, name, err := ResolveGraph(arg, engine.WithSaver(rec))
 	if err != nil {
 		return err
 	}
@@ -215,7 +220,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	if err != nil {
 		return err
 	}
-	o := DebugOptions{Thread: thread, GraphName: arg, Saver: st, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr,
+	o := DebugOptions{Thread: thread, GraphName: arg, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr,
 		// The switcher's check: the same as the command line's, with the
 		// note of a compatible change left out (it would garble the screen).
 		CheckThread: func(ctx context.Context, t string) error {
@@ -228,9 +233,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (superstep threads lists those there)", thread, dbLabel(g)))
 		}
 	}
-	// Recorded before the debugger writes the first checkpoint, so a
-	// session that is killed still names its graph.
-	if err := recordGraph(ctx, st, thread, gr, name); err != nil {
+	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
 		return storeError(err, "recording the graph of thread %q", thread)
 	}
 	return a.Debugger(ctx, gr, o)
@@ -289,15 +292,14 @@ func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string)
 
 // runner runs one graph invocation and reports its events.
 type runner struct {
-	g         *engine.Graph
-	st        Store // nil: nothing is recorded
-	thread    string
-	graphArg  string
-	graphName string
-	json      bool
-	out       io.Writer
-	warn      func(string)
-	opts      []engine.RunOption // more options for Invoke
+	g        *engine.Graph
+	st       Store // nil: nothing is recorded
+	thread   string
+	graphArg string
+	json     bool
+	out      io.Writer
+	warn     func(string)
+	opts     []engine.RunOption // more options for Invoke
 	// reported marks failed tasks whose failure a task event reported.
 	reported map[string]bool
 
@@ -342,13 +344,6 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		}
 		fmt.Fprintf(r.out, "thread %s (%s) on graph %s\n", r.thread, state, r.g.Name())
 	}
-	if r.st != nil && r.graphName != "" {
-		// Recorded before the first checkpoint is written (and committed in
-		// order with it), so a run killed mid-way still names its graph.
-		if err := recordGraph(ctx, r.st, r.thread, r.g, r.graphName); err != nil {
-			return storeError(err, "recording the graph of thread %q", r.thread)
-		}
-	}
 	opts := append([]engine.RunOption{engine.OnThread(r.thread), engine.WithEvents(r.onEvent)}, r.opts...)
 	res, err := r.g.Invoke(ctx, input, opts...)
 	if err != nil {
@@ -376,7 +371,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 	}
 	fmt.Fprintf(r.out, "%s: %s\n", status, indentJSON(plainMap(res.Values)))
 	if res.Status == engine.StatusInterrupted && len(res.Interrupts) > 0 {
-		answer := `'"yes"'`
+		answer := "yes" // a bare word is taken as the string
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
 			answer = "'" + ex.Answers[0] + "'"
 		}

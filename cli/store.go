@@ -62,11 +62,12 @@ var (
 	ErrThreadNotFound = errors.New("thread not found")
 )
 
-// openStore opens the bbolt database at path. It is the one place that
-// turns persist's open errors into exit codes and messages that name the
-// file: a database locked by another process or a file that is not
-// superstep's is an input error (exit 2), a damaged one a failure (exit 1).
-func openStore(path string, o storeOptions) (Store, error) {
+// openBoltStore opens the bbolt database at path (openStore decides that
+// it is a file). It is the one place that turns persist's open errors into
+// exit codes and messages that name the file: a database locked by
+// another process or a file that is not superstep's is an input error
+// (exit 2), a damaged one a failure (exit 1).
+func openBoltStore(path string, o storeOptions) (Store, error) {
 	var s Store
 	var err error
 	if o.Shared {

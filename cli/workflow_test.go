@@ -93,7 +93,7 @@ func TestWorkflow_README(t *testing.T) {
 
 	// The debugger (headless without a terminal, holding its session the
 	// same way) continues the thread while another process reads it.
-	dbg, dlines, _ := startUntil(t, bin, []string{"MYAGENT_SLOW=2s"}, "continued", "tui", "myagent", "--db", laptop, "--thread", "t-42")
+	dbg, dlines, _ := startUntil(t, bin, []string{"MYAGENT_SLOW=5s"}, "continued", "tui", "myagent", "--db", laptop, "--thread", "t-42")
 	agent(t, bin, nil, "show", "t-42", "--db", laptop).want(t, 0, "searched: why?", "status pending")
 	agent(t, bin, nil, "history", "t-42", "--db", laptop).want(t, 0, "step -1 input")
 	agent(t, bin, nil, "run", "myagent", "--db", laptop, "--thread", "t-42", "--timeout", "200ms").want(t, 2, "in use", "pid ")

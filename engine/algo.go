@@ -23,6 +23,10 @@ type channelState struct {
 	versions *cowMap[Version]
 	seen     *cowMap[map[string]Version]
 	values   *cowMap[any]
+	// valuesOff stops keeping values up to date, for a run whose
+	// checkpoints nobody reads (no saver, no listener); checkpoint rebuilds
+	// it if asked after all.
+	valuesOff bool
 	// state mirrors the available state keys; only the loop sees it.
 	state map[string]any
 	// view is the graph state handed to tasks: a copy of state made when
@@ -30,76 +34,96 @@ type channelState struct {
 	// (and route) until state changes again, so a superstep of a thousand
 	// tasks builds it once and an unchanged one not at all.
 	view map[string]any
-	// seenOwned marks the versions_seen maps made since the last snapshot:
-	// no checkpoint shares them, so they are updated in place.
-	seenOwned map[string]bool
+	// seenOwned marks the versions_seen maps made since the last snapshot
+	// (their entry is seenGen): no checkpoint shares them, so they are
+	// updated in place. A snapshot moves seenGen on instead of clearing.
+	seenOwned map[string]uint64
+	seenGen   uint64
 	// live holds the ephemeral and topic channels that have a value: the
 	// only ones an untouched superstep must clear.
 	live map[string]struct{}
 	// maxV is the greatest version of any channel, kept as versions change
 	// so a superstep's version costs nothing.
 	maxV Version
-	// dirty holds the channels whose version changed since the last
-	// checkpoint was stored (a saver stores only those values).
-	dirty map[string]struct{}
+	// dirty lists the channels whose version changed since the last
+	// checkpoint was stored (a saver stores only those values), possibly
+	// more than once. A list, not a set: forgetting it costs nothing, where
+	// clearing a map costs its largest size every superstep.
+	dirty []string
 	// scratch is applyWrites' working memory, kept between supersteps.
 	scratch applyScratch
-	// candidates is candidateNodes' working memory.
+	// candidates and pulls are planning's working memory.
 	candidates []string
+	pulls      []firedNode
 }
 
 // applyScratch holds applyWrites' temporary lists; reusing them keeps a
 // superstep from allocating them anew.
 type applyScratch struct {
-	consume, order, live, touched []string
-	// byChannel groups a superstep's writes; an entry belongs to this
-	// superstep when its gen is the current one (its slice is reused).
-	byChannel map[string]*channelWrites
-	gen       uint64
+	consume, live, touched []string
+	// groups holds a superstep's writes grouped by channel, in the order of
+	// each channel's first write; index finds a channel's group. Both are
+	// emptied, not freed, between supersteps, and a group's slice is reused.
+	groups []channelWrites
+	index  map[string]int
 }
 
 type channelWrites struct {
-	gen  uint64
-	vals []any
+	channel string
+	vals    []any
 }
 
 func (sc *applyScratch) reset() {
-	sc.consume, sc.order, sc.live, sc.touched = sc.consume[:0], sc.order[:0], sc.live[:0], sc.touched[:0]
-	if sc.byChannel == nil {
-		sc.byChannel = map[string]*channelWrites{}
+	sc.consume, sc.live, sc.touched = sc.consume[:0], sc.live[:0], sc.touched[:0]
+	for i := range sc.groups {
+		clear(sc.groups[i].vals) // the channels keep what they need
+		sc.groups[i].vals = sc.groups[i].vals[:0]
+		// One by one: clearing the map would cost its largest size.
+		delete(sc.index, sc.groups[i].channel)
 	}
-	sc.gen++
+	sc.groups = sc.groups[:0]
+	if sc.index == nil {
+		sc.index = map[string]int{}
+	}
 }
 
-// add groups value under channel, noting a channel's first write.
+// add groups value under channel.
 func (sc *applyScratch) add(channel string, value any) {
-	cw := sc.byChannel[channel]
-	if cw == nil {
-		cw = &channelWrites{}
-		sc.byChannel[channel] = cw
+	i, ok := sc.index[channel]
+	if !ok {
+		i = len(sc.groups)
+		sc.index[channel] = i
+		if i < cap(sc.groups) {
+			sc.groups = sc.groups[:i+1]
+			sc.groups[i].channel = channel
+		} else {
+			sc.groups = append(sc.groups, channelWrites{channel: channel})
+		}
 	}
-	if cw.gen != sc.gen {
-		cw.gen, cw.vals = sc.gen, cw.vals[:0]
-		sc.order = append(sc.order, channel)
-	}
-	cw.vals = append(cw.vals, value)
+	sc.groups[i].vals = append(sc.groups[i].vals, value)
 }
 
 // setVersion gives channel c version v.
 func (cs *channelState) setVersion(c string, v Version) {
 	cs.versions.set(c, v)
 	cs.maxV = max(cs.maxV, v)
-	cs.dirty[c] = struct{}{}
+	cs.dirty = append(cs.dirty, c)
 }
 
 // takeDirty returns the versions changed since the last call.
 func (cs *channelState) takeDirty() map[string]Version {
 	out := make(map[string]Version, len(cs.dirty))
-	for c := range cs.dirty {
+	for _, c := range cs.dirty {
 		out[c], _ = cs.versions.get(c)
 	}
-	clear(cs.dirty)
+	cs.forgetDirty()
 	return out
+}
+
+// forgetDirty forgets which channels changed (no saver wants to know).
+func (cs *channelState) forgetDirty() {
+	clear(cs.dirty) // no dangling references to channel names
+	cs.dirty = cs.dirty[:0]
 }
 
 // newChannelState restores the channels of g from cp (nil: a new thread).
@@ -110,12 +134,13 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		values:    newCowMap[any](),
 		state:     map[string]any{},
 		live:      map[string]struct{}{},
-		seenOwned: map[string]bool{},
-		dirty:     map[string]struct{}{},
+		seenOwned: map[string]uint64{},
+		seenGen:   1,
 	}
 	lazy := cp.lazyState()
+	slab := g.newChannelSlab()
 	for _, name := range g.channelOrder {
-		ch := g.newChannel(name)
+		ch := g.newChannel(name, slab)
 		if cp != nil {
 			var v any
 			var ok bool
@@ -148,10 +173,12 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 // refresh re-reads one channel's snapshot and liveness after it changed.
 func (cs *channelState) refresh(name string) {
 	ch := cs.channels[name]
-	if v, ok := ch.snapshot(); ok {
-		cs.values.set(name, v)
-	} else {
-		cs.values.del(name)
+	if !cs.valuesOff {
+		if v, ok := ch.snapshot(); ok {
+			cs.values.set(name, v)
+		} else {
+			cs.values.del(name)
+		}
 	}
 	if _, isKey := cs.g.keyIndex[name]; isKey {
 		if v, ok := ch.get(); ok {
@@ -220,8 +247,21 @@ type task struct {
 	// goto, then static edges, then routes. Empty until it ran (or its saved
 	// writes were reused).
 	writes []Write
-	ns     string // the task's checkpoint namespace: "<node>:<id>"
+	// parentNS is the namespace of the run planning the task (see
+	// namespace).
+	parentNS string
+	// result is what happened to the task.
+	result TaskResult
+	// scope is the running task's context (see newScope).
+	scope taskScope
+	// writeBuf holds the writes of a task that makes few, so they cost no
+	// allocation of their own.
+	writeBuf [4]Write
 }
+
+// namespace is the task's checkpoint namespace, "<parent>|<node>:<id>".
+// Only interrupts and subgraphs need it, so it is built on demand.
+func (t *task) namespace() string { return taskNamespace(t.parentNS, t.name, t.id) }
 
 // pathLess orders tasks as LangGraph's task_path_str does: PULL tasks by
 // node name, then PUSH tasks by Send index.
@@ -262,15 +302,15 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		if !ok {
 			seen = map[string]Version{}
 			cs.seen.set(t.name, seen)
-			cs.seenOwned[t.name] = true
+			cs.seenOwned[t.name] = cs.seenGen
 		}
 		for _, trig := range t.triggers {
 			if v, ok := cs.versions.get(trig); ok && seen[trig] != v {
-				if !cs.seenOwned[t.name] {
+				if cs.seenOwned[t.name] != cs.seenGen {
 					// Copy on write: a checkpoint shares this map.
 					seen = maps.Clone(seen)
 					cs.seen.set(t.name, seen)
-					cs.seenOwned[t.name] = true
+					cs.seenOwned[t.name] = cs.seenGen
 				}
 				seen[trig] = v
 			}
@@ -304,12 +344,11 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			sc.add(w.Channel, w.Value)
 		}
 	}
-	out := make([]string, 0, len(sc.order))
-	for _, c := range sc.order {
+	out := make([]string, 0, len(sc.groups))
+	for _, cw := range sc.groups {
+		c := cw.channel
 		ch := cs.channels[c]
-		cw := sc.byChannel[c]
 		changed, err := ch.update(cw.vals)
-		clear(cw.vals) // the channel keeps what it needs, not the slice
 		if err != nil {
 			return nil, err
 		}
@@ -327,7 +366,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 				sc.live = append(sc.live, c)
 			}
 		}
-		sort.Strings(sc.live)
+		slices.Sort(sc.live)
 		for _, c := range sc.live {
 			if changed, _ := cs.channels[c].update(nil); changed {
 				cs.setVersion(c, next)
@@ -338,7 +377,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	for _, c := range sc.touched {
 		cs.refresh(c)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out, nil
 }
 
@@ -352,47 +391,86 @@ type planHint struct {
 // per pending Send, then one PULL task per node whose trigger is available
 // and newer than what the node last saw. cpID, ns and step make task ids.
 func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint) []*task {
-	var tasks []*task
+	// First find the tasks, then allocate them all at once.
+	var sends []Send
+	var sendIdx []int
 	if tc, ok := cs.channels[TasksChannel].(*topic); ok {
 		for i, packet := range tc.vals {
 			s, ok := asSend(packet)
 			if !ok {
 				continue
 			}
-			n := cs.g.nodes[s.Node]
-			if n == nil || n.start {
+			if n := cs.g.nodes[s.Node]; n == nil || n.start {
 				continue // LangGraph ignores Sends to unknown nodes
 			}
-			t := &task{name: s.Node, kind: pushTask, pushIdx: i, triggers: pushTriggers, input: s.Arg, node: n}
-			t.id = pushTaskID(cpID, ns, step, s.Node, i)
-			t.ns = taskNamespace(ns, s.Node, t.id)
-			tasks = append(tasks, t)
+			sends = append(sends, s)
+			sendIdx = append(sendIdx, i)
 		}
 	}
+	pulls := cs.pulls[:0]
 	for _, name := range candidateNodes(cs, hint) {
 		n := cs.g.nodes[name]
 		ti := firedTrigger(cs, n)
 		if ti < 0 {
 			continue
 		}
-		trig := n.triggers[ti]
-		var input any
 		if n.start {
-			v, ok := cs.channels[Start].get()
-			if !ok {
+			if _, ok := cs.channels[Start].get(); !ok {
 				continue
 			}
-			input = v
+		}
+		pulls = append(pulls, firedNode{n, ti})
+	}
+	cs.pulls = pulls
+	tasks := newTasks(len(sends) + len(pulls))
+	prefix := taskIDPrefix(cpID, ns, step)
+	for i, s := range sends {
+		t := tasks[i]
+		*t = task{name: s.Node, kind: pushTask, pushIdx: sendIdx[i], triggers: pushTriggers, input: s.Arg, node: cs.g.nodes[s.Node], parentNS: ns}
+		t.id = prefix.pushID(s.Node, sendIdx[i])
+	}
+	for i, p := range pulls {
+		n := p.node
+		var input any
+		if n.start {
+			input, _ = cs.channels[Start].get()
 		} else {
 			input = cs.stateView()
 		}
+		t := tasks[len(sends)+i]
 		// The node's own trigger list, cut to the fired one: no copy.
-		t := &task{name: name, kind: pullTask, triggers: n.triggers[ti : ti+1 : ti+1], input: input, node: n}
-		t.id = pullTaskID(cpID, ns, step, name, trig)
-		t.ns = taskNamespace(ns, name, t.id)
-		tasks = append(tasks, t)
+		*t = task{name: n.name, kind: pullTask, triggers: n.triggers[p.trigger : p.trigger+1 : p.trigger+1], input: input, node: n, parentNS: ns}
+		t.id = prefix.pullID(n.name, n.triggers[p.trigger])
 	}
 	return tasks
+}
+
+// firedNode is a node planning found triggered, by its trigger's index.
+type firedNode struct {
+	node    *node
+	trigger int
+}
+
+// newTasks allocates n zeroed tasks: one allocation for the usual single
+// task of a superstep, two for any other number.
+func newTasks(n int) []*task {
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		b := new(struct {
+			t   task
+			ptr [1]*task
+		})
+		b.ptr[0] = &b.t
+		return b.ptr[:]
+	}
+	store := make([]task, n)
+	out := make([]*task, n)
+	for i := range store {
+		out[i] = &store[i]
+	}
+	return out
 }
 
 func taskNamespace(parentNS, name, id string) string {
@@ -413,7 +491,7 @@ func candidateNodes(cs *channelState, hint planHint) []string {
 		for _, c := range hint.channels {
 			out = append(out, cs.g.triggerToNodes[c]...)
 		}
-		sort.Strings(out)
+		slices.Sort(out)
 		out = slices.Compact(out)
 		cs.candidates = out
 		return out
@@ -471,11 +549,28 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 // checkpoint snapshots the current channel state as a checkpoint in O(1):
 // its maps are filled in only when someone reads them (see lazyCheckpoint).
 func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
-	cp := &Checkpoint{V: CheckpointFormat, ID: id}
-	cp.lazy = &lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
-	clear(cs.seenOwned) // the snapshot shares every versions_seen map now
+	if cs.valuesOff {
+		cs.valuesOff = false
+		cs.values = newCowMap[any]()
+		for name, ch := range cs.channels {
+			if v, ok := ch.snapshot(); ok {
+				cs.values.set(name, v)
+			}
+		}
+	}
+	// The checkpoint and its lazy part in one allocation.
+	both := &struct {
+		cp   Checkpoint
+		lazy lazyCheckpoint
+	}{cp: Checkpoint{V: CheckpointFormat, ID: id}}
+	cp := &both.cp
+	both.lazy = lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
+	cp.lazy = &both.lazy
+	cs.seenGen++ // the snapshot shares every versions_seen map now
 	if hintKnown {
-		cp.UpdatedChannels = append([]string{}, updated...)
+		// Shared, not copied: applyWrites makes a new list each superstep
+		// and nobody changes one.
+		cp.UpdatedChannels = updated
 	}
 	return cp
 }

@@ -133,16 +133,16 @@ type Config struct {
 // PendingWrite is one write saved for a task against a checkpoint, before the
 // superstep that produced it completed.
 type PendingWrite struct {
-	TaskID  string
-	Channel string
-	Value   any
+	TaskID  string // the task that wrote it (NullTaskID: a Command given as run input)
+	Channel string // the channel or reserved write name
+	Value   any    // what was written
 }
 
 // CheckpointTuple is a checkpoint with everything stored beside it.
 type CheckpointTuple struct {
-	Config     Config
-	Checkpoint *Checkpoint
-	Metadata   Metadata
+	Config     Config      // addresses the checkpoint
+	Checkpoint *Checkpoint // the checkpoint itself
+	Metadata   Metadata    // how it came to be
 	// ParentID is the id of the parent checkpoint in the same namespace, or "".
 	ParentID string
 	// PendingWrites are the writes saved against this checkpoint, in task

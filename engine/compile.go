@@ -18,8 +18,11 @@ type Graph struct {
 	// branch:to:<node> per node, join barriers, then the task topic.
 	channelOrder []string
 	channelSpec  map[string]channelInfo
-	nodes        map[string]*node
-	nodeOrder    []string // __start__ first, then declaration order
+	// lastValues and ephemerals count the channels of those kinds (see
+	// channelSlab).
+	lastValues, ephemerals int
+	nodes                  map[string]*node
+	nodeOrder              []string // __start__ first, then declaration order
 	// triggerToNodes maps a channel to the nodes it triggers, sorted.
 	triggerToNodes map[string][]string
 	edges          []EdgeInfo
@@ -54,14 +57,25 @@ type node struct {
 	ends       []string
 	start      bool
 	desc       string
+	// branch is the node's branch:to:<name> channel, named once here so
+	// that routing to the node does not build the name each time.
+	branch string
+}
+
+// branchChannel names the branch:to:<node> channel that routes to node.
+func (g *Graph) branchChannel(node string) string {
+	if n := g.nodes[node]; n != nil && n.branch != "" {
+		return n.branch
+	}
+	return BranchPrefix + node
 }
 
 // EdgeInfo describes one edge of the compiled graph for display.
 type EdgeInfo struct {
-	From        []string
-	To          string
-	Conditional bool
-	Join        bool
+	From        []string // one source, or a join's sources
+	To          string   // a node, End, or "*" for a route that may go anywhere
+	Conditional bool     // a route's possible destination
+	Join        bool     // runs To once every source has run
 	// Channel is the channel the edge writes (branch:to:… or join:…); empty
 	// for conditional edges and edges into End.
 	Channel string
@@ -136,6 +150,7 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 			n.ends = ns.ends
 		}
 		branch := BranchPrefix + ns.name
+		n.branch = branch
 		n.triggers = []string{branch}
 		g.addChannel(branch, channelInfo{kind: KindEphemeral, internal: true})
 		g.nodes[ns.name] = n
@@ -293,13 +308,38 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 func (g *Graph) addChannel(name string, info channelInfo) {
 	g.channelOrder = append(g.channelOrder, name)
 	g.channelSpec[name] = info
+	switch info.kind {
+	case KindLastValue:
+		g.lastValues++
+	case KindEphemeral:
+		g.ephemerals++
+	}
 }
 
-// newChannel builds an empty channel of the graph by name.
-func (g *Graph) newChannel(name string) channel {
+// channelSlab hands out a run's LastValue and ephemeral channels from two
+// allocations instead of one per channel: a graph of a thousand nodes has
+// a thousand branch channels, and every run makes them all.
+type channelSlab struct {
+	lastValues []lastValue
+	ephemerals []ephemeral
+}
+
+func (g *Graph) newChannelSlab() *channelSlab {
+	return &channelSlab{lastValues: make([]lastValue, g.lastValues), ephemerals: make([]ephemeral, g.ephemerals)}
+}
+
+// newChannel builds an empty channel of the graph by name, from slab if
+// given.
+func (g *Graph) newChannel(name string, slab *channelSlab) channel {
 	info := g.channelSpec[name]
 	switch info.kind {
 	case KindLastValue:
+		if slab != nil && len(slab.lastValues) > 0 {
+			c := &slab.lastValues[0]
+			slab.lastValues = slab.lastValues[1:]
+			*c = lastValue{name: name}
+			return c
+		}
 		return newLastValue(name)
 	case KindReducer:
 		c := &reducerChannel{name: name, fn: info.key.Reducer, appendOnly: info.key.appendOnly}
@@ -311,6 +351,12 @@ func (g *Graph) newChannel(name string) channel {
 		c.has = true
 		return c
 	case KindEphemeral:
+		if slab != nil && len(slab.ephemerals) > 0 {
+			c := &slab.ephemerals[0]
+			slab.ephemerals = slab.ephemerals[1:]
+			*c = ephemeral{name: name, guard: name == Start}
+			return c
+		}
 		return &ephemeral{name: name, guard: name == Start}
 	case KindBarrier:
 		return newBarrier(name, info.sources)

@@ -76,6 +76,22 @@ func (c *cowMap[V]) get(k string) (V, bool) { return lookup(c.shards, k) }
 
 // writable returns k's shard, copied first if a snapshot shares it.
 func (c *cowMap[V]) writable(k string) *cowShard[V] {
+	if c.shared && len(c.shards) == 1 {
+		// A one-shard map copies its shard list and its shard in one
+		// allocation.
+		old := c.shards[0]
+		one := &struct {
+			list  [1]*cowShard[V]
+			shard cowShard[V]
+		}{}
+		one.shard.gen = c.gen
+		if old != nil {
+			one.shard.entries = copyEntries(old.entries)
+		}
+		one.list[0] = &one.shard
+		c.shards, c.shared = one.list[:], false
+		return &one.shard
+	}
 	if c.shared {
 		c.shards = slices.Clone(c.shards)
 		c.shared = false
@@ -87,10 +103,16 @@ func (c *cowMap[V]) writable(k string) *cowShard[V] {
 		s = &cowShard[V]{gen: c.gen}
 		c.shards[i] = s
 	case s.gen != c.gen:
-		s = &cowShard[V]{entries: slices.Clip(slices.Clone(s.entries)), gen: c.gen}
+		s = &cowShard[V]{entries: copyEntries(s.entries), gen: c.gen}
 		c.shards[i] = s
 	}
 	return s
+}
+
+// copyEntries copies a shard's entries with room for one more: the usual
+// write after a snapshot changes or adds one key.
+func copyEntries[V any](es []cowEntry[V]) []cowEntry[V] {
+	return append(make([]cowEntry[V], 0, len(es)+1), es...)
 }
 
 func (c *cowMap[V]) set(k string, v V) {

@@ -9,10 +9,10 @@ import (
 // GraphInfo describes a compiled graph for display: its nodes, edges and
 // channels, in declaration order.
 type GraphInfo struct {
-	Name     string
-	Nodes    []NodeInfo
-	Edges    []EdgeInfo
-	Channels []ChannelInfo
+	Name     string        // the graph's name
+	Nodes    []NodeInfo    // __start__ first, then the nodes as declared
+	Edges    []EdgeInfo    // static edges, joins, then conditional edges
+	Channels []ChannelInfo // state keys first, then the internal channels
 	// InterruptBefore and InterruptAfter are the compiled breakpoints.
 	InterruptBefore, InterruptAfter []string
 }
@@ -20,19 +20,19 @@ type GraphInfo struct {
 // NodeInfo describes one node.
 type NodeInfo struct {
 	Name        string
-	Triggers    []string
-	Subgraph    bool
-	Retry       *RetryPolicy
-	Ends        []string // Command goto destinations, if declared
-	Description string
+	Triggers    []string     // the channels whose update makes it run
+	Subgraph    bool         // it runs a compiled graph
+	Retry       *RetryPolicy // nil: no retries
+	Ends        []string     // Command goto destinations, if declared
+	Description string       // WithDescription's text
 }
 
 // ChannelInfo describes one channel.
 type ChannelInfo struct {
 	Name     string
-	Kind     string
-	Reducer  string
-	Internal bool
+	Kind     string // LastValue, BinaryOperatorAggregate, EphemeralValue, Topic, NamedBarrierValue
+	Reducer  string // a reducer key's ReducerName ("add", "add_messages", "custom")
+	Internal bool   // not a state key: __start__, branch:to:…, join:…, the task topic
 }
 
 // Describe returns the graph's structure. The caller owns the result.

@@ -25,8 +25,8 @@ type CheckpointDiff struct {
 
 // ChannelDiff is one channel that differs between two checkpoints.
 type ChannelDiff struct {
-	Channel            string
-	VersionA, VersionB Version
+	Channel            string  // the channel's name
+	VersionA, VersionB Version // its version on each side
 	// HasVersionA and HasVersionB say whether each side has the channel
 	// at all; HasValueA and HasValueB whether it holds a value.
 	HasVersionA, HasVersionB bool
@@ -40,9 +40,9 @@ type ChannelDiff struct {
 // SeenDiff is one versions_seen entry that differs: the version of
 // channel that node had seen on each side (0 and false when unseen).
 type SeenDiff struct {
-	Node, Channel string
-	A, B          Version
-	HasA, HasB    bool
+	Node, Channel string  // whose entry, for which channel
+	A, B          Version // the version seen on each side
+	HasA, HasB    bool    // whether each side has the entry
 }
 
 // ChangeKind says what happened at one path of a value.
@@ -50,9 +50,9 @@ type ChangeKind int
 
 // Change kinds.
 const (
-	Changed ChangeKind = iota
-	Added
-	Removed
+	Changed ChangeKind = iota // the path holds a different value
+	Added                     // the path exists only on side B
+	Removed                   // the path exists only on side A
 )
 
 // String names the kind as the debugger shows it: changed, added, removed.
@@ -64,9 +64,9 @@ func (k ChangeKind) String() string {
 // itself, then `.key` or `["odd key"]` for map keys, `[3]` for list
 // positions and `[id=m-2]` for messages matched by id.
 type ValueChange struct {
-	Path string
-	Kind ChangeKind
-	A, B any // A is nil for Added, B for Removed
+	Path string     // where in the value
+	Kind ChangeKind // what happened there
+	A, B any        // A is nil for Added, B for Removed
 }
 
 // DiffCheckpoints compares a and b channel by channel, with the structural

@@ -102,12 +102,14 @@ func (e *GraphRecursionError) Error() string {
 // add_messages: removing a message id that does not exist). It is the
 // reducer's error, not an InvalidUpdateError, as in LangGraph.
 type ReducerError struct {
-	Channel string
-	Err     error
+	Channel string // the reducer key
+	Err     error  // the reducer's error
 }
 
+// Error names the key and the reducer's error.
 func (e *ReducerError) Error() string { return fmt.Sprintf("reducer of %q: %v", e.Channel, e.Err) }
 
+// Unwrap returns the reducer's error.
 func (e *ReducerError) Unwrap() error { return e.Err }
 
 // CancelledError is the error saved for a task that stopped because

@@ -21,27 +21,27 @@ const (
 
 // Event is one stream event. Fields not meaningful for the kind are zero.
 type Event struct {
-	Kind   EventKind
-	Step   int
-	Node   string
-	TaskID string
+	Kind   EventKind // what happened
+	Step   int       // the superstep it happened in
+	Node   string    // the task's node (task events)
+	TaskID string    // the task (task events)
 	// Input and Triggers describe a starting task; Input is set for Send
 	// tasks and reused tasks too.
 	Input    any
-	Triggers []string
-	IsPush   bool
+	Triggers []string // the channels that triggered it (PULL tasks)
+	IsPush   bool     // the task was started by a Send
 	// Writes are a finished task's writes (all channels, in order).
 	Writes []Write
 	// Update is a task's state-key update (EventUpdates, EventTaskResult).
 	Update     map[string]any
-	Interrupts []Interruption
-	Err        error
-	Reused     bool
+	Interrupts []Interruption // the task's interrupts
+	Err        error          // the task's failure
+	Reused     bool           // its writes were saved before and reused, not recomputed
 	// Checkpoint and Metadata describe a written checkpoint.
 	Checkpoint *Checkpoint
 	Metadata   Metadata
-	ParentID   string
-	Namespace  string
+	ParentID   string // the checkpoint's parent, "" for the first
+	Namespace  string // the checkpoint namespace ("" at the root)
 	// Values is the state (EventValues) or a custom value (EventCustom).
 	Values map[string]any
 	Value  any

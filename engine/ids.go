@@ -109,23 +109,35 @@ func hashID(parts ...string) string {
 // from checkpoint cpID. It is hashID(cpID, ns, step, name, Pull, trigger),
 // computed without allocating: planning makes one per task.
 func pullTaskID(cpID, ns string, step int, name, trigger string) string {
+	return taskIDPrefix(cpID, ns, step).pullID(name, trigger)
+}
+
+// pushTaskID is the id of the task for the idx-th Send of a superstep:
+// hashID(cpID, ns, step, name, Push, idx).
+func pushTaskID(cpID, ns string, step int, name string, idx int) string {
+	return taskIDPrefix(cpID, ns, step).pushID(name, idx)
+}
+
+// taskIDPrefix is the hash state after the parts every task id of a
+// superstep shares: planning hashes them once, not once per task.
+func taskIDPrefix(cpID, ns string, step int) fnv128a {
 	h := newFNV128a()
 	h.part(cpID)
 	h.part(ns)
 	h.intPart(step)
+	return h
+}
+
+// pullID finishes a PULL task's id from its superstep's prefix.
+func (h fnv128a) pullID(name, trigger string) string {
 	h.part(name)
 	h.part(Pull)
 	h.part(trigger)
 	return layout(h.sum())
 }
 
-// pushTaskID is the id of the task for the idx-th Send of a superstep:
-// hashID(cpID, ns, step, name, Push, idx).
-func pushTaskID(cpID, ns string, step int, name string, idx int) string {
-	h := newFNV128a()
-	h.part(cpID)
-	h.part(ns)
-	h.intPart(step)
+// pushID finishes a PUSH task's id from its superstep's prefix.
+func (h fnv128a) pushID(name string, idx int) string {
 	h.part(name)
 	h.part(Push)
 	h.intPart(idx)

@@ -91,8 +91,7 @@ type loop struct {
 	pending *pendingWrites // writes saved against cpID
 	resumes resumeIndex    // answers available to this superstep's tasks
 
-	tasks     []*task
-	results   map[string]*TaskResult
+	tasks     []*task // each holds its own TaskResult
 	skipDone  bool
 	resumeMap ResumeMap
 	phase     Phase
@@ -119,18 +118,18 @@ type loop struct {
 // raised it.
 type PendingInterrupt struct {
 	Interruption
-	Node   string
-	TaskID string
+	Node   string // the node that called Interrupt
+	TaskID string // its task
 }
 
 // TaskResult is what happened to one task of a superstep.
 type TaskResult struct {
-	Writes     []Write
-	Interrupts []Interruption
-	Err        error
-	Reused     bool
-	Attempts   int
-	Done       bool
+	Writes     []Write        // the task's writes, in the order made
+	Interrupts []Interruption // the interrupts it raised
+	Err        error          // its failure, after retries
+	Reused     bool           // its saved writes were reused instead of running it
+	Attempts   int            // how many times it ran
+	Done       bool           // it finished (wrote, interrupted or failed)
 }
 
 func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, error) {
@@ -199,6 +198,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		l.pending = newPendingWrites(nil)
 	}
 	l.cs = newChannelState(l.g, cp)
+	l.cs.valuesOff = l.saver == nil && l.emit == nil // nobody reads a checkpoint
 	l.step = l.md.Step + 1
 	l.stop = l.step + l.opts.RecursionLimit + 1
 
@@ -353,8 +353,13 @@ func (g *Graph) commandWrites(cmd Command) ([]Write, error) {
 func (l *loop) resumingChildren() bool { return l.resuming }
 
 // putWrites saves a task's writes against the current checkpoint and keeps
-// them in memory for this run.
+// them in memory for this run. Without a saver a task's writes are not
+// kept: nothing resumes the superstep they belong to (only the run's own
+// null-task writes, which first applies at once, are).
 func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) error {
+	if l.saver == nil && taskID != NullTaskID {
+		return nil
+	}
 	l.mu.Lock()
 	l.pending.add(taskID, writes)
 	l.mu.Unlock()
@@ -368,7 +373,10 @@ func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) err
 // the current step, then advances the step counter.
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	id := l.ids.NewID()
-	md := Metadata{Source: source, Step: l.step, Parents: map[string]string{}}
+	md := Metadata{Source: source, Step: l.step}
+	if l.saver != nil || l.emit != nil || l.opts.parent != nil {
+		md.Parents = map[string]string{} // nobody else reads it
+	}
 	if len(l.opts.Metadata) > 0 {
 		md.Extra = maps.Clone(l.opts.Metadata)
 	}
@@ -385,9 +393,9 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	}
 	var newVersions map[string]Version
 	if l.saver != nil {
-		newVersions = l.cs.takeDirty()
+		newVersions = l.cs.newVersionsFor(l.saver)
 	} else {
-		clear(l.cs.dirty)
+		l.cs.forgetDirty()
 	}
 	var cp *Checkpoint
 	if l.saver != nil || l.emit != nil {
@@ -428,24 +436,24 @@ func (l *loop) emitValues() {
 }
 
 // savedInterrupts lists the interrupts saved against the current checkpoint
-// that still wait for an answer (SavedWrites.Waiting), so a view of a
-// resumed thread shows what it waits for. The caller holds l.mu.
+// that still wait for an answer (exactly as StateSnapshot's tasks say), so a
+// view of a resumed thread shows what it waits for. The caller holds l.mu.
 func (l *loop) savedInterrupts() []PendingInterrupt {
-	out := ReadSavedWrites(l.pending.all()).WaitingInterrupts()
-	for i := range out {
-		out[i].Node = l.taskName(out[i].TaskID)
+	saved := ReadSavedWrites(l.pending.all())
+	if len(saved.Tasks) == 0 {
+		return nil
 	}
-	return out
-}
-
-// taskName finds the node of a task planned from the current checkpoint.
-func (l *loop) taskName(id string) string {
-	for _, t := range prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, planHint{}) {
-		if t.id == id {
-			return t.name
+	var out []PendingInterrupt
+	for _, tk := range sortTasks(prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, planHint{})) {
+		sv, ok := saved.Task(tk.id)
+		if !ok || !saved.waitingTask(sv, tk) {
+			continue
+		}
+		for _, in := range sv.Interrupts {
+			out = append(out, PendingInterrupt{Interruption: in, Node: tk.name, TaskID: tk.id})
 		}
 	}
-	return ""
+	return out
 }
 
 // plan is the Plan phase (LangGraph's tick): check the recursion limit, plan
@@ -456,13 +464,6 @@ func (l *loop) plan(ctx context.Context) error {
 		return l.fail(&GraphRecursionError{Limit: l.opts.RecursionLimit, Step: l.step})
 	}
 	l.tasks = prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, l.hint)
-	if l.results == nil {
-		l.results = make(map[string]*TaskResult, len(l.tasks))
-	}
-	clear(l.results)
-	for _, t := range l.tasks {
-		l.results[t.id] = &TaskResult{}
-	}
 	if len(l.tasks) == 0 {
 		l.finish(StatusDone)
 		return nil
@@ -473,7 +474,7 @@ func (l *loop) plan(ctx context.Context) error {
 	l.resumes = l.pending.resumes()
 	allReused := true
 	for _, t := range l.tasks {
-		if !l.results[t.id].Reused {
+		if !t.result.Reused {
 			allReused = false
 		}
 	}
@@ -488,7 +489,7 @@ func (l *loop) plan(ctx context.Context) error {
 			if t.node.start {
 				continue // hidden, as LangGraph tags it
 			}
-			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id, Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: l.results[t.id].Reused})
+			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id, Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: t.result.Reused})
 		}
 	}
 	return nil
@@ -511,7 +512,7 @@ func (l *loop) reuseSavedWrites() {
 			v = storedSend(v) // a reused Send went through storage
 		}
 		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: v})
-		r := l.results[t.id]
+		r := &t.result
 		r.Reused, r.Done = true, true
 		r.Writes = t.writes
 	}

@@ -6,13 +6,13 @@ import "slices"
 // task, so that saving one task's writes costs what it wrote even in a
 // superstep of a thousand tasks.
 type pendingWrites struct {
-	null   []PendingWrite            // NullTaskID writes, accumulated
-	byTask map[string][]PendingWrite // a task's latest batch
-	order  []string                  // task ids in first-save order
+	null   []PendingWrite     // NullTaskID writes, accumulated
+	byTask map[string][]Write // a task's latest batch
+	order  []string           // task ids in first-save order
 }
 
 func newPendingWrites(ws []PendingWrite) *pendingWrites {
-	p := &pendingWrites{byTask: map[string][]PendingWrite{}}
+	p := &pendingWrites{byTask: map[string][]Write{}}
 	for _, w := range ws {
 		if w.TaskID == NullTaskID {
 			p.null = append(p.null, w)
@@ -21,14 +21,15 @@ func newPendingWrites(ws []PendingWrite) *pendingWrites {
 		if _, ok := p.byTask[w.TaskID]; !ok {
 			p.order = append(p.order, w.TaskID)
 		}
-		p.byTask[w.TaskID] = append(p.byTask[w.TaskID], w)
+		p.byTask[w.TaskID] = append(p.byTask[w.TaskID], Write{Channel: w.Channel, Value: w.Value})
 	}
 	return p
 }
 
 // add records a batch: a task's batch replaces its earlier one (as
 // LangGraph.js keeps it in memory); null-task writes accumulate, special ones
-// replacing their earlier value.
+// replacing their earlier value. A task's batch is kept as given (no copy
+// per task of a wide superstep): the caller does not modify it afterwards.
 func (p *pendingWrites) add(taskID string, writes []Write) {
 	if taskID == NullTaskID {
 		for _, w := range writes {
@@ -42,17 +43,15 @@ func (p *pendingWrites) add(taskID string, writes []Write) {
 	if _, ok := p.byTask[taskID]; !ok {
 		p.order = append(p.order, taskID)
 	}
-	batch := make([]PendingWrite, len(writes))
-	for i, w := range writes {
-		batch[i] = PendingWrite{TaskID: taskID, Channel: w.Channel, Value: w.Value}
-	}
-	p.byTask[taskID] = batch
+	p.byTask[taskID] = writes
 }
 
 // reset forgets every write, keeping the allocations for the next superstep.
 func (p *pendingWrites) reset() {
 	p.null = p.null[:0]
-	clear(p.byTask)
+	for _, id := range p.order {
+		delete(p.byTask, id) // clear would cost the widest superstep's size
+	}
 	p.order = p.order[:0]
 }
 
@@ -62,17 +61,18 @@ func (p *pendingWrites) empty() bool { return len(p.null) == 0 && len(p.order) =
 func (p *pendingWrites) all() []PendingWrite {
 	out := slices.Clone(p.null)
 	for _, id := range p.order {
-		out = append(out, p.byTask[id]...)
+		for _, w := range p.byTask[id] {
+			out = append(out, PendingWrite{TaskID: id, Channel: w.Channel, Value: w.Value})
+		}
 	}
 	return out
 }
 
 // dropChannel forgets every write to ch (replay drops saved answers).
 func (p *pendingWrites) dropChannel(ch string) {
-	keep := func(w PendingWrite) bool { return w.Channel == ch }
-	p.null = slices.DeleteFunc(p.null, keep)
+	p.null = slices.DeleteFunc(p.null, func(w PendingWrite) bool { return w.Channel == ch })
 	for id, ws := range p.byTask {
-		p.byTask[id] = slices.DeleteFunc(slices.Clone(ws), keep)
+		p.byTask[id] = slices.DeleteFunc(slices.Clone(ws), func(w Write) bool { return w.Channel == ch })
 	}
 }
 
@@ -85,7 +85,7 @@ type resumeIndex struct {
 }
 
 func (p *pendingWrites) resumes() resumeIndex {
-	idx := resumeIndex{byTask: map[string][]any{}}
+	var idx resumeIndex // byTask stays nil (no allocation) without answers
 	for _, w := range p.null {
 		if w.Channel == ResumeChannel && !idx.hasNull {
 			idx.null, idx.hasNull = w.Value, true
@@ -95,6 +95,9 @@ func (p *pendingWrites) resumes() resumeIndex {
 		for _, w := range p.byTask[id] {
 			if w.Channel != ResumeChannel {
 				continue
+			}
+			if idx.byTask == nil {
+				idx.byTask = map[string][]any{}
 			}
 			if l, ok := w.Value.([]any); ok {
 				idx.byTask[id] = append(idx.byTask[id], l...)

@@ -30,8 +30,8 @@ type TaskRerun struct {
 // private in-memory copy of t, so nothing is written to g's Saver, and no
 // other task of the superstep runs (each is marked finished in the copy;
 // LangGraph reuses a finished task's saved writes the same way when a
-// superstep resumes, pregel/_loop.py and pregel/_algo.py's
-// pending-writes matching). Node functions run for real: a node that calls
+// superstep resumes: libs/langgraph/langgraph/pregel/_loop.py:663 and :736,
+// _reapply_writes_to_succeeded_nodes). Node functions run for real: a node that calls
 // a model calls it. A subgraph node runs its subgraph from the start.
 //
 // Errors: ErrNoCheckpoint wrapped when t plans no task taskID, or the

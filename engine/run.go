@@ -63,7 +63,7 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 	// subgraph node starts again from its input in a fresh namespace
 	// (_loop.py:325-340 with the scratchpad's subgraph_counter,
 	// _algo.py:1344; loop.ts:553-562).
-	ns := t.ns
+	ns := t.namespace()
 	if n := scope.subgraphRuns; n > 0 {
 		ns += "|" + strconv.Itoa(n) // NS_SEP
 	}

@@ -19,47 +19,28 @@ import (
 // _should_stop_others; runner.ts:149-176 tick, :425-471 _commit).
 // Interrupts let siblings finish.
 func (l *loop) execute(ctx context.Context) error {
-	var run []*task
-	for _, t := range l.tasks {
-		if !l.results[t.id].Reused {
-			run = append(run, t)
+	run := l.tasks // no copy unless some task reuses saved writes
+	for i, t := range l.tasks {
+		if t.result.Reused {
+			run = slices.Clone(l.tasks[:i])
+			for _, t := range l.tasks[i:] {
+				if !t.result.Reused {
+					run = append(run, t)
+				}
+			}
+			break
 		}
 	}
 	l.prepareSubgraphTurns(run)
-	// Only siblings need cancelling when one fails; a lone task runs on
-	// the caller's context.
-	stepCtx, cancel := ctx, context.CancelCauseFunc(func(error) {})
-	if len(run) > 1 {
-		stepCtx, cancel = context.WithCancelCause(ctx)
-	}
-	defer cancel(nil)
-	var (
-		wg       sync.WaitGroup
-		failMu   sync.Mutex
-		firstErr error
-	)
-	runOne := func(t *task) {
-		err := l.runTask(stepCtx, t)
-		if err != nil {
-			failMu.Lock()
-			if firstErr == nil {
-				firstErr = err
-				cancel(&CancelledError{By: t.name})
-			}
-			failMu.Unlock()
-		}
-	}
-	if len(run) == 1 {
-		runOne(run[0]) // no goroutine for the common single-task superstep
-	} else {
-		for _, t := range run {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runOne(t)
-			}()
-		}
-		wg.Wait()
+	var firstErr error
+	switch len(run) {
+	case 0:
+	case 1:
+		// The common single-task superstep: no goroutine, and no sibling
+		// to cancel, so it runs on the caller's context.
+		firstErr = l.runTask(ctx, run[0])
+	default:
+		firstErr = l.runConcurrently(ctx, run)
 	}
 	if firstErr != nil {
 		return l.fail(firstErr)
@@ -69,7 +50,7 @@ func (l *loop) execute(ctx context.Context) error {
 	}
 	var interrupts []PendingInterrupt
 	for _, t := range sortTasks(l.tasks) {
-		for _, in := range l.results[t.id].Interrupts {
+		for _, in := range t.result.Interrupts {
 			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id})
 		}
 	}
@@ -87,13 +68,42 @@ func (l *loop) execute(ctx context.Context) error {
 	return nil
 }
 
+// runConcurrently runs tasks on a goroutine each. The first failure cancels
+// the others, with a CancelledError naming the failed task as the cause; it
+// returns that failure.
+func (l *loop) runConcurrently(ctx context.Context, run []*task) error {
+	stepCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		wg       sync.WaitGroup
+		failMu   sync.Mutex
+		firstErr error
+	)
+	wg.Add(len(run))
+	for _, t := range run {
+		go func() {
+			defer wg.Done()
+			if err := l.runTask(stepCtx, t); err != nil {
+				failMu.Lock()
+				if firstErr == nil {
+					firstErr = err
+					cancel(&CancelledError{By: t.name})
+				}
+				failMu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
 // runTask runs one task with its retry policy and saves its outcome. It
 // returns an error only for a failure that stops the superstep: a task
 // that stopped because the superstep was cancelled saves its writes and
 // error and returns nil.
 func (l *loop) runTask(ctx context.Context, t *task) error {
 	scope := l.newScope(t)
-	res := l.results[t.id]
+	res := &t.result
 	policy := t.node.retry
 	var err error
 	var writes []Write
@@ -123,13 +133,13 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 	}
 	// Saving never takes the step's cancellation: a cancelled task saves
 	// what it wrote, as LangGraph's runners do.
-	saveCtx := context.WithoutCancel(ctx)
-	var ie *InterruptError
+	saveCtx := ctx
+	if ctx.Done() != nil && l.saver != nil {
+		saveCtx = context.WithoutCancel(ctx)
+	}
+	ie := interruptOf(scope, err)
 	switch {
-	case scope.interrupt != nil || errors.As(err, &ie):
-		if ie == nil {
-			ie = scope.interrupt
-		}
+	case ie != nil:
 		saved := []Write{{Channel: InterruptChannel, Value: ie.Interrupts}}
 		if scope.hasResume {
 			saved = append(saved, Write{Channel: ResumeChannel, Value: scope.resumeWrite})
@@ -225,7 +235,8 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 			err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Panic: true, Err: fmt.Errorf("%v\n%s", r, debug.Stack())}
 		}
 	}()
-	ctx = context.WithValue(ctx, taskScopeKey{}, scope)
+	scope.Context = ctx
+	ctx = scope // the scope is the task's context: no WithValue per task
 	if t.node.start {
 		return l.startWrites(t)
 	}
@@ -288,26 +299,42 @@ func (l *loop) startWrites(t *task) ([]Write, error) {
 			if err != nil {
 				return nil, err
 			}
-			w, err := l.g.routeWrites(br, dest)
-			if err != nil {
+			if writes, err = l.g.routeWrites(writes, br, dest); err != nil {
 				return nil, err
 			}
-			writes = append(writes, w...)
 		}
 	}
 	return writes, nil
 }
 
+// interruptOf is the interrupt that stopped a task: its scope's, or one its
+// node returned (nil if none). Looking costs nothing when err is nil.
+func interruptOf(scope *taskScope, err error) *InterruptError {
+	if scope.interrupt != nil {
+		return scope.interrupt
+	}
+	if err == nil {
+		return nil
+	}
+	var ie *InterruptError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	return nil
+}
+
 // newScope prepares what Interrupt needs for t: its saved answers, an answer
-// addressed to it by interrupt id, and the run's plain resume value.
+// addressed to it by interrupt id, and the run's plain resume value. The
+// scope lives in the task (one allocation less per task).
 func (l *loop) newScope(t *task) *taskScope {
-	s := &taskScope{t: t, run: l, step: l.step}
+	s := &t.scope
+	*s = taskScope{t: t, run: l, step: l.step}
 	s.resume = slices.Clone(l.resumes.byTask[t.id])
 	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
 	if l.resumeMap != nil {
-		if v, ok := l.resumeMap[interruptID(t.ns, len(s.resume))]; ok {
+		if v, ok := l.resumeMap[interruptID(t.namespace(), len(s.resume))]; ok {
 			s.resume = append(s.resume, v)
-		} else if v, ok := l.resumeMap[interruptID(t.ns, 0)]; ok {
+		} else if v, ok := l.resumeMap[interruptID(t.namespace(), 0)]; ok {
 			s.resume = append(s.resume, v)
 		}
 	}

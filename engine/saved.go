@@ -113,12 +113,47 @@ func (s *SavedWrites) Task(id string) (t *SavedTask, ok bool) {
 	return &s.Tasks[i], true
 }
 
-// Waiting reports whether task t waits for an answer: it saved an
-// interrupt, has not finished since, and no plain resume value is saved
-// for the run (that value answers every waiting task on the next run). A
-// task answered once and interrupted again by a later Interrupt call waits.
+// Waiting reports whether task t waits for an answer, from its saved
+// writes alone: it saved an interrupt and has not finished since; a saved
+// plain (null-task) resume value answers a task that has used no answer yet
+// (the next run gives it the value); and a task that failed after using
+// answers went past its question (resuming replays the saved answers). A
+// task answered once and interrupted again waits. Saved writes keep one
+// interrupt and one error per task, not their order, so a task that failed
+// after an answer and, rerun, asked a later question is misread here;
+// StateSnapshot's tasks use the interrupt ids and are exact.
 func (s *SavedWrites) Waiting(t *SavedTask) bool {
-	return len(t.Interrupts) > 0 && !t.Finished && !s.HasNullResume
+	switch {
+	case len(t.Interrupts) == 0, t.Finished:
+		return false
+	case len(t.Answers) == 0:
+		return !s.HasNullResume
+	}
+	return !t.Failed
+}
+
+// waitingAt is Waiting made exact for a task planned with namespace ns
+// whose interrupts are its own (not a subgraph's): the question it waits on
+// is the one its next Interrupt call raises, whose id is fixed by ns and
+// the number of answers saved (ids.go interruptID).
+func (s *SavedWrites) waitingAt(t *SavedTask, ns string) bool {
+	switch {
+	case len(t.Interrupts) == 0, t.Finished:
+		return false
+	case len(t.Answers) == 0 && s.HasNullResume:
+		return false
+	}
+	next := interruptID(ns, len(t.Answers))
+	return slices.ContainsFunc(t.Interrupts, func(in Interruption) bool { return in.ID == next })
+}
+
+// waitingTask is waitingAt for a planned task when its interrupts are its
+// own, else Waiting.
+func (s *SavedWrites) waitingTask(t *SavedTask, tk *task) bool {
+	if tk.node != nil && tk.node.subgraph == nil {
+		return s.waitingAt(t, tk.namespace())
+	}
+	return s.Waiting(t)
 }
 
 // WaitingInterrupts lists the interrupts that wait for an answer, task by

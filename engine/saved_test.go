@@ -1,7 +1,10 @@
 package engine_test
 
 import (
+	"context"
+	"errors"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -66,6 +69,23 @@ func TestReadSavedWrites_Facts(t *testing.T) {
 			status: engine.CheckpointPending, statusDone: engine.CheckpointDone,
 		},
 		{
+			name: "answered with the plain value, interrupted again",
+			writes: []engine.PendingWrite{pw("a", engine.InterruptChannel, ask), pw("a", engine.ResumeChannel, []any{"yes"}),
+				pw(engine.NullTaskID, engine.ResumeChannel, "yes")},
+			task:    "a",
+			want:    engine.SavedTask{ID: "a", Interrupts: ask, Answers: []any{"yes"}},
+			waiting: true,
+			status:  engine.CheckpointInterrupted, statusDone: engine.CheckpointInterrupted,
+		},
+		{
+			name: "answered, then failed",
+			writes: []engine.PendingWrite{pw("a", engine.InterruptChannel, ask), pw("a", engine.ErrorChannel, "bad answer"),
+				pw("a", engine.ResumeChannel, []any{"lots"}), pw(engine.NullTaskID, engine.ResumeChannel, "lots")},
+			task:   "a",
+			want:   engine.SavedTask{ID: "a", Interrupts: ask, Answers: []any{"lots"}, Error: "bad answer", Failed: true},
+			status: engine.CheckpointFailed, statusDone: engine.CheckpointFailed,
+		},
+		{
 			name:   "failed",
 			writes: []engine.PendingWrite{pw("a", engine.ErrorChannel, "boom"), pw("a", engine.ErrorSourceNodeChannel, "a")},
 			task:   "a",
@@ -116,5 +136,116 @@ func TestIsControlWrite(t *testing.T) {
 		if engine.IsControlWrite(ch) {
 			t.Errorf("IsControlWrite(%q) = true", ch)
 		}
+	}
+}
+
+// A node that asks twice: after the first answer the thread waits on the
+// second question, and GetState says so.
+func TestStateSnapshot_Status_SecondInterruptWaits(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			a, err := engine.Interrupt(ctx, "first?")
+			if err != nil {
+				return nil, err
+			}
+			b, err := engine.Interrupt(ctx, "second?")
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"log": []any{a, b}}, nil
+		}).
+		AddEdge(engine.Start, "ask"))
+	status := func() (engine.CheckpointStatus, []engine.PendingInterrupt) {
+		t.Helper()
+		snap, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Status(), snap.Interrupts()
+	}
+	if _, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	if st, ints := status(); st != engine.CheckpointInterrupted || len(ints) != 1 || ints[0].Value != "first?" {
+		t.Fatalf("after invoke: %v %v, want interrupted on first?", st, ints)
+	}
+	if _, err := g.Invoke(ctx, engine.Command{Resume: "x"}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	if st, ints := status(); st != engine.CheckpointInterrupted || len(ints) != 1 || ints[0].Value != "second?" || ints[0].Node != "ask" {
+		t.Fatalf("after the first answer: %v %v, want interrupted on second? by ask", st, ints)
+	}
+	res, err := g.Invoke(ctx, engine.Command{Resume: "y"}, engine.OnThread("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Values["log"]; !reflect.DeepEqual(got, []any{"x", "y"}) {
+		t.Fatalf("log = %v, want [x y]", got)
+	}
+	if st, ints := status(); st != engine.CheckpointDone || len(ints) != 0 {
+		t.Fatalf("at the end: %v %v, want done", st, ints)
+	}
+}
+
+// A node fails after its first answer (given by interrupt id); once fixed,
+// the rerun replays the saved answer and asks its second question. The saved writes hold the old
+// error beside the new interrupt: the snapshot still says the task waits,
+// because the new interrupt's id is the one after the saved answers.
+func TestStateSnapshot_Status_AskAgainAfterFailure(t *testing.T) {
+	var broken atomic.Bool
+	broken.Store(true)
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			a, err := engine.Interrupt(ctx, "first?")
+			if err != nil {
+				return nil, err
+			}
+			if broken.Load() {
+				return nil, errors.New("broken")
+			}
+			b, err := engine.Interrupt(ctx, "second?")
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"log": []any{a, b}}, nil
+		}).
+		AddEdge(engine.Start, "ask"))
+	snap := func() *engine.StateSnapshot {
+		t.Helper()
+		s, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if _, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	// Answered by interrupt id: no plain resume value is saved, which
+	// would answer the second question too on the next run.
+	ints := snap().Interrupts()
+	if len(ints) != 1 {
+		t.Fatalf("waiting: %v, want first?", ints)
+	}
+	if _, err := g.Invoke(ctx, engine.Command{Resume: engine.ResumeMap{ints[0].ID: "x"}}, engine.OnThread("t")); err == nil {
+		t.Fatal("the broken node did not fail")
+	}
+	if s := snap(); s.Status() != engine.CheckpointFailed || len(s.Interrupts()) != 0 {
+		t.Fatalf("after the failure: %v %v, want error with nothing waiting", s.Status(), s.Interrupts())
+	}
+	broken.Store(false)
+	if _, err := g.Invoke(ctx, nil, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	s := snap()
+	if ints := s.Interrupts(); s.Status() != engine.CheckpointInterrupted || len(ints) != 1 || ints[0].Value != "second?" {
+		t.Fatalf("after the fixed rerun: %v %v, want interrupted on second?", s.Status(), ints)
+	}
+	res, err := g.Invoke(ctx, engine.Command{Resume: "y"}, engine.OnThread("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Values["log"]; !reflect.DeepEqual(got, []any{"x", "y"}) {
+		t.Fatalf("log = %v, want [x y]", got)
 	}
 }

@@ -44,6 +44,17 @@ type ThreadLister interface {
 // snapshot as it is and materialize it only when read (MemorySaver).
 type lazyCheckpointSaver interface{ storesLazyCheckpoints() }
 
+// newVersionsFor returns the channels changed since the last stored
+// checkpoint for s, forgetting them: a saver that keeps the engine's
+// snapshots whole has no use for the list and gets nil.
+func (cs *channelState) newVersionsFor(s Saver) map[string]Version {
+	if _, lazy := s.(lazyCheckpointSaver); lazy {
+		cs.forgetDirty()
+		return nil
+	}
+	return cs.takeDirty()
+}
+
 // forSaver returns cp ready for s: materialized, unless s keeps engine
 // snapshots as they are.
 func forSaver(s Saver, cp *Checkpoint) *Checkpoint {

@@ -82,11 +82,12 @@ func matchesID(id, ref, refDigits string) bool {
 // ErrNoCheckpoint or ErrAmbiguousID), with the ids an ambiguous one
 // matched.
 type IDError struct {
-	Ref     string
-	Err     error
-	Matches []string
+	Ref     string   // the id or prefix as given
+	Err     error    // ErrNoCheckpoint or ErrAmbiguousID
+	Matches []string // the checkpoint ids an ambiguous prefix matched
 }
 
+// Error says which reference failed and, for a prefix, what it matched.
 func (e *IDError) Error() string {
 	switch {
 	case e.Ref == "":
@@ -105,4 +106,5 @@ func (e *IDError) Error() string {
 	return fmt.Sprintf("checkpoint prefix %q is ambiguous: it matches %s%s; give more characters", e.Ref, strings.Join(shown, ", "), more)
 }
 
+// Unwrap returns ErrNoCheckpoint or ErrAmbiguousID.
 func (e *IDError) Unwrap() error { return e.Err }

@@ -64,10 +64,21 @@ func (s *StateSnapshot) Interrupts() []PendingInterrupt {
 	return out
 }
 
-// Status says where the thread's run stands at this checkpoint; see
-// SavedWrites.Status.
+// Status says where the thread's run stands at this checkpoint, as
+// SavedWrites.Status does, with each task's exact Waiting.
 func (s *StateSnapshot) Status() CheckpointStatus {
-	return ReadSavedWrites(s.PendingWrites).Status(len(s.Tasks) > 0)
+	for _, t := range s.Tasks {
+		if t.Waiting {
+			return CheckpointInterrupted
+		}
+	}
+	if ReadSavedWrites(s.PendingWrites).Failed() {
+		return CheckpointFailed
+	}
+	if len(s.Tasks) > 0 {
+		return CheckpointPending
+	}
+	return CheckpointDone
 }
 
 // GetState returns the state of cfg's checkpoint (the thread's latest when
@@ -154,11 +165,11 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			st.Input = tk.input
 		}
 		if tk.node.subgraph != nil {
-			st.Subgraph = tk.ns
+			st.Subgraph = tk.namespace()
 		}
 		if sv, ok := saved.Task(tk.id); ok {
 			st.Interrupts, st.Answers, st.Error = sv.Interrupts, sv.Answers, sv.Error
-			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.Waiting(sv), sv.Finished
+			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.waitingTask(sv, tk), sv.Finished
 			if upd := g.stateUpdate(sv.Writes); len(upd) > 0 && sv.Finished {
 				st.Result = upd
 			}

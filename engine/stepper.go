@@ -159,7 +159,7 @@ func (s *Stepper) Err() error { return s.l.err }
 
 // Result is the outcome of a run.
 type Result struct {
-	Status Status
+	Status Status // how the run ended (or StatusRunning for a Stepper mid-run)
 	// Values is the final state; for an interrupted run, the state with the
 	// finished tasks' writes applied (they are not checkpointed yet).
 	Values map[string]any
@@ -167,7 +167,7 @@ type Result struct {
 	Interrupts []PendingInterrupt
 	// Checkpoint addresses the run's latest checkpoint.
 	Checkpoint Config
-	Err        error
+	Err        error // the error that ended the run, if any
 }
 
 // Result returns the run's outcome so far.
@@ -206,29 +206,29 @@ func (t TaskState) String() string {
 // TaskView is one task of the current superstep as the debugger shows it.
 type TaskView struct {
 	ID       string
-	Name     string
-	Push     bool // started by a Send
-	Triggers []string
-	Input    any
-	State    TaskState
+	Name     string    // its node
+	Push     bool      // started by a Send
+	Triggers []string  // the channels that triggered it (PULL tasks)
+	Input    any       // the state it reads, or its Send's argument
+	State    TaskState // planned, done, interrupted, failed or reused
 	// Writes are the task's pending writes, before any reducer runs.
 	Writes     []Write
-	Interrupts []Interruption
-	Err        error
-	Attempts   int
+	Interrupts []Interruption // the interrupts it raised
+	Err        error          // its failure
+	Attempts   int            // how many times it ran
 }
 
 // ChannelView is one channel as the debugger shows it.
 type ChannelView struct {
 	Name      string
-	Kind      string
-	Reducer   string
-	Internal  bool
-	Version   Version
+	Kind      string  // as ChannelInfo.Kind
+	Reducer   string  // a reducer key's ReducerName
+	Internal  bool    // not a state key
+	Version   Version // its channel_versions entry, if HasVer
 	HasVer    bool
-	Available bool
-	Value     any
-	HasValue  bool
+	Available bool // the live channel holds a value now
+	Value     any  // the live value, else the checkpointed one
+	HasValue  bool // Value is meaningful (live or checkpointed)
 	// Updated marks channels the last Update changed.
 	Updated bool
 }
@@ -237,18 +237,18 @@ type ChannelView struct {
 // the caller owns it and it does not change as the run advances.
 type StepView struct {
 	Thread    string
-	Namespace string
-	Step      int // the superstep being planned/executed, or the next one
-	Phase     Phase
+	Namespace string // "" at the root, a subgraph's checkpoint namespace
+	Step      int    // the superstep being planned/executed, or the next one
+	Phase     Phase  // the phase that completed last
 	// CheckpointStep is the step of the current checkpoint (-1 for a new
 	// thread's input checkpoint).
 	CheckpointStep int
 	Status         Status
-	CheckpointID   string
-	ParentID       string
-	Source         string // how the current checkpoint came to be
-	Tasks          []TaskView
-	Channels       []ChannelView
+	CheckpointID   string        // the current checkpoint
+	ParentID       string        // its parent, "" for the first
+	Source         string        // how the current checkpoint came to be
+	Tasks          []TaskView    // the superstep's tasks, once planned
+	Channels       []ChannelView // every channel, state keys first
 	// Versions and VersionsSeen are channel_versions and versions_seen.
 	Versions     map[string]Version
 	VersionsSeen map[string]map[string]Version
@@ -259,10 +259,10 @@ type StepView struct {
 	// Interrupts are the interrupts the run stopped at, or, at a checkpoint
 	// of a resumed thread, the ones saved and still waiting for an answer.
 	Interrupts []PendingInterrupt
-	Err        error
+	Err        error // the error that ended the run, if any
 	// RecursionLeft is how many more supersteps this run may start.
 	RecursionLeft int
-	Values        map[string]any
+	Values        map[string]any // the state keys that have a value
 }
 
 // View returns a copy of the run's state now.
@@ -299,7 +299,7 @@ func (s *Stepper) View() *StepView {
 	// (none right after Start).
 	{
 		for _, t := range sortTasks(l.tasks) {
-			r := l.results[t.id]
+			r := &t.result
 			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Triggers: slices.Clone(t.triggers), Input: t.input}
 			if r != nil {
 				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts
@@ -325,7 +325,7 @@ func (s *Stepper) View() *StepView {
 		info := l.g.channelSpec[name]
 		ch := l.cs.channels[name]
 		val, avail := ch.get()
-		snap, has := l.cs.values.get(name)
+		snap, has := ch.snapshot()
 		if !avail {
 			val = snap
 		}

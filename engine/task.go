@@ -11,7 +11,7 @@ import (
 // InterruptError is how a node's Interrupt call stops the task: the node
 // returns it (or any error wrapping it) and the run pauses for input.
 type InterruptError struct {
-	Interrupts []Interruption
+	Interrupts []Interruption // what the node asked
 }
 
 // Error shows the interrupt's value, or how many interrupts there are.
@@ -23,8 +23,10 @@ func (e *InterruptError) Error() string {
 }
 
 // taskScope is what a running task carries in its context: the answers
-// available to its Interrupt calls and the writes those calls make.
+// available to its Interrupt calls and the writes those calls make. It is
+// the task's context itself, wrapping the superstep's.
 type taskScope struct {
+	context.Context
 	t      *task
 	run    *loop
 	step   int
@@ -44,7 +46,19 @@ type taskScope struct {
 
 type taskScopeKey struct{}
 
+// Value answers taskScopeKey with the scope and asks the wrapped context
+// for anything else.
+func (s *taskScope) Value(key any) any {
+	if key == (taskScopeKey{}) {
+		return s
+	}
+	return s.Context.Value(key)
+}
+
 func scopeOf(ctx context.Context) *taskScope {
+	if s, ok := ctx.(*taskScope); ok {
+		return s
+	}
 	s, _ := ctx.Value(taskScopeKey{}).(*taskScope)
 	return s
 }
@@ -79,7 +93,7 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 		s.hasResume = true
 		return v, nil
 	}
-	s.interrupt = &InterruptError{Interrupts: []Interruption{{ID: interruptID(s.t.ns, len(s.resume)), Value: value}}}
+	s.interrupt = &InterruptError{Interrupts: []Interruption{{ID: interruptID(s.t.namespace(), len(s.resume)), Value: value}}}
 	return nil, s.interrupt
 }
 
@@ -103,7 +117,7 @@ func CurrentTask(ctx context.Context) (TaskInfo, bool) {
 	if s == nil {
 		return TaskInfo{}, false
 	}
-	return TaskInfo{ID: s.t.id, Node: s.t.name, Namespace: s.t.ns, Step: s.step, ThreadID: s.run.cfg.ThreadID}, true
+	return TaskInfo{ID: s.t.id, Node: s.t.name, Namespace: s.t.namespace(), Step: s.step, ThreadID: s.run.cfg.ThreadID}, true
 }
 
 // nodeWrites turns what a node returned into the task's writes, writer by
@@ -120,7 +134,6 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 	}
 	g := l.g
 	n := t.node
-	var writes []Write
 	var update any = ret
 	var gotos []any
 	switch r := ret.(type) {
@@ -134,6 +147,14 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 	pairs, err := updatePairs(update)
 	if err != nil {
 		return nil, &InvalidUpdateError{Msg: fmt.Sprintf("node %q returned %T: expected a map of state keys, an Update, a Command or nil", t.name, update)}
+	}
+	// Sized for the usual case, so a task's writes are one allocation at
+	// most, none if they fit in the task's own buffer.
+	var writes []Write
+	if need := len(pairs) + len(gotos) + len(n.edgeWrites) + len(n.branches); need <= len(t.writeBuf) {
+		writes = t.writeBuf[:0]
+	} else {
+		writes = make([]Write, 0, need)
 	}
 	for _, kv := range pairs {
 		if g.IsStateKey(kv.Key) {
@@ -163,11 +184,9 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 			if err != nil {
 				return writes, fmt.Errorf("route from %q: %w", t.name, err)
 			}
-			w, err := g.routeWrites(br, dest)
-			if err != nil {
+			if writes, err = g.routeWrites(writes, br, dest); err != nil {
 				return writes, err
 			}
-			writes = append(writes, w...)
 		}
 	}
 	return writes, nil
@@ -180,7 +199,7 @@ func (g *Graph) gotoWrite(from string, dest any) ([]Write, error) {
 		if d == End {
 			return nil, nil
 		}
-		return []Write{{Channel: BranchPrefix + d, Value: from}}, nil
+		return []Write{{Channel: g.branchChannel(d), Value: from}}, nil
 	case Send:
 		if g.nodes[d.Node] == nil || d.Node == Start {
 			return nil, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, from)}
@@ -209,45 +228,60 @@ func (g *Graph) gotoWrite(from string, dest any) ([]Write, error) {
 	return nil, fmt.Errorf("goto from %q: expected a node name or a Send, got %T", from, dest)
 }
 
-// routeWrites is what a conditional edge writes for a route's result.
-func (g *Graph) routeWrites(br *branchSpec, dest any) ([]Write, error) {
-	var items []any
+// routeWrites appends to out what a conditional edge writes for a route's
+// result. On error, out comes back as it was given.
+func (g *Graph) routeWrites(out []Write, br *branchSpec, dest any) ([]Write, error) {
+	given := out
+	var err error
 	switch d := dest.(type) {
 	case nil:
-		return nil, fmt.Errorf("route from %q did not return a valid destination", br.from)
+		return given, fmt.Errorf("route from %q did not return a valid destination", br.from)
 	case []any:
-		items = d
+		out = slices.Grow(out, len(d))
+		for _, it := range d {
+			if out, err = g.routeWrite(out, br, it); err != nil {
+				return given, err
+			}
+		}
 	case []string:
-		for _, s := range d {
-			items = append(items, s)
+		out = slices.Grow(out, len(d))
+		for _, it := range d {
+			if out, err = g.routeWrite(out, br, it); err != nil {
+				return given, err
+			}
 		}
 	default:
-		items = []any{d}
-	}
-	var out []Write
-	for _, it := range items {
-		switch d := it.(type) {
-		case string:
-			if d == Start || d == "" {
-				return nil, fmt.Errorf("route from %q did not return a valid destination (%q)", br.from, d)
-			}
-			if br.ends != nil && !slices.Contains(br.ends, d) {
-				return nil, fmt.Errorf("route from %q returned %q, which is not one of its ends %v", br.from, d, br.ends)
-			}
-			if d != End {
-				out = append(out, Write{Channel: BranchPrefix + d, Value: br.from})
-			}
-		case Send:
-			if d.Node == End {
-				return nil, &InvalidUpdateError{Msg: "cannot send a packet to the END node"}
-			}
-			if g.nodes[d.Node] == nil || d.Node == Start {
-				return nil, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, br.from)}
-			}
-			out = append(out, Write{Channel: TasksChannel, Value: Send{Node: d.Node, Arg: Normalize(d.Arg)}})
-		default:
-			return nil, fmt.Errorf("route from %q returned %T: expected a node name or a Send", br.from, it)
+		if out, err = g.routeWrite(out, br, d); err != nil {
+			return given, err
 		}
+	}
+	return out, nil
+}
+
+// routeWrite appends the write of one route destination: a node name or a
+// Send.
+func (g *Graph) routeWrite(out []Write, br *branchSpec, dest any) ([]Write, error) {
+	switch d := dest.(type) {
+	case string:
+		if d == Start || d == "" {
+			return out, fmt.Errorf("route from %q did not return a valid destination (%q)", br.from, d)
+		}
+		if br.ends != nil && !slices.Contains(br.ends, d) {
+			return out, fmt.Errorf("route from %q returned %q, which is not one of its ends %v", br.from, d, br.ends)
+		}
+		if d != End {
+			out = append(out, Write{Channel: g.branchChannel(d), Value: br.from})
+		}
+	case Send:
+		if d.Node == End {
+			return out, &InvalidUpdateError{Msg: "cannot send a packet to the END node"}
+		}
+		if g.nodes[d.Node] == nil || d.Node == Start {
+			return out, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, br.from)}
+		}
+		out = append(out, Write{Channel: TasksChannel, Value: Send{Node: d.Node, Arg: Normalize(d.Arg)}})
+	default:
+		return out, fmt.Errorf("route from %q returned %T: expected a node name or a Send", br.from, dest)
 	}
 	return out, nil
 }
@@ -255,17 +289,35 @@ func (g *Graph) routeWrites(br *branchSpec, dest any) ([]Write, error) {
 // localState is the graph state as one task sees it after its own writes:
 // committed values plus this task's state-key writes, reducers applied, and
 // no sibling's writes.
+//
+// Without state-key writes it is the superstep's shared read-only view.
 func (l *loop) localState(writes []Write) map[string]any {
-	state := l.cs.stateValues()
-	byKey := map[string][]any{}
+	var state map[string]any
+	var byKey map[string][]any
 	var order []string
 	for _, w := range writes {
-		if l.g.IsStateKey(w.Channel) {
-			if _, ok := byKey[w.Channel]; !ok {
-				order = append(order, w.Channel)
-			}
-			byKey[w.Channel] = append(byKey[w.Channel], w.Value)
+		if !l.g.IsStateKey(w.Channel) {
+			continue
 		}
+		if state == nil {
+			state = l.cs.stateValues()
+		}
+		// The usual case, without building an index: a LastValue key
+		// written once takes the value, as its channel would.
+		if _, isLast := l.cs.channels[w.Channel].(*lastValue); isLast && len(writes) <= 16 && writtenOnce(writes, w.Channel) {
+			state[w.Channel] = w.Value
+			continue
+		}
+		if byKey == nil {
+			byKey = map[string][]any{}
+		}
+		if _, ok := byKey[w.Channel]; !ok {
+			order = append(order, w.Channel)
+		}
+		byKey[w.Channel] = append(byKey[w.Channel], w.Value)
+	}
+	if state == nil {
+		return l.cs.stateView()
 	}
 	for _, k := range order {
 		ch := l.cs.channels[k].clone()
@@ -279,10 +331,25 @@ func (l *loop) localState(writes []Write) map[string]any {
 	return state
 }
 
+// writtenOnce reports whether writes hold exactly one write to channel.
+func writtenOnce(writes []Write, channel string) bool {
+	n := 0
+	for _, w := range writes {
+		if w.Channel == channel {
+			n++
+		}
+	}
+	return n == 1
+}
+
 // cancelled is the reason ctx was cancelled, or nil while it runs.
 func cancelled(ctx context.Context) error {
-	if ctx.Err() == nil {
+	// A look at Done first: Err takes the context's lock, which a thousand
+	// tasks of one superstep would all contend for.
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	default:
 		return nil
 	}
-	return context.Cause(ctx)
 }

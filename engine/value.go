@@ -37,8 +37,8 @@ type ResumeMap map[string]any
 
 // KV is one key/value pair of an ordered Update.
 type KV struct {
-	Key   string
-	Value any
+	Key   string // a state key
+	Value any    // the value written to it
 }
 
 // Update is a node's partial state update with its keys in the order the node
@@ -48,8 +48,8 @@ type Update []KV
 
 // Write is one pending write of a task: a value for a channel.
 type Write struct {
-	Channel string
-	Value   any
+	Channel string // a state key, an internal channel or a reserved write name
+	Value   any    // what is written
 }
 
 // Interruption is a request for human input raised by Interrupt inside a
@@ -92,8 +92,8 @@ func updatePairs(v any) (Update, error) {
 // OrderedMap is a JSON object that remembers its key order. Scenario files
 // decode objects with it where order is observable (node updates).
 type OrderedMap struct {
-	Keys   []string
-	Values map[string]any
+	Keys   []string       // in the object's order
+	Values map[string]any // by key
 }
 
 // Value codec.
@@ -374,8 +374,47 @@ func FromJSON(v any) any {
 }
 
 // Normalize returns v with Go numbers as float64 and ordered maps as plain
-// maps, so values compare and print the same whatever produced them.
+// maps, so values compare and print the same whatever produced them. A value
+// already in that form comes back as is, not copied (every write goes
+// through here).
 func Normalize(v any) any {
+	if normalized(v) {
+		return v
+	}
+	return normalizeCopy(v)
+}
+
+// normalized reports whether Normalize would leave v as it is.
+func normalized(v any) bool {
+	switch x := v.(type) {
+	case nil, bool, string, float64:
+		return true
+	case []any:
+		for _, e := range x {
+			if !normalized(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !normalized(e) {
+				return false
+			}
+		}
+		return true
+	case Send:
+		return normalized(x.Arg)
+	case int, int64, int32, uint64, float32, json.Number, *OrderedMap:
+		return false
+	default:
+		return true
+	}
+}
+
+// normalizeCopy is Normalize for a value that changes: lists and maps are
+// copied, with their elements normalized.
+func normalizeCopy(v any) any {
 	switch x := v.(type) {
 	case int:
 		return float64(x)

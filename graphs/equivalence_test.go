@@ -111,3 +111,29 @@ func TestTyped_ResearchRejectsABadAnswerAsTheMapGraphDid(t *testing.T) {
 		}
 	}
 }
+
+// TestTyped_SameTopologyAsMapGraphs: each typed built-in graph compiles to
+// the map graph's topology — the same description and fingerprint — so a
+// database whose threads were recorded by the map graphs opens with the
+// typed ones.
+func TestTyped_SameTopologyAsMapGraphs(t *testing.T) {
+	for name, pair := range map[string][2]buildFunc{
+		"linear": {graphs.Linear, mapLinear}, "router": {graphs.Router, mapRouter}, "essay": {graphs.Essay, mapEssay},
+		"mapreduce": {graphs.MapReduce, mapMapReduce}, "research": {graphs.Research, mapResearch},
+	} {
+		typedG, err := pair[0]()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mapG, err := pair[1]()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if typedG.Fingerprint() != mapG.Fingerprint() {
+			t.Errorf("%s: fingerprints differ", name)
+		}
+		if a, b := engine.MustEncode(typedG.Describe()), engine.MustEncode(mapG.Describe()); !bytes.Equal(a, b) {
+			t.Errorf("%s: descriptions differ:\n typed %s\n   map %s", name, a, b)
+		}
+	}
+}

@@ -28,12 +28,18 @@ type writer struct {
 	db   *bolt.DB
 	mode Durability
 
-	mu     sync.Mutex
-	idle   sync.Cond // broadcast when a leader stops
-	queue  []*op
-	busy   bool  // a goroutine is leading
-	err    error // first failure of an op nobody waited for
-	closed bool
+	mu sync.Mutex
+	// progress is broadcast after each round and when a leader stops.
+	progress sync.Cond
+	queue    []*op
+	// queued counts the ops ever queued, settled those committed or failed
+	// so far (rounds settle in queue order). flush waits for settled to
+	// reach the queued count it saw, not for the writer to fall idle,
+	// which it may never do while other threads keep writing.
+	queued, settled uint64
+	busy            bool  // a goroutine is leading
+	err             error // first failure of an op nobody waited for
+	closed          bool
 
 	commits atomic.Int64 // transactions committed, for benchmarks
 
@@ -71,7 +77,7 @@ const maxQueued = 4 * maxRound
 
 func newWriter(db *bolt.DB, mode Durability) *writer {
 	w := &writer{db: db, mode: mode}
-	w.idle.L = &w.mu
+	w.progress.L = &w.mu
 	if mode == DurabilityAsync {
 		w.wake = make(chan struct{}, 1)
 		w.stop = make(chan struct{})
@@ -108,7 +114,7 @@ func (w *writer) submit(fn txFunc) error {
 	case w.mode == DurabilitySync || len(w.queue) >= maxQueued:
 		return w.wait(fn)
 	case w.mode == DurabilityAsync:
-		w.queue = append(w.queue, &op{fn: fn})
+		w.enqueue(&op{fn: fn})
 		w.mu.Unlock()
 		select {
 		case w.wake <- struct{}{}:
@@ -116,7 +122,7 @@ func (w *writer) submit(fn txFunc) error {
 		}
 		return nil
 	default: // DurabilityExit
-		w.queue = append(w.queue, &op{fn: fn})
+		w.enqueue(&op{fn: fn})
 		w.mu.Unlock()
 		return nil
 	}
@@ -144,7 +150,7 @@ func (w *writer) submitSoon(fn txFunc) error {
 	if len(w.queue) >= maxQueued {
 		return w.wait(fn)
 	}
-	w.queue = append(w.queue, &op{fn: fn})
+	w.enqueue(&op{fn: fn})
 	if !w.soon {
 		w.soon = true
 		time.AfterFunc(deferDelay, w.flushSoon)
@@ -178,9 +184,15 @@ func (w *writer) submitWait(fn txFunc) error {
 // called with w.mu held.
 func (w *writer) wait(fn txFunc) error {
 	o := &op{fn: fn, done: make(chan error, 1)}
-	w.queue = append(w.queue, o)
+	w.enqueue(o)
 	w.lead()
 	return <-o.done
+}
+
+// enqueue appends o to the queue. It is called with w.mu held.
+func (w *writer) enqueue(o *op) {
+	w.queue = append(w.queue, o)
+	w.queued++
 }
 
 // lead commits rounds until the queue is empty, unless another goroutine
@@ -205,9 +217,11 @@ func (w *writer) lead() {
 		w.mu.Unlock()
 		w.commit(round)
 		w.mu.Lock()
+		w.settled += uint64(n) // commit drops failed ops from round
+		w.progress.Broadcast()
 	}
 	w.busy = false
-	w.idle.Broadcast()
+	w.progress.Broadcast()
 	w.mu.Unlock()
 }
 
@@ -271,12 +285,14 @@ func safeCall(fn txFunc, tx *bolt.Tx, rc *cache) (err error) {
 	return fn(tx, rc)
 }
 
-// flush commits everything queued so far and waits for it. It returns the
-// first failure of an unwaited write, if any.
+// flush commits everything queued so far and waits for it, not for writes
+// queued after it (a read must not wait for other threads' later writes).
+// It returns the first failure of an unwaited write, if any.
 func (w *writer) flush() error {
 	w.mu.Lock()
+	target := w.queued
 	for {
-		if !w.busy && len(w.queue) == 0 {
+		if w.settled >= target {
 			err := w.err
 			w.mu.Unlock()
 			if err != nil {
@@ -289,7 +305,7 @@ func (w *writer) flush() error {
 			w.mu.Lock()
 			continue
 		}
-		w.idle.Wait()
+		w.progress.Wait()
 	}
 }
 

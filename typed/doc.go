@@ -58,8 +58,16 @@
 //
 //   - Return the whole struct and diff it against the input: cannot tell
 //     "wrote the same value" (which still bumps the channel's version and
-//     triggers nodes) from "did not write", and a reducer field's write (the
-//     items to append) is not its new value.
+//     triggers nodes: LangGraph's LastValue.update returns True for any one
+//     value, libs/langgraph/langgraph/channels/last_value.py:56) from "did
+//     not write", and a reducer field's write (the items to append) is not
+//     its new value.
+//   - Return a state object and write its non-None fields: what LangGraph
+//     itself does when a node returns a dataclass or pydantic state
+//     (get_update_as_tuples, libs/langgraph/langgraph/_internal/_fields.py:166,
+//     which its own comment calls "somewhat inelegant"); Go has no None for
+//     an int, and pydantic's fields_set — the set of fields assigned — is the
+//     record that Set keeps here explicitly.
 //   - Return a fresh struct and write its non-zero fields (omitempty): a
 //     node could never set 0, false or "" — the router's c sets total to 0.
 //   - A pointer-field update struct (Total *int) per state: a second type

@@ -24,13 +24,14 @@ var (
 // answer. Where names what was read ("state field Total (key \"total\")",
 // "interrupt answer"); Path is the position inside the value ("[2].when").
 type DecodeError struct {
-	Where string
-	Path  string
-	Type  reflect.Type
-	Value any
-	Err   error // the cause, if any
+	Where string       // what was read: a state field, a Send argument, an answer
+	Path  string       // where inside it: "[2]", ".when", `["key"]`; "" for the whole
+	Type  reflect.Type // the Go type that was wanted there
+	Value any          // the engine value found there
+	Err   error        // the cause, if any
 }
 
+// Error says what, where, which value and which type.
 func (e *DecodeError) Error() string {
 	at := e.Where
 	if e.Path != "" {
@@ -54,10 +55,11 @@ func (e *DecodeError) Unwrap() []error {
 // EncodeError is returned when a Go value cannot be turned into a state
 // value (a channel, a function, a NaN number); Where names the field.
 type EncodeError struct {
-	Where string
-	Err   error
+	Where string // the field, Send argument, payload or answer
+	Err   error  // why it has no JSON form
 }
 
+// Error names what could not be encoded and why.
 func (e *EncodeError) Error() string { return fmt.Sprintf("typed: %s: %v", e.Where, e.Err) }
 
 // Unwrap returns the cause.
@@ -67,11 +69,12 @@ func (e *EncodeError) Unwrap() error { return e.Err }
 // schema: an unknown reducer name, a reducer tag on a type it cannot fold,
 // two fields with one key.
 type SchemaError struct {
-	Struct reflect.Type
-	Field  string
-	Msg    string
+	Struct reflect.Type // the state type
+	Field  string       // the Go field at fault; "" for the whole struct
+	Msg    string       // what is wrong
 }
 
+// Error names the state type, the field and the problem.
 func (e *SchemaError) Error() string {
 	if e.Field == "" {
 		return fmt.Sprintf("typed: state %s: %s", e.Struct, e.Msg)

@@ -5,9 +5,9 @@ package typed
 // and appending a new one. A message written without an ID gets a random
 // one. Fields beyond these three are not kept.
 type Message struct {
-	ID      string `json:"id,omitempty"`
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	ID      string `json:"id,omitempty"` // "" gets a random id when merged
+	Role    string `json:"role"`         // "user", "assistant", "system", "tool"
+	Content string `json:"content"`      // the text
 }
 
 // Messages is a chat history. A state field of this type is an add_messages

@@ -29,7 +29,7 @@ func Engine[S any](g *Graph[S], err error) (*engine.Graph, error) {
 // decoded into S.
 type Result[S any] struct {
 	*engine.Result
-	State S
+	State S // Result.Values decoded
 }
 
 // Run starts a run with input as its input: the fields it sets become the

@@ -318,3 +318,131 @@ func TestGraph_Run_InputIsTheMapInput(t *testing.T) {
 		t.Fatalf("typed input:\n%s\nmap input:\n%s", a, b)
 	}
 }
+
+func TestUpdate_GotoAndSendMakeACommand(t *testing.T) {
+	type S struct {
+		Jobs []string `json:"jobs" reducer:"append"`
+		Done bool     `json:"done"`
+	}
+	type Job struct {
+		Name string `json:"name"`
+	}
+	g := typed.NewGraph[S]("cmd").
+		AddNode("plan", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Done, false)).
+				Send(typed.Send("work", Job{"x"}), typed.Send("work", Job{"y"})).
+				Goto("finish"), nil
+		}, engine.WithEnds("work", "finish"))
+	typed.AddSendNode(g, "work", func(_ context.Context, j Job) (typed.Update[S], error) {
+		var out S
+		return typed.Write(&out, typed.Set(&out.Jobs, []string{j.Name})), nil
+	})
+	compiled, err := g.
+		AddNode("finish", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Done, true)), nil
+		}).
+		AddEdge(engine.Start, "plan").
+		Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in S
+	res, err := compiled.Run(context.Background(), typed.Write(&in, typed.Set(&in.Jobs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.State.Done || !reflect.DeepEqual(res.State.Jobs, []string{"x", "y"}) {
+		t.Fatalf("state %+v", res.State)
+	}
+}
+
+func TestAddSendNode_ArgumentThatDoesNotFitNamesTheNode(t *testing.T) {
+	type S struct {
+		N int `json:"n"`
+	}
+	type Arg struct {
+		Count int `json:"count"`
+	}
+	g := typed.NewGraph[S]("bad-arg").
+		AddNode("split", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Update[S]{}.Send(typed.Send("use", map[string]any{"count": "three"})), nil
+		}, engine.WithEnds("use"))
+	typed.AddSendNode(g, "use", func(_ context.Context, a Arg) (typed.Update[S], error) {
+		return typed.Update[S]{}, nil
+	})
+	compiled, err := g.AddEdge(engine.Start, "split").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in S
+	_, err = compiled.Run(context.Background(), typed.Write(&in, typed.Set(&in.N, 1)))
+	var de *typed.DecodeError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), `node "use": Send argument at .count: cannot read string "three" into int`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestInterrupt_AnswerThatDoesNotFitIsAnError(t *testing.T) {
+	type S struct {
+		Age int `json:"age"`
+	}
+	g, err := typed.NewGraph[S]("ask").
+		AddNode("ask", func(ctx context.Context, s *S) (typed.Update[S], error) {
+			age, err := typed.Interrupt[int](ctx, "how old?")
+			if err != nil {
+				return typed.Update[S]{}, err
+			}
+			return typed.Write(s, typed.Set(&s.Age, age)), nil
+		}).
+		AddEdge(engine.Start, "ask").
+		Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var in S
+	if _, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Age, 0)), engine.OnThread("bad")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Resume(ctx, "forty", engine.OnThread("bad"))
+	if !errors.Is(err, typed.ErrDecode) || !strings.Contains(err.Error(), `interrupt answer: cannot read string "forty" into int`) {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Age, 0)), engine.OnThread("good")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Resume(ctx, 40, engine.OnThread("good"))
+	if err != nil || res.State.Age != 40 {
+		t.Fatalf("%v %+v", err, res)
+	}
+}
+
+func TestMessages_MergeByID(t *testing.T) {
+	type S struct {
+		Chat typed.Messages `json:"chat"`
+	}
+	g, err := typed.NewGraph[S]("chat").
+		AddNode("bot", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Chat, typed.Messages{
+				{ID: "1", Role: "user", Content: "hi (edited)"},
+				{ID: "2", Role: "assistant", Content: "hello"},
+			})), nil
+		}).
+		AddEdge(engine.Start, "bot").
+		Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Describe().Channels; !strings.Contains(string(engine.MustEncode(got)), "add_messages") {
+		t.Fatalf("a Messages field must be an add_messages channel: %s", engine.MustEncode(got))
+	}
+	var in S
+	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Chat, typed.Messages{{ID: "1", Role: "user", Content: "hi"}})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := typed.Messages{{ID: "1", Role: "user", Content: "hi (edited)"}, {ID: "2", Role: "assistant", Content: "hello"}}
+	if !reflect.DeepEqual(res.State.Chat, want) {
+		t.Fatalf("chat %+v", res.State.Chat)
+	}
+}

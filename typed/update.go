@@ -42,8 +42,9 @@ func Write[S any](s *S, changes ...Change) Update[S] {
 }
 
 // Goto adds nodes to run next, as a LangGraph Command's goto: no edge is
-// needed, but the node must list them with engine.WithEnds for drawing and
-// reachability. engine.End ends this branch.
+// needed. Declare them on the node with engine.WithEnds, which the drawing
+// uses and which makes a node that no edge leads to reachable. engine.End
+// ends this branch.
 func (u Update[S]) Goto(nodes ...string) Update[S] {
 	u.gotos = append(u.gotos[:len(u.gotos):len(u.gotos)], anys(nodes)...)
 	return u

@@ -36,8 +36,8 @@ type system interface {
 	describe(workload string) string
 }
 
-func allSystems() []system {
-	return []system{
+func allSystems(scenarioDir string) []system {
+	out := []system{
 		&superstepSystem{},
 		&superstepSystem{withSaver: true},
 		einoSystem{},
@@ -45,6 +45,10 @@ func allSystems() []system {
 		smallnestSystem{},
 		plainSystem{},
 	}
+	if scenarioDir != "" {
+		out = append(out, &scenarioSystem{dir: scenarioDir})
+	}
+	return out
 }
 
 // sample is one timed run.
@@ -68,8 +72,14 @@ func main() {
 	jsonOut := flag.Bool("json", false, "print one JSON object per line instead of tables")
 	wlFlag := flag.String("workloads", "", "comma-separated workloads (default: all)")
 	sysFlag := flag.String("systems", "", "comma-separated systems (default: all)")
+	scenario := flag.Bool("scenario", false, "also run superstep-scenario: the workloads' scenario files (expression nodes)")
+	dir := flag.String("testdata", "../../testdata/perf", "directory of the workloads' scenario files (with -scenario)")
 	flag.Parse()
-	if err := run(os.Stdout, *rounds, *jsonOut, split(*wlFlag), split(*sysFlag)); err != nil {
+	scenarioDir := ""
+	if *scenario {
+		scenarioDir = *dir
+	}
+	if err := run(os.Stdout, *rounds, *jsonOut, split(*wlFlag), split(*sysFlag), scenarioDir); err != nil {
 		fmt.Fprintln(os.Stderr, "peers:", err)
 		os.Exit(1)
 	}
@@ -89,7 +99,7 @@ type cell struct {
 	samples []sample
 }
 
-func run(w io.Writer, rounds int, jsonOut bool, wlNames, sysNames []string) error {
+func run(w io.Writer, rounds int, jsonOut bool, wlNames, sysNames []string, scenarioDir string) error {
 	if rounds < 1 {
 		return fmt.Errorf("-rounds must be at least 1, got %d", rounds)
 	}
@@ -98,7 +108,7 @@ func run(w io.Writer, rounds int, jsonOut bool, wlNames, sysNames []string) erro
 		if wlNames != nil && !slices.Contains(wlNames, wl.name) {
 			continue
 		}
-		for _, sys := range allSystems() {
+		for _, sys := range allSystems(scenarioDir) {
 			if sysNames != nil && !slices.Contains(sysNames, sys.name()) {
 				continue
 			}

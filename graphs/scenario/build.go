@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/superstep/superstep/engine"
@@ -22,19 +23,28 @@ func (e *ScriptedFailure) Error() string { return fmt.Sprintf("%s: %s", e.Node, 
 // Counters count node entries (per op, for traces) and scripted failures
 // (per scenario). Safe for concurrent use: nodes of a superstep run at once.
 type Counters struct {
-	mu      sync.Mutex
-	entries map[string]int
+	mu sync.Mutex
+	// entries has one counter per node path, made when the node is built,
+	// so a thousand tasks entering at once add atomically instead of
+	// queueing for mu.
+	entries map[string]*atomic.Int64
 	fails   map[string]int
 }
 
 func newCounters() *Counters {
-	return &Counters{entries: map[string]int{}, fails: map[string]int{}}
+	return &Counters{entries: map[string]*atomic.Int64{}, fails: map[string]int{}}
 }
 
-func (c *Counters) enter(path string) {
+// entryCounter returns path's entry counter, made on first use.
+func (c *Counters) entryCounter(path string) *atomic.Int64 {
 	c.mu.Lock()
-	c.entries[path]++
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	n := c.entries[path]
+	if n == nil {
+		n = new(atomic.Int64)
+		c.entries[path] = n
+	}
+	return n
 }
 
 func (c *Counters) failAttempt(path string) int {
@@ -48,8 +58,12 @@ func (c *Counters) failAttempt(path string) int {
 func (c *Counters) TakeEntries() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := c.entries
-	c.entries = map[string]int{}
+	out := map[string]int{}
+	for path, n := range c.entries {
+		if v := n.Swap(0); v > 0 {
+			out[path] = int(v)
+		}
+	}
 	return out
 }
 
@@ -169,8 +183,9 @@ func keySpec(k StateKey) engine.KeySpec {
 // evaluated on the node's input.
 // schema lists the state keys in declaration order.
 func nodeFunc(path string, n *Node, c *Counters, schema []string) engine.NodeFunc {
+	entered := c.entryCounter(path)
 	return func(ctx context.Context, input any) (any, error) {
-		c.enter(path)
+		entered.Add(1)
 		var resumes []any
 		for _, e := range n.Interrupts {
 			payload, err := e.Eval(Env{State: input, Resume: last(resumes), Resumes: slices.Clone(resumes)})

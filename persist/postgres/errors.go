@@ -28,6 +28,9 @@ var (
 	// database past what this one knows. The concrete error is a
 	// *SchemaError.
 	ErrNewerSchema = errors.New("database schema written by a newer superstep")
+	// ErrNoSchema is returned by a read-only Open when the database has no
+	// superstep schema (or an older one) yet.
+	ErrNoSchema = errors.New("no superstep schema in the database")
 	// ErrBadURL is returned for a URL that cannot be parsed.
 	ErrBadURL = errors.New("bad PostgreSQL URL")
 )

@@ -90,7 +90,7 @@ func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, finger
 }
 
 // Import reads a thread in persist's export format and stores it under the
-// thread id it names, which it returns. The input is validated before
+// thread id it names (or o.Thread), which it returns. The input is validated before
 // anything is written, and it is written in one transaction: on error the
 // database is unchanged.
 //
@@ -101,6 +101,12 @@ func (s *Store) Import(ctx context.Context, r io.Reader, o persist.ImportOptions
 	doc, err := persist.ReadExport(r, o.MaxBytes)
 	if err != nil {
 		return "", err
+	}
+	if o.Thread != "" {
+		if err := checkID("thread id", o.Thread, maxIDLen, false); err != nil {
+			return "", err
+		}
+		doc.Thread = o.Thread
 	}
 	return doc.Thread, s.ImportDoc(ctx, doc, o.Overwrite)
 }

@@ -13,6 +13,7 @@ import (
 // querier is a pool or a transaction.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 // chainRow is one checkpoint row as loadChain reads it.
@@ -23,33 +24,70 @@ type chainRow struct {
 
 // loadChain reads the records of ids and of the ancestors their deltas
 // need, keyed by id.
-func loadChain(ctx context.Context, db querier, stmt, thread, ns string, ids []string) (map[string]chainRow, error) {
+func (s *Store) loadChain(ctx context.Context, db querier, thread, ns string, ids []string) (map[string]chainRow, error) {
+	out := map[string]chainRow{}
+	rows, err := db.Query(ctx, s.sql.chain, bs(thread), bs(ns), byteKeys(ids))
+	if err == nil {
+		err = scanChain(rows, out)
+	}
+	if err == nil {
+		err = s.completeChain(ctx, db, thread, ns, ids, out)
+	}
+	return out, err
+}
+
+// completeChain reads the ancestors that the chain query's id range
+// missed (ids that are not time-ordered) by following parent links.
+func (s *Store) completeChain(ctx context.Context, db querier, thread, ns string, ids []string, out map[string]chainRow) error {
+	var missing []string
+	for _, id := range ids {
+		for cur, ok := out[id]; ok && cur.rec.Depth > 0; {
+			next, found := out[cur.parent]
+			if !found {
+				missing = append(missing, cur.parent)
+				break
+			}
+			cur, ok = next, found
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	rows, err := db.Query(ctx, s.sql.chainByParent, bs(thread), bs(ns), byteKeys(missing))
+	if err != nil {
+		return err
+	}
+	return scanChain(rows, out)
+}
+
+// byteKeys is ids as a bytea array.
+func byteKeys(ids []string) [][]byte {
 	keys := make([][]byte, len(ids))
 	for i, id := range ids {
 		keys[i] = bs(id)
 	}
-	rows, err := db.Query(ctx, stmt, bs(thread), bs(ns), keys)
-	if err != nil {
-		return nil, err
-	}
+	return keys
+}
+
+// scanChain reads checkpoint rows (id, parent, depth, rec) into out.
+func scanChain(rows pgx.Rows, out map[string]chainRow) error {
 	defer rows.Close()
-	out := map[string]chainRow{}
 	for rows.Next() {
 		var id, parent, data []byte
 		var depth int
 		if err := rows.Scan(&id, &parent, &depth, &data); err != nil {
-			return nil, err
+			return err
 		}
 		rec, err := decodeRecord(data)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if rec.Depth != depth {
-			return nil, corruptf("checkpoint %q: depth %d, record says %d", id, depth, rec.Depth)
+			return corruptf("checkpoint %q: depth %d, record says %d", id, depth, rec.Depth)
 		}
 		out[string(id)] = chainRow{parent: string(parent), rec: rec}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // stateOf rebuilds a checkpoint's state from the records loadChain read.
@@ -72,6 +110,10 @@ func stateOf(id string, recs map[string]chainRow, memo map[string]*cpState) (*cp
 		}
 	}
 	st := row.rec.apply(parent)
+	st.base = id
+	if parent != nil {
+		st.base = parent.base
+	}
 	memo[id] = st
 	return st, nil
 }
@@ -88,11 +130,24 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 	if len(keys) == 0 {
 		return map[valueKey]valueEnc{}, nil
 	}
-	chans, vers, hashes := make([][]byte, len(keys)), make([]int64, len(keys)), make([]int64, len(keys))
-	for i, k := range keys {
-		chans[i], vers[i], hashes[i] = bs(k.channel), k.ref.Version, k.ref.Hash
+	// One version range per channel covers every wanted value and the
+	// lists it appends to.
+	type span struct{ lo, hi int64 }
+	spans := map[string]span{}
+	for _, k := range keys {
+		sp, ok := spans[k.channel]
+		if !ok {
+			sp = span{k.ref.Root, k.ref.Version}
+		}
+		sp.lo, sp.hi = min(sp.lo, k.ref.Root), max(sp.hi, k.ref.Version)
+		spans[k.channel] = sp
 	}
-	rows, err := db.Query(ctx, s.sql.values, bs(thread), bs(ns), chans, vers, hashes)
+	var chans [][]byte
+	var los, his []int64
+	for ch, sp := range spans {
+		chans, los, his = append(chans, bs(ch)), append(los, sp.lo), append(his, sp.hi)
+	}
+	rows, err := db.Query(ctx, s.sql.values, bs(thread), bs(ns), chans, los, his)
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +164,12 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		var k valueKey
 		var bv, bh *int64
 		var st stored
-		if err := rows.Scan(&ch, &k.ref.Version, &k.ref.Hash, &bv, &bh, &st.depth, &st.has, &data); err != nil {
+		if err := rows.Scan(&ch, &k.ref.Version, &k.ref.Hash, &k.ref.Root, &bv, &bh, &st.depth, &st.has, &data); err != nil {
 			return nil, err
 		}
 		k.channel = string(ch)
 		if bv != nil && bh != nil {
-			st.base = &ref{Version: *bv, Hash: *bh}
+			st.base = &ref{Version: *bv, Hash: *bh, Root: k.ref.Root}
 		}
 		st.data = data
 		raw[k] = st
@@ -171,17 +226,9 @@ type storedWrite struct {
 	enc           []byte
 }
 
-// loadWrites reads the writes saved against ids, by checkpoint, in task
-// then slot order.
-func (s *Store) loadWrites(ctx context.Context, db querier, thread, ns string, ids []string) (map[string][]storedWrite, error) {
-	keys := make([][]byte, len(ids))
-	for i, id := range ids {
-		keys[i] = bs(id)
-	}
-	rows, err := db.Query(ctx, s.sql.writes, bs(thread), bs(ns), keys)
-	if err != nil {
-		return nil, err
-	}
+// scanWrites reads write rows (checkpoint, task, slot, channel, value), in
+// task then slot order, by checkpoint.
+func scanWrites(rows pgx.Rows) (map[string][]storedWrite, error) {
 	defer rows.Close()
 	out := map[string][]storedWrite{}
 	for rows.Next() {
@@ -210,8 +257,31 @@ var errNotStored = errors.New("checkpoint not stored")
 // load reads checkpoints ids of a namespace with their values and writes.
 func (s *Store) load(ctx context.Context, db querier, thread, ns string, ids []string) (*loaded, error) {
 	l := &loaded{states: map[string]*cpState{}}
-	var err error
-	if l.recs, err = loadChain(ctx, db, s.sql.chain, thread, ns, ids); err != nil {
+	// The records and the writes in one round trip; the values they name
+	// in a second.
+	idKeys := byteKeys(ids)
+	b := &pgx.Batch{}
+	b.Queue(s.sql.chain, bs(thread), bs(ns), idKeys)
+	b.Queue(s.sql.writes, bs(thread), bs(ns), idKeys)
+	br := db.SendBatch(ctx, b)
+	l.recs = map[string]chainRow{}
+	rows, err := br.Query()
+	if err == nil {
+		err = scanChain(rows, l.recs)
+	}
+	if err == nil {
+		rows, err = br.Query()
+	}
+	if err == nil {
+		l.writes, err = scanWrites(rows)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = s.completeChain(ctx, db, thread, ns, ids, l.recs)
+	}
+	if err != nil {
 		return nil, err
 	}
 	for _, id := range ids {
@@ -234,9 +304,6 @@ func (s *Store) load(ctx context.Context, db querier, thread, ns string, ids []s
 		keys = append(keys, k)
 	}
 	if l.values, err = s.loadValues(ctx, db, thread, ns, keys); err != nil {
-		return nil, err
-	}
-	if l.writes, err = s.loadWrites(ctx, db, thread, ns, ids); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -329,20 +396,21 @@ func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 	if cfg.ThreadID == "" {
 		return nil, nil
 	}
-	seq, err := s.readSeq(ctx, cfg.ThreadID)
-	if err != nil {
+	// The thread's sequence is read before its data: a write in between
+	// makes the data newer than what is observed, never older.
+	var seq *int64
+	var latest []byte
+	if err := s.pool.QueryRow(ctx, s.sql.seqAndLatest, bs(cfg.ThreadID), bs(cfg.CheckpointNS)).Scan(&seq, &latest); err != nil {
 		return nil, err
+	}
+	if seq == nil {
+		seq = new(int64)
 	}
 	id := cfg.CheckpointID
 	if id == "" {
-		var latest []byte
-		err := s.pool.QueryRow(ctx, s.sql.latestID, bs(cfg.ThreadID), bs(cfg.CheckpointNS)).Scan(&latest)
-		if errors.Is(err, pgx.ErrNoRows) {
-			s.observe(cfg.ThreadID, seq)
+		if latest == nil {
+			s.observe(cfg.ThreadID, *seq)
 			return nil, nil
-		}
-		if err != nil {
-			return nil, err
 		}
 		id = string(latest)
 	}
@@ -353,7 +421,7 @@ func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 	if err != nil {
 		return nil, err
 	}
-	s.observe(cfg.ThreadID, seq)
+	s.observe(cfg.ThreadID, *seq)
 	return l.tuple(cfg.ThreadID, cfg.CheckpointNS, id)
 }
 

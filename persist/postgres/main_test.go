@@ -50,6 +50,9 @@ func schemaURL(t testing.TB) string {
 			return
 		}
 		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), "SET synchronous_commit = off"); err != nil {
+			t.Errorf("drop schema: %v", err)
+		}
 		if _, err := conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}

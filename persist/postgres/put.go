@@ -74,6 +74,14 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	h.maxID = max(known, cp.ID)
 	// Cached heads stay valid when a checkpoint is replaced: a replacement
 	// rewrites stored deltas, not the states they describe.
+	if _, ok := s.heads[key]; !ok && len(s.heads) >= maxHeads {
+		// A head holds its values' encodings: keep a bounded number. A
+		// namespace whose head was dropped reads its parent back once.
+		for k := range s.heads {
+			delete(s.heads, k)
+			break
+		}
+	}
 	s.heads[key] = h
 	s.mu.Unlock()
 	o := &op{ns: cfg.CheckpointNS, put: p}
@@ -83,6 +91,10 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	}
 	return engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
+
+// maxHeads bounds the namespaces whose newest checkpoint the store keeps
+// in memory.
+const maxHeads = 1024
 
 // parentHead returns what is known of checkpoint id of a namespace: from
 // the cache when it is the newest this store put, else read back. It
@@ -154,6 +166,11 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 	rec := newRecord(cp, meta, st, pst)
 	st.depth = rec.Depth
 	p.depth = rec.Depth
+	st.base = cp.ID
+	if rec.Depth > 0 {
+		st.base = pst.base
+	}
+	p.base = st.base
 	var err error
 	if p.rec, err = encodeRecord(rec); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", persist.ErrInvalidCheckpoint, err)

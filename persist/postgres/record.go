@@ -29,11 +29,14 @@ const fullEvery = 64
 const fullValueEvery = 256
 
 // ref locates a channel's value: its version and the hash of the stored
-// bytes. Two branches of a fork may give a channel the same version with
-// different values; the hash keeps them apart without a read.
+// bytes (two branches of a fork may give a channel the same version with
+// different values; the hash keeps them apart without a read), and the
+// version of the full copy an appended list is built on (Version itself
+// for a full copy), so one range scan reads a list's whole chain.
 type ref struct {
 	Version int64
 	Hash    int64
+	Root    int64
 }
 
 // cpState is a checkpoint's channel refs and versions_seen, rebuilt from
@@ -42,6 +45,7 @@ type cpState struct {
 	refs  map[string]ref
 	seen  map[string]map[string]int64
 	depth int
+	base  string // the id of the full image the delta chain starts from
 }
 
 // cpRecord is a checkpoint row's rec column. With Depth 0 it is a full
@@ -53,7 +57,7 @@ type cpRecord struct {
 	Updated []string                    `json:"upd"`
 	Meta    json.RawMessage             `json:"md"`
 	Depth   int                         `json:"d"`
-	Refs    map[string][2]int64         `json:"refs,omitempty"`
+	Refs    map[string][3]int64         `json:"refs,omitempty"`
 	Del     []string                    `json:"del,omitempty"`
 	Seen    map[string]map[string]int64 `json:"seen,omitempty"`
 	SeenDel []string                    `json:"sdel,omitempty"`
@@ -106,9 +110,9 @@ func decodeMeta(raw json.RawMessage) (engine.Metadata, error) {
 func newRecord(cp *engine.Checkpoint, meta json.RawMessage, st, parent *cpState) *cpRecord {
 	rec := &cpRecord{V: cp.V, TS: cp.TS.UnixNano(), Updated: cp.UpdatedChannels, Meta: meta}
 	if parent == nil || parent.depth+1 >= fullEvery {
-		rec.Refs = make(map[string][2]int64, len(st.refs))
+		rec.Refs = make(map[string][3]int64, len(st.refs))
 		for ch, r := range st.refs {
-			rec.Refs[ch] = [2]int64{r.Version, r.Hash}
+			rec.Refs[ch] = [3]int64{r.Version, r.Hash, r.Root}
 		}
 		rec.Seen = st.seen
 		if rec.Seen == nil {
@@ -117,10 +121,10 @@ func newRecord(cp *engine.Checkpoint, meta json.RawMessage, st, parent *cpState)
 		return rec
 	}
 	rec.Depth = parent.depth + 1
-	rec.Refs = map[string][2]int64{}
+	rec.Refs = map[string][3]int64{}
 	for ch, r := range st.refs {
 		if p, ok := parent.refs[ch]; !ok || p != r {
-			rec.Refs[ch] = [2]int64{r.Version, r.Hash}
+			rec.Refs[ch] = [3]int64{r.Version, r.Hash, r.Root}
 		}
 	}
 	for ch := range parent.refs {
@@ -188,7 +192,7 @@ func (rec *cpRecord) apply(parent *cpState) *cpState {
 		}
 	}
 	for ch, r := range rec.Refs {
-		st.refs[ch] = ref{Version: r[0], Hash: r[1]}
+		st.refs[ch] = ref{Version: r[0], Hash: r[1], Root: r[2]}
 	}
 	maps.Copy(st.seen, rec.Seen)
 	return st
@@ -233,7 +237,10 @@ func newBlob(channel string, ver int64, val any, has bool, prevRef *ref, prev *v
 			b.base, b.depth = prevRef, prev.depth+1
 		}
 	}
-	b.ref = ref{Version: ver, Hash: hashBlob(b.data, has)}
+	b.ref = ref{Version: ver, Hash: hashBlob(b.data, has), Root: ver}
+	if b.base != nil {
+		b.ref.Root = b.base.Root
+	}
 	return b, valueEnc{enc: enc, has: has, depth: b.depth}, nil
 }
 

@@ -30,6 +30,7 @@ CREATE TABLE S.checkpoints (
 	ns     bytea NOT NULL,
 	id     bytea NOT NULL,
 	parent bytea,
+	base   bytea NOT NULL, -- the full image a delta chain starts from (id itself for one)
 	depth  int NOT NULL,
 	source text NOT NULL,
 	step   int NOT NULL,
@@ -43,6 +44,7 @@ CREATE TABLE S.blobs (
 	channel      bytea NOT NULL,
 	version      bigint NOT NULL,
 	hash         bigint NOT NULL,
+	root         bigint NOT NULL,
 	base_version bigint,
 	base_hash    bigint,
 	depth        int NOT NULL,
@@ -93,19 +95,27 @@ const conflictCode = "SSW01"
 // migrate brings schema up to SchemaVersion in one transaction, holding
 // an advisory lock so that processes opening a new database at once do not
 // race. A schema at a newer version is refused with a *SchemaError.
-func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, readOnly bool) error {
 	q := pgx.Identifier{schema}.Sanitize()
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
+	// A migration lost in a server crash is applied again at the next
+	// Open: its commit need not wait for the disk.
+	if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('superstep schema ' || $1))`, schema); err != nil {
 		return err
 	}
 	var exists bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1)`, schema).Scan(&exists); err != nil {
 		return err
+	}
+	if !exists && readOnly {
+		return fmt.Errorf("%w: %q (nothing was stored there yet: run a graph with this URL first)", ErrNoSchema, schema)
 	}
 	if !exists {
 		if _, err := tx.Exec(ctx, "CREATE SCHEMA "+q); err != nil {
@@ -133,6 +143,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	if found == SchemaVersion {
 		return tx.Commit(ctx)
 	}
+	if readOnly {
+		return fmt.Errorf("%w: %q is at version %d and needs migrating to %d (open it for writing once)", ErrNoSchema, schema, found, SchemaVersion)
+	}
 	for v := found + 1; v <= SchemaVersion; v++ {
 		if _, err := tx.Exec(ctx, strings.ReplaceAll(migrations[v-1], "S.", q+".")); err != nil {
 			return fmt.Errorf("migration %d: %w", v, err)
@@ -151,4 +164,21 @@ func pgCode(err error) string {
 		return pe.Code
 	}
 	return ""
+}
+
+// DropSchema removes superstep's schema at url (the URL's schema
+// parameter, else DefaultSchema) with every thread in it. Dropping a
+// schema that does not exist is not an error.
+func DropSchema(ctx context.Context, url string) error {
+	clean, schema, err := splitSchema(url)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadURL, err)
+	}
+	conn, err := pgx.Connect(ctx, clean)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	return err
 }

@@ -8,31 +8,32 @@ import (
 
 // statements are the store's SQL, with the schema filled in once at Open.
 type statements struct {
-	claim, threadSeq                    string
-	insCheckpoint, insBlobs             string
-	insWrites, insNullWrites            string
-	checkpointExists, deltaChildren     string
-	updateRecord                        string
-	latestID, candidates, candidatesAll string
-	chain, values, writes               string
-	deleteThread                        []string
-	threads, fingerprint, setFP         string
-	threadIDs, namespaces               string
+	claim, seqAndLatest                  string
+	insCheckpoint, insBlobs              string
+	insWrites, insNullWrites             string
+	checkpointExists, deltaChildren      string
+	updateRecord                         string
+	latestID, candidates, candidatesAll  string
+	chain, chainByParent, values, writes string
+	deleteThread                         []string
+	threads, fingerprint, setFP          string
+	threadIDs, namespaces                string
 }
 
 func newStatements(schema string) statements {
 	q := pgx.Identifier{schema}.Sanitize() + "."
 	r := strings.NewReplacer("S.", q)
 	return statements{
-		claim:     r.Replace(`SELECT S.claim($1, $2, $3)`),
-		threadSeq: r.Replace(`SELECT seq FROM S.threads WHERE thread = $1`),
-		insCheckpoint: r.Replace(`INSERT INTO S.checkpoints (thread, ns, id, parent, depth, source, step, rec)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-			ON CONFLICT (thread, ns, id) DO UPDATE SET parent = EXCLUDED.parent, depth = EXCLUDED.depth,
+		claim: r.Replace(`SELECT S.claim($1, $2, $3)`),
+		seqAndLatest: r.Replace(`SELECT (SELECT seq FROM S.threads WHERE thread = $1),
+			(SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 ORDER BY id DESC LIMIT 1)`),
+		insCheckpoint: r.Replace(`INSERT INTO S.checkpoints (thread, ns, id, parent, base, depth, source, step, rec)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			ON CONFLICT (thread, ns, id) DO UPDATE SET parent = EXCLUDED.parent, base = EXCLUDED.base, depth = EXCLUDED.depth,
 				source = EXCLUDED.source, step = EXCLUDED.step, rec = EXCLUDED.rec`),
 		// Blobs are never overwritten: a (version, hash) names one value.
-		insBlobs: r.Replace(`INSERT INTO S.blobs (thread, ns, channel, version, hash, base_version, base_hash, depth, has, data)
-			SELECT $1, $2, u.* FROM unnest($3::bytea[], $4::int8[], $5::int8[], $6::int8[], $7::int8[], $8::int4[], $9::bool[], $10::bytea[]) AS u
+		insBlobs: r.Replace(`INSERT INTO S.blobs (thread, ns, channel, version, hash, root, base_version, base_hash, depth, has, data)
+			SELECT $1, $2, u.* FROM unnest($3::bytea[], $4::int8[], $5::int8[], $6::int8[], $7::int8[], $8::int8[], $9::int4[], $10::bool[], $11::bytea[]) AS u
 			ON CONFLICT DO NOTHING`),
 		// Regular writes: the first stored wins; special ones (negative
 		// slots) replace what was stored.
@@ -49,7 +50,7 @@ func newStatements(schema string) statements {
 			ON CONFLICT DO NOTHING`),
 		checkpointExists: r.Replace(`SELECT EXISTS (SELECT 1 FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id = $3)`),
 		deltaChildren:    r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND parent = $3 AND depth > 0`),
-		updateRecord:     r.Replace(`UPDATE S.checkpoints SET depth = 0, rec = $4 WHERE thread = $1 AND ns = $2 AND id = $3`),
+		updateRecord:     r.Replace(`UPDATE S.checkpoints SET depth = 0, base = id, rec = $4 WHERE thread = $1 AND ns = $2 AND id = $3`),
 		latestID:         r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 ORDER BY id DESC LIMIT 1`),
 		candidates: r.Replace(`SELECT ns, id, rec FROM S.checkpoints
 			WHERE thread = $1 AND ns = $2 AND ($3::bytea IS NULL OR id = $3) AND ($4::bytea IS NULL OR id < $4)
@@ -57,26 +58,34 @@ func newStatements(schema string) statements {
 		candidatesAll: r.Replace(`SELECT ns, id, rec FROM S.checkpoints
 			WHERE thread = $1 AND ($2::bytea IS NULL OR id = $2) AND ($3::bytea IS NULL OR id < $3)
 			ORDER BY id DESC, ns ASC`),
-		// chain returns the records of ids and of every ancestor their
-		// deltas need, up to the nearest full image.
-		chain: r.Replace(`WITH RECURSIVE chain (id, parent, depth, rec) AS (
+		// chain returns the records of ids and those between the full
+		// images their deltas start from and them: ids are time-ordered,
+		// so that is every ancestor a delta needs (loadChain checks, and
+		// asks chainByParent for any that is not).
+		chain: r.Replace(`WITH w AS (
+				SELECT id, base FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id = ANY ($3::bytea[])
+			) SELECT id, parent, depth, rec FROM S.checkpoints
+			WHERE thread = $1 AND ns = $2 AND id BETWEEN (SELECT base FROM w ORDER BY base LIMIT 1) AND (SELECT id FROM w ORDER BY id DESC LIMIT 1)`),
+		chainByParent: r.Replace(`WITH RECURSIVE chain (id, parent, depth, rec) AS (
 				SELECT id, parent, depth, rec FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id = ANY ($3::bytea[])
 				UNION
-				SELECT c.id, c.parent, c.depth, c.rec FROM S.checkpoints c JOIN chain ON c.id = chain.parent
-				WHERE c.thread = $1 AND c.ns = $2 AND chain.depth > 0
+				SELECT c.id, c.parent, c.depth, c.rec FROM chain CROSS JOIN LATERAL (
+					-- OFFSET 0 keeps this a lookup by the whole key, even
+					-- when a new table's statistics suggest a scan.
+					SELECT id, parent, depth, rec FROM S.checkpoints c
+					WHERE c.thread = $1 AND c.ns = $2 AND c.id = chain.parent OFFSET 0
+				) AS c WHERE chain.depth > 0
 			) SELECT id, parent, depth, rec FROM chain`),
 		// values returns the blobs named and every list they append to.
-		values: r.Replace(`WITH RECURSIVE want (channel, version, hash) AS (
-				SELECT * FROM unnest($3::bytea[], $4::int8[], $5::int8[])
-			), chain AS (
-				SELECT b.channel, b.version, b.hash, b.base_version, b.base_hash, b.depth, b.has, b.data
-				FROM S.blobs b JOIN want w ON b.channel = w.channel AND b.version = w.version AND b.hash = w.hash
-				WHERE b.thread = $1 AND b.ns = $2
-				UNION
-				SELECT b.channel, b.version, b.hash, b.base_version, b.base_hash, b.depth, b.has, b.data
-				FROM S.blobs b JOIN chain c ON b.channel = c.channel AND b.version = c.base_version AND b.hash = c.base_hash
-				WHERE b.thread = $1 AND b.ns = $2
-			) SELECT channel, version, hash, base_version, base_hash, depth, has, data FROM chain`),
+		// values returns, per channel, the blobs with versions from lo to
+		// hi: the values wanted and the lists they append to.
+		values: r.Replace(`SELECT b.channel, b.version, b.hash, b.root, b.base_version, b.base_hash, b.depth, b.has, b.data
+			FROM unnest($3::bytea[], $4::int8[], $5::int8[]) AS w (channel, lo, hi)
+			CROSS JOIN LATERAL (
+				SELECT * FROM S.blobs b
+				WHERE b.thread = $1 AND b.ns = $2 AND b.channel = w.channel AND b.version BETWEEN w.lo AND w.hi
+				OFFSET 0
+			) AS b`),
 		writes: r.Replace(`SELECT checkpoint, task, slot, channel, value FROM S.writes
 			WHERE thread = $1 AND ns = $2 AND checkpoint = ANY ($3::bytea[]) ORDER BY checkpoint, task, slot`),
 		deleteThread: []string{

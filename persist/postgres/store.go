@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -40,6 +39,9 @@ type Options struct {
 	MaxConns int32
 	// ConnectTimeout bounds connecting (default 10s).
 	ConnectTimeout time.Duration
+	// ReadOnly neither creates nor migrates the schema (it must exist at
+	// the current version) and refuses writes with persist.ErrReadOnly.
+	ReadOnly bool
 	// Writer describes this process in the error another writer of the
 	// same thread gets (default "host pid N store X").
 	Writer string
@@ -64,7 +66,9 @@ type Store struct {
 	mode   persist.Durability
 	writer string
 	addr   string
-	closed atomic.Bool
+	// readOnly refuses writes.
+	readOnly bool
+	closed   atomic.Bool
 
 	mu       sync.Mutex
 	observed map[string]int64 // thread -> sequence this store last saw
@@ -137,7 +141,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		pool.Close()
 		return fail(classify(err, addr, cc.Database, cc.User, schema))
 	}
-	if err := migrate(ctx, pool, schema); err != nil {
+	if err := migrate(ctx, pool, schema, opts.ReadOnly); err != nil {
 		pool.Close()
 		return fail(classify(err, addr, cc.Database, cc.User, schema))
 	}
@@ -146,7 +150,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	s := &Store{
 		pool: pool, schema: schema, sql: newStatements(schema), mode: opts.Durability,
-		writer: opts.Writer, addr: addr,
+		writer: opts.Writer, addr: addr, readOnly: opts.ReadOnly,
 		observed: map[string]int64{}, heads: map[nsKey]*head{}, queues: map[string]*threadQueue{},
 		failed: map[string]error{},
 	}
@@ -263,6 +267,9 @@ func (s *Store) writable(ctx context.Context, thread string) error {
 	if s.closed.Load() {
 		return persist.ErrClosed
 	}
+	if s.readOnly {
+		return persist.ErrReadOnly
+	}
 	s.mu.Lock()
 	err := s.failed[thread]
 	s.mu.Unlock()
@@ -340,14 +347,4 @@ func (s *Store) observe(thread string, seq int64) {
 	s.observed[thread] = seq
 	delete(s.failed, thread)
 	s.mu.Unlock()
-}
-
-// readSeq returns a thread's sequence (0 for a thread without a row).
-func (s *Store) readSeq(ctx context.Context, thread string) (int64, error) {
-	var seq int64
-	err := s.pool.QueryRow(ctx, s.sql.threadSeq, bs(thread)).Scan(&seq)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
-	return seq, err
 }

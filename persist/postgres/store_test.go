@@ -19,6 +19,7 @@ type suiteStore struct {
 func TestStore_SaverSuite(t *testing.T) {
 	for _, d := range []persist.Durability{persist.DurabilitySync, persist.DurabilityAsync, persist.DurabilityExit} {
 		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel() // each store has its own schema
 			opts := postgres.Options{Durability: d}
 			enginetest.SaverSuite(t,
 				func(t *testing.T) engine.Saver {

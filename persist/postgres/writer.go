@@ -43,6 +43,7 @@ type op struct {
 
 type putOp struct {
 	id, parent string
+	base       string // the full image its delta chain starts from
 	depth      int
 	source     string
 	step       int
@@ -162,19 +163,19 @@ func (s *Store) queueOp(b *pgx.Batch, thread string, o *op) {
 	if p := o.put; p != nil {
 		if len(p.blobs) > 0 {
 			n := len(p.blobs)
-			chans, vers, hashes := make([][]byte, n), make([]int64, n), make([]int64, n)
+			chans, vers, hashes, roots := make([][]byte, n), make([]int64, n), make([]int64, n), make([]int64, n)
 			baseV, baseH, depths := make([]*int64, n), make([]*int64, n), make([]int32, n)
 			has, data := make([]bool, n), make([][]byte, n)
 			for i, bl := range p.blobs {
-				chans[i], vers[i], hashes[i] = bs(bl.channel), bl.ref.Version, bl.ref.Hash
+				chans[i], vers[i], hashes[i], roots[i] = bs(bl.channel), bl.ref.Version, bl.ref.Hash, bl.ref.Root
 				if bl.base != nil {
 					baseV[i], baseH[i] = &bl.base.Version, &bl.base.Hash
 				}
 				depths[i], has[i], data[i] = int32(bl.depth), bl.has, bl.data
 			}
-			b.Queue(s.sql.insBlobs, t, ns, chans, vers, hashes, baseV, baseH, depths, has, data)
+			b.Queue(s.sql.insBlobs, t, ns, chans, vers, hashes, roots, baseV, baseH, depths, has, data)
 		}
-		b.Queue(s.sql.insCheckpoint, t, ns, bs(p.id), nullable(p.parent), p.depth, p.source, p.step, p.rec)
+		b.Queue(s.sql.insCheckpoint, t, ns, bs(p.id), nullable(p.parent), bs(p.base), p.depth, p.source, p.step, p.rec)
 		return
 	}
 	stmt := s.sql.insWrites
@@ -199,7 +200,7 @@ func (s *Store) detach(ctx context.Context, tx pgx.Tx, thread, ns, id string) er
 	if err != nil || len(kids) == 0 {
 		return err
 	}
-	recs, err := loadChain(ctx, tx, s.sql.chain, thread, ns, kids)
+	recs, err := s.loadChain(ctx, tx, thread, ns, kids)
 	if err != nil {
 		return err
 	}

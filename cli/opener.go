@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"regexp"
+	"time"
+
+	"github.com/superstep/superstep/persist/postgres"
+)
+
+var _ Store = (*postgres.Store)(nil)
+
+// urlScheme matches the start of a URL ("scheme://").
+var urlScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+
+// openStore opens the database db names. It is the one place that decides
+// what db is: a postgres:// or postgresql:// URL is a PostgreSQL server,
+// any other URL is refused (never taken for a file name), and anything else
+// is a bbolt file.
+func openStore(db string, o storeOptions) (Store, error) {
+	if postgres.IsURL(db) {
+		return openPostgres(db, o)
+	}
+	if m := urlScheme.FindStringSubmatch(db); m != nil {
+		return nil, usagef("database %s: %q URLs are not supported (want a file name or a postgres:// URL)", displayDB(db), m[1])
+	}
+	return openBoltStore(db, o)
+}
+
+// postgresConnectTimeout bounds connecting to a server unless --timeout
+// asks for longer.
+const postgresConnectTimeout = 10 * time.Second
+
+// openPostgres opens a PostgreSQL store. A server that cannot be reached
+// is a failure (exit 1); a URL, user, password, database, schema or
+// permission the user must change is an input error (exit 2).
+func openPostgres(db string, o storeOptions) (Store, error) {
+	s, err := postgres.Open(context.Background(), db, postgres.Options{
+		Durability:     o.Durability,
+		ReadOnly:       o.ReadOnly,
+		ConnectTimeout: max(o.Timeout, postgresConnectTimeout),
+	})
+	switch {
+	case err == nil:
+		return s, nil
+	case errors.Is(err, postgres.ErrUnreachable):
+		return nil, failf("%v", err)
+	}
+	return nil, usagef("%v", err)
+}
+
+// displayDB is db as messages show it: a URL without its password.
+func displayDB(db string) string {
+	if !urlScheme.MatchString(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "(a URL that cannot be parsed)"
+	}
+	return u.Redacted()
+}

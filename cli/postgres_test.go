@@ -1,0 +1,103 @@
+package cli_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/persist/postgres"
+)
+
+// postgresDB returns a URL of the test server with a schema of its own,
+// dropped when the test ends; without SUPERSTEP_TEST_POSTGRES it skips.
+func postgresDB(t *testing.T) string {
+	t.Helper()
+	server := os.Getenv("SUPERSTEP_TEST_POSTGRES")
+	if server == "" {
+		t.Skip("set SUPERSTEP_TEST_POSTGRES to a PostgreSQL URL to run this test (eval \"$(.ci/pg.sh start)\" starts one)")
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	u, err := url.Parse(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("schema", "cli_"+hex.EncodeToString(b[:]))
+	u.RawQuery = q.Encode()
+	db := u.String()
+	t.Cleanup(func() {
+		if err := postgres.DropSchema(context.Background(), db); err != nil {
+			t.Errorf("drop the test schema: %v", err)
+		}
+	})
+	return db
+}
+
+// TestPostgres_Workflow: a thread run on a PostgreSQL server is listed,
+// inspected, checked, pulled into a local file, continued there, pushed
+// back, and exported alike from both databases.
+func TestPostgres_Workflow(t *testing.T) {
+	t.Parallel()
+	pg := postgresDB(t)
+	local := filepath.Join(t.TempDir(), "local.db")
+	superstep(t, "", "run", "research", "--db", pg, "--thread", "r1").want(t, 0, "interrupted")
+	superstep(t, "", "threads", "--db", pg).want(t, 0, "r1", "interrupted")
+	superstep(t, "", "history", "r1", "--db", pg).want(t, 0, "human_review")
+	superstep(t, "", "check", "--db", pg).want(t, 0, "ok", "superstep:xxxxx@")
+
+	superstep(t, "", "pull", "r1", "--from", pg, "--db", local).want(t, 0, "pulled thread r1")
+	fromPG := superstep(t, "", "export", "r1", "--db", pg)
+	fromFile := superstep(t, "", "export", "r1", "--db", local)
+	fromPG.want(t, 0)
+	if fromPG.stdout != fromFile.stdout {
+		t.Errorf("the pulled thread exports differently:\nfrom PostgreSQL: %.400s\nfrom the file:   %.400s", fromPG.stdout, fromFile.stdout)
+	}
+	superstep(t, "", "pull", "r1", "--from", pg, "--db", local).want(t, 2, "already in", "--overwrite")
+
+	// Continue offline, then push the finished thread back.
+	superstep(t, "", "run", "research", "--db", local, "--thread", "r1", "--resume", `{"action":"approve"}`).want(t, 0)
+	superstep(t, "", "push", "r1", "--db", local, "--to", pg).want(t, 2, "already in")
+	superstep(t, "", "push", "r1", "--db", local, "--to", pg, "--overwrite").want(t, 0, "pushed thread r1")
+	if a, b := superstep(t, "", "export", "r1", "--db", pg).stdout, superstep(t, "", "export", "r1", "--db", local).stdout; a != b {
+		t.Error("the pushed thread exports differently from the local one")
+	}
+	superstep(t, "", "check", "--db", pg).want(t, 0, "ok")
+	superstep(t, "", "pull", "nope", "--from", pg, "--db", local).want(t, 2, `thread "nope" is not in`)
+}
+
+// TestPostgres_EnvironmentURL: SUPERSTEP_DB may be a URL too.
+func TestPostgres_EnvironmentURL(t *testing.T) {
+	t.Parallel()
+	pg := postgresDB(t)
+	superstepEnv(t, []string{"SUPERSTEP_DB=" + pg}, "", "run", "linear", "--thread", "l1").want(t, 0)
+	superstep(t, "", "threads", "--db", pg).want(t, 0, "l1")
+}
+
+// TestPostgres_OpenErrors: what a user sees for a server that is not
+// there, a wrong password, a missing database, and a URL of another kind.
+func TestPostgres_OpenErrors(t *testing.T) {
+	t.Parallel()
+	pg := postgresDB(t)
+	u, _ := url.Parse(pg)
+	wrongPW := *u
+	wrongPW.User = url.UserPassword(u.User.Username(), "wrong-password")
+	superstep(t, "", "threads", "--db", wrongPW.String()).want(t, 2, "authentication failed")
+	noDB := *u
+	noDB.Path = "/no_such_db"
+	superstep(t, "", "threads", "--db", noDB.String()).want(t, 2, `database does not exist: "no_such_db"`)
+	down := *u
+	down.Host = "127.0.0.1:1"
+	superstep(t, "", "threads", "--db", down.String()).want(t, 1, "nothing listens at 127.0.0.1:1")
+	superstep(t, "", "threads", "--db", pg).want(t, 2, "no superstep schema")
+	superstep(t, "", "threads", "--db", "mysql://u@h/db").want(t, 2, `"mysql" URLs are not supported`)
+	r := superstep(t, "", "threads", "--db", wrongPW.String())
+	if strings.Contains(r.stdout+r.stderr, "wrong-password") {
+		t.Errorf("an error shows the password: %s", r.stderr)
+	}
+}

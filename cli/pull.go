@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/superstep/superstep/persist"
+)
+
+// copyThread copies a thread, every branch and namespace with its pending
+// writes and recorded graph, from one database to another through the
+// export format: what export writes, import reads, in one transaction on
+// the receiving side.
+func copyThread(ctx context.Context, thread, fromDB, toDB string, from, to Store, overwrite bool) error {
+	var buf bytes.Buffer
+	if err := from.Export(ctx, thread, &buf, ""); err != nil {
+		if errors.Is(err, persist.ErrThreadNotFound) {
+			return usagef("thread %q is not in %s", thread, displayDB(fromDB))
+		}
+		return storeError(err, "read thread %q from %s", thread, displayDB(fromDB))
+	}
+	_, err := to.Import(ctx, &buf, persist.ImportOptions{Overwrite: overwrite, MaxBytes: int64(buf.Len())})
+	if errors.Is(err, persist.ErrThreadExists) {
+		return usagef("thread %q is already in %s; pass --overwrite to replace it", thread, displayDB(toDB))
+	}
+	return storeError(err, "write thread %q to %s", thread, displayDB(toDB))
+}
+
+// transferCommand is pull (remote → --db) or push (--db → remote).
+func (a *App) transferCommand(g *globals, pull bool) *cobra.Command {
+	var remote string
+	var overwrite bool
+	use, flag, short, long, example := "push THREAD --to URL", "to",
+		"Copy a thread from the local database to another (a PostgreSQL server)",
+		`Copy a thread — every checkpoint of every branch and subgraph, its pending
+writes and its recorded graph — from the database (--db) to the one --to
+names, typically a PostgreSQL server shared by a service.`,
+		"  superstep push t1 --to postgres://me@db.internal/agents"
+	if pull {
+		use, flag, short, long, example = "pull THREAD --from URL", "from",
+			"Copy a thread from another database (a PostgreSQL server) into the local one",
+			`Copy a thread — every checkpoint of every branch and subgraph, its pending
+writes and its recorded graph — from the database --from names (typically
+the PostgreSQL server a service runs on) into the local database (--db), to
+debug it offline: superstep tui --thread THREAD afterwards.`,
+			"  superstep pull t1 --from postgres://me@db.internal/agents\n  superstep pull t1 --from \"$PROD_DB\" --db ./bug.db --overwrite"
+	}
+	cmd := &cobra.Command{
+		Use: use, Short: short, Long: long, Example: example,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			thread := args[0]
+			if remote == "" {
+				return usagef("--%s is required: the database to copy %s", flag, map[bool]string{true: "from", false: "to"}[pull])
+			}
+			local, err := dbPath(g)
+			if err != nil {
+				return err
+			}
+			fromDB, toDB := remote, local
+			if !pull {
+				fromDB, toDB = local, remote
+			}
+			if fromDB == toDB {
+				return usagef("--%s names the database the thread is already in", flag)
+			}
+			from, err := a.openDB(g, fromDB, storeOptions{ReadOnly: true})
+			if err != nil {
+				return err
+			}
+			defer closeStore(from, &err)
+			to, err := a.openDB(g, toDB, storeOptions{})
+			if err != nil {
+				return err
+			}
+			defer closeStore(to, &err)
+			if err := copyThread(cmd.Context(), thread, fromDB, toDB, from, to, overwrite); err != nil {
+				return err
+			}
+			verb := map[bool]string{true: "pulled", false: "pushed"}[pull]
+			_, err = fmt.Fprintf(a.Stdout, "%s thread %s from %s into %s\n", verb, thread, displayDB(fromDB), displayDB(toDB))
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&remote, flag, "", "the other database: a postgres:// URL or a file")
+	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "replace the thread if the receiving database has it")
+	return cmd
+}
+
+// openDB opens a database other than --db with the global --timeout.
+func (a *App) openDB(g *globals, db string, o storeOptions) (Store, error) {
+	if g.timeout <= 0 {
+		return nil, usagef("--timeout %v: want a positive duration such as 1s or 500ms", g.timeout)
+	}
+	o.Timeout = g.timeout
+	return openStore(db, o)
+}

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"sync"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// graphRecorder is the database as a command that starts a thread hands it
+// to the engine: it records the thread's graph (recordGraph) in the same
+// order as, and just before, the thread's first checkpoint, so the graph
+// is durable with it — a run killed mid-way still names its graph — and a
+// session that never wrote a checkpoint leaves no trace in the database.
+type graphRecorder struct {
+	Store
+	mu     sync.Mutex
+	thread string
+	record func(ctx context.Context) error // nil once recorded
+}
+
+var _ Store = (*graphRecorder)(nil)
+
+// recordFor arranges for thread's graph to be recorded by record: now when
+// the thread exists (its record may need the current topology), else just
+// before its first checkpoint is written.
+func (r *graphRecorder) recordFor(ctx context.Context, thread string, exists bool, record func(ctx context.Context) error) error {
+	if exists {
+		return record(ctx)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.thread, r.record = thread, record
+	return nil
+}
+
+// Put implements engine.Saver: it records the graph before the thread's
+// first root checkpoint.
+func (r *graphRecorder) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata, nv map[string]engine.Version) (engine.Config, error) {
+	r.mu.Lock()
+	record := r.record
+	if cfg.ThreadID != r.thread || cfg.CheckpointNS != "" {
+		record = nil
+	}
+	if record != nil {
+		if err := record(ctx); err != nil {
+			r.mu.Unlock()
+			return engine.Config{}, err
+		}
+		r.record = nil
+	}
+	r.mu.Unlock()
+	return r.Store.Put(ctx, cfg, cp, md, nv)
+}

@@ -1,0 +1,200 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/persist/postgres"
+)
+
+// conversation puts n checkpoints on thread th the way a chat agent grows
+// one (as the bbolt store's tests do): one message appended per step, a
+// step counter, alternating branch channels, versions_seen that change,
+// and the task's output saved as a pending write.
+func conversation(t testing.TB, s engine.Saver, th string, n int) []*engine.Checkpoint {
+	t.Helper()
+	var out []*engine.Checkpoint
+	msgs := []any{}
+	parent := ""
+	seen := map[string]map[string]engine.Version{}
+	for i := 1; i <= n; i++ {
+		v := engine.Version(i)
+		var msg any = map[string]any{"type": "ai", "id": fmt.Sprintf("msg-%06d", i), "content": fmt.Sprintf("This is message number %d of a long conversation.", i)}
+		if raceEnabled {
+			// About as many bytes, a sixth of the codec's work.
+			msg = fmt.Sprintf(`{"type": "ai", "id": "msg-%06d", "content": "This is message number %d of a long conversation."}`, i, i)
+		}
+		msgs = append(slices.Clip(msgs), msg)
+		node := []string{"agent", "tools"}[i%2]
+		seen = maps.Clone(seen)
+		seen[node] = map[string]engine.Version{"branch:to:" + node: v - 1}
+		cp := &engine.Checkpoint{
+			V: engine.CheckpointFormat, ID: fmt.Sprintf("%032x", i), TS: time.Unix(1700000000, int64(i)).UTC(),
+			ChannelValues:   map[string]any{"messages": msgs, "step": float64(i)},
+			ChannelVersions: map[string]engine.Version{"messages": v, "step": v, "branch:to:agent": v, "branch:to:tools": v},
+			VersionsSeen:    seen,
+			UpdatedChannels: []string{"branch:to:" + node, "messages", "step"},
+		}
+		if _, err := s.Put(ctx, engine.Config{ThreadID: th, CheckpointID: parent}, cp, engine.Metadata{Source: engine.SourceLoop, Step: i - 1, Parents: map[string]string{}}, nil); err != nil {
+			t.Fatalf("Put %d: %v", i, err)
+		}
+		if err := s.PutWrites(ctx, engine.Config{ThreadID: th, CheckpointID: cp.ID}, fmt.Sprintf("%08x-task", i), []engine.Write{{Channel: "messages", Value: []any{msg}}}); err != nil {
+			t.Fatalf("PutWrites %d: %v", i, err)
+		}
+		out = append(out, cp)
+		parent = cp.ID
+	}
+	return out
+}
+
+// threadBytes is what a thread's rows take: the stored size of every row
+// of it (pg_column_size of the whole row), without index or page overhead.
+func threadBytes(t testing.TB, s *postgres.Store, thread string) int64 {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var total int64
+	for _, table := range []string{"threads", "checkpoints", "blobs", "writes"} {
+		var n *int64
+		q := fmt.Sprintf("SELECT sum(pg_column_size(x.*)) FROM %s.%s x WHERE thread = $1", pgx.Identifier{s.Schema()}.Sanitize(), table)
+		if err := conn.QueryRow(ctx, q, []byte(thread)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != nil {
+			total += *n
+		}
+	}
+	return total
+}
+
+// TestStore_GrowingMessages: a thread that appends one message per
+// checkpoint reads back exactly, and its rows grow roughly linearly: a
+// message is stored once, not once per checkpoint.
+func TestStore_GrowingMessages(t *testing.T) {
+	t.Parallel()
+	s := open(t, schemaURL(t), postgres.Options{Durability: persist.DurabilityAsync})
+	sizes := map[int]int64{}
+	for _, n := range []int{100, 1000} {
+		th := fmt.Sprintf("grow-%d", n)
+		cps := conversation(t, s, th, n)
+		for _, i := range []int{0, 1, 62, 63, 64, 65, n / 2, n - 2, n - 1} {
+			tup, err := s.GetTuple(ctx, engine.Config{ThreadID: th, CheckpointID: cps[i].ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(tup.Checkpoint.ChannelValues, engine.Normalize(cps[i].ChannelValues)) {
+				t.Fatalf("checkpoint %d of %d reads back wrong", i+1, n)
+			}
+		}
+		sizes[n] = threadBytes(t, s, th)
+		t.Logf("%4d checkpoints: %7d bytes of rows", n, sizes[n])
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if sizes[1000] >= 4<<20 {
+		t.Errorf("1000 checkpoints take %d bytes, want < 4 MiB", sizes[1000])
+	}
+	if sizes[1000] > 15*sizes[100] {
+		t.Errorf("1000 checkpoints take %d bytes, more than 15× the %d of 100", sizes[1000], sizes[100])
+	}
+}
+
+// BenchmarkInsertCommit is the floor for a durable write on the server:
+// one single-row INSERT committed on its own.
+func BenchmarkInsertCommit(b *testing.B) {
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	table := pgx.Identifier{"bench_insert_" + fmt.Sprint(time.Now().UnixNano())}.Sanitize()
+	if _, err := conn.Exec(ctx, "CREATE TABLE "+table+" (id bigint PRIMARY KEY, v bytea)"); err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Exec(context.Background(), "DROP TABLE "+table)
+	val := make([]byte, 100)
+	for i := 0; b.Loop(); i++ {
+		if _, err := conn.Exec(ctx, "INSERT INTO "+table+" (id, v) VALUES ($1, $2)", i, val); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchSteps runs supersteps of a chat thread as the engine saves them
+// under sync durability: the task's writes, then the checkpoint (which
+// commits both), on threads threads at once. ns/op is per superstep.
+func benchSteps(b *testing.B, threads int) {
+	s := open(b, schemaURL(b), postgres.Options{MaxConns: int32(threads) + 1})
+	var next atomic.Int64
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for w := range threads {
+		wg.Go(func() {
+			th := fmt.Sprintf("w%d", w)
+			msgs := []any{}
+			parent := ""
+			for i := 1; ; i++ {
+				if next.Add(1) > int64(b.N) {
+					return
+				}
+				v := engine.Version(i)
+				msg := map[string]any{"role": "ai", "content": fmt.Sprintf("message %d", i)}
+				msgs = append(slices.Clip(msgs), msg)
+				if i%200 == 0 { // bounded threads: ns/op must not grow with b.N
+					th, msgs, parent = fmt.Sprintf("w%d-%d", w, i), []any{msg}, ""
+				}
+				if parent != "" {
+					if err := s.PutWrites(ctx, engine.Config{ThreadID: th, CheckpointID: parent}, "task", []engine.Write{{Channel: "messages", Value: []any{msg}}}); err != nil {
+						failed.Store(err)
+						return
+					}
+				}
+				cp := &engine.Checkpoint{V: 4, ID: fmt.Sprintf("%032x", i), TS: time.Now(),
+					ChannelValues:   map[string]any{"messages": msgs, "step": float64(i)},
+					ChannelVersions: map[string]engine.Version{"messages": v, "step": v},
+					VersionsSeen:    map[string]map[string]engine.Version{"agent": {"messages": v - 1}},
+				}
+				if _, err := s.Put(ctx, engine.Config{ThreadID: th, CheckpointID: parent}, cp, engine.Metadata{Source: "loop", Step: i}, nil); err != nil {
+					failed.Store(err)
+					return
+				}
+				parent = cp.ID
+			}
+		})
+	}
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "steps/s")
+}
+
+// BenchmarkSuperstepSync is one superstep's saving per op, one thread at a
+// time: compare with BenchmarkInsertCommit.
+func BenchmarkSuperstepSync(b *testing.B) { benchSteps(b, 1) }
+
+// BenchmarkSuperstepSyncConcurrent is the throughput of 1, 8 and 32
+// threads saving supersteps at once in one process: their commits share
+// the server's WAL flushes.
+func BenchmarkSuperstepSyncConcurrent(b *testing.B) {
+	for _, n := range []int{1, 8, 32} {
+		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) { benchSteps(b, n) })
+	}
+}

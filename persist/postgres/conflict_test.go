@@ -1,0 +1,110 @@
+package postgres_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/persist/postgres"
+)
+
+func checkpoint(n int, count float64) *engine.Checkpoint {
+	return &engine.Checkpoint{
+		V: engine.CheckpointFormat, ID: fmt.Sprintf("%032x", n),
+		ChannelValues:   map[string]any{"count": count},
+		ChannelVersions: map[string]engine.Version{"count": int64(n)},
+		VersionsSeen:    map[string]map[string]engine.Version{},
+	}
+}
+
+// TestStore_Put_ConcurrentWritersConflict: two processes (two stores) read
+// the same thread and both try to advance it; the first wins and the
+// second is refused with an error naming the thread and the winner.
+func TestStore_Put_ConcurrentWritersConflict(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	a := open(t, u, postgres.Options{Writer: "host-a pid 1"})
+	b := open(t, u, postgres.Options{Writer: "host-b pid 2"})
+	md := engine.Metadata{Source: engine.SourceLoop}
+	if _, err := a.Put(ctx, engine.Config{ThreadID: "t"}, checkpoint(1, 1), md, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*postgres.Store{a, b} {
+		if tup, err := s.GetTuple(ctx, engine.Config{ThreadID: "t"}); err != nil || tup == nil {
+			t.Fatalf("GetTuple: %v %v", tup, err)
+		}
+	}
+	parent := engine.Config{ThreadID: "t", CheckpointID: fmt.Sprintf("%032x", 1)}
+	if _, err := a.Put(ctx, parent, checkpoint(2, 2), md, nil); err != nil {
+		t.Fatalf("the first writer: %v", err)
+	}
+	// A's own next step still goes through.
+	if _, err := a.Put(ctx, engine.Config{ThreadID: "t", CheckpointID: fmt.Sprintf("%032x", 2)}, checkpoint(3, 3), md, nil); err != nil {
+		t.Fatalf("the first writer's next step: %v", err)
+	}
+	_, err := b.Put(ctx, parent, checkpoint(4, 20), md, nil)
+	var ce *postgres.ConflictError
+	if !errors.As(err, &ce) || !errors.Is(err, postgres.ErrThreadConflict) {
+		t.Fatalf("the second writer: %v, want a *ConflictError", err)
+	}
+	if ce.Thread != "t" || ce.Holder != "host-a pid 1" {
+		t.Errorf("conflict names thread %q and holder %q, want t and host-a pid 1", ce.Thread, ce.Holder)
+	}
+	t.Logf("the loser sees: %v", err)
+	// Its writes after the refusal are refused too, until it reads again.
+	err = b.PutWrites(ctx, parent, "task", []engine.Write{{Channel: "count", Value: 1.0}})
+	if err == nil {
+		err = b.Flush()
+	}
+	if !errors.Is(err, postgres.ErrThreadConflict) && !errors.Is(err, persist.ErrAsyncWrite) {
+		t.Errorf("a write of the loser after the conflict: %v, want it refused", err)
+	}
+	if tup, err := a.GetTuple(ctx, engine.Config{ThreadID: "t"}); err != nil || tup.Checkpoint.ID != fmt.Sprintf("%032x", 3) {
+		t.Fatalf("latest after the race: %v %v, want the winner's", tup, err)
+	}
+	if len(mustList(t, a, "t")) != 3 {
+		t.Error("the loser's checkpoint was stored")
+	}
+	// Having read the winner's state, the loser may write again.
+	if _, err := b.GetTuple(ctx, engine.Config{ThreadID: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(ctx, engine.Config{ThreadID: "t", CheckpointID: fmt.Sprintf("%032x", 3)}, checkpoint(5, 4), md, nil); err != nil {
+		t.Fatalf("after a fresh read: %v", err)
+	}
+}
+
+// TestStore_Put_OtherThreadsDoNotConflict: writers of different threads
+// never get in each other's way.
+func TestStore_Put_OtherThreadsDoNotConflict(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	a := open(t, u, postgres.Options{})
+	b := open(t, u, postgres.Options{})
+	md := engine.Metadata{Source: engine.SourceLoop}
+	for i := 1; i <= 3; i++ {
+		for th, s := range map[string]*postgres.Store{"a": a, "b": b} {
+			if _, err := s.GetTuple(ctx, engine.Config{ThreadID: th}); err != nil {
+				t.Fatal(err)
+			}
+			parent := ""
+			if i > 1 {
+				parent = fmt.Sprintf("%032x", i-1)
+			}
+			if _, err := s.Put(ctx, engine.Config{ThreadID: th, CheckpointID: parent}, checkpoint(i, float64(i)), md, nil); err != nil {
+				t.Fatalf("thread %s step %d: %v", th, i, err)
+			}
+		}
+	}
+}
+
+func mustList(t *testing.T, s *postgres.Store, thread string) []*engine.CheckpointTuple {
+	t.Helper()
+	l, err := s.List(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
