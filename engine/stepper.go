@@ -92,8 +92,8 @@ func (s *Stepper) EditWrites(taskID string, writes []Write, by string) error {
 	if t == nil {
 		return fmt.Errorf("%w: no task %s in step %d", ErrNoTask, taskID, l.step)
 	}
-	r := l.results[taskID]
-	if r == nil || r.Err != nil || r.Interrupts != nil || !r.Done {
+	r := &t.result
+	if r.Err != nil || r.Interrupts != nil || !r.Done {
 		return fmt.Errorf("%w: %s did not finish in step %d, so it has no writes to edit", ErrNoTask, t.name, l.step)
 	}
 	for _, w := range writes {
