@@ -398,7 +398,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		}[msg.op]
 	case opEdit:
 		m.mode = modeMain
-		m.note = "writes edited: n applies them (the checkpoint will say they were edited); esc-free: a to edit again"
+		m.note = "writes edited: n applies them (the checkpoint will say they were edited), a edits them again"
 	case opResume:
 		m.mode = modeMain
 		m.note = fmt.Sprintf("answered: n steps on, c continues (a resumed run has its own recursion budget: %d supersteps)", msg.view.RecursionLeft)
