@@ -19,6 +19,7 @@ var allowedImports = map[string]struct {
 	outside []string
 }{
 	"engine":            {},
+	"termtext":          {},
 	"engine/enginetest": {ours: []string{"engine"}},
 	"persist":           {ours: []string{"engine"}, outside: []string{"go.etcd.io/bbolt"}},
 	// Only persist/postgres links pgx, so programs that do not use it do not.
@@ -30,8 +31,8 @@ var allowedImports = map[string]struct {
 	"draw": {ours: []string{"engine"}},
 	// cli is main's logic: it may use every package of ours (persist and
 	// tui once they are merged) and the command-line library.
-	"cli": {ours: []string{"engine", "graphs", "graphs/scenario", "persist", "persist/postgres", "tui", "draw"}, outside: []string{"github.com/spf13/cobra", "github.com/charmbracelet/x/term"}},
-	"tui": {ours: []string{"engine", "draw"}, outside: []string{"github.com/charmbracelet/", "github.com/alecthomas/chroma/", "github.com/muesli/", "github.com/lucasb-eyer/"}},
+	"cli": {ours: []string{"engine", "graphs", "graphs/scenario", "persist", "persist/postgres", "termtext", "tui", "draw"}, outside: []string{"github.com/spf13/cobra", "github.com/charmbracelet/x/term"}},
+	"tui": {ours: []string{"engine", "draw", "termtext"}, outside: []string{"github.com/charmbracelet/", "github.com/alecthomas/chroma/", "github.com/muesli/", "github.com/lucasb-eyer/"}},
 }
 
 func TestImportRules(t *testing.T) {

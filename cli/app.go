@@ -12,6 +12,7 @@ import (
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
 	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/termtext"
 )
 
 // App is one invocation of the command line. The zero value uses the
@@ -59,11 +60,22 @@ func Main(ctx context.Context, args []string) int {
 // Errors are printed to Stderr as one line.
 func (a *App) Run(ctx context.Context, args []string) int {
 	a.defaults()
+	// Names from files superstep did not write reach the output; each is
+	// printed through termtext.Name, and these writers catch any escape
+	// sequence that slips past in a message.
+	stdout, stderr := a.Stdout, a.Stderr
+	out, errOut := termtext.NewWriter(stdout), termtext.NewWriter(stderr)
+	a.Stdout, a.Stderr = out, errOut
+	defer func() {
+		out.Flush()
+		errOut.Flush()
+		a.Stdout, a.Stderr = stdout, stderr
+	}()
 	root := a.rootCommand()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
-		fmt.Fprintln(a.Stderr, "superstep: "+oneLine(err.Error()))
+		fmt.Fprintln(a.Stderr, "superstep: "+termtext.Name(oneLine(err.Error())))
 	}
 	return exitCode(err)
 }
@@ -198,11 +210,18 @@ func (a *App) openWith(g *globals, o storeOptions) (Store, error) {
 	return openStore(p, o)
 }
 
-// closeStore closes st and reports a failure to save unless the command
-// already failed.
+// closeStore closes st and reports a failure to save, always: when the
+// command failed too, both are reported (with the command's exit code), so
+// checkpoints buffered by --durability async or exit are never lost
+// silently behind the run's own error.
 func closeStore(st Store, err *error) {
-	if cerr := st.Close(); cerr != nil && *err == nil {
-		*err = failf("saving the database: %v", cerr)
+	cerr := st.Close()
+	switch {
+	case cerr == nil:
+	case *err == nil:
+		*err = failf("saving the database: %s", storeMessage(cerr))
+	default:
+		*err = &exitError{code: exitCode(*err), err: fmt.Errorf("%w; and saving the database failed: %s", *err, storeMessage(cerr))}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/superstep/superstep/draw"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/termtext"
 )
 
 func (a *App) graphsCommand(g *globals) *cobra.Command {
@@ -77,7 +78,7 @@ edges, and its channels; or, with --mermaid, a Mermaid flowchart.`,
 
 func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
 	w := a.Stdout
-	fmt.Fprintf(w, "graph %s  (fingerprint %s)\n\n", info.Name, gr.Fingerprint())
+	fmt.Fprintf(w, "graph %s  (fingerprint %s)\n\n", termtext.Name(info.Name), gr.Fingerprint())
 	// The drawing the debugger's graph pane shows (g).
 	fmt.Fprint(w, draw.Draw(draw.FromInfo(info)).String())
 	fmt.Fprint(w, "\nnodes\n")
@@ -96,14 +97,14 @@ func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
 		if n.Description != "" {
 			extra = append(extra, n.Description)
 		}
-		fmt.Fprintf(tw, "  %s\ttriggers %s%s\n", n.Name, strings.Join(n.Triggers, ", "), cell(strings.Join(extra, "; ")))
+		fmt.Fprintf(tw, "  %s\ttriggers %s%s\n", termtext.Name(n.Name), strings.Join(termtext.Names(n.Triggers), ", "), cell(termtext.Name(strings.Join(extra, "; "))))
 	}
 	tw.Flush()
 	var edges, routes []string
 	for _, e := range info.Edges {
-		line := "  " + strings.Join(e.From, " + ") + " -> " + e.To
+		line := "  " + strings.Join(termtext.Names(e.From), " + ") + " -> " + termtext.Name(e.To)
 		if e.Channel != "" {
-			line += "  (" + e.Channel + ")"
+			line += "  (" + termtext.Name(e.Channel) + ")"
 		}
 		if e.Conditional {
 			routes = append(routes, line)
@@ -126,11 +127,11 @@ func writeTopology(a *App, gr *engine.Graph, info engine.GraphInfo) {
 		if c.Internal {
 			internal = "internal"
 		}
-		fmt.Fprintf(tw, "  %s\t%s%s\n", c.Name, kind, cell(internal))
+		fmt.Fprintf(tw, "  %s\t%s%s\n", termtext.Name(c.Name), termtext.Name(kind), cell(internal))
 	}
 	tw.Flush()
 	if len(info.InterruptBefore)+len(info.InterruptAfter) > 0 {
-		fmt.Fprintf(w, "\nbreakpoints  before: %s  after: %s\n", strings.Join(info.InterruptBefore, ","), strings.Join(info.InterruptAfter, ","))
+		fmt.Fprintf(w, "\nbreakpoints  before: %s  after: %s\n", strings.Join(termtext.Names(info.InterruptBefore), ","), strings.Join(termtext.Names(info.InterruptAfter), ","))
 	}
 }
 

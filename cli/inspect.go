@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/termtext"
 )
 
 func writeJSON(w io.Writer, v any) error {
@@ -197,7 +198,7 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH\tSTATUS")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Checkpoints, r.Step, r.Source, r.Updated.Local().Format("2006-01-02 15:04:05"), orNone(r.GraphName), r.Status)
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), r.Updated.Local().Format("2006-01-02 15:04:05"), termtext.Name(orNone(r.GraphName)), r.Status)
 			}
 			return tw.Flush()
 		},
@@ -256,15 +257,15 @@ tasks planned next, and the interrupts waiting for an answer.`,
 							who = "task " + in.TaskID[:8]
 						}
 						r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
-						desc := who + ": " + clip(string(engine.MustEncode(in.Value)), 60)
+						desc := termtext.Name(who) + ": " + clip(string(engine.MustEncode(in.Value)), 60)
 						shortInts = append(shortInts, desc)
 					}
-					desc := fmt.Sprintf("%s step %d %s", short[r.ID], r.Step, r.Source)
+					desc := fmt.Sprintf("%s step %d %s", termtext.Name(short[r.ID]), r.Step, termtext.Name(r.Source))
 					if gr != nil {
 						if len(next) == 0 {
 							desc += "  next: (end)"
 						} else {
-							desc += "  next: " + strings.Join(next, ",")
+							desc += "  next: " + strings.Join(termtext.Names(next), ",")
 						}
 					}
 					if r.Writes > 0 {
@@ -434,30 +435,30 @@ func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool
 		return writeJSON(a.Stdout, doc)
 	}
 	w := a.Stdout
-	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s  status %s\n", t.Config.ThreadID, engine.ShortID(cp.ID), t.Metadata.Step, t.Metadata.Source, checkpointStatus(gr, t))
-	fmt.Fprintf(w, "id %s\n", cp.ID)
+	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s  status %s\n", termtext.Name(t.Config.ThreadID), termtext.Name(engine.ShortID(cp.ID)), t.Metadata.Step, termtext.Name(t.Metadata.Source), checkpointStatus(gr, t))
+	fmt.Fprintf(w, "id %s\n", termtext.Name(cp.ID))
 	if t.ParentID != "" {
-		fmt.Fprintf(w, "parent %s\n", t.ParentID)
+		fmt.Fprintf(w, "parent %s\n", termtext.Name(t.ParentID))
 	}
 	fmt.Fprintf(w, "\nvalues\n")
 	for _, k := range sortedKeys(values) {
-		fmt.Fprintf(w, "  %s = %s\n", k, engine.MustEncode(values[k]))
+		fmt.Fprintf(w, "  %s = %s\n", termtext.Name(k), engine.MustEncode(values[k]))
 	}
 	fmt.Fprintf(w, "\nversions\n")
 	for _, k := range sortedKeys(cp.ChannelVersions) {
-		fmt.Fprintf(w, "  %s = %d\n", k, cp.ChannelVersions[k])
+		fmt.Fprintf(w, "  %s = %d\n", termtext.Name(k), cp.ChannelVersions[k])
 	}
 	fmt.Fprintf(w, "\nversions_seen\n")
 	for _, node := range sortedKeys(cp.VersionsSeen) {
 		seen := cp.VersionsSeen[node]
 		parts := make([]string, 0, len(seen))
 		for _, k := range sortedKeys(seen) {
-			parts = append(parts, fmt.Sprintf("%s=%d", k, seen[k]))
+			parts = append(parts, fmt.Sprintf("%s=%d", termtext.Name(k), seen[k]))
 		}
-		fmt.Fprintf(w, "  %s: %s\n", node, strings.Join(parts, " "))
+		fmt.Fprintf(w, "  %s: %s\n", termtext.Name(node), strings.Join(parts, " "))
 	}
 	if gr != nil {
-		fmt.Fprintf(w, "\nnext: %s\n", orNone(strings.Join(next, ", ")))
+		fmt.Fprintf(w, "\nnext: %s\n", orNone(strings.Join(termtext.Names(next), ", ")))
 	}
 	if len(writes) > 0 {
 		fmt.Fprintf(w, "\npending writes\n")
@@ -466,13 +467,13 @@ func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool
 			if pw.Node != "" {
 				who = pw.Node + " (" + pw.Task[:8] + ")"
 			}
-			fmt.Fprintf(w, "  %s  %s = %s\n", who, pw.Channel, engine.MustEncode(pw.Value))
+			fmt.Fprintf(w, "  %s  %s = %s\n", termtext.Name(who), termtext.Name(pw.Channel), engine.MustEncode(pw.Value))
 		}
 	}
 	if len(ints) > 0 {
 		fmt.Fprintf(w, "\ninterrupts\n")
 		for _, in := range ints {
-			fmt.Fprintf(w, "  %s id %s: %s\n", orNone(in.Node), in.ID, engine.MustEncode(in.Value))
+			fmt.Fprintf(w, "  %s id %s: %s\n", termtext.Name(orNone(in.Node)), termtext.Name(in.ID), engine.MustEncode(in.Value))
 		}
 	}
 	return nil
@@ -575,9 +576,9 @@ func (a *App) writeDiff(ca, cb *engine.Checkpoint, asJSON bool) error {
 		return writeJSON(a.Stdout, map[string]any{"a": d.A, "b": d.B, "channels": diffs, "unchanged": d.Unchanged, "versions_seen": seen})
 	}
 	w := a.Stdout
-	fmt.Fprintf(w, "a %s\nb %s\n", d.A, d.B)
+	fmt.Fprintf(w, "a %s\nb %s\n", termtext.Name(d.A), termtext.Name(d.B))
 	for _, c := range diffs {
-		fmt.Fprintf(w, "\n%s  version %s -> %s\n", c.Channel, fmtVer(c.VersionA), fmtVer(c.VersionB))
+		fmt.Fprintf(w, "\n%s  version %s -> %s\n", termtext.Name(c.Channel), fmtVer(c.VersionA), fmtVer(c.VersionB))
 		for _, ch := range c.Changes {
 			path := ch.Path
 			if path == "" {
@@ -585,18 +586,18 @@ func (a *App) writeDiff(ca, cb *engine.Checkpoint, asJSON bool) error {
 			}
 			switch ch.Kind {
 			case "added":
-				fmt.Fprintf(w, "  + %s: %s\n", path, engine.MustEncode(ch.B))
+				fmt.Fprintf(w, "  + %s: %s\n", termtext.Name(path), engine.MustEncode(ch.B))
 			case "removed":
-				fmt.Fprintf(w, "  - %s: %s\n", path, engine.MustEncode(ch.A))
+				fmt.Fprintf(w, "  - %s: %s\n", termtext.Name(path), engine.MustEncode(ch.A))
 			default:
-				fmt.Fprintf(w, "  ~ %s: %s -> %s\n", path, engine.MustEncode(ch.A), engine.MustEncode(ch.B))
+				fmt.Fprintf(w, "  ~ %s: %s -> %s\n", termtext.Name(path), engine.MustEncode(ch.A), engine.MustEncode(ch.B))
 			}
 		}
 	}
 	if len(seen) > 0 {
 		fmt.Fprintln(w, "\nversions_seen")
 		for _, s := range seen {
-			fmt.Fprintf(w, "  %s %s: %s -> %s\n", s.Node, s.Channel, fmtVer(s.VersionA), fmtVer(s.VersionB))
+			fmt.Fprintf(w, "  %s %s: %s -> %s\n", termtext.Name(s.Node), termtext.Name(s.Channel), fmtVer(s.VersionA), fmtVer(s.VersionB))
 		}
 	}
 	fmt.Fprintf(w, "\n%d channels differ, %d unchanged\n", len(diffs), d.Unchanged)
@@ -681,7 +682,7 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 			if g.json {
 				return writeJSON(a.Stdout, map[string]string{"thread": id})
 			}
-			_, err = fmt.Fprintf(a.Stdout, "imported thread %s\n", id)
+			_, err = fmt.Fprintf(a.Stdout, "imported thread %s\n", termtext.Name(id))
 			return err
 		},
 	}

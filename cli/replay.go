@@ -10,15 +10,31 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
+// replayFlags are replay's options.
+type replayFlags struct {
+	graph, branch, start string
+	from                 int
+	fromSet              bool
+	force, offline       bool
+	rerun                []string
+}
+
+// check refuses flag combinations that mean nothing, before anything opens.
+func (f replayFlags) check() error {
+	switch {
+	case f.fromSet && f.start != "":
+		return usagef("--from and --checkpoint both name the start: give one")
+	case f.offline && f.rerun == nil:
+		return usagef("--offline goes with --rerun: without it every task executes")
+	}
+	return nil
+}
+
 func (a *App) replayCommand(g *globals) *cobra.Command {
-	var graphFlag string
-	var from int
-	var force bool
-	var branch, start string
-	var rerun []string
-	var offline bool
+	var f replayFlags
 	cmd := &cobra.Command{
 		Use:   "replay THREAD",
 		Short: "Re-execute a recorded thread with the current graph and compare",
@@ -55,55 +71,23 @@ exit 1 naming the step, the node and the channel with both values.`,
   superstep replay t1 --branch 3f2a9c1e --checkpoint e2c3cb43`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.fromSet = cmd.Flags().Changed("from")
+			if err := f.check(); err != nil {
+				return err
+			}
 			thread := args[0]
-			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
-				fp, err := st.Fingerprint(ctx, thread)
-				if err != nil {
-					return storeError(err, "reading thread %q", thread)
-				}
-				rec, recorded := decodeGraphRecord(fp)
-				if graphFlag == "" {
-					if rec.Graph == "" {
-						return usagef("thread %q has no recorded graph: pass --graph", thread)
-					}
-					graphFlag = rec.Graph
-				}
-				gr, _, _, err := ResolveGraph(graphFlag, engine.WithSaver(st))
+			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error {
+				gr, err := a.replayGraph(ctx, st, thread, f.graph, f.force)
 				if err != nil {
 					return err
 				}
-				if !recorded {
-					a.warn(fmt.Sprintf("thread %q has no recorded topology: cannot check that the graph is the same", thread))
-				} else if err := checkTopology(ctx, st, thread, gr, force, a.warn); err != nil {
-					return err
-				}
-				bc := branchChoice{head: branch, start: start, from: from, fromSet: cmd.Flags().Changed("from"), thread: thread}
-				if bc.fromSet && bc.start != "" {
-					return usagef("--from and --checkpoint both name the start: give one")
-				}
-				rp, err := newReplay(gr, list, bc)
+				rp, err := newReplay(gr, list, branchChoice{head: f.branch, start: f.start, from: f.from, fromSet: f.fromSet, thread: thread})
 				if err != nil {
 					return err
 				}
 				rp.out, rp.saver = a.Stdout, st
-				if offline && rerun == nil {
-					return usagef("--offline goes with --rerun: without it every task executes")
-				}
-				if rerun != nil {
-					rp.rerun, rp.matched, rp.reused = map[string]bool{}, map[string]bool{}, map[string]bool{}
-					for _, n := range rerun {
-						if !containsNode(gr, n) {
-							return usagef("--rerun %s: graph %s has no such node (nodes: %s)", n, gr.Name(), strings.Join(gr.NodeNames(), ", "))
-						}
-						rp.rerun[n] = true
-					}
-					rp.offline = offline
-				}
-				if !recorded {
-					// From now on the thread names the graph it was replayed with.
-					if err := st.SetFingerprint(ctx, thread, newGraphRecord(gr, graphFlag).encode()); err != nil {
-						return storeError(err, "recording the graph of thread %q", thread)
-					}
+				if err := rp.setRerun(f.rerun, f.offline); err != nil {
+					return err
 				}
 				if !g.json {
 					return rp.run(ctx)
@@ -117,14 +101,59 @@ exit 1 naming the step, the node and the channel with both values.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to replay with (default: the one recorded for the thread)")
-	cmd.Flags().IntVar(&from, "from", -1, "step of the recorded checkpoint to start from")
-	cmd.Flags().StringVar(&branch, "branch", "", "compare with the branch that ends at this checkpoint (default: the thread's original run)")
-	cmd.Flags().StringSliceVar(&rerun, "rerun", nil, "execute only these nodes (comma-separated); other tasks with unchanged input reuse their recorded writes")
-	cmd.Flags().BoolVar(&offline, "offline", false, "with --rerun: stop at a task whose input changed instead of executing it")
-	cmd.Flags().StringVar(&start, "checkpoint", "", "start from this recorded checkpoint (id or prefix)")
-	cmd.Flags().BoolVar(&force, "force", false, "replay even if the topology changed")
+	cmd.Flags().StringVar(&f.graph, "graph", "", "graph to replay with (default: the one recorded for the thread)")
+	cmd.Flags().IntVar(&f.from, "from", -1, "step of the recorded checkpoint to start from")
+	cmd.Flags().StringVar(&f.branch, "branch", "", "compare with the branch that ends at this checkpoint (default: the thread's original run)")
+	cmd.Flags().StringSliceVar(&f.rerun, "rerun", nil, "execute only these nodes (comma-separated); other tasks with unchanged input reuse their recorded writes")
+	cmd.Flags().BoolVar(&f.offline, "offline", false, "with --rerun: stop at a task whose input changed instead of executing it")
+	cmd.Flags().StringVar(&f.start, "checkpoint", "", "start from this recorded checkpoint (id or prefix)")
+	cmd.Flags().BoolVar(&f.force, "force", false, "replay even if the topology changed")
 	return cmd
+}
+
+// replayGraph compiles the graph to replay thread with (--graph, else the
+// recorded one) and checks it against the recorded topology. A thread
+// recorded without a graph gets this one recorded.
+func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag string, force bool) (*engine.Graph, error) {
+	fp, err := st.Fingerprint(ctx, thread)
+	if err != nil {
+		return nil, storeError(err, "reading thread %q", thread)
+	}
+	rec, recorded := decodeGraphRecord(fp)
+	if graphFlag == "" {
+		if rec.Graph == "" {
+			return nil, usagef("thread %q has no recorded graph: pass --graph", thread)
+		}
+		graphFlag = rec.Graph
+	}
+	gr, _, _, err := ResolveGraph(graphFlag, engine.WithSaver(st))
+	if err != nil {
+		return nil, err
+	}
+	if recorded {
+		return gr, checkTopology(ctx, st, thread, gr, force, a.warn)
+	}
+	a.warn(fmt.Sprintf("thread %q has no recorded topology: cannot check that the graph is the same", thread))
+	// From now on the thread names the graph it was replayed with.
+	if err := st.SetFingerprint(ctx, thread, newGraphRecord(gr, graphFlag).encode()); err != nil {
+		return nil, storeError(err, "recording the graph of thread %q", thread)
+	}
+	return gr, nil
+}
+
+// setRerun turns on --rerun for nodes (nil: a plain replay).
+func (rp *replay) setRerun(nodes []string, offline bool) error {
+	if nodes == nil {
+		return nil
+	}
+	rp.rerun, rp.matched, rp.reused, rp.offline = map[string]bool{}, map[string]bool{}, map[string]bool{}, offline
+	for _, n := range nodes {
+		if !containsNode(rp.g, n) {
+			return usagef("--rerun %s: graph %s has no such node (nodes: %s)", n, rp.g.Name(), strings.Join(rp.g.NodeNames(), ", "))
+		}
+		rp.rerun[n] = true
+	}
+	return nil
 }
 
 // recTask is one task of a recorded superstep, rebuilt from the pending
@@ -418,7 +447,7 @@ func (rp *replay) run(ctx context.Context) error {
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
 	}
 	rep.Fork = s.View().CheckpointID
-	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", rp.thread, engine.ShortID(rp.startID), engine.ShortID(rep.Fork))
+	fmt.Fprintf(rp.out, "replaying thread %s from checkpoint %s on a new branch (fork %s)\n", termtext.Name(rp.thread), termtext.Name(engine.ShortID(rp.startID)), engine.ShortID(rep.Fork))
 	end := func(result, msg string, err error) error {
 		rep.Result, rep.Message, rep.Head = result, msg, s.View().CheckpointID
 		switch result {

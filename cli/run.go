@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/termtext"
 )
 
 func (a *App) runCommand(g *globals) *cobra.Command {
@@ -66,6 +68,9 @@ only when the run ends.`,
 			}
 			dur, err := parseDurability(durability)
 			if err != nil {
+				return err
+			}
+			if err := checkThreadFlag(thread); err != nil {
 				return err
 			}
 			var answer any
@@ -197,6 +202,9 @@ thread from the graph's example input unless --thread names an existing one).`,
 
 // debug opens the debugger on graph arg and thread.
 func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force bool) (err error) {
+	if err := checkThreadFlag(thread); err != nil {
+		return err
+	}
 	// Shared: commands that read the database work in another terminal
 	// while the debugger is open; other writers are kept out.
 	st, err := a.openWith(g, storeOptions{Shared: true})
@@ -290,6 +298,18 @@ func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string)
 	return usagef("%w: thread %q (%s)", engine.ErrNothingPending, thread, hint)
 }
 
+// checkThreadFlag refuses a --thread no store would accept (control
+// characters, not UTF-8, too long) before anything runs.
+func checkThreadFlag(thread string) error {
+	if thread == "" {
+		return nil
+	}
+	if err := persist.CheckThreadID(thread); err != nil {
+		return usagef("--thread: %s", storeMessage(err))
+	}
+	return nil
+}
+
 // runner runs one graph invocation and reports its events.
 type runner struct {
 	g        *engine.Graph
@@ -342,7 +362,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if existed {
 			state = "continued"
 		}
-		fmt.Fprintf(r.out, "thread %s (%s) on graph %s\n", r.thread, state, r.g.Name())
+		fmt.Fprintf(r.out, "thread %s (%s) on graph %s\n", termtext.Name(r.thread), state, termtext.Name(r.g.Name()))
 	}
 	opts := append([]engine.RunOption{engine.OnThread(r.thread), engine.WithEvents(r.onEvent)}, r.opts...)
 	res, err := r.g.Invoke(ctx, input, opts...)
@@ -352,7 +372,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 			// Reported here only when no task event did (a failure in
 			// the writers, or before the task started).
 			step := ne.Step
-			r.emit(runEvent{Event: "task", Step: &step, Name: ne.Node, Status: "error"}, fmt.Sprintf("step %-3d %-20s error", step, ne.Node))
+			r.emit(runEvent{Event: "task", Step: &step, Name: ne.Node, Status: "error"}, fmt.Sprintf("step %-3d %-20s error", step, termtext.Name(ne.Node)))
 		}
 		if errors.Is(err, engine.ErrEmptyInput) || errors.Is(err, engine.ErrNoCheckpoint) {
 			return asUsage(err)
@@ -362,7 +382,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 	}
 	for _, in := range res.Interrupts {
 		r.emit(runEvent{Event: "interrupt", Node: in.Node, ID: in.ID, Value: plainValue(in.Value)},
-			fmt.Sprintf("interrupt in %s (id %s): %s", in.Node, in.ID, engine.MustEncode(in.Value)))
+			fmt.Sprintf("interrupt in %s (id %s): %s", termtext.Name(in.Node), termtext.Name(in.ID), engine.MustEncode(in.Value)))
 	}
 	status := res.Status.String()
 	if r.json {
@@ -375,7 +395,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
 			answer = "'" + ex.Answers[0] + "'"
 		}
-		fmt.Fprintf(r.out, "answer with: superstep run %s --thread %s --resume %s\n", r.graphArg, r.thread, answer)
+		fmt.Fprintf(r.out, "answer with: superstep run %s --thread %s --resume %s\n", termtext.Name(r.graphArg), termtext.Name(r.thread), answer)
 	}
 	return nil
 }
@@ -385,7 +405,7 @@ func (r *runner) onEvent(e engine.Event) {
 	switch e.Kind {
 	case engine.EventTask:
 		if e.Reused {
-			r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: "reused"}, fmt.Sprintf("step %-3d %-20s reused", step, e.Node))
+			r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: "reused"}, fmt.Sprintf("step %-3d %-20s reused", step, termtext.Name(e.Node)))
 		}
 	case engine.EventTaskResult:
 		if e.Err != nil {
@@ -406,13 +426,13 @@ func (r *runner) onEvent(e engine.Event) {
 		case len(e.Interrupts) > 0:
 			status = "interrupted"
 		}
-		r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: status}, fmt.Sprintf("step %-3d %-20s %s", step, e.Node, status))
+		r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: status}, fmt.Sprintf("step %-3d %-20s %s", step, termtext.Name(e.Node), status))
 	case engine.EventCheckpoint:
 		if e.Namespace != "" {
 			return
 		}
 		r.emit(runEvent{Event: "checkpoint", Step: &step, ID: e.Checkpoint.ID, Source: e.Metadata.Source},
-			fmt.Sprintf("checkpoint %s step %d (%s)", engine.ShortID(e.Checkpoint.ID), step, e.Metadata.Source))
+			fmt.Sprintf("checkpoint %s step %d (%s)", termtext.Name(engine.ShortID(e.Checkpoint.ID)), step, termtext.Name(e.Metadata.Source)))
 	}
 }
 

@@ -164,11 +164,11 @@ func TestCheck_DamagedPage(t *testing.T) {
 
 	superstep(t, "", "check", "--db", good).want(t, 0, "ok")
 	r := superstep(t, "", "check", "--db", bad)
-	r.want(t, 1, "bad.db", "database is corrupt", fmt.Sprintf("page %d", page))
+	r.want(t, 1, "bad.db", "database is damaged", fmt.Sprintf("page %d", page))
 	if n := countLines(r.stderr); n != 1 {
 		t.Fatalf("stderr has %d lines, want one:\n%s", n, r.stderr)
 	}
-	superstep(t, "", "history", "r1", "--db", bad).want(t, 1, "database is corrupt")
+	superstep(t, "", "history", "r1", "--db", bad).want(t, 1, "database is damaged")
 }
 
 // deepestPage returns a page of the most deeply nested bucket of the bbolt

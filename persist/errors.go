@@ -3,6 +3,7 @@ package persist
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -13,11 +14,19 @@ var (
 	// Options.Timeout. It comes wrapped in an *OpenError naming the file.
 	ErrLocked = errors.New("database is in use by another superstep process")
 	// ErrNotDatabase is returned by Open when the file is not a bbolt
-	// database at all (or its header pages are damaged).
-	ErrNotDatabase = errors.New("not a superstep database: not a bbolt file or its header is damaged")
+	// database at all: neither of its meta pages has bbolt's marker. (A
+	// bbolt file whose meta pages are damaged, or that is shorter than they
+	// say, is ErrCorrupt.)
+	ErrNotDatabase = errors.New("not a superstep database: not a bbolt file")
 	// ErrForeign is returned by Open when the file is a bbolt database
 	// written by another program: it lacks superstep's meta bucket.
 	ErrForeign = errors.New("not a superstep database: a bbolt file of another program")
+	// ErrNotSetUp is returned by a read-only Open of a bbolt file that holds
+	// nothing at all: a store whose first open was interrupted (killed)
+	// before it created its layout. A writable Open sets it up.
+	ErrNotSetUp = errors.New("an empty database: its first open was interrupted before superstep set it up (a command that writes will)")
+	// ErrIsDirectory is returned by Open when the path names a directory.
+	ErrIsDirectory = errors.New("is a directory, not a database file")
 	// ErrNewerFormat is returned by Open when the file was written by a newer
 	// superstep, in a layout this version cannot read. The concrete error is
 	// a *FormatError.
@@ -30,44 +39,48 @@ var (
 // Errors returned by operations on an open store.
 var (
 	// ErrClosed is returned by every method called after Close.
-	ErrClosed = errors.New("persist: store is closed")
+	ErrClosed = errors.New("store is closed")
 	// ErrReadOnly is returned by writes on a store opened with
 	// Options.ReadOnly.
-	ErrReadOnly = errors.New("persist: store is read-only")
+	ErrReadOnly = errors.New("store is read-only")
 	// ErrInvalidID is returned when a thread id, namespace, checkpoint id,
 	// task id or channel name is empty where it must not be, too long, or
 	// (for Export) not valid UTF-8.
-	ErrInvalidID = errors.New("persist: invalid id")
+	ErrInvalidID = errors.New("invalid id")
 	// ErrInvalidCheckpoint is returned by Put when a checkpoint is
 	// inconsistent, e.g. a channel has a value but no version.
-	ErrInvalidCheckpoint = errors.New("persist: invalid checkpoint")
-	// ErrCorrupt is returned when stored bytes cannot be decoded or refer to
-	// records that do not exist; Check returns it wrapping every problem found.
-	ErrCorrupt = errors.New("persist: database is corrupt")
+	ErrInvalidCheckpoint = errors.New("invalid checkpoint")
+	// ErrCorrupt is returned when the file is damaged: truncated, a page
+	// out of place, stored bytes that fail their checksum, cannot be
+	// decoded or refer to records that do not exist. Open returns it for
+	// damage it finds in the file's page structure; Check returns it
+	// wrapping every problem found.
+	ErrCorrupt = errors.New("database is damaged")
 	// ErrUnknownValueFormat is returned when a stored record starts with a
 	// format byte this version does not know (written by a newer superstep).
-	ErrUnknownValueFormat = errors.New("persist: stored record has an unknown format version")
+	ErrUnknownValueFormat = errors.New("stored record has an unknown format version")
 	// ErrAsyncWrite is returned by writes, Flush and Close after a write
 	// that nobody waited for (durability async or exit) failed; it wraps
-	// that first failure. The store accepts no more writes.
-	ErrAsyncWrite = errors.New("persist: an earlier buffered write failed")
+	// that first failure. The store accepts no more writes. The concrete
+	// error is a *LostWritesError saying what was not saved.
+	ErrAsyncWrite = errors.New("an earlier buffered write failed")
 	// ErrThreadNotFound is returned by Export for a thread with no
 	// checkpoints.
-	ErrThreadNotFound = errors.New("persist: thread not found")
+	ErrThreadNotFound = errors.New("thread not found")
 )
 
 // Errors returned by Import.
 var (
 	// ErrThreadExists is returned by Import when the thread is already in
 	// the store and ImportOptions.Overwrite is false.
-	ErrThreadExists = errors.New("persist: thread already exists (import with overwrite to replace it)")
+	ErrThreadExists = errors.New("thread already exists (import with overwrite to replace it)")
 	// ErrBadImport is returned by Import for input that is not a valid
 	// export: malformed JSON, wrong format or version, bad ids, missing
 	// parents, undecodable values. It is wrapped with the reason.
-	ErrBadImport = errors.New("persist: invalid thread export")
+	ErrBadImport = errors.New("invalid thread export")
 	// ErrImportTooLarge is returned by Import when the input is longer than
 	// ImportOptions.MaxBytes.
-	ErrImportTooLarge = errors.New("persist: thread export too large")
+	ErrImportTooLarge = errors.New("thread export too large")
 )
 
 // OpenError is returned by Open; it names the file and wraps the cause
@@ -119,3 +132,37 @@ func badImportf(format string, args ...any) error {
 func unknownFormat(what string, b byte) error {
 	return fmt.Errorf("%w: %s format %d (written by a newer superstep?)", ErrUnknownValueFormat, what, b)
 }
+
+// LostWritesError is returned by writes, Flush and Close after writes
+// nobody waited for (durability async or exit, and sync's pending task
+// writes) failed to commit: it says how many of each were not saved and
+// wraps the first failure. It matches ErrAsyncWrite with errors.Is.
+type LostWritesError struct {
+	Checkpoints int // Put calls not saved
+	Writes      int // PutWrites calls (one task's writes each) not saved
+	Other       int // other writes not saved (fingerprints, deletions)
+	Err         error
+}
+
+func (e *LostWritesError) Error() string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{e.Checkpoints, "checkpoint"}, {e.Writes, "set of task writes"}, {e.Other, "other write"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.what)
+		case c.n > 1 && c.what == "set of task writes":
+			parts = append(parts, fmt.Sprintf("%d sets of task writes", c.n))
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("buffered writes were lost (%s not saved): %v", strings.Join(parts, ", "), e.Err)
+}
+
+func (e *LostWritesError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrAsyncWrite.
+func (e *LostWritesError) Is(target error) bool { return target == ErrAsyncWrite }

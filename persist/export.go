@@ -162,7 +162,7 @@ func (b *nsBuckets) exportCheckpoint(thread, ns string, k, v []byte, memo map[st
 	if err != nil {
 		return nil, err
 	}
-	tup, err := b.tuple(thread, ns, id, rec, memo)
+	tup, err := b.tuple(thread, ns, id, rec, memo, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +340,7 @@ func parseExport(data []byte) (thread, fingerprint string, items []importItem, e
 	if _, err := dec.Token(); err != io.EOF {
 		return "", "", nil, badImportf("trailing data after the export")
 	}
-	if err := checkID("thread id", f.Thread, maxIDLen, false); err != nil {
+	if err := checkThreadID(f.Thread); err != nil {
 		return "", "", nil, badImportf("%v", err)
 	}
 	if len(f.Fingerprint) > maxNSLen {

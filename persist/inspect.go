@@ -214,7 +214,7 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 	if err := checkID("thread id", threadID, maxIDLen, false); err != nil {
 		return err
 	}
-	return s.w.submit(func(tx *bolt.Tx, _ *cache) error {
+	return s.w.submit(opOther, func(tx *bolt.Tx, _ *cache) error {
 		tb, err := tx.Bucket(bucketThreads).CreateBucketIfNotExists([]byte(threadID))
 		if err != nil {
 			return err
@@ -242,31 +242,37 @@ func (s *Store) Fingerprint(ctx context.Context, threadID string) (string, error
 // maxCheckErrors bounds the problems Check reports.
 const maxCheckErrors = 50
 
-// Check verifies the file: bbolt's page-level consistency check, then
-// superstep's own: every stored value, record and write decodes, every
-// checkpoint's versions rebuild, and every value they name exists. Its
-// cost is linear in the file's size (values are checked where stored, not
-// once per checkpoint that shares them). It returns nil, or ErrCorrupt
-// wrapping the problems found (at most 50). Errors: ErrClosed.
+// Check verifies the file: its meta pages and page structure (walked
+// without bbolt, so damage cannot crash it), then superstep's own: every
+// stored value, record and write decodes, every checkpoint's versions
+// rebuild, and every value they name exists. Its cost is linear in the
+// file's size (values are checked where stored, not once per checkpoint
+// that shares them). It is safe on a store that is being written: commits
+// wait while it runs. It returns nil, or ErrCorrupt wrapping the problems
+// found (at most 50). Errors: ErrClosed.
 func (s *Store) Check() error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if s.w == nil {
+		return s.check()
+	}
+	_ = s.w.flush() // a failed buffered write is reported by Flush and Close
+	return s.w.paused(s.check)
+}
+
+// check is Check while nothing commits.
+func (s *Store) check() error {
+	if err := verifyFile(s.path, true); err != nil {
+		return err
+	}
 	var errs []error
 	report := func(err error) {
 		if len(errs) < maxCheckErrors {
 			errs = append(errs, err)
 		}
 	}
-	err := s.view(context.Background(), func(tx *bolt.Tx) error {
-		// tx.Check rebuilds the free list first (the file keeps none), in a
-		// goroutine of bbolt's own that nothing recovers: a damaged page
-		// there ends the process. Reading every page here first turns the
-		// same damage into a panic view recovers, reported as ErrCorrupt.
-		readAllPages(tx)
-		for err := range tx.Check() { // drain: Check's goroutine sends until done
-			report(err)
-		}
-		if len(errs) > 0 {
-			return nil // the logical walk could trip over the same damage
-		}
+	err := s.read(func(tx *bolt.Tx) error {
 		threads := tx.Bucket(bucketThreads)
 		return threads.ForEachBucket(func(thread []byte) error {
 			tb := threads.Bucket(thread)
@@ -294,27 +300,6 @@ func (s *Store) Check() error {
 		return fmt.Errorf("%w: %w", ErrCorrupt, errors.Join(errs...))
 	}
 	return nil
-}
-
-// readAllPages reads every key and value of every bucket of tx, so that
-// each page reachable from the root is visited (and checked by bbolt as it
-// is loaded).
-func readAllPages(tx *bolt.Tx) {
-	var walk func(b *bolt.Bucket)
-	walk = func(b *bolt.Bucket) {
-		b.ForEach(func(k, v []byte) error {
-			if v == nil {
-				if child := b.Bucket(k); child != nil {
-					walk(child)
-				}
-			}
-			return nil
-		})
-	}
-	tx.ForEach(func(_ []byte, b *bolt.Bucket) error {
-		walk(b)
-		return nil
-	})
 }
 
 // check verifies one namespace and returns what is wrong with it.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -166,11 +168,15 @@ func Open(path string, opts Options) (s *Store, err error) {
 			}()
 		}
 	}
+	if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
+		return fail(ErrIsDirectory)
+	}
 	// bbolt trusts the header it validated; a damaged file past the header
 	// could still make it panic, and Open must fail instead.
+	defer faultSafe()()
 	defer func() {
 		if r := recover(); r != nil {
-			s, err = fail(fmt.Errorf("%w: %v", ErrNotDatabase, r))
+			s, err = fail(corruptf("%v", r))
 		}
 	}()
 	if opts.ReadOnly {
@@ -178,15 +184,6 @@ func Open(path string, opts Options) (s *Store, err error) {
 		// cannot: say what the file is instead of the write error.
 		if fi, statErr := os.Stat(path); statErr == nil && fi.Size() == 0 {
 			return fail(fmt.Errorf("%w (the file is empty)", ErrNotDatabase))
-		}
-	}
-	if !opts.ReadOnly {
-		// A writable open makes bbolt rebuild its free list by walking
-		// every page in a goroutine nothing can recover: a damaged page
-		// would end the process. Walk the pages first, where a panic is
-		// ours to turn into an error.
-		if err := walkExisting(path, opts.Timeout); err != nil {
-			return fail(err)
 		}
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
@@ -197,18 +194,21 @@ func Open(path string, opts Options) (s *Store, err error) {
 		// every commit: fewer pages per commit, a smaller file.
 		NoFreelistSync: true,
 		FreelistType:   bolt.FreelistMapType,
+		OpenFile:       openChecked(opts.ReadOnly, opts.Timeout),
 	})
 	var pathErr *fs.PathError
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		holder, _ := ReadHolder(path)
 		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: ErrLocked, Holder: holder}
-	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
-		return fail(fmt.Errorf("%w (%w)", ErrNotDatabase, err))
+	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrNotDatabase):
+		return fail(err)
 	case err != nil && !errors.As(err, &pathErr):
-		// bbolt reports some damaged headers with plain errors ("file
-		// size too small"); anything but an I/O error on the path means
-		// the file is not a database we can read.
+		// bbolt refused the header (no marker, bad checksums, "file size
+		// too small"): say whether it is damage or not a database at all.
+		if verr := verifyFile(path, false); verr != nil && !errors.Is(verr, fs.ErrNotExist) {
+			return fail(verr)
+		}
 		return fail(fmt.Errorf("%w (%w)", ErrNotDatabase, err))
 	case err != nil:
 		return fail(err)
@@ -233,30 +233,32 @@ func Open(path string, opts Options) (s *Store, err error) {
 	return s, nil
 }
 
-// walkExisting reads every page of an existing, non-empty bbolt file
-// read-only and reports damage as ErrCorrupt. A missing, empty or non-bbolt
-// file is left to bolt.Open, which says what it is.
-func walkExisting(path string, timeout time.Duration) (err error) {
-	if fi, statErr := os.Stat(path); statErr != nil || fi.Size() == 0 {
-		return nil
-	}
-	db, openErr := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: true})
-	if openErr != nil {
-		if errors.Is(openErr, berrors.ErrTimeout) {
-			return ErrLocked
+// openChecked returns the function bbolt opens the file with. It takes
+// the file lock bbolt is about to take and walks every page of a non-empty
+// file (verifyReader) before bbolt reads any: bbolt follows page ids and
+// offsets without checking them, partly in a goroutine of its own that no
+// recover reaches (the free-list rebuild of a writable open), so a damaged
+// page must never get that far. The lock keeps the file as checked.
+func openChecked(readOnly bool, timeout time.Duration) func(string, int, os.FileMode) (*os.File, error) {
+	return func(path string, flag int, mode os.FileMode) (*os.File, error) {
+		f, err := os.OpenFile(path, flag, mode)
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	}
-	defer db.Close()
-	defer func() {
-		if r := recover(); r != nil {
-			err = corruptf("%v (superstep check lists the damage)", r)
+		if err := flockWait(f, readOnly, timeout); err != nil {
+			f.Close()
+			return nil, err
 		}
-	}()
-	return db.View(func(tx *bolt.Tx) error {
-		readAllPages(tx)
-		return nil
-	})
+		fi, err := f.Stat()
+		if err == nil && fi.Size() > 0 {
+			err = verifyReader(f, fi.Size(), false)
+		}
+		if err != nil {
+			f.Close() // releases the lock
+			return nil, err
+		}
+		return f, nil
+	}
 }
 
 // checkLayout verifies the meta bucket, creating the layout in an empty
@@ -266,8 +268,11 @@ func checkLayout(tx *bolt.Tx, readOnly bool) error {
 	if meta == nil {
 		empty := true
 		tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
-		if !empty || readOnly {
+		switch {
+		case !empty:
 			return ErrForeign
+		case readOnly:
+			return ErrNotSetUp
 		}
 		var err error
 		if meta, err = tx.CreateBucket(bucketMeta); err != nil {
@@ -347,7 +352,7 @@ func (s *Store) writable(ctx context.Context) error {
 
 // view runs fn in a read transaction, after buffered writes are committed
 // so that reads see them. Nothing fn returns may alias tx's bytes.
-func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) (err error) {
+func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -360,10 +365,17 @@ func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) (err error
 	if s.w != nil {
 		_ = s.w.flush()
 	}
+	return s.read(fn)
+}
+
+// read runs fn in a read transaction of what is committed now.
+func (s *Store) read(fn func(tx *bolt.Tx) error) (err error) {
 	// bbolt trusts the pages it reads and panics on a damaged one (a bad
-	// page type, an element offset out of range); a read must report that
-	// as damage instead of ending the program. View rolls the transaction
-	// back as the panic passes.
+	// page type, an element offset out of range), or faults reading past
+	// the end of a file shrunk under it; a read must report that as damage
+	// instead of ending the program. View rolls the transaction back as
+	// the panic passes.
+	defer faultSafe()()
 	defer func() {
 		if r := recover(); r != nil {
 			err = corruptf("reading the file: %v", r)
@@ -379,6 +391,30 @@ func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) (err error
 func checkID(what, id string, max int, allowEmpty bool) error {
 	if (id == "" && !allowEmpty) || len(id) > max {
 		return fmt.Errorf("%w: %s %q must be 1 to %d bytes", ErrInvalidID, what, truncate(id, 40), max)
+	}
+	return nil
+}
+
+// CheckThreadID returns nil if id is a thread id a person may give: 1 to
+// 1024 bytes of UTF-8 without control characters. Otherwise it returns an
+// error wrapping ErrInvalidID that says why. Import refuses other ids, and
+// commands refuse them before they start. (The Saver methods take any id
+// of 1 to 1024 bytes, as engine.Saver's contract asks: a program may use
+// binary ids.)
+func CheckThreadID(id string) error { return checkThreadID(id) }
+
+// checkThreadID checks a thread id: 1 to maxIDLen bytes of UTF-8 without
+// control characters (NUL, escape, newline, ...), which no one types and
+// which only serve to fool a terminal or a log that prints the id.
+func checkThreadID(id string) error {
+	if err := checkID("thread id", id, maxIDLen, false); err != nil {
+		return err
+	}
+	if !utf8.ValidString(id) {
+		return fmt.Errorf("%w: thread id %q is not UTF-8", ErrInvalidID, truncate(id, 40))
+	}
+	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
+		return fmt.Errorf("%w: thread id %q contains the control character %U", ErrInvalidID, truncate(id, 40), []rune(id[i:])[0])
 	}
 	return nil
 }
@@ -500,7 +536,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err != nil {
 		return engine.Config{}, fmt.Errorf("%w: metadata: %w", ErrInvalidCheckpoint, err)
 	}
-	err = s.w.submit(func(tx *bolt.Tx, rc *cache) error {
+	err = s.w.submit(opCheckpoint, func(tx *bolt.Tx, rc *cache) error {
 		if err := s.putTx(tx, rc, cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID, cp, mdr); err != nil {
 			return err
 		}
@@ -735,7 +771,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 	for i, w := range writes {
 		channels[i] = w.Channel
 	}
-	return s.w.submitSoon(func(tx *bolt.Tx, _ *cache) error {
+	return s.w.submitSoon(opWrites, func(tx *bolt.Tx, _ *cache) error {
 		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
 		if err != nil {
 			return err
@@ -799,7 +835,7 @@ func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 		if err != nil {
 			return err
 		}
-		out, err = b.tuple(cfg.ThreadID, cfg.CheckpointNS, id, rec, nil)
+		out, err = b.tuple(cfg.ThreadID, cfg.CheckpointNS, id, rec, nil, nil)
 		return err
 	})
 	return out, err
@@ -821,8 +857,10 @@ func (b *nsBuckets) find(id string) (string, []byte, error) {
 	return id, v, nil
 }
 
-// tuple rebuilds a checkpoint with its values, metadata and writes.
-func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]*cpState) (*engine.CheckpointTuple, error) {
+// tuple rebuilds a checkpoint with its values, metadata and writes. keep,
+// when not nil, says which channels' values to load; the others keep
+// their versions and have no value.
+func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]*cpState, keep func(channel string) bool) (*engine.CheckpointTuple, error) {
 	st, err := loadState(b.cps, id, rec, memo)
 	if err != nil {
 		return nil, err
@@ -836,6 +874,9 @@ func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]
 	}
 	for ch, ref := range st.refs {
 		cp.ChannelVersions[ch] = ref.Version
+		if keep != nil && !keep(ch) {
+			continue
+		}
 		blob, err := readBlob(b.blobs, ch, ref)
 		if err != nil {
 			return nil, err
@@ -915,6 +956,51 @@ func (b *nsBuckets) eachWrite(id string, fn func(task string, slot int64, v []by
 // Before, Limit and Filter applied. Errors: ErrClosed, ErrCorrupt,
 // ErrUnknownValueFormat, or the context's error.
 func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOptions) ([]*engine.CheckpointTuple, error) {
+	return s.list(ctx, cfg, opt, nil)
+}
+
+// Outline is List without the channel values, except those of the
+// channels keep accepts: each tuple has its metadata, parent, pending
+// writes and every channel version, so a thread's history (and the tasks
+// each checkpoint plans, which need versions and the small internal
+// channels: triggers, joins, the tasks channel)
+// costs time linear in its checkpoints and writes, not in the size of its
+// values times their number. A nil keep loads no value. Errors are List's.
+func (s *Store) Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(channel string) bool) ([]*engine.CheckpointTuple, error) {
+	if keep == nil {
+		keep = func(string) bool { return false }
+	}
+	return s.list(ctx, cfg, opt, keep)
+}
+
+// CheckpointIDs returns the ids of cfg's thread and namespace that start
+// with prefix, in order, at most limit of them (limit <= 0: all). It reads
+// keys only, so resolving an id prefix does not depend on the length of
+// the thread. Errors: ErrClosed, ErrCorrupt, or the context's error.
+func (s *Store) CheckpointIDs(ctx context.Context, cfg engine.Config, prefix string, limit int) ([]string, error) {
+	var out []string
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, false)
+		if b == nil || err != nil || cfg.ThreadID == "" {
+			return err
+		}
+		c := b.cps.Cursor()
+		for k, _ := c.Seek(checkpointKey(prefix)); k != nil; k, _ = c.Next() {
+			id, err := parseCheckpointKey(k)
+			if err != nil {
+				return corruptf("checkpoint key %x: %v", k, err)
+			}
+			if !strings.HasPrefix(id, prefix) || (limit > 0 && len(out) >= limit) {
+				break
+			}
+			out = append(out, id)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(string) bool) ([]*engine.CheckpointTuple, error) {
 	var out []*engine.CheckpointTuple
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		tb := tx.Bucket(bucketThreads).Bucket([]byte(cfg.ThreadID))
@@ -1019,7 +1105,7 @@ func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 				memo = map[string]*cpState{}
 				memos[c.ns] = memo
 			}
-			tup, err := c.b.tuple(cfg.ThreadID, c.ns, c.id, c.rec, memo)
+			tup, err := c.b.tuple(cfg.ThreadID, c.ns, c.id, c.rec, memo, keep)
 			if err != nil {
 				return err
 			}
@@ -1044,7 +1130,7 @@ func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
 	if threadID == "" {
 		return nil
 	}
-	return s.w.submit(func(tx *bolt.Tx, rc *cache) error {
+	return s.w.submit(opOther, func(tx *bolt.Tx, rc *cache) error {
 		caches{rc, s.cache}.dropThread(threadID)
 		err := tx.Bucket(bucketThreads).DeleteBucket([]byte(threadID))
 		if errors.Is(err, berrors.ErrBucketNotFound) {

@@ -37,8 +37,9 @@ type writer struct {
 	// reach the queued count it saw, not for the writer to fall idle,
 	// which it may never do while other threads keep writing.
 	queued, settled uint64
-	busy            bool  // a goroutine is leading
-	err             error // first failure of an op nobody waited for
+	busy            bool   // a goroutine is leading
+	err             error  // first failure of an op nobody waited for
+	lost            [3]int // ops nobody waited for that failed, by kind
 	closed          bool
 
 	commits atomic.Int64 // transactions committed, for benchmarks
@@ -58,8 +59,18 @@ type writer struct {
 // back and retried without it), so it must have no effect outside tx.
 type op struct {
 	fn   txFunc
+	kind opKind
 	done chan error // nil when nobody waits for the result
 }
+
+// opKind says what an op saves, so that a failure can say what was lost.
+type opKind uint8
+
+const (
+	opOther      opKind = iota
+	opCheckpoint        // Put
+	opWrites            // PutWrites
+)
 
 // txFunc is a write. rc is its round's cache overlay: what it learns for
 // later writes (Put's rebuilt versions and encodings) goes there, and
@@ -96,17 +107,23 @@ func (w *writer) lockOpen() error {
 		return ErrClosed
 	}
 	if w.err != nil {
-		err := w.err
+		err := w.lostError()
 		w.mu.Unlock()
-		return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
+		return err
 	}
 	return nil
+}
+
+// lostError describes the unwaited writes that failed. It is called with
+// w.mu held and w.err set.
+func (w *writer) lostError() error {
+	return &LostWritesError{Checkpoints: w.lost[opCheckpoint], Writes: w.lost[opWrites], Other: w.lost[opOther], Err: w.err}
 }
 
 // submit queues fn. With DurabilitySync it returns fn's result once its
 // round is committed (and synced); otherwise it returns at once, and a
 // failure surfaces later from submit, flush or close as ErrAsyncWrite.
-func (w *writer) submit(fn txFunc) error {
+func (w *writer) submit(kind opKind, fn txFunc) error {
 	if err := w.lockOpen(); err != nil {
 		return err
 	}
@@ -114,7 +131,7 @@ func (w *writer) submit(fn txFunc) error {
 	case w.mode == DurabilitySync || len(w.queue) >= maxQueued:
 		return w.wait(fn)
 	case w.mode == DurabilityAsync:
-		w.enqueue(&op{fn: fn})
+		w.enqueue(&op{fn: fn, kind: kind})
 		w.mu.Unlock()
 		select {
 		case w.wake <- struct{}{}:
@@ -122,7 +139,7 @@ func (w *writer) submit(fn txFunc) error {
 		}
 		return nil
 	default: // DurabilityExit
-		w.enqueue(&op{fn: fn})
+		w.enqueue(&op{fn: fn, kind: kind})
 		w.mu.Unlock()
 		return nil
 	}
@@ -140,9 +157,9 @@ const deferDelay = 2 * time.Millisecond
 // checkpoint is on disk, with every write queued before it, when Put
 // returns. A failure surfaces from the next submit, flush or close. Other
 // durabilities behave as submit.
-func (w *writer) submitSoon(fn txFunc) error {
+func (w *writer) submitSoon(kind opKind, fn txFunc) error {
 	if w.mode != DurabilitySync {
-		return w.submit(fn)
+		return w.submit(kind, fn)
 	}
 	if err := w.lockOpen(); err != nil {
 		return err
@@ -150,7 +167,7 @@ func (w *writer) submitSoon(fn txFunc) error {
 	if len(w.queue) >= maxQueued {
 		return w.wait(fn)
 	}
-	w.enqueue(&op{fn: fn})
+	w.enqueue(&op{fn: fn, kind: kind})
 	if !w.soon {
 		w.soon = true
 		time.AfterFunc(deferDelay, w.flushSoon)
@@ -270,6 +287,7 @@ func (w *writer) finish(o *op, err error) {
 		if w.err == nil {
 			w.err = err
 		}
+		w.lost[o.kind]++
 		w.mu.Unlock()
 	}
 }
@@ -293,12 +311,12 @@ func (w *writer) flush() error {
 	target := w.queued
 	for {
 		if w.settled >= target {
-			err := w.err
-			w.mu.Unlock()
-			if err != nil {
-				return fmt.Errorf("%w: %w", ErrAsyncWrite, err)
+			var err error
+			if w.err != nil {
+				err = w.lostError()
 			}
-			return nil
+			w.mu.Unlock()
+			return err
 		}
 		if !w.busy {
 			w.lead()
@@ -307,6 +325,30 @@ func (w *writer) flush() error {
 		}
 		w.progress.Wait()
 	}
+}
+
+// paused runs fn while no round commits: it waits for the leader to stop,
+// then leads itself without committing, so writes submitted meanwhile
+// queue up (sync writers wait) and are committed after fn returns. fn sees
+// the file exactly as the last commit left it.
+func (w *writer) paused(fn func() error) error {
+	w.mu.Lock()
+	for w.busy {
+		w.progress.Wait()
+	}
+	w.busy = true
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.busy = false
+		if len(w.queue) > 0 && !w.closed {
+			w.lead() // releases w.mu
+			return
+		}
+		w.progress.Broadcast()
+		w.mu.Unlock()
+	}()
+	return fn()
 }
 
 // close flushes, stops the background leader and refuses further writes.

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // parseAnswer reads what a person typed as an interrupt answer: JSON when
@@ -356,7 +357,7 @@ func (p threadsPane) View(st Styles, w, h int) string {
 		if t.Refused != "" {
 			status = "other graph"
 		}
-		line := fmt.Sprintf("%-24s %-14s %-12s step %-3d %-6s", cut(t.ID, 24), cut(graph, 14), status, t.Step, t.Source)
+		line := fmt.Sprintf("%-24s %-14s %-12s step %-3d %-6s", cut(termtext.Name(t.ID), 24), cut(termtext.Name(graph), 14), status, t.Step, termtext.Name(t.Source))
 		if !t.Updated.IsZero() {
 			line += " " + t.Updated.Format("2006-01-02 15:04:05")
 		}

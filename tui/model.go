@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // mode is what takes the keyboard: the main panes or one overlay.
@@ -175,6 +176,8 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 	if opts.GraphName == "" {
 		opts.GraphName = info.Name
 	}
+	// GraphName is only ever shown: escape it once.
+	opts.GraphName = termtext.Name(opts.GraphName)
 	h := help.New()
 	m := Model{
 		ctx: ctx, sess: s, info: info, opts: opts, thread: opts.Thread,
@@ -391,8 +394,8 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.replay, m.replayNext = m.replayNext, nil
 		m.mode = modeMain
 		m.note = map[opKind]string{
-			opInit: "opened thread " + m.thread, opOpen: "opened thread " + m.thread,
-			opStart:    "new run on thread " + m.thread + ": paused after the input checkpoint, n plans step 0",
+			opInit: "opened thread " + termtext.Name(m.thread), opOpen: "opened thread " + termtext.Name(m.thread),
+			opStart:    "new run on thread " + termtext.Name(m.thread) + ": paused after the input checkpoint, n plans step 0",
 			opCheckout: "time travel: checkpoint " + shortID(msg.view.CheckpointID) + " is current; nothing is written until you step (n s c), which forks there",
 			opUpdate:   "forked: checkpoint " + shortID(msg.view.CheckpointID) + " written and current",
 		}[msg.op]
@@ -1592,13 +1595,13 @@ func (m Model) phaseLabel() (string, lipgloss.Style) {
 	if v.Source == engine.SourceLoop {
 		return "UPDATE done", st.PhaseUpdate
 	}
-	return strings.ToUpper(v.Source) + " checkpoint", st.PhaseUpdate
+	return termtext.Name(strings.ToUpper(v.Source)) + " checkpoint", st.PhaseUpdate
 }
 
 func (m Model) viewHeader() string {
 	st := m.styles
 	label, ls := m.phaseLabel()
-	parts := []string{st.Header.Render(m.opts.GraphName), "thread " + m.thread}
+	parts := []string{st.Header.Render(m.opts.GraphName), "thread " + termtext.Name(m.thread)}
 	if m.width >= 100 {
 		parts = append([]string{st.Header.Render("superstep")}, parts...)
 	}

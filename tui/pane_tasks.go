@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // tasksPane shows what the current phase did: the planned tasks and their
@@ -57,7 +58,7 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			add(taskRow{text: fmt.Sprintf("%s ← %s  %s", t.Name, trig, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID})
 		}
 	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning || v.Status == engine.StatusDone && len(v.Tasks) == 0:
-		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", shortID(v.CheckpointID), v.Source)
+		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", termtext.Name(shortID(v.CheckpointID)), termtext.Name(v.Source))
 		if len(ran) > 0 {
 			add(taskRow{text: "ran: " + taskNames(ran), style: dimStyle})
 		}

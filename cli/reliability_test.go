@@ -1,0 +1,137 @@
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestRun_LostBufferedCheckpoints: under --durability exit the checkpoints
+// of a run are committed when it ends. When that commit fails (here the
+// file may not grow: a disk as good as full) and the run failed too, the
+// user must hear both: that the node failed, and that the thread's
+// checkpoints were not saved.
+func TestRun_LostBufferedCheckpoints(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Fatal("sh is needed to limit the file size")
+	}
+	db := filepath.Join(t.TempDir(), "full.db")
+	scenario := testdata("boom_after_20.json")
+	superstep(t, "", "run", scenario, "--db", db, "--thread", "first").want(t, 1, `node "boom" failed`)
+	fi, err := os.Stat(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ulimit -f counts 512-byte blocks: no write past the current end.
+	limit := fi.Size() / 512
+	r := runProgram(t, "sh", nil, "", "-c", `ulimit -f "$1"; shift; exec "$@"`, "sh",
+		strconv.FormatInt(limit, 10), binary, "run", scenario, "--db", db, "--thread", "second", "--durability", "exit")
+	r.want(t, 1, `node "boom" failed`, "saving the database failed", "22 checkpoints", "not saved")
+}
+
+// renameThread gives thread from the name to, copying its buckets with
+// bbolt directly: superstep refuses such names now, but databases written
+// before, or by hand, can hold them.
+func renameThread(t *testing.T, db, from, to string) {
+	t.Helper()
+	b, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var copyBucket func(dst, src *bolt.Bucket) error
+	copyBucket = func(dst, src *bolt.Bucket) error {
+		return src.ForEach(func(k, v []byte) error {
+			if v != nil {
+				return dst.Put(k, v)
+			}
+			sub, err := dst.CreateBucket(k)
+			if err != nil {
+				return err
+			}
+			return copyBucket(sub, src.Bucket(k))
+		})
+	}
+	err = b.Update(func(tx *bolt.Tx) error {
+		threads := tx.Bucket([]byte("threads"))
+		dst, err := threads.CreateBucket([]byte(to))
+		if err != nil {
+			return err
+		}
+		if err := copyBucket(dst, threads.Bucket([]byte(from))); err != nil {
+			return err
+		}
+		return threads.DeleteBucket([]byte(from))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEscaping_EveryCommand: names that are terminal escape sequences (a
+// graph, node and state keys from a scenario file; thread ids from a
+// database) reach no terminal raw, from any command, in text or JSON.
+func TestEscaping_EveryCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "hostile.db")
+	scenario := testdata("hostile_names.json")
+	const bidi = "bidi\u202eevil"
+	const osc = "srv\x1b]52;c;aGk=\a\nFORGED line"
+	superstep(t, "", "run", scenario, "--db", db, "--thread", "plain").want(t, 0, "interrupted")
+	superstep(t, "", "run", scenario, "--db", db, "--thread", bidi).want(t, 0, "interrupted")
+	renameThread(t, db, "plain", osc)
+	export := filepath.Join(dir, "export.json")
+	r := superstep(t, "", "export", osc, "--db", db)
+	if err := os.WriteFile(export, []byte(r.stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clean := func(what string, r result) {
+		t.Helper()
+		all := r.stdout + r.stderr
+		for _, bad := range []string{"\x1b", "\a", "\x00", "\u009b", "\u202e"} {
+			if strings.Contains(all, bad) {
+				t.Errorf("%s prints %q raw:\n%s", what, bad, all)
+			}
+		}
+		for _, line := range strings.Split(all, "\n") {
+			if strings.HasPrefix(line, "FORGED") {
+				t.Errorf("%s prints a line a name forged:\n%s", what, all)
+			}
+		}
+	}
+	for _, thread := range []string{osc, bidi} {
+		for _, args := range [][]string{
+			{"threads"},
+			{"history", thread},
+			{"history", thread, "--graph", scenario},
+			{"show", thread},
+			{"show", thread, "--graph", scenario},
+			{"diff", thread},
+			{"export", thread},
+			{"replay", thread, "--graph", scenario},
+			{"run", scenario, "--thread", thread, "--resume", `"yes"`},
+			{"import", export},
+			{"import", export, "--overwrite"},
+			{"check"},
+			{"graph", scenario},
+			{"trace", scenario},
+			{"tui", scenario, "--thread", thread},
+		} {
+			for _, asJSON := range []bool{false, true} {
+				full := append(append([]string{}, args...), "--db", db)
+				if asJSON {
+					full = append(full, "--json")
+				}
+				clean(strings.Join(full, " "), superstep(t, "", full...))
+			}
+		}
+	}
+}
