@@ -1187,7 +1187,7 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		if t.Refused != "" {
 			// The same words the command line uses; nothing is opened.
-			m.err = errors.New(t.Refused)
+			m.err = errors.New(termtext.Name(t.Refused))
 			return nil
 		}
 		id := t.ID
