@@ -63,6 +63,12 @@ var (
 	// ErrGraphChanged is returned when a saved thread's topology does not
 	// match the graph.
 	ErrGraphChanged = errors.New("the graph's topology differs from the recorded one")
+	// ErrNotExecuted is returned by Stepper.EditWrites when the run is not
+	// paused between Execute and Update.
+	ErrNotExecuted = errors.New("the run is not paused after Execute")
+	// ErrNoTask is returned when a task id names no finished task of the
+	// current superstep.
+	ErrNoTask = errors.New("no such task")
 	// ErrAmbiguousID is returned by ResolveID when a checkpoint reference
 	// matches more than one checkpoint.
 	ErrAmbiguousID = errors.New("ambiguous checkpoint id")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -106,6 +107,11 @@ type loop struct {
 	turnOf map[string]int
 	before []string
 	after  []string
+	// edits are the tasks whose writes a person replaced between Execute
+	// and Update (Stepper.EditWrites), by name, and who did: the Update
+	// that applies them is recorded as an update, not as the run's own.
+	edits    []string
+	editedBy string
 }
 
 // PendingInterrupt is an interrupt waiting for an answer, with the node that
@@ -377,6 +383,13 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	if len(l.opts.Metadata) > 0 {
 		md.Extra = maps.Clone(l.opts.Metadata)
 	}
+	if len(l.edits) > 0 {
+		if md.Extra == nil {
+			md.Extra = map[string]any{}
+		}
+		md.Extra[MetaEditedWrites] = strings.Join(l.edits, ",")
+		md.Extra[MetaEditedBy] = l.editedBy
+	}
 	if p := l.opts.parent; p != nil {
 		maps.Copy(md.Parents, p.run.md.Parents)
 		md.Parents[p.run.cfg.CheckpointNS] = p.run.cpID
@@ -551,9 +564,16 @@ func (l *loop) update(ctx context.Context) error {
 		return l.fail(err)
 	}
 	l.hint = planHint{known: true, channels: updated}
-	if err := l.putCheckpoint(ctx, SourceLoop); err != nil {
+	source := SourceLoop
+	if len(l.edits) > 0 {
+		// Writes a person edited are not the run's own: the checkpoint
+		// says so, and replay treats it like any update_state.
+		source = SourceUpdate
+	}
+	if err := l.putCheckpoint(ctx, source); err != nil {
 		return l.fail(err)
 	}
+	l.edits, l.editedBy = nil, ""
 	if l.emit != nil && l.g.wroteState(l.tasks) {
 		l.emitValues() // only when a state key was written (LangGraph.js io.ts mapOutputValues)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -54,6 +55,61 @@ func (s *Stepper) Next(ctx context.Context) error {
 		return err
 	}
 	return s.callHook(ctx)
+}
+
+// Metadata keys of a checkpoint whose superstep applied edited writes
+// (Stepper.EditWrites): the tasks, by name and comma-separated, and who
+// edited them.
+const (
+	MetaEditedWrites = "edited_writes"
+	MetaEditedBy     = "edited_by"
+)
+
+// EditWrites replaces the writes of task taskID while the run is paused
+// after Execute and before Update — a tool returned the wrong thing;
+// change it and see what the graph does with it. The Update that follows
+// applies writes instead of what the task wrote, and its checkpoint is
+// recorded with source "update" and metadata naming the edited tasks and
+// by, so it is never taken for the run's own (replay treats it like an
+// update_state). What the task really wrote stays saved against the
+// checkpoint it ran from. writes is the task's whole new list (routing
+// writes included); the caller keeps ownership.
+//
+// Errors: ErrNotExecuted when the run is not paused after Execute; an
+// error wrapping ErrNoTask for a task id not in this superstep or a task
+// that did not finish; an *InvalidUpdateError naming an unknown channel.
+func (s *Stepper) EditWrites(taskID string, writes []Write, by string) error {
+	l := s.l
+	if l.status != StatusRunning || l.phase != PhaseExecuted {
+		return ErrNotExecuted
+	}
+	var t *task
+	for _, x := range l.tasks {
+		if x.id == taskID {
+			t = x
+		}
+	}
+	if t == nil {
+		return fmt.Errorf("%w: no task %s in step %d", ErrNoTask, taskID, l.step)
+	}
+	r := &t.result
+	if r.Err != nil || r.Interrupts != nil || !r.Done {
+		return fmt.Errorf("%w: %s did not finish in step %d, so it has no writes to edit", ErrNoTask, t.name, l.step)
+	}
+	for _, w := range writes {
+		if _, ok := l.g.channelSpec[w.Channel]; !ok || reservedWrite(w.Channel) {
+			return &InvalidUpdateError{Msg: fmt.Sprintf("%s cannot write %q: the graph has no such channel", t.name, w.Channel)}
+		}
+	}
+	ws := slices.Clone(writes)
+	l.mu.Lock()
+	t.writes, r.Writes = ws, ws
+	l.mu.Unlock()
+	if !slices.Contains(l.edits, t.name) {
+		l.edits = append(l.edits, t.name)
+	}
+	l.editedBy = by
+	return nil
 }
 
 // Superstep advances until the current superstep is written (or the run

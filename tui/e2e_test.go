@@ -60,3 +60,30 @@ func TestE2E_ResearchApprove(t *testing.T) {
 		t.Fatalf("no final_report: %v", fm.view.Values)
 	}
 }
+
+// TestE2E_ConditionalBreakpointDiffDraw drives a real bubbletea program: a
+// conditional breakpoint stops where it first holds, d diffs with the
+// parent, g draws the graph.
+func TestE2E_ConditionalBreakpointDiffDraw(t *testing.T) {
+	g, ex, saver := compile(t, "research")
+	opts := Options{Thread: "e2e", Input: ex.Input, Saver: saver, Compile: scenarioCompile}
+	m := newModel(context.Background(), newEngineSession(g, opts), opts)
+	m.static = true
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	waitFor(t, tm, "INPUT checkpoint")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("C")})
+	tm.Type("len(state.findings) >= 3")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("c")})
+	waitFor(t, tm, "became true at checkpoint")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("d")})
+	waitFor(t, tm, "channels differ")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("g")})
+	waitFor(t, tm, "│ investigate │")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+	if fm.view.CheckpointStep != 2 || len(fm.view.Values["findings"].([]any)) != 3 {
+		t.Fatalf("stopped at step %d with %v", fm.view.CheckpointStep, fm.view.Values["findings"])
+	}
+}

@@ -83,6 +83,11 @@ func (f *fakeSession) Live() *liveFeed { return nil }
 
 func (f *fakeSession) SetRunSettings(runSettings) {}
 
+func (f *fakeSession) EditWrites(context.Context, string, []engine.Write, string) (*engine.StepView, error) {
+	defer f.use()()
+	return f.view, f.err
+}
+
 func (f *fakeSession) RerunTask(context.Context, string, string) (*engine.TaskRerun, error) {
 	defer f.use()()
 	return &engine.TaskRerun{}, f.err

@@ -373,7 +373,7 @@ func (p threadsPane) View(st Styles, w, h int) string {
 		out = append(out, line)
 	}
 	if t, ok := p.selected(); ok && t.Refused != "" {
-		out = append(out, st.Error.Render(cut("✗ "+firstLine(t.Refused), w)))
+		out = append(out, st.Error.Render(cut("✗ "+termtext.Name(firstLine(t.Refused)), w)))
 	}
 	if len(p.list) == 0 && p.err == "" {
 		out = append(out, st.Dim.Render("no threads yet"))

@@ -9,7 +9,7 @@ import (
 // never offers a key that does nothing.
 type KeyMap struct {
 	// Running the graph.
-	Next, Superstep, Continue, Answer, Break, BreakAfter, Cancel key.Binding
+	Next, Superstep, Continue, Answer, Break, BreakAfter, Cancel, EditWrites key.Binding
 	// Conditional breakpoints, watches and the list of them all.
 	Condition, Watch, BreakOnError, Breakpoints, Remove key.Binding
 	// Checkpoints and threads.
@@ -38,6 +38,7 @@ func DefaultKeyMap() KeyMap {
 		Break:      k([]string{"b"}, "b", "break before node"),
 		BreakAfter: k([]string{"B"}, "B", "break after node"),
 		Cancel:     k([]string{"X"}, "X", "cancel running tasks"),
+		EditWrites: k([]string{"a"}, "a", "edit task's writes"),
 
 		Condition:    k([]string{"C"}, "C", "break when expression"),
 		Watch:        k([]string{"W"}, "W", "watch expression"),
@@ -90,7 +91,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap: the ? overlay, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
+		{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.EditWrites, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
 		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Rerun, k.Threads, k.NewThread, k.Settings},
 		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs},
 		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
@@ -99,7 +100,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // all lists every binding, for enabling and disabling them together.
 func (k *KeyMap) all() []*key.Binding {
-	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Cancel, &k.Answer, &k.Break, &k.BreakAfter,
+	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Cancel, &k.Answer, &k.EditWrites, &k.Break, &k.BreakAfter,
 		&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.Remove,
 		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Rerun, &k.Threads, &k.NewThread, &k.Settings,
 		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.GraphView, &k.Wrap, &k.Left, &k.Right, &k.Conversation, &k.IDs,

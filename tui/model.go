@@ -33,6 +33,7 @@ const (
 	modePrompt   // one line of input: a condition or a watch expression
 	modeBreaks   // the list of breakpoints and watches
 	modeSettings // run settings
+	modeEdit     // a task's writes at the Execute pause
 )
 
 // paneID orders the main panes for tab: reading order of the 2×2 grid.
@@ -63,6 +64,7 @@ const (
 	opInfer
 	opDiff
 	opRerun
+	opEdit
 )
 
 // stepQueueCap bounds the step keys (n, s, c) kept while a step runs: a
@@ -138,6 +140,8 @@ type Model struct {
 	breaks  listNav // cursor of the breakpoints list
 	// run is the engine options of the runs started (S edits them);
 	// lastInput is the input of the last new thread of this graph.
+	edit      editForm
+	edited    []string // ids of tasks whose writes were edited this step
 	run       runSettings
 	settings  settingsForm
 	lastInput map[string]any
@@ -395,6 +399,9 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 			opCheckout: "time travel: checkpoint " + shortID(msg.view.CheckpointID) + " is current; nothing is written until you step (n s c), which forks there",
 			opUpdate:   "forked: checkpoint " + shortID(msg.view.CheckpointID) + " written and current",
 		}[msg.op]
+	case opEdit:
+		m.mode = modeMain
+		m.note = "writes edited: n applies them (the checkpoint will say they were edited), a edits them again"
 	case opResume:
 		m.mode = modeMain
 		m.note = fmt.Sprintf("answered: n steps on, c continues (a resumed run has its own recursion budget: %d supersteps)", msg.view.RecursionLeft)
@@ -502,6 +509,9 @@ func (m *Model) setView(v, prev *engine.StepView, op opKind) {
 		return
 	}
 	stepped := op == opNext || op == opSuperstep
+	if v.Phase != engine.PhaseExecuted {
+		m.edited = nil
+	}
 	switch {
 	case !stepped:
 		// Opening, resuming or checking out ran nothing: the tasks a view
@@ -533,6 +543,7 @@ func (m *Model) refreshPanes(running bool) {
 	if m.replay != nil && v.Phase == engine.PhaseExecuted {
 		m.tasks.verdicts = m.replay.verdicts
 	}
+	m.tasks.edited = m.edited
 	m.tasks.setView(v, m.ran, running)
 	m.tasks.setFilter(m.chans.filter.Value())
 }
@@ -701,13 +712,15 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.breaksKey(msg)
 	case modeSettings:
 		return m.settingsKey(msg)
+	case modeEdit:
+		return m.editKey(msg)
 	}
 	return m.mainKey(msg)
 }
 
 // typing reports whether keys go to a text box.
 func (m *Model) typing() bool {
-	return m.mode == modeAnswer || m.mode == modePrompt || m.mode == modeSettings || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
+	return m.mode == modeAnswer || m.mode == modePrompt || m.mode == modeSettings || m.mode == modeEdit || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
 }
 
 func (m *Model) askQuit() tea.Cmd {
@@ -783,6 +796,8 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		return m.loadThreads()
 	case key.Matches(msg, k.Fork) && k.Fork.Enabled():
 		return m.openFork(m.view.CheckpointID, m.view.Values)
+	case key.Matches(msg, k.EditWrites) && k.EditWrites.Enabled():
+		m.openEdit()
 	case key.Matches(msg, k.Rerun) && k.Rerun.Enabled():
 		r, _ := m.tasks.selected()
 		return m.rerunTask(m.view.CheckpointID, r.taskID, r.node)
@@ -1172,7 +1187,7 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		if t.Refused != "" {
 			// The same words the command line uses; nothing is opened.
-			m.err = errors.New(t.Refused)
+			m.err = errors.New(termtext.Name(t.Refused))
 			return nil
 		}
 		id := t.ID
@@ -1330,6 +1345,9 @@ func (m *Model) sync() {
 		th := bh / 2
 		m.treeChan.nav.follow(th-2, len(m.treeChan.shown))
 		m.treeSeen.nav.follow(bh-th-3, len(m.treeSeen.rows))
+	case modeEdit:
+		m.edit.area.SetWidth(max(10, m.width-4))
+		m.edit.area.SetHeight(max(1, bh-5))
 	case modeFork:
 		m.fork.area.SetWidth(max(10, m.width-4))
 		m.fork.area.SetHeight(max(1, bh-5))
@@ -1399,6 +1417,9 @@ func (m *Model) syncKeys() {
 		k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
 		k.Parent.SetEnabled(hasSess && m.view != nil && m.view.ParentID != "")
 		k.Mark.SetEnabled(m.view != nil && m.view.CheckpointID != "")
+		if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.node != "" && hasSess && m.view.Phase == engine.PhaseExecuted && m.view.Status == engine.StatusRunning {
+			k.EditWrites.SetEnabled(true)
+		}
 		if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.taskID != "" && hasSess && m.view.Phase == engine.PhasePlanned {
 			k.Rerun.SetEnabled(true)
 		}
@@ -1477,6 +1498,11 @@ func (m *Model) syncKeys() {
 			b.SetEnabled(true)
 		}
 		k.Back.SetHelp("esc", "close tree")
+	case modeEdit:
+		k.Submit.SetEnabled(hasSess)
+		k.Submit.SetHelp("ctrl+s", "use these writes")
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "cancel")
 	case modeSettings:
 		k.Open.SetEnabled(hasSess)
 		k.Open.SetHelp("enter", "apply")
@@ -1683,6 +1709,8 @@ func (m Model) viewBody() string {
 		return st.box("Add", m.promptView(w-2, bh-2), w, bh, true)
 	case modeSettings:
 		return st.box("Run settings", m.settingsView(w-2, bh-2), w, bh, true)
+	case modeEdit:
+		return st.box("Edit writes", m.edit.View(st, w-2, bh-2), w, bh, true)
 	case modeBreaks:
 		return st.box("Breakpoints & watches", m.breaksView(w-2, bh-2), w, bh, true)
 	case modeThreads:

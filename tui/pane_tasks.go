@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -22,6 +23,8 @@ type tasksPane struct {
 	// verdicts, during a replay, judge each executed task (by id) against
 	// the recording.
 	verdicts map[string]replayVerdict
+	// edited are the tasks whose writes a person replaced (a).
+	edited []string
 }
 
 // taskRow is one line; rows with a value open in the inspector.
@@ -88,6 +91,9 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 				label += fmt.Sprintf(" after %d attempts", t.Attempts)
 			}
 			style := taskStyle(t.State, false)
+			if slices.Contains(p.edited, t.ID) {
+				label += "  ✎ writes edited"
+			}
 			if vd, ok := p.verdicts[t.ID]; ok {
 				if vd.same {
 					label += "  = recorded"
@@ -96,9 +102,9 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 					style = taskStyle(engine.TaskFailed, false)
 				}
 			}
-			add(taskRow{text: t.Name + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name})
+			add(taskRow{text: t.Name + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID})
 			for _, w := range t.Writes {
-				add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name})
+				add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name, taskID: t.ID})
 			}
 			for _, in := range t.Interrupts {
 				add(taskRow{text: "  ⚠ interrupt " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: t.Name + " interrupt", node: t.Name})

@@ -63,6 +63,9 @@ type session interface {
 	// on; a run paused at a checkpoint is restarted there, so the next
 	// step uses them.
 	SetRunSettings(rs runSettings)
+	// EditWrites replaces a finished task's writes while the run is paused
+	// after Execute (engine.Stepper.EditWrites) and returns the view.
+	EditWrites(ctx context.Context, taskID string, writes []engine.Write, by string) (*engine.StepView, error)
 	// RerunTask runs task taskID, planned from checkpoint cpID, alone
 	// against its recorded input with the current code, writing nothing to
 	// the thread (engine.Graph.RerunTask).
@@ -443,4 +446,14 @@ func (s *engineSession) RerunTask(ctx context.Context, cpID, taskID string) (*en
 		return nil, fmt.Errorf("%w: checkpoint %s of thread %q", engine.ErrNoCheckpoint, shortID(cpID), s.thread)
 	}
 	return s.g.RerunTask(ctx, t, taskID)
+}
+
+func (s *engineSession) EditWrites(_ context.Context, taskID string, writes []engine.Write, by string) (*engine.StepView, error) {
+	if s.st == nil {
+		return nil, errNoStepper
+	}
+	if err := s.st.EditWrites(taskID, writes, by); err != nil {
+		return nil, err
+	}
+	return s.keep(s.st.View()), nil
 }

@@ -1,0 +1,59 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// a at the Execute pause edits a finished task's writes; Update applies
+// them and the checkpoint says they were edited and by whom.
+func TestModel_EditWrites(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m := engineModel(t, "linear", sz.w, sz.h)
+			m = press(t, m, "s", "n", "n") // step 1 executed: a wrote total
+			if m.view.Phase != engine.PhaseExecuted {
+				t.Fatalf("phase %v", m.view.Phase)
+			}
+			m = press(t, m, "tab", "tab", "tab", "a") // focus the tasks pane
+			if m.mode != modeEdit {
+				t.Fatalf("mode %v note %q", m.mode, m.note)
+			}
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("editwrites-%dx%d.golden", sz.w, sz.h), m.View())
+			m.edit.area.SetValue(`[["total", 1000], ["visited", ["edited"]], ["branch:to:b", null]]`)
+			m = press(t, m, "ctrl+s")
+			if m.mode != modeMain || m.err != nil || !strings.Contains(m.View(), "✎ writes edited") {
+				t.Fatalf("mode %v err %v\n%s", m.mode, m.err, m.View())
+			}
+			m = press(t, m, "n")
+			if m.view.Values["total"] != 1000.0 || m.view.Source != engine.SourceUpdate {
+				t.Fatalf("after Update: %v source %q", m.view.Values, m.view.Source)
+			}
+			snap, err := m.sess.History(context.Background())
+			if err != nil || snap[0].Metadata.Extra[engine.MetaEditedWrites] != "a" || !strings.Contains(fmt.Sprint(snap[0].Metadata.Extra[engine.MetaEditedBy]), "superstep debugger") {
+				t.Fatalf("metadata %+v (%v)", snap[0].Metadata, err)
+			}
+		})
+	}
+}
+
+func TestModel_EditWrites_BadInputStays(t *testing.T) {
+	m := engineModel(t, "linear", 100, 30)
+	m = press(t, m, "s", "n", "n")
+	m = press(t, m, "tab", "tab", "tab", "a")
+	m.edit.area.SetValue(`[["total"]]`)
+	m = press(t, m, "ctrl+s")
+	if m.mode != modeEdit || !strings.Contains(m.edit.err, "expected [channel, value]") {
+		t.Fatalf("mode %v err %q", m.mode, m.edit.err)
+	}
+	m.edit.area.SetValue(`[["no_such", 1]]`)
+	m = press(t, m, "ctrl+s")
+	if m.err == nil || !strings.Contains(m.err.Error(), "no such channel") {
+		t.Fatalf("err %v", m.err)
+	}
+}
