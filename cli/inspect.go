@@ -154,9 +154,15 @@ type threadRow struct {
 	GraphName string `json:"graph_name,omitempty"`
 	// Status is the engine's status of the latest checkpoint: done,
 	// pending, interrupted or error ("unknown" without the graph, which
-	// says whether tasks remain).
+	// says whether tasks remain; "unreadable" with Error).
 	Status string `json:"status"`
+	// Error says why the thread cannot be read (damage): it is listed so
+	// that the others still are.
+	Error string `json:"error,omitempty"`
 }
+
+// statusUnreadable is the status of a thread that cannot be read.
+const statusUnreadable = "unreadable"
 
 func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
@@ -185,15 +191,26 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			}
 			rows := make([]threadRow, 0, len(infos))
 			graphsByRecord := map[string]*engine.Graph{}
+			unreadable := 0
 			for _, t := range infos {
-				// A thread without root checkpoints (SetFingerprint alone
-				// makes one) has nothing history or show could print.
-				if t.Checkpoints == 0 {
-					continue
-				}
 				row := newThreadRow(t)
-				row.Status = threadStatus(ctx, st, t, graphsByRecord)
+				switch {
+				case t.Err != nil:
+					row.Status, row.Error = statusUnreadable, storeMessage(t.Err)
+					unreadable++
+				case t.Checkpoints == 0:
+					// A thread without root checkpoints (SetFingerprint
+					// alone makes one) has nothing history or show could print.
+					continue
+				default:
+					row.Status = threadStatus(ctx, st, t, graphsByRecord)
+				}
 				rows = append(rows, row)
+			}
+			if unreadable > 0 {
+				defer func() {
+					fmt.Fprintf(a.Stderr, "superstep: %d thread(s) cannot be read (superstep check names the damage)\n", unreadable)
+				}()
 			}
 			// The thread worked on last comes first.
 			sort.SliceStable(rows, func(i, j int) bool { return rows[i].Updated.After(rows[j].Updated) })
@@ -207,7 +224,11 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH\tSTATUS")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), r.Updated.Local().Format("2006-01-02 15:04:05"), termtext.Name(orNone(r.GraphName)), r.Status)
+				status := r.Status
+				if r.Error != "" {
+					status += ": " + r.Error
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), r.Updated.Local().Format("2006-01-02 15:04:05"), termtext.Name(orNone(r.GraphName)), termtext.Name(status))
 			}
 			return tw.Flush()
 		},
