@@ -211,7 +211,12 @@ func Open(path string, opts Options) (s *Store, err error) {
 	var pathErr *fs.PathError
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		holder, _ := ReadHolder(path)
+		// The lock file names the writer; when this open holds the writer
+		// lock it names this process, which is not who holds the file.
+		var holder *Holder
+		if opts.ReadOnly {
+			holder, _ = ReadHolder(path)
+		}
 		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: ErrLocked, Holder: holder}
 	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrNotDatabase):
 		return fail(err)
