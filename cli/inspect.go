@@ -46,14 +46,23 @@ func findCheckpoint(list []*engine.CheckpointTuple, thread, ref string) (*engine
 	for i, t := range list {
 		ids[i] = t.Checkpoint.ID
 	}
+	id, err := resolveCheckpoint(ids, thread, ref)
+	if err != nil {
+		return nil, err
+	}
+	return list[slices.Index(ids, id)], nil
+}
+
+// resolveCheckpoint is engine.ResolveID with an error that names thread.
+func resolveCheckpoint(ids []string, thread, ref string) (string, error) {
 	id, err := engine.ResolveID(ids, ref)
 	switch {
 	case errors.Is(err, engine.ErrAmbiguousID):
-		return nil, usagef("%w on thread %q", err, thread)
+		return "", usagef("%w on thread %q", err, thread)
 	case err != nil:
-		return nil, usagef("%w on thread %q (superstep history %s lists them)", err, thread, thread)
+		return "", usagef("%w on thread %q (superstep history %s lists them)", err, thread, thread)
 	}
-	return list[slices.Index(ids, id)], nil
+	return id, nil
 }
 
 // shortIDs gives every checkpoint the short form every screen shows
@@ -145,9 +154,15 @@ type threadRow struct {
 	GraphName string `json:"graph_name,omitempty"`
 	// Status is the engine's status of the latest checkpoint: done,
 	// pending, interrupted or error ("unknown" without the graph, which
-	// says whether tasks remain).
+	// says whether tasks remain; "unreadable" with Error).
 	Status string `json:"status"`
+	// Error says why the thread cannot be read (damage): it is listed so
+	// that the others still are.
+	Error string `json:"error,omitempty"`
 }
+
+// statusUnreadable is the status of a thread that cannot be read.
+const statusUnreadable = "unreadable"
 
 func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
@@ -176,15 +191,26 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			}
 			rows := make([]threadRow, 0, len(infos))
 			graphsByRecord := map[string]*engine.Graph{}
+			unreadable := 0
 			for _, t := range infos {
-				// A thread without root checkpoints (SetFingerprint alone
-				// makes one) has nothing history or show could print.
-				if t.Checkpoints == 0 {
-					continue
-				}
 				row := newThreadRow(t)
-				row.Status = threadStatus(ctx, st, t, graphsByRecord)
+				switch {
+				case t.Err != nil:
+					row.Status, row.Error = statusUnreadable, storeMessage(t.Err)
+					unreadable++
+				case t.Checkpoints == 0:
+					// A thread without root checkpoints (SetFingerprint
+					// alone makes one) has nothing history or show could print.
+					continue
+				default:
+					row.Status = threadStatus(ctx, st, t, graphsByRecord)
+				}
 				rows = append(rows, row)
+			}
+			if unreadable > 0 {
+				defer func() {
+					fmt.Fprintf(a.Stderr, "superstep: %d thread(s) cannot be read (superstep check names the damage)\n", unreadable)
+				}()
 			}
 			// The thread worked on last comes first.
 			sort.SliceStable(rows, func(i, j int) bool { return rows[i].Updated.After(rows[j].Updated) })
@@ -198,7 +224,11 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH\tSTATUS")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), r.Updated.Local().Format("2006-01-02 15:04:05"), termtext.Name(orNone(r.GraphName)), r.Status)
+				status := r.Status
+				if r.Error != "" {
+					status += ": " + r.Error
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), r.Updated.Local().Format("2006-01-02 15:04:05"), termtext.Name(orNone(r.GraphName)), termtext.Name(status))
 			}
 			return tw.Flush()
 		},
@@ -217,7 +247,7 @@ tasks planned next, and the interrupts waiting for an answer.`,
 		Example: "  superstep history t1\n  superstep history t1 --graph research --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+			return a.withThread(cmd, g, args[0], true, threadOutline, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
 				gr, err := graphFor(ctx, st, args[0], graphFlag)
 				if err != nil {
 					return err
@@ -366,12 +396,10 @@ interrupts waiting for an answer.`,
 		Example: "  superstep show t1\n  superstep show t1 --checkpoint 1f0a3c --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
-				t := list[0]
-				if ckpt != "" {
-					if t, err = findCheckpoint(list, args[0], ckpt); err != nil {
-						return err
-					}
+			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+				t, err := oneCheckpoint(ctx, st, args[0], ckpt)
+				if err != nil {
+					return err
 				}
 				gr, err := graphFor(ctx, st, args[0], graphFlag)
 				if err != nil {
@@ -408,7 +436,7 @@ func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool
 		if gr != nil && !gr.IsStateKey(k) {
 			continue
 		}
-		if gr == nil && (strings.HasPrefix(k, "__") || strings.HasPrefix(k, engine.BranchPrefix) || strings.HasPrefix(k, engine.JoinPrefix)) {
+		if gr == nil && internalChannel(k) {
 			continue
 		}
 		values[k] = plainValue(v)
@@ -734,26 +762,117 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 // (newest first, an error naming the thread when it has none) and runs fn;
 // the database is closed when fn returns.
 func (a *App) readThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) error {
-	return a.withThread(cmd, g, thread, true, fn)
+	return a.withThread(cmd, g, thread, true, threadCheckpoints, fn)
 }
 
 // writeThread is readThread on the database opened for writing.
 func (a *App) writeThread(cmd *cobra.Command, g *globals, thread string, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) error {
-	return a.withThread(cmd, g, thread, false, fn)
+	return a.withThread(cmd, g, thread, false, threadCheckpoints, fn)
 }
 
-func (a *App) withThread(cmd *cobra.Command, g *globals, thread string, readOnly bool, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
+// threadLoader reads a thread's root checkpoints, newest first, or returns
+// an error naming the thread.
+type threadLoader func(ctx context.Context, st Store, thread string) ([]*engine.CheckpointTuple, error)
+
+// withThread opens the database, reads thread with load (nil: fn reads
+// what it needs itself) and runs fn; the database is closed when fn
+// returns.
+func (a *App) withThread(cmd *cobra.Command, g *globals, thread string, readOnly bool, load threadLoader, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
 	st, err := a.open(g, readOnly)
 	if err != nil {
 		return err
 	}
 	defer closeStore(st, &err)
 	ctx := cmd.Context()
-	list, err := threadCheckpoints(ctx, st, thread)
-	if err != nil {
-		return err
+	var list []*engine.CheckpointTuple
+	if load != nil {
+		if list, err = load(ctx, st, thread); err != nil {
+			return err
+		}
 	}
 	return fn(ctx, st, list)
+}
+
+// outliner is what a store offers to read a thread without its state
+// values and to find checkpoint ids from keys alone; *persist.Store has
+// it. Commands read a store without it (PostgreSQL) in full.
+type outliner interface {
+	Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(channel string) bool) ([]*engine.CheckpointTuple, error)
+	CheckpointIDs(ctx context.Context, cfg engine.Config, prefix string, limit int) ([]string, error)
+}
+
+var _ outliner = (*persist.Store)(nil)
+
+// threadOutline is threadCheckpoints without the state's values: every
+// checkpoint keeps its metadata, versions, pending writes and the internal
+// channels (triggers, joins, branches), which is all planning the next
+// tasks reads. A store that cannot outline is read in full.
+func threadOutline(ctx context.Context, st Store, thread string) ([]*engine.CheckpointTuple, error) {
+	o, ok := st.(outliner)
+	if !ok {
+		return threadCheckpoints(ctx, st, thread)
+	}
+	list, err := o.Outline(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{}, internalChannel)
+	if err != nil {
+		return nil, storeError(err, "reading thread %q", thread)
+	}
+	if len(list) == 0 {
+		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+	}
+	return list, nil
+}
+
+// internalChannel reports a channel that is not a state key: a reserved,
+// trigger, branch or join channel.
+func internalChannel(ch string) bool {
+	return strings.HasPrefix(ch, "__") || strings.HasPrefix(ch, engine.BranchPrefix) || strings.HasPrefix(ch, engine.JoinPrefix)
+}
+
+// oneCheckpoint reads the checkpoint ref names on thread ("" for the
+// latest; otherwise what findCheckpoint accepts) and no other checkpoint's
+// values. With a store that lists ids from keys alone, ref is resolved
+// against those ids; any other store's thread is read in full.
+func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.CheckpointTuple, error) {
+	o, ok := st.(outliner)
+	if !ok {
+		list, err := threadCheckpoints(ctx, st, thread)
+		if err != nil || ref == "" {
+			return first(list), err
+		}
+		return findCheckpoint(list, thread, ref)
+	}
+	cfg := engine.Config{ThreadID: thread}
+	if ref != "" {
+		// Short forms are not prefixes of the id, so every id is
+		// listed; these are keys only, a few bytes a checkpoint.
+		ids, err := o.CheckpointIDs(ctx, cfg, "", 0)
+		if err != nil {
+			return nil, storeError(err, "reading thread %q", thread)
+		}
+		if len(ids) == 0 {
+			return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+		}
+		id, err := resolveCheckpoint(ids, thread, ref)
+		if err != nil {
+			return nil, err
+		}
+		cfg.CheckpointID = id
+	}
+	t, err := st.GetTuple(ctx, cfg)
+	if err != nil {
+		return nil, storeError(err, "reading thread %q", thread)
+	}
+	if t == nil {
+		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+	}
+	return t, nil
+}
+
+func first(list []*engine.CheckpointTuple) *engine.CheckpointTuple {
+	if len(list) == 0 {
+		return nil
+	}
+	return list[0]
 }
 
 // threadStatus is the engine's status of a thread's latest checkpoint

@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist/postgres"
 )
 
@@ -59,6 +61,27 @@ func TestPostgres_Workflow(t *testing.T) {
 		t.Errorf("the pulled thread exports differently:\nfrom PostgreSQL: %.400s\nfrom the file:   %.400s", fromPG.stdout, fromFile.stdout)
 	}
 	superstep(t, "", "pull", "r1", "--from", pg, "--db", local).want(t, 2, "already in", "--overwrite")
+
+	// history and show read a file's thread in part (values left out,
+	// one checkpoint) and a server's in full: both must print the same.
+	first := superstep(t, "", "history", "r1", "--db", pg, "--json")
+	first.want(t, 0)
+	var rows []struct{ ID string }
+	if err := json.Unmarshal([]byte(first.stdout), &rows); err != nil || len(rows) < 2 {
+		t.Fatalf("history --json: %v\n%s", err, first.stdout)
+	}
+	for _, args := range [][]string{
+		{"history", "r1", "--json"},
+		{"show", "r1", "--json"},
+		{"show", "r1", "--json", "--checkpoint", engine.ShortID(rows[len(rows)-1].ID)},
+	} {
+		a := superstep(t, "", append(args, "--db", pg)...)
+		b := superstep(t, "", append(args, "--db", local)...)
+		a.want(t, 0)
+		if a.stdout != b.stdout {
+			t.Errorf("%v prints differently:\nfrom PostgreSQL: %.400s\nfrom the file:   %.400s", args, a.stdout, b.stdout)
+		}
+	}
 
 	// Continue offline, then push the finished thread back.
 	superstep(t, "", "run", "research", "--db", local, "--thread", "r1", "--resume", `{"action":"approve"}`).want(t, 0)

@@ -135,3 +135,35 @@ func TestEscaping_EveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestImport_FullDiskLeavesNoFile: an import into a new database on a disk
+// that is full (here: a file that may not grow past 0 bytes, or past 20
+// blocks, less than a database's first pages) fails with exit 1 and
+// leaves no empty or half-written database that the next command would
+// call damaged.
+func TestImport_FullDiskLeavesNoFile(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Fatal("sh is needed to limit the file size")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.db")
+	export := filepath.Join(dir, "t.json")
+	putSteps(t, src, "t", 3)
+	out := superstep(t, "", "export", "t", "--db", src)
+	out.want(t, 0)
+	if err := os.WriteFile(export, []byte(out.stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, blocks := range []string{"0", "20"} {
+		db := filepath.Join(dir, "new"+blocks+".db")
+		r := runProgram(t, "sh", nil, "", "-c", `ulimit -f "$1"; shift; exec "$@"`, "sh",
+			blocks, binary, "import", export, "--db", db)
+		r.want(t, 1, "too large")
+		if fi, err := os.Stat(db); err == nil {
+			t.Errorf("ulimit -f %s: import failed but left %s (%d bytes)", blocks, db, fi.Size())
+		}
+		// With room, the same import works on the same path.
+		superstep(t, "", "import", export, "--db", db).want(t, 0, "imported thread t")
+	}
+}

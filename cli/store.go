@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/superstep/superstep/engine"
@@ -85,10 +86,16 @@ func openBoltStore(path string, o storeOptions) (Store, error) {
 		return nil, usagef("%w at %s (run a graph first, or pass --db)", ErrNoDatabase, path)
 	case errors.Is(err, persist.ErrLocked):
 		return nil, usagef("%v; try again when it is done, or wait longer with --timeout", err)
-	case errors.Is(err, persist.ErrCorrupt):
+	case errors.Is(err, persist.ErrCorrupt), diskFailure(err):
 		return nil, failf("%s", storeMessage(err))
 	}
 	return nil, usagef("%s", storeMessage(err))
+}
+
+// diskFailure reports an error of the disk rather than of what the user
+// named: it is full, the file may not grow, or it cannot be read.
+func diskFailure(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EFBIG) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EIO)
 }
 
 // storeError gives an error of an open store its exit code and a message

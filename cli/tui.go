@@ -34,11 +34,15 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 			}
 			out := make([]tui.ThreadSummary, 0, len(infos))
 			for _, t := range infos {
-				if t.Checkpoints == 0 { // nothing to open, as superstep threads skips it
+				if t.Checkpoints == 0 && t.Err == nil { // nothing to open, as superstep threads skips it
 					continue
 				}
 				rec, _ := decodeGraphRecord(t.Fingerprint)
-				out = append(out, tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated, Graph: rec.Graph})
+				sum := tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated, Graph: rec.Graph}
+				if t.Err != nil {
+					sum.Refused = "cannot be read: " + storeMessage(t.Err)
+				}
+				out = append(out, sum)
 			}
 			return out, nil
 		}

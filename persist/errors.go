@@ -11,8 +11,9 @@ import (
 var (
 	// ErrLocked is returned by Open when another process (or another Store in
 	// this process) holds the database file's lock for longer than
-	// Options.Timeout. It comes wrapped in an *OpenError naming the file.
-	ErrLocked = errors.New("database is in use by another superstep process")
+	// Options.Timeout. It comes wrapped in an *OpenError naming the file,
+	// and the superstep process holding it when its lock file says so.
+	ErrLocked = errors.New("database is locked by another process")
 	// ErrNotDatabase is returned by Open when the file is not a bbolt
 	// database at all: neither of its meta pages has bbolt's marker. (A
 	// bbolt file whose meta pages are damaged, or that is shorter than they
@@ -98,7 +99,9 @@ func (e *OpenError) Error() string {
 		return fmt.Sprintf("database %s is in use by another superstep process, %s (waited %v for its lock)", e.Path, e.Holder, e.Timeout)
 	}
 	if errors.Is(e.Err, ErrLocked) {
-		return fmt.Sprintf("database %s is in use by another superstep process (waited %v for its lock)", e.Path, e.Timeout)
+		// No live superstep recorded itself in the lock file: any program
+		// may hold bbolt's lock on the file, so do not guess which.
+		return fmt.Sprintf("database %s is locked by another process (waited %v for its lock)", e.Path, e.Timeout)
 	}
 	return fmt.Sprintf("open database %s: %v", e.Path, e.Err)
 }

@@ -427,6 +427,14 @@ func importCheckpoint(ec *exportCheckpoint) (importItem, error) {
 	if ec.Parent == ec.ID {
 		return importItem{}, errors.New("checkpoint is its own parent")
 	}
+	// A newer layout may mean things this build would store wrongly
+	// (LangGraph's "v", engine.CheckpointFormat).
+	if ec.V > engine.CheckpointFormat {
+		return importItem{}, fmt.Errorf("checkpoint format version %d is newer than this superstep reads (%d): import it with a newer superstep", ec.V, engine.CheckpointFormat)
+	}
+	if ec.V < 0 {
+		return importItem{}, fmt.Errorf("checkpoint format version %d is not a version", ec.V)
+	}
 	if len(ec.Metadata.Source) > 64 {
 		return importItem{}, errors.New("metadata source longer than 64 bytes")
 	}

@@ -205,6 +205,8 @@ func TestImport_Rejects(t *testing.T) {
 			c["writes"] = append(c["writes"].([]any), lastWrite(c))
 		}),
 		"write no channel": edit(func(d map[string]any) { lastWrite(cpN(d, 0))["channel"] = "" }),
+		"future cp format": edit(func(d map[string]any) { cpN(d, 1)["v"] = 999 }),
+		"negative format":  edit(func(d map[string]any) { cpN(d, 1)["v"] = -1 }),
 		"trailing data":    append(bytes.Clone(good), []byte(`{"more":1}`)...),
 	}
 	// "bad value" needs a value that is not JSON, which json.Marshal cannot
@@ -216,6 +218,10 @@ func TestImport_Rejects(t *testing.T) {
 		if !errors.Is(err, persist.ErrBadImport) {
 			t.Errorf("%s: Import: %v, want ErrBadImport", name, err)
 		}
+	}
+	// A newer checkpoint layout is named as such, not as bad data.
+	if _, err := s.Import(ctx, bytes.NewReader(cases["future cp format"]), persist.ImportOptions{}); err == nil || !strings.Contains(err.Error(), "format version 999 is newer") {
+		t.Errorf("Import of a checkpoint of format 999: %v, want it named as newer", err)
 	}
 	// Every truncation of a valid export is rejected.
 	for n := 0; n < len(good)-2; n += 1 + n/50 {

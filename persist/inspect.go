@@ -42,6 +42,10 @@ type ThreadInfo struct {
 	Fingerprint string
 	// Updated is when the store last wrote to the thread (Options.Now).
 	Updated time.Time
+	// Err is why the thread could not be read (a damaged record, or one
+	// of a newer format): ID and what was read before the failure are
+	// set, the rest is zero. The other threads are listed as usual.
+	Err error
 }
 
 // TreeNode is one checkpoint of a thread's root namespace, for drawing the
@@ -55,8 +59,10 @@ type TreeNode struct {
 }
 
 // Threads returns a summary of every thread, sorted by id. The slice is the
-// caller's. Errors: ErrClosed, ErrCorrupt, ErrUnknownValueFormat, or the
-// context's error.
+// caller's. A thread that cannot be read is listed with ThreadInfo.Err
+// (ErrCorrupt or ErrUnknownValueFormat), so one damaged thread does not
+// hide the others. Errors: ErrClosed, ErrCorrupt (the list of threads
+// itself), or the context's error.
 func (s *Store) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	var out []ThreadInfo
 	err := s.view(ctx, func(tx *bolt.Tx) error {
@@ -67,7 +73,7 @@ func (s *Store) Threads(ctx context.Context) ([]ThreadInfo, error) {
 			}
 			info, err := threadInfo(threads.Bucket(name), string(name))
 			if err != nil {
-				return err
+				info.Err = err
 			}
 			out = append(out, info)
 			return nil

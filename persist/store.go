@@ -168,8 +168,20 @@ func Open(path string, opts Options) (s *Store, err error) {
 			}()
 		}
 	}
-	if fi, statErr := os.Stat(path); statErr == nil && fi.IsDir() {
+	fi, statErr := os.Stat(path)
+	if statErr == nil && fi.IsDir() {
 		return fail(ErrIsDirectory)
+	}
+	if !opts.ReadOnly && errors.Is(statErr, fs.ErrNotExist) {
+		// This open creates the file. If setting it up fails (a full
+		// disk), no empty or half-written file may stay behind for the
+		// next command to call damaged. The writer lock, held until the
+		// deferred release above runs, keeps other writers out meanwhile.
+		defer func() {
+			if s == nil {
+				_ = os.Remove(path)
+			}
+		}()
 	}
 	// bbolt trusts the header it validated; a damaged file past the header
 	// could still make it panic, and Open must fail instead.
@@ -199,7 +211,12 @@ func Open(path string, opts Options) (s *Store, err error) {
 	var pathErr *fs.PathError
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		holder, _ := ReadHolder(path)
+		// The lock file names the writer; when this open holds the writer
+		// lock it names this process, which is not who holds the file.
+		var holder *Holder
+		if opts.ReadOnly {
+			holder, _ = ReadHolder(path)
+		}
 		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: ErrLocked, Holder: holder}
 	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrNotDatabase):
 		return fail(err)

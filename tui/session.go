@@ -320,6 +320,9 @@ func (s *engineSession) Threads(ctx context.Context) ([]ThreadSummary, error) {
 	}
 	for i := range out {
 		t := &out[i]
+		if t.Refused != "" { // the list already says it cannot be opened
+			continue
+		}
 		if s.check != nil {
 			if err := s.check(ctx, t.ID); err != nil {
 				t.Refused = err.Error()

@@ -13,7 +13,8 @@ import (
 )
 
 // Threads returns a summary of every thread, sorted by id, as
-// persist.Store.Threads does.
+// persist.Store.Threads does: a thread whose latest record does not decode
+// is listed with ThreadInfo.Err.
 func (s *Store) Threads(ctx context.Context) ([]persist.ThreadInfo, error) {
 	if err := s.readable(ctx, ""); err != nil {
 		return nil, err
@@ -33,15 +34,18 @@ func (s *Store) Threads(ctx context.Context) ([]persist.ThreadInfo, error) {
 		}
 		info.ID, info.LastID, info.Updated = string(id), string(last), updated
 		if rec != nil {
+			// A record that does not decode marks its thread only
+			// (ThreadInfo.Err); the other threads are listed.
 			r, err := decodeRecord(rec)
-			if err != nil {
-				return nil, err
+			var md engine.Metadata
+			if err == nil {
+				md, err = decodeMeta(r.Meta)
 			}
-			md, err := decodeMeta(r.Meta)
 			if err != nil {
-				return nil, err
+				info.Err = err
+			} else {
+				info.LastStep, info.LastSource, info.LastTS = md.Step, md.Source, r.ts()
 			}
-			info.LastStep, info.LastSource, info.LastTS = md.Step, md.Source, r.ts()
 		}
 		out = append(out, info)
 	}
