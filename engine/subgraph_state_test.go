@@ -97,3 +97,48 @@ func TestGetState_SubgraphState(t *testing.T) {
 		t.Fatalf("finished: %+v", done.Tasks)
 	}
 }
+
+// A subgraph compiled with its own interrupt_before / interrupt_after stops
+// the parent run there, and a resume with no input continues the subgraph
+// from its breakpoint (LangGraph.js tests/pregel.test.ts "nested graph
+// interrupts" with interruptBefore on the subgraph; the breakpoint is the
+// subgraph loop's own, pregel/loop.ts tick → shouldInterrupt with the
+// subgraph's interruptBefore/After).
+func TestSubgraph_OwnBreakpoints(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  engine.CompileOption
+		next []string // the subgraph's next tasks at the breakpoint
+	}{
+		{"before", engine.WithInterruptBefore("b"), []string{"b"}},
+		{"after", engine.WithInterruptAfter("a"), []string{"b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			appendLog := func(s string) engine.NodeFunc {
+				return func(context.Context, any) (any, error) { return map[string]any{"log": []any{s}}, nil }
+			}
+			sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+				AddNode("a", appendLog("a")).AddNode("b", appendLog("b")).
+				AddEdge(engine.Start, "a").AddEdge("a", "b"), tc.opt)
+			g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+				AddSubgraph("child", sub).AddNode("after", appendLog("after")).
+				AddEdge(engine.Start, "child").AddEdge("child", "after"))
+			thread := "bp-" + tc.name
+			res, err := g.Invoke(ctx, map[string]any{"log": []any{"in"}}, engine.OnThread(thread))
+			if err != nil || res.Status != engine.StatusInterrupted {
+				t.Fatalf("first run: %v, %v", res, err)
+			}
+			snap, err := g.GetState(ctx, engine.Config{ThreadID: thread}, engine.WithSubgraphState())
+			if err != nil || !reflect.DeepEqual(snap.Next, []string{"child"}) || snap.Tasks[0].State == nil {
+				t.Fatalf("parent at the breakpoint: %+v, %v", snap, err)
+			}
+			if st := snap.Tasks[0].State; !reflect.DeepEqual(st.Next, tc.next) || !reflect.DeepEqual(st.Values["log"], []any{"in", "a"}) {
+				t.Fatalf("subgraph at the breakpoint: next %v values %v", st.Next, st.Values)
+			}
+			res, err = g.Invoke(ctx, nil, engine.OnThread(thread))
+			if err != nil || res.Status == engine.StatusInterrupted || !reflect.DeepEqual(res.Values["log"], []any{"in", "in", "a", "b", "after"}) {
+				t.Fatalf("resumed: %v, %v", res.Values, err)
+			}
+		})
+	}
+}

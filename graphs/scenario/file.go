@@ -46,10 +46,15 @@ type Graph struct {
 	// Stateful (subgraphs only) keeps the subgraph's state across the
 	// parent's invocations on a thread (LangGraph's checkpointer: true).
 	Stateful bool
-	State    []StateKey // in file order
-	Nodes    []*Node
-	Edges    []Edge
-	Branches []*Branch
+	// InterruptBefore / InterruptAfter (subgraphs only): the subgraph's own
+	// breakpoints, compiled into it (the root's are File's); the All forms
+	// are the bare "*".
+	InterruptBefore, InterruptAfter       []string
+	InterruptBeforeAll, InterruptAfterAll bool
+	State                                 []StateKey // in file order
+	Nodes                                 []*Node
+	Edges                                 []Edge
+	Branches                              []*Branch
 }
 
 // Reducers a state key may name.
@@ -449,10 +454,16 @@ func (p *parser) file(n *jnode) *File {
 		f.Subgraphs = make(map[string]*Graph, len(v.fields))
 		for _, s := range v.fields {
 			field := join2("subgraphs", s.key)
-			if p.fields(s.val, field, append([]string{"name", "description", "stateful"}, graphFields...)...) {
+			if p.fields(s.val, field, append([]string{"name", "description", "stateful", "interrupt_before", "interrupt_after"}, graphFields...)...) {
 				g := p.graph(s.val, field)
 				if v := s.val.field("stateful"); v != nil {
 					g.Stateful = p.boolean(v, join2(field, "stateful"))
+				}
+				if v := s.val.field("interrupt_before"); v != nil {
+					g.InterruptBefore, g.InterruptBeforeAll = p.breakpoints(v, join2(field, "interrupt_before"))
+				}
+				if v := s.val.field("interrupt_after"); v != nil {
+					g.InterruptAfter, g.InterruptAfterAll = p.breakpoints(v, join2(field, "interrupt_after"))
 				}
 				f.Subgraphs[s.key] = &g
 			}
@@ -1022,6 +1033,15 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 			ref(n.Pos, index2(join2(field, "ends"), j), e, End)
 		}
 		p.node, p.nodeField = "", ""
+	}
+	for _, list := range []struct {
+		field string
+		names []string
+	}{{"interrupt_before", g.InterruptBefore}, {"interrupt_after", g.InterruptAfter}} {
+		for i, name := range list.names {
+			field := index2(join2(prefix, list.field), i)
+			ref(Pos{}, field, name, "")
+		}
 	}
 	for i, e := range g.Edges {
 		field := index2(join2(prefix, "edges"), i)

@@ -162,7 +162,7 @@ func TestParseErrors(t *testing.T) {
 		{"subgraph edge", `{"subgraphs": {"s": {"nodes": [{"name": "i"}], "edges": [["i", "j"]]}}}`, `x.json:1:64: subgraphs.s.edges[0][1]: unknown node "j"`, true},
 		{"subgraph node", `{"subgraphs": {"s": {"nodes": [{"name": "i", "goto": "x"}]}}}`, `x.json:1:54: subgraphs.s.nodes[0] "i": goto: expression does not compile: unknown name x (column 1)`, false},
 		{"subgraph cycle", `{"subgraphs": {"s": {"nodes": [{"name": "i", "subgraph": "s"}]}}}`, `x.json:1:32: subgraphs.s: subgraph "s" contains itself through node "i"`, true},
-		{"subgraph field", `{"subgraphs": {"s": {"ops": []}}}`, `x.json:1:22: subgraphs.s.ops: unknown field "ops" (expected one of name, description, stateful, state, nodes, edges, branches)`, false},
+		{"subgraph field", `{"subgraphs": {"s": {"ops": []}}}`, `x.json:1:22: subgraphs.s.ops: unknown field "ops" (expected one of name, description, stateful, interrupt_before, interrupt_after, state, nodes, edges, branches)`, false},
 		{"as_node", `{"nodes": [{"name": "a"}], "ops": [{"op": "update_state", "values": {}, "as_node": "b"}]}`, `x.json:1:84: ops[0].as_node: unknown node "b"`, false},
 		{"by_node", `{"nodes": [{"name": "a"}], "ops": [{"op": "resume", "by_node": {"b": 1}}]}`, `x.json:1:65: ops[0].by_node.b: unknown node "b"`, false},
 		{"columns count characters", "{\"description\": \"版本\", \"nodes\": 1}", `x.json:1:32: nodes: expected a list, got a number`, false},
