@@ -142,3 +142,38 @@ func TestSubgraph_OwnBreakpoints(t *testing.T) {
 		})
 	}
 }
+
+// A subgraph with its own state schema: it reads the parent's keys it shares
+// by name, keeps its private keys to itself, and the parent takes back only
+// the keys it has (LangGraph Python graph/state.py:1462 _get_updates keeps a
+// node's output keys the parent has; JS graph/state.ts the same; Python
+// the subgraphs how-to "different state schemas": a subgraph sharing
+// one key with its parent).
+func TestSubgraph_OwnSchema(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("question"), engine.LastValueKey("draft"), engine.LastValueKey("answer")).
+		AddNode("write", func(_ context.Context, in any) (any, error) {
+			m := in.(map[string]any)
+			if _, ok := m["log"]; ok {
+				return nil, errors.New("the parent's private key reached the subgraph")
+			}
+			return map[string]any{"draft": "draft of " + m["question"].(string)}, nil
+		}).
+		AddNode("reply", func(_ context.Context, in any) (any, error) {
+			return map[string]any{"answer": "answer from " + in.(map[string]any)["draft"].(string)}, nil
+		}).
+		AddEdge(engine.Start, "write").AddEdge("write", "reply"))
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("question"), engine.LastValueKey("answer"), engine.AppendKey("log")).
+		AddNode("ask", func(context.Context, any) (any, error) {
+			return map[string]any{"question": "why", "log": []any{"ask"}}, nil
+		}).
+		AddSubgraph("child", sub).
+		AddEdge(engine.Start, "ask").AddEdge("ask", "child"))
+	res, err := g.Invoke(ctx, map[string]any{"log": []any{"in"}}, engine.OnThread("schema"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"question": "why", "answer": "answer from draft of why", "log": []any{"in", "ask"}}
+	if !reflect.DeepEqual(res.Values, want) {
+		t.Fatalf("got %v, want %v", res.Values, want)
+	}
+}
