@@ -119,6 +119,7 @@ func (g *Graph) GetState(ctx context.Context, cfg Config, opts ...StateOption) (
 	if err != nil {
 		return nil, err
 	}
+	cfg.CheckpointNS = owner.ownNamespace(cfg.CheckpointNS)
 	t, err := g.saver.GetTuple(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -148,11 +149,7 @@ func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *State
 		if sub == nil || st.Subgraph == "" {
 			continue
 		}
-		ns := st.Subgraph
-		if sub.stateful {
-			ns = stripTaskIDs(ns)
-		}
-		t, err := saver.GetTuple(ctx, Config{ThreadID: snap.Config.ThreadID, CheckpointNS: ns})
+		t, err := saver.GetTuple(ctx, Config{ThreadID: snap.Config.ThreadID, CheckpointNS: sub.ownNamespace(st.Subgraph)})
 		if err != nil {
 			return err
 		}
@@ -192,6 +189,16 @@ func (g *Graph) graphForNamespace(ns string) (*Graph, error) {
 	return cur, nil
 }
 
+// ownNamespace is where a graph run in ns keeps its checkpoints: a stateful
+// subgraph's one history per thread has no task ids (pregel/main.py:1418-1423
+// recasts the namespace when checkpointer is True).
+func (g *Graph) ownNamespace(ns string) string {
+	if g.stateful {
+		return stripTaskIDs(ns)
+	}
+	return ns
+}
+
 // isRunCounter reports a namespace part that numbers a repeated subgraph run
 // inside one task ("<ns>|1", see runSubgraph).
 func isRunCounter(part string) bool {
@@ -216,7 +223,7 @@ func (g *Graph) History(ctx context.Context, cfg Config, opt ListOptions) ([]*St
 	if err != nil {
 		return nil, err
 	}
-	tuples, err := g.saver.List(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS}, opt)
+	tuples, err := g.saver.List(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: owner.ownNamespace(cfg.CheckpointNS)}, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -176,9 +176,15 @@ type Op struct {
 	Stream         []string   // invoke, resume: stream modes to record (values, updates, custom)
 	Supersteps     [][]Update // bulk_update: the updates of each superstep
 	StreamSubs     bool       // invoke, resume: record subgraphs' chunks too
-	AsNode         string
-	HasAsNode      bool
-	Pos            Pos
+	// SubgraphState (get_state "subgraphs": true) records each subgraph
+	// task's own state (LangGraph's get_state(subgraphs=True)).
+	SubgraphState bool
+	// SubgraphOf (history "subgraph": node) lists the history of the
+	// namespace of the latest checkpoint's task for that subgraph node.
+	SubgraphOf string
+	AsNode     string
+	HasAsNode  bool
+	Pos        Pos
 }
 
 // Command is a LangGraph Command given as run input.
@@ -828,8 +834,8 @@ func (p *parser) branch(n *jnode, field string) *Branch {
 var opFields = map[string][]string{
 	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "command", "stream", "stream_subgraphs"},
 	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency", "stream", "stream_subgraphs"},
-	OpGetState:    {"op", "thread"},
-	OpHistory:     {"op", "thread"},
+	OpGetState:    {"op", "thread", "subgraphs"},
+	OpHistory:     {"op", "thread", "subgraph"},
 	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command"},
 	OpBulkUpdate:  {"op", "thread", "supersteps", "at"},
 	OpClearCache:  {"op"},
@@ -911,6 +917,12 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("stream_subgraphs"); v != nil {
 		op.StreamSubs = p.boolean(v, join2(field, "stream_subgraphs"))
+	}
+	if v := n.field("subgraphs"); v != nil {
+		op.SubgraphState = p.boolean(v, join2(field, "subgraphs"))
+	}
+	if v := n.field("subgraph"); v != nil {
+		op.SubgraphOf = p.name(v, join2(field, "subgraph"))
 	}
 	if v := n.field("command"); v != nil {
 		op.Command = p.command(v, join2(field, "command"))
