@@ -60,6 +60,9 @@ var (
 	// ErrUnknownNode is returned when a call names a node the graph does
 	// not have.
 	ErrUnknownNode = errors.New("unknown node")
+	// ErrUnknownSubgraph is returned when a checkpoint namespace names no
+	// subgraph node of the graph.
+	ErrUnknownSubgraph = errors.New("unknown subgraph in checkpoint namespace")
 	// ErrGraphChanged is returned when a saved thread's topology does not
 	// match the graph.
 	ErrGraphChanged = errors.New("the graph's topology differs from the recorded one")

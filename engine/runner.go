@@ -53,17 +53,24 @@ func (l *loop) execute(ctx context.Context) error {
 		return l.fail(err)
 	}
 	var interrupts []PendingInterrupt
+	stopped := false // a task interrupted, maybe with no interrupt values
 	for _, t := range sortTasks(l.tasks) {
+		stopped = stopped || t.result.Interrupted
 		for _, in := range t.result.Interrupts {
 			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id})
 		}
 	}
-	if len(interrupts) == 0 && bubble != nil {
+	if !stopped && bubble != nil {
 		// Interrupts win over a Command for the parent (LangGraph.js
 		// pregel/runner.ts tick).
 		return l.fail(bubble)
 	}
-	if len(interrupts) > 0 {
+	if stopped {
+		// A subgraph stopped at its own breakpoint interrupts with no
+		// values and stops the parent too (Python _runner.py
+		// _panic_or_proceed raises GraphInterrupt for any interrupted
+		// task; _loop.py:667-671 raises an empty GraphInterrupt at a
+		// nested breakpoint).
 		// The finished tasks' writes show in the run's output, but no
 		// checkpoint is written: they stay pending on the current one.
 		if _, err := applyWrites(l.cs, l.tasks); err != nil {
@@ -168,8 +175,15 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 			saved = append(saved, Write{Channel: ResumeChannel, Value: scope.resumeWrite})
 		}
 		l.mu.Lock()
-		res.Interrupts, res.Done = ie.Interrupts, true
+		res.Interrupts, res.Interrupted, res.Done = ie.Interrupts, true, true
 		l.mu.Unlock()
+		// An interrupt with no values (a subgraph's breakpoint) saves
+		// nothing, so the task runs again on resume, and reports no task
+		// result: results are reported as writes are saved
+		// (runner.ts:427-437; loop.ts:753 putWrites → _outputWrites:858).
+		if len(ie.Interrupts) == 0 {
+			return nil
+		}
 		if perr := l.putWrites(saveCtx, t.id, saved); perr != nil {
 			return perr
 		}

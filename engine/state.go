@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -48,7 +49,22 @@ type SnapshotTask struct {
 	Error string
 	// Subgraph is the namespace of the subgraph run by this task, if any.
 	Subgraph string
+	// State is the subgraph's own state in that namespace, filled by
+	// GetState WithSubgraphState (LangGraph's get_state(subgraphs=True):
+	// pregel/main.py:1215-1227 sets task.state to the subgraph's
+	// get_state, recursively). Nil without the option or when the
+	// subgraph has saved no checkpoint there yet.
+	State *StateSnapshot
 }
+
+// StateOption changes what GetState returns.
+type StateOption func(*stateOptions)
+
+type stateOptions struct{ subgraphs bool }
+
+// WithSubgraphState makes GetState read the state of every subgraph a
+// planned task runs, into SnapshotTask.State, down to the deepest subgraph.
+func WithSubgraphState() StateOption { return func(o *stateOptions) { o.subgraphs = true } }
 
 // Interrupts lists the interrupts that wait for an answer, by task.
 func (s *StateSnapshot) Interrupts() []PendingInterrupt {
@@ -85,18 +101,116 @@ func (s *StateSnapshot) Status() CheckpointStatus {
 // cfg.CheckpointID is empty). For the latest checkpoint the pending writes of
 // tasks that finished are applied to Values and those tasks leave Next. It
 // returns ErrNoCheckpoint for an unknown thread or checkpoint.
-func (g *Graph) GetState(ctx context.Context, cfg Config) (*StateSnapshot, error) {
+//
+// A cfg.CheckpointNS names a subgraph's namespace (as SnapshotTask.Subgraph
+// and Event.Namespace give it): the state is read with that subgraph's
+// channels, as LangGraph's get_state finds the subgraph by the namespace
+// without task ids (pregel/main.py:1404-1416). An unknown subgraph is
+// ErrUnknownSubgraph.
+func (g *Graph) GetState(ctx context.Context, cfg Config, opts ...StateOption) (*StateSnapshot, error) {
 	if g.saver == nil {
 		return nil, ErrNoCheckpointer
 	}
+	var o stateOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	owner, err := g.graphForNamespace(cfg.CheckpointNS)
+	if err != nil {
+		return nil, err
+	}
+	cfg.CheckpointNS = owner.ownNamespace(cfg.CheckpointNS)
 	t, err := g.saver.GetTuple(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	if t == nil {
-		return nil, fmt.Errorf("%w: thread %q checkpoint %q", ErrNoCheckpoint, cfg.ThreadID, cfg.CheckpointID)
+		return nil, fmt.Errorf("%w: thread %q namespace %q checkpoint %q", ErrNoCheckpoint, cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID)
 	}
-	return g.snapshot(t, cfg.CheckpointID == "")
+	snap, err := owner.snapshot(t, cfg.CheckpointID == "")
+	if err != nil {
+		return nil, err
+	}
+	if o.subgraphs {
+		if err := owner.readSubgraphStates(ctx, g.saver, snap); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
+}
+
+// readSubgraphStates fills each subgraph task's State with the latest state
+// of its namespace (pregel/main.py:1200-1227; a stateful subgraph's one
+// namespace without task ids, as its get_state recasts it at :1418-1423).
+func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *StateSnapshot) error {
+	for i := range snap.Tasks {
+		st := &snap.Tasks[i]
+		sub := g.Subgraph(st.Name)
+		if sub == nil || st.Subgraph == "" {
+			continue
+		}
+		t, err := saver.GetTuple(ctx, Config{ThreadID: snap.Config.ThreadID, CheckpointNS: sub.ownNamespace(st.Subgraph)})
+		if err != nil {
+			return err
+		}
+		if t == nil {
+			continue
+		}
+		if st.State, err = sub.snapshot(t, true); err != nil {
+			return err
+		}
+		if err := sub.readSubgraphStates(ctx, saver, st.State); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// graphForNamespace finds the graph whose checkpoints live in ns: the node
+// names of ns without task ids and run counters, each naming a subgraph node
+// of the graph before it (recast_checkpoint_ns, _internal/_config.py:38-49;
+// get_subgraphs, pregel/main.py:1076).
+func (g *Graph) graphForNamespace(ns string) (*Graph, error) {
+	if ns == "" {
+		return g, nil
+	}
+	cur := g
+	for _, part := range strings.Split(ns, "|") { // NS_SEP
+		name, _, _ := strings.Cut(part, ":") // NS_END
+		if isRunCounter(name) {
+			continue
+		}
+		next := cur.Subgraph(name)
+		if next == nil {
+			return nil, fmt.Errorf("%w: %q in namespace %q", ErrUnknownSubgraph, name, ns)
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// ownNamespace is where a graph run in ns keeps its checkpoints: a stateful
+// subgraph's one history per thread has no task ids (pregel/main.py:1418-1423
+// recasts the namespace when checkpointer is True).
+func (g *Graph) ownNamespace(ns string) string {
+	if g.stateful {
+		return stripTaskIDs(ns)
+	}
+	return ns
+}
+
+// isRunCounter reports a namespace part that numbers a repeated subgraph run
+// inside one task ("<ns>|1", see runSubgraph).
+func isRunCounter(part string) bool {
+	if part == "" {
+		return false
+	}
+	for _, r := range part {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // History lists every checkpoint of cfg's thread and namespace, newest first,
@@ -105,13 +219,17 @@ func (g *Graph) History(ctx context.Context, cfg Config, opt ListOptions) ([]*St
 	if g.saver == nil {
 		return nil, ErrNoCheckpointer
 	}
-	tuples, err := g.saver.List(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS}, opt)
+	owner, err := g.graphForNamespace(cfg.CheckpointNS)
+	if err != nil {
+		return nil, err
+	}
+	tuples, err := g.saver.List(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: owner.ownNamespace(cfg.CheckpointNS)}, opt)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*StateSnapshot, 0, len(tuples))
 	for _, t := range tuples {
-		s, err := g.snapshot(t, false)
+		s, err := owner.snapshot(t, false)
 		if err != nil {
 			return nil, err
 		}

@@ -316,7 +316,7 @@ func (s *Stepper) View() *StepView {
 					tv.State = TaskReused
 				case r.Err != nil:
 					tv.State = TaskFailed
-				case r.Interrupts != nil:
+				case r.Interrupted:
 					tv.State = TaskInterrupted
 				case r.Done:
 					tv.State = TaskDone

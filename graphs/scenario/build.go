@@ -72,24 +72,16 @@ func (c *Counters) TakeEntries() map[string]int {
 // file's interrupt_before/after are added.
 func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, error) {
 	c := newCounters()
-	for _, list := range [][]string{f.InterruptBefore, f.InterruptAfter} {
-		if slices.Contains(list, "*") {
-			// LangGraph takes "*" only as a bare string, never in a list.
-			return nil, nil, engine.CompileErrors{{Kind: "UnknownNode", Msg: "interrupt node \"*\" not found: list the nodes"}}
+	root := Graph{InterruptBefore: f.InterruptBefore, InterruptAfter: f.InterruptAfter, InterruptBeforeAll: f.InterruptBeforeAll, InterruptAfterAll: f.InterruptAfterAll}
+	if err := root.starInList(); err != nil {
+		return nil, nil, err
+	}
+	for _, sdef := range f.Subgraphs {
+		if err := sdef.starInList(); err != nil {
+			return nil, nil, err
 		}
 	}
-	switch {
-	case f.InterruptBeforeAll:
-		opts = append(opts, engine.WithInterruptBefore("*"))
-	case len(f.InterruptBefore) > 0:
-		opts = append(opts, engine.WithInterruptBefore(f.InterruptBefore...))
-	}
-	switch {
-	case f.InterruptAfterAll:
-		opts = append(opts, engine.WithInterruptAfter("*"))
-	case len(f.InterruptAfter) > 0:
-		opts = append(opts, engine.WithInterruptAfter(f.InterruptAfter...))
-	}
+	opts = append(opts, root.breakpointOptions()...)
 	if f.usesCache() {
 		opts = append(opts, engine.WithCache(engine.NewMemoryCache()))
 	}
@@ -156,6 +148,7 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 			if sdef.Stateful {
 				sopts = append(sopts, engine.AsStatefulSubgraph())
 			}
+			sopts = append(sopts, sdef.breakpointOptions()...)
 			sub, err := buildGraph(f, sdef, path, c, sopts)
 			if err != nil {
 				return nil, fmt.Errorf("subgraph %q: %w", n.Subgraph, err)
@@ -412,4 +405,33 @@ func (c *Command) engineCommand() engine.Command {
 		cmd.Resume = c.Resume
 	}
 	return cmd
+}
+
+// starInList rejects "*" inside a breakpoint list: LangGraph takes "*" only
+// as a bare string, never in a list.
+func (g *Graph) starInList() error {
+	for _, list := range [][]string{g.InterruptBefore, g.InterruptAfter} {
+		if slices.Contains(list, "*") {
+			return engine.CompileErrors{{Kind: "UnknownNode", Msg: "interrupt node \"*\" not found: list the nodes"}}
+		}
+	}
+	return nil
+}
+
+// breakpointOptions compiles the graph's interrupt_before / interrupt_after.
+func (g *Graph) breakpointOptions() []engine.CompileOption {
+	var opts []engine.CompileOption
+	switch {
+	case g.InterruptBeforeAll:
+		opts = append(opts, engine.WithInterruptBefore("*"))
+	case len(g.InterruptBefore) > 0:
+		opts = append(opts, engine.WithInterruptBefore(g.InterruptBefore...))
+	}
+	switch {
+	case g.InterruptAfterAll:
+		opts = append(opts, engine.WithInterruptAfter("*"))
+	case len(g.InterruptAfter) > 0:
+		opts = append(opts, engine.WithInterruptAfter(g.InterruptAfter...))
+	}
+	return opts
 }

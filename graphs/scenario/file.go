@@ -46,10 +46,15 @@ type Graph struct {
 	// Stateful (subgraphs only) keeps the subgraph's state across the
 	// parent's invocations on a thread (LangGraph's checkpointer: true).
 	Stateful bool
-	State    []StateKey // in file order
-	Nodes    []*Node
-	Edges    []Edge
-	Branches []*Branch
+	// InterruptBefore / InterruptAfter (subgraphs only): the subgraph's own
+	// breakpoints, compiled into it (the root's are File's); the All forms
+	// are the bare "*".
+	InterruptBefore, InterruptAfter       []string
+	InterruptBeforeAll, InterruptAfterAll bool
+	State                                 []StateKey // in file order
+	Nodes                                 []*Node
+	Edges                                 []Edge
+	Branches                              []*Branch
 }
 
 // Reducers a state key may name.
@@ -171,9 +176,15 @@ type Op struct {
 	Stream         []string   // invoke, resume: stream modes to record (values, updates, custom)
 	Supersteps     [][]Update // bulk_update: the updates of each superstep
 	StreamSubs     bool       // invoke, resume: record subgraphs' chunks too
-	AsNode         string
-	HasAsNode      bool
-	Pos            Pos
+	// SubgraphState (get_state "subgraphs": true) records each subgraph
+	// task's own state (LangGraph's get_state(subgraphs=True)).
+	SubgraphState bool
+	// SubgraphOf (history "subgraph": node) lists the history of the
+	// namespace of the latest checkpoint's task for that subgraph node.
+	SubgraphOf string
+	AsNode     string
+	HasAsNode  bool
+	Pos        Pos
 }
 
 // Command is a LangGraph Command given as run input.
@@ -449,10 +460,16 @@ func (p *parser) file(n *jnode) *File {
 		f.Subgraphs = make(map[string]*Graph, len(v.fields))
 		for _, s := range v.fields {
 			field := join2("subgraphs", s.key)
-			if p.fields(s.val, field, append([]string{"name", "description", "stateful"}, graphFields...)...) {
+			if p.fields(s.val, field, append([]string{"name", "description", "stateful", "interrupt_before", "interrupt_after"}, graphFields...)...) {
 				g := p.graph(s.val, field)
 				if v := s.val.field("stateful"); v != nil {
 					g.Stateful = p.boolean(v, join2(field, "stateful"))
+				}
+				if v := s.val.field("interrupt_before"); v != nil {
+					g.InterruptBefore, g.InterruptBeforeAll = p.breakpoints(v, join2(field, "interrupt_before"))
+				}
+				if v := s.val.field("interrupt_after"); v != nil {
+					g.InterruptAfter, g.InterruptAfterAll = p.breakpoints(v, join2(field, "interrupt_after"))
 				}
 				f.Subgraphs[s.key] = &g
 			}
@@ -817,8 +834,8 @@ func (p *parser) branch(n *jnode, field string) *Branch {
 var opFields = map[string][]string{
 	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "command", "stream", "stream_subgraphs"},
 	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency", "stream", "stream_subgraphs"},
-	OpGetState:    {"op", "thread"},
-	OpHistory:     {"op", "thread"},
+	OpGetState:    {"op", "thread", "subgraphs"},
+	OpHistory:     {"op", "thread", "subgraph"},
 	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command"},
 	OpBulkUpdate:  {"op", "thread", "supersteps", "at"},
 	OpClearCache:  {"op"},
@@ -900,6 +917,12 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("stream_subgraphs"); v != nil {
 		op.StreamSubs = p.boolean(v, join2(field, "stream_subgraphs"))
+	}
+	if v := n.field("subgraphs"); v != nil {
+		op.SubgraphState = p.boolean(v, join2(field, "subgraphs"))
+	}
+	if v := n.field("subgraph"); v != nil {
+		op.SubgraphOf = p.name(v, join2(field, "subgraph"))
 	}
 	if v := n.field("command"); v != nil {
 		op.Command = p.command(v, join2(field, "command"))
@@ -1022,6 +1045,15 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 			ref(n.Pos, index2(join2(field, "ends"), j), e, End)
 		}
 		p.node, p.nodeField = "", ""
+	}
+	for _, list := range []struct {
+		field string
+		names []string
+	}{{"interrupt_before", g.InterruptBefore}, {"interrupt_after", g.InterruptAfter}} {
+		for i, name := range list.names {
+			field := index2(join2(prefix, list.field), i)
+			ref(Pos{}, field, name, "")
+		}
 	}
 	for i, e := range g.Edges {
 		field := index2(join2(prefix, "edges"), i)

@@ -152,14 +152,22 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 	case OpInvoke, OpResume:
 		r.invoke(ctx, op, rec)
 	case OpGetState:
-		snap, err := r.graph.GetState(ctx, engine.Config{ThreadID: op.Thread})
+		var opts []engine.StateOption
+		if op.SubgraphState {
+			opts = append(opts, engine.WithSubgraphState())
+		}
+		snap, err := r.graph.GetState(ctx, engine.Config{ThreadID: op.Thread}, opts...)
 		if err != nil {
 			rec["result"] = errorResult(err)
 		} else {
 			rec["state"] = r.snapshotRecord(snap)
 		}
 	case OpHistory:
-		hist, err := r.graph.History(ctx, engine.Config{ThreadID: op.Thread}, engine.ListOptions{})
+		cfg, found, err := r.historyConfig(ctx, op)
+		var hist []*engine.StateSnapshot
+		if err == nil && found {
+			hist, err = r.graph.History(ctx, cfg, engine.ListOptions{})
+		}
 		if err != nil {
 			rec["result"] = errorResult(err)
 		} else {
@@ -495,6 +503,14 @@ func (r *Runner) snapshotRecord(s *engine.StateSnapshot) map[string]any {
 		if t.Error != "" {
 			tr["error"] = true
 		}
+		if t.State != nil {
+			// A subgraph's checkpoints have no ordinals: its state is
+			// recorded without checkpoint and parent.
+			sub := r.snapshotRecord(t.State)
+			delete(sub, "checkpoint")
+			delete(sub, "parent")
+			tr["state"] = sub
+		}
 		tasks = append(tasks, tr)
 	}
 	return map[string]any{
@@ -506,6 +522,27 @@ func (r *Runner) snapshotRecord(s *engine.StateSnapshot) map[string]any {
 		"next":       stringsToAny(s.Next),
 		"tasks":      sortRecords(tasks),
 	}
+}
+
+// historyConfig addresses a history op: the thread's root namespace, or with
+// "subgraph" the namespace of the latest checkpoint's task for that node;
+// found is false when there is no such task (an empty history).
+func (r *Runner) historyConfig(ctx context.Context, op Op) (cfg engine.Config, found bool, err error) {
+	cfg = engine.Config{ThreadID: op.Thread}
+	if op.SubgraphOf == "" {
+		return cfg, true, nil
+	}
+	snap, err := r.graph.GetState(ctx, cfg)
+	if err != nil {
+		return cfg, false, err
+	}
+	for _, t := range snap.Tasks {
+		if t.Name == op.SubgraphOf && t.Subgraph != "" {
+			cfg.CheckpointNS = t.Subgraph
+			return cfg, true, nil
+		}
+	}
+	return cfg, false, nil
 }
 
 func interruptValues(ins []engine.Interruption) []any {

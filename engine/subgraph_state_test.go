@@ -1,0 +1,179 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// subgraphWithInterrupt builds parent(start → child → after) where child runs
+// inner(a → ask), ask calling Interrupt.
+func subgraphWithInterrupt(t *testing.T, subOpts ...engine.CompileOption) *engine.Graph {
+	t.Helper()
+	appendLog := func(s string) engine.NodeFunc {
+		return func(context.Context, any) (any, error) { return map[string]any{"log": []any{s}}, nil }
+	}
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", appendLog("a")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			v, err := engine.Interrupt(ctx, "question")
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"log": []any{"ask:" + v.(string)}}, nil
+		}).
+		AddEdge(engine.Start, "a").AddEdge("a", "ask"), subOpts...)
+	return mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("child", sub).
+		AddNode("after", appendLog("after")).
+		AddEdge(engine.Start, "child").AddEdge("child", "after"))
+}
+
+// LangGraph Python tests/test_pregel.py test_nested_graph_state (get_state
+// with subgraphs=True; get_state and get_state_history for a subgraph's
+// checkpoint_ns): the parent's snapshot task carries the subgraph's own
+// state, and the subgraph's namespace is read with the subgraph's channels.
+func TestGetState_SubgraphState(t *testing.T) {
+	g := subgraphWithInterrupt(t)
+	thread := engine.Config{ThreadID: "sub-state"}
+	if _, err := g.Invoke(ctx, map[string]any{"log": []any{"in"}}, engine.OnThread(thread.ThreadID)); err != nil {
+		t.Fatal(err)
+	}
+	plain, err := g.GetState(ctx, thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.Tasks) != 1 || plain.Tasks[0].State != nil || !strings.HasPrefix(plain.Tasks[0].Subgraph, "child:") {
+		t.Fatalf("without the option: namespace only, got %+v", plain.Tasks)
+	}
+	snap, err := g.GetState(ctx, thread, engine.WithSubgraphState())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := snap.Tasks[0].State
+	if sub == nil {
+		t.Fatal("the child task carries no subgraph state")
+	}
+	if !reflect.DeepEqual(sub.Values["log"], []any{"in", "a"}) || !reflect.DeepEqual(sub.Next, []string{"ask"}) {
+		t.Fatalf("subgraph state: values %v next %v", sub.Values, sub.Next)
+	}
+	if sub.Config.CheckpointNS != snap.Tasks[0].Subgraph || len(sub.Interrupts()) != 1 {
+		t.Fatalf("subgraph snapshot: ns %q interrupts %v", sub.Config.CheckpointNS, sub.Interrupts())
+	}
+
+	// The subgraph's namespace, read through the parent graph.
+	direct, err := g.GetState(ctx, engine.Config{ThreadID: thread.ThreadID, CheckpointNS: snap.Tasks[0].Subgraph})
+	if err != nil || !reflect.DeepEqual(direct.Values, sub.Values) || !reflect.DeepEqual(direct.Next, sub.Next) {
+		t.Fatalf("GetState of the namespace: %+v, %v", direct, err)
+	}
+	hist, err := g.History(ctx, engine.Config{ThreadID: thread.ThreadID, CheckpointNS: snap.Tasks[0].Subgraph}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nexts [][]string
+	for _, h := range hist {
+		nexts = append(nexts, h.Next)
+	}
+	// input (next start) → loop step 0 (next a) → step 1 (next ask), newest first.
+	if want := [][]string{{"ask"}, {"a"}, {engine.Start}}; !reflect.DeepEqual(nexts, want) {
+		t.Fatalf("subgraph history nexts %v, want %v", nexts, want)
+	}
+
+	if _, err := g.GetState(ctx, engine.Config{ThreadID: thread.ThreadID, CheckpointNS: "nope:1"}); !errors.Is(err, engine.ErrUnknownSubgraph) {
+		t.Fatalf("unknown namespace: %v", err)
+	}
+
+	// Resumed to the end: the parent has no tasks left, so no subgraph state.
+	res, err := g.Invoke(ctx, engine.Command{Resume: "yes"}, engine.OnThread(thread.ThreadID))
+	if err != nil || !reflect.DeepEqual(res.Values["log"], []any{"in", "in", "a", "ask:yes", "after"}) {
+		t.Fatalf("resumed: %v, %v", res.Values, err)
+	}
+	done, _ := g.GetState(ctx, thread, engine.WithSubgraphState())
+	if len(done.Tasks) != 0 {
+		t.Fatalf("finished: %+v", done.Tasks)
+	}
+}
+
+// A subgraph compiled with its own interrupt_before / interrupt_after stops
+// the parent run there, and a resume with no input continues the subgraph
+// from its breakpoint (LangGraph.js tests/pregel.test.ts "nested graph
+// interrupts" with interruptBefore on the subgraph; the breakpoint is the
+// subgraph loop's own, pregel/loop.ts tick → shouldInterrupt with the
+// subgraph's interruptBefore/After).
+func TestSubgraph_OwnBreakpoints(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  engine.CompileOption
+		next []string // the subgraph's next tasks at the breakpoint
+	}{
+		{"before", engine.WithInterruptBefore("b"), []string{"b"}},
+		{"after", engine.WithInterruptAfter("a"), []string{"b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			appendLog := func(s string) engine.NodeFunc {
+				return func(context.Context, any) (any, error) { return map[string]any{"log": []any{s}}, nil }
+			}
+			sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+				AddNode("a", appendLog("a")).AddNode("b", appendLog("b")).
+				AddEdge(engine.Start, "a").AddEdge("a", "b"), tc.opt)
+			g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+				AddSubgraph("child", sub).AddNode("after", appendLog("after")).
+				AddEdge(engine.Start, "child").AddEdge("child", "after"))
+			thread := "bp-" + tc.name
+			res, err := g.Invoke(ctx, map[string]any{"log": []any{"in"}}, engine.OnThread(thread))
+			if err != nil || res.Status != engine.StatusInterrupted {
+				t.Fatalf("first run: %v, %v", res, err)
+			}
+			snap, err := g.GetState(ctx, engine.Config{ThreadID: thread}, engine.WithSubgraphState())
+			if err != nil || !reflect.DeepEqual(snap.Next, []string{"child"}) || snap.Tasks[0].State == nil {
+				t.Fatalf("parent at the breakpoint: %+v, %v", snap, err)
+			}
+			if st := snap.Tasks[0].State; !reflect.DeepEqual(st.Next, tc.next) || !reflect.DeepEqual(st.Values["log"], []any{"in", "a"}) {
+				t.Fatalf("subgraph at the breakpoint: next %v values %v", st.Next, st.Values)
+			}
+			res, err = g.Invoke(ctx, nil, engine.OnThread(thread))
+			if err != nil || res.Status == engine.StatusInterrupted || !reflect.DeepEqual(res.Values["log"], []any{"in", "in", "a", "b", "after"}) {
+				t.Fatalf("resumed: %v, %v", res.Values, err)
+			}
+		})
+	}
+}
+
+// A subgraph with its own state schema: it reads the parent's keys it shares
+// by name, keeps its private keys to itself, and the parent takes back only
+// the keys it has (LangGraph Python graph/state.py:1462 _get_updates keeps a
+// node's output keys the parent has; JS graph/state.ts the same; Python
+// the subgraphs how-to "different state schemas": a subgraph sharing
+// one key with its parent).
+func TestSubgraph_OwnSchema(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("question"), engine.LastValueKey("draft"), engine.LastValueKey("answer")).
+		AddNode("write", func(_ context.Context, in any) (any, error) {
+			m := in.(map[string]any)
+			if _, ok := m["log"]; ok {
+				return nil, errors.New("the parent's private key reached the subgraph")
+			}
+			return map[string]any{"draft": "draft of " + m["question"].(string)}, nil
+		}).
+		AddNode("reply", func(_ context.Context, in any) (any, error) {
+			return map[string]any{"answer": "answer from " + in.(map[string]any)["draft"].(string)}, nil
+		}).
+		AddEdge(engine.Start, "write").AddEdge("write", "reply"))
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("question"), engine.LastValueKey("answer"), engine.AppendKey("log")).
+		AddNode("ask", func(context.Context, any) (any, error) {
+			return map[string]any{"question": "why", "log": []any{"ask"}}, nil
+		}).
+		AddSubgraph("child", sub).
+		AddEdge(engine.Start, "ask").AddEdge("ask", "child"))
+	res, err := g.Invoke(ctx, map[string]any{"log": []any{"in"}}, engine.OnThread("schema"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"question": "why", "answer": "answer from draft of why", "log": []any{"in", "ask"}}
+	if !reflect.DeepEqual(res.Values, want) {
+		t.Fatalf("got %v, want %v", res.Values, want)
+	}
+}
