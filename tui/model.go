@@ -536,7 +536,7 @@ func (m *Model) refreshPanes(running bool) {
 	if v == nil {
 		return
 	}
-	m.graph.setTasks(v.Tasks, running)
+	m.graph.setTasks(v.Tasks, v.Waiting, running)
 	m.chans.setChannels(v.Channels, m.pending)
 	m.seen.setView(v)
 	m.tasks.verdicts = nil

@@ -55,8 +55,15 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 				trig = "Send"
 			}
 			st := t.State
-			add(taskRow{text: fmt.Sprintf("%s ← %s  %s", t.Name, trig, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID})
+			mark := ""
+			if st == engine.TaskCached {
+				// Matched in the node cache right after Plan: its writes
+				// are already there and Execute will not run it.
+				mark = "  ◆ cached"
+			}
+			add(taskRow{text: fmt.Sprintf("%s ← %s%s  %s", t.Name, trig, mark, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID})
 		}
+		p.addWaiting(v)
 	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning || v.Status == engine.StatusDone && len(v.Tasks) == 0:
 		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", termtext.Name(shortID(v.CheckpointID)), termtext.Name(v.Source))
 		if len(ran) > 0 {
@@ -80,6 +87,7 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 		case n == 0 && len(ran) > 0:
 			add(taskRow{text: "no state key changed", style: dimStyle})
 		}
+		p.addWaiting(v)
 		if v.Status == engine.StatusDone {
 			add(taskRow{text: "run finished", style: dimStyle})
 		}
@@ -89,6 +97,9 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			label := stateLabel(t.State, false)
 			if t.Attempts > 1 {
 				label += fmt.Sprintf(" after %d attempts", t.Attempts)
+			}
+			if t.State == engine.TaskCached {
+				label = "◆ cached: did not run, writes from the node cache"
 			}
 			style := taskStyle(t.State, false)
 			if slices.Contains(p.edited, t.ID) {
@@ -117,7 +128,19 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			}
 		}
 	}
+	if v != nil && v.Phase != engine.PhasePlanned && v.Phase != engine.PhaseCheckpoint {
+		p.addWaiting(v)
+	}
 	p.setFilter(p.filter)
+}
+
+// addWaiting lists the deferred nodes that were triggered and wait for the
+// run to run out of other work (engine StepView.Waiting): they are not
+// tasks of this superstep, so they are greyed, after the tasks.
+func (p *tasksPane) addWaiting(v *engine.StepView) {
+	for _, n := range v.Waiting {
+		p.all = append(p.all, taskRow{text: "⏸ " + n + " waiting (deferred: runs when all else is done)", style: waitingStyle, node: n})
+	}
 }
 
 // setFilter keeps the rows whose node or text contains f (any case).
@@ -162,6 +185,7 @@ func taskStyle(s engine.TaskState, running bool) func(Styles) func(...string) st
 	return func(st Styles) func(...string) string { return st.task(s, running).Render }
 }
 
+func waitingStyle(st Styles) func(...string) string { return st.TaskWaiting.Render }
 func dimStyle(st Styles) func(...string) string     { return st.Dim.Render }
 func updatedStyle(st Styles) func(...string) string { return st.Updated.Render }
 
