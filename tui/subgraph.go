@@ -216,7 +216,7 @@ func (p *subgraphPane) View(st Styles, w, h int) string {
 	if lv == nil {
 		return ""
 	}
-	lw := clamp(w*2/5, min(30, w/2), w-20)
+	lw := subLeftWidth(w)
 	rw := w - lw
 	var left []string
 	from, to := p.cps.window(h-2, len(lv.snaps))
@@ -300,4 +300,34 @@ func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// subLeftWidth is the width of the checkpoint list in a w-wide body.
+func subLeftWidth(w int) int { return clamp(w*2/5, min(30, w/2), w-20) }
+
+// mouse: a click selects a checkpoint (left) or a detail row (right) and
+// focuses that side; the wheel moves in the side under the pointer. The
+// body's first row is the breadcrumb, then each box's top border.
+func (p *subgraphPane) mouse(x, y, w, wheel int) {
+	lv := p.level()
+	if lv == nil {
+		return
+	}
+	p.detail = x >= subLeftWidth(w)
+	switch {
+	case wheel != 0 && p.detail:
+		p.nav.move(wheel, len(p.rows))
+	case wheel != 0:
+		p.cps.move(wheel, len(lv.snaps))
+		p.refresh()
+	case p.detail:
+		if r := y - 2 + p.nav.off; r >= 0 && r < len(p.rows) {
+			p.nav.cur = r
+		}
+	default:
+		if r := y - 2 + p.cps.off; r >= 0 && r < len(lv.snaps) {
+			p.cps.cur = r
+			p.refresh()
+		}
+	}
 }

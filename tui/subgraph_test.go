@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs/scenario"
 )
@@ -112,5 +114,22 @@ func TestModel_Subgraph_Golden(t *testing.T) {
 			checkFrame(t, m)
 			golden(t, fmt.Sprintf("subgraph-%dx%d.golden", sz.w, sz.h), m.View())
 		})
+	}
+}
+
+// A click on a checkpoint selects it; a click on the right focuses the
+// details.
+func TestModel_Subgraph_Mouse(t *testing.T) {
+	m, _ := nestedModel(t, 120, 40)
+	m = press(t, m, "enter")
+	// Body row 0 is the breadcrumb, row 1 the box border, row 2 the
+	// newest checkpoint: the third is two rows further.
+	m = send(t, m, tea.MouseMsg{X: 5, Y: bodyTop + 4, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if m.sub.cps.cur != 2 || !strings.Contains(m.View(), "step -1 · input") {
+		t.Fatalf("click selected checkpoint %d:\n%s", m.sub.cps.cur, m.View())
+	}
+	m = send(t, m, tea.MouseMsg{X: 80, Y: bodyTop + 3, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if !m.sub.detail || m.sub.nav.cur != 1 {
+		t.Fatalf("click on the details: detail %v row %d", m.sub.detail, m.sub.nav.cur)
 	}
 }
