@@ -102,6 +102,11 @@ func (f *fakeSession) Diff(context.Context, string, string) (*engine.CheckpointD
 	return &engine.CheckpointDiff{}, f.err
 }
 
+func (f *fakeSession) Subgraph(context.Context, []subgraphRef) (*subgraphLevel, error) {
+	defer f.use()()
+	return &subgraphLevel{subgraphs: map[string]bool{}}, f.err
+}
+
 func (f *fakeSession) InferAsNode(context.Context, string) (string, error) {
 	defer f.use()()
 	return "a", f.err

@@ -25,7 +25,7 @@ type liveFeed struct {
 type liveTask struct {
 	node    string
 	end     time.Time
-	state   string   // running, done, interrupted, failed
+	state   string   // running, done, cached, interrupted, failed
 	emitted []string // the latest emitted values, previewed, oldest first
 	count   int      // how many values it emitted in all
 }
@@ -46,7 +46,9 @@ func (f *liveFeed) on(e engine.Event) {
 	defer f.mu.Unlock()
 	// The engine reports a task when it is planned; what counts here is
 	// what it does while the step executes.
-	if e.Kind != engine.EventCustom && e.Kind != engine.EventTaskResult {
+	switch e.Kind {
+	case engine.EventCustom, engine.EventMessage, engine.EventCached, engine.EventTaskResult:
+	default:
 		return
 	}
 	t := f.tasks[e.TaskID]
@@ -56,11 +58,12 @@ func (f *liveFeed) on(e engine.Event) {
 	}
 	switch e.Kind {
 	case engine.EventCustom:
-		t.count++
-		t.emitted = append(t.emitted, preview(e.Value, previewBudget))
-		if len(t.emitted) > liveKeep {
-			t.emitted = t.emitted[len(t.emitted)-liveKeep:]
-		}
+		t.emit(preview(e.Value, previewBudget))
+	case engine.EventMessage:
+		t.emit(messagePreview(e.Value))
+	case engine.EventCached:
+		// Its writes came from the node cache: it does not run.
+		t.end, t.state = f.now(), "cached"
 	case engine.EventTaskResult:
 		t.end = f.now()
 		switch {
@@ -72,6 +75,36 @@ func (f *liveFeed) on(e engine.Event) {
 			t.state = "done"
 		}
 	}
+}
+
+// emit keeps one more emitted value, the latest liveKeep shown.
+func (t *liveTask) emit(v string) {
+	t.count++
+	t.emitted = append(t.emitted, v)
+	if len(t.emitted) > liveKeep {
+		t.emitted = t.emitted[len(t.emitted)-liveKeep:]
+	}
+}
+
+// messagePreview is a streamed chat message as "msg role: content" (the
+// add_messages shape); anything else is previewed as a value.
+func messagePreview(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return "msg " + preview(v, previewBudget)
+	}
+	role := str(m["role"])
+	if role == "" {
+		role = str(m["type"])
+	}
+	text := preview(m["content"], previewBudget)
+	if s, ok := m["content"].(string); ok {
+		text = s
+	}
+	if calls, ok := m["tool_calls"].([]any); ok && len(calls) > 0 {
+		text += fmt.Sprintf(" [%d tool call(s)]", len(calls))
+	}
+	return "msg " + role + ": " + cut(text, previewBudget)
 }
 
 // reset forgets the last step's tasks: a new step is about to execute.
@@ -110,7 +143,7 @@ func (f *liveFeed) rows(planned []engine.TaskView) []taskRow {
 			end = now
 		}
 		el := end.Sub(f.start).Round(100 * time.Millisecond)
-		st := map[string]engine.TaskState{"running": engine.TaskPlanned, "done": engine.TaskDone, "interrupted": engine.TaskInterrupted, "failed": engine.TaskFailed}[t.state]
+		st := map[string]engine.TaskState{"running": engine.TaskPlanned, "done": engine.TaskDone, "cached": engine.TaskCached, "interrupted": engine.TaskInterrupted, "failed": engine.TaskFailed}[t.state]
 		out = append(out, taskRow{text: fmt.Sprintf("%s  %s  %s", t.node, t.state, el), style: taskStyle(st, t.state == "running"), node: t.node})
 		if t.count > len(t.emitted) {
 			out = append(out, taskRow{text: fmt.Sprintf("  … %d earlier", t.count-len(t.emitted)), style: dimStyle, node: t.node})

@@ -34,6 +34,7 @@ const (
 	modeBreaks   // the list of breakpoints and watches
 	modeSettings // run settings
 	modeEdit     // a task's writes at the Execute pause
+	modeSubgraph // a subgraph task's namespace, read only
 )
 
 // paneID orders the main panes for tab: reading order of the 2×2 grid.
@@ -63,6 +64,7 @@ const (
 	opThreads
 	opInfer
 	opDiff
+	opSubgraph
 	opRerun
 	opEdit
 )
@@ -82,6 +84,7 @@ type opDoneMsg struct {
 	pending map[string]engine.ChannelView
 	paths   map[string]string // interrupt id → where it was raised
 	diff    *engine.CheckpointDiff
+	sub     *subgraphLevel
 	rerun   *engine.TaskRerun
 	text    string
 	err     error
@@ -158,7 +161,9 @@ type Model struct {
 	fork     forkForm
 	threads  threadsPane
 	diff     diffPane
-	diffPrev mode      // where the diff returns to
+	diffPrev mode        // where the diff returns to
+	subNext  subgraphRef // the level being read
+	sub      subgraphPane
 	diffAB   [2]string // labels of the two sides of the diff being loaded
 	// replay is the step-by-step replay in progress (R in the tree), and
 	// replayNext the one that starts when its checkout is done.
@@ -188,6 +193,12 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 		graph: newGraphPane(info), chans: newChanPane(), seen: seenPane{info: info},
 		treeChan: newChanPane(), treeSeen: seenPane{info: info},
 		width: 80, height: 24,
+	}
+	m.tasks.subgraphs = map[string]bool{}
+	for _, n := range info.Nodes {
+		if n.Subgraph {
+			m.tasks.subgraphs[n.Name] = true
+		}
 	}
 	m.feed = s.Live()
 	if m.thread == "" {
@@ -364,6 +375,10 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.note = ""
 		m.diffPrev, m.mode = m.mode, modeDiff
 		return nil
+	case opSubgraph:
+		m.sub.push(m.subNext, msg.sub)
+		m.note, m.mode = "", modeSubgraph
+		return nil
 	case opDiff:
 		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], m.conversationChannels())
 		m.diffPrev, m.mode = m.mode, modeDiff
@@ -536,7 +551,7 @@ func (m *Model) refreshPanes(running bool) {
 	if v == nil {
 		return
 	}
-	m.graph.setTasks(v.Tasks, running)
+	m.graph.setTasks(v.Tasks, v.Waiting, running)
 	m.chans.setChannels(v.Channels, m.pending)
 	m.seen.setView(v)
 	m.tasks.verdicts = nil
@@ -714,6 +729,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.settingsKey(msg)
 	case modeEdit:
 		return m.editKey(msg)
+	case modeSubgraph:
+		return m.subgraphKey(msg)
 	}
 	return m.mainKey(msg)
 }
@@ -879,6 +896,10 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.PageDown):
 		m.moveFocused(10)
 	case key.Matches(msg, k.Open):
+		if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.header && m.tasks.subgraphs[r.node] && r.taskID != "" {
+			m.sub = subgraphPane{root: m.opts.GraphName, prev: m.mode}
+			return m.enterSubgraph(subgraphRef{node: r.node, taskID: r.taskID, label: r.label})
+		}
 		m.openFocused()
 	case key.Matches(msg, k.Filter):
 		if m.focus != paneTasks {
@@ -1353,6 +1374,11 @@ func (m *Model) sync() {
 		m.fork.area.SetHeight(max(1, bh-5))
 	case modeDiff:
 		m.diff.nav.follow(bh-3, len(m.diff.rows))
+	case modeSubgraph:
+		if lv := m.sub.level(); lv != nil {
+			m.sub.cps.follow(bh-3, len(lv.snaps))
+		}
+		m.sub.nav.follow(bh-3, len(m.sub.rows))
 	case modeBreaks:
 		m.breaks.follow(bh-4, len(m.breakItems()))
 	case modePrompt:
@@ -1454,6 +1480,10 @@ func (m *Model) syncKeys() {
 			r, ok := m.tasks.selected()
 			k.Open.SetEnabled(ok && r.hasValue)
 			k.Open.SetHelp("enter", "inspect value")
+			if ok && r.header && m.tasks.subgraphs[r.node] && r.taskID != "" {
+				k.Open.SetEnabled(hasSess)
+				k.Open.SetHelp("enter", "into its subgraph")
+			}
 		case paneGraph:
 			k.Open.SetEnabled(true)
 			k.Open.SetHelp("enter", "why does it run?")
@@ -1519,6 +1549,19 @@ func (m *Model) syncKeys() {
 		}
 		k.Remove.SetEnabled(len(m.breakItems()) > 0)
 		k.Back.SetHelp("esc", "back")
+	case modeSubgraph:
+		for _, b := range []*key.Binding{&k.NextPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
+			b.SetEnabled(true)
+		}
+		k.NextPane.SetHelp("tab", "checkpoints / details")
+		r, ok := m.sub.selectedRow()
+		k.Open.SetEnabled(m.sub.detail && ok && (r.hasValue || r.header))
+		k.Open.SetHelp("enter", "inspect value")
+		if m.sub.detail && ok && r.header && m.sub.level().subgraphs[r.node] {
+			k.Open.SetEnabled(hasSess)
+			k.Open.SetHelp("enter", "into its subgraph")
+		}
+		k.Back.SetHelp("esc", "out of the subgraph")
 	case modeDiff:
 		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
 			b.SetEnabled(true)
@@ -1705,6 +1748,14 @@ func (m Model) viewBody() string {
 		return st.box("Fork", m.fork.View(st, w-2, bh-2), w, bh, true)
 	case modeDiff:
 		return st.box(m.diff.title, m.diff.View(st, w-2, bh-2), w, bh, true)
+	case modeSubgraph:
+		crumb := m.sub.breadcrumb()
+		ns := "  read only"
+		if lv := m.sub.level(); lv != nil {
+			ns += " · namespace " + termtext.Name(lv.ns)
+		}
+		line := st.Header.Render(cut(crumb, w)) + st.Dim.Render(cut(ns, max(0, w-lipgloss.Width(crumb))))
+		return lipgloss.JoinVertical(lipgloss.Left, pad(line, w), m.sub.View(st, w, bh-1))
 	case modePrompt:
 		return st.box("Add", m.promptView(w-2, bh-2), w, bh, true)
 	case modeSettings:

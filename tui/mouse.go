@@ -38,6 +38,8 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		} else if row := msg.Y - bodyTop - 1 + m.diff.nav.off; row >= 0 && row < len(m.diff.rows) {
 			m.diff.nav.cur = row
 		}
+	case modeSubgraph:
+		m.sub.mouse(msg.X, msg.Y-bodyTop, m.width, wheel)
 	case modeTree:
 		if wheel != 0 {
 			m.tree.nav.move(wheel, len(m.tree.snaps))

@@ -22,6 +22,8 @@ type graphPane struct {
 
 	tasks   map[string]*taskAgg
 	running bool
+	// waiting are deferred nodes triggered and waiting to run last.
+	waiting map[string]bool
 
 	// The drawn graph (g toggles it with the list): boxes and arrows laid
 	// out once, shown through a window at (ox, oy) that follows the
@@ -79,8 +81,12 @@ func newGraphPane(info engine.GraphInfo) graphPane {
 
 // setTasks records this superstep's tasks; running marks planned ones as
 // executing now.
-func (p *graphPane) setTasks(tasks []engine.TaskView, running bool) {
+func (p *graphPane) setTasks(tasks []engine.TaskView, waiting []string, running bool) {
 	p.tasks = map[string]*taskAgg{}
+	p.waiting = map[string]bool{}
+	for _, n := range waiting {
+		p.waiting[n] = true
+	}
 	p.running = running
 	for _, t := range tasks {
 		a := p.tasks[t.Name]
@@ -96,7 +102,7 @@ func (p *graphPane) setTasks(tasks []engine.TaskView, running bool) {
 }
 
 func severity(s engine.TaskState) int {
-	return [...]int{engine.TaskReused: 0, engine.TaskDone: 1, engine.TaskPlanned: 2, engine.TaskInterrupted: 3, engine.TaskFailed: 4}[s]
+	return [...]int{engine.TaskReused: 0, engine.TaskCached: 0, engine.TaskDone: 1, engine.TaskPlanned: 2, engine.TaskInterrupted: 3, engine.TaskFailed: 4}[s]
 }
 
 func (p *graphPane) selectNode(name string) {
@@ -239,6 +245,9 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 	for _, a := range p.tasks {
 		labelW = max(labelW, len(stateLabel(a.state, p.running))+1)
 	}
+	if len(p.waiting) > 0 {
+		labelW = max(labelW, len("waiting")+1)
+	}
 	for i := from; i < to; i++ {
 		n := p.nodes[i]
 		gut := " "
@@ -259,6 +268,9 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 			s := st.task(a.state, p.running)
 			name = s.Render(pad(name, nameW))
 			label = s.Render(stateLabel(a.state, p.running))
+		} else if p.waiting[n] {
+			name = st.TaskWaiting.Render(pad(name, nameW))
+			label = st.TaskWaiting.Render("waiting")
 		} else {
 			name = pad(name, nameW)
 		}

@@ -25,6 +25,9 @@ type tasksPane struct {
 	verdicts map[string]replayVerdict
 	// edited are the tasks whose writes a person replaced (a).
 	edited []string
+	// subgraphs are the nodes that run a subgraph: enter on their task
+	// opens its namespace.
+	subgraphs map[string]bool
 }
 
 // taskRow is one line; rows with a value open in the inspector.
@@ -36,11 +39,19 @@ type taskRow struct {
 	name     string // inspector title
 	node     string
 	taskID   string // a planned task's id (e runs it alone)
+	// header marks a task's own row (not its writes); label names it as
+	// the subgraph breadcrumb does: node, or node[i] among copies.
+	header bool
+	label  string
 }
 
 func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running bool) {
 	p.all = p.all[:0]
 	add := func(r taskRow) { p.all = append(p.all, r) }
+	var labels map[string]string
+	if v != nil {
+		labels = copyLabels(v.Tasks)
+	}
 	switch {
 	case v == nil:
 		p.title = "Tasks"
@@ -55,12 +66,27 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 				trig = "Send"
 			}
 			st := t.State
-			add(taskRow{text: fmt.Sprintf("%s ← %s  %s", t.Name, trig, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID})
+			mark := ""
+			if st == engine.TaskCached {
+				// Matched in the node cache right after Plan: its writes
+				// are already there and Execute will not run it.
+				mark = "  ◆ cached"
+			}
+			if p.subgraphs[t.Name] {
+				mark += "  ⤷"
+			}
+			add(taskRow{text: fmt.Sprintf("%s ← %s%s  %s", t.Name, trig, mark, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
 		}
+		p.addWaiting(v)
 	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning || v.Status == engine.StatusDone && len(v.Tasks) == 0:
 		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", termtext.Name(shortID(v.CheckpointID)), termtext.Name(v.Source))
 		if len(ran) > 0 {
 			add(taskRow{text: "ran: " + taskNames(ran), style: dimStyle})
+		}
+		for _, t := range v.Tasks {
+			if p.subgraphs[t.Name] {
+				add(taskRow{text: "⤷ " + labels[t.ID] + ": enter opens its subgraph", style: dimStyle, node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
+			}
 		}
 		n := 0
 		for _, c := range v.Channels {
@@ -80,6 +106,7 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 		case n == 0 && len(ran) > 0:
 			add(taskRow{text: "no state key changed", style: dimStyle})
 		}
+		p.addWaiting(v)
 		if v.Status == engine.StatusDone {
 			add(taskRow{text: "run finished", style: dimStyle})
 		}
@@ -89,6 +116,9 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			label := stateLabel(t.State, false)
 			if t.Attempts > 1 {
 				label += fmt.Sprintf(" after %d attempts", t.Attempts)
+			}
+			if t.State == engine.TaskCached {
+				label = "◆ cached: did not run, writes from the node cache"
 			}
 			style := taskStyle(t.State, false)
 			if slices.Contains(p.edited, t.ID) {
@@ -102,7 +132,10 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 					style = taskStyle(engine.TaskFailed, false)
 				}
 			}
-			add(taskRow{text: t.Name + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID})
+			if p.subgraphs[t.Name] {
+				label += "  ⤷"
+			}
+			add(taskRow{text: t.Name + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
 			for _, w := range t.Writes {
 				add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name, taskID: t.ID})
 			}
@@ -117,7 +150,38 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			}
 		}
 	}
+	if v != nil && v.Phase != engine.PhasePlanned && v.Phase != engine.PhaseCheckpoint {
+		p.addWaiting(v)
+	}
 	p.setFilter(p.filter)
+}
+
+// addWaiting lists the deferred nodes that were triggered and wait for the
+// run to run out of other work (engine StepView.Waiting): they are not
+// tasks of this superstep, so they are greyed, after the tasks.
+func (p *tasksPane) addWaiting(v *engine.StepView) {
+	for _, n := range v.Waiting {
+		p.all = append(p.all, taskRow{text: "⏸ " + n + " waiting (deferred: runs when all else is done)", style: waitingStyle, node: n})
+	}
+}
+
+// copyLabels names each task as the subgraph breadcrumb does: its node,
+// or node[i] (1-based, in task order) when the step ran several copies.
+func copyLabels(ts []engine.TaskView) map[string]string {
+	count := map[string]int{}
+	for _, t := range ts {
+		count[t.Name]++
+	}
+	seen := map[string]int{}
+	out := make(map[string]string, len(ts))
+	for _, t := range ts {
+		seen[t.Name]++
+		out[t.ID] = t.Name
+		if count[t.Name] > 1 {
+			out[t.ID] = fmt.Sprintf("%s[%d]", t.Name, seen[t.Name])
+		}
+	}
+	return out
 }
 
 // setFilter keeps the rows whose node or text contains f (any case).
@@ -162,6 +226,7 @@ func taskStyle(s engine.TaskState, running bool) func(Styles) func(...string) st
 	return func(st Styles) func(...string) string { return st.task(s, running).Render }
 }
 
+func waitingStyle(st Styles) func(...string) string { return st.TaskWaiting.Render }
 func dimStyle(st Styles) func(...string) string     { return st.Dim.Render }
 func updatedStyle(st Styles) func(...string) string { return st.Updated.Render }
 

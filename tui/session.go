@@ -57,6 +57,9 @@ type session interface {
 	// subgraphs it came from ("mid › deep › b1"), by interrupt id; an
 	// interrupt of a plain node is named by its node.
 	InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string
+	// Subgraph reads, without running anything, the namespace of the
+	// subgraph reached through path from the thread's root graph.
+	Subgraph(ctx context.Context, path []subgraphRef) (*subgraphLevel, error)
 	// Diff compares checkpoints a and b of the thread (engine.DiffCheckpoints).
 	Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error)
 	// SetRunSettings sets the engine options of the runs started from now

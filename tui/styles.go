@@ -20,6 +20,9 @@ type Styles struct {
 
 	// Task states in the graph and tasks panes.
 	TaskPlanned, TaskRunning, TaskDone, TaskInterrupted, TaskFailed, TaskReused lipgloss.Style
+	// TaskCached: writes taken from the node cache; TaskWaiting: a
+	// deferred node triggered and waiting for the run to run out of work.
+	TaskCached, TaskWaiting lipgloss.Style
 
 	Cursor          lipgloss.Style // the selected row
 	Current         lipgloss.Style // the current checkpoint in the tree
@@ -63,6 +66,8 @@ func DefaultStyles() Styles {
 		TaskInterrupted: b().Bold(true).Foreground(c("203")),
 		TaskFailed:      b().Bold(true).Foreground(c("160")),
 		TaskReused:      b().Foreground(c("109")),
+		TaskCached:      b().Foreground(c("109")).Italic(true),
+		TaskWaiting:     b().Foreground(c("245")),
 
 		Cursor:      b().Reverse(true),
 		Current:     b().Bold(true).Foreground(c("214")),
@@ -97,6 +102,8 @@ func (s Styles) task(st engine.TaskState, running bool) lipgloss.Style {
 		return s.TaskFailed
 	case engine.TaskReused:
 		return s.TaskReused
+	case engine.TaskCached:
+		return s.TaskCached
 	}
 	return s.TaskPlanned
 }

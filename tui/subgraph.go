@@ -1,0 +1,333 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
+)
+
+// subgraphRef is one step of the way into a subgraph: the parent's task
+// that ran it.
+type subgraphRef struct {
+	node   string
+	taskID string
+	label  string // the node, or node[i] when its step ran several copies
+}
+
+// subgraphLevel is what the saver holds for one subgraph namespace, read
+// only: its checkpoints, newest first, built into snapshots by the
+// subgraph itself.
+type subgraphLevel struct {
+	ns    string
+	snaps []*engine.StateSnapshot
+	// subgraphs are the subgraph's own nodes that run subgraphs.
+	subgraphs map[string]bool
+}
+
+// Subgraph reads the namespace of the subgraph reached through path. A
+// subgraph task's namespace is "node:taskID" below its parent's (joined
+// by "|"); a stateful subgraph (engine.AsStatefulSubgraph) keeps one
+// namespace "node" for all its runs, which is read when the task's own is
+// empty.
+func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subgraphLevel, error) {
+	g, ns := s.g, ""
+	var stateful string
+	for _, r := range path {
+		sub := g.Subgraph(r.node)
+		if sub == nil {
+			return nil, fmt.Errorf("node %q does not run a subgraph", r.node)
+		}
+		child, plain := r.node+":"+r.taskID, r.node
+		if ns != "" {
+			child, plain = ns+"|"+child, ns+"|"+plain
+		}
+		g, ns, stateful = sub, child, plain
+	}
+	tuples, err := s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns}, engine.ListOptions{})
+	if err == nil && len(tuples) == 0 && stateful != ns {
+		var more []*engine.CheckpointTuple
+		if more, err = s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: stateful}, engine.ListOptions{}); len(more) > 0 {
+			tuples, ns = more, stateful
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
+	}
+	lv := &subgraphLevel{ns: ns, subgraphs: map[string]bool{}}
+	for _, t := range tuples {
+		snap, err := g.SnapshotOf(t, false)
+		if err != nil {
+			return nil, fmt.Errorf("subgraph namespace %s, checkpoint %s: %w", ns, shortID(t.Checkpoint.ID), err)
+		}
+		lv.snaps = append(lv.snaps, snap)
+		for _, tk := range snap.Tasks {
+			if g.Subgraph(tk.Name) != nil {
+				lv.subgraphs[tk.Name] = true
+			}
+		}
+	}
+	return lv, nil
+}
+
+// subgraphPane browses a subgraph's namespace read-only: its checkpoints
+// on the left, the selected one's state, versions, versions_seen, tasks
+// and interrupts on the right. enter on a task that runs a subgraph goes
+// one level deeper; esc comes back out.
+type subgraphPane struct {
+	root   string        // the root graph's name, the breadcrumb's start
+	path   []subgraphRef // the way in
+	levels []*subgraphLevel
+	cps    listNav // the selected checkpoint
+	rows   []taskRow
+	nav    listNav // the selected detail row
+	// detail: the detail rows have the focus (tab switches).
+	detail bool
+	prev   mode // where esc at the top level returns to
+}
+
+func (p *subgraphPane) level() *subgraphLevel {
+	if len(p.levels) == 0 {
+		return nil
+	}
+	return p.levels[len(p.levels)-1]
+}
+
+// breadcrumb is "research › investigate[2] › search".
+func (p *subgraphPane) breadcrumb() string {
+	parts := []string{termtext.Name(p.root)}
+	for _, r := range p.path {
+		parts = append(parts, termtext.Name(r.label))
+	}
+	return strings.Join(parts, " › ")
+}
+
+// push enters one more level, read by the session.
+func (p *subgraphPane) push(r subgraphRef, lv *subgraphLevel) {
+	p.path = append(p.path, r)
+	p.levels = append(p.levels, lv)
+	p.cps, p.nav, p.detail = listNav{}, listNav{}, false
+	p.refresh()
+}
+
+// pop leaves the innermost level; false when it was the last one.
+func (p *subgraphPane) pop() bool {
+	if len(p.levels) <= 1 {
+		return false
+	}
+	p.path, p.levels = p.path[:len(p.path)-1], p.levels[:len(p.levels)-1]
+	p.cps, p.nav, p.detail = listNav{}, listNav{}, false
+	p.refresh()
+	return true
+}
+
+func (p *subgraphPane) selectedSnap() *engine.StateSnapshot {
+	lv := p.level()
+	if lv == nil || p.cps.cur >= len(lv.snaps) {
+		return nil
+	}
+	return lv.snaps[p.cps.cur]
+}
+
+// refresh rebuilds the detail rows for the selected checkpoint.
+func (p *subgraphPane) refresh() {
+	p.rows = p.rows[:0]
+	add := func(r taskRow) { p.rows = append(p.rows, r) }
+	s := p.selectedSnap()
+	if s == nil {
+		add(taskRow{text: "no checkpoints in this namespace: the task has not run here yet", style: dimStyle})
+		p.nav.cur = 0
+		return
+	}
+	add(taskRow{text: fmt.Sprintf("checkpoint %s · step %d · %s · %s", shortID(s.Config.CheckpointID), s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), style: dimStyle})
+	add(taskRow{text: "state", style: updatedStyle})
+	for _, k := range sortedKeys(s.Values) {
+		add(taskRow{text: "  " + k + " = " + preview(s.Values[k], previewBudget), value: s.Values[k], hasValue: true, name: k})
+	}
+	if s.Checkpoint != nil {
+		add(taskRow{text: "versions", style: updatedStyle})
+		for _, k := range sortedKeys(s.Checkpoint.ChannelVersions) {
+			add(taskRow{text: fmt.Sprintf("  %s v%d", k, s.Checkpoint.ChannelVersions[k])})
+		}
+		add(taskRow{text: "versions_seen", style: updatedStyle})
+		for _, n := range sortedKeys(s.Checkpoint.VersionsSeen) {
+			var seen []string
+			for _, c := range sortedKeys(s.Checkpoint.VersionsSeen[n]) {
+				seen = append(seen, fmt.Sprintf("%s v%d", c, s.Checkpoint.VersionsSeen[n][c]))
+			}
+			add(taskRow{text: "  " + n + ": " + strings.Join(seen, ", ")})
+		}
+	}
+	if len(s.Tasks) > 0 {
+		add(taskRow{text: "next tasks", style: updatedStyle})
+	}
+	count := map[string]int{}
+	for _, t := range s.Tasks {
+		count[t.Name]++
+	}
+	seen := map[string]int{}
+	for _, t := range s.Tasks {
+		seen[t.Name]++
+		label := t.Name
+		if count[t.Name] > 1 {
+			label = fmt.Sprintf("%s[%d]", t.Name, seen[t.Name])
+		}
+		text := "  " + label
+		if p.level().subgraphs[t.Name] {
+			text += "  ⤷ enter: its subgraph"
+		}
+		if t.Finished {
+			text += "  (finished)"
+		}
+		add(taskRow{text: text, value: t.Input, hasValue: true, name: label + " input", node: t.Name, taskID: t.ID, header: true, label: label})
+		for _, in := range t.Interrupts {
+			st := "answered"
+			if t.Waiting {
+				st = "waiting"
+			}
+			add(taskRow{text: "    ⚠ interrupt (" + st + ") " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: label + " interrupt", node: t.Name})
+		}
+	}
+	p.nav.cur = clamp(p.nav.cur, 0, len(p.rows)-1)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// View draws the checkpoints (left) and the selected one's details.
+func (p *subgraphPane) View(st Styles, w, h int) string {
+	lv := p.level()
+	if lv == nil {
+		return ""
+	}
+	lw := subLeftWidth(w)
+	rw := w - lw
+	var left []string
+	from, to := p.cps.window(h-2, len(lv.snaps))
+	for i := from; i < to; i++ {
+		s := lv.snaps[i]
+		line := cut(fmt.Sprintf("%s  step %d  %s  %s", shortID(s.Config.CheckpointID), s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), lw-2)
+		if i == p.cps.cur {
+			if p.detail {
+				line = st.Current.Render(line)
+			} else {
+				line = st.Cursor.Render(pad(ansi.Strip(line), lw-2))
+			}
+		}
+		left = append(left, line)
+	}
+	title := fmt.Sprintf("Checkpoints · %d", len(lv.snaps))
+	cp := st.box(title, strings.Join(left, "\n"), lw, h, !p.detail)
+	rp := tasksPane{rows: p.rows, nav: p.nav}
+	det := st.box("read only · state, versions, tasks", rp.View(st, p.detail, rw-2, h-2), rw, h, p.detail)
+	return lipgloss.JoinHorizontal(lipgloss.Top, cp, det)
+}
+
+func (p *subgraphPane) selectedRow() (taskRow, bool) {
+	if p.nav.cur < len(p.rows) && len(p.rows) > 0 {
+		return p.rows[p.nav.cur], true
+	}
+	return taskRow{}, false
+}
+
+// enterSubgraph reads one level deeper than the pane's path: r's
+// namespace, from the saver, without running anything.
+func (m *Model) enterSubgraph(r subgraphRef) tea.Cmd {
+	path := append(slices.Clone(m.sub.path), r)
+	m.subNext = r
+	return m.do(opSubgraph, func(ctx context.Context, s session) opDoneMsg {
+		lv, err := s.Subgraph(ctx, path)
+		return opDoneMsg{sub: lv, err: err}
+	})
+}
+
+func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	p := &m.sub
+	h := m.bodyHeight() - 3
+	move := func(d int) {
+		if p.detail {
+			p.nav.move(d, len(p.rows))
+			return
+		}
+		p.cps.move(d, len(p.level().snaps))
+		p.refresh()
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		if !p.pop() {
+			m.mode = p.prev
+		}
+	case key.Matches(msg, k.Quit):
+		return m.askQuit()
+	case key.Matches(msg, k.Help):
+		m.helpPrev, m.mode = m.mode, modeHelp
+	case key.Matches(msg, k.NextPane, k.PrevPane):
+		p.detail = !p.detail
+	case key.Matches(msg, k.Up):
+		move(-1)
+	case key.Matches(msg, k.Down):
+		move(1)
+	case key.Matches(msg, k.PageUp):
+		move(-h)
+	case key.Matches(msg, k.PageDown):
+		move(h)
+	case key.Matches(msg, k.Open):
+		r, ok := p.selectedRow()
+		switch {
+		case !p.detail || !ok:
+		case r.header && p.level().subgraphs[r.node] && r.taskID != "":
+			return m.enterSubgraph(subgraphRef{node: r.node, taskID: r.taskID, label: r.label})
+		case r.hasValue:
+			m.insp = newInspector(r.name, r.value)
+			m.prevMode, m.mode = m.mode, modeInspect
+		}
+	}
+	return nil
+}
+
+// subLeftWidth is the width of the checkpoint list in a w-wide body.
+func subLeftWidth(w int) int { return clamp(w*2/5, min(30, w/2), w-20) }
+
+// mouse: a click selects a checkpoint (left) or a detail row (right) and
+// focuses that side; the wheel moves in the side under the pointer. The
+// body's first row is the breadcrumb, then each box's top border.
+func (p *subgraphPane) mouse(x, y, w, wheel int) {
+	lv := p.level()
+	if lv == nil {
+		return
+	}
+	p.detail = x >= subLeftWidth(w)
+	switch {
+	case wheel != 0 && p.detail:
+		p.nav.move(wheel, len(p.rows))
+	case wheel != 0:
+		p.cps.move(wheel, len(lv.snaps))
+		p.refresh()
+	case p.detail:
+		if r := y - 2 + p.nav.off; r >= 0 && r < len(p.rows) {
+			p.nav.cur = r
+		}
+	default:
+		if r := y - 2 + p.cps.off; r >= 0 && r < len(lv.snaps) {
+			p.cps.cur = r
+			p.refresh()
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs/scenario"
+)
+
+// nestedModel runs nested_subgraph.json (pre → mid{m1 → deep{b1}} → post)
+// in the debugger until b1's interrupt stops it, closes the answer box and
+// focuses the tasks pane, on mid's task.
+func nestedModel(t *testing.T, w, h int) (Model, *engine.MemorySaver) {
+	t.Helper()
+	f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saver := engine.NewMemorySaver()
+	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "nested", Input: map[string]any{"out": []any{}}, Saver: saver, GraphName: "nested"}
+	m := newTestModel(t, newEngineSession(g, opts), opts, w, h)
+	m = press(t, m, "c", "esc")
+	for m.focus != paneTasks {
+		m = press(t, m, "tab")
+	}
+	if r, ok := m.tasks.selected(); !ok || r.node != "mid" || !r.header {
+		t.Fatalf("tasks pane cursor on %+v, want mid's task", r)
+	}
+	return m, saver
+}
+
+// enter on a subgraph task opens its namespace read-only from the saver:
+// its checkpoints, state, versions, versions_seen and interrupts, with a
+// breadcrumb; enter on its own subgraph task goes deeper and esc comes
+// back out one level at a time. Nothing is written.
+func TestModel_Subgraph_EnterAndBack(t *testing.T) {
+	m, saver := nestedModel(t, 120, 40)
+	before := countCheckpoints(t, saver)
+	m = press(t, m, "enter")
+	if m.mode != modeSubgraph || m.err != nil {
+		t.Fatalf("mode %v err %v", m.mode, m.err)
+	}
+	v := m.View()
+	for _, want := range []string{"nested › mid  read only · namespace mid:", "Checkpoints · 3", "step 1  loop  interrupted", "out = [\"pre\", \"m1\"]", "branch:to:deep v3", "m1: branch:to:m1 v2", "deep  ⤷ enter: its subgraph", "⚠ interrupt (waiting) \"n=2\""} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("subgraph view lacks %q:\n%s", want, v)
+		}
+	}
+	// The checkpoint list selects which checkpoint the details show.
+	m = press(t, m, "down", "down")
+	if v := m.View(); !strings.Contains(v, "step -1 · input") || strings.Contains(v, "next tasks\n") {
+		t.Fatalf("details do not follow the selected checkpoint:\n%s", v)
+	}
+	m = press(t, m, "up", "up", "tab", "pgdown", "up", "enter")
+	v = m.View()
+	for _, want := range []string{"nested › mid › deep  read only · namespace mid:", "|deep:", "Checkpoints · 2", "b1", "⚠ interrupt (waiting) \"n=2\""} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("nested subgraph view lacks %q:\n%s", want, v)
+		}
+	}
+	m = press(t, m, "esc")
+	if m.mode != modeSubgraph || !strings.Contains(m.View(), "nested › mid  read only") {
+		t.Fatalf("esc should come back to mid:\n%s", m.View())
+	}
+	m = press(t, m, "esc")
+	if m.mode != modeMain {
+		t.Fatalf("esc at the top level: mode %v", m.mode)
+	}
+	if n := countCheckpoints(t, saver); n != before {
+		t.Fatalf("browsing wrote checkpoints: %d, was %d", n, before)
+	}
+	// The interrupt is still answered from the parent, where it was
+	// raised; at the checkpoint mid's step wrote, its finished run is
+	// browsable from the tasks pane.
+	m = press(t, m, "r", "ok", "enter", "s")
+	if m.err != nil || m.view.Phase != engine.PhaseCheckpoint {
+		t.Fatalf("after the answer: phase %v err %v", m.view.Phase, m.err)
+	}
+	for i := 0; i < 10 && !strings.HasPrefix(m.tasks.rows[m.tasks.nav.cur].text, "⤷ mid"); i++ {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	v = m.View()
+	for _, want := range []string{"nested › mid  read only", "step 2  loop  done", `"m1", "b1:ok"]`, "n = 20"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("finished subgraph view lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+func countCheckpoints(t *testing.T, s *engine.MemorySaver) int {
+	t.Helper()
+	ts, err := s.List(t.Context(), engine.Config{ThreadID: "nested"}, engine.ListOptions{AllNamespaces: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ts)
+}
+
+func TestModel_Subgraph_Golden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m, _ := nestedModel(t, sz.w, sz.h)
+			m = press(t, m, "enter", "tab", "pgdown", "up", "enter")
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("subgraph-%dx%d.golden", sz.w, sz.h), m.View())
+		})
+	}
+}
+
+// A click on a checkpoint selects it; a click on the right focuses the
+// details.
+func TestModel_Subgraph_Mouse(t *testing.T) {
+	m, _ := nestedModel(t, 120, 40)
+	m = press(t, m, "enter")
+	// Body row 0 is the breadcrumb, row 1 the box border, row 2 the
+	// newest checkpoint: the third is two rows further.
+	m = send(t, m, tea.MouseMsg{X: 5, Y: bodyTop + 4, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if m.sub.cps.cur != 2 || !strings.Contains(m.View(), "step -1 · input") {
+		t.Fatalf("click selected checkpoint %d:\n%s", m.sub.cps.cur, m.View())
+	}
+	m = send(t, m, tea.MouseMsg{X: 80, Y: bodyTop + 3, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if !m.sub.detail || m.sub.nav.cur != 1 {
+		t.Fatalf("click on the details: detail %v row %d", m.sub.detail, m.sub.nav.cur)
+	}
+}
