@@ -63,6 +63,9 @@ var (
 	// ErrUnknownSubgraph is returned when a checkpoint namespace names no
 	// subgraph node of the graph.
 	ErrUnknownSubgraph = errors.New("unknown subgraph in checkpoint namespace")
+	// ErrOutsideNode is returned by InvokeSubgraph called outside a running
+	// node.
+	ErrOutsideNode = errors.New("called outside a running node")
 	// ErrGraphChanged is returned when a saved thread's topology does not
 	// match the graph.
 	ErrGraphChanged = errors.New("the graph's topology differs from the recorded one")

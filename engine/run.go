@@ -57,13 +57,33 @@ func (g *Graph) Stream(ctx context.Context, input any, opts ...RunOption) iter.S
 // node's update.
 func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any, error) {
 	sub := t.node.subgraph
+	res, ns, err := l.runChild(ctx, scope, sub, t.input)
+	if err != nil {
+		return takeParentCommand(ns, err)
+	}
+	out := make(Update, 0, len(sub.keys))
+	for _, k := range sub.keys {
+		if v, ok := res.Values[k.Name]; ok {
+			out = append(out, KV{k.Name, v})
+		}
+	}
+	return out, nil
+}
+
+// runChild runs sub inside scope's task as a subgraph: in the task's
+// checkpoint namespace (or the next one, for a second run in the same
+// task), with the run's saver, limits and context. An interrupt inside it
+// becomes the task's interrupt, returned as the error; ns is the namespace
+// it ran in.
+func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, input any) (res *Result, ns string, err error) {
+	t := scope.t
 	// Each run of a subgraph inside one task execution gets its own
 	// namespace: the first the task's, the next "<ns>|1", and so on. The
 	// counter lives in the task's scope, so it survives retries: a retried
 	// subgraph node starts again from its input in a fresh namespace
 	// (_loop.py:325-340 with the scratchpad's subgraph_counter,
 	// _algo.py:1344; loop.ts:553-562).
-	ns := t.namespace()
+	ns = t.namespace()
 	scope.mu.Lock() // a timed attempt's scope is read when it times out
 	if n := scope.subgraphRuns; n > 0 {
 		ns += "|" + strconv.Itoa(n) // NS_SEP
@@ -93,14 +113,13 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 			defer ls.leave(at)
 		}
 	}
-	child, err := newLoop(ctx, sub, t.input, opts)
+	child, err := newLoop(ctx, sub, input, opts)
 	if err != nil {
-		return nil, err
+		return nil, ns, err
 	}
 	s := &Stepper{l: child}
-	res, err := s.Run(ctx)
-	if err != nil {
-		return takeParentCommand(ns, err)
+	if res, err = s.Run(ctx); err != nil {
+		return nil, ns, err
 	}
 	if res.Status == StatusInterrupted {
 		ints := make([]Interruption, len(res.Interrupts))
@@ -108,13 +127,28 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 			ints[i] = in.Interruption
 		}
 		scope.interrupt = &InterruptError{Interrupts: ints}
-		return nil, scope.interrupt
+		return nil, ns, scope.interrupt
 	}
-	out := make(Update, 0, len(sub.keys))
-	for _, k := range sub.keys {
-		if v, ok := res.Values[k.Name]; ok {
-			out = append(out, KV{k.Name, v})
-		}
+	return res, ns, nil
+}
+
+// InvokeSubgraph runs sub from inside a running node as LangGraph runs a
+// compiled graph invoked in a node function (its config carries the task's
+// checkpoint namespace and checkpointer: Python pregel/main.py stream reads
+// CONFIG_KEY_CHECKPOINT_NS from the task's config): in the calling task's
+// namespace, with the run's saver, recursion limit and context. An interrupt
+// inside sub stops the parent run (return the error from the node); when
+// the parent resumes, the node runs again and this call resumes sub from its
+// checkpoint. A second call in the same node execution runs in the next
+// namespace ("<ns>|1"). It returns sub's final state.
+func InvokeSubgraph(ctx context.Context, sub *Graph, input any) (map[string]any, error) {
+	scope := scopeOf(ctx)
+	if scope == nil {
+		return nil, ErrOutsideNode
 	}
-	return out, nil
+	res, _, err := scope.run.runChild(ctx, scope, sub, input)
+	if err != nil {
+		return nil, err
+	}
+	return res.Values, nil
 }

@@ -177,3 +177,51 @@ func TestSubgraph_OwnSchema(t *testing.T) {
 		t.Fatalf("got %v, want %v", res.Values, want)
 	}
 }
+
+// A subgraph invoked from inside a node function runs in the node's task
+// namespace: its interrupt stops the parent, and on resume the node runs
+// again and the call continues the subgraph from its checkpoint instead of
+// starting over (LangGraph Python tests/test_pregel.py
+// test_nested_graph_interrupts_parallel / the subgraphs how-to "invoke a
+// graph from a node"; the child reads the task's checkpoint_ns from config).
+func TestInvokeSubgraph_FromNode(t *testing.T) {
+	var innerRuns int
+	sub := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("text")).
+		AddNode("draft", func(_ context.Context, in any) (any, error) {
+			innerRuns++
+			return map[string]any{"text": in.(map[string]any)["text"].(string) + "+draft"}, nil
+		}).
+		AddNode("ask", func(ctx context.Context, in any) (any, error) {
+			v, err := engine.Interrupt(ctx, "approve?")
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"text": in.(map[string]any)["text"].(string) + "+" + v.(string)}, nil
+		}).
+		AddEdge(engine.Start, "draft").AddEdge("draft", "ask"))
+	var calls int
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("topic"), engine.LastValueKey("result")).
+		AddNode("call", func(ctx context.Context, in any) (any, error) {
+			calls++
+			out, err := engine.InvokeSubgraph(ctx, sub, map[string]any{"text": in.(map[string]any)["topic"]})
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"result": out["text"]}, nil
+		}).
+		AddEdge(engine.Start, "call"))
+	res, err := g.Invoke(ctx, map[string]any{"topic": "go"}, engine.OnThread("from-node"))
+	if err != nil || res.Status != engine.StatusInterrupted || len(res.Interrupts) != 1 || res.Interrupts[0].Value != "approve?" {
+		t.Fatalf("first run: %+v, %v", res, err)
+	}
+	res, err = g.Invoke(ctx, engine.Command{Resume: "ok"}, engine.OnThread("from-node"))
+	if err != nil || res.Values["result"] != "go+draft+ok" {
+		t.Fatalf("resumed: %v, %v", res.Values, err)
+	}
+	if calls != 2 || innerRuns != 1 {
+		t.Fatalf("the node runs again (%d calls), the subgraph resumes without redoing draft (%d runs)", calls, innerRuns)
+	}
+	if _, err := engine.InvokeSubgraph(ctx, sub, map[string]any{}); !errors.Is(err, engine.ErrOutsideNode) {
+		t.Fatalf("outside a node: %v", err)
+	}
+}

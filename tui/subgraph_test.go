@@ -133,3 +133,63 @@ func TestModel_Subgraph_Mouse(t *testing.T) {
 		t.Fatalf("click on the details: detail %v row %d", m.sub.detail, m.sub.nav.cur)
 	}
 }
+
+// Send copies of a subgraph node are named node[i] in the breadcrumb, in
+// task order; a namespace with no checkpoints says so.
+func TestModel_Subgraph_CopiesNamedByIndex(t *testing.T) {
+	info := fakeInfo()
+	info.Nodes[1].Subgraph = true // b
+	view := &engine.StepView{
+		Thread: "f", Step: 1, Phase: engine.PhasePlanned, Status: engine.StatusRunning, CheckpointID: "cp",
+		Tasks: []engine.TaskView{
+			{ID: "t1", Name: "b", Push: true, Input: 1.0},
+			{ID: "t2", Name: "b", Push: true, Input: 2.0},
+			{ID: "t3", Name: "a", Triggers: []string{"branch:to:a"}},
+		},
+	}
+	f := &fakeSession{info: info, view: view}
+	m := newTestModel(t, f, Options{Thread: "f"}, 100, 30)
+	for m.focus != paneTasks {
+		m = press(t, m, "tab")
+	}
+	if v := m.View(); !containsLine(v, "b ← Send  ⤷") || containsLine(v, "a ← branch:to:a  ⤷") {
+		t.Fatalf("subgraph tasks not marked ⤷ (and only they):\n%s", v)
+	}
+	m = press(t, m, "down", "enter")
+	v := m.View()
+	if m.mode != modeSubgraph || !strings.Contains(v, "fake › b[2]  read only") || !strings.Contains(v, "no checkpoints in this namespace") {
+		t.Fatalf("mode %v:\n%s", m.mode, v)
+	}
+}
+
+// A stateful subgraph (engine.AsStatefulSubgraph) keeps one namespace,
+// the node's name without a task id, for all its runs: entering its task
+// reads that one, and it holds the runs of earlier tasks too.
+func TestModel_Subgraph_Stateful(t *testing.T) {
+	f, err := scenario.Load("../testdata/conformance/own/subgraph_stateful.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saver := engine.NewMemorySaver()
+	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "st", Input: map[string]any{"myKey": ""}, Saver: saver, GraphName: "stateful"}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "s", "s", "s") // inner ran twice
+	for m.focus != paneTasks {
+		m = press(t, m, "tab")
+	}
+	for i := 0; i < 10 && !strings.HasPrefix(m.tasks.rows[m.tasks.nav.cur].text, "⤷ inner"); i++ {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	v := m.View()
+	if m.mode != modeSubgraph || !containsLine(v, "stateful › inner  read only · namespace inner ") {
+		t.Fatalf("mode %v err %v:\n%s", m.mode, m.err, v)
+	}
+	if !strings.Contains(v, "got here and there got here and there") {
+		t.Fatalf("the stateful namespace should hold both runs' state:\n%s", v)
+	}
+}
