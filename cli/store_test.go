@@ -81,9 +81,13 @@ func TestDatabase_SharedByReaders(t *testing.T) {
 	superstep(t, "", "threads", "--db", db).want(t, 0, "l1")
 	superstep(t, "", "history", "l1", "--db", db).want(t, 0, "step -1 input")
 	superstep(t, "", "check", "--db", db).want(t, 0, "ok")
-	// A read-only holder records nothing in the lock file, so the message
-	// cannot name a superstep process: it says the database is locked.
-	superstep(t, "", "run", "linear", "--db", db, "--timeout", "100ms").want(t, 2, "is locked by another process", "waited 100ms")
+	// A reader does not record itself in the lock file: the writer cannot
+	// tell which program holds the database, and does not guess.
+	r := superstep(t, "", "run", "linear", "--db", db, "--timeout", "100ms")
+	r.want(t, 2, "is locked by another process")
+	if strings.Contains(r.stderr, inUse) {
+		t.Errorf("a writer blocked by an unknown reader says %q:\n%s", inUse, r.stderr)
+	}
 }
 
 // TestRun_KilledMidSuperstep starts a run whose superstep has a fast and a
