@@ -354,15 +354,7 @@ func sliceCodec(t reflect.Type) codec {
 			if v.IsNil() {
 				return nil, nil
 			}
-			out := make([]any, v.Len())
-			for i := range out {
-				e, err := elem.enc(v.Index(i))
-				if err != nil {
-					return nil, fmt.Errorf("[%d]: %w", i, err)
-				}
-				out[i] = e
-			}
-			return out, nil
+			return encodeElems(elem, v)
 		},
 		dec: func(dst reflect.Value, v any) error {
 			if v == nil {
@@ -389,19 +381,25 @@ func sliceCodec(t reflect.Type) codec {
 	}
 }
 
+// encodeElems encodes a slice's or an array's elements with elem, naming
+// the index of the first that fails.
+func encodeElems(elem *codec, v reflect.Value) (any, error) {
+	out := make([]any, v.Len())
+	for i := range out {
+		e, err := elem.enc(v.Index(i))
+		if err != nil {
+			return nil, fmt.Errorf("[%d]: %w", i, err)
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
 func arrayCodec(t reflect.Type) codec {
 	elem := codecBuilding(t.Elem())
 	return codec{
 		enc: func(v reflect.Value) (any, error) {
-			out := make([]any, v.Len())
-			for i := range out {
-				e, err := elem.enc(v.Index(i))
-				if err != nil {
-					return nil, fmt.Errorf("[%d]: %w", i, err)
-				}
-				out[i] = e
-			}
-			return out, nil
+			return encodeElems(elem, v)
 		},
 		dec: func(dst reflect.Value, v any) error {
 			l, ok := v.([]any)
