@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -48,70 +49,6 @@ const crashThread = "t"
 // helper: far longer than the test, which kills the helper first.
 const blockFor = 30 * time.Second
 
-// sideLog appends lines to a file that several processes write in turn.
-type sideLog struct {
-	mu   sync.Mutex
-	path string
-}
-
-// add appends one line. It panics on an I/O error: inside a node the engine
-// turns that into a failed run, which the parent reports with the helper's
-// output.
-func (l *sideLog) add(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		panic(err)
-	}
-	_, err = fmt.Fprintf(f, format+"\n", args...)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		panic(err)
-	}
-}
-
-// lines returns the side file's complete lines (none if it does not exist).
-func (l *sideLog) lines(t testing.TB) []string {
-	t.Helper()
-	data, err := os.ReadFile(l.path)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatalf("read side file: %v", err)
-	}
-	out := strings.Split(string(data), "\n")
-	return out[:len(out)-1] // a line being written has no newline yet
-}
-
-func (l *sideLog) count(t testing.TB, line string) int {
-	t.Helper()
-	n := 0
-	for _, got := range l.lines(t) {
-		if got == line {
-			n++
-		}
-	}
-	return n
-}
-
-// events records, in the side file, that a task's writes were saved (the
-// engine emits task_result after PutWrites returned) and that a checkpoint
-// was written.
-func (l *sideLog) events(e engine.Event) {
-	switch e.Kind {
-	case engine.EventTaskResult:
-		if e.Err == nil {
-			l.add("saved %s", e.Node)
-		}
-	case engine.EventCheckpoint:
-		l.add("checkpoint %d", e.Metadata.Step)
-	}
-}
-
 // block waits blockFor, or until ctx ends.
 func block(ctx context.Context) error {
 	select {
@@ -125,15 +62,15 @@ func block(ctx context.Context) error {
 // fanGraph is START → {fast1, fast2, slow} → join → after → END. Every node
 // notes in the side file that it was entered; slow blocks when slowBlocks,
 // after settled (if set) returned and it noted "durable".
-func fanGraph(s engine.Saver, side *sideLog, slowBlocks bool, settled func(context.Context) error) (*engine.Graph, error) {
+func fanGraph(s engine.Saver, side *enginetest.SideLog, slowBlocks bool, settled func(context.Context) error) (*engine.Graph, error) {
 	fast := func(name string) engine.NodeFunc {
 		return func(context.Context, any) (any, error) {
-			side.add("enter %s", name)
+			side.Add("enter %s", name)
 			return map[string]any{"log": []any{name}}, nil
 		}
 	}
 	slow := func(ctx context.Context, _ any) (any, error) {
-		side.add("enter slow")
+		side.Add("enter slow")
 		if slowBlocks {
 			if settled != nil {
 				// The point the parent kills at: both siblings' writes
@@ -142,7 +79,7 @@ func fanGraph(s engine.Saver, side *sideLog, slowBlocks bool, settled func(conte
 				if err := settled(ctx); err != nil {
 					return nil, err
 				}
-				side.add("durable")
+				side.Add("durable")
 			}
 			if err := block(ctx); err != nil {
 				return nil, err
@@ -151,7 +88,7 @@ func fanGraph(s engine.Saver, side *sideLog, slowBlocks bool, settled func(conte
 		return map[string]any{"log": []any{"slow"}, "last": "slow"}, nil
 	}
 	after := func(_ context.Context, in any) (any, error) {
-		side.add("enter after")
+		side.Add("enter after")
 		st, _ := in.(map[string]any)
 		log, _ := st["log"].([]any)
 		return engine.Update{
@@ -182,17 +119,17 @@ const loopSteps = 60
 // checkpoint per step, a counter and a growing list. inc blocks when it
 // starts from n == blockAt (never, if blockAt < 0), after settled (if set)
 // returned and it noted "durable".
-func loopGraph(s engine.Saver, side *sideLog, blockAt int, settled func(context.Context) error) (*engine.Graph, error) {
+func loopGraph(s engine.Saver, side *enginetest.SideLog, blockAt int, settled func(context.Context) error) (*engine.Graph, error) {
 	inc := func(ctx context.Context, in any) (any, error) {
 		n := asInt(in.(map[string]any)["n"])
-		side.add("enter inc %d", n)
+		side.Add("enter inc %d", n)
 		if n == blockAt {
 			if settled != nil {
 				// Every checkpoint written so far is committed.
 				if err := settled(ctx); err != nil {
 					return nil, err
 				}
-				side.add("durable")
+				side.Add("durable")
 			}
 			if err := block(ctx); err != nil {
 				return nil, err
@@ -240,12 +177,12 @@ func TestCrashHelper(t *testing.T) {
 	if scenario == "" {
 		t.Skip("the crash tests' helper process; runs only when they start it")
 	}
-	side := &sideLog{path: os.Getenv(crashSideEnv)}
+	side := &enginetest.SideLog{Path: os.Getenv(crashSideEnv)}
 	ctx := context.Background()
 	var (
 		g     *engine.Graph
 		input map[string]any
-		opts  = []engine.RunOption{engine.OnThread(crashThread), engine.WithEvents(side.events)}
+		opts  = []engine.RunOption{engine.OnThread(crashThread), engine.WithEvents(side.Events)}
 		mode  = persist.DurabilitySync
 		err   error
 	)
@@ -262,7 +199,7 @@ func TestCrashHelper(t *testing.T) {
 	case "fan":
 		saved := newSavedNodes("fast1", "fast2")
 		opts = append(opts, engine.WithEvents(func(e engine.Event) {
-			side.events(e)
+			side.Events(e)
 			saved.events(e)
 		}))
 		g, err = fanGraph(s, side, true, func(ctx context.Context) error {
@@ -283,7 +220,7 @@ func TestCrashHelper(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helper: Compile: %v", err)
 	}
-	side.add("started pid %d", os.Getpid())
+	side.Add("started pid %d", os.Getpid())
 	res, err := g.Invoke(ctx, input, opts...)
 	// Only reached if nobody killed the helper: the parent sees it exit
 	// and fails with this output.
@@ -378,18 +315,18 @@ func startHelper(t *testing.T, scenario, db, side string, env ...string) *helper
 
 // waitFor polls the side file until ready holds, failing the test if the
 // helper exits first or nothing happens within timeout.
-func (h *helper) waitFor(t *testing.T, side *sideLog, timeout time.Duration, what string, ready func([]string) bool) {
+func (h *helper) waitFor(t *testing.T, side *enginetest.SideLog, timeout time.Duration, what string, ready func([]string) bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		lines := side.lines(t)
+		lines := side.Lines()
 		if ready(lines) {
 			return
 		}
 		select {
 		case <-h.exited:
 			t.Fatalf("helper exited (%v) before %s; side file:\n%s\nhelper output:\n%s",
-				h.err, what, strings.Join(side.lines(t), "\n"), h.out.String())
+				h.err, what, strings.Join(side.Lines(), "\n"), h.out.String())
 		case <-time.After(2 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
@@ -462,9 +399,9 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "crash.db")
-	side := &sideLog{path: filepath.Join(dir, "side.txt")}
+	side := &enginetest.SideLog{Path: filepath.Join(dir, "side.txt")}
 
-	h := startHelper(t, "fan", db, side.path)
+	h := startHelper(t, "fan", db, side.Path)
 	// "durable" is noted by slow in the helper once fast1 and fast2 were
 	// saved and the store committed everything queued (under sync
 	// durability a task's writes are committed shortly after PutWrites
@@ -523,15 +460,15 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 		t.Errorf("resume reused %v, want [fast1 fast2]", reused)
 	}
 	for node, want := range map[string]int{"fast1": 1, "fast2": 1, "slow": 2, "after": 1} {
-		if got := side.count(t, "enter "+node); got != want {
+		if got := side.Count("enter " + node); got != want {
 			t.Errorf("%s entered %d times across both processes, want %d; side file:\n%s",
-				node, got, want, strings.Join(side.lines(t), "\n"))
+				node, got, want, strings.Join(side.Lines(), "\n"))
 		}
 	}
 
 	// A clean run of the same graph in a fresh file.
 	cleanStore := openTemp(t, persist.Options{Durability: persist.DurabilitySync})
-	cleanSide := &sideLog{path: filepath.Join(dir, "clean.txt")}
+	cleanSide := &enginetest.SideLog{Path: filepath.Join(dir, "clean.txt")}
 	clean, err := fanGraph(cleanStore, cleanSide, false, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -624,11 +561,11 @@ func crashLoop(t *testing.T, c loopCrash) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "crash.db")
-	side := &sideLog{path: filepath.Join(dir, "side.txt")}
+	side := &enginetest.SideLog{Path: filepath.Join(dir, "side.txt")}
 
 	// The clean run first: its history is what every prefix is held to.
 	cleanStore := openTemp(t, persist.Options{Durability: persist.DurabilitySync, NoSync: true})
-	clean, err := loopGraph(cleanStore, &sideLog{path: filepath.Join(dir, "clean.txt")}, -1, nil)
+	clean, err := loopGraph(cleanStore, &enginetest.SideLog{Path: filepath.Join(dir, "clean.txt")}, -1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -645,7 +582,7 @@ func crashLoop(t *testing.T, c loopCrash) {
 		cleanByStep[s.Metadata.Step] = mustJSON(t, s.Values)
 	}
 
-	h := startHelper(t, "loop", db, side.path, crashArgEnv+"="+strconv.Itoa(c.blockAt), crashDurEnv+"="+c.mode.String())
+	h := startHelper(t, "loop", db, side.Path, crashArgEnv+"="+strconv.Itoa(c.blockAt), crashDurEnv+"="+c.mode.String())
 	ready := []string{fmt.Sprintf("enter inc %d", c.killAt)}
 	if c.durable {
 		ready = append(ready, "durable")
@@ -653,7 +590,7 @@ func crashLoop(t *testing.T, c loopCrash) {
 	h.waitFor(t, side, 20*time.Second, strings.Join(ready, ", "), hasLines(ready...))
 	h.kill(t)
 	seen := 0
-	for _, l := range side.lines(t) {
+	for _, l := range side.Lines() {
 		if strings.HasPrefix(l, "checkpoint ") {
 			seen++
 		}
