@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
-	"sort"
 )
 
 // The after-finish channels trigger deferred nodes (AddNode with
@@ -80,36 +78,16 @@ func (c *lastValueAfterFinish) waiting() bool { return c.has && !c.finished }
 // deferred node: complete when every source wrote, available once finished
 // (LangGraph.js channels/named_barrier_value.ts NamedBarrierValueAfterFinish).
 type barrierAfterFinish struct {
-	name     string
-	names    []string // sorted
-	seen     []string // arrival order
+	barrier  // names, arrival order, update and complete as a plain join
 	finished bool
 }
 
 func newBarrierAfterFinish(name string, sources []string) *barrierAfterFinish {
-	names := slices.Clone(sources)
-	sort.Strings(names)
-	return &barrierAfterFinish{name: name, names: names}
+	return &barrierAfterFinish{barrier: *newBarrier(name, sources)}
 }
 
 func (c *barrierAfterFinish) kind() string     { return KindBarrierAfterFinish }
-func (c *barrierAfterFinish) complete() bool   { return len(c.seen) == len(c.names) }
 func (c *barrierAfterFinish) get() (any, bool) { return nil, c.finished && c.complete() }
-
-func (c *barrierAfterFinish) update(vals []any) (bool, error) {
-	changed := false
-	for _, v := range vals {
-		s, _ := v.(string)
-		if _, ok := slices.BinarySearch(c.names, s); !ok {
-			return false, &InvalidUpdateError{Channel: c.name, Msg: fmt.Sprintf("value %v is not one of %v", v, c.names)}
-		}
-		if !slices.Contains(c.seen, s) {
-			c.seen = append(c.seen, s)
-			changed = true
-		}
-	}
-	return changed, nil
-}
 
 func (c *barrierAfterFinish) consume() bool {
 	if c.finished && c.complete() {
@@ -128,25 +106,18 @@ func (c *barrierAfterFinish) finish() bool {
 }
 
 func (c *barrierAfterFinish) snapshot() (any, bool) {
-	seen := make([]any, len(c.seen))
-	for i, n := range c.seen {
-		seen[i] = n
-	}
+	seen, _ := c.barrier.snapshot()
 	return []any{seen, c.finished}, true
 }
 
 func (c *barrierAfterFinish) restore(v any) {
-	c.seen, c.finished = nil, false
+	c.finished = false
 	l, _ := v.([]any)
 	if len(l) != 2 {
+		c.barrier.restore(nil)
 		return
 	}
-	seen, _ := l[0].([]any)
-	for _, e := range seen {
-		if s, ok := e.(string); ok && !slices.Contains(c.seen, s) {
-			c.seen = append(c.seen, s)
-		}
-	}
+	c.barrier.restore(l[0])
 	c.finished, _ = l[1].(bool)
 }
 
