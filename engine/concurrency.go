@@ -15,7 +15,8 @@ func concurrencySlots(limit, n int) slots {
 }
 
 // acquire waits for a free slot; false when ctx ended first. Without a
-// bound every task starts, as LangGraph.js starts them all at once.
+// bound every task starts, as LangGraph.js starts them all at once
+// (pregel/runner.ts:273-276: maxConcurrency only when set).
 func (s slots) acquire(ctx context.Context) bool {
 	if s == nil {
 		return true

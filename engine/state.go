@@ -465,7 +465,8 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		updates[0].AsNode = asNode
 	}
 	// One task per update, ordered by position (path [__interrupt__, i]),
-	// ids uuid5("__interrupt__[:i]", checkpoint id) as LangGraph.js.
+	// ids uuid5("__interrupt__[:i]", checkpoint id) as LangGraph.js
+	// (pregel/index.ts:1687-1688).
 	tasks := make([]*task, 0, len(updates))
 	for i, u := range updates {
 		n := g.nodes[u.AsNode]
