@@ -222,3 +222,24 @@ func (m Model) promptView(w, h int) string {
 	}
 	return fit(strings.Join(lines, "\n"), w, h)
 }
+
+// setSize gives the expression line the box's width.
+func (f *promptForm) setSize(w int) { f.input.Width = max(10, w-20) }
+
+// enableKeys enables the prompt's keys.
+func (f *promptForm) enableKeys(k *KeyMap) {
+	k.Open.SetEnabled(true)
+	k.Open.SetHelp("enter", "add")
+	k.Back.SetEnabled(true)
+	k.Back.SetHelp("esc", "cancel")
+}
+
+// enableBreaksKeys enables the keys of the list of breakpoints and
+// watches, which has n items.
+func enableBreaksKeys(k *KeyMap, n int) {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Condition, &k.Watch, &k.BreakOnError, &k.Back, &k.Help, &k.Quit} {
+		b.SetEnabled(true)
+	}
+	k.Remove.SetEnabled(n > 0)
+	k.Back.SetHelp("esc", "back")
+}

@@ -301,10 +301,6 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	return s.keep(v), nil
 }
 
-func (s *engineSession) History(ctx context.Context) ([]*engine.StateSnapshot, error) {
-	return s.g.History(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{})
-}
-
 func (s *engineSession) UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error) {
 	if _, err := s.g.UpdateState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id}, values, asNode); err != nil {
 		return nil, err

@@ -169,3 +169,11 @@ func (m Model) settingsView(w, h int) string {
 	out := fit(strings.Join(lines, "\n"), w, h-1)
 	return out + "\n" + st.Dim.Render(ansi.Truncate("tab/↑↓ field · enter apply · esc cancel", w, "…"))
 }
+
+// enableKeys enables the settings form's keys.
+func (f *settingsForm) enableKeys(k *KeyMap, hasSess bool) {
+	k.Open.SetEnabled(hasSess)
+	k.Open.SetHelp("enter", "apply")
+	k.Back.SetEnabled(true)
+	k.Back.SetHelp("esc", "cancel")
+}

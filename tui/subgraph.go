@@ -331,3 +331,39 @@ func (p *subgraphPane) mouse(x, y, w, wheel int) {
 		}
 	}
 }
+
+// setSize keeps both sides' cursors in view.
+func (p *subgraphPane) setSize(bh int) {
+	if lv := p.level(); lv != nil {
+		p.cps.follow(bh-3, len(lv.snaps))
+	}
+	p.nav.follow(bh-3, len(p.rows))
+}
+
+// enableKeys enables the subgraph view's keys.
+func (p *subgraphPane) enableKeys(k *KeyMap, hasSess bool) {
+	for _, b := range []*key.Binding{&k.NextPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
+		b.SetEnabled(true)
+	}
+	k.NextPane.SetHelp("tab", "checkpoints / details")
+	r, ok := p.selectedRow()
+	k.Open.SetEnabled(p.detail && ok && (r.hasValue || r.header))
+	k.Open.SetHelp("enter", "inspect value")
+	if p.detail && ok && r.header && p.level().subgraphs[r.node] {
+		k.Open.SetEnabled(hasSess)
+		k.Open.SetHelp("enter", "into its subgraph")
+	}
+	k.Back.SetHelp("esc", "out of the subgraph")
+}
+
+// subgraphView is the breadcrumb over the namespace's two sides.
+func (m Model) subgraphView(w, bh int) string {
+	st := m.styles
+	crumb := m.sub.breadcrumb()
+	ns := "  read only"
+	if lv := m.sub.level(); lv != nil {
+		ns += " · namespace " + termtext.Name(lv.ns)
+	}
+	line := st.Header.Render(cut(crumb, w)) + st.Dim.Render(cut(ns, max(0, w-lipgloss.Width(crumb))))
+	return lipgloss.JoinVertical(lipgloss.Left, pad(line, w), m.sub.View(st, w, bh-1))
+}
