@@ -10,6 +10,7 @@ import (
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
 	"github.com/superstep/superstep/graphs/scenario"
+	"github.com/superstep/superstep/persist"
 	"github.com/superstep/superstep/tui"
 )
 
@@ -25,6 +26,17 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.GraphName, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition}
 	if ex, ok := graphs.Get(o.GraphName); ok {
 		opts.Answers = ex.Answers
+	}
+	if st, ok := o.Saver.(*persist.Store); ok {
+		// The run settings (S) choose when checkpoints reach the disk.
+		opts.Durability = func() string { return st.Durability().String() }
+		opts.SetDurability = func(mode string) error {
+			d, err := persist.ParseDurability(mode)
+			if err != nil {
+				return err
+			}
+			return st.SetDurability(d)
+		}
 	}
 	if o.Threads != nil {
 		opts.Threads = func(ctx context.Context) ([]tui.ThreadSummary, error) {

@@ -115,6 +115,7 @@ type savedBreakpoints struct {
 	InterruptBefore []string       `json:"interrupt_before,omitempty"`
 	InterruptAfter  []string       `json:"interrupt_after,omitempty"`
 	RecursionLimit  int            `json:"recursion_limit,omitempty"`
+	Durability      string         `json:"durability,omitempty"`
 	LastInput       map[string]any `json:"last_input,omitempty"`
 }
 
@@ -145,7 +146,7 @@ func (m *Model) savedBreakpoints() savedBreakpoints {
 	return savedBreakpoints{
 		Before: setList(m.bp.before), After: setList(m.bp.after), Channels: setList(m.bp.channels),
 		Conditions: srcs(m.bp.conds), OnError: m.bp.onError, Watches: srcs(m.watches),
-		InterruptBefore: m.run.before, InterruptAfter: m.run.after, RecursionLimit: m.run.limit, LastInput: m.lastInput,
+		InterruptBefore: m.run.before, InterruptAfter: m.run.after, RecursionLimit: m.run.limit, Durability: m.run.durability, LastInput: m.lastInput,
 	}
 }
 
@@ -177,7 +178,7 @@ func (m *Model) applySaved(s savedBreakpoints) {
 // savedRun is the run settings of a saved document, applied to the
 // session by a Cmd (it may be busy).
 func (s savedBreakpoints) savedRun() runSettings {
-	return runSettings{before: s.InterruptBefore, after: s.InterruptAfter, limit: s.RecursionLimit}
+	return runSettings{before: s.InterruptBefore, after: s.InterruptAfter, limit: s.RecursionLimit, durability: s.Durability}
 }
 
 func (m *Model) compileSlot(src string) *exprSlot {

@@ -213,7 +213,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.saved != nil {
 			m.applySaved(*msg.saved)
+			old := m.run
 			m.run = msg.saved.savedRun() // the session takes them with its next Cmd
+			cmd = m.durabilityCmd(old.durability, m.run.durability)
 		}
 	case tea.MouseMsg:
 		cmd = m.mouse(msg)
