@@ -15,15 +15,21 @@ import (
 	"github.com/superstep/superstep/engine"
 )
 
-func (m *Model) openAnswer() {
-	suggest := "JSON, or plain text taken as a string"
+// answerSuggestion is the answer box's placeholder: the graph's example
+// answers, or what it accepts.
+func (m *Model) answerSuggestion() string {
 	if len(m.opts.Answers) > 0 {
-		suggest = strings.Join(m.opts.Answers, "  or  ")
+		return strings.Join(m.opts.Answers, "  or  ")
 	}
+	return "JSON, or plain text taken as a string"
+}
+
+// openAnswer opens the answer box on every pending interrupt of the run.
+func (m *Model) openAnswer() {
 	if len(m.view.Interrupts) == 0 {
 		return
 	}
-	m.answer = newAnswerForm(m.view.Interrupts, m.paths, suggest)
+	m.answer = newAnswerForm(m.view.Interrupts, m.paths, m.answerSuggestion())
 	if m.replay != nil {
 		// A replay answers as the recording did: offer its answer.
 		if a, ok := m.replay.recordedAnswer(m.view); ok {
@@ -42,7 +48,7 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 	k := &m.keys
 	switch {
 	case key.Matches(msg, k.Back):
-		m.mode = modeMain
+		m.mode = m.answer.prev
 		m.note = "answer box closed: r reopens it"
 		return nil
 	case msg.Type == tea.KeyEnter || key.Matches(msg, k.Submit):
@@ -88,6 +94,10 @@ type answerForm struct {
 	inputs  []textinput.Model
 	err     string
 	payload inspector
+	// byID: answers go by interrupt id even when there is one (the box
+	// holds some of the run's interrupts, those of a subgraph).
+	byID bool
+	prev mode // where esc returns: the main view or the subgraph view
 }
 
 func newAnswerForm(ints []engine.PendingInterrupt, paths map[string]string, suggestion string) answerForm {
@@ -132,7 +142,7 @@ func (f answerForm) where(i int) string {
 // with several, a ResumeMap by interrupt id of every line filled in (the
 // ones left empty stay pending, as LangGraph keeps unanswered ids).
 func (f answerForm) answer() (any, error) {
-	if len(f.ints) == 1 {
+	if len(f.ints) == 1 && !f.byID {
 		return parseAnswer(f.inputs[0].Value())
 	}
 	rm := engine.ResumeMap{}
@@ -236,6 +246,12 @@ func (f *answerForm) enableKeys(k *KeyMap, hasSess bool) {
 // answerView puts the answer box where versions_seen and the tasks were.
 func (m Model) answerView(w, bh int) string {
 	st := m.styles
+	if m.answer.prev == modeSubgraph {
+		// Answered where they were raised: under the subgraph's breadcrumb.
+		line := st.Header.Render(cut(m.sub.breadcrumb(), w))
+		ans := st.box("Interrupts raised here · answer to resume the run", m.answer.View(st, w-2, bh-3), w, bh-1, true)
+		return lipgloss.JoinVertical(lipgloss.Left, pad(line, w), ans)
+	}
 	botH := bh - (&m).topHeight()
 	graph, chans, _, _ := m.mainPanes()
 	ans := st.box("Interrupt · answer to resume", m.answer.View(st, w-2, botH-2), w, botH, true)

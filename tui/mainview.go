@@ -251,10 +251,11 @@ func (m *Model) openFocused() {
 	m.prevMode, m.mode = m.mode, modeInspect
 }
 
-// conversationChannels are the channels that hold messages (add_messages).
-func (m *Model) conversationChannels() map[string]bool {
+// conversationChannels are the channels of info that hold messages
+// (add_messages).
+func conversationChannels(info engine.GraphInfo) map[string]bool {
 	out := map[string]bool{}
-	for _, c := range m.info.Channels {
+	for _, c := range info.Channels {
 		if c.Reducer == "add_messages" {
 			out[c.Name] = true
 		}

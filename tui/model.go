@@ -391,7 +391,7 @@ func (m *Model) syncKeys() {
 	case modeBreaks:
 		enableBreaksKeys(k, len(m.breakItems()))
 	case modeSubgraph:
-		m.sub.enableKeys(k, hasSess)
+		m.sub.enableKeys(k, hasSess, len(m.subgraphInterrupts()))
 	case modeDiff:
 		m.diff.enableKeys(k)
 	case modeFork:

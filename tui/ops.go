@@ -150,7 +150,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.note, m.mode = "", modeSubgraph
 		return nil
 	case opDiff:
-		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], m.conversationChannels())
+		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], conversationChannels(m.info))
 		m.diffPrev, m.mode = m.mode, modeDiff
 		return nil
 	case opHistory:
@@ -185,6 +185,9 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.note = fmt.Sprintf("answered: n steps on, c continues (a resumed run has its own recursion budget: %d supersteps)", msg.view.RecursionLeft)
 	default:
 		m.note = ""
+	}
+	if msg.op == opCheckout && msg.text != "" {
+		m.note = "time travel " + msg.text + ": the run's checkpoint " + shortID(msg.view.CheckpointID) + " it was written under is current; stepping forks there and runs the subgraph task again"
 	}
 	if m.replay != nil && msg.op == opCheckout {
 		m.note = "replay from " + shortID(m.replay.from) + ": each step is compared with the recording; c runs to the first divergence"

@@ -193,3 +193,81 @@ func TestModel_Subgraph_Stateful(t *testing.T) {
 		t.Fatalf("the stateful namespace should hold both runs' state:\n%s", v)
 	}
 }
+
+// Inside a subgraph's namespace: d diffs a checkpoint with its parent there
+// (or with the one marked by m) with the diff engine of the main view; r
+// answers the interrupt where it was raised, resuming the run by id; enter
+// on a checkpoint makes current the run's checkpoint it was written under.
+func TestModel_Subgraph_DiffAnswerTimeTravel(t *testing.T) {
+	m, saver := nestedModel(t, 120, 40)
+	m = press(t, m, "enter") // mid's namespace, newest checkpoint selected
+	if !m.keys.Diff.Enabled() || m.keys.Answer.Enabled() {
+		t.Fatalf("in mid: diff %v, answer %v (b1's interrupt is raised deeper)", m.keys.Diff.Enabled(), m.keys.Answer.Enabled())
+	}
+	m = press(t, m, "d")
+	if m.mode != modeDiff || !strings.Contains(m.diff.title, "nested › mid · parent ") {
+		t.Fatalf("mode %v diff %q", m.mode, m.diff.title)
+	}
+	if v := m.View(); !strings.Contains(v, "out") {
+		t.Fatalf("diff lacks the out channel:\n%s", v)
+	}
+	m = press(t, m, "esc")
+	// Mark the input checkpoint, diff the newest with it.
+	m = press(t, m, "down", "down", "m", "up", "up", "d")
+	if m.mode != modeDiff || !strings.Contains(m.diff.title, "marked ") {
+		t.Fatalf("mode %v diff %q", m.mode, m.diff.title)
+	}
+	m = press(t, m, "esc", "tab", "pgdown", "up", "enter") // into deep
+	if n := len(m.subgraphInterrupts()); n != 1 || !m.keys.Answer.Enabled() {
+		t.Fatalf("deep: %d interrupts raised here, answer key %v", n, m.keys.Answer.Enabled())
+	}
+	m = press(t, m, "r")
+	if m.mode != modeAnswer || !strings.Contains(m.View(), "nested › mid › deep") || !strings.Contains(m.View(), "Interrupts raised here") {
+		t.Fatalf("answer box in the subgraph:\n%s", m.View())
+	}
+	m = press(t, m, "esc")
+	if m.mode != modeSubgraph {
+		t.Fatalf("esc should return to the subgraph view, mode %v", m.mode)
+	}
+	m = press(t, m, "r", "ok", "enter")
+	if m.err != nil || m.mode != modeMain || m.view.Status == engine.StatusInterrupted {
+		t.Fatalf("after answering in deep: mode %v status %v err %v", m.mode, m.view.Status, m.err)
+	}
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone || !strings.Contains(fmt.Sprint(m.view.Values["out"]), "b1:ok") {
+		t.Fatalf("the run should finish with b1's answer: %v %v", m.view.Status, m.view.Values["out"])
+	}
+	// Time travel from a subgraph checkpoint: the run's checkpoint it was
+	// written under becomes current, nothing is written.
+	m, saver = nestedModel(t, 120, 40)
+	before := countCheckpoints(t, saver)
+	m = press(t, m, "enter", "down")
+	snap := m.sub.selectedSnap()
+	parent := snap.Metadata.Parents[""]
+	if parent == "" {
+		t.Fatalf("subgraph checkpoint %s names no parent checkpoint: %+v", snap.Config.CheckpointID, snap.Metadata)
+	}
+	m = press(t, m, "enter")
+	// That checkpoint holds b1's interrupt (mid's task stopped there), so
+	// the answer box opens on it, as for any interrupted checkpoint.
+	if m.mode != modeAnswer || m.view.CheckpointID != parent || m.err != nil {
+		t.Fatalf("mode %v cp %s (want %s) note %q err %v", m.mode, m.view.CheckpointID, parent, m.note, m.err)
+	}
+	if n := countCheckpoints(t, saver); n != before {
+		t.Fatalf("time travel wrote %d checkpoints", n-before)
+	}
+}
+
+func TestModel_Subgraph_AnswerGolden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m, _ := nestedModel(t, sz.w, sz.h)
+			m = press(t, m, "enter", "tab", "pgdown", "up", "enter", "r", "ok")
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("subgraph-answer-%dx%d.golden", sz.w, sz.h), m.View())
+			m = press(t, m, "esc", "esc", "d")
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("subgraph-diff-%dx%d.golden", sz.w, sz.h), m.View())
+		})
+	}
+}
