@@ -72,7 +72,7 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.helpPrev, m.mode = m.mode, modeHelp
+		m.openHelp()
 	case key.Matches(msg, k.Next) && m.canStep():
 		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
 		return m.step(opNext)

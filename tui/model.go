@@ -68,6 +68,7 @@ type Model struct {
 	mode          mode
 	prevMode      mode // where the inspector and the fork form return to
 	helpPrev      mode // where the help returns to
+	helpOff       int  // the help overlay's first line shown
 	quitPrev      mode // where a declined quit returns to
 	focus         paneID
 
@@ -262,9 +263,13 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, k.ForceQuit) {
 		return m.quit()
 	}
+	if msg.Type == tea.KeyF1 && m.mode != modeHelp && m.mode != modeQuit {
+		m.openHelp() // from a text box too, where ? is typed
+		return nil
+	}
 	switch m.mode {
 	case modeHelp:
-		m.mode = m.helpPrev
+		m.helpKey(msg)
 		return nil
 	case modeQuit:
 		if key.Matches(msg, k.Yes) {
@@ -278,7 +283,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		case key.Matches(msg, k.Quit):
 			return m.askQuit()
 		case key.Matches(msg, k.Help):
-			m.helpPrev, m.mode = m.mode, modeHelp
+			m.openHelp()
 		case m.insp.update(msg, k, m.bodyHeight()-3):
 			m.mode = m.prevMode
 		}
@@ -362,6 +367,12 @@ func (m *Model) syncKeys() {
 		b.SetEnabled(false)
 	}
 	k.ForceQuit.SetEnabled(true)
+	// ? opens the help, or f1 in a text box, where ? is typed.
+	k.Help.SetEnabled(true)
+	k.Help.SetHelp("?", "help")
+	if m.typing() {
+		k.Help.SetHelp("f1", "help")
+	}
 	k.Continue.SetHelp("c", "continue")
 	k.Back.SetHelp("esc", "back")
 	k.Open.SetHelp("enter", "open")

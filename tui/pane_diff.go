@@ -152,7 +152,7 @@ func (m *Model) diffKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.helpPrev, m.mode = m.mode, modeHelp
+		m.openHelp()
 	case key.Matches(msg, k.Up):
 		m.diff.nav.move(-1, len(m.diff.rows))
 	case key.Matches(msg, k.Down):

@@ -276,7 +276,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.helpPrev, m.mode = m.mode, modeHelp
+		m.openHelp()
 		return nil
 	case key.Matches(msg, k.Up):
 		m.tree.nav.move(-1, len(m.tree.snaps))

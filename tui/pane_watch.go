@@ -134,7 +134,7 @@ func (m *Model) breaksKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.helpPrev, m.mode = m.mode, modeHelp
+		m.openHelp()
 	case key.Matches(msg, k.Up):
 		m.breaks.move(-1, len(items))
 	case key.Matches(msg, k.Down):

@@ -286,7 +286,7 @@ func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.helpPrev, m.mode = m.mode, modeHelp
+		m.openHelp()
 	case key.Matches(msg, k.NextPane, k.PrevPane):
 		p.detail = !p.detail
 	case key.Matches(msg, k.Up):

@@ -72,7 +72,7 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.helpPrev, m.mode = m.mode, modeHelp
+		m.openHelp()
 	case key.Matches(msg, k.Up):
 		p.nav.move(-1, len(p.list))
 	case key.Matches(msg, k.Down):

@@ -19,7 +19,7 @@ func (m Model) View() string {
 	body := m.viewBody()
 	foot := m.help.ShortHelpView(m.keys.ShortHelp())
 	if m.mode == modeHelp {
-		foot = m.styles.Dim.Render("any key closes the help")
+		foot = m.styles.Dim.Render("↑↓ pgup pgdn scroll · any other key closes the help")
 	}
 	return lipgloss.JoinVertical(lipgloss.Left,
 		pad(m.viewHeader(), m.width),
