@@ -2,7 +2,9 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,5 +85,75 @@ func TestModel_Live_OutputAndCancel(t *testing.T) {
 	}
 	if !strings.Contains(hang.Error, "context canceled") {
 		t.Fatalf("hang's saved error: %q", hang.Error)
+	}
+}
+
+// stepClock is a clock the test moves: the live feed reads it.
+type stepClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *stepClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *stepClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// liveStep starts step 1 of the hanging graph and waits until both tasks
+// reported: fast done at once, hang running and emitting. The feed's clock
+// then moves 2.5s, so hang's elapsed time shows and fast's stays at 0s.
+func liveStep(t *testing.T, w, h int) (Model, chan tea.Msg) {
+	t.Helper()
+	g, saver := hanging(t)
+	opts := Options{Thread: "live", Input: map[string]any{"x": 0.0}, Saver: saver}
+	sess := newEngineSession(g, opts)
+	clock := &stepClock{t: fixedNow}
+	sess.feed.now = clock.now
+	m := newTestModel(t, sess, opts, w, h)
+	m = press(t, m, "s", "n")
+	nm, cmd := m.Update(keys("n")[0])
+	m = nm.(Model)
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for v := m.View(); !strings.Contains(v, "› {token: 5}") || !strings.Contains(v, "fast  done"); v = m.View() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no live output:\n%s", v)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	clock.add(2500 * time.Millisecond)
+	return m, done
+}
+
+// Goldens of a step executing (hang emitting, 2.5s in) and of the same
+// step cancelled with X.
+func TestModel_Live_Golden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m, done := liveStep(t, sz.w, sz.h)
+			v := m.View()
+			if !strings.Contains(v, "hang  running  2.5s") || !strings.Contains(v, "fast  done  0s") {
+				t.Fatalf("elapsed times:\n%s", v)
+			}
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("live-%dx%d.golden", sz.w, sz.h), v)
+			m = press(t, m, "X")
+			select {
+			case msg := <-done:
+				m = send(t, m, msg)
+			case <-time.After(10 * time.Second):
+				t.Fatal("X did not end the step")
+			}
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("live-cancelled-%dx%d.golden", sz.w, sz.h), m.View())
+		})
 	}
 }

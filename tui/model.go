@@ -138,6 +138,9 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 	if opts.GraphName == "" {
 		opts.GraphName = info.Name
 	}
+	if opts.GraphName == "" {
+		opts.GraphName = "unnamed graph" // never an empty header and title
+	}
 	// GraphName is only ever shown: escape it once.
 	opts.GraphName = termtext.Name(opts.GraphName)
 	h := help.New()
