@@ -266,4 +266,3 @@ func toStrings(v any) []string {
 	}
 	return out
 }
-
