@@ -23,11 +23,25 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 		fmt.Fprintln(o.Stderr, "superstep: not a terminal, running headless (superstep run GRAPH is the scripted form)")
 		return Headless(ctx, g, o)
 	}
+	return tui.Run(ctx, g, tuiOptions(o))
+}
+
+// tuiOptions are the debugger's options for a command's database and
+// graph: the database under the graph recorder keeps the settings and
+// sets the durability.
+func tuiOptions(o DebugOptions) tui.Options {
 	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.GraphName, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition}
 	if ex, ok := graphs.Get(o.GraphName); ok {
 		opts.Answers = ex.Answers
 	}
-	if st, ok := o.Saver.(*persist.Store); ok {
+	base := o.Saver
+	if r, ok := base.(*graphRecorder); ok {
+		base = r.Store // the recorder wraps the database for the engine only
+	}
+	if ss, ok := base.(tui.SettingsStore); ok {
+		opts.Settings = ss // breakpoints, watches and run settings per graph
+	}
+	if st, ok := base.(*persist.Store); ok {
 		// The run settings (S) choose when checkpoints reach the disk.
 		opts.Durability = func() string { return st.Durability().String() }
 		opts.SetDurability = func(mode string) error {
@@ -59,7 +73,7 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 			return out, nil
 		}
 	}
-	return tui.Run(ctx, g, opts)
+	return opts
 }
 
 // CompileCondition compiles a debugger breakpoint or watch expression in

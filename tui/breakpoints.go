@@ -213,7 +213,7 @@ func (m *Model) evalExprs() {
 // loadBreakpoints reads the graph's saved breakpoints (a Cmd: no I/O in
 // Update).
 func (m *Model) loadBreakpoints() func() any {
-	store, ok := m.opts.Saver.(SettingsStore)
+	store, ok := m.settingsStore()
 	if !ok {
 		return nil
 	}
@@ -233,7 +233,7 @@ func (m *Model) loadBreakpoints() func() any {
 
 // saveBreakpoints writes them back after a change.
 func (m *Model) saveBreakpoints() func() any {
-	store, ok := m.opts.Saver.(SettingsStore)
+	store, ok := m.settingsStore()
 	if !ok {
 		return nil
 	}
@@ -289,4 +289,15 @@ func (m *Model) exprStops(v *engine.StepView) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// settingsStore is where the graph's breakpoints, watches and run
+// settings are kept: Options.Settings, else the Saver when it keeps
+// settings itself.
+func (m *Model) settingsStore() (SettingsStore, bool) {
+	if m.opts.Settings != nil {
+		return m.opts.Settings, true
+	}
+	s, ok := m.opts.Saver.(SettingsStore)
+	return s, ok
 }
