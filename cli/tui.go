@@ -41,6 +41,17 @@ func tuiOptions(o DebugOptions) tui.Options {
 	if ss, ok := base.(tui.SettingsStore); ok {
 		opts.Settings = ss // breakpoints, watches and run settings per graph
 	}
+	if sh, ok := base.(*persist.Shared); ok {
+		// The debugger's usual database: opened per call so that other
+		// commands read it meanwhile, so every write is committed at once.
+		opts.Durability = func() string { return sh.Durability().String() }
+		opts.SetDurability = func(mode string) error {
+			if d, err := persist.ParseDurability(mode); err != nil || d == persist.DurabilitySync {
+				return err
+			}
+			return fmt.Errorf("the debugger shares the database with other commands, so each write is committed as it is made (sync); superstep run --durability %s buffers writes", mode)
+		}
+	}
 	if st, ok := base.(*persist.Store); ok {
 		// The run settings (S) choose when checkpoints reach the disk.
 		opts.Durability = func() string { return st.Durability().String() }

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/superstep/superstep/persist"
@@ -36,5 +38,35 @@ func TestTUIOptions_SettingsAndDurabilityThroughTheRecorder(t *testing.T) {
 	}
 	if err := opts.SetDurability("never"); err == nil {
 		t.Fatal("an unknown durability was accepted")
+	}
+}
+
+// The debugger's usual, shared database keeps settings too; its durability
+// is sync, and the run settings say why it cannot buffer.
+func TestTUIOptions_SharedDatabase(t *testing.T) {
+	sh, err := persist.OpenShared(filepath.Join(t.TempDir(), "s.db"), persist.Options{})
+	if errors.Is(err, persist.ErrSharedUnsupported) {
+		t.Skip("no shared opens on this platform")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	opts := tuiOptions(DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: sh}})
+	ctx := context.Background()
+	if opts.Settings == nil {
+		t.Fatal("no settings store on a shared database")
+	}
+	if err := opts.Settings.PutSetting(ctx, "k", []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := sh.Setting(ctx, "k"); err != nil || string(doc) != `{"a":1}` {
+		t.Fatalf("setting %q, %v", doc, err)
+	}
+	if opts.Durability() != "sync" || opts.SetDurability("sync") != nil {
+		t.Fatal("sync is the shared database's durability")
+	}
+	if err := opts.SetDurability("exit"); err == nil || !strings.Contains(err.Error(), "shares the database") {
+		t.Fatalf("SetDurability(exit) on a shared database: %v", err)
 	}
 }

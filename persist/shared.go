@@ -178,6 +178,25 @@ func (s *Shared) Import(ctx context.Context, r io.Reader, opts ImportOptions) (i
 	return id, err
 }
 
+// Setting returns a stored document (see Store.Setting): the debugger
+// keeps each graph's breakpoints and run settings there.
+func (s *Shared) Setting(ctx context.Context, key string) (doc []byte, err error) {
+	err = s.do(true, func(st *Store) (err error) {
+		doc, err = st.Setting(ctx, key)
+		return err
+	})
+	return doc, err
+}
+
+// PutSetting stores a document (see Store.PutSetting).
+func (s *Shared) PutSetting(ctx context.Context, key string, doc []byte) error {
+	return s.do(false, func(st *Store) error { return st.PutSetting(ctx, key, doc) })
+}
+
+// Durability is always DurabilitySync: every call commits before it
+// closes the file, which is what lets other processes read it meanwhile.
+func (s *Shared) Durability() Durability { return DurabilitySync }
+
 // Check verifies the file (see Store.Check).
 func (s *Shared) Check() error {
 	return s.do(true, func(st *Store) error { return st.Check() })
