@@ -251,6 +251,9 @@ func (m *Model) saveBreakpoints() func() any {
 type settingsMsg struct {
 	saved *savedBreakpoints
 	err   error
+	// durabilityRefused: the store refused the durability asked for; the
+	// settings go back to the store's own so it is not asked again.
+	durabilityRefused bool
 }
 
 // exprStops checks the breakpoints that are not about nodes at the phase

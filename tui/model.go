@@ -215,6 +215,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.err = msg.err
 		}
+		if msg.durabilityRefused {
+			m.run.durability = ""
+			cmd = m.saveCmd()
+		}
 		if msg.saved != nil {
 			m.applySaved(*msg.saved)
 			old := m.run

@@ -226,7 +226,7 @@ func (m *Model) durabilityCmd(from, to string) tea.Cmd {
 	}
 	return func() tea.Msg {
 		if err := set(to); err != nil {
-			return settingsMsg{err: fmt.Errorf("durability %s: %w", to, err)}
+			return settingsMsg{err: fmt.Errorf("durability %s: %w", to, err), durabilityRefused: true}
 		}
 		return nil
 	}

@@ -147,4 +147,9 @@ func TestModel_Settings_Durability(t *testing.T) {
 	if m2.err == nil || !strings.Contains(m2.err.Error(), "durability async: store is read-only") {
 		t.Fatalf("err %v", m2.err)
 	}
+	// Refused, it is not kept: the store's own stays.
+	var after savedBreakpoints
+	if err := json.Unmarshal(saver.docs["tui/graph/research"], &after); err != nil || m2.run.durability != "" || after.Durability != "" {
+		t.Fatalf("a refused durability was kept: run %+v saved %s", m2.run, saver.docs["tui/graph/research"])
+	}
 }
