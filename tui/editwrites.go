@@ -44,6 +44,7 @@ func newEditForm(t engine.TaskView) editForm {
 	b.WriteString("]")
 	ta.SetValue(b.String())
 	ta.Focus()
+	cursorToTop(&ta)
 	return editForm{taskID: t.ID, name: t.Name, area: ta}
 }
 

@@ -80,6 +80,7 @@ func newForkForm(cpID string, values map[string]any, info engine.GraphInfo) fork
 	ta.CharLimit = 0
 	ta.SetValue(toJSON(values))
 	ta.Focus()
+	cursorToTop(&ta)
 	nodes := []string{""}
 	for _, n := range info.Nodes {
 		nodes = append(nodes, n.Name)

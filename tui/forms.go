@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/textarea"
+
 	"github.com/superstep/superstep/engine"
 )
 
@@ -47,4 +49,14 @@ func toJSON(v any) string {
 		return "{}"
 	}
 	return string(b)
+}
+
+// cursorToTop puts a filled text area's cursor on its first line: the
+// value reads from the top, and arrows go down into it (SetValue leaves
+// the cursor at the end).
+func cursorToTop(ta *textarea.Model) {
+	for range ta.LineCount() {
+		ta.CursorUp()
+	}
+	ta.CursorStart()
 }
