@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	tea "github.com/charmbracelet/bubbletea"
 	"strings"
 	"testing"
 
@@ -70,5 +71,11 @@ func TestModel_EditWrites_Typed(t *testing.T) {
 	m = press(t, m, "n")
 	if m.view.Values["total"] != 999.0 {
 		t.Fatalf("total %v after the typed edit", m.view.Values["total"])
+	}
+	// The tree says so, and by whom.
+	m = send(t, m, tea.WindowSizeMsg{Width: 200, Height: 40})
+	m = press(t, m, "t")
+	if v := m.View(); !strings.Contains(v, "✎ writes of a edited by") || !strings.Contains(v, "superstep debugger") {
+		t.Fatalf("the tree does not say the writes were edited:\n%s", v)
 	}
 }

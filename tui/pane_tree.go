@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // treePane draws a thread's checkpoints like `git log --graph`: newest
@@ -178,6 +179,11 @@ func (p treePane) describe(i int) string {
 	case engine.SourceFork, engine.SourceUpdate:
 		if s.ParentID != "" {
 			b.WriteString(" of " + shortID(s.ParentID))
+		}
+		if ed, ok := s.Metadata.Extra[engine.MetaEditedWrites]; ok {
+			// Never indistinguishable from a real run: say whose writes
+			// were edited, and by whom.
+			fmt.Fprintf(&b, " ✎ writes of %s edited by %s", termtext.Name(fmt.Sprint(ed)), termtext.Name(fmt.Sprint(s.Metadata.Extra[engine.MetaEditedBy])))
 		}
 	}
 	if len(s.Next) > 0 {
