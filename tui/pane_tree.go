@@ -242,7 +242,10 @@ func (p treePane) View(st Styles, w, h int) string {
 func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.StepView {
 	cp := s.Checkpoint
 	v := &engine.StepView{
-		Thread: s.Config.ThreadID, Step: s.Metadata.Step + 1, Phase: engine.PhaseCheckpoint,
+		Thread: s.Config.ThreadID, Step: s.Metadata.Step + 1, CheckpointStep: s.Metadata.Step, Phase: engine.PhaseCheckpoint,
+		// No run holds this checkpoint yet, so no recursion budget is
+		// known: the header leaves it out until a step starts one.
+		RecursionLeft: -1,
 		CheckpointID: s.Config.CheckpointID, ParentID: s.ParentID, Source: s.Metadata.Source,
 		Versions: map[string]engine.Version{}, VersionsSeen: map[string]map[string]engine.Version{}, Values: s.Values,
 	}

@@ -139,3 +139,25 @@ func TestModel_RerunTask(t *testing.T) {
 		t.Fatalf("on a fork:\n%s", m.View())
 	}
 }
+
+// Time travel to the input checkpoint reads like opening it: the step it
+// was written at and the one the next Plan starts; no recursion budget is
+// claimed before a run holds the checkpoint.
+func TestModel_Checkout_HeaderSaysWhereItIs(t *testing.T) {
+	saver := recorded(t)
+	opts := Options{Thread: "rec", Saver: saver}
+	m := newTestModel(t, newEngineSession(chain(t, saver, 1), opts), opts, 160, 40)
+	m = press(t, m, "t", "end")
+	for m.tree.selected().Metadata.Source != engine.SourceInput {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	h := m.viewHeader()
+	if !strings.Contains(h, "step -1 → 0") || strings.Contains(h, "budget") {
+		t.Fatalf("header after time travel to the input: %q", h)
+	}
+	m = press(t, m, "n")
+	if !strings.Contains(m.viewHeader(), "budget") {
+		t.Fatalf("a step starts a run, whose budget shows: %q", m.viewHeader())
+	}
+}

@@ -69,7 +69,7 @@ func (m Model) viewHeader() string {
 		parts = append(parts, "cp "+shortID(v.CheckpointID), stepLabel(v))
 	}
 	parts = append(parts, ls.Render(" "+label+" "))
-	if v := m.view; v != nil {
+	if v := m.view; v != nil && v.RecursionLeft >= 0 {
 		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("budget %d", v.RecursionLeft)))
 	}
 	if m.replay != nil {
