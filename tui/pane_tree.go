@@ -246,7 +246,7 @@ func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.St
 		// No run holds this checkpoint yet, so no recursion budget is
 		// known: the header leaves it out until a step starts one.
 		RecursionLeft: -1,
-		CheckpointID: s.Config.CheckpointID, ParentID: s.ParentID, Source: s.Metadata.Source,
+		CheckpointID:  s.Config.CheckpointID, ParentID: s.ParentID, Source: s.Metadata.Source,
 		Versions: map[string]engine.Version{}, VersionsSeen: map[string]map[string]engine.Version{}, Values: s.Values,
 	}
 	if len(s.Tasks) == 0 {
