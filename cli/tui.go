@@ -41,26 +41,17 @@ func tuiOptions(o DebugOptions) tui.Options {
 	if ss, ok := base.(tui.SettingsStore); ok {
 		opts.Settings = ss // breakpoints, watches and run settings per graph
 	}
-	if sh, ok := base.(*persist.Shared); ok {
-		// The debugger's usual database: opened per call so that other
-		// commands read it meanwhile, so every write is committed at once.
-		opts.Durability = func() string { return sh.Durability().String() }
+	// The run settings (S) choose when checkpoints reach the disk: the
+	// debugger's usual database is persist.Shared (async and exit keep it
+	// open, so other commands wait), a bbolt file opened alone a Store.
+	if d, ok := base.(durabilityStore); ok {
+		opts.Durability = func() string { return d.Durability().String() }
 		opts.SetDurability = func(mode string) error {
-			if d, err := persist.ParseDurability(mode); err != nil || d == persist.DurabilitySync {
-				return err
-			}
-			return fmt.Errorf("the debugger shares the database with other commands, so each write is committed as it is made (sync); superstep run --durability %s buffers writes", mode)
-		}
-	}
-	if st, ok := base.(*persist.Store); ok {
-		// The run settings (S) choose when checkpoints reach the disk.
-		opts.Durability = func() string { return st.Durability().String() }
-		opts.SetDurability = func(mode string) error {
-			d, err := persist.ParseDurability(mode)
+			m, err := persist.ParseDurability(mode)
 			if err != nil {
 				return err
 			}
-			return st.SetDurability(d)
+			return d.SetDurability(m)
 		}
 	}
 	if o.Threads != nil {
@@ -102,4 +93,11 @@ type stateCondition struct{ e *scenario.Expr }
 
 func (c stateCondition) Eval(state map[string]any) (any, error) {
 	return c.e.Eval(scenario.Env{State: state})
+}
+
+// durabilityStore is a bbolt database whose durability can change while it
+// is open (persist.Store, persist.Shared).
+type durabilityStore interface {
+	Durability() persist.Durability
+	SetDurability(persist.Durability) error
 }

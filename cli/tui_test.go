@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/superstep/superstep/persist"
@@ -41,8 +40,8 @@ func TestTUIOptions_SettingsAndDurabilityThroughTheRecorder(t *testing.T) {
 	}
 }
 
-// The debugger's usual, shared database keeps settings too; its durability
-// is sync, and the run settings say why it cannot buffer.
+// The debugger's usual, shared database keeps settings too, and its
+// durability can be set: exit buffers (holding the file), sync commits.
 func TestTUIOptions_SharedDatabase(t *testing.T) {
 	sh, err := persist.OpenShared(filepath.Join(t.TempDir(), "s.db"), persist.Options{})
 	if errors.Is(err, persist.ErrSharedUnsupported) {
@@ -66,7 +65,10 @@ func TestTUIOptions_SharedDatabase(t *testing.T) {
 	if opts.Durability() != "sync" || opts.SetDurability("sync") != nil {
 		t.Fatal("sync is the shared database's durability")
 	}
-	if err := opts.SetDurability("exit"); err == nil || !strings.Contains(err.Error(), "shares the database") {
-		t.Fatalf("SetDurability(exit) on a shared database: %v", err)
+	if err := opts.SetDurability("exit"); err != nil || opts.Durability() != "exit" {
+		t.Fatalf("SetDurability(exit) on a shared database: %v, now %s", err, opts.Durability())
+	}
+	if err := opts.SetDurability("sync"); err != nil || sh.Durability() != persist.DurabilitySync {
+		t.Fatalf("back to sync: %v", err)
 	}
 }

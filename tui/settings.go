@@ -194,7 +194,7 @@ func (m Model) settingsView(w, h int) string {
 	}
 	lines = append(lines, "", st.Dim.Render(cut("The debugger's own breakpoints (b, B, C) stop without writing anything; these interrupts are recorded in the checkpoints.", w)))
 	if f.durable {
-		lines = append(lines, st.Dim.Render(cut("Durability: sync commits each checkpoint before the next step, async while it runs, exit when the debugger closes.", w)))
+		lines = append(lines, st.Dim.Render(cut("Durability: sync commits each checkpoint before the next step, async while it runs, exit when the debugger closes (async and exit keep the database open: other commands wait).", w)))
 	} else {
 		lines = append(lines, st.Dim.Render(cut("Durability: this store keeps checkpoints in memory; there is no disk to choose when to write to.", w)))
 	}
