@@ -25,7 +25,8 @@
 //     (setSize) and their View: mainview.go (the 2×2 grid of pane_*.go),
 //     pane_inspector.go, answer.go (one answer box per interrupt), fork.go,
 //     threads.go, pane_tree.go (tree_load.go reads it), pane_diff.go,
-//     subgraph.go, settings.go, editwrites.go, pane_watch.go (prompt and
+//     subgraph.go (subgraph_actions.go: diff, answers and time travel
+//     from a namespace), settings.go, editwrites.go, pane_watch.go (prompt and
 //     the list of breakpoints), help.go (the ? overlay).
 //   - keys.go is the catalogue of bindings (one KeyMap, help.KeyMap): the
 //     help overlay and the README's key table are derived from it and

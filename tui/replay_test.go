@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -159,5 +160,35 @@ func TestModel_Checkout_HeaderSaysWhereItIs(t *testing.T) {
 	m = press(t, m, "n")
 	if !strings.Contains(m.viewHeader(), "budget") {
 		t.Fatalf("a step starts a run, whose budget shows: %q", m.viewHeader())
+	}
+}
+
+// Goldens: a replay stopped at its divergence, and a task run alone.
+func TestModel_ReplayRerun_Golden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			saver := recorded(t)
+			opts := Options{Thread: "rec", Saver: saver}
+			// Counter ids past the recording's, so the screen is the same
+			// on every run and the new checkpoints sort after the old.
+			ids := &engine.CounterIDs{}
+			for range 100 {
+				ids.NewID()
+			}
+			m := newTestModel(t, newEngineSession(chainWith(t, saver, 100, ids), opts), opts, sz.w, sz.h)
+			m = press(t, m, "t")
+			for len(m.tree.selected().Tasks) == 0 || m.tree.selected().Tasks[0].Name != "b" {
+				m = press(t, m, "down")
+			}
+			m = press(t, m, "e")
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("rerun-%dx%d.golden", sz.w, sz.h), m.View())
+			m = press(t, m, "esc", "down", "R", "c")
+			if m.replay == nil || m.replay.diverged == "" {
+				t.Fatalf("replay %+v note %q", m.replay, m.note)
+			}
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("replay-diverged-%dx%d.golden", sz.w, sz.h), m.View())
+		})
 	}
 }
