@@ -9,7 +9,6 @@ import (
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
-	"github.com/superstep/superstep/graphs/scenario"
 )
 
 // The bad-case workflow's debugger breaks (issue 11): each test here fails
@@ -322,15 +321,7 @@ func TestModel_Threads_OtherGraphRefused(t *testing.T) {
 // An interrupt raised two subgraphs down is named by its path, not just by
 // the parent's node.
 func TestModel_Interrupt_SubgraphPath(t *testing.T) {
-	f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	saver := engine.NewMemorySaver()
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, saver := nestedGraph(t)
 	opts := Options{Thread: "nested", Input: map[string]any{"out": []any{}}, Saver: saver}
 	m := newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
 	m = press(t, m, "c")

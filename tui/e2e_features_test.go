@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/superstep/superstep/engine"
-	"github.com/superstep/superstep/graphs/scenario"
 )
 
 // Each feature of the debugger driven through a real bubbletea program
@@ -171,15 +170,7 @@ func TestE2E_ReplayAndRerun(t *testing.T) {
 // 5. Into a subgraph: the breadcrumb, and the interrupt answered where it
 // was raised.
 func TestE2E_SubgraphAnswerWhereRaised(t *testing.T) {
-	f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	saver := engine.NewMemorySaver()
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, saver := nestedGraph(t)
 	opts := Options{Thread: "nested", Input: map[string]any{"out": []any{}}, Saver: saver, GraphName: "nested"}
 	tm := program(t, newEngineSession(g, opts), opts, 120, 40)
 	waitFor(t, tm, "INPUT checkpoint")

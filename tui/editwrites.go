@@ -137,10 +137,7 @@ func (f editForm) View(st Styles, w, h int) string {
 var errNoStepper = errors.New("no run is paused after Execute")
 
 // setSize gives the text area the box's room.
-func (f *editForm) setSize(w, bh int) {
-	f.area.SetWidth(max(10, w-4))
-	f.area.SetHeight(max(1, bh-5))
-}
+func (f *editForm) setSize(w, bh int) { sizeArea(&f.area, w, bh) }
 
 // enableKeys enables the edit form's keys.
 func (f *editForm) enableKeys(k *KeyMap, hasSess bool) {

@@ -180,10 +180,7 @@ func (f forkForm) View(st Styles, w, h int) string {
 }
 
 // setSize gives the text area the box's room.
-func (f *forkForm) setSize(w, bh int) {
-	f.area.SetWidth(max(10, w-4))
-	f.area.SetHeight(max(1, bh-5))
-}
+func (f *forkForm) setSize(w, bh int) { sizeArea(&f.area, w, bh) }
 
 // enableKeys enables the fork form's keys.
 func (f *forkForm) enableKeys(k *KeyMap, hasSess bool) {

@@ -60,3 +60,10 @@ func cursorToTop(ta *textarea.Model) {
 	}
 	ta.CursorStart()
 }
+
+// sizeArea gives a form's text area the room a w-wide box of body height
+// bh leaves under the form's two lines of explanation.
+func sizeArea(ta *textarea.Model, w, bh int) {
+	ta.SetWidth(max(10, w-4))
+	ta.SetHeight(max(1, bh-5))
+}

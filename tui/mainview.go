@@ -120,14 +120,8 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 			m.note = "watchpoint cleared on " + cv.Name
 		}
 		return m.saveCmd()
-	case key.Matches(msg, k.Condition):
-		return m.openPrompt(promptCondition)
-	case key.Matches(msg, k.Watch):
-		return m.openPrompt(promptWatch)
-	case key.Matches(msg, k.BreakOnError):
-		m.bp.onError = !m.bp.onError
-		m.note = map[bool]string{true: "break on error: c stops after an Execute where a task failed", false: "break on error off"}[m.bp.onError]
-		return m.saveCmd()
+	case key.Matches(msg, k.Condition, k.Watch, k.BreakOnError):
+		return m.addBreakKey(msg)
 	case key.Matches(msg, k.Breakpoints):
 		m.breaks = listNav{}
 		m.mode = modeBreaks

@@ -145,15 +145,25 @@ func (m *Model) breaksKey(msg tea.KeyMsg) tea.Cmd {
 			m.note = "removed: " + items[m.breaks.cur].text
 			return m.saveCmd()
 		}
+	case key.Matches(msg, k.Condition, k.Watch, k.BreakOnError):
+		return m.addBreakKey(msg)
+	}
+	return nil
+}
+
+// addBreakKey handles C, W and E, in the main view and in the list of
+// breakpoints alike.
+func (m *Model) addBreakKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	switch {
 	case key.Matches(msg, k.Condition):
 		return m.openPrompt(promptCondition)
 	case key.Matches(msg, k.Watch):
 		return m.openPrompt(promptWatch)
-	case key.Matches(msg, k.BreakOnError):
-		m.bp.onError = !m.bp.onError
-		return m.saveCmd()
 	}
-	return nil
+	m.bp.onError = !m.bp.onError
+	m.note = map[bool]string{true: "break on error: c stops after an Execute where a task failed", false: "break on error off"}[m.bp.onError]
+	return m.saveCmd()
 }
 
 // saveCmd persists the breakpoints and watches (nil without a store).

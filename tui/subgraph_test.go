@@ -17,15 +17,7 @@ import (
 // focuses the tasks pane, on mid's task.
 func nestedModel(t *testing.T, w, h int) (Model, *engine.MemorySaver) {
 	t.Helper()
-	f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	saver := engine.NewMemorySaver()
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, saver := nestedGraph(t)
 	opts := Options{Thread: "nested", Input: map[string]any{"out": []any{}}, Saver: saver, GraphName: "nested"}
 	m := newTestModel(t, newEngineSession(g, opts), opts, w, h)
 	m = press(t, m, "c", "esc")
@@ -270,4 +262,20 @@ func TestModel_Subgraph_AnswerGolden(t *testing.T) {
 			golden(t, fmt.Sprintf("subgraph-diff-%dx%d.golden", sz.w, sz.h), m.View())
 		})
 	}
+}
+
+// nestedGraph builds nested_subgraph.json (pre → mid{m1 → deep{b1}} →
+// post) on a fresh MemorySaver with counter ids and a fixed clock.
+func nestedGraph(t testing.TB) (*engine.Graph, *engine.MemorySaver) {
+	t.Helper()
+	f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saver := engine.NewMemorySaver()
+	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, saver
 }
