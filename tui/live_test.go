@@ -63,13 +63,7 @@ func TestModel_Live_OutputAndCancel(t *testing.T) {
 	if !m.keys.Cancel.Enabled() {
 		t.Fatal("X is not offered while the step runs")
 	}
-	m = press(t, m, "X")
-	select {
-	case msg := <-done:
-		m = send(t, m, msg)
-	case <-time.After(10 * time.Second):
-		t.Fatal("X did not end the step")
-	}
+	m = cancelStep(t, m, done)
 	if m.view.Status != engine.StatusFailed {
 		t.Fatalf("status %v", m.view.Status)
 	}
@@ -145,15 +139,23 @@ func TestModel_Live_Golden(t *testing.T) {
 			}
 			checkFrame(t, m)
 			golden(t, fmt.Sprintf("live-%dx%d.golden", sz.w, sz.h), v)
-			m = press(t, m, "X")
-			select {
-			case msg := <-done:
-				m = send(t, m, msg)
-			case <-time.After(10 * time.Second):
-				t.Fatal("X did not end the step")
-			}
+			m = cancelStep(t, m, done)
 			checkFrame(t, m)
 			golden(t, fmt.Sprintf("live-cancelled-%dx%d.golden", sz.w, sz.h), m.View())
 		})
 	}
+}
+
+// cancelStep presses X while a step runs and feeds the step's result, from
+// done, back to the model.
+func cancelStep(t *testing.T, m Model, done chan tea.Msg) Model {
+	t.Helper()
+	m = press(t, m, "X")
+	select {
+	case msg := <-done:
+		return send(t, m, msg)
+	case <-time.After(10 * time.Second):
+		t.Fatal("X did not end the step")
+	}
+	return m
 }

@@ -158,15 +158,7 @@ func TestModel_Subgraph_CopiesNamedByIndex(t *testing.T) {
 // the node's name without a task id, for all its runs: entering its task
 // reads that one, and it holds the runs of earlier tasks too.
 func TestModel_Subgraph_Stateful(t *testing.T) {
-	f, err := scenario.Load("../testdata/conformance/own/subgraph_stateful.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	saver := engine.NewMemorySaver()
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, saver := scenarioGraph(t, "subgraph_stateful.json")
 	opts := Options{Thread: "st", Input: map[string]any{"myKey": ""}, Saver: saver, GraphName: "stateful"}
 	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
 	m = press(t, m, "s", "s", "s") // inner ran twice
@@ -264,11 +256,17 @@ func TestModel_Subgraph_AnswerGolden(t *testing.T) {
 	}
 }
 
-// nestedGraph builds nested_subgraph.json (pre → mid{m1 → deep{b1}} →
-// post) on a fresh MemorySaver with counter ids and a fixed clock.
+// nestedGraph builds nested_subgraph.json: pre → mid{m1 → deep{b1}} → post.
 func nestedGraph(t testing.TB) (*engine.Graph, *engine.MemorySaver) {
 	t.Helper()
-	f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
+	return scenarioGraph(t, "nested_subgraph.json")
+}
+
+// scenarioGraph builds one of the repository's own scenarios on a fresh
+// MemorySaver with counter ids and a fixed clock.
+func scenarioGraph(t testing.TB, name string) (*engine.Graph, *engine.MemorySaver) {
+	t.Helper()
+	f, err := scenario.Load("../testdata/conformance/own/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
