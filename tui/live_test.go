@@ -159,3 +159,49 @@ func cancelStep(t *testing.T, m Model, done chan tea.Msg) Model {
 	}
 	return m
 }
+
+// What a subgraph's own tasks emit shows under the task that runs the
+// subgraph, named by its path inside it.
+func TestLiveFeed_SubgraphOutput(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	deep, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("b1", func(ctx context.Context, _ any) (any, error) {
+			engine.Emit(ctx, "deep tick")
+			return engine.Pairs("log", []any{"b1"}), nil
+		}).
+		AddEdge(engine.Start, "b1").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("m1", func(ctx context.Context, _ any) (any, error) {
+			engine.Emit(ctx, map[string]any{"progress": 1})
+			return engine.Pairs("log", []any{"m1"}), nil
+		}).
+		AddSubgraph("deep", deep).
+		AddEdge(engine.Start, "m1").AddEdge("m1", "deep").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("mid", mid).AddEdge(engine.Start, "mid").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "sub", Input: map[string]any{"log": []any{}}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 30)
+	m = press(t, m, "s", "n") // step 1 planned: mid
+	planned := m.view.Tasks
+	m = press(t, m, "n")
+	var lines []string
+	for _, r := range m.feed.rows(planned) {
+		lines = append(lines, r.text)
+	}
+	got := strings.Join(lines, "\n")
+	for _, want := range []string{"mid  done", "› m1: {progress: 1}", `› deep › b1: "deep tick"`} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("live rows lack %q:\n%s", want, got)
+		}
+	}
+}

@@ -117,7 +117,9 @@ func (s *engineSession) Live() *liveFeed { return s.feed }
 // thread, from a checkpoint if one was made current, reporting to the
 // live feed.
 func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
-	opts := []engine.RunOption{engine.OnThread(thread), engine.WithEvents(s.feed.on)}
+	// WithSubgraphs: what a subgraph's tasks emit shows under the task
+	// running the subgraph.
+	opts := []engine.RunOption{engine.OnThread(thread), engine.WithEvents(s.feed.on), engine.WithSubgraphs()}
 	if from != "" {
 		opts = append(opts, engine.FromCheckpoint(from))
 	}
