@@ -277,3 +277,29 @@ func scenarioGraph(t testing.TB, name string) (*engine.Graph, *engine.MemorySave
 	}
 	return g, saver
 }
+
+// After time travel to a checkpoint a subgraph task's step wrote, that
+// task can be entered too (the tasks that wrote a checkpoint are read
+// from its parent).
+func TestModel_Subgraph_EnterAfterTimeTravel(t *testing.T) {
+	m, _ := nestedModel(t, 120, 40)
+	m = press(t, m, "r", "ok", "enter", "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("status %v err %v", m.view.Status, m.err)
+	}
+	m = press(t, m, "p") // the checkpoint mid's step wrote
+	found := false
+	for i, r := range m.tasks.rows {
+		if strings.HasPrefix(r.text, "⤷ mid") {
+			m.tasks.nav.cur, found = i, true
+		}
+	}
+	if !found {
+		t.Fatalf("no ⤷ mid row after time travel:\n%s", m.View())
+	}
+	m.focus = paneTasks
+	m = press(t, m, "enter")
+	if m.mode != modeSubgraph || !strings.Contains(m.View(), "nested › mid") {
+		t.Fatalf("mode %v err %v\n%s", m.mode, m.err, m.View())
+	}
+}
