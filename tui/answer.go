@@ -46,6 +46,14 @@ func (m *Model) openAnswer() {
 
 func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 	k := &m.keys
+	if m.isBusy {
+		// The answers are on their way: what is typed meanwhile is not
+		// more answer. n, s, c wait for the run as in the main view.
+		if isStepKey(k, msg) {
+			m.queueStep(msg.String())
+		}
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Back):
 		m.mode = m.answer.prev

@@ -376,3 +376,25 @@ func TestModel_ShortID_ResolvesLikeTheCommandLine(t *testing.T) {
 		t.Fatalf("ResolveID(%q) = %q, %v; want %q", short, got, err, m.view.CheckpointID)
 	}
 }
+
+// Keys typed while the answers are on their way do not go into the answer
+// box: a step key waits for the resumed run, as in the main view.
+func TestModel_Answer_KeysWhileResuming(t *testing.T) {
+	m := engineModel(t, "research", 120, 40)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("mode %v", m.mode)
+	}
+	m = press(t, m, `{"action":"approve"}`)
+	nm, cmd := m.Update(keys("enter")[0])
+	m = nm.(Model)
+	nm, _ = m.Update(keys("c")[0])
+	m = nm.(Model)
+	if v := m.answer.input().Value(); v != `{"action":"approve"}` || len(m.queued) != 1 {
+		t.Fatalf("answer %q, queued %v", v, m.queued)
+	}
+	m = runCmd(t, m, cmd)
+	if m.view.Status != engine.StatusDone || m.view.Values["final_report"] == nil {
+		t.Fatalf("the queued c should run the resumed run to its end: %v %v", m.view.Status, m.err)
+	}
+}
