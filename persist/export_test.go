@@ -85,7 +85,7 @@ func TestExportImport_RoundTrip(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("export is not JSON: %v", err)
 	}
-	if doc["format"] != persist.ExportFormat || doc["version"] != 1.0 || doc["thread"] != "orig" || doc["fingerprint"] != "sha256:0123" {
+	if doc["format"] != persist.ExportFormat || doc["version"] != float64(persist.ExportVersion) || doc["thread"] != "orig" || doc["fingerprint"] != "sha256:0123" {
 		t.Errorf("export header: format %v version %v thread %v fingerprint %v", doc["format"], doc["version"], doc["thread"], doc["fingerprint"])
 	}
 
