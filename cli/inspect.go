@@ -540,16 +540,20 @@ differs, both values and both versions.`,
 		Example: "  superstep diff t1 1f0a3c 1f0a41\n  superstep diff t1 1f0a3c 1f0a41 --json",
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(_ context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
-				ta, err := findCheckpoint(list, args[0], args[1])
-				if err != nil {
-					return err
+			// Only the two checkpoints are read, whatever the thread's length.
+			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+				var cps [2]*engine.Checkpoint
+				for i, ref := range args[1:] {
+					if ref == "" {
+						return usagef("diff: an empty checkpoint reference (give an id or a unique prefix)")
+					}
+					t, err := oneCheckpoint(ctx, st, args[0], ref)
+					if err != nil {
+						return err
+					}
+					cps[i] = t.Checkpoint
 				}
-				tb, err := findCheckpoint(list, args[0], args[2])
-				if err != nil {
-					return err
-				}
-				return a.writeDiff(ta.Checkpoint, tb.Checkpoint, g.json)
+				return a.writeDiff(cps[0], cps[1], g.json)
 			})
 		},
 	}
@@ -649,7 +653,8 @@ import it on your machine.`,
 		Example: "  superstep export t1 > t1.json\n  ssh server superstep export t1 | superstep import -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+			// Export streams the thread checkpoint by checkpoint.
+			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
 				// "" exports the graph record stored with the thread.
 				if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
 					if errors.Is(err, persist.ErrThreadNotFound) {
