@@ -802,7 +802,7 @@ func (a *App) withThread(cmd *cobra.Command, g *globals, thread string, readOnly
 // values and to find checkpoint ids from keys alone; *persist.Store has
 // it. Commands read a store without it (PostgreSQL) in full.
 type outliner interface {
-	Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(channel string) bool) ([]*engine.CheckpointTuple, error)
+	engine.Outliner
 	CheckpointIDs(ctx context.Context, cfg engine.Config, prefix string, limit int) ([]string, error)
 }
 

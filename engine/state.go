@@ -227,15 +227,7 @@ func (g *Graph) History(ctx context.Context, cfg Config, opt ListOptions) ([]*St
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*StateSnapshot, 0, len(tuples))
-	for _, t := range tuples {
-		s, err := owner.snapshot(t, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
+	return owner.snapshots(tuples)
 }
 
 // SnapshotOf builds the snapshot of a stored checkpoint tuple; applyPending
