@@ -19,8 +19,9 @@ const outlinePage = 1024
 // HistoryOutline is History for drawing a thread's tree. With a saver that
 // is an Outliner it reads no state values and keeps little of each
 // checkpoint: every snapshot has its config, parent, metadata, creation
-// time, tasks, next nodes, interrupts and pending writes, but no Values and
-// no Checkpoint (GetState reads one checkpoint whole). The tasks are
+// time, tasks (without their Result), next nodes, interrupts and pending
+// writes, but no Values and no Checkpoint (GetState reads one checkpoint
+// whole). The tasks are
 // planned from the checkpoint's versions and internal channels (triggers,
 // branches, joins, the tasks channel), which the outline keeps. The thread
 // is read a page at a time, so a tree of 100k checkpoints costs memory for
@@ -58,6 +59,9 @@ func (g *Graph) HistoryOutline(ctx context.Context, cfg Config, opt ListOptions)
 		}
 		for _, s := range snaps {
 			s.Values, s.Checkpoint = nil, nil
+			for i := range s.Tasks {
+				s.Tasks[i].Result = nil
+			}
 		}
 		out = append(out, snaps...)
 		if opt.AllNamespaces || len(tuples) < page.Limit || (opt.Limit > 0 && len(out) >= opt.Limit) {

@@ -126,8 +126,25 @@ func tree(db string, full bool) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("tree: %d checkpoints, %d tasks planned, selected step %v, %.3f s\n", len(h), tasks, sel.Values["step"], time.Since(start).Seconds())
+	fmt.Printf("tree: %d checkpoints, %d tasks planned, selected step %v, %.3f s, %s\n", len(h), tasks, sel.Values["step"], time.Since(start).Seconds(), rss())
 	return nil
+}
+
+// rss says how much of the process's resident memory is its own (anon)
+// and how much is the database file mapped by bbolt (file): peak RSS
+// counts both, but the file's pages are the kernel's page cache.
+func rss() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "RssAnon:") || strings.HasPrefix(line, "RssFile:") || strings.HasPrefix(line, "VmHWM:") {
+			out = append(out, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func bigValue(db string, steps, size int) error {
