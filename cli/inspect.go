@@ -679,7 +679,9 @@ func (a *App) exportCommand(g *globals) *cobra.Command {
 		Short: "Write a thread, with every branch, to stdout",
 		Long: `Write every checkpoint and pending write of THREAD, and the graph recorded
 for it, as one JSON document on stdout: copy a bad run off a server and
-import it on your machine.`,
+import it on your machine. Each checkpoint is written as what changed since
+its parent (docs/export-format.md), so the document grows with what the run
+changed, not with its length times the size of its state.`,
 		Example: "  superstep export t1 > t1.json\n  ssh server superstep export t1 | superstep import -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -4,7 +4,8 @@
 // engine.Saver (and passes enginetest.SaverSuite), and adds what the
 // debugger needs to browse a file — Threads, Tree, Children, PendingWrites,
 // graph fingerprints, Check — plus Export and Import of a thread as
-// self-contained JSON.
+// self-contained JSON, each checkpoint a delta from its parent
+// (docs/export-format.md; version 1 exports still import).
 //
 // # Layout
 //

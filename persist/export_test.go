@@ -180,7 +180,7 @@ func TestImport_Rejects(t *testing.T) {
 		"empty object":     []byte("{}"),
 		"array":            []byte("[1,2]"),
 		"wrong format":     edit(func(d map[string]any) { d["format"] = "langgraph" }),
-		"newer version":    edit(func(d map[string]any) { d["version"] = 2; d["newfield"] = 1 }),
+		"newer version":    edit(func(d map[string]any) { d["version"] = persist.ExportVersion + 1; d["newfield"] = 1 }),
 		"unknown field":    edit(func(d map[string]any) { d["surprise"] = true }),
 		"empty thread":     edit(func(d map[string]any) { d["thread"] = "" }),
 		"long thread":      edit(func(d map[string]any) { d["thread"] = strings.Repeat("t", 5000) }),
