@@ -19,11 +19,13 @@ go build -o "$WORK/superstep" .
 go build -o "$WORK/scale" ./bench/scale
 NEW="$WORK/superstep"
 
-# measure LABEL CMD...: prints "LABEL  seconds  peak-MB" (or "killed").
+# measure LABEL CMD...: prints "LABEL  wall  cpu  peak-MB" (or "killed"):
+# elapsed seconds, user+system CPU seconds (what to compare on a shared,
+# loaded machine) and peak RSS, which counts the database pages bbolt maps.
 measure() {
 	local label=$1; shift
 	local tf="$WORK/time.$$"
-	/usr/bin/time -f '%e %M' -o "$tf" "$@" >"$WORK/out" 2>"$WORK/err" &
+	/usr/bin/time -f '%e %U %S %M' -o "$tf" "$@" >"$WORK/out" 2>"$WORK/err" &
 	local tpid=$! killed=""
 	while kill -0 "$tpid" 2>/dev/null; do
 		for c in $(pgrep -P "$tpid" || true); do
@@ -37,8 +39,8 @@ measure() {
 	if [ -n "$killed" ]; then
 		printf '%-34s %s\n' "$label" "$killed"
 	else
-		read -r secs kb <"$tf"
-		printf '%-34s %8s s %8d MB  %s\n' "$label" "$secs" $((kb / 1024)) "$(head -c 60 "$WORK/out" | tr '\n' ' ')"
+		read -r secs user sys kb < <(tail -1 "$tf")
+		printf '%-34s %7s s %6.2f s cpu %6d MB  %s\n' "$label" "$secs" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" $((kb / 1024)) "$(head -c 50 "$WORK/out" | tr '\n' ' ')"
 	fi
 }
 
