@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
@@ -172,14 +171,10 @@ func (b *nsBuckets) exportDelta(er *exportRecord, st, base *cpState) error {
 			return err
 		}
 		if h.kind == blobAppend && had && h.prev == old {
-			elems := appendedJSON(h.payload)
-			if !json.Valid(elems) {
+			if !json.Valid(appendedJSON(h.payload)) {
 				return corruptf("checkpoint %q: appended elements of %q are not JSON", er.ID, ch)
 			}
-			if er.Appended == nil {
-				er.Appended = map[string]json.RawMessage{}
-			}
-			er.Appended[ch] = elems
+			er.setAppended(ch, h.payload)
 			continue
 		}
 		blob, err := readBlob(b.blobs, ch, ref)
@@ -194,30 +189,17 @@ func (b *nsBuckets) exportDelta(er *exportRecord, st, base *cpState) error {
 		}
 		// The store keeps a whole copy of a growing list now and then
 		// (fullValueEvery); the export need not.
-		if had && h.kind == blobFull && len(blob.enc) > 0 && blob.enc[0] == '[' {
-			prev, err := readBlob(b.blobs, ch, old)
+		var prev []byte
+		if had && len(blob.enc) > 0 && blob.enc[0] == '[' {
+			pv, err := readBlob(b.blobs, ch, old)
 			if err != nil {
 				return err
 			}
-			if suffix, ok := appendSuffix(prev.enc, blob.enc); ok && prev.has {
-				if er.Appended == nil {
-					er.Appended = map[string]json.RawMessage{}
-				}
-				er.Appended[ch] = appendedJSON(suffix)
-				continue
-			}
+			prev = pv.enc
 		}
-		if er.Values == nil {
-			er.Values = map[string]json.RawMessage{}
-		}
-		er.Values[ch] = blob.enc
+		er.setValue(ch, blob.enc, prev)
 	}
-	for ch := range baseRefs {
-		if _, ok := st.refs[ch]; !ok {
-			er.VersionsRemoved = append(er.VersionsRemoved, ch)
-		}
-	}
-	slices.Sort(er.VersionsRemoved)
+	er.VersionsRemoved = removedKeys(baseRefs, st.refs)
 	er.setSeen(st.seen, baseSeen)
 	return nil
 }

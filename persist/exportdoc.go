@@ -1,10 +1,8 @@
 package persist
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/superstep/superstep/engine"
@@ -144,28 +142,13 @@ func docRecord(dc *DocCheckpoint, byKey map[nsKey]*engine.Checkpoint) (*exportRe
 		if err != nil {
 			return nil, err
 		}
-		if prev, ok := base.ChannelValues[ch]; ok && len(enc) > 0 && enc[0] == '[' {
-			if penc, err := engine.EncodeValue(prev); err == nil {
-				if suffix, ok := appendSuffix(penc, enc); ok {
-					if er.Appended == nil {
-						er.Appended = map[string]json.RawMessage{}
-					}
-					er.Appended[ch] = appendedJSON(suffix)
-					continue
-				}
-			}
+		var prev []byte
+		if pv, ok := base.ChannelValues[ch]; ok && len(enc) > 0 && enc[0] == '[' {
+			prev, _ = engine.EncodeValue(pv) // a parent value that does not encode is not a list to extend
 		}
-		if er.Values == nil {
-			er.Values = map[string]json.RawMessage{}
-		}
-		er.Values[ch] = enc
+		er.setValue(ch, enc, prev)
 	}
-	for ch := range base.ChannelVersions {
-		if _, ok := cp.ChannelVersions[ch]; !ok {
-			er.VersionsRemoved = append(er.VersionsRemoved, ch)
-		}
-	}
-	slices.Sort(er.VersionsRemoved)
+	er.VersionsRemoved = removedKeys(base.ChannelVersions, cp.ChannelVersions)
 	er.setSeen(cp.VersionsSeen, base.VersionsSeen)
 	for _, w := range dc.Writes {
 		if err := er.addWrite(w.Task, w.Channel, w.Slot, w.Value); err != nil {

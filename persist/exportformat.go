@@ -135,12 +135,42 @@ func (er *exportRecord) setSeen(seen, base map[string]map[string]int64) {
 			er.VersionsSeen[n] = m
 		}
 	}
-	for n := range base {
-		if _, ok := seen[n]; !ok {
-			er.VersionsSeenRemoved = append(er.VersionsSeenRemoved, n)
+	er.VersionsSeenRemoved = removedKeys(base, seen)
+}
+
+// removedKeys returns the keys of base that cur lacks, sorted (nil: none).
+func removedKeys[V, W any](base map[string]V, cur map[string]W) []string {
+	var out []string
+	for k := range base {
+		if _, ok := cur[k]; !ok {
+			out = append(out, k)
 		}
 	}
-	slices.Sort(er.VersionsSeenRemoved)
+	slices.Sort(out)
+	return out
+}
+
+// setValue records the JSON of channel's new value: as the elements added
+// to the parent's list when prev (the JSON of the parent's value, nil for
+// none) is a list that enc extends, else whole.
+func (er *exportRecord) setValue(ch string, enc, prev []byte) {
+	if suffix, ok := appendSuffix(prev, enc); ok {
+		er.setAppended(ch, suffix)
+		return
+	}
+	if er.Values == nil {
+		er.Values = map[string]json.RawMessage{}
+	}
+	er.Values[ch] = enc
+}
+
+// setAppended records channel's new value as the parent's list followed by
+// the elements in suffix (",e1,e2", as appendSuffix returns them).
+func (er *exportRecord) setAppended(ch string, suffix []byte) {
+	if er.Appended == nil {
+		er.Appended = map[string]json.RawMessage{}
+	}
+	er.Appended[ch] = appendedJSON(suffix)
 }
 
 // addWrite adds a saved write; enc is the value's JSON.
