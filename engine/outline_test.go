@@ -2,32 +2,22 @@ package engine_test
 
 import (
 	"context"
-	"maps"
 	"reflect"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 )
 
-// pagingOutliner is a MemorySaver that outlines: values the keep function
-// refuses are dropped; it records the page sizes asked for.
+// pagingOutliner records the page sizes HistoryOutline asks for.
 type pagingOutliner struct {
-	*engine.MemorySaver
+	enginetest.OutlineSaver
 	limits []int
 }
 
 func (s *pagingOutliner) Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(string) bool) ([]*engine.CheckpointTuple, error) {
 	s.limits = append(s.limits, opt.Limit)
-	out, err := s.MemorySaver.List(ctx, cfg, opt)
-	for i, t := range out {
-		cp := *t.Checkpoint.Materialize()
-		cp.ChannelValues = maps.Clone(cp.ChannelValues)
-		maps.DeleteFunc(cp.ChannelValues, func(ch string, _ any) bool { return !keep(ch) })
-		tt := *t
-		tt.Checkpoint = &cp
-		out[i] = &tt
-	}
-	return out, err
+	return s.OutlineSaver.Outline(ctx, cfg, opt, keep)
 }
 
 // TestHistoryOutline_PagesAndPlans: HistoryOutline reads a long thread a
@@ -35,7 +25,7 @@ func (s *pagingOutliner) Outline(ctx context.Context, cfg engine.Config, opt eng
 // History for every checkpoint.
 func TestHistoryOutline_PagesAndPlans(t *testing.T) {
 	ctx := context.Background()
-	saver := &pagingOutliner{MemorySaver: engine.NewMemorySaver()}
+	saver := &pagingOutliner{OutlineSaver: enginetest.OutlineSaver{MemorySaver: engine.NewMemorySaver()}}
 	g, err := engine.NewStateGraph(engine.LastValueKey("n")).
 		AddNode("tick", func(_ context.Context, s any) (any, error) {
 			n, _ := s.(map[string]any)["n"].(float64)

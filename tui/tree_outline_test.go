@@ -2,19 +2,19 @@ package tui
 
 import (
 	"context"
-	"maps"
 	"reflect"
 	"sync"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/graphs"
 )
 
 // outlineSaver is a MemorySaver that can outline (engine.Outliner), and
 // counts the checkpoints read with their state values.
 type outlineSaver struct {
-	*engine.MemorySaver
+	enginetest.OutlineSaver
 	mu         sync.Mutex
 	withValues int
 }
@@ -45,19 +45,6 @@ func (s *outlineSaver) GetTuple(ctx context.Context, cfg engine.Config) (*engine
 	return out, err
 }
 
-func (s *outlineSaver) Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(string) bool) ([]*engine.CheckpointTuple, error) {
-	out, err := s.MemorySaver.List(ctx, cfg, opt)
-	for i, t := range out {
-		cp := *t.Checkpoint.Materialize()
-		cp.ChannelValues = maps.Clone(cp.ChannelValues)
-		maps.DeleteFunc(cp.ChannelValues, func(ch string, _ any) bool { return !keep(ch) })
-		tt := *t
-		tt.Checkpoint = &cp
-		out[i] = &tt
-	}
-	return out, err
-}
-
 // TestTree_ReadsOutlineAndSelectedOnly is item 5 of issue 17 for the
 // debugger: the tree loaded every checkpoint with its values (History).
 // Now it loads an outline, reads the checkpoint under the cursor whole,
@@ -65,7 +52,7 @@ func (s *outlineSaver) Outline(ctx context.Context, cfg engine.Config, opt engin
 func TestTree_ReadsOutlineAndSelectedOnly(t *testing.T) {
 	ctx := context.Background()
 	ex, _ := graphs.Get("linear")
-	saver := &outlineSaver{MemorySaver: engine.NewMemorySaver()}
+	saver := &outlineSaver{OutlineSaver: enginetest.OutlineSaver{MemorySaver: engine.NewMemorySaver()}}
 	g, err := ex.Build(engine.WithSaver(saver))
 	if err != nil {
 		t.Fatal(err)
