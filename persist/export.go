@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -157,9 +156,6 @@ func (b *nsBuckets) exportDelta(er *exportRecord, st, base *cpState) error {
 		old, had := baseRefs[ch]
 		if had && old.Version == ref.Version {
 			continue // the same version has the same value (Store.Put)
-		}
-		if !utf8.ValidString(ch) {
-			return fmt.Errorf("%w: channel %q is not UTF-8 and cannot be exported", ErrInvalidID, ch)
 		}
 		er.Versions[ch] = ref.Version
 		data := b.blobs.Get(blobKey(ch, ref.Version, ref.Seq))

@@ -3,7 +3,6 @@ package persist
 import (
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -129,9 +128,6 @@ func docRecord(dc *DocCheckpoint, byKey map[nsKey]*engine.Checkpoint) (*exportRe
 	for ch, ver := range cp.ChannelVersions {
 		if old, ok := base.ChannelVersions[ch]; ok && old == ver {
 			continue // the same version has the same value
-		}
-		if !utf8.ValidString(ch) {
-			return nil, fmt.Errorf("%w: channel %q is not UTF-8 and cannot be exported", ErrInvalidID, ch)
 		}
 		er.Versions[ch] = ver
 		val, has := cp.ChannelValues[ch]

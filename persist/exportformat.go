@@ -173,6 +173,34 @@ func (er *exportRecord) setAppended(ch string, suffix []byte) {
 	er.Appended[ch] = appendedJSON(suffix)
 }
 
+// checkNames refuses a record with a channel or node name that is not
+// UTF-8: JSON cannot carry it, and json.Marshal would replace its bytes
+// silently. (Ids and writes are checked where they are added.)
+func (er *exportRecord) checkNames() error {
+	names := slices.Concat(er.VersionsRemoved, er.VersionsSeenRemoved, er.UpdatedChannels)
+	for ch := range er.Versions {
+		names = append(names, ch)
+	}
+	for n, m := range er.VersionsSeen {
+		names = append(names, n)
+		for ch := range m {
+			names = append(names, ch)
+		}
+	}
+	for ns, id := range er.Metadata.Parents {
+		names = append(names, ns, id)
+	}
+	for k := range er.Metadata.Extra {
+		names = append(names, k)
+	}
+	for _, s := range names {
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("%w: checkpoint %q: name %q is not UTF-8 and cannot be exported", ErrInvalidID, er.ID, s)
+		}
+	}
+	return nil
+}
+
 // addWrite adds a saved write; enc is the value's JSON.
 func (er *exportRecord) addWrite(task, channel string, slot int64, enc []byte) error {
 	if !utf8.ValidString(task) || !utf8.ValidString(channel) {
@@ -213,6 +241,9 @@ func newExportWriter(w io.Writer, thread, fingerprint string) (*exportWriter, er
 }
 
 func (ew *exportWriter) write(er *exportRecord) error {
+	if err := er.checkNames(); err != nil {
+		return err
+	}
 	line, err := json.Marshal(er)
 	if err != nil {
 		return err

@@ -219,3 +219,21 @@ func TestImport_RejectsBadDeltas(t *testing.T) {
 		t.Errorf("rejected imports left threads: %v, %v", th, err)
 	}
 }
+
+// TestWriteExport_RefusesNamesJSONCannotCarry: a channel, node or
+// metadata key that is not UTF-8 would be changed silently by JSON; the
+// exporter refuses it, naming it, wherever in the checkpoint it is.
+func TestWriteExport_RefusesNamesJSONCannotCarry(t *testing.T) {
+	for name, cp := range map[string]*engine.Checkpoint{
+		"channel": {ChannelValues: map[string]any{"a\xffb": 1.0}, ChannelVersions: map[string]engine.Version{"a\xffb": 1}},
+		"node":    {VersionsSeen: map[string]map[string]engine.Version{"n\xff": {}}},
+		"seen":    {VersionsSeen: map[string]map[string]engine.Version{"n": {"c\xff": 1}}},
+		"updated": {UpdatedChannels: []string{"u\xff"}},
+	} {
+		cp.V, cp.ID = engine.CheckpointFormat, id(1)
+		doc := &persist.ThreadDoc{Thread: "t", Checkpoints: []persist.DocCheckpoint{{Checkpoint: cp, Metadata: engine.Metadata{Source: engine.SourceInput, Step: -1}}}}
+		if err := persist.WriteExport(&bytes.Buffer{}, doc); !errors.Is(err, persist.ErrInvalidID) || !strings.Contains(err.Error(), "not UTF-8") {
+			t.Errorf("%s: WriteExport: %v, want ErrInvalidID naming the name", name, err)
+		}
+	}
+}
