@@ -12,12 +12,22 @@ type reducerChannel struct {
 	appendOnly bool
 	val        any
 	has        bool
+	// buf is the list behind val when this channel allocated it: val is
+	// buf clipped to its length (no spare capacity shows), so only this
+	// channel ever writes past the end, and appending in place leaves every
+	// value handed out before unchanged. nil when val came from elsewhere
+	// (a restore, a reducer, a clone's source).
+	buf []any
+	// appended is how many elements the value had before the last update,
+	// when that update only appended to it; -1 otherwise.
+	appended int
 }
 
 func (c *reducerChannel) update(vals []any) (bool, error) {
 	if len(vals) == 0 {
 		return false, nil
 	}
+	c.appended = -1
 	if c.appendOnly && c.has && !anyOverwrite(vals) {
 		return true, c.appendAll(vals)
 	}
@@ -25,6 +35,7 @@ func (c *reducerChannel) update(vals []any) (bool, error) {
 	// the first write of an empty channel is its value; an Overwrite
 	// replaces the value, a second one in the superstep is an error, and
 	// plain writes after it are ignored.
+	c.buf = nil
 	if !c.has {
 		first := vals[0]
 		if ov, ok := overwriteValue(first); ok {
@@ -58,8 +69,11 @@ func (c *reducerChannel) update(vals []any) (bool, error) {
 	return true, nil
 }
 
-// appendAll concatenates a superstep's list writes in one allocation; the
-// result equals folding AppendReducer over them.
+// appendAll appends a superstep's list writes; the result equals folding
+// AppendReducer over them. It costs what is appended, not the list's
+// length: the elements go into the spare capacity of the list this channel
+// allocated (grown by doubling, so copies add up to O(length) over the
+// list's life), which no value handed out can see (see buf).
 func (c *reducerChannel) appendAll(vals []any) error {
 	cur, err := asList(c.val)
 	if err != nil {
@@ -73,8 +87,11 @@ func (c *reducerChannel) appendAll(vals []any) error {
 			n++
 		}
 	}
-	out := make([]any, len(cur), n)
-	copy(out, cur)
+	out := c.buf
+	if out == nil || len(out) != len(cur) || cap(out) < n {
+		out = make([]any, len(cur), max(n, 2*len(cur)))
+		copy(out, cur)
+	}
 	for _, v := range vals {
 		if l, ok := v.([]any); ok {
 			out = append(out, l...)
@@ -82,14 +99,20 @@ func (c *reducerChannel) appendAll(vals []any) error {
 			out = append(out, v)
 		}
 	}
-	c.val = out
+	c.buf, c.val, c.appended = out, out[:n:n], len(cur)
 	return nil
 }
+
+// lastAppend reports how many elements the value had before the last
+// update, when that update only appended to it.
+func (c *reducerChannel) lastAppend() (int, bool) { return c.appended, c.appended >= 0 }
 
 func (c *reducerChannel) kind() string          { return KindReducer }
 func (c *reducerChannel) get() (any, bool)      { return c.val, c.has }
 func (c *reducerChannel) consume() bool         { return false }
 func (c *reducerChannel) finish() bool          { return false }
 func (c *reducerChannel) snapshot() (any, bool) { return c.val, c.has }
-func (c *reducerChannel) restore(v any)         { c.val, c.has = v, true }
-func (c *reducerChannel) clone() channel        { cp := *c; return &cp }
+func (c *reducerChannel) restore(v any)         { c.val, c.has, c.buf, c.appended = v, true, nil, -1 }
+
+// clone's copy shares the list but not the right to append in place.
+func (c *reducerChannel) clone() channel { cp := *c; cp.buf = nil; return &cp }

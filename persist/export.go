@@ -283,7 +283,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 			}
 		}
 		for _, it := range items {
-			if err := s.putTx(tx, rc, thread, it.ns, it.parent, it.cp, it.md); err != nil {
+			if err := s.putTx(tx, rc, thread, it.ns, it.parent, it.cp, valuesOf(it.cp), it.md); err != nil {
 				return err
 			}
 			if len(it.writes) == 0 {

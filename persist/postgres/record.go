@@ -220,9 +220,24 @@ type valueEnc struct {
 
 // newBlob encodes channel's value at version ver. prev is the parent's
 // value of the channel, if known: a list that only grew since then is
-// stored as the added elements.
-func newBlob(channel string, ver int64, val any, has bool, prevRef *ref, prev *valueEnc) (blob, valueEnc, error) {
+// stored as the added elements. tail, when not nil, is what the engine
+// recorded the value appends to prev (engine.Checkpoint.AppendedTail): only
+// it is encoded then. Without it (imports) the encodings are compared.
+func newBlob(channel string, ver int64, val any, has bool, tail []any, prevRef *ref, prev *valueEnc) (blob, valueEnc, error) {
 	b := blob{channel: channel, has: has}
+	appendable := has && prev != nil && prev.has && prev.depth+1 < fullValueEvery
+	if appendable && len(tail) > 0 {
+		enc, err := engine.EncodeValue(tail)
+		if err != nil {
+			return blob{}, valueEnc{}, fmt.Errorf("%w: channel %q: %w", persist.ErrInvalidCheckpoint, channel, err)
+		}
+		b.data = append([]byte{blobAppend}, enc[1:len(enc)-1]...)
+		b.base, b.depth = prevRef, prev.depth+1
+		b.ref = ref{Version: ver, Hash: hashBlob(b.data, has), Root: b.base.Root}
+		// The whole encoding is not known: a later append that the engine
+		// did not account for is stored whole.
+		return b, valueEnc{has: has, depth: b.depth}, nil
+	}
 	var enc []byte
 	if has {
 		var err error
@@ -231,7 +246,7 @@ func newBlob(channel string, ver int64, val any, has bool, prevRef *ref, prev *v
 		}
 	}
 	b.data = append([]byte{blobFull}, enc...)
-	if has && prev != nil && prev.has && prev.depth+1 < fullValueEvery {
+	if appendable && prev.enc != nil {
 		if suffix, ok := appendSuffix(prev.enc, enc); ok {
 			b.data = append([]byte{blobAppend}, suffix...)
 			b.base, b.depth = prevRef, prev.depth+1
