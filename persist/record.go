@@ -38,6 +38,7 @@ const fullEvery = 64
 // file). Append chains need no such bound: each link goes to a strictly
 // lower version, which readBlob checks.
 const maxChain = 1024
+
 // cpRecord is the stored form of a checkpoint, without channel values.
 //
 // Its versions are a delta from its parent's so a record does not
