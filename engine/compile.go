@@ -33,6 +33,7 @@ type Graph struct {
 	finishable  []string
 	stateful    bool // AsStatefulSubgraph
 	cache       Cache
+	limits      Limits // bounds on what runs write (limits.go)
 	saver       Saver
 	interrupts  interruptConfig
 	ids         IDSource
