@@ -93,7 +93,8 @@ func (c *Checkpoint) lazyState() *lazyCheckpoint {
 	return c.lazy
 }
 
-// Clone returns a copy whose maps can be modified without touching c.
+// Clone returns a copy whose maps can be modified without touching c,
+// without Appends.
 func (c *Checkpoint) Clone() *Checkpoint {
 	if c == nil {
 		return nil
@@ -101,7 +102,8 @@ func (c *Checkpoint) Clone() *Checkpoint {
 	c.Materialize()
 	out := Checkpoint{V: c.V, ID: c.ID, TS: c.TS, ChannelValues: c.ChannelValues, ChannelVersions: c.ChannelVersions, VersionsSeen: c.VersionsSeen, UpdatedChannels: c.UpdatedChannels}
 	out.ChannelValues = maps.Clone(c.ChannelValues)
-	out.Appends = maps.Clone(c.Appends)
+	// Appends is left out: it vouches for the engine's values, and a copy
+	// is made to be changed.
 	out.ChannelVersions = maps.Clone(c.ChannelVersions)
 	out.VersionsSeen = make(map[string]map[string]Version, len(c.VersionsSeen))
 	for k, v := range c.VersionsSeen {
