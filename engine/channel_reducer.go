@@ -76,19 +76,32 @@ func (c *reducerChannel) update(vals []any) (bool, error) {
 	return true, nil
 }
 
-// listBuf is the list an append-only channel grows in place.
+// listBuf is one length of the list an append-only channel grows in
+// place: list never changes once made, and the channel makes a new
+// listBuf for each length it reaches.
 //
 // A task's local read (what its routes see after its own writes) clones
-// the channel and applies the task's writes to the clone. The first clone
-// may borrow the spare capacity for that (lent), instead of copying the
-// list: the channel's own update later appends the superstep's writes at
-// the same place, and in the usual case — one task appended — they are
-// the very same elements, so nothing is overwritten. If they differ, the
-// channel copies its list instead of writing over what the clone made.
+// the channel and applies the task's writes to the clone. One clone may
+// borrow list's spare capacity for that instead of copying the list: the
+// channel's own update later appends the superstep's writes at the same
+// place, and in the usual case — one task appended — they are the very
+// same elements, which the channel then keeps. Otherwise it copies its
+// list and leaves the borrowed elements to the clone. A borrower that is
+// still writing (an attempt abandoned after a timeout) is never waited
+// for or overwritten: the channel copies.
 type listBuf struct {
-	list []any // len: the channel's current length
-	lent atomic.Bool
+	list     []any
+	lend     atomic.Int32 // lendFree, lendBusy, lendDone or lendClosed
+	borrowed int          // the borrower's length, once lendDone
 }
+
+// States of listBuf.lend.
+const (
+	lendFree   = iota // nobody wrote past len(list)
+	lendBusy          // a clone is writing there
+	lendDone          // a clone wrote there: elements up to borrowed
+	lendClosed        // the channel itself appended there
+)
 
 // appendAll appends a superstep's list writes; the result equals folding
 // AppendReducer over them. It costs what is appended, not the list's
@@ -108,37 +121,34 @@ func (c *reducerChannel) appendAll(vals []any) error {
 			n++
 		}
 	}
-	if b := c.lender; b != nil {
-		// A clone: borrow the source's spare capacity once, or copy.
-		c.lender = nil
-		if len(b.list) == len(cur) && cap(b.list) >= n && b.lent.CompareAndSwap(false, true) {
+	b := c.buf
+	if b == nil {
+		b, c.lender = c.lender, nil
+		if b != nil && len(b.list) == len(cur) && cap(b.list) >= n && b.lend.CompareAndSwap(lendFree, lendBusy) {
+			// A clone borrowing its source's spare capacity.
 			out := appendWrites(b.list, vals)
+			b.borrowed = n
+			b.lend.Store(lendDone)
 			c.val, c.appended = out[:n:n], len(cur)
 			return nil
 		}
-	}
-	b := c.buf
-	if b != nil && (len(b.list) != len(cur) || cap(b.list) < n) {
 		b = nil
 	}
-	if b != nil && b.lent.Load() {
-		// A clone wrote past the end: keep its elements if they are what
-		// this update appends, else leave them to it.
-		if sameWrites(b.list[len(cur):n], vals) {
-			b.list = b.list[:n]
-			b.lent.Store(false)
-			c.val, c.appended = b.list[:n:n], len(cur)
-			return nil
+	var out []any
+	if b != nil && len(b.list) == len(cur) && cap(b.list) >= n {
+		switch {
+		case b.lend.CompareAndSwap(lendFree, lendClosed):
+			out = appendWrites(b.list, vals)
+		case b.lend.Load() == lendDone && b.borrowed == n && sameWrites(b.list[len(cur):n], vals):
+			out = b.list[:n] // what the clone wrote is this update
 		}
-		b = nil
 	}
-	if b == nil {
-		list := make([]any, len(cur), max(n, 2*len(cur)))
-		copy(list, cur)
-		b = &listBuf{list: list}
+	if out == nil {
+		out = make([]any, len(cur), max(n, 2*len(cur)))
+		copy(out, cur)
+		out = appendWrites(out, vals)
 	}
-	b.list = appendWrites(b.list, vals)
-	c.buf, c.val, c.appended = b, b.list[:n:n], len(cur)
+	c.buf, c.val, c.appended = &listBuf{list: out}, out[:n:n], len(cur)
 	return nil
 }
 
