@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 )
 
 // BenchmarkAppendSuperstep is the cost of one superstep that appends a
@@ -21,7 +22,7 @@ func BenchmarkAppendSuperstep(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			g := appendLoop(b, s, b.N, func(n int) {
+			g := enginetest.AppendLoop(b, s, b.N, func(n int) {
 				if n == 0 {
 					b.ResetTimer() // the input checkpoint stored the list whole
 				}

@@ -10,33 +10,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 )
-
-// appendLoop compiles a graph whose node appends one number to "items"
-// per superstep until it ran steps times, calling probe before each.
-func appendLoop(t testing.TB, s engine.Saver, steps int, probe func(step int)) *engine.Graph {
-	t.Helper()
-	g, err := engine.NewStateGraph(engine.AppendKey("items"), engine.LastValueKey("n")).
-		AddNode("add", func(_ context.Context, in any) (any, error) {
-			n := in.(map[string]any)["n"].(float64)
-			if probe != nil {
-				probe(int(n))
-			}
-			return engine.Update{{Key: "items", Value: []any{n}}, {Key: "n", Value: n + 1}}, nil
-		}).
-		AddEdge(engine.Start, "add").
-		AddConditionalEdges("add", func(_ context.Context, st map[string]any) (any, error) {
-			if st["n"].(float64) < float64(steps) {
-				return "add", nil
-			}
-			return engine.End, nil
-		}, "add", engine.End).
-		Compile(engine.WithSaver(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
 
 // zeros returns a list of n zeros.
 func zeros(n int) []any {
@@ -60,7 +35,7 @@ func TestStore_AppendCostsWhatWasAdded(t *testing.T) {
 			t.Fatal(err)
 		}
 		var start, end int64
-		g := appendLoop(t, s, from+window+1, func(step int) {
+		g := enginetest.AppendLoop(t, s, from+window+1, func(step int) {
 			// Under sync durability the previous superstep's checkpoint
 			// is encoded and stored when the node runs again.
 			switch step {
@@ -104,7 +79,7 @@ func TestStore_GrowingListReadsBack(t *testing.T) {
 	}
 	defer s.Close()
 	const steps = 300
-	g := appendLoop(t, s, steps, nil)
+	g := enginetest.AppendLoop(t, s, steps, nil)
 	if _, err := g.Invoke(context.Background(), map[string]any{"items": []any{"x"}, "n": 0}, engine.OnThread("t"), engine.WithRecursionLimit(steps+10)); err != nil {
 		t.Fatal(err)
 	}

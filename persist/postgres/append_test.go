@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/persist/postgres"
 )
 
@@ -21,22 +22,7 @@ func TestStore_GrowingListAppends(t *testing.T) {
 	u := schemaURL(t)
 	s := open(t, u, postgres.Options{})
 	const steps = 300
-	g, err := engine.NewStateGraph(engine.AppendKey("items"), engine.LastValueKey("n")).
-		AddNode("add", func(_ context.Context, in any) (any, error) {
-			n := in.(map[string]any)["n"].(float64)
-			return engine.Update{{Key: "items", Value: []any{n}}, {Key: "n", Value: n + 1}}, nil
-		}).
-		AddEdge(engine.Start, "add").
-		AddConditionalEdges("add", func(_ context.Context, st map[string]any) (any, error) {
-			if st["n"].(float64) < steps {
-				return "add", nil
-			}
-			return engine.End, nil
-		}, "add", engine.End).
-		Compile(engine.WithSaver(s))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := enginetest.AppendLoop(t, s, steps, nil)
 	if _, err := g.Invoke(ctx, map[string]any{"items": []any{"x"}, "n": 0}, engine.OnThread("t"), engine.WithRecursionLimit(steps+10)); err != nil {
 		t.Fatal(err)
 	}
