@@ -14,8 +14,8 @@ import (
 // be deeper. The bound leaves room under encoding/json's own limit of
 // 10,000 levels for the documents that carry values (a saved record, an
 // export), so every stored value reads back and every export imports.
-// Python LangGraph's JSON serializer stops near the same depth (its
-// default recursion limit is 1,000).
+// LangGraph has no such rule of its own; its serializers have their own
+// depth limits, which this one does not copy.
 const MaxValueDepth = 1000
 
 // Defaults of Limits.
