@@ -422,6 +422,11 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		if err != nil || len(pairs) == 0 {
 			return Config{}, &InvalidUpdateError{Msg: "update as __input__ needs a map of state keys"}
 		}
+		for _, kv := range pairs {
+			if err := g.limits.checkWrite(InputTask, kv.Key, kv.Value); err != nil {
+				return Config{}, err
+			}
+		}
 		if _, err := applyWrites(l.cs, []*task{{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(values)}}}}); err != nil {
 			return Config{}, err
 		}
@@ -475,6 +480,9 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 			writes, err = l.startWrites(ctx, t)
 		} else {
 			writes, err = l.nodeWrites(ctx, t, u.Values)
+		}
+		if err == nil {
+			err = g.checkWrites(u.AsNode, writes)
 		}
 		if err != nil {
 			return Config{}, err

@@ -269,7 +269,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 			}
 		}
 		err := rebuild(items, func(it *importItem, cp *engine.Checkpoint) error {
-			if err := s.putTx(tx, rc, thread, it.ns, it.parent, cp, it.md); err != nil {
+			if err := s.putTx(tx, rc, thread, it.ns, it.parent, cp, valuesOf(cp), it.md); err != nil {
 				return err
 			}
 			if len(it.writes) == 0 {
