@@ -17,6 +17,7 @@ type putValues struct {
 	pre  map[string]preValue // encoded before queueing
 	vals map[string]any      // the other values, encoded only if needed
 	size int                 // bytes of the encodings held
+	late int                 // bytes full encoded in the transaction
 }
 
 // preValue is one channel's value encoded before queueing: whole, or,
@@ -76,10 +77,6 @@ func encodePut(cp *engine.Checkpoint, changed map[string]engine.Version) (*putVa
 	return pv, nil
 }
 
-// valuesOf is putValues with nothing encoded ahead (Import).
-func valuesOf(cp *engine.Checkpoint) *putValues {
-	return &putValues{vals: cp.ChannelValues}
-}
 
 // full returns channel's whole encoding, encoding it now if Put did not.
 func (pv *putValues) full(channel string) ([]byte, bool, error) {
@@ -94,6 +91,7 @@ func (pv *putValues) full(channel string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: channel %q: %w", ErrInvalidCheckpoint, channel, err)
 	}
+	pv.late += len(enc)
 	return enc, true, nil
 }
 

@@ -594,6 +594,7 @@ type putResult struct {
 // parent, and records what it learnt in rc.
 func (s *Store) putTx(tx *bolt.Tx, rc *cache, thread, ns, parentID string, cp *engine.Checkpoint, pv *putValues, mdr mdRecord) error {
 	res, err := s.putRecord(tx, caches{rc, s.cache}, thread, ns, parentID, cp, pv, mdr)
+	s.encoded.Add(int64(pv.late))
 	if err != nil {
 		return err
 	}

@@ -176,3 +176,50 @@ func TestWriter_BoundedByBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestImport_AppendCostsWhatWasAdded: importing a thread whose list grew
+// one element a superstep encodes each checkpoint's new elements, not the
+// whole list again at every checkpoint (the export stores them as
+// appended; issue 17 items 6 and 8). Before, each imported checkpoint
+// encoded its whole list: steps × the list's size.
+func TestImport_AppendCostsWhatWasAdded(t *testing.T) {
+	const size, steps = 20000, 60
+	ctx := context.Background()
+	src, err := Open(filepath.Join(t.TempDir(), "src"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	g := enginetest.AppendLoop(t, src, steps, nil)
+	if res, err := g.Invoke(ctx, map[string]any{"items": zeros(size), "n": 0}, engine.OnThread("t"), engine.WithRecursionLimit(steps+10)); err != nil || res.Status != engine.StatusDone {
+		t.Fatalf("run: %v %v", res, err)
+	}
+	var export strings.Builder
+	if err := src.Export(ctx, "t", &export, ""); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := Open(filepath.Join(t.TempDir(), "dst"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	before := dst.encoded.Load()
+	if _, err := dst.Import(ctx, strings.NewReader(export.String()), ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	encoded := dst.encoded.Load() - before
+	whole, _ := engine.EncodeValue(zeros(size))
+	if limit := int64(2*len(whole) + 200*steps); encoded > limit {
+		t.Errorf("import encoded %d bytes for a %d-byte list grown over %d supersteps; want at most %d", encoded, len(whole), steps, limit)
+	}
+	got, err := dst.GetTuple(ctx, engine.Config{ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if items := got.Checkpoint.ChannelValues["items"].([]any); len(items) != size+steps {
+		t.Fatalf("imported list has %d elements, want %d", len(items), size+steps)
+	}
+	if err := dst.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
