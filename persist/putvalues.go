@@ -77,7 +77,6 @@ func encodePut(cp *engine.Checkpoint, changed map[string]engine.Version) (*putVa
 	return pv, nil
 }
 
-
 // full returns channel's whole encoding, encoding it now if Put did not.
 func (pv *putValues) full(channel string) ([]byte, bool, error) {
 	if p, ok := pv.pre[channel]; ok && p.suffix == nil {
