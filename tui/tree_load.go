@@ -26,13 +26,23 @@ func (m *Model) showTree(hist []*engine.StateSnapshot) {
 	if m.view != nil {
 		cur = m.view.CheckpointID
 	}
-	m.tree = newTreePane(hist, cur)
+	m.tree = newTreePane(hist, cur, m.sess)
 	m.tree.marked = m.mark
 	m.refreshTreePreview()
 	m.mode = modeTree
 }
 
-// History lists the thread's checkpoints, newest first, every branch.
+// History reads the thread's outline: no state values, so the tree of a
+// long thread loads in time and memory linear in its checkpoints; the tree
+// reads the checkpoint under its cursor whole (Snapshot).
 func (s *engineSession) History(ctx context.Context) ([]*engine.StateSnapshot, error) {
-	return s.g.History(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{})
+	return s.g.HistoryOutline(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{})
+}
+
+var _ snapshotReader = (*engineSession)(nil)
+
+// Snapshot reads one checkpoint of the thread whole, as History would
+// list it with its values.
+func (s *engineSession) Snapshot(ctx context.Context, id string) (*engine.StateSnapshot, error) {
+	return s.g.GetState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
 }
