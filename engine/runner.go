@@ -289,6 +289,14 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 		ret, err = l.runSubgraph(ctx, scope, t)
 	} else {
 		ret, err = t.node.fn(ctx, t.input)
+		if err != nil {
+			// A Command.PARENT from a graph this node invoked itself
+			// (InvokeSubgraph) is meant for this task: the node's
+			// writers apply it as if the node had returned it
+			// (LangGraph.js pregel/retry.ts:129-139: cmd.graph ===
+			// the task's checkpoint_ns).
+			ret, err = scope.takeInvokedParentCommand(err)
+		}
 	}
 	if err != nil {
 		return nil, err

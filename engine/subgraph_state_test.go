@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -223,5 +224,50 @@ func TestInvokeSubgraph_FromNode(t *testing.T) {
 	}
 	if _, err := engine.InvokeSubgraph(ctx, sub, map[string]any{}); !errors.Is(err, engine.ErrOutsideNode) {
 		t.Fatalf("outside a node: %v", err)
+	}
+}
+
+// A Command.PARENT from a graph a node invoked itself reaches the calling
+// task: its update is the node's update and its goto routes the parent
+// (LangGraph.js pregel/retry.ts:129-139; the subgraphs how-to "navigate to
+// a node in a parent graph" with a subgraph called from a node function).
+func TestInvokeSubgraph_ParentCommand(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("text")).
+		AddNode("decide", func(_ context.Context, in any) (any, error) {
+			return engine.Command{Graph: engine.Parent, Update: map[string]any{"log": []any{"from child"}}, Goto: []any{"after"}}, nil
+		}).
+		AddNode("never", func(_ context.Context, in any) (any, error) {
+			t.Error("the child's own edge must not run after a Command.PARENT")
+			return nil, nil
+		}).
+		AddEdge(engine.Start, "decide").AddEdge("decide", "never"))
+	var afterRuns int
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("call", func(ctx context.Context, in any) (any, error) {
+			if _, err := engine.InvokeSubgraph(ctx, sub, map[string]any{"text": "x"}); err != nil {
+				return nil, err
+			}
+			t.Error("InvokeSubgraph returned normally after a Command.PARENT")
+			return nil, nil
+		}, engine.WithEnds("after")).
+		AddNode("after", func(_ context.Context, in any) (any, error) {
+			afterRuns++
+			return map[string]any{"log": []any{"after"}}, nil
+		}).
+		AddEdge(engine.Start, "call"))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("invoke-parent"))
+	if err != nil || res.Status != engine.StatusDone {
+		t.Fatalf("run: %+v, %v", res, err)
+	}
+	if got := fmt.Sprint(res.Values["log"]); got != "[from child after]" || afterRuns != 1 {
+		t.Fatalf("log %s, after ran %d times", got, afterRuns)
+	}
+	// From the root graph's node the Command has no parent to go to.
+	root := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("n", func(_ context.Context, in any) (any, error) {
+			return engine.Command{Graph: engine.Parent, Update: map[string]any{"log": []any{"x"}}}, nil
+		}).AddEdge(engine.Start, "n"))
+	if _, err := root.Invoke(ctx, map[string]any{}); err == nil {
+		t.Fatal("a Command.PARENT from the root graph must fail")
 	}
 }

@@ -42,6 +42,9 @@ type taskScope struct {
 	// subgraphRuns counts the subgraph runs of this task execution, all
 	// attempts together (LangGraph's scratchpad subgraph counter).
 	subgraphRuns int
+	// invokedNS is the namespace of the task's first InvokeSubgraph run,
+	// the one whose Command.PARENT the task takes.
+	invokedNS string
 }
 
 type taskScopeKey struct{}

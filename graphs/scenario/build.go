@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -134,15 +135,15 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 			}
 			nopts = append(nopts, engine.WithEnds(ends...))
 		}
-		if n.Subgraph != "" && n.Ends != nil {
+		if (n.Subgraph != "" || n.Invoke != "") && n.Ends != nil {
 			// The nodes a Command.PARENT from inside may go to
 			// (LangGraph's destinations).
 			nopts = append(nopts, engine.WithEnds(n.Ends...))
 		}
-		if n.Subgraph != "" {
-			sdef := f.Subgraphs[n.Subgraph]
+		if name := cmp.Or(n.Subgraph, n.Invoke); name != "" {
+			sdef := f.Subgraphs[name]
 			if sdef == nil {
-				return nil, fmt.Errorf("node %q: unknown subgraph %q", n.Name, n.Subgraph)
+				return nil, fmt.Errorf("node %q: unknown subgraph %q", n.Name, name)
 			}
 			var sopts []engine.CompileOption
 			if sdef.Stateful {
@@ -151,7 +152,11 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 			sopts = append(sopts, sdef.breakpointOptions()...)
 			sub, err := buildGraph(f, sdef, path, c, sopts)
 			if err != nil {
-				return nil, fmt.Errorf("subgraph %q: %w", n.Subgraph, err)
+				return nil, fmt.Errorf("subgraph %q: %w", name, err)
+			}
+			if n.Invoke != "" {
+				b.AddNode(n.Name, invokeFunc(path, sub, sdef, c), nopts...)
+				continue
 			}
 			b.AddSubgraph(n.Name, sub, nopts...)
 			continue
@@ -348,6 +353,28 @@ func nodeFunc(path string, n *Node, c *Counters, schema []string) engine.NodeFun
 			cmd.Graph = engine.Parent
 		}
 		return cmd, nil
+	}
+}
+
+// invokeFunc is a node whose function invokes sub with its input and
+// returns sub's final state as its update (a subgraph called from a node
+// function; a Command.PARENT from inside is applied by this node).
+func invokeFunc(path string, sub *engine.Graph, def *Graph, c *Counters) engine.NodeFunc {
+	entered := c.entryCounter(path)
+	return func(ctx context.Context, input any) (any, error) {
+		entered.Add(1)
+		out, err := engine.InvokeSubgraph(ctx, sub, input)
+		if err != nil {
+			return nil, err
+		}
+		// The subgraph's output object has its keys in schema order.
+		u := make(engine.Update, 0, len(out))
+		for _, k := range def.State {
+			if v, ok := out[k.Name]; ok {
+				u = append(u, engine.KV{Key: k.Name, Value: v})
+			}
+		}
+		return u, nil
 	}
 }
 

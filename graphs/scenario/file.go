@@ -98,6 +98,7 @@ type Node struct {
 	Fail       *Fail
 	Retry      *Retry
 	Subgraph   string
+	Invoke     string   // a subgraph the node's function invokes (engine.InvokeSubgraph)
 	Ends       []string // nil when omitted
 	SleepMS    int
 	Defer      bool   // run only when nothing else is left to run
@@ -562,7 +563,7 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 	return k
 }
 
-var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent", "emit", "cache"}
+var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent", "emit", "cache", "invoke"}
 
 func (p *parser) nodeDef(n *jnode, field string) *Node {
 	nd := &Node{Pos: n.pos}
@@ -638,10 +639,18 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 			}
 		}
 	}
+	if v := n.field("invoke"); v != nil {
+		nd.Invoke = p.name(v, join2(field, "invoke"))
+		for _, other := range []string{"subgraph", "interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache"} {
+			if o := n.field(other); o != nil {
+				p.fail(o, join2(field, other), "a node that invokes a subgraph cannot have %s", other)
+			}
+		}
+	}
 	if v := n.field("ends"); v != nil {
 		nd.Ends = p.names(v, join2(field, "ends"))
-		if nd.Goto == nil && nd.Subgraph == "" {
-			p.fail(v, join2(field, "ends"), "ends is only allowed with goto or on a subgraph node")
+		if nd.Goto == nil && nd.Subgraph == "" && nd.Invoke == "" {
+			p.fail(v, join2(field, "ends"), "ends is only allowed with goto or on a subgraph or invoke node")
 		}
 	}
 	if v := n.field("sleep_ms"); v != nil {
@@ -1040,6 +1049,10 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 		if n.Subgraph != "" && subgraphs[n.Subgraph] == nil {
 			f := join2(field, "subgraph")
 			p.graphFail(p.at(f, n.Pos), f, "unknown subgraph %q", n.Subgraph)
+		}
+		if n.Invoke != "" && subgraphs[n.Invoke] == nil {
+			f := join2(field, "invoke")
+			p.graphFail(p.at(f, n.Pos), f, "unknown subgraph %q", n.Invoke)
 		}
 		for j, e := range n.Ends {
 			ref(n.Pos, index2(join2(field, "ends"), j), e, End)
