@@ -32,6 +32,7 @@ type Graph struct {
 	// only ones finish can change.
 	finishable  []string
 	stateful    bool // AsStatefulSubgraph
+	entrypoint  bool // NewEntrypoint: one node, fed by __start__, writing __end__
 	cache       Cache
 	saver       Saver
 	interrupts  interruptConfig
@@ -66,6 +67,12 @@ type node struct {
 	ends       []string
 	start      bool
 	deferred   bool
+	// entry marks an entrypoint's node: its input is the __start__ value
+	// and its return value goes to __end__ and __previous__.
+	entry bool
+	// call marks the node of a Task call: its return value is its
+	// __return__ write.
+	call bool
 	desc       string
 	// branch is the node's branch:to:<name> channel, named once here so
 	// that routing to the node does not build the name each time.
@@ -419,4 +426,13 @@ func (g *Graph) StateKeys() []string {
 func (g *Graph) IsStateKey(name string) bool { _, ok := g.keyIndex[name]; return ok }
 
 // NodeNames returns the user nodes in declaration order.
-func (g *Graph) NodeNames() []string { return slices.Clone(g.nodeOrder[1:]) }
+func (g *Graph) NodeNames() []string { return slices.Clone(g.userNodes()) }
+
+// userNodes are the nodes in declaration order without the hidden
+// __start__ node (an entrypoint has none).
+func (g *Graph) userNodes() []string {
+	if g.entrypoint {
+		return g.nodeOrder
+	}
+	return g.nodeOrder[1:]
+}

@@ -73,6 +73,8 @@ func (p Phase) String() string {
 // under mu.
 type loop struct {
 	g     *Graph
+	// calls are the Task calls still running in this superstep.
+	calls callTasks
 	saver Saver
 	opts  RunOptions
 	cfg   Config // thread and namespace

@@ -46,6 +46,9 @@ func (l *loop) execute(ctx context.Context) error {
 	default:
 		firstErr, bubble = l.runConcurrently(ctx, run)
 	}
+	// Task calls a node started and did not wait for end with the
+	// superstep (runner.ts waits for every scheduled task).
+	l.calls.Wait()
 	if firstErr != nil {
 		return l.fail(firstErr)
 	}
@@ -56,6 +59,9 @@ func (l *loop) execute(ctx context.Context) error {
 	stopped := false // a task interrupted, maybe with no interrupt values
 	for _, t := range sortTasks(l.tasks) {
 		stopped = stopped || t.result.Interrupted
+		if t.node.call {
+			continue // its caller reports the interrupt (loop.ts:874-880)
+		}
 		for _, in := range t.result.Interrupts {
 			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id})
 		}
@@ -187,7 +193,11 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		if perr := l.putWrites(saveCtx, t.id, saved); perr != nil {
 			return perr
 		}
-		l.emitResult(t, res)
+		if !t.node.call {
+			// A call's interrupt is reported by its caller
+			// (LangGraph.js loop.ts:874-880).
+			l.emitResult(t, res)
+		}
 		return nil
 	case isParentCommand(err):
 		// A bubble-up saves only writes already made: none (LangGraph.js
@@ -307,6 +317,12 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	if perr, ok := l.parentCommand(t, ret); ok {
 		return nil, perr
 	}
+	switch {
+	case t.node.call:
+		return []Write{{Channel: ReturnChannel, Value: Normalize(ret)}}, nil
+	case t.node.entry:
+		return entryWrites(ret), nil
+	}
 	writes, err = l.nodeWrites(ctx, t, ret)
 	if err != nil && ctx.Err() == nil {
 		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Err: err}
@@ -386,6 +402,9 @@ func (l *loop) newScope(t *task) *taskScope {
 	*s = taskScope{t: t, run: l, step: l.step}
 	s.resume = slices.Clone(l.resumes.byTask[t.id])
 	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
+	if l.g.entrypoint {
+		s.previous, _ = l.cs.channels[PreviousChannel].get()
+	}
 	if l.resumeMap != nil {
 		if v, ok := l.resumeMap[interruptID(t.namespace(), len(s.resume))]; ok {
 			s.resume = append(s.resume, v)

@@ -17,6 +17,7 @@ type StateSnapshot struct {
 	Metadata   Metadata       // source and step
 	CreatedAt  time.Time      // the checkpoint's timestamp
 	Values     map[string]any // the state keys that have a value
+	Output     any            // an entrypoint's output at this checkpoint (nil for a StateGraph)
 	Next       []string       // names of the tasks still to run, sorted
 	Tasks      []SnapshotTask
 	Checkpoint *Checkpoint
@@ -274,6 +275,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		}
 	}
 	snap.Values = cs.stateValues()
+	snap.Output = cs.output()
 	saved := ReadSavedWrites(t.PendingWrites)
 	for _, tk := range tasks {
 		if len(tk.writes) == 0 {

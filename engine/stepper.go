@@ -163,6 +163,9 @@ type Result struct {
 	// Values is the final state; for an interrupted run, the state with the
 	// finished tasks' writes applied (they are not checkpointed yet).
 	Values map[string]any
+	// Output is an entrypoint's output, the value on its __end__ channel
+	// (nil for a StateGraph, whose output is Values).
+	Output any
 	// Interrupts waiting for answers (empty for a static breakpoint).
 	Interrupts []PendingInterrupt
 	// Checkpoint addresses the run's latest checkpoint.
@@ -180,6 +183,7 @@ func (s *Stepper) Result() *Result {
 	return &Result{
 		Status:     l.status,
 		Values:     vals,
+		Output:     l.cs.output(),
 		Interrupts: slices.Clone(l.interrupts),
 		Checkpoint: Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID},
 		Err:        l.err,

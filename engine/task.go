@@ -45,6 +45,11 @@ type taskScope struct {
 	// invokedNS is the namespace of the task's first InvokeSubgraph run,
 	// the one whose Command.PARENT the task takes.
 	invokedNS string
+	// calls counts the node's Task calls, all attempts together (the
+	// scratchpad's callCounter, made once per task: algo.ts:1499).
+	calls int
+	// previous is the entrypoint's saved value as the task was planned.
+	previous any
 }
 
 type taskScopeKey struct{}

@@ -1,0 +1,130 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// An entrypoint with tasks: a resumed run reuses the results of the calls
+// that finished before the interrupt and does not call them again
+// (LangGraph.js src/tests/func.test.ts "task and entrypoint" / Python
+// tests/test_pregel_async.py test_imp_task with an interrupt).
+func TestEntrypoint_TaskResultsReusedOnResume(t *testing.T) {
+	var addCalls, askCalls atomic.Int32
+	addOne := func(_ context.Context, x float64) (float64, error) {
+		addCalls.Add(1)
+		return x + 1, nil
+	}
+	ask := func(ctx context.Context, q string) (string, error) {
+		askCalls.Add(1)
+		v, err := engine.Interrupt(ctx, q)
+		if err != nil {
+			return "", err
+		}
+		return v.(string), nil
+	}
+	g, err := engine.NewEntrypoint("main", func(ctx context.Context, in any) (any, error) {
+		x := in.(map[string]any)["x"].(float64)
+		a, err := engine.Task(ctx, "add_one", addOne, x).Result()
+		if err != nil {
+			return nil, err
+		}
+		// two calls at once
+		f1, f2 := engine.Task(ctx, "add_one", addOne, a), engine.Task(ctx, "add_one", addOne, 10.0)
+		b, err1 := f1.Result()
+		c, err2 := f2.Result()
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, err
+		}
+		answer, err := engine.Task(ctx, "ask", ask, "ok?").Result()
+		if err != nil {
+			return nil, err
+		}
+		return engine.Final{Value: map[string]any{"sum": a + b + c, "answer": answer, "previous": engine.Previous(ctx)}, Save: a + b + c}, nil
+	}, engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Invoke(ctx, map[string]any{"x": 1.0}, engine.OnThread("f"))
+	if err != nil || res.Status != engine.StatusInterrupted || len(res.Interrupts) != 1 || res.Interrupts[0].Value != "ok?" || res.Interrupts[0].Node != "main" {
+		t.Fatalf("first run: %+v, %v", res, err)
+	}
+	if addCalls.Load() != 3 || askCalls.Load() != 1 {
+		t.Fatalf("first run: add_one ran %d times, ask %d", addCalls.Load(), askCalls.Load())
+	}
+	res, err = g.Invoke(ctx, engine.Command{Resume: "yes"}, engine.OnThread("f"))
+	if err != nil || res.Status != engine.StatusDone {
+		t.Fatalf("resume: %+v, %v", res, err)
+	}
+	if got := fmt.Sprint(res.Output); got != "map[answer:yes previous:<nil> sum:16]" {
+		t.Fatalf("output %s", got)
+	}
+	if addCalls.Load() != 3 || askCalls.Load() != 2 {
+		t.Fatalf("resume re-ran finished tasks: add_one %d times, ask %d", addCalls.Load(), askCalls.Load())
+	}
+	// The next run sees what the last one saved.
+	res, err = g.Invoke(ctx, map[string]any{"x": 0.0}, engine.OnThread("f"))
+	if err != nil || res.Status != engine.StatusInterrupted {
+		t.Fatalf("second input: %+v, %v", res, err)
+	}
+	res, err = g.Invoke(ctx, engine.Command{Resume: "no"}, engine.OnThread("f"))
+	if err != nil || fmt.Sprint(res.Output.(map[string]any)["previous"]) != "16" {
+		t.Fatalf("previous: %+v, %v", res, err)
+	}
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: "f"})
+	if err != nil || fmt.Sprint(snap.Output) != fmt.Sprint(res.Output) || len(snap.Values) != 0 {
+		t.Fatalf("snapshot output %v values %v, %v", snap.Output, snap.Values, err)
+	}
+}
+
+// A task that failed keeps its error; a retried caller gets the saved
+// results of the calls that finished (Python tests/test_pregel.py
+// test_imp_task_cancel-like: finished tasks are not re-run after a failure
+// elsewhere).
+func TestTask_FinishedCallsSurviveFailure(t *testing.T) {
+	var slowCalls, failCalls atomic.Int32
+	fail := true
+	g, err := engine.NewEntrypoint("main", func(ctx context.Context, in any) (any, error) {
+		a, err := engine.Task(ctx, "slow", func(_ context.Context, s string) (string, error) {
+			slowCalls.Add(1)
+			return s + "!", nil
+		}, "a").Result()
+		if err != nil {
+			return nil, err
+		}
+		b, err := engine.Task(ctx, "flaky", func(_ context.Context, s string) (string, error) {
+			failCalls.Add(1)
+			if fail {
+				return "", errors.New("boom")
+			}
+			return s + "?", nil
+		}, "b").Result()
+		if err != nil {
+			return nil, err
+		}
+		return a + b, nil
+	}, engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Invoke(ctx, "go", engine.OnThread("x")); err == nil {
+		t.Fatal("expected the failure")
+	}
+	fail = false
+	res, err := g.Invoke(ctx, nil, engine.OnThread("x"))
+	if err != nil || res.Output != "a!b?" {
+		t.Fatalf("retry: %+v, %v", res, err)
+	}
+	if slowCalls.Load() != 1 || failCalls.Load() != 2 {
+		t.Fatalf("slow ran %d times (want 1), flaky %d (want 2)", slowCalls.Load(), failCalls.Load())
+	}
+	// Outside a node, Task says so.
+	if _, err := engine.Task(ctx, "x", func(context.Context, int) (int, error) { return 0, nil }, 1).Result(); !errors.Is(err, engine.ErrOutsideNode) {
+		t.Fatalf("outside a node: %v", err)
+	}
+}
