@@ -73,7 +73,7 @@ type node struct {
 	// call marks the node of a Task call: its return value is its
 	// __return__ write.
 	call bool
-	desc       string
+	desc string
 	// branch is the node's branch:to:<name> channel, named once here so
 	// that routing to the node does not build the name each time.
 	branch string

@@ -72,7 +72,7 @@ func (p Phase) String() string {
 // checkpoints. One goroutine owns it; only task results arrive from others,
 // under mu.
 type loop struct {
-	g     *Graph
+	g *Graph
 	// calls are the Task calls still running in this superstep.
 	calls callTasks
 	saver Saver
