@@ -270,11 +270,14 @@ func (l *loop) emitResult(t *task, res *TaskResult) {
 	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, TaskNS: t.namespace(), Triggers: t.triggers, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
 }
 
-// stateUpdate is the state-key part of a task's writes, as a map.
+// stateUpdate is the part of a task's writes to the graph's output
+// channels, as a map: its state keys, or an entrypoint's __end__ (what
+// LangGraph reports as a task's result: its writes to the stream channels,
+// LangGraph.js pregel/debug.ts mapDebugTaskResults).
 func (g *Graph) stateUpdate(writes []Write) map[string]any {
 	out := map[string]any{}
 	for _, w := range writes {
-		if g.IsStateKey(w.Channel) {
+		if g.IsStateKey(w.Channel) || g.entrypoint && w.Channel == End {
 			out[w.Channel] = w.Value
 		}
 	}

@@ -46,6 +46,9 @@ type SnapshotTask struct {
 	// Result is the task's saved writes to state keys; nil when it saved
 	// no output.
 	Result map[string]any
+	// Output is a finished entrypoint task's output, its __end__ write
+	// (LangGraph reads a single output channel as the value itself).
+	Output any
 	// Error is the saved error text of a failed task.
 	Error string
 	// Subgraph is the namespace of the subgraph run by this task, if any.
@@ -293,6 +296,9 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.waitingTask(sv, tk), sv.Finished
 			if upd := g.stateUpdate(sv.Writes); len(upd) > 0 && sv.Finished {
 				st.Result = upd
+				if g.entrypoint {
+					st.Output = upd[End]
+				}
 			}
 		}
 		snap.Tasks = append(snap.Tasks, st)

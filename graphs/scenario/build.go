@@ -72,6 +72,9 @@ func (c *Counters) TakeEntries() map[string]int {
 // engine graph. opts are passed to Compile (a saver, id source, …); the
 // file's interrupt_before/after are added.
 func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, error) {
+	if f.Entrypoint != nil {
+		return buildEntrypoint(f, opts)
+	}
 	c := newCounters()
 	root := Graph{InterruptBefore: f.InterruptBefore, InterruptAfter: f.InterruptAfter, InterruptBeforeAll: f.InterruptBeforeAll, InterruptAfterAll: f.InterruptAfterAll}
 	if err := root.starInList(); err != nil {

@@ -27,8 +27,11 @@ type File struct {
 	Path, Name, Description string
 	Graph                   // the root graph
 	Subgraphs               map[string]*Graph
-	InterruptBefore         []string
-	InterruptAfter          []string
+	// Entrypoint and Tasks: the functional API (instead of a graph).
+	Entrypoint      *Entrypoint
+	Tasks           []*TaskDef
+	InterruptBefore []string
+	InterruptAfter  []string
 	// InterruptBeforeAll and InterruptAfterAll: the field was the bare
 	// string "*" (every node).
 	InterruptBeforeAll, InterruptAfterAll bool
@@ -433,7 +436,7 @@ func (p *parser) expr(n *jnode, field string) *Expr {
 
 var (
 	graphFields = []string{"state", "nodes", "edges", "branches"}
-	fileFields  = append([]string{"name", "description", "perf", "subgraphs", "interrupt_before", "interrupt_after", "ops"}, graphFields...)
+	fileFields  = append([]string{"name", "description", "perf", "subgraphs", "interrupt_before", "interrupt_after", "ops", "entrypoint", "tasks"}, graphFields...)
 )
 
 func (p *parser) file(n *jnode) *File {
@@ -457,6 +460,13 @@ func (p *parser) file(n *jnode) *File {
 		}
 	}
 	f.Graph = p.graph(n, "")
+	if v := n.field("entrypoint"); v != nil {
+		f.Entrypoint = p.entrypoint(v)
+	}
+	if v := n.field("tasks"); v != nil {
+		f.Tasks = p.tasks(v)
+	}
+	p.checkFunctional(f, n)
 	if v := n.field("subgraphs"); v != nil && p.fields(v, "subgraphs", keys(v)...) {
 		f.Subgraphs = make(map[string]*Graph, len(v.fields))
 		for _, s := range v.fields {

@@ -358,6 +358,19 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		rec["stream"] = stream.records()
 	}
 	r.addCheckpoints(ctx, rec)
+	var values any
+	if res != nil {
+		values = res.Values
+		if r.graph.IsEntrypoint() {
+			// LangGraph.js streams an entrypoint's values when a step
+			// writes __end__: only its node does, and only when it
+			// finishes, so an interrupted run streamed none.
+			values = map[string]any{}
+			if res.Status == engine.StatusDone {
+				values = entrypointValues(res.Output)
+			}
+		}
+	}
 	switch {
 	case runErr != nil:
 		rec["result"] = errorResult(runErr)
@@ -366,9 +379,9 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		for _, in := range res.Interrupts {
 			ints = append(ints, map[string]any{"node": in.Node, "value": plain(in.Value)})
 		}
-		rec["result"] = map[string]any{"status": "interrupted", "values": plain(res.Values), "interrupts": sortRecords(ints)}
+		rec["result"] = map[string]any{"status": "interrupted", "values": plain(values), "interrupts": sortRecords(ints)}
 	default:
-		rec["result"] = map[string]any{"status": "done", "values": plain(res.Values)}
+		rec["result"] = map[string]any{"status": "done", "values": plain(values)}
 	}
 }
 
@@ -499,6 +512,9 @@ func (r *Runner) snapshotRecord(s *engine.StateSnapshot) map[string]any {
 		tr := map[string]any{"name": t.Name, "interrupts": plain(interruptValues(t.Interrupts))}
 		if t.Result != nil {
 			tr["result"] = plain(t.Result)
+			if r.graph.IsEntrypoint() {
+				tr["result"] = plain(t.Output)
+			}
 		}
 		if t.Error != "" {
 			tr["error"] = true
@@ -513,12 +529,16 @@ func (r *Runner) snapshotRecord(s *engine.StateSnapshot) map[string]any {
 		}
 		tasks = append(tasks, tr)
 	}
+	var values any = s.Values
+	if r.graph.IsEntrypoint() && s.Output != nil {
+		values = s.Output // the snapshot's values are the output channel's
+	}
 	return map[string]any{
 		"checkpoint": r.ordinalOf(s.Config.CheckpointID),
 		"parent":     r.ordinalOf(s.ParentID),
 		"step":       float64(s.Metadata.Step),
 		"source":     s.Metadata.Source,
-		"values":     plain(s.Values),
+		"values":     plain(values),
 		"next":       stringsToAny(s.Next),
 		"tasks":      sortRecords(tasks),
 	}
