@@ -75,11 +75,14 @@ type loop struct {
 	g *Graph
 	// calls are the Task calls still running in this superstep.
 	calls callTasks
-	saver Saver
-	opts  RunOptions
-	cfg   Config // thread and namespace
-	emit  func(Event)
-	ids   IDSource
+	// nullResumeTaken: a task of this superstep took the run's plain
+	// resume value (guarded by mu).
+	nullResumeTaken bool
+	saver           Saver
+	opts            RunOptions
+	cfg             Config // thread and namespace
+	emit            func(Event)
+	ids             IDSource
 
 	cs       *channelState
 	cpID     string // the current checkpoint (parent of the next)
@@ -488,6 +491,7 @@ func (l *loop) plan(ctx context.Context) error {
 		l.reuseSavedWrites()
 	}
 	l.resumes = l.pending.resumes()
+	l.nullResumeTaken = false
 	allReused := true
 	for _, t := range l.tasks {
 		if !t.result.Reused {

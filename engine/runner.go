@@ -405,6 +405,17 @@ func (l *loop) newScope(t *task) *taskScope {
 	*s = taskScope{t: t, run: l, step: l.step}
 	s.resume = slices.Clone(l.resumes.byTask[t.id])
 	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
+	if t.node.call {
+		// A call's task is planned when the call is made: a plain resume
+		// value an earlier task took is gone by then (LangGraph.js
+		// algo.ts _scratchpad consumeNullResume splices it from the
+		// pending writes that acceptPush plans from, loop.ts:1233).
+		l.mu.Lock()
+		if l.nullResumeTaken {
+			s.hasNullResume = false
+		}
+		l.mu.Unlock()
+	}
 	if l.g.entrypoint {
 		s.previous, _ = l.cs.channels[PreviousChannel].get()
 	}

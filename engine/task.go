@@ -96,6 +96,9 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 	if s.hasNullResume {
 		v := s.nullResume
 		s.hasNullResume = false
+		s.run.mu.Lock()
+		s.run.nullResumeTaken = true
+		s.run.mu.Unlock()
 		s.resume = append(s.resume, v)
 		s.resumeWrite = slices.Clone(s.resume)
 		s.hasResume = true

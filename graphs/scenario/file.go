@@ -294,8 +294,9 @@ func Parse(path string, data []byte) (*File, error) {
 // parser maps a jnode tree to the model. It keeps the first error and goes
 // on with zero values, which keeps the mapping code free of error plumbing.
 type parser struct {
-	path string
-	err  *Error
+	functional bool // the file has an entrypoint
+	path       string
+	err        *Error
 	// the node being read, so that its errors can name it
 	node, nodeField string
 	// where each name was written, for errors found after the whole file is read
@@ -461,6 +462,7 @@ func (p *parser) file(n *jnode) *File {
 	}
 	f.Graph = p.graph(n, "")
 	if v := n.field("entrypoint"); v != nil {
+		p.functional = true
 		f.Entrypoint = p.entrypoint(v)
 	}
 	if v := n.field("tasks"); v != nil {
@@ -887,7 +889,8 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("input"); v != nil {
 		op.Input, op.HasInput = v.value(), true
-		if v.kind != jsonObject && v.kind != jsonNull {
+		// An entrypoint takes any value as its input.
+		if v.kind != jsonObject && v.kind != jsonNull && !p.functional {
 			p.fail(v, join2(field, "input"), "expected an object or null, got %s", v.kind)
 		}
 	}
