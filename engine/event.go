@@ -38,7 +38,8 @@ type Event struct {
 	// tasks and reused tasks too.
 	Input    any
 	Triggers []string // the channels that triggered it (PULL tasks)
-	IsPush   bool     // the task was started by a Send
+	IsPush   bool     // the task was started by a Send or a Task call
+	IsCall   bool     // the task is a Task call's (functional API)
 	// Writes are a finished task's writes (all channels, in order).
 	Writes []Write
 	// Update is a task's state-key update (EventUpdates, EventTaskResult).

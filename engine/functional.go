@@ -143,7 +143,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	l.tasks = append(l.tasks, t)
 	l.mu.Unlock()
 	if l.emit != nil {
-		l.emit(Event{Kind: EventTask, Step: l.step, Node: name, TaskID: id, Input: input, Triggers: t.triggers, IsPush: true})
+		l.emit(Event{Kind: EventTask, Step: l.step, Node: name, TaskID: id, Input: input, Triggers: t.triggers, IsPush: true, IsCall: true})
 	}
 	if l.skipDone {
 		if v, ok := savedCallResult(saved); ok {

@@ -213,7 +213,11 @@ func (t TaskState) String() string {
 type TaskView struct {
 	ID       string
 	Name     string    // its node
-	Push     bool      // started by a Send
+	Push     bool      // started by a Send, or a Task call (see Call)
+	// Call marks the task of a Task call made by another task's node
+	// (functional API): its result is its __return__ write, and a
+	// resumed superstep reuses it instead of calling again.
+	Call bool
 	Triggers []string  // the channels that triggered it (PULL tasks)
 	Input    any       // the state it reads, or its Send's argument
 	State    TaskState // planned, done, interrupted, failed or reused
@@ -310,7 +314,7 @@ func (s *Stepper) View() *StepView {
 	{
 		for _, t := range sortTasks(l.tasks) {
 			r := &t.result
-			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Triggers: slices.Clone(t.triggers), Input: t.input}
+			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Call: t.node.call, Triggers: slices.Clone(t.triggers), Input: t.input}
 			if r != nil {
 				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts
 				switch {
