@@ -211,13 +211,13 @@ func (t TaskState) String() string {
 
 // TaskView is one task of the current superstep as the debugger shows it.
 type TaskView struct {
-	ID       string
-	Name     string    // its node
-	Push     bool      // started by a Send, or a Task call (see Call)
+	ID   string
+	Name string // its node
+	Push bool   // started by a Send, or a Task call (see Call)
 	// Call marks the task of a Task call made by another task's node
 	// (functional API): its result is its __return__ write, and a
 	// resumed superstep reuses it instead of calling again.
-	Call bool
+	Call     bool
 	Triggers []string  // the channels that triggered it (PULL tasks)
 	Input    any       // the state it reads, or its Send's argument
 	State    TaskState // planned, done, interrupted, failed or reused
