@@ -128,3 +128,67 @@ func TestTask_FinishedCallsSurviveFailure(t *testing.T) {
 		t.Fatalf("outside a node: %v", err)
 	}
 }
+
+// A copy with updates writes each update as the result of the fork's
+// planned task of its node, and applies them as one update superstep
+// (LangGraph.js src/tests/pregel.test.ts "fork and update task results";
+// index.ts:1390-1463).
+func TestUpdateState_CopyWithUpdates(t *testing.T) {
+	var twoRuns atomic.Int32
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("one", func(context.Context, any) (any, error) {
+			return engine.Command{Update: map[string]any{"log": []any{"one"}}, Goto: []any{engine.Send{Node: "two", Arg: map[string]any{}}}}, nil
+		}, engine.WithEnds("two")).
+		AddNode("two", func(context.Context, any) (any, error) {
+			twoRuns.Add(1)
+			return map[string]any{"log": []any{"two"}}, nil
+		}).
+		AddNode("three", func(context.Context, any) (any, error) { return map[string]any{"log": []any{"three"}}, nil }).
+		AddEdge(engine.Start, "one").AddEdge("one", "two").AddEdge("two", "three"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	thread := engine.Config{ThreadID: "copy"}
+	if _, err := g.Invoke(ctx, map[string]any{"log": []any{"in"}}, engine.OnThread("copy")); err != nil {
+		t.Fatal(err)
+	}
+	// The checkpoint that plans two's two tasks.
+	var at *engine.StateSnapshot
+	hist, err := g.History(ctx, thread, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range hist {
+		if len(s.Next) == 2 {
+			at = s
+		}
+	}
+	if at == nil {
+		t.Fatal("no checkpoint plans two tasks")
+	}
+	cfg, err := g.UpdateState(ctx, at.Config, []engine.StateUpdate{
+		{Values: map[string]any{"log": []any{"a"}}, AsNode: "two"},
+		{Values: map[string]any{"log": []any{"b"}}, AsNode: "two"},
+	}, engine.AsCopy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upd, err := g.GetState(ctx, cfg)
+	if err != nil || fmt.Sprint(upd.Values["log"]) != "[in one a b]" || upd.Metadata.Source != engine.SourceUpdate {
+		t.Fatalf("update checkpoint: %v %s, %v", upd.Values, upd.Metadata.Source, err)
+	}
+	fork, err := g.GetState(ctx, engine.Config{ThreadID: "copy", CheckpointID: upd.ParentID})
+	if err != nil || fork.Metadata.Source != engine.SourceFork || fork.ParentID != at.ParentID {
+		t.Fatalf("fork: %+v, %v", fork.Metadata, err)
+	}
+	var results []string
+	for _, tk := range fork.Tasks {
+		results = append(results, fmt.Sprint(tk.Result["log"]))
+	}
+	if fmt.Sprint(results) != "[[a] [b]]" {
+		t.Fatalf("the fork's planned tasks carry the updates as results: %v", results)
+	}
+	runs := twoRuns.Load()
+	res, err := g.Invoke(ctx, nil, engine.OnThread("copy"), engine.FromCheckpoint(cfg.CheckpointID))
+	if err != nil || fmt.Sprint(res.Values["log"]) != "[in one a b three]" || twoRuns.Load() != runs {
+		t.Fatalf("continued: %v, %v (two ran %d more times)", res.Values, err, twoRuns.Load()-runs)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -418,7 +419,15 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 
 	switch asNode {
 	case AsCopy:
-		return g.copyCheckpoint(ctx, saved, values)
+		fork, err := g.copyCheckpoint(ctx, saved, values)
+		if err != nil {
+			return Config{}, err
+		}
+		withUpdates, err := copyUpdates(values)
+		if err != nil || withUpdates == nil {
+			return fork, err
+		}
+		return g.updateCopy(ctx, saved, fork, withUpdates)
 	case AsClear:
 		if values != nil {
 			break
@@ -485,7 +494,11 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		if i > 0 {
 			name = fmt.Sprintf("%s:%d", InterruptChannel, i)
 		}
-		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, id: hashID(name, l.cpID)}
+		id := u.taskID
+		if id == "" {
+			id = hashID(name, l.cpID)
+		}
+		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, id: id}
 		var writes []Write
 		if n.start {
 			writes, err = l.startWrites(ctx, t)
@@ -514,15 +527,10 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 // copyCheckpoint writes a copy of saved as a fork beside it: same channel
 // values and versions, step + 1, parented to saved's parent (a root
 // checkpoint's copy is a root too), with nothing new to store
-// (main.py:1800-1824, index.ts:1390-1418). LangGraph ignores values unless
-// they are a list of (values, as_node) pairs, a copy-with-updates that
-// superstep does not support.
+// (main.py:1800-1824, index.ts:1390-1418).
 func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, values any) (Config, error) {
 	if saved == nil {
 		return Config{}, &InvalidUpdateError{Msg: "cannot copy a checkpoint that does not exist"}
-	}
-	if l, ok := values.([]any); ok && len(l) > 0 {
-		return Config{}, &InvalidUpdateError{Msg: "update as __copy__ with a list of updates (copy with updates) is not supported"}
 	}
 	cp := newChannelState(g, saved.Checkpoint).checkpoint(g.ids.NewID(), nil, false)
 	cp.TS = g.clock()
@@ -532,6 +540,76 @@ func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, valu
 	}
 	parent := Config{ThreadID: saved.Config.ThreadID, CheckpointNS: saved.Config.CheckpointNS, CheckpointID: saved.ParentID}
 	return g.saver.Put(ctx, parent, forSaver(g.saver, cp), md, map[string]Version{})
+}
+
+// copyUpdates reads the values of an update as __copy__: nil for a plain
+// copy, or the updates of a copy with updates — a list of (values,
+// as_node) pairs, as []StateUpdate or in the JSON form [[values, "node"],
+// …] (LangGraph.js index.ts:1403-1408 isCopyWithUpdates: any other value
+// is ignored, as there).
+func copyUpdates(values any) ([]StateUpdate, error) {
+	switch v := values.(type) {
+	case []StateUpdate:
+		if len(v) == 0 {
+			return nil, nil
+		}
+		return slices.Clone(v), nil
+	case []any:
+		if len(v) == 0 {
+			return nil, nil
+		}
+		out := make([]StateUpdate, 0, len(v))
+		for _, item := range v {
+			pair, ok := item.([]any)
+			if !ok || len(pair) != 2 {
+				return nil, nil
+			}
+			node, ok := pair[1].(string)
+			if !ok {
+				return nil, &InvalidUpdateError{Msg: fmt.Sprintf("update as __copy__: the node of an update must be a name, got %T", pair[1])}
+			}
+			out = append(out, StateUpdate{Values: pair[0], AsNode: node})
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// updateCopy applies a copy's updates to the fork as one superstep, each as
+// the task it stands for: the k-th update as node n takes the id of the
+// fork's k-th planned task of n (its next step's ids), so the update's
+// writes are that task's result on the fork; updates are grouped by node
+// in order of first appearance (index.ts:1422-1463, main.py:1826-1862).
+func (g *Graph) updateCopy(ctx context.Context, saved *CheckpointTuple, fork Config, updates []StateUpdate) (Config, error) {
+	forked, err := g.saver.GetTuple(ctx, fork)
+	if err != nil {
+		return Config{}, err
+	}
+	if forked == nil {
+		return Config{}, fmt.Errorf("%w: %s", ErrNoCheckpoint, fork.CheckpointID)
+	}
+	cs := newChannelState(g, forked.Checkpoint)
+	planned := prepareNextTasks(cs, forked.Checkpoint.ID, fork.CheckpointNS, saved.Metadata.Step+2, planHint{})
+	idsByNode := map[string][]string{}
+	for _, t := range planned {
+		idsByNode[t.name] = append(idsByNode[t.name], t.id)
+	}
+	var order []string
+	byNode := map[string][]StateUpdate{}
+	for _, u := range updates {
+		if _, seen := byNode[u.AsNode]; !seen {
+			order = append(order, u.AsNode)
+		}
+		if ids := idsByNode[u.AsNode]; len(byNode[u.AsNode]) < len(ids) {
+			u.taskID = ids[len(byNode[u.AsNode])]
+		}
+		byNode[u.AsNode] = append(byNode[u.AsNode], u)
+	}
+	grouped := make([]StateUpdate, 0, len(updates))
+	for _, n := range order {
+		grouped = append(grouped, byNode[n]...)
+	}
+	return g.updateSuperstep(ctx, fork, grouped)
 }
 
 // inferAsNode picks the node an update is attributed to when none is given:
