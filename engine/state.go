@@ -354,11 +354,32 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 
 // updateSuperstep applies updates as the tasks of one superstep and writes
 // one checkpoint (LangGraph.js pregel/index.ts bulkUpdateState's
-// updateSuperStep). The special as-nodes take a single update.
+// updateSuperStep). The special as-nodes take a single update. A cfg in a
+// subgraph's namespace updates that subgraph's checkpoint, with the
+// subgraph's channels and nodes, in its namespace (index.ts:1216-1238
+// delegates to the subgraph found by the namespace without task ids;
+// Python pregel/main.py bulk_update_state likewise).
 func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []StateUpdate) (Config, error) {
 	if g.saver == nil {
 		return Config{}, ErrNoCheckpointer
 	}
+	if cfg.CheckpointNS != "" {
+		owner, err := g.graphForNamespace(cfg.CheckpointNS)
+		if err != nil {
+			return Config{}, err
+		}
+		// The subgraph, writing to this graph's saver with its ids, as
+		// the subgraph's runs do.
+		sub := *owner
+		sub.saver, sub.ids, sub.clock = g.saver, g.ids, g.clock
+		cfg.CheckpointNS = owner.ownNamespace(cfg.CheckpointNS)
+		return sub.applyUpdates(ctx, cfg, updates)
+	}
+	return g.applyUpdates(ctx, cfg, updates)
+}
+
+// applyUpdates is updateSuperstep in the graph that owns cfg's namespace.
+func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpdate) (Config, error) {
 	if len(updates) == 0 {
 		return Config{}, &InvalidUpdateError{Msg: "no updates provided"}
 	}
@@ -609,7 +630,7 @@ func (g *Graph) updateCopy(ctx context.Context, saved *CheckpointTuple, fork Con
 	for _, n := range order {
 		grouped = append(grouped, byNode[n]...)
 	}
-	return g.updateSuperstep(ctx, fork, grouped)
+	return g.applyUpdates(ctx, fork, grouped)
 }
 
 // inferAsNode picks the node an update is attributed to when none is given:

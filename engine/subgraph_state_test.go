@@ -271,3 +271,56 @@ func TestInvokeSubgraph_ParentCommand(t *testing.T) {
 		t.Fatal("a Command.PARENT from the root graph must fail")
 	}
 }
+
+// Time travel into a subgraph: update_state with the config of a subgraph's
+// checkpoint writes an update checkpoint in the subgraph's namespace, with
+// the subgraph's channels and nodes, and the parent's continued run resumes
+// the subgraph from it (LangGraph.js src/tests/pregel.test.ts "send to
+// nested graphs": updateState(outerState.tasks[1].state, …); index.ts
+// bulkUpdateState delegates to the subgraph). A run from a subgraph's
+// config continues the root thread (loop.ts:569-578).
+func TestUpdateState_SubgraphCheckpoint(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("subject"), engine.AppendKey("jokes")).
+		AddNode("edit", func(_ context.Context, in any) (any, error) {
+			return map[string]any{"subject": in.(map[string]any)["subject"].(string) + " - hohoho"}, nil
+		}).
+		AddNode("generate", func(_ context.Context, in any) (any, error) {
+			return map[string]any{"jokes": []any{"Joke about " + in.(map[string]any)["subject"].(string)}}, nil
+		}).
+		AddEdge(engine.Start, "edit").AddEdge("edit", "generate"),
+		engine.WithInterruptBefore("generate"))
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("subject"), engine.AppendKey("jokes")).
+		AddSubgraph("joke", sub).AddEdge(engine.Start, "joke"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	thread := engine.Config{ThreadID: "tt-sub"}
+	if res, err := g.Invoke(ctx, map[string]any{"subject": "dogs"}, engine.OnThread("tt-sub")); err != nil || res.Status != engine.StatusInterrupted {
+		t.Fatalf("first run: %+v, %v", res, err)
+	}
+	outer, err := g.GetState(ctx, thread, engine.WithSubgraphState())
+	if err != nil || len(outer.Tasks) != 1 || outer.Tasks[0].State == nil {
+		t.Fatalf("outer state: %+v, %v", outer, err)
+	}
+	inner := outer.Tasks[0].State
+	if inner.Values["subject"] != "dogs - hohoho" || fmt.Sprint(inner.Next) != "[generate]" {
+		t.Fatalf("inner state: %v next %v", inner.Values, inner.Next)
+	}
+	cfg, err := g.UpdateState(ctx, inner.Config, map[string]any{"subject": "turtles - hohoho"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.CheckpointNS != inner.Config.CheckpointNS {
+		t.Fatalf("the update is written in the subgraph's namespace %q, got %q", inner.Config.CheckpointNS, cfg.CheckpointNS)
+	}
+	upd, err := g.GetState(ctx, cfg)
+	if err != nil || upd.Values["subject"] != "turtles - hohoho" || upd.ParentID != inner.Config.CheckpointID || upd.Metadata.Source != engine.SourceUpdate {
+		t.Fatalf("updated subgraph checkpoint: %+v, %v", upd, err)
+	}
+	// Unknown subgraphs are refused by name.
+	if _, err := g.UpdateState(ctx, engine.Config{ThreadID: "tt-sub", CheckpointNS: "nope:1"}, map[string]any{}, ""); !errors.Is(err, engine.ErrUnknownSubgraph) {
+		t.Fatalf("unknown subgraph: %v", err)
+	}
+	res, err := g.Invoke(ctx, nil, engine.FromConfig(cfg))
+	if err != nil || res.Status != engine.StatusDone || fmt.Sprint(res.Values["jokes"]) != "[Joke about turtles - hohoho]" {
+		t.Fatalf("continued: %+v, %v", res, err)
+	}
+}
