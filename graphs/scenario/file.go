@@ -183,9 +183,11 @@ type Op struct {
 	// SubgraphState (get_state "subgraphs": true) records each subgraph
 	// task's own state (LangGraph's get_state(subgraphs=True)).
 	SubgraphState bool
-	// SubgraphOf (history "subgraph": node) lists the history of the
-	// namespace of the latest checkpoint's task for that subgraph node.
-	SubgraphOf string
+	// SubgraphOf ("subgraph": node on history, get_state, update_state)
+	// addresses the namespace of the latest checkpoint's pending task for
+	// that subgraph node, the SubgraphTask-th of them (0: the first).
+	SubgraphOf   string
+	SubgraphTask int
 	AsNode     string
 	HasAsNode  bool
 	Pos        Pos
@@ -855,9 +857,9 @@ func (p *parser) branch(n *jnode, field string) *Branch {
 var opFields = map[string][]string{
 	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "command", "stream", "stream_subgraphs"},
 	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency", "stream", "stream_subgraphs"},
-	OpGetState:    {"op", "thread", "subgraphs"},
-	OpHistory:     {"op", "thread", "subgraph"},
-	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command"},
+	OpGetState:    {"op", "thread", "subgraphs", "subgraph", "subgraph_task"},
+	OpHistory:     {"op", "thread", "subgraph", "subgraph_task"},
+	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command", "subgraph", "subgraph_task"},
 	OpBulkUpdate:  {"op", "thread", "supersteps", "at"},
 	OpClearCache:  {"op"},
 }
@@ -945,6 +947,12 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("subgraph"); v != nil {
 		op.SubgraphOf = p.name(v, join2(field, "subgraph"))
+	}
+	if v := n.field("subgraph_task"); v != nil {
+		op.SubgraphTask = p.integer(v, join2(field, "subgraph_task"), 0)
+		if op.SubgraphOf == "" {
+			p.fail(v, join2(field, "subgraph_task"), "subgraph_task needs subgraph")
+		}
 	}
 	if v := n.field("command"); v != nil {
 		op.Command = p.command(v, join2(field, "command"))
