@@ -188,9 +188,9 @@ type Op struct {
 	// that subgraph node, the SubgraphTask-th of them (0: the first).
 	SubgraphOf   string
 	SubgraphTask int
-	AsNode     string
-	HasAsNode  bool
-	Pos        Pos
+	AsNode       string
+	HasAsNode    bool
+	Pos          Pos
 }
 
 // Command is a LangGraph Command given as run input.
