@@ -192,3 +192,50 @@ func TestUpdateState_CopyWithUpdates(t *testing.T) {
 		t.Fatalf("continued: %v, %v (two ran %d more times)", res.Values, err, twoRuns.Load()-runs)
 	}
 }
+
+// Task works from any node, not only an entrypoint: in a StateGraph node
+// beside Send tasks, a resumed superstep reuses the node's finished calls
+// (LangGraph.js sets CONFIG_KEY_CALL for every task, runner.ts:337).
+func TestTask_FromStateGraphNode(t *testing.T) {
+	var lookups atomic.Int32
+	lookup := func(_ context.Context, q string) (string, error) {
+		lookups.Add(1)
+		return "found " + q, nil
+	}
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("fan", func(context.Context, any) (any, error) {
+			return engine.Command{Goto: []any{engine.Send{Node: "worker", Arg: "a"}, engine.Send{Node: "worker", Arg: "b"}}}, nil
+		}, engine.WithEnds("worker")).
+		AddNode("worker", func(ctx context.Context, in any) (any, error) {
+			found, err := engine.Task(ctx, "lookup", lookup, in.(string)).Result()
+			if err != nil {
+				return nil, err
+			}
+			ok, err := engine.Interrupt(ctx, "keep "+found+"?")
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"log": []any{found + ":" + fmt.Sprint(ok)}}, nil
+		}).
+		AddEdge(engine.Start, "fan"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("sg"))
+	if err != nil || res.Status != engine.StatusInterrupted || len(res.Interrupts) != 2 {
+		t.Fatalf("first run: %+v, %v", res, err)
+	}
+	for _, in := range res.Interrupts {
+		if in.Node != "worker" {
+			t.Fatalf("the interrupt belongs to the calling node, got %q", in.Node)
+		}
+	}
+	if lookups.Load() != 2 {
+		t.Fatalf("lookup ran %d times", lookups.Load())
+	}
+	res, err = g.Invoke(ctx, engine.Command{Resume: true}, engine.OnThread("sg"))
+	if err != nil || res.Status != engine.StatusDone || fmt.Sprint(res.Values["log"]) != "[found a:true found b:true]" {
+		t.Fatalf("resume: %+v, %v", res, err)
+	}
+	if lookups.Load() != 2 {
+		t.Fatalf("the resumed workers called lookup again: %d calls", lookups.Load())
+	}
+}
