@@ -276,6 +276,9 @@ func NewEntrypoint(name string, fn NodeFunc, opts ...CompileOption) (*Graph, err
 	g.addChannel(TasksChannel, channelInfo{kind: KindTopic, internal: true})
 	g.nodes[name] = &node{name: name, fn: fn, triggers: []string{Start}, entry: true}
 	g.nodeOrder = []string{name}
+	// For display: the input reaches the function, whose return ends the
+	// run (LangGraph draws an entrypoint as __start__ → name → __end__).
+	g.edges = []EdgeInfo{{From: []string{Start}, To: name, Channel: Start}, {From: []string{name}, To: End}}
 	g.fingerprint = g.computeFingerprint()
 	return g, nil
 }
