@@ -128,19 +128,11 @@ func WithIDs(ids IDSource) CompileOption { return func(g *Graph) { g.ids = ids }
 // WithClock makes checkpoint timestamps come from c.
 func WithClock(c Clock) CompileOption { return func(g *Graph) { g.clock = c } }
 
-// Compile validates the builder and returns the runnable graph, or
-// CompileErrors naming every problem found.
-func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
-	errs := slices.Clone(b.errs)
-	fail := func(kind, format string, args ...any) {
-		errs = append(errs, &CompileError{Kind: kind, Msg: fmt.Sprintf(format, args...)})
-	}
-	isNode := func(n string) bool { _, ok := b.nodeIdx[n]; return ok }
-
+// newGraph starts a compiled graph with its options applied and default
+// ids and clock.
+func newGraph(name string, opts []CompileOption) *Graph {
 	g := &Graph{
-		name:           b.name,
-		keys:           slices.Clone(b.keys),
-		managed:        slices.Clone(b.managed),
+		name:           name,
 		keyIndex:       map[string]int{},
 		channelSpec:    map[string]channelInfo{},
 		nodes:          map[string]*node{},
@@ -155,6 +147,20 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	if g.clock == nil {
 		g.clock = SystemClock
 	}
+	return g
+}
+
+// Compile validates the builder and returns the runnable graph, or
+// CompileErrors naming every problem found.
+func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
+	errs := slices.Clone(b.errs)
+	fail := func(kind, format string, args ...any) {
+		errs = append(errs, &CompileError{Kind: kind, Msg: fmt.Sprintf(format, args...)})
+	}
+	isNode := func(n string) bool { _, ok := b.nodeIdx[n]; return ok }
+
+	g := newGraph(b.name, opts)
+	g.keys, g.managed = slices.Clone(b.keys), slices.Clone(b.managed)
 	for i := range g.keys {
 		k := &g.keys[i]
 		g.keyIndex[k.Name] = i

@@ -251,23 +251,9 @@ func NewEntrypoint(name string, fn NodeFunc, opts ...CompileOption) (*Graph, err
 	case fn == nil:
 		return nil, CompileErrors{&CompileError{Kind: "InvalidNode", Msg: fmt.Sprintf("entrypoint %q has no function", name)}}
 	}
-	g := &Graph{
-		name:           name,
-		keyIndex:       map[string]int{},
-		channelSpec:    map[string]channelInfo{},
-		nodes:          map[string]*node{},
-		triggerToNodes: map[string][]string{Start: {name}},
-		entrypoint:     true,
-	}
-	for _, o := range opts {
-		o(g)
-	}
-	if g.ids == nil {
-		g.ids = NewTimeIDs(nil)
-	}
-	if g.clock == nil {
-		g.clock = SystemClock
-	}
+	g := newGraph(name, opts)
+	g.entrypoint = true
+	g.triggerToNodes[Start] = []string{name}
 	// The channels of func/index.ts:241-245, then the task topic every
 	// Pregel has.
 	g.addChannel(Start, channelInfo{kind: KindEphemeral, internal: true})

@@ -276,25 +276,8 @@ func nodeFunc(path string, n *Node, c *Counters, schema []string) engine.NodeFun
 	return func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
 		rc := engine.RuntimeContext(ctx)
-		var resumes []any
-		for _, e := range n.Interrupts {
-			payload, err := e.Eval(Env{State: input, Resume: last(resumes), Resumes: slices.Clone(resumes), Context: rc})
-			if err != nil {
-				return nil, fmt.Errorf("interrupt expression: %w", err)
-			}
-			answer, err := engine.Interrupt(ctx, payload)
-			if err != nil {
-				return nil, err
-			}
-			resumes = append(resumes, answer)
-		}
-		if n.Fail != nil && c.failAttempt(path) <= n.Fail.Times {
-			if err := work(ctx, n.Fail.AfterMS); err != nil {
-				return nil, err
-			}
-			return nil, &ScriptedFailure{Node: path, Message: n.Fail.Message}
-		}
-		if err := work(ctx, n.SleepMS); err != nil {
+		resumes, err := prelude(ctx, path, n.Interrupts, n.Fail, n.SleepMS, input, rc, c)
+		if err != nil {
 			return nil, err
 		}
 		env := Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc}

@@ -597,16 +597,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 		return nd
 	}
 
-	if v := n.field("interrupt"); v != nil {
-		f := join2(field, "interrupt")
-		if v.kind == jsonArray {
-			for i, e := range v.elems {
-				nd.Interrupts = append(nd.Interrupts, p.expr(e, index2(f, i)))
-			}
-		} else {
-			nd.Interrupts = []*Expr{p.expr(v, f)}
-		}
-	}
+	nd.Interrupts = p.interrupts(n, field)
 	if v := n.field("update"); v != nil {
 		f := join2(field, "update")
 		switch v.kind {
@@ -624,21 +615,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	if v := n.field("goto"); v != nil {
 		nd.Goto = p.expr(v, join2(field, "goto"))
 	}
-	if v := n.field("fail"); v != nil {
-		f := join2(field, "fail")
-		if p.fields(v, f, "times", "message", "after_ms") {
-			nd.Fail = &Fail{Times: 1, Message: "fail"}
-			if t := v.field("times"); t != nil {
-				nd.Fail.Times = p.integer(t, join2(f, "times"), 0)
-			}
-			if m := v.field("message"); m != nil {
-				nd.Fail.Message = p.str(m, join2(f, "message"))
-			}
-			if a := v.field("after_ms"); a != nil {
-				nd.Fail.AfterMS = p.integer(a, join2(f, "after_ms"), 0)
-			}
-		}
-	}
+	nd.Fail = p.failSpec(n, field)
 	if v := n.field("retry"); v != nil {
 		f := join2(field, "retry")
 		if p.fields(v, f, "max_attempts", "initial_interval_ms", "backoff_factor", "max_interval_ms", "jitter", "retry_on") {

@@ -74,7 +74,7 @@ func (p *parser) entrypoint(n *jnode) *Entrypoint {
 		}
 	}
 	e.Interrupts = p.interrupts(n, "entrypoint")
-	e.Fail = p.fail2(n, "entrypoint")
+	e.Fail = p.failSpec(n, "entrypoint")
 	if v := n.field("sleep_ms"); v != nil {
 		e.SleepMS = p.integer(v, "entrypoint.sleep_ms", 0)
 	}
@@ -120,7 +120,7 @@ func (p *parser) tasks(n *jnode) []*TaskDef {
 			continue
 		}
 		t.Interrupts = p.interrupts(kv.val, field)
-		t.Fail = p.fail2(kv.val, field)
+		t.Fail = p.failSpec(kv.val, field)
 		if v := kv.val.field("sleep_ms"); v != nil {
 			t.SleepMS = p.integer(v, join2(field, "sleep_ms"), 0)
 		}
@@ -154,8 +154,8 @@ func (p *parser) interrupts(n *jnode, field string) []*Expr {
 	return []*Expr{p.expr(v, f)}
 }
 
-// fail2 reads a "fail" field.
-func (p *parser) fail2(n *jnode, field string) *Fail {
+// failSpec reads a "fail" field.
+func (p *parser) failSpec(n *jnode, field string) *Fail {
 	v := n.field("fail")
 	if v == nil {
 		return nil
