@@ -54,6 +54,9 @@ type Event struct {
 	Namespace  string // the checkpoint namespace ("" at the root)
 	// Values is the state (EventValues) or a custom value (EventCustom).
 	Values map[string]any
+	// Output is an entrypoint's output in its EventValues (its __end__
+	// value, nil when unset); a StateGraph's state is Values.
+	Output any
 	Value  any
 
 	// graph is the (sub)graph whose run made the event, when it is not

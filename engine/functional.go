@@ -151,6 +151,11 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 			t.writes = reusableWrites(saved)
 			t.result.Reused, t.result.Done, t.result.Writes = true, true, t.writes
 			l.mu.Unlock()
+			if l.emit != nil {
+				// Its saved writes stream as cached updates (loop.ts:1266
+				// _matchWrites → _outputWrites(…, cached)).
+				l.emit(Event{Kind: EventTask, Step: l.step, Node: name, TaskID: id, Input: input, Triggers: t.triggers, IsPush: true, IsCall: true, Reused: true, Writes: t.writes})
+			}
 			c.val = v
 			close(c.done)
 			return c

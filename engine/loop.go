@@ -449,7 +449,7 @@ func (l *loop) emitBreakpoint() {
 
 func (l *loop) emitValues() {
 	if l.emit != nil {
-		l.emit(Event{Kind: EventValues, Step: l.step, Values: l.cs.stateValues()})
+		l.emit(Event{Kind: EventValues, Step: l.step, Values: l.cs.stateValues(), Output: l.cs.output()})
 	}
 }
 
@@ -583,8 +583,8 @@ func (l *loop) update(ctx context.Context) error {
 		return l.fail(err)
 	}
 	l.edits, l.editedBy = nil, ""
-	if l.emit != nil && l.g.wroteState(l.tasks) {
-		l.emitValues() // only when a state key was written (LangGraph.js io.ts mapOutputValues)
+	if l.emit != nil && l.g.wroteOutput(l.tasks) {
+		l.emitValues() // only when an output channel was written (LangGraph.js io.ts mapOutputValues)
 	}
 	l.phase = PhaseCheckpoint
 	l.resuming = false

@@ -82,7 +82,7 @@ func (l *loop) execute(ctx context.Context) error {
 		if _, err := applyWrites(l.cs, l.tasks); err != nil {
 			return l.fail(err)
 		}
-		if l.emit != nil && l.g.wroteState(l.tasks) {
+		if l.emit != nil && l.g.wroteOutput(l.tasks) {
 			l.emitValues() // LangGraph.js loop.ts _suppressInterrupt
 		}
 		l.interrupts = interrupts
@@ -270,6 +270,12 @@ func (l *loop) emitResult(t *task, res *TaskResult) {
 	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, TaskNS: t.namespace(), Triggers: t.triggers, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
 }
 
+// isOutput reports an output channel: a state key, or an entrypoint's
+// __end__ (its only output channel, func/index.ts outputChannels: END).
+func (g *Graph) isOutput(ch string) bool {
+	return g.IsStateKey(ch) || g.entrypoint && ch == End
+}
+
 // stateUpdate is the part of a task's writes to the graph's output
 // channels, as a map: its state keys, or an entrypoint's __end__ (what
 // LangGraph reports as a task's result: its writes to the stream channels,
@@ -277,7 +283,7 @@ func (l *loop) emitResult(t *task, res *TaskResult) {
 func (g *Graph) stateUpdate(writes []Write) map[string]any {
 	out := map[string]any{}
 	for _, w := range writes {
-		if g.IsStateKey(w.Channel) || g.entrypoint && w.Channel == End {
+		if g.isOutput(w.Channel) {
 			out[w.Channel] = w.Value
 		}
 	}

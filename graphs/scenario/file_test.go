@@ -148,7 +148,7 @@ func TestParseErrors(t *testing.T) {
 		{"retry", `{"nodes": [{"name": "a", "retry": {"max_attempts": 0}}]}`, `x.json:1:52: nodes[0] "a": retry.max_attempts: expected an integer of at least 1, got 0`, false},
 		{"ends without goto", `{"nodes": [{"name": "a", "ends": ["a"]}]}`, `x.json:1:34: nodes[0] "a": ends: ends is only allowed with goto or on a subgraph or invoke node`, false},
 		{"unknown op", `{"ops": [{"op": "invok"}]}`, `x.json:1:17: ops[0].op: unknown op "invok" (expected invoke, resume, get_state, update_state, bulk_update, clear_cache or history)`, false},
-		{"op field", `{"ops": [{"op": "get_state", "input": {}}]}`, `x.json:1:30: ops[0].input: unknown field "input" (expected one of op, thread, subgraphs)`, false},
+		{"op field", `{"ops": [{"op": "get_state", "input": {}}]}`, `x.json:1:30: ops[0].input: unknown field "input" (expected one of op, thread, subgraphs, subgraph, subgraph_task)`, false},
 		{"resume", `{"ops": [{"op": "resume"}]}`, `x.json:1:10: ops[0]: a resume needs exactly one of value and by_node`, false},
 		{"at", `{"ops": [{"op": "invoke", "at": {"step": "1"}}]}`, `x.json:1:42: ops[0].at.step: expected an integer, got a string`, false},
 		{"input", `{"ops": [{"op": "invoke", "input": [1]}]}`, `x.json:1:36: ops[0].input: expected an object or null, got a list`, false},
