@@ -89,14 +89,14 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 	if f.usesCache() {
 		opts = append(opts, engine.WithCache(engine.NewMemoryCache()))
 	}
-	g, err := buildGraph(f, &f.Graph, "", c, opts)
+	g, err := buildGraph(f, &f.Graph, "", c, newTaskSet(f, c), opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	return g, c, nil
 }
 
-func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.CompileOption) (*engine.Graph, error) {
+func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet, opts []engine.CompileOption) (*engine.Graph, error) {
 	keys := make([]engine.KeySpec, 0, len(def.State))
 	schema := make([]string, 0, len(def.State))
 	for _, k := range def.State {
@@ -153,7 +153,7 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 				sopts = append(sopts, engine.AsStatefulSubgraph())
 			}
 			sopts = append(sopts, sdef.breakpointOptions()...)
-			sub, err := buildGraph(f, sdef, path, c, sopts)
+			sub, err := buildGraph(f, sdef, path, c, tasks, sopts)
 			if err != nil {
 				return nil, fmt.Errorf("subgraph %q: %w", name, err)
 			}
@@ -164,7 +164,7 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 			b.AddSubgraph(n.Name, sub, nopts...)
 			continue
 		}
-		b.AddNode(n.Name, nodeFunc(path, n, c, schema), nopts...)
+		b.AddNode(n.Name, nodeFunc(path, n, c, tasks, schema), nopts...)
 	}
 	for _, e := range def.Edges {
 		if e.Join {
@@ -267,20 +267,27 @@ func keySpec(k StateKey) engine.KeySpec {
 	return s
 }
 
-// nodeFunc is a scripted node: interrupts first (each returns its answer),
-// then the scripted failure, the sleep, and finally update and goto,
-// evaluated on the node's input.
+// nodeFunc is a scripted node: its task calls first, then interrupts (each
+// returns its answer), the scripted failure, the sleep, and finally update
+// and goto, evaluated on the node's input and the calls' results.
 // schema lists the state keys in declaration order.
-func nodeFunc(path string, n *Node, c *Counters, schema []string) engine.NodeFunc {
+func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string) engine.NodeFunc {
 	entered := c.entryCounter(path)
 	return func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
 		rc := engine.RuntimeContext(ctx)
-		resumes, err := prelude(ctx, path, n.Interrupts, n.Fail, n.SleepMS, input, rc, c)
+		var results []any
+		if n.Calls != nil {
+			var err error
+			if results, err = tasks.run(ctx, n.Calls, Env{State: input, Context: rc}); err != nil {
+				return nil, err
+			}
+		}
+		resumes, err := prelude(ctx, path, n.Interrupts, n.Fail, n.SleepMS, Env{State: input, Context: rc, Results: results}, c)
 		if err != nil {
 			return nil, err
 		}
-		env := Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc}
+		env := Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc, Results: results}
 		if n.Emit != nil {
 			v, err := n.Emit.Eval(env)
 			if err != nil {

@@ -101,8 +101,9 @@ type Node struct {
 	Fail       *Fail
 	Retry      *Retry
 	Subgraph   string
-	Invoke     string   // a subgraph the node's function invokes (engine.InvokeSubgraph)
-	Ends       []string // nil when omitted
+	Invoke     string      // a subgraph the node's function invokes (engine.InvokeSubgraph)
+	Calls      []CallGroup // task calls made first (functional API)
+	Ends       []string    // nil when omitted
 	SleepMS    int
 	Defer      bool   // run only when nothing else is left to run
 	TimeoutMS  int    // each attempt's run timeout (0: none)
@@ -577,7 +578,7 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 	return k
 }
 
-var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent", "emit", "cache", "invoke"}
+var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent", "emit", "cache", "invoke", "calls"}
 
 func (p *parser) nodeDef(n *jnode, field string) *Node {
 	nd := &Node{Pos: n.pos}
@@ -597,6 +598,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 		return nd
 	}
 
+	nd.Calls = p.calls(n, field)
 	nd.Interrupts = p.interrupts(n, field)
 	if v := n.field("update"); v != nil {
 		f := join2(field, "update")
@@ -624,7 +626,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("subgraph"); v != nil {
 		nd.Subgraph = p.name(v, join2(field, "subgraph"))
-		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache"} {
+		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache", "calls"} {
 			if o := n.field(other); o != nil {
 				p.fail(o, join2(field, other), "a subgraph node cannot have %s", other)
 			}
@@ -632,7 +634,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("invoke"); v != nil {
 		nd.Invoke = p.name(v, join2(field, "invoke"))
-		for _, other := range []string{"subgraph", "interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache"} {
+		for _, other := range []string{"subgraph", "interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache", "calls"} {
 			if o := n.field(other); o != nil {
 				p.fail(o, join2(field, other), "a node that invokes a subgraph cannot have %s", other)
 			}

@@ -59,20 +59,7 @@ func (p *parser) entrypoint(n *jnode) *Entrypoint {
 	if v := n.field("name"); v != nil {
 		e.Name = p.name(v, "entrypoint.name")
 	}
-	if v := n.field("calls"); v != nil {
-		for i, item := range p.list(v, "entrypoint.calls") {
-			field := index2("entrypoint.calls", i)
-			if item.kind == jsonArray {
-				g := CallGroup{Parallel: true}
-				for j, c := range item.elems {
-					g.Calls = append(g.Calls, p.taskCall(c, index2(field, j)))
-				}
-				e.Calls = append(e.Calls, g)
-				continue
-			}
-			e.Calls = append(e.Calls, CallGroup{Calls: []TaskCall{p.taskCall(item, field)}})
-		}
-	}
+	e.Calls = p.calls(n, "entrypoint")
 	e.Interrupts = p.interrupts(n, "entrypoint")
 	e.Fail = p.failSpec(n, "entrypoint")
 	if v := n.field("sleep_ms"); v != nil {
@@ -85,6 +72,29 @@ func (p *parser) entrypoint(n *jnode) *Entrypoint {
 		e.Save = p.expr(v, "entrypoint.save")
 	}
 	return e
+}
+
+// calls reads a "calls" field: task calls, or lists of calls made together.
+func (p *parser) calls(n *jnode, field string) []CallGroup {
+	v := n.field("calls")
+	if v == nil {
+		return nil
+	}
+	f := join2(field, "calls")
+	var out []CallGroup
+	for i, item := range p.list(v, f) {
+		field := index2(f, i)
+		if item.kind == jsonArray {
+			g := CallGroup{Parallel: true}
+			for j, c := range item.elems {
+				g.Calls = append(g.Calls, p.taskCall(c, index2(field, j)))
+			}
+			out = append(out, g)
+			continue
+		}
+		out = append(out, CallGroup{Calls: []TaskCall{p.taskCall(item, field)}})
+	}
+	return out
 }
 
 func (p *parser) taskCall(n *jnode, field string) TaskCall {
@@ -180,10 +190,32 @@ func (p *parser) failSpec(n *jnode, field string) *Fail {
 // checkFunctional resolves task names and refuses graph fields beside an
 // entrypoint.
 func (p *parser) checkFunctional(f *File, n *jnode) {
-	if f.Entrypoint == nil {
-		if v := n.field("tasks"); v != nil {
-			p.fail(v, "tasks", "tasks are only called from an entrypoint")
+	known := map[string]bool{}
+	for _, t := range f.Tasks {
+		known[t.Name] = true
+	}
+	check := func(groups []CallGroup, field string) {
+		for i, g := range groups {
+			for j, c := range g.Calls {
+				field := index2(join2(field, "calls"), i)
+				if g.Parallel {
+					field = index2(field, j)
+				}
+				if c.Task != "" && !known[c.Task] {
+					p.graphFail(c.Pos, join2(field, "task"), "unknown task %q", c.Task)
+				}
+			}
 		}
+	}
+	for i, nd := range f.Nodes {
+		check(nd.Calls, index2("nodes", i))
+	}
+	for _, name := range sortedKeys(f.Subgraphs) {
+		for i, nd := range f.Subgraphs[name].Nodes {
+			check(nd.Calls, index2(join2(join2("subgraphs", name), "nodes"), i))
+		}
+	}
+	if f.Entrypoint == nil {
 		return
 	}
 	for _, other := range []string{"state", "nodes", "edges", "branches", "subgraphs", "interrupt_before", "interrupt_after"} {
@@ -191,80 +223,83 @@ func (p *parser) checkFunctional(f *File, n *jnode) {
 			p.fail(v, other, "a file with an entrypoint has no %s", other)
 		}
 	}
-	known := map[string]bool{}
-	for _, t := range f.Tasks {
-		known[t.Name] = true
-	}
-	for i, g := range f.Entrypoint.Calls {
-		for j, c := range g.Calls {
-			field := index2("entrypoint.calls", i)
-			if g.Parallel {
-				field = index2(field, j)
-			}
-			if c.Task != "" && !known[c.Task] {
-				p.graphFail(c.Pos, join2(field, "task"), "unknown task %q", c.Task)
-			}
+	check(f.Entrypoint.Calls, "entrypoint")
+}
+
+
+// taskSet is a file's scripted tasks, ready to call.
+type taskSet struct {
+	fns     map[string]func(context.Context, any) (any, error)
+	retries map[string][]engine.TaskOption
+}
+
+// newTaskSet makes the file's tasks; their entry counters are
+// "task:<name>".
+func newTaskSet(f *File, c *Counters) *taskSet {
+	ts := &taskSet{fns: map[string]func(context.Context, any) (any, error){}, retries: map[string][]engine.TaskOption{}}
+	for _, td := range f.Tasks {
+		ts.fns[td.Name] = taskFunc("task:"+td.Name, td, c)
+		if td.Retry != nil {
+			ts.retries[td.Name] = []engine.TaskOption{engine.TaskRetry(retryPolicy(td.Retry))}
 		}
 	}
+	return ts
+}
+
+// run makes the calls of a node or entrypoint in order: each item's calls
+// start together and are awaited together; an item's result is its call's
+// result, or the list of them for a list of calls. env gives the argument
+// expressions the results so far.
+func (ts *taskSet) run(ctx context.Context, groups []CallGroup, env Env) ([]any, error) {
+	results := []any{}
+	for _, g := range groups {
+		futures := make([]*engine.Future[any], 0, len(g.Calls))
+		for _, tc := range g.Calls {
+			var arg any
+			if tc.Arg != nil {
+				env.Results = results
+				v, err := tc.Arg.Eval(env)
+				if err != nil {
+					return nil, fmt.Errorf("call %s: arg: %w", tc.Task, err)
+				}
+				arg = v
+			}
+			futures = append(futures, engine.Task(ctx, tc.Task, ts.fns[tc.Task], arg, ts.retries[tc.Task]...))
+		}
+		vals := make([]any, len(futures))
+		var errs []error
+		for i, fu := range futures {
+			v, err := fu.Result()
+			vals[i] = v
+			errs = append(errs, err)
+		}
+		if err := firstError(errs); err != nil {
+			return nil, err
+		}
+		if g.Parallel {
+			results = append(results, vals)
+		} else {
+			results = append(results, vals[0])
+		}
+	}
+	return results, nil
 }
 
 // buildEntrypoint compiles the file's entrypoint and tasks.
 func buildEntrypoint(f *File, opts []engine.CompileOption) (*engine.Graph, *Counters, error) {
 	c := newCounters()
 	e := f.Entrypoint
-	tasks := map[string]func(context.Context, any) (any, error){}
-	for _, td := range f.Tasks {
-		tasks[td.Name] = taskFunc(e.Name+"/"+td.Name, td, c)
-	}
-	retries := map[string][]engine.TaskOption{}
-	for _, td := range f.Tasks {
-		if td.Retry != nil {
-			retries[td.Name] = []engine.TaskOption{engine.TaskRetry(retryPolicy(td.Retry))}
-		}
-	}
+	tasks := newTaskSet(f, c)
 	entered := c.entryCounter(e.Name)
 	fn := func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
 		rc := engine.RuntimeContext(ctx)
 		previous := engine.Previous(ctx)
-		results := []any{}
-		call := func(tc TaskCall) (*engine.Future[any], error) {
-			var arg any
-			if tc.Arg != nil {
-				v, err := tc.Arg.Eval(Env{State: input, Context: rc, Results: results, Previous: previous})
-				if err != nil {
-					return nil, fmt.Errorf("call %s: arg: %w", tc.Task, err)
-				}
-				arg = v
-			}
-			return engine.Task(ctx, tc.Task, tasks[tc.Task], arg, retries[tc.Task]...), nil
+		results, err := tasks.run(ctx, e.Calls, Env{State: input, Context: rc, Previous: previous})
+		if err != nil {
+			return nil, err
 		}
-		for _, g := range e.Calls {
-			futures := make([]*engine.Future[any], 0, len(g.Calls))
-			for _, tc := range g.Calls {
-				fu, err := call(tc)
-				if err != nil {
-					return nil, err
-				}
-				futures = append(futures, fu)
-			}
-			vals := make([]any, len(futures))
-			var errs []error
-			for i, fu := range futures {
-				v, err := fu.Result()
-				vals[i] = v
-				errs = append(errs, err)
-			}
-			if err := firstError(errs); err != nil {
-				return nil, err
-			}
-			if g.Parallel {
-				results = append(results, vals)
-			} else {
-				results = append(results, vals[0])
-			}
-		}
-		resumes, err := prelude(ctx, e.Name, e.Interrupts, e.Fail, e.SleepMS, input, rc, c)
+		resumes, err := prelude(ctx, e.Name, e.Interrupts, e.Fail, e.SleepMS, Env{State: input, Context: rc, Results: results, Previous: previous}, c)
 		if err != nil {
 			return nil, err
 		}
@@ -308,7 +343,7 @@ func taskFunc(path string, td *TaskDef, c *Counters) func(context.Context, any) 
 	return func(ctx context.Context, arg any) (any, error) {
 		entered.Add(1)
 		rc := engine.RuntimeContext(ctx)
-		resumes, err := prelude(ctx, path, td.Interrupts, td.Fail, td.SleepMS, arg, rc, c)
+		resumes, err := prelude(ctx, path, td.Interrupts, td.Fail, td.SleepMS, Env{State: arg, Context: rc}, c)
 		if err != nil {
 			return nil, err
 		}
@@ -323,12 +358,14 @@ func taskFunc(path string, td *TaskDef, c *Counters) func(context.Context, any) 
 	}
 }
 
-// prelude runs what a scripted function does first: its interrupts (each
-// returns its answer), its scripted failure, its sleep.
-func prelude(ctx context.Context, path string, interrupts []*Expr, fail *Fail, sleepMS int, input, rc any, c *Counters) ([]any, error) {
+// prelude runs what a scripted function does after its calls: its
+// interrupts (each returns its answer; env holds the input, context and
+// call results), its scripted failure, its sleep.
+func prelude(ctx context.Context, path string, interrupts []*Expr, fail *Fail, sleepMS int, env Env, c *Counters) ([]any, error) {
 	var resumes []any
 	for _, e := range interrupts {
-		payload, err := e.Eval(Env{State: input, Resume: last(resumes), Resumes: append([]any(nil), resumes...), Context: rc})
+		env.Resume, env.Resumes = last(resumes), append([]any(nil), resumes...)
+		payload, err := e.Eval(env)
 		if err != nil {
 			return nil, fmt.Errorf("interrupt expression: %w", err)
 		}
