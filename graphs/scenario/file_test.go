@@ -134,7 +134,7 @@ func TestParseErrors(t *testing.T) {
 		{"invoke unknown subgraph", `{"nodes": [{"name": "a", "invoke": "s"}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:36: nodes[0] "a": invoke: unknown subgraph "s"`, true},
 		{"graph input beside a graph", `{"nodes": [], "ops": [{"op": "invoke", "input": 1}]}`, `x.json:1:49: ops[0].input: expected an object or null, got a number`, false},
 		{"unknown field", "{\n \"nodes\": [],\n \"edgs\": []}", `x.json:3:2: edgs: unknown field "edgs" (expected one of name, description, perf, subgraphs, interrupt_before, interrupt_after, ops, entrypoint, tasks, state, nodes, edges, branches)`, false},
-		{"unknown node field", `{"nodes": [{"name": "a", "updat": {}}]}`, `x.json:1:26: nodes[0] "a": updat: unknown field "updat" (expected one of name, interrupt, update, goto, fail, retry, subgraph, ends, sleep_ms, defer, timeout_ms, parent, emit, cache, invoke)`, false},
+		{"unknown node field", `{"nodes": [{"name": "a", "updat": {}}]}`, `x.json:1:26: nodes[0] "a": updat: unknown field "updat" (expected one of name, interrupt, update, goto, fail, retry, subgraph, ends, sleep_ms, defer, timeout_ms, parent, emit, cache, invoke, calls)`, false},
 		{"defer not a bool", `{"nodes": [{"name": "a", "defer": 1}]}`, `x.json:1:35: nodes[0] "a": defer: expected true or false, got a number`, false},
 		{"missing name", `{"nodes": [{"update": {}}]}`, `x.json:1:12: nodes[0]: missing node name`, false},
 		{"name type", `{"nodes": [{"name": 3}]}`, `x.json:1:21: nodes[0].name: expected a string, got a number`, false},

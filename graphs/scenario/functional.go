@@ -226,7 +226,6 @@ func (p *parser) checkFunctional(f *File, n *jnode) {
 	check(f.Entrypoint.Calls, "entrypoint")
 }
 
-
 // taskSet is a file's scripted tasks, ready to call.
 type taskSet struct {
 	fns     map[string]func(context.Context, any) (any, error)
