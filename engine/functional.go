@@ -234,10 +234,12 @@ type Final struct {
 // planned, algo.ts:801).
 func Previous(ctx context.Context) any {
 	s := scopeOf(ctx)
-	if s == nil {
+	if s == nil || !s.run.g.entrypoint {
 		return nil
 	}
-	return s.previous
+	// Channels are read-only while tasks run.
+	v, _ := s.run.cs.channels[PreviousChannel].get()
+	return v
 }
 
 // EntrypointOption configures an entrypoint.

@@ -422,9 +422,6 @@ func (l *loop) newScope(t *task) *taskScope {
 		}
 		l.mu.Unlock()
 	}
-	if l.g.entrypoint {
-		s.previous, _ = l.cs.channels[PreviousChannel].get()
-	}
 	if l.resumeMap != nil {
 		if v, ok := l.resumeMap[interruptID(t.namespace(), len(s.resume))]; ok {
 			s.resume = append(s.resume, v)

@@ -48,8 +48,6 @@ type taskScope struct {
 	// calls counts the node's Task calls, all attempts together (the
 	// scratchpad's callCounter, made once per task: algo.ts:1499).
 	calls int
-	// previous is the entrypoint's saved value as the task was planned.
-	previous any
 }
 
 type taskScopeKey struct{}
