@@ -239,3 +239,28 @@ func TestTask_FromStateGraphNode(t *testing.T) {
 		t.Fatalf("the resumed workers called lookup again: %d calls", lookups.Load())
 	}
 }
+
+// A task's retry policy retries its function inside the call; the caller
+// sees only the result (LangGraph.js src/tests/func.test.ts "task with
+// retry policy").
+func TestTask_Retry(t *testing.T) {
+	var attempts atomic.Int32
+	g, err := engine.NewEntrypoint("retryGraph", func(ctx context.Context, _ any) (any, error) {
+		return engine.Task(ctx, "failingTask", func(context.Context, struct{}) (string, error) {
+			if attempts.Add(1) < 3 {
+				return "", errors.New("Task failed")
+			}
+			return "success", nil
+		}, struct{}{}, engine.TaskRetry(engine.RetryPolicy{MaxAttempts: 3})).Result()
+	}, engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Invoke(ctx, []any{}, engine.OnThread("r"))
+	if err != nil || res.Output != "success" || attempts.Load() != 3 {
+		t.Fatalf("%+v, %v after %d attempts", res, err, attempts.Load())
+	}
+	if _, err := engine.NewEntrypoint("__start__", func(context.Context, any) (any, error) { return nil, nil }); err == nil {
+		t.Fatal("a reserved entrypoint name must be refused")
+	}
+}
