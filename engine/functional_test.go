@@ -264,3 +264,23 @@ func TestTask_Retry(t *testing.T) {
 		t.Fatal("a reserved entrypoint name must be refused")
 	}
 }
+
+// update_state on an entrypoint runs its writers: the values become its
+// output and the next run's previous (LangGraph.js func.test.ts "stores
+// previous returned value in state, allows updating state").
+func TestEntrypoint_UpdateState(t *testing.T) {
+	g, err := engine.NewEntrypoint("graph", func(ctx context.Context, in any) (any, error) {
+		return map[string]any{"previous": engine.Previous(ctx), "current": in}, nil
+	}, engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := engine.Config{ThreadID: "u"}
+	if _, err := g.UpdateState(ctx, cfg, map[string]any{"a": -1.0}, ""); err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Invoke(ctx, map[string]any{"a": "1"}, engine.OnThread("u"))
+	if err != nil || fmt.Sprint(res.Output) != "map[current:map[a:1] previous:map[a:-1]]" {
+		t.Fatalf("%v, %v", res.Output, err)
+	}
+}

@@ -521,9 +521,14 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 		}
 		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, id: id}
 		var writes []Write
-		if n.start {
+		switch {
+		case n.start:
 			writes, err = l.startWrites(ctx, t)
-		} else {
+		case n.entry:
+			// An entrypoint's writers: the values become its output and
+			// what the next run sees as previous (func/index.ts:218-228).
+			writes = entryWrites(u.Values)
+		default:
 			writes, err = l.nodeWrites(ctx, t, u.Values)
 		}
 		if err != nil {
@@ -656,8 +661,8 @@ func (g *Graph) InferAsNode(ctx context.Context, cfg Config) (string, error) {
 }
 
 func (g *Graph) inferAsNode(cs *channelState) (string, error) {
-	if len(g.nodeOrder) == 2 {
-		return g.nodeOrder[1], nil
+	if nodes := g.userNodes(); len(nodes) == 1 {
+		return nodes[0], nil // the only node (index.ts:1607), an entrypoint's too
 	}
 	type seenAt struct {
 		v    Version

@@ -1007,7 +1007,13 @@ func (p *parser) at(field string, pos Pos) Pos {
 	return pos
 }
 
-func (f *File) nodeSet() map[string]bool { return f.Graph.nodeSet() }
+// nodeSet names the root graph's nodes: an entrypoint's one node.
+func (f *File) nodeSet() map[string]bool {
+	if f.Entrypoint != nil {
+		return map[string]bool{f.Entrypoint.Name: true}
+	}
+	return f.Graph.nodeSet()
+}
 
 func (g *Graph) nodeSet() map[string]bool {
 	set := make(map[string]bool, len(g.Nodes))
