@@ -46,8 +46,13 @@ type TaskOption func(*callSpec)
 // TaskRetry retries the task's function by p (LangGraph's task({retry})).
 func TaskRetry(p RetryPolicy) TaskOption { return func(c *callSpec) { c.retry = &p } }
 
+// TaskTimeout bounds every attempt of the task's function by p
+// (LangGraph.js task({timeout})).
+func TaskTimeout(p TimeoutPolicy) TaskOption { return func(c *callSpec) { c.timeout = &p } }
+
 type callSpec struct {
-	retry *RetryPolicy
+	retry   *RetryPolicy
+	timeout *TimeoutPolicy
 }
 
 // Task calls fn(ctx, arg) as a task of the running node: it starts at once,
@@ -137,7 +142,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	// with the checkpoint id; the caller's id stands for its path).
 	id := hashID(l.cpID, parentNS+"|"+name, strconv.Itoa(l.step), name, Push, caller.id, strconv.Itoa(idx))
 	t := &task{name: name, kind: pushTask, pushIdx: idx, triggers: pushTriggers, input: input, parentNS: parentNS, id: id,
-		node: &node{name: name, fn: fn, retry: spec.retry, call: true}}
+		node: &node{name: name, fn: fn, retry: spec.retry, timeout: spec.timeout, call: true}}
 	l.mu.Lock()
 	saved := l.pending.byTask[id]
 	l.tasks = append(l.tasks, t)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -282,5 +283,23 @@ func TestEntrypoint_UpdateState(t *testing.T) {
 	res, err := g.Invoke(ctx, map[string]any{"a": "1"}, engine.OnThread("u"))
 	if err != nil || fmt.Sprint(res.Output) != "map[current:map[a:1] previous:map[a:-1]]" {
 		t.Fatalf("%v, %v", res.Output, err)
+	}
+}
+
+// A task's timeout fails the call with a NodeTimeoutError the caller sees.
+func TestTask_Timeout(t *testing.T) {
+	g, err := engine.NewEntrypoint("slow", func(ctx context.Context, _ any) (any, error) {
+		return engine.Task(ctx, "sleepy", func(ctx context.Context, _ int) (int, error) {
+			<-ctx.Done()
+			return 0, ctx.Err()
+		}, 1, engine.TaskTimeout(engine.TimeoutPolicy{Run: 20 * time.Millisecond})).Result()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Invoke(ctx, 0)
+	var te *engine.NodeTimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("want a NodeTimeoutError, got %v", err)
 	}
 }
