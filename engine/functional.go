@@ -50,9 +50,17 @@ func TaskRetry(p RetryPolicy) TaskOption { return func(c *callSpec) { c.retry = 
 // (LangGraph.js task({timeout})).
 func TaskTimeout(p TimeoutPolicy) TaskOption { return func(c *callSpec) { c.timeout = &p } }
 
+// TaskCache caches the task's result by its argument in the graph's
+// Cache (WithCache): a call whose key has an entry returns the cached
+// result without running, on any thread (LangGraph.js task({cachePolicy}):
+// algo.ts:791-797 cache_key from the call's input, loop.ts:1268
+// _matchCachedWrites in acceptPush).
+func TaskCache(p CachePolicy) TaskOption { return func(c *callSpec) { c.cache = &p } }
+
 type callSpec struct {
 	retry   *RetryPolicy
 	timeout *TimeoutPolicy
+	cache   *CachePolicy
 }
 
 // Task calls fn(ctx, arg) as a task of the running node: it starts at once,
@@ -142,7 +150,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	// with the checkpoint id; the caller's id stands for its path).
 	id := hashID(l.cpID, parentNS+"|"+name, strconv.Itoa(l.step), name, Push, caller.id, strconv.Itoa(idx))
 	t := &task{name: name, kind: pushTask, pushIdx: idx, triggers: pushTriggers, input: input, parentNS: parentNS, id: id,
-		node: &node{name: name, fn: fn, retry: spec.retry, timeout: spec.timeout, call: true}}
+		node: &node{name: name, fn: fn, retry: spec.retry, timeout: spec.timeout, cache: spec.cache, call: true}}
 	l.mu.Lock()
 	saved := l.pending.byTask[id]
 	l.tasks = append(l.tasks, t)
@@ -166,6 +174,11 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 			return c
 		}
 	}
+	if hit, err := l.matchCachedCall(scope.Context, t); err != nil || hit {
+		c.val, c.err = callReturn(t.writes), err
+		close(c.done)
+		return c
+	}
 	l.calls.Add(1)
 	go func() {
 		defer l.calls.Done()
@@ -186,6 +199,33 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 		}
 	}()
 	return c
+}
+
+// matchCachedCall gives a cached call's task the writes cached for its
+// input, saved as its writes, as matchCachedWrites does for planned tasks;
+// on a miss it keeps the key so the result is cached once the call
+// succeeds.
+func (l *loop) matchCachedCall(ctx context.Context, t *task) (hit bool, err error) {
+	k, ok, err := l.g.cacheKeyOf(t)
+	if err != nil || !ok {
+		return false, err
+	}
+	t.cacheKey = &k
+	writes, hit, err := l.g.cache.Get(ctx, k)
+	if err != nil || !hit {
+		return false, err
+	}
+	l.mu.Lock()
+	t.writes = writes
+	t.result.Reused, t.result.Done, t.result.Cached, t.result.Writes = true, true, true, writes
+	l.mu.Unlock()
+	if err := l.putWrites(ctx, t.id, writes); err != nil {
+		return false, err
+	}
+	if l.emit != nil {
+		l.emit(Event{Kind: EventCached, Step: l.step, Node: t.name, TaskID: t.id, Writes: writes, Update: l.g.stateUpdate(writes)})
+	}
+	return true, nil
 }
 
 // savedCallResult is the result a call's task saved (runner.ts:547-556).

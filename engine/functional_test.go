@@ -303,3 +303,42 @@ func TestTask_Timeout(t *testing.T) {
 		t.Fatalf("want a NodeTimeoutError, got %v", err)
 	}
 }
+
+// A cached task returns the result cached for its argument without
+// running, across threads, until the cache is cleared (LangGraph.js
+// func.test.ts "mutliple interrupts with cache"). The result is cached
+// before the call returns it, so a repeat in the same run hits too (in
+// LangGraph.js that depends on when its runner commits the first call).
+func TestTask_Cache(t *testing.T) {
+	var runs atomic.Int32
+	double := func(_ context.Context, x float64) (float64, error) {
+		runs.Add(1)
+		return 2 * x, nil
+	}
+	g, err := engine.NewEntrypoint("graph", func(ctx context.Context, _ any) (any, error) {
+		var out []any
+		for _, x := range []float64{1, 1, 2} {
+			v, err := engine.Task(ctx, "double", double, x, engine.TaskCache(engine.CachePolicy{})).Result()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}, engine.WithSaver(engine.NewMemorySaver()), engine.WithCache(engine.NewMemoryCache()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, thread := range []string{"a", "b"} {
+		res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread(thread))
+		if err != nil || fmt.Sprint(res.Output) != "[2 2 4]" || runs.Load() != 2 {
+			t.Fatalf("run %d: %v, %v, double ran %d times", i, res.Output, err, runs.Load())
+		}
+	}
+	if err := g.ClearCache(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("c")); err != nil || runs.Load() != 4 {
+		t.Fatalf("after clearing: %v, double ran %d times", err, runs.Load())
+	}
+}

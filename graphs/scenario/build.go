@@ -73,6 +73,9 @@ func (c *Counters) TakeEntries() map[string]int {
 // file's interrupt_before/after are added.
 func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, error) {
 	if f.Entrypoint != nil {
+		if f.usesCache() {
+			opts = append(opts, engine.WithCache(engine.NewMemoryCache()))
+		}
 		return buildEntrypoint(f, opts)
 	}
 	c := newCounters()
@@ -235,10 +238,15 @@ func cachePolicy(c *Cache) engine.CachePolicy {
 	return p
 }
 
-// usesCache reports whether a root node has a cache policy.
+// usesCache reports whether a root node or a task has a cache policy.
 func (f *File) usesCache() bool {
 	for _, n := range f.Nodes {
 		if n.Cache != nil {
+			return true
+		}
+	}
+	for _, t := range f.Tasks {
+		if t.Cache != nil {
 			return true
 		}
 	}

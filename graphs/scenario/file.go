@@ -649,18 +649,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	if v := n.field("sleep_ms"); v != nil {
 		nd.SleepMS = p.integer(v, join2(field, "sleep_ms"), 0)
 	}
-	if v := n.field("cache"); v != nil {
-		f := join2(field, "cache")
-		if p.fields(v, f, "key", "ttl_s") {
-			nd.Cache = &Cache{}
-			if k := v.field("key"); k != nil {
-				nd.Cache.Key = p.expr(k, join2(f, "key"))
-			}
-			if t := v.field("ttl_s"); t != nil {
-				nd.Cache.TTLSeconds = p.integer(t, join2(f, "ttl_s"), 1)
-			}
-		}
-	}
+	nd.Cache = p.cacheSpec(n, field)
 	if v := n.field("emit"); v != nil {
 		nd.Emit = p.expr(v, join2(field, "emit"))
 	}

@@ -43,12 +43,13 @@ type TaskDef struct {
 	Fail       *Fail
 	SleepMS    int
 	Retry      *Retry
+	Cache      *Cache // cache the task's result by its argument
 	Result     *Expr
 }
 
 var (
 	entrypointFields = []string{"name", "calls", "interrupt", "fail", "sleep_ms", "return", "save"}
-	taskFields       = []string{"interrupt", "fail", "sleep_ms", "retry", "result"}
+	taskFields       = []string{"interrupt", "fail", "sleep_ms", "retry", "cache", "result"}
 )
 
 func (p *parser) entrypoint(n *jnode) *Entrypoint {
@@ -140,11 +141,32 @@ func (p *parser) tasks(n *jnode) []*TaskDef {
 				t.Retry = p.retry(v, f)
 			}
 		}
+		t.Cache = p.cacheSpec(kv.val, field)
 		if v := kv.val.field("result"); v != nil {
 			t.Result = p.expr(v, join2(field, "result"))
 		}
 	}
 	return out
+}
+
+// cacheSpec reads a "cache" field.
+func (p *parser) cacheSpec(n *jnode, field string) *Cache {
+	v := n.field("cache")
+	if v == nil {
+		return nil
+	}
+	f := join2(field, "cache")
+	if !p.fields(v, f, "key", "ttl_s") {
+		return nil
+	}
+	c := &Cache{}
+	if k := v.field("key"); k != nil {
+		c.Key = p.expr(k, join2(f, "key"))
+	}
+	if t := v.field("ttl_s"); t != nil {
+		c.TTLSeconds = p.integer(t, join2(f, "ttl_s"), 1)
+	}
+	return c
 }
 
 // interrupts reads an "interrupt" field: one expression or a list.
@@ -228,18 +250,27 @@ func (p *parser) checkFunctional(f *File, n *jnode) {
 
 // taskSet is a file's scripted tasks, ready to call.
 type taskSet struct {
-	fns     map[string]func(context.Context, any) (any, error)
-	retries map[string][]engine.TaskOption
+	fns  map[string]func(context.Context, any) (any, error)
+	opts map[string][]engine.TaskOption
 }
 
 // newTaskSet makes the file's tasks; their entry counters are
 // "task:<name>".
 func newTaskSet(f *File, c *Counters) *taskSet {
-	ts := &taskSet{fns: map[string]func(context.Context, any) (any, error){}, retries: map[string][]engine.TaskOption{}}
+	ts := &taskSet{fns: map[string]func(context.Context, any) (any, error){}, opts: map[string][]engine.TaskOption{}}
 	for _, td := range f.Tasks {
 		ts.fns[td.Name] = taskFunc("task:"+td.Name, td, c)
 		if td.Retry != nil {
-			ts.retries[td.Name] = []engine.TaskOption{engine.TaskRetry(retryPolicy(td.Retry))}
+			ts.opts[td.Name] = append(ts.opts[td.Name], engine.TaskRetry(retryPolicy(td.Retry)))
+		}
+		if td.Cache != nil {
+			// A call's input is its argument list: the key expression
+			// reads the argument.
+			p := cachePolicy(td.Cache)
+			if key := p.Key; key != nil {
+				p.Key = func(input any) (string, error) { return key(input.([]any)[0]) }
+			}
+			ts.opts[td.Name] = append(ts.opts[td.Name], engine.TaskCache(p))
 		}
 	}
 	return ts
@@ -263,7 +294,7 @@ func (ts *taskSet) run(ctx context.Context, groups []CallGroup, env Env) ([]any,
 				}
 				arg = v
 			}
-			futures = append(futures, engine.Task(ctx, tc.Task, ts.fns[tc.Task], arg, ts.retries[tc.Task]...))
+			futures = append(futures, engine.Task(ctx, tc.Task, ts.fns[tc.Task], arg, ts.opts[tc.Task]...))
 		}
 		vals := make([]any, len(futures))
 		var errs []error
