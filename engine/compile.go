@@ -34,6 +34,7 @@ type Graph struct {
 	stateful    bool // AsStatefulSubgraph
 	entrypoint  bool // NewEntrypoint: one node, fed by __start__, writing __end__
 	cache       Cache
+	limits      Limits // bounds on what runs write (limits.go)
 	saver       Saver
 	interrupts  interruptConfig
 	ids         IDSource
@@ -385,7 +386,7 @@ func (g *Graph) newChannel(name string, slab *channelSlab) channel {
 		}
 		return newLastValue(name)
 	case KindReducer:
-		c := &reducerChannel{name: name, fn: info.key.Reducer, appendOnly: info.key.appendOnly}
+		c := &reducerChannel{name: name, fn: info.key.Reducer, appendOnly: info.key.appendOnly, appended: -1}
 		if info.key.Default != nil {
 			c.val = info.key.Default()
 		} else {
