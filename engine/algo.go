@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // This file holds the pure superstep algorithm (LangGraph's _algo): planning
@@ -297,7 +298,10 @@ const (
 
 // task is one unit of work of a superstep.
 type task struct {
-	id       string
+	// ident is the task's id once made (see id); planning leaves it empty
+	// unless someone will read it.
+	ident    string
+	idOnce   sync.Once
 	name     string
 	kind     taskKind
 	pushIdx  int
@@ -311,6 +315,10 @@ type task struct {
 	// parentNS is the namespace of the run planning the task (see
 	// namespace).
 	parentNS string
+	// cpID and step are the checkpoint and superstep that planned the
+	// task: with parentNS, what its id hashes.
+	cpID string
+	step int
 	// result is what happened to the task.
 	result TaskResult
 	// scope is the running task's context (see newScope).
@@ -324,7 +332,48 @@ type task struct {
 
 // namespace is the task's checkpoint namespace, "<parent>|<node>:<id>".
 // Only interrupts and subgraphs need it, so it is built on demand.
-func (t *task) namespace() string { return taskNamespace(t.parentNS, t.name, t.id) }
+func (t *task) namespace() string { return taskNamespace(t.parentNS, t.name, t.id()) }
+
+// id is the task's id (LangGraph's, hashed from the checkpoint, namespace,
+// step and task path: algo.py prepare_single_task). A run nobody watches or
+// saves never reads most ids, so planning leaves them to be made here, on
+// first use, from any goroutine: the node's own (CurrentTask, Interrupt) or
+// the loop's.
+func (t *task) id() string {
+	t.idOnce.Do(t.makeID)
+	return t.ident
+}
+
+func (t *task) makeID() {
+	if t.ident == "" {
+		t.ident = t.idFrom(taskIDPrefix(t.cpID, t.parentNS, t.step))
+	}
+}
+
+// idFrom is the task's id from its superstep's id prefix.
+func (t *task) idFrom(prefix fnv128a) string {
+	if t.kind == pushTask {
+		return prefix.pushID(t.name, t.pushIdx)
+	}
+	return prefix.pullID(t.name, t.triggers[0])
+}
+
+// nameTasks makes the ids of a superstep's planned tasks at once, sharing
+// the hash of the parts they have in common: for runs that read every id
+// (a saver stores writes by task id; listeners see them). Before the tasks
+// run, so no goroutine reads them yet.
+func nameTasks(tasks []*task) {
+	if len(tasks) == 0 {
+		return
+	}
+	t0 := tasks[0]
+	prefix := taskIDPrefix(t0.cpID, t0.parentNS, t0.step)
+	for _, t := range tasks {
+		if t.ident == "" && t.cpID == t0.cpID && t.step == t0.step && t.parentNS == t0.parentNS {
+			t.ident = t.idFrom(prefix)
+		}
+	}
+}
 
 // pathLess orders tasks as LangGraph's task_path_str does: PULL tasks by
 // node name, then PUSH tasks by Send index.
@@ -503,11 +552,8 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	}
 	cs.pulls = pulls
 	tasks := newTasks(len(sends) + len(pulls))
-	prefix := taskIDPrefix(cpID, ns, step)
 	for i, s := range sends {
-		t := tasks[i]
-		*t = task{name: s.Node, kind: pushTask, pushIdx: sendIdx[i], triggers: pushTriggers, input: s.Arg, node: cs.g.nodes[s.Node], parentNS: ns}
-		t.id = prefix.pushID(s.Node, sendIdx[i])
+		*tasks[i] = task{name: s.Node, kind: pushTask, pushIdx: sendIdx[i], triggers: pushTriggers, input: s.Arg, node: cs.g.nodes[s.Node], parentNS: ns, cpID: cpID, step: step}
 	}
 	for i, p := range pulls {
 		n := p.node
@@ -519,8 +565,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 		}
 		t := tasks[len(sends)+i]
 		// The node's own trigger list, cut to the fired one: no copy.
-		*t = task{name: n.name, kind: pullTask, triggers: n.triggers[p.trigger : p.trigger+1 : p.trigger+1], input: input, node: n, parentNS: ns}
-		t.id = prefix.pullID(n.name, n.triggers[p.trigger])
+		*t = task{name: n.name, kind: pullTask, triggers: n.triggers[p.trigger : p.trigger+1 : p.trigger+1], input: input, node: n, parentNS: ns, cpID: cpID, step: step}
 	}
 	return tasks
 }

@@ -89,7 +89,7 @@ func TestPrepareNextTasks_PushBeforePullAndHint(t *testing.T) {
 	// Task ids are stable for the same checkpoint and step, and differ otherwise.
 	again := prepareNextTasks(cs, "cp", "", 1, planHint{})
 	other := prepareNextTasks(cs, "cp2", "", 1, planHint{})
-	if again[2].id != tasks[2].id || other[2].id == tasks[2].id {
+	if again[2].id() != tasks[2].id() || other[2].id() == tasks[2].id() {
 		t.Fatal("task ids must derive from checkpoint id, step and path")
 	}
 }

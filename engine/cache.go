@@ -183,11 +183,11 @@ func (l *loop) matchCachedWrites(ctx context.Context) error {
 		}
 		t.writes = writes
 		r.Reused, r.Done, r.Cached, r.Writes = true, true, true, writes
-		if err := l.putWrites(ctx, t.id, writes); err != nil {
+		if err := l.putTaskWrites(ctx, t, writes); err != nil {
 			return err
 		}
 		if l.emit != nil {
-			l.emit(Event{Kind: EventCached, Step: l.step, Node: t.name, TaskID: t.id, Writes: writes, Update: l.g.stateUpdate(writes)})
+			l.emit(Event{Kind: EventCached, Step: l.step, Node: t.name, TaskID: t.id(), Writes: writes, Update: l.g.stateUpdate(writes)})
 		}
 	}
 	return nil

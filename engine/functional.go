@@ -148,8 +148,8 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	// the name and the call's path: the caller and the call's position
 	// (algo.ts:711-723 hashes [ns, step, name, PUSH, caller path, index]
 	// with the checkpoint id; the caller's id stands for its path).
-	id := hashID(l.cpID, parentNS+"|"+name, strconv.Itoa(l.step), name, Push, caller.id, strconv.Itoa(idx))
-	t := &task{name: name, kind: pushTask, pushIdx: idx, triggers: pushTriggers, input: input, parentNS: parentNS, id: id,
+	id := hashID(l.cpID, parentNS+"|"+name, strconv.Itoa(l.step), name, Push, caller.id(), strconv.Itoa(idx))
+	t := &task{name: name, kind: pushTask, pushIdx: idx, triggers: pushTriggers, input: input, parentNS: parentNS, ident: id,
 		node: &node{name: name, fn: fn, retry: spec.retry, timeout: spec.timeout, cache: spec.cache, call: true}}
 	l.mu.Lock()
 	saved := l.pending.byTask[id]
@@ -219,11 +219,11 @@ func (l *loop) matchCachedCall(ctx context.Context, t *task) (hit bool, err erro
 	t.writes = writes
 	t.result.Reused, t.result.Done, t.result.Cached, t.result.Writes = true, true, true, writes
 	l.mu.Unlock()
-	if err := l.putWrites(ctx, t.id, writes); err != nil {
+	if err := l.putTaskWrites(ctx, t, writes); err != nil {
 		return false, err
 	}
 	if l.emit != nil {
-		l.emit(Event{Kind: EventCached, Step: l.step, Node: t.name, TaskID: t.id, Writes: writes, Update: l.g.stateUpdate(writes)})
+		l.emit(Event{Kind: EventCached, Step: l.step, Node: t.name, TaskID: t.id(), Writes: writes, Update: l.g.stateUpdate(writes)})
 	}
 	return true, nil
 }

@@ -381,6 +381,14 @@ func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) err
 	return l.saver.PutWrites(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, taskID, writes)
 }
 
+// putTaskWrites is putWrites for task t; without a saver it makes no id.
+func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error {
+	if l.saver == nil {
+		return nil
+	}
+	return l.putWrites(ctx, t.id(), writes)
+}
+
 // putCheckpoint stores the current state as a new checkpoint with source and
 // the current step, then advances the step counter.
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
@@ -464,12 +472,12 @@ func (l *loop) savedInterrupts() []PendingInterrupt {
 	}
 	var out []PendingInterrupt
 	for _, tk := range sortTasks(prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, planHint{})) {
-		sv, ok := saved.Task(tk.id)
+		sv, ok := saved.Task(tk.id())
 		if !ok || !saved.waitingTask(sv, tk) {
 			continue
 		}
 		for _, in := range sv.Interrupts {
-			out = append(out, PendingInterrupt{Interruption: in, Node: tk.name, TaskID: tk.id})
+			out = append(out, PendingInterrupt{Interruption: in, Node: tk.name, TaskID: tk.id()})
 		}
 	}
 	return out
@@ -483,6 +491,9 @@ func (l *loop) plan(ctx context.Context) error {
 		return l.fail(&GraphRecursionError{Limit: l.opts.RecursionLimit, Step: l.step})
 	}
 	l.tasks = prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, l.hint)
+	if l.saver != nil || l.emit != nil {
+		nameTasks(l.tasks) // every id is read: hash their shared parts once
+	}
 	l.addManagedValues(l.tasks)
 	if len(l.tasks) == 0 {
 		l.finish(StatusDone)
@@ -511,7 +522,7 @@ func (l *loop) plan(ctx context.Context) error {
 			if t.node.start {
 				continue // hidden, as LangGraph tags it
 			}
-			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id, Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: t.result.Reused, Writes: t.result.Writes})
+			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id(), Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: t.result.Reused, Writes: t.result.Writes})
 		}
 	}
 	// After the task events, as LangGraph.js matches the cache after tick.
@@ -526,7 +537,7 @@ func (l *loop) plan(ctx context.Context) error {
 func (l *loop) reuseSavedWrites() {
 	byID := make(map[string]*task, len(l.tasks))
 	for _, t := range l.tasks {
-		byID[t.id] = t
+		byID[t.id()] = t
 	}
 	for _, pw := range l.pending.all() {
 		t := byID[pw.TaskID]

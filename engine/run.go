@@ -108,7 +108,7 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, input
 		opts.StreamSubgraphs, opts.Events = true, subgraphEvents(ns, sub, l.emit)
 	}
 	if ls := l.turns; ls != nil {
-		if at, ok := l.turnOf[t.id]; ok && ls.isActive(at) {
+		if at, ok := l.turnOf[t.id()]; ok && ls.isActive(at) {
 			opts.turns, opts.turnAt = ls, at
 			defer ls.leave(at)
 		}

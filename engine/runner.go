@@ -63,7 +63,7 @@ func (l *loop) execute(ctx context.Context) error {
 			continue // its caller reports the interrupt (loop.ts:874-880)
 		}
 		for _, in := range t.result.Interrupts {
-			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id})
+			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id()})
 		}
 	}
 	if !stopped && bubble != nil {
@@ -190,7 +190,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		if len(ie.Interrupts) == 0 {
 			return nil
 		}
-		if perr := l.putWrites(saveCtx, t.id, saved); perr != nil {
+		if perr := l.putTaskWrites(saveCtx, t, saved); perr != nil {
 			return perr
 		}
 		if !t.node.call {
@@ -216,7 +216,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		}
 		var ne *NodeError
 		if !errors.As(err, &ne) {
-			ne = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Err: err}
+			ne = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
 		}
 		ne.Attempts = res.Attempts
 		// The task keeps the writes its writers made before the failure,
@@ -232,7 +232,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		if scope.hasResume {
 			saved = append(saved, Write{Channel: ResumeChannel, Value: scope.resumeWrite})
 		}
-		if perr := l.putWrites(saveCtx, t.id, saved); perr != nil {
+		if perr := l.putTaskWrites(saveCtx, t, saved); perr != nil {
 			return perr
 		}
 		l.emitResult(t, res)
@@ -252,7 +252,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 	l.mu.Lock()
 	res.Writes, res.Done = writes, true
 	l.mu.Unlock()
-	if err := l.putWrites(saveCtx, t.id, saved); err != nil {
+	if err := l.putTaskWrites(saveCtx, t, saved); err != nil {
 		return err
 	}
 	l.emitResult(t, res)
@@ -267,7 +267,7 @@ func (l *loop) emitResult(t *task, res *TaskResult) {
 	if res.Interrupts != nil {
 		update = map[string]any{}
 	}
-	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, TaskNS: t.namespace(), Triggers: t.triggers, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
+	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
 }
 
 // isOutput reports an output channel: a state key, or an entrypoint's
@@ -295,7 +295,7 @@ func (g *Graph) stateUpdate(writes []Write) map[string]any {
 func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes []Write, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Panic: true, Err: fmt.Errorf("%v\n%s", r, debug.Stack())}
+			err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Panic: true, Err: fmt.Errorf("%v\n%s", r, debug.Stack())}
 		}
 	}()
 	scope.Context = ctx
@@ -343,7 +343,7 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 		}
 	}
 	if err != nil && ctx.Err() == nil {
-		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Err: err}
+		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
 	}
 	return writes, err
 }
@@ -418,7 +418,9 @@ func interruptOf(scope *taskScope, err error) *InterruptError {
 func (l *loop) newScope(t *task) *taskScope {
 	s := &t.scope
 	*s = taskScope{t: t, run: l, step: l.step}
-	s.resume = slices.Clone(l.resumes.byTask[t.id])
+	if len(l.resumes.byTask) > 0 { // no id made when no answer waits
+		s.resume = slices.Clone(l.resumes.byTask[t.id()])
+	}
 	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
 	if t.node.call {
 		// A call's task is planned when the call is made: a plain resume

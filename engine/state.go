@@ -277,14 +277,14 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		if len(tk.writes) == 0 {
 			snap.Next = append(snap.Next, tk.name)
 		}
-		st := SnapshotTask{ID: tk.id, Name: tk.name, Push: tk.kind == pushTask}
+		st := SnapshotTask{ID: tk.id(), Name: tk.name, Push: tk.kind == pushTask}
 		if tk.kind == pushTask {
 			st.Input = tk.input
 		}
 		if tk.node.subgraph != nil {
 			st.Subgraph = tk.namespace()
 		}
-		if sv, ok := saved.Task(tk.id); ok {
+		if sv, ok := saved.Task(tk.id()); ok {
 			st.Interrupts, st.Answers, st.Error = sv.Interrupts, sv.Answers, sv.Error
 			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.waitingTask(sv, tk), sv.Finished
 			if upd := g.stateUpdate(sv.Writes); len(upd) > 0 && sv.Finished {
@@ -516,7 +516,7 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 		if id == "" {
 			id = hashID(name, l.cpID)
 		}
-		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, id: id}
+		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, ident: id}
 		var writes []Write
 		switch {
 		case n.start:
@@ -539,7 +539,7 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 	}
 	for _, t := range tasks {
 		if saved != nil && len(t.writes) > 0 {
-			if err := g.saver.PutWrites(ctx, saved.Config, t.id, t.writes); err != nil {
+			if err := g.saver.PutWrites(ctx, saved.Config, t.id(), t.writes); err != nil {
 				return Config{}, err
 			}
 		}
@@ -618,7 +618,7 @@ func (g *Graph) updateCopy(ctx context.Context, saved *CheckpointTuple, fork Con
 	planned := prepareNextTasks(cs, forked.Checkpoint.ID, fork.CheckpointNS, saved.Metadata.Step+2, planHint{})
 	idsByNode := map[string][]string{}
 	for _, t := range planned {
-		idsByNode[t.name] = append(idsByNode[t.name], t.id)
+		idsByNode[t.name] = append(idsByNode[t.name], t.id())
 	}
 	var order []string
 	byNode := map[string][]StateUpdate{}
@@ -712,7 +712,7 @@ func applyNullWrites(cs *channelState, pending []PendingWrite) error {
 func (g *Graph) attachSavedWrites(tasks []*task, pending []PendingWrite) {
 	byID := make(map[string]*task, len(tasks))
 	for _, t := range tasks {
-		byID[t.id] = t
+		byID[t.id()] = t
 	}
 	for _, pw := range pending {
 		t := byID[pw.TaskID]

@@ -85,7 +85,7 @@ func (s *Stepper) EditWrites(taskID string, writes []Write, by string) error {
 	}
 	var t *task
 	for _, x := range l.tasks {
-		if x.id == taskID {
+		if x.id() == taskID {
 			t = x
 		}
 	}
@@ -314,7 +314,7 @@ func (s *Stepper) View() *StepView {
 	{
 		for _, t := range sortTasks(l.tasks) {
 			r := &t.result
-			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Call: t.node.call, Triggers: slices.Clone(t.triggers), Input: t.input}
+			tv := TaskView{ID: t.id(), Name: t.name, Push: t.kind == pushTask, Call: t.node.call, Triggers: slices.Clone(t.triggers), Input: t.input}
 			if r != nil {
 				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts
 				switch {

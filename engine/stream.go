@@ -431,7 +431,7 @@ func StreamMessage(ctx context.Context, message any) {
 		return
 	}
 	if s.run.emit != nil {
-		s.run.emit(Event{Kind: EventMessage, Step: s.step, Node: s.t.name, TaskID: s.t.id, TaskNS: s.t.namespace(), Triggers: s.t.triggers, Value: Normalize(message)})
+		s.run.emit(Event{Kind: EventMessage, Step: s.step, Node: s.t.name, TaskID: s.t.id(), TaskNS: s.t.namespace(), Triggers: s.t.triggers, Value: Normalize(message)})
 	}
 }
 

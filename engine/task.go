@@ -112,7 +112,7 @@ func Emit(ctx context.Context, value any) {
 		return // an attempt that timed out is abandoned; Emit counts as progress
 	}
 	if s := scopeOf(ctx); s != nil && s.run.emit != nil {
-		s.run.emit(Event{Kind: EventCustom, Step: s.step, Node: s.t.name, TaskID: s.t.id, Value: value})
+		s.run.emit(Event{Kind: EventCustom, Step: s.step, Node: s.t.name, TaskID: s.t.id(), Value: value})
 	}
 }
 
@@ -129,7 +129,7 @@ func CurrentTask(ctx context.Context) (TaskInfo, bool) {
 	if s == nil {
 		return TaskInfo{}, false
 	}
-	return TaskInfo{ID: s.t.id, Node: s.t.name, Namespace: s.t.namespace(), Step: s.step, ThreadID: s.run.cfg.ThreadID}, true
+	return TaskInfo{ID: s.t.id(), Node: s.t.name, Namespace: s.t.namespace(), Step: s.step, ThreadID: s.run.cfg.ThreadID}, true
 }
 
 // nodeWrites turns what a node returned into the task's writes, writer by

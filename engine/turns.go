@@ -94,7 +94,7 @@ func (l *loop) prepareSubgraphTurns(run []*task) {
 	if len(subs) > 1 {
 		l.turns, l.turnOf = newSubgraphTurns(len(subs)), map[string]int{}
 		for i, t := range subs {
-			l.turnOf[t.id] = i
+			l.turnOf[t.id()] = i
 		}
 	}
 }
