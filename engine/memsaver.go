@@ -13,6 +13,12 @@ import (
 type MemorySaver struct {
 	mu      sync.RWMutex
 	threads map[string]map[string]*memNamespace // thread -> ns -> checkpoints
+	// last is the namespace a write found last: a run writes its thread's
+	// one namespace twice a superstep (writes, checkpoint).
+	last struct {
+		thread, ns string
+		n          *memNamespace
+	}
 }
 
 type memNamespace struct {
@@ -25,6 +31,18 @@ type memRecord struct {
 	cp       *Checkpoint
 	md       Metadata
 	parentID string
+	// emptyParents stands for md.Parents when that is an empty map (a
+	// root run's): kept as nil, it costs a checkpoint no map of its own.
+	emptyParents bool
+}
+
+// metadata returns a copy of the record's metadata for a reader.
+func (r *memRecord) metadata() Metadata {
+	md := cloneMetadata(r.md)
+	if r.emptyParents {
+		md.Parents = map[string]string{}
+	}
+	return md
 }
 
 type memWriteKey struct {
@@ -38,6 +56,9 @@ type memWriteKey struct {
 type memWrites struct {
 	entries []memWriteEntry
 	index   map[memWriteKey]int
+	// first holds the first entries, so a superstep's usual one task
+	// with a write or two costs one allocation.
+	first [2]memWriteEntry
 }
 
 type memWriteEntry struct {
@@ -87,6 +108,9 @@ func NewMemorySaver() *MemorySaver {
 }
 
 func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
+	if l := &m.last; l.n != nil && l.thread == thread && l.ns == ns {
+		return l.n
+	}
 	t := m.threads[thread]
 	if t == nil {
 		if !create {
@@ -100,6 +124,9 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 		n = &memNamespace{records: map[string]*memRecord{}, writes: map[string]*memWrites{}}
 		t[ns] = n
 	}
+	if create { // under the write lock: readers only share m.mu.RLock
+		m.last.thread, m.last.ns, m.last.n = thread, ns, n
+	}
 	return n
 }
 
@@ -109,12 +136,20 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
 	if _, exists := n.records[cp.ID]; !exists {
-		i := sort.SearchStrings(n.ids, cp.ID)
-		n.ids = append(n.ids, "")
-		copy(n.ids[i+1:], n.ids[i:])
-		n.ids[i] = cp.ID
+		if k := len(n.ids); k == 0 || n.ids[k-1] < cp.ID {
+			n.ids = append(n.ids, cp.ID) // the usual case: ids grow
+		} else {
+			i := sort.SearchStrings(n.ids, cp.ID)
+			n.ids = append(n.ids, "")
+			copy(n.ids[i+1:], n.ids[i:])
+			n.ids[i] = cp.ID
+		}
 	}
-	n.records[cp.ID] = &memRecord{cp: cp, md: cloneMetadata(md), parentID: cfg.CheckpointID}
+	emptyParents := md.Parents != nil && len(md.Parents) == 0
+	if emptyParents {
+		md.Parents = nil
+	}
+	n.records[cp.ID] = &memRecord{cp: cp, md: cloneMetadata(md), parentID: cfg.CheckpointID, emptyParents: emptyParents}
 	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
 
@@ -126,6 +161,7 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	w := n.writes[cfg.CheckpointID]
 	if w == nil {
 		w = &memWrites{}
+		w.entries = w.first[:0]
 		n.writes[cfg.CheckpointID] = w
 	}
 	base := 0
@@ -174,7 +210,7 @@ func (m *MemorySaver) tuple(thread, ns string, n *memNamespace, id string) *Chec
 	t := &CheckpointTuple{
 		Config:     Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
 		Checkpoint: r.cp.Materialize(), // shared: checkpoints are immutable
-		Metadata:   cloneMetadata(r.md),
+		Metadata:   r.metadata(),
 		ParentID:   r.parentID,
 	}
 	t.PendingWrites = sortedPendingWrites(n.writes[id])
@@ -250,6 +286,7 @@ func (m *MemorySaver) DeleteThread(_ context.Context, threadID string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.threads, threadID)
+	m.last.n = nil
 	return nil
 }
 

@@ -159,7 +159,7 @@ func sameKeys(keys []string, m map[string]any) bool {
 func (e *Expr) Eval(env Env) (any, error) {
 	state := env.State
 	if state == nil {
-		state = map[string]any{}
+		state = emptyObject
 	}
 	resumes := env.Resumes
 	if resumes == nil {
@@ -167,24 +167,36 @@ func (e *Expr) Eval(env Env) (any, error) {
 	}
 	rc := env.Context
 	if rc == nil {
-		rc = map[string]any{}
+		rc = emptyObject
 	}
-	machine := vmPool.Get().(*vm.VM)
 	results := env.Results
 	if results == nil {
 		results = []any{}
 	}
-	out, err := machine.Run(e.prog, exprVars{State: state, Resume: env.Resume, Resumes: resumes, Context: rc, Results: results, Previous: env.Previous})
-	vmPool.Put(machine)
+	ev := evaluators.Get().(*evaluator)
+	ev.vars = exprVars{State: state, Resume: env.Resume, Resumes: resumes, Context: rc, Results: results, Previous: env.Previous}
+	out, err := ev.vm.Run(e.prog, &ev.vars)
+	ev.vars = exprVars{} // keep no run's values alive in the pool
+	evaluators.Put(ev)
 	if err != nil {
 		return nil, oneLine(err)
 	}
 	return toValue(out)
 }
 
-// vmPool reuses expression VMs: nodes evaluate expressions on every
-// superstep, and a VM per evaluation is most of their garbage.
-var vmPool = sync.Pool{New: func() any { return new(vm.VM) }}
+// emptyObject is what a missing state or context reads as. Expressions
+// cannot change a map, and Eval's result is a copy, so one is shared.
+var emptyObject = map[string]any{}
+
+// evaluator is an expression VM with room for its variables: nodes
+// evaluate expressions on every superstep, and a VM and a boxed set of
+// variables per evaluation were most of their garbage.
+type evaluator struct {
+	vm   vm.VM
+	vars exprVars
+}
+
+var evaluators = sync.Pool{New: func() any { return new(evaluator) }}
 
 // oneLine drops the source snippet expr-lang appends to its errors: callers
 // put the message on one line after the file position of the expression.
