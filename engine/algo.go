@@ -80,6 +80,8 @@ type applyScratch struct {
 	// emptied, not freed, between supersteps, and a group's slice is reused.
 	groups []channelWrites
 	index  map[string]int
+	// updated is the returned list's memory while valuesOff.
+	updated []string
 }
 
 type channelWrites struct {
@@ -456,7 +458,14 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			sc.add(w.Channel, w.Value)
 		}
 	}
-	out := make([]string, 0, len(sc.groups))
+	var out []string
+	if cs.valuesOff {
+		// Nobody keeps the list past the next planning (no checkpoint
+		// records it), so it is reused.
+		out = sc.updated[:0]
+	} else {
+		out = make([]string, 0, len(sc.groups))
+	}
 	for _, cw := range sc.groups {
 		c := cw.channel
 		ch := cs.channels[c]
@@ -507,6 +516,9 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		cs.refresh(c)
 	}
 	slices.Sort(out)
+	if cs.valuesOff {
+		sc.updated = out
+	}
 	return out, nil
 }
 

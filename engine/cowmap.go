@@ -14,6 +14,11 @@ const cowMaxShards = 64
 // a smaller map is one shard, copied whole when written after a snapshot.
 const cowSplitAt = 32
 
+// cowInlineEntries is how many entries a one-shard copy holds in its own
+// allocation: a run's versions_seen has one per node, its versions and
+// values one per channel, a handful in most graphs.
+const cowInlineEntries = 8
+
 // cowMap is a map that snapshots in O(1): a snapshot shares every shard,
 // and the first write to a shared shard copies that shard only. The run's
 // channel values, versions and versions_seen live in cowMaps, so writing a
@@ -83,9 +88,16 @@ func (c *cowMap[V]) writable(k string) *cowShard[V] {
 		one := &struct {
 			list  [1]*cowShard[V]
 			shard cowShard[V]
+			room  [cowInlineEntries]cowEntry[V]
 		}{}
 		one.shard.gen = c.gen
-		if old != nil {
+		switch {
+		case old == nil:
+		case len(old.entries) < cowInlineEntries:
+			// A small map's entries, with room for one more, fit in the
+			// same allocation.
+			one.shard.entries = append(one.room[:0], old.entries...)
+		default:
 			one.shard.entries = copyEntries(old.entries)
 		}
 		one.list[0] = &one.shard
