@@ -108,6 +108,8 @@ type branchSpec struct {
 	// pathMap maps the labels route returns to nodes (nil: route returns
 	// node names).
 	pathMap map[string]string
+	// fromValue is from as the value of a route's write, boxed once.
+	fromValue any
 }
 
 // StateGraph builds a graph. Its methods record mistakes and return the
@@ -243,7 +245,7 @@ func (g *StateGraph) AddConditionalEdges(from string, route RouteFunc, ends ...s
 	if len(ends) > 0 {
 		e = slices.Clone(ends)
 	}
-	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: e})
+	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: e, fromValue: from})
 	return g
 }
 
@@ -263,6 +265,6 @@ func (g *StateGraph) AddConditionalEdgesMap(from string, route RouteFunc, pathMa
 		}
 	}
 	slices.Sort(ends)
-	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: ends, pathMap: maps.Clone(pathMap)})
+	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: ends, pathMap: maps.Clone(pathMap), fromValue: from})
 	return g
 }

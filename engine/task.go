@@ -291,7 +291,7 @@ func (g *Graph) routeWrite(out []Write, br *branchSpec, dest any) ([]Write, erro
 			return out, fmt.Errorf("route from %q returned %q, which is not one of its ends %v", br.from, d, br.ends)
 		}
 		if d != End {
-			out = append(out, Write{Channel: g.branchChannel(d), Value: br.from})
+			out = append(out, Write{Channel: g.branchChannel(d), Value: br.fromValue})
 		}
 	case Send:
 		if d.Node == End {
