@@ -9,10 +9,14 @@ import (
 // GraphInfo describes a compiled graph for display: its nodes, edges and
 // channels, in declaration order.
 type GraphInfo struct {
-	Name     string        // the graph's name
-	Nodes    []NodeInfo    // __start__ first, then the nodes as declared
-	Edges    []EdgeInfo    // static edges, joins, then conditional edges
-	Channels []ChannelInfo // state keys first, then the internal channels
+	Name  string     // the graph's name
+	Nodes []NodeInfo // the nodes as declared (not __start__)
+	// Entrypoint: compiled by NewEntrypoint. Its one node is triggered by
+	// the __start__ channel and there is no __start__ node (LangGraph.js
+	// func/index.ts builds a Pregel with the entrypoint's node alone).
+	Entrypoint bool
+	Edges      []EdgeInfo    // static edges, joins, then conditional edges
+	Channels   []ChannelInfo // state keys first, then the internal channels
 	// InterruptBefore and InterruptAfter are the compiled breakpoints.
 	InterruptBefore, InterruptAfter []string
 }
@@ -41,6 +45,7 @@ type ChannelInfo struct {
 func (g *Graph) Describe() GraphInfo {
 	info := GraphInfo{
 		Name:            g.name,
+		Entrypoint:      g.entrypoint,
 		Edges:           slices.Clone(g.edges),
 		InterruptBefore: slices.Clone(g.interrupts.before),
 		InterruptAfter:  slices.Clone(g.interrupts.after),
