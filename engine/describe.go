@@ -25,7 +25,8 @@ type GraphInfo struct {
 type NodeInfo struct {
 	Name        string
 	Triggers    []string       // the channels whose update makes it run
-	Subgraph    bool           // it runs a compiled graph
+	Subgraph    bool           // it runs a compiled graph: a subgraph node, or its function runs declared ones
+	Declared    []string       // the subgraphs its function runs, by the names UsesSubgraph gave them
 	Deferred    bool           // it waits until nothing else is left to run (WithDefer)
 	Retry       *RetryPolicy   // nil: no retries
 	Timeout     *TimeoutPolicy // nil: no timeout
@@ -52,10 +53,14 @@ func (g *Graph) Describe() GraphInfo {
 	}
 	for _, name := range g.userNodes() {
 		n := g.nodes[name]
-		info.Nodes = append(info.Nodes, NodeInfo{
-			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.subgraph != nil, Deferred: n.deferred,
+		ni := NodeInfo{
+			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.runsSubgraphs(), Deferred: n.deferred,
 			Retry: n.retry, Timeout: n.timeout, Ends: slices.Clone(n.ends), Description: n.desc,
-		})
+		}
+		for _, u := range n.uses {
+			ni.Declared = append(ni.Declared, u.name)
+		}
+		info.Nodes = append(info.Nodes, ni)
 	}
 	for _, c := range g.channelOrder {
 		ci := g.channelSpec[c]
@@ -68,7 +73,9 @@ func (g *Graph) Describe() GraphInfo {
 	return info
 }
 
-// Subgraph returns the compiled graph run by node, or nil.
+// Subgraph returns the compiled graph run by subgraph node node, or nil. A
+// node may instead declare the subgraphs its function runs (UsesSubgraph):
+// SubgraphAt finds which one ran in a namespace.
 func (g *Graph) Subgraph(node string) *Graph {
 	if n := g.nodes[node]; n != nil {
 		return n.subgraph
