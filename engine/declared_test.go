@@ -180,3 +180,59 @@ func TestUsesSubgraph_BadDeclarations(t *testing.T) {
 		}
 	}
 }
+
+// A declared stateful subgraph (AsStatefulSubgraph) keeps one namespace per
+// thread, the node's name without task ids: the task's State and Runs
+// read it there, and its namespace resolves by either form.
+func TestUsesSubgraph_Stateful(t *testing.T) {
+	counter := mustCompile(t, engine.NewStateGraph(engine.AppendKey("seen")).
+		AddNode("count", func(context.Context, any) (any, error) { return map[string]any{"seen": []any{"x"}}, nil }).
+		AddEdge(engine.Start, "count"), engine.AsStatefulSubgraph())
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("n")).
+		AddNode("agent", func(ctx context.Context, _ any) (any, error) {
+			out, err := engine.InvokeSubgraph(ctx, counter, map[string]any{})
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"n": len(out["seen"].([]any))}, nil
+		}, engine.UsesSubgraph("counter", counter)).
+		AddNode("stop", func(context.Context, any) (any, error) { return nil, nil }).
+		AddEdge(engine.Start, "agent").AddEdge("agent", "stop"),
+		engine.WithInterruptBefore("stop"))
+	for i := 0; i < 2; i++ {
+		if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("st")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hist, err := g.History(ctx, engine.Config{ThreadID: "st"}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var withAgent *engine.StateSnapshot
+	for _, h := range hist {
+		if len(h.Next) == 1 && h.Next[0] == "agent" {
+			withAgent = h // the newest checkpoint that plans agent
+			break
+		}
+	}
+	if withAgent == nil {
+		t.Fatal("no checkpoint plans agent")
+	}
+	snap, err := g.GetState(ctx, withAgent.Config, engine.WithSubgraphState())
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := snap.Tasks[0]
+	if task.State == nil || len(task.Runs) != 1 || task.Runs[0].Name != "counter" {
+		t.Fatalf("agent task: %+v", task)
+	}
+	if got := task.State.Values["seen"]; !reflect.DeepEqual(got, []any{"x", "x"}) {
+		t.Fatalf("the stateful subgraph's one history holds both runs: %v", got)
+	}
+	for _, ns := range []string{task.Subgraph, "agent"} {
+		sub, own, err := g.SubgraphAt(ctx, engine.Config{ThreadID: "st", CheckpointNS: ns})
+		if err != nil || sub != counter || own != "agent" {
+			t.Fatalf("SubgraphAt(%q): %v %q %v", ns, sub == counter, own, err)
+		}
+	}
+}
