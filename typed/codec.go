@@ -120,12 +120,12 @@ func buildCodec(t reflect.Type) codec {
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return codec{
-			enc: func(v reflect.Value) (any, error) { return float64(v.Int()), nil },
+			enc: func(v reflect.Value) (any, error) { return encodeInt(v.Int()), nil },
 			dec: decodeInt,
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return codec{
-			enc: func(v reflect.Value) (any, error) { return float64(v.Uint()), nil },
+			enc: func(v reflect.Value) (any, error) { return engine.Normalize(v.Uint()), nil },
 			dec: decodeUint,
 		}
 	case reflect.Float32, reflect.Float64:
@@ -222,6 +222,26 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
+// encodeInt is i as an engine number: a float64, or beyond ±2^53, where
+// float64 would round it, the engine's exact form (engine.Number).
+func encodeInt(i int64) any {
+	if f := float64(i); f >= -(1<<53) && f <= 1<<53 {
+		return f
+	}
+	return engine.Normalize(i)
+}
+
+// exactInt reads a json.Number holding a whole number exactly (the
+// engine's form of integers beyond ±2^53): a float64 would round it.
+func exactInt(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	return i, err == nil
+}
+
 func decodeInt(dst reflect.Value, v any) error {
 	if f, ok := v.(float64); ok && f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 && !dst.OverflowInt(int64(f)) {
 		dst.SetInt(int64(f))
@@ -232,6 +252,13 @@ func decodeInt(dst reflect.Value, v any) error {
 		return nil
 	}
 	if i, ok := v.(int64); ok && !dst.OverflowInt(i) {
+		dst.SetInt(i)
+		return nil
+	}
+	if i, ok := exactInt(v); ok {
+		if dst.OverflowInt(i) {
+			return mismatch(dst, v, fmt.Errorf("%d is out of range", i))
+		}
 		dst.SetInt(i)
 		return nil
 	}
@@ -250,6 +277,15 @@ func decodeInt(dst reflect.Value, v any) error {
 }
 
 func decodeUint(dst reflect.Value, v any) error {
+	if n, ok := v.(json.Number); ok {
+		if u, err := strconv.ParseUint(string(n), 10, 64); err == nil {
+			if dst.OverflowUint(u) {
+				return mismatch(dst, v, fmt.Errorf("%d is out of range", u))
+			}
+			dst.SetUint(u)
+			return nil
+		}
+	}
 	f, ok := number(v)
 	if !ok {
 		return mismatch(dst, v, nil)

@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -93,6 +94,8 @@ func describe(v any) string {
 		return fmt.Sprintf("string %q", x)
 	case float64:
 		return fmt.Sprintf("number %v", x)
+	case json.Number:
+		return "number " + string(x)
 	case bool:
 		return fmt.Sprintf("bool %v", x)
 	case []any:

@@ -2,15 +2,18 @@ package typed
 
 import (
 	"fmt"
+	"math"
 	"reflect"
+	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
 
 // Change is one field write of an Update, made by Set.
 type Change struct {
-	ptr   any // *T, the field's address in the struct the Update is built on
-	value any // T
+	ptr     any // *T, the field's address in the struct the Update is built on
+	value   any // T, or its engine value when encoded
+	encoded bool
 }
 
 // Set says "this field gets this value". field must be the address of a
@@ -19,6 +22,20 @@ type Change struct {
 // value is the write, not the result: Set(&s.Visited, []string{"a"})
 // appends "a" to an append field.
 func Set[T any](field *T, value T) Change {
+	// Built-in scalars are encoded here, where their type is known without
+	// reflect: a node's update then costs what a map node's costs.
+	switch v := any(value).(type) {
+	case int:
+		if f := float64(v); f >= -(1<<53) && f <= 1<<53 {
+			return Change{ptr: field, value: f, encoded: true}
+		}
+	case float64:
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return Change{ptr: field, value: v, encoded: true}
+		}
+	case string, bool:
+		return Change{ptr: field, value: v, encoded: true}
+	}
 	return Change{ptr: field, value: value}
 }
 
@@ -76,24 +93,41 @@ func (u Update[S]) pairs(s *schema) (engine.Update, error) {
 	if len(u.changes) == 0 {
 		return nil, nil
 	}
-	if u.base == nil {
-		return nil, fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
-	}
-	base := reflect.ValueOf(u.base).Pointer()
 	out := make(engine.Update, len(u.changes))
+	err := u.resolve(s, func(i int, key string, v any) { out[i] = engine.KV{Key: key, Value: v} })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// resolve calls put with each change's index, state key and engine value.
+func (u Update[S]) resolve(s *schema, put func(i int, key string, v any)) error {
+	if len(u.changes) == 0 {
+		return nil
+	}
+	if u.base == nil {
+		return fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
+	}
+	base := uintptr(unsafe.Pointer(u.base))
+	hint := 0
 	for i, c := range u.changes {
-		p := reflect.ValueOf(c.ptr)
-		f, ok := s.fieldAt(base, p.Pointer(), p.Type().Elem())
+		pt := reflect.TypeOf(c.ptr)
+		f, ok := s.fieldAt(base, uintptr(reflect.ValueOf(c.ptr).UnsafePointer()), pt, &hint)
 		if !ok {
-			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, p.Type(), s.typ)
+			return fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, pt, s.typ)
+		}
+		if c.encoded {
+			put(i, f.key, c.value)
+			continue
 		}
 		v, err := f.encode(valueOf(c.value, f.typ))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out[i] = engine.KV{Key: f.key, Value: v}
+		put(i, f.key, v)
 	}
-	return out, nil
+	return nil
 }
 
 // result is what the engine node returns: an ordered update, or a Command
