@@ -225,8 +225,8 @@ func number(v any) (float64, bool) {
 // encodeInt is i as an engine number: a float64, or beyond ±2^53, where
 // float64 would round it, the engine's exact form (engine.Number).
 func encodeInt(i int64) any {
-	if f := float64(i); f >= -(1<<53) && f <= 1<<53 {
-		return f
+	if i >= -(1<<53) && i <= 1<<53 {
+		return float64(i)
 	}
 	return engine.Normalize(i)
 }
@@ -267,10 +267,10 @@ func decodeInt(dst reflect.Value, v any) error {
 		return mismatch(dst, v, nil)
 	}
 	if f != math.Trunc(f) {
-		return mismatch(dst, v, fmt.Errorf("%s is not a whole number", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is not a whole number", engine.FormatNumber(f)))
 	}
 	if f < -(1<<63) || f >= 1<<63 || dst.OverflowInt(int64(f)) {
-		return mismatch(dst, v, fmt.Errorf("%s is out of range", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is out of range", engine.FormatNumber(f)))
 	}
 	dst.SetInt(int64(f))
 	return nil
@@ -291,10 +291,10 @@ func decodeUint(dst reflect.Value, v any) error {
 		return mismatch(dst, v, nil)
 	}
 	if f != math.Trunc(f) {
-		return mismatch(dst, v, fmt.Errorf("%s is not a whole number", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is not a whole number", engine.FormatNumber(f)))
 	}
 	if f < 0 || f >= 1<<64 || dst.OverflowUint(uint64(f)) {
-		return mismatch(dst, v, fmt.Errorf("%s is out of range", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is out of range", engine.FormatNumber(f)))
 	}
 	dst.SetUint(uint64(f))
 	return nil

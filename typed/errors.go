@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/superstep/superstep/engine"
 	"reflect"
 )
 
@@ -93,7 +94,7 @@ func describe(v any) string {
 		}
 		return fmt.Sprintf("string %q", x)
 	case float64:
-		return fmt.Sprintf("number %v", x)
+		return "number " + engine.FormatNumber(x)
 	case json.Number:
 		return "number " + string(x)
 	case bool:

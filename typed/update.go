@@ -26,8 +26,8 @@ func Set[T any](field *T, value T) Change {
 	// reflect: a node's update then costs what a map node's costs.
 	switch v := any(value).(type) {
 	case int:
-		if f := float64(v); f >= -(1<<53) && f <= 1<<53 {
-			return Change{ptr: field, value: f, encoded: true}
+		if i := int64(v); i >= -(1<<53) && i <= 1<<53 {
+			return Change{ptr: field, value: float64(v), encoded: true}
 		}
 	case float64:
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
