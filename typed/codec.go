@@ -90,6 +90,9 @@ func buildCodec(t reflect.Type) codec {
 	if t == anyType {
 		return codec{enc: encodeAny, dec: decodeAny}
 	}
+	if t == messageType {
+		return messageCodec()
+	}
 	if viaJSON(t) {
 		return jsonCodec(t)
 	}
