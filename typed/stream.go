@@ -21,17 +21,17 @@ type Part[S any] struct {
 	// writes, and Keys lists their state keys (in field order); a key
 	// written twice holds the last write (Data has every one). Cached
 	// marks writes re-applied from a checkpoint on resume.
-	Node   string
-	Update *S
-	Keys   []string
-	Cached bool
+	Node   string   // the node
+	Update *S       // its writes
+	Keys   []string // the keys it wrote
+	Cached bool     // re-applied on resume
 	// Interrupts are the run's pending interrupts (StreamValues and
 	// StreamUpdates when it pauses; empty for a breakpoint).
 	Interrupts []engine.Interruption
 	// Message is a chat message (StreamMessages) that has the shape of a
 	// Message, with where it came from.
-	Message  *Message
-	Metadata engine.MessageMetadata
+	Message  *Message               // the message
+	Metadata engine.MessageMetadata // the task that streamed it
 }
 
 // Stream runs the graph like Run and yields the chunks of the given modes
