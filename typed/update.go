@@ -35,8 +35,36 @@ func Set[T any](field *T, value T) Change {
 		}
 	case string, bool:
 		return Change{ptr: field, value: v, encoded: true}
+	case []int:
+		if out, ok := encodeInts(v); ok {
+			return Change{ptr: field, value: out, encoded: true}
+		}
+	case []string:
+		if v != nil {
+			out := make([]any, len(v))
+			for i, x := range v {
+				out[i] = x
+			}
+			return Change{ptr: field, value: out, encoded: true}
+		}
 	}
 	return Change{ptr: field, value: value}
+}
+
+// encodeInts is a non-nil []int as engine values, when every element is a
+// float64 exactly (a nil slice's value depends on the field's channel).
+func encodeInts(l []int) ([]any, bool) {
+	if l == nil {
+		return nil, false
+	}
+	out := make([]any, len(l))
+	for i, x := range l {
+		if n := int64(x); n < -(1<<53) || n > 1<<53 {
+			return nil, false
+		}
+		out[i] = float64(x)
+	}
+	return out, true
 }
 
 // Update is a node's partial state update: the fields it set, in the order
