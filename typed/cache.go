@@ -24,6 +24,17 @@ import (
 // decoded afresh for each task, as before. A graph run by several threads
 // at once keeps one of them; the others decode in full.
 
+// cacheFromFields is the number of copyable fields from which a graph
+// keeps its decoded state: decoding a field costs a map lookup, and the
+// cache a lock, the engine's log and a copy of the struct — about what a
+// handful of fields cost. A smaller state is decoded whole (measured on
+// the loop_5000 and wide_state workloads of bench_test.go).
+const cacheFromFields = 8
+
+// cacheFrom is cacheFromFields; tests lower it to exercise the cache on
+// small states.
+var cacheFrom = cacheFromFields
+
 // stateCache is one graph's last decoded state.
 type stateCache struct {
 	mu    sync.Mutex
@@ -61,7 +72,7 @@ var timeType = reflect.TypeFor[time.Time]()
 // decodeState reads a node's or route's input state into dst (a fresh,
 // addressable S), through the cache when the engine can say what changed.
 func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst reflect.Value) error {
-	if len(s.shared) == 0 {
+	if !s.cached {
 		return s.decode(state, dst)
 	}
 	c.mu.Lock()

@@ -33,6 +33,7 @@ type Cached struct {
 // struct, a slice's elements) changes nothing for the next node, and a
 // field re-decoded from a smaller value loses what the old one had.
 func TestStateCache_EachNodeOwnsItsCopy(t *testing.T) {
+	defer typed.CacheSmallStates()()
 	var seen []Cached
 	look := func(s *Cached) {
 		c := *s
@@ -80,6 +81,7 @@ func TestStateCache_EachNodeOwnsItsCopy(t *testing.T) {
 // TestStateCache_ConcurrentRunsKeepTheirOwnState runs one graph on several
 // threads at once: each run's nodes must see that run's values.
 func TestStateCache_ConcurrentRunsKeepTheirOwnState(t *testing.T) {
+	defer typed.CacheSmallStates()()
 	type S struct {
 		Start int `json:"start"`
 		N     int `json:"n"`
@@ -124,6 +126,7 @@ func TestStateCache_ConcurrentRunsKeepTheirOwnState(t *testing.T) {
 // TestStateCache_DecodeErrorIsNotCached: a value that does not fit fails
 // every node that reads it, not only the first.
 func TestStateCache_DecodeErrorIsNotCached(t *testing.T) {
+	defer typed.CacheSmallStates()()
 	type S struct {
 		N int `json:"n"`
 	}

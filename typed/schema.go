@@ -21,6 +21,7 @@ type schema struct {
 	// shared and unshared split fields (indexes into fields) by whether
 	// a decoded value may be copied to several tasks (see cache.go).
 	shared, unshared []int
+	cached           bool // nodes decode through a stateCache (cache.go)
 }
 
 type field struct {
@@ -115,6 +116,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		s.offsets = append(s.offsets, f.offset)
 		s.keys = append(s.keys, spec)
 	}
+	s.cached = len(s.shared) >= cacheFrom
 	return s, nil
 }
 
