@@ -38,10 +38,10 @@ type Result[S any] struct {
 // a dict input). An input that sets nothing continues the thread instead
 // (see Continue).
 func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunOption) (*Result[S], error) {
-	if len(input.changes) == 0 {
+	if input.n == 0 {
 		return g.Continue(ctx, opts...)
 	}
-	in := make(map[string]any, len(input.changes))
+	in := make(map[string]any, input.n)
 	if err := input.resolve(g.schema, func(_ int, key string, v any) { in[key] = v }); err != nil {
 		return nil, err
 	}

@@ -41,8 +41,8 @@ type Part[S any] struct {
 // engine.Graph.StreamModes.
 func (g *Graph[S]) Stream(ctx context.Context, input Update[S], modes []engine.StreamMode, opts ...engine.RunOption) iter.Seq2[Part[S], error] {
 	var in any
-	if len(input.changes) > 0 {
-		m := make(map[string]any, len(input.changes))
+	if input.n > 0 {
+		m := make(map[string]any, input.n)
 		if err := input.resolve(g.schema, func(_ int, key string, v any) { m[key] = v }); err != nil {
 			return failed[S](err)
 		}

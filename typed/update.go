@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"unsafe"
 
 	"github.com/superstep/superstep/engine"
@@ -71,9 +72,13 @@ func encodeInts(l []int) ([]any, bool) {
 // it set them, and optionally where to go next (a Command). The zero
 // Update writes nothing.
 type Update[S any] struct {
-	base    *S
-	changes []Change
-	gotos   []any // string node names and engine.Sends, in call order
+	base *S
+	// few holds up to two changes, the usual node's, so that a Write
+	// allocates nothing; more holds them when there are more.
+	few   [2]Change
+	more  []Change
+	n     int
+	gotos []any // string node names and engine.Sends, in call order
 }
 
 // Write builds an Update of the fields of s that changes set, in order:
@@ -83,7 +88,21 @@ type Update[S any] struct {
 // s is usually the state the node received; a node started by a Send, which
 // gets no state, builds its update on a zero value of its own.
 func Write[S any](s *S, changes ...Change) Update[S] {
-	return Update[S]{base: s, changes: changes}
+	u := Update[S]{base: s, n: len(changes)}
+	if len(changes) <= len(u.few) {
+		copy(u.few[:], changes)
+	} else {
+		u.more = slices.Clone(changes)
+	}
+	return u
+}
+
+// changes lists the Update's changes in order.
+func (u *Update[S]) changes() []Change {
+	if u.more != nil {
+		return u.more
+	}
+	return u.few[:u.n]
 }
 
 // Goto adds nodes to run next, as a LangGraph Command's goto: no edge is
@@ -118,10 +137,10 @@ func Send[A any](node string, arg A) engine.Send {
 
 // pairs resolves the changes to ordered state writes.
 func (u Update[S]) pairs(s *schema) (engine.Update, error) {
-	if len(u.changes) == 0 {
+	if u.n == 0 {
 		return nil, nil
 	}
-	out := make(engine.Update, len(u.changes))
+	out := make(engine.Update, u.n)
 	err := u.resolve(s, func(i int, key string, v any) { out[i] = engine.KV{Key: key, Value: v} })
 	if err != nil {
 		return nil, err
@@ -131,7 +150,7 @@ func (u Update[S]) pairs(s *schema) (engine.Update, error) {
 
 // resolve calls put with each change's index, state key and engine value.
 func (u Update[S]) resolve(s *schema, put func(i int, key string, v any)) error {
-	if len(u.changes) == 0 {
+	if u.n == 0 {
 		return nil
 	}
 	if u.base == nil {
@@ -139,7 +158,7 @@ func (u Update[S]) resolve(s *schema, put func(i int, key string, v any)) error 
 	}
 	base := uintptr(unsafe.Pointer(u.base))
 	hint := 0
-	for i, c := range u.changes {
+	for i, c := range u.changes() {
 		pt := reflect.TypeOf(c.ptr)
 		f, ok := s.fieldAt(base, uintptr(reflect.ValueOf(c.ptr).UnsafePointer()), pt, &hint)
 		if !ok {
