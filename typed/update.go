@@ -25,6 +25,8 @@ type Change struct {
 func Set[T any](field *T, value T) Change {
 	// Built-in scalars are encoded here, where their type is known without
 	// reflect: a node's update then costs what a map node's costs.
+	// The any(value) below must not escape, or every Set would allocate
+	// it: each case stores its typed v, never the interface.
 	switch v := any(value).(type) {
 	case int:
 		if i := int64(v); i >= -(1<<53) && i <= 1<<53 {
@@ -34,7 +36,9 @@ func Set[T any](field *T, value T) Change {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
 			return Change{ptr: field, value: v, encoded: true}
 		}
-	case string, bool:
+	case string:
+		return Change{ptr: field, value: v, encoded: true}
+	case bool:
 		return Change{ptr: field, value: v, encoded: true}
 	case []int:
 		if out, ok := encodeInts(v); ok {
