@@ -315,6 +315,9 @@ func encodeAny(v reflect.Value) (any, error) {
 	if !v.IsValid() {
 		return nil, nil
 	}
+	if !engineTypes[v.Type()] {
+		return codecFor(v.Type()).enc(v) // no Interface: it would box v again
+	}
 	switch x := v.Interface().(type) {
 	case nil, bool, string, float64:
 		return x, nil
@@ -343,6 +346,16 @@ func encodeAny(v reflect.Value) (any, error) {
 		return out, nil
 	}
 	return codecFor(v.Type()).enc(v)
+}
+
+// engineTypes are the types encodeAny passes on as engine values.
+var engineTypes = map[reflect.Type]bool{
+	reflect.TypeFor[bool]():           true,
+	reflect.TypeFor[string]():         true,
+	reflect.TypeFor[float64]():        true,
+	reflect.TypeFor[engine.Send]():    true,
+	reflect.TypeFor[[]any]():          true,
+	reflect.TypeFor[map[string]any](): true,
 }
 
 // decodeAny stores an engine value in an any as it is.
