@@ -181,13 +181,7 @@ func TestBigIntegers_SurviveACheckpoint(t *testing.T) {
 	if _, err := build(store).Run(ctx, typed.Write(&in, typed.Set(&in.ID, 1<<53+1), typed.Set(&in.Count, math.MaxUint64)), engine.OnThread("t")); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Close(); err != nil {
-		t.Fatal(err)
-	}
-	store, err = persist.Open(path, persist.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store = reopen(t, store, path)
 	defer store.Close()
 	got, snap, err := build(store).State(ctx, engine.Config{ThreadID: "t"})
 	if err != nil {

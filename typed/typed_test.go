@@ -105,14 +105,7 @@ func TestGraph_StateSurvivesABboltRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRich(t, res.State, wantRich())
-	if err := store.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	store, err = persist.Open(path, persist.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store = reopen(t, store, path)
 	defer store.Close()
 	got, snap, err := richGraph(t, store).State(ctx, engine.Config{ThreadID: "t"})
 	if err != nil {
@@ -122,6 +115,20 @@ func TestGraph_StateSurvivesABboltRoundTrip(t *testing.T) {
 		t.Fatalf("the channel must hold the engine's number, got %T", snap.Values["count"])
 	}
 	sameRich(t, got, wantRich())
+}
+
+// reopen closes a bbolt store and opens its file again, so what is read
+// next comes from the file.
+func reopen(t *testing.T, store *persist.Store, path string) *persist.Store {
+	t.Helper()
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	store, err := persist.Open(path, persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
 }
 
 func TestGraph_State_ErrorNamesTheField(t *testing.T) {
