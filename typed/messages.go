@@ -34,7 +34,8 @@ type Messages []Message
 func RemoveMessage(id string) Message { return Message{ID: id, Remove: true} }
 
 // RemoveAllMessages is a write to a Messages field that deletes every
-// message before it; the messages after it in the same write are kept.
+// message before it; the messages after it in the same write are kept
+// (REMOVE_ALL_MESSAGES: libs/langgraph/langgraph/graph/message.py:38, :209).
 func RemoveAllMessages() Message { return RemoveMessage(engine.RemoveAll) }
 
 var messageType = reflect.TypeFor[Message]()
