@@ -143,3 +143,30 @@ func TestStateChanges_ForgetsOldGenerations(t *testing.T) {
 		t.Errorf("eleven views later the log has forgotten: got %+v", s)
 	}
 }
+
+// Send tasks get their argument, not the state, so planning builds no
+// state view for them; their routes read it from the tasks' goroutines.
+// The view must exist before they start (go test -race finds two
+// goroutines building it otherwise).
+func TestStateView_BuiltBeforeConcurrentTasksRoute(t *testing.T) {
+	nop := func(context.Context, any) (any, error) { return nil, nil }
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("a")).
+		AddNode("fan", update("a", 1)).
+		AddNode("work", nop).
+		AddNode("end", nop).
+		AddEdge(engine.Start, "fan").
+		AddConditionalEdges("fan", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "work", Arg: 1.0}, engine.Send{Node: "work", Arg: 2.0}, engine.Send{Node: "work", Arg: 3.0}}, nil
+		}, "work").
+		AddConditionalEdges("work", func(_ context.Context, s map[string]any) (any, error) {
+			if s["a"] != 1.0 {
+				return nil, fmt.Errorf("route saw a=%v", s["a"])
+			}
+			return "end", nil
+		}, "end"))
+	for i := range 10 {
+		if _, err := g.Invoke(ctx, map[string]any{"a": 0}, engine.OnThread(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
