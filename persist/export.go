@@ -99,7 +99,11 @@ func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, finger
 			return fmt.Errorf("%w: thread id %q is not UTF-8 and cannot be exported", ErrInvalidID, threadID)
 		}
 		if fingerprint == "" {
-			fingerprint = string(tb.Get(keyFingerprint))
+			fp, err := threadKeys(tb, threadID).Get(keyFingerprint)
+			if err != nil {
+				return err
+			}
+			fingerprint = string(fp)
 		}
 		bw := bufio.NewWriter(w)
 		head, _ := json.Marshal(struct {
@@ -116,7 +120,7 @@ func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, finger
 				return nil
 			}
 			ns := string(name[1:])
-			b, err := nsIn(tb, ns, false)
+			b, err := nsIn(tb, threadID, ns, false)
 			if err != nil {
 				return err
 			}
@@ -301,7 +305,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 		}
 		tb := threads.Bucket([]byte(thread))
 		if fp != "" {
-			if err := tb.Put(keyFingerprint, []byte(fp)); err != nil {
+			if err := threadKeys(tb, thread).Put(keyFingerprint, []byte(fp)); err != nil {
 				return err
 			}
 		}
