@@ -7,7 +7,6 @@ import (
 	"maps"
 	"time"
 
-
 	"github.com/superstep/superstep/engine"
 )
 

@@ -213,10 +213,10 @@ type recordCursor struct {
 	err error
 }
 
-func (c *recordCursor) First() ([]byte, []byte)       { return c.at(c.c.First()) }
-func (c *recordCursor) Last() ([]byte, []byte)        { return c.at(c.c.Last()) }
-func (c *recordCursor) Next() ([]byte, []byte)        { return c.at(c.c.Next()) }
-func (c *recordCursor) Prev() ([]byte, []byte)        { return c.at(c.c.Prev()) }
+func (c *recordCursor) First() ([]byte, []byte)        { return c.at(c.c.First()) }
+func (c *recordCursor) Last() ([]byte, []byte)         { return c.at(c.c.Last()) }
+func (c *recordCursor) Next() ([]byte, []byte)         { return c.at(c.c.Next()) }
+func (c *recordCursor) Prev() ([]byte, []byte)         { return c.at(c.c.Prev()) }
 func (c *recordCursor) Seek(k []byte) ([]byte, []byte) { return c.at(c.c.Seek(k)) }
 
 // Err returns why the last move stopped short, or nil.
