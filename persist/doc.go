@@ -34,16 +34,18 @@
 // # Writes and durability
 //
 // All writes go through one queue and are committed in order. With
-// DurabilitySync, Put (a checkpoint) returns after its commit and fsync,
-// which also commits every write queued before it; PutWrites (a task's
-// pending writes) returns once its writes are queued, and they are
-// committed with the next Put — the superstep's checkpoint — or at most
-// deferDelay (2 ms) later when no Put comes (a slow sibling still runs).
-// So a superstep is on disk before the next one starts, as LangGraph's
-// sync durability promises (main.py:2987 waits for the checkpoint), and it
-// costs one fsync rather than one per task; a crash within those 2 ms can
-// lose a finished task's writes, and that task runs again on resume.
-// Calls that arrive while a commit runs share the next one.
+// DurabilitySync every write — Put (a checkpoint), PutWrites (a task's
+// pending writes) — returns after its commit and fsync; calls that arrive
+// while a commit runs share the next one (group commit), so the tasks of a
+// wide superstep that finish together pay a few fsyncs, not one each. A
+// superstep is therefore on disk before the next one starts, as
+// LangGraph's sync durability promises (main.py:2987 waits for the
+// checkpoint), and a task's writes are on disk before the engine reports
+// the task finished. The one window left is the commit itself: a crash
+// after a node returns and before the commit holding its writes has
+// synced (at most the commit in progress plus that one) runs the task
+// again on resume. It costs a superstep of one task two fsyncs (its
+// writes, then the checkpoint) instead of one.
 // DurabilityAsync commits in the background; DurabilityExit commits at
 // Flush or Close. Reads first commit what is queued, so they always see
 // every write made before them.

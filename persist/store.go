@@ -28,10 +28,9 @@ import (
 type Durability int
 
 const (
-	// DurabilitySync commits every Put, with fsync and with every write
-	// queued before it, before it returns. PutWrites queues and returns;
-	// its writes are committed with the next Put or within 2 ms (see the
-	// package doc). Concurrent writes share commits.
+	// DurabilitySync commits every write (Put, PutWrites, ...), with
+	// fsync, before it returns. Writes made while a commit runs share the
+	// next one (see the package doc).
 	DurabilitySync Durability = iota
 	// DurabilityAsync queues writes for a background goroutine that commits
 	// them in order, in batches. Reads, Flush and Close wait for them.
@@ -818,10 +817,10 @@ func (b *nsBuckets) detach(id string, oldData []byte) error {
 }
 
 // PutWrites implements engine.Saver. Values are encoded before it returns,
-// so writes may be reused by the caller. Under sync durability it does not
-// wait for the disk: the writes are committed with the next Put (the
-// superstep's checkpoint, which returns only once both are durable) or
-// within a few milliseconds when no Put follows.
+// so writes may be reused by the caller. Under sync durability it returns
+// once the writes are committed and synced, together with whatever other
+// writes queued meanwhile (the task's siblings finishing at once): a
+// task's result is on disk before the engine reports it.
 //
 // Errors: ErrInvalidID, ErrInvalidCheckpoint (a value the codec cannot
 // encode), ErrReadOnly, ErrClosed, ErrAsyncWrite, or the commit's error.
@@ -853,7 +852,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 	for i, w := range writes {
 		channels[i] = w.Channel
 	}
-	return s.w.submitSoon(opWrites, func(tx *bolt.Tx, _ *cache) error {
+	return s.w.submit(opWrites, func(tx *bolt.Tx, _ *cache) error {
 		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
 		if err != nil {
 			return err
