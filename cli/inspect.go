@@ -33,7 +33,7 @@ func threadCheckpoints(ctx context.Context, st Store, thread string) ([]*engine.
 		return nil, storeError(err, "reading thread %q", thread)
 	}
 	if len(list) == 0 {
-		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+		return nil, threadNotFound(ctx, st, thread)
 	}
 	return list, nil
 }
@@ -164,6 +164,10 @@ type threadRow struct {
 // statusUnreadable is the status of a thread that cannot be read.
 const statusUnreadable = "unreadable"
 
+// statusSubgraphsOnly is the status of a thread whose checkpoints are all
+// in subgraph namespaces: export writes it, show and history cannot.
+const statusSubgraphsOnly = "subgraphs only"
+
 func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	return threadRow{
@@ -198,10 +202,12 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 				case t.Err != nil:
 					row.Status, row.Error = statusUnreadable, storeMessage(t.Err)
 					unreadable++
-				case t.Checkpoints == 0:
-					// A thread without root checkpoints (SetFingerprint
-					// alone makes one) has nothing history or show could print.
+				case t.Checkpoints == 0 && !hasCheckpoints(ctx, st, t.ID):
+					// A thread without checkpoints (SetFingerprint alone
+					// makes one) has nothing to show or export.
 					continue
+				case t.Checkpoints == 0:
+					row.Status = statusSubgraphsOnly
 				default:
 					row.Status = threadStatus(ctx, st, t, graphsByRecord)
 				}
@@ -649,7 +655,9 @@ import it on your machine.`,
 		Example: "  superstep export t1 > t1.json\n  ssh server superstep export t1 | superstep import -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+			// Export reads the thread itself, every namespace: a thread
+			// with subgraph checkpoints only is exported too.
+			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
 				// "" exports the graph record stored with the thread.
 				if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
 					if errors.Is(err, persist.ErrThreadNotFound) {
@@ -836,7 +844,7 @@ func threadOutline(ctx context.Context, st Store, thread string) ([]*engine.Chec
 		return nil, storeError(err, "reading thread %q", thread)
 	}
 	if len(list) == 0 {
-		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+		return nil, threadNotFound(ctx, st, thread)
 	}
 	return list, nil
 }
@@ -869,7 +877,7 @@ func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.C
 			return nil, storeError(err, "reading thread %q", thread)
 		}
 		if len(ids) == 0 {
-			return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+			return nil, threadNotFound(ctx, st, thread)
 		}
 		id, err := resolveCheckpoint(ids, thread, ref)
 		if err != nil {
@@ -882,7 +890,7 @@ func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.C
 		return nil, storeError(err, "reading thread %q", thread)
 	}
 	if t == nil {
-		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+		return nil, threadNotFound(ctx, st, thread)
 	}
 	return t, nil
 }
