@@ -49,8 +49,12 @@ func (s *Store) Sealed() (bool, error) {
 	return sealed, err
 }
 
-// checkReport collects what Check finds, up to maxCheckErrors.
-type checkReport struct{ errs []error }
+// checkReport collects what Check finds, up to maxCheckErrors, and the
+// digest of the records it met.
+type checkReport struct {
+	errs []error
+	sum  digest
+}
 
 // bad records err, if not nil, and reports whether it was.
 func (r *checkReport) bad(err error) bool {
@@ -79,6 +83,9 @@ func (s *Store) check() error {
 				continue
 			}
 			checkThread(threads.Bucket(k), string(k), &rep)
+		}
+		if sealedTx(tx) && len(rep.errs) == 0 {
+			checkDigest(tx, rep.sum, &rep)
 		}
 		return nil
 	})
@@ -109,7 +116,7 @@ func checkTop(tx *bolt.Tx, rep *checkReport) {
 	if meta := tx.Bucket(bucketMeta); meta != nil {
 		mc := meta.Cursor()
 		for k, _ := mc.First(); k != nil; k, _ = mc.Next() {
-			if !bytes.Equal(k, keyApp) && !bytes.Equal(k, keyLayout) && !bytes.Equal(k, keyLayoutSeal) {
+			if !bytes.Equal(k, keyApp) && !bytes.Equal(k, keyLayout) && !bytes.Equal(k, keyLayoutSeal) && !bytes.Equal(k, keyDigest) {
 				rep.bad(corruptf("meta bucket: unknown key %q", k))
 			}
 		}
@@ -129,6 +136,7 @@ func checkThread(tb *bolt.Bucket, thread string, rep *checkReport) {
 		where := fmt.Sprintf("thread %q", thread)
 		switch {
 		case v != nil && (bytes.Equal(k, keyFingerprint) || bytes.Equal(k, keyUpdated)):
+			rep.sum.add(v, true)
 			_, err := keys.open(k, v)
 			rep.bad(err)
 		case v != nil:
@@ -142,7 +150,7 @@ func checkThread(tb *bolt.Bucket, thread string, rep *checkReport) {
 				continue
 			}
 			checkNSBuckets(tb.Bucket(k), thread, ns, rep)
-			for _, err := range b.check() {
+			for _, err := range b.check(&rep.sum) {
 				var de *DamagedRecordError
 				if !errors.As(err, &de) { // names its place itself
 					err = fmt.Errorf("thread %q namespace %q: %w", thread, ns, err)
@@ -169,9 +177,12 @@ func checkNSBuckets(nb *bolt.Bucket, thread, ns string, rep *checkReport) {
 }
 
 // scan opens every record and calls fn with those that open; the others
-// go to rep.
+// go to rep. Every record counts in rep's digest.
 func (r *records) scan(fn func(k, v []byte), rep *checkReport) {
 	r.bk.ForEach(func(k, stored []byte) error {
+		if stored != nil && r.sealed {
+			rep.sum.add(stored, true)
+		}
 		v, err := r.open(k, stored)
 		if !rep.bad(err) {
 			fn(k, v)
@@ -180,9 +191,11 @@ func (r *records) scan(fn func(k, v []byte), rep *checkReport) {
 	})
 }
 
-// check verifies one namespace and returns what is wrong with it.
-func (b *nsBuckets) check() []error {
-	var rep checkReport
+// check verifies one namespace and returns what is wrong with it. Its
+// records are added to sum.
+func (b *nsBuckets) check(sum *digest) []error {
+	rep := checkReport{sum: *sum}
+	defer func() { *sum = rep.sum }()
 	bad := rep.bad
 	b.blobs.scan(func(k, v []byte) {
 		ch, ver, seq, err := parseBlobKey(k)
@@ -252,4 +265,16 @@ func (b *nsBuckets) check() []error {
 		}
 	}, &rep)
 	return rep.errs
+}
+
+// checkDigest compares the digest of the records Check met with the one
+// the file keeps (sealed.go): a difference with every record sound is a
+// page rolled back to an older copy, or records lost with their page.
+func checkDigest(tx *bolt.Tx, found digest, rep *checkReport) {
+	kept, err := decodeDigest(tx.Bucket(bucketMeta).Get(keyDigest))
+	if rep.bad(err) || kept == found {
+		return
+	}
+	rep.bad(corruptf("the file holds %d records that do not add up to the digest of the %d it should hold: "+
+		"part of the file was rolled back to an older copy of a page, or records were lost with theirs", found.n, kept.n))
 }

@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -282,7 +281,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 			if !opts.Overwrite {
 				return fmt.Errorf("%w: %q", ErrThreadExists, thread)
 			}
-			if err := threads.DeleteBucket([]byte(thread)); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
+			if err := dropThread(tx, thread); err != nil {
 				return err
 			}
 		}

@@ -177,11 +177,24 @@ func (r *records) Put(k, v []byte) error {
 	}
 	out := make([]byte, len(v), len(v)+sealSize)
 	copy(out, v)
-	return r.bk.Put(k, binary.BigEndian.AppendUint32(out, r.seal(k, v)))
+	out = binary.BigEndian.AppendUint32(out, r.seal(k, v))
+	if err := account(r.bk.Tx(), r.bk.Get(k), out); err != nil {
+		return err
+	}
+	return r.bk.Put(k, out)
 }
 
 // Delete removes k.
-func (r *records) Delete(k []byte) error { return r.bk.Delete(k) }
+func (r *records) Delete(k []byte) error {
+	if r.sealed {
+		if old := r.bk.Get(k); old != nil {
+			if err := account(r.bk.Tx(), old, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return r.bk.Delete(k)
+}
 
 // NextSequence is bbolt's.
 func (r *records) NextSequence() (uint64, error) { return r.bk.NextSequence() }
@@ -232,4 +245,104 @@ func (c *recordCursor) at(k, stored []byte) ([]byte, []byte) {
 		return nil, nil
 	}
 	return k, v
+}
+
+// The file's digest.
+//
+// A seal proves a record is as written, not that it is the newest: bbolt
+// writes every changed page to a new place and keeps the old copy until
+// the space is reused, so a damaged page id that now points at the old
+// copy of a page shows an older, intact set of sealed records — a commit
+// undone in one part of the file. The meta bucket therefore keeps the
+// digest of every sealed record in the file: their count and the XOR of
+// their seals, updated by every Put and Delete in the same transaction.
+// Check recomputes it from what the file holds now; a record lost, added
+// back or rolled back changes it. (The meta bucket lives in the root page,
+// which the meta page points at and bbolt rewrites on every commit.)
+
+// keyDigest is the meta bucket's key of the digest (layout 2 on).
+var keyDigest = []byte("digest")
+
+// digest is the count and XOR of the seals of a set of records.
+type digest struct {
+	n uint64
+	x uint32
+}
+
+// add counts a stored (sealed) value in, or out: XOR is its own inverse.
+func (d *digest) add(stored []byte, in bool) {
+	if in {
+		d.n++
+	} else {
+		d.n--
+	}
+	if len(stored) >= sealSize {
+		d.x ^= binary.BigEndian.Uint32(stored[len(stored)-sealSize:])
+	}
+}
+
+func (d digest) encode() []byte {
+	return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, d.n), d.x)
+}
+
+func decodeDigest(v []byte) (digest, error) {
+	if len(v) != 12 {
+		return digest{}, corruptf("meta bucket: the file's digest is missing or damaged")
+	}
+	return digest{n: binary.BigEndian.Uint64(v), x: binary.BigEndian.Uint32(v[8:])}, nil
+}
+
+// account updates tx's digest for a stored value replaced (old, nil if
+// none) by new (nil: deleted).
+func account(tx *bolt.Tx, old, new []byte) error {
+	meta := tx.Bucket(bucketMeta)
+	d, err := decodeDigest(meta.Get(keyDigest))
+	if err != nil {
+		return err
+	}
+	if old != nil {
+		d.add(old, false)
+	}
+	if new != nil {
+		d.add(new, true)
+	}
+	return meta.Put(keyDigest, d.encode())
+}
+
+// dropThread deletes a thread's bucket, taking its records out of the
+// digest. A missing thread is not an error.
+func dropThread(tx *bolt.Tx, thread string) error {
+	threads := tx.Bucket(bucketThreads)
+	tb := threads.Bucket([]byte(thread))
+	if tb == nil {
+		return nil
+	}
+	if sealedTx(tx) {
+		var gone digest
+		eachStored(tb, func(stored []byte) { gone.add(stored, true) })
+		meta := tx.Bucket(bucketMeta)
+		d, err := decodeDigest(meta.Get(keyDigest))
+		if err != nil {
+			return err
+		}
+		d.n -= gone.n
+		d.x ^= gone.x
+		if err := meta.Put(keyDigest, d.encode()); err != nil {
+			return err
+		}
+	}
+	return threads.DeleteBucket([]byte(thread))
+}
+
+// eachStored calls fn with every stored value in bucket b and the buckets
+// nested in it.
+func eachStored(b *bolt.Bucket, fn func(stored []byte)) {
+	b.ForEach(func(k, v []byte) error {
+		if v != nil {
+			fn(v)
+		} else if sub := b.Bucket(k); sub != nil {
+			eachStored(sub, fn)
+		}
+		return nil
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -200,5 +201,83 @@ func TestSealed_LayoutOne(t *testing.T) {
 	fresh := openTemp(t, persist.Options{NoSync: true})
 	if sealed, err := fresh.Sealed(); err != nil || !sealed {
 		t.Errorf("Sealed of a new file: %v, %v, want true", sealed, err)
+	}
+}
+
+// TestCheck_RolledBack: sealed records that are each intact, but older
+// than the file (a damaged page id pointing at the old copy of a page
+// bbolt left behind) or gone with their page, are found by the file's
+// digest.
+func TestCheck_RolledBack(t *testing.T) {
+	cases := map[string]func(t *testing.T, path string, old []byte){
+		"an older record back in place": func(t *testing.T, path string, old []byte) {
+			rawUpdate(t, path, func(tx *bolt.Tx) error {
+				return tx.Bucket([]byte("threads")).Bucket([]byte("t")).Put([]byte("updated"), old)
+			})
+		},
+		"a record gone": func(t *testing.T, path string, _ []byte) {
+			rawUpdate(t, path, func(tx *bolt.Tx) error {
+				kids := tx.Bucket([]byte("threads")).Bucket([]byte("t")).Bucket([]byte("n")).Bucket([]byte("kids"))
+				k, _ := kids.Cursor().Last()
+				return kids.Delete(bytes.Clone(k))
+			})
+		},
+	}
+	for name, damage := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.db")
+			now := time.Unix(1700000000, 0)
+			s := openAt(t, path, persist.Options{NoSync: true, Now: func() time.Time { return now }})
+			chain(t, s, "t", 2)
+			s.Close()
+			var old []byte
+			rawUpdate(t, path, func(tx *bolt.Tx) error {
+				old = bytes.Clone(tx.Bucket([]byte("threads")).Bucket([]byte("t")).Get([]byte("updated")))
+				return nil
+			})
+			now = now.Add(time.Hour)
+			s = openAt(t, path, persist.Options{NoSync: true, Now: func() time.Time { return now }})
+			chain(t, s, "t", 3)
+			if err := s.Check(); err != nil {
+				t.Fatalf("Check before the damage: %v", err)
+			}
+			s.Close()
+			damage(t, path, old)
+			s = openAt(t, path, persist.Options{ReadOnly: true})
+			if err := s.Check(); !errors.Is(err, persist.ErrCorrupt) || !strings.Contains(err.Error(), "do not add up") {
+				t.Errorf("Check: %v, want the digest mismatch reported", err)
+			}
+		})
+	}
+}
+
+// TestDigest_FollowsEveryWrite: after puts, overwrites, deletions,
+// imports over a thread and settings, the digest matches the records.
+func TestDigest_FollowsEveryWrite(t *testing.T) {
+	s := openTemp(t, persist.Options{NoSync: true})
+	richThread(t, s, "rich")
+	chain(t, s, "a", 5)
+	chain(t, s, "b", 3)
+	var export bytes.Buffer
+	if err := s.Export(ctx, "rich", &export, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Import(ctx, &export, persist.ImportOptions{Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	chain(t, s, "a", 5) // the same ids again: overwrites and detaches
+	for _, err := range []error{
+		s.DeleteThread(ctx, "b"),
+		s.SetFingerprint(ctx, "a", "fp1"),
+		s.SetFingerprint(ctx, "a", "fp2"),
+		s.PutSetting(ctx, "k", []byte("v1")),
+		s.PutSetting(ctx, "k", []byte("v2")),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Check(); err != nil {
+		t.Fatalf("Check: %v", err)
 	}
 }

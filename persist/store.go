@@ -309,6 +309,9 @@ func checkLayout(tx *bolt.Tx, readOnly bool) error {
 		if err := meta.Put(keyLayoutSeal, layoutSeal([]byte(appName), layout)); err != nil {
 			return err
 		}
+		if err := meta.Put(keyDigest, digest{}.encode()); err != nil {
+			return err
+		}
 		_, err = tx.CreateBucket(bucketThreads)
 		return err
 	}
@@ -1224,10 +1227,6 @@ func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
 	}
 	return s.w.submit(opOther, func(tx *bolt.Tx, rc *cache) error {
 		caches{rc, s.cache}.dropThread(threadID)
-		err := tx.Bucket(bucketThreads).DeleteBucket([]byte(threadID))
-		if errors.Is(err, berrors.ErrBucketNotFound) {
-			return nil
-		}
-		return err
+		return dropThread(tx, threadID)
 	})
 }
