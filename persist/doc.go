@@ -31,6 +31,20 @@
 // Every stored value starts with a format byte; an unknown one is reported
 // as ErrUnknownValueFormat rather than misread.
 //
+// # Integrity
+//
+// From layout 2 on, every stored value ends with a seal, a CRC-32C of its
+// kind, thread, namespace, key and value (sealed.go): every read checks
+// it, and a record that fails is a DamagedRecordError naming the thread
+// and record, never a misread value. The meta bucket keeps the file's
+// digest, the count and XOR of every seal, so that intact records rolled
+// back to an older copy of their page, or lost with it, are found too.
+// Check verifies the pages (pages.go), both meta pages (a damaged one
+// makes bbolt silently open the commit before), the bucket layout, every
+// seal, the digest, and that everything decodes. Layout 1 files, made
+// before seals, are read and written without them so older builds still
+// open them; Sealed reports which a file is.
+//
 // # Writes and durability
 //
 // All writes go through one queue and are committed in order. With
