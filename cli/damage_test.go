@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/superstep/superstep/engine/enginetest"
 )
 
 // TestCommands_Damage is the damage test of the command line: a real
@@ -75,7 +76,7 @@ func TestCommands_Damage(t *testing.T) {
 	}
 	reported := 0
 	for trial := range trials {
-		data, what := damageBytes(rng, base)
+		data, what := enginetest.Damage(rng, base)
 		path := filepath.Join(dir, fmt.Sprintf("trial-%d.db", trial))
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
@@ -113,27 +114,5 @@ func exitsCleanly(t *testing.T, trial int, what string, r result, args []string)
 	t.Helper()
 	if r.code < 0 || r.code > 2 || strings.Contains(r.stderr, "fatal error") {
 		t.Fatalf("trial %d (%s): superstep %s ended with code %d:\n%s%s", trial, what, strings.Join(args, " "), r.code, r.stdout, r.stderr)
-	}
-}
-
-// damageBytes applies one random kind of damage to a copy of data and
-// says what it did (persist's damage test has the same three kinds).
-func damageBytes(rng *rand.Rand, data []byte) ([]byte, string) {
-	out := bytes.Clone(data)
-	page := os.Getpagesize()
-	switch rng.IntN(3) {
-	case 0:
-		off := rng.IntN(len(out))
-		bit := byte(1) << rng.IntN(8)
-		out[off] ^= bit
-		return out, fmt.Sprintf("flip bit %#x of byte %d", bit, off)
-	case 1:
-		p := rng.IntN(len(out) / page)
-		off := p*page + rng.IntN(16)
-		out[off] ^= byte(1 + rng.IntN(255))
-		return out, fmt.Sprintf("damage byte %d of page %d's header", off-p*page, p)
-	default:
-		n := rng.IntN(len(out))
-		return out[:n], fmt.Sprintf("truncate to %d bytes", n)
 	}
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist"
+
+	"github.com/superstep/superstep/engine/enginetest"
 )
 
 // The damage test: a real database file is damaged at random — a flipped
@@ -78,28 +80,6 @@ func damageBase(t *testing.T) []byte {
 	return data
 }
 
-// damage applies one random kind of damage to a copy of data and says
-// what it did.
-func damage(rng *rand.Rand, data []byte) ([]byte, string) {
-	out := bytes.Clone(data)
-	const page = 4096
-	switch rng.IntN(3) {
-	case 0:
-		off := rng.IntN(len(out))
-		bit := byte(1) << rng.IntN(8)
-		out[off] ^= bit
-		return out, fmt.Sprintf("flip bit %#x of byte %d", bit, off)
-	case 1:
-		p := rng.IntN(len(out) / page)
-		off := p*page + rng.IntN(16)
-		out[off] ^= byte(1 + rng.IntN(255))
-		return out, fmt.Sprintf("damage byte %d of page %d's header", off-p*page, p)
-	default:
-		n := rng.IntN(len(out))
-		return out[:n], fmt.Sprintf("truncate to %d bytes", n)
-	}
-}
-
 func TestStore_Damage(t *testing.T) {
 	seed := *damageSeed
 	if seed == 0 {
@@ -119,7 +99,7 @@ func TestStore_Damage(t *testing.T) {
 	}
 	seen, changed := 0, 0
 	for trial := range damageTrialCount() {
-		data, what := damage(rng, base)
+		data, what := enginetest.Damage(rng, base)
 		path := filepath.Join(dir, fmt.Sprintf("trial-%d.db", trial))
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
