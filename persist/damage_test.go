@@ -15,9 +15,8 @@ import (
 	"time"
 
 	"github.com/superstep/superstep/engine"
-	"github.com/superstep/superstep/persist"
-
 	"github.com/superstep/superstep/engine/enginetest"
+	"github.com/superstep/superstep/persist"
 )
 
 // The damage test: a real database file is damaged at random — a flipped
