@@ -93,7 +93,7 @@ func (s *Store) check() error {
 		return err
 	}
 	if len(rep.errs) > 0 {
-		return fmt.Errorf("%w: %w", ErrCorrupt, errors.Join(rep.errs...))
+		return &damageList{rep.errs}
 	}
 	return nil
 }

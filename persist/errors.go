@@ -194,3 +194,18 @@ func (e *DamagedRecordError) Error() string {
 
 // Is reports whether target is ErrCorrupt.
 func (e *DamagedRecordError) Is(target error) bool { return target == ErrCorrupt }
+
+// damageList is what Check found: "database is damaged: " and one problem
+// a line. It matches ErrCorrupt and each problem with errors.Is and As.
+type damageList struct{ errs []error }
+
+func (e *damageList) Error() string {
+	lines := make([]string, len(e.errs))
+	prefix := ErrCorrupt.Error() + ": "
+	for i, err := range e.errs {
+		lines[i] = strings.TrimPrefix(err.Error(), prefix)
+	}
+	return prefix + strings.Join(lines, "\n")
+}
+
+func (e *damageList) Unwrap() []error { return append([]error{ErrCorrupt}, e.errs...) }
