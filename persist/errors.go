@@ -203,7 +203,7 @@ func (e *damageList) Error() string {
 	lines := make([]string, len(e.errs))
 	prefix := ErrCorrupt.Error() + ": "
 	for i, err := range e.errs {
-		lines[i] = strings.TrimPrefix(err.Error(), prefix)
+		lines[i] = strings.ReplaceAll(err.Error(), prefix, "")
 	}
 	return prefix + strings.Join(lines, "\n")
 }
