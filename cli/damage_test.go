@@ -86,7 +86,8 @@ func TestCommands_Damage(t *testing.T) {
 			for _, args := range sound {
 				got := superstep(t, "", append(args, "--db", path)...)
 				if k := strings.Join(args, " "); got.stdout != want[k] {
-					t.Fatalf("trial %d (%s): check says ok, but %s changed:\nbefore:\n%s\nafter:\n%s%s", trial, what, k, want[k], got.stdout, got.stderr)
+					t.Fatalf("trial %d (%s): check says ok, but %s changed:\nbefore:\n%s\nafter:\n%s%s\n%s",
+						trial, what, k, want[k], got.stdout, got.stderr, keepFiles(t, base, data))
 				}
 			}
 		} else {
@@ -106,6 +107,18 @@ func TestCommands_Damage(t *testing.T) {
 		os.Remove(path)
 	}
 	t.Logf("%d trials, %d reported by check", trials, reported)
+}
+
+// keepFiles saves the undamaged and the damaged file where they outlive
+// the test, and says where.
+func keepFiles(t *testing.T, base, damaged []byte) string {
+	dir, err := os.MkdirTemp("", "superstep-damage-")
+	if err != nil {
+		return err.Error()
+	}
+	os.WriteFile(filepath.Join(dir, "base.db"), base, 0o600)
+	os.WriteFile(filepath.Join(dir, "damaged.db"), damaged, 0o600)
+	return "the files are kept in " + dir
 }
 
 // exitsCleanly fails the test unless r ended with exit 0, 1 or 2 (a
