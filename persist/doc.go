@@ -59,7 +59,10 @@
 // after a node returns and before the commit holding its writes has
 // synced (at most the commit in progress plus that one) runs the task
 // again on resume. It costs a superstep of one task two fsyncs (its
-// writes, then the checkpoint) instead of one.
+// writes, then the checkpoint) instead of one. (LangGraph hands a task's
+// put_writes to a background executor and does not wait for it,
+// pregel/_loop.py:481-493; waiting here is the store's own promise, not
+// an engine rule: the engine calls PutWrites as LangGraph does.)
 // DurabilityAsync commits in the background; DurabilityExit commits at
 // Flush or Close. Reads first commit what is queued, so they always see
 // every write made before them.
