@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all build test run bench bench-peers fuzz conformance fmt vet damage killtest
+.PHONY: all build test run bench bench-peers bench-scale fuzz conformance fmt vet damage killtest
 
 all: build
 
@@ -41,6 +41,15 @@ run:
 ## bench: engine, store and workload benchmarks with allocations.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## bench-scale: issue 17's read side at 1k, 10k and 100k checkpoints
+## (history, show, diff, export, the debugger's tree), the export size of a
+## thread whose 10 MB value changes each step, and import of 40k roots; time
+## and peak memory per command (/usr/bin/time). SCALE_SIZES; OLD=path to
+## another superstep binary adds its numbers side by side.
+SCALE_SIZES ?= 1000 10000 100000
+bench-scale:
+	bench/scale.sh $(SCALE_SIZES)
 
 ## bench-peers: the perf workloads on superstep and its Go peers (eino,
 ## trpc-agent-go, smallnest/langgraphgo, a plain-Go floor), side by side in

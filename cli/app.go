@@ -23,6 +23,9 @@ type App struct {
 	// Debugger opens the interactive debugger for `superstep` and
 	// `superstep tui` (default: Headless).
 	Debugger Debugger
+	// storeOpener opens the database (nil: openStore); tests wrap it to
+	// count what a command reads.
+	storeOpener func(db string, o storeOptions) (Store, error)
 }
 
 // DebugOptions is what the command line hands the debugger.
@@ -207,6 +210,9 @@ func (a *App) openWith(g *globals, o storeOptions) (Store, error) {
 		return nil, err
 	}
 	o.Timeout = g.timeout
+	if a.storeOpener != nil {
+		return a.storeOpener(p, o)
+	}
 	return openStore(p, o)
 }
 

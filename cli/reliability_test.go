@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist"
@@ -26,14 +29,31 @@ func TestRun_LostBufferedCheckpoints(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "full.db")
 	scenario := testdata("boom_after_20.json")
 	superstep(t, "", "run", scenario, "--db", db, "--thread", "first").want(t, 1, `node "boom" failed`)
-	// ulimit -f counts 512-byte blocks. bbolt rewrites only its two meta
-	// pages in place; every other page a commit writes is a free or new
-	// one past them. So no commit but an empty one can succeed, whatever
-	// room the file has left inside its current size.
-	limit := int64(2 * os.Getpagesize() / 512)
+	// A disk as good as full: the file is cut to the pages its last commit
+	// uses (bbolt leaves room past them), may not grow (ulimit -f counts
+	// 512-byte blocks), and the second thread starts with more data than
+	// the pages freed inside the file can hold, so its commit must grow it.
+	size := highWaterMark(t, db)
+	if err := os.Truncate(db, size); err != nil {
+		t.Fatal(err)
+	}
+	input := `{"n":0,"items":["` + strings.Repeat("x", 64<<10) + `"]}`
 	r := runProgram(t, "sh", nil, "", "-c", `ulimit -f "$1"; shift; exec "$@"`, "sh",
-		strconv.FormatInt(limit, 10), binary, "run", scenario, "--db", db, "--thread", "second", "--durability", "exit")
+		strconv.FormatInt(size/512, 10), binary, "run", scenario, "--db", db, "--thread", "second", "--durability", "exit", "--input", input)
 	r.want(t, 1, `node "boom" failed`, "saving the database failed", "22 checkpoints", "not saved")
+}
+
+// highWaterMark returns the bytes of db that its last commit uses.
+func highWaterMark(t *testing.T, db string) int64 {
+	t.Helper()
+	b, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var size int64
+	b.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil })
+	return size
 }
 
 // renameThread gives thread from the name to, copying its checkpoints,

@@ -33,6 +33,7 @@ type Graph struct {
 	finishable  []string
 	stateful    bool // AsStatefulSubgraph
 	cache       Cache
+	limits      Limits // bounds on what runs write (limits.go)
 	saver       Saver
 	interrupts  interruptConfig
 	ids         IDSource
@@ -372,7 +373,7 @@ func (g *Graph) newChannel(name string, slab *channelSlab) channel {
 		}
 		return newLastValue(name)
 	case KindReducer:
-		c := &reducerChannel{name: name, fn: info.key.Reducer, appendOnly: info.key.appendOnly}
+		c := &reducerChannel{name: name, fn: info.key.Reducer, appendOnly: info.key.appendOnly, appended: -1}
 		if info.key.Default != nil {
 			c.val = info.key.Default()
 		} else {

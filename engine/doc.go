@@ -52,6 +52,8 @@
 //   - state.go: GetState, History and UpdateState.
 //   - checkpoint.go, saver.go, memsaver.go: plain-data checkpoints, the
 //     storage contract and its in-memory implementation.
+//   - limits.go: the bounds on what runs write — the one value depth limit
+//     (MaxValueDepth), the size of a write and of the state (Limits).
 //   - value.go, reducers.go, ids.go: the value codec, the built-in reducers,
 //     checkpoint and task ids.
 package engine

@@ -80,7 +80,8 @@ type loop struct {
 	ids   IDSource
 
 	cs       *channelState
-	cpID     string // the current checkpoint (parent of the next)
+	sizes    stateSizes // the state keys' sizes, for Limits.MaxStateBytes
+	cpID     string     // the current checkpoint (parent of the next)
 	parentID string
 	md       Metadata
 	step     int
@@ -564,6 +565,9 @@ func (l *loop) finish(s Status) {
 func (l *loop) update(ctx context.Context) error {
 	updated, err := applyWrites(l.cs, l.tasks)
 	if err != nil {
+		return l.fail(err)
+	}
+	if err := l.checkStateSize(); err != nil {
 		return l.fail(err)
 	}
 	l.hint = planHint{known: true, channels: updated}

@@ -282,7 +282,11 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	scope.Context = ctx
 	ctx = scope // the scope is the task's context: no WithValue per task
 	if t.node.start {
-		return l.startWrites(ctx, t)
+		writes, err := l.startWrites(ctx, t)
+		if err == nil {
+			err = l.g.checkWrites(InputTask, writes)
+		}
+		return writes, err
 	}
 	var ret any
 	if t.node.subgraph != nil {
@@ -300,6 +304,11 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 		return nil, perr
 	}
 	writes, err = l.nodeWrites(ctx, t, ret)
+	if err == nil {
+		if err = l.g.checkWrites(t.name, writes); err != nil {
+			writes = nil
+		}
+	}
 	if err != nil && ctx.Err() == nil {
 		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Err: err}
 	}

@@ -227,15 +227,7 @@ func (g *Graph) History(ctx context.Context, cfg Config, opt ListOptions) ([]*St
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*StateSnapshot, 0, len(tuples))
-	for _, t := range tuples {
-		s, err := owner.snapshot(t, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
+	return owner.snapshots(tuples)
 }
 
 // SnapshotOf builds the snapshot of a stored checkpoint tuple; applyPending
@@ -430,6 +422,11 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		if err != nil || len(pairs) == 0 {
 			return Config{}, &InvalidUpdateError{Msg: "update as __input__ needs a map of state keys"}
 		}
+		for _, kv := range pairs {
+			if err := g.limits.checkWrite(InputTask, kv.Key, kv.Value); err != nil {
+				return Config{}, err
+			}
+		}
 		if _, err := applyWrites(l.cs, []*task{{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(values)}}}}); err != nil {
 			return Config{}, err
 		}
@@ -483,6 +480,9 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 			writes, err = l.startWrites(ctx, t)
 		} else {
 			writes, err = l.nodeWrites(ctx, t, u.Values)
+		}
+		if err == nil {
+			err = g.checkWrites(u.AsNode, writes)
 		}
 		if err != nil {
 			return Config{}, err

@@ -45,6 +45,13 @@ type writer struct {
 
 	commits atomic.Int64 // transactions committed, for benchmarks
 
+	// maxBytes bounds held, the bytes of the writes queued or being
+	// committed (their encoded values, see op.size): past it a write waits
+	// for a commit as under sync durability, so a producer faster than the
+	// disk cannot grow the memory buffered writes take without limit.
+	// peak is the highest held seen, for tests.
+	maxBytes, held, peak int
+
 	// onCommit receives a committed round's cache overlay.
 	onCommit func(rc *cache)
 
@@ -59,6 +66,7 @@ type writer struct {
 type op struct {
 	fn   txFunc
 	kind opKind
+	size int        // bytes fn keeps alive until it is committed
 	done chan error // nil when nobody waits for the result
 }
 
@@ -80,13 +88,19 @@ type txFunc func(tx *bolt.Tx, rc *cache) error
 // pages stay bounded.
 const maxRound = 4096
 
-// maxQueued bounds the ops buffered by async and exit durability: past it a
-// writer waits for a commit as with sync, so a producer faster than the
-// disk cannot grow the queue (and the checkpoints it holds) without limit.
+// maxQueued bounds the number of ops buffered by async and exit
+// durability, as maxBytes bounds their bytes: past either a writer waits
+// for a commit as with sync.
 const maxQueued = 4 * maxRound
 
-func newWriter(db *bolt.DB, mode Durability) *writer {
-	w := &writer{db: db, mode: mode}
+// DefaultMaxBuffered is the default of Options.MaxBuffered.
+const DefaultMaxBuffered = 64 << 20
+
+func newWriter(db *bolt.DB, mode Durability, maxBytes int) *writer {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBuffered
+	}
+	w := &writer{db: db, mode: mode, maxBytes: maxBytes}
 	w.progress.L = &w.mu
 	if mode == DurabilityAsync {
 		w.wake = make(chan struct{}, 1)
@@ -119,18 +133,20 @@ func (w *writer) lostError() error {
 	return &LostWritesError{Checkpoints: w.lost[opCheckpoint], Writes: w.lost[opWrites], Other: w.lost[opOther], Err: w.err}
 }
 
-// submit queues fn. With DurabilitySync it returns fn's result once its
-// round is committed (and synced); otherwise it returns at once, and a
-// failure surfaces later from submit, flush or close as ErrAsyncWrite.
-func (w *writer) submit(kind opKind, fn txFunc) error {
+// submit queues fn, which keeps size bytes alive until it is committed.
+// With DurabilitySync it returns fn's result once its round is committed
+// (and synced); otherwise it returns at once, unless the buffered writes
+// are at their bound (then it waits as under sync), and a failure
+// surfaces later from submit, flush or close as ErrAsyncWrite.
+func (w *writer) submit(kind opKind, size int, fn txFunc) error {
 	if err := w.lockOpen(); err != nil {
 		return err
 	}
 	switch {
-	case w.mode == DurabilitySync || len(w.queue) >= maxQueued:
-		return w.wait(fn)
+	case w.mode == DurabilitySync || w.full(size):
+		return w.wait(fn, size)
 	case w.mode == DurabilityAsync:
-		w.enqueue(&op{fn: fn, kind: kind})
+		w.enqueue(&op{fn: fn, kind: kind, size: size})
 		w.mu.Unlock()
 		select {
 		case w.wake <- struct{}{}:
@@ -138,7 +154,7 @@ func (w *writer) submit(kind opKind, fn txFunc) error {
 		}
 		return nil
 	default: // DurabilityExit
-		w.enqueue(&op{fn: fn, kind: kind})
+		w.enqueue(&op{fn: fn, kind: kind, size: size})
 		w.mu.Unlock()
 		return nil
 	}
@@ -151,13 +167,21 @@ func (w *writer) submitWait(fn txFunc) error {
 	if err := w.lockOpen(); err != nil {
 		return err
 	}
-	return w.wait(fn)
+	return w.wait(fn, 0)
+}
+
+// full reports whether a write of size bytes must wait for a commit rather
+// than be buffered: the queue is at its bound in ops or in bytes. A write
+// larger than the bound alone is buffered only when nothing else is. It
+// is called with w.mu held.
+func (w *writer) full(size int) bool {
+	return len(w.queue) >= maxQueued || (w.held > 0 && w.held+size > w.maxBytes)
 }
 
 // wait queues fn, leads if nobody does, and returns fn's result. It is
 // called with w.mu held.
-func (w *writer) wait(fn txFunc) error {
-	o := &op{fn: fn, done: make(chan error, 1)}
+func (w *writer) wait(fn txFunc, size int) error {
+	o := &op{fn: fn, size: size, done: make(chan error, 1)}
 	w.enqueue(o)
 	w.lead()
 	return <-o.done
@@ -167,6 +191,8 @@ func (w *writer) wait(fn txFunc) error {
 func (w *writer) enqueue(o *op) {
 	w.queue = append(w.queue, o)
 	w.queued++
+	w.held += o.size
+	w.peak = max(w.peak, w.held)
 }
 
 // lead commits rounds until the queue is empty, unless another goroutine
@@ -188,9 +214,14 @@ func (w *writer) lead() {
 		n := min(len(w.queue), maxRound)
 		round := slices.Clone(w.queue[:n])
 		w.queue = slices.Delete(w.queue, 0, n)
+		size := 0
+		for _, o := range round {
+			size += o.size
+		}
 		w.mu.Unlock()
 		w.commit(round)
 		w.mu.Lock()
+		w.held -= size
 		w.settled += uint64(n) // commit drops failed ops from round
 		w.progress.Broadcast()
 	}

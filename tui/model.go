@@ -388,7 +388,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		if m.view != nil {
 			cur = m.view.CheckpointID
 		}
-		m.tree = newTreePane(msg.hist, cur)
+		m.tree = newTreePane(msg.hist, cur, m.sess)
 		m.tree.marked = m.mark
 		m.refreshTreePreview()
 		m.mode = modeTree

@@ -1,20 +1,28 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // treePane draws a thread's checkpoints like `git log --graph`: newest
 // first, one lane per branch, a fork's branches joining where they meet
 // their common parent. The layout is computed once per history load, so
 // moving the cursor over thousands of checkpoints only redraws a window.
+//
+// The snapshots are an outline (engine.Graph.HistoryOutline: no state
+// values); the one under the cursor is read whole from reader when the
+// panes beside the tree or a fork need its values.
 type treePane struct {
 	snaps   []*engine.StateSnapshot
+	reader  snapshotReader // nil: snaps are whole
+	whole   *wholeSnap
 	rows    []treeRow
 	nav     listNav // over rows that are checkpoints (indexes into rows)
 	points  []int   // row index of each snapshot, in snaps order
@@ -23,13 +31,28 @@ type treePane struct {
 	marked  string // the checkpoint marked for diff
 }
 
+// snapshotReader reads one checkpoint of the thread whole; the engine
+// session is one.
+type snapshotReader interface {
+	Snapshot(ctx context.Context, id string) (*engine.StateSnapshot, error)
+}
+
+// wholeSnap is the checkpoint under the cursor read whole (or why it could
+// not be): a cache of one, shared by the pane's copies.
+type wholeSnap struct {
+	idx  int
+	snap *engine.StateSnapshot
+	err  error
+}
+
 type treeRow struct {
 	graph string
 	snap  int // -1 for a connector row
 }
 
-func newTreePane(snaps []*engine.StateSnapshot, current string) treePane {
-	p := treePane{snaps: snaps, byID: make(map[string]int, len(snaps)), current: current}
+func newTreePane(snaps []*engine.StateSnapshot, current string, sess any) treePane {
+	p := treePane{snaps: snaps, byID: make(map[string]int, len(snaps)), current: current, whole: &wholeSnap{idx: -1}}
+	p.reader, _ = sess.(snapshotReader)
 	for i, s := range snaps {
 		p.byID[s.Config.CheckpointID] = i
 	}
@@ -122,12 +145,25 @@ func newTreePane(snaps []*engine.StateSnapshot, current string) treePane {
 	return p
 }
 
-// selected returns the snapshot under the cursor.
+// selected returns the snapshot under the cursor, with its values: read
+// whole once while the cursor stays on it. When it cannot be read, the
+// outline is returned and describe says why.
 func (p treePane) selected() *engine.StateSnapshot {
-	if p.nav.cur < len(p.snaps) && len(p.snaps) > 0 {
-		return p.snaps[p.nav.cur]
+	if p.nav.cur >= len(p.snaps) || len(p.snaps) == 0 {
+		return nil
 	}
-	return nil
+	s := p.snaps[p.nav.cur]
+	if p.reader == nil || p.whole == nil {
+		return s
+	}
+	if p.whole.idx != p.nav.cur {
+		full, err := p.reader.Snapshot(context.Background(), s.Config.CheckpointID)
+		*p.whole = wholeSnap{idx: p.nav.cur, snap: full, err: err}
+	}
+	if p.whole.snap == nil {
+		return s
+	}
+	return p.whole.snap
 }
 
 // jumpParent moves the cursor to the selected checkpoint's parent.
@@ -189,6 +225,9 @@ func (p treePane) describe(i int) string {
 		fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
 	} else if answered(s) {
 		b.WriteString(" ✓ answered")
+	}
+	if w := p.whole; w != nil && w.idx == i && w.err != nil {
+		b.WriteString(" ⚠ values unreadable: " + termtext.Name(w.err.Error()))
 	}
 	return b.String()
 }

@@ -301,8 +301,19 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	return s.keep(v), nil
 }
 
+// History reads the thread's outline: no state values, so the tree of a
+// long thread loads in time and memory linear in its checkpoints; the tree
+// reads the checkpoint under its cursor whole (Snapshot).
 func (s *engineSession) History(ctx context.Context) ([]*engine.StateSnapshot, error) {
-	return s.g.History(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{})
+	return s.g.HistoryOutline(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{})
+}
+
+var _ snapshotReader = (*engineSession)(nil)
+
+// Snapshot reads one checkpoint of the thread whole, as History would
+// list it with its values.
+func (s *engineSession) Snapshot(ctx context.Context, id string) (*engine.StateSnapshot, error) {
+	return s.g.GetState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
 }
 
 func (s *engineSession) UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error) {

@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 	"github.com/superstep/superstep/engine"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -255,11 +256,62 @@ func (e *Error) Unwrap() error {
 	return nil
 }
 
-// Load reads and parses a scenario file.
+// MaxFileBytes bounds a scenario file's size. The largest scenario in
+// the conformance and performance suites is well under a megabyte; a file
+// past the bound is refused before it is parsed, not read until memory
+// runs out.
+const MaxFileBytes = 16 << 20
+
+// ErrNotRegularFile is returned (inside a *FileError) for a path that is
+// not a regular file: a directory, a device such as /dev/zero, a pipe.
+var ErrNotRegularFile = errors.New("not a regular file")
+
+// ErrFileTooLarge is returned (inside a *FileError) for a file larger than
+// MaxFileBytes.
+var ErrFileTooLarge = errors.New("scenario file too large")
+
+// FileError is returned by Load for a file it will not read.
+type FileError struct {
+	Path string
+	Size int64 // the file's size, for ErrFileTooLarge
+	Err  error // ErrNotRegularFile or ErrFileTooLarge
+}
+
+// Error names the file and what is wrong with it.
+func (e *FileError) Error() string {
+	if e.Err == ErrFileTooLarge {
+		return fmt.Sprintf("%s: scenario file is %d bytes, more than the %d a scenario may have", e.Path, e.Size, MaxFileBytes)
+	}
+	return fmt.Sprintf("%s: not a regular file, so not a scenario file", e.Path)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Load reads and parses a scenario file: a regular file of at most
+// MaxFileBytes (else a *FileError).
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &FileError{Path: path, Err: ErrNotRegularFile}
+	}
+	if fi.Size() > MaxFileBytes {
+		return nil, &FileError{Path: path, Size: fi.Size(), Err: ErrFileTooLarge}
+	}
+	// The file may grow after Stat: read one byte past the bound at most.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, &FileError{Path: path, Size: int64(len(data)), Err: ErrFileTooLarge}
 	}
 	return Parse(path, data)
 }
