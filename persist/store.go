@@ -372,7 +372,29 @@ func checkLayoutSeal(meta *bolt.Bucket) error {
 func (s *Store) Path() string { return s.path }
 
 // Durability returns the store's durability mode.
-func (s *Store) Durability() Durability { return s.mode }
+func (s *Store) Durability() Durability {
+	if s.w == nil {
+		return s.mode
+	}
+	return s.w.durability()
+}
+
+// SetDurability changes when the writes from now on reach the disk, as
+// LangGraph's durability run option does for one invocation (the
+// debugger's run settings offer it). Writes buffered so far are committed
+// first. A read-only store has nothing to commit and keeps its mode.
+func (s *Store) SetDurability(d Durability) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if d != DurabilitySync && d != DurabilityAsync && d != DurabilityExit {
+		return fmt.Errorf("persist: unknown durability %v", d)
+	}
+	if s.w == nil {
+		return ErrReadOnly
+	}
+	return s.w.setMode(d)
+}
 
 // Flush commits every buffered write (durability async or exit) and waits
 // for it. It returns ErrAsyncWrite wrapping the first buffered write that

@@ -103,12 +103,58 @@ func newWriter(db *bolt.DB, mode Durability, maxBytes int) *writer {
 	w := &writer{db: db, mode: mode, maxBytes: maxBytes}
 	w.progress.L = &w.mu
 	if mode == DurabilityAsync {
-		w.wake = make(chan struct{}, 1)
-		w.stop = make(chan struct{})
-		w.done = make(chan struct{})
-		go w.background()
+		w.startBackground()
 	}
 	return w
+}
+
+// startBackground starts async's leader. It is called with w.mu held (or
+// before w is shared); the leader gets its channels as arguments, so a
+// later setMode may replace the fields.
+func (w *writer) startBackground() {
+	w.wake = make(chan struct{}, 1)
+	w.stop = make(chan struct{})
+	w.done = make(chan struct{})
+	go w.background(w.wake, w.stop, w.done)
+}
+
+// setMode changes when later writes are committed (Store.SetDurability).
+// What is queued when it is called is committed first, and what was
+// queued while the mode changed right after, so no write waits longer than
+// the mode it was queued under promised.
+func (w *writer) setMode(mode Durability) error {
+	err := w.flush()
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	old := w.mode
+	w.mode = mode
+	var stop, done chan struct{}
+	if old == DurabilityAsync && mode != DurabilityAsync {
+		stop, done = w.stop, w.done
+		w.wake, w.stop, w.done = nil, nil, nil
+	}
+	if mode == DurabilityAsync && old != DurabilityAsync {
+		w.startBackground()
+	}
+	w.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+	if ferr := w.flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// durability is the mode writes are committed under now.
+func (w *writer) durability() Durability {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mode
 }
 
 // lockOpen takes w.mu for a new write, or refuses it (and leaves w.mu
@@ -147,9 +193,10 @@ func (w *writer) submit(kind opKind, size int, fn txFunc) error {
 		return w.wait(fn, size)
 	case w.mode == DurabilityAsync:
 		w.enqueue(&op{fn: fn, kind: kind, size: size})
+		wake := w.wake // setMode may replace it once w.mu is released
 		w.mu.Unlock()
 		select {
-		case w.wake <- struct{}{}:
+		case wake <- struct{}{}:
 		default: // already woken; the leader drains the whole queue
 		}
 		return nil
@@ -345,22 +392,23 @@ func (w *writer) close() error {
 	w.mu.Lock()
 	already := w.closed
 	w.closed = true
+	stop, done := w.stop, w.done
 	w.mu.Unlock()
-	if w.stop != nil && !already {
-		close(w.stop)
-		<-w.done
+	if stop != nil && !already {
+		close(stop)
+		<-done
 	}
 	return err
 }
 
-func (w *writer) background() {
-	defer close(w.done)
+func (w *writer) background(wake, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
 	for {
 		select {
-		case <-w.wake:
+		case <-wake:
 			w.mu.Lock()
 			w.lead()
-		case <-w.stop:
+		case <-stop:
 			return
 		}
 	}
