@@ -62,13 +62,18 @@ func tuiOptions(o DebugOptions) tui.Options {
 			}
 			out := make([]tui.ThreadSummary, 0, len(infos))
 			for _, t := range infos {
-				if t.Checkpoints == 0 && t.Err == nil { // nothing to open, as superstep threads skips it
+				if t.Checkpoints == 0 && t.Namespaces == 0 && t.Err == nil { // nothing to open, as superstep threads skips it
 					continue
 				}
 				rec, _ := decodeGraphRecord(t.Fingerprint)
 				sum := tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated, Graph: rec.Graph}
-				if t.Err != nil {
+				switch {
+				case t.Err != nil:
 					sum.Refused = "cannot be read: " + storeMessage(t.Err)
+				case t.Checkpoints == 0:
+					// Listed by superstep threads too; the debugger opens a
+					// thread at its own checkpoints.
+					sum.Refused = "has checkpoints only in subgraph namespaces (superstep export writes them)"
 				}
 				out = append(out, sum)
 			}
