@@ -141,6 +141,9 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 	if opts.GraphName == "" {
 		opts.GraphName = "unnamed graph" // never an empty header and title
 	}
+	if opts.SettingsKey == "" {
+		opts.SettingsKey = opts.GraphName
+	}
 	// GraphName is only ever shown: escape it once.
 	opts.GraphName = termtext.Name(opts.GraphName)
 	h := help.New()
