@@ -40,6 +40,7 @@ type settingsForm struct {
 	// shown); current is its mode now.
 	durable bool
 	current string
+	keys    settingsKeyMap // made by enableKeys
 }
 
 var settingsLabels = []string{"interrupt before", "interrupt after", "recursion limit", "durability"}
@@ -129,8 +130,8 @@ func (m *Model) openSettings() {
 }
 
 func (m *Model) settingsKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
 	f := &m.settings
+	k := &f.keys
 	switch {
 	case key.Matches(msg, k.Back):
 		m.mode = f.prev
@@ -141,7 +142,7 @@ func (m *Model) settingsKey(msg tea.KeyMsg) tea.Cmd {
 	case msg.Type == tea.KeyShiftTab || msg.Type == tea.KeyUp:
 		f.move(-1)
 		return nil
-	case msg.Type == tea.KeyEnter || key.Matches(msg, k.Submit):
+	case msg.Type == tea.KeyEnter:
 		rs, err := f.parse(m.graph.nodes[1:])
 		if err != nil {
 			f.err = err.Error()
@@ -208,8 +209,27 @@ func (m Model) settingsView(w, h int) string {
 	return out + "\n" + st.Dim.Render(ansi.Truncate("tab/↑↓ field · enter apply · esc cancel", w, "…"))
 }
 
+// settingsKeyMap is the run settings form's keys: apply or cancel (tab
+// and ↑↓ move between its fields, as the form's own line says).
+type settingsKeyMap struct {
+	Open, Back key.Binding
+}
+
+func newSettingsKeyMap() settingsKeyMap { return settingsKeyMap{Open: keyOpen(), Back: keyBack()} }
+
+func (k settingsKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back} }
+
+func (k settingsKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colForms, k.Back)
+	cols[colMoving] = []key.Binding{k.Open}
+	return cols
+}
+
 // enableKeys enables the settings form's keys.
-func (f *settingsForm) enableKeys(k *KeyMap, hasSess bool) {
+func (f *settingsForm) enableKeys(hasSess bool) {
+	k := &f.keys
+	*k = newSettingsKeyMap()
+	disableAll(k)
 	k.Open.SetEnabled(hasSess)
 	k.Open.SetHelp("enter", "apply")
 	k.Back.SetEnabled(true)
