@@ -235,7 +235,7 @@ func (p *inspector) setSize(w, h int) { p.prepare(w, h) }
 // inspectorKeyMap is the inspector's keys: scrolling, wrapping, and a
 // messages value shown as a conversation or as JSON.
 type inspectorKeyMap struct {
-	Up, Down, PageUp, PageDown key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	// Wrap wraps long lines, or lets Left and Right scroll them sideways.
 	Wrap, Left, Right key.Binding
 	// Conversation switches a messages value between conversation and
@@ -247,6 +247,7 @@ type inspectorKeyMap struct {
 func newInspectorKeyMap() inspectorKeyMap {
 	return inspectorKeyMap{
 		Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown(),
+		Top: bind("home/g", "top", "home", "g"), Bottom: bind("end/G", "bottom", "end", "G"),
 		Wrap: bind("w", "wrap long lines", "w"), Left: keyLeft(), Right: keyRight(),
 		Conversation: bind("v", "as JSON", "v"), IDs: bind("I", "message ids", "I"),
 		Back: keyBack(),
@@ -256,7 +257,7 @@ func newInspectorKeyMap() inspectorKeyMap {
 func (k inspectorKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Back} }
 
 func (k inspectorKeyMap) FullHelp() [][]key.Binding {
-	cols := helpColumns(colMoving, k.Up, k.Down, k.PageUp, k.PageDown, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs)
+	cols := helpColumns(colMoving, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs)
 	cols[colForms] = []key.Binding{k.Back}
 	return cols
 }
@@ -266,7 +267,7 @@ func (p *inspector) enableKeys() {
 	k := &p.keys
 	*k = newInspectorKeyMap()
 	disableAll(k)
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Wrap, &k.Back} {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.Wrap, &k.Back} {
 		b.SetEnabled(true)
 	}
 	k.Left.SetEnabled(p.nowrap)
@@ -294,9 +295,9 @@ func (p *inspector) update(msg tea.KeyMsg, h int) (closed bool) {
 		p.scroll(-h, h)
 	case key.Matches(msg, k.PageDown):
 		p.scroll(h, h)
-	case msg.String() == "home" || msg.String() == "g":
+	case key.Matches(msg, k.Top):
 		p.off = 0
-	case msg.String() == "end" || msg.String() == "G":
+	case key.Matches(msg, k.Bottom):
 		p.scroll(len(p.vis), h)
 	case key.Matches(msg, k.Wrap):
 		p.toggleWrap()

@@ -136,10 +136,10 @@ func (m *Model) settingsKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Back):
 		m.mode = f.prev
 		return nil
-	case msg.Type == tea.KeyTab || msg.Type == tea.KeyDown:
+	case key.Matches(msg, k.NextField):
 		f.move(1)
 		return nil
-	case msg.Type == tea.KeyShiftTab || msg.Type == tea.KeyUp:
+	case key.Matches(msg, k.PrevField):
 		f.move(-1)
 		return nil
 	case msg.Type == tea.KeyEnter:
@@ -209,19 +209,24 @@ func (m Model) settingsView(w, h int) string {
 	return out + "\n" + st.Dim.Render(ansi.Truncate("tab/↑↓ field · enter apply · esc cancel", w, "…"))
 }
 
-// settingsKeyMap is the run settings form's keys: apply or cancel (tab
-// and ↑↓ move between its fields, as the form's own line says).
+// settingsKeyMap is the run settings form's keys: move between its
+// fields, apply or cancel.
 type settingsKeyMap struct {
-	Open, Back key.Binding
+	NextField, PrevField, Open, Back key.Binding
 }
 
-func newSettingsKeyMap() settingsKeyMap { return settingsKeyMap{Open: keyOpen(), Back: keyBack()} }
+func newSettingsKeyMap() settingsKeyMap {
+	return settingsKeyMap{
+		NextField: bind("tab/↓", "next field", "tab", "down"), PrevField: bind("⇧tab/↑", "previous field", "shift+tab", "up"),
+		Open: keyOpen(), Back: keyBack(),
+	}
+}
 
 func (k settingsKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back} }
 
 func (k settingsKeyMap) FullHelp() [][]key.Binding {
 	cols := helpColumns(colForms, k.Back)
-	cols[colMoving] = []key.Binding{k.Open}
+	cols[colMoving] = []key.Binding{k.NextField, k.PrevField, k.Open}
 	return cols
 }
 
@@ -234,6 +239,8 @@ func (f *settingsForm) enableKeys(hasSess bool) {
 	k.Open.SetHelp("enter", "apply")
 	k.Back.SetEnabled(true)
 	k.Back.SetHelp("esc", "cancel")
+	k.NextField.SetEnabled(true)
+	k.PrevField.SetEnabled(true)
 }
 
 // durabilityCmd sets the store's durability when the settings changed it
