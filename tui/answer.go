@@ -264,7 +264,7 @@ func (k answerKeyMap) FullHelp() [][]key.Binding {
 // enableKeys enables the answer box's keys.
 func (f *answerForm) enableKeys(hasSess bool) {
 	k := &f.keys
-	*k = newAnswerKeyMap()
+	*k = made(newAnswerKeyMap)
 	disableAll(k)
 	k.Open.SetEnabled(hasSess)
 	k.Open.SetHelp("enter", "resume with answer")

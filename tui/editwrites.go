@@ -154,7 +154,7 @@ func (k editKeyMap) FullHelp() [][]key.Binding { return helpColumns(colForms, k.
 // enableKeys enables the edit form's keys.
 func (f *editForm) enableKeys(hasSess bool) {
 	k := &f.keys
-	*k = newEditKeyMap()
+	*k = made(newEditKeyMap)
 	disableAll(k)
 	k.Submit.SetEnabled(hasSess)
 	k.Submit.SetHelp("ctrl+s", "use these writes")

@@ -202,7 +202,7 @@ func (k forkKeyMap) FullHelp() [][]key.Binding {
 // enableKeys enables the fork form's keys.
 func (f *forkForm) enableKeys(hasSess bool) {
 	k := &f.keys
-	*k = newForkKeyMap()
+	*k = made(newForkKeyMap)
 	disableAll(k)
 	k.Submit.SetEnabled(hasSess)
 	k.Submit.SetHelp("ctrl+s", "write fork")

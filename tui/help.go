@@ -69,12 +69,12 @@ func (m Model) helpSections() (here, elsewhere [][]key.Binding) {
 	listed := map[string]bool{}
 	id := func(b key.Binding) string { return b.Help().Key + "\x00" + b.Help().Desc }
 	for _, live := range []help.KeyMap{m.activeKeys(), m.global} {
-		made := madeAs(live).FullHelp()
+		plain := madeAs(live).FullHelp()
 		for c, col := range live.FullHelp() {
 			for i, b := range col {
 				if b.Enabled() {
 					here[c] = append(here[c], b)
-					listed[id(made[c][i])] = true
+					listed[id(plain[c][i])] = true
 				}
 			}
 		}
@@ -96,9 +96,9 @@ func (m Model) helpSections() (here, elsewhere [][]key.Binding) {
 // madeAs is a key map as its component makes it: every key with the words
 // it has when the component is not on screen.
 func madeAs(km help.KeyMap) help.KeyMap {
-	for _, made := range componentKeyMaps() {
-		if reflect.TypeOf(made) == reflect.TypeOf(km) {
-			return made
+	for _, plain := range componentKeyMaps() {
+		if reflect.TypeOf(plain) == reflect.TypeOf(km) {
+			return plain
 		}
 	}
 	return km

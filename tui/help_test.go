@@ -75,13 +75,13 @@ func TestHelp_ListsEveryKey_READMEMatches(t *testing.T) {
 		// key of other screens ("esc back").
 		standsFor := map[string]bool{}
 		for _, live := range []help.KeyMap{m.activeKeys(), m.global} {
-			made := madeAs(live).FullHelp()
+			plain := madeAs(live).FullHelp()
 			for c, col := range live.FullHelp() {
 				for i, b := range col {
 					if !b.Enabled() {
 						continue
 					}
-					standsFor[bindingID(made[c][i])] = true
+					standsFor[bindingID(plain[c][i])] = true
 					if !lists(b) {
 						t.Errorf("the help overlay over %q does not list %q %q under keys here:\n%s", screen, b.Help().Key, b.Help().Desc, text)
 					}

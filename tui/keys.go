@@ -2,6 +2,7 @@ package tui
 
 import (
 	"reflect"
+	"sync"
 
 	"github.com/charmbracelet/bubbles/key"
 )
@@ -93,7 +94,7 @@ func newGlobalKeyMap() globalKeyMap {
 // enableKeys sets the global keys for a screen: typing is whether keys
 // go to a text box, quitting whether the quit prompt is open.
 func (k *globalKeyMap) enableKeys(typing, quitting bool) {
-	*k = newGlobalKeyMap()
+	*k = made(newGlobalKeyMap)
 	if typing {
 		k.Help.SetHelp("f1", "help")
 	}
@@ -143,4 +144,21 @@ func disableAll(keyMap any) {
 	for _, b := range bindingsOf(keyMap) {
 		b.SetEnabled(false)
 	}
+}
+
+// madeMaps holds each key map type as its constructor makes it.
+var madeMaps sync.Map // reflect.Type → the key map
+
+// made is a key map as newMap makes it, built once per type: each
+// enableKeys starts from it (every key with its own words) on every
+// update without building it again. A copy shares the bindings' key
+// lists, which nothing changes in place.
+func made[T any](newMap func() T) T {
+	t := reflect.TypeFor[T]()
+	if v, ok := madeMaps.Load(t); ok {
+		return v.(T)
+	}
+	v := newMap()
+	madeMaps.Store(t, v)
+	return v
 }

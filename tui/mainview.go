@@ -425,7 +425,7 @@ func (m *Model) watchesHeight(botH int) int {
 // breakpoints, checkpoints, and what enter does on the focused pane.
 func (m *Model) enableMainKeys() {
 	k := &m.mainKeys
-	*k = newMainKeyMap() // every key off but with its own words
+	*k = made(newMainKeyMap)
 	disableAll(k)
 	hasSess := m.sess != nil
 	if m.chans.filtering {

@@ -392,7 +392,7 @@ func (m *Model) sync() {
 // overlay never offer a key that does nothing.
 func (m *Model) syncKeys() {
 	m.global.enableKeys(m.typing(), m.mode == modeQuit)
-	m.helpKeys = newHelpKeyMap()
+	m.helpKeys = made(newHelpKeyMap)
 	hasSess := m.sess != nil
 	switch m.baseMode() {
 	case modeMain:

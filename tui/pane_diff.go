@@ -191,7 +191,7 @@ func (k diffKeyMap) FullHelp() [][]key.Binding {
 // enableKeys enables the diff's keys.
 func (p *diffPane) enableKeys() {
 	k := &p.keys
-	*k = newDiffKeyMap()
+	*k = made(newDiffKeyMap)
 	disableAll(k)
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back} {
 		b.SetEnabled(true)

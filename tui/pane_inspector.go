@@ -265,7 +265,7 @@ func (k inspectorKeyMap) FullHelp() [][]key.Binding {
 // enableKeys enables the inspector's keys.
 func (p *inspector) enableKeys() {
 	k := &p.keys
-	*k = newInspectorKeyMap()
+	*k = made(newInspectorKeyMap)
 	disableAll(k)
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.Wrap, &k.Back} {
 		b.SetEnabled(true)

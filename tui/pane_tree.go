@@ -423,7 +423,7 @@ func (m *Model) sizeTree(bh int) {
 // enableKeys enables the tree's keys for the checkpoint selected.
 func (p *treePane) enableKeys(hasSess bool) {
 	k := &p.keys
-	*k = newTreeKeyMap()
+	*k = made(newTreeKeyMap)
 	disableAll(k)
 	sel := p.selected()
 	has := sel != nil

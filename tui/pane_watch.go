@@ -250,7 +250,7 @@ func (k promptKeyMap) FullHelp() [][]key.Binding {
 // enableKeys enables the prompt's keys.
 func (f *promptForm) enableKeys() {
 	k := &f.keys
-	*k = newPromptKeyMap()
+	*k = made(newPromptKeyMap)
 	disableAll(k)
 	k.Open.SetEnabled(true)
 	k.Open.SetHelp("enter", "add")
@@ -282,7 +282,7 @@ func (k breaksKeyMap) FullHelp() [][]key.Binding {
 // enableKeys enables the keys of the list of breakpoints and watches,
 // which has n items.
 func (k *breaksKeyMap) enableKeys(n int) {
-	*k = newBreaksKeyMap()
+	*k = made(newBreaksKeyMap)
 	disableAll(k)
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Exprs.Condition, &k.Exprs.Watch, &k.Exprs.BreakOnError, &k.Back} {
 		b.SetEnabled(true)

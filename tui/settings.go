@@ -233,7 +233,7 @@ func (k settingsKeyMap) FullHelp() [][]key.Binding {
 // enableKeys enables the settings form's keys.
 func (f *settingsForm) enableKeys(hasSess bool) {
 	k := &f.keys
-	*k = newSettingsKeyMap()
+	*k = made(newSettingsKeyMap)
 	disableAll(k)
 	k.Open.SetEnabled(hasSess)
 	k.Open.SetHelp("enter", "apply")

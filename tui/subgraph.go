@@ -387,7 +387,7 @@ func (k subgraphKeyMap) FullHelp() [][]key.Binding {
 // the run's pending interrupts were raised in this namespace.
 func (p *subgraphPane) enableKeys(hasSess bool, waiting int) {
 	k := &p.keys
-	*k = newSubgraphKeyMap()
+	*k = made(newSubgraphKeyMap)
 	disableAll(k)
 	for _, b := range []*key.Binding{&k.NextPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back} {
 		b.SetEnabled(true)

@@ -210,7 +210,7 @@ func (k threadsKeyMap) FullHelp() [][]key.Binding {
 // enableKeys enables the thread list's keys, or the new-thread form's.
 func (p *threadsPane) enableKeys(hasSess bool) {
 	k := &p.keys
-	*k = newThreadsKeyMap()
+	*k = made(newThreadsKeyMap)
 	disableAll(k)
 	if p.creating {
 		k.Submit.SetEnabled(hasSess)
