@@ -259,6 +259,16 @@ func (cs *channelState) available(name string) bool {
 	return avail
 }
 
+// output is an entrypoint's output, its __end__ value (nil for a
+// StateGraph).
+func (cs *channelState) output() any {
+	if !cs.g.entrypoint {
+		return nil
+	}
+	v, _ := cs.channels[End].get()
+	return v
+}
+
 // stateValues returns the graph state: every state key that has a value.
 // The map is the caller's; the values in it are shared and immutable.
 func (cs *channelState) stateValues() map[string]any {
@@ -502,7 +512,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	for i, p := range pulls {
 		n := p.node
 		var input any
-		if n.start {
+		if n.start || n.entry {
 			input, _ = cs.channels[Start].get()
 		} else {
 			input = cs.stateView()
