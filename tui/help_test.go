@@ -183,6 +183,15 @@ func TestHelp_ScrollsAndOpensFromTextBoxes(t *testing.T) {
 	if m.mode != modeHelp || !strings.Contains(fmt.Sprint(m.View()), "Keys here") {
 		t.Fatalf("f1 should open the help from the prompt: mode %v", m.mode)
 	}
+	// Over a text box the keys here are the box's: f1 for help, no q
+	// (typed there); the help still scrolls with the arrows.
+	here, _, _ := strings.Cut(strings.Join(m.helpLines(m.width-2), "\n"), "Keys elsewhere")
+	if has := func(re string) bool { return regexp.MustCompile(re).MatchString(here) }; !has(`f1 +help`) || has(`q +quit`) || !has(`enter +add`) {
+		t.Fatalf("keys here over the prompt:\n%s", here)
+	}
+	if m = press(t, m, "down"); m.mode != modeHelp || m.helpOff != 1 {
+		t.Fatalf("↓ should scroll the help opened from a text box: mode %v offset %d", m.mode, m.helpOff)
+	}
 	m = press(t, m, "esc")
 	if m.mode != modePrompt {
 		t.Fatalf("closing the help should return to the prompt, mode %v", m.mode)

@@ -341,8 +341,11 @@ func (m *Model) route(msg tea.KeyMsg) tea.Cmd {
 }
 
 // typing reports whether keys go to a text box.
-func (m *Model) typing() bool {
-	return m.mode == modeAnswer || m.mode == modePrompt || m.mode == modeSettings || m.mode == modeEdit || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
+func (m *Model) typing() bool { return m.typingIn(m.mode) }
+
+// typingIn reports whether keys go to a text box on screen md.
+func (m *Model) typingIn(md mode) bool {
+	return md == modeAnswer || md == modePrompt || md == modeSettings || md == modeEdit || md == modeFork || (md == modeThreads && m.threads.creating) || (md == modeMain && m.chans.filtering)
 }
 
 func (m *Model) askQuit() tea.Cmd {
@@ -391,7 +394,8 @@ func (m *Model) sync() {
 // keys of its own map that do something now, so the footer and the help
 // overlay never offer a key that does nothing.
 func (m *Model) syncKeys() {
-	m.global.enableKeys(m.typing(), m.mode == modeQuit)
+	// Over a text box the help lists f1 and no q, as the box has them.
+	m.global.enableKeys(m.typingIn(m.baseMode()), m.mode == modeQuit)
 	m.helpKeys = made(newHelpKeyMap)
 	hasSess := m.sess != nil
 	switch m.baseMode() {
