@@ -164,7 +164,7 @@ func (m Model) viewBody() string {
 func (m Model) footerKeys() []key.Binding {
 	keys := m.activeKeys().ShortHelp()
 	if m.mode == modeQuit {
-		keys = []key.Binding{key.NewBinding(key.WithHelp("any other key", "stay"))}
+		keys = []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "stay"))}
 	}
 	return append(keys, m.global.ShortHelp()...)
 }
