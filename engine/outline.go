@@ -9,6 +9,7 @@ import "context"
 // its checkpoints and writes, not in the size of its values times their
 // number.
 type Outliner interface {
+	// Outline lists the checkpoints List would, values cut to keep's.
 	Outline(ctx context.Context, cfg Config, opt ListOptions, keep func(channel string) bool) ([]*CheckpointTuple, error)
 }
 
@@ -32,7 +33,7 @@ func (g *Graph) HistoryOutline(ctx context.Context, cfg Config, opt ListOptions)
 	if !ok {
 		return g.History(ctx, cfg, opt)
 	}
-	owner, err := g.graphForNamespace(cfg.CheckpointNS)
+	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 	if err != nil {
 		return nil, err
 	}
