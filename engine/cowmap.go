@@ -3,7 +3,6 @@ package engine
 import (
 	"hash/maphash"
 	"slices"
-	"sort"
 )
 
 // cowMaxShards is the number of shards of a large cowMap: enough that a
@@ -42,9 +41,20 @@ type cowEntry[V any] struct {
 	val V
 }
 
+// find returns where k is or would go in the shard. A binary search
+// written out: sort.Search's closure call per probe was most of its cost.
 func (s *cowShard[V]) find(k string) (int, bool) {
-	i := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].key >= k })
-	return i, i < len(s.entries) && s.entries[i].key == k
+	es := s.entries
+	lo, hi := 0, len(es)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if es[m].key < k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(es) && es[lo].key == k
 }
 
 // frozenMap is an immutable snapshot of a cowMap.

@@ -340,7 +340,7 @@ func jsonDepth(b []byte) int {
 // list that only grew adds the size of its new elements.
 type stateSizes struct {
 	known bool
-	size  map[string]int
+	size  []int // by state key index (Graph.keyIndex)
 	total int
 }
 
@@ -353,14 +353,14 @@ func (l *loop) checkStateSize() error {
 	}
 	sz := &l.sizes
 	if !sz.known {
-		sz.known, sz.size, sz.total = true, map[string]int{}, 0
-		for _, k := range l.g.StateKeys() {
-			l.resize(k, false)
+		sz.known, sz.size, sz.total = true, make([]int, len(l.g.keys)), 0
+		for i, k := range l.g.keys {
+			l.resize(i, k.Name, false)
 		}
 	} else {
 		for _, c := range l.cs.scratch.touched {
-			if l.g.IsStateKey(c) {
-				l.resize(c, true)
+			if i, isKey := l.g.keyIndex[c]; isKey {
+				l.resize(i, c, true)
 			}
 		}
 	}
@@ -368,9 +368,10 @@ func (l *loop) checkStateSize() error {
 		return nil
 	}
 	e := &StateLimitError{Step: l.step, Bytes: sz.total, Limit: limit}
-	for k, n := range sz.size {
-		if big := sz.size[e.Key]; n > big || (n == big && k < e.Key) {
-			e.Key = k
+	big := 0
+	for i, n := range sz.size {
+		if k := l.g.keys[i].Name; n > big || (n == big && k < e.Key) {
+			e.Key, big = k, n
 		}
 	}
 	for _, t := range l.tasks {
@@ -384,9 +385,9 @@ func (l *loop) checkStateSize() error {
 	return e
 }
 
-// resize measures state key k again; grown: k may have only grown since
-// it was last measured.
-func (l *loop) resize(k string, grown bool) {
+// resize measures state key k (index i) again; grown: k may have only
+// grown since it was last measured.
+func (l *loop) resize(i int, k string, grown bool) {
 	sz := &l.sizes
 	ch := l.cs.channels[k]
 	v, ok := ch.get()
@@ -396,7 +397,7 @@ func (l *loop) resize(k string, grown bool) {
 			if list, isList := v.([]any); isList && from <= len(list) {
 				tail, _ := measure(list[from:], 0, math.MaxInt)
 				tail -= 2 // the new elements' brackets are the list's own
-				sz.size[k] += tail
+				sz.size[i] += tail
 				sz.total += tail
 				return
 			}
@@ -405,6 +406,6 @@ func (l *loop) resize(k string, grown bool) {
 	if ok {
 		n, _ = measure(v, 0, math.MaxInt)
 	}
-	sz.total += n - sz.size[k]
-	sz.size[k] = n
+	sz.total += n - sz.size[i]
+	sz.size[i] = n
 }
