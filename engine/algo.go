@@ -89,6 +89,7 @@ type applyScratch struct {
 
 type channelWrites struct {
 	channel string
+	ch      channel
 	vals    []any
 }
 
@@ -107,16 +108,16 @@ func (sc *applyScratch) reset() {
 }
 
 // add groups value under channel.
-func (sc *applyScratch) add(channel string, value any) {
+func (sc *applyScratch) add(channel string, ch channel, value any) {
 	i, ok := sc.index[channel]
 	if !ok {
 		i = len(sc.groups)
 		sc.index[channel] = i
 		if i < cap(sc.groups) {
 			sc.groups = sc.groups[:i+1]
-			sc.groups[i].channel = channel
+			sc.groups[i].channel, sc.groups[i].ch = channel, ch
 		} else {
-			sc.groups = append(sc.groups, channelWrites{channel: channel})
+			sc.groups = append(sc.groups, channelWrites{channel: channel, ch: ch})
 		}
 	}
 	sc.groups[i].vals = append(sc.groups[i].vals, value)
@@ -457,10 +458,11 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			if reservedWrite(w.Channel) {
 				continue
 			}
-			if _, known := cs.channels[w.Channel]; !known {
+			ch, known := cs.channels[w.Channel]
+			if !known {
 				continue // LangGraph ignores writes to unknown channels
 			}
-			sc.add(w.Channel, w.Value)
+			sc.add(w.Channel, ch, w.Value)
 		}
 	}
 	var out []string
@@ -472,8 +474,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		out = make([]string, 0, len(sc.groups))
 	}
 	for _, cw := range sc.groups {
-		c := cw.channel
-		ch := cs.channels[c]
+		c, ch := cw.channel, cw.ch
 		from, _ := cs.versions.get(c)
 		changed, err := ch.update(cw.vals)
 		if err != nil {
@@ -693,6 +694,7 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
 	if cs.valuesOff {
 		cs.valuesOff = false
+		cs.scratch.updated = nil // updated may be it: it is the checkpoint's now
 		cs.values = newCowMap[any]()
 		for name, ch := range cs.channels {
 			if v, ok := ch.snapshot(); ok {
@@ -714,7 +716,7 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	cs.seenGen++ // the snapshot shares every versions_seen map now
 	if hintKnown {
 		// Shared, not copied: applyWrites makes a new list each superstep
-		// and nobody changes one.
+		// while checkpoints are made, and nobody changes one.
 		cp.UpdatedChannels = updated
 	}
 	return cp

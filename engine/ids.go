@@ -70,17 +70,16 @@ func idFrom(hi, lo uint64) string {
 func layout(raw [16]byte) string {
 	const digits = "0123456789abcdef"
 	var buf [36]byte
-	j := 0
 	for i, b := range raw {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			buf[j] = '-'
-			j++
-		}
-		buf[j], buf[j+1] = digits[b>>4], digits[b&0x0f]
-		j += 2
+		p := layoutAt[i]
+		buf[p], buf[p+1] = digits[b>>4], digits[b&0x0f]
 	}
+	buf[8], buf[13], buf[18], buf[23] = '-', '-', '-', '-'
 	return string(buf[:])
 }
+
+// layoutAt is where each byte's two digits go in the 8-4-4-4-12 layout.
+var layoutAt = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 
 // CounterIDs makes ids 1, 2, 3, … in the same fixed-width layout: for tests
 // and traces that must be byte-identical between runs.
