@@ -162,29 +162,34 @@ const (
 
 func newFNV128a() fnv128a { return fnv128a{fnv128OffsetHi, fnv128OffsetLo} }
 
-func (h *fnv128a) byte(c byte) {
-	h.lo ^= uint64(c)
-	// (hi, lo) * (2^88 + 0x13b) mod 2^128
-	s0, s1 := bits.Mul64(fnv128PrimeLo, h.lo)
-	s0 += h.lo<<fnv128PrimeShift + fnv128PrimeLo*h.hi
-	h.hi, h.lo = s0, s1
+
+// part hashes s and the 0 byte that ends every part. The state stays in
+// locals for the loop (through h it went to memory on every byte).
+func (h *fnv128a) part(s string) {
+	hi, lo := h.hi, h.lo
+	for i := 0; i < len(s); i++ {
+		hi, lo = fnvStep(hi, lo, s[i])
+	}
+	h.hi, h.lo = fnvStep(hi, lo, 0)
 }
 
-// part hashes s and the 0 byte that ends every part.
-func (h *fnv128a) part(s string) {
-	for i := 0; i < len(s); i++ {
-		h.byte(s[i])
-	}
-	h.byte(0)
+// fnvStep is one byte of FNV-1a/128: xor, then multiply by the prime
+// 2^88 + 0x13b modulo 2^128.
+func fnvStep(hi, lo uint64, c byte) (uint64, uint64) {
+	lo ^= uint64(c)
+	s0, s1 := bits.Mul64(fnv128PrimeLo, lo)
+	s0 += lo<<fnv128PrimeShift + fnv128PrimeLo*hi
+	return s0, s1
 }
 
 // intPart hashes n's decimal digits as a part.
 func (h *fnv128a) intPart(n int) {
 	var buf [20]byte
+	hi, lo := h.hi, h.lo
 	for _, c := range strconv.AppendInt(buf[:0], int64(n), 10) {
-		h.byte(c)
+		hi, lo = fnvStep(hi, lo, c)
 	}
-	h.byte(0)
+	h.hi, h.lo = fnvStep(hi, lo, 0)
 }
 
 func (h *fnv128a) sum() [16]byte {
