@@ -162,7 +162,6 @@ const (
 
 func newFNV128a() fnv128a { return fnv128a{fnv128OffsetHi, fnv128OffsetLo} }
 
-
 // part hashes s and the 0 byte that ends every part. The state stays in
 // locals for the loop (through h it went to memory on every byte).
 func (h *fnv128a) part(s string) {
