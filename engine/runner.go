@@ -171,14 +171,6 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 			break // cancelled while waiting: this attempt's failure stands
 		}
 	}
-	return l.settleTask(ctx, scope, t, writes, err)
-}
-
-// settleTask records, saves and reports the outcome of task t's last
-// attempt. Apart from runTask, so that the frame a task goroutine holds
-// while its node runs stays small (its stack grows by copying).
-func (l *loop) settleTask(ctx context.Context, scope *taskScope, t *task, writes []Write, err error) error {
-	res := &t.result
 	// Saving never takes the step's cancellation: a cancelled task saves
 	// what it wrote, as LangGraph's runners do.
 	saveCtx := ctx

@@ -80,13 +80,6 @@ func (l *loop) attemptOnce(ctx context.Context, scope *taskScope, t *task) ([]Wr
 	if tp == nil || (tp.Run <= 0 && tp.Idle <= 0) {
 		return l.attempt(ctx, scope, t)
 	}
-	return l.attemptTimed(ctx, scope, t, tp)
-}
-
-// attemptTimed runs one attempt of t under timeout policy tp. Apart from
-// attemptOnce, so that an untimed task's goroutine does not carry its
-// frame while the node runs (a goroutine's stack grows by copying).
-func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task, tp *TimeoutPolicy) ([]Write, error) {
 	// The attempt runs on a copy of the task's scope: if it times out, the
 	// abandoned node may go on calling Interrupt or Emit, and none of that
 	// may reach the task (timeout.ts drops the attempt's late writes).
