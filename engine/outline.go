@@ -84,3 +84,50 @@ func (g *Graph) snapshots(tuples []*CheckpointTuple) ([]*StateSnapshot, error) {
 	}
 	return out, nil
 }
+
+// CheckpointHead is a checkpoint as a thread's tree lists it before any of
+// its state is read: its id, parent, step and source.
+type CheckpointHead struct {
+	ID       string
+	ParentID string
+	Step     int
+	Source   string
+}
+
+// HeadLister is a Saver that lists a namespace's checkpoint heads from the
+// stored records alone (persist.Store does): no versions are rebuilt, no
+// value or pending write is read, so listing 100k checkpoints costs a
+// record decode each.
+type HeadLister interface {
+	// Heads lists the heads of cfg's thread and namespace, newest first
+	// (by id, as List orders them).
+	Heads(ctx context.Context, cfg Config) ([]CheckpointHead, error)
+}
+
+// HistoryHeads lists the heads of the checkpoints History would list for
+// cfg (every one of its namespace), newest first. The debugger's tree
+// draws a thread from them and plans only the rows it shows
+// (HistoryOutline over a window). With a saver that is not a HeadLister
+// it reads the thread with List.
+func (g *Graph) HistoryHeads(ctx context.Context, cfg Config) ([]CheckpointHead, error) {
+	if g.saver == nil {
+		return nil, ErrNoCheckpointer
+	}
+	owner, err := g.graphForNamespace(cfg.CheckpointNS)
+	if err != nil {
+		return nil, err
+	}
+	ncfg := Config{ThreadID: cfg.ThreadID, CheckpointNS: owner.ownNamespace(cfg.CheckpointNS)}
+	if hl, ok := g.saver.(HeadLister); ok {
+		return hl.Heads(ctx, ncfg)
+	}
+	tuples, err := g.saver.List(ctx, ncfg, ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CheckpointHead, len(tuples))
+	for i, t := range tuples {
+		out[i] = CheckpointHead{ID: t.Config.CheckpointID, ParentID: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source}
+	}
+	return out, nil
+}

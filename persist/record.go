@@ -112,6 +112,42 @@ func decodeRecord(data []byte) (*cpRecord, error) {
 	return &r, nil
 }
 
+// headRecord is the part of a checkpoint record a head needs.
+type headRecord struct {
+	Parent string `json:"parent,omitempty"`
+	Meta   struct {
+		Source string `json:"source"`
+		Step   int    `json:"step"`
+	} `json:"md"`
+}
+
+// decodeHead parses the parent, step and source of a stored checkpoint
+// record, skipping its versions and the rest of its metadata.
+func decodeHead(data []byte) (engine.CheckpointHead, error) {
+	if len(data) == 0 {
+		return engine.CheckpointHead{}, corruptf("empty checkpoint record")
+	}
+	if data[0] != recordFormat {
+		return engine.CheckpointHead{}, unknownFormat("checkpoint record", data[0])
+	}
+	var r headRecord
+	if err := json.Unmarshal(data[1:], &r); err != nil {
+		return engine.CheckpointHead{}, corruptf("checkpoint record: %v", err)
+	}
+	return engine.CheckpointHead{ParentID: r.Parent, Step: r.Meta.Step, Source: knownSource(r.Meta.Source)}, nil
+}
+
+// knownSource returns the engine's constant for one of its sources, so the
+// heads of a long thread share four strings instead of holding a copy each.
+func knownSource(s string) string {
+	for _, k := range [...]string{engine.SourceLoop, engine.SourceInput, engine.SourceUpdate, engine.SourceFork} {
+		if s == k {
+			return k
+		}
+	}
+	return s
+}
+
 // encodeMetadata turns md into its stored form; Extra values go through the
 // engine's value codec.
 func encodeMetadata(md engine.Metadata) (mdRecord, error) {

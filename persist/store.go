@@ -990,6 +990,44 @@ func (s *Store) Outline(ctx context.Context, cfg engine.Config, opt engine.ListO
 	return s.list(ctx, cfg, opt, keep)
 }
 
+// Heads implements engine.HeadLister: the id, parent, step and source of
+// every checkpoint of cfg's thread and namespace, newest first, read from
+// the checkpoint records alone (decodeHead) — no versions rebuilt, no
+// value or pending write read. Errors: ErrClosed, ErrCorrupt,
+// ErrUnknownFormat, or the context's error.
+func (s *Store) Heads(ctx context.Context, cfg engine.Config) ([]engine.CheckpointHead, error) {
+	var out []engine.CheckpointHead
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, false)
+		if b == nil || err != nil || cfg.ThreadID == "" {
+			return err
+		}
+		c := b.cps.Cursor()
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			if len(out)%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			id, err := parseCheckpointKey(k)
+			if err != nil {
+				return corruptf("checkpoint key %x: %v", k, err)
+			}
+			h, err := decodeHead(v)
+			if err != nil {
+				return err
+			}
+			h.ID = id
+			out = append(out, h)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CheckpointIDs returns the ids of cfg's thread and namespace that start
 // with prefix, in order, at most limit of them (limit <= 0: all). It reads
 // keys only, so resolving an id prefix does not depend on the length of

@@ -79,7 +79,7 @@ type opDoneMsg struct {
 	sess    session
 	op      opKind
 	view    *engine.StepView
-	hist    []*engine.StateSnapshot
+	hist    []engine.CheckpointHead
 	threads []ThreadSummary
 	pending map[string]engine.ChannelView
 	paths   map[string]string // interrupt id → where it was raised
@@ -1269,7 +1269,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		if s == nil || m.sess == nil {
 			return nil
 		}
-		r, err := newReplayRun(m.tree.snaps, s.Config.CheckpointID)
+		r, err := m.tree.replayFrom(s.Config.CheckpointID)
 		if err != nil {
 			m.err = err
 			return nil

@@ -41,8 +41,9 @@ type session interface {
 	// nothing: the next step goes on from there, and only then does the
 	// engine write a fork checkpoint when id is not the head.
 	Checkout(ctx context.Context, id string) (*engine.StepView, error)
-	// History lists the thread's checkpoints, newest first.
-	History(ctx context.Context) ([]*engine.StateSnapshot, error)
+	// History lists the heads of the thread's checkpoints, newest first:
+	// the tree draws them, and plans only the rows it shows.
+	History(ctx context.Context) ([]engine.CheckpointHead, error)
 	// UpdateState writes values at checkpoint id as node asNode ("" lets the
 	// engine infer it) and makes the written checkpoint current.
 	UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error)
@@ -301,14 +302,25 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	return s.keep(v), nil
 }
 
-// History reads the thread's outline: no state values, so the tree of a
-// long thread loads in time and memory linear in its checkpoints; the tree
-// reads the checkpoint under its cursor whole (Snapshot).
-func (s *engineSession) History(ctx context.Context) ([]*engine.StateSnapshot, error) {
-	return s.g.HistoryOutline(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{})
+// History reads the heads of the thread's checkpoints (id, parent, step,
+// source): no versions, values or writes, so the tree of a long thread
+// loads in time and memory linear in its checkpoints with a small
+// constant. The tree plans the rows it draws (Outline) and reads the
+// checkpoint under its cursor whole (Snapshot).
+func (s *engineSession) History(ctx context.Context) ([]engine.CheckpointHead, error) {
+	return s.g.HistoryHeads(ctx, engine.Config{ThreadID: s.thread})
 }
 
-var _ snapshotReader = (*engineSession)(nil)
+var (
+	_ snapshotReader = (*engineSession)(nil)
+	_ windowPlanner  = (*engineSession)(nil)
+)
+
+// Outline plans up to limit of the thread's checkpoints older than before
+// ("" for the newest), newest first, without reading their values.
+func (s *engineSession) Outline(ctx context.Context, before string, limit int) ([]*engine.StateSnapshot, error) {
+	return s.g.HistoryOutline(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{Before: before, Limit: limit})
+}
 
 // Snapshot reads one checkpoint of the thread whole, as History would
 // list it with its values.

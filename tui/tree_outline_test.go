@@ -75,7 +75,12 @@ func TestTree_ReadsOutlineAndSelectedOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, s := range m.tree.snaps {
+	m.View() // plans the rows it draws: all of them here
+	for i := range m.tree.snaps {
+		s := m.tree.plan(i)
+		if s == nil {
+			t.Fatalf("checkpoint %d is drawn but not planned", i)
+		}
 		if !reflect.DeepEqual(s.Next, full[i].Next) || len(s.Tasks) != len(full[i].Tasks) {
 			t.Errorf("checkpoint %d: outline plans %v (%d tasks), whole %v (%d)", i, s.Next, len(s.Tasks), full[i].Next, len(full[i].Tasks))
 		}

@@ -9,7 +9,8 @@
 // functions, for the engine's benchmarks and for bench/peers, which runs
 // the same workloads on other Go runtimes.
 //
-// OutlineSaver is a MemorySaver that outlines (engine.Outliner).
+// OutlineSaver is a MemorySaver that outlines (engine.Outliner) and lists
+// heads (engine.HeadLister).
 //
 // SideLog, FanGraph and Helper are the kit of crash tests that run a graph
 // in a helper process (the test binary again), SIGKILL it mid-superstep

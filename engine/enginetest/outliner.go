@@ -27,3 +27,13 @@ func (s OutlineSaver) Outline(ctx context.Context, cfg engine.Config, opt engine
 	}
 	return out, err
 }
+
+// Heads implements engine.HeadLister from List.
+func (s OutlineSaver) Heads(ctx context.Context, cfg engine.Config) ([]engine.CheckpointHead, error) {
+	list, err := s.MemorySaver.List(ctx, cfg, engine.ListOptions{})
+	out := make([]engine.CheckpointHead, len(list))
+	for i, t := range list {
+		out[i] = engine.CheckpointHead{ID: t.Config.CheckpointID, ParentID: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source}
+	}
+	return out, err
+}
