@@ -5,9 +5,11 @@ import "context"
 // Outliner is a Saver that lists checkpoints without their state values
 // (persist.Store does): each tuple has its metadata, parent, pending
 // writes and every channel's version, and the values of only the channels
-// keep accepts (nil: none). Reading a thread's outline costs time linear in
-// its checkpoints and writes, not in the size of its values times their
-// number.
+// keep accepts (nil: none). A pending write keeps its value when it is a
+// control write (IsControlWrite), the NullTaskID's, or to a channel keep
+// accepts; another write's Value may be nil. Reading a thread's outline
+// costs time linear in its checkpoints and writes, not in the size of its
+// values times their number.
 type Outliner interface {
 	Outline(ctx context.Context, cfg Config, opt ListOptions, keep func(channel string) bool) ([]*CheckpointTuple, error)
 }

@@ -99,6 +99,12 @@ func encodeRecord(r *cpRecord) ([]byte, error) {
 // decodeRecord parses a stored checkpoint record. It copies everything out
 // of data, which may belong to a transaction.
 func decodeRecord(data []byte) (*cpRecord, error) {
+	return decodeRecordNames(data, nil)
+}
+
+// decodeRecordNames is decodeRecord sharing the channel and node names of
+// the records it decodes through names (nil: none shared).
+func decodeRecordNames(data []byte, names map[string]string) (*cpRecord, error) {
 	if len(data) == 0 {
 		return nil, corruptf("empty checkpoint record")
 	}
@@ -106,33 +112,21 @@ func decodeRecord(data []byte) (*cpRecord, error) {
 		return nil, unknownFormat("checkpoint record", data[0])
 	}
 	var r cpRecord
-	if err := json.Unmarshal(data[1:], &r); err != nil {
+	if parseRecord(data[1:], &r, names) {
+		return &r, nil
+	}
+	if err := decodeRecordJSON(data[1:], &r); err != nil {
 		return nil, corruptf("checkpoint record: %v", err)
 	}
 	return &r, nil
 }
 
-// headRecord is the part of a checkpoint record a head needs.
-type headRecord struct {
-	Parent string `json:"parent,omitempty"`
-	Meta   struct {
-		Source string `json:"source"`
-		Step   int    `json:"step"`
-	} `json:"md"`
-}
-
 // decodeHead parses the parent, step and source of a stored checkpoint
-// record, skipping its versions and the rest of its metadata.
-func decodeHead(data []byte) (engine.CheckpointHead, error) {
-	if len(data) == 0 {
-		return engine.CheckpointHead{}, corruptf("empty checkpoint record")
-	}
-	if data[0] != recordFormat {
-		return engine.CheckpointHead{}, unknownFormat("checkpoint record", data[0])
-	}
-	var r headRecord
-	if err := json.Unmarshal(data[1:], &r); err != nil {
-		return engine.CheckpointHead{}, corruptf("checkpoint record: %v", err)
+// record.
+func decodeHead(data []byte, names map[string]string) (engine.CheckpointHead, error) {
+	r, err := decodeRecordNames(data, names)
+	if err != nil {
+		return engine.CheckpointHead{}, err
 	}
 	return engine.CheckpointHead{ParentID: r.Parent, Step: r.Meta.Step, Source: knownSource(r.Meta.Source)}, nil
 }

@@ -924,7 +924,7 @@ func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]
 	if err != nil {
 		return nil, err
 	}
-	writes, err := b.pendingWrites(id)
+	writes, err := b.pendingWrites(id, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -938,18 +938,35 @@ func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]
 }
 
 // pendingWrites returns a checkpoint's writes in key order: by task, then
-// special slots (negative) before regular ones by index.
-func (b *nsBuckets) pendingWrites(id string) ([]engine.PendingWrite, error) {
+// special slots (negative) before regular ones by index. keep, when not
+// nil, says which writes' values to decode (outlineWrite); the others
+// have a nil Value.
+func (b *nsBuckets) pendingWrites(id string, keep func(channel string) bool) ([]engine.PendingWrite, error) {
 	var out []engine.PendingWrite
 	err := b.eachWrite(id, func(task string, _ int64, v []byte) error {
-		ch, val, err := decodeWrite(v)
+		ch, enc, err := splitWrite(v)
 		if err != nil {
 			return err
 		}
-		out = append(out, engine.PendingWrite{TaskID: task, Channel: ch, Value: val})
+		w := engine.PendingWrite{TaskID: task, Channel: ch}
+		if keep == nil || outlineWrite(task, ch, keep) {
+			if w.Value, err = engine.DecodeValue(enc); err != nil {
+				return corruptf("write record for %q: %v", ch, err)
+			}
+		}
+		out = append(out, w)
 		return nil
 	})
 	return out, err
+}
+
+// outlineWrite says whether an outline decodes a pending write's value:
+// a control write (interrupts, answers, errors: what a checkpoint's tasks
+// show), a write of the null task (an input Command, which planning
+// applies), or a write to a channel keep accepts. A task's output to a
+// state key is the bulk of a thread's writes and is left undecoded.
+func outlineWrite(task, channel string, keep func(string) bool) bool {
+	return engine.IsControlWrite(channel) || task == engine.NullTaskID || keep(channel)
 }
 
 // eachWrite calls fn for every write record of checkpoint id, in key order.
@@ -978,7 +995,9 @@ func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 
 // Outline is List without the channel values, except those of the
 // channels keep accepts: each tuple has its metadata, parent, pending
-// writes and every channel version, so a thread's history (and the tasks
+// writes and every channel version. A pending write has its value only
+// when it is a control write (engine.IsControlWrite), the null task's,
+// or to a channel keep accepts; the others have a nil Value, so a thread's history (and the tasks
 // each checkpoint plans, which need versions and the small internal
 // channels: triggers, joins, the tasks channel)
 // costs time linear in its checkpoints and writes, not in the size of its
@@ -1002,6 +1021,7 @@ func (s *Store) Heads(ctx context.Context, cfg engine.Config) ([]engine.Checkpoi
 		if b == nil || err != nil || cfg.ThreadID == "" {
 			return err
 		}
+		names := map[string]string{}
 		c := b.cps.Cursor()
 		for k, v := c.Last(); k != nil; k, v = c.Prev() {
 			if len(out)%1024 == 0 {
@@ -1013,7 +1033,7 @@ func (s *Store) Heads(ctx context.Context, cfg engine.Config) ([]engine.Checkpoi
 			if err != nil {
 				return corruptf("checkpoint key %x: %v", k, err)
 			}
-			h, err := decodeHead(v)
+			h, err := decodeHead(v, names)
 			if err != nil {
 				return err
 			}
@@ -1069,6 +1089,7 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 			rec *cpRecord
 		}
 		var cands []cand
+		names := map[string]string{} // shared by the records read
 		collect := func(ns string, b *nsBuckets) error {
 			found := 0
 			c := b.cps.Cursor()
@@ -1096,7 +1117,7 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 				if err != nil {
 					return corruptf("checkpoint key %x: %v", k, err)
 				}
-				rec, err := decodeRecord(v)
+				rec, err := decodeRecordNames(v, names)
 				if err != nil {
 					return err
 				}
