@@ -58,6 +58,7 @@ func main() {
 			err = fmt.Errorf("history exited %d", code)
 		} else {
 			err = writeHeapProfile()
+			fmt.Fprintln(os.Stderr, "history:", rss())
 		}
 	case "gen":
 		err = gen(*db, *n)
