@@ -4,6 +4,8 @@
 //
 //	scale gen -n 100000 -db big.db       a thread "big" of n supersteps
 //	scale tree -db big.db [-full]        load the debugger's tree
+//	scale history -db big.db [-graph]    the history command, in process
+//	                                     (-cpuprofile, -memprofile)
 //	scale bigvalue -steps 22 -mb 10 -db v.db
 //	                                     a thread whose 10 MB value changes
 //	                                     each step (export size)
@@ -28,6 +30,7 @@ import (
 
 	"github.com/superstep/superstep/cli"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -42,6 +45,7 @@ func main() {
 	full := fs.Bool("full", false, "tree: load every checkpoint with its values (History, as before issue 17)")
 	steps := fs.Int("steps", 22, "bigvalue: supersteps")
 	mb := fs.Int("mb", 10, "bigvalue: size of the changing value in MB")
+	plan := fs.Bool("graph", false, "history: plan each checkpoint's tasks with the thread's graph (--graph)")
 	cpuProfile := fs.String("cpuprofile", "", "tree, history: write a CPU profile here")
 	memProfile := fs.String("memprofile", "", "tree, history: write a heap profile here (after the load)")
 	fs.Parse(os.Args[2:])
@@ -53,8 +57,17 @@ func main() {
 	heapProfile = *memProfile
 	switch os.Args[1] {
 	case "history":
-		// The history command in this process, so it can be profiled.
-		if code := cli.Main(context.Background(), []string{"history", "big", "--db", *db}); code != 0 {
+		// The history command in this process, so it can be profiled;
+		// with -graph it plans every checkpoint's tasks with loopGraph.
+		args := []string{"history", "big", "--db", *db}
+		if *plan {
+			err = graphs.Register(graphs.Example{Name: "scale-loop", Build: func(opts ...engine.CompileOption) (*engine.Graph, error) { return loopGraphWith(0, opts...) }})
+			args = append(args, "--graph", "scale-loop")
+		}
+		if err != nil {
+			break
+		}
+		if code := cli.Main(context.Background(), args); code != 0 {
 			err = fmt.Errorf("history exited %d", code)
 		} else {
 			err = writeHeapProfile()
@@ -114,6 +127,10 @@ func writeHeapProfile() error {
 // loopGraph is the agent loop of thread "big": it runs until step reaches
 // n (or forever when n is 0: the tree only plans with it).
 func loopGraph(saver engine.Saver, n int) (*engine.Graph, error) {
+	return loopGraphWith(n, engine.WithSaver(saver))
+}
+
+func loopGraphWith(n int, opts ...engine.CompileOption) (*engine.Graph, error) {
 	return engine.NewStateGraph(engine.LastValueKey("step"), engine.LastValueKey("last"), engine.LastValueKey("doc")).Named("scale-loop").
 		AddNode("agent", func(_ context.Context, s any) (any, error) {
 			step, _ := s.(map[string]any)["step"].(float64)
@@ -126,7 +143,7 @@ func loopGraph(saver engine.Saver, n int) (*engine.Graph, error) {
 			}
 			return engine.End, nil
 		}, "agent", engine.End).
-		Compile(engine.WithSaver(saver))
+		Compile(opts...)
 }
 
 func gen(db string, n int) error {
