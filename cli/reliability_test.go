@@ -25,15 +25,31 @@ func TestRun_LostBufferedCheckpoints(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "full.db")
 	scenario := testdata("boom_after_20.json")
 	superstep(t, "", "run", scenario, "--db", db, "--thread", "first").want(t, 1, `node "boom" failed`)
-	fi, err := os.Stat(db)
+	// A disk as good as full: the file is cut to the pages its last commit
+	// uses (bbolt leaves room past them), may not grow (ulimit -f counts
+	// 512-byte blocks), and the second thread starts with more data than
+	// the pages freed inside the file can hold, so its commit must grow it.
+	size := highWaterMark(t, db)
+	if err := os.Truncate(db, size); err != nil {
+		t.Fatal(err)
+	}
+	input := `{"n":0,"items":["` + strings.Repeat("x", 64<<10) + `"]}`
+	r := runProgram(t, "sh", nil, "", "-c", `ulimit -f "$1"; shift; exec "$@"`, "sh",
+		strconv.FormatInt(size/512, 10), binary, "run", scenario, "--db", db, "--thread", "second", "--durability", "exit", "--input", input)
+	r.want(t, 1, `node "boom" failed`, "saving the database failed", "22 checkpoints", "not saved")
+}
+
+// highWaterMark returns the bytes of db that its last commit uses.
+func highWaterMark(t *testing.T, db string) int64 {
+	t.Helper()
+	b, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ulimit -f counts 512-byte blocks: no write past the current end.
-	limit := fi.Size() / 512
-	r := runProgram(t, "sh", nil, "", "-c", `ulimit -f "$1"; shift; exec "$@"`, "sh",
-		strconv.FormatInt(limit, 10), binary, "run", scenario, "--db", db, "--thread", "second", "--durability", "exit")
-	r.want(t, 1, `node "boom" failed`, "saving the database failed", "22 checkpoints", "not saved")
+	defer b.Close()
+	var size int64
+	b.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil })
+	return size
 }
 
 // renameThread gives thread from the name to, copying its buckets with

@@ -45,7 +45,7 @@ func (g *Graph) Describe() GraphInfo {
 		InterruptBefore: slices.Clone(g.interrupts.before),
 		InterruptAfter:  slices.Clone(g.interrupts.after),
 	}
-	for _, name := range g.nodeOrder[1:] {
+	for _, name := range g.userNodes() {
 		n := g.nodes[name]
 		info.Nodes = append(info.Nodes, NodeInfo{
 			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.subgraph != nil, Deferred: n.deferred,
@@ -79,13 +79,13 @@ func (g *Graph) Mermaid() string {
 	var b strings.Builder
 	b.WriteString("graph TD;\n")
 	ids := map[string]string{Start: "__start__", End: "__end__"}
-	for i, n := range g.nodeOrder[1:] {
+	for i, n := range g.userNodes() {
 		ids[n] = fmt.Sprintf("n%d", i)
 	}
 	ref := func(n string) string { return ids[n] }
 	label := func(n string) string { return strings.ReplaceAll(n, `"`, "#quot;") }
 	b.WriteString("\t__start__([<p>__start__</p>]):::first\n")
-	for _, n := range g.nodeOrder[1:] {
+	for _, n := range g.userNodes() {
 		fmt.Fprintf(&b, "\t%s(\"%s\")\n", ids[n], label(n))
 	}
 	b.WriteString("\t__end__([<p>__end__</p>]):::last\n")
@@ -108,7 +108,7 @@ func (g *Graph) Mermaid() string {
 			fmt.Fprintf(&b, "\t%s --> %s;\n", ref(e.From[0]), ref(e.To))
 		}
 	}
-	for _, name := range g.nodeOrder[1:] {
+	for _, name := range g.userNodes() {
 		for _, t := range g.nodes[name].ends {
 			fmt.Fprintf(&b, "\t%s -.->|goto| %s;\n", ref(name), ref(t))
 		}

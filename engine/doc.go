@@ -20,6 +20,12 @@
 // conditional edges, Send fan-out, Interrupt and resume, forks
 // (Graph.UpdateState) and the Stepper (Graph.Start).
 //
+// The functional API is the other way to write a graph: NewEntrypoint
+// compiles one function as a graph (its input in, its return value out,
+// Previous for what the thread's last run returned), and Task, called from
+// any running node, runs a function as a checkpointed task whose finished
+// result a resumed node gets back instead of calling it again.
+//
 // This map API mirrors LangGraph's dictionaries; scenario files and graphs
 // built at run time use it. Go programs usually want package typed instead
 // (github.com/superstep/superstep/typed): a struct state, typed nodes and
@@ -49,9 +55,14 @@
 //     here instead of reading reserved channels themselves.
 //   - stepper.go: the caller-driven API (Plan, Execute, Update one phase at
 //     a time) that the debugger uses; run.go's Invoke and Stream loop over it.
-//   - state.go: GetState, History and UpdateState.
+//   - functional.go: the functional API — entrypoints, Task calls as
+//     PUSH tasks of the running superstep, Final and Previous.
+//   - state.go: GetState, History and UpdateState (a subgraph's namespace
+//     included; state_bulk.go several supersteps at once).
 //   - checkpoint.go, saver.go, memsaver.go: plain-data checkpoints, the
 //     storage contract and its in-memory implementation.
+//   - limits.go: the bounds on what runs write — the one value depth limit
+//     (MaxValueDepth), the size of a write and of the state (Limits).
 //   - value.go, reducers.go, ids.go: the value codec, the built-in reducers,
 //     checkpoint and task ids.
 package engine

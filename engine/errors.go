@@ -60,6 +60,15 @@ var (
 	// ErrUnknownNode is returned when a call names a node the graph does
 	// not have.
 	ErrUnknownNode = errors.New("unknown node")
+	// ErrValueTooDeep is returned (inside a ValueLimitError, or from
+	// EncodeValue) for a value nesting deeper than MaxValueDepth.
+	ErrValueTooDeep = errors.New("value nested too deeply")
+	// ErrValueTooLarge is returned (inside a ValueLimitError) for a written
+	// value larger than Limits.MaxWriteBytes.
+	ErrValueTooLarge = errors.New("value too large")
+	// ErrStateTooLarge is returned (as a StateLimitError) when the state
+	// after a superstep is larger than Limits.MaxStateBytes.
+	ErrStateTooLarge = errors.New("state too large")
 	// ErrUnknownSubgraph is returned when a checkpoint namespace names no
 	// subgraph node of the graph.
 	ErrUnknownSubgraph = errors.New("unknown subgraph in checkpoint namespace")

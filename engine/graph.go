@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // NodeFunc is a node's body. input is the graph state (a map of the state
@@ -130,6 +131,10 @@ func NewStateGraph(keys ...KeySpec) *StateGraph {
 		switch {
 		case k.Name == "":
 			g.fail("InvalidKey", "a state key has an empty name")
+		case !utf8.ValidString(k.Name):
+			// Checkpoints store names as JSON strings, which would turn the
+			// bad bytes into U+FFFD: the key could never be read back.
+			g.fail("InvalidKey", fmt.Sprintf("state key %q is not valid UTF-8", k.Name))
 		case isReservedName(k.Name):
 			g.fail("InvalidKey", fmt.Sprintf("state key %q is a reserved name", k.Name))
 		case g.hasKey(k.Name) || slices.ContainsFunc(g.managed, func(m KeySpec) bool { return m.Name == k.Name }):
@@ -183,6 +188,9 @@ func (g *StateGraph) addNode(n *nodeSpec, opts []NodeOption) *StateGraph {
 		return g
 	case n.name == Start || n.name == End:
 		g.fail("InvalidNode", fmt.Sprintf("node name %q is reserved", n.name))
+		return g
+	case !utf8.ValidString(n.name):
+		g.fail("InvalidNode", fmt.Sprintf("node name %q is not valid UTF-8", n.name))
 		return g
 	case strings.ContainsAny(n.name, "|:"):
 		g.fail("InvalidNode", fmt.Sprintf("node name %q must not contain '|' or ':'", n.name))

@@ -79,3 +79,24 @@ func stripTaskIDs(ns string) string {
 	}
 	return strings.Join(parts, "|")
 }
+
+// takeInvokedParentCommand turns a ParentCommandError raised by a graph
+// that the task's node ran through InvokeSubgraph, and meant for this task,
+// into the Command the node returns; any other error passes through. The
+// target is the namespace of the first such run (the task's namespace, or
+// its stateful form): LangGraph.js compares cmd.graph with the task's
+// checkpoint_ns (pregel/retry.ts:132), so a Command from a second run
+// ("<ns>|1") is not the task's and bubbles on, as there.
+func (s *taskScope) takeInvokedParentCommand(err error) (any, error) {
+	var pc *ParentCommandError
+	if !errors.As(err, &pc) {
+		return nil, err
+	}
+	s.mu.Lock()
+	ns := s.invokedNS
+	s.mu.Unlock()
+	if ns == "" {
+		return nil, err
+	}
+	return takeParentCommand(ns, err)
+}

@@ -141,12 +141,27 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, input
 // the parent resumes, the node runs again and this call resumes sub from its
 // checkpoint. A second call in the same node execution runs in the next
 // namespace ("<ns>|1"). It returns sub's final state.
+//
+// A node of sub that returns a Command for engine.Parent ends sub's run
+// with a *ParentCommandError; the node returns it as its error, and the
+// calling task applies the Command (update, goto) as if the node had
+// returned it (LangGraph.js pregel/retry.ts:129-139). Only the first run
+// of a node execution is the task's own: a Command.PARENT from a second
+// run goes on up, as in LangGraph.js.
 func InvokeSubgraph(ctx context.Context, sub *Graph, input any) (map[string]any, error) {
 	scope := scopeOf(ctx)
 	if scope == nil {
 		return nil, ErrOutsideNode
 	}
-	res, _, err := scope.run.runChild(ctx, scope, sub, input)
+	scope.mu.Lock()
+	first := scope.subgraphRuns == 0
+	scope.mu.Unlock()
+	res, ns, err := scope.run.runChild(ctx, scope, sub, input)
+	if first {
+		scope.mu.Lock()
+		scope.invokedNS = ns
+		scope.mu.Unlock()
+	}
 	if err != nil {
 		return nil, err
 	}

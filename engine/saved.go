@@ -148,12 +148,25 @@ func (s *SavedWrites) waitingAt(t *SavedTask, ns string) bool {
 }
 
 // waitingTask is waitingAt for a planned task when its interrupts are its
-// own, else Waiting.
+// own, else Waiting: a subgraph's, or a Task call's that its node reported
+// (an interrupt raised in a call has the call task's namespace).
 func (s *SavedWrites) waitingTask(t *SavedTask, tk *task) bool {
-	if tk.node != nil && tk.node.subgraph == nil {
+	if tk.node != nil && tk.node.subgraph == nil && ownInterrupts(t, tk.namespace()) {
 		return s.waitingAt(t, tk.namespace())
 	}
 	return s.Waiting(t)
+}
+
+// ownInterrupts reports whether t's interrupts were raised by its own
+// Interrupt calls in namespace ns (ids.go interruptID numbers them).
+func ownInterrupts(t *SavedTask, ns string) bool {
+	for j := 0; j <= len(t.Answers); j++ {
+		id := interruptID(ns, j)
+		if slices.ContainsFunc(t.Interrupts, func(in Interruption) bool { return in.ID == id }) {
+			return true
+		}
+	}
+	return len(t.Interrupts) == 0
 }
 
 // WaitingInterrupts lists the interrupts that wait for an answer, task by

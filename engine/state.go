@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ type StateSnapshot struct {
 	Metadata   Metadata       // source and step
 	CreatedAt  time.Time      // the checkpoint's timestamp
 	Values     map[string]any // the state keys that have a value
+	Output     any            // an entrypoint's output at this checkpoint (nil for a StateGraph)
 	Next       []string       // names of the tasks still to run, sorted
 	Tasks      []SnapshotTask
 	Checkpoint *Checkpoint
@@ -45,6 +47,9 @@ type SnapshotTask struct {
 	// Result is the task's saved writes to state keys; nil when it saved
 	// no output.
 	Result map[string]any
+	// Output is a finished entrypoint task's output, its __end__ write
+	// (LangGraph reads a single output channel as the value itself).
+	Output any
 	// Error is the saved error text of a failed task.
 	Error string
 	// Subgraph is the namespace of the subgraph run by this task, if any.
@@ -266,6 +271,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		}
 	}
 	snap.Values = cs.stateValues()
+	snap.Output = cs.output()
 	saved := ReadSavedWrites(t.PendingWrites)
 	for _, tk := range tasks {
 		if len(tk.writes) == 0 {
@@ -283,6 +289,9 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.waitingTask(sv, tk), sv.Finished
 			if upd := g.stateUpdate(sv.Writes); len(upd) > 0 && sv.Finished {
 				st.Result = upd
+				if g.entrypoint {
+					st.Output = upd[End]
+				}
 			}
 		}
 		snap.Tasks = append(snap.Tasks, st)
@@ -337,11 +346,32 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 
 // updateSuperstep applies updates as the tasks of one superstep and writes
 // one checkpoint (LangGraph.js pregel/index.ts bulkUpdateState's
-// updateSuperStep). The special as-nodes take a single update.
+// updateSuperStep). The special as-nodes take a single update. A cfg in a
+// subgraph's namespace updates that subgraph's checkpoint, with the
+// subgraph's channels and nodes, in its namespace (index.ts:1216-1238
+// delegates to the subgraph found by the namespace without task ids;
+// Python pregel/main.py bulk_update_state likewise).
 func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []StateUpdate) (Config, error) {
 	if g.saver == nil {
 		return Config{}, ErrNoCheckpointer
 	}
+	if cfg.CheckpointNS != "" {
+		owner, err := g.graphForNamespace(cfg.CheckpointNS)
+		if err != nil {
+			return Config{}, err
+		}
+		// The subgraph, writing to this graph's saver with its ids, as
+		// the subgraph's runs do.
+		sub := *owner
+		sub.saver, sub.ids, sub.clock = g.saver, g.ids, g.clock
+		cfg.CheckpointNS = owner.ownNamespace(cfg.CheckpointNS)
+		return sub.applyUpdates(ctx, cfg, updates)
+	}
+	return g.applyUpdates(ctx, cfg, updates)
+}
+
+// applyUpdates is updateSuperstep in the graph that owns cfg's namespace.
+func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpdate) (Config, error) {
 	if len(updates) == 0 {
 		return Config{}, &InvalidUpdateError{Msg: "no updates provided"}
 	}
@@ -402,7 +432,15 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 
 	switch asNode {
 	case AsCopy:
-		return g.copyCheckpoint(ctx, saved, values)
+		fork, err := g.copyCheckpoint(ctx, saved, values)
+		if err != nil {
+			return Config{}, err
+		}
+		withUpdates, err := copyUpdates(values)
+		if err != nil || withUpdates == nil {
+			return fork, err
+		}
+		return g.updateCopy(ctx, saved, fork, withUpdates)
 	case AsClear:
 		if values != nil {
 			break
@@ -421,6 +459,11 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		pairs, err := updatePairs(values)
 		if err != nil || len(pairs) == 0 {
 			return Config{}, &InvalidUpdateError{Msg: "update as __input__ needs a map of state keys"}
+		}
+		for _, kv := range pairs {
+			if err := g.limits.checkWrite(InputTask, kv.Key, kv.Value); err != nil {
+				return Config{}, err
+			}
 		}
 		if _, err := applyWrites(l.cs, []*task{{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(values)}}}}); err != nil {
 			return Config{}, err
@@ -469,12 +512,24 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		if i > 0 {
 			name = fmt.Sprintf("%s:%d", InterruptChannel, i)
 		}
-		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, id: hashID(name, l.cpID)}
+		id := u.taskID
+		if id == "" {
+			id = hashID(name, l.cpID)
+		}
+		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, id: id}
 		var writes []Write
-		if n.start {
+		switch {
+		case n.start:
 			writes, err = l.startWrites(ctx, t)
-		} else {
+		case n.entry:
+			// An entrypoint's writers: the values become its output and
+			// what the next run sees as previous (func/index.ts:218-228).
+			writes = entryWrites(u.Values)
+		default:
 			writes, err = l.nodeWrites(ctx, t, u.Values)
+		}
+		if err == nil {
+			err = g.checkWrites(u.AsNode, writes)
 		}
 		if err != nil {
 			return Config{}, err
@@ -498,15 +553,10 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 // copyCheckpoint writes a copy of saved as a fork beside it: same channel
 // values and versions, step + 1, parented to saved's parent (a root
 // checkpoint's copy is a root too), with nothing new to store
-// (main.py:1800-1824, index.ts:1390-1418). LangGraph ignores values unless
-// they are a list of (values, as_node) pairs, a copy-with-updates that
-// superstep does not support.
+// (main.py:1800-1824, index.ts:1390-1418).
 func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, values any) (Config, error) {
 	if saved == nil {
 		return Config{}, &InvalidUpdateError{Msg: "cannot copy a checkpoint that does not exist"}
-	}
-	if l, ok := values.([]any); ok && len(l) > 0 {
-		return Config{}, &InvalidUpdateError{Msg: "update as __copy__ with a list of updates (copy with updates) is not supported"}
 	}
 	cp := newChannelState(g, saved.Checkpoint).checkpoint(g.ids.NewID(), nil, false)
 	cp.TS = g.clock()
@@ -516,6 +566,76 @@ func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, valu
 	}
 	parent := Config{ThreadID: saved.Config.ThreadID, CheckpointNS: saved.Config.CheckpointNS, CheckpointID: saved.ParentID}
 	return g.saver.Put(ctx, parent, forSaver(g.saver, cp), md, map[string]Version{})
+}
+
+// copyUpdates reads the values of an update as __copy__: nil for a plain
+// copy, or the updates of a copy with updates — a list of (values,
+// as_node) pairs, as []StateUpdate or in the JSON form [[values, "node"],
+// …] (LangGraph.js index.ts:1403-1408 isCopyWithUpdates: any other value
+// is ignored, as there).
+func copyUpdates(values any) ([]StateUpdate, error) {
+	switch v := values.(type) {
+	case []StateUpdate:
+		if len(v) == 0 {
+			return nil, nil
+		}
+		return slices.Clone(v), nil
+	case []any:
+		if len(v) == 0 {
+			return nil, nil
+		}
+		out := make([]StateUpdate, 0, len(v))
+		for _, item := range v {
+			pair, ok := item.([]any)
+			if !ok || len(pair) != 2 {
+				return nil, nil
+			}
+			node, ok := pair[1].(string)
+			if !ok {
+				return nil, &InvalidUpdateError{Msg: fmt.Sprintf("update as __copy__: the node of an update must be a name, got %T", pair[1])}
+			}
+			out = append(out, StateUpdate{Values: pair[0], AsNode: node})
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// updateCopy applies a copy's updates to the fork as one superstep, each as
+// the task it stands for: the k-th update as node n takes the id of the
+// fork's k-th planned task of n (its next step's ids), so the update's
+// writes are that task's result on the fork; updates are grouped by node
+// in order of first appearance (index.ts:1422-1463, main.py:1826-1862).
+func (g *Graph) updateCopy(ctx context.Context, saved *CheckpointTuple, fork Config, updates []StateUpdate) (Config, error) {
+	forked, err := g.saver.GetTuple(ctx, fork)
+	if err != nil {
+		return Config{}, err
+	}
+	if forked == nil {
+		return Config{}, fmt.Errorf("%w: %s", ErrNoCheckpoint, fork.CheckpointID)
+	}
+	cs := newChannelState(g, forked.Checkpoint)
+	planned := prepareNextTasks(cs, forked.Checkpoint.ID, fork.CheckpointNS, saved.Metadata.Step+2, planHint{})
+	idsByNode := map[string][]string{}
+	for _, t := range planned {
+		idsByNode[t.name] = append(idsByNode[t.name], t.id)
+	}
+	var order []string
+	byNode := map[string][]StateUpdate{}
+	for _, u := range updates {
+		if _, seen := byNode[u.AsNode]; !seen {
+			order = append(order, u.AsNode)
+		}
+		if ids := idsByNode[u.AsNode]; len(byNode[u.AsNode]) < len(ids) {
+			u.taskID = ids[len(byNode[u.AsNode])]
+		}
+		byNode[u.AsNode] = append(byNode[u.AsNode], u)
+	}
+	grouped := make([]StateUpdate, 0, len(updates))
+	for _, n := range order {
+		grouped = append(grouped, byNode[n]...)
+	}
+	return g.applyUpdates(ctx, fork, grouped)
 }
 
 // inferAsNode picks the node an update is attributed to when none is given:
@@ -541,8 +661,8 @@ func (g *Graph) InferAsNode(ctx context.Context, cfg Config) (string, error) {
 }
 
 func (g *Graph) inferAsNode(cs *channelState) (string, error) {
-	if len(g.nodeOrder) == 2 {
-		return g.nodeOrder[1], nil
+	if nodes := g.userNodes(); len(nodes) == 1 {
+		return nodes[0], nil // the only node (index.ts:1607), an entrypoint's too
 	}
 	type seenAt struct {
 		v    Version

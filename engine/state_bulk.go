@@ -10,6 +10,9 @@ import (
 type StateUpdate struct {
 	Values any
 	AsNode string
+	// taskID, when set, is the id of the update's task (a copy with
+	// updates gives each update the id of the task it stands for).
+	taskID string
 }
 
 // BulkUpdateState applies several supersteps of updates at once, starting

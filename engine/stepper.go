@@ -163,6 +163,9 @@ type Result struct {
 	// Values is the final state; for an interrupted run, the state with the
 	// finished tasks' writes applied (they are not checkpointed yet).
 	Values map[string]any
+	// Output is an entrypoint's output, the value on its __end__ channel
+	// (nil for a StateGraph, whose output is Values).
+	Output any
 	// Interrupts waiting for answers (empty for a static breakpoint).
 	Interrupts []PendingInterrupt
 	// Checkpoint addresses the run's latest checkpoint.
@@ -180,6 +183,7 @@ func (s *Stepper) Result() *Result {
 	return &Result{
 		Status:     l.status,
 		Values:     vals,
+		Output:     l.cs.output(),
 		Interrupts: slices.Clone(l.interrupts),
 		Checkpoint: Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID},
 		Err:        l.err,
@@ -207,9 +211,13 @@ func (t TaskState) String() string {
 
 // TaskView is one task of the current superstep as the debugger shows it.
 type TaskView struct {
-	ID       string
-	Name     string    // its node
-	Push     bool      // started by a Send
+	ID   string
+	Name string // its node
+	Push bool   // started by a Send, or a Task call (see Call)
+	// Call marks the task of a Task call made by another task's node
+	// (functional API): its result is its __return__ write, and a
+	// resumed superstep reuses it instead of calling again.
+	Call     bool
 	Triggers []string  // the channels that triggered it (PULL tasks)
 	Input    any       // the state it reads, or its Send's argument
 	State    TaskState // planned, done, interrupted, failed or reused
@@ -306,7 +314,7 @@ func (s *Stepper) View() *StepView {
 	{
 		for _, t := range sortTasks(l.tasks) {
 			r := &t.result
-			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Triggers: slices.Clone(t.triggers), Input: t.input}
+			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Call: t.node.call, Triggers: slices.Clone(t.triggers), Input: t.input}
 			if r != nil {
 				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts
 				switch {

@@ -221,6 +221,12 @@ func (s *streamer) graphOf(e Event) *Graph {
 func (s *streamer) onEvent(e Event) {
 	switch e.Kind {
 	case EventValues:
+		if s.graphOf(e).entrypoint {
+			// A single output channel streams its value itself
+			// (LangGraph.js io.ts mapOutputValues readChannel).
+			s.out(StreamValues, e.Namespace, e.Output)
+			return
+		}
 		s.out(StreamValues, e.Namespace, ValuesChunk(e.Values))
 	case EventCustom:
 		s.out(StreamCustom, e.Namespace, e.Value)
@@ -302,11 +308,26 @@ func (s *streamer) staticBreakpoint(ns string) {
 }
 
 // updatesOf is a task's updates chunk: {node: {key: value}} of its state
-// writes, or {node: [{key: value}, ...]} when it wrote a key twice
-// (LangGraph.js io.ts mapOutputUpdates). nil for a task that wrote nothing.
+// writes, or {node: [{key: value}, ...]} when it wrote a key twice; a Task
+// call's {name: result} and an entrypoint's {name: output} (LangGraph.js
+// io.ts mapOutputUpdates: RETURN writes first, then a single output
+// channel's value). nil for a task that wrote nothing.
 func updatesOf(g *Graph, node string, writes []Write) UpdatesChunk {
 	if len(writes) == 0 {
 		return nil
+	}
+	for _, w := range writes {
+		if w.Channel == ReturnChannel {
+			return UpdatesChunk{node: w.Value}
+		}
+	}
+	if g.entrypoint {
+		for _, w := range writes {
+			if w.Channel == End {
+				return UpdatesChunk{node: w.Value}
+			}
+		}
+		return UpdatesChunk{}
 	}
 	counts := map[string]int{}
 	for _, w := range writes {
@@ -414,11 +435,11 @@ func StreamMessage(ctx context.Context, message any) {
 	}
 }
 
-// wroteState reports whether some task wrote a state key.
-func (g *Graph) wroteState(tasks []*task) bool {
+// wroteOutput reports whether some task wrote an output channel.
+func (g *Graph) wroteOutput(tasks []*task) bool {
 	for _, t := range tasks {
 		for _, w := range t.writes {
-			if g.IsStateKey(w.Channel) {
+			if g.isOutput(w.Channel) {
 				return true
 			}
 		}

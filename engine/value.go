@@ -109,9 +109,12 @@ type OrderedMap struct {
 
 // EncodeValue returns the JSON encoding of a value, with Send as
 // {"$send":{"node":..,"arg":..}} and Interruption as {"$interrupt":{"id","value"}}.
+//
+// A value nesting deeper than MaxValueDepth is refused (ErrValueTooDeep):
+// it could not be read back.
 func EncodeValue(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := encodeValue(&buf, v); err != nil {
+	if err := encodeValue(&buf, v, 0); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -127,7 +130,11 @@ func MustEncode(v any) []byte {
 	return b
 }
 
-func encodeValue(buf *bytes.Buffer, v any) error {
+// encodeValue writes v, which depth containers enclose.
+func encodeValue(buf *bytes.Buffer, v any, depth int) error {
+	if err := nest(v, depth); err != nil {
+		return err
+	}
 	switch x := v.(type) {
 	case nil:
 		buf.WriteString("null")
@@ -159,7 +166,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := encodeValue(buf, e); err != nil {
+			if err := encodeValue(buf, e, depth+1); err != nil {
 				return err
 			}
 		}
@@ -186,7 +193,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			}
 			writeJSONString(buf, k)
 			buf.WriteByte(':')
-			if err := encodeValue(buf, x[k]); err != nil {
+			if err := encodeValue(buf, x[k], depth+1); err != nil {
 				return err
 			}
 		}
@@ -199,14 +206,14 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			}
 			writeJSONString(buf, k)
 			buf.WriteByte(':')
-			if err := encodeValue(buf, x.Values[k]); err != nil {
+			if err := encodeValue(buf, x.Values[k], depth+1); err != nil {
 				return err
 			}
 		}
 		buf.WriteByte('}')
 	case Send:
 		buf.WriteString(`{"$send":{"arg":`)
-		if err := encodeValue(buf, x.Arg); err != nil {
+		if err := encodeValue(buf, x.Arg, depth+2); err != nil {
 			return err
 		}
 		buf.WriteString(`,"node":`)
@@ -216,7 +223,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		buf.WriteString(`{"$interrupt":{"id":`)
 		writeJSONString(buf, x.ID)
 		buf.WriteString(`,"value":`)
-		if err := encodeValue(buf, x.Value); err != nil {
+		if err := encodeValue(buf, x.Value, depth+2); err != nil {
 			return err
 		}
 		buf.WriteString("}}")
@@ -226,7 +233,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := encodeValue(buf, e); err != nil {
+			if err := encodeValue(buf, e, depth+1); err != nil {
 				return err
 			}
 		}
@@ -237,6 +244,9 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		b, err := json.Marshal(x)
 		if err != nil {
 			return fmt.Errorf("engine: value of type %T cannot be encoded: %w", v, err)
+		}
+		if depth+jsonDepth(b) > MaxValueDepth {
+			return errTooDeep
 		}
 		buf.Write(b)
 	}

@@ -22,7 +22,13 @@
 //   - blob: channel values keyed (channel, version). A version's value is
 //     written once and shared by every checkpoint that has that version. A
 //     list that only grew since the parent's version (a message history) is
-//     stored as the added elements, with a full copy every 256 versions.
+//     stored as the added elements, and whole again once the elements
+//     added since its last full copy outweigh that copy: a superstep
+//     costs what it appended, and a read joins at most twice the value.
+//     Which elements a superstep appended is the engine's to say
+//     (engine.Checkpoint.AppendedTail): only they are encoded. Values the
+//     engine did not account for (imports, other reducers' lists) are
+//     compared with the previous version's encoding.
 //   - w: pending writes keyed (checkpoint, task, slot); special writes have
 //     negative slots and sort first, as LangGraph's WRITES_IDX_MAP orders
 //     them.
@@ -47,7 +53,10 @@
 // Calls that arrive while a commit runs share the next one.
 // DurabilityAsync commits in the background; DurabilityExit commits at
 // Flush or Close. Reads first commit what is queued, so they always see
-// every write made before them.
+// every write made before them. Buffered writes hold their values
+// encoded, and their bytes are bounded (Options.MaxBuffered, 64 MiB by
+// default; and 16,384 writes): a write past the bound commits everything
+// queued and waits for it, as under sync.
 //
 // No transaction outlives a call, and nothing returned aliases bbolt's
 // memory map.

@@ -269,7 +269,12 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 			}
 		}
 		err := rebuild(items, func(it *importItem, cp *engine.Checkpoint) error {
-			if err := s.putTx(tx, rc, thread, it.ns, it.parent, cp, it.md); err != nil {
+			pv, err := encodePut(cp, it.versions)
+			if err != nil {
+				return err
+			}
+			s.encoded.Add(int64(pv.size))
+			if err := s.putTx(tx, rc, thread, it.ns, it.parent, cp, pv, it.md); err != nil {
 				return err
 			}
 			if len(it.writes) == 0 {

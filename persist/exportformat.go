@@ -299,6 +299,10 @@ type importState struct {
 	versions map[string]int64
 	values   map[string]any
 	seen     map[string]map[string]int64
+	// appends are this checkpoint's lists that only grew (not inherited):
+	// the store then encodes just the new elements, so importing a growing
+	// list costs what it appended, as running it did.
+	appends map[string]engine.ListAppend
 }
 
 // parseExport validates an export of any version this build reads and
@@ -485,7 +489,8 @@ func rebuild(items []importItem, fn func(it *importItem, cp *engine.Checkpoint) 
 			return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
 		}
 		cp := &engine.Checkpoint{V: it.v, ID: it.id, TS: it.ts, ChannelValues: st.values,
-			ChannelVersions: st.versions, VersionsSeen: st.seen, UpdatedChannels: it.updated}
+			ChannelVersions: st.versions, VersionsSeen: st.seen, UpdatedChannels: it.updated,
+			Appends: st.appends}
 		if err := fn(it, cp); err != nil {
 			return err
 		}
@@ -522,6 +527,7 @@ func (it *importItem) state(base *importState) (*importState, error) {
 	}
 	for ch, v := range it.versions {
 		prev, hadPrev := st.values[ch]
+		prevVersion := st.versions[ch]
 		st.versions[ch] = v
 		delete(st.values, ch)
 		if val, ok := it.values[ch]; ok {
@@ -532,6 +538,10 @@ func (it *importItem) state(base *importState) (*importState, error) {
 				return nil, fmt.Errorf("appends to channel %q, whose value at the parent is not a list", truncate(ch, 40))
 			}
 			st.values[ch] = joinList(list, elems)
+			if st.appends == nil {
+				st.appends = map[string]engine.ListAppend{}
+			}
+			st.appends[ch] = engine.ListAppend{From: prevVersion, Len: len(list)}
 		}
 	}
 	for _, n := range it.seenRemoved {

@@ -220,7 +220,7 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 	if err := checkID("thread id", threadID, maxIDLen, false); err != nil {
 		return err
 	}
-	return s.w.submit(opOther, func(tx *bolt.Tx, _ *cache) error {
+	return s.w.submit(opOther, 0, func(tx *bolt.Tx, _ *cache) error {
 		tb, err := tx.Bucket(bucketThreads).CreateBucketIfNotExists([]byte(threadID))
 		if err != nil {
 			return err

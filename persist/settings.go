@@ -43,7 +43,7 @@ func (s *Store) PutSetting(ctx context.Context, key string, doc []byte) error {
 		return err
 	}
 	doc = append([]byte{}, doc...)
-	return s.w.submit(opOther, func(tx *bolt.Tx, _ *cache) error {
+	return s.w.submit(opOther, 0, func(tx *bolt.Tx, _ *cache) error {
 		b, err := tx.CreateBucketIfNotExists(bucketSettings)
 		if err != nil {
 			return err

@@ -80,6 +80,13 @@ type Options struct {
 	NoSync bool
 	// Now is the clock for ThreadInfo.Updated (default time.Now).
 	Now func() time.Time
+	// MaxBuffered bounds the memory that writes not yet committed may
+	// take under async and exit durability, in bytes of their encoded
+	// values and metadata (default DefaultMaxBuffered, 64 MiB). A write
+	// that would pass it first commits everything buffered and waits for
+	// that commit, as under sync durability. The values behind the bytes
+	// are not kept: a buffered write holds only its encoding.
+	MaxBuffered int
 
 	// writerHeld: the caller (OpenShared) already holds the writer lock.
 	writerHeld bool
@@ -133,6 +140,9 @@ type Store struct {
 	cache    *cache
 	now      func() time.Time
 	closed   atomic.Bool
+	// encoded counts the bytes of values Put and PutWrites encoded, for
+	// tests that a superstep costs what it changed.
+	encoded atomic.Int64
 }
 
 var _ engine.Saver = (*Store)(nil)
@@ -244,7 +254,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 		s.now = time.Now
 	}
 	if !opts.ReadOnly {
-		s.w = newWriter(db, opts.Durability)
+		s.w = newWriter(db, opts.Durability, opts.MaxBuffered)
 		s.w.onCommit = s.cache.merge
 	}
 	return s, nil
@@ -324,7 +334,29 @@ func checkLayout(tx *bolt.Tx, readOnly bool) error {
 func (s *Store) Path() string { return s.path }
 
 // Durability returns the store's durability mode.
-func (s *Store) Durability() Durability { return s.mode }
+func (s *Store) Durability() Durability {
+	if s.w == nil {
+		return s.mode
+	}
+	return s.w.durability()
+}
+
+// SetDurability changes when the writes from now on reach the disk, as
+// LangGraph's durability run option does for one invocation (the
+// debugger's run settings offer it). Writes buffered so far are committed
+// first. A read-only store has nothing to commit and keeps its mode.
+func (s *Store) SetDurability(d Durability) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if d != DurabilitySync && d != DurabilityAsync && d != DurabilityExit {
+		return fmt.Errorf("persist: unknown durability %v", d)
+	}
+	if s.w == nil {
+		return ErrReadOnly
+	}
+	return s.w.setMode(d)
+}
 
 // Flush commits every buffered write (durability async or exit) and waits
 // for it. It returns ErrAsyncWrite wrapping the first buffered write that
@@ -524,7 +556,7 @@ func (s *Store) touch(tx *bolt.Tx, thread string) error {
 // Errors: ErrInvalidID, ErrInvalidCheckpoint (a value without a version, a
 // value the engine's codec cannot encode), ErrReadOnly, ErrClosed,
 // ErrAsyncWrite, or the commit's error.
-func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata, _ map[string]engine.Version) (engine.Config, error) {
+func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata, newVersions map[string]engine.Version) (engine.Config, error) {
 	if err := s.writable(ctx); err != nil {
 		return engine.Config{}, err
 	}
@@ -553,8 +585,17 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err != nil {
 		return engine.Config{}, fmt.Errorf("%w: metadata: %w", ErrInvalidCheckpoint, err)
 	}
-	err = s.w.submit(opCheckpoint, func(tx *bolt.Tx, rc *cache) error {
-		if err := s.putTx(tx, rc, cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID, cp, mdr); err != nil {
+	pv, err := encodePut(cp, newVersions)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	s.encoded.Add(int64(pv.size))
+	// The queued write keeps the checkpoint without its values (pv holds
+	// them), so a buffered write costs the bytes it counts.
+	lite := &engine.Checkpoint{V: cp.V, ID: cp.ID, TS: cp.TS, ChannelVersions: cp.ChannelVersions, VersionsSeen: cp.VersionsSeen, UpdatedChannels: cp.UpdatedChannels}
+	size := pv.size + mdr.size() + recordOverhead*(len(cp.ChannelVersions)+len(cp.VersionsSeen))
+	err = s.w.submit(opCheckpoint, size, func(tx *bolt.Tx, rc *cache) error {
+		if err := s.putTx(tx, rc, cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID, lite, pv, mdr); err != nil {
 			return err
 		}
 		return s.touch(tx, cfg.ThreadID)
@@ -573,8 +614,9 @@ type putResult struct {
 
 // putTx stores a checkpoint record and the values that changed since its
 // parent, and records what it learnt in rc.
-func (s *Store) putTx(tx *bolt.Tx, rc *cache, thread, ns, parentID string, cp *engine.Checkpoint, mdr mdRecord) error {
-	res, err := s.putRecord(tx, caches{rc, s.cache}, thread, ns, parentID, cp, mdr)
+func (s *Store) putTx(tx *bolt.Tx, rc *cache, thread, ns, parentID string, cp *engine.Checkpoint, pv *putValues, mdr mdRecord) error {
+	res, err := s.putRecord(tx, caches{rc, s.cache}, thread, ns, parentID, cp, pv, mdr)
+	s.encoded.Add(int64(pv.late))
 	if err != nil {
 		return err
 	}
@@ -582,7 +624,8 @@ func (s *Store) putTx(tx *bolt.Tx, rc *cache, thread, ns, parentID string, cp *e
 	return nil
 }
 
-func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, cp *engine.Checkpoint, mdr mdRecord) (*putResult, error) {
+// putRecord stores cp (whose values pv holds) as a child of parentID.
+func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, cp *engine.Checkpoint, pv *putValues, mdr mdRecord) (*putResult, error) {
 	b, err := openNS(tx, thread, ns, true)
 	if err != nil {
 		return nil, err
@@ -622,8 +665,7 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 				prev = &p
 			}
 		}
-		val, has := cp.ChannelValues[ch]
-		stored, err := b.putBlob(ch, ver, val, has, prev)
+		stored, err := b.putBlob(ch, ver, pv, prev)
 		if err != nil {
 			return nil, err
 		}
@@ -655,55 +697,6 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 	st.depth = rec.Depth
 	res.state = st
 	return res, nil
-}
-
-// putBlob stores channel's value at version ver and returns where it went.
-// prev is the parent's value of the channel, if it had one: a list that
-// only grew since then is stored as the added elements.
-//
-// Blobs are never overwritten. A version can be taken already, by a
-// checkpoint on another branch of a fork that gave the channel the same
-// next version: an equal value is shared, a different one is stored under
-// a fresh sequence number.
-func (b *nsBuckets) putBlob(channel string, ver int64, val any, has bool, prev *chanRef) (cachedValue, error) {
-	out := cachedValue{ref: chanRef{Version: ver}, has: has}
-	if has {
-		var err error
-		if out.enc, err = engine.EncodeValue(val); err != nil {
-			return cachedValue{}, fmt.Errorf("%w: channel %q: %w", ErrInvalidCheckpoint, channel, err)
-		}
-	}
-	if b.blobs.Get(blobKey(channel, ver, 0)) != nil {
-		old, err := readBlob(b.blobs, channel, out.ref)
-		if err != nil {
-			return cachedValue{}, err
-		}
-		if old.has == has && bytes.Equal(old.enc, out.enc) {
-			out.depth = old.depth
-			return out, nil
-		}
-		if out.ref.Seq, err = b.blobs.NextSequence(); err != nil {
-			return cachedValue{}, err
-		}
-	}
-	data := encodeFullBlob(out.enc, has)
-	if has && prev != nil && len(out.enc) > 0 && out.enc[0] == '[' {
-		p, ok := b.cache.value(b.thread, b.ns, channel, *prev)
-		if !ok {
-			bv, err := readBlob(b.blobs, channel, *prev)
-			if err != nil {
-				return cachedValue{}, err
-			}
-			p = cachedValue{enc: bv.enc, has: bv.found && bv.has, depth: bv.depth}
-		}
-		if p.has && p.depth+1 < fullValueEvery {
-			if suffix, ok := appendSuffix(p.enc, out.enc); ok {
-				data = encodeAppendBlob(*prev, p.depth+1, suffix)
-				out.depth = p.depth + 1
-			}
-		}
-	}
-	return out, b.blobs.Put(blobKey(channel, out.ref.Version, out.ref.Seq), data)
 }
 
 // detach prepares checkpoint id for being replaced: its children stored as
@@ -785,10 +778,13 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 		recs[i] = encodeWrite(w.Channel, enc)
 	}
 	channels := make([]string, len(writes))
+	size := 0
 	for i, w := range writes {
 		channels[i] = w.Channel
+		size += len(recs[i])
 	}
-	return s.w.submitSoon(opWrites, func(tx *bolt.Tx, _ *cache) error {
+	s.encoded.Add(int64(size))
+	return s.w.submitSoon(opWrites, size, func(tx *bolt.Tx, _ *cache) error {
 		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
 		if err != nil {
 			return err
@@ -1206,7 +1202,7 @@ func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
 	if threadID == "" {
 		return nil
 	}
-	return s.w.submit(opOther, func(tx *bolt.Tx, rc *cache) error {
+	return s.w.submit(opOther, 0, func(tx *bolt.Tx, rc *cache) error {
 		caches{rc, s.cache}.dropThread(threadID)
 		err := tx.Bucket(bucketThreads).DeleteBucket([]byte(threadID))
 		if errors.Is(err, berrors.ErrBucketNotFound) {

@@ -44,6 +44,7 @@ func newEditForm(t engine.TaskView) editForm {
 	b.WriteString("]")
 	ta.SetValue(b.String())
 	ta.Focus()
+	cursorToTop(&ta)
 	return editForm{taskID: t.ID, name: t.Name, area: ta}
 }
 
@@ -134,3 +135,14 @@ func (f editForm) View(st Styles, w, h int) string {
 }
 
 var errNoStepper = errors.New("no run is paused after Execute")
+
+// setSize gives the text area the box's room.
+func (f *editForm) setSize(w, bh int) { sizeArea(&f.area, w, bh) }
+
+// enableKeys enables the edit form's keys.
+func (f *editForm) enableKeys(k *KeyMap, hasSess bool) {
+	k.Submit.SetEnabled(hasSess)
+	k.Submit.SetHelp("ctrl+s", "use these writes")
+	k.Back.SetEnabled(true)
+	k.Back.SetHelp("esc", "cancel")
+}

@@ -76,7 +76,7 @@ func DefaultKeyMap() KeyMap {
 		Submit:    k([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		AsNode:    k([]string{"ctrl+n"}, "ctrl+n", "as node"),
 		Back:      k([]string{"esc"}, "esc", "back"),
-		Help:      k([]string{"?"}, "?", "help"),
+		Help:      k([]string{"?", "f1"}, "?", "help"),
 		Quit:      k([]string{"q"}, "q", "quit"),
 		ForceQuit: k([]string{"ctrl+c"}, "ctrl+c", "quit now"),
 		Yes:       k([]string{"y"}, "y", "yes"),
@@ -94,7 +94,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.EditWrites, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
 		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Rerun, k.Threads, k.NewThread, k.Settings},
 		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs},
-		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.ForceQuit},
+		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.Yes, k.ForceQuit},
 	}
 }
 

@@ -3,9 +3,12 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"unicode/utf8"
 )
 
 // lineCap bounds the bytes of one line that get highlighted: a line can be
@@ -223,4 +226,66 @@ func (p inspector) View(st Styles, w, h int) string {
 	}
 	out = append(out, st.Dim.Render(cut(pos+hint, w)))
 	return strings.Join(out, "\n")
+}
+
+// setSize lays the value out for the room the inspector has.
+func (p *inspector) setSize(w, h int) { p.prepare(w, h) }
+
+// enableKeys enables the inspector's keys.
+func (p *inspector) enableKeys(k *KeyMap) {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Wrap, &k.Back, &k.Help, &k.Quit} {
+		b.SetEnabled(true)
+	}
+	k.Left.SetEnabled(p.nowrap)
+	k.Right.SetEnabled(p.nowrap)
+	k.Conversation.SetEnabled(p.canConvo)
+	if p.convo {
+		k.Conversation.SetHelp("v", "as JSON")
+	} else {
+		k.Conversation.SetHelp("v", "as conversation")
+	}
+	k.IDs.SetEnabled(p.convo)
+	k.Back.SetHelp("esc", "close")
+}
+
+// update handles a key in the inspector; h is the rows it shows. It
+// reports whether the key closes it.
+func (p *inspector) update(msg tea.KeyMsg, k *KeyMap, h int) (closed bool) {
+	switch {
+	case key.Matches(msg, k.Up):
+		p.scroll(-1, h)
+	case key.Matches(msg, k.Down):
+		p.scroll(1, h)
+	case key.Matches(msg, k.PageUp):
+		p.scroll(-h, h)
+	case key.Matches(msg, k.PageDown):
+		p.scroll(h, h)
+	case msg.String() == "home" || msg.String() == "g":
+		p.off = 0
+	case msg.String() == "end" || msg.String() == "G":
+		p.scroll(len(p.vis), h)
+	case key.Matches(msg, k.Wrap):
+		p.toggleWrap()
+	case key.Matches(msg, k.Conversation):
+		p.toggleConvo()
+	case key.Matches(msg, k.IDs):
+		p.toggleIDs()
+	case key.Matches(msg, k.Left):
+		p.side(-max(1, p.width/2))
+	case key.Matches(msg, k.Right):
+		p.side(max(1, p.width/2))
+	case key.Matches(msg, k.Back, k.Open):
+		return true
+	}
+	return false
+}
+
+// inspectView puts the inspector where the channels and tasks were, the
+// graph and versions_seen staying beside it.
+func (m Model) inspectView(w, bh int) string {
+	st := m.styles
+	rw := w - m.leftWidth()
+	graph, _, seen, _ := m.mainPanes()
+	insp := st.box("Inspect · "+m.insp.title, m.insp.View(st, rw-2, bh-2), rw, bh, true)
+	return lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.JoinVertical(lipgloss.Left, graph, seen), insp)
 }

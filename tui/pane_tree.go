@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
@@ -321,6 +324,14 @@ func (p treePane) describe(i int) string {
 		if h.ParentID != "" {
 			b.WriteString(" of " + shortID(h.ParentID))
 		}
+		if s == nil {
+			break
+		}
+		if ed, ok := s.Metadata.Extra[engine.MetaEditedWrites]; ok {
+			// Never indistinguishable from a real run: say whose writes
+			// were edited, and by whom.
+			fmt.Fprintf(&b, " ✎ writes of %s edited by %s", termtext.Name(fmt.Sprint(ed)), termtext.Name(fmt.Sprint(s.Metadata.Extra[engine.MetaEditedBy])))
+		}
 	}
 	switch {
 	case s == nil && p.plans != nil && p.plans.err != nil:
@@ -406,8 +417,11 @@ func (p treePane) checkpointsIn(from, to int) (first, last int) {
 func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.StepView {
 	cp := s.Checkpoint
 	v := &engine.StepView{
-		Thread: s.Config.ThreadID, Step: s.Metadata.Step + 1, Phase: engine.PhaseCheckpoint,
-		CheckpointID: s.Config.CheckpointID, ParentID: s.ParentID, Source: s.Metadata.Source,
+		Thread: s.Config.ThreadID, Step: s.Metadata.Step + 1, CheckpointStep: s.Metadata.Step, Phase: engine.PhaseCheckpoint,
+		// No run holds this checkpoint yet, so no recursion budget is
+		// known: the header leaves it out until a step starts one.
+		RecursionLeft: -1,
+		CheckpointID:  s.Config.CheckpointID, ParentID: s.ParentID, Source: s.Metadata.Source,
 		Versions: map[string]engine.Version{}, VersionsSeen: map[string]map[string]engine.Version{}, Values: s.Values,
 	}
 	if len(s.Tasks) == 0 {
@@ -435,3 +449,151 @@ func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.St
 // shortID is the engine's one short form of a checkpoint id, the one the
 // command line shows and resolves.
 func shortID(id string) string { return engine.ShortID(id) }
+
+func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	moved := true
+	switch {
+	case key.Matches(msg, k.Back, k.Tree):
+		m.mode = modeMain
+		return nil
+	case key.Matches(msg, k.Quit):
+		return m.askQuit()
+	case key.Matches(msg, k.Help):
+		m.openHelp()
+		return nil
+	case key.Matches(msg, k.Up):
+		m.tree.nav.move(-1, len(m.tree.snaps))
+	case key.Matches(msg, k.Down):
+		m.tree.nav.move(1, len(m.tree.snaps))
+	case key.Matches(msg, k.PageUp):
+		m.tree.nav.move(-m.bodyHeight()+2, len(m.tree.snaps))
+	case key.Matches(msg, k.PageDown):
+		m.tree.nav.move(m.bodyHeight()-2, len(m.tree.snaps))
+	case key.Matches(msg, k.Parent):
+		if !m.tree.jumpParent() {
+			m.note = "this checkpoint has no parent"
+		}
+	case key.Matches(msg, k.Internal):
+		m.treeChan.showInternal = !m.treeChan.showInternal
+		m.chans.showInternal = m.treeChan.showInternal
+		m.treeChan.refilter()
+		m.chans.refilter()
+	case key.Matches(msg, k.Open):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil {
+			return nil
+		}
+		id := s.Config.CheckpointID
+		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
+			v, err := ss.Checkout(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
+	case key.Matches(msg, k.Fork):
+		if s := m.tree.selected(); s != nil && m.sess != nil {
+			return m.openFork(s.Config.CheckpointID, s.Values)
+		}
+		return nil
+	case key.Matches(msg, k.Replay):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil {
+			return nil
+		}
+		r, err := m.tree.replayFrom(s.Config.CheckpointID)
+		if err != nil {
+			m.err = err
+			return nil
+		}
+		m.replayNext = r
+		id := s.Config.CheckpointID
+		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
+			v, err := ss.Checkout(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
+	case key.Matches(msg, k.Rerun):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil || len(s.Tasks) == 0 {
+			m.note = "no task is planned from this checkpoint"
+			return nil
+		}
+		// e again on the same checkpoint takes its next task.
+		i := 0
+		if m.rerunAt == s.Config.CheckpointID {
+			i = (m.rerunIdx + 1) % len(s.Tasks)
+		}
+		m.rerunAt, m.rerunIdx = s.Config.CheckpointID, i
+		t := s.Tasks[i]
+		return m.rerunTask(s.Config.CheckpointID, t.ID, t.Name)
+	case key.Matches(msg, k.Mark):
+		if s := m.tree.selected(); s != nil {
+			m.setMark(s.Config.CheckpointID)
+			m.tree.marked = m.mark
+		}
+		return nil
+	case key.Matches(msg, k.Diff):
+		if s := m.tree.selected(); s != nil && m.sess != nil {
+			return m.diffWith(s.Config.CheckpointID, s.ParentID)
+		}
+		return nil
+	default:
+		moved = false
+	}
+	if moved {
+		m.refreshTreePreview()
+	}
+	return nil
+}
+
+func (m *Model) refreshTreePreview() {
+	s := m.tree.selected()
+	if s == nil {
+		return
+	}
+	v := viewFromSnapshot(m.info, s)
+	m.treeChan.setChannels(v.Channels, nil)
+	m.treeSeen.setView(v)
+}
+
+// sizeTree keeps the tree's cursor and its preview panes' in view.
+func (m *Model) sizeTree(bh int) {
+	m.tree.follow(bh - 2)
+	th := bh / 2
+	m.treeChan.nav.follow(th-2, len(m.treeChan.shown))
+	m.treeSeen.nav.follow(bh-th-3, len(m.treeSeen.rows))
+}
+
+// enableKeys enables the tree's keys for the checkpoint selected.
+func (p *treePane) enableKeys(k *KeyMap, hasSess bool) {
+	sel := p.selected()
+	has := sel != nil
+	k.Open.SetEnabled(has && hasSess)
+	k.Open.SetHelp("enter", "make current")
+	k.Fork.SetEnabled(has && hasSess)
+	k.Parent.SetEnabled(has)
+	k.Mark.SetEnabled(has)
+	k.Diff.SetEnabled(has && hasSess)
+	k.Replay.SetEnabled(has && hasSess)
+	k.Rerun.SetEnabled(has && hasSess && len(sel.Tasks) > 0)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back, &k.Help, &k.Quit} {
+		b.SetEnabled(true)
+	}
+	k.Back.SetHelp("esc", "close tree")
+}
+
+// treeView is the checkpoint tree with the selected checkpoint's channels
+// and versions_seen beside it.
+func (m Model) treeView(w, bh int) string {
+	st := m.styles
+	tw := clamp(w*11/20, min(40, w-20), w-20)
+	pw := w - tw
+	th := bh / 2
+	title := fmt.Sprintf("Checkpoints · %s · %d", m.thread, len(m.tree.snaps))
+	tree := st.box(title, m.tree.View(st, tw-2, bh-2), tw, bh, true)
+	sel := "checkpoint"
+	if s := m.tree.selected(); s != nil {
+		sel = "at " + shortID(s.Config.CheckpointID)
+	}
+	pc := st.box(m.treeChan.title()+" "+sel, m.treeChan.View(st, m.bp.channels, false, pw-2, th-2), pw, th, false)
+	ps := st.box("versions_seen "+sel, m.treeSeen.View(st, false, pw-2, bh-th-2), pw, bh-th, false)
+	return lipgloss.JoinHorizontal(lipgloss.Top, tree, lipgloss.JoinVertical(lipgloss.Left, pc, ps))
+}

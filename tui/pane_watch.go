@@ -134,7 +134,7 @@ func (m *Model) breaksKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.helpPrev, m.mode = m.mode, modeHelp
+		m.openHelp()
 	case key.Matches(msg, k.Up):
 		m.breaks.move(-1, len(items))
 	case key.Matches(msg, k.Down):
@@ -145,15 +145,25 @@ func (m *Model) breaksKey(msg tea.KeyMsg) tea.Cmd {
 			m.note = "removed: " + items[m.breaks.cur].text
 			return m.saveCmd()
 		}
+	case key.Matches(msg, k.Condition, k.Watch, k.BreakOnError):
+		return m.addBreakKey(msg)
+	}
+	return nil
+}
+
+// addBreakKey handles C, W and E, in the main view and in the list of
+// breakpoints alike.
+func (m *Model) addBreakKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
+	switch {
 	case key.Matches(msg, k.Condition):
 		return m.openPrompt(promptCondition)
 	case key.Matches(msg, k.Watch):
 		return m.openPrompt(promptWatch)
-	case key.Matches(msg, k.BreakOnError):
-		m.bp.onError = !m.bp.onError
-		return m.saveCmd()
 	}
-	return nil
+	m.bp.onError = !m.bp.onError
+	m.note = map[bool]string{true: "break on error: c stops after an Execute where a task failed", false: "break on error off"}[m.bp.onError]
+	return m.saveCmd()
 }
 
 // saveCmd persists the breakpoints and watches (nil without a store).
@@ -221,4 +231,25 @@ func (m Model) promptView(w, h int) string {
 		lines = append(lines, st.Error.Render(cut("✗ "+m.prompt.err, w)))
 	}
 	return fit(strings.Join(lines, "\n"), w, h)
+}
+
+// setSize gives the expression line the box's width.
+func (f *promptForm) setSize(w int) { f.input.Width = max(10, w-20) }
+
+// enableKeys enables the prompt's keys.
+func (f *promptForm) enableKeys(k *KeyMap) {
+	k.Open.SetEnabled(true)
+	k.Open.SetHelp("enter", "add")
+	k.Back.SetEnabled(true)
+	k.Back.SetHelp("esc", "cancel")
+}
+
+// enableBreaksKeys enables the keys of the list of breakpoints and
+// watches, which has n items.
+func enableBreaksKeys(k *KeyMap, n int) {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Condition, &k.Watch, &k.BreakOnError, &k.Back, &k.Help, &k.Quit} {
+		b.SetEnabled(true)
+	}
+	k.Remove.SetEnabled(n > 0)
+	k.Back.SetHelp("esc", "back")
 }

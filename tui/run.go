@@ -60,6 +60,17 @@ type Options struct {
 	// watches (the command line passes the scenario files' language). Nil
 	// leaves node breakpoints and watchpoints on channels only.
 	Compile func(src string) (Condition, error)
+	// Settings keeps each graph's breakpoints, watches and run settings
+	// (default: the Saver, when it implements SettingsStore; a caller that
+	// wraps its store passes the store here).
+	Settings SettingsStore
+	// Durability and SetDurability, when both are set, let the run
+	// settings (S) show and change when checkpoints reach the disk: "sync",
+	// "async" or "exit", LangGraph's durability run option (the command
+	// line passes the bbolt store's). SetDurability commits what is
+	// buffered before it switches.
+	Durability    func() string
+	SetDurability func(mode string) error
 	// Answers suggest replies to the graph's interrupts; the first is the
 	// answer box's placeholder (graphs.Example.Answers).
 	Answers []string

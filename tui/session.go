@@ -118,7 +118,9 @@ func (s *engineSession) Live() *liveFeed { return s.feed }
 // thread, from a checkpoint if one was made current, reporting to the
 // live feed.
 func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
-	opts := []engine.RunOption{engine.OnThread(thread), engine.WithEvents(s.feed.on)}
+	// WithSubgraphs: what a subgraph's tasks emit shows under the task
+	// running the subgraph.
+	opts := []engine.RunOption{engine.OnThread(thread), engine.WithEvents(s.feed.on), engine.WithSubgraphs()}
 	if from != "" {
 		opts = append(opts, engine.FromCheckpoint(from))
 	}
@@ -299,33 +301,27 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	v := viewFromSnapshot(s.info, snap)
 	v.Status = viewStatus(snap)
 	v.Interrupts = snap.Interrupts()
+	v.Tasks = s.writers(ctx, snap)
 	return s.keep(v), nil
 }
 
-// History reads the heads of the thread's checkpoints (id, parent, step,
-// source): no versions, values or writes, so the tree of a long thread
-// loads in time and memory linear in its checkpoints with a small
-// constant. The tree plans the rows it draws (Outline) and reads the
-// checkpoint under its cursor whole (Snapshot).
-func (s *engineSession) History(ctx context.Context) ([]engine.CheckpointHead, error) {
-	return s.g.HistoryHeads(ctx, engine.Config{ThreadID: s.thread})
-}
-
-var (
-	_ snapshotReader = (*engineSession)(nil)
-	_ windowPlanner  = (*engineSession)(nil)
-)
-
-// Outline plans up to limit of the thread's checkpoints older than before
-// ("" for the newest), newest first, without reading their values.
-func (s *engineSession) Outline(ctx context.Context, before string, limit int) ([]*engine.StateSnapshot, error) {
-	return s.g.HistoryOutline(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{Before: before, Limit: limit})
-}
-
-// Snapshot reads one checkpoint of the thread whole, as History would
-// list it with its values.
-func (s *engineSession) Snapshot(ctx context.Context, id string) (*engine.StateSnapshot, error) {
-	return s.g.GetState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
+// writers are the tasks of the superstep that wrote a loop checkpoint,
+// as a view at a checkpoint lists them after a step: its parent's planned
+// tasks (the tree's "by …"), so a subgraph task among them can be entered.
+// Unknown (nil) for other checkpoints or when the parent cannot be read.
+func (s *engineSession) writers(ctx context.Context, snap *engine.StateSnapshot) []engine.TaskView {
+	if snap.Metadata.Source != engine.SourceLoop || snap.ParentID == "" {
+		return nil
+	}
+	parent, err := s.g.GetState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: snap.ParentID})
+	if err != nil {
+		return nil
+	}
+	var out []engine.TaskView
+	for _, t := range parent.Tasks {
+		out = append(out, engine.TaskView{ID: t.ID, Name: t.Name, State: engine.TaskDone})
+	}
+	return out
 }
 
 func (s *engineSession) UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error) {

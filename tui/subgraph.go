@@ -33,6 +33,8 @@ type subgraphLevel struct {
 	snaps []*engine.StateSnapshot
 	// subgraphs are the subgraph's own nodes that run subgraphs.
 	subgraphs map[string]bool
+	// convo are its channels that hold messages (diffs show them so).
+	convo map[string]bool
 }
 
 // Subgraph reads the namespace of the subgraph reached through path. A
@@ -64,7 +66,7 @@ func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subg
 	if err != nil {
 		return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
 	}
-	lv := &subgraphLevel{ns: ns, subgraphs: map[string]bool{}}
+	lv := &subgraphLevel{ns: ns, subgraphs: map[string]bool{}, convo: conversationChannels(g.Describe())}
 	for _, t := range tuples {
 		snap, err := g.SnapshotOf(t, false)
 		if err != nil {
@@ -94,6 +96,9 @@ type subgraphPane struct {
 	// detail: the detail rows have the focus (tab switches).
 	detail bool
 	prev   mode // where esc at the top level returns to
+	// mark is the checkpoint of this namespace marked with m: d diffs
+	// against it instead of the parent.
+	mark string
 }
 
 func (p *subgraphPane) level() *subgraphLevel {
@@ -116,7 +121,7 @@ func (p *subgraphPane) breadcrumb() string {
 func (p *subgraphPane) push(r subgraphRef, lv *subgraphLevel) {
 	p.path = append(p.path, r)
 	p.levels = append(p.levels, lv)
-	p.cps, p.nav, p.detail = listNav{}, listNav{}, false
+	p.cps, p.nav, p.detail, p.mark = listNav{}, listNav{}, false, ""
 	p.refresh()
 }
 
@@ -126,7 +131,7 @@ func (p *subgraphPane) pop() bool {
 		return false
 	}
 	p.path, p.levels = p.path[:len(p.path)-1], p.levels[:len(p.levels)-1]
-	p.cps, p.nav, p.detail = listNav{}, listNav{}, false
+	p.cps, p.nav, p.detail, p.mark = listNav{}, listNav{}, false, ""
 	p.refresh()
 	return true
 }
@@ -222,7 +227,11 @@ func (p *subgraphPane) View(st Styles, w, h int) string {
 	from, to := p.cps.window(h-2, len(lv.snaps))
 	for i := from; i < to; i++ {
 		s := lv.snaps[i]
-		line := cut(fmt.Sprintf("%s  step %d  %s  %s", shortID(s.Config.CheckpointID), s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), lw-2)
+		mark := " "
+		if s.Config.CheckpointID == p.mark {
+			mark = "◆"
+		}
+		line := cut(fmt.Sprintf("%s%s  step %d  %s  %s", mark, shortID(s.Config.CheckpointID), s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), lw-2)
 		if i == p.cps.cur {
 			if p.detail {
 				line = st.Current.Render(line)
@@ -277,7 +286,7 @@ func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
 	case key.Matches(msg, k.Help):
-		m.helpPrev, m.mode = m.mode, modeHelp
+		m.openHelp()
 	case key.Matches(msg, k.NextPane, k.PrevPane):
 		p.detail = !p.detail
 	case key.Matches(msg, k.Up):
@@ -288,10 +297,20 @@ func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
 		move(-h)
 	case key.Matches(msg, k.PageDown):
 		move(h)
+	case key.Matches(msg, k.Diff):
+		return m.subgraphDiff()
+	case key.Matches(msg, k.Mark):
+		if s := p.selectedSnap(); s != nil {
+			p.mark = map[bool]string{true: "", false: s.Config.CheckpointID}[p.mark == s.Config.CheckpointID]
+		}
+	case key.Matches(msg, k.Answer):
+		m.openSubgraphAnswer()
+	case key.Matches(msg, k.Open) && !p.detail:
+		return m.subgraphTimeTravel()
 	case key.Matches(msg, k.Open):
 		r, ok := p.selectedRow()
 		switch {
-		case !p.detail || !ok:
+		case !ok:
 		case r.header && p.level().subgraphs[r.node] && r.taskID != "":
 			return m.enterSubgraph(subgraphRef{node: r.node, taskID: r.taskID, label: r.label})
 		case r.hasValue:
@@ -330,4 +349,51 @@ func (p *subgraphPane) mouse(x, y, w, wheel int) {
 			p.refresh()
 		}
 	}
+}
+
+// setSize keeps both sides' cursors in view.
+func (p *subgraphPane) setSize(bh int) {
+	if lv := p.level(); lv != nil {
+		p.cps.follow(bh-3, len(lv.snaps))
+	}
+	p.nav.follow(bh-3, len(p.rows))
+}
+
+// enableKeys enables the subgraph view's keys; waiting is how many of
+// the run's pending interrupts were raised in this namespace.
+func (p *subgraphPane) enableKeys(k *KeyMap, hasSess bool, waiting int) {
+	for _, b := range []*key.Binding{&k.NextPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
+		b.SetEnabled(true)
+	}
+	k.NextPane.SetHelp("tab", "checkpoints / details")
+	k.Back.SetHelp("esc", "out")
+	s := p.selectedSnap()
+	k.Mark.SetEnabled(s != nil)
+	k.Diff.SetEnabled(s != nil && (s.ParentID != "" || p.mark != "" && p.mark != s.Config.CheckpointID))
+	k.Answer.SetEnabled(hasSess && waiting > 0)
+	k.Answer.SetHelp("r", "answer here")
+	r, ok := p.selectedRow()
+	if !p.detail {
+		k.Open.SetEnabled(hasSess && s != nil && s.Metadata.Parents[""] != "")
+		k.Open.SetHelp("enter", "time travel")
+		return
+	}
+	k.Open.SetEnabled(ok && (r.hasValue || r.header))
+	k.Open.SetHelp("enter", "inspect value")
+	if p.detail && ok && r.header && p.level().subgraphs[r.node] {
+		k.Open.SetEnabled(hasSess)
+		k.Open.SetHelp("enter", "into its subgraph")
+	}
+}
+
+// subgraphView is the breadcrumb over the namespace's two sides.
+func (m Model) subgraphView(w, bh int) string {
+	st := m.styles
+	crumb := m.sub.breadcrumb()
+	ns := "  read only"
+	if lv := m.sub.level(); lv != nil {
+		ns += " · namespace " + termtext.Name(lv.ns)
+	}
+	line := st.Header.Render(cut(crumb, w)) + st.Dim.Render(cut(ns, max(0, w-lipgloss.Width(crumb))))
+	return lipgloss.JoinVertical(lipgloss.Left, pad(line, w), m.sub.View(st, w, bh-1))
 }

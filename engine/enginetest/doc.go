@@ -12,6 +12,9 @@
 // OutlineSaver is a MemorySaver that outlines (engine.Outliner) and lists
 // heads (engine.HeadLister).
 //
+// AppendLoop is the growing-list workload (one element appended per
+// superstep) of the stores' append tests and benchmarks.
+//
 // SideLog, FanGraph and Helper are the kit of crash tests that run a graph
 // in a helper process (the test binary again), SIGKILL it mid-superstep
 // and resume the thread in the parent (unix only).

@@ -152,7 +152,11 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 			}
 		}
 		val, has := cp.ChannelValues[ch]
-		b, enc, err := newBlob(ch, ver, val, has, prevRef, prev)
+		var tail []any
+		if prevRef != nil {
+			tail, _ = cp.AppendedTail(ch, prevRef.Version)
+		}
+		b, enc, err := newBlob(ch, ver, val, has, tail, prevRef, prev)
 		if err != nil {
 			return nil, nil, err
 		}
