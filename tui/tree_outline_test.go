@@ -128,23 +128,8 @@ func (s *planCounter) planned() int {
 func TestTree_PlansDrawnRowsOnly(t *testing.T) {
 	ctx := context.Background()
 	saver := &planCounter{outlineSaver: &outlineSaver{OutlineSaver: enginetest.OutlineSaver{MemorySaver: engine.NewMemorySaver()}}}
-	g, err := engine.NewStateGraph(engine.LastValueKey("n")).
-		AddNode("tick", func(_ context.Context, s any) (any, error) {
-			n, _ := s.(map[string]any)["n"].(float64)
-			return map[string]any{"n": n + 1}, nil
-		}).
-		AddEdge(engine.Start, "tick").
-		AddConditionalEdges("tick", func(_ context.Context, s map[string]any) (any, error) {
-			if n, _ := s["n"].(float64); n < 1500 {
-				return "tick", nil
-			}
-			return engine.End, nil
-		}, "tick", engine.End).
-		Compile(engine.WithSaver(saver))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := g.Invoke(ctx, map[string]any{"n": 0.0}, engine.OnThread("long"), engine.WithRecursionLimit(2000)); err != nil {
+	g := enginetest.AppendLoop(t, saver, 800, nil)
+	if _, err := g.Invoke(ctx, map[string]any{"n": 0.0}, engine.OnThread("long"), engine.WithRecursionLimit(1000)); err != nil {
 		t.Fatal(err)
 	}
 	const height = 30
@@ -153,7 +138,7 @@ func TestTree_PlansDrawnRowsOnly(t *testing.T) {
 	values, plans := saver.reads(), saver.planned()
 	m = press(t, m, "t")
 	view := m.View()
-	if m.mode != modeTree || len(m.tree.snaps) < 1500 {
+	if m.mode != modeTree || len(m.tree.snaps) < 800 {
 		t.Fatalf("tree: mode %v, %d checkpoints", m.mode, len(m.tree.snaps))
 	}
 	if got := saver.reads() - values; got != 1 {
@@ -162,7 +147,7 @@ func TestTree_PlansDrawnRowsOnly(t *testing.T) {
 	if got := saver.planned() - plans; got > 2*height {
 		t.Errorf("opening the tree planned %d checkpoints, want at most %d (a screenful)", got, 2*height)
 	}
-	if !strings.Contains(view, "→ tick") || !strings.Contains(view, "by tick") {
+	if !strings.Contains(view, "→ add") || !strings.Contains(view, "by add") {
 		t.Errorf("the drawn rows lack their plans:\n%s", view)
 	}
 	for range 5 {
