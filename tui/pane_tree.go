@@ -203,10 +203,16 @@ func (p treePane) plan(i int) *engine.StateSnapshot {
 	if w == nil {
 		return nil
 	}
+	s := w.extra[i]
 	if j := i - w.from; j >= 0 && j < len(w.snaps) {
-		return w.snaps[j]
+		s = w.snaps[j]
 	}
-	return w.extra[i]
+	// The thread may have changed since its heads were read: a plan is
+	// only ever shown on its own checkpoint.
+	if s == nil || s.Config.CheckpointID != p.snaps[i].ID {
+		return nil
+	}
+	return s
 }
 
 // planRows plans checkpoints [lo, hi) (and the parents of their loop
