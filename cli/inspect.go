@@ -111,6 +111,11 @@ func graphFor(ctx context.Context, st Store, thread, flag string) (*engine.Graph
 // openInterrupts lists the interrupts saved on a checkpoint that still
 // wait for an answer, as the engine reads them.
 func openInterrupts(t *engine.CheckpointTuple) []engine.PendingInterrupt {
+	// Most checkpoints of a long thread raised none: no need to sort
+	// their writes by task to find that out.
+	if !slices.ContainsFunc(t.PendingWrites, func(w engine.PendingWrite) bool { return w.Channel == engine.InterruptChannel }) {
+		return nil
+	}
 	return engine.ReadSavedWrites(t.PendingWrites).WaitingInterrupts()
 }
 
@@ -121,11 +126,11 @@ func taskNames(g *engine.Graph, t *engine.CheckpointTuple) (names map[string]str
 	if g == nil {
 		return names, nil
 	}
-	snap, err := g.SnapshotOf(t, false)
+	tasks, err := g.PlannedTasks(t)
 	if err != nil {
 		return names, nil
 	}
-	for _, tk := range snap.Tasks {
+	for _, tk := range tasks {
 		names[tk.ID] = tk.Name
 		next = append(next, tk.Name)
 	}

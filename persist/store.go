@@ -970,11 +970,20 @@ func outlineWrite(task, channel string, keep func(string) bool) bool {
 func (b *nsBuckets) eachWrite(id string, fn func(task string, slot int64, v []byte) error) error {
 	prefix := writePrefix(id)
 	c := b.writes.Cursor()
+	// A task's writes are adjacent: its id is decoded once (rawTask is
+	// the encoded id of task, valid for the transaction).
+	var rawTask []byte
+	var task string
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		_, task, slot, err := parseWriteKey(k)
-		if err != nil {
-			return corruptf("write key %x: %v", k, err)
+		rest := k[len(prefix):] // the task id, then the slot
+		if rawTask == nil || len(rest) < 8 || !bytes.Equal(rest[:len(rest)-8], rawTask) {
+			t, r, err := readString(rest)
+			if err != nil || len(r) != 8 {
+				return corruptf("write key %x: %v", k, errBadKey)
+			}
+			rawTask, task = rest[:len(rest)-8], t
 		}
+		slot, _, _ := readInt(rest[len(rest)-8:])
 		if err := fn(task, slot, v); err != nil {
 			return err
 		}
