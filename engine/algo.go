@@ -34,6 +34,9 @@ type channelState struct {
 	// (and route) until state changes again, so a superstep of a thousand
 	// tasks builds it once and an unchanged one not at all.
 	view map[string]any
+	// log records which state keys each rebuild of view changed, for
+	// StateChanges (stateview.go).
+	log viewLog
 	// seenOwned marks the versions_seen maps made since the last snapshot
 	// (their entry is seenGen): no checkpoint shares them, so they are
 	// updated in place. A snapshot moves seenGen on instead of clearing.
@@ -231,13 +234,14 @@ func (cs *channelState) refresh(name string) {
 			cs.values.del(name)
 		}
 	}
-	if _, isKey := cs.g.keyIndex[name]; isKey {
+	if key, isKey := cs.g.keyIndex[name]; isKey {
 		if v, ok := ch.get(); ok {
 			cs.state[name] = v
 		} else {
 			delete(cs.state, name)
 		}
 		cs.view = nil
+		cs.log.changed(key, len(cs.g.keyIndex))
 		return
 	}
 	switch ch.(type) {
@@ -280,6 +284,7 @@ func (cs *channelState) stateValues() map[string]any {
 func (cs *channelState) stateView() map[string]any {
 	if cs.view == nil {
 		cs.view = maps.Clone(cs.state)
+		cs.log.built()
 	}
 	return cs.view
 }

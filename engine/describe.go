@@ -19,7 +19,7 @@ type GraphInfo struct {
 
 // NodeInfo describes one node.
 type NodeInfo struct {
-	Name        string
+	Name        string         // the node's name
 	Triggers    []string       // the channels whose update makes it run
 	Subgraph    bool           // it runs a compiled graph
 	Deferred    bool           // it waits until nothing else is left to run (WithDefer)
@@ -31,7 +31,7 @@ type NodeInfo struct {
 
 // ChannelInfo describes one channel.
 type ChannelInfo struct {
-	Name     string
+	Name     string // the channel's name (a state key's is the key)
 	Kind     string // LastValue, BinaryOperatorAggregate, EphemeralValue, Topic, NamedBarrierValue
 	Reducer  string // a reducer key's ReducerName ("add", "add_messages", "custom")
 	Internal bool   // not a state key: __start__, branch:to:…, join:…, the task topic

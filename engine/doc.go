@@ -16,9 +16,20 @@
 // (or a Send's argument) and returns an Update (Pairs), a map, a Command or
 // nil. Invoke runs a thread to its end or its next interrupt; Stream does
 // the same as events; Start gives a Stepper that advances one phase at a
-// time. The examples show one concept each: reducer keys (ReducerKey),
-// conditional edges, Send fan-out, Interrupt and resume, forks
-// (Graph.UpdateState) and the Stepper (Graph.Start).
+// time, and StreamModes yields LangGraph's stream modes. The examples show
+// one concept each: a first graph (Graph.Invoke), reducer keys
+// (ReducerKey), conditional edges (StateGraph.AddConditionalEdges), Send
+// fan-out (Send), Interrupt and resume, a fork (Graph.UpdateState), the
+// Stepper (Graph.Start) and the debugger on your own graph (the package
+// example).
+//
+// Values are JSON's: nil, bool, float64, string, []any and map[string]any
+// (Normalize turns Go numbers into float64; a whole number beyond ±2^53
+// stays exact as a json.Number, see Number). A node must not modify the
+// state map it is given: the tasks of a superstep share it (keeping it is
+// safe, the engine never changes a map it handed out). Code that turns that map into something costly to build
+// asks StateChanges which keys changed since it last read, as package
+// typed does to decode a struct state incrementally.
 //
 // The functional API is the other way to write a graph: NewEntrypoint
 // compiles one function as a graph (its input in, its return value out,
@@ -65,4 +76,6 @@
 //     (MaxValueDepth), the size of a write and of the state (Limits).
 //   - value.go, reducers.go, ids.go: the value codec, the built-in reducers,
 //     checkpoint and task ids.
+//   - stateview.go: the log of which state keys each new state view
+//     changed, behind StateChanges.
 package engine

@@ -185,12 +185,13 @@ const (
 // Elapsed how long the attempt ran. It reaches the caller inside a
 // *NodeError.
 type NodeTimeoutError struct {
-	Node      string
-	Kind      string // TimeoutRun or TimeoutIdle
-	Run, Idle time.Duration
-	Elapsed   time.Duration
+	Node      string        // the node that timed out
+	Kind      string        // TimeoutRun or TimeoutIdle
+	Run, Idle time.Duration // the policy's limits
+	Elapsed   time.Duration // how long the attempt ran
 }
 
+// Error names the node, the limit it hit and how long it ran.
 func (e *NodeTimeoutError) Error() string {
 	if e.Kind == TimeoutIdle {
 		return fmt.Sprintf("node %q exceeded its idle timeout of %v without making progress (elapsed: %v)", e.Node, e.Idle, e.Elapsed.Round(time.Millisecond))

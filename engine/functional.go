@@ -270,7 +270,7 @@ type callTasks = sync.WaitGroup
 // save another for the thread's next run (LangGraph's entrypoint.final):
 // Value is the run's output, Save what Previous returns next time.
 type Final struct {
-	Value, Save any
+	Value, Save any // the run's output; what Previous returns next time
 }
 
 // Previous returns what the entrypoint's last run on this thread returned

@@ -86,6 +86,7 @@ func (e *ValueLimitError) Error() string {
 	return fmt.Sprintf("%s wrote a value to %s larger than %d bytes (Limits.MaxWriteBytes)", what, key, e.Limit)
 }
 
+// Unwrap returns ErrValueTooDeep or ErrValueTooLarge.
 func (e *ValueLimitError) Unwrap() error { return e.Err }
 
 // StateLimitError is returned when the state after a superstep is larger
@@ -111,6 +112,7 @@ func (e *StateLimitError) Error() string {
 	return fmt.Sprintf("the state after step %d is %d bytes, over the limit of %d (Limits.MaxStateBytes): its largest key is %q%s", e.Step, e.Bytes, e.Limit, e.Key, by)
 }
 
+// Unwrap returns ErrStateTooLarge.
 func (e *StateLimitError) Unwrap() error { return ErrStateTooLarge }
 
 // checkWrite measures a value written to key by node against the bounds.

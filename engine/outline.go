@@ -11,6 +11,7 @@ import "context"
 // costs time linear in its checkpoints and writes, not in the size of its
 // values times their number.
 type Outliner interface {
+	// Outline lists the checkpoints List would, values cut to keep's.
 	Outline(ctx context.Context, cfg Config, opt ListOptions, keep func(channel string) bool) ([]*CheckpointTuple, error)
 }
 

@@ -18,12 +18,13 @@ const Parent = "__parent__"
 // as if its node had returned it (its update, goto, edges and routes),
 // LangGraph.js pregel/retry.ts _runWithRetry.
 type ParentCommandError struct {
-	Command Command
+	Command Command // the Command for the parent graph
 	// Target is the checkpoint namespace of the subgraph task that takes
 	// the Command: the namespace of the graph the node ran in.
 	Target string
 }
 
+// Error says that a Command is bound for the parent graph.
 func (e *ParentCommandError) Error() string {
 	return fmt.Sprintf("command for the parent graph (task %s) did not reach it", e.Target)
 }

@@ -44,6 +44,10 @@ func (l *loop) execute(ctx context.Context) error {
 			firstErr = err
 		}
 	default:
+		// A route whose node wrote no state key reads the shared state
+		// view from the task's goroutine (localState): build it here, so
+		// that two tasks never build it at once.
+		l.cs.stateView()
 		firstErr, bubble = l.runConcurrently(ctx, run)
 	}
 	// Task calls a node started and did not wait for end with the

@@ -24,7 +24,7 @@ func IsControlWrite(channel string) bool {
 
 // SavedTask is what a checkpoint's saved writes say about one task.
 type SavedTask struct {
-	ID string
+	ID string // the task id
 	// Writes are the task's output writes in saved order (no control
 	// writes). A task that failed keeps the writes it made before failing.
 	Writes []Write
@@ -35,7 +35,7 @@ type SavedTask struct {
 	Answers []any
 	// Error is the saved error text; Failed reports that there is one.
 	Error  string
-	Failed bool
+	Failed bool // the task saved an error
 	// Finished: the task saved its output (writes or the no-writes
 	// marker) and is not run again when its superstep resumes
 	// (_loop.py:_reapply_writes_to_succeeded_nodes skips only ERROR,
@@ -57,7 +57,7 @@ type SavedWrites struct {
 	// NullResume is the plain resume value saved for the whole run, if
 	// HasNullResume.
 	NullResume    any
-	HasNullResume bool
+	HasNullResume bool // NullResume was saved
 	index         map[string]int
 }
 

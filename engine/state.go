@@ -20,8 +20,8 @@ type StateSnapshot struct {
 	Values     map[string]any // the state keys that have a value
 	Output     any            // an entrypoint's output at this checkpoint (nil for a StateGraph)
 	Next       []string       // names of the tasks still to run, sorted
-	Tasks      []SnapshotTask
-	Checkpoint *Checkpoint
+	Tasks      []SnapshotTask // the tasks of the next superstep, with what they saved
+	Checkpoint *Checkpoint    // the checkpoint itself
 	// PendingWrites are the writes saved against this checkpoint.
 	PendingWrites []PendingWrite
 }
@@ -29,15 +29,15 @@ type StateSnapshot struct {
 // SnapshotTask is one task planned from a checkpoint, with what was saved
 // for it.
 type SnapshotTask struct {
-	ID         string
-	Name       string
-	Push       bool
-	Input      any
-	Interrupts []Interruption
+	ID         string         // the task id
+	Name       string         // its node
+	Push       bool           // started by a Send
+	Input      any            // the state it reads, or its Send's argument
+	Interrupts []Interruption // its saved interrupts
 	// Answers are the saved answers to its Interrupt calls, by call
 	// position; Answered reports that there are some.
 	Answers  []any
-	Answered bool
+	Answered bool // Answers were saved
 	// Waiting: the task's interrupts wait for an answer
 	// (SavedWrites.Waiting).
 	Waiting bool

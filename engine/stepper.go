@@ -211,7 +211,7 @@ func (t TaskState) String() string {
 
 // TaskView is one task of the current superstep as the debugger shows it.
 type TaskView struct {
-	ID   string
+	ID   string // the task id
 	Name string // its node
 	Push bool   // started by a Send, or a Task call (see Call)
 	// Call marks the task of a Task call made by another task's node
@@ -230,15 +230,15 @@ type TaskView struct {
 
 // ChannelView is one channel as the debugger shows it.
 type ChannelView struct {
-	Name      string
+	Name      string  // the channel's name
 	Kind      string  // as ChannelInfo.Kind
 	Reducer   string  // a reducer key's ReducerName
 	Internal  bool    // not a state key
 	Version   Version // its channel_versions entry, if HasVer
-	HasVer    bool
-	Available bool // the live channel holds a value now
-	Value     any  // the live value, else the checkpointed one
-	HasValue  bool // Value is meaningful (live or checkpointed)
+	HasVer    bool    // the channel has a version
+	Available bool    // the live channel holds a value now
+	Value     any     // the live value, else the checkpointed one
+	HasValue  bool    // Value is meaningful (live or checkpointed)
 	// Updated marks channels the last Update changed.
 	Updated bool
 }
@@ -246,26 +246,26 @@ type ChannelView struct {
 // StepView is everything the engine sees between two phases. It is a copy:
 // the caller owns it and it does not change as the run advances.
 type StepView struct {
-	Thread    string
+	Thread    string // the thread being run
 	Namespace string // "" at the root, a subgraph's checkpoint namespace
 	Step      int    // the superstep being planned/executed, or the next one
 	Phase     Phase  // the phase that completed last
 	// CheckpointStep is the step of the current checkpoint (-1 for a new
 	// thread's input checkpoint).
 	CheckpointStep int
-	Status         Status
+	Status         Status        // running, done, interrupted or failed
 	CheckpointID   string        // the current checkpoint
 	ParentID       string        // its parent, "" for the first
 	Source         string        // how the current checkpoint came to be
 	Tasks          []TaskView    // the superstep's tasks, once planned
 	Channels       []ChannelView // every channel, state keys first
 	// Versions and VersionsSeen are channel_versions and versions_seen.
-	Versions     map[string]Version
-	VersionsSeen map[string]map[string]Version
+	Versions     map[string]Version            // channel → version
+	VersionsSeen map[string]map[string]Version // node → channel → version seen
 	// UpdatedChannels is the planning hint; HintKnown is false after a
 	// reload or update_state, when planning scans every node.
 	UpdatedChannels []string
-	HintKnown       bool
+	HintKnown       bool // UpdatedChannels is known
 	// Interrupts are the interrupts the run stopped at, or, at a checkpoint
 	// of a resumed thread, the ones saved and still waiting for an answer.
 	Interrupts []PendingInterrupt

@@ -15,8 +15,8 @@ import (
 // which a retry policy may retry like any other error (the clock restarts
 // for each attempt).
 type TimeoutPolicy struct {
-	Run, Idle     time.Duration
-	HeartbeatOnly bool
+	Run, Idle     time.Duration // the attempt's and the idle limit (0: none)
+	HeartbeatOnly bool          // only Heartbeat counts as progress, not Emit
 }
 
 // WithTimeout bounds every attempt of the node by p.

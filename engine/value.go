@@ -105,7 +105,10 @@ type OrderedMap struct {
 // Channel values, task inputs and writes are JSON-like: nil, bool, float64
 // (any Go number is accepted), string, []any, map[string]any, plus Send and
 // []Interruption. EncodeValue writes them as JSON with tagged forms for the
-// engine types; DecodeValue reads them back. Numbers decode as float64.
+// engine types; DecodeValue reads them back. Numbers are float64 (JSON's
+// and JavaScript's numbers), except a whole number that fits int64 or
+// uint64 but not float64 exactly (beyond ±2^53): it stays a json.Number
+// holding its exact digits, so an int64 survives a checkpoint (see Number).
 
 // EncodeValue returns the JSON encoding of a value, with Send as
 // {"$send":{"node":..,"arg":..}} and Interruption as {"$interrupt":{"id","value"}}.
@@ -342,7 +345,7 @@ func DecodeValue(data []byte) (any, error) {
 }
 
 // decodeScalar decodes the scalars a thread stores most often (null, a
-// boolean, a short integer, a string without escapes) as DecodeValue's
+// boolean, an integer, a string without escapes) as DecodeValue's
 // decoder would, without one: reading a long thread's outline decodes
 // one or more of them per checkpoint (branch channels, control writes).
 // Anything else is left to the decoder (ok false).
@@ -365,14 +368,13 @@ func decodeScalar(data []byte) (v any, ok bool) {
 			}
 		}
 		return body, utf8.ValidString(body)
-	case len(s) > 0 && len(s) <= 15:
-		// An integer of up to 15 digits is exact in a float64.
+	case len(s) > 0 && len(s) <= 20:
+		// A JSON integer literal, in engine form (Number).
 		digits := strings.TrimPrefix(s, "-")
 		if digits == "" || (digits[0] == '0' && len(digits) > 1) || strings.Trim(digits, "0123456789") != "" {
 			return nil, false
 		}
-		f, err := strconv.ParseFloat(s, 64)
-		return f, err == nil
+		return Number(json.Number(s)), true
 	}
 	return nil, false
 }
@@ -383,11 +385,7 @@ func decodeScalar(data []byte) (v any, ok bool) {
 func FromJSON(v any) any {
 	switch x := v.(type) {
 	case json.Number:
-		f, err := x.Float64()
-		if err != nil {
-			return x.String()
-		}
-		return f
+		return Number(x)
 	case []any:
 		out := make([]any, len(x))
 		allInterrupts := len(x) > 0
@@ -458,7 +456,10 @@ func normalized(v any) bool {
 		return true
 	case Send:
 		return normalized(x.Arg)
-	case int, int64, int32, uint64, float32, json.Number, *OrderedMap, Overwrite, *Overwrite:
+	case json.Number:
+		n, ok := Number(x).(json.Number)
+		return ok && n == x
+	case int, int64, int32, uint64, float32, *OrderedMap, Overwrite, *Overwrite:
 		return false // Overwrite: stored in its wire form (overwrite.go)
 	default:
 		return true
@@ -470,18 +471,17 @@ func normalized(v any) bool {
 func normalizeCopy(v any) any {
 	switch x := v.(type) {
 	case int:
-		return float64(x)
+		return intNumber(int64(x))
 	case int64:
-		return float64(x)
+		return intNumber(x)
 	case int32:
 		return float64(x)
 	case uint64:
-		return float64(x)
+		return uintNumber(x)
 	case float32:
 		return float64(x)
 	case json.Number:
-		f, _ := x.Float64()
-		return f
+		return Number(x)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -512,6 +512,44 @@ func normalizeCopy(v any) any {
 	default:
 		return v
 	}
+}
+
+// Number is a JSON number in engine form: a float64, or, for a whole
+// number that fits int64 or uint64 but that float64 cannot hold exactly,
+// the json.Number of its exact digits (so 9007199254740993 is not read as
+// …992). Text that is no number is kept as a string.
+func Number(n json.Number) any {
+	s := string(n)
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return intNumber(i)
+	}
+	if u, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return uintNumber(u)
+	}
+	f, err := n.Float64()
+	if err != nil {
+		return s
+	}
+	return f
+}
+
+// intNumber is i in engine form: a float64 when that is exact.
+func intNumber(i int64) any {
+	if f := float64(i); f >= -(1<<63) && f < 1<<63 && int64(f) == i {
+		return f
+	}
+	return json.Number(strconv.FormatInt(i, 10))
+}
+
+// uintNumber is u in engine form: a float64 when that is exact.
+func uintNumber(u uint64) any {
+	if u <= math.MaxInt64 {
+		return intNumber(int64(u))
+	}
+	if f := float64(u); f < 1<<64 && uint64(f) == u {
+		return f
+	}
+	return json.Number(strconv.FormatUint(u, 10))
 }
 
 // Pairs builds an ordered Update from alternating keys and values:

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -58,14 +60,15 @@ func FuzzEncodeString(f *testing.F) {
 // the JSON decoder decodes, and leaves the rest to it.
 func TestDecodeValue_ScalarsAsTheDecoder(t *testing.T) {
 	for _, in := range []string{"null", "true", "false", `""`, `"agent"`, `"ünï"`, `"a\"b"`, `"a\\nb"`, "\"\xff\"", "\"tab\t\"",
-		"0", "-0", "7", "-42", "123456789012345", "1234567890123456", "01", "-", "1.5", "1e3", " 1", "nul", `"`, `"a`, "tru"} {
+		"0", "-0", "7", "-42", "123456789012345", "9007199254740993", "-9223372036854775808", "18446744073709551615", "18446744073709551616",
+		"01", "-", "1.5", "1e3", " 1", "nul", `"`, `"a`, "tru"} {
 		fast, ok := decodeScalar([]byte(in))
 		dec := json.NewDecoder(strings.NewReader(in))
 		dec.UseNumber()
 		var raw any
 		err := dec.Decode(&raw)
 		if ok {
-			if err != nil || dec.More() || !reflect.DeepEqual(fast, FromJSON(raw)) {
+			if err != nil || dec.More() || !reflect.DeepEqual(fast, FromJSON(raw)) || fmt.Sprintf("%#v", fast) != fmt.Sprintf("%#v", FromJSON(raw)) {
 				t.Errorf("%q: fast path %#v, decoder %#v (%v)", in, fast, FromJSON(raw), err)
 			}
 		}
@@ -76,5 +79,40 @@ func TestDecodeValue_ScalarsAsTheDecoder(t *testing.T) {
 	}
 	if _, ok := decodeScalar([]byte(`"agent"`)); !ok {
 		t.Error("a plain string is left to the decoder")
+	}
+}
+
+func TestNumber_IntegersBeyondFloat64StayExact(t *testing.T) {
+	cases := []struct {
+		in   any
+		want any
+	}{
+		{int64(1<<53 + 1), json.Number("9007199254740993")},
+		{int64(1 << 53), float64(1 << 53)},
+		{int64(1 << 62), float64(1 << 62)}, // a power of two is exact
+		{uint64(math.MaxUint64), json.Number("18446744073709551615")},
+		{int64(math.MinInt64), float64(math.MinInt64)},
+		{json.Number("-9007199254740993"), json.Number("-9007199254740993")},
+		{json.Number("2.5"), 2.5},
+		{json.Number("7"), 7.0},
+	}
+	for _, c := range cases {
+		if got := Normalize(c.in); got != c.want {
+			t.Errorf("Normalize(%T %v) = %T %v, want %T %v", c.in, c.in, got, got, c.want, c.want)
+		}
+	}
+	v, err := DecodeValue([]byte(`{"id":9007199254740993,"n":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]any)
+	if m["id"] != json.Number("9007199254740993") || m["n"] != 3.0 {
+		t.Errorf("decoded %#v", m)
+	}
+	if b := MustEncode(v); string(b) != `{"id":9007199254740993,"n":3}` {
+		t.Errorf("re-encoded %s", b)
+	}
+	if Normalize(m) == nil || !reflect.DeepEqual(Normalize(m), m) {
+		t.Errorf("a decoded value is already normal")
 	}
 }
