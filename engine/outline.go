@@ -91,10 +91,14 @@ func (g *Graph) snapshots(tuples []*CheckpointTuple) ([]*StateSnapshot, error) {
 // CheckpointHead is a checkpoint as a thread's tree lists it before any of
 // its state is read: its id, parent, step and source.
 type CheckpointHead struct {
-	ID       string
+	// ID is the checkpoint's id.
+	ID string
+	// ParentID is its parent's id ("" for a root).
 	ParentID string
-	Step     int
-	Source   string
+	// Step is the metadata's step (-1 for an input checkpoint).
+	Step int
+	// Source is the metadata's source (SourceInput, SourceLoop, …).
+	Source string
 }
 
 // HeadLister is a Saver that lists a namespace's checkpoint heads from the
