@@ -67,9 +67,6 @@ only when the run ends.`,
 				if err != nil {
 					return err
 				}
-				if _, ok := v.(map[string]any); !ok {
-					return usagef("--input: want a JSON object of state keys, got %s", engine.MustEncode(v))
-				}
 				in = v
 			}
 			dur, err := parseDurability(durability)
@@ -109,7 +106,11 @@ only when the run ends.`,
 				return err
 			}
 			gr, example, name, exampleLimit := res.g, res.example, res.recordName, res.recursionLimit
-			if m, ok := in.(map[string]any); ok {
+			if _, ok := in.(map[string]any); !ok && in != nil && !gr.IsEntrypoint() {
+				// An entrypoint takes any JSON value as its input.
+				return usagef("--input: want a JSON object of state keys, got %s", engine.MustEncode(in))
+			}
+			if m, ok := in.(map[string]any); ok && !gr.IsEntrypoint() {
 				if err := checkKeys(gr, m, "--input"); err != nil {
 					// The engine ignores such keys, as LangGraph does; a
 					// typo should not pass unseen.
@@ -360,6 +361,9 @@ type runEvent struct {
 	Mode    string         `json:"mode,omitempty"`
 	NS      []string       `json:"ns,omitempty"`
 	Data    any            `json:"data,omitempty"`
+	// Output is what an entrypoint's run returned (its output, null
+	// until set), in place of values: an entrypoint has no state keys.
+	Output json.RawMessage `json:"output,omitempty"`
 }
 
 func (r *runner) emit(e runEvent, text string) {
@@ -413,11 +417,23 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 			fmt.Sprintf("interrupt in %s (id %s): %s", termtext.Name(in.Node), termtext.Name(in.ID), engine.MustEncode(in.Value)))
 	}
 	status := res.Status.String()
+	// What the run returned: an entrypoint's output (Result.Output), a
+	// StateGraph's state.
+	var returned any = plainMap(res.Values)
+	if r.g.IsEntrypoint() {
+		returned = plainValue(res.Output)
+	}
 	if r.json {
-		r.emit(runEvent{Event: "done", Status: status, Thread: r.thread, Values: plainMap(res.Values)}, "")
+		done := runEvent{Event: "done", Status: status, Thread: r.thread}
+		if r.g.IsEntrypoint() {
+			done.Output = json.RawMessage(engine.MustEncode(res.Output))
+		} else {
+			done.Values = plainMap(res.Values)
+		}
+		r.emit(done, "")
 		return nil
 	}
-	fmt.Fprintf(r.out, "%s: %s\n", status, indentJSON(plainMap(res.Values)))
+	fmt.Fprintf(r.out, "%s: %s\n", status, indentJSON(returned))
 	if res.Status == engine.StatusInterrupted && len(res.Interrupts) > 0 {
 		answer := "yes" // a bare word is taken as the string
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {

@@ -39,30 +39,22 @@ type subgraphLevel struct {
 
 // Subgraph reads the namespace of the subgraph reached through path. A
 // subgraph task's namespace is "node:taskID" below its parent's (joined
-// by "|"); a stateful subgraph (engine.AsStatefulSubgraph) keeps one
-// namespace "node" for all its runs, which is read when the task's own is
-// empty.
+// by "|"); the engine says which graph ran there (a subgraph node's, or
+// one its function declared with engine.UsesSubgraph) and where it keeps
+// its checkpoints (a stateful subgraph keeps one namespace for all runs).
 func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subgraphLevel, error) {
-	g, ns := s.g, ""
-	var stateful string
+	ns := ""
 	for _, r := range path {
-		sub := g.Subgraph(r.node)
-		if sub == nil {
-			return nil, fmt.Errorf("node %q does not run a subgraph", r.node)
-		}
-		child, plain := r.node+":"+r.taskID, r.node
 		if ns != "" {
-			child, plain = ns+"|"+child, ns+"|"+plain
+			ns += "|"
 		}
-		g, ns, stateful = sub, child, plain
+		ns += r.node + ":" + r.taskID
+	}
+	g, ns, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns})
+	if err != nil {
+		return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
 	}
 	tuples, err := s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns}, engine.ListOptions{})
-	if err == nil && len(tuples) == 0 && stateful != ns {
-		var more []*engine.CheckpointTuple
-		if more, err = s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: stateful}, engine.ListOptions{}); len(more) > 0 {
-			tuples, ns = more, stateful
-		}
-	}
 	if err != nil {
 		return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
 	}
@@ -74,7 +66,7 @@ func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subg
 		}
 		lv.snaps = append(lv.snaps, snap)
 		for _, tk := range snap.Tasks {
-			if g.Subgraph(tk.Name) != nil {
+			if tk.Subgraph != "" {
 				lv.subgraphs[tk.Name] = true
 			}
 		}
