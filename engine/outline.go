@@ -120,7 +120,7 @@ func (g *Graph) HistoryHeads(ctx context.Context, cfg Config) ([]CheckpointHead,
 	if g.saver == nil {
 		return nil, ErrNoCheckpointer
 	}
-	owner, err := g.graphForNamespace(cfg.CheckpointNS)
+	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 	if err != nil {
 		return nil, err
 	}
