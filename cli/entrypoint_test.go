@@ -37,3 +37,19 @@ func TestRun_EntrypointPrintsOutput(t *testing.T) {
 	r = superstep(t, "", "run", asks, "--db", db, "--thread", "e2", "--resume", "true", "--json")
 	r.want(t, 0, `"event":"done","status":"interrupted","thread":"e2","output":null`)
 }
+
+// TestRun_AnswerHintAfterTaskCallAsks: when an entrypoint's second Task
+// call asks in the run that answered the first, the thread waits for that
+// answer (the plain resume value was used by the first call), and the hint
+// names the database and quotes words a shell would split, so pasting it
+// answers the same thread.
+func TestRun_AnswerHintAfterTaskCallAsks(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "my dbs", "s.db")
+	asks := filepath.Join("..", "testdata", "conformance", "own", "func_task_interrupts.json")
+	r := superstep(t, "", "run", asks, "--db", db, "--thread", "e 3", "--input", "{}")
+	r.want(t, 0, "answer with: superstep run "+asks+" --db '"+db+"' --thread 'e 3' --resume yes")
+	r = superstep(t, "", "run", asks, "--db", db, "--thread", "e 3", "--resume", "true")
+	r.want(t, 0, "Hey do you want to add Will?", "answer with:")
+	superstep(t, "", "run", asks, "--db", db, "--thread", "e 3", "--resume", "false").want(t, 0, "The user changed their mind about Will")
+}

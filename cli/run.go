@@ -143,7 +143,7 @@ only when the run ends.`,
 			if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
 				return storeError(err, "recording the graph of thread %q", thread)
 			}
-			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
+			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], dbArg: g.db, json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
 			if cmd.Flags().Changed("recursion-limit") || exampleLimit == 0 {
 				r.opts = append(r.opts, engine.WithRecursionLimit(recursionLimit))
 			} else {
@@ -244,7 +244,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	if err != nil {
 		return err
 	}
-	o := DebugOptions{Thread: thread, GraphName: arg, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr,
+	o := DebugOptions{Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr,
 		// The switcher's check: the same as the command line's, with the
 		// note of a compatible change left out (it would garble the screen).
 		CheckThread: func(ctx context.Context, t string) error {
@@ -332,10 +332,13 @@ type runner struct {
 	st       Store // nil: nothing is recorded
 	thread   string
 	graphArg string
-	json     bool
-	out      io.Writer
-	warn     func(string)
-	opts     []engine.RunOption // more options for Invoke
+	// dbArg is the --db the command was given ("" for the default), so
+	// the hint to answer names the same database.
+	dbArg string
+	json  bool
+	out   io.Writer
+	warn  func(string)
+	opts  []engine.RunOption // more options for Invoke
 	// reported marks failed tasks whose failure a task event reported.
 	reported  map[string]bool
 	stream    []engine.StreamMode // --stream: print these modes' chunks
@@ -439,7 +442,11 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
 			answer = "'" + ex.Answers[0] + "'"
 		}
-		fmt.Fprintf(r.out, "answer with: superstep run %s --thread %s --resume %s\n", termtext.Name(r.graphArg), termtext.Name(r.thread), answer)
+		db := ""
+		if r.dbArg != "" {
+			db = " --db " + shellWord(displayDB(r.dbArg))
+		}
+		fmt.Fprintf(r.out, "answer with: superstep run %s%s --thread %s --resume %s\n", shellWord(r.graphArg), db, shellWord(r.thread), answer)
 	}
 	return nil
 }
@@ -580,4 +587,18 @@ func dbLabel(g *globals) string {
 		return "(unknown)"
 	}
 	return p
+}
+
+// shellWord is s as one word a POSIX shell reads back as s: bare when it
+// holds only characters no shell treats specially, else single-quoted.
+// Control characters are escaped (termtext.Name) so the hint cannot drive
+// the terminal.
+func shellWord(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(termtext.Name(s), "'", `'\''`) + "'"
 }
