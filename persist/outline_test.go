@@ -176,3 +176,26 @@ func TestOutline_LeavesStateWritesUndecoded(t *testing.T) {
 		t.Error("the outline lost the question the thread waits on")
 	}
 }
+
+// TestHeads_ReportDamage: a checkpoint record that fails its checksum
+// makes Heads say the thread is damaged; it never lists the records
+// before it as if they were the whole thread.
+func TestHeads_ReportDamage(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "damaged.db")
+	s := openAt(t, path, persist.Options{})
+	askThread(t, s)
+	s.Close()
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		cps := tx.Bucket([]byte("threads")).Bucket([]byte("t")).Bucket([]byte("n")).Bucket([]byte("cp"))
+		k, v := cps.Cursor().First() // the oldest: listed last
+		d := append([]byte(nil), v...)
+		d[len(d)/2] ^= 0x20
+		return cps.Put(append([]byte(nil), k...), d)
+	})
+	s = openAt(t, path, persist.Options{ReadOnly: true})
+	defer s.Close()
+	if heads, err := s.Heads(ctx, engine.Config{ThreadID: "t"}); !errors.Is(err, persist.ErrCorrupt) {
+		t.Fatalf("Heads of a thread with a damaged record: %d heads, %v; want ErrCorrupt", len(heads), err)
+	}
+}

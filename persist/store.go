@@ -1119,7 +1119,7 @@ func (s *Store) Heads(ctx context.Context, cfg engine.Config) ([]engine.Checkpoi
 			h.ID = id
 			out = append(out, h)
 		}
-		return nil
+		return c.Err() // a record that fails its seal ends the cursor
 	})
 	if err != nil {
 		return nil, err
