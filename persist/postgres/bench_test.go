@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -128,10 +129,45 @@ func BenchmarkInsertCommit(b *testing.B) {
 	}
 	defer conn.Exec(context.Background(), "DROP TABLE "+table)
 	val := make([]byte, 100)
+	m := startCPU(b, conn)
 	for i := 0; b.Loop(); i++ {
 		if _, err := conn.Exec(ctx, "INSERT INTO "+table+" (id, v) VALUES ($1, $2)", i, val); err != nil {
 			b.Fatal(err)
 		}
+	}
+	m.report(b)
+}
+
+// cpuSpan is a CPU measurement in progress.
+type cpuSpan struct {
+	m              *cpuMeter
+	client, server time.Duration
+}
+
+func startCPU(b *testing.B, conn *pgx.Conn) *cpuSpan {
+	m := newCPUMeter(conn)
+	c, s := m.sample()
+	return &cpuSpan{m: m, client: c, server: s}
+}
+
+// report adds the CPU per op of the client (this process) and the
+// server, and the ops per second the machine's cores would allow if
+// CPU were all an op needed: runtime.NumCPU() / (client + server).
+func (sp *cpuSpan) report(b *testing.B) {
+	c, s := sp.m.sample()
+	if c < 0 || b.N == 0 {
+		return
+	}
+	perOp := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	client := perOp(c - sp.client)
+	b.ReportMetric(client, "client-cpu-µs/op")
+	if s < 0 || sp.server < 0 {
+		return
+	}
+	server := perOp(s - sp.server)
+	b.ReportMetric(server, "server-cpu-µs/op")
+	if client+server > 0 {
+		b.ReportMetric(float64(runtime.NumCPU())*1e6/(client+server), "cpu-ceiling-ops/s")
 	}
 }
 
@@ -140,8 +176,14 @@ func BenchmarkInsertCommit(b *testing.B) {
 // commits both), on threads threads at once. ns/op is per superstep.
 func benchSteps(b *testing.B, threads int) {
 	s := open(b, schemaURL(b), postgres.Options{MaxConns: int32(threads) + 1})
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
 	var next atomic.Int64
 	b.ResetTimer()
+	m := startCPU(b, conn)
 	start := time.Now()
 	var wg sync.WaitGroup
 	var failed atomic.Value
@@ -180,6 +222,7 @@ func benchSteps(b *testing.B, threads int) {
 		})
 	}
 	wg.Wait()
+	m.report(b)
 	if err, ok := failed.Load().(error); ok {
 		b.Fatal(err)
 	}
