@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"reflect"
 	"time"
 
 	"github.com/superstep/superstep/engine"
@@ -212,10 +213,13 @@ type blob struct {
 
 // valueEnc is a channel value's encoding and append depth, kept by the
 // store's cache so the next checkpoint can store only what was appended.
+// val is the value itself when the store was given it (not read back): a
+// list that the next checkpoint extends is recognised by its elements.
 type valueEnc struct {
 	enc   []byte
 	has   bool
 	depth int
+	val   any
 }
 
 // newBlob encodes channel's value at version ver. prev is the parent's
@@ -223,25 +227,92 @@ type valueEnc struct {
 // stored as the added elements.
 func newBlob(channel string, ver int64, val any, has bool, prevRef *ref, prev *valueEnc) (blob, valueEnc, error) {
 	b := blob{channel: channel, has: has}
-	var enc []byte
+	var enc, suffix []byte
+	grown := false
 	if has {
 		var err error
-		if enc, err = engine.EncodeValue(val); err != nil {
+		if enc, suffix, grown, err = encodeGrowth(val, prev); err != nil {
 			return blob{}, valueEnc{}, fmt.Errorf("%w: channel %q: %w", persist.ErrInvalidCheckpoint, channel, err)
 		}
 	}
-	b.data = append([]byte{blobFull}, enc...)
-	if has && prev != nil && prev.has && prev.depth+1 < fullValueEvery {
-		if suffix, ok := appendSuffix(prev.enc, enc); ok {
-			b.data = append([]byte{blobAppend}, suffix...)
-			b.base, b.depth = prevRef, prev.depth+1
-		}
+	if has && !grown && prev != nil && prev.has {
+		suffix, grown = appendSuffix(prev.enc, enc)
+	}
+	if grown && prev.depth+1 < fullValueEvery {
+		b.data = append([]byte{blobAppend}, suffix...)
+		b.base, b.depth = prevRef, prev.depth+1
+	} else {
+		b.data = append([]byte{blobFull}, enc...)
 	}
 	b.ref = ref{Version: ver, Hash: hashBlob(b.data, has), Root: ver}
 	if b.base != nil {
 		b.ref.Root = b.base.Root
 	}
-	return b, valueEnc{enc: enc, has: has, depth: b.depth}, nil
+	return b, valueEnc{enc: enc, has: has, depth: b.depth, val: val}, nil
+}
+
+// encodeGrowth encodes val. When val is a list that extends prev's list
+// element by element (the same elements, as an append reducer leaves
+// them), only the added elements are encoded: grown is set, suffix holds
+// them and enc is prev's encoding with them appended, byte for byte what
+// engine.EncodeValue(val) returns. That keeps a superstep's cost
+// independent of the length of a conversation. Checkpoint values are
+// immutable (engine.Checkpoint), so an element that is the same map, list
+// or scalar as before encodes as before.
+func encodeGrowth(val any, prev *valueEnc) (enc, suffix []byte, grown bool, err error) {
+	next, ok := val.([]any)
+	var old []any
+	if ok && prev != nil && prev.has {
+		old, ok = prev.val.([]any)
+	}
+	if !ok || prev == nil || len(next) <= len(old) || !sameElems(old, next[:len(old)]) {
+		enc, err = engine.EncodeValue(val)
+		return enc, nil, false, err
+	}
+	var buf bytes.Buffer
+	for i, v := range next[len(old):] {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		e, err := engine.EncodeValue(v)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		buf.Write(e)
+	}
+	suffix = buf.Bytes()
+	if enc, err = joinAppend(prev.enc, suffix); err != nil {
+		return nil, nil, false, err
+	}
+	return enc, suffix, true, nil
+}
+
+// sameElems reports whether a and b hold the same elements: the same
+// maps and lists (by identity) and equal scalars. False means "not known
+// to be the same".
+func sameElems(a, b []any) bool {
+	for i := range a {
+		if !sameValue(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case string, float64, bool, int, int64, json.Number:
+		return a == b
+	}
+	return false
 }
 
 func hashBlob(data []byte, has bool) int64 {
