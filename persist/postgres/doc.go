@@ -39,7 +39,10 @@
 //
 // A checkpoint and the task writes saved before it go to the server in one
 // pipelined batch, run as one transaction: a superstep costs one round
-// trip and one commit. Different threads commit on different connections
+// trip, two statements (the claim below, then the writes, values and
+// checkpoint row as one) and one commit. A list that grew is encoded from
+// its added elements only, so a superstep's cost does not grow with the
+// conversation. Different threads commit on different connections
 // at once and share the server's WAL flushes. DurabilitySync returns after
 // the commit; DurabilityAsync commits in the background; DurabilityExit at
 // Flush, Close or a read.
