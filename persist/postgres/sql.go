@@ -26,13 +26,13 @@ type statements struct {
 }
 
 // The parts of a superstep's statement. $Wn, $Bn and $Cn are the n-th
-// parameter of the writes, the blobs and the checkpoint part; $1 and $2
-// are the thread and the namespace.
+// parameter of the writes, the blobs and the checkpoint part (see
+// numberParams); $1 and $2 are the thread and the namespace.
 const (
 	// Regular writes: the first stored wins; special ones (negative
 	// slots) replace what was stored.
 	insWritesSQL = `INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
-			SELECT $1, $2, $W3, $W4, u.slot, u.channel, u.value FROM unnest($W5::int8[], $W6::bytea[], $W7::bytea[]) AS u (slot, channel, value)
+			SELECT $1, $2, $W1, $W2, u.slot, u.channel, u.value FROM unnest($W3::int8[], $W4::bytea[], $W5::bytea[]) AS u (slot, channel, value)
 			ON CONFLICT (thread, ns, checkpoint, task, slot) DO UPDATE SET channel = EXCLUDED.channel, value = EXCLUDED.value
 			WHERE EXCLUDED.slot < 0`
 	writesParams = 5
@@ -54,26 +54,29 @@ const (
 // the cost.
 func putStatement(r *strings.Replacer, writes, blobs bool) string {
 	next := 3
-	number := func(part, marker string, first, count int) string {
-		for i := count; i >= 1; i-- { // $W10 before $W1
-			part = strings.ReplaceAll(part, fmt.Sprintf("%s%d", marker, i), fmt.Sprintf("$%d", first+i-1))
-		}
-		return part
-	}
 	var ctes []string
-	if writes { // first: its parameters are $W3 to $W7
-		ctes = append(ctes, "w AS ("+strings.ReplaceAll(insWritesSQL, "$W", "$")+")")
+	if writes {
+		ctes = append(ctes, "w AS ("+numberParams(insWritesSQL, "$W", next, writesParams)+")")
 		next += writesParams
 	}
 	if blobs {
-		ctes = append(ctes, "b AS ("+number(insBlobsSQL, "$B", next, blobParams)+")")
+		ctes = append(ctes, "b AS ("+numberParams(insBlobsSQL, "$B", next, blobParams)+")")
 		next += blobParams
 	}
-	stmt := number(insCheckpointSQL, "$C", next, checkpointParams)
+	stmt := numberParams(insCheckpointSQL, "$C", next, checkpointParams)
 	if len(ctes) > 0 {
 		stmt = "WITH " + strings.Join(ctes, ", ") + " " + stmt
 	}
 	return r.Replace(stmt)
+}
+
+// numberParams turns a part's parameters marker1 … markerN into
+// $first … $(first+N-1).
+func numberParams(part, marker string, first, n int) string {
+	for i := n; i >= 1; i-- { // $B10 before $B1
+		part = strings.ReplaceAll(part, fmt.Sprintf("%s%d", marker, i), fmt.Sprintf("$%d", first+i-1))
+	}
+	return part
 }
 
 func newStatements(schema string) statements {
@@ -87,7 +90,7 @@ func newStatements(schema string) statements {
 			{putStatement(r, false, false), putStatement(r, false, true)},
 			{putStatement(r, true, false), putStatement(r, true, true)},
 		},
-		insWrites: r.Replace(strings.ReplaceAll(insWritesSQL, "$W", "$")),
+		insWrites: r.Replace(numberParams(insWritesSQL, "$W", 3, writesParams)),
 		// Null-task writes accumulate: numbered after those stored.
 		insNullWrites: r.Replace(`INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
 			SELECT $1, $2, $3, $4, b.base + u.i, u.channel, u.value
