@@ -33,7 +33,7 @@ func threadCheckpoints(ctx context.Context, st Store, thread string) ([]*engine.
 		return nil, storeError(err, "reading thread %q", thread)
 	}
 	if len(list) == 0 {
-		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+		return nil, threadNotFound(ctx, st, thread)
 	}
 	return list, nil
 }
@@ -68,14 +68,13 @@ func resolveCheckpoint(ids []string, thread, ref string) (string, error) {
 // shortIDs gives every checkpoint the short form every screen shows
 // (engine.ShortID), or its whole id in the rare case that two checkpoints
 // of the thread share a short form.
-func shortIDs(list []*engine.CheckpointTuple) map[string]string {
+func shortIDsOf(ids []string) map[string]string {
 	count := map[string]int{}
-	for _, t := range list {
-		count[engine.ShortID(t.Checkpoint.ID)]++
+	for _, id := range ids {
+		count[engine.ShortID(id)]++
 	}
-	out := make(map[string]string, len(list))
-	for _, t := range list {
-		id := t.Checkpoint.ID
+	out := make(map[string]string, len(ids))
+	for _, id := range ids {
 		if s := engine.ShortID(id); count[s] == 1 {
 			out[id] = s
 		} else {
@@ -164,6 +163,10 @@ type threadRow struct {
 // statusUnreadable is the status of a thread that cannot be read.
 const statusUnreadable = "unreadable"
 
+// statusSubgraphsOnly is the status of a thread whose checkpoints are all
+// in subgraph namespaces: export writes it, show and history cannot.
+const statusSubgraphsOnly = "subgraphs only"
+
 func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	return threadRow{
@@ -198,10 +201,12 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 				case t.Err != nil:
 					row.Status, row.Error = statusUnreadable, storeMessage(t.Err)
 					unreadable++
-				case t.Checkpoints == 0:
-					// A thread without root checkpoints (SetFingerprint
-					// alone makes one) has nothing history or show could print.
+				case t.Checkpoints == 0 && !hasCheckpoints(ctx, st, t.ID):
+					// A thread without checkpoints (SetFingerprint alone
+					// makes one) has nothing to show or export.
 					continue
+				case t.Checkpoints == 0:
+					row.Status = statusSubgraphsOnly
 				default:
 					row.Status = threadStatus(ctx, st, t, graphsByRecord)
 				}
@@ -247,80 +252,45 @@ tasks planned next, and the interrupts waiting for an answer.`,
 		Example: "  superstep history t1\n  superstep history t1 --graph research --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withThread(cmd, g, args[0], true, threadOutline, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
+			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
 				gr, err := graphFor(ctx, st, args[0], graphFlag)
 				if err != nil {
 					return err
 				}
-				short := shortIDs(list)
+				// One page of checkpoints is held at a time; each becomes a
+				// row, whose line gets its short id and the recorded run's
+				// mark once every checkpoint is known.
+				var rows []historyRow
+				err = eachOutlinePage(ctx, st, args[0], func(page []*engine.CheckpointTuple) error {
+					for _, t := range page {
+						rows = append(rows, newHistoryRow(gr, t))
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				ids := make([]string, len(rows))
+				for i, r := range rows {
+					ids[i] = r.ID
+				}
+				short := shortIDsOf(ids)
 				// The end of the thread's original run: what replay compares with.
-				var recordedHead string
-				if chain, err := chooseBranch(list, &branchChoice{thread: args[0]}); err == nil {
-					recordedHead = chain[len(chain)-1].Checkpoint.ID
-				}
-				type row struct {
-					ID         string   `json:"id"`
-					Parent     string   `json:"parent,omitempty"`
-					Step       int      `json:"step"`
-					Source     string   `json:"source"`
-					Next       []string `json:"next,omitempty"`
-					Writes     int      `json:"writes"`
-					Interrupts []string `json:"interrupts,omitempty"`
-					// RecordedRun marks the last checkpoint of the original
-					// run, the branch replay compares with by default.
-					RecordedRun bool `json:"recorded_run,omitempty"`
-					line        string
-				}
-				rows := make([]row, len(list))
-				for i, t := range list {
-					names, next := taskNames(gr, t)
-					r := row{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next}
-					var shortInts []string // one tree line each: values clipped
-					for _, w := range t.PendingWrites {
-						if !engine.IsControlWrite(w.Channel) {
-							r.Writes++
-						}
-					}
-					for _, in := range openInterrupts(t) {
-						who := names[in.TaskID]
-						if who == "" {
-							who = "task " + in.TaskID[:8]
-						}
-						r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
-						desc := termtext.Name(who) + ": " + clip(string(engine.MustEncode(in.Value)), 60)
-						shortInts = append(shortInts, desc)
-					}
-					desc := fmt.Sprintf("%s step %d %s", termtext.Name(short[r.ID]), r.Step, termtext.Name(r.Source))
-					if gr != nil {
-						if len(next) == 0 {
-							desc += "  next: (end)"
-						} else {
-							desc += "  next: " + strings.Join(termtext.Names(next), ",")
-						}
-					}
-					if r.Writes > 0 {
-						desc += fmt.Sprintf("  writes: %d", r.Writes)
-					}
-					if len(shortInts) > 0 {
-						desc += "  interrupted: " + strings.Join(shortInts, "; ")
-					}
-					if r.ID == recordedHead {
-						r.RecordedRun = true
-						desc += "  (end of the recorded run)"
-					}
-					r.line = desc
-					rows[i] = r
+				if head := recordedRunHead(rows, args[0]); head >= 0 {
+					rows[head].RecordedRun = true
 				}
 				if g.json {
 					return writeJSON(a.Stdout, rows)
 				}
-				ids := make([]string, len(rows))
-				parents := map[string]string{}
-				lines := map[string]string{}
-				for i, r := range rows {
-					ids[i] = r.ID
+				parents := make(map[string]string, len(rows))
+				lines := make(map[string]string, len(rows))
+				for _, r := range rows {
 					parents[r.ID] = r.Parent
-					lines[r.ID] = r.line
+					line := termtext.Name(short[r.ID]) + r.line
+					if r.RecordedRun {
+						line += "  (end of the recorded run)"
+					}
+					lines[r.ID] = line
 				}
 				for _, l := range drawTree(ids, parents, lines) {
 					fmt.Fprintln(a.Stdout, l)
@@ -334,6 +304,71 @@ tasks planned next, and the interrupts waiting for an answer.`,
 	}
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to plan tasks with (default: the one recorded for the thread)")
 	return cmd
+}
+
+// historyRow is one checkpoint as history prints it.
+type historyRow struct {
+	ID         string   `json:"id"`
+	Parent     string   `json:"parent,omitempty"`
+	Step       int      `json:"step"`
+	Source     string   `json:"source"`
+	Next       []string `json:"next,omitempty"`
+	Writes     int      `json:"writes"`
+	Interrupts []string `json:"interrupts,omitempty"`
+	// RecordedRun marks the last checkpoint of the original run, the
+	// branch replay compares with by default.
+	RecordedRun bool `json:"recorded_run,omitempty"`
+	// line is the tree line after the short id (escaped).
+	line string
+}
+
+func newHistoryRow(gr *engine.Graph, t *engine.CheckpointTuple) historyRow {
+	names, next := taskNames(gr, t)
+	r := historyRow{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next}
+	var shortInts []string // one tree line each: values clipped
+	for _, w := range t.PendingWrites {
+		if !engine.IsControlWrite(w.Channel) {
+			r.Writes++
+		}
+	}
+	for _, in := range openInterrupts(t) {
+		who := names[in.TaskID]
+		if who == "" {
+			who = "task " + in.TaskID[:8]
+		}
+		r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
+		shortInts = append(shortInts, termtext.Name(who)+": "+clip(string(engine.MustEncode(in.Value)), 60))
+	}
+	line := fmt.Sprintf(" step %d %s", r.Step, termtext.Name(r.Source))
+	if gr != nil {
+		if len(next) == 0 {
+			line += "  next: (end)"
+		} else {
+			line += "  next: " + strings.Join(termtext.Names(next), ",")
+		}
+	}
+	if r.Writes > 0 {
+		line += fmt.Sprintf("  writes: %d", r.Writes)
+	}
+	if len(shortInts) > 0 {
+		line += "  interrupted: " + strings.Join(shortInts, "; ")
+	}
+	r.line = line
+	return r
+}
+
+// recordedRunHead is the index of the last checkpoint of the thread's
+// original run among rows (chooseBranch's default branch), or -1.
+func recordedRunHead(rows []historyRow, thread string) int {
+	list := make([]*engine.CheckpointTuple, len(rows))
+	for i, r := range rows {
+		list[i] = &engine.CheckpointTuple{Checkpoint: &engine.Checkpoint{ID: r.ID}, ParentID: r.Parent, Metadata: engine.Metadata{Source: r.Source}}
+	}
+	chain, err := chooseBranch(list, &branchChoice{thread: thread})
+	if err != nil {
+		return -1
+	}
+	return slices.Index(list, chain[len(chain)-1])
 }
 
 // drawTree lays out checkpoints newest first in lanes, the way git log
@@ -540,16 +575,21 @@ differs, both values and both versions.`,
 		Example: "  superstep diff t1 1f0a3c 1f0a41\n  superstep diff t1 1f0a3c 1f0a41 --json",
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(_ context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
-				ta, err := findCheckpoint(list, args[0], args[1])
-				if err != nil {
-					return err
+			// Only the two checkpoints are read, whatever the thread's length.
+			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+				var cps [2]*engine.Checkpoint
+				for i, ref := range args[1:] {
+					if strings.TrimSpace(ref) == "" { // "" is the latest to oneCheckpoint
+						_, err := resolveCheckpoint(nil, args[0], ref)
+						return err
+					}
+					t, err := oneCheckpoint(ctx, st, args[0], ref)
+					if err != nil {
+						return err
+					}
+					cps[i] = t.Checkpoint
 				}
-				tb, err := findCheckpoint(list, args[0], args[2])
-				if err != nil {
-					return err
-				}
-				return a.writeDiff(ta.Checkpoint, tb.Checkpoint, g.json)
+				return a.writeDiff(cps[0], cps[1], g.json)
 			})
 		},
 	}
@@ -645,11 +685,16 @@ func (a *App) exportCommand(g *globals) *cobra.Command {
 		Short: "Write a thread, with every branch, to stdout",
 		Long: `Write every checkpoint and pending write of THREAD, and the graph recorded
 for it, as one JSON document on stdout: copy a bad run off a server and
-import it on your machine.`,
+import it on your machine. Each checkpoint is written as what changed since
+its parent (docs/export-format.md), so the document grows with what the run
+changed, not with its length times the size of its state.`,
 		Example: "  superstep export t1 > t1.json\n  ssh server superstep export t1 | superstep import -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.readThread(cmd, g, args[0], func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+			// Export streams the thread checkpoint by checkpoint, every
+			// namespace: a thread with subgraph checkpoints only is
+			// exported too.
+			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
 				// "" exports the graph record stored with the thread.
 				if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
 					if errors.Is(err, persist.ErrThreadNotFound) {
@@ -738,14 +783,18 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 			}
 			defer closeStore(st, &err)
 			cerr := st.Check()
+			unsealed := unsealedRecords(st)
 			if g.json {
-				doc := map[string]any{"database": displayDB(p), "ok": cerr == nil}
+				doc := map[string]any{"database": displayDB(p), "ok": cerr == nil, "checksums": !unsealed}
 				if cerr != nil {
 					doc["problems"] = strings.Split(storeMessage(cerr), "\n")
 				}
 				if err := writeJSON(a.Stdout, doc); err != nil {
 					return err
 				}
+			}
+			if unsealed && !g.json {
+				fmt.Fprintln(a.Stderr, unsealedNote)
 			}
 			if cerr != nil {
 				return failf("check %s: %s", displayDB(p), storeMessage(cerr))
@@ -756,6 +805,21 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// unsealedNote is what check says of a file whose records carry no
+// checksums.
+const unsealedNote = "note: this database was made by an older superstep: its records carry no checksums, so check sees damage to its structure but not a changed value (export and import its threads into a new database to add them)"
+
+// unsealedRecords reports whether st is a bbolt file whose records carry
+// no checksums (persist.Store.Sealed).
+func unsealedRecords(st Store) bool {
+	s, ok := st.(interface{ Sealed() (bool, error) })
+	if !ok {
+		return false
+	}
+	sealed, err := s.Sealed()
+	return err == nil && !sealed
 }
 
 // readThread opens the database read-only, reads thread's checkpoints
@@ -797,29 +861,49 @@ func (a *App) withThread(cmd *cobra.Command, g *globals, thread string, readOnly
 // values and to find checkpoint ids from keys alone; *persist.Store has
 // it. Commands read a store without it (PostgreSQL) in full.
 type outliner interface {
-	Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(channel string) bool) ([]*engine.CheckpointTuple, error)
+	engine.Outliner
 	CheckpointIDs(ctx context.Context, cfg engine.Config, prefix string, limit int) ([]string, error)
 }
 
 var _ outliner = (*persist.Store)(nil)
 
-// threadOutline is threadCheckpoints without the state's values: every
-// checkpoint keeps its metadata, versions, pending writes and the internal
-// channels (triggers, joins, branches), which is all planning the next
-// tasks reads. A store that cannot outline is read in full.
-func threadOutline(ctx context.Context, st Store, thread string) ([]*engine.CheckpointTuple, error) {
+// outlinePage is how many checkpoints eachOutlinePage reads at a time.
+const outlinePage = 1000
+
+// eachOutlinePage calls fn with thread's root checkpoints, newest first, a
+// page at a time, without the state's values: every checkpoint keeps its
+// metadata, versions, pending writes and the internal channels (triggers,
+// joins, branches), which is all planning the next tasks reads. A command
+// that prints every checkpoint then holds one page of them. A store that
+// cannot outline is read in full, as one page.
+func eachOutlinePage(ctx context.Context, st Store, thread string, fn func(page []*engine.CheckpointTuple) error) error {
 	o, ok := st.(outliner)
 	if !ok {
-		return threadCheckpoints(ctx, st, thread)
+		list, err := threadCheckpoints(ctx, st, thread)
+		if err != nil {
+			return err
+		}
+		return fn(list)
 	}
-	list, err := o.Outline(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{}, internalChannel)
-	if err != nil {
-		return nil, storeError(err, "reading thread %q", thread)
+	opt := engine.ListOptions{Limit: outlinePage}
+	for n := 0; ; {
+		page, err := o.Outline(ctx, engine.Config{ThreadID: thread}, opt, internalChannel)
+		if err != nil {
+			return storeError(err, "reading thread %q", thread)
+		}
+		if n += len(page); n == 0 {
+			return threadNotFound(ctx, st, thread)
+		}
+		if len(page) > 0 {
+			if err := fn(page); err != nil {
+				return err
+			}
+		}
+		if len(page) < opt.Limit {
+			return nil
+		}
+		opt.Before = page[len(page)-1].Checkpoint.ID
 	}
-	if len(list) == 0 {
-		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
-	}
-	return list, nil
 }
 
 // internalChannel reports a channel that is not a state key: a reserved,
@@ -843,6 +927,14 @@ func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.C
 	}
 	cfg := engine.Config{ThreadID: thread}
 	if ref != "" {
+		// A whole id is read at once: an exact id wins over prefixes
+		// (engine.ResolveID).
+		if t, err := st.GetTuple(ctx, engine.Config{ThreadID: thread, CheckpointID: ref}); err != nil || t != nil {
+			if err != nil {
+				return nil, storeError(err, "reading thread %q", thread)
+			}
+			return t, nil
+		}
 		// Short forms are not prefixes of the id, so every id is
 		// listed; these are keys only, a few bytes a checkpoint.
 		ids, err := o.CheckpointIDs(ctx, cfg, "", 0)
@@ -850,7 +942,7 @@ func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.C
 			return nil, storeError(err, "reading thread %q", thread)
 		}
 		if len(ids) == 0 {
-			return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+			return nil, threadNotFound(ctx, st, thread)
 		}
 		id, err := resolveCheckpoint(ids, thread, ref)
 		if err != nil {
@@ -863,7 +955,7 @@ func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.C
 		return nil, storeError(err, "reading thread %q", thread)
 	}
 	if t == nil {
-		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+		return nil, threadNotFound(ctx, st, thread)
 	}
 	return t, nil
 }

@@ -52,3 +52,12 @@ func (r *graphRecorder) Put(ctx context.Context, cfg engine.Config, cp *engine.C
 	r.mu.Unlock()
 	return r.Store.Put(ctx, cfg, cp, md, nv)
 }
+
+// Outline implements engine.Outliner with the store's own (the debugger's
+// tree then reads no state values); a store without one is listed whole.
+func (r *graphRecorder) Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(channel string) bool) ([]*engine.CheckpointTuple, error) {
+	if o, ok := r.Store.(engine.Outliner); ok {
+		return o.Outline(ctx, cfg, opt, keep)
+	}
+	return r.Store.List(ctx, cfg, opt)
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
 	"github.com/superstep/superstep/graphs/scenario"
+	"github.com/superstep/superstep/persist"
 	"github.com/superstep/superstep/tui"
 )
 
@@ -22,9 +23,42 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 		fmt.Fprintln(o.Stderr, "superstep: not a terminal, running headless (superstep run GRAPH is the scripted form)")
 		return Headless(ctx, g, o)
 	}
-	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.GraphName, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition}
+	return tui.Run(ctx, g, tuiOptions(o))
+}
+
+// tuiOptions are the debugger's options for a command's database and
+// graph: the database under the graph recorder keeps the settings and
+// sets the durability.
+func tuiOptions(o DebugOptions) tui.Options {
+	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.Title, SettingsKey: o.GraphKey, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition}
+	if opts.GraphName == "" {
+		opts.GraphName = o.GraphName
+	}
+	if opts.SettingsKey == "" {
+		opts.SettingsKey = o.GraphName
+	}
 	if ex, ok := graphs.Get(o.GraphName); ok {
 		opts.Answers = ex.Answers
+	}
+	base := o.Saver
+	if r, ok := base.(*graphRecorder); ok {
+		base = r.Store // the recorder wraps the database for the engine only
+	}
+	if ss, ok := base.(tui.SettingsStore); ok {
+		opts.Settings = ss // breakpoints, watches and run settings per graph
+	}
+	// The run settings (S) choose when checkpoints reach the disk: the
+	// debugger's usual database is persist.Shared (async and exit keep it
+	// open, so other commands wait), a bbolt file opened alone a Store.
+	if d, ok := base.(durabilityStore); ok {
+		opts.Durability = func() string { return d.Durability().String() }
+		opts.SetDurability = func(mode string) error {
+			m, err := persist.ParseDurability(mode)
+			if err != nil {
+				return err
+			}
+			return d.SetDurability(m)
+		}
 	}
 	if o.Threads != nil {
 		opts.Threads = func(ctx context.Context) ([]tui.ThreadSummary, error) {
@@ -34,20 +68,25 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 			}
 			out := make([]tui.ThreadSummary, 0, len(infos))
 			for _, t := range infos {
-				if t.Checkpoints == 0 && t.Err == nil { // nothing to open, as superstep threads skips it
+				if t.Checkpoints == 0 && t.Namespaces == 0 && t.Err == nil { // nothing to open, as superstep threads skips it
 					continue
 				}
 				rec, _ := decodeGraphRecord(t.Fingerprint)
-				sum := tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated, Graph: rec.Graph}
-				if t.Err != nil {
+				sum := tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated, Graph: rec.displayName()}
+				switch {
+				case t.Err != nil:
 					sum.Refused = "cannot be read: " + storeMessage(t.Err)
+				case t.Checkpoints == 0:
+					// Listed by superstep threads too; the debugger opens a
+					// thread at its own checkpoints.
+					sum.Refused = "has checkpoints only in subgraph namespaces (superstep export writes them)"
 				}
 				out = append(out, sum)
 			}
 			return out, nil
 		}
 	}
-	return tui.Run(ctx, g, opts)
+	return opts
 }
 
 // CompileCondition compiles a debugger breakpoint or watch expression in
@@ -65,4 +104,11 @@ type stateCondition struct{ e *scenario.Expr }
 
 func (c stateCondition) Eval(state map[string]any) (any, error) {
 	return c.e.Eval(scenario.Env{State: state})
+}
+
+// durabilityStore is a bbolt database whose durability can change while it
+// is open (persist.Store, persist.Shared).
+type durabilityStore interface {
+	Durability() persist.Durability
+	SetDurability(persist.Durability) error
 }

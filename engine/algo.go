@@ -34,6 +34,9 @@ type channelState struct {
 	// (and route) until state changes again, so a superstep of a thousand
 	// tasks builds it once and an unchanged one not at all.
 	view map[string]any
+	// log records which state keys each rebuild of view changed, for
+	// StateChanges (stateview.go).
+	log viewLog
 	// seenOwned marks the versions_seen maps made since the last snapshot
 	// (their entry is seenGen): no checkpoint shares them, so they are
 	// updated in place. A snapshot moves seenGen on instead of clearing.
@@ -57,6 +60,12 @@ type channelState struct {
 	// snapshot's null write triggers has no newer version, so it is not
 	// listed as next.
 	versionless bool
+	// appends holds, for list channels whose last update only appended,
+	// how their value extends the one at their previous version (see
+	// Checkpoint.Appends). Checkpoints share it: appendsShared says the
+	// next change must copy it first.
+	appends       map[string]ListAppend
+	appendsShared bool
 	// scratch is applyWrites' working memory, kept between supersteps.
 	scratch applyScratch
 	// candidates and pulls are planning's working memory.
@@ -118,6 +127,41 @@ func (cs *channelState) setVersion(c string, v Version) {
 	cs.versions.set(c, v)
 	cs.maxV = max(cs.maxV, v)
 	cs.dirty = append(cs.dirty, c)
+	if _, ok := cs.appends[c]; ok {
+		cs.ownAppends()
+		delete(cs.appends, c)
+	}
+}
+
+// appender is a channel that can tell when its last update only appended
+// to a list.
+type appender interface {
+	// lastAppend returns the list's length before the last update, when
+	// that update only appended to it.
+	lastAppend() (int, bool)
+}
+
+// noteAppend records that channel c, now at a new version, holds its value
+// at version from followed by what its last update appended, if so.
+func (cs *channelState) noteAppend(c string, ch channel, from Version) {
+	a, ok := ch.(appender)
+	if !ok || cs.versionless || from == 0 {
+		return
+	}
+	if n, ok := a.lastAppend(); ok {
+		cs.ownAppends()
+		cs.appends[c] = ListAppend{From: from, Len: n}
+	}
+}
+
+// ownAppends makes cs.appends safe to change.
+func (cs *channelState) ownAppends() {
+	if cs.appends == nil {
+		cs.appends = map[string]ListAppend{}
+	} else if cs.appendsShared {
+		cs.appends = maps.Clone(cs.appends)
+	}
+	cs.appendsShared = false
 }
 
 // takeDirty returns the versions changed since the last call.
@@ -190,13 +234,14 @@ func (cs *channelState) refresh(name string) {
 			cs.values.del(name)
 		}
 	}
-	if _, isKey := cs.g.keyIndex[name]; isKey {
+	if key, isKey := cs.g.keyIndex[name]; isKey {
 		if v, ok := ch.get(); ok {
 			cs.state[name] = v
 		} else {
 			delete(cs.state, name)
 		}
 		cs.view = nil
+		cs.log.changed(key, len(cs.g.keyIndex))
 		return
 	}
 	switch ch.(type) {
@@ -218,6 +263,16 @@ func (cs *channelState) available(name string) bool {
 	return avail
 }
 
+// output is an entrypoint's output, its __end__ value (nil for a
+// StateGraph).
+func (cs *channelState) output() any {
+	if !cs.g.entrypoint {
+		return nil
+	}
+	v, _ := cs.channels[End].get()
+	return v
+}
+
 // stateValues returns the graph state: every state key that has a value.
 // The map is the caller's; the values in it are shared and immutable.
 func (cs *channelState) stateValues() map[string]any {
@@ -229,6 +284,7 @@ func (cs *channelState) stateValues() map[string]any {
 func (cs *channelState) stateView() map[string]any {
 	if cs.view == nil {
 		cs.view = maps.Clone(cs.state)
+		cs.log.built()
 	}
 	return cs.view
 }
@@ -360,12 +416,14 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	for _, cw := range sc.groups {
 		c := cw.channel
 		ch := cs.channels[c]
+		from, _ := cs.versions.get(c)
 		changed, err := ch.update(cw.vals)
 		if err != nil {
 			return nil, err
 		}
 		if changed {
 			cs.setVersion(c, next)
+			cs.noteAppend(c, ch, from)
 			sc.touched = append(sc.touched, c)
 			if _, avail := ch.get(); avail {
 				out = append(out, c)
@@ -459,7 +517,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	for i, p := range pulls {
 		n := p.node
 		var input any
-		if n.start {
+		if n.start || n.entry {
 			input, _ = cs.channels[Start].get()
 		} else {
 			input = cs.stateView()
@@ -593,6 +651,9 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	cp := &both.cp
 	both.lazy = lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
 	cp.lazy = &both.lazy
+	if len(cs.appends) > 0 {
+		cp.Appends, cs.appendsShared = cs.appends, true
+	}
 	cs.seenGen++ // the snapshot shares every versions_seen map now
 	if hintKnown {
 		// Shared, not copied: applyWrites makes a new list each superstep

@@ -32,7 +32,7 @@ func WithCache(c Cache) CompileOption { return func(g *Graph) { g.cache = c } }
 // CacheKey addresses one cached entry: the namespace (the node) and the
 // key made from the input.
 type CacheKey struct {
-	NS, Key string
+	NS, Key string // the node's namespace; the key made from its input
 }
 
 // Cache stores node writes by key. Implementations must be safe for

@@ -44,6 +44,13 @@ type Checkpoint struct {
 	// UpdatedChannels lists the channels the last superstep updated (sorted);
 	// nil means "unknown", and planning then scans every node.
 	UpdatedChannels []string
+	// Appends describes list channels whose last update only appended:
+	// their value is their value at version From followed by the elements
+	// from index Len on, so a saver that already stored the value at From
+	// need store only those (see AppendedTail). The engine fills it; it may
+	// list channels that did not change since the parent (still true of
+	// them), and nil only means nothing is known. Savers may ignore it.
+	Appends map[string]ListAppend
 
 	// lazy holds the engine's O(1) snapshot of the maps above until they
 	// are filled; see Materialize.
@@ -86,7 +93,8 @@ func (c *Checkpoint) lazyState() *lazyCheckpoint {
 	return c.lazy
 }
 
-// Clone returns a copy whose maps can be modified without touching c.
+// Clone returns a copy whose maps can be modified without touching c,
+// without Appends.
 func (c *Checkpoint) Clone() *Checkpoint {
 	if c == nil {
 		return nil
@@ -94,6 +102,8 @@ func (c *Checkpoint) Clone() *Checkpoint {
 	c.Materialize()
 	out := Checkpoint{V: c.V, ID: c.ID, TS: c.TS, ChannelValues: c.ChannelValues, ChannelVersions: c.ChannelVersions, VersionsSeen: c.VersionsSeen, UpdatedChannels: c.UpdatedChannels}
 	out.ChannelValues = maps.Clone(c.ChannelValues)
+	// Appends is left out: it vouches for the engine's values, and a copy
+	// is made to be changed.
 	out.ChannelVersions = maps.Clone(c.ChannelVersions)
 	out.VersionsSeen = make(map[string]map[string]Version, len(c.VersionsSeen))
 	for k, v := range c.VersionsSeen {
@@ -110,6 +120,29 @@ func (c *Checkpoint) Clone() *Checkpoint {
 		out.ChannelVersions = map[string]Version{}
 	}
 	return &out
+}
+
+// ListAppend says a list value is the channel's value at version From with
+// elements appended after the first Len.
+type ListAppend struct {
+	From Version // the channel's version before the update that appended
+	Len  int     // the list's length at From
+}
+
+// AppendedTail returns the elements channel's value in c adds to its value
+// at version from, when the engine recorded that its last update only
+// appended to that value. The slice is shared with c: do not modify it.
+// Savers call it to store a growing list at the cost of what was added.
+func (c *Checkpoint) AppendedTail(channel string, from Version) ([]any, bool) {
+	a, ok := c.Appends[channel]
+	if !ok || a.From != from || from == 0 {
+		return nil, false
+	}
+	l, ok := c.Materialize().ChannelValues[channel].([]any)
+	if !ok || a.Len > len(l) {
+		return nil, false
+	}
+	return l[a.Len:], true
 }
 
 // Metadata describes how a checkpoint came to be.

@@ -32,7 +32,9 @@ type Graph struct {
 	// only ones finish can change.
 	finishable  []string
 	stateful    bool // AsStatefulSubgraph
+	entrypoint  bool // NewEntrypoint: one node, fed by __start__, writing __end__
 	cache       Cache
+	limits      Limits // bounds on what runs write (limits.go)
 	saver       Saver
 	interrupts  interruptConfig
 	ids         IDSource
@@ -56,9 +58,11 @@ type node struct {
 	triggers []string // branch:to:<name> first, then joins, as LangGraph orders them
 	fn       NodeFunc
 	subgraph *Graph
-	retry    *RetryPolicy
-	timeout  *TimeoutPolicy
-	cache    *CachePolicy
+	// uses are the subgraphs its function runs (UsesSubgraph).
+	uses    []declaredSubgraph
+	retry   *RetryPolicy
+	timeout *TimeoutPolicy
+	cache   *CachePolicy
 	// edgeWrites are the static edges' writes: branch:to:T ← nil and
 	// join:…:T ← name, in the order LangGraph attaches them.
 	edgeWrites []Write
@@ -66,7 +70,13 @@ type node struct {
 	ends       []string
 	start      bool
 	deferred   bool
-	desc       string
+	// entry marks an entrypoint's node: its input is the __start__ value
+	// and its return value goes to __end__ and __previous__.
+	entry bool
+	// call marks the node of a Task call: its return value is its
+	// __return__ write.
+	call bool
+	desc string
 	// branch is the node's branch:to:<name> channel, named once here so
 	// that routing to the node does not build the name each time.
 	branch string
@@ -121,19 +131,11 @@ func WithIDs(ids IDSource) CompileOption { return func(g *Graph) { g.ids = ids }
 // WithClock makes checkpoint timestamps come from c.
 func WithClock(c Clock) CompileOption { return func(g *Graph) { g.clock = c } }
 
-// Compile validates the builder and returns the runnable graph, or
-// CompileErrors naming every problem found.
-func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
-	errs := slices.Clone(b.errs)
-	fail := func(kind, format string, args ...any) {
-		errs = append(errs, &CompileError{Kind: kind, Msg: fmt.Sprintf(format, args...)})
-	}
-	isNode := func(n string) bool { _, ok := b.nodeIdx[n]; return ok }
-
+// newGraph starts a compiled graph with its options applied and default
+// ids and clock.
+func newGraph(name string, opts []CompileOption) *Graph {
 	g := &Graph{
-		name:           b.name,
-		keys:           slices.Clone(b.keys),
-		managed:        slices.Clone(b.managed),
+		name:           name,
 		keyIndex:       map[string]int{},
 		channelSpec:    map[string]channelInfo{},
 		nodes:          map[string]*node{},
@@ -148,6 +150,20 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	if g.clock == nil {
 		g.clock = SystemClock
 	}
+	return g
+}
+
+// Compile validates the builder and returns the runnable graph, or
+// CompileErrors naming every problem found.
+func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
+	errs := slices.Clone(b.errs)
+	fail := func(kind, format string, args ...any) {
+		errs = append(errs, &CompileError{Kind: kind, Msg: fmt.Sprintf(format, args...)})
+	}
+	isNode := func(n string) bool { _, ok := b.nodeIdx[n]; return ok }
+
+	g := newGraph(b.name, opts)
+	g.keys, g.managed = slices.Clone(b.keys), slices.Clone(b.managed)
 	for i := range g.keys {
 		k := &g.keys[i]
 		g.keyIndex[k.Name] = i
@@ -163,7 +179,7 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	g.nodes[Start] = start
 	g.nodeOrder = append(g.nodeOrder, Start)
 	for _, ns := range b.nodes {
-		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, retry: ns.retry, timeout: ns.timeout, cache: ns.cache, deferred: ns.deferred, desc: ns.description}
+		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, uses: slices.Clone(ns.uses), retry: ns.retry, timeout: ns.timeout, cache: ns.cache, deferred: ns.deferred, desc: ns.description}
 		if ns.hasEnds {
 			n.ends = ns.ends
 		}
@@ -372,7 +388,7 @@ func (g *Graph) newChannel(name string, slab *channelSlab) channel {
 		}
 		return newLastValue(name)
 	case KindReducer:
-		c := &reducerChannel{name: name, fn: info.key.Reducer, appendOnly: info.key.appendOnly}
+		c := &reducerChannel{name: name, fn: info.key.Reducer, appendOnly: info.key.appendOnly, appended: -1}
 		if info.key.Default != nil {
 			c.val = info.key.Default()
 		} else {
@@ -419,4 +435,13 @@ func (g *Graph) StateKeys() []string {
 func (g *Graph) IsStateKey(name string) bool { _, ok := g.keyIndex[name]; return ok }
 
 // NodeNames returns the user nodes in declaration order.
-func (g *Graph) NodeNames() []string { return slices.Clone(g.nodeOrder[1:]) }
+func (g *Graph) NodeNames() []string { return slices.Clone(g.userNodes()) }
+
+// userNodes are the nodes in declaration order without the hidden
+// __start__ node (an entrypoint has none).
+func (g *Graph) userNodes() []string {
+	if g.entrypoint {
+		return g.nodeOrder
+	}
+	return g.nodeOrder[1:]
+}

@@ -9,19 +9,24 @@ import (
 // GraphInfo describes a compiled graph for display: its nodes, edges and
 // channels, in declaration order.
 type GraphInfo struct {
-	Name     string        // the graph's name
-	Nodes    []NodeInfo    // __start__ first, then the nodes as declared
-	Edges    []EdgeInfo    // static edges, joins, then conditional edges
-	Channels []ChannelInfo // state keys first, then the internal channels
+	Name  string     // the graph's name
+	Nodes []NodeInfo // the nodes as declared (not __start__)
+	// Entrypoint: compiled by NewEntrypoint. Its one node is triggered by
+	// the __start__ channel and there is no __start__ node (LangGraph.js
+	// func/index.ts builds a Pregel with the entrypoint's node alone).
+	Entrypoint bool
+	Edges      []EdgeInfo    // static edges, joins, then conditional edges
+	Channels   []ChannelInfo // state keys first, then the internal channels
 	// InterruptBefore and InterruptAfter are the compiled breakpoints.
 	InterruptBefore, InterruptAfter []string
 }
 
 // NodeInfo describes one node.
 type NodeInfo struct {
-	Name        string
+	Name        string         // the node's name
 	Triggers    []string       // the channels whose update makes it run
-	Subgraph    bool           // it runs a compiled graph
+	Subgraph    bool           // it runs a compiled graph: a subgraph node, or its function runs declared ones
+	Declared    []string       // the subgraphs its function runs, by the names UsesSubgraph gave them
 	Deferred    bool           // it waits until nothing else is left to run (WithDefer)
 	Retry       *RetryPolicy   // nil: no retries
 	Timeout     *TimeoutPolicy // nil: no timeout
@@ -31,7 +36,7 @@ type NodeInfo struct {
 
 // ChannelInfo describes one channel.
 type ChannelInfo struct {
-	Name     string
+	Name     string // the channel's name (a state key's is the key)
 	Kind     string // LastValue, BinaryOperatorAggregate, EphemeralValue, Topic, NamedBarrierValue
 	Reducer  string // a reducer key's ReducerName ("add", "add_messages", "custom")
 	Internal bool   // not a state key: __start__, branch:to:…, join:…, the task topic
@@ -41,16 +46,21 @@ type ChannelInfo struct {
 func (g *Graph) Describe() GraphInfo {
 	info := GraphInfo{
 		Name:            g.name,
+		Entrypoint:      g.entrypoint,
 		Edges:           slices.Clone(g.edges),
 		InterruptBefore: slices.Clone(g.interrupts.before),
 		InterruptAfter:  slices.Clone(g.interrupts.after),
 	}
-	for _, name := range g.nodeOrder[1:] {
+	for _, name := range g.userNodes() {
 		n := g.nodes[name]
-		info.Nodes = append(info.Nodes, NodeInfo{
-			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.subgraph != nil, Deferred: n.deferred,
+		ni := NodeInfo{
+			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.runsSubgraphs(), Deferred: n.deferred,
 			Retry: n.retry, Timeout: n.timeout, Ends: slices.Clone(n.ends), Description: n.desc,
-		})
+		}
+		for _, u := range n.uses {
+			ni.Declared = append(ni.Declared, u.name)
+		}
+		info.Nodes = append(info.Nodes, ni)
 	}
 	for _, c := range g.channelOrder {
 		ci := g.channelSpec[c]
@@ -63,7 +73,9 @@ func (g *Graph) Describe() GraphInfo {
 	return info
 }
 
-// Subgraph returns the compiled graph run by node, or nil.
+// Subgraph returns the compiled graph run by subgraph node node, or nil. A
+// node may instead declare the subgraphs its function runs (UsesSubgraph):
+// SubgraphAt finds which one ran in a namespace.
 func (g *Graph) Subgraph(node string) *Graph {
 	if n := g.nodes[node]; n != nil {
 		return n.subgraph
@@ -79,13 +91,13 @@ func (g *Graph) Mermaid() string {
 	var b strings.Builder
 	b.WriteString("graph TD;\n")
 	ids := map[string]string{Start: "__start__", End: "__end__"}
-	for i, n := range g.nodeOrder[1:] {
+	for i, n := range g.userNodes() {
 		ids[n] = fmt.Sprintf("n%d", i)
 	}
 	ref := func(n string) string { return ids[n] }
 	label := func(n string) string { return strings.ReplaceAll(n, `"`, "#quot;") }
 	b.WriteString("\t__start__([<p>__start__</p>]):::first\n")
-	for _, n := range g.nodeOrder[1:] {
+	for _, n := range g.userNodes() {
 		fmt.Fprintf(&b, "\t%s(\"%s\")\n", ids[n], label(n))
 	}
 	b.WriteString("\t__end__([<p>__end__</p>]):::last\n")
@@ -108,7 +120,7 @@ func (g *Graph) Mermaid() string {
 			fmt.Fprintf(&b, "\t%s --> %s;\n", ref(e.From[0]), ref(e.To))
 		}
 	}
-	for _, name := range g.nodeOrder[1:] {
+	for _, name := range g.userNodes() {
 		for _, t := range g.nodes[name].ends {
 			fmt.Fprintf(&b, "\t%s -.->|goto| %s;\n", ref(name), ref(t))
 		}

@@ -30,8 +30,8 @@ type ChannelDiff struct {
 	// HasVersionA and HasVersionB say whether each side has the channel
 	// at all; HasValueA and HasValueB whether it holds a value.
 	HasVersionA, HasVersionB bool
-	ValueA, ValueB           any
-	HasValueA, HasValueB     bool
+	ValueA, ValueB           any  // its value on each side
+	HasValueA, HasValueB     bool // whether each side holds a value
 	// Changes is the structural difference of the two values (see
 	// DiffValues); empty when only the version moved.
 	Changes []ValueChange

@@ -16,9 +16,30 @@
 // (or a Send's argument) and returns an Update (Pairs), a map, a Command or
 // nil. Invoke runs a thread to its end or its next interrupt; Stream does
 // the same as events; Start gives a Stepper that advances one phase at a
-// time. The examples show one concept each: reducer keys (ReducerKey),
-// conditional edges, Send fan-out, Interrupt and resume, forks
-// (Graph.UpdateState) and the Stepper (Graph.Start).
+// time, and StreamModes yields LangGraph's stream modes. The examples show
+// one concept each: a first graph (Graph.Invoke), reducer keys
+// (ReducerKey), conditional edges (StateGraph.AddConditionalEdges), Send
+// fan-out (Send), Interrupt and resume, a fork (Graph.UpdateState), the
+// Stepper (Graph.Start) and the debugger on your own graph (the package
+// example).
+//
+// Values are JSON's: nil, bool, float64, string, []any and map[string]any
+// (Normalize turns Go numbers into float64; a whole number beyond ±2^53
+// stays exact as a json.Number, see Number). A node must not modify the
+// state map it is given: the tasks of a superstep share it (keeping it is
+// safe, the engine never changes a map it handed out). Code that turns that map into something costly to build
+// asks StateChanges which keys changed since it last read, as package
+// typed does to decode a struct state incrementally.
+//
+// The functional API is the other way to write a graph: NewEntrypoint
+// compiles one function as a graph (its input in, its return value out,
+// Previous for what the thread's last run returned), and Task, called from
+// any running node, runs a function as a checkpointed task whose finished
+// result a resumed node gets back instead of calling it again.
+//
+// A node function may also run a compiled graph itself (InvokeSubgraph);
+// declaring it on the node (UsesSubgraph) makes its state readable and
+// updatable by namespace, as a subgraph node's (AddSubgraph) is.
 //
 // This map API mirrors LangGraph's dictionaries; scenario files and graphs
 // built at run time use it. Go programs usually want package typed instead
@@ -49,9 +70,17 @@
 //     here instead of reading reserved channels themselves.
 //   - stepper.go: the caller-driven API (Plan, Execute, Update one phase at
 //     a time) that the debugger uses; run.go's Invoke and Stream loop over it.
-//   - state.go: GetState, History and UpdateState.
+//   - functional.go: the functional API — entrypoints, Task calls as
+//     PUSH tasks of the running superstep, Final and Previous.
+//   - state.go: GetState, History and UpdateState (a subgraph's namespace
+//     included; state_bulk.go several supersteps at once). declared.go
+//     finds which declared subgraph (UsesSubgraph) ran in a namespace.
 //   - checkpoint.go, saver.go, memsaver.go: plain-data checkpoints, the
 //     storage contract and its in-memory implementation.
+//   - limits.go: the bounds on what runs write — the one value depth limit
+//     (MaxValueDepth), the size of a write and of the state (Limits).
 //   - value.go, reducers.go, ids.go: the value codec, the built-in reducers,
 //     checkpoint and task ids.
+//   - stateview.go: the log of which state keys each new state view
+//     changed, behind StateChanges.
 package engine

@@ -50,6 +50,8 @@ func TestCompile_ErrorsNameTheProblem(t *testing.T) {
 		{"name clash with key", engine.NewStateGraph(engine.LastValueKey("a")).AddNode("a", nop).AddEdge(engine.Start, "a"), "NameClash"},
 		{"reserved name", engine.NewStateGraph().AddNode("x:y", nop).AddEdge(engine.Start, "x:y"), "InvalidNode"},
 		{"unknown interrupt node", engine.NewStateGraph().AddNode("a", nop).AddEdge(engine.Start, "a"), "UnknownNode"},
+		{"key not UTF-8", engine.NewStateGraph(engine.LastValueKey("k\xff")).AddNode("a", nop).AddEdge(engine.Start, "a"), "InvalidKey"},
+		{"node not UTF-8", engine.NewStateGraph().AddNode("a\xff", nop).AddEdge(engine.Start, "a\xff"), "InvalidNode"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

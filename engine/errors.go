@@ -60,6 +60,15 @@ var (
 	// ErrUnknownNode is returned when a call names a node the graph does
 	// not have.
 	ErrUnknownNode = errors.New("unknown node")
+	// ErrValueTooDeep is returned (inside a ValueLimitError, or from
+	// EncodeValue) for a value nesting deeper than MaxValueDepth.
+	ErrValueTooDeep = errors.New("value nested too deeply")
+	// ErrValueTooLarge is returned (inside a ValueLimitError) for a written
+	// value larger than Limits.MaxWriteBytes.
+	ErrValueTooLarge = errors.New("value too large")
+	// ErrStateTooLarge is returned (as a StateLimitError) when the state
+	// after a superstep is larger than Limits.MaxStateBytes.
+	ErrStateTooLarge = errors.New("state too large")
 	// ErrUnknownSubgraph is returned when a checkpoint namespace names no
 	// subgraph node of the graph.
 	ErrUnknownSubgraph = errors.New("unknown subgraph in checkpoint namespace")
@@ -176,12 +185,13 @@ const (
 // Elapsed how long the attempt ran. It reaches the caller inside a
 // *NodeError.
 type NodeTimeoutError struct {
-	Node      string
-	Kind      string // TimeoutRun or TimeoutIdle
-	Run, Idle time.Duration
-	Elapsed   time.Duration
+	Node      string        // the node that timed out
+	Kind      string        // TimeoutRun or TimeoutIdle
+	Run, Idle time.Duration // the policy's limits
+	Elapsed   time.Duration // how long the attempt ran
 }
 
+// Error names the node, the limit it hit and how long it ran.
 func (e *NodeTimeoutError) Error() string {
 	if e.Kind == TimeoutIdle {
 		return fmt.Sprintf("node %q exceeded its idle timeout of %v without making progress (elapsed: %v)", e.Node, e.Idle, e.Elapsed.Round(time.Millisecond))

@@ -38,7 +38,8 @@ type Event struct {
 	// tasks and reused tasks too.
 	Input    any
 	Triggers []string // the channels that triggered it (PULL tasks)
-	IsPush   bool     // the task was started by a Send
+	IsPush   bool     // the task was started by a Send or a Task call
+	IsCall   bool     // the task is a Task call's (functional API)
 	// Writes are a finished task's writes (all channels, in order).
 	Writes []Write
 	// Update is a task's state-key update (EventUpdates, EventTaskResult).
@@ -48,12 +49,15 @@ type Event struct {
 	Reused     bool           // its writes were saved before and reused, not recomputed
 	// Checkpoint and Metadata describe a written checkpoint.
 	Checkpoint *Checkpoint
-	Metadata   Metadata
-	ParentID   string // the checkpoint's parent, "" for the first
-	Namespace  string // the checkpoint namespace ("" at the root)
+	Metadata   Metadata // the checkpoint's metadata
+	ParentID   string   // the checkpoint's parent, "" for the first
+	Namespace  string   // the checkpoint namespace ("" at the root)
 	// Values is the state (EventValues) or a custom value (EventCustom).
 	Values map[string]any
-	Value  any
+	// Output is an entrypoint's output in its EventValues (its __end__
+	// value, nil when unset); a StateGraph's state is Values.
+	Output any
+	Value  any // the custom value (EventCustom, EventMessage)
 
 	// graph is the (sub)graph whose run made the event, when it is not
 	// the one the listener was given to (set for subgraph events).

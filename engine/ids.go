@@ -16,7 +16,7 @@ import (
 // increasing as strings, so that "latest" is the greatest id, as in
 // LangGraph.
 type IDSource interface {
-	NewID() string
+	NewID() string // the next id, greater than every id before it
 }
 
 // Clock tells the time for checkpoint timestamps.

@@ -72,15 +72,21 @@ func (p Phase) String() string {
 // checkpoints. One goroutine owns it; only task results arrive from others,
 // under mu.
 type loop struct {
-	g     *Graph
-	saver Saver
-	opts  RunOptions
-	cfg   Config // thread and namespace
-	emit  func(Event)
-	ids   IDSource
+	g *Graph
+	// calls are the Task calls still running in this superstep.
+	calls callTasks
+	// nullResumeTaken: a task of this superstep took the run's plain
+	// resume value (guarded by mu).
+	nullResumeTaken bool
+	saver           Saver
+	opts            RunOptions
+	cfg             Config // thread and namespace
+	emit            func(Event)
+	ids             IDSource
 
 	cs       *channelState
-	cpID     string // the current checkpoint (parent of the next)
+	sizes    stateSizes // the state keys' sizes, for Limits.MaxStateBytes
+	cpID     string     // the current checkpoint (parent of the next)
 	parentID string
 	md       Metadata
 	step     int
@@ -393,6 +399,12 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		md.Extra[MetaEditedWrites] = strings.Join(l.edits, ",")
 		md.Extra[MetaEditedBy] = l.editedBy
 	}
+	if name := l.opts.declaredAs; name != "" {
+		if md.Extra == nil {
+			md.Extra = map[string]any{}
+		}
+		md.Extra[MetaSubgraph] = name
+	}
 	if p := l.opts.parent; p != nil {
 		maps.Copy(md.Parents, p.run.md.Parents)
 		md.Parents[p.run.cfg.CheckpointNS] = p.run.cpID
@@ -444,7 +456,7 @@ func (l *loop) emitBreakpoint() {
 
 func (l *loop) emitValues() {
 	if l.emit != nil {
-		l.emit(Event{Kind: EventValues, Step: l.step, Values: l.cs.stateValues()})
+		l.emit(Event{Kind: EventValues, Step: l.step, Values: l.cs.stateValues(), Output: l.cs.output()})
 	}
 }
 
@@ -486,6 +498,7 @@ func (l *loop) plan(ctx context.Context) error {
 		l.reuseSavedWrites()
 	}
 	l.resumes = l.pending.resumes()
+	l.nullResumeTaken = false
 	allReused := true
 	for _, t := range l.tasks {
 		if !t.result.Reused {
@@ -566,6 +579,9 @@ func (l *loop) update(ctx context.Context) error {
 	if err != nil {
 		return l.fail(err)
 	}
+	if err := l.checkStateSize(); err != nil {
+		return l.fail(err)
+	}
 	l.hint = planHint{known: true, channels: updated}
 	source := SourceLoop
 	if len(l.edits) > 0 {
@@ -577,8 +593,8 @@ func (l *loop) update(ctx context.Context) error {
 		return l.fail(err)
 	}
 	l.edits, l.editedBy = nil, ""
-	if l.emit != nil && l.g.wroteState(l.tasks) {
-		l.emitValues() // only when a state key was written (LangGraph.js io.ts mapOutputValues)
+	if l.emit != nil && l.g.wroteOutput(l.tasks) {
+		l.emitValues() // only when an output channel was written (LangGraph.js io.ts mapOutputValues)
 	}
 	l.phase = PhaseCheckpoint
 	l.resuming = false

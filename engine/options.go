@@ -40,11 +40,14 @@ type RunOptions struct {
 	// tasks deterministically (see WithSubgraphTurns).
 	SubgraphTurns bool
 
-	ns        string
-	parent    *taskScope     // set for subgraph runs
-	streamers []*streamer    // WithStreamParts
-	turns     *subgraphTurns // set for a subgraph run ordered with its siblings
-	turnAt    int            // its place in turns
+	ns     string
+	parent *taskScope // set for subgraph runs
+	// declaredAs names a declared subgraph's run (UsesSubgraph): its
+	// checkpoints record it under MetaSubgraph.
+	declaredAs string
+	streamers  []*streamer    // WithStreamParts
+	turns      *subgraphTurns // set for a subgraph run ordered with its siblings
+	turnAt     int            // its place in turns
 }
 
 // RunOption sets a RunOptions field.
@@ -55,6 +58,24 @@ func OnThread(id string) RunOption { return func(o *RunOptions) { o.Thread = id 
 
 // FromCheckpoint runs from checkpoint id of the thread (replay / fork).
 func FromCheckpoint(id string) RunOption { return func(o *RunOptions) { o.CheckpointID = id } }
+
+// FromConfig runs from the checkpoint cfg addresses, as a config returned by
+// GetState, History or UpdateState. A config in a subgraph's namespace
+// (SnapshotTask.State.Config, or what UpdateState returned for a subgraph
+// checkpoint) continues the thread from its latest root checkpoint: a run
+// of the root graph drops a subgraph namespace and its checkpoint id
+// (Python pregel/_loop.py:341-345, LangGraph.js pregel/loop.ts:569-578);
+// the subgraph's task then continues from the latest checkpoint of its
+// namespace, an update written there included.
+func FromConfig(cfg Config) RunOption {
+	return func(o *RunOptions) {
+		o.Thread = cfg.ThreadID
+		o.CheckpointID = ""
+		if cfg.CheckpointNS == "" {
+			o.CheckpointID = cfg.CheckpointID
+		}
+	}
+}
 
 // WithRecursionLimit sets the recursion limit.
 func WithRecursionLimit(n int) RunOption { return func(o *RunOptions) { o.RecursionLimit = n } }

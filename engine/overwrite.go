@@ -14,7 +14,7 @@ const OverwriteKey = "__overwrite__"
 // {"__overwrite__": value}, which LangGraph also accepts from a node, so it
 // survives a checkpointer unchanged.
 type Overwrite struct {
-	Value any
+	Value any // the key's new value
 }
 
 // overwriteValue reports whether v is an Overwrite, in any of the forms

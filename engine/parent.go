@@ -18,12 +18,13 @@ const Parent = "__parent__"
 // as if its node had returned it (its update, goto, edges and routes),
 // LangGraph.js pregel/retry.ts _runWithRetry.
 type ParentCommandError struct {
-	Command Command
+	Command Command // the Command for the parent graph
 	// Target is the checkpoint namespace of the subgraph task that takes
 	// the Command: the namespace of the graph the node ran in.
 	Target string
 }
 
+// Error says that a Command is bound for the parent graph.
 func (e *ParentCommandError) Error() string {
 	return fmt.Sprintf("command for the parent graph (task %s) did not reach it", e.Target)
 }
@@ -78,4 +79,25 @@ func stripTaskIDs(ns string) string {
 		parts[i], _, _ = strings.Cut(p, ":")
 	}
 	return strings.Join(parts, "|")
+}
+
+// takeInvokedParentCommand turns a ParentCommandError raised by a graph
+// that the task's node ran through InvokeSubgraph, and meant for this task,
+// into the Command the node returns; any other error passes through. The
+// target is the namespace of the first such run (the task's namespace, or
+// its stateful form): LangGraph.js compares cmd.graph with the task's
+// checkpoint_ns (pregel/retry.ts:132), so a Command from a second run
+// ("<ns>|1") is not the task's and bubbles on, as there.
+func (s *taskScope) takeInvokedParentCommand(err error) (any, error) {
+	var pc *ParentCommandError
+	if !errors.As(err, &pc) {
+		return nil, err
+	}
+	s.mu.Lock()
+	ns := s.invokedNS
+	s.mu.Unlock()
+	if ns == "" {
+		return nil, err
+	}
+	return takeParentCommand(ns, err)
 }

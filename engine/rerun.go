@@ -10,16 +10,16 @@ import (
 // code against the input that checkpoint gave it: what the recording saved
 // for it and what it does now.
 type TaskRerun struct {
-	ID, Name string
-	Push     bool
-	Input    any
+	ID, Name string // the task id and its node
+	Push     bool   // started by a Send
+	Input    any    // the input the checkpoint gave it
 	// Recorded are the output writes saved for the task (no bookkeeping).
 	Recorded []Write
 	// Writes are the output writes of the run now; Interrupts and Err say
 	// how it ended when it did not finish.
 	Writes     []Write
-	Interrupts []Interruption
-	Err        error
+	Interrupts []Interruption // what it asked, when it paused
+	Err        error          // its failure, if it failed
 	// Diff compares Recorded with Writes channel by channel (DiffWrites).
 	Diff []WriteDiff
 }
@@ -120,11 +120,11 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 // WriteDiff is one channel a task wrote differently: every value it wrote
 // to the channel in each run (several for appends and Sends), in order.
 type WriteDiff struct {
-	Channel     string
-	Recorded    []any
-	Got         []any
-	HasRecorded bool
-	HasGot      bool
+	Channel     string // the channel written
+	Recorded    []any  // the values the recording saved
+	Got         []any  // the values the run now wrote
+	HasRecorded bool   // the recording wrote the channel
+	HasGot      bool   // the run now wrote it
 }
 
 // DiffWrites compares two runs of a task's writes channel by channel, in

@@ -20,8 +20,8 @@ type RetryPolicy struct {
 	// retry waits BackoffFactor times longer, at most MaxInterval (0: no
 	// cap). A zero InitialInterval retries at once.
 	InitialInterval time.Duration
-	BackoffFactor   float64
-	MaxInterval     time.Duration
+	BackoffFactor   float64       // how much longer each retry waits (0: 2)
+	MaxInterval     time.Duration // the longest wait
 	// Jitter adds a random wait of up to one second to each retry, as
 	// LangGraph does, so that many failing tasks do not retry in step.
 	Jitter bool
@@ -42,7 +42,7 @@ func DefaultRetryPolicy() RetryPolicy {
 // (a client library's error for a failed request); DefaultRetryOn reads it.
 type HTTPStatusError interface {
 	error
-	StatusCode() int
+	StatusCode() int // the response's HTTP status
 }
 
 // noRetryStatus are the HTTP statuses LangGraph.js does not retry by

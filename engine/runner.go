@@ -44,8 +44,15 @@ func (l *loop) execute(ctx context.Context) error {
 			firstErr = err
 		}
 	default:
+		// A route whose node wrote no state key reads the shared state
+		// view from the task's goroutine (localState): build it here, so
+		// that two tasks never build it at once.
+		l.cs.stateView()
 		firstErr, bubble = l.runConcurrently(ctx, run)
 	}
+	// Task calls a node started and did not wait for end with the
+	// superstep (runner.ts waits for every scheduled task).
+	l.calls.Wait()
 	if firstErr != nil {
 		return l.fail(firstErr)
 	}
@@ -56,6 +63,9 @@ func (l *loop) execute(ctx context.Context) error {
 	stopped := false // a task interrupted, maybe with no interrupt values
 	for _, t := range sortTasks(l.tasks) {
 		stopped = stopped || t.result.Interrupted
+		if t.node.call {
+			continue // its caller reports the interrupt (loop.ts:874-880)
+		}
 		for _, in := range t.result.Interrupts {
 			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id})
 		}
@@ -76,7 +86,7 @@ func (l *loop) execute(ctx context.Context) error {
 		if _, err := applyWrites(l.cs, l.tasks); err != nil {
 			return l.fail(err)
 		}
-		if l.emit != nil && l.g.wroteState(l.tasks) {
+		if l.emit != nil && l.g.wroteOutput(l.tasks) {
 			l.emitValues() // LangGraph.js loop.ts _suppressInterrupt
 		}
 		l.interrupts = interrupts
@@ -187,7 +197,11 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		if perr := l.putWrites(saveCtx, t.id, saved); perr != nil {
 			return perr
 		}
-		l.emitResult(t, res)
+		if !t.node.call {
+			// A call's interrupt is reported by its caller
+			// (LangGraph.js loop.ts:874-880).
+			l.emitResult(t, res)
+		}
 		return nil
 	case isParentCommand(err):
 		// A bubble-up saves only writes already made: none (LangGraph.js
@@ -260,11 +274,20 @@ func (l *loop) emitResult(t *task, res *TaskResult) {
 	l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id, TaskNS: t.namespace(), Triggers: t.triggers, Writes: res.Writes, Update: update, Interrupts: res.Interrupts, Err: res.Err})
 }
 
-// stateUpdate is the state-key part of a task's writes, as a map.
+// isOutput reports an output channel: a state key, or an entrypoint's
+// __end__ (its only output channel, func/index.ts outputChannels: END).
+func (g *Graph) isOutput(ch string) bool {
+	return g.IsStateKey(ch) || g.entrypoint && ch == End
+}
+
+// stateUpdate is the part of a task's writes to the graph's output
+// channels, as a map: its state keys, or an entrypoint's __end__ (what
+// LangGraph reports as a task's result: its writes to the stream channels,
+// LangGraph.js pregel/debug.ts mapDebugTaskResults).
 func (g *Graph) stateUpdate(writes []Write) map[string]any {
 	out := map[string]any{}
 	for _, w := range writes {
-		if g.IsStateKey(w.Channel) {
+		if g.isOutput(w.Channel) {
 			out[w.Channel] = w.Value
 		}
 	}
@@ -282,13 +305,25 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	scope.Context = ctx
 	ctx = scope // the scope is the task's context: no WithValue per task
 	if t.node.start {
-		return l.startWrites(ctx, t)
+		writes, err := l.startWrites(ctx, t)
+		if err == nil {
+			err = l.g.checkWrites(InputTask, writes)
+		}
+		return writes, err
 	}
 	var ret any
 	if t.node.subgraph != nil {
 		ret, err = l.runSubgraph(ctx, scope, t)
 	} else {
 		ret, err = t.node.fn(ctx, t.input)
+		if err != nil {
+			// A Command.PARENT from a graph this node invoked itself
+			// (InvokeSubgraph) is meant for this task: the node's
+			// writers apply it as if the node had returned it
+			// (LangGraph.js pregel/retry.ts:129-139: cmd.graph ===
+			// the task's checkpoint_ns).
+			ret, err = scope.takeInvokedParentCommand(err)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -299,7 +334,18 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	if perr, ok := l.parentCommand(t, ret); ok {
 		return nil, perr
 	}
+	switch {
+	case t.node.call:
+		return []Write{{Channel: ReturnChannel, Value: Normalize(ret)}}, nil
+	case t.node.entry:
+		return entryWrites(ret), nil
+	}
 	writes, err = l.nodeWrites(ctx, t, ret)
+	if err == nil {
+		if err = l.g.checkWrites(t.name, writes); err != nil {
+			writes = nil
+		}
+	}
 	if err != nil && ctx.Err() == nil {
 		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id, Err: err}
 	}
@@ -378,6 +424,17 @@ func (l *loop) newScope(t *task) *taskScope {
 	*s = taskScope{t: t, run: l, step: l.step}
 	s.resume = slices.Clone(l.resumes.byTask[t.id])
 	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
+	if t.node.call {
+		// A call's task is planned when the call is made: a plain resume
+		// value an earlier task took is gone by then (LangGraph.js
+		// algo.ts _scratchpad consumeNullResume splices it from the
+		// pending writes that acceptPush plans from, loop.ts:1233).
+		l.mu.Lock()
+		if l.nullResumeTaken {
+			s.hasNullResume = false
+		}
+		l.mu.Unlock()
+	}
 	if l.resumeMap != nil {
 		if v, ok := l.resumeMap[interruptID(t.namespace(), len(s.resume))]; ok {
 			s.resume = append(s.resume, v)

@@ -24,7 +24,7 @@ func IsControlWrite(channel string) bool {
 
 // SavedTask is what a checkpoint's saved writes say about one task.
 type SavedTask struct {
-	ID string
+	ID string // the task id
 	// Writes are the task's output writes in saved order (no control
 	// writes). A task that failed keeps the writes it made before failing.
 	Writes []Write
@@ -35,7 +35,7 @@ type SavedTask struct {
 	Answers []any
 	// Error is the saved error text; Failed reports that there is one.
 	Error  string
-	Failed bool
+	Failed bool // the task saved an error
 	// Finished: the task saved its output (writes or the no-writes
 	// marker) and is not run again when its superstep resumes
 	// (_loop.py:_reapply_writes_to_succeeded_nodes skips only ERROR,
@@ -57,7 +57,7 @@ type SavedWrites struct {
 	// NullResume is the plain resume value saved for the whole run, if
 	// HasNullResume.
 	NullResume    any
-	HasNullResume bool
+	HasNullResume bool // NullResume was saved
 	index         map[string]int
 }
 
@@ -115,8 +115,9 @@ func (s *SavedWrites) Task(id string) (t *SavedTask, ok bool) {
 
 // Waiting reports whether task t waits for an answer, from its saved
 // writes alone: it saved an interrupt and has not finished since; a saved
-// plain (null-task) resume value answers a task that has used no answer yet
-// (the next run gives it the value); and a task that failed after using
+// plain (null-task) resume value that no task has used yet answers a task
+// that has used no answer yet (the next run gives it the value; see
+// nullResumeUnused); and a task that failed after using
 // answers went past its question (resuming replays the saved answers). A
 // task answered once and interrupted again waits. Saved writes keep one
 // interrupt and one error per task, not their order, so a task that failed
@@ -127,9 +128,25 @@ func (s *SavedWrites) Waiting(t *SavedTask) bool {
 	case len(t.Interrupts) == 0, t.Finished:
 		return false
 	case len(t.Answers) == 0:
-		return !s.HasNullResume
+		return !s.nullResumeUnused()
 	}
 	return !t.Failed
+}
+
+// nullResumeUnused reports whether the saved plain resume value is still
+// there for the next Interrupt call without an answer of its own. The first
+// such call in a run takes it (_algo.py:1320-1331 get_null_resume(consume)
+// removes it from the run's pending writes, types.py:960) and saves it as
+// its own answer, so a sibling — or a later Task call — that asks in that
+// same run is left waiting. Saved writes do not say which answer came from
+// the plain value, so any saved task answer counts as its use: a task is
+// then rather shown waiting (a new resume value replaces the plain one)
+// than shown answered when it is asking.
+func (s *SavedWrites) nullResumeUnused() bool {
+	if !s.HasNullResume {
+		return false
+	}
+	return !slices.ContainsFunc(s.Tasks, func(t SavedTask) bool { return len(t.Answers) > 0 })
 }
 
 // waitingAt is Waiting made exact for a task planned with namespace ns
@@ -140,7 +157,7 @@ func (s *SavedWrites) waitingAt(t *SavedTask, ns string) bool {
 	switch {
 	case len(t.Interrupts) == 0, t.Finished:
 		return false
-	case len(t.Answers) == 0 && s.HasNullResume:
+	case len(t.Answers) == 0 && s.nullResumeUnused():
 		return false
 	}
 	next := interruptID(ns, len(t.Answers))
@@ -148,12 +165,25 @@ func (s *SavedWrites) waitingAt(t *SavedTask, ns string) bool {
 }
 
 // waitingTask is waitingAt for a planned task when its interrupts are its
-// own, else Waiting.
+// own, else Waiting: a subgraph's, or a Task call's that its node reported
+// (an interrupt raised in a call has the call task's namespace).
 func (s *SavedWrites) waitingTask(t *SavedTask, tk *task) bool {
-	if tk.node != nil && tk.node.subgraph == nil {
+	if tk.node != nil && tk.node.subgraph == nil && ownInterrupts(t, tk.namespace()) {
 		return s.waitingAt(t, tk.namespace())
 	}
 	return s.Waiting(t)
+}
+
+// ownInterrupts reports whether t's interrupts were raised by its own
+// Interrupt calls in namespace ns (ids.go interruptID numbers them).
+func ownInterrupts(t *SavedTask, ns string) bool {
+	for j := 0; j <= len(t.Answers); j++ {
+		id := interruptID(ns, j)
+		if slices.ContainsFunc(t.Interrupts, func(in Interruption) bool { return in.ID == id }) {
+			return true
+		}
+	}
+	return len(t.Interrupts) == 0
 }
 
 // WaitingInterrupts lists the interrupts that wait for an answer, task by

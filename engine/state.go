@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -17,9 +19,10 @@ type StateSnapshot struct {
 	Metadata   Metadata       // source and step
 	CreatedAt  time.Time      // the checkpoint's timestamp
 	Values     map[string]any // the state keys that have a value
+	Output     any            // an entrypoint's output at this checkpoint (nil for a StateGraph)
 	Next       []string       // names of the tasks still to run, sorted
-	Tasks      []SnapshotTask
-	Checkpoint *Checkpoint
+	Tasks      []SnapshotTask // the tasks of the next superstep, with what they saved
+	Checkpoint *Checkpoint    // the checkpoint itself
 	// PendingWrites are the writes saved against this checkpoint.
 	PendingWrites []PendingWrite
 }
@@ -27,15 +30,15 @@ type StateSnapshot struct {
 // SnapshotTask is one task planned from a checkpoint, with what was saved
 // for it.
 type SnapshotTask struct {
-	ID         string
-	Name       string
-	Push       bool
-	Input      any
-	Interrupts []Interruption
+	ID         string         // the task id
+	Name       string         // its node
+	Push       bool           // started by a Send
+	Input      any            // the state it reads, or its Send's argument
+	Interrupts []Interruption // its saved interrupts
 	// Answers are the saved answers to its Interrupt calls, by call
 	// position; Answered reports that there are some.
 	Answers  []any
-	Answered bool
+	Answered bool // Answers were saved
 	// Waiting: the task's interrupts wait for an answer
 	// (SavedWrites.Waiting).
 	Waiting bool
@@ -45,16 +48,33 @@ type SnapshotTask struct {
 	// Result is the task's saved writes to state keys; nil when it saved
 	// no output.
 	Result map[string]any
+	// Output is a finished entrypoint task's output, its __end__ write
+	// (LangGraph reads a single output channel as the value itself).
+	Output any
 	// Error is the saved error text of a failed task.
 	Error string
 	// Subgraph is the namespace of the subgraph run by this task, if any.
 	Subgraph string
+	// Runs are the runs of the subgraphs the node declared (UsesSubgraph)
+	// in this task, in order, filled by GetState WithSubgraphState: each
+	// has its namespace, which GetState, History and UpdateState take,
+	// and its latest state. State is the first run's, as LangGraph shows
+	// only the task's own namespace.
+	Runs []SubgraphRun
 	// State is the subgraph's own state in that namespace, filled by
 	// GetState WithSubgraphState (LangGraph's get_state(subgraphs=True):
 	// pregel/main.py:1215-1227 sets task.state to the subgraph's
 	// get_state, recursively). Nil without the option or when the
 	// subgraph has saved no checkpoint there yet.
 	State *StateSnapshot
+}
+
+// SubgraphRun is one run of a declared subgraph (UsesSubgraph) inside a
+// task.
+type SubgraphRun struct {
+	Name      string         // the name the node declared the subgraph under
+	Namespace string         // where it ran: a Config.CheckpointNS
+	State     *StateSnapshot // its latest state there
 }
 
 // StateOption changes what GetState returns.
@@ -115,7 +135,7 @@ func (g *Graph) GetState(ctx context.Context, cfg Config, opts ...StateOption) (
 	for _, opt := range opts {
 		opt(&o)
 	}
-	owner, err := g.graphForNamespace(cfg.CheckpointNS)
+	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 	if err != nil {
 		return nil, err
 	}
@@ -141,50 +161,112 @@ func (g *Graph) GetState(ctx context.Context, cfg Config, opts ...StateOption) (
 
 // readSubgraphStates fills each subgraph task's State with the latest state
 // of its namespace (pregel/main.py:1200-1227; a stateful subgraph's one
-// namespace without task ids, as its get_state recasts it at :1418-1423).
+// namespace without task ids, as its get_state recasts it at :1418-1423),
+// and a task of a node with declared subgraphs its Runs.
 func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *StateSnapshot) error {
+	thread := snap.Config.ThreadID
 	for i := range snap.Tasks {
 		st := &snap.Tasks[i]
-		sub := g.Subgraph(st.Name)
-		if sub == nil || st.Subgraph == "" {
+		n := g.nodes[st.Name]
+		if n == nil || st.Subgraph == "" {
 			continue
 		}
-		t, err := saver.GetTuple(ctx, Config{ThreadID: snap.Config.ThreadID, CheckpointNS: sub.ownNamespace(st.Subgraph)})
-		if err != nil {
-			return err
-		}
-		if t == nil {
+		if n.subgraph != nil {
+			sub, t, err := n.subgraphIn(ctx, saver, thread, st.Subgraph)
+			if err != nil {
+				return err
+			}
+			if t == nil {
+				continue
+			}
+			if st.State, err = sub.stateWithSubgraphs(ctx, saver, t); err != nil {
+				return err
+			}
 			continue
 		}
-		if st.State, err = sub.snapshot(t, true); err != nil {
-			return err
-		}
-		if err := sub.readSubgraphStates(ctx, saver, st.State); err != nil {
-			return err
+		// A declared subgraph's runs in this task: "<ns>", "<ns>|1", …
+		// up to the first that left no checkpoint of one (runChild
+		// numbers them).
+		for k := 0; ; k++ {
+			ns := st.Subgraph
+			if k > 0 {
+				ns += "|" + strconv.Itoa(k) // NS_SEP
+			}
+			sub, t, err := n.subgraphIn(ctx, saver, thread, ns)
+			if err != nil {
+				return err
+			}
+			if t == nil {
+				break
+			}
+			run := SubgraphRun{Name: n.declaredName(sub), Namespace: ns}
+			if run.State, err = sub.stateWithSubgraphs(ctx, saver, t); err != nil {
+				return err
+			}
+			if k == 0 {
+				st.State = run.State
+			}
+			st.Runs = append(st.Runs, run)
 		}
 	}
 	return nil
 }
 
-// graphForNamespace finds the graph whose checkpoints live in ns: the node
-// names of ns without task ids and run counters, each naming a subgraph node
-// of the graph before it (recast_checkpoint_ns, _internal/_config.py:38-49;
-// get_subgraphs, pregel/main.py:1076).
-func (g *Graph) graphForNamespace(ns string) (*Graph, error) {
+// stateWithSubgraphs is the snapshot of a subgraph's latest checkpoint t
+// with its own subgraphs' states, recursively.
+func (g *Graph) stateWithSubgraphs(ctx context.Context, saver Saver, t *CheckpointTuple) (*StateSnapshot, error) {
+	snap, err := g.snapshot(t, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.readSubgraphStates(ctx, saver, snap); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// graphForNamespace finds the graph whose checkpoints live in ns of thread:
+// the node names of ns without task ids and run counters, each naming a
+// node of the graph before it that runs subgraphs (recast_checkpoint_ns,
+// _internal/_config.py:38-49; get_subgraphs, pregel/main.py:1076). A
+// subgraph node runs its one graph; for a node with declared subgraphs
+// (UsesSubgraph) the checkpoints of that run say which one ran.
+func (g *Graph) graphForNamespace(ctx context.Context, thread, ns string) (*Graph, error) {
 	if ns == "" {
 		return g, nil
 	}
 	cur := g
-	for _, part := range strings.Split(ns, "|") { // NS_SEP
+	parts := strings.Split(ns, "|") // NS_SEP
+	for i, part := range parts {
 		name, _, _ := strings.Cut(part, ":") // NS_END
 		if isRunCounter(name) {
 			continue
 		}
-		next := cur.Subgraph(name)
-		if next == nil {
+		n := cur.nodes[name]
+		if n == nil || !n.runsSubgraphs() {
 			return nil, fmt.Errorf("%w: %q in namespace %q", ErrUnknownSubgraph, name, ns)
 		}
-		cur = next
+		if n.subgraph != nil {
+			cur = n.subgraph
+			continue
+		}
+		// The run this part names: its task's namespace and run counter.
+		end := i + 1
+		if end < len(parts) && isRunCounter(parts[end]) {
+			end++
+		}
+		runNS := strings.Join(parts[:end], "|")
+		if g.saver == nil {
+			return nil, ErrNoCheckpointer
+		}
+		sub, t, err := n.subgraphIn(ctx, g.saver, thread, runNS)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			return nil, fmt.Errorf("%w: thread %q namespace %q: no subgraph that node %q declares has run there", ErrNoCheckpoint, thread, runNS, name)
+		}
+		cur = sub
 	}
 	return cur, nil
 }
@@ -219,7 +301,7 @@ func (g *Graph) History(ctx context.Context, cfg Config, opt ListOptions) ([]*St
 	if g.saver == nil {
 		return nil, ErrNoCheckpointer
 	}
-	owner, err := g.graphForNamespace(cfg.CheckpointNS)
+	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 	if err != nil {
 		return nil, err
 	}
@@ -227,15 +309,7 @@ func (g *Graph) History(ctx context.Context, cfg Config, opt ListOptions) ([]*St
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*StateSnapshot, 0, len(tuples))
-	for _, t := range tuples {
-		s, err := owner.snapshot(t, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
+	return owner.snapshots(tuples)
 }
 
 // SnapshotOf builds the snapshot of a stored checkpoint tuple; applyPending
@@ -274,6 +348,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		}
 	}
 	snap.Values = cs.stateValues()
+	snap.Output = cs.output()
 	saved := ReadSavedWrites(t.PendingWrites)
 	for _, tk := range tasks {
 		if len(tk.writes) == 0 {
@@ -283,7 +358,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		if tk.kind == pushTask {
 			st.Input = tk.input
 		}
-		if tk.node.subgraph != nil {
+		if tk.node.runsSubgraphs() {
 			st.Subgraph = tk.namespace()
 		}
 		if sv, ok := saved.Task(tk.id); ok {
@@ -291,6 +366,9 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.waitingTask(sv, tk), sv.Finished
 			if upd := g.stateUpdate(sv.Writes); len(upd) > 0 && sv.Finished {
 				st.Result = upd
+				if g.entrypoint {
+					st.Output = upd[End]
+				}
 			}
 		}
 		snap.Tasks = append(snap.Tasks, st)
@@ -345,11 +423,32 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 
 // updateSuperstep applies updates as the tasks of one superstep and writes
 // one checkpoint (LangGraph.js pregel/index.ts bulkUpdateState's
-// updateSuperStep). The special as-nodes take a single update.
+// updateSuperStep). The special as-nodes take a single update. A cfg in a
+// subgraph's namespace updates that subgraph's checkpoint, with the
+// subgraph's channels and nodes, in its namespace (index.ts:1216-1238
+// delegates to the subgraph found by the namespace without task ids;
+// Python pregel/main.py bulk_update_state likewise).
 func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []StateUpdate) (Config, error) {
 	if g.saver == nil {
 		return Config{}, ErrNoCheckpointer
 	}
+	if cfg.CheckpointNS != "" {
+		owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
+		if err != nil {
+			return Config{}, err
+		}
+		// The subgraph, writing to this graph's saver with its ids, as
+		// the subgraph's runs do.
+		sub := *owner
+		sub.saver, sub.ids, sub.clock = g.saver, g.ids, g.clock
+		cfg.CheckpointNS = owner.ownNamespace(cfg.CheckpointNS)
+		return sub.applyUpdates(ctx, cfg, updates)
+	}
+	return g.applyUpdates(ctx, cfg, updates)
+}
+
+// applyUpdates is updateSuperstep in the graph that owns cfg's namespace.
+func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpdate) (Config, error) {
 	if len(updates) == 0 {
 		return Config{}, &InvalidUpdateError{Msg: "no updates provided"}
 	}
@@ -390,7 +489,7 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		id := l.ids.NewID()
 		ncp := l.cs.checkpoint(id, nil, false)
 		ncp.TS = g.clock()
-		md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(parents)}
+		md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(parents), Extra: declaredMark(l.md)}
 		if md.Parents == nil {
 			md.Parents = map[string]string{}
 		}
@@ -410,7 +509,15 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 
 	switch asNode {
 	case AsCopy:
-		return g.copyCheckpoint(ctx, saved, values)
+		fork, err := g.copyCheckpoint(ctx, saved, values)
+		if err != nil {
+			return Config{}, err
+		}
+		withUpdates, err := copyUpdates(values)
+		if err != nil || withUpdates == nil {
+			return fork, err
+		}
+		return g.updateCopy(ctx, saved, fork, withUpdates)
 	case AsClear:
 		if values != nil {
 			break
@@ -429,6 +536,11 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		pairs, err := updatePairs(values)
 		if err != nil || len(pairs) == 0 {
 			return Config{}, &InvalidUpdateError{Msg: "update as __input__ needs a map of state keys"}
+		}
+		for _, kv := range pairs {
+			if err := g.limits.checkWrite(InputTask, kv.Key, kv.Value); err != nil {
+				return Config{}, err
+			}
 		}
 		if _, err := applyWrites(l.cs, []*task{{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(values)}}}}); err != nil {
 			return Config{}, err
@@ -477,12 +589,24 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		if i > 0 {
 			name = fmt.Sprintf("%s:%d", InterruptChannel, i)
 		}
-		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, id: hashID(name, l.cpID)}
+		id := u.taskID
+		if id == "" {
+			id = hashID(name, l.cpID)
+		}
+		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, id: id}
 		var writes []Write
-		if n.start {
+		switch {
+		case n.start:
 			writes, err = l.startWrites(ctx, t)
-		} else {
+		case n.entry:
+			// An entrypoint's writers: the values become its output and
+			// what the next run sees as previous (func/index.ts:218-228).
+			writes = entryWrites(u.Values)
+		default:
 			writes, err = l.nodeWrites(ctx, t, u.Values)
+		}
+		if err == nil {
+			err = g.checkWrites(u.AsNode, writes)
 		}
 		if err != nil {
 			return Config{}, err
@@ -506,24 +630,89 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 // copyCheckpoint writes a copy of saved as a fork beside it: same channel
 // values and versions, step + 1, parented to saved's parent (a root
 // checkpoint's copy is a root too), with nothing new to store
-// (main.py:1800-1824, index.ts:1390-1418). LangGraph ignores values unless
-// they are a list of (values, as_node) pairs, a copy-with-updates that
-// superstep does not support.
+// (main.py:1800-1824, index.ts:1390-1418).
 func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, values any) (Config, error) {
 	if saved == nil {
 		return Config{}, &InvalidUpdateError{Msg: "cannot copy a checkpoint that does not exist"}
 	}
-	if l, ok := values.([]any); ok && len(l) > 0 {
-		return Config{}, &InvalidUpdateError{Msg: "update as __copy__ with a list of updates (copy with updates) is not supported"}
-	}
 	cp := newChannelState(g, saved.Checkpoint).checkpoint(g.ids.NewID(), nil, false)
 	cp.TS = g.clock()
-	md := Metadata{Source: SourceFork, Step: saved.Metadata.Step + 1, Parents: maps.Clone(saved.Metadata.Parents)}
+	md := Metadata{Source: SourceFork, Step: saved.Metadata.Step + 1, Parents: maps.Clone(saved.Metadata.Parents), Extra: declaredMark(saved.Metadata)}
 	if md.Parents == nil {
 		md.Parents = map[string]string{}
 	}
 	parent := Config{ThreadID: saved.Config.ThreadID, CheckpointNS: saved.Config.CheckpointNS, CheckpointID: saved.ParentID}
 	return g.saver.Put(ctx, parent, forSaver(g.saver, cp), md, map[string]Version{})
+}
+
+// copyUpdates reads the values of an update as __copy__: nil for a plain
+// copy, or the updates of a copy with updates — a list of (values,
+// as_node) pairs, as []StateUpdate or in the JSON form [[values, "node"],
+// …] (LangGraph.js index.ts:1403-1408 isCopyWithUpdates: any other value
+// is ignored, as there).
+func copyUpdates(values any) ([]StateUpdate, error) {
+	switch v := values.(type) {
+	case []StateUpdate:
+		if len(v) == 0 {
+			return nil, nil
+		}
+		return slices.Clone(v), nil
+	case []any:
+		if len(v) == 0 {
+			return nil, nil
+		}
+		out := make([]StateUpdate, 0, len(v))
+		for _, item := range v {
+			pair, ok := item.([]any)
+			if !ok || len(pair) != 2 {
+				return nil, nil
+			}
+			node, ok := pair[1].(string)
+			if !ok {
+				return nil, &InvalidUpdateError{Msg: fmt.Sprintf("update as __copy__: the node of an update must be a name, got %T", pair[1])}
+			}
+			out = append(out, StateUpdate{Values: pair[0], AsNode: node})
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// updateCopy applies a copy's updates to the fork as one superstep, each as
+// the task it stands for: the k-th update as node n takes the id of the
+// fork's k-th planned task of n (its next step's ids), so the update's
+// writes are that task's result on the fork; updates are grouped by node
+// in order of first appearance (index.ts:1422-1463, main.py:1826-1862).
+func (g *Graph) updateCopy(ctx context.Context, saved *CheckpointTuple, fork Config, updates []StateUpdate) (Config, error) {
+	forked, err := g.saver.GetTuple(ctx, fork)
+	if err != nil {
+		return Config{}, err
+	}
+	if forked == nil {
+		return Config{}, fmt.Errorf("%w: %s", ErrNoCheckpoint, fork.CheckpointID)
+	}
+	cs := newChannelState(g, forked.Checkpoint)
+	planned := prepareNextTasks(cs, forked.Checkpoint.ID, fork.CheckpointNS, saved.Metadata.Step+2, planHint{})
+	idsByNode := map[string][]string{}
+	for _, t := range planned {
+		idsByNode[t.name] = append(idsByNode[t.name], t.id)
+	}
+	var order []string
+	byNode := map[string][]StateUpdate{}
+	for _, u := range updates {
+		if _, seen := byNode[u.AsNode]; !seen {
+			order = append(order, u.AsNode)
+		}
+		if ids := idsByNode[u.AsNode]; len(byNode[u.AsNode]) < len(ids) {
+			u.taskID = ids[len(byNode[u.AsNode])]
+		}
+		byNode[u.AsNode] = append(byNode[u.AsNode], u)
+	}
+	grouped := make([]StateUpdate, 0, len(updates))
+	for _, n := range order {
+		grouped = append(grouped, byNode[n]...)
+	}
+	return g.applyUpdates(ctx, fork, grouped)
 }
 
 // inferAsNode picks the node an update is attributed to when none is given:
@@ -549,8 +738,8 @@ func (g *Graph) InferAsNode(ctx context.Context, cfg Config) (string, error) {
 }
 
 func (g *Graph) inferAsNode(cs *channelState) (string, error) {
-	if len(g.nodeOrder) == 2 {
-		return g.nodeOrder[1], nil
+	if nodes := g.userNodes(); len(nodes) == 1 {
+		return nodes[0], nil // the only node (index.ts:1607), an entrypoint's too
 	}
 	type seenAt struct {
 		v    Version

@@ -8,8 +8,11 @@ import (
 // had returned them (a map of state keys, or a Command with update and
 // goto).
 type StateUpdate struct {
-	Values any
-	AsNode string
+	Values any    // a map of state keys, or a Command
+	AsNode string // the node it is written as ("" in the first update: inferred, as UpdateState does)
+	// taskID, when set, is the id of the update's task (a copy with
+	// updates gives each update the id of the task it stands for).
+	taskID string
 }
 
 // BulkUpdateState applies several supersteps of updates at once, starting

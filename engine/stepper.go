@@ -65,6 +65,11 @@ const (
 	MetaEditedBy     = "edited_by"
 )
 
+// MetaSubgraph is the metadata key that names the declared subgraph
+// (UsesSubgraph) whose run wrote a checkpoint: a namespace says which run of
+// a task it holds, this says which of the node's subgraphs it was.
+const MetaSubgraph = "subgraph"
+
 // EditWrites replaces the writes of task taskID while the run is paused
 // after Execute and before Update — a tool returned the wrong thing;
 // change it and see what the graph does with it. The Update that follows
@@ -163,6 +168,9 @@ type Result struct {
 	// Values is the final state; for an interrupted run, the state with the
 	// finished tasks' writes applied (they are not checkpointed yet).
 	Values map[string]any
+	// Output is an entrypoint's output, the value on its __end__ channel
+	// (nil for a StateGraph, whose output is Values).
+	Output any
 	// Interrupts waiting for answers (empty for a static breakpoint).
 	Interrupts []PendingInterrupt
 	// Checkpoint addresses the run's latest checkpoint.
@@ -180,6 +188,7 @@ func (s *Stepper) Result() *Result {
 	return &Result{
 		Status:     l.status,
 		Values:     vals,
+		Output:     l.cs.output(),
 		Interrupts: slices.Clone(l.interrupts),
 		Checkpoint: Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID},
 		Err:        l.err,
@@ -207,9 +216,13 @@ func (t TaskState) String() string {
 
 // TaskView is one task of the current superstep as the debugger shows it.
 type TaskView struct {
-	ID       string
-	Name     string    // its node
-	Push     bool      // started by a Send
+	ID   string // the task id
+	Name string // its node
+	Push bool   // started by a Send, or a Task call (see Call)
+	// Call marks the task of a Task call made by another task's node
+	// (functional API): its result is its __return__ write, and a
+	// resumed superstep reuses it instead of calling again.
+	Call     bool
 	Triggers []string  // the channels that triggered it (PULL tasks)
 	Input    any       // the state it reads, or its Send's argument
 	State    TaskState // planned, done, interrupted, failed or reused
@@ -222,15 +235,15 @@ type TaskView struct {
 
 // ChannelView is one channel as the debugger shows it.
 type ChannelView struct {
-	Name      string
+	Name      string  // the channel's name
 	Kind      string  // as ChannelInfo.Kind
 	Reducer   string  // a reducer key's ReducerName
 	Internal  bool    // not a state key
 	Version   Version // its channel_versions entry, if HasVer
-	HasVer    bool
-	Available bool // the live channel holds a value now
-	Value     any  // the live value, else the checkpointed one
-	HasValue  bool // Value is meaningful (live or checkpointed)
+	HasVer    bool    // the channel has a version
+	Available bool    // the live channel holds a value now
+	Value     any     // the live value, else the checkpointed one
+	HasValue  bool    // Value is meaningful (live or checkpointed)
 	// Updated marks channels the last Update changed.
 	Updated bool
 }
@@ -238,26 +251,26 @@ type ChannelView struct {
 // StepView is everything the engine sees between two phases. It is a copy:
 // the caller owns it and it does not change as the run advances.
 type StepView struct {
-	Thread    string
+	Thread    string // the thread being run
 	Namespace string // "" at the root, a subgraph's checkpoint namespace
 	Step      int    // the superstep being planned/executed, or the next one
 	Phase     Phase  // the phase that completed last
 	// CheckpointStep is the step of the current checkpoint (-1 for a new
 	// thread's input checkpoint).
 	CheckpointStep int
-	Status         Status
+	Status         Status        // running, done, interrupted or failed
 	CheckpointID   string        // the current checkpoint
 	ParentID       string        // its parent, "" for the first
 	Source         string        // how the current checkpoint came to be
 	Tasks          []TaskView    // the superstep's tasks, once planned
 	Channels       []ChannelView // every channel, state keys first
 	// Versions and VersionsSeen are channel_versions and versions_seen.
-	Versions     map[string]Version
-	VersionsSeen map[string]map[string]Version
+	Versions     map[string]Version            // channel → version
+	VersionsSeen map[string]map[string]Version // node → channel → version seen
 	// UpdatedChannels is the planning hint; HintKnown is false after a
 	// reload or update_state, when planning scans every node.
 	UpdatedChannels []string
-	HintKnown       bool
+	HintKnown       bool // UpdatedChannels is known
 	// Interrupts are the interrupts the run stopped at, or, at a checkpoint
 	// of a resumed thread, the ones saved and still waiting for an answer.
 	Interrupts []PendingInterrupt
@@ -306,7 +319,7 @@ func (s *Stepper) View() *StepView {
 	{
 		for _, t := range sortTasks(l.tasks) {
 			r := &t.result
-			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Triggers: slices.Clone(t.triggers), Input: t.input}
+			tv := TaskView{ID: t.id, Name: t.name, Push: t.kind == pushTask, Call: t.node.call, Triggers: slices.Clone(t.triggers), Input: t.input}
 			if r != nil {
 				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts
 				switch {

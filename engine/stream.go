@@ -48,9 +48,9 @@ func ParseStreamMode(name string) (StreamMode, bool) {
 // "node:task-id" element per subgraph level), and the chunk, whose type
 // depends on the mode.
 type StreamPart struct {
-	Mode      StreamMode
-	Namespace []string
-	Data      any
+	Mode      StreamMode // the mode the chunk belongs to
+	Namespace []string   // nil for the root graph
+	Data      any        // the chunk: ValuesChunk, UpdatesChunk, MessageChunk, …
 }
 
 // ValuesChunk is the state (StreamValues). An interrupt streams
@@ -64,53 +64,53 @@ type UpdatesChunk map[string]any
 
 // MessageChunk is one message with where it came from (StreamMessages).
 type MessageChunk struct {
-	Message  any
-	Metadata MessageMetadata
+	Message  any             // the message (a map with id, role, content) or a streamed piece
+	Metadata MessageMetadata // the task that streamed it
 }
 
 // MessageMetadata says which task streamed a message (LangGraph's
 // langgraph_* metadata).
 type MessageMetadata struct {
-	Node         string   `json:"langgraph_node"`
-	Step         int      `json:"langgraph_step"`
-	Triggers     []string `json:"langgraph_triggers"`
-	CheckpointNS string   `json:"langgraph_checkpoint_ns"`
-	TaskID       string   `json:"task_id"`
+	Node         string   `json:"langgraph_node"`          // the task's node
+	Step         int      `json:"langgraph_step"`          // its superstep
+	Triggers     []string `json:"langgraph_triggers"`      // the channels that started it
+	CheckpointNS string   `json:"langgraph_checkpoint_ns"` // its checkpoint namespace
+	TaskID       string   `json:"task_id"`                 // the task id
 }
 
 // TaskChunk is a task that starts (StreamTasks).
 type TaskChunk struct {
-	ID       string   `json:"id"`
-	Name     string   `json:"name"`
-	Input    any      `json:"input"`
-	Triggers []string `json:"triggers"`
+	ID       string   `json:"id"`       // the task id
+	Name     string   `json:"name"`     // its node
+	Input    any      `json:"input"`    // the state it reads, or its Send's argument
+	Triggers []string `json:"triggers"` // the channels that started it
 }
 
 // TaskResultChunk is a task that ended (StreamTasks).
 type TaskResultChunk struct {
-	ID         string         `json:"id"`
-	Name       string         `json:"name"`
-	Result     map[string]any `json:"result"`
-	Interrupts []Interruption `json:"interrupts"`
-	Error      string         `json:"error,omitempty"`
+	ID         string         `json:"id"`              // the task id
+	Name       string         `json:"name"`            // its node
+	Result     map[string]any `json:"result"`          // its state-key writes
+	Interrupts []Interruption `json:"interrupts"`      // the interrupts it raised
+	Error      string         `json:"error,omitempty"` // its failure, if any
 }
 
 // CheckpointChunk is a checkpoint written (StreamCheckpoints).
 type CheckpointChunk struct {
-	ID       string         `json:"id"`
-	ParentID string         `json:"parent_id,omitempty"`
-	Step     int            `json:"step"`
-	Source   string         `json:"source"`
-	Values   map[string]any `json:"values"`
+	ID       string         `json:"id"`                  // the checkpoint id
+	ParentID string         `json:"parent_id,omitempty"` // the checkpoint it follows
+	Step     int            `json:"step"`                // its step
+	Source   string         `json:"source"`              // input, loop, update or fork
+	Values   map[string]any `json:"values"`              // the state keys that have a value
 }
 
 // DebugChunk wraps a task, task result or checkpoint with its step
 // (StreamDebug): Type is "task", "task_result" or "checkpoint".
 type DebugChunk struct {
-	Type      string    `json:"type"`
-	Step      int       `json:"step"`
-	Timestamp time.Time `json:"timestamp"`
-	Payload   any       `json:"payload"`
+	Type      string    `json:"type"`      // task, task_result or checkpoint
+	Step      int       `json:"step"`      // the superstep
+	Timestamp time.Time `json:"timestamp"` // when it was streamed
+	Payload   any       `json:"payload"`   // a TaskChunk, TaskResultChunk or CheckpointChunk
 }
 
 // StreamModes runs the graph like Invoke and yields the chunks of the
@@ -221,6 +221,12 @@ func (s *streamer) graphOf(e Event) *Graph {
 func (s *streamer) onEvent(e Event) {
 	switch e.Kind {
 	case EventValues:
+		if s.graphOf(e).entrypoint {
+			// A single output channel streams its value itself
+			// (LangGraph.js io.ts mapOutputValues readChannel).
+			s.out(StreamValues, e.Namespace, e.Output)
+			return
+		}
 		s.out(StreamValues, e.Namespace, ValuesChunk(e.Values))
 	case EventCustom:
 		s.out(StreamCustom, e.Namespace, e.Value)
@@ -302,11 +308,26 @@ func (s *streamer) staticBreakpoint(ns string) {
 }
 
 // updatesOf is a task's updates chunk: {node: {key: value}} of its state
-// writes, or {node: [{key: value}, ...]} when it wrote a key twice
-// (LangGraph.js io.ts mapOutputUpdates). nil for a task that wrote nothing.
+// writes, or {node: [{key: value}, ...]} when it wrote a key twice; a Task
+// call's {name: result} and an entrypoint's {name: output} (LangGraph.js
+// io.ts mapOutputUpdates: RETURN writes first, then a single output
+// channel's value). nil for a task that wrote nothing.
 func updatesOf(g *Graph, node string, writes []Write) UpdatesChunk {
 	if len(writes) == 0 {
 		return nil
+	}
+	for _, w := range writes {
+		if w.Channel == ReturnChannel {
+			return UpdatesChunk{node: w.Value}
+		}
+	}
+	if g.entrypoint {
+		for _, w := range writes {
+			if w.Channel == End {
+				return UpdatesChunk{node: w.Value}
+			}
+		}
+		return UpdatesChunk{}
 	}
 	counts := map[string]int{}
 	for _, w := range writes {
@@ -414,11 +435,11 @@ func StreamMessage(ctx context.Context, message any) {
 	}
 }
 
-// wroteState reports whether some task wrote a state key.
-func (g *Graph) wroteState(tasks []*task) bool {
+// wroteOutput reports whether some task wrote an output channel.
+func (g *Graph) wroteOutput(tasks []*task) bool {
 	for _, t := range tasks {
 		for _, w := range t.writes {
-			if g.IsStateKey(w.Channel) {
+			if g.isOutput(w.Channel) {
 				return true
 			}
 		}

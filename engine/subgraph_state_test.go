@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -223,5 +224,103 @@ func TestInvokeSubgraph_FromNode(t *testing.T) {
 	}
 	if _, err := engine.InvokeSubgraph(ctx, sub, map[string]any{}); !errors.Is(err, engine.ErrOutsideNode) {
 		t.Fatalf("outside a node: %v", err)
+	}
+}
+
+// A Command.PARENT from a graph a node invoked itself reaches the calling
+// task: its update is the node's update and its goto routes the parent
+// (LangGraph.js pregel/retry.ts:129-139; the subgraphs how-to "navigate to
+// a node in a parent graph" with a subgraph called from a node function).
+func TestInvokeSubgraph_ParentCommand(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("text")).
+		AddNode("decide", func(_ context.Context, in any) (any, error) {
+			return engine.Command{Graph: engine.Parent, Update: map[string]any{"log": []any{"from child"}}, Goto: []any{"after"}}, nil
+		}).
+		AddNode("never", func(_ context.Context, in any) (any, error) {
+			t.Error("the child's own edge must not run after a Command.PARENT")
+			return nil, nil
+		}).
+		AddEdge(engine.Start, "decide").AddEdge("decide", "never"))
+	var afterRuns int
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("call", func(ctx context.Context, in any) (any, error) {
+			if _, err := engine.InvokeSubgraph(ctx, sub, map[string]any{"text": "x"}); err != nil {
+				return nil, err
+			}
+			t.Error("InvokeSubgraph returned normally after a Command.PARENT")
+			return nil, nil
+		}, engine.WithEnds("after")).
+		AddNode("after", func(_ context.Context, in any) (any, error) {
+			afterRuns++
+			return map[string]any{"log": []any{"after"}}, nil
+		}).
+		AddEdge(engine.Start, "call"))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("invoke-parent"))
+	if err != nil || res.Status != engine.StatusDone {
+		t.Fatalf("run: %+v, %v", res, err)
+	}
+	if got := fmt.Sprint(res.Values["log"]); got != "[from child after]" || afterRuns != 1 {
+		t.Fatalf("log %s, after ran %d times", got, afterRuns)
+	}
+	// From the root graph's node the Command has no parent to go to.
+	root := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("n", func(_ context.Context, in any) (any, error) {
+			return engine.Command{Graph: engine.Parent, Update: map[string]any{"log": []any{"x"}}}, nil
+		}).AddEdge(engine.Start, "n"))
+	if _, err := root.Invoke(ctx, map[string]any{}); err == nil {
+		t.Fatal("a Command.PARENT from the root graph must fail")
+	}
+}
+
+// Time travel into a subgraph: update_state with the config of a subgraph's
+// checkpoint writes an update checkpoint in the subgraph's namespace, with
+// the subgraph's channels and nodes, and the parent's continued run resumes
+// the subgraph from it (LangGraph.js src/tests/pregel.test.ts "send to
+// nested graphs": updateState(outerState.tasks[1].state, …); index.ts
+// bulkUpdateState delegates to the subgraph). A run from a subgraph's
+// config continues the root thread (loop.ts:569-578).
+func TestUpdateState_SubgraphCheckpoint(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("subject"), engine.AppendKey("jokes")).
+		AddNode("edit", func(_ context.Context, in any) (any, error) {
+			return map[string]any{"subject": in.(map[string]any)["subject"].(string) + " - hohoho"}, nil
+		}).
+		AddNode("generate", func(_ context.Context, in any) (any, error) {
+			return map[string]any{"jokes": []any{"Joke about " + in.(map[string]any)["subject"].(string)}}, nil
+		}).
+		AddEdge(engine.Start, "edit").AddEdge("edit", "generate"),
+		engine.WithInterruptBefore("generate"))
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("subject"), engine.AppendKey("jokes")).
+		AddSubgraph("joke", sub).AddEdge(engine.Start, "joke"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	thread := engine.Config{ThreadID: "tt-sub"}
+	if res, err := g.Invoke(ctx, map[string]any{"subject": "dogs"}, engine.OnThread("tt-sub")); err != nil || res.Status != engine.StatusInterrupted {
+		t.Fatalf("first run: %+v, %v", res, err)
+	}
+	outer, err := g.GetState(ctx, thread, engine.WithSubgraphState())
+	if err != nil || len(outer.Tasks) != 1 || outer.Tasks[0].State == nil {
+		t.Fatalf("outer state: %+v, %v", outer, err)
+	}
+	inner := outer.Tasks[0].State
+	if inner.Values["subject"] != "dogs - hohoho" || fmt.Sprint(inner.Next) != "[generate]" {
+		t.Fatalf("inner state: %v next %v", inner.Values, inner.Next)
+	}
+	cfg, err := g.UpdateState(ctx, inner.Config, map[string]any{"subject": "turtles - hohoho"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.CheckpointNS != inner.Config.CheckpointNS {
+		t.Fatalf("the update is written in the subgraph's namespace %q, got %q", inner.Config.CheckpointNS, cfg.CheckpointNS)
+	}
+	upd, err := g.GetState(ctx, cfg)
+	if err != nil || upd.Values["subject"] != "turtles - hohoho" || upd.ParentID != inner.Config.CheckpointID || upd.Metadata.Source != engine.SourceUpdate {
+		t.Fatalf("updated subgraph checkpoint: %+v, %v", upd, err)
+	}
+	// Unknown subgraphs are refused by name.
+	if _, err := g.UpdateState(ctx, engine.Config{ThreadID: "tt-sub", CheckpointNS: "nope:1"}, map[string]any{}, ""); !errors.Is(err, engine.ErrUnknownSubgraph) {
+		t.Fatalf("unknown subgraph: %v", err)
+	}
+	res, err := g.Invoke(ctx, nil, engine.FromConfig(cfg))
+	if err != nil || res.Status != engine.StatusDone || fmt.Sprint(res.Values["jokes"]) != "[Joke about turtles - hohoho]" {
+		t.Fatalf("continued: %+v, %v", res, err)
 	}
 }

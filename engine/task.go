@@ -42,6 +42,12 @@ type taskScope struct {
 	// subgraphRuns counts the subgraph runs of this task execution, all
 	// attempts together (LangGraph's scratchpad subgraph counter).
 	subgraphRuns int
+	// invokedNS is the namespace of the task's first InvokeSubgraph run,
+	// the one whose Command.PARENT the task takes.
+	invokedNS string
+	// calls counts the node's Task calls, all attempts together (the
+	// scratchpad's callCounter, made once per task: algo.ts:1499).
+	calls int
 }
 
 type taskScopeKey struct{}
@@ -88,6 +94,9 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 	if s.hasNullResume {
 		v := s.nullResume
 		s.hasNullResume = false
+		s.run.mu.Lock()
+		s.run.nullResumeTaken = true
+		s.run.mu.Unlock()
 		s.resume = append(s.resume, v)
 		s.resumeWrite = slices.Clone(s.resume)
 		s.hasResume = true

@@ -15,8 +15,8 @@ import (
 // which a retry policy may retry like any other error (the clock restarts
 // for each attempt).
 type TimeoutPolicy struct {
-	Run, Idle     time.Duration
-	HeartbeatOnly bool
+	Run, Idle     time.Duration // the attempt's and the idle limit (0: none)
+	HeartbeatOnly bool          // only Heartbeat counts as progress, not Emit
 }
 
 // WithTimeout bounds every attempt of the node by p.
@@ -147,7 +147,8 @@ func (s *taskScope) forAttempt() *taskScope {
 	defer s.mu.Unlock()
 	return &taskScope{t: s.t, run: s.run, step: s.step, resume: append([]any(nil), s.resume...),
 		nullResume: s.nullResume, hasNullResume: s.hasNullResume, counter: s.counter,
-		resumeWrite: s.resumeWrite, hasResume: s.hasResume, interrupt: s.interrupt, subgraphRuns: s.subgraphRuns}
+		resumeWrite: s.resumeWrite, hasResume: s.hasResume, interrupt: s.interrupt, subgraphRuns: s.subgraphRuns,
+		invokedNS: s.invokedNS, calls: s.calls}
 }
 
 // adopt takes back what a finished timed attempt did to its copy.
@@ -158,16 +159,17 @@ func (s *taskScope) adopt(as *taskScope) {
 	defer s.mu.Unlock()
 	s.resume, s.hasNullResume, s.counter = as.resume, as.hasNullResume, as.counter
 	s.resumeWrite, s.hasResume, s.interrupt = as.resumeWrite, as.hasResume, as.interrupt
-	s.subgraphRuns = as.subgraphRuns
+	s.subgraphRuns, s.invokedNS, s.calls = as.subgraphRuns, as.invokedNS, as.calls
 }
 
 // adoptSubgraphRuns takes back how many subgraph runs an abandoned timed
 // attempt started, so the next attempt's subgraph gets a fresh namespace.
 func (s *taskScope) adoptSubgraphRuns(as *taskScope) {
 	as.mu.Lock()
-	n := as.subgraphRuns
+	n, calls := as.subgraphRuns, as.calls
 	as.mu.Unlock()
 	s.mu.Lock()
 	s.subgraphRuns = max(s.subgraphRuns, n)
+	s.calls = max(s.calls, calls) // the call counter outlives attempts too
 	s.mu.Unlock()
 }

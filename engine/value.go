@@ -105,13 +105,19 @@ type OrderedMap struct {
 // Channel values, task inputs and writes are JSON-like: nil, bool, float64
 // (any Go number is accepted), string, []any, map[string]any, plus Send and
 // []Interruption. EncodeValue writes them as JSON with tagged forms for the
-// engine types; DecodeValue reads them back. Numbers decode as float64.
+// engine types; DecodeValue reads them back. Numbers are float64 (JSON's
+// and JavaScript's numbers), except a whole number that fits int64 or
+// uint64 but not float64 exactly (beyond ±2^53): it stays a json.Number
+// holding its exact digits, so an int64 survives a checkpoint (see Number).
 
 // EncodeValue returns the JSON encoding of a value, with Send as
 // {"$send":{"node":..,"arg":..}} and Interruption as {"$interrupt":{"id","value"}}.
+//
+// A value nesting deeper than MaxValueDepth is refused (ErrValueTooDeep):
+// it could not be read back.
 func EncodeValue(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := encodeValue(&buf, v); err != nil {
+	if err := encodeValue(&buf, v, 0); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -127,7 +133,11 @@ func MustEncode(v any) []byte {
 	return b
 }
 
-func encodeValue(buf *bytes.Buffer, v any) error {
+// encodeValue writes v, which depth containers enclose.
+func encodeValue(buf *bytes.Buffer, v any, depth int) error {
+	if err := nest(v, depth); err != nil {
+		return err
+	}
 	switch x := v.(type) {
 	case nil:
 		buf.WriteString("null")
@@ -159,7 +169,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := encodeValue(buf, e); err != nil {
+			if err := encodeValue(buf, e, depth+1); err != nil {
 				return err
 			}
 		}
@@ -186,7 +196,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			}
 			writeJSONString(buf, k)
 			buf.WriteByte(':')
-			if err := encodeValue(buf, x[k]); err != nil {
+			if err := encodeValue(buf, x[k], depth+1); err != nil {
 				return err
 			}
 		}
@@ -199,14 +209,14 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			}
 			writeJSONString(buf, k)
 			buf.WriteByte(':')
-			if err := encodeValue(buf, x.Values[k]); err != nil {
+			if err := encodeValue(buf, x.Values[k], depth+1); err != nil {
 				return err
 			}
 		}
 		buf.WriteByte('}')
 	case Send:
 		buf.WriteString(`{"$send":{"arg":`)
-		if err := encodeValue(buf, x.Arg); err != nil {
+		if err := encodeValue(buf, x.Arg, depth+2); err != nil {
 			return err
 		}
 		buf.WriteString(`,"node":`)
@@ -216,7 +226,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		buf.WriteString(`{"$interrupt":{"id":`)
 		writeJSONString(buf, x.ID)
 		buf.WriteString(`,"value":`)
-		if err := encodeValue(buf, x.Value); err != nil {
+		if err := encodeValue(buf, x.Value, depth+2); err != nil {
 			return err
 		}
 		buf.WriteString("}}")
@@ -226,7 +236,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := encodeValue(buf, e); err != nil {
+			if err := encodeValue(buf, e, depth+1); err != nil {
 				return err
 			}
 		}
@@ -237,6 +247,9 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		b, err := json.Marshal(x)
 		if err != nil {
 			return fmt.Errorf("engine: value of type %T cannot be encoded: %w", v, err)
+		}
+		if depth+jsonDepth(b) > MaxValueDepth {
+			return errTooDeep
 		}
 		buf.Write(b)
 	}
@@ -334,11 +347,7 @@ func DecodeValue(data []byte) (any, error) {
 func FromJSON(v any) any {
 	switch x := v.(type) {
 	case json.Number:
-		f, err := x.Float64()
-		if err != nil {
-			return x.String()
-		}
-		return f
+		return Number(x)
 	case []any:
 		out := make([]any, len(x))
 		allInterrupts := len(x) > 0
@@ -409,7 +418,10 @@ func normalized(v any) bool {
 		return true
 	case Send:
 		return normalized(x.Arg)
-	case int, int64, int32, uint64, float32, json.Number, *OrderedMap, Overwrite, *Overwrite:
+	case json.Number:
+		n, ok := Number(x).(json.Number)
+		return ok && n == x
+	case int, int64, int32, uint64, float32, *OrderedMap, Overwrite, *Overwrite:
 		return false // Overwrite: stored in its wire form (overwrite.go)
 	default:
 		return true
@@ -421,18 +433,17 @@ func normalized(v any) bool {
 func normalizeCopy(v any) any {
 	switch x := v.(type) {
 	case int:
-		return float64(x)
+		return intNumber(int64(x))
 	case int64:
-		return float64(x)
+		return intNumber(x)
 	case int32:
 		return float64(x)
 	case uint64:
-		return float64(x)
+		return uintNumber(x)
 	case float32:
 		return float64(x)
 	case json.Number:
-		f, _ := x.Float64()
-		return f
+		return Number(x)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -463,6 +474,44 @@ func normalizeCopy(v any) any {
 	default:
 		return v
 	}
+}
+
+// Number is a JSON number in engine form: a float64, or, for a whole
+// number that fits int64 or uint64 but that float64 cannot hold exactly,
+// the json.Number of its exact digits (so 9007199254740993 is not read as
+// …992). Text that is no number is kept as a string.
+func Number(n json.Number) any {
+	s := string(n)
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return intNumber(i)
+	}
+	if u, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return uintNumber(u)
+	}
+	f, err := n.Float64()
+	if err != nil {
+		return s
+	}
+	return f
+}
+
+// intNumber is i in engine form: a float64 when that is exact.
+func intNumber(i int64) any {
+	if f := float64(i); f >= -(1<<63) && f < 1<<63 && int64(f) == i {
+		return f
+	}
+	return json.Number(strconv.FormatInt(i, 10))
+}
+
+// uintNumber is u in engine form: a float64 when that is exact.
+func uintNumber(u uint64) any {
+	if u <= math.MaxInt64 {
+		return intNumber(int64(u))
+	}
+	if f := float64(u); f < 1<<64 && uint64(f) == u {
+		return f
+	}
+	return json.Number(strconv.FormatUint(u, 10))
 }
 
 // Pairs builds an ordered Update from alternating keys and values:

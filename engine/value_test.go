@@ -2,6 +2,8 @@ package engine
 
 import (
 	"encoding/json"
+	"math"
+	"reflect"
 	"testing"
 )
 
@@ -50,4 +52,39 @@ func FuzzEncodeString(f *testing.F) {
 			t.Fatalf("invalid JSON for %q: %s", s, b)
 		}
 	})
+}
+
+func TestNumber_IntegersBeyondFloat64StayExact(t *testing.T) {
+	cases := []struct {
+		in   any
+		want any
+	}{
+		{int64(1<<53 + 1), json.Number("9007199254740993")},
+		{int64(1 << 53), float64(1 << 53)},
+		{int64(1 << 62), float64(1 << 62)}, // a power of two is exact
+		{uint64(math.MaxUint64), json.Number("18446744073709551615")},
+		{int64(math.MinInt64), float64(math.MinInt64)},
+		{json.Number("-9007199254740993"), json.Number("-9007199254740993")},
+		{json.Number("2.5"), 2.5},
+		{json.Number("7"), 7.0},
+	}
+	for _, c := range cases {
+		if got := Normalize(c.in); got != c.want {
+			t.Errorf("Normalize(%T %v) = %T %v, want %T %v", c.in, c.in, got, got, c.want, c.want)
+		}
+	}
+	v, err := DecodeValue([]byte(`{"id":9007199254740993,"n":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]any)
+	if m["id"] != json.Number("9007199254740993") || m["n"] != 3.0 {
+		t.Errorf("decoded %#v", m)
+	}
+	if b := MustEncode(v); string(b) != `{"id":9007199254740993,"n":3}` {
+		t.Errorf("re-encoded %s", b)
+	}
+	if Normalize(m) == nil || !reflect.DeepEqual(Normalize(m), m) {
+		t.Errorf("a decoded value is already normal")
+	}
 }

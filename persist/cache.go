@@ -26,11 +26,14 @@ type stateKey struct{ thread, ns, id string }
 
 type valueKey struct{ thread, ns, channel string }
 
+// cachedValue is what the next Put needs of a channel's latest value: its
+// chain's sizes, and its encoding when it was stored whole (nil when it
+// was stored as appended elements: nobody needs it then).
 type cachedValue struct {
-	ref   chanRef
-	enc   []byte
-	has   bool
-	depth int
+	ref  chanRef
+	enc  []byte
+	has  bool
+	size chainSize
 }
 
 // Bounds: when one is crossed the map is simply emptied; a miss only costs

@@ -85,7 +85,7 @@ func TestExportImport_RoundTrip(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("export is not JSON: %v", err)
 	}
-	if doc["format"] != persist.ExportFormat || doc["version"] != 1.0 || doc["thread"] != "orig" || doc["fingerprint"] != "sha256:0123" {
+	if doc["format"] != persist.ExportFormat || doc["version"] != float64(persist.ExportVersion) || doc["thread"] != "orig" || doc["fingerprint"] != "sha256:0123" {
 		t.Errorf("export header: format %v version %v thread %v fingerprint %v", doc["format"], doc["version"], doc["thread"], doc["fingerprint"])
 	}
 
@@ -180,7 +180,7 @@ func TestImport_Rejects(t *testing.T) {
 		"empty object":     []byte("{}"),
 		"array":            []byte("[1,2]"),
 		"wrong format":     edit(func(d map[string]any) { d["format"] = "langgraph" }),
-		"newer version":    edit(func(d map[string]any) { d["version"] = 2; d["newfield"] = 1 }),
+		"newer version":    edit(func(d map[string]any) { d["version"] = persist.ExportVersion + 1; d["newfield"] = 1 }),
 		"unknown field":    edit(func(d map[string]any) { d["surprise"] = true }),
 		"empty thread":     edit(func(d map[string]any) { d["thread"] = "" }),
 		"long thread":      edit(func(d map[string]any) { d["thread"] = strings.Repeat("t", 5000) }),

@@ -1,11 +1,8 @@
 package persist
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -58,21 +55,25 @@ func ReadExport(r io.Reader, maxBytes int64) (*ThreadDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc := &ThreadDoc{Thread: thread, Fingerprint: fp, Checkpoints: make([]DocCheckpoint, len(items))}
-	for i, it := range items {
+	doc := &ThreadDoc{Thread: thread, Fingerprint: fp, Checkpoints: make([]DocCheckpoint, 0, len(items))}
+	err = rebuild(items, func(it *importItem, cp *engine.Checkpoint) error {
 		md, err := decodeMetadata(it.md)
 		if err != nil {
-			return nil, badImportf("checkpoint %q: %v", truncate(it.cp.ID, 40), err)
+			return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
 		}
-		dc := DocCheckpoint{NS: it.ns, Parent: it.parent, Checkpoint: it.cp, Metadata: md}
+		dc := DocCheckpoint{NS: it.ns, Parent: it.parent, Checkpoint: cp, Metadata: md}
 		for _, w := range it.writes {
 			ch, enc, err := splitWrite(w.rec)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			dc.Writes = append(dc.Writes, DocWrite{Task: w.task, Slot: w.slot, Channel: ch, Value: enc})
 		}
-		doc.Checkpoints[i] = dc
+		doc.Checkpoints = append(doc.Checkpoints, dc)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return doc, nil
 }
@@ -85,70 +86,70 @@ func WriteExport(w io.Writer, doc *ThreadDoc) error {
 	if len(doc.Checkpoints) == 0 {
 		return fmt.Errorf("%w: %q has no checkpoints", ErrThreadNotFound, doc.Thread)
 	}
-	if !utf8.ValidString(doc.Thread) {
-		return fmt.Errorf("%w: thread id %q is not UTF-8 and cannot be exported", ErrInvalidID, doc.Thread)
+	ew, err := newExportWriter(w, doc.Thread, doc.Fingerprint)
+	if err != nil {
+		return err
 	}
-	bw := bufio.NewWriter(w)
-	head, _ := json.Marshal(struct {
-		Format      string `json:"format"`
-		Version     int    `json:"version"`
-		Thread      string `json:"thread"`
-		Fingerprint string `json:"fingerprint"`
-	}{ExportFormat, ExportVersion, doc.Thread, doc.Fingerprint})
-	bw.Write(head[:len(head)-1])
-	bw.WriteString(`,"checkpoints":[`)
+	byKey := make(map[nsKey]*engine.Checkpoint, len(doc.Checkpoints))
 	for i := range doc.Checkpoints {
-		ec, err := docCheckpoint(&doc.Checkpoints[i])
-		if err != nil {
-			return err
-		}
-		line, err := json.Marshal(ec)
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteString("\n")
-		bw.Write(line)
+		dc := &doc.Checkpoints[i]
+		byKey[nsKey{dc.NS, dc.Checkpoint.ID}] = dc.Checkpoint
 	}
-	bw.WriteString("\n]}\n")
-	return bw.Flush()
+	for i := range doc.Checkpoints {
+		er, err := docRecord(&doc.Checkpoints[i], byKey)
+		if err != nil {
+			return err
+		}
+		if err := ew.write(er); err != nil {
+			return err
+		}
+	}
+	return ew.close(doc.Thread)
 }
 
-func docCheckpoint(dc *DocCheckpoint) (*exportCheckpoint, error) {
+// docRecord is the export record of dc, its state a delta from its
+// parent's when the document has the parent.
+func docRecord(dc *DocCheckpoint, byKey map[nsKey]*engine.Checkpoint) (*exportRecord, error) {
 	cp := dc.Checkpoint.Materialize()
-	for _, s := range []string{dc.NS, cp.ID, dc.Parent} {
-		if !utf8.ValidString(s) {
-			return nil, fmt.Errorf("%w: %q is not UTF-8 and cannot be exported", ErrInvalidID, s)
-		}
-	}
 	mdr, err := encodeMetadata(dc.Metadata)
 	if err != nil {
 		return nil, err
 	}
-	ec := &exportCheckpoint{
-		NS: dc.NS, ID: cp.ID, Parent: dc.Parent, V: cp.V, TS: cp.TS,
-		Metadata:        exportMetadata{Source: mdr.Source, Step: mdr.Step, Parents: mdr.Parents, Extra: mdr.Extra},
-		Values:          make(map[string]json.RawMessage, len(cp.ChannelValues)),
-		Versions:        cp.ChannelVersions,
-		VersionsSeen:    cp.VersionsSeen,
-		UpdatedChannels: cp.UpdatedChannels,
-		Writes:          make([]exportWrite, 0, len(dc.Writes)),
+	er, err := newExportRecord(dc.NS, cp.ID, dc.Parent, cp.V, cp.TS, mdr, cp.UpdatedChannels)
+	if err != nil {
+		return nil, err
 	}
-	if ec.VersionsSeen == nil {
-		ec.VersionsSeen = map[string]map[string]int64{}
+	var base *engine.Checkpoint
+	if p := byKey[nsKey{dc.NS, dc.Parent}]; dc.Parent != "" && p != nil {
+		base = p.Materialize()
+	} else {
+		base = &engine.Checkpoint{}
 	}
-	for ch, val := range cp.ChannelValues {
-		if ec.Values[ch], err = engine.EncodeValue(val); err != nil {
+	for ch, ver := range cp.ChannelVersions {
+		if old, ok := base.ChannelVersions[ch]; ok && old == ver {
+			continue // the same version has the same value
+		}
+		er.Versions[ch] = ver
+		val, has := cp.ChannelValues[ch]
+		if !has {
+			continue
+		}
+		enc, err := engine.EncodeValue(val)
+		if err != nil {
+			return nil, err
+		}
+		var prev []byte
+		if pv, ok := base.ChannelValues[ch]; ok && len(enc) > 0 && enc[0] == '[' {
+			prev, _ = engine.EncodeValue(pv) // a parent value that does not encode is not a list to extend
+		}
+		er.setValue(ch, enc, prev)
+	}
+	er.VersionsRemoved = removedKeys(base.ChannelVersions, cp.ChannelVersions)
+	er.setSeen(cp.VersionsSeen, base.VersionsSeen)
+	for _, w := range dc.Writes {
+		if err := er.addWrite(w.Task, w.Channel, w.Slot, w.Value); err != nil {
 			return nil, err
 		}
 	}
-	for _, w := range dc.Writes {
-		if !utf8.ValidString(w.Task) || !utf8.ValidString(w.Channel) {
-			return nil, fmt.Errorf("%w: write of task %q is not UTF-8 and cannot be exported", ErrInvalidID, w.Task)
-		}
-		ec.Writes = append(ec.Writes, exportWrite{Task: w.Task, Slot: w.Slot, Channel: w.Channel, Value: w.Value})
-	}
-	return ec, nil
+	return er, nil
 }

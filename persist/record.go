@@ -7,8 +7,6 @@ import (
 	"maps"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/superstep/superstep/engine"
 )
 
@@ -25,17 +23,19 @@ const (
 // records decoded to rebuild one (fullEvery-1 deltas at most).
 const fullEvery = 64
 
-// fullValueEvery is how often an append-only list is stored whole instead
-// of as the elements added to the previous version. A full copy costs the
-// whole list, so the copies of a growing history add up to
-// O(length²/fullValueEvery); following the chain costs one lookup per link
-// (no decoding), so a longer period than fullEvery is cheap: 256 keeps a
-// 1000-message history near 1 MB where 64 took 2.5 MB.
-const fullValueEvery = 256
-
-// maxChain bounds how many records a rebuild follows before it decides the
-// chain is corrupt (it could otherwise loop on a damaged file).
-const maxChain = 4 * fullValueEvery
+// An append-only list is stored as the elements added to its previous
+// version (an append blob) until the elements appended since its last full
+// image outweigh that image; then it is stored whole again. So the bytes
+// written for a growing list are O(what was appended) per superstep, their
+// sum stays within a small multiple of the list's final size, and reading
+// a value costs O(its size): the chain's suffixes together are no bigger
+// than its full image.
+//
+// maxChain bounds how many checkpoint records a rebuild follows before it
+// decides the chain is corrupt (it could otherwise loop on a damaged
+// file). Append chains need no such bound: each link goes to a strictly
+// lower version, which readBlob checks.
+const maxChain = 1024
 
 // cpRecord is the stored form of a checkpoint, without channel values.
 //
@@ -224,7 +224,7 @@ func (r *cpRecord) setVersions(st, base *cpState) {
 // loadState rebuilds the versions of checkpoint id from its record chain.
 // rec is the record of id itself. memo, when not nil, caches states by id
 // across calls within one transaction (List rebuilds many neighbours).
-func loadState(cps *bolt.Bucket, id string, rec *cpRecord, memo map[string]*cpState) (*cpState, error) {
+func loadState(cps *records, id string, rec *cpRecord, memo map[string]*cpState) (*cpState, error) {
 	var chain []*cpRecord // chain[0] is rec; later entries are older bases
 	var base *cpState
 	cur := rec
@@ -245,7 +245,10 @@ func loadState(cps *bolt.Bucket, id string, rec *cpRecord, memo map[string]*cpSt
 		if cur.Parent == "" {
 			return nil, corruptf("checkpoint %q: a delta without a parent", id)
 		}
-		data := cps.Get(checkpointKey(cur.Parent))
+		data, err := cps.Get(checkpointKey(cur.Parent))
+		if err != nil {
+			return nil, err
+		}
 		if data == nil {
 			return nil, corruptf("checkpoint %q: delta base %q is missing", id, cur.Parent)
 		}
@@ -272,6 +275,11 @@ const (
 	blobEmpty  byte = 0 // the channel has a version but no value
 	blobFull   byte = 1 // JSON of the whole value
 	blobAppend byte = 2 // a list: the previous version's list plus elements
+	// blobAppendSized is blobAppend that also records the size of its
+	// chain's full image and of the suffixes since, so the next append can
+	// decide without reading the chain. It is what Put writes; parseBlob
+	// reports both kinds as blobAppend.
+	blobAppendSized byte = 3
 )
 
 // encodeFullBlob stores a whole value (enc == nil, has == false: empty).
@@ -284,21 +292,40 @@ func encodeFullBlob(enc []byte, has bool) []byte {
 }
 
 // encodeAppendBlob stores a list as the list at prev plus a suffix: the
-// bytes ",e1,e2" that follow the previous list's last element.
-func encodeAppendBlob(prev chanRef, depth int, suffix []byte) []byte {
-	out := make([]byte, 0, 2+3*binary.MaxVarintLen64+len(suffix))
-	out = append(out, blobFormat, blobAppend)
+// bytes ",e1,e2" that follow the previous list's last element. sz is the
+// chain's sizes with this suffix counted.
+func encodeAppendBlob(prev chanRef, sz chainSize, suffix []byte) []byte {
+	out := make([]byte, 0, 2+5*binary.MaxVarintLen64+len(suffix))
+	out = append(out, blobFormat, blobAppendSized)
 	out = binary.AppendVarint(out, prev.Version)
 	out = binary.AppendUvarint(out, prev.Seq)
-	out = binary.AppendUvarint(out, uint64(depth))
+	out = binary.AppendUvarint(out, uint64(sz.depth))
+	out = binary.AppendUvarint(out, uint64(sz.base))
+	out = binary.AppendUvarint(out, uint64(sz.appended))
 	return append(out, suffix...)
+}
+
+// chainSize describes the append chain a stored list value ends: how many
+// appends since its full image (depth), that image's size (base) and the
+// bytes appended since (appended). base < 0: unknown (a blob an older
+// build wrote), so the next version is stored whole.
+type chainSize struct {
+	depth, base, appended int
+}
+
+// extend returns the chain's sizes with a suffix of n bytes appended, and
+// whether appending is still worth it: while the suffixes weigh no more
+// than the full image, a reader joins at most twice the image's bytes.
+func (c chainSize) extend(n int) (chainSize, bool) {
+	next := chainSize{depth: c.depth + 1, base: c.base, appended: c.appended + n}
+	return next, c.base >= 0 && next.appended <= c.base
 }
 
 // blobHeader is a parsed blob without its payload copied.
 type blobHeader struct {
-	kind    byte
+	kind    byte // blobEmpty, blobFull or blobAppend (either append kind)
 	prev    chanRef
-	depth   int
+	size    chainSize
 	payload []byte // aliases the stored bytes
 }
 
@@ -316,7 +343,8 @@ func parseBlob(data []byte) (blobHeader, error) {
 			return blobHeader{}, corruptf("empty value record has a payload")
 		}
 	case blobFull:
-	case blobAppend:
+		h.size = chainSize{base: len(h.payload)}
+	case blobAppend, blobAppendSized:
 		p := h.payload
 		v, n := binary.Varint(p)
 		if n <= 0 {
@@ -328,15 +356,26 @@ func parseBlob(data []byte) (blobHeader, error) {
 			return blobHeader{}, corruptf("append record: bad previous sequence")
 		}
 		p = p[n:]
-		depth, n := binary.Uvarint(p)
-		if n <= 0 || depth > maxChain {
-			return blobHeader{}, corruptf("append record: bad depth")
+		h.prev = chanRef{v, seq}
+		var sz [3]uint64
+		fields := 1
+		if h.kind == blobAppendSized {
+			fields = 3
 		}
-		p = p[n:]
+		for i := range fields {
+			if sz[i], n = binary.Uvarint(p); n <= 0 || sz[i] > 1<<48 {
+				return blobHeader{}, corruptf("append record: bad chain size")
+			}
+			p = p[n:]
+		}
+		h.size = chainSize{depth: int(sz[0]), base: int(sz[1]), appended: int(sz[2])}
+		if h.kind == blobAppend {
+			h.size.base = -1
+		}
 		if len(p) < 2 || p[0] != ',' {
 			return blobHeader{}, corruptf("append record: bad suffix")
 		}
-		h.prev, h.depth, h.payload = chanRef{v, seq}, int(depth), p
+		h.kind, h.payload = blobAppend, p
 	default:
 		return blobHeader{}, unknownFormat("value record kind", h.kind)
 	}
@@ -344,23 +383,26 @@ func parseBlob(data []byte) (blobHeader, error) {
 }
 
 // blobValue is a channel value read back: its JSON (a fresh copy), whether
-// the channel has a value at all, the append depth it was stored at, and
-// whether the blob exists.
+// the channel has a value at all, the append chain it ends, and whether
+// the blob exists.
 type blobValue struct {
 	enc   []byte
 	has   bool
-	depth int
+	size  chainSize
 	found bool
 }
 
 // readBlob returns channel's value at ref, following an append chain back
 // to its full image. A missing blob is found == false, not an error.
-func readBlob(blobs *bolt.Bucket, channel string, ref chanRef) (blobValue, error) {
+func readBlob(blobs *records, channel string, ref chanRef) (blobValue, error) {
 	var suffixes [][]byte // aliases of stored bytes, newest first
 	var out blobValue
 	cur := ref
 	for {
-		data := blobs.Get(blobKey(channel, cur.Version, cur.Seq))
+		data, err := blobs.Get(blobKey(channel, cur.Version, cur.Seq))
+		if err != nil {
+			return blobValue{}, err
+		}
 		if data == nil {
 			if len(suffixes) == 0 {
 				return blobValue{}, nil
@@ -372,7 +414,7 @@ func readBlob(blobs *bolt.Bucket, channel string, ref chanRef) (blobValue, error
 			return blobValue{}, err
 		}
 		if len(suffixes) == 0 {
-			out.depth = h.depth
+			out.size = h.size
 		}
 		switch h.kind {
 		case blobEmpty:
@@ -381,8 +423,10 @@ func readBlob(blobs *bolt.Bucket, channel string, ref chanRef) (blobValue, error
 			}
 			return blobValue{found: true}, nil
 		case blobAppend:
-			if len(suffixes) >= maxChain {
-				return blobValue{}, corruptf("channel %q: append chain longer than %d", channel, maxChain)
+			if h.prev.Version >= cur.Version {
+				// Versions only grow, so a chain that does not go down
+				// is damaged (and might loop).
+				return blobValue{}, corruptf("channel %q: value %d/%d appends to version %d, not an older one", channel, cur.Version, cur.Seq, h.prev.Version)
 			}
 			suffixes = append(suffixes, h.payload)
 			cur = h.prev

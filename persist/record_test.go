@@ -187,7 +187,8 @@ func TestRecord_DeltaDoesNotGrow(t *testing.T) {
 func FuzzDecodeValue(f *testing.F) {
 	f.Add([]byte{blobFormat, blobFull, '[', '1', ']'})
 	f.Add([]byte{blobFormat, blobEmpty})
-	f.Add(encodeAppendBlob(chanRef{Version: 3, Seq: 1}, 2, []byte(`,{"a":1}`)))
+	f.Add(encodeAppendBlob(chanRef{Version: 3, Seq: 1}, chainSize{depth: 2, base: 10, appended: 8}, []byte(`,{"a":1}`)))
+	f.Add([]byte{blobFormat, blobAppend, 4, 0, 1, ',', '1'})
 	f.Add(encodeWrite("messages", []byte(`{"$send":{"arg":1,"node":"n"}}`)))
 	rec, _ := encodeRecord(&cpRecord{V: 4, Delta: true, Depth: 3, Versions: map[string]int64{"a": 1}, Updated: []string{}})
 	f.Add(rec)

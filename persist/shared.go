@@ -2,6 +2,7 @@ package persist
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -28,6 +29,10 @@ type Shared struct {
 	mu   sync.Mutex
 	// closed guards against use after Close, which returns ErrClosed.
 	closed bool
+	// held is the file kept open while the durability is async or exit
+	// (SetDurability): writes are buffered in it, so it cannot be closed
+	// after each call, and other processes wait until it is.
+	held *Store
 }
 
 // sharedWriteWait is how long a Shared's write waits for readers to let go
@@ -73,6 +78,9 @@ func (s *Shared) do(readOnly bool, fn func(st *Store) error) (err error) {
 	if s.closed {
 		return ErrClosed
 	}
+	if s.held != nil {
+		return fn(s.held)
+	}
 	o := s.opts
 	o.ReadOnly = readOnly
 	if !readOnly {
@@ -93,15 +101,22 @@ func (s *Shared) do(readOnly bool, fn func(st *Store) error) (err error) {
 // Path returns the database file's path.
 func (s *Shared) Path() string { return s.path }
 
-// Close lets go of the writer lock. Closing twice is a no-op.
+// Close commits what an async or exit durability buffered and lets go of
+// the writer lock. Closing twice is a no-op.
 func (s *Shared) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.closed {
-		s.closed = true
-		s.wl.release()
+	if s.closed {
+		return nil
 	}
-	return nil
+	s.closed = true
+	var err error
+	if s.held != nil {
+		err = s.held.Close()
+		s.held = nil
+	}
+	s.wl.release()
+	return err
 }
 
 // Put implements engine.Saver (see Store.Put).
@@ -176,6 +191,67 @@ func (s *Shared) Import(ctx context.Context, r io.Reader, opts ImportOptions) (i
 		return err
 	})
 	return id, err
+}
+
+// Setting returns a stored document (see Store.Setting): the debugger
+// keeps each graph's breakpoints and run settings there.
+func (s *Shared) Setting(ctx context.Context, key string) (doc []byte, err error) {
+	err = s.do(true, func(st *Store) (err error) {
+		doc, err = st.Setting(ctx, key)
+		return err
+	})
+	return doc, err
+}
+
+// PutSetting stores a document (see Store.PutSetting).
+func (s *Shared) PutSetting(ctx context.Context, key string, doc []byte) error {
+	return s.do(false, func(st *Store) error { return st.PutSetting(ctx, key, doc) })
+}
+
+// Durability is DurabilitySync unless SetDurability changed it: every call
+// commits before it closes the file, which is what lets other processes
+// read it meanwhile.
+func (s *Shared) Durability() Durability {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held != nil {
+		return s.held.Durability()
+	}
+	return DurabilitySync
+}
+
+// SetDurability changes when writes reach the disk. Async and exit buffer
+// writes, so the file stays open (bbolt's lock held) until the durability
+// is set back to sync or the Shared is closed: meanwhile other processes
+// cannot read it and wait, as for any writer. Setting sync commits what is
+// buffered and closes the file again.
+func (s *Shared) SetDurability(d Durability) error {
+	if d != DurabilitySync && d != DurabilityAsync && d != DurabilityExit {
+		return fmt.Errorf("persist: unknown durability %v", d)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.held != nil && d == DurabilitySync:
+		err := s.held.Close()
+		s.held = nil
+		return err
+	case s.held != nil:
+		return s.held.SetDurability(d)
+	case d == DurabilitySync:
+		return nil
+	}
+	o := s.opts
+	o.Timeout = max(o.Timeout, sharedWriteWait)
+	o.Durability = d
+	st, err := Open(s.path, o)
+	if err != nil {
+		return err
+	}
+	s.held = st
+	return nil
 }
 
 // Check verifies the file (see Store.Check).

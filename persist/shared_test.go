@@ -84,3 +84,59 @@ func TestShared_ReadersShareWritersRefused(t *testing.T) {
 		t.Fatalf("lock file still names %v after every writer closed", h)
 	}
 }
+
+// SetDurability on a session: exit keeps the file open and buffers (a
+// reader waits meanwhile), sync commits and lets readers in again, and
+// Close commits what is still buffered.
+func TestShared_SetDurability(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session.db")
+	sh, err := persist.OpenShared(path, persist.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.Durability() != persist.DurabilitySync {
+		t.Fatalf("a session starts at %v", sh.Durability())
+	}
+	if err := sh.SetDurability(persist.DurabilityExit); err != nil {
+		t.Fatal(err)
+	}
+	chain(t, sh, "t1", 3)
+	if sh.Durability() != persist.DurabilityExit {
+		t.Fatalf("durability %v after setting exit", sh.Durability())
+	}
+	if _, err := persist.Open(path, persist.Options{ReadOnly: true, Timeout: 50 * time.Millisecond}); !errors.Is(err, persist.ErrLocked) {
+		t.Fatalf("a reader while writes are buffered: %v, want ErrLocked", err)
+	}
+	if err := sh.SetDurability(persist.DurabilityAsync); err != nil {
+		t.Fatal(err)
+	}
+	if err := sh.SetDurability(persist.DurabilitySync); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := persist.Open(path, persist.Options{ReadOnly: true, Timeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("a reader after sync: %v", err)
+	}
+	if l, err := ro.List(ctx, engine.Config{ThreadID: "t1"}, engine.ListOptions{}); err != nil || len(l) != 3 {
+		t.Fatalf("reader sees %d checkpoints, %v; want 3", len(l), err)
+	}
+	ro.Close()
+	if err := sh.SetDurability(persist.DurabilityExit); err != nil {
+		t.Fatal(err)
+	}
+	chain(t, sh, "t2", 2)
+	if err := sh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err = persist.Open(path, persist.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if l, err := ro.List(ctx, engine.Config{ThreadID: "t2"}, engine.ListOptions{}); err != nil || len(l) != 2 {
+		t.Fatalf("after Close: %d checkpoints of t2, %v; want 2", len(l), err)
+	}
+	if err := sh.SetDurability(persist.DurabilityAsync); !errors.Is(err, persist.ErrClosed) {
+		t.Fatalf("SetDurability after Close: %v", err)
+	}
+}

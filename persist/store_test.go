@@ -202,7 +202,12 @@ func TestOpen_NewerFormat(t *testing.T) {
 	s := openAt(t, path, persist.Options{})
 	s.Close()
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("meta")).Put([]byte("layout"), []byte{0, 0, 0, 7})
+		// A newer build seals its layout as this one does.
+		meta := tx.Bucket([]byte("meta"))
+		if err := meta.Put([]byte("seal"), persist.LayoutSealForTest([]byte("superstep"), []byte{0, 0, 0, 7})); err != nil {
+			return err
+		}
+		return meta.Put([]byte("layout"), []byte{0, 0, 0, 7})
 	})
 	_, err := persist.Open(path, persist.Options{})
 	var fe *persist.FormatError
@@ -219,9 +224,10 @@ func TestStore_UnknownValueFormat(t *testing.T) {
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		cps := tx.Bucket([]byte("threads")).Bucket([]byte("t")).Bucket([]byte("n")).Bucket([]byte("cp"))
 		k, v := cps.Cursor().Last()
-		v = bytes.Clone(v)
+		// A newer build's record: another format byte, sealed.
+		v = bytes.Clone(v[:len(v)-4])
 		v[0] = 200
-		return cps.Put(bytes.Clone(k), v)
+		return cps.Put(bytes.Clone(k), persist.SealCheckpointForTest("t", "", k, v))
 	})
 	s = openAt(t, path, persist.Options{})
 	if _, err := s.GetTuple(ctx, engine.Config{ThreadID: "t"}); !errors.Is(err, persist.ErrUnknownValueFormat) {
@@ -548,5 +554,53 @@ func TestStore_PutSkipsInitialValues(t *testing.T) {
 	}
 	if _, stored := got.Checkpoint.ChannelValues["topic"]; stored || got.Checkpoint.ChannelValues["a"] != 1.0 {
 		t.Fatalf("values read back: %v", got.Checkpoint.ChannelValues)
+	}
+}
+
+// TestStore_SetDurability switches the mode while threads write (the
+// debugger's run settings do it between runs): every write reaches the
+// file, Durability reports the mode set, and the race detector sees the
+// switch guarded.
+func TestStore_SetDurability(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.db")
+	s := openAt(t, path, persist.Options{Durability: persist.DurabilityExit, NoSync: true})
+	chain(t, s, "t", 5)
+	modes := []persist.Durability{persist.DurabilityAsync, persist.DurabilitySync, persist.DurabilityExit, persist.DurabilityAsync, persist.DurabilitySync}
+	done := make(chan error)
+	go func() {
+		for _, d := range modes {
+			if err := s.SetDurability(d); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	chain(t, s, "u", 20)
+	if err := <-done; err != nil {
+		t.Fatalf("SetDurability: %v", err)
+	}
+	if got := s.Durability(); got != persist.DurabilitySync {
+		t.Errorf("Durability() = %v after setting sync", got)
+	}
+	chain(t, s, "v", 3)
+	if err := s.SetDurability(persist.Durability(9)); err == nil {
+		t.Error("SetDurability accepted an unknown mode")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetDurability(persist.DurabilityAsync); !errors.Is(err, persist.ErrClosed) {
+		t.Errorf("SetDurability after Close = %v, want ErrClosed", err)
+	}
+	s = openAt(t, path, persist.Options{ReadOnly: true})
+	for th, n := range map[string]int{"t": 5, "u": 20, "v": 3} {
+		h, err := s.List(ctx, engine.Config{ThreadID: th}, engine.ListOptions{})
+		if err != nil || len(h) != n {
+			t.Errorf("thread %s after reopen: %d checkpoints, %v; want %d", th, len(h), err, n)
+		}
+	}
+	if err := s.SetDurability(persist.DurabilitySync); !errors.Is(err, persist.ErrReadOnly) {
+		t.Errorf("SetDurability on a read-only store = %v, want ErrReadOnly", err)
 	}
 }

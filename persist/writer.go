@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -21,7 +20,9 @@ import (
 // (a wide superstep's tasks finishing together) share the next one: a
 // 1000-task step pays a handful of fsyncs, not 1000.
 //
-// With DurabilitySync callers wait for their round. With DurabilityAsync a
+// With DurabilitySync callers wait for their round: a write is on disk when
+// its call returns, and writes that queue while a round commits share the
+// next one. With DurabilityAsync a
 // background goroutine leads as soon as something is queued and callers do
 // not wait. With DurabilityExit nothing is committed until flush.
 type writer struct {
@@ -44,10 +45,15 @@ type writer struct {
 
 	commits atomic.Int64 // transactions committed, for benchmarks
 
+	// maxBytes bounds held, the bytes of the writes queued or being
+	// committed (their encoded values, see op.size): past it a write waits
+	// for a commit as under sync durability, so a producer faster than the
+	// disk cannot grow the memory buffered writes take without limit.
+	// peak is the highest held seen, for tests.
+	maxBytes, held, peak int
+
 	// onCommit receives a committed round's cache overlay.
 	onCommit func(rc *cache)
-
-	soon bool // sync: a deferred flush of unwaited writes is scheduled
 
 	wake chan struct{} // async: something was queued
 	stop chan struct{} // async: the background leader must exit
@@ -60,6 +66,7 @@ type writer struct {
 type op struct {
 	fn   txFunc
 	kind opKind
+	size int        // bytes fn keeps alive until it is committed
 	done chan error // nil when nobody waits for the result
 }
 
@@ -81,21 +88,73 @@ type txFunc func(tx *bolt.Tx, rc *cache) error
 // pages stay bounded.
 const maxRound = 4096
 
-// maxQueued bounds the ops buffered by async and exit durability: past it a
-// writer waits for a commit as with sync, so a producer faster than the
-// disk cannot grow the queue (and the checkpoints it holds) without limit.
+// maxQueued bounds the number of ops buffered by async and exit
+// durability, as maxBytes bounds their bytes: past either a writer waits
+// for a commit as with sync.
 const maxQueued = 4 * maxRound
 
-func newWriter(db *bolt.DB, mode Durability) *writer {
-	w := &writer{db: db, mode: mode}
+// DefaultMaxBuffered is the default of Options.MaxBuffered.
+const DefaultMaxBuffered = 64 << 20
+
+func newWriter(db *bolt.DB, mode Durability, maxBytes int) *writer {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBuffered
+	}
+	w := &writer{db: db, mode: mode, maxBytes: maxBytes}
 	w.progress.L = &w.mu
 	if mode == DurabilityAsync {
-		w.wake = make(chan struct{}, 1)
-		w.stop = make(chan struct{})
-		w.done = make(chan struct{})
-		go w.background()
+		w.startBackground()
 	}
 	return w
+}
+
+// startBackground starts async's leader. It is called with w.mu held (or
+// before w is shared); the leader gets its channels as arguments, so a
+// later setMode may replace the fields.
+func (w *writer) startBackground() {
+	w.wake = make(chan struct{}, 1)
+	w.stop = make(chan struct{})
+	w.done = make(chan struct{})
+	go w.background(w.wake, w.stop, w.done)
+}
+
+// setMode changes when later writes are committed (Store.SetDurability).
+// What is queued when it is called is committed first, and what was
+// queued while the mode changed right after, so no write waits longer than
+// the mode it was queued under promised.
+func (w *writer) setMode(mode Durability) error {
+	err := w.flush()
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	old := w.mode
+	w.mode = mode
+	var stop, done chan struct{}
+	if old == DurabilityAsync && mode != DurabilityAsync {
+		stop, done = w.stop, w.done
+		w.wake, w.stop, w.done = nil, nil, nil
+	}
+	if mode == DurabilityAsync && old != DurabilityAsync {
+		w.startBackground()
+	}
+	w.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+	if ferr := w.flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// durability is the mode writes are committed under now.
+func (w *writer) durability() Durability {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mode
 }
 
 // lockOpen takes w.mu for a new write, or refuses it (and leaves w.mu
@@ -120,71 +179,32 @@ func (w *writer) lostError() error {
 	return &LostWritesError{Checkpoints: w.lost[opCheckpoint], Writes: w.lost[opWrites], Other: w.lost[opOther], Err: w.err}
 }
 
-// submit queues fn. With DurabilitySync it returns fn's result once its
-// round is committed (and synced); otherwise it returns at once, and a
-// failure surfaces later from submit, flush or close as ErrAsyncWrite.
-func (w *writer) submit(kind opKind, fn txFunc) error {
+// submit queues fn, which keeps size bytes alive until it is committed.
+// With DurabilitySync it returns fn's result once its round is committed
+// (and synced); otherwise it returns at once, unless the buffered writes
+// are at their bound (then it waits as under sync), and a failure
+// surfaces later from submit, flush or close as ErrAsyncWrite.
+func (w *writer) submit(kind opKind, size int, fn txFunc) error {
 	if err := w.lockOpen(); err != nil {
 		return err
 	}
 	switch {
-	case w.mode == DurabilitySync || len(w.queue) >= maxQueued:
-		return w.wait(fn)
+	case w.mode == DurabilitySync || w.full(size):
+		return w.wait(fn, size)
 	case w.mode == DurabilityAsync:
-		w.enqueue(&op{fn: fn, kind: kind})
+		w.enqueue(&op{fn: fn, kind: kind, size: size})
+		wake := w.wake // setMode may replace it once w.mu is released
 		w.mu.Unlock()
 		select {
-		case w.wake <- struct{}{}:
+		case wake <- struct{}{}:
 		default: // already woken; the leader drains the whole queue
 		}
 		return nil
 	default: // DurabilityExit
-		w.enqueue(&op{fn: fn, kind: kind})
+		w.enqueue(&op{fn: fn, kind: kind, size: size})
 		w.mu.Unlock()
 		return nil
 	}
-}
-
-// deferDelay bounds how long a sync store keeps a task's pending writes
-// uncommitted when no checkpoint follows them (a slow sibling still runs).
-const deferDelay = 2 * time.Millisecond
-
-// submitSoon queues fn without waiting for it under sync durability: it is
-// committed with the next write someone waits for — the superstep's
-// checkpoint, so a superstep costs one fsync, not one per task plus one —
-// or within deferDelay when none comes, so a finished task's writes reach
-// the disk while its slow siblings still run. Sync's promise holds: a
-// checkpoint is on disk, with every write queued before it, when Put
-// returns. A failure surfaces from the next submit, flush or close. Other
-// durabilities behave as submit.
-func (w *writer) submitSoon(kind opKind, fn txFunc) error {
-	if w.mode != DurabilitySync {
-		return w.submit(kind, fn)
-	}
-	if err := w.lockOpen(); err != nil {
-		return err
-	}
-	if len(w.queue) >= maxQueued {
-		return w.wait(fn)
-	}
-	w.enqueue(&op{fn: fn, kind: kind})
-	if !w.soon {
-		w.soon = true
-		time.AfterFunc(deferDelay, w.flushSoon)
-	}
-	w.mu.Unlock()
-	return nil
-}
-
-// flushSoon commits unwaited writes nobody committed since submitSoon.
-func (w *writer) flushSoon() {
-	w.mu.Lock()
-	w.soon = false
-	if w.closed || len(w.queue) == 0 {
-		w.mu.Unlock()
-		return
-	}
-	w.lead()
 }
 
 // submitWait queues fn and waits for its result whatever the durability,
@@ -194,13 +214,21 @@ func (w *writer) submitWait(fn txFunc) error {
 	if err := w.lockOpen(); err != nil {
 		return err
 	}
-	return w.wait(fn)
+	return w.wait(fn, 0)
+}
+
+// full reports whether a write of size bytes must wait for a commit rather
+// than be buffered: the queue is at its bound in ops or in bytes. A write
+// larger than the bound alone is buffered only when nothing else is. It
+// is called with w.mu held.
+func (w *writer) full(size int) bool {
+	return len(w.queue) >= maxQueued || (w.held > 0 && w.held+size > w.maxBytes)
 }
 
 // wait queues fn, leads if nobody does, and returns fn's result. It is
 // called with w.mu held.
-func (w *writer) wait(fn txFunc) error {
-	o := &op{fn: fn, done: make(chan error, 1)}
+func (w *writer) wait(fn txFunc, size int) error {
+	o := &op{fn: fn, size: size, done: make(chan error, 1)}
 	w.enqueue(o)
 	w.lead()
 	return <-o.done
@@ -210,6 +238,8 @@ func (w *writer) wait(fn txFunc) error {
 func (w *writer) enqueue(o *op) {
 	w.queue = append(w.queue, o)
 	w.queued++
+	w.held += o.size
+	w.peak = max(w.peak, w.held)
 }
 
 // lead commits rounds until the queue is empty, unless another goroutine
@@ -231,9 +261,14 @@ func (w *writer) lead() {
 		n := min(len(w.queue), maxRound)
 		round := slices.Clone(w.queue[:n])
 		w.queue = slices.Delete(w.queue, 0, n)
+		size := 0
+		for _, o := range round {
+			size += o.size
+		}
 		w.mu.Unlock()
 		w.commit(round)
 		w.mu.Lock()
+		w.held -= size
 		w.settled += uint64(n) // commit drops failed ops from round
 		w.progress.Broadcast()
 	}
@@ -357,22 +392,23 @@ func (w *writer) close() error {
 	w.mu.Lock()
 	already := w.closed
 	w.closed = true
+	stop, done := w.stop, w.done
 	w.mu.Unlock()
-	if w.stop != nil && !already {
-		close(w.stop)
-		<-w.done
+	if stop != nil && !already {
+		close(stop)
+		<-done
 	}
 	return err
 }
 
-func (w *writer) background() {
-	defer close(w.done)
+func (w *writer) background(wake, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
 	for {
 		select {
-		case <-w.wake:
+		case <-wake:
 			w.mu.Lock()
 			w.lead()
-		case <-w.stop:
+		case <-stop:
 			return
 		}
 	}

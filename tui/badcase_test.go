@@ -9,7 +9,6 @@ import (
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
-	"github.com/superstep/superstep/graphs/scenario"
 )
 
 // The bad-case workflow's debugger breaks (issue 11): each test here fails
@@ -42,7 +41,7 @@ func TestModel_Open_HeadWithSavedWritesIsNotDone(t *testing.T) {
 	if m.view.Status == engine.StatusDone || strings.Contains(m.View(), "DONE") {
 		t.Fatalf("a head with saved writes shows DONE:\n%s", m.View())
 	}
-	if !m.keys.Next.Enabled() {
+	if !m.mainKeys.Next.Enabled() {
 		t.Fatal("n is disabled on a head that has work left")
 	}
 	m = press(t, m, "s")
@@ -322,15 +321,7 @@ func TestModel_Threads_OtherGraphRefused(t *testing.T) {
 // An interrupt raised two subgraphs down is named by its path, not just by
 // the parent's node.
 func TestModel_Interrupt_SubgraphPath(t *testing.T) {
-	f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	saver := engine.NewMemorySaver()
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, saver := nestedGraph(t)
 	opts := Options{Thread: "nested", Input: map[string]any{"out": []any{}}, Saver: saver}
 	m := newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
 	m = press(t, m, "c")
@@ -383,5 +374,27 @@ func TestModel_ShortID_ResolvesLikeTheCommandLine(t *testing.T) {
 	got, err := engine.ResolveID(ids, short)
 	if err != nil || got != m.view.CheckpointID {
 		t.Fatalf("ResolveID(%q) = %q, %v; want %q", short, got, err, m.view.CheckpointID)
+	}
+}
+
+// Keys typed while the answers are on their way do not go into the answer
+// box: a step key waits for the resumed run, as in the main view.
+func TestModel_Answer_KeysWhileResuming(t *testing.T) {
+	m := engineModel(t, "research", 120, 40)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("mode %v", m.mode)
+	}
+	m = press(t, m, `{"action":"approve"}`)
+	nm, cmd := m.Update(keys("enter")[0])
+	m = nm.(Model)
+	nm, _ = m.Update(keys("c")[0])
+	m = nm.(Model)
+	if v := m.answer.input().Value(); v != `{"action":"approve"}` || len(m.queued) != 1 {
+		t.Fatalf("answer %q, queued %v", v, m.queued)
+	}
+	m = runCmd(t, m, cmd)
+	if m.view.Status != engine.StatusDone || m.view.Values["final_report"] == nil {
+		t.Fatalf("the queued c should run the resumed run to its end: %v %v", m.view.Status, m.err)
 	}
 }

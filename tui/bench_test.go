@@ -255,3 +255,40 @@ func BenchmarkKeypress_WatchesOn1MBState(b *testing.B) {
 		_ = nm.(Model).View()
 	}
 }
+
+// BenchmarkKeypress_1MBValueAnd5000Checkpoints: the case in one
+// model: a thread of 5000+ checkpoints whose tree has been loaded, and a
+// 1 MB value in the current state; each iteration is one key in the main
+// view (the channels cursor moves over the 1 MB value's row and back) and
+// the frame it draws.
+func BenchmarkKeypress_1MBValueAnd5000Checkpoints(b *testing.B) {
+	m, h := treeModel(b)
+	s := m.sess
+	m.sess = nil
+	m = send(b, m, opDoneMsg{op: opHistory, hist: h, sess: s})
+	if len(m.tree.snaps) < 5000 {
+		b.Fatalf("tree holds %d checkpoints", len(m.tree.snaps))
+	}
+	m = press(b, m, "esc")
+	v := megabyteValue()
+	for i := range m.view.Channels {
+		if m.view.Channels[i].Name == "n" {
+			m.view.Channels[i].Value = v
+		}
+	}
+	m.chans.setChannels(m.view.Channels, nil)
+	m = press(b, m, "tab") // the channels pane
+	down, up := keys("down")[0], keys("up")[0]
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := down
+		if i%2 == 1 {
+			k = up
+		}
+		i++
+		nm, _ := m.Update(k)
+		m = nm.(Model)
+		_ = m.View()
+	}
+}

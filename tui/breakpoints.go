@@ -115,6 +115,7 @@ type savedBreakpoints struct {
 	InterruptBefore []string       `json:"interrupt_before,omitempty"`
 	InterruptAfter  []string       `json:"interrupt_after,omitempty"`
 	RecursionLimit  int            `json:"recursion_limit,omitempty"`
+	Durability      string         `json:"durability,omitempty"`
 	LastInput       map[string]any `json:"last_input,omitempty"`
 }
 
@@ -145,7 +146,7 @@ func (m *Model) savedBreakpoints() savedBreakpoints {
 	return savedBreakpoints{
 		Before: setList(m.bp.before), After: setList(m.bp.after), Channels: setList(m.bp.channels),
 		Conditions: srcs(m.bp.conds), OnError: m.bp.onError, Watches: srcs(m.watches),
-		InterruptBefore: m.run.before, InterruptAfter: m.run.after, RecursionLimit: m.run.limit, LastInput: m.lastInput,
+		InterruptBefore: m.run.before, InterruptAfter: m.run.after, RecursionLimit: m.run.limit, Durability: m.run.durability, LastInput: m.lastInput,
 	}
 }
 
@@ -177,7 +178,7 @@ func (m *Model) applySaved(s savedBreakpoints) {
 // savedRun is the run settings of a saved document, applied to the
 // session by a Cmd (it may be busy).
 func (s savedBreakpoints) savedRun() runSettings {
-	return runSettings{before: s.InterruptBefore, after: s.InterruptAfter, limit: s.RecursionLimit}
+	return runSettings{before: s.InterruptBefore, after: s.InterruptAfter, limit: s.RecursionLimit, durability: s.Durability}
 }
 
 func (m *Model) compileSlot(src string) *exprSlot {
@@ -212,11 +213,11 @@ func (m *Model) evalExprs() {
 // loadBreakpoints reads the graph's saved breakpoints (a Cmd: no I/O in
 // Update).
 func (m *Model) loadBreakpoints() func() any {
-	store, ok := m.opts.Saver.(SettingsStore)
+	store, ok := m.settingsStore()
 	if !ok {
 		return nil
 	}
-	key, ctx := settingsKey(m.opts.GraphName), m.ctx
+	key, ctx := settingsKey(m.opts.SettingsKey), m.ctx
 	return func() any {
 		doc, err := store.Setting(ctx, key)
 		if err != nil || doc == nil {
@@ -232,12 +233,12 @@ func (m *Model) loadBreakpoints() func() any {
 
 // saveBreakpoints writes them back after a change.
 func (m *Model) saveBreakpoints() func() any {
-	store, ok := m.opts.Saver.(SettingsStore)
+	store, ok := m.settingsStore()
 	if !ok {
 		return nil
 	}
 	doc, _ := json.Marshal(m.savedBreakpoints())
-	key, ctx := settingsKey(m.opts.GraphName), m.ctx
+	key, ctx := settingsKey(m.opts.SettingsKey), m.ctx
 	return func() any {
 		if err := store.PutSetting(ctx, key, doc); err != nil {
 			return settingsMsg{err: fmt.Errorf("saving breakpoints: %w", err)}
@@ -250,6 +251,9 @@ func (m *Model) saveBreakpoints() func() any {
 type settingsMsg struct {
 	saved *savedBreakpoints
 	err   error
+	// durabilityRefused: the store refused the durability asked for; the
+	// settings go back to the store's own so it is not asked again.
+	durabilityRefused bool
 }
 
 // exprStops checks the breakpoints that are not about nodes at the phase
@@ -288,4 +292,15 @@ func (m *Model) exprStops(v *engine.StepView) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// settingsStore is where the graph's breakpoints, watches and run
+// settings are kept: Options.Settings, else the Saver when it keeps
+// settings itself.
+func (m *Model) settingsStore() (SettingsStore, bool) {
+	if m.opts.Settings != nil {
+		return m.opts.Settings, true
+	}
+	s, ok := m.opts.Saver.(SettingsStore)
+	return s, ok
 }

@@ -9,16 +9,32 @@
 // Run is the only entry point. Everything else is the inside of one
 // bubbletea program, built the way DESIGN.md's "tui/ inside" asks:
 //
-//   - model.go holds the single root tea.Model. Update never does I/O: each
-//     engine or saver call is a tea.Cmd built by a model method and its
-//     result comes back as an opDoneMsg.
+//   - model.go holds the single root tea.Model: it routes a key to the
+//     component on screen (mode), sizes it (sync) and asks it which keys
+//     apply now (syncKeys). Update never does I/O: each engine or saver
+//     call is a tea.Cmd built by a model method (ops.go) and its result
+//     comes back as an opDoneMsg.
 //   - session.go is the narrow interface the model talks to (Open, Start,
 //     Next, Superstep, Resume, Checkout, History, UpdateState, Threads) and
 //     its implementation over *engine.Graph and engine.Saver. Tests use a
 //     fake. The session is handed to the Cmd that uses it and handed back by
 //     the result message, because an engine.Stepper is not goroutine-safe:
 //     while a Cmd owns it, the model has no session and cannot touch it.
-//   - pane_*.go are plain structs with View(width, height int) string.
-//   - keys.go (one KeyMap, help.KeyMap), styles.go (one Styles),
-//     highlight.go (chroma, built once, lines highlighted lazily).
+//   - Components, one file each, own their keys: a key map of their own
+//     (key.Binding values with help text, ShortHelp for the footer and
+//     FullHelp for the overlay), an enableKeys that turns on the bindings
+//     that apply, and the handling of them. They own their size (setSize)
+//     and their View: mainview.go (the 2×2 grid of pane_*.go),
+//     pane_inspector.go, answer.go (one answer box per interrupt), fork.go,
+//     threads.go, pane_tree.go (tree_load.go reads it), pane_diff.go,
+//     subgraph.go (subgraph_actions.go: diff, answers and time travel
+//     from a namespace), settings.go, editwrites.go, pane_watch.go (prompt and
+//     the list of breakpoints), help.go (the ? overlay, built from every
+//     component's FullHelp). The root model keeps only the global keys
+//     (help, quit) and routes each key to the component on screen.
+//   - keys.go is what the key maps share: each common key's letters and
+//     words, the overlay's columns, the global keys. The help test checks
+//     every component's map against its FullHelp, the overlay and the
+//     README's key table. styles.go (one Styles), highlight.go
+//     (chroma, built once, lines highlighted lazily).
 package tui

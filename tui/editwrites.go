@@ -23,6 +23,7 @@ type editForm struct {
 	taskID, name string
 	area         textarea.Model
 	err          string
+	keys         editKeyMap // made by enableKeys
 }
 
 func newEditForm(t engine.TaskView) editForm {
@@ -44,6 +45,7 @@ func newEditForm(t engine.TaskView) editForm {
 	b.WriteString("]")
 	ta.SetValue(b.String())
 	ta.Focus()
+	cursorToTop(&ta)
 	return editForm{taskID: t.ID, name: t.Name, area: ta}
 }
 
@@ -94,7 +96,7 @@ func (m *Model) openEdit() {
 }
 
 func (m *Model) editKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.edit.keys
 	switch {
 	case key.Matches(msg, k.Back):
 		m.mode = m.prevMode
@@ -134,3 +136,28 @@ func (f editForm) View(st Styles, w, h int) string {
 }
 
 var errNoStepper = errors.New("no run is paused after Execute")
+
+// setSize gives the text area the box's room.
+func (f *editForm) setSize(w, bh int) { sizeArea(&f.area, w, bh) }
+
+// editKeyMap is the edit form's keys: use the writes typed, or cancel.
+type editKeyMap struct {
+	Submit, Back key.Binding
+}
+
+func newEditKeyMap() editKeyMap { return editKeyMap{Submit: keySubmit(), Back: keyBack()} }
+
+func (k editKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Submit, k.Back} }
+
+func (k editKeyMap) FullHelp() [][]key.Binding { return helpColumns(colForms, k.Submit, k.Back) }
+
+// enableKeys enables the edit form's keys.
+func (f *editForm) enableKeys(hasSess bool) {
+	k := &f.keys
+	*k = made(newEditKeyMap)
+	disableAll(k)
+	k.Submit.SetEnabled(hasSess)
+	k.Submit.SetHelp("ctrl+s", "use these writes")
+	k.Back.SetEnabled(true)
+	k.Back.SetHelp("esc", "cancel")
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	tea "github.com/charmbracelet/bubbletea"
 	"strings"
 	"testing"
 
@@ -55,5 +56,26 @@ func TestModel_EditWrites_BadInputStays(t *testing.T) {
 	m = press(t, m, "ctrl+s")
 	if m.err == nil || !strings.Contains(m.err.Error(), "no such channel") {
 		t.Fatalf("err %v", m.err)
+	}
+}
+
+// The writes are edited by typing: the cursor starts on the first line,
+// so a person goes down to the value to change it.
+func TestModel_EditWrites_Typed(t *testing.T) {
+	m := engineModel(t, "linear", 100, 30)
+	m = press(t, m, "s", "n", "n", "tab", "tab", "tab", "a")
+	m = press(t, m, "down", "end", "left", "left", "backspace", "backspace", "9", "9", "9", "ctrl+s")
+	if m.mode != modeMain || m.err != nil {
+		t.Fatalf("mode %v err %v edit err %q", m.mode, m.err, m.edit.err)
+	}
+	m = press(t, m, "n")
+	if m.view.Values["total"] != 999.0 {
+		t.Fatalf("total %v after the typed edit", m.view.Values["total"])
+	}
+	// The tree says so, and by whom.
+	m = send(t, m, tea.WindowSizeMsg{Width: 200, Height: 40})
+	m = press(t, m, "t")
+	if v := m.View(); !strings.Contains(v, "✎ writes of a edited by") || !strings.Contains(v, "superstep debugger") {
+		t.Fatalf("the tree does not say the writes were edited:\n%s", v)
 	}
 }

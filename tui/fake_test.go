@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"reflect"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
@@ -205,6 +206,9 @@ func TestModel_Session_HandedToOneCmdAtATime(t *testing.T) {
 	if m.mode != modeQuit {
 		t.Fatalf("q while busy: mode %v", m.mode)
 	}
+	if v := m.View(); !stringsContains(v, "any other key stay • y quit") {
+		t.Fatalf("the quit prompt's footer should say what y and any other key do:\n%s", v)
+	}
 	m = press(t, m, "n")
 	m = runCmd(t, m, cmd)
 	if m.sess == nil || m.isBusy {
@@ -227,13 +231,14 @@ func TestModel_Errors_ShownNotFatal(t *testing.T) {
 	}
 }
 
-func TestModel_Help_ListsOnlyEnabledKeys(t *testing.T) {
+func TestModel_Help_KeysHereFirst(t *testing.T) {
 	f := &fakeSession{info: fakeInfo(), view: &engine.StepView{Thread: "f", Status: engine.StatusDone, Phase: engine.PhaseCheckpoint, CheckpointID: "cp"}}
 	m := newTestModel(t, f, Options{Thread: "f"}, 120, 40)
 	m = press(t, m, "?")
 	v := m.View()
-	if stringsContains(v, "next phase") || !stringsContains(v, "checkpoint tree") {
-		t.Fatalf("help after the run is done should not offer n:\n%s", v)
+	here, elsewhere, ok := strings.Cut(v, "Keys elsewhere")
+	if !ok || stringsContains(here, "next phase") || !stringsContains(here, "checkpoint tree") || !stringsContains(elsewhere, "next phase") {
+		t.Fatalf("help after the run is done should list n elsewhere, not here:\n%s", v)
 	}
 	m = press(t, m, "x")
 	if m.mode != modeMain {

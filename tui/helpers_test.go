@@ -120,7 +120,7 @@ func keys(ks ...string) []tea.Msg {
 		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab,
 		"up": tea.KeyUp, "down": tea.KeyDown, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
 		"ctrl+s": tea.KeyCtrlS, "ctrl+n": tea.KeyCtrlN, "ctrl+c": tea.KeyCtrlC, "backspace": tea.KeyBackspace,
-		"space": tea.KeySpace, "home": tea.KeyHome, "end": tea.KeyEnd, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"space": tea.KeySpace, "home": tea.KeyHome, "end": tea.KeyEnd, "left": tea.KeyLeft, "right": tea.KeyRight, "f1": tea.KeyF1,
 	}
 	for _, k := range ks {
 		if kt, ok := named[k]; ok {

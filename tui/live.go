@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // liveFeed collects what running tasks report while a step executes: when
@@ -39,11 +40,12 @@ func newLiveFeed(now func() time.Time) *liveFeed {
 
 // on is the engine's event callback (engine.WithEvents).
 func (f *liveFeed) on(e engine.Event) {
-	if e.Namespace != "" {
-		return // a subgraph's own tasks: its parent task stands for them
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if e.Namespace != "" {
+		f.inner(e)
+		return
+	}
 	// The engine reports a task when it is planned; what counts here is
 	// what it does while the step executes.
 	switch e.Kind {
@@ -75,6 +77,38 @@ func (f *liveFeed) on(e engine.Event) {
 			t.state = "done"
 		}
 	}
+}
+
+// inner shows what a subgraph's own tasks emit under the task of this run
+// that runs the subgraph (the namespace's first part, "node:taskID"),
+// named by their path inside it ("deep › b1: …"). Their starts and ends
+// are the subgraph's business: the parent task's state stands for them.
+func (f *liveFeed) inner(e engine.Event) {
+	if e.Kind != engine.EventCustom && e.Kind != engine.EventMessage {
+		return
+	}
+	parts := strings.Split(e.Namespace, "|")
+	node, taskID, ok := strings.Cut(parts[0], ":")
+	if !ok {
+		return
+	}
+	t := f.tasks[taskID]
+	if t == nil {
+		t = &liveTask{node: node, state: "running"}
+		f.tasks[taskID] = t
+	}
+	var path []string
+	for _, p := range parts[1:] {
+		if name, _, ok := strings.Cut(p, ":"); ok {
+			path = append(path, name)
+		}
+	}
+	path = append(path, e.Node)
+	v := preview(e.Value, previewBudget)
+	if e.Kind == engine.EventMessage {
+		v = messagePreview(e.Value)
+	}
+	t.emit(termtext.Name(strings.Join(path, " › ")) + ": " + v)
 }
 
 // emit keeps one more emitted value, the latest liveKeep shown.

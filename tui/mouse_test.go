@@ -53,3 +53,27 @@ func TestModel_Mouse(t *testing.T) {
 		})
 	}
 }
+
+// Goldens after a click in the channels pane (focus and the row selected)
+// and the wheel over versions_seen, then a click in the tree.
+func TestModel_Mouse_Golden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m := engineModel(t, "research", sz.w, sz.h)
+			m = press(t, m, "s", "s", "s")
+			m = send(t, m, click(m.leftWidth()+5, bodyTop+1+2), wheel(2, bodyTop+m.topHeight()+3, 1))
+			if m.focus != paneSeen || m.chans.selectedName() != "findings" {
+				t.Fatalf("focus %v channel %q", m.focus, m.chans.selectedName())
+			}
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("mouse-main-%dx%d.golden", sz.w, sz.h), m.View())
+			m = press(t, m, "t")
+			m = send(t, m, click(2, bodyTop+1+m.tree.points[1]-m.tree.nav.off))
+			if m.tree.nav.cur != 1 {
+				t.Fatalf("tree cursor %d", m.tree.nav.cur)
+			}
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("mouse-tree-%dx%d.golden", sz.w, sz.h), m.View())
+		})
+	}
+}

@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
@@ -17,6 +20,7 @@ type diffPane struct {
 	title string
 	rows  []taskRow
 	nav   listNav
+	keys  diffKeyMap // made by enableKeys
 }
 
 func newDiffPane(d *engine.CheckpointDiff, labelA, labelB string, convo map[string]bool) diffPane {
@@ -109,4 +113,91 @@ func (p diffPane) View(st Styles, w, h int) string {
 	}
 	out = append(out, st.Dim.Render(cut("↑↓ move · enter inspect · esc close", w)))
 	return strings.Join(out, "\n")
+}
+
+// setMark marks checkpoint id for d (or unmarks it when it is marked).
+func (m *Model) setMark(id string) {
+	if m.mark == id {
+		m.mark = ""
+		m.note = "mark cleared: d diffs with the parent"
+		return
+	}
+	m.mark = id
+	m.note = "marked " + shortID(id) + ": d on any checkpoint diffs it with this one"
+}
+
+// diffWith diffs checkpoint b with the marked checkpoint, or with parent
+// when none is marked (or b is the mark).
+func (m *Model) diffWith(b, parent string) tea.Cmd {
+	a, la := parent, "parent "+shortID(parent)
+	if m.mark != "" && m.mark != b {
+		a, la = m.mark, "marked "+shortID(m.mark)
+	}
+	if a == "" {
+		m.note = "this checkpoint has no parent: m marks a checkpoint to diff with"
+		return nil
+	}
+	m.diffAB = [2]string{la, shortID(b)}
+	return m.do(opDiff, func(ctx context.Context, s session) opDoneMsg {
+		d, err := s.Diff(ctx, a, b)
+		return opDoneMsg{diff: d, err: err}
+	})
+}
+
+func (m *Model) diffKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.diff.keys
+	h := m.bodyHeight() - 3
+	switch {
+	case key.Matches(msg, k.Back):
+		m.mode = m.diffPrev
+	case key.Matches(msg, k.Up):
+		m.diff.nav.move(-1, len(m.diff.rows))
+	case key.Matches(msg, k.Down):
+		m.diff.nav.move(1, len(m.diff.rows))
+	case key.Matches(msg, k.PageUp):
+		m.diff.nav.move(-h, len(m.diff.rows))
+	case key.Matches(msg, k.PageDown):
+		m.diff.nav.move(h, len(m.diff.rows))
+	case key.Matches(msg, k.Open):
+		if r, ok := m.diff.selected(); ok && r.hasValue {
+			m.insp = newInspector(r.name, r.value)
+			m.prevMode, m.mode = m.mode, modeInspect
+		}
+	}
+	return nil
+}
+
+// setSize keeps the cursor in view.
+func (p *diffPane) setSize(bh int) { p.nav.follow(bh-3, len(p.rows)) }
+
+// diffKeyMap is the diff's keys (and the run-alone result's, which the
+// diff pane shows): move, open a value in the inspector, close.
+type diffKeyMap struct {
+	Up, Down, PageUp, PageDown, Open, Back key.Binding
+}
+
+func newDiffKeyMap() diffKeyMap {
+	return diffKeyMap{Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown(), Open: keyOpen(), Back: keyBack()}
+}
+
+func (k diffKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back} }
+
+func (k diffKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colMoving, k.Up, k.Down, k.PageUp, k.PageDown, k.Open)
+	cols[colForms] = []key.Binding{k.Back}
+	return cols
+}
+
+// enableKeys enables the diff's keys.
+func (p *diffPane) enableKeys() {
+	k := &p.keys
+	*k = made(newDiffKeyMap)
+	disableAll(k)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back} {
+		b.SetEnabled(true)
+	}
+	r, ok := p.selected()
+	k.Open.SetEnabled(ok && r.hasValue)
+	k.Open.SetHelp("enter", "inspect value")
+	k.Back.SetHelp("esc", "close diff")
 }

@@ -1,26 +1,52 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // treePane draws a thread's checkpoints like `git log --graph`: newest
 // first, one lane per branch, a fork's branches joining where they meet
 // their common parent. The layout is computed once per history load, so
 // moving the cursor over thousands of checkpoints only redraws a window.
+//
+// The snapshots are an outline (engine.Graph.HistoryOutline: no state
+// values); the one under the cursor is read whole from reader when the
+// panes beside the tree or a fork need its values.
 type treePane struct {
 	snaps   []*engine.StateSnapshot
+	reader  snapshotReader // nil: snaps are whole
+	whole   *wholeSnap
 	rows    []treeRow
 	nav     listNav // over rows that are checkpoints (indexes into rows)
 	points  []int   // row index of each snapshot, in snaps order
 	byID    map[string]int
 	current string
-	marked  string // the checkpoint marked for diff
+	marked  string     // the checkpoint marked for diff
+	keys    treeKeyMap // made by enableKeys
+}
+
+// snapshotReader reads one checkpoint of the thread whole; the engine
+// session is one.
+type snapshotReader interface {
+	Snapshot(ctx context.Context, id string) (*engine.StateSnapshot, error)
+}
+
+// wholeSnap is the checkpoint under the cursor read whole (or why it could
+// not be): a cache of one, shared by the pane's copies.
+type wholeSnap struct {
+	idx  int
+	snap *engine.StateSnapshot
+	err  error
 }
 
 type treeRow struct {
@@ -28,8 +54,9 @@ type treeRow struct {
 	snap  int // -1 for a connector row
 }
 
-func newTreePane(snaps []*engine.StateSnapshot, current string) treePane {
-	p := treePane{snaps: snaps, byID: make(map[string]int, len(snaps)), current: current}
+func newTreePane(snaps []*engine.StateSnapshot, current string, sess any) treePane {
+	p := treePane{snaps: snaps, byID: make(map[string]int, len(snaps)), current: current, whole: &wholeSnap{idx: -1}}
+	p.reader, _ = sess.(snapshotReader)
 	for i, s := range snaps {
 		p.byID[s.Config.CheckpointID] = i
 	}
@@ -122,12 +149,25 @@ func newTreePane(snaps []*engine.StateSnapshot, current string) treePane {
 	return p
 }
 
-// selected returns the snapshot under the cursor.
+// selected returns the snapshot under the cursor, with its values: read
+// whole once while the cursor stays on it. When it cannot be read, the
+// outline is returned and describe says why.
 func (p treePane) selected() *engine.StateSnapshot {
-	if p.nav.cur < len(p.snaps) && len(p.snaps) > 0 {
-		return p.snaps[p.nav.cur]
+	if p.nav.cur >= len(p.snaps) || len(p.snaps) == 0 {
+		return nil
 	}
-	return nil
+	s := p.snaps[p.nav.cur]
+	if p.reader == nil || p.whole == nil {
+		return s
+	}
+	if p.whole.idx != p.nav.cur {
+		full, err := p.reader.Snapshot(context.Background(), s.Config.CheckpointID)
+		*p.whole = wholeSnap{idx: p.nav.cur, snap: full, err: err}
+	}
+	if p.whole.snap == nil {
+		return s
+	}
+	return p.whole.snap
 }
 
 // jumpParent moves the cursor to the selected checkpoint's parent.
@@ -175,6 +215,11 @@ func (p treePane) describe(i int) string {
 		if s.ParentID != "" {
 			b.WriteString(" of " + shortID(s.ParentID))
 		}
+		if ed, ok := s.Metadata.Extra[engine.MetaEditedWrites]; ok {
+			// Never indistinguishable from a real run: say whose writes
+			// were edited, and by whom.
+			fmt.Fprintf(&b, " ✎ writes of %s edited by %s", termtext.Name(fmt.Sprint(ed)), termtext.Name(fmt.Sprint(s.Metadata.Extra[engine.MetaEditedBy])))
+		}
 	}
 	if len(s.Next) > 0 {
 		var ts []engine.TaskView
@@ -189,6 +234,9 @@ func (p treePane) describe(i int) string {
 		fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
 	} else if answered(s) {
 		b.WriteString(" ✓ answered")
+	}
+	if w := p.whole; w != nil && w.idx == i && w.err != nil {
+		b.WriteString(" ⚠ values unreadable: " + termtext.Name(w.err.Error()))
 	}
 	return b.String()
 }
@@ -232,8 +280,11 @@ func (p treePane) View(st Styles, w, h int) string {
 func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.StepView {
 	cp := s.Checkpoint
 	v := &engine.StepView{
-		Thread: s.Config.ThreadID, Step: s.Metadata.Step + 1, Phase: engine.PhaseCheckpoint,
-		CheckpointID: s.Config.CheckpointID, ParentID: s.ParentID, Source: s.Metadata.Source,
+		Thread: s.Config.ThreadID, Step: s.Metadata.Step + 1, CheckpointStep: s.Metadata.Step, Phase: engine.PhaseCheckpoint,
+		// No run holds this checkpoint yet, so no recursion budget is
+		// known: the header leaves it out until a step starts one.
+		RecursionLeft: -1,
+		CheckpointID:  s.Config.CheckpointID, ParentID: s.ParentID, Source: s.Metadata.Source,
 		Versions: map[string]engine.Version{}, VersionsSeen: map[string]map[string]engine.Version{}, Values: s.Values,
 	}
 	if len(s.Tasks) == 0 {
@@ -261,3 +312,149 @@ func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.St
 // shortID is the engine's one short form of a checkpoint id, the one the
 // command line shows and resolves.
 func shortID(id string) string { return engine.ShortID(id) }
+
+func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.tree.keys
+	moved := true
+	switch {
+	case key.Matches(msg, k.Back):
+		m.mode = modeMain
+		return nil
+	case key.Matches(msg, k.Up):
+		m.tree.nav.move(-1, len(m.tree.snaps))
+	case key.Matches(msg, k.Down):
+		m.tree.nav.move(1, len(m.tree.snaps))
+	case key.Matches(msg, k.PageUp):
+		m.tree.nav.move(-m.bodyHeight()+2, len(m.tree.snaps))
+	case key.Matches(msg, k.PageDown):
+		m.tree.nav.move(m.bodyHeight()-2, len(m.tree.snaps))
+	case key.Matches(msg, k.Parent):
+		if !m.tree.jumpParent() {
+			m.note = "this checkpoint has no parent"
+		}
+	case key.Matches(msg, k.Internal):
+		m.treeChan.showInternal = !m.treeChan.showInternal
+		m.chans.showInternal = m.treeChan.showInternal
+		m.treeChan.refilter()
+		m.chans.refilter()
+	case key.Matches(msg, k.Open):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil {
+			return nil
+		}
+		id := s.Config.CheckpointID
+		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
+			v, err := ss.Checkout(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
+	case key.Matches(msg, k.Fork):
+		if s := m.tree.selected(); s != nil && m.sess != nil {
+			return m.openFork(s.Config.CheckpointID, s.Values)
+		}
+		return nil
+	case key.Matches(msg, k.Replay):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil {
+			return nil
+		}
+		r, err := newReplayRun(m.tree.snaps, s.Config.CheckpointID)
+		if err != nil {
+			m.err = err
+			return nil
+		}
+		m.replayNext = r
+		id := s.Config.CheckpointID
+		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
+			v, err := ss.Checkout(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
+	case key.Matches(msg, k.Rerun):
+		s := m.tree.selected()
+		if s == nil || m.sess == nil || len(s.Tasks) == 0 {
+			m.note = "no task is planned from this checkpoint"
+			return nil
+		}
+		// e again on the same checkpoint takes its next task.
+		i := 0
+		if m.rerunAt == s.Config.CheckpointID {
+			i = (m.rerunIdx + 1) % len(s.Tasks)
+		}
+		m.rerunAt, m.rerunIdx = s.Config.CheckpointID, i
+		t := s.Tasks[i]
+		return m.rerunTask(s.Config.CheckpointID, t.ID, t.Name)
+	case key.Matches(msg, k.Mark):
+		if s := m.tree.selected(); s != nil {
+			m.setMark(s.Config.CheckpointID)
+			m.tree.marked = m.mark
+		}
+		return nil
+	case key.Matches(msg, k.Diff):
+		if s := m.tree.selected(); s != nil && m.sess != nil {
+			return m.diffWith(s.Config.CheckpointID, s.ParentID)
+		}
+		return nil
+	default:
+		moved = false
+	}
+	if moved {
+		m.refreshTreePreview()
+	}
+	return nil
+}
+
+func (m *Model) refreshTreePreview() {
+	s := m.tree.selected()
+	if s == nil {
+		return
+	}
+	v := viewFromSnapshot(m.info, s)
+	m.treeChan.setChannels(v.Channels, nil)
+	m.treeSeen.setView(v)
+}
+
+// sizeTree keeps the tree's cursor and its preview panes' in view.
+func (m *Model) sizeTree(bh int) {
+	m.tree.follow(bh - 2)
+	th := bh / 2
+	m.treeChan.nav.follow(th-2, len(m.treeChan.shown))
+	m.treeSeen.nav.follow(bh-th-3, len(m.treeSeen.rows))
+}
+
+// enableKeys enables the tree's keys for the checkpoint selected.
+func (p *treePane) enableKeys(hasSess bool) {
+	k := &p.keys
+	*k = made(newTreeKeyMap)
+	disableAll(k)
+	sel := p.selected()
+	has := sel != nil
+	k.Open.SetEnabled(has && hasSess)
+	k.Open.SetHelp("enter", "make current")
+	k.Fork.SetEnabled(has && hasSess)
+	k.Parent.SetEnabled(has)
+	k.Mark.SetEnabled(has)
+	k.Diff.SetEnabled(has && hasSess)
+	k.Replay.SetEnabled(has && hasSess)
+	k.Rerun.SetEnabled(has && hasSess && len(sel.Tasks) > 0)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back} {
+		b.SetEnabled(true)
+	}
+	k.Back.SetHelp("esc", "close tree")
+}
+
+// treeView is the checkpoint tree with the selected checkpoint's channels
+// and versions_seen beside it.
+func (m Model) treeView(w, bh int) string {
+	st := m.styles
+	tw := clamp(w*11/20, min(40, w-20), w-20)
+	pw := w - tw
+	th := bh / 2
+	title := fmt.Sprintf("Checkpoints · %s · %d", m.thread, len(m.tree.snaps))
+	tree := st.box(title, m.tree.View(st, tw-2, bh-2), tw, bh, true)
+	sel := "checkpoint"
+	if s := m.tree.selected(); s != nil {
+		sel = "at " + shortID(s.Config.CheckpointID)
+	}
+	pc := st.box(m.treeChan.title()+" "+sel, m.treeChan.View(st, m.bp.channels, false, pw-2, th-2), pw, th, false)
+	ps := st.box("versions_seen "+sel, m.treeSeen.View(st, false, pw-2, bh-th-2), pw, bh-th, false)
+	return lipgloss.JoinHorizontal(lipgloss.Top, tree, lipgloss.JoinVertical(lipgloss.Left, pc, ps))
+}

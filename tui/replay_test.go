@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -131,11 +132,63 @@ func TestModel_RerunTask(t *testing.T) {
 	// From the main view, on a planned task: after time travel the step
 	// runs on a fork, where nothing was recorded, and the pane says so.
 	m = press(t, m, "esc", "enter", "n", "tab", "tab", "tab")
-	if m.focus != paneTasks || !m.keys.Rerun.Enabled() {
-		t.Fatalf("focus %v, e enabled %v", m.focus, m.keys.Rerun.Enabled())
+	if m.focus != paneTasks || !m.mainKeys.Rerun.Enabled() {
+		t.Fatalf("focus %v, e enabled %v", m.focus, m.mainKeys.Rerun.Enabled())
 	}
 	m = press(t, m, "e")
 	if !strings.Contains(m.View(), "nothing was recorded for this task at this checkpoint") {
 		t.Fatalf("on a fork:\n%s", m.View())
+	}
+}
+
+// Time travel to the input checkpoint reads like opening it: the step it
+// was written at and the one the next Plan starts; no recursion budget is
+// claimed before a run holds the checkpoint.
+func TestModel_Checkout_HeaderSaysWhereItIs(t *testing.T) {
+	saver := recorded(t)
+	opts := Options{Thread: "rec", Saver: saver}
+	m := newTestModel(t, newEngineSession(chain(t, saver, 1), opts), opts, 160, 40)
+	m = press(t, m, "t", "end")
+	for m.tree.selected().Metadata.Source != engine.SourceInput {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	h := m.viewHeader()
+	if !strings.Contains(h, "step -1 → 0") || strings.Contains(h, "budget") {
+		t.Fatalf("header after time travel to the input: %q", h)
+	}
+	m = press(t, m, "n")
+	if !strings.Contains(m.viewHeader(), "budget") {
+		t.Fatalf("a step starts a run, whose budget shows: %q", m.viewHeader())
+	}
+}
+
+// Goldens: a replay stopped at its divergence, and a task run alone.
+func TestModel_ReplayRerun_Golden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			saver := recorded(t)
+			opts := Options{Thread: "rec", Saver: saver}
+			// Counter ids past the recording's, so the screen is the same
+			// on every run and the new checkpoints sort after the old.
+			ids := &engine.CounterIDs{}
+			for range 100 {
+				ids.NewID()
+			}
+			m := newTestModel(t, newEngineSession(chainWith(t, saver, 100, ids), opts), opts, sz.w, sz.h)
+			m = press(t, m, "t")
+			for len(m.tree.selected().Tasks) == 0 || m.tree.selected().Tasks[0].Name != "b" {
+				m = press(t, m, "down")
+			}
+			m = press(t, m, "e")
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("rerun-%dx%d.golden", sz.w, sz.h), m.View())
+			m = press(t, m, "esc", "down", "R", "c")
+			if m.replay == nil || m.replay.diverged == "" {
+				t.Fatalf("replay %+v note %q", m.replay, m.note)
+			}
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("replay-diverged-%dx%d.golden", sz.w, sz.h), m.View())
+		})
 	}
 }

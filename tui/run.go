@@ -42,8 +42,15 @@ type Options struct {
 	// Input is the example input of a new thread (state keys). It also fills
 	// the "new thread" form.
 	Input map[string]any
-	// GraphName is shown in the header (default: the graph's own name).
+	// GraphName is shown in the header, the graph pane's title and the
+	// subgraph breadcrumb (default: the graph's own name).
 	GraphName string
+	// SettingsKey names the graph for the breakpoints, watches and run
+	// settings kept in Settings (default: GraphName). The command line
+	// passes the name that finds the graph again (a built-in's name, a
+	// scenario file's absolute path), so a short title shown for two files
+	// of the same base name never mixes their settings.
+	SettingsKey string
 	// Saver is the store the graph was compiled with (default: g.Saver()).
 	// The debugger needs one: history, resume and forks all read it.
 	Saver engine.Saver
@@ -60,6 +67,17 @@ type Options struct {
 	// watches (the command line passes the scenario files' language). Nil
 	// leaves node breakpoints and watchpoints on channels only.
 	Compile func(src string) (Condition, error)
+	// Settings keeps each graph's breakpoints, watches and run settings
+	// (default: the Saver, when it implements SettingsStore; a caller that
+	// wraps its store passes the store here).
+	Settings SettingsStore
+	// Durability and SetDurability, when both are set, let the run
+	// settings (S) show and change when checkpoints reach the disk: "sync",
+	// "async" or "exit", LangGraph's durability run option (the command
+	// line passes the bbolt store's). SetDurability commits what is
+	// buffered before it switches.
+	Durability    func() string
+	SetDurability func(mode string) error
 	// Answers suggest replies to the graph's interrupts; the first is the
 	// answer box's placeholder (graphs.Example.Answers).
 	Answers []string

@@ -117,7 +117,9 @@ func (s *engineSession) Live() *liveFeed { return s.feed }
 // thread, from a checkpoint if one was made current, reporting to the
 // live feed.
 func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
-	opts := []engine.RunOption{engine.OnThread(thread), engine.WithEvents(s.feed.on)}
+	// WithSubgraphs: what a subgraph's tasks emit shows under the task
+	// running the subgraph.
+	opts := []engine.RunOption{engine.OnThread(thread), engine.WithEvents(s.feed.on), engine.WithSubgraphs()}
 	if from != "" {
 		opts = append(opts, engine.FromCheckpoint(from))
 	}
@@ -298,11 +300,27 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	v := viewFromSnapshot(s.info, snap)
 	v.Status = viewStatus(snap)
 	v.Interrupts = snap.Interrupts()
+	v.Tasks = s.writers(ctx, snap)
 	return s.keep(v), nil
 }
 
-func (s *engineSession) History(ctx context.Context) ([]*engine.StateSnapshot, error) {
-	return s.g.History(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{})
+// writers are the tasks of the superstep that wrote a loop checkpoint,
+// as a view at a checkpoint lists them after a step: its parent's planned
+// tasks (the tree's "by …"), so a subgraph task among them can be entered.
+// Unknown (nil) for other checkpoints or when the parent cannot be read.
+func (s *engineSession) writers(ctx context.Context, snap *engine.StateSnapshot) []engine.TaskView {
+	if snap.Metadata.Source != engine.SourceLoop || snap.ParentID == "" {
+		return nil
+	}
+	parent, err := s.g.GetState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: snap.ParentID})
+	if err != nil {
+		return nil
+	}
+	var out []engine.TaskView
+	for _, t := range parent.Tasks {
+		out = append(out, engine.TaskView{ID: t.ID, Name: t.Name, State: engine.TaskDone})
+	}
+	return out
 }
 
 func (s *engineSession) UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error) {
@@ -385,14 +403,17 @@ func (s *engineSession) InterruptPaths(ctx context.Context, ints []engine.Pendin
 // raised it.
 func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInterrupt) []string {
 	path := []string{in.Node}
-	g, ns, node, taskID := s.g, "", in.Node, in.TaskID
-	for g.Subgraph(node) != nil && taskID != "" {
-		sub := g.Subgraph(node)
+	ns, node, taskID := "", in.Node, in.TaskID
+	for taskID != "" {
 		child := node + ":" + taskID
 		if ns != "" {
 			child = ns + "|" + child
 		}
-		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: child})
+		sub, own, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: child})
+		if err != nil {
+			break // not a subgraph's task: the interrupt was raised here
+		}
+		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: own})
 		if err != nil || t == nil {
 			break
 		}
@@ -412,7 +433,7 @@ func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInte
 			break
 		}
 		path = append(path, next)
-		g, ns, node = sub, child, next
+		ns, node = own, next
 	}
 	return path
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,32 +15,48 @@ import (
 
 // runSettings are the engine options of the runs the debugger starts:
 // LangGraph's interrupt_before / interrupt_after ("*" for every node) and
-// recursion_limit (0: the engine's default). Unlike the debugger's own
+// recursion_limit (0: the engine's default), and durability: when the
+// checkpoints reach the disk ("sync", "async", "exit"; "" keeps the
+// store's), which the store owns (Options.SetDurability). Unlike the debugger's own
 // breakpoints (b, B), these are the engine's: a run stops there with an
 // interrupt recorded in the checkpoint, as a server run configured so
 // would.
 type runSettings struct {
 	before, after []string
 	limit         int
+	durability    string
 }
+
+// durabilities are the modes LangGraph's durability run option takes.
+var durabilities = []string{"sync", "async", "exit"}
 
 // settingsForm edits runSettings.
 type settingsForm struct {
-	inputs []textinput.Model // before, after, recursion limit
+	inputs []textinput.Model // before, after, recursion limit, durability
 	sel    int
 	err    string
 	prev   mode
+	// durable: the store's durability can be changed (the last field is
+	// shown); current is its mode now.
+	durable bool
+	current string
+	keys    settingsKeyMap // made by enableKeys
 }
 
-var settingsLabels = []string{"interrupt before", "interrupt after", "recursion limit"}
+var settingsLabels = []string{"interrupt before", "interrupt after", "recursion limit", "durability"}
 
-func newSettingsForm(rs runSettings, prev mode) settingsForm {
-	vals := []string{strings.Join(rs.before, ", "), strings.Join(rs.after, ", "), ""}
+// newSettingsForm fills the form from rs. current is the store's
+// durability now, "" when it cannot be changed (the field is left out).
+func newSettingsForm(rs runSettings, prev mode, current string) settingsForm {
+	vals := []string{strings.Join(rs.before, ", "), strings.Join(rs.after, ", "), "", rs.durability}
 	if rs.limit > 0 {
 		vals[2] = strconv.Itoa(rs.limit)
 	}
-	holders := []string{"node, node…  or *", "node, node…  or *", "25 (the engine's default)"}
-	f := settingsForm{prev: prev}
+	holders := []string{"node, node…  or *", "node, node…  or *", "25 (the engine's default)", current + " (as the database was opened)   sync · async · exit"}
+	f := settingsForm{prev: prev, durable: current != "", current: current}
+	if !f.durable {
+		vals, holders = vals[:3], holders[:3]
+	}
 	for i, v := range vals {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -93,37 +110,51 @@ func (f settingsForm) parse(nodes []string) (runSettings, error) {
 		}
 		rs.limit = n
 	}
+	if f.durable {
+		d := strings.ToLower(strings.TrimSpace(f.inputs[3].Value()))
+		if d != "" && !slices.Contains(durabilities, d) {
+			return rs, fmt.Errorf("durability: %q is not one of %s", d, strings.Join(durabilities, ", "))
+		}
+		rs.durability = d
+	}
 	return rs, nil
 }
 
 func (m *Model) openSettings() {
-	m.settings = newSettingsForm(m.run, m.mode)
+	cur := ""
+	if m.opts.Durability != nil && m.opts.SetDurability != nil {
+		cur = m.opts.Durability()
+	}
+	m.settings = newSettingsForm(m.run, m.mode, cur)
 	m.mode = modeSettings
 }
 
 func (m *Model) settingsKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
 	f := &m.settings
+	k := &f.keys
 	switch {
 	case key.Matches(msg, k.Back):
 		m.mode = f.prev
 		return nil
-	case msg.Type == tea.KeyTab || msg.Type == tea.KeyDown:
+	case key.Matches(msg, k.NextField):
 		f.move(1)
 		return nil
-	case msg.Type == tea.KeyShiftTab || msg.Type == tea.KeyUp:
+	case key.Matches(msg, k.PrevField):
 		f.move(-1)
 		return nil
-	case msg.Type == tea.KeyEnter || key.Matches(msg, k.Submit):
+	case msg.Type == tea.KeyEnter:
 		rs, err := f.parse(m.graph.nodes[1:])
 		if err != nil {
 			f.err = err.Error()
 			return nil
 		}
+		old := m.run
 		m.run = rs
 		m.mode = f.prev
 		m.note = "run settings apply from the next step: " + rs.describe()
-		return m.saveCmd() // the session takes them with its next Cmd
+		// The session takes the engine's options with its next Cmd; the
+		// store takes the durability now.
+		return tea.Batch(m.saveCmd(), m.durabilityCmd(old.durability, rs.durability))
 	}
 	var cmd tea.Cmd
 	f.inputs[f.sel], cmd = f.inputs[f.sel].Update(msg)
@@ -142,6 +173,9 @@ func (rs runSettings) describe() string {
 	if rs.limit > 0 {
 		parts = append(parts, fmt.Sprintf("recursion limit %d", rs.limit))
 	}
+	if rs.durability != "" {
+		parts = append(parts, "durability "+rs.durability)
+	}
 	if len(parts) == 0 {
 		return "the graph's own (no interrupts, default recursion limit)"
 	}
@@ -151,7 +185,7 @@ func (rs runSettings) describe() string {
 func (m Model) settingsView(w, h int) string {
 	st := m.styles
 	f := m.settings
-	lines := []string{st.Label.Render(cut("Run settings: the engine's options for the runs the debugger starts (LangGraph's interrupt_before / interrupt_after, recursion_limit)", w)), ""}
+	lines := []string{st.Label.Render(cut("Run settings: the engine's options for the runs the debugger starts (LangGraph's interrupt_before / interrupt_after, recursion_limit, durability)", w)), ""}
 	for i, in := range f.inputs {
 		label := pad(settingsLabels[i], 18)
 		if i == f.sel {
@@ -160,6 +194,11 @@ func (m Model) settingsView(w, h int) string {
 		lines = append(lines, label+" "+in.View())
 	}
 	lines = append(lines, "", st.Dim.Render(cut("The debugger's own breakpoints (b, B, C) stop without writing anything; these interrupts are recorded in the checkpoints.", w)))
+	if f.durable {
+		lines = append(lines, st.Dim.Render(cut("Durability: sync commits each checkpoint before the next step, async while it runs, exit when the debugger closes (async and exit keep the database open: other commands wait).", w)))
+	} else {
+		lines = append(lines, st.Dim.Render(cut("Durability: this store keeps checkpoints in memory; there is no disk to choose when to write to.", w)))
+	}
 	if m.lastInput != nil {
 		lines = append(lines, st.Dim.Render(cut("A new thread (T, n) starts from the last input used with this graph: "+preview(m.lastInput, previewBudget), w)))
 	}
@@ -168,4 +207,54 @@ func (m Model) settingsView(w, h int) string {
 	}
 	out := fit(strings.Join(lines, "\n"), w, h-1)
 	return out + "\n" + st.Dim.Render(ansi.Truncate("tab/↑↓ field · enter apply · esc cancel", w, "…"))
+}
+
+// settingsKeyMap is the run settings form's keys: move between its
+// fields, apply or cancel.
+type settingsKeyMap struct {
+	NextField, PrevField, Open, Back key.Binding
+}
+
+func newSettingsKeyMap() settingsKeyMap {
+	return settingsKeyMap{
+		NextField: bind("tab/↓", "next field", "tab", "down"), PrevField: bind("⇧tab/↑", "previous field", "shift+tab", "up"),
+		Open: keyOpen(), Back: keyBack(),
+	}
+}
+
+func (k settingsKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back} }
+
+func (k settingsKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colForms, k.Back)
+	cols[colMoving] = []key.Binding{k.NextField, k.PrevField, k.Open}
+	return cols
+}
+
+// enableKeys enables the settings form's keys.
+func (f *settingsForm) enableKeys(hasSess bool) {
+	k := &f.keys
+	*k = made(newSettingsKeyMap)
+	disableAll(k)
+	k.Open.SetEnabled(hasSess)
+	k.Open.SetHelp("enter", "apply")
+	k.Back.SetEnabled(true)
+	k.Back.SetHelp("esc", "cancel")
+	k.NextField.SetEnabled(true)
+	k.PrevField.SetEnabled(true)
+}
+
+// durabilityCmd sets the store's durability when the settings changed it
+// (from, to: "" is the store's own, left as it is). Flushing what is
+// buffered is I/O, so it runs as a Cmd; a failure shows as an error.
+func (m *Model) durabilityCmd(from, to string) tea.Cmd {
+	set := m.opts.SetDurability
+	if set == nil || to == "" || to == from {
+		return nil
+	}
+	return func() tea.Msg {
+		if err := set(to); err != nil {
+			return settingsMsg{err: fmt.Errorf("durability %s: %w", to, err), durabilityRefused: true}
+		}
+		return nil
+	}
 }

@@ -33,38 +33,32 @@ type subgraphLevel struct {
 	snaps []*engine.StateSnapshot
 	// subgraphs are the subgraph's own nodes that run subgraphs.
 	subgraphs map[string]bool
+	// convo are its channels that hold messages (diffs show them so).
+	convo map[string]bool
 }
 
 // Subgraph reads the namespace of the subgraph reached through path. A
 // subgraph task's namespace is "node:taskID" below its parent's (joined
-// by "|"); a stateful subgraph (engine.AsStatefulSubgraph) keeps one
-// namespace "node" for all its runs, which is read when the task's own is
-// empty.
+// by "|"); the engine says which graph ran there (a subgraph node's, or
+// one its function declared with engine.UsesSubgraph) and where it keeps
+// its checkpoints (a stateful subgraph keeps one namespace for all runs).
 func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subgraphLevel, error) {
-	g, ns := s.g, ""
-	var stateful string
+	ns := ""
 	for _, r := range path {
-		sub := g.Subgraph(r.node)
-		if sub == nil {
-			return nil, fmt.Errorf("node %q does not run a subgraph", r.node)
-		}
-		child, plain := r.node+":"+r.taskID, r.node
 		if ns != "" {
-			child, plain = ns+"|"+child, ns+"|"+plain
+			ns += "|"
 		}
-		g, ns, stateful = sub, child, plain
+		ns += r.node + ":" + r.taskID
 	}
-	tuples, err := s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns}, engine.ListOptions{})
-	if err == nil && len(tuples) == 0 && stateful != ns {
-		var more []*engine.CheckpointTuple
-		if more, err = s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: stateful}, engine.ListOptions{}); len(more) > 0 {
-			tuples, ns = more, stateful
-		}
-	}
+	g, ns, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns})
 	if err != nil {
 		return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
 	}
-	lv := &subgraphLevel{ns: ns, subgraphs: map[string]bool{}}
+	tuples, err := s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns}, engine.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
+	}
+	lv := &subgraphLevel{ns: ns, subgraphs: map[string]bool{}, convo: conversationChannels(g.Describe())}
 	for _, t := range tuples {
 		snap, err := g.SnapshotOf(t, false)
 		if err != nil {
@@ -72,7 +66,7 @@ func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subg
 		}
 		lv.snaps = append(lv.snaps, snap)
 		for _, tk := range snap.Tasks {
-			if g.Subgraph(tk.Name) != nil {
+			if tk.Subgraph != "" {
 				lv.subgraphs[tk.Name] = true
 			}
 		}
@@ -94,6 +88,10 @@ type subgraphPane struct {
 	// detail: the detail rows have the focus (tab switches).
 	detail bool
 	prev   mode // where esc at the top level returns to
+	// mark is the checkpoint of this namespace marked with m: d diffs
+	// against it instead of the parent.
+	mark string
+	keys subgraphKeyMap // made by enableKeys
 }
 
 func (p *subgraphPane) level() *subgraphLevel {
@@ -116,7 +114,7 @@ func (p *subgraphPane) breadcrumb() string {
 func (p *subgraphPane) push(r subgraphRef, lv *subgraphLevel) {
 	p.path = append(p.path, r)
 	p.levels = append(p.levels, lv)
-	p.cps, p.nav, p.detail = listNav{}, listNav{}, false
+	p.cps, p.nav, p.detail, p.mark = listNav{}, listNav{}, false, ""
 	p.refresh()
 }
 
@@ -126,7 +124,7 @@ func (p *subgraphPane) pop() bool {
 		return false
 	}
 	p.path, p.levels = p.path[:len(p.path)-1], p.levels[:len(p.levels)-1]
-	p.cps, p.nav, p.detail = listNav{}, listNav{}, false
+	p.cps, p.nav, p.detail, p.mark = listNav{}, listNav{}, false, ""
 	p.refresh()
 	return true
 }
@@ -222,7 +220,11 @@ func (p *subgraphPane) View(st Styles, w, h int) string {
 	from, to := p.cps.window(h-2, len(lv.snaps))
 	for i := from; i < to; i++ {
 		s := lv.snaps[i]
-		line := cut(fmt.Sprintf("%s  step %d  %s  %s", shortID(s.Config.CheckpointID), s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), lw-2)
+		mark := " "
+		if s.Config.CheckpointID == p.mark {
+			mark = "◆"
+		}
+		line := cut(fmt.Sprintf("%s%s  step %d  %s  %s", mark, shortID(s.Config.CheckpointID), s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), lw-2)
 		if i == p.cps.cur {
 			if p.detail {
 				line = st.Current.Render(line)
@@ -258,8 +260,8 @@ func (m *Model) enterSubgraph(r subgraphRef) tea.Cmd {
 }
 
 func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
 	p := &m.sub
+	k := &p.keys
 	h := m.bodyHeight() - 3
 	move := func(d int) {
 		if p.detail {
@@ -274,11 +276,7 @@ func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
 		if !p.pop() {
 			m.mode = p.prev
 		}
-	case key.Matches(msg, k.Quit):
-		return m.askQuit()
-	case key.Matches(msg, k.Help):
-		m.helpPrev, m.mode = m.mode, modeHelp
-	case key.Matches(msg, k.NextPane, k.PrevPane):
+	case key.Matches(msg, k.NextPane):
 		p.detail = !p.detail
 	case key.Matches(msg, k.Up):
 		move(-1)
@@ -288,10 +286,20 @@ func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
 		move(-h)
 	case key.Matches(msg, k.PageDown):
 		move(h)
+	case key.Matches(msg, k.Diff):
+		return m.subgraphDiff()
+	case key.Matches(msg, k.Mark):
+		if s := p.selectedSnap(); s != nil {
+			p.mark = map[bool]string{true: "", false: s.Config.CheckpointID}[p.mark == s.Config.CheckpointID]
+		}
+	case key.Matches(msg, k.Answer):
+		m.openSubgraphAnswer()
+	case key.Matches(msg, k.Open) && !p.detail:
+		return m.subgraphTimeTravel()
 	case key.Matches(msg, k.Open):
 		r, ok := p.selectedRow()
 		switch {
-		case !p.detail || !ok:
+		case !ok:
 		case r.header && p.level().subgraphs[r.node] && r.taskID != "":
 			return m.enterSubgraph(subgraphRef{node: r.node, taskID: r.taskID, label: r.label})
 		case r.hasValue:
@@ -330,4 +338,81 @@ func (p *subgraphPane) mouse(x, y, w, wheel int) {
 			p.refresh()
 		}
 	}
+}
+
+// setSize keeps both sides' cursors in view.
+func (p *subgraphPane) setSize(bh int) {
+	if lv := p.level(); lv != nil {
+		p.cps.follow(bh-3, len(lv.snaps))
+	}
+	p.nav.follow(bh-3, len(p.rows))
+}
+
+// subgraphKeyMap is the subgraph view's keys: tab between its checkpoints
+// and their details, diff and mark, answer the interrupts raised here,
+// enter (time travel, a value, a deeper subgraph), esc back out.
+type subgraphKeyMap struct {
+	NextPane, Up, Down, PageUp, PageDown key.Binding
+	Answer, Diff, Mark, Open, Back       key.Binding
+}
+
+func newSubgraphKeyMap() subgraphKeyMap {
+	return subgraphKeyMap{
+		NextPane: keyNextPane(), Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown(),
+		Answer: keyAnswer(), Diff: keyDiff(), Mark: keyMark(), Open: keyOpen(), Back: keyBack(),
+	}
+}
+
+func (k subgraphKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Answer, k.Open, k.Diff, k.Back}
+}
+
+func (k subgraphKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colRun, k.Answer)
+	cols[colCheckpoints] = []key.Binding{k.Diff, k.Mark}
+	cols[colMoving] = []key.Binding{k.NextPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open}
+	cols[colForms] = []key.Binding{k.Back}
+	return cols
+}
+
+// enableKeys enables the subgraph view's keys; waiting is how many of
+// the run's pending interrupts were raised in this namespace.
+func (p *subgraphPane) enableKeys(hasSess bool, waiting int) {
+	k := &p.keys
+	*k = made(newSubgraphKeyMap)
+	disableAll(k)
+	for _, b := range []*key.Binding{&k.NextPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back} {
+		b.SetEnabled(true)
+	}
+	k.NextPane.SetHelp("tab", "checkpoints / details")
+	k.Back.SetHelp("esc", "out")
+	s := p.selectedSnap()
+	k.Mark.SetEnabled(s != nil)
+	k.Diff.SetEnabled(s != nil && (s.ParentID != "" || p.mark != "" && p.mark != s.Config.CheckpointID))
+	k.Answer.SetEnabled(hasSess && waiting > 0)
+	k.Answer.SetHelp("r", "answer here")
+	r, ok := p.selectedRow()
+	if !p.detail {
+		k.Open.SetEnabled(hasSess && s != nil && s.Metadata.Parents[""] != "")
+		k.Open.SetHelp("enter", "time travel")
+		return
+	}
+	k.Open.SetEnabled(ok && (r.hasValue || r.header))
+	k.Open.SetHelp("enter", "inspect value")
+	if p.detail && ok && r.header && p.level().subgraphs[r.node] {
+		k.Open.SetEnabled(hasSess)
+		k.Open.SetHelp("enter", "into its subgraph")
+	}
+}
+
+// subgraphView is the breadcrumb over the namespace's two sides.
+func (m Model) subgraphView(w, bh int) string {
+	st := m.styles
+	crumb := m.sub.breadcrumb()
+	ns := "  read only"
+	if lv := m.sub.level(); lv != nil {
+		ns += " · namespace " + termtext.Name(lv.ns)
+	}
+	line := st.Header.Render(cut(crumb, w)) + st.Dim.Render(cut(ns, max(0, w-lipgloss.Width(crumb))))
+	return lipgloss.JoinVertical(lipgloss.Left, pad(line, w), m.sub.View(st, w, bh-1))
 }

@@ -17,15 +17,7 @@ import (
 // focuses the tasks pane, on mid's task.
 func nestedModel(t *testing.T, w, h int) (Model, *engine.MemorySaver) {
 	t.Helper()
-	f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	saver := engine.NewMemorySaver()
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, saver := nestedGraph(t)
 	opts := Options{Thread: "nested", Input: map[string]any{"out": []any{}}, Saver: saver, GraphName: "nested"}
 	m := newTestModel(t, newEngineSession(g, opts), opts, w, h)
 	m = press(t, m, "c", "esc")
@@ -166,15 +158,7 @@ func TestModel_Subgraph_CopiesNamedByIndex(t *testing.T) {
 // the node's name without a task id, for all its runs: entering its task
 // reads that one, and it holds the runs of earlier tasks too.
 func TestModel_Subgraph_Stateful(t *testing.T) {
-	f, err := scenario.Load("../testdata/conformance/own/subgraph_stateful.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	saver := engine.NewMemorySaver()
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, saver := scenarioGraph(t, "subgraph_stateful.json")
 	opts := Options{Thread: "st", Input: map[string]any{"myKey": ""}, Saver: saver, GraphName: "stateful"}
 	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
 	m = press(t, m, "s", "s", "s") // inner ran twice
@@ -191,5 +175,131 @@ func TestModel_Subgraph_Stateful(t *testing.T) {
 	}
 	if !strings.Contains(v, "got here and there got here and there") {
 		t.Fatalf("the stateful namespace should hold both runs' state:\n%s", v)
+	}
+}
+
+// Inside a subgraph's namespace: d diffs a checkpoint with its parent there
+// (or with the one marked by m) with the diff engine of the main view; r
+// answers the interrupt where it was raised, resuming the run by id; enter
+// on a checkpoint makes current the run's checkpoint it was written under.
+func TestModel_Subgraph_DiffAnswerTimeTravel(t *testing.T) {
+	m, saver := nestedModel(t, 120, 40)
+	m = press(t, m, "enter") // mid's namespace, newest checkpoint selected
+	if !m.sub.keys.Diff.Enabled() || m.sub.keys.Answer.Enabled() {
+		t.Fatalf("in mid: diff %v, answer %v (b1's interrupt is raised deeper)", m.sub.keys.Diff.Enabled(), m.sub.keys.Answer.Enabled())
+	}
+	m = press(t, m, "d")
+	if m.mode != modeDiff || !strings.Contains(m.diff.title, "nested › mid · parent ") {
+		t.Fatalf("mode %v diff %q", m.mode, m.diff.title)
+	}
+	if v := m.View(); !strings.Contains(v, "out") {
+		t.Fatalf("diff lacks the out channel:\n%s", v)
+	}
+	m = press(t, m, "esc")
+	// Mark the input checkpoint, diff the newest with it.
+	m = press(t, m, "down", "down", "m", "up", "up", "d")
+	if m.mode != modeDiff || !strings.Contains(m.diff.title, "marked ") {
+		t.Fatalf("mode %v diff %q", m.mode, m.diff.title)
+	}
+	m = press(t, m, "esc", "tab", "pgdown", "up", "enter") // into deep
+	if n := len(m.subgraphInterrupts()); n != 1 || !m.sub.keys.Answer.Enabled() {
+		t.Fatalf("deep: %d interrupts raised here, answer key %v", n, m.sub.keys.Answer.Enabled())
+	}
+	m = press(t, m, "r")
+	if m.mode != modeAnswer || !strings.Contains(m.View(), "nested › mid › deep") || !strings.Contains(m.View(), "Interrupts raised here") {
+		t.Fatalf("answer box in the subgraph:\n%s", m.View())
+	}
+	m = press(t, m, "esc")
+	if m.mode != modeSubgraph {
+		t.Fatalf("esc should return to the subgraph view, mode %v", m.mode)
+	}
+	m = press(t, m, "r", "ok", "enter")
+	if m.err != nil || m.mode != modeMain || m.view.Status == engine.StatusInterrupted {
+		t.Fatalf("after answering in deep: mode %v status %v err %v", m.mode, m.view.Status, m.err)
+	}
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone || !strings.Contains(fmt.Sprint(m.view.Values["out"]), "b1:ok") {
+		t.Fatalf("the run should finish with b1's answer: %v %v", m.view.Status, m.view.Values["out"])
+	}
+	// Time travel from a subgraph checkpoint: the run's checkpoint it was
+	// written under becomes current, nothing is written.
+	m, saver = nestedModel(t, 120, 40)
+	before := countCheckpoints(t, saver)
+	m = press(t, m, "enter", "down")
+	snap := m.sub.selectedSnap()
+	parent := snap.Metadata.Parents[""]
+	if parent == "" {
+		t.Fatalf("subgraph checkpoint %s names no parent checkpoint: %+v", snap.Config.CheckpointID, snap.Metadata)
+	}
+	m = press(t, m, "enter")
+	// That checkpoint holds b1's interrupt (mid's task stopped there), so
+	// the answer box opens on it, as for any interrupted checkpoint.
+	if m.mode != modeAnswer || m.view.CheckpointID != parent || m.err != nil {
+		t.Fatalf("mode %v cp %s (want %s) note %q err %v", m.mode, m.view.CheckpointID, parent, m.note, m.err)
+	}
+	if n := countCheckpoints(t, saver); n != before {
+		t.Fatalf("time travel wrote %d checkpoints", n-before)
+	}
+}
+
+func TestModel_Subgraph_AnswerGolden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m, _ := nestedModel(t, sz.w, sz.h)
+			m = press(t, m, "enter", "tab", "pgdown", "up", "enter", "r", "ok")
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("subgraph-answer-%dx%d.golden", sz.w, sz.h), m.View())
+			m = press(t, m, "esc", "esc", "d")
+			checkFrame(t, m)
+			golden(t, fmt.Sprintf("subgraph-diff-%dx%d.golden", sz.w, sz.h), m.View())
+		})
+	}
+}
+
+// nestedGraph builds nested_subgraph.json: pre → mid{m1 → deep{b1}} → post.
+func nestedGraph(t testing.TB) (*engine.Graph, *engine.MemorySaver) {
+	t.Helper()
+	return scenarioGraph(t, "nested_subgraph.json")
+}
+
+// scenarioGraph builds one of the repository's own scenarios on a fresh
+// MemorySaver with counter ids and a fixed clock.
+func scenarioGraph(t testing.TB, name string) (*engine.Graph, *engine.MemorySaver) {
+	t.Helper()
+	f, err := scenario.Load("../testdata/conformance/own/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saver := engine.NewMemorySaver()
+	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, saver
+}
+
+// After time travel to a checkpoint a subgraph task's step wrote, that
+// task can be entered too (the tasks that wrote a checkpoint are read
+// from its parent).
+func TestModel_Subgraph_EnterAfterTimeTravel(t *testing.T) {
+	m, _ := nestedModel(t, 120, 40)
+	m = press(t, m, "r", "ok", "enter", "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("status %v err %v", m.view.Status, m.err)
+	}
+	m = press(t, m, "p") // the checkpoint mid's step wrote
+	found := false
+	for i, r := range m.tasks.rows {
+		if strings.HasPrefix(r.text, "⤷ mid") {
+			m.tasks.nav.cur, found = i, true
+		}
+	}
+	if !found {
+		t.Fatalf("no ⤷ mid row after time travel:\n%s", m.View())
+	}
+	m.focus = paneTasks
+	m = press(t, m, "enter")
+	if m.mode != modeSubgraph || !strings.Contains(m.View(), "nested › mid") {
+		t.Fatalf("mode %v err %v\n%s", m.mode, m.err, m.View())
 	}
 }

@@ -90,6 +90,9 @@ func buildCodec(t reflect.Type) codec {
 	if t == anyType {
 		return codec{enc: encodeAny, dec: decodeAny}
 	}
+	if t == messageType {
+		return messageCodec()
+	}
 	if viaJSON(t) {
 		return jsonCodec(t)
 	}
@@ -120,12 +123,12 @@ func buildCodec(t reflect.Type) codec {
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return codec{
-			enc: func(v reflect.Value) (any, error) { return float64(v.Int()), nil },
+			enc: func(v reflect.Value) (any, error) { return encodeInt(v.Int()), nil },
 			dec: decodeInt,
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return codec{
-			enc: func(v reflect.Value) (any, error) { return float64(v.Uint()), nil },
+			enc: func(v reflect.Value) (any, error) { return engine.Normalize(v.Uint()), nil },
 			dec: decodeUint,
 		}
 	case reflect.Float32, reflect.Float64:
@@ -222,6 +225,26 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
+// encodeInt is i as an engine number: a float64, or beyond ±2^53, where
+// float64 would round it, the engine's exact form (engine.Number).
+func encodeInt(i int64) any {
+	if i >= -(1<<53) && i <= 1<<53 {
+		return float64(i)
+	}
+	return engine.Normalize(i)
+}
+
+// exactInt reads a json.Number holding a whole number exactly (the
+// engine's form of integers beyond ±2^53): a float64 would round it.
+func exactInt(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	return i, err == nil
+}
+
 func decodeInt(dst reflect.Value, v any) error {
 	if f, ok := v.(float64); ok && f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 && !dst.OverflowInt(int64(f)) {
 		dst.SetInt(int64(f))
@@ -235,30 +258,46 @@ func decodeInt(dst reflect.Value, v any) error {
 		dst.SetInt(i)
 		return nil
 	}
+	if i, ok := exactInt(v); ok {
+		if dst.OverflowInt(i) {
+			return mismatch(dst, v, fmt.Errorf("%d is out of range", i))
+		}
+		dst.SetInt(i)
+		return nil
+	}
 	f, ok := number(v)
 	if !ok {
 		return mismatch(dst, v, nil)
 	}
 	if f != math.Trunc(f) {
-		return mismatch(dst, v, fmt.Errorf("%s is not a whole number", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is not a whole number", engine.FormatNumber(f)))
 	}
 	if f < -(1<<63) || f >= 1<<63 || dst.OverflowInt(int64(f)) {
-		return mismatch(dst, v, fmt.Errorf("%s is out of range", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is out of range", engine.FormatNumber(f)))
 	}
 	dst.SetInt(int64(f))
 	return nil
 }
 
 func decodeUint(dst reflect.Value, v any) error {
+	if n, ok := v.(json.Number); ok {
+		if u, err := strconv.ParseUint(string(n), 10, 64); err == nil {
+			if dst.OverflowUint(u) {
+				return mismatch(dst, v, fmt.Errorf("%d is out of range", u))
+			}
+			dst.SetUint(u)
+			return nil
+		}
+	}
 	f, ok := number(v)
 	if !ok {
 		return mismatch(dst, v, nil)
 	}
 	if f != math.Trunc(f) {
-		return mismatch(dst, v, fmt.Errorf("%s is not a whole number", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is not a whole number", engine.FormatNumber(f)))
 	}
 	if f < 0 || f >= 1<<64 || dst.OverflowUint(uint64(f)) {
-		return mismatch(dst, v, fmt.Errorf("%s is out of range", strconv.FormatFloat(f, 'g', -1, 64)))
+		return mismatch(dst, v, fmt.Errorf("%s is out of range", engine.FormatNumber(f)))
 	}
 	dst.SetUint(uint64(f))
 	return nil
@@ -275,6 +314,9 @@ func encodeAny(v reflect.Value) (any, error) {
 	}
 	if !v.IsValid() {
 		return nil, nil
+	}
+	if !engineTypes[v.Type()] {
+		return codecFor(v.Type()).enc(v) // no Interface: it would box v again
 	}
 	switch x := v.Interface().(type) {
 	case nil, bool, string, float64:
@@ -304,6 +346,16 @@ func encodeAny(v reflect.Value) (any, error) {
 		return out, nil
 	}
 	return codecFor(v.Type()).enc(v)
+}
+
+// engineTypes are the types encodeAny passes on as engine values.
+var engineTypes = map[reflect.Type]bool{
+	reflect.TypeFor[bool]():           true,
+	reflect.TypeFor[string]():         true,
+	reflect.TypeFor[float64]():        true,
+	reflect.TypeFor[engine.Send]():    true,
+	reflect.TypeFor[[]any]():          true,
+	reflect.TypeFor[map[string]any](): true,
 }
 
 // decodeAny stores an engine value in an any as it is.

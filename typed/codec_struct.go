@@ -3,6 +3,7 @@ package typed
 import (
 	"reflect"
 	"strings"
+	"unsafe"
 )
 
 // structCodec is the direct path for plain structs: exported fields named
@@ -14,6 +15,8 @@ type structField struct {
 	key       string
 	omitEmpty bool
 	codec     *codec
+	offset    uintptr
+	fast      fastSet // nil: always the codec
 }
 
 func plainStructFields(t reflect.Type) ([]structField, bool) {
@@ -44,7 +47,7 @@ func plainStructFields(t reflect.Type) ([]structField, bool) {
 		if name == "" {
 			name = sf.Name
 		}
-		fields = append(fields, structField{index: i, key: name, omitEmpty: omit, codec: codecBuilding(sf.Type)})
+		fields = append(fields, structField{index: i, key: name, omitEmpty: omit, codec: codecBuilding(sf.Type), offset: sf.Offset, fast: fastSetFor(sf.Type)})
 	}
 	return fields, true
 }
@@ -83,12 +86,19 @@ func structCodec(t reflect.Type) codec {
 				return mismatch(dst, v, nil)
 			}
 			dst.SetZero()
+			var base unsafe.Pointer // set when dst is addressable: scalars skip reflect
+			if dst.CanAddr() {
+				base = dst.Addr().UnsafePointer()
+			}
 			for _, f := range fields {
 				e, found := m[f.key]
 				if !found {
 					if e, found = foldedKey(m, f.key); !found {
 						continue
 					}
+				}
+				if base != nil && f.fast != nil && f.fast(unsafe.Add(base, f.offset), e) {
+					continue
 				}
 				if err := f.codec.dec(dst.Field(f.index), e); err != nil {
 					return atPath(err, "."+f.key)

@@ -45,8 +45,23 @@
 // checkpoint round trip and a time.Time a time.Time. A stored value that
 // does not fit — 2.5 for an int, "yesterday" for a time — is a
 // *DecodeError that names the field, its key and the position inside the
-// value. Integers beyond ±2^53 do not survive: the engine's numbers are
-// float64, as JavaScript's are.
+// value. Integers beyond ±2^53, which a float64 would round, are kept
+// exact (the engine stores them as json.Number digits) and come back whole
+// into int64 and uint64 fields; one that does not fit its field — 2^63 for
+// an int64 — is a DecodeError too.
+//
+// A Messages field merges messages by id; a write of RemoveMessage(id)
+// deletes one, and RemoveAllMessages() everything before it.
+//
+// # What a node costs
+//
+// Each node gets its own copy of the state, so decoding it is the layer's
+// main cost. A graph keeps the state it decoded last and asks the engine
+// which keys changed since (engine.StateChanges): a chain or a loop
+// re-decodes only the fields the previous step wrote, and the tasks of one
+// superstep share one decoding. Fields that hold references (slices, maps,
+// pointers, interfaces) are decoded afresh for every node, so a node may
+// change its copy in place without touching another's.
 //
 // # Why Set(&s.Field, value)
 //
@@ -107,9 +122,10 @@
 //
 // # What stays in the engine
 //
-// Everything about running a graph: Graph[S] embeds *engine.Graph, so
-// Stream, the Stepper, GetState, History and map-valued Invoke and
-// UpdateState are all there; Run, Continue, Resume, State and UpdateState
-// are their typed forms. The map API remains for scenario files and graphs
+// Everything about running a graph: Graph[S] embeds *engine.Graph, so the
+// Stepper, GetState, History, StreamModes and map-valued Invoke and
+// UpdateState are all there; Run, Continue, Resume, State, UpdateState and
+// Stream (typed parts of the stream modes) are their typed forms, and
+// g.Graph.Stream the engine's event stream. The map API remains for scenario files and graphs
 // built at run time, and both APIs can be mixed in one program.
 package typed

@@ -1,8 +1,10 @@
 package typed
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/superstep/superstep/engine"
 	"reflect"
 )
 
@@ -92,7 +94,9 @@ func describe(v any) string {
 		}
 		return fmt.Sprintf("string %q", x)
 	case float64:
-		return fmt.Sprintf("number %v", x)
+		return "number " + engine.FormatNumber(x)
+	case json.Number:
+		return "number " + string(x)
 	case bool:
 		return fmt.Sprintf("bool %v", x)
 	case []any:

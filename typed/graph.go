@@ -35,6 +35,7 @@ type SendsFunc[S any] func(ctx context.Context, s *S) ([]engine.Send, error)
 type StateGraph[S any] struct {
 	b      *engine.StateGraph
 	schema *schema
+	cache  *stateCache // the state its nodes and routes decoded last
 	err    error
 }
 
@@ -46,7 +47,7 @@ func NewGraph[S any](name string, opts ...Option) *StateGraph[S] {
 		opt(o)
 	}
 	sc, err := newSchema(reflect.TypeFor[S](), o)
-	g := &StateGraph[S]{schema: sc, err: err}
+	g := &StateGraph[S]{schema: sc, cache: &stateCache{}, err: err}
 	if err != nil {
 		g.b = engine.NewStateGraph()
 	} else {
@@ -63,7 +64,7 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 		return g
 	}
 	g.b.AddNode(name, g.node(name, func(ctx context.Context, input any) (Update[S], error) {
-		s, err := g.state(input)
+		s, err := g.state(ctx, input)
 		if err != nil {
 			return Update[S]{}, fmt.Errorf("node %q: %w", name, err)
 		}
@@ -112,7 +113,7 @@ func (g *StateGraph[S]) node(name string, body func(context.Context, any) (Updat
 }
 
 // state decodes a node's or a route's input into a fresh *S.
-func (g *StateGraph[S]) state(input any) (*S, error) {
+func (g *StateGraph[S]) state(ctx context.Context, input any) (*S, error) {
 	s := new(S)
 	if input == nil {
 		return s, nil
@@ -121,7 +122,7 @@ func (g *StateGraph[S]) state(input any) (*S, error) {
 	if !ok {
 		return nil, &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
 	}
-	return s, g.schema.decode(m, reflect.ValueOf(s).Elem())
+	return s, g.schema.decodeState(ctx, g.cache, m, reflect.ValueOf(s).Elem())
 }
 
 // AddEdge runs to after from (engine.StateGraph.AddEdge).
@@ -144,7 +145,7 @@ func (g *StateGraph[S]) AddConditionalEdges(from string, route RouteFunc[S], end
 		return g
 	}
 	g.b.AddConditionalEdges(from, func(ctx context.Context, state map[string]any) (any, error) {
-		s, err := g.state(state)
+		s, err := g.state(ctx, state)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +162,7 @@ func (g *StateGraph[S]) AddSends(from string, sends SendsFunc[S], ends ...string
 		return g
 	}
 	g.b.AddConditionalEdges(from, func(ctx context.Context, state map[string]any) (any, error) {
-		s, err := g.state(state)
+		s, err := g.state(ctx, state)
 		if err != nil {
 			return nil, err
 		}

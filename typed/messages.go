@@ -1,15 +1,68 @@
 package typed
 
+import (
+	"errors"
+	"reflect"
+
+	"github.com/superstep/superstep/engine"
+)
+
 // Message is one chat message of a Messages field, in the shape LangGraph's
 // add_messages merges: by ID, replacing a message with the same ID in place
 // and appending a new one. A message written without an ID gets a random
 // one. Fields beyond these three are not kept.
+//
+// A write may also remove messages: RemoveMessage(id) deletes the message
+// with that ID, and RemoveAllMessages() everything before it (LangGraph's
+// RemoveMessage and REMOVE_ALL_MESSAGES).
 type Message struct {
 	ID      string `json:"id,omitempty"` // "" gets a random id when merged
 	Role    string `json:"role"`         // "user", "assistant", "system", "tool"
 	Content string `json:"content"`      // the text
+	// Remove makes the message a removal of the message with ID: it is
+	// written as {"remove": ID} and never stored. Use RemoveMessage.
+	Remove bool `json:"-"`
 }
 
 // Messages is a chat history. A state field of this type is an add_messages
 // channel without a tag; a node's write to it is the messages to merge.
 type Messages []Message
+
+// RemoveMessage is a write to a Messages field that deletes the message
+// with id (an id the field does not hold fails the node, as in LangGraph:
+// libs/langgraph/langgraph/graph/message.py:229).
+func RemoveMessage(id string) Message { return Message{ID: id, Remove: true} }
+
+// RemoveAllMessages is a write to a Messages field that deletes every
+// message before it; the messages after it in the same write are kept
+// (REMOVE_ALL_MESSAGES: libs/langgraph/langgraph/graph/message.py:38, :209).
+func RemoveAllMessages() Message { return RemoveMessage(engine.RemoveAll) }
+
+var messageType = reflect.TypeFor[Message]()
+
+// messageCodec writes a removal in the reducer's form, {"remove": id}, and
+// anything else as the plain struct; it reads both forms back.
+func messageCodec() codec {
+	plain := structCodec(messageType)
+	return codec{
+		enc: func(v reflect.Value) (any, error) {
+			m := v.Interface().(Message)
+			if !m.Remove {
+				return plain.enc(v)
+			}
+			if m.ID == "" {
+				return nil, errors.New("a message removal needs the id of the message to remove")
+			}
+			return map[string]any{"remove": m.ID}, nil
+		},
+		dec: func(dst reflect.Value, v any) error {
+			if m, ok := v.(map[string]any); ok && len(m) == 1 {
+				if id, ok := m["remove"].(string); ok {
+					dst.Set(reflect.ValueOf(RemoveMessage(id)))
+					return nil
+				}
+			}
+			return plain.dec(dst, v)
+		},
+	}
+}

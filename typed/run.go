@@ -38,16 +38,12 @@ type Result[S any] struct {
 // a dict input). An input that sets nothing continues the thread instead
 // (see Continue).
 func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunOption) (*Result[S], error) {
-	pairs, err := input.pairs(g.schema)
-	if err != nil {
-		return nil, err
-	}
-	if pairs == nil {
+	if input.n == 0 {
 		return g.Continue(ctx, opts...)
 	}
-	in := make(map[string]any, len(pairs))
-	for _, kv := range pairs {
-		in[kv.Key] = kv.Value
+	in := make(map[string]any, input.n)
+	if err := input.resolve(g.schema, func(_ int, key string, v any) { in[key] = v }); err != nil {
+		return nil, err
 	}
 	return g.finish(g.Graph.Invoke(ctx, in, opts...))
 }

@@ -3,8 +3,8 @@ package typed
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -12,11 +12,16 @@ import (
 // schema is what a state struct declares: one state key per exported field,
 // in field order, each with its channel and codec.
 type schema struct {
-	typ      reflect.Type
-	fields   []field
-	byOffset map[uintptr][]int // field offset → indexes into fields
-	byKey    map[string]int
-	keys     []engine.KeySpec
+	typ    reflect.Type
+	fields []field
+	byKey  map[string]int
+	keys   []engine.KeySpec
+	// offsets holds each field's offset, ascending (struct order).
+	offsets []uintptr
+	// shared and unshared split fields (indexes into fields) by whether
+	// a decoded value may be copied to several tasks (see cache.go).
+	shared, unshared []int
+	cached           bool // nodes decode through a stateCache (cache.go)
 }
 
 type field struct {
@@ -25,10 +30,12 @@ type field struct {
 	key     string // "total"
 	offset  uintptr
 	typ     reflect.Type
+	ptrType reflect.Type // *typ, the type of its Set pointers
 	codec   *codec
 	fast    fastSet // nil: always the codec
 	reducer string  // "" (LastValue), "append", "add_messages" or a registered name
 	where   string  // for errors: `state field Total (key "total")`
+	shared  bool    // its values share nothing mutable (cache.go)
 }
 
 // Reducer is a named fold for a state field: a field tagged
@@ -73,7 +80,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("%w: got %s", ErrNotStruct, t)
 	}
-	s := &schema{typ: t, byOffset: map[uintptr][]int{}, byKey: map[string]int{}}
+	s := &schema{typ: t, byKey: map[string]int{}}
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		if !sf.IsExported() {
@@ -90,19 +97,26 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: fmt.Sprintf("state key %q is also the key of field %s", key, s.fields[prev].goName)}
 		}
 		f := field{
-			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type,
+			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type, ptrType: reflect.PointerTo(sf.Type),
 			codec: codecFor(sf.Type), fast: fastSetFor(sf.Type), reducer: sf.Tag.Get("reducer"),
-			where: fmt.Sprintf("state field %s (key %q)", sf.Name, key),
+			where:  fmt.Sprintf("state field %s (key %q)", sf.Name, key),
+			shared: shareable(sf.Type),
 		}
 		spec, err := keySpec(f, o)
 		if err != nil {
 			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: err.Error()}
 		}
 		s.byKey[key] = len(s.fields)
-		s.byOffset[f.offset] = append(s.byOffset[f.offset], len(s.fields))
+		if f.shared {
+			s.shared = append(s.shared, len(s.fields))
+		} else {
+			s.unshared = append(s.unshared, len(s.fields))
+		}
 		s.fields = append(s.fields, f)
+		s.offsets = append(s.offsets, f.offset)
 		s.keys = append(s.keys, spec)
 	}
+	s.cached = len(s.shared) >= cacheFrom
 	return s, nil
 }
 
@@ -160,16 +174,8 @@ func keySpec(f field, o *options) (engine.KeySpec, error) {
 func (s *schema) decode(state map[string]any, dst reflect.Value) error {
 	base := dst.Addr().UnsafePointer()
 	for i := range s.fields {
-		f := &s.fields[i]
-		v, ok := state[f.key]
-		if !ok {
-			continue
-		}
-		if f.fast != nil && f.fast(unsafe.Add(base, f.offset), v) {
-			continue
-		}
-		if err := f.codec.dec(dst.Field(f.index), v); err != nil {
-			return f.decodeError(err)
+		if err := s.fields[i].decodeInto(dst, base, state); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -197,13 +203,23 @@ func (f *field) encode(v reflect.Value) (any, error) {
 	return out, nil
 }
 
-// fieldAt resolves a pointer into a struct at base to its field.
-func (s *schema) fieldAt(base, ptr uintptr, t reflect.Type) (*field, bool) {
+// fieldAt resolves a pointer into a struct at base to its field, given the
+// pointer's type. Fields are in struct order, so by offset; a zero-size
+// field shares its offset with the next one, and a nested field's with its
+// parent, hence the type. *hint is where to look first (the field after
+// the last one found: updates usually set fields in order).
+func (s *schema) fieldAt(base, ptr uintptr, ptrType reflect.Type, hint *int) (*field, bool) {
 	if ptr < base {
 		return nil, false
 	}
-	for _, i := range s.byOffset[ptr-base] {
-		if s.fields[i].typ == t {
+	off := ptr - base
+	i := *hint
+	if i >= len(s.offsets) || s.offsets[i] != off || s.fields[i].ptrType != ptrType {
+		i, _ = slices.BinarySearch(s.offsets, off)
+	}
+	for ; i < len(s.fields) && s.offsets[i] == off; i++ {
+		if s.fields[i].ptrType == ptrType {
+			*hint = i + 1
 			return &s.fields[i], true
 		}
 	}

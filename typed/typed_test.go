@@ -105,14 +105,7 @@ func TestGraph_StateSurvivesABboltRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRich(t, res.State, wantRich())
-	if err := store.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	store, err = persist.Open(path, persist.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store = reopen(t, store, path)
 	defer store.Close()
 	got, snap, err := richGraph(t, store).State(ctx, engine.Config{ThreadID: "t"})
 	if err != nil {
@@ -122,6 +115,20 @@ func TestGraph_StateSurvivesABboltRoundTrip(t *testing.T) {
 		t.Fatalf("the channel must hold the engine's number, got %T", snap.Values["count"])
 	}
 	sameRich(t, got, wantRich())
+}
+
+// reopen closes a bbolt store and opens its file again, so what is read
+// next comes from the file.
+func reopen(t *testing.T, store *persist.Store, path string) *persist.Store {
+	t.Helper()
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	store, err := persist.Open(path, persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
 }
 
 func TestGraph_State_ErrorNamesTheField(t *testing.T) {
@@ -444,5 +451,50 @@ func TestMessages_MergeByID(t *testing.T) {
 	want := typed.Messages{{ID: "1", Role: "user", Content: "hi (edited)"}, {ID: "2", Role: "assistant", Content: "hello"}}
 	if !reflect.DeepEqual(res.State.Chat, want) {
 		t.Fatalf("chat %+v", res.State.Chat)
+	}
+}
+
+func TestMessages_Removal(t *testing.T) {
+	type S struct {
+		Chat typed.Messages `json:"chat"`
+	}
+	var seen []typed.Messages
+	g, err := typed.NewGraph[S]("chat").
+		AddNode("trim", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.Chat, typed.Messages{typed.RemoveMessage("1"), {ID: "3", Role: "user", Content: "new"}})), nil
+		}).
+		AddNode("reset", func(_ context.Context, s *S) (typed.Update[S], error) {
+			seen = append(seen, s.Chat)
+			return typed.Write(s, typed.Set(&s.Chat, typed.Messages{typed.RemoveAllMessages(), {ID: "4", Role: "system", Content: "fresh"}})), nil
+		}).
+		AddNode("bad", func(_ context.Context, s *S) (typed.Update[S], error) {
+			seen = append(seen, s.Chat)
+			return typed.Write(s, typed.Set(&s.Chat, typed.Messages{typed.RemoveMessage("nope")})), nil
+		}).
+		AddEdge(engine.Start, "trim").AddEdge("trim", "reset").AddEdge("reset", "bad").
+		Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in S
+	_, err = g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Chat, typed.Messages{{ID: "1", Role: "user", Content: "a"}, {ID: "2", Role: "assistant", Content: "b"}})))
+	if err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("removing an unknown id must fail the node, got %v", err)
+	}
+	want := []typed.Messages{
+		{{ID: "2", Role: "assistant", Content: "b"}, {ID: "3", Role: "user", Content: "new"}},
+		{{ID: "4", Role: "system", Content: "fresh"}},
+	}
+	if !reflect.DeepEqual(seen, want) {
+		t.Fatalf("got %+v\nwant %+v", seen, want)
+	}
+	if v, err := typed.Encode(typed.RemoveMessage("9")); err != nil || !reflect.DeepEqual(v, map[string]any{"remove": "9"}) {
+		t.Errorf("a removal is written as the reducer reads it: %v %v", v, err)
+	}
+	if m, err := typed.Decode[typed.Message](map[string]any{"remove": "9"}); err != nil || m != typed.RemoveMessage("9") {
+		t.Errorf("and read back: %+v %v", m, err)
+	}
+	if _, err := typed.Encode(typed.RemoveMessage("")); err == nil {
+		t.Error("a removal without an id must not encode")
 	}
 }

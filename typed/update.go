@@ -2,15 +2,19 @@ package typed
 
 import (
 	"fmt"
+	"math"
 	"reflect"
+	"slices"
+	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
 
 // Change is one field write of an Update, made by Set.
 type Change struct {
-	ptr   any // *T, the field's address in the struct the Update is built on
-	value any // T
+	ptr     any // *T, the field's address in the struct the Update is built on
+	value   any // T, or its engine value when encoded
+	encoded bool
 }
 
 // Set says "this field gets this value". field must be the address of a
@@ -19,16 +23,66 @@ type Change struct {
 // value is the write, not the result: Set(&s.Visited, []string{"a"})
 // appends "a" to an append field.
 func Set[T any](field *T, value T) Change {
+	// Built-in scalars are encoded here, where their type is known without
+	// reflect: a node's update then costs what a map node's costs.
+	// The any(value) below must not escape, or every Set would allocate
+	// it: each case stores its typed v, never the interface.
+	switch v := any(value).(type) {
+	case int:
+		if i := int64(v); i >= -(1<<53) && i <= 1<<53 {
+			return Change{ptr: field, value: float64(v), encoded: true}
+		}
+	case float64:
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return Change{ptr: field, value: v, encoded: true}
+		}
+	case string:
+		return Change{ptr: field, value: v, encoded: true}
+	case bool:
+		return Change{ptr: field, value: v, encoded: true}
+	case []int:
+		if out, ok := encodeInts(v); ok {
+			return Change{ptr: field, value: out, encoded: true}
+		}
+	case []string:
+		if v != nil {
+			out := make([]any, len(v))
+			for i, x := range v {
+				out[i] = x
+			}
+			return Change{ptr: field, value: out, encoded: true}
+		}
+	}
 	return Change{ptr: field, value: value}
+}
+
+// encodeInts is a non-nil []int as engine values, when every element is a
+// float64 exactly (a nil slice's value depends on the field's channel).
+func encodeInts(l []int) ([]any, bool) {
+	if l == nil {
+		return nil, false
+	}
+	out := make([]any, len(l))
+	for i, x := range l {
+		if n := int64(x); n < -(1<<53) || n > 1<<53 {
+			return nil, false
+		}
+		out[i] = float64(x)
+	}
+	return out, true
 }
 
 // Update is a node's partial state update: the fields it set, in the order
 // it set them, and optionally where to go next (a Command). The zero
 // Update writes nothing.
 type Update[S any] struct {
-	base    *S
-	changes []Change
-	gotos   []any // string node names and engine.Sends, in call order
+	base *S
+	// few holds up to two changes, the usual node's, so that a Write
+	// allocates nothing; more holds them when there are more.
+	few   [2]Change
+	more  []Change
+	n     int
+	gotos []any // string node names and engine.Sends, in call order
 }
 
 // Write builds an Update of the fields of s that changes set, in order:
@@ -38,7 +92,21 @@ type Update[S any] struct {
 // s is usually the state the node received; a node started by a Send, which
 // gets no state, builds its update on a zero value of its own.
 func Write[S any](s *S, changes ...Change) Update[S] {
-	return Update[S]{base: s, changes: changes}
+	u := Update[S]{base: s, n: len(changes)}
+	if len(changes) <= len(u.few) {
+		copy(u.few[:], changes)
+	} else {
+		u.more = slices.Clone(changes)
+	}
+	return u
+}
+
+// changes lists the Update's changes in order.
+func (u *Update[S]) changes() []Change {
+	if u.more != nil {
+		return u.more
+	}
+	return u.few[:u.n]
 }
 
 // Goto adds nodes to run next, as a LangGraph Command's goto: no edge is
@@ -73,27 +141,44 @@ func Send[A any](node string, arg A) engine.Send {
 
 // pairs resolves the changes to ordered state writes.
 func (u Update[S]) pairs(s *schema) (engine.Update, error) {
-	if len(u.changes) == 0 {
+	if u.n == 0 {
 		return nil, nil
 	}
-	if u.base == nil {
-		return nil, fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
+	out := make(engine.Update, u.n)
+	err := u.resolve(s, func(i int, key string, v any) { out[i] = engine.KV{Key: key, Value: v} })
+	if err != nil {
+		return nil, err
 	}
-	base := reflect.ValueOf(u.base).Pointer()
-	out := make(engine.Update, len(u.changes))
-	for i, c := range u.changes {
-		p := reflect.ValueOf(c.ptr)
-		f, ok := s.fieldAt(base, p.Pointer(), p.Type().Elem())
+	return out, nil
+}
+
+// resolve calls put with each change's index, state key and engine value.
+func (u Update[S]) resolve(s *schema, put func(i int, key string, v any)) error {
+	if u.n == 0 {
+		return nil
+	}
+	if u.base == nil {
+		return fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
+	}
+	base := uintptr(unsafe.Pointer(u.base))
+	hint := 0
+	for i, c := range u.changes() {
+		pt := reflect.TypeOf(c.ptr)
+		f, ok := s.fieldAt(base, uintptr(reflect.ValueOf(c.ptr).UnsafePointer()), pt, &hint)
 		if !ok {
-			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, p.Type(), s.typ)
+			return fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, pt, s.typ)
+		}
+		if c.encoded {
+			put(i, f.key, c.value)
+			continue
 		}
 		v, err := f.encode(valueOf(c.value, f.typ))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out[i] = engine.KV{Key: f.key, Value: v}
+		put(i, f.key, v)
 	}
-	return out, nil
+	return nil
 }
 
 // result is what the engine node returns: an ordered update, or a Command

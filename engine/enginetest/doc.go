@@ -9,9 +9,15 @@
 // functions, for the engine's benchmarks and for bench/peers, which runs
 // the same workloads on other Go runtimes.
 //
+// OutlineSaver is a MemorySaver that outlines (engine.Outliner).
+//
+// AppendLoop is the growing-list workload (one element appended per
+// superstep) of the stores' append tests and benchmarks.
+//
 // SideLog, FanGraph and Helper are the kit of crash tests that run a graph
 // in a helper process (the test binary again), SIGKILL it mid-superstep
-// and resume the thread in the parent (unix only).
+// and resume the thread in the parent (unix only). Damage is the kit of
+// the damage tests: one random kind of damage to a database file.
 //
 // The package is meant for _test files only; it imports testing.
 package enginetest

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,6 +72,12 @@ func (c *Counters) TakeEntries() map[string]int {
 // engine graph. opts are passed to Compile (a saver, id source, …); the
 // file's interrupt_before/after are added.
 func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, error) {
+	if f.Entrypoint != nil {
+		if f.usesCache() {
+			opts = append(opts, engine.WithCache(engine.NewMemoryCache()))
+		}
+		return buildEntrypoint(f, opts)
+	}
 	c := newCounters()
 	root := Graph{InterruptBefore: f.InterruptBefore, InterruptAfter: f.InterruptAfter, InterruptBeforeAll: f.InterruptBeforeAll, InterruptAfterAll: f.InterruptAfterAll}
 	if err := root.starInList(); err != nil {
@@ -85,14 +92,14 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 	if f.usesCache() {
 		opts = append(opts, engine.WithCache(engine.NewMemoryCache()))
 	}
-	g, err := buildGraph(f, &f.Graph, "", c, opts)
+	g, err := buildGraph(f, &f.Graph, "", c, newTaskSet(f, c), opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	return g, c, nil
 }
 
-func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.CompileOption) (*engine.Graph, error) {
+func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet, opts []engine.CompileOption) (*engine.Graph, error) {
 	keys := make([]engine.KeySpec, 0, len(def.State))
 	schema := make([]string, 0, len(def.State))
 	for _, k := range def.State {
@@ -134,29 +141,37 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, opts []engine.C
 			}
 			nopts = append(nopts, engine.WithEnds(ends...))
 		}
-		if n.Subgraph != "" && n.Ends != nil {
+		if (n.Subgraph != "" || n.Invoke != "") && n.Ends != nil {
 			// The nodes a Command.PARENT from inside may go to
 			// (LangGraph's destinations).
 			nopts = append(nopts, engine.WithEnds(n.Ends...))
 		}
-		if n.Subgraph != "" {
-			sdef := f.Subgraphs[n.Subgraph]
+		if name := cmp.Or(n.Subgraph, n.Invoke); name != "" {
+			sdef := f.Subgraphs[name]
 			if sdef == nil {
-				return nil, fmt.Errorf("node %q: unknown subgraph %q", n.Name, n.Subgraph)
+				return nil, fmt.Errorf("node %q: unknown subgraph %q", n.Name, name)
 			}
 			var sopts []engine.CompileOption
 			if sdef.Stateful {
 				sopts = append(sopts, engine.AsStatefulSubgraph())
 			}
 			sopts = append(sopts, sdef.breakpointOptions()...)
-			sub, err := buildGraph(f, sdef, path, c, sopts)
+			sub, err := buildGraph(f, sdef, path, c, tasks, sopts)
 			if err != nil {
-				return nil, fmt.Errorf("subgraph %q: %w", n.Subgraph, err)
+				return nil, fmt.Errorf("subgraph %q: %w", name, err)
+			}
+			if n.Invoke != "" {
+				// Declared, as the oracle passes LangGraph.js addNode
+				// the subgraph in its `subgraphs` option: its state is
+				// then read and updated by namespace.
+				nopts = append(nopts, engine.UsesSubgraph(name, sub))
+				b.AddNode(n.Name, invokeFunc(path, sub, sdef, c), nopts...)
+				continue
 			}
 			b.AddSubgraph(n.Name, sub, nopts...)
 			continue
 		}
-		b.AddNode(n.Name, nodeFunc(path, n, c, schema), nopts...)
+		b.AddNode(n.Name, nodeFunc(path, n, c, tasks, schema), nopts...)
 	}
 	for _, e := range def.Edges {
 		if e.Join {
@@ -227,10 +242,15 @@ func cachePolicy(c *Cache) engine.CachePolicy {
 	return p
 }
 
-// usesCache reports whether a root node has a cache policy.
+// usesCache reports whether a root node or a task has a cache policy.
 func (f *File) usesCache() bool {
 	for _, n := range f.Nodes {
 		if n.Cache != nil {
+			return true
+		}
+	}
+	for _, t := range f.Tasks {
+		if t.Cache != nil {
 			return true
 		}
 	}
@@ -259,37 +279,27 @@ func keySpec(k StateKey) engine.KeySpec {
 	return s
 }
 
-// nodeFunc is a scripted node: interrupts first (each returns its answer),
-// then the scripted failure, the sleep, and finally update and goto,
-// evaluated on the node's input.
+// nodeFunc is a scripted node: its task calls first, then interrupts (each
+// returns its answer), the scripted failure, the sleep, and finally update
+// and goto, evaluated on the node's input and the calls' results.
 // schema lists the state keys in declaration order.
-func nodeFunc(path string, n *Node, c *Counters, schema []string) engine.NodeFunc {
+func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string) engine.NodeFunc {
 	entered := c.entryCounter(path)
 	return func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
 		rc := engine.RuntimeContext(ctx)
-		var resumes []any
-		for _, e := range n.Interrupts {
-			payload, err := e.Eval(Env{State: input, Resume: last(resumes), Resumes: slices.Clone(resumes), Context: rc})
-			if err != nil {
-				return nil, fmt.Errorf("interrupt expression: %w", err)
-			}
-			answer, err := engine.Interrupt(ctx, payload)
-			if err != nil {
+		var results []any
+		if n.Calls != nil {
+			var err error
+			if results, err = tasks.run(ctx, n.Calls, Env{State: input, Context: rc}); err != nil {
 				return nil, err
 			}
-			resumes = append(resumes, answer)
 		}
-		if n.Fail != nil && c.failAttempt(path) <= n.Fail.Times {
-			if err := work(ctx, n.Fail.AfterMS); err != nil {
-				return nil, err
-			}
-			return nil, &ScriptedFailure{Node: path, Message: n.Fail.Message}
-		}
-		if err := work(ctx, n.SleepMS); err != nil {
+		resumes, err := prelude(ctx, path, n.Interrupts, n.Fail, n.SleepMS, Env{State: input, Context: rc, Results: results}, c)
+		if err != nil {
 			return nil, err
 		}
-		env := Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc}
+		env := Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc, Results: results}
 		if n.Emit != nil {
 			v, err := n.Emit.Eval(env)
 			if err != nil {
@@ -348,6 +358,28 @@ func nodeFunc(path string, n *Node, c *Counters, schema []string) engine.NodeFun
 			cmd.Graph = engine.Parent
 		}
 		return cmd, nil
+	}
+}
+
+// invokeFunc is a node whose function invokes sub with its input and
+// returns sub's final state as its update (a subgraph called from a node
+// function; a Command.PARENT from inside is applied by this node).
+func invokeFunc(path string, sub *engine.Graph, def *Graph, c *Counters) engine.NodeFunc {
+	entered := c.entryCounter(path)
+	return func(ctx context.Context, input any) (any, error) {
+		entered.Add(1)
+		out, err := engine.InvokeSubgraph(ctx, sub, input)
+		if err != nil {
+			return nil, err
+		}
+		// The subgraph's output object has its keys in schema order.
+		u := make(engine.Update, 0, len(out))
+		for _, k := range def.State {
+			if v, ok := out[k.Name]; ok {
+				u = append(u, engine.KV{Key: k.Name, Value: v})
+			}
+		}
+		return u, nil
 	}
 }
 

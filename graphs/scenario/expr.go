@@ -40,15 +40,21 @@ type Env struct {
 	Resume  any   // the answer to the node's last interrupt
 	Resumes []any // the answers to all of the node's interrupts, in order
 	Context any   // the run's runtime context; nil reads as an empty map
+	// Results are an entrypoint's task results so far, one per item of
+	// its calls; Previous what its last run on the thread saved.
+	Results  []any
+	Previous any
 }
 
 // exprVars is what the expr-lang VM sees; the tags are the names in
 // expressions.
 type exprVars struct {
-	State   any   `expr:"state"`
-	Resume  any   `expr:"resume"`
-	Resumes []any `expr:"resumes"`
-	Context any   `expr:"context"`
+	State    any   `expr:"state"`
+	Resume   any   `expr:"resume"`
+	Resumes  []any `expr:"resumes"`
+	Context  any   `expr:"context"`
+	Results  []any `expr:"results"`
+	Previous any   `expr:"previous"`
 }
 
 // Compile parses and checks src once, at scenario load time.
@@ -164,7 +170,11 @@ func (e *Expr) Eval(env Env) (any, error) {
 		rc = map[string]any{}
 	}
 	machine := vmPool.Get().(*vm.VM)
-	out, err := machine.Run(e.prog, exprVars{State: state, Resume: env.Resume, Resumes: resumes, Context: rc})
+	results := env.Results
+	if results == nil {
+		results = []any{}
+	}
+	out, err := machine.Run(e.prog, exprVars{State: state, Resume: env.Resume, Resumes: resumes, Context: rc, Results: results, Previous: env.Previous})
 	vmPool.Put(machine)
 	if err != nil {
 		return nil, oneLine(err)

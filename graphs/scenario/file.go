@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 	"github.com/superstep/superstep/engine"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -27,8 +28,11 @@ type File struct {
 	Path, Name, Description string
 	Graph                   // the root graph
 	Subgraphs               map[string]*Graph
-	InterruptBefore         []string
-	InterruptAfter          []string
+	// Entrypoint and Tasks: the functional API (instead of a graph).
+	Entrypoint      *Entrypoint
+	Tasks           []*TaskDef
+	InterruptBefore []string
+	InterruptAfter  []string
 	// InterruptBeforeAll and InterruptAfterAll: the field was the bare
 	// string "*" (every node).
 	InterruptBeforeAll, InterruptAfterAll bool
@@ -98,7 +102,9 @@ type Node struct {
 	Fail       *Fail
 	Retry      *Retry
 	Subgraph   string
-	Ends       []string // nil when omitted
+	Invoke     string      // a subgraph the node's function invokes (engine.InvokeSubgraph)
+	Calls      []CallGroup // task calls made first (functional API)
+	Ends       []string    // nil when omitted
 	SleepMS    int
 	Defer      bool   // run only when nothing else is left to run
 	TimeoutMS  int    // each attempt's run timeout (0: none)
@@ -179,12 +185,14 @@ type Op struct {
 	// SubgraphState (get_state "subgraphs": true) records each subgraph
 	// task's own state (LangGraph's get_state(subgraphs=True)).
 	SubgraphState bool
-	// SubgraphOf (history "subgraph": node) lists the history of the
-	// namespace of the latest checkpoint's task for that subgraph node.
-	SubgraphOf string
-	AsNode     string
-	HasAsNode  bool
-	Pos        Pos
+	// SubgraphOf ("subgraph": node on history, get_state, update_state)
+	// addresses the namespace of the latest checkpoint's pending task for
+	// that subgraph node, the SubgraphTask-th of them (0: the first).
+	SubgraphOf   string
+	SubgraphTask int
+	AsNode       string
+	HasAsNode    bool
+	Pos          Pos
 }
 
 // Command is a LangGraph Command given as run input.
@@ -255,11 +263,62 @@ func (e *Error) Unwrap() error {
 	return nil
 }
 
-// Load reads and parses a scenario file.
+// MaxFileBytes bounds a scenario file's size. The largest scenario in
+// the conformance and performance suites is well under a megabyte; a file
+// past the bound is refused before it is parsed, not read until memory
+// runs out.
+const MaxFileBytes = 16 << 20
+
+// ErrNotRegularFile is returned (inside a *FileError) for a path that is
+// not a regular file: a directory, a device such as /dev/zero, a pipe.
+var ErrNotRegularFile = errors.New("not a regular file")
+
+// ErrFileTooLarge is returned (inside a *FileError) for a file larger than
+// MaxFileBytes.
+var ErrFileTooLarge = errors.New("scenario file too large")
+
+// FileError is returned by Load for a file it will not read.
+type FileError struct {
+	Path string
+	Size int64 // the file's size, for ErrFileTooLarge
+	Err  error // ErrNotRegularFile or ErrFileTooLarge
+}
+
+// Error names the file and what is wrong with it.
+func (e *FileError) Error() string {
+	if e.Err == ErrFileTooLarge {
+		return fmt.Sprintf("%s: scenario file is %d bytes, more than the %d a scenario may have", e.Path, e.Size, MaxFileBytes)
+	}
+	return fmt.Sprintf("%s: not a regular file, so not a scenario file", e.Path)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Load reads and parses a scenario file: a regular file of at most
+// MaxFileBytes (else a *FileError).
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &FileError{Path: path, Err: ErrNotRegularFile}
+	}
+	if fi.Size() > MaxFileBytes {
+		return nil, &FileError{Path: path, Size: fi.Size(), Err: ErrFileTooLarge}
+	}
+	// The file may grow after Stat: read one byte past the bound at most.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, &FileError{Path: path, Size: int64(len(data)), Err: ErrFileTooLarge}
 	}
 	return Parse(path, data)
 }
@@ -290,8 +349,9 @@ func Parse(path string, data []byte) (*File, error) {
 // parser maps a jnode tree to the model. It keeps the first error and goes
 // on with zero values, which keeps the mapping code free of error plumbing.
 type parser struct {
-	path string
-	err  *Error
+	functional bool // the file has an entrypoint
+	path       string
+	err        *Error
 	// the node being read, so that its errors can name it
 	node, nodeField string
 	// where each name was written, for errors found after the whole file is read
@@ -432,7 +492,7 @@ func (p *parser) expr(n *jnode, field string) *Expr {
 
 var (
 	graphFields = []string{"state", "nodes", "edges", "branches"}
-	fileFields  = append([]string{"name", "description", "perf", "subgraphs", "interrupt_before", "interrupt_after", "ops"}, graphFields...)
+	fileFields  = append([]string{"name", "description", "perf", "subgraphs", "interrupt_before", "interrupt_after", "ops", "entrypoint", "tasks"}, graphFields...)
 )
 
 func (p *parser) file(n *jnode) *File {
@@ -456,6 +516,14 @@ func (p *parser) file(n *jnode) *File {
 		}
 	}
 	f.Graph = p.graph(n, "")
+	if v := n.field("entrypoint"); v != nil {
+		p.functional = true
+		f.Entrypoint = p.entrypoint(v)
+	}
+	if v := n.field("tasks"); v != nil {
+		f.Tasks = p.tasks(v)
+	}
+	p.checkFunctional(f, n)
 	if v := n.field("subgraphs"); v != nil && p.fields(v, "subgraphs", keys(v)...) {
 		f.Subgraphs = make(map[string]*Graph, len(v.fields))
 		for _, s := range v.fields {
@@ -562,7 +630,7 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 	return k
 }
 
-var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent", "emit", "cache"}
+var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent", "emit", "cache", "invoke", "calls"}
 
 func (p *parser) nodeDef(n *jnode, field string) *Node {
 	nd := &Node{Pos: n.pos}
@@ -582,16 +650,8 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 		return nd
 	}
 
-	if v := n.field("interrupt"); v != nil {
-		f := join2(field, "interrupt")
-		if v.kind == jsonArray {
-			for i, e := range v.elems {
-				nd.Interrupts = append(nd.Interrupts, p.expr(e, index2(f, i)))
-			}
-		} else {
-			nd.Interrupts = []*Expr{p.expr(v, f)}
-		}
-	}
+	nd.Calls = p.calls(n, field)
+	nd.Interrupts = p.interrupts(n, field)
 	if v := n.field("update"); v != nil {
 		f := join2(field, "update")
 		switch v.kind {
@@ -609,21 +669,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	if v := n.field("goto"); v != nil {
 		nd.Goto = p.expr(v, join2(field, "goto"))
 	}
-	if v := n.field("fail"); v != nil {
-		f := join2(field, "fail")
-		if p.fields(v, f, "times", "message", "after_ms") {
-			nd.Fail = &Fail{Times: 1, Message: "fail"}
-			if t := v.field("times"); t != nil {
-				nd.Fail.Times = p.integer(t, join2(f, "times"), 0)
-			}
-			if m := v.field("message"); m != nil {
-				nd.Fail.Message = p.str(m, join2(f, "message"))
-			}
-			if a := v.field("after_ms"); a != nil {
-				nd.Fail.AfterMS = p.integer(a, join2(f, "after_ms"), 0)
-			}
-		}
-	}
+	nd.Fail = p.failSpec(n, field)
 	if v := n.field("retry"); v != nil {
 		f := join2(field, "retry")
 		if p.fields(v, f, "max_attempts", "initial_interval_ms", "backoff_factor", "max_interval_ms", "jitter", "retry_on") {
@@ -632,33 +678,30 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("subgraph"); v != nil {
 		nd.Subgraph = p.name(v, join2(field, "subgraph"))
-		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache"} {
+		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache", "calls"} {
 			if o := n.field(other); o != nil {
 				p.fail(o, join2(field, other), "a subgraph node cannot have %s", other)
 			}
 		}
 	}
+	if v := n.field("invoke"); v != nil {
+		nd.Invoke = p.name(v, join2(field, "invoke"))
+		for _, other := range []string{"subgraph", "interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache", "calls"} {
+			if o := n.field(other); o != nil {
+				p.fail(o, join2(field, other), "a node that invokes a subgraph cannot have %s", other)
+			}
+		}
+	}
 	if v := n.field("ends"); v != nil {
 		nd.Ends = p.names(v, join2(field, "ends"))
-		if nd.Goto == nil && nd.Subgraph == "" {
-			p.fail(v, join2(field, "ends"), "ends is only allowed with goto or on a subgraph node")
+		if nd.Goto == nil && nd.Subgraph == "" && nd.Invoke == "" {
+			p.fail(v, join2(field, "ends"), "ends is only allowed with goto or on a subgraph or invoke node")
 		}
 	}
 	if v := n.field("sleep_ms"); v != nil {
 		nd.SleepMS = p.integer(v, join2(field, "sleep_ms"), 0)
 	}
-	if v := n.field("cache"); v != nil {
-		f := join2(field, "cache")
-		if p.fields(v, f, "key", "ttl_s") {
-			nd.Cache = &Cache{}
-			if k := v.field("key"); k != nil {
-				nd.Cache.Key = p.expr(k, join2(f, "key"))
-			}
-			if t := v.field("ttl_s"); t != nil {
-				nd.Cache.TTLSeconds = p.integer(t, join2(f, "ttl_s"), 1)
-			}
-		}
-	}
+	nd.Cache = p.cacheSpec(n, field)
 	if v := n.field("emit"); v != nil {
 		nd.Emit = p.expr(v, join2(field, "emit"))
 	}
@@ -834,9 +877,9 @@ func (p *parser) branch(n *jnode, field string) *Branch {
 var opFields = map[string][]string{
 	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "command", "stream", "stream_subgraphs"},
 	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency", "stream", "stream_subgraphs"},
-	OpGetState:    {"op", "thread", "subgraphs"},
-	OpHistory:     {"op", "thread", "subgraph"},
-	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command"},
+	OpGetState:    {"op", "thread", "subgraphs", "subgraph", "subgraph_task"},
+	OpHistory:     {"op", "thread", "subgraph", "subgraph_task"},
+	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command", "subgraph", "subgraph_task"},
 	OpBulkUpdate:  {"op", "thread", "supersteps", "at"},
 	OpClearCache:  {"op"},
 }
@@ -868,7 +911,8 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("input"); v != nil {
 		op.Input, op.HasInput = v.value(), true
-		if v.kind != jsonObject && v.kind != jsonNull {
+		// An entrypoint takes any value as its input.
+		if v.kind != jsonObject && v.kind != jsonNull && !p.functional {
 			p.fail(v, join2(field, "input"), "expected an object or null, got %s", v.kind)
 		}
 	}
@@ -923,6 +967,12 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("subgraph"); v != nil {
 		op.SubgraphOf = p.name(v, join2(field, "subgraph"))
+	}
+	if v := n.field("subgraph_task"); v != nil {
+		op.SubgraphTask = p.integer(v, join2(field, "subgraph_task"), 0)
+		if op.SubgraphOf == "" {
+			p.fail(v, join2(field, "subgraph_task"), "subgraph_task needs subgraph")
+		}
 	}
 	if v := n.field("command"); v != nil {
 		op.Command = p.command(v, join2(field, "command"))
@@ -998,7 +1048,13 @@ func (p *parser) at(field string, pos Pos) Pos {
 	return pos
 }
 
-func (f *File) nodeSet() map[string]bool { return f.Graph.nodeSet() }
+// nodeSet names the root graph's nodes: an entrypoint's one node.
+func (f *File) nodeSet() map[string]bool {
+	if f.Entrypoint != nil {
+		return map[string]bool{f.Entrypoint.Name: true}
+	}
+	return f.Graph.nodeSet()
+}
 
 func (g *Graph) nodeSet() map[string]bool {
 	set := make(map[string]bool, len(g.Nodes))
@@ -1040,6 +1096,10 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 		if n.Subgraph != "" && subgraphs[n.Subgraph] == nil {
 			f := join2(field, "subgraph")
 			p.graphFail(p.at(f, n.Pos), f, "unknown subgraph %q", n.Subgraph)
+		}
+		if n.Invoke != "" && subgraphs[n.Invoke] == nil {
+			f := join2(field, "invoke")
+			p.graphFail(p.at(f, n.Pos), f, "unknown subgraph %q", n.Invoke)
 		}
 		for j, e := range n.Ends {
 			ref(n.Pos, index2(join2(field, "ends"), j), e, End)

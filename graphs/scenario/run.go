@@ -156,14 +156,21 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 		if op.SubgraphState {
 			opts = append(opts, engine.WithSubgraphState())
 		}
-		snap, err := r.graph.GetState(ctx, engine.Config{ThreadID: op.Thread}, opts...)
+		cfg, found, err := r.subgraphConfig(ctx, op)
+		if err == nil && !found {
+			err = fmt.Errorf("no pending task of subgraph node %q", op.SubgraphOf)
+		}
+		var snap *engine.StateSnapshot
+		if err == nil {
+			snap, err = r.graph.GetState(ctx, cfg, opts...)
+		}
 		if err != nil {
 			rec["result"] = errorResult(err)
 		} else {
 			rec["state"] = r.snapshotRecord(snap)
 		}
 	case OpHistory:
-		cfg, found, err := r.historyConfig(ctx, op)
+		cfg, found, err := r.subgraphConfig(ctx, op)
 		var hist []*engine.StateSnapshot
 		if err == nil && found {
 			hist, err = r.graph.History(ctx, cfg, engine.ListOptions{})
@@ -184,11 +191,7 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 	case OpBulkUpdate:
 		r.bulkUpdate(ctx, op, rec)
 	case OpUpdateState:
-		cfg := engine.Config{ThreadID: op.Thread}
-		var err error
-		if op.AtStep != nil {
-			cfg, err = r.checkpointAtStep(op.Thread, *op.AtStep)
-		}
+		cfg, err := r.updateConfig(ctx, op)
 		if err == nil {
 			var out engine.Config
 			values := op.Values
@@ -253,7 +256,7 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		if r.fork == nil {
 			runErr = errors.New("no update_state result to continue from")
 		} else {
-			opts = append(opts, engine.FromCheckpoint(r.fork.CheckpointID))
+			opts = append(opts, engine.FromConfig(*r.fork))
 		}
 	case op.AtStep != nil:
 		cfg, err := r.checkpointAtStep(op.Thread, *op.AtStep)
@@ -358,6 +361,19 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		rec["stream"] = stream.records()
 	}
 	r.addCheckpoints(ctx, rec)
+	var values any
+	if res != nil {
+		values = res.Values
+		if r.graph.IsEntrypoint() {
+			// LangGraph.js streams an entrypoint's values when a step
+			// writes __end__: only its node does, and only when it
+			// finishes, so an interrupted run streamed none.
+			values = map[string]any{}
+			if res.Status == engine.StatusDone {
+				values = entrypointValues(res.Output)
+			}
+		}
+	}
 	switch {
 	case runErr != nil:
 		rec["result"] = errorResult(runErr)
@@ -366,9 +382,9 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		for _, in := range res.Interrupts {
 			ints = append(ints, map[string]any{"node": in.Node, "value": plain(in.Value)})
 		}
-		rec["result"] = map[string]any{"status": "interrupted", "values": plain(res.Values), "interrupts": sortRecords(ints)}
+		rec["result"] = map[string]any{"status": "interrupted", "values": plain(values), "interrupts": sortRecords(ints)}
 	default:
-		rec["result"] = map[string]any{"status": "done", "values": plain(res.Values)}
+		rec["result"] = map[string]any{"status": "done", "values": plain(values)}
 	}
 }
 
@@ -397,11 +413,17 @@ func (r *Runner) resumeByNode(ctx context.Context, op Op) (engine.ResumeMap, err
 
 // checkpointAtStep is the newest root checkpoint of thread with that step.
 func (r *Runner) checkpointAtStep(thread string, step int) (engine.Config, error) {
+	return r.checkpointAtStepIn(thread, "", step)
+}
+
+// checkpointAtStepIn is the newest checkpoint of thread in namespace ns with
+// that step.
+func (r *Runner) checkpointAtStepIn(thread, ns string, step int) (engine.Config, error) {
 	r.rec.mu.Lock()
 	defer r.rec.mu.Unlock()
 	for i := len(r.rec.puts) - 1; i >= 0; i-- {
 		p := r.rec.puts[i]
-		if p.cfg.ThreadID == thread && p.cfg.CheckpointNS == "" && p.md.Step == step {
+		if p.cfg.ThreadID == thread && p.cfg.CheckpointNS == ns && p.md.Step == step {
 			return p.cfg, nil
 		}
 	}
@@ -499,6 +521,9 @@ func (r *Runner) snapshotRecord(s *engine.StateSnapshot) map[string]any {
 		tr := map[string]any{"name": t.Name, "interrupts": plain(interruptValues(t.Interrupts))}
 		if t.Result != nil {
 			tr["result"] = plain(t.Result)
+			if r.graph.IsEntrypoint() {
+				tr["result"] = plain(t.Output)
+			}
 		}
 		if t.Error != "" {
 			tr["error"] = true
@@ -513,21 +538,26 @@ func (r *Runner) snapshotRecord(s *engine.StateSnapshot) map[string]any {
 		}
 		tasks = append(tasks, tr)
 	}
+	var values any = s.Values
+	if r.graph.IsEntrypoint() && s.Output != nil {
+		values = s.Output // the snapshot's values are the output channel's
+	}
 	return map[string]any{
 		"checkpoint": r.ordinalOf(s.Config.CheckpointID),
 		"parent":     r.ordinalOf(s.ParentID),
 		"step":       float64(s.Metadata.Step),
 		"source":     s.Metadata.Source,
-		"values":     plain(s.Values),
+		"values":     plain(values),
 		"next":       stringsToAny(s.Next),
 		"tasks":      sortRecords(tasks),
 	}
 }
 
-// historyConfig addresses a history op: the thread's root namespace, or with
-// "subgraph" the namespace of the latest checkpoint's task for that node;
-// found is false when there is no such task (an empty history).
-func (r *Runner) historyConfig(ctx context.Context, op Op) (cfg engine.Config, found bool, err error) {
+// subgraphConfig addresses an op's thread: its root namespace, or with
+// "subgraph" the namespace of the latest checkpoint's pending task for that
+// node (the "subgraph_task"-th of them); found is false when there is no
+// such task.
+func (r *Runner) subgraphConfig(ctx context.Context, op Op) (cfg engine.Config, found bool, err error) {
 	cfg = engine.Config{ThreadID: op.Thread}
 	if op.SubgraphOf == "" {
 		return cfg, true, nil
@@ -536,13 +566,43 @@ func (r *Runner) historyConfig(ctx context.Context, op Op) (cfg engine.Config, f
 	if err != nil {
 		return cfg, false, err
 	}
+	n := 0
 	for _, t := range snap.Tasks {
 		if t.Name == op.SubgraphOf && t.Subgraph != "" {
-			cfg.CheckpointNS = t.Subgraph
-			return cfg, true, nil
+			if n == op.SubgraphTask {
+				cfg.CheckpointNS = t.Subgraph
+				return cfg, true, nil
+			}
+			n++
 		}
 	}
 	return cfg, false, nil
+}
+
+// updateConfig addresses an update_state: the thread's latest root
+// checkpoint, or the subgraph namespace's; "at" picks the newest checkpoint
+// of a step in that namespace.
+func (r *Runner) updateConfig(ctx context.Context, op Op) (engine.Config, error) {
+	cfg, found, err := r.subgraphConfig(ctx, op)
+	if err != nil {
+		return cfg, err
+	}
+	if !found {
+		return cfg, fmt.Errorf("no pending task of subgraph node %q", op.SubgraphOf)
+	}
+	if op.AtStep == nil {
+		return cfg, nil
+	}
+	if cfg.CheckpointNS == "" {
+		return r.checkpointAtStep(op.Thread, *op.AtStep)
+	}
+	// The namespace the subgraph's checkpoints really live in (a stateful
+	// subgraph's has no task ids).
+	snap, err := r.graph.GetState(ctx, cfg)
+	if err != nil {
+		return cfg, err
+	}
+	return r.checkpointAtStepIn(op.Thread, snap.Config.CheckpointNS, *op.AtStep)
 }
 
 func interruptValues(ins []engine.Interruption) []any {

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -177,42 +178,67 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make(map[valueKey]valueEnc, len(raw))
-	var resolve func(k valueKey, depth int) (valueEnc, error)
-	resolve = func(k valueKey, depth int) (valueEnc, error) {
-		if v, ok := out[k]; ok {
-			return v, nil
+	out := make(map[valueKey]valueEnc, len(keys))
+	// A wanted value is its chain's full copy plus the suffixes since,
+	// joined once; a chain stops early at a value already resolved, so
+	// wanted values of one chain, taken oldest first, cost what they add.
+	resolve := func(k valueKey) error {
+		if _, ok := out[k]; ok {
+			return nil
 		}
-		st, ok := raw[k]
-		if !ok {
-			return valueEnc{}, corruptf("value of %q at version %d is missing", k.channel, k.ref.Version)
-		}
-		if len(st.data) == 0 || depth > fullValueEvery {
-			return valueEnc{}, corruptf("value of %q at version %d is damaged", k.channel, k.ref.Version)
-		}
-		v := valueEnc{has: st.has, depth: st.depth}
-		switch st.data[0] {
-		case blobFull:
-			v.enc = st.data[1:]
-		case blobAppend:
+		var suffixes [][]byte // newest first
+		var sizes []int
+		cur := k
+		var v valueEnc
+		for {
+			if done, ok := out[cur]; ok {
+				v = done
+				break
+			}
+			st, ok := raw[cur]
+			if !ok {
+				return corruptf("value of %q at version %d is missing", cur.channel, cur.ref.Version)
+			}
+			if len(st.data) == 0 {
+				return corruptf("value of %q at version %d is damaged", cur.channel, cur.ref.Version)
+			}
+			if st.data[0] == blobFull {
+				v = valueEnc{enc: st.data[1:], has: st.has, base: len(st.data) - 1}
+				break
+			}
+			if st.data[0] != blobAppend {
+				return unknownFormat("value", st.data[0])
+			}
 			if st.base == nil {
-				return valueEnc{}, corruptf("value of %q at version %d appends to nothing", k.channel, k.ref.Version)
+				return corruptf("value of %q at version %d appends to nothing", cur.channel, cur.ref.Version)
 			}
-			base, err := resolve(valueKey{k.channel, *st.base}, depth+1)
+			if st.base.Version >= cur.ref.Version {
+				// Versions only grow: a chain that does not go down is
+				// damaged (and might loop).
+				return corruptf("value of %q at version %d appends to version %d, not an older one", cur.channel, cur.ref.Version, st.base.Version)
+			}
+			suffixes = append(suffixes, st.data[1:])
+			sizes = append(sizes, len(st.data)-1)
+			cur = valueKey{cur.channel, *st.base}
+		}
+		if len(suffixes) > 0 {
+			slices.Reverse(suffixes)
+			enc, err := joinAppends(v.enc, suffixes)
 			if err != nil {
-				return valueEnc{}, err
+				return err
 			}
-			if v.enc, err = joinAppend(base.enc, st.data[1:]); err != nil {
-				return valueEnc{}, err
+			for _, n := range sizes {
+				v.appended += n
 			}
-		default:
-			return valueEnc{}, unknownFormat("value", st.data[0])
+			v.enc, v.has, v.depth = enc, true, v.depth+len(suffixes)
 		}
 		out[k] = v
-		return v, nil
+		return nil
 	}
-	for _, k := range keys {
-		if _, err := resolve(k, 0); err != nil {
+	sorted := slices.Clone(keys)
+	slices.SortFunc(sorted, func(a, b valueKey) int { return cmp.Compare(a.ref.Version, b.ref.Version) })
+	for _, k := range sorted {
+		if err := resolve(k); err != nil {
 			return nil, err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
-	"reflect"
 	"time"
 
 	"github.com/superstep/superstep/engine"
@@ -25,9 +24,11 @@ const (
 // is a full image of its versions and versions_seen.
 const fullEvery = 64
 
-// fullValueEvery bounds append chains: a list stored as added elements is
-// stored whole again after 256 appends (as the bbolt store does).
-const fullValueEvery = 256
+// A list stored as added elements is stored whole again once the elements
+// added since its last full copy outweigh that copy (as the bbolt store
+// does): a superstep costs what it appended, the copies add up to a small
+// multiple of the list's final size, and a read joins at most about twice
+// the value.
 
 // ref locates a channel's value: its version and the hash of the stored
 // bytes (two branches of a fork may give a channel the same version with
@@ -211,108 +212,64 @@ type blob struct {
 	data    []byte
 }
 
-// valueEnc is a channel value's encoding and append depth, kept by the
-// store's cache so the next checkpoint can store only what was appended.
-// val is the value itself when the store was given it (not read back): a
-// list that the next checkpoint extends is recognised by its elements.
+// valueEnc is a channel value's encoding and the append chain it ends,
+// kept by the store's cache so the next checkpoint can store only what
+// was appended: depth appends since the full copy of base bytes, appended
+// bytes since. enc is nil when the value was stored as appended elements
+// (nobody needs it whole then).
 type valueEnc struct {
-	enc   []byte
-	has   bool
-	depth int
-	val   any
+	enc      []byte
+	has      bool
+	depth    int
+	base     int
+	appended int
+}
+
+// extend reports whether a suffix of n bytes may be appended to v's chain.
+func (v *valueEnc) extend(n int) bool {
+	return v != nil && v.has && v.appended+n <= v.base
 }
 
 // newBlob encodes channel's value at version ver. prev is the parent's
 // value of the channel, if known: a list that only grew since then is
-// stored as the added elements.
-func newBlob(channel string, ver int64, val any, has bool, prevRef *ref, prev *valueEnc) (blob, valueEnc, error) {
+// stored as the added elements. tail, when not nil, is what the engine
+// recorded the value appends to prev (engine.Checkpoint.AppendedTail): only
+// it is encoded then. Without it (imports, other reducers' lists) the
+// encodings are compared.
+func newBlob(channel string, ver int64, val any, has bool, tail []any, prevRef *ref, prev *valueEnc) (blob, valueEnc, error) {
 	b := blob{channel: channel, has: has}
-	var enc, suffix []byte
-	grown := false
+	if has && len(tail) > 0 && prev != nil {
+		enc, err := engine.EncodeValue(tail)
+		if err != nil {
+			return blob{}, valueEnc{}, fmt.Errorf("%w: channel %q: %w", persist.ErrInvalidCheckpoint, channel, err)
+		}
+		if suffix := enc[1 : len(enc)-1]; prev.extend(len(suffix)) {
+			return appendBlob(b, ver, prevRef, prev, suffix), valueEnc{has: true, depth: prev.depth + 1, base: prev.base, appended: prev.appended + len(suffix)}, nil
+		}
+	}
+	var enc []byte
 	if has {
 		var err error
-		if enc, suffix, grown, err = encodeGrowth(val, prev); err != nil {
+		if enc, err = engine.EncodeValue(val); err != nil {
 			return blob{}, valueEnc{}, fmt.Errorf("%w: channel %q: %w", persist.ErrInvalidCheckpoint, channel, err)
 		}
 	}
-	if has && !grown && prev != nil && prev.has {
-		suffix, grown = appendSuffix(prev.enc, enc)
+	if has && tail == nil && prev != nil && prev.enc != nil {
+		if suffix, ok := appendSuffix(prev.enc, enc); ok && prev.extend(len(suffix)) {
+			return appendBlob(b, ver, prevRef, prev, suffix), valueEnc{enc: enc, has: true, depth: prev.depth + 1, base: prev.base, appended: prev.appended + len(suffix)}, nil
+		}
 	}
-	if grown && prev.depth+1 < fullValueEvery {
-		b.data = append([]byte{blobAppend}, suffix...)
-		b.base, b.depth = prevRef, prev.depth+1
-	} else {
-		b.data = append([]byte{blobFull}, enc...)
-	}
+	b.data = append([]byte{blobFull}, enc...)
 	b.ref = ref{Version: ver, Hash: hashBlob(b.data, has), Root: ver}
-	if b.base != nil {
-		b.ref.Root = b.base.Root
-	}
-	return b, valueEnc{enc: enc, has: has, depth: b.depth, val: val}, nil
+	return b, valueEnc{enc: enc, has: has, base: len(enc)}, nil
 }
 
-// encodeGrowth encodes val. When val is a list that extends prev's list
-// element by element (the same elements, as an append reducer leaves
-// them), only the added elements are encoded: grown is set, suffix holds
-// them and enc is prev's encoding with them appended, byte for byte what
-// engine.EncodeValue(val) returns. That keeps a superstep's cost
-// independent of the length of a conversation. Checkpoint values are
-// immutable (engine.Checkpoint), so an element that is the same map, list
-// or scalar as before encodes as before.
-func encodeGrowth(val any, prev *valueEnc) (enc, suffix []byte, grown bool, err error) {
-	next, ok := val.([]any)
-	var old []any
-	if ok && prev != nil && prev.has {
-		old, ok = prev.val.([]any)
-	}
-	if !ok || prev == nil || len(next) <= len(old) || !sameElems(old, next[:len(old)]) {
-		enc, err = engine.EncodeValue(val)
-		return enc, nil, false, err
-	}
-	var buf bytes.Buffer
-	for i, v := range next[len(old):] {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		e, err := engine.EncodeValue(v)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		buf.Write(e)
-	}
-	suffix = buf.Bytes()
-	if enc, err = joinAppend(prev.enc, suffix); err != nil {
-		return nil, nil, false, err
-	}
-	return enc, suffix, true, nil
-}
-
-// sameElems reports whether a and b hold the same elements: the same
-// maps and lists (by identity) and equal scalars. False means "not known
-// to be the same".
-func sameElems(a, b []any) bool {
-	for i := range a {
-		if !sameValue(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameValue(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		return ok && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
-	case []any:
-		y, ok := b.([]any)
-		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
-	case string, float64, bool, int, int64, json.Number:
-		return a == b
-	}
-	return false
+// appendBlob fills b as the list at prevRef plus suffix.
+func appendBlob(b blob, ver int64, prevRef *ref, prev *valueEnc, suffix []byte) blob {
+	b.data = append([]byte{blobAppend}, suffix...)
+	b.base, b.depth = prevRef, prev.depth+1
+	b.ref = ref{Version: ver, Hash: hashBlob(b.data, true), Root: prevRef.Root}
+	return b
 }
 
 func hashBlob(data []byte, has bool) int64 {
@@ -344,17 +301,28 @@ func appendSuffix(prev, next []byte) ([]byte, bool) {
 	return next[len(head)+1 : len(next)-1], true
 }
 
-// joinAppend rebuilds a list from its base's encoding and the added
-// elements.
-func joinAppend(base, suffix []byte) ([]byte, error) {
+// joinAppends rebuilds a list from its full copy's encoding and the
+// elements each append added, oldest first, in one allocation.
+func joinAppends(base []byte, suffixes [][]byte) ([]byte, error) {
 	if len(base) < 2 || base[0] != '[' || base[len(base)-1] != ']' {
 		return nil, corruptf("append value: base is not a list")
 	}
-	out := make([]byte, 0, len(base)+len(suffix)+1)
-	out = append(out, base[:len(base)-1]...)
-	if len(base) > 2 {
-		out = append(out, ',')
+	size := len(base)
+	for _, sfx := range suffixes {
+		size += len(sfx) + 1
 	}
-	out = append(out, suffix...)
+	out := make([]byte, 0, size)
+	out = append(out, base[:len(base)-1]...)
+	empty := len(base) == 2
+	for _, sfx := range suffixes {
+		if len(sfx) == 0 {
+			continue
+		}
+		if !empty {
+			out = append(out, ',')
+		}
+		out = append(out, sfx...)
+		empty = false
+	}
 	return append(out, ']'), nil
 }

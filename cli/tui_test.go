@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+)
+
+// The debugger gets the database under the graph recorder the command
+// wraps it in: that is where breakpoints, watches and run settings are
+// kept, and whose durability the run settings set.
+func TestTUIOptions_SettingsAndDurabilityThroughTheRecorder(t *testing.T) {
+	st, err := persist.Open(filepath.Join(t.TempDir(), "t.db"), persist.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	opts := tuiOptions(DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: st}})
+	if opts.Settings == nil {
+		t.Fatal("no settings store: breakpoints and run settings would not be kept")
+	}
+	ctx := context.Background()
+	if err := opts.Settings.PutSetting(ctx, "k", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := st.Setting(ctx, "k"); err != nil || string(doc) != `{}` {
+		t.Fatalf("setting reached the store as %q, %v", doc, err)
+	}
+	if opts.Durability == nil || opts.SetDurability == nil || opts.Durability() != "sync" {
+		t.Fatal("the run settings cannot show or set the durability")
+	}
+	if err := opts.SetDurability("exit"); err != nil || st.Durability() != persist.DurabilityExit {
+		t.Fatalf("SetDurability(exit): %v, store at %v", err, st.Durability())
+	}
+	if err := opts.SetDurability("never"); err == nil {
+		t.Fatal("an unknown durability was accepted")
+	}
+}
+
+// The debugger's usual, shared database keeps settings too, and its
+// durability can be set: exit buffers (holding the file), sync commits.
+func TestTUIOptions_SharedDatabase(t *testing.T) {
+	sh, err := persist.OpenShared(filepath.Join(t.TempDir(), "s.db"), persist.Options{})
+	if errors.Is(err, persist.ErrSharedUnsupported) {
+		t.Skip("no shared opens on this platform")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	opts := tuiOptions(DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: sh}})
+	ctx := context.Background()
+	if opts.Settings == nil {
+		t.Fatal("no settings store on a shared database")
+	}
+	if err := opts.Settings.PutSetting(ctx, "k", []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := sh.Setting(ctx, "k"); err != nil || string(doc) != `{"a":1}` {
+		t.Fatalf("setting %q, %v", doc, err)
+	}
+	if opts.Durability() != "sync" || opts.SetDurability("sync") != nil {
+		t.Fatal("sync is the shared database's durability")
+	}
+	if err := opts.SetDurability("exit"); err != nil || opts.Durability() != "exit" {
+		t.Fatalf("SetDurability(exit) on a shared database: %v, now %s", err, opts.Durability())
+	}
+	if err := opts.SetDurability("sync"); err != nil || sh.Durability() != persist.DurabilitySync {
+		t.Fatalf("back to sync: %v", err)
+	}
+}
+
+// The debugger shows a scenario file by its own name, or else by the
+// file's base name without extension, never by the whole path typed; its
+// settings are kept under the file's clean absolute path (the name the
+// thread's graph record finds it by), the same from any directory and
+// however the path was written. A built-in keeps its name for both.
+func TestTUI_ScenarioTitleAndSettingsKey(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "approve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "name")
+	nameless, _ := json.Marshal(doc)
+	if err := os.MkdirAll(filepath.Join(dir, "flows"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "flows", "my-flow.json"), nameless, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named, err := filepath.Abs(filepath.Join("testdata", "approve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ arg, title, key string }{
+		{filepath.Join(dir, "flows", ".", "..", "flows", "my-flow.json"), "my-flow", filepath.Join(dir, "flows", "my-flow.json")},
+		{filepath.Join("testdata", "approve.json"), "approve", named},
+		{"research", "research", "research"},
+	} {
+		var got DebugOptions
+		var out bytes.Buffer
+		app := &App{Stdout: &out, Stderr: &out, Debugger: func(_ context.Context, _ *engine.Graph, o DebugOptions) error {
+			got = o
+			return nil
+		}}
+		if code := app.Run(context.Background(), []string{"tui", c.arg, "--db", filepath.Join(dir, "t.db")}); code != 0 {
+			t.Fatalf("tui %s: exit %d: %s", c.arg, code, out.String())
+		}
+		opts := tuiOptions(got)
+		if opts.GraphName != c.title || opts.SettingsKey != c.key {
+			t.Errorf("tui %s: title %q settings key %q, want %q and %q", c.arg, opts.GraphName, opts.SettingsKey, c.title, c.key)
+		}
+		if got.GraphName != c.arg {
+			t.Errorf("tui %s: hints should repeat the graph as typed, got %q", c.arg, got.GraphName)
+		}
+	}
+}

@@ -1,0 +1,342 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+)
+
+// The functional API: an entrypoint (a graph of one function) and tasks
+// (functions whose calls are checkpointed). Its mechanism is LangGraph's:
+// a task call made from inside a running node becomes a PUSH task of the
+// current superstep, with an id derived from the caller and the call's
+// position (LangGraph.js pregel/algo.ts:707-728 _prepareSingleTask for a
+// Call path; pregel/runner.ts:510-590 call; loop.ts:1219 acceptPush). The
+// call task's result is saved as its __return__ write against the current
+// checkpoint. When the superstep runs again (resume after an interrupt, a
+// retry after a failure), the caller runs again from its top, makes the
+// same calls in the same order, gets the same task ids, and a call whose
+// task already saved its result returns that result without running
+// (runner.ts:547-560).
+
+// PreviousChannel holds what an entrypoint saved for the next run on the
+// thread (LangGraph's PREVIOUS).
+const PreviousChannel = "__previous__"
+
+// Future is the pending result of a Task call.
+type Future[R any] struct {
+	done chan struct{}
+	val  R
+	err  error
+}
+
+// Result waits for the task and returns its result or its error. An
+// *InterruptError from a task that asked for input must be returned by the
+// calling node, as an Interrupt call's would.
+func (f *Future[R]) Result() (R, error) {
+	<-f.done
+	return f.val, f.err
+}
+
+// TaskOption configures one task call.
+type TaskOption func(*callSpec)
+
+// TaskRetry retries the task's function by p (LangGraph's task({retry})).
+func TaskRetry(p RetryPolicy) TaskOption { return func(c *callSpec) { c.retry = &p } }
+
+// TaskTimeout bounds every attempt of the task's function by p
+// (LangGraph.js task({timeout})).
+func TaskTimeout(p TimeoutPolicy) TaskOption { return func(c *callSpec) { c.timeout = &p } }
+
+// TaskCache caches the task's result by its argument in the graph's
+// Cache (WithCache): a call whose key has an entry returns the cached
+// result without running, on any thread (LangGraph.js task({cachePolicy}):
+// algo.ts:791-797 cache_key from the call's input, loop.ts:1268
+// _matchCachedWrites in acceptPush).
+func TaskCache(p CachePolicy) TaskOption { return func(c *callSpec) { c.cache = &p } }
+
+type callSpec struct {
+	retry   *RetryPolicy
+	timeout *TimeoutPolicy
+	cache   *CachePolicy
+}
+
+// Task calls fn(ctx, arg) as a task of the running node: it starts at once,
+// concurrently with the caller, and its result is checkpointed. When the
+// node runs again in the same superstep (resumed after an interrupt, or
+// after a failure), the same call — same name, same position among the
+// node's calls — returns the saved result instead of calling fn again
+// (LangGraph's @task / task() inside an entrypoint or a node). fn may call
+// Interrupt; the interrupt then stops the caller (return the error that
+// Result gives). The result goes through the checkpoint: a reused result
+// of a type other than R is converted through JSON. Called outside a
+// running node, Task returns a Future holding ErrOutsideNode.
+func Task[A, R any](ctx context.Context, name string, fn func(context.Context, A) (R, error), arg A, opts ...TaskOption) *Future[R] {
+	f := &Future[R]{done: make(chan struct{})}
+	scope := scopeOf(ctx)
+	if scope == nil {
+		f.err = ErrOutsideNode
+		close(f.done)
+		return f
+	}
+	var spec callSpec
+	for _, o := range opts {
+		o(&spec)
+	}
+	body := func(ctx context.Context, _ any) (any, error) { return fn(ctx, arg) }
+	// A call's input is its argument list (LangGraph.js call(func, ...args)).
+	c := scope.run.acceptCall(scope, name, body, []any{Normalize(arg)}, spec)
+	go func() {
+		defer close(f.done)
+		v, err := c.wait()
+		if err != nil {
+			f.err = err
+			return
+		}
+		f.val, f.err = convertResult[R](name, v)
+	}()
+	return f
+}
+
+// convertResult gives a task's result as R: as it is when it has that
+// type (a fresh call), else through JSON (a result read back from a
+// checkpoint).
+func convertResult[R any](name string, v any) (R, error) {
+	var out R
+	if v == nil {
+		return out, nil
+	}
+	if r, ok := v.(R); ok {
+		return r, nil
+	}
+	raw, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(raw, &out)
+	}
+	if err != nil {
+		return out, fmt.Errorf("task %q: saved result does not fit %T: %w", name, out, err)
+	}
+	return out, nil
+}
+
+// call is one task call in flight or reused.
+type call struct {
+	done chan struct{}
+	val  any
+	err  error
+}
+
+func (c *call) wait() (any, error) {
+	<-c.done
+	return c.val, c.err
+}
+
+// acceptCall plans the task of the next call made by the task of scope and
+// starts it, or returns the result its task saved earlier in this
+// superstep (LangGraph.js loop.ts:1219 acceptPush, runner.ts:510-590).
+func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any, spec callSpec) *call {
+	c := &call{done: make(chan struct{})}
+	scope.mu.Lock()
+	idx := scope.calls
+	scope.calls++
+	scope.mu.Unlock()
+	caller := scope.t
+	parentNS := caller.namespace()
+	// The id depends on the checkpoint, the call's namespace, the step,
+	// the name and the call's path: the caller and the call's position
+	// (algo.ts:711-723 hashes [ns, step, name, PUSH, caller path, index]
+	// with the checkpoint id; the caller's id stands for its path).
+	id := hashID(l.cpID, parentNS+"|"+name, strconv.Itoa(l.step), name, Push, caller.id, strconv.Itoa(idx))
+	t := &task{name: name, kind: pushTask, pushIdx: idx, triggers: pushTriggers, input: input, parentNS: parentNS, id: id,
+		node: &node{name: name, fn: fn, retry: spec.retry, timeout: spec.timeout, cache: spec.cache, call: true}}
+	l.mu.Lock()
+	saved := l.pending.byTask[id]
+	l.tasks = append(l.tasks, t)
+	l.mu.Unlock()
+	if l.emit != nil {
+		l.emit(Event{Kind: EventTask, Step: l.step, Node: name, TaskID: id, Input: input, Triggers: t.triggers, IsPush: true, IsCall: true})
+	}
+	if l.skipDone {
+		if v, ok := savedCallResult(saved); ok {
+			l.mu.Lock()
+			t.writes = reusableWrites(saved)
+			t.result.Reused, t.result.Done, t.result.Writes = true, true, t.writes
+			l.mu.Unlock()
+			if l.emit != nil {
+				// Its saved writes stream as cached updates (loop.ts:1266
+				// _matchWrites → _outputWrites(…, cached)).
+				l.emit(Event{Kind: EventTask, Step: l.step, Node: name, TaskID: id, Input: input, Triggers: t.triggers, IsPush: true, IsCall: true, Reused: true, Writes: t.writes})
+			}
+			c.val = v
+			close(c.done)
+			return c
+		}
+	}
+	if hit, err := l.matchCachedCall(scope.Context, t); err != nil || hit {
+		c.val, c.err = callReturn(t.writes), err
+		close(c.done)
+		return c
+	}
+	l.calls.Add(1)
+	go func() {
+		defer l.calls.Done()
+		defer close(c.done)
+		err := l.runTask(scope.Context, t)
+		l.mu.Lock()
+		res := t.result
+		l.mu.Unlock()
+		switch {
+		case res.Interrupted:
+			c.err = &InterruptError{Interrupts: res.Interrupts}
+		case err != nil:
+			c.err = err
+		case res.Err != nil:
+			c.err = res.Err
+		default:
+			c.val = callReturn(t.writes)
+		}
+	}()
+	return c
+}
+
+// matchCachedCall gives a cached call's task the writes cached for its
+// input, saved as its writes, as matchCachedWrites does for planned tasks;
+// on a miss it keeps the key so the result is cached once the call
+// succeeds.
+func (l *loop) matchCachedCall(ctx context.Context, t *task) (hit bool, err error) {
+	k, ok, err := l.g.cacheKeyOf(t)
+	if err != nil || !ok {
+		return false, err
+	}
+	t.cacheKey = &k
+	writes, hit, err := l.g.cache.Get(ctx, k)
+	if err != nil || !hit {
+		return false, err
+	}
+	l.mu.Lock()
+	t.writes = writes
+	t.result.Reused, t.result.Done, t.result.Cached, t.result.Writes = true, true, true, writes
+	l.mu.Unlock()
+	if err := l.putWrites(ctx, t.id, writes); err != nil {
+		return false, err
+	}
+	if l.emit != nil {
+		l.emit(Event{Kind: EventCached, Step: l.step, Node: t.name, TaskID: t.id, Writes: writes, Update: l.g.stateUpdate(writes)})
+	}
+	return true, nil
+}
+
+// savedCallResult is the result a call's task saved (runner.ts:547-556).
+// ok is false when it saved none: a task that failed or was interrupted
+// runs again, since its error, interrupt and answer writes are not matched
+// to it (loop.ts:1976-1987 _matchWrites).
+func savedCallResult(saved []Write) (v any, ok bool) {
+	for _, w := range saved {
+		if w.Channel == ReturnChannel {
+			return w.Value, true
+		}
+	}
+	return nil, false
+}
+
+func reusableWrites(saved []Write) []Write {
+	var out []Write
+	for _, w := range saved {
+		if reusable(PendingWrite{Channel: w.Channel}) || w.Channel == ReturnChannel {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// callReturn is the result a call task wrote.
+func callReturn(writes []Write) any {
+	for _, w := range writes {
+		if w.Channel == ReturnChannel {
+			return w.Value
+		}
+	}
+	return nil
+}
+
+// callTasks tracks the call tasks still running, so that a superstep ends
+// only when they have (LangGraph.js runner.ts waits for every scheduled
+// task, calls included).
+type callTasks = sync.WaitGroup
+
+// Final is what an entrypoint returns to give the caller one value and
+// save another for the thread's next run (LangGraph's entrypoint.final):
+// Value is the run's output, Save what Previous returns next time.
+type Final struct {
+	Value, Save any // the run's output; what Previous returns next time
+}
+
+// Previous returns what the entrypoint's last run on this thread returned
+// (or saved with Final), nil on a thread's first run (LangGraph's
+// getPreviousState; the value of the __previous__ channel as the task was
+// planned, algo.ts:801).
+func Previous(ctx context.Context) any {
+	s := scopeOf(ctx)
+	if s == nil || !s.run.g.entrypoint {
+		return nil
+	}
+	// Channels are read-only while tasks run.
+	v, _ := s.run.cs.channels[PreviousChannel].get()
+	return v
+}
+
+// EntrypointOption configures an entrypoint.
+type EntrypointOption = CompileOption
+
+// NewEntrypoint compiles fn as a functional-API graph (LangGraph's
+// entrypoint, func/index.ts:175-260): a single node named name, triggered
+// by the run's input on the __start__ channel, whose return value is
+// written to __end__ (the run's output) and to __previous__ (what Previous
+// gives the next run). A Final return splits the two. Inside fn, Task
+// calls are checkpointed. Pass WithSaver to make it resumable.
+func NewEntrypoint(name string, fn NodeFunc, opts ...CompileOption) (*Graph, error) {
+	switch {
+	case name == "" || isReservedName(name) || name == PreviousChannel:
+		return nil, CompileErrors{&CompileError{Kind: "InvalidNode", Msg: fmt.Sprintf("entrypoint name %q is empty or reserved", name)}}
+	case fn == nil:
+		return nil, CompileErrors{&CompileError{Kind: "InvalidNode", Msg: fmt.Sprintf("entrypoint %q has no function", name)}}
+	}
+	g := newGraph(name, opts)
+	g.entrypoint = true
+	g.triggerToNodes[Start] = []string{name}
+	// The channels of func/index.ts:241-245, then the task topic every
+	// Pregel has.
+	g.addChannel(Start, channelInfo{kind: KindEphemeral, internal: true})
+	g.addChannel(End, channelInfo{kind: KindLastValue, internal: true})
+	g.addChannel(PreviousChannel, channelInfo{kind: KindLastValue, internal: true})
+	g.addChannel(TasksChannel, channelInfo{kind: KindTopic, internal: true})
+	g.nodes[name] = &node{name: name, fn: fn, triggers: []string{Start}, entry: true}
+	g.nodeOrder = []string{name}
+	// For display: the input reaches the function, whose return ends the
+	// run (LangGraph draws an entrypoint as __start__ → name → __end__).
+	g.edges = []EdgeInfo{{From: []string{Start}, To: name, Channel: Start}, {From: []string{name}, To: End}}
+	g.fingerprint = g.computeFingerprint()
+	return g, nil
+}
+
+// entryWrites are the entrypoint node's writes: its value to __end__ and
+// what it saves to __previous__ (func/index.ts:218-228 pluckReturnValue,
+// pluckSaveValue).
+func entryWrites(ret any) []Write {
+	value, save := ret, ret
+	switch f := ret.(type) {
+	case Final:
+		value, save = f.Value, f.Save
+	case *Final:
+		if f != nil {
+			value, save = f.Value, f.Save
+		}
+	}
+	return []Write{{Channel: End, Value: Normalize(value)}, {Channel: PreviousChannel, Value: Normalize(save)}}
+}
+
+// IsEntrypoint reports whether g was made by NewEntrypoint: its output is
+// Result.Output, and it has no state keys.
+func (g *Graph) IsEntrypoint() bool { return g.entrypoint }

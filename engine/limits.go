@@ -1,0 +1,410 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// MaxValueDepth is how deeply a value may nest: lists, maps and the
+// tagged engine forms (a Send or an interrupt counts two levels, as in its
+// encoding). Deeper values are refused when written — by a node, as run
+// input or by a state update — and by EncodeValue, so nothing stored can
+// be deeper. The bound leaves room under encoding/json's own limit of
+// 10,000 levels for the documents that carry values (a saved record, an
+// export), so every stored value reads back and every export imports.
+// LangGraph has no such rule of its own; its serializers have their own
+// depth limits, which this one does not copy.
+const MaxValueDepth = 1000
+
+// Defaults of Limits.
+const (
+	DefaultMaxWriteBytes = 64 << 20
+	DefaultMaxStateBytes = 256 << 20
+)
+
+// Limits bound the size of what a graph's runs write, so that a runaway
+// node (a string doubled each superstep, a list that never stops growing)
+// fails with an error naming it instead of exhausting memory. Sizes are
+// those of the values' JSON encoding. Zero fields take their defaults;
+// a negative one turns that bound off.
+type Limits struct {
+	// MaxWriteBytes bounds one value a node writes to a state key (or
+	// sends), and the run input (default DefaultMaxWriteBytes, 64 MiB).
+	MaxWriteBytes int
+	// MaxStateBytes bounds the state after a superstep: the sum of its
+	// keys' values (default DefaultMaxStateBytes, 256 MiB).
+	MaxStateBytes int
+}
+
+// WithLimits sets the bounds on what runs write (see Limits).
+func WithLimits(l Limits) CompileOption { return func(g *Graph) { g.limits = l } }
+
+func (l Limits) write() int { return bound(l.MaxWriteBytes, DefaultMaxWriteBytes) }
+func (l Limits) state() int { return bound(l.MaxStateBytes, DefaultMaxStateBytes) }
+
+func bound(v, dflt int) int {
+	switch {
+	case v == 0:
+		return dflt
+	case v < 0:
+		return math.MaxInt
+	}
+	return v
+}
+
+// errTooDeep and errTooLarge stop a measurement early.
+var (
+	errTooDeep  = fmt.Errorf("nested deeper than %d levels: %w", MaxValueDepth, ErrValueTooDeep)
+	errTooLarge = fmt.Errorf("too large: %w", ErrValueTooLarge)
+)
+
+// ValueLimitError is returned when a value written to a state key passes a
+// bound: deeper than MaxValueDepth (Err is ErrValueTooDeep) or larger than
+// Limits.MaxWriteBytes (ErrValueTooLarge).
+type ValueLimitError struct {
+	Node  string // the node that wrote it; InputTask for run input
+	Key   string // the state key, or TasksChannel for a Send's argument
+	Limit int    // the bound passed: levels or bytes
+	Err   error  // ErrValueTooDeep or ErrValueTooLarge
+}
+
+// Error names the node, the key and the bound.
+func (e *ValueLimitError) Error() string {
+	what := fmt.Sprintf("node %q", e.Node)
+	if e.Node == InputTask {
+		what = "the run input"
+	}
+	key := fmt.Sprintf("key %q", e.Key)
+	if e.Key == TasksChannel {
+		key = "a Send's argument"
+	}
+	if e.Err == ErrValueTooDeep {
+		return fmt.Sprintf("%s wrote a value to %s nested deeper than %d levels, which cannot be stored", what, key, e.Limit)
+	}
+	return fmt.Sprintf("%s wrote a value to %s larger than %d bytes (Limits.MaxWriteBytes)", what, key, e.Limit)
+}
+
+// Unwrap returns ErrValueTooDeep or ErrValueTooLarge.
+func (e *ValueLimitError) Unwrap() error { return e.Err }
+
+// StateLimitError is returned when the state after a superstep is larger
+// than Limits.MaxStateBytes. The superstep's writes are saved; its
+// checkpoint is not.
+type StateLimitError struct {
+	Step  int      // the superstep
+	Bytes int      // the state's size
+	Limit int      // the bound
+	Key   string   // the largest key
+	Nodes []string // the nodes that wrote Key in that superstep
+}
+
+// Error names the step, the largest key and who wrote it.
+func (e *StateLimitError) Error() string {
+	by := ""
+	if len(e.Nodes) > 0 {
+		by = fmt.Sprintf(", written by node %q", e.Nodes[0])
+		if len(e.Nodes) > 1 {
+			by = fmt.Sprintf(", written by nodes %q", e.Nodes)
+		}
+	}
+	return fmt.Sprintf("the state after step %d is %d bytes, over the limit of %d (Limits.MaxStateBytes): its largest key is %q%s", e.Step, e.Bytes, e.Limit, e.Key, by)
+}
+
+// Unwrap returns ErrStateTooLarge.
+func (e *StateLimitError) Unwrap() error { return ErrStateTooLarge }
+
+// checkWrite measures a value written to key by node against the bounds.
+func (l Limits) checkWrite(node, key string, v any) error {
+	limit := l.write()
+	if _, err := measure(v, 0, limit); err != nil {
+		e := &ValueLimitError{Node: node, Key: key, Limit: limit, Err: ErrValueTooLarge}
+		if err == errTooDeep {
+			e.Limit, e.Err = MaxValueDepth, ErrValueTooDeep
+		}
+		return e
+	}
+	return nil
+}
+
+// checkWrites checks a task's writes to state keys and Sends.
+func (g *Graph) checkWrites(node string, writes []Write) error {
+	for _, w := range writes {
+		v := w.Value
+		switch {
+		case w.Channel == TasksChannel:
+			if s, ok := v.(Send); ok {
+				v = s.Arg
+			}
+		case !g.IsStateKey(w.Channel):
+			continue
+		}
+		if err := g.limits.checkWrite(node, w.Channel, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measure returns the size of v's JSON encoding (close to it: numbers that
+// are not integers count 24 bytes), or errTooDeep when v nests deeper than
+// MaxValueDepth (depth is v's own level), or errTooLarge once the size
+// passes limit. It stops as soon as it knows.
+func measure(v any, depth, limit int) (int, error) {
+	m := meter{limit: limit}
+	err := m.value(v, depth)
+	return m.n, err
+}
+
+// meter adds up a value's size.
+type meter struct{ n, limit int }
+
+func (m *meter) add(k int) error {
+	m.n += k
+	if m.n > m.limit {
+		return errTooLarge
+	}
+	return nil
+}
+
+// value adds v, which depth containers enclose.
+func (m *meter) value(v any, depth int) error {
+	if err := nest(v, depth); err != nil {
+		return err
+	}
+	switch x := v.(type) {
+	case nil, bool:
+		return m.add(5)
+	case string:
+		return m.add(stringSize(x))
+	case float64:
+		return m.add(numberSize(x))
+	case int, int64, int32, uint64, float32, json.Number:
+		return m.add(24)
+	case []any:
+		if err := m.add(2 + len(x)); err != nil {
+			return err
+		}
+		for _, e := range x {
+			if err := m.value(e, depth+1); err != nil {
+				return err
+			}
+		}
+	case []string:
+		if err := m.add(2 + len(x)); err != nil {
+			return err
+		}
+		for _, e := range x {
+			if err := m.add(stringSize(e)); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		if err := m.add(2 + 2*len(x)); err != nil {
+			return err
+		}
+		for k, e := range x {
+			if err := m.add(stringSize(k)); err != nil {
+				return err
+			}
+			if err := m.value(e, depth+1); err != nil {
+				return err
+			}
+		}
+	case *OrderedMap:
+		if err := m.add(2 + 2*len(x.Keys)); err != nil {
+			return err
+		}
+		for _, k := range x.Keys {
+			if err := m.add(stringSize(k)); err != nil {
+				return err
+			}
+			if err := m.value(x.Values[k], depth+1); err != nil {
+				return err
+			}
+		}
+	case Send: // {"$send":{"arg":…,"node":…}}
+		if err := m.add(24 + stringSize(x.Node)); err != nil {
+			return err
+		}
+		return m.value(x.Arg, depth+2)
+	case Interruption: // {"$interrupt":{"id":…,"value":…}}
+		if err := m.add(30 + stringSize(x.ID)); err != nil {
+			return err
+		}
+		return m.value(x.Value, depth+2)
+	case []Interruption:
+		if err := m.add(2 + len(x)); err != nil {
+			return err
+		}
+		for _, e := range x {
+			if err := m.value(e, depth+1); err != nil {
+				return err
+			}
+		}
+	case Overwrite: // {"__overwrite__":…}
+		if err := m.add(18); err != nil {
+			return err
+		}
+		return m.value(x.Value, depth+1)
+	case *Overwrite:
+		if x != nil {
+			return m.value(*x, depth)
+		}
+		return m.add(4)
+	default:
+		// Another Go value: its encoding tells.
+		b, err := EncodeValue(x)
+		if err != nil {
+			return nil // not this check's to refuse: the codec says why
+		}
+		if depth+jsonDepth(b) > MaxValueDepth {
+			return errTooDeep
+		}
+		return m.add(len(b))
+	}
+	return nil
+}
+
+// nest returns errTooDeep when v, inside depth containers, would make its
+// value nest deeper than MaxValueDepth: lists and maps are one level, the
+// tagged Send and Interruption forms two, as in their encoding. It is the
+// one rule for EncodeValue and the write checks.
+func nest(v any, depth int) error {
+	levels := 0
+	switch v.(type) {
+	case []any, []string, map[string]any, *OrderedMap, []Interruption, Overwrite, *Overwrite:
+		levels = 1
+	case Send, Interruption:
+		levels = 2
+	}
+	if depth+levels > MaxValueDepth {
+		return errTooDeep
+	}
+	return nil
+}
+
+// stringSize is the length of s as a JSON string.
+func stringSize(s string) int {
+	n := 2 + len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}
+
+// numberSize is the length of an integral number's decimal form, or 24.
+func numberSize(f float64) int {
+	if f != math.Trunc(f) || math.Abs(f) >= 1e15 {
+		return 24
+	}
+	n := 1
+	if f < 0 {
+		n, f = 2, -f
+	}
+	for ; f >= 10; f /= 10 {
+		n++
+	}
+	return n
+}
+
+// jsonDepth returns how deeply JSON text nests (0 for a scalar).
+func jsonDepth(b []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// stateSizes keeps the size of each state key's value as the keys change,
+// so that checking the state's bound costs what a superstep changed: a
+// list that only grew adds the size of its new elements.
+type stateSizes struct {
+	known bool
+	size  map[string]int
+	total int
+}
+
+// checkStateSize updates the state's size after a superstep's writes were
+// applied and returns a StateLimitError when it passes the bound.
+func (l *loop) checkStateSize() error {
+	limit := l.g.limits.state()
+	if limit == math.MaxInt {
+		return nil
+	}
+	sz := &l.sizes
+	if !sz.known {
+		sz.known, sz.size, sz.total = true, map[string]int{}, 0
+		for _, k := range l.g.StateKeys() {
+			l.resize(k, false)
+		}
+	} else {
+		for _, c := range l.cs.scratch.touched {
+			if l.g.IsStateKey(c) {
+				l.resize(c, true)
+			}
+		}
+	}
+	if sz.total <= limit {
+		return nil
+	}
+	e := &StateLimitError{Step: l.step, Bytes: sz.total, Limit: limit}
+	for k, n := range sz.size {
+		if big := sz.size[e.Key]; n > big || (n == big && k < e.Key) {
+			e.Key = k
+		}
+	}
+	for _, t := range l.tasks {
+		for _, w := range t.writes {
+			if w.Channel == e.Key && !slices.Contains(e.Nodes, t.name) {
+				e.Nodes = append(e.Nodes, t.name)
+			}
+		}
+	}
+	slices.Sort(e.Nodes)
+	return e
+}
+
+// resize measures state key k again; grown: k may have only grown since
+// it was last measured.
+func (l *loop) resize(k string, grown bool) {
+	sz := &l.sizes
+	ch := l.cs.channels[k]
+	v, ok := ch.get()
+	n := 0
+	if a, isList := ch.(appender); ok && grown && isList {
+		if from, appended := a.lastAppend(); appended {
+			if list, isList := v.([]any); isList && from <= len(list) {
+				tail, _ := measure(list[from:], 0, math.MaxInt)
+				tail -= 2 // the new elements' brackets are the list's own
+				sz.size[k] += tail
+				sz.total += tail
+				return
+			}
+		}
+	}
+	if ok {
+		n, _ = measure(v, 0, math.MaxInt)
+	}
+	sz.total += n - sz.size[k]
+	sz.size[k] = n
+}

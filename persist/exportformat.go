@@ -1,0 +1,793 @@
+package persist
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// The export format (docs/export-format.md): one JSON object, a header and
+// the checkpoints of every namespace, one a line. Version 2 stores each
+// checkpoint as a delta from its parent, as the store does: the channel
+// versions, values and versions_seen that changed, a list that only grew
+// as its new elements. So an export's size is linear in what changed, not
+// in the number of checkpoints times the size of the state. Version 1
+// (every checkpoint with its full state) is still read.
+const (
+	ExportFormat  = "superstep-thread"
+	ExportVersion = 2
+	// exportVersionFull is version 1: every checkpoint carries its whole
+	// state.
+	exportVersionFull = 1
+)
+
+// exportHead is the header of every export version, read loosely first so
+// that a newer version is reported as such rather than as unknown fields.
+type exportHead struct {
+	Format      string `json:"format"`
+	Version     int    `json:"version"`
+	Thread      string `json:"thread"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+// exportFileV1 and exportCheckpointV1 are version 1, read only.
+type exportFileV1 struct {
+	exportHead
+	Checkpoints []exportCheckpointV1 `json:"checkpoints"`
+}
+
+type exportCheckpointV1 struct {
+	NS              string                      `json:"ns"`
+	ID              string                      `json:"id"`
+	Parent          string                      `json:"parent"`
+	V               int                         `json:"v"`
+	TS              time.Time                   `json:"ts"`
+	Metadata        exportMetadata              `json:"metadata"`
+	Values          map[string]json.RawMessage  `json:"values"`
+	Versions        map[string]int64            `json:"versions"`
+	VersionsSeen    map[string]map[string]int64 `json:"versions_seen"`
+	UpdatedChannels []string                    `json:"updated_channels"`
+	Writes          []exportWrite               `json:"writes"`
+}
+
+type exportFile struct {
+	exportHead
+	Checkpoints []exportRecord `json:"checkpoints"`
+}
+
+// exportRecord is one checkpoint of a version 2 export. Versions, Values,
+// Appended and VersionsSeen are a delta from the parent's (a whole state
+// for a checkpoint without a parent):
+//
+//   - Versions: the channels whose version differs from the parent's, or
+//     that the parent lacks; VersionsRemoved: the parent's channels this
+//     checkpoint lacks.
+//   - Values: the value of a channel of Versions; Appended: a channel of
+//     Versions whose value is the parent's list plus these elements. A
+//     channel of Versions in neither has a version but no value. A channel
+//     not in Versions has the parent's version and so the parent's value.
+//   - VersionsSeen: the nodes whose map differs from the parent's, whole;
+//     VersionsSeenRemoved: the parent's nodes this checkpoint lacks.
+type exportRecord struct {
+	NS                  string                      `json:"ns"`
+	ID                  string                      `json:"id"`
+	Parent              string                      `json:"parent"`
+	V                   int                         `json:"v"`
+	TS                  time.Time                   `json:"ts"`
+	Metadata            exportMetadata              `json:"metadata"`
+	Versions            map[string]int64            `json:"versions"`
+	VersionsRemoved     []string                    `json:"versions_removed,omitempty"`
+	Values              map[string]json.RawMessage  `json:"values,omitempty"`
+	Appended            map[string]json.RawMessage  `json:"appended,omitempty"`
+	VersionsSeen        map[string]map[string]int64 `json:"versions_seen"`
+	VersionsSeenRemoved []string                    `json:"versions_seen_removed,omitempty"`
+	UpdatedChannels     []string                    `json:"updated_channels"`
+	Writes              []exportWrite               `json:"writes"`
+}
+
+type exportMetadata struct {
+	Source  string                     `json:"source"`
+	Step    int                        `json:"step"`
+	Parents map[string]string          `json:"parents"`
+	Extra   map[string]json.RawMessage `json:"extra"`
+}
+
+type exportWrite struct {
+	Task    string          `json:"task"`
+	Slot    int64           `json:"slot"`
+	Channel string          `json:"channel"`
+	Value   json.RawMessage `json:"value"`
+}
+
+// newExportRecord starts the record of a checkpoint: ids, metadata and
+// updated channels; the caller adds the state delta and the writes.
+func newExportRecord(ns, id, parent string, v int, ts time.Time, md mdRecord, updated []string) (*exportRecord, error) {
+	for _, s := range []string{ns, id, parent} {
+		if !utf8.ValidString(s) {
+			return nil, fmt.Errorf("%w: %q is not UTF-8 and cannot be exported", ErrInvalidID, s)
+		}
+	}
+	return &exportRecord{
+		NS: ns, ID: id, Parent: parent, V: v, TS: ts,
+		Metadata:        exportMetadata{Source: md.Source, Step: md.Step, Parents: md.Parents, Extra: md.Extra},
+		Versions:        map[string]int64{},
+		VersionsSeen:    map[string]map[string]int64{},
+		UpdatedChannels: updated,
+		Writes:          []exportWrite{},
+	}, nil
+}
+
+// setSeen fills the versions_seen delta of seen from base (nil: whole).
+// A nil map and an empty one are told apart, as the checkpoint keeps them.
+func (er *exportRecord) setSeen(seen, base map[string]map[string]int64) {
+	for n, m := range seen {
+		if old, ok := base[n]; !ok || (old == nil) != (m == nil) || !maps.Equal(old, m) {
+			er.VersionsSeen[n] = m
+		}
+	}
+	er.VersionsSeenRemoved = removedKeys(base, seen)
+}
+
+// removedKeys returns the keys of base that cur lacks, sorted (nil: none).
+func removedKeys[V, W any](base map[string]V, cur map[string]W) []string {
+	var out []string
+	for k := range base {
+		if _, ok := cur[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// setValue records the JSON of channel's new value: as the elements added
+// to the parent's list when prev (the JSON of the parent's value, nil for
+// none) is a list that enc extends, else whole.
+func (er *exportRecord) setValue(ch string, enc, prev []byte) {
+	if suffix, ok := appendSuffix(prev, enc); ok {
+		er.setAppended(ch, suffix)
+		return
+	}
+	if er.Values == nil {
+		er.Values = map[string]json.RawMessage{}
+	}
+	er.Values[ch] = enc
+}
+
+// setAppended records channel's new value as the parent's list followed by
+// the elements in suffix (",e1,e2", as appendSuffix returns them).
+func (er *exportRecord) setAppended(ch string, suffix []byte) {
+	if er.Appended == nil {
+		er.Appended = map[string]json.RawMessage{}
+	}
+	er.Appended[ch] = appendedJSON(suffix)
+}
+
+// checkNames refuses a record with a channel or node name that is not
+// UTF-8: JSON cannot carry it, and json.Marshal would replace its bytes
+// silently. (Ids and writes are checked where they are added.)
+func (er *exportRecord) checkNames() error {
+	names := slices.Concat(er.VersionsRemoved, er.VersionsSeenRemoved, er.UpdatedChannels)
+	for ch := range er.Versions {
+		names = append(names, ch)
+	}
+	for n, m := range er.VersionsSeen {
+		names = append(names, n)
+		for ch := range m {
+			names = append(names, ch)
+		}
+	}
+	for ns, id := range er.Metadata.Parents {
+		names = append(names, ns, id)
+	}
+	for k := range er.Metadata.Extra {
+		names = append(names, k)
+	}
+	for _, s := range names {
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("%w: checkpoint %q: name %q is not UTF-8 and cannot be exported", ErrInvalidID, er.ID, s)
+		}
+	}
+	return nil
+}
+
+// addWrite adds a saved write; enc is the value's JSON.
+func (er *exportRecord) addWrite(task, channel string, slot int64, enc []byte) error {
+	if !utf8.ValidString(task) || !utf8.ValidString(channel) {
+		return fmt.Errorf("%w: write of task %q is not UTF-8 and cannot be exported", ErrInvalidID, task)
+	}
+	er.Writes = append(er.Writes, exportWrite{Task: task, Slot: slot, Channel: channel, Value: enc})
+	return nil
+}
+
+// appendedJSON turns the bytes that follow a list's last element (",e1,e2",
+// as appendSuffix returns them) into the JSON list of the added elements.
+func appendedJSON(suffix []byte) json.RawMessage {
+	out := make([]byte, 0, len(suffix)+1)
+	out = append(out, '[')
+	out = append(out, suffix[1:]...)
+	return append(out, ']')
+}
+
+// exportWriter writes an export document record by record, so that no
+// more than one checkpoint is held to write it.
+type exportWriter struct {
+	bw *bufio.Writer
+	n  int
+}
+
+func newExportWriter(w io.Writer, thread, fingerprint string) (*exportWriter, error) {
+	if !utf8.ValidString(thread) {
+		return nil, fmt.Errorf("%w: thread id %q is not UTF-8 and cannot be exported", ErrInvalidID, thread)
+	}
+	ew := &exportWriter{bw: bufio.NewWriterSize(w, 64<<10)}
+	head, err := json.Marshal(exportHead{ExportFormat, ExportVersion, thread, fingerprint})
+	if err != nil {
+		return nil, err
+	}
+	ew.bw.Write(head[:len(head)-1])
+	ew.bw.WriteString(`,"checkpoints":[`)
+	return ew, nil
+}
+
+func (ew *exportWriter) write(er *exportRecord) error {
+	if err := er.checkNames(); err != nil {
+		return err
+	}
+	line, err := json.Marshal(er)
+	if err != nil {
+		return err
+	}
+	if ew.n > 0 {
+		ew.bw.WriteByte(',')
+	}
+	ew.bw.WriteByte('\n')
+	ew.n++
+	_, err = ew.bw.Write(line)
+	return err
+}
+
+// close ends the document; thread names the thread in the error for a
+// document without checkpoints.
+func (ew *exportWriter) close(thread string) error {
+	if ew.n == 0 {
+		return fmt.Errorf("%w: %q has no checkpoints", ErrThreadNotFound, thread)
+	}
+	ew.bw.WriteString("\n]}\n")
+	return ew.bw.Flush()
+}
+
+// importItem is one validated checkpoint of an export, its state still a
+// delta (or, from a version 1 export, whole).
+type importItem struct {
+	ns, id, parent string
+	v              int
+	ts             time.Time
+	md             mdRecord
+	updated        []string
+	// whole: versions, seen and values are the whole state, not a delta
+	// (version 1).
+	whole           bool
+	versions        map[string]int64
+	versionsRemoved []string
+	values          map[string]any
+	appended        map[string][]any
+	seen            map[string]map[string]int64
+	seenRemoved     []string
+	writes          []importWrite
+}
+
+type importWrite struct {
+	task string
+	slot int64
+	rec  []byte
+}
+
+// importState is a checkpoint's whole state while its children are
+// rebuilt from it.
+type importState struct {
+	versions map[string]int64
+	values   map[string]any
+	seen     map[string]map[string]int64
+	// appends are this checkpoint's lists that only grew (not inherited):
+	// the store then encodes just the new elements, so importing a growing
+	// list costs what it appended, as running it did.
+	appends map[string]engine.ListAppend
+}
+
+// parseExport validates an export of any version this build reads and
+// returns its checkpoints in an order where every parent comes before its
+// children.
+func parseExport(data []byte) (thread, fingerprint string, items []importItem, err error) {
+	var head exportHead
+	if err := json.Unmarshal(data, &head); err != nil {
+		return "", "", nil, badImportf("not JSON: %v", err)
+	}
+	if head.Format != ExportFormat {
+		return "", "", nil, badImportf("format is %q, want %q", truncate(head.Format, 40), ExportFormat)
+	}
+	switch {
+	case head.Version > ExportVersion:
+		return "", "", nil, badImportf("export version %d is newer than this superstep reads (%d): import it with a newer superstep", head.Version, ExportVersion)
+	case head.Version < exportVersionFull:
+		return "", "", nil, badImportf("export version %d is not a version (this superstep reads versions %d to %d)", head.Version, exportVersionFull, ExportVersion)
+	}
+	var n int
+	var item func(i int) (importItem, string, error) // and the id, for errors
+	if head.Version == exportVersionFull {
+		var f exportFileV1
+		if err := decodeStrict(data, &f); err != nil {
+			return "", "", nil, err
+		}
+		head, n = f.exportHead, len(f.Checkpoints)
+		item = func(i int) (importItem, string, error) {
+			it, err := importCheckpointV1(&f.Checkpoints[i])
+			return it, f.Checkpoints[i].ID, err
+		}
+	} else {
+		var f exportFile
+		if err := decodeStrict(data, &f); err != nil {
+			return "", "", nil, err
+		}
+		head, n = f.exportHead, len(f.Checkpoints)
+		item = func(i int) (importItem, string, error) {
+			it, err := importRecord(&f.Checkpoints[i])
+			return it, f.Checkpoints[i].ID, err
+		}
+	}
+	if err := checkThreadID(head.Thread); err != nil {
+		return "", "", nil, badImportf("%v", err)
+	}
+	if len(head.Fingerprint) > maxNSLen {
+		return "", "", nil, badImportf("fingerprint longer than %d bytes", maxNSLen)
+	}
+	if n == 0 {
+		return "", "", nil, badImportf("no checkpoints")
+	}
+	if n > maxImportCheckpoints {
+		return "", "", nil, badImportf("more than %d checkpoints", maxImportCheckpoints)
+	}
+	items = make([]importItem, n)
+	for i := range items {
+		var id string
+		if items[i], id, err = item(i); err != nil {
+			return "", "", nil, badImportf("checkpoint %d (%q): %v", i, truncate(id, 40), err)
+		}
+	}
+	order, err := parentsFirst(items, compareItems)
+	if err != nil {
+		return "", "", nil, err
+	}
+	out := make([]importItem, len(order))
+	for i, j := range order {
+		out[i] = items[j]
+	}
+	return head.Thread, head.Fingerprint, out, nil
+}
+
+// decodeStrict decodes one export document into f, refusing unknown fields
+// and trailing data.
+func decodeStrict(data []byte, f any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(f); err != nil {
+		return badImportf("%v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return badImportf("trailing data after the export")
+	}
+	return nil
+}
+
+type nsKey struct{ ns, id string }
+
+// parentsFirst returns the indexes of items in an order where every parent
+// comes before its children and, among the checkpoints ready at a time,
+// the least by less (namespace, then id) first: Kahn's algorithm over a
+// heap, so O(n log n) in the checkpoints however many roots or siblings
+// there are. A duplicate, a missing parent or a cycle is ErrBadImport.
+func parentsFirst(items []importItem, less func(a, b *importItem) int) ([]int, error) {
+	byKey := make(map[nsKey]int, len(items))
+	for i := range items {
+		k := nsKey{items[i].ns, items[i].id}
+		if _, dup := byKey[k]; dup {
+			return nil, badImportf("checkpoint %q appears twice in namespace %q", truncate(k.id, 40), truncate(k.ns, 40))
+		}
+		byKey[k] = i
+	}
+	children := make(map[int][]int)
+	ready := &itemHeap{items: items, less: less}
+	for i := range items {
+		it := &items[i]
+		if it.parent == "" {
+			ready.idx = append(ready.idx, i)
+			continue
+		}
+		p, ok := byKey[nsKey{it.ns, it.parent}]
+		if !ok {
+			return nil, badImportf("checkpoint %q: parent %q is not in the export", truncate(it.id, 40), truncate(it.parent, 40))
+		}
+		children[p] = append(children[p], i)
+	}
+	heap.Init(ready)
+	order := make([]int, 0, len(items))
+	for ready.Len() > 0 {
+		next := heap.Pop(ready).(int)
+		order = append(order, next)
+		for _, c := range children[next] {
+			heap.Push(ready, c)
+		}
+	}
+	if len(order) != len(items) {
+		return nil, badImportf("parent links form a cycle")
+	}
+	return order, nil
+}
+
+// itemHeap is a min-heap of indexes into items.
+type itemHeap struct {
+	items []importItem
+	idx   []int
+	less  func(a, b *importItem) int
+}
+
+func (h *itemHeap) Len() int           { return len(h.idx) }
+func (h *itemHeap) Less(i, j int) bool { return h.less(&h.items[h.idx[i]], &h.items[h.idx[j]]) < 0 }
+func (h *itemHeap) Swap(i, j int)      { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
+func (h *itemHeap) Push(x any)         { h.idx = append(h.idx, x.(int)) }
+func (h *itemHeap) Pop() any {
+	n := len(h.idx) - 1
+	x := h.idx[n]
+	h.idx = h.idx[:n]
+	return x
+}
+
+func compareItems(a, b *importItem) int {
+	switch {
+	case a.ns != b.ns && a.ns < b.ns:
+		return -1
+	case a.ns != b.ns:
+		return 1
+	case a.id < b.id:
+		return -1
+	case a.id > b.id:
+		return 1
+	}
+	return 0
+}
+
+// rebuild turns items (parents first, as parseExport orders them) into
+// whole checkpoints and calls fn with each, in order. A checkpoint's state
+// is kept only until its last child is rebuilt, and checkpoints share
+// their parent's unchanged values, so the memory it holds is what changed
+// plus the states of the checkpoints with children still to come. fn must
+// not change cp's maps or values.
+func rebuild(items []importItem, fn func(it *importItem, cp *engine.Checkpoint) error) error {
+	kids := make(map[nsKey]int)
+	for i := range items {
+		if items[i].parent != "" {
+			kids[nsKey{items[i].ns, items[i].parent}]++
+		}
+	}
+	live := map[nsKey]*importState{}
+	for i := range items {
+		it := &items[i]
+		pk := nsKey{it.ns, it.parent}
+		base := live[pk]
+		st, err := it.state(base)
+		if err != nil {
+			return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
+		}
+		cp := &engine.Checkpoint{V: it.v, ID: it.id, TS: it.ts, ChannelValues: st.values,
+			ChannelVersions: st.versions, VersionsSeen: st.seen, UpdatedChannels: it.updated,
+			Appends: st.appends}
+		if err := fn(it, cp); err != nil {
+			return err
+		}
+		if k := (nsKey{it.ns, it.id}); kids[k] > 0 {
+			live[k] = st
+		}
+		if it.parent != "" {
+			if kids[pk]--; kids[pk] == 0 {
+				delete(live, pk)
+			}
+		}
+	}
+	return nil
+}
+
+// state applies the item to its parent's state (nil for a root).
+func (it *importItem) state(base *importState) (*importState, error) {
+	if it.whole || base == nil {
+		if !it.whole && (len(it.versionsRemoved) > 0 || len(it.seenRemoved) > 0 || len(it.appended) > 0) {
+			return nil, errors.New("a checkpoint without a parent removes or appends to its parent's channels")
+		}
+		base = &importState{}
+	}
+	st := &importState{versions: maps.Clone(base.versions), values: maps.Clone(base.values), seen: maps.Clone(base.seen)}
+	if st.versions == nil {
+		st.versions, st.values, st.seen = map[string]int64{}, map[string]any{}, map[string]map[string]int64{}
+	}
+	for _, ch := range it.versionsRemoved {
+		if _, ok := st.versions[ch]; !ok {
+			return nil, fmt.Errorf("removes channel %q, which its parent does not have", truncate(ch, 40))
+		}
+		delete(st.versions, ch)
+		delete(st.values, ch)
+	}
+	for ch, v := range it.versions {
+		prev, hadPrev := st.values[ch]
+		prevVersion := st.versions[ch]
+		st.versions[ch] = v
+		delete(st.values, ch)
+		if val, ok := it.values[ch]; ok {
+			st.values[ch] = val
+		} else if elems, ok := it.appended[ch]; ok {
+			list, isList := listElems(prev)
+			if !hadPrev || !isList {
+				return nil, fmt.Errorf("appends to channel %q, whose value at the parent is not a list", truncate(ch, 40))
+			}
+			st.values[ch] = joinList(list, elems)
+			if st.appends == nil {
+				st.appends = map[string]engine.ListAppend{}
+			}
+			st.appends[ch] = engine.ListAppend{From: prevVersion, Len: len(list)}
+		}
+	}
+	for _, n := range it.seenRemoved {
+		if _, ok := st.seen[n]; !ok {
+			return nil, fmt.Errorf("removes versions_seen of node %q, which its parent does not have", truncate(n, 40))
+		}
+		delete(st.seen, n)
+	}
+	maps.Copy(st.seen, it.seen)
+	return st, nil
+}
+
+// listElems returns the elements of a decoded list value: []any, or the
+// []Interruption the engine's codec makes of a list of interrupts.
+func listElems(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case []any:
+		return x, true
+	case []engine.Interruption:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// joinList is the decoded value of list a followed by b, as decoding the
+// whole list would give it (engine.FromJSON: a list of interrupts only is
+// a []Interruption).
+func joinList(a, b []any) any {
+	out := make([]any, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	if _, ok := out[0].(engine.Interruption); !ok {
+		return out
+	}
+	ints := make([]engine.Interruption, 0, len(out))
+	for _, e := range out {
+		in, ok := e.(engine.Interruption)
+		if !ok {
+			return out
+		}
+		ints = append(ints, in)
+	}
+	return ints
+}
+
+// importCheckpointV1 validates one checkpoint of a version 1 export.
+func importCheckpointV1(ec *exportCheckpointV1) (importItem, error) {
+	it, err := importCommon(ec.NS, ec.ID, ec.Parent, ec.V, ec.TS, ec.Metadata, ec.UpdatedChannels, ec.Writes)
+	if err != nil {
+		return importItem{}, err
+	}
+	it.whole = true
+	if it.versions, err = checkVersions(ec.Versions); err != nil {
+		return it, err
+	}
+	it.values = make(map[string]any, len(ec.Values))
+	for ch, raw := range ec.Values {
+		if _, ok := ec.Versions[ch]; !ok {
+			continue // an initial value: the graph rebuilds it (see Store.Put)
+		}
+		if it.values[ch], err = decodeImportValue(ch, raw); err != nil {
+			return it, err
+		}
+	}
+	it.seen, err = checkSeen(ec.VersionsSeen)
+	return it, err
+}
+
+// importRecord validates one checkpoint of a version 2 export.
+func importRecord(er *exportRecord) (importItem, error) {
+	it, err := importCommon(er.NS, er.ID, er.Parent, er.V, er.TS, er.Metadata, er.UpdatedChannels, er.Writes)
+	if err != nil {
+		return importItem{}, err
+	}
+	if it.versions, err = checkVersions(er.Versions); err != nil {
+		return it, err
+	}
+	for _, ch := range er.VersionsRemoved {
+		if _, ok := er.Versions[ch]; ok {
+			return it, fmt.Errorf("channel %q is both changed and removed", truncate(ch, 40))
+		}
+	}
+	it.versionsRemoved = er.VersionsRemoved
+	it.values = make(map[string]any, len(er.Values))
+	for ch, raw := range er.Values {
+		if _, ok := er.Versions[ch]; !ok {
+			return it, fmt.Errorf("value of channel %q, which is not among its changed versions", truncate(ch, 40))
+		}
+		if it.values[ch], err = decodeImportValue(ch, raw); err != nil {
+			return it, err
+		}
+	}
+	it.appended = make(map[string][]any, len(er.Appended))
+	for ch, raw := range er.Appended {
+		if _, ok := er.Versions[ch]; !ok {
+			return it, fmt.Errorf("appended elements of channel %q, which is not among its changed versions", truncate(ch, 40))
+		}
+		if _, ok := er.Values[ch]; ok {
+			return it, fmt.Errorf("channel %q has both a value and appended elements", truncate(ch, 40))
+		}
+		v, err := decodeImportValue(ch, raw)
+		if err != nil {
+			return it, err
+		}
+		elems, ok := listElems(v)
+		if !ok || len(elems) == 0 {
+			return it, fmt.Errorf("appended elements of channel %q are not a non-empty list", truncate(ch, 40))
+		}
+		it.appended[ch] = elems
+	}
+	if it.seen, err = checkSeen(er.VersionsSeen); err != nil {
+		return it, err
+	}
+	for _, n := range er.VersionsSeenRemoved {
+		if _, ok := er.VersionsSeen[n]; ok {
+			return it, fmt.Errorf("versions_seen of node %q is both changed and removed", truncate(n, 40))
+		}
+	}
+	it.seenRemoved = er.VersionsSeenRemoved
+	return it, nil
+}
+
+func decodeImportValue(ch string, raw json.RawMessage) (any, error) {
+	v, err := engine.DecodeValue(raw)
+	if err != nil {
+		return nil, fmt.Errorf("value of %q: %v", truncate(ch, 40), err)
+	}
+	return v, nil
+}
+
+func checkVersions(in map[string]int64) (map[string]int64, error) {
+	out := make(map[string]int64, len(in))
+	for ch, v := range in {
+		if err := checkID("channel", ch, maxIDLen, false); err != nil {
+			return nil, err
+		}
+		out[ch] = v
+	}
+	return out, nil
+}
+
+func checkSeen(in map[string]map[string]int64) (map[string]map[string]int64, error) {
+	out := make(map[string]map[string]int64, len(in))
+	for n, m := range in {
+		if err := checkID("node", n, maxIDLen, false); err != nil {
+			return nil, err
+		}
+		for ch := range m {
+			if err := checkID("channel", ch, maxIDLen, false); err != nil {
+				return nil, err
+			}
+		}
+		out[n] = m
+	}
+	return out, nil
+}
+
+// importCommon validates what every export version's checkpoint has: ids,
+// format version, metadata, updated channels and saved writes.
+func importCommon(ns, id, parent string, v int, ts time.Time, emd exportMetadata, updated []string, writes []exportWrite) (importItem, error) {
+	if err := checkID("namespace", ns, maxNSLen, true); err != nil {
+		return importItem{}, err
+	}
+	if err := checkID("checkpoint id", id, maxIDLen, false); err != nil {
+		return importItem{}, err
+	}
+	if err := checkID("parent id", parent, maxIDLen, true); err != nil {
+		return importItem{}, err
+	}
+	if parent == id {
+		return importItem{}, fmt.Errorf("checkpoint %q is its own parent", truncate(id, 40))
+	}
+	// A newer layout may mean things this build would store wrongly
+	// (LangGraph's "v", engine.CheckpointFormat).
+	if v > engine.CheckpointFormat {
+		return importItem{}, fmt.Errorf("checkpoint format version %d is newer than this superstep reads (%d): import it with a newer superstep", v, engine.CheckpointFormat)
+	}
+	if v < 0 {
+		return importItem{}, fmt.Errorf("checkpoint format version %d is not a version", v)
+	}
+	if len(emd.Source) > 64 {
+		return importItem{}, errors.New("metadata source longer than 64 bytes")
+	}
+	for k, p := range emd.Parents {
+		if err := checkID("metadata parent namespace", k, maxNSLen, true); err != nil {
+			return importItem{}, err
+		}
+		if err := checkID("metadata parent id", p, maxIDLen, true); err != nil {
+			return importItem{}, err
+		}
+	}
+	md := engine.Metadata{Source: emd.Source, Step: emd.Step, Parents: emd.Parents}
+	if emd.Extra != nil {
+		md.Extra = make(map[string]any, len(emd.Extra))
+		for k, raw := range emd.Extra {
+			val, err := engine.DecodeValue(raw)
+			if err != nil {
+				return importItem{}, fmt.Errorf("metadata %q: %v", truncate(k, 40), err)
+			}
+			md.Extra[k] = val
+		}
+	}
+	mdr, err := encodeMetadata(md)
+	if err != nil {
+		return importItem{}, err
+	}
+	for _, ch := range updated {
+		if err := checkID("updated channel", ch, maxIDLen, false); err != nil {
+			return importItem{}, err
+		}
+	}
+	it := importItem{ns: ns, id: id, parent: parent, v: v, ts: ts, md: mdr, updated: updated}
+	type slotKey struct {
+		task string
+		slot int64
+	}
+	seen := make(map[slotKey]bool, len(writes))
+	for _, w := range writes {
+		if err := checkID("task id", w.Task, maxIDLen, true); err != nil {
+			return importItem{}, err
+		}
+		if err := checkID("write channel", w.Channel, maxIDLen, false); err != nil {
+			return importItem{}, err
+		}
+		if want := int64(engine.WriteSlot(w.Channel, 0)); want < 0 && w.Slot != want {
+			return importItem{}, fmt.Errorf("write to %q has slot %d, want %d", w.Channel, w.Slot, want)
+		} else if want >= 0 && (w.Slot < 0 || w.Slot > 1<<31) {
+			return importItem{}, fmt.Errorf("write to %q has slot %d", truncate(w.Channel, 40), w.Slot)
+		}
+		k := slotKey{w.Task, w.Slot}
+		if seen[k] {
+			return importItem{}, fmt.Errorf("two writes of task %q in slot %d", truncate(w.Task, 40), w.Slot)
+		}
+		seen[k] = true
+		val, err := engine.DecodeValue(w.Value)
+		if err != nil {
+			return importItem{}, fmt.Errorf("write to %q: %v", truncate(w.Channel, 40), err)
+		}
+		enc, err := engine.EncodeValue(val)
+		if err != nil {
+			return importItem{}, err
+		}
+		it.writes = append(it.writes, importWrite{task: w.Task, slot: w.Slot, rec: encodeWrite(w.Channel, enc)})
+	}
+	return it, nil
+}

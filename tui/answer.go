@@ -1,0 +1,297 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// answerSuggestion is the answer box's placeholder: the graph's example
+// answers, or what it accepts.
+func (m *Model) answerSuggestion() string {
+	if len(m.opts.Answers) > 0 {
+		return strings.Join(m.opts.Answers, "  or  ")
+	}
+	return "JSON, or plain text taken as a string"
+}
+
+// openAnswer opens the answer box on every pending interrupt of the run.
+func (m *Model) openAnswer() {
+	if len(m.view.Interrupts) == 0 {
+		return
+	}
+	m.answer = newAnswerForm(m.view.Interrupts, m.paths, m.answerSuggestion())
+	if m.replay != nil {
+		// A replay answers as the recording did: offer its answer.
+		if a, ok := m.replay.recordedAnswer(m.view); ok {
+			m.answer.input().SetValue(a)
+		}
+	}
+	m.mode = modeAnswer
+	ints := m.view.Interrupts
+	m.note = m.answer.where(0) + " interrupted: type an answer, enter resumes"
+	if len(ints) > 1 {
+		m.note = fmt.Sprintf("%d interrupts are waiting: one answer line each (↑↓), enter resumes with every answer typed", len(ints))
+	}
+}
+
+func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.answer.keys
+	if m.isBusy {
+		// The answers are on their way: what is typed meanwhile is not
+		// more answer. n, s, c wait for the run as in the main view.
+		if isStepKey(&m.mainKeys, msg) {
+			m.queueStep(msg.String())
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		m.mode = m.answer.prev
+		m.note = "answer box closed: r reopens it"
+		return nil
+	case msg.Type == tea.KeyEnter || key.Matches(msg, k.Submit):
+		v, err := m.answer.answer()
+		if err != nil {
+			m.answer.err = err.Error()
+			return nil
+		}
+		if m.sess == nil {
+			return nil
+		}
+		return m.do(opResume, func(ctx context.Context, s session) opDoneMsg {
+			view, err := s.Resume(ctx, v)
+			return opDoneMsg{view: view, err: err}
+		})
+	case key.Matches(msg, k.Up):
+		m.answer.pick(m.answer.sel - 1)
+		return nil
+	case key.Matches(msg, k.Down):
+		m.answer.pick(m.answer.sel + 1)
+		return nil
+	case key.Matches(msg, k.PageUp):
+		m.answer.payload.scroll(-5, 5)
+		return nil
+	case key.Matches(msg, k.PageDown):
+		m.answer.payload.scroll(5, 5)
+		return nil
+	}
+	var cmd tea.Cmd
+	in := m.answer.input()
+	*in, cmd = in.Update(msg)
+	m.answer.err = ""
+	return cmd
+}
+
+// answerForm is the inline interrupt answer box: one answer line per
+// pending interrupt (parallel nodes, Send copies, subgraphs each raise
+// their own), answered together by interrupt id.
+type answerForm struct {
+	ints    []engine.PendingInterrupt
+	paths   map[string]string // interrupt id → mid › deep › b1
+	sel     int
+	inputs  []textinput.Model
+	err     string
+	payload inspector
+	// byID: answers go by interrupt id even when there is one (the box
+	// holds some of the run's interrupts, those of a subgraph).
+	byID bool
+	prev mode         // where esc returns: the main view or the subgraph view
+	keys answerKeyMap // made by enableKeys
+}
+
+func newAnswerForm(ints []engine.PendingInterrupt, paths map[string]string, suggestion string) answerForm {
+	f := answerForm{ints: ints, paths: paths}
+	for range ints {
+		ti := textinput.New()
+		ti.Prompt = "answer › "
+		ti.Placeholder = suggestion
+		ti.Cursor.SetMode(cursor.CursorStatic)
+		f.inputs = append(f.inputs, ti)
+	}
+	f.pick(0)
+	return f
+}
+
+// input is the answer line of the selected interrupt.
+func (f *answerForm) input() *textinput.Model { return &f.inputs[f.sel] }
+
+func (f *answerForm) pick(i int) {
+	if len(f.ints) == 0 {
+		return
+	}
+	if f.sel < len(f.inputs) {
+		f.inputs[f.sel].Blur()
+	}
+	f.sel = (i + len(f.ints)) % len(f.ints)
+	f.inputs[f.sel].Focus()
+	in := f.ints[f.sel]
+	f.payload = newInspector(f.where(f.sel)+" asks", in.Value)
+}
+
+// where names the node that raised interrupt i, through its subgraphs.
+func (f answerForm) where(i int) string {
+	in := f.ints[i]
+	if p := f.paths[in.ID]; p != "" {
+		return p
+	}
+	return in.Node
+}
+
+// answer builds the resume value: the bare value for a single interrupt;
+// with several, a ResumeMap by interrupt id of every line filled in (the
+// ones left empty stay pending, as LangGraph keeps unanswered ids).
+func (f answerForm) answer() (any, error) {
+	if len(f.ints) == 1 && !f.byID {
+		return parseAnswer(f.inputs[0].Value())
+	}
+	rm := engine.ResumeMap{}
+	for i, in := range f.ints {
+		if strings.TrimSpace(f.inputs[i].Value()) == "" {
+			continue
+		}
+		v, err := parseAnswer(f.inputs[i].Value())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.where(i), err)
+		}
+		rm[in.ID] = v
+	}
+	if len(rm) == 0 {
+		return nil, errors.New("type at least one answer: JSON, or plain text taken as a string")
+	}
+	return rm, nil
+}
+
+// unanswered counts the interrupts whose line is empty.
+func (f answerForm) unanswered() int {
+	n := 0
+	for i := range f.ints {
+		if strings.TrimSpace(f.inputs[i].Value()) == "" {
+			n++
+		}
+	}
+	return n
+}
+
+func (f answerForm) View(st Styles, w, h int) string {
+	var head []string
+	multi := len(f.ints) > 1
+	for i, in := range f.ints {
+		if !multi {
+			break
+		}
+		mark := "  "
+		if i == f.sel {
+			mark = "› "
+		}
+		label := cut(fmt.Sprintf("%s%s (%s)", mark, f.where(i), shortID(in.ID)), max(10, w/3))
+		line := pad(label, max(10, w/3)) + " " + f.inputs[i].View()
+		if i == f.sel {
+			line = st.Key.Render(pad(label, max(10, w/3))) + " " + f.inputs[i].View()
+		}
+		head = append(head, line)
+	}
+	if len(f.ints) > 0 {
+		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (interrupt %s):", f.where(f.sel), shortID(f.ints[f.sel].ID))))
+	}
+	var tail []string
+	if !multi && len(f.inputs) == 1 {
+		tail = append(tail, f.inputs[0].View())
+	}
+	switch {
+	case f.err != "":
+		tail = append(tail, st.Error.Render("✗ "+f.err))
+	case multi:
+		tail = append(tail, st.Dim.Render(fmt.Sprintf("↑↓ choose · enter or ctrl+s resumes with every answer typed (%d of %d) · esc close", len(f.ints)-f.unanswered(), len(f.ints))))
+	default:
+		tail = append(tail, st.Dim.Render("enter resume · esc close (r reopens) · JSON or plain text"))
+	}
+	ph := max(1, h-len(head)-len(tail))
+	f.payload.prepare(w, ph)
+	body := f.payload.View(st, w, ph+1)
+	// Drop the inspector's own status line: the box has its own hints.
+	if i := strings.LastIndex(body, "\n"); i >= 0 {
+		body = body[:i]
+	}
+	return strings.Join(append(append(head, body), tail...), "\n")
+}
+
+// setSize gives each answer line the width it has: the whole box, or what
+// the list of interrupts beside it leaves.
+func (f *answerForm) setSize(w int) {
+	for i := range f.inputs {
+		f.inputs[i].Width = max(10, w-14)
+		if len(f.inputs) > 1 {
+			f.inputs[i].Width = max(10, w-w/3-16)
+		}
+	}
+	f.payload.layout(w - 2) // View lays out a copy: do it once here
+}
+
+// answerKeyMap is the answer box's keys: enter (or ctrl+s with several
+// answer lines) resumes, ↑↓ choose the line, pgup and pgdn scroll the
+// interrupt's value, esc closes the box. Letters are typed: no k or j.
+type answerKeyMap struct {
+	Submit, Open, Up, Down, PageUp, PageDown, Back key.Binding
+}
+
+func newAnswerKeyMap() answerKeyMap {
+	return answerKeyMap{
+		Submit: keySubmit(), Open: keyOpen(),
+		Up: bind("↑", "previous answer", "up"), Down: bind("↓", "next answer", "down"),
+		PageUp: bind("pgup", "scroll the value up", "pgup"), PageDown: bind("pgdn", "scroll the value down", "pgdown"),
+		Back: keyBack(),
+	}
+}
+
+func (k answerKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Submit, k.Open, k.Back} }
+
+func (k answerKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colForms, k.Submit, k.Back)
+	cols[colMoving] = []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Open}
+	return cols
+}
+
+// enableKeys enables the answer box's keys.
+func (f *answerForm) enableKeys(hasSess bool) {
+	k := &f.keys
+	*k = made(newAnswerKeyMap)
+	disableAll(k)
+	k.Open.SetEnabled(hasSess)
+	k.Open.SetHelp("enter", "resume with answer")
+	k.Back.SetEnabled(true)
+	k.Back.SetHelp("esc", "close")
+	k.PageUp.SetEnabled(true)
+	k.PageDown.SetEnabled(true)
+	if len(f.ints) > 1 {
+		k.Up.SetEnabled(true)
+		k.Down.SetEnabled(true)
+		k.Open.SetHelp("enter", "resume with all answers")
+		k.Submit.SetEnabled(hasSess)
+		k.Submit.SetHelp("ctrl+s", "resume with all answers")
+	}
+}
+
+// answerView puts the answer box where versions_seen and the tasks were.
+func (m Model) answerView(w, bh int) string {
+	st := m.styles
+	if m.answer.prev == modeSubgraph {
+		// Answered where they were raised: under the subgraph's breadcrumb.
+		line := st.Header.Render(cut(m.sub.breadcrumb(), w))
+		ans := st.box("Interrupts raised here · answer to resume the run", m.answer.View(st, w-2, bh-3), w, bh-1, true)
+		return lipgloss.JoinVertical(lipgloss.Left, pad(line, w), ans)
+	}
+	botH := bh - (&m).topHeight()
+	graph, chans, _, _ := m.mainPanes()
+	ans := st.box("Interrupt · answer to resume", m.answer.View(st, w-2, botH-2), w, botH, true)
+	return lipgloss.JoinVertical(lipgloss.Left, lipgloss.JoinHorizontal(lipgloss.Top, graph, chans), ans)
+}

@@ -1,0 +1,384 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
+)
+
+// opKind names the engine call a Cmd made.
+type opKind int
+
+const (
+	opInit opKind = iota
+	opOpen
+	opStart
+	opNext
+	opSuperstep
+	opResume
+	opCheckout
+	opHistory
+	opUpdate
+	opThreads
+	opInfer
+	opDiff
+	opSubgraph
+	opRerun
+	opEdit
+)
+
+// stepQueueCap bounds the step keys (n, s, c) kept while a step runs: a
+// held key must not run the graph for minutes after it is released.
+const stepQueueCap = 8
+
+// opDoneMsg is the result of a session call. It carries the session back:
+// while the Cmd ran, the model had none (see Model.take).
+type opDoneMsg struct {
+	sess    session
+	op      opKind
+	view    *engine.StepView
+	hist    []*engine.StateSnapshot
+	threads []ThreadSummary
+	pending map[string]engine.ChannelView
+	paths   map[string]string // interrupt id → where it was raised
+	diff    *engine.CheckpointDiff
+	sub     *subgraphLevel
+	rerun   *engine.TaskRerun
+	text    string
+	err     error
+}
+
+// take hands the session to a Cmd. The model has none until the Cmd's
+// message brings it back, so nothing can touch the Stepper meanwhile.
+func (m *Model) take() session {
+	s := m.sess
+	m.sess = nil
+	return s
+}
+
+// do builds the Cmd for one session call. Init's copy of the model is
+// thrown away by bubbletea, so the session is captured, not taken, there.
+func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.Cmd {
+	s := m.take()
+	if s == nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.cancel = cancel
+	m.isBusy, m.busy, m.busySince = true, op, m.now()
+	m.err = nil
+	rs := m.run
+	run := func() tea.Msg {
+		defer cancel()
+		s.SetRunSettings(rs) // a no-op unless they changed
+		msg := fn(ctx, s)
+		if msg.op == 0 {
+			msg.op = op
+		}
+		if msg.view != nil {
+			msg.pending = s.Pending()
+			if len(msg.view.Interrupts) > 0 {
+				msg.paths = s.InterruptPaths(ctx, msg.view.Interrupts)
+			}
+		}
+		msg.sess = s
+		return msg
+	}
+	if m.static {
+		return run
+	}
+	return tea.Batch(run, m.spin.Tick)
+}
+
+func (m *Model) step(op opKind) tea.Cmd {
+	if m.feed != nil && m.view != nil && (m.view.Phase == engine.PhasePlanned || op == opSuperstep) {
+		m.feed.reset() // the tasks about to execute report afresh
+	}
+	return m.do(op, func(ctx context.Context, s session) opDoneMsg {
+		var v *engine.StepView
+		var err error
+		if op == opSuperstep {
+			v, err = s.Superstep(ctx)
+		} else {
+			v, err = s.Next(ctx)
+		}
+		return opDoneMsg{view: v, err: err}
+	})
+}
+
+func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
+	m.sess, m.isBusy = msg.sess, false
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	if msg.op == opInfer {
+		if m.mode == modeFork {
+			m.fork.inferred, m.fork.inferErr = msg.text, errText(msg.err)
+		}
+		return nil
+	}
+	if msg.err != nil && msg.view == nil {
+		m.dropQueue("the last step failed")
+		m.err = msg.err
+		m.continuing = false
+		if m.mode == modeFork {
+			m.fork.err = msg.err.Error()
+		}
+		if m.mode == modeThreads && m.threads.creating {
+			m.threads.newErr = msg.err.Error()
+		}
+		if msg.op == opThreads {
+			m.mode = modeThreads
+			m.threads.list, m.threads.err = nil, msg.err.Error()
+		}
+		return nil
+	}
+	switch msg.op {
+	case opRerun:
+		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1])
+		m.note = ""
+		m.diffPrev, m.mode = m.mode, modeDiff
+		return nil
+	case opSubgraph:
+		m.sub.push(m.subNext, msg.sub)
+		m.note, m.mode = "", modeSubgraph
+		return nil
+	case opDiff:
+		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], conversationChannels(m.info))
+		m.diffPrev, m.mode = m.mode, modeDiff
+		return nil
+	case opHistory:
+		m.showTree(msg.hist)
+		return nil
+	case opThreads:
+		sel := m.threads.nav.cur
+		m.threads.list, m.threads.err = msg.threads, ""
+		m.threads.nav.cur = sel
+		m.mode = modeThreads
+		return nil
+	}
+	prev := m.view
+	m.pending, m.paths = msg.pending, msg.paths
+	m.setView(msg.view, prev, msg.op)
+	m.err = msg.err
+	switch msg.op {
+	case opInit, opOpen, opStart, opCheckout, opUpdate:
+		m.replay, m.replayNext = m.replayNext, nil
+		m.mode = modeMain
+		m.note = map[opKind]string{
+			opInit: "opened thread " + termtext.Name(m.thread), opOpen: "opened thread " + termtext.Name(m.thread),
+			opStart:    "new run on thread " + termtext.Name(m.thread) + ": paused after the input checkpoint, n plans step 0",
+			opCheckout: "time travel: checkpoint " + shortID(msg.view.CheckpointID) + " is current; nothing is written until you step (n s c), which forks there",
+			opUpdate:   "forked: checkpoint " + shortID(msg.view.CheckpointID) + " written and current",
+		}[msg.op]
+	case opEdit:
+		m.mode = modeMain
+		m.note = "writes edited: n applies them (the checkpoint will say they were edited), a edits them again"
+	case opResume:
+		m.mode = modeMain
+		m.note = fmt.Sprintf("answered: n steps on, c continues (a resumed run has its own recursion budget: %d supersteps)", msg.view.RecursionLeft)
+	default:
+		m.note = ""
+	}
+	if msg.op == opCheckout && msg.text != "" {
+		m.note = "time travel " + msg.text + ": the run's checkpoint " + shortID(msg.view.CheckpointID) + " it was written under is current; stepping forks there and runs the subgraph task again"
+	}
+	if m.replay != nil && msg.op == opCheckout {
+		m.note = "replay from " + shortID(m.replay.from) + ": each step is compared with the recording; c runs to the first divergence"
+	}
+	v := m.view
+	if m.replay != nil && (msg.op == opNext || msg.op == opSuperstep) {
+		if stop := m.judgeReplay(v); stop {
+			return nil
+		}
+	}
+	if v.Status == engine.StatusInterrupted && len(v.Interrupts) > 0 {
+		m.continuing = false
+		m.dropQueue("an interrupt is waiting")
+		m.openAnswer()
+		return nil
+	}
+	if msg.err != nil || v.Status == engine.StatusFailed {
+		m.dropQueue("the run failed")
+	}
+	if v.Status == engine.StatusInterrupted {
+		m.note = "stopped at an engine breakpoint (interrupt_before/after: run settings or compiled in): n or c goes on"
+	}
+	if m.continuing {
+		if stop, why := m.shouldPause(prev, v); stop || msg.err != nil || v.Status != engine.StatusRunning || m.pauseReq {
+			m.continuing, m.pauseReq = false, false
+			if stop {
+				m.note = why
+				m.dropQueue("a breakpoint stopped the run")
+			}
+			return m.drainQueue()
+		}
+		return m.step(opNext)
+	}
+	return m.drainQueue()
+}
+
+// queueStep keeps a step key pressed while a step runs.
+func (m *Model) queueStep(k string) {
+	if len(m.queued) >= stepQueueCap {
+		m.note = fmt.Sprintf("%d step keys are already queued: %s ignored", stepQueueCap, k)
+		return
+	}
+	m.queued = append(m.queued, k)
+}
+
+// drainQueue runs the oldest queued step key once the model may step.
+func (m *Model) drainQueue() tea.Cmd {
+	if len(m.queued) == 0 || m.mode != modeMain {
+		return nil
+	}
+	if !m.canStep() {
+		m.dropQueue("there is nothing left to step")
+		return nil
+	}
+	k := m.queued[0]
+	m.queued = m.queued[1:]
+	m.syncKeys() // the keys enabled now that the session is back
+	return m.mainKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+}
+
+// dropQueue forgets queued step keys, saying why: they were typed for a
+// run that has since stopped.
+func (m *Model) dropQueue(why string) {
+	if len(m.queued) == 0 {
+		return
+	}
+	m.note = fmt.Sprintf("%d queued step key(s) dropped: %s", len(m.queued), why)
+	m.queued = nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// shouldPause checks the debugger's breakpoints at the phase just reached:
+// before-breakpoints after a Plan, after-breakpoints after an Update.
+func (m *Model) shouldPause(prev, v *engine.StepView) (bool, string) {
+	switch v.Phase {
+	case engine.PhasePlanned:
+		for _, t := range v.Tasks {
+			if m.bp.before[t.Name] {
+				return true, "breakpoint: before " + t.Name
+			}
+		}
+	case engine.PhaseCheckpoint:
+		for _, t := range m.ran {
+			if m.bp.after[t.Name] {
+				return true, "breakpoint: after " + t.Name
+			}
+		}
+	}
+	return m.exprStops(v)
+}
+
+func (m *Model) setView(v, prev *engine.StepView, op opKind) {
+	if v == nil {
+		return
+	}
+	stepped := op == opNext || op == opSuperstep
+	if v.Phase != engine.PhaseExecuted {
+		m.edited = nil
+	}
+	switch {
+	case !stepped:
+		// Opening, resuming or checking out ran nothing: the tasks a view
+		// lists at a checkpoint then are saved ones, not ones that ran.
+		m.ran = nil
+	case v.Phase == engine.PhaseCheckpoint && len(v.Tasks) > 0:
+		// At a checkpoint the view lists the tasks whose writes made it.
+		m.ran = v.Tasks
+	case v.Phase == engine.PhaseCheckpoint && prev != nil && prev.Phase != engine.PhaseCheckpoint:
+		m.ran = prev.Tasks
+	case v.Phase == engine.PhaseCheckpoint:
+		m.ran = nil
+	}
+	m.view = v
+	m.thread = v.Thread
+	m.evalExprs()
+	m.refreshPanes(false)
+}
+
+func (m *Model) refreshPanes(running bool) {
+	v := m.view
+	if v == nil {
+		return
+	}
+	m.graph.setTasks(v.Tasks, v.Waiting, running)
+	m.chans.setChannels(v.Channels, m.pending)
+	m.seen.setView(v)
+	m.tasks.verdicts = nil
+	if m.replay != nil && v.Phase == engine.PhaseExecuted {
+		m.tasks.verdicts = m.replay.verdicts
+	}
+	m.tasks.edited = m.edited
+	m.tasks.setView(v, m.ran, running)
+	m.tasks.setFilter(m.chans.filter.Value())
+}
+
+// refilter applies the / filter to both panes it narrows: channels by
+// name, tasks by node, channel or text.
+func (m *Model) refilter() {
+	m.chans.refilter()
+	m.tasks.setFilter(m.chans.filter.Value())
+}
+
+// judgeReplay compares an executed step with the recording; it stops a
+// continuing run at the first divergence and reports the end of a replay.
+func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
+	r := m.replay
+	r.advance(v)
+	switch {
+	case v.Phase == engine.PhaseExecuted:
+		div := r.compare(v)
+		m.refreshPanes(false) // the tasks pane shows the verdicts
+		if div != "" {
+			m.note = "replay DIVERGED at " + div
+			m.continuing = false
+			m.dropQueue("the replay diverged")
+			return true
+		}
+	case v.Status == engine.StatusDone && r.diverged == "":
+		m.note = fmt.Sprintf("replay matches the recording: %d supersteps compared", r.compared)
+	}
+	return false
+}
+
+func (m *Model) canStep() bool {
+	if m.sess == nil || m.view == nil {
+		return false
+	}
+	switch m.view.Status {
+	case engine.StatusRunning:
+		return true
+	case engine.StatusInterrupted:
+		return len(m.view.Interrupts) == 0
+	}
+	return false
+}
+
+// isStepKey reports whether msg is one of the keys that advance the run,
+// whether or not it is enabled right now (it is not while a step runs).
+func isStepKey(k *mainKeyMap, msg tea.KeyMsg) bool {
+	for _, b := range []key.Binding{k.Next, k.Superstep, k.Continue} {
+		for _, s := range b.Keys() {
+			if msg.String() == s {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,229 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/superstep/superstep/termtext"
+)
+
+func (m *Model) loadThreads() tea.Cmd {
+	in := m.opts.Input
+	if m.lastInput != nil {
+		in = m.lastInput // the last input used with this graph
+	}
+	m.threads = newThreadsPane(in, m.thread)
+	return m.do(opThreads, func(ctx context.Context, s session) opDoneMsg {
+		ts, err := s.Threads(ctx)
+		if errors.Is(err, errNoThreadList) {
+			return opDoneMsg{err: errors.New("this database cannot list threads: n starts a new one")}
+		}
+		return opDoneMsg{threads: ts, err: err}
+	})
+}
+
+func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
+	p := &m.threads
+	k := &p.keys
+	if p.creating {
+		switch {
+		case key.Matches(msg, k.Back):
+			p.creating = false
+			p.area.Blur()
+			return nil
+		case key.Matches(msg, k.Submit):
+			in, err := parseState(p.area.Value())
+			if err != nil {
+				p.newErr = err.Error()
+				return nil
+			}
+			if len(in) == 0 {
+				p.newErr = "a new thread needs at least one state key"
+				return nil
+			}
+			m.lastInput = in
+			save := m.saveCmd()
+			id := m.now().Format("run-20060102-150405")
+			for _, t := range p.list {
+				if t.ID == id {
+					id += fmt.Sprintf("-%d", len(p.list))
+				}
+			}
+			return tea.Batch(save, m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
+				v, err := s.Start(ctx, id, in)
+				return opDoneMsg{view: v, err: err}
+			}))
+		}
+		var cmd tea.Cmd
+		p.area, cmd = p.area.Update(msg)
+		p.newErr = ""
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		m.mode = modeMain
+	case key.Matches(msg, k.Up):
+		p.nav.move(-1, len(p.list))
+	case key.Matches(msg, k.Down):
+		p.nav.move(1, len(p.list))
+	case key.Matches(msg, k.NewThread):
+		p.creating, p.newErr = true, ""
+		return p.area.Focus()
+	case key.Matches(msg, k.Open):
+		t, ok := p.selected()
+		if !ok || m.sess == nil {
+			return nil
+		}
+		if t.Refused != "" {
+			// The same words the command line uses; nothing is opened.
+			m.err = errors.New(termtext.Name(t.Refused))
+			return nil
+		}
+		id := t.ID
+		return m.do(opOpen, func(ctx context.Context, s session) opDoneMsg {
+			v, err := s.Open(ctx, id)
+			return opDoneMsg{view: v, err: err}
+		})
+	}
+	return nil
+}
+
+// threadsPane lists the database's threads and starts new ones.
+type threadsPane struct {
+	list     []ThreadSummary
+	nav      listNav
+	err      string
+	creating bool
+	area     textarea.Model
+	newErr   string
+	current  string
+	keys     threadsKeyMap // made by enableKeys
+}
+
+func newThreadsPane(input map[string]any, current string) threadsPane {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	ta.CharLimit = 0
+	if input == nil {
+		input = map[string]any{}
+	}
+	ta.SetValue(toJSON(input))
+	return threadsPane{area: ta, current: current}
+}
+
+func (p threadsPane) selected() (ThreadSummary, bool) {
+	if p.nav.cur < len(p.list) && len(p.list) > 0 {
+		return p.list[p.nav.cur], true
+	}
+	return ThreadSummary{}, false
+}
+
+func (p threadsPane) View(st Styles, w, h int) string {
+	if p.creating {
+		tail := st.Dim.Render("ctrl+s start the thread · esc cancel")
+		if p.newErr != "" {
+			tail = st.Error.Render("✗ " + p.newErr)
+		}
+		return st.Label.Render("New thread: input (JSON object of state keys)") + "\n" + p.area.View() + "\n" + tail
+	}
+	var out []string
+	if p.err != "" {
+		out = append(out, st.Dim.Render(p.err))
+	}
+	out = append(out, st.Dim.Render(fmt.Sprintf("%-24s %-14s %-12s %-8s %-6s %s", "THREAD", "GRAPH", "STATUS", "STEP", "SOURCE", "UPDATED")))
+	from, to := p.nav.window(h-len(out)-2, len(p.list))
+	for i := from; i < to; i++ {
+		t := p.list[i]
+		graph := t.Graph
+		if graph == "" {
+			graph = "?"
+		}
+		status := t.Status
+		if t.Refused != "" {
+			status = "other graph"
+		}
+		line := fmt.Sprintf("%-24s %-14s %-12s step %-3d %-6s", cut(termtext.Name(t.ID), 24), cut(termtext.Name(graph), 14), status, t.Step, termtext.Name(t.Source))
+		if !t.Updated.IsZero() {
+			line += " " + t.Updated.Format("2006-01-02 15:04:05")
+		}
+		if t.ID == p.current {
+			line += " ← open"
+		}
+		switch {
+		case i == p.nav.cur:
+			line = st.Cursor.Render(pad(line, w))
+		case t.Refused != "":
+			line = st.Dim.Render(line)
+		}
+		out = append(out, line)
+	}
+	if t, ok := p.selected(); ok && t.Refused != "" {
+		out = append(out, st.Error.Render(cut("✗ "+termtext.Name(firstLine(t.Refused)), w)))
+	}
+	if len(p.list) == 0 && p.err == "" {
+		out = append(out, st.Dim.Render("no threads yet"))
+	}
+	for len(out) < h-1 {
+		out = append(out, "")
+	}
+	out = append(out, st.Dim.Render("enter open · n new thread · esc back"))
+	return strings.Join(out, "\n")
+}
+
+// setSize keeps the cursor in view and gives the new-thread input the
+// box's room.
+func (p *threadsPane) setSize(w, bh int) {
+	p.nav.follow(bh-3, len(p.list))
+	p.area.SetWidth(max(10, w-4))
+	p.area.SetHeight(max(1, bh-4))
+}
+
+// threadsKeyMap is the thread list's keys, and the new-thread form's
+// (Submit; esc cancels it).
+type threadsKeyMap struct {
+	Up, Down, Open, NewThread, Submit, Back key.Binding
+}
+
+func newThreadsKeyMap() threadsKeyMap {
+	return threadsKeyMap{Up: keyUp(), Down: keyDown(), Open: keyOpen(), NewThread: bind("n", "new thread", "n"), Submit: keySubmit(), Back: keyBack()}
+}
+
+func (k threadsKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Submit, k.Open, k.NewThread, k.Back}
+}
+
+func (k threadsKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colCheckpoints, k.NewThread)
+	cols[colMoving] = []key.Binding{k.Up, k.Down, k.Open}
+	cols[colForms] = []key.Binding{k.Submit, k.Back}
+	return cols
+}
+
+// enableKeys enables the thread list's keys, or the new-thread form's.
+func (p *threadsPane) enableKeys(hasSess bool) {
+	k := &p.keys
+	*k = made(newThreadsKeyMap)
+	disableAll(k)
+	if p.creating {
+		k.Submit.SetEnabled(hasSess)
+		k.Submit.SetHelp("ctrl+s", "start thread")
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "cancel")
+		return
+	}
+	_, has := p.selected()
+	k.Open.SetEnabled(has && hasSess)
+	k.Open.SetHelp("enter", "open thread")
+	k.NewThread.SetEnabled(true)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Back} {
+		b.SetEnabled(true)
+	}
+}

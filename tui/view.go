@@ -1,0 +1,170 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
+)
+
+// View implements tea.Model.
+func (m Model) View() string {
+	if m.width < 20 || m.height < 6 {
+		return fit("superstep: window too small", m.width, m.height)
+	}
+	body := m.viewBody()
+	foot := m.help.ShortHelpView(m.footerKeys())
+	if m.mode == modeHelp {
+		foot = m.styles.Dim.Render("↑↓ pgup pgdn scroll · any other key closes the help")
+	}
+	return lipgloss.JoinVertical(lipgloss.Left,
+		pad(m.viewHeader(), m.width),
+		pad(m.viewStatus(), m.width),
+		body,
+		pad(foot, m.width),
+	)
+}
+
+func (m Model) phaseLabel() (string, lipgloss.Style) {
+	st := m.styles
+	if m.isBusy && (m.busy == opNext || m.busy == opSuperstep || m.continuing) {
+		return "RUNNING", st.Running
+	}
+	v := m.view
+	if v == nil {
+		return "NO RUN", st.Done
+	}
+	switch v.Status {
+	case engine.StatusInterrupted:
+		return "INTERRUPTED", st.Interrupted
+	case engine.StatusDone:
+		return "DONE", st.Done
+	case engine.StatusFailed:
+		return "ERROR", st.Failed
+	}
+	switch v.Phase {
+	case engine.PhasePlanned:
+		return "PLAN done", st.PhasePlan
+	case engine.PhaseExecuted:
+		return "EXECUTE done", st.PhaseExecute
+	}
+	if v.Source == engine.SourceLoop {
+		return "UPDATE done", st.PhaseUpdate
+	}
+	return termtext.Name(strings.ToUpper(v.Source)) + " checkpoint", st.PhaseUpdate
+}
+
+func (m Model) viewHeader() string {
+	st := m.styles
+	label, ls := m.phaseLabel()
+	parts := []string{st.Header.Render(m.opts.GraphName), "thread " + termtext.Name(m.thread)}
+	if m.width >= 100 {
+		parts = append([]string{st.Header.Render("superstep")}, parts...)
+	}
+	if v := m.view; v != nil {
+		parts = append(parts, "cp "+shortID(v.CheckpointID), stepLabel(v))
+	}
+	parts = append(parts, ls.Render(" "+label+" "))
+	if v := m.view; v != nil && v.RecursionLeft >= 0 {
+		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("budget %d", v.RecursionLeft)))
+	}
+	if m.replay != nil {
+		r := "REPLAY"
+		if m.replay.diverged != "" {
+			r += " diverged"
+		}
+		parts = append(parts, st.Interrupted.Render(" "+r+" "))
+	}
+	if len(m.queued) > 0 {
+		parts = append(parts, st.Notice.Render(fmt.Sprintf("queued %s (%d)", strings.Join(m.queued, ""), len(m.queued))))
+	}
+	h := strings.Join(parts, st.HeaderDim.Render(" · "))
+	if m.isBusy {
+		el := m.now().Sub(m.busySince).Round(100 * time.Millisecond)
+		h += "  " + m.spin.View() + " " + el.String()
+	}
+	return h
+}
+
+// stepLabel says which superstep the screen is about, the same way before
+// and after a resume: at a checkpoint, the step that wrote it and the one
+// the next Plan starts; between phases, the step being run.
+func stepLabel(v *engine.StepView) string {
+	if v.Phase == engine.PhaseCheckpoint && v.Status != engine.StatusFailed {
+		if v.Status == engine.StatusDone {
+			return fmt.Sprintf("step %d", v.CheckpointStep)
+		}
+		return fmt.Sprintf("step %d → %d", v.CheckpointStep, v.Step)
+	}
+	return fmt.Sprintf("step %d", v.Step)
+}
+
+func (m Model) viewStatus() string {
+	st := m.styles
+	switch {
+	case m.mode == modeQuit:
+		return st.Error.Render("A run is in progress. Quit anyway? (y/n)")
+	case m.err != nil:
+		return st.Error.Render("✗ " + firstLine(m.err.Error()))
+	case m.note != "":
+		return st.Notice.Render(m.note)
+	case m.view != nil && m.view.Status == engine.StatusDone:
+		return st.Notice.Render("The run is done. t opens the checkpoint tree, T the threads.")
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func (m Model) viewBody() string {
+	st := m.styles
+	w, bh := m.width, m.bodyHeight()
+	if m.mode == modeHelp {
+		return m.helpView(w, bh)
+	}
+	switch m.baseMode() {
+	case modeInspect:
+		return m.inspectView(w, bh)
+	case modeAnswer:
+		return m.answerView(w, bh)
+	case modeTree:
+		return m.treeView(w, bh)
+	case modeFork:
+		return st.box("Fork", m.fork.View(st, w-2, bh-2), w, bh, true)
+	case modeDiff:
+		return st.box(m.diff.title, m.diff.View(st, w-2, bh-2), w, bh, true)
+	case modeSubgraph:
+		return m.subgraphView(w, bh)
+	case modePrompt:
+		return st.box("Add", m.promptView(w-2, bh-2), w, bh, true)
+	case modeSettings:
+		return st.box("Run settings", m.settingsView(w-2, bh-2), w, bh, true)
+	case modeEdit:
+		return st.box("Edit writes", m.edit.View(st, w-2, bh-2), w, bh, true)
+	case modeBreaks:
+		return st.box("Breakpoints & watches", m.breaksView(w-2, bh-2), w, bh, true)
+	case modeThreads:
+		return st.box("Threads", m.threads.View(st, w-2, bh-2), w, bh, true)
+	}
+	return m.mainView()
+}
+
+// footerKeys are the footer's keys: the screen's own, then the global
+// ones. Under the quit prompt every key but y keeps the run.
+func (m Model) footerKeys() []key.Binding {
+	keys := m.activeKeys().ShortHelp()
+	if m.mode == modeQuit {
+		keys = []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "stay"))}
+	}
+	return append(keys, m.global.ShortHelp()...)
+}

@@ -1,0 +1,158 @@
+package typed
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// Decoding the state for every task is the typed layer's main cost, and a
+// wide state makes it grow with the number of fields, not with what a node
+// reads. So a graph keeps the state it decoded last, with the engine's mark
+// of that state (engine.StateChanges): the next task of the same run that
+// reads the shared state view re-decodes only the keys that changed since,
+// and copies the rest. Siblings of one superstep read the same view and
+// decode nothing.
+//
+// Only fields whose values share nothing mutable are kept (numbers,
+// strings, bools, time.Time, and arrays and structs of those): a node owns
+// its copy of the state, so a slice, a map, a pointer or an interface is
+// decoded afresh for each task, as before. A graph run by several threads
+// at once keeps one of them; the others decode in full.
+
+// cacheFromFields is the number of copyable fields from which a graph
+// keeps its decoded state: decoding a field costs a map lookup, and the
+// cache a lock, the engine's log and a copy of the struct — about what a
+// handful of fields cost. A smaller state is decoded whole (measured on
+// the loop_5000 and wide_state workloads of bench_test.go).
+const cacheFromFields = 8
+
+// cacheFrom is cacheFromFields; tests lower it to exercise the cache on
+// small states.
+var cacheFrom = cacheFromFields
+
+// stateCache is one graph's last decoded state.
+type stateCache struct {
+	mu    sync.Mutex
+	mark  engine.StateMark // zero: nothing kept
+	value reflect.Value    // a *S: the shared fields at mark, the others zero
+}
+
+// shareable reports whether copying a value of type t shares nothing a
+// node could change in place.
+func shareable(t reflect.Type) bool {
+	if t == timeType {
+		return true // its *Location is never modified
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	case reflect.Array:
+		return shareable(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if !shareable(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// decodeState reads a node's or route's input state into dst (a fresh,
+// addressable S), through the cache when the engine can say what changed.
+func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst reflect.Value) error {
+	if !s.cached {
+		return s.decode(state, dst)
+	}
+	c.mu.Lock()
+	now, changed, incremental := engine.StateChanges(ctx, state, c.mark)
+	if now == (engine.StateMark{}) {
+		c.mu.Unlock()
+		return s.decode(state, dst)
+	}
+	if now != c.mark {
+		if err := s.refreshCache(c, state, changed, incremental); err != nil {
+			c.mark = engine.StateMark{}
+			c.mu.Unlock()
+			return err
+		}
+		c.mark = now
+	}
+	dst.Set(c.value.Elem())
+	c.mu.Unlock()
+	return s.decodeFields(s.unshared, state, dst)
+}
+
+// refreshCache brings the cache's shared fields to state: the changed keys
+// only, or all of them.
+func (s *schema) refreshCache(c *stateCache, state map[string]any, changed []int, incremental bool) error {
+	if !c.value.IsValid() {
+		c.value = reflect.New(s.typ)
+		incremental = false
+	}
+	v := c.value.Elem()
+	if !incremental {
+		v.SetZero()
+		return s.decodeFields(s.shared, state, v)
+	}
+	base := c.value.UnsafePointer()
+	for _, i := range changed {
+		// The graph's keys are the schema's fields, in order (NewGraph).
+		if i >= len(s.fields) || !s.fields[i].shared {
+			continue
+		}
+		f := &s.fields[i]
+		x, ok := state[f.key]
+		if ok && f.fast != nil && f.fast(unsafe.Add(base, f.offset), x) {
+			continue
+		}
+		fv := v.Field(f.index)
+		fv.SetZero() // a key without a value, or null into a struct
+		if !ok {
+			continue
+		}
+		if err := f.codec.dec(fv, x); err != nil {
+			return f.decodeError(err)
+		}
+	}
+	return nil
+}
+
+// decodeFields decodes the fields at idx (indexes into s.fields) from
+// state into dst; keys without a value leave their field as it is.
+func (s *schema) decodeFields(idx []int, state map[string]any, dst reflect.Value) error {
+	base := dst.Addr().UnsafePointer()
+	for _, i := range idx {
+		if err := s.fields[i].decodeInto(dst, base, state); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeInto decodes the field's key of state into its field of dst, the
+// struct at base.
+func (f *field) decodeInto(dst reflect.Value, base unsafe.Pointer, state map[string]any) error {
+	v, ok := state[f.key]
+	if !ok {
+		return nil
+	}
+	if f.fast != nil && f.fast(unsafe.Add(base, f.offset), v) {
+		return nil
+	}
+	if err := f.codec.dec(dst.Field(f.index), v); err != nil {
+		return f.decodeError(err)
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package typed
+
+import (
+	"context"
+	"iter"
+	"reflect"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// Part is one chunk of a typed stream: the engine's chunk (mode, namespace
+// and data, as engine.Graph.StreamModes yields it) with the chunks that
+// carry state decoded for the root graph. A subgraph's chunks (Namespace
+// not empty) have another state type and are left to Data.
+type Part[S any] struct {
+	engine.StreamPart
+
+	// State is the state after a superstep (StreamValues).
+	State *S
+	// Node wrote Update (StreamUpdates): the fields it set hold its
+	// writes, and Keys lists their state keys (in field order); a key
+	// written twice holds the last write (Data has every one). Cached
+	// marks writes re-applied from a checkpoint on resume.
+	Node   string   // the node
+	Update *S       // its writes
+	Keys   []string // the keys it wrote
+	Cached bool     // re-applied on resume
+	// Interrupts are the run's pending interrupts (StreamValues and
+	// StreamUpdates when it pauses; empty for a breakpoint).
+	Interrupts []engine.Interruption
+	// Message is a chat message (StreamMessages) that has the shape of a
+	// Message, with where it came from.
+	Message  *Message               // the message
+	Metadata engine.MessageMetadata // the task that streamed it
+}
+
+// Stream runs the graph like Run and yields the chunks of the given modes
+// as they happen, typed (see Part). The engine's event stream stays
+// available as g.Graph.Stream. A value that does not fit S is yielded as
+// a *DecodeError with its part; the run's own failure comes last, as in
+// engine.Graph.StreamModes.
+func (g *Graph[S]) Stream(ctx context.Context, input Update[S], modes []engine.StreamMode, opts ...engine.RunOption) iter.Seq2[Part[S], error] {
+	var in any
+	if input.n > 0 {
+		m := make(map[string]any, input.n)
+		if err := input.resolve(g.schema, func(_ int, key string, v any) { m[key] = v }); err != nil {
+			return failed[S](err)
+		}
+		in = m
+	}
+	return g.stream(ctx, in, modes, opts)
+}
+
+// StreamResume answers the pending interrupt, as Resume, and streams the
+// run that follows, as Stream.
+func (g *Graph[S]) StreamResume(ctx context.Context, answer any, modes []engine.StreamMode, opts ...engine.RunOption) iter.Seq2[Part[S], error] {
+	cmd, err := Resume(answer)
+	if err != nil {
+		return failed[S](err)
+	}
+	return g.stream(ctx, cmd, modes, opts)
+}
+
+func failed[S any](err error) iter.Seq2[Part[S], error] {
+	return func(yield func(Part[S], error) bool) { yield(Part[S]{}, err) }
+}
+
+func (g *Graph[S]) stream(ctx context.Context, input any, modes []engine.StreamMode, opts []engine.RunOption) iter.Seq2[Part[S], error] {
+	return func(yield func(Part[S], error) bool) {
+		for p, err := range g.Graph.StreamModes(ctx, input, modes, opts...) {
+			if err != nil {
+				yield(Part[S]{StreamPart: p}, err)
+				return
+			}
+			part, err := g.typedPart(p)
+			if !yield(part, err) {
+				return
+			}
+		}
+	}
+}
+
+// typedPart decodes the state in a root graph's chunk.
+func (g *Graph[S]) typedPart(p engine.StreamPart) (Part[S], error) {
+	part := Part[S]{StreamPart: p}
+	if len(p.Namespace) > 0 {
+		return part, nil
+	}
+	switch d := p.Data.(type) {
+	case engine.ValuesChunk:
+		if ints, ok := d[engine.InterruptChannel].([]engine.Interruption); ok {
+			part.Interrupts = ints
+			return part, nil
+		}
+		part.State = new(S)
+		return part, g.schema.decode(d, reflect.ValueOf(part.State).Elem())
+	case engine.UpdatesChunk:
+		return part, g.decodeUpdate(d, &part)
+	case engine.MessageChunk:
+		part.Metadata = d.Metadata
+		if m, ok := d.Message.(map[string]any); ok {
+			if msg, err := Decode[Message](m); err == nil {
+				part.Message = &msg
+			}
+		}
+	}
+	return part, nil
+}
+
+// decodeUpdate reads an updates chunk: {node: {key: value}}, or
+// {node: [{key: value}, …]} for a node that wrote a key twice.
+func (g *Graph[S]) decodeUpdate(d engine.UpdatesChunk, part *Part[S]) error {
+	if ints, ok := d[engine.InterruptChannel].([]engine.Interruption); ok {
+		part.Interrupts = ints
+		return nil
+	}
+	if meta, ok := d["__metadata__"].(map[string]any); ok {
+		part.Cached, _ = meta["cached"].(bool)
+	}
+	for node, u := range d {
+		if node == "__metadata__" {
+			continue
+		}
+		part.Node = node
+		part.Update = new(S)
+		dst := reflect.ValueOf(part.Update).Elem()
+		var writes []map[string]any
+		switch w := u.(type) {
+		case map[string]any:
+			writes = []map[string]any{w}
+		case []any:
+			for _, x := range w {
+				if m, ok := x.(map[string]any); ok {
+					writes = append(writes, m)
+				}
+			}
+		}
+		for _, w := range writes {
+			for _, f := range g.schema.fields {
+				if _, ok := w[f.key]; ok {
+					part.Keys = append(part.Keys, f.key)
+				}
+			}
+			if err := g.schema.decode(w, dst); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
