@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -122,7 +123,7 @@ func (g *StateGraph[S]) state(ctx context.Context, input any) (*S, error) {
 	if !ok {
 		return nil, &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
 	}
-	return s, g.schema.decodeState(ctx, g.cache, m, reflect.ValueOf(s).Elem())
+	return s, g.schema.decodeState(ctx, g.cache, m, unsafe.Pointer(s))
 }
 
 // AddEdge runs to after from (engine.StateGraph.AddEdge).
