@@ -86,6 +86,10 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 	where := fmt.Sprintf("node %q: Send argument", name)
 	g.b.AddNode(name, g.node(name, func(ctx context.Context, input any) (Update[S], error) {
 		var arg A
+		if c.decAt != nil && c.decAt(unsafe.Pointer(&arg), input) {
+			return fn(ctx, arg)
+		}
+		// decAt may have set some fields; dec zeroes a struct it reads a map into.
 		if err := c.dec(reflect.ValueOf(&arg).Elem(), input); err != nil {
 			if de, ok := err.(*DecodeError); ok {
 				de.Where = where
