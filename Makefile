@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all build test run bench bench-peers bench-scale fuzz conformance fmt vet damage
+.PHONY: all build test run bench bench-peers bench-scale fuzz conformance fmt vet damage killtest
 
 all: build
 
@@ -75,10 +75,22 @@ fmt:
 vet:
 	$(GO) vet $(PKGS)
 
-## damage: the damage test at length (make test runs 12 trials): random
-## byte flips, page-header damage and truncations of a real database, every
-## store operation on each; no crash, no hang. DAMAGE_TRIALS, DAMAGE_SEED.
+## damage: the damage tests at length (make test runs 12 and 3 trials):
+## random byte flips, page-header damage and truncations of a real
+## database; every store operation, then every command in its own process,
+## on each: no crash, no hang, and whenever check says the file is sound,
+## it reads back unchanged. DAMAGE_TRIALS, DAMAGE_SEED.
 DAMAGE_TRIALS ?= 300
 DAMAGE_SEED ?= 0
 damage:
 	$(GO) test -count=1 -run '^TestStore_Damage$$' -timeout 60m ./persist/ -damage.trials=$(DAMAGE_TRIALS) -damage.seed=$(DAMAGE_SEED) -v
+	DAMAGE_TRIALS=$(DAMAGE_TRIALS) DAMAGE_SEED=$(DAMAGE_SEED) $(GO) test -count=1 -run '^TestCommands_Damage$$' -timeout 60m ./cli/ -v
+
+## killtest: SIGKILL real `superstep run` processes on a real bbolt file
+## (sync durability) at random moments, KILLS times (make test kills 3):
+## after each, check passes, no reported checkpoint is lost, a resume runs
+## no reported task again and ends in the state of a run never killed.
+KILLS ?= 60
+KILL_SEED ?= 0
+killtest:
+	$(GO) test -count=1 -run '^TestRun_RandomKills$$' -timeout 60m ./cli/ -kills=$(KILLS) -kill.seed=$(KILL_SEED) -v

@@ -34,8 +34,16 @@ type DebugOptions struct {
 	Thread string
 	// Input of a new thread; nil continues an existing one.
 	Input map[string]any
-	// GraphName is how the user named the graph (for titles and hints).
+	// GraphName is how the user named the graph, as typed (for hints that
+	// repeat the command).
 	GraphName string
+	// Title is the graph's readable name for headers: its own name, else
+	// the scenario file's base name (default: GraphName).
+	Title string
+	// GraphKey finds the graph again: a built-in's name or the scenario
+	// file's absolute path. The debugger keeps the graph's breakpoints,
+	// watches and run settings under it (default: GraphName).
+	GraphKey string
 	// Saver is the open database; it stays open until the debugger returns.
 	Saver engine.Saver
 	// Threads lists the database's threads, for the thread picker.

@@ -33,7 +33,7 @@ func threadCheckpoints(ctx context.Context, st Store, thread string) ([]*engine.
 		return nil, storeError(err, "reading thread %q", thread)
 	}
 	if len(list) == 0 {
-		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+		return nil, threadNotFound(ctx, st, thread)
 	}
 	return list, nil
 }
@@ -163,6 +163,10 @@ type threadRow struct {
 // statusUnreadable is the status of a thread that cannot be read.
 const statusUnreadable = "unreadable"
 
+// statusSubgraphsOnly is the status of a thread whose checkpoints are all
+// in subgraph namespaces: export writes it, show and history cannot.
+const statusSubgraphsOnly = "subgraphs only"
+
 func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	return threadRow{
@@ -197,10 +201,12 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 				case t.Err != nil:
 					row.Status, row.Error = statusUnreadable, storeMessage(t.Err)
 					unreadable++
-				case t.Checkpoints == 0:
-					// A thread without root checkpoints (SetFingerprint
-					// alone makes one) has nothing history or show could print.
+				case t.Checkpoints == 0 && !hasCheckpoints(ctx, st, t.ID):
+					// A thread without checkpoints (SetFingerprint alone
+					// makes one) has nothing to show or export.
 					continue
+				case t.Checkpoints == 0:
+					row.Status = statusSubgraphsOnly
 				default:
 					row.Status = threadStatus(ctx, st, t, graphsByRecord)
 				}
@@ -685,7 +691,9 @@ changed, not with its length times the size of its state.`,
 		Example: "  superstep export t1 > t1.json\n  ssh server superstep export t1 | superstep import -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Export streams the thread checkpoint by checkpoint.
+			// Export streams the thread checkpoint by checkpoint, every
+			// namespace: a thread with subgraph checkpoints only is
+			// exported too.
 			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
 				// "" exports the graph record stored with the thread.
 				if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
@@ -775,14 +783,18 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 			}
 			defer closeStore(st, &err)
 			cerr := st.Check()
+			unsealed := unsealedRecords(st)
 			if g.json {
-				doc := map[string]any{"database": displayDB(p), "ok": cerr == nil}
+				doc := map[string]any{"database": displayDB(p), "ok": cerr == nil, "checksums": !unsealed}
 				if cerr != nil {
 					doc["problems"] = strings.Split(storeMessage(cerr), "\n")
 				}
 				if err := writeJSON(a.Stdout, doc); err != nil {
 					return err
 				}
+			}
+			if unsealed && !g.json {
+				fmt.Fprintln(a.Stderr, unsealedNote)
 			}
 			if cerr != nil {
 				return failf("check %s: %s", displayDB(p), storeMessage(cerr))
@@ -793,6 +805,21 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// unsealedNote is what check says of a file whose records carry no
+// checksums.
+const unsealedNote = "note: this database was made by an older superstep: its records carry no checksums, so check sees damage to its structure but not a changed value (export and import its threads into a new database to add them)"
+
+// unsealedRecords reports whether st is a bbolt file whose records carry
+// no checksums (persist.Store.Sealed).
+func unsealedRecords(st Store) bool {
+	s, ok := st.(interface{ Sealed() (bool, error) })
+	if !ok {
+		return false
+	}
+	sealed, err := s.Sealed()
+	return err == nil && !sealed
 }
 
 // readThread opens the database read-only, reads thread's checkpoints
@@ -865,7 +892,7 @@ func eachOutlinePage(ctx context.Context, st Store, thread string, fn func(page 
 			return storeError(err, "reading thread %q", thread)
 		}
 		if n += len(page); n == 0 {
-			return usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+			return threadNotFound(ctx, st, thread)
 		}
 		if len(page) > 0 {
 			if err := fn(page); err != nil {
@@ -915,7 +942,7 @@ func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.C
 			return nil, storeError(err, "reading thread %q", thread)
 		}
 		if len(ids) == 0 {
-			return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+			return nil, threadNotFound(ctx, st, thread)
 		}
 		id, err := resolveCheckpoint(ids, thread, ref)
 		if err != nil {
@@ -928,7 +955,7 @@ func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.C
 		return nil, storeError(err, "reading thread %q", thread)
 	}
 	if t == nil {
-		return nil, usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+		return nil, threadNotFound(ctx, st, thread)
 	}
 	return t, nil
 }

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
 )
 
 // TestRun_LostBufferedCheckpoints: under --durability exit the checkpoints
@@ -52,41 +56,48 @@ func highWaterMark(t *testing.T, db string) int64 {
 	return size
 }
 
-// renameThread gives thread from the name to, copying its buckets with
-// bbolt directly: superstep refuses such names now, but databases written
-// before, or by hand, can hold them.
+// renameThread gives thread from the name to, copying its checkpoints,
+// writes and fingerprint through the store's Saver methods, which take any
+// id: the commands refuse such names now, but databases written before, or
+// by a program, can hold them.
 func renameThread(t *testing.T, db, from, to string) {
 	t.Helper()
-	b, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second})
+	ctx := context.Background()
+	st, err := persist.Open(db, persist.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
-	var copyBucket func(dst, src *bolt.Bucket) error
-	copyBucket = func(dst, src *bolt.Bucket) error {
-		return src.ForEach(func(k, v []byte) error {
-			if v != nil {
-				return dst.Put(k, v)
-			}
-			sub, err := dst.CreateBucket(k)
-			if err != nil {
-				return err
-			}
-			return copyBucket(sub, src.Bucket(k))
-		})
-	}
-	err = b.Update(func(tx *bolt.Tx) error {
-		threads := tx.Bucket([]byte("threads"))
-		dst, err := threads.CreateBucket([]byte(to))
-		if err != nil {
-			return err
-		}
-		if err := copyBucket(dst, threads.Bucket([]byte(from))); err != nil {
-			return err
-		}
-		return threads.DeleteBucket([]byte(from))
-	})
+	defer st.Close()
+	list, err := st.List(ctx, engine.Config{ThreadID: from}, engine.ListOptions{AllNamespaces: true})
 	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(list) - 1; i >= 0; i-- { // oldest first: parents before children
+		tup := list[i]
+		cfg := engine.Config{ThreadID: to, CheckpointNS: tup.Config.CheckpointNS, CheckpointID: tup.ParentID}
+		if _, err := st.Put(ctx, cfg, tup.Checkpoint, tup.Metadata, nil); err != nil {
+			t.Fatal(err)
+		}
+		cfg.CheckpointID = tup.Checkpoint.ID
+		for j := 0; j < len(tup.PendingWrites); {
+			task := tup.PendingWrites[j].TaskID
+			var writes []engine.Write
+			for ; j < len(tup.PendingWrites) && tup.PendingWrites[j].TaskID == task; j++ {
+				writes = append(writes, engine.Write{Channel: tup.PendingWrites[j].Channel, Value: tup.PendingWrites[j].Value})
+			}
+			if err := st.PutWrites(ctx, cfg, task, writes); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fp, err := st.Fingerprint(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetFingerprint(ctx, to, fp); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeleteThread(ctx, from); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -109,13 +109,22 @@ func newGraphRecord(g *engine.Graph, name string) graphRecord {
 	return graphRecord{Graph: name, Name: g.Name(), Fingerprint: g.Fingerprint(), Topology: g.Topology()}
 }
 
-// displayName is the graph's name for a listing: its own name, else the
-// scenario file's base name rather than its whole path.
-func (r graphRecord) displayName() string {
-	if r.Name != "" || r.Graph == "" {
-		return r.Name
+// displayName is the graph's name for a listing or a title: its own name,
+// else the scenario file's base name without its extension rather than
+// its whole path.
+func (r graphRecord) displayName() string { return graphTitle(r.Name, r.Graph) }
+
+// graphTitle is a graph's readable name from its own name and the name
+// that finds it again (a built-in's name, a scenario file's path).
+func graphTitle(own, recordName string) string {
+	if own != "" || recordName == "" {
+		return own
 	}
-	return strings.TrimSuffix(filepath.Base(r.Graph), ".json")
+	base := filepath.Base(recordName)
+	if t := strings.TrimSuffix(base, filepath.Ext(base)); t != "" {
+		return t
+	}
+	return base
 }
 
 func (r graphRecord) encode() string {

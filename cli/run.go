@@ -67,9 +67,6 @@ only when the run ends.`,
 				if err != nil {
 					return err
 				}
-				if _, ok := v.(map[string]any); !ok {
-					return usagef("--input: want a JSON object of state keys, got %s", engine.MustEncode(v))
-				}
 				in = v
 			}
 			dur, err := parseDurability(durability)
@@ -109,7 +106,11 @@ only when the run ends.`,
 				return err
 			}
 			gr, example, name, exampleLimit := res.g, res.example, res.recordName, res.recursionLimit
-			if m, ok := in.(map[string]any); ok {
+			if _, ok := in.(map[string]any); !ok && in != nil && !gr.IsEntrypoint() {
+				// An entrypoint takes any JSON value as its input.
+				return usagef("--input: want a JSON object of state keys, got %s", engine.MustEncode(in))
+			}
+			if m, ok := in.(map[string]any); ok && !gr.IsEntrypoint() {
 				if err := checkKeys(gr, m, "--input"); err != nil {
 					// The engine ignores such keys, as LangGraph does; a
 					// typo should not pass unseen.
@@ -142,7 +143,7 @@ only when the run ends.`,
 			if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
 				return storeError(err, "recording the graph of thread %q", thread)
 			}
-			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
+			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], dbArg: g.db, json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
 			if cmd.Flags().Changed("recursion-limit") || exampleLimit == 0 {
 				r.opts = append(r.opts, engine.WithRecursionLimit(recursionLimit))
 			} else {
@@ -243,7 +244,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	if err != nil {
 		return err
 	}
-	o := DebugOptions{Thread: thread, GraphName: arg, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr,
+	o := DebugOptions{Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr,
 		// The switcher's check: the same as the command line's, with the
 		// note of a compatible change left out (it would garble the screen).
 		CheckThread: func(ctx context.Context, t string) error {
@@ -331,10 +332,13 @@ type runner struct {
 	st       Store // nil: nothing is recorded
 	thread   string
 	graphArg string
-	json     bool
-	out      io.Writer
-	warn     func(string)
-	opts     []engine.RunOption // more options for Invoke
+	// dbArg is the --db the command was given ("" for the default), so
+	// the hint to answer names the same database.
+	dbArg string
+	json  bool
+	out   io.Writer
+	warn  func(string)
+	opts  []engine.RunOption // more options for Invoke
 	// reported marks failed tasks whose failure a task event reported.
 	reported  map[string]bool
 	stream    []engine.StreamMode // --stream: print these modes' chunks
@@ -360,6 +364,9 @@ type runEvent struct {
 	Mode    string         `json:"mode,omitempty"`
 	NS      []string       `json:"ns,omitempty"`
 	Data    any            `json:"data,omitempty"`
+	// Output is what an entrypoint's run returned (its output, null
+	// until set), in place of values: an entrypoint has no state keys.
+	Output json.RawMessage `json:"output,omitempty"`
 }
 
 func (r *runner) emit(e runEvent, text string) {
@@ -413,17 +420,33 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 			fmt.Sprintf("interrupt in %s (id %s): %s", termtext.Name(in.Node), termtext.Name(in.ID), engine.MustEncode(in.Value)))
 	}
 	status := res.Status.String()
+	// What the run returned: an entrypoint's output (Result.Output), a
+	// StateGraph's state.
+	var returned any = plainMap(res.Values)
+	if r.g.IsEntrypoint() {
+		returned = plainValue(res.Output)
+	}
 	if r.json {
-		r.emit(runEvent{Event: "done", Status: status, Thread: r.thread, Values: plainMap(res.Values)}, "")
+		done := runEvent{Event: "done", Status: status, Thread: r.thread}
+		if r.g.IsEntrypoint() {
+			done.Output = json.RawMessage(engine.MustEncode(res.Output))
+		} else {
+			done.Values = plainMap(res.Values)
+		}
+		r.emit(done, "")
 		return nil
 	}
-	fmt.Fprintf(r.out, "%s: %s\n", status, indentJSON(plainMap(res.Values)))
+	fmt.Fprintf(r.out, "%s: %s\n", status, indentJSON(returned))
 	if res.Status == engine.StatusInterrupted && len(res.Interrupts) > 0 {
 		answer := "yes" // a bare word is taken as the string
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
 			answer = "'" + ex.Answers[0] + "'"
 		}
-		fmt.Fprintf(r.out, "answer with: superstep run %s --thread %s --resume %s\n", termtext.Name(r.graphArg), termtext.Name(r.thread), answer)
+		db := ""
+		if r.dbArg != "" {
+			db = " --db " + shellWord(displayDB(r.dbArg))
+		}
+		fmt.Fprintf(r.out, "answer with: superstep run %s%s --thread %s --resume %s\n", shellWord(r.graphArg), db, shellWord(r.thread), answer)
 	}
 	return nil
 }
@@ -564,4 +587,18 @@ func dbLabel(g *globals) string {
 		return "(unknown)"
 	}
 	return p
+}
+
+// shellWord is s as one word a POSIX shell reads back as s: bare when it
+// holds only characters no shell treats specially, else single-quoted.
+// Control characters are escaped (termtext.Name) so the hint cannot drive
+// the terminal.
+func shellWord(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(termtext.Name(s), "'", `'\''`) + "'"
 }

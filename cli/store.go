@@ -61,6 +61,9 @@ var (
 	ErrNoDatabase = errors.New("no database")
 	// ErrThreadNotFound is returned for a thread with no checkpoints.
 	ErrThreadNotFound = errors.New("thread not found")
+	// ErrSubgraphsOnly is returned by show and history for a thread whose
+	// checkpoints are all in subgraph namespaces.
+	ErrSubgraphsOnly = errors.New("no checkpoints of the thread's own")
 )
 
 // openBoltStore opens the bbolt database at path (openStore decides that

@@ -127,9 +127,8 @@ func TestRun_KilledMidSuperstep(t *testing.T) {
 		t.Logf("threads took %v to find the database in use", d)
 	}
 
-	// The fast node's writes are committed within milliseconds of its
-	// result (persist.Store.PutWrites); leave them time, then kill.
-	time.Sleep(200 * time.Millisecond)
+	// The fast node's writes were on disk before its result was
+	// reported (persist.Store.PutWrites under sync durability).
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +141,25 @@ func TestRun_KilledMidSuperstep(t *testing.T) {
 	done := fmt.Sprint(events[len(events)-1]["values"])
 	if done != "map[done:[fast slow]]" {
 		t.Fatalf("resumed run ended with %s, want done [fast slow]", done)
+	}
+}
+
+// TestRun_KilledAsTaskFinishes kills a run the moment it reports the
+// fast node's result, while its sibling still works: under sync
+// durability a reported result is on disk, so the resumed run reuses it
+// and does not run the node again (a repeated model call). Three kills, as
+// the window this closes was a few milliseconds wide.
+func TestRun_KilledAsTaskFinishes(t *testing.T) {
+	t.Parallel()
+	for i := range 3 {
+		db := filepath.Join(t.TempDir(), fmt.Sprintf("killed-%d.db", i))
+		cmd, _, _ := startUntil(t, binary, nil, `"name":"fast","status":"ran"`, "run", testdata("slow.json"), "--db", db, "--thread", "s1", "--json")
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		r := superstep(t, "", "run", testdata("slow.json"), "--db", db, "--thread", "s1", "--json")
+		r.want(t, 0, `"name":"fast","status":"reused"`, `"name":"slow","status":"ran"`, `"event":"done"`)
 	}
 }
 

@@ -30,7 +30,13 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 // graph: the database under the graph recorder keeps the settings and
 // sets the durability.
 func tuiOptions(o DebugOptions) tui.Options {
-	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.GraphName, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition}
+	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.Title, SettingsKey: o.GraphKey, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition}
+	if opts.GraphName == "" {
+		opts.GraphName = o.GraphName
+	}
+	if opts.SettingsKey == "" {
+		opts.SettingsKey = o.GraphName
+	}
 	if ex, ok := graphs.Get(o.GraphName); ok {
 		opts.Answers = ex.Answers
 	}
@@ -62,13 +68,18 @@ func tuiOptions(o DebugOptions) tui.Options {
 			}
 			out := make([]tui.ThreadSummary, 0, len(infos))
 			for _, t := range infos {
-				if t.Checkpoints == 0 && t.Err == nil { // nothing to open, as superstep threads skips it
+				if t.Checkpoints == 0 && t.Namespaces == 0 && t.Err == nil { // nothing to open, as superstep threads skips it
 					continue
 				}
 				rec, _ := decodeGraphRecord(t.Fingerprint)
-				sum := tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated, Graph: rec.Graph}
-				if t.Err != nil {
+				sum := tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated, Graph: rec.displayName()}
+				switch {
+				case t.Err != nil:
 					sum.Refused = "cannot be read: " + storeMessage(t.Err)
+				case t.Checkpoints == 0:
+					// Listed by superstep threads too; the debugger opens a
+					// thread at its own checkpoints.
+					sum.Refused = "has checkpoints only in subgraph namespaces (superstep export writes them)"
 				}
 				out = append(out, sum)
 			}

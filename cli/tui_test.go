@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -70,5 +74,56 @@ func TestTUIOptions_SharedDatabase(t *testing.T) {
 	}
 	if err := opts.SetDurability("sync"); err != nil || sh.Durability() != persist.DurabilitySync {
 		t.Fatalf("back to sync: %v", err)
+	}
+}
+
+// The debugger shows a scenario file by its own name, or else by the
+// file's base name without extension, never by the whole path typed; its
+// settings are kept under the file's clean absolute path (the name the
+// thread's graph record finds it by), the same from any directory and
+// however the path was written. A built-in keeps its name for both.
+func TestTUI_ScenarioTitleAndSettingsKey(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "approve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "name")
+	nameless, _ := json.Marshal(doc)
+	if err := os.MkdirAll(filepath.Join(dir, "flows"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "flows", "my-flow.json"), nameless, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named, err := filepath.Abs(filepath.Join("testdata", "approve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ arg, title, key string }{
+		{filepath.Join(dir, "flows", ".", "..", "flows", "my-flow.json"), "my-flow", filepath.Join(dir, "flows", "my-flow.json")},
+		{filepath.Join("testdata", "approve.json"), "approve", named},
+		{"research", "research", "research"},
+	} {
+		var got DebugOptions
+		var out bytes.Buffer
+		app := &App{Stdout: &out, Stderr: &out, Debugger: func(_ context.Context, _ *engine.Graph, o DebugOptions) error {
+			got = o
+			return nil
+		}}
+		if code := app.Run(context.Background(), []string{"tui", c.arg, "--db", filepath.Join(dir, "t.db")}); code != 0 {
+			t.Fatalf("tui %s: exit %d: %s", c.arg, code, out.String())
+		}
+		opts := tuiOptions(got)
+		if opts.GraphName != c.title || opts.SettingsKey != c.key {
+			t.Errorf("tui %s: title %q settings key %q, want %q and %q", c.arg, opts.GraphName, opts.SettingsKey, c.title, c.key)
+		}
+		if got.GraphName != c.arg {
+			t.Errorf("tui %s: hints should repeat the graph as typed, got %q", c.arg, got.GraphName)
+		}
 	}
 }

@@ -58,9 +58,11 @@ type node struct {
 	triggers []string // branch:to:<name> first, then joins, as LangGraph orders them
 	fn       NodeFunc
 	subgraph *Graph
-	retry    *RetryPolicy
-	timeout  *TimeoutPolicy
-	cache    *CachePolicy
+	// uses are the subgraphs its function runs (UsesSubgraph).
+	uses    []declaredSubgraph
+	retry   *RetryPolicy
+	timeout *TimeoutPolicy
+	cache   *CachePolicy
 	// edgeWrites are the static edges' writes: branch:to:T ← nil and
 	// join:…:T ← name, in the order LangGraph attaches them.
 	edgeWrites []Write
@@ -177,7 +179,7 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	g.nodes[Start] = start
 	g.nodeOrder = append(g.nodeOrder, Start)
 	for _, ns := range b.nodes {
-		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, retry: ns.retry, timeout: ns.timeout, cache: ns.cache, deferred: ns.deferred, desc: ns.description}
+		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, uses: slices.Clone(ns.uses), retry: ns.retry, timeout: ns.timeout, cache: ns.cache, deferred: ns.deferred, desc: ns.description}
 		if ns.hasEnds {
 			n.ends = ns.ends
 		}

@@ -9,10 +9,14 @@ import (
 // GraphInfo describes a compiled graph for display: its nodes, edges and
 // channels, in declaration order.
 type GraphInfo struct {
-	Name     string        // the graph's name
-	Nodes    []NodeInfo    // __start__ first, then the nodes as declared
-	Edges    []EdgeInfo    // static edges, joins, then conditional edges
-	Channels []ChannelInfo // state keys first, then the internal channels
+	Name  string     // the graph's name
+	Nodes []NodeInfo // the nodes as declared (not __start__)
+	// Entrypoint: compiled by NewEntrypoint. Its one node is triggered by
+	// the __start__ channel and there is no __start__ node (LangGraph.js
+	// func/index.ts builds a Pregel with the entrypoint's node alone).
+	Entrypoint bool
+	Edges      []EdgeInfo    // static edges, joins, then conditional edges
+	Channels   []ChannelInfo // state keys first, then the internal channels
 	// InterruptBefore and InterruptAfter are the compiled breakpoints.
 	InterruptBefore, InterruptAfter []string
 }
@@ -21,7 +25,8 @@ type GraphInfo struct {
 type NodeInfo struct {
 	Name        string         // the node's name
 	Triggers    []string       // the channels whose update makes it run
-	Subgraph    bool           // it runs a compiled graph
+	Subgraph    bool           // it runs a compiled graph: a subgraph node, or its function runs declared ones
+	Declared    []string       // the subgraphs its function runs, by the names UsesSubgraph gave them
 	Deferred    bool           // it waits until nothing else is left to run (WithDefer)
 	Retry       *RetryPolicy   // nil: no retries
 	Timeout     *TimeoutPolicy // nil: no timeout
@@ -41,16 +46,21 @@ type ChannelInfo struct {
 func (g *Graph) Describe() GraphInfo {
 	info := GraphInfo{
 		Name:            g.name,
+		Entrypoint:      g.entrypoint,
 		Edges:           slices.Clone(g.edges),
 		InterruptBefore: slices.Clone(g.interrupts.before),
 		InterruptAfter:  slices.Clone(g.interrupts.after),
 	}
 	for _, name := range g.userNodes() {
 		n := g.nodes[name]
-		info.Nodes = append(info.Nodes, NodeInfo{
-			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.subgraph != nil, Deferred: n.deferred,
+		ni := NodeInfo{
+			Name: name, Triggers: slices.Clone(n.triggers), Subgraph: n.runsSubgraphs(), Deferred: n.deferred,
 			Retry: n.retry, Timeout: n.timeout, Ends: slices.Clone(n.ends), Description: n.desc,
-		})
+		}
+		for _, u := range n.uses {
+			ni.Declared = append(ni.Declared, u.name)
+		}
+		info.Nodes = append(info.Nodes, ni)
 	}
 	for _, c := range g.channelOrder {
 		ci := g.channelSpec[c]
@@ -63,7 +73,9 @@ func (g *Graph) Describe() GraphInfo {
 	return info
 }
 
-// Subgraph returns the compiled graph run by node, or nil.
+// Subgraph returns the compiled graph run by subgraph node node, or nil. A
+// node may instead declare the subgraphs its function runs (UsesSubgraph):
+// SubgraphAt finds which one ran in a namespace.
 func (g *Graph) Subgraph(node string) *Graph {
 	if n := g.nodes[node]; n != nil {
 		return n.subgraph

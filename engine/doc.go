@@ -37,6 +37,10 @@
 // any running node, runs a function as a checkpointed task whose finished
 // result a resumed node gets back instead of calling it again.
 //
+// A node function may also run a compiled graph itself (InvokeSubgraph);
+// declaring it on the node (UsesSubgraph) makes its state readable and
+// updatable by namespace, as a subgraph node's (AddSubgraph) is.
+//
 // This map API mirrors LangGraph's dictionaries; scenario files and graphs
 // built at run time use it. Go programs usually want package typed instead
 // (github.com/superstep/superstep/typed): a struct state, typed nodes and
@@ -69,7 +73,8 @@
 //   - functional.go: the functional API — entrypoints, Task calls as
 //     PUSH tasks of the running superstep, Final and Previous.
 //   - state.go: GetState, History and UpdateState (a subgraph's namespace
-//     included; state_bulk.go several supersteps at once).
+//     included; state_bulk.go several supersteps at once). declared.go
+//     finds which declared subgraph (UsesSubgraph) ran in a namespace.
 //   - checkpoint.go, saver.go, memsaver.go: plain-data checkpoints, the
 //     storage contract and its in-memory implementation.
 //   - limits.go: the bounds on what runs write — the one value depth limit

@@ -82,10 +82,37 @@ func WithDefer() NodeOption { return func(n *nodeSpec) { n.deferred = true } }
 // WithDescription documents the node for the debugger.
 func WithDescription(d string) NodeOption { return func(n *nodeSpec) { n.description = d } }
 
+// UsesSubgraph declares that the node's function runs sub through
+// InvokeSubgraph, under name. LangGraph finds such a subgraph by inspecting
+// the node function (Python pregel/_read.py:187-197 with
+// _utils.py:45-75 find_subgraph_pregel); Go cannot see into a closure, so
+// the node says so, as LangGraph.js's addNode option `subgraphs` does
+// (graph/state.ts:1226-1229, read by pregel/index.ts:805 getSubgraphs).
+// A declared subgraph is then found by its namespace exactly as a subgraph
+// node's: GetState WithSubgraphState fills the task's State (and Runs),
+// History and GetState read a namespace it ran in, UpdateState on its
+// config writes its checkpoint, and the debugger enters it. The name tells
+// several subgraphs of one node apart: each checkpoint a declared
+// subgraph's run writes records it (Metadata.Extra[MetaSubgraph]), because
+// a namespace ("<node>:<task id>", "<node>:<task id>|1", …) says which run
+// of the task it is, not which graph ran. Declaring a subgraph node's own
+// graph, an empty name, a name twice or a graph twice is refused at
+// Compile.
+func UsesSubgraph(name string, sub *Graph) NodeOption {
+	return func(n *nodeSpec) { n.uses = append(n.uses, declaredSubgraph{name: name, g: sub}) }
+}
+
+// declaredSubgraph is a subgraph a node's function runs (UsesSubgraph).
+type declaredSubgraph struct {
+	name string
+	g    *Graph
+}
+
 type nodeSpec struct {
 	name        string
 	fn          NodeFunc
 	subgraph    *Graph
+	uses        []declaredSubgraph
 	retry       *RetryPolicy
 	timeout     *TimeoutPolicy
 	cache       *CachePolicy
@@ -209,6 +236,10 @@ func (g *StateGraph) addNode(n *nodeSpec, opts []NodeOption) *StateGraph {
 	for _, o := range opts {
 		o(n)
 	}
+	if msg := checkUses(n); msg != "" {
+		g.fail("InvalidNode", msg)
+		return g
+	}
 	g.nodeIdx[n.name] = len(g.nodes)
 	g.nodes = append(g.nodes, n)
 	return g
@@ -265,4 +296,27 @@ func (g *StateGraph) AddConditionalEdgesMap(from string, route RouteFunc, pathMa
 	slices.Sort(ends)
 	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: ends, pathMap: maps.Clone(pathMap)})
 	return g
+}
+
+// checkUses says what is wrong with n's declared subgraphs, or "".
+func checkUses(n *nodeSpec) string {
+	for i, u := range n.uses {
+		switch {
+		case n.subgraph != nil:
+			return fmt.Sprintf("subgraph node %q runs its graph itself: it declares no subgraph with UsesSubgraph", n.name)
+		case u.name == "" || !utf8.ValidString(u.name):
+			return fmt.Sprintf("node %q declares a subgraph with an empty or invalid name %q", n.name, u.name)
+		case u.g == nil:
+			return fmt.Sprintf("node %q declares subgraph %q without a graph", n.name, u.name)
+		}
+		for _, v := range n.uses[:i] {
+			switch {
+			case v.name == u.name:
+				return fmt.Sprintf("node %q declares subgraph %q twice", n.name, u.name)
+			case v.g == u.g:
+				return fmt.Sprintf("node %q declares one graph as both %q and %q", n.name, v.name, u.name)
+			}
+		}
+	}
+	return ""
 }

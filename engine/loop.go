@@ -399,6 +399,12 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		md.Extra[MetaEditedWrites] = strings.Join(l.edits, ",")
 		md.Extra[MetaEditedBy] = l.editedBy
 	}
+	if name := l.opts.declaredAs; name != "" {
+		if md.Extra == nil {
+			md.Extra = map[string]any{}
+		}
+		md.Extra[MetaSubgraph] = name
+	}
 	if p := l.opts.parent; p != nil {
 		maps.Copy(md.Parents, p.run.md.Parents)
 		md.Parents[p.run.cfg.CheckpointNS] = p.run.cpID

@@ -40,11 +40,14 @@ type RunOptions struct {
 	// tasks deterministically (see WithSubgraphTurns).
 	SubgraphTurns bool
 
-	ns        string
-	parent    *taskScope     // set for subgraph runs
-	streamers []*streamer    // WithStreamParts
-	turns     *subgraphTurns // set for a subgraph run ordered with its siblings
-	turnAt    int            // its place in turns
+	ns     string
+	parent *taskScope // set for subgraph runs
+	// declaredAs names a declared subgraph's run (UsesSubgraph): its
+	// checkpoints record it under MetaSubgraph.
+	declaredAs string
+	streamers  []*streamer    // WithStreamParts
+	turns      *subgraphTurns // set for a subgraph run ordered with its siblings
+	turnAt     int            // its place in turns
 }
 
 // RunOption sets a RunOptions field.

@@ -33,7 +33,7 @@ func (g *Graph) HistoryOutline(ctx context.Context, cfg Config, opt ListOptions)
 	if !ok {
 		return g.History(ctx, cfg, opt)
 	}
-	owner, err := g.graphForNamespace(cfg.CheckpointNS)
+	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func (g *Graph) Stream(ctx context.Context, input any, opts ...RunOption) iter.S
 // node's update.
 func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any, error) {
 	sub := t.node.subgraph
-	res, ns, err := l.runChild(ctx, scope, sub, t.input)
+	res, ns, err := l.runChild(ctx, scope, sub, "", t.input)
 	if err != nil {
 		return takeParentCommand(ns, err)
 	}
@@ -74,8 +74,9 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 // checkpoint namespace (or the next one, for a second run in the same
 // task), with the run's saver, limits and context. An interrupt inside it
 // becomes the task's interrupt, returned as the error; ns is the namespace
-// it ran in.
-func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, input any) (res *Result, ns string, err error) {
+// it ran in. declared is the name the node declared sub under
+// (UsesSubgraph), recorded in each checkpoint the run writes, or "".
+func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, declared string, input any) (res *Result, ns string, err error) {
 	t := scope.t
 	// Each run of a subgraph inside one task execution gets its own
 	// namespace: the first the task's, the next "<ns>|1", and so on. The
@@ -103,6 +104,7 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, input
 		MaxConcurrency: l.opts.MaxConcurrency,
 		ns:             ns,
 		parent:         scope,
+		declaredAs:     declared,
 	}
 	if l.opts.StreamSubgraphs && l.emit != nil {
 		opts.StreamSubgraphs, opts.Events = true, subgraphEvents(ns, sub, l.emit)
@@ -148,6 +150,10 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, input
 // returned it (LangGraph.js pregel/retry.ts:129-139). Only the first run
 // of a node execution is the task's own: a Command.PARENT from a second
 // run goes on up, as in LangGraph.js.
+//
+// Declare sub on the node (UsesSubgraph) to read and update its state by
+// namespace afterwards; an undeclared sub runs the same way but only its
+// events and its Command.PARENT reach the parent.
 func InvokeSubgraph(ctx context.Context, sub *Graph, input any) (map[string]any, error) {
 	scope := scopeOf(ctx)
 	if scope == nil {
@@ -156,7 +162,7 @@ func InvokeSubgraph(ctx context.Context, sub *Graph, input any) (map[string]any,
 	scope.mu.Lock()
 	first := scope.subgraphRuns == 0
 	scope.mu.Unlock()
-	res, ns, err := scope.run.runChild(ctx, scope, sub, input)
+	res, ns, err := scope.run.runChild(ctx, scope, sub, scope.t.node.declaredName(sub), input)
 	if first {
 		scope.mu.Lock()
 		scope.invokedNS = ns

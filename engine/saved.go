@@ -115,8 +115,9 @@ func (s *SavedWrites) Task(id string) (t *SavedTask, ok bool) {
 
 // Waiting reports whether task t waits for an answer, from its saved
 // writes alone: it saved an interrupt and has not finished since; a saved
-// plain (null-task) resume value answers a task that has used no answer yet
-// (the next run gives it the value); and a task that failed after using
+// plain (null-task) resume value that no task has used yet answers a task
+// that has used no answer yet (the next run gives it the value; see
+// nullResumeUnused); and a task that failed after using
 // answers went past its question (resuming replays the saved answers). A
 // task answered once and interrupted again waits. Saved writes keep one
 // interrupt and one error per task, not their order, so a task that failed
@@ -127,9 +128,25 @@ func (s *SavedWrites) Waiting(t *SavedTask) bool {
 	case len(t.Interrupts) == 0, t.Finished:
 		return false
 	case len(t.Answers) == 0:
-		return !s.HasNullResume
+		return !s.nullResumeUnused()
 	}
 	return !t.Failed
+}
+
+// nullResumeUnused reports whether the saved plain resume value is still
+// there for the next Interrupt call without an answer of its own. The first
+// such call in a run takes it (_algo.py:1320-1331 get_null_resume(consume)
+// removes it from the run's pending writes, types.py:960) and saves it as
+// its own answer, so a sibling — or a later Task call — that asks in that
+// same run is left waiting. Saved writes do not say which answer came from
+// the plain value, so any saved task answer counts as its use: a task is
+// then rather shown waiting (a new resume value replaces the plain one)
+// than shown answered when it is asking.
+func (s *SavedWrites) nullResumeUnused() bool {
+	if !s.HasNullResume {
+		return false
+	}
+	return !slices.ContainsFunc(s.Tasks, func(t SavedTask) bool { return len(t.Answers) > 0 })
 }
 
 // waitingAt is Waiting made exact for a task planned with namespace ns
@@ -140,7 +157,7 @@ func (s *SavedWrites) waitingAt(t *SavedTask, ns string) bool {
 	switch {
 	case len(t.Interrupts) == 0, t.Finished:
 		return false
-	case len(t.Answers) == 0 && s.HasNullResume:
+	case len(t.Answers) == 0 && s.nullResumeUnused():
 		return false
 	}
 	next := interruptID(ns, len(t.Answers))

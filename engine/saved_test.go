@@ -78,6 +78,19 @@ func TestReadSavedWrites_Facts(t *testing.T) {
 			status:  engine.CheckpointInterrupted, statusDone: engine.CheckpointInterrupted,
 		},
 		{
+			// Two tasks asked; the run resumed with one plain value, which the
+			// first to ask again took (_algo.py:1320-1331): the other asked in
+			// that run too and waits (a later Task call of an entrypoint is
+			// the same case).
+			name: "a sibling took the plain resume value",
+			writes: []engine.PendingWrite{pw("a", engine.ResumeChannel, []any{"yes"}), pw("a", "x", 2.0),
+				pw(engine.NullTaskID, engine.ResumeChannel, "yes"), pw("b", engine.InterruptChannel, ask)},
+			task:    "b",
+			want:    engine.SavedTask{ID: "b", Interrupts: ask},
+			waiting: true,
+			status:  engine.CheckpointInterrupted, statusDone: engine.CheckpointInterrupted,
+		},
+		{
 			name: "answered, then failed",
 			writes: []engine.PendingWrite{pw("a", engine.InterruptChannel, ask), pw("a", engine.ErrorChannel, "bad answer"),
 				pw("a", engine.ResumeChannel, []any{"lots"}), pw(engine.NullTaskID, engine.ResumeChannel, "lots")},

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -54,12 +55,26 @@ type SnapshotTask struct {
 	Error string
 	// Subgraph is the namespace of the subgraph run by this task, if any.
 	Subgraph string
+	// Runs are the runs of the subgraphs the node declared (UsesSubgraph)
+	// in this task, in order, filled by GetState WithSubgraphState: each
+	// has its namespace, which GetState, History and UpdateState take,
+	// and its latest state. State is the first run's, as LangGraph shows
+	// only the task's own namespace.
+	Runs []SubgraphRun
 	// State is the subgraph's own state in that namespace, filled by
 	// GetState WithSubgraphState (LangGraph's get_state(subgraphs=True):
 	// pregel/main.py:1215-1227 sets task.state to the subgraph's
 	// get_state, recursively). Nil without the option or when the
 	// subgraph has saved no checkpoint there yet.
 	State *StateSnapshot
+}
+
+// SubgraphRun is one run of a declared subgraph (UsesSubgraph) inside a
+// task.
+type SubgraphRun struct {
+	Name      string         // the name the node declared the subgraph under
+	Namespace string         // where it ran: a Config.CheckpointNS
+	State     *StateSnapshot // its latest state there
 }
 
 // StateOption changes what GetState returns.
@@ -120,7 +135,7 @@ func (g *Graph) GetState(ctx context.Context, cfg Config, opts ...StateOption) (
 	for _, opt := range opts {
 		opt(&o)
 	}
-	owner, err := g.graphForNamespace(cfg.CheckpointNS)
+	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 	if err != nil {
 		return nil, err
 	}
@@ -146,50 +161,112 @@ func (g *Graph) GetState(ctx context.Context, cfg Config, opts ...StateOption) (
 
 // readSubgraphStates fills each subgraph task's State with the latest state
 // of its namespace (pregel/main.py:1200-1227; a stateful subgraph's one
-// namespace without task ids, as its get_state recasts it at :1418-1423).
+// namespace without task ids, as its get_state recasts it at :1418-1423),
+// and a task of a node with declared subgraphs its Runs.
 func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *StateSnapshot) error {
+	thread := snap.Config.ThreadID
 	for i := range snap.Tasks {
 		st := &snap.Tasks[i]
-		sub := g.Subgraph(st.Name)
-		if sub == nil || st.Subgraph == "" {
+		n := g.nodes[st.Name]
+		if n == nil || st.Subgraph == "" {
 			continue
 		}
-		t, err := saver.GetTuple(ctx, Config{ThreadID: snap.Config.ThreadID, CheckpointNS: sub.ownNamespace(st.Subgraph)})
-		if err != nil {
-			return err
-		}
-		if t == nil {
+		if n.subgraph != nil {
+			sub, t, err := n.subgraphIn(ctx, saver, thread, st.Subgraph)
+			if err != nil {
+				return err
+			}
+			if t == nil {
+				continue
+			}
+			if st.State, err = sub.stateWithSubgraphs(ctx, saver, t); err != nil {
+				return err
+			}
 			continue
 		}
-		if st.State, err = sub.snapshot(t, true); err != nil {
-			return err
-		}
-		if err := sub.readSubgraphStates(ctx, saver, st.State); err != nil {
-			return err
+		// A declared subgraph's runs in this task: "<ns>", "<ns>|1", …
+		// up to the first that left no checkpoint of one (runChild
+		// numbers them).
+		for k := 0; ; k++ {
+			ns := st.Subgraph
+			if k > 0 {
+				ns += "|" + strconv.Itoa(k) // NS_SEP
+			}
+			sub, t, err := n.subgraphIn(ctx, saver, thread, ns)
+			if err != nil {
+				return err
+			}
+			if t == nil {
+				break
+			}
+			run := SubgraphRun{Name: n.declaredName(sub), Namespace: ns}
+			if run.State, err = sub.stateWithSubgraphs(ctx, saver, t); err != nil {
+				return err
+			}
+			if k == 0 {
+				st.State = run.State
+			}
+			st.Runs = append(st.Runs, run)
 		}
 	}
 	return nil
 }
 
-// graphForNamespace finds the graph whose checkpoints live in ns: the node
-// names of ns without task ids and run counters, each naming a subgraph node
-// of the graph before it (recast_checkpoint_ns, _internal/_config.py:38-49;
-// get_subgraphs, pregel/main.py:1076).
-func (g *Graph) graphForNamespace(ns string) (*Graph, error) {
+// stateWithSubgraphs is the snapshot of a subgraph's latest checkpoint t
+// with its own subgraphs' states, recursively.
+func (g *Graph) stateWithSubgraphs(ctx context.Context, saver Saver, t *CheckpointTuple) (*StateSnapshot, error) {
+	snap, err := g.snapshot(t, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.readSubgraphStates(ctx, saver, snap); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// graphForNamespace finds the graph whose checkpoints live in ns of thread:
+// the node names of ns without task ids and run counters, each naming a
+// node of the graph before it that runs subgraphs (recast_checkpoint_ns,
+// _internal/_config.py:38-49; get_subgraphs, pregel/main.py:1076). A
+// subgraph node runs its one graph; for a node with declared subgraphs
+// (UsesSubgraph) the checkpoints of that run say which one ran.
+func (g *Graph) graphForNamespace(ctx context.Context, thread, ns string) (*Graph, error) {
 	if ns == "" {
 		return g, nil
 	}
 	cur := g
-	for _, part := range strings.Split(ns, "|") { // NS_SEP
+	parts := strings.Split(ns, "|") // NS_SEP
+	for i, part := range parts {
 		name, _, _ := strings.Cut(part, ":") // NS_END
 		if isRunCounter(name) {
 			continue
 		}
-		next := cur.Subgraph(name)
-		if next == nil {
+		n := cur.nodes[name]
+		if n == nil || !n.runsSubgraphs() {
 			return nil, fmt.Errorf("%w: %q in namespace %q", ErrUnknownSubgraph, name, ns)
 		}
-		cur = next
+		if n.subgraph != nil {
+			cur = n.subgraph
+			continue
+		}
+		// The run this part names: its task's namespace and run counter.
+		end := i + 1
+		if end < len(parts) && isRunCounter(parts[end]) {
+			end++
+		}
+		runNS := strings.Join(parts[:end], "|")
+		if g.saver == nil {
+			return nil, ErrNoCheckpointer
+		}
+		sub, t, err := n.subgraphIn(ctx, g.saver, thread, runNS)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			return nil, fmt.Errorf("%w: thread %q namespace %q: no subgraph that node %q declares has run there", ErrNoCheckpoint, thread, runNS, name)
+		}
+		cur = sub
 	}
 	return cur, nil
 }
@@ -224,7 +301,7 @@ func (g *Graph) History(ctx context.Context, cfg Config, opt ListOptions) ([]*St
 	if g.saver == nil {
 		return nil, ErrNoCheckpointer
 	}
-	owner, err := g.graphForNamespace(cfg.CheckpointNS)
+	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +358,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		if tk.kind == pushTask {
 			st.Input = tk.input
 		}
-		if tk.node.subgraph != nil {
+		if tk.node.runsSubgraphs() {
 			st.Subgraph = tk.namespace()
 		}
 		if sv, ok := saved.Task(tk.id); ok {
@@ -356,7 +433,7 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		return Config{}, ErrNoCheckpointer
 	}
 	if cfg.CheckpointNS != "" {
-		owner, err := g.graphForNamespace(cfg.CheckpointNS)
+		owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 		if err != nil {
 			return Config{}, err
 		}
@@ -412,7 +489,7 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 		id := l.ids.NewID()
 		ncp := l.cs.checkpoint(id, nil, false)
 		ncp.TS = g.clock()
-		md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(parents)}
+		md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(parents), Extra: declaredMark(l.md)}
 		if md.Parents == nil {
 			md.Parents = map[string]string{}
 		}
@@ -560,7 +637,7 @@ func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, valu
 	}
 	cp := newChannelState(g, saved.Checkpoint).checkpoint(g.ids.NewID(), nil, false)
 	cp.TS = g.clock()
-	md := Metadata{Source: SourceFork, Step: saved.Metadata.Step + 1, Parents: maps.Clone(saved.Metadata.Parents)}
+	md := Metadata{Source: SourceFork, Step: saved.Metadata.Step + 1, Parents: maps.Clone(saved.Metadata.Parents), Extra: declaredMark(saved.Metadata)}
 	if md.Parents == nil {
 		md.Parents = map[string]string{}
 	}

@@ -65,6 +65,11 @@ const (
 	MetaEditedBy     = "edited_by"
 )
 
+// MetaSubgraph is the metadata key that names the declared subgraph
+// (UsesSubgraph) whose run wrote a checkpoint: a namespace says which run of
+// a task it holds, this says which of the node's subgraphs it was.
+const MetaSubgraph = "subgraph"
+
 // EditWrites replaces the writes of task taskID while the run is paused
 // after Execute and before Update — a tool returned the wrong thing;
 // change it and see what the graph does with it. The Update that follows

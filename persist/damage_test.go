@@ -2,6 +2,7 @@ package persist_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -22,6 +24,10 @@ import (
 // read and write the store offers runs on the result. None may crash the
 // process (a crash fails the whole test binary), hang, or report damage as
 // anything but ErrCorrupt or an open error that says what the file is.
+// And Check must see every change to what is stored: when Check (or the
+// open before it) reports nothing, everything the file reads back — every
+// thread, checkpoint, value, write, child edge, fingerprint and setting —
+// must equal what it held before the damage.
 //
 // make test runs a few trials; make damage runs many (DAMAGE_TRIALS).
 
@@ -55,6 +61,14 @@ func damageBase(t *testing.T) []byte {
 	for i := range 8 {
 		chain(t, s, fmt.Sprintf("short-%d", i), 3)
 	}
+	if err := s.SetFingerprint(ctx, "rich", "graph-fp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutSetting(ctx, "tui/breakpoints", []byte(`{"nodes":["agent"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	// The last commit: a meta page that falls back would undo it.
+	chain(t, s, "last", 2)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -63,28 +77,6 @@ func damageBase(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// damage applies one random kind of damage to a copy of data and says
-// what it did.
-func damage(rng *rand.Rand, data []byte) ([]byte, string) {
-	out := bytes.Clone(data)
-	const page = 4096
-	switch rng.IntN(3) {
-	case 0:
-		off := rng.IntN(len(out))
-		bit := byte(1) << rng.IntN(8)
-		out[off] ^= bit
-		return out, fmt.Sprintf("flip bit %#x of byte %d", bit, off)
-	case 1:
-		p := rng.IntN(len(out) / page)
-		off := p*page + rng.IntN(16)
-		out[off] ^= byte(1 + rng.IntN(255))
-		return out, fmt.Sprintf("damage byte %d of page %d's header", off-p*page, p)
-	default:
-		n := rng.IntN(len(out))
-		return out[:n], fmt.Sprintf("truncate to %d bytes", n)
-	}
 }
 
 func TestStore_Damage(t *testing.T) {
@@ -96,14 +88,32 @@ func TestStore_Damage(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	base := damageBase(t)
 	dir := t.TempDir()
+	basePath := filepath.Join(dir, "base.db")
+	if err := os.WriteFile(basePath, base, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want, err := dumpFile(basePath)
+	if err != nil {
+		t.Fatalf("dump of the undamaged file: %v", err)
+	}
+	seen, changed := 0, 0
 	for trial := range damageTrialCount() {
-		data, what := damage(rng, base)
+		data, what := enginetest.Damage(rng, base)
 		path := filepath.Join(dir, fmt.Sprintf("trial-%d.db", trial))
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
-		go func() { done <- exercise(path) }()
+		go func() {
+			reported, err := checkSeesChange(path, want)
+			if reported {
+				seen++
+			}
+			if err == nil {
+				err = exercise(path)
+			}
+			done <- err
+		}()
 		select {
 		case err := <-done:
 			if err != nil {
@@ -112,8 +122,95 @@ func TestStore_Damage(t *testing.T) {
 		case <-time.After(60 * time.Second):
 			t.Fatalf("trial %d (%s): hung", trial, what)
 		}
+		changed++
 		os.Remove(path)
 	}
+	t.Logf("%d trials, %d reported as damage by Open or Check", changed, seen)
+}
+
+// checkSeesChange opens the damaged file at path read-only and runs Check.
+// When neither reports damage, the file must read back exactly as want:
+// a change Check did not see is an error. reported says whether the
+// damage was reported.
+func checkSeesChange(path string, want []byte) (reported bool, err error) {
+	s, err := persist.Open(path, persist.Options{ReadOnly: true})
+	if err != nil {
+		return true, nil
+	}
+	cerr := s.Check()
+	s.Close()
+	if cerr != nil {
+		if !errors.Is(cerr, persist.ErrCorrupt) {
+			return true, fmt.Errorf("Check: %v, want ErrCorrupt", cerr)
+		}
+		return true, nil
+	}
+	got, err := dumpFile(path)
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("Check said the file is sound, but reading it fails: %v", err)
+	case !bytes.Equal(got, want):
+		return false, fmt.Errorf("Check said the file is sound, but what it holds changed:\n%s", firstDiff(want, got))
+	}
+	return false, nil
+}
+
+// dumpFile reads everything the database at path holds, through the
+// store's API, into one deterministic document.
+func dumpFile(path string) ([]byte, error) {
+	s, err := persist.Open(path, persist.Options{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	threads, err := s.Threads(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, th := range threads {
+		if th.Err != nil {
+			return nil, fmt.Errorf("thread %q: %w", th.ID, th.Err)
+		}
+		fp, err := s.Fingerprint(ctx, th.ID)
+		if err != nil {
+			return nil, err
+		}
+		list, err := s.List(ctx, engine.Config{ThreadID: th.ID}, engine.ListOptions{AllNamespaces: true})
+		if err != nil {
+			return nil, err
+		}
+		tree, err := s.Tree(ctx, th.ID)
+		if err != nil {
+			return nil, err
+		}
+		kids := map[string][]string{}
+		for _, n := range tree {
+			if kids[n.ID], err = s.Children(ctx, engine.Config{ThreadID: th.ID, CheckpointID: n.ID}); err != nil {
+				return nil, err
+			}
+		}
+		if err := enc.Encode(map[string]any{"thread": th, "fingerprint": fp, "list": list, "tree": tree, "children": kids}); err != nil {
+			return nil, err
+		}
+	}
+	setting, err := s.Setting(ctx, "tui/breakpoints")
+	if err != nil {
+		return nil, err
+	}
+	out.Write(setting)
+	return out.Bytes(), nil
+}
+
+// firstDiff shows where two dumps part.
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-80)
+	return fmt.Sprintf("before: …%s…\nafter:  …%s…", a[from:min(len(a), i+80)], b[from:min(len(b), i+80)])
 }
 
 // exercise runs every read and write on the file at path. Errors that say

@@ -38,19 +38,38 @@
 // Every stored value starts with a format byte; an unknown one is reported
 // as ErrUnknownValueFormat rather than misread.
 //
+// # Integrity
+//
+// From layout 2 on, every stored value ends with a seal, a CRC-32C of its
+// kind, thread, namespace, key and value (sealed.go): every read checks
+// it, and a record that fails is a DamagedRecordError naming the thread
+// and record, never a misread value. The meta bucket keeps the file's
+// digest, the count and XOR of every seal, so that intact records rolled
+// back to an older copy of their page, or lost with it, are found too.
+// Check verifies the pages (pages.go), both meta pages (a damaged one
+// makes bbolt silently open the commit before), the bucket layout, every
+// seal, the digest, and that everything decodes. Layout 1 files, made
+// before seals, are read and written without them so older builds still
+// open them; Sealed reports which a file is.
+//
 // # Writes and durability
 //
 // All writes go through one queue and are committed in order. With
-// DurabilitySync, Put (a checkpoint) returns after its commit and fsync,
-// which also commits every write queued before it; PutWrites (a task's
-// pending writes) returns once its writes are queued, and they are
-// committed with the next Put — the superstep's checkpoint — or at most
-// deferDelay (2 ms) later when no Put comes (a slow sibling still runs).
-// So a superstep is on disk before the next one starts, as LangGraph's
-// sync durability promises (main.py:2987 waits for the checkpoint), and it
-// costs one fsync rather than one per task; a crash within those 2 ms can
-// lose a finished task's writes, and that task runs again on resume.
-// Calls that arrive while a commit runs share the next one.
+// DurabilitySync every write — Put (a checkpoint), PutWrites (a task's
+// pending writes) — returns after its commit and fsync; calls that arrive
+// while a commit runs share the next one (group commit), so the tasks of a
+// wide superstep that finish together pay a few fsyncs, not one each. A
+// superstep is therefore on disk before the next one starts, as
+// LangGraph's sync durability promises (main.py:2987 waits for the
+// checkpoint), and a task's writes are on disk before the engine reports
+// the task finished. The one window left is the commit itself: a crash
+// after a node returns and before the commit holding its writes has
+// synced (at most the commit in progress plus that one) runs the task
+// again on resume. It costs a superstep of one task two fsyncs (its
+// writes, then the checkpoint) instead of one. (LangGraph hands a task's
+// put_writes to a background executor and does not wait for it,
+// pregel/_loop.py:481-493; waiting here is the store's own promise, not
+// an engine rule: the engine calls PutWrites as LangGraph does.)
 // DurabilityAsync commits in the background; DurabilityExit commits at
 // Flush or Close. Reads first commit what is queued, so they always see
 // every write made before them. Buffered writes hold their values

@@ -169,3 +169,43 @@ func (e *LostWritesError) Unwrap() error { return e.Err }
 
 // Is reports whether target is ErrAsyncWrite.
 func (e *LostWritesError) Is(target error) bool { return target == ErrAsyncWrite }
+
+// DamagedRecordError is returned when a stored record does not open: its
+// seal (sealed.go) does not match what was read, so the file changed
+// after it was written. It matches ErrCorrupt with errors.Is.
+type DamagedRecordError struct {
+	Thread    string // "" for a record outside threads (a setting)
+	Namespace string
+	Record    string // what the record is: "the record of checkpoint \"…\""
+	Reason    string // "fails its checksum", ...
+}
+
+func (e *DamagedRecordError) Error() string {
+	where := ""
+	if e.Thread != "" {
+		where = fmt.Sprintf("thread %q", e.Thread)
+		if e.Namespace != "" {
+			where += fmt.Sprintf(" namespace %q", e.Namespace)
+		}
+		where += ": "
+	}
+	return fmt.Sprintf("%v: %s%s %s", ErrCorrupt, where, e.Record, e.Reason)
+}
+
+// Is reports whether target is ErrCorrupt.
+func (e *DamagedRecordError) Is(target error) bool { return target == ErrCorrupt }
+
+// damageList is what Check found: "database is damaged: " and one problem
+// a line. It matches ErrCorrupt and each problem with errors.Is and As.
+type damageList struct{ errs []error }
+
+func (e *damageList) Error() string {
+	lines := make([]string, len(e.errs))
+	prefix := ErrCorrupt.Error() + ": "
+	for i, err := range e.errs {
+		lines[i] = strings.ReplaceAll(err.Error(), prefix, "")
+	}
+	return prefix + strings.Join(lines, "\n")
+}
+
+func (e *damageList) Unwrap() []error { return append([]error{ErrCorrupt}, e.errs...) }

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -51,7 +49,11 @@ func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, finger
 			return fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)
 		}
 		if fingerprint == "" {
-			fingerprint = string(tb.Get(keyFingerprint))
+			fp, err := threadKeys(tb, threadID).Get(keyFingerprint)
+			if err != nil {
+				return err
+			}
+			fingerprint = string(fp)
 		}
 		ew, err := newExportWriter(w, threadID, fingerprint)
 		if err != nil {
@@ -62,7 +64,7 @@ func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, finger
 				return nil
 			}
 			ns := string(name[1:])
-			b, err := nsIn(tb, ns, false)
+			b, err := nsIn(tb, threadID, ns, false)
 			if err != nil {
 				return err
 			}
@@ -134,9 +136,9 @@ func (b *nsBuckets) stateOf(id string, memo map[string]*cpState) (*cpState, erro
 	if st := memo[id]; st != nil {
 		return st, nil
 	}
-	data := b.cps.Get(checkpointKey(id))
-	if data == nil {
-		return nil, nil
+	data, err := b.cps.Get(checkpointKey(id))
+	if data == nil || err != nil {
+		return nil, err
 	}
 	rec, err := decodeRecord(data)
 	if err != nil {
@@ -158,7 +160,10 @@ func (b *nsBuckets) exportDelta(er *exportRecord, st, base *cpState) error {
 			continue // the same version has the same value (Store.Put)
 		}
 		er.Versions[ch] = ref.Version
-		data := b.blobs.Get(blobKey(ch, ref.Version, ref.Seq))
+		data, err := b.blobs.Get(blobKey(ch, ref.Version, ref.Seq))
+		if err != nil {
+			return err
+		}
 		if data == nil {
 			return corruptf("checkpoint %q: value of %q at version %d is missing", er.ID, ch, ref.Version)
 		}
@@ -264,7 +269,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 			if !opts.Overwrite {
 				return fmt.Errorf("%w: %q", ErrThreadExists, thread)
 			}
-			if err := threads.DeleteBucket([]byte(thread)); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
+			if err := dropThread(tx, thread); err != nil {
 				return err
 			}
 		}
@@ -296,7 +301,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 		}
 		tb := threads.Bucket([]byte(thread))
 		if fp != "" {
-			if err := tb.Put(keyFingerprint, []byte(fp)); err != nil {
+			if err := threadKeys(tb, thread).Put(keyFingerprint, []byte(fp)); err != nil {
 				return err
 			}
 		}

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -83,11 +80,21 @@ func (s *Store) Threads(ctx context.Context) ([]ThreadInfo, error) {
 }
 
 func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
-	info := ThreadInfo{ID: id, Fingerprint: string(tb.Get(keyFingerprint))}
-	if u := tb.Get(keyUpdated); len(u) == 8 {
+	info := ThreadInfo{ID: id}
+	keys := threadKeys(tb, id)
+	fp, err := keys.Get(keyFingerprint)
+	if err != nil {
+		return info, err
+	}
+	info.Fingerprint = string(fp)
+	u, err := keys.Get(keyUpdated)
+	if err != nil {
+		return info, err
+	}
+	if len(u) == 8 {
 		info.Updated = time.Unix(0, int64(binary.BigEndian.Uint64(u)))
 	}
-	err := tb.ForEachBucket(func(name []byte) error {
+	err = tb.ForEachBucket(func(name []byte) error {
 		if len(name) > 0 && name[0] == 'n' {
 			info.Namespaces++
 		}
@@ -96,11 +103,11 @@ func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 	if err != nil {
 		return info, err
 	}
-	b, err := nsIn(tb, "", false)
+	b, err := nsIn(tb, id, "", false)
 	if b == nil || err != nil {
 		return info, err
 	}
-	info.Checkpoints = b.cps.Stats().KeyN
+	info.Checkpoints = b.cps.Len()
 	lastID, data, err := b.find("")
 	if data == nil || err != nil {
 		return info, err
@@ -124,6 +131,9 @@ func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 			return info, err
 		}
 		saved = append(saved, engine.PendingWrite{TaskID: task, Channel: ch, Value: val})
+	}
+	if err := c.Err(); err != nil {
+		return info, err
 	}
 	// Whether tasks remain needs the graph; the saved writes alone say
 	// whether the thread waits for an answer or failed.
@@ -155,7 +165,7 @@ func (s *Store) Children(ctx context.Context, cfg engine.Config) ([]string, erro
 			}
 			out = append(out, child)
 		}
-		return nil
+		return c.Err()
 	})
 	return out, err
 }
@@ -225,166 +235,25 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 		if err != nil {
 			return err
 		}
-		return tb.Put(keyFingerprint, []byte(fp))
+		return threadKeys(tb, threadID).Put(keyFingerprint, []byte(fp))
 	})
 }
 
 // Fingerprint returns the fingerprint recorded for a thread, or "" when
-// there is none. Errors: ErrClosed or the context's error.
+// there is none. Errors: ErrClosed, ErrCorrupt or the context's error.
 func (s *Store) Fingerprint(ctx context.Context, threadID string) (string, error) {
 	var fp string
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		if threadID == "" {
 			return nil
 		}
-		if tb := tx.Bucket(bucketThreads).Bucket([]byte(threadID)); tb != nil {
-			fp = string(tb.Get(keyFingerprint))
+		tb := tx.Bucket(bucketThreads).Bucket([]byte(threadID))
+		if tb == nil {
+			return nil
 		}
-		return nil
+		v, err := threadKeys(tb, threadID).Get(keyFingerprint)
+		fp = string(v)
+		return err
 	})
 	return fp, err
-}
-
-// maxCheckErrors bounds the problems Check reports.
-const maxCheckErrors = 50
-
-// Check verifies the file: its meta pages and page structure (walked
-// without bbolt, so damage cannot crash it), then superstep's own: every
-// stored value, record and write decodes, every checkpoint's versions
-// rebuild, and every value they name exists. Its cost is linear in the
-// file's size (values are checked where stored, not once per checkpoint
-// that shares them). It is safe on a store that is being written: commits
-// wait while it runs. It returns nil, or ErrCorrupt wrapping the problems
-// found (at most 50). Errors: ErrClosed.
-func (s *Store) Check() error {
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	if s.w == nil {
-		return s.check()
-	}
-	_ = s.w.flush() // a failed buffered write is reported by Flush and Close
-	return s.w.paused(s.check)
-}
-
-// check is Check while nothing commits.
-func (s *Store) check() error {
-	if err := verifyFile(s.path, true); err != nil {
-		return err
-	}
-	var errs []error
-	report := func(err error) {
-		if len(errs) < maxCheckErrors {
-			errs = append(errs, err)
-		}
-	}
-	err := s.read(func(tx *bolt.Tx) error {
-		threads := tx.Bucket(bucketThreads)
-		return threads.ForEachBucket(func(thread []byte) error {
-			tb := threads.Bucket(thread)
-			return tb.ForEachBucket(func(name []byte) error {
-				if len(name) == 0 || name[0] != 'n' {
-					return nil
-				}
-				where := fmt.Sprintf("thread %q namespace %q", thread, name[1:])
-				b, err := nsIn(tb, string(name[1:]), false)
-				if err != nil {
-					report(fmt.Errorf("%s: %w", where, err))
-					return nil
-				}
-				for _, err := range b.check() {
-					report(fmt.Errorf("%s: %w", where, err))
-				}
-				return nil
-			})
-		})
-	})
-	if err != nil {
-		return err
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%w: %w", ErrCorrupt, errors.Join(errs...))
-	}
-	return nil
-}
-
-// check verifies one namespace and returns what is wrong with it.
-func (b *nsBuckets) check() []error {
-	var errs []error
-	bad := func(err error) bool {
-		if err != nil && len(errs) < maxCheckErrors {
-			errs = append(errs, err)
-		}
-		return err != nil
-	}
-	b.blobs.ForEach(func(k, v []byte) error {
-		ch, ver, seq, err := parseBlobKey(k)
-		if bad(err) {
-			return nil
-		}
-		h, err := parseBlob(v)
-		if bad(err) {
-			return nil
-		}
-		switch h.kind {
-		case blobFull:
-			if !json.Valid(h.payload) {
-				bad(corruptf("value of %q at %d/%d is not JSON", ch, ver, seq))
-			}
-		case blobAppend:
-			if b.blobs.Get(blobKey(ch, h.prev.Version, h.prev.Seq)) == nil {
-				bad(corruptf("value of %q at %d/%d appends to a missing value", ch, ver, seq))
-			}
-			list := append(append([]byte{'['}, h.payload[1:]...), ']')
-			if !json.Valid(list) {
-				bad(corruptf("value of %q at %d/%d: appended elements are not JSON", ch, ver, seq))
-			}
-		}
-		return nil
-	})
-	memo := map[string]*cpState{}
-	b.cps.ForEach(func(k, v []byte) error {
-		id, err := parseCheckpointKey(k)
-		if bad(err) {
-			return nil
-		}
-		rec, err := decodeRecord(v)
-		if bad(err) {
-			return nil
-		}
-		if _, err := decodeMetadata(rec.Meta); bad(err) {
-			return nil
-		}
-		st, err := loadState(b.cps, id, rec, memo)
-		if bad(err) {
-			return nil
-		}
-		for ch, ref := range st.refs {
-			if b.blobs.Get(blobKey(ch, ref.Version, ref.Seq)) == nil {
-				bad(corruptf("checkpoint %q: value of %q at version %d is missing", id, ch, ref.Version))
-			}
-		}
-		// Parents sort before children (time-ordered ids), so the memo
-		// only needs the states still to be used as bases.
-		if len(memo) > 4*fullEvery {
-			clear(memo)
-		}
-		return nil
-	})
-	b.writes.ForEach(func(k, v []byte) error {
-		if _, _, _, err := parseWriteKey(k); bad(err) {
-			return nil
-		}
-		ch, enc, err := splitWrite(v)
-		if !bad(err) && !json.Valid(enc) {
-			bad(corruptf("write to %q is not JSON", ch))
-		}
-		return nil
-	})
-	b.kids.ForEach(func(k, _ []byte) error {
-		_, _, err := parseChildKey(k)
-		bad(err)
-		return nil
-	})
-	return errs
 }

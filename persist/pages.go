@@ -289,15 +289,21 @@ func (w *pageWalk) freelist(id uint64) error {
 	return nil
 }
 
-// frame is a page still to be checked.
+// frame is a page still to be checked. A branch page's child must hold
+// only keys in [min, max) (nil: unbounded), the range its branch element
+// gives it: bbolt finds a key by the branch keys, so a damaged branch key
+// that still sorts would send a lookup to the wrong child and lose the
+// key while a walk of the pages still finds it (bbolt's tx_check.go
+// checks the same ranges).
 type frame struct {
-	id    uint64
-	depth int
+	id       uint64
+	depth    int
+	min, max []byte
 }
 
 // tree checks the B+tree rooted at page root, and every bucket under it.
 func (w *pageWalk) tree(root uint64) error {
-	stack := []frame{{root, 0}}
+	stack := []frame{{id: root}}
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -309,7 +315,7 @@ func (w *pageWalk) tree(root uint64) error {
 			return err
 		}
 		where := fmt.Sprintf("page %d", f.id)
-		children, err := w.elements(buf, where, f.depth)
+		children, err := w.elements(buf, where, f)
 		if err != nil {
 			return err
 		}
@@ -322,7 +328,8 @@ func (w *pageWalk) tree(root uint64) error {
 // with its header) and returns the pages it points to: a branch's
 // children and the roots of the buckets a leaf holds. Inline buckets are
 // checked in place.
-func (w *pageWalk) elements(buf []byte, where string, depth int) ([]frame, error) {
+func (w *pageWalk) elements(buf []byte, where string, f frame) ([]frame, error) {
+	depth := f.depth
 	flags, count := native.Uint16(buf[8:]), int(native.Uint16(buf[10:]))
 	if count == 0 && flags == pageBranch {
 		return nil, corruptf("%s: branch page without elements", where)
@@ -349,9 +356,15 @@ func (w *pageWalk) elements(buf []byte, where string, depth int) ([]frame, error
 		if i > 0 && bytes.Compare(prev, key) >= 0 {
 			return nil, corruptf("%s: keys out of order at element %d", where, i)
 		}
+		if (i == 0 && f.min != nil && bytes.Compare(key, f.min) < 0) || (f.max != nil && bytes.Compare(key, f.max) >= 0) {
+			return nil, corruptf("%s: key %d is outside the range its parent page gives it", where, i)
+		}
 		prev = key
 		if flags == pageBranch {
-			out = append(out, frame{native.Uint64(e[8:]), depth + 1})
+			if i > 0 {
+				out[len(out)-1].max = bytes.Clone(key)
+			}
+			out = append(out, frame{id: native.Uint64(e[8:]), depth: depth + 1, min: bytes.Clone(key), max: f.max})
 			continue
 		}
 		if native.Uint32(e)&leafIsBucket == 0 {
@@ -363,7 +376,7 @@ func (w *pageWalk) elements(buf []byte, where string, depth int) ([]frame, error
 		}
 		root := native.Uint64(val)
 		if root != 0 {
-			out = append(out, frame{root, 0})
+			out = append(out, frame{id: root})
 			continue
 		}
 		inline := val[bucketHeader:]
@@ -373,7 +386,7 @@ func (w *pageWalk) elements(buf []byte, where string, depth int) ([]frame, error
 		if depth > maxTreeDepth {
 			return nil, corruptf("%s: buckets nest deeper than %d levels", where, maxTreeDepth)
 		}
-		sub, err := w.elements(inline, fmt.Sprintf("%s, inline bucket %q", where, key), depth+1)
+		sub, err := w.elements(inline, fmt.Sprintf("%s, inline bucket %q", where, key), frame{depth: depth + 1})
 		if err != nil {
 			return nil, err
 		}

@@ -117,9 +117,9 @@ func (b *nsBuckets) prevChain(channel string, ref chanRef) (chainSize, bool, err
 	if p, ok := b.cache.value(b.thread, b.ns, channel, ref); ok {
 		return p.size, p.has, nil
 	}
-	data := b.blobs.Get(blobKey(channel, ref.Version, ref.Seq))
-	if data == nil {
-		return chainSize{}, false, nil
+	data, err := b.blobs.Get(blobKey(channel, ref.Version, ref.Seq))
+	if data == nil || err != nil {
+		return chainSize{}, false, err
 	}
 	h, err := parseBlob(data)
 	if err != nil {
@@ -141,7 +141,7 @@ func (b *nsBuckets) prevChain(channel string, ref chanRef) (chainSize, bool, err
 // a fresh sequence number.
 func (b *nsBuckets) putBlob(channel string, ver int64, pv *putValues, prev *chanRef) (cachedValue, error) {
 	out := cachedValue{ref: chanRef{Version: ver}}
-	if b.blobs.Get(blobKey(channel, ver, 0)) != nil {
+	if b.blobs.Has(blobKey(channel, ver, 0)) {
 		enc, has, err := pv.full(channel)
 		if err != nil {
 			return cachedValue{}, err

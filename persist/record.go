@@ -7,8 +7,6 @@ import (
 	"maps"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/superstep/superstep/engine"
 )
 
@@ -226,7 +224,7 @@ func (r *cpRecord) setVersions(st, base *cpState) {
 // loadState rebuilds the versions of checkpoint id from its record chain.
 // rec is the record of id itself. memo, when not nil, caches states by id
 // across calls within one transaction (List rebuilds many neighbours).
-func loadState(cps *bolt.Bucket, id string, rec *cpRecord, memo map[string]*cpState) (*cpState, error) {
+func loadState(cps *records, id string, rec *cpRecord, memo map[string]*cpState) (*cpState, error) {
 	var chain []*cpRecord // chain[0] is rec; later entries are older bases
 	var base *cpState
 	cur := rec
@@ -247,7 +245,10 @@ func loadState(cps *bolt.Bucket, id string, rec *cpRecord, memo map[string]*cpSt
 		if cur.Parent == "" {
 			return nil, corruptf("checkpoint %q: a delta without a parent", id)
 		}
-		data := cps.Get(checkpointKey(cur.Parent))
+		data, err := cps.Get(checkpointKey(cur.Parent))
+		if err != nil {
+			return nil, err
+		}
 		if data == nil {
 			return nil, corruptf("checkpoint %q: delta base %q is missing", id, cur.Parent)
 		}
@@ -393,12 +394,15 @@ type blobValue struct {
 
 // readBlob returns channel's value at ref, following an append chain back
 // to its full image. A missing blob is found == false, not an error.
-func readBlob(blobs *bolt.Bucket, channel string, ref chanRef) (blobValue, error) {
+func readBlob(blobs *records, channel string, ref chanRef) (blobValue, error) {
 	var suffixes [][]byte // aliases of stored bytes, newest first
 	var out blobValue
 	cur := ref
 	for {
-		data := blobs.Get(blobKey(channel, cur.Version, cur.Seq))
+		data, err := blobs.Get(blobKey(channel, cur.Version, cur.Seq))
+		if err != nil {
+			return blobValue{}, err
+		}
 		if data == nil {
 			if len(suffixes) == 0 {
 				return blobValue{}, nil

@@ -24,7 +24,11 @@ func (s *Store) Setting(ctx context.Context, key string) ([]byte, error) {
 	var out []byte
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		if b := tx.Bucket(bucketSettings); b != nil {
-			if v := b.Get([]byte(key)); v != nil {
+			v, err := settingRecords(b).Get([]byte(key))
+			if err != nil {
+				return err
+			}
+			if v != nil {
 				out = append([]byte{}, v...)
 			}
 		}
@@ -48,6 +52,11 @@ func (s *Store) PutSetting(ctx context.Context, key string, doc []byte) error {
 		if err != nil {
 			return err
 		}
-		return b.Put([]byte(key), doc)
+		return settingRecords(b).Put([]byte(key), doc)
 	})
+}
+
+// settingRecords returns the records of the settings bucket b.
+func settingRecords(b *bolt.Bucket) *records {
+	return newRecords(b, kindSetting, "", "", sealedTx(b.Tx()))
 }

@@ -28,10 +28,9 @@ import (
 type Durability int
 
 const (
-	// DurabilitySync commits every Put, with fsync and with every write
-	// queued before it, before it returns. PutWrites queues and returns;
-	// its writes are committed with the next Put or within 2 ms (see the
-	// package doc). Concurrent writes share commits.
+	// DurabilitySync commits every write (Put, PutWrites, ...), with
+	// fsync, before it returns. Writes made while a commit runs share the
+	// next one (see the package doc).
 	DurabilitySync Durability = iota
 	// DurabilityAsync queues writes for a background goroutine that commits
 	// them in order, in batches. Reads, Flush and Close wait for them.
@@ -92,8 +91,10 @@ type Options struct {
 	writerHeld bool
 }
 
-// layoutVersion is the version of the bucket layout, kept in the meta bucket.
-const layoutVersion uint32 = 1
+// layoutVersion is the version of the bucket layout, kept in the meta
+// bucket. Layout 2 seals every record (sealed.go); layout 1 files are read
+// and written as they are.
+const layoutVersion uint32 = 2
 
 // appName marks a bbolt file as superstep's.
 const appName = "superstep"
@@ -104,6 +105,7 @@ var (
 	bucketThreads = []byte("threads") // one bucket per thread id
 	keyApp        = []byte("app")
 	keyLayout     = []byte("layout")
+	keyLayoutSeal = []byte("seal") // layout 2 on: the seal of app and layout
 
 	// Inside a thread's bucket: plain keys, and one bucket per namespace
 	// named nsBucketName(ns).
@@ -115,6 +117,8 @@ var (
 	bucketBlobs       = []byte("blob") // blobKey -> value
 	bucketWrites      = []byte("w")    // writeKey -> write
 	bucketChildren    = []byte("kids") // childKey -> empty
+
+	nsBucketNames = [][]byte{bucketCheckpoints, bucketBlobs, bucketWrites, bucketChildren}
 )
 
 // fillPercent is how full bbolt packs a page before splitting it.
@@ -308,14 +312,24 @@ func checkLayout(tx *bolt.Tx, readOnly bool) error {
 		if err := meta.Put(keyApp, []byte(appName)); err != nil {
 			return err
 		}
-		if err := meta.Put(keyLayout, binary.BigEndian.AppendUint32(nil, layoutVersion)); err != nil {
+		layout := binary.BigEndian.AppendUint32(nil, layoutVersion)
+		if err := meta.Put(keyLayout, layout); err != nil {
+			return err
+		}
+		if err := meta.Put(keyLayoutSeal, layoutSeal([]byte(appName), layout)); err != nil {
+			return err
+		}
+		if err := meta.Put(keyDigest, digest{}.encode()); err != nil {
 			return err
 		}
 		_, err = tx.CreateBucket(bucketThreads)
 		return err
 	}
-	if string(meta.Get(keyApp)) != appName {
+	if string(meta.Get(keyApp)) != appName && meta.Get(keyLayoutSeal) == nil {
 		return ErrForeign
+	}
+	if err := checkLayoutSeal(meta); err != nil {
+		return err
 	}
 	v := meta.Get(keyLayout)
 	if len(v) != 4 {
@@ -326,6 +340,30 @@ func checkLayout(tx *bolt.Tx, readOnly bool) error {
 	}
 	if tx.Bucket(bucketThreads) == nil {
 		return corruptf("threads bucket missing")
+	}
+	return nil
+}
+
+// layoutSeal is the seal of the meta bucket's app and layout values. It
+// makes a damaged layout number damage, not a file of another layout
+// (whose records would then be misread).
+func layoutSeal(app, layout []byte) []byte {
+	r := newRecords(nil, kindMeta, "", "", true)
+	return binary.BigEndian.AppendUint32(nil, r.seal(app, layout))
+}
+
+// checkLayoutSeal checks the meta bucket's seal: every sealed layout has
+// one, a layout 1 file none.
+func checkLayoutSeal(meta *bolt.Bucket) error {
+	app, layout, seal := meta.Get(keyApp), meta.Get(keyLayout), meta.Get(keyLayoutSeal)
+	sealed := len(layout) == 4 && binary.BigEndian.Uint32(layout) >= sealedLayout
+	switch {
+	case seal == nil && !sealed:
+		return nil
+	case seal == nil:
+		return corruptf("meta bucket: the layout's checksum is missing")
+	case !bytes.Equal(seal, layoutSeal(app, layout)):
+		return corruptf("meta bucket: the app name and layout version fail their checksum")
 	}
 	return nil
 }
@@ -485,9 +523,9 @@ func checkConfig(cfg engine.Config) error {
 	return checkID("checkpoint id", cfg.CheckpointID, maxIDLen, true)
 }
 
-// nsBuckets are the buckets of one thread's namespace.
+// nsBuckets are the record buckets of one thread's namespace.
 type nsBuckets struct {
-	cps, blobs, writes, kids *bolt.Bucket
+	cps, blobs, writes, kids *records
 	// Set by writes that use the cache.
 	thread, ns string
 	cache      caches
@@ -506,10 +544,11 @@ func openNS(tx *bolt.Tx, thread, ns string, create bool) (*nsBuckets, error) {
 			return nil, err
 		}
 	}
-	return nsIn(tb, ns, create)
+	return nsIn(tb, thread, ns, create)
 }
 
-func nsIn(tb *bolt.Bucket, ns string, create bool) (*nsBuckets, error) {
+// nsIn is openNS in thread's bucket tb.
+func nsIn(tb *bolt.Bucket, thread, ns string, create bool) (*nsBuckets, error) {
 	nb := tb.Bucket(nsBucketName(ns))
 	if nb == nil && !create {
 		return nil, nil
@@ -519,22 +558,34 @@ func nsIn(tb *bolt.Bucket, ns string, create bool) (*nsBuckets, error) {
 		if nb, err = tb.CreateBucket(nsBucketName(ns)); err != nil {
 			return nil, err
 		}
-		for _, name := range [][]byte{bucketCheckpoints, bucketBlobs, bucketWrites, bucketChildren} {
+		for _, name := range nsBucketNames {
 			if _, err := nb.CreateBucket(name); err != nil {
 				return nil, err
 			}
 		}
 	}
-	b := &nsBuckets{cps: nb.Bucket(bucketCheckpoints), blobs: nb.Bucket(bucketBlobs), writes: nb.Bucket(bucketWrites), kids: nb.Bucket(bucketChildren)}
-	if b.cps == nil || b.blobs == nil || b.writes == nil || b.kids == nil {
-		return nil, corruptf("namespace %q: buckets missing", ns)
+	cps, blobs, writes, kids := nb.Bucket(bucketCheckpoints), nb.Bucket(bucketBlobs), nb.Bucket(bucketWrites), nb.Bucket(bucketChildren)
+	if cps == nil || blobs == nil || writes == nil || kids == nil {
+		return nil, corruptf("thread %q namespace %q: buckets missing", thread, ns)
 	}
 	// Keys mostly arrive in ascending order (ids are time-ordered, versions
 	// grow), so pages split at bbolt's default 50% would stay half empty.
-	for _, bk := range []*bolt.Bucket{b.cps, b.blobs, b.writes, b.kids} {
+	for _, bk := range []*bolt.Bucket{cps, blobs, writes, kids} {
 		bk.FillPercent = fillPercent
 	}
-	return b, nil
+	sealed := sealedTx(tb.Tx())
+	return &nsBuckets{
+		cps:    newRecords(cps, kindCheckpoint, thread, ns, sealed),
+		blobs:  newRecords(blobs, kindBlob, thread, ns, sealed),
+		writes: newRecords(writes, kindWrite, thread, ns, sealed),
+		kids:   newRecords(kids, kindChild, thread, ns, sealed),
+	}, nil
+}
+
+// threadKeys returns the records of a thread's own keys (fingerprint,
+// updated) in its bucket tb.
+func threadKeys(tb *bolt.Bucket, thread string) *records {
+	return newRecords(tb, kindThread, thread, "", sealedTx(tb.Tx()))
 }
 
 // touch records when the store last wrote to a thread.
@@ -543,7 +594,7 @@ func (s *Store) touch(tx *bolt.Tx, thread string) error {
 	if tb == nil {
 		return nil
 	}
-	return tb.Put(keyUpdated, binary.BigEndian.AppendUint64(nil, uint64(s.now().UnixNano())))
+	return threadKeys(tb, thread).Put(keyUpdated, binary.BigEndian.AppendUint64(nil, uint64(s.now().UnixNano())))
 }
 
 // Put implements engine.Saver. cp must not be modified afterwards (the
@@ -632,7 +683,11 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 	}
 	b.thread, b.ns, b.cache = thread, ns, cc
 	key := checkpointKey(cp.ID)
-	if old := b.cps.Get(key); old != nil {
+	old, err := b.cps.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil {
 		cc.dropState(thread, ns, cp.ID)
 		if err := b.detach(cp.ID, old); err != nil {
 			return nil, err
@@ -641,7 +696,13 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 	var parent *cpState
 	if parentID != "" {
 		parent = cc.state(thread, ns, parentID)
-		if data := b.cps.Get(checkpointKey(parentID)); parent == nil && data != nil {
+		var data []byte
+		if parent == nil {
+			if data, err = b.cps.Get(checkpointKey(parentID)); err != nil {
+				return nil, err
+			}
+		}
+		if parent == nil && data != nil {
 			prec, err := decodeRecord(data)
 			if err != nil {
 				return nil, err
@@ -714,7 +775,10 @@ func (b *nsBuckets) detach(id string, oldData []byte) error {
 		if err != nil {
 			return corruptf("child index: %v", err)
 		}
-		cdata := b.cps.Get(checkpointKey(child))
+		cdata, err := b.cps.Get(checkpointKey(child))
+		if err != nil {
+			return err
+		}
 		if cdata == nil {
 			continue
 		}
@@ -739,6 +803,9 @@ func (b *nsBuckets) detach(id string, oldData []byte) error {
 			return err
 		}
 	}
+	if err := c.Err(); err != nil {
+		return err
+	}
 	if old.Parent != "" {
 		return b.kids.Delete(childKey(old.Parent, id))
 	}
@@ -746,10 +813,10 @@ func (b *nsBuckets) detach(id string, oldData []byte) error {
 }
 
 // PutWrites implements engine.Saver. Values are encoded before it returns,
-// so writes may be reused by the caller. Under sync durability it does not
-// wait for the disk: the writes are committed with the next Put (the
-// superstep's checkpoint, which returns only once both are durable) or
-// within a few milliseconds when no Put follows.
+// so writes may be reused by the caller. Under sync durability it returns
+// once the writes are committed and synced, together with whatever other
+// writes queued meanwhile (the task's siblings finishing at once): a
+// task's result is on disk before the engine reports it.
 //
 // Errors: ErrInvalidID, ErrInvalidCheckpoint (a value the codec cannot
 // encode), ErrReadOnly, ErrClosed, ErrAsyncWrite, or the commit's error.
@@ -784,7 +851,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 		size += len(recs[i])
 	}
 	s.encoded.Add(int64(size))
-	return s.w.submitSoon(opWrites, size, func(tx *bolt.Tx, _ *cache) error {
+	return s.w.submit(opWrites, size, func(tx *bolt.Tx, _ *cache) error {
 		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
 		if err != nil {
 			return err
@@ -793,12 +860,14 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 		if taskID == engine.NullTaskID {
 			// Null-task writes (Command input, resume values) accumulate
 			// across calls: number them after the ones stored.
-			base = nextRegularSlot(b.writes, cfg.CheckpointID, taskID)
+			if base, err = nextRegularSlot(b.writes, cfg.CheckpointID, taskID); err != nil {
+				return err
+			}
 		}
 		for i, ch := range channels {
 			slot := int64(engine.WriteSlot(ch, int(base)+i))
 			key := writeKey(cfg.CheckpointID, taskID, slot)
-			if slot >= 0 && b.writes.Get(key) != nil {
+			if slot >= 0 && b.writes.Has(key) {
 				continue // regular writes: the first stored wins
 			}
 			if err := b.writes.Put(key, recs[i]); err != nil {
@@ -811,23 +880,26 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 
 // nextRegularSlot returns one past the highest regular slot stored for
 // (checkpoint, task), or 0.
-func nextRegularSlot(writes *bolt.Bucket, cpID, taskID string) int64 {
+func nextRegularSlot(writes *records, cpID, taskID string) (int64, error) {
 	prefix := writePrefix(cpID, taskID)
 	last := writeKey(cpID, taskID, math.MaxInt64)
 	c := writes.Cursor()
 	k, _ := c.Seek(last)
-	if k == nil {
+	if k == nil && c.Err() == nil {
 		k, _ = c.Last()
-	} else if !bytes.Equal(k, last) {
+	} else if k != nil && !bytes.Equal(k, last) {
 		k, _ = c.Prev()
 	}
+	if err := c.Err(); err != nil {
+		return 0, err
+	}
 	if k == nil || !bytes.HasPrefix(k, prefix) {
-		return 0
+		return 0, nil
 	}
 	if _, _, slot, err := parseWriteKey(k); err == nil && slot >= 0 && slot < math.MaxInt64 {
-		return slot + 1
+		return slot + 1, nil
 	}
-	return 0
+	return 0, nil
 }
 
 // GetTuple implements engine.Saver. It returns nil, nil when the thread,
@@ -857,11 +929,13 @@ func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 // find returns checkpoint id's record, or the latest one when id is "".
 func (b *nsBuckets) find(id string) (string, []byte, error) {
 	if id != "" {
-		return id, b.cps.Get(checkpointKey(id)), nil
+		data, err := b.cps.Get(checkpointKey(id))
+		return id, data, err
 	}
-	k, v := b.cps.Cursor().Last()
+	c := b.cps.Cursor()
+	k, v := c.Last()
 	if k == nil {
-		return "", nil, nil
+		return "", nil, c.Err()
 	}
 	id, err := parseCheckpointKey(k)
 	if err != nil {
@@ -962,7 +1036,7 @@ func (b *nsBuckets) eachWrite(id string, fn func(task string, slot int64, v []by
 			return err
 		}
 	}
-	return nil
+	return c.Err()
 }
 
 // List implements engine.Saver: newest first (by id, then namespace), with
@@ -1008,7 +1082,7 @@ func (s *Store) CheckpointIDs(ctx context.Context, cfg engine.Config, prefix str
 			}
 			out = append(out, id)
 		}
-		return nil
+		return c.Err()
 	})
 	return out, err
 }
@@ -1036,7 +1110,11 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 				if opt.Before != "" && cfg.CheckpointID >= opt.Before {
 					return nil
 				}
-				k, v = checkpointKey(cfg.CheckpointID), b.cps.Get(checkpointKey(cfg.CheckpointID))
+				k = checkpointKey(cfg.CheckpointID)
+				var err error
+				if v, err = b.cps.Get(k); err != nil {
+					return err
+				}
 			case opt.Before != "":
 				if k, _ = c.Seek(checkpointKey(opt.Before)); k == nil {
 					k, v = c.Last()
@@ -1073,7 +1151,7 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 					break
 				}
 			}
-			return nil
+			return c.Err()
 		}
 		if opt.AllNamespaces {
 			err := tb.ForEachBucket(func(name []byte) error {
@@ -1081,7 +1159,7 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 					return nil
 				}
 				ns := string(name[1:])
-				b, err := nsIn(tb, ns, false)
+				b, err := nsIn(tb, cfg.ThreadID, ns, false)
 				if err != nil {
 					return err
 				}
@@ -1091,7 +1169,7 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 				return err
 			}
 		} else {
-			b, err := nsIn(tb, cfg.CheckpointNS, false)
+			b, err := nsIn(tb, cfg.ThreadID, cfg.CheckpointNS, false)
 			if b == nil || err != nil {
 				return err
 			}
@@ -1145,10 +1223,6 @@ func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
 	}
 	return s.w.submit(opOther, 0, func(tx *bolt.Tx, rc *cache) error {
 		caches{rc, s.cache}.dropThread(threadID)
-		err := tx.Bucket(bucketThreads).DeleteBucket([]byte(threadID))
-		if errors.Is(err, berrors.ErrBucketNotFound) {
-			return nil
-		}
-		return err
+		return dropThread(tx, threadID)
 	})
 }

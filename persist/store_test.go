@@ -202,7 +202,12 @@ func TestOpen_NewerFormat(t *testing.T) {
 	s := openAt(t, path, persist.Options{})
 	s.Close()
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("meta")).Put([]byte("layout"), []byte{0, 0, 0, 7})
+		// A newer build seals its layout as this one does.
+		meta := tx.Bucket([]byte("meta"))
+		if err := meta.Put([]byte("seal"), persist.LayoutSealForTest([]byte("superstep"), []byte{0, 0, 0, 7})); err != nil {
+			return err
+		}
+		return meta.Put([]byte("layout"), []byte{0, 0, 0, 7})
 	})
 	_, err := persist.Open(path, persist.Options{})
 	var fe *persist.FormatError
@@ -219,9 +224,10 @@ func TestStore_UnknownValueFormat(t *testing.T) {
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		cps := tx.Bucket([]byte("threads")).Bucket([]byte("t")).Bucket([]byte("n")).Bucket([]byte("cp"))
 		k, v := cps.Cursor().Last()
-		v = bytes.Clone(v)
+		// A newer build's record: another format byte, sealed.
+		v = bytes.Clone(v[:len(v)-4])
 		v[0] = 200
-		return cps.Put(bytes.Clone(k), v)
+		return cps.Put(bytes.Clone(k), persist.SealCheckpointForTest("t", "", k, v))
 	})
 	s = openAt(t, path, persist.Options{})
 	if _, err := s.GetTuple(ctx, engine.Config{ThreadID: "t"}); !errors.Is(err, persist.ErrUnknownValueFormat) {

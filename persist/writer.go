@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -21,7 +20,9 @@ import (
 // (a wide superstep's tasks finishing together) share the next one: a
 // 1000-task step pays a handful of fsyncs, not 1000.
 //
-// With DurabilitySync callers wait for their round. With DurabilityAsync a
+// With DurabilitySync callers wait for their round: a write is on disk when
+// its call returns, and writes that queue while a round commits share the
+// next one. With DurabilityAsync a
 // background goroutine leads as soon as something is queued and callers do
 // not wait. With DurabilityExit nothing is committed until flush.
 type writer struct {
@@ -53,8 +54,6 @@ type writer struct {
 
 	// onCommit receives a committed round's cache overlay.
 	onCommit func(rc *cache)
-
-	soon bool // sync: a deferred flush of unwaited writes is scheduled
 
 	wake chan struct{} // async: something was queued
 	stop chan struct{} // async: the background leader must exit
@@ -206,49 +205,6 @@ func (w *writer) submit(kind opKind, size int, fn txFunc) error {
 		w.mu.Unlock()
 		return nil
 	}
-}
-
-// deferDelay bounds how long a sync store keeps a task's pending writes
-// uncommitted when no checkpoint follows them (a slow sibling still runs).
-const deferDelay = 2 * time.Millisecond
-
-// submitSoon queues fn without waiting for it under sync durability: it is
-// committed with the next write someone waits for — the superstep's
-// checkpoint, so a superstep costs one fsync, not one per task plus one —
-// or within deferDelay when none comes, so a finished task's writes reach
-// the disk while its slow siblings still run. Sync's promise holds: a
-// checkpoint is on disk, with every write queued before it, when Put
-// returns. A failure surfaces from the next submit, flush or close. Other
-// durabilities behave as submit.
-func (w *writer) submitSoon(kind opKind, size int, fn txFunc) error {
-	if err := w.lockOpen(); err != nil {
-		return err
-	}
-	if w.mode != DurabilitySync {
-		w.mu.Unlock()
-		return w.submit(kind, size, fn)
-	}
-	if w.full(size) {
-		return w.wait(fn, size)
-	}
-	w.enqueue(&op{fn: fn, kind: kind, size: size})
-	if !w.soon {
-		w.soon = true
-		time.AfterFunc(deferDelay, w.flushSoon)
-	}
-	w.mu.Unlock()
-	return nil
-}
-
-// flushSoon commits unwaited writes nobody committed since submitSoon.
-func (w *writer) flushSoon() {
-	w.mu.Lock()
-	w.soon = false
-	if w.closed || len(w.queue) == 0 {
-		w.mu.Unlock()
-		return
-	}
-	w.lead()
 }
 
 // submitWait queues fn and waits for its result whatever the durability,

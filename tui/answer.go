@@ -45,11 +45,11 @@ func (m *Model) openAnswer() {
 }
 
 func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.answer.keys
 	if m.isBusy {
 		// The answers are on their way: what is typed meanwhile is not
 		// more answer. n, s, c wait for the run as in the main view.
-		if isStepKey(k, msg) {
+		if isStepKey(&m.mainKeys, msg) {
 			m.queueStep(msg.String())
 		}
 		return nil
@@ -72,16 +72,16 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 			view, err := s.Resume(ctx, v)
 			return opDoneMsg{view: view, err: err}
 		})
-	case msg.Type == tea.KeyUp && len(m.answer.ints) > 1:
+	case key.Matches(msg, k.Up):
 		m.answer.pick(m.answer.sel - 1)
 		return nil
-	case msg.Type == tea.KeyDown && len(m.answer.ints) > 1:
+	case key.Matches(msg, k.Down):
 		m.answer.pick(m.answer.sel + 1)
 		return nil
-	case msg.Type == tea.KeyPgUp:
+	case key.Matches(msg, k.PageUp):
 		m.answer.payload.scroll(-5, 5)
 		return nil
-	case msg.Type == tea.KeyPgDown:
+	case key.Matches(msg, k.PageDown):
 		m.answer.payload.scroll(5, 5)
 		return nil
 	}
@@ -105,7 +105,8 @@ type answerForm struct {
 	// byID: answers go by interrupt id even when there is one (the box
 	// holds some of the run's interrupts, those of a subgraph).
 	byID bool
-	prev mode // where esc returns: the main view or the subgraph view
+	prev mode         // where esc returns: the main view or the subgraph view
+	keys answerKeyMap // made by enableKeys
 }
 
 func newAnswerForm(ints []engine.PendingInterrupt, paths map[string]string, suggestion string) answerForm {
@@ -236,12 +237,41 @@ func (f *answerForm) setSize(w int) {
 	f.payload.layout(w - 2) // View lays out a copy: do it once here
 }
 
+// answerKeyMap is the answer box's keys: enter (or ctrl+s with several
+// answer lines) resumes, ↑↓ choose the line, pgup and pgdn scroll the
+// interrupt's value, esc closes the box. Letters are typed: no k or j.
+type answerKeyMap struct {
+	Submit, Open, Up, Down, PageUp, PageDown, Back key.Binding
+}
+
+func newAnswerKeyMap() answerKeyMap {
+	return answerKeyMap{
+		Submit: keySubmit(), Open: keyOpen(),
+		Up: bind("↑", "previous answer", "up"), Down: bind("↓", "next answer", "down"),
+		PageUp: bind("pgup", "scroll the value up", "pgup"), PageDown: bind("pgdn", "scroll the value down", "pgdown"),
+		Back: keyBack(),
+	}
+}
+
+func (k answerKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Submit, k.Open, k.Back} }
+
+func (k answerKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colForms, k.Submit, k.Back)
+	cols[colMoving] = []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Open}
+	return cols
+}
+
 // enableKeys enables the answer box's keys.
-func (f *answerForm) enableKeys(k *KeyMap, hasSess bool) {
+func (f *answerForm) enableKeys(hasSess bool) {
+	k := &f.keys
+	*k = made(newAnswerKeyMap)
+	disableAll(k)
 	k.Open.SetEnabled(hasSess)
 	k.Open.SetHelp("enter", "resume with answer")
 	k.Back.SetEnabled(true)
 	k.Back.SetHelp("esc", "close")
+	k.PageUp.SetEnabled(true)
+	k.PageDown.SetEnabled(true)
 	if len(f.ints) > 1 {
 		k.Up.SetEnabled(true)
 		k.Down.SetEnabled(true)

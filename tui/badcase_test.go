@@ -41,7 +41,7 @@ func TestModel_Open_HeadWithSavedWritesIsNotDone(t *testing.T) {
 	if m.view.Status == engine.StatusDone || strings.Contains(m.View(), "DONE") {
 		t.Fatalf("a head with saved writes shows DONE:\n%s", m.View())
 	}
-	if !m.keys.Next.Enabled() {
+	if !m.mainKeys.Next.Enabled() {
 		t.Fatal("n is disabled on a head that has work left")
 	}
 	m = press(t, m, "s")

@@ -217,7 +217,7 @@ func (m *Model) loadBreakpoints() func() any {
 	if !ok {
 		return nil
 	}
-	key, ctx := settingsKey(m.opts.GraphName), m.ctx
+	key, ctx := settingsKey(m.opts.SettingsKey), m.ctx
 	return func() any {
 		doc, err := store.Setting(ctx, key)
 		if err != nil || doc == nil {
@@ -238,7 +238,7 @@ func (m *Model) saveBreakpoints() func() any {
 		return nil
 	}
 	doc, _ := json.Marshal(m.savedBreakpoints())
-	key, ctx := settingsKey(m.opts.GraphName), m.ctx
+	key, ctx := settingsKey(m.opts.SettingsKey), m.ctx
 	return func() any {
 		if err := store.PutSetting(ctx, key, doc); err != nil {
 			return settingsMsg{err: fmt.Errorf("saving breakpoints: %w", err)}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -195,5 +197,34 @@ func TestModel_Breakpoints_Golden(t *testing.T) {
 			checkFrame(t, m)
 			golden(t, fmt.Sprintf("breakpoints-%dx%d.golden", sz.w, sz.h), m.View())
 		})
+	}
+}
+
+// The title shown (header, graph pane, breadcrumb) and the key the
+// settings are kept under are separate: a scenario file shows its short
+// name while its settings stay under the key that finds the file again.
+func TestModel_TitleAndSettingsKeyApart(t *testing.T) {
+	saver := &settingsSaver{MemorySaver: engine.NewMemorySaver(), docs: map[string][]byte{}}
+	_, ex, _ := compile(t, "research")
+	g, err := ex.Build(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "/home/u/flows/research-flow.json"
+	open := func(thread string) Model {
+		opts := Options{Thread: thread, Input: ex.Input, Saver: saver, Compile: scenarioCompile, GraphName: "research-flow", SettingsKey: key}
+		return newTestModel(t, newEngineSession(g, opts), opts, 160, 48)
+	}
+	m := open("t1")
+	v := m.View()
+	if !strings.Contains(v, "research-flow · thread t1") || !strings.Contains(v, "Graph · research-flow") || strings.Contains(v, "/home/u") {
+		t.Fatalf("the header and graph title should show the short name, not the key:\n%s", v)
+	}
+	m = press(t, m, "W", "len(state.findings)", "enter")
+	if _, ok := saver.docs["tui/graph/"+key]; !ok || len(saver.docs) != 1 {
+		t.Fatalf("the watch should be saved under the settings key only: %v", slices.Collect(maps.Keys(saver.docs)))
+	}
+	if m2 := open("t2"); len(m2.watches) != 1 {
+		t.Fatalf("the watch is not back under the same key: %d watches", len(m2.watches))
 	}
 }

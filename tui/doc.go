@@ -20,16 +20,21 @@
 //     fake. The session is handed to the Cmd that uses it and handed back by
 //     the result message, because an engine.Stepper is not goroutine-safe:
 //     while a Cmd owns it, the model has no session and cannot touch it.
-//   - Components, one file each, own their keys (an enableKeys that turns
-//     on the bindings that apply, and the handling of them), their size
-//     (setSize) and their View: mainview.go (the 2×2 grid of pane_*.go),
+//   - Components, one file each, own their keys: a key map of their own
+//     (key.Binding values with help text, ShortHelp for the footer and
+//     FullHelp for the overlay), an enableKeys that turns on the bindings
+//     that apply, and the handling of them. They own their size (setSize)
+//     and their View: mainview.go (the 2×2 grid of pane_*.go),
 //     pane_inspector.go, answer.go (one answer box per interrupt), fork.go,
 //     threads.go, pane_tree.go (tree_load.go reads it), pane_diff.go,
 //     subgraph.go (subgraph_actions.go: diff, answers and time travel
 //     from a namespace), settings.go, editwrites.go, pane_watch.go (prompt and
-//     the list of breakpoints), help.go (the ? overlay).
-//   - keys.go is the catalogue of bindings (one KeyMap, help.KeyMap): the
-//     help overlay and the README's key table are derived from it and
-//     checked against each other. styles.go (one Styles), highlight.go
+//     the list of breakpoints), help.go (the ? overlay, built from every
+//     component's FullHelp). The root model keeps only the global keys
+//     (help, quit) and routes each key to the component on screen.
+//   - keys.go is what the key maps share: each common key's letters and
+//     words, the overlay's columns, the global keys. The help test checks
+//     every component's map against its FullHelp, the overlay and the
+//     README's key table. styles.go (one Styles), highlight.go
 //     (chroma, built once, lines highlighted lazily).
 package tui

@@ -23,6 +23,7 @@ type editForm struct {
 	taskID, name string
 	area         textarea.Model
 	err          string
+	keys         editKeyMap // made by enableKeys
 }
 
 func newEditForm(t engine.TaskView) editForm {
@@ -95,7 +96,7 @@ func (m *Model) openEdit() {
 }
 
 func (m *Model) editKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.edit.keys
 	switch {
 	case key.Matches(msg, k.Back):
 		m.mode = m.prevMode
@@ -139,8 +140,22 @@ var errNoStepper = errors.New("no run is paused after Execute")
 // setSize gives the text area the box's room.
 func (f *editForm) setSize(w, bh int) { sizeArea(&f.area, w, bh) }
 
+// editKeyMap is the edit form's keys: use the writes typed, or cancel.
+type editKeyMap struct {
+	Submit, Back key.Binding
+}
+
+func newEditKeyMap() editKeyMap { return editKeyMap{Submit: keySubmit(), Back: keyBack()} }
+
+func (k editKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Submit, k.Back} }
+
+func (k editKeyMap) FullHelp() [][]key.Binding { return helpColumns(colForms, k.Submit, k.Back) }
+
 // enableKeys enables the edit form's keys.
-func (f *editForm) enableKeys(k *KeyMap, hasSess bool) {
+func (f *editForm) enableKeys(hasSess bool) {
+	k := &f.keys
+	*k = made(newEditKeyMap)
+	disableAll(k)
 	k.Submit.SetEnabled(hasSess)
 	k.Submit.SetHelp("ctrl+s", "use these writes")
 	k.Back.SetEnabled(true)

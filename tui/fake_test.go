@@ -206,6 +206,9 @@ func TestModel_Session_HandedToOneCmdAtATime(t *testing.T) {
 	if m.mode != modeQuit {
 		t.Fatalf("q while busy: mode %v", m.mode)
 	}
+	if v := m.View(); !stringsContains(v, "any other key stay • y quit") {
+		t.Fatalf("the quit prompt's footer should say what y and any other key do:\n%s", v)
+	}
 	m = press(t, m, "n")
 	m = runCmd(t, m, cmd)
 	if m.sess == nil || m.isBusy {

@@ -28,7 +28,7 @@ func (m *Model) openFork(cpID string, values map[string]any) tea.Cmd {
 }
 
 func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.fork.keys
 	switch {
 	case key.Matches(msg, k.Back):
 		m.mode = m.prevMode
@@ -71,6 +71,7 @@ type forkForm struct {
 	// inferred is the node the engine writes as when none is chosen, and
 	// inferErr why it cannot choose (an ambiguous update).
 	inferred, inferErr string
+	keys               forkKeyMap // made by enableKeys
 }
 
 func newForkForm(cpID string, values map[string]any, info engine.GraphInfo) forkForm {
@@ -182,8 +183,27 @@ func (f forkForm) View(st Styles, w, h int) string {
 // setSize gives the text area the box's room.
 func (f *forkForm) setSize(w, bh int) { sizeArea(&f.area, w, bh) }
 
+// forkKeyMap is the fork form's keys: write the fork, choose the node it
+// is written as, cancel.
+type forkKeyMap struct {
+	Submit, AsNode, Back key.Binding
+}
+
+func newForkKeyMap() forkKeyMap {
+	return forkKeyMap{Submit: keySubmit(), AsNode: bind("ctrl+n", "as node", "ctrl+n"), Back: keyBack()}
+}
+
+func (k forkKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Submit, k.AsNode, k.Back} }
+
+func (k forkKeyMap) FullHelp() [][]key.Binding {
+	return helpColumns(colForms, k.Submit, k.AsNode, k.Back)
+}
+
 // enableKeys enables the fork form's keys.
-func (f *forkForm) enableKeys(k *KeyMap, hasSess bool) {
+func (f *forkForm) enableKeys(hasSess bool) {
+	k := &f.keys
+	*k = made(newForkKeyMap)
+	disableAll(k)
 	k.Submit.SetEnabled(hasSess)
 	k.Submit.SetHelp("ctrl+s", "write fork")
 	k.AsNode.SetEnabled(true)

@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"reflect"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -13,6 +15,23 @@ import (
 // screen it was opened over, then the rest, which apply elsewhere. It
 // scrolls when the window is too short; any other key closes it.
 
+// helpKeyMap scrolls the overlay; any key outside it closes the overlay.
+type helpKeyMap struct {
+	Up, Down, PageUp, PageDown key.Binding
+}
+
+func newHelpKeyMap() helpKeyMap {
+	return helpKeyMap{Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown()}
+}
+
+func (k helpKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown}
+}
+
+func (k helpKeyMap) FullHelp() [][]key.Binding {
+	return helpColumns(colMoving, k.Up, k.Down, k.PageUp, k.PageDown)
+}
+
 // openHelp shows the overlay over the current screen.
 func (m *Model) openHelp() {
 	m.helpPrev, m.mode, m.helpOff = m.mode, modeHelp, 0
@@ -20,7 +39,7 @@ func (m *Model) openHelp() {
 
 // helpKey scrolls the overlay or closes it.
 func (m *Model) helpKey(msg tea.KeyMsg) {
-	k := &m.keys
+	k := &m.helpKeys
 	h := m.bodyHeight() - 2
 	switch {
 	case key.Matches(msg, k.Up):
@@ -38,22 +57,51 @@ func (m *Model) helpKey(msg tea.KeyMsg) {
 	m.helpOff = clamp(m.helpOff, 0, max(0, len(m.helpLines(m.width-2))-h))
 }
 
-// helpSections splits the key groups into the bindings enabled now and
-// the others (shown enabled, so the help model renders them).
+// helpSections lists every key of every component: "here" the keys the
+// screen under the overlay has on now (its component's and the global
+// ones), "elsewhere" the keys of every other screen and those this one
+// turns on later, each once (shown enabled, so the help model renders
+// them). A key is the same key elsewhere when its letters and its words,
+// as its component makes it, are the same.
 func (m Model) helpSections() (here, elsewhere [][]key.Binding) {
-	for _, g := range m.keys.FullHelp() {
-		var h, e []key.Binding
-		for _, b := range g {
-			if b.Enabled() {
-				h = append(h, b)
-				continue
+	here = make([][]key.Binding, numHelpColumns)
+	elsewhere = make([][]key.Binding, numHelpColumns)
+	listed := map[string]bool{}
+	id := func(b key.Binding) string { return b.Help().Key + "\x00" + b.Help().Desc }
+	for _, live := range []help.KeyMap{m.activeKeys(), m.global} {
+		plain := madeAs(live).FullHelp()
+		for c, col := range live.FullHelp() {
+			for i, b := range col {
+				if b.Enabled() {
+					here[c] = append(here[c], b)
+					listed[id(plain[c][i])] = true
+				}
 			}
-			b.SetEnabled(true)
-			e = append(e, b)
 		}
-		here, elsewhere = append(here, h), append(elsewhere, e)
+	}
+	for _, km := range componentKeyMaps() {
+		for c, col := range km.FullHelp() {
+			for _, b := range col {
+				if !listed[id(b)] {
+					listed[id(b)] = true
+					b.SetEnabled(true)
+					elsewhere[c] = append(elsewhere[c], b)
+				}
+			}
+		}
 	}
 	return here, elsewhere
+}
+
+// madeAs is a key map as its component makes it: every key with the words
+// it has when the component is not on screen.
+func madeAs(km help.KeyMap) help.KeyMap {
+	for _, plain := range componentKeyMaps() {
+		if reflect.TypeOf(plain) == reflect.TypeOf(km) {
+			return plain
+		}
+	}
+	return km
 }
 
 // columns lays groups side by side, or two by two when the window is too

@@ -3,34 +3,95 @@ package tui
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 )
 
-// The help overlay lists every key binding of the debugger (those that
-// apply now first, the rest below), it scrolls to its end in a small
-// window, and the README's key table names exactly the same keys.
+// The help overlay lists every key binding of every component (those
+// that apply now first, the rest below), each component's FullHelp holds
+// every binding of its map, and the README's key table names exactly the
+// same keys. A binding added to a component's map without help text, or
+// left out of its FullHelp, or a component's map the overlay does not
+// know, fails here.
 func TestHelp_ListsEveryKey_READMEMatches(t *testing.T) {
-	m := engineModel(t, "research", 160, 48)
-	var grouped []string
-	for _, g := range m.keys.FullHelp() {
-		for _, b := range g {
-			grouped = append(grouped, b.Help().Key+" "+b.Help().Desc)
+	maps := componentKeyMaps()
+	known := map[reflect.Type]bool{}
+	var all []key.Binding
+	for _, km := range maps {
+		typ := reflect.TypeOf(km)
+		known[typ] = true
+		var inFull []string
+		for _, col := range km.FullHelp() {
+			for _, b := range col {
+				inFull = append(inFull, bindingID(b))
+			}
+		}
+		if n := len(km.FullHelp()); n != numHelpColumns {
+			t.Errorf("%v.FullHelp has %d columns, want %d", typ, n, numHelpColumns)
+		}
+		ptr := reflect.New(typ)
+		ptr.Elem().Set(reflect.ValueOf(km))
+		bs := bindingsOf(ptr.Interface())
+		if len(bs) == 0 {
+			t.Errorf("%v has no bindings", typ)
+		}
+		for _, b := range bs {
+			h := b.Help()
+			if len(b.Keys()) == 0 || h.Key == "" || h.Desc == "" {
+				t.Errorf("%v has a binding without keys or help text: keys %q help %q %q", typ, b.Keys(), h.Key, h.Desc)
+			}
+			if !slices.Contains(inFull, bindingID(*b)) {
+				t.Errorf("%v: binding %q (%s) is not in its FullHelp", typ, h.Key, h.Desc)
+			}
+			all = append(all, *b)
 		}
 	}
-	for _, b := range m.keys.all() {
-		if h := b.Help(); !slices.Contains(grouped, h.Key+" "+h.Desc) {
-			t.Errorf("binding %q (%s) is in no help group", h.Key, h.Desc)
+	// Every key map a component holds is one the overlay lists.
+	for _, typ := range keyMapTypesIn(reflect.TypeFor[Model](), map[reflect.Type]bool{}) {
+		if !known[typ] {
+			t.Errorf("%v is held by a component but not in componentKeyMaps: the help overlay would not list its keys", typ)
 		}
 	}
-	m = press(t, m, "?")
-	text := strings.Join(m.helpLines(m.width-2), "\n")
-	for _, b := range m.keys.all() {
-		h := b.Help()
-		if !regexp.MustCompile(regexp.QuoteMeta(h.Key) + ` +` + regexp.QuoteMeta(h.Desc)).MatchString(text) {
-			t.Errorf("the help overlay does not list %q %q:\n%s", h.Key, h.Desc, text)
+
+	for _, screen := range [][]string{{"?"}, {"t", "?"}} {
+		m := engineModel(t, "research", 160, 48)
+		m = press(t, m, screen...)
+		if m.mode != modeHelp {
+			t.Fatalf("%q: mode %v", screen, m.mode)
+		}
+		text := strings.Join(m.helpLines(m.width-2), "\n")
+		lists := func(b key.Binding) bool {
+			h := b.Help()
+			return regexp.MustCompile(regexp.QuoteMeta(h.Key) + ` +` + regexp.QuoteMeta(h.Desc)).MatchString(text)
+		}
+		// A key the screen under the overlay has on is listed with the
+		// words it has there ("esc close tree"); it stands for the same
+		// key of other screens ("esc back").
+		standsFor := map[string]bool{}
+		for _, live := range []help.KeyMap{m.activeKeys(), m.global} {
+			plain := madeAs(live).FullHelp()
+			for c, col := range live.FullHelp() {
+				for i, b := range col {
+					if !b.Enabled() {
+						continue
+					}
+					standsFor[bindingID(plain[c][i])] = true
+					if !lists(b) {
+						t.Errorf("the help overlay over %q does not list %q %q under keys here:\n%s", screen, b.Help().Key, b.Help().Desc, text)
+					}
+				}
+			}
+		}
+		for _, b := range all {
+			if !standsFor[bindingID(b)] && !lists(b) {
+				t.Errorf("the help overlay over %q does not list %q %q:\n%s", screen, b.Help().Key, b.Help().Desc, text)
+			}
 		}
 	}
 
@@ -54,9 +115,8 @@ func TestHelp_ListsEveryKey_READMEMatches(t *testing.T) {
 			inREADME[k[1]] = true
 		}
 	}
-	def := DefaultKeyMap()
 	inHelp := map[string]bool{}
-	for _, b := range def.all() {
+	for _, b := range all {
 		inHelp[b.Help().Key] = true
 	}
 	for k := range inHelp {
@@ -69,6 +129,30 @@ func TestHelp_ListsEveryKey_READMEMatches(t *testing.T) {
 			t.Errorf("README's key table lists %q, which no binding has", k)
 		}
 	}
+}
+
+func bindingID(b key.Binding) string {
+	return fmt.Sprint(b.Keys(), b.Help().Key, b.Help().Desc)
+}
+
+// keyMapTypesIn finds the key map types (this package's types that
+// implement help.KeyMap) held in typ's fields, however deep.
+func keyMapTypesIn(typ reflect.Type, seen map[reflect.Type]bool) []reflect.Type {
+	for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array || typ.Kind() == reflect.Map {
+		typ = typ.Elem()
+	}
+	if seen[typ] || typ.Kind() != reflect.Struct || typ.PkgPath() != reflect.TypeFor[Model]().PkgPath() {
+		return nil
+	}
+	seen[typ] = true
+	var out []reflect.Type
+	if typ.Implements(reflect.TypeFor[help.KeyMap]()) {
+		out = append(out, typ)
+	}
+	for i := range typ.NumField() {
+		out = append(out, keyMapTypesIn(typ.Field(i).Type, seen)...)
+	}
+	return out
 }
 
 // In a window too short for every key the overlay scrolls; any other key
@@ -98,6 +182,15 @@ func TestHelp_ScrollsAndOpensFromTextBoxes(t *testing.T) {
 	m = press(t, m, "f1")
 	if m.mode != modeHelp || !strings.Contains(fmt.Sprint(m.View()), "Keys here") {
 		t.Fatalf("f1 should open the help from the prompt: mode %v", m.mode)
+	}
+	// Over a text box the keys here are the box's: f1 for help, no q
+	// (typed there); the help still scrolls with the arrows.
+	here, _, _ := strings.Cut(strings.Join(m.helpLines(m.width-2), "\n"), "Keys elsewhere")
+	if has := func(re string) bool { return regexp.MustCompile(re).MatchString(here) }; !has(`f1 +help`) || has(`q +quit`) || !has(`enter +add`) {
+		t.Fatalf("keys here over the prompt:\n%s", here)
+	}
+	if m = press(t, m, "down"); m.mode != modeHelp || m.helpOff != 1 {
+		t.Fatalf("↓ should scroll the help opened from a text box: mode %v offset %d", m.mode, m.helpOff)
 	}
 	m = press(t, m, "esc")
 	if m.mode != modePrompt {

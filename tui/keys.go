@@ -1,108 +1,164 @@
 package tui
 
 import (
+	"reflect"
+	"sync"
+
 	"github.com/charmbracelet/bubbles/key"
 )
 
-// KeyMap is every key of the debugger, grouped for the help overlay. The
-// model enables only the keys that apply to what is on screen, so the help
-// never offers a key that does nothing.
-type KeyMap struct {
-	// Running the graph.
-	Next, Superstep, Continue, Answer, Break, BreakAfter, Cancel, EditWrites key.Binding
-	// Conditional breakpoints, watches and the list of them all.
-	Condition, Watch, BreakOnError, Breakpoints, Remove key.Binding
-	// Checkpoints and threads.
-	Tree, Fork, Parent, Threads, NewThread, Diff, Mark, Replay, Rerun, Settings key.Binding
-	// Moving around.
-	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Filter, Internal key.Binding
-	// The inspector: wrap long lines, or scroll them sideways (also the
-	// drawn graph). GraphView switches the graph pane's list and drawing.
-	Wrap, Left, Right, GraphView key.Binding
-	// A messages value: conversation or JSON, message ids shown or not.
-	Conversation, IDs key.Binding
-	// Forms and overlays.
-	Submit, AsNode, Back, Help, Quit, ForceQuit, Yes key.Binding
+// Keys are owned by the components that handle them, as in Charm's apps:
+// each component (the main view, the inspector, the tree, the diff, the
+// subgraph view, the list of breakpoints, each form and the help overlay)
+// has its own key map, a struct of key.Binding values with their help
+// text, with ShortHelp (the footer) and FullHelp (the ? overlay). The
+// component enables the bindings that do something now and matches keys
+// against its own map. The root model keeps only the global keys (help,
+// quit) and routes each key to the component on screen.
+//
+// This file holds what the maps share: each key's letters and the words
+// it is listed with elsewhere, the columns of FullHelp, and the global map.
+
+// helpColumns are the columns every FullHelp returns, in this order, so
+// the overlay can lay the components' keys side by side (an empty column
+// is not drawn).
+const (
+	colRun         = iota // running the graph, breakpoints and watches
+	colCheckpoints        // checkpoints and threads
+	colMoving             // moving around, opening, showing
+	colForms              // forms, closing, help and quitting
+	numHelpColumns
+)
+
+// bind makes a binding of keys, listed in the help as help and desc.
+func bind(help, desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 }
 
-// DefaultKeyMap returns the debugger's keys.
-func DefaultKeyMap() KeyMap {
-	k := func(keys []string, help, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
-	}
-	return KeyMap{
-		Next:       k([]string{"n"}, "n", "next phase"),
-		Superstep:  k([]string{"s"}, "s", "finish superstep"),
-		Continue:   k([]string{"c"}, "c", "continue"),
-		Answer:     k([]string{"r"}, "r", "answer interrupt"),
-		Break:      k([]string{"b"}, "b", "break before node"),
-		BreakAfter: k([]string{"B"}, "B", "break after node"),
-		Cancel:     k([]string{"X"}, "X", "cancel running tasks"),
-		EditWrites: k([]string{"a"}, "a", "edit task's writes"),
+// The keys that several components bind, each defined once: its letters
+// and the words the help overlay lists it with when it is not on screen.
+// A component may change the words while it is (SetHelp in its
+// enableKeys), never the letters.
+func keyUp() key.Binding       { return bind("↑/k", "up", "up", "k") }
+func keyDown() key.Binding     { return bind("↓/j", "down", "down", "j") }
+func keyPageUp() key.Binding   { return bind("pgup", "page up", "pgup", "ctrl+u") }
+func keyPageDown() key.Binding { return bind("pgdn", "page down", "pgdown", "ctrl+d") }
+func keyOpen() key.Binding     { return bind("enter", "open", "enter") }
+func keyBack() key.Binding     { return bind("esc", "back", "esc") }
+func keySubmit() key.Binding   { return bind("ctrl+s", "submit", "ctrl+s") }
+func keyLeft() key.Binding     { return bind("←/h", "scroll left", "left", "h") }
+func keyRight() key.Binding    { return bind("→/l", "scroll right", "right", "l") }
+func keyNextPane() key.Binding { return bind("tab", "next pane", "tab") }
+func keyInternal() key.Binding { return bind("i", "internal channels", "i") }
+func keyAnswer() key.Binding   { return bind("r", "answer interrupt", "r") }
+func keyFork() key.Binding     { return bind("f", "fork checkpoint", "f") }
+func keyParent() key.Binding   { return bind("p", "parent checkpoint", "p") }
+func keyDiff() key.Binding     { return bind("d", "diff with parent or mark", "d") }
+func keyMark() key.Binding     { return bind("m", "mark for diff", "m") }
+func keyRerun() key.Binding    { return bind("e", "run task alone", "e") }
 
-		Condition:    k([]string{"C"}, "C", "break when expression"),
-		Watch:        k([]string{"W"}, "W", "watch expression"),
-		BreakOnError: k([]string{"E"}, "E", "break on task error"),
-		Breakpoints:  k([]string{"L"}, "L", "list breakpoints"),
-		Remove:       k([]string{"x", "delete"}, "x", "remove"),
+// breakKeys are C, W and E: the main view and the list of breakpoints
+// both add conditions and watches and switch break-on-error.
+type breakKeys struct {
+	Condition, Watch, BreakOnError key.Binding
+}
 
-		Tree:      k([]string{"t"}, "t", "checkpoint tree"),
-		Fork:      k([]string{"f"}, "f", "fork checkpoint"),
-		Parent:    k([]string{"p"}, "p", "parent checkpoint"),
-		Threads:   k([]string{"T"}, "T", "threads"),
-		Diff:      k([]string{"d"}, "d", "diff with parent or mark"),
-		Mark:      k([]string{"m"}, "m", "mark for diff"),
-		Replay:    k([]string{"R"}, "R", "replay from here"),
-		Settings:  k([]string{"S"}, "S", "run settings"),
-		Rerun:     k([]string{"e"}, "e", "run task alone"),
-		NewThread: k([]string{"n"}, "n", "new thread"),
-
-		NextPane:     k([]string{"tab"}, "tab", "next pane"),
-		PrevPane:     k([]string{"shift+tab"}, "⇧tab", "previous pane"),
-		Up:           k([]string{"up", "k"}, "↑/k", "up"),
-		Down:         k([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:       k([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
-		PageDown:     k([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
-		Open:         k([]string{"enter"}, "enter", "open"),
-		Filter:       k([]string{"/"}, "/", "filter channels and tasks"),
-		Internal:     k([]string{"i"}, "i", "internal channels"),
-		Wrap:         k([]string{"w"}, "w", "wrap long lines"),
-		GraphView:    k([]string{"g"}, "g", "draw graph"),
-		Conversation: k([]string{"v"}, "v", "as JSON"),
-		IDs:          k([]string{"I"}, "I", "message ids"),
-		Left:         k([]string{"left", "h"}, "←/h", "scroll left"),
-		Right:        k([]string{"right", "l"}, "→/l", "scroll right"),
-
-		Submit:    k([]string{"ctrl+s"}, "ctrl+s", "submit"),
-		AsNode:    k([]string{"ctrl+n"}, "ctrl+n", "as node"),
-		Back:      k([]string{"esc"}, "esc", "back"),
-		Help:      k([]string{"?", "f1"}, "?", "help"),
-		Quit:      k([]string{"q"}, "q", "quit"),
-		ForceQuit: k([]string{"ctrl+c"}, "ctrl+c", "quit now"),
-		Yes:       k([]string{"y"}, "y", "yes"),
+func newBreakKeys() breakKeys {
+	return breakKeys{
+		Condition:    bind("C", "break when expression", "C"),
+		Watch:        bind("W", "watch expression", "W"),
+		BreakOnError: bind("E", "break on task error", "E"),
 	}
 }
 
-// ShortHelp implements help.KeyMap: the footer line.
-func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Submit, k.AsNode, k.Open, k.NewThread, k.Tree, k.Fork, k.Parent, k.Diff, k.Back, k.Yes, k.Help, k.Quit}
+// globalKeyMap is the root model's own keys: they work on every screen.
+type globalKeyMap struct {
+	// Help opens the overlay (f1 in a text box, where ? is typed).
+	Help key.Binding
+	// Quit asks first while a run is in progress; it is off in text boxes.
+	Quit key.Binding
+	// Yes confirms the quit prompt.
+	Yes       key.Binding
+	ForceQuit key.Binding
 }
 
-// FullHelp implements help.KeyMap: the ? overlay, one column per group.
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.EditWrites, k.Break, k.BreakAfter, k.Condition, k.Watch, k.BreakOnError, k.Breakpoints, k.Remove},
-		{k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Replay, k.Rerun, k.Threads, k.NewThread, k.Settings},
-		{k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs},
-		{k.Submit, k.AsNode, k.Back, k.Help, k.Quit, k.Yes, k.ForceQuit},
+func newGlobalKeyMap() globalKeyMap {
+	return globalKeyMap{
+		Help:      bind("?", "help", "?", "f1"),
+		Quit:      bind("q", "quit", "q"),
+		Yes:       bind("y", "yes", "y"),
+		ForceQuit: bind("ctrl+c", "quit now", "ctrl+c"),
 	}
 }
 
-// all lists every binding, for enabling and disabling them together.
-func (k *KeyMap) all() []*key.Binding {
-	return []*key.Binding{&k.Next, &k.Superstep, &k.Continue, &k.Cancel, &k.Answer, &k.EditWrites, &k.Break, &k.BreakAfter,
-		&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.Remove,
-		&k.Tree, &k.Fork, &k.Parent, &k.Diff, &k.Mark, &k.Replay, &k.Rerun, &k.Threads, &k.NewThread, &k.Settings,
-		&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Open, &k.Filter, &k.Internal, &k.GraphView, &k.Wrap, &k.Left, &k.Right, &k.Conversation, &k.IDs,
-		&k.Submit, &k.AsNode, &k.Back, &k.Help, &k.Quit, &k.ForceQuit, &k.Yes}
+// enableKeys sets the global keys for a screen: typing is whether keys
+// go to a text box, quitting whether the quit prompt is open.
+func (k *globalKeyMap) enableKeys(typing, quitting bool) {
+	*k = made(newGlobalKeyMap)
+	if typing {
+		k.Help.SetHelp("f1", "help")
+	}
+	k.Quit.SetEnabled(!typing && !quitting)
+	k.Yes.SetEnabled(quitting)
+	if quitting {
+		k.Yes.SetHelp("y", "quit")
+	}
+}
+
+func (k globalKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Yes, k.Help, k.Quit} }
+
+func (k globalKeyMap) FullHelp() [][]key.Binding {
+	return helpColumns(colForms, k.Help, k.Quit, k.Yes, k.ForceQuit)
+}
+
+// helpColumns is a FullHelp with bindings in one column.
+func helpColumns(col int, bs ...key.Binding) [][]key.Binding {
+	cols := make([][]key.Binding, numHelpColumns)
+	cols[col] = bs
+	return cols
+}
+
+// bindingsOf returns every key.Binding of a key map (a pointer to its
+// struct, and the exported struct fields in it), so a component can turn all of its
+// keys off before it enables those that apply, and the tests can find a
+// binding that its FullHelp leaves out.
+func bindingsOf(keyMap any) []*key.Binding {
+	var out []*key.Binding
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := range v.NumField() {
+			switch f := v.Field(i); {
+			case f.Type() == reflect.TypeFor[key.Binding]():
+				out = append(out, f.Addr().Interface().(*key.Binding))
+			case f.Kind() == reflect.Struct:
+				walk(f)
+			}
+		}
+	}
+	walk(reflect.ValueOf(keyMap).Elem())
+	return out
+}
+
+// disableAll turns every binding of a key map off.
+func disableAll(keyMap any) {
+	for _, b := range bindingsOf(keyMap) {
+		b.SetEnabled(false)
+	}
+}
+
+// madeMaps holds each key map type as its constructor makes it.
+var madeMaps sync.Map // reflect.Type → the key map
+
+// made is a key map as newMap makes it, built once per type: each
+// enableKeys starts from it (every key with its own words) on every
+// update without building it again. A copy shares the bindings' key
+// lists, which nothing changes in place.
+func made[T any](newMap func() T) T {
+	t := reflect.TypeFor[T]()
+	if v, ok := madeMaps.Load(t); ok {
+		return v.(T)
+	}
+	v := newMap()
+	madeMaps.Store(t, v)
+	return v
 }

@@ -60,7 +60,7 @@ func TestModel_Live_OutputAndCancel(t *testing.T) {
 			t.Fatalf("live pane lacks %q:\n%s", want, v)
 		}
 	}
-	if !m.keys.Cancel.Enabled() {
+	if !m.mainKeys.Cancel.Enabled() {
 		t.Fatal("X is not offered while the step runs")
 	}
 	m = cancelStep(t, m, done)

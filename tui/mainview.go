@@ -30,8 +30,80 @@ func (m *Model) selectedNode() string {
 	return n
 }
 
+// mainKeyMap is the main view's keys: stepping the run, breakpoints,
+// checkpoints, and moving between and within the four panes. What enter
+// and b do depends on the pane focused; its words say so.
+type mainKeyMap struct {
+	Next, Superstep, Continue, Cancel, Answer, EditWrites key.Binding
+	// Break and BreakAfter are on the node selected; b on the channels
+	// pane sets a watchpoint on the channel instead.
+	Break, BreakAfter key.Binding
+	Exprs             breakKeys
+	Breakpoints       key.Binding
+
+	Tree, Fork, Parent, Diff, Mark, Rerun, Threads, Settings key.Binding
+
+	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Filter, Internal key.Binding
+	// GraphView switches the graph pane between its list and the drawing;
+	// Left and Right scroll the drawing.
+	GraphView, Left, Right key.Binding
+	// Back clears the filter, pauses c, or drops the step keys queued.
+	Back key.Binding
+}
+
+func newMainKeyMap() mainKeyMap {
+	return mainKeyMap{
+		Next:        bind("n", "next phase", "n"),
+		Superstep:   bind("s", "finish superstep", "s"),
+		Continue:    bind("c", "continue", "c"),
+		Cancel:      bind("X", "cancel running tasks", "X"),
+		Answer:      keyAnswer(),
+		EditWrites:  bind("a", "edit task's writes", "a"),
+		Break:       bind("b", "break before node", "b"),
+		BreakAfter:  bind("B", "break after node", "B"),
+		Exprs:       newBreakKeys(),
+		Breakpoints: bind("L", "list breakpoints", "L"),
+
+		Tree:     bind("t", "checkpoint tree", "t"),
+		Fork:     keyFork(),
+		Parent:   keyParent(),
+		Diff:     keyDiff(),
+		Mark:     keyMark(),
+		Rerun:    keyRerun(),
+		Threads:  bind("T", "threads", "T"),
+		Settings: bind("S", "run settings", "S"),
+
+		NextPane:  keyNextPane(),
+		PrevPane:  bind("⇧tab", "previous pane", "shift+tab"),
+		Up:        keyUp(),
+		Down:      keyDown(),
+		PageUp:    keyPageUp(),
+		PageDown:  keyPageDown(),
+		Open:      keyOpen(),
+		Filter:    bind("/", "filter channels and tasks", "/"),
+		Internal:  keyInternal(),
+		GraphView: bind("g", "draw graph", "g"),
+		Left:      keyLeft(),
+		Right:     keyRight(),
+		Back:      keyBack(),
+	}
+}
+
+func (k mainKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Open, k.Tree, k.Fork, k.Parent, k.Diff, k.Back}
+}
+
+func (k mainKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		colRun:         {k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.EditWrites, k.Break, k.BreakAfter, k.Exprs.Condition, k.Exprs.Watch, k.Exprs.BreakOnError, k.Breakpoints},
+		colCheckpoints: {k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Rerun, k.Threads, k.Settings},
+		colMoving:      {k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Left, k.Right},
+		colForms:       {k.Back},
+	}
+}
+
 func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.mainKeys
 	if m.chans.filtering {
 		switch msg.Type {
 		case tea.KeyEsc:
@@ -69,10 +141,6 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		m.note = "pausing after this phase…"
 	case key.Matches(msg, k.Back) && len(m.queued) > 0:
 		m.dropQueue("esc")
-	case key.Matches(msg, k.Quit):
-		return m.askQuit()
-	case key.Matches(msg, k.Help):
-		m.openHelp()
 	case key.Matches(msg, k.Next) && m.canStep():
 		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
 		return m.step(opNext)
@@ -120,8 +188,8 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 			m.note = "watchpoint cleared on " + cv.Name
 		}
 		return m.saveCmd()
-	case key.Matches(msg, k.Condition, k.Watch, k.BreakOnError):
-		return m.addBreakKey(msg)
+	case key.Matches(msg, k.Exprs.Condition, k.Exprs.Watch, k.Exprs.BreakOnError):
+		return m.addBreakKey(k.Exprs, msg)
 	case key.Matches(msg, k.Breakpoints):
 		m.breaks = listNav{}
 		m.mode = modeBreaks
@@ -353,9 +421,12 @@ func (m *Model) watchesHeight(botH int) int {
 	return min(len(m.watches)+2, botH/2)
 }
 
-// mainKeys enables the keys of the main view: stepping, breakpoints,
-// checkpoints, and what enter does on the focused pane.
-func (m *Model) mainKeys(k *KeyMap) {
+// enableMainKeys enables the keys of the main view: stepping,
+// breakpoints, checkpoints, and what enter does on the focused pane.
+func (m *Model) enableMainKeys() {
+	k := &m.mainKeys
+	*k = made(newMainKeyMap)
+	disableAll(k)
 	hasSess := m.sess != nil
 	if m.chans.filtering {
 		k.Back.SetEnabled(true)
@@ -395,7 +466,7 @@ func (m *Model) mainKeys(k *KeyMap) {
 	} else {
 		k.Break.SetHelp("b", "break before node")
 	}
-	for _, b := range []*key.Binding{&k.Condition, &k.Watch, &k.BreakOnError, &k.Breakpoints, &k.GraphView} {
+	for _, b := range []*key.Binding{&k.Exprs.Condition, &k.Exprs.Watch, &k.Exprs.BreakOnError, &k.Breakpoints, &k.GraphView} {
 		b.SetEnabled(true)
 	}
 	k.Settings.SetEnabled(hasSess)
@@ -406,7 +477,7 @@ func (m *Model) mainKeys(k *KeyMap) {
 	}
 	k.Left.SetEnabled(m.focus == paneGraph && m.graph.drawn)
 	k.Right.SetEnabled(m.focus == paneGraph && m.graph.drawn)
-	for _, b := range []*key.Binding{&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal, &k.Help, &k.Quit} {
+	for _, b := range []*key.Binding{&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal} {
 		b.SetEnabled(true)
 	}
 	switch m.focus {

@@ -55,10 +55,16 @@ type Model struct {
 	opts   Options
 	thread string
 
-	keys   KeyMap
-	styles Styles
-	help   help.Model
-	spin   spinner.Model
+	// global is the root's own keys (help, quit); every component holds
+	// its own map (mainKeys and breaksKeys for the two that are views of
+	// the root model rather than structs of their own).
+	global     globalKeyMap
+	mainKeys   mainKeyMap
+	breaksKeys breaksKeyMap
+	helpKeys   helpKeyMap
+	styles     Styles
+	help       help.Model
+	spin       spinner.Model
 	// now and static make the screen deterministic in tests: a fixed clock
 	// and no animation (no spinner ticks, no cursor blink).
 	now    func() time.Time
@@ -141,12 +147,15 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 	if opts.GraphName == "" {
 		opts.GraphName = "unnamed graph" // never an empty header and title
 	}
+	if opts.SettingsKey == "" {
+		opts.SettingsKey = opts.GraphName
+	}
 	// GraphName is only ever shown: escape it once.
 	opts.GraphName = termtext.Name(opts.GraphName)
 	h := help.New()
 	m := Model{
 		ctx: ctx, sess: s, info: info, opts: opts, thread: opts.Thread,
-		keys: DefaultKeyMap(), styles: DefaultStyles(), help: h,
+		styles: DefaultStyles(), help: h,
 		spin:  spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		now:   time.Now,
 		bp:    newBreakpoints(),
@@ -173,6 +182,7 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 	for _, n := range info.InterruptAfter {
 		m.bp.after[n] = true
 	}
+	m.syncKeys() // a key may come before the first Update has synced
 	return m
 }
 
@@ -266,8 +276,8 @@ func (m *Model) quit() tea.Cmd {
 }
 
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
-	if key.Matches(msg, k.ForceQuit) {
+	g := &m.global
+	if key.Matches(msg, g.ForceQuit) {
 		return m.quit()
 	}
 	if msg.Type == tea.KeyF1 && m.mode != modeHelp && m.mode != modeQuit {
@@ -279,19 +289,30 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.helpKey(msg)
 		return nil
 	case modeQuit:
-		if key.Matches(msg, k.Yes) {
+		if key.Matches(msg, g.Yes) {
 			return m.quit()
 		}
 		m.mode = m.quitPrev
 		m.note = ""
 		return nil
-	case modeInspect:
+	}
+	if !m.typing() {
 		switch {
-		case key.Matches(msg, k.Quit):
+		case key.Matches(msg, g.Quit):
 			return m.askQuit()
-		case key.Matches(msg, k.Help):
+		case key.Matches(msg, g.Help):
 			m.openHelp()
-		case m.insp.update(msg, k, m.bodyHeight()-3):
+			return nil
+		}
+	}
+	return m.route(msg)
+}
+
+// route hands a key to the component on screen.
+func (m *Model) route(msg tea.KeyMsg) tea.Cmd {
+	switch m.mode {
+	case modeInspect:
+		if m.insp.update(msg, m.bodyHeight()-3) {
 			m.mode = m.prevMode
 		}
 		return nil
@@ -320,8 +341,11 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // typing reports whether keys go to a text box.
-func (m *Model) typing() bool {
-	return m.mode == modeAnswer || m.mode == modePrompt || m.mode == modeSettings || m.mode == modeEdit || m.mode == modeFork || (m.mode == modeThreads && m.threads.creating) || (m.mode == modeMain && m.chans.filtering)
+func (m *Model) typing() bool { return m.typingIn(m.mode) }
+
+// typingIn reports whether keys go to a text box on screen md.
+func (m *Model) typingIn(md mode) bool {
+	return md == modeAnswer || md == modePrompt || md == modeSettings || md == modeEdit || md == modeFork || (md == modeThreads && m.threads.creating) || (md == modeMain && m.chans.filtering)
 }
 
 func (m *Model) askQuit() tea.Cmd {
@@ -365,57 +389,84 @@ func (m *Model) sync() {
 	m.syncKeys()
 }
 
-// syncKeys disables every key, then lets the component on screen enable
-// the ones that do something now, so the footer and the help overlay never
-// offer a key that does nothing.
+// syncKeys sets the global keys and lets the component on screen (under
+// the quit prompt or the help, the one they were opened over) enable the
+// keys of its own map that do something now, so the footer and the help
+// overlay never offer a key that does nothing.
 func (m *Model) syncKeys() {
-	k := &m.keys
-	for _, b := range k.all() {
-		b.SetEnabled(false)
-	}
-	k.ForceQuit.SetEnabled(true)
-	// ? opens the help, or f1 in a text box, where ? is typed.
-	k.Help.SetEnabled(true)
-	k.Help.SetHelp("?", "help")
-	if m.typing() {
-		k.Help.SetHelp("f1", "help")
-	}
-	k.Continue.SetHelp("c", "continue")
-	k.Back.SetHelp("esc", "back")
-	k.Open.SetHelp("enter", "open")
+	// Over a text box the help lists f1 and no q, as the box has them.
+	m.global.enableKeys(m.typingIn(m.baseMode()), m.mode == modeQuit)
+	m.helpKeys = made(newHelpKeyMap)
 	hasSess := m.sess != nil
-	if m.mode == modeQuit {
-		k.Yes.SetEnabled(true)
-		k.Yes.SetHelp("y", "quit")
-		k.Back.SetEnabled(true)
-		k.Back.SetHelp("any other key", "stay")
-		return
-	}
 	switch m.baseMode() {
 	case modeMain:
-		m.mainKeys(k)
+		m.enableMainKeys()
 	case modeInspect:
-		m.insp.enableKeys(k)
+		m.insp.enableKeys()
 	case modeAnswer:
-		m.answer.enableKeys(k, hasSess)
+		m.answer.enableKeys(hasSess)
 	case modeTree:
-		m.tree.enableKeys(k, hasSess)
+		m.tree.enableKeys(hasSess)
 	case modeEdit:
-		m.edit.enableKeys(k, hasSess)
+		m.edit.enableKeys(hasSess)
 	case modeSettings:
-		m.settings.enableKeys(k, hasSess)
+		m.settings.enableKeys(hasSess)
 	case modePrompt:
-		m.prompt.enableKeys(k)
+		m.prompt.enableKeys()
 	case modeBreaks:
-		enableBreaksKeys(k, len(m.breakItems()))
+		m.breaksKeys.enableKeys(len(m.breakItems()))
 	case modeSubgraph:
-		m.sub.enableKeys(k, hasSess, len(m.subgraphInterrupts()))
+		m.sub.enableKeys(hasSess, len(m.subgraphInterrupts()))
 	case modeDiff:
-		m.diff.enableKeys(k)
+		m.diff.enableKeys()
 	case modeFork:
-		m.fork.enableKeys(k, hasSess)
+		m.fork.enableKeys(hasSess)
 	case modeThreads:
-		m.threads.enableKeys(k, hasSess)
+		m.threads.enableKeys(hasSess)
+	}
+}
+
+// activeKeys is the key map of the component on screen (under the quit
+// prompt or the help, the one they were opened over).
+func (m *Model) activeKeys() help.KeyMap {
+	switch m.baseMode() {
+	case modeInspect:
+		return m.insp.keys
+	case modeAnswer:
+		return m.answer.keys
+	case modeTree:
+		return m.tree.keys
+	case modeEdit:
+		return m.edit.keys
+	case modeSettings:
+		return m.settings.keys
+	case modePrompt:
+		return m.prompt.keys
+	case modeBreaks:
+		return m.breaksKeys
+	case modeSubgraph:
+		return m.sub.keys
+	case modeDiff:
+		return m.diff.keys
+	case modeFork:
+		return m.fork.keys
+	case modeThreads:
+		return m.threads.keys
+	}
+	return m.mainKeys
+}
+
+// componentKeyMaps are every component's key map as it is made. The help
+// overlay lists the keys not on screen in this order (a key once, where it
+// comes first); the order keeps the overlay reading as it did when one
+// catalogue held every key: forms' keys first in their column, then the
+// tree's and the inspector's, the main view's, and the rest.
+func componentKeyMaps() []help.KeyMap {
+	return []help.KeyMap{
+		newForkKeyMap(), newTreeKeyMap(), newInspectorKeyMap(), newMainKeyMap(), newBreaksKeyMap(),
+		newThreadsKeyMap(), newDiffKeyMap(), newSubgraphKeyMap(), newAnswerKeyMap(),
+		newEditKeyMap(), newSettingsKeyMap(), newPromptKeyMap(), newHelpKeyMap(),
+		newGlobalKeyMap(),
 	}
 }
 

@@ -160,7 +160,7 @@ func TestModel_Essay_StepsToDone(t *testing.T) {
 	if m.view.Status != engine.StatusDone {
 		t.Fatalf("status %v err %v", m.view.Status, m.err)
 	}
-	if m.keys.Next.Enabled() {
+	if m.mainKeys.Next.Enabled() {
 		t.Fatal("n still enabled after the run is done")
 	}
 }

@@ -372,7 +372,7 @@ func (m *Model) canStep() bool {
 
 // isStepKey reports whether msg is one of the keys that advance the run,
 // whether or not it is enabled right now (it is not while a step runs).
-func isStepKey(k *KeyMap, msg tea.KeyMsg) bool {
+func isStepKey(k *mainKeyMap, msg tea.KeyMsg) bool {
 	for _, b := range []key.Binding{k.Next, k.Superstep, k.Continue} {
 		for _, s := range b.Keys() {
 			if msg.String() == s {

@@ -20,6 +20,7 @@ type diffPane struct {
 	title string
 	rows  []taskRow
 	nav   listNav
+	keys  diffKeyMap // made by enableKeys
 }
 
 func newDiffPane(d *engine.CheckpointDiff, labelA, labelB string, convo map[string]bool) diffPane {
@@ -144,15 +145,11 @@ func (m *Model) diffWith(b, parent string) tea.Cmd {
 }
 
 func (m *Model) diffKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.diff.keys
 	h := m.bodyHeight() - 3
 	switch {
-	case key.Matches(msg, k.Back, k.Diff):
+	case key.Matches(msg, k.Back):
 		m.mode = m.diffPrev
-	case key.Matches(msg, k.Quit):
-		return m.askQuit()
-	case key.Matches(msg, k.Help):
-		m.openHelp()
 	case key.Matches(msg, k.Up):
 		m.diff.nav.move(-1, len(m.diff.rows))
 	case key.Matches(msg, k.Down):
@@ -173,9 +170,30 @@ func (m *Model) diffKey(msg tea.KeyMsg) tea.Cmd {
 // setSize keeps the cursor in view.
 func (p *diffPane) setSize(bh int) { p.nav.follow(bh-3, len(p.rows)) }
 
+// diffKeyMap is the diff's keys (and the run-alone result's, which the
+// diff pane shows): move, open a value in the inspector, close.
+type diffKeyMap struct {
+	Up, Down, PageUp, PageDown, Open, Back key.Binding
+}
+
+func newDiffKeyMap() diffKeyMap {
+	return diffKeyMap{Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown(), Open: keyOpen(), Back: keyBack()}
+}
+
+func (k diffKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back} }
+
+func (k diffKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colMoving, k.Up, k.Down, k.PageUp, k.PageDown, k.Open)
+	cols[colForms] = []key.Binding{k.Back}
+	return cols
+}
+
 // enableKeys enables the diff's keys.
-func (p *diffPane) enableKeys(k *KeyMap) {
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
+func (p *diffPane) enableKeys() {
+	k := &p.keys
+	*k = made(newDiffKeyMap)
+	disableAll(k)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back} {
 		b.SetEnabled(true)
 	}
 	r, ok := p.selected()

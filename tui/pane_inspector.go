@@ -39,6 +39,7 @@ type inspector struct {
 	canConvo bool
 	convo    bool
 	ids      bool
+	keys     inspectorKeyMap // made by enableKeys
 }
 
 // visRow is one screen row: bytes [from, to) of a logical line.
@@ -231,9 +232,42 @@ func (p inspector) View(st Styles, w, h int) string {
 // setSize lays the value out for the room the inspector has.
 func (p *inspector) setSize(w, h int) { p.prepare(w, h) }
 
+// inspectorKeyMap is the inspector's keys: scrolling, wrapping, and a
+// messages value shown as a conversation or as JSON.
+type inspectorKeyMap struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	// Wrap wraps long lines, or lets Left and Right scroll them sideways.
+	Wrap, Left, Right key.Binding
+	// Conversation switches a messages value between conversation and
+	// JSON; IDs shows or hides the message ids.
+	Conversation, IDs key.Binding
+	Back              key.Binding
+}
+
+func newInspectorKeyMap() inspectorKeyMap {
+	return inspectorKeyMap{
+		Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown(),
+		Top: bind("home/g", "top", "home", "g"), Bottom: bind("end/G", "bottom", "end", "G"),
+		Wrap: bind("w", "wrap long lines", "w"), Left: keyLeft(), Right: keyRight(),
+		Conversation: bind("v", "as JSON", "v"), IDs: bind("I", "message ids", "I"),
+		Back: keyBack(),
+	}
+}
+
+func (k inspectorKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Back} }
+
+func (k inspectorKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colMoving, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs)
+	cols[colForms] = []key.Binding{k.Back}
+	return cols
+}
+
 // enableKeys enables the inspector's keys.
-func (p *inspector) enableKeys(k *KeyMap) {
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Wrap, &k.Back, &k.Help, &k.Quit} {
+func (p *inspector) enableKeys() {
+	k := &p.keys
+	*k = made(newInspectorKeyMap)
+	disableAll(k)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.Wrap, &k.Back} {
 		b.SetEnabled(true)
 	}
 	k.Left.SetEnabled(p.nowrap)
@@ -250,7 +284,8 @@ func (p *inspector) enableKeys(k *KeyMap) {
 
 // update handles a key in the inspector; h is the rows it shows. It
 // reports whether the key closes it.
-func (p *inspector) update(msg tea.KeyMsg, k *KeyMap, h int) (closed bool) {
+func (p *inspector) update(msg tea.KeyMsg, h int) (closed bool) {
+	k := &p.keys
 	switch {
 	case key.Matches(msg, k.Up):
 		p.scroll(-1, h)
@@ -260,9 +295,9 @@ func (p *inspector) update(msg tea.KeyMsg, k *KeyMap, h int) (closed bool) {
 		p.scroll(-h, h)
 	case key.Matches(msg, k.PageDown):
 		p.scroll(h, h)
-	case msg.String() == "home" || msg.String() == "g":
+	case key.Matches(msg, k.Top):
 		p.off = 0
-	case msg.String() == "end" || msg.String() == "G":
+	case key.Matches(msg, k.Bottom):
 		p.scroll(len(p.vis), h)
 	case key.Matches(msg, k.Wrap):
 		p.toggleWrap()
@@ -274,7 +309,7 @@ func (p *inspector) update(msg tea.KeyMsg, k *KeyMap, h int) (closed bool) {
 		p.side(-max(1, p.width/2))
 	case key.Matches(msg, k.Right):
 		p.side(max(1, p.width/2))
-	case key.Matches(msg, k.Back, k.Open):
+	case key.Matches(msg, k.Back):
 		return true
 	}
 	return false

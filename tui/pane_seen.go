@@ -79,8 +79,13 @@ func (p seenPane) selectedNode() string {
 }
 
 // nodes are the graph's nodes with __start__ first: its task carries the
-// input into the graph in step 0, so it has a row like any node.
+// input into the graph in step 0, so it has a row like any node. An
+// entrypoint has no __start__ node: its versions_seen holds its own node
+// (and its Task calls' names, which have no triggers).
 func (p seenPane) nodes() []engine.NodeInfo {
+	if p.info.Entrypoint {
+		return p.info.Nodes
+	}
 	return append([]engine.NodeInfo{{Name: engine.Start, Triggers: []string{engine.Start}}}, p.info.Nodes...)
 }
 

@@ -120,6 +120,9 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			if t.State == engine.TaskCached {
 				label = "◆ cached: did not run, writes from the node cache"
 			}
+			if t.Call {
+				label += "  ƒ call" // an engine.Task call made by another task's node
+			}
 			style := taskStyle(t.State, false)
 			if slices.Contains(p.edited, t.ID) {
 				label += "  ✎ writes edited"

@@ -31,7 +31,8 @@ type treePane struct {
 	points  []int   // row index of each snapshot, in snaps order
 	byID    map[string]int
 	current string
-	marked  string // the checkpoint marked for diff
+	marked  string     // the checkpoint marked for diff
+	keys    treeKeyMap // made by enableKeys
 }
 
 // snapshotReader reads one checkpoint of the thread whole; the engine
@@ -313,16 +314,11 @@ func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.St
 func shortID(id string) string { return engine.ShortID(id) }
 
 func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.tree.keys
 	moved := true
 	switch {
-	case key.Matches(msg, k.Back, k.Tree):
+	case key.Matches(msg, k.Back):
 		m.mode = modeMain
-		return nil
-	case key.Matches(msg, k.Quit):
-		return m.askQuit()
-	case key.Matches(msg, k.Help):
-		m.openHelp()
 		return nil
 	case key.Matches(msg, k.Up):
 		m.tree.nav.move(-1, len(m.tree.snaps))
@@ -425,7 +421,10 @@ func (m *Model) sizeTree(bh int) {
 }
 
 // enableKeys enables the tree's keys for the checkpoint selected.
-func (p *treePane) enableKeys(k *KeyMap, hasSess bool) {
+func (p *treePane) enableKeys(hasSess bool) {
+	k := &p.keys
+	*k = made(newTreeKeyMap)
+	disableAll(k)
 	sel := p.selected()
 	has := sel != nil
 	k.Open.SetEnabled(has && hasSess)
@@ -436,7 +435,7 @@ func (p *treePane) enableKeys(k *KeyMap, hasSess bool) {
 	k.Diff.SetEnabled(has && hasSess)
 	k.Replay.SetEnabled(has && hasSess)
 	k.Rerun.SetEnabled(has && hasSess && len(sel.Tasks) > 0)
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back, &k.Help, &k.Quit} {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back} {
 		b.SetEnabled(true)
 	}
 	k.Back.SetHelp("esc", "close tree")

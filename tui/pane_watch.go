@@ -25,6 +25,7 @@ type promptForm struct {
 	input textinput.Model
 	err   string
 	prev  mode
+	keys  promptKeyMap // made by enableKeys
 }
 
 func (m *Model) openPrompt(kind promptKind) tea.Cmd {
@@ -39,7 +40,7 @@ func (m *Model) openPrompt(kind promptKind) tea.Cmd {
 }
 
 func (m *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.prompt.keys
 	switch {
 	case key.Matches(msg, k.Back):
 		m.mode = m.prompt.prev
@@ -126,15 +127,11 @@ func slotState(x *exprSlot, cond bool) string {
 }
 
 func (m *Model) breaksKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.breaksKeys
 	items := m.breakItems()
 	switch {
-	case key.Matches(msg, k.Back, k.Breakpoints):
+	case key.Matches(msg, k.Back):
 		m.mode = modeMain
-	case key.Matches(msg, k.Quit):
-		return m.askQuit()
-	case key.Matches(msg, k.Help):
-		m.openHelp()
 	case key.Matches(msg, k.Up):
 		m.breaks.move(-1, len(items))
 	case key.Matches(msg, k.Down):
@@ -145,16 +142,15 @@ func (m *Model) breaksKey(msg tea.KeyMsg) tea.Cmd {
 			m.note = "removed: " + items[m.breaks.cur].text
 			return m.saveCmd()
 		}
-	case key.Matches(msg, k.Condition, k.Watch, k.BreakOnError):
-		return m.addBreakKey(msg)
+	case key.Matches(msg, k.Exprs.Condition, k.Exprs.Watch, k.Exprs.BreakOnError):
+		return m.addBreakKey(k.Exprs, msg)
 	}
 	return nil
 }
 
-// addBreakKey handles C, W and E, in the main view and in the list of
-// breakpoints alike.
-func (m *Model) addBreakKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+// addBreakKey handles C, W and E (k, the map of the view they were
+// pressed in), in the main view and in the list of breakpoints alike.
+func (m *Model) addBreakKey(k breakKeys, msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Condition):
 		return m.openPrompt(promptCondition)
@@ -236,18 +232,59 @@ func (m Model) promptView(w, h int) string {
 // setSize gives the expression line the box's width.
 func (f *promptForm) setSize(w int) { f.input.Width = max(10, w-20) }
 
+// promptKeyMap is the expression prompt's keys: add or cancel.
+type promptKeyMap struct {
+	Open, Back key.Binding
+}
+
+func newPromptKeyMap() promptKeyMap { return promptKeyMap{Open: keyOpen(), Back: keyBack()} }
+
+func (k promptKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back} }
+
+func (k promptKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colForms, k.Back)
+	cols[colMoving] = []key.Binding{k.Open}
+	return cols
+}
+
 // enableKeys enables the prompt's keys.
-func (f *promptForm) enableKeys(k *KeyMap) {
+func (f *promptForm) enableKeys() {
+	k := &f.keys
+	*k = made(newPromptKeyMap)
+	disableAll(k)
 	k.Open.SetEnabled(true)
 	k.Open.SetHelp("enter", "add")
 	k.Back.SetEnabled(true)
 	k.Back.SetHelp("esc", "cancel")
 }
 
-// enableBreaksKeys enables the keys of the list of breakpoints and
-// watches, which has n items.
-func enableBreaksKeys(k *KeyMap, n int) {
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Condition, &k.Watch, &k.BreakOnError, &k.Back, &k.Help, &k.Quit} {
+// breaksKeyMap is the keys of the list of breakpoints and watches.
+type breaksKeyMap struct {
+	Up, Down key.Binding
+	Exprs    breakKeys
+	Remove   key.Binding
+	Back     key.Binding
+}
+
+func newBreaksKeyMap() breaksKeyMap {
+	return breaksKeyMap{Up: keyUp(), Down: keyDown(), Exprs: newBreakKeys(), Remove: bind("x", "remove", "x", "delete"), Back: keyBack()}
+}
+
+func (k breaksKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Back} }
+
+func (k breaksKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colRun, k.Exprs.Condition, k.Exprs.Watch, k.Exprs.BreakOnError, k.Remove)
+	cols[colMoving] = []key.Binding{k.Up, k.Down}
+	cols[colForms] = []key.Binding{k.Back}
+	return cols
+}
+
+// enableKeys enables the keys of the list of breakpoints and watches,
+// which has n items.
+func (k *breaksKeyMap) enableKeys(n int) {
+	*k = made(newBreaksKeyMap)
+	disableAll(k)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Exprs.Condition, &k.Exprs.Watch, &k.Exprs.BreakOnError, &k.Back} {
 		b.SetEnabled(true)
 	}
 	k.Remove.SetEnabled(n > 0)

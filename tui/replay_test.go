@@ -132,8 +132,8 @@ func TestModel_RerunTask(t *testing.T) {
 	// From the main view, on a planned task: after time travel the step
 	// runs on a fork, where nothing was recorded, and the pane says so.
 	m = press(t, m, "esc", "enter", "n", "tab", "tab", "tab")
-	if m.focus != paneTasks || !m.keys.Rerun.Enabled() {
-		t.Fatalf("focus %v, e enabled %v", m.focus, m.keys.Rerun.Enabled())
+	if m.focus != paneTasks || !m.mainKeys.Rerun.Enabled() {
+		t.Fatalf("focus %v, e enabled %v", m.focus, m.mainKeys.Rerun.Enabled())
 	}
 	m = press(t, m, "e")
 	if !strings.Contains(m.View(), "nothing was recorded for this task at this checkpoint") {

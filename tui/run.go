@@ -42,8 +42,15 @@ type Options struct {
 	// Input is the example input of a new thread (state keys). It also fills
 	// the "new thread" form.
 	Input map[string]any
-	// GraphName is shown in the header (default: the graph's own name).
+	// GraphName is shown in the header, the graph pane's title and the
+	// subgraph breadcrumb (default: the graph's own name).
 	GraphName string
+	// SettingsKey names the graph for the breakpoints, watches and run
+	// settings kept in Settings (default: GraphName). The command line
+	// passes the name that finds the graph again (a built-in's name, a
+	// scenario file's absolute path), so a short title shown for two files
+	// of the same base name never mixes their settings.
+	SettingsKey string
 	// Saver is the store the graph was compiled with (default: g.Saver()).
 	// The debugger needs one: history, resume and forks all read it.
 	Saver engine.Saver

@@ -403,14 +403,17 @@ func (s *engineSession) InterruptPaths(ctx context.Context, ints []engine.Pendin
 // raised it.
 func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInterrupt) []string {
 	path := []string{in.Node}
-	g, ns, node, taskID := s.g, "", in.Node, in.TaskID
-	for g.Subgraph(node) != nil && taskID != "" {
-		sub := g.Subgraph(node)
+	ns, node, taskID := "", in.Node, in.TaskID
+	for taskID != "" {
 		child := node + ":" + taskID
 		if ns != "" {
 			child = ns + "|" + child
 		}
-		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: child})
+		sub, own, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: child})
+		if err != nil {
+			break // not a subgraph's task: the interrupt was raised here
+		}
+		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: own})
 		if err != nil || t == nil {
 			break
 		}
@@ -430,7 +433,7 @@ func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInte
 			break
 		}
 		path = append(path, next)
-		g, ns, node = sub, child, next
+		ns, node = own, next
 	}
 	return path
 }

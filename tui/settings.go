@@ -40,6 +40,7 @@ type settingsForm struct {
 	// shown); current is its mode now.
 	durable bool
 	current string
+	keys    settingsKeyMap // made by enableKeys
 }
 
 var settingsLabels = []string{"interrupt before", "interrupt after", "recursion limit", "durability"}
@@ -129,19 +130,19 @@ func (m *Model) openSettings() {
 }
 
 func (m *Model) settingsKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
 	f := &m.settings
+	k := &f.keys
 	switch {
 	case key.Matches(msg, k.Back):
 		m.mode = f.prev
 		return nil
-	case msg.Type == tea.KeyTab || msg.Type == tea.KeyDown:
+	case key.Matches(msg, k.NextField):
 		f.move(1)
 		return nil
-	case msg.Type == tea.KeyShiftTab || msg.Type == tea.KeyUp:
+	case key.Matches(msg, k.PrevField):
 		f.move(-1)
 		return nil
-	case msg.Type == tea.KeyEnter || key.Matches(msg, k.Submit):
+	case msg.Type == tea.KeyEnter:
 		rs, err := f.parse(m.graph.nodes[1:])
 		if err != nil {
 			f.err = err.Error()
@@ -208,12 +209,38 @@ func (m Model) settingsView(w, h int) string {
 	return out + "\n" + st.Dim.Render(ansi.Truncate("tab/↑↓ field · enter apply · esc cancel", w, "…"))
 }
 
+// settingsKeyMap is the run settings form's keys: move between its
+// fields, apply or cancel.
+type settingsKeyMap struct {
+	NextField, PrevField, Open, Back key.Binding
+}
+
+func newSettingsKeyMap() settingsKeyMap {
+	return settingsKeyMap{
+		NextField: bind("tab/↓", "next field", "tab", "down"), PrevField: bind("⇧tab/↑", "previous field", "shift+tab", "up"),
+		Open: keyOpen(), Back: keyBack(),
+	}
+}
+
+func (k settingsKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back} }
+
+func (k settingsKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colForms, k.Back)
+	cols[colMoving] = []key.Binding{k.NextField, k.PrevField, k.Open}
+	return cols
+}
+
 // enableKeys enables the settings form's keys.
-func (f *settingsForm) enableKeys(k *KeyMap, hasSess bool) {
+func (f *settingsForm) enableKeys(hasSess bool) {
+	k := &f.keys
+	*k = made(newSettingsKeyMap)
+	disableAll(k)
 	k.Open.SetEnabled(hasSess)
 	k.Open.SetHelp("enter", "apply")
 	k.Back.SetEnabled(true)
 	k.Back.SetHelp("esc", "cancel")
+	k.NextField.SetEnabled(true)
+	k.PrevField.SetEnabled(true)
 }
 
 // durabilityCmd sets the store's durability when the settings changed it

@@ -39,30 +39,22 @@ type subgraphLevel struct {
 
 // Subgraph reads the namespace of the subgraph reached through path. A
 // subgraph task's namespace is "node:taskID" below its parent's (joined
-// by "|"); a stateful subgraph (engine.AsStatefulSubgraph) keeps one
-// namespace "node" for all its runs, which is read when the task's own is
-// empty.
+// by "|"); the engine says which graph ran there (a subgraph node's, or
+// one its function declared with engine.UsesSubgraph) and where it keeps
+// its checkpoints (a stateful subgraph keeps one namespace for all runs).
 func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subgraphLevel, error) {
-	g, ns := s.g, ""
-	var stateful string
+	ns := ""
 	for _, r := range path {
-		sub := g.Subgraph(r.node)
-		if sub == nil {
-			return nil, fmt.Errorf("node %q does not run a subgraph", r.node)
-		}
-		child, plain := r.node+":"+r.taskID, r.node
 		if ns != "" {
-			child, plain = ns+"|"+child, ns+"|"+plain
+			ns += "|"
 		}
-		g, ns, stateful = sub, child, plain
+		ns += r.node + ":" + r.taskID
+	}
+	g, ns, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns})
+	if err != nil {
+		return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
 	}
 	tuples, err := s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns}, engine.ListOptions{})
-	if err == nil && len(tuples) == 0 && stateful != ns {
-		var more []*engine.CheckpointTuple
-		if more, err = s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: stateful}, engine.ListOptions{}); len(more) > 0 {
-			tuples, ns = more, stateful
-		}
-	}
 	if err != nil {
 		return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
 	}
@@ -74,7 +66,7 @@ func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subg
 		}
 		lv.snaps = append(lv.snaps, snap)
 		for _, tk := range snap.Tasks {
-			if g.Subgraph(tk.Name) != nil {
+			if tk.Subgraph != "" {
 				lv.subgraphs[tk.Name] = true
 			}
 		}
@@ -99,6 +91,7 @@ type subgraphPane struct {
 	// mark is the checkpoint of this namespace marked with m: d diffs
 	// against it instead of the parent.
 	mark string
+	keys subgraphKeyMap // made by enableKeys
 }
 
 func (p *subgraphPane) level() *subgraphLevel {
@@ -267,8 +260,8 @@ func (m *Model) enterSubgraph(r subgraphRef) tea.Cmd {
 }
 
 func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
 	p := &m.sub
+	k := &p.keys
 	h := m.bodyHeight() - 3
 	move := func(d int) {
 		if p.detail {
@@ -283,11 +276,7 @@ func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
 		if !p.pop() {
 			m.mode = p.prev
 		}
-	case key.Matches(msg, k.Quit):
-		return m.askQuit()
-	case key.Matches(msg, k.Help):
-		m.openHelp()
-	case key.Matches(msg, k.NextPane, k.PrevPane):
+	case key.Matches(msg, k.NextPane):
 		p.detail = !p.detail
 	case key.Matches(msg, k.Up):
 		move(-1)
@@ -359,10 +348,40 @@ func (p *subgraphPane) setSize(bh int) {
 	p.nav.follow(bh-3, len(p.rows))
 }
 
+// subgraphKeyMap is the subgraph view's keys: tab between its checkpoints
+// and their details, diff and mark, answer the interrupts raised here,
+// enter (time travel, a value, a deeper subgraph), esc back out.
+type subgraphKeyMap struct {
+	NextPane, Up, Down, PageUp, PageDown key.Binding
+	Answer, Diff, Mark, Open, Back       key.Binding
+}
+
+func newSubgraphKeyMap() subgraphKeyMap {
+	return subgraphKeyMap{
+		NextPane: keyNextPane(), Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown(),
+		Answer: keyAnswer(), Diff: keyDiff(), Mark: keyMark(), Open: keyOpen(), Back: keyBack(),
+	}
+}
+
+func (k subgraphKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Answer, k.Open, k.Diff, k.Back}
+}
+
+func (k subgraphKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colRun, k.Answer)
+	cols[colCheckpoints] = []key.Binding{k.Diff, k.Mark}
+	cols[colMoving] = []key.Binding{k.NextPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open}
+	cols[colForms] = []key.Binding{k.Back}
+	return cols
+}
+
 // enableKeys enables the subgraph view's keys; waiting is how many of
 // the run's pending interrupts were raised in this namespace.
-func (p *subgraphPane) enableKeys(k *KeyMap, hasSess bool, waiting int) {
-	for _, b := range []*key.Binding{&k.NextPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back, &k.Help, &k.Quit} {
+func (p *subgraphPane) enableKeys(hasSess bool, waiting int) {
+	k := &p.keys
+	*k = made(newSubgraphKeyMap)
+	disableAll(k)
+	for _, b := range []*key.Binding{&k.NextPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Back} {
 		b.SetEnabled(true)
 	}
 	k.NextPane.SetHelp("tab", "checkpoints / details")

@@ -185,8 +185,8 @@ func TestModel_Subgraph_Stateful(t *testing.T) {
 func TestModel_Subgraph_DiffAnswerTimeTravel(t *testing.T) {
 	m, saver := nestedModel(t, 120, 40)
 	m = press(t, m, "enter") // mid's namespace, newest checkpoint selected
-	if !m.keys.Diff.Enabled() || m.keys.Answer.Enabled() {
-		t.Fatalf("in mid: diff %v, answer %v (b1's interrupt is raised deeper)", m.keys.Diff.Enabled(), m.keys.Answer.Enabled())
+	if !m.sub.keys.Diff.Enabled() || m.sub.keys.Answer.Enabled() {
+		t.Fatalf("in mid: diff %v, answer %v (b1's interrupt is raised deeper)", m.sub.keys.Diff.Enabled(), m.sub.keys.Answer.Enabled())
 	}
 	m = press(t, m, "d")
 	if m.mode != modeDiff || !strings.Contains(m.diff.title, "nested › mid · parent ") {
@@ -202,8 +202,8 @@ func TestModel_Subgraph_DiffAnswerTimeTravel(t *testing.T) {
 		t.Fatalf("mode %v diff %q", m.mode, m.diff.title)
 	}
 	m = press(t, m, "esc", "tab", "pgdown", "up", "enter") // into deep
-	if n := len(m.subgraphInterrupts()); n != 1 || !m.keys.Answer.Enabled() {
-		t.Fatalf("deep: %d interrupts raised here, answer key %v", n, m.keys.Answer.Enabled())
+	if n := len(m.subgraphInterrupts()); n != 1 || !m.sub.keys.Answer.Enabled() {
+		t.Fatalf("deep: %d interrupts raised here, answer key %v", n, m.sub.keys.Answer.Enabled())
 	}
 	m = press(t, m, "r")
 	if m.mode != modeAnswer || !strings.Contains(m.View(), "nested › mid › deep") || !strings.Contains(m.View(), "Interrupts raised here") {

@@ -30,8 +30,8 @@ func (m *Model) loadThreads() tea.Cmd {
 }
 
 func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
 	p := &m.threads
+	k := &p.keys
 	if p.creating {
 		switch {
 		case key.Matches(msg, k.Back):
@@ -69,10 +69,6 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Back):
 		m.mode = modeMain
-	case key.Matches(msg, k.Quit):
-		return m.askQuit()
-	case key.Matches(msg, k.Help):
-		m.openHelp()
 	case key.Matches(msg, k.Up):
 		p.nav.move(-1, len(p.list))
 	case key.Matches(msg, k.Down):
@@ -108,6 +104,7 @@ type threadsPane struct {
 	area     textarea.Model
 	newErr   string
 	current  string
+	keys     threadsKeyMap // made by enableKeys
 }
 
 func newThreadsPane(input map[string]any, current string) threadsPane {
@@ -189,8 +186,32 @@ func (p *threadsPane) setSize(w, bh int) {
 	p.area.SetHeight(max(1, bh-4))
 }
 
+// threadsKeyMap is the thread list's keys, and the new-thread form's
+// (Submit; esc cancels it).
+type threadsKeyMap struct {
+	Up, Down, Open, NewThread, Submit, Back key.Binding
+}
+
+func newThreadsKeyMap() threadsKeyMap {
+	return threadsKeyMap{Up: keyUp(), Down: keyDown(), Open: keyOpen(), NewThread: bind("n", "new thread", "n"), Submit: keySubmit(), Back: keyBack()}
+}
+
+func (k threadsKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Submit, k.Open, k.NewThread, k.Back}
+}
+
+func (k threadsKeyMap) FullHelp() [][]key.Binding {
+	cols := helpColumns(colCheckpoints, k.NewThread)
+	cols[colMoving] = []key.Binding{k.Up, k.Down, k.Open}
+	cols[colForms] = []key.Binding{k.Submit, k.Back}
+	return cols
+}
+
 // enableKeys enables the thread list's keys, or the new-thread form's.
-func (p *threadsPane) enableKeys(k *KeyMap, hasSess bool) {
+func (p *threadsPane) enableKeys(hasSess bool) {
+	k := &p.keys
+	*k = made(newThreadsKeyMap)
+	disableAll(k)
 	if p.creating {
 		k.Submit.SetEnabled(hasSess)
 		k.Submit.SetHelp("ctrl+s", "start thread")
@@ -202,7 +223,7 @@ func (p *threadsPane) enableKeys(k *KeyMap, hasSess bool) {
 	k.Open.SetEnabled(has && hasSess)
 	k.Open.SetHelp("enter", "open thread")
 	k.NewThread.SetEnabled(true)
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Back, &k.Help, &k.Quit} {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Back} {
 		b.SetEnabled(true)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/superstep/superstep/engine"
@@ -17,7 +18,7 @@ func (m Model) View() string {
 		return fit("superstep: window too small", m.width, m.height)
 	}
 	body := m.viewBody()
-	foot := m.help.ShortHelpView(m.keys.ShortHelp())
+	foot := m.help.ShortHelpView(m.footerKeys())
 	if m.mode == modeHelp {
 		foot = m.styles.Dim.Render("↑↓ pgup pgdn scroll · any other key closes the help")
 	}
@@ -156,4 +157,14 @@ func (m Model) viewBody() string {
 		return st.box("Threads", m.threads.View(st, w-2, bh-2), w, bh, true)
 	}
 	return m.mainView()
+}
+
+// footerKeys are the footer's keys: the screen's own, then the global
+// ones. Under the quit prompt every key but y keeps the run.
+func (m Model) footerKeys() []key.Binding {
+	keys := m.activeKeys().ShortHelp()
+	if m.mode == modeQuit {
+		keys = []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "stay"))}
+	}
+	return append(keys, m.global.ShortHelp()...)
 }

@@ -16,7 +16,8 @@
 //
 // SideLog, FanGraph and Helper are the kit of crash tests that run a graph
 // in a helper process (the test binary again), SIGKILL it mid-superstep
-// and resume the thread in the parent (unix only).
+// and resume the thread in the parent (unix only). Damage is the kit of
+// the damage tests: one random kind of damage to a database file.
 //
 // The package is meant for _test files only; it imports testing.
 package enginetest

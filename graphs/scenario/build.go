@@ -161,6 +161,10 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet,
 				return nil, fmt.Errorf("subgraph %q: %w", name, err)
 			}
 			if n.Invoke != "" {
+				// Declared, as the oracle passes LangGraph.js addNode
+				// the subgraph in its `subgraphs` option: its state is
+				// then read and updated by namespace.
+				nopts = append(nopts, engine.UsesSubgraph(name, sub))
 				b.AddNode(n.Name, invokeFunc(path, sub, sdef, c), nopts...)
 				continue
 			}

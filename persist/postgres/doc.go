@@ -37,12 +37,14 @@
 //
 // # Writes, durability and many writers
 //
-// A checkpoint and the task writes saved before it go to the server in one
-// pipelined batch, run as one transaction: a superstep costs one round
-// trip and one commit. Different threads commit on different connections
+// A thread's queued writes go to the server in one pipelined batch, run
+// as one transaction. Different threads commit on different connections
 // at once and share the server's WAL flushes. DurabilitySync returns after
-// the commit; DurabilityAsync commits in the background; DurabilityExit at
-// Flush, Close or a read.
+// the commit, for a task's writes (PutWrites) as for a checkpoint, so a
+// task's result is stored before the engine reports it; writes of the
+// thread queued while a commit runs share the next one, and a superstep of
+// one task costs two commits. DurabilityAsync commits in the background;
+// DurabilityExit at Flush, Close or a read.
 //
 // Every commit first claims the thread's row (the claim function): it
 // locks the row for the transaction and advances the thread's sequence.

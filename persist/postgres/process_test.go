@@ -140,9 +140,8 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	side := &enginetest.SideLog{Path: filepath.Join(dir, "side.txt")}
 	h := startHelper(t, "fan", u, side.Path, "")
 	h.WaitFor(t, side, time.Minute, "saved fast1", "saved fast2", "enter slow")
-	// A task's writes are committed with the superstep's checkpoint or a
-	// few milliseconds after the task (Store.PutWrites): let that pass.
-	time.Sleep(200 * time.Millisecond)
+	// A task's writes are committed before it is reported saved
+	// (Store.PutWrites under sync): no wait.
 	h.Kill(t)
 
 	s := open(t, u, postgres.Options{})

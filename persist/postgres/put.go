@@ -86,7 +86,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	s.mu.Unlock()
 	o := &op{ns: cfg.CheckpointNS, put: p}
 	s.enqueue(cfg.ThreadID, o)
-	if err := s.afterEnqueue(ctx, cfg.ThreadID, o, true); err != nil {
+	if err := s.afterEnqueue(ctx, cfg.ThreadID, o); err != nil {
 		return engine.Config{}, err
 	}
 	return engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
@@ -183,10 +183,10 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 }
 
 // PutWrites implements engine.Saver. Values are encoded before it returns.
-// Under sync durability it does not wait: the writes are committed with
-// the next Put of the thread (the superstep's checkpoint, which returns
-// only once both are stored) or within a few milliseconds when no Put
-// follows. Errors: persist.ErrInvalidID, persist.ErrInvalidCheckpoint,
+// Under sync durability it returns once the writes are committed, in one
+// commit with whatever else of the thread queued meanwhile (the task's
+// siblings finishing at once), so a task's result is stored before the
+// engine reports it, as with the bbolt store. Errors: persist.ErrInvalidID, persist.ErrInvalidCheckpoint,
 // persist.ErrClosed, persist.ErrAsyncWrite (an earlier buffered write of
 // the thread failed, such as an ErrThreadConflict).
 func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) error {
@@ -223,12 +223,14 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 		o.chans = append(o.chans, bs(w.Channel))
 		o.values = append(o.values, enc)
 	}
+	var queued []*op
 	for _, o := range []*op{special, regular} {
 		if len(o.slots) > 0 {
 			s.enqueue(cfg.ThreadID, o)
+			queued = append(queued, o)
 		}
 	}
-	return s.afterEnqueue(ctx, cfg.ThreadID, nil, false)
+	return s.afterEnqueue(ctx, cfg.ThreadID, queued...)
 }
 
 // DeleteThread implements engine.Saver: it removes every checkpoint, value

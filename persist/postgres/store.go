@@ -75,7 +75,6 @@ type Store struct {
 	heads    map[nsKey]*head  // the latest checkpoint this store put or loaded per namespace
 	queues   map[string]*threadQueue
 	failed   map[string]error // thread -> a buffered write that failed
-	timer    *time.Timer      // sync: commits PutWrites no Put followed
 	wake     chan struct{}
 	done     chan struct{}
 }
@@ -250,11 +249,6 @@ func (s *Store) Close() error {
 	}
 	err := s.flushAll(context.Background())
 	s.closed.Store(true)
-	s.mu.Lock()
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.mu.Unlock()
 	if s.done != nil {
 		close(s.done)
 	}

@@ -13,11 +13,6 @@ import (
 	"github.com/superstep/superstep/persist"
 )
 
-// writesDelay is how long, under sync durability, a task's writes wait for
-// the superstep's checkpoint to share its commit before they are committed
-// alone (as the bbolt store does).
-const writesDelay = 5 * time.Millisecond
-
 // threadQueue holds a thread's writes until they are committed. Commits of
 // one thread are serialized by flushMu, so they reach the server in the
 // order they were made; commits of different threads run at once, on
@@ -234,26 +229,19 @@ func (s *Store) writeError(thread string, err error) error {
 	return &ConflictError{Thread: thread, Holder: pe.Detail, At: at}
 }
 
-// afterEnqueue commits per the durability mode: sync waits for o's commit
-// when now is set and otherwise arms the short timer; async wakes the
+// afterEnqueue commits per the durability mode: sync commits the thread's
+// queue, sharing the commit with whatever else of the thread queued
+// meanwhile, and returns the result of ops' commit; async wakes the
 // background committer; exit leaves it for Flush, Close or a read.
-func (s *Store) afterEnqueue(ctx context.Context, thread string, o *op, now bool) error {
+func (s *Store) afterEnqueue(ctx context.Context, thread string, ops ...*op) error {
 	switch s.mode {
 	case persist.DurabilitySync:
-		if now {
-			s.commit(ctx, thread)
-			return o.err
+		s.commit(ctx, thread)
+		for _, o := range ops {
+			if o.err != nil {
+				return o.err
+			}
 		}
-		s.mu.Lock()
-		if s.timer == nil {
-			s.timer = time.AfterFunc(writesDelay, func() {
-				s.mu.Lock()
-				s.timer = nil
-				s.mu.Unlock()
-				s.flushAll(context.Background())
-			})
-		}
-		s.mu.Unlock()
 	case persist.DurabilityAsync:
 		select {
 		case s.wake <- struct{}{}:

@@ -1,0 +1,348 @@
+package persist
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Sealed records.
+//
+// bbolt checksums its meta pages only: a damaged byte in a leaf page
+// changes a value, a key or where one ends, and bbolt reads it back as if
+// it had been written so. From layout 2 on, every value superstep stores
+// ends with a seal: a CRC-32C (Castagnoli) of what the record is and where
+// it lives — its kind, its thread, its namespace, its key and the value
+// before the seal, each length-prefixed — stored as 4 big-endian bytes.
+// Every read opens the record: a seal that does not match is ErrCorrupt
+// naming the thread, namespace and record, never a misread value. Because
+// the seal covers the key and the bucket's place, a damaged key, a
+// damaged thread or namespace name and a key/value boundary moved by a
+// damaged size field are caught as surely as a damaged value. A CRC-32
+// detects every error burst of up to 32 bits, so any one damaged byte.
+//
+// Layout 1 files (made before seals) keep layout 1: their records are read
+// and written without a seal, so older builds still open them, and Check
+// says their content cannot be verified (Store.Sealed). Export and Import
+// into a new file give a thread seals.
+//
+// records is the one place that reads and writes a record bucket; nothing
+// else touches the *bolt.Bucket of a sealed kind.
+
+// castagnoli is the CRC-32C table (hardware-accelerated on amd64, arm64).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// sealSize is the length of a seal.
+const sealSize = 4
+
+// sealedLayout is the first layout whose records are sealed.
+const sealedLayout uint32 = 2
+
+// Record kinds, part of every seal so a record cannot pass for one of
+// another bucket.
+const (
+	kindCheckpoint byte = 'c'
+	kindBlob       byte = 'b'
+	kindWrite      byte = 'w'
+	kindChild      byte = 'k'
+	kindThread     byte = 't' // a thread's own keys: fingerprint, updated
+	kindSetting    byte = 's'
+	kindMeta       byte = 'm' // the meta bucket's layout seal
+)
+
+// records is a bucket of sealed records of one kind, thread and
+// namespace. Its methods are bbolt's, with values opened (checked and
+// stripped of their seal) on the way out and sealed on the way in.
+type records struct {
+	bk     *bolt.Bucket
+	kind   byte
+	thread string
+	ns     string
+	sealed bool   // layout 2 or later
+	seed   uint32 // the CRC of (kind, thread, ns)
+}
+
+// newRecords wraps bk; sealed says whether the file seals its records
+// (sealedTx).
+func newRecords(bk *bolt.Bucket, kind byte, thread, ns string, sealed bool) *records {
+	r := &records{bk: bk, kind: kind, thread: thread, ns: ns, sealed: sealed}
+	if sealed {
+		var h []byte
+		h = append(h, kind)
+		h = appendLenBytes(h, []byte(thread))
+		h = appendLenBytes(h, []byte(ns))
+		r.seed = crc32.Update(0, castagnoli, h)
+	}
+	return r
+}
+
+func appendLenBytes(dst, b []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(dst, uint32(len(b))), b...)
+}
+
+// sealedTx reports whether tx's file seals its records: its layout is 2 or
+// later. checkLayout has already refused a file whose layout it cannot
+// read.
+func sealedTx(tx *bolt.Tx) bool {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		return true // being created: checkLayout writes the current layout
+	}
+	v := meta.Get(keyLayout)
+	return len(v) == 4 && binary.BigEndian.Uint32(v) >= sealedLayout
+}
+
+// seal returns the CRC of key and value in r's place.
+func (r *records) seal(k, v []byte) uint32 {
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(k)))
+	c := crc32.Update(r.seed, castagnoli, n[:])
+	c = crc32.Update(c, castagnoli, k)
+	return crc32.Update(c, castagnoli, v)
+}
+
+// open checks a stored value's seal and returns the value without it
+// (aliasing stored bytes, as bbolt's do).
+func (r *records) open(k, stored []byte) ([]byte, error) {
+	if stored == nil {
+		return nil, r.damaged(k, "is a bucket, not a record")
+	}
+	if !r.sealed {
+		return stored, nil
+	}
+	if len(stored) < sealSize {
+		return nil, r.damaged(k, "is shorter than its checksum")
+	}
+	n := len(stored) - sealSize
+	if binary.BigEndian.Uint32(stored[n:]) != r.seal(k, stored[:n]) {
+		return nil, r.damaged(k, "fails its checksum")
+	}
+	return stored[:n:n], nil
+}
+
+// damaged names a record that cannot be opened.
+func (r *records) damaged(k []byte, why string) error {
+	e := &DamagedRecordError{Record: describeKey(r.kind, k), Reason: why}
+	if r.kind != kindSetting {
+		e.Thread, e.Namespace = r.thread, r.ns
+	}
+	return e
+}
+
+// describeKey names the record stored under k, for an error.
+func describeKey(kind byte, k []byte) string {
+	switch kind {
+	case kindCheckpoint:
+		if id, err := parseCheckpointKey(k); err == nil {
+			return fmt.Sprintf("the record of checkpoint %q", id)
+		}
+	case kindBlob:
+		if ch, ver, seq, err := parseBlobKey(k); err == nil {
+			return fmt.Sprintf("the value of %q at version %d/%d", ch, ver, seq)
+		}
+	case kindWrite:
+		if cp, task, slot, err := parseWriteKey(k); err == nil {
+			return fmt.Sprintf("write %d of task %q to checkpoint %q", slot, task, cp)
+		}
+	case kindChild:
+		if p, c, err := parseChildKey(k); err == nil {
+			return fmt.Sprintf("the child index entry %q → %q", p, c)
+		}
+	case kindThread:
+		return fmt.Sprintf("the thread's %q", k)
+	case kindSetting:
+		return fmt.Sprintf("setting %q", k)
+	}
+	return fmt.Sprintf("the record under key %x", k)
+}
+
+// Get returns the value under k without its seal, nil if there is none.
+func (r *records) Get(k []byte) ([]byte, error) {
+	v := r.bk.Get(k) // nil for a nested bucket too: Check reports those
+	if v == nil {
+		return nil, nil
+	}
+	return r.open(k, v)
+}
+
+// Has reports whether k has a value, without reading it.
+func (r *records) Has(k []byte) bool { return r.bk.Get(k) != nil }
+
+// Put seals v and stores it under k.
+func (r *records) Put(k, v []byte) error {
+	if !r.sealed {
+		return r.bk.Put(k, v)
+	}
+	out := make([]byte, len(v), len(v)+sealSize)
+	copy(out, v)
+	out = binary.BigEndian.AppendUint32(out, r.seal(k, v))
+	if err := account(r.bk.Tx(), r.bk.Get(k), out); err != nil {
+		return err
+	}
+	return r.bk.Put(k, out)
+}
+
+// Delete removes k.
+func (r *records) Delete(k []byte) error {
+	if r.sealed {
+		if old := r.bk.Get(k); old != nil {
+			if err := account(r.bk.Tx(), old, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return r.bk.Delete(k)
+}
+
+// NextSequence is bbolt's.
+func (r *records) NextSequence() (uint64, error) { return r.bk.NextSequence() }
+
+// Len counts the records.
+func (r *records) Len() int { return r.bk.Stats().KeyN }
+
+// ForEach calls fn with every record in key order, opened; a record that
+// does not open stops it with its error.
+func (r *records) ForEach(fn func(k, v []byte) error) error {
+	return r.bk.ForEach(func(k, stored []byte) error {
+		v, err := r.open(k, stored)
+		if err != nil {
+			return err
+		}
+		return fn(k, v)
+	})
+}
+
+// Cursor returns a cursor over the records.
+func (r *records) Cursor() *recordCursor { return &recordCursor{c: r.bk.Cursor(), r: r} }
+
+// recordCursor is a bbolt cursor that opens every record it moves to. A
+// record that does not open ends the walk as the end of the bucket
+// would, and Err says why: check Err after every walk.
+type recordCursor struct {
+	c   *bolt.Cursor
+	r   *records
+	err error
+}
+
+func (c *recordCursor) First() ([]byte, []byte)        { return c.at(c.c.First()) }
+func (c *recordCursor) Last() ([]byte, []byte)         { return c.at(c.c.Last()) }
+func (c *recordCursor) Next() ([]byte, []byte)         { return c.at(c.c.Next()) }
+func (c *recordCursor) Prev() ([]byte, []byte)         { return c.at(c.c.Prev()) }
+func (c *recordCursor) Seek(k []byte) ([]byte, []byte) { return c.at(c.c.Seek(k)) }
+
+// Err returns why the last move stopped short, or nil.
+func (c *recordCursor) Err() error { return c.err }
+
+func (c *recordCursor) at(k, stored []byte) ([]byte, []byte) {
+	if k == nil || c.err != nil {
+		return nil, nil
+	}
+	v, err := c.r.open(k, stored)
+	if err != nil {
+		c.err = err
+		return nil, nil
+	}
+	return k, v
+}
+
+// The file's digest.
+//
+// A seal proves a record is as written, not that it is the newest: bbolt
+// writes every changed page to a new place and keeps the old copy until
+// the space is reused, so a damaged page id that now points at the old
+// copy of a page shows an older, intact set of sealed records — a commit
+// undone in one part of the file. The meta bucket therefore keeps the
+// digest of every sealed record in the file: their count and the XOR of
+// their seals, updated by every Put and Delete in the same transaction.
+// Check recomputes it from what the file holds now; a record lost, added
+// back or rolled back changes it. (The meta bucket lives in the root page,
+// which the meta page points at and bbolt rewrites on every commit.)
+
+// keyDigest is the meta bucket's key of the digest (layout 2 on).
+var keyDigest = []byte("digest")
+
+// digest is the count and XOR of the seals of a set of records.
+type digest struct {
+	n uint64
+	x uint32
+}
+
+// add counts a stored (sealed) value in, or out: XOR is its own inverse.
+func (d *digest) add(stored []byte, in bool) {
+	if in {
+		d.n++
+	} else {
+		d.n--
+	}
+	if len(stored) >= sealSize {
+		d.x ^= binary.BigEndian.Uint32(stored[len(stored)-sealSize:])
+	}
+}
+
+func (d digest) encode() []byte {
+	return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, d.n), d.x)
+}
+
+func decodeDigest(v []byte) (digest, error) {
+	if len(v) != 12 {
+		return digest{}, corruptf("meta bucket: the file's digest is missing or damaged")
+	}
+	return digest{n: binary.BigEndian.Uint64(v), x: binary.BigEndian.Uint32(v[8:])}, nil
+}
+
+// account updates tx's digest for a stored value replaced (old, nil if
+// none) by new (nil: deleted).
+func account(tx *bolt.Tx, old, new []byte) error {
+	meta := tx.Bucket(bucketMeta)
+	d, err := decodeDigest(meta.Get(keyDigest))
+	if err != nil {
+		return err
+	}
+	if old != nil {
+		d.add(old, false)
+	}
+	if new != nil {
+		d.add(new, true)
+	}
+	return meta.Put(keyDigest, d.encode())
+}
+
+// dropThread deletes a thread's bucket, taking its records out of the
+// digest. A missing thread is not an error.
+func dropThread(tx *bolt.Tx, thread string) error {
+	threads := tx.Bucket(bucketThreads)
+	tb := threads.Bucket([]byte(thread))
+	if tb == nil {
+		return nil
+	}
+	if sealedTx(tx) {
+		var gone digest
+		eachStored(tb, func(stored []byte) { gone.add(stored, true) })
+		meta := tx.Bucket(bucketMeta)
+		d, err := decodeDigest(meta.Get(keyDigest))
+		if err != nil {
+			return err
+		}
+		d.n -= gone.n
+		d.x ^= gone.x
+		if err := meta.Put(keyDigest, d.encode()); err != nil {
+			return err
+		}
+	}
+	return threads.DeleteBucket([]byte(thread))
+}
+
+// eachStored calls fn with every stored value in bucket b and the buckets
+// nested in it.
+func eachStored(b *bolt.Bucket, fn func(stored []byte)) {
+	b.ForEach(func(k, v []byte) error {
+		if v != nil {
+			fn(v)
+		} else if sub := b.Bucket(k); sub != nil {
+			eachStored(sub, fn)
+		}
+		return nil
+	})
+}
