@@ -28,7 +28,8 @@ test-postgres:
 
 ## bench-postgres: the PostgreSQL store's benchmarks on a throwaway
 ## cluster: a superstep's sync cost beside one committed INSERT, 1/8/32
-## threads at once.
+## threads at once, each with client and server CPU per op and commits per
+## WAL flush; the same again with a 1 ms slower WAL flush (SlowFsync).
 bench-postgres:
 	@set -e; eval "$$(.ci/pg.sh start)"; trap '.ci/pg.sh stop' EXIT; \
 	  $(GO) test -count=1 -run '^$$' -bench . -benchtime 3s ./persist/postgres/; \

@@ -59,6 +59,7 @@ for n in $SIZES; do
 		measure "$name diff first middle $n" "$bin" diff big "$first" "$mid" --db "$db"
 		measure "$name export $n" sh -c "'$bin' export big --db '$db' | wc -c"
 	done < <(builds)
+	measure "new history, planned $n" "$WORK/scale" history -graph -db "$db"
 	measure "new tree $n" "$WORK/scale" tree -db "$db"
 	if [ -n "${OLD:-}" ]; then measure "old tree (History) $n" "$WORK/scale" tree -full -db "$db"; fi
 done

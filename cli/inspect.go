@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -110,6 +111,11 @@ func graphFor(ctx context.Context, st Store, thread, flag string) (*engine.Graph
 // openInterrupts lists the interrupts saved on a checkpoint that still
 // wait for an answer, as the engine reads them.
 func openInterrupts(t *engine.CheckpointTuple) []engine.PendingInterrupt {
+	// Most checkpoints of a long thread raised none: no need to sort
+	// their writes by task to find that out.
+	if !slices.ContainsFunc(t.PendingWrites, func(w engine.PendingWrite) bool { return w.Channel == engine.InterruptChannel }) {
+		return nil
+	}
 	return engine.ReadSavedWrites(t.PendingWrites).WaitingInterrupts()
 }
 
@@ -120,11 +126,11 @@ func taskNames(g *engine.Graph, t *engine.CheckpointTuple) (names map[string]str
 	if g == nil {
 		return names, nil
 	}
-	snap, err := g.SnapshotOf(t, false)
+	tasks, err := g.PlannedTasks(t)
 	if err != nil {
 		return names, nil
 	}
-	for _, tk := range snap.Tasks {
+	for _, tk := range tasks {
 		names[tk.ID] = tk.Name
 		next = append(next, tk.Name)
 	}
@@ -258,47 +264,57 @@ tasks planned next, and the interrupts waiting for an answer.`,
 					return err
 				}
 				// One page of checkpoints is held at a time; each becomes a
-				// row, whose line gets its short id and the recorded run's
-				// mark once every checkpoint is known.
+				// row, whose line is drawn with its short id and the
+				// recorded run's mark once every checkpoint is known.
+				// Without a graph nothing is planned, so no internal
+				// channel's value is read.
+				var plan func(string) bool
+				if gr != nil {
+					plan = internalChannel
+				}
 				var rows []historyRow
-				err = eachOutlinePage(ctx, st, args[0], func(page []*engine.CheckpointTuple) error {
+				err = eachOutlinePage(ctx, st, args[0], plan, func(page []*engine.CheckpointTuple) error {
 					for _, t := range page {
-						rows = append(rows, newHistoryRow(gr, t))
+						r := newHistoryRow(gr, t)
+						// The row above is usually this one's child: its
+						// parent id can be this id, one string for two.
+						if n := len(rows); n > 0 && rows[n-1].Parent == r.ID {
+							rows[n-1].Parent = r.ID
+						}
+						rows = append(rows, r)
 					}
 					return nil
 				})
 				if err != nil {
 					return err
 				}
-				ids := make([]string, len(rows))
-				for i, r := range rows {
-					ids[i] = r.ID
-				}
-				short := shortIDsOf(ids)
 				// The end of the thread's original run: what replay compares with.
-				if head := recordedRunHead(rows, args[0]); head >= 0 {
+				if head := recordedRunHead(rows); head >= 0 {
 					rows[head].RecordedRun = true
 				}
 				if g.json {
 					return writeJSON(a.Stdout, rows)
 				}
-				parents := make(map[string]string, len(rows))
-				lines := make(map[string]string, len(rows))
-				for _, r := range rows {
-					parents[r.ID] = r.Parent
-					line := termtext.Name(short[r.ID]) + r.line
+				ids := make([]string, len(rows))
+				for i, r := range rows {
+					ids[i] = r.ID
+				}
+				short := shortIDsOf(ids)
+				ids = nil
+				// One write a line would be a system call each.
+				out := bufio.NewWriterSize(a.Stdout, 64<<10)
+				drawTree(len(rows), func(i int) (id, parent string) { return rows[i].ID, rows[i].Parent }, func(graph string, i int) {
+					r := &rows[i]
+					line := graph + termtext.Name(short[r.ID]) + r.line()
 					if r.RecordedRun {
 						line += "  (end of the recorded run)"
 					}
-					lines[r.ID] = line
-				}
-				for _, l := range drawTree(ids, parents, lines) {
-					fmt.Fprintln(a.Stdout, l)
-				}
+					fmt.Fprintln(out, line)
+				}, func(connector string) { fmt.Fprintln(out, connector) })
 				if gr == nil {
-					fmt.Fprintln(a.Stdout, "(pass --graph to see the tasks planned at each checkpoint)")
+					fmt.Fprintln(out, "(pass --graph to see the tasks planned at each checkpoint)")
 				}
-				return nil
+				return out.Flush()
 			})
 		},
 	}
@@ -306,7 +322,9 @@ tasks planned next, and the interrupts waiting for an answer.`,
 	return cmd
 }
 
-// historyRow is one checkpoint as history prints it.
+// historyRow is one checkpoint as history prints it. A thread of 100k
+// checkpoints holds 100k of them, so a row keeps the facts its line is
+// made of, not the line.
 type historyRow struct {
 	ID         string   `json:"id"`
 	Parent     string   `json:"parent,omitempty"`
@@ -318,14 +336,16 @@ type historyRow struct {
 	// RecordedRun marks the last checkpoint of the original run, the
 	// branch replay compares with by default.
 	RecordedRun bool `json:"recorded_run,omitempty"`
-	// line is the tree line after the short id (escaped).
-	line string
+	// planned: a graph planned Next (without one, the line says nothing
+	// of what comes next); shortInts are the interrupts as the line shows
+	// them (escaped, values clipped).
+	planned   bool
+	shortInts []string
 }
 
 func newHistoryRow(gr *engine.Graph, t *engine.CheckpointTuple) historyRow {
 	names, next := taskNames(gr, t)
-	r := historyRow{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next}
-	var shortInts []string // one tree line each: values clipped
+	r := historyRow{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next, planned: gr != nil}
 	for _, w := range t.PendingWrites {
 		if !engine.IsControlWrite(w.Channel) {
 			r.Writes++
@@ -337,47 +357,85 @@ func newHistoryRow(gr *engine.Graph, t *engine.CheckpointTuple) historyRow {
 			who = "task " + in.TaskID[:8]
 		}
 		r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
-		shortInts = append(shortInts, termtext.Name(who)+": "+clip(string(engine.MustEncode(in.Value)), 60))
+		r.shortInts = append(r.shortInts, termtext.Name(who)+": "+clip(string(engine.MustEncode(in.Value)), 60))
 	}
+	return r
+}
+
+// line is the row's tree line after the short id (escaped).
+func (r *historyRow) line() string {
 	line := fmt.Sprintf(" step %d %s", r.Step, termtext.Name(r.Source))
-	if gr != nil {
-		if len(next) == 0 {
+	if r.planned {
+		if len(r.Next) == 0 {
 			line += "  next: (end)"
 		} else {
-			line += "  next: " + strings.Join(termtext.Names(next), ",")
+			line += "  next: " + strings.Join(termtext.Names(r.Next), ",")
 		}
 	}
 	if r.Writes > 0 {
 		line += fmt.Sprintf("  writes: %d", r.Writes)
 	}
-	if len(shortInts) > 0 {
-		line += "  interrupted: " + strings.Join(shortInts, "; ")
+	if len(r.shortInts) > 0 {
+		line += "  interrupted: " + strings.Join(r.shortInts, "; ")
 	}
-	r.line = line
-	return r
+	return line
 }
 
 // recordedRunHead is the index of the last checkpoint of the thread's
-// original run among rows (chooseBranch's default branch), or -1.
-func recordedRunHead(rows []historyRow, thread string) int {
-	list := make([]*engine.CheckpointTuple, len(rows))
+// original run among rows (newest first), or -1: chooseBranch's default
+// branch, found with an index per checkpoint instead of a tuple each.
+// From the oldest root, it follows each checkpoint's oldest child a run
+// made (madeByRun).
+func recordedRunHead(rows []historyRow) int {
+	byID := make(map[string]int32, len(rows))
 	for i, r := range rows {
-		list[i] = &engine.CheckpointTuple{Checkpoint: &engine.Checkpoint{ID: r.ID}, ParentID: r.Parent, Metadata: engine.Metadata{Source: r.Source}}
+		byID[r.ID] = int32(i)
 	}
-	chain, err := chooseBranch(list, &branchChoice{thread: thread})
-	if err != nil {
+	root := int32(-1)
+	next := make([]int32, len(rows)) // each checkpoint's run child, -1: none
+	for i := range next {
+		next[i] = -1
+	}
+	for i, r := range rows {
+		if r.Parent == "" {
+			if root < 0 || r.ID < rows[root].ID {
+				root = int32(i)
+			}
+			continue
+		}
+		p, ok := byID[r.Parent]
+		if !ok {
+			return -1 // chooseBranch refuses a thread with a missing parent
+		}
+		if madeByRun(r.Source) && (next[p] < 0 || r.ID < rows[next[p]].ID) {
+			next[p] = int32(i)
+		}
+	}
+	if root < 0 {
 		return -1
 	}
-	return slices.Index(list, chain[len(chain)-1])
+	for next[root] >= 0 {
+		root = next[root]
+	}
+	return int(root)
 }
 
-// drawTree lays out checkpoints newest first in lanes, the way git log
-// --graph does: each lane waits for one parent; when several lanes wait for
-// the same checkpoint (it has several children) they close into one first.
-func drawTree(ids []string, parents, text map[string]string) []string {
+// madeByRun reports a checkpoint a run wrote, as opposed to a fork or an
+// update made later by time travel: the original run is made of these.
+func madeByRun(source string) bool {
+	return source == engine.SourceLoop || source == engine.SourceInput
+}
+
+// drawTree lays out n checkpoints, newest first, in lanes the way git log
+// --graph does: each lane waits for one parent; when several lanes wait
+// for the same checkpoint (it has several children) they close into one
+// first. node gives checkpoint i's id and parent; row is called with each
+// checkpoint's graph prefix, connector with each line that closes lanes,
+// in order, so nothing is held but the lanes.
+func drawTree(n int, node func(i int) (id, parent string), row func(graph string, i int), connector func(line string)) {
 	var lanes []string // the id each lane waits for
-	var out []string
-	for _, id := range ids {
+	for i := range n {
+		id, parent := node(i)
 		col := slices.Index(lanes, id)
 		if col < 0 {
 			lanes = append(lanes, id)
@@ -398,7 +456,7 @@ func drawTree(ids []string, parents, text map[string]string) []string {
 					b.WriteString(" /")
 				}
 			}
-			out = append(out, b.String())
+			connector(b.String())
 			lanes = slices.Delete(lanes, j, j+1)
 		}
 		var b strings.Builder
@@ -409,14 +467,13 @@ func drawTree(ids []string, parents, text map[string]string) []string {
 				b.WriteString("| ")
 			}
 		}
-		out = append(out, b.String()+text[id])
-		if p := parents[id]; p != "" {
-			lanes[col] = p
+		row(b.String(), i)
+		if parent != "" {
+			lanes[col] = parent
 		} else {
 			lanes = slices.Delete(lanes, col, col+1)
 		}
 	}
-	return out
 }
 
 func (a *App) showCommand(g *globals) *cobra.Command {
@@ -872,11 +929,13 @@ const outlinePage = 1000
 
 // eachOutlinePage calls fn with thread's root checkpoints, newest first, a
 // page at a time, without the state's values: every checkpoint keeps its
-// metadata, versions, pending writes and the internal channels (triggers,
-// joins, branches), which is all planning the next tasks reads. A command
+// metadata, versions and pending writes (engine.Outliner says which keep
+// their values), and the values of the channels keep accepts
+// (internalChannel: triggers, joins, branches, all that planning the next
+// tasks reads; nil: none). A command
 // that prints every checkpoint then holds one page of them. A store that
 // cannot outline is read in full, as one page.
-func eachOutlinePage(ctx context.Context, st Store, thread string, fn func(page []*engine.CheckpointTuple) error) error {
+func eachOutlinePage(ctx context.Context, st Store, thread string, keep func(channel string) bool, fn func(page []*engine.CheckpointTuple) error) error {
 	o, ok := st.(outliner)
 	if !ok {
 		list, err := threadCheckpoints(ctx, st, thread)
@@ -887,7 +946,7 @@ func eachOutlinePage(ctx context.Context, st Store, thread string, fn func(page 
 	}
 	opt := engine.ListOptions{Limit: outlinePage}
 	for n := 0; ; {
-		page, err := o.Outline(ctx, engine.Config{ThreadID: thread}, opt, internalChannel)
+		page, err := o.Outline(ctx, engine.Config{ThreadID: thread}, opt, keep)
 		if err != nil {
 			return storeError(err, "reading thread %q", thread)
 		}

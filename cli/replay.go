@@ -338,7 +338,7 @@ func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.C
 			var next *engine.CheckpointTuple
 			for _, c := range children[t.Checkpoint.ID] {
 				src := c.Metadata.Source
-				if (src == engine.SourceLoop || src == engine.SourceInput) && (next == nil || c.Checkpoint.ID < next.Checkpoint.ID) {
+				if madeByRun(src) && (next == nil || c.Checkpoint.ID < next.Checkpoint.ID) {
 					next = c
 				}
 			}

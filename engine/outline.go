@@ -5,9 +5,11 @@ import "context"
 // Outliner is a Saver that lists checkpoints without their state values
 // (persist.Store does): each tuple has its metadata, parent, pending
 // writes and every channel's version, and the values of only the channels
-// keep accepts (nil: none). Reading a thread's outline costs time linear in
-// its checkpoints and writes, not in the size of its values times their
-// number.
+// keep accepts (nil: none). A pending write keeps its value when it is a
+// control write (IsControlWrite), the NullTaskID's, or to a channel keep
+// accepts; another write's Value may be nil. Reading a thread's outline
+// costs time linear in its checkpoints and writes, not in the size of its
+// values times their number.
 type Outliner interface {
 	// Outline lists the checkpoints List would, values cut to keep's.
 	Outline(ctx context.Context, cfg Config, opt ListOptions, keep func(channel string) bool) ([]*CheckpointTuple, error)
@@ -82,6 +84,57 @@ func (g *Graph) snapshots(tuples []*CheckpointTuple) ([]*StateSnapshot, error) {
 			return nil, err
 		}
 		out = append(out, s)
+	}
+	return out, nil
+}
+
+// CheckpointHead is a checkpoint as a thread's tree lists it before any of
+// its state is read: its id, parent, step and source.
+type CheckpointHead struct {
+	// ID is the checkpoint's id.
+	ID string
+	// ParentID is its parent's id ("" for a root).
+	ParentID string
+	// Step is the metadata's step (-1 for an input checkpoint).
+	Step int
+	// Source is the metadata's source (SourceInput, SourceLoop, …).
+	Source string
+}
+
+// HeadLister is a Saver that lists a namespace's checkpoint heads from the
+// stored records alone (persist.Store does): no versions are rebuilt, no
+// value or pending write is read, so listing 100k checkpoints costs a
+// record decode each.
+type HeadLister interface {
+	// Heads lists the heads of cfg's thread and namespace, newest first
+	// (by id, as List orders them).
+	Heads(ctx context.Context, cfg Config) ([]CheckpointHead, error)
+}
+
+// HistoryHeads lists the heads of the checkpoints History would list for
+// cfg (every one of its namespace), newest first. The debugger's tree
+// draws a thread from them and plans only the rows it shows
+// (HistoryOutline over a window). With a saver that is not a HeadLister
+// it reads the thread with List.
+func (g *Graph) HistoryHeads(ctx context.Context, cfg Config) ([]CheckpointHead, error) {
+	if g.saver == nil {
+		return nil, ErrNoCheckpointer
+	}
+	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
+	if err != nil {
+		return nil, err
+	}
+	ncfg := Config{ThreadID: cfg.ThreadID, CheckpointNS: owner.ownNamespace(cfg.CheckpointNS)}
+	if hl, ok := g.saver.(HeadLister); ok {
+		return hl.Heads(ctx, ncfg)
+	}
+	tuples, err := g.saver.List(ctx, ncfg, ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CheckpointHead, len(tuples))
+	for i, t := range tuples {
+		out[i] = CheckpointHead{ID: t.Config.CheckpointID, ParentID: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source}
 	}
 	return out, nil
 }

@@ -70,6 +70,23 @@ func TestHistoryOutline_PagesAndPlans(t *testing.T) {
 			t.Fatalf("checkpoint %d: the outline keeps values or the checkpoint", i)
 		}
 	}
+	// PlannedTasks plans what the snapshots list, without building them.
+	tuples, err := saver.List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
+	if err != nil || len(tuples) != len(full) {
+		t.Fatalf("%d tuples, %v", len(tuples), err)
+	}
+	for i, tu := range tuples {
+		planned, err := g.PlannedTasks(tu)
+		if err != nil || len(planned) != len(full[i].Tasks) {
+			t.Fatalf("checkpoint %d: %d tasks planned (%v), snapshot has %d", i, len(planned), err, len(full[i].Tasks))
+		}
+		for j, pt := range planned {
+			st := full[i].Tasks[j]
+			if pt.ID != st.ID || pt.Name != st.Name || pt.Push != st.Push || pt.Subgraph != st.Subgraph {
+				t.Fatalf("checkpoint %d task %d: planned %+v, snapshot %+v", i, j, pt, st)
+			}
+		}
+	}
 	// A limit is honoured across pages.
 	if some, err := g.HistoryOutline(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{Limit: 1500}); err != nil || len(some) != 1500 || some[1499].Config != full[1499].Config {
 		t.Errorf("HistoryOutline with Limit 1500: %d snapshots, %v", len(some), err)

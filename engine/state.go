@@ -318,13 +318,45 @@ func (g *Graph) SnapshotOf(t *CheckpointTuple, applyPending bool) (*StateSnapsho
 	return g.snapshot(t, applyPending)
 }
 
-func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot, error) {
+// PlannedTasks lists the tasks planned from a stored checkpoint tuple,
+// sorted by name as its snapshot's Tasks are, with only their id, name,
+// Push flag and subgraph namespace: what a listing of many checkpoints
+// shows (the command line's history), without the snapshot's values,
+// results and saved-write states. The tuple may be an outline
+// (Outliner): planning reads versions and internal channels only.
+func (g *Graph) PlannedTasks(t *CheckpointTuple) ([]SnapshotTask, error) {
+	_, tasks, err := g.plan(t)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SnapshotTask, len(tasks))
+	for i, tk := range tasks {
+		out[i] = SnapshotTask{ID: tk.id, Name: tk.name, Push: tk.kind == pushTask}
+		if tk.node.subgraph != nil {
+			out[i].Subgraph = tk.namespace()
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// plan restores a stored checkpoint's channels, applies the null task's
+// writes (an input Command) and plans the next superstep from them, as
+// get_state does (LangGraph.js pregel/index.ts _prepareStateSnapshot).
+func (g *Graph) plan(t *CheckpointTuple) (*channelState, []*task, error) {
 	cs := newChannelState(g, t.Checkpoint)
 	cs.versionless = true
 	if err := applyNullWrites(cs, t.PendingWrites); err != nil {
+		return nil, nil, err
+	}
+	return cs, prepareNextTasks(cs, t.Checkpoint.ID, t.Config.CheckpointNS, t.Metadata.Step+1, planHint{}), nil
+}
+
+func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot, error) {
+	cs, tasks, err := g.plan(t)
+	if err != nil {
 		return nil, err
 	}
-	tasks := prepareNextTasks(cs, t.Checkpoint.ID, t.Config.CheckpointNS, t.Metadata.Step+1, planHint{})
 	snap := &StateSnapshot{
 		Config:        t.Config,
 		ParentID:      t.ParentID,

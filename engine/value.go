@@ -329,6 +329,9 @@ func FormatNumber(f float64) string {
 
 // DecodeValue parses JSON produced by EncodeValue (or any JSON) into a value.
 func DecodeValue(data []byte) (any, error) {
+	if v, ok := decodeScalar(data); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var raw any
@@ -339,6 +342,41 @@ func DecodeValue(data []byte) (any, error) {
 		return nil, fmt.Errorf("engine: trailing data after JSON value")
 	}
 	return FromJSON(raw), nil
+}
+
+// decodeScalar decodes the scalars a thread stores most often (null, a
+// boolean, an integer, a string without escapes) as DecodeValue's
+// decoder would, without one: reading a long thread's outline decodes
+// one or more of them per checkpoint (branch channels, control writes).
+// Anything else is left to the decoder (ok false).
+func decodeScalar(data []byte) (v any, ok bool) {
+	if len(data) == 0 || data[0] == '{' || data[0] == '[' {
+		return nil, false
+	}
+	switch s := string(data); {
+	case s == "null":
+		return nil, true
+	case s == "true":
+		return true, true
+	case s == "false":
+		return false, true
+	case len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"':
+		body := s[1 : len(s)-1]
+		for i := 0; i < len(body); i++ {
+			if c := body[i]; c == '"' || c == '\\' || c < 0x20 {
+				return nil, false
+			}
+		}
+		return body, utf8.ValidString(body)
+	case len(s) > 0 && len(s) <= 20:
+		// A JSON integer literal, in engine form (Number).
+		digits := strings.TrimPrefix(s, "-")
+		if digits == "" || (digits[0] == '0' && len(digits) > 1) || strings.Trim(digits, "0123456789") != "" {
+			return nil, false
+		}
+		return Number(json.Number(s)), true
+	}
+	return nil, false
 }
 
 // FromJSON converts a value decoded by encoding/json (with or without

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -52,6 +54,32 @@ func FuzzEncodeString(f *testing.F) {
 			t.Fatalf("invalid JSON for %q: %s", s, b)
 		}
 	})
+}
+
+// TestDecodeValue_ScalarsAsTheDecoder: the scalar fast path decodes what
+// the JSON decoder decodes, and leaves the rest to it.
+func TestDecodeValue_ScalarsAsTheDecoder(t *testing.T) {
+	for _, in := range []string{"null", "true", "false", `""`, `"agent"`, `"ünï"`, `"a\"b"`, `"a\\nb"`, "\"\xff\"", "\"tab\t\"",
+		"0", "-0", "7", "-42", "123456789012345", "9007199254740993", "-9223372036854775808", "18446744073709551615", "18446744073709551616",
+		"01", "-", "1.5", "1e3", " 1", "nul", `"`, `"a`, "tru"} {
+		fast, ok := decodeScalar([]byte(in))
+		dec := json.NewDecoder(strings.NewReader(in))
+		dec.UseNumber()
+		var raw any
+		err := dec.Decode(&raw)
+		if ok {
+			if err != nil || dec.More() || !reflect.DeepEqual(fast, FromJSON(raw)) || fmt.Sprintf("%#v", fast) != fmt.Sprintf("%#v", FromJSON(raw)) {
+				t.Errorf("%q: fast path %#v, decoder %#v (%v)", in, fast, FromJSON(raw), err)
+			}
+		}
+		got, gotErr := DecodeValue([]byte(in))
+		if (gotErr == nil) != (err == nil && !dec.More()) || (gotErr == nil && !reflect.DeepEqual(got, FromJSON(raw))) {
+			t.Errorf("%q: DecodeValue %#v, %v; decoder %#v, %v", in, got, gotErr, FromJSON(raw), err)
+		}
+	}
+	if _, ok := decodeScalar([]byte(`"agent"`)); !ok {
+		t.Error("a plain string is left to the decoder")
+	}
 }
 
 func TestNumber_IntegersBeyondFloat64StayExact(t *testing.T) {

@@ -213,7 +213,7 @@ func (s *Store) PendingWrites(ctx context.Context, cfg engine.Config) ([]engine.
 		if data == nil || err != nil {
 			return err
 		}
-		out, err = b.pendingWrites(id)
+		out, err = b.pendingWrites(id, nil)
 		return err
 	})
 	return out, err

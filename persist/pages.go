@@ -184,6 +184,9 @@ type pageWalk struct {
 	ps   uint64
 	hwm  uint64
 	seen []uint64 // bitmap of visited pages
+	// buf holds the page read last: read reuses it, so walking a large
+	// file allocates a page, not the file.
+	buf []byte
 }
 
 // verifyFile checks the file at path: its meta pages, its size against
@@ -240,12 +243,15 @@ func (w *pageWalk) mark(id, overflow uint64) error {
 }
 
 // read returns page id with its overflow pages, after checking its header:
-// its type must be one of types.
+// its type must be one of types. The bytes are valid until the next read.
 func (w *pageWalk) read(id uint64, types ...uint16) ([]byte, error) {
 	if id < 2 || id >= w.hwm {
 		return nil, corruptf("page %d is outside the %d pages in use", id, w.hwm)
 	}
-	hdr := make([]byte, pageHeaderSize)
+	if cap(w.buf) < pageHeaderSize {
+		w.buf = make([]byte, w.ps)
+	}
+	hdr := w.buf[:pageHeaderSize]
 	if _, err := w.r.ReadAt(hdr, int64(id*w.ps)); err != nil {
 		return nil, corruptf("page %d: %v", id, err)
 	}
@@ -261,7 +267,11 @@ func (w *pageWalk) read(id uint64, types ...uint16) ([]byte, error) {
 	if err := w.mark(id, overflow); err != nil {
 		return nil, err
 	}
-	buf := make([]byte, (overflow+1)*w.ps)
+	n := (overflow + 1) * w.ps
+	if uint64(cap(w.buf)) < n {
+		w.buf = make([]byte, n)
+	}
+	buf := w.buf[:n]
 	if _, err := w.r.ReadAt(buf, int64(id*w.ps)); err != nil {
 		return nil, corruptf("page %d: %v", id, err)
 	}

@@ -99,6 +99,12 @@ func encodeRecord(r *cpRecord) ([]byte, error) {
 // decodeRecord parses a stored checkpoint record. It copies everything out
 // of data, which may belong to a transaction.
 func decodeRecord(data []byte) (*cpRecord, error) {
+	return decodeRecordNames(data, nil)
+}
+
+// decodeRecordNames is decodeRecord sharing the channel and node names of
+// the records it decodes through names (nil: none shared).
+func decodeRecordNames(data []byte, names map[string]string) (*cpRecord, error) {
 	if len(data) == 0 {
 		return nil, corruptf("empty checkpoint record")
 	}
@@ -106,10 +112,34 @@ func decodeRecord(data []byte) (*cpRecord, error) {
 		return nil, unknownFormat("checkpoint record", data[0])
 	}
 	var r cpRecord
-	if err := json.Unmarshal(data[1:], &r); err != nil {
+	if parseRecord(data[1:], &r, names) {
+		return &r, nil
+	}
+	if err := decodeRecordJSON(data[1:], &r); err != nil {
 		return nil, corruptf("checkpoint record: %v", err)
 	}
 	return &r, nil
+}
+
+// decodeHead parses the parent, step and source of a stored checkpoint
+// record.
+func decodeHead(data []byte, names map[string]string) (engine.CheckpointHead, error) {
+	r, err := decodeRecordNames(data, names)
+	if err != nil {
+		return engine.CheckpointHead{}, err
+	}
+	return engine.CheckpointHead{ParentID: r.Parent, Step: r.Meta.Step, Source: knownSource(r.Meta.Source)}, nil
+}
+
+// knownSource returns the engine's constant for one of its sources, so the
+// heads of a long thread share four strings instead of holding a copy each.
+func knownSource(s string) string {
+	for _, k := range [...]string{engine.SourceLoop, engine.SourceInput, engine.SourceUpdate, engine.SourceFork} {
+		if s == k {
+			return k
+		}
+	}
+	return s
 }
 
 // encodeMetadata turns md into its stored form; Extra values go through the

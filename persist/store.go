@@ -994,7 +994,7 @@ func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]
 	if err != nil {
 		return nil, err
 	}
-	writes, err := b.pendingWrites(id)
+	writes, err := b.pendingWrites(id, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -1008,18 +1008,35 @@ func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]
 }
 
 // pendingWrites returns a checkpoint's writes in key order: by task, then
-// special slots (negative) before regular ones by index.
-func (b *nsBuckets) pendingWrites(id string) ([]engine.PendingWrite, error) {
+// special slots (negative) before regular ones by index. keep, when not
+// nil, says which writes' values to decode (outlineWrite); the others
+// have a nil Value.
+func (b *nsBuckets) pendingWrites(id string, keep func(channel string) bool) ([]engine.PendingWrite, error) {
 	var out []engine.PendingWrite
 	err := b.eachWrite(id, func(task string, _ int64, v []byte) error {
-		ch, val, err := decodeWrite(v)
+		ch, enc, err := splitWrite(v)
 		if err != nil {
 			return err
 		}
-		out = append(out, engine.PendingWrite{TaskID: task, Channel: ch, Value: val})
+		w := engine.PendingWrite{TaskID: task, Channel: ch}
+		if keep == nil || outlineWrite(task, ch, keep) {
+			if w.Value, err = engine.DecodeValue(enc); err != nil {
+				return corruptf("write record for %q: %v", ch, err)
+			}
+		}
+		out = append(out, w)
 		return nil
 	})
 	return out, err
+}
+
+// outlineWrite says whether an outline decodes a pending write's value:
+// a control write (interrupts, answers, errors: what a checkpoint's tasks
+// show), a write of the null task (an input Command, which planning
+// applies), or a write to a channel keep accepts. A task's output to a
+// state key is the bulk of a thread's writes and is left undecoded.
+func outlineWrite(task, channel string, keep func(string) bool) bool {
+	return engine.IsControlWrite(channel) || task == engine.NullTaskID || keep(channel)
 }
 
 // eachWrite calls fn for every write record of checkpoint id, in key order.
@@ -1027,11 +1044,20 @@ func (b *nsBuckets) pendingWrites(id string) ([]engine.PendingWrite, error) {
 func (b *nsBuckets) eachWrite(id string, fn func(task string, slot int64, v []byte) error) error {
 	prefix := writePrefix(id)
 	c := b.writes.Cursor()
+	// A task's writes are adjacent: its id is decoded once (rawTask is
+	// the encoded id of task, valid for the transaction).
+	var rawTask []byte
+	var task string
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		_, task, slot, err := parseWriteKey(k)
-		if err != nil {
-			return corruptf("write key %x: %v", k, err)
+		rest := k[len(prefix):] // the task id, then the slot
+		if rawTask == nil || len(rest) < 8 || !bytes.Equal(rest[:len(rest)-8], rawTask) {
+			t, r, err := readString(rest)
+			if err != nil || len(r) != 8 {
+				return corruptf("write key %x: %v", k, errBadKey)
+			}
+			rawTask, task = rest[:len(rest)-8], t
 		}
+		slot, _, _ := readInt(rest[len(rest)-8:])
 		if err := fn(task, slot, v); err != nil {
 			return err
 		}
@@ -1048,7 +1074,9 @@ func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 
 // Outline is List without the channel values, except those of the
 // channels keep accepts: each tuple has its metadata, parent, pending
-// writes and every channel version, so a thread's history (and the tasks
+// writes and every channel version. A pending write has its value only
+// when it is a control write (engine.IsControlWrite), the null task's,
+// or to a channel keep accepts; the others have a nil Value, so a thread's history (and the tasks
 // each checkpoint plans, which need versions and the small internal
 // channels: triggers, joins, the tasks channel)
 // costs time linear in its checkpoints and writes, not in the size of its
@@ -1058,6 +1086,45 @@ func (s *Store) Outline(ctx context.Context, cfg engine.Config, opt engine.ListO
 		keep = func(string) bool { return false }
 	}
 	return s.list(ctx, cfg, opt, keep)
+}
+
+// Heads implements engine.HeadLister: the id, parent, step and source of
+// every checkpoint of cfg's thread and namespace, newest first, read from
+// the checkpoint records alone (decodeHead) — no versions rebuilt, no
+// value or pending write read. Errors: ErrClosed, ErrCorrupt,
+// ErrUnknownFormat, or the context's error.
+func (s *Store) Heads(ctx context.Context, cfg engine.Config) ([]engine.CheckpointHead, error) {
+	var out []engine.CheckpointHead
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, false)
+		if b == nil || err != nil || cfg.ThreadID == "" {
+			return err
+		}
+		names := map[string]string{}
+		c := b.cps.Cursor()
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			if len(out)%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			id, err := parseCheckpointKey(k)
+			if err != nil {
+				return corruptf("checkpoint key %x: %v", k, err)
+			}
+			h, err := decodeHead(v, names)
+			if err != nil {
+				return err
+			}
+			h.ID = id
+			out = append(out, h)
+		}
+		return c.Err() // a record that fails its seal ends the cursor
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // CheckpointIDs returns the ids of cfg's thread and namespace that start
@@ -1101,6 +1168,7 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 			rec *cpRecord
 		}
 		var cands []cand
+		names := map[string]string{} // shared by the records read
 		collect := func(ns string, b *nsBuckets) error {
 			found := 0
 			c := b.cps.Cursor()
@@ -1132,7 +1200,7 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 				if err != nil {
 					return corruptf("checkpoint key %x: %v", k, err)
 				}
-				rec, err := decodeRecord(v)
+				rec, err := decodeRecordNames(v, names)
 				if err != nil {
 					return err
 				}

@@ -369,7 +369,7 @@ func TestModel_ShortID_ResolvesLikeTheCommandLine(t *testing.T) {
 	}
 	var ids []string
 	for _, s := range hist {
-		ids = append(ids, s.Config.CheckpointID)
+		ids = append(ids, s.ID)
 	}
 	got, err := engine.ResolveID(ids, short)
 	if err != nil || got != m.view.CheckpointID {

@@ -130,10 +130,11 @@ var longThread = sync.OnceValues(func() (*engine.Graph, []*engine.StateSnapshot)
 	return g, h
 })
 
-func treeModel(b *testing.B) (Model, []*engine.StateSnapshot) {
-	g, h := longThread()
-	if len(h) < 5000 {
-		b.Fatalf("%d checkpoints", len(h))
+func treeModel(b *testing.B) (Model, []engine.CheckpointHead) {
+	g, _ := longThread()
+	h, err := g.HistoryHeads(context.Background(), engine.Config{ThreadID: "long"})
+	if err != nil || len(h) < 5000 {
+		b.Fatalf("%d checkpoints, %v", len(h), err)
 	}
 	opts := Options{Thread: "long", Saver: g.Saver()}
 	m := newTestModel(b, newEngineSession(g, opts), opts, 200, 60)

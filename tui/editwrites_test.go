@@ -35,9 +35,13 @@ func TestModel_EditWrites(t *testing.T) {
 			if m.view.Values["total"] != 1000.0 || m.view.Source != engine.SourceUpdate {
 				t.Fatalf("after Update: %v source %q", m.view.Values, m.view.Source)
 			}
-			snap, err := m.sess.History(context.Background())
-			if err != nil || snap[0].Metadata.Extra[engine.MetaEditedWrites] != "a" || !strings.Contains(fmt.Sprint(snap[0].Metadata.Extra[engine.MetaEditedBy]), "superstep debugger") {
-				t.Fatalf("metadata %+v (%v)", snap[0].Metadata, err)
+			heads, err := m.sess.History(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := m.sess.(*engineSession).Snapshot(context.Background(), heads[0].ID)
+			if err != nil || snap.Metadata.Extra[engine.MetaEditedWrites] != "a" || !strings.Contains(fmt.Sprint(snap.Metadata.Extra[engine.MetaEditedBy]), "superstep debugger") {
+				t.Fatalf("metadata %+v (%v)", snap.Metadata, err)
 			}
 		})
 	}

@@ -64,7 +64,7 @@ func (f *fakeSession) Checkout(context.Context, string) (*engine.StepView, error
 	defer f.use()()
 	return f.view, f.err
 }
-func (f *fakeSession) History(context.Context) ([]*engine.StateSnapshot, error) {
+func (f *fakeSession) History(context.Context) ([]engine.CheckpointHead, error) {
 	defer f.use()()
 	return nil, f.err
 }

@@ -42,7 +42,7 @@ type opDoneMsg struct {
 	sess    session
 	op      opKind
 	view    *engine.StepView
-	hist    []*engine.StateSnapshot
+	hist    []engine.CheckpointHead
 	threads []ThreadSummary
 	pending map[string]engine.ChannelView
 	paths   map[string]string // interrupt id → where it was raised

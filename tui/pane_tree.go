@@ -19,16 +19,20 @@ import (
 // their common parent. The layout is computed once per history load, so
 // moving the cursor over thousands of checkpoints only redraws a window.
 //
-// The snapshots are an outline (engine.Graph.HistoryOutline: no state
-// values); the one under the cursor is read whole from reader when the
-// panes beside the tree or a fork need its values.
+// The pane holds a head per checkpoint (engine.CheckpointHead: id, parent,
+// step, source) and its layout row, nothing more. The tasks and next nodes
+// a row shows are planned for the rows drawn only (planner, a window of
+// outline snapshots); the checkpoint under the cursor is read whole from
+// reader when the panes beside the tree or a fork need its values.
 type treePane struct {
-	snaps   []*engine.StateSnapshot
-	reader  snapshotReader // nil: snaps are whole
+	snaps   []engine.CheckpointHead // the thread's checkpoints, newest first
+	reader  snapshotReader          // nil: no values (the outline is shown)
+	planner windowPlanner           // nil: rows show their heads only
 	whole   *wholeSnap
+	plans   *treeWindow
 	rows    []treeRow
 	nav     listNav // over rows that are checkpoints (indexes into rows)
-	points  []int   // row index of each snapshot, in snaps order
+	points  []int   // row index of each checkpoint, in snaps order
 	byID    map[string]int
 	current string
 	marked  string     // the checkpoint marked for diff
@@ -41,6 +45,13 @@ type snapshotReader interface {
 	Snapshot(ctx context.Context, id string) (*engine.StateSnapshot, error)
 }
 
+// windowPlanner plans a run of the thread's checkpoints without reading
+// their values: at most limit of them, newest first, older than before
+// ("" for the newest). The engine session is one.
+type windowPlanner interface {
+	Outline(ctx context.Context, before string, limit int) ([]*engine.StateSnapshot, error)
+}
+
 // wholeSnap is the checkpoint under the cursor read whole (or why it could
 // not be): a cache of one, shared by the pane's copies.
 type wholeSnap struct {
@@ -49,21 +60,43 @@ type wholeSnap struct {
 	err  error
 }
 
+// treeWindow holds the outline snapshots of the checkpoints last drawn,
+// shared by the pane's copies: snaps[i] is checkpoint from+i; extra holds
+// parents outside the run (for "by …"). It is replaced, not grown, when
+// other rows are drawn, so the pane keeps a screenful of plans at most.
+type treeWindow struct {
+	from  int
+	snaps []*engine.StateSnapshot
+	extra map[int]*engine.StateSnapshot
+	err   error
+}
+
 type treeRow struct {
 	graph string
 	snap  int // -1 for a connector row
 }
 
-func newTreePane(snaps []*engine.StateSnapshot, current string, sess any) treePane {
-	p := treePane{snaps: snaps, byID: make(map[string]int, len(snaps)), current: current, whole: &wholeSnap{idx: -1}}
+func newTreePane(heads []engine.CheckpointHead, current string, sess any) treePane {
+	p := treePane{snaps: heads, byID: make(map[string]int, len(heads)), current: current, whole: &wholeSnap{idx: -1}, plans: &treeWindow{}}
 	p.reader, _ = sess.(snapshotReader)
-	for i, s := range snaps {
-		p.byID[s.Config.CheckpointID] = i
+	p.planner, _ = sess.(windowPlanner)
+	for i, s := range heads {
+		p.byID[s.ID] = i
 	}
+	p.layout()
+	if i, ok := p.byID[current]; ok {
+		p.nav.cur = i
+	}
+	return p
+}
+
+// layout lays the checkpoints out in lanes: a row per checkpoint, and a
+// connector row where branches join.
+func (p *treePane) layout() {
 	var lanes []string
 	cell := func(j int, c string, fill string) string { return c + fill }
-	for i, s := range snaps {
-		id := s.Config.CheckpointID
+	for i, s := range p.snaps {
+		id := s.ID
 		col, last := -1, -1
 		var joins []int
 		for j, want := range lanes {
@@ -125,58 +158,138 @@ func newTreePane(snaps []*engine.StateSnapshot, current string, sess any) treePa
 				lanes = append(lanes, "")
 			}
 		}
-		var b strings.Builder
-		for j := range lanes {
-			switch {
-			case j == col:
-				b.WriteString("● ")
-			case lanes[j] != "":
-				b.WriteString("│ ")
-			default:
-				b.WriteString("  ")
-			}
-		}
 		p.points = append(p.points, len(p.rows))
-		p.rows = append(p.rows, treeRow{graph: b.String(), snap: i})
+		p.rows = append(p.rows, treeRow{graph: laneGraph(len(lanes), col, lanes), snap: i})
 		lanes[col] = s.ParentID
 		for len(lanes) > 0 && lanes[len(lanes)-1] == "" {
 			lanes = lanes[:len(lanes)-1]
 		}
 	}
-	if i, ok := p.byID[current]; ok {
-		p.nav.cur = i
+}
+
+// oneLane is the graph of every row of a thread without forks, shared.
+const oneLane = "● "
+
+// laneGraph draws a checkpoint's row: its dot in lane col, a line through
+// every other lane that waits for a checkpoint.
+func laneGraph(n, col int, lanes []string) string {
+	if n == 1 {
+		return oneLane
 	}
-	return p
+	var b strings.Builder
+	for j := range lanes {
+		switch {
+		case j == col:
+			b.WriteString("● ")
+		case lanes[j] != "":
+			b.WriteString("│ ")
+		default:
+			b.WriteString("  ")
+		}
+	}
+	return b.String()
+}
+
+// head is checkpoint i as a snapshot without anything read: what the pane
+// shows when nothing more can be.
+func (p treePane) head(i int) *engine.StateSnapshot {
+	h := p.snaps[i]
+	return &engine.StateSnapshot{Config: engine.Config{CheckpointID: h.ID}, ParentID: h.ParentID, Metadata: engine.Metadata{Step: h.Step, Source: h.Source}}
+}
+
+// plan returns checkpoint i's outline snapshot (its tasks and next nodes,
+// no values) when the last window planned it, else nil.
+func (p treePane) plan(i int) *engine.StateSnapshot {
+	w := p.plans
+	if w == nil {
+		return nil
+	}
+	s := w.extra[i]
+	if j := i - w.from; j >= 0 && j < len(w.snaps) {
+		s = w.snaps[j]
+	}
+	// The thread may have changed since its heads were read: a plan is
+	// only ever shown on its own checkpoint.
+	if s == nil || s.Config.CheckpointID != p.snaps[i].ID {
+		return nil
+	}
+	return s
+}
+
+// planRows plans checkpoints [lo, hi) (and the parents of their loop
+// checkpoints, for "by …") unless the current window holds them already:
+// one outline read of the run and one per parent outside it.
+func (p treePane) planRows(lo, hi int) {
+	if p.planner == nil || p.plans == nil || lo >= hi {
+		return
+	}
+	w := p.plans
+	if w.err == nil && lo >= w.from && hi <= w.from+len(w.snaps) {
+		return
+	}
+	// The row below the window is usually the last row's parent.
+	hi = min(hi+1, len(p.snaps))
+	before := ""
+	if lo > 0 {
+		before = p.snaps[lo-1].ID
+	}
+	ctx := context.Background()
+	snaps, err := p.planner.Outline(ctx, before, hi-lo)
+	*w = treeWindow{from: lo, snaps: snaps, err: err}
+	for i := lo; i < hi && err == nil; i++ {
+		j, ok := p.byID[p.snaps[i].ParentID]
+		if !ok || p.plan(j) != nil || p.snaps[i].Source != engine.SourceLoop {
+			continue
+		}
+		before := ""
+		if j > 0 {
+			before = p.snaps[j-1].ID
+		}
+		if one, err := p.planner.Outline(ctx, before, 1); err == nil && len(one) == 1 {
+			if w.extra == nil {
+				w.extra = map[int]*engine.StateSnapshot{}
+			}
+			w.extra[j] = one[0]
+		}
+	}
 }
 
 // selected returns the snapshot under the cursor, with its values: read
-// whole once while the cursor stays on it. When it cannot be read, the
-// outline is returned and describe says why.
+// whole once while the cursor stays on it. When it cannot be read, its
+// outline (or its head) is returned and describe says why.
 func (p treePane) selected() *engine.StateSnapshot {
 	if p.nav.cur >= len(p.snaps) || len(p.snaps) == 0 {
 		return nil
 	}
-	s := p.snaps[p.nav.cur]
-	if p.reader == nil || p.whole == nil {
+	if p.reader != nil && p.whole != nil {
+		if p.whole.idx != p.nav.cur {
+			full, err := p.reader.Snapshot(context.Background(), p.snaps[p.nav.cur].ID)
+			*p.whole = wholeSnap{idx: p.nav.cur, snap: full, err: err}
+		}
+		if p.whole.snap != nil {
+			return p.whole.snap
+		}
+	}
+	p.planRows(p.nav.cur, p.nav.cur+1)
+	if s := p.plan(p.nav.cur); s != nil {
 		return s
 	}
-	if p.whole.idx != p.nav.cur {
-		full, err := p.reader.Snapshot(context.Background(), s.Config.CheckpointID)
-		*p.whole = wholeSnap{idx: p.nav.cur, snap: full, err: err}
-	}
-	if p.whole.snap == nil {
-		return s
-	}
-	return p.whole.snap
+	return p.head(p.nav.cur)
+}
+
+// replayFrom starts a replay of the recorded branch down from checkpoint
+// from: the chain is found from the heads, each recorded checkpoint read
+// whole when the replay reaches it.
+func (p treePane) replayFrom(from string) (*replayRun, error) {
+	return newReplayRun(p.snaps, from, p.reader)
 }
 
 // jumpParent moves the cursor to the selected checkpoint's parent.
 func (p *treePane) jumpParent() bool {
-	s := p.selected()
-	if s == nil {
+	if p.nav.cur >= len(p.snaps) {
 		return false
 	}
-	if i, ok := p.byID[s.ParentID]; ok {
+	if i, ok := p.byID[p.snaps[p.nav.cur].ParentID]; ok {
 		p.nav.cur = i
 		return true
 	}
@@ -197,23 +310,29 @@ func (p *treePane) follow(h int) {
 }
 
 func (p treePane) describe(i int) string {
-	s := p.snaps[i]
+	h := p.snaps[i]
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s step %-2d %-6s", shortID(s.Config.CheckpointID), s.Metadata.Step, s.Metadata.Source)
-	switch s.Metadata.Source {
+	fmt.Fprintf(&b, "%s step %-2d %-6s", shortID(h.ID), h.Step, termtext.Name(h.Source))
+	s := p.plan(i)
+	switch h.Source {
 	case engine.SourceLoop:
-		if j, ok := p.byID[s.ParentID]; ok {
+		if j, ok := p.byID[h.ParentID]; ok {
 			var names []engine.TaskView
-			for _, t := range p.snaps[j].Tasks {
-				names = append(names, engine.TaskView{Name: t.Name})
+			if parent := p.plan(j); parent != nil {
+				for _, t := range parent.Tasks {
+					names = append(names, engine.TaskView{Name: t.Name})
+				}
 			}
 			if len(names) > 0 {
 				b.WriteString(" by " + taskNames(names))
 			}
 		}
 	case engine.SourceFork, engine.SourceUpdate:
-		if s.ParentID != "" {
-			b.WriteString(" of " + shortID(s.ParentID))
+		if h.ParentID != "" {
+			b.WriteString(" of " + shortID(h.ParentID))
+		}
+		if s == nil {
+			break
 		}
 		if ed, ok := s.Metadata.Extra[engine.MetaEditedWrites]; ok {
 			// Never indistinguishable from a real run: say whose writes
@@ -221,19 +340,25 @@ func (p treePane) describe(i int) string {
 			fmt.Fprintf(&b, " ✎ writes of %s edited by %s", termtext.Name(fmt.Sprint(ed)), termtext.Name(fmt.Sprint(s.Metadata.Extra[engine.MetaEditedBy])))
 		}
 	}
-	if len(s.Next) > 0 {
+	switch {
+	case s == nil && p.plans != nil && p.plans.err != nil:
+		b.WriteString(" ⚠ tasks unreadable: " + termtext.Name(p.plans.err.Error()))
+	case s == nil:
+	case len(s.Next) > 0:
 		var ts []engine.TaskView
 		for _, n := range s.Next {
 			ts = append(ts, engine.TaskView{Name: n})
 		}
 		b.WriteString(" → " + taskNames(ts))
-	} else if len(s.Tasks) == 0 {
+	case len(s.Tasks) == 0:
 		b.WriteString(" ■ end")
 	}
-	if ints := s.Interrupts(); len(ints) > 0 {
-		fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
-	} else if answered(s) {
-		b.WriteString(" ✓ answered")
+	if s != nil {
+		if ints := s.Interrupts(); len(ints) > 0 {
+			fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
+		} else if answered(s) {
+			b.WriteString(" ✓ answered")
+		}
 	}
 	if w := p.whole; w != nil && w.idx == i && w.err != nil {
 		b.WriteString(" ⚠ values unreadable: " + termtext.Name(w.err.Error()))
@@ -246,7 +371,11 @@ func (p treePane) View(st Styles, w, h int) string {
 		return st.Dim.Render("no checkpoints yet")
 	}
 	out := make([]string, 0, max(h, 0))
-	for r := p.nav.off; r < min(len(p.rows), p.nav.off+h); r++ {
+	end := min(len(p.rows), p.nav.off+h)
+	if first, last := p.checkpointsIn(p.nav.off, end); first < last {
+		p.planRows(first, last)
+	}
+	for r := p.nav.off; r < end; r++ {
 		row := p.rows[r]
 		if row.snap < 0 {
 			out = append(out, st.Branch.Render(row.graph))
@@ -254,7 +383,7 @@ func (p treePane) View(st Styles, w, h int) string {
 		}
 		text := p.describe(row.snap)
 		g := row.graph
-		id := p.snaps[row.snap].Config.CheckpointID
+		id := p.snaps[row.snap].ID
 		if id == p.current {
 			g = strings.Replace(g, "●", "◉", 1)
 			text += " ← current"
@@ -271,6 +400,21 @@ func (p treePane) View(st Styles, w, h int) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// checkpointsIn returns the checkpoints drawn on rows [from, to) as
+// [first, last).
+func (p treePane) checkpointsIn(from, to int) (first, last int) {
+	first, last = -1, -1
+	for r := from; r < to; r++ {
+		if i := p.rows[r].snap; i >= 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i + 1
+		}
+	}
+	return max(first, 0), max(last, 0)
 }
 
 // viewFromSnapshot turns a stored checkpoint into the view the channels
@@ -357,7 +501,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		if s == nil || m.sess == nil {
 			return nil
 		}
-		r, err := newReplayRun(m.tree.snaps, s.Config.CheckpointID)
+		r, err := m.tree.replayFrom(s.Config.CheckpointID)
 		if err != nil {
 			m.err = err
 			return nil

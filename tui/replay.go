@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"sort"
@@ -13,16 +14,22 @@ import (
 // on from a recorded checkpoint (the first step forks there), and after
 // each Execute every task's writes are compared with the writes the
 // recording saved for the same task, so the divergence shows the moment
-// it happens. The recording is read from the thread's history once, when
-// the replay starts.
+// it happens. The recorded branch is found from the thread's checkpoint
+// heads when the replay starts; each recorded checkpoint is read whole
+// when the replay reaches it.
 type replayRun struct {
 	from string // the recorded checkpoint the replay starts at
 	// chain is the recorded branch from there on, oldest first: the
 	// replay's k-th superstep plans from a copy of chain[k]. Positions, not
 	// step numbers, pair them: the fork the replay starts with may count
 	// steps from another base.
-	chain []*engine.StateSnapshot
+	chain []string
 	pos   int
+	// read reads a recorded checkpoint whole (nil: the recording cannot be
+	// read and nothing is compared); rec caches the one at recPos.
+	read   snapshotReader
+	rec    *engine.StateSnapshot
+	recPos int
 	// verdicts are the comparisons of the step last executed, by task id.
 	verdicts map[string]replayVerdict
 	// diverged names the first divergence ("" while every task matched).
@@ -39,30 +46,30 @@ type replayVerdict struct {
 }
 
 // newReplayRun follows the recorded branch down from checkpoint from in
-// hist (newest first, every branch): at each checkpoint the child the
+// heads (newest first, every branch): at each checkpoint the child the
 // original run wrote (source loop or input, the oldest such child) — not
 // the forks and updates made later.
-func newReplayRun(hist []*engine.StateSnapshot, from string) (*replayRun, error) {
-	byID := map[string]*engine.StateSnapshot{}
-	children := map[string][]*engine.StateSnapshot{}
-	for _, s := range hist {
-		byID[s.Config.CheckpointID] = s
-		children[s.ParentID] = append(children[s.ParentID], s)
+func newReplayRun(heads []engine.CheckpointHead, from string, read snapshotReader) (*replayRun, error) {
+	found := false
+	children := map[string][]int{}
+	for i, h := range heads {
+		found = found || h.ID == from
+		children[h.ParentID] = append(children[h.ParentID], i)
 	}
-	cur := byID[from]
-	if cur == nil {
+	if !found {
 		return nil, fmt.Errorf("checkpoint %s is not in the thread's history", shortID(from))
 	}
-	r := &replayRun{from: from}
-	for cur != nil {
+	r := &replayRun{from: from, read: read, recPos: -1}
+	for cur := from; cur != ""; {
 		r.chain = append(r.chain, cur)
-		var next *engine.StateSnapshot
-		for _, c := range children[cur.Config.CheckpointID] {
-			if c.Metadata.Source != engine.SourceLoop && c.Metadata.Source != engine.SourceInput {
+		next := ""
+		for _, c := range children[cur] {
+			h := heads[c]
+			if h.Source != engine.SourceLoop && h.Source != engine.SourceInput {
 				continue
 			}
-			if next == nil || c.Config.CheckpointID < next.Config.CheckpointID {
-				next = c
+			if next == "" || h.ID < next {
+				next = h.ID
 			}
 		}
 		cur = next
@@ -189,12 +196,20 @@ func (r *replayRun) recordedAnswer(v *engine.StepView) (string, bool) {
 }
 
 // current is the recorded checkpoint the replay's current superstep
-// stands for, or nil past the end of the recording.
+// stands for, read whole once; nil past the end of the recording, or when
+// it cannot be read (the divergence then says why).
 func (r *replayRun) current() *engine.StateSnapshot {
-	if r.pos < len(r.chain) {
-		return r.chain[r.pos]
+	if r.pos >= len(r.chain) || r.read == nil {
+		return nil
 	}
-	return nil
+	if r.recPos != r.pos {
+		rec, err := r.read.Snapshot(context.Background(), r.chain[r.pos])
+		if err != nil && r.diverged == "" {
+			r.diverged = fmt.Sprintf("recorded checkpoint %s is unreadable: %v", shortID(r.chain[r.pos]), err)
+		}
+		r.rec, r.recPos = rec, r.pos
+	}
+	return r.rec
 }
 
 // advance moves on when the replay wrote the checkpoint that ends a

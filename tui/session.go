@@ -41,8 +41,9 @@ type session interface {
 	// nothing: the next step goes on from there, and only then does the
 	// engine write a fork checkpoint when id is not the head.
 	Checkout(ctx context.Context, id string) (*engine.StepView, error)
-	// History lists the thread's checkpoints, newest first.
-	History(ctx context.Context) ([]*engine.StateSnapshot, error)
+	// History lists the heads of the thread's checkpoints, newest first:
+	// the tree draws them, and plans only the rows it shows.
+	History(ctx context.Context) ([]engine.CheckpointHead, error)
 	// UpdateState writes values at checkpoint id as node asNode ("" lets the
 	// engine infer it) and makes the written checkpoint current.
 	UpdateState(ctx context.Context, id string, values map[string]any, asNode string) (*engine.StepView, error)

@@ -21,7 +21,7 @@ func (m *Model) loadTree() tea.Cmd {
 
 // showTree opens the tree on the checkpoints loadTree read, the current
 // one selected.
-func (m *Model) showTree(hist []*engine.StateSnapshot) {
+func (m *Model) showTree(hist []engine.CheckpointHead) {
 	cur := ""
 	if m.view != nil {
 		cur = m.view.CheckpointID
@@ -32,14 +32,25 @@ func (m *Model) showTree(hist []*engine.StateSnapshot) {
 	m.mode = modeTree
 }
 
-// History reads the thread's outline: no state values, so the tree of a
-// long thread loads in time and memory linear in its checkpoints; the tree
-// reads the checkpoint under its cursor whole (Snapshot).
-func (s *engineSession) History(ctx context.Context) ([]*engine.StateSnapshot, error) {
-	return s.g.HistoryOutline(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{})
+// History reads the heads of the thread's checkpoints (id, parent, step,
+// source): no versions, values or writes, so the tree of a long thread
+// loads in time and memory linear in its checkpoints with a small
+// constant. The tree plans the rows it draws (Outline) and reads the
+// checkpoint under its cursor whole (Snapshot).
+func (s *engineSession) History(ctx context.Context) ([]engine.CheckpointHead, error) {
+	return s.g.HistoryHeads(ctx, engine.Config{ThreadID: s.thread})
 }
 
-var _ snapshotReader = (*engineSession)(nil)
+var (
+	_ snapshotReader = (*engineSession)(nil)
+	_ windowPlanner  = (*engineSession)(nil)
+)
+
+// Outline plans up to limit of the thread's checkpoints older than before
+// ("" for the newest), newest first, without reading their values.
+func (s *engineSession) Outline(ctx context.Context, before string, limit int) ([]*engine.StateSnapshot, error) {
+	return s.g.HistoryOutline(ctx, engine.Config{ThreadID: s.thread}, engine.ListOptions{Before: before, Limit: limit})
+}
 
 // Snapshot reads one checkpoint of the thread whole, as History would
 // list it with its values.

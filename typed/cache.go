@@ -69,17 +69,19 @@ func shareable(t reflect.Type) bool {
 
 var timeType = reflect.TypeFor[time.Time]()
 
-// decodeState reads a node's or route's input state into dst (a fresh,
-// addressable S), through the cache when the engine can say what changed.
-func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst reflect.Value) error {
+// decodeState reads a node's or route's input state into the fresh S at
+// dst, through the cache when the engine can say what changed. It takes
+// the struct's address, not a reflect.Value: a small state's fields all
+// decode without reflect.
+func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst unsafe.Pointer) error {
 	if !s.cached {
-		return s.decode(state, dst)
+		return s.decodeAt(state, dst)
 	}
 	c.mu.Lock()
 	now, changed, incremental := engine.StateChanges(ctx, state, c.mark)
 	if now == (engine.StateMark{}) {
 		c.mu.Unlock()
-		return s.decode(state, dst)
+		return s.decodeAt(state, dst)
 	}
 	if now != c.mark {
 		if err := s.refreshCache(c, state, changed, incremental); err != nil {
@@ -89,7 +91,7 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 		}
 		c.mark = now
 	}
-	dst.Set(c.value.Elem())
+	reflect.NewAt(s.typ, dst).Elem().Set(c.value.Elem())
 	c.mu.Unlock()
 	return s.decodeFields(s.unshared, state, dst)
 }
@@ -104,7 +106,7 @@ func (s *schema) refreshCache(c *stateCache, state map[string]any, changed []int
 	v := c.value.Elem()
 	if !incremental {
 		v.SetZero()
-		return s.decodeFields(s.shared, state, v)
+		return s.decodeFields(s.shared, state, c.value.UnsafePointer())
 	}
 	base := c.value.UnsafePointer()
 	for _, i := range changed {
@@ -130,20 +132,20 @@ func (s *schema) refreshCache(c *stateCache, state map[string]any, changed []int
 }
 
 // decodeFields decodes the fields at idx (indexes into s.fields) from
-// state into dst; keys without a value leave their field as it is.
-func (s *schema) decodeFields(idx []int, state map[string]any, dst reflect.Value) error {
-	base := dst.Addr().UnsafePointer()
+// state into the S at base; keys without a value leave their field as it
+// is.
+func (s *schema) decodeFields(idx []int, state map[string]any, base unsafe.Pointer) error {
 	for _, i := range idx {
-		if err := s.fields[i].decodeInto(dst, base, state); err != nil {
+		if err := s.fields[i].decodeInto(s.typ, base, state); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// decodeInto decodes the field's key of state into its field of dst, the
-// struct at base.
-func (f *field) decodeInto(dst reflect.Value, base unsafe.Pointer, state map[string]any) error {
+// decodeInto decodes the field's key of state into its field of the
+// struct of type typ at base; reflect is only for what fast cannot set.
+func (f *field) decodeInto(typ reflect.Type, base unsafe.Pointer, state map[string]any) error {
 	v, ok := state[f.key]
 	if !ok {
 		return nil
@@ -151,7 +153,7 @@ func (f *field) decodeInto(dst reflect.Value, base unsafe.Pointer, state map[str
 	if f.fast != nil && f.fast(unsafe.Add(base, f.offset), v) {
 		return nil
 	}
-	if err := f.codec.dec(dst.Field(f.index), v); err != nil {
+	if err := f.codec.dec(reflect.NewAt(typ, base).Elem().Field(f.index), v); err != nil {
 		return f.decodeError(err)
 	}
 	return nil

@@ -27,6 +27,10 @@ import (
 type codec struct {
 	enc func(v reflect.Value) (any, error)
 	dec func(dst reflect.Value, v any) error
+	// decAt, when not nil, decodes v into the zero value at p without
+	// reflect, and reports false — leaving the work and its error to dec —
+	// for anything but the common case (structCodec).
+	decAt func(p unsafe.Pointer, v any) bool
 }
 
 var (

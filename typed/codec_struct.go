@@ -58,6 +58,7 @@ func structCodec(t reflect.Type) codec {
 		return jsonCodec(t)
 	}
 	return codec{
+		decAt: structDecAt(fields),
 		enc: func(v reflect.Value) (any, error) {
 			out := make(map[string]any, len(fields))
 			for _, f := range fields {
@@ -106,6 +107,31 @@ func structCodec(t reflect.Type) codec {
 			}
 			return nil
 		},
+	}
+}
+
+// structDecAt is a plain struct's codec.decAt when every field has a fast
+// setter (a Send's argument of numbers and strings): it takes an engine
+// object holding every field's key exactly, and leaves anything else —
+// a missing or differently-cased key, a value of another type — to dec.
+func structDecAt(fields []structField) func(p unsafe.Pointer, v any) bool {
+	for _, f := range fields {
+		if f.fast == nil {
+			return nil
+		}
+	}
+	return func(p unsafe.Pointer, v any) bool {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		for _, f := range fields {
+			e, found := m[f.key]
+			if !found || !f.fast(unsafe.Add(p, f.offset), e) {
+				return false
+			}
+		}
+		return true
 	}
 }
 

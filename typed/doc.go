@@ -63,6 +63,27 @@
 // pointers, interfaces) are decoded afresh for every node, so a node may
 // change its copy in place without touching another's.
 //
+// That isolation is deliberately stronger than LangGraph's and the map
+// API's. LangGraph hands each node a new dict whose values are the channels'
+// own objects (read_channels, libs/langgraph/langgraph/pregel/_io.py:38;
+// LastValue.get returns its value, channels/last_value.py:69), and the map
+// API hands every node the same read-only map: in both, sorting a list in
+// place changes what the next node reads, and only a rule in the
+// documentation says not to. A typed node gets a *S that looks like its own
+// struct, and Go's everyday idioms — append into spare capacity,
+// sort.Ints, assigning into a map — change a value in place; sharing the
+// decoded slices between nodes under a read-only rule would turn those into
+// silent corruption of other nodes' state, to save decoding lists that a
+// fan-out measured at about 2% of the run. So reference fields stay
+// per-node copies.
+//
+// The copy itself is one heap allocation per node or route: the *S passes
+// to a function the layer cannot see into, so it escapes (go build
+// -gcflags=-m: "new(S) escapes to heap"), and passing S by value would not
+// help, since Write(&s, Set(&s.F, …)) keeps the address. Recycling it after
+// the node returns would need the rule "s is not valid after the node
+// returns", which this API does not impose.
+//
 // # Why Set(&s.Field, value)
 //
 // A node must be able to say "these fields changed, to these values" such

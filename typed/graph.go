@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -85,6 +86,10 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 	where := fmt.Sprintf("node %q: Send argument", name)
 	g.b.AddNode(name, g.node(name, func(ctx context.Context, input any) (Update[S], error) {
 		var arg A
+		if c.decAt != nil && c.decAt(unsafe.Pointer(&arg), input) {
+			return fn(ctx, arg)
+		}
+		// decAt may have set some fields; dec zeroes a struct it reads a map into.
 		if err := c.dec(reflect.ValueOf(&arg).Elem(), input); err != nil {
 			if de, ok := err.(*DecodeError); ok {
 				de.Where = where
@@ -122,7 +127,7 @@ func (g *StateGraph[S]) state(ctx context.Context, input any) (*S, error) {
 	if !ok {
 		return nil, &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
 	}
-	return s, g.schema.decodeState(ctx, g.cache, m, reflect.ValueOf(s).Elem())
+	return s, g.schema.decodeState(ctx, g.cache, m, unsafe.Pointer(s))
 }
 
 // AddEdge runs to after from (engine.StateGraph.AddEdge).

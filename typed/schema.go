@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -172,9 +173,13 @@ func keySpec(f field, o *options) (engine.KeySpec, error) {
 // decode reads a state map into dst, a struct of the schema's type that is
 // addressable. Keys without a value leave their field as it is.
 func (s *schema) decode(state map[string]any, dst reflect.Value) error {
-	base := dst.Addr().UnsafePointer()
+	return s.decodeAt(state, dst.Addr().UnsafePointer())
+}
+
+// decodeAt is decode into the S at base.
+func (s *schema) decodeAt(state map[string]any, base unsafe.Pointer) error {
 	for i := range s.fields {
-		if err := s.fields[i].decodeInto(dst, base, state); err != nil {
+		if err := s.fields[i].decodeInto(s.typ, base, state); err != nil {
 			return err
 		}
 	}

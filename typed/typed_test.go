@@ -3,6 +3,7 @@ package typed_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -496,5 +497,50 @@ func TestMessages_Removal(t *testing.T) {
 	}
 	if _, err := typed.Encode(typed.RemoveMessage("")); err == nil {
 		t.Error("a removal without an id must not encode")
+	}
+}
+
+// A Send argument decodes the same whether it takes the struct codec's fast
+// path (every key present, exactly cased) or falls back to the full decoder
+// after the fast path set some fields.
+func TestAddSendNode_ArgumentFastAndFallbackDecodeAlike(t *testing.T) {
+	type S struct {
+		Got []string `json:"got" reducer:"append"`
+	}
+	type Arg struct {
+		A int    `json:"a"`
+		B string `json:"b"`
+	}
+	args := []any{
+		map[string]any{"a": 1.0, "b": "fast"},
+		map[string]any{"a": 2.0, "B": "folded after a"},
+		map[string]any{"b": "a missing"},
+		map[string]any{"a": 4.0, "b": "extra keys", "c": true},
+		Arg{A: 5, B: "a Go value"},
+	}
+	g := typed.NewGraph[S]("args").
+		AddNode("split", func(_ context.Context, s *S) (typed.Update[S], error) {
+			u := typed.Update[S]{}
+			for _, a := range args {
+				u = u.Send(engine.Send{Node: "use", Arg: a})
+			}
+			return u, nil
+		}, engine.WithEnds("use"))
+	typed.AddSendNode(g, "use", func(_ context.Context, a Arg) (typed.Update[S], error) {
+		var out S
+		return typed.Write(&out, typed.Set(&out.Got, []string{fmt.Sprint(a.A, " ", a.B)})), nil
+	})
+	compiled, err := g.AddEdge(engine.Start, "split").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in S
+	res, err := compiled.Run(context.Background(), typed.Write(&in, typed.Set(&in.Got, []string{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1 fast", "2 folded after a", "0 a missing", "4 extra keys", "5 a Go value"}
+	if !reflect.DeepEqual(res.State.Got, want) {
+		t.Fatalf("got %q\nwant %q", res.State.Got, want)
 	}
 }

@@ -206,27 +206,44 @@ func (u Update[S]) result(s *schema) (any, error) {
 }
 
 // encodeGotos encodes the arguments of Sends; node names pass as they are.
+// Each element is boxed once, into out: a Send is encoded from its typed
+// value, not from an interface holding a copy of it (one allocation per
+// Send less on a fan-out).
 func encodeGotos[T any](gotos []T) ([]any, error) {
 	out := make([]any, len(gotos))
-	for i, g := range gotos {
-		var err error
-		if out[i], err = encodeGoto(g); err != nil {
-			return nil, err
+	for i := range gotos {
+		switch g := any(&gotos[i]).(type) {
+		case *engine.Send:
+			arg, err := encodeSendArg(*g)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = engine.Send{Node: g.Node, Arg: arg}
+		case *any:
+			send, ok := (*g).(engine.Send)
+			if !ok {
+				out[i] = *g
+				continue
+			}
+			arg, err := encodeSendArg(send)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = engine.Send{Node: send.Node, Arg: arg}
+		default:
+			out[i] = gotos[i]
 		}
 	}
 	return out, nil
 }
 
-func encodeGoto(g any) (any, error) {
-	send, ok := g.(engine.Send)
-	if !ok {
-		return g, nil
-	}
+// encodeSendArg is a Send's argument in the engine's value model.
+func encodeSendArg(send engine.Send) (any, error) {
 	arg, err := Encode(send.Arg)
 	if err != nil {
 		return nil, &EncodeError{Where: fmt.Sprintf("argument of Send to %q", send.Node), Err: err}
 	}
-	return engine.Send{Node: send.Node, Arg: arg}, nil
+	return arg, nil
 }
 
 // valueOf is v as a reflect.Value of type t (v holds a t, or nil for an

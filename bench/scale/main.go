@@ -4,6 +4,8 @@
 //
 //	scale gen -n 100000 -db big.db       a thread "big" of n supersteps
 //	scale tree -db big.db [-full]        load the debugger's tree
+//	scale history -db big.db [-graph]    the history command, in process
+//	                                     (-cpuprofile, -memprofile)
 //	scale bigvalue -steps 22 -mb 10 -db v.db
 //	                                     a thread whose 10 MB value changes
 //	                                     each step (export size)
@@ -21,10 +23,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
+	"github.com/superstep/superstep/cli"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -39,9 +45,34 @@ func main() {
 	full := fs.Bool("full", false, "tree: load every checkpoint with its values (History, as before issue 17)")
 	steps := fs.Int("steps", 22, "bigvalue: supersteps")
 	mb := fs.Int("mb", 10, "bigvalue: size of the changing value in MB")
+	plan := fs.Bool("graph", false, "history: plan each checkpoint's tasks with the thread's graph (--graph)")
+	cpuProfile := fs.String("cpuprofile", "", "tree, history: write a CPU profile here")
+	memProfile := fs.String("memprofile", "", "tree, history: write a heap profile here (after the load)")
 	fs.Parse(os.Args[2:])
-	var err error
+	stop, err := startProfile(*cpuProfile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(1)
+	}
+	heapProfile = *memProfile
 	switch os.Args[1] {
+	case "history":
+		// The history command in this process, so it can be profiled;
+		// with -graph it plans every checkpoint's tasks with loopGraph.
+		args := []string{"history", "big", "--db", *db}
+		if *plan {
+			err = graphs.Register(graphs.Example{Name: "scale-loop", Build: func(opts ...engine.CompileOption) (*engine.Graph, error) { return loopGraphWith(0, opts...) }})
+			args = append(args, "--graph", "scale-loop")
+		}
+		if err != nil {
+			break
+		}
+		if code := cli.Main(context.Background(), args); code != 0 {
+			err = fmt.Errorf("history exited %d", code)
+		} else {
+			err = writeHeapProfile()
+			fmt.Fprintln(os.Stderr, "history:", rss())
+		}
 	case "gen":
 		err = gen(*db, *n)
 	case "tree":
@@ -53,15 +84,53 @@ func main() {
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
+	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
 }
 
+// heapProfile is where writeHeapProfile writes ("" for nowhere).
+var heapProfile string
+
+func startProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// writeHeapProfile writes the live heap after a load, while what the load
+// kept is still referenced by the caller.
+func writeHeapProfile() error {
+	if heapProfile == "" {
+		return nil
+	}
+	f, err := os.Create(heapProfile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	runtime.GC()
+	return pprof.WriteHeapProfile(f)
+}
+
 // loopGraph is the agent loop of thread "big": it runs until step reaches
 // n (or forever when n is 0: the tree only plans with it).
 func loopGraph(saver engine.Saver, n int) (*engine.Graph, error) {
+	return loopGraphWith(n, engine.WithSaver(saver))
+}
+
+func loopGraphWith(n int, opts ...engine.CompileOption) (*engine.Graph, error) {
 	return engine.NewStateGraph(engine.LastValueKey("step"), engine.LastValueKey("last"), engine.LastValueKey("doc")).Named("scale-loop").
 		AddNode("agent", func(_ context.Context, s any) (any, error) {
 			step, _ := s.(map[string]any)["step"].(float64)
@@ -74,7 +143,7 @@ func loopGraph(saver engine.Saver, n int) (*engine.Graph, error) {
 			}
 			return engine.End, nil
 		}, "agent", engine.End).
-		Compile(engine.WithSaver(saver))
+		Compile(opts...)
 }
 
 func gen(db string, n int) error {
@@ -95,9 +164,10 @@ func gen(db string, n int) error {
 	return st.Close()
 }
 
-// tree loads what the debugger's tree loads: the thread's outline (or,
-// with full, every checkpoint with its values) and the latest checkpoint
-// whole for the panes beside it.
+// tree loads what the debugger's tree loads: the thread's checkpoint heads
+// (or, with full, every checkpoint with its values, as before issue 17),
+// the plans of a screenful of rows, and the latest checkpoint whole for
+// the panes beside it.
 func tree(db string, full bool) error {
 	st, err := persist.Open(db, persist.Options{ReadOnly: true})
 	if err != nil {
@@ -109,26 +179,48 @@ func tree(db string, full bool) error {
 		return err
 	}
 	ctx := context.Background()
+	cfg := engine.Config{ThreadID: "big"}
 	start := time.Now()
-	load := g.HistoryOutline
-	if full {
-		load = g.History
-	}
-	h, err := load(ctx, engine.Config{ThreadID: "big"}, engine.ListOptions{})
-	if err != nil {
-		return err
-	}
+	var ids []string
 	tasks := 0
-	for _, s := range h {
-		tasks += len(s.Tasks)
+	if full {
+		h, err := g.History(ctx, cfg, engine.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, s := range h {
+			ids = append(ids, s.Config.CheckpointID)
+			tasks += len(s.Tasks)
+		}
+	} else {
+		heads, err := g.HistoryHeads(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		window, err := g.HistoryOutline(ctx, cfg, engine.ListOptions{Limit: treeScreen})
+		if err != nil {
+			return err
+		}
+		for _, s := range window {
+			tasks += len(s.Tasks)
+		}
+		for _, h := range heads {
+			ids = append(ids, h.ID)
+		}
 	}
-	sel, err := g.GetState(ctx, engine.Config{ThreadID: "big", CheckpointID: h[0].Config.CheckpointID})
+	sel, err := g.GetState(ctx, engine.Config{ThreadID: "big", CheckpointID: ids[0]})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("tree: %d checkpoints, %d tasks planned, selected step %v, %.3f s, %s\n", len(h), tasks, sel.Values["step"], time.Since(start).Seconds(), rss())
+	if err := writeHeapProfile(); err != nil {
+		return err
+	}
+	fmt.Printf("tree: %d checkpoints, %d tasks planned, selected step %v, %.3f s, %s\n", len(ids), tasks, sel.Values["step"], time.Since(start).Seconds(), rss())
 	return nil
 }
+
+// treeScreen is how many rows of the tree a tall terminal shows.
+const treeScreen = 60
 
 // rss says how much of the process's resident memory is its own (anon)
 // and how much is the database file mapped by bbolt (file): peak RSS

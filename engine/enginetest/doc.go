@@ -9,7 +9,8 @@
 // functions, for the engine's benchmarks and for bench/peers, which runs
 // the same workloads on other Go runtimes.
 //
-// OutlineSaver is a MemorySaver that outlines (engine.Outliner).
+// OutlineSaver is a MemorySaver that outlines (engine.Outliner) and lists
+// heads (engine.HeadLister).
 //
 // AppendLoop is the growing-list workload (one element appended per
 // superstep) of the stores' append tests and benchmarks.

@@ -3,13 +3,15 @@ package enginetest
 import (
 	"context"
 	"maps"
+	"slices"
 
 	"github.com/superstep/superstep/engine"
 )
 
 // OutlineSaver is a MemorySaver that is an engine.Outliner, as a store
 // that reads checkpoints without their values is (persist.Store): Outline
-// is List with the values keep refuses dropped from each copy.
+// is List with the values keep refuses dropped from each copy, and from
+// the pending writes an outline leaves undecoded.
 type OutlineSaver struct {
 	*engine.MemorySaver
 }
@@ -23,7 +25,25 @@ func (s OutlineSaver) Outline(ctx context.Context, cfg engine.Config, opt engine
 		maps.DeleteFunc(cp.ChannelValues, func(ch string, _ any) bool { return keep == nil || !keep(ch) })
 		tt := *t
 		tt.Checkpoint = &cp
+		// As a store does, the outline leaves a task's output to a state
+		// key undecoded.
+		tt.PendingWrites = slices.Clone(t.PendingWrites)
+		for j, w := range tt.PendingWrites {
+			if !engine.IsControlWrite(w.Channel) && w.TaskID != engine.NullTaskID && (keep == nil || !keep(w.Channel)) {
+				tt.PendingWrites[j].Value = nil
+			}
+		}
 		out[i] = &tt
+	}
+	return out, err
+}
+
+// Heads implements engine.HeadLister from List.
+func (s OutlineSaver) Heads(ctx context.Context, cfg engine.Config) ([]engine.CheckpointHead, error) {
+	list, err := s.MemorySaver.List(ctx, cfg, engine.ListOptions{})
+	out := make([]engine.CheckpointHead, len(list))
+	for i, t := range list {
+		out[i] = engine.CheckpointHead{ID: t.Config.CheckpointID, ParentID: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source}
 	}
 	return out, err
 }

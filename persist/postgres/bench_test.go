@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -116,7 +118,9 @@ func TestStore_GrowingMessages(t *testing.T) {
 
 // BenchmarkInsertCommit is the floor for a durable write on the server:
 // one single-row INSERT committed on its own.
-func BenchmarkInsertCommit(b *testing.B) {
+func BenchmarkInsertCommit(b *testing.B) { benchInsert(b, serverURL) }
+
+func benchInsert(b *testing.B, serverURL string) {
 	conn, err := pgx.Connect(ctx, serverURL)
 	if err != nil {
 		b.Fatal(err)
@@ -128,20 +132,82 @@ func BenchmarkInsertCommit(b *testing.B) {
 	}
 	defer conn.Exec(context.Background(), "DROP TABLE "+table)
 	val := make([]byte, 100)
+	m := startCPU(b, conn)
 	for i := 0; b.Loop(); i++ {
 		if _, err := conn.Exec(ctx, "INSERT INTO "+table+" (id, v) VALUES ($1, $2)", i, val); err != nil {
 			b.Fatal(err)
 		}
+	}
+	m.report(b)
+}
+
+// cpuSpan is a CPU measurement in progress.
+type cpuSpan struct {
+	m              *cpuMeter
+	conn           *pgx.Conn
+	client, server time.Duration
+	syncs          int64
+}
+
+func startCPU(b *testing.B, conn *pgx.Conn) *cpuSpan {
+	m := newCPUMeter(conn)
+	sp := &cpuSpan{m: m, conn: conn, syncs: walSyncs(conn)}
+	sp.client, sp.server = m.sample()
+	return sp
+}
+
+// walSyncs is the number of times the server has flushed its WAL to disk
+// (pg_stat_wal, server-wide), or -1.
+func walSyncs(conn *pgx.Conn) int64 {
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT wal_sync FROM pg_stat_wal").Scan(&n); err != nil {
+		return -1
+	}
+	return n
+}
+
+// report adds the CPU per op of the client (this process) and the
+// server, and the ops per second the machine's cores would allow if
+// CPU were all an op needed: runtime.NumCPU() / (client + server).
+func (sp *cpuSpan) report(b *testing.B) {
+	c, s := sp.m.sample()
+	if b.N == 0 {
+		return
+	}
+	// Commits per flush: how many commits of concurrent threads share
+	// one fsync (other sessions of the server count too).
+	if n := walSyncs(sp.conn); n > sp.syncs && sp.syncs >= 0 {
+		b.ReportMetric(float64(b.N)/float64(n-sp.syncs), "ops/wal-flush")
+	}
+	if c < 0 {
+		return
+	}
+	perOp := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	client := perOp(c - sp.client)
+	b.ReportMetric(client, "client-cpu-µs/op")
+	if s < 0 || sp.server < 0 {
+		return
+	}
+	server := perOp(s - sp.server)
+	b.ReportMetric(server, "server-cpu-µs/op")
+	if client+server > 0 {
+		b.ReportMetric(float64(runtime.NumCPU())*1e6/(client+server), "cpu-ceiling-ops/s")
 	}
 }
 
 // benchSteps runs supersteps of a chat thread as the engine saves them
 // under sync durability: the task's writes, then the checkpoint (which
 // commits both), on threads threads at once. ns/op is per superstep.
-func benchSteps(b *testing.B, threads int) {
-	s := open(b, schemaURL(b), postgres.Options{MaxConns: int32(threads) + 1})
+func benchSteps(b *testing.B, serverURL string, threads int) {
+	s := open(b, withParams(schemaURL(b), serverURL), postgres.Options{MaxConns: int32(threads) + 1})
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
 	var next atomic.Int64
 	b.ResetTimer()
+	m := startCPU(b, conn)
 	start := time.Now()
 	var wg sync.WaitGroup
 	var failed atomic.Value
@@ -180,6 +246,7 @@ func benchSteps(b *testing.B, threads int) {
 		})
 	}
 	wg.Wait()
+	m.report(b)
 	if err, ok := failed.Load().(error); ok {
 		b.Fatal(err)
 	}
@@ -188,13 +255,48 @@ func benchSteps(b *testing.B, threads int) {
 
 // BenchmarkSuperstepSync is one superstep's saving per op, one thread at a
 // time: compare with BenchmarkInsertCommit.
-func BenchmarkSuperstepSync(b *testing.B) { benchSteps(b, 1) }
+func BenchmarkSuperstepSync(b *testing.B) { benchSteps(b, serverURL, 1) }
 
 // BenchmarkSuperstepSyncConcurrent is the throughput of 1, 8 and 32
 // threads saving supersteps at once in one process: their commits share
 // the server's WAL flushes.
 func BenchmarkSuperstepSyncConcurrent(b *testing.B) {
 	for _, n := range []int{1, 8, 32} {
-		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) { benchSteps(b, n) })
+		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) { benchSteps(b, serverURL, n) })
 	}
+}
+
+// BenchmarkSlowFsync is BenchmarkInsertCommit and
+// BenchmarkSuperstepSyncConcurrent on a server whose WAL flush takes a
+// millisecond longer, as on a disk with a slow fsync (networked storage):
+// every session sets commit_delay, so a flush waits 1 ms, holding the WAL
+// write lock, before it writes, and covers every commit that arrived
+// meanwhile (commit_siblings = 0: always). Where this machine's disk
+// flushes in well under a millisecond, throughput is bound by CPU, and
+// this shows what concurrent threads gain from sharing flushes when the
+// disk is what a commit waits for. commit_delay needs a superuser (the
+// user of .ci/pg.sh's cluster is one).
+func BenchmarkSlowFsync(b *testing.B) {
+	slow := withParam(withParam(serverURL, "commit_delay", "1000"), "commit_siblings", "0")
+	conn, err := pgx.Connect(ctx, slow)
+	if err != nil {
+		b.Skipf("cannot set commit_delay: %v", err)
+	}
+	conn.Close(ctx)
+	b.Run("insert", func(b *testing.B) { benchInsert(b, slow) })
+	for _, n := range []int{1, 8, 32} {
+		b.Run(fmt.Sprintf("threads=%d", n), func(b *testing.B) { benchSteps(b, slow, n) })
+	}
+}
+
+// withParams adds the query parameters of from to u.
+func withParams(u, from string) string {
+	f, err := url.Parse(from)
+	if err != nil {
+		panic(err)
+	}
+	for k, vs := range f.Query() {
+		u = withParam(u, k, vs[0])
+	}
+	return u
 }

@@ -38,7 +38,9 @@
 // # Writes, durability and many writers
 //
 // A thread's queued writes go to the server in one pipelined batch, run
-// as one transaction. Different threads commit on different connections
+// as one transaction: the claim below, then one statement per checkpoint
+// holding its values, its row and the task writes queued just before it.
+// Different threads commit on different connections
 // at once and share the server's WAL flushes. DurabilitySync returns after
 // the commit, for a task's writes (PutWrites) as for a checkpoint, so a
 // task's result is stored before the engine reports it; writes of the

@@ -84,6 +84,46 @@ BEGIN
 	RETURN cur_seq + 1;
 END $$;
 `,
+	// 2: claim advances a thread in one statement when the check passes
+	// (the common case), instead of an insert, a locking read and an
+	// update on every commit: it was the costliest statement of a
+	// superstep on the server. Same contract as version 1's.
+	`
+CREATE OR REPLACE FUNCTION S.claim(p_thread bytea, p_observed bigint, p_writer text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	new_seq bigint;
+	cur_seq bigint;
+	cur_writer text;
+	cur_updated timestamptz;
+BEGIN
+	LOOP
+		UPDATE S.threads SET seq = seq + 1, writer = p_writer, updated = now()
+			WHERE thread = p_thread AND (p_observed < 0 OR seq = p_observed OR writer = p_writer)
+			RETURNING seq INTO new_seq;
+		IF FOUND THEN
+			RETURN new_seq;
+		END IF;
+		SELECT seq, writer, updated INTO cur_seq, cur_writer, cur_updated
+			FROM S.threads WHERE thread = p_thread FOR UPDATE;
+		IF FOUND THEN
+			IF p_observed >= 0 AND cur_seq <> p_observed AND cur_writer <> p_writer THEN
+				RAISE EXCEPTION USING ERRCODE = 'SSW01', MESSAGE = 'thread advanced by another writer',
+					DETAIL = cur_writer, HINT = to_char(cur_updated AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+			END IF;
+			-- Changed between the two statements so that the check now
+			-- passes: the row is locked, so the update will find it.
+			CONTINUE;
+		END IF;
+		INSERT INTO S.threads (thread, seq, writer) VALUES (p_thread, 1, p_writer)
+			ON CONFLICT (thread) DO NOTHING;
+		IF FOUND THEN
+			RETURN 1;
+		END IF;
+		-- Another writer created the row meanwhile: check against it.
+	END LOOP;
+END $$;
+`,
 }
 
 // SchemaVersion is the newest schema version this package knows.

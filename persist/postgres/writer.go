@@ -126,9 +126,7 @@ func (s *Store) send(ctx context.Context, thread string, observed int64, ops []*
 		// implicit transaction.
 		b := &pgx.Batch{}
 		b.Queue(s.sql.claim, bs(thread), observed, s.writer).QueryRow(func(r pgx.Row) error { return r.Scan(&seq) })
-		for _, o := range ops {
-			s.queueOp(b, thread, o)
-		}
+		s.queueOps(b, thread, ops)
 		err := s.pool.SendBatch(ctx, b).Close()
 		return seq, s.writeError(thread, err)
 	}
@@ -153,31 +151,62 @@ func (s *Store) send(ctx context.Context, thread string, observed int64, ops []*
 	return seq, s.writeError(thread, err)
 }
 
+// queueOp queues o's statement.
 func (s *Store) queueOp(b *pgx.Batch, thread string, o *op) {
-	t, ns := bs(thread), bs(o.ns)
-	if p := o.put; p != nil {
-		if len(p.blobs) > 0 {
-			n := len(p.blobs)
-			chans, vers, hashes, roots := make([][]byte, n), make([]int64, n), make([]int64, n), make([]int64, n)
-			baseV, baseH, depths := make([]*int64, n), make([]*int64, n), make([]int32, n)
-			has, data := make([]bool, n), make([][]byte, n)
-			for i, bl := range p.blobs {
-				chans[i], vers[i], hashes[i], roots[i] = bs(bl.channel), bl.ref.Version, bl.ref.Hash, bl.ref.Root
-				if bl.base != nil {
-					baseV[i], baseH[i] = &bl.base.Version, &bl.base.Hash
-				}
-				depths[i], has[i], data[i] = int32(bl.depth), bl.has, bl.data
-			}
-			b.Queue(s.sql.insBlobs, t, ns, chans, vers, hashes, roots, baseV, baseH, depths, has, data)
-		}
-		b.Queue(s.sql.insCheckpoint, t, ns, bs(p.id), nullable(p.parent), bs(p.base), p.depth, p.source, p.step, p.rec)
+	if o.put != nil {
+		s.queuePut(b, thread, nil, o)
 		return
 	}
 	stmt := s.sql.insWrites
 	if o.nullRun {
 		stmt = s.sql.insNullWrites
 	}
-	b.Queue(stmt, t, ns, bs(o.cp), bs(o.task), o.slots, o.chans, o.values)
+	b.Queue(stmt, bs(thread), bs(o.ns), bs(o.cp), bs(o.task), o.slots, o.chans, o.values)
+}
+
+// queueOps queues the statements of ops in order. A task's writes followed
+// by the checkpoint of the same namespace (a superstep under sync
+// durability) go in one statement with it.
+func (s *Store) queueOps(b *pgx.Batch, thread string, ops []*op) {
+	for i := 0; i < len(ops); i++ {
+		o := ops[i]
+		if i+1 < len(ops) && o.put == nil && !o.nullRun && ops[i+1].put != nil && ops[i+1].ns == o.ns {
+			s.queuePut(b, thread, o, ops[i+1])
+			i++
+			continue
+		}
+		s.queueOp(b, thread, o)
+	}
+}
+
+// queuePut queues the statement that stores put's checkpoint and blobs,
+// and the task writes w (a regular writes op of the same namespace) if
+// not nil.
+func (s *Store) queuePut(b *pgx.Batch, thread string, w, put *op) {
+	p := put.put
+	args := make([]any, 0, 2+writesParams+blobParams+checkpointParams)
+	args = append(args, bs(thread), bs(put.ns))
+	withWrites, withBlobs := 0, 0
+	if w != nil {
+		withWrites = 1
+		args = append(args, bs(w.cp), bs(w.task), w.slots, w.chans, w.values)
+	}
+	if n := len(p.blobs); n > 0 {
+		withBlobs = 1
+		chans, vers, hashes, roots := make([][]byte, n), make([]int64, n), make([]int64, n), make([]int64, n)
+		baseV, baseH, depths := make([]*int64, n), make([]*int64, n), make([]int32, n)
+		has, data := make([]bool, n), make([][]byte, n)
+		for i, bl := range p.blobs {
+			chans[i], vers[i], hashes[i], roots[i] = bs(bl.channel), bl.ref.Version, bl.ref.Hash, bl.ref.Root
+			if bl.base != nil {
+				baseV[i], baseH[i] = &bl.base.Version, &bl.base.Hash
+			}
+			depths[i], has[i], data[i] = int32(bl.depth), bl.has, bl.data
+		}
+		args = append(args, chans, vers, hashes, roots, baseV, baseH, depths, has, data)
+	}
+	args = append(args, bs(p.id), nullable(p.parent), bs(p.base), p.depth, p.source, p.step, p.rec)
+	b.Queue(s.sql.put[withWrites][withBlobs], args...)
 }
 
 // detach prepares checkpoint id for being replaced: its children stored as
