@@ -331,7 +331,7 @@ func (g *Graph) PlannedTasks(t *CheckpointTuple) ([]SnapshotTask, error) {
 	}
 	out := make([]SnapshotTask, len(tasks))
 	for i, tk := range tasks {
-		out[i] = SnapshotTask{ID: tk.id, Name: tk.name, Push: tk.kind == pushTask}
+		out[i] = SnapshotTask{ID: tk.id(), Name: tk.name, Push: tk.kind == pushTask}
 		if tk.node.subgraph != nil {
 			out[i].Subgraph = tk.namespace()
 		}
