@@ -297,7 +297,7 @@ func (cs *channelState) stateView() map[string]any {
 var pushTriggers = []string{Push}
 
 // taskKind tells PULL tasks (triggered by channels) from PUSH tasks (Sends).
-type taskKind int
+type taskKind uint8
 
 const (
 	pullTask taskKind = iota
@@ -308,10 +308,12 @@ const (
 type task struct {
 	// ident is the task's id once made (see id); planning leaves it empty
 	// unless someone will read it.
-	ident    string
-	idOnce   sync.Once
-	name     string
+	ident  string
+	idOnce sync.Once
+	// kind sits in idOnce's padding: a task of 560 bytes or less (and its
+	// pointer, and the allocator's header) fits the 576-byte size class.
 	kind     taskKind
+	name     string
 	pushIdx  int
 	triggers []string
 	input    any

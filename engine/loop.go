@@ -132,15 +132,16 @@ type PendingInterrupt struct {
 type TaskResult struct {
 	Writes     []Write        // the task's writes, in the order made
 	Interrupts []Interruption // the interrupts it raised
+	Err        error          // its failure, after retries
+	Attempts   int            // how many times it ran
 	// Interrupted: the task stopped at an interrupt, possibly with no
 	// Interrupts (a subgraph that stopped at its own breakpoint).
 	Interrupted bool
-	Err         error // its failure, after retries
-	Reused      bool  // its saved writes were reused instead of running it
-	Attempts    int   // how many times it ran
-	Done        bool  // it finished (wrote, interrupted or failed)
+	Reused      bool // its saved writes were reused instead of running it
+	Done        bool // it finished (wrote, interrupted or failed)
 	// Cached marks a task whose writes came from the node cache: it did
-	// not run (Reused is set too).
+	// not run (Reused is set too). (The flags come last: together they
+	// take one word, which keeps a task in a smaller size class.)
 	Cached bool
 }
 
