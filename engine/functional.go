@@ -138,6 +138,7 @@ func (c *call) wait() (any, error) {
 // superstep (LangGraph.js loop.ts:1219 acceptPush, runner.ts:510-590).
 func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any, spec callSpec) *call {
 	c := &call{done: make(chan struct{})}
+	l.stepCalls.Store(true)
 	scope.mu.Lock()
 	idx := scope.calls
 	scope.calls++

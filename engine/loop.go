@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Status is where a run stands.
@@ -75,6 +76,18 @@ type loop struct {
 	g *Graph
 	// calls are the Task calls still running in this superstep.
 	calls callTasks
+	// stepCalls: a task of this superstep made a Task call (calls report
+	// their results in the order they finish, so nothing is held back).
+	stepCalls atomic.Bool
+	// unfinished counts the superstep's tasks not yet finished, so the
+	// last one can defer its writes to the checkpoint's commit (held).
+	unfinished atomic.Int32
+	// updateFollows: the driver runs Update right after Execute (Run and
+	// Superstep with no hook), so a checkpoint Put follows the last task.
+	updateFollows bool
+	// held is the last task's result, reported once its deferred writes
+	// are on disk (releaseHeld).
+	held *heldResult
 	// nullResumeTaken: a task of this superstep took the run's plain
 	// resume value (guarded by mu).
 	nullResumeTaken bool
@@ -390,6 +403,15 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 	return l.putWrites(ctx, t.id(), writes)
 }
 
+// deferWrites is putWrites through d (WriteDeferrer): kept in memory at
+// once, on disk when wait returns.
+func (l *loop) deferWrites(ctx context.Context, d WriteDeferrer, taskID string, writes []Write) (wait func() error, err error) {
+	l.mu.Lock()
+	l.pending.add(taskID, writes)
+	l.mu.Unlock()
+	return d.DeferWrites(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, taskID, writes)
+}
+
 // putCheckpoint stores the current state as a new checkpoint with source and
 // the current step, then advances the step counter.
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
@@ -438,6 +460,12 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		_, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(l.saver, cp), md, newVersions)
 		if ls := l.opts.turns; ls != nil {
 			ls.pass(l.opts.turnAt)
+		}
+		// The last task's deferred writes were committed with the
+		// checkpoint (or fail on their own): report it now, before the
+		// checkpoint, as it would have been.
+		if herr := l.releaseHeld(); err == nil && herr != nil {
+			err = herr
 		}
 		if err != nil {
 			return fmt.Errorf("saving checkpoint at step %d: %w", l.step, err)
@@ -578,6 +606,9 @@ func (l *loop) fail(err error) error {
 }
 
 func (l *loop) finish(s Status) {
+	if err := l.releaseHeld(); err != nil && l.err == nil {
+		l.err, s = err, StatusFailed
+	}
 	l.status = s
 	if s == StatusDone || s == StatusInterrupted {
 		l.values = l.cs.stateValues()
@@ -629,4 +660,40 @@ func isResumeMap(m map[string]any) bool {
 		}
 	}
 	return true
+}
+
+// heldResult is a finished task whose writes went to the saver deferred
+// (WriteDeferrer) and whose result is reported once they are on disk.
+type heldResult struct {
+	t    *task
+	res  *TaskResult
+	wait func() error
+}
+
+// deferLast reports whether task t, finishing now with its writes to save,
+// may hand them to the saver deferred: it is the superstep's last task to
+// finish, no Task call ran beside it, and Update (with its checkpoint Put)
+// follows at once. It is called once per finished task of the superstep.
+func (l *loop) deferLast(t *task) (WriteDeferrer, bool) {
+	if t.node.call {
+		return nil, false
+	}
+	last := l.unfinished.Add(-1) == 0
+	d, ok := l.saver.(WriteDeferrer)
+	return d, ok && last && l.updateFollows && !l.stepCalls.Load()
+}
+
+// releaseHeld waits for the held task's writes to be on disk and reports
+// its result; the error is the saver's when they could not be saved.
+func (l *loop) releaseHeld() error {
+	h := l.held
+	if h == nil {
+		return nil
+	}
+	l.held = nil
+	if err := h.wait(); err != nil {
+		return fmt.Errorf("saving the writes of %s at step %d: %w", h.t.name, l.step, err)
+	}
+	l.emitResult(h.t, h.res)
+	return nil
 }

@@ -32,6 +32,8 @@ func (l *loop) execute(ctx context.Context) error {
 		}
 	}
 	l.prepareSubgraphTurns(run)
+	l.unfinished.Store(int32(len(run)))
+	l.stepCalls.Store(false)
 	var firstErr, bubble error // bubble: a Command for a parent graph; siblings go on
 	switch len(run) {
 	case 0:
@@ -83,6 +85,10 @@ func (l *loop) execute(ctx context.Context) error {
 		// nested breakpoint).
 		// The finished tasks' writes show in the run's output, but no
 		// checkpoint is written: they stay pending on the current one.
+		// A held result is reported first, as it would have been.
+		if err := l.releaseHeld(); err != nil {
+			return l.fail(err)
+		}
 		if _, err := applyWrites(l.cs, l.tasks); err != nil {
 			return l.fail(err)
 		}
@@ -178,6 +184,9 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		saveCtx = context.WithoutCancel(ctx)
 	}
 	ie := interruptOf(scope, err)
+	if ie != nil || err != nil {
+		l.deferLast(t) // counts the task finished; only a success defers
+	}
 	switch {
 	case ie != nil:
 		saved := []Write{{Channel: InterruptChannel, Value: ie.Interrupts}}
@@ -256,6 +265,16 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 	l.mu.Lock()
 	res.Writes, res.Done = writes, true
 	l.mu.Unlock()
+	if d, ok := l.deferLast(t); ok {
+		// The checkpoint Put right after this superstep commits these
+		// writes with it; the result is reported after that Put.
+		wait, err := l.deferWrites(saveCtx, d, t.id(), saved)
+		if err != nil {
+			return err
+		}
+		l.held = &heldResult{t: t, res: res, wait: wait}
+		return l.cacheWrites(saveCtx, t, writes)
+	}
 	if err := l.putTaskWrites(saveCtx, t, saved); err != nil {
 		return err
 	}

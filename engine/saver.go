@@ -34,6 +34,19 @@ type Saver interface {
 	DeleteThread(ctx context.Context, threadID string) error
 }
 
+// WriteDeferrer is the optional Saver capability of taking a task's writes
+// without waiting for them to be durable, because the checkpoint Put that
+// follows commits them together (one fsync where PutWrites and Put would
+// take two). The engine uses it only for the last task of a superstep to
+// finish, when Update follows at once, and reports that task's result only
+// after wait returns (which it calls after the Put): a task reported
+// finished is still on disk. wait commits the writes itself if nothing has.
+type WriteDeferrer interface {
+	// DeferWrites queues a task's writes for the saver's next commit
+	// (PutWrites' contract otherwise); wait returns once they are stored.
+	DeferWrites(ctx context.Context, cfg Config, taskID string, writes []Write) (wait func() error, err error)
+}
+
 // ThreadLister is the optional Saver capability of listing its threads.
 type ThreadLister interface {
 	// Threads returns the ids of the stored threads, sorted.

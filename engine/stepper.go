@@ -120,6 +120,8 @@ func (s *Stepper) EditWrites(taskID string, writes []Write, by string) error {
 // Superstep advances until the current superstep is written (or the run
 // ends): from any phase to the next checkpoint.
 func (s *Stepper) Superstep(ctx context.Context) error {
+	s.l.updateFollows = s.l.opts.Hook == nil
+	defer func() { s.l.updateFollows = false }()
 	for {
 		if err := s.Next(ctx); err != nil {
 			return err
@@ -132,6 +134,10 @@ func (s *Stepper) Superstep(ctx context.Context) error {
 
 // Run advances until the run ends and returns its result.
 func (s *Stepper) Run(ctx context.Context) (*Result, error) {
+	// With no hook to pause between phases, Update follows Execute at
+	// once: the last task's writes may share the checkpoint's commit.
+	s.l.updateFollows = s.l.opts.Hook == nil
+	defer func() { s.l.updateFollows = false }()
 	for s.l.status == StatusRunning {
 		if err := s.Next(ctx); err != nil {
 			return s.Result(), err

@@ -65,8 +65,12 @@
 // the task finished. The one window left is the commit itself: a crash
 // after a node returns and before the commit holding its writes has
 // synced (at most the commit in progress plus that one) runs the task
-// again on resume. It costs a superstep of one task two fsyncs (its
-// writes, then the checkpoint) instead of one. (LangGraph hands a task's
+// again on resume. The last task of a superstep to finish, when Update
+// follows at once (Invoke, not a debugger holding the run between
+// phases), hands its writes over deferred (engine.WriteDeferrer): they are
+// committed in the checkpoint's own round and the engine reports the task
+// after that commit, so a superstep of one task still costs one fsync.
+// (LangGraph hands a task's
 // put_writes to a background executor and does not wait for it,
 // pregel/_loop.py:481-493; waiting here is the store's own promise, not
 // an engine rule: the engine calls PutWrites as LangGraph does.)

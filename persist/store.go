@@ -821,26 +821,42 @@ func (b *nsBuckets) detach(id string, oldData []byte) error {
 // Errors: ErrInvalidID, ErrInvalidCheckpoint (a value the codec cannot
 // encode), ErrReadOnly, ErrClosed, ErrAsyncWrite, or the commit's error.
 func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) error {
+	_, err := s.putWrites(ctx, cfg, taskID, writes, false)
+	return err
+}
+
+// DeferWrites implements engine.WriteDeferrer: under DurabilitySync the
+// writes are queued without a commit of their own, and the checkpoint Put
+// the engine makes next commits them in its round (one fsync for both);
+// wait returns once they are on disk, committing them itself if no Put
+// did. Other durabilities queue as PutWrites does.
+func (s *Store) DeferWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) (wait func() error, err error) {
+	return s.putWrites(ctx, cfg, taskID, writes, true)
+}
+
+// putWrites is PutWrites, deferred or not (DeferWrites).
+func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write, deferred bool) (wait func() error, err error) {
+	noWait := func() error { return nil }
 	if err := s.writable(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkConfig(cfg); err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkID("task id", taskID, maxIDLen, true); err != nil {
-		return err
+		return nil, err
 	}
 	if len(writes) == 0 {
-		return nil
+		return noWait, nil
 	}
 	recs := make([][]byte, len(writes))
 	for i, w := range writes {
 		if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
-			return err
+			return nil, err
 		}
 		enc, err := engine.EncodeValue(w.Value)
 		if err != nil {
-			return fmt.Errorf("%w: write to %q: %w", ErrInvalidCheckpoint, w.Channel, err)
+			return nil, fmt.Errorf("%w: write to %q: %w", ErrInvalidCheckpoint, w.Channel, err)
 		}
 		recs[i] = encodeWrite(w.Channel, enc)
 	}
@@ -851,7 +867,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 		size += len(recs[i])
 	}
 	s.encoded.Add(int64(size))
-	return s.w.submit(opWrites, size, func(tx *bolt.Tx, _ *cache) error {
+	store := func(tx *bolt.Tx, _ *cache) error {
 		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
 		if err != nil {
 			return err
@@ -875,7 +891,11 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 			}
 		}
 		return s.touch(tx, cfg.ThreadID)
-	})
+	}
+	if deferred {
+		return s.w.submitDeferred(opWrites, size, store)
+	}
+	return noWait, s.w.submit(opWrites, size, store)
 }
 
 // nextRegularSlot returns one past the highest regular slot stored for

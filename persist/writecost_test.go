@@ -223,3 +223,32 @@ func TestImport_AppendCostsWhatWasAdded(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStore_SyncSuperstepIsOneCommit: under sync a superstep of one task
+// costs one commit: the task's writes (engine.WriteDeferrer) share the
+// commit of the checkpoint that follows, and the engine reports the task
+// only once that commit is done. Saving them in a commit of their own
+// doubled the fsyncs of every such superstep.
+func TestStore_SyncSuperstepIsOneCommit(t *testing.T) {
+	const steps = 60
+	s, err := Open(filepath.Join(t.TempDir(), "db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	g := enginetest.AppendLoop(t, s, steps, nil)
+	before := s.w.commits.Load()
+	res, err := g.Invoke(context.Background(), map[string]any{"items": []any{}, "n": 0}, engine.OnThread("t"), engine.WithRecursionLimit(steps+10))
+	if err != nil || res.Status != engine.StatusDone {
+		t.Fatalf("run: %v %v", res, err)
+	}
+	commits := s.w.commits.Load() - before
+	// steps+1 checkpoints (input, then one per superstep), a few more
+	// for the run's own bookkeeping at most.
+	if commits > steps+5 {
+		t.Errorf("%d commits for %d one-task supersteps; want about one each", commits, steps)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -207,6 +207,35 @@ func (w *writer) submit(kind opKind, size int, fn txFunc) error {
 	}
 }
 
+// submitDeferred queues fn like submit, except that under DurabilitySync
+// it does not start a commit: the next op that waits (the checkpoint Put
+// that follows at once) commits it in its own round, so the two share one
+// fsync. wait returns fn's result; if no commit has taken fn yet, it
+// commits the queue itself, so fn is never left behind. Under the other
+// durabilities it is submit, and wait returns nil.
+func (w *writer) submitDeferred(kind opKind, size int, fn txFunc) (wait func() error, err error) {
+	if err := w.lockOpen(); err != nil {
+		return nil, err
+	}
+	if w.mode != DurabilitySync || w.full(size) {
+		w.mu.Unlock()
+		return func() error { return nil }, w.submit(kind, size, fn)
+	}
+	o := &op{fn: fn, kind: kind, size: size, done: make(chan error, 1)}
+	w.enqueue(o)
+	w.mu.Unlock()
+	return func() error {
+		select {
+		case err := <-o.done:
+			return err
+		default:
+		}
+		w.mu.Lock()
+		w.lead() // commits o unless a leader already holds it
+		return <-o.done
+	}, nil
+}
+
 // submitWait queues fn and waits for its result whatever the durability,
 // for operations whose caller must know the outcome (Import). Buffered
 // writes queued before it are committed with it.

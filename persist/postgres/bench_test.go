@@ -213,6 +213,7 @@ func benchSteps(b *testing.B, serverURL string, threads int) {
 	var failed atomic.Value
 	for w := range threads {
 		wg.Go(func() {
+			var err error
 			th := fmt.Sprintf("w%d", w)
 			msgs := []any{}
 			parent := ""
@@ -226,8 +227,12 @@ func benchSteps(b *testing.B, serverURL string, threads int) {
 				if i%200 == 0 { // bounded threads: ns/op must not grow with b.N
 					th, msgs, parent = fmt.Sprintf("w%d-%d", w, i), []any{msg}, ""
 				}
+				// The superstep's one task is its last to finish: the
+				// engine defers its writes to the checkpoint's commit and
+				// waits for them after the Put (engine.WriteDeferrer).
+				wait := func() error { return nil }
 				if parent != "" {
-					if err := s.PutWrites(ctx, engine.Config{ThreadID: th, CheckpointID: parent}, "task", []engine.Write{{Channel: "messages", Value: []any{msg}}}); err != nil {
+					if wait, err = s.DeferWrites(ctx, engine.Config{ThreadID: th, CheckpointID: parent}, "task", []engine.Write{{Channel: "messages", Value: []any{msg}}}); err != nil {
 						failed.Store(err)
 						return
 					}
@@ -238,6 +243,10 @@ func benchSteps(b *testing.B, serverURL string, threads int) {
 					VersionsSeen:    map[string]map[string]engine.Version{"agent": {"messages": v - 1}},
 				}
 				if _, err := s.Put(ctx, engine.Config{ThreadID: th, CheckpointID: parent}, cp, engine.Metadata{Source: "loop", Step: i}, nil); err != nil {
+					failed.Store(err)
+					return
+				}
+				if err := wait(); err != nil {
 					failed.Store(err)
 					return
 				}

@@ -190,27 +190,53 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 // persist.ErrClosed, persist.ErrAsyncWrite (an earlier buffered write of
 // the thread failed, such as an ErrThreadConflict).
 func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) error {
-	if err := s.writable(ctx, cfg.ThreadID); err != nil {
+	queued, err := s.queueWrites(ctx, cfg, taskID, writes)
+	if err != nil {
 		return err
+	}
+	return s.afterEnqueue(ctx, cfg.ThreadID, queued...)
+}
+
+// DeferWrites implements engine.WriteDeferrer: under sync durability the
+// writes wait in the thread's queue for the checkpoint Put the engine
+// makes next, which sends them in its own transaction (one commit for
+// both); wait returns their outcome, committing them itself if no Put
+// did. Other durabilities queue them as PutWrites does.
+func (s *Store) DeferWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) (wait func() error, err error) {
+	queued, err := s.queueWrites(ctx, cfg, taskID, writes)
+	if err != nil {
+		return nil, err
+	}
+	if s.mode != persist.DurabilitySync {
+		return func() error { return nil }, s.afterEnqueue(ctx, cfg.ThreadID, queued...)
+	}
+	return func() error { return s.afterEnqueue(ctx, cfg.ThreadID, queued...) }, nil
+}
+
+// queueWrites checks and encodes a task's writes and queues them on the
+// thread, returning the ops queued.
+func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) ([]*op, error) {
+	if err := s.writable(ctx, cfg.ThreadID); err != nil {
+		return nil, err
 	}
 	if err := checkConfig(cfg); err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkID("task id", taskID, maxIDLen, true); err != nil {
-		return err
+		return nil, err
 	}
 	if len(writes) == 0 {
-		return nil
+		return nil, nil
 	}
 	special := &op{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID}
 	regular := &op{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID, nullRun: taskID == engine.NullTaskID}
 	for i, w := range writes {
 		if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
-			return err
+			return nil, err
 		}
 		enc, err := engine.EncodeValue(w.Value)
 		if err != nil {
-			return fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
+			return nil, fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
 		}
 		o := regular
 		slot := int64(engine.WriteSlot(w.Channel, i))
@@ -230,7 +256,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 			queued = append(queued, o)
 		}
 	}
-	return s.afterEnqueue(ctx, cfg.ThreadID, queued...)
+	return queued, nil
 }
 
 // DeleteThread implements engine.Saver: it removes every checkpoint, value
