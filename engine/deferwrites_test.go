@@ -43,14 +43,19 @@ func (s *deferringSaver) Put(ctx context.Context, cfg engine.Config, cp *engine.
 	return s.MemorySaver.Put(ctx, cfg, cp, md, nv)
 }
 
-// deferGraph runs fast and slow in one superstep (slow finishes last),
-// then done alone.
-func deferGraph(t *testing.T, s engine.Saver, slowErr error) *engine.Graph {
+// deferGraph runs fast and slow in one superstep, then done alone. slow
+// finishes last: it waits until fast's result is reported (fastDone, closed
+// by the caller's event listener) or, without a listener, 30 ms.
+func deferGraph(t *testing.T, s engine.Saver, slowErr error, fastDone <-chan struct{}) *engine.Graph {
 	t.Helper()
 	g, err := engine.NewStateGraph(engine.LastValueKey("f"), engine.LastValueKey("s"), engine.LastValueKey("d")).
 		AddNode("fast", func(context.Context, any) (any, error) { return engine.Pairs("f", 1.0), nil }).
 		AddNode("slow", func(context.Context, any) (any, error) {
-			time.Sleep(30 * time.Millisecond)
+			if fastDone != nil {
+				<-fastDone
+			} else {
+				time.Sleep(30 * time.Millisecond)
+			}
 			if slowErr != nil {
 				return nil, slowErr
 			}
@@ -74,12 +79,16 @@ func deferGraph(t *testing.T, s engine.Saver, slowErr error) *engine.Graph {
 func TestDeferWrites_LastTaskSharesTheCheckpointCommit(t *testing.T) {
 	s := &deferringSaver{MemorySaver: engine.NewMemorySaver()}
 	var events []string
-	_, err := deferGraph(t, s, nil).Invoke(context.Background(), map[string]any{}, engine.OnThread("d"),
+	fastDone := make(chan struct{})
+	_, err := deferGraph(t, s, nil, fastDone).Invoke(context.Background(), map[string]any{}, engine.OnThread("d"),
 		engine.WithEvents(func(e engine.Event) {
 			switch e.Kind {
 			case engine.EventTaskResult:
 				events = append(events, "result "+e.Node)
 				s.note("result " + e.Node)
+				if e.Node == "fast" {
+					close(fastDone)
+				}
 			case engine.EventCheckpoint:
 				events = append(events, fmt.Sprintf("checkpoint %d", e.Step))
 			}
@@ -105,7 +114,7 @@ func TestDeferWrites_LastTaskSharesTheCheckpointCommit(t *testing.T) {
 // reporting them; so does a superstep whose last task fails.
 func TestDeferWrites_NotWhenPausedOrFailed(t *testing.T) {
 	s := &deferringSaver{MemorySaver: engine.NewMemorySaver()}
-	st, err := deferGraph(t, s, nil).Start(context.Background(), map[string]any{}, engine.OnThread("p"))
+	st, err := deferGraph(t, s, nil, nil).Start(context.Background(), map[string]any{}, engine.OnThread("p"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +130,7 @@ func TestDeferWrites_NotWhenPausedOrFailed(t *testing.T) {
 	}
 
 	s = &deferringSaver{MemorySaver: engine.NewMemorySaver()}
-	_, err = deferGraph(t, s, fmt.Errorf("boom")).Invoke(context.Background(), map[string]any{}, engine.OnThread("f"))
+	_, err = deferGraph(t, s, fmt.Errorf("boom"), nil).Invoke(context.Background(), map[string]any{}, engine.OnThread("f"))
 	if err == nil {
 		t.Fatal("slow's failure did not fail the run")
 	}
