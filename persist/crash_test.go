@@ -3,20 +3,17 @@
 package persist_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -278,89 +275,11 @@ func waitSettled(ctx context.Context, s *persist.Store) error {
 	return nil
 }
 
-// helper is a running helper process.
-type helper struct {
-	cmd    *exec.Cmd
-	out    bytes.Buffer // stdout and stderr; read only after exited
-	exited chan struct{}
-	err    error // Wait's error, set before exited is closed
-}
-
-// startHelper starts the helper for scenario; it is killed when the test
-// ends, if it still runs.
-func startHelper(t *testing.T, scenario, db, side string, env ...string) *helper {
+// startHelper starts the helper for scenario (enginetest.StartHelper); it
+// is killed when the test ends, if it still runs.
+func startHelper(t *testing.T, scenario, db, side string, env ...string) *enginetest.Helper {
 	t.Helper()
-	h := &helper{exited: make(chan struct{})}
-	h.cmd = exec.Command(os.Args[0], "-test.run=^TestCrashHelper$", "-test.count=1", "-test.timeout=2m")
-	h.cmd.Env = append(os.Environ(), crashHelperEnv+"="+scenario, crashDBEnv+"="+db, crashSideEnv+"="+side)
-	h.cmd.Env = append(h.cmd.Env, env...)
-	h.cmd.Stdout, h.cmd.Stderr = &h.out, &h.out
-	if err := h.cmd.Start(); err != nil {
-		t.Fatalf("start helper: %v", err)
-	}
-	go func() {
-		h.err = h.cmd.Wait()
-		close(h.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-h.exited:
-		default:
-			h.cmd.Process.Kill()
-			<-h.exited
-		}
-	})
-	return h
-}
-
-// waitFor polls the side file until ready holds, failing the test if the
-// helper exits first or nothing happens within timeout.
-func (h *helper) waitFor(t *testing.T, side *enginetest.SideLog, timeout time.Duration, what string, ready func([]string) bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		lines := side.Lines()
-		if ready(lines) {
-			return
-		}
-		select {
-		case <-h.exited:
-			t.Fatalf("helper exited (%v) before %s; side file:\n%s\nhelper output:\n%s",
-				h.err, what, strings.Join(side.Lines(), "\n"), h.out.String())
-		case <-time.After(2 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s; side file:\n%s", timeout, what, strings.Join(lines, "\n"))
-		}
-	}
-}
-
-// kill SIGKILLs the helper and checks that the signal is what ended it.
-func (h *helper) kill(t *testing.T) {
-	t.Helper()
-	if err := h.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatalf("kill helper: %v", err)
-	}
-	select {
-	case <-h.exited:
-	case <-time.After(10 * time.Second):
-		t.Fatal("helper still running 10s after SIGKILL")
-	}
-	ws, ok := h.cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("helper ended by %v, not by our SIGKILL; output:\n%s", h.cmd.ProcessState, h.out.String())
-	}
-}
-
-func hasLines(want ...string) func([]string) bool {
-	return func(lines []string) bool {
-		for _, w := range want {
-			if !slices.Contains(lines, w) {
-				return false
-			}
-		}
-		return true
-	}
+	return enginetest.StartHelper(t, "TestCrashHelper", append([]string{crashHelperEnv + "=" + scenario, crashDBEnv + "=" + db, crashSideEnv + "=" + side}, env...)...)
 }
 
 func mustJSON(t *testing.T, v any) string {
@@ -404,11 +323,9 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	h := startHelper(t, "fan", db, side.Path)
 	// "durable" is noted by slow in the helper once fast1 and fast2 were
 	// saved and the store committed everything queued (under sync
-	// durability a task's writes are committed shortly after PutWrites
-	// returns; see Store.PutWrites).
-	h.waitFor(t, side, 20*time.Second, "fast1 and fast2 saved and durable, slow blocking",
-		hasLines("saved fast1", "saved fast2", "enter slow", "durable"))
-	h.kill(t)
+	// durability PutWrites returns after its commit; see Store.PutWrites).
+	h.WaitFor(t, side, 20*time.Second, "saved fast1", "saved fast2", "enter slow", "durable")
+	h.Kill(t)
 
 	s, err := persist.Open(db, persist.Options{Durability: persist.DurabilitySync, Timeout: 5 * time.Second})
 	if err != nil {
@@ -587,8 +504,8 @@ func crashLoop(t *testing.T, c loopCrash) {
 	if c.durable {
 		ready = append(ready, "durable")
 	}
-	h.waitFor(t, side, 20*time.Second, strings.Join(ready, ", "), hasLines(ready...))
-	h.kill(t)
+	h.WaitFor(t, side, 20*time.Second, ready...)
+	h.Kill(t)
 	seen := 0
 	for _, l := range side.Lines() {
 		if strings.HasPrefix(l, "checkpoint ") {
