@@ -56,56 +56,6 @@ func block(ctx context.Context) error {
 	}
 }
 
-// fanGraph is START → {fast1, fast2, slow} → join → after → END. Every node
-// notes in the side file that it was entered; slow blocks when slowBlocks,
-// after settled (if set) returned and it noted "durable".
-func fanGraph(s engine.Saver, side *enginetest.SideLog, slowBlocks bool, settled func(context.Context) error) (*engine.Graph, error) {
-	fast := func(name string) engine.NodeFunc {
-		return func(context.Context, any) (any, error) {
-			side.Add("enter %s", name)
-			return map[string]any{"log": []any{name}}, nil
-		}
-	}
-	slow := func(ctx context.Context, _ any) (any, error) {
-		side.Add("enter slow")
-		if slowBlocks {
-			if settled != nil {
-				// The point the parent kills at: both siblings' writes
-				// are committed (sync durability commits them shortly
-				// after PutWrites returns; see Store.PutWrites).
-				if err := settled(ctx); err != nil {
-					return nil, err
-				}
-				side.Add("durable")
-			}
-			if err := block(ctx); err != nil {
-				return nil, err
-			}
-		}
-		return map[string]any{"log": []any{"slow"}, "last": "slow"}, nil
-	}
-	after := func(_ context.Context, in any) (any, error) {
-		side.Add("enter after")
-		st, _ := in.(map[string]any)
-		log, _ := st["log"].([]any)
-		return engine.Update{
-			{Key: "log", Value: []any{"after"}},
-			{Key: "last", Value: fmt.Sprintf("after %d entries, last %v", len(log), st["last"])},
-		}, nil
-	}
-	return engine.NewStateGraph(engine.AppendKey("log"), engine.LastValueKey("last")).
-		AddNode("fast1", fast("fast1")).
-		AddNode("fast2", fast("fast2")).
-		AddNode("slow", slow).
-		AddNode("after", after).
-		AddEdge(engine.Start, "fast1").
-		AddEdge(engine.Start, "fast2").
-		AddEdge(engine.Start, "slow").
-		AddJoin([]string{"fast1", "fast2", "slow"}, "after").
-		AddEdge("after", engine.End).
-		Compile(engine.WithSaver(s))
-}
-
 // fanInput is the fan graph's input.
 func fanInput() map[string]any { return map[string]any{"log": []any{"input"}} }
 
@@ -199,7 +149,7 @@ func TestCrashHelper(t *testing.T) {
 			side.Events(e)
 			saved.events(e)
 		}))
-		g, err = fanGraph(s, side, true, func(ctx context.Context) error {
+		g, err = enginetest.FanGraph(s, side, true, func(ctx context.Context) error {
 			if err := saved.wait(ctx); err != nil {
 				return err
 			}
@@ -335,7 +285,7 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	if err := s.Check(); err != nil {
 		t.Fatalf("Check after the kill: %v", err)
 	}
-	g, err := fanGraph(s, side, false, nil)
+	g, err := enginetest.FanGraph(s, side, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +336,7 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	// A clean run of the same graph in a fresh file.
 	cleanStore := openTemp(t, persist.Options{Durability: persist.DurabilitySync})
 	cleanSide := &enginetest.SideLog{Path: filepath.Join(dir, "clean.txt")}
-	clean, err := fanGraph(cleanStore, cleanSide, false, nil)
+	clean, err := enginetest.FanGraph(cleanStore, cleanSide, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,30 +81,48 @@ func (l *SideLog) Events(e engine.Event) {
 }
 
 // FanGraph is START → {fast1, fast2, slow} → after → END over an appended
-// "log" and a last-value "last". Every node notes in side that it was
-// entered; slow blocks until its context ends when slowBlocks. A crash
-// test kills a helper running it while slow blocks, after fast1 and fast2
-// were saved, and expects the resumed run to reuse them.
-func FanGraph(s engine.Saver, side *SideLog, slowBlocks bool) (*engine.Graph, error) {
-	node := func(name string, blocks bool) engine.NodeFunc {
-		return func(ctx context.Context, _ any) (any, error) {
+// "log" and a last-value "last" (slow writes "slow"; after writes how many
+// entries it read and the last it saw, so a resumed run shows it read
+// slow's write). Every node notes in side that it was entered. When
+// slowBlocks, slow blocks until its context ends — first, if settled is
+// not nil, it waits for settled (a store's "everything queued is
+// committed") and notes "durable". A crash test kills a helper running it
+// while slow blocks, after fast1 and fast2 were saved, and expects the
+// resumed run to reuse them.
+func FanGraph(s engine.Saver, side *SideLog, slowBlocks bool, settled func(context.Context) error) (*engine.Graph, error) {
+	fast := func(name string) engine.NodeFunc {
+		return func(context.Context, any) (any, error) {
 			side.Add("enter %s", name)
-			if blocks {
-				<-ctx.Done()
-				return nil, ctx.Err()
-			}
 			return map[string]any{"log": []any{name}}, nil
 		}
 	}
+	slow := func(ctx context.Context, _ any) (any, error) {
+		side.Add("enter slow")
+		if slowBlocks {
+			if settled != nil {
+				if err := settled(ctx); err != nil {
+					return nil, err
+				}
+				side.Add("durable")
+			}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return map[string]any{"log": []any{"slow"}, "last": "slow"}, nil
+	}
 	after := func(_ context.Context, in any) (any, error) {
 		side.Add("enter after")
-		log, _ := in.(map[string]any)["log"].([]any)
-		return map[string]any{"log": []any{"after"}, "last": fmt.Sprintf("after %d entries", len(log))}, nil
+		st, _ := in.(map[string]any)
+		log, _ := st["log"].([]any)
+		return engine.Update{
+			{Key: "log", Value: []any{"after"}},
+			{Key: "last", Value: fmt.Sprintf("after %d entries, last %v", len(log), st["last"])},
+		}, nil
 	}
 	return engine.NewStateGraph(engine.AppendKey("log"), engine.LastValueKey("last")).
-		AddNode("fast1", node("fast1", false)).
-		AddNode("fast2", node("fast2", false)).
-		AddNode("slow", node("slow", slowBlocks)).
+		AddNode("fast1", fast("fast1")).
+		AddNode("fast2", fast("fast2")).
+		AddNode("slow", slow).
 		AddNode("after", after).
 		AddEdge(engine.Start, "fast1").
 		AddEdge(engine.Start, "fast2").

@@ -73,7 +73,7 @@ func TestProcessHelper(t *testing.T) {
 	}
 	switch kind {
 	case "fan":
-		g, err := enginetest.FanGraph(s, side, true)
+		g, err := enginetest.FanGraph(s, side, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +148,7 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	if err := s.Check(); err != nil {
 		t.Fatalf("Check after the kill: %v", err)
 	}
-	g, err := enginetest.FanGraph(s, side, false)
+	g, err := enginetest.FanGraph(s, side, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestStore_Crash_KilledMidSuperstep(t *testing.T) {
 	}
 
 	clean := open(t, schemaURL(t), postgres.Options{})
-	cg, err := enginetest.FanGraph(clean, &enginetest.SideLog{Path: filepath.Join(dir, "clean.txt")}, false)
+	cg, err := enginetest.FanGraph(clean, &enginetest.SideLog{Path: filepath.Join(dir, "clean.txt")}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
