@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -65,46 +64,10 @@ var ctx = context.Background()
 
 func id(n int) string { return fmt.Sprintf("%032x", n) }
 
-// chain puts n checkpoints on thread th, each appending one message to a
-// list and writing the task's output as a pending write, like a chat agent.
-// It returns the checkpoints put.
+// chain is enginetest.Conversation, compact under the race detector.
 func chain(t testing.TB, s engine.Saver, th string, n int) []*engine.Checkpoint {
 	t.Helper()
-	var out []*engine.Checkpoint
-	msgs := []any{}
-	parent := ""
-	seen := map[string]map[string]engine.Version{}
-	for i := 1; i <= n; i++ {
-		v := engine.Version(i)
-		var msg any = map[string]any{"type": "ai", "id": fmt.Sprintf("msg-%06d", i), "content": fmt.Sprintf("This is message number %d of a long conversation.", i)}
-		if raceEnabled {
-			// About as many bytes, a sixth of the codec's work.
-			msg = fmt.Sprintf(`{"type": "ai", "id": "msg-%06d", "content": "This is message number %d of a long conversation."}`, i, i)
-		}
-		msgs = append(slices.Clip(msgs), msg)
-		node := []string{"agent", "tools"}[i%2]
-		seen = maps.Clone(seen)
-		seen[node] = map[string]engine.Version{"branch:to:" + node: v - 1}
-		cp := &engine.Checkpoint{
-			V: engine.CheckpointFormat, ID: id(i), TS: time.Unix(1700000000, int64(i)).UTC(),
-			ChannelValues:   map[string]any{"messages": msgs, "step": float64(i)},
-			ChannelVersions: map[string]engine.Version{"messages": v, "step": v, "branch:to:agent": v, "branch:to:tools": v},
-			VersionsSeen:    seen,
-			UpdatedChannels: []string{"branch:to:" + node, "messages", "step"},
-		}
-		cfg := engine.Config{ThreadID: th, CheckpointID: parent}
-		nv := map[string]engine.Version{"messages": v, "step": v}
-		if _, err := s.Put(ctx, cfg, cp, engine.Metadata{Source: engine.SourceLoop, Step: i - 1, Parents: map[string]string{}}, nv); err != nil {
-			t.Fatalf("Put %d: %v", i, err)
-		}
-		task := fmt.Sprintf("%08x-task", i)
-		if err := s.PutWrites(ctx, engine.Config{ThreadID: th, CheckpointID: id(i)}, task, []engine.Write{{Channel: "messages", Value: []any{msg}}}); err != nil {
-			t.Fatalf("PutWrites %d: %v", i, err)
-		}
-		out = append(out, cp)
-		parent = cp.ID
-	}
-	return out
+	return enginetest.Conversation(t, s, th, n, raceEnabled)
 }
 
 func TestOpen_LockTimeout(t *testing.T) {
