@@ -673,7 +673,8 @@ type heldResult struct {
 // deferLast reports whether task t, finishing now with its writes to save,
 // may hand them to the saver deferred: it is the superstep's last task to
 // finish, no Task call ran beside it, and Update (with its checkpoint Put)
-// follows at once. It is called once per finished task of the superstep.
+// follows at once. It counts t finished, so it is called exactly once per
+// task of the superstep, whatever the task's outcome.
 func (l *loop) deferLast(t *task) (WriteDeferrer, bool) {
 	if t.node.call {
 		return nil, false

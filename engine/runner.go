@@ -184,9 +184,8 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		saveCtx = context.WithoutCancel(ctx)
 	}
 	ie := interruptOf(scope, err)
-	if ie != nil || err != nil {
-		l.deferLast(t) // counts the task finished; only a success defers
-	}
+	// Counted finished here, on every path; only a success may defer.
+	deferrer, canDefer := l.deferLast(t)
 	switch {
 	case ie != nil:
 		saved := []Write{{Channel: InterruptChannel, Value: ie.Interrupts}}
@@ -265,10 +264,10 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 	l.mu.Lock()
 	res.Writes, res.Done = writes, true
 	l.mu.Unlock()
-	if d, ok := l.deferLast(t); ok {
+	if canDefer {
 		// The checkpoint Put right after this superstep commits these
 		// writes with it; the result is reported after that Put.
-		wait, err := l.deferWrites(saveCtx, d, t.id(), saved)
+		wait, err := l.deferWrites(saveCtx, deferrer, t.id(), saved)
 		if err != nil {
 			return err
 		}
