@@ -61,7 +61,7 @@ func resolveCheckpoint(ids []string, thread, ref string) (string, error) {
 	case errors.Is(err, engine.ErrAmbiguousID):
 		return "", usagef("%w on thread %q", err, thread)
 	case err != nil:
-		return "", usagef("%w on thread %q (superstep history %s lists them)", err, thread, thread)
+		return "", usagef("%w on thread %q (superstep history %s lists them)", err, thread, shellWord(thread))
 	}
 	return id, nil
 }

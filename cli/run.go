@@ -304,12 +304,12 @@ func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string)
 			// LangGraph keeps a saved answer: re-running the node feeds it
 			// the same one, so a new --resume would be ignored.
 			return usagef("%w: thread %q: node %s was answered %s and failed with it (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Continue with it: superstep run %s --thread %s; or be asked again on a fork from the checkpoint before: superstep run %s --thread %s --checkpoint %s, then --resume",
-				engine.ErrNothingPending, thread, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error), graphArg, thread, graphArg, thread, engine.ShortID(snap.ParentID))
+				engine.ErrNothingPending, thread, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error), shellWord(graphArg), shellWord(thread), shellWord(graphArg), shellWord(thread), engine.ShortID(snap.ParentID))
 		}
 	}
 	hint := "it has finished"
 	if len(snap.Next) > 0 {
-		hint = fmt.Sprintf("it is paused before %s; continue it with: superstep run %s --thread %s", strings.Join(snap.Next, ", "), graphArg, thread)
+		hint = fmt.Sprintf("it is paused before %s; continue it with: superstep run %s --thread %s", strings.Join(snap.Next, ", "), shellWord(graphArg), shellWord(thread))
 	}
 	return usagef("%w: thread %q (%s)", engine.ErrNothingPending, thread, hint)
 }
@@ -587,18 +587,4 @@ func dbLabel(g *globals) string {
 		return "(unknown)"
 	}
 	return p
-}
-
-// shellWord is s as one word a POSIX shell reads back as s: bare when it
-// holds only characters no shell treats specially, else single-quoted.
-// Control characters are escaped (termtext.Name) so the hint cannot drive
-// the terminal.
-func shellWord(s string) string {
-	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
-	}) < 0
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(termtext.Name(s), "'", `'\''`) + "'"
 }

@@ -50,5 +50,5 @@ func threadNotFound(ctx context.Context, st Store, thread string) error {
 		names[i] = termtext.Name(ns)
 	}
 	return usagef("%w: thread %s has checkpoints only in subgraph namespaces (%s), which show and history do not display; superstep export %s writes them all",
-		ErrSubgraphsOnly, termtext.Name(thread), strings.Join(names, ", "), termtext.Name(thread))
+		ErrSubgraphsOnly, termtext.Name(thread), strings.Join(names, ", "), shellWord(thread))
 }
