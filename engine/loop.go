@@ -82,6 +82,8 @@ type loop struct {
 	// unfinished counts the superstep's tasks not yet finished, so the
 	// last one can defer its writes to the checkpoint's commit (held).
 	unfinished atomic.Int32
+	// deferrer is the saver as a WriteDeferrer, nil if it is none.
+	deferrer WriteDeferrer
 	// updateFollows: the driver runs Update right after Execute (Run and
 	// Superstep with no hook), so a checkpoint Put follows the last task.
 	updateFollows bool
@@ -174,6 +176,7 @@ func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, 
 		l.ids = p.run.ids
 		l.resumeMap = p.run.resumeMap
 	}
+	l.deferrer, _ = l.saver.(WriteDeferrer)
 	if opts.InterruptBefore != nil {
 		l.before = opts.InterruptBefore
 	}
@@ -676,12 +679,11 @@ type heldResult struct {
 // follows at once. It counts t finished, so it is called exactly once per
 // task of the superstep, whatever the task's outcome.
 func (l *loop) deferLast(t *task) (WriteDeferrer, bool) {
-	if t.node.call {
-		return nil, false
+	if l.deferrer == nil || t.node.call {
+		return nil, false // no count kept: nothing could defer
 	}
 	last := l.unfinished.Add(-1) == 0
-	d, ok := l.saver.(WriteDeferrer)
-	return d, ok && last && l.updateFollows && !l.stepCalls.Load()
+	return l.deferrer, last && l.updateFollows && !l.stepCalls.Load()
 }
 
 // releaseHeld waits for the held task's writes to be on disk and reports
