@@ -196,6 +196,10 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		seenGen:   1,
 	}
 	lazy := cp.lazyState()
+	var values *frozenMap[any]
+	if lazy != nil {
+		values = lazy.values.flat() // a lookup per channel
+	}
 	slab := g.newChannelSlab()
 	for _, name := range g.channelOrder {
 		ch := g.newChannel(name, slab)
@@ -203,7 +207,7 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 			var v any
 			var ok bool
 			if lazy != nil {
-				v, ok = lazy.values.get(name)
+				v, ok = values.get(name)
 			} else {
 				v, ok = cp.ChannelValues[name]
 			}
@@ -710,8 +714,11 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		lazy lazyCheckpoint
 	}{cp: Checkpoint{V: CheckpointFormat, ID: id}}
 	cp := &both.cp
-	both.lazy = lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
-	cp.lazy = &both.lazy
+	lz := &both.lazy
+	cs.values.snapshotTo(&lz.values, lz.valuesRoom[:])
+	cs.versions.snapshotTo(&lz.versions, lz.versionsRoom[:])
+	cs.seen.snapshotTo(&lz.seen, lz.seenRoom[:])
+	cp.lazy = lz
 	if len(cs.appends) > 0 {
 		cp.Appends, cs.appendsShared = cs.appends, true
 	}
