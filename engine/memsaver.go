@@ -21,10 +21,50 @@ type MemorySaver struct {
 	}
 }
 
+// memNamespace holds one namespace's checkpoints, sorted by id. A run
+// puts ids that grow and writes against the latest, so both are found
+// without a search; any other id by binary search.
 type memNamespace struct {
 	ids     []string // sorted ascending
-	records map[string]*memRecord
-	writes  map[string]*memWrites // checkpoint id -> writes
+	records []*memRecord
+	// orphans holds writes against ids with no checkpoint (yet): the
+	// contract takes them, and a later Put of that id adopts them.
+	orphans map[string]*memWrites
+}
+
+// find returns where id is or would go in n.ids.
+func (n *memNamespace) find(id string) (int, bool) {
+	switch k := len(n.ids); {
+	case k == 0 || n.ids[k-1] < id:
+		return k, false
+	case n.ids[k-1] == id:
+		return k - 1, true
+	}
+	return slices.BinarySearch(n.ids, id)
+}
+
+// record returns id's checkpoint, or nil.
+func (n *memNamespace) record(id string) *memRecord {
+	if i, ok := n.find(id); ok {
+		return n.records[i]
+	}
+	return nil
+}
+
+// writesFor returns the writes against id, made if there are none yet.
+func (n *memNamespace) writesFor(id string) *memWrites {
+	if r := n.record(id); r != nil {
+		return &r.writes
+	}
+	w := n.orphans[id]
+	if w == nil {
+		if n.orphans == nil {
+			n.orphans = map[string]*memWrites{}
+		}
+		w = &memWrites{}
+		n.orphans[id] = w
+	}
+	return w
 }
 
 type memRecord struct {
@@ -34,6 +74,9 @@ type memRecord struct {
 	// emptyParents stands for md.Parents when that is an empty map (a
 	// root run's): kept as nil, it costs a checkpoint no map of its own.
 	emptyParents bool
+	// writes are the pending writes saved against the checkpoint, in the
+	// record so that a superstep's usual few cost no allocation of their own.
+	writes memWrites
 }
 
 // metadata returns a copy of the record's metadata for a reader.
@@ -54,16 +97,22 @@ type memWriteKey struct {
 // is built only once there are many (a wide superstep), since a slice scan
 // beats a map for the usual handful.
 type memWrites struct {
-	entries []memWriteEntry
+	entries []memWrite
 	index   map[memWriteKey]int
 	// first holds the first entries, so a superstep's usual one task
-	// with a write or two costs one allocation.
-	first [2]memWriteEntry
+	// with a write or two needs no allocation for them.
+	first [2]memWrite
 }
 
-type memWriteEntry struct {
-	key memWriteKey
-	w   PendingWrite
+// memWrite is one pending write (its task id is the key's).
+type memWrite struct {
+	key     memWriteKey
+	channel string
+	value   any
+}
+
+func (w *memWrite) pending() PendingWrite {
+	return PendingWrite{TaskID: w.key.task, Channel: w.channel, Value: w.value}
 }
 
 const memWritesIndexAt = 16
@@ -83,11 +132,14 @@ func (w *memWrites) find(k memWriteKey) int {
 	return -1
 }
 
-func (w *memWrites) add(k memWriteKey, pw PendingWrite) {
-	w.entries = append(w.entries, memWriteEntry{k, pw})
+func (w *memWrites) add(e memWrite) {
+	if w.entries == nil {
+		w.entries = w.first[:0]
+	}
+	w.entries = append(w.entries, e)
 	switch {
 	case w.index != nil:
-		w.index[k] = len(w.entries) - 1
+		w.index[e.key] = len(w.entries) - 1
 	case len(w.entries) > memWritesIndexAt:
 		w.index = make(map[memWriteKey]int, 2*len(w.entries))
 		for i, e := range w.entries {
@@ -121,7 +173,7 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 	}
 	n := t[ns]
 	if n == nil && create {
-		n = &memNamespace{records: map[string]*memRecord{}, writes: map[string]*memWrites{}}
+		n = &memNamespace{}
 		t[ns] = n
 	}
 	if create { // under the write lock: readers only share m.mu.RLock
@@ -135,21 +187,26 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	if _, exists := n.records[cp.ID]; !exists {
-		if k := len(n.ids); k == 0 || n.ids[k-1] < cp.ID {
-			n.ids = append(n.ids, cp.ID) // the usual case: ids grow
-		} else {
-			i := sort.SearchStrings(n.ids, cp.ID)
-			n.ids = append(n.ids, "")
-			copy(n.ids[i+1:], n.ids[i:])
-			n.ids[i] = cp.ID
-		}
-	}
 	emptyParents := md.Parents != nil && len(md.Parents) == 0
 	if emptyParents {
 		md.Parents = nil
 	}
-	n.records[cp.ID] = &memRecord{cp: cp, md: cloneMetadata(md), parentID: cfg.CheckpointID, emptyParents: emptyParents}
+	i, exists := n.find(cp.ID)
+	if exists {
+		// Put again: the checkpoint is replaced, its writes are kept.
+		r := n.records[i]
+		r.cp, r.md, r.parentID, r.emptyParents = cp, cloneMetadata(md), cfg.CheckpointID, emptyParents
+	} else {
+		r := &memRecord{cp: cp, md: cloneMetadata(md), parentID: cfg.CheckpointID, emptyParents: emptyParents}
+		if w := n.orphans[cp.ID]; w != nil {
+			for _, e := range w.entries {
+				r.writes.add(e)
+			}
+			delete(n.orphans, cp.ID)
+		}
+		n.ids = slices.Insert(n.ids, i, cp.ID) // i is the end when ids grow, as they do
+		n.records = slices.Insert(n.records, i, r)
+	}
 	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
 
@@ -157,13 +214,7 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, writes []Write) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	w := n.writes[cfg.CheckpointID]
-	if w == nil {
-		w = &memWrites{}
-		w.entries = w.first[:0]
-		n.writes[cfg.CheckpointID] = w
-	}
+	w := m.ns(cfg.ThreadID, cfg.CheckpointNS, true).writesFor(cfg.CheckpointID)
 	base := 0
 	if taskID == NullTaskID {
 		// Null-task writes accumulate across calls.
@@ -174,14 +225,12 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 		}
 	}
 	for i, wr := range writes {
-		slot := WriteSlot(wr.Channel, base+i)
-		key := memWriteKey{taskID, slot}
-		pw := PendingWrite{TaskID: taskID, Channel: wr.Channel, Value: wr.Value}
-		switch at := w.find(key); {
+		e := memWrite{key: memWriteKey{taskID, WriteSlot(wr.Channel, base+i)}, channel: wr.Channel, value: wr.Value}
+		switch at := w.find(e.key); {
 		case at < 0:
-			w.add(key, pw)
-		case slot < 0:
-			w.entries[at].w = pw // special writes replace
+			w.add(e)
+		case e.key.slot < 0:
+			w.entries[at] = e // special writes replace
 		}
 	}
 	return nil
@@ -195,32 +244,30 @@ func (m *MemorySaver) GetTuple(_ context.Context, cfg Config) (*CheckpointTuple,
 	if n == nil || len(n.ids) == 0 {
 		return nil, nil
 	}
-	id := cfg.CheckpointID
-	if id == "" {
-		id = n.ids[len(n.ids)-1]
+	i := len(n.ids) - 1
+	if cfg.CheckpointID != "" {
+		var ok bool
+		if i, ok = n.find(cfg.CheckpointID); !ok {
+			return nil, nil
+		}
 	}
-	if n.records[id] == nil {
-		return nil, nil
-	}
-	return m.tuple(cfg.ThreadID, cfg.CheckpointNS, n, id), nil
+	return tuple(cfg.ThreadID, cfg.CheckpointNS, n.ids[i], n.records[i]), nil
 }
 
-func (m *MemorySaver) tuple(thread, ns string, n *memNamespace, id string) *CheckpointTuple {
-	r := n.records[id]
-	t := &CheckpointTuple{
-		Config:     Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
-		Checkpoint: r.cp.Materialize(), // shared: checkpoints are immutable
-		Metadata:   r.metadata(),
-		ParentID:   r.parentID,
+func tuple(thread, ns, id string, r *memRecord) *CheckpointTuple {
+	return &CheckpointTuple{
+		Config:        Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
+		Checkpoint:    r.cp.Materialize(), // shared: checkpoints are immutable
+		Metadata:      r.metadata(),
+		ParentID:      r.parentID,
+		PendingWrites: r.writes.sorted(),
 	}
-	t.PendingWrites = sortedPendingWrites(n.writes[id])
-	return t
 }
 
-// sortedPendingWrites returns writes in task order, each task's special
-// writes first and then its regular writes by index.
-func sortedPendingWrites(w *memWrites) []PendingWrite {
-	if w == nil {
+// sorted returns the writes in task order, each task's special writes
+// first and then its regular writes by index.
+func (w *memWrites) sorted() []PendingWrite {
+	if len(w.entries) == 0 {
 		return nil
 	}
 	entries := slices.Clone(w.entries)
@@ -231,8 +278,8 @@ func sortedPendingWrites(w *memWrites) []PendingWrite {
 		return entries[i].key.slot < entries[j].key.slot
 	})
 	out := make([]PendingWrite, len(entries))
-	for i, e := range entries {
-		out[i] = e.w
+	for i := range entries {
+		out[i] = entries[i].pending()
 	}
 	return out
 }
@@ -244,16 +291,16 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 	t := m.threads[cfg.ThreadID]
 	type ref struct {
 		ns string
-		n  *memNamespace
 		id string
+		r  *memRecord
 	}
 	var refs []ref
 	for nsName, n := range t {
 		if !opt.AllNamespaces && nsName != cfg.CheckpointNS {
 			continue
 		}
-		for _, id := range n.ids {
-			refs = append(refs, ref{nsName, n, id})
+		for i, id := range n.ids {
+			refs = append(refs, ref{nsName, id, n.records[i]})
 		}
 	}
 	sort.Slice(refs, func(i, j int) bool {
@@ -270,10 +317,10 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 		if opt.Before != "" && r.id >= opt.Before {
 			continue
 		}
-		if !MatchesFilter(r.n.records[r.id].md, opt.Filter) {
+		if !MatchesFilter(r.r.md, opt.Filter) {
 			continue
 		}
-		out = append(out, m.tuple(cfg.ThreadID, r.ns, r.n, r.id))
+		out = append(out, tuple(cfg.ThreadID, r.ns, r.id, r.r))
 		if opt.Limit > 0 && len(out) >= opt.Limit {
 			break
 		}
