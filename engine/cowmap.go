@@ -35,9 +35,10 @@ type cowMap[V any] struct {
 	// changes a few keys, and copying their shards after each snapshot
 	// cost far more than listing them. depth counts the deltas since the
 	// last frozen shards (the base).
-	last  *frozenMap[V]
-	log   []cowDelta[V]
-	depth int
+	last    *frozenMap[V]
+	log     []cowEntry[V]
+	logGone uint32 // bit i: log[i] removes its key
+	depth   int
 }
 
 // cowDeltaDepth bounds a snapshot's chain of deltas: every so many
@@ -51,13 +52,10 @@ const cowDeltaDepth = 32
 // next snapshot is a base.
 const cowLogMax = 4096
 
-// cowDelta is one change a delta snapshot records: key set to val, or
-// removed.
-type cowDelta[V any] struct {
-	key  string
-	val  V
-	gone bool
-}
+// cowGoneMax is how many of a delta's first changes can be removals (a
+// bit each in frozenMap.gone); a removal past them makes the next snapshot
+// a base. A superstep removes a few keys (ephemeral channels it consumed).
+const cowGoneMax = 32
 
 type cowShard[V any] struct {
 	entries []cowEntry[V] // sorted by key
@@ -86,12 +84,14 @@ func (s *cowShard[V]) find(k string) (int, bool) {
 }
 
 // frozenMap is an immutable snapshot of a cowMap: a base (frozen shards,
-// parent nil) or a delta (the changes made since parent, in order).
+// parent nil) or a delta (the changes made since parent, in order; bit i
+// of gone says delta[i] removes its key).
 type frozenMap[V any] struct {
 	shards []*cowShard[V] // a base's
-	n      int
-	delta  []cowDelta[V]
+	delta  []cowEntry[V]
 	parent *frozenMap[V]
+	n      int32
+	gone   uint32
 }
 
 var cowSeed = maphash.MakeSeed()
@@ -168,14 +168,18 @@ func copyEntries[V any](es []cowEntry[V]) []cowEntry[V] {
 	return append(make([]cowEntry[V], 0, len(es)+1), es...)
 }
 
-// note logs a change for the next delta snapshot.
+// note logs a change for the next delta snapshot. Past what a delta can
+// hold it stops: the next snapshot is a base.
 func (c *cowMap[V]) note(k string, v V, gone bool) {
-	if len(c.log) >= cowLogMax {
+	if len(c.log) >= cowLogMax || gone && len(c.log) >= cowGoneMax {
 		clear(c.log)
-		c.log, c.last = c.log[:0], nil
+		c.log, c.logGone, c.last = c.log[:0], 0, nil
 		return
 	}
-	c.log = append(c.log, cowDelta[V]{k, v, gone})
+	if gone {
+		c.logGone |= 1 << len(c.log)
+	}
+	c.log = append(c.log, cowEntry[V]{k, v})
 }
 
 func (c *cowMap[V]) set(k string, v V) {
@@ -251,23 +255,28 @@ func (c *cowMap[V]) snapshot() frozenMap[V] {
 // it is (the next snapshot may refer to it). A delta's changes go into
 // room when they fit, so a caller that allocates dst with room beside it
 // makes a snapshot one allocation.
-func (c *cowMap[V]) snapshotTo(dst *frozenMap[V], room []cowDelta[V]) {
+func (c *cowMap[V]) snapshotTo(dst *frozenMap[V], room []cowEntry[V]) {
 	switch {
 	case c.last != nil && len(c.log) == 0:
 		*dst = *c.last // nothing changed: the same contents
 	case c.last != nil && c.depth < cowDeltaDepth:
-		*dst = frozenMap[V]{n: c.n, delta: append(room[:0], c.log...), parent: c.last}
+		*dst = frozenMap[V]{n: int32(c.n), delta: append(room[:0], c.log...), gone: c.logGone, parent: c.last}
 		c.depth++
 	default:
 		// A base: the shards are shared from now on, and the next write
 		// to each copies it.
 		c.shared = true
 		c.gen++
-		*dst = frozenMap[V]{shards: c.shards, n: c.n}
+		*dst = frozenMap[V]{shards: c.shards, n: int32(c.n)}
 		c.depth = 0
 	}
 	clear(c.log) // the log's memory is reused; drop its references
-	c.log, c.last = c.log[:0], dst
+	c.log, c.logGone, c.last = c.log[:0], 0, dst
+}
+
+// removes reports whether delta[i] removes its key.
+func (f *frozenMap[V]) removes(i int) bool {
+	return i < cowGoneMax && f.gone&(1<<i) != 0
 }
 
 // base returns the base f's deltas apply to and the deltas from f back to
@@ -284,7 +293,7 @@ func (f *frozenMap[V]) get(k string) (V, bool) {
 	for ; f.parent != nil; f = f.parent {
 		for i := len(f.delta) - 1; i >= 0; i-- {
 			if d := &f.delta[i]; d.key == k {
-				return d.val, !d.gone
+				return d.val, !f.removes(i)
 			}
 		}
 	}
@@ -301,8 +310,8 @@ func (f *frozenMap[V]) toMap() map[string]V {
 	b, chain := f.base()
 	eachEntry(b.shards, func(k string, v V) { out[k] = v })
 	for i := len(chain) - 1; i >= 0; i-- {
-		for _, d := range chain[i].delta {
-			if d.gone {
+		for j, d := range chain[i].delta {
+			if chain[i].removes(j) {
 				delete(out, d.key)
 			} else {
 				out[d.key] = d.val
@@ -332,7 +341,7 @@ func (f *frozenMap[V]) thaw() *cowMap[V] {
 	b, chain := f.base()
 	c := newCowMap[V]()
 	if b.shards != nil {
-		c = &cowMap[V]{shards: b.shards, n: b.n, shared: true, gen: 1}
+		c = &cowMap[V]{shards: b.shards, n: int(b.n), shared: true, gen: 1}
 		// A generation no shard has: every shard is copied before a write.
 		for _, s := range b.shards {
 			if s != nil && s.gen >= c.gen {
@@ -341,8 +350,8 @@ func (f *frozenMap[V]) thaw() *cowMap[V] {
 		}
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
-		for _, d := range chain[i].delta {
-			if d.gone {
+		for j, d := range chain[i].delta {
+			if chain[i].removes(j) {
 				c.del(d.key)
 			} else {
 				c.set(d.key, d.val)
@@ -358,5 +367,5 @@ func (f *frozenMap[V]) flat() *frozenMap[V] {
 		return f
 	}
 	c := f.thaw()
-	return &frozenMap[V]{shards: c.shards, n: c.n}
+	return &frozenMap[V]{shards: c.shards, n: int32(c.n)}
 }
