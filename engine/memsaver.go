@@ -93,12 +93,14 @@ type memWriteKey struct {
 	slot int
 }
 
-// memWrites holds one checkpoint's pending writes in save order; an index
-// is built only once there are many (a wide superstep), since a slice scan
-// beats a map for the usual handful.
+// memWrites holds one checkpoint's pending writes in save order. A task
+// usually saves its writes once, in one call, so only a task seen before
+// needs a search for its (task, slot) keys: a slice scan while there are
+// few, from the task's first write on once there are many (a wide
+// superstep), found by an index of tasks.
 type memWrites struct {
 	entries []memWrite
-	index   map[memWriteKey]int
+	tasks   map[string]int // task -> its first entry, from memWritesIndexAt on
 	// first holds the first entries, so a superstep's usual one task
 	// with a write or two needs no allocation for them.
 	first [2]memWrite
@@ -117,14 +119,25 @@ func (w *memWrite) pending() PendingWrite {
 
 const memWritesIndexAt = 16
 
-func (w *memWrites) find(k memWriteKey) int {
-	if w.index != nil {
-		if i, ok := w.index[k]; ok {
+// from returns where task's first write is, or -1.
+func (w *memWrites) from(task string) int {
+	if w.tasks != nil {
+		if i, ok := w.tasks[task]; ok {
 			return i
 		}
 		return -1
 	}
 	for i := range w.entries {
+		if w.entries[i].key.task == task {
+			return i
+		}
+	}
+	return -1
+}
+
+// find returns where k's write is, looking from entry i on, or -1.
+func (w *memWrites) find(k memWriteKey, i int) int {
+	for ; i >= 0 && i < len(w.entries); i++ {
 		if w.entries[i].key == k {
 			return i
 		}
@@ -133,17 +146,24 @@ func (w *memWrites) find(k memWriteKey) int {
 }
 
 func (w *memWrites) add(e memWrite) {
-	if w.entries == nil {
+	switch {
+	case w.entries == nil:
 		w.entries = w.first[:0]
+	case len(w.entries) == cap(w.entries):
+		// Doubling: append grows a long slice by a quarter, which copies
+		// a wide superstep's writes many times over.
+		w.entries = append(make([]memWrite, 0, 2*cap(w.entries)), w.entries...)
 	}
 	w.entries = append(w.entries, e)
 	switch {
-	case w.index != nil:
-		w.index[e.key] = len(w.entries) - 1
+	case w.tasks != nil:
+		if _, ok := w.tasks[e.key.task]; !ok {
+			w.tasks[e.key.task] = len(w.entries) - 1
+		}
 	case len(w.entries) > memWritesIndexAt:
-		w.index = make(map[memWriteKey]int, 2*len(w.entries))
-		for i, e := range w.entries {
-			w.index[e.key] = i
+		w.tasks = make(map[string]int, 2*len(w.entries))
+		for i := len(w.entries) - 1; i >= 0; i-- { // the first of each task wins
+			w.tasks[w.entries[i].key.task] = i
 		}
 	}
 }
@@ -224,9 +244,16 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 			}
 		}
 	}
+	// A task's writes from an earlier call are searched from its first;
+	// in this call only special writes can repeat a key.
+	earlier, batch := w.from(taskID), len(w.entries)
 	for i, wr := range writes {
 		e := memWrite{key: memWriteKey{taskID, WriteSlot(wr.Channel, base+i)}, channel: wr.Channel, value: wr.Value}
-		switch at := w.find(e.key); {
+		at := w.find(e.key, earlier)
+		if at < 0 && e.key.slot < 0 {
+			at = w.find(e.key, batch)
+		}
+		switch {
 		case at < 0:
 			w.add(e)
 		case e.key.slot < 0:
