@@ -153,7 +153,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	t := &task{name: name, kind: pushTask, pushIdx: idx, triggers: pushTriggers, input: input, parentNS: parentNS, ident: id,
 		node: &node{name: name, fn: fn, retry: spec.retry, timeout: spec.timeout, cache: spec.cache, call: true}}
 	l.mu.Lock()
-	saved := l.pending.byTask[id]
+	saved := l.pending.batch(id)
 	l.tasks = append(l.tasks, t)
 	l.mu.Unlock()
 	if l.emit != nil {

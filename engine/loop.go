@@ -420,8 +420,11 @@ func (l *loop) deferWrites(ctx context.Context, d WriteDeferrer, taskID string, 
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	id := l.ids.NewID()
 	md := Metadata{Source: source, Step: l.step}
-	if l.saver != nil || l.emit != nil || l.opts.parent != nil {
-		md.Parents = map[string]string{} // nobody else reads it
+	switch {
+	case l.emit != nil || l.opts.parent != nil:
+		md.Parents = map[string]string{}
+	case l.saver != nil:
+		md.Parents = rootParents(l.saver)
 	}
 	if len(l.opts.Metadata) > 0 {
 		md.Extra = maps.Clone(l.opts.Metadata)

@@ -30,6 +30,21 @@ type memNamespace struct {
 	// orphans holds writes against ids with no checkpoint (yet): the
 	// contract takes them, and a later Put of that id adopts them.
 	orphans map[string]*memWrites
+	// chunk is where new records are made, many to an allocation: a
+	// namespace's records live as long as it does.
+	chunk []memRecord
+}
+
+// memChunk is how many records one allocation holds.
+const memChunk = 32
+
+// newRecord returns a new zero record.
+func (n *memNamespace) newRecord() *memRecord {
+	if len(n.chunk) == cap(n.chunk) {
+		n.chunk = make([]memRecord, 0, memChunk)
+	}
+	n.chunk = n.chunk[:len(n.chunk)+1]
+	return &n.chunk[len(n.chunk)-1]
 }
 
 // find returns where id is or would go in n.ids.
@@ -145,15 +160,20 @@ func (w *memWrites) find(k memWriteKey, i int) int {
 	return -1
 }
 
-func (w *memWrites) add(e memWrite) {
-	switch {
-	case w.entries == nil:
+// grow makes room for n more entries at once: a task's writes come
+// together. It doubles, where append grows a long slice by a quarter and
+// copies a wide superstep's writes many times over.
+func (w *memWrites) grow(n int) {
+	if w.entries == nil {
 		w.entries = w.first[:0]
-	case len(w.entries) == cap(w.entries):
-		// Doubling: append grows a long slice by a quarter, which copies
-		// a wide superstep's writes many times over.
-		w.entries = append(make([]memWrite, 0, 2*cap(w.entries)), w.entries...)
 	}
+	if len(w.entries)+n > cap(w.entries) {
+		w.entries = append(make([]memWrite, 0, max(2*cap(w.entries), len(w.entries)+n)), w.entries...)
+	}
+}
+
+func (w *memWrites) add(e memWrite) {
+	w.grow(1)
 	w.entries = append(w.entries, e)
 	switch {
 	case w.tasks != nil:
@@ -217,7 +237,8 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 		r := n.records[i]
 		r.cp, r.md, r.parentID, r.emptyParents = cp, cloneMetadata(md), cfg.CheckpointID, emptyParents
 	} else {
-		r := &memRecord{cp: cp, md: cloneMetadata(md), parentID: cfg.CheckpointID, emptyParents: emptyParents}
+		r := n.newRecord()
+		r.cp, r.md, r.parentID, r.emptyParents = cp, cloneMetadata(md), cfg.CheckpointID, emptyParents
 		if w := n.orphans[cp.ID]; w != nil {
 			for _, e := range w.entries {
 				r.writes.add(e)
@@ -247,6 +268,7 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	// A task's writes from an earlier call are searched from its first;
 	// in this call only special writes can repeat a key.
 	earlier, batch := w.from(taskID), len(w.entries)
+	w.grow(len(writes))
 	for i, wr := range writes {
 		e := memWrite{key: memWriteKey{taskID, WriteSlot(wr.Channel, base+i)}, channel: wr.Channel, value: wr.Value}
 		at := w.find(e.key, earlier)
