@@ -18,6 +18,8 @@ import (
 type channelState struct {
 	g        *Graph
 	channels map[string]channel
+	// chans are the same channels by id (Graph.chanIDs), for the hot path.
+	chans []channel
 	// versions, seen (versions_seen) and values (every channel's stored
 	// snapshot) snapshot in O(1), so a checkpoint costs what the superstep
 	// changed. Inner versions_seen maps are never modified in place.
@@ -43,9 +45,9 @@ type channelState struct {
 	// updated in place. A snapshot moves seenGen on instead of clearing.
 	seenOwned map[string]uint64
 	seenGen   uint64
-	// live holds the ephemeral and topic channels that have a value: the
-	// only ones an untouched superstep must clear.
-	live map[string]struct{}
+	// live lists the ephemeral and topic channels that have a value: the
+	// only ones an untouched superstep must clear. Few at a time.
+	live []chanID
 	// maxV is the greatest version of any channel, kept as versions change
 	// so a superstep's version costs nothing.
 	maxV Version
@@ -77,20 +79,21 @@ type channelState struct {
 // applyScratch holds applyWrites' temporary lists; reusing them keeps a
 // superstep from allocating them anew.
 type applyScratch struct {
-	consume, live, touched []string
+	consume, live, touched []chanID
 	// groups holds a superstep's writes grouped by channel, in the order of
-	// each channel's first write; index finds a channel's group. Both are
-	// emptied, not freed, between supersteps, and a group's slice is reused.
+	// each channel's first write; slot holds, by channel id, 1 + the index
+	// of the channel's group (0: none yet). Both are emptied, not freed,
+	// between supersteps, and a group's slice is reused.
 	groups []channelWrites
-	index  map[string]int
+	slot   []int32
 	// updated is the returned list's memory while valuesOff.
 	updated []string
 }
 
 type channelWrites struct {
-	channel string
-	ch      channel
-	vals    []any
+	id   chanID
+	ch   channel
+	vals []any
 }
 
 func (sc *applyScratch) reset() {
@@ -98,26 +101,23 @@ func (sc *applyScratch) reset() {
 	for i := range sc.groups {
 		clear(sc.groups[i].vals) // the channels keep what they need
 		sc.groups[i].vals = sc.groups[i].vals[:0]
-		// One by one: clearing the map would cost its largest size.
-		delete(sc.index, sc.groups[i].channel)
+		// One by one: clearing all slots would cost the graph's size.
+		sc.slot[sc.groups[i].id] = 0
 	}
 	sc.groups = sc.groups[:0]
-	if sc.index == nil {
-		sc.index = map[string]int{}
-	}
 }
 
-// add groups value under channel.
-func (sc *applyScratch) add(channel string, ch channel, value any) {
-	i, ok := sc.index[channel]
-	if !ok {
+// add groups value under channel id.
+func (sc *applyScratch) add(id chanID, ch channel, value any) {
+	i := int(sc.slot[id]) - 1
+	if i < 0 {
 		i = len(sc.groups)
-		sc.index[channel] = i
+		sc.slot[id] = int32(i + 1)
 		if i < cap(sc.groups) {
 			sc.groups = sc.groups[:i+1]
-			sc.groups[i].channel, sc.groups[i].ch = channel, ch
+			sc.groups[i].id, sc.groups[i].ch = id, ch
 		} else {
-			sc.groups = append(sc.groups, channelWrites{channel: channel, ch: ch})
+			sc.groups = append(sc.groups, channelWrites{id: id, ch: ch})
 		}
 	}
 	sc.groups[i].vals = append(sc.groups[i].vals, value)
@@ -189,15 +189,16 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	cs := &channelState{
 		g:         g,
 		channels:  make(map[string]channel, len(g.channelOrder)),
+		chans:     make([]channel, len(g.channelOrder)),
 		values:    newCowMap[any](),
 		state:     map[string]any{},
-		live:      map[string]struct{}{},
 		seenOwned: map[string]uint64{},
 		seenGen:   1,
 	}
 	lazy := cp.lazyState()
 	slab := g.newChannelSlab()
-	for _, name := range g.channelOrder {
+	cs.scratch.slot = make([]int32, len(g.channelOrder))
+	for id, name := range g.channelOrder {
 		ch := g.newChannel(name, slab)
 		if cp != nil {
 			var v any
@@ -212,7 +213,8 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 			}
 		}
 		cs.channels[name] = ch
-		cs.refresh(name)
+		cs.chans[id] = ch
+		cs.refresh(chanID(id))
 	}
 	switch {
 	case lazy != nil:
@@ -229,8 +231,8 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 }
 
 // refresh re-reads one channel's snapshot and liveness after it changed.
-func (cs *channelState) refresh(name string) {
-	ch := cs.channels[name]
+func (cs *channelState) refresh(id chanID) {
+	ch, name, meta := cs.chans[id], cs.g.channelOrder[id], cs.g.chanMeta[id]
 	if !cs.valuesOff {
 		if v, ok := ch.snapshot(); ok {
 			cs.values.set(name, v)
@@ -238,7 +240,7 @@ func (cs *channelState) refresh(name string) {
 			cs.values.del(name)
 		}
 	}
-	if key, isKey := cs.g.keyIndex[name]; isKey {
+	if key := meta.key; key >= 0 {
 		if v, ok := ch.get(); ok {
 			cs.state[name] = v
 		} else {
@@ -248,12 +250,14 @@ func (cs *channelState) refresh(name string) {
 		cs.log.changed(key, len(cs.g.keyIndex))
 		return
 	}
-	switch ch.(type) {
-	case *ephemeral, *topic:
-		if _, avail := ch.get(); avail {
-			cs.live[name] = struct{}{}
-		} else {
-			delete(cs.live, name)
+	if meta.clears {
+		_, avail := ch.get()
+		i := slices.Index(cs.live, id)
+		switch {
+		case avail && i < 0:
+			cs.live = append(cs.live, id)
+		case !avail && i >= 0:
+			cs.live = slices.Delete(cs.live, i, i+1)
 		}
 	}
 }
@@ -312,9 +316,11 @@ type task struct {
 	idOnce sync.Once
 	// kind sits in idOnce's padding: a task of 560 bytes or less (and its
 	// pointer, and the allocator's header) fits the 576-byte size class.
-	kind     taskKind
-	name     string
-	pushIdx  int
+	kind taskKind
+	name string
+	// index is a PUSH task's Send index in the task topic, a PULL task's
+	// fired trigger's index in node.triggers.
+	index    int
 	triggers []string
 	input    any
 	node     *node
@@ -363,7 +369,7 @@ func (t *task) makeID() {
 // idFrom is the task's id from its superstep's id prefix.
 func (t *task) idFrom(prefix fnv128a) string {
 	if t.kind == pushTask {
-		return prefix.pushID(t.name, t.pushIdx)
+		return prefix.pushID(t.name, t.index)
 	}
 	return prefix.pullID(t.name, t.triggers[0])
 }
@@ -394,7 +400,7 @@ func pathLess(a, b *task) bool {
 	if a.kind == pullTask {
 		return a.name < b.name
 	}
-	return a.pushIdx < b.pushIdx
+	return a.index < b.index
 }
 
 func sortTasks(tasks []*task) []*task {
@@ -436,18 +442,21 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 				}
 				seen[trig] = v
 			}
-			if trig != Push && trig != InterruptChannel && !slices.Contains(sc.consume, trig) {
-				sc.consume = append(sc.consume, trig)
+			if trig == Push || trig == InterruptChannel {
+				continue
+			}
+			if id := cs.triggerID(t, trig); id >= 0 && !slices.Contains(sc.consume, id) {
+				sc.consume = append(sc.consume, id)
 			}
 		}
 	}
 	maxV := cs.maxV
 	consumed := false
-	for _, c := range sc.consume {
-		if ch, ok := cs.channels[c]; ok && ch.consume() {
-			cs.setVersion(c, maxV+1)
+	for _, id := range sc.consume {
+		if cs.chans[id].consume() {
+			cs.setVersion(cs.g.channelOrder[id], maxV+1)
 			consumed = true
-			sc.touched = append(sc.touched, c)
+			sc.touched = append(sc.touched, id)
 		}
 	}
 	if consumed {
@@ -460,11 +469,11 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			if reservedWrite(w.Channel) {
 				continue
 			}
-			ch, known := cs.channels[w.Channel]
+			id, known := cs.g.chanIDs[w.Channel]
 			if !known {
 				continue // LangGraph ignores writes to unknown channels
 			}
-			sc.add(w.Channel, ch, w.Value)
+			sc.add(id, cs.chans[id], w.Value)
 		}
 	}
 	var out []string
@@ -476,7 +485,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		out = make([]string, 0, len(sc.groups))
 	}
 	for _, cw := range sc.groups {
-		c, ch := cw.channel, cw.ch
+		c, ch := cs.g.channelOrder[cw.id], cw.ch
 		from, _ := cs.versions.get(c)
 		changed, err := ch.update(cw.vals)
 		if err != nil {
@@ -485,23 +494,24 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		if changed {
 			cs.setVersion(c, next)
 			cs.noteAppend(c, ch, from)
-			sc.touched = append(sc.touched, c)
+			sc.touched = append(sc.touched, cw.id)
 			if _, avail := ch.get(); avail {
 				out = append(out, c)
 			}
 		}
 	}
 	if bump {
-		for c := range cs.live {
-			if !slices.Contains(out, c) {
-				sc.live = append(sc.live, c)
+		// Untouched ephemeral and topic channels clear, in channel order.
+		for _, id := range cs.live {
+			if sc.slot[id] == 0 || !slices.Contains(out, cs.g.channelOrder[id]) {
+				sc.live = append(sc.live, id)
 			}
 		}
 		slices.Sort(sc.live)
-		for _, c := range sc.live {
-			if changed, _ := cs.channels[c].update(nil); changed {
-				cs.setVersion(c, next)
-				sc.touched = append(sc.touched, c)
+		for _, id := range sc.live {
+			if changed, _ := cs.chans[id].update(nil); changed {
+				cs.setVersion(cs.g.channelOrder[id], next)
+				sc.touched = append(sc.touched, id)
 			}
 		}
 	}
@@ -510,24 +520,37 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		// and may make their nodes runnable (Python pregel/_algo.py:335-342,
 		// LangGraph.js pregel/algo.ts:423-436).
 		for _, c := range cs.g.finishable {
-			ch := cs.channels[c]
+			id := cs.g.chanIDs[c]
+			ch := cs.chans[id]
 			if ch.finish() {
 				cs.setVersion(c, next)
-				sc.touched = append(sc.touched, c)
+				sc.touched = append(sc.touched, id)
 				if _, avail := ch.get(); avail {
 					out = append(out, c)
 				}
 			}
 		}
 	}
-	for _, c := range sc.touched {
-		cs.refresh(c)
+	for _, id := range sc.touched {
+		cs.refresh(id)
 	}
 	slices.Sort(out)
 	if cs.valuesOff {
 		sc.updated = out
 	}
 	return out, nil
+}
+
+// triggerID is the channel of trigger trig of task t (-1: none): a planned
+// PULL task's is known by index, any other's by name.
+func (cs *channelState) triggerID(t *task, trig string) chanID {
+	if t.kind == pullTask && t.node != nil && len(t.triggers) == 1 {
+		return t.node.trigIDs[t.index]
+	}
+	if id, ok := cs.g.chanIDs[trig]; ok {
+		return id
+	}
+	return -1
 }
 
 // planHint is the optional "updated channels" index hint of planning.
@@ -543,7 +566,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	// First find the tasks, then allocate them all at once.
 	var sends []Send
 	var sendIdx []int
-	if tc, ok := cs.channels[TasksChannel].(*topic); ok {
+	if tc, ok := cs.chans[cs.g.tasksID].(*topic); ok {
 		for i, packet := range tc.vals {
 			s, ok := asSend(packet)
 			if !ok {
@@ -564,7 +587,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 			continue
 		}
 		if n.start {
-			if _, ok := cs.channels[Start].get(); !ok {
+			if _, ok := cs.chans[cs.g.startID].get(); !ok {
 				continue
 			}
 		}
@@ -573,19 +596,19 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	cs.pulls = pulls
 	tasks := newTasks(len(sends) + len(pulls))
 	for i, s := range sends {
-		*tasks[i] = task{name: s.Node, kind: pushTask, pushIdx: sendIdx[i], triggers: pushTriggers, input: s.Arg, node: cs.g.nodes[s.Node], parentNS: ns, cpID: cpID, step: step}
+		*tasks[i] = task{name: s.Node, kind: pushTask, index: sendIdx[i], triggers: pushTriggers, input: s.Arg, node: cs.g.nodes[s.Node], parentNS: ns, cpID: cpID, step: step}
 	}
 	for i, p := range pulls {
 		n := p.node
 		var input any
 		if n.start || n.entry {
-			input, _ = cs.channels[Start].get()
+			input, _ = cs.chans[cs.g.startID].get()
 		} else {
 			input = cs.stateView()
 		}
 		t := tasks[len(sends)+i]
 		// The node's own trigger list, cut to the fired one: no copy.
-		*t = task{name: n.name, kind: pullTask, triggers: n.triggers[p.trigger : p.trigger+1 : p.trigger+1], input: input, node: n, parentNS: ns, cpID: cpID, step: step}
+		*t = task{name: n.name, kind: pullTask, index: p.trigger, triggers: n.triggers[p.trigger : p.trigger+1 : p.trigger+1], input: input, node: n, parentNS: ns, cpID: cpID, step: step}
 	}
 	return tasks
 }
@@ -653,7 +676,11 @@ func candidateNodes(cs *channelState, hint planHint) []string {
 func firedTrigger(cs *channelState, n *node) int {
 	seen, _ := cs.seen.get(n.name)
 	for i, c := range n.triggers {
-		if !cs.available(c) {
+		id := n.trigIDs[i]
+		if id < 0 {
+			continue
+		}
+		if _, avail := cs.chans[id].get(); !avail {
 			continue
 		}
 		if v, _ := cs.versions.get(c); v > seen[c] {

@@ -40,6 +40,13 @@ type Graph struct {
 	ids         IDSource
 	clock       Clock
 	fingerprint string
+
+	// chanIDs numbers the channels (their place in channelOrder) and
+	// chanMeta says what the superstep needs of each; tasksID and startID
+	// are two of them (channel_index.go).
+	chanIDs          map[string]chanID
+	chanMeta         []chanMeta
+	tasksID, startID chanID
 }
 
 type channelInfo struct {
@@ -80,6 +87,8 @@ type node struct {
 	// branch is the node's branch:to:<name> channel, named once here so
 	// that routing to the node does not build the name each time.
 	branch string
+	// trigIDs are the triggers' channel ids (-1: no such channel).
+	trigIDs []chanID
 }
 
 // branchChannel names the branch:to:<node> channel that routes to node.
@@ -345,6 +354,7 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	for _, l := range g.triggerToNodes {
 		sort.Strings(l)
 	}
+	g.indexChannels()
 	g.fingerprint = g.computeFingerprint()
 	return g, nil
 }
