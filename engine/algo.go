@@ -26,9 +26,14 @@ type channelState struct {
 	versions *cowMap[Version]
 	seen     *cowMap[map[string]Version]
 	values   *cowMap[any]
-	// valuesOff stops keeping values up to date, for a run whose
-	// checkpoints nobody reads (no saver, no listener); checkpoint rebuilds
-	// it if asked after all.
+	// ver holds the graph's channels' versions by channel id (0: none),
+	// always; versions holds them by name (with any a restored checkpoint
+	// has for channels the graph lacks) while checkpoints are made.
+	ver []Version
+	// valuesOff stops keeping values and versions (by name) up to date, for
+	// a run whose checkpoints nobody reads (no saver, no listener; such a
+	// run restored no checkpoint); checkpoint brings both up to date if
+	// asked after all.
 	valuesOff bool
 	// state mirrors the available state keys; only the loop sees it.
 	state map[string]any
@@ -123,13 +128,18 @@ func (sc *applyScratch) add(id chanID, ch channel, value any) {
 	sc.groups[i].vals = append(sc.groups[i].vals, value)
 }
 
-// setVersion gives channel c version v, unless the state is versionless.
-func (cs *channelState) setVersion(c string, v Version) {
+// setVersion gives channel id version v, unless the state is versionless.
+func (cs *channelState) setVersion(id chanID, v Version) {
 	if cs.versionless {
 		return
 	}
-	cs.versions.set(c, v)
+	cs.ver[id] = v
 	cs.maxV = max(cs.maxV, v)
+	if cs.valuesOff {
+		return // nobody reads versions by name, nor which changed
+	}
+	c := cs.g.channelOrder[id]
+	cs.versions.set(c, v)
 	cs.dirty = append(cs.dirty, c)
 	if _, ok := cs.appends[c]; ok {
 		cs.ownAppends()
@@ -190,6 +200,7 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		g:         g,
 		channels:  make(map[string]channel, len(g.channelOrder)),
 		chans:     make([]channel, len(g.channelOrder)),
+		ver:       make([]Version, len(g.channelOrder)),
 		values:    newCowMap[any](),
 		state:     map[string]any{},
 		seenOwned: map[string]uint64{},
@@ -226,8 +237,55 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	default:
 		cs.versions, cs.seen = newCowMap[Version](), newCowMap[map[string]Version]()
 	}
-	cs.versions.each(func(_ string, v Version) { cs.maxV = max(cs.maxV, v) })
+	cs.versions.each(func(name string, v Version) {
+		cs.maxV = max(cs.maxV, v)
+		if id, ok := g.chanIDs[name]; ok {
+			cs.ver[id] = v
+		}
+	})
 	return cs
+}
+
+// versionOf is channel name's version, if it has one.
+func (cs *channelState) versionOf(name string) (Version, bool) {
+	if !cs.valuesOff {
+		return cs.versions.get(name)
+	}
+	if id, ok := cs.g.chanIDs[name]; ok && cs.ver[id] != 0 {
+		return cs.ver[id], true
+	}
+	return 0, false
+}
+
+// eachVersion calls fn with every channel's version.
+func (cs *channelState) eachVersion(fn func(name string, v Version)) {
+	if !cs.valuesOff {
+		cs.versions.each(fn)
+		return
+	}
+	for id, v := range cs.ver {
+		if v != 0 {
+			fn(cs.g.channelOrder[id], v)
+		}
+	}
+}
+
+// versionMap returns every channel's version in a new map.
+func (cs *channelState) versionMap() map[string]Version {
+	if !cs.valuesOff {
+		return cs.versions.toMap()
+	}
+	out := map[string]Version{}
+	cs.eachVersion(func(name string, v Version) { out[name] = v })
+	return out
+}
+
+// hasVersions reports whether any channel has a version.
+func (cs *channelState) hasVersions() bool {
+	if !cs.valuesOff {
+		return cs.versions.len() > 0
+	}
+	return cs.maxV > 0
 }
 
 // refresh re-reads one channel's snapshot and liveness after it changed.
@@ -433,7 +491,14 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			cs.seenOwned[t.name] = cs.seenGen
 		}
 		for _, trig := range t.triggers {
-			if v, ok := cs.versions.get(trig); ok && seen[trig] != v {
+			if trig == Push || trig == InterruptChannel {
+				continue // not channels: nothing seen, nothing to consume
+			}
+			id := cs.triggerID(t, trig)
+			if id < 0 {
+				continue
+			}
+			if v := cs.ver[id]; v != 0 && seen[trig] != v {
 				if cs.seenOwned[t.name] != cs.seenGen {
 					// Copy on write: a checkpoint shares this map.
 					seen = maps.Clone(seen)
@@ -442,10 +507,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 				}
 				seen[trig] = v
 			}
-			if trig == Push || trig == InterruptChannel {
-				continue
-			}
-			if id := cs.triggerID(t, trig); id >= 0 && !slices.Contains(sc.consume, id) {
+			if !slices.Contains(sc.consume, id) {
 				sc.consume = append(sc.consume, id)
 			}
 		}
@@ -454,7 +516,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	consumed := false
 	for _, id := range sc.consume {
 		if cs.chans[id].consume() {
-			cs.setVersion(cs.g.channelOrder[id], maxV+1)
+			cs.setVersion(id, maxV+1)
 			consumed = true
 			sc.touched = append(sc.touched, id)
 		}
@@ -486,13 +548,13 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	}
 	for _, cw := range sc.groups {
 		c, ch := cs.g.channelOrder[cw.id], cw.ch
-		from, _ := cs.versions.get(c)
+		from := cs.ver[cw.id]
 		changed, err := ch.update(cw.vals)
 		if err != nil {
 			return nil, err
 		}
 		if changed {
-			cs.setVersion(c, next)
+			cs.setVersion(cw.id, next)
 			cs.noteAppend(c, ch, from)
 			sc.touched = append(sc.touched, cw.id)
 			if _, avail := ch.get(); avail {
@@ -510,7 +572,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		slices.Sort(sc.live)
 		for _, id := range sc.live {
 			if changed, _ := cs.chans[id].update(nil); changed {
-				cs.setVersion(cs.g.channelOrder[id], next)
+				cs.setVersion(id, next)
 				sc.touched = append(sc.touched, id)
 			}
 		}
@@ -523,7 +585,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			id := cs.g.chanIDs[c]
 			ch := cs.chans[id]
 			if ch.finish() {
-				cs.setVersion(c, next)
+				cs.setVersion(id, next)
 				sc.touched = append(sc.touched, id)
 				if _, avail := ch.get(); avail {
 					out = append(out, c)
@@ -664,7 +726,7 @@ func candidateNodes(cs *channelState, hint planHint) []string {
 		cs.candidates = out
 		return out
 	}
-	if cs.versions.len() == 0 {
+	if !cs.hasVersions() {
 		return nil
 	}
 	return cs.g.nodeOrder
@@ -683,7 +745,7 @@ func firedTrigger(cs *channelState, n *node) int {
 		if _, avail := cs.chans[id].get(); !avail {
 			continue
 		}
-		if v, _ := cs.versions.get(c); v > seen[c] {
+		if cs.ver[id] > seen[c] {
 			return i
 		}
 	}
@@ -699,7 +761,7 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 	}
 	seen, _ := cs.seen.get(InterruptChannel)
 	anyUpdate := false
-	cs.versions.each(func(c string, v Version) {
+	cs.eachVersion(func(c string, v Version) {
 		if v > seen[c] {
 			anyUpdate = true
 		}
@@ -728,6 +790,11 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		for name, ch := range cs.channels {
 			if v, ok := ch.snapshot(); ok {
 				cs.values.set(name, v)
+			}
+		}
+		for id, v := range cs.ver {
+			if v != 0 {
+				cs.versions.set(cs.g.channelOrder[id], v)
 			}
 		}
 	}

@@ -36,7 +36,7 @@ func BenchmarkPlan(b *testing.B) {
 			mid := fmt.Sprint("branch:to:n", n/2)
 			cs.channels[mid].update([]any{nil})
 			cs.refresh(cs.g.chanIDs[mid])
-			cs.setVersion(mid, 7)
+			cs.setVersion(cs.g.chanIDs[mid], 7)
 			hint := planHint{known: true, channels: []string{mid}}
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -239,7 +239,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 	nestedResuming := l.opts.parent != nil && l.opts.parent.run.resumingChildren()
 	isUpdateOrFork := l.md.Source == SourceUpdate || l.md.Source == SourceFork
 	resumeAtHead := addressed && !superseded && !isUpdateOrFork
-	isResuming := l.cs.versions.len() > 0 && (input == nil || cmdResumes || nestedResuming)
+	isResuming := l.cs.hasVersions() && (input == nil || cmdResumes || nestedResuming)
 	timeTravel := addressed && !(cmdResumes || nestedResuming || resumeAtHead)
 	l.skipDone = !(timeTravel || superseded)
 	forks := timeTravel && (isCommand || isResuming) && (!isUpdateOrFork || superseded)
@@ -301,7 +301,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		if seen == nil {
 			seen = map[string]Version{}
 		}
-		maps.Copy(seen, l.cs.versions.toMap())
+		maps.Copy(seen, l.cs.versionMap())
 		l.cs.seen.set(InterruptChannel, seen) // a new map: checkpoints share the old one
 		if forks {
 			l.pending.dropChannel(InterruptChannel)
