@@ -50,6 +50,13 @@ type channelState struct {
 	// updated in place. A snapshot moves seenGen on instead of clearing.
 	seenOwned map[string]uint64
 	seenGen   uint64
+	// seenV holds what each node saw of each of its triggers (its
+	// versions_seen), node.seenAt-1 onwards by trigger index (0: nothing),
+	// and seenRan which nodes have a versions_seen entry at all: planning
+	// reads them, not seen. seen keeps the nodes' entries too while
+	// checkpoints are made (valuesOff unset), and other names' always.
+	seenV   []Version
+	seenRan []bool
 	// live lists the ephemeral and topic channels that have a value: the
 	// only ones an untouched superstep must clear. Few at a time.
 	live []chanID
@@ -205,6 +212,8 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		state:     map[string]any{},
 		seenOwned: map[string]uint64{},
 		seenGen:   1,
+		seenV:     make([]Version, g.seenSlots),
+		seenRan:   make([]bool, len(g.nodeOrder)),
 	}
 	lazy := cp.lazyState()
 	slab := g.newChannelSlab()
@@ -243,7 +252,56 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 			cs.ver[id] = v
 		}
 	})
+	cs.seen.each(cs.mirrorSeen)
 	return cs
+}
+
+// seenSlots are node n's versions_seen of its triggers, by trigger index.
+func (cs *channelState) seenSlots(n *node) []Version {
+	return cs.seenV[n.seenAt-1 : n.seenAt-1+len(n.triggers)]
+}
+
+// mirrorSeen copies name's versions_seen into its slots, if it is a node.
+func (cs *channelState) mirrorSeen(name string, seen map[string]Version) {
+	n := cs.g.nodes[name]
+	if n == nil || n.seenAt == 0 {
+		return
+	}
+	cs.seenRan[n.ord] = true
+	slots := cs.seenSlots(n)
+	for i, trig := range n.triggers {
+		slots[i] = seen[trig]
+	}
+}
+
+// setSeen makes seen name's versions_seen (a map nobody changes after).
+func (cs *channelState) setSeen(name string, seen map[string]Version) {
+	cs.seen.set(name, seen)
+	cs.mirrorSeen(name, seen)
+}
+
+// slotsSeen is node n's versions_seen as a map, from its slots.
+func (cs *channelState) slotsSeen(n *node) map[string]Version {
+	out := map[string]Version{}
+	for i, v := range cs.seenSlots(n) {
+		if v != 0 {
+			out[n.triggers[i]] = v
+		}
+	}
+	return out
+}
+
+// seenMap returns versions_seen whole, in new outer maps.
+func (cs *channelState) seenMap() map[string]map[string]Version {
+	out := cs.seen.toMap()
+	if cs.valuesOff {
+		for i, name := range cs.g.nodeOrder {
+			if cs.seenRan[i] {
+				out[name] = cs.slotsSeen(cs.g.nodes[name])
+			}
+		}
+	}
+	return out
 }
 
 // versionOf is channel name's version, if it has one.
@@ -484,33 +542,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		if len(t.triggers) > 0 {
 			bump = true
 		}
-		seen, ok := cs.seen.get(t.name)
-		if !ok {
-			seen = map[string]Version{}
-			cs.seen.set(t.name, seen)
-			cs.seenOwned[t.name] = cs.seenGen
-		}
-		for _, trig := range t.triggers {
-			if trig == Push || trig == InterruptChannel {
-				continue // not channels: nothing seen, nothing to consume
-			}
-			id := cs.triggerID(t, trig)
-			if id < 0 {
-				continue
-			}
-			if v := cs.ver[id]; v != 0 && seen[trig] != v {
-				if cs.seenOwned[t.name] != cs.seenGen {
-					// Copy on write: a checkpoint shares this map.
-					seen = maps.Clone(seen)
-					cs.seen.set(t.name, seen)
-					cs.seenOwned[t.name] = cs.seenGen
-				}
-				seen[trig] = v
-			}
-			if !slices.Contains(sc.consume, id) {
-				sc.consume = append(sc.consume, id)
-			}
-		}
+		cs.see(t)
 	}
 	maxV := cs.maxV
 	consumed := false
@@ -603,16 +635,69 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	return out, nil
 }
 
-// triggerID is the channel of trigger trig of task t (-1: none): a planned
-// PULL task's is known by index, any other's by name.
-func (cs *channelState) triggerID(t *task, trig string) chanID {
-	if t.kind == pullTask && t.node != nil && len(t.triggers) == 1 {
-		return t.node.trigIDs[t.index]
+// see records in versions_seen what task t saw of its triggers (their
+// versions now) and lists those channels to consume. A node's tasks are
+// triggered by its own triggers, Push or the interrupt, so a node's
+// versions_seen fits its slots; by name it is kept as well only while
+// checkpoints are made, and for other task names (the input) always.
+func (cs *channelState) see(t *task) {
+	var slots []Version
+	if n := t.node; n != nil && n.seenAt > 0 && n.name == t.name {
+		slots = cs.seenSlots(n)
+		cs.seenRan[n.ord] = true
 	}
-	if id, ok := cs.g.chanIDs[trig]; ok {
-		return id
+	byName := !cs.valuesOff || slots == nil
+	var seen map[string]Version
+	if byName {
+		var ok bool
+		if seen, ok = cs.seen.get(t.name); !ok {
+			seen = map[string]Version{}
+			cs.seen.set(t.name, seen)
+			cs.seenOwned[t.name] = cs.seenGen
+		}
 	}
-	return -1
+	for _, trig := range t.triggers {
+		if trig == Push || trig == InterruptChannel {
+			continue // not channels: nothing seen, nothing to consume
+		}
+		id, slot := cs.trigger(t, trig)
+		if id < 0 {
+			continue
+		}
+		v := cs.ver[id]
+		if v != 0 && slot >= 0 && slots != nil {
+			slots[slot] = v
+		}
+		if byName && v != 0 && seen[trig] != v {
+			if cs.seenOwned[t.name] != cs.seenGen {
+				// Copy on write: a checkpoint shares this map.
+				seen = maps.Clone(seen)
+				cs.seen.set(t.name, seen)
+				cs.seenOwned[t.name] = cs.seenGen
+			}
+			seen[trig] = v
+		}
+		if sc := &cs.scratch; !slices.Contains(sc.consume, id) {
+			sc.consume = append(sc.consume, id)
+		}
+	}
+}
+
+// trigger finds trigger trig of task t: its channel (-1: none) and its
+// index in the node's triggers (-1: none). A planned PULL task's is known
+// by index, any other's by name.
+func (cs *channelState) trigger(t *task, trig string) (chanID, int) {
+	if t.kind == pullTask && t.node != nil && t.node.seenAt > 0 && len(t.triggers) == 1 {
+		return t.node.trigIDs[t.index], t.index
+	}
+	id, ok := cs.g.chanIDs[trig]
+	if !ok {
+		return -1, -1
+	}
+	if t.node != nil {
+		return id, slices.Index(t.node.triggers, trig)
+	}
+	return id, -1
 }
 
 // planHint is the optional "updated channels" index hint of planning.
@@ -736,16 +821,15 @@ func candidateNodes(cs *channelState, hint planHint) []string {
 // available and newer than what n last saw (-1 if none): a node never run
 // fires on any available trigger.
 func firedTrigger(cs *channelState, n *node) int {
-	seen, _ := cs.seen.get(n.name)
-	for i, c := range n.triggers {
-		id := n.trigIDs[i]
+	seen := cs.seenSlots(n)
+	for i, id := range n.trigIDs {
 		if id < 0 {
 			continue
 		}
 		if _, avail := cs.chans[id].get(); !avail {
 			continue
 		}
-		if cs.ver[id] > seen[c] {
+		if cs.ver[id] > seen[i] {
 			return i
 		}
 	}
@@ -795,6 +879,11 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		for id, v := range cs.ver {
 			if v != 0 {
 				cs.versions.set(cs.g.channelOrder[id], v)
+			}
+		}
+		for i, name := range cs.g.nodeOrder {
+			if cs.seenRan[i] {
+				cs.seen.set(name, cs.slotsSeen(cs.g.nodes[name]))
 			}
 		}
 	}

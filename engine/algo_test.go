@@ -57,7 +57,7 @@ func TestPrepareNextTasks_TriggerRule(t *testing.T) {
 				cs.setVersion(cs.g.chanIDs[c], v)
 			}
 			for n, m := range tt.seen {
-				cs.seen.set(n, m)
+				cs.setSeen(n, m)
 			}
 			got := names(prepareNextTasks(cs, "cp", "", 1, planHint{}))
 			if !reflect.DeepEqual(got, tt.want) {

@@ -34,7 +34,10 @@ func (g *Graph) indexChannels() {
 	}
 	g.tasksID = g.chanIDs[TasksChannel]
 	g.startID = g.chanIDs[Start]
-	for _, n := range g.nodes {
+	for i, name := range g.nodeOrder {
+		n := g.nodes[name]
+		n.ord, n.seenAt = i, g.seenSlots+1
+		g.seenSlots += len(n.triggers)
 		n.trigIDs = make([]chanID, len(n.triggers))
 		for i, t := range n.triggers {
 			id, ok := g.chanIDs[t]

@@ -47,6 +47,9 @@ type Graph struct {
 	chanIDs          map[string]chanID
 	chanMeta         []chanMeta
 	tasksID, startID chanID
+	// seenSlots counts the nodes' triggers: a run keeps what each node
+	// saw of each trigger in that many slots (channelState.seenV).
+	seenSlots int
 }
 
 type channelInfo struct {
@@ -87,8 +90,11 @@ type node struct {
 	// branch is the node's branch:to:<name> channel, named once here so
 	// that routing to the node does not build the name each time.
 	branch string
-	// trigIDs are the triggers' channel ids (-1: no such channel).
-	trigIDs []chanID
+	// trigIDs are the triggers' channel ids (-1: no such channel). ord
+	// is the node's place in nodeOrder, and seenAt 1 + its first slot in
+	// channelState.seenV (0: none, the node of a Task call).
+	trigIDs     []chanID
+	ord, seenAt int
 }
 
 // branchChannel names the branch:to:<node> channel that routes to node.

@@ -302,7 +302,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 			seen = map[string]Version{}
 		}
 		maps.Copy(seen, l.cs.versionMap())
-		l.cs.seen.set(InterruptChannel, seen) // a new map: checkpoints share the old one
+		l.cs.setSeen(InterruptChannel, seen) // a new map: checkpoints share the old one
 		if forks {
 			l.pending.dropChannel(InterruptChannel)
 			if err := l.putCheckpoint(ctx, SourceFork); err != nil {

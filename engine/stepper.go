@@ -313,7 +313,7 @@ func (s *Stepper) View() *StepView {
 		RecursionLeft:   max(0, l.stop-l.step+1),
 		Values:          l.cs.stateValues(),
 	}
-	for k, m := range l.cs.seen.toMap() {
+	for k, m := range l.cs.seenMap() {
 		v.VersionsSeen[k] = maps.Clone(m)
 	}
 	v.Waiting = l.cs.waitingNodes()
