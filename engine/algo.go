@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -84,8 +85,10 @@ type channelState struct {
 	// scratch is applyWrites' working memory, kept between supersteps.
 	scratch applyScratch
 	// candidates and pulls are planning's working memory.
-	candidates []string
-	pulls      []firedNode
+	candidates []*node
+	// hintIDs holds the ids of the channels the last hint names (hint).
+	hintIDs []chanID
+	pulls   []firedNode
 }
 
 // applyScratch holds applyWrites' temporary lists; reusing them keeps a
@@ -100,6 +103,8 @@ type applyScratch struct {
 	slot   []int32
 	// updated is the returned list's memory while valuesOff.
 	updated []string
+	// updatedIDs are the returned channels' ids, in no particular order.
+	updatedIDs []chanID
 }
 
 type channelWrites struct {
@@ -110,6 +115,7 @@ type channelWrites struct {
 
 func (sc *applyScratch) reset() {
 	sc.consume, sc.live, sc.touched = sc.consume[:0], sc.live[:0], sc.touched[:0]
+	sc.updatedIDs = sc.updatedIDs[:0]
 	for i := range sc.groups {
 		clear(sc.groups[i].vals) // the channels keep what they need
 		sc.groups[i].vals = sc.groups[i].vals[:0]
@@ -591,6 +597,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			sc.touched = append(sc.touched, cw.id)
 			if _, avail := ch.get(); avail {
 				out = append(out, c)
+				sc.updatedIDs = append(sc.updatedIDs, cw.id)
 			}
 		}
 	}
@@ -621,6 +628,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 				sc.touched = append(sc.touched, id)
 				if _, avail := ch.get(); avail {
 					out = append(out, c)
+					sc.updatedIDs = append(sc.updatedIDs, id)
 				}
 			}
 		}
@@ -704,6 +712,15 @@ func (cs *channelState) trigger(t *task, trig string) (chanID, int) {
 type planHint struct {
 	known    bool
 	channels []string
+	// ids are the channels' ids when known (else they are looked up).
+	ids []chanID
+}
+
+// hint is the planning hint for updated, what applyWrites just returned:
+// with its channels' ids, kept until the next hint is made.
+func (cs *channelState) hint(updated []string) planHint {
+	cs.hintIDs = append(cs.hintIDs[:0], cs.scratch.updatedIDs...)
+	return planHint{known: true, channels: updated, ids: cs.hintIDs}
 }
 
 // prepareNextTasks plans a superstep from the current channels: one PUSH task
@@ -727,8 +744,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 		}
 	}
 	pulls := cs.pulls[:0]
-	for _, name := range candidateNodes(cs, hint) {
-		n := cs.g.nodes[name]
+	for _, n := range candidateNodes(cs, hint) {
 		ti := firedTrigger(cs, n)
 		if ti < 0 {
 			continue
@@ -743,7 +759,11 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	cs.pulls = pulls
 	tasks := newTasks(len(sends) + len(pulls))
 	for i, s := range sends {
-		*tasks[i] = task{name: s.Node, kind: pushTask, index: sendIdx[i], triggers: pushTriggers, input: s.Arg, node: cs.g.nodes[s.Node], parentNS: ns, cpID: cpID, step: step}
+		// Field by field: the task is zeroed already, and a whole-struct
+		// assignment would write all of it again.
+		t := tasks[i]
+		t.name, t.kind, t.index, t.triggers, t.input = s.Node, pushTask, sendIdx[i], pushTriggers, s.Arg
+		t.node, t.parentNS, t.cpID, t.step = cs.g.nodes[s.Node], ns, cpID, step
 	}
 	for i, p := range pulls {
 		n := p.node
@@ -755,7 +775,8 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 		}
 		t := tasks[len(sends)+i]
 		// The node's own trigger list, cut to the fired one: no copy.
-		*t = task{name: n.name, kind: pullTask, index: p.trigger, triggers: n.triggers[p.trigger : p.trigger+1 : p.trigger+1], input: input, node: n, parentNS: ns, cpID: cpID, step: step}
+		t.name, t.kind, t.index, t.triggers, t.input = n.name, pullTask, p.trigger, n.triggers[p.trigger:p.trigger+1:p.trigger+1], input
+		t.node, t.parentNS, t.cpID, t.step = n, ns, cpID, step
 	}
 	return tasks
 }
@@ -766,7 +787,7 @@ type firedNode struct {
 	trigger int
 }
 
-// newTasks allocates n zeroed tasks: one allocation for the usual single
+// newTasks allocates n zeroed tasks (prepareNextTasks relies on it): one allocation for the usual single
 // task of a superstep, two for any other number.
 func newTasks(n int) []*task {
 	switch n {
@@ -795,26 +816,36 @@ func taskNamespace(parentNS, name, id string) string {
 	return parentNS + "|" + name + ":" + id
 }
 
-// candidateNodes narrows planning to the nodes the hint's channels trigger;
-// without a hint it scans every node (none if no channel has a version).
-func candidateNodes(cs *channelState, hint planHint) []string {
-	if hint.known {
-		if len(hint.channels) == 1 {
-			return cs.g.triggerToNodes[hint.channels[0]] // sorted already
+// candidateNodes narrows planning to the nodes the hint's channels trigger,
+// by name; without a hint it scans every node in nodeOrder (none if no
+// channel has a version).
+func candidateNodes(cs *channelState, hint planHint) []*node {
+	if !hint.known {
+		if !cs.hasVersions() {
+			return nil
 		}
-		out := cs.candidates[:0]
+		return cs.g.nodeList
+	}
+	ids := hint.ids
+	if ids == nil {
+		ids = cs.hintIDs[:0]
 		for _, c := range hint.channels {
-			out = append(out, cs.g.triggerToNodes[c]...)
+			if id, ok := cs.g.chanIDs[c]; ok {
+				ids = append(ids, id)
+			}
 		}
-		slices.Sort(out)
+		cs.hintIDs = ids
+	}
+	out := cs.candidates[:0]
+	for _, id := range ids {
+		out = append(out, cs.g.trigNodes[id]...) // each sorted already
+	}
+	if len(ids) > 1 {
+		slices.SortFunc(out, func(a, b *node) int { return strings.Compare(a.name, b.name) })
 		out = slices.Compact(out)
-		cs.candidates = out
-		return out
 	}
-	if !cs.hasVersions() {
-		return nil
-	}
-	return cs.g.nodeOrder
+	cs.candidates = out
+	return out
 }
 
 // firedTrigger returns the index of the first trigger of n that is

@@ -32,6 +32,18 @@ func (g *Graph) indexChannels() {
 		}
 		g.chanMeta[i] = m
 	}
+	g.trigNodes = make([][]*node, len(g.channelOrder))
+	for name, nodes := range g.triggerToNodes {
+		if id, ok := g.chanIDs[name]; ok {
+			for _, n := range nodes { // sorted by name
+				g.trigNodes[id] = append(g.trigNodes[id], g.nodes[n])
+			}
+		}
+	}
+	g.nodeList = make([]*node, len(g.nodeOrder))
+	for i, name := range g.nodeOrder {
+		g.nodeList[i] = g.nodes[name]
+	}
 	g.tasksID = g.chanIDs[TasksChannel]
 	g.startID = g.chanIDs[Start]
 	for i, name := range g.nodeOrder {

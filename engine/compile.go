@@ -50,6 +50,10 @@ type Graph struct {
 	// seenSlots counts the nodes' triggers: a run keeps what each node
 	// saw of each trigger in that many slots (channelState.seenV).
 	seenSlots int
+	// trigNodes are the nodes each channel triggers (triggerToNodes by
+	// id), nodeList the nodes in nodeOrder.
+	trigNodes [][]*node
+	nodeList  []*node
 }
 
 type channelInfo struct {

@@ -322,7 +322,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		if err != nil {
 			return err
 		}
-		l.hint = planHint{known: true, channels: updated}
+		l.hint = l.cs.hint(updated)
 		if err := l.putCheckpoint(ctx, SourceInput); err != nil {
 			return err
 		}
@@ -628,7 +628,7 @@ func (l *loop) update(ctx context.Context) error {
 	if err := l.checkStateSize(); err != nil {
 		return l.fail(err)
 	}
-	l.hint = planHint{known: true, channels: updated}
+	l.hint = l.cs.hint(updated)
 	source := SourceLoop
 	if len(l.edits) > 0 {
 		// Writes a person edited are not the run's own: the checkpoint
