@@ -117,7 +117,10 @@ func (sc *applyScratch) reset() {
 	sc.consume, sc.live, sc.touched = sc.consume[:0], sc.live[:0], sc.touched[:0]
 	sc.updatedIDs = sc.updatedIDs[:0]
 	for i := range sc.groups {
-		clear(sc.groups[i].vals) // the channels keep what they need
+		vals := sc.groups[i].vals
+		for j := range vals {
+			vals[j] = nil // the channels keep what they need
+		}
 		sc.groups[i].vals = sc.groups[i].vals[:0]
 		// One by one: clearing all slots would cost the graph's size.
 		sc.slot[sc.groups[i].id] = 0
@@ -169,10 +172,15 @@ type appender interface {
 }
 
 // noteAppend records that channel c, now at a new version, holds its value
-// at version from followed by what its last update appended, if so.
+// at version from followed by what its last update appended, if so. Not
+// while no checkpoint is made: appends stays empty, which a checkpoint
+// asked for after all reads as "nothing known".
 func (cs *channelState) noteAppend(c string, ch channel, from Version) {
+	if cs.valuesOff || cs.versionless || from == 0 {
+		return
+	}
 	a, ok := ch.(appender)
-	if !ok || cs.versionless || from == 0 {
+	if !ok {
 		return
 	}
 	if n, ok := a.lastAppend(); ok {
