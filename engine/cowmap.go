@@ -45,7 +45,7 @@ type cowMap[V any] struct {
 // snapshots one freezes the shards again (a base), so reading a snapshot
 // walks at most this many deltas, and the shards copied after a base are
 // paid for once per this many snapshots.
-const cowDeltaDepth = 32
+const cowDeltaDepth = 128
 
 // cowLogMax bounds the changes logged for a snapshot that is not taken (a
 // map snapshotted once, then written on): past it logging stops and the
@@ -122,6 +122,11 @@ func (c *cowMap[V]) get(k string) (V, bool) { return lookup(c.shards, k) }
 
 // writable returns k's shard, copied first if a snapshot shares it.
 func (c *cowMap[V]) writable(k string) *cowShard[V] {
+	return c.writableAt(shardIndex(k, len(c.shards)))
+}
+
+// writableAt is writable for the shard at index i.
+func (c *cowMap[V]) writableAt(i int) *cowShard[V] {
 	if c.shared && len(c.shards) == 1 {
 		// A one-shard map copies its shard list and its shard in one
 		// allocation.
@@ -149,7 +154,6 @@ func (c *cowMap[V]) writable(k string) *cowShard[V] {
 		c.shards = slices.Clone(c.shards)
 		c.shared = false
 	}
-	i := shardIndex(k, len(c.shards))
 	s := c.shards[i]
 	switch {
 	case s == nil:
@@ -214,15 +218,20 @@ func (c *cowMap[V]) split() {
 }
 
 func (c *cowMap[V]) del(k string) {
-	if _, ok := c.get(k); !ok {
+	at := shardIndex(k, len(c.shards))
+	s := c.shards[at]
+	if s == nil {
+		return
+	}
+	i, ok := s.find(k)
+	if !ok {
 		return
 	}
 	if c.last != nil {
 		var zero V
 		c.note(k, zero, true)
 	}
-	s := c.writable(k)
-	i, _ := s.find(k)
+	s = c.writableAt(at) // a copy keeps the order: k is still at i
 	s.entries = slices.Delete(s.entries, i, i+1)
 	c.n--
 }
