@@ -28,15 +28,13 @@ type channelState struct {
 	// checkpoints nobody reads (no saver, no listener); checkpoint rebuilds
 	// it if asked after all.
 	valuesOff bool
-	// state mirrors the available state keys; only the loop sees it.
+	// state holds the available state keys. It is also the view tasks
+	// read (stateView): the loop changes it in place, unless it was lent
+	// to someone who may read it later (see stateview.go).
 	state map[string]any
-	// view is the graph state handed to tasks: a copy of state made when
-	// first asked for after state changed, shared read-only by every task
-	// (and route) until state changes again, so a superstep of a thousand
-	// tasks builds it once and an unchanged one not at all.
-	view map[string]any
-	// log records which state keys each rebuild of view changed, for
-	// StateChanges (stateview.go).
+	view  viewLending
+	// log records which state keys each generation of the view changed,
+	// for StateChanges (stateview.go).
 	log viewLog
 	// seenOwned marks the versions_seen maps made since the last snapshot
 	// (their entry is seenGen): no checkpoint shares them, so they are
@@ -191,10 +189,12 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		channels:  make(map[string]channel, len(g.channelOrder)),
 		values:    newCowMap[any](),
 		state:     map[string]any{},
+		view:      viewLending{stale: true},
 		live:      map[string]struct{}{},
 		seenOwned: map[string]uint64{},
 		seenGen:   1,
 	}
+	cs.view.id.Store(mapID(cs.state))
 	lazy := cp.lazyState()
 	slab := g.newChannelSlab()
 	for _, name := range g.channelOrder {
@@ -239,13 +239,8 @@ func (cs *channelState) refresh(name string) {
 		}
 	}
 	if key, isKey := cs.g.keyIndex[name]; isKey {
-		if v, ok := ch.get(); ok {
-			cs.state[name] = v
-		} else {
-			delete(cs.state, name)
-		}
-		cs.view = nil
-		cs.log.changed(key, len(cs.g.keyIndex))
+		v, ok := ch.get()
+		cs.setState(name, key, v, ok)
 		return
 	}
 	switch ch.(type) {
@@ -284,13 +279,14 @@ func (cs *channelState) stateValues() map[string]any {
 }
 
 // stateView returns the graph state as tasks read it: shared with every
-// other reader until the state changes, so nobody may modify it.
+// other reader, nobody may modify it, and valid until the loop changes the
+// state (stateview.go).
 func (cs *channelState) stateView() map[string]any {
-	if cs.view == nil {
-		cs.view = maps.Clone(cs.state)
+	if cs.view.stale {
+		cs.view.stale = false
 		cs.log.built()
 	}
-	return cs.view
+	return cs.state
 }
 
 // pushTriggers is every PUSH task's trigger list (shared: nobody writes it).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 )
 
@@ -117,19 +118,31 @@ func (e *StateLimitError) Unwrap() error { return ErrStateTooLarge }
 
 // checkWrite measures a value written to key by node against the bounds.
 func (l Limits) checkWrite(node, key string, v any) error {
-	limit := l.write()
-	if _, err := measure(v, 0, limit); err != nil {
-		e := &ValueLimitError{Node: node, Key: key, Limit: limit, Err: ErrValueTooLarge}
+	_, err := l.checkHeld(node, key, v, 0)
+	return err
+}
+
+// checkHeld is checkWrite that also reports whether v holds the map whose
+// identity is view (0: none), in the same walk.
+func (l Limits) checkHeld(node, key string, v any, view uintptr) (bool, error) {
+	m := meter{limit: l.write(), view: view}
+	if err := m.value(v, 0); err != nil {
+		e := &ValueLimitError{Node: node, Key: key, Limit: m.limit, Err: ErrValueTooLarge}
 		if err == errTooDeep {
 			e.Limit, e.Err = MaxValueDepth, ErrValueTooDeep
 		}
-		return e
+		return m.held, e
 	}
-	return nil
+	return m.held, nil
 }
 
-// checkWrites checks a task's writes to state keys and Sends.
-func (g *Graph) checkWrites(node string, writes []Write) error {
+// checkWrites checks a task's writes to state keys and Sends. With view,
+// a write that holds the state map lends it for longer (stateview.go).
+func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) error {
+	var id uintptr
+	if view != nil && !view.lent.Load() {
+		id = view.id.Load()
+	}
 	for _, w := range writes {
 		v := w.Value
 		switch {
@@ -140,7 +153,12 @@ func (g *Graph) checkWrites(node string, writes []Write) error {
 		case !g.IsStateKey(w.Channel):
 			continue
 		}
-		if err := g.limits.checkWrite(node, w.Channel, v); err != nil {
+		held, err := g.limits.checkHeld(node, w.Channel, v, id)
+		if held {
+			view.lend()
+			id = 0
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -157,8 +175,13 @@ func measure(v any, depth, limit int) (int, error) {
 	return m.n, err
 }
 
-// meter adds up a value's size.
-type meter struct{ n, limit int }
+// meter adds up a value's size and, given a map's identity (view), finds
+// whether the value holds that map (held).
+type meter struct {
+	n, limit int
+	view     uintptr
+	held     bool
+}
 
 func (m *meter) add(k int) error {
 	m.n += k
@@ -201,6 +224,9 @@ func (m *meter) value(v any, depth int) error {
 			}
 		}
 	case map[string]any:
+		if m.view != 0 && mapID(x) == m.view {
+			m.held = true
+		}
 		if err := m.add(2 + 2*len(x)); err != nil {
 			return err
 		}
@@ -254,6 +280,9 @@ func (m *meter) value(v any, depth int) error {
 		}
 		return m.add(4)
 	default:
+		if m.view != 0 && !m.held && reflectHolds(reflect.ValueOf(x), m.view, map[uintptr]bool{}, depth) {
+			m.held = true
+		}
 		// Another Go value: its encoding tells.
 		b, err := EncodeValue(x)
 		if err != nil {

@@ -638,7 +638,7 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 			writes, err = l.nodeWrites(ctx, t, u.Values)
 		}
 		if err == nil {
-			err = g.checkWrites(u.AsNode, writes)
+			err = g.checkWrites(u.AsNode, writes, nil)
 		}
 		if err != nil {
 			return Config{}, err
