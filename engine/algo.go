@@ -188,7 +188,7 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		g:         g,
 		channels:  make(map[string]channel, len(g.channelOrder)),
 		values:    newCowMap[any](),
-		state:     map[string]any{},
+		state:     make(map[string]any, len(g.keys)),
 		view:      viewLending{stale: true},
 		live:      map[string]struct{}{},
 		seenOwned: map[string]uint64{},
