@@ -143,6 +143,7 @@ func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) erro
 	if view != nil && !view.lent.Load() {
 		id = view.id.Load()
 	}
+	small := g.limits.write() >= 24 // fits any number, boolean or null
 	for _, w := range writes {
 		v := w.Value
 		switch {
@@ -152,6 +153,12 @@ func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) erro
 			}
 		case !g.IsStateKey(w.Channel):
 			continue
+		}
+		switch v.(type) {
+		case nil, bool, float64:
+			if small {
+				continue // nothing to measure: no deeper, no larger, no map
+			}
 		}
 		held, err := g.limits.checkHeld(node, w.Channel, v, id)
 		if held {
