@@ -204,6 +204,28 @@ func TestStateView_PublishedIsNotChanged(t *testing.T) {
 	wantFrozen(t, "Stepper task view", viewed)
 }
 
+func TestStateView_StepperShowsTheInputATaskRead(t *testing.T) {
+	// At the checkpoint of a superstep, a Stepper's view lists the tasks
+	// that wrote it with the state they read, not the state they made.
+	g := lendChain(t, func(context.Context, any) (any, error) { return engine.Pairs("a", 2), nil })
+	s, err := g.Start(ctx, map[string]any{"a": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Viewed only there: plan, execute and update __start__'s superstep,
+	// then first's.
+	for range 6 {
+		if err := s.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := s.View()
+	if v.Phase != engine.PhaseCheckpoint || len(v.Tasks) != 1 || v.Tasks[0].Name != "first" {
+		t.Fatalf("at %v with tasks %v, want first's checkpoint", v.Phase, v.Tasks)
+	}
+	wantFrozen(t, "the input first read, at its superstep's checkpoint", v.Tasks[0].Input)
+}
+
 func TestStateView_RunStartedFromANodeKeepsItsInput(t *testing.T) {
 	// A subgraph run from a node keeps its input (its __start__ channel,
 	// checkpointed): the parent must not change that map afterwards.
