@@ -18,8 +18,9 @@ import (
 // (in a variable, or in a goroutine that outlives it) keeps a copy
 // (maps.Clone; the values in it never change, so a shallow copy is
 // enough). Handing the map back to the engine is safe: a state update, a
-// Send, an interrupt, an event, a Task argument or a subgraph's input that
-// holds it makes the engine keep it unchanged. Values a node returns
+// Send, an interrupt, an event, a Task argument, a subgraph's input or an
+// UpdateState from the node that holds it makes the engine keep it
+// unchanged. Values a node returns
 // belong to the engine from then on; it must not modify them.
 // It returns nil, a map[string]any or Update of state keys, a Command, or a
 // Send. ctx carries the task's identity: Interrupt and Emit use it.

@@ -246,6 +246,27 @@ func TestStateView_RunStartedFromANodeKeepsItsInput(t *testing.T) {
 	wantFrozen(t, "subgraph input", kept)
 }
 
+func TestStateView_UpdateStateFromANodeKeepsItsValues(t *testing.T) {
+	// A node writes its state into another thread's checkpoint.
+	ms := engine.NewMemorySaver()
+	other := lendChain(t, func(context.Context, any) (any, error) { return nil, nil }, engine.WithSaver(ms))
+	if _, err := other.Invoke(ctx, map[string]any{"a": 0}, engine.OnThread("other")); err != nil {
+		t.Fatal(err)
+	}
+	g := lendChain(t, func(ctx context.Context, in any) (any, error) {
+		_, err := other.UpdateState(ctx, engine.Config{ThreadID: "other"}, map[string]any{"kept": in}, "third")
+		return engine.Pairs("a", 2), err
+	})
+	if _, err := g.Invoke(ctx, map[string]any{"a": 1}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := other.GetState(ctx, engine.Config{ThreadID: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFrozen(t, "value of an update", snap.Values["kept"])
+}
+
 func TestStateView_TimedOutNodeKeepsReadingItsState(t *testing.T) {
 	// The first attempt times out and is abandoned while it still reads
 	// its map; the retry succeeds and the run goes on changing the state.

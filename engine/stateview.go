@@ -21,9 +21,9 @@ import (
 //   - a value the engine keeps holds it: a write to a state key, a Send's
 //     argument, an interrupt's value, a custom stream event, a Task's
 //     argument, a Command for the parent graph, the input of a run started
-//     from the node (a subgraph);
-//   - the engine published it: a task event or a Stepper's task view
-//     carries the task's input to a listener.
+//     from the node (a subgraph), an UpdateState called from the node;
+//   - the engine published it: a task event carries the task's input to
+//     a listener, or a Stepper its caller may view at any phase lists it.
 //
 // What a node does with the map itself — keep it past its return, hand it
 // to a goroutine that outlives the node, modify it — the engine cannot
