@@ -146,6 +146,12 @@ func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) erro
 	small := g.limits.write() >= 24 // fits any number, boolean or null
 	for _, w := range writes {
 		v := w.Value
+		switch v.(type) {
+		case nil, bool, float64:
+			if small {
+				continue // nothing to measure: no deeper, no larger, no map
+			}
+		}
 		switch {
 		case w.Channel == TasksChannel:
 			if s, ok := v.(Send); ok {
@@ -153,12 +159,6 @@ func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) erro
 			}
 		case !g.IsStateKey(w.Channel):
 			continue
-		}
-		switch v.(type) {
-		case nil, bool, float64:
-			if small {
-				continue // nothing to measure: no deeper, no larger, no map
-			}
 		}
 		held, err := g.limits.checkHeld(node, w.Channel, v, id)
 		if held {
@@ -391,12 +391,12 @@ func (l *loop) checkStateSize() error {
 	if !sz.known {
 		sz.known, sz.size, sz.total = true, make([]int, len(l.g.keys)), 0
 		for i, k := range l.g.keys {
-			l.resize(i, k.Name, false)
+			l.resize(i, l.cs.channels[k.Name], false)
 		}
 	} else {
 		for _, id := range l.cs.scratch.touched {
 			if i := l.g.chanMeta[id].key; i >= 0 {
-				l.resize(i, l.g.channelOrder[id], true)
+				l.resize(i, l.cs.chans[id], true)
 			}
 		}
 	}
@@ -421,11 +421,10 @@ func (l *loop) checkStateSize() error {
 	return e
 }
 
-// resize measures state key k (index i) again; grown: k may have only
-// grown since it was last measured.
-func (l *loop) resize(i int, k string, grown bool) {
+// resize measures state key i, held by channel ch, again; grown: it may
+// have only grown since it was last measured.
+func (l *loop) resize(i int, ch channel, grown bool) {
 	sz := &l.sizes
-	ch := l.cs.channels[k]
 	v, ok := ch.get()
 	n := 0
 	if a, isList := ch.(appender); ok && grown && isList {
@@ -439,7 +438,9 @@ func (l *loop) resize(i int, k string, grown bool) {
 			}
 		}
 	}
-	if ok {
+	if f, isNumber := v.(float64); isNumber {
+		n = numberSize(f) // what measure says, without its walk
+	} else if ok {
 		n, _ = measure(v, 0, math.MaxInt)
 	}
 	sz.total += n - sz.size[i]
