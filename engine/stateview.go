@@ -233,8 +233,8 @@ var viewRuns atomic.Uint64
 // state changed far more often than it is read stops recording: its next
 // reader reads it whole.
 func (v *viewLog) changed(key, keys int) {
-	if v.overflow {
-		return
+	if v.overflow || v.gen == 0 {
+		return // the first generation is read whole
 	}
 	if len(v.pending) >= 2*keys+16 {
 		v.overflow = true
