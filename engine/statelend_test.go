@@ -61,6 +61,7 @@ func TestStateView_ChangedInPlaceWhenNothingKeepsIt(t *testing.T) {
 
 func TestStateView_KeptValueHoldingItIsNotChanged(t *testing.T) {
 	type holder struct{ State map[string]any }
+	type hidden struct{ p *struct{ m any } }
 	cases := []struct {
 		name string
 		body func(ctx context.Context, in map[string]any) (any, error)
@@ -82,6 +83,11 @@ func TestStateView_KeptValueHoldingItIsNotChanged(t *testing.T) {
 				return engine.Pairs("a", 2, "kept", &holder{State: in}), nil
 			},
 			func(res *engine.Result) any { return res.Values["kept"].(*holder).State }},
+		{"in an unexported field behind a pointer",
+			func(_ context.Context, in map[string]any) (any, error) {
+				return engine.Pairs("a", 2, "kept", hidden{p: &struct{ m any }{m: in}}), nil
+			},
+			func(res *engine.Result) any { return res.Values["kept"].(hidden).p.m }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
