@@ -391,7 +391,7 @@ func (l *loop) checkStateSize() error {
 	if !sz.known {
 		sz.known, sz.size, sz.total = true, make([]int, len(l.g.keys)), 0
 		for i, k := range l.g.keys {
-			l.resize(i, l.cs.channels[k.Name], false)
+			l.resize(i, l.cs.channel(k.Name), false)
 		}
 	} else {
 		for _, id := range l.cs.scratch.touched {
