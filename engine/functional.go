@@ -87,6 +87,7 @@ func Task[A, R any](ctx context.Context, name string, fn func(context.Context, A
 	}
 	body := func(ctx context.Context, _ any) (any, error) { return fn(ctx, arg) }
 	// A call's input is its argument list (LangGraph.js call(func, ...args)).
+	scope.run.cs.view.escapes(arg) // its task's input is published
 	c := scope.run.acceptCall(scope, name, body, []any{Normalize(arg)}, spec)
 	go func() {
 		defer close(f.done)
