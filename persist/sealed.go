@@ -295,10 +295,11 @@ func decodeDigest(v []byte) (digest, error) {
 // account updates tx's digest for a stored value replaced (old, nil if
 // none) by new (nil: deleted).
 func account(tx *bolt.Tx, old, new []byte) error {
-	meta := tx.Bucket(bucketMeta)
-	d, err := decodeDigest(meta.Get(keyDigest))
-	if err != nil {
-		return err
+	var change digest
+	d := &change
+	r := roundOf(tx)
+	if r != nil {
+		d = &r.delta // written once, when the round ends
 	}
 	if old != nil {
 		d.add(old, false)
@@ -306,6 +307,22 @@ func account(tx *bolt.Tx, old, new []byte) error {
 	if new != nil {
 		d.add(new, true)
 	}
+	if r != nil {
+		return nil
+	}
+	return addDigest(tx, *d)
+}
+
+// addDigest adds delta (a count that may wrap below zero, an XOR) to
+// tx's stored digest.
+func addDigest(tx *bolt.Tx, delta digest) error {
+	meta := tx.Bucket(bucketMeta)
+	d, err := decodeDigest(meta.Get(keyDigest))
+	if err != nil {
+		return err
+	}
+	d.n += delta.n
+	d.x ^= delta.x
 	return meta.Put(keyDigest, d.encode())
 }
 
@@ -317,17 +334,17 @@ func dropThread(tx *bolt.Tx, thread string) error {
 	if tb == nil {
 		return nil
 	}
+	r := roundOf(tx)
+	if r != nil {
+		r.dropThread(thread)
+	}
 	if sealedTx(tx) {
 		var gone digest
-		eachStored(tb, func(stored []byte) { gone.add(stored, true) })
-		meta := tx.Bucket(bucketMeta)
-		d, err := decodeDigest(meta.Get(keyDigest))
-		if err != nil {
-			return err
-		}
-		d.n -= gone.n
-		d.x ^= gone.x
-		if err := meta.Put(keyDigest, d.encode()); err != nil {
+		eachStored(tb, func(stored []byte) { gone.add(stored, false) })
+		if r != nil {
+			r.delta.n += gone.n
+			r.delta.x ^= gone.x
+		} else if err := addDigest(tx, gone); err != nil {
 			return err
 		}
 	}

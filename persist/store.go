@@ -259,6 +259,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 	}
 	if !opts.ReadOnly {
 		s.w = newWriter(db, opts.Durability, opts.MaxBuffered)
+		s.w.now = s.now
 		s.w.onCommit = s.cache.merge
 	}
 	return s, nil
@@ -547,6 +548,15 @@ func openNS(tx *bolt.Tx, thread, ns string, create bool) (*nsBuckets, error) {
 	return nsIn(tb, thread, ns, create)
 }
 
+// openNSWrite is openNS(tx, thread, ns, true) for a write: a commit
+// round opens a namespace once, however many of its ops write to it.
+func openNSWrite(tx *bolt.Tx, thread, ns string) (*nsBuckets, error) {
+	if r := roundOf(tx); r != nil {
+		return r.openNS(tx, thread, ns)
+	}
+	return openNS(tx, thread, ns, true)
+}
+
 // nsIn is openNS in thread's bucket tb.
 func nsIn(tb *bolt.Bucket, thread, ns string, create bool) (*nsBuckets, error) {
 	nb := tb.Bucket(nsBucketName(ns))
@@ -590,6 +600,10 @@ func threadKeys(tb *bolt.Bucket, thread string) *records {
 
 // touch records when the store last wrote to a thread.
 func (s *Store) touch(tx *bolt.Tx, thread string) error {
+	if r := roundOf(tx); r != nil {
+		r.touch(thread) // written once per round
+		return nil
+	}
 	tb := tx.Bucket(bucketThreads).Bucket([]byte(thread))
 	if tb == nil {
 		return nil
@@ -677,7 +691,7 @@ func (s *Store) putTx(tx *bolt.Tx, rc *cache, thread, ns, parentID string, cp *e
 
 // putRecord stores cp (whose values pv holds) as a child of parentID.
 func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, cp *engine.Checkpoint, pv *putValues, mdr mdRecord) (*putResult, error) {
-	b, err := openNS(tx, thread, ns, true)
+	b, err := openNSWrite(tx, thread, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -868,7 +882,7 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 	}
 	s.encoded.Add(int64(size))
 	store := func(tx *bolt.Tx, _ *cache) error {
-		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
+		b, err := openNSWrite(tx, cfg.ThreadID, cfg.CheckpointNS)
 		if err != nil {
 			return err
 		}
