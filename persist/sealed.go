@@ -69,17 +69,39 @@ type records struct {
 func newRecords(bk *bolt.Bucket, kind byte, thread, ns string, sealed bool) *records {
 	r := &records{bk: bk, kind: kind, thread: thread, ns: ns, sealed: sealed}
 	if sealed {
-		var h []byte
-		h = append(h, kind)
-		h = appendLenBytes(h, []byte(thread))
-		h = appendLenBytes(h, []byte(ns))
-		r.seed = crc32.Update(0, castagnoli, h)
+		c := crcByte(0, kind)
+		c = crcUint32(c, uint32(len(thread)))
+		c = crcString(c, thread)
+		c = crcUint32(c, uint32(len(ns)))
+		r.seed = crcString(c, ns)
 	}
 	return r
 }
 
-func appendLenBytes(dst, b []byte) []byte {
-	return append(binary.BigEndian.AppendUint32(dst, uint32(len(b))), b...)
+// crcByte, crcUint32 (big-endian) and crcString continue a CRC-32C as
+// crc32.Update would, one byte at a time from the table. They exist
+// because crc32.Update makes the bytes it is given escape to the heap:
+// the few bytes of a length or a name would cost an allocation each.
+func crcByte(crc uint32, b byte) uint32 {
+	crc = ^crc
+	crc = castagnoli[byte(crc)^b] ^ (crc >> 8)
+	return ^crc
+}
+
+func crcUint32(crc uint32, n uint32) uint32 {
+	crc = ^crc
+	for _, b := range [4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)} {
+		crc = castagnoli[byte(crc)^b] ^ (crc >> 8)
+	}
+	return ^crc
+}
+
+func crcString(crc uint32, s string) uint32 {
+	crc = ^crc
+	for i := 0; i < len(s); i++ {
+		crc = castagnoli[byte(crc)^s[i]] ^ (crc >> 8)
+	}
+	return ^crc
 }
 
 // sealedTx reports whether tx's file seals its records: its layout is 2 or
@@ -96,9 +118,7 @@ func sealedTx(tx *bolt.Tx) bool {
 
 // seal returns the CRC of key and value in r's place.
 func (r *records) seal(k, v []byte) uint32 {
-	var n [4]byte
-	binary.BigEndian.PutUint32(n[:], uint32(len(k)))
-	c := crc32.Update(r.seed, castagnoli, n[:])
+	c := crcUint32(r.seed, uint32(len(k)))
 	c = crc32.Update(c, castagnoli, k)
 	return crc32.Update(c, castagnoli, v)
 }
@@ -175,10 +195,34 @@ func (r *records) Put(k, v []byte) error {
 	if !r.sealed {
 		return r.bk.Put(k, v)
 	}
+	return r.put(k, v, r.bk.Get(k))
+}
+
+// PutNew is Put for a key the caller has just found empty in this
+// transaction (Has, or a Get that returned nil): it saves looking the key
+// up again for the digest.
+func (r *records) PutNew(k, v []byte) error {
+	if !r.sealed {
+		return r.bk.Put(k, v)
+	}
+	return r.put(k, v, nil)
+}
+
+// PutIfAbsent stores v under k unless k has a value already, and reports
+// whether it did.
+func (r *records) PutIfAbsent(k, v []byte) (bool, error) {
+	if r.bk.Get(k) != nil {
+		return false, nil
+	}
+	return true, r.PutNew(k, v)
+}
+
+// put seals v and stores it under k, whose stored value is old.
+func (r *records) put(k, v, old []byte) error {
 	out := make([]byte, len(v), len(v)+sealSize)
 	copy(out, v)
 	out = binary.BigEndian.AppendUint32(out, r.seal(k, v))
-	if err := account(r.bk.Tx(), r.bk.Get(k), out); err != nil {
+	if err := account(r.bk.Tx(), old, out); err != nil {
 		return err
 	}
 	return r.bk.Put(k, out)

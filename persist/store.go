@@ -761,7 +761,11 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 	if err != nil {
 		return nil, err
 	}
-	if err := b.cps.Put(key, data); err != nil {
+	put := b.cps.Put
+	if old == nil {
+		put = b.cps.PutNew // looked up above
+	}
+	if err := put(key, data); err != nil {
 		return nil, err
 	}
 	if parentID != "" {
@@ -897,10 +901,13 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 		for i, ch := range channels {
 			slot := int64(engine.WriteSlot(ch, int(base)+i))
 			key := writeKey(cfg.CheckpointID, taskID, slot)
-			if slot >= 0 && b.writes.Has(key) {
-				continue // regular writes: the first stored wins
+			var err error
+			if slot >= 0 {
+				_, err = b.writes.PutIfAbsent(key, recs[i]) // regular writes: the first stored wins
+			} else {
+				err = b.writes.Put(key, recs[i])
 			}
-			if err := b.writes.Put(key, recs[i]); err != nil {
+			if err != nil {
 				return err
 			}
 		}
