@@ -66,8 +66,8 @@ type records struct {
 
 // newRecords wraps bk; sealed says whether the file seals its records
 // (sealedTx).
-func newRecords(bk *bolt.Bucket, kind byte, thread, ns string, sealed bool) *records {
-	r := &records{bk: bk, kind: kind, thread: thread, ns: ns, sealed: sealed}
+func newRecords(bk *bolt.Bucket, kind byte, thread, ns string, sealed bool) records {
+	r := records{bk: bk, kind: kind, thread: thread, ns: ns, sealed: sealed}
 	if sealed {
 		c := crcByte(0, kind)
 		c = crcUint32(c, uint32(len(thread)))
@@ -108,6 +108,20 @@ func crcString(crc uint32, s string) uint32 {
 // later. checkLayout has already refused a file whose layout it cannot
 // read.
 func sealedTx(tx *bolt.Tx) bool {
+	if r := roundOf(tx); r != nil {
+		if r.layoutRead == 0 {
+			r.layoutRead = 1
+			if sealedLayoutOf(tx) {
+				r.layoutRead = 2
+			}
+		}
+		return r.layoutRead == 2
+	}
+	return sealedLayoutOf(tx)
+}
+
+// sealedLayoutOf is sealedTx read from the meta bucket.
+func sealedLayoutOf(tx *bolt.Tx) bool {
 	meta := tx.Bucket(bucketMeta)
 	if meta == nil {
 		return true // being created: checkLayout writes the current layout

@@ -584,18 +584,24 @@ func nsIn(tb *bolt.Bucket, thread, ns string, create bool) (*nsBuckets, error) {
 		bk.FillPercent = fillPercent
 	}
 	sealed := sealedTx(tb.Tx())
-	return &nsBuckets{
-		cps:    newRecords(cps, kindCheckpoint, thread, ns, sealed),
-		blobs:  newRecords(blobs, kindBlob, thread, ns, sealed),
-		writes: newRecords(writes, kindWrite, thread, ns, sealed),
-		kids:   newRecords(kids, kindChild, thread, ns, sealed),
-	}, nil
+	// One allocation for the four: a commit round opens a namespace per
+	// thread it writes.
+	all := &struct {
+		b    nsBuckets
+		recs [4]records
+	}{}
+	for i, bk := range [4]*bolt.Bucket{cps, blobs, writes, kids} {
+		all.recs[i] = newRecords(bk, [4]byte{kindCheckpoint, kindBlob, kindWrite, kindChild}[i], thread, ns, sealed)
+	}
+	all.b.cps, all.b.blobs, all.b.writes, all.b.kids = &all.recs[0], &all.recs[1], &all.recs[2], &all.recs[3]
+	return &all.b, nil
 }
 
 // threadKeys returns the records of a thread's own keys (fingerprint,
 // updated) in its bucket tb.
 func threadKeys(tb *bolt.Bucket, thread string) *records {
-	return newRecords(tb, kindThread, thread, "", sealedTx(tb.Tx()))
+	r := newRecords(tb, kindThread, thread, "", sealedTx(tb.Tx()))
+	return &r
 }
 
 // touch records when the store last wrote to a thread.
@@ -769,7 +775,10 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 		return nil, err
 	}
 	if parentID != "" {
-		if err := b.kids.Put(childKey(parentID, cp.ID), []byte{}); err != nil {
+		// No edge to cp.ID can be stored: the record was new, or detach
+		// removed the edge from its old parent (a record without a parent
+		// has none).
+		if err := b.kids.PutNew(childKey(parentID, cp.ID), []byte{}); err != nil {
 			return nil, err
 		}
 	}
