@@ -193,7 +193,7 @@ func (w *writer) submit(kind opKind, size int, fn txFunc) error {
 	}
 	switch {
 	case w.mode == DurabilitySync || w.full(size):
-		return w.wait(fn, size, kind == opWrites)
+		return w.wait(fn, size)
 	case w.mode == DurabilityAsync:
 		w.enqueue(&op{fn: fn, kind: kind, size: size})
 		wake := w.wake // setMode may replace it once w.mu is released
@@ -234,7 +234,7 @@ func (w *writer) submitDeferred(kind opKind, size int, fn txFunc) (wait func() e
 		default:
 		}
 		w.mu.Lock()
-		w.lead(false) // commits o unless a leader already holds it
+		w.lead() // commits o unless a leader already holds it
 		return <-o.done
 	}, nil
 }
@@ -246,7 +246,7 @@ func (w *writer) submitWait(fn txFunc) error {
 	if err := w.lockOpen(); err != nil {
 		return err
 	}
-	return w.wait(fn, 0, false)
+	return w.wait(fn, 0)
 }
 
 // full reports whether a write of size bytes must wait for a commit rather
@@ -257,12 +257,12 @@ func (w *writer) full(size int) bool {
 	return len(w.queue) >= maxQueued || (w.held > 0 && w.held+size > w.maxBytes)
 }
 
-// wait queues fn, leads if nobody does, and returns fn's result; yield
-// is lead's. It is called with w.mu held.
-func (w *writer) wait(fn txFunc, size int, yield bool) error {
+// wait queues fn, leads if nobody does, and returns fn's result. It is
+// called with w.mu held.
+func (w *writer) wait(fn txFunc, size int) error {
 	o := &op{fn: fn, size: size, done: make(chan error, 1)}
 	w.enqueue(o)
-	w.lead(yield)
+	w.lead()
 	return <-o.done
 }
 
@@ -276,26 +276,19 @@ func (w *writer) enqueue(o *op) {
 
 // lead commits rounds until the queue is empty, unless another goroutine
 // already leads. It is called with w.mu held and returns with it released.
-//
-// yield lets writers that are already running queue up before the first
-// round. A task's PutWrites asks for it: the other tasks of a wide
-// superstep finish together, and without it the first one commits alone
-// and the step pays an extra fsync. Nothing else does: a checkpoint's Put
-// has no siblings of its own to wait for, and under many threads at once
-// the yield cost each round a trip through the scheduler (a wake-up of an
-// idle processor, a tenth of the CPU time at 32 threads) while the writers
-// that queue during the commit share the next round anyway.
-func (w *writer) lead(yield bool) {
+func (w *writer) lead() {
 	if w.busy {
 		w.mu.Unlock()
 		return
 	}
 	w.busy = true
-	if yield {
-		w.mu.Unlock()
-		runtime.Gosched()
-		w.mu.Lock()
-	}
+	// Let writers that are already running (a superstep's other tasks,
+	// finishing together) queue up before the first round: without this
+	// the first one commits alone and a wide step pays an extra fsync.
+	// A lone writer loses well under a microsecond.
+	w.mu.Unlock()
+	runtime.Gosched()
+	w.mu.Lock()
 	for len(w.queue) > 0 {
 		n := min(len(w.queue), maxRound)
 		round := slices.Clone(w.queue[:n])
@@ -395,7 +388,7 @@ func (w *writer) flush() error {
 			return err
 		}
 		if !w.busy {
-			w.lead(false)
+			w.lead()
 			w.mu.Lock()
 			continue
 		}
@@ -418,7 +411,7 @@ func (w *writer) paused(fn func() error) error {
 		w.mu.Lock()
 		w.busy = false
 		if len(w.queue) > 0 && !w.closed {
-			w.lead(false) // releases w.mu
+			w.lead() // releases w.mu
 			return
 		}
 		w.progress.Broadcast()
@@ -448,7 +441,7 @@ func (w *writer) background(wake, stop <-chan struct{}, done chan<- struct{}) {
 		select {
 		case <-wake:
 			w.mu.Lock()
-			w.lead(false)
+			w.lead()
 		case <-stop:
 			return
 		}
