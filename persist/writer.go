@@ -57,6 +57,10 @@ type writer struct {
 	onCommit func(rc *cache)
 	// now is the clock of the threads' "updated" times (see round).
 	now func() time.Time
+	// fakeSync, for benchmarks on a store opened with NoSync, is how long
+	// a commit waits after it is written, as if for an fsync of a disk
+	// faster or steadier than the one under the test.
+	fakeSync time.Duration
 
 	wake chan struct{} // async: something was queued
 	stop chan struct{} // async: the background leader must exit
@@ -332,6 +336,9 @@ func (w *writer) commit(round []*op) {
 			w.finish(round[failed], opErr)
 			round = slices.Delete(round, failed, failed+1)
 			continue
+		}
+		if err == nil && w.fakeSync > 0 {
+			time.Sleep(w.fakeSync)
 		}
 		if err == nil {
 			w.commits.Add(1)
