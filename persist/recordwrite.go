@@ -130,7 +130,9 @@ func appendKey(dst []byte, i int, k string) []byte {
 	return append(dst, '"', ':')
 }
 
-func appendIntMap(dst []byte, m map[string]int64) ([]byte, bool) {
+// appendObject appends m as a JSON object with its keys sorted, each
+// value written by value.
+func appendObject[V any](dst []byte, m map[string]V, value func([]byte, V) ([]byte, bool)) ([]byte, bool) {
 	var buf [16]string
 	keys, ok := sortedKeys(m, buf[:])
 	if !ok {
@@ -138,58 +140,38 @@ func appendIntMap(dst []byte, m map[string]int64) ([]byte, bool) {
 	}
 	dst = append(dst, '{')
 	for i, k := range keys {
-		dst = strconv.AppendInt(appendKey(dst, i, k), m[k], 10)
+		if dst, ok = value(appendKey(dst, i, k), m[k]); !ok {
+			return nil, false
+		}
 	}
 	return append(dst, '}'), true
+}
+
+func appendIntMap(dst []byte, m map[string]int64) ([]byte, bool) {
+	return appendObject(dst, m, func(dst []byte, v int64) ([]byte, bool) { return strconv.AppendInt(dst, v, 10), true })
 }
 
 func appendUintMap(dst []byte, m map[string]uint64) ([]byte, bool) {
-	var buf [16]string
-	keys, ok := sortedKeys(m, buf[:])
-	if !ok {
-		return nil, false
-	}
-	dst = append(dst, '{')
-	for i, k := range keys {
-		dst = strconv.AppendUint(appendKey(dst, i, k), m[k], 10)
-	}
-	return append(dst, '}'), true
+	return appendObject(dst, m, func(dst []byte, v uint64) ([]byte, bool) { return strconv.AppendUint(dst, v, 10), true })
 }
 
 func appendStringMap(dst []byte, m map[string]string) ([]byte, bool) {
-	var buf [16]string
-	keys, ok := sortedKeys(m, buf[:])
-	if !ok {
-		return nil, false
-	}
-	dst = append(dst, '{')
-	for i, k := range keys {
-		v := m[k]
+	return appendObject(dst, m, func(dst []byte, v string) ([]byte, bool) {
 		if !plainJSON(v) {
 			return nil, false
 		}
-		dst = append(append(appendKey(dst, i, k), '"'), v...)
-		dst = append(dst, '"')
-	}
-	return append(dst, '}'), true
+		return append(append(append(dst, '"'), v...), '"'), true
+	})
 }
 
+// appendSeen writes versions_seen: a node's map, or null.
 func appendSeen(dst []byte, m map[string]map[string]int64) ([]byte, bool) {
-	var buf [16]string
-	keys, ok := sortedKeys(m, buf[:])
-	if !ok {
-		return nil, false
-	}
-	dst = append(dst, '{')
-	for i, k := range keys {
-		dst = appendKey(dst, i, k)
-		if m[k] == nil {
-			dst = append(dst, "null"...)
-		} else if dst, ok = appendIntMap(dst, m[k]); !ok {
-			return nil, false
+	return appendObject(dst, m, func(dst []byte, v map[string]int64) ([]byte, bool) {
+		if v == nil {
+			return append(dst, "null"...), true
 		}
-	}
-	return append(dst, '}'), true
+		return appendIntMap(dst, v)
+	})
 }
 
 func appendStrings(dst []byte, s []string) ([]byte, bool) {
