@@ -313,8 +313,9 @@ func (c *recordCursor) at(k, stored []byte) ([]byte, []byte) {
 // copy of a page shows an older, intact set of sealed records — a commit
 // undone in one part of the file. The meta bucket therefore keeps the
 // digest of every sealed record in the file: their count and the XOR of
-// their seals, updated by every Put and Delete in the same transaction.
-// Check recomputes it from what the file holds now; a record lost, added
+// their seals, changed by every Put and Delete in the same transaction
+// (the writer's commit rounds sum the changes and write the digest once,
+// see round). Check recomputes it from what the file holds now; a record lost, added
 // back or rolled back changes it. (The meta bucket lives in the root page,
 // which the meta page points at and bbolt rewrites on every commit.)
 
