@@ -85,10 +85,10 @@ func readUint(k []byte) (uint64, []byte, error) {
 // checkpointKey is the key of a checkpoint record: (id).
 func checkpointKey(id string) []byte { return appendString(keyBuf(id), id) }
 
-// keyBuf returns an empty buffer with room for a key made of strs and
-// ints integers, so building it allocates once. (A string needs its
-// bytes, its terminator and any escapes; escapes are rare and only grow
-// the buffer.)
+// keyBuf returns an empty buffer with room for a key made of strs and up
+// to two integers, so building it allocates once. (A string needs its
+// bytes and its terminator, and any escapes; escapes are rare and only
+// grow the buffer.)
 func keyBuf(strs ...string) []byte {
 	n := 0
 	for _, s := range strs {

@@ -315,9 +315,10 @@ func (c *recordCursor) at(k, stored []byte) ([]byte, []byte) {
 // digest of every sealed record in the file: their count and the XOR of
 // their seals, changed by every Put and Delete in the same transaction
 // (the writer's commit rounds sum the changes and write the digest once,
-// see round). Check recomputes it from what the file holds now; a record lost, added
-// back or rolled back changes it. (The meta bucket lives in the root page,
-// which the meta page points at and bbolt rewrites on every commit.)
+// see round). Check recomputes it from what the file holds now; a record
+// lost, added back or rolled back changes it. (The meta bucket lives in
+// the root page, which the meta page points at and bbolt rewrites on
+// every commit.)
 
 // keyDigest is the meta bucket's key of the digest (layout 2 on).
 var keyDigest = []byte("digest")
