@@ -44,6 +44,14 @@ type cachedValue struct {
 	size chainSize
 }
 
+// listLike reports whether the next Put may need v: only a list can be
+// extended by appending (prevChain, appendByBytes), so the cache keeps
+// lists, values stored as appended elements and channels without a
+// value, and skips the scalars and objects most channels hold.
+func (v cachedValue) listLike() bool {
+	return !v.has || len(v.enc) == 0 || v.enc[0] == '['
+}
+
 // Bounds: when one is crossed the map is simply emptied; a miss only costs
 // a read from the file.
 const (

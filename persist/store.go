@@ -751,7 +751,9 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 			return nil, err
 		}
 		st.refs[ch] = stored.ref
-		res.values[ch] = stored
+		if stored.listLike() {
+			res.values[ch] = stored
+		}
 	}
 	for n, m := range cp.VersionsSeen {
 		st.seen[n] = m
