@@ -207,6 +207,9 @@ func benchSteps(b *testing.B, serverURL string, threads int) {
 					ChannelValues:   map[string]any{"messages": msgs, "step": float64(i)},
 					ChannelVersions: map[string]engine.Version{"messages": v, "step": v},
 					VersionsSeen:    map[string]map[string]engine.Version{"agent": {"messages": v - 1}},
+					// The engine records that the list only grew, as it
+					// does for an append reducer's channel.
+					Appends: map[string]engine.ListAppend{"messages": {From: v - 1, Len: len(msgs) - 1}},
 				}
 				if _, err := s.Put(ctx, engine.Config{ThreadID: th, CheckpointID: parent}, cp, engine.Metadata{Source: "loop", Step: i}, nil); err != nil {
 					failed.Store(err)

@@ -74,6 +74,8 @@ type Store struct {
 	observed map[string]int64 // thread -> sequence this store last saw
 	heads    map[nsKey]*head  // the latest checkpoint this store put or loaded per namespace
 	queues   map[string]*threadQueue
+	open     *group           // the group threads that want a commit join
+	inFlight int              // groups being sent
 	failed   map[string]error // thread -> a buffered write that failed
 	wake     chan struct{}
 	done     chan struct{}
@@ -151,7 +153,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		pool: pool, schema: schema, sql: newStatements(schema), mode: opts.Durability,
 		writer: opts.Writer, addr: addr, readOnly: opts.ReadOnly,
 		observed: map[string]int64{}, heads: map[nsKey]*head{}, queues: map[string]*threadQueue{},
-		failed: map[string]error{},
+		open: newGroup(), failed: map[string]error{},
 	}
 	if s.mode == persist.DurabilityAsync {
 		s.wake, s.done = make(chan struct{}, 1), make(chan struct{})
