@@ -108,3 +108,72 @@ func mustList(t *testing.T, s *postgres.Store, thread string) []*engine.Checkpoi
 	}
 	return l
 }
+
+// TestStore_GroupCommit_ConflictFailsOnlyItsThread: threads committed in
+// one group share a transaction, yet a thread another writer advanced is
+// refused alone: its group-mates are stored, and it gets the conflict
+// error naming it and the other writer.
+func TestStore_GroupCommit_ConflictFailsOnlyItsThread(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	// Exit durability: Flush commits every queued thread in one group.
+	b := open(t, u, postgres.Options{Writer: "host-b pid 2", Durability: persist.DurabilityExit})
+	a := open(t, u, postgres.Options{Writer: "host-a pid 1"})
+	md := engine.Metadata{Source: engine.SourceLoop}
+	threads := []string{"m0", "m1", "x", "m2", "m3"}
+	for _, th := range threads {
+		if _, err := b.Put(ctx, engine.Config{ThreadID: th}, checkpoint(1, 1), md, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// A reads x and advances it: b's next write of x must be refused.
+	if _, err := a.GetTuple(ctx, engine.Config{ThreadID: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	first := engine.Config{CheckpointID: fmt.Sprintf("%032x", 1)}
+	if _, err := a.Put(ctx, engine.Config{ThreadID: "x", CheckpointID: first.CheckpointID}, checkpoint(2, 2), md, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range threads {
+		cfg := engine.Config{ThreadID: th, CheckpointID: first.CheckpointID}
+		if err := b.PutWrites(ctx, cfg, "task", []engine.Write{{Channel: "count", Value: 3.0}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Put(ctx, cfg, checkpoint(3, 3), md, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := b.Flush()
+	var ce *postgres.ConflictError
+	if !errors.As(err, &ce) || ce.Thread != "x" || ce.Holder != "host-a pid 1" {
+		t.Fatalf("Flush: %v, want the conflict of thread x with host-a pid 1", err)
+	}
+	for _, th := range threads {
+		tup, err := a.GetTuple(ctx, engine.Config{ThreadID: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%032x", 3)
+		if th == "x" {
+			want = fmt.Sprintf("%032x", 2) // a's, and nothing of b's
+		}
+		if tup.Checkpoint.ID != want {
+			t.Errorf("thread %s: latest %s, want %s", th, tup.Checkpoint.ID, want)
+		}
+		if th != "x" && len(tup.PendingWrites) != 0 {
+			t.Errorf("thread %s: pending writes %v on its latest checkpoint", th, tup.PendingWrites)
+		}
+	}
+	for _, th := range []string{"m0", "x"} {
+		tup, err := a.GetTuple(ctx, engine.Config{ThreadID: th, CheckpointID: first.CheckpointID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(tup.PendingWrites); (th == "x") != (got == 0) {
+			t.Errorf("thread %s: %d pending writes on its first checkpoint", th, got)
+		}
+	}
+}
