@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Group commit. Threads that want their writes committed at the same time
@@ -227,23 +228,28 @@ func groupable(ops []*op) bool {
 }
 
 // groupArgs are the columns of a group's statement (statements.group).
-type groupArgs struct {
-	threads  [][]byte
-	observed []int64
-	// writes
-	wThread, wNS, wCP, wTask, wChan, wValue [][]byte
-	wSlot                                   []int64
-	// blobs
-	bThread, bNS, bChan, bData [][]byte
-	bVer, bHash, bRoot         []int64
-	bBaseV, bBaseH             []*int64
-	bDepth                     []int32
-	bHas                       []bool
-	// checkpoints
-	cThread, cNS, cID, cParent, cBase, cRec [][]byte
-	cDepth, cStep                           []int32
-	cSource                                 []string
-}
+// pgtype.FlatArray spares pgx's reflection over slices it has no plan for.
+type (
+	byteaArray = pgtype.FlatArray[[]byte]
+	groupArgs  struct {
+		threads  byteaArray
+		observed []int64
+		// writes
+		wThread, wNS, wCP, wTask, wChan, wValue byteaArray
+		wSlot                                   []int64
+		// blobs
+		bThread, bNS, bChan, bData byteaArray
+		bVer, bHash, bRoot         []int64
+		bBase                      pgtype.FlatArray[pgtype.Int8] // base_version, base_hash
+		bBaseHash                  pgtype.FlatArray[pgtype.Int8]
+		bDepth                     []int32
+		bHas                       pgtype.FlatArray[bool]
+		// checkpoints
+		cThread, cNS, cID, cParent, cBase, cRec byteaArray
+		cDepth, cStep                           []int32
+		cSource                                 []string
+	}
+)
 
 // sendGrouped claims the threads of ms and stores the rows of those
 // claimed, in one statement. It returns the new sequence of each thread
@@ -271,11 +277,11 @@ func (s *Store) sendGrouped(ctx context.Context, ms []*member) (map[string]int64
 			for _, bl := range p.blobs {
 				a.bThread, a.bNS, a.bChan = append(a.bThread, th), append(a.bNS, ns), append(a.bChan, bs(bl.channel))
 				a.bVer, a.bHash, a.bRoot = append(a.bVer, bl.ref.Version), append(a.bHash, bl.ref.Hash), append(a.bRoot, bl.ref.Root)
-				var bv, bh *int64
+				var bv, bh pgtype.Int8
 				if bl.base != nil {
-					bv, bh = &bl.base.Version, &bl.base.Hash
+					bv, bh = pgtype.Int8{Int64: bl.base.Version, Valid: true}, pgtype.Int8{Int64: bl.base.Hash, Valid: true}
 				}
-				a.bBaseV, a.bBaseH = append(a.bBaseV, bv), append(a.bBaseH, bh)
+				a.bBase, a.bBaseHash = append(a.bBase, bv), append(a.bBaseHash, bh)
 				a.bDepth, a.bHas, a.bData = append(a.bDepth, int32(bl.depth)), append(a.bHas, bl.has), append(a.bData, bl.data)
 			}
 			a.cThread, a.cNS, a.cID, a.cParent = append(a.cThread, th), append(a.cNS, ns), append(a.cID, bs(p.id)), append(a.cParent, nullable(p.parent))
@@ -285,7 +291,7 @@ func (s *Store) sendGrouped(ctx context.Context, ms []*member) (map[string]int64
 	}
 	rows, err := s.pool.Query(ctx, s.sql.group, a.threads, a.observed, s.writer,
 		a.wThread, a.wNS, a.wCP, a.wTask, a.wSlot, a.wChan, a.wValue,
-		a.bThread, a.bNS, a.bChan, a.bVer, a.bHash, a.bRoot, a.bBaseV, a.bBaseH, a.bDepth, a.bHas, a.bData,
+		a.bThread, a.bNS, a.bChan, a.bVer, a.bHash, a.bRoot, a.bBase, a.bBaseHash, a.bDepth, a.bHas, a.bData,
 		a.cThread, a.cNS, a.cID, a.cParent, a.cBase, a.cDepth, a.cSource, a.cStep, a.cRec)
 	if err != nil {
 		return nil, err
