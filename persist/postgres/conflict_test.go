@@ -177,3 +177,55 @@ func TestStore_GroupCommit_ConflictFailsOnlyItsThread(t *testing.T) {
 		}
 	}
 }
+
+// TestStore_GroupCommit_RowStoredAgain: a group holding a row that is
+// stored already (a task's write saved again) keeps the conflict rules of
+// a single commit: the first write of a slot stays, and the group's other
+// rows are stored.
+func TestStore_GroupCommit_RowStoredAgain(t *testing.T) {
+	t.Parallel()
+	s := open(t, schemaURL(t), postgres.Options{Durability: persist.DurabilityExit})
+	md := engine.Metadata{Source: engine.SourceLoop}
+	first := fmt.Sprintf("%032x", 1)
+	for _, th := range []string{"a", "b"} {
+		if _, err := s.Put(ctx, engine.Config{ThreadID: th}, checkpoint(1, 1), md, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfgA := engine.Config{ThreadID: "a", CheckpointID: first}
+	if err := s.PutWrites(ctx, cfgA, "task", []engine.Write{{Channel: "count", Value: 1.0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// One group: a's write again, with another value, and a checkpoint
+	// of each thread.
+	if err := s.PutWrites(ctx, cfgA, "task", []engine.Write{{Channel: "count", Value: 99.0}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range []string{"a", "b"} {
+		if _, err := s.Put(ctx, engine.Config{ThreadID: th, CheckpointID: first}, checkpoint(2, 2), md, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+	tup, err := s.GetTuple(ctx, cfgA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tup.PendingWrites) != 1 || tup.PendingWrites[0].Value != 1.0 {
+		t.Errorf("a's writes: %v, want the first one only", tup.PendingWrites)
+	}
+	for _, th := range []string{"a", "b"} {
+		tup, err := s.GetTuple(ctx, engine.Config{ThreadID: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tup.Checkpoint.ID != fmt.Sprintf("%032x", 2) {
+			t.Errorf("thread %s: latest %s, want the group's checkpoint", th, tup.Checkpoint.ID)
+		}
+	}
+}

@@ -27,6 +27,9 @@ import (
 // more would split the threads waiting at once into smaller groups.
 const maxInFlight = 2
 
+// uniqueViolation is the SQLSTATE of a row stored twice.
+const uniqueViolation = "23505"
+
 // maxGroup bounds the threads of one group, and so its statement's size.
 const maxGroup = 256
 
@@ -150,7 +153,12 @@ func (s *Store) sendGroup(g *group) {
 		}
 	}
 	if len(grouped) > 0 {
-		claimed, err := s.sendGrouped(ctx, grouped)
+		claimed, err := s.sendGrouped(ctx, s.sql.group, grouped)
+		if pgCode(err) == uniqueViolation {
+			// A row of the group is stored already (a fork's blob, a
+			// write saved again): the conflict rules decide.
+			claimed, err = s.sendGrouped(ctx, s.sql.groupSafe, grouped)
+		}
 		for _, m := range grouped {
 			if seq, ok := claimed[m.thread]; ok && err == nil {
 				m.seq = seq
@@ -254,7 +262,7 @@ type (
 // sendGrouped claims the threads of ms and stores the rows of those
 // claimed, in one statement. It returns the new sequence of each thread
 // claimed; a thread left out was stored nothing.
-func (s *Store) sendGrouped(ctx context.Context, ms []*member) (map[string]int64, error) {
+func (s *Store) sendGrouped(ctx context.Context, stmt string, ms []*member) (map[string]int64, error) {
 	// Rows are locked in thread order, so two stores' groups that share
 	// threads cannot deadlock.
 	slices.SortFunc(ms, func(a, b *member) int { return strings.Compare(a.thread, b.thread) })
@@ -289,7 +297,7 @@ func (s *Store) sendGrouped(ctx context.Context, ms []*member) (map[string]int64
 			a.cStep, a.cRec = append(a.cStep, int32(p.step)), append(a.cRec, p.rec)
 		}
 	}
-	rows, err := s.pool.Query(ctx, s.sql.group, a.threads, a.observed, s.writer,
+	rows, err := s.pool.Query(ctx, stmt, a.threads, a.observed, s.writer,
 		a.wThread, a.wNS, a.wCP, a.wTask, a.wSlot, a.wChan, a.wValue,
 		a.bThread, a.bNS, a.bChan, a.bVer, a.bHash, a.bRoot, a.bBase, a.bBaseHash, a.bDepth, a.bHas, a.bData,
 		a.cThread, a.cNS, a.cID, a.cParent, a.cBase, a.cDepth, a.cSource, a.cStep, a.cRec)
