@@ -29,38 +29,16 @@ func appendRecordJSON(b []byte, rec *cpRecord) []byte {
 	b = append(b, `,"d":`...)
 	b = strconv.AppendInt(b, int64(rec.Depth), 10)
 	if len(rec.Refs) > 0 {
-		b = append(b, `,"refs":{`...)
-		for i, k := range sortedKeys(rec.Refs) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			r := rec.Refs[k]
-			b = appendString(b, k)
-			b = append(b, ":["...)
-			b = strconv.AppendInt(b, r[0], 10)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, r[1], 10)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, r[2], 10)
-			b = append(b, ']')
-		}
-		b = append(b, '}')
+		b = append(b, `,"refs":`...)
+		b = appendObject(b, rec.Refs, appendRef)
 	}
 	if len(rec.Del) > 0 {
 		b = append(b, `,"del":`...)
 		b = appendStrings(b, rec.Del)
 	}
 	if len(rec.Seen) > 0 {
-		b = append(b, `,"seen":{`...)
-		for i, n := range sortedKeys(rec.Seen) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, n)
-			b = append(b, ':')
-			b = appendVersions(b, rec.Seen[n])
-		}
-		b = append(b, '}')
+		b = append(b, `,"seen":`...)
+		b = appendObject(b, rec.Seen, appendVersions)
 	}
 	if len(rec.SeenDel) > 0 {
 		b = append(b, `,"sdel":`...)
@@ -82,24 +60,12 @@ func appendMetaJSON(b []byte, r *metaRecord) ([]byte, error) {
 	b = append(b, `,"step":`...)
 	b = strconv.AppendInt(b, int64(r.Step), 10)
 	b = append(b, `,"parents":`...)
-	if r.Parents == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '{')
-		for i, k := range sortedKeys(r.Parents) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = appendString(b, r.Parents[k])
-		}
-		b = append(b, '}')
-	}
+	b = appendObject(b, r.Parents, appendString)
 	return append(b, `,"extra":null}`...), nil
 }
 
-func appendVersions(b []byte, m map[string]int64) []byte {
+// appendObject appends m as a JSON object with sorted keys, or null.
+func appendObject[V any](b []byte, m map[string]V, appendValue func([]byte, V) []byte) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
@@ -110,9 +76,23 @@ func appendVersions(b []byte, m map[string]int64) []byte {
 		}
 		b = appendString(b, k)
 		b = append(b, ':')
-		b = strconv.AppendInt(b, m[k], 10)
+		b = appendValue(b, m[k])
 	}
 	return append(b, '}')
+}
+
+func appendVersions(b []byte, m map[string]int64) []byte {
+	return appendObject(b, m, func(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) })
+}
+
+func appendRef(b []byte, r [3]int64) []byte {
+	b = append(b, '[')
+	b = strconv.AppendInt(b, r[0], 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, r[1], 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, r[2], 10)
+	return append(b, ']')
 }
 
 func appendStrings(b []byte, ss []string) []byte {
