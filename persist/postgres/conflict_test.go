@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -227,5 +228,61 @@ func TestStore_GroupCommit_RowStoredAgain(t *testing.T) {
 		if tup.Checkpoint.ID != fmt.Sprintf("%032x", 2) {
 			t.Errorf("thread %s: latest %s, want the group's checkpoint", th, tup.Checkpoint.ID)
 		}
+	}
+}
+
+// TestStore_GroupCommit_ManyThreads: threads of one store saving at once
+// under sync durability share commits (one at a time here, so they wait
+// for each other and take turns sending); every step of every thread is
+// stored, with its task's writes.
+func TestStore_GroupCommit_ManyThreads(t *testing.T) {
+	t.Parallel()
+	s := open(t, schemaURL(t), postgres.Options{ConcurrentCommits: 1})
+	const threads, steps = 24, 5
+	md := engine.Metadata{Source: engine.SourceLoop}
+	var wg sync.WaitGroup
+	errs := make(chan error, threads)
+	for w := range threads {
+		wg.Go(func() {
+			th := fmt.Sprintf("w%d", w)
+			parent := ""
+			for i := 1; i <= steps; i++ {
+				cfg := engine.Config{ThreadID: th, CheckpointID: parent}
+				if parent != "" {
+					if err := s.PutWrites(ctx, cfg, "task", []engine.Write{{Channel: "count", Value: float64(i)}}); err != nil {
+						errs <- err
+						return
+					}
+				}
+				if _, err := s.Put(ctx, cfg, checkpoint(i, float64(i)), md, nil); err != nil {
+					errs <- err
+					return
+				}
+				parent = fmt.Sprintf("%032x", i)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for w := range threads {
+		th := fmt.Sprintf("w%d", w)
+		l := mustList(t, s, th)
+		if len(l) != steps {
+			t.Fatalf("thread %s: %d checkpoints, want %d", th, len(l), steps)
+		}
+		for _, tup := range l[1:] { // newest first: all but the first step have a child
+			if tup.Checkpoint.ChannelValues["count"] == nil {
+				t.Errorf("thread %s checkpoint %s: no value", th, tup.Checkpoint.ID)
+			}
+			if len(tup.PendingWrites) != 1 {
+				t.Errorf("thread %s checkpoint %s: %d pending writes, want 1", th, tup.Checkpoint.ID, len(tup.PendingWrites))
+			}
+		}
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -16,16 +16,17 @@ import (
 // rows, not a transaction, a round trip and a WAL flush of its own.
 //
 // A thread that wants a commit joins the open group. When fewer than
-// maxInFlight groups are being sent, the first thread to join sends the
+// Options.ConcurrentCommits groups are being sent, the first thread to join sends the
 // group itself, at once: a lone thread waits for no one. Otherwise the
 // group fills until a group being sent ends, which wakes the open group's
 // waiters, and one of them sends it. A thread is in one group at a time,
 // so a thread's commits stay in order.
 
-// maxInFlight is how many groups one store sends at once. Two keep the
-// server busy with one group while the next is being built and answered;
-// more would split the threads waiting at once into smaller groups.
-const maxInFlight = 2
+// defaultConcurrentCommits is how many groups one store sends at once
+// unless Options says otherwise. Two keep the server busy with one group
+// while the next is built and answered; more split the threads waiting at
+// once into smaller groups, which cost more CPU per superstep.
+const defaultConcurrentCommits = 2
 
 // uniqueViolation is the SQLSTATE of a row stored twice.
 const uniqueViolation = "23505"
@@ -82,7 +83,7 @@ func (s *Store) await(ctx context.Context, thread string, o *op) error {
 			wait = q.in.done
 		default:
 			g := s.want(thread, q)
-			if s.inFlight < maxInFlight {
+			if s.inFlight < s.maxInFlight {
 				s.seal(g)
 				s.mu.Unlock()
 				s.sendGroup(g)
@@ -133,7 +134,7 @@ func (s *Store) seal(g *group) {
 // signalOpen wakes the open group's waiters when it has threads and may be
 // sent. s.mu is held.
 func (s *Store) signalOpen() {
-	if g := s.open; len(g.members) > 0 && !g.led && s.inFlight < maxInFlight {
+	if g := s.open; len(g.members) > 0 && !g.led && s.inFlight < s.maxInFlight {
 		g.led = true
 		close(g.lead)
 	}
