@@ -217,8 +217,10 @@ func (s *Store) settle(m *member) {
 
 // groupable reports whether a thread's ops can go in a group's statement:
 // none replaces a stored checkpoint or numbers null-task writes after the
-// stored ones (those read what is stored), and no two write the same
-// task's slots, which one INSERT … ON CONFLICT DO UPDATE cannot.
+// stored ones (those read what is stored), and no two may write the same
+// slot of a task, which one INSERT … ON CONFLICT DO UPDATE cannot. (A
+// task's special writes, with negative slots, and its regular ones are
+// two ops that never share a slot.)
 func groupable(ops []*op) bool {
 	for i, o := range ops {
 		if o.nullRun || o.put != nil && o.put.mayExist {
@@ -228,7 +230,7 @@ func groupable(ops []*op) bool {
 			continue
 		}
 		for _, p := range ops[:i] {
-			if p.put == nil && p.ns == o.ns && p.cp == o.cp && p.task == o.task {
+			if p.put == nil && p.ns == o.ns && p.cp == o.cp && p.task == o.task && (p.slots[0] < 0) == (o.slots[0] < 0) {
 				return false
 			}
 		}
