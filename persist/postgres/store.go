@@ -86,6 +86,7 @@ type Store struct {
 	inFlight    int              // groups being sent
 	maxInFlight int              // Options.ConcurrentCommits
 	failed      map[string]error // thread -> a buffered write that failed
+	params      sync.Pool        // of *groupParams
 	wake        chan struct{}
 	done        chan struct{}
 }
@@ -165,7 +166,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		pool: pool, schema: schema, sql: newStatements(schema), mode: opts.Durability,
 		writer: opts.Writer, addr: addr, readOnly: opts.ReadOnly,
 		observed: map[string]int64{}, heads: map[nsKey]*head{}, queues: map[string]*threadQueue{},
-		open: newGroup(), maxInFlight: opts.ConcurrentCommits, failed: map[string]error{},
+		open: newGroup(), maxInFlight: opts.ConcurrentCommits,
+		params: sync.Pool{New: func() any { return new(groupParams) }}, failed: map[string]error{},
 	}
 	if s.mode == persist.DurabilityAsync {
 		s.wake, s.done = make(chan struct{}, 1), make(chan struct{})
