@@ -21,9 +21,12 @@ var allowedImports = map[string]struct {
 	"engine":            {},
 	"termtext":          {},
 	"engine/enginetest": {ours: []string{"engine"}},
-	"persist":           {ours: []string{"engine"}, outside: []string{"go.etcd.io/bbolt"}},
+	// internal/jsonw writes the stores' records as encoding/json would;
+	// like termtext it stands on the standard library alone.
+	"internal/jsonw": {},
+	"persist":        {ours: []string{"engine", "internal/jsonw"}, outside: []string{"go.etcd.io/bbolt"}},
 	// Only persist/postgres links pgx, so programs that do not use it do not.
-	"persist/postgres": {ours: []string{"engine", "persist"}, outside: []string{"github.com/jackc/pgx/v5"}},
+	"persist/postgres": {ours: []string{"engine", "persist", "internal/jsonw"}, outside: []string{"github.com/jackc/pgx/v5"}},
 	"typed":            {ours: []string{"engine"}},
 	"graphs":           {ours: []string{"engine", "typed"}},
 	"graphs/scenario":  {ours: []string{"engine"}, outside: []string{"github.com/expr-lang/expr"}},
