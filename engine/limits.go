@@ -118,18 +118,26 @@ func (e *StateLimitError) Unwrap() error { return ErrStateTooLarge }
 // checkWrite measures a value written to key by node against the bounds.
 func (l Limits) checkWrite(node, key string, v any) error {
 	limit := l.write()
-	if _, err := measure(v, 0, limit); err != nil {
-		e := &ValueLimitError{Node: node, Key: key, Limit: limit, Err: ErrValueTooLarge}
-		if err == errTooDeep {
-			e.Limit, e.Err = MaxValueDepth, ErrValueTooDeep
-		}
-		return e
+	m := meter{limit: limit}
+	if err := m.value(v, 0); err != nil {
+		return writeLimitError(node, key, limit, err)
 	}
 	return nil
 }
 
-// checkWrites checks a task's writes to state keys and Sends.
+func writeLimitError(node, key string, limit int, err error) error {
+	e := &ValueLimitError{Node: node, Key: key, Limit: limit, Err: ErrValueTooLarge}
+	if err == errTooDeep {
+		e.Limit, e.Err = MaxValueDepth, ErrValueTooDeep
+	}
+	return e
+}
+
+// checkWrites checks a task's writes to state keys and Sends. It measures
+// in its own frame (every task calls it on its own goroutine's stack; see
+// nodeWrites).
 func (g *Graph) checkWrites(node string, writes []Write) error {
+	limit := g.limits.write()
 	for _, w := range writes {
 		v := w.Value
 		switch {
@@ -140,8 +148,9 @@ func (g *Graph) checkWrites(node string, writes []Write) error {
 		case !g.IsStateKey(w.Channel):
 			continue
 		}
-		if err := g.limits.checkWrite(node, w.Channel, v); err != nil {
-			return err
+		m := meter{limit: limit}
+		if err := m.value(v, 0); err != nil {
+			return writeLimitError(node, w.Channel, limit, err)
 		}
 	}
 	return nil
@@ -168,29 +177,54 @@ func (m *meter) add(k int) error {
 	return nil
 }
 
-// value adds v, which depth containers enclose.
+// scalarSize is the size of a value that holds no other (ok), measured
+// without a call: most values written are scalars or lists of them.
+func scalarSize(v any) (n int, ok bool) {
+	switch x := v.(type) {
+	case nil, bool:
+		return 5, true
+	case string:
+		return stringSize(x), true
+	case float64:
+		return numberSize(x), true
+	case int, int64, int32, uint64, float32, json.Number:
+		return 24, true
+	}
+	return 0, false
+}
+
+// value adds v, which depth containers enclose. Only lists are measured
+// here; other containers have functions of their own, so that this
+// recursive frame stays small.
 func (m *meter) value(v any, depth int) error {
+	if n, ok := scalarSize(v); ok {
+		return m.add(n)
+	}
 	if err := nest(v, depth); err != nil {
 		return err
 	}
-	switch x := v.(type) {
-	case nil, bool:
-		return m.add(5)
-	case string:
-		return m.add(stringSize(x))
-	case float64:
-		return m.add(numberSize(x))
-	case int, int64, int32, uint64, float32, json.Number:
-		return m.add(24)
-	case []any:
-		if err := m.add(2 + len(x)); err != nil {
-			return err
-		}
-		for _, e := range x {
-			if err := m.value(e, depth+1); err != nil {
+	x, ok := v.([]any)
+	if !ok {
+		return m.other(v, depth)
+	}
+	if err := m.add(2 + len(x)); err != nil {
+		return err
+	}
+	for _, e := range x {
+		if n, ok := scalarSize(e); ok {
+			if err := m.add(n); err != nil {
 				return err
 			}
+		} else if err := m.value(e, depth+1); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// other is value for what is neither a scalar nor a []any.
+func (m *meter) other(v any, depth int) error {
+	switch x := v.(type) {
 	case []string:
 		if err := m.add(2 + len(x)); err != nil {
 			return err

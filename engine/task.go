@@ -144,21 +144,14 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
-	g := l.g
 	n := t.node
-	var update any = ret
+	pairs, isUpdate := ret.(Update)
 	var gotos []any
-	switch r := ret.(type) {
-	case Command:
-		update, gotos = r.Update, r.Goto
-	case *Command:
-		update, gotos = r.Update, r.Goto
-	case Send:
-		update, gotos = nil, []any{r}
-	}
-	pairs, err := updatePairs(update)
-	if err != nil {
-		return nil, &InvalidUpdateError{Msg: fmt.Sprintf("node %q returned %T: expected a map of state keys, an Update, a Command or nil", t.name, update)}
+	if !isUpdate {
+		var err error
+		if pairs, gotos, err = l.returnPairs(t, ret); err != nil {
+			return nil, err
+		}
 	}
 	// Sized for the usual case, so a task's writes are one allocation at
 	// most, none if they fit in the task's own buffer. Only the task's own
@@ -172,16 +165,15 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 		writes = make([]Write, 0, need)
 	}
 	for _, kv := range pairs {
-		if g.IsStateKey(kv.Key) {
+		if l.g.IsStateKey(kv.Key) {
 			writes = append(writes, Write{Channel: kv.Key, Value: Normalize(kv.Value)})
 		}
 	}
-	for _, dest := range gotos {
-		w, err := g.gotoWrite(t.name, dest)
-		if err != nil {
+	if len(gotos) > 0 {
+		var err error
+		if writes, err = l.g.gotoWrites(writes, t.name, gotos); err != nil {
 			return writes, err
 		}
-		writes = append(writes, w...)
 	}
 	for _, w := range n.edgeWrites {
 		if err := cancelled(ctx); err != nil {
@@ -190,18 +182,61 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 		writes = append(writes, w)
 	}
 	if len(n.branches) > 0 {
-		local := l.localState(writes)
-		for _, br := range n.branches {
-			if err := cancelled(ctx); err != nil {
-				return writes, err
-			}
-			dest, err := br.route(ctx, local)
-			if err != nil {
-				return writes, fmt.Errorf("route from %q: %w", t.name, err)
-			}
-			if writes, err = g.routeWrites(writes, br, dest); err != nil {
-				return writes, err
-			}
+		return l.branchWrites(ctx, t, writes)
+	}
+	return writes, nil
+}
+
+// The parts of nodeWrites that few tasks need are functions of their own,
+// so that its frame stays small: a task runs on a goroutine whose stack
+// grows (every frame copied) once its calls pass 2 KB.
+
+// returnPairs is what a node returned other than an Update: its state
+// update as pairs, and the destinations of a Command's goto or a Send.
+func (l *loop) returnPairs(t *task, ret any) (Update, []any, error) {
+	var update any = ret
+	var gotos []any
+	switch r := ret.(type) {
+	case Command:
+		update, gotos = r.Update, r.Goto
+	case *Command:
+		update, gotos = r.Update, r.Goto
+	case Send:
+		update, gotos = nil, []any{r}
+	}
+	pairs, err := updatePairs(update)
+	if err != nil {
+		return nil, nil, &InvalidUpdateError{Msg: fmt.Sprintf("node %q returned %T: expected a map of state keys, an Update, a Command or nil", t.name, update)}
+	}
+	return pairs, gotos, nil
+}
+
+// gotoWrites appends the control writes of a Command's goto destinations.
+func (g *Graph) gotoWrites(writes []Write, from string, gotos []any) ([]Write, error) {
+	for _, dest := range gotos {
+		w, err := g.gotoWrite(from, dest)
+		if err != nil {
+			return writes, err
+		}
+		writes = append(writes, w...)
+	}
+	return writes, nil
+}
+
+// branchWrites appends what the node's conditional edges write, each route
+// evaluated on the state plus this task's own update.
+func (l *loop) branchWrites(ctx context.Context, t *task, writes []Write) ([]Write, error) {
+	local := l.localState(writes)
+	for _, br := range t.node.branches {
+		if err := cancelled(ctx); err != nil {
+			return writes, err
+		}
+		dest, err := br.route(ctx, local)
+		if err != nil {
+			return writes, fmt.Errorf("route from %q: %w", t.name, err)
+		}
+		if writes, err = l.g.routeWrites(writes, br, dest); err != nil {
+			return writes, err
 		}
 	}
 	return writes, nil
