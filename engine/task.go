@@ -254,7 +254,7 @@ func (g *Graph) gotoWrite(from string, dest any) ([]Write, error) {
 		if g.nodes[d.Node] == nil || d.Node == Start {
 			return nil, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, from)}
 		}
-		return []Write{{Channel: TasksChannel, Value: Send{Node: d.Node, Arg: Normalize(d.Arg)}}}, nil
+		return []Write{sendWrite(dest, d)}, nil
 	case []any:
 		var out []Write
 		for _, x := range d {
@@ -338,11 +338,21 @@ func (g *Graph) routeWrite(out []Write, br *branchSpec, dest any) ([]Write, erro
 		if g.nodes[d.Node] == nil || d.Node == Start {
 			return out, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, br.from)}
 		}
-		out = append(out, Write{Channel: TasksChannel, Value: Send{Node: d.Node, Arg: Normalize(d.Arg)}})
+		out = append(out, sendWrite(dest, d))
 	default:
 		return out, fmt.Errorf("route from %q returned %T: expected a node name or a Send", br.from, dest)
 	}
 	return out, nil
+}
+
+// sendWrite is the task-topic write of Send s, which boxed is. When s's
+// argument needs no normalizing, the write holds boxed itself: a fan-out
+// of many Sends costs no allocation per Send here.
+func sendWrite(boxed any, s Send) Write {
+	if normalized(s.Arg) {
+		return Write{Channel: TasksChannel, Value: boxed}
+	}
+	return Write{Channel: TasksChannel, Value: Send{Node: s.Node, Arg: normalizeCopy(s.Arg)}}
 }
 
 // localState is the graph state as one task sees it after its own writes:
