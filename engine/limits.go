@@ -133,25 +133,45 @@ func writeLimitError(node, key string, limit int, err error) error {
 	return e
 }
 
-// checkWrites checks a task's writes to state keys and Sends. It measures
-// in its own frame (every task calls it on its own goroutine's stack; see
-// nodeWrites).
+// checkWrites checks a task's writes to state keys and Sends.
 func (g *Graph) checkWrites(node string, writes []Write) error {
-	limit := g.limits.write()
 	for _, w := range writes {
-		v := w.Value
-		switch {
-		case w.Channel == TasksChannel:
-			if s, ok := v.(Send); ok {
-				v = s.Arg
+		if w.Channel == TasksChannel || g.IsStateKey(w.Channel) {
+			if err := g.checkWriteValue(node, w); err != nil {
+				return err
 			}
-		case !g.IsStateKey(w.Channel):
-			continue
 		}
-		m := meter{limit: limit}
-		if err := m.value(v, 0); err != nil {
-			return writeLimitError(node, w.Channel, limit, err)
+	}
+	return nil
+}
+
+// checkNodeWrites is checkWrites for the writes of a node (nodeWrites):
+// the first states are its state-key writes, the rest are control writes
+// (gotos, edges, routes), of which only Sends carry a value. It looks no
+// channel up.
+func (g *Graph) checkNodeWrites(node string, writes []Write, states int) error {
+	for i, w := range writes {
+		if i < states || w.Channel == TasksChannel {
+			if err := g.checkWriteValue(node, w); err != nil {
+				return err
+			}
 		}
+	}
+	return nil
+}
+
+// checkWriteValue measures a write's value, or a Send's argument. It
+// measures in its own frame: every task calls it on its own goroutine's
+// small stack (see fanout.run).
+func (g *Graph) checkWriteValue(node string, w Write) error {
+	v := w.Value
+	if s, ok := v.(Send); ok && w.Channel == TasksChannel {
+		v = s.Arg
+	}
+	limit := g.limits.write()
+	m := meter{limit: limit}
+	if err := m.value(v, 0); err != nil {
+		return writeLimitError(node, w.Channel, limit, err)
 	}
 	return nil
 }

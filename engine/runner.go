@@ -179,7 +179,11 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		// the first again, and the answers gathered so far (the run's
 		// plain resume value included) stay matched to them.
 		scope.counter = 0
-		writes, err = l.attemptOnce(ctx, scope, t)
+		if t.node.timeout == nil {
+			writes, err = l.attempt(ctx, scope, t) // one frame less on the task's stack
+		} else {
+			writes, err = l.attemptOnce(ctx, scope, t)
+		}
 		if err == nil || !l.retryAfter(ctx, scope, t, attempt, err) {
 			break
 		}
@@ -415,11 +419,6 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 		return entryWrites(ret), nil
 	}
 	writes, err = l.nodeWrites(ctx, t, ret)
-	if err == nil {
-		if err = l.g.checkWrites(t.name, writes); err != nil {
-			writes = nil
-		}
-	}
 	if err != nil && ctx.Err() == nil {
 		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
 	}

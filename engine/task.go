@@ -140,6 +140,7 @@ func CurrentTask(ctx context.Context) (TaskInfo, bool) {
 // the superstep is cancelled between two writers, the task returns what it
 // wrote so far with the cancellation (runner.ts aborts a task between the
 // steps of its node sequence; it then saves task.writes with its error).
+// Writes that pass a bound of Limits fail the task with no writes.
 func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error) {
 	if err := cancelled(ctx); err != nil {
 		return nil, err
@@ -169,6 +170,7 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 			writes = append(writes, Write{Channel: kv.Key, Value: Normalize(kv.Value)})
 		}
 	}
+	states := len(writes)
 	if len(gotos) > 0 {
 		var err error
 		if writes, err = l.g.gotoWrites(writes, t.name, gotos); err != nil {
@@ -182,7 +184,13 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 		writes = append(writes, w)
 	}
 	if len(n.branches) > 0 {
-		return l.branchWrites(ctx, t, writes)
+		var err error
+		if writes, err = l.branchWrites(ctx, t, writes); err != nil {
+			return writes, err
+		}
+	}
+	if err := l.g.checkNodeWrites(t.name, writes, states); err != nil {
+		return nil, err
 	}
 	return writes, nil
 }
