@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 )
 
@@ -117,27 +118,31 @@ func (e *StateLimitError) Unwrap() error { return ErrStateTooLarge }
 
 // checkWrite measures a value written to key by node against the bounds.
 func (l Limits) checkWrite(node, key string, v any) error {
-	limit := l.write()
-	m := meter{limit: limit}
+	_, err := l.checkHeld(node, key, v, 0)
+	return err
+}
+
+// checkHeld is checkWrite that also reports whether v holds the map whose
+// identity is view (0: none), in the same walk.
+func (l Limits) checkHeld(node, key string, v any, view uintptr) (bool, error) {
+	m := meter{limit: l.write(), view: view}
 	if err := m.value(v, 0); err != nil {
-		return writeLimitError(node, key, limit, err)
+		e := &ValueLimitError{Node: node, Key: key, Limit: m.limit, Err: ErrValueTooLarge}
+		if err == errTooDeep {
+			e.Limit, e.Err = MaxValueDepth, ErrValueTooDeep
+		}
+		return m.held, e
 	}
-	return nil
+	return m.held, nil
 }
 
-func writeLimitError(node, key string, limit int, err error) error {
-	e := &ValueLimitError{Node: node, Key: key, Limit: limit, Err: ErrValueTooLarge}
-	if err == errTooDeep {
-		e.Limit, e.Err = MaxValueDepth, ErrValueTooDeep
-	}
-	return e
-}
-
-// checkWrites checks a task's writes to state keys and Sends.
-func (g *Graph) checkWrites(node string, writes []Write) error {
+// checkWrites checks a task's writes to state keys and Sends. With view,
+// a write that holds the state map lends it for longer (stateview.go).
+func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) error {
+	c := g.newWriteCheck(node, view)
 	for _, w := range writes {
 		if w.Channel == TasksChannel || g.IsStateKey(w.Channel) {
-			if err := g.checkWriteValue(node, w); err != nil {
+			if err := c.write(w); err != nil {
 				return err
 			}
 		}
@@ -149,10 +154,11 @@ func (g *Graph) checkWrites(node string, writes []Write) error {
 // the first states are its state-key writes, the rest are control writes
 // (gotos, edges, routes), of which only Sends carry a value. It looks no
 // channel up.
-func (g *Graph) checkNodeWrites(node string, writes []Write, states int) error {
+func (g *Graph) checkNodeWrites(node string, writes []Write, states int, view *viewLending) error {
+	c := g.newWriteCheck(node, view)
 	for i, w := range writes {
 		if i < states || w.Channel == TasksChannel {
-			if err := g.checkWriteValue(node, w); err != nil {
+			if err := c.write(w); err != nil {
 				return err
 			}
 		}
@@ -160,20 +166,43 @@ func (g *Graph) checkNodeWrites(node string, writes []Write, states int) error {
 	return nil
 }
 
-// checkWriteValue measures a write's value, or a Send's argument. It
-// measures in its own frame: every task calls it on its own goroutine's
-// small stack (see fanout.run).
-func (g *Graph) checkWriteValue(node string, w Write) error {
+// writeCheck is one pass of checkWrites over a task's writes.
+type writeCheck struct {
+	g     *Graph
+	node  string
+	view  *viewLending
+	id    uintptr // the state map's identity while it is not lent (0: none)
+	small bool    // the bound fits any number, boolean or null
+}
+
+func (g *Graph) newWriteCheck(node string, view *viewLending) writeCheck {
+	c := writeCheck{g: g, node: node, view: view, small: g.limits.write() >= 24}
+	if view != nil && !view.lent.Load() {
+		c.id = view.id.Load()
+	}
+	return c
+}
+
+// write checks one write to a state key, or a Send's argument. Every task
+// calls it on its own goroutine's small stack (see fanout.run): its frame
+// and the meter's stay small.
+func (c *writeCheck) write(w Write) error {
 	v := w.Value
+	switch v.(type) {
+	case nil, bool, float64:
+		if c.small {
+			return nil // nothing to measure: no deeper, no larger, no map
+		}
+	}
 	if s, ok := v.(Send); ok && w.Channel == TasksChannel {
 		v = s.Arg
 	}
-	limit := g.limits.write()
-	m := meter{limit: limit}
-	if err := m.value(v, 0); err != nil {
-		return writeLimitError(node, w.Channel, limit, err)
+	held, err := c.g.limits.checkHeld(c.node, w.Channel, v, c.id)
+	if held {
+		c.view.lend()
+		c.id = 0
 	}
-	return nil
+	return err
 }
 
 // measure returns the size of v's JSON encoding (close to it: numbers that
@@ -186,8 +215,13 @@ func measure(v any, depth, limit int) (int, error) {
 	return m.n, err
 }
 
-// meter adds up a value's size.
-type meter struct{ n, limit int }
+// meter adds up a value's size and, given a map's identity (view), finds
+// whether the value holds that map (held).
+type meter struct {
+	n, limit int
+	view     uintptr
+	held     bool
+}
 
 func (m *meter) add(k int) error {
 	m.n += k
@@ -255,6 +289,9 @@ func (m *meter) other(v any, depth int) error {
 			}
 		}
 	case map[string]any:
+		if m.view != 0 && mapID(x) == m.view {
+			m.held = true
+		}
 		if err := m.add(2 + 2*len(x)); err != nil {
 			return err
 		}
@@ -308,6 +345,9 @@ func (m *meter) other(v any, depth int) error {
 		}
 		return m.add(4)
 	default:
+		if m.view != 0 && !m.held && reflectHolds(reflect.ValueOf(x), m.view, map[uintptr]bool{}, depth) {
+			m.held = true
+		}
 		// Another Go value: its encoding tells.
 		b, err := EncodeValue(x)
 		if err != nil {
@@ -409,12 +449,12 @@ func (l *loop) checkStateSize() error {
 	if !sz.known {
 		sz.known, sz.size, sz.total = true, make([]int, len(l.g.keys)), 0
 		for i, k := range l.g.keys {
-			l.resize(i, k.Name, false)
+			l.resize(i, l.cs.channel(k.Name), false)
 		}
 	} else {
 		for _, id := range l.cs.scratch.touched {
 			if i := l.g.chanMeta[id].key; i >= 0 {
-				l.resize(i, l.g.channelOrder[id], true)
+				l.resize(i, l.cs.chans[id], true)
 			}
 		}
 	}
@@ -439,11 +479,10 @@ func (l *loop) checkStateSize() error {
 	return e
 }
 
-// resize measures state key k (index i) again; grown: k may have only
-// grown since it was last measured.
-func (l *loop) resize(i int, k string, grown bool) {
+// resize measures state key i, held by channel ch, again; grown: it may
+// have only grown since it was last measured.
+func (l *loop) resize(i int, ch channel, grown bool) {
 	sz := &l.sizes
-	ch := l.cs.channel(k)
 	v, ok := ch.get()
 	n := 0
 	if a, isList := ch.(appender); ok && grown && isList {
@@ -457,7 +496,9 @@ func (l *loop) resize(i int, k string, grown bool) {
 			}
 		}
 	}
-	if ok {
+	if f, isNumber := v.(float64); isNumber {
+		n = numberSize(f) // what measure says, without its walk
+	} else if ok {
 		n, _ = measure(v, 0, math.MaxInt)
 	}
 	sz.total += n - sz.size[i]

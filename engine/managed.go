@@ -1,5 +1,7 @@
 package engine
 
+import "maps"
+
 // Managed values are state keys that no node writes and no checkpoint
 // stores: each PULL task's input gets them computed from the run's step
 // counter (LangGraph Python's managed values, managed/is_last_step.py, read
@@ -27,25 +29,53 @@ func IsLastStepKey(name string) KeySpec {
 
 // addManagedValues puts the managed values into the input of the planned
 // PULL tasks of user nodes (a Send's task gets its argument only, and
-// __start__ its raw input).
+// __start__ its raw input). The tasks share one copy of the state view
+// with them: the view itself is the state, which has no managed keys.
 func (l *loop) addManagedValues(tasks []*task) {
 	if len(l.g.managed) == 0 {
 		return
 	}
+	var in map[string]any
 	for _, t := range tasks {
-		in, ok := t.input.(map[string]any)
-		if t.kind != pullTask || t.node.start || !ok {
+		if _, ok := t.input.(map[string]any); t.kind != pullTask || t.node.start || !ok {
 			continue
 		}
-		for _, k := range l.g.managed {
-			switch k.managed {
-			case managedRemainingSteps:
-				in[k.Name] = float64(l.stop - l.step)
-			case managedIsLastStep:
-				in[k.Name] = l.step == l.stop-1
-			}
+		if in != nil {
+			t.input = in
+			continue
+		}
+		in = maps.Clone(t.input.(map[string]any))
+		t.input = in
+		l.putManaged(in)
+	}
+}
+
+// putManaged sets the managed values of the current superstep in state.
+func (l *loop) putManaged(state map[string]any) {
+	for _, k := range l.g.managed {
+		switch k.managed {
+		case managedRemainingSteps:
+			state[k.Name] = float64(l.stop - l.step)
+		case managedIsLastStep:
+			state[k.Name] = l.step == l.stop-1
 		}
 	}
+}
+
+// withManaged is the state a route reads, managed values included: a
+// branch's reader selects the schema's keys, managed ones among them
+// (LangGraph Python graph/state.py attach_branch), and local_read computes
+// those from the task's scratchpad (pregel/_algo.py:188-225). state is the
+// route's own copy when own is true; otherwise it is shared, and copied.
+func (l *loop) withManaged(state map[string]any, own bool) map[string]any {
+	if len(l.g.managed) == 0 {
+		return state
+	}
+	if !own {
+		state = maps.Clone(state)
+	}
+	l.putManaged(state)
+	return state
 }
 
 // ManagedKeys returns the graph's managed value keys in declaration order.

@@ -385,7 +385,7 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	if t.node.start {
 		writes, err := l.startWrites(ctx, t)
 		if err == nil {
-			err = l.g.checkWrites(InputTask, writes)
+			err = l.g.checkWrites(InputTask, writes, &l.cs.view)
 		}
 		return writes, err
 	}
@@ -410,15 +410,22 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 		return nil, scope.interrupt
 	}
 	if perr, ok := l.parentCommand(t, ret); ok {
+		l.cs.view.escapes(ret) // the parent keeps what it says
 		return nil, perr
 	}
 	switch {
 	case t.node.call:
+		l.cs.view.escapes(ret) // a checkpointed result
 		return []Write{{Channel: ReturnChannel, Value: Normalize(ret)}}, nil
 	case t.node.entry:
 		return entryWrites(ret), nil
 	}
-	writes, err = l.nodeWrites(ctx, t, ret)
+	writes, states, err := l.nodeWrites(ctx, t, ret)
+	if err == nil {
+		if err = l.g.checkNodeWrites(t.name, writes, states, &l.cs.view); err != nil {
+			writes = nil
+		}
+	}
 	if err != nil && ctx.Err() == nil {
 		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
 	}

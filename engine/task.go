@@ -102,6 +102,7 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 		s.hasResume = true
 		return v, nil
 	}
+	s.run.cs.view.escapes(value) // kept in the interrupt and its checkpoint
 	s.interrupt = &InterruptError{Interrupts: []Interruption{{ID: interruptID(s.t.namespace(), len(s.resume)), Value: value}}}
 	return nil, s.interrupt
 }
@@ -112,6 +113,7 @@ func Emit(ctx context.Context, value any) {
 		return // an attempt that timed out is abandoned; Emit counts as progress
 	}
 	if s := scopeOf(ctx); s != nil && s.run.emit != nil {
+		s.run.cs.view.escapes(value) // a listener may keep it
 		s.run.emit(Event{Kind: EventCustom, Step: s.step, Node: s.t.name, TaskID: s.t.id(), Value: value})
 	}
 }
@@ -141,24 +143,22 @@ func CurrentTask(ctx context.Context) (TaskInfo, bool) {
 // wrote so far with the cancellation (runner.ts aborts a task between the
 // steps of its node sequence; it then saves task.writes with its error).
 // Writes that pass a bound of Limits fail the task with no writes.
-func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error) {
+func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) (writes []Write, states int, err error) {
 	if err := cancelled(ctx); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	n := t.node
 	pairs, isUpdate := ret.(Update)
 	var gotos []any
 	if !isUpdate {
-		var err error
 		if pairs, gotos, err = l.returnPairs(t, ret); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	// Sized for the usual case, so a task's writes are one allocation at
 	// most, none if they fit in the task's own buffer. Only the task's own
 	// attempt uses the buffer: a timed attempt runs on a copy of the scope
 	// and, once abandoned, may still get here while a retry fills it.
-	var writes []Write
 	need := len(pairs) + len(gotos) + len(n.edgeWrites) + len(n.branches)
 	if own, _ := ctx.(*taskScope); own == &t.scope && need <= len(t.writeBuf) {
 		writes = t.writeBuf[:0]
@@ -170,29 +170,22 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 			writes = append(writes, Write{Channel: kv.Key, Value: Normalize(kv.Value)})
 		}
 	}
-	states := len(writes)
+	states = len(writes)
 	if len(gotos) > 0 {
-		var err error
 		if writes, err = l.g.gotoWrites(writes, t.name, gotos); err != nil {
-			return writes, err
+			return writes, states, err
 		}
 	}
 	for _, w := range n.edgeWrites {
 		if err := cancelled(ctx); err != nil {
-			return writes, err
+			return writes, states, err
 		}
 		writes = append(writes, w)
 	}
 	if len(n.branches) > 0 {
-		var err error
-		if writes, err = l.branchWrites(ctx, t, writes); err != nil {
-			return writes, err
-		}
+		writes, err = l.branchWrites(ctx, t, writes)
 	}
-	if err := l.g.checkNodeWrites(t.name, writes, states); err != nil {
-		return nil, err
-	}
-	return writes, nil
+	return writes, states, err
 }
 
 // The parts of nodeWrites that few tasks need are functions of their own,
@@ -365,9 +358,10 @@ func sendWrite(boxed any, s Send) Write {
 
 // localState is the graph state as one task sees it after its own writes:
 // committed values plus this task's state-key writes, reducers applied, and
-// no sibling's writes.
+// no sibling's writes, and the graph's managed values (withManaged).
 //
-// Without state-key writes it is the superstep's shared read-only view.
+// Without state-key writes or managed values it is the superstep's shared
+// read-only view.
 func (l *loop) localState(writes []Write) map[string]any {
 	var state map[string]any
 	var byKey map[string][]any
@@ -394,7 +388,7 @@ func (l *loop) localState(writes []Write) map[string]any {
 		byKey[w.Channel] = append(byKey[w.Channel], w.Value)
 	}
 	if state == nil {
-		return l.cs.stateView()
+		return l.withManaged(l.cs.stateView(), false)
 	}
 	for _, k := range order {
 		ch := l.cs.channel(k).clone()
@@ -405,7 +399,7 @@ func (l *loop) localState(writes []Write) map[string]any {
 			state[k] = v
 		}
 	}
-	return state
+	return l.withManaged(state, true)
 }
 
 // writtenOnce reports whether writes hold exactly one write to channel.

@@ -117,6 +117,7 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 	timedOut := func(kind string) ([]Write, error) {
 		clock.close()
 		cancel()
+		l.cs.view.lend() // the abandoned node may still read its state
 		scope.adoptSubgraphRuns(as)
 		return nil, &NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)}
 	}
