@@ -289,9 +289,17 @@ func (g *Graph) routeWrites(out []Write, br *branchSpec, dest any) ([]Write, err
 		return given, fmt.Errorf("route from %q did not return a valid destination", br.from)
 	case []any:
 		out = slices.Grow(out, len(d))
+		valid := "" // the node the last Send went to: a fan-out sends to one
 		for _, it := range d {
+			if s, ok := it.(Send); ok && valid != "" && s.Node == valid {
+				out = append(out, sendWrite(it, s)) // its node checked already
+				continue
+			}
 			if out, err = g.routeWrite(out, br, it); err != nil {
 				return given, err
+			}
+			if s, ok := it.(Send); ok {
+				valid = s.Node
 			}
 		}
 	case []string:
