@@ -141,6 +141,9 @@ func (l Limits) checkHeld(node, key string, v any, view uintptr) (bool, error) {
 func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) error {
 	c := g.newWriteCheck(node, view)
 	for _, w := range writes {
+		if c.small && plainScalar(w.Value) {
+			continue // nothing to measure: no deeper, no larger, no map
+		}
 		if w.Channel == TasksChannel || g.IsStateKey(w.Channel) {
 			if err := c.write(w); err != nil {
 				return err
@@ -157,6 +160,9 @@ func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) erro
 func (g *Graph) checkNodeWrites(node string, writes []Write, states int, view *viewLending) error {
 	c := g.newWriteCheck(node, view)
 	for i, w := range writes {
+		if c.small && plainScalar(w.Value) {
+			continue
+		}
 		if i < states || w.Channel == TasksChannel {
 			if err := c.write(w); err != nil {
 				return err
@@ -183,17 +189,20 @@ func (g *Graph) newWriteCheck(node string, view *viewLending) writeCheck {
 	return c
 }
 
+// plainScalar reports a value that fits any bound of 24 bytes or more.
+func plainScalar(v any) bool {
+	switch v.(type) {
+	case nil, bool, float64:
+		return true
+	}
+	return false
+}
+
 // write checks one write to a state key, or a Send's argument. Every task
 // calls it on its own goroutine's small stack (see fanout.run): its frame
 // and the meter's stay small.
 func (c *writeCheck) write(w Write) error {
 	v := w.Value
-	switch v.(type) {
-	case nil, bool, float64:
-		if c.small {
-			return nil // nothing to measure: no deeper, no larger, no map
-		}
-	}
 	if s, ok := v.(Send); ok && w.Channel == TasksChannel {
 		v = s.Arg
 	}
