@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // This file holds the pure superstep algorithm (LangGraph's _algo): planning
@@ -815,13 +816,22 @@ func newTasks(n int) []*task {
 		b.ptr[0] = &b.t
 		return b.ptr[:]
 	}
-	store := make([]task, n)
 	out := make([]*task, n)
-	for i := range store {
-		out[i] = &store[i]
+	var store []task
+	for i := range out {
+		if len(store) == 0 {
+			// In blocks of at most 32 KB: small objects, which the
+			// allocator reuses from its spans, where one large array per
+			// superstep would go back to the OS and fault in again.
+			store = make([]task, min(n-i, taskBlock))
+		}
+		out[i], store = &store[0], store[1:]
 	}
 	return out
 }
+
+// taskBlock is how many tasks newTasks allocates together.
+const taskBlock = 32 << 10 / int(unsafe.Sizeof(task{}))
 
 func taskNamespace(parentNS, name, id string) string {
 	if parentNS == "" {

@@ -139,37 +139,79 @@ func (l Limits) checkHeld(node, key string, v any, view uintptr) (bool, error) {
 // checkWrites checks a task's writes to state keys and Sends. With view,
 // a write that holds the state map lends it for longer (stateview.go).
 func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) error {
-	var id uintptr
-	if view != nil && !view.lent.Load() {
-		id = view.id.Load()
-	}
-	small := g.limits.write() >= 24 // fits any number, boolean or null
+	c := g.newWriteCheck(node, view)
 	for _, w := range writes {
-		v := w.Value
-		switch v.(type) {
-		case nil, bool, float64:
-			if small {
-				continue // nothing to measure: no deeper, no larger, no map
+		if c.small && plainScalar(w.Value) {
+			continue // nothing to measure: no deeper, no larger, no map
+		}
+		if w.Channel == TasksChannel || g.IsStateKey(w.Channel) {
+			if err := c.write(w); err != nil {
+				return err
 			}
-		}
-		switch {
-		case w.Channel == TasksChannel:
-			if s, ok := v.(Send); ok {
-				v = s.Arg
-			}
-		case !g.IsStateKey(w.Channel):
-			continue
-		}
-		held, err := g.limits.checkHeld(node, w.Channel, v, id)
-		if held {
-			view.lend()
-			id = 0
-		}
-		if err != nil {
-			return err
 		}
 	}
 	return nil
+}
+
+// checkNodeWrites is checkWrites for the writes of a node (nodeWrites):
+// the first states are its state-key writes, the rest are control writes
+// (gotos, edges, routes), of which only Sends carry a value. It looks no
+// channel up.
+func (g *Graph) checkNodeWrites(node string, writes []Write, states int, view *viewLending) error {
+	c := g.newWriteCheck(node, view)
+	for i, w := range writes {
+		if c.small && plainScalar(w.Value) {
+			continue
+		}
+		if i < states || w.Channel == TasksChannel {
+			if err := c.write(w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeCheck is one pass of checkWrites over a task's writes.
+type writeCheck struct {
+	g     *Graph
+	node  string
+	view  *viewLending
+	id    uintptr // the state map's identity while it is not lent (0: none)
+	small bool    // the bound fits any number, boolean or null
+}
+
+func (g *Graph) newWriteCheck(node string, view *viewLending) writeCheck {
+	c := writeCheck{g: g, node: node, view: view, small: g.limits.write() >= 24}
+	if view != nil && !view.lent.Load() {
+		c.id = view.id.Load()
+	}
+	return c
+}
+
+// plainScalar reports a value that fits any bound of 24 bytes or more.
+func plainScalar(v any) bool {
+	switch v.(type) {
+	case nil, bool, float64:
+		return true
+	}
+	return false
+}
+
+// write checks one write to a state key, or a Send's argument. Every task
+// calls it on its own goroutine's small stack (see fanout.run): its frame
+// and the meter's stay small.
+func (c *writeCheck) write(w Write) error {
+	v := w.Value
+	if s, ok := v.(Send); ok && w.Channel == TasksChannel {
+		v = s.Arg
+	}
+	held, err := c.g.limits.checkHeld(c.node, w.Channel, v, c.id)
+	if held {
+		c.view.lend()
+		c.id = 0
+	}
+	return err
 }
 
 // measure returns the size of v's JSON encoding (close to it: numbers that
@@ -198,29 +240,54 @@ func (m *meter) add(k int) error {
 	return nil
 }
 
-// value adds v, which depth containers enclose.
+// scalarSize is the size of a value that holds no other (ok), measured
+// without a call: most values written are scalars or lists of them.
+func scalarSize(v any) (n int, ok bool) {
+	switch x := v.(type) {
+	case nil, bool:
+		return 5, true
+	case string:
+		return stringSize(x), true
+	case float64:
+		return numberSize(x), true
+	case int, int64, int32, uint64, float32, json.Number:
+		return 24, true
+	}
+	return 0, false
+}
+
+// value adds v, which depth containers enclose. Only lists are measured
+// here; other containers have functions of their own, so that this
+// recursive frame stays small.
 func (m *meter) value(v any, depth int) error {
+	if n, ok := scalarSize(v); ok {
+		return m.add(n)
+	}
 	if err := nest(v, depth); err != nil {
 		return err
 	}
-	switch x := v.(type) {
-	case nil, bool:
-		return m.add(5)
-	case string:
-		return m.add(stringSize(x))
-	case float64:
-		return m.add(numberSize(x))
-	case int, int64, int32, uint64, float32, json.Number:
-		return m.add(24)
-	case []any:
-		if err := m.add(2 + len(x)); err != nil {
-			return err
-		}
-		for _, e := range x {
-			if err := m.value(e, depth+1); err != nil {
+	x, ok := v.([]any)
+	if !ok {
+		return m.other(v, depth)
+	}
+	if err := m.add(2 + len(x)); err != nil {
+		return err
+	}
+	for _, e := range x {
+		if n, ok := scalarSize(e); ok {
+			if err := m.add(n); err != nil {
 				return err
 			}
+		} else if err := m.value(e, depth+1); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// other is value for what is neither a scalar nor a []any.
+func (m *meter) other(v any, depth int) error {
+	switch x := v.(type) {
 	case []string:
 		if err := m.add(2 + len(x)); err != nil {
 			return err

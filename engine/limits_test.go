@@ -173,3 +173,55 @@ func TestLimits_GrowingListCountsWhatWasAdded(t *testing.T) {
 		t.Errorf("StateLimitError = %+v, want about step 77 on items", se)
 	}
 }
+
+// TestLimits_EveryKindOfNodeWriteIsChecked: the bound holds for each way a
+// node writes a value — an update, a Command's update, a Command's goto
+// Send and a route's Send — in any container; a key that is not in the
+// state is dropped, not measured.
+func TestLimits_EveryKindOfNodeWriteIsChecked(t *testing.T) {
+	big := strings.Repeat("x", 2000)
+	cases := []struct {
+		name    string
+		ret     any
+		route   bool // the node's route sends big
+		wantKey string
+	}{
+		{"update", Update{{Key: "s", Value: big}}, false, "s"},
+		{"map", map[string]any{"s": map[string]any{"in": []any{1.0, big}}}, false, "s"},
+		{"strings", Update{{Key: "s", Value: []string{"a", big}}}, false, "s"},
+		{"command update", Command{Update: Update{{Key: "s", Value: []any{big}}}}, false, "s"},
+		{"command send", Command{Goto: []any{Send{Node: "sink", Arg: big}}}, false, TasksChannel},
+		{"route send", nil, true, TasksChannel},
+		{"unknown key", Update{{Key: "nope", Value: big}}, false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sg := NewStateGraph(LastValueKey("s")).
+				AddNode("big", func(context.Context, any) (any, error) { return c.ret, nil }).
+				AddNode("sink", func(context.Context, any) (any, error) { return nil, nil }).
+				AddEdge(Start, "big").AddEdge("sink", End)
+			if c.route {
+				sg.AddConditionalEdges("big", func(context.Context, map[string]any) (any, error) {
+					return []any{Send{Node: "sink", Arg: "small"}, Send{Node: "sink", Arg: big}}, nil
+				}, "sink")
+			} else {
+				sg.AddEdge("big", "sink")
+			}
+			g, err := sg.Compile(WithLimits(Limits{MaxWriteBytes: 1000}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = g.Invoke(context.Background(), map[string]any{"s": ""}, OnThread("t"))
+			if c.wantKey == "" {
+				if err != nil {
+					t.Fatalf("a key outside the state was measured: %v", err)
+				}
+				return
+			}
+			var le *ValueLimitError
+			if !errors.As(err, &le) || le.Node != "big" || le.Key != c.wantKey || !errors.Is(err, ErrValueTooLarge) {
+				t.Fatalf("err = %v, want a ValueLimitError for node big, key %q", err, c.wantKey)
+			}
+		})
+	}
+}

@@ -112,35 +112,56 @@ func (l *loop) execute(ctx context.Context) error {
 func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubble error) {
 	stepCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var (
-		wg     sync.WaitGroup
-		failMu sync.Mutex
-	)
-	slots := concurrencySlots(l.opts.MaxConcurrency, len(run))
+	f := &fanout{l: l, ctx: stepCtx, cancel: cancel, slots: concurrencySlots(l.opts.MaxConcurrency, len(run))}
 	for _, t := range run {
-		if !slots.acquire(stepCtx) {
+		if !f.slots.acquire(stepCtx) {
 			break // a failure ended the superstep: start no more tasks
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer slots.release()
-			err := l.runTask(stepCtx, t)
-			if err == nil {
-				return
-			}
-			failMu.Lock()
-			defer failMu.Unlock()
-			if isParentCommand(err) {
-				bubble = err
-			} else if firstErr == nil {
-				firstErr = err
-				cancel(&CancelledError{By: t.name})
-			}
-		}()
+		f.wg.Add(1)
+		go f.run(t)
 	}
-	wg.Wait()
-	return firstErr, bubble
+	f.wg.Wait()
+	return f.firstErr, f.bubble
+}
+
+// fanout is what the goroutines of one superstep's tasks share.
+type fanout struct {
+	l      *loop
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	slots  slots
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	// firstErr and bubble are runConcurrently's results, under mu.
+	firstErr, bubble error
+}
+
+// run is one task's goroutine. It keeps its own frame and runTask's small:
+// a goroutine starts with a small stack, and a task whose calls fit in it
+// costs no stack growth (a copy of every frame on it).
+func (f *fanout) run(t *task) {
+	defer f.done() // also when a node calls runtime.Goexit
+	if err := f.l.runTask(f.ctx, t); err != nil {
+		f.fail(t, err)
+	}
+}
+
+func (f *fanout) done() {
+	f.slots.release()
+	f.wg.Done()
+}
+
+// fail records a task's failure: the first one cancels the superstep; a
+// Command for the parent graph cancels nothing.
+func (f *fanout) fail(t *task, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if isParentCommand(err) {
+		f.bubble = err
+	} else if f.firstErr == nil {
+		f.firstErr = err
+		f.cancel(&CancelledError{By: t.name})
+	}
 }
 
 // runTask runs one task with its retry policy and saves its outcome. It
@@ -149,43 +170,102 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 // error and returns nil.
 func (l *loop) runTask(ctx context.Context, t *task) error {
 	scope := l.newScope(t)
-	res := &t.result
-	policy := t.node.retry
 	var err error
 	var writes []Write
 	for attempt := 1; ; attempt++ {
-		res.Attempts = attempt
+		t.result.Attempts = attempt
 		// Each attempt re-runs the node from its top with no writes
 		// (_retry.py clears task.writes): its Interrupt calls count from
 		// the first again, and the answers gathered so far (the run's
 		// plain resume value included) stay matched to them.
 		scope.counter = 0
-		writes, err = l.attemptOnce(ctx, scope, t)
-		if err == nil || scope.interrupt != nil || errors.As(err, new(*InterruptError)) || isParentCommand(err) || ctx.Err() != nil {
+		if t.node.timeout == nil {
+			writes, err = l.attempt(ctx, scope, t) // one frame less on the task's stack
+		} else {
+			writes, err = l.attemptOnce(ctx, scope, t)
+		}
+		if err == nil || !l.retryAfter(ctx, scope, t, attempt, err) {
 			break
 		}
-		if !policy.retries(attempt, err) {
-			break
-		}
-		if d := policy.delay(attempt); d > 0 {
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-			}
-		}
-		if ctx.Err() != nil {
-			break // cancelled while waiting: this attempt's failure stands
+	}
+	return l.settle(ctx, scope, t, writes, err)
+}
+
+// retryAfter reports whether t runs again after attempt failed with err,
+// once the retry policy's delay passed.
+func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attempt int, err error) bool {
+	if scope.interrupt != nil || errors.As(err, new(*InterruptError)) || isParentCommand(err) || ctx.Err() != nil {
+		return false
+	}
+	policy := t.node.retry
+	if !policy.retries(attempt, err) {
+		return false
+	}
+	if d := policy.delay(attempt); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
 		}
 	}
-	// Saving never takes the step's cancellation: a cancelled task saves
-	// what it wrote, as LangGraph's runners do.
-	saveCtx := ctx
-	if ctx.Done() != nil && l.saver != nil {
-		saveCtx = context.WithoutCancel(ctx)
+	return ctx.Err() == nil // cancelled while waiting: this attempt's failure stands
+}
+
+// settle saves and reports how t's last attempt ended: its writes, its
+// interrupt or its failure. It returns an error only for a failure that
+// stops the superstep.
+func (l *loop) settle(ctx context.Context, scope *taskScope, t *task, writes []Write, err error) error {
+	if err != nil || scope.interrupt != nil {
+		return l.settleStopped(ctx, scope, t, writes, err)
 	}
-	ie := interruptOf(scope, err)
 	// Counted finished here, on every path; only a success may defer.
 	deferrer, canDefer := l.deferLast(t)
+	saveCtx := saveContext(ctx, l)
+	res := &t.result
+	t.writes = writes
+	saved := writes
+	if scope.hasResume {
+		saved = append([]Write{{Channel: ResumeChannel, Value: scope.resumeWrite}}, writes...)
+	}
+	if len(saved) == 0 {
+		saved = []Write{{Channel: NoWritesChannel}}
+	}
+	l.mu.Lock()
+	res.Writes, res.Done = writes, true
+	l.mu.Unlock()
+	if canDefer {
+		// The checkpoint Put right after this superstep commits these
+		// writes with it; the result is reported after that Put.
+		wait, err := l.deferWrites(saveCtx, deferrer, t.id(), saved)
+		if err != nil {
+			return err
+		}
+		l.held = &heldResult{t: t, res: res, wait: wait}
+		return l.cacheWrites(saveCtx, t, writes)
+	}
+	if err := l.putTaskWrites(saveCtx, t, saved); err != nil {
+		return err
+	}
+	l.emitResult(t, res)
+	return l.cacheWrites(saveCtx, t, writes)
+}
+
+// saveContext is the context a task's writes are saved with. Saving never
+// takes the step's cancellation: a cancelled task saves what it wrote, as
+// LangGraph's runners do.
+func saveContext(ctx context.Context, l *loop) context.Context {
+	if ctx.Done() != nil && l.saver != nil {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
+// settleStopped is settle for a task that stopped at an interrupt, with a
+// Command for the parent graph or with a failure.
+func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, writes []Write, err error) error {
+	l.deferLast(t) // counted finished; only a success may defer
+	saveCtx := saveContext(ctx, l)
+	res := &t.result
+	ie := interruptOf(scope, err)
 	switch {
 	case ie != nil:
 		saved := []Write{{Channel: InterruptChannel, Value: ie.Interrupts}}
@@ -218,7 +298,7 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		res.Done = true
 		l.mu.Unlock()
 		return err
-	case err != nil:
+	default: // a failure
 		// A failure after the step was cancelled is not the step's
 		// failure: it is saved but not reported (runner.ts:160-176 keeps
 		// only errors raised before the node saw the abort).
@@ -253,38 +333,18 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		}
 		return ne
 	}
-	t.writes = writes
-	saved := writes
-	if scope.hasResume {
-		saved = append([]Write{{Channel: ResumeChannel, Value: scope.resumeWrite}}, writes...)
-	}
-	if len(saved) == 0 {
-		saved = []Write{{Channel: NoWritesChannel}}
-	}
-	l.mu.Lock()
-	res.Writes, res.Done = writes, true
-	l.mu.Unlock()
-	if canDefer {
-		// The checkpoint Put right after this superstep commits these
-		// writes with it; the result is reported after that Put.
-		wait, err := l.deferWrites(saveCtx, deferrer, t.id(), saved)
-		if err != nil {
-			return err
-		}
-		l.held = &heldResult{t: t, res: res, wait: wait}
-		return l.cacheWrites(saveCtx, t, writes)
-	}
-	if err := l.putTaskWrites(saveCtx, t, saved); err != nil {
-		return err
-	}
-	l.emitResult(t, res)
-	return l.cacheWrites(saveCtx, t, writes)
 }
 
+// emitResult reports a task's result to the run's listener.
 func (l *loop) emitResult(t *task, res *TaskResult) {
-	if l.emit == nil || t.node.start {
-		return
+	if l.emit != nil && !t.node.start {
+		l.emitTaskResult(t, res)
 	}
+}
+
+// emitTaskResult is emitResult's event, in a frame of its own (an Event
+// is large; see fanout.run).
+func (l *loop) emitTaskResult(t *task, res *TaskResult) {
 	update := l.g.stateUpdate(t.writes)
 	if res.Interrupts != nil {
 		update = map[string]any{}
@@ -360,9 +420,9 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	case t.node.entry:
 		return entryWrites(ret), nil
 	}
-	writes, err = l.nodeWrites(ctx, t, ret)
+	writes, states, err := l.nodeWrites(ctx, t, ret)
 	if err == nil {
-		if err = l.g.checkWrites(t.name, writes, &l.cs.view); err != nil {
+		if err = l.g.checkNodeWrites(t.name, writes, states, &l.cs.view); err != nil {
 			writes = nil
 		}
 	}

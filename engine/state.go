@@ -641,7 +641,7 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 			// what the next run sees as previous (func/index.ts:218-228).
 			writes = entryWrites(u.Values)
 		default:
-			writes, err = l.nodeWrites(ctx, t, u.Values)
+			writes, _, err = l.nodeWrites(ctx, t, u.Values)
 		}
 		if err == nil {
 			err = g.checkWrites(u.AsNode, writes, nil)

@@ -142,12 +142,59 @@ func CurrentTask(ctx context.Context) (TaskInfo, bool) {
 // the superstep is cancelled between two writers, the task returns what it
 // wrote so far with the cancellation (runner.ts aborts a task between the
 // steps of its node sequence; it then saves task.writes with its error).
-func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error) {
+// Writes that pass a bound of Limits fail the task with no writes.
+func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) (writes []Write, states int, err error) {
 	if err := cancelled(ctx); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	g := l.g
 	n := t.node
+	pairs, isUpdate := ret.(Update)
+	var gotos []any
+	if !isUpdate {
+		if pairs, gotos, err = l.returnPairs(t, ret); err != nil {
+			return nil, 0, err
+		}
+	}
+	// Sized for the usual case, so a task's writes are one allocation at
+	// most, none if they fit in the task's own buffer. Only the task's own
+	// attempt uses the buffer: a timed attempt runs on a copy of the scope
+	// and, once abandoned, may still get here while a retry fills it.
+	need := len(pairs) + len(gotos) + len(n.edgeWrites) + len(n.branches)
+	if own, _ := ctx.(*taskScope); own == &t.scope && need <= len(t.writeBuf) {
+		writes = t.writeBuf[:0]
+	} else {
+		writes = make([]Write, 0, need)
+	}
+	for _, kv := range pairs {
+		if l.g.IsStateKey(kv.Key) {
+			writes = append(writes, Write{Channel: kv.Key, Value: Normalize(kv.Value)})
+		}
+	}
+	states = len(writes)
+	if len(gotos) > 0 {
+		if writes, err = l.g.gotoWrites(writes, t.name, gotos); err != nil {
+			return writes, states, err
+		}
+	}
+	for _, w := range n.edgeWrites {
+		if err := cancelled(ctx); err != nil {
+			return writes, states, err
+		}
+		writes = append(writes, w)
+	}
+	if len(n.branches) > 0 {
+		writes, err = l.branchWrites(ctx, t, writes)
+	}
+	return writes, states, err
+}
+
+// The parts of nodeWrites that few tasks need are functions of their own,
+// so that its frame stays small: a task runs on a goroutine whose stack
+// grows (every frame copied) once its calls pass 2 KB.
+
+// returnPairs is what a node returned other than an Update: its state
+// update as pairs, and the destinations of a Command's goto or a Send.
+func (l *loop) returnPairs(t *task, ret any) (Update, []any, error) {
 	var update any = ret
 	var gotos []any
 	switch r := ret.(type) {
@@ -160,50 +207,37 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 	}
 	pairs, err := updatePairs(update)
 	if err != nil {
-		return nil, &InvalidUpdateError{Msg: fmt.Sprintf("node %q returned %T: expected a map of state keys, an Update, a Command or nil", t.name, update)}
+		return nil, nil, &InvalidUpdateError{Msg: fmt.Sprintf("node %q returned %T: expected a map of state keys, an Update, a Command or nil", t.name, update)}
 	}
-	// Sized for the usual case, so a task's writes are one allocation at
-	// most, none if they fit in the task's own buffer. Only the task's own
-	// attempt uses the buffer: a timed attempt runs on a copy of the scope
-	// and, once abandoned, may still get here while a retry fills it.
-	var writes []Write
-	need := len(pairs) + len(gotos) + len(n.edgeWrites) + len(n.branches)
-	if own, _ := ctx.(*taskScope); own == &t.scope && need <= len(t.writeBuf) {
-		writes = t.writeBuf[:0]
-	} else {
-		writes = make([]Write, 0, need)
-	}
-	for _, kv := range pairs {
-		if g.IsStateKey(kv.Key) {
-			writes = append(writes, Write{Channel: kv.Key, Value: Normalize(kv.Value)})
-		}
-	}
+	return pairs, gotos, nil
+}
+
+// gotoWrites appends the control writes of a Command's goto destinations.
+func (g *Graph) gotoWrites(writes []Write, from string, gotos []any) ([]Write, error) {
 	for _, dest := range gotos {
-		w, err := g.gotoWrite(t.name, dest)
+		w, err := g.gotoWrite(from, dest)
 		if err != nil {
 			return writes, err
 		}
 		writes = append(writes, w...)
 	}
-	for _, w := range n.edgeWrites {
+	return writes, nil
+}
+
+// branchWrites appends what the node's conditional edges write, each route
+// evaluated on the state plus this task's own update.
+func (l *loop) branchWrites(ctx context.Context, t *task, writes []Write) ([]Write, error) {
+	local := l.localState(writes)
+	for _, br := range t.node.branches {
 		if err := cancelled(ctx); err != nil {
 			return writes, err
 		}
-		writes = append(writes, w)
-	}
-	if len(n.branches) > 0 {
-		local := l.localState(writes)
-		for _, br := range n.branches {
-			if err := cancelled(ctx); err != nil {
-				return writes, err
-			}
-			dest, err := br.route(ctx, local)
-			if err != nil {
-				return writes, fmt.Errorf("route from %q: %w", t.name, err)
-			}
-			if writes, err = g.routeWrites(writes, br, dest); err != nil {
-				return writes, err
-			}
+		dest, err := br.route(ctx, local)
+		if err != nil {
+			return writes, fmt.Errorf("route from %q: %w", t.name, err)
+		}
+		if writes, err = l.g.routeWrites(writes, br, dest); err != nil {
+			return writes, err
 		}
 	}
 	return writes, nil
@@ -221,7 +255,7 @@ func (g *Graph) gotoWrite(from string, dest any) ([]Write, error) {
 		if g.nodes[d.Node] == nil || d.Node == Start {
 			return nil, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, from)}
 		}
-		return []Write{{Channel: TasksChannel, Value: Send{Node: d.Node, Arg: Normalize(d.Arg)}}}, nil
+		return []Write{sendWrite(dest, d)}, nil
 	case []any:
 		var out []Write
 		for _, x := range d {
@@ -255,9 +289,17 @@ func (g *Graph) routeWrites(out []Write, br *branchSpec, dest any) ([]Write, err
 		return given, fmt.Errorf("route from %q did not return a valid destination", br.from)
 	case []any:
 		out = slices.Grow(out, len(d))
+		valid := "" // the node the last Send went to: a fan-out sends to one
 		for _, it := range d {
+			if s, ok := it.(Send); ok && valid != "" && s.Node == valid {
+				out = append(out, sendWrite(it, s)) // its node checked already
+				continue
+			}
 			if out, err = g.routeWrite(out, br, it); err != nil {
 				return given, err
+			}
+			if s, ok := it.(Send); ok {
+				valid = s.Node
 			}
 		}
 	case []string:
@@ -305,11 +347,21 @@ func (g *Graph) routeWrite(out []Write, br *branchSpec, dest any) ([]Write, erro
 		if g.nodes[d.Node] == nil || d.Node == Start {
 			return out, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, br.from)}
 		}
-		out = append(out, Write{Channel: TasksChannel, Value: Send{Node: d.Node, Arg: Normalize(d.Arg)}})
+		out = append(out, sendWrite(dest, d))
 	default:
 		return out, fmt.Errorf("route from %q returned %T: expected a node name or a Send", br.from, dest)
 	}
 	return out, nil
+}
+
+// sendWrite is the task-topic write of Send s, which boxed is. When s's
+// argument needs no normalizing, the write holds boxed itself: a fan-out
+// of many Sends costs no allocation per Send here.
+func sendWrite(boxed any, s Send) Write {
+	if normalized(s.Arg) {
+		return Write{Channel: TasksChannel, Value: boxed}
+	}
+	return Write{Channel: TasksChannel, Value: Send{Node: s.Node, Arg: normalizeCopy(s.Arg)}}
 }
 
 // localState is the graph state as one task sees it after its own writes:

@@ -76,10 +76,15 @@ func Heartbeat(ctx context.Context) {
 // attemptOnce runs one attempt of t, under the node's timeout policy if it
 // has one.
 func (l *loop) attemptOnce(ctx context.Context, scope *taskScope, t *task) ([]Write, error) {
-	tp := t.node.timeout
-	if tp == nil || (tp.Run <= 0 && tp.Idle <= 0) {
+	if tp := t.node.timeout; tp == nil || (tp.Run <= 0 && tp.Idle <= 0) {
 		return l.attempt(ctx, scope, t)
 	}
+	return l.attemptTimed(ctx, scope, t)
+}
+
+// attemptTimed is attemptOnce under a timeout policy.
+func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]Write, error) {
+	tp := t.node.timeout
 	// The attempt runs on a copy of the task's scope: if it times out, the
 	// abandoned node may go on calling Interrupt or Emit, and none of that
 	// may reach the task (timeout.ts drops the attempt's late writes).
