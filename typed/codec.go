@@ -79,7 +79,7 @@ func codecBuilding(t reflect.Type) *codec {
 	c := &codec{}
 	building[t] = c
 	built := buildCodec(t)
-	c.enc, c.dec = built.enc, built.dec
+	*c = built
 	return c
 }
 

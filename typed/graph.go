@@ -64,13 +64,19 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 		g.b.AddNode(name, nil, opts...)
 		return g
 	}
-	g.b.AddNode(name, g.node(name, func(ctx context.Context, input any) (Update[S], error) {
+	// One closure between the engine and fn, with the Update in its own
+	// frame: every frame here is on each task's stack (see nodeResult).
+	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		s, err := g.state(ctx, input)
 		if err != nil {
-			return Update[S]{}, fmt.Errorf("node %q: %w", name, err)
+			return nil, fmt.Errorf("node %q: %w", name, err)
 		}
-		return fn(ctx, s)
-	}), opts...)
+		u, err := fn(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return nodeResult(name, g.schema, &u)
+	}, opts...)
 	return g
 }
 
@@ -84,37 +90,35 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 	}
 	c := codecFor(reflect.TypeFor[A]())
 	where := fmt.Sprintf("node %q: Send argument", name)
-	g.b.AddNode(name, g.node(name, func(ctx context.Context, input any) (Update[S], error) {
+	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		var arg A
-		if c.decAt != nil && c.decAt(unsafe.Pointer(&arg), input) {
-			return fn(ctx, arg)
-		}
-		// decAt may have set some fields; dec zeroes a struct it reads a map into.
-		if err := c.dec(reflect.ValueOf(&arg).Elem(), input); err != nil {
-			if de, ok := err.(*DecodeError); ok {
-				de.Where = where
+		if c.decAt == nil || !c.decAt(unsafe.Pointer(&arg), input) {
+			// decAt may have set some fields; dec zeroes a struct it reads a map into.
+			if err := c.dec(reflect.ValueOf(&arg).Elem(), input); err != nil {
+				if de, ok := err.(*DecodeError); ok {
+					de.Where = where
+				}
+				return nil, err
 			}
-			return Update[S]{}, err
 		}
-		return fn(ctx, arg)
-	}), opts...)
-	return g
-}
-
-// node adapts a typed body to an engine node: it turns the Update into the
-// ordered writes or Command the engine expects.
-func (g *StateGraph[S]) node(name string, body func(context.Context, any) (Update[S], error)) engine.NodeFunc {
-	return func(ctx context.Context, input any) (any, error) {
-		u, err := body(ctx, input)
+		u, err := fn(ctx, arg)
 		if err != nil {
 			return nil, err
 		}
-		out, err := u.result(g.schema)
-		if err != nil {
-			return nil, fmt.Errorf("node %q: %w", name, err)
-		}
-		return out, nil
+		return nodeResult(name, g.schema, &u)
+	}, opts...)
+	return g
+}
+
+// nodeResult turns a node's Update into what the engine expects: ordered
+// writes, or a Command. It takes the Update by address, so a task's stack
+// holds one copy of it.
+func nodeResult[S any](name string, s *schema, u *Update[S]) (any, error) {
+	out, err := u.result(s)
+	if err != nil {
+		return nil, fmt.Errorf("node %q: %w", name, err)
 	}
+	return out, nil
 }
 
 // state decodes a node's or a route's input into a fresh *S.

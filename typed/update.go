@@ -140,61 +140,79 @@ func Send[A any](node string, arg A) engine.Send {
 }
 
 // pairs resolves the changes to ordered state writes.
-func (u Update[S]) pairs(s *schema) (engine.Update, error) {
-	if u.n == 0 {
-		return nil, nil
-	}
-	out := make(engine.Update, u.n)
-	err := u.resolve(s, func(i int, key string, v any) { out[i] = engine.KV{Key: key, Value: v} })
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// resolve calls put with each change's index, state key and engine value.
-func (u Update[S]) resolve(s *schema, put func(i int, key string, v any)) error {
-	if u.n == 0 {
-		return nil
-	}
-	if u.base == nil {
-		return fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
-	}
-	base := uintptr(unsafe.Pointer(u.base))
-	hint := 0
-	for i, c := range u.changes() {
-		pt := reflect.TypeOf(c.ptr)
-		f, ok := s.fieldAt(base, uintptr(reflect.ValueOf(c.ptr).UnsafePointer()), pt, &hint)
-		if !ok {
-			return fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, pt, s.typ)
-		}
-		if c.encoded {
-			put(i, f.key, c.value)
-			continue
-		}
-		v, err := f.encode(valueOf(c.value, f.typ))
-		if err != nil {
-			return err
-		}
-		put(i, f.key, v)
-	}
-	return nil
+func (u *Update[S]) pairs(s *schema) (engine.Update, error) {
+	return s.pairs(unsafe.Pointer(u.base), u.changes())
 }
 
 // result is what the engine node returns: an ordered update, or a Command
 // when the Update has gotos.
-func (u Update[S]) result(s *schema) (any, error) {
+func (u *Update[S]) result(s *schema) (any, error) {
+	return s.result(unsafe.Pointer(u.base), u.changes(), u.gotos)
+}
+
+// values is the Update as a map of state keys, a run's input (a key set
+// twice keeps its last value).
+func (u *Update[S]) values(s *schema) (map[string]any, error) {
 	pairs, err := u.pairs(s)
 	if err != nil {
 		return nil, err
 	}
-	if len(u.gotos) == 0 {
+	m := make(map[string]any, len(pairs))
+	for _, kv := range pairs {
+		m[kv.Key] = kv.Value
+	}
+	return m, nil
+}
+
+// The resolution below is not generic: the node's Update stays in its
+// frame and these take its parts, so each task's stack holds one copy of
+// the Update, not one per call (a deeper stack is a stack growth per task
+// on a fan-out), and the code is compiled once, not per state shape.
+
+// pairs resolves changes, made on the struct at base, to ordered state
+// writes.
+func (s *schema) pairs(base unsafe.Pointer, changes []Change) (engine.Update, error) {
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	if base == nil {
+		return nil, fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
+	}
+	out := make(engine.Update, len(changes))
+	hint := 0
+	for i := range changes {
+		c := &changes[i]
+		pt := reflect.TypeOf(c.ptr)
+		f, ok := s.fieldAt(uintptr(base), uintptr(reflect.ValueOf(c.ptr).UnsafePointer()), pt, &hint)
+		if !ok {
+			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, pt, s.typ)
+		}
+		v := c.value
+		if !c.encoded {
+			var err error
+			if v, err = f.encode(valueOf(c.value, f.typ)); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = engine.KV{Key: f.key, Value: v}
+	}
+	return out, nil
+}
+
+// result is a node's return value for changes made on the struct at base
+// and gotos: an ordered update, or a Command when there are gotos.
+func (s *schema) result(base unsafe.Pointer, changes []Change, gotos []any) (any, error) {
+	pairs, err := s.pairs(base, changes)
+	if err != nil {
+		return nil, err
+	}
+	if len(gotos) == 0 {
 		if pairs == nil {
 			return nil, nil
 		}
 		return pairs, nil
 	}
-	gotos, err := encodeGotos(u.gotos)
+	encoded, err := encodeGotos(gotos)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +220,7 @@ func (u Update[S]) result(s *schema) (any, error) {
 	if pairs != nil {
 		upd = pairs
 	}
-	return engine.Command{Update: upd, Goto: gotos}, nil
+	return engine.Command{Update: upd, Goto: encoded}, nil
 }
 
 // encodeGotos encodes the arguments of Sends; node names pass as they are.
