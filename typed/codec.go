@@ -404,7 +404,7 @@ func jsonCodec(t reflect.Type) codec {
 
 func sliceCodec(t reflect.Type) codec {
 	elem := codecBuilding(t.Elem())
-	fast, size := fastSetFor(t.Elem()), t.Elem().Size()
+	fast, size := fastKindFor(t.Elem()), t.Elem().Size()
 	return codec{
 		enc: func(v reflect.Value) (any, error) {
 			if v.IsNil() {
@@ -424,7 +424,7 @@ func sliceCodec(t reflect.Type) codec {
 			out := reflect.MakeSlice(t, len(l), len(l))
 			data := out.UnsafePointer()
 			for i, e := range l {
-				if fast != nil && fast(unsafe.Add(data, uintptr(i)*size), e) {
+				if fast.set(unsafe.Add(data, uintptr(i)*size), e) {
 					continue
 				}
 				if err := elem.dec(out.Index(i), e); err != nil {

@@ -16,7 +16,7 @@ type structField struct {
 	omitEmpty bool
 	codec     *codec
 	offset    uintptr
-	fast      fastSet // nil: always the codec
+	fast      fastKind
 }
 
 func plainStructFields(t reflect.Type) ([]structField, bool) {
@@ -47,7 +47,7 @@ func plainStructFields(t reflect.Type) ([]structField, bool) {
 		if name == "" {
 			name = sf.Name
 		}
-		fields = append(fields, structField{index: i, key: name, omitEmpty: omit, codec: codecBuilding(sf.Type), offset: sf.Offset, fast: fastSetFor(sf.Type)})
+		fields = append(fields, structField{index: i, key: name, omitEmpty: omit, codec: codecBuilding(sf.Type), offset: sf.Offset, fast: fastKindFor(sf.Type)})
 	}
 	return fields, true
 }
@@ -98,7 +98,7 @@ func structCodec(t reflect.Type) codec {
 						continue
 					}
 				}
-				if base != nil && f.fast != nil && f.fast(unsafe.Add(base, f.offset), e) {
+				if base != nil && f.fast.set(unsafe.Add(base, f.offset), e) {
 					continue
 				}
 				if err := f.codec.dec(dst.Field(f.index), e); err != nil {
@@ -116,7 +116,7 @@ func structCodec(t reflect.Type) codec {
 // a missing or differently-cased key, a value of another type — to dec.
 func structDecAt(fields []structField) func(p unsafe.Pointer, v any) bool {
 	for _, f := range fields {
-		if f.fast == nil {
+		if f.fast == fastNone {
 			return nil
 		}
 	}
@@ -127,7 +127,7 @@ func structDecAt(fields []structField) func(p unsafe.Pointer, v any) bool {
 		}
 		for _, f := range fields {
 			e, found := m[f.key]
-			if !found || !f.fast(unsafe.Add(p, f.offset), e) {
+			if !found || !f.fast.set(unsafe.Add(p, f.offset), e) {
 				return false
 			}
 		}

@@ -33,10 +33,10 @@ type field struct {
 	typ     reflect.Type
 	ptrType reflect.Type // *typ, the type of its Set pointers
 	codec   *codec
-	fast    fastSet // nil: always the codec
-	reducer string  // "" (LastValue), "append", "add_messages" or a registered name
-	where   string  // for errors: `state field Total (key "total")`
-	shared  bool    // its values share nothing mutable (cache.go)
+	fast    fastKind
+	reducer string // "" (LastValue), "append", "add_messages" or a registered name
+	where   string // for errors: `state field Total (key "total")`
+	shared  bool   // its values share nothing mutable (cache.go)
 }
 
 // Reducer is a named fold for a state field: a field tagged
@@ -99,7 +99,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		}
 		f := field{
 			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type, ptrType: reflect.PointerTo(sf.Type),
-			codec: codecFor(sf.Type), fast: fastSetFor(sf.Type), reducer: sf.Tag.Get("reducer"),
+			codec: codecFor(sf.Type), fast: fastKindFor(sf.Type), reducer: sf.Tag.Get("reducer"),
 			where:  fmt.Sprintf("state field %s (key %q)", sf.Name, key),
 			shared: shareable(sf.Type),
 		}
@@ -220,7 +220,14 @@ func (s *schema) fieldAt(base, ptr uintptr, ptrType reflect.Type, hint *int) (*f
 	off := ptr - base
 	i := *hint
 	if i >= len(s.offsets) || s.offsets[i] != off || s.fields[i].ptrType != ptrType {
-		i, _ = slices.BinarySearch(s.offsets, off)
+		if len(s.offsets) <= 8 {
+			i = 0
+			for i < len(s.offsets) && s.offsets[i] < off {
+				i++
+			}
+		} else {
+			i, _ = slices.BinarySearch(s.offsets, off)
+		}
 	}
 	for ; i < len(s.fields) && s.offsets[i] == off; i++ {
 		if s.fields[i].ptrType == ptrType {
