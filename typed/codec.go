@@ -31,6 +31,10 @@ type codec struct {
 	// reflect, and reports false — leaving the work and its error to dec —
 	// for anything but the common case (structCodec).
 	decAt func(p unsafe.Pointer, v any) bool
+	// encAt, when not nil, encodes the value at p without reflect, and
+	// reports false — leaving the work and its error to enc — for anything
+	// but the common case (structCodec).
+	encAt func(p unsafe.Pointer) (any, bool)
 }
 
 var (
@@ -423,7 +427,12 @@ func sliceCodec(t reflect.Type) codec {
 			}
 			out := reflect.MakeSlice(t, len(l), len(l))
 			data := out.UnsafePointer()
-			for i, e := range l {
+			i := 0
+			if fast == fastInt {
+				i = decodeInts(unsafe.Slice((*int)(data), len(l)), l)
+			}
+			for ; i < len(l); i++ {
+				e := l[i]
 				if fast.set(unsafe.Add(data, uintptr(i)*size), e) {
 					continue
 				}

@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -21,5 +22,51 @@ func TestCodecFor_KeepsTheFastArgumentDecoder(t *testing.T) {
 	var got Arg
 	if !c.decAt(unsafe.Pointer(&got), map[string]any{"n": 3.0, "s": "x"}) || got != (Arg{3, "x"}) {
 		t.Fatalf("decAt: %+v", got)
+	}
+}
+
+// The direct encoder of a Send argument makes what the reflect encoder
+// makes, and leaves to it what it cannot word (a NaN).
+func TestStructCodec_DirectEncodeMatchesReflect(t *testing.T) {
+	type Arg struct {
+		I   int     `json:"i"`
+		Big int64   `json:"big"`
+		I32 int32   `json:"i32"`
+		F   float64 `json:"f"`
+		S   string  `json:"s,omitempty"`
+		B   bool    `json:"b"`
+		Z   int     `json:"z,omitempty"`
+	}
+	c := codecFor(reflect.TypeFor[Arg]())
+	if c.encAt == nil {
+		t.Fatal("no direct encoder for a struct of scalars")
+	}
+	for _, a := range []Arg{{}, {I: -3, Big: 1<<62 + 1, I32: 7, F: 0.5, S: "x", B: true, Z: 2}} {
+		want, err := c.enc(reflect.ValueOf(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := c.encAt(unsafe.Pointer(&a))
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: direct %#v, reflect %#v", a, got, want)
+		}
+	}
+	nan := Arg{F: math.NaN()}
+	if _, ok := c.encAt(unsafe.Pointer(&nan)); ok {
+		t.Error("a NaN was encoded directly; the codec must word its error")
+	}
+}
+
+// A list of whole numbers decodes in one loop up to the first element the
+// loop cannot take; the rest go element by element, and errors name the
+// index.
+func TestSliceCodec_IntsFastThenSlow(t *testing.T) {
+	got, err := Decode[[]int]([]any{1.0, 2.0, int64(3), 4.0})
+	if err != nil || !reflect.DeepEqual(got, []int{1, 2, 3, 4}) {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	_, err = Decode[[]int]([]any{1.0, 2.5})
+	if de, ok := err.(*DecodeError); !ok || de.Path != "[1]" {
+		t.Fatalf("error %v, want one at [1]", err)
 	}
 }

@@ -59,6 +59,7 @@ func structCodec(t reflect.Type) codec {
 	}
 	return codec{
 		decAt: structDecAt(fields),
+		encAt: structEncAt(fields),
 		enc: func(v reflect.Value) (any, error) {
 			out := make(map[string]any, len(fields))
 			for _, f := range fields {
@@ -132,6 +133,32 @@ func structDecAt(fields []structField) func(p unsafe.Pointer, v any) bool {
 			}
 		}
 		return true
+	}
+}
+
+// structEncAt is a plain struct's codec.encAt when every field is a fast
+// kind (a Send's argument of numbers and strings): the object enc would
+// make, without a reflect.Value per field.
+func structEncAt(fields []structField) func(p unsafe.Pointer) (any, bool) {
+	for _, f := range fields {
+		if f.fast == fastNone {
+			return nil
+		}
+	}
+	return func(p unsafe.Pointer) (any, bool) {
+		out := make(map[string]any, len(fields))
+		for _, f := range fields {
+			fp := unsafe.Add(p, f.offset)
+			if f.omitEmpty && f.fast.isZero(fp) {
+				continue
+			}
+			v, ok := f.fast.get(fp)
+			if !ok {
+				return nil, false
+			}
+			out[f.key] = v
+		}
+		return out, true
 	}
 }
 

@@ -101,3 +101,57 @@ func (k fastKind) set(p unsafe.Pointer, v any) bool {
 	}
 	return false
 }
+
+// get reads the field at p as an engine value, as the codec would encode
+// it; false for what only the codec words (a NaN or an infinity).
+func (k fastKind) get(p unsafe.Pointer) (any, bool) {
+	switch k {
+	case fastInt:
+		return encodeInt(int64(*(*int)(p))), true
+	case fastInt64:
+		return encodeInt(*(*int64)(p)), true
+	case fastInt32:
+		return float64(*(*int32)(p)), true
+	case fastFloat64:
+		f := *(*float64)(p)
+		return f, !math.IsNaN(f) && !math.IsInf(f, 0)
+	case fastString:
+		return *(*string)(p), true
+	case fastBool:
+		return *(*bool)(p), true
+	}
+	return nil, false
+}
+
+// isZero is omitempty's test for the field at p.
+func (k fastKind) isZero(p unsafe.Pointer) bool {
+	switch k {
+	case fastInt:
+		return *(*int)(p) == 0
+	case fastInt64:
+		return *(*int64)(p) == 0
+	case fastInt32:
+		return *(*int32)(p) == 0
+	case fastFloat64:
+		return *(*float64)(p) == 0
+	case fastString:
+		return *(*string)(p) == ""
+	case fastBool:
+		return !*(*bool)(p)
+	}
+	return false
+}
+
+// decodeInts is fastInt's set over a list, in one loop (lists of numbers
+// are common and long): it stores l's elements into dst up to the first
+// one it cannot take, whose index it returns (len(l) when none).
+func decodeInts(dst []int, l []any) int {
+	for i, e := range l {
+		f, ok := e.(float64)
+		if !ok || f < -intBound || f >= intBound || float64(int64(f)) != f {
+			return i
+		}
+		dst[i] = int(f)
+	}
+	return len(l)
+}

@@ -229,10 +229,11 @@ func (s *schema) result(base unsafe.Pointer, changes []Change, gotos []any) (any
 // Send less on a fan-out).
 func encodeGotos[T any](gotos []T) ([]any, error) {
 	out := make([]any, len(gotos))
+	var enc argEncoder
 	for i := range gotos {
 		switch g := any(&gotos[i]).(type) {
 		case *engine.Send:
-			arg, err := encodeSendArg(*g)
+			arg, err := enc.encode(g)
 			if err != nil {
 				return nil, err
 			}
@@ -243,7 +244,7 @@ func encodeGotos[T any](gotos []T) ([]any, error) {
 				out[i] = *g
 				continue
 			}
-			arg, err := encodeSendArg(send)
+			arg, err := enc.encode(&send)
 			if err != nil {
 				return nil, err
 			}
@@ -253,6 +254,41 @@ func encodeGotos[T any](gotos []T) ([]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// argEncoder encodes the arguments of a node's Sends. A fan-out's Sends
+// usually share one argument type, so it keeps the direct encoder of the
+// last type it met (codec.encAt): the codec is looked up once per run of
+// one type, and the argument is read through its address, without a
+// reflect.Value per field.
+type argEncoder struct {
+	typ   reflect.Type
+	encAt func(p unsafe.Pointer) (any, bool)
+}
+
+func (e *argEncoder) encode(send *engine.Send) (any, error) {
+	if send.Arg != nil {
+		if t := reflect.TypeOf(send.Arg); t != e.typ {
+			e.typ, e.encAt = t, nil
+			if t.Kind() == reflect.Struct && !engineTypes[t] {
+				e.encAt = codecFor(t).encAt
+			}
+		}
+		if e.encAt != nil {
+			if v, ok := e.encAt(structData(&send.Arg)); ok {
+				return v, nil
+			}
+		}
+	}
+	return encodeSendArg(*send)
+}
+
+// structData is the address of the struct an interface holds. encAt is
+// only built for structs of numbers, strings and bools, which an
+// interface never stores inline (only pointer-shaped values are), so the
+// interface's data word is that address; reflect reads it the same way.
+func structData(v *any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(v))[1]
 }
 
 // encodeSendArg is a Send's argument in the engine's value model.
