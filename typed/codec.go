@@ -27,14 +27,9 @@ import (
 type codec struct {
 	enc func(v reflect.Value) (any, error)
 	dec func(dst reflect.Value, v any) error
-	// decAt, when not nil, decodes v into the zero value at p without
-	// reflect, and reports false — leaving the work and its error to dec —
-	// for anything but the common case (structCodec).
-	decAt func(p unsafe.Pointer, v any) bool
-	// encAt, when not nil, encodes the value at p without reflect, and
-	// reports false — leaving the work and its error to enc — for anything
-	// but the common case (structCodec).
-	encAt func(p unsafe.Pointer) (any, bool)
+	// scalars, when not nil, is the direct path of a struct of numbers,
+	// strings and bools (structCodec).
+	scalars *scalarStruct
 }
 
 var (

@@ -16,11 +16,11 @@ func TestCodecFor_KeepsTheFastArgumentDecoder(t *testing.T) {
 		S string `json:"s"`
 	}
 	c := codecFor(reflect.TypeFor[Arg]())
-	if c.decAt == nil {
-		t.Fatal("codecFor dropped decAt")
+	if c.scalars == nil {
+		t.Fatal("codecFor dropped the direct path")
 	}
 	var got Arg
-	if !c.decAt(unsafe.Pointer(&got), map[string]any{"n": 3.0, "s": "x"}) || got != (Arg{3, "x"}) {
+	if !c.scalars.decAt(unsafe.Pointer(&got), map[string]any{"n": 3.0, "s": "x"}) || got != (Arg{3, "x"}) {
 		t.Fatalf("decAt: %+v", got)
 	}
 }
@@ -38,7 +38,7 @@ func TestStructCodec_DirectEncodeMatchesReflect(t *testing.T) {
 		Z   int     `json:"z,omitempty"`
 	}
 	c := codecFor(reflect.TypeFor[Arg]())
-	if c.encAt == nil {
+	if c.scalars == nil {
 		t.Fatal("no direct encoder for a struct of scalars")
 	}
 	for _, a := range []Arg{{}, {I: -3, Big: 1<<62 + 1, I32: 7, F: 0.5, S: "x", B: true, Z: 2}} {
@@ -46,13 +46,13 @@ func TestStructCodec_DirectEncodeMatchesReflect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := c.encAt(unsafe.Pointer(&a))
+		got, ok := c.scalars.encAt(unsafe.Pointer(&a))
 		if !ok || !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: direct %#v, reflect %#v", a, got, want)
 		}
 	}
 	nan := Arg{F: math.NaN()}
-	if _, ok := c.encAt(unsafe.Pointer(&nan)); ok {
+	if _, ok := c.scalars.encAt(unsafe.Pointer(&nan)); ok {
 		t.Error("a NaN was encoded directly; the codec must word its error")
 	}
 }

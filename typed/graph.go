@@ -91,13 +91,10 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 	c := codecFor(reflect.TypeFor[A]())
 	where := fmt.Sprintf("node %q: Send argument", name)
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
-		var arg A
-		if c.decAt == nil || !c.decAt(unsafe.Pointer(&arg), input) {
-			// decAt may have set some fields; dec zeroes a struct it reads a map into.
-			if err := c.dec(reflect.ValueOf(&arg).Elem(), input); err != nil {
-				if de, ok := err.(*DecodeError); ok {
-					de.Where = where
-				}
+		var arg A // on this task's stack: the direct path is a static call
+		if c.scalars == nil || !c.scalars.decAt(unsafe.Pointer(&arg), input) {
+			var err error
+			if arg, err = decodeArg[A](c, input, where); err != nil {
 				return nil, err
 			}
 		}
@@ -108,6 +105,19 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		return nodeResult(name, g.schema, &u)
 	}, opts...)
 	return g
+}
+
+// decodeArg decodes a Send's argument through its codec, into a value of
+// its own (reflect would move the caller's to the heap).
+func decodeArg[A any](c *codec, input any, where string) (A, error) {
+	arg := new(A)
+	if err := c.dec(reflect.ValueOf(arg).Elem(), input); err != nil {
+		if de, ok := err.(*DecodeError); ok {
+			de.Where = where
+		}
+		return *arg, err
+	}
+	return *arg, nil
 }
 
 // nodeResult turns a node's Update into what the engine expects: ordered

@@ -258,24 +258,24 @@ func encodeGotos[T any](gotos []T) ([]any, error) {
 
 // argEncoder encodes the arguments of a node's Sends. A fan-out's Sends
 // usually share one argument type, so it keeps the direct encoder of the
-// last type it met (codec.encAt): the codec is looked up once per run of
+// last type it met (codec.scalars): the codec is looked up once per run of
 // one type, and the argument is read through its address, without a
 // reflect.Value per field.
 type argEncoder struct {
-	typ   reflect.Type
-	encAt func(p unsafe.Pointer) (any, bool)
+	typ     reflect.Type
+	scalars *scalarStruct
 }
 
 func (e *argEncoder) encode(send *engine.Send) (any, error) {
 	if send.Arg != nil {
 		if t := reflect.TypeOf(send.Arg); t != e.typ {
-			e.typ, e.encAt = t, nil
+			e.typ, e.scalars = t, nil
 			if t.Kind() == reflect.Struct && !engineTypes[t] {
-				e.encAt = codecFor(t).encAt
+				e.scalars = codecFor(t).scalars
 			}
 		}
-		if e.encAt != nil {
-			if v, ok := e.encAt(structData(&send.Arg)); ok {
+		if e.scalars != nil {
+			if v, ok := e.scalars.encAt(structData(&send.Arg)); ok {
 				return v, nil
 			}
 		}
@@ -283,8 +283,8 @@ func (e *argEncoder) encode(send *engine.Send) (any, error) {
 	return encodeSendArg(*send)
 }
 
-// structData is the address of the struct an interface holds. encAt is
-// only built for structs of numbers, strings and bools, which an
+// structData is the address of the struct an interface holds. A
+// scalarStruct is only built for structs of numbers, strings and bools, which an
 // interface never stores inline (only pointer-shaped values are), so the
 // interface's data word is that address; reflect reads it the same way.
 func structData(v *any) unsafe.Pointer {
