@@ -78,11 +78,19 @@ func encodeInts(l []int) ([]any, bool) {
 type Update[S any] struct {
 	base *S
 	// few holds up to two changes, the usual node's, so that a Write
-	// allocates nothing; more holds them when there are more.
-	few   [2]Change
-	more  []Change
-	n     int
-	gotos []any // string node names and engine.Sends, in call order
+	// allocates nothing. The rarer parts are behind rest: an Update is
+	// returned by value through every frame of a task, and a smaller one
+	// keeps a fan-out task's stack inside one growth.
+	few  [2]Change
+	n    int
+	rest *updateRest // nil: at most two changes, no gotos
+}
+
+// updateRest is the part of an Update most nodes do not use. It is never
+// changed once an Update holds it (Updates are values that share it).
+type updateRest struct {
+	more  []Change // all the changes, when there are more than two
+	gotos []any    // string node names and engine.Sends, in call order
 }
 
 // Write builds an Update of the fields of s that changes set, in order:
@@ -96,17 +104,36 @@ func Write[S any](s *S, changes ...Change) Update[S] {
 	if len(changes) <= len(u.few) {
 		copy(u.few[:], changes)
 	} else {
-		u.more = slices.Clone(changes)
+		u.rest = &updateRest{more: slices.Clone(changes)}
 	}
 	return u
 }
 
 // changes lists the Update's changes in order.
 func (u *Update[S]) changes() []Change {
-	if u.more != nil {
-		return u.more
+	if u.rest != nil && u.rest.more != nil {
+		return u.rest.more
 	}
 	return u.few[:u.n]
+}
+
+// gotos lists the Update's node names and Sends in order.
+func (u *Update[S]) gotos() []any {
+	if u.rest == nil {
+		return nil
+	}
+	return u.rest.gotos
+}
+
+// withGotos is u with gotos added, on a rest of its own.
+func (u Update[S]) withGotos(gotos []any) Update[S] {
+	r := &updateRest{}
+	if u.rest != nil {
+		*r = *u.rest
+	}
+	r.gotos = append(r.gotos[:len(r.gotos):len(r.gotos)], gotos...)
+	u.rest = r
+	return u
 }
 
 // Goto adds nodes to run next, as a LangGraph Command's goto: no edge is
@@ -114,14 +141,12 @@ func (u *Update[S]) changes() []Change {
 // uses and which makes a node that no edge leads to reachable. engine.End
 // ends this branch.
 func (u Update[S]) Goto(nodes ...string) Update[S] {
-	u.gotos = append(u.gotos[:len(u.gotos):len(u.gotos)], anys(nodes)...)
-	return u
+	return u.withGotos(anys(nodes))
 }
 
 // Send adds Send tasks to run next (a Command's goto with Sends).
 func (u Update[S]) Send(sends ...engine.Send) Update[S] {
-	u.gotos = append(u.gotos[:len(u.gotos):len(u.gotos)], anys(sends)...)
-	return u
+	return u.withGotos(anys(sends))
 }
 
 func anys[T any](l []T) []any {
@@ -147,7 +172,7 @@ func (u *Update[S]) pairs(s *schema) (engine.Update, error) {
 // result is what the engine node returns: an ordered update, or a Command
 // when the Update has gotos.
 func (u *Update[S]) result(s *schema) (any, error) {
-	return s.result(unsafe.Pointer(u.base), u.changes(), u.gotos)
+	return s.result(unsafe.Pointer(u.base), u.changes(), u.gotos())
 }
 
 // values is the Update as a map of state keys, a run's input (a key set
