@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -18,15 +19,22 @@ import (
 type channelState struct {
 	g        *Graph
 	channels map[string]channel
+	// chans are the same channels by id (Graph.chanIDs), for the hot path.
+	chans []channel
 	// versions, seen (versions_seen) and values (every channel's stored
 	// snapshot) snapshot in O(1), so a checkpoint costs what the superstep
 	// changed. Inner versions_seen maps are never modified in place.
 	versions *cowMap[Version]
 	seen     *cowMap[map[string]Version]
 	values   *cowMap[any]
-	// valuesOff stops keeping values up to date, for a run whose
-	// checkpoints nobody reads (no saver, no listener); checkpoint rebuilds
-	// it if asked after all.
+	// ver holds the graph's channels' versions by channel id (0: none),
+	// always; versions holds them by name (with any a restored checkpoint
+	// has for channels the graph lacks) while checkpoints are made.
+	ver []Version
+	// valuesOff stops keeping values and versions (by name) up to date, for
+	// a run whose checkpoints nobody reads (no saver, no listener; such a
+	// run restored no checkpoint); checkpoint brings both up to date if
+	// asked after all.
 	valuesOff bool
 	// state mirrors the available state keys; only the loop sees it.
 	state map[string]any
@@ -43,9 +51,16 @@ type channelState struct {
 	// updated in place. A snapshot moves seenGen on instead of clearing.
 	seenOwned map[string]uint64
 	seenGen   uint64
-	// live holds the ephemeral and topic channels that have a value: the
-	// only ones an untouched superstep must clear.
-	live map[string]struct{}
+	// seenV holds what each node saw of each of its triggers (its
+	// versions_seen), node.seenAt-1 onwards by trigger index (0: nothing),
+	// and seenRan which nodes have a versions_seen entry at all: planning
+	// reads them, not seen. seen keeps the nodes' entries too while
+	// checkpoints are made (valuesOff unset), and other names' always.
+	seenV   []Version
+	seenRan []bool
+	// live lists the ephemeral and topic channels that have a value: the
+	// only ones an untouched superstep must clear. Few at a time.
+	live []chanID
 	// maxV is the greatest version of any channel, kept as versions change
 	// so a superstep's version costs nothing.
 	maxV Version
@@ -70,66 +85,77 @@ type channelState struct {
 	// scratch is applyWrites' working memory, kept between supersteps.
 	scratch applyScratch
 	// candidates and pulls are planning's working memory.
-	candidates []string
-	pulls      []firedNode
+	candidates []*node
+	// hintIDs holds the ids of the channels the last hint names (hint).
+	hintIDs []chanID
+	pulls   []firedNode
 }
 
 // applyScratch holds applyWrites' temporary lists; reusing them keeps a
 // superstep from allocating them anew.
 type applyScratch struct {
-	consume, live, touched []string
+	consume, live, touched []chanID
 	// groups holds a superstep's writes grouped by channel, in the order of
-	// each channel's first write; index finds a channel's group. Both are
-	// emptied, not freed, between supersteps, and a group's slice is reused.
+	// each channel's first write; slot holds, by channel id, 1 + the index
+	// of the channel's group (0: none yet). Both are emptied, not freed,
+	// between supersteps, and a group's slice is reused.
 	groups []channelWrites
-	index  map[string]int
+	slot   []int32
 	// updated is the returned list's memory while valuesOff.
 	updated []string
+	// updatedIDs are the returned channels' ids, in no particular order.
+	updatedIDs []chanID
 }
 
 type channelWrites struct {
-	channel string
-	ch      channel
-	vals    []any
+	id   chanID
+	ch   channel
+	vals []any
 }
 
 func (sc *applyScratch) reset() {
 	sc.consume, sc.live, sc.touched = sc.consume[:0], sc.live[:0], sc.touched[:0]
+	sc.updatedIDs = sc.updatedIDs[:0]
 	for i := range sc.groups {
-		clear(sc.groups[i].vals) // the channels keep what they need
+		vals := sc.groups[i].vals
+		for j := range vals {
+			vals[j] = nil // the channels keep what they need
+		}
 		sc.groups[i].vals = sc.groups[i].vals[:0]
-		// One by one: clearing the map would cost its largest size.
-		delete(sc.index, sc.groups[i].channel)
+		// One by one: clearing all slots would cost the graph's size.
+		sc.slot[sc.groups[i].id] = 0
 	}
 	sc.groups = sc.groups[:0]
-	if sc.index == nil {
-		sc.index = map[string]int{}
-	}
 }
 
-// add groups value under channel.
-func (sc *applyScratch) add(channel string, ch channel, value any) {
-	i, ok := sc.index[channel]
-	if !ok {
+// add groups value under channel id.
+func (sc *applyScratch) add(id chanID, ch channel, value any) {
+	i := int(sc.slot[id]) - 1
+	if i < 0 {
 		i = len(sc.groups)
-		sc.index[channel] = i
+		sc.slot[id] = int32(i + 1)
 		if i < cap(sc.groups) {
 			sc.groups = sc.groups[:i+1]
-			sc.groups[i].channel, sc.groups[i].ch = channel, ch
+			sc.groups[i].id, sc.groups[i].ch = id, ch
 		} else {
-			sc.groups = append(sc.groups, channelWrites{channel: channel, ch: ch})
+			sc.groups = append(sc.groups, channelWrites{id: id, ch: ch})
 		}
 	}
 	sc.groups[i].vals = append(sc.groups[i].vals, value)
 }
 
-// setVersion gives channel c version v, unless the state is versionless.
-func (cs *channelState) setVersion(c string, v Version) {
+// setVersion gives channel id version v, unless the state is versionless.
+func (cs *channelState) setVersion(id chanID, v Version) {
 	if cs.versionless {
 		return
 	}
-	cs.versions.set(c, v)
+	cs.ver[id] = v
 	cs.maxV = max(cs.maxV, v)
+	if cs.valuesOff {
+		return // nobody reads versions by name, nor which changed
+	}
+	c := cs.g.channelOrder[id]
+	cs.versions.set(c, v)
 	cs.dirty = append(cs.dirty, c)
 	if _, ok := cs.appends[c]; ok {
 		cs.ownAppends()
@@ -146,10 +172,15 @@ type appender interface {
 }
 
 // noteAppend records that channel c, now at a new version, holds its value
-// at version from followed by what its last update appended, if so.
+// at version from followed by what its last update appended, if so. Not
+// while no checkpoint is made: appends stays empty, which a checkpoint
+// asked for after all reads as "nothing known".
 func (cs *channelState) noteAppend(c string, ch channel, from Version) {
+	if cs.valuesOff || cs.versionless || from == 0 {
+		return
+	}
 	a, ok := ch.(appender)
-	if !ok || cs.versionless || from == 0 {
+	if !ok {
 		return
 	}
 	if n, ok := a.lastAppend(); ok {
@@ -189,15 +220,19 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	cs := &channelState{
 		g:         g,
 		channels:  make(map[string]channel, len(g.channelOrder)),
+		chans:     make([]channel, len(g.channelOrder)),
+		ver:       make([]Version, len(g.channelOrder)),
 		values:    newCowMap[any](),
 		state:     map[string]any{},
-		live:      map[string]struct{}{},
 		seenOwned: map[string]uint64{},
 		seenGen:   1,
+		seenV:     make([]Version, g.seenSlots),
+		seenRan:   make([]bool, len(g.nodeOrder)),
 	}
 	lazy := cp.lazyState()
 	slab := g.newChannelSlab()
-	for _, name := range g.channelOrder {
+	cs.scratch.slot = make([]int32, len(g.channelOrder))
+	for id, name := range g.channelOrder {
 		ch := g.newChannel(name, slab)
 		if cp != nil {
 			var v any
@@ -212,7 +247,8 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 			}
 		}
 		cs.channels[name] = ch
-		cs.refresh(name)
+		cs.chans[id] = ch
+		cs.refresh(chanID(id))
 	}
 	switch {
 	case lazy != nil:
@@ -224,13 +260,109 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	default:
 		cs.versions, cs.seen = newCowMap[Version](), newCowMap[map[string]Version]()
 	}
-	cs.versions.each(func(_ string, v Version) { cs.maxV = max(cs.maxV, v) })
+	cs.versions.each(func(name string, v Version) {
+		cs.maxV = max(cs.maxV, v)
+		if id, ok := g.chanIDs[name]; ok {
+			cs.ver[id] = v
+		}
+	})
+	cs.seen.each(cs.mirrorSeen)
 	return cs
 }
 
+// seenSlots are node n's versions_seen of its triggers, by trigger index.
+func (cs *channelState) seenSlots(n *node) []Version {
+	return cs.seenV[n.seenAt-1 : n.seenAt-1+len(n.triggers)]
+}
+
+// mirrorSeen copies name's versions_seen into its slots, if it is a node.
+func (cs *channelState) mirrorSeen(name string, seen map[string]Version) {
+	n := cs.g.nodes[name]
+	if n == nil || n.seenAt == 0 {
+		return
+	}
+	cs.seenRan[n.ord] = true
+	slots := cs.seenSlots(n)
+	for i, trig := range n.triggers {
+		slots[i] = seen[trig]
+	}
+}
+
+// setSeen makes seen name's versions_seen (a map nobody changes after).
+func (cs *channelState) setSeen(name string, seen map[string]Version) {
+	cs.seen.set(name, seen)
+	cs.mirrorSeen(name, seen)
+}
+
+// slotsSeen is node n's versions_seen as a map, from its slots.
+func (cs *channelState) slotsSeen(n *node) map[string]Version {
+	out := map[string]Version{}
+	for i, v := range cs.seenSlots(n) {
+		if v != 0 {
+			out[n.triggers[i]] = v
+		}
+	}
+	return out
+}
+
+// seenMap returns versions_seen whole, in new outer maps.
+func (cs *channelState) seenMap() map[string]map[string]Version {
+	out := cs.seen.toMap()
+	if cs.valuesOff {
+		for i, name := range cs.g.nodeOrder {
+			if cs.seenRan[i] {
+				out[name] = cs.slotsSeen(cs.g.nodes[name])
+			}
+		}
+	}
+	return out
+}
+
+// versionOf is channel name's version, if it has one.
+func (cs *channelState) versionOf(name string) (Version, bool) {
+	if !cs.valuesOff {
+		return cs.versions.get(name)
+	}
+	if id, ok := cs.g.chanIDs[name]; ok && cs.ver[id] != 0 {
+		return cs.ver[id], true
+	}
+	return 0, false
+}
+
+// eachVersion calls fn with every channel's version.
+func (cs *channelState) eachVersion(fn func(name string, v Version)) {
+	if !cs.valuesOff {
+		cs.versions.each(fn)
+		return
+	}
+	for id, v := range cs.ver {
+		if v != 0 {
+			fn(cs.g.channelOrder[id], v)
+		}
+	}
+}
+
+// versionMap returns every channel's version in a new map.
+func (cs *channelState) versionMap() map[string]Version {
+	if !cs.valuesOff {
+		return cs.versions.toMap()
+	}
+	out := map[string]Version{}
+	cs.eachVersion(func(name string, v Version) { out[name] = v })
+	return out
+}
+
+// hasVersions reports whether any channel has a version.
+func (cs *channelState) hasVersions() bool {
+	if !cs.valuesOff {
+		return cs.versions.len() > 0
+	}
+	return cs.maxV > 0
+}
+
 // refresh re-reads one channel's snapshot and liveness after it changed.
-func (cs *channelState) refresh(name string) {
-	ch := cs.channels[name]
+func (cs *channelState) refresh(id chanID) {
+	ch, name, meta := cs.chans[id], cs.g.channelOrder[id], cs.g.chanMeta[id]
 	if !cs.valuesOff {
 		if v, ok := ch.snapshot(); ok {
 			cs.values.set(name, v)
@@ -238,7 +370,7 @@ func (cs *channelState) refresh(name string) {
 			cs.values.del(name)
 		}
 	}
-	if key, isKey := cs.g.keyIndex[name]; isKey {
+	if key := meta.key; key >= 0 {
 		if v, ok := ch.get(); ok {
 			cs.state[name] = v
 		} else {
@@ -248,12 +380,14 @@ func (cs *channelState) refresh(name string) {
 		cs.log.changed(key, len(cs.g.keyIndex))
 		return
 	}
-	switch ch.(type) {
-	case *ephemeral, *topic:
-		if _, avail := ch.get(); avail {
-			cs.live[name] = struct{}{}
-		} else {
-			delete(cs.live, name)
+	if meta.clears {
+		_, avail := ch.get()
+		i := slices.Index(cs.live, id)
+		switch {
+		case avail && i < 0:
+			cs.live = append(cs.live, id)
+		case !avail && i >= 0:
+			cs.live = slices.Delete(cs.live, i, i+1)
 		}
 	}
 }
@@ -312,9 +446,11 @@ type task struct {
 	idOnce sync.Once
 	// kind sits in idOnce's padding: a task of 560 bytes or less (and its
 	// pointer, and the allocator's header) fits the 576-byte size class.
-	kind     taskKind
-	name     string
-	pushIdx  int
+	kind taskKind
+	name string
+	// index is a PUSH task's Send index in the task topic, a PULL task's
+	// fired trigger's index in node.triggers.
+	index    int
 	triggers []string
 	input    any
 	node     *node
@@ -363,7 +499,7 @@ func (t *task) makeID() {
 // idFrom is the task's id from its superstep's id prefix.
 func (t *task) idFrom(prefix fnv128a) string {
 	if t.kind == pushTask {
-		return prefix.pushID(t.name, t.pushIdx)
+		return prefix.pushID(t.name, t.index)
 	}
 	return prefix.pullID(t.name, t.triggers[0])
 }
@@ -394,7 +530,7 @@ func pathLess(a, b *task) bool {
 	if a.kind == pullTask {
 		return a.name < b.name
 	}
-	return a.pushIdx < b.pushIdx
+	return a.index < b.index
 }
 
 func sortTasks(tasks []*task) []*task {
@@ -420,34 +556,15 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		if len(t.triggers) > 0 {
 			bump = true
 		}
-		seen, ok := cs.seen.get(t.name)
-		if !ok {
-			seen = map[string]Version{}
-			cs.seen.set(t.name, seen)
-			cs.seenOwned[t.name] = cs.seenGen
-		}
-		for _, trig := range t.triggers {
-			if v, ok := cs.versions.get(trig); ok && seen[trig] != v {
-				if cs.seenOwned[t.name] != cs.seenGen {
-					// Copy on write: a checkpoint shares this map.
-					seen = maps.Clone(seen)
-					cs.seen.set(t.name, seen)
-					cs.seenOwned[t.name] = cs.seenGen
-				}
-				seen[trig] = v
-			}
-			if trig != Push && trig != InterruptChannel && !slices.Contains(sc.consume, trig) {
-				sc.consume = append(sc.consume, trig)
-			}
-		}
+		cs.see(t)
 	}
 	maxV := cs.maxV
 	consumed := false
-	for _, c := range sc.consume {
-		if ch, ok := cs.channels[c]; ok && ch.consume() {
-			cs.setVersion(c, maxV+1)
+	for _, id := range sc.consume {
+		if cs.chans[id].consume() {
+			cs.setVersion(id, maxV+1)
 			consumed = true
-			sc.touched = append(sc.touched, c)
+			sc.touched = append(sc.touched, id)
 		}
 	}
 	if consumed {
@@ -460,11 +577,11 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			if reservedWrite(w.Channel) {
 				continue
 			}
-			ch, known := cs.channels[w.Channel]
+			id, known := cs.g.chanIDs[w.Channel]
 			if !known {
 				continue // LangGraph ignores writes to unknown channels
 			}
-			sc.add(w.Channel, ch, w.Value)
+			sc.add(id, cs.chans[id], w.Value)
 		}
 	}
 	var out []string
@@ -476,32 +593,34 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		out = make([]string, 0, len(sc.groups))
 	}
 	for _, cw := range sc.groups {
-		c, ch := cw.channel, cw.ch
-		from, _ := cs.versions.get(c)
+		c, ch := cs.g.channelOrder[cw.id], cw.ch
+		from := cs.ver[cw.id]
 		changed, err := ch.update(cw.vals)
 		if err != nil {
 			return nil, err
 		}
 		if changed {
-			cs.setVersion(c, next)
+			cs.setVersion(cw.id, next)
 			cs.noteAppend(c, ch, from)
-			sc.touched = append(sc.touched, c)
+			sc.touched = append(sc.touched, cw.id)
 			if _, avail := ch.get(); avail {
 				out = append(out, c)
+				sc.updatedIDs = append(sc.updatedIDs, cw.id)
 			}
 		}
 	}
 	if bump {
-		for c := range cs.live {
-			if !slices.Contains(out, c) {
-				sc.live = append(sc.live, c)
+		// Untouched ephemeral and topic channels clear, in channel order.
+		for _, id := range cs.live {
+			if sc.slot[id] == 0 || !slices.Contains(out, cs.g.channelOrder[id]) {
+				sc.live = append(sc.live, id)
 			}
 		}
 		slices.Sort(sc.live)
-		for _, c := range sc.live {
-			if changed, _ := cs.channels[c].update(nil); changed {
-				cs.setVersion(c, next)
-				sc.touched = append(sc.touched, c)
+		for _, id := range sc.live {
+			if changed, _ := cs.chans[id].update(nil); changed {
+				cs.setVersion(id, next)
+				sc.touched = append(sc.touched, id)
 			}
 		}
 	}
@@ -510,18 +629,20 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		// and may make their nodes runnable (Python pregel/_algo.py:335-342,
 		// LangGraph.js pregel/algo.ts:423-436).
 		for _, c := range cs.g.finishable {
-			ch := cs.channels[c]
+			id := cs.g.chanIDs[c]
+			ch := cs.chans[id]
 			if ch.finish() {
-				cs.setVersion(c, next)
-				sc.touched = append(sc.touched, c)
+				cs.setVersion(id, next)
+				sc.touched = append(sc.touched, id)
 				if _, avail := ch.get(); avail {
 					out = append(out, c)
+					sc.updatedIDs = append(sc.updatedIDs, id)
 				}
 			}
 		}
 	}
-	for _, c := range sc.touched {
-		cs.refresh(c)
+	for _, id := range sc.touched {
+		cs.refresh(id)
 	}
 	slices.Sort(out)
 	if cs.valuesOff {
@@ -530,10 +651,84 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	return out, nil
 }
 
+// see records in versions_seen what task t saw of its triggers (their
+// versions now) and lists those channels to consume. A node's tasks are
+// triggered by its own triggers, Push or the interrupt, so a node's
+// versions_seen fits its slots; by name it is kept as well only while
+// checkpoints are made, and for other task names (the input) always.
+func (cs *channelState) see(t *task) {
+	var slots []Version
+	if n := t.node; n != nil && n.seenAt > 0 && n.name == t.name {
+		slots = cs.seenSlots(n)
+		cs.seenRan[n.ord] = true
+	}
+	byName := !cs.valuesOff || slots == nil
+	var seen map[string]Version
+	if byName {
+		var ok bool
+		if seen, ok = cs.seen.get(t.name); !ok {
+			seen = map[string]Version{}
+			cs.seen.set(t.name, seen)
+			cs.seenOwned[t.name] = cs.seenGen
+		}
+	}
+	for _, trig := range t.triggers {
+		if trig == Push || trig == InterruptChannel {
+			continue // not channels: nothing seen, nothing to consume
+		}
+		id, slot := cs.trigger(t, trig)
+		if id < 0 {
+			continue
+		}
+		v := cs.ver[id]
+		if v != 0 && slot >= 0 && slots != nil {
+			slots[slot] = v
+		}
+		if byName && v != 0 && seen[trig] != v {
+			if cs.seenOwned[t.name] != cs.seenGen {
+				// Copy on write: a checkpoint shares this map.
+				seen = maps.Clone(seen)
+				cs.seen.set(t.name, seen)
+				cs.seenOwned[t.name] = cs.seenGen
+			}
+			seen[trig] = v
+		}
+		if sc := &cs.scratch; !slices.Contains(sc.consume, id) {
+			sc.consume = append(sc.consume, id)
+		}
+	}
+}
+
+// trigger finds trigger trig of task t: its channel (-1: none) and its
+// index in the node's triggers (-1: none). A planned PULL task's is known
+// by index, any other's by name.
+func (cs *channelState) trigger(t *task, trig string) (chanID, int) {
+	if t.kind == pullTask && t.node != nil && t.node.seenAt > 0 && len(t.triggers) == 1 {
+		return t.node.trigIDs[t.index], t.index
+	}
+	id, ok := cs.g.chanIDs[trig]
+	if !ok {
+		return -1, -1
+	}
+	if t.node != nil {
+		return id, slices.Index(t.node.triggers, trig)
+	}
+	return id, -1
+}
+
 // planHint is the optional "updated channels" index hint of planning.
 type planHint struct {
 	known    bool
 	channels []string
+	// ids are the channels' ids when known (else they are looked up).
+	ids []chanID
+}
+
+// hint is the planning hint for updated, what applyWrites just returned:
+// with its channels' ids, kept until the next hint is made.
+func (cs *channelState) hint(updated []string) planHint {
+	cs.hintIDs = append(cs.hintIDs[:0], cs.scratch.updatedIDs...)
+	return planHint{known: true, channels: updated, ids: cs.hintIDs}
 }
 
 // prepareNextTasks plans a superstep from the current channels: one PUSH task
@@ -543,7 +738,7 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	// First find the tasks, then allocate them all at once.
 	var sends []Send
 	var sendIdx []int
-	if tc, ok := cs.channels[TasksChannel].(*topic); ok {
+	if tc, ok := cs.chans[cs.g.tasksID].(*topic); ok {
 		for i, packet := range tc.vals {
 			s, ok := asSend(packet)
 			if !ok {
@@ -557,14 +752,13 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 		}
 	}
 	pulls := cs.pulls[:0]
-	for _, name := range candidateNodes(cs, hint) {
-		n := cs.g.nodes[name]
+	for _, n := range candidateNodes(cs, hint) {
 		ti := firedTrigger(cs, n)
 		if ti < 0 {
 			continue
 		}
 		if n.start {
-			if _, ok := cs.channels[Start].get(); !ok {
+			if _, ok := cs.chans[cs.g.startID].get(); !ok {
 				continue
 			}
 		}
@@ -573,19 +767,24 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 	cs.pulls = pulls
 	tasks := newTasks(len(sends) + len(pulls))
 	for i, s := range sends {
-		*tasks[i] = task{name: s.Node, kind: pushTask, pushIdx: sendIdx[i], triggers: pushTriggers, input: s.Arg, node: cs.g.nodes[s.Node], parentNS: ns, cpID: cpID, step: step}
+		// Field by field: the task is zeroed already, and a whole-struct
+		// assignment would write all of it again.
+		t := tasks[i]
+		t.name, t.kind, t.index, t.triggers, t.input = s.Node, pushTask, sendIdx[i], pushTriggers, s.Arg
+		t.node, t.parentNS, t.cpID, t.step = cs.g.nodes[s.Node], ns, cpID, step
 	}
 	for i, p := range pulls {
 		n := p.node
 		var input any
 		if n.start || n.entry {
-			input, _ = cs.channels[Start].get()
+			input, _ = cs.chans[cs.g.startID].get()
 		} else {
 			input = cs.stateView()
 		}
 		t := tasks[len(sends)+i]
 		// The node's own trigger list, cut to the fired one: no copy.
-		*t = task{name: n.name, kind: pullTask, triggers: n.triggers[p.trigger : p.trigger+1 : p.trigger+1], input: input, node: n, parentNS: ns, cpID: cpID, step: step}
+		t.name, t.kind, t.index, t.triggers, t.input = n.name, pullTask, p.trigger, n.triggers[p.trigger:p.trigger+1:p.trigger+1], input
+		t.node, t.parentNS, t.cpID, t.step = n, ns, cpID, step
 	}
 	return tasks
 }
@@ -596,7 +795,7 @@ type firedNode struct {
 	trigger int
 }
 
-// newTasks allocates n zeroed tasks: one allocation for the usual single
+// newTasks allocates n zeroed tasks (prepareNextTasks relies on it): one allocation for the usual single
 // task of a superstep, two for any other number.
 func newTasks(n int) []*task {
 	switch n {
@@ -625,38 +824,51 @@ func taskNamespace(parentNS, name, id string) string {
 	return parentNS + "|" + name + ":" + id
 }
 
-// candidateNodes narrows planning to the nodes the hint's channels trigger;
-// without a hint it scans every node (none if no channel has a version).
-func candidateNodes(cs *channelState, hint planHint) []string {
-	if hint.known {
-		if len(hint.channels) == 1 {
-			return cs.g.triggerToNodes[hint.channels[0]] // sorted already
+// candidateNodes narrows planning to the nodes the hint's channels trigger,
+// by name; without a hint it scans every node in nodeOrder (none if no
+// channel has a version).
+func candidateNodes(cs *channelState, hint planHint) []*node {
+	if !hint.known {
+		if !cs.hasVersions() {
+			return nil
 		}
-		out := cs.candidates[:0]
+		return cs.g.nodeList
+	}
+	ids := hint.ids
+	if ids == nil {
+		ids = cs.hintIDs[:0]
 		for _, c := range hint.channels {
-			out = append(out, cs.g.triggerToNodes[c]...)
+			if id, ok := cs.g.chanIDs[c]; ok {
+				ids = append(ids, id)
+			}
 		}
-		slices.Sort(out)
+		cs.hintIDs = ids
+	}
+	out := cs.candidates[:0]
+	for _, id := range ids {
+		out = append(out, cs.g.trigNodes[id]...) // each sorted already
+	}
+	if len(ids) > 1 {
+		slices.SortFunc(out, func(a, b *node) int { return strings.Compare(a.name, b.name) })
 		out = slices.Compact(out)
-		cs.candidates = out
-		return out
 	}
-	if cs.versions.len() == 0 {
-		return nil
-	}
-	return cs.g.nodeOrder
+	cs.candidates = out
+	return out
 }
 
 // firedTrigger returns the index of the first trigger of n that is
 // available and newer than what n last saw (-1 if none): a node never run
 // fires on any available trigger.
 func firedTrigger(cs *channelState, n *node) int {
-	seen, _ := cs.seen.get(n.name)
-	for i, c := range n.triggers {
-		if !cs.available(c) {
+	seen := cs.seenSlots(n)
+	for i, id := range n.trigIDs {
+		if id < 0 {
 			continue
 		}
-		if v, _ := cs.versions.get(c); v > seen[c] {
+		if _, avail := cs.chans[id].get(); !avail {
+			continue
+		}
+		if cs.ver[id] > seen[i] {
 			return i
 		}
 	}
@@ -672,7 +884,7 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 	}
 	seen, _ := cs.seen.get(InterruptChannel)
 	anyUpdate := false
-	cs.versions.each(func(c string, v Version) {
+	cs.eachVersion(func(c string, v Version) {
 		if v > seen[c] {
 			anyUpdate = true
 		}
@@ -701,6 +913,16 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		for name, ch := range cs.channels {
 			if v, ok := ch.snapshot(); ok {
 				cs.values.set(name, v)
+			}
+		}
+		for id, v := range cs.ver {
+			if v != 0 {
+				cs.versions.set(cs.g.channelOrder[id], v)
+			}
+		}
+		for i, name := range cs.g.nodeOrder {
+			if cs.seenRan[i] {
+				cs.seen.set(name, cs.slotsSeen(cs.g.nodes[name]))
 			}
 		}
 	}

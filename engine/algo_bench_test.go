@@ -35,8 +35,8 @@ func BenchmarkPlan(b *testing.B) {
 			cs := newChannelState(g, nil)
 			mid := fmt.Sprint("branch:to:n", n/2)
 			cs.channels[mid].update([]any{nil})
-			cs.refresh(mid)
-			cs.setVersion(mid, 7)
+			cs.refresh(cs.g.chanIDs[mid])
+			cs.setVersion(cs.g.chanIDs[mid], 7)
 			hint := planHint{known: true, channels: []string{mid}}
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -51,13 +51,13 @@ func TestPrepareNextTasks_TriggerRule(t *testing.T) {
 			cs := newChannelState(g, nil)
 			for _, c := range tt.avail {
 				cs.channels[c].update([]any{nil})
-				cs.refresh(c)
+				cs.refresh(cs.g.chanIDs[c])
 			}
 			for c, v := range tt.versions {
-				cs.setVersion(c, v)
+				cs.setVersion(cs.g.chanIDs[c], v)
 			}
 			for n, m := range tt.seen {
-				cs.seen.set(n, m)
+				cs.setSeen(n, m)
 			}
 			got := names(prepareNextTasks(cs, "cp", "", 1, planHint{}))
 			if !reflect.DeepEqual(got, tt.want) {
@@ -72,14 +72,14 @@ func TestPrepareNextTasks_PushBeforePullAndHint(t *testing.T) {
 	cs := newChannelState(g, nil)
 	cs.channels[TasksChannel].update([]any{Send{Node: "b", Arg: 1.0}, Send{Node: "ghost"}, Send{Node: "c", Arg: 2.0}})
 	cs.channels["branch:to:a"].update([]any{nil})
-	cs.refresh("branch:to:a")
-	cs.setVersion("branch:to:a", 1)
-	cs.setVersion(TasksChannel, 1)
+	cs.refresh(cs.g.chanIDs["branch:to:a"])
+	cs.setVersion(cs.g.chanIDs["branch:to:a"], 1)
+	cs.setVersion(cs.g.chanIDs[TasksChannel], 1)
 	tasks := prepareNextTasks(cs, "cp", "", 1, planHint{})
 	if got := names(tasks); !reflect.DeepEqual(got, []string{"b", "c", "a"}) {
 		t.Fatalf("planned %v, want Sends first (unknown node skipped), then a", got)
 	}
-	if tasks[0].input != 1.0 || tasks[0].triggers[0] != Push || tasks[1].pushIdx != 2 {
+	if tasks[0].input != 1.0 || tasks[0].triggers[0] != Push || tasks[1].index != 2 {
 		t.Fatalf("push task fields wrong: %+v", tasks[1])
 	}
 	// A known hint restricts PULL candidates to the nodes it triggers.
@@ -99,9 +99,9 @@ func TestApplyWrites_VersionsAndClearing(t *testing.T) {
 	cs := newChannelState(g, nil)
 	// Superstep that ran a: a wrote x and its edges.
 	cs.channels["branch:to:a"].update([]any{nil})
-	cs.refresh("branch:to:a")
-	cs.setVersion("branch:to:a", 2)
-	cs.setVersion("__start__", 2)
+	cs.refresh(cs.g.chanIDs["branch:to:a"])
+	cs.setVersion(cs.g.chanIDs["branch:to:a"], 2)
+	cs.setVersion(cs.g.chanIDs["__start__"], 2)
 	a := &task{name: "a", triggers: []string{"branch:to:a"}, writes: []Write{{"x", 1.0}, {"branch:to:b", nil}, {"branch:to:c", nil}, {"ghost", 1.0}, {InterruptChannel, "ignored"}}}
 	updated, err := applyWrites(cs, []*task{a})
 	if err != nil {
@@ -174,7 +174,7 @@ func TestApplyWrites_InputTaskDoesNotBump(t *testing.T) {
 func TestShouldInterrupt(t *testing.T) {
 	g := testGraph(t)
 	cs := newChannelState(g, nil)
-	cs.setVersion("x", 3)
+	cs.setVersion(cs.g.chanIDs["x"], 3)
 	ts := []*task{{name: "b"}, {name: Start}}
 	if !shouldInterrupt(cs, []string{"b"}, ts) {
 		t.Fatal("a changed channel and a listed node must interrupt")

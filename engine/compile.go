@@ -40,6 +40,20 @@ type Graph struct {
 	ids         IDSource
 	clock       Clock
 	fingerprint string
+
+	// chanIDs numbers the channels (their place in channelOrder) and
+	// chanMeta says what the superstep needs of each; tasksID and startID
+	// are two of them (channel_index.go).
+	chanIDs          map[string]chanID
+	chanMeta         []chanMeta
+	tasksID, startID chanID
+	// seenSlots counts the nodes' triggers: a run keeps what each node
+	// saw of each trigger in that many slots (channelState.seenV).
+	seenSlots int
+	// trigNodes are the nodes each channel triggers (triggerToNodes by
+	// id), nodeList the nodes in nodeOrder.
+	trigNodes [][]*node
+	nodeList  []*node
 }
 
 type channelInfo struct {
@@ -80,6 +94,11 @@ type node struct {
 	// branch is the node's branch:to:<name> channel, named once here so
 	// that routing to the node does not build the name each time.
 	branch string
+	// trigIDs are the triggers' channel ids (-1: no such channel). ord
+	// is the node's place in nodeOrder, and seenAt 1 + its first slot in
+	// channelState.seenV (0: none, the node of a Task call).
+	trigIDs     []chanID
+	ord, seenAt int
 }
 
 // branchChannel names the branch:to:<node> channel that routes to node.
@@ -345,6 +364,7 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	for _, l := range g.triggerToNodes {
 		sort.Strings(l)
 	}
+	g.indexChannels()
 	g.fingerprint = g.computeFingerprint()
 	return g, nil
 }

@@ -150,7 +150,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	// (algo.ts:711-723 hashes [ns, step, name, PUSH, caller path, index]
 	// with the checkpoint id; the caller's id stands for its path).
 	id := hashID(l.cpID, parentNS+"|"+name, strconv.Itoa(l.step), name, Push, caller.id(), strconv.Itoa(idx))
-	t := &task{name: name, kind: pushTask, pushIdx: idx, triggers: pushTriggers, input: input, parentNS: parentNS, ident: id,
+	t := &task{name: name, kind: pushTask, index: idx, triggers: pushTriggers, input: input, parentNS: parentNS, ident: id,
 		node: &node{name: name, fn: fn, retry: spec.retry, timeout: spec.timeout, cache: spec.cache, call: true}}
 	l.mu.Lock()
 	saved := l.pending.byTask[id]
@@ -318,6 +318,7 @@ func NewEntrypoint(name string, fn NodeFunc, opts ...CompileOption) (*Graph, err
 	// For display: the input reaches the function, whose return ends the
 	// run (LangGraph draws an entrypoint as __start__ → name → __end__).
 	g.edges = []EdgeInfo{{From: []string{Start}, To: name, Channel: Start}, {From: []string{name}, To: End}}
+	g.indexChannels()
 	g.fingerprint = g.computeFingerprint()
 	return g, nil
 }

@@ -66,20 +66,35 @@ func idFrom(hi, lo uint64) string {
 
 // layout writes raw as lowercase hex in the 8-4-4-4-12 layout of a UUID.
 // Every checkpoint and task id goes through it, so it writes the digits
-// itself (hex.Encode per group costs five calls).
+// itself, at constant positions (no bounds checks, no table of positions).
 func layout(raw [16]byte) string {
-	const digits = "0123456789abcdef"
 	var buf [36]byte
-	for i, b := range raw {
-		p := layoutAt[i]
+	hex2 := func(p int, b byte) {
+		const digits = "0123456789abcdef"
 		buf[p], buf[p+1] = digits[b>>4], digits[b&0x0f]
 	}
-	buf[8], buf[13], buf[18], buf[23] = '-', '-', '-', '-'
+	hex2(0, raw[0])
+	hex2(2, raw[1])
+	hex2(4, raw[2])
+	hex2(6, raw[3])
+	buf[8] = '-'
+	hex2(9, raw[4])
+	hex2(11, raw[5])
+	buf[13] = '-'
+	hex2(14, raw[6])
+	hex2(16, raw[7])
+	buf[18] = '-'
+	hex2(19, raw[8])
+	hex2(21, raw[9])
+	buf[23] = '-'
+	hex2(24, raw[10])
+	hex2(26, raw[11])
+	hex2(28, raw[12])
+	hex2(30, raw[13])
+	hex2(32, raw[14])
+	hex2(34, raw[15])
 	return string(buf[:])
 }
-
-// layoutAt is where each byte's two digits go in the 8-4-4-4-12 layout.
-var layoutAt = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 
 // CounterIDs makes ids 1, 2, 3, … in the same fixed-width layout: for tests
 // and traces that must be byte-identical between runs.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"hash/fnv"
 	"strconv"
 	"testing"
@@ -45,6 +46,22 @@ func TestHashID_MatchesFNV(t *testing.T) {
 	binary.BigEndian.PutUint64(raw[:8], 1)
 	if layout(raw) != "00000000-0000-0001-0000-000000000000" {
 		t.Errorf("layout = %s", layout(raw))
+	}
+}
+
+// layout is hex in the 8-4-4-4-12 groups of a UUID, for every byte value
+// at every position.
+func TestLayout_IsGroupedHex(t *testing.T) {
+	for v := 0; v < 256; v++ {
+		var raw [16]byte
+		for i := range raw {
+			raw[i] = byte(v + 17*i)
+		}
+		h := hex.EncodeToString(raw[:])
+		want := h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+		if got := layout(raw); got != want {
+			t.Fatalf("layout(%x) = %s, want %s", raw, got, want)
+		}
 	}
 }
 

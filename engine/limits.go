@@ -358,9 +358,9 @@ func (l *loop) checkStateSize() error {
 			l.resize(i, k.Name, false)
 		}
 	} else {
-		for _, c := range l.cs.scratch.touched {
-			if i, isKey := l.g.keyIndex[c]; isKey {
-				l.resize(i, c, true)
+		for _, id := range l.cs.scratch.touched {
+			if i := l.g.chanMeta[id].key; i >= 0 {
+				l.resize(i, l.g.channelOrder[id], true)
 			}
 		}
 	}

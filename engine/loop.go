@@ -239,7 +239,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 	nestedResuming := l.opts.parent != nil && l.opts.parent.run.resumingChildren()
 	isUpdateOrFork := l.md.Source == SourceUpdate || l.md.Source == SourceFork
 	resumeAtHead := addressed && !superseded && !isUpdateOrFork
-	isResuming := l.cs.versions.len() > 0 && (input == nil || cmdResumes || nestedResuming)
+	isResuming := l.cs.hasVersions() && (input == nil || cmdResumes || nestedResuming)
 	timeTravel := addressed && !(cmdResumes || nestedResuming || resumeAtHead)
 	l.skipDone = !(timeTravel || superseded)
 	forks := timeTravel && (isCommand || isResuming) && (!isUpdateOrFork || superseded)
@@ -301,8 +301,8 @@ func (l *loop) first(ctx context.Context, input any) error {
 		if seen == nil {
 			seen = map[string]Version{}
 		}
-		maps.Copy(seen, l.cs.versions.toMap())
-		l.cs.seen.set(InterruptChannel, seen) // a new map: checkpoints share the old one
+		maps.Copy(seen, l.cs.versionMap())
+		l.cs.setSeen(InterruptChannel, seen) // a new map: checkpoints share the old one
 		if forks {
 			l.pending.dropChannel(InterruptChannel)
 			if err := l.putCheckpoint(ctx, SourceFork); err != nil {
@@ -322,7 +322,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 		if err != nil {
 			return err
 		}
-		l.hint = planHint{known: true, channels: updated}
+		l.hint = l.cs.hint(updated)
 		if err := l.putCheckpoint(ctx, SourceInput); err != nil {
 			return err
 		}
@@ -628,7 +628,7 @@ func (l *loop) update(ctx context.Context) error {
 	if err := l.checkStateSize(); err != nil {
 		return l.fail(err)
 	}
-	l.hint = planHint{known: true, channels: updated}
+	l.hint = l.cs.hint(updated)
 	source := SourceLoop
 	if len(l.edits) > 0 {
 		// Writes a person edited are not the run's own: the checkpoint

@@ -625,7 +625,7 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 		if id == "" {
 			id = hashID(name, l.cpID)
 		}
-		t := &task{name: u.AsNode, kind: pushTask, pushIdx: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, ident: id}
+		t := &task{name: u.AsNode, kind: pushTask, index: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, ident: id}
 		var writes []Write
 		switch {
 		case n.start:

@@ -304,7 +304,7 @@ func (s *Stepper) View() *StepView {
 		CheckpointID:    l.cpID,
 		ParentID:        l.parentID,
 		Source:          l.md.Source,
-		Versions:        l.cs.versions.toMap(),
+		Versions:        l.cs.versionMap(),
 		VersionsSeen:    map[string]map[string]Version{},
 		UpdatedChannels: slices.Clone(l.hint.channels),
 		HintKnown:       l.hint.known,
@@ -313,7 +313,7 @@ func (s *Stepper) View() *StepView {
 		RecursionLeft:   max(0, l.stop-l.step+1),
 		Values:          l.cs.stateValues(),
 	}
-	for k, m := range l.cs.seen.toMap() {
+	for k, m := range l.cs.seenMap() {
 		v.VersionsSeen[k] = maps.Clone(m)
 	}
 	v.Waiting = l.cs.waitingNodes()
@@ -356,7 +356,7 @@ func (s *Stepper) View() *StepView {
 		if !avail {
 			val = snap
 		}
-		ver, hasVer := l.cs.versions.get(name)
+		ver, hasVer := l.cs.versionOf(name)
 		cv := ChannelView{Name: name, Kind: info.kind, Internal: info.internal, Version: ver, HasVer: hasVer, Available: avail, Value: val, HasValue: has || avail, Updated: updated[name]}
 		if info.key != nil {
 			cv.Reducer = info.key.ReducerName

@@ -161,9 +161,12 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) ([]Write, error
 		return nil, &InvalidUpdateError{Msg: fmt.Sprintf("node %q returned %T: expected a map of state keys, an Update, a Command or nil", t.name, update)}
 	}
 	// Sized for the usual case, so a task's writes are one allocation at
-	// most, none if they fit in the task's own buffer.
+	// most, none if they fit in the task's own buffer. Only the task's own
+	// attempt uses the buffer: a timed attempt runs on a copy of the scope
+	// and, once abandoned, may still get here while a retry fills it.
 	var writes []Write
-	if need := len(pairs) + len(gotos) + len(n.edgeWrites) + len(n.branches); need <= len(t.writeBuf) {
+	need := len(pairs) + len(gotos) + len(n.edgeWrites) + len(n.branches)
+	if own, _ := ctx.(*taskScope); own == &t.scope && need <= len(t.writeBuf) {
 		writes = t.writeBuf[:0]
 	} else {
 		writes = make([]Write, 0, need)

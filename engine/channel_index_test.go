@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+// indexTestGraph has every way a channel changes: a join, a loop through
+// a route, a fan-out of Sends, a deferred node and an appended key.
+func indexTestGraph(t *testing.T) *Graph {
+	t.Helper()
+	add := func(v float64) NodeFunc {
+		return func(_ context.Context, in any) (any, error) {
+			return Update{{Key: "log", Value: []any{v}}}, nil
+		}
+	}
+	g, err := NewStateGraph(LastValueKey("n"), AppendKey("log")).
+		AddNode("a", func(_ context.Context, in any) (any, error) {
+			n, _ := in.(map[string]any)["n"].(float64)
+			return Update{{Key: "n", Value: n + 1}}, nil
+		}).
+		AddNode("b", add(1)).AddNode("c", add(2)).AddNode("j", add(3)).
+		AddNode("w", func(_ context.Context, x any) (any, error) {
+			return Update{{Key: "log", Value: []any{x}}}, nil
+		}).
+		AddNode("d", add(4), WithDefer()).
+		AddEdge(Start, "a").AddEdge("a", "b").AddEdge("a", "c").AddEdge("a", "d").
+		AddJoin([]string{"b", "c"}, "j").
+		AddConditionalEdges("j", func(_ context.Context, st map[string]any) (any, error) {
+			if st["n"].(float64) < 3 {
+				return []any{"a", Send{Node: "w", Arg: 10.0}, Send{Node: "w", Arg: 11.0}}, nil
+			}
+			return End, nil
+		}).
+		AddEdge("w", End).AddEdge("d", End).
+		Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// A run nobody checkpoints keeps versions and versions_seen by channel id
+// and trigger slot only; what it shows of them must be what a run with a
+// listener (which keeps them by name too) shows, at every phase.
+func TestChannelIndex_UncheckpointedRunMatchesNamedState(t *testing.T) {
+	ctx := context.Background()
+	g := indexTestGraph(t)
+	input := map[string]any{"n": 0.0}
+	plain, err := g.Start(ctx, input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, err := g.Start(ctx, input, WithEvents(func(Event) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plain.l.cs.valuesOff || named.l.cs.valuesOff {
+		t.Fatal("want one run keeping state by id only and one by name")
+	}
+	for i := 0; plain.Status() == StatusRunning; i++ {
+		pv, nv := plain.View(), named.View()
+		if !reflect.DeepEqual(pv.Versions, nv.Versions) {
+			t.Fatalf("move %d: versions %v, with a listener %v", i, pv.Versions, nv.Versions)
+		}
+		if !reflect.DeepEqual(pv.VersionsSeen, nv.VersionsSeen) {
+			t.Fatalf("move %d: versions_seen %v, with a listener %v", i, pv.VersionsSeen, nv.VersionsSeen)
+		}
+		if err := plain.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := named.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if named.Status() != StatusDone || plain.Status() != StatusDone {
+		t.Fatalf("status %v and %v, want done", plain.Status(), named.Status())
+	}
+	pr, nr := plain.Result(), named.Result()
+	if !reflect.DeepEqual(pr.Values, nr.Values) {
+		t.Fatalf("values %v, with a listener %v", pr.Values, nr.Values)
+	}
+	// A checkpoint asked for after all is the named run's.
+	pc := plain.l.cs.checkpoint("x", nil, false).Materialize()
+	nc := named.l.cs.checkpoint("x", nil, false).Materialize()
+	if !reflect.DeepEqual(pc.ChannelVersions, nc.ChannelVersions) || !reflect.DeepEqual(pc.VersionsSeen, nc.VersionsSeen) {
+		t.Fatalf("late checkpoint versions %v seen %v, want %v %v", pc.ChannelVersions, pc.VersionsSeen, nc.ChannelVersions, nc.VersionsSeen)
+	}
+}
+
+// Restoring a checkpoint fills the trigger slots planning reads.
+func TestChannelIndex_RestoredSeenFillsSlots(t *testing.T) {
+	g := testGraph(t)
+	cp := &Checkpoint{
+		ChannelVersions: map[string]Version{"branch:to:a": 3},
+		VersionsSeen:    map[string]map[string]Version{"a": {"branch:to:a": 3, "gone": 1}},
+	}
+	cs := newChannelState(g, cp)
+	if got := cs.seenSlots(g.nodes["a"]); got[0] != 3 {
+		t.Fatalf("a's slot = %v, want 3", got)
+	}
+	if !cs.seenRan[g.nodes["a"].ord] || cs.seenRan[g.nodes["b"].ord] {
+		t.Fatal("only a has a versions_seen entry")
+	}
+	// The entry for a channel the graph lacks stays, by name.
+	if m, _ := cs.seen.get("a"); m["gone"] != 1 {
+		t.Fatalf("a's versions_seen = %v, want gone kept", m)
+	}
+}
