@@ -163,12 +163,24 @@ func (g *StateGraph[S]) AddConditionalEdges(from string, route RouteFunc[S], end
 		g.b.AddConditionalEdges(from, nil, ends...)
 		return g
 	}
+	// The declared ends boxed once: a route returns one of them, and
+	// returning the boxed copy costs no allocation per routing.
+	boxed := anys(ends)
 	g.b.AddConditionalEdges(from, func(ctx context.Context, state map[string]any) (any, error) {
 		s, err := g.state(ctx, state)
 		if err != nil {
 			return nil, err
 		}
-		return route(ctx, s)
+		next, err := route(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		for i, end := range ends {
+			if end == next {
+				return boxed[i], nil
+			}
+		}
+		return next, nil
 	}, ends...)
 	return g
 }

@@ -31,7 +31,7 @@ type field struct {
 	key     string // "total"
 	offset  uintptr
 	typ     reflect.Type
-	ptrType reflect.Type // *typ, the type of its Set pointers
+	ptrType unsafe.Pointer // the runtime type of *typ, its Set pointers (ifaceWords)
 	codec   *codec
 	fast    fastKind
 	reducer string // "" (LastValue), "append", "add_messages" or a registered name
@@ -98,7 +98,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: fmt.Sprintf("state key %q is also the key of field %s", key, s.fields[prev].goName)}
 		}
 		f := field{
-			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type, ptrType: reflect.PointerTo(sf.Type),
+			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type, ptrType: typeWord(reflect.New(sf.Type).Interface()),
 			codec: codecFor(sf.Type), fast: fastKindFor(sf.Type), reducer: sf.Tag.Get("reducer"),
 			where:  fmt.Sprintf("state field %s (key %q)", sf.Name, key),
 			shared: shareable(sf.Type),
@@ -179,7 +179,12 @@ func (s *schema) decode(state map[string]any, dst reflect.Value) error {
 // decodeAt is decode into the S at base.
 func (s *schema) decodeAt(state map[string]any, base unsafe.Pointer) error {
 	for i := range s.fields {
-		if err := s.fields[i].decodeInto(s.typ, base, state); err != nil {
+		f := &s.fields[i] // decodeInto, inline: this runs for every task
+		v, ok := state[f.key]
+		if !ok || f.fast.set(unsafe.Add(base, f.offset), v) {
+			continue
+		}
+		if err := f.decodeSlow(s.typ, base, v); err != nil {
 			return err
 		}
 	}
@@ -209,11 +214,11 @@ func (f *field) encode(v reflect.Value) (any, error) {
 }
 
 // fieldAt resolves a pointer into a struct at base to its field, given the
-// pointer's type. Fields are in struct order, so by offset; a zero-size
+// pointer's runtime type. Fields are in struct order, so by offset; a zero-size
 // field shares its offset with the next one, and a nested field's with its
 // parent, hence the type. *hint is where to look first (the field after
 // the last one found: updates usually set fields in order).
-func (s *schema) fieldAt(base, ptr uintptr, ptrType reflect.Type, hint *int) (*field, bool) {
+func (s *schema) fieldAt(base, ptr uintptr, ptrType unsafe.Pointer, hint *int) (*field, bool) {
 	if ptr < base {
 		return nil, false
 	}

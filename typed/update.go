@@ -207,10 +207,10 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change) (engine.Update, er
 	hint := 0
 	for i := range changes {
 		c := &changes[i]
-		pt := reflect.TypeOf(c.ptr)
-		f, ok := s.fieldAt(uintptr(base), uintptr(reflect.ValueOf(c.ptr).UnsafePointer()), pt, &hint)
+		pt, addr := ifaceWords(&c.ptr) // c.ptr holds a pointer: its data word is the address
+		f, ok := s.fieldAt(uintptr(base), uintptr(addr), pt, &hint)
 		if !ok {
-			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, pt, s.typ)
+			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, reflect.TypeOf(c.ptr), s.typ)
 		}
 		v := c.value
 		if !c.encoded {
@@ -308,12 +308,29 @@ func (e *argEncoder) encode(send *engine.Send) (any, error) {
 	return encodeSendArg(*send)
 }
 
-// structData is the address of the struct an interface holds. A
-// scalarStruct is only built for structs of numbers, strings and bools, which an
-// interface never stores inline (only pointer-shaped values are), so the
-// interface's data word is that address; reflect reads it the same way.
+// ifaceWords are the two words of an interface value: its dynamic type's
+// runtime type and its data. The data word is the value itself for a
+// pointer, and the value's address for a struct of numbers, strings and
+// bools (only pointer-shaped values are stored in the word itself); this
+// is Go's interface layout, which reflect reads the same way. The typed
+// layer reads it on its hot paths to compare types and reach values
+// without reflect.
+func ifaceWords(v *any) (typ, data unsafe.Pointer) {
+	w := (*[2]unsafe.Pointer)(unsafe.Pointer(v))
+	return w[0], w[1]
+}
+
+// typeWord is the runtime type word of v's dynamic type (ifaceWords).
+func typeWord(v any) unsafe.Pointer {
+	t, _ := ifaceWords(&v)
+	return t
+}
+
+// structData is the address of the struct of scalars an interface holds
+// (ifaceWords).
 func structData(v *any) unsafe.Pointer {
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(v))[1]
+	_, data := ifaceWords(v)
+	return data
 }
 
 // encodeSendArg is a Send's argument in the engine's value model.
