@@ -67,17 +67,26 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 	// One closure between the engine and fn, with the Update in its own
 	// frame: every frame here is on each task's stack (see nodeResult).
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
-		s, err := g.state(ctx, input)
-		if err != nil {
+		t := new(nodeTask[S])
+		if err := g.decodeInput(ctx, input, &t.state); err != nil {
 			return nil, fmt.Errorf("node %q: %w", name, err)
 		}
-		u, err := fn(ctx, s)
+		u, err := fn(ctx, &t.state)
 		if err != nil {
 			return nil, err
 		}
-		return nodeResult(name, g.schema, &u)
+		return nodeResult(name, g.schema, &u, t.writes[:0])
 	}, opts...)
 	return g
+}
+
+// nodeTask is what a node's task allocates: the node's own copy of the
+// state and room for its usual writes, in one allocation instead of two.
+// The node may keep its state and the engine its writes: each only keeps
+// the block alive, nothing is reused.
+type nodeTask[S any] struct {
+	state  S
+	writes [2]engine.KV
 }
 
 // AddSendNode adds a node that Sends start: fn gets the Send's argument
@@ -102,7 +111,7 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		if err != nil {
 			return nil, err
 		}
-		return nodeResult(name, g.schema, &u)
+		return nodeResult(name, g.schema, &u, nil)
 	}, opts...)
 	return g
 }
@@ -121,27 +130,33 @@ func decodeArg[A any](c *codec, input any, where string) (A, error) {
 }
 
 // nodeResult turns a node's Update into what the engine expects: ordered
-// writes, or a Command. It takes the Update by address, so a task's stack
-// holds one copy of it.
-func nodeResult[S any](name string, s *schema, u *Update[S]) (any, error) {
-	out, err := u.result(s)
+// writes (in buf when they fit), or a Command. It takes the Update by
+// address, so a task's stack holds one copy of it.
+func nodeResult[S any](name string, s *schema, u *Update[S], buf engine.Update) (any, error) {
+	out, err := s.result(unsafe.Pointer(u.base), u.changes(), u.gotos(), buf)
 	if err != nil {
 		return nil, fmt.Errorf("node %q: %w", name, err)
 	}
 	return out, nil
 }
 
-// state decodes a node's or a route's input into a fresh *S.
+// state decodes a route's input into a fresh *S.
 func (g *StateGraph[S]) state(ctx context.Context, input any) (*S, error) {
 	s := new(S)
+	return s, g.decodeInput(ctx, input, s)
+}
+
+// decodeInput decodes a node's or a route's input state into s, which is
+// zero.
+func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S) error {
 	if input == nil {
-		return s, nil
+		return nil
 	}
 	m, ok := input.(map[string]any)
 	if !ok {
-		return nil, &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
+		return &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
 	}
-	return s, g.schema.decodeState(ctx, g.cache, m, unsafe.Pointer(s))
+	return g.schema.decodeState(ctx, g.cache, m, unsafe.Pointer(s))
 }
 
 // AddEdge runs to after from (engine.StateGraph.AddEdge).

@@ -166,13 +166,7 @@ func Send[A any](node string, arg A) engine.Send {
 
 // pairs resolves the changes to ordered state writes.
 func (u *Update[S]) pairs(s *schema) (engine.Update, error) {
-	return s.pairs(unsafe.Pointer(u.base), u.changes())
-}
-
-// result is what the engine node returns: an ordered update, or a Command
-// when the Update has gotos.
-func (u *Update[S]) result(s *schema) (any, error) {
-	return s.result(unsafe.Pointer(u.base), u.changes(), u.gotos())
+	return s.pairs(unsafe.Pointer(u.base), u.changes(), nil)
 }
 
 // values is the Update as a map of state keys, a run's input (a key set
@@ -195,15 +189,18 @@ func (u *Update[S]) values(s *schema) (map[string]any, error) {
 // on a fan-out), and the code is compiled once, not per state shape.
 
 // pairs resolves changes, made on the struct at base, to ordered state
-// writes.
-func (s *schema) pairs(base unsafe.Pointer, changes []Change) (engine.Update, error) {
+// writes, in buf when they fit.
+func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update) (engine.Update, error) {
 	if len(changes) == 0 {
 		return nil, nil
 	}
 	if base == nil {
 		return nil, fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
 	}
-	out := make(engine.Update, len(changes))
+	out := buf[:0]
+	if cap(buf) < len(changes) {
+		out = make(engine.Update, 0, len(changes))
+	}
 	hint := 0
 	for i := range changes {
 		c := &changes[i]
@@ -219,15 +216,16 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change) (engine.Update, er
 				return nil, err
 			}
 		}
-		out[i] = engine.KV{Key: f.key, Value: v}
+		out = append(out, engine.KV{Key: f.key, Value: v})
 	}
 	return out, nil
 }
 
 // result is a node's return value for changes made on the struct at base
-// and gotos: an ordered update, or a Command when there are gotos.
-func (s *schema) result(base unsafe.Pointer, changes []Change, gotos []any) (any, error) {
-	pairs, err := s.pairs(base, changes)
+// and gotos: an ordered update (in buf when it fits), or a Command when
+// there are gotos.
+func (s *schema) result(base unsafe.Pointer, changes []Change, gotos []any, buf engine.Update) (any, error) {
+	pairs, err := s.pairs(base, changes, buf)
 	if err != nil {
 		return nil, err
 	}
