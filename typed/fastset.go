@@ -54,31 +54,41 @@ func fastKindFor(t reflect.Type) fastKind {
 
 // set stores the engine value v into the field at p. Integers take a
 // float64 holding a whole number in the type's range (both bounds are
-// powers of two, so exact).
+// powers of two, so exact). int, the usual field, is tested first, in a
+// body small enough to be inlined into the decoding loops.
 func (k fastKind) set(p unsafe.Pointer, v any) bool {
+	if k == fastInt {
+		i, ok := wholeInt(v)
+		if ok {
+			*(*int)(p) = i
+		}
+		return ok
+	}
+	return k.setOther(p, v)
+}
+
+// wholeInt is fastInt's rule: v is a float64 holding a whole number in
+// int's range. Small enough to inline where every field is decoded.
+func wholeInt(v any) (int, bool) {
+	f, ok := v.(float64)
+	return int(f), ok && f >= -intBound && f < intBound && float64(int64(f)) == f
+}
+
+func (k fastKind) setOther(p unsafe.Pointer, v any) bool {
 	switch k {
-	case fastInt, fastInt64, fastInt32:
+	case fastInt64:
 		f, ok := v.(float64)
-		if !ok {
+		if !ok || f < -(1<<63) || f >= 1<<63 || float64(int64(f)) != f {
 			return false
 		}
-		switch k {
-		case fastInt:
-			if f < -intBound || f >= intBound || float64(int64(f)) != f {
-				return false
-			}
-			*(*int)(p) = int(f)
-		case fastInt64:
-			if f < -(1<<63) || f >= 1<<63 || float64(int64(f)) != f {
-				return false
-			}
-			*(*int64)(p) = int64(f)
-		default:
-			if f < -(1<<31) || f >= 1<<31 || float64(int32(f)) != f {
-				return false
-			}
-			*(*int32)(p) = int32(f)
+		*(*int64)(p) = int64(f)
+		return true
+	case fastInt32:
+		f, ok := v.(float64)
+		if !ok || f < -(1<<31) || f >= 1<<31 || float64(int32(f)) != f {
+			return false
 		}
+		*(*int32)(p) = int32(f)
 		return true
 	case fastFloat64:
 		f, ok := v.(float64)
@@ -147,11 +157,11 @@ func (k fastKind) isZero(p unsafe.Pointer) bool {
 // one it cannot take, whose index it returns (len(l) when none).
 func decodeInts(dst []int, l []any) int {
 	for i, e := range l {
-		f, ok := e.(float64)
-		if !ok || f < -intBound || f >= intBound || float64(int64(f)) != f {
+		n, ok := wholeInt(e)
+		if !ok {
 			return i
 		}
-		dst[i] = int(f)
+		dst[i] = n
 	}
 	return len(l)
 }

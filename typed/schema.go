@@ -181,7 +181,15 @@ func (s *schema) decodeAt(state map[string]any, base unsafe.Pointer) error {
 	for i := range s.fields {
 		f := &s.fields[i] // decodeInto, inline: this runs for every task
 		v, ok := state[f.key]
-		if !ok || f.fast.set(unsafe.Add(base, f.offset), v) {
+		if !ok {
+			continue
+		}
+		if f.fast == fastInt {
+			if n, ok := wholeInt(v); ok {
+				*(*int)(unsafe.Add(base, f.offset)) = n
+				continue
+			}
+		} else if f.fast.set(unsafe.Add(base, f.offset), v) {
 			continue
 		}
 		if err := f.decodeSlow(s.typ, base, v); err != nil {
