@@ -156,6 +156,9 @@ func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S) error 
 	if !ok {
 		return &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
 	}
+	if !g.schema.cached {
+		return g.schema.decodeAt(m, unsafe.Pointer(s))
+	}
 	return g.schema.decodeState(ctx, g.cache, m, unsafe.Pointer(s))
 }
 

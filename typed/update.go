@@ -101,9 +101,14 @@ type updateRest struct {
 // gets no state, builds its update on a zero value of its own.
 func Write[S any](s *S, changes ...Change) Update[S] {
 	u := Update[S]{base: s, n: len(changes)}
-	if len(changes) <= len(u.few) {
-		copy(u.few[:], changes)
-	} else {
+	switch len(changes) { // not copy: a runtime call for one or two
+	case 0:
+	case 2:
+		u.few[1] = changes[1]
+		fallthrough
+	case 1:
+		u.few[0] = changes[0]
+	default:
 		u.rest = &updateRest{more: slices.Clone(changes)}
 	}
 	return u
