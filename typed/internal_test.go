@@ -70,3 +70,36 @@ func TestSliceCodec_IntsFastThenSlow(t *testing.T) {
 		t.Fatalf("error %v, want one at [1]", err)
 	}
 }
+
+// Updates are values: adding gotos to one, or to a copy, never shows in
+// another, whether its changes are inline (two or fewer) or not.
+func TestUpdate_GotoLeavesOtherCopiesAlone(t *testing.T) {
+	type S struct {
+		A, B, C int
+	}
+	sc, err := newSchema(reflect.TypeFor[S](), &options{reducers: map[string]reducerDef{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s S
+	for _, u := range []Update[S]{
+		Write(&s, Set(&s.A, 1)),
+		Write(&s, Set(&s.A, 1), Set(&s.B, 2), Set(&s.C, 3)),
+	} {
+		a := u.Goto("a")
+		b := a.Goto("b")
+		c := a.Goto("c")
+		for _, x := range []struct {
+			u    Update[S]
+			want []any
+		}{{u, nil}, {a, []any{"a"}}, {b, []any{"a", "b"}}, {c, []any{"a", "c"}}} {
+			if got := x.u.gotos(); !reflect.DeepEqual(got, x.want) {
+				t.Errorf("gotos %v, want %v", got, x.want)
+			}
+			pairs, err := x.u.pairs(sc)
+			if err != nil || len(pairs) != u.n || pairs[0].Key != "A" || pairs[0].Value != 1.0 {
+				t.Errorf("pairs %v, %v", pairs, err)
+			}
+		}
+	}
+}
