@@ -65,7 +65,7 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 		return g
 	}
 	// One closure between the engine and fn, with the Update in its own
-	// frame: every frame here is on each task's stack (see nodeResult).
+	// frame: every frame here is on each task's stack.
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		t := new(nodeTask[S])
 		if err := g.decodeInput(ctx, input, &t.state); err != nil {
@@ -75,7 +75,7 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 		if err != nil {
 			return nil, err
 		}
-		return nodeResult(name, g.schema, &u, t.writes[:0])
+		return g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), t.writes[:0])
 	}, opts...)
 	return g
 }
@@ -111,7 +111,7 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		if err != nil {
 			return nil, err
 		}
-		return nodeResult(name, g.schema, &u, nil)
+		return g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), nil)
 	}, opts...)
 	return g
 }
@@ -127,17 +127,6 @@ func decodeArg[A any](c *codec, input any, where string) (A, error) {
 		return *arg, err
 	}
 	return *arg, nil
-}
-
-// nodeResult turns a node's Update into what the engine expects: ordered
-// writes (in buf when they fit), or a Command. It takes the Update by
-// address, so a task's stack holds one copy of it.
-func nodeResult[S any](name string, s *schema, u *Update[S], buf engine.Update) (any, error) {
-	out, err := s.result(unsafe.Pointer(u.base), u.changes(), u.gotos(), buf)
-	if err != nil {
-		return nil, fmt.Errorf("node %q: %w", name, err)
-	}
-	return out, nil
 }
 
 // state decodes a route's input into a fresh *S.

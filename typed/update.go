@@ -226,13 +226,15 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 	return out, nil
 }
 
-// result is a node's return value for changes made on the struct at base
-// and gotos: an ordered update (in buf when it fits), or a Command when
-// there are gotos.
-func (s *schema) result(base unsafe.Pointer, changes []Change, gotos []any, buf engine.Update) (any, error) {
+// nodeResult is what node name returns to the engine for its Update's
+// changes, made on the struct at base, and gotos: ordered writes (in buf
+// when they fit), or a Command when there are gotos. The node's closure
+// calls it with the Update's parts, so a task's stack holds one copy of
+// the Update.
+func (s *schema) nodeResult(name string, base unsafe.Pointer, changes []Change, gotos []any, buf engine.Update) (any, error) {
 	pairs, err := s.pairs(base, changes, buf)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("node %q: %w", name, err)
 	}
 	if len(gotos) == 0 {
 		if pairs == nil {
@@ -242,7 +244,7 @@ func (s *schema) result(base unsafe.Pointer, changes []Change, gotos []any, buf 
 	}
 	encoded, err := encodeGotos(gotos)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("node %q: %w", name, err)
 	}
 	var upd any
 	if pairs != nil {
