@@ -17,9 +17,9 @@ import (
 // contents, versions and versions_seen. The loop owns it; tasks only read it
 // during Execute, when nothing writes it.
 type channelState struct {
-	g        *Graph
-	channels map[string]channel
-	// chans are the same channels by id (Graph.chanIDs), for the hot path.
+	g *Graph
+	// chans are the run's channels by id (Graph.chanIDs); channel finds one
+	// by name.
 	chans []channel
 	// versions, seen (versions_seen) and values (every channel's stored
 	// snapshot) snapshot in O(1), so a checkpoint costs what the superstep
@@ -219,7 +219,6 @@ func (cs *channelState) forgetDirty() {
 func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	cs := &channelState{
 		g:         g,
-		channels:  make(map[string]channel, len(g.channelOrder)),
 		chans:     make([]channel, len(g.channelOrder)),
 		ver:       make([]Version, len(g.channelOrder)),
 		values:    newCowMap[any](),
@@ -246,7 +245,6 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 				ch.restore(v)
 			}
 		}
-		cs.channels[name] = ch
 		cs.chans[id] = ch
 		cs.refresh(chanID(id))
 	}
@@ -392,9 +390,17 @@ func (cs *channelState) refresh(id chanID) {
 	}
 }
 
+// channel is the run's channel named name (nil: the graph has none).
+func (cs *channelState) channel(name string) channel {
+	if id, ok := cs.g.chanIDs[name]; ok {
+		return cs.chans[id]
+	}
+	return nil
+}
+
 func (cs *channelState) available(name string) bool {
-	ch, ok := cs.channels[name]
-	if !ok {
+	ch := cs.channel(name)
+	if ch == nil {
 		return false
 	}
 	_, avail := ch.get()
@@ -407,7 +413,7 @@ func (cs *channelState) output() any {
 	if !cs.g.entrypoint {
 		return nil
 	}
-	v, _ := cs.channels[End].get()
+	v, _ := cs.channel(End).get()
 	return v
 }
 
@@ -910,9 +916,9 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		cs.valuesOff = false
 		cs.scratch.updated = nil // updated may be it: it is the checkpoint's now
 		cs.values = newCowMap[any]()
-		for name, ch := range cs.channels {
+		for id, ch := range cs.chans {
 			if v, ok := ch.snapshot(); ok {
-				cs.values.set(name, v)
+				cs.values.set(cs.g.channelOrder[id], v)
 			}
 		}
 		for id, v := range cs.ver {

@@ -34,7 +34,7 @@ func BenchmarkPlan(b *testing.B) {
 			g := chainGraph(b, n)
 			cs := newChannelState(g, nil)
 			mid := fmt.Sprint("branch:to:n", n/2)
-			cs.channels[mid].update([]any{nil})
+			cs.channel(mid).update([]any{nil})
 			cs.refresh(cs.g.chanIDs[mid])
 			cs.setVersion(cs.g.chanIDs[mid], 7)
 			hint := planHint{known: true, channels: []string{mid}}

@@ -50,7 +50,7 @@ func TestPrepareNextTasks_TriggerRule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := newChannelState(g, nil)
 			for _, c := range tt.avail {
-				cs.channels[c].update([]any{nil})
+				cs.channel(c).update([]any{nil})
 				cs.refresh(cs.g.chanIDs[c])
 			}
 			for c, v := range tt.versions {
@@ -70,8 +70,8 @@ func TestPrepareNextTasks_TriggerRule(t *testing.T) {
 func TestPrepareNextTasks_PushBeforePullAndHint(t *testing.T) {
 	g := testGraph(t)
 	cs := newChannelState(g, nil)
-	cs.channels[TasksChannel].update([]any{Send{Node: "b", Arg: 1.0}, Send{Node: "ghost"}, Send{Node: "c", Arg: 2.0}})
-	cs.channels["branch:to:a"].update([]any{nil})
+	cs.channel(TasksChannel).update([]any{Send{Node: "b", Arg: 1.0}, Send{Node: "ghost"}, Send{Node: "c", Arg: 2.0}})
+	cs.channel("branch:to:a").update([]any{nil})
 	cs.refresh(cs.g.chanIDs["branch:to:a"])
 	cs.setVersion(cs.g.chanIDs["branch:to:a"], 1)
 	cs.setVersion(cs.g.chanIDs[TasksChannel], 1)
@@ -98,7 +98,7 @@ func TestApplyWrites_VersionsAndClearing(t *testing.T) {
 	g := testGraph(t)
 	cs := newChannelState(g, nil)
 	// Superstep that ran a: a wrote x and its edges.
-	cs.channels["branch:to:a"].update([]any{nil})
+	cs.channel("branch:to:a").update([]any{nil})
 	cs.refresh(cs.g.chanIDs["branch:to:a"])
 	cs.setVersion(cs.g.chanIDs["branch:to:a"], 2)
 	cs.setVersion(cs.g.chanIDs["__start__"], 2)

@@ -147,7 +147,7 @@ func triggersNextStep(g *Graph, updated []string) bool {
 func (cs *channelState) waitingNodes() []string {
 	var out []string
 	for _, c := range cs.g.finishable {
-		w, ok := cs.channels[c].(interface{ waiting() bool })
+		w, ok := cs.channel(c).(interface{ waiting() bool })
 		if ok && w.waiting() {
 			out = append(out, cs.g.triggerToNodes[c]...)
 		}

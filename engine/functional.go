@@ -284,7 +284,7 @@ func Previous(ctx context.Context) any {
 		return nil
 	}
 	// Channels are read-only while tasks run.
-	v, _ := s.run.cs.channels[PreviousChannel].get()
+	v, _ := s.run.cs.channel(PreviousChannel).get()
 	return v
 }
 

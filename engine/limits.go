@@ -389,7 +389,7 @@ func (l *loop) checkStateSize() error {
 // grown since it was last measured.
 func (l *loop) resize(i int, k string, grown bool) {
 	sz := &l.sizes
-	ch := l.cs.channels[k]
+	ch := l.cs.channel(k)
 	v, ok := ch.get()
 	n := 0
 	if a, isList := ch.(appender); ok && grown && isList {

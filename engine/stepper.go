@@ -350,7 +350,7 @@ func (s *Stepper) View() *StepView {
 	}
 	for _, name := range l.g.channelOrder {
 		info := l.g.channelSpec[name]
-		ch := l.cs.channels[name]
+		ch := l.cs.channel(name)
 		val, avail := ch.get()
 		snap, has := ch.snapshot()
 		if !avail {

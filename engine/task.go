@@ -328,7 +328,7 @@ func (l *loop) localState(writes []Write) map[string]any {
 		}
 		// The usual case, without building an index: a LastValue key
 		// written once takes the value, as its channel would.
-		if _, isLast := l.cs.channels[w.Channel].(*lastValue); isLast && len(writes) <= 16 && writtenOnce(writes, w.Channel) {
+		if _, isLast := l.cs.channel(w.Channel).(*lastValue); isLast && len(writes) <= 16 && writtenOnce(writes, w.Channel) {
 			state[w.Channel] = w.Value
 			continue
 		}
@@ -344,7 +344,7 @@ func (l *loop) localState(writes []Write) map[string]any {
 		return l.cs.stateView()
 	}
 	for _, k := range order {
-		ch := l.cs.channels[k].clone()
+		ch := l.cs.channel(k).clone()
 		if _, err := ch.update(byKey[k]); err != nil {
 			continue
 		}
