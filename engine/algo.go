@@ -36,15 +36,13 @@ type channelState struct {
 	// run restored no checkpoint); checkpoint brings both up to date if
 	// asked after all.
 	valuesOff bool
-	// state mirrors the available state keys; only the loop sees it.
+	// state holds the available state keys. It is also the view tasks
+	// read (stateView): the loop changes it in place, unless it was lent
+	// to someone who may read it later (see stateview.go).
 	state map[string]any
-	// view is the graph state handed to tasks: a copy of state made when
-	// first asked for after state changed, shared read-only by every task
-	// (and route) until state changes again, so a superstep of a thousand
-	// tasks builds it once and an unchanged one not at all.
-	view map[string]any
-	// log records which state keys each rebuild of view changed, for
-	// StateChanges (stateview.go).
+	view  viewLending
+	// log records which state keys each generation of the view changed,
+	// for StateChanges (stateview.go).
 	log viewLog
 	// seenOwned marks the versions_seen maps made since the last snapshot
 	// (their entry is seenGen): no checkpoint shares them, so they are
@@ -222,13 +220,19 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		chans:     make([]channel, len(g.channelOrder)),
 		ver:       make([]Version, len(g.channelOrder)),
 		values:    newCowMap[any](),
-		state:     map[string]any{},
+		state:     make(map[string]any, len(g.keys)),
+		view:      viewLending{stale: true},
 		seenOwned: map[string]uint64{},
 		seenGen:   1,
 		seenV:     make([]Version, g.seenSlots),
 		seenRan:   make([]bool, len(g.nodeOrder)),
 	}
+	cs.view.id.Store(mapID(cs.state))
 	lazy := cp.lazyState()
+	var values *frozenMap[any]
+	if lazy != nil {
+		values = lazy.values.flat() // a lookup per channel
+	}
 	slab := g.newChannelSlab()
 	cs.scratch.slot = make([]int32, len(g.channelOrder))
 	for id, name := range g.channelOrder {
@@ -237,7 +241,7 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 			var v any
 			var ok bool
 			if lazy != nil {
-				v, ok = lazy.values.get(name)
+				v, ok = values.get(name)
 			} else {
 				v, ok = cp.ChannelValues[name]
 			}
@@ -369,13 +373,8 @@ func (cs *channelState) refresh(id chanID) {
 		}
 	}
 	if key := meta.key; key >= 0 {
-		if v, ok := ch.get(); ok {
-			cs.state[name] = v
-		} else {
-			delete(cs.state, name)
-		}
-		cs.view = nil
-		cs.log.changed(key, len(cs.g.keyIndex))
+		v, ok := ch.get()
+		cs.setState(name, key, v, ok)
 		return
 	}
 	if meta.clears {
@@ -424,13 +423,14 @@ func (cs *channelState) stateValues() map[string]any {
 }
 
 // stateView returns the graph state as tasks read it: shared with every
-// other reader until the state changes, so nobody may modify it.
+// other reader, nobody may modify it, and valid until the loop changes the
+// state (stateview.go).
 func (cs *channelState) stateView() map[string]any {
-	if cs.view == nil {
-		cs.view = maps.Clone(cs.state)
+	if cs.view.stale {
+		cs.view.stale = false
 		cs.log.built()
 	}
-	return cs.view
+	return cs.state
 }
 
 // pushTriggers is every PUSH task's trigger list (shared: nobody writes it).
@@ -938,8 +938,11 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		lazy lazyCheckpoint
 	}{cp: Checkpoint{V: CheckpointFormat, ID: id}}
 	cp := &both.cp
-	both.lazy = lazyCheckpoint{values: cs.values.snapshot(), versions: cs.versions.snapshot(), seen: cs.seen.snapshot()}
-	cp.lazy = &both.lazy
+	lz := &both.lazy
+	cs.values.snapshotTo(&lz.values, lz.valuesRoom[:])
+	cs.versions.snapshotTo(&lz.versions, lz.versionsRoom[:])
+	cs.seen.snapshotTo(&lz.seen, lz.seenRoom[:])
+	cp.lazy = lz
 	if len(cs.appends) > 0 {
 		cp.Appends, cs.appendsShared = cs.appends, true
 	}

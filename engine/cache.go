@@ -16,7 +16,8 @@ import (
 // writes are cached; errors and interrupts are not.
 type CachePolicy struct {
 	// Key makes the cache key of an input (nil: its JSON encoding, as
-	// LangGraph's default JSON.stringify key function).
+	// LangGraph's default JSON.stringify key function). A state map it is
+	// given is valid until it returns (see NodeFunc).
 	Key func(input any) (string, error)
 	// TTL bounds how long an entry is used (0: forever).
 	TTL time.Duration

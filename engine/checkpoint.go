@@ -65,6 +65,11 @@ type lazyCheckpoint struct {
 	values   frozenMap[any]
 	versions frozenMap[Version]
 	seen     frozenMap[map[string]Version]
+	// Room for a usual superstep's changes, when the snapshots are deltas
+	// (see cowMap.snapshotTo): the checkpoint is then one allocation.
+	valuesRoom   [3]cowEntry[any]
+	versionsRoom [3]cowEntry[Version]
+	seenRoom     [1]cowEntry[map[string]Version]
 }
 
 // Materialize fills ChannelValues, ChannelVersions and VersionsSeen of a

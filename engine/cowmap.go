@@ -29,7 +29,33 @@ type cowMap[V any] struct {
 	gen    uint64         // shards of an older generation belong to a snapshot
 	n      int
 	shared bool // the shards slice itself is shared with a snapshot
+	// last is the latest snapshot, once one was taken. From then on log
+	// records every change, so the next snapshot can be those changes on
+	// top of last (a delta) instead of freezing the shards: a superstep
+	// changes a few keys, and copying their shards after each snapshot
+	// cost far more than listing them. depth counts the deltas since the
+	// last frozen shards (the base).
+	last    *frozenMap[V]
+	log     []cowEntry[V]
+	logGone uint32 // bit i: log[i] removes its key
+	depth   int
 }
+
+// cowDeltaDepth bounds a snapshot's chain of deltas: every so many
+// snapshots one freezes the shards again (a base), so reading a snapshot
+// walks at most this many deltas, and the shards copied after a base are
+// paid for once per this many snapshots.
+const cowDeltaDepth = 128
+
+// cowLogMax bounds the changes logged for a snapshot that is not taken (a
+// map snapshotted once, then written on): past it logging stops and the
+// next snapshot is a base.
+const cowLogMax = 4096
+
+// cowGoneMax is how many of a delta's first changes can be removals (a
+// bit each in frozenMap.gone); a removal past them makes the next snapshot
+// a base. A superstep removes a few keys (ephemeral channels it consumed).
+const cowGoneMax = 32
 
 type cowShard[V any] struct {
 	entries []cowEntry[V] // sorted by key
@@ -57,10 +83,15 @@ func (s *cowShard[V]) find(k string) (int, bool) {
 	return lo, lo < len(es) && es[lo].key == k
 }
 
-// frozenMap is an immutable snapshot of a cowMap.
+// frozenMap is an immutable snapshot of a cowMap: a base (frozen shards,
+// parent nil) or a delta (the changes made since parent, in order; bit i
+// of gone says delta[i] removes its key).
 type frozenMap[V any] struct {
-	shards []*cowShard[V]
-	n      int
+	shards []*cowShard[V] // a base's
+	delta  []cowEntry[V]
+	parent *frozenMap[V]
+	n      int32
+	gone   uint32
 }
 
 var cowSeed = maphash.MakeSeed()
@@ -91,6 +122,11 @@ func (c *cowMap[V]) get(k string) (V, bool) { return lookup(c.shards, k) }
 
 // writable returns k's shard, copied first if a snapshot shares it.
 func (c *cowMap[V]) writable(k string) *cowShard[V] {
+	return c.writableAt(shardIndex(k, len(c.shards)))
+}
+
+// writableAt is writable for the shard at index i.
+func (c *cowMap[V]) writableAt(i int) *cowShard[V] {
 	if c.shared && len(c.shards) == 1 {
 		// A one-shard map copies its shard list and its shard in one
 		// allocation.
@@ -118,7 +154,6 @@ func (c *cowMap[V]) writable(k string) *cowShard[V] {
 		c.shards = slices.Clone(c.shards)
 		c.shared = false
 	}
-	i := shardIndex(k, len(c.shards))
 	s := c.shards[i]
 	switch {
 	case s == nil:
@@ -137,7 +172,24 @@ func copyEntries[V any](es []cowEntry[V]) []cowEntry[V] {
 	return append(make([]cowEntry[V], 0, len(es)+1), es...)
 }
 
+// note logs a change for the next delta snapshot. Past what a delta can
+// hold it stops: the next snapshot is a base.
+func (c *cowMap[V]) note(k string, v V, gone bool) {
+	if len(c.log) >= cowLogMax || gone && len(c.log) >= cowGoneMax {
+		clear(c.log)
+		c.log, c.logGone, c.last = c.log[:0], 0, nil
+		return
+	}
+	if gone {
+		c.logGone |= 1 << len(c.log)
+	}
+	c.log = append(c.log, cowEntry[V]{k, v})
+}
+
 func (c *cowMap[V]) set(k string, v V) {
+	if c.last != nil {
+		c.note(k, v, false)
+	}
 	s := c.writable(k)
 	i, found := s.find(k)
 	if found {
@@ -166,11 +218,20 @@ func (c *cowMap[V]) split() {
 }
 
 func (c *cowMap[V]) del(k string) {
-	if _, ok := c.get(k); !ok {
+	at := shardIndex(k, len(c.shards))
+	s := c.shards[at]
+	if s == nil {
 		return
 	}
-	s := c.writable(k)
-	i, _ := s.find(k)
+	i, ok := s.find(k)
+	if !ok {
+		return
+	}
+	if c.last != nil {
+		var zero V
+		c.note(k, zero, true)
+	}
+	s = c.writableAt(at) // a copy keeps the order: k is still at i
 	s.entries = slices.Delete(s.entries, i, i+1)
 	c.n--
 }
@@ -179,11 +240,11 @@ func (c *cowMap[V]) len() int { return c.n }
 
 // each calls fn for every entry, in no particular order.
 func (c *cowMap[V]) each(fn func(k string, v V)) {
-	frozenMap[V]{shards: c.shards}.each(fn)
+	eachEntry(c.shards, fn)
 }
 
-func (f frozenMap[V]) each(fn func(k string, v V)) {
-	for _, s := range f.shards {
+func eachEntry[V any](shards []*cowShard[V], fn func(k string, v V)) {
+	for _, s := range shards {
 		if s != nil {
 			for _, e := range s.entries {
 				fn(e.key, e.val)
@@ -192,14 +253,59 @@ func (f frozenMap[V]) each(fn func(k string, v V)) {
 	}
 }
 
-// snapshot freezes the current contents; later writes copy what they touch.
+// snapshot freezes the current contents; later writes do not change them.
 func (c *cowMap[V]) snapshot() frozenMap[V] {
-	c.shared = true
-	c.gen++
-	return frozenMap[V]{shards: c.shards, n: c.n}
+	f := new(frozenMap[V])
+	c.snapshotTo(f, nil)
+	return *f
 }
 
-func (f frozenMap[V]) get(k string) (V, bool) {
+// snapshotTo freezes the current contents into dst, which must stay where
+// it is (the next snapshot may refer to it). A delta's changes go into
+// room when they fit, so a caller that allocates dst with room beside it
+// makes a snapshot one allocation.
+func (c *cowMap[V]) snapshotTo(dst *frozenMap[V], room []cowEntry[V]) {
+	switch {
+	case c.last != nil && len(c.log) == 0:
+		*dst = *c.last // nothing changed: the same contents
+	case c.last != nil && c.depth < cowDeltaDepth:
+		*dst = frozenMap[V]{n: int32(c.n), delta: append(room[:0], c.log...), gone: c.logGone, parent: c.last}
+		c.depth++
+	default:
+		// A base: the shards are shared from now on, and the next write
+		// to each copies it.
+		c.shared = true
+		c.gen++
+		*dst = frozenMap[V]{shards: c.shards, n: int32(c.n)}
+		c.depth = 0
+	}
+	clear(c.log) // the log's memory is reused; drop its references
+	c.log, c.logGone, c.last = c.log[:0], 0, dst
+}
+
+// removes reports whether delta[i] removes its key.
+func (f *frozenMap[V]) removes(i int) bool {
+	return i < cowGoneMax && f.gone&(1<<i) != 0
+}
+
+// base returns the base f's deltas apply to and the deltas from f back to
+// it, newest first.
+func (f *frozenMap[V]) base() (*frozenMap[V], []*frozenMap[V]) {
+	var chain []*frozenMap[V]
+	for ; f.parent != nil; f = f.parent {
+		chain = append(chain, f)
+	}
+	return f, chain
+}
+
+func (f *frozenMap[V]) get(k string) (V, bool) {
+	for ; f.parent != nil; f = f.parent {
+		for i := len(f.delta) - 1; i >= 0; i-- {
+			if d := &f.delta[i]; d.key == k {
+				return d.val, !f.removes(i)
+			}
+		}
+	}
 	if f.shards == nil {
 		var zero V
 		return zero, false
@@ -208,14 +314,26 @@ func (f frozenMap[V]) get(k string) (V, bool) {
 }
 
 // toMap copies the contents into a plain map.
-func (f frozenMap[V]) toMap() map[string]V {
+func (f *frozenMap[V]) toMap() map[string]V {
 	out := make(map[string]V, f.n)
-	f.each(func(k string, v V) { out[k] = v })
+	b, chain := f.base()
+	eachEntry(b.shards, func(k string, v V) { out[k] = v })
+	for i := len(chain) - 1; i >= 0; i-- {
+		for j, d := range chain[i].delta {
+			if chain[i].removes(j) {
+				delete(out, d.key)
+			} else {
+				out[d.key] = d.val
+			}
+		}
+	}
 	return out
 }
 
 func (c *cowMap[V]) toMap() map[string]V {
-	return frozenMap[V]{shards: c.shards, n: c.n}.toMap()
+	out := make(map[string]V, c.n)
+	c.each(func(k string, v V) { out[k] = v })
+	return out
 }
 
 // cowFrom builds a cowMap holding m.
@@ -228,16 +346,35 @@ func cowFrom[V any](m map[string]V) *cowMap[V] {
 }
 
 // thaw makes a writable cowMap sharing a snapshot's shards.
-func (f frozenMap[V]) thaw() *cowMap[V] {
-	if f.shards == nil {
-		return newCowMap[V]()
+func (f *frozenMap[V]) thaw() *cowMap[V] {
+	b, chain := f.base()
+	c := newCowMap[V]()
+	if b.shards != nil {
+		c = &cowMap[V]{shards: b.shards, n: int(b.n), shared: true, gen: 1}
+		// A generation no shard has: every shard is copied before a write.
+		for _, s := range b.shards {
+			if s != nil && s.gen >= c.gen {
+				c.gen = s.gen + 1
+			}
+		}
 	}
-	c := &cowMap[V]{shards: f.shards, n: f.n, shared: true, gen: 1}
-	// A generation no shard has: every shard is copied before a write.
-	for _, s := range f.shards {
-		if s != nil && s.gen >= c.gen {
-			c.gen = s.gen + 1
+	for i := len(chain) - 1; i >= 0; i-- {
+		for j, d := range chain[i].delta {
+			if chain[i].removes(j) {
+				c.del(d.key)
+			} else {
+				c.set(d.key, d.val)
+			}
 		}
 	}
 	return c
+}
+
+// flat returns f as a base, for many lookups: a delta's are slower.
+func (f *frozenMap[V]) flat() *frozenMap[V] {
+	if f.parent == nil {
+		return f
+	}
+	c := f.thaw()
+	return &frozenMap[V]{shards: c.shards, n: int32(c.n)}
 }

@@ -26,10 +26,12 @@
 // Values are JSON's: nil, bool, float64, string, []any and map[string]any
 // (Normalize turns Go numbers into float64; a whole number beyond ±2^53
 // stays exact as a json.Number, see Number). A node must not modify the
-// state map it is given: the tasks of a superstep share it (keeping it is
-// safe, the engine never changes a map it handed out). Code that turns that map into something costly to build
-// asks StateChanges which keys changed since it last read, as package
-// typed does to decode a struct state incrementally.
+// state map it is given: the tasks of a superstep share it. The map is
+// valid until the node returns (the engine changes it in place for later
+// supersteps, rather than copying a wide state each time): to keep it, keep
+// a copy (see NodeFunc). Code that turns that map into something costly
+// to build asks StateChanges which keys changed since it last read, as
+// package typed does to decode a struct state incrementally.
 //
 // The functional API is the other way to write a graph: NewEntrypoint
 // compiles one function as a graph (its input in, its return value out,
@@ -81,6 +83,7 @@
 //     (MaxValueDepth), the size of a write and of the state (Limits).
 //   - value.go, reducers.go, ids.go: the value codec, the built-in reducers,
 //     checkpoint and task ids.
-//   - stateview.go: the log of which state keys each new state view
-//     changed, behind StateChanges.
+//   - stateview.go: the state map lent to tasks (when the loop may change
+//     it in place) and the log of which state keys each new generation of
+//     it changed, behind StateChanges.
 package engine

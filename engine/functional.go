@@ -87,6 +87,7 @@ func Task[A, R any](ctx context.Context, name string, fn func(context.Context, A
 	}
 	body := func(ctx context.Context, _ any) (any, error) { return fn(ctx, arg) }
 	// A call's input is its argument list (LangGraph.js call(func, ...args)).
+	scope.run.cs.view.escapes(arg) // its task's input is published
 	c := scope.run.acceptCall(scope, name, body, []any{Normalize(arg)}, spec)
 	go func() {
 		defer close(f.done)
@@ -153,7 +154,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	t := &task{name: name, kind: pushTask, index: idx, triggers: pushTriggers, input: input, parentNS: parentNS, ident: id,
 		node: &node{name: name, fn: fn, retry: spec.retry, timeout: spec.timeout, cache: spec.cache, call: true}}
 	l.mu.Lock()
-	saved := l.pending.byTask[id]
+	saved := l.pending.batch(id)
 	l.tasks = append(l.tasks, t)
 	l.mu.Unlock()
 	if l.emit != nil {

@@ -11,16 +11,26 @@ import (
 
 // NodeFunc is a node's body. input is the graph state (a map of the state
 // keys that have a value) or, for a task started by a Send, the Send's Arg.
-// The state map is read-only: the superstep's other tasks share it, so a
-// node builds its update in a map or Update of its own. Values a node
-// returns belong to the engine from then on; it must not modify them.
 // It returns nil, a map[string]any or Update of state keys, a Command, or a
-// Send. ctx carries the task's identity: Interrupt and Emit use it.
+// Send. ctx carries the task's identity: Interrupt and Emit use it. Values
+// a node returns belong to the engine from then on; it must not modify
+// them.
+//
+// The state map is read-only: the superstep's other tasks share it, so a
+// node builds its update in a map or Update of its own. It is valid until
+// the node returns, like bufio.Scanner's Bytes: the engine then changes
+// the same map for later supersteps instead of copying the state for each.
+// A node that keeps the map past its return (in a variable, or in a
+// goroutine that outlives it) keeps a copy (maps.Clone; the values in it
+// never change, so a shallow copy is enough). Handing the map back to the
+// engine is safe: when a state update, a Send, an interrupt, an event, a
+// Task argument, a subgraph's input or an UpdateState from the node holds
+// it, the engine keeps that map unchanged.
 type NodeFunc func(ctx context.Context, input any) (any, error)
 
 // RouteFunc decides where a conditional edge goes. state is the graph state
 // at the start of the superstep plus the routing node's own update; like a
-// node's input it is read-only. It returns
+// node's input it is read-only and valid until the route returns. It returns
 // a node name, End, a Send, or a []any / []string mixing them.
 type RouteFunc func(ctx context.Context, state map[string]any) (any, error)
 

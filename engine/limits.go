@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 )
 
@@ -117,21 +118,40 @@ func (e *StateLimitError) Unwrap() error { return ErrStateTooLarge }
 
 // checkWrite measures a value written to key by node against the bounds.
 func (l Limits) checkWrite(node, key string, v any) error {
-	limit := l.write()
-	if _, err := measure(v, 0, limit); err != nil {
-		e := &ValueLimitError{Node: node, Key: key, Limit: limit, Err: ErrValueTooLarge}
+	_, err := l.checkHeld(node, key, v, 0)
+	return err
+}
+
+// checkHeld is checkWrite that also reports whether v holds the map whose
+// identity is view (0: none), in the same walk.
+func (l Limits) checkHeld(node, key string, v any, view uintptr) (bool, error) {
+	m := meter{limit: l.write(), view: view}
+	if err := m.value(v, 0); err != nil {
+		e := &ValueLimitError{Node: node, Key: key, Limit: m.limit, Err: ErrValueTooLarge}
 		if err == errTooDeep {
 			e.Limit, e.Err = MaxValueDepth, ErrValueTooDeep
 		}
-		return e
+		return m.held, e
 	}
-	return nil
+	return m.held, nil
 }
 
-// checkWrites checks a task's writes to state keys and Sends.
-func (g *Graph) checkWrites(node string, writes []Write) error {
+// checkWrites checks a task's writes to state keys and Sends. With view,
+// a write that holds the state map lends it for longer (stateview.go).
+func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) error {
+	var id uintptr
+	if view != nil && !view.lent.Load() {
+		id = view.id.Load()
+	}
+	small := g.limits.write() >= 24 // fits any number, boolean or null
 	for _, w := range writes {
 		v := w.Value
+		switch v.(type) {
+		case nil, bool, float64:
+			if small {
+				continue // nothing to measure: no deeper, no larger, no map
+			}
+		}
 		switch {
 		case w.Channel == TasksChannel:
 			if s, ok := v.(Send); ok {
@@ -140,7 +160,12 @@ func (g *Graph) checkWrites(node string, writes []Write) error {
 		case !g.IsStateKey(w.Channel):
 			continue
 		}
-		if err := g.limits.checkWrite(node, w.Channel, v); err != nil {
+		held, err := g.limits.checkHeld(node, w.Channel, v, id)
+		if held {
+			view.lend()
+			id = 0
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -157,8 +182,13 @@ func measure(v any, depth, limit int) (int, error) {
 	return m.n, err
 }
 
-// meter adds up a value's size.
-type meter struct{ n, limit int }
+// meter adds up a value's size and, given a map's identity (view), finds
+// whether the value holds that map (held).
+type meter struct {
+	n, limit int
+	view     uintptr
+	held     bool
+}
 
 func (m *meter) add(k int) error {
 	m.n += k
@@ -201,6 +231,9 @@ func (m *meter) value(v any, depth int) error {
 			}
 		}
 	case map[string]any:
+		if m.view != 0 && mapID(x) == m.view {
+			m.held = true
+		}
 		if err := m.add(2 + 2*len(x)); err != nil {
 			return err
 		}
@@ -254,6 +287,9 @@ func (m *meter) value(v any, depth int) error {
 		}
 		return m.add(4)
 	default:
+		if m.view != 0 && !m.held && reflectHolds(reflect.ValueOf(x), m.view, map[uintptr]bool{}, depth) {
+			m.held = true
+		}
 		// Another Go value: its encoding tells.
 		b, err := EncodeValue(x)
 		if err != nil {
@@ -355,12 +391,12 @@ func (l *loop) checkStateSize() error {
 	if !sz.known {
 		sz.known, sz.size, sz.total = true, make([]int, len(l.g.keys)), 0
 		for i, k := range l.g.keys {
-			l.resize(i, k.Name, false)
+			l.resize(i, l.cs.channel(k.Name), false)
 		}
 	} else {
 		for _, id := range l.cs.scratch.touched {
 			if i := l.g.chanMeta[id].key; i >= 0 {
-				l.resize(i, l.g.channelOrder[id], true)
+				l.resize(i, l.cs.chans[id], true)
 			}
 		}
 	}
@@ -385,11 +421,10 @@ func (l *loop) checkStateSize() error {
 	return e
 }
 
-// resize measures state key k (index i) again; grown: k may have only
-// grown since it was last measured.
-func (l *loop) resize(i int, k string, grown bool) {
+// resize measures state key i, held by channel ch, again; grown: it may
+// have only grown since it was last measured.
+func (l *loop) resize(i int, ch channel, grown bool) {
 	sz := &l.sizes
-	ch := l.cs.channel(k)
 	v, ok := ch.get()
 	n := 0
 	if a, isList := ch.(appender); ok && grown && isList {
@@ -403,7 +438,9 @@ func (l *loop) resize(i int, k string, grown bool) {
 			}
 		}
 	}
-	if ok {
+	if f, isNumber := v.(float64); isNumber {
+		n = numberSize(f) // what measure says, without its walk
+	} else if ok {
 		n, _ = measure(v, 0, math.MaxInt)
 	}
 	sz.total += n - sz.size[i]

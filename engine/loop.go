@@ -177,6 +177,9 @@ func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, 
 		l.resumeMap = p.run.resumeMap
 	}
 	l.deferrer, _ = l.saver.(WriteDeferrer)
+	if s := scopeOf(ctx); s != nil {
+		s.run.cs.view.escapes(input) // a run started from a node keeps its input
+	}
 	if opts.InterruptBefore != nil {
 		l.before = opts.InterruptBefore
 	}
@@ -420,8 +423,11 @@ func (l *loop) deferWrites(ctx context.Context, d WriteDeferrer, taskID string, 
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	id := l.ids.NewID()
 	md := Metadata{Source: source, Step: l.step}
-	if l.saver != nil || l.emit != nil || l.opts.parent != nil {
-		md.Parents = map[string]string{} // nobody else reads it
+	switch {
+	case l.emit != nil || l.opts.parent != nil:
+		md.Parents = map[string]string{}
+	case l.saver != nil:
+		md.Parents = rootParents(l.saver)
 	}
 	if len(l.opts.Metadata) > 0 {
 		md.Extra = maps.Clone(l.opts.Metadata)
@@ -560,6 +566,7 @@ func (l *loop) plan(ctx context.Context) error {
 			if t.node.start {
 				continue // hidden, as LangGraph tags it
 			}
+			l.cs.view.lentIn(t.input) // a listener may keep it
 			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id(), Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: t.result.Reused, Writes: t.result.Writes})
 		}
 	}

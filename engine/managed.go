@@ -1,5 +1,7 @@
 package engine
 
+import "maps"
+
 // Managed values are state keys that no node writes and no checkpoint
 // stores: each PULL task's input gets them computed from the run's step
 // counter (LangGraph Python's managed values, managed/is_last_step.py, read
@@ -27,16 +29,23 @@ func IsLastStepKey(name string) KeySpec {
 
 // addManagedValues puts the managed values into the input of the planned
 // PULL tasks of user nodes (a Send's task gets its argument only, and
-// __start__ its raw input).
+// __start__ its raw input). The tasks share one copy of the state view
+// with them: the view itself is the state, which has no managed keys.
 func (l *loop) addManagedValues(tasks []*task) {
 	if len(l.g.managed) == 0 {
 		return
 	}
+	var in map[string]any
 	for _, t := range tasks {
-		in, ok := t.input.(map[string]any)
-		if t.kind != pullTask || t.node.start || !ok {
+		if _, ok := t.input.(map[string]any); t.kind != pullTask || t.node.start || !ok {
 			continue
 		}
+		if in != nil {
+			t.input = in
+			continue
+		}
+		in = maps.Clone(t.input.(map[string]any))
+		t.input = in
 		for _, k := range l.g.managed {
 			switch k.managed {
 			case managedRemainingSteps:

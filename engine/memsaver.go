@@ -21,10 +21,65 @@ type MemorySaver struct {
 	}
 }
 
+// memNamespace holds one namespace's checkpoints, sorted by id. A run
+// puts ids that grow and writes against the latest, so both are found
+// without a search; any other id by binary search.
 type memNamespace struct {
 	ids     []string // sorted ascending
-	records map[string]*memRecord
-	writes  map[string]*memWrites // checkpoint id -> writes
+	records []*memRecord
+	// orphans holds writes against ids with no checkpoint (yet): the
+	// contract takes them, and a later Put of that id adopts them.
+	orphans map[string]*memWrites
+	// chunk is where new records are made, many to an allocation: a
+	// namespace's records live as long as it does.
+	chunk []memRecord
+}
+
+// memChunk is how many records one allocation holds.
+const memChunk = 32
+
+// newRecord returns a new zero record.
+func (n *memNamespace) newRecord() *memRecord {
+	if len(n.chunk) == cap(n.chunk) {
+		n.chunk = make([]memRecord, 0, memChunk)
+	}
+	n.chunk = n.chunk[:len(n.chunk)+1]
+	return &n.chunk[len(n.chunk)-1]
+}
+
+// find returns where id is or would go in n.ids.
+func (n *memNamespace) find(id string) (int, bool) {
+	switch k := len(n.ids); {
+	case k == 0 || n.ids[k-1] < id:
+		return k, false
+	case n.ids[k-1] == id:
+		return k - 1, true
+	}
+	return slices.BinarySearch(n.ids, id)
+}
+
+// record returns id's checkpoint, or nil.
+func (n *memNamespace) record(id string) *memRecord {
+	if i, ok := n.find(id); ok {
+		return n.records[i]
+	}
+	return nil
+}
+
+// writesFor returns the writes against id, made if there are none yet.
+func (n *memNamespace) writesFor(id string) *memWrites {
+	if r := n.record(id); r != nil {
+		return &r.writes
+	}
+	w := n.orphans[id]
+	if w == nil {
+		if n.orphans == nil {
+			n.orphans = map[string]*memWrites{}
+		}
+		w = &memWrites{}
+		n.orphans[id] = w
+	}
+	return w
 }
 
 type memRecord struct {
@@ -34,6 +89,9 @@ type memRecord struct {
 	// emptyParents stands for md.Parents when that is an empty map (a
 	// root run's): kept as nil, it costs a checkpoint no map of its own.
 	emptyParents bool
+	// writes are the pending writes saved against the checkpoint, in the
+	// record so that a superstep's usual few cost no allocation of their own.
+	writes memWrites
 }
 
 // metadata returns a copy of the record's metadata for a reader.
@@ -50,32 +108,51 @@ type memWriteKey struct {
 	slot int
 }
 
-// memWrites holds one checkpoint's pending writes in save order; an index
-// is built only once there are many (a wide superstep), since a slice scan
-// beats a map for the usual handful.
+// memWrites holds one checkpoint's pending writes in save order. A task
+// usually saves its writes once, in one call, so only a task seen before
+// needs a search for its (task, slot) keys: a slice scan while there are
+// few, from the task's first write on once there are many (a wide
+// superstep), found by an index of tasks.
 type memWrites struct {
-	entries []memWriteEntry
-	index   map[memWriteKey]int
+	entries []memWrite
+	tasks   map[string]int // task -> its first entry, from memWritesIndexAt on
 	// first holds the first entries, so a superstep's usual one task
-	// with a write or two costs one allocation.
-	first [2]memWriteEntry
+	// with a write or two needs no allocation for them.
+	first [2]memWrite
 }
 
-type memWriteEntry struct {
-	key memWriteKey
-	w   PendingWrite
+// memWrite is one pending write (its task id is the key's).
+type memWrite struct {
+	key     memWriteKey
+	channel string
+	value   any
+}
+
+func (w *memWrite) pending() PendingWrite {
+	return PendingWrite{TaskID: w.key.task, Channel: w.channel, Value: w.value}
 }
 
 const memWritesIndexAt = 16
 
-func (w *memWrites) find(k memWriteKey) int {
-	if w.index != nil {
-		if i, ok := w.index[k]; ok {
+// from returns where task's first write is, or -1.
+func (w *memWrites) from(task string) int {
+	if w.tasks != nil {
+		if i, ok := w.tasks[task]; ok {
 			return i
 		}
 		return -1
 	}
 	for i := range w.entries {
+		if w.entries[i].key.task == task {
+			return i
+		}
+	}
+	return -1
+}
+
+// find returns where k's write is, looking from entry i on, or -1.
+func (w *memWrites) find(k memWriteKey, i int) int {
+	for ; i >= 0 && i < len(w.entries); i++ {
 		if w.entries[i].key == k {
 			return i
 		}
@@ -83,15 +160,30 @@ func (w *memWrites) find(k memWriteKey) int {
 	return -1
 }
 
-func (w *memWrites) add(k memWriteKey, pw PendingWrite) {
-	w.entries = append(w.entries, memWriteEntry{k, pw})
+// grow makes room for n more entries at once: a task's writes come
+// together. It doubles, where append grows a long slice by a quarter and
+// copies a wide superstep's writes many times over.
+func (w *memWrites) grow(n int) {
+	if w.entries == nil {
+		w.entries = w.first[:0]
+	}
+	if len(w.entries)+n > cap(w.entries) {
+		w.entries = append(make([]memWrite, 0, max(2*cap(w.entries), len(w.entries)+n)), w.entries...)
+	}
+}
+
+func (w *memWrites) add(e memWrite) {
+	w.grow(1)
+	w.entries = append(w.entries, e)
 	switch {
-	case w.index != nil:
-		w.index[k] = len(w.entries) - 1
+	case w.tasks != nil:
+		if _, ok := w.tasks[e.key.task]; !ok {
+			w.tasks[e.key.task] = len(w.entries) - 1
+		}
 	case len(w.entries) > memWritesIndexAt:
-		w.index = make(map[memWriteKey]int, 2*len(w.entries))
-		for i, e := range w.entries {
-			w.index[e.key] = i
+		w.tasks = make(map[string]int, 2*len(w.entries))
+		for i := len(w.entries) - 1; i >= 0; i-- { // the first of each task wins
+			w.tasks[w.entries[i].key.task] = i
 		}
 	}
 }
@@ -121,7 +213,7 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 	}
 	n := t[ns]
 	if n == nil && create {
-		n = &memNamespace{records: map[string]*memRecord{}, writes: map[string]*memWrites{}}
+		n = &memNamespace{}
 		t[ns] = n
 	}
 	if create { // under the write lock: readers only share m.mu.RLock
@@ -135,21 +227,27 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	if _, exists := n.records[cp.ID]; !exists {
-		if k := len(n.ids); k == 0 || n.ids[k-1] < cp.ID {
-			n.ids = append(n.ids, cp.ID) // the usual case: ids grow
-		} else {
-			i := sort.SearchStrings(n.ids, cp.ID)
-			n.ids = append(n.ids, "")
-			copy(n.ids[i+1:], n.ids[i:])
-			n.ids[i] = cp.ID
-		}
-	}
 	emptyParents := md.Parents != nil && len(md.Parents) == 0
 	if emptyParents {
 		md.Parents = nil
 	}
-	n.records[cp.ID] = &memRecord{cp: cp, md: cloneMetadata(md), parentID: cfg.CheckpointID, emptyParents: emptyParents}
+	i, exists := n.find(cp.ID)
+	if exists {
+		// Put again: the checkpoint is replaced, its writes are kept.
+		r := n.records[i]
+		r.cp, r.md, r.parentID, r.emptyParents = cp, cloneMetadata(md), cfg.CheckpointID, emptyParents
+	} else {
+		r := n.newRecord()
+		r.cp, r.md, r.parentID, r.emptyParents = cp, cloneMetadata(md), cfg.CheckpointID, emptyParents
+		if w := n.orphans[cp.ID]; w != nil {
+			for _, e := range w.entries {
+				r.writes.add(e)
+			}
+			delete(n.orphans, cp.ID)
+		}
+		n.ids = slices.Insert(n.ids, i, cp.ID) // i is the end when ids grow, as they do
+		n.records = slices.Insert(n.records, i, r)
+	}
 	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
 
@@ -157,13 +255,7 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, writes []Write) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	w := n.writes[cfg.CheckpointID]
-	if w == nil {
-		w = &memWrites{}
-		w.entries = w.first[:0]
-		n.writes[cfg.CheckpointID] = w
-	}
+	w := m.ns(cfg.ThreadID, cfg.CheckpointNS, true).writesFor(cfg.CheckpointID)
 	base := 0
 	if taskID == NullTaskID {
 		// Null-task writes accumulate across calls.
@@ -173,15 +265,21 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 			}
 		}
 	}
+	// A task's writes from an earlier call are searched from its first;
+	// in this call only special writes can repeat a key.
+	earlier, batch := w.from(taskID), len(w.entries)
+	w.grow(len(writes))
 	for i, wr := range writes {
-		slot := WriteSlot(wr.Channel, base+i)
-		key := memWriteKey{taskID, slot}
-		pw := PendingWrite{TaskID: taskID, Channel: wr.Channel, Value: wr.Value}
-		switch at := w.find(key); {
+		e := memWrite{key: memWriteKey{taskID, WriteSlot(wr.Channel, base+i)}, channel: wr.Channel, value: wr.Value}
+		at := w.find(e.key, earlier)
+		if at < 0 && e.key.slot < 0 {
+			at = w.find(e.key, batch)
+		}
+		switch {
 		case at < 0:
-			w.add(key, pw)
-		case slot < 0:
-			w.entries[at].w = pw // special writes replace
+			w.add(e)
+		case e.key.slot < 0:
+			w.entries[at] = e // special writes replace
 		}
 	}
 	return nil
@@ -195,32 +293,30 @@ func (m *MemorySaver) GetTuple(_ context.Context, cfg Config) (*CheckpointTuple,
 	if n == nil || len(n.ids) == 0 {
 		return nil, nil
 	}
-	id := cfg.CheckpointID
-	if id == "" {
-		id = n.ids[len(n.ids)-1]
+	i := len(n.ids) - 1
+	if cfg.CheckpointID != "" {
+		var ok bool
+		if i, ok = n.find(cfg.CheckpointID); !ok {
+			return nil, nil
+		}
 	}
-	if n.records[id] == nil {
-		return nil, nil
-	}
-	return m.tuple(cfg.ThreadID, cfg.CheckpointNS, n, id), nil
+	return tuple(cfg.ThreadID, cfg.CheckpointNS, n.ids[i], n.records[i]), nil
 }
 
-func (m *MemorySaver) tuple(thread, ns string, n *memNamespace, id string) *CheckpointTuple {
-	r := n.records[id]
-	t := &CheckpointTuple{
-		Config:     Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
-		Checkpoint: r.cp.Materialize(), // shared: checkpoints are immutable
-		Metadata:   r.metadata(),
-		ParentID:   r.parentID,
+func tuple(thread, ns, id string, r *memRecord) *CheckpointTuple {
+	return &CheckpointTuple{
+		Config:        Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
+		Checkpoint:    r.cp.Materialize(), // shared: checkpoints are immutable
+		Metadata:      r.metadata(),
+		ParentID:      r.parentID,
+		PendingWrites: r.writes.sorted(),
 	}
-	t.PendingWrites = sortedPendingWrites(n.writes[id])
-	return t
 }
 
-// sortedPendingWrites returns writes in task order, each task's special
-// writes first and then its regular writes by index.
-func sortedPendingWrites(w *memWrites) []PendingWrite {
-	if w == nil {
+// sorted returns the writes in task order, each task's special writes
+// first and then its regular writes by index.
+func (w *memWrites) sorted() []PendingWrite {
+	if len(w.entries) == 0 {
 		return nil
 	}
 	entries := slices.Clone(w.entries)
@@ -231,8 +327,8 @@ func sortedPendingWrites(w *memWrites) []PendingWrite {
 		return entries[i].key.slot < entries[j].key.slot
 	})
 	out := make([]PendingWrite, len(entries))
-	for i, e := range entries {
-		out[i] = e.w
+	for i := range entries {
+		out[i] = entries[i].pending()
 	}
 	return out
 }
@@ -244,16 +340,16 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 	t := m.threads[cfg.ThreadID]
 	type ref struct {
 		ns string
-		n  *memNamespace
 		id string
+		r  *memRecord
 	}
 	var refs []ref
 	for nsName, n := range t {
 		if !opt.AllNamespaces && nsName != cfg.CheckpointNS {
 			continue
 		}
-		for _, id := range n.ids {
-			refs = append(refs, ref{nsName, n, id})
+		for i, id := range n.ids {
+			refs = append(refs, ref{nsName, id, n.records[i]})
 		}
 	}
 	sort.Slice(refs, func(i, j int) bool {
@@ -270,10 +366,10 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 		if opt.Before != "" && r.id >= opt.Before {
 			continue
 		}
-		if !MatchesFilter(r.n.records[r.id].md, opt.Filter) {
+		if !MatchesFilter(r.r.md, opt.Filter) {
 			continue
 		}
-		out = append(out, m.tuple(cfg.ThreadID, r.ns, r.n, r.id))
+		out = append(out, tuple(cfg.ThreadID, r.ns, r.id, r.r))
 		if opt.Limit > 0 && len(out) >= opt.Limit {
 			break
 		}

@@ -4,26 +4,68 @@ import "slices"
 
 // pendingWrites holds the writes saved against the current checkpoint, by
 // task, so that saving one task's writes costs what it wrote even in a
-// superstep of a thousand tasks.
+// superstep of a thousand tasks. Tasks are found by a scan while there are
+// few (a superstep's usual one or two: no map to fill and empty each
+// superstep), by an index once there are many.
 type pendingWrites struct {
-	null   []PendingWrite     // NullTaskID writes, accumulated
-	byTask map[string][]Write // a task's latest batch
-	order  []string           // task ids in first-save order
+	null    []PendingWrite // NullTaskID writes, accumulated
+	order   []string       // task ids in first-save order
+	batches [][]Write      // each task's latest batch, as order
+	index   map[string]int // task id -> its place in order, past pendingIndexAt
 }
 
+const pendingIndexAt = 8
+
 func newPendingWrites(ws []PendingWrite) *pendingWrites {
-	p := &pendingWrites{byTask: map[string][]Write{}}
+	p := &pendingWrites{}
 	for _, w := range ws {
 		if w.TaskID == NullTaskID {
 			p.null = append(p.null, w)
 			continue
 		}
-		if _, ok := p.byTask[w.TaskID]; !ok {
-			p.order = append(p.order, w.TaskID)
+		i := p.find(w.TaskID)
+		if i < 0 {
+			i = p.push(w.TaskID)
 		}
-		p.byTask[w.TaskID] = append(p.byTask[w.TaskID], Write{Channel: w.Channel, Value: w.Value})
+		p.batches[i] = append(p.batches[i], Write{Channel: w.Channel, Value: w.Value})
 	}
 	return p
+}
+
+// find returns task's place in order, or -1.
+func (p *pendingWrites) find(task string) int {
+	if p.index != nil {
+		if i, ok := p.index[task]; ok {
+			return i
+		}
+		return -1
+	}
+	return slices.Index(p.order, task)
+}
+
+// push adds task with no writes and returns its place.
+func (p *pendingWrites) push(task string) int {
+	p.order = append(p.order, task)
+	p.batches = append(p.batches, nil)
+	i := len(p.order) - 1
+	switch {
+	case p.index != nil:
+		p.index[task] = i
+	case len(p.order) > pendingIndexAt:
+		p.index = make(map[string]int, 2*len(p.order))
+		for j, id := range p.order {
+			p.index[id] = j
+		}
+	}
+	return i
+}
+
+// batch returns task's latest batch.
+func (p *pendingWrites) batch(task string) []Write {
+	if i := p.find(task); i >= 0 {
+		return p.batches[i]
+	}
+	return nil
 }
 
 // add records a batch: a task's batch replaces its earlier one (as
@@ -40,19 +82,24 @@ func (p *pendingWrites) add(taskID string, writes []Write) {
 		}
 		return
 	}
-	if _, ok := p.byTask[taskID]; !ok {
-		p.order = append(p.order, taskID)
+	i := p.find(taskID)
+	if i < 0 {
+		i = p.push(taskID)
 	}
-	p.byTask[taskID] = writes
+	p.batches[i] = writes
 }
 
 // reset forgets every write, keeping the allocations for the next superstep.
 func (p *pendingWrites) reset() {
 	p.null = p.null[:0]
-	for _, id := range p.order {
-		delete(p.byTask, id) // clear would cost the widest superstep's size
+	if p.index != nil {
+		for _, id := range p.order {
+			delete(p.index, id) // clear would cost the widest superstep's size
+		}
 	}
-	p.order = p.order[:0]
+	clear(p.order) // no references kept to what the superstep wrote
+	clear(p.batches)
+	p.order, p.batches = p.order[:0], p.batches[:0]
 }
 
 func (p *pendingWrites) empty() bool { return len(p.null) == 0 && len(p.order) == 0 }
@@ -60,8 +107,8 @@ func (p *pendingWrites) empty() bool { return len(p.null) == 0 && len(p.order) =
 // all lists every write: null-task writes first, then by task.
 func (p *pendingWrites) all() []PendingWrite {
 	out := slices.Clone(p.null)
-	for _, id := range p.order {
-		for _, w := range p.byTask[id] {
+	for i, id := range p.order {
+		for _, w := range p.batches[i] {
 			out = append(out, PendingWrite{TaskID: id, Channel: w.Channel, Value: w.Value})
 		}
 	}
@@ -71,8 +118,8 @@ func (p *pendingWrites) all() []PendingWrite {
 // dropChannel forgets every write to ch (replay drops saved answers).
 func (p *pendingWrites) dropChannel(ch string) {
 	p.null = slices.DeleteFunc(p.null, func(w PendingWrite) bool { return w.Channel == ch })
-	for id, ws := range p.byTask {
-		p.byTask[id] = slices.DeleteFunc(slices.Clone(ws), func(w Write) bool { return w.Channel == ch })
+	for i, ws := range p.batches {
+		p.batches[i] = slices.DeleteFunc(slices.Clone(ws), func(w Write) bool { return w.Channel == ch })
 	}
 }
 
@@ -91,8 +138,8 @@ func (p *pendingWrites) resumes() resumeIndex {
 			idx.null, idx.hasNull = w.Value, true
 		}
 	}
-	for _, id := range p.order {
-		for _, w := range p.byTask[id] {
+	for i, id := range p.order {
+		for _, w := range p.batches[i] {
 			if w.Channel != ResumeChannel {
 				continue
 			}

@@ -12,7 +12,7 @@ import (
 // failure (*NodeError, *InvalidUpdateError, *GraphRecursionError, …); an
 // interrupt is not an error: the Result says StatusInterrupted.
 func (g *Graph) Invoke(ctx context.Context, input any, opts ...RunOption) (*Result, error) {
-	s, err := g.Start(ctx, input, opts...)
+	s, err := g.start(ctx, input, false, opts)
 	if err != nil {
 		return &Result{Status: StatusFailed, Err: err}, err
 	}

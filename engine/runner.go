@@ -325,7 +325,7 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	if t.node.start {
 		writes, err := l.startWrites(ctx, t)
 		if err == nil {
-			err = l.g.checkWrites(InputTask, writes)
+			err = l.g.checkWrites(InputTask, writes, &l.cs.view)
 		}
 		return writes, err
 	}
@@ -350,17 +350,19 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 		return nil, scope.interrupt
 	}
 	if perr, ok := l.parentCommand(t, ret); ok {
+		l.cs.view.escapes(ret) // the parent keeps what it says
 		return nil, perr
 	}
 	switch {
 	case t.node.call:
+		l.cs.view.escapes(ret) // a checkpointed result
 		return []Write{{Channel: ReturnChannel, Value: Normalize(ret)}}, nil
 	case t.node.entry:
 		return entryWrites(ret), nil
 	}
 	writes, err = l.nodeWrites(ctx, t, ret)
 	if err == nil {
-		if err = l.g.checkWrites(t.name, writes); err != nil {
+		if err = l.g.checkWrites(t.name, writes, &l.cs.view); err != nil {
 			writes = nil
 		}
 	}

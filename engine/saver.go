@@ -68,6 +68,20 @@ func (cs *channelState) newVersionsFor(s Saver) map[string]Version {
 	return cs.takeDirty()
 }
 
+// noParents is the Parents of a root run's checkpoints for a saver that
+// keeps an empty map as a mark (MemorySaver); nothing writes to it.
+var noParents = map[string]string{}
+
+// rootParents returns the Parents of a root run's checkpoint for s, when
+// no listener sees its metadata: shared for MemorySaver, which only reads
+// it, a map of its own for any other saver.
+func rootParents(s Saver) map[string]string {
+	if _, lazy := s.(lazyCheckpointSaver); lazy {
+		return noParents
+	}
+	return map[string]string{}
+}
+
 // forSaver returns cp ready for s: materialized, unless s keeps engine
 // snapshots as they are.
 func forSaver(s Saver, cp *Checkpoint) *Checkpoint {

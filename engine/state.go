@@ -461,6 +461,12 @@ func (g *Graph) UpdateState(ctx context.Context, cfg Config, values any, asNode 
 // delegates to the subgraph found by the namespace without task ids;
 // Python pregel/main.py bulk_update_state likewise).
 func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []StateUpdate) (Config, error) {
+	if s := scopeOf(ctx); s != nil {
+		// Called from a node: the checkpoint keeps what the node lends.
+		for _, u := range updates {
+			s.run.cs.view.escapes(u.Values)
+		}
+	}
 	if g.saver == nil {
 		return Config{}, ErrNoCheckpointer
 	}
@@ -638,7 +644,7 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 			writes, err = l.nodeWrites(ctx, t, u.Values)
 		}
 		if err == nil {
-			err = g.checkWrites(u.AsNode, writes)
+			err = g.checkWrites(u.AsNode, writes, nil)
 		}
 		if err != nil {
 			return Config{}, err

@@ -13,6 +13,10 @@ import (
 // for concurrent use: one goroutine calls Next and View.
 type Stepper struct {
 	l *loop
+	// viewed says the run may be viewed at any phase (by the Stepper's
+	// caller or a hook): a task's input (the state map, lent to the task)
+	// must then stay as the task read it, after the update too.
+	viewed bool
 }
 
 // Start begins a run and stops right after its input is handled: at the
@@ -20,12 +24,18 @@ type Stepper struct {
 // starts from. input is a map of state keys (new input), nil (continue), or
 // a Command (resume, update, goto).
 func (g *Graph) Start(ctx context.Context, input any, opts ...RunOption) (*Stepper, error) {
+	return g.start(ctx, input, true, opts)
+}
+
+// start is Start for a caller that views the run only through its hook
+// (viewed false: Invoke).
+func (g *Graph) start(ctx context.Context, input any, viewed bool, opts []RunOption) (*Stepper, error) {
 	o := buildRunOptions(opts)
 	l, err := newLoop(ctx, g, input, o)
 	if err != nil {
 		return nil, err
 	}
-	s := &Stepper{l: l}
+	s := &Stepper{l: l, viewed: viewed || o.Hook != nil}
 	if err := s.callHook(ctx); err != nil {
 		return nil, err
 	}
@@ -46,6 +56,11 @@ func (s *Stepper) Next(ctx context.Context) error {
 	switch l.phase {
 	case PhaseCheckpoint:
 		err = l.plan(ctx)
+		if s.viewed {
+			for _, t := range l.tasks {
+				l.cs.view.lentIn(t.input) // View shows it after the update
+			}
+		}
 	case PhasePlanned:
 		err = l.execute(ctx)
 	case PhaseExecuted:
@@ -325,6 +340,7 @@ func (s *Stepper) View() *StepView {
 	{
 		for _, t := range sortTasks(l.tasks) {
 			r := &t.result
+			l.cs.view.lentIn(t.input) // the caller may keep it
 			tv := TaskView{ID: t.id(), Name: t.name, Push: t.kind == pushTask, Call: t.node.call, Triggers: slices.Clone(t.triggers), Input: t.input}
 			if r != nil {
 				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts

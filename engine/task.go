@@ -102,6 +102,7 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 		s.hasResume = true
 		return v, nil
 	}
+	s.run.cs.view.escapes(value) // kept in the interrupt and its checkpoint
 	s.interrupt = &InterruptError{Interrupts: []Interruption{{ID: interruptID(s.t.namespace(), len(s.resume)), Value: value}}}
 	return nil, s.interrupt
 }
@@ -112,6 +113,7 @@ func Emit(ctx context.Context, value any) {
 		return // an attempt that timed out is abandoned; Emit counts as progress
 	}
 	if s := scopeOf(ctx); s != nil && s.run.emit != nil {
+		s.run.cs.view.escapes(value) // a listener may keep it
 		s.run.emit(Event{Kind: EventCustom, Step: s.step, Node: s.t.name, TaskID: s.t.id(), Value: value})
 	}
 }

@@ -112,6 +112,7 @@ func (l *loop) attemptOnce(ctx context.Context, scope *taskScope, t *task) ([]Wr
 	timedOut := func(kind string) ([]Write, error) {
 		clock.close()
 		cancel()
+		l.cs.view.lend() // the abandoned node may still read its state
 		scope.adoptSubgraphRuns(as)
 		return nil, &NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)}
 	}
