@@ -210,7 +210,16 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 	for i := range changes {
 		c := &changes[i]
 		pt, addr := ifaceWords(&c.ptr) // c.ptr holds a pointer: its data word is the address
-		f, ok := s.fieldAt(uintptr(base), uintptr(addr), pt, &hint)
+		var f *field
+		ok := false
+		// The field after the last one found, checked here: a node that
+		// sets several fields usually sets them in order.
+		if off := uintptr(addr) - uintptr(base); hint < len(s.offsets) && s.offsets[hint] == off && s.fields[hint].ptrType == pt {
+			f, ok = &s.fields[hint], true
+			hint++
+		} else {
+			f, ok = s.fieldAt(uintptr(base), uintptr(addr), pt, &hint)
+		}
 		if !ok {
 			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, reflect.TypeOf(c.ptr), s.typ)
 		}
