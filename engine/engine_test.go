@@ -717,6 +717,44 @@ func TestManagedValues_RemainingAndLastStep(t *testing.T) {
 	}
 }
 
+// A route reads the managed values with the state, whether or not its node
+// wrote a state key (LangGraph Python local_read adds the managed keys a
+// branch's reader selects, pregel/_algo.py:188-225).
+func TestManagedValues_RoutesReadThem(t *testing.T) {
+	for _, writes := range []bool{false, true} {
+		var mu sync.Mutex
+		var got []float64
+		g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("n"), engine.RemainingStepsKey("remaining_steps")).
+			AddNode("work", func(_ context.Context, in any) (any, error) {
+				if writes {
+					return engine.Pairs("n", "wrote"), nil
+				}
+				return nil, nil
+			}).
+			AddEdge(engine.Start, "work").
+			AddConditionalEdges("work", func(_ context.Context, st map[string]any) (any, error) {
+				r, ok := st["remaining_steps"].(float64)
+				if !ok {
+					return nil, fmt.Errorf("route read remaining_steps = %v", st["remaining_steps"])
+				}
+				mu.Lock()
+				got = append(got, r)
+				mu.Unlock()
+				if r > 2 {
+					return "work", nil
+				}
+				return engine.End, nil
+			}, "work", engine.End))
+		if _, err := g.Invoke(ctx, map[string]any{}, engine.WithRecursionLimit(5)); err != nil {
+			t.Fatalf("node writes %v: %v", writes, err)
+		}
+		// Steps 1..3 at limit 5 (stop = 5): the route sees 4, 3, 2.
+		if want := []float64{4, 3, 2}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("node writes %v: route saw remaining_steps %v, want %v", writes, got, want)
+		}
+	}
+}
+
 // LangGraph's max_concurrency (LangGraph.js pregel/runner.ts): at most n
 // tasks of a superstep run at once.
 func TestMaxConcurrency_BoundsRunningTasks(t *testing.T) {

@@ -46,15 +46,36 @@ func (l *loop) addManagedValues(tasks []*task) {
 		}
 		in = maps.Clone(t.input.(map[string]any))
 		t.input = in
-		for _, k := range l.g.managed {
-			switch k.managed {
-			case managedRemainingSteps:
-				in[k.Name] = float64(l.stop - l.step)
-			case managedIsLastStep:
-				in[k.Name] = l.step == l.stop-1
-			}
+		l.putManaged(in)
+	}
+}
+
+// putManaged sets the managed values of the current superstep in state.
+func (l *loop) putManaged(state map[string]any) {
+	for _, k := range l.g.managed {
+		switch k.managed {
+		case managedRemainingSteps:
+			state[k.Name] = float64(l.stop - l.step)
+		case managedIsLastStep:
+			state[k.Name] = l.step == l.stop-1
 		}
 	}
+}
+
+// withManaged is the state a route reads, managed values included: a
+// branch's reader selects the schema's keys, managed ones among them
+// (LangGraph Python graph/state.py attach_branch), and local_read computes
+// those from the task's scratchpad (pregel/_algo.py:188-225). state is the
+// route's own copy when own is true; otherwise it is shared, and copied.
+func (l *loop) withManaged(state map[string]any, own bool) map[string]any {
+	if len(l.g.managed) == 0 {
+		return state
+	}
+	if !own {
+		state = maps.Clone(state)
+	}
+	l.putManaged(state)
+	return state
 }
 
 // ManagedKeys returns the graph's managed value keys in declaration order.

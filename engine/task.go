@@ -314,9 +314,10 @@ func (g *Graph) routeWrite(out []Write, br *branchSpec, dest any) ([]Write, erro
 
 // localState is the graph state as one task sees it after its own writes:
 // committed values plus this task's state-key writes, reducers applied, and
-// no sibling's writes.
+// no sibling's writes, and the graph's managed values (withManaged).
 //
-// Without state-key writes it is the superstep's shared read-only view.
+// Without state-key writes or managed values it is the superstep's shared
+// read-only view.
 func (l *loop) localState(writes []Write) map[string]any {
 	var state map[string]any
 	var byKey map[string][]any
@@ -343,7 +344,7 @@ func (l *loop) localState(writes []Write) map[string]any {
 		byKey[w.Channel] = append(byKey[w.Channel], w.Value)
 	}
 	if state == nil {
-		return l.cs.stateView()
+		return l.withManaged(l.cs.stateView(), false)
 	}
 	for _, k := range order {
 		ch := l.cs.channel(k).clone()
@@ -354,7 +355,7 @@ func (l *loop) localState(writes []Write) map[string]any {
 			state[k] = v
 		}
 	}
-	return state
+	return l.withManaged(state, true)
 }
 
 // writtenOnce reports whether writes hold exactly one write to channel.

@@ -16,13 +16,21 @@ import "sync"
 // always safe. Cached states and bytes are shared: treat them as
 // immutable.
 type cache struct {
-	mu         sync.Mutex
+	mu sync.Mutex
+	// states holds the newest checkpoint's state of each namespace that
+	// was written (latest says which one): the parent of the next Put,
+	// unless the thread forks. Keeping one per namespace, rather than the
+	// last so many of all, means that many threads writing at once do not
+	// push each other's parents out.
 	states     map[stateKey]*cpState
+	latest     map[threadNS]string
 	values     map[valueKey]cachedValue
 	valueBytes int
 }
 
 type stateKey struct{ thread, ns, id string }
+
+type threadNS struct{ thread, ns string }
 
 type valueKey struct{ thread, ns, channel string }
 
@@ -36,15 +44,37 @@ type cachedValue struct {
 	size chainSize
 }
 
+// listLike reports whether the next Put may need v: only a list can be
+// extended by appending (prevChain, appendByBytes), so the cache keeps
+// lists, values stored as appended elements and channels without a
+// value, and skips the scalars and objects most channels hold.
+func (v cachedValue) listLike() bool {
+	return !v.has || len(v.enc) == 0 || v.enc[0] == '['
+}
+
 // Bounds: when one is crossed the map is simply emptied; a miss only costs
 // a read from the file.
 const (
-	maxCachedStates     = 256
+	maxCachedStates     = 4096 // namespaces, one state each
 	maxCachedValueBytes = 32 << 20
 )
 
 func newCache() *cache {
-	return &cache{states: map[stateKey]*cpState{}, values: map[valueKey]cachedValue{}}
+	return &cache{states: map[stateKey]*cpState{}, latest: map[threadNS]string{}, values: map[valueKey]cachedValue{}}
+}
+
+// putState makes st, checkpoint id's state, its namespace's newest. It is
+// called with c.mu held.
+func (c *cache) putState(thread, ns, id string, st *cpState) {
+	k := threadNS{thread, ns}
+	if prev, ok := c.latest[k]; ok && prev != id {
+		delete(c.states, stateKey{thread, ns, prev})
+	} else if !ok && len(c.latest) >= maxCachedStates {
+		clear(c.states)
+		clear(c.latest)
+	}
+	c.latest[k] = id
+	c.states[stateKey{thread, ns, id}] = st
 }
 
 func (c *cache) state(thread, ns, id string) *cpState {
@@ -64,10 +94,7 @@ func (c *cache) value(thread, ns, channel string, ref chanRef) (cachedValue, boo
 func (c *cache) add(thread, ns, id string, p *putResult) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.states) >= maxCachedStates {
-		clear(c.states)
-	}
-	c.states[stateKey{thread, ns, id}] = p.state
+	c.putState(thread, ns, id, p.state)
 	for ch, v := range p.values {
 		k := valueKey{thread, ns, ch}
 		c.valueBytes += len(v.enc) - len(c.values[k].enc)
@@ -81,16 +108,13 @@ func (c *cache) add(thread, ns, id string, p *putResult) {
 
 // merge adds a committed round's entries.
 func (c *cache) merge(o *cache) {
-	if o == nil || (len(o.states) == 0 && len(o.values) == 0) {
+	if o == nil || (len(o.latest) == 0 && len(o.values) == 0) {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.states)+len(o.states) > maxCachedStates {
-		clear(c.states)
-	}
-	for k, st := range o.states {
-		c.states[k] = st
+	for k, id := range o.latest {
+		c.putState(k.thread, k.ns, id, o.states[stateKey{k.thread, k.ns, id}])
 	}
 	for k, v := range o.values {
 		c.valueBytes += len(v.enc) - len(c.values[k].enc)
@@ -106,6 +130,9 @@ func (c *cache) dropState(thread, ns, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.states, stateKey{thread, ns, id})
+	if c.latest[threadNS{thread, ns}] == id {
+		delete(c.latest, threadNS{thread, ns})
+	}
 }
 
 // dropThread forgets everything about a thread: after it is deleted, the
@@ -116,6 +143,11 @@ func (c *cache) dropThread(thread string) {
 	for k := range c.states {
 		if k.thread == thread {
 			delete(c.states, k)
+		}
+	}
+	for k := range c.latest {
+		if k.thread == thread {
+			delete(c.latest, k)
 		}
 	}
 	for k, v := range c.values {

@@ -83,7 +83,19 @@ func readUint(k []byte) (uint64, []byte, error) {
 // that they round-trip and preserve order.
 
 // checkpointKey is the key of a checkpoint record: (id).
-func checkpointKey(id string) []byte { return appendString(nil, id) }
+func checkpointKey(id string) []byte { return appendString(keyBuf(id), id) }
+
+// keyBuf returns an empty buffer with room for a key made of strs and up
+// to two integers, so building it allocates once. (A string needs its
+// bytes and its terminator, and any escapes; escapes are rare and only
+// grow the buffer.)
+func keyBuf(strs ...string) []byte {
+	n := 0
+	for _, s := range strs {
+		n += len(s) + 2
+	}
+	return make([]byte, 0, n+16)
+}
 
 func parseCheckpointKey(k []byte) (string, error) {
 	id, rest, err := readString(k)
@@ -96,11 +108,11 @@ func parseCheckpointKey(k []byte) (string, error) {
 // writeKey is the key of a pending write: (checkpoint id, task id, slot).
 // writePrefix(cp) and writePrefix(cp, task) are its prefixes.
 func writeKey(cpID, taskID string, slot int64) []byte {
-	return appendInt(appendString(appendString(nil, cpID), taskID), slot)
+	return appendInt(appendString(appendString(keyBuf(cpID, taskID), cpID), taskID), slot)
 }
 
 func writePrefix(parts ...string) []byte {
-	var k []byte
+	k := keyBuf(parts...)
 	for _, p := range parts {
 		k = appendString(k, p)
 	}
@@ -124,7 +136,7 @@ func parseWriteKey(k []byte) (cpID, taskID string, slot int64, err error) {
 // for the canonical blob of a version and a bucket sequence number for a
 // different value stored under a version already taken (forks).
 func blobKey(channel string, version int64, seq uint64) []byte {
-	return appendUint(appendInt(appendString(nil, channel), version), seq)
+	return appendUint(appendInt(appendString(keyBuf(channel), channel), version), seq)
 }
 
 func parseBlobKey(k []byte) (channel string, version int64, seq uint64, err error) {
@@ -143,7 +155,7 @@ func parseBlobKey(k []byte) (channel string, version int64, seq uint64, err erro
 // childKey is the key of a parent→child edge: (parent id, child id).
 // writePrefix(parent) is its prefix.
 func childKey(parentID, childID string) []byte {
-	return appendString(appendString(nil, parentID), childID)
+	return appendString(appendString(keyBuf(parentID, childID), parentID), childID)
 }
 
 func parseChildKey(k []byte) (parentID, childID string, err error) {

@@ -141,7 +141,10 @@ func (b *nsBuckets) prevChain(channel string, ref chanRef) (chainSize, bool, err
 // a fresh sequence number.
 func (b *nsBuckets) putBlob(channel string, ver int64, pv *putValues, prev *chanRef) (cachedValue, error) {
 	out := cachedValue{ref: chanRef{Version: ver}}
+	// put stores the blob: a version not taken yet is known to be absent.
+	put := b.blobs.PutNew
 	if b.blobs.Has(blobKey(channel, ver, 0)) {
+		put = b.blobs.Put
 		enc, has, err := pv.full(channel)
 		if err != nil {
 			return cachedValue{}, err
@@ -166,7 +169,7 @@ func (b *nsBuckets) putBlob(channel string, ver int64, pv *putValues, prev *chan
 			}
 			if sz, ok := psize.extend(len(suffix)); ok && phas {
 				out.has, out.size = true, sz
-				return out, b.blobs.Put(blobKey(channel, ver, out.ref.Seq), encodeAppendBlob(*prev, sz, suffix))
+				return out, put(blobKey(channel, ver, out.ref.Seq), encodeAppendBlob(*prev, sz, suffix))
 			}
 		}
 	}
@@ -183,7 +186,7 @@ func (b *nsBuckets) putBlob(channel string, ver int64, pv *putValues, prev *chan
 			data, out.size = d, sz
 		}
 	}
-	return out, b.blobs.Put(blobKey(channel, out.ref.Version, out.ref.Seq), data)
+	return out, put(blobKey(channel, out.ref.Version, out.ref.Seq), data)
 }
 
 // appendByBytes finds out by comparing encodings whether the list enc only

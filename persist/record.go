@@ -89,6 +89,9 @@ type cpState struct {
 }
 
 func encodeRecord(r *cpRecord) ([]byte, error) {
+	if out, ok := appendRecordJSON(append(make([]byte, 0, 256), recordFormat), r); ok {
+		return out, nil
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return nil, err

@@ -1,9 +1,11 @@
 package persist
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -107,5 +109,89 @@ func TestParseRecord_Allocations(t *testing.T) {
 	// add 14.
 	if allocs > 20 {
 		t.Errorf("%v allocations per record, want at most 20", allocs)
+	}
+}
+
+// TestAppendRecordJSON_MatchesMarshal: the record writer either gives up
+// or writes exactly json.Marshal's bytes, on the sample records and on
+// random ones with awkward names, ids, numbers and timestamps.
+func TestAppendRecordJSON_MatchesMarshal(t *testing.T) {
+	plain := []string{"", "a", "branch:to:agent", "__start__", "~ok", "1f0c-2"}
+	awkward := []string{"quote\"d", "tab\t", "ünï", "<b>", "a&b", "\u2028", "x\\y", "\x7f"}
+	zones := []*time.Location{time.UTC, time.UTC, time.UTC, time.FixedZone("p", 5*3600+30*60), time.FixedZone("m", -8*3600), time.FixedZone("s", 61), time.FixedZone("d", 24*3600)}
+	rng := rand.New(rand.NewPCG(3, 9))
+	pick := func() string {
+		if rng.IntN(200) == 0 {
+			return awkward[rng.IntN(len(awkward))]
+		}
+		return plain[rng.IntN(len(plain))]
+	}
+	ints := func() map[string]int64 {
+		if rng.IntN(4) == 0 {
+			return nil
+		}
+		m := map[string]int64{}
+		for range rng.IntN(20) {
+			m[pick()+strconv.Itoa(rng.IntN(30))] = rng.Int64() - rng.Int64()
+		}
+		return m
+	}
+	strs := func() []string {
+		switch rng.IntN(3) {
+		case 0:
+			return nil
+		case 1:
+			return []string{}
+		}
+		var s []string
+		for range 1 + rng.IntN(4) {
+			s = append(s, pick())
+		}
+		return s
+	}
+	records := sampleRecords()
+	for range 3000 {
+		r := &cpRecord{V: rng.IntN(6), Parent: pick(), Delta: rng.IntN(2) == 0, Depth: rng.IntN(70), Versions: ints(), Dropped: strs(), SeenDropped: strs(), Updated: strs()}
+		r.TS = time.Unix(rng.Int64N(1<<37)-1<<35, rng.Int64N(1e9)).In(zones[rng.IntN(len(zones))])
+		if rng.IntN(3) == 0 {
+			r.Seqs = map[string]uint64{pick(): rng.Uint64()}
+		}
+		if rng.IntN(2) == 0 {
+			r.Seen = map[string]map[string]int64{pick(): ints(), pick(): ints()}
+		}
+		r.Meta = mdRecord{Source: pick(), Step: rng.IntN(100) - 1}
+		if rng.IntN(2) == 0 {
+			r.Meta.Parents = map[string]string{pick(): pick()}
+		}
+		switch rng.IntN(8) {
+		case 0:
+			r.Meta.Extra = map[string]json.RawMessage{}
+		case 1:
+			r.Meta.Extra = map[string]json.RawMessage{pick(): json.RawMessage(`{"a": 1}`)}
+		}
+		records = append(records, r)
+	}
+	fast := 0
+	for i, r := range records {
+		want, werr := json.Marshal(r)
+		got, ok := appendRecordJSON(nil, r)
+		if !ok {
+			continue
+		}
+		fast++
+		if werr != nil {
+			t.Fatalf("record %d: written as %s, json.Marshal refuses it: %v", i, got, werr)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("record %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	if fast < len(records)/2 {
+		t.Errorf("only %d of %d records written fast", fast, len(records))
+	}
+	for i, r := range sampleRecords()[:3] {
+		if _, ok := appendRecordJSON(nil, r); !ok {
+			t.Errorf("sample record %d went to encoding/json; the writer must write the store's common records", i)
+		}
 	}
 }

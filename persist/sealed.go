@@ -66,26 +66,62 @@ type records struct {
 
 // newRecords wraps bk; sealed says whether the file seals its records
 // (sealedTx).
-func newRecords(bk *bolt.Bucket, kind byte, thread, ns string, sealed bool) *records {
-	r := &records{bk: bk, kind: kind, thread: thread, ns: ns, sealed: sealed}
+func newRecords(bk *bolt.Bucket, kind byte, thread, ns string, sealed bool) records {
+	r := records{bk: bk, kind: kind, thread: thread, ns: ns, sealed: sealed}
 	if sealed {
-		var h []byte
-		h = append(h, kind)
-		h = appendLenBytes(h, []byte(thread))
-		h = appendLenBytes(h, []byte(ns))
-		r.seed = crc32.Update(0, castagnoli, h)
+		c := crcByte(0, kind)
+		c = crcUint32(c, uint32(len(thread)))
+		c = crcString(c, thread)
+		c = crcUint32(c, uint32(len(ns)))
+		r.seed = crcString(c, ns)
 	}
 	return r
 }
 
-func appendLenBytes(dst, b []byte) []byte {
-	return append(binary.BigEndian.AppendUint32(dst, uint32(len(b))), b...)
+// crcByte, crcUint32 (big-endian) and crcString continue a CRC-32C as
+// crc32.Update would, one byte at a time from the table. They exist
+// because crc32.Update makes the bytes it is given escape to the heap:
+// the few bytes of a length or a name would cost an allocation each.
+func crcByte(crc uint32, b byte) uint32 {
+	crc = ^crc
+	crc = castagnoli[byte(crc)^b] ^ (crc >> 8)
+	return ^crc
+}
+
+func crcUint32(crc uint32, n uint32) uint32 {
+	crc = ^crc
+	for _, b := range [4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)} {
+		crc = castagnoli[byte(crc)^b] ^ (crc >> 8)
+	}
+	return ^crc
+}
+
+func crcString(crc uint32, s string) uint32 {
+	crc = ^crc
+	for i := 0; i < len(s); i++ {
+		crc = castagnoli[byte(crc)^s[i]] ^ (crc >> 8)
+	}
+	return ^crc
 }
 
 // sealedTx reports whether tx's file seals its records: its layout is 2 or
 // later. checkLayout has already refused a file whose layout it cannot
 // read.
 func sealedTx(tx *bolt.Tx) bool {
+	if r := roundOf(tx); r != nil {
+		if r.layoutRead == 0 {
+			r.layoutRead = 1
+			if sealedLayoutOf(tx) {
+				r.layoutRead = 2
+			}
+		}
+		return r.layoutRead == 2
+	}
+	return sealedLayoutOf(tx)
+}
+
+// sealedLayoutOf is sealedTx read from the meta bucket.
+func sealedLayoutOf(tx *bolt.Tx) bool {
 	meta := tx.Bucket(bucketMeta)
 	if meta == nil {
 		return true // being created: checkLayout writes the current layout
@@ -96,9 +132,7 @@ func sealedTx(tx *bolt.Tx) bool {
 
 // seal returns the CRC of key and value in r's place.
 func (r *records) seal(k, v []byte) uint32 {
-	var n [4]byte
-	binary.BigEndian.PutUint32(n[:], uint32(len(k)))
-	c := crc32.Update(r.seed, castagnoli, n[:])
+	c := crcUint32(r.seed, uint32(len(k)))
 	c = crc32.Update(c, castagnoli, k)
 	return crc32.Update(c, castagnoli, v)
 }
@@ -175,10 +209,34 @@ func (r *records) Put(k, v []byte) error {
 	if !r.sealed {
 		return r.bk.Put(k, v)
 	}
+	return r.put(k, v, r.bk.Get(k))
+}
+
+// PutNew is Put for a key the caller has just found empty in this
+// transaction (Has, or a Get that returned nil): it saves looking the key
+// up again for the digest.
+func (r *records) PutNew(k, v []byte) error {
+	if !r.sealed {
+		return r.bk.Put(k, v)
+	}
+	return r.put(k, v, nil)
+}
+
+// PutIfAbsent stores v under k unless k has a value already, and reports
+// whether it did.
+func (r *records) PutIfAbsent(k, v []byte) (bool, error) {
+	if r.bk.Get(k) != nil {
+		return false, nil
+	}
+	return true, r.PutNew(k, v)
+}
+
+// put seals v and stores it under k, whose stored value is old.
+func (r *records) put(k, v, old []byte) error {
 	out := make([]byte, len(v), len(v)+sealSize)
 	copy(out, v)
 	out = binary.BigEndian.AppendUint32(out, r.seal(k, v))
-	if err := account(r.bk.Tx(), r.bk.Get(k), out); err != nil {
+	if err := account(r.bk.Tx(), old, out); err != nil {
 		return err
 	}
 	return r.bk.Put(k, out)
@@ -255,10 +313,12 @@ func (c *recordCursor) at(k, stored []byte) ([]byte, []byte) {
 // copy of a page shows an older, intact set of sealed records — a commit
 // undone in one part of the file. The meta bucket therefore keeps the
 // digest of every sealed record in the file: their count and the XOR of
-// their seals, updated by every Put and Delete in the same transaction.
-// Check recomputes it from what the file holds now; a record lost, added
-// back or rolled back changes it. (The meta bucket lives in the root page,
-// which the meta page points at and bbolt rewrites on every commit.)
+// their seals, changed by every Put and Delete in the same transaction
+// (the writer's commit rounds sum the changes and write the digest once,
+// see round). Check recomputes it from what the file holds now; a record
+// lost, added back or rolled back changes it. (The meta bucket lives in
+// the root page, which the meta page points at and bbolt rewrites on
+// every commit.)
 
 // keyDigest is the meta bucket's key of the digest (layout 2 on).
 var keyDigest = []byte("digest")
@@ -295,10 +355,11 @@ func decodeDigest(v []byte) (digest, error) {
 // account updates tx's digest for a stored value replaced (old, nil if
 // none) by new (nil: deleted).
 func account(tx *bolt.Tx, old, new []byte) error {
-	meta := tx.Bucket(bucketMeta)
-	d, err := decodeDigest(meta.Get(keyDigest))
-	if err != nil {
-		return err
+	var change digest
+	d := &change
+	r := roundOf(tx)
+	if r != nil {
+		d = &r.delta // written once, when the round ends
 	}
 	if old != nil {
 		d.add(old, false)
@@ -306,6 +367,22 @@ func account(tx *bolt.Tx, old, new []byte) error {
 	if new != nil {
 		d.add(new, true)
 	}
+	if r != nil {
+		return nil
+	}
+	return addDigest(tx, *d)
+}
+
+// addDigest adds delta (a count that may wrap below zero, an XOR) to
+// tx's stored digest.
+func addDigest(tx *bolt.Tx, delta digest) error {
+	meta := tx.Bucket(bucketMeta)
+	d, err := decodeDigest(meta.Get(keyDigest))
+	if err != nil {
+		return err
+	}
+	d.n += delta.n
+	d.x ^= delta.x
 	return meta.Put(keyDigest, d.encode())
 }
 
@@ -317,17 +394,17 @@ func dropThread(tx *bolt.Tx, thread string) error {
 	if tb == nil {
 		return nil
 	}
+	r := roundOf(tx)
+	if r != nil {
+		r.dropThread(thread)
+	}
 	if sealedTx(tx) {
 		var gone digest
-		eachStored(tb, func(stored []byte) { gone.add(stored, true) })
-		meta := tx.Bucket(bucketMeta)
-		d, err := decodeDigest(meta.Get(keyDigest))
-		if err != nil {
-			return err
-		}
-		d.n -= gone.n
-		d.x ^= gone.x
-		if err := meta.Put(keyDigest, d.encode()); err != nil {
+		eachStored(tb, func(stored []byte) { gone.add(stored, false) })
+		if r != nil {
+			r.delta.n += gone.n
+			r.delta.x ^= gone.x
+		} else if err := addDigest(tx, gone); err != nil {
 			return err
 		}
 	}

@@ -58,5 +58,6 @@ func (s *Store) PutSetting(ctx context.Context, key string, doc []byte) error {
 
 // settingRecords returns the records of the settings bucket b.
 func settingRecords(b *bolt.Bucket) *records {
-	return newRecords(b, kindSetting, "", "", sealedTx(b.Tx()))
+	r := newRecords(b, kindSetting, "", "", sealedTx(b.Tx()))
+	return &r
 }

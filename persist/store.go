@@ -259,6 +259,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 	}
 	if !opts.ReadOnly {
 		s.w = newWriter(db, opts.Durability, opts.MaxBuffered)
+		s.w.now = s.now
 		s.w.onCommit = s.cache.merge
 	}
 	return s, nil
@@ -547,6 +548,15 @@ func openNS(tx *bolt.Tx, thread, ns string, create bool) (*nsBuckets, error) {
 	return nsIn(tb, thread, ns, create)
 }
 
+// openNSWrite is openNS(tx, thread, ns, true) for a write: a commit
+// round opens a namespace once, however many of its ops write to it.
+func openNSWrite(tx *bolt.Tx, thread, ns string) (*nsBuckets, error) {
+	if r := roundOf(tx); r != nil {
+		return r.openNS(tx, thread, ns)
+	}
+	return openNS(tx, thread, ns, true)
+}
+
 // nsIn is openNS in thread's bucket tb.
 func nsIn(tb *bolt.Bucket, thread, ns string, create bool) (*nsBuckets, error) {
 	nb := tb.Bucket(nsBucketName(ns))
@@ -574,22 +584,32 @@ func nsIn(tb *bolt.Bucket, thread, ns string, create bool) (*nsBuckets, error) {
 		bk.FillPercent = fillPercent
 	}
 	sealed := sealedTx(tb.Tx())
-	return &nsBuckets{
-		cps:    newRecords(cps, kindCheckpoint, thread, ns, sealed),
-		blobs:  newRecords(blobs, kindBlob, thread, ns, sealed),
-		writes: newRecords(writes, kindWrite, thread, ns, sealed),
-		kids:   newRecords(kids, kindChild, thread, ns, sealed),
-	}, nil
+	// One allocation for the four: a commit round opens a namespace per
+	// thread it writes.
+	all := &struct {
+		b    nsBuckets
+		recs [4]records
+	}{}
+	for i, bk := range [4]*bolt.Bucket{cps, blobs, writes, kids} {
+		all.recs[i] = newRecords(bk, [4]byte{kindCheckpoint, kindBlob, kindWrite, kindChild}[i], thread, ns, sealed)
+	}
+	all.b.cps, all.b.blobs, all.b.writes, all.b.kids = &all.recs[0], &all.recs[1], &all.recs[2], &all.recs[3]
+	return &all.b, nil
 }
 
 // threadKeys returns the records of a thread's own keys (fingerprint,
 // updated) in its bucket tb.
 func threadKeys(tb *bolt.Bucket, thread string) *records {
-	return newRecords(tb, kindThread, thread, "", sealedTx(tb.Tx()))
+	r := newRecords(tb, kindThread, thread, "", sealedTx(tb.Tx()))
+	return &r
 }
 
 // touch records when the store last wrote to a thread.
 func (s *Store) touch(tx *bolt.Tx, thread string) error {
+	if r := roundOf(tx); r != nil {
+		r.touch(thread) // written once per round
+		return nil
+	}
 	tb := tx.Bucket(bucketThreads).Bucket([]byte(thread))
 	if tb == nil {
 		return nil
@@ -677,7 +697,7 @@ func (s *Store) putTx(tx *bolt.Tx, rc *cache, thread, ns, parentID string, cp *e
 
 // putRecord stores cp (whose values pv holds) as a child of parentID.
 func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, cp *engine.Checkpoint, pv *putValues, mdr mdRecord) (*putResult, error) {
-	b, err := openNS(tx, thread, ns, true)
+	b, err := openNSWrite(tx, thread, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -731,7 +751,9 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 			return nil, err
 		}
 		st.refs[ch] = stored.ref
-		res.values[ch] = stored
+		if stored.listLike() {
+			res.values[ch] = stored
+		}
 	}
 	for n, m := range cp.VersionsSeen {
 		st.seen[n] = m
@@ -747,11 +769,18 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 	if err != nil {
 		return nil, err
 	}
-	if err := b.cps.Put(key, data); err != nil {
+	put := b.cps.Put
+	if old == nil {
+		put = b.cps.PutNew // looked up above
+	}
+	if err := put(key, data); err != nil {
 		return nil, err
 	}
 	if parentID != "" {
-		if err := b.kids.Put(childKey(parentID, cp.ID), []byte{}); err != nil {
+		// No edge to cp.ID can be stored: the record was new, or detach
+		// removed the edge from its old parent (a record without a parent
+		// has none).
+		if err := b.kids.PutNew(childKey(parentID, cp.ID), []byte{}); err != nil {
 			return nil, err
 		}
 	}
@@ -868,7 +897,7 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 	}
 	s.encoded.Add(int64(size))
 	store := func(tx *bolt.Tx, _ *cache) error {
-		b, err := openNS(tx, cfg.ThreadID, cfg.CheckpointNS, true)
+		b, err := openNSWrite(tx, cfg.ThreadID, cfg.CheckpointNS)
 		if err != nil {
 			return err
 		}
@@ -883,10 +912,13 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 		for i, ch := range channels {
 			slot := int64(engine.WriteSlot(ch, int(base)+i))
 			key := writeKey(cfg.CheckpointID, taskID, slot)
-			if slot >= 0 && b.writes.Has(key) {
-				continue // regular writes: the first stored wins
+			var err error
+			if slot >= 0 {
+				_, err = b.writes.PutIfAbsent(key, recs[i]) // regular writes: the first stored wins
+			} else {
+				err = b.writes.Put(key, recs[i])
 			}
-			if err := b.writes.Put(key, recs[i]); err != nil {
+			if err != nil {
 				return err
 			}
 		}

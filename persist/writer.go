@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -54,6 +55,12 @@ type writer struct {
 
 	// onCommit receives a committed round's cache overlay.
 	onCommit func(rc *cache)
+	// now is the clock of the threads' "updated" times (see round).
+	now func() time.Time
+	// fakeSync, for benchmarks on a store opened with NoSync, is how long
+	// a commit waits after it is written, as if for an fsync of a disk
+	// faster or steadier than the one under the test.
+	fakeSync time.Duration
 
 	wake chan struct{} // async: something was queued
 	stop chan struct{} // async: the background leader must exit
@@ -100,7 +107,7 @@ func newWriter(db *bolt.DB, mode Durability, maxBytes int) *writer {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBuffered
 	}
-	w := &writer{db: db, mode: mode, maxBytes: maxBytes}
+	w := &writer{db: db, mode: mode, maxBytes: maxBytes, now: time.Now}
 	w.progress.L = &w.mu
 	if mode == DurabilityAsync {
 		w.startBackground()
@@ -315,18 +322,23 @@ func (w *writer) commit(round []*op) {
 		var opErr error
 		rc := newCache()
 		err := w.db.Update(func(tx *bolt.Tx) error {
+			r := beginRound(tx, w.now)
+			defer r.end(tx)
 			for i, o := range round {
 				if err := safeCall(o.fn, tx, rc); err != nil {
 					failed, opErr = i, err
 					return err
 				}
 			}
-			return nil
+			return safeCall(func(tx *bolt.Tx, _ *cache) error { return r.flush(tx) }, tx, rc)
 		})
 		if failed >= 0 {
 			w.finish(round[failed], opErr)
 			round = slices.Delete(round, failed, failed+1)
 			continue
+		}
+		if err == nil && w.fakeSync > 0 {
+			time.Sleep(w.fakeSync)
 		}
 		if err == nil {
 			w.commits.Add(1)

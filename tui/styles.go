@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"github.com/alecthomas/chroma/v2"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/superstep/superstep/engine"
@@ -86,6 +87,19 @@ func DefaultStyles() Styles {
 		Added:       b().Foreground(c("78")),
 		Removed:     b().Foreground(c("203")),
 	}
+}
+
+// jsonStyle is how the inspector colors JSON, in the palette of
+// DefaultStyles: keys like Key, strings like Notice, numbers like
+// CondEdge, true/false/null like Updated, punctuation like Dim.
+func jsonStyle() *chroma.Style {
+	return chroma.MustNewStyle("superstep", chroma.StyleEntries{
+		chroma.NameTag:             "#00afff",
+		chroma.LiteralStringDouble: "#5fd787",
+		chroma.LiteralNumber:       "#af87ff",
+		chroma.KeywordConstant:     "#ffaf00",
+		chroma.Punctuation:         "#8a8a8a",
+	})
 }
 
 // task returns the style of a task state.

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -107,4 +108,181 @@ func mustList(t *testing.T, s *postgres.Store, thread string) []*engine.Checkpoi
 		t.Fatal(err)
 	}
 	return l
+}
+
+// TestStore_GroupCommit_ConflictFailsOnlyItsThread: threads committed in
+// one group share a transaction, yet a thread another writer advanced is
+// refused alone: its group-mates are stored, and it gets the conflict
+// error naming it and the other writer.
+func TestStore_GroupCommit_ConflictFailsOnlyItsThread(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	// Exit durability: Flush commits every queued thread in one group.
+	b := open(t, u, postgres.Options{Writer: "host-b pid 2", Durability: persist.DurabilityExit})
+	a := open(t, u, postgres.Options{Writer: "host-a pid 1"})
+	md := engine.Metadata{Source: engine.SourceLoop}
+	threads := []string{"m0", "m1", "x", "m2", "m3"}
+	for _, th := range threads {
+		if _, err := b.Put(ctx, engine.Config{ThreadID: th}, checkpoint(1, 1), md, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// A reads x and advances it: b's next write of x must be refused.
+	if _, err := a.GetTuple(ctx, engine.Config{ThreadID: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	first := engine.Config{CheckpointID: fmt.Sprintf("%032x", 1)}
+	if _, err := a.Put(ctx, engine.Config{ThreadID: "x", CheckpointID: first.CheckpointID}, checkpoint(2, 2), md, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range threads {
+		cfg := engine.Config{ThreadID: th, CheckpointID: first.CheckpointID}
+		if err := b.PutWrites(ctx, cfg, "task", []engine.Write{{Channel: "count", Value: 3.0}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Put(ctx, cfg, checkpoint(3, 3), md, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := b.Flush()
+	var ce *postgres.ConflictError
+	if !errors.As(err, &ce) || ce.Thread != "x" || ce.Holder != "host-a pid 1" {
+		t.Fatalf("Flush: %v, want the conflict of thread x with host-a pid 1", err)
+	}
+	for _, th := range threads {
+		tup, err := a.GetTuple(ctx, engine.Config{ThreadID: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%032x", 3)
+		if th == "x" {
+			want = fmt.Sprintf("%032x", 2) // a's, and nothing of b's
+		}
+		if tup.Checkpoint.ID != want {
+			t.Errorf("thread %s: latest %s, want %s", th, tup.Checkpoint.ID, want)
+		}
+		if th != "x" && len(tup.PendingWrites) != 0 {
+			t.Errorf("thread %s: pending writes %v on its latest checkpoint", th, tup.PendingWrites)
+		}
+	}
+	for _, th := range []string{"m0", "x"} {
+		tup, err := a.GetTuple(ctx, engine.Config{ThreadID: th, CheckpointID: first.CheckpointID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(tup.PendingWrites); (th == "x") != (got == 0) {
+			t.Errorf("thread %s: %d pending writes on its first checkpoint", th, got)
+		}
+	}
+}
+
+// TestStore_GroupCommit_RowStoredAgain: a group holding a row that is
+// stored already (a task's write saved again) keeps the conflict rules of
+// a single commit: the first write of a slot stays, and the group's other
+// rows are stored.
+func TestStore_GroupCommit_RowStoredAgain(t *testing.T) {
+	t.Parallel()
+	s := open(t, schemaURL(t), postgres.Options{Durability: persist.DurabilityExit})
+	md := engine.Metadata{Source: engine.SourceLoop}
+	first := fmt.Sprintf("%032x", 1)
+	for _, th := range []string{"a", "b"} {
+		if _, err := s.Put(ctx, engine.Config{ThreadID: th}, checkpoint(1, 1), md, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfgA := engine.Config{ThreadID: "a", CheckpointID: first}
+	if err := s.PutWrites(ctx, cfgA, "task", []engine.Write{{Channel: "count", Value: 1.0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// One group: a's write again, with another value, and a checkpoint
+	// of each thread.
+	if err := s.PutWrites(ctx, cfgA, "task", []engine.Write{{Channel: "count", Value: 99.0}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range []string{"a", "b"} {
+		if _, err := s.Put(ctx, engine.Config{ThreadID: th, CheckpointID: first}, checkpoint(2, 2), md, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+	tup, err := s.GetTuple(ctx, cfgA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tup.PendingWrites) != 1 || tup.PendingWrites[0].Value != 1.0 {
+		t.Errorf("a's writes: %v, want the first one only", tup.PendingWrites)
+	}
+	for _, th := range []string{"a", "b"} {
+		tup, err := s.GetTuple(ctx, engine.Config{ThreadID: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tup.Checkpoint.ID != fmt.Sprintf("%032x", 2) {
+			t.Errorf("thread %s: latest %s, want the group's checkpoint", th, tup.Checkpoint.ID)
+		}
+	}
+}
+
+// TestStore_GroupCommit_ManyThreads: threads of one store saving at once
+// under sync durability share commits (one at a time here, so they wait
+// for each other and take turns sending); every step of every thread is
+// stored, with its task's writes.
+func TestStore_GroupCommit_ManyThreads(t *testing.T) {
+	t.Parallel()
+	s := open(t, schemaURL(t), postgres.Options{ConcurrentCommits: 1})
+	const threads, steps = 24, 5
+	md := engine.Metadata{Source: engine.SourceLoop}
+	var wg sync.WaitGroup
+	errs := make(chan error, threads)
+	for w := range threads {
+		wg.Go(func() {
+			th := fmt.Sprintf("w%d", w)
+			parent := ""
+			for i := 1; i <= steps; i++ {
+				cfg := engine.Config{ThreadID: th, CheckpointID: parent}
+				if parent != "" {
+					if err := s.PutWrites(ctx, cfg, "task", []engine.Write{{Channel: "count", Value: float64(i)}}); err != nil {
+						errs <- err
+						return
+					}
+				}
+				if _, err := s.Put(ctx, cfg, checkpoint(i, float64(i)), md, nil); err != nil {
+					errs <- err
+					return
+				}
+				parent = fmt.Sprintf("%032x", i)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for w := range threads {
+		th := fmt.Sprintf("w%d", w)
+		l := mustList(t, s, th)
+		if len(l) != steps {
+			t.Fatalf("thread %s: %d checkpoints, want %d", th, len(l), steps)
+		}
+		for _, tup := range l[1:] { // newest first: all but the first step have a child
+			if tup.Checkpoint.ChannelValues["count"] == nil {
+				t.Errorf("thread %s checkpoint %s: no value", th, tup.Checkpoint.ID)
+			}
+			if len(tup.PendingWrites) != 1 {
+				t.Errorf("thread %s checkpoint %s: %d pending writes, want 1", th, tup.Checkpoint.ID, len(tup.PendingWrites))
+			}
+		}
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
 }

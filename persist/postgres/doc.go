@@ -37,23 +37,33 @@
 //
 // # Writes, durability and many writers
 //
-// A thread's queued writes go to the server in one pipelined batch, run
-// as one transaction: the claim below, then one statement per checkpoint
-// holding its values, its row and the task writes queued just before it.
-// Different threads commit on different connections
-// at once and share the server's WAL flushes. DurabilitySync returns after
-// the commit, for a task's writes (PutWrites) as for a checkpoint, so a
-// task's result is stored before the engine reports it; writes of the
-// thread queued while a commit runs share the next one, and a superstep of
-// one task costs two commits. DurabilityAsync commits in the background;
-// DurabilityExit at Flush, Close or a read.
+// Writes wait in their thread's queue until a commit takes them.
+// Threads that want a commit at the same moment share it (group commit):
+// one statement claims all of them and stores all their rows, in one
+// transaction, one round trip and one WAL flush, so under many threads a
+// superstep costs the server its rows rather than a transaction. A store
+// sends Options.ConcurrentCommits groups at once (2 unless set); a thread
+// is in one group at a time, so its commits stay in order, and a lone
+// thread's commit leaves at once.
+// DurabilitySync returns after the commit, for a task's writes
+// (PutWrites) as for a checkpoint, so a task's result is stored before the
+// engine reports it; the engine defers the last task's writes of a
+// superstep to its checkpoint's commit (engine.WriteDeferrer).
+// DurabilityAsync commits in the background; DurabilityExit at Flush,
+// Close or a read.
 //
-// Every commit first claims the thread's row (the claim function): it
-// locks the row for the transaction and advances the thread's sequence.
+// Every commit first claims the thread's row: it locks the row for the
+// transaction and advances the thread's sequence.
 // A store remembers the sequence it last read or wrote for each thread;
 // when another store advanced the thread since, the commit is refused with
 // a *ConflictError naming the thread and the other writer (host, pid,
 // store). So two processes that advance one thread at once never both
 // succeed, while processes writing different threads never wait on each
-// other.
+// other. In a group, a thread whose claim is refused is stored nothing
+// and gets the error alone: the group's statement claims only threads
+// whose check passes, stores only their rows, and the refused thread's
+// own transaction (the claim function) then names the other writer. A
+// checkpoint of a namespace the store knows nothing of yet (a thread's
+// first), one that replaces a stored checkpoint, and null-task writes
+// also take their own transaction: they read what is stored.
 package postgres

@@ -184,11 +184,13 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 
 // PutWrites implements engine.Saver. Values are encoded before it returns.
 // Under sync durability it returns once the writes are committed, in one
-// commit with whatever else of the thread queued meanwhile (the task's
-// siblings finishing at once), so a task's result is stored before the
-// engine reports it, as with the bbolt store. Errors: persist.ErrInvalidID, persist.ErrInvalidCheckpoint,
-// persist.ErrClosed, persist.ErrAsyncWrite (an earlier buffered write of
-// the thread failed, such as an ErrThreadConflict).
+// commit with whatever else was queued meanwhile (the task's siblings
+// finishing at once, other threads' supersteps: see group commit in the
+// package doc), so a task's result is stored before the engine reports
+// it, as with the bbolt store. Errors: persist.ErrInvalidID,
+// persist.ErrInvalidCheckpoint, persist.ErrClosed, persist.ErrAsyncWrite
+// (an earlier buffered write of the thread failed, such as an
+// ErrThreadConflict), ErrThreadConflict.
 func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) error {
 	queued, err := s.queueWrites(ctx, cfg, taskID, writes)
 	if err != nil {

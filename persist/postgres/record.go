@@ -85,7 +85,7 @@ func encodeMeta(md engine.Metadata) (json.RawMessage, error) {
 			r.Extra[k] = b
 		}
 	}
-	return json.Marshal(r)
+	return appendMetaJSON(nil, &r)
 }
 
 func decodeMeta(raw json.RawMessage) (engine.Metadata, error) {
@@ -155,11 +155,7 @@ func seenEqual(a, b map[string]int64) bool {
 }
 
 func encodeRecord(rec *cpRecord) ([]byte, error) {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte{recordFormat}, b...), nil
+	return appendRecordJSON(append(make([]byte, 0, 256), recordFormat), rec), nil
 }
 
 func decodeRecord(data []byte) (*cpRecord, error) {

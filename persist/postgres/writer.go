@@ -13,13 +13,16 @@ import (
 	"github.com/superstep/superstep/persist"
 )
 
-// threadQueue holds a thread's writes until they are committed. Commits of
-// one thread are serialized by flushMu, so they reach the server in the
-// order they were made; commits of different threads run at once, on
-// different connections, and share the server's WAL flushes.
+// threadQueue holds a thread's writes until they are committed. A thread
+// is in at most one group at a time, so its commits reach the server one
+// after another, in the order they were made.
 type threadQueue struct {
-	flushMu chan struct{} // a one-slot semaphore: held while committing
-	ops     []*op         // guarded by Store.mu
+	ops  []*op  // queued, not yet taken by a group
+	last *op    // the newest op queued: committed means all are
+	in   *group // the group the thread is in, open or being sent
+	// again: ops queued while the thread's group was being sent are
+	// wanted committed: it joins the next group when that one ends.
+	again bool
 }
 
 // op is one Put or PutWrites waiting for its commit.
@@ -33,7 +36,11 @@ type op struct {
 	chans   [][]byte
 	values  [][]byte
 	nullRun bool // null-task regular writes: slots are offsets after those stored
-	err     error
+	// Set under Store.mu: the group that took the op, and once that
+	// group's commit ended, committed and its outcome.
+	g         *group
+	committed bool
+	err       error
 }
 
 type putOp struct {
@@ -49,71 +56,43 @@ type putOp struct {
 	mayExist bool
 }
 
-func (s *Store) queue(thread string) *threadQueue {
-	q := s.queues[thread]
-	if q == nil {
-		q = &threadQueue{flushMu: make(chan struct{}, 1)}
-		s.queues[thread] = q
-	}
-	return q
-}
-
-// enqueue adds o to thread's queue and arranges its commit per the
-// durability mode. wait reports whether the caller commits it now.
+// enqueue adds o to thread's queue; afterEnqueue, commit or flushAll
+// commit it.
 func (s *Store) enqueue(thread string, o *op) {
 	s.mu.Lock()
-	q := s.queue(thread)
+	q := s.queues[thread]
+	if q == nil {
+		q = &threadQueue{}
+		s.queues[thread] = q
+	}
 	q.ops = append(q.ops, o)
+	q.last = o
 	s.mu.Unlock()
 }
 
-// commit commits every queued op of thread in one transaction and sets
-// each op's err. It returns the commit's error.
+// commit commits every op queued for thread so far, and waits for those
+// already being committed. It returns the outcome of the newest one, or
+// nil when there was nothing to commit.
 func (s *Store) commit(ctx context.Context, thread string) error {
 	s.mu.Lock()
-	q := s.queue(thread)
-	s.mu.Unlock()
-	select {
-	case q.flushMu <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	var last *op
+	if q := s.queues[thread]; q != nil && q.last != nil && !q.last.committed {
+		last = q.last
 	}
-	defer func() { <-q.flushMu }()
-	s.mu.Lock()
-	ops := q.ops
-	q.ops = nil
-	observed, ok := s.observed[thread]
 	s.mu.Unlock()
-	if len(ops) == 0 {
+	if last == nil {
 		return nil
 	}
-	if !ok {
-		observed = -1
-	}
-	// The commit must not be cut short by one caller's context: the ops
-	// belong to several callers.
-	seq, err := s.send(context.WithoutCancel(ctx), thread, observed, ops)
-	s.mu.Lock()
-	if err == nil {
-		s.observed[thread] = seq
-	} else {
-		// What the cache says about this thread may not be stored.
-		for k := range s.heads {
-			if k.thread == thread {
-				delete(s.heads, k)
-			}
-		}
-	}
-	s.mu.Unlock()
-	for _, o := range ops {
-		o.err = err
-	}
-	return err
+	return s.await(ctx, thread, last)
 }
 
-// send writes ops in one transaction, after claiming the thread, and
-// returns the thread's new sequence.
-func (s *Store) send(ctx context.Context, thread string, observed int64, ops []*op) (int64, error) {
+// sendThread writes a thread's ops in one transaction, after claiming the
+// thread with the claim function, and returns the thread's new sequence.
+// It is the way of a thread that cannot go in a group's statement (see
+// sendGroup): its ops replace a stored checkpoint or number null-task
+// writes after those stored, its claim found no row or was refused, or
+// the group's statement failed.
+func (s *Store) sendThread(ctx context.Context, thread string, observed int64, ops []*op) (int64, error) {
 	needTx := false
 	for _, o := range ops {
 		if o.put != nil && o.put.mayExist {
@@ -122,8 +101,7 @@ func (s *Store) send(ctx context.Context, thread string, observed int64, ops []*
 	}
 	var seq int64
 	if !needTx {
-		// The common case: one round trip, run by the server as one
-		// implicit transaction.
+		// One round trip, run by the server as one implicit transaction.
 		b := &pgx.Batch{}
 		b.Queue(s.sql.claim, bs(thread), observed, s.writer).QueryRow(func(r pgx.Row) error { return r.Scan(&seq) })
 		s.queueOps(b, thread, ops)
@@ -258,17 +236,16 @@ func (s *Store) writeError(thread string, err error) error {
 	return &ConflictError{Thread: thread, Holder: pe.Detail, At: at}
 }
 
-// afterEnqueue commits per the durability mode: sync commits the thread's
-// queue, sharing the commit with whatever else of the thread queued
-// meanwhile, and returns the result of ops' commit; async wakes the
-// background committer; exit leaves it for Flush, Close or a read.
+// afterEnqueue commits per the durability mode: sync waits until ops are
+// committed (in a group with whatever else is queued, of this thread and
+// others) and returns their outcome; async wakes the background
+// committer; exit leaves them for Flush, Close or a read.
 func (s *Store) afterEnqueue(ctx context.Context, thread string, ops ...*op) error {
 	switch s.mode {
 	case persist.DurabilitySync:
-		s.commit(ctx, thread)
 		for _, o := range ops {
-			if o.err != nil {
-				return o.err
+			if err := s.await(ctx, thread, o); err != nil {
+				return err
 			}
 		}
 	case persist.DurabilityAsync:
@@ -303,20 +280,29 @@ func (s *Store) background() {
 	}
 }
 
-// flushAll commits every thread's queue. It returns persist.ErrAsyncWrite
-// wrapping the first failure, of this flush or an earlier buffered one.
+// flushAll commits every thread's queue, as few groups as the size of a
+// group allows. It returns persist.ErrAsyncWrite wrapping the first
+// failure, of this flush or an earlier buffered one.
 func (s *Store) flushAll(ctx context.Context) error {
+	type pending struct {
+		thread string
+		last   *op
+	}
+	var all []pending
 	s.mu.Lock()
-	var threads []string
 	for th, q := range s.queues {
-		if len(q.ops) > 0 {
-			threads = append(threads, th)
+		if q.last != nil && !q.last.committed {
+			all = append(all, pending{th, q.last})
+			s.want(th, q)
 		}
 	}
 	s.mu.Unlock()
-	for _, th := range threads {
-		if err := s.commit(ctx, th); err != nil {
-			s.failThread(th, err)
+	for _, p := range all {
+		if err := s.await(ctx, p.thread, p.last); err != nil {
+			if ctx.Err() != nil {
+				return err // the caller gave up; the writes stay queued
+			}
+			s.failThread(p.thread, err)
 		}
 	}
 	s.mu.Lock()

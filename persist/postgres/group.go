@@ -1,0 +1,331 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Group commit. Threads that want their writes committed at the same time
+// share one transaction: one statement claims all of them and stores all
+// their rows (sendGroup), so what a superstep costs the server is its
+// rows, not a transaction, a round trip and a WAL flush of its own.
+//
+// A thread that wants a commit joins the open group. When fewer than
+// Options.ConcurrentCommits groups are being sent, the first thread to join sends the
+// group itself, at once: a lone thread waits for no one. Otherwise the
+// group fills until a group being sent ends, which wakes the open group's
+// waiters, and one of them sends it. A thread is in one group at a time,
+// so a thread's commits stay in order.
+
+// defaultConcurrentCommits is how many groups one store sends at once
+// unless Options says otherwise. Two keep the server busy with one group
+// while the next is built and answered; more split the threads waiting at
+// once into smaller groups, which cost more CPU per superstep.
+const defaultConcurrentCommits = 2
+
+// uniqueViolation is the SQLSTATE of a row stored twice.
+const uniqueViolation = "23505"
+
+// maxGroup bounds the threads of one group, and so its statement's size.
+const maxGroup = 256
+
+// A group is the threads one commit sends together.
+type group struct {
+	members []*member
+	sealed  bool          // taken for sending: it takes no more threads
+	lead    chan struct{} // closed when one of the waiters should send it
+	led     bool          // lead is closed
+	done    chan struct{} // closed when its commit has ended
+}
+
+// A member is one thread of a group, and the ops the group took of it.
+type member struct {
+	thread   string
+	q        *threadQueue
+	observed int64 // the thread's sequence this store last saw, or -1
+	ops      []*op
+	seq      int64 // the sequence the commit gave the thread
+	err      error
+}
+
+func newGroup() *group {
+	return &group{lead: make(chan struct{}), done: make(chan struct{})}
+}
+
+// want puts thread in the open group unless it is in a group already.
+// s.mu is held.
+func (s *Store) want(thread string, q *threadQueue) *group {
+	if q.in == nil {
+		q.in = s.open
+		s.open.members = append(s.open.members, &member{thread: thread, q: q})
+	}
+	return q.in
+}
+
+// await returns once o is committed, with its outcome, sending the group
+// that holds it when that is its turn. ctx ends the wait, not a commit
+// under way: o is then still committed, by a later group.
+func (s *Store) await(ctx context.Context, thread string, o *op) error {
+	s.mu.Lock()
+	for !o.committed {
+		var wait chan struct{}
+		switch q := s.queues[thread]; {
+		case o.g != nil: // being sent
+			wait = o.g.done
+		case q.in != nil && q.in.sealed:
+			// The thread's earlier ops are being sent; o goes next.
+			q.again = true
+			wait = q.in.done
+		default:
+			g := s.want(thread, q)
+			if s.inFlight < s.maxInFlight {
+				s.seal(g)
+				s.mu.Unlock()
+				s.sendGroup(g)
+				s.mu.Lock()
+				continue
+			}
+			wait = g.lead
+		}
+		s.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		s.mu.Lock()
+	}
+	err := o.err
+	s.mu.Unlock()
+	return err
+}
+
+// seal takes g, the open group, for sending, with the ops its threads have
+// queued; a new group opens. s.mu is held.
+func (s *Store) seal(g *group) {
+	g.sealed = true
+	s.inFlight++
+	s.open = newGroup()
+	if len(g.members) > maxGroup {
+		for _, m := range g.members[maxGroup:] {
+			m.q.in = s.open
+		}
+		s.open.members = append(s.open.members, g.members[maxGroup:]...)
+		g.members = g.members[:maxGroup:maxGroup]
+		s.signalOpen()
+	}
+	for _, m := range g.members {
+		m.ops, m.q.ops = m.q.ops, nil
+		for _, o := range m.ops {
+			o.g = g
+		}
+		m.observed = -1
+		if seq, ok := s.observed[m.thread]; ok {
+			m.observed = seq
+		}
+	}
+}
+
+// signalOpen wakes the open group's waiters when it has threads and may be
+// sent. s.mu is held.
+func (s *Store) signalOpen() {
+	if g := s.open; len(g.members) > 0 && !g.led && s.inFlight < s.maxInFlight {
+		g.led = true
+		close(g.lead)
+	}
+}
+
+// sendGroup commits a sealed group and records each thread's outcome.
+func (s *Store) sendGroup(g *group) {
+	// The commit must not be cut short by one caller's context: the ops
+	// belong to several callers.
+	ctx := context.Background()
+	var grouped, alone []*member
+	for _, m := range g.members {
+		if groupable(m.ops) {
+			grouped = append(grouped, m)
+		} else {
+			alone = append(alone, m)
+		}
+	}
+	if len(grouped) > 0 {
+		claimed, err := s.sendGrouped(ctx, s.sql.group, grouped)
+		if pgCode(err) == uniqueViolation {
+			// A row of the group is stored already (a fork's blob, a
+			// write saved again): the conflict rules decide.
+			claimed, err = s.sendGrouped(ctx, s.sql.groupSafe, grouped)
+		}
+		for _, m := range grouped {
+			if seq, ok := claimed[m.thread]; ok && err == nil {
+				m.seq = seq
+			} else {
+				// Its claim found no row to advance or was refused, or
+				// the statement failed: the thread's own transaction
+				// creates the row, names the other writer, or gives the
+				// thread its own error, failing no other thread.
+				alone = append(alone, m)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for _, m := range alone {
+		wg.Go(func() { m.seq, m.err = s.sendThread(ctx, m.thread, m.observed, m.ops) })
+	}
+	wg.Wait()
+	s.mu.Lock()
+	for _, m := range g.members {
+		s.settle(m)
+	}
+	s.inFlight--
+	s.signalOpen()
+	s.mu.Unlock()
+	close(g.done)
+}
+
+// settle records a member's outcome: its ops are committed, and the thread
+// leaves the group (for the next one when it queued more meanwhile).
+// s.mu is held.
+func (s *Store) settle(m *member) {
+	if m.err == nil {
+		s.observed[m.thread] = m.seq
+	} else {
+		// What the cache says about this thread may not be stored.
+		for k := range s.heads {
+			if k.thread == m.thread {
+				delete(s.heads, k)
+			}
+		}
+	}
+	for _, o := range m.ops {
+		o.err, o.committed = m.err, true
+	}
+	q := m.q
+	q.in = nil
+	switch {
+	case len(q.ops) == 0:
+		delete(s.queues, m.thread)
+	case q.again:
+		s.want(m.thread, q)
+	}
+	q.again = false
+}
+
+// groupable reports whether a thread's ops can go in a group's statement:
+// none replaces a stored checkpoint or numbers null-task writes after the
+// stored ones (those read what is stored), and no two may write the same
+// slot of a task, which one INSERT … ON CONFLICT DO UPDATE cannot. (A
+// task's special writes, with negative slots, and its regular ones are
+// two ops that never share a slot.)
+func groupable(ops []*op) bool {
+	for i, o := range ops {
+		if o.nullRun || o.put != nil && o.put.mayExist {
+			return false
+		}
+		if o.put != nil {
+			continue
+		}
+		for _, p := range ops[:i] {
+			if p.put == nil && p.ns == o.ns && p.cp == o.cp && p.task == o.task && (p.slots[0] < 0) == (o.slots[0] < 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sendGrouped claims the threads of ms and stores the rows of those
+// claimed, in one statement. It returns the new sequence of each thread
+// claimed; a thread left out was stored nothing.
+//
+// The statement's arrays are encoded here, straight into PostgreSQL's
+// binary array format in buffers reused from group to group: through
+// pgx's parameter encoding they cost a tenth of a superstep's CPU in this
+// process, mostly boxing each element and buffers it drops after each
+// query.
+func (s *Store) sendGrouped(ctx context.Context, stmt string, ms []*member) (map[string]int64, error) {
+	// Rows are locked in thread order, so two stores' groups that share
+	// threads cannot deadlock.
+	slices.SortFunc(ms, func(a, b *member) int { return strings.Compare(a.thread, b.thread) })
+	a := s.params.Get().(*groupParams)
+	defer s.params.Put(a)
+	a.reset()
+	a.col[pWriter].text(s.writer)
+	for _, m := range ms {
+		a.col[pThreads].text(m.thread)
+		a.col[pObserved].int8(m.observed)
+		for _, o := range m.ops {
+			if o.put == nil {
+				for i := range o.slots {
+					a.col[pWThread].text(m.thread)
+					a.col[pWNS].text(o.ns)
+					a.col[pWCP].text(o.cp)
+					a.col[pWTask].text(o.task)
+					a.col[pWSlot].int8(o.slots[i])
+					a.col[pWChan].bytea(o.chans[i])
+					a.col[pWValue].bytea(o.values[i])
+				}
+				continue
+			}
+			p := o.put
+			for _, bl := range p.blobs {
+				a.col[pBThread].text(m.thread)
+				a.col[pBNS].text(o.ns)
+				a.col[pBChan].text(bl.channel)
+				a.col[pBVer].int8(bl.ref.Version)
+				a.col[pBHash].int8(bl.ref.Hash)
+				a.col[pBRoot].int8(bl.ref.Root)
+				if bl.base != nil {
+					a.col[pBBaseVer].int8(bl.base.Version)
+					a.col[pBBaseHash].int8(bl.base.Hash)
+				} else {
+					a.col[pBBaseVer].null()
+					a.col[pBBaseHash].null()
+				}
+				a.col[pBDepth].int4(int32(bl.depth))
+				a.col[pBHas].bool(bl.has)
+				a.col[pBData].bytea(bl.data)
+			}
+			a.col[pCThread].text(m.thread)
+			a.col[pCNS].text(o.ns)
+			a.col[pCID].text(p.id)
+			if p.parent == "" {
+				a.col[pCParent].null()
+			} else {
+				a.col[pCParent].text(p.parent)
+			}
+			a.col[pCBase].text(p.base)
+			a.col[pCDepth].int4(int32(p.depth))
+			a.col[pCSource].text(p.source)
+			a.col[pCStep].int4(int32(p.step))
+			a.col[pCRec].bytea(p.rec)
+		}
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	sd, err := conn.Conn().Prepare(ctx, stmt, stmt)
+	if err != nil {
+		return nil, err
+	}
+	res := conn.Conn().PgConn().ExecPrepared(ctx, sd.Name, a.values(), binaryFormat, binaryFormat).Read()
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	claimed := make(map[string]int64, len(ms))
+	for _, row := range res.Rows {
+		if len(row) != 2 || len(row[1]) != 8 {
+			return nil, fmt.Errorf("group commit: unexpected row %q", row)
+		}
+		claimed[string(row[0])] = int64(binary.BigEndian.Uint64(row[1]))
+	}
+	return claimed, nil
+}
+
+// binaryFormat says every parameter and result column is in binary format.
+var binaryFormat = []int16{1}

@@ -1,0 +1,178 @@
+package postgres
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// The parameters of a group's statement (statements.group), in order.
+const (
+	pThreads = iota
+	pObserved
+	pWriter
+	pWThread
+	pWNS
+	pWCP
+	pWTask
+	pWSlot
+	pWChan
+	pWValue
+	pBThread
+	pBNS
+	pBChan
+	pBVer
+	pBHash
+	pBRoot
+	pBBaseVer
+	pBBaseHash
+	pBDepth
+	pBHas
+	pBData
+	pCThread
+	pCNS
+	pCID
+	pCParent
+	pCBase
+	pCDepth
+	pCSource
+	pCStep
+	pCRec
+	groupParamCount
+)
+
+// PostgreSQL's type oids of the arrays' elements.
+const (
+	oidBool  = 16
+	oidBytea = 17
+	oidInt8  = 20
+	oidInt4  = 23
+	oidText  = 25
+)
+
+// groupOIDs are the element types of the group's parameters ($3, the
+// writer, is a plain text value).
+var groupOIDs = [groupParamCount]uint32{
+	pThreads: oidBytea, pObserved: oidInt8,
+	pWThread: oidBytea, pWNS: oidBytea, pWCP: oidBytea, pWTask: oidBytea, pWSlot: oidInt8, pWChan: oidBytea, pWValue: oidBytea,
+	pBThread: oidBytea, pBNS: oidBytea, pBChan: oidBytea, pBVer: oidInt8, pBHash: oidInt8, pBRoot: oidInt8,
+	pBBaseVer: oidInt8, pBBaseHash: oidInt8, pBDepth: oidInt4, pBHas: oidBool, pBData: oidBytea,
+	pCThread: oidBytea, pCNS: oidBytea, pCID: oidBytea, pCParent: oidBytea, pCBase: oidBytea,
+	pCDepth: oidInt4, pCSource: oidText, pCStep: oidInt4, pCRec: oidBytea,
+}
+
+// groupParams holds a group's parameters while they are built; a store
+// reuses them from group to group.
+type groupParams struct {
+	col     [groupParamCount]column
+	encoded [][]byte
+}
+
+// reset empties every column for a new group.
+func (g *groupParams) reset() {
+	for i := range g.col {
+		if i == pWriter {
+			g.col[i].b, g.col[i].plain = g.col[i].b[:0], true
+			continue
+		}
+		g.col[i].start(groupOIDs[i])
+	}
+}
+
+// values returns the encoded parameters.
+func (g *groupParams) values() [][]byte {
+	g.encoded = g.encoded[:0]
+	for i := range g.col {
+		g.encoded = append(g.encoded, g.col[i].finish())
+	}
+	return g.encoded
+}
+
+// column is one parameter: a one-dimensional array in PostgreSQL's binary
+// format (header: dimensions, has-nulls flag, element oid, length, lower
+// bound; then each element's length, -1 for NULL, and bytes), or with
+// plain set one value.
+type column struct {
+	b     []byte
+	oid   uint32
+	n     int32
+	nulls bool
+	plain bool
+}
+
+const arrayHeader = 20 // bytes before the first element
+
+func (c *column) start(oid uint32) {
+	c.b = append(c.b[:0], make([]byte, arrayHeader)...)
+	c.oid, c.n, c.nulls, c.plain = oid, 0, false, false
+}
+
+func (c *column) bytea(v []byte) {
+	c.b = binary.BigEndian.AppendUint32(c.b, uint32(len(v)))
+	c.b = append(c.b, v...)
+	c.n++
+}
+
+// text adds a text or bytea element from a string (their binary formats
+// are the bytes).
+func (c *column) text(v string) {
+	if c.plain {
+		c.b = append(c.b, v...)
+		return
+	}
+	c.b = binary.BigEndian.AppendUint32(c.b, uint32(len(v)))
+	c.b = append(c.b, v...)
+	c.n++
+}
+
+func (c *column) int8(v int64) {
+	c.b = binary.BigEndian.AppendUint32(c.b, 8)
+	c.b = binary.BigEndian.AppendUint64(c.b, uint64(v))
+	c.n++
+}
+
+func (c *column) int4(v int32) {
+	c.b = binary.BigEndian.AppendUint32(c.b, 4)
+	c.b = binary.BigEndian.AppendUint32(c.b, uint32(v))
+	c.n++
+}
+
+func (c *column) bool(v bool) {
+	c.b = binary.BigEndian.AppendUint32(c.b, 1)
+	if v {
+		c.b = append(c.b, 1)
+	} else {
+		c.b = append(c.b, 0)
+	}
+	c.n++
+}
+
+func (c *column) null() {
+	c.b = binary.BigEndian.AppendUint32(c.b, math.MaxUint32) // -1
+	c.nulls = true
+	c.n++
+}
+
+// finish fills in the array's header and returns the parameter.
+func (c *column) finish() []byte {
+	if c.plain {
+		return c.b
+	}
+	be := binary.BigEndian
+	if c.n == 0 {
+		// An empty array has no dimensions.
+		be.PutUint32(c.b[0:], 0)
+		be.PutUint32(c.b[4:], 0)
+		be.PutUint32(c.b[8:], c.oid)
+		return c.b[:12]
+	}
+	flags := uint32(0)
+	if c.nulls {
+		flags = 1
+	}
+	be.PutUint32(c.b[0:], 1) // dimensions
+	be.PutUint32(c.b[4:], flags)
+	be.PutUint32(c.b[8:], c.oid)
+	be.PutUint32(c.b[12:], uint32(c.n))
+	be.PutUint32(c.b[16:], 1) // lower bound
+	return c.b
+}

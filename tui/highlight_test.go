@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+)
+
+// The inspector's JSON colors: every token keeps its text, and keys,
+// strings, numbers and constants each get their own color, also on a line
+// cut inside a string.
+func TestHighlightJSONLine_ColorsEachTokenKind(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	for _, line := range []string{
+		`  "key": "a \"quoted\" value",`,
+		`  "n": -12.5e3,`,
+		`    true, false, null`,
+		`  "cut": "a string cut at the cap \`,
+		`  ]`,
+	} {
+		got := highlightJSONLine(line)
+		if ansi.Strip(got) != line {
+			t.Fatalf("%q: text changed: %q", line, ansi.Strip(got))
+		}
+		if got == line {
+			t.Fatalf("%q: not colored", line)
+		}
+	}
+	colorOf := func(line, token string) string {
+		got := highlightJSONLine(line)
+		i := strings.Index(got, token)
+		if i < 0 {
+			t.Fatalf("%q not in %q", token, got)
+		}
+		j := strings.LastIndex(got[:i], "\x1b[")
+		if j < 0 {
+			t.Fatalf("%q has no color before it in %q", token, got)
+		}
+		return got[j:i]
+	}
+	key := colorOf(`  "key": 1,`, `"key"`)
+	str := colorOf(`  "k": "text",`, `"text"`)
+	num := colorOf(`  "k": 42,`, `42`)
+	con := colorOf(`  "k": true,`, `true`)
+	seen := map[string]string{}
+	for name, c := range map[string]string{"key": key, "string": str, "number": num, "constant": con} {
+		if other, dup := seen[c]; dup {
+			t.Fatalf("%s and %s share the color %q", name, other, c)
+		}
+		seen[c] = name
+	}
+}
+
+// Without color (tests, dumb terminals) a line is left as it is.
+func TestHighlightJSONLine_NoColorProfile(t *testing.T) {
+	line := `  "key": "value",`
+	if got := highlightJSONLine(line); got != line {
+		t.Fatalf("got %q", got)
+	}
+}
