@@ -116,7 +116,7 @@ func (s *schema) refreshCache(c *stateCache, state map[string]any, changed []int
 		}
 		f := &s.fields[i]
 		x, ok := state[f.key]
-		if ok && f.fast != nil && f.fast(unsafe.Add(base, f.offset), x) {
+		if ok && f.fast.set(unsafe.Add(base, f.offset), x) {
 			continue
 		}
 		fv := v.Field(f.index)
@@ -147,12 +147,14 @@ func (s *schema) decodeFields(idx []int, state map[string]any, base unsafe.Point
 // struct of type typ at base; reflect is only for what fast cannot set.
 func (f *field) decodeInto(typ reflect.Type, base unsafe.Pointer, state map[string]any) error {
 	v, ok := state[f.key]
-	if !ok {
+	if !ok || f.fast.set(unsafe.Add(base, f.offset), v) {
 		return nil
 	}
-	if f.fast != nil && f.fast(unsafe.Add(base, f.offset), v) {
-		return nil
-	}
+	return f.decodeSlow(typ, base, v)
+}
+
+// decodeSlow is decodeInto through the field's codec.
+func (f *field) decodeSlow(typ reflect.Type, base unsafe.Pointer, v any) error {
 	if err := f.codec.dec(reflect.NewAt(typ, base).Elem().Field(f.index), v); err != nil {
 		return f.decodeError(err)
 	}

@@ -27,10 +27,9 @@ import (
 type codec struct {
 	enc func(v reflect.Value) (any, error)
 	dec func(dst reflect.Value, v any) error
-	// decAt, when not nil, decodes v into the zero value at p without
-	// reflect, and reports false — leaving the work and its error to dec —
-	// for anything but the common case (structCodec).
-	decAt func(p unsafe.Pointer, v any) bool
+	// scalars, when not nil, is the direct path of a struct of numbers,
+	// strings and bools (structCodec).
+	scalars *scalarStruct
 }
 
 var (
@@ -79,7 +78,7 @@ func codecBuilding(t reflect.Type) *codec {
 	c := &codec{}
 	building[t] = c
 	built := buildCodec(t)
-	c.enc, c.dec = built.enc, built.dec
+	*c = built
 	return c
 }
 
@@ -404,7 +403,7 @@ func jsonCodec(t reflect.Type) codec {
 
 func sliceCodec(t reflect.Type) codec {
 	elem := codecBuilding(t.Elem())
-	fast, size := fastSetFor(t.Elem()), t.Elem().Size()
+	fast, size := fastKindFor(t.Elem()), t.Elem().Size()
 	return codec{
 		enc: func(v reflect.Value) (any, error) {
 			if v.IsNil() {
@@ -423,8 +422,13 @@ func sliceCodec(t reflect.Type) codec {
 			}
 			out := reflect.MakeSlice(t, len(l), len(l))
 			data := out.UnsafePointer()
-			for i, e := range l {
-				if fast != nil && fast(unsafe.Add(data, uintptr(i)*size), e) {
+			i := 0
+			if fast == fastInt {
+				i = decodeInts(unsafe.Slice((*int)(data), len(l)), l)
+			}
+			for ; i < len(l); i++ {
+				e := l[i]
+				if fast.set(unsafe.Add(data, uintptr(i)*size), e) {
 					continue
 				}
 				if err := elem.dec(out.Index(i), e); err != nil {

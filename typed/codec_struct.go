@@ -16,7 +16,7 @@ type structField struct {
 	omitEmpty bool
 	codec     *codec
 	offset    uintptr
-	fast      fastSet // nil: always the codec
+	fast      fastKind
 }
 
 func plainStructFields(t reflect.Type) ([]structField, bool) {
@@ -47,7 +47,7 @@ func plainStructFields(t reflect.Type) ([]structField, bool) {
 		if name == "" {
 			name = sf.Name
 		}
-		fields = append(fields, structField{index: i, key: name, omitEmpty: omit, codec: codecBuilding(sf.Type), offset: sf.Offset, fast: fastSetFor(sf.Type)})
+		fields = append(fields, structField{index: i, key: name, omitEmpty: omit, codec: codecBuilding(sf.Type), offset: sf.Offset, fast: fastKindFor(sf.Type)})
 	}
 	return fields, true
 }
@@ -58,7 +58,7 @@ func structCodec(t reflect.Type) codec {
 		return jsonCodec(t)
 	}
 	return codec{
-		decAt: structDecAt(fields),
+		scalars: newScalarStruct(fields),
 		enc: func(v reflect.Value) (any, error) {
 			out := make(map[string]any, len(fields))
 			for _, f := range fields {
@@ -98,7 +98,7 @@ func structCodec(t reflect.Type) codec {
 						continue
 					}
 				}
-				if base != nil && f.fast != nil && f.fast(unsafe.Add(base, f.offset), e) {
+				if base != nil && f.fast.set(unsafe.Add(base, f.offset), e) {
 					continue
 				}
 				if err := f.codec.dec(dst.Field(f.index), e); err != nil {
@@ -110,29 +110,58 @@ func structCodec(t reflect.Type) codec {
 	}
 }
 
-// structDecAt is a plain struct's codec.decAt when every field has a fast
-// setter (a Send's argument of numbers and strings): it takes an engine
-// object holding every field's key exactly, and leaves anything else —
-// a missing or differently-cased key, a value of another type — to dec.
-func structDecAt(fields []structField) func(p unsafe.Pointer, v any) bool {
+// scalarStruct is the direct path of a plain struct whose fields are all
+// fast kinds (a Send's argument of numbers, strings and bools): it reads
+// and writes such a struct through its address, without a reflect.Value
+// per field. Its methods are static calls, so a caller's struct that
+// they read or fill can stay on the caller's stack.
+type scalarStruct struct {
+	fields []structField
+}
+
+func newScalarStruct(fields []structField) *scalarStruct {
 	for _, f := range fields {
-		if f.fast == nil {
+		if f.fast == fastNone {
 			return nil
 		}
 	}
-	return func(p unsafe.Pointer, v any) bool {
-		m, ok := v.(map[string]any)
-		if !ok {
+	return &scalarStruct{fields: fields}
+}
+
+// decAt decodes v into the zero struct at p. It takes an engine object
+// holding every field's key exactly, and leaves anything else — a missing
+// or differently-cased key, a value of another type — to the codec's dec
+// (reporting false).
+func (s *scalarStruct) decAt(p unsafe.Pointer, v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, f := range s.fields {
+		e, found := m[f.key]
+		if !found || !f.fast.set(unsafe.Add(p, f.offset), e) {
 			return false
 		}
-		for _, f := range fields {
-			e, found := m[f.key]
-			if !found || !f.fast(unsafe.Add(p, f.offset), e) {
-				return false
-			}
-		}
-		return true
 	}
+	return true
+}
+
+// encAt is the object the codec's enc makes of the struct at p; false
+// for what only enc words (a NaN).
+func (s *scalarStruct) encAt(p unsafe.Pointer) (any, bool) {
+	out := make(map[string]any, len(s.fields))
+	for _, f := range s.fields {
+		fp := unsafe.Add(p, f.offset)
+		if f.omitEmpty && f.fast.isZero(fp) {
+			continue
+		}
+		v, ok := f.fast.get(fp)
+		if !ok {
+			return nil, false
+		}
+		out[f.key] = v
+	}
+	return out, true
 }
 
 // foldedKey finds key case-insensitively, as encoding/json matches object

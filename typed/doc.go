@@ -80,9 +80,21 @@
 // The copy itself is one heap allocation per node or route: the *S passes
 // to a function the layer cannot see into, so it escapes (go build
 // -gcflags=-m: "new(S) escapes to heap"), and passing S by value would not
-// help, since Write(&s, Set(&s.F, …)) keeps the address. Recycling it after
-// the node returns would need the rule "s is not valid after the node
-// returns", which this API does not impose.
+// help, since Write(&s, Set(&s.F, …)) keeps the address. (Nor can an
+// Update hold offsets instead of addresses to let a Send node's own
+// struct stay on its stack: escape analysis does not tell a Change's
+// address from its value.) A node's copy shares its allocation with room
+// for the node's first writes, so a node costs one allocation, not two.
+// Recycling the copy after the node returns would need the rule "s is not
+// valid after the node returns", which this API does not impose: a node
+// that hands s to a goroutine or keeps it in a closure would read another
+// node's state, with no error and, without -race, no sign.
+//
+// Send arguments made of numbers, strings and bools are encoded and
+// decoded through their address by a plan their codec builds once (field
+// offsets and kinds), and the Update a node returns passes through a
+// single frame by address: a fan-out task's stack is what a map task's
+// is, plus a few hundred bytes, and grows once.
 //
 // # Why Set(&s.Field, value)
 //

@@ -41,8 +41,8 @@ func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunO
 	if input.n == 0 {
 		return g.Continue(ctx, opts...)
 	}
-	in := make(map[string]any, input.n)
-	if err := input.resolve(g.schema, func(_ int, key string, v any) { in[key] = v }); err != nil {
+	in, err := input.values(g.schema)
+	if err != nil {
 		return nil, err
 	}
 	return g.finish(g.Graph.Invoke(ctx, in, opts...))

@@ -31,12 +31,12 @@ type field struct {
 	key     string // "total"
 	offset  uintptr
 	typ     reflect.Type
-	ptrType reflect.Type // *typ, the type of its Set pointers
+	ptrType unsafe.Pointer // the runtime type of *typ, its Set pointers (ifaceWords)
 	codec   *codec
-	fast    fastSet // nil: always the codec
-	reducer string  // "" (LastValue), "append", "add_messages" or a registered name
-	where   string  // for errors: `state field Total (key "total")`
-	shared  bool    // its values share nothing mutable (cache.go)
+	fast    fastKind
+	reducer string // "" (LastValue), "append", "add_messages" or a registered name
+	where   string // for errors: `state field Total (key "total")`
+	shared  bool   // its values share nothing mutable (cache.go)
 }
 
 // Reducer is a named fold for a state field: a field tagged
@@ -98,8 +98,8 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: fmt.Sprintf("state key %q is also the key of field %s", key, s.fields[prev].goName)}
 		}
 		f := field{
-			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type, ptrType: reflect.PointerTo(sf.Type),
-			codec: codecFor(sf.Type), fast: fastSetFor(sf.Type), reducer: sf.Tag.Get("reducer"),
+			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type, ptrType: typeWord(reflect.New(sf.Type).Interface()),
+			codec: codecFor(sf.Type), fast: fastKindFor(sf.Type), reducer: sf.Tag.Get("reducer"),
 			where:  fmt.Sprintf("state field %s (key %q)", sf.Name, key),
 			shared: shareable(sf.Type),
 		}
@@ -179,7 +179,20 @@ func (s *schema) decode(state map[string]any, dst reflect.Value) error {
 // decodeAt is decode into the S at base.
 func (s *schema) decodeAt(state map[string]any, base unsafe.Pointer) error {
 	for i := range s.fields {
-		if err := s.fields[i].decodeInto(s.typ, base, state); err != nil {
+		f := &s.fields[i] // decodeInto, inline: this runs for every task
+		v, ok := state[f.key]
+		if !ok {
+			continue
+		}
+		if f.fast == fastInt {
+			if n, ok := wholeInt(v); ok {
+				*(*int)(unsafe.Add(base, f.offset)) = n
+				continue
+			}
+		} else if f.fast.set(unsafe.Add(base, f.offset), v) {
+			continue
+		}
+		if err := f.decodeSlow(s.typ, base, v); err != nil {
 			return err
 		}
 	}
@@ -209,18 +222,25 @@ func (f *field) encode(v reflect.Value) (any, error) {
 }
 
 // fieldAt resolves a pointer into a struct at base to its field, given the
-// pointer's type. Fields are in struct order, so by offset; a zero-size
+// pointer's runtime type. Fields are in struct order, so by offset; a zero-size
 // field shares its offset with the next one, and a nested field's with its
 // parent, hence the type. *hint is where to look first (the field after
 // the last one found: updates usually set fields in order).
-func (s *schema) fieldAt(base, ptr uintptr, ptrType reflect.Type, hint *int) (*field, bool) {
+func (s *schema) fieldAt(base, ptr uintptr, ptrType unsafe.Pointer, hint *int) (*field, bool) {
 	if ptr < base {
 		return nil, false
 	}
 	off := ptr - base
 	i := *hint
 	if i >= len(s.offsets) || s.offsets[i] != off || s.fields[i].ptrType != ptrType {
-		i, _ = slices.BinarySearch(s.offsets, off)
+		if len(s.offsets) <= 8 {
+			i = 0
+			for i < len(s.offsets) && s.offsets[i] < off {
+				i++
+			}
+		} else {
+			i, _ = slices.BinarySearch(s.offsets, off)
+		}
 	}
 	for ; i < len(s.fields) && s.offsets[i] == off; i++ {
 		if s.fields[i].ptrType == ptrType {

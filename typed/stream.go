@@ -42,8 +42,8 @@ type Part[S any] struct {
 func (g *Graph[S]) Stream(ctx context.Context, input Update[S], modes []engine.StreamMode, opts ...engine.RunOption) iter.Seq2[Part[S], error] {
 	var in any
 	if input.n > 0 {
-		m := make(map[string]any, input.n)
-		if err := input.resolve(g.schema, func(_ int, key string, v any) { m[key] = v }); err != nil {
+		m, err := input.values(g.schema)
+		if err != nil {
 			return failed[S](err)
 		}
 		in = m

@@ -78,11 +78,19 @@ func encodeInts(l []int) ([]any, bool) {
 type Update[S any] struct {
 	base *S
 	// few holds up to two changes, the usual node's, so that a Write
-	// allocates nothing; more holds them when there are more.
-	few   [2]Change
-	more  []Change
-	n     int
-	gotos []any // string node names and engine.Sends, in call order
+	// allocates nothing. The rarer parts are behind rest: an Update is
+	// returned by value through every frame of a task, and a smaller one
+	// keeps a fan-out task's stack inside one growth.
+	few  [2]Change
+	n    int
+	rest *updateRest // nil: at most two changes, no gotos
+}
+
+// updateRest is the part of an Update most nodes do not use. It is never
+// changed once an Update holds it (Updates are values that share it).
+type updateRest struct {
+	more  []Change // all the changes, when there are more than two
+	gotos []any    // string node names and engine.Sends, in call order
 }
 
 // Write builds an Update of the fields of s that changes set, in order:
@@ -93,20 +101,44 @@ type Update[S any] struct {
 // gets no state, builds its update on a zero value of its own.
 func Write[S any](s *S, changes ...Change) Update[S] {
 	u := Update[S]{base: s, n: len(changes)}
-	if len(changes) <= len(u.few) {
-		copy(u.few[:], changes)
-	} else {
-		u.more = slices.Clone(changes)
+	switch len(changes) { // not copy: a runtime call for one or two
+	case 0:
+	case 2:
+		u.few[1] = changes[1]
+		fallthrough
+	case 1:
+		u.few[0] = changes[0]
+	default:
+		u.rest = &updateRest{more: slices.Clone(changes)}
 	}
 	return u
 }
 
 // changes lists the Update's changes in order.
 func (u *Update[S]) changes() []Change {
-	if u.more != nil {
-		return u.more
+	if u.rest != nil && u.rest.more != nil {
+		return u.rest.more
 	}
 	return u.few[:u.n]
+}
+
+// gotos lists the Update's node names and Sends in order.
+func (u *Update[S]) gotos() []any {
+	if u.rest == nil {
+		return nil
+	}
+	return u.rest.gotos
+}
+
+// withGotos is u with gotos added, on a rest of its own.
+func (u Update[S]) withGotos(gotos []any) Update[S] {
+	r := &updateRest{}
+	if u.rest != nil {
+		*r = *u.rest
+	}
+	r.gotos = append(r.gotos[:len(r.gotos):len(r.gotos)], gotos...)
+	u.rest = r
+	return u
 }
 
 // Goto adds nodes to run next, as a LangGraph Command's goto: no edge is
@@ -114,14 +146,12 @@ func (u *Update[S]) changes() []Change {
 // uses and which makes a node that no edge leads to reachable. engine.End
 // ends this branch.
 func (u Update[S]) Goto(nodes ...string) Update[S] {
-	u.gotos = append(u.gotos[:len(u.gotos):len(u.gotos)], anys(nodes)...)
-	return u
+	return u.withGotos(anys(nodes))
 }
 
 // Send adds Send tasks to run next (a Command's goto with Sends).
 func (u Update[S]) Send(sends ...engine.Send) Update[S] {
-	u.gotos = append(u.gotos[:len(u.gotos):len(u.gotos)], anys(sends)...)
-	return u
+	return u.withGotos(anys(sends))
 }
 
 func anys[T any](l []T) []any {
@@ -140,69 +170,96 @@ func Send[A any](node string, arg A) engine.Send {
 }
 
 // pairs resolves the changes to ordered state writes.
-func (u Update[S]) pairs(s *schema) (engine.Update, error) {
-	if u.n == 0 {
-		return nil, nil
-	}
-	out := make(engine.Update, u.n)
-	err := u.resolve(s, func(i int, key string, v any) { out[i] = engine.KV{Key: key, Value: v} })
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+func (u *Update[S]) pairs(s *schema) (engine.Update, error) {
+	return s.pairs(unsafe.Pointer(u.base), u.changes(), nil)
 }
 
-// resolve calls put with each change's index, state key and engine value.
-func (u Update[S]) resolve(s *schema, put func(i int, key string, v any)) error {
-	if u.n == 0 {
-		return nil
-	}
-	if u.base == nil {
-		return fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
-	}
-	base := uintptr(unsafe.Pointer(u.base))
-	hint := 0
-	for i, c := range u.changes() {
-		pt := reflect.TypeOf(c.ptr)
-		f, ok := s.fieldAt(base, uintptr(reflect.ValueOf(c.ptr).UnsafePointer()), pt, &hint)
-		if !ok {
-			return fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, pt, s.typ)
-		}
-		if c.encoded {
-			put(i, f.key, c.value)
-			continue
-		}
-		v, err := f.encode(valueOf(c.value, f.typ))
-		if err != nil {
-			return err
-		}
-		put(i, f.key, v)
-	}
-	return nil
-}
-
-// result is what the engine node returns: an ordered update, or a Command
-// when the Update has gotos.
-func (u Update[S]) result(s *schema) (any, error) {
+// values is the Update as a map of state keys, a run's input (a key set
+// twice keeps its last value).
+func (u *Update[S]) values(s *schema) (map[string]any, error) {
 	pairs, err := u.pairs(s)
 	if err != nil {
 		return nil, err
 	}
-	if len(u.gotos) == 0 {
+	m := make(map[string]any, len(pairs))
+	for _, kv := range pairs {
+		m[kv.Key] = kv.Value
+	}
+	return m, nil
+}
+
+// The resolution below is not generic: the node's Update stays in its
+// frame and these take its parts, so each task's stack holds one copy of
+// the Update, not one per call (a deeper stack is a stack growth per task
+// on a fan-out), and the code is compiled once, not per state shape.
+
+// pairs resolves changes, made on the struct at base, to ordered state
+// writes, in buf when they fit.
+func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update) (engine.Update, error) {
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	if base == nil {
+		return nil, fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
+	}
+	out := buf[:0]
+	if cap(buf) < len(changes) {
+		out = make(engine.Update, 0, len(changes))
+	}
+	hint := 0
+	for i := range changes {
+		c := &changes[i]
+		pt, addr := ifaceWords(&c.ptr) // c.ptr holds a pointer: its data word is the address
+		var f *field
+		ok := false
+		// The field after the last one found, checked here: a node that
+		// sets several fields usually sets them in order.
+		if off := uintptr(addr) - uintptr(base); hint < len(s.offsets) && s.offsets[hint] == off && s.fields[hint].ptrType == pt {
+			f, ok = &s.fields[hint], true
+			hint++
+		} else {
+			f, ok = s.fieldAt(uintptr(base), uintptr(addr), pt, &hint)
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, reflect.TypeOf(c.ptr), s.typ)
+		}
+		v := c.value
+		if !c.encoded {
+			var err error
+			if v, err = f.encode(valueOf(c.value, f.typ)); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, engine.KV{Key: f.key, Value: v})
+	}
+	return out, nil
+}
+
+// nodeResult is what node name returns to the engine for its Update's
+// changes, made on the struct at base, and gotos: ordered writes (in buf
+// when they fit), or a Command when there are gotos. The node's closure
+// calls it with the Update's parts, so a task's stack holds one copy of
+// the Update.
+func (s *schema) nodeResult(name string, base unsafe.Pointer, changes []Change, gotos []any, buf engine.Update) (any, error) {
+	pairs, err := s.pairs(base, changes, buf)
+	if err != nil {
+		return nil, fmt.Errorf("node %q: %w", name, err)
+	}
+	if len(gotos) == 0 {
 		if pairs == nil {
 			return nil, nil
 		}
 		return pairs, nil
 	}
-	gotos, err := encodeGotos(u.gotos)
+	encoded, err := encodeGotos(gotos)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("node %q: %w", name, err)
 	}
 	var upd any
 	if pairs != nil {
 		upd = pairs
 	}
-	return engine.Command{Update: upd, Goto: gotos}, nil
+	return engine.Command{Update: upd, Goto: encoded}, nil
 }
 
 // encodeGotos encodes the arguments of Sends; node names pass as they are.
@@ -211,10 +268,11 @@ func (u Update[S]) result(s *schema) (any, error) {
 // Send less on a fan-out).
 func encodeGotos[T any](gotos []T) ([]any, error) {
 	out := make([]any, len(gotos))
+	var enc argEncoder
 	for i := range gotos {
 		switch g := any(&gotos[i]).(type) {
 		case *engine.Send:
-			arg, err := encodeSendArg(*g)
+			arg, err := enc.encode(g)
 			if err != nil {
 				return nil, err
 			}
@@ -225,7 +283,7 @@ func encodeGotos[T any](gotos []T) ([]any, error) {
 				out[i] = *g
 				continue
 			}
-			arg, err := encodeSendArg(send)
+			arg, err := enc.encode(&send)
 			if err != nil {
 				return nil, err
 			}
@@ -235,6 +293,58 @@ func encodeGotos[T any](gotos []T) ([]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// argEncoder encodes the arguments of a node's Sends. A fan-out's Sends
+// usually share one argument type, so it keeps the direct encoder of the
+// last type it met (codec.scalars): the codec is looked up once per run of
+// one type, and the argument is read through its address, without a
+// reflect.Value per field.
+type argEncoder struct {
+	typ     reflect.Type
+	scalars *scalarStruct
+}
+
+func (e *argEncoder) encode(send *engine.Send) (any, error) {
+	if send.Arg != nil {
+		if t := reflect.TypeOf(send.Arg); t != e.typ {
+			e.typ, e.scalars = t, nil
+			if t.Kind() == reflect.Struct && !engineTypes[t] {
+				e.scalars = codecFor(t).scalars
+			}
+		}
+		if e.scalars != nil {
+			if v, ok := e.scalars.encAt(structData(&send.Arg)); ok {
+				return v, nil
+			}
+		}
+	}
+	return encodeSendArg(*send)
+}
+
+// ifaceWords are the two words of an interface value: its dynamic type's
+// runtime type and its data. The data word is the value itself for a
+// pointer, and the value's address for a struct of numbers, strings and
+// bools (only pointer-shaped values are stored in the word itself); this
+// is Go's interface layout, which reflect reads the same way. The typed
+// layer reads it on its hot paths to compare types and reach values
+// without reflect.
+func ifaceWords(v *any) (typ, data unsafe.Pointer) {
+	w := (*[2]unsafe.Pointer)(unsafe.Pointer(v))
+	return w[0], w[1]
+}
+
+// typeWord is the runtime type word of v's dynamic type (ifaceWords).
+func typeWord(v any) unsafe.Pointer {
+	t, _ := ifaceWords(&v)
+	return t
+}
+
+// structData is the address of the struct of scalars an interface holds
+// (ifaceWords).
+func structData(v *any) unsafe.Pointer {
+	_, data := ifaceWords(v)
+	return data
 }
 
 // encodeSendArg is a Send's argument in the engine's value model.

@@ -1,0 +1,105 @@
+package typed
+
+import (
+	"math"
+	"reflect"
+	"testing"
+	"unsafe"
+)
+
+// The fast Send-argument decoder is built by structCodec; codecFor must
+// hand it on (it once copied only enc and dec, and every Send argument
+// took the reflect path).
+func TestCodecFor_KeepsTheFastArgumentDecoder(t *testing.T) {
+	type Arg struct {
+		N int    `json:"n"`
+		S string `json:"s"`
+	}
+	c := codecFor(reflect.TypeFor[Arg]())
+	if c.scalars == nil {
+		t.Fatal("codecFor dropped the direct path")
+	}
+	var got Arg
+	if !c.scalars.decAt(unsafe.Pointer(&got), map[string]any{"n": 3.0, "s": "x"}) || got != (Arg{3, "x"}) {
+		t.Fatalf("decAt: %+v", got)
+	}
+}
+
+// The direct encoder of a Send argument makes what the reflect encoder
+// makes, and leaves to it what it cannot word (a NaN).
+func TestStructCodec_DirectEncodeMatchesReflect(t *testing.T) {
+	type Arg struct {
+		I   int     `json:"i"`
+		Big int64   `json:"big"`
+		I32 int32   `json:"i32"`
+		F   float64 `json:"f"`
+		S   string  `json:"s,omitempty"`
+		B   bool    `json:"b"`
+		Z   int     `json:"z,omitempty"`
+	}
+	c := codecFor(reflect.TypeFor[Arg]())
+	if c.scalars == nil {
+		t.Fatal("no direct encoder for a struct of scalars")
+	}
+	for _, a := range []Arg{{}, {I: -3, Big: 1<<62 + 1, I32: 7, F: 0.5, S: "x", B: true, Z: 2}} {
+		want, err := c.enc(reflect.ValueOf(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := c.scalars.encAt(unsafe.Pointer(&a))
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: direct %#v, reflect %#v", a, got, want)
+		}
+	}
+	nan := Arg{F: math.NaN()}
+	if _, ok := c.scalars.encAt(unsafe.Pointer(&nan)); ok {
+		t.Error("a NaN was encoded directly; the codec must word its error")
+	}
+}
+
+// A list of whole numbers decodes in one loop up to the first element the
+// loop cannot take; the rest go element by element, and errors name the
+// index.
+func TestSliceCodec_IntsFastThenSlow(t *testing.T) {
+	got, err := Decode[[]int]([]any{1.0, 2.0, int64(3), 4.0})
+	if err != nil || !reflect.DeepEqual(got, []int{1, 2, 3, 4}) {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	_, err = Decode[[]int]([]any{1.0, 2.5})
+	if de, ok := err.(*DecodeError); !ok || de.Path != "[1]" {
+		t.Fatalf("error %v, want one at [1]", err)
+	}
+}
+
+// Updates are values: adding gotos to one, or to a copy, never shows in
+// another, whether its changes are inline (two or fewer) or not.
+func TestUpdate_GotoLeavesOtherCopiesAlone(t *testing.T) {
+	type S struct {
+		A, B, C int
+	}
+	sc, err := newSchema(reflect.TypeFor[S](), &options{reducers: map[string]reducerDef{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s S
+	for _, u := range []Update[S]{
+		Write(&s, Set(&s.A, 1)),
+		Write(&s, Set(&s.A, 1), Set(&s.B, 2), Set(&s.C, 3)),
+	} {
+		a := u.Goto("a")
+		b := a.Goto("b")
+		c := a.Goto("c")
+		for _, x := range []struct {
+			u    Update[S]
+			want []any
+		}{{u, nil}, {a, []any{"a"}}, {b, []any{"a", "b"}}, {c, []any{"a", "c"}}} {
+			if got := x.u.gotos(); !reflect.DeepEqual(got, x.want) {
+				t.Errorf("gotos %v, want %v", got, x.want)
+			}
+			pairs, err := x.u.pairs(sc)
+			if err != nil || len(pairs) != u.n || pairs[0].Key != "A" || pairs[0].Value != 1.0 {
+				t.Errorf("pairs %v, %v", pairs, err)
+			}
+		}
+	}
+}
