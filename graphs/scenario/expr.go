@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -219,38 +220,69 @@ func (e *exprError) Error() string { return fmt.Sprintf("%s (column %d)", e.msg,
 // String returns the source text.
 func (e *Expr) String() string { return e.Src }
 
-// toValue copies an expression result into engine form. Numbers should
+// toValue turns an expression result into engine form. Numbers should
 // already be float64 (integer literals are rewritten), but values from the
-// environment may carry other Go numbers.
+// environment may carry other Go numbers. A list or object whose elements
+// are all in engine form already is returned as it is, not copied: values
+// are immutable once written (and the engine copies its state map before
+// changing it if a result holds it), so only a conversion needs a new one.
 func toValue(v any) (any, error) {
+	out, _, err := engineForm(v)
+	return out, err
+}
+
+// engineForm is toValue, and reports whether the result is a new value
+// rather than v itself.
+func engineForm(v any) (out any, changed bool, err error) {
 	switch x := v.(type) {
 	case nil, bool, float64, string:
-		return x, nil
+		return v, false, nil
 	case int, int64, int32, uint64, float32:
-		return engine.Normalize(x), nil
+		return engine.Normalize(x), true, nil
 	case []any:
-		out := make([]any, len(x))
+		var list []any // made at the first element that changes
 		for i, e := range x {
-			var err error
-			if out[i], err = toValue(e); err != nil {
-				return nil, err
+			c, changed, err := engineForm(e)
+			if err != nil {
+				return nil, false, err
+			}
+			if changed && list == nil {
+				list = slices.Clone(x)
+			}
+			if list != nil {
+				list[i] = c
 			}
 		}
-		return out, nil
+		if list == nil {
+			return v, false, nil
+		}
+		return list, true, nil
 	case map[string]any:
-		out := make(map[string]any, len(x))
+		var obj map[string]any // made at the first element that changes
 		for k, e := range x {
-			var err error
-			if out[k], err = toValue(e); err != nil {
-				return nil, err
+			c, changed, err := engineForm(e)
+			if err != nil {
+				return nil, false, err
+			}
+			if changed && obj == nil {
+				obj = maps.Clone(x)
+			}
+			if obj != nil {
+				obj[k] = c
 			}
 		}
-		return out, nil
+		if obj == nil {
+			return v, false, nil
+		}
+		return obj, true, nil
 	case engine.Send:
-		arg, err := toValue(x.Arg)
-		return engine.Send{Node: x.Node, Arg: arg}, err
+		arg, changed, err := engineForm(x.Arg)
+		if err != nil || !changed {
+			return v, false, err
+		}
+		return engine.Send{Node: x.Node, Arg: arg}, true, nil
 	default:
-		return nil, fmt.Errorf("expression yields a %T, which is not a scenario value", v)
+		return nil, false, fmt.Errorf("expression yields a %T, which is not a scenario value", v)
 	}
 }
 

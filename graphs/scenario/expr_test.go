@@ -196,22 +196,32 @@ func TestEval(t *testing.T) {
 	}
 }
 
-// Results must not alias the environment or earlier results: the engine
-// owns and may mutate what a node returns.
-func TestEvalCopies(t *testing.T) {
+// A result is a new value only where it needed converting: written values
+// are immutable (the engine never changes one, and copies its state map
+// before changing it when a result holds it), so a list read from the state
+// is passed on as it is, and a list holding a Go int from the environment
+// is converted into a new list, leaving the original as it was.
+func TestEval_CopiesOnlyToConvert(t *testing.T) {
 	e, _ := Compile("state.items")
-	items := []any{1.0}
-	got, _ := e.Eval(Env{State: map[string]any{"items": items}})
-	got.([]any)[0] = 2.0
-	if items[0] != 1.0 {
-		t.Fatal("result aliases the state")
+	items := []any{1.0, "a", map[string]any{"k": []any{true}}}
+	got, err := e.Eval(Env{State: map[string]any{"items": items}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	lit, _ := Compile("[1]")
-	a, _ := lit.Eval(Env{})
-	a.([]any)[0] = 5.0
-	b, _ := lit.Eval(Env{})
-	if b.([]any)[0] != 1.0 {
-		t.Fatal("results share a literal")
+	if g := got.([]any); &g[0] != &items[0] || len(g) != len(items) {
+		t.Fatal("a list in engine form was copied")
+	}
+	raw := []any{1.0, map[string]any{"n": 7}}
+	got, err = e.Eval(Env{State: map[string]any{"items": raw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{1.0, map[string]any{"n": 7.0}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+	if raw[1].(map[string]any)["n"] != 7 {
+		t.Fatal("converting changed the original")
 	}
 }
 
