@@ -22,20 +22,23 @@ type channelState struct {
 	// chans are the run's channels by id (Graph.chanIDs); channel finds one
 	// by name.
 	chans []channel
-	// versions, seen (versions_seen) and values (every channel's stored
-	// snapshot) snapshot in O(1), so a checkpoint costs what the superstep
-	// changed. Inner versions_seen maps are never modified in place.
-	versions *cowMap[Version]
-	seen     *cowMap[map[string]Version]
-	values   *cowMap[any]
-	// ver holds the graph's channels' versions by channel id (0: none),
-	// always; versions holds them by name (with any a restored checkpoint
-	// has for channels the graph lacks) while checkpoints are made.
-	ver []Version
-	// valuesOff stops keeping values and versions (by name) up to date, for
-	// a run whose checkpoints nobody reads (no saver, no listener; such a
-	// run restored no checkpoint); checkpoint brings both up to date if
-	// asked after all.
+	// seen (versions_seen) snapshots in O(1), so a checkpoint costs what
+	// the superstep changed. Inner versions_seen maps are never modified
+	// in place.
+	seen *cowMap[map[string]Version]
+	// ver holds the graph's channels' versions by channel id (0: none);
+	// extraVer those a restored checkpoint has for channels the graph
+	// lacks (never changed: nothing writes them).
+	ver      []Version
+	extraVer map[string]Version
+	// verLog and valLog record the changes of versions and of the
+	// channels' stored values (by channel id) between checkpoints, which
+	// snapshot only those.
+	verLog idLog[Version]
+	valLog idLog[idValue]
+	// valuesOff stops logging values and versions, for a run whose
+	// checkpoints nobody reads (no saver, no listener; such a run restored
+	// no checkpoint); checkpoint takes them whole if asked after all.
 	valuesOff bool
 	// state holds the available state keys. It is also the view tasks
 	// read (stateView): the loop changes it in place, unless it was lent
@@ -151,10 +154,10 @@ func (cs *channelState) setVersion(id chanID, v Version) {
 	cs.ver[id] = v
 	cs.maxV = max(cs.maxV, v)
 	if cs.valuesOff {
-		return // nobody reads versions by name, nor which changed
+		return // nobody reads which changed
 	}
 	c := cs.g.channelOrder[id]
-	cs.versions.set(c, v)
+	cs.verLog.note(int32(id), v)
 	cs.dirty = append(cs.dirty, c)
 	if _, ok := cs.appends[c]; ok {
 		cs.ownAppends()
@@ -202,7 +205,7 @@ func (cs *channelState) ownAppends() {
 func (cs *channelState) takeDirty() map[string]Version {
 	out := make(map[string]Version, len(cs.dirty))
 	for _, c := range cs.dirty {
-		out[c], _ = cs.versions.get(c)
+		out[c], _ = cs.versionOf(c)
 	}
 	cs.forgetDirty()
 	return out
@@ -220,7 +223,6 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		g:         g,
 		chans:     make([]channel, len(g.channelOrder)),
 		ver:       make([]Version, len(g.channelOrder)),
-		values:    newCowMap[any](),
 		state:     make(map[string]any, len(g.keys)),
 		view:      viewLending{stale: true},
 		seenOwned: map[string]uint64{},
@@ -230,9 +232,14 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	}
 	cs.view.id.Store(mapID(cs.state))
 	lazy := cp.lazyState()
-	var values *frozenMap[any]
+	var values []idValue
+	if lazy != nil && lazy.names != nil && !sameNames(lazy.names, g.channelOrder) {
+		// Another graph's checkpoint: by name.
+		cp.Materialize()
+		lazy = nil
+	}
 	if lazy != nil {
-		values = lazy.values.flat() // a lookup per channel
+		values = lazy.values.flat()
 	}
 	slab := g.newChannelSlab()
 	cs.scratch.slot = make([]int32, len(g.channelOrder))
@@ -242,7 +249,7 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 			var v any
 			var ok bool
 			if lazy != nil {
-				v, ok = values.get(name)
+				v, ok = values[id].v, values[id].ok
 			} else {
 				v, ok = cp.ChannelValues[name]
 			}
@@ -255,20 +262,37 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	}
 	switch {
 	case lazy != nil:
-		cs.versions, cs.seen = lazy.versions.thaw(), lazy.seen.thaw()
+		cs.seen = lazy.seen.thaw()
+		if lazy.names != nil {
+			copy(cs.ver, lazy.versions.flat())
+		}
+		cs.extraVer = lazy.extraVer
+		for _, v := range cs.ver {
+			cs.maxV = max(cs.maxV, v)
+		}
 	case cp != nil:
 		// Inner versions_seen maps are never modified in place (see
 		// applyWrites), so they are shared with the checkpoint.
-		cs.versions, cs.seen = cowFrom(cp.ChannelVersions), cowFrom(cp.VersionsSeen)
+		cs.seen = cowFrom(cp.VersionsSeen)
 	default:
-		cs.versions, cs.seen = newCowMap[Version](), newCowMap[map[string]Version]()
+		cs.seen = newCowMap[map[string]Version]()
 	}
-	cs.versions.each(func(name string, v Version) {
+	for _, v := range cs.extraVer {
 		cs.maxV = max(cs.maxV, v)
-		if id, ok := g.chanIDs[name]; ok {
-			cs.ver[id] = v
+	}
+	if lazy == nil && cp != nil {
+		for name, v := range cp.ChannelVersions {
+			cs.maxV = max(cs.maxV, v)
+			if id, ok := g.chanIDs[name]; ok {
+				cs.ver[id] = v
+			} else {
+				if cs.extraVer == nil {
+					cs.extraVer = map[string]Version{}
+				}
+				cs.extraVer[name] = v
+			}
 		}
-	})
+	}
 	cs.seen.each(cs.mirrorSeen)
 	return cs
 }
@@ -323,20 +347,17 @@ func (cs *channelState) seenMap() map[string]map[string]Version {
 
 // versionOf is channel name's version, if it has one.
 func (cs *channelState) versionOf(name string) (Version, bool) {
-	if !cs.valuesOff {
-		return cs.versions.get(name)
+	if id, ok := cs.g.chanIDs[name]; ok {
+		return cs.ver[id], cs.ver[id] != 0
 	}
-	if id, ok := cs.g.chanIDs[name]; ok && cs.ver[id] != 0 {
-		return cs.ver[id], true
-	}
-	return 0, false
+	v, ok := cs.extraVer[name]
+	return v, ok
 }
 
 // eachVersion calls fn with every channel's version.
 func (cs *channelState) eachVersion(fn func(name string, v Version)) {
-	if !cs.valuesOff {
-		cs.versions.each(fn)
-		return
+	for name, v := range cs.extraVer {
+		fn(name, v)
 	}
 	for id, v := range cs.ver {
 		if v != 0 {
@@ -347,9 +368,6 @@ func (cs *channelState) eachVersion(fn func(name string, v Version)) {
 
 // versionMap returns every channel's version in a new map.
 func (cs *channelState) versionMap() map[string]Version {
-	if !cs.valuesOff {
-		return cs.versions.toMap()
-	}
 	out := map[string]Version{}
 	cs.eachVersion(func(name string, v Version) { out[name] = v })
 	return out
@@ -357,21 +375,15 @@ func (cs *channelState) versionMap() map[string]Version {
 
 // hasVersions reports whether any channel has a version.
 func (cs *channelState) hasVersions() bool {
-	if !cs.valuesOff {
-		return cs.versions.len() > 0
-	}
-	return cs.maxV > 0
+	return cs.maxV > 0 || len(cs.extraVer) > 0
 }
 
 // refresh re-reads one channel's snapshot and liveness after it changed.
 func (cs *channelState) refresh(id chanID) {
 	ch, name, meta := cs.chans[id], cs.g.channelOrder[id], cs.g.chanMeta[id]
-	if !cs.valuesOff {
-		if v, ok := ch.snapshot(); ok {
-			cs.values.set(name, v)
-		} else {
-			cs.values.del(name)
-		}
+	if !cs.valuesOff && cs.valLog.last != nil {
+		v, ok := ch.snapshot()
+		cs.valLog.note(int32(id), idValue{v, ok})
 	}
 	if key := meta.key; key >= 0 {
 		v, ok := ch.get()
@@ -925,17 +937,9 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	if cs.valuesOff {
 		cs.valuesOff = false
 		cs.scratch.updated = nil // updated may be it: it is the checkpoint's now
-		cs.values = newCowMap[any]()
-		for id, ch := range cs.chans {
-			if v, ok := ch.snapshot(); ok {
-				cs.values.set(cs.g.channelOrder[id], v)
-			}
-		}
-		for id, v := range cs.ver {
-			if v != 0 {
-				cs.versions.set(cs.g.channelOrder[id], v)
-			}
-		}
+		// Nothing was logged: the snapshots below are bases.
+		cs.verLog.restart()
+		cs.valLog.restart()
 		for i, name := range cs.g.nodeOrder {
 			if cs.seenRan[i] {
 				cs.seen.set(name, cs.slotsSeen(cs.g.nodes[name]))
@@ -949,8 +953,10 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	}{cp: Checkpoint{V: CheckpointFormat, ID: id}}
 	cp := &both.cp
 	lz := &both.lazy
-	cs.values.snapshotTo(&lz.values, lz.valuesRoom[:])
-	cs.versions.snapshotTo(&lz.versions, lz.versionsRoom[:])
+	n := len(cs.chans)
+	lz.names, lz.extraVer = cs.g.channelOrder, cs.extraVer
+	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], n, cs.allValues)
+	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], n, func() []Version { return slices.Clone(cs.ver) })
 	cs.seen.snapshotTo(&lz.seen, lz.seenRoom[:])
 	cp.lazy = lz
 	if len(cs.appends) > 0 {
@@ -963,6 +969,20 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		cp.UpdatedChannels = updated
 	}
 	return cp
+}
+
+// allValues is every channel's stored snapshot, by channel id.
+func (cs *channelState) allValues() []idValue {
+	out := make([]idValue, len(cs.chans))
+	for id, ch := range cs.chans {
+		out[id].v, out[id].ok = ch.snapshot()
+	}
+	return out
+}
+
+// sameNames reports whether a and b are the same channel list (one graph's).
+func sameNames(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
 }
 
 // asSend reads a Send packet: a Send, or the plain {"node", "args"} object a

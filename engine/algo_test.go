@@ -111,7 +111,7 @@ func TestApplyWrites_VersionsAndClearing(t *testing.T) {
 		t.Fatalf("updated %v, want %v", updated, want)
 	}
 	wantV := map[string]Version{"__start__": 2, "branch:to:a": 3, "branch:to:b": 3, "branch:to:c": 3, "x": 3}
-	if got := cs.versions.toMap(); !reflect.DeepEqual(got, wantV) {
+	if got := cs.versionMap(); !reflect.DeepEqual(got, wantV) {
 		t.Fatalf("versions %v, want %v (one version per superstep; the consumed trigger is cleared and bumped)", got, wantV)
 	}
 	if seen, _ := cs.seen.get("a"); seen["branch:to:a"] != 2 {
@@ -130,7 +130,7 @@ func TestApplyWrites_VersionsAndClearing(t *testing.T) {
 	if got := cs.state["log"]; !reflect.DeepEqual(got, []any{"b", "c"}) {
 		t.Fatalf("log = %v, want writes in task-path order [b c]", got)
 	}
-	if v, _ := cs.versions.get("join:b+c:j"); !cs.available("join:b+c:j") || v != 4 {
+	if v, _ := cs.versionOf("join:b+c:j"); !cs.available("join:b+c:j") || v != 4 {
 		t.Fatal("the join must be complete at version 4")
 	}
 	// j runs: its trigger (the barrier) is consumed first (v5), then its
@@ -139,7 +139,7 @@ func TestApplyWrites_VersionsAndClearing(t *testing.T) {
 	if _, err := applyWrites(cs, []*task{j}); err != nil {
 		t.Fatal(err)
 	}
-	if v := cs.versions.toMap(); v["join:b+c:j"] != 5 || v["x"] != 6 || cs.available("join:b+c:j") {
+	if v := cs.versionMap(); v["join:b+c:j"] != 5 || v["x"] != 6 || cs.available("join:b+c:j") {
 		t.Fatalf("after the join ran: versions %v", v)
 	}
 }
@@ -163,7 +163,7 @@ func TestApplyWrites_InputTaskDoesNotBump(t *testing.T) {
 	if _, err := applyWrites(cs, []*task{{name: InputTask, writes: []Write{{Start, map[string]any{"x": 1.0}}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if v := cs.versions.toMap(); v[Start] != 1 || len(v) != 1 {
+	if v := cs.versionMap(); v[Start] != 1 || len(v) != 1 {
 		t.Fatalf("input gives __start__ version 1 and nothing else, got %v", v)
 	}
 	if _, ok := cs.seen.get(InputTask); !ok {

@@ -61,14 +61,19 @@ type Checkpoint struct {
 // turned into the plain maps on first need. Writing a checkpoint then costs
 // what its superstep changed; only a reader pays for the maps.
 type lazyCheckpoint struct {
-	once     sync.Once
-	values   frozenMap[any]
-	versions frozenMap[Version]
+	once sync.Once
+	// names are the channels' names by channel id (the graph's); values
+	// and versions are by channel id, with extraVer the versions of
+	// channels the graph lacks (from a checkpoint it restored).
+	names    []string
+	values   idFrozen[idValue]
+	versions idFrozen[Version]
+	extraVer map[string]Version
 	seen     frozenMap[map[string]Version]
 	// Room for a usual superstep's changes, when the snapshots are deltas
-	// (see cowMap.snapshotTo): the checkpoint is then one allocation.
-	valuesRoom   [3]cowEntry[any]
-	versionsRoom [3]cowEntry[Version]
+	// (see idLog.snapshotTo): the checkpoint is then one allocation.
+	valuesRoom   [3]idEntry[idValue]
+	versionsRoom [3]idEntry[Version]
 	seenRoom     [1]cowEntry[map[string]Version]
 }
 
@@ -83,8 +88,23 @@ func (c *Checkpoint) Materialize() *Checkpoint {
 		return c
 	}
 	c.lazy.once.Do(func() {
-		c.ChannelValues = c.lazy.values.toMap()
-		c.ChannelVersions = c.lazy.versions.toMap()
+		lz := c.lazy
+		values, versions := lz.values.flat(), lz.versions.flat()
+		c.ChannelValues = make(map[string]any, len(values))
+		for id, v := range values {
+			if v.ok {
+				c.ChannelValues[lz.names[id]] = v.v
+			}
+		}
+		c.ChannelVersions = make(map[string]Version, len(versions)+len(lz.extraVer))
+		for name, v := range lz.extraVer {
+			c.ChannelVersions[name] = v
+		}
+		for id, v := range versions {
+			if v != 0 {
+				c.ChannelVersions[lz.names[id]] = v
+			}
+		}
 		c.VersionsSeen = c.lazy.seen.toMap()
 	})
 	return c
