@@ -22,20 +22,24 @@ type channelState struct {
 	// chans are the run's channels by id (Graph.chanIDs); channel finds one
 	// by name.
 	chans []channel
-	// seen (versions_seen) snapshots in O(1), so a checkpoint costs what
-	// the superstep changed. Inner versions_seen maps are never modified
-	// in place.
+	// seen holds versions_seen of the names that are not nodes with
+	// slots (seenV): the input, __start__, __interrupt__. It snapshots in
+	// O(1); inner maps are never modified in place.
 	seen *cowMap[map[string]Version]
 	// ver holds the graph's channels' versions by channel id (0: none);
 	// extraVer those a restored checkpoint has for channels the graph
 	// lacks (never changed: nothing writes them).
 	ver      []Version
 	extraVer map[string]Version
-	// verLog and valLog record the changes of versions and of the
-	// channels' stored values (by channel id) between checkpoints, which
-	// snapshot only those.
+	// extraSeen holds, by node, what a restored checkpoint's versions_seen
+	// has of channels that are not the node's triggers (kept as they are:
+	// a node's run changes only its triggers' entries).
+	extraSeen map[string]map[string]Version
+	// verLog and valLog record the changes of versions (with the nodes'
+	// versions_seen: see verIndex) and of the channels' stored values (by
+	// channel id) between checkpoints, which snapshot only those.
 	verLog idLog[Version]
-	valLog idLog[idValue]
+	valLog idLog[any]
 	// valuesOff stops logging values and versions, for a run whose
 	// checkpoints nobody reads (no saver, no listener; such a run restored
 	// no checkpoint); checkpoint takes them whole if asked after all.
@@ -55,9 +59,8 @@ type channelState struct {
 	seenGen   uint64
 	// seenV holds what each node saw of each of its triggers (its
 	// versions_seen), node.seenAt-1 onwards by trigger index (0: nothing),
-	// and seenRan which nodes have a versions_seen entry at all: planning
-	// reads them, not seen. seen keeps the nodes' entries too while
-	// checkpoints are made (valuesOff unset), and other names' always.
+	// and seenRan which nodes have a versions_seen entry at all. A
+	// checkpoint makes maps of them only when read.
 	seenV   []Version
 	seenRan []bool
 	// live lists the ephemeral and topic channels that have a value: the
@@ -157,7 +160,7 @@ func (cs *channelState) setVersion(id chanID, v Version) {
 		return // nobody reads which changed
 	}
 	c := cs.g.channelOrder[id]
-	cs.verLog.note(int32(id), v)
+	cs.verLog.note(int32(id), v) // a channel's version: verIndex is id
 	cs.dirty = append(cs.dirty, c)
 	if _, ok := cs.appends[c]; ok {
 		cs.ownAppends()
@@ -232,9 +235,9 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	}
 	cs.view.id.Store(mapID(cs.state))
 	lazy := cp.lazyState()
-	var values []idValue
-	if lazy != nil && lazy.names != nil && !sameNames(lazy.names, g.channelOrder) {
-		// Another graph's checkpoint: by name.
+	var values []any
+	if lazy != nil && lazy.g != g {
+		// Another graph's checkpoint: ids differ, names do not.
 		cp.Materialize()
 		lazy = nil
 	}
@@ -249,7 +252,8 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 			var v any
 			var ok bool
 			if lazy != nil {
-				v, ok = values[id].v, values[id].ok
+				v = values[id]
+				ok = v != absent
 			} else {
 				v, ok = cp.ChannelValues[name]
 			}
@@ -260,22 +264,21 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		cs.chans[id] = ch
 		cs.refresh(chanID(id))
 	}
+	cs.seen = newCowMap[map[string]Version]()
 	switch {
 	case lazy != nil:
 		cs.seen = lazy.seen.thaw()
-		if lazy.names != nil {
-			copy(cs.ver, lazy.versions.flat())
-		}
-		cs.extraVer = lazy.extraVer
-		for _, v := range cs.ver {
-			cs.maxV = max(cs.maxV, v)
-		}
+		cs.extraVer, cs.extraSeen = lazy.extraVer, lazy.extraSeen
+		all := lazy.versions.flat()
+		cs.restoreIndexed(all)
 	case cp != nil:
 		// Inner versions_seen maps are never modified in place (see
 		// applyWrites), so they are shared with the checkpoint.
-		cs.seen = cowFrom(cp.VersionsSeen)
-	default:
-		cs.seen = newCowMap[map[string]Version]()
+		for name, seen := range cp.VersionsSeen {
+			if !cs.mirrorSeen(name, seen) {
+				cs.seen.set(name, seen)
+			}
+		}
 	}
 	for _, v := range cs.extraVer {
 		cs.maxV = max(cs.maxV, v)
@@ -293,8 +296,57 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 			}
 		}
 	}
-	cs.seen.each(cs.mirrorSeen)
 	return cs
+}
+
+// The indexed snapshot (verLog) holds, by index: the channels' versions
+// by channel id, then the nodes' versions_seen slots (seenV), then 1 for
+// each node that has a versions_seen entry (seenRan), by node order.
+func (cs *channelState) verIndexLen() int {
+	return len(cs.ver) + len(cs.seenV) + len(cs.seenRan)
+}
+
+// allIndexed is the indexed snapshot's contents, in a new slice.
+func (cs *channelState) allIndexed() []Version {
+	out := make([]Version, 0, cs.verIndexLen())
+	out = append(append(out, cs.ver...), cs.seenV...)
+	for _, ran := range cs.seenRan {
+		out = append(out, b2v(ran))
+	}
+	return out
+}
+
+// restoreIndexed sets versions and the nodes' versions_seen from an
+// indexed snapshot's contents.
+func (cs *channelState) restoreIndexed(all []Version) {
+	n := copy(cs.ver, all)
+	n += copy(cs.seenV, all[n:])
+	for i, ran := range all[n:] {
+		cs.seenRan[i] = ran != 0
+	}
+	for _, v := range cs.ver {
+		cs.maxV = max(cs.maxV, v)
+	}
+}
+
+func b2v(b bool) Version {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// seenFromIndexed is versions_seen of g's nodes in an indexed snapshot's
+// contents all, with extra (see channelState.extraSeen), added to out.
+func seenFromIndexed(g *Graph, all []Version, extra map[string]map[string]Version, out map[string]map[string]Version) {
+	seenV := all[len(g.channelOrder) : len(g.channelOrder)+g.seenSlots]
+	ran := all[len(g.channelOrder)+g.seenSlots:]
+	for i, name := range g.nodeOrder {
+		if ran[i] != 0 {
+			n := g.nodes[name]
+			out[name] = slotsMap(n, seenV[n.seenAt-1:n.seenAt-1+len(n.triggers)], extra[name])
+		}
+	}
 }
 
 // seenSlots are node n's versions_seen of its triggers, by trigger index.
@@ -302,29 +354,59 @@ func (cs *channelState) seenSlots(n *node) []Version {
 	return cs.seenV[n.seenAt-1 : n.seenAt-1+len(n.triggers)]
 }
 
-// mirrorSeen copies name's versions_seen into its slots, if it is a node.
-func (cs *channelState) mirrorSeen(name string, seen map[string]Version) {
+// mirrorSeen copies name's versions_seen into its slots, if it is a node
+// that has them, and reports whether it did.
+func (cs *channelState) mirrorSeen(name string, seen map[string]Version) bool {
 	n := cs.g.nodes[name]
 	if n == nil || n.seenAt == 0 {
-		return
+		return false
 	}
 	cs.seenRan[n.ord] = true
 	slots := cs.seenSlots(n)
 	for i, trig := range n.triggers {
 		slots[i] = seen[trig]
 	}
+	var extra map[string]Version
+	for c, v := range seen {
+		if !slices.Contains(n.triggers, c) {
+			if extra == nil {
+				extra = map[string]Version{}
+			}
+			extra[c] = v
+		}
+	}
+	if _, had := cs.extraSeen[name]; extra != nil || had {
+		// A new outer map each time: checkpoints may share the old one.
+		cs.extraSeen = maps.Clone(cs.extraSeen)
+		if cs.extraSeen == nil {
+			cs.extraSeen = map[string]map[string]Version{}
+		}
+		if extra != nil {
+			cs.extraSeen[name] = extra
+		} else {
+			delete(cs.extraSeen, name)
+		}
+	}
+	return true
 }
 
 // setSeen makes seen name's versions_seen (a map nobody changes after).
 func (cs *channelState) setSeen(name string, seen map[string]Version) {
+	if cs.mirrorSeen(name, seen) {
+		cs.verLog.restart() // rare (tests): the next snapshot is a base
+		return
+	}
 	cs.seen.set(name, seen)
-	cs.mirrorSeen(name, seen)
 }
 
-// slotsSeen is node n's versions_seen as a map, from its slots.
-func (cs *channelState) slotsSeen(n *node) map[string]Version {
-	out := map[string]Version{}
-	for i, v := range cs.seenSlots(n) {
+// slotsMap is node n's versions_seen as a map, from its slots and what
+// it has of other channels (extra).
+func slotsMap(n *node, slots []Version, extra map[string]Version) map[string]Version {
+	out := maps.Clone(extra)
+	if out == nil {
+		out = map[string]Version{}
+	}
+	for i, v := range slots {
 		if v != 0 {
 			out[n.triggers[i]] = v
 		}
@@ -335,11 +417,10 @@ func (cs *channelState) slotsSeen(n *node) map[string]Version {
 // seenMap returns versions_seen whole, in new outer maps.
 func (cs *channelState) seenMap() map[string]map[string]Version {
 	out := cs.seen.toMap()
-	if cs.valuesOff {
-		for i, name := range cs.g.nodeOrder {
-			if cs.seenRan[i] {
-				out[name] = cs.slotsSeen(cs.g.nodes[name])
-			}
+	for i, name := range cs.g.nodeOrder {
+		if cs.seenRan[i] {
+			n := cs.g.nodes[name]
+			out[name] = slotsMap(n, cs.seenSlots(n), cs.extraSeen[name])
 		}
 	}
 	return out
@@ -382,8 +463,7 @@ func (cs *channelState) hasVersions() bool {
 func (cs *channelState) refresh(id chanID) {
 	ch, name, meta := cs.chans[id], cs.g.channelOrder[id], cs.g.chanMeta[id]
 	if !cs.valuesOff && cs.valLog.last != nil {
-		v, ok := ch.snapshot()
-		cs.valLog.note(int32(id), idValue{v, ok})
+		cs.valLog.note(int32(id), storedValue(ch))
 	}
 	if key := meta.key; key >= 0 {
 		v, ok := ch.get()
@@ -677,11 +757,18 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 // checkpoints are made, and for other task names (the input) always.
 func (cs *channelState) see(t *task) {
 	var slots []Version
+	var at int // slots' index in the indexed snapshot
 	if n := t.node; n != nil && n.seenAt > 0 && n.name == t.name {
 		slots = cs.seenSlots(n)
-		cs.seenRan[n.ord] = true
+		at = len(cs.ver) + n.seenAt - 1
+		if !cs.seenRan[n.ord] {
+			cs.seenRan[n.ord] = true
+			if !cs.valuesOff {
+				cs.verLog.note(int32(len(cs.ver)+len(cs.seenV)+n.ord), 1)
+			}
+		}
 	}
-	byName := !cs.valuesOff || slots == nil
+	byName := slots == nil
 	var seen map[string]Version
 	if byName {
 		var ok bool
@@ -700,8 +787,11 @@ func (cs *channelState) see(t *task) {
 			continue
 		}
 		v := cs.ver[id]
-		if v != 0 && slot >= 0 && slots != nil {
+		if v != 0 && slot >= 0 && slots != nil && slots[slot] != v {
 			slots[slot] = v
+			if !cs.valuesOff {
+				cs.verLog.note(int32(at+slot), v)
+			}
 		}
 		if byName && v != 0 && seen[trig] != v {
 			if cs.seenOwned[t.name] != cs.seenGen {
@@ -940,11 +1030,6 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		// Nothing was logged: the snapshots below are bases.
 		cs.verLog.restart()
 		cs.valLog.restart()
-		for i, name := range cs.g.nodeOrder {
-			if cs.seenRan[i] {
-				cs.seen.set(name, cs.slotsSeen(cs.g.nodes[name]))
-			}
-		}
 	}
 	// The checkpoint and its lazy part in one allocation.
 	both := &struct {
@@ -953,11 +1038,10 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	}{cp: Checkpoint{V: CheckpointFormat, ID: id}}
 	cp := &both.cp
 	lz := &both.lazy
-	n := len(cs.chans)
-	lz.names, lz.extraVer = cs.g.channelOrder, cs.extraVer
-	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], n, cs.allValues)
-	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], n, func() []Version { return slices.Clone(cs.ver) })
-	cs.seen.snapshotTo(&lz.seen, lz.seenRoom[:])
+	lz.g, lz.extraVer, lz.extraSeen = cs.g, cs.extraVer, cs.extraSeen
+	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.allValues)
+	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), cs.allIndexed)
+	cs.seen.snapshotTo(&lz.seen, nil)
 	cp.lazy = lz
 	if len(cs.appends) > 0 {
 		cp.Appends, cs.appendsShared = cs.appends, true
@@ -972,17 +1056,23 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 }
 
 // allValues is every channel's stored snapshot, by channel id.
-func (cs *channelState) allValues() []idValue {
-	out := make([]idValue, len(cs.chans))
+func (cs *channelState) allValues() []any {
+	out := make([]any, len(cs.chans))
 	for id, ch := range cs.chans {
-		out[id].v, out[id].ok = ch.snapshot()
+		out[id] = storedValue(ch)
 	}
 	return out
 }
 
-// sameNames reports whether a and b are the same channel list (one graph's).
-func sameNames(a, b []string) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
+// absent stands for "no value" in a snapshot of values by channel id.
+var absent any = new(struct{ _ byte })
+
+// storedValue is ch's stored snapshot, or absent.
+func storedValue(ch channel) any {
+	if v, ok := ch.snapshot(); ok {
+		return v
+	}
+	return absent
 }
 
 // asSend reads a Send packet: a Send, or the plain {"node", "args"} object a

@@ -104,7 +104,7 @@ func TestChannelIndex_RestoredSeenFillsSlots(t *testing.T) {
 		t.Fatal("only a has a versions_seen entry")
 	}
 	// The entry for a channel the graph lacks stays, by name.
-	if m, _ := cs.seen.get("a"); m["gone"] != 1 {
+	if m := cs.seenMap()["a"]; m["gone"] != 1 {
 		t.Fatalf("a's versions_seen = %v, want gone kept", m)
 	}
 }

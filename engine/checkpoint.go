@@ -62,19 +62,21 @@ type Checkpoint struct {
 // what its superstep changed; only a reader pays for the maps.
 type lazyCheckpoint struct {
 	once sync.Once
-	// names are the channels' names by channel id (the graph's); values
-	// and versions are by channel id, with extraVer the versions of
-	// channels the graph lacks (from a checkpoint it restored).
-	names    []string
-	values   idFrozen[idValue]
+	// g is the graph whose channel ids and versions_seen slots values
+	// and versions index (see channelState.verIndexLen); extraVer are the
+	// versions of channels g lacks (from a checkpoint it restored); seen
+	// is versions_seen of the names that are not g's nodes.
+	g        *Graph
+	values   idFrozen[any]
 	versions idFrozen[Version]
 	extraVer map[string]Version
-	seen     frozenMap[map[string]Version]
+	// extraSeen: see channelState.extraSeen.
+	extraSeen map[string]map[string]Version
+	seen      frozenMap[map[string]Version]
 	// Room for a usual superstep's changes, when the snapshots are deltas
 	// (see idLog.snapshotTo): the checkpoint is then one allocation.
-	valuesRoom   [3]idEntry[idValue]
-	versionsRoom [3]idEntry[Version]
-	seenRoom     [1]cowEntry[map[string]Version]
+	valuesRoom   [3]idEntry[any]
+	versionsRoom [5]idEntry[Version]
 }
 
 // Materialize fills ChannelValues, ChannelVersions and VersionsSeen of a
@@ -89,23 +91,25 @@ func (c *Checkpoint) Materialize() *Checkpoint {
 	}
 	c.lazy.once.Do(func() {
 		lz := c.lazy
-		values, versions := lz.values.flat(), lz.versions.flat()
+		names := lz.g.channelOrder
+		values, all := lz.values.flat(), lz.versions.flat()
 		c.ChannelValues = make(map[string]any, len(values))
 		for id, v := range values {
-			if v.ok {
-				c.ChannelValues[lz.names[id]] = v.v
+			if v != absent {
+				c.ChannelValues[names[id]] = v
 			}
 		}
-		c.ChannelVersions = make(map[string]Version, len(versions)+len(lz.extraVer))
+		c.ChannelVersions = make(map[string]Version, len(names)+len(lz.extraVer))
 		for name, v := range lz.extraVer {
 			c.ChannelVersions[name] = v
 		}
-		for id, v := range versions {
+		for id, v := range all[:len(names)] {
 			if v != 0 {
-				c.ChannelVersions[lz.names[id]] = v
+				c.ChannelVersions[names[id]] = v
 			}
 		}
-		c.VersionsSeen = c.lazy.seen.toMap()
+		c.VersionsSeen = lz.seen.toMap()
+		seenFromIndexed(lz.g, all, lz.extraSeen, c.VersionsSeen)
 	})
 	return c
 }

@@ -85,9 +85,3 @@ func (f *idFrozen[V]) flat() []V {
 	}
 	return out
 }
-
-// idValue is a channel's stored snapshot: ok unset means it has none.
-type idValue struct {
-	v  any
-	ok bool
-}

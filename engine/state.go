@@ -784,7 +784,7 @@ func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 		node string
 	}
 	var all []seenAt
-	for node, m := range cs.seen.toMap() {
+	for node, m := range cs.seenMap() {
 		if node == InterruptChannel {
 			continue
 		}
