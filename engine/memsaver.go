@@ -245,8 +245,12 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 			}
 			delete(n.orphans, cp.ID)
 		}
-		n.ids = slices.Insert(n.ids, i, cp.ID) // i is the end when ids grow, as they do
-		n.records = slices.Insert(n.records, i, r)
+		if i == len(n.ids) { // ids grow, as they do: appended
+			n.ids, n.records = append(n.ids, cp.ID), append(n.records, r)
+		} else {
+			n.ids = slices.Insert(n.ids, i, cp.ID)
+			n.records = slices.Insert(n.records, i, r)
+		}
 	}
 	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
