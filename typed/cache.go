@@ -69,8 +69,8 @@ func shareable(t reflect.Type) bool {
 
 var timeType = reflect.TypeFor[time.Time]()
 
-// decodeState reads a node's or route's input state into the fresh S at
-// dst, through the cache when the engine can say what changed. It takes
+// decodeState reads a node's or route's input state into the S at dst
+// (fresh or recycled: every field is written), through the cache when the engine can say what changed. It takes
 // the struct's address, not a reflect.Value: a small state's fields all
 // decode without reflect.
 func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst unsafe.Pointer) error {
@@ -81,6 +81,7 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 	now, changed, incremental := engine.StateChanges(ctx, state, c.mark)
 	if now == (engine.StateMark{}) {
 		c.mu.Unlock()
+		reflect.NewAt(s.typ, dst).Elem().SetZero() // dst may be a recycled copy
 		return s.decodeAt(state, dst)
 	}
 	if now != c.mark {

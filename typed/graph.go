@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/superstep/superstep/engine"
@@ -37,6 +38,7 @@ type StateGraph[S any] struct {
 	b      *engine.StateGraph
 	schema *schema
 	cache  *stateCache // the state its nodes and routes decoded last
+	states *statePool[S]
 	err    error
 }
 
@@ -48,7 +50,7 @@ func NewGraph[S any](name string, opts ...Option) *StateGraph[S] {
 		opt(o)
 	}
 	sc, err := newSchema(reflect.TypeFor[S](), o)
-	g := &StateGraph[S]{schema: sc, cache: &stateCache{}, err: err}
+	g := &StateGraph[S]{schema: sc, cache: &stateCache{}, states: &statePool[S]{}, err: err}
 	if err != nil {
 		g.b = engine.NewStateGraph()
 	} else {
@@ -70,38 +72,61 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		var s *S
 		var buf engine.Update
+		dirty := false
 		if block {
 			t := new(nodeTask[S])
 			s, buf = &t.state, t.writes[:0]
 		} else {
-			s = new(S)
+			s, dirty = g.states.get()
 		}
-		if err := g.decodeInput(ctx, input, s); err != nil {
+		if err := g.decodeInput(ctx, input, s, dirty); err != nil {
 			return nil, fmt.Errorf("node %q: %w", name, err)
 		}
 		u, err := fn(ctx, s)
 		if err != nil {
-			return nil, err
+			return nil, err // s may be in err (an interrupt's payload): not reused
 		}
-		return g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), buf)
+		res, err := g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), buf)
+		if err == nil && !block {
+			g.states.put(s) // the writes and Sends are encoded: nothing of them points into s
+		}
+		return res, err
 	}, opts...)
 	return g
 }
 
-// nodeTaskMaxState is the largest state a nodeTask holds. The writes make
-// the block one the garbage collector scans; a large state of numbers
-// alone would otherwise never be scanned (measured on wide_state: its
-// 1.6 KB state in a block cost more CPU time than the allocation saved).
+// nodeTaskMaxState is the largest state a nodeTask holds; a larger one is
+// recycled (statePool). A small copy costs one allocation shared with the
+// node's writes, which the engine keeps anyway, and recycling it measured
+// slower than allocating it (loop_5000). The writes make the block one the
+// garbage collector scans; a large state of numbers alone would otherwise
+// never be scanned (measured on wide_state: its 1.6 KB state in a block
+// cost more CPU time than the allocation saved).
 const nodeTaskMaxState = 256
 
-// nodeTask is what a node's task allocates: the node's own copy of the
-// state and room for its usual writes, in one allocation instead of two.
-// The node may keep its state and the engine its writes: each only keeps
-// the block alive, nothing is reused.
+// nodeTask is what a node's task allocates for a small state: the node's
+// own copy of the state and room for its usual writes, in one allocation
+// instead of two.
 type nodeTask[S any] struct {
 	state  S
 	writes [2]engine.KV
 }
+
+// statePool recycles the state copies nodes and routes decode into: a
+// copy is valid until its node or route returns (see NodeFunc and
+// "What a node costs" in the package doc).
+type statePool[S any] struct{ p sync.Pool }
+
+// get is a state copy: fresh (zero) or recycled (dirty: any content).
+func (sp *statePool[S]) get() (s *S, dirty bool) {
+	if s, ok := sp.p.Get().(*S); ok {
+		return s, true
+	}
+	return new(S), false
+}
+
+// put hands back a copy whose node or route has returned.
+func (sp *statePool[S]) put(s *S) { sp.p.Put(s) }
 
 // AddSendNode adds a node that Sends start: fn gets the Send's argument
 // decoded into A. (A method cannot take the type parameter A, hence a
@@ -143,25 +168,32 @@ func decodeArg[A any](c *codec, input any, where string) (A, error) {
 	return *arg, nil
 }
 
-// state decodes a route's input into a fresh *S.
+// state decodes a route's input into a copy from the pool; the route
+// hands it back with states.put when it has returned.
 func (g *StateGraph[S]) state(ctx context.Context, input any) (*S, error) {
-	s := new(S)
-	return s, g.decodeInput(ctx, input, s)
+	s, dirty := g.states.get()
+	return s, g.decodeInput(ctx, input, s, dirty)
 }
 
 // decodeInput decodes a node's or a route's input state into s, which is
-// zero.
-func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S) error {
-	if input == nil {
-		return nil
-	}
+// zero unless dirty (a recycled copy).
+func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S, dirty bool) error {
 	m, ok := input.(map[string]any)
-	if !ok {
-		return &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
-	}
-	if !g.schema.cached {
+	if !ok || !g.schema.cached {
+		if dirty {
+			var zero S
+			*s = zero
+		}
+		if input == nil {
+			return nil
+		}
+		if !ok {
+			return &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
+		}
 		return g.schema.decodeAt(m, unsafe.Pointer(s))
 	}
+	// decodeState writes every field: the cached ones from the cache, the
+	// others decoded into their zero.
 	return g.schema.decodeState(ctx, g.cache, m, unsafe.Pointer(s))
 }
 
@@ -194,8 +226,9 @@ func (g *StateGraph[S]) AddConditionalEdges(from string, route RouteFunc[S], end
 		}
 		next, err := route(ctx, s)
 		if err != nil {
-			return nil, err
+			return nil, err // s may be in err: not reused
 		}
+		g.states.put(s)
 		for i, end := range ends {
 			if end == next {
 				return boxed[i], nil
@@ -220,9 +253,13 @@ func (g *StateGraph[S]) AddSends(from string, sends SendsFunc[S], ends ...string
 		}
 		list, err := sends(ctx, s)
 		if err != nil {
-			return nil, err
+			return nil, err // s may be in err: not reused
 		}
-		return encodeGotos(list)
+		out, err := encodeGotos(list)
+		if err == nil {
+			g.states.put(s) // the Sends' arguments are encoded: none points into s
+		}
+		return out, err
 	}, ends...)
 	return g
 }
