@@ -73,7 +73,7 @@ var timeType = reflect.TypeFor[time.Time]()
 // (fresh or recycled: every field is written), through the cache when the engine can say what changed. It takes
 // the struct's address, not a reflect.Value: a small state's fields all
 // decode without reflect.
-func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst unsafe.Pointer) error {
+func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst unsafe.Pointer, copyState func(dst, src unsafe.Pointer)) error {
 	if !s.cached {
 		return s.decodeAt(state, dst)
 	}
@@ -92,7 +92,7 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 		}
 		c.mark = now
 	}
-	reflect.NewAt(s.typ, dst).Elem().Set(c.value.Elem())
+	copyState(dst, c.value.UnsafePointer())
 	c.mu.Unlock()
 	return s.decodeFields(s.unshared, state, dst)
 }

@@ -112,6 +112,9 @@ type nodeTask[S any] struct {
 	writes [2]engine.KV
 }
 
+// copyOf copies the S at src to dst: a typed copy, not reflect's.
+func copyOf[S any](dst, src unsafe.Pointer) { *(*S)(dst) = *(*S)(src) }
+
 // statePool recycles the state copies nodes and routes decode into: a
 // copy is valid until its node or route returns (see NodeFunc and
 // "What a node costs" in the package doc).
@@ -194,7 +197,7 @@ func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S, dirty 
 	}
 	// decodeState writes every field: the cached ones from the cache, the
 	// others decoded into their zero.
-	return g.schema.decodeState(ctx, g.cache, m, unsafe.Pointer(s))
+	return g.schema.decodeState(ctx, g.cache, m, unsafe.Pointer(s), copyOf[S])
 }
 
 // AddEdge runs to after from (engine.StateGraph.AddEdge).

@@ -109,9 +109,40 @@ func Write[S any](s *S, changes ...Change) Update[S] {
 	case 1:
 		u.few[0] = changes[0]
 	default:
-		u.rest = &updateRest{more: slices.Clone(changes)}
+		u.rest = restOf(changes)
 	}
 	return u
+}
+
+// restOf is an updateRest holding a copy of changes, allocated with room
+// for them up to 16 changes: one allocation, not two (measured on
+// wide_state, whose nodes set ten fields).
+func restOf(changes []Change) *updateRest {
+	n := len(changes)
+	switch {
+	case n <= 4:
+		b := new(struct {
+			r updateRest
+			c [4]Change
+		})
+		b.r.more = append(b.c[:0:n], changes...)
+		return &b.r
+	case n <= 8:
+		b := new(struct {
+			r updateRest
+			c [8]Change
+		})
+		b.r.more = append(b.c[:0:n], changes...)
+		return &b.r
+	case n <= 16:
+		b := new(struct {
+			r updateRest
+			c [16]Change
+		})
+		b.r.more = append(b.c[:0:n], changes...)
+		return &b.r
+	}
+	return &updateRest{more: slices.Clone(changes)}
 }
 
 // changes lists the Update's changes in order.
