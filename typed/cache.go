@@ -117,7 +117,12 @@ func (s *schema) refreshCache(c *stateCache, state map[string]any, changed []int
 		}
 		f := &s.fields[i]
 		x, ok := state[f.key]
-		if ok && f.fast.set(unsafe.Add(base, f.offset), x) {
+		if ok && f.fast == fastInt { // fast.set's int case, inline: this runs per changed key
+			if n, whole := wholeInt(x); whole {
+				*(*int)(unsafe.Add(base, f.offset)) = n
+				continue
+			}
+		} else if ok && f.fast.set(unsafe.Add(base, f.offset), x) {
 			continue
 		}
 		fv := v.Field(f.index)

@@ -86,6 +86,9 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 		if err != nil {
 			return nil, err // s may be in err (an interrupt's payload): not reused
 		}
+		if room := u.writeRoom(); room != nil {
+			buf = room
+		}
 		res, err := g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), buf)
 		if err == nil && !block {
 			g.states.put(s) // the writes and Sends are encoded: nothing of them points into s
@@ -153,7 +156,7 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		if err != nil {
 			return nil, err
 		}
-		return g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), nil)
+		return g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), u.writeRoom())
 	}, opts...)
 	return g
 }
