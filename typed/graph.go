@@ -86,10 +86,7 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 		if err != nil {
 			return nil, err // s may be in err (an interrupt's payload): not reused
 		}
-		if room := u.writeRoom(); room != nil {
-			buf = room
-		}
-		res, err := g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), buf)
+		res, err := g.schema.nodeOutput(name, &u.update, buf)
 		if err == nil && !block {
 			g.states.put(s) // the writes and Sends are encoded: nothing of them points into s
 		}
@@ -108,11 +105,12 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 const nodeTaskMaxState = 256
 
 // nodeTask is what a node's task allocates for a small state: the node's
-// own copy of the state and room for its usual writes, in one allocation
+// own copy of the state and room for its write (an Update of more changes
+// brings room of its own), in one allocation
 // instead of two.
 type nodeTask[S any] struct {
 	state  S
-	writes [2]engine.KV
+	writes [1]engine.KV
 }
 
 // copyOf copies the S at src to dst: a typed copy, not reflect's.
@@ -156,7 +154,7 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		if err != nil {
 			return nil, err
 		}
-		return g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), u.writeRoom())
+		return g.schema.nodeOutput(name, &u.update, nil)
 	}, opts...)
 	return g
 }
