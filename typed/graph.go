@@ -12,6 +12,18 @@ import (
 
 // NodeFunc is a typed node: it gets its own copy of the state (changing it
 // changes nothing) and returns the fields it updates.
+//
+// s is valid until the node returns, the rule the map API has for its
+// state map (engine.NodeFunc): the graph reuses the copy for a later task.
+// A node that keeps the state past its return — in a variable, a closure
+// or a goroutine that outlives it — keeps a copy of its own (c := *s).
+// What the node hands back is safe: its Update, its Sends and a typed
+// Interrupt's payload are encoded before the copy is reused, a node that
+// returns an error (an interrupt included) never has its copy reused, and
+// the values of its slice, map and pointer fields are decoded afresh for
+// every task, so keeping s.Items (not s) is safe too. The same holds for
+// RouteFunc's and SendsFunc's s. See "What a node costs" in the package
+// doc.
 type NodeFunc[S any] func(ctx context.Context, s *S) (Update[S], error)
 
 // SendFunc is a node started by Sends: it gets the Send's argument decoded
@@ -19,11 +31,13 @@ type NodeFunc[S any] func(ctx context.Context, s *S) (Update[S], error)
 type SendFunc[S, A any] func(ctx context.Context, arg A) (Update[S], error)
 
 // RouteFunc picks the next node of a conditional edge (or engine.End) from
-// the state after the routing node's own update.
+// the state after the routing node's own update. s is valid until the
+// route returns (see NodeFunc).
 type RouteFunc[S any] func(ctx context.Context, s *S) (string, error)
 
 // SendsFunc fans out from a node: one task per Send, each with its own
-// argument.
+// argument. s is valid until it returns (see NodeFunc); the Sends'
+// arguments are encoded before s is reused.
 type SendsFunc[S any] func(ctx context.Context, s *S) ([]engine.Send, error)
 
 // StateGraph builds a graph whose state is the struct S. It wraps
