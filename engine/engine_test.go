@@ -52,6 +52,8 @@ func TestCompile_ErrorsNameTheProblem(t *testing.T) {
 		{"unknown interrupt node", engine.NewStateGraph().AddNode("a", nop).AddEdge(engine.Start, "a"), "UnknownNode"},
 		{"key not UTF-8", engine.NewStateGraph(engine.LastValueKey("k\xff")).AddNode("a", nop).AddEdge(engine.Start, "a"), "InvalidKey"},
 		{"node not UTF-8", engine.NewStateGraph().AddNode("a\xff", nop).AddEdge(engine.Start, "a\xff"), "InvalidNode"},
+		{"key named like a trigger", engine.NewStateGraph(engine.LastValueKey("branch:to:a")).AddNode("a", nop).AddEdge(engine.Start, "a"), "InvalidKey"},
+		{"key named like a join", engine.NewStateGraph(engine.LastValueKey("join:a+b:c")).AddNode("a", nop).AddEdge(engine.Start, "a"), "InvalidKey"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

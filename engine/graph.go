@@ -176,6 +176,10 @@ func NewStateGraph(keys ...KeySpec) *StateGraph {
 			g.fail("InvalidKey", fmt.Sprintf("state key %q is not valid UTF-8", k.Name))
 		case isReservedName(k.Name):
 			g.fail("InvalidKey", fmt.Sprintf("state key %q is a reserved name", k.Name))
+		case strings.HasPrefix(k.Name, BranchPrefix) || strings.HasPrefix(k.Name, JoinPrefix):
+			// The names of the channels that trigger nodes: a state key
+			// there would be the same channel as a node's trigger.
+			g.fail("InvalidKey", fmt.Sprintf("state key %q is named like a node's trigger channel (%s…, %s…)", k.Name, BranchPrefix, JoinPrefix))
 		case g.hasKey(k.Name) || slices.ContainsFunc(g.managed, func(m KeySpec) bool { return m.Name == k.Name }):
 			g.fail("DuplicateKey", fmt.Sprintf("state key %q is declared twice", k.Name))
 		case k.managed != "":
