@@ -142,34 +142,45 @@ func Write[S any](s *S, changes ...Change) Update[S] {
 // fields). The writes keep the block alive while the engine holds them;
 // the changes' field addresses are not read again.
 func restOf(changes []Change) *updateRest {
-	n := len(changes)
-	switch {
+	switch n := len(changes); {
 	case n <= 4:
-		b := new(struct {
-			r updateRest
-			c [4]Change
-			w [4]engine.KV
-		})
-		b.r.more, b.r.writes = append(b.c[:0:n], changes...), b.w[:0:n]
-		return &b.r
+		b := new(rest4)
+		return b.r.fill(b.c[:], b.w[:], changes)
 	case n <= 8:
-		b := new(struct {
-			r updateRest
-			c [8]Change
-			w [8]engine.KV
-		})
-		b.r.more, b.r.writes = append(b.c[:0:n], changes...), b.w[:0:n]
-		return &b.r
+		b := new(rest8)
+		return b.r.fill(b.c[:], b.w[:], changes)
 	case n <= 16:
-		b := new(struct {
-			r updateRest
-			c [16]Change
-			w [16]engine.KV
-		})
-		b.r.more, b.r.writes = append(b.c[:0:n], changes...), b.w[:0:n]
-		return &b.r
+		b := new(rest16)
+		return b.r.fill(b.c[:], b.w[:], changes)
 	}
 	return &updateRest{more: slices.Clone(changes)}
+}
+
+// The blocks restOf allocates: an updateRest with room for its changes and
+// their writes.
+type (
+	rest4 struct {
+		r updateRest
+		c [4]Change
+		w [4]engine.KV
+	}
+	rest8 struct {
+		r updateRest
+		c [8]Change
+		w [8]engine.KV
+	}
+	rest16 struct {
+		r updateRest
+		c [16]Change
+		w [16]engine.KV
+	}
+)
+
+// fill sets r to a copy of changes in room and write room w.
+func (r *updateRest) fill(room []Change, w engine.Update, changes []Change) *updateRest {
+	n := len(changes)
+	r.more, r.writes = append(room[:0:n], changes...), w[:0:n]
+	return r
 }
 
 // changes lists the Update's changes in order.
