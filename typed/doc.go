@@ -92,14 +92,15 @@
 // larger than 256 bytes is recycled through a pool of the graph's: on
 // wide_state (1.6 KB, 100 nodes) the per-node copy was the layer's main
 // allocation, and with GC on recycling it took the typed overhead in CPU
-// time from about +43% to about +25% without a saver and from +11…+31% to
-// about 0% with a MemorySaver, for a few hundred instructions less per
-// node. A small state keeps the one allocation it shares with the node's
-// write (nodeTask): that allocation is needed for the write anyway, and
-// the pool's Get and Put cost more than it saved on loop_5000 (about +80
-// instructions per task). Routes and Sends functions use the pool at every
-// size. The pool is a sync.Pool, so a recycled copy is never shared by two
-// tasks at once, and its content is overwritten (or zeroed) before reuse.
+// time without a saver from about +42% to +21…28% (interleaved runs, 2
+// shared cores under load); with GC off it saves a few hundred
+// instructions per node. A small state keeps the one allocation it shares
+// with the node's write (nodeTask): that allocation is needed for the
+// write anyway, and the pool's Get and Put cost more than it saved on
+// loop_5000 (about 110 instructions more per task). Routes and Sends
+// functions use the pool at every size. The pool is a sync.Pool, so a
+// recycled copy is never shared by two tasks at once, and its content is
+// overwritten (or zeroed) before reuse.
 //
 // The copy is one heap allocation per node or route when it is not
 // recycled: the *S passes to a function the layer cannot see into, so it
