@@ -69,11 +69,11 @@ func shareable(t reflect.Type) bool {
 
 var timeType = reflect.TypeFor[time.Time]()
 
-// decodeState reads a node's or route's input state into the fresh S at
-// dst, through the cache when the engine can say what changed. It takes
+// decodeState reads a node's or route's input state into the S at dst
+// (fresh or recycled: every field is written), through the cache when the engine can say what changed. It takes
 // the struct's address, not a reflect.Value: a small state's fields all
 // decode without reflect.
-func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst unsafe.Pointer) error {
+func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst unsafe.Pointer, copyState func(dst, src unsafe.Pointer)) error {
 	if !s.cached {
 		return s.decodeAt(state, dst)
 	}
@@ -81,6 +81,7 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 	now, changed, incremental := engine.StateChanges(ctx, state, c.mark)
 	if now == (engine.StateMark{}) {
 		c.mu.Unlock()
+		reflect.NewAt(s.typ, dst).Elem().SetZero() // dst may be a recycled copy
 		return s.decodeAt(state, dst)
 	}
 	if now != c.mark {
@@ -91,7 +92,7 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 		}
 		c.mark = now
 	}
-	reflect.NewAt(s.typ, dst).Elem().Set(c.value.Elem())
+	copyState(dst, c.value.UnsafePointer())
 	c.mu.Unlock()
 	return s.decodeFields(s.unshared, state, dst)
 }
@@ -116,7 +117,12 @@ func (s *schema) refreshCache(c *stateCache, state map[string]any, changed []int
 		}
 		f := &s.fields[i]
 		x, ok := state[f.key]
-		if ok && f.fast.set(unsafe.Add(base, f.offset), x) {
+		if ok && f.fast == fastInt { // fast.set's int case, inline: this runs per changed key
+			if n, whole := wholeInt(x); whole {
+				*(*int)(unsafe.Add(base, f.offset)) = n
+				continue
+			}
+		} else if ok && f.fast.set(unsafe.Add(base, f.offset), x) {
 			continue
 		}
 		fv := v.Field(f.index)

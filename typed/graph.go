@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/superstep/superstep/engine"
@@ -11,6 +12,18 @@ import (
 
 // NodeFunc is a typed node: it gets its own copy of the state (changing it
 // changes nothing) and returns the fields it updates.
+//
+// s is valid until the node returns, the rule the map API has for its
+// state map (engine.NodeFunc): the graph reuses the copy for a later task.
+// A node that keeps the state past its return — in a variable, a closure
+// or a goroutine that outlives it — keeps a copy of its own (c := *s).
+// What the node hands back is safe: its Update, its Sends and a typed
+// Interrupt's payload are encoded before the copy is reused, a node that
+// returns an error (an interrupt included) never has its copy reused, and
+// the values of its slice, map and pointer fields are decoded afresh for
+// every task, so keeping s.Items (not s) is safe too. The same holds for
+// RouteFunc's and SendsFunc's s. See "What a node costs" in the package
+// doc.
 type NodeFunc[S any] func(ctx context.Context, s *S) (Update[S], error)
 
 // SendFunc is a node started by Sends: it gets the Send's argument decoded
@@ -18,11 +31,13 @@ type NodeFunc[S any] func(ctx context.Context, s *S) (Update[S], error)
 type SendFunc[S, A any] func(ctx context.Context, arg A) (Update[S], error)
 
 // RouteFunc picks the next node of a conditional edge (or engine.End) from
-// the state after the routing node's own update.
+// the state after the routing node's own update. s is valid until the
+// route returns (see NodeFunc).
 type RouteFunc[S any] func(ctx context.Context, s *S) (string, error)
 
 // SendsFunc fans out from a node: one task per Send, each with its own
-// argument.
+// argument. s is valid until it returns (see NodeFunc); the Sends'
+// arguments are encoded before s is reused.
 type SendsFunc[S any] func(ctx context.Context, s *S) ([]engine.Send, error)
 
 // StateGraph builds a graph whose state is the struct S. It wraps
@@ -37,6 +52,7 @@ type StateGraph[S any] struct {
 	b      *engine.StateGraph
 	schema *schema
 	cache  *stateCache // the state its nodes and routes decoded last
+	states *statePool[S]
 	err    error
 }
 
@@ -48,7 +64,7 @@ func NewGraph[S any](name string, opts ...Option) *StateGraph[S] {
 		opt(o)
 	}
 	sc, err := newSchema(reflect.TypeFor[S](), o)
-	g := &StateGraph[S]{schema: sc, cache: &stateCache{}, err: err}
+	g := &StateGraph[S]{schema: sc, cache: &stateCache{}, states: &statePool[S]{}, err: err}
 	if err != nil {
 		g.b = engine.NewStateGraph()
 	} else {
@@ -70,38 +86,65 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		var s *S
 		var buf engine.Update
+		dirty := false
 		if block {
 			t := new(nodeTask[S])
 			s, buf = &t.state, t.writes[:0]
 		} else {
-			s = new(S)
+			s, dirty = g.states.get()
 		}
-		if err := g.decodeInput(ctx, input, s); err != nil {
+		if err := g.decodeInput(ctx, input, s, dirty); err != nil {
 			return nil, fmt.Errorf("node %q: %w", name, err)
 		}
 		u, err := fn(ctx, s)
 		if err != nil {
-			return nil, err
+			return nil, err // s may be in err (an interrupt's payload): not reused
 		}
-		return g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), buf)
+		res, err := g.schema.nodeOutput(name, &u.update, buf)
+		if err == nil && !block {
+			g.states.put(s) // the writes and Sends are encoded: nothing of them points into s
+		}
+		return res, err
 	}, opts...)
 	return g
 }
 
-// nodeTaskMaxState is the largest state a nodeTask holds. The writes make
-// the block one the garbage collector scans; a large state of numbers
-// alone would otherwise never be scanned (measured on wide_state: its
-// 1.6 KB state in a block cost more CPU time than the allocation saved).
+// nodeTaskMaxState is the largest state a nodeTask holds; a larger one is
+// recycled (statePool). A small copy costs one allocation shared with the
+// node's writes, which the engine keeps anyway, and recycling it measured
+// slower than allocating it (loop_5000). The writes make the block one the
+// garbage collector scans; a large state of numbers alone would otherwise
+// never be scanned (measured on wide_state: its 1.6 KB state in a block
+// cost more CPU time than the allocation saved).
 const nodeTaskMaxState = 256
 
-// nodeTask is what a node's task allocates: the node's own copy of the
-// state and room for its usual writes, in one allocation instead of two.
-// The node may keep its state and the engine its writes: each only keeps
-// the block alive, nothing is reused.
+// nodeTask is what a node's task allocates for a small state: the node's
+// own copy of the state and room for its write (an Update of more changes
+// brings room of its own), in one allocation
+// instead of two.
 type nodeTask[S any] struct {
 	state  S
-	writes [2]engine.KV
+	writes [1]engine.KV
 }
+
+// copyOf copies the S at src to dst: a typed copy, not reflect's.
+func copyOf[S any](dst, src unsafe.Pointer) { *(*S)(dst) = *(*S)(src) }
+
+// statePool recycles the state copies nodes and routes decode into: a
+// copy is valid until its node or route returns (see NodeFunc and
+// "What a node costs" in the package doc).
+type statePool[S any] struct{ p sync.Pool }
+
+// get is a state copy: fresh (zero) or recycled (dirty: any content).
+func (sp *statePool[S]) get() (s *S, dirty bool) {
+	if s, ok := sp.p.Get().(*S); ok {
+		return s, true
+	}
+	return new(S), false
+}
+
+// put hands back a copy whose node or route has returned.
+func (sp *statePool[S]) put(s *S) { sp.p.Put(s) }
 
 // AddSendNode adds a node that Sends start: fn gets the Send's argument
 // decoded into A. (A method cannot take the type parameter A, hence a
@@ -125,7 +168,7 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		if err != nil {
 			return nil, err
 		}
-		return g.schema.nodeResult(name, unsafe.Pointer(u.base), u.changes(), u.gotos(), nil)
+		return g.schema.nodeOutput(name, &u.update, nil)
 	}, opts...)
 	return g
 }
@@ -143,26 +186,33 @@ func decodeArg[A any](c *codec, input any, where string) (A, error) {
 	return *arg, nil
 }
 
-// state decodes a route's input into a fresh *S.
+// state decodes a route's input into a copy from the pool; the route
+// hands it back with states.put when it has returned.
 func (g *StateGraph[S]) state(ctx context.Context, input any) (*S, error) {
-	s := new(S)
-	return s, g.decodeInput(ctx, input, s)
+	s, dirty := g.states.get()
+	return s, g.decodeInput(ctx, input, s, dirty)
 }
 
 // decodeInput decodes a node's or a route's input state into s, which is
-// zero.
-func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S) error {
-	if input == nil {
-		return nil
-	}
+// zero unless dirty (a recycled copy).
+func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S, dirty bool) error {
 	m, ok := input.(map[string]any)
-	if !ok {
-		return &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
-	}
-	if !g.schema.cached {
+	if !ok || !g.schema.cached {
+		if dirty {
+			var zero S
+			*s = zero
+		}
+		if input == nil {
+			return nil
+		}
+		if !ok {
+			return &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
+		}
 		return g.schema.decodeAt(m, unsafe.Pointer(s))
 	}
-	return g.schema.decodeState(ctx, g.cache, m, unsafe.Pointer(s))
+	// decodeState writes every field: the cached ones from the cache, the
+	// others decoded into their zero.
+	return g.schema.decodeState(ctx, g.cache, m, unsafe.Pointer(s), copyOf[S])
 }
 
 // AddEdge runs to after from (engine.StateGraph.AddEdge).
@@ -194,8 +244,9 @@ func (g *StateGraph[S]) AddConditionalEdges(from string, route RouteFunc[S], end
 		}
 		next, err := route(ctx, s)
 		if err != nil {
-			return nil, err
+			return nil, err // s may be in err: not reused
 		}
+		g.states.put(s)
 		for i, end := range ends {
 			if end == next {
 				return boxed[i], nil
@@ -220,9 +271,13 @@ func (g *StateGraph[S]) AddSends(from string, sends SendsFunc[S], ends ...string
 		}
 		list, err := sends(ctx, s)
 		if err != nil {
-			return nil, err
+			return nil, err // s may be in err: not reused
 		}
-		return encodeGotos(list)
+		out, err := encodeGotos(list)
+		if err == nil {
+			g.states.put(s) // the Sends' arguments are encoded: none points into s
+		}
+		return out, err
 	}, ends...)
 	return g
 }

@@ -72,7 +72,7 @@ func TestSliceCodec_IntsFastThenSlow(t *testing.T) {
 }
 
 // Updates are values: adding gotos to one, or to a copy, never shows in
-// another, whether its changes are inline (two or fewer) or not.
+// another, whether its change is inline (one) or not.
 func TestUpdate_GotoLeavesOtherCopiesAlone(t *testing.T) {
 	type S struct {
 		A, B, C int
