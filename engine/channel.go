@@ -17,7 +17,6 @@ const (
 // in task order; a true result means "changed", and the caller then gives the
 // channel the step's version. Channels are owned by one goroutine (the loop).
 type channel interface {
-	kind() string
 	// get returns the value and whether the channel is available.
 	get() (any, bool)
 	update(vals []any) (bool, error)

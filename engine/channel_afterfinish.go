@@ -21,7 +21,6 @@ type lastValueAfterFinish struct {
 	finished bool
 }
 
-func (c *lastValueAfterFinish) kind() string     { return KindLastValueAfterFinish }
 func (c *lastValueAfterFinish) get() (any, bool) { return c.val, c.has && c.finished }
 
 func (c *lastValueAfterFinish) update(vals []any) (bool, error) {
@@ -86,7 +85,6 @@ func newBarrierAfterFinish(name string, sources []string) *barrierAfterFinish {
 	return &barrierAfterFinish{barrier: *newBarrier(name, sources)}
 }
 
-func (c *barrierAfterFinish) kind() string     { return KindBarrierAfterFinish }
 func (c *barrierAfterFinish) get() (any, bool) { return nil, c.finished && c.complete() }
 
 func (c *barrierAfterFinish) consume() bool {

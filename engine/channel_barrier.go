@@ -21,7 +21,6 @@ func newBarrier(name string, sources []string) *barrier {
 	return &barrier{name: name, names: names}
 }
 
-func (c *barrier) kind() string   { return KindBarrier }
 func (c *barrier) complete() bool { return len(c.seen) == len(c.names) }
 func (c *barrier) get() (any, bool) {
 	return nil, c.complete()

@@ -11,7 +11,6 @@ type ephemeral struct {
 
 func newEphemeral(name string) *ephemeral { return &ephemeral{name: name} }
 
-func (c *ephemeral) kind() string     { return KindEphemeral }
 func (c *ephemeral) get() (any, bool) { return c.val, c.has }
 
 func (c *ephemeral) update(vals []any) (bool, error) {

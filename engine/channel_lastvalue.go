@@ -12,7 +12,6 @@ type lastValue struct {
 
 func newLastValue(name string) *lastValue { return &lastValue{name: name} }
 
-func (c *lastValue) kind() string     { return KindLastValue }
 func (c *lastValue) get() (any, bool) { return c.val, c.has }
 
 func (c *lastValue) update(vals []any) (bool, error) {

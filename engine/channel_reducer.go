@@ -203,7 +203,6 @@ func identical(a, b any) bool {
 // update, when that update only appended to it.
 func (c *reducerChannel) lastAppend() (int, bool) { return c.appended, c.appended >= 0 }
 
-func (c *reducerChannel) kind() string          { return KindReducer }
 func (c *reducerChannel) get() (any, bool)      { return c.val, c.has }
 func (c *reducerChannel) consume() bool         { return false }
 func (c *reducerChannel) finish() bool          { return false }

@@ -11,7 +11,6 @@ type topic struct {
 
 func newTopic(name string) *topic { return &topic{name: name} }
 
-func (c *topic) kind() string     { return KindTopic }
 func (c *topic) get() (any, bool) { return c.vals, len(c.vals) > 0 }
 
 func (c *topic) update(vals []any) (bool, error) {

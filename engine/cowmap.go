@@ -336,15 +336,6 @@ func (c *cowMap[V]) toMap() map[string]V {
 	return out
 }
 
-// cowFrom builds a cowMap holding m.
-func cowFrom[V any](m map[string]V) *cowMap[V] {
-	c := newCowMap[V]()
-	for k, v := range m {
-		c.set(k, v)
-	}
-	return c
-}
-
 // thaw makes a writable cowMap sharing a snapshot's shards.
 func (f *frozenMap[V]) thaw() *cowMap[V] {
 	b, chain := f.base()

@@ -38,8 +38,8 @@ var kit = sync.OnceValue(func() *chromaKit {
 })
 
 // jsonLineLexer tokenises one line of indented JSON (see
-// highlightJSONLine). A line cut at lineCap may end inside a string: the
-// string rule takes it to the end of the line.
+// highlightJSONLine). A string left open on its line (indented JSON makes
+// none) is taken to the end of the line, so every line lexes.
 func jsonLineLexer() chroma.Lexer {
 	return chroma.MustNewLexer(&chroma.Config{Name: "JSON line", Aliases: []string{"json"}}, func() chroma.Rules {
 		str := `"(?:[^"\\]|\\.)*`

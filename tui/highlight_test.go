@@ -11,7 +11,7 @@ import (
 
 // The inspector's JSON colors: every token keeps its text, and keys,
 // strings, numbers and constants each get their own color, also on a line
-// cut inside a string.
+// whose string is left open.
 func TestHighlightJSONLine_ColorsEachTokenKind(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.TrueColor)
 	defer lipgloss.SetColorProfile(termenv.Ascii)
@@ -19,7 +19,7 @@ func TestHighlightJSONLine_ColorsEachTokenKind(t *testing.T) {
 		`  "key": "a \"quoted\" value",`,
 		`  "n": -12.5e3,`,
 		`    true, false, null`,
-		`  "cut": "a string cut at the cap \`,
+		`  "open": "a string left open \`,
 		`  ]`,
 	} {
 		got := highlightJSONLine(line)

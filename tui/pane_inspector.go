@@ -8,7 +8,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"unicode/utf8"
 )
 
 // lineCap bounds the bytes of one line that get highlighted: a line can be
@@ -165,17 +164,6 @@ func (p *inspector) prepare(w, h int) {
 			p.colored[r.line] = highlightJSONLine(p.lines[r.line])
 		}
 	}
-}
-
-func capLine(s string) string {
-	if len(s) <= lineCap {
-		return s
-	}
-	s = s[:lineCap]
-	for !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 func (p inspector) row(k, w int) string {

@@ -613,16 +613,6 @@ func interruptValues(ins []engine.Interruption) []any {
 	return out
 }
 
-func maxStep[T any](m map[int]T) int {
-	first, best := true, 0
-	for k := range m {
-		if first || k > best {
-			first, best = false, k
-		}
-	}
-	return best
-}
-
 // summarize keeps the short per-op form of perf traces.
 func summarize(rec map[string]any) map[string]any {
 	out := map[string]any{"op": rec["op"], "kind": rec["kind"], "thread": rec["thread"], "entries": rec["entries"]}
