@@ -546,7 +546,11 @@ type task struct {
 	// kind sits in idOnce's padding: a task of 560 bytes or less (and its
 	// pointer, and the allocator's header) fits the 576-byte size class.
 	kind taskKind
-	name string
+	// saveOnLoop: the task succeeded and the loop's goroutine saves and
+	// reports it (loop.commitFinished); set by settle, read by the loop
+	// after the task's goroutine ended.
+	saveOnLoop bool
+	name       string
 	// index is a PUSH task's Send index in the task topic, a PULL task's
 	// fired trigger's index in node.triggers.
 	index    int
