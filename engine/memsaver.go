@@ -172,12 +172,14 @@ func (w *memWrites) grow(n int) {
 	}
 }
 
-func (w *memWrites) add(e memWrite) {
+// add appends e; first says it is its task's first entry, which the
+// index of tasks then records (no lookup per write).
+func (w *memWrites) add(e memWrite, first bool) {
 	w.grow(1)
 	w.entries = append(w.entries, e)
 	switch {
 	case w.tasks != nil:
-		if _, ok := w.tasks[e.key.task]; !ok {
+		if first {
 			w.tasks[e.key.task] = len(w.entries) - 1
 		}
 	case len(w.entries) > memWritesIndexAt:
@@ -241,7 +243,7 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 		r.cp, r.md, r.parentID, r.emptyParents = cp, cloneMetadata(md), cfg.CheckpointID, emptyParents
 		if w := n.orphans[cp.ID]; w != nil {
 			for _, e := range w.entries {
-				r.writes.add(e)
+				r.writes.add(e, r.writes.from(e.key.task) < 0)
 			}
 			delete(n.orphans, cp.ID)
 		}
@@ -281,7 +283,7 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 		}
 		switch {
 		case at < 0:
-			w.add(e)
+			w.add(e, earlier < 0 && len(w.entries) == batch) // the task's first entry
 		case e.key.slot < 0:
 			w.entries[at] = e // special writes replace
 		}

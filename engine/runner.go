@@ -31,6 +31,11 @@ func (l *loop) execute(ctx context.Context) error {
 			break
 		}
 	}
+	if len(run) > pendingIndexAt {
+		l.mu.Lock()
+		l.pending.tasks = len(l.tasks)
+		l.mu.Unlock()
+	}
 	l.prepareSubgraphTurns(run)
 	l.unfinished.Store(int32(len(run)))
 	l.stepCalls.Store(false)
