@@ -24,6 +24,11 @@ import (
 //   - cpfirst: like prefixed, but checkpoint records, pending writes and
 //     child edges share one range ordered by checkpoint id first; values
 //     keep their own range, ordered by channel.
+//   - ordered: like cpfirst, the root namespace's records in the thread's
+//     bucket itself, and values keyed (version, channel, seq):
+//     a superstep gives every channel it updates the same next version
+//     (the greatest + 1, engine/algo.go), so new values sort last too,
+//     and records keep naming their values by (version, seq).
 //   - clustered: a bucket per thread whose keys start with the checkpoint
 //     id, values included (a value keyed by the checkpoint that stored
 //     it), so a superstep's records are adjacent and land on the bucket's
@@ -35,7 +40,7 @@ import (
 // (notes: bolt16j), not a benchmark of the store.
 func BenchmarkLayoutPages(b *testing.B) {
 	for _, steps := range []int{20, 200} {
-		for _, l := range []string{"nested", "prefixed", "cpfirst", "clustered"} {
+		for _, l := range []string{"nested", "prefixed", "cpfirst", "ordered", "clustered"} {
 			b.Run(fmt.Sprintf("%s/steps=%d", l, steps), func(b *testing.B) { benchLayout(b, l, steps) })
 		}
 	}
@@ -77,7 +82,7 @@ func benchLayout(b *testing.B, layout string, steps int) {
 					case "nested":
 						err = layoutNested(tx, thread, last[t], id, step[t], record, small)
 					default:
-						err = layoutPrefixed(tx, thread, last[t], id, step[t], record, small, layout == "cpfirst")
+						err = layoutPrefixed(tx, thread, last[t], id, step[t], record, small, layout)
 					}
 					if err != nil {
 						return err
@@ -168,18 +173,23 @@ func layoutClustered(tx *bolt.Tx, thread []byte, parent, id string, step int, re
 	return tb.Put([]byte("\xffupdated"), binary.BigEndian.AppendUint64(nil, uint64(step)))
 }
 
-func layoutPrefixed(tx *bolt.Tx, thread []byte, parent, id string, step int, record, small []byte, cpFirst bool) error {
+func layoutPrefixed(tx *bolt.Tx, thread []byte, parent, id string, step int, record, small []byte, layout string) error {
 	tb, err := tx.Bucket(bucketThreads).CreateBucketIfNotExists(thread)
 	if err != nil {
 		return err
 	}
-	nb, err := tb.CreateBucketIfNotExists(nsBucketName(""))
-	if err != nil {
+	nb := tb
+	updated := keyUpdated
+	if layout == "ordered" {
+		// The root namespace's records sit in the thread's bucket, its
+		// own keys after them.
+		updated = []byte("\xffupdated")
+	} else if nb, err = tb.CreateBucketIfNotExists(nsBucketName("")); err != nil {
 		return err
 	}
 	nb.FillPercent = fillPercent
 	key := func(kind byte, k []byte) []byte { return append([]byte{kind}, k...) }
-	if cpFirst {
+	if layout != "prefixed" {
 		key = func(kind byte, k []byte) []byte {
 			if kind == 'b' {
 				return append([]byte{kind}, k...)
@@ -198,12 +208,16 @@ func layoutPrefixed(tx *bolt.Tx, thread []byte, parent, id string, step int, rec
 		}
 	}
 	for ch := range 2 {
-		if err := nb.Put(key('b', blobKey(fmt.Sprint("channel", ch), int64(step+1), 0)), small); err != nil {
+		k := blobKey(fmt.Sprint("channel", ch), int64(step+1), 0)
+		if layout == "ordered" {
+			k = appendUint(appendString(appendInt(nil, int64(step+1)), fmt.Sprint("channel", ch)), 0)
+		}
+		if err := nb.Put(key('b', k), small); err != nil {
 			return err
 		}
 	}
 	if err := nb.Put(key('c', checkpointKey(id)), record); err != nil {
 		return err
 	}
-	return tb.Put(keyUpdated, binary.BigEndian.AppendUint64(nil, uint64(step)))
+	return tb.Put(updated, binary.BigEndian.AppendUint64(nil, uint64(step)))
 }
