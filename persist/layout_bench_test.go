@@ -26,9 +26,9 @@ import (
 //     keep their own range, ordered by channel.
 //   - ordered: like cpfirst, the root namespace's records in the thread's
 //     bucket itself, and values keyed (version, channel, seq):
-//     a superstep gives every channel it updates the same next version
-//     (the greatest + 1, engine/algo.go), so new values sort last too,
-//     and records keep naming their values by (version, seq).
+//     a superstep gives the channels it changes versions above every
+//     existing one (engine/algo.go applyWrites), so new values sort last
+//     too, and records keep naming their values by (version, seq).
 //   - clustered: a bucket per thread whose keys start with the checkpoint
 //     id, values included (a value keyed by the checkpoint that stored
 //     it), so a superstep's records are adjacent and land on the bucket's
@@ -36,8 +36,8 @@ import (
 //
 // It reports pages written per superstep and the CPU time per superstep
 // of the whole process; run it under callgrind for exact instruction
-// counts. It is the measurement behind the proposal to change the layout
-// (notes: bolt16j), not a benchmark of the store.
+// counts. It measures candidate layouts that cluster a superstep's
+// records, not the store.
 func BenchmarkLayoutPages(b *testing.B) {
 	for _, steps := range []int{20, 200} {
 		for _, l := range []string{"nested", "prefixed", "cpfirst", "ordered", "clustered"} {
