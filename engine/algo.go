@@ -74,6 +74,9 @@ type channelState struct {
 	// more than once. A list, not a set: forgetting it costs nothing, where
 	// clearing a map costs its largest size every superstep.
 	dirty []string
+	// dirtyOff stops listing them, for a saver that keeps the engine's
+	// snapshots whole and has no use for the list (newVersionsFor).
+	dirtyOff bool
 	// versionless makes applyWrites change channels without versioning
 	// them, as state snapshots apply saved writes (LangGraph.js
 	// pregel/index.ts _prepareStateSnapshot and Python main.py
@@ -159,12 +162,16 @@ func (cs *channelState) setVersion(id chanID, v Version) {
 	if cs.valuesOff {
 		return // nobody reads which changed
 	}
-	c := cs.g.channelOrder[id]
 	cs.verLog.note(int32(id), v) // a channel's version: verIndex is id
-	cs.dirty = append(cs.dirty, c)
-	if _, ok := cs.appends[c]; ok {
-		cs.ownAppends()
-		delete(cs.appends, c)
+	if !cs.dirtyOff {
+		cs.dirty = append(cs.dirty, cs.g.channelOrder[id])
+	}
+	if len(cs.appends) > 0 {
+		c := cs.g.channelOrder[id]
+		if _, ok := cs.appends[c]; ok {
+			cs.ownAppends()
+			delete(cs.appends, c)
+		}
 	}
 }
 

@@ -61,11 +61,19 @@ type lazyCheckpointSaver interface{ storesLazyCheckpoints() }
 // checkpoint for s, forgetting them: a saver that keeps the engine's
 // snapshots whole has no use for the list and gets nil.
 func (cs *channelState) newVersionsFor(s Saver) map[string]Version {
-	if _, lazy := s.(lazyCheckpointSaver); lazy {
+	if keepsSnapshots(s) {
 		cs.forgetDirty()
 		return nil
 	}
 	return cs.takeDirty()
+}
+
+// keepsSnapshots reports whether s keeps the engine's checkpoint
+// snapshots whole (then the channels each one changed need not be listed:
+// channelState.dirtyOff).
+func keepsSnapshots(s Saver) bool {
+	_, lazy := s.(lazyCheckpointSaver)
+	return lazy
 }
 
 // noParents is the Parents of a root run's checkpoints for a saver that
@@ -76,7 +84,7 @@ var noParents = map[string]string{}
 // no listener sees its metadata: shared for MemorySaver, which only reads
 // it, a map of its own for any other saver.
 func rootParents(s Saver) map[string]string {
-	if _, lazy := s.(lazyCheckpointSaver); lazy {
+	if keepsSnapshots(s) {
 		return noParents
 	}
 	return map[string]string{}
@@ -85,7 +93,7 @@ func rootParents(s Saver) map[string]string {
 // forSaver returns cp ready for s: materialized, unless s keeps engine
 // snapshots as they are.
 func forSaver(s Saver, cp *Checkpoint) *Checkpoint {
-	if _, lazy := s.(lazyCheckpointSaver); lazy {
+	if keepsSnapshots(s) {
 		return cp
 	}
 	return cp.Materialize()

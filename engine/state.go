@@ -531,7 +531,7 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 		if md.Parents == nil {
 			md.Parents = map[string]string{}
 		}
-		newVersions := l.cs.takeDirty()
+		newVersions := l.cs.newVersionsFor(g.saver)
 		return g.saver.Put(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(g.saver, ncp), md, newVersions)
 	}
 
