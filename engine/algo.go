@@ -1075,7 +1075,14 @@ func (cs *channelState) allValues() []any {
 }
 
 // absent stands for "no value" in a snapshot of values by channel id.
-var absent any = new(struct{ _ byte })
+// It points to a package variable, not into the heap: a full snapshot of
+// a graph with many channels holds it in most of its slots, and the
+// collector, marking every retained snapshot on every cycle, drops a
+// pointer outside the heap at its first check.
+var absent any = &absentValue
+
+// absentValue is what absent points to; only its address matters.
+var absentValue struct{ _ byte }
 
 // storedValue is ch's stored snapshot, or absent.
 func storedValue(ch channel) any {
