@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -26,7 +27,9 @@ type MemorySaver struct {
 // puts ids that grow and writes against the latest, so both are found
 // without a search; any other id by binary search.
 type memNamespace struct {
-	ids     []string // sorted ascending
+	// records are sorted by their checkpoint's id, ascending. The ids are
+	// not kept beside them: a list the size of the history, with a pointer
+	// per checkpoint that every collection marks again.
 	records []*memRecord
 	// orphans holds writes against ids with no checkpoint (yet): the
 	// contract takes them, and a later Put of that id adopts them.
@@ -50,15 +53,17 @@ func (n *memNamespace) newRecord() *memRecord {
 	return &n.chunk[len(n.chunk)-1]
 }
 
-// find returns where id is or would go in n.ids.
+// find returns where id is or would go in n.records.
 func (n *memNamespace) find(id string) (int, bool) {
-	switch k := len(n.ids); {
-	case k == 0 || n.ids[k-1] < id:
+	switch k := len(n.records); {
+	case k == 0 || n.records[k-1].id() < id:
 		return k, false
-	case n.ids[k-1] == id:
+	case n.records[k-1].id() == id:
 		return k - 1, true
 	}
-	return slices.BinarySearch(n.ids, id)
+	return slices.BinarySearchFunc(n.records, id, func(r *memRecord, id string) int {
+		return strings.Compare(r.id(), id)
+	})
 }
 
 // record returns id's checkpoint, or nil.
@@ -96,6 +101,9 @@ type memRecord struct {
 	// record so that a superstep's usual few cost no allocation of their own.
 	writes memWrites
 }
+
+// id is the record's checkpoint id.
+func (r *memRecord) id() string { return r.cp.ID }
 
 // metadata returns a copy of the record's metadata for a reader.
 func (r *memRecord) metadata() Metadata {
@@ -250,10 +258,9 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 			}
 			delete(n.orphans, cp.ID)
 		}
-		if i == len(n.ids) { // ids grow, as they do: appended
-			n.ids, n.records = append(n.ids, cp.ID), append(n.records, r)
+		if i == len(n.records) { // ids grow, as they do: appended
+			n.records = append(n.records, r)
 		} else {
-			n.ids = slices.Insert(n.ids, i, cp.ID)
 			n.records = slices.Insert(n.records, i, r)
 		}
 	}
@@ -299,22 +306,22 @@ func (m *MemorySaver) GetTuple(_ context.Context, cfg Config) (*CheckpointTuple,
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, false)
-	if n == nil || len(n.ids) == 0 {
+	if n == nil || len(n.records) == 0 {
 		return nil, nil
 	}
-	i := len(n.ids) - 1
+	i := len(n.records) - 1
 	if cfg.CheckpointID != "" {
 		var ok bool
 		if i, ok = n.find(cfg.CheckpointID); !ok {
 			return nil, nil
 		}
 	}
-	return tuple(cfg.ThreadID, cfg.CheckpointNS, n.ids[i], n.records[i]), nil
+	return tuple(cfg.ThreadID, cfg.CheckpointNS, n.records[i]), nil
 }
 
-func tuple(thread, ns, id string, r *memRecord) *CheckpointTuple {
+func tuple(thread, ns string, r *memRecord) *CheckpointTuple {
 	return &CheckpointTuple{
-		Config:        Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: id},
+		Config:        Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: r.id()},
 		Checkpoint:    r.cp.Materialize(), // shared: checkpoints are immutable
 		Metadata:      r.metadata(),
 		ParentID:      r.parentID,
@@ -357,8 +364,8 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 		if !opt.AllNamespaces && nsName != cfg.CheckpointNS {
 			continue
 		}
-		for i, id := range n.ids {
-			refs = append(refs, ref{nsName, id, n.records[i]})
+		for _, r := range n.records {
+			refs = append(refs, ref{nsName, r.id(), r})
 		}
 	}
 	sort.Slice(refs, func(i, j int) bool {
@@ -378,7 +385,7 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 		if !MatchesFilter(r.r.md, opt.Filter) {
 			continue
 		}
-		out = append(out, tuple(cfg.ThreadID, r.ns, r.id, r.r))
+		out = append(out, tuple(cfg.ThreadID, r.ns, r.r))
 		if opt.Limit > 0 && len(out) >= opt.Limit {
 			break
 		}
