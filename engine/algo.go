@@ -274,7 +274,7 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	switch {
 	case lazy != nil:
 		cs.seen = sharing(lazy.seen)
-		cs.extraVer, cs.extraSeen = lazy.extraVer, lazy.extraSeen
+		cs.extraVer, cs.extraSeen = lazy.extras()
 		all := lazy.versions.flat()
 		cs.restoreIndexed(all)
 	case cp != nil:
@@ -1048,7 +1048,10 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	}{cp: Checkpoint{V: CheckpointFormat, ID: id}}
 	cp := &both.cp
 	lz := &both.lazy
-	lz.g, lz.extraVer, lz.extraSeen = cs.g, cs.extraVer, cs.extraSeen
+	lz.g = cs.g
+	if cs.extraVer != nil || cs.extraSeen != nil {
+		lz.extra = &lazyExtras{cs.extraVer, cs.extraSeen}
+	}
 	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.allValues)
 	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), cs.allIndexed)
 	lz.seen = cs.seen.snapshot()

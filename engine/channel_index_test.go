@@ -108,3 +108,29 @@ func TestChannelIndex_RestoredSeenFillsSlots(t *testing.T) {
 		t.Fatalf("a's versions_seen = %v, want gone kept", m)
 	}
 }
+
+// What a restored checkpoint holds beyond the graph (a channel it lacks, a
+// versions_seen entry of a trigger it lacks) goes into every checkpoint
+// made after it, through the engine's snapshots of snapshots too.
+func TestChannelIndex_ExtrasSurviveSnapshots(t *testing.T) {
+	g := testGraph(t)
+	cp := &Checkpoint{
+		ChannelVersions: map[string]Version{"branch:to:a": 3, "old": 2},
+		VersionsSeen:    map[string]map[string]Version{"a": {"branch:to:a": 3, "gone": 1}},
+	}
+	for i := 0; i < 3; i++ { // foreign, then the engine's own twice
+		cs := newChannelState(g, cp)
+		cp = cs.checkpoint("x", nil, false)
+		m := cp.Materialize()
+		if m.ChannelVersions["old"] != 2 || m.ChannelVersions["branch:to:a"] != 3 || m.VersionsSeen["a"]["gone"] != 1 {
+			t.Fatalf("round %d: versions %v, versions_seen %v: want old and gone kept", i, m.ChannelVersions, m.VersionsSeen)
+		}
+		if i > 0 && cp.lazyState().extra == nil {
+			t.Fatalf("round %d: the extras are not in the snapshot", i)
+		}
+	}
+	// A graph's own state has no extras: the checkpoint keeps no room.
+	if cp := newChannelState(g, nil).checkpoint("y", nil, false); cp.lazyState().extra != nil {
+		t.Fatal("a new thread's checkpoint has extras")
+	}
+}

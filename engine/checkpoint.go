@@ -69,14 +69,33 @@ type lazyCheckpoint struct {
 	g        *Graph
 	values   idFrozen[any]
 	versions idFrozen[Version]
+	extra    *lazyExtras                   // nil: none
+	seen     map[string]map[string]Version // shared: see namedSeen
+	// Room for a usual superstep's changes, when the snapshots are deltas
+	// (see idLog.snapshotTo): the checkpoint is then one allocation. It
+	// and the checkpoint take 384 bytes, an allocator size class (each
+	// field more moves them to the next, 416): a MemorySaver keeps every
+	// one of a run.
+	valuesRoom   [3]idEntry[any]
+	versionsRoom [5]idEntry[Version]
+}
+
+// lazyExtras is what a graph's state holds beyond its own channels and
+// nodes, after restoring a checkpoint another graph made (rare: apart,
+// so that the usual checkpoint has no room for it).
+type lazyExtras struct {
 	extraVer map[string]Version
 	// extraSeen: see channelState.extraSeen.
 	extraSeen map[string]map[string]Version
-	seen      map[string]map[string]Version // shared: see namedSeen
-	// Room for a usual superstep's changes, when the snapshots are deltas
-	// (see idLog.snapshotTo): the checkpoint is then one allocation.
-	valuesRoom   [3]idEntry[any]
-	versionsRoom [5]idEntry[Version]
+}
+
+// extras returns the versions of channels and versions_seen of names
+// that are not the graph's (either may be nil).
+func (lz *lazyCheckpoint) extras() (map[string]Version, map[string]map[string]Version) {
+	if lz.extra == nil {
+		return nil, nil
+	}
+	return lz.extra.extraVer, lz.extra.extraSeen
 }
 
 // Materialize fills ChannelValues, ChannelVersions and VersionsSeen of a
@@ -91,6 +110,7 @@ func (c *Checkpoint) Materialize() *Checkpoint {
 	}
 	c.lazy.once.Do(func() {
 		lz := c.lazy
+		extraVer, extraSeen := lz.extras()
 		names := lz.g.channelOrder
 		values, all := lz.values.flat(), lz.versions.flat()
 		c.ChannelValues = make(map[string]any, len(values))
@@ -99,8 +119,8 @@ func (c *Checkpoint) Materialize() *Checkpoint {
 				c.ChannelValues[names[id]] = v
 			}
 		}
-		c.ChannelVersions = make(map[string]Version, len(names)+len(lz.extraVer))
-		for name, v := range lz.extraVer {
+		c.ChannelVersions = make(map[string]Version, len(names)+len(extraVer))
+		for name, v := range extraVer {
 			c.ChannelVersions[name] = v
 		}
 		for id, v := range all[:len(names)] {
@@ -112,7 +132,7 @@ func (c *Checkpoint) Materialize() *Checkpoint {
 		if c.VersionsSeen == nil {
 			c.VersionsSeen = map[string]map[string]Version{}
 		}
-		seenFromIndexed(lz.g, all, lz.extraSeen, c.VersionsSeen)
+		seenFromIndexed(lz.g, all, extraSeen, c.VersionsSeen)
 	})
 	return c
 }

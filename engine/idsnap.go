@@ -12,9 +12,11 @@ type idEntry[V any] struct {
 }
 
 // idFrozen is an immutable snapshot: a base (a full copy, by id) or a delta
-// (the changes made since parent, in order).
+// (the changes made since parent, in order). The base, taken once in many
+// snapshots, is behind a pointer: every checkpoint holds two idFrozen, and
+// a slice header in each would make them 32 bytes larger.
 type idFrozen[V any] struct {
-	base   []V
+	base   *[]V
 	delta  []idEntry[V]
 	parent *idFrozen[V]
 }
@@ -69,7 +71,8 @@ func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full f
 		l.depth++
 		l.since += len(l.log)
 	default:
-		*dst = idFrozen[V]{base: full()}
+		base := full()
+		*dst = idFrozen[V]{base: &base}
 		l.depth, l.since = 0, 0
 	}
 	clear(l.log) // the log's memory is reused; drop its references
@@ -82,7 +85,10 @@ func (f *idFrozen[V]) flat() []V {
 	for ; f.parent != nil; f = f.parent {
 		chain = append(chain, f)
 	}
-	out := append([]V(nil), f.base...)
+	var out []V
+	if f.base != nil {
+		out = append(out, *f.base...)
+	}
 	for i := len(chain) - 1; i >= 0; i-- {
 		for _, d := range chain[i].delta {
 			out[d.id] = d.val
