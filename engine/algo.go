@@ -109,37 +109,10 @@ type applyScratch struct {
 	// between supersteps, and a group's slice is reused.
 	groups []channelWrites
 	slot   []int32
-	// updated is the returned list's memory while valuesOff; otherwise
-	// the list is built here and recent lists (see recentLists) are
-	// returned again when equal.
+	// updated is the returned list's memory while valuesOff.
 	updated []string
-	recent  recentLists
 	// updatedIDs are the returned channels' ids, in no particular order.
 	updatedIDs []chanID
-}
-
-// recentLists hands out immutable copies of updated-channel lists,
-// returning a recent one again when it is equal: a loop updates the same
-// channels superstep after superstep, and its checkpoints, which keep
-// the list (Checkpoint.UpdatedChannels), then share one instead of each
-// holding an allocation of its own for the collector to mark.
-type recentLists struct {
-	lists [4][]string
-	next  int
-}
-
-// keep returns an immutable list equal to l (never nil: nil means
-// "unknown" to the planner).
-func (r *recentLists) keep(l []string) []string {
-	for _, old := range r.lists {
-		if old != nil && slices.Equal(old, l) {
-			return old
-		}
-	}
-	out := append(make([]string, 0, len(l)), l...)
-	r.lists[r.next] = out
-	r.next = (r.next + 1) % len(r.lists)
-	return out
 }
 
 type channelWrites struct {
@@ -720,12 +693,13 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			sc.add(id, cs.chans[id], w.Value)
 		}
 	}
-	// Built in scratch memory: nobody keeps the list past the next
-	// planning unless a checkpoint records it, which then gets a list of
-	// its own (below).
-	out := sc.updated[:0]
-	if cap(out) < len(sc.groups) {
-		out = make([]string, 0, len(sc.groups)) // at once, not by doubling
+	var out []string
+	if cs.valuesOff {
+		// Nobody keeps the list past the next planning (no checkpoint
+		// records it), so it is reused.
+		out = sc.updated[:0]
+	} else {
+		out = make([]string, 0, len(sc.groups))
 	}
 	for _, cw := range sc.groups {
 		c, ch := cs.g.channelOrder[cw.id], cw.ch
@@ -780,9 +754,8 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		cs.refresh(id)
 	}
 	slices.Sort(out)
-	sc.updated = out
-	if !cs.valuesOff {
-		out = sc.recent.keep(out)
+	if cs.valuesOff {
+		sc.updated = out
 	}
 	return out, nil
 }
@@ -1064,7 +1037,6 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	if cs.valuesOff {
 		cs.valuesOff = false
 		cs.scratch.updated = nil // updated may be it: it is the checkpoint's now
-		// (a list made while checkpoints are made is immutable: recentLists)
 		// Nothing was logged: the snapshots below are bases.
 		cs.verLog.restart()
 		cs.valLog.restart()
