@@ -111,6 +111,9 @@ type applyScratch struct {
 	slot   []int32
 	// updated is the returned list's memory while valuesOff.
 	updated []string
+	// present collects the channels with a value for a base snapshot
+	// (valuesBase).
+	present []idEntry[any]
 	// updatedIDs are the returned channels' ids, in no particular order.
 	updatedIDs []chanID
 }
@@ -1052,8 +1055,10 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	if cs.extraVer != nil || cs.extraSeen != nil {
 		lz.extra = &lazyExtras{cs.extraVer, cs.extraSeen}
 	}
-	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.allValues)
-	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), cs.allIndexed)
+	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.valuesBase)
+	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), func() idFrozen[Version] {
+		return denseBase(cs.allIndexed())
+	})
 	lz.seen = cs.seen.snapshot()
 	cp.lazy = lz
 	if len(cs.appends) > 0 {
@@ -1066,6 +1071,35 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		cp.UpdatedChannels = updated
 	}
 	return cp
+}
+
+// valuesBase is a full snapshot of the channels' values. When at most
+// half of them have one (a graph of many nodes has a branch channel for
+// each, nearly all empty), it lists only those, over the graph's snapshot
+// of no values: a MemorySaver keeps every base of a run, and a full copy
+// is mostly pointers to absent that each collection scans again.
+func (cs *channelState) valuesBase() idFrozen[any] {
+	present := cs.scratch.present[:0]
+	for id, ch := range cs.chans {
+		if v := storedValue(ch); v != absent {
+			present = append(present, idEntry[any]{int32(id), v})
+		}
+	}
+	defer func() {
+		clear(present) // the scratch keeps no values
+		cs.scratch.present = present[:0]
+	}()
+	if len(present) > len(cs.chans)/2 {
+		all := make([]any, len(cs.chans))
+		for id := range all {
+			all[id] = absent
+		}
+		for _, e := range present {
+			all[e.id] = e.val
+		}
+		return denseBase(all)
+	}
+	return idFrozen[any]{delta: slices.Clone(present), parent: cs.g.noValues}
 }
 
 // allValues is every channel's stored snapshot, by channel id.

@@ -32,6 +32,11 @@ func (g *Graph) indexChannels() {
 		}
 		g.chanMeta[i] = m
 	}
+	none := make([]any, len(g.channelOrder))
+	for id := range none {
+		none[id] = absent
+	}
+	g.noValues = &idFrozen[any]{base: &none}
 	g.trigNodes = make([][]*node, len(g.channelOrder))
 	for name, nodes := range g.triggerToNodes {
 		if id, ok := g.chanIDs[name]; ok {

@@ -20,6 +20,9 @@ type Graph struct {
 	// branch:to:<node> per node, join barriers, then the task topic.
 	channelOrder []string
 	channelSpec  map[string]channelInfo
+	// noValues is the values snapshot in which no channel has a value,
+	// by channel id: the parent of sparse bases (channelState.valuesBase).
+	noValues *idFrozen[any]
 	// lastValues and ephemerals count the channels of those kinds (see
 	// channelSlab).
 	lastValues, ephemerals int

@@ -60,9 +60,8 @@ func (l *idLog[V]) restart() {
 
 // snapshotTo freezes into dst (which must stay where it is: the next
 // snapshot may refer to it) the changes since the last snapshot, in room
-// when they fit, or a base that full returns (a new slice, by id), of
-// length n.
-func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full func() []V) {
+// when they fit, or the base that full returns (of a slice of length n).
+func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full func() idFrozen[V]) {
 	switch {
 	case l.last != nil && len(l.log) == 0:
 		*dst = *l.last // nothing changed: the same contents
@@ -71,13 +70,15 @@ func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full f
 		l.depth++
 		l.since += len(l.log)
 	default:
-		base := full()
-		*dst = idFrozen[V]{base: &base}
+		*dst = full()
 		l.depth, l.since = 0, 0
 	}
 	clear(l.log) // the log's memory is reused; drop its references
 	l.log, l.last = l.log[:0], dst
 }
+
+// denseBase is a base holding all of s (which it keeps).
+func denseBase[V any](s []V) idFrozen[V] { return idFrozen[V]{base: &s} }
 
 // flat returns the snapshot's contents by id, in a new slice.
 func (f *idFrozen[V]) flat() []V {

@@ -22,7 +22,7 @@ func TestIDLog_SnapshotsStayFrozen(t *testing.T) {
 			l.note(id, cur[id])
 			if i%every == 0 {
 				f := new(idFrozen[int64])
-				l.snapshotTo(f, make([]idEntry[int64], 0, 3), n, func() []int64 { return slices.Clone(cur) })
+				l.snapshotTo(f, make([]idEntry[int64], 0, 3), n, func() idFrozen[int64] { return denseBase(slices.Clone(cur)) })
 				snaps, want = append(snaps, f), append(want, slices.Clone(cur))
 			}
 		}
