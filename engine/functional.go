@@ -188,6 +188,15 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 		err := l.runTask(scope.Context, t)
 		l.mu.Lock()
 		res := t.result
+		if err != nil && l.callErr == nil {
+			// A call task is a task of the superstep: its failure fails
+			// the superstep (after the other tasks end) even when its
+			// caller caught it or had already stopped at an interrupt,
+			// and it wins over interrupts (LangGraph.js
+			// pregel/runner.ts:145-196 tick: every settled task's error
+			// goes to nodeErrors, thrown before any GraphInterrupt).
+			l.callErr = err
+		}
 		l.mu.Unlock()
 		switch {
 		case res.Interrupted:

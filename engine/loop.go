@@ -76,6 +76,9 @@ type loop struct {
 	g *Graph
 	// calls are the Task calls still running in this superstep.
 	calls callTasks
+	// callErr is the first failure of a Task call this superstep (under
+	// mu): it fails the superstep whether or not the caller passed it on.
+	callErr error
 	// stepCalls: a task of this superstep made a Task call (calls report
 	// their results in the order they finish, so nothing is held back).
 	stepCalls atomic.Bool

@@ -55,6 +55,12 @@ func (l *loop) execute(ctx context.Context) error {
 	// Task calls a node started and did not wait for end with the
 	// superstep (runner.ts waits for every scheduled task).
 	l.calls.Wait()
+	l.mu.Lock()
+	if firstErr == nil {
+		firstErr = l.callErr
+	}
+	l.callErr = nil
+	l.mu.Unlock()
 	if firstErr != nil {
 		return l.fail(firstErr)
 	}
