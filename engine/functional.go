@@ -186,17 +186,11 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 		defer l.calls.Done()
 		defer close(c.done)
 		err := l.runTask(scope.Context, t)
+		if err != nil {
+			l.callFailed(t, err)
+		}
 		l.mu.Lock()
 		res := t.result
-		if err != nil && l.callErr == nil {
-			// A call task is a task of the superstep: its failure fails
-			// the superstep (after the other tasks end) even when its
-			// caller caught it or had already stopped at an interrupt,
-			// and it wins over interrupts (LangGraph.js
-			// pregel/runner.ts:145-196 tick: every settled task's error
-			// goes to nodeErrors, thrown before any GraphInterrupt).
-			l.callErr = err
-		}
 		l.mu.Unlock()
 		switch {
 		case res.Interrupted:
@@ -210,6 +204,24 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 		}
 	}()
 	return c
+}
+
+// callFailed makes a call task's failure its superstep's, as a node's
+// is: the running tasks are cancelled and the superstep fails once they
+// ended, even when the caller caught the failure or had already stopped at
+// an interrupt, and the failure wins over interrupts (LangGraph.js
+// pregel/runner.ts:145-196 tick: every settled task's error, calls
+// included, aborts the others and is thrown before any GraphInterrupt).
+func (l *loop) callFailed(t *task, err error) {
+	l.mu.Lock()
+	fan := l.fan
+	if fan == nil && l.callErr == nil {
+		l.callErr = err
+	}
+	l.mu.Unlock()
+	if fan != nil {
+		fan.fail(t, err)
+	}
 }
 
 // matchCachedCall gives a cached call's task the writes cached for its

@@ -78,7 +78,10 @@ type loop struct {
 	calls callTasks
 	// callErr is the first failure of a Task call this superstep (under
 	// mu): it fails the superstep whether or not the caller passed it on.
+	// fan is the superstep's fanout while its tasks run concurrently
+	// (under mu): a call's failure cancels the superstep through it.
 	callErr error
+	fan     *fanout
 	// stepCalls: a task of this superstep made a Task call (calls report
 	// their results in the order they finish, so nothing is held back).
 	stepCalls atomic.Bool

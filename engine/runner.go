@@ -119,6 +119,9 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	stepCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	f := &fanout{l: l, ctx: stepCtx, cancel: cancel, slots: concurrencySlots(l.opts.MaxConcurrency, len(run))}
+	l.mu.Lock()
+	l.fan = f
+	l.mu.Unlock()
 	for _, t := range run {
 		if !f.slots.acquire(stepCtx) {
 			break // a failure ended the superstep: start no more tasks
@@ -127,6 +130,13 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 		go f.run(t)
 	}
 	f.wg.Wait()
+	// Task calls run on their caller's context: the superstep ends when
+	// they do, not when their callers did (runner.ts waits for every
+	// scheduled task), and a failing call cancels the others through f.
+	l.calls.Wait()
+	l.mu.Lock()
+	l.fan = nil
+	l.mu.Unlock()
 	return f.firstErr, f.bubble
 }
 
