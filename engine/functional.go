@@ -181,11 +181,19 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 		close(c.done)
 		return c
 	}
+	l.mu.Lock()
+	var sl *slots // a running call occupies a slot of a bounded superstep
+	if l.fan != nil {
+		sl = l.fan.slots
+	}
+	l.mu.Unlock()
+	sl.take()
 	l.calls.Add(1)
 	go func() {
 		defer l.calls.Done()
 		defer close(c.done)
 		err := l.runTask(scope.Context, t)
+		sl.release()
 		if err != nil {
 			l.callFailed(t, err)
 		}

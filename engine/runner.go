@@ -145,7 +145,7 @@ type fanout struct {
 	l      *loop
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	slots  slots
+	slots  *slots
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	// firstErr and bubble are runConcurrently's results, under mu.
