@@ -53,6 +53,19 @@ func (s *slots) acquire(ctx context.Context) bool {
 	}
 }
 
+// takeFirst occupies the slots of the first of n tasks at once and says
+// how many: all n without a bound.
+func (s *slots) takeFirst(n int) int {
+	if s == nil {
+		return n
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := min(s.limit-s.busy, n)
+	s.busy += k
+	return k
+}
+
 // take occupies a slot without waiting for one: a task call starts at
 // once, even past the bound.
 func (s *slots) take() {

@@ -122,8 +122,12 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	l.mu.Lock()
 	l.fan = f
 	l.mu.Unlock()
-	for _, t := range run {
-		if !f.slots.acquire(stepCtx) {
+	// The first tasks up to the bound take their slots before any of them
+	// runs, so that a Task call cannot take one first (runner.ts:325-345
+	// starts them in one synchronous loop; calls are scheduled later).
+	first := f.slots.takeFirst(len(run))
+	for i, t := range run {
+		if i >= first && !f.slots.acquire(stepCtx) {
 			break // a failure ended the superstep: start no more tasks
 		}
 		f.wg.Add(1)

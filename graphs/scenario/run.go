@@ -618,7 +618,9 @@ func (r *Runner) subgraphConfig(ctx context.Context, op Op) (cfg engine.Config, 
 	}
 	n := 0
 	for _, t := range snap.Tasks {
-		if t.Name == op.SubgraphOf && t.Subgraph != "" {
+		// A failed task has no state to address (LangGraph.js
+		// pregel/debug.ts:312 tasksWithWrites leaves its state out).
+		if t.Name == op.SubgraphOf && t.Subgraph != "" && t.Error == "" {
 			if n == op.SubgraphTask {
 				cfg.CheckpointNS = t.Subgraph
 				return cfg, true, nil
