@@ -489,9 +489,16 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	l.parentID = l.cpID
 	l.cpID = id
 	l.md = md
-	l.mu.Lock()
-	l.pending.reset()
-	l.mu.Unlock()
+	if source != SourceInput {
+		// An input checkpoint keeps the writes loaded with the checkpoint
+		// before it: the first superstep plans with them, so their plain
+		// resume value answers its first interrupt (LangGraph.js
+		// pregel/loop.ts _first puts the input checkpoint and leaves
+		// checkpointPendingWrites; only a loop checkpoint clears them).
+		l.mu.Lock()
+		l.pending.reset()
+		l.mu.Unlock()
+	}
 	if l.emit != nil {
 		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp.Materialize(), Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
 	}

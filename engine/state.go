@@ -785,8 +785,10 @@ func (g *Graph) InferAsNode(ctx context.Context, cfg Config) (string, error) {
 }
 
 func (g *Graph) inferAsNode(cs *channelState) (string, error) {
-	if nodes := g.userNodes(); len(nodes) == 1 {
-		return nodes[0], nil // the only node (index.ts:1607), an entrypoint's too
+	if len(g.nodeOrder) == 1 {
+		// The only node (index.ts:1607 counts this.nodes, which holds a
+		// StateGraph's __start__ node too: only an entrypoint has one).
+		return g.nodeOrder[0], nil
 	}
 	type seenAt struct {
 		v    Version
