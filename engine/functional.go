@@ -156,6 +156,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	l.mu.Lock()
 	saved := l.pending.batch(id)
 	l.tasks = append(l.tasks, t)
+	t.nullGone = l.nullResumeTaken // planned now, as acceptPush makes its scratchpad
 	l.mu.Unlock()
 	if l.emit != nil {
 		l.emit(Event{Kind: EventTask, Step: l.step, Node: name, TaskID: id, Input: input, Triggers: t.triggers, IsPush: true, IsCall: true})

@@ -601,16 +601,14 @@ func (l *loop) newScope(t *task) *taskScope {
 		s.resume = slices.Clone(l.resumes.byTask[t.id()])
 	}
 	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
-	if t.node.call {
-		// A call's task is planned when the call is made: a plain resume
-		// value an earlier task took is gone by then (LangGraph.js
-		// algo.ts _scratchpad consumeNullResume splices it from the
-		// pending writes that acceptPush plans from, loop.ts:1233).
-		l.mu.Lock()
-		if l.nullResumeTaken {
-			s.hasNullResume = false
-		}
-		l.mu.Unlock()
+	if t.nullGone {
+		// A call's task is planned when the call is made (acceptCall), not
+		// when it starts: a plain resume value an earlier task took is
+		// gone for it, one taken later is not (LangGraph.js algo.ts
+		// _scratchpad copies nullResume into the scratchpad acceptPush
+		// makes, loop.ts:1233; consumeNullResume splices it from the
+		// pending writes only for tasks planned afterwards).
+		s.hasNullResume = false
 	}
 	if l.resumeMap != nil {
 		if v, ok := l.resumeMap[interruptID(t.namespace(), len(s.resume))]; ok {
