@@ -155,31 +155,54 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		return g
 	}
 	c := codecFor(reflect.TypeFor[A]())
-	where := fmt.Sprintf("node %q: Send argument", name)
+	n := &sendNode[S, A]{fn: fn, scalars: c.scalars, sendArg: sendArg{schema: g.schema, codec: c, name: name}}
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		var arg A // on this task's stack: the direct path is a static call
-		if c.scalars == nil || !c.scalars.decAt(unsafe.Pointer(&arg), input) {
+		if n.scalars == nil || !n.scalars.decAt(unsafe.Pointer(&arg), input) {
 			var err error
-			if arg, err = decodeArg[A](c, input, where); err != nil {
+			if arg, err = decodeArg[A](&n.sendArg, input); err != nil {
 				return nil, err
 			}
 		}
-		u, err := fn(ctx, arg)
+		u, err := n.fn(ctx, arg)
 		if err != nil {
 			return nil, err
 		}
-		return g.schema.nodeOutput(name, &u.update, nil)
+		return n.output(&u.update)
 	}, opts...)
 	return g
 }
 
+// sendNode is what a Send node's closure uses, behind one pointer. The
+// closure's frame is on every Send task's stack, which starts at 2 KB and
+// is mostly the engine's (see "What a node costs" in the package doc), so
+// it keeps one word of what the closure captured, and its calls take few
+// arguments (the frame holds room for them).
+type sendNode[S, A any] struct {
+	fn      SendFunc[S, A]
+	scalars *scalarStruct // the argument's direct path (codec.scalars), or nil
+	sendArg
+}
+
+// sendArg is a Send node's non-generic part.
+type sendArg struct {
+	schema *schema
+	codec  *codec // the argument's
+	name   string
+}
+
+// output is what the node returns to the engine for its Update u.
+func (n *sendArg) output(u *update) (any, error) {
+	return n.schema.nodeOutput(n.name, u, nil)
+}
+
 // decodeArg decodes a Send's argument through its codec, into a value of
 // its own (reflect would move the caller's to the heap).
-func decodeArg[A any](c *codec, input any, where string) (A, error) {
+func decodeArg[A any](n *sendArg, input any) (A, error) {
 	arg := new(A)
-	if err := c.dec(reflect.ValueOf(arg).Elem(), input); err != nil {
+	if err := n.codec.dec(reflect.ValueOf(arg).Elem(), input); err != nil {
 		if de, ok := err.(*DecodeError); ok {
-			de.Where = where
+			de.Where = fmt.Sprintf("node %q: Send argument", n.name)
 		}
 		return *arg, err
 	}

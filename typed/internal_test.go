@@ -97,7 +97,7 @@ func TestUpdate_GotoLeavesOtherCopiesAlone(t *testing.T) {
 				t.Errorf("gotos %v, want %v", got, x.want)
 			}
 			pairs, err := x.u.pairs(sc)
-			if err != nil || len(pairs) != u.n || pairs[0].Key != "A" || pairs[0].Value != 1.0 {
+			if err != nil || len(pairs) != len(u.changes()) || pairs[0].Key != "A" || pairs[0].Value != 1.0 {
 				t.Errorf("pairs %v, %v", pairs, err)
 			}
 		}

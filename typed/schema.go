@@ -2,6 +2,7 @@ package typed
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -32,6 +33,8 @@ type field struct {
 	offset  uintptr
 	typ     reflect.Type
 	ptrType unsafe.Pointer // the runtime type of *typ, its Set pointers (ifaceWords)
+	valType unsafe.Pointer // the runtime type of typ; nil for an interface type
+	own     ownValue       // whether a typ value is its own engine value
 	codec   *codec
 	fast    fastKind
 	reducer string // "" (LastValue), "append", "add_messages" or a registered name
@@ -99,6 +102,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		}
 		f := field{
 			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type, ptrType: typeWord(reflect.New(sf.Type).Interface()),
+			valType: valueTypeWord(sf.Type), own: ownValueOf(sf.Type),
 			codec: codecFor(sf.Type), fast: fastKindFor(sf.Type), reducer: sf.Tag.Get("reducer"),
 			where:  fmt.Sprintf("state field %s (key %q)", sf.Name, key),
 			shared: shareable(sf.Type),
@@ -197,6 +201,57 @@ func (s *schema) decodeAt(state map[string]any, base unsafe.Pointer) error {
 		}
 	}
 	return nil
+}
+
+// ownValue tells the field types whose values are their own engine
+// values (a float64 only when finite).
+type ownValue uint8
+
+const (
+	ownNever ownValue = iota
+	ownAlways
+	ownFinite
+)
+
+func ownValueOf(t reflect.Type) ownValue {
+	switch t {
+	case reflect.TypeFor[string](), reflect.TypeFor[bool]():
+		return ownAlways
+	case reflect.TypeFor[float64]():
+		return ownFinite
+	}
+	return ownNever
+}
+
+// valueTypeWord is the runtime type word of a t held in an interface
+// (ifaceWords); nil for an interface type, whose values have their own.
+func valueTypeWord(t reflect.Type) unsafe.Pointer {
+	if t.Kind() == reflect.Interface {
+		return nil
+	}
+	return typeWord(reflect.New(t).Elem().Interface())
+}
+
+// encoded reports whether a Change's value for this field is already an
+// engine value. Set encodes a value only into another type than the
+// field's (an int into a float64, a []int into a []any), or into the
+// value itself (a string, a bool, a finite float64), so the value's type
+// says it; an interface field's value is always encoded again (a no-op on
+// an engine value).
+func (f *field) encoded(v *any) bool {
+	t, data := ifaceWords(v)
+	switch {
+	case f.valType == nil:
+		return false
+	case t != f.valType:
+		return true
+	case f.own == ownAlways:
+		return true
+	case f.own == ownFinite:
+		x := *(*float64)(data)
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	}
+	return false
 }
 
 func (f *field) decodeError(err error) error {

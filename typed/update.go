@@ -12,10 +12,17 @@ import (
 )
 
 // Change is one field write of an Update, made by Set.
+//
+// It is two interfaces and nothing else, so that the compiler keeps it in
+// registers (a struct of more than four words goes through memory, and
+// each copy of it takes room in the frame of the user's node, which is on
+// a fan-out task's small stack). Whether value is already encoded is told
+// by its type (field.encoded): Set encodes only into a type other than
+// the field's, or into a value equal to it (a string, a bool, a finite
+// float64).
 type Change struct {
-	ptr     any // *T, the field's address in the struct the Update is built on
-	value   any // T, or its engine value when encoded
-	encoded bool
+	ptr   any // *T, the field's address in the struct the Update is built on
+	value any // T, or its engine value when Set encoded it
 }
 
 // Set says "this field gets this value". field must be the address of a
@@ -31,30 +38,49 @@ func Set[T any](field *T, value T) Change {
 	switch v := any(value).(type) {
 	case int:
 		if i := int64(v); i >= -(1<<53) && i <= 1<<53 {
-			return Change{ptr: field, value: float64(v), encoded: true}
+			return Change{ptr: field, value: float64(v)}
 		}
 	case float64:
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			return Change{ptr: field, value: v, encoded: true}
+			return Change{ptr: field, value: v}
 		}
 	case string:
-		return Change{ptr: field, value: v, encoded: true}
+		return Change{ptr: field, value: v}
 	case bool:
-		return Change{ptr: field, value: v, encoded: true}
+		return Change{ptr: field, value: v}
 	case []int:
-		if out, ok := encodeInts(v); ok {
-			return Change{ptr: field, value: out, encoded: true}
+		if out := encodeIntList(v); out != nil {
+			return Change{ptr: field, value: out}
 		}
 	case []string:
 		if v != nil {
-			out := make([]any, len(v))
-			for i, x := range v {
-				out[i] = x
-			}
-			return Change{ptr: field, value: out, encoded: true}
+			return Change{ptr: field, value: encodeStrings(v)}
 		}
 	}
 	return Change{ptr: field, value: value}
+}
+
+// encodeIntList is encodeInts boxed, or nil. Set's lists are encoded in
+// calls of their own, so that Set itself keeps a small frame: it runs in
+// the user's node, deepest on a fan-out task's small stack.
+//
+//go:noinline
+func encodeIntList(l []int) any {
+	if out, ok := encodeInts(l); ok {
+		return out
+	}
+	return nil
+}
+
+// encodeStrings is a []string as engine values, boxed.
+//
+//go:noinline
+func encodeStrings(l []string) any {
+	out := make([]any, len(l))
+	for i, x := range l {
+		out[i] = x
+	}
+	return out
 }
 
 // encodeInts is a non-nil []int as engine values, when every element is a
@@ -79,27 +105,28 @@ func encodeInts(l []int) ([]any, bool) {
 type Update[S any] struct{ update }
 
 // update is an Update's content, which does not depend on S: the code that
-// resolves it is not generic and takes it by address, so a task's stack
-// holds one copy of it (see nodeOutput).
+// resolves it is not generic.
 type update struct {
 	base unsafe.Pointer // the *S the Update is built on
-	// one holds a single change, the most common update, so that a Write
-	// of one field allocates nothing. More changes, and gotos, are behind
-	// rest, which has room for the writes they become (restOf): a node
-	// with two changes allocates once, as it would for its writes alone.
-	// An Update is returned by value into the frame of every task's
-	// closure, and a smaller one keeps a fan-out task inside its first
-	// stack: with two inline changes (104 bytes) every Send task of
-	// fanout_1000 grew its stack, at about 10,000 instructions each.
+	// one holds a single change, the most common update (one[0].ptr is nil
+	// when there is none), so that a Write of one field allocates nothing.
+	// More changes, and gotos, are behind rest, which has room for the
+	// writes they become (restOf): a node with two changes allocates once,
+	// as it would for its writes alone.
+	//
+	// An Update is returned by value, in registers, and each copy the
+	// compiler keeps of it is room in a frame on the task's stack: a
+	// fan-out task whose stack outgrows its first 2 KB copies its stack,
+	// at about 10,000 instructions a Send. So it is six words: no count
+	// (one[0].ptr says whether there is one change), and a Change of two.
 	one  [1]Change
-	n    int
-	rest *updateRest // nil: at most two changes, no gotos
+	rest *updateRest // nil: at most one change, no gotos
 }
 
 // updateRest is the part of an Update most nodes do not use. It is never
 // changed once an Update holds it (Updates are values that share it).
 type updateRest struct {
-	more  []Change // all the changes, when there are more than two
+	more  []Change // all the changes, when there are more than one
 	gotos []any    // string node names and engine.Sends, in call order
 	// writes is room for more's state writes, allocated with it (restOf);
 	// the first node result to claim it writes into it. An Update value
@@ -125,15 +152,18 @@ func (u *update) writeRoom() engine.Update {
 // s is usually the state the node received; a node started by a Send, which
 // gets no state, builds its update on a zero value of its own.
 func Write[S any](s *S, changes ...Change) Update[S] {
-	u := Update[S]{update{base: unsafe.Pointer(s), n: len(changes)}}
-	switch len(changes) { // not copy: a runtime call for one
-	case 0:
-	case 1:
-		u.one[0] = changes[0]
-	default:
-		u.rest = restOf(changes)
+	return Update[S]{write(unsafe.Pointer(s), changes)} // inlined: no generic frame
+}
+
+// write is Write's Update of changes made on the struct at base.
+func write(base unsafe.Pointer, changes []Change) update {
+	if len(changes) == 1 && changes[0].ptr != nil {
+		return update{base: base, one: [1]Change{changes[0]}}
 	}
-	return u
+	if len(changes) == 0 {
+		return update{base: base}
+	}
+	return update{base: base, rest: restOf(changes)} // a zero Change too: resolving reports it
 }
 
 // restOf is an updateRest holding a copy of changes, allocated with room
@@ -188,8 +218,14 @@ func (u *update) changes() []Change {
 	if u.rest != nil && u.rest.more != nil {
 		return u.rest.more
 	}
-	return u.one[:u.n]
+	if u.one[0].ptr == nil {
+		return nil
+	}
+	return u.one[:]
 }
+
+// empty reports whether the Update sets no field.
+func (u *update) empty() bool { return len(u.changes()) == 0 }
 
 // gotos lists the Update's node names and Sends in order.
 func (u *update) gotos() []any {
@@ -293,7 +329,7 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, reflect.TypeOf(c.ptr), s.typ)
 		}
 		v := c.value
-		if !c.encoded {
+		if !f.encoded(&c.value) {
 			var err error
 			if v, err = f.encode(valueOf(c.value, f.typ)); err != nil {
 				return nil, err
@@ -305,13 +341,42 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 }
 
 // nodeOutput is nodeResult for the Update u, in buf when u has no room of
-// its own. A node's closure passes its Update by address, so that the
-// closure's frame, which is on the stack while the node runs, stays small.
+// its own. It runs on the node's task stack right after the node, so its
+// common case — one change whose value Set encoded — takes a small frame,
+// and everything else, errors included, is nodeResult's.
 func (s *schema) nodeOutput(name string, u *update, buf engine.Update) (any, error) {
+	if u.rest == nil && u.one[0].ptr != nil {
+		if kv, ok := s.write(u.base, &u.one[0]); ok {
+			if cap(buf) == 0 {
+				buf = make(engine.Update, 0, 1)
+			}
+			return append(buf[:0], kv), nil
+		}
+	}
+	return s.nodeOutputRest(name, u, buf)
+}
+
+// nodeOutputRest is nodeOutput's general case.
+//
+//go:noinline
+func (s *schema) nodeOutputRest(name string, u *update, buf engine.Update) (any, error) {
 	if room := u.writeRoom(); room != nil {
 		buf = room
 	}
 	return s.nodeResult(name, u.base, u.changes(), u.gotos(), buf)
+}
+
+// write is the state write of the change c made on the struct at base,
+// when c names a field and its value is encoded already; false leaves c to
+// pairs, which encodes the value or words the error.
+func (s *schema) write(base unsafe.Pointer, c *Change) (engine.KV, bool) {
+	pt, addr := ifaceWords(&c.ptr)
+	hint := 0
+	f, ok := s.fieldAt(uintptr(base), uintptr(addr), pt, &hint)
+	if !ok || base == nil || !f.encoded(&c.value) {
+		return engine.KV{}, false
+	}
+	return engine.KV{Key: f.key, Value: c.value}, true
 }
 
 // nodeResult is what node name returns to the engine for its Update's
