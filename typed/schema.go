@@ -28,6 +28,7 @@ type schema struct {
 
 type field struct {
 	index   int    // in the struct
+	order   int    // in the schema's fields
 	goName  string // "Total"
 	key     string // "total"
 	offset  uintptr
@@ -111,6 +112,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		if err != nil {
 			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: err.Error()}
 		}
+		f.order = len(s.fields)
 		s.byKey[key] = len(s.fields)
 		if f.shared {
 			s.shared = append(s.shared, len(s.fields))
@@ -276,18 +278,14 @@ func (f *field) encode(v reflect.Value) (any, error) {
 	return out, nil
 }
 
-// fieldAt resolves a pointer into a struct at base to its field, given the
-// pointer's runtime type. Fields are in struct order, so by offset; a zero-size
-// field shares its offset with the next one, and a nested field's with its
-// parent, hence the type. *hint is where to look first (the field after
-// the last one found: updates usually set fields in order).
-func (s *schema) fieldAt(base, ptr uintptr, ptrType unsafe.Pointer, hint *int) (*field, bool) {
-	if ptr < base {
-		return nil, false
-	}
-	off := ptr - base
-	i := *hint
-	if i >= len(s.offsets) || s.offsets[i] != off || s.fields[i].ptrType != ptrType {
+// fieldFor is the field at offset off whose pointers have the runtime type
+// pt. Fields are in struct order, so by offset; a zero-size field shares
+// its offset with the next one, and a nested field's with its parent,
+// hence the type. hint is where to look first (the field after the last
+// one found: updates usually set fields in order).
+func (s *schema) fieldFor(off uintptr, pt unsafe.Pointer, hint int) (*field, bool) {
+	i := hint
+	if i >= len(s.offsets) || s.offsets[i] != off || s.fields[i].ptrType != pt {
 		if len(s.offsets) <= 8 {
 			i = 0
 			for i < len(s.offsets) && s.offsets[i] < off {
@@ -298,8 +296,7 @@ func (s *schema) fieldAt(base, ptr uintptr, ptrType unsafe.Pointer, hint *int) (
 		}
 	}
 	for ; i < len(s.fields) && s.offsets[i] == off; i++ {
-		if s.fields[i].ptrType == ptrType {
-			*hint = i + 1
+		if s.fields[i].ptrType == pt {
 			return &s.fields[i], true
 		}
 	}

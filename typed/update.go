@@ -106,28 +106,47 @@ type Update[S any] struct{ update }
 
 // update is an Update's content, which does not depend on S: the code that
 // resolves it is not generic.
+//
+// It holds a single change, the most common update, inline (so that a
+// Write of one field allocates nothing), resolved to its field's offset in
+// S and the runtime type of a pointer to the field, with its value. More
+// changes, and gotos, are in an updateRest, which has room for the writes
+// they become (restOf): a node with two changes allocates once, as it
+// would for its writes alone.
+//
+// It is four words of three fields, because a struct larger than that is
+// not kept in registers by the compiler: each copy of it then takes room
+// in the frames of the user's node and of the node's closure, which are
+// on the task's stack, and a fan-out task whose stack outgrows its first
+// 2 KB copies its stack, at about 10,000 instructions a Send. The zero
+// update sets nothing.
 type update struct {
-	base unsafe.Pointer // the *S the Update is built on
-	// one holds a single change, the most common update (one[0].ptr is nil
-	// when there is none), so that a Write of one field allocates nothing.
-	// More changes, and gotos, are behind rest, which has room for the
-	// writes they become (restOf): a node with two changes allocates once,
-	// as it would for its writes alone.
-	//
-	// An Update is returned by value, in registers, and each copy the
-	// compiler keeps of it is room in a frame on the task's stack: a
-	// fan-out task whose stack outgrows its first 2 KB copies its stack,
-	// at about 10,000 instructions a Send. So it is six words: no count
-	// (one[0].ptr says whether there is one change), and a Change of two.
-	one  [1]Change
-	rest *updateRest // nil: at most one change, no gotos
+	off uintptr // the change's field offset; inRest: typ is the *updateRest
+	// typ is the runtime type of *T for the change's field of type T
+	// (ifaceWords), nil when there is no change, or the *updateRest.
+	typ   unsafe.Pointer
+	value any // T, or its engine value when Set encoded it
+}
+
+// inRest is update.off of an Update whose changes and gotos are in an
+// updateRest (an offset no field has).
+const inRest = ^uintptr(0)
+
+// rest is the Update's updateRest, or nil.
+func (u *update) rest() *updateRest {
+	if u.off == inRest {
+		return (*updateRest)(u.typ)
+	}
+	return nil
 }
 
 // updateRest is the part of an Update most nodes do not use. It is never
 // changed once an Update holds it (Updates are values that share it).
 type updateRest struct {
-	more  []Change // all the changes, when there are more than one
-	gotos []any    // string node names and engine.Sends, in call order
+	one   update         // the single change, when more is nil (never inRest)
+	base  unsafe.Pointer // the *S more's changes are made on
+	more  []Change       // all the changes, when there are more than one
+	gotos []any          // string node names and engine.Sends, in call order
 	// writes is room for more's state writes, allocated with it (restOf);
 	// the first node result to claim it writes into it. An Update value
 	// may be returned more than once (a package-level Update, say), so
@@ -139,7 +158,7 @@ type updateRest struct {
 // writeRoom is the room allocated with u's changes for their writes, or
 // nil when there is none or another result has claimed it.
 func (u *update) writeRoom() engine.Update {
-	if r := u.rest; r != nil && r.writes != nil && r.claimed.CompareAndSwap(false, true) {
+	if r := u.rest(); r != nil && r.writes != nil && r.claimed.CompareAndSwap(false, true) {
 		return r.writes
 	}
 	return nil
@@ -157,13 +176,20 @@ func Write[S any](s *S, changes ...Change) Update[S] {
 
 // write is Write's Update of changes made on the struct at base.
 func write(base unsafe.Pointer, changes []Change) update {
-	if len(changes) == 1 && changes[0].ptr != nil {
-		return update{base: base, one: [1]Change{changes[0]}}
+	if len(changes) == 1 {
+		pt, addr := ifaceWords(&changes[0].ptr)
+		if pt != nil && base != nil && uintptr(addr) >= uintptr(base) {
+			return update{off: uintptr(addr) - uintptr(base), typ: pt, value: changes[0].value}
+		}
 	}
 	if len(changes) == 0 {
-		return update{base: base}
+		return update{}
 	}
-	return update{base: base, rest: restOf(changes)} // a zero Change too: resolving reports it
+	// More changes, or one that resolving reports (a zero Change, a nil
+	// base, an address before the struct).
+	r := restOf(changes)
+	r.base = base
+	return update{off: inRest, typ: unsafe.Pointer(r)}
 }
 
 // restOf is an updateRest holding a copy of changes, allocated with room
@@ -213,37 +239,32 @@ func (r *updateRest) fill(room []Change, w engine.Update, changes []Change) *upd
 	return r
 }
 
-// changes lists the Update's changes in order.
-func (u *update) changes() []Change {
-	if u.rest != nil && u.rest.more != nil {
-		return u.rest.more
-	}
-	if u.one[0].ptr == nil {
-		return nil
-	}
-	return u.one[:]
-}
-
 // empty reports whether the Update sets no field.
-func (u *update) empty() bool { return len(u.changes()) == 0 }
+func (u *update) empty() bool {
+	if r := u.rest(); r != nil {
+		return r.more == nil && r.one.typ == nil
+	}
+	return u.typ == nil
+}
 
 // gotos lists the Update's node names and Sends in order.
 func (u *update) gotos() []any {
-	if u.rest == nil {
-		return nil
+	if r := u.rest(); r != nil {
+		return r.gotos
 	}
-	return u.rest.gotos
+	return nil
 }
 
 // withGotos is u with gotos added, on a rest of its own.
 func (u Update[S]) withGotos(gotos []any) Update[S] {
 	r := &updateRest{}
-	if u.rest != nil {
-		r.more, r.gotos = u.rest.more, u.rest.gotos // not the write room: u's
+	if old := u.rest(); old != nil {
+		r.one, r.base, r.more, r.gotos = old.one, old.base, old.more, old.gotos // not the write room: u's
+	} else {
+		r.one = u.update
 	}
 	r.gotos = append(r.gotos[:len(r.gotos):len(r.gotos)], gotos...)
-	u.rest = r
-	return u
+	return Update[S]{update{off: inRest, typ: unsafe.Pointer(r)}}
 }
 
 // Goto adds nodes to run next, as a LangGraph Command's goto: no edge is
@@ -276,7 +297,7 @@ func Send[A any](node string, arg A) engine.Send {
 
 // pairs resolves the changes to ordered state writes.
 func (u *Update[S]) pairs(s *schema) (engine.Update, error) {
-	return s.pairs(u.base, u.changes(), nil)
+	return s.resolve(&u.update, nil)
 }
 
 // values is the Update as a map of state keys, a run's input (a key set
@@ -321,13 +342,13 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 		// sets several fields usually sets them in order.
 		if off := uintptr(addr) - uintptr(base); hint < len(s.offsets) && s.offsets[hint] == off && s.fields[hint].ptrType == pt {
 			f, ok = &s.fields[hint], true
-			hint++
-		} else {
-			f, ok = s.fieldAt(uintptr(base), uintptr(addr), pt, &hint)
+		} else if uintptr(addr) >= uintptr(base) {
+			f, ok = s.fieldFor(off, pt, hint)
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, reflect.TypeOf(c.ptr), s.typ)
+			return nil, notAField(s, i+1, pt)
 		}
+		hint = f.order + 1
 		v := c.value
 		if !f.encoded(&c.value) {
 			var err error
@@ -340,55 +361,81 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 	return out, nil
 }
 
-// nodeOutput is nodeResult for the Update u, in buf when u has no room of
-// its own. It runs on the node's task stack right after the node, so its
-// common case — one change whose value Set encoded — takes a small frame,
-// and everything else, errors included, is nodeResult's.
+// resolve resolves u's changes to ordered state writes, in buf when they
+// fit.
+func (s *schema) resolve(u *update, buf engine.Update) (engine.Update, error) {
+	r := u.rest()
+	if r == nil {
+		return s.pairOne(u, buf)
+	}
+	if r.more == nil {
+		return s.pairOne(&r.one, buf)
+	}
+	return s.pairs(r.base, r.more, buf)
+}
+
+// pairOne is the write of u's inline change (none when it has none), in
+// buf when it fits.
+func (s *schema) pairOne(u *update, buf engine.Update) (engine.Update, error) {
+	if u.typ == nil {
+		return nil, nil
+	}
+	f, ok := s.fieldFor(u.off, u.typ, 0)
+	if !ok {
+		return nil, notAField(s, 1, u.typ)
+	}
+	v := u.value
+	if !f.encoded(&u.value) {
+		var err error
+		if v, err = f.encode(valueOf(u.value, f.typ)); err != nil {
+			return nil, err
+		}
+	}
+	if cap(buf) == 0 {
+		buf = make(engine.Update, 0, 1)
+	}
+	return append(buf[:0], engine.KV{Key: f.key, Value: v}), nil
+}
+
+// notAField is ErrNotAField for change i, whose field pointer's runtime
+// type is pt.
+func notAField(s *schema, i int, pt unsafe.Pointer) error {
+	var p any
+	w := (*[2]unsafe.Pointer)(unsafe.Pointer(&p))
+	w[0] = pt // a nil pointer of that type: for its name
+	return fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i, reflect.TypeOf(p), s.typ)
+}
+
+// nodeOutput is what node name returns to the engine for its Update u:
+// ordered writes (in buf when they fit, and u's own room when it has
+// some), or a Command when there are gotos. It runs on the node's task
+// stack right after the node, so its common case — one change whose value
+// Set encoded — takes a small frame, and everything else, errors
+// included, is nodeResult's.
 func (s *schema) nodeOutput(name string, u *update, buf engine.Update) (any, error) {
-	if u.rest == nil && u.one[0].ptr != nil {
-		if kv, ok := s.write(u.base, &u.one[0]); ok {
+	if u.off != inRest && u.typ != nil {
+		if f, ok := s.fieldFor(u.off, u.typ, 0); ok && f.encoded(&u.value) {
 			if cap(buf) == 0 {
 				buf = make(engine.Update, 0, 1)
 			}
-			return append(buf[:0], kv), nil
+			return append(buf[:0], engine.KV{Key: f.key, Value: u.value}), nil
 		}
 	}
-	return s.nodeOutputRest(name, u, buf)
+	return s.nodeResult(name, u, buf)
 }
 
-// nodeOutputRest is nodeOutput's general case.
+// nodeResult is nodeOutput's general case.
 //
 //go:noinline
-func (s *schema) nodeOutputRest(name string, u *update, buf engine.Update) (any, error) {
+func (s *schema) nodeResult(name string, u *update, buf engine.Update) (any, error) {
 	if room := u.writeRoom(); room != nil {
 		buf = room
 	}
-	return s.nodeResult(name, u.base, u.changes(), u.gotos(), buf)
-}
-
-// write is the state write of the change c made on the struct at base,
-// when c names a field and its value is encoded already; false leaves c to
-// pairs, which encodes the value or words the error.
-func (s *schema) write(base unsafe.Pointer, c *Change) (engine.KV, bool) {
-	pt, addr := ifaceWords(&c.ptr)
-	hint := 0
-	f, ok := s.fieldAt(uintptr(base), uintptr(addr), pt, &hint)
-	if !ok || base == nil || !f.encoded(&c.value) {
-		return engine.KV{}, false
-	}
-	return engine.KV{Key: f.key, Value: c.value}, true
-}
-
-// nodeResult is what node name returns to the engine for its Update's
-// changes, made on the struct at base, and gotos: ordered writes (in buf
-// when they fit), or a Command when there are gotos. The node's closure
-// calls it with the Update's parts, so a task's stack holds one copy of
-// the Update.
-func (s *schema) nodeResult(name string, base unsafe.Pointer, changes []Change, gotos []any, buf engine.Update) (any, error) {
-	pairs, err := s.pairs(base, changes, buf)
+	pairs, err := s.resolve(u, buf)
 	if err != nil {
 		return nil, fmt.Errorf("node %q: %w", name, err)
 	}
+	gotos := u.gotos()
 	if len(gotos) == 0 {
 		if pairs == nil {
 			return nil, nil
