@@ -168,7 +168,7 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		if err != nil {
 			return nil, err
 		}
-		return n.output(&u.update)
+		return n.output(u.update)
 	}, opts...)
 	return g
 }
@@ -191,9 +191,14 @@ type sendArg struct {
 	name   string
 }
 
-// output is what the node returns to the engine for its Update u.
-func (n *sendArg) output(u *update) (any, error) {
-	return n.schema.nodeOutput(n.name, u, nil)
+// output is what the node returns to the engine for its Update u. It
+// takes u in registers and is not inlined, so that the closure's frame,
+// on the stack while the node runs, holds neither u nor room for
+// nodeOutput's arguments.
+//
+//go:noinline
+func (n *sendArg) output(u update) (any, error) {
+	return n.schema.nodeOutput(n.name, &u, nil)
 }
 
 // decodeArg decodes a Send's argument through its codec, into a value of
