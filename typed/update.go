@@ -148,10 +148,13 @@ type updateRest struct {
 	more  []Change       // all the changes, when there are more than one
 	gotos []any          // string node names and engine.Sends, in call order
 	// writes is room for more's state writes, allocated with it (restOf);
-	// the first node result to claim it writes into it. An Update value
-	// may be returned more than once (a package-level Update, say), so
-	// the room is claimed atomically and the others allocate their own.
+	// the first node result to claim it writes into it, and points to
+	// out, its slice header (boxed), which only the claimer sets. An
+	// Update value may be returned more than once (a package-level
+	// Update, say), so the room is claimed atomically and the others
+	// allocate their own.
 	writes  engine.Update
+	out     engine.Update
 	claimed atomic.Bool
 }
 
@@ -160,7 +163,8 @@ type updateRest struct {
 // owns the slice header too (a result may point to it: see boxed).
 func (u *update) writeRoom() *engine.Update {
 	if r := u.rest(); r != nil && r.writes != nil && r.claimed.CompareAndSwap(false, true) {
-		return &r.writes
+		r.out = r.writes
+		return &r.out
 	}
 	return nil
 }
