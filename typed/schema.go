@@ -20,6 +20,10 @@ type schema struct {
 	keys   []engine.KeySpec
 	// offsets holds each field's offset, ascending (struct order).
 	offsets []uintptr
+	// atOffset[off] is 1 + the index of the first field at offset off (0:
+	// none), for a struct of at most maxIndexedSize bytes: resolving a
+	// change is then one load, not a search.
+	atOffset []int16
 	// shared and unshared split fields (indexes into fields) by whether
 	// a decoded value may be copied to several tasks (see cache.go).
 	shared, unshared []int
@@ -124,6 +128,12 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		s.keys = append(s.keys, spec)
 	}
 	s.cached = len(s.shared) >= cacheFrom
+	if size := t.Size(); size <= maxIndexedSize && len(s.fields) < math.MaxInt16 {
+		s.atOffset = make([]int16, size+1)
+		for i := len(s.fields) - 1; i >= 0; i-- { // the first of fields sharing an offset wins
+			s.atOffset[s.offsets[i]] = int16(i + 1)
+		}
+	}
 	return s, nil
 }
 
@@ -278,6 +288,10 @@ func (f *field) encode(v reflect.Value) (any, error) {
 	return out, nil
 }
 
+// maxIndexedSize is the largest state struct whose fields are found by
+// an offset table (schema.atOffset): two bytes a byte of the struct.
+const maxIndexedSize = 4096
+
 // fieldFor is the field at offset off whose pointers have the runtime type
 // pt. Fields are in struct order, so by offset; a zero-size field shares
 // its offset with the next one, and a nested field's with its parent,
@@ -286,7 +300,12 @@ func (f *field) encode(v reflect.Value) (any, error) {
 func (s *schema) fieldFor(off uintptr, pt unsafe.Pointer, hint int) (*field, bool) {
 	i := hint
 	if i >= len(s.offsets) || s.offsets[i] != off || s.fields[i].ptrType != pt {
-		if len(s.offsets) <= 8 {
+		if off < uintptr(len(s.atOffset)) {
+			i = int(s.atOffset[off]) - 1
+			if i < 0 {
+				return nil, false
+			}
+		} else if len(s.offsets) <= 8 {
 			i = 0
 			for i < len(s.offsets) && s.offsets[i] < off {
 				i++

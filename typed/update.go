@@ -333,9 +333,11 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 	if base == nil {
 		return nil, fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
 	}
-	out := buf[:0]
-	if cap(buf) < len(changes) {
-		out = make(engine.Update, 0, len(changes))
+	var out engine.Update
+	if cap(buf) >= len(changes) {
+		out = buf[:len(changes):len(changes)]
+	} else {
+		out = make(engine.Update, len(changes))
 	}
 	hint := 0
 	for i := range changes {
@@ -354,14 +356,18 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 			return nil, notAField(s, i+1, pt)
 		}
 		hint = f.order + 1
-		v := c.value
-		if !f.encoded(&c.value) {
-			var err error
-			if v, err = f.encode(valueOf(c.value, f.typ)); err != nil {
+		out[i].Key = f.key
+		if vt, _ := ifaceWords(&c.value); vt != f.valType && f.valType != nil { // f.encoded's first case, inline
+			out[i].Value = c.value
+		} else if f.encoded(&c.value) {
+			out[i].Value = c.value
+		} else {
+			v, err := f.encode(valueOf(c.value, f.typ))
+			if err != nil {
 				return nil, err
 			}
+			out[i].Value = v
 		}
-		out = append(out, engine.KV{Key: f.key, Value: v})
 	}
 	return out, nil
 }
