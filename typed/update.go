@@ -60,44 +60,65 @@ func Set[T any](field *T, value T) Change {
 	return Change{ptr: field, value: value}
 }
 
-// encodeIntList is encodeInts boxed, or nil. Set's lists are encoded in
-// calls of their own, so that Set itself keeps a small frame: it runs in
-// the user's node, deepest on a fan-out task's small stack.
+// encodeIntList is a non-nil []int as engine values, boxed, or nil when
+// an element is not exactly a float64. Set's lists are encoded in calls
+// of their own, so that Set itself keeps a small frame: it runs in the
+// user's node, deepest on a fan-out task's small stack.
 //
 //go:noinline
 func encodeIntList(l []int) any {
-	if out, ok := encodeInts(l); ok {
-		return out
+	if l == nil {
+		return nil
 	}
-	return nil
+	for _, x := range l {
+		if n := int64(x); n < -(1<<53) || n > 1<<53 {
+			return nil
+		}
+	}
+	p := newAnyList(len(l))
+	for i, x := range l {
+		(*p)[i] = float64(x)
+	}
+	return box(anyListType, unsafe.Pointer(p))
 }
 
 // encodeStrings is a []string as engine values, boxed.
 //
 //go:noinline
 func encodeStrings(l []string) any {
-	out := make([]any, len(l))
+	p := newAnyList(len(l))
 	for i, x := range l {
-		out[i] = x
+		(*p)[i] = x
 	}
-	return out
+	return box(anyListType, unsafe.Pointer(p))
 }
 
-// encodeInts is a non-nil []int as engine values, when every element is a
-// float64 exactly (a nil slice's value depends on the field's channel).
-func encodeInts(l []int) ([]any, bool) {
-	if l == nil {
-		return nil, false
+// newAnyList is a new list of n values, with its slice header allocated
+// with it for a short list: boxing the header then costs no allocation of
+// its own (box), so a list Set allocates once, not twice.
+func newAnyList(n int) *[]any {
+	switch {
+	case n <= 1:
+		b := new(struct {
+			h []any
+			a [1]any
+		})
+		b.h = b.a[:n]
+		return &b.h
+	case n <= 4:
+		b := new(struct {
+			h []any
+			a [4]any
+		})
+		b.h = b.a[:n]
+		return &b.h
 	}
-	out := make([]any, len(l))
-	for i, x := range l {
-		if n := int64(x); n < -(1<<53) || n > 1<<53 {
-			return nil, false
-		}
-		out[i] = float64(x)
-	}
-	return out, true
+	h := make([]any, n)
+	return &h
 }
+
+// anyListType is the runtime type word of []any.
+var anyListType = typeWord([]any(nil))
 
 // Update is a node's partial state update: the fields it set, in the order
 // it set them, and optionally where to go next (a Command). The zero
@@ -453,10 +474,15 @@ type oneWrite struct {
 // allocation of its own (measured on loop_5000: the conversion was about
 // 270 instructions a node, as it is for a map node returning an
 // engine.Update).
-func boxed(p *engine.Update) any {
+func boxed(p *engine.Update) any { return box(updateType, unsafe.Pointer(p)) }
+
+// box is the interface value of dynamic type typ (a runtime type word,
+// ifaceWords) whose data word is p, the address of a value of that type
+// that is not pointer-shaped and that nothing changes any more.
+func box(typ, p unsafe.Pointer) any {
 	var v any
 	w := (*[2]unsafe.Pointer)(unsafe.Pointer(&v))
-	w[0], w[1] = updateType, unsafe.Pointer(p)
+	w[0], w[1] = typ, p
 	return v
 }
 
