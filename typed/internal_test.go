@@ -134,8 +134,10 @@ func TestSet_WritesWhatTheCodecMakes(t *testing.T) {
 		Set(&s.I, 3), Set(&s.Big, 1<<60), Set(&s.F, 2.5), Set(&s.Str, "x"), Set(&s.B, true),
 		Set(&s.N, Name("n")), Set(&s.L, []int{1, 2}), Set(&s.LS, []string{"a"}), Set(&s.Nil, nil),
 		Set[any](&s.Any, 4), Set[any](&s.Any, map[string]int{"k": 1}), Set(&s.M, map[string]int{"k": 2}), Set(&s.P, &seven),
+		Set(&s.L, []int{1, 2, 3, 4, 5}), Set(&s.L, []int{1, 1 << 60}), Set(&s.LS, []string{"a", "b", "c", "d", "e"}), Set(&s.L, []int{}),
 	}
-	values := []any{3, 1 << 60, 2.5, "x", true, Name("n"), []int{1, 2}, []string{"a"}, []string(nil), 4, map[string]int{"k": 1}, map[string]int{"k": 2}, &seven}
+	values := []any{3, 1 << 60, 2.5, "x", true, Name("n"), []int{1, 2}, []string{"a"}, []string(nil), 4, map[string]int{"k": 1}, map[string]int{"k": 2}, &seven,
+		[]int{1, 2, 3, 4, 5}, []int{1, 1 << 60}, []string{"a", "b", "c", "d", "e"}, []int{}}
 	for i, c := range changes {
 		want, err := Encode(values[i])
 		if err != nil {

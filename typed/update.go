@@ -75,50 +75,73 @@ func encodeIntList(l []int) any {
 			return nil
 		}
 	}
-	p := newAnyList(len(l))
-	for i, x := range l {
-		(*p)[i] = float64(x)
+	if len(l) > len(shortIntList{}.a) {
+		return longIntList(l)
 	}
-	return box(anyListType, unsafe.Pointer(p))
+	// The numbers too in the one allocation: each interface points to its
+	// own, as boxing it would, and nothing changes them.
+	b := new(shortIntList)
+	b.h = b.a[:len(l)]
+	for i, x := range l {
+		b.f[i] = float64(x)
+		b.a[i] = box(float64Type, unsafe.Pointer(&b.f[i]))
+	}
+	return box(anyListType, unsafe.Pointer(&b.h))
+}
+
+// shortIntList is a short list of whole numbers as engine values, its
+// slice header and the numbers its interfaces point to, in one allocation.
+type shortIntList struct {
+	h []any
+	a [4]any
+	f [4]float64
+}
+
+// longIntList is encodeIntList of a list longer than a shortIntList.
+//
+//go:noinline
+func longIntList(l []int) any {
+	out := make([]any, len(l))
+	for i, x := range l {
+		out[i] = float64(x)
+	}
+	return out
 }
 
 // encodeStrings is a []string as engine values, boxed.
 //
 //go:noinline
 func encodeStrings(l []string) any {
-	p := newAnyList(len(l))
+	if len(l) > len(shortStringList{}.a) {
+		out := make([]any, len(l))
+		for i, x := range l {
+			out[i] = x
+		}
+		return out
+	}
+	b := new(shortStringList) // as shortIntList
+	b.h = b.a[:len(l)]
 	for i, x := range l {
-		(*p)[i] = x
+		b.s[i] = x
+		b.a[i] = box(stringType, unsafe.Pointer(&b.s[i]))
 	}
-	return box(anyListType, unsafe.Pointer(p))
+	return box(anyListType, unsafe.Pointer(&b.h))
 }
 
-// newAnyList is a new list of n values, with its slice header allocated
-// with it for a short list: boxing the header then costs no allocation of
-// its own (box), so a list Set allocates once, not twice.
-func newAnyList(n int) *[]any {
-	switch {
-	case n <= 1:
-		b := new(struct {
-			h []any
-			a [1]any
-		})
-		b.h = b.a[:n]
-		return &b.h
-	case n <= 4:
-		b := new(struct {
-			h []any
-			a [4]any
-		})
-		b.h = b.a[:n]
-		return &b.h
-	}
-	h := make([]any, n)
-	return &h
+// shortStringList is shortIntList's counterpart for strings.
+type shortStringList struct {
+	h []any
+	a [4]any
+	s [4]string
 }
 
-// anyListType is the runtime type word of []any.
-var anyListType = typeWord([]any(nil))
+// anyListType, float64Type and stringType are the runtime type words of
+// []any, float64 and string.
+var (
+	anyListType = typeWord([]any(nil))
+	float64Type = typeWord(0.0)
+	stringType  = typeWord("")
+)
 
 // Update is a node's partial state update: the fields it set, in the order
 // it set them, and optionally where to go next (a Command). The zero
@@ -452,7 +475,9 @@ func (s *schema) nodeOutput(name string, u *update, out *engine.Update) (any, er
 				w := new(oneWrite)
 				w.out, out = w.kv[:0], &w.out
 			}
-			*out = append((*out)[:0], engine.KV{Key: f.key, Value: u.value})
+			w := (*out)[:1] // not append: no growslice call in this frame
+			w[0] = engine.KV{Key: f.key, Value: u.value}
+			*out = w
 			return boxed(out), nil
 		}
 	}
