@@ -75,29 +75,41 @@ func encodeIntList(l []int) any {
 			return nil
 		}
 	}
-	if len(l) > len(shortIntList{}.a) {
+	if len(l) > shortListLen {
 		return longIntList(l)
 	}
-	// The numbers too in the one allocation: each interface points to its
-	// own, as boxing it would, and nothing changes them.
-	b := new(shortIntList)
-	b.h = b.a[:len(l)]
+	b := new(shortList[float64])
 	for i, x := range l {
-		b.f[i] = float64(x)
-		b.a[i] = box(float64Type, unsafe.Pointer(&b.f[i]))
+		b.v[i] = float64(x)
+	}
+	return b.boxed(len(l), float64Type)
+}
+
+// shortListLen is the longest list Set encodes into one block.
+const shortListLen = 4
+
+// shortList is a short list of engine values of type E, its slice header
+// and the values its interfaces point to, in one allocation.
+type shortList[E float64 | string] struct {
+	h []any
+	a [shortListLen]any
+	v [shortListLen]E
+}
+
+// boxed is the first n of b's values as a list of engine values, boxed:
+// each interface points to its value, as boxing it would, and nothing
+// changes them, so the list costs the one allocation of b. typ is E's
+// runtime type word. (Small enough to be inlined: a call would be one
+// frame more on a fan-out task's stack.)
+func (b *shortList[E]) boxed(n int, typ unsafe.Pointer) any {
+	b.h = b.a[:n]
+	for i := range n {
+		b.a[i] = box(typ, unsafe.Pointer(&b.v[i]))
 	}
 	return box(anyListType, unsafe.Pointer(&b.h))
 }
 
-// shortIntList is a short list of whole numbers as engine values, its
-// slice header and the numbers its interfaces point to, in one allocation.
-type shortIntList struct {
-	h []any
-	a [4]any
-	f [4]float64
-}
-
-// longIntList is encodeIntList of a list longer than a shortIntList.
+// longIntList is encodeIntList of a list longer than shortListLen.
 //
 //go:noinline
 func longIntList(l []int) any {
@@ -112,27 +124,23 @@ func longIntList(l []int) any {
 //
 //go:noinline
 func encodeStrings(l []string) any {
-	if len(l) > len(shortStringList{}.a) {
-		out := make([]any, len(l))
-		for i, x := range l {
-			out[i] = x
-		}
-		return out
+	if len(l) > shortListLen {
+		return longStrings(l)
 	}
-	b := new(shortStringList) // as shortIntList
-	b.h = b.a[:len(l)]
-	for i, x := range l {
-		b.s[i] = x
-		b.a[i] = box(stringType, unsafe.Pointer(&b.s[i]))
-	}
-	return box(anyListType, unsafe.Pointer(&b.h))
+	b := new(shortList[string])
+	copy(b.v[:], l)
+	return b.boxed(len(l), stringType)
 }
 
-// shortStringList is shortIntList's counterpart for strings.
-type shortStringList struct {
-	h []any
-	a [4]any
-	s [4]string
+// longStrings is encodeStrings of a list longer than shortListLen.
+//
+//go:noinline
+func longStrings(l []string) any {
+	out := make([]any, len(l))
+	for i, x := range l {
+		out[i] = x
+	}
+	return out
 }
 
 // anyListType, float64Type and stringType are the runtime type words of
