@@ -102,7 +102,7 @@ type shortList[E float64 | string] struct {
 // runtime type word. (Small enough to be inlined: a call would be one
 // frame more on a fan-out task's stack.)
 func (b *shortList[E]) boxed(n int, typ unsafe.Pointer) any {
-	b.h = b.a[:n]
+	b.h = b.a[:n:n] // no spare capacity: an append to the value copies it
 	for i := range n {
 		b.a[i] = box(typ, unsafe.Pointer(&b.v[i]))
 	}
