@@ -152,9 +152,15 @@ func newStatements(schema string) statements {
 				 WHERE thread = $1 AND ns = $2 AND checkpoint = $3 AND task = $4 AND slot >= 0) AS b
 			ON CONFLICT DO NOTHING`),
 		checkpointExists: r.Replace(`SELECT EXISTS (SELECT 1 FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id = $3)`),
-		deltaChildren:    r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND parent = $3 AND depth > 0`),
-		updateRecord:     r.Replace(`UPDATE S.checkpoints SET depth = 0, base = id, rec = $4 WHERE thread = $1 AND ns = $2 AND id = $3`),
-		latestID:         r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 ORDER BY id DESC LIMIT 1`),
+		// deltaChildren finds the children stored as deltas of checkpoint
+		// $3: those with later ids along the primary key (few unless $3 is
+		// old), the others through checkpoints_early_child, whose predicate
+		// the second part repeats so that the planner uses it.
+		deltaChildren: r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id > $3 AND parent = $3 AND depth > 0
+			UNION ALL
+			SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND parent = $3 AND depth > 0 AND id <= parent`),
+		updateRecord: r.Replace(`UPDATE S.checkpoints SET depth = 0, base = id, rec = $4 WHERE thread = $1 AND ns = $2 AND id = $3`),
+		latestID:     r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 ORDER BY id DESC LIMIT 1`),
 		candidates: r.Replace(`SELECT ns, id, rec FROM S.checkpoints
 			WHERE thread = $1 AND ns = $2 AND ($3::bytea IS NULL OR id = $3) AND ($4::bytea IS NULL OR id < $4)
 			ORDER BY id DESC`),
