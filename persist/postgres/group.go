@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // Group commit. Threads that want their writes committed at the same time
@@ -153,11 +156,11 @@ func (s *Store) sendGroup(g *group) {
 		}
 	}
 	if len(grouped) > 0 {
-		claimed, err := s.sendGrouped(ctx, s.sql.group, grouped)
+		claimed, err := s.sendGrouped(ctx, groupStmt, s.sql.group, grouped)
 		if pgCode(err) == uniqueViolation {
 			// A row of the group is stored already (a fork's blob, a
 			// write saved again): the conflict rules decide.
-			claimed, err = s.sendGrouped(ctx, s.sql.groupSafe, grouped)
+			claimed, err = s.sendGrouped(ctx, groupSafeStmt, s.sql.groupSafe, grouped)
 		}
 		for _, m := range grouped {
 			if seq, ok := claimed[m.thread]; ok && err == nil {
@@ -237,16 +240,22 @@ func groupable(ops []*op) bool {
 	return true
 }
 
+// The names of the group statements, prepared on each connection.
+const (
+	groupStmt     = "superstep_group"
+	groupSafeStmt = "superstep_group_safe"
+)
+
 // sendGrouped claims the threads of ms and stores the rows of those
-// claimed, in one statement. It returns the new sequence of each thread
-// claimed; a thread left out was stored nothing.
+// claimed, in one statement, sql prepared as name. It returns the new
+// sequence of each thread claimed; a thread left out was stored nothing.
 //
 // The statement's arrays are encoded here, straight into PostgreSQL's
-// binary array format in buffers reused from group to group: through
-// pgx's parameter encoding they cost a tenth of a superstep's CPU in this
-// process, mostly boxing each element and buffers it drops after each
-// query.
-func (s *Store) sendGrouped(ctx context.Context, stmt string, ms []*member) (map[string]int64, error) {
+// binary array format in buffers reused from group to group, and so are
+// the messages that run it (see execGroup): through pgx's parameter
+// encoding they cost a tenth of a superstep's CPU in this process, mostly
+// boxing each element and buffers it drops after each query.
+func (s *Store) sendGrouped(ctx context.Context, name, sql string, ms []*member) (map[string]int64, error) {
 	// Rows are locked in thread order, so two stores' groups that share
 	// threads cannot deadlock.
 	slices.SortFunc(ms, func(a, b *member) int { return strings.Compare(a.thread, b.thread) })
@@ -309,23 +318,54 @@ func (s *Store) sendGrouped(ctx context.Context, stmt string, ms []*member) (map
 		return nil, err
 	}
 	defer conn.Release()
-	sd, err := conn.Conn().Prepare(ctx, stmt, stmt)
-	if err != nil {
+	if _, err := conn.Conn().Prepare(ctx, name, sql); err != nil {
 		return nil, err
 	}
-	res := conn.Conn().PgConn().ExecPrepared(ctx, sd.Name, a.values(), binaryFormat, binaryFormat).Read()
-	if res.Err != nil {
-		return nil, res.Err
-	}
-	claimed := make(map[string]int64, len(ms))
-	for _, row := range res.Rows {
-		if len(row) != 2 || len(row[1]) != 8 {
-			return nil, fmt.Errorf("group commit: unexpected row %q", row)
-		}
-		claimed[string(row[0])] = int64(binary.BigEndian.Uint64(row[1]))
-	}
-	return claimed, nil
+	return execGroup(ctx, conn.Conn().PgConn(), a.messages(name), len(ms))
 }
 
-// binaryFormat says every parameter and result column is in binary format.
-var binaryFormat = []int16{1}
+// execGroup sends msgs, the messages that run a group's statement, on an
+// idle connection and reads the claimed threads it returns, until the
+// server is ready again.
+//
+// It writes the messages itself, not through pgconn, which would copy them
+// into a buffer it regrows from 1 KB and drops after every query: that was
+// a quarter of the bytes a superstep allocated. The server reads every
+// message before it answers much, so writing them whole cannot deadlock.
+// A connection that fails midway is closed, and the pool drops it.
+func execGroup(ctx context.Context, pc *pgconn.PgConn, msgs []byte, members int) (map[string]int64, error) {
+	// pgconn may be reading in the background or hold read data: direct
+	// use of the connection must wait for that (nearly always a check).
+	if err := pc.SyncConn(ctx); err != nil {
+		pc.Close(ctx)
+		return nil, err
+	}
+	if _, err := pc.Conn().Write(msgs); err != nil {
+		pc.Close(ctx)
+		return nil, err
+	}
+	claimed := make(map[string]int64, members)
+	var failed error
+	for {
+		msg, err := pc.ReceiveMessage(ctx)
+		if err != nil {
+			pc.Close(ctx)
+			return nil, err
+		}
+		switch m := msg.(type) {
+		case *pgproto3.DataRow:
+			if len(m.Values) != 2 || len(m.Values[1]) != 8 {
+				failed = fmt.Errorf("group commit: unexpected row %q", m.Values)
+				continue
+			}
+			claimed[string(m.Values[0])] = int64(binary.BigEndian.Uint64(m.Values[1]))
+		case *pgproto3.ErrorResponse:
+			failed = pgconn.ErrorResponseToPgError(m)
+		case *pgproto3.ReadyForQuery:
+			if failed != nil {
+				return nil, failed
+			}
+			return claimed, nil
+		}
+	}
+}
