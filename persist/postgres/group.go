@@ -18,11 +18,12 @@ import (
 // rows, not a transaction, a round trip and a WAL flush of its own.
 //
 // A thread that wants a commit joins the open group. When fewer than
-// Options.ConcurrentCommits groups are being sent, the first thread to join sends the
-// group itself, at once: a lone thread waits for no one. Otherwise the
-// group fills until a group being sent ends, which wakes the open group's
-// waiters, and one of them sends it. A thread is in one group at a time,
-// so a thread's commits stay in order.
+// Options.ConcurrentCommits groups are being sent, the first thread to
+// join sends the group itself, at once: a lone thread waits for no one.
+// Otherwise the group fills until a group being sent ends, which wakes one
+// of the open group's waiters to send it; the others sleep until its
+// commit ends, so each thread wakes once per commit. A thread is in one
+// group at a time, so a thread's commits stay in order.
 
 // defaultConcurrentCommits is how many groups one store sends at once
 // unless Options says otherwise. Two keep the server busy with one group
@@ -40,8 +41,8 @@ const maxGroup = 256
 type group struct {
 	members []*member
 	sealed  bool          // taken for sending: it takes no more threads
-	lead    chan struct{} // closed when one of the waiters should send it
-	led     bool          // lead is closed
+	lead    chan struct{} // holds a token when one of the waiters should send it
+	led     bool          // the token was given
 	done    chan struct{} // closed when its commit has ended
 }
 
@@ -56,7 +57,7 @@ type member struct {
 }
 
 func newGroup() *group {
-	return &group{lead: make(chan struct{}), done: make(chan struct{})}
+	return &group{lead: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // want puts thread in the open group unless it is in a group already.
@@ -75,7 +76,7 @@ func (s *Store) want(thread string, q *threadQueue) *group {
 func (s *Store) await(ctx context.Context, thread string, o *op) error {
 	s.mu.Lock()
 	for !o.committed {
-		var wait chan struct{}
+		var wait, lead chan struct{}
 		switch q := s.queues[thread]; {
 		case o.g != nil: // being sent
 			wait = o.g.done
@@ -92,11 +93,14 @@ func (s *Store) await(ctx context.Context, thread string, o *op) error {
 				s.mu.Lock()
 				continue
 			}
-			wait = g.lead
+			// One waiter takes the token and sends the group; the
+			// others wake when its commit ends.
+			wait, lead = g.done, g.lead
 		}
 		s.mu.Unlock()
 		select {
 		case <-wait:
+		case <-lead:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -133,12 +137,13 @@ func (s *Store) seal(g *group) {
 	}
 }
 
-// signalOpen wakes the open group's waiters when it has threads and may be
-// sent. s.mu is held.
+// signalOpen wakes one of the open group's waiters to send it when it has
+// threads and may be sent (a waiter that comes later finds the token).
+// s.mu is held.
 func (s *Store) signalOpen() {
 	if g := s.open; len(g.members) > 0 && !g.led && s.inFlight < s.maxInFlight {
 		g.led = true
-		close(g.lead)
+		g.lead <- struct{}{}
 	}
 }
 
