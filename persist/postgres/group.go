@@ -153,19 +153,36 @@ func (s *Store) sendGroup(g *group) {
 	// belong to several callers.
 	ctx := context.Background()
 	var grouped, alone []*member
+	create := 0
 	for _, m := range g.members {
 		if groupable(m.ops) {
 			grouped = append(grouped, m)
+			if m.observed < 0 {
+				create = 1 // a thread this store has not seen may be new
+			}
 		} else {
 			alone = append(alone, m)
 		}
 	}
 	if len(grouped) > 0 {
-		claimed, err := s.sendGrouped(ctx, groupStmt, s.sql.group, grouped)
+		claimed, err := s.sendGrouped(ctx, 0, create, grouped)
 		if pgCode(err) == uniqueViolation {
 			// A row of the group is stored already (a fork's blob, a
-			// write saved again): the conflict rules decide.
-			claimed, err = s.sendGrouped(ctx, groupSafeStmt, s.sql.groupSafe, grouped)
+			// write saved again, a checkpoint replaced): the conflict
+			// rules decide, and a thread that may replace a checkpoint
+			// goes alone.
+			var safe []*member
+			for _, m := range grouped {
+				if mayReplace(m.ops) {
+					alone = append(alone, m)
+				} else {
+					safe = append(safe, m)
+				}
+			}
+			grouped, claimed, err = safe, nil, nil
+			if len(safe) > 0 {
+				claimed, err = s.sendGrouped(ctx, 1, create, safe)
+			}
 		}
 		for _, m := range grouped {
 			if seq, ok := claimed[m.thread]; ok && err == nil {
@@ -223,14 +240,15 @@ func (s *Store) settle(m *member) {
 }
 
 // groupable reports whether a thread's ops can go in a group's statement:
-// none replaces a stored checkpoint or numbers null-task writes after the
-// stored ones (those read what is stored), and no two may write the same
-// slot of a task, which one INSERT … ON CONFLICT DO UPDATE cannot. (A
-// task's special writes, with negative slots, and its regular ones are
-// two ops that never share a slot.)
+// none numbers null-task writes after the stored ones (that reads what is
+// stored), and no two may write the same slot of a task, which one INSERT
+// … ON CONFLICT DO UPDATE cannot. (A task's special writes, with negative
+// slots, and its regular ones are two ops that never share a slot.) A
+// checkpoint that may replace a stored one goes in a group on trial: see
+// mayReplace.
 func groupable(ops []*op) bool {
 	for i, o := range ops {
-		if o.nullRun || o.put != nil && o.put.mayExist {
+		if o.nullRun {
 			return false
 		}
 		if o.put != nil {
@@ -245,22 +263,38 @@ func groupable(ops []*op) bool {
 	return true
 }
 
-// The names of the group statements, prepared on each connection.
-const (
-	groupStmt     = "superstep_group"
-	groupSafeStmt = "superstep_group_safe"
-)
+// mayReplace reports whether ops hold a checkpoint that may replace a
+// stored one. Such a thread goes in a group's plain statement, which
+// stores the checkpoint when it is new and fails when it is stored; it
+// then goes alone (sendThread), whose transaction first rewrites the
+// children stored as deltas of it.
+func mayReplace(ops []*op) bool {
+	for _, o := range ops {
+		if o.put != nil && o.put.mayExist {
+			return true
+		}
+	}
+	return false
+}
+
+// groupStmtNames are the names of the group statements
+// (statements.group), prepared on each connection.
+var groupStmtNames = [2][2]string{
+	{"superstep_group", "superstep_group_create"},
+	{"superstep_group_safe", "superstep_group_safe_create"},
+}
 
 // sendGrouped claims the threads of ms and stores the rows of those
-// claimed, in one statement, sql prepared as name. It returns the new
-// sequence of each thread claimed; a thread left out was stored nothing.
+// claimed, in one statement: statements.group[safe][create]. It returns
+// the new sequence of each thread claimed; a thread left out was stored
+// nothing.
 //
 // The statement's arrays are encoded here, straight into PostgreSQL's
 // binary array format in buffers reused from group to group, and so are
 // the messages that run it (see execGroup): through pgx's parameter
 // encoding they cost a tenth of a superstep's CPU in this process, mostly
 // boxing each element and buffers it drops after each query.
-func (s *Store) sendGrouped(ctx context.Context, name, sql string, ms []*member) (map[string]int64, error) {
+func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member) (map[string]int64, error) {
 	// Rows are locked in thread order, so two stores' groups that share
 	// threads cannot deadlock.
 	slices.SortFunc(ms, func(a, b *member) int { return strings.Compare(a.thread, b.thread) })
@@ -323,7 +357,8 @@ func (s *Store) sendGrouped(ctx context.Context, name, sql string, ms []*member)
 		return nil, err
 	}
 	defer conn.Release()
-	if _, err := conn.Conn().Prepare(ctx, name, sql); err != nil {
+	name := groupStmtNames[safe][create]
+	if _, err := conn.Conn().Prepare(ctx, name, s.sql.group[safe][create]); err != nil {
 		return nil, err
 	}
 	return execGroup(ctx, conn.Conn().PgConn(), a.messages(name), len(ms))

@@ -89,9 +89,10 @@ func (s *Store) commit(ctx context.Context, thread string) error {
 // sendThread writes a thread's ops in one transaction, after claiming the
 // thread with the claim function, and returns the thread's new sequence.
 // It is the way of a thread that cannot go in a group's statement (see
-// sendGroup): its ops replace a stored checkpoint or number null-task
-// writes after those stored, its claim found no row or was refused, or
-// the group's statement failed.
+// sendGroup): its ops number null-task writes after those stored, or
+// replace a stored checkpoint (the group's statement found it stored), its
+// claim was refused or found no row it could create, or the group's
+// statement failed.
 func (s *Store) sendThread(ctx context.Context, thread string, observed int64, ops []*op) (int64, error) {
 	needTx := false
 	for _, o := range ops {
