@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"reflect"
 	"runtime"
 	"slices"
@@ -98,7 +99,7 @@ func benchInsert(b *testing.B, serverURL string) {
 	}
 	defer conn.Exec(context.Background(), "DROP TABLE "+table)
 	val := make([]byte, 100)
-	m := startCPU(b, conn)
+	m := startCPU(b, conn, "")
 	for i := 0; b.Loop(); i++ {
 		if _, err := conn.Exec(ctx, "INSERT INTO "+table+" (id, v) VALUES ($1, $2)", i, val); err != nil {
 			b.Fatal(err)
@@ -113,11 +114,14 @@ type cpuSpan struct {
 	conn           *pgx.Conn
 	client, server time.Duration
 	syncs          int64
+	wal            int64
+	app            string                // the store's application_name, or ""
+	backends       map[int]time.Duration // CPU so far of the server processes serving app
 }
 
-func startCPU(b *testing.B, conn *pgx.Conn) *cpuSpan {
+func startCPU(b *testing.B, conn *pgx.Conn, app string) *cpuSpan {
 	m := newCPUMeter(conn)
-	sp := &cpuSpan{m: m, conn: conn, syncs: walSyncs(conn)}
+	sp := &cpuSpan{m: m, conn: conn, syncs: walSyncs(conn), wal: walPosition(conn), app: app, backends: m.backends(conn, app)}
 	sp.client, sp.server = m.sample()
 	return sp
 }
@@ -127,6 +131,15 @@ func startCPU(b *testing.B, conn *pgx.Conn) *cpuSpan {
 func walSyncs(conn *pgx.Conn) int64 {
 	var n int64
 	if err := conn.QueryRow(ctx, "SELECT wal_sync FROM pg_stat_wal").Scan(&n); err != nil {
+		return -1
+	}
+	return n
+}
+
+// walPosition is the server's WAL insert position in bytes, or -1.
+func walPosition(conn *pgx.Conn) int64 {
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT (pg_current_wal_insert_lsn() - '0/0')::int8").Scan(&n); err != nil {
 		return -1
 	}
 	return n
@@ -145,6 +158,11 @@ func (sp *cpuSpan) report(b *testing.B) {
 	if n := walSyncs(sp.conn); n > sp.syncs && sp.syncs >= 0 {
 		b.ReportMetric(float64(b.N)/float64(n-sp.syncs), "ops/wal-flush")
 	}
+	// WAL written per op: what the server stored, a figure the machine's
+	// load does not change (other sessions of the server count too).
+	if n := walPosition(sp.conn); n >= 0 && sp.wal >= 0 {
+		b.ReportMetric(float64(n-sp.wal)/float64(b.N), "wal-B/op")
+	}
 	if c < 0 {
 		return
 	}
@@ -156,6 +174,17 @@ func (sp *cpuSpan) report(b *testing.B) {
 	}
 	server := perOp(s - sp.server)
 	b.ReportMetric(server, "server-cpu-µs/op")
+	// The server processes serving this benchmark's store alone: what to
+	// compare when two benchmarks run at once against one server, as the
+	// same load then weighs on both (the WAL writer and other background
+	// processes are left out).
+	if end := sp.m.backends(sp.conn, sp.app); len(end) > 0 {
+		var own time.Duration
+		for pid, t := range end {
+			own += t - sp.backends[pid]
+		}
+		b.ReportMetric(perOp(own), "backend-cpu-µs/op")
+	}
 	if client+server > 0 {
 		b.ReportMetric(float64(runtime.NumCPU())*1e6/(client+server), "cpu-ceiling-ops/s")
 	}
@@ -165,7 +194,8 @@ func (sp *cpuSpan) report(b *testing.B) {
 // under sync durability: the task's writes, then the checkpoint (which
 // commits both), on threads threads at once. ns/op is per superstep.
 func benchSteps(b *testing.B, serverURL string, threads, commits int) {
-	s := open(b, withParams(schemaURL(b), serverURL), postgres.Options{MaxConns: int32(threads) + 1, ConcurrentCommits: commits})
+	app := fmt.Sprintf("superstep-bench-%d-%d", os.Getpid(), time.Now().UnixNano())
+	s := open(b, withParam(withParams(schemaURL(b), serverURL), "application_name", app), postgres.Options{MaxConns: int32(threads) + 1, ConcurrentCommits: commits})
 	conn, err := pgx.Connect(ctx, serverURL)
 	if err != nil {
 		b.Fatal(err)
@@ -173,7 +203,7 @@ func benchSteps(b *testing.B, serverURL string, threads, commits int) {
 	defer conn.Close(ctx)
 	var next atomic.Int64
 	b.ResetTimer()
-	m := startCPU(b, conn)
+	m := startCPU(b, conn, app)
 	start := time.Now()
 	var wg sync.WaitGroup
 	var failed atomic.Value
