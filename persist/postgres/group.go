@@ -390,6 +390,9 @@ func execGroup(ctx context.Context, pc *pgconn.PgConn, msgs []byte, members int)
 		msg, err := pc.ReceiveMessage(ctx)
 		if err != nil {
 			pc.Close(ctx)
+			if failed != nil {
+				return nil, failed // the server's error before it hung up says why
+			}
 			return nil, err
 		}
 		switch m := msg.(type) {
