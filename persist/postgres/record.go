@@ -85,7 +85,7 @@ func encodeMeta(md engine.Metadata) (json.RawMessage, error) {
 			r.Extra[k] = b
 		}
 	}
-	return appendMetaJSON(nil, &r)
+	return appendMetaJSON(make([]byte, 0, 128), &r) // one allocation for most
 }
 
 func decodeMeta(raw json.RawMessage) (engine.Metadata, error) {
