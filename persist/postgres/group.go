@@ -326,7 +326,7 @@ func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member)
 				a.col[pBVer].int8(bl.ref.Version)
 				a.col[pBHash].int8(bl.ref.Hash)
 				a.col[pBRoot].int8(bl.ref.Root)
-				if bl.base != nil {
+				if bl.depth > 0 { // appends to base
 					a.col[pBBaseVer].int8(bl.base.Version)
 					a.col[pBBaseHash].int8(bl.base.Hash)
 				} else {

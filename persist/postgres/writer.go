@@ -177,8 +177,8 @@ func (s *Store) queuePut(b *pgx.Batch, thread string, w, put *op) {
 		has, data := make([]bool, n), make([][]byte, n)
 		for i, bl := range p.blobs {
 			chans[i], vers[i], hashes[i], roots[i] = bs(bl.channel), bl.ref.Version, bl.ref.Hash, bl.ref.Root
-			if bl.base != nil {
-				baseV[i], baseH[i] = &bl.base.Version, &bl.base.Hash
+			if bl.depth > 0 { // appends to base
+				baseV[i], baseH[i] = &p.blobs[i].base.Version, &p.blobs[i].base.Hash
 			}
 			depths[i], has[i], data[i] = int32(bl.depth), bl.has, bl.data
 		}
