@@ -65,6 +65,9 @@ func (s *Store) enqueue(thread string, o *op) {
 		q = &threadQueue{}
 		s.queues[thread] = q
 	}
+	if q.ops == nil {
+		q.ops = make([]*op, 0, 2) // a superstep: the task's writes and the checkpoint
+	}
 	q.ops = append(q.ops, o)
 	q.last = o
 	s.mu.Unlock()
