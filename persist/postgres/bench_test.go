@@ -88,24 +88,36 @@ func TestStore_GrowingMessages(t *testing.T) {
 func BenchmarkInsertCommit(b *testing.B) { benchInsert(b, serverURL) }
 
 func benchInsert(b *testing.B, serverURL string) {
+	conn, insert := insertTable(b, serverURL)
+	m := startCPU(b, conn, "")
+	for i := 0; b.Loop(); i++ {
+		insert(i)
+	}
+	m.report(b)
+}
+
+// insertTable connects to the server and creates a table, both dropped
+// when b ends, and returns the connection and a function that commits
+// one single-row INSERT into the table.
+func insertTable(b *testing.B, serverURL string) (*pgx.Conn, func(id int)) {
 	conn, err := pgx.Connect(ctx, serverURL)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer conn.Close(ctx)
 	table := pgx.Identifier{"bench_insert_" + fmt.Sprint(time.Now().UnixNano())}.Sanitize()
 	if _, err := conn.Exec(ctx, "CREATE TABLE "+table+" (id bigint PRIMARY KEY, v bytea)"); err != nil {
 		b.Fatal(err)
 	}
-	defer conn.Exec(context.Background(), "DROP TABLE "+table)
+	b.Cleanup(func() {
+		conn.Exec(context.Background(), "DROP TABLE "+table)
+		conn.Close(context.Background())
+	})
 	val := make([]byte, 100)
-	m := startCPU(b, conn, "")
-	for i := 0; b.Loop(); i++ {
-		if _, err := conn.Exec(ctx, "INSERT INTO "+table+" (id, v) VALUES ($1, $2)", i, val); err != nil {
+	return conn, func(id int) {
+		if _, err := conn.Exec(ctx, "INSERT INTO "+table+" (id, v) VALUES ($1, $2)", id, val); err != nil {
 			b.Fatal(err)
 		}
 	}
-	m.report(b)
 }
 
 // cpuSpan is a CPU measurement in progress.
@@ -283,24 +295,12 @@ func (c *chatThread) step() error {
 // goal bounds (≤ 2).
 func BenchmarkSuperstepVsInsert(b *testing.B) {
 	s := open(b, withParams(schemaURL(b), serverURL), postgres.Options{})
-	conn, err := pgx.Connect(ctx, serverURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	table := pgx.Identifier{"bench_insert_" + fmt.Sprint(time.Now().UnixNano())}.Sanitize()
-	if _, err := conn.Exec(ctx, "CREATE TABLE "+table+" (id bigint PRIMARY KEY, v bytea)"); err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Exec(context.Background(), "DROP TABLE "+table)
-	val := make([]byte, 100)
+	_, insertRow := insertTable(b, serverURL)
 	c := &chatThread{s: s, name: "t"}
 	var insert, step time.Duration
 	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
-		if _, err := conn.Exec(ctx, "INSERT INTO "+table+" (id, v) VALUES ($1, $2)", i, val); err != nil {
-			b.Fatal(err)
-		}
+		insertRow(i)
 		t1 := time.Now()
 		if err := c.step(); err != nil {
 			b.Fatal(err)
