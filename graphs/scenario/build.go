@@ -183,6 +183,9 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet,
 	for _, br := range def.Branches {
 		route := br.Route
 		fn := func(ctx context.Context, state map[string]any) (any, error) {
+			if route.readsOnlyState() {
+				return route.eval(state, nil)
+			}
 			return route.Eval(Env{State: state, Context: engine.RuntimeContext(ctx)})
 		}
 		if br.PathMap != nil {
@@ -285,6 +288,14 @@ func keySpec(k StateKey) engine.KeySpec {
 // schema lists the state keys in declaration order.
 func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string) engine.NodeFunc {
 	entered := c.entryCounter(path)
+	if n.onlyUpdatesState() {
+		// The common node, on a path of small frames: a Send task runs
+		// it on a goroutine's first, small stack (see Expr.runFast).
+		return func(_ context.Context, input any) (any, error) {
+			entered.Add(1)
+			return n.update(input, nil, schema)
+		}
+	}
 	return func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
 		rc := engine.RuntimeContext(ctx)
@@ -299,41 +310,17 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 		if err != nil {
 			return nil, err
 		}
-		env := Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc, Results: results}
+		env := &Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc, Results: results}
 		if n.Emit != nil {
-			v, err := n.Emit.Eval(env)
+			v, err := n.Emit.eval(input, env)
 			if err != nil {
 				return nil, fmt.Errorf("emit: %w", err)
 			}
 			engine.Emit(ctx, v)
 		}
-		var update any
-		switch {
-		case n.UpdateKeys != nil:
-			u := make(engine.Update, 0, len(n.UpdateKeys))
-			for _, ke := range n.UpdateKeys {
-				v, err := ke.Expr.Eval(env)
-				if err != nil {
-					return nil, fmt.Errorf("update.%s: %w", ke.Key, err)
-				}
-				u = append(u, engine.KV{Key: ke.Key, Value: v})
-			}
-			update = u
-		case n.UpdateExpr != nil:
-			v, err := n.UpdateExpr.Eval(env)
-			if err != nil {
-				return nil, fmt.Errorf("update: %w", err)
-			}
-			update = v
-			if m, ok := v.(map[string]any); ok {
-				// A map's writes keep the key order the object has in
-				// JavaScript, not Go's sorted order.
-				u := make(engine.Update, 0, len(m))
-				for _, k := range n.UpdateExpr.OrderedKeys(m, schema) {
-					u = append(u, engine.KV{Key: k, Value: m[k]})
-				}
-				update = u
-			}
+		update, err := n.update(input, env, schema)
+		if err != nil {
+			return nil, err
 		}
 		if n.Goto == nil && !n.Parent {
 			return update, nil
@@ -341,7 +328,7 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 		if n.Goto == nil {
 			return engine.Command{Update: update, Graph: engine.Parent}, nil
 		}
-		g, err := n.Goto.Eval(env)
+		g, err := n.Goto.eval(input, env)
 		if err != nil {
 			return nil, fmt.Errorf("goto: %w", err)
 		}
@@ -360,6 +347,60 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 		return cmd, nil
 	}
 }
+
+// onlyUpdatesState reports a node that does nothing but evaluate its
+// update on its input: no calls, interrupts, failure, sleep, emit, goto or
+// Command, and no expression reading more than state.
+func (n *Node) onlyUpdatesState() bool {
+	if n.Calls != nil || n.Interrupts != nil || n.Fail != nil || n.SleepMS != 0 || n.Emit != nil || n.Goto != nil || n.Parent {
+		return false
+	}
+	for _, ke := range n.UpdateKeys {
+		if !ke.Expr.readsOnlyState() {
+			return false
+		}
+	}
+	return n.UpdateExpr.readsOnlyState()
+}
+
+// update is the node's update (nil when it has none), evaluated on input
+// and env (nil: no variable but state is set).
+func (n *Node) update(input any, env *Env, schema []string) (any, error) {
+	switch {
+	case n.UpdateKeys != nil:
+		u := make(engine.Update, 0, len(n.UpdateKeys))
+		for _, ke := range n.UpdateKeys {
+			v, err := ke.Expr.eval(input, env)
+			if err != nil {
+				return nil, updateKeyError(ke.Key, err)
+			}
+			u = append(u, engine.KV{Key: ke.Key, Value: v})
+		}
+		return u, nil
+	case n.UpdateExpr != nil:
+		v, err := n.UpdateExpr.eval(input, env)
+		if err != nil {
+			return nil, fmt.Errorf("update: %w", err)
+		}
+		if m, ok := v.(map[string]any); ok {
+			// A map's writes keep the key order the object has in
+			// JavaScript, not Go's sorted order.
+			u := make(engine.Update, 0, len(m))
+			for _, k := range n.UpdateExpr.OrderedKeys(m, schema) {
+				u = append(u, engine.KV{Key: k, Value: m[k]})
+			}
+			return u, nil
+		}
+		return v, nil
+	}
+	return nil, nil
+}
+
+// updateKeyError is in a function of its own to keep update's frame
+// small.
+//
+//go:noinline
+func updateKeyError(key string, err error) error { return fmt.Errorf("update.%s: %w", key, err) }
 
 // invokeFunc is a node whose function invokes sub with its input and
 // returns sub's final state as its update (a subgraph called from a node

@@ -33,6 +33,10 @@ type Expr struct {
 	// branch of ?:, && or ||); yieldsState: it can yield its input.
 	literalKeys [][]string
 	yieldsState bool
+	// fast is the expression as closures (nil: the VM runs it); reads
+	// says which variables it reads (readsState, readsOther).
+	fast  fastFn
+	reads int
 }
 
 // Env holds the variables an expression can read.
@@ -78,6 +82,10 @@ func Compile(src string) (*Expr, error) {
 		return nil, oneLine(err)
 	}
 	e := &Expr{Src: src, prog: prog}
+	e.fast, e.reads = compileFast(prog.Node())
+	if e.fast == nil {
+		e.reads = readsState | readsOther // unknown: give it everything
+	}
 	if tree, err := exprparser.Parse(src); err == nil {
 		e.noteResults(tree.Node)
 	}
@@ -158,6 +166,53 @@ func sameKeys(keys []string, m map[string]any) bool {
 // float64, string, []any, map[string]any or engine.Send, never shared with
 // the expression or the environment.
 func (e *Expr) Eval(env Env) (any, error) {
+	var other *Env // made only for an expression that reads it
+	if e.reads&readsOther != 0 {
+		other = new(Env)
+		*other = env
+	}
+	return e.eval(env.State, other)
+}
+
+// eval is Eval with the state apart from the other variables; env nil
+// means they are all unset. Nodes and routes call it so that their frames
+// stay small and an Env is made at most once per call (see runFast).
+func (e *Expr) eval(state any, env *Env) (any, error) {
+	if e.fast != nil {
+		if v, ok := e.runFast(state, env); ok {
+			return toValue(v)
+		}
+	}
+	var vars Env
+	if env != nil {
+		vars = *env
+	}
+	vars.State = state
+	return e.runVM(vars)
+}
+
+// readsOnlyState reports whether the expression reads no variable but
+// state, so that eval(state, nil) is Eval(Env{State: state}) at no cost.
+func (e *Expr) readsOnlyState() bool { return e == nil || e.reads&readsOther == 0 }
+
+// runFast evaluates the closures; ok is false when the VM must run the
+// expression instead. Its frames are small on purpose: a Send task's
+// goroutine starts with a small stack, and an evaluation that outgrows it
+// costs a copy of the whole stack.
+func (e *Expr) runFast(state any, env *Env) (v any, ok bool) {
+	defer func() {
+		if recover() != nil {
+			v, ok = nil, false
+		}
+	}()
+	if state == nil {
+		state = emptyObject
+	}
+	return e.fast(state, env), true
+}
+
+// runVM evaluates the expression on expr-lang's VM.
+func (e *Expr) runVM(env Env) (any, error) {
 	state := env.State
 	if state == nil {
 		state = emptyObject
@@ -401,27 +456,55 @@ var helperNames = map[string]bool{
 	"overwrite": true,
 }
 
-// helperOptions defines the helpers (overriding expr-lang's builtins of the
-// same name, whose null handling and number types differ) and the internal
-// functions the patcher inserts. Signatures fix the number of arguments at
-// compile time.
-var helperOptions = []expr.Option{
-	expr.Function("len", func(a ...any) (any, error) { return jsLen(a[0]) }, new(func(any) float64)),
-	expr.Function("str", func(a ...any) (any, error) { return jsStr(a[0]), nil }, new(func(any) string)),
-	expr.Function("send", func(a ...any) (any, error) { return makeSend(a[0], a[1]) }, new(func(any, any) any)),
-	expr.Function("sendEach", func(a ...any) (any, error) { return sendEach(a[0], a[1], a[2]) }, new(func(any, any, any) []any)),
-	expr.Function("join", func(a ...any) (any, error) { return join(a[0], a[1]) }, new(func(any, any) string)),
-	expr.Function("msg", func(a ...any) (any, error) {
-		return map[string]any{"id": a[0], "role": a[1], "content": a[2]}, nil
-	}, new(func(any, any, any) map[string]any)),
-	expr.Function("removeMsg", func(a ...any) (any, error) { return map[string]any{"remove": a[0]}, nil }, new(func(any) map[string]any)),
+// helper is a function scenario expressions may call (or one the patcher
+// inserts), with its fixed number of arguments.
+type helper struct {
+	fn1 func(any) (any, error)
+	fn2 func(any, any) (any, error)
+	fn3 func(any, any, any) (any, error)
+	sig any // its type for expr-lang's checker: new(func(…) …)
+}
+
+// helpers are the functions the VM and the fast path both call. They
+// override expr-lang's builtins of the same name, whose null handling and
+// number types differ; signatures fix the number of arguments at compile
+// time.
+var helpers = map[string]helper{
+	"len":      {fn1: jsLen, sig: new(func(any) float64)},
+	"str":      {fn1: func(a any) (any, error) { return jsStr(a), nil }, sig: new(func(any) string)},
+	"send":     {fn2: makeSend, sig: new(func(any, any) any)},
+	"sendEach": {fn3: sendEach, sig: new(func(any, any, any) []any)},
+	"join":     {fn2: join, sig: new(func(any, any) string)},
+	"msg": {fn3: func(id, role, content any) (any, error) {
+		return map[string]any{"id": id, "role": role, "content": content}, nil
+	}, sig: new(func(any, any, any) map[string]any)},
+	"removeMsg": {fn1: func(id any) (any, error) { return map[string]any{"remove": id}, nil }, sig: new(func(any) map[string]any)},
 	// overwrite(v) is LangGraph's Overwrite in its wire form, which the
 	// engine's reducer keys recognise (engine.Overwrite).
-	expr.Function("overwrite", func(a ...any) (any, error) { return map[string]any{engine.OverwriteKey: a[0]}, nil }, new(func(any) map[string]any)),
-	expr.Function("_truthy", func(a ...any) (any, error) { return truthy(a[0]), nil }, new(func(any) bool)),
-	expr.Function("_get", func(a ...any) (any, error) { return member(a[0], a[1]) }, new(func(any, any) any)),
-	expr.Function("_mod", func(a ...any) (any, error) { return mod(a[0], a[1]) }, new(func(any, any) float64)),
+	"overwrite": {fn1: func(v any) (any, error) { return map[string]any{engine.OverwriteKey: v}, nil }, sig: new(func(any) map[string]any)},
+	"_truthy":   {fn1: func(v any) (any, error) { return truthy(v), nil }, sig: new(func(any) bool)},
+	"_get":      {fn2: member, sig: new(func(any, any) any)},
+	"_mod":      {fn2: mod, sig: new(func(any, any) float64)},
 }
+
+// helperOptions defines the helpers for expr-lang, in a fixed order.
+var helperOptions = func() []expr.Option {
+	var opts []expr.Option
+	for _, name := range slices.Sorted(maps.Keys(helpers)) {
+		h := helpers[name]
+		var fn func(a ...any) (any, error)
+		switch {
+		case h.fn1 != nil:
+			fn = func(a ...any) (any, error) { return h.fn1(a[0]) }
+		case h.fn2 != nil:
+			fn = func(a ...any) (any, error) { return h.fn2(a[0], a[1]) }
+		default:
+			fn = func(a ...any) (any, error) { return h.fn3(a[0], a[1], a[2]) }
+		}
+		opts = append(opts, expr.Function(name, fn, h.sig))
+	}
+	return opts
+}()
 
 func truthy(v any) bool {
 	switch x := v.(type) {
