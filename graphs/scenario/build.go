@@ -289,12 +289,7 @@ func keySpec(k StateKey) engine.KeySpec {
 func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string) engine.NodeFunc {
 	entered := c.entryCounter(path)
 	if n.onlyUpdatesState() {
-		// The common node, on a path of small frames: a Send task runs
-		// it on a goroutine's first, small stack (see Expr.runFast).
-		return func(_ context.Context, input any) (any, error) {
-			entered.Add(1)
-			return n.update(input, nil, schema)
-		}
+		return plainNodeFunc(n, entered, schema)
 	}
 	return func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
@@ -348,6 +343,77 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 	}
 }
 
+// plainNodeFunc is a node that only updates state (onlyUpdatesState), the
+// common one. A Send task runs it on its goroutine's first, small stack,
+// so its path has as few frames as it can (see Expr.runFast): with its
+// update as a map of expressions that all have closures, the node calls
+// them itself, with one recover for all; when one of them needs the VM,
+// the recover evaluates the whole update again (expressions have no side
+// effects).
+func plainNodeFunc(n *Node, entered *atomic.Int64, schema []string) engine.NodeFunc {
+	slow := func(input any) (any, error) { return n.update(input, nil, schema) }
+	keys := n.UpdateKeys
+	for _, ke := range keys {
+		if ke.Expr.fast == nil {
+			keys = nil
+		}
+	}
+	switch len(keys) {
+	case 0:
+		return func(_ context.Context, input any) (any, error) {
+			entered.Add(1)
+			return slow(input)
+		}
+	case 1:
+		key, fn := keys[0].Key, keys[0].Expr.fast
+		return func(_ context.Context, input any) (out any, err error) {
+			entered.Add(1)
+			defer func() {
+				if recover() != nil {
+					out, err = slow(input)
+				}
+			}()
+			v := fn(stateOrEmpty(input), nil)
+			if !isScalar(v) {
+				v = mustValue(v)
+			}
+			return engine.Update{{Key: key, Value: v}}, nil
+		}
+	}
+	return func(_ context.Context, input any) (out any, err error) {
+		entered.Add(1)
+		defer func() {
+			if recover() != nil {
+				out, err = slow(input)
+			}
+		}()
+		state := stateOrEmpty(input)
+		u := make(engine.Update, len(keys))
+		for i, ke := range keys {
+			v := ke.Expr.fast(state, nil)
+			if !isScalar(v) {
+				v = mustValue(v)
+			}
+			u[i] = engine.KV{Key: ke.Key, Value: v}
+		}
+		return u, nil
+	}
+}
+
+// stateOrEmpty is the state expressions see: an empty object for none.
+func stateOrEmpty(input any) any {
+	if input == nil {
+		return emptyObject
+	}
+	return input
+}
+
+// mustValue is toValue for the fast path: an error goes to the VM, which
+// reports it.
+//
+//go:noinline
+func mustValue(v any) any { return must(toValue(v)) }
+
 // onlyUpdatesState reports a node that does nothing but evaluate its
 // update on its input: no calls, interrupts, failure, sleep, emit, goto or
 // Command, and no expression reading more than state.
@@ -366,34 +432,45 @@ func (n *Node) onlyUpdatesState() bool {
 // update is the node's update (nil when it has none), evaluated on input
 // and env (nil: no variable but state is set).
 func (n *Node) update(input any, env *Env, schema []string) (any, error) {
-	switch {
-	case n.UpdateKeys != nil:
-		u := make(engine.Update, 0, len(n.UpdateKeys))
-		for _, ke := range n.UpdateKeys {
-			v, err := ke.Expr.eval(input, env)
-			if err != nil {
-				return nil, updateKeyError(ke.Key, err)
-			}
-			u = append(u, engine.KV{Key: ke.Key, Value: v})
-		}
-		return u, nil
-	case n.UpdateExpr != nil:
-		v, err := n.UpdateExpr.eval(input, env)
-		if err != nil {
-			return nil, fmt.Errorf("update: %w", err)
-		}
-		if m, ok := v.(map[string]any); ok {
-			// A map's writes keep the key order the object has in
-			// JavaScript, not Go's sorted order.
-			u := make(engine.Update, 0, len(m))
-			for _, k := range n.UpdateExpr.OrderedKeys(m, schema) {
-				u = append(u, engine.KV{Key: k, Value: m[k]})
-			}
-			return u, nil
-		}
-		return v, nil
+	if n.UpdateKeys != nil {
+		return n.updateKeys(input, env)
+	}
+	if n.UpdateExpr != nil {
+		return n.updateExpr(input, env, schema)
 	}
 	return nil, nil
+}
+
+// updateKeys is an update given as a map of expressions, one write each.
+func (n *Node) updateKeys(input any, env *Env) (any, error) {
+	u := make(engine.Update, len(n.UpdateKeys))
+	for i, ke := range n.UpdateKeys {
+		v, err := ke.Expr.eval(input, env)
+		if err != nil {
+			return nil, updateKeyError(ke.Key, err)
+		}
+		u[i] = engine.KV{Key: ke.Key, Value: v}
+	}
+	return u, nil
+}
+
+// updateExpr is an update given as one expression: an object's keys are
+// the writes, in the order the object has them in JavaScript (not Go's
+// sorted order).
+func (n *Node) updateExpr(input any, env *Env, schema []string) (any, error) {
+	v, err := n.UpdateExpr.eval(input, env)
+	if err != nil {
+		return nil, fmt.Errorf("update: %w", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v, nil
+	}
+	u := make(engine.Update, 0, len(m))
+	for _, k := range n.UpdateExpr.OrderedKeys(m, schema) {
+		u = append(u, engine.KV{Key: k, Value: m[k]})
+	}
+	return u, nil
 }
 
 // updateKeyError is in a function of its own to keep update's frame

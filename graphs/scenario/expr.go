@@ -183,6 +183,13 @@ func (e *Expr) eval(state any, env *Env) (any, error) {
 			return toValue(v)
 		}
 	}
+	return e.evalVM(state, env)
+}
+
+// evalVM is eval on the VM, in a frame of its own.
+//
+//go:noinline
+func (e *Expr) evalVM(state any, env *Env) (any, error) {
 	var vars Env
 	if env != nil {
 		vars = *env
@@ -282,12 +289,29 @@ func (e *Expr) String() string { return e.Src }
 // are immutable once written (and the engine copies its state map before
 // changing it if a result holds it), so only a conversion needs a new one.
 func toValue(v any) (any, error) {
+	if isScalar(v) {
+		return v, nil
+	}
+	if l, ok := v.([]any); ok {
+		out, _, err := listForm(l) // one frame less (see Expr.runFast)
+		return out, err
+	}
 	out, _, err := engineForm(v)
 	return out, err
 }
 
+// isScalar reports a value in engine form that holds no other value.
+func isScalar(v any) bool {
+	switch v.(type) {
+	case nil, bool, float64, string:
+		return true
+	}
+	return false
+}
+
 // engineForm is toValue, and reports whether the result is a new value
-// rather than v itself.
+// rather than v itself. Lists and objects are walked by functions of their
+// own, each with a small frame (see Expr.runFast).
 func engineForm(v any) (out any, changed bool, err error) {
 	switch x := v.(type) {
 	case nil, bool, float64, string:
@@ -295,41 +319,9 @@ func engineForm(v any) (out any, changed bool, err error) {
 	case int, int64, int32, uint64, float32:
 		return engine.Normalize(x), true, nil
 	case []any:
-		var list []any // made at the first element that changes
-		for i, e := range x {
-			c, changed, err := engineForm(e)
-			if err != nil {
-				return nil, false, err
-			}
-			if changed && list == nil {
-				list = slices.Clone(x)
-			}
-			if list != nil {
-				list[i] = c
-			}
-		}
-		if list == nil {
-			return v, false, nil
-		}
-		return list, true, nil
+		return listForm(x)
 	case map[string]any:
-		var obj map[string]any // made at the first element that changes
-		for k, e := range x {
-			c, changed, err := engineForm(e)
-			if err != nil {
-				return nil, false, err
-			}
-			if changed && obj == nil {
-				obj = maps.Clone(x)
-			}
-			if obj != nil {
-				obj[k] = c
-			}
-		}
-		if obj == nil {
-			return v, false, nil
-		}
-		return obj, true, nil
+		return objectForm(x)
 	case engine.Send:
 		arg, changed, err := engineForm(x.Arg)
 		if err != nil || !changed {
@@ -339,6 +331,52 @@ func engineForm(v any) (out any, changed bool, err error) {
 	default:
 		return nil, false, fmt.Errorf("expression yields a %T, which is not a scenario value", v)
 	}
+}
+
+func listForm(x []any) (any, bool, error) {
+	var list []any // made at the first element that changes
+	for i, e := range x {
+		if isScalar(e) {
+			continue // list, when made, is a clone: it holds e already
+		}
+		c, changed, err := engineForm(e)
+		if err != nil {
+			return nil, false, err
+		}
+		if changed && list == nil {
+			list = slices.Clone(x)
+		}
+		if list != nil {
+			list[i] = c
+		}
+	}
+	if list == nil {
+		return x, false, nil
+	}
+	return list, true, nil
+}
+
+func objectForm(x map[string]any) (any, bool, error) {
+	var obj map[string]any // made at the first element that changes
+	for k, e := range x {
+		if isScalar(e) {
+			continue // obj, when made, is a clone: it holds e already
+		}
+		c, changed, err := engineForm(e)
+		if err != nil {
+			return nil, false, err
+		}
+		if changed && obj == nil {
+			obj = maps.Clone(x)
+		}
+		if obj != nil {
+			obj[k] = c
+		}
+	}
+	if obj == nil {
+		return x, false, nil
+	}
+	return obj, true, nil
 }
 
 // jsSubset is an AST patcher: it records the first construct outside the

@@ -172,93 +172,158 @@ func (c *fastCompiler) unary(x *ast.UnaryNode) fastFn {
 
 // binary covers the operators the patcher leaves as binary nodes; the VM
 // evaluates the left operand first, then the right (both dereferenced).
-// Two numbers are computed inline, as runtime's functions compute two
-// float64s; anything else goes through those functions.
+// Two float64s are computed inline, as runtime's functions compute them;
+// anything else goes through those functions (binOp.slow). An operand
+// state.k is read inline, and one closure serves every operator: each
+// closure call is a frame on the path (see Expr.runFast).
 func (c *fastCompiler) binary(x *ast.BinaryNode) fastFn {
-	l, r := c.node(x.Left), c.node(x.Right)
+	l, r := c.operand(x.Left), c.operand(x.Right)
 	if !c.ok {
 		return nil
 	}
-	switch x.Operator {
-	case "+":
+	if x.Operator == "??" {
 		return func(state any, env *Env) any {
-			a, b := l(state, env), r(state, env)
-			if x, ok := a.(float64); ok {
-				if y, ok := b.(float64); ok {
-					return x + y
-				}
-			}
-			return runtime.Add(deref(a), deref(b))
-		}
-	case "-":
-		return func(state any, env *Env) any {
-			a, b := l(state, env), r(state, env)
-			if x, ok := a.(float64); ok {
-				if y, ok := b.(float64); ok {
-					return x - y
-				}
-			}
-			return runtime.Subtract(deref(a), deref(b))
-		}
-	case "*":
-		return func(state any, env *Env) any {
-			a, b := l(state, env), r(state, env)
-			if x, ok := a.(float64); ok {
-				if y, ok := b.(float64); ok {
-					return x * y
-				}
-			}
-			return runtime.Multiply(deref(a), deref(b))
-		}
-	case "/":
-		return func(state any, env *Env) any {
-			return runtime.Divide(deref(l(state, env)), deref(r(state, env)))
-		}
-	case "<":
-		return func(state any, env *Env) any {
-			a, b := l(state, env), r(state, env)
-			if x, ok := a.(float64); ok {
-				if y, ok := b.(float64); ok {
-					return x < y
-				}
-			}
-			return runtime.Less(deref(a), deref(b))
-		}
-	case ">":
-		return func(state any, env *Env) any {
-			a, b := l(state, env), r(state, env)
-			if x, ok := a.(float64); ok {
-				if y, ok := b.(float64); ok {
-					return x > y
-				}
-			}
-			return runtime.More(deref(a), deref(b))
-		}
-	case "<=":
-		return func(state any, env *Env) any {
-			return runtime.LessOrEqual(deref(l(state, env)), deref(r(state, env)))
-		}
-	case ">=":
-		return func(state any, env *Env) any {
-			return runtime.MoreOrEqual(deref(l(state, env)), deref(r(state, env)))
-		}
-	case "==":
-		return func(state any, env *Env) any {
-			return runtime.Equal(deref(l(state, env)), deref(r(state, env)))
-		}
-	case "!=":
-		return func(state any, env *Env) any {
-			return !runtime.Equal(deref(l(state, env)), deref(r(state, env)))
-		}
-	case "??":
-		return func(state any, env *Env) any {
-			if v := deref(l(state, env)); !runtime.IsNil(v) {
+			if v := deref(l.fn(state, env)); !runtime.IsNil(v) {
 				return v
 			}
-			return deref(r(state, env))
+			return deref(r.fn(state, env))
 		}
 	}
-	return c.fail()
+	op, ok := binOps[x.Operator]
+	if !ok {
+		return c.fail()
+	}
+	if k, ok := x.Right.(*ast.FloatNode); ok {
+		y := k.Value
+		b := any(y)
+		return func(state any, env *Env) any {
+			var a any
+			if m, ok := state.(map[string]any); ok && l.stateKey {
+				a = m[l.key]
+			} else {
+				a = l.fn(state, env)
+			}
+			if x, ok := a.(float64); ok {
+				return op.floats(x, y)
+			}
+			return op.slow(a, b)
+		}
+	}
+	return func(state any, env *Env) any {
+		var a, b any
+		if m, ok := state.(map[string]any); ok && l.stateKey {
+			a = m[l.key]
+		} else {
+			a = l.fn(state, env)
+		}
+		if m, ok := state.(map[string]any); ok && r.stateKey {
+			b = m[r.key]
+		} else {
+			b = r.fn(state, env)
+		}
+		if x, ok := a.(float64); ok {
+			if y, ok := b.(float64); ok {
+				return op.floats(x, y)
+			}
+		}
+		return op.slow(a, b)
+	}
+}
+
+// binOp is an arithmetic or comparison operator.
+type binOp uint8
+
+const (
+	opAdd binOp = iota
+	opSub
+	opMul
+	opDiv
+	opLess
+	opMore
+	opLessEq
+	opMoreEq
+	opEq
+	opNotEq
+)
+
+var binOps = map[string]binOp{
+	"+": opAdd, "-": opSub, "*": opMul, "/": opDiv, "<": opLess, ">": opMore,
+	"<=": opLessEq, ">=": opMoreEq, "==": opEq, "!=": opNotEq,
+}
+
+// floats is op on two float64s: what runtime's function for op returns
+// for them.
+func (op binOp) floats(x, y float64) any {
+	switch op {
+	case opAdd:
+		return x + y
+	case opSub:
+		return x - y
+	case opMul:
+		return x * y
+	case opDiv:
+		return x / y
+	case opLess:
+		return x < y
+	case opMore:
+		return x > y
+	case opLessEq:
+		return x <= y
+	case opMoreEq:
+		return x >= y
+	case opEq:
+		return x == y
+	}
+	return x != y
+}
+
+// slow is op through runtime's function, as the VM's opcode computes it.
+//
+//go:noinline
+func (op binOp) slow(a, b any) any {
+	a, b = deref(a), deref(b)
+	switch op {
+	case opAdd:
+		return runtime.Add(a, b)
+	case opSub:
+		return runtime.Subtract(a, b)
+	case opMul:
+		return runtime.Multiply(a, b)
+	case opDiv:
+		return runtime.Divide(a, b)
+	case opLess:
+		return runtime.Less(a, b)
+	case opMore:
+		return runtime.More(a, b)
+	case opLessEq:
+		return runtime.LessOrEqual(a, b)
+	case opMoreEq:
+		return runtime.MoreOrEqual(a, b)
+	case opEq:
+		return runtime.Equal(a, b)
+	}
+	return !runtime.Equal(a, b)
+}
+
+// operand is an operand of a binary operator, with state.k, the
+// commonest, marked for reading inline.
+type operand struct {
+	fn       fastFn
+	key      string
+	stateKey bool // fn is state.key
+}
+
+func (c *fastCompiler) operand(n ast.Node) operand {
+	o := operand{fn: c.node(n)}
+	if call, ok := n.(*ast.CallNode); ok && len(call.Arguments) == 2 {
+		id, _ := call.Callee.(*ast.IdentifierNode)
+		obj, _ := call.Arguments[0].(*ast.IdentifierNode)
+		key, _ := call.Arguments[1].(*ast.StringNode)
+		if id != nil && id.Value == "_get" && obj != nil && obj.Value == "state" && key != nil {
+			o.key, o.stateKey = key.Value, true
+		}
+	}
+	return o
 }
 
 // conditional is ?: (and the patched && and ||): the condition, a bool
@@ -371,16 +436,28 @@ func (c *fastCompiler) call(x *ast.CallNode) fastFn {
 func (c *fastCompiler) member(x *ast.CallNode, obj, key fastFn) fastFn {
 	if k, ok := x.Arguments[1].(*ast.StringNode); ok {
 		name := k.Value
+		if id, ok := x.Arguments[0].(*ast.IdentifierNode); ok && id.Value == "state" {
+			// state.k: the node's input read in place.
+			return func(state any, _ *Env) any {
+				if m, ok := state.(map[string]any); ok {
+					return m[name]
+				}
+				return slowMember(state, name)
+			}
+		}
 		return func(state any, env *Env) any {
 			o := obj(state, env)
 			if m, ok := o.(map[string]any); ok {
 				return m[name]
 			}
-			return must(member(o, name))
+			return slowMember(o, name)
 		}
 	}
 	return func(state any, env *Env) any { return must(member(obj(state, env), key(state, env))) }
 }
+
+//go:noinline
+func slowMember(obj, key any) any { return must(member(obj, key)) }
 
 // must is a helper's result; its error ends the fast path (the VM then
 // reports it with its position).
