@@ -26,8 +26,12 @@ import (
 // evaluates it with JavaScript's rules (all numbers are doubles, missing
 // members are null, && || ! and ?: test truthiness).
 type Expr struct {
-	Src  string
-	prog *vm.Program
+	Src string
+	// prog is the VM's program; nil until needed when fast is set (see
+	// program).
+	prog     *vm.Program
+	progOnce sync.Once
+	progErr  error
 	// literalKeys are the key lists, in source order, of the map literals
 	// the expression can yield as its result (the whole expression, or a
 	// branch of ?:, && or ||); yieldsState: it can yield its input.
@@ -64,6 +68,30 @@ type exprVars struct {
 
 // Compile parses and checks src once, at scenario load time.
 func Compile(src string) (*Expr, error) {
+	prog, err := compileProgram(src)
+	if err != nil {
+		return nil, err
+	}
+	e := &Expr{Src: src, prog: prog}
+	e.fast, e.reads = compileFast(prog.Node())
+	if e.fast == nil {
+		e.reads = readsState | readsOther // unknown: give it everything
+	} else {
+		// The closures do not need the program, which the VM needs only
+		// when they fail; it is made again then. A scenario keeps its
+		// expressions for as long as its graph lives, and a thousand
+		// programs (3 MB, 42,000 objects for chain_1000) were live heap
+		// the collector marked on every cycle.
+		e.prog = nil
+	}
+	if tree, err := exprparser.Parse(src); err == nil {
+		e.noteResults(tree.Node)
+	}
+	return e, nil
+}
+
+// compileProgram compiles src for the VM.
+func compileProgram(src string) (*vm.Program, error) {
 	js := &jsSubset{src: src}
 	opts := []expr.Option{
 		expr.Env(exprVars{}),
@@ -81,15 +109,18 @@ func Compile(src string) (*Expr, error) {
 	if err != nil {
 		return nil, oneLine(err)
 	}
-	e := &Expr{Src: src, prog: prog}
-	e.fast, e.reads = compileFast(prog.Node())
-	if e.fast == nil {
-		e.reads = readsState | readsOther // unknown: give it everything
-	}
-	if tree, err := exprparser.Parse(src); err == nil {
-		e.noteResults(tree.Node)
-	}
-	return e, nil
+	return prog, nil
+}
+
+// program is the VM's program, compiled again on first use when Compile
+// dropped it (it compiled once, so it compiles again).
+func (e *Expr) program() (*vm.Program, error) {
+	e.progOnce.Do(func() {
+		if e.prog == nil {
+			e.prog, e.progErr = compileProgram(e.Src)
+		}
+	})
+	return e.prog, e.progErr
 }
 
 // noteResults records what the expression can yield as its result, for
@@ -236,9 +267,13 @@ func (e *Expr) runVM(env Env) (any, error) {
 	if results == nil {
 		results = []any{}
 	}
+	prog, err := e.program()
+	if err != nil {
+		return nil, err
+	}
 	ev := evaluators.Get().(*evaluator)
 	ev.vars = exprVars{State: state, Resume: env.Resume, Resumes: resumes, Context: rc, Results: results, Previous: env.Previous}
-	out, err := ev.vm.Run(e.prog, &ev.vars)
+	out, err := ev.vm.Run(prog, &ev.vars)
 	ev.vars = exprVars{} // keep no run's values alive in the pool
 	evaluators.Put(ev)
 	if err != nil {
