@@ -328,8 +328,7 @@ func toValue(v any) (any, error) {
 		return v, nil
 	}
 	if l, ok := v.([]any); ok {
-		out, _, err := listForm(l) // one frame less (see Expr.runFast)
-		return out, err
+		return listValue(v, l) // one frame less (see Expr.runFast)
 	}
 	out, _, err := engineForm(v)
 	return out, err
@@ -354,7 +353,11 @@ func engineForm(v any) (out any, changed bool, err error) {
 	case int, int64, int32, uint64, float32:
 		return engine.Normalize(x), true, nil
 	case []any:
-		return listForm(x)
+		list, err := listForm(x)
+		if list == nil || err != nil {
+			return v, false, err
+		}
+		return list, true, nil
 	case map[string]any:
 		return objectForm(x)
 	case engine.Send:
@@ -368,7 +371,18 @@ func engineForm(v any) (out any, changed bool, err error) {
 	}
 }
 
-func listForm(x []any) (any, bool, error) {
+// listValue is toValue of v, the list x: v itself (not x boxed again,
+// which would allocate) when no element changes.
+func listValue(v any, x []any) (any, error) {
+	list, err := listForm(x)
+	if list == nil || err != nil {
+		return v, err
+	}
+	return list, nil
+}
+
+// listForm converts the elements of x; nil when none changes.
+func listForm(x []any) ([]any, error) {
 	var list []any // made at the first element that changes
 	for i, e := range x {
 		if isScalar(e) {
@@ -376,7 +390,7 @@ func listForm(x []any) (any, bool, error) {
 		}
 		c, changed, err := engineForm(e)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if changed && list == nil {
 			list = slices.Clone(x)
@@ -385,10 +399,7 @@ func listForm(x []any) (any, bool, error) {
 			list[i] = c
 		}
 	}
-	if list == nil {
-		return x, false, nil
-	}
-	return list, true, nil
+	return list, nil
 }
 
 func objectForm(x map[string]any) (any, bool, error) {
