@@ -290,10 +290,14 @@ func TestExplainNode(t *testing.T) {
 			{Name: "join:a+b:review", Available: true}, {Name: "branch:to:plan", Available: false},
 		},
 	}
-	if got, want := explainNode(v, "review", []string{"join:a+b:review"}), "review will run: join:a+b:review is at v4, review last saw v0."; got != want {
+	if got, want := explainNode(v, "review", []string{"join:a+b:review"}), "review will run: join:a+b:review is at v4, which review has never seen."; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 	if got, want := explainNode(v, "plan", []string{"branch:to:plan"}), "plan will not run: branch:to:plan is not available (cleared at v3)."; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	v.Channels[1].Available = true
+	if got, want := explainNode(v, "plan", []string{"branch:to:plan"}), "plan will run: branch:to:plan is at v3, plan last saw v2."; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

@@ -194,8 +194,14 @@ func explainNode(v *engine.StepView, node string, triggers []string) string {
 	}
 	var why []string
 	for _, t := range triggers {
-		cur, seen := v.Versions[t], v.VersionsSeen[node][t]
+		cur := v.Versions[t]
+		seen, saw := v.VersionsSeen[node][t]
 		switch {
+		case avail[t] && cur > seen && !saw:
+			// The versions_seen pane shows "-" here: no entry, which the
+			// engine compares as version 0 (ENGINE-NOTES: a missing entry
+			// is the null version, pregel/_algo.py:1251-1257).
+			return fmt.Sprintf("%s will run: %s is at v%d, which %s has never seen.", node, t, cur, node)
 		case avail[t] && cur > seen:
 			return fmt.Sprintf("%s will run: %s is at v%d, %s last saw v%d.", node, t, cur, node, seen)
 		case cur == 0:
