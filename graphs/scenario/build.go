@@ -288,8 +288,9 @@ func keySpec(k StateKey) engine.KeySpec {
 // schema lists the state keys in declaration order.
 func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string) engine.NodeFunc {
 	entered := c.entryCounter(path)
+	upd := updateOf(n, schema)
 	if n.onlyUpdatesState() {
-		return plainNodeFunc(n, entered, schema)
+		return plainNodeFunc(upd, entered)
 	}
 	return func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
@@ -313,7 +314,7 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 			}
 			engine.Emit(ctx, v)
 		}
-		update, err := n.update(input, env, schema)
+		update, err := upd.eval(input, env)
 		if err != nil {
 			return nil, err
 		}
@@ -350,9 +351,9 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 // them itself, with one recover for all; when one of them needs the VM,
 // the recover evaluates the whole update again (expressions have no side
 // effects).
-func plainNodeFunc(n *Node, entered *atomic.Int64, schema []string) engine.NodeFunc {
-	slow := func(input any) (any, error) { return n.update(input, nil, schema) }
-	keys := n.UpdateKeys
+func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
+	upd := &spec // by pointer: the deferred closures stay small
+	keys := upd.keys
 	for _, ke := range keys {
 		if ke.Expr.fast == nil {
 			keys = nil
@@ -362,7 +363,7 @@ func plainNodeFunc(n *Node, entered *atomic.Int64, schema []string) engine.NodeF
 	case 0:
 		return func(_ context.Context, input any) (any, error) {
 			entered.Add(1)
-			return slow(input)
+			return upd.eval(input, nil)
 		}
 	case 1:
 		key, fn := keys[0].Key, keys[0].Expr.fast
@@ -370,7 +371,7 @@ func plainNodeFunc(n *Node, entered *atomic.Int64, schema []string) engine.NodeF
 			entered.Add(1)
 			defer func() {
 				if recover() != nil {
-					out, err = slow(input)
+					out, err = upd.eval(input, nil)
 				}
 			}()
 			v := fn(stateOrEmpty(input), nil)
@@ -384,7 +385,7 @@ func plainNodeFunc(n *Node, entered *atomic.Int64, schema []string) engine.NodeF
 		entered.Add(1)
 		defer func() {
 			if recover() != nil {
-				out, err = slow(input)
+				out, err = upd.eval(input, nil)
 			}
 		}()
 		state := stateOrEmpty(input)
@@ -429,36 +430,50 @@ func (n *Node) onlyUpdatesState() bool {
 	return n.UpdateExpr.readsOnlyState()
 }
 
-// update is the node's update (nil when it has none), evaluated on input
-// and env (nil: no variable but state is set).
-func (n *Node) update(input any, env *Env, schema []string) (any, error) {
-	if n.UpdateKeys != nil {
-		return n.updateKeys(input, env)
+// update is a node's update: a map of expressions (keys) or one
+// expression (expr); schema lists the state keys in declaration order.
+// Nodes keep this much of their Node, not all of it: a scenario's nodes
+// live as long as its graph, and the collector marks them all.
+type update struct {
+	keys   []KeyExpr
+	expr   *Expr
+	schema []string
+}
+
+func updateOf(n *Node, schema []string) update {
+	return update{keys: n.UpdateKeys, expr: n.UpdateExpr, schema: schema}
+}
+
+// eval is the update (nil when there is none), evaluated on input and env
+// (nil: no variable but state is set).
+func (u update) eval(input any, env *Env) (any, error) {
+	if u.keys != nil {
+		return u.evalKeys(input, env)
 	}
-	if n.UpdateExpr != nil {
-		return n.updateExpr(input, env, schema)
+	if u.expr != nil {
+		return u.evalExpr(input, env)
 	}
 	return nil, nil
 }
 
-// updateKeys is an update given as a map of expressions, one write each.
-func (n *Node) updateKeys(input any, env *Env) (any, error) {
-	u := make(engine.Update, len(n.UpdateKeys))
-	for i, ke := range n.UpdateKeys {
+// evalKeys is an update given as a map of expressions, one write each.
+func (u update) evalKeys(input any, env *Env) (any, error) {
+	out := make(engine.Update, len(u.keys))
+	for i, ke := range u.keys {
 		v, err := ke.Expr.eval(input, env)
 		if err != nil {
 			return nil, updateKeyError(ke.Key, err)
 		}
-		u[i] = engine.KV{Key: ke.Key, Value: v}
+		out[i] = engine.KV{Key: ke.Key, Value: v}
 	}
-	return u, nil
+	return out, nil
 }
 
-// updateExpr is an update given as one expression: an object's keys are
-// the writes, in the order the object has them in JavaScript (not Go's
-// sorted order).
-func (n *Node) updateExpr(input any, env *Env, schema []string) (any, error) {
-	v, err := n.UpdateExpr.eval(input, env)
+// evalExpr is an update given as one expression: an object's keys are the
+// writes, in the order the object has them in JavaScript (not Go's sorted
+// order).
+func (u update) evalExpr(input any, env *Env) (any, error) {
+	v, err := u.expr.eval(input, env)
 	if err != nil {
 		return nil, fmt.Errorf("update: %w", err)
 	}
@@ -466,11 +481,11 @@ func (n *Node) updateExpr(input any, env *Env, schema []string) (any, error) {
 	if !ok {
 		return v, nil
 	}
-	u := make(engine.Update, 0, len(m))
-	for _, k := range n.UpdateExpr.OrderedKeys(m, schema) {
-		u = append(u, engine.KV{Key: k, Value: m[k]})
+	out := make(engine.Update, 0, len(m))
+	for _, k := range u.expr.OrderedKeys(m, u.schema) {
+		out = append(out, engine.KV{Key: k, Value: m[k]})
 	}
-	return u, nil
+	return out, nil
 }
 
 // updateKeyError is in a function of its own to keep update's frame

@@ -183,10 +183,10 @@ func (c *fastCompiler) binary(x *ast.BinaryNode) fastFn {
 	}
 	if x.Operator == "??" {
 		return func(state any, env *Env) any {
-			if v := deref(l.fn(state, env)); !runtime.IsNil(v) {
+			if v := deref(l.value(state, env)); !runtime.IsNil(v) {
 				return v
 			}
-			return deref(r.fn(state, env))
+			return deref(r.value(state, env))
 		}
 	}
 	op, ok := binOps[x.Operator]
@@ -200,8 +200,10 @@ func (c *fastCompiler) binary(x *ast.BinaryNode) fastFn {
 			var a any
 			if m, ok := state.(map[string]any); ok && l.stateKey {
 				a = m[l.key]
-			} else {
+			} else if l.fn != nil {
 				a = l.fn(state, env)
+			} else {
+				a = slowMember(state, l.key)
 			}
 			if x, ok := a.(float64); ok {
 				return op.floats(x, y)
@@ -213,13 +215,17 @@ func (c *fastCompiler) binary(x *ast.BinaryNode) fastFn {
 		var a, b any
 		if m, ok := state.(map[string]any); ok && l.stateKey {
 			a = m[l.key]
-		} else {
+		} else if l.fn != nil {
 			a = l.fn(state, env)
+		} else {
+			a = slowMember(state, l.key)
 		}
 		if m, ok := state.(map[string]any); ok && r.stateKey {
 			b = m[r.key]
-		} else {
+		} else if r.fn != nil {
 			b = r.fn(state, env)
+		} else {
+			b = slowMember(state, r.key)
 		}
 		if x, ok := a.(float64); ok {
 			if y, ok := b.(float64); ok {
@@ -308,22 +314,32 @@ func (op binOp) slow(a, b any) any {
 // operand is an operand of a binary operator, with state.k, the
 // commonest, marked for reading inline.
 type operand struct {
-	fn       fastFn
+	fn       fastFn // nil for state.key
 	key      string
-	stateKey bool // fn is state.key
+	stateKey bool
 }
 
 func (c *fastCompiler) operand(n ast.Node) operand {
-	o := operand{fn: c.node(n)}
+	fn := c.node(n)
 	if call, ok := n.(*ast.CallNode); ok && len(call.Arguments) == 2 {
 		id, _ := call.Callee.(*ast.IdentifierNode)
 		obj, _ := call.Arguments[0].(*ast.IdentifierNode)
 		key, _ := call.Arguments[1].(*ast.StringNode)
 		if id != nil && id.Value == "_get" && obj != nil && obj.Value == "state" && key != nil {
-			o.key, o.stateKey = key.Value, true
+			// No closure kept: the expressions of a scenario live as
+			// long as its graph, and the collector marks them all.
+			return operand{key: key.Value, stateKey: true}
 		}
 	}
-	return o
+	return operand{fn: fn}
+}
+
+// value is the operand's value, for the paths that do not read it inline.
+func (o operand) value(state any, env *Env) any {
+	if o.fn == nil {
+		return slowMember(state, o.key)
+	}
+	return o.fn(state, env)
 }
 
 // conditional is ?: (and the patched && and ||): the condition, a bool
