@@ -200,10 +200,8 @@ func (c *fastCompiler) binary(x *ast.BinaryNode) fastFn {
 			var a any
 			if m, ok := state.(map[string]any); ok && l.stateKey {
 				a = m[l.key]
-			} else if l.fn != nil {
-				a = l.fn(state, env)
 			} else {
-				a = slowMember(state, l.key)
+				a = l.value(state, env)
 			}
 			if x, ok := a.(float64); ok {
 				return op.floats(x, y)
@@ -215,17 +213,13 @@ func (c *fastCompiler) binary(x *ast.BinaryNode) fastFn {
 		var a, b any
 		if m, ok := state.(map[string]any); ok && l.stateKey {
 			a = m[l.key]
-		} else if l.fn != nil {
-			a = l.fn(state, env)
 		} else {
-			a = slowMember(state, l.key)
+			a = l.value(state, env)
 		}
 		if m, ok := state.(map[string]any); ok && r.stateKey {
 			b = m[r.key]
-		} else if r.fn != nil {
-			b = r.fn(state, env)
 		} else {
-			b = slowMember(state, r.key)
+			b = r.value(state, env)
 		}
 		if x, ok := a.(float64); ok {
 			if y, ok := b.(float64); ok {
@@ -334,8 +328,11 @@ func (c *fastCompiler) operand(n ast.Node) operand {
 	return operand{fn: fn}
 }
 
-// value is the operand's value, for the paths that do not read it inline.
-func (o operand) value(state any, env *Env) any {
+// value is the operand's value, for the paths that do not read it inline
+// (out of line: the closures' frames stay small).
+//
+//go:noinline
+func (o *operand) value(state any, env *Env) any {
 	if o.fn == nil {
 		return slowMember(state, o.key)
 	}
