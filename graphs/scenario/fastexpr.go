@@ -280,29 +280,20 @@ func (op binOp) floats(x, y float64) any {
 // slow is op through runtime's function, as the VM's opcode computes it.
 //
 //go:noinline
-func (op binOp) slow(a, b any) any {
-	a, b = deref(a), deref(b)
-	switch op {
-	case opAdd:
-		return runtime.Add(a, b)
-	case opSub:
-		return runtime.Subtract(a, b)
-	case opMul:
-		return runtime.Multiply(a, b)
-	case opDiv:
-		return runtime.Divide(a, b)
-	case opLess:
-		return runtime.Less(a, b)
-	case opMore:
-		return runtime.More(a, b)
-	case opLessEq:
-		return runtime.LessOrEqual(a, b)
-	case opMoreEq:
-		return runtime.MoreOrEqual(a, b)
-	case opEq:
-		return runtime.Equal(a, b)
-	}
-	return !runtime.Equal(a, b)
+func (op binOp) slow(a, b any) any { return runtimeOps[op](deref(a), deref(b)) }
+
+// runtimeOps are the runtime functions the VM's opcodes call, by binOp.
+var runtimeOps = [...]func(a, b any) any{
+	opAdd:    runtime.Add,
+	opSub:    runtime.Subtract,
+	opMul:    runtime.Multiply,
+	opDiv:    func(a, b any) any { return runtime.Divide(a, b) },
+	opLess:   func(a, b any) any { return runtime.Less(a, b) },
+	opMore:   func(a, b any) any { return runtime.More(a, b) },
+	opLessEq: func(a, b any) any { return runtime.LessOrEqual(a, b) },
+	opMoreEq: func(a, b any) any { return runtime.MoreOrEqual(a, b) },
+	opEq:     func(a, b any) any { return runtime.Equal(a, b) },
+	opNotEq:  func(a, b any) any { return !runtime.Equal(a, b) },
 }
 
 // operand is an operand of a binary operator, with state.k, the
