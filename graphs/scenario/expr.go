@@ -41,6 +41,9 @@ type Expr struct {
 	// says which variables it reads (readsState, readsOther).
 	fast  fastFn
 	reads int
+	// sendKey is set for sendEach(node, list, 'key') as the whole
+	// expression: its result is checked by that key (sendsInForm).
+	sendKey *string
 }
 
 // Env holds the variables an expression can read.
@@ -74,6 +77,7 @@ func Compile(src string) (*Expr, error) {
 	}
 	e := &Expr{Src: src, prog: prog}
 	e.fast, e.reads = compileFast(prog.Node())
+	e.sendKey = sendEachKey(prog.Node())
 	if e.fast == nil {
 		e.reads = readsState | readsOther // unknown: give it everything
 	} else {
@@ -211,6 +215,9 @@ func (e *Expr) Eval(env Env) (any, error) {
 func (e *Expr) eval(state any, env *Env) (any, error) {
 	if e.fast != nil {
 		if v, ok := e.runFast(state, env); ok {
+			if e.sendKey != nil && sendsInForm(v, *e.sendKey) {
+				return v, nil
+			}
 			return toValue(v)
 		}
 	}
@@ -227,6 +234,46 @@ func (e *Expr) evalVM(state any, env *Env) (any, error) {
 	}
 	vars.State = state
 	return e.runVM(vars)
+}
+
+// sendEachKey is the key of sendEach(node, list, 'key') when that call is
+// the whole expression.
+func sendEachKey(n ast.Node) *string {
+	call, ok := n.(*ast.CallNode)
+	if !ok || len(call.Arguments) != 3 {
+		return nil
+	}
+	id, _ := call.Callee.(*ast.IdentifierNode)
+	key, _ := call.Arguments[2].(*ast.StringNode)
+	if id == nil || id.Value != "sendEach" || key == nil {
+		return nil
+	}
+	return &key.Value
+}
+
+// sendsInForm reports whether v, what sendEach made with key, is in engine
+// form already, as toValue would find walking it: each Send's argument
+// is the object {key: item} with a scalar item. It reads the item by key
+// instead of iterating each one-key object, most of a fan-out's toValue.
+func sendsInForm(v any, key string) bool {
+	list, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, e := range list {
+		s, ok := e.(engine.Send)
+		if !ok {
+			return false
+		}
+		arg, ok := s.Arg.(map[string]any)
+		if !ok || len(arg) != 1 {
+			return false
+		}
+		if item, ok := arg[key]; !ok || !isScalar(item) {
+			return false
+		}
+	}
+	return true
 }
 
 // readsOnlyState reports whether the expression reads no variable but

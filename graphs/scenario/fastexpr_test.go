@@ -53,6 +53,11 @@ func checkFastAgrees(t *testing.T, e *Expr, env Env) (fast bool) {
 	}
 	fv, ok := e.runFast(env.State, other)
 	vv, verr := e.runVM(env)
+	// What nodes and routes call (with its shortcuts) gives the VM's
+	// result or error.
+	if ev, err := e.eval(env.State, other); (err == nil) != (verr == nil) || verr == nil && sameValue(ev, vv) != nil {
+		t.Errorf("%q with %v: eval gives %#v (%v), the VM %#v (%v)", e.Src, envString(env), ev, err, vv, verr)
+	}
 	if !ok {
 		return false
 	}
@@ -205,4 +210,28 @@ func randomExpr(r *rand.Rand, depth int) string {
 		return fmt.Sprintf("(%s)[%s]", randomExpr(r, depth-1), randomExpr(r, depth-1))
 	}
 	return fmt.Sprintf("(%s %s %s)", randomExpr(r, depth-1), randomBinary[r.IntN(len(randomBinary))], randomExpr(r, depth-1))
+}
+
+// sendEach as a whole expression skips toValue's walk only when the walk
+// would change nothing: a Go int or a list among the items is converted.
+func TestEval_SendEachShortcutConvertsWhatNeedsIt(t *testing.T) {
+	e, err := Compile("sendEach('w', state.items, 'x')")
+	if err != nil || e.sendKey == nil {
+		t.Fatalf("compile: %v, key %v", err, e.sendKey)
+	}
+	send := func(arg any) engine.Send { return engine.Send{Node: "w", Arg: map[string]any{"x": arg}} }
+	for _, tt := range []struct {
+		items []any
+		want  any
+	}{
+		{[]any{1.0, "a", nil, true}, []any{send(1.0), send("a"), send(nil), send(true)}},
+		{[]any{1.0, 2}, []any{send(1.0), send(2.0)}},
+		{[]any{[]any{int64(3)}}, []any{send([]any{3.0})}},
+		{[]any{}, []any{}},
+	} {
+		got, err := e.Eval(Env{State: map[string]any{"items": tt.items}})
+		if err != nil || sameValue(got, tt.want) != nil {
+			t.Errorf("items %#v: got %#v (%v), want %#v", tt.items, got, err, tt.want)
+		}
+	}
 }
