@@ -381,6 +381,14 @@ func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
 			return engine.Update{{Key: key, Value: v}}, nil
 		}
 	}
+	// The keys and closures side by side, the keys the schema's own
+	// strings: a run touches each node's data once, often just after a
+	// collection has evicted it from the caches, and one array beats an
+	// Expr and a key string per write.
+	writes := make([]fastWrite, len(keys))
+	for i, ke := range keys {
+		writes[i] = fastWrite{key: schemaName(upd.schema, ke.Key), fn: ke.Expr.fast}
+	}
 	return func(_ context.Context, input any) (out any, err error) {
 		entered.Add(1)
 		defer func() {
@@ -389,16 +397,33 @@ func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
 			}
 		}()
 		state := stateOrEmpty(input)
-		u := make(engine.Update, len(keys))
-		for i, ke := range keys {
-			v := ke.Expr.fast(state, nil)
+		u := make(engine.Update, len(writes))
+		for i, w := range writes {
+			v := w.fn(state, nil)
 			if !isScalar(v) {
 				v = mustValue(v)
 			}
-			u[i] = engine.KV{Key: ke.Key, Value: v}
+			u[i] = engine.KV{Key: w.key, Value: v}
 		}
 		return u, nil
 	}
+}
+
+// fastWrite is one write of a plain node: its key and its closure.
+type fastWrite struct {
+	key string
+	fn  fastFn
+}
+
+// schemaName is name as the schema holds it (the same bytes), or name
+// when the schema lacks it.
+func schemaName(schema []string, name string) string {
+	for _, s := range schema {
+		if s == name {
+			return s
+		}
+	}
+	return name
 }
 
 // stateOrEmpty is the state expressions see: an empty object for none.
