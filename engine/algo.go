@@ -23,9 +23,9 @@ type channelState struct {
 	// by name.
 	chans []channel
 	// seen holds versions_seen of the names that are not nodes with
-	// slots (seenV): the input, __start__, __interrupt__. It snapshots in
-	// O(1); inner maps are never modified in place.
-	seen *cowMap[map[string]Version]
+	// slots (seenV): the input, __start__, __interrupt__. A checkpoint
+	// shares it; inner maps are never modified in place.
+	seen namedSeen
 	// ver holds the graph's channels' versions by channel id (0: none);
 	// extraVer those a restored checkpoint has for channels the graph
 	// lacks (never changed: nothing writes them).
@@ -264,10 +264,9 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		cs.chans[id] = ch
 		cs.refresh(chanID(id))
 	}
-	cs.seen = newCowMap[map[string]Version]()
 	switch {
 	case lazy != nil:
-		cs.seen = lazy.seen.thaw()
+		cs.seen = sharing(lazy.seen)
 		cs.extraVer, cs.extraSeen = lazy.extraVer, lazy.extraSeen
 		all := lazy.versions.flat()
 		cs.restoreIndexed(all)
@@ -546,7 +545,11 @@ type task struct {
 	// kind sits in idOnce's padding: a task of 560 bytes or less (and its
 	// pointer, and the allocator's header) fits the 576-byte size class.
 	kind taskKind
-	name string
+	// saveOnLoop: the task succeeded and the loop's goroutine saves and
+	// reports it (loop.commitFinished); set by settle, read by the loop
+	// after the task's goroutine ended.
+	saveOnLoop bool
+	name       string
 	// index is a PUSH task's Send index in the task topic, a PULL task's
 	// fired trigger's index in node.triggers.
 	index    int
@@ -1041,7 +1044,7 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	lz.g, lz.extraVer, lz.extraSeen = cs.g, cs.extraVer, cs.extraSeen
 	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.allValues)
 	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), cs.allIndexed)
-	cs.seen.snapshotTo(&lz.seen, nil)
+	lz.seen = cs.seen.snapshot()
 	cp.lazy = lz
 	if len(cs.appends) > 0 {
 		cp.Appends, cs.appendsShared = cs.appends, true

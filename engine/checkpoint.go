@@ -72,7 +72,7 @@ type lazyCheckpoint struct {
 	extraVer map[string]Version
 	// extraSeen: see channelState.extraSeen.
 	extraSeen map[string]map[string]Version
-	seen      frozenMap[map[string]Version]
+	seen      map[string]map[string]Version // shared: see namedSeen
 	// Room for a usual superstep's changes, when the snapshots are deltas
 	// (see idLog.snapshotTo): the checkpoint is then one allocation.
 	valuesRoom   [3]idEntry[any]
@@ -108,7 +108,10 @@ func (c *Checkpoint) Materialize() *Checkpoint {
 				c.ChannelVersions[names[id]] = v
 			}
 		}
-		c.VersionsSeen = lz.seen.toMap()
+		c.VersionsSeen = maps.Clone(lz.seen)
+		if c.VersionsSeen == nil {
+			c.VersionsSeen = map[string]map[string]Version{}
+		}
 		seenFromIndexed(lz.g, all, lz.extraSeen, c.VersionsSeen)
 	})
 	return c

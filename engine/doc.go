@@ -56,8 +56,9 @@
 //     immutable form, and its description for tools (Describe, Mermaid).
 //   - algo.go: pure functions — plan the next tasks, apply a superstep's
 //     writes, decide breakpoints. No clock, no goroutines, no storage.
-//     cowmap.go holds the copy-on-write maps that let a checkpoint be
-//     snapshotted in O(1).
+//     idsnap.go snapshots versions, values and the nodes' versions_seen
+//     by channel id, as deltas, so that a checkpoint costs what its
+//     superstep changed; namedseen.go the few versions_seen kept by name.
 //   - loop.go: one thread's run as a state machine over checkpoints
 //     (LangGraph's _first, tick and after_tick); pending.go its saved writes.
 //   - runner.go, task.go: run one superstep's tasks concurrently, with
@@ -65,6 +66,8 @@
 //     writes, writer by writer. The first failure cancels the tasks still
 //     working through their context; each saves what it wrote plus its
 //     error, and a finished task keeps everything (LangGraph's runners).
+//     With MemorySaver the loop's goroutine saves each finished task's
+//     writes as it arrives (fanout.commitFinished).
 //     turns.go orders sibling subgraphs' checkpoints on request.
 //   - saved.go: what a checkpoint's saved writes mean — per task its
 //     output, interrupts, answers, error, whether it finished or waits —

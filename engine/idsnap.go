@@ -30,6 +30,11 @@ type idLog[V any] struct {
 	since, depth int
 }
 
+// idLogMax bounds the changes logged for a snapshot that is not taken (a
+// run snapshotted once, then changed on without checkpoints): past it
+// logging stops and the next snapshot is a base.
+const idLogMax = 4096
+
 // idDeltaDepth bounds a snapshot's chain of deltas (its readers walk it).
 const idDeltaDepth = 1024
 
@@ -38,7 +43,7 @@ func (l *idLog[V]) note(id int32, v V) {
 	if l.last == nil {
 		return
 	}
-	if len(l.log) >= cowLogMax {
+	if len(l.log) >= idLogMax {
 		l.restart()
 		return
 	}

@@ -87,6 +87,10 @@ type loop struct {
 	// updateFollows: the driver runs Update right after Execute (Run and
 	// Superstep with no hook), so a checkpoint Put follows the last task.
 	updateFollows bool
+	// saveOnLoop: this superstep's tasks leave saving a success to the
+	// loop's goroutine (fanout.commitFinished). Set and cleared by the
+	// loop around the tasks' goroutines; Task calls never read it.
+	saveOnLoop bool
 	// held is the last task's result, reported once its deferred writes
 	// are on disk (releaseHeld).
 	held *heldResult

@@ -12,6 +12,9 @@ type pendingWrites struct {
 	order   []string       // task ids in first-save order
 	batches [][]Write      // each task's latest batch, as order
 	index   map[string]int // task id -> its place in order, past pendingIndexAt
+	// tasks is the current superstep's task count, what the index is
+	// sized for (no growth while a wide superstep's tasks save).
+	tasks int
 }
 
 const pendingIndexAt = 8
@@ -52,7 +55,7 @@ func (p *pendingWrites) push(task string) int {
 	case p.index != nil:
 		p.index[task] = i
 	case len(p.order) > pendingIndexAt:
-		p.index = make(map[string]int, 2*len(p.order))
+		p.index = make(map[string]int, max(2*len(p.order), p.tasks))
 		for j, id := range p.order {
 			p.index[id] = j
 		}

@@ -31,6 +31,11 @@ func (l *loop) execute(ctx context.Context) error {
 			break
 		}
 	}
+	if len(run) > pendingIndexAt {
+		l.mu.Lock()
+		l.pending.tasks = len(l.tasks)
+		l.mu.Unlock()
+	}
 	l.prepareSubgraphTurns(run)
 	l.unfinished.Store(int32(len(run)))
 	l.stepCalls.Store(false)
@@ -113,14 +118,37 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	stepCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	f := &fanout{l: l, ctx: stepCtx, cancel: cancel, slots: concurrencySlots(l.opts.MaxConcurrency, len(run))}
+	// MemorySaver's PutWrites does no I/O and holds one lock: calls from
+	// the tasks' goroutines would wait for each other anyway, and each
+	// would first grow its goroutine's small stack, so the loop's
+	// goroutine makes them (commitFinished); LangGraph's runner commit
+	// likewise hands writes to the loop's put_writes (pregel/_runner.py:
+	// 574-613, _loop.py:415-493). Any other saver may wait on I/O and is
+	// called by the tasks at once, so concurrent tasks share its commits.
+	// The test is on the concrete type, not a marker method, because a
+	// wrapper that embeds *MemorySaver (to add I/O or checks) would
+	// inherit a marker it does not honour.
+	if _, ok := l.saver.(*MemorySaver); ok && f.slots == nil {
+		f.finished = make(chan *task, len(run))
+		l.saveOnLoop = true
+	}
+	started := 0
 	for _, t := range run {
 		if !f.slots.acquire(stepCtx) {
 			break // a failure ended the superstep: start no more tasks
 		}
-		f.wg.Add(1)
+		if f.finished == nil {
+			f.wg.Add(1)
+		}
+		started++
 		go f.run(t)
 	}
-	f.wg.Wait()
+	if f.finished != nil {
+		f.commitFinished(started)
+		l.saveOnLoop = false
+	} else {
+		f.wg.Wait()
+	}
 	return f.firstErr, f.bubble
 }
 
@@ -131,7 +159,11 @@ type fanout struct {
 	cancel context.CancelCauseFunc
 	slots  slots
 	wg     sync.WaitGroup
-	mu     sync.Mutex
+	// finished, when not nil, takes each task as its goroutine ends, in
+	// place of wg: the loop's goroutine saves and reports the successes
+	// (commitFinished).
+	finished chan *task
+	mu       sync.Mutex
 	// firstErr and bubble are runConcurrently's results, under mu.
 	firstErr, bubble error
 }
@@ -140,15 +172,43 @@ type fanout struct {
 // a goroutine starts with a small stack, and a task whose calls fit in it
 // costs no stack growth (a copy of every frame on it).
 func (f *fanout) run(t *task) {
-	defer f.done() // also when a node calls runtime.Goexit
+	defer f.done(t) // also when a node calls runtime.Goexit
 	if err := f.l.runTask(f.ctx, t); err != nil {
 		f.fail(t, err)
 	}
 }
 
-func (f *fanout) done() {
+func (f *fanout) done(t *task) {
+	if f.finished != nil {
+		f.finished <- t // buffered for every task: never blocks
+		return
+	}
 	f.slots.release()
 	f.wg.Done()
+}
+
+// commitFinished receives each of the n started tasks as its goroutine
+// ends and saves and reports the ones that succeeded (settle left them,
+// saveOnLoop), as they arrive: all before the superstep ends. LangGraph's
+// task thread does not call the checkpointer either: the runner's commit
+// hands a finished task's writes to the loop's put_writes
+// (_runner.py:574-613), which submits checkpointer.put_writes to the
+// loop's background executor (_loop.py:466-493). Here that saves each
+// task goroutine a stack growth (a copy of its whole stack), the saver
+// being deeper than a task's first stack.
+func (f *fanout) commitFinished(n int) {
+	l := f.l
+	saveCtx := saveContext(f.ctx, l)
+	for ; n > 0; n-- {
+		t := <-f.finished
+		if !t.saveOnLoop {
+			continue
+		}
+		t.saveOnLoop = false
+		if err := l.commitSuccess(saveCtx, t); err != nil {
+			f.fail(t, err)
+		}
+	}
 }
 
 // fail records a task's failure: the first one cancels the superstep; a
@@ -219,34 +279,49 @@ func (l *loop) settle(ctx context.Context, scope *taskScope, t *task, writes []W
 	}
 	// Counted finished here, on every path; only a success may defer.
 	deferrer, canDefer := l.deferLast(t)
-	saveCtx := saveContext(ctx, l)
 	res := &t.result
 	t.writes = writes
-	saved := writes
-	if scope.hasResume {
-		saved = append([]Write{{Channel: ResumeChannel, Value: scope.resumeWrite}}, writes...)
-	}
-	if len(saved) == 0 {
-		saved = []Write{{Channel: NoWritesChannel}}
-	}
 	l.mu.Lock()
 	res.Writes, res.Done = writes, true
 	l.mu.Unlock()
+	if !t.node.call && l.saveOnLoop { // a Task call never reads saveOnLoop
+		t.saveOnLoop = true
+		return nil
+	}
+	saveCtx := saveContext(ctx, l)
 	if canDefer {
 		// The checkpoint Put right after this superstep commits these
 		// writes with it; the result is reported after that Put.
-		wait, err := l.deferWrites(saveCtx, deferrer, t.id(), saved)
+		wait, err := l.deferWrites(saveCtx, deferrer, t.id(), successWrites(scope, writes))
 		if err != nil {
 			return err
 		}
 		l.held = &heldResult{t: t, res: res, wait: wait}
 		return l.cacheWrites(saveCtx, t, writes)
 	}
-	if err := l.putTaskWrites(saveCtx, t, saved); err != nil {
+	return l.commitSuccess(saveCtx, t)
+}
+
+// commitSuccess saves the writes of t, which succeeded, reports its
+// result and caches its writes.
+func (l *loop) commitSuccess(ctx context.Context, t *task) error {
+	if err := l.putTaskWrites(ctx, t, successWrites(&t.scope, t.writes)); err != nil {
 		return err
 	}
-	l.emitResult(t, res)
-	return l.cacheWrites(saveCtx, t, writes)
+	l.emitResult(t, &t.result)
+	return l.cacheWrites(ctx, t, t.writes)
+}
+
+// successWrites are the writes saved for a task that succeeded: its own,
+// after the resume value it took, or a marker that it wrote nothing.
+func successWrites(scope *taskScope, writes []Write) []Write {
+	if scope.hasResume {
+		writes = append([]Write{{Channel: ResumeChannel, Value: scope.resumeWrite}}, writes...)
+	}
+	if len(writes) == 0 {
+		writes = []Write{{Channel: NoWritesChannel}}
+	}
+	return writes
 }
 
 // saveContext is the context a task's writes are saved with. Saving never

@@ -10,8 +10,8 @@ import (
 // enginetest.SaverSuite.
 //
 // Savers are called from the goroutine that owns the run, except PutWrites,
-// which is called from task goroutines as each task finishes and must be safe
-// for concurrent use.
+// which may be called from task goroutines as each task finishes and must be
+// safe for concurrent use.
 type Saver interface {
 	// Put stores cp with md. cfg.CheckpointID is the parent's id ("" for
 	// none). newVersions holds the channels whose version changed since the

@@ -3,6 +3,7 @@ package persist
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 )
 
 // Keys are tuples of strings and integers, encoded so that comparing two
@@ -20,6 +21,11 @@ import (
 // Tuple element encoders. Each appends to dst and returns the result.
 
 func appendString(dst []byte, s string) []byte {
+	if strings.IndexByte(s, 0) < 0 {
+		// The common case (ids, channel names): nothing to escape, so
+		// copy the bytes at once instead of one by one.
+		return append(append(dst, s...), 0, 0)
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] == 0 {
 			dst = append(dst, 0, 0xff)

@@ -147,3 +147,24 @@ func TestKeys_ParseRejectsMalformed(t *testing.T) {
 		}
 	}
 }
+
+// The key encoding is the file format: these bytes must never change,
+// whichever path (plain copy or escaping) encodes a string.
+func TestKeys_EncodingIsPinned(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		got  []byte
+		want string
+	}{
+		{"plain string", appendString(nil, "ab"), "ab\x00\x00"},
+		{"empty string", appendString(nil, ""), "\x00\x00"},
+		{"escaped zero", appendString(nil, "a\x00b\x00"), "a\x00\xffb\x00\xff\x00\x00"},
+		{"write key", writeKey("c1", "t", -1), "c1\x00\x00t\x00\x00\x7f\xff\xff\xff\xff\xff\xff\xff"},
+		{"blob key", blobKey("n", 2, 1), "n\x00\x00\x80\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x01"},
+		{"child key", childKey("p\x00", "c"), "p\x00\xff\x00\x00c\x00\x00"},
+	} {
+		if string(c.got) != c.want {
+			t.Errorf("%s: %q, want %q", c.name, c.got, c.want)
+		}
+	}
+}

@@ -45,6 +45,11 @@ type writer struct {
 	closed          bool
 
 	commits atomic.Int64 // transactions committed, for benchmarks
+	// txTime is how long write transactions ran, commit and fsync (or
+	// fakeSync) included, for benchmarks: bbolt runs one at a time, so its
+	// share of the wall time says whether the single writer is what
+	// bounds the throughput of many threads.
+	txTime atomic.Int64
 
 	// maxBytes bounds held, the bytes of the writes queued or being
 	// committed (their encoded values, see op.size): past it a write waits
@@ -321,6 +326,7 @@ func (w *writer) commit(round []*op) {
 		failed := -1
 		var opErr error
 		rc := newCache()
+		start := time.Now()
 		err := w.db.Update(func(tx *bolt.Tx) error {
 			r := beginRound(tx, w.now)
 			defer r.end(tx)
@@ -340,6 +346,7 @@ func (w *writer) commit(round []*op) {
 		if err == nil && w.fakeSync > 0 {
 			time.Sleep(w.fakeSync)
 		}
+		w.txTime.Add(int64(time.Since(start)))
 		if err == nil {
 			w.commits.Add(1)
 			if w.onCommit != nil {

@@ -1,0 +1,223 @@
+package persist
+
+import (
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// BenchmarkLayoutPages measures what the bucket layout alone costs bbolt,
+// without the store's or the engine's code: it replays the records one
+// superstep of the counting loop of BenchmarkThreadsSync writes (a
+// checkpoint record, two values, two pending writes, a child edge, the
+// thread's updated time; sizes as the store writes them) for many threads
+// at once, ten threads' supersteps to a commit (as sync durability batches
+// them at 32 threads), without fsync.
+//
+//   - nested: the store's layout 2, a bucket per thread, one per namespace
+//     in it, and cp, blob, w and kids in that.
+//   - prefixed: the four record buckets of a namespace merged into one,
+//     each kind's keys behind a kind byte (so each kind keeps its range).
+//   - cpfirst: like prefixed, but checkpoint records, pending writes and
+//     child edges share one range ordered by checkpoint id first; values
+//     keep their own range, ordered by channel.
+//   - ordered: like cpfirst, the root namespace's records in the thread's
+//     bucket itself, and values keyed (version, channel, seq):
+//     a superstep gives the channels it changes versions above every
+//     existing one (engine/algo.go applyWrites), so new values sort last
+//     too, and records keep naming their values by (version, seq).
+//   - clustered: a bucket per thread whose keys start with the checkpoint
+//     id, values included (a value keyed by the checkpoint that stored
+//     it), so a superstep's records are adjacent and land on the bucket's
+//     last page; no child index (a record names its parent).
+//
+// It reports pages written per superstep and the CPU time per superstep
+// of the whole process; run it under callgrind for exact instruction
+// counts. It measures candidate layouts that cluster a superstep's
+// records, not the store.
+func BenchmarkLayoutPages(b *testing.B) {
+	for _, steps := range []int{20, 200} {
+		for _, l := range []string{"nested", "prefixed", "cpfirst", "ordered", "clustered"} {
+			b.Run(fmt.Sprintf("%s/steps=%d", l, steps), func(b *testing.B) { benchLayout(b, l, steps) })
+		}
+	}
+}
+
+func benchLayout(b *testing.B, layout string, steps int) {
+	const threads, perCommit = 32, 10
+	db, err := bolt.Open(filepath.Join(b.TempDir(), "layout.db"), 0o600, &bolt.Options{NoSync: true, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket(bucketThreads); return err }); err != nil {
+		b.Fatal(err)
+	}
+	var seq uint64
+	newID := func() string {
+		seq++
+		return fmt.Sprintf("18ece395-%04x-%04x-0000-%012x", seq>>16&0xffff, seq&0xffff, seq)
+	}
+	record := make([]byte, 280)
+	small := make([]byte, 13)
+	cpuBefore, pagesBefore := cpuTime(), pagesWritten(db)
+	supersteps := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		last := make([]string, threads) // each thread's newest checkpoint
+		step := make([]int, threads)
+		for done := 0; done < threads*(steps+1); {
+			err := db.Update(func(tx *bolt.Tx) error {
+				for n := 0; n < perCommit && done < threads*(steps+1); n++ {
+					t := done % threads
+					thread := []byte(fmt.Sprint("t", i, "-", t))
+					id := newID()
+					var err error
+					switch layout {
+					case "clustered":
+						err = layoutClustered(tx, thread, last[t], id, step[t], record, small)
+					case "nested":
+						err = layoutNested(tx, thread, last[t], id, step[t], record, small)
+					default:
+						err = layoutPrefixed(tx, thread, last[t], id, step[t], record, small, layout)
+					}
+					if err != nil {
+						return err
+					}
+					last[t] = id
+					step[t]++
+					done++
+					supersteps++
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	cpu := cpuTime() - cpuBefore
+	b.ReportMetric(float64(pagesWritten(db)-pagesBefore)/float64(supersteps), "writes/superstep")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(supersteps), "cpu-µs/superstep")
+}
+
+func layoutNested(tx *bolt.Tx, thread []byte, parent, id string, step int, record, small []byte) error {
+	tb, err := tx.Bucket(bucketThreads).CreateBucketIfNotExists(thread)
+	if err != nil {
+		return err
+	}
+	nb := tb.Bucket(nsBucketName(""))
+	if nb == nil {
+		if nb, err = tb.CreateBucket(nsBucketName("")); err != nil {
+			return err
+		}
+		for _, name := range nsBucketNames {
+			if _, err := nb.CreateBucket(name); err != nil {
+				return err
+			}
+		}
+	}
+	cps, blobs, writes, kids := nb.Bucket(bucketCheckpoints), nb.Bucket(bucketBlobs), nb.Bucket(bucketWrites), nb.Bucket(bucketChildren)
+	for _, bk := range []*bolt.Bucket{cps, blobs, writes, kids} {
+		bk.FillPercent = fillPercent
+	}
+	if parent != "" {
+		// The superstep's task wrote against the parent, then the new
+		// checkpoint and its parent edge.
+		for slot := range int64(2) {
+			if err := writes.Put(writeKey(parent, "9f811562-8306-a46e-6773-0986ebacd63b", slot), small); err != nil {
+				return err
+			}
+		}
+		if err := kids.Put(childKey(parent, id), small[:4]); err != nil {
+			return err
+		}
+	}
+	for ch := range 2 {
+		if err := blobs.Put(blobKey(fmt.Sprint("channel", ch), int64(step+1), 0), small); err != nil {
+			return err
+		}
+	}
+	if err := cps.Put(checkpointKey(id), record); err != nil {
+		return err
+	}
+	return tb.Put(keyUpdated, binary.BigEndian.AppendUint64(nil, uint64(step)))
+}
+
+func layoutClustered(tx *bolt.Tx, thread []byte, parent, id string, step int, record, small []byte) error {
+	tb, err := tx.Bucket(bucketThreads).CreateBucketIfNotExists(thread)
+	if err != nil {
+		return err
+	}
+	tb.FillPercent = fillPercent
+	if parent != "" {
+		for slot := range int64(2) {
+			k := appendInt(appendString(append(appendString(nil, parent), 'w'), "9f811562-8306-a46e-6773-0986ebacd63b"), slot)
+			if err := tb.Put(k, small); err != nil {
+				return err
+			}
+		}
+	}
+	for ch := range 2 {
+		if err := tb.Put(appendString(append(appendString(nil, id), 'b'), fmt.Sprint("channel", ch)), small); err != nil {
+			return err
+		}
+	}
+	if err := tb.Put(append(appendString(nil, id), 'c'), record); err != nil {
+		return err
+	}
+	return tb.Put([]byte("\xffupdated"), binary.BigEndian.AppendUint64(nil, uint64(step)))
+}
+
+func layoutPrefixed(tx *bolt.Tx, thread []byte, parent, id string, step int, record, small []byte, layout string) error {
+	tb, err := tx.Bucket(bucketThreads).CreateBucketIfNotExists(thread)
+	if err != nil {
+		return err
+	}
+	nb := tb
+	updated := keyUpdated
+	if layout == "ordered" {
+		// The root namespace's records sit in the thread's bucket, its
+		// own keys after them.
+		updated = []byte("\xffupdated")
+	} else if nb, err = tb.CreateBucketIfNotExists(nsBucketName("")); err != nil {
+		return err
+	}
+	nb.FillPercent = fillPercent
+	key := func(kind byte, k []byte) []byte { return append([]byte{kind}, k...) }
+	if layout != "prefixed" {
+		key = func(kind byte, k []byte) []byte {
+			if kind == 'b' {
+				return append([]byte{kind}, k...)
+			}
+			return append([]byte{'r'}, k...) // cp, w, kids: checkpoint id first
+		}
+	}
+	if parent != "" {
+		for slot := range int64(2) {
+			if err := nb.Put(key('w', writeKey(parent, "9f811562-8306-a46e-6773-0986ebacd63b", slot)), small); err != nil {
+				return err
+			}
+		}
+		if err := nb.Put(key('k', childKey(parent, id)), small[:4]); err != nil {
+			return err
+		}
+	}
+	for ch := range 2 {
+		k := blobKey(fmt.Sprint("channel", ch), int64(step+1), 0)
+		if layout == "ordered" {
+			k = appendUint(appendString(appendInt(nil, int64(step+1)), fmt.Sprint("channel", ch)), 0)
+		}
+		if err := nb.Put(key('b', k), small); err != nil {
+			return err
+		}
+	}
+	if err := nb.Put(key('c', checkpointKey(id)), record); err != nil {
+		return err
+	}
+	return tb.Put(updated, binary.BigEndian.AppendUint64(nil, uint64(step)))
+}
