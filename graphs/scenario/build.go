@@ -375,7 +375,7 @@ func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
 				}
 			}()
 			v := fn(stateOrEmpty(input), nil)
-			if !isScalar(v) {
+			if !isScalar(v) && !isFlatList(v) {
 				v = mustValue(v)
 			}
 			return engine.Update{{Key: key, Value: v}}, nil
@@ -424,6 +424,21 @@ func schemaName(schema []string, name string) string {
 		}
 	}
 	return name
+}
+
+// isFlatList reports a list of scalars: in engine form already, as the
+// list an append key's write often is.
+func isFlatList(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, e := range l {
+		if !isScalar(e) {
+			return false
+		}
+	}
+	return true
 }
 
 // stateOrEmpty is the state expressions see: an empty object for none.

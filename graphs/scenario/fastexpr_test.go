@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -233,5 +235,40 @@ func TestEval_SendEachShortcutConvertsWhatNeedsIt(t *testing.T) {
 		if err != nil || sameValue(got, tt.want) != nil {
 			t.Errorf("items %#v: got %#v (%v), want %#v", tt.items, got, err, tt.want)
 		}
+	}
+}
+
+// A node that only updates state runs its closures itself (plainNodeFunc);
+// whatever they compute or fail with, it returns what the update's
+// ordinary evaluation (checked against the VM above) returns, for one key
+// and for several.
+func TestPlainNode_ReturnsWhatTheUpdateDoes(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 2))
+	var exprs []*Expr
+	for len(exprs) < 600 {
+		if e, err := Compile(randomExpr(r, 3)); err == nil && e.readsOnlyState() {
+			exprs = append(exprs, e)
+		}
+	}
+	schema := []string{"a", "b"}
+	var entered atomic.Int64
+	for i, e := range exprs {
+		specs := []update{
+			{keys: []KeyExpr{{Key: "a", Expr: e}}, schema: schema},
+			{keys: []KeyExpr{{Key: "a", Expr: exprs[(i+1)%len(exprs)]}, {Key: "b", Expr: e}}, schema: schema},
+		}
+		for _, spec := range specs {
+			node := plainNodeFunc(spec, &entered)
+			for _, env := range fastEnvs() {
+				got, err := node(context.Background(), env.State)
+				want, werr := spec.eval(env.State, nil)
+				if fmt.Sprint(err) != fmt.Sprint(werr) || err == nil && sameValue(got, want) != nil {
+					t.Fatalf("%q with %v: node gives %#v (%v), the update %#v (%v)", e.Src, envString(env), got, err, want, werr)
+				}
+			}
+		}
+	}
+	if entered.Load() == 0 {
+		t.Fatal("the nodes counted no entries")
 	}
 }
