@@ -40,6 +40,7 @@ type stateCache struct {
 	mu    sync.Mutex
 	mark  engine.StateMark // zero: nothing kept
 	value reflect.Value    // a *S: the shared fields at mark, the others zero
+	ptr   unsafe.Pointer   // value's pointer, read without reflect per task
 }
 
 // shareable reports whether copying a value of type t shares nothing a
@@ -92,7 +93,7 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 		}
 		c.mark = now
 	}
-	copyState(dst, c.value.UnsafePointer())
+	copyState(dst, c.ptr)
 	c.mu.Unlock()
 	return s.decodeFields(s.unshared, state, dst)
 }
@@ -102,14 +103,15 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 func (s *schema) refreshCache(c *stateCache, state map[string]any, changed []int, incremental bool) error {
 	if !c.value.IsValid() {
 		c.value = reflect.New(s.typ)
+		c.ptr = c.value.UnsafePointer()
 		incremental = false
 	}
 	v := c.value.Elem()
 	if !incremental {
 		v.SetZero()
-		return s.decodeFields(s.shared, state, c.value.UnsafePointer())
+		return s.decodeFields(s.shared, state, c.ptr)
 	}
-	base := c.value.UnsafePointer()
+	base := c.ptr
 	for _, i := range changed {
 		// The graph's keys are the schema's fields, in order (NewGraph).
 		if i >= len(s.fields) || !s.fields[i].shared {

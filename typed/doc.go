@@ -89,40 +89,55 @@
 // (above), so keeping a slice read from s stays safe.
 //
 // How the copy is reused depends on its size, by measurement. A state
-// larger than 256 bytes is recycled through a pool of the graph's: on
-// wide_state (1.6 KB, 100 nodes) the per-node copy was the layer's main
-// allocation, and with GC on recycling it took the typed overhead in CPU
-// time without a saver from about +42% to +21…28% (interleaved runs, 2
-// shared cores under load); with GC off it saves a few hundred
-// instructions per node. A small state keeps the one allocation it shares
-// with the node's write (nodeTask): that allocation is needed for the
-// write anyway, and the pool's Get and Put cost more than it saved on
-// loop_5000 (about 110 instructions more per task). Routes and Sends
-// functions use the pool at every size. The pool is a sync.Pool, so a
-// recycled copy is never shared by two tasks at once, and its content is
+// larger than 256 bytes is recycled: on wide_state (1.6 KB, 100 nodes) the
+// per-node copy was the layer's main allocation, and with GC on recycling
+// it took the typed overhead in CPU time without a saver from about +42%
+// to +21…28% (interleaved runs, 2 shared cores under load); with GC off it
+// saves a few hundred instructions per node. The copy handed back last is
+// kept in an atomic slot (one swap to take it, one to give it back), and
+// copies handed back while the slot is full go to a sync.Pool, whose Get
+// and Put cost more than the slot. A small state keeps the one allocation
+// it shares with the node's write (nodeTask): that allocation is needed
+// for the write anyway. Routes and Sends functions recycle at every size.
+// A recycled copy is never shared by two tasks at once, and its content is
 // overwritten (or zeroed) before reuse.
 //
 // The copy is one heap allocation per node or route when it is not
 // recycled: the *S passes to a function the layer cannot see into, so it
 // escapes (go build -gcflags=-m: "new(S) escapes to heap"), and passing S
 // by value would not help, since Write(&s, Set(&s.F, …)) keeps the
-// address. (Nor can an Update hold offsets instead of addresses to let a
-// Send node's own struct stay on its stack: escape analysis does not tell
-// a Change's address from its value.)
+// address.
 //
-// An Update holds one change inline; more changes are copied into one
-// allocation with room for the writes they become, which the engine then
-// keeps, so a node allocates once for its writes whatever their number.
-// The Update is resolved by address (nodeOutput), so a node's closure
-// frame holds it once: the frame is on every task's stack, and a fan-out
-// task whose stack outgrows its first size copies it, at about 10,000
-// instructions a Send.
+// A node's result costs no allocation of its own: the engine takes an
+// engine.Update in an interface, which a conversion would copy to the heap
+// (about 270 instructions a node on loop_5000, as for a map node returning
+// engine.Pairs), so the layer allocates the slice header with the node's
+// writes and makes the interface point to it (boxed). A Set of a short
+// list of ints or strings allocates the values, the interfaces that hold
+// them and the list's header as one block in the same way. On chain_1000,
+// loop_5000 and wide_state a typed run makes fewer allocations than the
+// map run (wide_state's typed run allocates more bytes: see restOf).
+//
+// An Update is four words: its one inline change resolved to the field's
+// offset and pointer type, and the value; more changes, and gotos, are
+// copied into one allocation with room for the writes they become. A
+// Change is two interfaces. Both are small enough for the compiler to keep
+// in registers, and that matters for a fan-out: a task's goroutine starts
+// with a 2 KB stack, the engine's frames use about half of it, and a task
+// whose calls go past it copies its stack (about 10,000 instructions, and
+// 20,000 when it happens deep in the allocator). With a six-word Update and
+// a Change of five words, every typed Send task of fanout_1000 grew its
+// stack (+111% instructions over the map API without a saver). Now the
+// Send node's closure, the user's node and Set take 80, 104 and 72 bytes,
+// and a typed Send task grows its stack only when one of its allocations
+// takes the allocator's slow path: about 36 times a run, against 16 for
+// the map API (whose node frame is the user's alone). The frames belong to
+// the compiler, so no test pins them: re-measure fanout_1000 after
+// changing the Send path or the engine's runner.
 //
 // Send arguments made of numbers, strings and bools are encoded and
 // decoded through their address by a plan their codec builds once (field
-// offsets and kinds), and the Update a node returns passes through a
-// single frame by address: a fan-out task's stack is what a map task's
-// is, plus a few hundred bytes, and grows once.
+// offsets and kinds).
 //
 // # Why Set(&s.Field, value)
 //
@@ -158,10 +173,10 @@
 // Set takes the field's address, so the compiler checks both that it is a
 // field (a misspelt name does not compile) and that the value has its
 // type; it is the idiom Go programmers know from flag.IntVar(&cfg.Port,
-// …) and sql.Rows.Scan(&u.Name). Write resolves each address against the
-// struct it is given, by offset, once the node returns; an address that is
-// not a state field of that struct is ErrNotAField, reported with the
-// node's name on the first run. Goto and Send on an Update make it a
+// …) and sql.Rows.Scan(&u.Name). Each address is taken as an offset in
+// the struct Write is given and resolved to a field once the node returns;
+// an address that is not a state field of that struct is ErrNotAField,
+// reported with the node's name on the first run. Goto and Send on an Update make it a
 // Command.
 //
 // # Other Go agent frameworks

@@ -29,7 +29,7 @@ const (
 )
 
 // intBound is 2^(bits of int - 1): ints are [-intBound, intBound).
-var intBound = math.Ldexp(1, strconv.IntSize-1)
+const intBound float64 = 1 << (strconv.IntSize - 1)
 
 func fastKindFor(t reflect.Type) fastKind {
 	if t.PkgPath() != "" && viaJSON(t) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/superstep/superstep/engine"
@@ -85,11 +86,12 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 	block := reflect.TypeFor[S]().Size() <= nodeTaskMaxState
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		var s *S
-		var buf engine.Update
+		var out *engine.Update
 		dirty := false
 		if block {
 			t := new(nodeTask[S])
-			s, buf = &t.state, t.writes[:0]
+			s, out = &t.state, &t.out
+			t.out = t.writes[:0]
 		} else {
 			s, dirty = g.states.get()
 		}
@@ -100,7 +102,7 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 		if err != nil {
 			return nil, err // s may be in err (an interrupt's payload): not reused
 		}
-		res, err := g.schema.nodeOutput(name, &u.update, buf)
+		res, err := g.schema.nodeOutput(name, &u.update, out)
 		if err == nil && !block {
 			g.states.put(s) // the writes and Sends are encoded: nothing of them points into s
 		}
@@ -119,12 +121,13 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 const nodeTaskMaxState = 256
 
 // nodeTask is what a node's task allocates for a small state: the node's
-// own copy of the state and room for its write (an Update of more changes
-// brings room of its own), in one allocation
-// instead of two.
+// own copy of the state, room for its write (an Update of more changes
+// brings room of its own) and the result that points to it (see boxed),
+// in one allocation instead of three.
 type nodeTask[S any] struct {
 	state  S
 	writes [1]engine.KV
+	out    engine.Update
 }
 
 // copyOf copies the S at src to dst: a typed copy, not reflect's.
@@ -132,11 +135,23 @@ func copyOf[S any](dst, src unsafe.Pointer) { *(*S)(dst) = *(*S)(src) }
 
 // statePool recycles the state copies nodes and routes decode into: a
 // copy is valid until its node or route returns (see NodeFunc and
-// "What a node costs" in the package doc).
-type statePool[S any] struct{ p sync.Pool }
+// "What a node costs" in the package doc). The last copy handed back is
+// kept in a slot of its own, taken and put back with one atomic swap
+// each: nodes and routes that run one after another (a chain, a loop)
+// reuse it for a fraction of what sync.Pool's Get and Put cost, which
+// measured more than the allocation they save on small states. Copies
+// handed back while the slot is full (tasks running at once) go to the
+// sync.Pool.
+type statePool[S any] struct {
+	last atomic.Pointer[S]
+	p    sync.Pool
+}
 
 // get is a state copy: fresh (zero) or recycled (dirty: any content).
 func (sp *statePool[S]) get() (s *S, dirty bool) {
+	if s := sp.last.Swap(nil); s != nil {
+		return s, true
+	}
 	if s, ok := sp.p.Get().(*S); ok {
 		return s, true
 	}
@@ -144,7 +159,11 @@ func (sp *statePool[S]) get() (s *S, dirty bool) {
 }
 
 // put hands back a copy whose node or route has returned.
-func (sp *statePool[S]) put(s *S) { sp.p.Put(s) }
+func (sp *statePool[S]) put(s *S) {
+	if !sp.last.CompareAndSwap(nil, s) {
+		sp.p.Put(s)
+	}
+}
 
 // AddSendNode adds a node that Sends start: fn gets the Send's argument
 // decoded into A. (A method cannot take the type parameter A, hence a
@@ -155,31 +174,59 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		return g
 	}
 	c := codecFor(reflect.TypeFor[A]())
-	where := fmt.Sprintf("node %q: Send argument", name)
+	n := &sendNode[S, A]{fn: fn, scalars: c.scalars, sendArg: sendArg{schema: g.schema, codec: c, name: name}}
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		var arg A // on this task's stack: the direct path is a static call
-		if c.scalars == nil || !c.scalars.decAt(unsafe.Pointer(&arg), input) {
+		if n.scalars == nil || !n.scalars.decAt(unsafe.Pointer(&arg), input) {
 			var err error
-			if arg, err = decodeArg[A](c, input, where); err != nil {
+			if arg, err = decodeArg[A](&n.sendArg, input); err != nil {
 				return nil, err
 			}
 		}
-		u, err := fn(ctx, arg)
+		u, err := n.fn(ctx, arg)
 		if err != nil {
 			return nil, err
 		}
-		return g.schema.nodeOutput(name, &u.update, nil)
+		return n.output(u.update)
 	}, opts...)
 	return g
 }
 
+// sendNode is what a Send node's closure uses, behind one pointer. The
+// closure's frame is on every Send task's stack, which starts at 2 KB and
+// is mostly the engine's (see "What a node costs" in the package doc), so
+// it keeps one word of what the closure captured, and its calls take few
+// arguments (the frame holds room for them).
+type sendNode[S, A any] struct {
+	fn      SendFunc[S, A]
+	scalars *scalarStruct // the argument's direct path (codec.scalars), or nil
+	sendArg
+}
+
+// sendArg is a Send node's non-generic part.
+type sendArg struct {
+	schema *schema
+	codec  *codec // the argument's
+	name   string
+}
+
+// output is what the node returns to the engine for its Update u. It
+// takes u in registers and is not inlined, so that the closure's frame,
+// on the stack while the node runs, holds neither u nor room for
+// nodeOutput's arguments.
+//
+//go:noinline
+func (n *sendArg) output(u update) (any, error) {
+	return n.schema.nodeOutput(n.name, &u, nil)
+}
+
 // decodeArg decodes a Send's argument through its codec, into a value of
 // its own (reflect would move the caller's to the heap).
-func decodeArg[A any](c *codec, input any, where string) (A, error) {
+func decodeArg[A any](n *sendArg, input any) (A, error) {
 	arg := new(A)
-	if err := c.dec(reflect.ValueOf(arg).Elem(), input); err != nil {
+	if err := n.codec.dec(reflect.ValueOf(arg).Elem(), input); err != nil {
 		if de, ok := err.(*DecodeError); ok {
-			de.Where = where
+			de.Where = fmt.Sprintf("node %q: Send argument", n.name)
 		}
 		return *arg, err
 	}

@@ -82,9 +82,9 @@ func TestUpdate_GotoLeavesOtherCopiesAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	var s S
-	for _, u := range []Update[S]{
-		Write(&s, Set(&s.A, 1)),
-		Write(&s, Set(&s.A, 1), Set(&s.B, 2), Set(&s.C, 3)),
+	for n, u := range map[int]Update[S]{
+		1: Write(&s, Set(&s.A, 1)),
+		3: Write(&s, Set(&s.A, 1), Set(&s.B, 2), Set(&s.C, 3)),
 	} {
 		a := u.Goto("a")
 		b := a.Goto("b")
@@ -97,9 +97,62 @@ func TestUpdate_GotoLeavesOtherCopiesAlone(t *testing.T) {
 				t.Errorf("gotos %v, want %v", got, x.want)
 			}
 			pairs, err := x.u.pairs(sc)
-			if err != nil || len(pairs) != u.n || pairs[0].Key != "A" || pairs[0].Value != 1.0 {
+			if err != nil || len(pairs) != n || pairs[0].Key != "A" || pairs[0].Value != 1.0 {
 				t.Errorf("pairs %v, %v", pairs, err)
 			}
+		}
+	}
+}
+
+// A Change does not record whether Set encoded its value: the value's type
+// says it (field.encoded). Whatever Set did, each field's write is what
+// the field's codec makes of the value, and what the codec refuses (a
+// NaN) is still refused, with one change or several.
+func TestSet_WritesWhatTheCodecMakes(t *testing.T) {
+	type Name string
+	type S struct {
+		I   int            `json:"i"`
+		Big int            `json:"big"`
+		F   float64        `json:"f"`
+		Str string         `json:"str"`
+		B   bool           `json:"b"`
+		N   Name           `json:"n"`
+		L   []int          `json:"l"`
+		LS  []string       `json:"ls"`
+		Nil []string       `json:"nil"`
+		Any any            `json:"any"`
+		M   map[string]int `json:"m"`
+		P   *int           `json:"p"`
+	}
+	sc, err := newSchema(reflect.TypeFor[S](), &options{reducers: map[string]reducerDef{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seven := 7
+	var s S
+	changes := []Change{
+		Set(&s.I, 3), Set(&s.Big, 1<<60), Set(&s.F, 2.5), Set(&s.Str, "x"), Set(&s.B, true),
+		Set(&s.N, Name("n")), Set(&s.L, []int{1, 2}), Set(&s.LS, []string{"a"}), Set(&s.Nil, nil),
+		Set[any](&s.Any, 4), Set[any](&s.Any, map[string]int{"k": 1}), Set(&s.M, map[string]int{"k": 2}), Set(&s.P, &seven),
+		Set(&s.L, []int{1, 2, 3, 4, 5}), Set(&s.L, []int{1, 1 << 60}), Set(&s.LS, []string{"a", "b", "c", "d", "e"}), Set(&s.L, []int{}),
+	}
+	values := []any{3, 1 << 60, 2.5, "x", true, Name("n"), []int{1, 2}, []string{"a"}, []string(nil), 4, map[string]int{"k": 1}, map[string]int{"k": 2}, &seven,
+		[]int{1, 2, 3, 4, 5}, []int{1, 1 << 60}, []string{"a", "b", "c", "d", "e"}, []int{}}
+	for i, c := range changes {
+		want, err := Encode(values[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range []Update[S]{Write(&s, c), Write(&s, c, c)} {
+			got, err := u.pairs(sc)
+			if err != nil || len(got) == 0 || !reflect.DeepEqual(got[0].Value, want) {
+				t.Errorf("change %d: got %#v, %v; want %#v", i, got, err, want)
+			}
+		}
+	}
+	for _, u := range []Update[S]{Write(&s, Set(&s.F, math.NaN())), Write(&s, Set(&s.I, 1), Set(&s.F, math.Inf(1)))} {
+		if _, err := u.pairs(sc); err == nil {
+			t.Error("a NaN or an infinity was written")
 		}
 	}
 }

@@ -38,7 +38,7 @@ type Result[S any] struct {
 // a dict input). An input that sets nothing continues the thread instead
 // (see Continue).
 func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunOption) (*Result[S], error) {
-	if input.n == 0 {
+	if input.empty() {
 		return g.Continue(ctx, opts...)
 	}
 	in, err := input.values(g.schema)

@@ -2,6 +2,7 @@ package typed
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -19,6 +20,10 @@ type schema struct {
 	keys   []engine.KeySpec
 	// offsets holds each field's offset, ascending (struct order).
 	offsets []uintptr
+	// atOffset[off] is 1 + the index of the first field at offset off (0:
+	// none), for a struct of at most maxIndexedSize bytes: resolving a
+	// change is then one load, not a search.
+	atOffset []int16
 	// shared and unshared split fields (indexes into fields) by whether
 	// a decoded value may be copied to several tasks (see cache.go).
 	shared, unshared []int
@@ -27,11 +32,14 @@ type schema struct {
 
 type field struct {
 	index   int    // in the struct
+	order   int    // in the schema's fields
 	goName  string // "Total"
 	key     string // "total"
 	offset  uintptr
 	typ     reflect.Type
 	ptrType unsafe.Pointer // the runtime type of *typ, its Set pointers (ifaceWords)
+	valType unsafe.Pointer // the runtime type of typ; nil for an interface type
+	own     ownValue       // whether a typ value is its own engine value
 	codec   *codec
 	fast    fastKind
 	reducer string // "" (LastValue), "append", "add_messages" or a registered name
@@ -99,6 +107,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		}
 		f := field{
 			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type, ptrType: typeWord(reflect.New(sf.Type).Interface()),
+			valType: valueTypeWord(sf.Type), own: ownValueOf(sf.Type),
 			codec: codecFor(sf.Type), fast: fastKindFor(sf.Type), reducer: sf.Tag.Get("reducer"),
 			where:  fmt.Sprintf("state field %s (key %q)", sf.Name, key),
 			shared: shareable(sf.Type),
@@ -107,6 +116,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		if err != nil {
 			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: err.Error()}
 		}
+		f.order = len(s.fields)
 		s.byKey[key] = len(s.fields)
 		if f.shared {
 			s.shared = append(s.shared, len(s.fields))
@@ -118,6 +128,12 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		s.keys = append(s.keys, spec)
 	}
 	s.cached = len(s.shared) >= cacheFrom
+	if size := t.Size(); size <= maxIndexedSize && len(s.fields) < math.MaxInt16 {
+		s.atOffset = make([]int16, size+1)
+		for i := len(s.fields) - 1; i >= 0; i-- { // the first of fields sharing an offset wins
+			s.atOffset[s.offsets[i]] = int16(i + 1)
+		}
+	}
 	return s, nil
 }
 
@@ -199,6 +215,57 @@ func (s *schema) decodeAt(state map[string]any, base unsafe.Pointer) error {
 	return nil
 }
 
+// ownValue tells the field types whose values are their own engine
+// values (a float64 only when finite).
+type ownValue uint8
+
+const (
+	ownNever ownValue = iota
+	ownAlways
+	ownFinite
+)
+
+func ownValueOf(t reflect.Type) ownValue {
+	switch t {
+	case reflect.TypeFor[string](), reflect.TypeFor[bool]():
+		return ownAlways
+	case reflect.TypeFor[float64]():
+		return ownFinite
+	}
+	return ownNever
+}
+
+// valueTypeWord is the runtime type word of a t held in an interface
+// (ifaceWords); nil for an interface type, whose values have their own.
+func valueTypeWord(t reflect.Type) unsafe.Pointer {
+	if t.Kind() == reflect.Interface {
+		return nil
+	}
+	return typeWord(reflect.New(t).Elem().Interface())
+}
+
+// encoded reports whether a Change's value for this field is already an
+// engine value. Set encodes a value only into another type than the
+// field's (an int into a float64, a []int into a []any), or into the
+// value itself (a string, a bool, a finite float64), so the value's type
+// says it; an interface field's value is always encoded again (a no-op on
+// an engine value).
+func (f *field) encoded(v *any) bool {
+	t, data := ifaceWords(v)
+	switch {
+	case f.valType == nil:
+		return false
+	case t != f.valType:
+		return true
+	case f.own == ownAlways:
+		return true
+	case f.own == ownFinite:
+		x := *(*float64)(data)
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	}
+	return false
+}
+
 func (f *field) decodeError(err error) error {
 	if de, ok := err.(*DecodeError); ok && de.Where == "" {
 		de.Where = f.where
@@ -221,19 +288,24 @@ func (f *field) encode(v reflect.Value) (any, error) {
 	return out, nil
 }
 
-// fieldAt resolves a pointer into a struct at base to its field, given the
-// pointer's runtime type. Fields are in struct order, so by offset; a zero-size
-// field shares its offset with the next one, and a nested field's with its
-// parent, hence the type. *hint is where to look first (the field after
-// the last one found: updates usually set fields in order).
-func (s *schema) fieldAt(base, ptr uintptr, ptrType unsafe.Pointer, hint *int) (*field, bool) {
-	if ptr < base {
-		return nil, false
-	}
-	off := ptr - base
-	i := *hint
-	if i >= len(s.offsets) || s.offsets[i] != off || s.fields[i].ptrType != ptrType {
-		if len(s.offsets) <= 8 {
+// maxIndexedSize is the largest state struct whose fields are found by
+// an offset table (schema.atOffset): two bytes a byte of the struct.
+const maxIndexedSize = 4096
+
+// fieldFor is the field at offset off whose pointers have the runtime type
+// pt. Fields are in struct order, so by offset; a zero-size field shares
+// its offset with the next one, and a nested field's with its parent,
+// hence the type. hint is where to look first (the field after the last
+// one found: updates usually set fields in order).
+func (s *schema) fieldFor(off uintptr, pt unsafe.Pointer, hint int) (*field, bool) {
+	i := hint
+	if i >= len(s.offsets) || s.offsets[i] != off || s.fields[i].ptrType != pt {
+		if off < uintptr(len(s.atOffset)) {
+			i = int(s.atOffset[off]) - 1
+			if i < 0 {
+				return nil, false
+			}
+		} else if len(s.offsets) <= 8 {
 			i = 0
 			for i < len(s.offsets) && s.offsets[i] < off {
 				i++
@@ -243,8 +315,7 @@ func (s *schema) fieldAt(base, ptr uintptr, ptrType unsafe.Pointer, hint *int) (
 		}
 	}
 	for ; i < len(s.fields) && s.offsets[i] == off; i++ {
-		if s.fields[i].ptrType == ptrType {
-			*hint = i + 1
+		if s.fields[i].ptrType == pt {
 			return &s.fields[i], true
 		}
 	}

@@ -41,7 +41,7 @@ type Part[S any] struct {
 // engine.Graph.StreamModes.
 func (g *Graph[S]) Stream(ctx context.Context, input Update[S], modes []engine.StreamMode, opts ...engine.RunOption) iter.Seq2[Part[S], error] {
 	var in any
-	if input.n > 0 {
+	if !input.empty() {
 		m, err := input.values(g.schema)
 		if err != nil {
 			return failed[S](err)

@@ -12,10 +12,17 @@ import (
 )
 
 // Change is one field write of an Update, made by Set.
+//
+// It is two interfaces and nothing else, so that the compiler keeps it in
+// registers (a struct of more than four words goes through memory, and
+// each copy of it takes room in the frame of the user's node, which is on
+// a fan-out task's small stack). Whether value is already encoded is told
+// by its type (field.encoded): Set encodes only into a type other than
+// the field's, or into a value equal to it (a string, a bool, a finite
+// float64).
 type Change struct {
-	ptr     any // *T, the field's address in the struct the Update is built on
-	value   any // T, or its engine value when encoded
-	encoded bool
+	ptr   any // *T, the field's address in the struct the Update is built on
+	value any // T, or its engine value when Set encoded it
 }
 
 // Set says "this field gets this value". field must be the address of a
@@ -31,47 +38,118 @@ func Set[T any](field *T, value T) Change {
 	switch v := any(value).(type) {
 	case int:
 		if i := int64(v); i >= -(1<<53) && i <= 1<<53 {
-			return Change{ptr: field, value: float64(v), encoded: true}
+			return Change{ptr: field, value: float64(v)}
 		}
 	case float64:
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			return Change{ptr: field, value: v, encoded: true}
+			return Change{ptr: field, value: v}
 		}
 	case string:
-		return Change{ptr: field, value: v, encoded: true}
+		return Change{ptr: field, value: v}
 	case bool:
-		return Change{ptr: field, value: v, encoded: true}
+		return Change{ptr: field, value: v}
 	case []int:
-		if out, ok := encodeInts(v); ok {
-			return Change{ptr: field, value: out, encoded: true}
+		if out := encodeIntList(v); out != nil {
+			return Change{ptr: field, value: out}
 		}
 	case []string:
 		if v != nil {
-			out := make([]any, len(v))
-			for i, x := range v {
-				out[i] = x
-			}
-			return Change{ptr: field, value: out, encoded: true}
+			return Change{ptr: field, value: encodeStrings(v)}
 		}
 	}
 	return Change{ptr: field, value: value}
 }
 
-// encodeInts is a non-nil []int as engine values, when every element is a
-// float64 exactly (a nil slice's value depends on the field's channel).
-func encodeInts(l []int) ([]any, bool) {
+// encodeIntList is a non-nil []int as engine values, boxed, or nil when
+// an element is not exactly a float64. Set's lists are encoded in calls
+// of their own, so that Set itself keeps a small frame: it runs in the
+// user's node, deepest on a fan-out task's small stack.
+//
+//go:noinline
+func encodeIntList(l []int) any {
 	if l == nil {
-		return nil, false
+		return nil
 	}
+	for _, x := range l {
+		if n := int64(x); n < -(1<<53) || n > 1<<53 {
+			return nil
+		}
+	}
+	if len(l) > shortListLen {
+		return longIntList(l)
+	}
+	b := new(shortList[float64])
+	for i, x := range l {
+		b.v[i] = float64(x)
+	}
+	return b.boxed(len(l), float64Type)
+}
+
+// shortListLen is the longest list Set encodes into one block.
+const shortListLen = 4
+
+// shortList is a short list of engine values of type E, its slice header
+// and the values its interfaces point to, in one allocation.
+type shortList[E float64 | string] struct {
+	h []any
+	a [shortListLen]any
+	v [shortListLen]E
+}
+
+// boxed is the first n of b's values as a list of engine values, boxed:
+// each interface points to its value, as boxing it would, and nothing
+// changes them, so the list costs the one allocation of b. typ is E's
+// runtime type word. (Small enough to be inlined: a call would be one
+// frame more on a fan-out task's stack.)
+func (b *shortList[E]) boxed(n int, typ unsafe.Pointer) any {
+	b.h = b.a[:n:n] // no spare capacity: an append to the value copies it
+	for i := range n {
+		b.a[i] = box(typ, unsafe.Pointer(&b.v[i]))
+	}
+	return box(anyListType, unsafe.Pointer(&b.h))
+}
+
+// longIntList is encodeIntList of a list longer than shortListLen.
+//
+//go:noinline
+func longIntList(l []int) any {
 	out := make([]any, len(l))
 	for i, x := range l {
-		if n := int64(x); n < -(1<<53) || n > 1<<53 {
-			return nil, false
-		}
 		out[i] = float64(x)
 	}
-	return out, true
+	return out
 }
+
+// encodeStrings is a []string as engine values, boxed.
+//
+//go:noinline
+func encodeStrings(l []string) any {
+	if len(l) > shortListLen {
+		return longStrings(l)
+	}
+	b := new(shortList[string])
+	copy(b.v[:], l)
+	return b.boxed(len(l), stringType)
+}
+
+// longStrings is encodeStrings of a list longer than shortListLen.
+//
+//go:noinline
+func longStrings(l []string) any {
+	out := make([]any, len(l))
+	for i, x := range l {
+		out[i] = x
+	}
+	return out
+}
+
+// anyListType, float64Type and stringType are the runtime type words of
+// []any, float64 and string.
+var (
+	anyListType = typeWord([]any(nil))
+	float64Type = typeWord(0.0)
+	stringType  = typeWord("")
+)
 
 // Update is a node's partial state update: the fields it set, in the order
 // it set them, and optionally where to go next (a Command). The zero
@@ -79,41 +157,66 @@ func encodeInts(l []int) ([]any, bool) {
 type Update[S any] struct{ update }
 
 // update is an Update's content, which does not depend on S: the code that
-// resolves it is not generic and takes it by address, so a task's stack
-// holds one copy of it (see nodeOutput).
+// resolves it is not generic.
+//
+// It holds a single change, the most common update, inline (so that a
+// Write of one field allocates nothing), resolved to its field's offset in
+// S and the runtime type of a pointer to the field, with its value. More
+// changes, and gotos, are in an updateRest, which has room for the writes
+// they become (restOf): a node with two changes allocates once, as it
+// would for its writes alone.
+//
+// It is four words of three fields, because a struct larger than that is
+// not kept in registers by the compiler: each copy of it then takes room
+// in the frames of the user's node and of the node's closure, which are
+// on the task's stack, and a fan-out task whose stack outgrows its first
+// 2 KB copies its stack, at about 10,000 instructions a Send. The zero
+// update sets nothing.
 type update struct {
-	base unsafe.Pointer // the *S the Update is built on
-	// one holds a single change, the most common update, so that a Write
-	// of one field allocates nothing. More changes, and gotos, are behind
-	// rest, which has room for the writes they become (restOf): a node
-	// with two changes allocates once, as it would for its writes alone.
-	// An Update is returned by value into the frame of every task's
-	// closure, and a smaller one keeps a fan-out task inside its first
-	// stack: with two inline changes (104 bytes) every Send task of
-	// fanout_1000 grew its stack, at about 10,000 instructions each.
-	one  [1]Change
-	n    int
-	rest *updateRest // nil: at most two changes, no gotos
+	off uintptr // the change's field offset; inRest: typ is the *updateRest
+	// typ is the runtime type of *T for the change's field of type T
+	// (ifaceWords), nil when there is no change, or the *updateRest.
+	typ   unsafe.Pointer
+	value any // T, or its engine value when Set encoded it
+}
+
+// inRest is update.off of an Update whose changes and gotos are in an
+// updateRest (an offset no field has).
+const inRest = ^uintptr(0)
+
+// rest is the Update's updateRest, or nil.
+func (u *update) rest() *updateRest {
+	if u.off == inRest {
+		return (*updateRest)(u.typ)
+	}
+	return nil
 }
 
 // updateRest is the part of an Update most nodes do not use. It is never
 // changed once an Update holds it (Updates are values that share it).
 type updateRest struct {
-	more  []Change // all the changes, when there are more than two
-	gotos []any    // string node names and engine.Sends, in call order
+	one   update         // the single change, when more is nil (never inRest)
+	base  unsafe.Pointer // the *S more's changes are made on
+	more  []Change       // all the changes, when there are more than one
+	gotos []any          // string node names and engine.Sends, in call order
 	// writes is room for more's state writes, allocated with it (restOf);
-	// the first node result to claim it writes into it. An Update value
-	// may be returned more than once (a package-level Update, say), so
-	// the room is claimed atomically and the others allocate their own.
+	// the first node result to claim it writes into it, and points to
+	// out, its slice header (boxed), which only the claimer sets. An
+	// Update value may be returned more than once (a package-level
+	// Update, say), so the room is claimed atomically and the others
+	// allocate their own.
 	writes  engine.Update
+	out     engine.Update
 	claimed atomic.Bool
 }
 
 // writeRoom is the room allocated with u's changes for their writes, or
-// nil when there is none or another result has claimed it.
-func (u *update) writeRoom() engine.Update {
-	if r := u.rest; r != nil && r.writes != nil && r.claimed.CompareAndSwap(false, true) {
-		return r.writes
+// nil when there is none or another result has claimed it. The claimer
+// owns the slice header too (a result may point to it: see boxed).
+func (u *update) writeRoom() *engine.Update {
+	if r := u.rest(); r != nil && r.writes != nil && r.claimed.CompareAndSwap(false, true) {
+		r.out = r.writes
+		return &r.out
 	}
 	return nil
 }
@@ -125,15 +228,25 @@ func (u *update) writeRoom() engine.Update {
 // s is usually the state the node received; a node started by a Send, which
 // gets no state, builds its update on a zero value of its own.
 func Write[S any](s *S, changes ...Change) Update[S] {
-	u := Update[S]{update{base: unsafe.Pointer(s), n: len(changes)}}
-	switch len(changes) { // not copy: a runtime call for one
-	case 0:
-	case 1:
-		u.one[0] = changes[0]
-	default:
-		u.rest = restOf(changes)
+	return Update[S]{write(unsafe.Pointer(s), changes)} // inlined: no generic frame
+}
+
+// write is Write's Update of changes made on the struct at base.
+func write(base unsafe.Pointer, changes []Change) update {
+	if len(changes) == 1 {
+		pt, addr := ifaceWords(&changes[0].ptr)
+		if pt != nil && base != nil && uintptr(addr) >= uintptr(base) {
+			return update{off: uintptr(addr) - uintptr(base), typ: pt, value: changes[0].value}
+		}
 	}
-	return u
+	if len(changes) == 0 {
+		return update{}
+	}
+	// More changes, or one that resolving reports (a zero Change, a nil
+	// base, an address before the struct).
+	r := restOf(changes)
+	r.base = base
+	return update{off: inRest, typ: unsafe.Pointer(r)}
 }
 
 // restOf is an updateRest holding a copy of changes, allocated with room
@@ -183,31 +296,32 @@ func (r *updateRest) fill(room []Change, w engine.Update, changes []Change) *upd
 	return r
 }
 
-// changes lists the Update's changes in order.
-func (u *update) changes() []Change {
-	if u.rest != nil && u.rest.more != nil {
-		return u.rest.more
+// empty reports whether the Update sets no field.
+func (u *update) empty() bool {
+	if r := u.rest(); r != nil {
+		return r.more == nil && r.one.typ == nil
 	}
-	return u.one[:u.n]
+	return u.typ == nil
 }
 
 // gotos lists the Update's node names and Sends in order.
 func (u *update) gotos() []any {
-	if u.rest == nil {
-		return nil
+	if r := u.rest(); r != nil {
+		return r.gotos
 	}
-	return u.rest.gotos
+	return nil
 }
 
 // withGotos is u with gotos added, on a rest of its own.
 func (u Update[S]) withGotos(gotos []any) Update[S] {
 	r := &updateRest{}
-	if u.rest != nil {
-		r.more, r.gotos = u.rest.more, u.rest.gotos // not the write room: u's
+	if old := u.rest(); old != nil {
+		r.one, r.base, r.more, r.gotos = old.one, old.base, old.more, old.gotos // not the write room: u's
+	} else {
+		r.one = u.update
 	}
 	r.gotos = append(r.gotos[:len(r.gotos):len(r.gotos)], gotos...)
-	u.rest = r
-	return u
+	return Update[S]{update{off: inRest, typ: unsafe.Pointer(r)}}
 }
 
 // Goto adds nodes to run next, as a LangGraph Command's goto: no edge is
@@ -240,7 +354,7 @@ func Send[A any](node string, arg A) engine.Send {
 
 // pairs resolves the changes to ordered state writes.
 func (u *Update[S]) pairs(s *schema) (engine.Update, error) {
-	return s.pairs(u.base, u.changes(), nil)
+	return s.resolve(&u.update, nil)
 }
 
 // values is the Update as a map of state keys, a run's input (a key set
@@ -271,9 +385,11 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 	if base == nil {
 		return nil, fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
 	}
-	out := buf[:0]
-	if cap(buf) < len(changes) {
-		out = make(engine.Update, 0, len(changes))
+	var out engine.Update
+	if cap(buf) >= len(changes) {
+		out = buf[:len(changes):len(changes)]
+	} else {
+		out = make(engine.Update, len(changes))
 	}
 	hint := 0
 	for i := range changes {
@@ -285,58 +401,156 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 		// sets several fields usually sets them in order.
 		if off := uintptr(addr) - uintptr(base); hint < len(s.offsets) && s.offsets[hint] == off && s.fields[hint].ptrType == pt {
 			f, ok = &s.fields[hint], true
-			hint++
-		} else {
-			f, ok = s.fieldAt(uintptr(base), uintptr(addr), pt, &hint)
+		} else if uintptr(addr) >= uintptr(base) {
+			f, ok = s.fieldFor(off, pt, hint)
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i+1, reflect.TypeOf(c.ptr), s.typ)
+			return nil, notAField(s, i+1, pt)
 		}
-		v := c.value
-		if !c.encoded {
-			var err error
-			if v, err = f.encode(valueOf(c.value, f.typ)); err != nil {
+		hint = f.order + 1
+		out[i].Key = f.key
+		if vt, _ := ifaceWords(&c.value); vt != f.valType && f.valType != nil { // f.encoded's first case, inline
+			out[i].Value = c.value
+		} else if f.encoded(&c.value) {
+			out[i].Value = c.value
+		} else {
+			v, err := f.encode(valueOf(c.value, f.typ))
+			if err != nil {
 				return nil, err
 			}
+			out[i].Value = v
 		}
-		out = append(out, engine.KV{Key: f.key, Value: v})
 	}
 	return out, nil
 }
 
-// nodeOutput is nodeResult for the Update u, in buf when u has no room of
-// its own. A node's closure passes its Update by address, so that the
-// closure's frame, which is on the stack while the node runs, stays small.
-func (s *schema) nodeOutput(name string, u *update, buf engine.Update) (any, error) {
-	if room := u.writeRoom(); room != nil {
-		buf = room
+// resolve resolves u's changes to ordered state writes, in buf when they
+// fit.
+func (s *schema) resolve(u *update, buf engine.Update) (engine.Update, error) {
+	r := u.rest()
+	if r == nil {
+		return s.pairOne(u, buf)
 	}
-	return s.nodeResult(name, u.base, u.changes(), u.gotos(), buf)
+	if r.more == nil {
+		return s.pairOne(&r.one, buf)
+	}
+	return s.pairs(r.base, r.more, buf)
 }
 
-// nodeResult is what node name returns to the engine for its Update's
-// changes, made on the struct at base, and gotos: ordered writes (in buf
-// when they fit), or a Command when there are gotos. The node's closure
-// calls it with the Update's parts, so a task's stack holds one copy of
-// the Update.
-func (s *schema) nodeResult(name string, base unsafe.Pointer, changes []Change, gotos []any, buf engine.Update) (any, error) {
-	pairs, err := s.pairs(base, changes, buf)
-	if err != nil {
-		return nil, fmt.Errorf("node %q: %w", name, err)
+// pairOne is the write of u's inline change (none when it has none), in
+// buf when it fits.
+func (s *schema) pairOne(u *update, buf engine.Update) (engine.Update, error) {
+	if u.typ == nil {
+		return nil, nil
 	}
-	if len(gotos) == 0 {
-		if pairs == nil {
-			return nil, nil
+	f, ok := s.fieldFor(u.off, u.typ, 0)
+	if !ok {
+		return nil, notAField(s, 1, u.typ)
+	}
+	v := u.value
+	if !f.encoded(&u.value) {
+		var err error
+		if v, err = f.encode(valueOf(u.value, f.typ)); err != nil {
+			return nil, err
 		}
-		return pairs, nil
 	}
-	encoded, err := encodeGotos(gotos)
+	if cap(buf) == 0 {
+		buf = make(engine.Update, 0, 1)
+	}
+	return append(buf[:0], engine.KV{Key: f.key, Value: v}), nil
+}
+
+// notAField is ErrNotAField for change i, whose field pointer's runtime
+// type is pt.
+func notAField(s *schema, i int, pt unsafe.Pointer) error {
+	var p any
+	w := (*[2]unsafe.Pointer)(unsafe.Pointer(&p))
+	w[0] = pt // a nil pointer of that type: for its name
+	return fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i, reflect.TypeOf(p), s.typ)
+}
+
+// nodeOutput is what node name returns to the engine for its Update u:
+// ordered writes, or a Command when there are gotos. out, when not nil,
+// is room for them (*out[:cap]) and the slice header the result points to
+// (boxed); u's own room comes first. It runs on the node's task stack
+// right after the node, so its common case — one change whose value Set
+// encoded — takes a small frame, and everything else, errors included,
+// is nodeResult's.
+func (s *schema) nodeOutput(name string, u *update, out *engine.Update) (any, error) {
+	if u.off != inRest && u.typ != nil {
+		if f, ok := s.fieldFor(u.off, u.typ, 0); ok && f.encoded(&u.value) {
+			if out == nil || cap(*out) == 0 {
+				w := new(oneWrite)
+				w.out, out = w.kv[:0], &w.out
+			}
+			w := (*out)[:1] // not append: no growslice call in this frame
+			w[0] = engine.KV{Key: f.key, Value: u.value}
+			*out = w
+			return boxed(out), nil
+		}
+	}
+	return s.nodeResult(name, u, out)
+}
+
+// oneWrite is a node result's single write and the slice header the result
+// points to, in one allocation.
+type oneWrite struct {
+	kv  [1]engine.KV
+	out engine.Update
+}
+
+// boxed is the Update at p as an interface value whose data word is p:
+// Go's interface layout for a value that is not pointer-shaped (ifaceWords)
+// is a pointer to a copy of it that nothing changes, which is what
+// converting *p would allocate. p is a header the caller allocated for
+// this result alone and never changes again, so the result costs no
+// allocation of its own (measured on loop_5000: the conversion was about
+// 270 instructions a node, as it is for a map node returning an
+// engine.Update).
+func boxed(p *engine.Update) any { return box(updateType, unsafe.Pointer(p)) }
+
+// box is the interface value of dynamic type typ (a runtime type word,
+// ifaceWords) whose data word is p, the address of a value of that type
+// that is not pointer-shaped and that nothing changes any more.
+func box(typ, p unsafe.Pointer) any {
+	var v any
+	w := (*[2]unsafe.Pointer)(unsafe.Pointer(&v))
+	w[0], w[1] = typ, p
+	return v
+}
+
+// updateType is the runtime type word of engine.Update.
+var updateType = typeWord(engine.Update(nil))
+
+// nodeResult is nodeOutput's general case.
+//
+//go:noinline
+func (s *schema) nodeResult(name string, u *update, out *engine.Update) (any, error) {
+	if room := u.writeRoom(); room != nil {
+		out = room
+	}
+	var buf engine.Update
+	if out != nil {
+		buf = *out
+	}
+	pairs, err := s.resolve(u, buf)
 	if err != nil {
 		return nil, fmt.Errorf("node %q: %w", name, err)
 	}
 	var upd any
-	if pairs != nil {
+	if pairs != nil && out != nil {
+		*out = pairs
+		upd = boxed(out)
+	} else if pairs != nil {
 		upd = pairs
+	}
+	gotos := u.gotos()
+	if len(gotos) == 0 {
+		return upd, nil
+	}
+	encoded, err := encodeGotos(gotos)
+	if err != nil {
+		return nil, fmt.Errorf("node %q: %w", name, err)
 	}
 	return engine.Command{Update: upd, Goto: encoded}, nil
 }

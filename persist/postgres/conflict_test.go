@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -284,5 +285,84 @@ func TestStore_GroupCommit_ManyThreads(t *testing.T) {
 	}
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStore_GroupCommit_NewThreadsAndReplacement: the first checkpoint of
+// a thread the store has not seen goes in a group, which creates the
+// thread; a checkpoint that replaces a stored one fails the group's
+// statement and is stored by its thread's own transaction, which keeps
+// what was put for the children stored as deltas of it; the group's
+// other threads are stored either way.
+func TestStore_GroupCommit_NewThreadsAndReplacement(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	s := open(t, u, postgres.Options{Durability: persist.DurabilityExit})
+	md := engine.Metadata{Source: engine.SourceLoop}
+	id := func(n int) string { return fmt.Sprintf("%032x", n) }
+	step := func(th string, parent int, c *engine.Checkpoint) {
+		t.Helper()
+		cfg := engine.Config{ThreadID: th}
+		if parent > 0 {
+			cfg.CheckpointID = id(parent)
+		}
+		if _, err := s.Put(ctx, cfg, c, md, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shared := func(n int, count float64) *engine.Checkpoint {
+		c := checkpoint(n, count)
+		c.ChannelValues["kept"], c.ChannelVersions["kept"] = "from 1", 1
+		return c
+	}
+	// One group of new threads.
+	step("r", 0, shared(1, 1))
+	step("m", 0, checkpoint(1, 1))
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	step("r", 1, shared(2, 2)) // a delta of r's first checkpoint
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// One group: a step, a new thread, and r's first checkpoint again.
+	step("m", 1, checkpoint(2, 2))
+	step("n", 0, checkpoint(1, 5))
+	replaced := checkpoint(1, 10)
+	replaced.ChannelValues["kept"], replaced.ChannelVersions["kept"] = "replaced", 7
+	step("r", 0, replaced)
+	if err := s.Flush(); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+	other := open(t, u, postgres.Options{})
+	for _, c := range []struct {
+		thread string
+		n      int
+		want   map[string]any
+	}{
+		{"m", 2, map[string]any{"count": 2.0}},
+		{"n", 1, map[string]any{"count": 5.0}},
+		{"r", 1, map[string]any{"count": 10.0, "kept": "replaced"}},
+		{"r", 2, map[string]any{"count": 2.0, "kept": "from 1"}},
+	} {
+		tup, err := other.GetTuple(ctx, engine.Config{ThreadID: c.thread, CheckpointID: id(c.n)})
+		if err != nil || tup == nil {
+			t.Fatalf("thread %s checkpoint %d: %v, %v", c.thread, c.n, tup, err)
+		}
+		if !reflect.DeepEqual(tup.Checkpoint.ChannelValues, c.want) {
+			t.Errorf("thread %s checkpoint %d: %v, want %v", c.thread, c.n, tup.Checkpoint.ChannelValues, c.want)
+		}
+	}
+	if err := other.Check(); err != nil {
+		t.Error(err)
+	}
+	// The threads are claimed: a store that read them may write them.
+	for _, th := range []string{"m", "n", "r"} {
+		if _, err := other.GetTuple(ctx, engine.Config{ThreadID: th}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := other.Put(ctx, engine.Config{ThreadID: "n", CheckpointID: id(1)}, checkpoint(2, 6), md, nil); err != nil {
+		t.Fatalf("the next step of the new thread: %v", err)
 	}
 }

@@ -91,3 +91,27 @@ func procTimes(pid int) ([5]int64, bool) {
 	}
 	return out, true
 }
+
+// backends returns the CPU time used so far by each server process that
+// serves a connection named app (its application_name), by pid: the
+// server's share of one client when several run at once.
+func (m *cpuMeter) backends(conn *pgx.Conn, app string) map[int]time.Duration {
+	if m.postmaster == 0 || app == "" {
+		return nil
+	}
+	rows, err := conn.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE application_name = $1", app)
+	if err != nil {
+		return nil
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return nil
+	}
+	out := make(map[int]time.Duration, len(pids))
+	for _, pid := range pids {
+		if t, ok := procTimes(int(pid)); ok {
+			out[int(pid)] = tick * time.Duration(t[0]+t[1])
+		}
+	}
+	return out
+}

@@ -14,3 +14,5 @@ type cpuMeter struct{}
 func newCPUMeter(*pgx.Conn) *cpuMeter { return &cpuMeter{} }
 
 func (*cpuMeter) sample() (client, server time.Duration) { return -1, -1 }
+
+func (*cpuMeter) backends(*pgx.Conn, string) map[int]time.Duration { return nil }

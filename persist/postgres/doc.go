@@ -23,7 +23,10 @@
 //     a record holding metadata, timestamp, updated channels, and channel
 //     versions and versions_seen as a delta from the parent (a full image
 //     every 64 records; base names it, so a read fetches the chain with one
-//     range scan).
+//     range scan). Parents are not indexed: replacing a checkpoint finds
+//     its children among the later ids (ids are time-ordered), and the
+//     rare child whose id sorts before its parent's through a partial
+//     index.
 //   - blobs: channel values keyed (thread, namespace, channel, version,
 //     hash of the stored bytes): written once and shared by every
 //     checkpoint with that version; the hash keeps apart the values two
@@ -63,7 +66,10 @@
 // and gets the error alone: the group's statement claims only threads
 // whose check passes, stores only their rows, and the refused thread's
 // own transaction (the claim function) then names the other writer. A
-// checkpoint of a namespace the store knows nothing of yet (a thread's
-// first), one that replaces a stored checkpoint, and null-task writes
-// also take their own transaction: they read what is stored.
+// group creates the rows of new threads. A checkpoint that may replace a
+// stored one (the first of a namespace the store knows nothing of yet, as
+// a thread's first) is stored by the group when it is new; when it is
+// stored, the group is sent again without it, and its own transaction
+// replaces it, rewriting the children stored as deltas of it. Null-task
+// writes also take their own transaction: they read what is stored.
 package postgres

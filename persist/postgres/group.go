@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // Group commit. Threads that want their writes committed at the same time
@@ -15,11 +18,12 @@ import (
 // rows, not a transaction, a round trip and a WAL flush of its own.
 //
 // A thread that wants a commit joins the open group. When fewer than
-// Options.ConcurrentCommits groups are being sent, the first thread to join sends the
-// group itself, at once: a lone thread waits for no one. Otherwise the
-// group fills until a group being sent ends, which wakes the open group's
-// waiters, and one of them sends it. A thread is in one group at a time,
-// so a thread's commits stay in order.
+// Options.ConcurrentCommits groups are being sent, the first thread to
+// join sends the group itself, at once: a lone thread waits for no one.
+// Otherwise the group fills until a group being sent ends, which wakes one
+// of the open group's waiters to send it; the others sleep until its
+// commit ends, so each thread wakes once per commit. A thread is in one
+// group at a time, so a thread's commits stay in order.
 
 // defaultConcurrentCommits is how many groups one store sends at once
 // unless Options says otherwise. Two keep the server busy with one group
@@ -37,8 +41,8 @@ const maxGroup = 256
 type group struct {
 	members []*member
 	sealed  bool          // taken for sending: it takes no more threads
-	lead    chan struct{} // closed when one of the waiters should send it
-	led     bool          // lead is closed
+	lead    chan struct{} // holds a token when one of the waiters should send it
+	led     bool          // the token was given
 	done    chan struct{} // closed when its commit has ended
 }
 
@@ -53,7 +57,7 @@ type member struct {
 }
 
 func newGroup() *group {
-	return &group{lead: make(chan struct{}), done: make(chan struct{})}
+	return &group{lead: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // want puts thread in the open group unless it is in a group already.
@@ -72,7 +76,7 @@ func (s *Store) want(thread string, q *threadQueue) *group {
 func (s *Store) await(ctx context.Context, thread string, o *op) error {
 	s.mu.Lock()
 	for !o.committed {
-		var wait chan struct{}
+		var wait, lead chan struct{}
 		switch q := s.queues[thread]; {
 		case o.g != nil: // being sent
 			wait = o.g.done
@@ -89,11 +93,14 @@ func (s *Store) await(ctx context.Context, thread string, o *op) error {
 				s.mu.Lock()
 				continue
 			}
-			wait = g.lead
+			// One waiter takes the token and sends the group; the
+			// others wake when its commit ends.
+			wait, lead = g.done, g.lead
 		}
 		s.mu.Unlock()
 		select {
 		case <-wait:
+		case <-lead:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -130,12 +137,13 @@ func (s *Store) seal(g *group) {
 	}
 }
 
-// signalOpen wakes the open group's waiters when it has threads and may be
-// sent. s.mu is held.
+// signalOpen wakes one of the open group's waiters to send it when it has
+// threads and may be sent (a waiter that comes later finds the token).
+// s.mu is held.
 func (s *Store) signalOpen() {
 	if g := s.open; len(g.members) > 0 && !g.led && s.inFlight < s.maxInFlight {
 		g.led = true
-		close(g.lead)
+		g.lead <- struct{}{}
 	}
 }
 
@@ -145,19 +153,36 @@ func (s *Store) sendGroup(g *group) {
 	// belong to several callers.
 	ctx := context.Background()
 	var grouped, alone []*member
+	create := 0
 	for _, m := range g.members {
 		if groupable(m.ops) {
 			grouped = append(grouped, m)
+			if m.observed < 0 {
+				create = 1 // a thread this store has not seen may be new
+			}
 		} else {
 			alone = append(alone, m)
 		}
 	}
 	if len(grouped) > 0 {
-		claimed, err := s.sendGrouped(ctx, s.sql.group, grouped)
+		claimed, err := s.sendGrouped(ctx, 0, create, grouped)
 		if pgCode(err) == uniqueViolation {
 			// A row of the group is stored already (a fork's blob, a
-			// write saved again): the conflict rules decide.
-			claimed, err = s.sendGrouped(ctx, s.sql.groupSafe, grouped)
+			// write saved again, a checkpoint replaced): the conflict
+			// rules decide, and a thread that may replace a checkpoint
+			// goes alone.
+			var safe []*member
+			for _, m := range grouped {
+				if mayReplace(m.ops) {
+					alone = append(alone, m)
+				} else {
+					safe = append(safe, m)
+				}
+			}
+			grouped, claimed, err = safe, nil, nil
+			if len(safe) > 0 {
+				claimed, err = s.sendGrouped(ctx, 1, create, safe)
+			}
 		}
 		for _, m := range grouped {
 			if seq, ok := claimed[m.thread]; ok && err == nil {
@@ -215,14 +240,15 @@ func (s *Store) settle(m *member) {
 }
 
 // groupable reports whether a thread's ops can go in a group's statement:
-// none replaces a stored checkpoint or numbers null-task writes after the
-// stored ones (those read what is stored), and no two may write the same
-// slot of a task, which one INSERT … ON CONFLICT DO UPDATE cannot. (A
-// task's special writes, with negative slots, and its regular ones are
-// two ops that never share a slot.)
+// none numbers null-task writes after the stored ones (that reads what is
+// stored), and no two may write the same slot of a task, which one INSERT
+// … ON CONFLICT DO UPDATE cannot. (A task's special writes, with negative
+// slots, and its regular ones are two ops that never share a slot.) A
+// checkpoint that may replace a stored one goes in a group on trial: see
+// mayReplace.
 func groupable(ops []*op) bool {
 	for i, o := range ops {
-		if o.nullRun || o.put != nil && o.put.mayExist {
+		if o.nullRun {
 			return false
 		}
 		if o.put != nil {
@@ -237,16 +263,38 @@ func groupable(ops []*op) bool {
 	return true
 }
 
+// mayReplace reports whether ops hold a checkpoint that may replace a
+// stored one. Such a thread goes in a group's plain statement, which
+// stores the checkpoint when it is new and fails when it is stored; it
+// then goes alone (sendThread), whose transaction first rewrites the
+// children stored as deltas of it.
+func mayReplace(ops []*op) bool {
+	for _, o := range ops {
+		if o.put != nil && o.put.mayExist {
+			return true
+		}
+	}
+	return false
+}
+
+// groupStmtNames are the names of the group statements
+// (statements.group), prepared on each connection.
+var groupStmtNames = [2][2]string{
+	{"superstep_group", "superstep_group_create"},
+	{"superstep_group_safe", "superstep_group_safe_create"},
+}
+
 // sendGrouped claims the threads of ms and stores the rows of those
-// claimed, in one statement. It returns the new sequence of each thread
-// claimed; a thread left out was stored nothing.
+// claimed, in one statement: statements.group[safe][create]. It returns
+// the new sequence of each thread claimed; a thread left out was stored
+// nothing.
 //
 // The statement's arrays are encoded here, straight into PostgreSQL's
-// binary array format in buffers reused from group to group: through
-// pgx's parameter encoding they cost a tenth of a superstep's CPU in this
-// process, mostly boxing each element and buffers it drops after each
-// query.
-func (s *Store) sendGrouped(ctx context.Context, stmt string, ms []*member) (map[string]int64, error) {
+// binary array format in buffers reused from group to group, and so are
+// the messages that run it (see execGroup): through pgx's parameter
+// encoding they cost a tenth of a superstep's CPU in this process, mostly
+// boxing each element and buffers it drops after each query.
+func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member) (map[string]int64, error) {
 	// Rows are locked in thread order, so two stores' groups that share
 	// threads cannot deadlock.
 	slices.SortFunc(ms, func(a, b *member) int { return strings.Compare(a.thread, b.thread) })
@@ -278,7 +326,7 @@ func (s *Store) sendGrouped(ctx context.Context, stmt string, ms []*member) (map
 				a.col[pBVer].int8(bl.ref.Version)
 				a.col[pBHash].int8(bl.ref.Hash)
 				a.col[pBRoot].int8(bl.ref.Root)
-				if bl.base != nil {
+				if bl.depth > 0 { // appends to base
 					a.col[pBBaseVer].int8(bl.base.Version)
 					a.col[pBBaseHash].int8(bl.base.Hash)
 				} else {
@@ -309,23 +357,58 @@ func (s *Store) sendGrouped(ctx context.Context, stmt string, ms []*member) (map
 		return nil, err
 	}
 	defer conn.Release()
-	sd, err := conn.Conn().Prepare(ctx, stmt, stmt)
-	if err != nil {
+	name := groupStmtNames[safe][create]
+	if _, err := conn.Conn().Prepare(ctx, name, s.sql.group[safe][create]); err != nil {
 		return nil, err
 	}
-	res := conn.Conn().PgConn().ExecPrepared(ctx, sd.Name, a.values(), binaryFormat, binaryFormat).Read()
-	if res.Err != nil {
-		return nil, res.Err
-	}
-	claimed := make(map[string]int64, len(ms))
-	for _, row := range res.Rows {
-		if len(row) != 2 || len(row[1]) != 8 {
-			return nil, fmt.Errorf("group commit: unexpected row %q", row)
-		}
-		claimed[string(row[0])] = int64(binary.BigEndian.Uint64(row[1]))
-	}
-	return claimed, nil
+	return execGroup(ctx, conn.Conn().PgConn(), a.messages(name), len(ms))
 }
 
-// binaryFormat says every parameter and result column is in binary format.
-var binaryFormat = []int16{1}
+// execGroup sends msgs, the messages that run a group's statement, on an
+// idle connection and reads the claimed threads it returns, until the
+// server is ready again.
+//
+// It writes the messages itself, not through pgconn, which would copy them
+// into a buffer it regrows from 1 KB and drops after every query: that was
+// a quarter of the bytes a superstep allocated. The server reads every
+// message before it answers much, so writing them whole cannot deadlock.
+// A connection that fails midway is closed, and the pool drops it.
+func execGroup(ctx context.Context, pc *pgconn.PgConn, msgs []byte, members int) (map[string]int64, error) {
+	// pgconn may be reading in the background or hold read data: direct
+	// use of the connection must wait for that (nearly always a check).
+	if err := pc.SyncConn(ctx); err != nil {
+		pc.Close(ctx)
+		return nil, err
+	}
+	if _, err := pc.Conn().Write(msgs); err != nil {
+		pc.Close(ctx)
+		return nil, err
+	}
+	claimed := make(map[string]int64, members)
+	var failed error
+	for {
+		msg, err := pc.ReceiveMessage(ctx)
+		if err != nil {
+			pc.Close(ctx)
+			if failed != nil {
+				return nil, failed // the server's error before it hung up says why
+			}
+			return nil, err
+		}
+		switch m := msg.(type) {
+		case *pgproto3.DataRow:
+			if len(m.Values) != 2 || len(m.Values[1]) != 8 {
+				failed = fmt.Errorf("group commit: unexpected row %q", m.Values)
+				continue
+			}
+			claimed[string(m.Values[0])] = int64(binary.BigEndian.Uint64(m.Values[1]))
+		case *pgproto3.ErrorResponse:
+			failed = pgconn.ErrorResponseToPgError(m)
+		case *pgproto3.ReadyForQuery:
+			if failed != nil {
+				return nil, failed
+			}
+			return claimed, nil
+		}
+	}
+}

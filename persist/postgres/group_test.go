@@ -18,7 +18,7 @@ func TestGroupable(t *testing.T) {
 		{"a task's special and regular writes", []*op{writes("t", -1), writes("t", 0)}, true},
 		{"a task's writes saved twice", []*op{writes("t", 0), writes("t", 0)}, false},
 		{"a task's special writes saved twice", []*op{writes("t", -3), writes("t", -1)}, false},
-		{"a replacement", []*op{put(true)}, false},
+		{"a checkpoint that may replace one", []*op{put(true)}, true},
 		{"null-task writes", []*op{{cp: "c1", slots: []int64{0}, nullRun: true}}, false},
 	} {
 		if got := groupable(c.ops); got != c.want {

@@ -37,18 +37,25 @@ func (s *Store) loadChain(ctx context.Context, db querier, thread, ns string, id
 	return out, err
 }
 
-// completeChain reads the ancestors that the chain query's id range
-// missed (ids that are not time-ordered) by following parent links.
+// completeChain reads the checkpoints that the chain query's id range
+// missed (ids that are not time-ordered: a delta whose id sorts before
+// its base's is outside the range, and so may be its ancestors) by
+// following parent links.
 func (s *Store) completeChain(ctx context.Context, db querier, thread, ns string, ids []string, out map[string]chainRow) error {
 	var missing []string
 	for _, id := range ids {
-		for cur, ok := out[id]; ok && cur.rec.Depth > 0; {
+		cur, ok := out[id]
+		if !ok {
+			missing = append(missing, id)
+			continue
+		}
+		for cur.rec.Depth > 0 {
 			next, found := out[cur.parent]
 			if !found {
 				missing = append(missing, cur.parent)
 				break
 			}
-			cur, ok = next, found
+			cur = next
 		}
 	}
 	if len(missing) == 0 {

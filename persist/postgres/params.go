@@ -60,11 +60,11 @@ var groupOIDs = [groupParamCount]uint32{
 	pCDepth: oidInt4, pCSource: oidText, pCStep: oidInt4, pCRec: oidBytea,
 }
 
-// groupParams holds a group's parameters while they are built; a store
-// reuses them from group to group.
+// groupParams holds a group's parameters while they are built, and the
+// messages that send them; a store reuses them from group to group.
 type groupParams struct {
-	col     [groupParamCount]column
-	encoded [][]byte
+	col [groupParamCount]column
+	msg []byte
 }
 
 // reset empties every column for a new group.
@@ -78,13 +78,29 @@ func (g *groupParams) reset() {
 	}
 }
 
-// values returns the encoded parameters.
-func (g *groupParams) values() [][]byte {
-	g.encoded = g.encoded[:0]
+// messages returns the protocol messages that run prepared statement
+// stmt with the parameters, binary results wanted: Bind, Execute and
+// Sync (PostgreSQL's extended query protocol, "Message Formats").
+func (g *groupParams) messages(stmt string) []byte {
+	be := binary.BigEndian
+	m := append(g.msg[:0], 'B', 0, 0, 0, 0, 0) // length, to be filled in; unnamed portal
+	m = append(m, stmt...)
+	m = append(m, 0)
+	m = be.AppendUint16(m, 1) // one parameter format for all: binary
+	m = be.AppendUint16(m, 1)
+	m = be.AppendUint16(m, groupParamCount)
 	for i := range g.col {
-		g.encoded = append(g.encoded, g.col[i].finish())
+		v := g.col[i].finish()
+		m = be.AppendUint32(m, uint32(len(v)))
+		m = append(m, v...)
 	}
-	return g.encoded
+	m = be.AppendUint16(m, 1) // one result format for all: binary
+	m = be.AppendUint16(m, 1)
+	be.PutUint32(m[1:], uint32(len(m)-1))
+	m = append(m, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0) // unnamed portal, every row
+	m = append(m, 'S', 0, 0, 0, 4)
+	g.msg = m
+	return m
 }
 
 // column is one parameter: a one-dimensional array in PostgreSQL's binary

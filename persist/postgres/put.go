@@ -162,6 +162,10 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 		}
 		st.refs[ch] = b.ref
 		h.values[ch] = enc
+		if p.blobs == nil {
+			// A superstep changes a few channels: one allocation.
+			p.blobs = make([]blob, 0, min(len(cp.ChannelVersions), 4))
+		}
 		p.blobs = append(p.blobs, b)
 	}
 	if st.seen == nil {
@@ -230,8 +234,13 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 	if len(writes) == 0 {
 		return nil, nil
 	}
-	special := &op{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID}
-	regular := &op{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID, nullRun: taskID == engine.NullTaskID}
+	// ops[0] holds the special writes, ops[1] the regular ones; only
+	// those used are queued (and leave the stack).
+	ops := [2]op{
+		{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID},
+		{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID, nullRun: taskID == engine.NullTaskID},
+	}
+	special, regular := &ops[0], &ops[1]
 	for i, w := range writes {
 		if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
 			return nil, err
@@ -252,8 +261,10 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 		o.values = append(o.values, enc)
 	}
 	var queued []*op
-	for _, o := range []*op{special, regular} {
-		if len(o.slots) > 0 {
+	for i := range ops {
+		if len(ops[i].slots) > 0 {
+			o := new(op)
+			*o = ops[i]
 			s.enqueue(cfg.ThreadID, o)
 			queued = append(queued, o)
 		}

@@ -85,7 +85,7 @@ func encodeMeta(md engine.Metadata) (json.RawMessage, error) {
 			r.Extra[k] = b
 		}
 	}
-	return appendMetaJSON(nil, &r)
+	return appendMetaJSON(make([]byte, 0, 128), &r) // one allocation for most
 }
 
 func decodeMeta(raw json.RawMessage) (engine.Metadata, error) {
@@ -202,7 +202,7 @@ func (rec *cpRecord) ts() time.Time { return time.Unix(0, rec.TS).UTC() }
 type blob struct {
 	channel string
 	ref     ref
-	base    *ref // the list this one appends to
+	base    ref  // the list this one appends to, when depth > 0
 	depth   int  // appends since the last full copy
 	has     bool // false: the channel has a version but no value
 	data    []byte
@@ -263,7 +263,7 @@ func newBlob(channel string, ver int64, val any, has bool, tail []any, prevRef *
 // appendBlob fills b as the list at prevRef plus suffix.
 func appendBlob(b blob, ver int64, prevRef *ref, prev *valueEnc, suffix []byte) blob {
 	b.data = append([]byte{blobAppend}, suffix...)
-	b.base, b.depth = prevRef, prev.depth+1
+	b.base, b.depth = *prevRef, prev.depth+1
 	b.ref = ref{Version: ver, Hash: hashBlob(b.data, true), Root: prevRef.Root}
 	return b
 }

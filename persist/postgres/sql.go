@@ -15,10 +15,9 @@ type statements struct {
 	// statement. Parameters: thread, namespace, then writesParams,
 	// blobParams and checkpointParams, in that order, of the parts used.
 	put [2][2]string
-	// group claims many threads and stores the rows of those claimed:
-	// see groupStatement. groupSafe is the same with the single
-	// statements' conflict rules.
-	group, groupSafe                     string
+	// group[safe][create] claims many threads and stores the rows of
+	// those claimed: see groupStatement.
+	group                                [2][2]string
 	insWrites, insNullWrites             string
 	checkpointExists, deltaChildren      string
 	updateRecord                         string
@@ -54,11 +53,14 @@ const (
 
 // groupStatement is a group commit's one statement (see sendGrouped). c
 // claims the threads as the claim function does when its check passes: a
-// thread whose row is missing or was advanced by another writer is not
-// returned, and nothing of it is stored (the other parts keep only rows of
-// threads c returns); its own transaction then creates the row or raises
-// the conflict. The writes, blobs and checkpoints parts are those of a
-// single thread's statements with a thread column.
+// thread that was advanced by another writer is not returned, and nothing
+// of it is stored (the other parts keep only rows of threads claimed); its
+// own transaction then raises the conflict. With create, n creates the
+// rows of new threads (unchecked: never read by this store) that no
+// transaction before this one stored; one that another stores meanwhile
+// is not returned either, and its own transaction claims it. Without
+// create a new thread is not returned. The writes, blobs and checkpoints
+// parts are those of a single thread's statements with a thread column.
 //
 // Without safe, the parts are plain INSERTs: a group's rows are nearly
 // always new, and checking each against its unique index before inserting
@@ -66,37 +68,55 @@ const (
 // is stored already then fails the statement with unique_violation, and
 // the group is sent again with safe set: the conflict rules of the single
 // statements (first write of a slot wins, special writes replace, a blob
-// is stored once, a checkpoint is replaced).
-func groupStatement(r *strings.Replacer, safe bool) string {
+// is stored once, a checkpoint is replaced). A checkpoint that may replace
+// a stored one is never sent with safe set (its thread's own transaction
+// first rewrites the children stored as deltas of it): it is stored by
+// the plain INSERT when it is new, which is nearly always (the first
+// checkpoint of a thread this store has not seen).
+func groupStatement(r *strings.Replacer, safe, create bool) string {
 	onConflict := func(clause string) string {
 		if !safe {
 			return ""
 		}
 		return "\n\t\t" + clause
 	}
+	// claimed names the threads claimed, which every part keeps.
+	claimed, newThreads := "c", ""
+	if create {
+		claimed = "a"
+		newThreads = `, n AS (
+		INSERT INTO S.threads (thread, seq, writer)
+		SELECT u.thread, 1, $3 FROM unnest($1::bytea[], $2::int8[]) AS u (thread, observed)
+		WHERE u.observed < 0 AND NOT EXISTS (SELECT FROM S.threads t WHERE t.thread = u.thread)
+		ON CONFLICT (thread) DO NOTHING
+		RETURNING thread, seq
+	), a AS (
+		SELECT thread, seq FROM c UNION ALL SELECT thread, seq FROM n
+	)`
+	}
 	return r.Replace(`WITH c AS (
 		UPDATE S.threads t SET seq = t.seq + 1, writer = $3, updated = now()
 		FROM unnest($1::bytea[], $2::int8[]) AS u (thread, observed)
 		WHERE t.thread = u.thread AND (u.observed < 0 OR t.seq = u.observed OR t.writer = $3)
 		RETURNING t.thread, t.seq
-	), w AS (
+	)` + newThreads + `, w AS (
 		INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
 		SELECT u.* FROM unnest($4::bytea[], $5::bytea[], $6::bytea[], $7::bytea[], $8::int8[], $9::bytea[], $10::bytea[])
 			AS u (thread, ns, checkpoint, task, slot, channel, value)
-		WHERE u.thread IN (SELECT thread FROM c)` + onConflict(`ON CONFLICT (thread, ns, checkpoint, task, slot) DO UPDATE SET channel = EXCLUDED.channel, value = EXCLUDED.value
+		WHERE u.thread IN (SELECT thread FROM ` + claimed + `)` + onConflict(`ON CONFLICT (thread, ns, checkpoint, task, slot) DO UPDATE SET channel = EXCLUDED.channel, value = EXCLUDED.value
 		WHERE EXCLUDED.slot < 0`) + `
 	), b AS (
 		INSERT INTO S.blobs (thread, ns, channel, version, hash, root, base_version, base_hash, depth, has, data)
 		SELECT u.* FROM unnest($11::bytea[], $12::bytea[], $13::bytea[], $14::int8[], $15::int8[], $16::int8[], $17::int8[], $18::int8[], $19::int4[], $20::bool[], $21::bytea[])
 			AS u (thread, ns, channel, version, hash, root, base_version, base_hash, depth, has, data)
-		WHERE u.thread IN (SELECT thread FROM c)` + onConflict(`ON CONFLICT DO NOTHING`) + `
+		WHERE u.thread IN (SELECT thread FROM ` + claimed + `)` + onConflict(`ON CONFLICT DO NOTHING`) + `
 	), k AS (
 		INSERT INTO S.checkpoints (thread, ns, id, parent, base, depth, source, step, rec)
 		SELECT u.* FROM unnest($22::bytea[], $23::bytea[], $24::bytea[], $25::bytea[], $26::bytea[], $27::int4[], $28::text[], $29::int4[], $30::bytea[])
 			AS u (thread, ns, id, parent, base, depth, source, step, rec)
-		WHERE u.thread IN (SELECT thread FROM c)` + onConflict(`ON CONFLICT (thread, ns, id) DO UPDATE SET parent = EXCLUDED.parent, base = EXCLUDED.base, depth = EXCLUDED.depth,
+		WHERE u.thread IN (SELECT thread FROM ` + claimed + `)` + onConflict(`ON CONFLICT (thread, ns, id) DO UPDATE SET parent = EXCLUDED.parent, base = EXCLUDED.base, depth = EXCLUDED.depth,
 			source = EXCLUDED.source, step = EXCLUDED.step, rec = EXCLUDED.rec`) + `
-	) SELECT thread, seq FROM c`)
+	) SELECT thread, seq FROM ` + claimed)
 }
 
 // putStatement joins the parts of a superstep into one statement: one
@@ -141,8 +161,10 @@ func newStatements(schema string) statements {
 			{putStatement(r, false, false), putStatement(r, false, true)},
 			{putStatement(r, true, false), putStatement(r, true, true)},
 		},
-		group:     groupStatement(r, false),
-		groupSafe: groupStatement(r, true),
+		group: [2][2]string{
+			{groupStatement(r, false, false), groupStatement(r, false, true)},
+			{groupStatement(r, true, false), groupStatement(r, true, true)},
+		},
 		insWrites: r.Replace(numberParams(insWritesSQL, "$W", 3, writesParams)),
 		// Null-task writes accumulate: numbered after those stored.
 		insNullWrites: r.Replace(`INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
@@ -152,9 +174,15 @@ func newStatements(schema string) statements {
 				 WHERE thread = $1 AND ns = $2 AND checkpoint = $3 AND task = $4 AND slot >= 0) AS b
 			ON CONFLICT DO NOTHING`),
 		checkpointExists: r.Replace(`SELECT EXISTS (SELECT 1 FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id = $3)`),
-		deltaChildren:    r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND parent = $3 AND depth > 0`),
-		updateRecord:     r.Replace(`UPDATE S.checkpoints SET depth = 0, base = id, rec = $4 WHERE thread = $1 AND ns = $2 AND id = $3`),
-		latestID:         r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 ORDER BY id DESC LIMIT 1`),
+		// deltaChildren finds the children stored as deltas of checkpoint
+		// $3: those with later ids along the primary key (few unless $3 is
+		// old), the others through checkpoints_early_child, whose predicate
+		// the second part repeats so that the planner uses it.
+		deltaChildren: r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id > $3 AND parent = $3 AND depth > 0
+			UNION ALL
+			SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND parent = $3 AND depth > 0 AND id <= parent`),
+		updateRecord: r.Replace(`UPDATE S.checkpoints SET depth = 0, base = id, rec = $4 WHERE thread = $1 AND ns = $2 AND id = $3`),
+		latestID:     r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 ORDER BY id DESC LIMIT 1`),
 		candidates: r.Replace(`SELECT ns, id, rec FROM S.checkpoints
 			WHERE thread = $1 AND ns = $2 AND ($3::bytea IS NULL OR id = $3) AND ($4::bytea IS NULL OR id < $4)
 			ORDER BY id DESC`),

@@ -65,6 +65,9 @@ func (s *Store) enqueue(thread string, o *op) {
 		q = &threadQueue{}
 		s.queues[thread] = q
 	}
+	if q.ops == nil {
+		q.ops = make([]*op, 0, 2) // a superstep: the task's writes and the checkpoint
+	}
 	q.ops = append(q.ops, o)
 	q.last = o
 	s.mu.Unlock()
@@ -89,9 +92,10 @@ func (s *Store) commit(ctx context.Context, thread string) error {
 // sendThread writes a thread's ops in one transaction, after claiming the
 // thread with the claim function, and returns the thread's new sequence.
 // It is the way of a thread that cannot go in a group's statement (see
-// sendGroup): its ops replace a stored checkpoint or number null-task
-// writes after those stored, its claim found no row or was refused, or
-// the group's statement failed.
+// sendGroup): its ops number null-task writes after those stored, or
+// replace a stored checkpoint (the group's statement found it stored), its
+// claim was refused or found no row it could create, or the group's
+// statement failed.
 func (s *Store) sendThread(ctx context.Context, thread string, observed int64, ops []*op) (int64, error) {
 	needTx := false
 	for _, o := range ops {
@@ -176,8 +180,8 @@ func (s *Store) queuePut(b *pgx.Batch, thread string, w, put *op) {
 		has, data := make([]bool, n), make([][]byte, n)
 		for i, bl := range p.blobs {
 			chans[i], vers[i], hashes[i], roots[i] = bs(bl.channel), bl.ref.Version, bl.ref.Hash, bl.ref.Root
-			if bl.base != nil {
-				baseV[i], baseH[i] = &bl.base.Version, &bl.base.Hash
+			if bl.depth > 0 { // appends to base
+				baseV[i], baseH[i] = &p.blobs[i].base.Version, &p.blobs[i].base.Hash
 			}
 			depths[i], has[i], data[i] = int32(bl.depth), bl.has, bl.data
 		}
