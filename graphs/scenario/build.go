@@ -378,7 +378,7 @@ func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
 			if !isScalar(v) && !isFlatList(v) {
 				v = mustValue(v)
 			}
-			return engine.Update{{Key: key, Value: v}}, nil
+			return oneWrite(key, v), nil
 		}
 	}
 	// The keys and closures side by side, the keys the schema's own
@@ -425,6 +425,11 @@ func schemaName(schema []string, name string) string {
 	}
 	return name
 }
+
+// oneWrite is the update of one write, out of line (see plainNodeFunc).
+//
+//go:noinline
+func oneWrite(key string, v any) any { return engine.Update{{Key: key, Value: v}} }
 
 // isFlatList reports a list of scalars: in engine form already, as the
 // list an append key's write often is.
