@@ -549,7 +549,10 @@ type task struct {
 	// reports it (loop.commitFinished); set by settle, read by the loop
 	// after the task's goroutine ended.
 	saveOnLoop bool
-	name       string
+	// nullGone: a Task call's task planned after a task of the superstep
+	// took the run's plain resume value (newScope).
+	nullGone bool
+	name     string
 	// index is a PUSH task's Send index in the task topic, a PULL task's
 	// fired trigger's index in node.triggers.
 	index    int

@@ -616,24 +616,38 @@ func TestTimeout_RunAndRetry(t *testing.T) {
 // From LangGraph.js src/tests/timeout.test.ts "does not fire an idle timeout
 // while heartbeats keep arriving" and "fires an idle timeout".
 func TestTimeout_IdleAndHeartbeat(t *testing.T) {
-	beating := func(beat bool) engine.NodeFunc {
-		return func(ctx context.Context, _ any) (any, error) {
-			for i := 0; i < 30; i++ {
-				select {
-				case <-time.After(10 * time.Millisecond):
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-				if beat {
-					engine.Heartbeat(ctx)
-				}
+	// The idle limit is long against the gaps between heartbeats (5 ms), so
+	// that a loaded machine's late timers cannot pass for silence; the
+	// heartbeating node runs longer than the limit, so only its
+	// heartbeats keep the timeout from firing. The silent node waits for
+	// its context alone: the idle timeout is what ends it.
+	const idle = time.Second
+	beating := func(ctx context.Context, _ any) (any, error) {
+		for end := time.Now().Add(idle + idle/2); time.Now().Before(end); {
+			engine.Heartbeat(ctx)
+			select {
+			case <-time.After(5 * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
 			}
+		}
+		return engine.Pairs("x", 1.0), nil
+	}
+	silent := func(ctx context.Context, _ any) (any, error) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(30 * idle):
 			return engine.Pairs("x", 1.0), nil
 		}
 	}
 	for _, beat := range []bool{true, false} {
+		node := silent
+		if beat {
+			node = beating
+		}
 		g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x")).
-			AddNode("n", beating(beat), engine.WithTimeout(engine.TimeoutPolicy{Idle: 200 * time.Millisecond})).
+			AddNode("n", node, engine.WithTimeout(engine.TimeoutPolicy{Idle: idle})).
 			AddEdge(engine.Start, "n"))
 		_, err := g.Invoke(ctx, map[string]any{})
 		var te *engine.NodeTimeoutError

@@ -156,6 +156,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	l.mu.Lock()
 	saved := l.pending.batch(id)
 	l.tasks = append(l.tasks, t)
+	t.nullGone = l.nullResumeTaken // planned now, as acceptPush makes its scratchpad
 	l.mu.Unlock()
 	if l.emit != nil {
 		l.emit(Event{Kind: EventTask, Step: l.step, Node: name, TaskID: id, Input: input, Triggers: t.triggers, IsPush: true, IsCall: true})
@@ -181,11 +182,22 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 		close(c.done)
 		return c
 	}
+	l.mu.Lock()
+	var sl *slots // a running call occupies a slot of a bounded superstep
+	if l.fan != nil {
+		sl = l.fan.slots
+	}
+	l.mu.Unlock()
+	sl.take()
 	l.calls.Add(1)
 	go func() {
 		defer l.calls.Done()
 		defer close(c.done)
 		err := l.runTask(scope.Context, t)
+		sl.release()
+		if err != nil {
+			l.callFailed(t, err)
+		}
 		l.mu.Lock()
 		res := t.result
 		l.mu.Unlock()
@@ -201,6 +213,24 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 		}
 	}()
 	return c
+}
+
+// callFailed makes a call task's failure its superstep's, as a node's
+// is: the running tasks are cancelled and the superstep fails once they
+// ended, even when the caller caught the failure or had already stopped at
+// an interrupt, and the failure wins over interrupts (LangGraph.js
+// pregel/runner.ts:145-196 tick: every settled task's error, calls
+// included, aborts the others and is thrown before any GraphInterrupt).
+func (l *loop) callFailed(t *task, err error) {
+	l.mu.Lock()
+	fan := l.fan
+	if fan == nil && l.callErr == nil {
+		l.callErr = err
+	}
+	l.mu.Unlock()
+	if fan != nil {
+		fan.fail(t, err)
+	}
 }
 
 // matchCachedCall gives a cached call's task the writes cached for its

@@ -342,3 +342,31 @@ func TestTask_Cache(t *testing.T) {
 		t.Fatalf("after clearing: %v, double ran %d times", err, runs.Load())
 	}
 }
+
+// A call task's failure fails the superstep even when its caller did not
+// pass it on (it had already stopped at another call's interrupt), and it
+// wins over the interrupt (LangGraph.js pregel/runner.ts tick collects every
+// settled task's error, calls included, before any GraphInterrupt).
+func TestEntrypoint_CallFailureAfterCallerInterruptFailsTheStep(t *testing.T) {
+	boom := errors.New("boom")
+	failed := make(chan struct{})
+	fail := func(context.Context, int) (int, error) {
+		time.Sleep(20 * time.Millisecond)
+		close(failed)
+		return 0, boom
+	}
+	ask := func(ctx context.Context, q string) (any, error) { return engine.Interrupt(ctx, q) }
+	g, err := engine.NewEntrypoint("main", func(ctx context.Context, in any) (any, error) {
+		engine.Task(ctx, "fail", fail, 1) // not awaited: the caller stops first
+		_, err := engine.Task(ctx, "ask", ask, "ok?").Result()
+		return nil, err
+	}, engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("f"))
+	<-failed
+	if !errors.Is(err, boom) {
+		t.Fatalf("run: %+v, %v; want the call's failure", res, err)
+	}
+}

@@ -76,6 +76,12 @@ type loop struct {
 	g *Graph
 	// calls are the Task calls still running in this superstep.
 	calls callTasks
+	// callErr is the first failure of a Task call this superstep (under
+	// mu): it fails the superstep whether or not the caller passed it on.
+	// fan is the superstep's fanout while its tasks run concurrently
+	// (under mu): a call's failure cancels the superstep through it.
+	callErr error
+	fan     *fanout
 	// stepCalls: a task of this superstep made a Task call (calls report
 	// their results in the order they finish, so nothing is held back).
 	stepCalls atomic.Bool
@@ -487,9 +493,16 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	l.parentID = l.cpID
 	l.cpID = id
 	l.md = md
-	l.mu.Lock()
-	l.pending.reset()
-	l.mu.Unlock()
+	if source != SourceInput {
+		// An input checkpoint keeps the writes loaded with the checkpoint
+		// before it: the first superstep plans with them, so their plain
+		// resume value answers its first interrupt (LangGraph.js
+		// pregel/loop.ts _first puts the input checkpoint and leaves
+		// checkpointPendingWrites; only a loop checkpoint clears them).
+		l.mu.Lock()
+		l.pending.reset()
+		l.mu.Unlock()
+	}
 	if l.emit != nil {
 		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp.Materialize(), Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
 	}

@@ -71,12 +71,15 @@ func (p *pendingWrites) batch(task string) []Write {
 	return nil
 }
 
-// add records a batch: a task's batch replaces its earlier one (as
-// LangGraph.js keeps it in memory); null-task writes accumulate, special ones
-// replacing their earlier value. A task's batch is kept as given (no copy
-// per task of a wide superstep): the caller does not modify it afterwards.
+// add records a batch: a task's batch replaces its earlier one, the null
+// task's too (LangGraph.js loop.ts putWrites drops every write of the task
+// id from checkpointPendingWrites before adding the new ones; the saver
+// keeps both). Within one batch of special writes only, the last of a
+// channel wins. A task's batch is kept as given (no copy per task of a
+// wide superstep): the caller does not modify it afterwards.
 func (p *pendingWrites) add(taskID string, writes []Write) {
 	if taskID == NullTaskID {
+		p.null = nil // not [:0]: an earlier reader may hold the old slice
 		for _, w := range writes {
 			if WriteSlot(w.Channel, 0) < 0 {
 				p.null = slices.DeleteFunc(p.null, func(x PendingWrite) bool { return x.Channel == w.Channel })

@@ -60,6 +60,12 @@ func (l *loop) execute(ctx context.Context) error {
 	// Task calls a node started and did not wait for end with the
 	// superstep (runner.ts waits for every scheduled task).
 	l.calls.Wait()
+	l.mu.Lock()
+	if firstErr == nil {
+		firstErr = l.callErr
+	}
+	l.callErr = nil
+	l.mu.Unlock()
 	if firstErr != nil {
 		return l.fail(firstErr)
 	}
@@ -132,9 +138,16 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 		f.finished = make(chan *task, len(run))
 		l.saveOnLoop = true
 	}
+	l.mu.Lock()
+	l.fan = f
+	l.mu.Unlock()
+	// The first tasks up to the bound take their slots before any of them
+	// runs, so that a Task call cannot take one first (runner.ts:325-345
+	// starts them in one synchronous loop; calls are scheduled later).
+	first := f.slots.takeFirst(len(run))
 	started := 0
-	for _, t := range run {
-		if !f.slots.acquire(stepCtx) {
+	for i, t := range run {
+		if i >= first && !f.slots.acquire(stepCtx) {
 			break // a failure ended the superstep: start no more tasks
 		}
 		if f.finished == nil {
@@ -149,6 +162,13 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	} else {
 		f.wg.Wait()
 	}
+	// Task calls run on their caller's context: the superstep ends when
+	// they do, not when their callers did (runner.ts waits for every
+	// scheduled task), and a failing call cancels the others through f.
+	l.calls.Wait()
+	l.mu.Lock()
+	l.fan = nil
+	l.mu.Unlock()
 	return f.firstErr, f.bubble
 }
 
@@ -157,7 +177,7 @@ type fanout struct {
 	l      *loop
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	slots  slots
+	slots  *slots
 	wg     sync.WaitGroup
 	// finished, when not nil, takes each task as its goroutine ends, in
 	// place of wg: the loop's goroutine saves and reports the successes
@@ -581,16 +601,14 @@ func (l *loop) newScope(t *task) *taskScope {
 		s.resume = slices.Clone(l.resumes.byTask[t.id()])
 	}
 	s.nullResume, s.hasNullResume = l.resumes.null, l.resumes.hasNull
-	if t.node.call {
-		// A call's task is planned when the call is made: a plain resume
-		// value an earlier task took is gone by then (LangGraph.js
-		// algo.ts _scratchpad consumeNullResume splices it from the
-		// pending writes that acceptPush plans from, loop.ts:1233).
-		l.mu.Lock()
-		if l.nullResumeTaken {
-			s.hasNullResume = false
-		}
-		l.mu.Unlock()
+	if t.nullGone {
+		// A call's task is planned when the call is made (acceptCall), not
+		// when it starts: a plain resume value an earlier task took is
+		// gone for it, one taken later is not (LangGraph.js algo.ts
+		// _scratchpad copies nullResume into the scratchpad acceptPush
+		// makes, loop.ts:1233; consumeNullResume splices it from the
+		// pending writes only for tasks planned afterwards).
+		s.hasNullResume = false
 	}
 	if l.resumeMap != nil {
 		if v, ok := l.resumeMap[interruptID(t.namespace(), len(s.resume))]; ok {

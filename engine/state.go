@@ -64,8 +64,9 @@ type SnapshotTask struct {
 	// State is the subgraph's own state in that namespace, filled by
 	// GetState WithSubgraphState (LangGraph's get_state(subgraphs=True):
 	// pregel/main.py:1215-1227 sets task.state to the subgraph's
-	// get_state, recursively). Nil without the option or when the
-	// subgraph has saved no checkpoint there yet.
+	// get_state, recursively). Nil without the option, when the
+	// subgraph has saved no checkpoint there yet, or when the task's last
+	// run failed (LangGraph.js leaves a failed task's state out).
 	State *StateSnapshot
 }
 
@@ -179,8 +180,16 @@ func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *State
 			if t == nil {
 				continue
 			}
-			if st.State, err = sub.stateWithSubgraphs(ctx, saver, t); err != nil {
+			// Read (its errors count) but not shown for a task whose last
+			// run failed (LangGraph.js pregel/index.ts _prepareStateSnapshot
+			// reads every subgraph task's state, then debug.ts:312
+			// tasksWithWrites returns a failed task without it).
+			state, err := sub.stateWithSubgraphs(ctx, saver, t)
+			if err != nil {
 				return err
+			}
+			if st.Error == "" {
+				st.State = state
 			}
 			continue
 		}
@@ -203,8 +212,8 @@ func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *State
 			if run.State, err = sub.stateWithSubgraphs(ctx, saver, t); err != nil {
 				return err
 			}
-			if k == 0 {
-				st.State = run.State
+			if k == 0 && st.Error == "" {
+				st.State = run.State // not for a failed task, as above
 			}
 			st.Runs = append(st.Runs, run)
 		}
@@ -776,8 +785,10 @@ func (g *Graph) InferAsNode(ctx context.Context, cfg Config) (string, error) {
 }
 
 func (g *Graph) inferAsNode(cs *channelState) (string, error) {
-	if nodes := g.userNodes(); len(nodes) == 1 {
-		return nodes[0], nil // the only node (index.ts:1607), an entrypoint's too
+	if len(g.nodeOrder) == 1 {
+		// The only node (index.ts:1607 counts this.nodes, which holds a
+		// StateGraph's __start__ node too: only an entrypoint has one).
+		return g.nodeOrder[0], nil
 	}
 	type seenAt struct {
 		v    Version

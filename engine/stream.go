@@ -157,7 +157,8 @@ func WithStreamParts(g *Graph, modes []StreamMode, fn func(StreamPart)) RunOptio
 }
 
 // WithSubgraphs makes a run deliver its subgraphs' events too (StreamModes
-// chunks under their namespace; Events with Namespace set).
+// chunks under their namespace; Events with Namespace set). Custom events
+// (Emit) come from subgraphs with or without it, as in LangGraph.js.
 func WithSubgraphs() RunOption { return func(o *RunOptions) { o.StreamSubgraphs = true } }
 
 // subgraphEvents forwards a subgraph run's events to its parent's

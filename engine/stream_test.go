@@ -61,3 +61,27 @@ func TestStreamModes_TypedChunks(t *testing.T) {
 		t.Fatalf("subgraph chunks under a namespace are missing: %+v", got)
 	}
 }
+
+// A custom chunk from inside a subgraph reaches the run's stream even when
+// the run does not stream subgraphs (LangGraph.js inherits the root
+// writer); the subgraph's other chunks do not.
+func TestStreamModes_CustomFromSubgraphWithoutSubgraphs(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("c", func(ctx context.Context, _ any) (any, error) {
+			engine.Emit(ctx, "from-c")
+			return map[string]any{"log": []any{"c"}}, nil
+		}).AddEdge(engine.Start, "c"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("sub", sub).AddEdge(engine.Start, "sub"))
+	var got []engine.StreamPart
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamCustom, engine.StreamUpdates}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p)
+	}
+	if len(got) != 2 || got[0].Mode != engine.StreamCustom || got[0].Data != "from-c" || len(got[0].Namespace) != 1 ||
+		got[1].Mode != engine.StreamUpdates || got[1].Namespace != nil {
+		t.Fatalf("stream = %+v, want the inner custom chunk (namespace [sub:…]) then the root update", got)
+	}
+}

@@ -112,10 +112,32 @@ func Emit(ctx context.Context, value any) {
 	if !attemptLive(ctx) {
 		return // an attempt that timed out is abandoned; Emit counts as progress
 	}
-	if s := scopeOf(ctx); s != nil && s.run.emit != nil {
-		s.run.cs.view.escapes(value) // a listener may keep it
-		s.run.emit(Event{Kind: EventCustom, Step: s.step, Node: s.t.name, TaskID: s.t.id(), Value: value})
+	s := scopeOf(ctx)
+	if s == nil {
+		return
 	}
+	if emit, ns := s.run.customSink(); emit != nil {
+		s.run.cs.view.escapes(value) // a listener may keep it
+		emit(Event{Kind: EventCustom, Step: s.step, Node: s.t.name, TaskID: s.t.id(), Value: value, Namespace: ns})
+	}
+}
+
+// customSink is where Emit sends a custom event: the run's own listener,
+// or, in a subgraph run that streams nothing else, the nearest enclosing
+// run's, with the subgraph's namespace. The root run's custom writer is
+// inherited by every subgraph run whatever the subgraphs option
+// (LangGraph.js pregel/index.ts:2356 `config.writer ??=`; the chunk
+// carries the namespace of the task that wrote it).
+func (l *loop) customSink() (func(Event), string) {
+	if l.emit != nil {
+		return l.emit, ""
+	}
+	for p := l.opts.parent; p != nil; p = p.run.opts.parent {
+		if p.run.emit != nil {
+			return p.run.emit, l.cfg.CheckpointNS
+		}
+	}
+	return nil, ""
 }
 
 // TaskInfo describes the running task to node code.

@@ -1029,8 +1029,8 @@ func (p *parser) check(f *File) {
 	}
 	for i, op := range f.Ops {
 		field := index2("ops", i)
-		if f := join2(field, "as_node"); op.HasAsNode && !nodes[op.AsNode] && !specialAsNode[op.AsNode] {
-			p.failAt(p.at(f, op.Pos), f, "unknown node %q", op.AsNode)
+		if fd := join2(field, "as_node"); op.HasAsNode && !f.asNodeSet(op)[op.AsNode] && !specialAsNode[op.AsNode] {
+			p.failAt(p.at(fd, op.Pos), fd, "unknown node %q", op.AsNode)
 		}
 		for _, kv := range op.ByNode {
 			if f := join2(join2(field, "by_node"), kv.Key); !nodes[kv.Key] {
@@ -1038,6 +1038,28 @@ func (p *parser) check(f *File) {
 			}
 		}
 	}
+}
+
+// asNodeSet names the nodes op's as_node may name: those of the graph it
+// updates, the subgraph of the root node op.SubgraphOf when it addresses
+// one (LangGraph.js updateState on a subgraph's config delegates to the
+// subgraph, whose nodes as_node names).
+func (f *File) asNodeSet(op Op) map[string]bool {
+	if op.SubgraphOf != "" && f.Entrypoint == nil {
+		for _, n := range f.Graph.Nodes {
+			if n.Name != op.SubgraphOf {
+				continue
+			}
+			name := n.Subgraph
+			if name == "" {
+				name = n.Invoke
+			}
+			if sub := f.Subgraphs[name]; sub != nil {
+				return sub.nodeSet()
+			}
+		}
+	}
+	return f.nodeSet()
 }
 
 // at returns where the name at field was written, or else pos.

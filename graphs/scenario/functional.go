@@ -296,14 +296,8 @@ func (ts *taskSet) run(ctx context.Context, groups []CallGroup, env Env) ([]any,
 			}
 			futures = append(futures, engine.Task(ctx, tc.Task, ts.fns[tc.Task], arg, ts.opts[tc.Task]...))
 		}
-		vals := make([]any, len(futures))
-		var errs []error
-		for i, fu := range futures {
-			v, err := fu.Result()
-			vals[i] = v
-			errs = append(errs, err)
-		}
-		if err := firstError(errs); err != nil {
+		vals, err := awaitAll(futures)
+		if err != nil {
 			return nil, err
 		}
 		if g.Parallel {
@@ -356,15 +350,34 @@ func buildEntrypoint(f *File, opts []engine.CompileOption) (*engine.Graph, *Coun
 	return g, c, nil
 }
 
-// firstError is the error a JavaScript Promise.all rejects with: an
-// interrupt wins over nothing, else the first failure in call order.
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+// awaitAll waits for the calls as the oracle's Promise.all does: their
+// results in call order once all have them, or the first error as soon as
+// a call raises it (an interrupt too), without waiting for the others,
+// which go on as tasks of the superstep (ECMAScript Promise.all rejects
+// with the first rejection in time; LangGraph.js's runner keeps running
+// the other call tasks, pregel/runner.ts).
+func awaitAll(futures []*engine.Future[any]) ([]any, error) {
+	type result struct {
+		i   int
+		v   any
+		err error
 	}
-	return nil
+	done := make(chan result, len(futures)) // buffered: no sender waits after an early return
+	for i, fu := range futures {
+		go func() {
+			v, err := fu.Result()
+			done <- result{i, v, err}
+		}()
+	}
+	vals := make([]any, len(futures))
+	for range futures {
+		r := <-done
+		if r.err != nil {
+			return nil, r.err
+		}
+		vals[r.i] = r.v
+	}
+	return vals, nil
 }
 
 // taskFunc is a scripted task: interrupts, fail, sleep, then its result.

@@ -453,7 +453,7 @@ func (r *Runner) addCheckpoints(ctx context.Context, rec map[string]any) {
 				"ns":               stripTaskIDs(p.cfg.CheckpointNS),
 				"step":             float64(p.md.Step),
 				"source":           p.md.Source,
-				"channel_values":   plain(p.cp.ChannelValues),
+				"channel_values":   r.subgraphChannelValues(p),
 				"channel_versions": versionsJSON(p.cp.ChannelVersions),
 			})
 			continue
@@ -464,6 +464,56 @@ func (r *Runner) addCheckpoints(ctx context.Context, rec map[string]any) {
 	if len(sub) > 0 {
 		rec["strict"] = map[string]any{"subgraph_checkpoints": sub}
 	}
+}
+
+// subgraphChannelValues is a subgraph checkpoint's channel values as the
+// oracle prints them: the trigger channel of a deferred node that holds
+// nothing is undefined in LangGraph.js's checkpoint (channels/last_value.ts
+// LastValueAfterFinish.checkpoint), and a subgraph's channel_values are
+// printed as one object, which drops undefined entries (the root's
+// internal_values print each entry, undefined as null).
+func (r *Runner) subgraphChannelValues(p put) any {
+	out, ok := plain(p.cp.ChannelValues).(map[string]any)
+	if !ok {
+		return out
+	}
+	deferred := r.file.deferredIn(stripTaskIDs(p.cfg.CheckpointNS))
+	for k, v := range p.cp.ChannelValues {
+		if node, ok := strings.CutPrefix(k, "branch:to:"); ok && v == nil && deferred[node] {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// deferredIn names the deferred nodes of the graph that runs in namespace
+// ns (node names joined by "|", task ids stripped): each part names the
+// node of the graph so far that runs the next subgraph; a part that names
+// none (a second run's counter) stays in the same graph.
+func (f *File) deferredIn(ns string) map[string]bool {
+	g := &f.Graph
+	for _, part := range strings.Split(ns, "|") {
+		for _, n := range g.Nodes {
+			if n.Name != part {
+				continue
+			}
+			name := n.Subgraph
+			if name == "" {
+				name = n.Invoke
+			}
+			if sub := f.Subgraphs[name]; sub != nil {
+				g = sub
+			}
+			break
+		}
+	}
+	set := map[string]bool{}
+	for _, n := range g.Nodes {
+		if n.Defer {
+			set[n.Name] = true
+		}
+	}
+	return set
 }
 
 func stripTaskIDs(ns string) string {
@@ -568,7 +618,9 @@ func (r *Runner) subgraphConfig(ctx context.Context, op Op) (cfg engine.Config, 
 	}
 	n := 0
 	for _, t := range snap.Tasks {
-		if t.Name == op.SubgraphOf && t.Subgraph != "" {
+		// A failed task has no state to address (LangGraph.js
+		// pregel/debug.ts:312 tasksWithWrites leaves its state out).
+		if t.Name == op.SubgraphOf && t.Subgraph != "" && t.Error == "" {
 			if n == op.SubgraphTask {
 				cfg.CheckpointNS = t.Subgraph
 				return cfg, true, nil
