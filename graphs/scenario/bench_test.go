@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/graphs/scenario"
 )
 
@@ -46,5 +47,46 @@ func BenchmarkWorkload(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkScenarioVsNative runs each of the four perf workloads without a
+// saver through the scenario path (scenario/…) and as the Go-native graph
+// the engine's own benchmarks run (native/…), so that issue 16's "scenario
+// within 1.3× of Go-native nodes" can be read off one run (or counted in
+// instructions under callgrind with -test.benchtime=Nx).
+func BenchmarkScenarioVsNative(b *testing.B) {
+	for _, name := range []string{"chain_1000", "fanout_1000", "loop_5000", "wide_state"} {
+		b.Run(name+"/scenario", func(b *testing.B) {
+			f, err := scenario.Load("../../testdata/perf/" + name + ".json")
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, _, err := scenario.Build(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			op := f.Ops[0]
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				res, err := g.Invoke(context.Background(), op.Input, engine.OnThread(fmt.Sprint("t", i)), engine.WithRecursionLimit(op.RecursionLimit))
+				if err != nil || res.Status != engine.StatusDone {
+					b.Fatalf("run: %v %v", err, res.Status)
+				}
+			}
+		})
+		b.Run(name+"/native", func(b *testing.B) {
+			w, err := enginetest.PerfGraph(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				res, err := w.Graph.Invoke(context.Background(), w.Input(), engine.OnThread(fmt.Sprint("t", i)), engine.WithRecursionLimit(w.RecursionLimit))
+				if err != nil || res.Status != engine.StatusDone {
+					b.Fatalf("run: %v %v", err, res.Status)
+				}
+			}
+		})
 	}
 }

@@ -183,6 +183,9 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet,
 	for _, br := range def.Branches {
 		route := br.Route
 		fn := func(ctx context.Context, state map[string]any) (any, error) {
+			if route.readsOnlyState() {
+				return route.eval(state, nil)
+			}
 			return route.Eval(Env{State: state, Context: engine.RuntimeContext(ctx)})
 		}
 		if br.PathMap != nil {
@@ -285,6 +288,10 @@ func keySpec(k StateKey) engine.KeySpec {
 // schema lists the state keys in declaration order.
 func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string) engine.NodeFunc {
 	entered := c.entryCounter(path)
+	upd := updateOf(n, schema)
+	if n.onlyUpdatesState() {
+		return plainNodeFunc(upd, entered)
+	}
 	return func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
 		rc := engine.RuntimeContext(ctx)
@@ -299,41 +306,17 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 		if err != nil {
 			return nil, err
 		}
-		env := Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc, Results: results}
+		env := &Env{State: input, Resume: last(resumes), Resumes: resumes, Context: rc, Results: results}
 		if n.Emit != nil {
-			v, err := n.Emit.Eval(env)
+			v, err := n.Emit.eval(input, env)
 			if err != nil {
 				return nil, fmt.Errorf("emit: %w", err)
 			}
 			engine.Emit(ctx, v)
 		}
-		var update any
-		switch {
-		case n.UpdateKeys != nil:
-			u := make(engine.Update, 0, len(n.UpdateKeys))
-			for _, ke := range n.UpdateKeys {
-				v, err := ke.Expr.Eval(env)
-				if err != nil {
-					return nil, fmt.Errorf("update.%s: %w", ke.Key, err)
-				}
-				u = append(u, engine.KV{Key: ke.Key, Value: v})
-			}
-			update = u
-		case n.UpdateExpr != nil:
-			v, err := n.UpdateExpr.Eval(env)
-			if err != nil {
-				return nil, fmt.Errorf("update: %w", err)
-			}
-			update = v
-			if m, ok := v.(map[string]any); ok {
-				// A map's writes keep the key order the object has in
-				// JavaScript, not Go's sorted order.
-				u := make(engine.Update, 0, len(m))
-				for _, k := range n.UpdateExpr.OrderedKeys(m, schema) {
-					u = append(u, engine.KV{Key: k, Value: m[k]})
-				}
-				update = u
-			}
+		update, err := upd.eval(input, env)
+		if err != nil {
+			return nil, err
 		}
 		if n.Goto == nil && !n.Parent {
 			return update, nil
@@ -341,7 +324,7 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 		if n.Goto == nil {
 			return engine.Command{Update: update, Graph: engine.Parent}, nil
 		}
-		g, err := n.Goto.Eval(env)
+		g, err := n.Goto.eval(input, env)
 		if err != nil {
 			return nil, fmt.Errorf("goto: %w", err)
 		}
@@ -360,6 +343,201 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 		return cmd, nil
 	}
 }
+
+// plainNodeFunc is a node that only updates state (onlyUpdatesState), the
+// common one. A Send task runs it on its goroutine's first, small stack,
+// so its path has as few frames as it can (see Expr.runFast): with its
+// update as a map of expressions that all have closures, the node calls
+// them itself, with one recover for all; when one of them needs the VM,
+// the recover evaluates the whole update again (expressions have no side
+// effects).
+func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
+	upd := &spec // by pointer: the deferred closures stay small
+	keys := upd.keys
+	for _, ke := range keys {
+		if ke.Expr.fast == nil {
+			keys = nil
+		}
+	}
+	switch len(keys) {
+	case 0:
+		return func(_ context.Context, input any) (any, error) {
+			entered.Add(1)
+			return upd.eval(input, nil)
+		}
+	case 1:
+		key, fn := keys[0].Key, keys[0].Expr.fast
+		return func(_ context.Context, input any) (out any, err error) {
+			entered.Add(1)
+			defer func() {
+				if recover() != nil {
+					out, err = upd.eval(input, nil)
+				}
+			}()
+			v := fn(stateOrEmpty(input), nil)
+			if !isScalar(v) && !isFlatList(v) {
+				v = mustValue(v)
+			}
+			return oneWrite(key, v), nil
+		}
+	}
+	// The keys and closures side by side, the keys the schema's own
+	// strings: a run touches each node's data once, often just after a
+	// collection has evicted it from the caches, and one array beats an
+	// Expr and a key string per write.
+	writes := make([]fastWrite, len(keys))
+	for i, ke := range keys {
+		writes[i] = fastWrite{key: schemaName(upd.schema, ke.Key), fn: ke.Expr.fast}
+	}
+	return func(_ context.Context, input any) (out any, err error) {
+		entered.Add(1)
+		defer func() {
+			if recover() != nil {
+				out, err = upd.eval(input, nil)
+			}
+		}()
+		state := stateOrEmpty(input)
+		u := make(engine.Update, len(writes))
+		for i, w := range writes {
+			v := w.fn(state, nil)
+			if !isScalar(v) {
+				v = mustValue(v)
+			}
+			u[i] = engine.KV{Key: w.key, Value: v}
+		}
+		return u, nil
+	}
+}
+
+// fastWrite is one write of a plain node: its key and its closure.
+type fastWrite struct {
+	key string
+	fn  fastFn
+}
+
+// schemaName is name as the schema holds it (the same bytes), or name
+// when the schema lacks it.
+func schemaName(schema []string, name string) string {
+	for _, s := range schema {
+		if s == name {
+			return s
+		}
+	}
+	return name
+}
+
+// oneWrite is the update of one write, out of line (see plainNodeFunc).
+//
+//go:noinline
+func oneWrite(key string, v any) any { return engine.Update{{Key: key, Value: v}} }
+
+// isFlatList reports a list of scalars: in engine form already, as the
+// list an append key's write often is.
+func isFlatList(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, e := range l {
+		if !isScalar(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// stateOrEmpty is the state expressions see: an empty object for none.
+func stateOrEmpty(input any) any {
+	if input == nil {
+		return emptyObject
+	}
+	return input
+}
+
+// mustValue is toValue for the fast path: an error goes to the VM, which
+// reports it.
+//
+//go:noinline
+func mustValue(v any) any { return must(toValue(v)) }
+
+// onlyUpdatesState reports a node that does nothing but evaluate its
+// update on its input: no calls, interrupts, failure, sleep, emit, goto or
+// Command, and no expression reading more than state.
+func (n *Node) onlyUpdatesState() bool {
+	if n.Calls != nil || n.Interrupts != nil || n.Fail != nil || n.SleepMS != 0 || n.Emit != nil || n.Goto != nil || n.Parent {
+		return false
+	}
+	for _, ke := range n.UpdateKeys {
+		if !ke.Expr.readsOnlyState() {
+			return false
+		}
+	}
+	return n.UpdateExpr.readsOnlyState()
+}
+
+// update is a node's update: a map of expressions (keys) or one
+// expression (expr); schema lists the state keys in declaration order.
+// Nodes keep this much of their Node, not all of it: a scenario's nodes
+// live as long as its graph, and the collector marks them all.
+type update struct {
+	keys   []KeyExpr
+	expr   *Expr
+	schema []string
+}
+
+func updateOf(n *Node, schema []string) update {
+	return update{keys: n.UpdateKeys, expr: n.UpdateExpr, schema: schema}
+}
+
+// eval is the update (nil when there is none), evaluated on input and env
+// (nil: no variable but state is set).
+func (u update) eval(input any, env *Env) (any, error) {
+	if u.keys != nil {
+		return u.evalKeys(input, env)
+	}
+	if u.expr != nil {
+		return u.evalExpr(input, env)
+	}
+	return nil, nil
+}
+
+// evalKeys is an update given as a map of expressions, one write each.
+func (u update) evalKeys(input any, env *Env) (any, error) {
+	out := make(engine.Update, len(u.keys))
+	for i, ke := range u.keys {
+		v, err := ke.Expr.eval(input, env)
+		if err != nil {
+			return nil, updateKeyError(ke.Key, err)
+		}
+		out[i] = engine.KV{Key: ke.Key, Value: v}
+	}
+	return out, nil
+}
+
+// evalExpr is an update given as one expression: an object's keys are the
+// writes, in the order the object has them in JavaScript (not Go's sorted
+// order).
+func (u update) evalExpr(input any, env *Env) (any, error) {
+	v, err := u.expr.eval(input, env)
+	if err != nil {
+		return nil, fmt.Errorf("update: %w", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v, nil
+	}
+	out := make(engine.Update, 0, len(m))
+	for _, k := range u.expr.OrderedKeys(m, u.schema) {
+		out = append(out, engine.KV{Key: k, Value: m[k]})
+	}
+	return out, nil
+}
+
+// updateKeyError is in a function of its own to keep update's frame
+// small.
+//
+//go:noinline
+func updateKeyError(key string, err error) error { return fmt.Errorf("update.%s: %w", key, err) }
 
 // invokeFunc is a node whose function invokes sub with its input and
 // returns sub's final state as its update (a subgraph called from a node

@@ -8,6 +8,8 @@
 // and it evaluates expressions with JavaScript's semantics.
 //
 // This package owns the file model (File, Graph, Node, Op), parsing (Parse,
-// Load, Error) and expressions (Compile, Expr, Env). The graph builder and
-// the trace writer are to be added here as well.
+// Load, Error), expressions (Compile, Expr, Env), the graph builder (Build)
+// and the trace writer. An expression is checked and rewritten by expr-lang
+// once, then runs as Go closures made from that tree (fastexpr.go), with
+// expr-lang's VM as the authority for whatever they cannot compute.
 package scenario

@@ -26,13 +26,24 @@ import (
 // evaluates it with JavaScript's rules (all numbers are doubles, missing
 // members are null, && || ! and ?: test truthiness).
 type Expr struct {
-	Src  string
-	prog *vm.Program
+	Src string
+	// prog is the VM's program; nil until needed when fast is set (see
+	// program).
+	prog     *vm.Program
+	progOnce sync.Once
+	progErr  error
 	// literalKeys are the key lists, in source order, of the map literals
 	// the expression can yield as its result (the whole expression, or a
 	// branch of ?:, && or ||); yieldsState: it can yield its input.
 	literalKeys [][]string
 	yieldsState bool
+	// fast is the expression as closures (nil: the VM runs it); reads
+	// says which variables it reads (readsState, readsOther).
+	fast  fastFn
+	reads int
+	// sendKey is set for sendEach(node, list, 'key') as the whole
+	// expression: its result is checked by that key (sendsInForm).
+	sendKey *string
 }
 
 // Env holds the variables an expression can read.
@@ -60,6 +71,31 @@ type exprVars struct {
 
 // Compile parses and checks src once, at scenario load time.
 func Compile(src string) (*Expr, error) {
+	prog, err := compileProgram(src)
+	if err != nil {
+		return nil, err
+	}
+	e := &Expr{Src: src, prog: prog}
+	e.fast, e.reads = compileFast(prog.Node())
+	e.sendKey = sendEachKey(prog.Node())
+	if e.fast == nil {
+		e.reads = readsState | readsOther // unknown: give it everything
+	} else {
+		// The closures do not need the program, which the VM needs only
+		// when they fail; it is made again then. A scenario keeps its
+		// expressions for as long as its graph lives, and a thousand
+		// programs (3 MB, 42,000 objects for chain_1000) were live heap
+		// the collector marked on every cycle.
+		e.prog = nil
+	}
+	if tree, err := exprparser.Parse(src); err == nil {
+		e.noteResults(tree.Node)
+	}
+	return e, nil
+}
+
+// compileProgram compiles src for the VM.
+func compileProgram(src string) (*vm.Program, error) {
 	js := &jsSubset{src: src}
 	opts := []expr.Option{
 		expr.Env(exprVars{}),
@@ -77,11 +113,18 @@ func Compile(src string) (*Expr, error) {
 	if err != nil {
 		return nil, oneLine(err)
 	}
-	e := &Expr{Src: src, prog: prog}
-	if tree, err := exprparser.Parse(src); err == nil {
-		e.noteResults(tree.Node)
-	}
-	return e, nil
+	return prog, nil
+}
+
+// program is the VM's program, compiled again on first use when Compile
+// dropped it (it compiled once, so it compiles again).
+func (e *Expr) program() (*vm.Program, error) {
+	e.progOnce.Do(func() {
+		if e.prog == nil {
+			e.prog, e.progErr = compileProgram(e.Src)
+		}
+	})
+	return e.prog, e.progErr
 }
 
 // noteResults records what the expression can yield as its result, for
@@ -158,6 +201,103 @@ func sameKeys(keys []string, m map[string]any) bool {
 // float64, string, []any, map[string]any or engine.Send, never shared with
 // the expression or the environment.
 func (e *Expr) Eval(env Env) (any, error) {
+	var other *Env // made only for an expression that reads it
+	if e.reads&readsOther != 0 {
+		other = new(Env)
+		*other = env
+	}
+	return e.eval(env.State, other)
+}
+
+// eval is Eval with the state apart from the other variables; env nil
+// means they are all unset. Nodes and routes call it so that their frames
+// stay small and an Env is made at most once per call (see runFast).
+func (e *Expr) eval(state any, env *Env) (any, error) {
+	if e.fast != nil {
+		if v, ok := e.runFast(state, env); ok {
+			if e.sendKey != nil && sendsInForm(v, *e.sendKey) {
+				return v, nil
+			}
+			return toValue(v)
+		}
+	}
+	return e.evalVM(state, env)
+}
+
+// evalVM is eval on the VM, in a frame of its own.
+//
+//go:noinline
+func (e *Expr) evalVM(state any, env *Env) (any, error) {
+	var vars Env
+	if env != nil {
+		vars = *env
+	}
+	vars.State = state
+	return e.runVM(vars)
+}
+
+// sendEachKey is the key of sendEach(node, list, 'key') when that call is
+// the whole expression.
+func sendEachKey(n ast.Node) *string {
+	call, ok := n.(*ast.CallNode)
+	if !ok || len(call.Arguments) != 3 {
+		return nil
+	}
+	id, _ := call.Callee.(*ast.IdentifierNode)
+	key, _ := call.Arguments[2].(*ast.StringNode)
+	if id == nil || id.Value != "sendEach" || key == nil {
+		return nil
+	}
+	return &key.Value
+}
+
+// sendsInForm reports whether v, what sendEach made with key, is in engine
+// form already, as toValue would find walking it: each Send's argument
+// is the object {key: item} with a scalar item. It reads the item by key
+// instead of iterating each one-key object, most of a fan-out's toValue.
+func sendsInForm(v any, key string) bool {
+	list, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, e := range list {
+		s, ok := e.(engine.Send)
+		if !ok {
+			return false
+		}
+		arg, ok := s.Arg.(map[string]any)
+		if !ok || len(arg) != 1 {
+			return false
+		}
+		if item, ok := arg[key]; !ok || !isScalar(item) {
+			return false
+		}
+	}
+	return true
+}
+
+// readsOnlyState reports whether the expression reads no variable but
+// state, so that eval(state, nil) is Eval(Env{State: state}) at no cost.
+func (e *Expr) readsOnlyState() bool { return e == nil || e.reads&readsOther == 0 }
+
+// runFast evaluates the closures; ok is false when the VM must run the
+// expression instead. Its frames are small on purpose: a Send task's
+// goroutine starts with a small stack, and an evaluation that outgrows it
+// costs a copy of the whole stack.
+func (e *Expr) runFast(state any, env *Env) (v any, ok bool) {
+	defer func() {
+		if recover() != nil {
+			v, ok = nil, false
+		}
+	}()
+	if state == nil {
+		state = emptyObject
+	}
+	return e.fast(state, env), true
+}
+
+// runVM evaluates the expression on expr-lang's VM.
+func (e *Expr) runVM(env Env) (any, error) {
 	state := env.State
 	if state == nil {
 		state = emptyObject
@@ -174,9 +314,13 @@ func (e *Expr) Eval(env Env) (any, error) {
 	if results == nil {
 		results = []any{}
 	}
+	prog, err := e.program()
+	if err != nil {
+		return nil, err
+	}
 	ev := evaluators.Get().(*evaluator)
 	ev.vars = exprVars{State: state, Resume: env.Resume, Resumes: resumes, Context: rc, Results: results, Previous: env.Previous}
-	out, err := ev.vm.Run(e.prog, &ev.vars)
+	out, err := ev.vm.Run(prog, &ev.vars)
 	ev.vars = exprVars{} // keep no run's values alive in the pool
 	evaluators.Put(ev)
 	if err != nil {
@@ -227,12 +371,28 @@ func (e *Expr) String() string { return e.Src }
 // are immutable once written (and the engine copies its state map before
 // changing it if a result holds it), so only a conversion needs a new one.
 func toValue(v any) (any, error) {
+	if isScalar(v) {
+		return v, nil
+	}
+	if l, ok := v.([]any); ok {
+		return listValue(v, l) // one frame less (see Expr.runFast)
+	}
 	out, _, err := engineForm(v)
 	return out, err
 }
 
+// isScalar reports a value in engine form that holds no other value.
+func isScalar(v any) bool {
+	switch v.(type) {
+	case nil, bool, float64, string:
+		return true
+	}
+	return false
+}
+
 // engineForm is toValue, and reports whether the result is a new value
-// rather than v itself.
+// rather than v itself. Lists and objects are walked by functions of their
+// own, each with a small frame (see Expr.runFast).
 func engineForm(v any) (out any, changed bool, err error) {
 	switch x := v.(type) {
 	case nil, bool, float64, string:
@@ -240,41 +400,13 @@ func engineForm(v any) (out any, changed bool, err error) {
 	case int, int64, int32, uint64, float32:
 		return engine.Normalize(x), true, nil
 	case []any:
-		var list []any // made at the first element that changes
-		for i, e := range x {
-			c, changed, err := engineForm(e)
-			if err != nil {
-				return nil, false, err
-			}
-			if changed && list == nil {
-				list = slices.Clone(x)
-			}
-			if list != nil {
-				list[i] = c
-			}
-		}
-		if list == nil {
-			return v, false, nil
+		list, err := listForm(x)
+		if list == nil || err != nil {
+			return v, false, err
 		}
 		return list, true, nil
 	case map[string]any:
-		var obj map[string]any // made at the first element that changes
-		for k, e := range x {
-			c, changed, err := engineForm(e)
-			if err != nil {
-				return nil, false, err
-			}
-			if changed && obj == nil {
-				obj = maps.Clone(x)
-			}
-			if obj != nil {
-				obj[k] = c
-			}
-		}
-		if obj == nil {
-			return v, false, nil
-		}
-		return obj, true, nil
+		return objectForm(x)
 	case engine.Send:
 		arg, changed, err := engineForm(x.Arg)
 		if err != nil || !changed {
@@ -284,6 +416,60 @@ func engineForm(v any) (out any, changed bool, err error) {
 	default:
 		return nil, false, fmt.Errorf("expression yields a %T, which is not a scenario value", v)
 	}
+}
+
+// listValue is toValue of v, the list x: v itself (not x boxed again,
+// which would allocate) when no element changes.
+func listValue(v any, x []any) (any, error) {
+	list, err := listForm(x)
+	if list == nil || err != nil {
+		return v, err
+	}
+	return list, nil
+}
+
+// listForm converts the elements of x; nil when none changes.
+func listForm(x []any) ([]any, error) {
+	var list []any // made at the first element that changes
+	for i, e := range x {
+		if isScalar(e) {
+			continue // list, when made, is a clone: it holds e already
+		}
+		c, changed, err := engineForm(e)
+		if err != nil {
+			return nil, err
+		}
+		if changed && list == nil {
+			list = slices.Clone(x)
+		}
+		if list != nil {
+			list[i] = c
+		}
+	}
+	return list, nil
+}
+
+func objectForm(x map[string]any) (any, bool, error) {
+	var obj map[string]any // made at the first element that changes
+	for k, e := range x {
+		if isScalar(e) {
+			continue // obj, when made, is a clone: it holds e already
+		}
+		c, changed, err := engineForm(e)
+		if err != nil {
+			return nil, false, err
+		}
+		if changed && obj == nil {
+			obj = maps.Clone(x)
+		}
+		if obj != nil {
+			obj[k] = c
+		}
+	}
+	if obj == nil {
+		return x, false, nil
+	}
+	return obj, true, nil
 }
 
 // jsSubset is an AST patcher: it records the first construct outside the
@@ -401,27 +587,55 @@ var helperNames = map[string]bool{
 	"overwrite": true,
 }
 
-// helperOptions defines the helpers (overriding expr-lang's builtins of the
-// same name, whose null handling and number types differ) and the internal
-// functions the patcher inserts. Signatures fix the number of arguments at
-// compile time.
-var helperOptions = []expr.Option{
-	expr.Function("len", func(a ...any) (any, error) { return jsLen(a[0]) }, new(func(any) float64)),
-	expr.Function("str", func(a ...any) (any, error) { return jsStr(a[0]), nil }, new(func(any) string)),
-	expr.Function("send", func(a ...any) (any, error) { return makeSend(a[0], a[1]) }, new(func(any, any) any)),
-	expr.Function("sendEach", func(a ...any) (any, error) { return sendEach(a[0], a[1], a[2]) }, new(func(any, any, any) []any)),
-	expr.Function("join", func(a ...any) (any, error) { return join(a[0], a[1]) }, new(func(any, any) string)),
-	expr.Function("msg", func(a ...any) (any, error) {
-		return map[string]any{"id": a[0], "role": a[1], "content": a[2]}, nil
-	}, new(func(any, any, any) map[string]any)),
-	expr.Function("removeMsg", func(a ...any) (any, error) { return map[string]any{"remove": a[0]}, nil }, new(func(any) map[string]any)),
+// helper is a function scenario expressions may call (or one the patcher
+// inserts), with its fixed number of arguments.
+type helper struct {
+	fn1 func(any) (any, error)
+	fn2 func(any, any) (any, error)
+	fn3 func(any, any, any) (any, error)
+	sig any // its type for expr-lang's checker: new(func(…) …)
+}
+
+// helpers are the functions the VM and the fast path both call. They
+// override expr-lang's builtins of the same name, whose null handling and
+// number types differ; signatures fix the number of arguments at compile
+// time.
+var helpers = map[string]helper{
+	"len":      {fn1: jsLen, sig: new(func(any) float64)},
+	"str":      {fn1: func(a any) (any, error) { return jsStr(a), nil }, sig: new(func(any) string)},
+	"send":     {fn2: makeSend, sig: new(func(any, any) any)},
+	"sendEach": {fn3: sendEach, sig: new(func(any, any, any) []any)},
+	"join":     {fn2: join, sig: new(func(any, any) string)},
+	"msg": {fn3: func(id, role, content any) (any, error) {
+		return map[string]any{"id": id, "role": role, "content": content}, nil
+	}, sig: new(func(any, any, any) map[string]any)},
+	"removeMsg": {fn1: func(id any) (any, error) { return map[string]any{"remove": id}, nil }, sig: new(func(any) map[string]any)},
 	// overwrite(v) is LangGraph's Overwrite in its wire form, which the
 	// engine's reducer keys recognise (engine.Overwrite).
-	expr.Function("overwrite", func(a ...any) (any, error) { return map[string]any{engine.OverwriteKey: a[0]}, nil }, new(func(any) map[string]any)),
-	expr.Function("_truthy", func(a ...any) (any, error) { return truthy(a[0]), nil }, new(func(any) bool)),
-	expr.Function("_get", func(a ...any) (any, error) { return member(a[0], a[1]) }, new(func(any, any) any)),
-	expr.Function("_mod", func(a ...any) (any, error) { return mod(a[0], a[1]) }, new(func(any, any) float64)),
+	"overwrite": {fn1: func(v any) (any, error) { return map[string]any{engine.OverwriteKey: v}, nil }, sig: new(func(any) map[string]any)},
+	"_truthy":   {fn1: func(v any) (any, error) { return truthy(v), nil }, sig: new(func(any) bool)},
+	"_get":      {fn2: member, sig: new(func(any, any) any)},
+	"_mod":      {fn2: mod, sig: new(func(any, any) float64)},
 }
+
+// helperOptions defines the helpers for expr-lang, in a fixed order.
+var helperOptions = func() []expr.Option {
+	var opts []expr.Option
+	for _, name := range slices.Sorted(maps.Keys(helpers)) {
+		h := helpers[name]
+		var fn func(a ...any) (any, error)
+		switch {
+		case h.fn1 != nil:
+			fn = func(a ...any) (any, error) { return h.fn1(a[0]) }
+		case h.fn2 != nil:
+			fn = func(a ...any) (any, error) { return h.fn2(a[0], a[1]) }
+		default:
+			fn = func(a ...any) (any, error) { return h.fn3(a[0], a[1], a[2]) }
+		}
+		opts = append(opts, expr.Function(name, fn, h.sig))
+	}
+	return opts
+}()
 
 func truthy(v any) bool {
 	switch x := v.(type) {
