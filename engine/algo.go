@@ -1105,15 +1105,6 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 	return idFrozen[any]{delta: slices.Clone(present), parent: cs.g.noValues}
 }
 
-// allValues is every channel's stored snapshot, by channel id.
-func (cs *channelState) allValues() []any {
-	out := make([]any, len(cs.chans))
-	for id, ch := range cs.chans {
-		out[id] = storedValue(ch)
-	}
-	return out
-}
-
 // absent stands for "no value" in a snapshot of values by channel id.
 // It points to a package variable, not into the heap: a full snapshot of
 // a graph with many channels holds it in most of its slots, and the
