@@ -128,10 +128,7 @@ func (c *Checkpoint) Materialize() *Checkpoint {
 				c.ChannelVersions[names[id]] = v
 			}
 		}
-		c.VersionsSeen = maps.Clone(lz.seen)
-		if c.VersionsSeen == nil {
-			c.VersionsSeen = map[string]map[string]Version{}
-		}
+		c.VersionsSeen = copySeen(lz.seen)
 		seenFromIndexed(lz.g, all, extraSeen, c.VersionsSeen)
 	})
 	return c

@@ -45,8 +45,12 @@ func sharing(snap map[string]map[string]Version) namedSeen {
 }
 
 // toMap returns the contents in a new outer map (inner maps are shared).
-func (s *namedSeen) toMap() map[string]map[string]Version {
-	out := maps.Clone(s.m)
+func (s *namedSeen) toMap() map[string]map[string]Version { return copySeen(s.m) }
+
+// copySeen is a snapshot's map in a new outer map, never nil (inner maps
+// are shared: nothing changes them).
+func copySeen(snap map[string]map[string]Version) map[string]map[string]Version {
+	out := maps.Clone(snap)
 	if out == nil {
 		out = map[string]map[string]Version{}
 	}
