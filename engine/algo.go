@@ -1093,10 +1093,7 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 		cs.scratch.present = present[:0]
 	}()
 	if len(present) > len(cs.chans)/2 {
-		all := make([]any, len(cs.chans))
-		for id := range all {
-			all[id] = absent
-		}
+		all := slices.Clone(*cs.g.noValues.base)
 		for _, e := range present {
 			all[e.id] = e.val
 		}

@@ -36,7 +36,8 @@ func (g *Graph) indexChannels() {
 	for id := range none {
 		none[id] = absent
 	}
-	g.noValues = &idFrozen[any]{base: &none}
+	noValues := denseBase(none)
+	g.noValues = &noValues
 	g.trigNodes = make([][]*node, len(g.channelOrder))
 	for name, nodes := range g.triggerToNodes {
 		if id, ok := g.chanIDs[name]; ok {
