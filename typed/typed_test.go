@@ -201,8 +201,8 @@ func TestUpdate_RejectsAPointerThatIsNotAField(t *testing.T) {
 	}
 	var in S
 	_, err = g.Run(context.Background(), typed.Write(&in, typed.Set(&in.N, 1)))
-	if !errors.Is(err, typed.ErrNotAField) || !strings.Contains(err.Error(), `node "a"`) {
-		t.Fatalf("want ErrNotAField naming the node, got %v", err)
+	if !errors.Is(err, typed.ErrNotAField) || !strings.Contains(err.Error(), `node "a"`) || !strings.Contains(err.Error(), "(a *int)") {
+		t.Fatalf("want ErrNotAField naming the node and the pointer's type, got %v", err)
 	}
 }
 

@@ -463,9 +463,7 @@ func (s *schema) pairOne(u *update, buf engine.Update) (engine.Update, error) {
 // notAField is ErrNotAField for change i, whose field pointer's runtime
 // type is pt.
 func notAField(s *schema, i int, pt unsafe.Pointer) error {
-	var p any
-	w := (*[2]unsafe.Pointer)(unsafe.Pointer(&p))
-	w[0] = pt // a nil pointer of that type: for its name
+	p := box(pt, nil) // a nil pointer of that type: for its name
 	return fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i, reflect.TypeOf(p), s.typ)
 }
 
