@@ -266,6 +266,15 @@ func (f *field) encoded(v *any) bool {
 	return false
 }
 
+// engineValue is a Change's value *v for this field as an engine value:
+// itself when Set encoded it, else what the field's codec makes of it.
+func (f *field) engineValue(v *any) (any, error) {
+	if f.encoded(v) {
+		return *v, nil
+	}
+	return f.encode(valueOf(*v, f.typ))
+}
+
 func (f *field) decodeError(err error) error {
 	if de, ok := err.(*DecodeError); ok && de.Where == "" {
 		de.Where = f.where

@@ -411,10 +411,8 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 		out[i].Key = f.key
 		if vt, _ := ifaceWords(&c.value); vt != f.valType && f.valType != nil { // f.encoded's first case, inline
 			out[i].Value = c.value
-		} else if f.encoded(&c.value) {
-			out[i].Value = c.value
 		} else {
-			v, err := f.encode(valueOf(c.value, f.typ))
+			v, err := f.engineValue(&c.value)
 			if err != nil {
 				return nil, err
 			}
@@ -447,12 +445,9 @@ func (s *schema) pairOne(u *update, buf engine.Update) (engine.Update, error) {
 	if !ok {
 		return nil, notAField(s, 1, u.typ)
 	}
-	v := u.value
-	if !f.encoded(&u.value) {
-		var err error
-		if v, err = f.encode(valueOf(u.value, f.typ)); err != nil {
-			return nil, err
-		}
+	v, err := f.engineValue(&u.value)
+	if err != nil {
+		return nil, err
 	}
 	if cap(buf) == 0 {
 		buf = make(engine.Update, 0, 1)
