@@ -156,3 +156,47 @@ func TestSet_WritesWhatTheCodecMakes(t *testing.T) {
 		}
 	}
 }
+
+// A state struct too large for the offset table (schema.atOffset) finds
+// its fields by search: each field, out of order and after one the table
+// would have held, resolves to its own key.
+func TestFieldFor_StructPastTheOffsetTable(t *testing.T) {
+	type S struct {
+		A   int                       `json:"a"`
+		Pad [maxIndexedSize / 8]int64 `json:"pad"`
+		B   string                    `json:"b"`
+		C   float64                   `json:"c"`
+		D   bool                      `json:"d"`
+	}
+	sc, err := newSchema(reflect.TypeFor[S](), &options{reducers: map[string]reducerDef{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.atOffset != nil {
+		t.Fatalf("a %d-byte struct has an offset table", reflect.TypeFor[S]().Size())
+	}
+	var s S
+	for _, u := range []Update[S]{
+		Write(&s, Set(&s.D, true), Set(&s.B, "x"), Set(&s.A, 1), Set(&s.C, 2.5)),
+		Write(&s, Set(&s.C, 2.5)),
+	} {
+		got, err := u.pairs(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kv := range got {
+			want := map[string]any{"a": 1.0, "b": "x", "c": 2.5, "d": true}[kv.Key]
+			if kv.Value != want {
+				t.Errorf("write %v, want %v", kv, want)
+			}
+		}
+		if n := len(got); n != 4 && n != 1 {
+			t.Errorf("writes %v", got)
+		}
+	}
+	var other int64
+	bad := Write(&s, Set(&other, 1))
+	if _, err := bad.pairs(sc); err == nil {
+		t.Error("an address outside the struct resolved")
+	}
+}

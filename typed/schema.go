@@ -314,12 +314,7 @@ func (s *schema) fieldFor(off uintptr, pt unsafe.Pointer, hint int) (*field, boo
 			if i < 0 {
 				return nil, false
 			}
-		} else if len(s.offsets) <= 8 {
-			i = 0
-			for i < len(s.offsets) && s.offsets[i] < off {
-				i++
-			}
-		} else {
+		} else { // a struct too large for the table
 			i, _ = slices.BinarySearch(s.offsets, off)
 		}
 	}
