@@ -127,10 +127,9 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	// MemorySaver's PutWrites does no I/O and holds one lock: calls from
 	// the tasks' goroutines would wait for each other anyway, and each
 	// would first grow its goroutine's small stack, so the loop's
-	// goroutine makes them (commitFinished); LangGraph's runner commit
-	// likewise hands writes to the loop's put_writes (pregel/_runner.py:
-	// 574-613, _loop.py:415-493). Any other saver may wait on I/O and is
-	// called by the tasks at once, so concurrent tasks share its commits.
+	// goroutine makes them (commitFinished, which names LangGraph's
+	// counterpart). Any other saver may wait on I/O and is called by the
+	// tasks at once, so concurrent tasks share its commits.
 	// The test is on the concrete type, not a marker method, because a
 	// wrapper that embeds *MemorySaver (to add I/O or checks) would
 	// inherit a marker it does not honour.
