@@ -372,9 +372,10 @@ func (u *Update[S]) values(s *schema) (map[string]any, error) {
 }
 
 // The resolution below is not generic: the node's Update stays in its
-// frame and these take its parts, so each task's stack holds one copy of
-// the Update, not one per call (a deeper stack is a stack growth per task
-// on a fan-out), and the code is compiled once, not per state shape.
+// frame and these take it by address (or its rest's parts), so each
+// task's stack holds one copy of the Update, not one per call (a deeper
+// stack is a stack growth per task on a fan-out), and the code is compiled
+// once, not per state shape.
 
 // pairs resolves changes, made on the struct at base, to ordered state
 // writes, in buf when they fit.
