@@ -197,6 +197,8 @@ func (f *fanout) run(t *task) {
 	}
 }
 
+// done ends t's goroutine's part: it hands t to commitFinished, or frees
+// its slot and counts it ended.
 func (f *fanout) done(t *task) {
 	if f.finished != nil {
 		f.finished <- t // buffered for every task: never blocks

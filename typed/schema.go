@@ -225,6 +225,8 @@ const (
 	ownFinite
 )
 
+// ownValueOf is whether a value of field type t is its own engine value
+// (the types Set leaves as they are: see field.encoded).
 func ownValueOf(t reflect.Type) ownValue {
 	switch t {
 	case reflect.TypeFor[string](), reflect.TypeFor[bool]():
