@@ -494,16 +494,6 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	l.parentID = l.cpID
 	l.cpID = id
 	l.md = md
-	if source != SourceInput {
-		// An input checkpoint keeps the writes loaded with the checkpoint
-		// before it: the first superstep plans with them, so their plain
-		// resume value answers its first interrupt (LangGraph.js
-		// pregel/loop.ts _first puts the input checkpoint and leaves
-		// checkpointPendingWrites; only a loop checkpoint clears them).
-		l.mu.Lock()
-		l.pending.reset()
-		l.mu.Unlock()
-	}
 	if l.emit != nil {
 		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp.Materialize(), Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
 	}
@@ -654,6 +644,15 @@ func (l *loop) update(ctx context.Context) error {
 		return l.fail(err)
 	}
 	l.hint = l.cs.hint(updated)
+	// The superstep's writes are applied: they belong to the checkpoint
+	// before this one, and the next superstep plans without them
+	// (LangGraph.js pregel/loop.ts:1014 clears checkpointPendingWrites
+	// only here, before the loop checkpoint; the input and fork
+	// checkpoints _first puts keep the loaded writes, so a plain resume
+	// value among them answers the first superstep's first interrupt).
+	l.mu.Lock()
+	l.pending.reset()
+	l.mu.Unlock()
 	source := SourceLoop
 	if len(l.edits) > 0 {
 		// Writes a person edited are not the run's own: the checkpoint
