@@ -572,7 +572,7 @@ func (p *jsSubset) Visit(node *ast.Node) {
 		ast.Patch(node, call("_get", n.Node, n.Property))
 	case *ast.CallNode:
 		id, ok := n.Callee.(*ast.IdentifierNode)
-		if !ok || !helperNames[id.Value] {
+		if !ok || !userHelper(id.Value) {
 			p.reject(n, "this call")
 		}
 	case *ast.BuiltinNode:
@@ -582,10 +582,12 @@ func (p *jsSubset) Visit(node *ast.Node) {
 	}
 }
 
-// helperNames are the functions scenario expressions may call.
-var helperNames = map[string]bool{
-	"len": true, "str": true, "send": true, "sendEach": true, "join": true, "msg": true, "removeMsg": true,
-	"overwrite": true,
+// userHelper reports whether scenario expressions may call name: one of
+// the helpers, but none of the internal ones ("_" names) the patcher
+// inserts.
+func userHelper(name string) bool {
+	_, ok := helpers[name]
+	return ok && !strings.HasPrefix(name, "_")
 }
 
 // helper is a function scenario expressions may call (or one the patcher
@@ -597,7 +599,8 @@ type helper struct {
 	sig any // its type for expr-lang's checker: new(func(…) …)
 }
 
-// helpers are the functions the VM and the fast path both call. They
+// helpers are the functions the VM and the fast path both call, and the
+// one list of those scenario expressions may call (userHelper). They
 // override expr-lang's builtins of the same name, whose null handling and
 // number types differ; signatures fix the number of arguments at compile
 // time.
