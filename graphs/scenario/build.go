@@ -374,7 +374,7 @@ func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
 					out, err = upd.eval(input, nil)
 				}
 			}()
-			v := fn(stateOrEmpty(input), nil)
+			v := fn(objectOrEmpty(input), nil)
 			if !isScalar(v) && !isFlatList(v) {
 				v = mustValue(v)
 			}
@@ -396,7 +396,7 @@ func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
 				out, err = upd.eval(input, nil)
 			}
 		}()
-		state := stateOrEmpty(input)
+		state := objectOrEmpty(input)
 		u := make(engine.Update, len(writes))
 		for i, w := range writes {
 			v := w.fn(state, nil)
@@ -444,14 +444,6 @@ func isFlatList(v any) bool {
 		}
 	}
 	return true
-}
-
-// stateOrEmpty is the state expressions see: an empty object for none.
-func stateOrEmpty(input any) any {
-	if input == nil {
-		return emptyObject
-	}
-	return input
 }
 
 // mustValue is toValue for the fast path: an error goes to the VM, which

@@ -290,36 +290,18 @@ func (e *Expr) runFast(state any, env *Env) (v any, ok bool) {
 			v, ok = nil, false
 		}
 	}()
-	if state == nil {
-		state = emptyObject
-	}
-	return e.fast(state, env), true
+	return e.fast(objectOrEmpty(state), env), true
 }
 
 // runVM evaluates the expression on expr-lang's VM.
 func (e *Expr) runVM(env Env) (any, error) {
-	state := env.State
-	if state == nil {
-		state = emptyObject
-	}
-	resumes := env.Resumes
-	if resumes == nil {
-		resumes = []any{}
-	}
-	rc := env.Context
-	if rc == nil {
-		rc = emptyObject
-	}
-	results := env.Results
-	if results == nil {
-		results = []any{}
-	}
 	prog, err := e.program()
 	if err != nil {
 		return nil, err
 	}
 	ev := evaluators.Get().(*evaluator)
-	ev.vars = exprVars{State: state, Resume: env.Resume, Resumes: resumes, Context: rc, Results: results, Previous: env.Previous}
+	ev.vars = exprVars{State: objectOrEmpty(env.State), Resume: env.Resume, Resumes: listOrEmpty(env.Resumes),
+		Context: objectOrEmpty(env.Context), Results: listOrEmpty(env.Results), Previous: env.Previous}
 	out, err := ev.vm.Run(prog, &ev.vars)
 	ev.vars = exprVars{} // keep no run's values alive in the pool
 	evaluators.Put(ev)
@@ -332,6 +314,25 @@ func (e *Expr) runVM(env Env) (any, error) {
 // emptyObject is what a missing state or context reads as. Expressions
 // cannot change a map, and Eval's result is a copy, so one is shared.
 var emptyObject = map[string]any{}
+
+// objectOrEmpty is what state or context reads as: an empty object when
+// the caller left it nil. The VM's variables and the closures both take
+// it from here (and listOrEmpty), so that they read the same.
+func objectOrEmpty(v any) any {
+	if v == nil {
+		return emptyObject
+	}
+	return v
+}
+
+// listOrEmpty is what resumes or results reads as: an empty list when the
+// caller left it nil.
+func listOrEmpty(l []any) []any {
+	if l == nil {
+		return []any{}
+	}
+	return l
+}
 
 // evaluator is an expression VM with room for its variables: nodes
 // evaluate expressions on every superstep, and a VM and a boxed set of
@@ -571,7 +572,7 @@ func (p *jsSubset) Visit(node *ast.Node) {
 		ast.Patch(node, call("_get", n.Node, n.Property))
 	case *ast.CallNode:
 		id, ok := n.Callee.(*ast.IdentifierNode)
-		if !ok || !helperNames[id.Value] {
+		if !ok || !userHelper(id.Value) {
 			p.reject(n, "this call")
 		}
 	case *ast.BuiltinNode:
@@ -581,10 +582,12 @@ func (p *jsSubset) Visit(node *ast.Node) {
 	}
 }
 
-// helperNames are the functions scenario expressions may call.
-var helperNames = map[string]bool{
-	"len": true, "str": true, "send": true, "sendEach": true, "join": true, "msg": true, "removeMsg": true,
-	"overwrite": true,
+// userHelper reports whether scenario expressions may call name: one of
+// the helpers, but none of the internal ones ("_" names) the patcher
+// inserts.
+func userHelper(name string) bool {
+	_, ok := helpers[name]
+	return ok && !strings.HasPrefix(name, "_")
 }
 
 // helper is a function scenario expressions may call (or one the patcher
@@ -596,7 +599,8 @@ type helper struct {
 	sig any // its type for expr-lang's checker: new(func(…) …)
 }
 
-// helpers are the functions the VM and the fast path both call. They
+// helpers are the functions the VM and the fast path both call, and the
+// one list of those scenario expressions may call (userHelper). They
 // override expr-lang's builtins of the same name, whose null handling and
 // number types differ; signatures fix the number of arguments at compile
 // time.

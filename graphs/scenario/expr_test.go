@@ -269,6 +269,10 @@ func TestCompileErrors(t *testing.T) {
 		{"len()", "not enough arguments"},
 		{"msg('a', 'b')", "not enough arguments"},
 		{"'a' + 1", "mismatched types"},
+		// The functions the patcher inserts are not the user's to call.
+		{"_get(state, 'a')", "this call is not in the common subset"},
+		{"_truthy(1)", "this call is not in the common subset"},
+		{"_mod(3, 2)", "this call is not in the common subset"},
 	}
 	for _, tt := range tests {
 		_, err := Compile(tt.src)

@@ -27,7 +27,7 @@ import (
 // the VM, which then gives the result or the error exactly as before.
 // Expressions have no side effects, so running one twice is safe.
 
-// fastFn evaluates one node. state is the node's input (never nil: Eval
+// fastFn evaluates one node. state is the node's input (never nil: runFast
 // puts an empty object there); env holds the other variables and is nil
 // when the expression reads none of them. It panics where the VM would
 // fail, or with errSlowPath where only the VM knows the answer.
@@ -101,7 +101,8 @@ func (c *fastCompiler) node(n ast.Node) fastFn {
 }
 
 // identifier reads a variable, as the VM's OpLoadField does from exprVars,
-// with Eval's defaults for what the caller left nil.
+// with the VM's defaults for what the caller left nil (objectOrEmpty,
+// listOrEmpty).
 func (c *fastCompiler) identifier(x *ast.IdentifierNode) fastFn {
 	if x.Value == "state" {
 		c.reads |= readsState
@@ -112,26 +113,11 @@ func (c *fastCompiler) identifier(x *ast.IdentifierNode) fastFn {
 	case "resume":
 		return func(_ any, env *Env) any { return env.Resume }
 	case "resumes":
-		return func(_ any, env *Env) any {
-			if env.Resumes == nil {
-				return []any{}
-			}
-			return env.Resumes
-		}
+		return func(_ any, env *Env) any { return listOrEmpty(env.Resumes) }
 	case "context":
-		return func(_ any, env *Env) any {
-			if env.Context == nil {
-				return emptyObject
-			}
-			return env.Context
-		}
+		return func(_ any, env *Env) any { return objectOrEmpty(env.Context) }
 	case "results":
-		return func(_ any, env *Env) any {
-			if env.Results == nil {
-				return []any{}
-			}
-			return env.Results
-		}
+		return func(_ any, env *Env) any { return listOrEmpty(env.Results) }
 	case "previous":
 		return func(_ any, env *Env) any { return env.Previous }
 	}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"errors"
 
 	"fmt"
@@ -1046,20 +1047,22 @@ func (p *parser) check(f *File) {
 // subgraph, whose nodes as_node names).
 func (f *File) asNodeSet(op Op) map[string]bool {
 	if op.SubgraphOf != "" && f.Entrypoint == nil {
-		for _, n := range f.Graph.Nodes {
-			if n.Name != op.SubgraphOf {
-				continue
-			}
-			name := n.Subgraph
-			if name == "" {
-				name = n.Invoke
-			}
-			if sub := f.Subgraphs[name]; sub != nil {
-				return sub.nodeSet()
-			}
+		if sub := f.subgraphRunBy(&f.Graph, op.SubgraphOf); sub != nil {
+			return sub.nodeSet()
 		}
 	}
 	return f.nodeSet()
+}
+
+// subgraphRunBy is the subgraph that g's node named node runs (as a
+// subgraph or by invoke), or nil when it runs none or g has no such node.
+func (f *File) subgraphRunBy(g *Graph, node string) *Graph {
+	for _, n := range g.Nodes {
+		if n.Name == node {
+			return f.Subgraphs[cmp.Or(n.Subgraph, n.Invoke)]
+		}
+	}
+	return nil
 }
 
 // at returns where the name at field was written, or else pos.

@@ -353,9 +353,11 @@ func buildEntrypoint(f *File, opts []engine.CompileOption) (*engine.Graph, *Coun
 // awaitAll waits for the calls as the oracle's Promise.all does: their
 // results in call order once all have them, or the first error as soon as
 // a call raises it (an interrupt too), without waiting for the others,
-// which go on as tasks of the superstep (ECMAScript Promise.all rejects
-// with the first rejection in time; LangGraph.js's runner keeps running
-// the other call tasks, pregel/runner.ts).
+// which go on as tasks of the superstep (the runner awaits a parallel
+// group with Promise.all, testdata/conformance/oracle/lib/build.mjs:323,
+// which rejects with the first rejection in time; LangGraph.js's call()
+// puts each call in executingTasksMap, pregel/runner.ts:586, and the tick
+// loop keeps running them, pregel/runner.ts:323-400).
 func awaitAll(futures []*engine.Future[any]) ([]any, error) {
 	type result struct {
 		i   int

@@ -467,11 +467,16 @@ func (r *Runner) addCheckpoints(ctx context.Context, rec map[string]any) {
 }
 
 // subgraphChannelValues is a subgraph checkpoint's channel values as the
-// oracle prints them: the trigger channel of a deferred node that holds
-// nothing is undefined in LangGraph.js's checkpoint (channels/last_value.ts
-// LastValueAfterFinish.checkpoint), and a subgraph's channel_values are
-// printed as one object, which drops undefined entries (the root's
-// internal_values print each entry, undefined as null).
+// oracle prints them. A deferred node's trigger channel is a
+// LastValueAfterFinish (libs/langgraph-core/src/graph/state.ts:1936),
+// whose checkpoint() is undefined while it holds nothing
+// (channels/last_value.ts:113-116), and createCheckpoint stores that
+// undefined under the channel's key (channels/base.ts:272); the engine
+// stores nil there. The oracle prints a subgraph's channel_values as one
+// object (conformance oracle run.mjs:106), and norm drops undefined
+// members of an object (lib/normalize.mjs:34), while the root's
+// internal_values are normed entry by entry, undefined as null
+// (run.mjs:76-78): so only here does the entry go.
 func (r *Runner) subgraphChannelValues(p put) any {
 	out, ok := plain(p.cp.ChannelValues).(map[string]any)
 	if !ok {
@@ -493,18 +498,8 @@ func (r *Runner) subgraphChannelValues(p put) any {
 func (f *File) deferredIn(ns string) map[string]bool {
 	g := &f.Graph
 	for _, part := range strings.Split(ns, "|") {
-		for _, n := range g.Nodes {
-			if n.Name != part {
-				continue
-			}
-			name := n.Subgraph
-			if name == "" {
-				name = n.Invoke
-			}
-			if sub := f.Subgraphs[name]; sub != nil {
-				g = sub
-			}
-			break
+		if sub := f.subgraphRunBy(g, part); sub != nil {
+			g = sub
 		}
 	}
 	set := map[string]bool{}
