@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"slices"
+	"strings"
+)
+
 // chanID numbers a channel of a compiled graph: its place in
 // Graph.channelOrder. The superstep's hot path (applyWrites, planning)
 // finds channels, their versions and what they are by it instead of by
@@ -31,6 +36,21 @@ func (g *Graph) indexChannels() {
 			m.clears = true
 		}
 		g.chanMeta[i] = m
+	}
+	byName := make([]chanID, len(g.channelOrder))
+	for i := range byName {
+		byName[i] = chanID(i)
+	}
+	slices.SortFunc(byName, func(a, b chanID) int { return strings.Compare(g.channelOrder[a], g.channelOrder[b]) })
+	g.nameRank = make([]int32, len(g.channelOrder))
+	for rank, id := range byName {
+		g.nameRank[id] = int32(rank)
+	}
+	g.keysByName = g.keysByName[:0]
+	for _, id := range byName {
+		if g.chanMeta[id].key >= 0 {
+			g.keysByName = append(g.keysByName, g.channelOrder[id])
+		}
 	}
 	none := make([]any, len(g.channelOrder))
 	for id := range none {

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -132,5 +134,91 @@ func TestChannelIndex_ExtrasSurviveSnapshots(t *testing.T) {
 	// A graph's own state has no extras: the checkpoint keeps no room.
 	if cp := newChannelState(g, nil).checkpoint("y", nil, false); cp.lazyState().extra != nil {
 		t.Fatal("a new thread's checkpoint has extras")
+	}
+}
+
+// TestSortUpdated_SortsByName checks that sorting channel ids by their
+// precomputed name rank puts names and ids in the order sorting the
+// names themselves gives, for every subset a seeded shuffle picks.
+func TestSortUpdated_SortsByName(t *testing.T) {
+	g := indexTestGraph(t)
+	n := len(g.channelOrder)
+	for trial := 0; trial < 200; trial++ {
+		var ids []chanID
+		var names []string
+		for id := 0; id < n; id++ {
+			if (id*7+trial*13)%3 != 0 { // a different subset each trial
+				ids = append(ids, chanID(id))
+				names = append(names, g.channelOrder[id])
+			}
+		}
+		// Shuffle both the same way.
+		for i := len(ids) - 1; i > 0; i-- {
+			j := (i*31 + trial) % (i + 1)
+			ids[i], ids[j] = ids[j], ids[i]
+			names[i], names[j] = names[j], names[i]
+		}
+		want := slices.Clone(names)
+		slices.Sort(want)
+		g.sortUpdated(names, ids)
+		if !reflect.DeepEqual(names, want) {
+			t.Fatalf("trial %d: names %v, want %v", trial, names, want)
+		}
+		for i, id := range ids {
+			if g.channelOrder[id] != names[i] {
+				t.Fatalf("trial %d: id %d at %d names %q, not %q", trial, id, i, g.channelOrder[id], names[i])
+			}
+		}
+	}
+}
+
+// TestLargeInputWrites_AsUpdatePairs checks that the walk over the state
+// keys makes the writes updatePairs and the state-key filter make: the
+// same state keys and values, sorted by name, unknown keys dropped.
+func TestLargeInputWrites_AsUpdatePairs(t *testing.T) {
+	var keys []KeySpec
+	for i := 0; i < 40; i++ {
+		keys = append(keys, LastValueKey(fmt.Sprintf("k%d", (i*17)%40))) // declared out of name order
+	}
+	g, err := NewStateGraph(keys...).
+		AddNode("n", func(context.Context, any) (any, error) { return nil, nil }).
+		AddEdge(Start, "n").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	walked := 0
+	for size := 1; size <= 60; size++ {
+		in := map[string]any{}
+		for i := 0; len(in) < size; i++ {
+			if i%5 == 4 {
+				in[fmt.Sprintf("other%d", i)] = i // not a state key
+			} else {
+				in[fmt.Sprintf("k%d", (i*7+size)%40)] = float64(i)
+			}
+			if i > 400 {
+				break
+			}
+		}
+		pairs, err := updatePairs(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []Write
+		for _, kv := range pairs {
+			if g.IsStateKey(kv.Key) {
+				want = append(want, Write{Channel: kv.Key, Value: kv.Value})
+			}
+		}
+		got, ok := g.largeInputWrites(in)
+		if !ok {
+			continue
+		}
+		walked++
+		if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+			t.Fatalf("%d keys: got %v, want %v", len(in), got, want)
+		}
+	}
+	if walked == 0 {
+		t.Fatal("no input was large enough to be walked")
 	}
 }

@@ -50,6 +50,11 @@ type Graph struct {
 	chanIDs          map[string]chanID
 	chanMeta         []chanMeta
 	tasksID, startID chanID
+	// nameRank is each channel's place among the channels sorted by
+	// name, by id: sorting ids by it sorts their names (applyWrites).
+	nameRank []int32
+	// keysByName are the state keys sorted by name (inputWrites).
+	keysByName []string
 	// seenSlots counts the nodes' triggers: a run keeps what each node
 	// saw of each trigger in that many slots (channelState.seenV).
 	seenSlots int

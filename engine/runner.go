@@ -540,6 +540,11 @@ func (l *loop) startWrites(ctx context.Context, t *task) ([]Write, error) {
 			return nil, err
 		}
 		pairs, gotos = p, in.Goto
+	case map[string]any:
+		if writes, ok := l.g.largeInputWrites(in); ok {
+			return l.startRoutes(ctx, t, writes, nil)
+		}
+		pairs, _ = updatePairs(in)
 	default:
 		p, err := updatePairs(t.input)
 		if err != nil {
@@ -553,6 +558,30 @@ func (l *loop) startWrites(ctx context.Context, t *task) ([]Write, error) {
 			writes = append(writes, Write{Channel: kv.Key, Value: kv.Value})
 		}
 	}
+	return l.startRoutes(ctx, t, writes, gotos)
+}
+
+// largeInputWrites are the writes of an input map of many keys, as
+// updatePairs and the state-key filter would make them (state keys only,
+// sorted by name), found by walking the graph's state keys in name order
+// instead of sorting the map's keys. It reports false for a map too small
+// for the walk to be the cheaper one.
+func (g *Graph) largeInputWrites(in map[string]any) ([]Write, bool) {
+	if len(in) < 16 || len(g.keysByName) > 8*len(in) {
+		return nil, false
+	}
+	writes := make([]Write, 0, len(in))
+	for _, k := range g.keysByName {
+		if v, ok := in[k]; ok {
+			writes = append(writes, Write{Channel: k, Value: v})
+		}
+	}
+	return writes, true
+}
+
+// startRoutes adds to the __start__ task's state writes its gotos, its
+// edges and its routes' writes.
+func (l *loop) startRoutes(ctx context.Context, t *task, writes []Write, gotos []any) ([]Write, error) {
 	for _, d := range gotos {
 		w, err := l.g.gotoWrite(Start, d)
 		if err != nil {
