@@ -203,10 +203,6 @@ func (w *memWrites) add(e memWrite, first bool) {
 
 var _ Saver = (*MemorySaver)(nil)
 
-// storesLazyCheckpoints: MemorySaver keeps the engine's O(1) checkpoint
-// snapshots and materializes them when they are read.
-func (m *MemorySaver) storesLazyCheckpoints() {}
-
 // NewMemorySaver returns an empty MemorySaver.
 func NewMemorySaver() *MemorySaver {
 	return &MemorySaver{threads: map[string]map[string]*memNamespace{}}

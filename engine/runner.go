@@ -129,11 +129,9 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	// would first grow its goroutine's small stack, so the loop's
 	// goroutine makes them (commitFinished, which names LangGraph's
 	// counterpart). Any other saver may wait on I/O and is called by the
-	// tasks at once, so concurrent tasks share its commits.
-	// The test is on the concrete type, not a marker method, because a
-	// wrapper that embeds *MemorySaver (to add I/O or checks) would
-	// inherit a marker it does not honour.
-	if _, ok := l.saver.(*MemorySaver); ok && f.slots == nil {
+	// tasks at once, so concurrent tasks share its commits (isMemorySaver
+	// says why a wrapper of it is "any other saver").
+	if isMemorySaver(l.saver) && f.slots == nil {
 		f.finished = make(chan *task, len(run))
 		l.saveOnLoop = true
 	}

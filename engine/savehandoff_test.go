@@ -161,3 +161,61 @@ func TestMemorySaver_FailedSuperstepKeepsFinishedSiblings(t *testing.T) {
 		t.Errorf("the failed item ran %d times, want 2", runs[fail])
 	}
 }
+
+// copyingSaver embeds a MemorySaver for everything but Put, which it
+// records as any saver of its own would: it reads the checkpoint's maps
+// and the changed channels, and writes to the metadata's Parents.
+type copyingSaver struct {
+	*MemorySaver
+	mu     sync.Mutex
+	values []map[string]any
+	newVs  []map[string]Version
+}
+
+func (s *copyingSaver) Put(ctx context.Context, cfg Config, cp *Checkpoint, md Metadata, newVersions map[string]Version) (Config, error) {
+	s.mu.Lock()
+	s.values = append(s.values, cp.ChannelValues)
+	s.newVs = append(s.newVs, newVersions)
+	s.mu.Unlock()
+	if md.Parents != nil {
+		md.Parents["seen-by-wrapper"] = "x" // a map of its own to change
+	}
+	return s.MemorySaver.Put(ctx, cfg, cp, md, newVersions)
+}
+
+// TestSaver_WrapperOfMemorySaverGetsMaterializedCheckpoints checks that a
+// saver embedding *MemorySaver with its own Put is treated as any other
+// saver: it receives materialized checkpoints, the channels each one
+// changed, and Parents of its own (MemorySaver's shortcuts are for
+// MemorySaver itself, whose methods they rely on).
+func TestSaver_WrapperOfMemorySaverGetsMaterializedCheckpoints(t *testing.T) {
+	s := &copyingSaver{MemorySaver: NewMemorySaver()}
+	g, err := NewStateGraph(LastValueKey("n")).
+		AddNode("inc", func(_ context.Context, in any) (any, error) {
+			return Update{{Key: "n", Value: in.(map[string]any)["n"].(float64) + 1}}, nil
+		}).
+		AddEdge(Start, "inc").Compile(WithSaver(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, thread := range []string{"a", "b"} {
+		if _, err := g.Invoke(context.Background(), map[string]any{"n": 1.0}, OnThread(thread)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.values) == 0 {
+		t.Fatal("Put was never called")
+	}
+	last := s.values[len(s.values)-1]
+	if last["n"] != 2.0 {
+		t.Fatalf("the last checkpoint's values %v: want n = 2 (a materialized checkpoint)", last)
+	}
+	for i, nv := range s.newVs {
+		if nv == nil {
+			t.Fatalf("Put %d got no changed channels", i)
+		}
+	}
+	if len(noParents) != 0 {
+		t.Fatalf("the wrapper wrote into the Parents map MemorySaver runs share: %v", noParents)
+	}
+}

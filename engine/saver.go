@@ -53,9 +53,17 @@ type ThreadLister interface {
 	Threads(ctx context.Context) ([]string, error)
 }
 
-// lazyCheckpointSaver marks savers that store a checkpoint's lazy engine
-// snapshot as it is and materialize it only when read (MemorySaver).
-type lazyCheckpointSaver interface{ storesLazyCheckpoints() }
+// isMemorySaver reports whether s is the engine's own MemorySaver, whose
+// shortcuts the loop may take: it stores a checkpoint's lazy snapshot as
+// it is and materializes it only when read, reads a root run's Parents
+// without changing them, and its PutWrites does no I/O. The test is on the
+// concrete type, not a marker method, because a saver that embeds
+// *MemorySaver and puts checkpoints or writes its own way would inherit
+// a marker it does not honour.
+func isMemorySaver(s Saver) bool {
+	_, ok := s.(*MemorySaver)
+	return ok
+}
 
 // newVersionsFor returns the channels changed since the last stored
 // checkpoint for s, forgetting them: a saver that keeps the engine's
@@ -71,10 +79,7 @@ func (cs *channelState) newVersionsFor(s Saver) map[string]Version {
 // keepsSnapshots reports whether s keeps the engine's checkpoint
 // snapshots whole (then the channels each one changed need not be listed:
 // channelState.dirtyOff).
-func keepsSnapshots(s Saver) bool {
-	_, lazy := s.(lazyCheckpointSaver)
-	return lazy
-}
+func keepsSnapshots(s Saver) bool { return isMemorySaver(s) }
 
 // noParents is the Parents of a root run's checkpoints for a saver that
 // keeps an empty map as a mark (MemorySaver); nothing writes to it.
