@@ -18,6 +18,7 @@ const (
 	recordFormat = 1 // checkpoints.rec: JSON cpRecord
 	blobFull     = 1 // blobs.data: the engine's encoding of the value
 	blobAppend   = 2 // blobs.data: elements added to the base list, comma-separated
+	blobPack     = 3 // blobs.data: small values of one version (pack.go)
 )
 
 // fullEvery bounds delta chains: every 64th checkpoint record of a branch

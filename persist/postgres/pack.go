@@ -1,0 +1,199 @@
+package postgres
+
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+	"strings"
+)
+
+// A superstep gives every channel it updates the same new version
+// (LangGraph's apply_writes takes one next version for all of them:
+// libs/langgraph/langgraph/pregel/_algo.py, apply_writes, "next_version =
+// get_next_version(max_version, None)"). The small values a checkpoint
+// stores at one version share one blobs row, a pack, instead of a row
+// each: a row costs the server a heap insert, a B-tree insert and their
+// WAL records, the larger part of what storing a value costs.
+//
+// A pack is the row (thread, ns, '', version, hash): no channel is named
+// '' (checkID), so packs and single values never share a key, and one
+// range scan of channel '' reads the packs of a version range, as one of
+// a channel reads its single values. A packed value's ref holds the
+// bitwise complement of the pack's hash, which is negative (hashBlob's
+// are not), so a ref says where its value is; the refs of records and of
+// appended lists' bases are stored as before.
+//
+// Only values of at most packMax bytes are packed: reading a list's chain
+// scans the packs of its versions, other channels' values included, and
+// the bound keeps that a small multiple of the chain itself.
+
+// packMax is the largest stored value a pack holds.
+const packMax = 1024
+
+// packed reports whether r names a value in a pack.
+func (r ref) packed() bool { return r.Hash < 0 }
+
+// packChannel is the channel column of a pack row.
+const packChannel = ""
+
+// packBlobs replaces the small values of blobs that share a version with
+// one pack per version, and points the channels' refs in refs at it.
+// Values of a version with no other small value stay single rows.
+func packBlobs(blobs []blob, refs map[string]ref) []blob {
+	small := 0
+	for i := range blobs {
+		if packable(&blobs[i]) {
+			small++
+		}
+	}
+	if small < 2 {
+		return blobs
+	}
+	out := make([]blob, 0, len(blobs))
+	vals := make([]blob, 0, small)
+	for _, b := range blobs {
+		if packable(&b) {
+			vals = append(vals, b)
+		} else {
+			out = append(out, b)
+		}
+	}
+	// By version, then channel: a version's run is one pack, whose bytes
+	// (and so hash) do not depend on map order.
+	slices.SortFunc(vals, func(a, b blob) int {
+		return cmp.Or(cmp.Compare(a.ref.Version, b.ref.Version), strings.Compare(a.channel, b.channel))
+	})
+	for i := 0; i < len(vals); {
+		j := i + 1
+		for j < len(vals) && vals[j].ref.Version == vals[i].ref.Version {
+			j++
+		}
+		if j-i == 1 {
+			out = append(out, vals[i])
+			i = j
+			continue
+		}
+		pk := newPack(vals[i:j])
+		for _, b := range vals[i:j] {
+			refs[b.channel] = ref{Version: pk.ref.Version, Hash: ^pk.ref.Hash, Root: b.ref.Root}
+		}
+		out = append(out, pk)
+		i = j
+	}
+	return out
+}
+
+func packable(b *blob) bool { return len(b.data) <= packMax }
+
+// newPack encodes values of one version, sorted by channel, as a pack:
+// after the format byte, for each value its channel, a flags byte (1: has
+// a value), its chain's root, its depth and, when it appends (depth > 0),
+// the version and hash of its base, then its stored bytes; the integers
+// as varints, the strings and bytes after their length.
+func newPack(vals []blob) blob {
+	size := 1
+	for _, v := range vals {
+		size += len(v.channel) + len(v.data) + 5*binary.MaxVarintLen64
+	}
+	data := make([]byte, 1, size)
+	data[0] = blobPack
+	for _, v := range vals {
+		data = binary.AppendUvarint(data, uint64(len(v.channel)))
+		data = append(data, v.channel...)
+		var flags byte
+		if v.has {
+			flags = 1
+		}
+		data = append(data, flags)
+		data = binary.AppendVarint(data, v.ref.Root)
+		data = binary.AppendUvarint(data, uint64(v.depth))
+		if v.depth > 0 {
+			data = binary.AppendVarint(data, v.base.Version)
+			data = binary.AppendVarint(data, v.base.Hash)
+		}
+		data = binary.AppendUvarint(data, uint64(len(v.data)))
+		data = append(data, v.data...)
+	}
+	ver := vals[0].ref.Version
+	return blob{channel: packChannel, ref: ref{Version: ver, Hash: hashBlob(data, true), Root: ver}, has: true, data: data}
+}
+
+// packEntry is one value of a pack as read back.
+type packEntry struct {
+	channel string
+	root    int64
+	base    *ref
+	depth   int
+	has     bool
+	data    []byte
+}
+
+// decodePack reads the values of a pack stored at version ver.
+func decodePack(ver int64, data []byte) ([]packEntry, error) {
+	if len(data) == 0 || data[0] != blobPack {
+		return nil, corruptf("pack at version %d: not a pack", ver)
+	}
+	rest := data[1:]
+	bad := func() ([]packEntry, error) { return nil, corruptf("pack at version %d is damaged", ver) }
+	uvarint := func() (uint64, bool) {
+		v, n := binary.Uvarint(rest)
+		if n <= 0 {
+			return 0, false
+		}
+		rest = rest[n:]
+		return v, true
+	}
+	varint := func() (int64, bool) {
+		v, n := binary.Varint(rest)
+		if n <= 0 {
+			return 0, false
+		}
+		rest = rest[n:]
+		return v, true
+	}
+	bytes := func() ([]byte, bool) {
+		n, ok := uvarint()
+		if !ok || n > uint64(len(rest)) {
+			return nil, false
+		}
+		b := rest[:n:n]
+		rest = rest[n:]
+		return b, true
+	}
+	var out []packEntry
+	for len(rest) > 0 {
+		var e packEntry
+		ch, ok := bytes()
+		if !ok || len(ch) == 0 || len(rest) == 0 {
+			return bad()
+		}
+		e.channel, e.has = string(ch), rest[0]&1 != 0
+		rest = rest[1:]
+		var depth uint64
+		if e.root, ok = varint(); !ok {
+			return bad()
+		}
+		if depth, ok = uvarint(); !ok || depth > 1<<30 {
+			return bad()
+		}
+		e.depth = int(depth)
+		if e.depth > 0 {
+			b := ref{Root: e.root}
+			if b.Version, ok = varint(); !ok {
+				return bad()
+			}
+			if b.Hash, ok = varint(); !ok {
+				return bad()
+			}
+			e.base = &b
+		}
+		if e.data, ok = bytes(); !ok {
+			return bad()
+		}
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return bad()
+	}
+	return out, nil
+}
