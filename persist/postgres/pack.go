@@ -86,7 +86,7 @@ func packBlobs(blobs []blob, refs map[string]ref) []blob {
 func packable(b *blob) bool { return len(b.data) <= packMax }
 
 // newPack encodes values of one version, sorted by channel, as a pack:
-// after the format byte, for each value its channel, a flags byte (1: has
+// after the format byte and the number of values, for each value its channel, a flags byte (1: has
 // a value), its chain's root, its depth and, when it appends (depth > 0),
 // the version and hash of its base, then its stored bytes; the integers
 // as varints, the strings and bytes after their length.
@@ -97,6 +97,7 @@ func newPack(vals []blob) blob {
 	}
 	data := make([]byte, 1, size)
 	data[0] = blobPack
+	data = binary.AppendUvarint(data, uint64(len(vals)))
 	for _, v := range vals {
 		data = binary.AppendUvarint(data, uint64(len(v.channel)))
 		data = append(data, v.channel...)
@@ -160,8 +161,12 @@ func decodePack(ver int64, data []byte) ([]packEntry, error) {
 		rest = rest[n:]
 		return b, true
 	}
-	var out []packEntry
-	for len(rest) > 0 {
+	count, ok := uvarint()
+	if !ok || count == 0 || count > uint64(len(rest)) {
+		return bad()
+	}
+	out := make([]packEntry, 0, count)
+	for range count {
 		var e packEntry
 		ch, ok := bytes()
 		if !ok || len(ch) == 0 || len(rest) == 0 {
@@ -192,7 +197,7 @@ func decodePack(ver int64, data []byte) ([]packEntry, error) {
 		}
 		out = append(out, e)
 	}
-	if len(out) == 0 {
+	if len(rest) > 0 {
 		return bad()
 	}
 	return out, nil

@@ -1,0 +1,71 @@
+package postgres
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestPack_RoundTrip: a pack reads back as the values put in it, sorted
+// by channel, whatever their order; every truncation of it is reported
+// as damage, not misread.
+func TestPack_RoundTrip(t *testing.T) {
+	vals := []blob{
+		{channel: "step", ref: ref{Version: 7, Hash: 11, Root: 7}, has: true, data: []byte{blobFull, '7'}},
+		{channel: "msgs", ref: ref{Version: 7, Hash: 12, Root: 3}, base: ref{Version: 6, Hash: -5, Root: 3}, depth: 4, has: true, data: []byte{blobAppend, '"', 'x', '"'}},
+		{channel: "none", ref: ref{Version: 7, Hash: 13, Root: 7}, data: []byte{blobFull}},
+		{channel: "big", ref: ref{Version: 7, Hash: 14, Root: 7}, has: true, data: make([]byte, packMax+1)},
+		{channel: "other", ref: ref{Version: 8, Hash: 15, Root: 8}, has: true, data: []byte{blobFull, '1'}},
+	}
+	refs := map[string]ref{}
+	for _, v := range vals {
+		refs[v.channel] = v.ref
+	}
+	out := packBlobs(append([]blob(nil), vals...), refs)
+	if len(out) != 3 {
+		t.Fatalf("%d rows, want 3: the big value, the one of version 8, the pack of version 7", len(out))
+	}
+	var pk blob
+	for _, b := range out {
+		if b.channel == packChannel {
+			pk = b
+		}
+	}
+	if pk.ref.Version != 7 || pk.ref.Hash < 0 {
+		t.Fatalf("pack ref %+v", pk.ref)
+	}
+	for _, ch := range []string{"step", "msgs", "none"} {
+		if r := refs[ch]; !r.packed() || r.Hash != ^pk.ref.Hash || r.Version != 7 {
+			t.Errorf("ref of %s: %+v, want packed in %+v", ch, r, pk.ref)
+		}
+	}
+	for _, ch := range []string{"big", "other"} {
+		if refs[ch].packed() {
+			t.Errorf("%s packed", ch)
+		}
+	}
+	got, err := decodePack(7, pk.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []packEntry{
+		{channel: "msgs", root: 3, base: &ref{Version: 6, Hash: -5, Root: 3}, depth: 4, has: true, data: vals[1].data},
+		{channel: "none", root: 7, data: vals[2].data},
+		{channel: "step", root: 7, has: true, data: vals[0].data},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("decoded %+v, want %+v", got, want)
+	}
+	// The same values in another order make the same pack.
+	again := packBlobs([]blob{vals[2], vals[0], vals[1]}, map[string]ref{})
+	if len(again) != 1 || !reflect.DeepEqual(again[0], pk) {
+		t.Errorf("pack depends on order: %+v, want %+v", again, pk)
+	}
+	for n := 0; n < len(pk.data); n++ {
+		if _, err := decodePack(7, pk.data[:n]); err == nil {
+			t.Errorf("pack cut to %d bytes decodes", n)
+		}
+	}
+	if _, err := decodePack(7, append(pk.data, 0)); err == nil {
+		t.Errorf("pack with a byte more decodes")
+	}
+}
