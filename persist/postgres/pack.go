@@ -38,7 +38,8 @@ const packChannel = ""
 
 // packBlobs replaces the small values of blobs that share a version with
 // one pack per version, and points the channels' refs in refs at it.
-// Values of a version with no other small value stay single rows.
+// Values of a version with no other small value stay single rows. It
+// reorders and reuses blobs.
 func packBlobs(blobs []blob, refs map[string]ref) []blob {
 	small := 0
 	for i := range blobs {
@@ -49,38 +50,39 @@ func packBlobs(blobs []blob, refs map[string]ref) []blob {
 	if small < 2 {
 		return blobs
 	}
-	out := make([]blob, 0, len(blobs))
-	vals := make([]blob, 0, small)
-	for _, b := range blobs {
-		if packable(&b) {
-			vals = append(vals, b)
-		} else {
-			out = append(out, b)
+	// Small values first, by version, then channel: a version's run is
+	// one pack, whose bytes (and so hash) do not depend on map order.
+	slices.SortFunc(blobs, func(a, b blob) int {
+		pa, pb := packable(&a), packable(&b)
+		if pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
 		}
-	}
-	// By version, then channel: a version's run is one pack, whose bytes
-	// (and so hash) do not depend on map order.
-	slices.SortFunc(vals, func(a, b blob) int {
 		return cmp.Or(cmp.Compare(a.ref.Version, b.ref.Version), strings.Compare(a.channel, b.channel))
 	})
-	for i := 0; i < len(vals); {
+	// A run becomes one row, written at or before the run's start.
+	w := 0
+	for i := 0; i < len(blobs); {
 		j := i + 1
-		for j < len(vals) && vals[j].ref.Version == vals[i].ref.Version {
+		for i < small && j < small && blobs[j].ref.Version == blobs[i].ref.Version {
 			j++
 		}
 		if j-i == 1 {
-			out = append(out, vals[i])
-			i = j
-			continue
+			blobs[w] = blobs[i]
+		} else {
+			pk := newPack(blobs[i:j])
+			for _, b := range blobs[i:j] {
+				refs[b.channel] = ref{Version: pk.ref.Version, Hash: ^pk.ref.Hash, Root: b.ref.Root}
+			}
+			blobs[w] = pk
 		}
-		pk := newPack(vals[i:j])
-		for _, b := range vals[i:j] {
-			refs[b.channel] = ref{Version: pk.ref.Version, Hash: ^pk.ref.Hash, Root: b.ref.Root}
-		}
-		out = append(out, pk)
+		w++
 		i = j
 	}
-	return out
+	clear(blobs[w:])
+	return blobs[:w]
 }
 
 func packable(b *blob) bool { return len(b.data) <= packMax }
