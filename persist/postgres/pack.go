@@ -36,10 +36,10 @@ func (r ref) packed() bool { return r.Hash < 0 }
 // packChannel is the channel column of a pack row.
 const packChannel = ""
 
-// packBlobs replaces the small values of blobs that share a version with
-// one pack per version, and points the channels' refs in refs at it.
-// Values of a version with no other small value stay single rows. It
-// reorders and reuses blobs.
+// packBlobs makes the rows of a checkpoint's new values: the small values
+// that share a version become one pack per version, the others rows of
+// their own (sealed), and it points the channels' refs in refs at them.
+// It reorders and reuses blobs.
 func packBlobs(blobs []blob, refs map[string]ref) []blob {
 	small := 0
 	for i := range blobs {
@@ -48,6 +48,10 @@ func packBlobs(blobs []blob, refs map[string]ref) []blob {
 		}
 	}
 	if small < 2 {
+		for i := range blobs {
+			blobs[i].seal()
+			refs[blobs[i].channel] = blobs[i].ref
+		}
 		return blobs
 	}
 	// Small values first, by version, then channel: a version's run is
@@ -70,6 +74,8 @@ func packBlobs(blobs []blob, refs map[string]ref) []blob {
 			j++
 		}
 		if j-i == 1 {
+			blobs[i].seal()
+			refs[blobs[i].channel] = blobs[i].ref
 			blobs[w] = blobs[i]
 		} else {
 			pk := newPack(blobs[i:j])
@@ -85,17 +91,18 @@ func packBlobs(blobs []blob, refs map[string]ref) []blob {
 	return blobs[:w]
 }
 
-func packable(b *blob) bool { return len(b.data) <= packMax }
+func packable(b *blob) bool { return 1+len(b.payload) <= packMax }
 
 // newPack encodes values of one version, sorted by channel, as a pack:
 // after the format byte and the number of values, for each value its channel, a flags byte (1: has
 // a value), its chain's root, its depth and, when it appends (depth > 0),
-// the version and hash of its base, then its stored bytes; the integers
+// the version and hash of its base, then its stored bytes (kind and
+// payload, as a row of its own holds them); the integers
 // as varints, the strings and bytes after their length.
 func newPack(vals []blob) blob {
 	size := 1
 	for _, v := range vals {
-		size += len(v.channel) + len(v.data) + 5*binary.MaxVarintLen64
+		size += len(v.channel) + 1 + len(v.payload) + 5*binary.MaxVarintLen64
 	}
 	data := make([]byte, 1, size)
 	data[0] = blobPack
@@ -114,8 +121,9 @@ func newPack(vals []blob) blob {
 			data = binary.AppendVarint(data, v.base.Version)
 			data = binary.AppendVarint(data, v.base.Hash)
 		}
-		data = binary.AppendUvarint(data, uint64(len(v.data)))
-		data = append(data, v.data...)
+		data = binary.AppendUvarint(data, uint64(1+len(v.payload)))
+		data = append(data, v.kind)
+		data = append(data, v.payload...)
 	}
 	ver := vals[0].ref.Version
 	return blob{channel: packChannel, ref: ref{Version: ver, Hash: hashBlob(data, true), Root: ver}, has: true, data: data}

@@ -10,11 +10,11 @@ import (
 // as damage, not misread.
 func TestPack_RoundTrip(t *testing.T) {
 	vals := []blob{
-		{channel: "step", ref: ref{Version: 7, Hash: 11, Root: 7}, has: true, data: []byte{blobFull, '7'}},
-		{channel: "msgs", ref: ref{Version: 7, Hash: 12, Root: 3}, base: ref{Version: 6, Hash: -5, Root: 3}, depth: 4, has: true, data: []byte{blobAppend, '"', 'x', '"'}},
-		{channel: "none", ref: ref{Version: 7, Hash: 13, Root: 7}, data: []byte{blobFull}},
-		{channel: "big", ref: ref{Version: 7, Hash: 14, Root: 7}, has: true, data: make([]byte, packMax+1)},
-		{channel: "other", ref: ref{Version: 8, Hash: 15, Root: 8}, has: true, data: []byte{blobFull, '1'}},
+		{channel: "step", ref: ref{Version: 7, Root: 7}, has: true, kind: blobFull, payload: []byte("7")},
+		{channel: "msgs", ref: ref{Version: 7, Root: 3}, base: ref{Version: 6, Hash: -5, Root: 3}, depth: 4, has: true, kind: blobAppend, payload: []byte(`"x"`)},
+		{channel: "none", ref: ref{Version: 7, Root: 7}, kind: blobFull},
+		{channel: "big", ref: ref{Version: 7, Root: 7}, has: true, kind: blobFull, payload: make([]byte, packMax)},
+		{channel: "other", ref: ref{Version: 8, Root: 8}, has: true, kind: blobFull, payload: []byte("1")},
 	}
 	refs := map[string]ref{}
 	for _, v := range vals {
@@ -38,9 +38,14 @@ func TestPack_RoundTrip(t *testing.T) {
 			t.Errorf("ref of %s: %+v, want packed in %+v", ch, r, pk.ref)
 		}
 	}
-	for _, ch := range []string{"big", "other"} {
-		if refs[ch].packed() {
-			t.Errorf("%s packed", ch)
+	// The others are rows of their own, as schema 3 stored them.
+	for _, b := range out {
+		if b.channel == packChannel {
+			continue
+		}
+		want := append([]byte{b.kind}, b.payload...)
+		if !reflect.DeepEqual(b.data, want) || b.ref.Hash != hashBlob(want, true) || refs[b.channel] != b.ref || b.ref.packed() {
+			t.Errorf("%s: row %q, ref %+v (in refs %+v)", b.channel, b.data, b.ref, refs[b.channel])
 		}
 	}
 	got, err := decodePack(7, pk.data)
@@ -48,9 +53,9 @@ func TestPack_RoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []packEntry{
-		{channel: "msgs", root: 3, base: &ref{Version: 6, Hash: -5, Root: 3}, depth: 4, has: true, data: vals[1].data},
-		{channel: "none", root: 7, data: vals[2].data},
-		{channel: "step", root: 7, has: true, data: vals[0].data},
+		{channel: "msgs", root: 3, base: &ref{Version: 6, Hash: -5, Root: 3}, depth: 4, has: true, data: []byte("\x02\"x\"")},
+		{channel: "none", root: 7, data: []byte{blobFull}},
+		{channel: "step", root: 7, has: true, data: []byte("\x017")},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("decoded %+v, want %+v", got, want)
