@@ -179,6 +179,11 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		data  []byte
 	}
 	raw := map[valueKey]stored{}
+	wanted := make(map[string]string, len(spans))
+	for ch := range spans {
+		wanted[ch] = ch
+	}
+	var entries []packEntry
 	for rows.Next() {
 		var ch, data []byte
 		var k valueKey
@@ -188,8 +193,8 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 			return nil, err
 		}
 		if string(ch) == packChannel {
-			entries, err := decodePack(k.ref.Version, data)
-			if err != nil {
+			// Only the channels wanted: a chain stays in its channel.
+			if entries, err = decodePack(entries[:0], k.ref.Version, data, wanted); err != nil {
 				return nil, err
 			}
 			for _, e := range entries {

@@ -139,8 +139,10 @@ type packEntry struct {
 	data    []byte
 }
 
-// decodePack reads the values of a pack stored at version ver.
-func decodePack(ver int64, data []byte) ([]packEntry, error) {
+// decodePack appends to dst the values of a pack stored at version ver,
+// of the channels in want (each keyed by itself, whose string it reuses),
+// or all of them when want is nil. The whole pack is checked either way.
+func decodePack(dst []packEntry, ver int64, data []byte, want map[string]string) ([]packEntry, error) {
 	if len(data) == 0 || data[0] != blobPack {
 		return nil, corruptf("pack at version %d: not a pack", ver)
 	}
@@ -175,14 +177,20 @@ func decodePack(ver int64, data []byte) ([]packEntry, error) {
 	if !ok || count == 0 || count > uint64(len(rest)) {
 		return bad()
 	}
-	out := make([]packEntry, 0, count)
+	out := dst
 	for range count {
 		var e packEntry
 		ch, ok := bytes()
 		if !ok || len(ch) == 0 || len(rest) == 0 {
 			return bad()
 		}
-		e.channel, e.has = string(ch), rest[0]&1 != 0
+		keep := want == nil
+		if keep {
+			e.channel = string(ch)
+		} else {
+			e.channel, keep = want[string(ch)]
+		}
+		e.has = rest[0]&1 != 0
 		rest = rest[1:]
 		var depth uint64
 		if e.root, ok = varint(); !ok {
@@ -200,12 +208,16 @@ func decodePack(ver int64, data []byte) ([]packEntry, error) {
 			if b.Hash, ok = varint(); !ok {
 				return bad()
 			}
-			e.base = &b
+			if keep {
+				e.base = &b
+			}
 		}
 		if e.data, ok = bytes(); !ok {
 			return bad()
 		}
-		out = append(out, e)
+		if keep {
+			out = append(out, e)
+		}
 	}
 	if len(rest) > 0 {
 		return bad()

@@ -48,7 +48,7 @@ func TestPack_RoundTrip(t *testing.T) {
 			t.Errorf("%s: row %q, ref %+v (in refs %+v)", b.channel, b.data, b.ref, refs[b.channel])
 		}
 	}
-	got, err := decodePack(7, pk.data)
+	got, err := decodePack(nil, 7, pk.data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,17 +60,22 @@ func TestPack_RoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("decoded %+v, want %+v", got, want)
 	}
+	// Only the channels asked for, after those in dst.
+	got, err = decodePack(want[:1:1], 7, pk.data, map[string]string{"step": "step", "absent": "absent"})
+	if err != nil || !reflect.DeepEqual(got, []packEntry{want[0], want[2]}) {
+		t.Errorf("decoded step alone: %+v, %v", got, err)
+	}
 	// The same values in another order make the same pack.
 	again := packBlobs([]blob{vals[2], vals[0], vals[1]}, map[string]ref{})
 	if len(again) != 1 || !reflect.DeepEqual(again[0], pk) {
 		t.Errorf("pack depends on order: %+v, want %+v", again, pk)
 	}
 	for n := 0; n < len(pk.data); n++ {
-		if _, err := decodePack(7, pk.data[:n]); err == nil {
+		if _, err := decodePack(nil, 7, pk.data[:n], nil); err == nil {
 			t.Errorf("pack cut to %d bytes decodes", n)
 		}
 	}
-	if _, err := decodePack(7, append(pk.data, 0)); err == nil {
+	if _, err := decodePack(nil, 7, append(pk.data, 0), nil); err == nil {
 		t.Errorf("pack with a byte more decodes")
 	}
 }
