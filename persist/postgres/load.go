@@ -179,9 +179,9 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		data  []byte
 	}
 	raw := map[valueKey]stored{}
-	wanted := make(map[string]string, len(spans))
-	for ch := range spans {
-		wanted[ch] = ch
+	wanted := make(map[string]packWant, len(spans))
+	for ch, sp := range spans {
+		wanted[ch] = packWant{ch, sp.lo, sp.hi}
 	}
 	var entries []packEntry
 	for rows.Next() {
@@ -193,7 +193,8 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 			return nil, err
 		}
 		if string(ch) == packChannel {
-			// Only the channels wanted: a chain stays in its channel.
+			// Only the values wanted: a chain stays in its channel and
+			// its version range.
 			if entries, err = decodePack(entries[:0], k.ref.Version, data, wanted); err != nil {
 				return nil, err
 			}

@@ -139,10 +139,17 @@ type packEntry struct {
 	data    []byte
 }
 
-// decodePack appends to dst the values of a pack stored at version ver,
-// of the channels in want (each keyed by itself, whose string it reuses),
-// or all of them when want is nil. The whole pack is checked either way.
-func decodePack(dst []packEntry, ver int64, data []byte, want map[string]string) ([]packEntry, error) {
+// packWant is a channel whose values a read wants from packs: those of
+// versions lo to hi.
+type packWant struct {
+	channel string
+	lo, hi  int64
+}
+
+// decodePack appends to dst the values of a pack stored at version ver
+// that want asks for (all of them when want is nil). The whole pack is
+// checked either way.
+func decodePack(dst []packEntry, ver int64, data []byte, want map[string]packWant) ([]packEntry, error) {
 	if len(data) == 0 || data[0] != blobPack {
 		return nil, corruptf("pack at version %d: not a pack", ver)
 	}
@@ -187,8 +194,8 @@ func decodePack(dst []packEntry, ver int64, data []byte, want map[string]string)
 		keep := want == nil
 		if keep {
 			e.channel = string(ch)
-		} else {
-			e.channel, keep = want[string(ch)]
+		} else if w, ok := want[string(ch)]; ok && w.lo <= ver && ver <= w.hi {
+			e.channel, keep = w.channel, true
 		}
 		e.has = rest[0]&1 != 0
 		rest = rest[1:]

@@ -61,7 +61,7 @@ func TestPack_RoundTrip(t *testing.T) {
 		t.Errorf("decoded %+v, want %+v", got, want)
 	}
 	// Only the channels asked for, after those in dst.
-	got, err = decodePack(want[:1:1], 7, pk.data, map[string]string{"step": "step", "absent": "absent"})
+	got, err = decodePack(want[:1:1], 7, pk.data, map[string]packWant{"step": {"step", 7, 7}, "none": {"none", 1, 6}, "absent": {"absent", 7, 7}})
 	if err != nil || !reflect.DeepEqual(got, []packEntry{want[0], want[2]}) {
 		t.Errorf("decoded step alone: %+v, %v", got, err)
 	}
