@@ -185,12 +185,12 @@ func TestStore_UnknownValueFormat(t *testing.T) {
 	chain(t, s, "t", 3)
 	s.Close()
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		cps := tx.Bucket([]byte("threads")).Bucket([]byte("t")).Bucket([]byte("n")).Bucket([]byte("cp"))
-		k, v := cps.Cursor().Last()
+		cps := persist.RawRecordsForTest(tx, "t", "", "cp")
+		k, v := cps.Last()
 		// A newer build's record: another format byte, sealed.
-		v = bytes.Clone(v[:len(v)-4])
+		v = v[:len(v)-4]
 		v[0] = 200
-		return cps.Put(bytes.Clone(k), persist.SealCheckpointForTest("t", "", k, v))
+		return cps.Put(k, persist.SealCheckpointForTest("t", "", k, v))
 	})
 	s = openAt(t, path, persist.Options{})
 	if _, err := s.GetTuple(ctx, engine.Config{ThreadID: "t"}); !errors.Is(err, persist.ErrUnknownValueFormat) {
