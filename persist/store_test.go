@@ -174,8 +174,17 @@ func TestOpen_NewerFormat(t *testing.T) {
 	})
 	_, err := persist.Open(path, persist.Options{})
 	var fe *persist.FormatError
-	if !errors.Is(err, persist.ErrNewerFormat) || !errors.As(err, &fe) || fe.Found != 7 {
-		t.Fatalf("Open: %v, want a FormatError for layout 7", err)
+	if !errors.Is(err, persist.ErrNewerFormat) || !errors.As(err, &fe) || fe.Found != 7 || fe.Supported != 3 {
+		t.Fatalf("Open: %v, want a FormatError for layout 7 (this build: 3)", err)
+	}
+	// The message names the file and both versions.
+	for _, want := range []string{path, "layout version 7", "(3)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Open: %q does not say %q", err, want)
+		}
+	}
+	if _, err := persist.Open(path, persist.Options{ReadOnly: true}); !errors.Is(err, persist.ErrNewerFormat) {
+		t.Errorf("read-only Open: %v, want ErrNewerFormat", err)
 	}
 }
 
