@@ -260,3 +260,24 @@ func TestOrderedKeys_RoundTripAndOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstLen: the length of a key's first string element, escapes
+// included, and -1 for a key without a whole, well-formed one.
+func TestFirstLen(t *testing.T) {
+	for k, want := range map[string]int{
+		"":                          -1,
+		"a":                         -1,
+		"a\x00":                     -1,
+		"a\x00\x00":                 3,
+		"a\x00\x00rest":             3,
+		"\x00\x00":                  2,
+		"a\x00\xffb\x00\x00":        6,
+		"\x00\xff\x00\xff\x00\x00x": 6,
+		"a\x00\x01\x00\x00":         -1,
+		"a\x00\xff":                 -1,
+	} {
+		if got := firstLen([]byte(k)); got != want {
+			t.Errorf("firstLen(%q) = %d, want %d", k, got, want)
+		}
+	}
+}

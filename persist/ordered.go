@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	bolt "go.etcd.io/bbolt"
@@ -71,18 +72,17 @@ func rangeOf(kind byte) byte {
 // k, terminator included, or -1 if k does not start with a complete,
 // well-formed one.
 func firstLen(k []byte) int {
-	for i := 0; i < len(k); i++ {
-		if k[i] != 0 {
-			continue
-		}
-		if i+1 >= len(k) {
+	for i := 0; i < len(k); {
+		z := bytes.IndexByte(k[i:], 0) // ids and names rarely escape one
+		if z < 0 || i+z+1 >= len(k) {
 			return -1
 		}
+		i += z
 		switch k[i+1] {
 		case 0:
 			return i + 2
 		case 0xff:
-			i++
+			i += 2
 		default:
 			return -1
 		}

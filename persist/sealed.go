@@ -206,52 +206,55 @@ func (r *records) Has(k []byte) bool { return r.bk.Get(r.where(k)) != nil }
 
 // Put seals v and stores it under k.
 func (r *records) Put(k, v []byte) error {
-	if !r.sealed {
-		return r.bk.Put(r.where(k), v) // bbolt copies the key
+	p := r.where(k)
+	var old []byte
+	if r.sealed { // for the digest
+		old = r.bk.Get(p)
 	}
-	return r.put(k, v, r.bk.Get(r.where(k)))
+	return r.put(k, p, v, old)
 }
 
 // PutNew is Put for a key the caller has just found empty in this
 // transaction (Has, or a Get that returned nil): it saves looking the key
 // up again for the digest.
-func (r *records) PutNew(k, v []byte) error {
-	if !r.sealed {
-		return r.bk.Put(r.where(k), v)
-	}
-	return r.put(k, v, nil)
-}
+func (r *records) PutNew(k, v []byte) error { return r.put(k, r.where(k), v, nil) }
 
 // PutIfAbsent stores v under k unless k has a value already, and reports
 // whether it did.
 func (r *records) PutIfAbsent(k, v []byte) (bool, error) {
-	if r.bk.Get(r.where(k)) != nil {
+	p := r.where(k)
+	if r.bk.Get(p) != nil {
 		return false, nil
 	}
-	return true, r.PutNew(k, v)
+	return true, r.put(k, p, v, nil)
 }
 
-// put seals v and stores it under k, whose stored value is old.
-func (r *records) put(k, v, old []byte) error {
+// put seals v and stores it under k, which the layout stores under p,
+// and whose stored value is old.
+func (r *records) put(k, p, v, old []byte) error {
+	if !r.sealed {
+		return r.bk.Put(p, v) // bbolt copies the key
+	}
 	out := make([]byte, len(v), len(v)+sealSize)
 	copy(out, v)
 	out = binary.BigEndian.AppendUint32(out, r.seal(k, v))
 	if err := account(r.bk.Tx(), old, out); err != nil {
 		return err
 	}
-	return r.bk.Put(r.where(k), out) // bbolt copies the key
+	return r.bk.Put(p, out)
 }
 
 // Delete removes k.
 func (r *records) Delete(k []byte) error {
+	p := r.where(k)
 	if r.sealed {
-		if old := r.bk.Get(r.where(k)); old != nil {
+		if old := r.bk.Get(p); old != nil {
 			if err := account(r.bk.Tx(), old, nil); err != nil {
 				return err
 			}
 		}
 	}
-	return r.bk.Delete(r.where(k))
+	return r.bk.Delete(p)
 }
 
 // NextSequence is bbolt's, of the bucket r's records are in.
