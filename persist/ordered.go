@@ -119,30 +119,38 @@ func appendOrderedKey(dst []byte, kind byte, k []byte) (out []byte, ok bool) {
 // under the ordered key p, or false when p is another kind's key or
 // malformed. The result is a new slice.
 func kindKey(kind byte, p []byte) ([]byte, bool) {
-	if len(p) == 0 || p[0] != rangeOf(kind) {
+	if !isOrderedKind(kind, p) {
 		return nil, false
+	}
+	rest := p[1:]
+	out := make([]byte, 0, len(rest))
+	if kind == kindBlob {
+		// version (8), channel, seq (8) → channel, version, seq
+		out = append(out, rest[8:len(rest)-8]...)
+		out = append(out, rest[:8]...)
+		return append(out, rest[len(rest)-8:]...), true
+	}
+	n := firstLen(rest)
+	out = append(out, rest[:n]...)
+	return append(out, rest[n+1:]...), true
+}
+
+// isOrderedKind reports whether the ordered key p is a well-formed key of
+// kind, without building the kind's key.
+func isOrderedKind(kind byte, p []byte) bool {
+	if len(p) == 0 || p[0] != rangeOf(kind) {
+		return false
 	}
 	rest := p[1:]
 	if kind == kindBlob {
 		if len(rest) < 8 {
-			return nil, false
+			return false
 		}
 		n := firstLen(rest[8:])
-		if n < 0 || len(rest) != 8+n+8 {
-			return nil, false
-		}
-		out := make([]byte, 0, len(rest))
-		out = append(out, rest[8:8+n]...)
-		out = append(out, rest[:8]...)
-		return append(out, rest[8+n:]...), true
+		return n >= 0 && len(rest) == 8+n+8
 	}
 	n := firstLen(rest)
-	if n < 0 || len(rest) <= n || rest[n] != kind {
-		return nil, false
-	}
-	out := make([]byte, 0, len(rest)-1)
-	out = append(out, rest[:n]...)
-	return append(out, rest[n+1:]...), true
+	return n >= 0 && len(rest) > n && rest[n] == kind
 }
 
 // orderedKind returns the kind of the record stored under the ordered
@@ -154,8 +162,7 @@ func orderedKind(p []byte) (byte, bool) {
 	}
 	switch p[0] {
 	case rangeValues:
-		_, ok := kindKey(kindBlob, p)
-		return kindBlob, ok
+		return kindBlob, isOrderedKind(kindBlob, p)
 	case rangeRecords:
 		n := firstLen(p[1:])
 		if n < 0 || len(p) <= 1+n {
@@ -164,8 +171,7 @@ func orderedKind(p []byte) (byte, bool) {
 		kind := p[1+n]
 		switch kind {
 		case kindCheckpoint, kindWrite, kindChild:
-			_, ok := kindKey(kind, p)
-			return kind, ok
+			return kind, true
 		}
 	}
 	return 0, false

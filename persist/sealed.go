@@ -265,10 +265,15 @@ func (r *records) Len() int {
 	if !r.ordered {
 		return r.bk.Stats().KeyN
 	}
+	// Walk the kind's range, testing each key's kind in place: a thread
+	// list counts every thread's checkpoints.
+	rb := rangeOf(r.kind)
 	n := 0
-	c := r.rawCursor()
-	for k := c.first(); k != nil; k = c.next() {
-		n++
+	c := r.bk.Cursor()
+	for k, v := c.Seek([]byte{rb}); len(k) > 0 && k[0] == rb; k, v = c.Next() {
+		if v != nil && isOrderedKind(r.kind, k) {
+			n++
+		}
 	}
 	return n
 }
