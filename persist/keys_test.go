@@ -281,3 +281,29 @@ func TestFirstLen(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderedKeys_AnyBytes: any stored key, however damaged, is either
+// exactly one kind's ordered key, mapping back to itself, or none (Check
+// reports it); nothing panics.
+func TestOrderedKeys_AnyBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(testSeed(t), 3))
+	alphabet := []byte{0x00, 0xff, 0x80, 'b', 'c', 'k', 'r', 'w', 'x'}
+	for range 50000 {
+		p := make([]byte, r.IntN(28))
+		for i := range p {
+			p[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		kind, ok := orderedKind(p)
+		for _, k := range []byte{kindCheckpoint, kindBlob, kindWrite, kindChild} {
+			kk, kok := kindKey(k, p)
+			if kok != isOrderedKind(k, p) || kok != (ok && k == kind) {
+				t.Fatalf("key %q, kind %c: kindKey ok %v, isOrderedKind %v, orderedKind %c %v", p, k, kok, isOrderedKind(k, p), kind, ok)
+			}
+			if kok {
+				if back, bok := appendOrderedKey(nil, k, kk); !bok || !bytes.Equal(back, p) {
+					t.Fatalf("key %q of kind %c maps to %q and back to %q, %v", p, k, kk, back, bok)
+				}
+			}
+		}
+	}
+}
