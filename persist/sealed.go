@@ -380,24 +380,20 @@ func (c *rawCursor) seekPrefix(prefix []byte) []byte {
 
 // fwd and back return the first key at or after (before) k that is a
 // record of the kind within bound, nil if none.
-func (c *rawCursor) fwd(k, v []byte) []byte {
-	for ; k != nil; k, v = c.c.Next() {
+func (c *rawCursor) fwd(k, v []byte) []byte  { return c.walk(k, v, true) }
+func (c *rawCursor) back(k, v []byte) []byte { return c.walk(k, v, false) }
+
+func (c *rawCursor) walk(k, v []byte, forward bool) []byte {
+	for k != nil {
 		if out, ok := c.accept(k, v); ok {
 			return out
 		} else if out == nil {
 			break // past the bound
 		}
-	}
-	c.at = nil
-	return nil
-}
-
-func (c *rawCursor) back(k, v []byte) []byte {
-	for ; k != nil; k, v = c.c.Prev() {
-		if out, ok := c.accept(k, v); ok {
-			return out
-		} else if out == nil {
-			break // past the bound
+		if forward {
+			k, v = c.c.Next()
+		} else {
+			k, v = c.c.Prev()
 		}
 	}
 	c.at = nil
