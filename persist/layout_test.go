@@ -26,13 +26,17 @@ import (
 var layout2Threads = []string{"approve", "grandchild", "hostile", "mapreduce", "research", "sub"}
 
 // copyLayout2 copies the layout 2 fixture to a temporary file.
-func copyLayout2(t *testing.T) string {
+func copyLayout2(t *testing.T) string { return copyFixture(t, "layout2.db") }
+
+// copyFixture copies testdata/name to a temporary file, which tests may
+// write.
+func copyFixture(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "layout2.db"))
+	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "layout2.db")
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}

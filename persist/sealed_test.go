@@ -168,14 +168,7 @@ func TestCheck_FallenBackMeta(t *testing.T) {
 // testdata/layout1.db, written by the build before) is read and written
 // as it is, without seals, so older builds still read it; Sealed says so.
 func TestSealed_LayoutOne(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "layout1.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "old.db")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := copyFixture(t, "layout1.db")
 	s := openAt(t, path, persist.Options{NoSync: true})
 	if sealed, err := s.Sealed(); err != nil || sealed {
 		t.Fatalf("Sealed: %v, %v, want false", sealed, err)
