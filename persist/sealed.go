@@ -265,15 +265,12 @@ func (r *records) Len() int {
 	if !r.ordered {
 		return r.bk.Stats().KeyN
 	}
-	// Walk the kind's range, testing each key's kind in place: a thread
-	// list counts every thread's checkpoints.
-	rb := rangeOf(r.kind)
+	// The walk jumps over a checkpoint's many writes (rawCursor.walk): a
+	// thread list counts every thread's checkpoints.
 	n := 0
-	c := r.bk.Cursor()
-	for k, v := c.Seek([]byte{rb}); len(k) > 0 && k[0] == rb; k, v = c.Next() {
-		if v != nil && isOrderedKind(r.kind, k) {
-			n++
-		}
+	c := r.rawCursor()
+	for k := c.first(); k != nil; k = c.next() {
+		n++
 	}
 	return n
 }
@@ -309,6 +306,7 @@ type rawCursor struct {
 	// bound: the stored keys the walk may return start with it (ordered:
 	// the kind's range or a seekPrefix's; nested: a seekPrefix's or nil).
 	bound []byte
+	moves int // keys of other kinds passed, and seeks past them (tests)
 }
 
 func (c *rawCursor) first() []byte {
@@ -384,11 +382,21 @@ func (c *rawCursor) fwd(k, v []byte) []byte  { return c.walk(k, v, true) }
 func (c *rawCursor) back(k, v []byte) []byte { return c.walk(k, v, false) }
 
 func (c *rawCursor) walk(k, v []byte, forward bool) []byte {
+	skipped := 0
 	for k != nil {
 		if out, ok := c.accept(k, v); ok {
 			return out
 		} else if out == nil {
 			break // past the bound
+		}
+		c.moves++
+		if skipped++; skipped >= skipRun && c.r.kind == kindCheckpoint {
+			// A checkpoint with many writes (a wide fan-out): jump over
+			// the rest of them instead of stepping through each.
+			if jk, jv, ok := c.jump(k, forward); ok {
+				k, v, skipped = jk, jv, 0
+				continue
+			}
 		}
 		if forward {
 			k, v = c.c.Next()
@@ -398,6 +406,34 @@ func (c *rawCursor) walk(k, v []byte, forward bool) []byte {
 	}
 	c.at = nil
 	return nil
+}
+
+// skipRun is how many other records a walk over checkpoint records steps
+// over one by one before it seeks past the rest of a checkpoint's.
+const skipRun = 16
+
+// jump moves a walk over checkpoint records that stands on another
+// record of checkpoint X (a write or a child edge, which sort after X's
+// record): forward to the first key after all of X's, backward to X's
+// record or, if X has none, to the key before X's. ok is false when k is
+// not such a record; the walk then steps on.
+func (c *rawCursor) jump(k []byte, forward bool) (jk, jv []byte, ok bool) {
+	n := firstLen(k[1:])
+	if n < 0 || len(k) <= 1+n || k[1+n] <= kindCheckpoint {
+		return nil, nil, false
+	}
+	target := append(bytes.Clone(k[:1+n]), kindCheckpoint) // 'r' + X + 'c'
+	if forward {
+		target[len(target)-1] = 0xff // above every kind byte
+		jk, jv = c.c.Seek(target)
+		return jk, jv, true
+	}
+	c.moves++
+	if jk, jv = c.c.Seek(target); bytes.Equal(jk, target) {
+		return jk, jv, true
+	}
+	jk, jv = c.c.Prev() // before X's first record: the checkpoint before
+	return jk, jv, true
 }
 
 // accept returns the kind's key of stored key k if the walk returns it.
