@@ -80,3 +80,41 @@ func TestOrdered_CheckpointWalkJumpsOverWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOrdered_KeyOfAnotherShape: a key that is not of its kind's shape
+// (a bug) finds nothing and writes nothing, so no record Check would call
+// unknown is ever stored.
+func TestOrdered_KeyOfAnotherShape(t *testing.T) {
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "x.db"), 0o600, &bolt.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		tb, err := tx.CreateBucket([]byte("t"))
+		if err != nil {
+			return err
+		}
+		b := newNSBuckets([4]*bolt.Bucket{tb, tb, tb, tb}, "t", "", false, true)
+		bad := []byte("no terminator")
+		if err := b.cps.Put(bad, []byte("{}")); err == nil {
+			t.Error("Put under a malformed key succeeded")
+		}
+		if _, err := b.blobs.PutIfAbsent(checkpointKey("c"), []byte("1")); err == nil {
+			t.Error("PutIfAbsent of a value under a checkpoint key succeeded")
+		}
+		if v, err := b.cps.Get(bad); v != nil || err != nil || b.cps.Has(bad) {
+			t.Errorf("Get of a malformed key: %q, %v", v, err)
+		}
+		if err := b.cps.Delete(bad); err != nil {
+			t.Errorf("Delete of a malformed key: %v", err)
+		}
+		if k, _ := tb.Cursor().First(); k != nil {
+			t.Errorf("a key was stored: %q", k)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -177,24 +177,31 @@ func describeKey(kind byte, k []byte) string {
 }
 
 // where returns the key under which the record of key k is stored in
-// bk: k itself, or its ordered key (valid until the next call).
+// bk: k itself, or its ordered key (valid until the next call). It is nil
+// for a key of another shape than the kind's, which no record can have.
 func (r *records) where(k []byte) []byte {
 	if !r.ordered {
 		return k
 	}
 	p, ok := appendOrderedKey(r.scratch[:0], r.kind, k)
-	if !ok {
-		// Not a key of this kind: no record can be stored under it. A
-		// key of another range keeps every lookup a miss.
-		p = append(append(p[:0], 0), k...)
-	}
 	r.scratch = p
+	if !ok {
+		return nil
+	}
 	return p
+}
+
+// get is bbolt's Get of the record of key k, nil if there is none.
+func (r *records) get(k []byte) []byte {
+	if p := r.where(k); p != nil {
+		return r.bk.Get(p)
+	}
+	return nil
 }
 
 // Get returns the value under k without its seal, nil if there is none.
 func (r *records) Get(k []byte) ([]byte, error) {
-	v := r.bk.Get(r.where(k)) // nil for a nested bucket too: Check reports those
+	v := r.get(k) // nil for a nested bucket too: Check reports those
 	if v == nil {
 		return nil, nil
 	}
@@ -202,11 +209,14 @@ func (r *records) Get(k []byte) ([]byte, error) {
 }
 
 // Has reports whether k has a value, without reading it.
-func (r *records) Has(k []byte) bool { return r.bk.Get(r.where(k)) != nil }
+func (r *records) Has(k []byte) bool { return r.get(k) != nil }
 
 // Put seals v and stores it under k.
 func (r *records) Put(k, v []byte) error {
 	p := r.where(k)
+	if p == nil {
+		return r.badKey(k)
+	}
 	var old []byte
 	if r.sealed { // for the digest
 		old = r.bk.Get(p)
@@ -223,6 +233,9 @@ func (r *records) PutNew(k, v []byte) error { return r.put(k, r.where(k), v, nil
 // whether it did.
 func (r *records) PutIfAbsent(k, v []byte) (bool, error) {
 	p := r.where(k)
+	if p == nil {
+		return false, r.badKey(k)
+	}
 	if r.bk.Get(p) != nil {
 		return false, nil
 	}
@@ -232,6 +245,9 @@ func (r *records) PutIfAbsent(k, v []byte) (bool, error) {
 // put seals v and stores it under k, which the layout stores under p,
 // and whose stored value is old.
 func (r *records) put(k, p, v, old []byte) error {
+	if p == nil {
+		return r.badKey(k)
+	}
 	if !r.sealed {
 		return r.bk.Put(p, v) // bbolt copies the key
 	}
@@ -247,6 +263,9 @@ func (r *records) put(k, p, v, old []byte) error {
 // Delete removes k.
 func (r *records) Delete(k []byte) error {
 	p := r.where(k)
+	if p == nil {
+		return nil // no record can be stored under k
+	}
 	if r.sealed {
 		if old := r.bk.Get(p); old != nil {
 			if err := account(r.bk.Tx(), old, nil); err != nil {
@@ -255,6 +274,12 @@ func (r *records) Delete(k []byte) error {
 		}
 	}
 	return r.bk.Delete(p)
+}
+
+// badKey is the error of a write under a key of another shape than the
+// kind's: a bug, which must not store a record Check would call unknown.
+func (r *records) badKey(k []byte) error {
+	return fmt.Errorf("persist: internal error: %x is not a key of kind %c", k, r.kind)
 }
 
 // NextSequence is bbolt's, of the bucket r's records are in.

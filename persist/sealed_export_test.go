@@ -65,8 +65,15 @@ func (r *RawRecords) Keys() [][]byte {
 
 // Put stores stored, as it is, under key k; Delete removes k. Neither
 // changes the file's digest.
-func (r *RawRecords) Put(k, stored []byte) error { return r.r.bk.Put(r.r.where(k), stored) }
-func (r *RawRecords) Delete(k []byte) error      { return r.r.bk.Delete(r.r.where(k)) }
+func (r *RawRecords) Put(k, stored []byte) error { return r.r.bk.Put(r.stored(k), stored) }
+func (r *RawRecords) Delete(k []byte) error      { return r.r.bk.Delete(r.stored(k)) }
+
+func (r *RawRecords) stored(k []byte) []byte {
+	if p := r.r.where(k); p != nil {
+		return p
+	}
+	panic(fmt.Sprintf("%q is not a key of kind %c", k, r.r.kind))
+}
 
 // Layout returns the layout version of tx's file.
 func Layout(tx *bolt.Tx) uint32 { return layoutOf(tx) }
