@@ -33,7 +33,8 @@ import (
 //     sort last;
 //   - a channel value is 'b' + version + channel + seq. A superstep gives
 //     the channels it writes versions above every existing one (max + 1:
-//     engine/algo.go, LangGraph.js pregel/algo.ts:327,370,396), so new
+//     engine/algo.go applyWrites; LangGraph.js
+//     libs/langgraph-core/src/pregel/algo.ts:327,370,396), so new
 //     values sort last too. A fork from an old checkpoint stores its
 //     values in the middle: correct, just not clustered.
 //
