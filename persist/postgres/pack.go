@@ -8,12 +8,13 @@ import (
 )
 
 // A superstep gives every channel it updates the same new version
-// (LangGraph's apply_writes takes one next version for all of them:
-// libs/langgraph/langgraph/pregel/_algo.py, apply_writes, "next_version =
-// get_next_version(max_version, None)"). The small values a checkpoint
-// stores at one version share one blobs row, a pack, instead of a row
-// each: a row costs the server a heap insert, a B-tree insert and their
-// WAL records, the larger part of what storing a value costs.
+// (engine/algo.go applyWrites: next; LangGraph.js
+// libs/langgraph-core/src/pregel/algo.ts:396, 414 and 430, one
+// getNextVersion(maxVersion) for all of them; the trigger channels it
+// consumes share the version before, algo.ts:327). The small values a
+// checkpoint stores at one version share one blobs row, a pack, instead
+// of a row each: a row costs the server a heap insert, a B-tree insert
+// and their WAL records, the larger part of what storing a value costs.
 //
 // A pack is the row (thread, ns, '', version, hash): no channel is named
 // '' (checkID), so packs and single values never share a key, and one
