@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
 	"github.com/superstep/superstep/persist/postgres"
 )
 
@@ -173,5 +175,35 @@ func TestStore_PacksMigrationKeepsPendingWrites(t *testing.T) {
 	wantThread(t, c, "t", append(old, more...))
 	if err := c.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStore_RefusesNamesJSONCannotKeep: a checkpoint whose id, parent id,
+// channel or node name is not UTF-8 is refused with ErrInvalidID, and
+// nothing is stored: its record is JSON, which would keep such a name
+// with U+FFFD in place of its bytes, and the checkpoint would not read
+// back (persist.CheckRecordNames).
+func TestStore_RefusesNamesJSONCannotKeep(t *testing.T) {
+	t.Parallel()
+	s := open(t, schemaURL(t), postgres.Options{})
+	putValues(t, s, "t", "", "1", map[string]engine.Version{"a": 1}, map[string]any{"a": "x"})
+	for name, c := range map[string]struct {
+		parent string
+		cp     *engine.Checkpoint
+	}{
+		"checkpoint id": {"1", &engine.Checkpoint{ID: "2\xff", ChannelVersions: map[string]engine.Version{"a": 2}, ChannelValues: map[string]any{"a": "y"}}},
+		"parent id":     {"1\xff", &engine.Checkpoint{ID: "2", ChannelVersions: map[string]engine.Version{"a": 2}, ChannelValues: map[string]any{"a": "y"}}},
+		"channel":       {"1", &engine.Checkpoint{ID: "2", ChannelVersions: map[string]engine.Version{"b\xfe": 2}, ChannelValues: map[string]any{"b\xfe": "y"}}},
+		"node":          {"1", &engine.Checkpoint{ID: "2", VersionsSeen: map[string]map[string]engine.Version{"m\xc3": {"a": 1}}}},
+	} {
+		c.cp.V, c.cp.TS = engine.CheckpointFormat, time.Unix(2, 0).UTC()
+		_, err := s.Put(ctx, engine.Config{ThreadID: "t", CheckpointID: c.parent}, c.cp, engine.Metadata{}, nil)
+		if !errors.Is(err, persist.ErrInvalidID) || !strings.Contains(err.Error(), "not UTF-8") {
+			t.Errorf("%s: Put: %v, want ErrInvalidID: not UTF-8", name, err)
+		}
+	}
+	hist, err := s.List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
+	if err != nil || len(hist) != 1 {
+		t.Fatalf("List: %d checkpoints, %v; want the first only", len(hist), err)
 	}
 }
