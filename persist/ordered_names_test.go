@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -257,5 +258,55 @@ func TestStore_RefusesNamesJSONCannotKeep(t *testing.T) {
 	}
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLayout3_ReadersDuringWrites: readers of one store (as the debugger
+// reads while a run writes) always see whole supersteps on a layout 3
+// file: a history that only grows, every listed checkpoint readable with
+// its values, and Check clean at every moment.
+func TestLayout3_ReadersDuringWrites(t *testing.T) {
+	s := openTemp(t, persist.Options{NoSync: true})
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for r := range 3 {
+		go func() {
+			last := 0
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				hist, err := s.List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{AllNamespaces: true})
+				if err == nil && len(hist) < last {
+					err = fmt.Errorf("history shrank from %d to %d", last, len(hist))
+				}
+				if err == nil && len(hist) > 0 {
+					last = len(hist)
+					var tup *engine.CheckpointTuple
+					cfg := hist[i%len(hist)].Config
+					if tup, err = s.GetTuple(ctx, cfg); err == nil && tup == nil {
+						err = fmt.Errorf("listed checkpoint %s not found", cfg.CheckpointID)
+					}
+				}
+				if err == nil && r == 0 {
+					err = s.Check()
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	chain(t, s, "t", 30)
+	enginetest.Conversation(t, namespaced{s, "sub"}, "t", 30, true)
+	close(done)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
