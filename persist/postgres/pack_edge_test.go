@@ -126,6 +126,25 @@ func TestStore_ValueCrossesPackMax(t *testing.T) {
 		}
 		cps, parent = append(cps, cp), id
 	}
+	// A store with nothing cached goes on from each of the last few
+	// checkpoints (their values in packs and in rows of their own): it
+	// reads the parent's list back to append to it.
+	for _, from := range cps[len(cps)-4:] {
+		w := open(t, u, postgres.Options{})
+		v := from.ChannelVersions["list"] + 100
+		prev := from.ChannelValues["list"].([]any)
+		grown := append(prev[:len(prev):len(prev)], "after "+from.ID)
+		cp := &engine.Checkpoint{V: engine.CheckpointFormat, ID: "z" + from.ID, TS: time.Unix(2, 0).UTC(),
+			ChannelValues:   map[string]any{"big": from.ChannelValues["big"], "step": float64(v), "list": grown},
+			ChannelVersions: map[string]engine.Version{"big": from.ChannelVersions["big"], "step": v, "list": v},
+			VersionsSeen:    map[string]map[string]engine.Version{},
+			Appends:         map[string]engine.ListAppend{"list": {From: from.ChannelVersions["list"], Len: len(prev)}}}
+		if _, err := w.Put(ctx, engine.Config{ThreadID: "t", CheckpointID: from.ID}, cp, engine.Metadata{Source: engine.SourceFork}, nil); err != nil {
+			t.Fatalf("Put %s: %v", cp.ID, err)
+		}
+		w.Close()
+		cps = append(cps, cp)
+	}
 	r := open(t, u, postgres.Options{})
 	for _, cp := range cps {
 		wantValues(t, r, "t", cp)
