@@ -114,9 +114,39 @@ func (r *memRecord) metadata() Metadata {
 	return md
 }
 
+// memWriteKey is a write's task and its slot (WriteSlot). The task is
+// its id, or, for a task the engine saved by reference (putTaskWrites),
+// ref with id "": the id of such a task is made only when it is read.
 type memWriteKey struct {
-	task string
+	task memTaskKey
 	slot int
+}
+
+// memTaskKey is a task, by id or by reference (then id is "").
+type memTaskKey struct {
+	id  string
+	ref memTask
+}
+
+// memTask is a task planned from the checkpoint its writes are saved
+// against, by what its id hashes besides that checkpoint's id, namespace
+// and superstep (memWrites.step): its node and the index of its trigger
+// (PULL) or of its Send (PUSH). It holds no pointer but to the graph's
+// node, which outlives it.
+type memTask struct {
+	node  *node
+	index int32
+	kind  taskKind
+}
+
+// id is the task's id, planned at step from checkpoint cpID in ns: the
+// same as the planned task's own (task.idFrom).
+func (r memTask) id(cpID, ns string, step int) string {
+	prefix := taskIDPrefix(cpID, ns, step)
+	if r.kind == pushTask {
+		return prefix.pushID(r.node.name, int(r.index))
+	}
+	return prefix.pullID(r.node.name, r.node.triggers[r.index])
 }
 
 // memWrites holds one checkpoint's pending writes in save order. A task
@@ -124,31 +154,45 @@ type memWriteKey struct {
 // needs a search for its (task, slot) keys: a slice scan while there are
 // few, from the task's first write on once there are many (a wide
 // superstep), found by an index of tasks.
+//
+// Tasks saved by reference (memTask) and by id never mix, except with
+// the null task's writes: a task saved by id names the others first
+// (name), and a task saved by reference is saved by id once another is.
 type memWrites struct {
 	entries []memWrite
-	tasks   map[string]int // task -> its first entry, from memWritesIndexAt on
+	// tasks and refs index each task's first entry, by id and by
+	// reference, from memWritesIndexAt entries on.
+	tasks map[string]int
+	refs  map[memTask]int
+	// named counts the entries of tasks saved by id (but the null
+	// task's), lazy those saved by reference; step is the superstep of
+	// the latter.
+	named, lazy, step int32
 	// first holds the first entries, so a superstep's usual one task
 	// with a write or two needs no allocation for them.
 	first [2]memWrite
 }
 
-// memWrite is one pending write (its task id is the key's).
+// memWrite is one pending write (its task is the key's).
 type memWrite struct {
 	key     memWriteKey
 	channel string
 	value   any
 }
 
-func (w *memWrite) pending() PendingWrite {
-	return PendingWrite{TaskID: w.key.task, Channel: w.channel, Value: w.value}
-}
-
 const memWritesIndexAt = 16
 
 // from returns where task's first write is, or -1.
-func (w *memWrites) from(task string) int {
-	if w.tasks != nil {
-		if i, ok := w.tasks[task]; ok {
+func (w *memWrites) from(task memTaskKey) int {
+	if w.indexed() {
+		var i int
+		var ok bool
+		if task.ref.node != nil {
+			i, ok = w.refs[task.ref]
+		} else {
+			i, ok = w.tasks[task.id]
+		}
+		if ok {
 			return i
 		}
 		return -1
@@ -160,6 +204,8 @@ func (w *memWrites) from(task string) int {
 	}
 	return -1
 }
+
+func (w *memWrites) indexed() bool { return w.tasks != nil || w.refs != nil }
 
 // find returns where k's write is, looking from entry i on, or -1.
 func (w *memWrites) find(k memWriteKey, i int) int {
@@ -188,15 +234,88 @@ func (w *memWrites) grow(n int) {
 func (w *memWrites) add(e memWrite, first bool) {
 	w.grow(1)
 	w.entries = append(w.entries, e)
+	switch k := e.key.task; {
+	case k.ref.node != nil:
+		w.lazy++
+	case k.id != NullTaskID:
+		w.named++
+	}
 	switch {
-	case w.tasks != nil:
+	case w.indexed():
 		if first {
-			w.tasks[e.key.task] = len(w.entries) - 1
+			w.index(len(w.entries) - 1)
 		}
 	case len(w.entries) > memWritesIndexAt:
-		w.tasks = make(map[string]int, 2*len(w.entries))
 		for i := len(w.entries) - 1; i >= 0; i-- { // the first of each task wins
-			w.tasks[w.entries[i].key.task] = i
+			w.index(i)
+		}
+	}
+}
+
+// index records entry i as its task's first.
+func (w *memWrites) index(i int) {
+	k := w.entries[i].key.task
+	if k.ref.node != nil {
+		if w.refs == nil {
+			w.refs = make(map[memTask]int, 2*len(w.entries))
+		}
+		w.refs[k.ref] = i
+		return
+	}
+	if w.tasks == nil {
+		w.tasks = make(map[string]int, 2*len(w.entries))
+	}
+	w.tasks[k.id] = i
+}
+
+// name gives every task saved by reference its id, for the checkpoint
+// cpID of namespace ns they are saved against.
+func (w *memWrites) name(cpID, ns string) {
+	if w.lazy == 0 {
+		return
+	}
+	for i := range w.entries {
+		k := &w.entries[i].key.task
+		if k.ref.node != nil {
+			*k = memTaskKey{id: k.ref.id(cpID, ns, int(w.step))}
+			w.named++
+		}
+	}
+	w.lazy = 0
+	if w.indexed() {
+		w.tasks, w.refs = nil, nil
+		for i := len(w.entries) - 1; i >= 0; i-- {
+			w.index(i)
+		}
+	}
+}
+
+// put saves a task's writes (PutWrites' contract).
+func (w *memWrites) put(task memTaskKey, writes []Write) {
+	base := 0
+	if task.id == NullTaskID {
+		// Null-task writes accumulate across calls.
+		for _, e := range w.entries {
+			if e.key.task.id == NullTaskID && e.key.slot >= 0 {
+				base++
+			}
+		}
+	}
+	// A task's writes from an earlier call are searched from its first;
+	// in this call only special writes can repeat a key.
+	earlier, batch := w.from(task), len(w.entries)
+	w.grow(len(writes))
+	for i, wr := range writes {
+		e := memWrite{key: memWriteKey{task, WriteSlot(wr.Channel, base+i)}, channel: wr.Channel, value: wr.Value}
+		at := w.find(e.key, earlier)
+		if at < 0 && e.key.slot < 0 {
+			at = w.find(e.key, batch)
+		}
+		switch {
+		case at < 0:
+			w.add(e, earlier < 0 && len(w.entries) == batch) // the task's first entry
+		case e.key.slot < 0:
+			w.entries[at] = e // special writes replace
 		}
 	}
 }
@@ -268,33 +387,30 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	w := m.ns(cfg.ThreadID, cfg.CheckpointNS, true).writesFor(cfg.CheckpointID)
-	base := 0
-	if taskID == NullTaskID {
-		// Null-task writes accumulate across calls.
-		for _, e := range w.entries {
-			if e.key.task == NullTaskID && e.key.slot >= 0 {
-				base++
-			}
-		}
-	}
-	// A task's writes from an earlier call are searched from its first;
-	// in this call only special writes can repeat a key.
-	earlier, batch := w.from(taskID), len(w.entries)
-	w.grow(len(writes))
-	for i, wr := range writes {
-		e := memWrite{key: memWriteKey{taskID, WriteSlot(wr.Channel, base+i)}, channel: wr.Channel, value: wr.Value}
-		at := w.find(e.key, earlier)
-		if at < 0 && e.key.slot < 0 {
-			at = w.find(e.key, batch)
-		}
-		switch {
-		case at < 0:
-			w.add(e, earlier < 0 && len(w.entries) == batch) // the task's first entry
-		case e.key.slot < 0:
-			w.entries[at] = e // special writes replace
-		}
-	}
+	w.name(cfg.CheckpointID, cfg.CheckpointNS) // ids are compared with ids
+	w.put(memTaskKey{id: taskID}, writes)
 	return nil
+}
+
+// putTaskWrites is PutWrites for a task the engine planned at step from
+// checkpoint cfg.CheckpointID, by reference: its id is made when
+// something reads it (GetTuple, List, a PutWrites by id), not for every
+// task of a run. A write saved this way reads back exactly as if saved
+// by the task's id.
+func (m *MemorySaver) putTaskWrites(cfg Config, step int, task memTask, writes []Write) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
+	var w *memWrites
+	if r := n.record(cfg.CheckpointID); r != nil && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
+		w = &r.writes
+		w.step = int32(step)
+		w.put(memTaskKey{ref: task}, writes)
+		return
+	}
+	w = n.writesFor(cfg.CheckpointID)
+	w.name(cfg.CheckpointID, cfg.CheckpointNS)
+	w.put(memTaskKey{id: task.id(cfg.CheckpointID, cfg.CheckpointNS, step)}, writes)
 }
 
 // GetTuple implements Saver.
@@ -321,26 +437,36 @@ func tuple(thread, ns string, r *memRecord) *CheckpointTuple {
 		Checkpoint:    r.cp.Materialize(), // shared: checkpoints are immutable
 		Metadata:      r.metadata(),
 		ParentID:      r.parentID,
-		PendingWrites: r.writes.sorted(),
+		PendingWrites: r.writes.sorted(r.id(), ns),
 	}
 }
 
 // sorted returns the writes in task order, each task's special writes
-// first and then its regular writes by index.
-func (w *memWrites) sorted() []PendingWrite {
+// first and then its regular writes by index. cpID and ns name the
+// checkpoint they are saved against, which the ids of tasks saved by
+// reference hash.
+func (w *memWrites) sorted(cpID, ns string) []PendingWrite {
 	if len(w.entries) == 0 {
 		return nil
 	}
 	entries := slices.Clone(w.entries)
+	if w.lazy > 0 { // named here, in the copy: a reader holds only the read lock
+		for i := range entries {
+			if k := &entries[i].key.task; k.ref.node != nil {
+				*k = memTaskKey{id: k.ref.id(cpID, ns, int(w.step))}
+			}
+		}
+	}
 	sort.SliceStable(entries, func(i, j int) bool {
-		if entries[i].key.task != entries[j].key.task {
-			return entries[i].key.task < entries[j].key.task
+		if a, b := entries[i].key.task.id, entries[j].key.task.id; a != b {
+			return a < b
 		}
 		return entries[i].key.slot < entries[j].key.slot
 	})
 	out := make([]PendingWrite, len(entries))
 	for i := range entries {
-		out[i] = entries[i].pending()
+		e := &entries[i]
+		out[i] = PendingWrite{TaskID: e.key.task.id, Channel: e.channel, Value: e.value}
 	}
 	return out
 }

@@ -8,10 +8,16 @@ import "slices"
 // few (a superstep's usual one or two: no map to fill and empty each
 // superstep), by an index once there are many.
 type pendingWrites struct {
-	null    []PendingWrite // NullTaskID writes, accumulated
-	order   []string       // task ids in first-save order
+	null  []PendingWrite // NullTaskID writes, accumulated
+	order []string       // task ids in first-save order ("": see refs)
+	// refs holds, as order, the tasks of this run saved by reference
+	// (addTask) whose ids nobody read yet: a task id is a hash that only
+	// a reader needs (find names them all first). nil for the others.
+	refs    []*task
 	batches [][]Write      // each task's latest batch, as order
 	index   map[string]int // task id -> its place in order, past pendingIndexAt
+	byRef   map[*task]int  // the same for refs
+	unnamed int            // how many entries are refs without an id
 	// tasks is the current superstep's task count, what the index is
 	// sized for (no growth while a wide superstep's tasks save).
 	tasks int
@@ -28,15 +34,19 @@ func newPendingWrites(ws []PendingWrite) *pendingWrites {
 		}
 		i := p.find(w.TaskID)
 		if i < 0 {
-			i = p.push(w.TaskID)
+			i = p.push(w.TaskID, nil)
 		}
 		p.batches[i] = append(p.batches[i], Write{Channel: w.Channel, Value: w.Value})
 	}
 	return p
 }
 
-// find returns task's place in order, or -1.
+// find returns task's place in order, or -1. It names the tasks saved by
+// reference first: an id is compared with ids.
 func (p *pendingWrites) find(task string) int {
+	if p.unnamed > 0 {
+		p.name()
+	}
 	if p.index != nil {
 		if i, ok := p.index[task]; ok {
 			return i
@@ -46,21 +56,96 @@ func (p *pendingWrites) find(task string) int {
 	return slices.Index(p.order, task)
 }
 
-// push adds task with no writes and returns its place.
-func (p *pendingWrites) push(task string) int {
-	p.order = append(p.order, task)
+// push adds a task with no writes, by its id or by reference (ref, with
+// id ""), and returns its place.
+func (p *pendingWrites) push(id string, ref *task) int {
+	p.order = append(p.order, id)
+	p.refs = append(p.refs, ref)
 	p.batches = append(p.batches, nil)
 	i := len(p.order) - 1
+	if ref != nil {
+		p.unnamed++
+	}
 	switch {
-	case p.index != nil:
-		p.index[task] = i
+	case p.index != nil && ref == nil:
+		p.index[id] = i
+	case p.byRef != nil && ref != nil:
+		p.byRef[ref] = i
 	case len(p.order) > pendingIndexAt:
-		p.index = make(map[string]int, max(2*len(p.order), p.tasks))
+		p.reindex()
+	}
+	return i
+}
+
+// reindex indexes every task, by id or by reference, once there are many.
+func (p *pendingWrites) reindex() {
+	if len(p.order) <= pendingIndexAt {
+		return
+	}
+	size := max(2*len(p.order), p.tasks)
+	for j, id := range p.order {
+		if ref := p.refs[j]; ref != nil {
+			if p.byRef == nil {
+				p.byRef = make(map[*task]int, size)
+			}
+			p.byRef[ref] = j
+			continue
+		}
+		if p.index == nil {
+			p.index = make(map[string]int, size)
+		}
+		p.index[id] = j
+	}
+}
+
+// name makes the ids of the tasks saved by reference: from then on they
+// are found by id, like any other.
+func (p *pendingWrites) name() {
+	for j, ref := range p.refs {
+		if ref != nil {
+			p.order[j], p.refs[j] = ref.id(), nil
+			if p.byRef != nil {
+				delete(p.byRef, ref)
+			}
+		}
+	}
+	p.unnamed = 0
+	if p.index != nil {
 		for j, id := range p.order {
 			p.index[id] = j
 		}
+	} else {
+		p.reindex()
 	}
-	return i
+}
+
+// addTask is add for a task of this run, by reference: its id is made
+// only if something reads it. Once any task is saved by id, it is add.
+func (p *pendingWrites) addTask(t *task, writes []Write) {
+	if len(p.order) > p.unnamed {
+		p.add(t.id(), writes)
+		return
+	}
+	i := -1
+	if p.byRef != nil {
+		if j, ok := p.byRef[t]; ok {
+			i = j
+		}
+	} else {
+		i = slices.Index(p.refs, t)
+	}
+	if i < 0 {
+		i = p.push("", t)
+	}
+	p.batches[i] = writes
+}
+
+// id is the id of the task at place i in order.
+func (p *pendingWrites) id(i int) string {
+	if ref := p.refs[i]; ref != nil {
+		return ref.id()
+	}
+	return p.order[i]
 }
 
 // batch returns task's latest batch.
@@ -90,7 +175,7 @@ func (p *pendingWrites) add(taskID string, writes []Write) {
 	}
 	i := p.find(taskID)
 	if i < 0 {
-		i = p.push(taskID)
+		i = p.push(taskID, nil)
 	}
 	p.batches[i] = writes
 }
@@ -103,9 +188,16 @@ func (p *pendingWrites) reset() {
 			delete(p.index, id) // clear would cost the widest superstep's size
 		}
 	}
+	if p.byRef != nil {
+		for _, ref := range p.refs {
+			delete(p.byRef, ref)
+		}
+	}
 	clear(p.order) // no references kept to what the superstep wrote
+	clear(p.refs)
 	clear(p.batches)
-	p.order, p.batches = p.order[:0], p.batches[:0]
+	p.order, p.refs, p.batches = p.order[:0], p.refs[:0], p.batches[:0]
+	p.unnamed = 0
 }
 
 func (p *pendingWrites) empty() bool { return len(p.null) == 0 && len(p.order) == 0 }
@@ -113,7 +205,8 @@ func (p *pendingWrites) empty() bool { return len(p.null) == 0 && len(p.order) =
 // all lists every write: null-task writes first, then by task.
 func (p *pendingWrites) all() []PendingWrite {
 	out := slices.Clone(p.null)
-	for i, id := range p.order {
+	for i := range p.order {
+		id := p.id(i)
 		for _, w := range p.batches[i] {
 			out = append(out, PendingWrite{TaskID: id, Channel: w.Channel, Value: w.Value})
 		}
@@ -144,11 +237,12 @@ func (p *pendingWrites) resumes() resumeIndex {
 			idx.null, idx.hasNull = w.Value, true
 		}
 	}
-	for i, id := range p.order {
+	for i := range p.order {
 		for _, w := range p.batches[i] {
 			if w.Channel != ResumeChannel {
 				continue
 			}
+			id := p.id(i)
 			if idx.byTask == nil {
 				idx.byTask = map[string][]any{}
 			}
