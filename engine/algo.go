@@ -562,6 +562,9 @@ type task struct {
 	// nullGone: a Task call's task planned after a task of the superstep
 	// took the run's plain resume value (newScope).
 	nullGone bool
+	// pendingRef: the loop's pending writes hold the task by reference
+	// (pendingWrites.addTask; under the loop's mu).
+	pendingRef bool
 	name     string
 	// index is a PUSH task's Send index in the task topic, a PULL task's
 	// fired trigger's index in node.triggers.

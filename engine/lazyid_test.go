@@ -170,3 +170,44 @@ func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingWrites_ByReference: the loop's pending writes hold a task
+// saved by reference until an id is asked for; then every task is found
+// by id, before and after a reset, with few tasks or many (indexed).
+func TestPendingWrites_ByReference(t *testing.T) {
+	planned := func(n int) []*task {
+		tasks := make([]*task, n)
+		for i := range tasks {
+			tasks[i] = &task{name: "work", kind: pushTask, index: i, triggers: pushTriggers, cpID: idFrom(0, 1), step: 2}
+		}
+		return tasks
+	}
+	p := newPendingWrites(nil)
+	for round, n := range []int{3, 20, 2, 12} {
+		tasks := planned(n)
+		for i, tk := range tasks {
+			p.addTask(tk, []Write{{Channel: "out", Value: i}})
+		}
+		p.addTask(tasks[0], []Write{{Channel: "out", Value: "again"}}) // replaces its batch
+		if p.unnamed != n {
+			t.Fatalf("round %d: %d tasks by reference, want %d", round, p.unnamed, n)
+		}
+		if got := p.batch(tasks[n-1].id()); len(got) != 1 || got[0].Value != n-1 {
+			t.Fatalf("round %d: last task's batch %v", round, got)
+		}
+		if p.unnamed != 0 {
+			t.Fatalf("round %d: a search by id left %d tasks by reference", round, p.unnamed)
+		}
+		p.addTask(tasks[1], []Write{{Channel: "out", Value: "by id"}}) // named now: by id
+		all := p.all()
+		if len(all) != n || all[0].TaskID != tasks[0].id() || all[0].Value != "again" || all[1].Value != "by id" {
+			t.Fatalf("round %d: writes %v", round, all)
+		}
+		p.reset()
+		for _, tk := range tasks {
+			if tk.pendingRef {
+				t.Fatalf("round %d: a task kept its mark after reset", round)
+			}
+		}
+	}
+}

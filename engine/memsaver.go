@@ -139,6 +139,16 @@ type memTask struct {
 	kind  taskKind
 }
 
+// slot is the task's key in an index of tasks: its Send index (PUSH),
+// its node's place in the graph and its trigger's index (PULL). Two
+// graphs' nodes can share it: the index's entry is checked (from).
+func (r memTask) slot() uint64 {
+	if r.kind == pushTask {
+		return 1<<63 | uint64(uint32(r.index))
+	}
+	return uint64(uint32(r.node.ord))<<32 | uint64(uint32(r.index))
+}
+
 // id is the task's id, planned at step from checkpoint cpID in ns: the
 // same as the planned task's own (task.idFrom).
 func (r memTask) id(cpID, ns string, step int) string {
@@ -163,7 +173,7 @@ type memWrites struct {
 	// tasks and refs index each task's first entry, by id and by
 	// reference, from memWritesIndexAt entries on.
 	tasks map[string]int
-	refs  map[memTask]int
+	refs  map[uint64]int // by memTask.slot
 	// named counts the entries of tasks saved by id (but the null
 	// task's), lazy those saved by reference; step is the superstep of
 	// the latter.
@@ -185,17 +195,20 @@ const memWritesIndexAt = 16
 // from returns where task's first write is, or -1.
 func (w *memWrites) from(task memTaskKey) int {
 	if w.indexed() {
-		var i int
-		var ok bool
-		if task.ref.node != nil {
-			i, ok = w.refs[task.ref]
-		} else {
-			i, ok = w.tasks[task.id]
+		if task.ref.node == nil {
+			if i, ok := w.tasks[task.id]; ok {
+				return i
+			}
+			return -1
 		}
-		if ok {
+		i, ok := w.refs[task.ref.slot()]
+		switch {
+		case !ok:
+			return -1
+		case w.entries[i].key.task == task:
 			return i
 		}
-		return -1
+		// Another task with the same slot (another graph's): search.
 	}
 	for i := range w.entries {
 		if w.entries[i].key.task == task {
@@ -257,9 +270,9 @@ func (w *memWrites) index(i int) {
 	k := w.entries[i].key.task
 	if k.ref.node != nil {
 		if w.refs == nil {
-			w.refs = make(map[memTask]int, 2*len(w.entries))
+			w.refs = make(map[uint64]int, 2*len(w.entries))
 		}
-		w.refs[k.ref] = i
+		w.refs[k.ref.slot()] = i
 		return
 	}
 	if w.tasks == nil {

@@ -13,11 +13,12 @@ type pendingWrites struct {
 	// refs holds, as order, the tasks of this run saved by reference
 	// (addTask) whose ids nobody read yet: a task id is a hash that only
 	// a reader needs (find names them all first). nil for the others.
+	// Such a task is marked (task.pendingRef), so its first save needs
+	// no search.
 	refs    []*task
 	batches [][]Write      // each task's latest batch, as order
 	index   map[string]int // task id -> its place in order, past pendingIndexAt
-	byRef   map[*task]int  // the same for refs
-	unnamed int            // how many entries are refs without an id
+	unnamed int            // how many entries are refs
 	// tasks is the current superstep's task count, what the index is
 	// sized for (no growth while a wide superstep's tasks save).
 	tasks int
@@ -64,37 +65,31 @@ func (p *pendingWrites) push(id string, ref *task) int {
 	p.batches = append(p.batches, nil)
 	i := len(p.order) - 1
 	if ref != nil {
+		ref.pendingRef = true
 		p.unnamed++
+		return i // found by its mark, not by the index of ids
 	}
 	switch {
-	case p.index != nil && ref == nil:
+	case p.index != nil:
 		p.index[id] = i
-	case p.byRef != nil && ref != nil:
-		p.byRef[ref] = i
 	case len(p.order) > pendingIndexAt:
 		p.reindex()
 	}
 	return i
 }
 
-// reindex indexes every task, by id or by reference, once there are many.
+// reindex indexes the tasks by id once there are many.
 func (p *pendingWrites) reindex() {
-	if len(p.order) <= pendingIndexAt {
+	if p.index == nil && len(p.order) <= pendingIndexAt {
 		return
 	}
-	size := max(2*len(p.order), p.tasks)
+	if p.index == nil {
+		p.index = make(map[string]int, max(2*len(p.order), p.tasks))
+	}
 	for j, id := range p.order {
-		if ref := p.refs[j]; ref != nil {
-			if p.byRef == nil {
-				p.byRef = make(map[*task]int, size)
-			}
-			p.byRef[ref] = j
-			continue
+		if p.refs[j] == nil {
+			p.index[id] = j
 		}
-		if p.index == nil {
-			p.index = make(map[string]int, size)
-		}
-		p.index[id] = j
 	}
 }
 
@@ -104,19 +99,11 @@ func (p *pendingWrites) name() {
 	for j, ref := range p.refs {
 		if ref != nil {
 			p.order[j], p.refs[j] = ref.id(), nil
-			if p.byRef != nil {
-				delete(p.byRef, ref)
-			}
+			ref.pendingRef = false
 		}
 	}
 	p.unnamed = 0
-	if p.index != nil {
-		for j, id := range p.order {
-			p.index[id] = j
-		}
-	} else {
-		p.reindex()
-	}
+	p.reindex()
 }
 
 // addTask is add for a task of this run, by reference: its id is made
@@ -127,11 +114,7 @@ func (p *pendingWrites) addTask(t *task, writes []Write) {
 		return
 	}
 	i := -1
-	if p.byRef != nil {
-		if j, ok := p.byRef[t]; ok {
-			i = j
-		}
-	} else {
+	if t.pendingRef { // saved before in this superstep (rare): search
 		i = slices.Index(p.refs, t)
 	}
 	if i < 0 {
@@ -188,9 +171,9 @@ func (p *pendingWrites) reset() {
 			delete(p.index, id) // clear would cost the widest superstep's size
 		}
 	}
-	if p.byRef != nil {
-		for _, ref := range p.refs {
-			delete(p.byRef, ref)
+	for _, ref := range p.refs {
+		if ref != nil {
+			ref.pendingRef = false
 		}
 	}
 	clear(p.order) // no references kept to what the superstep wrote
