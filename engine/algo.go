@@ -565,7 +565,7 @@ type task struct {
 	// pendingRef: the loop's pending writes hold the task by reference
 	// (pendingWrites.addTask; under the loop's mu).
 	pendingRef bool
-	name     string
+	name       string
 	// index is a PUSH task's Send index in the task topic, a PULL task's
 	// fired trigger's index in node.triggers.
 	index    int
