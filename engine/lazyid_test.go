@@ -129,16 +129,16 @@ func TestMemorySaver_TaskIDsMadeOnRead(t *testing.T) {
 func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 	ctx := context.Background()
 	g := lazyIDGraph(t, NewMemorySaver())
-	work := g.nodes["work"]
+	work := int32(g.nodes["work"].ord) + 1
 	for _, tasks := range []int{1, 30} {
 		m := NewMemorySaver()
 		cfg := Config{ThreadID: "t", CheckpointID: idFrom(0, 7)}
-		cp := &Checkpoint{V: CheckpointFormat, ID: cfg.CheckpointID}
+		cp := newChannelState(g, nil).checkpoint(cfg.CheckpointID, nil, false) // the engine's, of g
 		if _, err := m.Put(ctx, Config{ThreadID: "t"}, cp, Metadata{Step: 3}, nil); err != nil {
 			t.Fatal(err)
 		}
 		for i := range tasks {
-			m.putTaskWrites(cfg, 4, memTask{node: work, index: int32(i), kind: pushTask}, []Write{{Channel: "out", Value: "first"}, {Channel: ErrorChannel, Value: "e1"}})
+			m.putTaskWrites(cfg, g, 4, memTask{node: work, index: int32(i), kind: pushTask}, []Write{{Channel: "out", Value: "first"}, {Channel: ErrorChannel, Value: "e1"}})
 		}
 		id := pushTaskID(cfg.CheckpointID, "", 4, "work", 0)
 		if err := m.PutWrites(ctx, cfg, id, []Write{{Channel: "out", Value: "second"}, {Channel: ErrorChannel, Value: "e2"}}); err != nil {
@@ -148,7 +148,7 @@ func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Saved by reference once names are in use: by id, the same task.
-		m.putTaskWrites(cfg, 4, memTask{node: work, index: 0, kind: pushTask}, []Write{{Channel: "out", Value: "third"}})
+		m.putTaskWrites(cfg, g, 4, memTask{node: work, index: 0, kind: pushTask}, []Write{{Channel: "out", Value: "third"}})
 		tp, err := m.GetTuple(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -210,4 +210,51 @@ func TestPendingWrites_ByReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMemorySaver_ParentsKeptAsMarks: a parent that is the checkpoint
+// before in id order is kept as a mark; checkpoints put out of order,
+// between others, or again, keep every parent id.
+func TestMemorySaver_ParentsKeptAsMarks(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemorySaver()
+	id := func(n uint64) string { return idFrom(0, n) }
+	want := map[string]string{}
+	put := func(n, parent uint64) {
+		t.Helper()
+		cfg := Config{ThreadID: "t"}
+		if parent != 0 {
+			cfg.CheckpointID = id(parent)
+		}
+		if _, err := m.Put(ctx, cfg, &Checkpoint{V: CheckpointFormat, ID: id(n)}, Metadata{Source: SourceLoop}, nil); err != nil {
+			t.Fatal(err)
+		}
+		want[id(n)] = cfg.CheckpointID
+		tuples, err := m.List(ctx, Config{ThreadID: "t"}, ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tuples) != len(want) {
+			t.Fatalf("after putting %d: %d checkpoints, want %d", n, len(tuples), len(want))
+		}
+		for _, tp := range tuples {
+			got, err := m.GetTuple(ctx, tp.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tp.ParentID != want[tp.Config.CheckpointID] || got.ParentID != tp.ParentID {
+				t.Fatalf("after putting %d: %s has parent %q (GetTuple %q), want %q", n, tp.Config.CheckpointID, tp.ParentID, got.ParentID, want[tp.Config.CheckpointID])
+			}
+		}
+	}
+	put(1, 0)
+	put(3, 1) // the one before
+	put(5, 3) // the one before
+	put(4, 3) // between 3 and 5: 5's parent stays 3
+	put(2, 1) // between 1 and 3
+	put(6, 4) // not the one before
+	put(5, 4) // again, with another parent
+	put(5, 3)
+	put(0, 0) // first of all
+	put(7, 6)
 }

@@ -427,7 +427,7 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 			l.mu.Lock()
 			l.pending.addTask(t, writes)
 			l.mu.Unlock()
-			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, t.step, ref, writes)
+			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, l.g, t.step, ref, writes)
 			return nil
 		}
 	}
@@ -436,16 +436,17 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 
 // planned returns t as a memTask when its id is the one planning gives
 // it from the current checkpoint (not a Task call's or an update's, whose
-// ids are made otherwise).
+// ids are made otherwise) and its node is the run's graph's.
 func (l *loop) planned(t *task) (memTask, bool) {
 	n := t.node
-	if t.cpID == "" || t.cpID != l.cpID || t.parentNS != l.cfg.CheckpointNS || n == nil || n.call || n.name != t.name || t.index > math.MaxInt32 || t.step > math.MaxInt32 || t.step < math.MinInt32 {
+	if t.cpID == "" || t.cpID != l.cpID || t.parentNS != l.cfg.CheckpointNS || n == nil || n.ord >= len(l.g.nodeList) || l.g.nodeList[n.ord] != n ||
+		n.name != t.name || t.index > math.MaxInt32 || t.step > math.MaxInt32 || t.step < math.MinInt32 {
 		return memTask{}, false
 	}
 	if t.kind == pullTask && (t.index >= len(n.triggers) || n.triggers[t.index] != t.triggers[0]) {
 		return memTask{}, false
 	}
-	return memTask{node: n, index: int32(t.index), kind: t.kind}, true
+	return memTask{node: int32(n.ord) + 1, index: int32(t.index), kind: t.kind}, true
 }
 
 // deferWrites is putWrites through d (WriteDeferrer): kept in memory at

@@ -27,58 +27,81 @@ type MemorySaver struct {
 // puts ids that grow and writes against the latest, so both are found
 // without a search; any other id by binary search.
 type memNamespace struct {
-	// records are sorted by their checkpoint's id, ascending. The ids are
-	// not kept beside them: a list the size of the history, with a pointer
-	// per checkpoint that every collection marks again.
-	records []*memRecord
+	// order lists the records by their checkpoint's id, ascending, as
+	// places in chunks. Neither ids nor pointers are kept in it: it is
+	// as long as the history, and a list with no pointer is not scanned
+	// by the collector (one of pointers was marked again by every cycle).
+	order []int32
+	// chunks hold the records, many to an allocation, in the order they
+	// were made: a namespace's records live as long as it does.
+	chunks [][]memRecord
 	// orphans holds writes against ids with no checkpoint (yet): the
 	// contract takes them, and a later Put of that id adopts them.
 	orphans map[string]*memWrites
-	// chunk is where new records are made, many to an allocation: a
-	// namespace's records live as long as it does.
-	chunk []memRecord
 }
 
 // memChunk is how many records one allocation holds: as many as fill the
-// allocator's 8 KB size class (32 records of 216 bytes left 1,280 of it
-// unused).
+// allocator's 8 KB size class.
 const memChunk = 8192 / int(unsafe.Sizeof(memRecord{}))
 
-// newRecord returns a new zero record.
-func (n *memNamespace) newRecord() *memRecord {
-	if len(n.chunk) == cap(n.chunk) {
-		n.chunk = make([]memRecord, 0, memChunk)
+// newRecord returns a new zero record and its place.
+func (n *memNamespace) newRecord() (*memRecord, int32) {
+	k := len(n.chunks)
+	if k == 0 || len(n.chunks[k-1]) == memChunk {
+		n.chunks = append(n.chunks, make([]memRecord, 0, memChunk))
+		k++
 	}
-	n.chunk = n.chunk[:len(n.chunk)+1]
-	return &n.chunk[len(n.chunk)-1]
+	c := &n.chunks[k-1]
+	*c = (*c)[:len(*c)+1]
+	return &(*c)[len(*c)-1], int32((k-1)*memChunk + len(*c) - 1)
 }
 
-// find returns where id is or would go in n.records.
+// at returns the i-th record in id order.
+func (n *memNamespace) at(i int) *memRecord {
+	p := int(n.order[i])
+	return &n.chunks[p/memChunk][p%memChunk]
+}
+
+// find returns where id is or would go in n.order.
 func (n *memNamespace) find(id string) (int, bool) {
-	switch k := len(n.records); {
-	case k == 0 || n.records[k-1].id() < id:
+	switch k := len(n.order); {
+	case k == 0 || n.at(k-1).id() < id:
 		return k, false
-	case n.records[k-1].id() == id:
+	case n.at(k-1).id() == id:
 		return k - 1, true
 	}
-	return slices.BinarySearchFunc(n.records, id, func(r *memRecord, id string) int {
-		return strings.Compare(r.id(), id)
-	})
+	return sort.Find(len(n.order), func(i int) int { return strings.Compare(id, n.at(i).id()) })
 }
 
 // record returns id's checkpoint, or nil.
 func (n *memNamespace) record(id string) *memRecord {
 	if i, ok := n.find(id); ok {
-		return n.records[i]
+		return n.at(i)
 	}
 	return nil
 }
 
-// writesFor returns the writes against id, made if there are none yet.
-func (n *memNamespace) writesFor(id string) *memWrites {
-	if r := n.record(id); r != nil {
-		return &r.writes
+// parentID is the parent id of the i-th record.
+func (n *memNamespace) parentID(i int) string {
+	if r := n.at(i); !r.parentPrev {
+		return r.parentID
 	}
+	return n.at(i - 1).id()
+}
+
+// setParent sets the parent of the i-th record, r: kept as a mark when
+// it is the record before (a run's checkpoints: no string to keep).
+func (n *memNamespace) setParent(i int, r *memRecord, parentID string) {
+	r.parentPrev = parentID != "" && i > 0 && n.at(i-1).id() == parentID
+	if r.parentPrev {
+		parentID = ""
+	}
+	r.parentID = parentID
+}
+
+// orphan returns the writes against id when it has no checkpoint, made
+// if there are none yet.
+func (n *memNamespace) orphan(id string) *memWrites {
 	w := n.orphans[id]
 	if w == nil {
 		if n.orphans == nil {
@@ -91,9 +114,12 @@ func (n *memNamespace) writesFor(id string) *memWrites {
 }
 
 type memRecord struct {
-	cp       *Checkpoint
-	md       Metadata
-	parentID string
+	cp *Checkpoint
+	md Metadata
+	// parentID is the parent's id, unless parentPrev: the parent is the
+	// record before in id order (see memNamespace.parentID).
+	parentID   string
+	parentPrev bool
 	// emptyParents stands for md.Parents when that is an empty map (a
 	// root run's): kept as nil, it costs a checkpoint no map of its own.
 	emptyParents bool
@@ -119,7 +145,7 @@ func (r *memRecord) metadata() Metadata {
 // ref with id "": the id of such a task is made only when it is read.
 type memWriteKey struct {
 	task memTaskKey
-	slot int
+	slot int32
 }
 
 // memTaskKey is a task, by id or by reference (then id is "").
@@ -130,33 +156,34 @@ type memTaskKey struct {
 
 // memTask is a task planned from the checkpoint its writes are saved
 // against, by what its id hashes besides that checkpoint's id, namespace
-// and superstep (memWrites.step): its node and the index of its trigger
-// (PULL) or of its Send (PUSH). It holds no pointer but to the graph's
-// node, which outlives it.
+// and superstep (memWrites.step): its node, by its place in the graph of
+// that checkpoint (ord, in nodeList), and the index of its trigger (PULL)
+// or of its Send (PUSH). It holds no pointer: a MemorySaver keeps one
+// for every write of a run, and the collector marks what it keeps again
+// in every cycle.
 type memTask struct {
-	node  *node
-	index int32
-	kind  taskKind
+	node, index int32 // node+1: 0 is no task
+	kind        taskKind
 }
 
 // slot is the task's key in an index of tasks: its Send index (PUSH),
-// its node's place in the graph and its trigger's index (PULL). Two
-// graphs' nodes can share it: the index's entry is checked (from).
+// its node and its trigger's index (PULL).
 func (r memTask) slot() uint64 {
 	if r.kind == pushTask {
 		return 1<<63 | uint64(uint32(r.index))
 	}
-	return uint64(uint32(r.node.ord))<<32 | uint64(uint32(r.index))
+	return uint64(uint32(r.node))<<32 | uint64(uint32(r.index))
 }
 
-// id is the task's id, planned at step from checkpoint cpID in ns: the
-// same as the planned task's own (task.idFrom).
-func (r memTask) id(cpID, ns string, step int) string {
+// id is the task's id, planned at step from checkpoint cpID of graph g in
+// ns: the same as the planned task's own (task.idFrom).
+func (r memTask) id(g *Graph, cpID, ns string, step int) string {
 	prefix := taskIDPrefix(cpID, ns, step)
+	n := g.nodeList[r.node-1]
 	if r.kind == pushTask {
-		return prefix.pushID(r.node.name, int(r.index))
+		return prefix.pushID(n.name, int(r.index))
 	}
-	return prefix.pullID(r.node.name, r.node.triggers[r.index])
+	return prefix.pullID(n.name, n.triggers[r.index])
 }
 
 // memWrites holds one checkpoint's pending writes in save order. A task
@@ -195,20 +222,16 @@ const memWritesIndexAt = 16
 // from returns where task's first write is, or -1.
 func (w *memWrites) from(task memTaskKey) int {
 	if w.indexed() {
-		if task.ref.node == nil {
+		if task.ref.node == 0 {
 			if i, ok := w.tasks[task.id]; ok {
 				return i
 			}
 			return -1
 		}
-		i, ok := w.refs[task.ref.slot()]
-		switch {
-		case !ok:
-			return -1
-		case w.entries[i].key.task == task:
+		if i, ok := w.refs[task.ref.slot()]; ok {
 			return i
 		}
-		// Another task with the same slot (another graph's): search.
+		return -1
 	}
 	for i := range w.entries {
 		if w.entries[i].key.task == task {
@@ -248,7 +271,7 @@ func (w *memWrites) add(e memWrite, first bool) {
 	w.grow(1)
 	w.entries = append(w.entries, e)
 	switch k := e.key.task; {
-	case k.ref.node != nil:
+	case k.ref.node != 0:
 		w.lazy++
 	case k.id != NullTaskID:
 		w.named++
@@ -268,7 +291,7 @@ func (w *memWrites) add(e memWrite, first bool) {
 // index records entry i as its task's first.
 func (w *memWrites) index(i int) {
 	k := w.entries[i].key.task
-	if k.ref.node != nil {
+	if k.ref.node != 0 {
 		if w.refs == nil {
 			w.refs = make(map[uint64]int, 2*len(w.entries))
 		}
@@ -281,16 +304,17 @@ func (w *memWrites) index(i int) {
 	w.tasks[k.id] = i
 }
 
-// name gives every task saved by reference its id, for the checkpoint
-// cpID of namespace ns they are saved against.
-func (w *memWrites) name(cpID, ns string) {
+// nameWrites gives every task saved by reference its id, for the
+// record's checkpoint in namespace ns.
+func (r *memRecord) nameWrites(ns string) {
+	w := &r.writes
 	if w.lazy == 0 {
 		return
 	}
 	for i := range w.entries {
 		k := &w.entries[i].key.task
-		if k.ref.node != nil {
-			*k = memTaskKey{id: k.ref.id(cpID, ns, int(w.step))}
+		if k.ref.node != 0 {
+			*k = memTaskKey{id: k.ref.id(r.cp.lazy.g, r.id(), ns, int(w.step))}
 			w.named++
 		}
 	}
@@ -319,7 +343,7 @@ func (w *memWrites) put(task memTaskKey, writes []Write) {
 	earlier, batch := w.from(task), len(w.entries)
 	w.grow(len(writes))
 	for i, wr := range writes {
-		e := memWrite{key: memWriteKey{task, WriteSlot(wr.Channel, base+i)}, channel: wr.Channel, value: wr.Value}
+		e := memWrite{key: memWriteKey{task, int32(WriteSlot(wr.Channel, base+i))}, channel: wr.Channel, value: wr.Value}
 		at := w.find(e.key, earlier)
 		if at < 0 && e.key.slot < 0 {
 			at = w.find(e.key, batch)
@@ -374,23 +398,31 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 	}
 	i, exists := n.find(cp.ID)
 	if exists {
-		// Put again: the checkpoint is replaced, its writes are kept.
-		r := n.records[i]
-		r.cp, r.md, r.parentID, r.emptyParents = cp, cloneMetadata(md), cfg.CheckpointID, emptyParents
+		// Put again: the checkpoint is replaced, its writes are kept
+		// (named first: the old checkpoint's graph names its tasks).
+		r := n.at(i)
+		r.nameWrites(cfg.CheckpointNS)
+		r.cp, r.md, r.emptyParents = cp, cloneMetadata(md), emptyParents
+		n.setParent(i, r, cfg.CheckpointID)
 	} else {
-		r := n.newRecord()
-		r.cp, r.md, r.parentID, r.emptyParents = cp, cloneMetadata(md), cfg.CheckpointID, emptyParents
+		r, at := n.newRecord()
+		r.cp, r.md, r.emptyParents = cp, cloneMetadata(md), emptyParents
 		if w := n.orphans[cp.ID]; w != nil {
 			for _, e := range w.entries {
 				r.writes.add(e, r.writes.from(e.key.task) < 0)
 			}
 			delete(n.orphans, cp.ID)
 		}
-		if i == len(n.records) { // ids grow, as they do: appended
-			n.records = append(n.records, r)
+		if i == len(n.order) { // ids grow, as they do: appended
+			n.order = append(n.order, at)
 		} else {
-			n.records = slices.Insert(n.records, i, r)
+			// The record at i gets r before it: its parent is kept by id.
+			if next := n.at(i); next.parentPrev {
+				next.parentID, next.parentPrev = n.at(i-1).id(), false
+			}
+			n.order = slices.Insert(n.order, i, at)
 		}
+		n.setParent(i, r, cfg.CheckpointID)
 	}
 	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
@@ -399,8 +431,12 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, writes []Write) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	w := m.ns(cfg.ThreadID, cfg.CheckpointNS, true).writesFor(cfg.CheckpointID)
-	w.name(cfg.CheckpointID, cfg.CheckpointNS) // ids are compared with ids
+	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
+	w := n.orphan(cfg.CheckpointID)
+	if r := n.record(cfg.CheckpointID); r != nil {
+		r.nameWrites(cfg.CheckpointNS) // ids are compared with ids
+		w = &r.writes
+	}
 	w.put(memTaskKey{id: taskID}, writes)
 	return nil
 }
@@ -410,20 +446,22 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 // something reads it (GetTuple, List, a PutWrites by id), not for every
 // task of a run. A write saved this way reads back exactly as if saved
 // by the task's id.
-func (m *MemorySaver) putTaskWrites(cfg Config, step int, task memTask, writes []Write) {
+func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	var w *memWrites
-	if r := n.record(cfg.CheckpointID); r != nil && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
-		w = &r.writes
-		w.step = int32(step)
-		w.put(memTaskKey{ref: task}, writes)
+	r := n.record(cfg.CheckpointID)
+	if r != nil && r.cp.lazyState() != nil && r.cp.lazy.g == g && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
+		r.writes.step = int32(step)
+		r.writes.put(memTaskKey{ref: task}, writes)
 		return
 	}
-	w = n.writesFor(cfg.CheckpointID)
-	w.name(cfg.CheckpointID, cfg.CheckpointNS)
-	w.put(memTaskKey{id: task.id(cfg.CheckpointID, cfg.CheckpointNS, step)}, writes)
+	w := n.orphan(cfg.CheckpointID)
+	if r != nil {
+		r.nameWrites(cfg.CheckpointNS)
+		w = &r.writes
+	}
+	w.put(memTaskKey{id: task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)}, writes)
 }
 
 // GetTuple implements Saver.
@@ -431,42 +469,44 @@ func (m *MemorySaver) GetTuple(_ context.Context, cfg Config) (*CheckpointTuple,
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, false)
-	if n == nil || len(n.records) == 0 {
+	if n == nil || len(n.order) == 0 {
 		return nil, nil
 	}
-	i := len(n.records) - 1
+	i := len(n.order) - 1
 	if cfg.CheckpointID != "" {
 		var ok bool
 		if i, ok = n.find(cfg.CheckpointID); !ok {
 			return nil, nil
 		}
 	}
-	return tuple(cfg.ThreadID, cfg.CheckpointNS, n.records[i]), nil
+	return tuple(cfg.ThreadID, cfg.CheckpointNS, n, i), nil
 }
 
-func tuple(thread, ns string, r *memRecord) *CheckpointTuple {
+// tuple is the i-th record of namespace ns, n.
+func tuple(thread, ns string, n *memNamespace, i int) *CheckpointTuple {
+	r := n.at(i)
 	return &CheckpointTuple{
 		Config:        Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: r.id()},
 		Checkpoint:    r.cp.Materialize(), // shared: checkpoints are immutable
 		Metadata:      r.metadata(),
-		ParentID:      r.parentID,
-		PendingWrites: r.writes.sorted(r.id(), ns),
+		ParentID:      n.parentID(i),
+		PendingWrites: r.sortedWrites(ns),
 	}
 }
 
-// sorted returns the writes in task order, each task's special writes
-// first and then its regular writes by index. cpID and ns name the
-// checkpoint they are saved against, which the ids of tasks saved by
-// reference hash.
-func (w *memWrites) sorted(cpID, ns string) []PendingWrite {
+// sortedWrites returns the record's writes in task order, each task's
+// special writes first and then its regular writes by index. ns is the
+// record's namespace, which the ids of tasks saved by reference hash.
+func (r *memRecord) sortedWrites(ns string) []PendingWrite {
+	w := &r.writes
 	if len(w.entries) == 0 {
 		return nil
 	}
 	entries := slices.Clone(w.entries)
 	if w.lazy > 0 { // named here, in the copy: a reader holds only the read lock
 		for i := range entries {
-			if k := &entries[i].key.task; k.ref.node != nil {
-				*k = memTaskKey{id: k.ref.id(cpID, ns, int(w.step))}
+			if k := &entries[i].key.task; k.ref.node != 0 {
+				*k = memTaskKey{id: k.ref.id(r.cp.lazy.g, r.id(), ns, int(w.step))}
 			}
 		}
 	}
@@ -492,15 +532,16 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 	type ref struct {
 		ns string
 		id string
-		r  *memRecord
+		n  *memNamespace
+		i  int
 	}
 	var refs []ref
 	for nsName, n := range t {
 		if !opt.AllNamespaces && nsName != cfg.CheckpointNS {
 			continue
 		}
-		for _, r := range n.records {
-			refs = append(refs, ref{nsName, r.id(), r})
+		for i := range n.order {
+			refs = append(refs, ref{nsName, n.at(i).id(), n, i})
 		}
 	}
 	sort.Slice(refs, func(i, j int) bool {
@@ -517,10 +558,10 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 		if opt.Before != "" && r.id >= opt.Before {
 			continue
 		}
-		if !MatchesFilter(r.r.md, opt.Filter) {
+		if !MatchesFilter(r.n.at(r.i).md, opt.Filter) {
 			continue
 		}
-		out = append(out, tuple(cfg.ThreadID, r.ns, r.r))
+		out = append(out, tuple(cfg.ThreadID, r.ns, r.n, r.i))
 		if opt.Limit > 0 && len(out) >= opt.Limit {
 			break
 		}
