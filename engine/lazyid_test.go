@@ -129,7 +129,7 @@ func TestMemorySaver_TaskIDsMadeOnRead(t *testing.T) {
 func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 	ctx := context.Background()
 	g := lazyIDGraph(t, NewMemorySaver())
-	work := int32(g.nodes["work"].ord) + 1
+	work := g.nodes["work"].ord
 	for _, tasks := range []int{1, 30} {
 		m := NewMemorySaver()
 		cfg := Config{ThreadID: "t", CheckpointID: idFrom(0, 7)}
@@ -138,7 +138,7 @@ func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range tasks {
-			m.putTaskWrites(cfg, g, 4, memTask{node: work, index: int32(i), kind: pushTask}, []Write{{Channel: "out", Value: "first"}, {Channel: ErrorChannel, Value: "e1"}})
+			m.putTaskWrites(cfg, g, 4, newMemTask(work, pushTask, i), []Write{{Channel: "out", Value: "first"}, {Channel: ErrorChannel, Value: "e1"}})
 		}
 		id := pushTaskID(cfg.CheckpointID, "", 4, "work", 0)
 		if err := m.PutWrites(ctx, cfg, id, []Write{{Channel: "out", Value: "second"}, {Channel: ErrorChannel, Value: "e2"}}); err != nil {
@@ -148,7 +148,7 @@ func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Saved by reference once names are in use: by id, the same task.
-		m.putTaskWrites(cfg, g, 4, memTask{node: work, index: 0, kind: pushTask}, []Write{{Channel: "out", Value: "third"}})
+		m.putTaskWrites(cfg, g, 4, newMemTask(work, pushTask, 0), []Write{{Channel: "out", Value: "third"}})
 		tp, err := m.GetTuple(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -257,4 +257,59 @@ func TestMemorySaver_ParentsKeptAsMarks(t *testing.T) {
 	put(5, 3)
 	put(0, 0) // first of all
 	put(7, 6)
+}
+
+// TestMemorySaver_MetadataAsPut: a record keeps the usual metadata in
+// fields of its own and any other apart; either way it reads back as it
+// was put, nil and empty maps apart, and a replaced checkpoint's too.
+func TestMemorySaver_MetadataAsPut(t *testing.T) {
+	ctx := context.Background()
+	cases := []Metadata{
+		{Source: SourceLoop, Step: 3, Parents: map[string]string{}},
+		{Source: SourceInput, Step: -1},
+		{Source: SourceFork, Step: 2, Parents: map[string]string{}, Extra: map[string]any{}},
+		{Source: "custom", Step: 1},
+		{Source: SourceUpdate, Step: 1 << 40},
+		{Source: SourceLoop, Step: 0, Parents: map[string]string{"": "x"}},
+		{Source: SourceLoop, Step: 4, Extra: map[string]any{"run": "r1"}},
+		{},
+	}
+	m := NewMemorySaver()
+	for i := range cases {
+		for round, id := range []string{idFrom(0, uint64(i+1)), idFrom(0, uint64(i+1))} { // put, then put again
+			parent := ""
+			if i > 0 {
+				parent = idFrom(0, uint64(i))
+			}
+			want := cases[(i+round)%len(cases)]
+			if _, err := m.Put(ctx, Config{ThreadID: "t", CheckpointID: parent}, &Checkpoint{V: CheckpointFormat, ID: id}, want, nil); err != nil {
+				t.Fatal(err)
+			}
+			tp, err := m.GetTuple(ctx, Config{ThreadID: "t", CheckpointID: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(tp.Metadata, want) || (tp.Metadata.Parents == nil) != (want.Parents == nil) || (tp.Metadata.Extra == nil) != (want.Extra == nil) {
+				t.Fatalf("case %d, round %d: metadata %#v, want %#v", i, round, tp.Metadata, want)
+			}
+			if tp.ParentID != parent {
+				t.Fatalf("case %d, round %d: parent %q, want %q", i, round, tp.ParentID, parent)
+			}
+			if tp.Metadata.Parents != nil {
+				tp.Metadata.Parents["changed"] = "by a reader" // a copy: nothing kept changes
+			}
+		}
+	}
+	tuples, err := m.List(ctx, Config{ThreadID: "t"}, ListOptions{Filter: map[string]any{"source": SourceLoop}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range tuples {
+		if tp.Metadata.Source != SourceLoop || tp.Metadata.Parents["changed"] != "" {
+			t.Fatalf("listed %#v", tp.Metadata)
+		}
+	}
+	if len(noParents) != 0 {
+		t.Fatalf("the shared empty Parents was written: %v", noParents)
+	}
 }

@@ -440,13 +440,13 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 func (l *loop) planned(t *task) (memTask, bool) {
 	n := t.node
 	if t.cpID == "" || t.cpID != l.cpID || t.parentNS != l.cfg.CheckpointNS || n == nil || n.ord >= len(l.g.nodeList) || l.g.nodeList[n.ord] != n ||
-		n.name != t.name || t.index > math.MaxInt32 || t.step > math.MaxInt32 || t.step < math.MinInt32 {
+		n.name != t.name || t.index >= math.MaxInt32 || t.step > math.MaxInt32 || t.step < math.MinInt32 {
 		return memTask{}, false
 	}
 	if t.kind == pullTask && (t.index >= len(n.triggers) || n.triggers[t.index] != t.triggers[0]) {
 		return memTask{}, false
 	}
-	return memTask{node: int32(n.ord) + 1, index: int32(t.index), kind: t.kind}, true
+	return newMemTask(n.ord, t.kind, t.index), true
 }
 
 // deferWrites is putWrites through d (WriteDeferrer): kept in memory at

@@ -64,10 +64,14 @@ func (n *memNamespace) at(i int) *memRecord {
 
 // find returns where id is or would go in n.order.
 func (n *memNamespace) find(id string) (int, bool) {
-	switch k := len(n.order); {
-	case k == 0 || n.at(k-1).id() < id:
+	k := len(n.order)
+	if k == 0 {
+		return 0, false
+	}
+	switch c := strings.Compare(n.at(k-1).id(), id); { // one compare, equal pointers at once
+	case c < 0:
 		return k, false
-	case n.at(k-1).id() == id:
+	case c == 0:
 		return k - 1, true
 	}
 	return sort.Find(len(n.order), func(i int) int { return strings.Compare(id, n.at(i).id()) })
@@ -83,10 +87,14 @@ func (n *memNamespace) record(id string) *memRecord {
 
 // parentID is the parent id of the i-th record.
 func (n *memNamespace) parentID(i int) string {
-	if r := n.at(i); !r.parentPrev {
-		return r.parentID
+	r := n.at(i)
+	switch {
+	case r.parentPrev:
+		return n.at(i - 1).id()
+	case r.more != nil:
+		return r.more.parentID
 	}
-	return n.at(i - 1).id()
+	return ""
 }
 
 // setParent sets the parent of the i-th record, r: kept as a mark when
@@ -96,7 +104,10 @@ func (n *memNamespace) setParent(i int, r *memRecord, parentID string) {
 	if r.parentPrev {
 		parentID = ""
 	}
-	r.parentID = parentID
+	if parentID != "" || r.more != nil {
+		r.more = r.moreOf()
+		r.more.parentID = parentID
+	}
 }
 
 // orphan returns the writes against id when it has no checkpoint, made
@@ -113,32 +124,78 @@ func (n *memNamespace) orphan(id string) *memWrites {
 	return w
 }
 
+// memRecord is one checkpoint with what is stored beside it. A run's
+// usual checkpoint needs no pointer here but to itself (and to its
+// writes' values): its metadata is a source and a step, with Parents
+// empty or nil and no Extra, and its parent is the record before.
 type memRecord struct {
 	cp *Checkpoint
-	md Metadata
-	// parentID is the parent's id, unless parentPrev: the parent is the
-	// record before in id order (see memNamespace.parentID).
-	parentID   string
+	// more holds what the usual checkpoint lacks: metadata of any other
+	// shape, and a parent id that is not the record before's. nil if none.
+	more *memMore
+	step int32 // the metadata's, unless more
+	// source is the metadata's, as an index in memSources, unless more.
+	source uint8
+	// parentPrev: the parent is the record before in id order (see
+	// memNamespace.parentID).
 	parentPrev bool
-	// emptyParents stands for md.Parents when that is an empty map (a
-	// root run's): kept as nil, it costs a checkpoint no map of its own.
+	// emptyParents: the metadata's Parents is an empty map (a root
+	// run's), not nil, unless more.
 	emptyParents bool
 	// writes are the pending writes saved against the checkpoint, in the
 	// record so that a superstep's usual few cost no allocation of their own.
 	writes memWrites
 }
 
+// memMore is what a record keeps of a checkpoint beyond the usual.
+type memMore struct {
+	md       *Metadata // nil: the record's own fields say it
+	parentID string
+}
+
+// memSources are the sources a record keeps as an index.
+var memSources = [...]string{"", SourceInput, SourceLoop, SourceUpdate, SourceFork}
+
 // id is the record's checkpoint id.
 func (r *memRecord) id() string { return r.cp.ID }
 
-// metadata returns a copy of the record's metadata for a reader.
-func (r *memRecord) metadata() Metadata {
-	md := cloneMetadata(r.md)
+// moreOf returns r.more, made if r has none.
+func (r *memRecord) moreOf() *memMore {
+	if r.more == nil {
+		r.more = &memMore{}
+	}
+	return r.more
+}
+
+// setMetadata keeps md (a copy of its maps) in r.
+func (r *memRecord) setMetadata(md Metadata) {
+	src := slices.Index(memSources[:], md.Source)
+	usual := src >= 0 && md.Step == int(int32(md.Step)) && len(md.Parents) == 0 && md.Extra == nil
+	if r.more != nil {
+		r.more.md = nil
+	}
+	if !usual {
+		c := cloneMetadata(md)
+		r.moreOf().md = &c
+		return
+	}
+	r.source, r.step, r.emptyParents = uint8(src), int32(md.Step), md.Parents != nil
+}
+
+// md returns the record's metadata, its maps shared with the record.
+func (r *memRecord) md() Metadata {
+	if r.more != nil && r.more.md != nil {
+		return *r.more.md
+	}
+	md := Metadata{Source: memSources[r.source], Step: int(r.step)}
 	if r.emptyParents {
-		md.Parents = map[string]string{}
+		md.Parents = noParents // read only: metadata copies it
 	}
 	return md
 }
+
+// metadata returns a copy of the record's metadata for a reader.
+func (r *memRecord) metadata() Metadata { return cloneMetadata(r.md()) }
 
 // memWriteKey is a write's task and its slot (WriteSlot). The task is
 // its id, or, for a task the engine saved by reference (putTaskWrites),
@@ -162,28 +219,32 @@ type memTaskKey struct {
 // for every write of a run, and the collector marks what it keeps again
 // in every cycle.
 type memTask struct {
-	node, index int32 // node+1: 0 is no task
-	kind        taskKind
+	node int32 // its place + 1: 0 is no task
+	// path is a PULL task's trigger index, or -1 - a PUSH task's Send
+	// index.
+	path int32
 }
 
-// slot is the task's key in an index of tasks: its Send index (PUSH),
-// its node and its trigger's index (PULL).
-func (r memTask) slot() uint64 {
-	if r.kind == pushTask {
-		return 1<<63 | uint64(uint32(r.index))
+// newMemTask is the memTask of the node at ord, of kind, at index.
+func newMemTask(ord int, kind taskKind, index int) memTask {
+	if kind == pushTask {
+		return memTask{int32(ord) + 1, int32(-1 - index)}
 	}
-	return uint64(uint32(r.node))<<32 | uint64(uint32(r.index))
+	return memTask{int32(ord) + 1, int32(index)}
 }
+
+// slot is the task's key in an index of tasks.
+func (r memTask) slot() uint64 { return uint64(uint32(r.node))<<32 | uint64(uint32(r.path)) }
 
 // id is the task's id, planned at step from checkpoint cpID of graph g in
 // ns: the same as the planned task's own (task.idFrom).
 func (r memTask) id(g *Graph, cpID, ns string, step int) string {
 	prefix := taskIDPrefix(cpID, ns, step)
 	n := g.nodeList[r.node-1]
-	if r.kind == pushTask {
-		return prefix.pushID(n.name, int(r.index))
+	if r.path < 0 {
+		return prefix.pushID(n.name, int(-1-r.path))
 	}
-	return prefix.pullID(n.name, n.triggers[r.index])
+	return prefix.pullID(n.name, n.triggers[r.path])
 }
 
 // memWrites holds one checkpoint's pending writes in save order. A task
@@ -392,21 +453,19 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	emptyParents := md.Parents != nil && len(md.Parents) == 0
-	if emptyParents {
-		md.Parents = nil
-	}
 	i, exists := n.find(cp.ID)
 	if exists {
 		// Put again: the checkpoint is replaced, its writes are kept
 		// (named first: the old checkpoint's graph names its tasks).
 		r := n.at(i)
 		r.nameWrites(cfg.CheckpointNS)
-		r.cp, r.md, r.emptyParents = cp, cloneMetadata(md), emptyParents
+		r.cp = cp
+		r.setMetadata(md)
 		n.setParent(i, r, cfg.CheckpointID)
 	} else {
 		r, at := n.newRecord()
-		r.cp, r.md, r.emptyParents = cp, cloneMetadata(md), emptyParents
+		r.cp = cp
+		r.setMetadata(md)
 		if w := n.orphans[cp.ID]; w != nil {
 			for _, e := range w.entries {
 				r.writes.add(e, r.writes.from(e.key.task) < 0)
@@ -418,7 +477,7 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 		} else {
 			// The record at i gets r before it: its parent is kept by id.
 			if next := n.at(i); next.parentPrev {
-				next.parentID, next.parentPrev = n.at(i-1).id(), false
+				next.moreOf().parentID, next.parentPrev = n.at(i-1).id(), false
 			}
 			n.order = slices.Insert(n.order, i, at)
 		}
@@ -558,7 +617,7 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 		if opt.Before != "" && r.id >= opt.Before {
 			continue
 		}
-		if !MatchesFilter(r.n.at(r.i).md, opt.Filter) {
+		if !MatchesFilter(r.n.at(r.i).md(), opt.Filter) {
 			continue
 		}
 		out = append(out, tuple(cfg.ThreadID, r.ns, r.n, r.i))
