@@ -169,7 +169,19 @@ func (r *memRecord) moreOf() *memMore {
 
 // setMetadata keeps md (a copy of its maps) in r.
 func (r *memRecord) setMetadata(md Metadata) {
-	src := slices.Index(memSources[:], md.Source)
+	src := -1
+	switch md.Source {
+	case "":
+		src = 0
+	case SourceInput:
+		src = 1
+	case SourceLoop:
+		src = 2
+	case SourceUpdate:
+		src = 3
+	case SourceFork:
+		src = 4
+	}
 	usual := src >= 0 && md.Step == int(int32(md.Step)) && len(md.Parents) == 0 && md.Extra == nil
 	if r.more != nil {
 		r.more.md = nil
@@ -453,6 +465,20 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
+	if k := len(n.order); k > 0 && len(n.orphans) == 0 {
+		// A run's checkpoint: an id after every other, its parent
+		// usually the one before.
+		if last := n.at(k - 1); last.id() < cp.ID {
+			r, at := n.newRecord()
+			r.cp = cp
+			r.setMetadata(md)
+			n.order = append(n.order, at)
+			if r.parentPrev = cfg.CheckpointID == last.id(); !r.parentPrev && cfg.CheckpointID != "" {
+				r.moreOf().parentID = cfg.CheckpointID
+			}
+			return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
+		}
+	}
 	i, exists := n.find(cp.ID)
 	if exists {
 		// Put again: the checkpoint is replaced, its writes are kept
@@ -491,10 +517,12 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	w := n.orphan(cfg.CheckpointID)
+	var w *memWrites
 	if r := n.record(cfg.CheckpointID); r != nil {
 		r.nameWrites(cfg.CheckpointNS) // ids are compared with ids
 		w = &r.writes
+	} else {
+		w = n.orphan(cfg.CheckpointID)
 	}
 	w.put(memTaskKey{id: taskID}, writes)
 	return nil
@@ -515,10 +543,12 @@ func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask
 		r.writes.put(memTaskKey{ref: task}, writes)
 		return
 	}
-	w := n.orphan(cfg.CheckpointID)
+	var w *memWrites
 	if r != nil {
 		r.nameWrites(cfg.CheckpointNS)
 		w = &r.writes
+	} else {
+		w = n.orphan(cfg.CheckpointID)
 	}
 	w.put(memTaskKey{id: task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)}, writes)
 }
