@@ -349,10 +349,16 @@ func (w *memWrites) add(e memWrite, first bool) {
 	case k.id != NullTaskID:
 		w.named++
 	}
+	w.indexAdded(len(w.entries)-1, first)
+}
+
+// indexAdded indexes the entries added from at on; first says the one at
+// at is its task's first.
+func (w *memWrites) indexAdded(at int, first bool) {
 	switch {
 	case w.indexed():
 		if first {
-			w.index(len(w.entries) - 1)
+			w.index(at)
 		}
 	case len(w.entries) > memWritesIndexAt:
 		for i := len(w.entries) - 1; i >= 0; i-- { // the first of each task wins
@@ -402,6 +408,10 @@ func (r *memRecord) nameWrites(ns string) {
 
 // put saves a task's writes (PutWrites' contract).
 func (w *memWrites) put(task memTaskKey, writes []Write) {
+	if task.id != NullTaskID && !anySpecial(writes) && w.from(task) < 0 {
+		w.appendFirst(task, writes)
+		return
+	}
 	base := 0
 	if task.id == NullTaskID {
 		// Null-task writes accumulate across calls.
@@ -428,6 +438,32 @@ func (w *memWrites) put(task memTaskKey, writes []Write) {
 			w.entries[at] = e // special writes replace
 		}
 	}
+}
+
+// anySpecial reports whether writes has a special write (WriteSlot).
+func anySpecial(writes []Write) bool {
+	for _, wr := range writes {
+		if WriteSlot(wr.Channel, 0) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendFirst is put for a task's first writes, none of them special:
+// no key can repeat, so they are appended as they are.
+func (w *memWrites) appendFirst(task memTaskKey, writes []Write) {
+	w.grow(len(writes))
+	first := len(w.entries)
+	for i, wr := range writes {
+		w.entries = append(w.entries, memWrite{key: memWriteKey{task, int32(i)}, channel: wr.Channel, value: wr.Value})
+	}
+	if task.ref.node != 0 {
+		w.lazy += int32(len(writes))
+	} else {
+		w.named += int32(len(writes))
+	}
+	w.indexAdded(first, true)
 }
 
 var _ Saver = (*MemorySaver)(nil)
