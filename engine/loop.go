@@ -436,14 +436,13 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 
 // planned returns t as a memTask when its id is the one planning gives
 // it from the current checkpoint (not a Task call's or an update's, whose
-// ids are made otherwise) and its node is the run's graph's.
+// ids are made otherwise) and its node is the run's graph's. Only
+// prepareNextTasks sets a task's cpID, with the name and trigger of its
+// node (node.triggers[index] for a PULL task), which memTask.id reads.
 func (l *loop) planned(t *task) (memTask, bool) {
 	n := t.node
 	if t.cpID == "" || t.cpID != l.cpID || t.parentNS != l.cfg.CheckpointNS || n == nil || n.ord >= len(l.g.nodeList) || l.g.nodeList[n.ord] != n ||
-		n.name != t.name || t.index >= math.MaxInt32 || t.step > math.MaxInt32 || t.step < math.MinInt32 {
-		return memTask{}, false
-	}
-	if t.kind == pullTask && (t.index >= len(n.triggers) || n.triggers[t.index] != t.triggers[0]) {
+		t.index >= math.MaxInt32 || t.step != int(int32(t.step)) {
 		return memTask{}, false
 	}
 	return newMemTask(n.ord, t.kind, t.index), true
