@@ -498,12 +498,13 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 
 // Put implements Saver. cp is kept as it is (checkpoints are immutable).
 func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Metadata, _ map[string]Version) (Config, error) {
+	out := Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
 	if k := len(n.order); k > 0 && len(n.orphans) == 0 {
 		// A run's checkpoint: an id after every other, its parent
-		// usually the one before.
+		// usually the one before. (Unlocked without a defer: nothing
+		// here calls out or panics.)
 		if last := n.at(k - 1); last.id() < cp.ID {
 			r, at := n.newRecord()
 			r.cp = cp
@@ -512,9 +513,11 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 			if r.parentPrev = cfg.CheckpointID == last.id(); !r.parentPrev && cfg.CheckpointID != "" {
 				r.moreOf().parentID = cfg.CheckpointID
 			}
-			return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
+			m.mu.Unlock()
+			return out, nil
 		}
 	}
+	defer m.mu.Unlock()
 	i, exists := n.find(cp.ID)
 	if exists {
 		// Put again: the checkpoint is replaced, its writes are kept
@@ -545,7 +548,7 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 		}
 		n.setParent(i, r, cfg.CheckpointID)
 	}
-	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
+	return out, nil
 }
 
 // PutWrites implements Saver.
@@ -571,14 +574,15 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 // by the task's id.
 func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
 	r := n.record(cfg.CheckpointID)
 	if r != nil && r.cp.lazyState() != nil && r.cp.lazy.g == g && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
 		r.writes.step = int32(step)
 		r.writes.put(memTaskKey{ref: task}, writes)
+		m.mu.Unlock() // no defer: nothing here calls out or panics
 		return
 	}
+	defer m.mu.Unlock()
 	var w *memWrites
 	if r != nil {
 		r.nameWrites(cfg.CheckpointNS)
