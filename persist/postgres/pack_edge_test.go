@@ -45,12 +45,26 @@ func wantValues(t *testing.T, s *postgres.Store, th string, cp *engine.Checkpoin
 	}
 }
 
+// wantFresh checks that each of cps reads back through a store at u with
+// nothing cached, and that Check is clean.
+func wantFresh(t *testing.T, u, th string, cps []*engine.Checkpoint) {
+	t.Helper()
+	r := open(t, u, postgres.Options{})
+	for _, cp := range cps {
+		wantValues(t, r, th, cp)
+	}
+	if err := r.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestStore_PacksOfForksAtOneVersion: forks from one checkpoint (the
 // engine's update_state and time travel) store values at a version that
 // already has a pack. Each fork reads back its own values, whether they
 // differ (another pack at that version), are equal (one pack shared),
-// are a single value at that version, or are written by two stores at
-// once.
+// are a single value at that version, or are written at once by two
+// goroutines through one store (a second store on the thread is refused
+// by the thread claim, ErrThreadConflict, before any pack is written).
 func TestStore_PacksOfForksAtOneVersion(t *testing.T) {
 	t.Parallel()
 	u := schemaURL(t)
@@ -90,13 +104,7 @@ func TestStore_PacksOfForksAtOneVersion(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	r := open(t, u, postgres.Options{}) // nothing cached
-	for _, cp := range cps {
-		wantValues(t, r, "t", cp)
-	}
-	if err := r.Check(); err != nil {
-		t.Fatal(err)
-	}
+	wantFresh(t, u, "t", cps)
 }
 
 // TestStore_ValueCrossesPackMax: a value that grows past packMax leaves
@@ -145,13 +153,7 @@ func TestStore_ValueCrossesPackMax(t *testing.T) {
 		w.Close()
 		cps = append(cps, cp)
 	}
-	r := open(t, u, postgres.Options{})
-	for _, cp := range cps {
-		wantValues(t, r, "t", cp)
-	}
-	if err := r.Check(); err != nil {
-		t.Fatal(err)
-	}
+	wantFresh(t, u, "t", cps)
 }
 
 // TestStore_PacksMigrationKeepsPendingWrites: a schema 3 database whose
