@@ -869,3 +869,49 @@ func TestBulkUpdateState(t *testing.T) {
 		t.Fatalf("several updates without as-node: want InvalidUpdateError, got %v", err)
 	}
 }
+
+// A failure in a bounded superstep while another task still runs: the
+// tasks not started yet are started on the aborted signal, leave before
+// their first attempt and are committed with no writes (LangGraph.js
+// pregel/runner.ts:322-346, retry.ts:103-107, runner.ts:455-469), so a
+// continued run does not run them.
+func TestMaxConcurrency_FailureCommitsUnstartedTasksEmpty(t *testing.T) {
+	var badRuns, lateRuns atomic.Int32
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("fan", func(context.Context, any) (any, error) {
+			return engine.Command{Goto: []any{engine.Send{Node: "bad"}, engine.Send{Node: "slow"}, engine.Send{Node: "late"}}}, nil
+		}, engine.WithEnds("bad", "slow", "late")).
+		AddNode("bad", func(context.Context, any) (any, error) {
+			if badRuns.Add(1) == 1 {
+				time.Sleep(50 * time.Millisecond)
+				return nil, errors.New("boom")
+			}
+			return map[string]any{"log": []any{"bad"}}, nil
+		}).
+		AddNode("slow", func(ctx context.Context, _ any) (any, error) {
+			select {
+			case <-time.After(2 * time.Second):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return map[string]any{"log": []any{"slow"}}, nil
+		}).
+		AddNode("late", func(context.Context, any) (any, error) {
+			lateRuns.Add(1)
+			return map[string]any{"log": []any{"late"}}, nil
+		}).
+		AddEdge(engine.Start, "fan"))
+	if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"), engine.WithMaxConcurrency(2)); err == nil {
+		t.Fatal("bad's failure fails the run")
+	}
+	if lateRuns.Load() != 0 {
+		t.Fatal("late was not started: the failure came first")
+	}
+	res, err := g.Invoke(ctx, nil, engine.OnThread("t"), engine.WithMaxConcurrency(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []any{"bad", "slow"}; !reflect.DeepEqual(res.Values["log"], want) || lateRuns.Load() != 0 {
+		t.Fatalf("log %v, late ran %d times; want %v and late never run (saved as done with no writes)", res.Values["log"], lateRuns.Load(), want)
+	}
+}

@@ -145,7 +145,9 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	started := 0
 	for i, t := range run {
 		if i >= first && !f.slots.acquire(stepCtx) {
-			break // a failure ended the superstep: start no more tasks
+			// A failure ended the superstep: start no more tasks.
+			f.commitUnstarted(stepCtx, run[i:])
+			break
 		}
 		if f.finished == nil {
 			f.wg.Add(1)
@@ -183,6 +185,9 @@ type fanout struct {
 	mu       sync.Mutex
 	// firstErr and bubble are runConcurrently's results, under mu.
 	firstErr, bubble error
+	// othersRunning says another task or call was still running when
+	// firstErr ended the superstep (under mu).
+	othersRunning bool
 }
 
 // run is one task's goroutine. It keeps its own frame and runTask's small:
@@ -239,7 +244,36 @@ func (f *fanout) fail(t *task, err error) {
 		f.bubble = err
 	} else if f.firstErr == nil {
 		f.firstErr = err
+		f.othersRunning = f.slots.running() > 1 // the failed one still holds its slot
 		f.cancel(&CancelledError{By: t.name})
+	}
+}
+
+// commitUnstarted settles the tasks of a bounded superstep that a failure
+// kept from starting. LangGraph.js keeps filling free slots after the
+// failure while any task is still running (pregel/runner.ts:322-346); a
+// task started on the aborted signal leaves its retry loop before its
+// first attempt with neither result nor error (pregel/retry.ts:103-107),
+// so the runner commits it as finished with no writes (runner.ts:455-469):
+// it saves __no_writes__ and does not run when the thread continues. When
+// nothing else was running, the runner's loop ends (runner.ts:322-325) and
+// the unstarted tasks save nothing: they run when the thread continues.
+func (f *fanout) commitUnstarted(ctx context.Context, rest []*task) {
+	f.mu.Lock()
+	others := f.othersRunning
+	f.mu.Unlock()
+	if !others {
+		return
+	}
+	l := f.l
+	saveCtx := saveContext(ctx, l)
+	for _, t := range rest {
+		l.mu.Lock()
+		t.writes, t.result.Writes, t.result.Done = nil, nil, true
+		l.mu.Unlock()
+		if err := l.commitSuccess(saveCtx, t); err != nil {
+			f.fail(t, err)
+		}
 	}
 }
 
