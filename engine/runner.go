@@ -103,8 +103,12 @@ func (l *loop) execute(ctx context.Context) error {
 		if _, err := applyWrites(l.cs, l.tasks); err != nil {
 			return l.fail(err)
 		}
-		if l.emit != nil && l.g.wroteOutput(l.tasks) {
-			l.emitValues() // LangGraph.js loop.ts _suppressInterrupt
+		// The last values event, pending writes applied, is the root's
+		// only: a subgraph's interrupt is not suppressed
+		// (LangGraph.js pregel/loop.ts:1172-1200, _suppressInterrupt
+		// loop.ts:1373-1374 is false in a nested loop).
+		if l.emit != nil && l.opts.parent == nil && l.g.wroteOutput(l.tasks) {
+			l.emitValues()
 		}
 		l.interrupts = interrupts
 		l.finish(StatusInterrupted)
