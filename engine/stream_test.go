@@ -125,3 +125,24 @@ func TestStreamModes_InterruptedSubgraphStreamsNoLastValues(t *testing.T) {
 		t.Fatalf("the root's last values chunk applies root_side's pending write: %v", rootValues)
 	}
 }
+
+// A node that writes nothing streams {node: {}}: LangGraph.js commits it
+// with the __no_writes__ marker (pregel/runner.ts:463-469) and streams
+// those writes like any others (loop.ts _outputWrites, io.ts
+// mapOutputUpdates).
+func TestStreamModes_NodeWithoutWritesStreamsEmptyUpdate(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("quiet", func(context.Context, any) (any, error) { return nil, nil }).
+		AddEdge(engine.Start, "quiet"))
+	var got []engine.StreamPart
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p)
+	}
+	want := engine.UpdatesChunk{"quiet": map[string]any{}}
+	if len(got) != 1 || !reflect.DeepEqual(got[0].Data, want) {
+		t.Fatalf("stream = %+v, want one updates chunk %v", got, want)
+	}
+}
