@@ -915,3 +915,23 @@ func TestMaxConcurrency_FailureCommitsUnstartedTasksEmpty(t *testing.T) {
 		t.Fatalf("log %v, late ran %d times; want %v and late never run (saved as done with no writes)", res.Values["log"], lateRuns.Load(), want)
 	}
 }
+
+// A route to __start__ is not refused: LangGraph.js (graph/graph.ts:211)
+// rejects only falsy destinations, and the write to branch:to:__start__,
+// a channel no node reads, is dropped; the other destination runs.
+// An empty name is still an error.
+func TestRoute_ToStartIsDroppedEmptyNameFails(t *testing.T) {
+	build := func(dest []any) *engine.Graph {
+		return mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+			AddNode("r", appendLog("r")).AddNode("x", appendLog("x")).
+			AddEdge(engine.Start, "r").
+			AddConditionalEdges("r", func(context.Context, map[string]any) (any, error) { return dest, nil }))
+	}
+	res, err := build([]any{"x", engine.Start}).Invoke(ctx, map[string]any{})
+	if err != nil || !reflect.DeepEqual(res.Values["log"], []any{"r", "x"}) {
+		t.Fatalf("route [x __start__]: %v %v, want log [r x]", res.Values, err)
+	}
+	if _, err := build([]any{""}).Invoke(ctx, map[string]any{}); err == nil {
+		t.Fatal("route to an empty name: want an error")
+	}
+}

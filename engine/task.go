@@ -353,7 +353,12 @@ func (g *Graph) routeWrite(out []Write, br *branchSpec, dest any) ([]Write, erro
 			}
 			d = to
 		}
-		if d == Start || d == "" {
+		// Only an empty destination is invalid: LangGraph.js
+		// graph/graph.ts:211 (Branch._route) rejects falsy ones and writes
+		// branch:to:__start__ for __start__, a channel no node reads (an
+		// unknown name's write is dropped). Python also rejects START
+		// (graph/_branch.py); the oracle is JS.
+		if d == "" {
 			return out, fmt.Errorf("route from %q did not return a valid destination (%q)", br.from, d)
 		}
 		if br.ends != nil && !slices.Contains(br.ends, d) {
