@@ -935,3 +935,27 @@ func TestRoute_ToStartIsDroppedEmptyNameFails(t *testing.T) {
 		t.Fatal("route to an empty name: want an error")
 	}
 }
+
+// A route reads the state with its node's own writes applied; a write the
+// channel refuses there (two writes to a LastValue key) fails the node's
+// task, before its writes reach the superstep (LangGraph.js _localRead
+// applies them with _applyWrites, which throws: pregel/algo.ts:190-222).
+// The task's error is saved with the writes its writers made.
+func TestRoute_LocalReadRefusedWriteFailsTheTask(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("v"), engine.AppendKey("log")).
+		AddNode("twice", func(context.Context, any) (any, error) {
+			return []any{engine.Command{Update: map[string]any{"v": 1}}, engine.Command{Update: map[string]any{"v": 2}}}, nil
+		}).
+		AddNode("x", appendLog("x")).
+		AddEdge(engine.Start, "twice").
+		AddConditionalEdges("twice", func(context.Context, map[string]any) (any, error) { return "x", nil }, "x"))
+	_, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"))
+	var inv *engine.InvalidUpdateError
+	if !errors.As(err, &inv) {
+		t.Fatalf("err = %v, want the route's InvalidUpdateError", err)
+	}
+	snap, _ := g.GetState(ctx, engine.Config{ThreadID: "t"})
+	if len(snap.Tasks) != 1 || snap.Tasks[0].Name != "twice" || snap.Tasks[0].Error == "" {
+		t.Fatalf("tasks %+v: want twice with its error saved", snap.Tasks)
+	}
+}

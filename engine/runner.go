@@ -627,7 +627,10 @@ func (l *loop) startRoutes(ctx context.Context, t *task, writes []Write, gotos [
 	}
 	writes = append(writes, t.node.edgeWrites...)
 	if len(t.node.branches) > 0 {
-		local := l.localState(writes)
+		local, err := l.localState(writes)
+		if err != nil {
+			return nil, err
+		}
 		for _, br := range t.node.branches {
 			dest, err := br.route(ctx, local)
 			if err != nil {
