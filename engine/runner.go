@@ -424,11 +424,20 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		}
 		return nil
 	case isParentCommand(err):
-		// A bubble-up saves only writes already made: none (LangGraph.js
-		// pregel/runner.ts _commit).
+		// A bubble-up saves the writes the task made (its answer to an
+		// earlier interrupt); with none, LangGraph.js saves it as an
+		// error (pregel/runner.ts:445-453: only a bubble-up with writes
+		// skips the error branch), which the subgraph's snapshot shows.
 		l.mu.Lock()
 		res.Done = true
 		l.mu.Unlock()
+		saved := []Write{{Channel: ErrorChannel, Value: err.Error()}}
+		if scope.hasResume {
+			saved = []Write{{Channel: ResumeChannel, Value: scope.resumeWrite}}
+		}
+		if perr := l.putTaskWrites(saveCtx, t, saved); perr != nil {
+			return perr
+		}
 		return err
 	default: // a failure
 		// A failure after the step was cancelled is not the step's
