@@ -240,17 +240,34 @@ func (f *fanout) commitFinished(n int) {
 }
 
 // fail records a task's failure: the first one cancels the superstep; a
-// Command for the parent graph cancels nothing.
+// Command for the parent graph cancels nothing, unless a task of the
+// superstep already stopped at an interrupt: LangGraph.js's tick keeps a
+// bubble-up only while no interrupt was seen, and takes a later one for a
+// node error, which aborts the superstep and is raised before the
+// interrupt (pregel/runner.ts:156-191).
 func (f *fanout) fail(t *task, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if isParentCommand(err) {
+	if isParentCommand(err) && !f.l.anyInterrupted() {
 		f.bubble = err
 	} else if f.firstErr == nil {
 		f.firstErr = err
 		f.othersRunning = f.slots.running() > 1 // the failed one still holds its slot
 		f.cancel(&CancelledError{By: t.name})
 	}
+}
+
+// anyInterrupted reports whether a task of the superstep stopped at an
+// interrupt.
+func (l *loop) anyInterrupted() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, t := range l.tasks {
+		if t.result.Interrupted {
+			return true
+		}
+	}
+	return false
 }
 
 // commitUnstarted settles the tasks of a bounded superstep that a failure

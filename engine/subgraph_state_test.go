@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -380,4 +381,30 @@ func TestParentCommand_InnerTaskSavedAsError(t *testing.T) {
 		return
 	}
 	t.Fatalf("no sub task in %+v", snap.Tasks)
+}
+
+// Inside a subgraph, a Command for the parent that comes after a sibling
+// stopped at an interrupt is taken for a node error and raised before the
+// interrupt: the parent applies it and the interrupt is dropped
+// (LangGraph.js pregel/runner.ts:156-191 keeps a bubble-up only while no
+// interrupt was seen).
+func TestParentCommand_AfterSiblingInterruptWins(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			_, err := engine.Interrupt(ctx, "ok?")
+			return nil, err
+		}).
+		AddNode("up", func(context.Context, any) (any, error) {
+			time.Sleep(100 * time.Millisecond) // after ask's interrupt
+			return engine.Command{Update: map[string]any{"log": []any{"up"}}, Goto: []any{"after"}, Graph: engine.Parent}, nil
+		}).
+		AddEdge(engine.Start, "ask").AddEdge(engine.Start, "up"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("sub", sub, engine.WithEnds("after")).
+		AddNode("after", appendLog("after")).
+		AddEdge(engine.Start, "sub"))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"))
+	if err != nil || res.Status != engine.StatusDone || !reflect.DeepEqual(res.Values["log"], []any{"up", "after"}) {
+		t.Fatalf("%+v %v: want the parent Command applied and the run done", res, err)
+	}
 }
