@@ -31,8 +31,11 @@ type subgraphTurns struct {
 }
 
 // absentAfter is how long a turn's holder may take to come to its write
-// before the others go on without it.
-const absentAfter = 50 * time.Millisecond
+// before the others go on without it: long enough that a sibling whose
+// work takes no time is not skipped on a loaded machine, short enough
+// that one waiting on time (≥ 90 ms in scenarios, which then keep a
+// margin) is.
+const absentAfter = 80 * time.Millisecond
 
 func newSubgraphTurns(n int) *subgraphTurns {
 	ls := &subgraphTurns{active: make([]bool, n), absent: make([]bool, n), waiting: make([]bool, n), since: time.Now(), changed: make(chan struct{})}
