@@ -76,6 +76,16 @@ func (s *slots) take() {
 	}
 }
 
+// running is how many tasks, calls included, hold a slot.
+func (s *slots) running() int {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busy
+}
+
 func (s *slots) release() {
 	if s != nil {
 		s.mu.Lock()

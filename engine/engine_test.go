@@ -869,3 +869,93 @@ func TestBulkUpdateState(t *testing.T) {
 		t.Fatalf("several updates without as-node: want InvalidUpdateError, got %v", err)
 	}
 }
+
+// A failure in a bounded superstep while another task still runs: the
+// tasks not started yet are started on the aborted signal, leave before
+// their first attempt and are committed with no writes (LangGraph.js
+// pregel/runner.ts:322-346, retry.ts:103-107, runner.ts:455-469), so a
+// continued run does not run them.
+func TestMaxConcurrency_FailureCommitsUnstartedTasksEmpty(t *testing.T) {
+	var badRuns, lateRuns atomic.Int32
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("fan", func(context.Context, any) (any, error) {
+			return engine.Command{Goto: []any{engine.Send{Node: "bad"}, engine.Send{Node: "slow"}, engine.Send{Node: "late"}}}, nil
+		}, engine.WithEnds("bad", "slow", "late")).
+		AddNode("bad", func(context.Context, any) (any, error) {
+			if badRuns.Add(1) == 1 {
+				time.Sleep(50 * time.Millisecond)
+				return nil, errors.New("boom")
+			}
+			return map[string]any{"log": []any{"bad"}}, nil
+		}).
+		AddNode("slow", func(ctx context.Context, _ any) (any, error) {
+			select {
+			case <-time.After(2 * time.Second):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return map[string]any{"log": []any{"slow"}}, nil
+		}).
+		AddNode("late", func(context.Context, any) (any, error) {
+			lateRuns.Add(1)
+			return map[string]any{"log": []any{"late"}}, nil
+		}).
+		AddEdge(engine.Start, "fan"))
+	if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"), engine.WithMaxConcurrency(2)); err == nil {
+		t.Fatal("bad's failure fails the run")
+	}
+	if lateRuns.Load() != 0 {
+		t.Fatal("late was not started: the failure came first")
+	}
+	res, err := g.Invoke(ctx, nil, engine.OnThread("t"), engine.WithMaxConcurrency(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []any{"bad", "slow"}; !reflect.DeepEqual(res.Values["log"], want) || lateRuns.Load() != 0 {
+		t.Fatalf("log %v, late ran %d times; want %v and late never run (saved as done with no writes)", res.Values["log"], lateRuns.Load(), want)
+	}
+}
+
+// A route to __start__ is not refused: LangGraph.js (graph/graph.ts:211)
+// rejects only falsy destinations, and the write to branch:to:__start__,
+// a channel no node reads, is dropped; the other destination runs.
+// An empty name is still an error.
+func TestRoute_ToStartIsDroppedEmptyNameFails(t *testing.T) {
+	build := func(dest []any) *engine.Graph {
+		return mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+			AddNode("r", appendLog("r")).AddNode("x", appendLog("x")).
+			AddEdge(engine.Start, "r").
+			AddConditionalEdges("r", func(context.Context, map[string]any) (any, error) { return dest, nil }))
+	}
+	res, err := build([]any{"x", engine.Start}).Invoke(ctx, map[string]any{})
+	if err != nil || !reflect.DeepEqual(res.Values["log"], []any{"r", "x"}) {
+		t.Fatalf("route [x __start__]: %v %v, want log [r x]", res.Values, err)
+	}
+	if _, err := build([]any{""}).Invoke(ctx, map[string]any{}); err == nil {
+		t.Fatal("route to an empty name: want an error")
+	}
+}
+
+// A route reads the state with its node's own writes applied; a write the
+// channel refuses there (two writes to a LastValue key) fails the node's
+// task, before its writes reach the superstep (LangGraph.js _localRead
+// applies them with _applyWrites, which throws: pregel/algo.ts:190-222).
+// The task's error is saved with the writes its writers made.
+func TestRoute_LocalReadRefusedWriteFailsTheTask(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("v"), engine.AppendKey("log")).
+		AddNode("twice", func(context.Context, any) (any, error) {
+			return []any{engine.Command{Update: map[string]any{"v": 1}}, engine.Command{Update: map[string]any{"v": 2}}}, nil
+		}).
+		AddNode("x", appendLog("x")).
+		AddEdge(engine.Start, "twice").
+		AddConditionalEdges("twice", func(context.Context, map[string]any) (any, error) { return "x", nil }, "x"))
+	_, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"))
+	var inv *engine.InvalidUpdateError
+	if !errors.As(err, &inv) {
+		t.Fatalf("err = %v, want the route's InvalidUpdateError", err)
+	}
+	snap, _ := g.GetState(ctx, engine.Config{ThreadID: "t"})
+	if len(snap.Tasks) != 1 || snap.Tasks[0].Name != "twice" || snap.Tasks[0].Error == "" {
+		t.Fatalf("tasks %+v: want twice with its error saved", snap.Tasks)
+	}
+}

@@ -103,8 +103,12 @@ func (l *loop) execute(ctx context.Context) error {
 		if _, err := applyWrites(l.cs, l.tasks); err != nil {
 			return l.fail(err)
 		}
-		if l.emit != nil && l.g.wroteOutput(l.tasks) {
-			l.emitValues() // LangGraph.js loop.ts _suppressInterrupt
+		// The last values event, pending writes applied, is the root's
+		// only: a subgraph's interrupt is not suppressed
+		// (LangGraph.js pregel/loop.ts:1172-1200, _suppressInterrupt
+		// loop.ts:1373-1374 is false in a nested loop).
+		if l.emit != nil && l.opts.parent == nil && l.g.wroteOutput(l.tasks) {
+			l.emitValues()
 		}
 		l.interrupts = interrupts
 		l.finish(StatusInterrupted)
@@ -145,7 +149,9 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	started := 0
 	for i, t := range run {
 		if i >= first && !f.slots.acquire(stepCtx) {
-			break // a failure ended the superstep: start no more tasks
+			// A failure ended the superstep: start no more tasks.
+			f.commitUnstarted(stepCtx, run[i:])
+			break
 		}
 		if f.finished == nil {
 			f.wg.Add(1)
@@ -183,6 +189,9 @@ type fanout struct {
 	mu       sync.Mutex
 	// firstErr and bubble are runConcurrently's results, under mu.
 	firstErr, bubble error
+	// othersRunning says another task or call was still running when
+	// firstErr ended the superstep (under mu).
+	othersRunning bool
 }
 
 // run is one task's goroutine. It keeps its own frame and runTask's small:
@@ -231,15 +240,61 @@ func (f *fanout) commitFinished(n int) {
 }
 
 // fail records a task's failure: the first one cancels the superstep; a
-// Command for the parent graph cancels nothing.
+// Command for the parent graph cancels nothing, unless a task of the
+// superstep already stopped at an interrupt: LangGraph.js's tick keeps a
+// bubble-up only while no interrupt was seen, and takes a later one for a
+// node error, which aborts the superstep and is raised before the
+// interrupt (pregel/runner.ts:156-191).
 func (f *fanout) fail(t *task, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if isParentCommand(err) {
+	if isParentCommand(err) && !f.l.anyInterrupted() {
 		f.bubble = err
 	} else if f.firstErr == nil {
 		f.firstErr = err
+		f.othersRunning = f.slots.running() > 1 // the failed one still holds its slot
 		f.cancel(&CancelledError{By: t.name})
+	}
+}
+
+// anyInterrupted reports whether a task of the superstep stopped at an
+// interrupt.
+func (l *loop) anyInterrupted() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, t := range l.tasks {
+		if t.result.Interrupted {
+			return true
+		}
+	}
+	return false
+}
+
+// commitUnstarted settles the tasks of a bounded superstep that a failure
+// kept from starting. LangGraph.js keeps filling free slots after the
+// failure while any task is still running (pregel/runner.ts:322-346); a
+// task started on the aborted signal leaves its retry loop before its
+// first attempt with neither result nor error (pregel/retry.ts:103-107),
+// so the runner commits it as finished with no writes (runner.ts:455-469):
+// it saves __no_writes__ and does not run when the thread continues. When
+// nothing else was running, the runner's loop ends (runner.ts:322-325) and
+// the unstarted tasks save nothing: they run when the thread continues.
+func (f *fanout) commitUnstarted(ctx context.Context, rest []*task) {
+	f.mu.Lock()
+	others := f.othersRunning
+	f.mu.Unlock()
+	if !others {
+		return
+	}
+	l := f.l
+	saveCtx := saveContext(ctx, l)
+	for _, t := range rest {
+		l.mu.Lock()
+		t.writes, t.result.Writes, t.result.Done = nil, nil, true
+		l.mu.Unlock()
+		if err := l.commitSuccess(saveCtx, t); err != nil {
+			f.fail(t, err)
+		}
 	}
 }
 
@@ -386,11 +441,20 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		}
 		return nil
 	case isParentCommand(err):
-		// A bubble-up saves only writes already made: none (LangGraph.js
-		// pregel/runner.ts _commit).
+		// A bubble-up saves the writes the task made (its answer to an
+		// earlier interrupt); with none, LangGraph.js saves it as an
+		// error (pregel/runner.ts:445-453: only a bubble-up with writes
+		// skips the error branch), which the subgraph's snapshot shows.
 		l.mu.Lock()
 		res.Done = true
 		l.mu.Unlock()
+		saved := []Write{{Channel: ErrorChannel, Value: err.Error()}}
+		if scope.hasResume {
+			saved = []Write{{Channel: ResumeChannel, Value: scope.resumeWrite}}
+		}
+		if perr := l.putTaskWrites(saveCtx, t, saved); perr != nil {
+			return perr
+		}
 		return err
 	default: // a failure
 		// A failure after the step was cancelled is not the step's
@@ -589,7 +653,10 @@ func (l *loop) startRoutes(ctx context.Context, t *task, writes []Write, gotos [
 	}
 	writes = append(writes, t.node.edgeWrites...)
 	if len(t.node.branches) > 0 {
-		local := l.localState(writes)
+		local, err := l.localState(writes)
+		if err != nil {
+			return nil, err
+		}
 		for _, br := range t.node.branches {
 			dest, err := br.route(ctx, local)
 			if err != nil {

@@ -64,9 +64,12 @@ type SnapshotTask struct {
 	// State is the subgraph's own state in that namespace, filled by
 	// GetState WithSubgraphState (LangGraph's get_state(subgraphs=True):
 	// pregel/main.py:1215-1227 sets task.state to the subgraph's
-	// get_state, recursively). Nil without the option, when the
-	// subgraph has saved no checkpoint there yet, or when the task's last
-	// run failed (LangGraph.js leaves a failed task's state out).
+	// get_state, recursively). Nil without the option or when the
+	// task's last run failed (LangGraph.js leaves a failed task's state
+	// out); where a subgraph node's subgraph has saved no checkpoint yet
+	// it is an empty snapshot with no Checkpoint and no metadata, as
+	// LangGraph.js's (a node that invokes declared subgraphs gets none:
+	// its namespace may hold another graph's checkpoints).
 	State *StateSnapshot
 }
 
@@ -178,6 +181,9 @@ func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *State
 				return err
 			}
 			if t == nil {
+				if st.Error == "" {
+					st.State = emptySnapshot(thread, st.Subgraph)
+				}
 				continue
 			}
 			// Read (its errors count) but not shown for a task whose last
@@ -219,6 +225,14 @@ func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *State
 		}
 	}
 	return nil
+}
+
+// emptySnapshot is the state of a subgraph task's namespace where no
+// checkpoint was saved yet (the task has not run): LangGraph.js reads the
+// state of every planned subgraph task and gets an empty snapshot for such
+// a namespace, with no metadata (pregel/index.ts:878-884, 942-975).
+func emptySnapshot(thread, ns string) *StateSnapshot {
+	return &StateSnapshot{Config: Config{ThreadID: thread, CheckpointNS: ns}, Values: map[string]any{}, Next: []string{}}
 }
 
 // stateWithSubgraphs is the snapshot of a subgraph's latest checkpoint t

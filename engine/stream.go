@@ -242,10 +242,9 @@ func (s *streamer) onEvent(e Event) {
 		if e.Reused {
 			// Saved writes re-applied on resume stream as cached updates
 			// (LangGraph.js loop.ts _outputCachedWrites).
-			if u := updatesOf(s.graphOf(e), e.Node, e.Writes); u != nil {
-				u["__metadata__"] = map[string]any{"cached": true}
-				s.out(StreamUpdates, e.Namespace, u)
-			}
+			u := updatesOf(s.graphOf(e), e.Node, e.Writes)
+			u["__metadata__"] = map[string]any{"cached": true}
+			s.out(StreamUpdates, e.Namespace, u)
 			return
 		}
 		if in, ok := e.Input.(map[string]any); ok && s.modes[StreamMessages] {
@@ -259,10 +258,9 @@ func (s *streamer) onEvent(e Event) {
 	case EventTaskResult:
 		s.taskResult(e)
 	case EventCached:
-		if u := updatesOf(s.graphOf(e), e.Node, e.Writes); u != nil {
-			u["__metadata__"] = map[string]any{"cached": true}
-			s.out(StreamUpdates, e.Namespace, u)
-		}
+		u := updatesOf(s.graphOf(e), e.Node, e.Writes)
+		u["__metadata__"] = map[string]any{"cached": true}
+		s.out(StreamUpdates, e.Namespace, u)
 	case EventBreakpoint:
 		s.staticBreakpoint(e.Namespace)
 	}
@@ -278,9 +276,7 @@ func (s *streamer) taskResult(e Event) {
 		s.out(StreamUpdates, e.Namespace, UpdatesChunk{InterruptChannel: ints})
 		s.out(StreamValues, e.Namespace, ValuesChunk{InterruptChannel: ints})
 	case e.Err == nil:
-		if u := updatesOf(s.graphOf(e), e.Node, e.Writes); u != nil {
-			s.out(StreamUpdates, e.Namespace, u)
-		}
+		s.out(StreamUpdates, e.Namespace, updatesOf(s.graphOf(e), e.Node, e.Writes))
 		if s.modes[StreamMessages] {
 			for _, m := range s.unseenMessages(s.graphOf(e), e.Writes) {
 				s.out(StreamMessages, e.Namespace, MessageChunk{Message: m, Metadata: messageMetadata(e)})
@@ -312,11 +308,10 @@ func (s *streamer) staticBreakpoint(ns string) {
 // writes, or {node: [{key: value}, ...]} when it wrote a key twice; a Task
 // call's {name: result} and an entrypoint's {name: output} (LangGraph.js
 // io.ts mapOutputUpdates: RETURN writes first, then a single output
-// channel's value). nil for a task that wrote nothing.
+// channel's value). A task that wrote nothing streams {node: {}}: its
+// writes are then the __no_writes__ marker (runner.ts:463-469), which
+// LangGraph.js streams like any other writes (loop.ts _outputWrites).
 func updatesOf(g *Graph, node string, writes []Write) UpdatesChunk {
-	if len(writes) == 0 {
-		return nil
-	}
 	for _, w := range writes {
 		if w.Channel == ReturnChannel {
 			return UpdatesChunk{node: w.Value}

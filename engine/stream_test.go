@@ -85,3 +85,64 @@ func TestStreamModes_CustomFromSubgraphWithoutSubgraphs(t *testing.T) {
 		t.Fatalf("stream = %+v, want the inner custom chunk (namespace [sub:…]) then the root update", got)
 	}
 }
+
+// When a superstep stops at an interrupt with a finished sibling, only the
+// root streams one last values chunk with the sibling's writes applied; a
+// subgraph stopped the same way streams none (LangGraph.js
+// pregel/loop.ts:1172-1200 emits it only when _suppressInterrupt, which is
+// false in a nested loop, loop.ts:1373-1374).
+func TestStreamModes_InterruptedSubgraphStreamsNoLastValues(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			if _, err := engine.Interrupt(ctx, "ok?"); err != nil {
+				return nil, err
+			}
+			return map[string]any{"log": []any{"ask"}}, nil
+		}).
+		AddNode("side", appendLog("side")).
+		AddEdge(engine.Start, "ask").AddEdge(engine.Start, "side"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("sub", sub).AddNode("root_side", appendLog("root_side")).
+		AddEdge(engine.Start, "sub").AddEdge(engine.Start, "root_side"))
+	var subValues, rootValues []any
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamValues}, engine.WithSubgraphs(), engine.OnThread("t")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Namespace == nil {
+			rootValues = append(rootValues, p.Data)
+		} else {
+			subValues = append(subValues, p.Data)
+		}
+	}
+	for _, v := range subValues {
+		if log, _ := v.(engine.ValuesChunk)["log"].([]any); len(log) > 0 {
+			t.Fatalf("the subgraph streamed values with side's pending write applied: %v", subValues)
+		}
+	}
+	last, _ := rootValues[len(rootValues)-1].(engine.ValuesChunk)
+	if log, _ := last["log"].([]any); !reflect.DeepEqual(log, []any{"root_side"}) {
+		t.Fatalf("the root's last values chunk applies root_side's pending write: %v", rootValues)
+	}
+}
+
+// A node that writes nothing streams {node: {}}: LangGraph.js commits it
+// with the __no_writes__ marker (pregel/runner.ts:463-469) and streams
+// those writes like any others (loop.ts _outputWrites, io.ts
+// mapOutputUpdates).
+func TestStreamModes_NodeWithoutWritesStreamsEmptyUpdate(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("quiet", func(context.Context, any) (any, error) { return nil, nil }).
+		AddEdge(engine.Start, "quiet"))
+	var got []engine.StreamPart
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p)
+	}
+	want := engine.UpdatesChunk{"quiet": map[string]any{}}
+	if len(got) != 1 || !reflect.DeepEqual(got[0].Data, want) {
+		t.Fatalf("stream = %+v, want one updates chunk %v", got, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -322,5 +323,88 @@ func TestUpdateState_SubgraphCheckpoint(t *testing.T) {
 	res, err := g.Invoke(ctx, nil, engine.FromConfig(cfg))
 	if err != nil || res.Status != engine.StatusDone || fmt.Sprint(res.Values["jokes"]) != "[Joke about turtles - hohoho]" {
 		t.Fatalf("continued: %+v, %v", res, err)
+	}
+}
+
+// A subgraph node's task that has not run yet (stopped before it by a
+// breakpoint) has an empty state with the subgraph's snapshot option: no
+// checkpoint, no values, nothing next (LangGraph.js reads every planned
+// subgraph task's state, pregel/index.ts:878-884, 942-975).
+func TestGetState_SubgraphNotRunYetHasEmptyState(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("i", appendLog("i")).AddEdge(engine.Start, "i"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("sub", sub).AddEdge(engine.Start, "sub"), engine.WithInterruptBefore("sub"))
+	if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: "t"}, engine.WithSubgraphState())
+	if err != nil || len(snap.Tasks) != 1 {
+		t.Fatalf("%+v %v", snap, err)
+	}
+	st := snap.Tasks[0].State
+	if st == nil || st.Checkpoint != nil || len(st.Values) != 0 || len(st.Next) != 0 || len(st.Tasks) != 0 {
+		t.Fatalf("state %+v, want an empty snapshot", st)
+	}
+}
+
+// An inner node that ends its subgraph with a Command for the parent and
+// wrote nothing saves the bubble-up as its error in the subgraph's
+// checkpoint (LangGraph.js pregel/runner.ts:445-453), which the
+// subgraph's snapshot shows.
+func TestParentCommand_InnerTaskSavedAsError(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("up", func(context.Context, any) (any, error) {
+			return engine.Command{Update: map[string]any{"log": []any{"up"}}, Graph: engine.Parent}, nil
+		}).AddEdge(engine.Start, "up"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("sub", sub).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			_, err := engine.Interrupt(ctx, "ok?")
+			return nil, err
+		}).
+		AddEdge(engine.Start, "sub").AddEdge(engine.Start, "ask"))
+	if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: "t"}, engine.WithSubgraphState())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range snap.Tasks {
+		if task.Name != "sub" {
+			continue
+		}
+		if task.State == nil || len(task.State.Tasks) != 1 || task.State.Tasks[0].Name != "up" || task.State.Tasks[0].Error == "" {
+			t.Fatalf("sub's state %+v: want up with its bubble-up saved as an error", task.State)
+		}
+		return
+	}
+	t.Fatalf("no sub task in %+v", snap.Tasks)
+}
+
+// Inside a subgraph, a Command for the parent that comes after a sibling
+// stopped at an interrupt is taken for a node error and raised before the
+// interrupt: the parent applies it and the interrupt is dropped
+// (LangGraph.js pregel/runner.ts:156-191 keeps a bubble-up only while no
+// interrupt was seen).
+func TestParentCommand_AfterSiblingInterruptWins(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			_, err := engine.Interrupt(ctx, "ok?")
+			return nil, err
+		}).
+		AddNode("up", func(context.Context, any) (any, error) {
+			time.Sleep(100 * time.Millisecond) // after ask's interrupt
+			return engine.Command{Update: map[string]any{"log": []any{"up"}}, Goto: []any{"after"}, Graph: engine.Parent}, nil
+		}).
+		AddEdge(engine.Start, "ask").AddEdge(engine.Start, "up"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("sub", sub, engine.WithEnds("after")).
+		AddNode("after", appendLog("after")).
+		AddEdge(engine.Start, "sub"))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"))
+	if err != nil || res.Status != engine.StatusDone || !reflect.DeepEqual(res.Values["log"], []any{"up", "after"}) {
+		t.Fatalf("%+v %v: want the parent Command applied and the run done", res, err)
 	}
 }

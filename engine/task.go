@@ -249,7 +249,10 @@ func (g *Graph) gotoWrites(writes []Write, from string, gotos []any) ([]Write, e
 // branchWrites appends what the node's conditional edges write, each route
 // evaluated on the state plus this task's own update.
 func (l *loop) branchWrites(ctx context.Context, t *task, writes []Write) ([]Write, error) {
-	local := l.localState(writes)
+	local, err := l.localState(writes)
+	if err != nil {
+		return writes, fmt.Errorf("route from %q: %w", t.name, err)
+	}
 	for _, br := range t.node.branches {
 		if err := cancelled(ctx); err != nil {
 			return writes, err
@@ -353,7 +356,12 @@ func (g *Graph) routeWrite(out []Write, br *branchSpec, dest any) ([]Write, erro
 			}
 			d = to
 		}
-		if d == Start || d == "" {
+		// Only an empty destination is invalid: LangGraph.js
+		// graph/graph.ts:211 (Branch._route) rejects falsy ones and writes
+		// branch:to:__start__ for __start__, a channel no node reads (an
+		// unknown name's write is dropped). Python also rejects START
+		// (graph/_branch.py); the oracle is JS.
+		if d == "" {
 			return out, fmt.Errorf("route from %q did not return a valid destination (%q)", br.from, d)
 		}
 		if br.ends != nil && !slices.Contains(br.ends, d) {
@@ -392,7 +400,7 @@ func sendWrite(boxed any, s Send) Write {
 //
 // Without state-key writes or managed values it is the superstep's shared
 // read-only view.
-func (l *loop) localState(writes []Write) map[string]any {
+func (l *loop) localState(writes []Write) (map[string]any, error) {
 	var state map[string]any
 	var byKey map[string][]any
 	var order []string
@@ -418,18 +426,21 @@ func (l *loop) localState(writes []Write) map[string]any {
 		byKey[w.Channel] = append(byKey[w.Channel], w.Value)
 	}
 	if state == nil {
-		return l.withManaged(l.cs.stateView(), false)
+		return l.withManaged(l.cs.stateView(), false), nil
 	}
 	for _, k := range order {
 		ch := l.cs.channel(k).clone()
+		// A write the channel refuses fails the read, and so the task:
+		// LangGraph.js _localRead applies the task's writes with
+		// _applyWrites, which throws (pregel/algo.ts:190-222, 375-390).
 		if _, err := ch.update(byKey[k]); err != nil {
-			continue
+			return nil, fmt.Errorf("reading the state with the task's own writes: channel %q: %w", k, err)
 		}
 		if v, ok := ch.get(); ok {
 			state[k] = v
 		}
 	}
-	return l.withManaged(state, true)
+	return l.withManaged(state, true), nil
 }
 
 // writtenOnce reports whether writes hold exactly one write to channel.

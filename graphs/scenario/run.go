@@ -587,11 +587,15 @@ func (r *Runner) snapshotRecord(s *engine.StateSnapshot) map[string]any {
 	if r.graph.IsEntrypoint() && s.Output != nil {
 		values = s.Output // the snapshot's values are the output channel's
 	}
+	var step, source any = float64(s.Metadata.Step), s.Metadata.Source
+	if s.Checkpoint == nil {
+		step, source = nil, nil // a namespace with no checkpoint yet
+	}
 	return map[string]any{
 		"checkpoint": r.ordinalOf(s.Config.CheckpointID),
 		"parent":     r.ordinalOf(s.ParentID),
-		"step":       float64(s.Metadata.Step),
-		"source":     s.Metadata.Source,
+		"step":       step,
+		"source":     source,
 		"values":     plain(values),
 		"next":       stringsToAny(s.Next),
 		"tasks":      sortRecords(tasks),
