@@ -116,25 +116,40 @@ type applyScratch struct {
 	present []idEntry[any]
 	// updatedIDs are the returned channels' ids, in the same order.
 	updatedIDs []chanID
+	// ids holds a task's write channels when its node keeps none
+	// (writeIDs).
+	ids []chanID
 }
 
 type channelWrites struct {
-	id   chanID
-	ch   channel
-	vals []any
+	id  chanID
+	ch  channel
+	one [1]any // the channel's only write, as most get one a superstep
+	// more holds all its writes once a second one came (reused).
+	more []any
+}
+
+// vals are the channel's writes, in order. The slice may point into the
+// group itself: use it before the groups change.
+func (cw *channelWrites) vals() []any {
+	if len(cw.more) > 0 {
+		return cw.more
+	}
+	return cw.one[:]
 }
 
 func (sc *applyScratch) reset() {
 	sc.consume, sc.live, sc.touched = sc.consume[:0], sc.live[:0], sc.touched[:0]
 	sc.updatedIDs = sc.updatedIDs[:0]
 	for i := range sc.groups {
-		vals := sc.groups[i].vals
-		for j := range vals {
-			vals[j] = nil // the channels keep what they need
+		cw := &sc.groups[i]
+		cw.one[0] = nil // the channels keep what they need
+		if len(cw.more) > 0 {
+			clear(cw.more)
+			cw.more = cw.more[:0]
 		}
-		sc.groups[i].vals = sc.groups[i].vals[:0]
 		// One by one: clearing all slots would cost the graph's size.
-		sc.slot[sc.groups[i].id] = 0
+		sc.slot[cw.id] = 0
 	}
 	sc.groups = sc.groups[:0]
 }
@@ -151,8 +166,14 @@ func (sc *applyScratch) add(id chanID, ch channel, value any) {
 		} else {
 			sc.groups = append(sc.groups, channelWrites{id: id, ch: ch})
 		}
+		sc.groups[i].one[0] = value
+		return
 	}
-	sc.groups[i].vals = append(sc.groups[i].vals, value)
+	cw := &sc.groups[i]
+	if len(cw.more) == 0 {
+		cw.more = append(cw.more, cw.one[0])
+	}
+	cw.more = append(cw.more, value)
 }
 
 // setVersion gives channel id version v, unless the state is versionless.
@@ -688,15 +709,11 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	next := maxV + 1
 
 	for _, t := range tasks {
-		for _, w := range t.writes {
-			if reservedWrite(w.Channel) {
-				continue
+		ids := cs.writeIDs(t)
+		for i := range t.writes {
+			if id := ids[i]; id >= 0 {
+				sc.add(id, cs.chans[id], t.writes[i].Value)
 			}
-			id, known := cs.g.chanIDs[w.Channel]
-			if !known {
-				continue // LangGraph ignores writes to unknown channels
-			}
-			sc.add(id, cs.chans[id], w.Value)
 		}
 	}
 	var out []string
@@ -707,10 +724,11 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	} else {
 		out = make([]string, 0, len(sc.groups))
 	}
-	for _, cw := range sc.groups {
+	for i := range sc.groups {
+		cw := &sc.groups[i]
 		c, ch := cs.g.channelOrder[cw.id], cw.ch
 		from := cs.ver[cw.id]
-		changed, err := ch.update(cw.vals)
+		changed, err := ch.update(cw.vals())
 		if err != nil {
 			return nil, err
 		}
@@ -775,9 +793,27 @@ func (g *Graph) sortUpdated(names []string, ids []chanID) {
 	if len(ids) < 2 {
 		return
 	}
-	slices.SortFunc(ids, func(a, b chanID) int { return int(g.nameRank[a]) - int(g.nameRank[b]) })
-	for i, id := range ids {
-		names[i] = g.channelOrder[id]
+	rank := g.nameRank
+	// Often sorted already (a wide input's writes come in name order), or
+	// nearly (a node's state keys, then its edge): insertion sort, which
+	// then costs about a compare per channel, unless far out of order.
+	moves := 0
+	for i := 1; i < len(ids); i++ {
+		id, r := ids[i], rank[ids[i]]
+		j := i
+		for ; j > 0 && rank[ids[j-1]] > r; j-- {
+			ids[j] = ids[j-1]
+			names[j] = names[j-1]
+		}
+		ids[j] = id
+		names[j] = g.channelOrder[id]
+		if moves += i - j; moves > 4*len(ids) {
+			slices.SortFunc(ids, func(a, b chanID) int { return int(rank[a]) - int(rank[b]) })
+			for i, id := range ids {
+				names[i] = g.channelOrder[id]
+			}
+			return
+		}
 	}
 }
 

@@ -107,6 +107,9 @@ type node struct {
 	// channelState.seenV (0: none, the node of a Task call).
 	trigIDs     []chanID
 	ord, seenAt int
+	// writeIDs and updateKeys remember the channels of the node's last
+	// task's writes and of its last update's keys (writeids.go).
+	writeIDs, updateKeys idCache
 }
 
 // branchChannel names the branch:to:<node> channel that routes to node.

@@ -187,8 +187,9 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) (writes []Write
 	} else {
 		writes = make([]Write, 0, need)
 	}
-	for _, kv := range pairs {
-		if l.g.IsStateKey(kv.Key) {
+	keyIDs := l.g.stateKeyIDs(n, pairs)
+	for i, kv := range pairs {
+		if keyIDs != nil && keyIDs[i] >= 0 || keyIDs == nil && l.g.IsStateKey(kv.Key) {
 			writes = append(writes, Write{Channel: kv.Key, Value: Normalize(kv.Value)})
 		}
 	}
