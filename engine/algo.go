@@ -278,8 +278,13 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 	slab := g.newChannelSlab()
 	cs.scratch.slot = make([]int32, len(g.channelOrder))
 	for id, name := range g.channelOrder {
-		ch := g.newChannel(name, slab)
-		if cp != nil {
+		ch := g.newChannel(chanID(id), slab)
+		cs.chans[id] = ch
+		if cp == nil {
+			if _, ok := ch.get(); !ok {
+				continue // nothing to show: the state and live list start empty
+			}
+		} else {
 			var v any
 			var ok bool
 			if lazy != nil {
@@ -292,7 +297,6 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 				ch.restore(v)
 			}
 		}
-		cs.chans[id] = ch
 		cs.refresh(chanID(id))
 	}
 	switch {
@@ -795,25 +799,27 @@ func (g *Graph) sortUpdated(names []string, ids []chanID) {
 	}
 	rank := g.nameRank
 	// Often sorted already (a wide input's writes come in name order), or
-	// nearly (a node's state keys, then its edge): insertion sort, which
-	// then costs about a compare per channel, unless far out of order.
-	moves := 0
+	// nearly (a node's state keys, then its edge): an insertion sort of
+	// the ids then costs about a compare each, unless far out of order.
+	lo, moves := len(ids), 0
 	for i := 1; i < len(ids); i++ {
 		id, r := ids[i], rank[ids[i]]
 		j := i
 		for ; j > 0 && rank[ids[j-1]] > r; j-- {
 			ids[j] = ids[j-1]
-			names[j] = names[j-1]
 		}
-		ids[j] = id
-		names[j] = g.channelOrder[id]
+		if j == i {
+			continue
+		}
+		ids[j], lo = id, min(lo, j)
 		if moves += i - j; moves > 4*len(ids) {
 			slices.SortFunc(ids, func(a, b chanID) int { return int(rank[a]) - int(rank[b]) })
-			for i, id := range ids {
-				names[i] = g.channelOrder[id]
-			}
-			return
+			lo = 0
+			break
 		}
+	}
+	for i := lo; i < len(ids); i++ {
+		names[i] = g.channelOrder[ids[i]]
 	}
 }
 
@@ -1031,7 +1037,9 @@ func candidateNodes(cs *channelState, hint planHint) []*node {
 	}
 	out := cs.candidates[:0]
 	for _, id := range ids {
-		out = append(out, cs.g.trigNodes[id]...) // each sorted already
+		if nodes := cs.g.trigNodes[id]; len(nodes) > 0 {
+			out = append(out, nodes...) // each sorted already
+		}
 	}
 	if len(ids) > 1 {
 		slices.SortFunc(out, func(a, b *node) int { return strings.Compare(a.name, b.name) })

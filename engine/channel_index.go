@@ -25,8 +25,10 @@ type chanMeta struct {
 func (g *Graph) indexChannels() {
 	g.chanIDs = make(map[string]chanID, len(g.channelOrder))
 	g.chanMeta = make([]chanMeta, len(g.channelOrder))
+	g.chanInfo = make([]channelInfo, len(g.channelOrder))
 	for i, name := range g.channelOrder {
 		g.chanIDs[name] = chanID(i)
+		g.chanInfo[i] = g.channelSpec[name]
 		m := chanMeta{key: -1}
 		if k, ok := g.keyIndex[name]; ok {
 			m.key = k

@@ -50,6 +50,8 @@ type Graph struct {
 	chanIDs          map[string]chanID
 	chanMeta         []chanMeta
 	tasksID, startID chanID
+	// chanInfo is channelSpec by id, for making a run's channels.
+	chanInfo []channelInfo
 	// nameRank is each channel's place among the channels sorted by
 	// name, by id: sorting ids by it sorts their names (applyWrites).
 	nameRank []int32
@@ -405,10 +407,10 @@ func (g *Graph) newChannelSlab() *channelSlab {
 	return &channelSlab{lastValues: make([]lastValue, g.lastValues), ephemerals: make([]ephemeral, g.ephemerals)}
 }
 
-// newChannel builds an empty channel of the graph by name, from slab if
+// newChannel builds an empty channel of the graph by id, from slab if
 // given.
-func (g *Graph) newChannel(name string, slab *channelSlab) channel {
-	info := g.channelSpec[name]
+func (g *Graph) newChannel(id chanID, slab *channelSlab) channel {
+	name, info := g.channelOrder[id], &g.chanInfo[id]
 	switch info.kind {
 	case KindLastValue:
 		if slab != nil && len(slab.lastValues) > 0 {

@@ -493,6 +493,12 @@ func (l *loop) checkStateSize() error {
 func (l *loop) resize(i int, ch channel, grown bool) {
 	sz := &l.sizes
 	v, ok := ch.get()
+	if f, isNumber := v.(float64); isNumber {
+		n := numberSize(f) // what measure says, without its walk
+		sz.total += n - sz.size[i]
+		sz.size[i] = n
+		return
+	}
 	n := 0
 	if a, isList := ch.(appender); ok && grown && isList {
 		if from, appended := a.lastAppend(); appended {
@@ -505,9 +511,7 @@ func (l *loop) resize(i int, ch channel, grown bool) {
 			}
 		}
 	}
-	if f, isNumber := v.(float64); isNumber {
-		n = numberSize(f) // what measure says, without its walk
-	} else if ok {
+	if ok {
 		n, _ = measure(v, 0, math.MaxInt)
 	}
 	sz.total += n - sz.size[i]

@@ -187,11 +187,11 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) (writes []Write
 	} else {
 		writes = make([]Write, 0, need)
 	}
-	keyIDs := l.g.stateKeyIDs(n, pairs)
-	for i, kv := range pairs {
-		if keyIDs != nil && keyIDs[i] >= 0 || keyIDs == nil && l.g.IsStateKey(kv.Key) {
-			writes = append(writes, Write{Channel: kv.Key, Value: Normalize(kv.Value)})
-		}
+	writes = l.g.stateWrites(n, writes, pairs)
+	for i := range writes {
+		// Here, not in stateWrites: a fan-out task runs on a small stack,
+		// which Normalize's frames under both would overflow.
+		writes[i].Value = Normalize(writes[i].Value)
 	}
 	states = len(writes)
 	if len(gotos) > 0 {
@@ -209,6 +209,18 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) (writes []Write
 		writes, err = l.branchWrites(ctx, t, writes)
 	}
 	return writes, states, err
+}
+
+// stateWrites appends the writes of pairs to state keys, as they are
+// (nodeWrites normalizes them).
+func (g *Graph) stateWrites(n *node, writes []Write, pairs Update) []Write {
+	keys := g.stateKeys(n, pairs)
+	for i, kv := range pairs {
+		if keys != nil && keys.ids[i] >= 0 || keys == nil && g.IsStateKey(kv.Key) {
+			writes = append(writes, Write{Channel: kv.Key, Value: kv.Value})
+		}
+	}
+	return writes
 }
 
 // The parts of nodeWrites that few tasks need are functions of their own,

@@ -36,12 +36,11 @@ type idCache struct {
 // maxIDMisses is how many lists in a row a node publishes without a hit.
 const maxIDMisses = 16
 
-// hit returns l's ids, which matched.
-func (c *idCache) hit(l *idList) []chanID {
+// hit notes that the remembered list matched.
+func (c *idCache) hit() {
 	if c.misses.Load() != 0 {
 		c.misses.Store(0)
 	}
-	return l.ids
 }
 
 // publish makes l the remembered list, unless the node has missed too
@@ -85,7 +84,8 @@ func (cs *channelState) writeIDs(t *task) []chanID {
 				}
 			}
 			if match {
-				return c.hit(l)
+				c.hit()
+				return l.ids
 			}
 		}
 	}
@@ -105,11 +105,11 @@ func (cs *channelState) writeIDs(t *task) []chanID {
 	return ids
 }
 
-// stateKeyIDs returns, for each key of a node's update, its channel id if
-// it is a state key and -1 if not; nil when node n has no list for these
-// keys and publishes none (the caller then asks IsStateKey). Safe for
-// concurrent use by the tasks of a superstep.
-func (g *Graph) stateKeyIDs(n *node, pairs Update) []chanID {
+// stateKeys returns, for the keys of a node's update, a list whose ids
+// are their channels if they are state keys and -1 if not; nil when node
+// n has no list for these keys and publishes none (the caller then asks
+// IsStateKey). Safe for concurrent use by the tasks of a superstep.
+func (g *Graph) stateKeys(n *node, pairs Update) *idList {
 	if n == nil || n.call {
 		return nil
 	}
@@ -123,7 +123,8 @@ func (g *Graph) stateKeyIDs(n *node, pairs Update) []chanID {
 			}
 		}
 		if match {
-			return c.hit(l)
+			c.hit()
+			return l
 		}
 	}
 	if !c.wantsList() {
@@ -137,5 +138,5 @@ func (g *Graph) stateKeyIDs(n *node, pairs Update) []chanID {
 		}
 	}
 	c.publish(l)
-	return l.ids
+	return l
 }
