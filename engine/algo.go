@@ -90,8 +90,9 @@ type channelState struct {
 	// next change must copy it first.
 	appends       map[string]ListAppend
 	appendsShared bool
-	// scratch is applyWrites' working memory, kept between supersteps.
-	scratch applyScratch
+	// scratch is applyWrites' working memory, kept between supersteps
+	// (and between runs: see takeScratch). Read it through sc.
+	scratch *applyScratch
 	// candidates and pulls are planning's working memory.
 	candidates []*node
 	// hintIDs holds the ids of the channels the last hint names (hint).
@@ -152,6 +153,44 @@ func (sc *applyScratch) reset() {
 		sc.slot[cw.id] = 0
 	}
 	sc.groups = sc.groups[:0]
+}
+
+// sc is the run's applyScratch, taken from the graph's pool on first use.
+func (cs *channelState) sc() *applyScratch {
+	if cs.scratch == nil {
+		cs.scratch = cs.g.takeScratch()
+	}
+	return cs.scratch
+}
+
+// takeScratch returns working memory for applyWrites: what an earlier run
+// of the graph gave back (releaseScratch), or new. A wide graph's first
+// superstep grows it to hundreds of channels, which each run paid for
+// again.
+func (g *Graph) takeScratch() *applyScratch {
+	if g.scratchPool != nil {
+		if sc, ok := g.scratchPool.Get().(*applyScratch); ok {
+			return sc
+		}
+	}
+	return &applyScratch{slot: make([]int32, len(g.channelOrder))}
+}
+
+// releaseScratch gives the run's working memory back to the graph, for a
+// run that will apply no more writes. It keeps no values.
+func (cs *channelState) releaseScratch() {
+	sc := cs.scratch
+	if sc == nil {
+		return
+	}
+	cs.scratch = nil
+	if cs.g.scratchPool == nil {
+		return
+	}
+	sc.reset()
+	clear(sc.updated) // names only, but the next run's are others
+	sc.updated = sc.updated[:0]
+	cs.g.scratchPool.Put(sc)
 }
 
 // add groups value under channel id.
@@ -276,7 +315,6 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		values = lazy.values.flat()
 	}
 	slab := g.newChannelSlab()
-	cs.scratch.slot = make([]int32, len(g.channelOrder))
 	for id, name := range g.channelOrder {
 		ch := g.newChannel(chanID(id), slab)
 		cs.chans[id] = ch
@@ -689,7 +727,7 @@ func sortTasks(tasks []*task) []*task {
 // (the next planning hint), sorted.
 func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	tasks = sortTasks(tasks)
-	sc := &cs.scratch
+	sc := cs.sc()
 	sc.reset()
 	bump := false
 	for _, t := range tasks {
@@ -875,7 +913,7 @@ func (cs *channelState) see(t *task) {
 			}
 			seen[trig] = v
 		}
-		if sc := &cs.scratch; !slices.Contains(sc.consume, id) {
+		if sc := cs.sc(); !slices.Contains(sc.consume, id) {
 			sc.consume = append(sc.consume, id)
 		}
 	}
@@ -909,7 +947,7 @@ type planHint struct {
 // hint is the planning hint for updated, what applyWrites just returned:
 // with its channels' ids, kept until the next hint is made.
 func (cs *channelState) hint(updated []string) planHint {
-	cs.hintIDs = append(cs.hintIDs[:0], cs.scratch.updatedIDs...)
+	cs.hintIDs = append(cs.hintIDs[:0], cs.sc().updatedIDs...)
 	return planHint{known: true, channels: updated, ids: cs.hintIDs}
 }
 
@@ -1101,7 +1139,7 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
 	if cs.valuesOff {
 		cs.valuesOff = false
-		cs.scratch.updated = nil // updated may be it: it is the checkpoint's now
+		cs.sc().updated = nil // updated may be it: it is the checkpoint's now
 		// Nothing was logged: the snapshots below are bases.
 		cs.verLog.restart()
 		cs.valLog.restart()
@@ -1141,7 +1179,7 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 // of no values: a MemorySaver keeps every base of a run, and a full copy
 // is mostly pointers to absent that each collection scans again.
 func (cs *channelState) valuesBase() idFrozen[any] {
-	present := cs.scratch.present[:0]
+	present := cs.sc().present[:0]
 	for id, ch := range cs.chans {
 		if v := storedValue(ch); v != absent {
 			present = append(present, idEntry[any]{int32(id), v})
@@ -1149,7 +1187,7 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 	}
 	defer func() {
 		clear(present) // the scratch keeps no values
-		cs.scratch.present = present[:0]
+		cs.sc().present = present[:0]
 	}()
 	if len(present) > len(cs.chans)/2 {
 		all := slices.Clone(*cs.g.noValues.base)

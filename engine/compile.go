@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Graph is a compiled, immutable StateGraph: its channels, its nodes with
@@ -52,6 +53,9 @@ type Graph struct {
 	tasksID, startID chanID
 	// chanInfo is channelSpec by id, for making a run's channels.
 	chanInfo []channelInfo
+	// scratchPool keeps applyWrites' working memory between runs
+	// (takeScratch); a pointer, as a Graph may be copied.
+	scratchPool *sync.Pool
 	// nameRank is each channel's place among the channels sorted by
 	// name, by id: sorting ids by it sorts their names (applyWrites).
 	nameRank []int32

@@ -461,7 +461,7 @@ func (l *loop) checkStateSize() error {
 			l.resize(i, l.cs.channel(k.Name), false)
 		}
 	} else {
-		for _, id := range l.cs.scratch.touched {
+		for _, id := range l.cs.sc().touched {
 			if i := l.g.chanMeta[id].key; i >= 0 {
 				l.resize(i, l.cs.chans[id], true)
 			}

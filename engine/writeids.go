@@ -97,11 +97,12 @@ func (cs *channelState) writeIDs(t *task) []chanID {
 		c.publish(l)
 		return l.ids
 	}
-	ids := cs.scratch.ids[:0]
+	sc := cs.sc()
+	ids := sc.ids[:0]
 	for _, w := range ws {
 		ids = append(ids, cs.g.writeChannel(w.Channel))
 	}
-	cs.scratch.ids = ids
+	sc.ids = ids
 	return ids
 }
 
