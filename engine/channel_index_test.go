@@ -219,7 +219,7 @@ func TestLargeInputWrites_AsUpdatePairs(t *testing.T) {
 				want = append(want, Write{Channel: kv.Key, Value: kv.Value})
 			}
 		}
-		got, ok := g.largeInputWrites(in)
+		got, ok := g.largeInputWrites(in, 0)
 		if !ok {
 			continue
 		}

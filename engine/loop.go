@@ -74,6 +74,9 @@ func (p Phase) String() string {
 // under mu.
 type loop struct {
 	g *Graph
+	// invoked: the run's Stepper is Invoke's, which nobody views once the
+	// run ended, so finish may hand the state map itself to the result.
+	invoked bool
 	// calls are the Task calls still running in this superstep.
 	calls callTasks
 	// callErr is the first failure of a Task call this superstep (under
@@ -629,7 +632,14 @@ func (l *loop) finish(s Status) {
 	}
 	l.status = s
 	if s == StatusDone || s == StatusInterrupted {
-		l.values = l.cs.stateValues()
+		if cs := l.cs; l.invoked && !cs.view.lent.Load() {
+			// Nobody else holds the map, and nothing of the run reads it
+			// any more: the result takes it, uncopied. Lent, in case.
+			l.values = cs.state
+			cs.view.lend()
+		} else {
+			l.values = l.cs.stateValues()
+		}
 	}
 }
 

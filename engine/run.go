@@ -16,6 +16,7 @@ func (g *Graph) Invoke(ctx context.Context, input any, opts ...RunOption) (*Resu
 	if err != nil {
 		return &Result{Status: StatusFailed, Err: err}, err
 	}
+	s.l.invoked = true
 	res, err := s.Run(ctx)
 	// Nothing applies this run's writes any more: the Stepper is Invoke's.
 	s.l.cs.releaseScratch()

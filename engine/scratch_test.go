@@ -80,3 +80,41 @@ func TestScratch_SharedByRunsOfAGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestResultValues_AreTheCallers checks that a run's final state is the
+// caller's to change: Invoke hands over the run's own state map (nobody
+// views that run again), a Stepper a copy, as its View still shows the
+// state.
+func TestResultValues_AreTheCallers(t *testing.T) {
+	g, err := NewStateGraph(LastValueKey("n"), LastValueKey("m")).
+		AddNode("inc", func(_ context.Context, in any) (any, error) {
+			return Update{{Key: "n", Value: in.(map[string]any)["n"].(float64) + 1}}, nil
+		}).
+		AddEdge(Start, "inc").AddEdge("inc", End).Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	first, err := g.Invoke(ctx, map[string]any{"n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Values["n"], first.Values["m"] = "changed", "added"
+	second, err := g.Invoke(ctx, map[string]any{"n": 1})
+	if err != nil || fmt.Sprint(second.Values) != "map[n:2]" {
+		t.Fatalf("second run: %v, %v", second.Values, err)
+	}
+
+	s, err := g.Start(ctx, map[string]any{"n": 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(ctx)
+	if err != nil || fmt.Sprint(res.Values) != "map[n:6]" {
+		t.Fatalf("stepper run: %v, %v", res.Values, err)
+	}
+	res.Values["n"] = "changed"
+	if got := fmt.Sprint(s.View().Values); got != "map[n:6]" {
+		t.Fatalf("the stepper's view after its result was changed: %s", got)
+	}
+}
