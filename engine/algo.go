@@ -554,6 +554,30 @@ func (cs *channelState) refresh(id chanID) {
 	}
 }
 
+// refreshAll refreshes the channels ids. A state key that is a
+// LastValue, the usual one, is set here without refresh's calls.
+func (cs *channelState) refreshAll(ids []chanID) {
+	if !cs.valuesOff || cs.view.lent.Load() {
+		for _, id := range ids {
+			cs.refresh(id)
+		}
+		return
+	}
+	meta := cs.g.chanMeta
+	for _, id := range ids {
+		lv, isLV := cs.chans[id].(*lastValue)
+		key := meta[id].key
+		if !isLV || key < 0 {
+			cs.refresh(id)
+			continue
+		}
+		// setState's work, for a map not lent. Checked once, above: the
+		// superstep's tasks have returned, and an attempt abandoned by
+		// its timeout lent the map when it was abandoned.
+		cs.putState(cs.g.channelOrder[id], key, lv.val, lv.has)
+	}
+}
+
 // channel is the run's channel named name (nil: the graph has none).
 func (cs *channelState) channel(name string) channel {
 	if id, ok := cs.g.chanIDs[name]; ok {
@@ -816,9 +840,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			}
 		}
 	}
-	for _, id := range sc.touched {
-		cs.refresh(id)
-	}
+	cs.refreshAll(sc.touched)
 	cs.g.sortUpdated(out, sc.updatedIDs)
 	if cs.valuesOff {
 		sc.updated = out

@@ -462,9 +462,21 @@ func (l *loop) checkStateSize() error {
 		}
 	} else {
 		for _, id := range l.cs.sc().touched {
-			if i := l.g.chanMeta[id].key; i >= 0 {
-				l.resize(i, l.cs.chans[id], true)
+			i := l.g.chanMeta[id].key
+			if i < 0 {
+				continue
 			}
+			ch := l.cs.chans[id]
+			// Inline for the usual wide key, a number in a LastValue.
+			if lv, ok := ch.(*lastValue); ok && lv.has {
+				if f, ok := lv.val.(float64); ok {
+					n := numberSize(f)
+					sz.total += n - sz.size[i]
+					sz.size[i] = n
+					continue
+				}
+			}
+			l.resize(i, ch, true)
 		}
 	}
 	if sz.total <= limit {

@@ -1,6 +1,9 @@
 package engine
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // A node nearly always writes the same channels in the same order: a chain
 // step its state keys and its edge, a Send's worker its reducer key. Finding
@@ -54,6 +57,12 @@ func (c *idCache) publish(l *idList) {
 // wantsList reports whether a miss should build a list to publish.
 func (c *idCache) wantsList() bool { return c.misses.Load() < maxIDMisses }
 
+// sameString is a == b, without a call when they are the same string (a
+// node's keys usually are: constants, or strings it made once).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
 // writeChannel is the id of the channel a task's write goes to, or -1 when
 // applyWrites skips it: a reserved name (not a channel), or a channel the
 // graph does not have (LangGraph ignores writes to unknown channels).
@@ -78,7 +87,7 @@ func (cs *channelState) writeIDs(t *task) []chanID {
 		if l != nil && len(l.names) == len(ws) {
 			match := true
 			for i := range ws {
-				if l.names[i] != ws[i].Channel {
+				if !sameString(l.names[i], ws[i].Channel) {
 					match = false
 					break
 				}
@@ -118,7 +127,7 @@ func (g *Graph) stateKeys(n *node, pairs Update) *idList {
 	if l := c.last.Load(); l != nil && len(l.names) == len(pairs) {
 		match := true
 		for i := range pairs {
-			if l.names[i] != pairs[i].Key {
+			if !sameString(l.names[i], pairs[i].Key) {
 				match = false
 				break
 			}
