@@ -76,6 +76,11 @@ func (g *Graph) writeChannel(name string) chanID {
 	return -1
 }
 
+// writeIDs and stateKeys compare names in a loop of their own each: one
+// generic matcher over both element types (tried) is not inlined, costs a
+// call per name, and deepens nodeWrites' calls enough that every Send task
+// of a fan-out grew its stack.
+
 // writeIDs returns the channel ids of t's writes, in order (-1: skipped;
 // see writeChannel). The slice is shared: read it before the next call.
 func (cs *channelState) writeIDs(t *task) []chanID {
