@@ -470,9 +470,7 @@ func (l *loop) checkStateSize() error {
 			// Inline for the usual wide key, a number in a LastValue.
 			if lv, ok := ch.(*lastValue); ok && lv.has {
 				if f, ok := lv.val.(float64); ok {
-					n := numberSize(f)
-					sz.total += n - sz.size[i]
-					sz.size[i] = n
+					sz.set(i, numberSize(f))
 					continue
 				}
 			}
@@ -506,9 +504,7 @@ func (l *loop) resize(i int, ch channel, grown bool) {
 	sz := &l.sizes
 	v, ok := ch.get()
 	if f, isNumber := v.(float64); isNumber {
-		n := numberSize(f) // what measure says, without its walk
-		sz.total += n - sz.size[i]
-		sz.size[i] = n
+		sz.set(i, numberSize(f)) // what measure says, without its walk
 		return
 	}
 	n := 0
@@ -526,6 +522,11 @@ func (l *loop) resize(i int, ch channel, grown bool) {
 	if ok {
 		n, _ = measure(v, 0, math.MaxInt)
 	}
+	sz.set(i, n)
+}
+
+// set makes n the size of state key i.
+func (sz *stateSizes) set(i, n int) {
 	sz.total += n - sz.size[i]
 	sz.size[i] = n
 }
