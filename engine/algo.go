@@ -93,6 +93,9 @@ type channelState struct {
 	// scratch is applyWrites' working memory, kept between supersteps
 	// (and between runs: see takeScratch). Read it through sc.
 	scratch *applyScratch
+	// spareWrites is the memory of the last lone task's writes, which the
+	// next lone task may write into (loop.keepWrites).
+	spareWrites []Write
 	// candidates and pulls are planning's working memory.
 	candidates []*node
 	// hintIDs holds the ids of the channels the last hint names (hint).
@@ -1027,6 +1030,9 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 		// The node's own trigger list, cut to the fired one: no copy.
 		t.name, t.kind, t.index, t.triggers, t.input = n.name, pullTask, p.trigger, n.triggers[p.trigger:p.trigger+1:p.trigger+1], input
 		t.node, t.parentNS, t.cpID, t.step = n, ns, cpID, step
+	}
+	if len(tasks) == 1 && cs.spareWrites != nil {
+		tasks[0].writes, cs.spareWrites = cs.spareWrites, nil // empty: it has not run
 	}
 	return tasks
 }

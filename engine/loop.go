@@ -620,6 +620,26 @@ func reusable(pw PendingWrite) bool {
 	return !IsControlWrite(pw.Channel) || pw.Channel == NoWritesChannel
 }
 
+// keepWrites keeps the memory of a lone task's writes, now applied, for
+// the next superstep's lone task: a wide node's writes outgrow the task's
+// own buffer, and each superstep allocated them anew. Only where nothing
+// reads a task's writes once they are applied: a run of Invoke's (no view
+// of its tasks), with no saver, listener or hook, of a node with no cache
+// (which keeps writes) and no timeout (an abandoned attempt may still be
+// writing). Task calls add tasks: then there is not one.
+func (l *loop) keepWrites() {
+	l.cs.spareWrites = nil
+	if !l.invoked || !l.cs.valuesOff || l.opts.Hook != nil || len(l.tasks) != 1 {
+		return
+	}
+	t := l.tasks[0]
+	if n := t.node; n == nil || n.cache != nil || n.timeout != nil || cap(t.writes) <= len(t.writeBuf) {
+		return // its own buffer, if it used it, goes with it
+	}
+	clear(t.writes) // keeps no values
+	l.cs.spareWrites = t.writes[:0]
+}
+
 func (l *loop) fail(err error) error {
 	l.err = err
 	l.finish(StatusFailed)
@@ -653,6 +673,7 @@ func (l *loop) update(ctx context.Context) error {
 	if err := l.checkStateSize(); err != nil {
 		return l.fail(err)
 	}
+	l.keepWrites()
 	l.hint = l.cs.hint(updated)
 	// The superstep's writes are applied: they belong to the checkpoint
 	// before this one, and the next superstep plans without them

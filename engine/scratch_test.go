@@ -118,3 +118,85 @@ func TestResultValues_AreTheCallers(t *testing.T) {
 		t.Fatalf("the stepper's view after its result was changed: %s", got)
 	}
 }
+
+// TestKeepWrites_LoneTasksShareWriteMemory runs a chain of lone tasks
+// whose writes outgrow a task's own buffer by different amounts, in and
+// out of it, one of them retried after its route failed with its state
+// writes already made: each superstep may write into the memory of the
+// last one's writes (loop.keepWrites), and every run must still end with
+// exactly the values its nodes wrote.
+func TestKeepWrites_LoneTasksShareWriteMemory(t *testing.T) {
+	sizes := []int{6, 8, 5, 2, 9, 7}
+	var keys []KeySpec
+	for i := 0; i < 12; i++ {
+		keys = append(keys, LastValueKey(fmt.Sprint("k", i)))
+	}
+	sg := NewStateGraph(append(keys, LastValueKey("seed"))...)
+	failed := map[float64]bool{}
+	for i, n := range sizes {
+		name := fmt.Sprint("n", i)
+		sg.AddNode(name, func(_ context.Context, in any) (any, error) {
+			seed := in.(map[string]any)["seed"].(float64)
+			var upd Update
+			for k := 0; k < n; k++ {
+				upd = append(upd, KV{Key: fmt.Sprint("k", (i+k)%12), Value: seed*100 + float64(10*i+k)})
+			}
+			return upd, nil
+		}, WithRetry(RetryPolicy{MaxAttempts: 2, RetryOn: func(error) bool { return true }}))
+		if i == 0 {
+			sg.AddEdge(Start, name)
+		}
+		next := End
+		if i+1 < len(sizes) {
+			next = fmt.Sprint("n", i+1)
+		}
+		if i == 1 {
+			sg.AddConditionalEdges(name, func(_ context.Context, st map[string]any) (any, error) {
+				seed := st["seed"].(float64)
+				if !failed[seed] {
+					failed[seed] = true
+					return nil, errors.New("route fails once")
+				}
+				return next, nil
+			}, next)
+			continue
+		}
+		sg.AddEdge(name, next)
+	}
+	g, err := sg.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := 1.0; seed <= 3; seed++ {
+		res, err := g.Invoke(context.Background(), map[string]any{"seed": seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"seed": seed}
+		for i, n := range sizes {
+			for k := 0; k < n; k++ {
+				want[fmt.Sprint("k", (i+k)%12)] = seed*100 + float64(10*i+k)
+			}
+		}
+		if fmt.Sprint(res.Values) != fmt.Sprint(want) {
+			t.Fatalf("seed %v: state %v, want %v", seed, res.Values, want)
+		}
+	}
+	// A listener keeps the writes it was given: they stay its own.
+	var got []Event
+	if _, err := g.Invoke(context.Background(), map[string]any{"seed": 9.0}, WithEvents(func(e Event) {
+		if e.Kind == EventTaskResult {
+			got = append(got, e)
+		}
+	})); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range got {
+		i := int(e.Node[1] - '0')
+		for k, w := range e.Writes[:sizes[i]] {
+			if want := 900 + float64(10*i+k); w.Value != want {
+				t.Fatalf("%s's write %d, as its event has it after the run: %v, want %v", e.Node, k, w, want)
+			}
+		}
+	}
+}

@@ -182,9 +182,13 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) (writes []Write
 	// attempt uses the buffer: a timed attempt runs on a copy of the scope
 	// and, once abandoned, may still get here while a retry fills it.
 	need := len(pairs) + len(gotos) + len(n.edgeWrites) + len(n.branches)
-	if own, _ := ctx.(*taskScope); own == &t.scope && need <= len(t.writeBuf) {
+	own, _ := ctx.(*taskScope)
+	switch {
+	case own == &t.scope && need <= len(t.writeBuf):
 		writes = t.writeBuf[:0]
-	} else {
+	case own == &t.scope && len(t.writes) == 0 && cap(t.writes) >= need:
+		writes = t.writes[:0] // an earlier task's memory (loop.keepWrites)
+	default:
 		writes = make([]Write, 0, need)
 	}
 	writes = l.g.stateWrites(n, writes, pairs)
