@@ -75,9 +75,6 @@ var timeType = reflect.TypeFor[time.Time]()
 // the struct's address, not a reflect.Value: a small state's fields all
 // decode without reflect.
 func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst unsafe.Pointer, copyState func(dst, src unsafe.Pointer)) error {
-	if !s.cached {
-		return s.decodeAt(state, dst)
-	}
 	c.mu.Lock()
 	now, changed, incremental := engine.StateChanges(ctx, state, c.mark)
 	if now == (engine.StateMark{}) {

@@ -54,6 +54,7 @@ type StateGraph[S any] struct {
 	schema *schema
 	cache  *stateCache // the state its nodes and routes decoded last
 	states *statePool[S]
+	cached bool // nodes and routes decode through cache (cache.go)
 	err    error
 }
 
@@ -64,13 +65,14 @@ func NewGraph[S any](name string, opts ...Option) *StateGraph[S] {
 	for _, opt := range opts {
 		opt(o)
 	}
-	sc, err := newSchema(reflect.TypeFor[S](), o)
-	g := &StateGraph[S]{schema: sc, cache: &stateCache{}, states: &statePool[S]{}, err: err}
-	if err != nil {
-		g.b = engine.NewStateGraph()
-	} else {
-		g.b = engine.NewStateGraph(sc.keys...)
+	sc, err := schemaFor(ptrTypeOf[S]())
+	var keys []engine.KeySpec
+	if err == nil {
+		keys, err = sc.keySpecs(o)
 	}
+	g := &StateGraph[S]{schema: sc, cache: &stateCache{}, states: &statePool[S]{}, err: err}
+	g.cached = err == nil && len(sc.shared) >= cacheFrom
+	g.b = engine.NewStateGraph(keys...)
 	g.b.Named(name)
 	return g
 }
@@ -244,7 +246,7 @@ func (g *StateGraph[S]) state(ctx context.Context, input any) (*S, error) {
 // zero unless dirty (a recycled copy).
 func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S, dirty bool) error {
 	m, ok := input.(map[string]any)
-	if !ok || !g.schema.cached {
+	if !ok || !g.cached {
 		if dirty {
 			var zero S
 			*s = zero

@@ -77,7 +77,7 @@ func TestUpdate_GotoLeavesOtherCopiesAlone(t *testing.T) {
 	type S struct {
 		A, B, C int
 	}
-	sc, err := newSchema(reflect.TypeFor[S](), &options{reducers: map[string]reducerDef{}})
+	sc, err := schemaOf(reflect.TypeFor[S]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestSet_WritesWhatTheCodecMakes(t *testing.T) {
 		M   map[string]int `json:"m"`
 		P   *int           `json:"p"`
 	}
-	sc, err := newSchema(reflect.TypeFor[S](), &options{reducers: map[string]reducerDef{}})
+	sc, err := schemaOf(reflect.TypeFor[S]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestFieldFor_StructPastTheOffsetTable(t *testing.T) {
 		C   float64                   `json:"c"`
 		D   bool                      `json:"d"`
 	}
-	sc, err := newSchema(reflect.TypeFor[S](), &options{reducers: map[string]reducerDef{}})
+	sc, err := schemaOf(reflect.TypeFor[S]())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,18 +6,22 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
 
-// schema is what a state struct declares: one state key per exported field,
-// in field order, each with its channel and codec.
+// schema is what a state struct type declares: one state key per exported
+// field, in field order, each with its codec. It depends on the type alone
+// (a graph's options choose only the channels: keySpecs), so it is built
+// once per type (schemaFor), and Write resolves an Update's changes
+// through it before any graph is known.
 type schema struct {
 	typ    reflect.Type
 	fields []field
 	byKey  map[string]int
-	keys   []engine.KeySpec
 	// offsets holds each field's offset, ascending (struct order).
 	offsets []uintptr
 	// atOffset[off] is 1 + the index of the first field at offset off (0:
@@ -27,7 +31,6 @@ type schema struct {
 	// shared and unshared split fields (indexes into fields) by whether
 	// a decoded value may be copied to several tasks (see cache.go).
 	shared, unshared []int
-	cached           bool // nodes decode through a stateCache (cache.go)
 }
 
 type field struct {
@@ -85,7 +88,61 @@ type options struct {
 
 var messagesType = reflect.TypeFor[Messages]()
 
-func newSchema(t reflect.Type, o *options) (*schema, error) {
+// schemaEntry is a state type's schema, or why it is not one.
+type schemaEntry struct {
+	ptrType unsafe.Pointer // the runtime type of *S (ifaceWords)
+	s       *schema
+	err     error
+}
+
+var (
+	schemas    sync.Map                    // runtime type of *S → *schemaEntry
+	lastSchema atomic.Pointer[schemaEntry] // the last one looked up: a Write's usual hit
+)
+
+// schemaFor is the schema of the struct S whose pointer type *S has the
+// runtime type ptrType, built on first use. A graph's nodes write one
+// state type, so the last type looked up is checked first, without a map
+// lookup.
+func schemaFor(ptrType unsafe.Pointer) (*schema, error) {
+	if e := lastSchema.Load(); e != nil && e.ptrType == ptrType {
+		return e.s, e.err
+	}
+	v, ok := schemas.Load(ptrType)
+	if !ok {
+		s, err := newSchema(reflect.TypeOf(box(ptrType, nil)).Elem())
+		v, _ = schemas.LoadOrStore(ptrType, &schemaEntry{ptrType: ptrType, s: s, err: err})
+	}
+	e := v.(*schemaEntry)
+	lastSchema.Store(e)
+	return e.s, e.err
+}
+
+// ptrTypeOf is the runtime type of *S, from a nil pointer: no value of
+// the caller's flows into it.
+func ptrTypeOf[S any]() unsafe.Pointer { return typeWord((*S)(nil)) }
+
+// schemaOf is the schema of the struct type t (schemaFor).
+func schemaOf(t reflect.Type) (*schema, error) {
+	return schemaFor(typeWord(reflect.Zero(reflect.PointerTo(t)).Interface()))
+}
+
+// keySpecs are the graph's state keys for the schema's fields, in order:
+// their channels, which options (registered reducers) choose.
+func (s *schema) keySpecs(o *options) ([]engine.KeySpec, error) {
+	keys := make([]engine.KeySpec, len(s.fields))
+	for i, f := range s.fields {
+		spec, err := keySpec(f, o)
+		if err != nil {
+			return nil, &SchemaError{Struct: s.typ, Field: f.goName, Msg: err.Error()}
+		}
+		keys[i] = spec
+	}
+	return keys, nil
+}
+
+// newSchema builds the schema of t (use schemaFor: one per type).
+func newSchema(t reflect.Type) (*schema, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("%w: got %s", ErrNotStruct, t)
 	}
@@ -112,10 +169,6 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 			where:  fmt.Sprintf("state field %s (key %q)", sf.Name, key),
 			shared: shareable(sf.Type),
 		}
-		spec, err := keySpec(f, o)
-		if err != nil {
-			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: err.Error()}
-		}
 		f.order = len(s.fields)
 		s.byKey[key] = len(s.fields)
 		if f.shared {
@@ -125,9 +178,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		}
 		s.fields = append(s.fields, f)
 		s.offsets = append(s.offsets, f.offset)
-		s.keys = append(s.keys, spec)
 	}
-	s.cached = len(s.shared) >= cacheFrom
 	if size := t.Size(); size <= maxIndexedSize && len(s.fields) < math.MaxInt16 {
 		s.atOffset = make([]int16, size+1)
 		for i := len(s.fields) - 1; i >= 0; i-- { // the first of fields sharing an offset wins
