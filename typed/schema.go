@@ -45,9 +45,10 @@ type field struct {
 	own     ownValue       // whether a typ value is its own engine value
 	codec   *codec
 	fast    fastKind
-	reducer string // "" (LastValue), "append", "add_messages" or a registered name
-	where   string // for errors: `state field Total (key "total")`
-	shared  bool   // its values share nothing mutable (cache.go)
+	reducer string    // "" (LastValue), "append", "add_messages" or a registered name
+	where   string    // for errors: `state field Total (key "total")`
+	shared  bool      // its values share nothing mutable (cache.go)
+	lists   *listMemo // for a list of numbers, strings or bools (cache.go)
 }
 
 // Reducer is a named fold for a state field: a field tagged
@@ -167,7 +168,7 @@ func newSchema(t reflect.Type) (*schema, error) {
 			valType: valueTypeWord(sf.Type), own: ownValueOf(sf.Type),
 			codec: codecFor(sf.Type), fast: fastKindFor(sf.Type), reducer: sf.Tag.Get("reducer"),
 			where:  fmt.Sprintf("state field %s (key %q)", sf.Name, key),
-			shared: shareable(sf.Type),
+			shared: shareable(sf.Type), lists: newListMemo(sf.Type),
 		}
 		f.order = len(s.fields)
 		s.byKey[key] = len(s.fields)

@@ -47,6 +47,13 @@ func Set[T any](field *T, value T) Change {
 	case bool:
 		return Change{ptr: field, value: v}
 	case []int:
+		if len(v) == 1 && int64(v[0]) >= -(1<<53) && int64(v[0]) <= 1<<53 {
+			// A list of one, in Set's own frame: its allocation is one
+			// frame shallower on a fan-out task's stack (see oneList).
+			b := new(oneList[float64])
+			b.v = float64(v[0])
+			return Change{ptr: field, value: b.boxed(float64Type)}
+		}
 		if out := encodeIntList(v); out != nil {
 			return Change{ptr: field, value: out}
 		}
@@ -75,6 +82,11 @@ func encodeIntList(l []int) any {
 	}
 	if len(l) > shortListLen {
 		return longIntList(l)
+	}
+	if len(l) == 1 {
+		b := new(oneList[float64])
+		b.v = float64(l[0])
+		return b.boxed(float64Type)
 	}
 	b := new(shortList[float64])
 	for i, x := range l {
@@ -107,6 +119,25 @@ func (b *shortList[E]) boxed(n int, typ unsafe.Pointer) any {
 	return box(anyListType, unsafe.Pointer(&b.h))
 }
 
+// oneList is shortList for a list of one element, the most common (an
+// item appended to a list), in a block of 48 bytes for a float64 rather
+// than shortList's 128: a fan-out's Send task allocates it under the
+// user's node, where the allocator's slow path (once per span of its
+// size class, so less often for smaller blocks) can outgrow the task's
+// first stack.
+type oneList[E float64 | string] struct {
+	h []any
+	a [1]any
+	v E
+}
+
+// boxed is shortList.boxed for b's one value.
+func (b *oneList[E]) boxed(typ unsafe.Pointer) any {
+	b.a[0] = box(typ, unsafe.Pointer(&b.v))
+	b.h = b.a[:1:1]
+	return box(anyListType, unsafe.Pointer(&b.h))
+}
+
 // longIntList is encodeIntList of a list longer than shortListLen.
 //
 //go:noinline
@@ -124,6 +155,11 @@ func longIntList(l []int) any {
 func encodeStrings(l []string) any {
 	if len(l) > shortListLen {
 		return longStrings(l)
+	}
+	if len(l) == 1 {
+		b := new(oneList[string])
+		b.v = l[0]
+		return b.boxed(stringType)
 	}
 	b := new(shortList[string])
 	copy(b.v[:], l)
