@@ -28,6 +28,8 @@ type schema struct {
 	// none), for a struct of at most maxIndexedSize bytes: resolving a
 	// change is then one load, not a search.
 	atOffset []int16
+	// ptrTypes holds each field's ptrType, for fieldAt's one load.
+	ptrTypes []unsafe.Pointer
 	// shared and unshared split fields (indexes into fields) by whether
 	// a decoded value may be copied to several tasks (see cache.go).
 	shared, unshared []int
@@ -179,6 +181,7 @@ func newSchema(t reflect.Type) (*schema, error) {
 		}
 		s.fields = append(s.fields, f)
 		s.offsets = append(s.offsets, f.offset)
+		s.ptrTypes = append(s.ptrTypes, f.ptrType)
 	}
 	if size := t.Size(); size <= maxIndexedSize && len(s.fields) < math.MaxInt16 {
 		s.atOffset = make([]int16, size+1)
@@ -354,6 +357,19 @@ func (f *field) encode(v reflect.Value) (any, error) {
 // maxIndexedSize is the largest state struct whose fields are found by
 // an offset table (schema.atOffset): two bytes a byte of the struct.
 const maxIndexedSize = 4096
+
+// fieldAt is the field fieldFor finds in its usual case, the first at
+// off in the offset table, or nil (fieldFor then finds it, if any): small
+// enough to be inlined where a node's one change is resolved, on every
+// node of a chain or a loop.
+func (s *schema) fieldAt(off uintptr, pt unsafe.Pointer) *field {
+	if off < uintptr(len(s.atOffset)) {
+		if i := int(s.atOffset[off]) - 1; i >= 0 && s.ptrTypes[i] == pt {
+			return &s.fields[i]
+		}
+	}
+	return nil
+}
 
 // fieldFor is the field at offset off whose pointers have the runtime type
 // pt. Fields are in struct order, so by offset; a zero-size field shares

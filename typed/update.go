@@ -505,7 +505,7 @@ func notAField(s *schema, i int, pt unsafe.Pointer) error {
 // is nodeResult's.
 func (s *schema) nodeOutput(name string, u *update, out *engine.Update) (any, error) {
 	if u.off != inRest && u.typ != nil {
-		if f, ok := s.fieldFor(u.off, u.typ, 0); ok && f.encoded(&u.value) {
+		if f := s.fieldAt(u.off, u.typ); f != nil && f.encoded(&u.value) {
 			if out == nil || cap(*out) == 0 {
 				w := new(oneWrite)
 				w.out, out = w.kv[:0], &w.out
