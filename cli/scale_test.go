@@ -100,12 +100,13 @@ func damageBlob(t *testing.T, db, thread, channel string, version int64) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	// persist's key layout: the channel, 0x00 0x00, then the version as
-	// 8 big-endian bytes with the sign bit flipped.
-	prefix := append([]byte(channel), 0, 0)
-	prefix = append(prefix, byte(0x80), 0, 0, 0, 0, 0, 0, byte(version))
+	// persist's key layout (layout 3, the root namespace's values in the
+	// thread's bucket): 'b', the version as 8 big-endian bytes with the
+	// sign bit flipped, the channel, 0x00 0x00, then a sequence number.
+	prefix := []byte{'b', 0x80, 0, 0, 0, 0, 0, 0, byte(version)}
+	prefix = append(append(prefix, channel...), 0, 0)
 	err = b.Update(func(tx *bolt.Tx) error {
-		blobs := tx.Bucket([]byte("threads")).Bucket([]byte(thread)).Bucket([]byte("n")).Bucket([]byte("blob"))
+		blobs := tx.Bucket([]byte("threads")).Bucket([]byte(thread))
 		c := blobs.Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			return blobs.Put(bytes.Clone(k), []byte{0} /* shorter than any value record */)

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -22,11 +23,20 @@ func TestThreads_OneUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = b.Update(func(tx *bolt.Tx) error {
-		cps := tx.Bucket([]byte("threads")).Bucket([]byte("bad")).Bucket([]byte("n")).Bucket([]byte("cp"))
-		k, v := cps.Cursor().Last()
+		// persist's layout 3 keeps the root namespace's records in the
+		// thread's bucket; a checkpoint record's key is 'r', the id,
+		// 0x00 0x00, 'c'. Ids sort by time: the last is the latest.
+		tb := tx.Bucket([]byte("threads")).Bucket([]byte("bad"))
+		var k, v []byte
+		c := tb.Cursor()
+		for ck, cv := c.Seek([]byte{'r'}); len(ck) > 0 && ck[0] == 'r'; ck, cv = c.Next() {
+			if i := bytes.Index(ck, []byte{0, 0}); i > 0 && i+2 < len(ck) && ck[i+2] == 'c' {
+				k, v = ck, cv
+			}
+		}
 		// The record cut short after its format byte, as a torn write
 		// would leave it.
-		return cps.Put(append([]byte(nil), k...), []byte{v[0], '{'})
+		return tb.Put(bytes.Clone(k), []byte{v[0], '{'})
 	})
 	if cerr := b.Close(); err == nil {
 		err = cerr

@@ -129,7 +129,12 @@ func checkTop(tx *bolt.Tx, rep *checkReport) {
 
 // checkThread checks one thread's bucket: its own keys, and each
 // namespace.
+//
+// In the ordered layout (ordered.go) the thread's bucket also holds the
+// root namespace's records, and a namespace's bucket holds records only:
+// every key must be a record of one of the four kinds.
 func checkThread(tb *bolt.Bucket, thread string, rep *checkReport) {
+	ordered := layoutOf(tb.Tx()) >= orderedLayout
 	c := tb.Cursor()
 	keys := threadKeys(tb, thread)
 	for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -139,9 +144,15 @@ func checkThread(tb *bolt.Bucket, thread string, rep *checkReport) {
 			rep.sum.add(v, true)
 			_, err := keys.open(k, v)
 			rep.bad(err)
+		case ordered && v != nil && len(k) > 0 && (k[0] == rangeValues || k[0] == rangeRecords):
+			// The root namespace's: checked below, once their kind is
+			// known.
+			if _, ok := orderedKind(k); !ok {
+				rep.bad(corruptf("%s: unknown key %q", where, k))
+			}
 		case v != nil:
 			rep.bad(corruptf("%s: unknown key %q", where, k))
-		case len(k) == 0 || k[0] != 'n':
+		case len(k) == 0 || k[0] != 'n' || (ordered && len(k) == 1):
 			rep.bad(corruptf("%s: unknown bucket %q", where, k))
 		default:
 			ns := string(k[1:])
@@ -149,15 +160,27 @@ func checkThread(tb *bolt.Bucket, thread string, rep *checkReport) {
 			if rep.bad(err) {
 				continue
 			}
-			checkNSBuckets(tb.Bucket(k), thread, ns, rep)
-			for _, err := range b.check(&rep.sum) {
-				var de *DamagedRecordError
-				if !errors.As(err, &de) { // names its place itself
-					err = fmt.Errorf("thread %q namespace %q: %w", thread, ns, err)
-				}
-				rep.bad(err)
+			if ordered {
+				checkOrderedKeys(tb.Bucket(k), thread, ns, rep)
+			} else {
+				checkNSBuckets(tb.Bucket(k), thread, ns, rep)
 			}
+			checkNS(b, thread, ns, rep)
 		}
+	}
+	if ordered {
+		checkNS(newNSBuckets([4]*bolt.Bucket{tb, tb, tb, tb}, thread, "", sealedTx(tb.Tx()), true), thread, "", rep)
+	}
+}
+
+// checkNS checks namespace ns's records.
+func checkNS(b *nsBuckets, thread, ns string, rep *checkReport) {
+	for _, err := range b.check(&rep.sum) {
+		var de *DamagedRecordError
+		if !errors.As(err, &de) { // names its place itself
+			err = fmt.Errorf("thread %q namespace %q: %w", thread, ns, err)
+		}
+		rep.bad(err)
 	}
 }
 
@@ -179,7 +202,9 @@ func checkNSBuckets(nb *bolt.Bucket, thread, ns string, rep *checkReport) {
 // scan opens every record and calls fn with those that open; the others
 // go to rep. Every record counts in rep's digest.
 func (r *records) scan(fn func(k, v []byte), rep *checkReport) {
-	r.bk.ForEach(func(k, stored []byte) error {
+	c := r.rawCursor()
+	for k := c.first(); k != nil; k = c.next() {
+		stored := c.at
 		if stored != nil && r.sealed {
 			rep.sum.add(stored, true)
 		}
@@ -187,8 +212,7 @@ func (r *records) scan(fn func(k, v []byte), rep *checkReport) {
 		if !rep.bad(err) {
 			fn(k, v)
 		}
-		return nil
-	})
+	}
 }
 
 // check verifies one namespace and returns what is wrong with it. Its

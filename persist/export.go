@@ -59,13 +59,9 @@ func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, finger
 		if err != nil {
 			return err
 		}
-		err = tb.ForEachBucket(func(name []byte) error {
-			if len(name) == 0 || name[0] != 'n' {
-				return nil
-			}
-			ns := string(name[1:])
+		err = eachNamespace(tb, func(ns string) error {
 			b, err := nsIn(tb, threadID, ns, false)
-			if err != nil {
+			if b == nil || err != nil {
 				return err
 			}
 			return b.exportRecords(ctx, ns, ew.write)

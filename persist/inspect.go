@@ -1,7 +1,6 @@
 package persist
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"time"
@@ -94,10 +93,8 @@ func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 	if len(u) == 8 {
 		info.Updated = time.Unix(0, int64(binary.BigEndian.Uint64(u)))
 	}
-	err = tb.ForEachBucket(func(name []byte) error {
-		if len(name) > 0 && name[0] == 'n' {
-			info.Namespaces++
-		}
+	err = eachNamespace(tb, func(string) error {
+		info.Namespaces++
 		return nil
 	})
 	if err != nil {
@@ -117,10 +114,9 @@ func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 		return info, err
 	}
 	info.LastID, info.LastStep, info.LastSource, info.LastTS = lastID, rec.Meta.Step, rec.Meta.Source, rec.TS
-	prefix := writePrefix(lastID)
 	c := b.writes.Cursor()
 	var saved []engine.PendingWrite
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+	for k, v := c.SeekPrefix(writePrefix(lastID)); k != nil; k, v = c.Next() {
 		info.PendingWrites++
 		_, task, _, err := parseWriteKey(k)
 		if err != nil {
@@ -156,9 +152,8 @@ func (s *Store) Children(ctx context.Context, cfg engine.Config) ([]string, erro
 		if b == nil || err != nil || cfg.ThreadID == "" {
 			return err
 		}
-		prefix := writePrefix(cfg.CheckpointID)
 		c := b.kids.Cursor()
-		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		for k, _ := c.SeekPrefix(writePrefix(cfg.CheckpointID)); k != nil; k, _ = c.Next() {
 			_, child, err := parseChildKey(k)
 			if err != nil {
 				return corruptf("child index: %v", err)

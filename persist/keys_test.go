@@ -168,3 +168,142 @@ func TestKeys_EncodingIsPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderedKeys_EncodingIsPinned: the ordered layout's keys (layout 3,
+// ordered.go) are the file format: pinned byte for byte.
+func TestOrderedKeys_EncodingIsPinned(t *testing.T) {
+	for _, c := range []struct {
+		kind byte
+		key  []byte
+		want string
+	}{
+		{kindCheckpoint, checkpointKey("c1"), "rc1\x00\x00c"},
+		{kindWrite, writeKey("c1", "t\x00", -3), "rc1\x00\x00wt\x00\xff\x00\x00\x7f\xff\xff\xff\xff\xff\xff\xfd"},
+		{kindChild, childKey("c1", "c2"), "rc1\x00\x00kc2\x00\x00"},
+		{kindBlob, blobKey("msgs", 5, 2), "b\x80\x00\x00\x00\x00\x00\x00\x05msgs\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02"},
+	} {
+		got, ok := appendOrderedKey(nil, c.kind, c.key)
+		if !ok || string(got) != c.want {
+			t.Errorf("ordered key of %c %q = %q, %v; want %q", c.kind, c.key, got, ok, c.want)
+		}
+		back, ok := kindKey(c.kind, got)
+		if !ok || !bytes.Equal(back, c.key) {
+			t.Errorf("kindKey(%c, %q) = %q, %v; want %q", c.kind, got, back, ok, c.key)
+		}
+		if kind, ok := orderedKind(got); !ok || kind != c.kind {
+			t.Errorf("orderedKind(%q) = %c, %v; want %c", got, kind, ok, c.kind)
+		}
+	}
+}
+
+// TestOrderedKeys_RoundTripAndOrder: within each kind the ordered keys
+// sort as the kind's keys do (cursors walk checkpoints, writes and child
+// edges in their order), every key maps back, and a checkpoint's record,
+// child edges and writes sort together, before the next checkpoint's.
+func TestOrderedKeys_RoundTripAndOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(testSeed(t), 2))
+	type rec struct {
+		kind byte
+		key  []byte
+		id   string // the checkpoint the record belongs to
+	}
+	for i := 0; i < 2000; i++ {
+		var a, b rec
+		for _, p := range []*rec{&a, &b} {
+			id := randKeyString(r)
+			switch r.IntN(4) {
+			case 0:
+				*p = rec{kindCheckpoint, checkpointKey(id), id}
+			case 1:
+				*p = rec{kindWrite, writeKey(id, randKeyString(r), r.Int64N(7)-3), id}
+			case 2:
+				*p = rec{kindChild, childKey(id, randKeyString(r)), id}
+			default:
+				*p = rec{kindBlob, blobKey(randKeyString(r), r.Int64N(5), uint64(r.IntN(3))), ""}
+			}
+		}
+		pa, ok1 := appendOrderedKey(nil, a.kind, a.key)
+		pb, ok2 := appendOrderedKey(nil, b.kind, b.key)
+		if !ok1 || !ok2 {
+			t.Fatalf("no ordered key for %q or %q", a.key, b.key)
+		}
+		for _, x := range []struct {
+			rec
+			p []byte
+		}{{a, pa}, {b, pb}} {
+			if back, ok := kindKey(x.kind, x.p); !ok || !bytes.Equal(back, x.key) {
+				t.Fatalf("kindKey(%c, %q) = %q, %v; want %q", x.kind, x.p, back, ok, x.key)
+			}
+			for _, other := range []byte{kindCheckpoint, kindWrite, kindChild, kindBlob} {
+				if _, ok := kindKey(other, x.p); ok != (other == x.kind) {
+					t.Fatalf("kindKey(%c, %q) ok = %v", other, x.p, ok)
+				}
+			}
+		}
+		got := bytes.Compare(pa, pb)
+		switch {
+		case a.kind == kindBlob && b.kind == kindBlob:
+			// Values sort by version first: new versions sort last.
+			cha, va, sa, _ := parseBlobKey(a.key)
+			chb, vb, sb, _ := parseBlobKey(b.key)
+			if want := cmp.Or(cmp.Compare(va, vb), cmp.Compare(cha, chb), cmp.Compare(sa, sb)); got != want {
+				t.Fatalf("values %q, %q compare %d, their ordered keys %d", a.key, b.key, want, got)
+			}
+		case a.kind == b.kind:
+			if want := bytes.Compare(a.key, b.key); got != want {
+				t.Fatalf("%c keys %q, %q compare %d, their ordered keys %d", a.kind, a.key, b.key, want, got)
+			}
+		case a.kind != kindBlob && b.kind != kindBlob && a.id != b.id:
+			if want := cmp.Compare(a.id, b.id); got != want {
+				t.Fatalf("records of checkpoints %q, %q compare %d, want %d", a.id, b.id, got, want)
+			}
+		}
+	}
+}
+
+// TestFirstLen: the length of a key's first string element, escapes
+// included, and -1 for a key without a whole, well-formed one.
+func TestFirstLen(t *testing.T) {
+	for k, want := range map[string]int{
+		"":                          -1,
+		"a":                         -1,
+		"a\x00":                     -1,
+		"a\x00\x00":                 3,
+		"a\x00\x00rest":             3,
+		"\x00\x00":                  2,
+		"a\x00\xffb\x00\x00":        6,
+		"\x00\xff\x00\xff\x00\x00x": 6,
+		"a\x00\x01\x00\x00":         -1,
+		"a\x00\xff":                 -1,
+	} {
+		if got := firstLen([]byte(k)); got != want {
+			t.Errorf("firstLen(%q) = %d, want %d", k, got, want)
+		}
+	}
+}
+
+// TestOrderedKeys_AnyBytes: any stored key, however damaged, is either
+// exactly one kind's ordered key, mapping back to itself, or none (Check
+// reports it); nothing panics.
+func TestOrderedKeys_AnyBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(testSeed(t), 3))
+	alphabet := []byte{0x00, 0xff, 0x80, 'b', 'c', 'k', 'r', 'w', 'x'}
+	for range 50000 {
+		p := make([]byte, r.IntN(28))
+		for i := range p {
+			p[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		kind, ok := orderedKind(p)
+		for _, k := range []byte{kindCheckpoint, kindBlob, kindWrite, kindChild} {
+			kk, kok := kindKey(k, p)
+			if kok != isOrderedKind(k, p) || kok != (ok && k == kind) {
+				t.Fatalf("key %q, kind %c: kindKey ok %v, isOrderedKind %v, orderedKind %c %v", p, k, kok, isOrderedKind(k, p), kind, ok)
+			}
+			if kok {
+				if back, bok := appendOrderedKey(nil, k, kk); !bok || !bytes.Equal(back, p) {
+					t.Fatalf("key %q of kind %c maps to %q and back to %q, %v", p, k, kk, back, bok)
+				}
+			}
+		}
+	}
+}

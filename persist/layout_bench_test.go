@@ -24,8 +24,9 @@ import (
 //   - cpfirst: like prefixed, but checkpoint records, pending writes and
 //     child edges share one range ordered by checkpoint id first; values
 //     keep their own range, ordered by channel.
-//   - ordered: like cpfirst, the root namespace's records in the thread's
-//     bucket itself, and values keyed (version, channel, seq):
+//   - ordered (the store's layout 3 since it was measured here, see
+//     ordered.go): like cpfirst, the root namespace's records in the
+//     thread's bucket itself, and values keyed (version, channel, seq):
 //     a superstep gives the channels it changes versions above every
 //     existing one (engine/algo.go applyWrites), so new values sort last
 //     too, and records keep naming their values by (version, seq).

@@ -87,12 +87,9 @@ func TestHeads_ReadRecordsOnly(t *testing.T) {
 	s.Close()
 
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		ns := tx.Bucket([]byte("threads")).Bucket([]byte("t")).Bucket([]byte("n"))
 		for _, name := range []string{"blob", "w"} {
-			b := ns.Bucket([]byte(name))
-			var keys [][]byte
-			b.ForEach(func(k, _ []byte) error { keys = append(keys, append([]byte(nil), k...)); return nil })
-			for _, k := range keys {
+			b := persist.RawRecordsForTest(tx, "t", "", name)
+			for _, k := range b.Keys() {
 				if err := b.Delete(k); err != nil {
 					return err
 				}
@@ -187,11 +184,10 @@ func TestHeads_ReportDamage(t *testing.T) {
 	askThread(t, s)
 	s.Close()
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		cps := tx.Bucket([]byte("threads")).Bucket([]byte("t")).Bucket([]byte("n")).Bucket([]byte("cp"))
-		k, v := cps.Cursor().First() // the oldest: listed last
-		d := append([]byte(nil), v...)
+		cps := persist.RawRecordsForTest(tx, "t", "", "cp")
+		k, d := cps.First() // the oldest: listed last
 		d[len(d)/2] ^= 0x20
-		return cps.Put(append([]byte(nil), k...), d)
+		return cps.Put(k, d)
 	})
 	s = openAt(t, path, persist.Options{ReadOnly: true})
 	defer s.Close()

@@ -29,9 +29,9 @@ type round struct {
 	delta   digest // added to the stored digest; n wraps for removals
 	touched map[string]struct{}
 	ns      map[roundNSKey]*nsBuckets
-	// layoutRead caches sealedTx: 0 not read yet, 1 unsealed, 2 sealed.
-	// (The layout is written only by Open, before any round.)
-	layoutRead uint8
+	// layout caches layoutOf, 0 until read. (The layout is written
+	// only by Open, before any round.)
+	layout uint32
 }
 
 type roundNSKey struct{ thread, ns string }

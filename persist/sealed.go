@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -62,6 +63,11 @@ type records struct {
 	ns     string
 	sealed bool   // layout 2 or later
 	seed   uint32 // the CRC of (kind, thread, ns)
+	// ordered: layout 3 or later, where bk holds every kind's records
+	// under ordered keys (ordered.go). The methods take and return the
+	// kind's own keys, which the seals cover, in every layout.
+	ordered bool
+	scratch []byte // the ordered key of a lookup; bbolt keeps no lookup key
 }
 
 // newRecords wraps bk; sealed says whether the file seals its records
@@ -105,30 +111,8 @@ func crcString(crc uint32, s string) uint32 {
 }
 
 // sealedTx reports whether tx's file seals its records: its layout is 2 or
-// later. checkLayout has already refused a file whose layout it cannot
-// read.
-func sealedTx(tx *bolt.Tx) bool {
-	if r := roundOf(tx); r != nil {
-		if r.layoutRead == 0 {
-			r.layoutRead = 1
-			if sealedLayoutOf(tx) {
-				r.layoutRead = 2
-			}
-		}
-		return r.layoutRead == 2
-	}
-	return sealedLayoutOf(tx)
-}
-
-// sealedLayoutOf is sealedTx read from the meta bucket.
-func sealedLayoutOf(tx *bolt.Tx) bool {
-	meta := tx.Bucket(bucketMeta)
-	if meta == nil {
-		return true // being created: checkLayout writes the current layout
-	}
-	v := meta.Get(keyLayout)
-	return len(v) == 4 && binary.BigEndian.Uint32(v) >= sealedLayout
-}
+// later.
+func sealedTx(tx *bolt.Tx) bool { return layoutOf(tx) >= sealedLayout }
 
 // seal returns the CRC of key and value in r's place.
 func (r *records) seal(k, v []byte) uint32 {
@@ -192,9 +176,32 @@ func describeKey(kind byte, k []byte) string {
 	return fmt.Sprintf("the record under key %x", k)
 }
 
+// where returns the key under which the record of key k is stored in
+// bk: k itself, or its ordered key (valid until the next call). It is nil
+// for a key of another shape than the kind's, which no record can have.
+func (r *records) where(k []byte) []byte {
+	if !r.ordered {
+		return k
+	}
+	p, ok := appendOrderedKey(r.scratch[:0], r.kind, k)
+	r.scratch = p
+	if !ok {
+		return nil
+	}
+	return p
+}
+
+// get is bbolt's Get of the record of key k, nil if there is none.
+func (r *records) get(k []byte) []byte {
+	if p := r.where(k); p != nil {
+		return r.bk.Get(p)
+	}
+	return nil
+}
+
 // Get returns the value under k without its seal, nil if there is none.
 func (r *records) Get(k []byte) ([]byte, error) {
-	v := r.bk.Get(k) // nil for a nested bucket too: Check reports those
+	v := r.get(k) // nil for a nested bucket too: Check reports those
 	if v == nil {
 		return nil, nil
 	}
@@ -202,102 +209,306 @@ func (r *records) Get(k []byte) ([]byte, error) {
 }
 
 // Has reports whether k has a value, without reading it.
-func (r *records) Has(k []byte) bool { return r.bk.Get(k) != nil }
+func (r *records) Has(k []byte) bool { return r.get(k) != nil }
 
 // Put seals v and stores it under k.
 func (r *records) Put(k, v []byte) error {
-	if !r.sealed {
-		return r.bk.Put(k, v)
+	p := r.where(k)
+	if p == nil {
+		return r.badKey(k)
 	}
-	return r.put(k, v, r.bk.Get(k))
+	var old []byte
+	if r.sealed { // for the digest
+		old = r.bk.Get(p)
+	}
+	return r.put(k, p, v, old)
 }
 
 // PutNew is Put for a key the caller has just found empty in this
 // transaction (Has, or a Get that returned nil): it saves looking the key
 // up again for the digest.
-func (r *records) PutNew(k, v []byte) error {
-	if !r.sealed {
-		return r.bk.Put(k, v)
-	}
-	return r.put(k, v, nil)
-}
+func (r *records) PutNew(k, v []byte) error { return r.put(k, r.where(k), v, nil) }
 
 // PutIfAbsent stores v under k unless k has a value already, and reports
 // whether it did.
 func (r *records) PutIfAbsent(k, v []byte) (bool, error) {
-	if r.bk.Get(k) != nil {
+	p := r.where(k)
+	if p == nil {
+		return false, r.badKey(k)
+	}
+	if r.bk.Get(p) != nil {
 		return false, nil
 	}
-	return true, r.PutNew(k, v)
+	return true, r.put(k, p, v, nil)
 }
 
-// put seals v and stores it under k, whose stored value is old.
-func (r *records) put(k, v, old []byte) error {
+// put seals v and stores it under k, which the layout stores under p,
+// and whose stored value is old.
+func (r *records) put(k, p, v, old []byte) error {
+	if p == nil {
+		return r.badKey(k)
+	}
+	if !r.sealed {
+		return r.bk.Put(p, v) // bbolt copies the key
+	}
 	out := make([]byte, len(v), len(v)+sealSize)
 	copy(out, v)
 	out = binary.BigEndian.AppendUint32(out, r.seal(k, v))
 	if err := account(r.bk.Tx(), old, out); err != nil {
 		return err
 	}
-	return r.bk.Put(k, out)
+	return r.bk.Put(p, out)
 }
 
 // Delete removes k.
 func (r *records) Delete(k []byte) error {
+	p := r.where(k)
+	if p == nil {
+		return nil // no record can be stored under k
+	}
 	if r.sealed {
-		if old := r.bk.Get(k); old != nil {
+		if old := r.bk.Get(p); old != nil {
 			if err := account(r.bk.Tx(), old, nil); err != nil {
 				return err
 			}
 		}
 	}
-	return r.bk.Delete(k)
+	return r.bk.Delete(p)
 }
 
-// NextSequence is bbolt's.
+// badKey is the error of a write under a key of another shape than the
+// kind's: a bug, which must not store a record Check would call unknown.
+func (r *records) badKey(k []byte) error {
+	return fmt.Errorf("persist: internal error: %x is not a key of kind %c", k, r.kind)
+}
+
+// NextSequence is bbolt's, of the bucket r's records are in.
 func (r *records) NextSequence() (uint64, error) { return r.bk.NextSequence() }
 
 // Len counts the records.
-func (r *records) Len() int { return r.bk.Stats().KeyN }
+func (r *records) Len() int {
+	if !r.ordered {
+		return r.bk.Stats().KeyN
+	}
+	// The walk jumps over a checkpoint's many writes (rawCursor.walk): a
+	// thread list counts every thread's checkpoints.
+	n := 0
+	c := r.rawCursor()
+	for k := c.first(); k != nil; k = c.next() {
+		n++
+	}
+	return n
+}
 
 // ForEach calls fn with every record in key order, opened; a record that
 // does not open stops it with its error.
 func (r *records) ForEach(fn func(k, v []byte) error) error {
-	return r.bk.ForEach(func(k, stored []byte) error {
-		v, err := r.open(k, stored)
-		if err != nil {
+	c := r.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := fn(k, v); err != nil {
 			return err
 		}
-		return fn(k, v)
-	})
+	}
+	return c.Err()
 }
 
 // Cursor returns a cursor over the records.
-func (r *records) Cursor() *recordCursor { return &recordCursor{c: r.bk.Cursor(), r: r} }
+func (r *records) Cursor() *recordCursor { return &recordCursor{raw: r.rawCursor(), r: r} }
 
-// recordCursor is a bbolt cursor that opens every record it moves to. A
-// record that does not open ends the walk as the end of the bucket
+// rawCursor returns a cursor over the records' keys and stored values,
+// unopened.
+func (r *records) rawCursor() *rawCursor { return &rawCursor{c: r.bk.Cursor(), r: r} }
+
+// rawCursor walks the stored records of one kind in the kind's key
+// order. It returns the kind's keys: in the ordered layout it skips the
+// other kinds' records and maps the ordered keys back (a new slice per
+// key), in the nested layouts the keys are bbolt's. A walk started by
+// seekPrefix stops after the last key with that prefix.
+type rawCursor struct {
+	c  *bolt.Cursor
+	r  *records
+	at []byte // the stored value of the last key returned
+	// bound: the stored keys the walk may return start with it (ordered:
+	// the kind's range or a seekPrefix's; nested: a seekPrefix's or nil).
+	bound []byte
+	moves int // keys of other kinds passed, and seeks past them (tests)
+}
+
+func (c *rawCursor) first() []byte {
+	if !c.r.ordered {
+		c.bound = nil
+		return c.fwd(c.c.First())
+	}
+	c.bound = []byte{rangeOf(c.r.kind)}
+	return c.fwd(c.c.Seek(c.bound))
+}
+
+func (c *rawCursor) last() []byte {
+	if !c.r.ordered {
+		c.bound = nil
+		return c.back(c.c.Last())
+	}
+	rb := rangeOf(c.r.kind)
+	c.bound = []byte{rb}
+	k, v := c.c.Seek([]byte{rb + 1})
+	if k == nil {
+		k, v = c.c.Last()
+	} else {
+		k, v = c.c.Prev()
+	}
+	return c.back(k, v)
+}
+
+func (c *rawCursor) next() []byte { return c.fwd(c.c.Next()) }
+func (c *rawCursor) prev() []byte { return c.back(c.c.Prev()) }
+
+// seek moves to the first record whose key is k or after it. In the
+// ordered layout a value key must be whole; the other kinds' keys need
+// their first element whole.
+func (c *rawCursor) seek(k []byte) []byte {
+	if !c.r.ordered {
+		c.bound = nil
+		return c.fwd(c.c.Seek(k))
+	}
+	rb := rangeOf(c.r.kind)
+	c.bound = []byte{rb}
+	p, ok := appendOrderedKey(nil, c.r.kind, k)
+	if !ok {
+		if c.r.kind == kindBlob {
+			panic("persist: internal: a seek to part of a value key")
+		}
+		// k ends inside the first element: the ordered keys from
+		// there on start with 'r' + k or a later string.
+		p = append([]byte{rb}, k...)
+	}
+	return c.fwd(c.c.Seek(p))
+}
+
+// seekPrefix moves to the first record whose key starts with prefix,
+// and bounds the walk (next) to those records. prefix is whole elements,
+// at least one in the ordered layout; the keys with it are then
+// adjacent, of this kind only: the walk never visits other records.
+func (c *rawCursor) seekPrefix(prefix []byte) []byte {
+	if !c.r.ordered {
+		c.bound = prefix
+		return c.fwd(c.c.Seek(prefix))
+	}
+	p, ok := appendOrderedKey(nil, c.r.kind, prefix)
+	if !ok || c.r.kind == kindBlob {
+		panic("persist: internal: a prefix walk of values, or by part of an element")
+	}
+	c.bound = p
+	return c.fwd(c.c.Seek(p))
+}
+
+// fwd and back return the first key at or after (before) k that is a
+// record of the kind within bound, nil if none.
+func (c *rawCursor) fwd(k, v []byte) []byte  { return c.walk(k, v, true) }
+func (c *rawCursor) back(k, v []byte) []byte { return c.walk(k, v, false) }
+
+func (c *rawCursor) walk(k, v []byte, forward bool) []byte {
+	skipped := 0
+	for k != nil {
+		if out, ok := c.accept(k, v); ok {
+			return out
+		} else if out == nil {
+			break // past the bound
+		}
+		c.moves++
+		if skipped++; skipped >= skipRun && c.r.kind == kindCheckpoint {
+			// A checkpoint with many writes (a wide fan-out): jump over
+			// the rest of them instead of stepping through each.
+			if jk, jv, ok := c.jump(k, forward); ok {
+				k, v, skipped = jk, jv, 0
+				continue
+			}
+		}
+		if forward {
+			k, v = c.c.Next()
+		} else {
+			k, v = c.c.Prev()
+		}
+	}
+	c.at = nil
+	return nil
+}
+
+// skipRun is how many other records a walk over checkpoint records steps
+// over one by one before it seeks past the rest of a checkpoint's.
+const skipRun = 16
+
+// jump moves a walk over checkpoint records that stands on another
+// record of checkpoint X (a write or a child edge, which sort after X's
+// record): forward to the first key after all of X's, backward to X's
+// record or, if X has none, to the key before X's. ok is false when k is
+// not such a record; the walk then steps on.
+func (c *rawCursor) jump(k []byte, forward bool) (jk, jv []byte, ok bool) {
+	n := firstLen(k[1:])
+	if n < 0 || len(k) <= 1+n || k[1+n] <= kindCheckpoint {
+		return nil, nil, false
+	}
+	target := append(bytes.Clone(k[:1+n]), kindCheckpoint) // 'r' + X + 'c'
+	if forward {
+		target[len(target)-1] = 0xff // above every kind byte
+		jk, jv = c.c.Seek(target)
+		return jk, jv, true
+	}
+	c.moves++
+	if jk, jv = c.c.Seek(target); bytes.Equal(jk, target) {
+		return jk, jv, true
+	}
+	jk, jv = c.c.Prev() // before X's first record: the checkpoint before
+	return jk, jv, true
+}
+
+// accept returns the kind's key of stored key k if the walk returns it.
+// It is not returned when it is out of bound (out nil), or in the
+// ordered layout another kind's (out not nil, the walk goes on).
+func (c *rawCursor) accept(k, v []byte) (out []byte, ok bool) {
+	if !bytes.HasPrefix(k, c.bound) {
+		return nil, false
+	}
+	if !c.r.ordered {
+		c.at = v
+		return k, true
+	}
+	kk, ok := kindKey(c.r.kind, k)
+	if !ok {
+		return k, false
+	}
+	c.at = v
+	return kk, true
+}
+
+// recordCursor is a rawCursor that opens every record it moves to. A
+// record that does not open ends the walk as the end of the records
 // would, and Err says why: check Err after every walk.
 type recordCursor struct {
-	c   *bolt.Cursor
+	raw *rawCursor
 	r   *records
 	err error
 }
 
-func (c *recordCursor) First() ([]byte, []byte)        { return c.at(c.c.First()) }
-func (c *recordCursor) Last() ([]byte, []byte)         { return c.at(c.c.Last()) }
-func (c *recordCursor) Next() ([]byte, []byte)         { return c.at(c.c.Next()) }
-func (c *recordCursor) Prev() ([]byte, []byte)         { return c.at(c.c.Prev()) }
-func (c *recordCursor) Seek(k []byte) ([]byte, []byte) { return c.at(c.c.Seek(k)) }
+func (c *recordCursor) First() ([]byte, []byte)        { return c.open(c.raw.first()) }
+func (c *recordCursor) Last() ([]byte, []byte)         { return c.open(c.raw.last()) }
+func (c *recordCursor) Next() ([]byte, []byte)         { return c.open(c.raw.next()) }
+func (c *recordCursor) Prev() ([]byte, []byte)         { return c.open(c.raw.prev()) }
+func (c *recordCursor) Seek(k []byte) ([]byte, []byte) { return c.open(c.raw.seek(k)) }
+
+// SeekPrefix moves to the first record whose key starts with prefix
+// (whole key elements), and ends the walk by Next after the last one.
+func (c *recordCursor) SeekPrefix(prefix []byte) ([]byte, []byte) {
+	return c.open(c.raw.seekPrefix(prefix))
+}
 
 // Err returns why the last move stopped short, or nil.
 func (c *recordCursor) Err() error { return c.err }
 
-func (c *recordCursor) at(k, stored []byte) ([]byte, []byte) {
+func (c *recordCursor) open(k []byte) ([]byte, []byte) {
 	if k == nil || c.err != nil {
 		return nil, nil
 	}
-	v, err := c.r.open(k, stored)
+	v, err := c.r.open(k, c.raw.at)
 	if err != nil {
 		c.err = err
 		return nil, nil

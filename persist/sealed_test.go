@@ -22,9 +22,9 @@ import (
 func rewriteRecord(t *testing.T, path, th, kind string, change func(k, v []byte) (newKey, newValue []byte)) {
 	t.Helper()
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("threads")).Bucket([]byte(th)).Bucket([]byte("n")).Bucket([]byte(kind))
-		k, v := b.Cursor().Last()
-		nk, nv := change(bytes.Clone(k), bytes.Clone(v))
+		b := persist.RawRecordsForTest(tx, th, "", kind)
+		k, v := b.Last()
+		nk, nv := change(bytes.Clone(k), v)
 		if !bytes.Equal(nk, k) {
 			if err := b.Delete(k); err != nil {
 				return err
@@ -168,14 +168,7 @@ func TestCheck_FallenBackMeta(t *testing.T) {
 // testdata/layout1.db, written by the build before) is read and written
 // as it is, without seals, so older builds still read it; Sealed says so.
 func TestSealed_LayoutOne(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "layout1.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "old.db")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := copyFixture(t, "layout1.db")
 	s := openAt(t, path, persist.Options{NoSync: true})
 	if sealed, err := s.Sealed(); err != nil || sealed {
 		t.Fatalf("Sealed: %v, %v, want false", sealed, err)
@@ -192,7 +185,7 @@ func TestSealed_LayoutOne(t *testing.T) {
 	// The new records are unsealed too: a raw read finds the JSON record
 	// ending in its closing brace, not in a seal.
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		_, v := tx.Bucket([]byte("threads")).Bucket([]byte("new")).Bucket([]byte("n")).Bucket([]byte("cp")).Cursor().Last()
+		_, v := persist.RawRecordsForTest(tx, "new", "", "cp").Last()
 		if v[len(v)-1] != '}' {
 			t.Errorf("a record written to a layout 1 file ends in %x, want no seal", v[len(v)-4:])
 		}
@@ -217,9 +210,9 @@ func TestCheck_RolledBack(t *testing.T) {
 		},
 		"a record gone": func(t *testing.T, path string, _ []byte) {
 			rawUpdate(t, path, func(tx *bolt.Tx) error {
-				kids := tx.Bucket([]byte("threads")).Bucket([]byte("t")).Bucket([]byte("n")).Bucket([]byte("kids"))
-				k, _ := kids.Cursor().Last()
-				return kids.Delete(bytes.Clone(k))
+				kids := persist.RawRecordsForTest(tx, "t", "", "kids")
+				k, _ := kids.Last()
+				return kids.Delete(k)
 			})
 		},
 	}

@@ -92,9 +92,10 @@ type Options struct {
 }
 
 // layoutVersion is the version of the bucket layout, kept in the meta
-// bucket. Layout 2 seals every record (sealed.go); layout 1 files are read
-// and written as they are.
-const layoutVersion uint32 = 2
+// bucket, that new files get. Layout 2 seals every record (sealed.go);
+// layout 3 keeps a namespace's records in one bucket (ordered.go). Files
+// of layouts 1 and 2 are read and written in their own layout.
+const layoutVersion uint32 = 3
 
 // appName marks a bbolt file as superstep's.
 const appName = "superstep"
@@ -112,7 +113,7 @@ var (
 	keyFingerprint = []byte("fingerprint")
 	keyUpdated     = []byte("updated") // unix nanoseconds, big-endian
 
-	// Inside a namespace's bucket.
+	// Inside a namespace's bucket, in layouts 1 and 2.
 	bucketCheckpoints = []byte("cp")   // checkpointKey -> cpRecord
 	bucketBlobs       = []byte("blob") // blobKey -> value
 	bucketWrites      = []byte("w")    // writeKey -> write
@@ -559,6 +560,9 @@ func openNSWrite(tx *bolt.Tx, thread, ns string) (*nsBuckets, error) {
 
 // nsIn is openNS in thread's bucket tb.
 func nsIn(tb *bolt.Bucket, thread, ns string, create bool) (*nsBuckets, error) {
+	if layoutOf(tb.Tx()) >= orderedLayout {
+		return orderedNS(tb, thread, ns, create)
+	}
 	nb := tb.Bucket(nsBucketName(ns))
 	if nb == nil && !create {
 		return nil, nil
@@ -583,18 +587,25 @@ func nsIn(tb *bolt.Bucket, thread, ns string, create bool) (*nsBuckets, error) {
 	for _, bk := range []*bolt.Bucket{cps, blobs, writes, kids} {
 		bk.FillPercent = fillPercent
 	}
-	sealed := sealedTx(tb.Tx())
+	return newNSBuckets([4]*bolt.Bucket{cps, blobs, writes, kids}, thread, ns, sealedTx(tb.Tx()), false), nil
+}
+
+// newNSBuckets returns the records of a namespace whose checkpoint
+// records, values, writes and child edges are in bks (one bucket four
+// times in the ordered layout).
+func newNSBuckets(bks [4]*bolt.Bucket, thread, ns string, sealed, ordered bool) *nsBuckets {
 	// One allocation for the four: a commit round opens a namespace per
 	// thread it writes.
 	all := &struct {
 		b    nsBuckets
 		recs [4]records
 	}{}
-	for i, bk := range [4]*bolt.Bucket{cps, blobs, writes, kids} {
+	for i, bk := range bks {
 		all.recs[i] = newRecords(bk, [4]byte{kindCheckpoint, kindBlob, kindWrite, kindChild}[i], thread, ns, sealed)
+		all.recs[i].ordered = ordered
 	}
 	all.b.cps, all.b.blobs, all.b.writes, all.b.kids = &all.recs[0], &all.recs[1], &all.recs[2], &all.recs[3]
-	return &all.b, nil
+	return &all.b
 }
 
 // threadKeys returns the records of a thread's own keys (fingerprint,
@@ -797,9 +808,8 @@ func (b *nsBuckets) detach(id string, oldData []byte) error {
 	if err != nil {
 		return err
 	}
-	prefix := writePrefix(id)
 	c := b.kids.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+	for k, _ := c.SeekPrefix(writePrefix(id)); k != nil; k, _ = c.Next() {
 		_, child, err := parseChildKey(k)
 		if err != nil {
 			return corruptf("child index: %v", err)
@@ -933,22 +943,20 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 // nextRegularSlot returns one past the highest regular slot stored for
 // (checkpoint, task), or 0.
 func nextRegularSlot(writes *records, cpID, taskID string) (int64, error) {
-	prefix := writePrefix(cpID, taskID)
-	last := writeKey(cpID, taskID, math.MaxInt64)
+	// The task's writes are few (one call's, or the null task's inputs
+	// and answers): walk them to the last.
+	var last []byte
 	c := writes.Cursor()
-	k, _ := c.Seek(last)
-	if k == nil && c.Err() == nil {
-		k, _ = c.Last()
-	} else if k != nil && !bytes.Equal(k, last) {
-		k, _ = c.Prev()
+	for k, _ := c.SeekPrefix(writePrefix(cpID, taskID)); k != nil; k, _ = c.Next() {
+		last = k
 	}
 	if err := c.Err(); err != nil {
 		return 0, err
 	}
-	if k == nil || !bytes.HasPrefix(k, prefix) {
+	if last == nil {
 		return 0, nil
 	}
-	if _, _, slot, err := parseWriteKey(k); err == nil && slot >= 0 && slot < math.MaxInt64 {
+	if _, _, slot, err := parseWriteKey(last); err == nil && slot >= 0 && slot < math.MaxInt64 {
 		return slot + 1, nil
 	}
 	return 0, nil
@@ -1100,7 +1108,7 @@ func (b *nsBuckets) eachWrite(id string, fn func(task string, slot int64, v []by
 	// the encoded id of task, valid for the transaction).
 	var rawTask []byte
 	var task string
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+	for k, v := c.SeekPrefix(prefix); k != nil; k, v = c.Next() {
 		rest := k[len(prefix):] // the task id, then the slot
 		if rawTask == nil || len(rest) < 8 || !bytes.Equal(rest[:len(rest)-8], rawTask) {
 			t, r, err := readString(rest)
@@ -1274,13 +1282,9 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 			return c.Err()
 		}
 		if opt.AllNamespaces {
-			err := tb.ForEachBucket(func(name []byte) error {
-				if len(name) == 0 || name[0] != 'n' {
-					return nil
-				}
-				ns := string(name[1:])
+			err := eachNamespace(tb, func(ns string) error {
 				b, err := nsIn(tb, cfg.ThreadID, ns, false)
-				if err != nil {
+				if b == nil || err != nil {
 					return err
 				}
 				return collect(ns, b)

@@ -174,8 +174,17 @@ func TestOpen_NewerFormat(t *testing.T) {
 	})
 	_, err := persist.Open(path, persist.Options{})
 	var fe *persist.FormatError
-	if !errors.Is(err, persist.ErrNewerFormat) || !errors.As(err, &fe) || fe.Found != 7 {
-		t.Fatalf("Open: %v, want a FormatError for layout 7", err)
+	if !errors.Is(err, persist.ErrNewerFormat) || !errors.As(err, &fe) || fe.Found != 7 || fe.Supported != 3 {
+		t.Fatalf("Open: %v, want a FormatError for layout 7 (this build: 3)", err)
+	}
+	// The message names the file and both versions.
+	for _, want := range []string{path, "layout version 7", "(3)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Open: %q does not say %q", err, want)
+		}
+	}
+	if _, err := persist.Open(path, persist.Options{ReadOnly: true}); !errors.Is(err, persist.ErrNewerFormat) {
+		t.Errorf("read-only Open: %v, want ErrNewerFormat", err)
 	}
 }
 
@@ -185,12 +194,12 @@ func TestStore_UnknownValueFormat(t *testing.T) {
 	chain(t, s, "t", 3)
 	s.Close()
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		cps := tx.Bucket([]byte("threads")).Bucket([]byte("t")).Bucket([]byte("n")).Bucket([]byte("cp"))
-		k, v := cps.Cursor().Last()
+		cps := persist.RawRecordsForTest(tx, "t", "", "cp")
+		k, v := cps.Last()
 		// A newer build's record: another format byte, sealed.
-		v = bytes.Clone(v[:len(v)-4])
+		v = v[:len(v)-4]
 		v[0] = 200
-		return cps.Put(bytes.Clone(k), persist.SealCheckpointForTest("t", "", k, v))
+		return cps.Put(k, persist.SealCheckpointForTest("t", "", k, v))
 	})
 	s = openAt(t, path, persist.Options{})
 	if _, err := s.GetTuple(ctx, engine.Config{ThreadID: "t"}); !errors.Is(err, persist.ErrUnknownValueFormat) {

@@ -34,9 +34,9 @@ func TestThreads_OneUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
-		cps := tx.Bucket([]byte("threads")).Bucket([]byte("bad")).Bucket([]byte("n")).Bucket([]byte("cp"))
-		k, _ := cps.Cursor().Last()
-		return cps.Put(append([]byte(nil), k...), []byte{0xff, 0x00, 0x01})
+		cps := persist.RawRecordsForTest(tx, "bad", "", "cp")
+		k, _ := cps.Last()
+		return cps.Put(k, []byte{0xff, 0x00, 0x01})
 	})
 	s = openAt(t, path, persist.Options{ReadOnly: true})
 	infos, err := s.Threads(ctx)
