@@ -24,7 +24,8 @@ import (
 // Only fields whose values share nothing mutable are kept (numbers,
 // strings, bools, time.Time, and arrays and structs of those): a node owns
 // its copy of the state, so a slice, a map, a pointer or an interface is
-// decoded afresh for each task, as before. A graph run by several threads
+// decoded afresh for each task, as before (a long list of numbers,
+// strings or bools that did not change is copied afresh: listMemo). A graph run by several threads
 // at once keeps one of them; the others decode in full.
 
 // cacheFromFields is the number of copyable fields from which a graph

@@ -91,8 +91,8 @@
 // node or route that returns an error (an interrupt's included, whose
 // payload might hold s) never has its copy reused; a node that keeps s
 // itself in a closure or a goroutine is not detected, as a map node that
-// keeps its map is not. Reference fields are decoded afresh for each task
-// (above), so keeping a slice read from s stays safe.
+// keeps its map is not. Reference fields are decoded (or copied) afresh
+// for each task (above), so keeping a slice read from s stays safe.
 //
 // How the copy is reused depends on its size, by measurement. A state
 // larger than 256 bytes is recycled: on wide_state (1.6 KB, 100 nodes) the
