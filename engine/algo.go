@@ -562,7 +562,10 @@ type task struct {
 	// nullGone: a Task call's task planned after a task of the superstep
 	// took the run's plain resume value (newScope).
 	nullGone bool
-	name     string
+	// pendingRef: the loop's pending writes hold the task by reference
+	// (pendingWrites.addTask; under the loop's mu).
+	pendingRef bool
+	name       string
 	// index is a PUSH task's Send index in the task topic, a PULL task's
 	// fired trigger's index in node.triggers.
 	index    int
@@ -1099,7 +1102,9 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 func (cs *channelState) valuesBase() idFrozen[any] {
 	present := cs.scratch.present[:0]
 	for id, ch := range cs.chans {
-		if v := storedValue(ch); v != absent {
+		// snapshot's ok, not storedValue's absent: comparing interfaces
+		// of one type is a call, for each of chain_1000's empty channels.
+		if v, ok := ch.snapshot(); ok {
 			present = append(present, idEntry[any]{int32(id), v})
 		}
 	}

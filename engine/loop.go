@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -413,11 +414,38 @@ func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) err
 }
 
 // putTaskWrites is putWrites for task t; without a saver it makes no id.
+// MemorySaver, which keeps the writes in this process, takes a task this
+// run planned by reference, and the id (a hash of the checkpoint id, the
+// namespace, the step and the task's path) is made only if something
+// reads it: the same id, at a cost only to readers.
 func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error {
 	if l.saver == nil {
 		return nil
 	}
+	if ms, ok := l.saver.(*MemorySaver); ok {
+		if ref, ok := l.planned(t); ok {
+			l.mu.Lock()
+			l.pending.addTask(t, writes)
+			l.mu.Unlock()
+			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, l.g, t.step, ref, writes)
+			return nil
+		}
+	}
 	return l.putWrites(ctx, t.id(), writes)
+}
+
+// planned returns t as a memTask when its id is the one planning gives
+// it from the current checkpoint (not a Task call's or an update's, whose
+// ids are made otherwise) and its node is the run's graph's. Only
+// prepareNextTasks sets a task's cpID, with the name and trigger of its
+// node (node.triggers[index] for a PULL task), which memTask.id reads.
+func (l *loop) planned(t *task) (memTask, bool) {
+	n := t.node
+	if t.cpID == "" || t.cpID != l.cpID || t.parentNS != l.cfg.CheckpointNS || n == nil || n.ord >= len(l.g.nodeList) || l.g.nodeList[n.ord] != n ||
+		t.index >= math.MaxInt32 || t.step != int(int32(t.step)) {
+		return memTask{}, false
+	}
+	return newMemTask(n.ord, t.kind, t.index), true
 }
 
 // deferWrites is putWrites through d (WriteDeferrer): kept in memory at
@@ -543,8 +571,10 @@ func (l *loop) plan(ctx context.Context) error {
 		return l.fail(&GraphRecursionError{Limit: l.opts.RecursionLimit, Step: l.step})
 	}
 	l.tasks = prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, l.hint)
-	if l.saver != nil || l.emit != nil {
-		nameTasks(l.tasks) // every id is read: hash their shared parts once
+	if l.emit != nil || (l.saver != nil && !isMemorySaver(l.saver)) {
+		// Every id is read: hash their shared parts once. MemorySaver
+		// takes tasks by reference (putTaskWrites).
+		nameTasks(l.tasks)
 	}
 	l.addManagedValues(l.tasks)
 	if len(l.tasks) == 0 {

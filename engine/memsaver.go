@@ -27,58 +27,92 @@ type MemorySaver struct {
 // puts ids that grow and writes against the latest, so both are found
 // without a search; any other id by binary search.
 type memNamespace struct {
-	// records are sorted by their checkpoint's id, ascending. The ids are
-	// not kept beside them: a list the size of the history, with a pointer
-	// per checkpoint that every collection marks again.
-	records []*memRecord
+	// order lists the records by their checkpoint's id, ascending, as
+	// places in chunks. Neither ids nor pointers are kept in it: it is
+	// as long as the history, and a list with no pointer is not scanned
+	// by the collector (one of pointers was marked again by every cycle).
+	order []int32
+	// chunks hold the records, many to an allocation, in the order they
+	// were made: a namespace's records live as long as it does.
+	chunks [][]memRecord
 	// orphans holds writes against ids with no checkpoint (yet): the
 	// contract takes them, and a later Put of that id adopts them.
 	orphans map[string]*memWrites
-	// chunk is where new records are made, many to an allocation: a
-	// namespace's records live as long as it does.
-	chunk []memRecord
 }
 
 // memChunk is how many records one allocation holds: as many as fill the
-// allocator's 8 KB size class (32 records of 216 bytes left 1,280 of it
-// unused).
+// allocator's 8 KB size class.
 const memChunk = 8192 / int(unsafe.Sizeof(memRecord{}))
 
-// newRecord returns a new zero record.
-func (n *memNamespace) newRecord() *memRecord {
-	if len(n.chunk) == cap(n.chunk) {
-		n.chunk = make([]memRecord, 0, memChunk)
+// newRecord returns a new zero record and its place.
+func (n *memNamespace) newRecord() (*memRecord, int32) {
+	k := len(n.chunks)
+	if k == 0 || len(n.chunks[k-1]) == memChunk {
+		n.chunks = append(n.chunks, make([]memRecord, 0, memChunk))
+		k++
 	}
-	n.chunk = n.chunk[:len(n.chunk)+1]
-	return &n.chunk[len(n.chunk)-1]
+	c := &n.chunks[k-1]
+	*c = (*c)[:len(*c)+1]
+	return &(*c)[len(*c)-1], int32((k-1)*memChunk + len(*c) - 1)
 }
 
-// find returns where id is or would go in n.records.
+// at returns the i-th record in id order.
+func (n *memNamespace) at(i int) *memRecord {
+	p := int(n.order[i])
+	return &n.chunks[p/memChunk][p%memChunk]
+}
+
+// find returns where id is or would go in n.order.
 func (n *memNamespace) find(id string) (int, bool) {
-	switch k := len(n.records); {
-	case k == 0 || n.records[k-1].id() < id:
+	k := len(n.order)
+	if k == 0 {
+		return 0, false
+	}
+	switch c := strings.Compare(n.at(k-1).id(), id); { // one compare, equal pointers at once
+	case c < 0:
 		return k, false
-	case n.records[k-1].id() == id:
+	case c == 0:
 		return k - 1, true
 	}
-	return slices.BinarySearchFunc(n.records, id, func(r *memRecord, id string) int {
-		return strings.Compare(r.id(), id)
-	})
+	return sort.Find(len(n.order), func(i int) int { return strings.Compare(id, n.at(i).id()) })
 }
 
 // record returns id's checkpoint, or nil.
 func (n *memNamespace) record(id string) *memRecord {
 	if i, ok := n.find(id); ok {
-		return n.records[i]
+		return n.at(i)
 	}
 	return nil
 }
 
-// writesFor returns the writes against id, made if there are none yet.
-func (n *memNamespace) writesFor(id string) *memWrites {
-	if r := n.record(id); r != nil {
-		return &r.writes
+// parentID is the parent id of the i-th record.
+func (n *memNamespace) parentID(i int) string {
+	r := n.at(i)
+	switch {
+	case r.parentPrev:
+		return n.at(i - 1).id()
+	case r.more != nil:
+		return r.more.parentID
 	}
+	return ""
+}
+
+// setParent sets the parent of the i-th record, r: kept as a mark when
+// it is the record before (a run's checkpoints: no string to keep).
+func (n *memNamespace) setParent(i int, r *memRecord, parentID string) {
+	r.parentPrev = parentID != "" && i > 0 && n.at(i-1).id() == parentID
+	if r.parentPrev {
+		parentID = ""
+	}
+	if parentID != "" || r.more != nil {
+		r.more = r.moreOf()
+		r.more.parentID = parentID
+	}
+}
+
+// orphan returns the writes against id when it has no checkpoint, made
+// if there are none yet.
+func (n *memNamespace) orphan(id string) *memWrites {
 	w := n.orphans[id]
 	if w == nil {
 		if n.orphans == nil {
@@ -90,33 +124,139 @@ func (n *memNamespace) writesFor(id string) *memWrites {
 	return w
 }
 
+// memRecord is one checkpoint with what is stored beside it. A run's
+// usual checkpoint needs no pointer here but to itself (and to its
+// writes' values): its metadata is a source and a step, with Parents
+// empty or nil and no Extra, and its parent is the record before.
 type memRecord struct {
-	cp       *Checkpoint
-	md       Metadata
-	parentID string
-	// emptyParents stands for md.Parents when that is an empty map (a
-	// root run's): kept as nil, it costs a checkpoint no map of its own.
+	cp *Checkpoint
+	// more holds what the usual checkpoint lacks: metadata of any other
+	// shape, and a parent id that is not the record before's. nil if none.
+	more *memMore
+	step int32 // the metadata's, unless more
+	// source is the metadata's, as an index in memSources, unless more.
+	source uint8
+	// parentPrev: the parent is the record before in id order (see
+	// memNamespace.parentID).
+	parentPrev bool
+	// emptyParents: the metadata's Parents is an empty map (a root
+	// run's), not nil, unless more.
 	emptyParents bool
 	// writes are the pending writes saved against the checkpoint, in the
 	// record so that a superstep's usual few cost no allocation of their own.
 	writes memWrites
 }
 
+// memMore is what a record keeps of a checkpoint beyond the usual.
+type memMore struct {
+	md       *Metadata // nil: the record's own fields say it
+	parentID string
+}
+
+// memSources are the sources a record keeps as an index.
+var memSources = [...]string{"", SourceInput, SourceLoop, SourceUpdate, SourceFork}
+
 // id is the record's checkpoint id.
 func (r *memRecord) id() string { return r.cp.ID }
 
-// metadata returns a copy of the record's metadata for a reader.
-func (r *memRecord) metadata() Metadata {
-	md := cloneMetadata(r.md)
+// moreOf returns r.more, made if r has none.
+func (r *memRecord) moreOf() *memMore {
+	if r.more == nil {
+		r.more = &memMore{}
+	}
+	return r.more
+}
+
+// setMetadata keeps md (a copy of its maps) in r.
+func (r *memRecord) setMetadata(md Metadata) {
+	src := -1
+	switch md.Source {
+	case "":
+		src = 0
+	case SourceInput:
+		src = 1
+	case SourceLoop:
+		src = 2
+	case SourceUpdate:
+		src = 3
+	case SourceFork:
+		src = 4
+	}
+	usual := src >= 0 && md.Step == int(int32(md.Step)) && len(md.Parents) == 0 && md.Extra == nil
+	if r.more != nil {
+		r.more.md = nil
+	}
+	if !usual {
+		c := cloneMetadata(md)
+		r.moreOf().md = &c
+		return
+	}
+	r.source, r.step, r.emptyParents = uint8(src), int32(md.Step), md.Parents != nil
+}
+
+// md returns the record's metadata, its maps shared with the record.
+func (r *memRecord) md() Metadata {
+	if r.more != nil && r.more.md != nil {
+		return *r.more.md
+	}
+	md := Metadata{Source: memSources[r.source], Step: int(r.step)}
 	if r.emptyParents {
-		md.Parents = map[string]string{}
+		md.Parents = noParents // read only: metadata copies it
 	}
 	return md
 }
 
+// metadata returns a copy of the record's metadata for a reader.
+func (r *memRecord) metadata() Metadata { return cloneMetadata(r.md()) }
+
+// memWriteKey is a write's task and its slot (WriteSlot). The task is
+// its id, or, for a task the engine saved by reference (putTaskWrites),
+// ref with id "": the id of such a task is made only when it is read.
 type memWriteKey struct {
-	task string
-	slot int
+	task memTaskKey
+	slot int32
+}
+
+// memTaskKey is a task, by id or by reference (then id is "").
+type memTaskKey struct {
+	id  string
+	ref memTask
+}
+
+// memTask is a task planned from the checkpoint its writes are saved
+// against, by what its id hashes besides that checkpoint's id, namespace
+// and superstep (memWrites.step): its node, by its place in the graph of
+// that checkpoint (ord, in nodeList), and the index of its trigger (PULL)
+// or of its Send (PUSH). It holds no pointer: a MemorySaver keeps one
+// for every write of a run, and the collector marks what it keeps again
+// in every cycle.
+type memTask struct {
+	node int32 // its place + 1: 0 is no task
+	// path is a PULL task's trigger index, or -1 - a PUSH task's Send
+	// index.
+	path int32
+}
+
+// newMemTask is the memTask of the node at ord, of kind, at index.
+func newMemTask(ord int, kind taskKind, index int) memTask {
+	if kind == pushTask {
+		return memTask{int32(ord) + 1, int32(-1 - index)}
+	}
+	return memTask{int32(ord) + 1, int32(index)}
+}
+
+// slot is the task's key in an index of tasks.
+func (r memTask) slot() uint64 { return uint64(uint32(r.node))<<32 | uint64(uint32(r.path)) }
+
+// id is the task's id, planned at step from checkpoint cpID of graph g in
+// ns: the same as the planned task's own (task.idFrom).
+func (r memTask) id(g *Graph, cpID, ns string, step int) string {
+	prefix := taskIDPrefix(cpID, ns, step)
+	n := g.nodeList[r.node-1]
+	if r.path < 0 {
+		return prefix.pushID(n.name, int(-1-r.path))
+	}
+	return prefix.pullID(n.name, n.triggers[r.path])
 }
 
 // memWrites holds one checkpoint's pending writes in save order. A task
@@ -124,31 +264,44 @@ type memWriteKey struct {
 // needs a search for its (task, slot) keys: a slice scan while there are
 // few, from the task's first write on once there are many (a wide
 // superstep), found by an index of tasks.
+//
+// Tasks saved by reference (memTask) and by id never mix, except with
+// the null task's writes: a task saved by id names the others first
+// (name), and a task saved by reference is saved by id once another is.
 type memWrites struct {
 	entries []memWrite
-	tasks   map[string]int // task -> its first entry, from memWritesIndexAt on
+	// tasks and refs index each task's first entry, by id and by
+	// reference, from memWritesIndexAt entries on.
+	tasks map[string]int
+	refs  map[uint64]int // by memTask.slot
+	// named counts the entries of tasks saved by id (but the null
+	// task's), lazy those saved by reference; step is the superstep of
+	// the latter.
+	named, lazy, step int32
 	// first holds the first entries, so a superstep's usual one task
 	// with a write or two needs no allocation for them.
 	first [2]memWrite
 }
 
-// memWrite is one pending write (its task id is the key's).
+// memWrite is one pending write (its task is the key's).
 type memWrite struct {
 	key     memWriteKey
 	channel string
 	value   any
 }
 
-func (w *memWrite) pending() PendingWrite {
-	return PendingWrite{TaskID: w.key.task, Channel: w.channel, Value: w.value}
-}
-
 const memWritesIndexAt = 16
 
 // from returns where task's first write is, or -1.
-func (w *memWrites) from(task string) int {
-	if w.tasks != nil {
-		if i, ok := w.tasks[task]; ok {
+func (w *memWrites) from(task memTaskKey) int {
+	if w.indexed() {
+		if task.ref.node == 0 {
+			if i, ok := w.tasks[task.id]; ok {
+				return i
+			}
+			return -1
+		}
+		if i, ok := w.refs[task.ref.slot()]; ok {
 			return i
 		}
 		return -1
@@ -160,6 +313,8 @@ func (w *memWrites) from(task string) int {
 	}
 	return -1
 }
+
+func (w *memWrites) indexed() bool { return w.tasks != nil || w.refs != nil }
 
 // find returns where k's write is, looking from entry i on, or -1.
 func (w *memWrites) find(k memWriteKey, i int) int {
@@ -188,17 +343,127 @@ func (w *memWrites) grow(n int) {
 func (w *memWrites) add(e memWrite, first bool) {
 	w.grow(1)
 	w.entries = append(w.entries, e)
+	switch k := e.key.task; {
+	case k.ref.node != 0:
+		w.lazy++
+	case k.id != NullTaskID:
+		w.named++
+	}
+	w.indexAdded(len(w.entries)-1, first)
+}
+
+// indexAdded indexes the entries added from at on; first says the one at
+// at is its task's first.
+func (w *memWrites) indexAdded(at int, first bool) {
 	switch {
-	case w.tasks != nil:
+	case w.indexed():
 		if first {
-			w.tasks[e.key.task] = len(w.entries) - 1
+			w.index(at)
 		}
 	case len(w.entries) > memWritesIndexAt:
-		w.tasks = make(map[string]int, 2*len(w.entries))
 		for i := len(w.entries) - 1; i >= 0; i-- { // the first of each task wins
-			w.tasks[w.entries[i].key.task] = i
+			w.index(i)
 		}
 	}
+}
+
+// index records entry i as its task's first.
+func (w *memWrites) index(i int) {
+	k := w.entries[i].key.task
+	if k.ref.node != 0 {
+		if w.refs == nil {
+			w.refs = make(map[uint64]int, 2*len(w.entries))
+		}
+		w.refs[k.ref.slot()] = i
+		return
+	}
+	if w.tasks == nil {
+		w.tasks = make(map[string]int, 2*len(w.entries))
+	}
+	w.tasks[k.id] = i
+}
+
+// nameWrites gives every task saved by reference its id, for the
+// record's checkpoint in namespace ns.
+func (r *memRecord) nameWrites(ns string) {
+	w := &r.writes
+	if w.lazy == 0 {
+		return
+	}
+	for i := range w.entries {
+		k := &w.entries[i].key.task
+		if k.ref.node != 0 {
+			*k = memTaskKey{id: k.ref.id(r.cp.lazy.g, r.id(), ns, int(w.step))}
+			w.named++
+		}
+	}
+	w.lazy = 0
+	if w.indexed() {
+		w.tasks, w.refs = nil, nil
+		for i := len(w.entries) - 1; i >= 0; i-- {
+			w.index(i)
+		}
+	}
+}
+
+// put saves a task's writes (PutWrites' contract).
+func (w *memWrites) put(task memTaskKey, writes []Write) {
+	if task.id != NullTaskID && !anySpecial(writes) && w.from(task) < 0 {
+		w.appendFirst(task, writes)
+		return
+	}
+	base := 0
+	if task.id == NullTaskID {
+		// Null-task writes accumulate across calls.
+		for _, e := range w.entries {
+			if e.key.task.id == NullTaskID && e.key.slot >= 0 {
+				base++
+			}
+		}
+	}
+	// A task's writes from an earlier call are searched from its first;
+	// in this call only special writes can repeat a key.
+	earlier, batch := w.from(task), len(w.entries)
+	w.grow(len(writes))
+	for i, wr := range writes {
+		e := memWrite{key: memWriteKey{task, int32(WriteSlot(wr.Channel, base+i))}, channel: wr.Channel, value: wr.Value}
+		at := w.find(e.key, earlier)
+		if at < 0 && e.key.slot < 0 {
+			at = w.find(e.key, batch)
+		}
+		switch {
+		case at < 0:
+			w.add(e, earlier < 0 && len(w.entries) == batch) // the task's first entry
+		case e.key.slot < 0:
+			w.entries[at] = e // special writes replace
+		}
+	}
+}
+
+// anySpecial reports whether writes has a special write (WriteSlot).
+func anySpecial(writes []Write) bool {
+	for _, wr := range writes {
+		if WriteSlot(wr.Channel, 0) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendFirst is put for a task's first writes, none of them special:
+// no key can repeat, so they are appended as they are.
+func (w *memWrites) appendFirst(task memTaskKey, writes []Write) {
+	w.grow(len(writes))
+	first := len(w.entries)
+	for i, wr := range writes {
+		w.entries = append(w.entries, memWrite{key: memWriteKey{task, int32(i)}, channel: wr.Channel, value: wr.Value})
+	}
+	if task.ref.node != 0 {
+		w.lazy += int32(len(writes))
+	} else {
+		w.named += int32(len(writes))
+	}
+	w.indexAdded(first, true)
 }
 
 var _ Saver = (*MemorySaver)(nil)
@@ -233,68 +498,99 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 
 // Put implements Saver. cp is kept as it is (checkpoints are immutable).
 func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Metadata, _ map[string]Version) (Config, error) {
+	out := Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	emptyParents := md.Parents != nil && len(md.Parents) == 0
-	if emptyParents {
-		md.Parents = nil
+	if k := len(n.order); k > 0 && len(n.orphans) == 0 {
+		// A run's checkpoint: an id after every other, its parent
+		// usually the one before. (Unlocked without a defer: nothing
+		// here calls out or panics.)
+		if last := n.at(k - 1); last.id() < cp.ID {
+			r, at := n.newRecord()
+			r.cp = cp
+			r.setMetadata(md)
+			n.order = append(n.order, at)
+			if r.parentPrev = cfg.CheckpointID == last.id(); !r.parentPrev && cfg.CheckpointID != "" {
+				r.moreOf().parentID = cfg.CheckpointID
+			}
+			m.mu.Unlock()
+			return out, nil
+		}
 	}
+	defer m.mu.Unlock()
 	i, exists := n.find(cp.ID)
 	if exists {
-		// Put again: the checkpoint is replaced, its writes are kept.
-		r := n.records[i]
-		r.cp, r.md, r.parentID, r.emptyParents = cp, cloneMetadata(md), cfg.CheckpointID, emptyParents
+		// Put again: the checkpoint is replaced, its writes are kept
+		// (named first: the old checkpoint's graph names its tasks).
+		r := n.at(i)
+		r.nameWrites(cfg.CheckpointNS)
+		r.cp = cp
+		r.setMetadata(md)
+		n.setParent(i, r, cfg.CheckpointID)
 	} else {
-		r := n.newRecord()
-		r.cp, r.md, r.parentID, r.emptyParents = cp, cloneMetadata(md), cfg.CheckpointID, emptyParents
+		r, at := n.newRecord()
+		r.cp = cp
+		r.setMetadata(md)
 		if w := n.orphans[cp.ID]; w != nil {
 			for _, e := range w.entries {
 				r.writes.add(e, r.writes.from(e.key.task) < 0)
 			}
 			delete(n.orphans, cp.ID)
 		}
-		if i == len(n.records) { // ids grow, as they do: appended
-			n.records = append(n.records, r)
+		if i == len(n.order) { // ids grow, as they do: appended
+			n.order = append(n.order, at)
 		} else {
-			n.records = slices.Insert(n.records, i, r)
+			// The record at i gets r before it: its parent is kept by id.
+			if next := n.at(i); next.parentPrev {
+				next.moreOf().parentID, next.parentPrev = n.at(i-1).id(), false
+			}
+			n.order = slices.Insert(n.order, i, at)
 		}
+		n.setParent(i, r, cfg.CheckpointID)
 	}
-	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
+	return out, nil
 }
 
 // PutWrites implements Saver.
 func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, writes []Write) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	w := m.ns(cfg.ThreadID, cfg.CheckpointNS, true).writesFor(cfg.CheckpointID)
-	base := 0
-	if taskID == NullTaskID {
-		// Null-task writes accumulate across calls.
-		for _, e := range w.entries {
-			if e.key.task == NullTaskID && e.key.slot >= 0 {
-				base++
-			}
-		}
+	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
+	var w *memWrites
+	if r := n.record(cfg.CheckpointID); r != nil {
+		r.nameWrites(cfg.CheckpointNS) // ids are compared with ids
+		w = &r.writes
+	} else {
+		w = n.orphan(cfg.CheckpointID)
 	}
-	// A task's writes from an earlier call are searched from its first;
-	// in this call only special writes can repeat a key.
-	earlier, batch := w.from(taskID), len(w.entries)
-	w.grow(len(writes))
-	for i, wr := range writes {
-		e := memWrite{key: memWriteKey{taskID, WriteSlot(wr.Channel, base+i)}, channel: wr.Channel, value: wr.Value}
-		at := w.find(e.key, earlier)
-		if at < 0 && e.key.slot < 0 {
-			at = w.find(e.key, batch)
-		}
-		switch {
-		case at < 0:
-			w.add(e, earlier < 0 && len(w.entries) == batch) // the task's first entry
-		case e.key.slot < 0:
-			w.entries[at] = e // special writes replace
-		}
-	}
+	w.put(memTaskKey{id: taskID}, writes)
 	return nil
+}
+
+// putTaskWrites is PutWrites for a task the engine planned at step from
+// checkpoint cfg.CheckpointID, by reference: its id is made when
+// something reads it (GetTuple, List, a PutWrites by id), not for every
+// task of a run. A write saved this way reads back exactly as if saved
+// by the task's id.
+func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write) {
+	m.mu.Lock()
+	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
+	r := n.record(cfg.CheckpointID)
+	if r != nil && r.cp.lazyState() != nil && r.cp.lazy.g == g && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
+		r.writes.step = int32(step)
+		r.writes.put(memTaskKey{ref: task}, writes)
+		m.mu.Unlock() // no defer: nothing here calls out or panics
+		return
+	}
+	defer m.mu.Unlock()
+	var w *memWrites
+	if r != nil {
+		r.nameWrites(cfg.CheckpointNS)
+		w = &r.writes
+	} else {
+		w = n.orphan(cfg.CheckpointID)
+	}
+	w.put(memTaskKey{id: task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)}, writes)
 }
 
 // GetTuple implements Saver.
@@ -302,45 +598,57 @@ func (m *MemorySaver) GetTuple(_ context.Context, cfg Config) (*CheckpointTuple,
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, false)
-	if n == nil || len(n.records) == 0 {
+	if n == nil || len(n.order) == 0 {
 		return nil, nil
 	}
-	i := len(n.records) - 1
+	i := len(n.order) - 1
 	if cfg.CheckpointID != "" {
 		var ok bool
 		if i, ok = n.find(cfg.CheckpointID); !ok {
 			return nil, nil
 		}
 	}
-	return tuple(cfg.ThreadID, cfg.CheckpointNS, n.records[i]), nil
+	return tuple(cfg.ThreadID, cfg.CheckpointNS, n, i), nil
 }
 
-func tuple(thread, ns string, r *memRecord) *CheckpointTuple {
+// tuple is the i-th record of namespace ns, n.
+func tuple(thread, ns string, n *memNamespace, i int) *CheckpointTuple {
+	r := n.at(i)
 	return &CheckpointTuple{
 		Config:        Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: r.id()},
 		Checkpoint:    r.cp.Materialize(), // shared: checkpoints are immutable
 		Metadata:      r.metadata(),
-		ParentID:      r.parentID,
-		PendingWrites: r.writes.sorted(),
+		ParentID:      n.parentID(i),
+		PendingWrites: r.sortedWrites(ns),
 	}
 }
 
-// sorted returns the writes in task order, each task's special writes
-// first and then its regular writes by index.
-func (w *memWrites) sorted() []PendingWrite {
+// sortedWrites returns the record's writes in task order, each task's
+// special writes first and then its regular writes by index. ns is the
+// record's namespace, which the ids of tasks saved by reference hash.
+func (r *memRecord) sortedWrites(ns string) []PendingWrite {
+	w := &r.writes
 	if len(w.entries) == 0 {
 		return nil
 	}
 	entries := slices.Clone(w.entries)
+	if w.lazy > 0 { // named here, in the copy: a reader holds only the read lock
+		for i := range entries {
+			if k := &entries[i].key.task; k.ref.node != 0 {
+				*k = memTaskKey{id: k.ref.id(r.cp.lazy.g, r.id(), ns, int(w.step))}
+			}
+		}
+	}
 	sort.SliceStable(entries, func(i, j int) bool {
-		if entries[i].key.task != entries[j].key.task {
-			return entries[i].key.task < entries[j].key.task
+		if a, b := entries[i].key.task.id, entries[j].key.task.id; a != b {
+			return a < b
 		}
 		return entries[i].key.slot < entries[j].key.slot
 	})
 	out := make([]PendingWrite, len(entries))
 	for i := range entries {
-		out[i] = entries[i].pending()
+		e := &entries[i]
+		out[i] = PendingWrite{TaskID: e.key.task.id, Channel: e.channel, Value: e.value}
 	}
 	return out
 }
@@ -353,15 +661,16 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 	type ref struct {
 		ns string
 		id string
-		r  *memRecord
+		n  *memNamespace
+		i  int
 	}
 	var refs []ref
 	for nsName, n := range t {
 		if !opt.AllNamespaces && nsName != cfg.CheckpointNS {
 			continue
 		}
-		for _, r := range n.records {
-			refs = append(refs, ref{nsName, r.id(), r})
+		for i := range n.order {
+			refs = append(refs, ref{nsName, n.at(i).id(), n, i})
 		}
 	}
 	sort.Slice(refs, func(i, j int) bool {
@@ -378,10 +687,10 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 		if opt.Before != "" && r.id >= opt.Before {
 			continue
 		}
-		if !MatchesFilter(r.r.md, opt.Filter) {
+		if !MatchesFilter(r.n.at(r.i).md(), opt.Filter) {
 			continue
 		}
-		out = append(out, tuple(cfg.ThreadID, r.ns, r.r))
+		out = append(out, tuple(cfg.ThreadID, r.ns, r.n, r.i))
 		if opt.Limit > 0 && len(out) >= opt.Limit {
 			break
 		}

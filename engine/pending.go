@@ -8,10 +8,17 @@ import "slices"
 // few (a superstep's usual one or two: no map to fill and empty each
 // superstep), by an index once there are many.
 type pendingWrites struct {
-	null    []PendingWrite // NullTaskID writes, accumulated
-	order   []string       // task ids in first-save order
+	null  []PendingWrite // NullTaskID writes, accumulated
+	order []string       // task ids in first-save order ("": see refs)
+	// refs holds, as order, the tasks of this run saved by reference
+	// (addTask) whose ids nobody read yet: a task id is a hash that only
+	// a reader needs (find names them all first). nil for the others.
+	// Such a task is marked (task.pendingRef), so its first save needs
+	// no search.
+	refs    []*task
 	batches [][]Write      // each task's latest batch, as order
 	index   map[string]int // task id -> its place in order, past pendingIndexAt
+	unnamed int            // how many entries are refs
 	// tasks is the current superstep's task count, what the index is
 	// sized for (no growth while a wide superstep's tasks save).
 	tasks int
@@ -28,15 +35,19 @@ func newPendingWrites(ws []PendingWrite) *pendingWrites {
 		}
 		i := p.find(w.TaskID)
 		if i < 0 {
-			i = p.push(w.TaskID)
+			i = p.push(w.TaskID, nil)
 		}
 		p.batches[i] = append(p.batches[i], Write{Channel: w.Channel, Value: w.Value})
 	}
 	return p
 }
 
-// find returns task's place in order, or -1.
+// find returns task's place in order, or -1. It names the tasks saved by
+// reference first: an id is compared with ids.
 func (p *pendingWrites) find(task string) int {
+	if p.unnamed > 0 {
+		p.name()
+	}
 	if p.index != nil {
 		if i, ok := p.index[task]; ok {
 			return i
@@ -46,21 +57,78 @@ func (p *pendingWrites) find(task string) int {
 	return slices.Index(p.order, task)
 }
 
-// push adds task with no writes and returns its place.
-func (p *pendingWrites) push(task string) int {
-	p.order = append(p.order, task)
+// push adds a task with no writes, by its id or by reference (ref, with
+// id ""), and returns its place.
+func (p *pendingWrites) push(id string, ref *task) int {
+	p.order = append(p.order, id)
+	p.refs = append(p.refs, ref)
 	p.batches = append(p.batches, nil)
 	i := len(p.order) - 1
+	if ref != nil {
+		ref.pendingRef = true
+		p.unnamed++
+		return i // found by its mark, not by the index of ids
+	}
 	switch {
 	case p.index != nil:
-		p.index[task] = i
+		p.index[id] = i
 	case len(p.order) > pendingIndexAt:
+		p.reindex()
+	}
+	return i
+}
+
+// reindex indexes the tasks by id once there are many.
+func (p *pendingWrites) reindex() {
+	if p.index == nil && len(p.order) <= pendingIndexAt {
+		return
+	}
+	if p.index == nil {
 		p.index = make(map[string]int, max(2*len(p.order), p.tasks))
-		for j, id := range p.order {
+	}
+	for j, id := range p.order {
+		if p.refs[j] == nil {
 			p.index[id] = j
 		}
 	}
-	return i
+}
+
+// name makes the ids of the tasks saved by reference: from then on they
+// are found by id, like any other.
+func (p *pendingWrites) name() {
+	for j, ref := range p.refs {
+		if ref != nil {
+			p.order[j], p.refs[j] = ref.id(), nil
+			ref.pendingRef = false
+		}
+	}
+	p.unnamed = 0
+	p.reindex()
+}
+
+// addTask is add for a task of this run, by reference: its id is made
+// only if something reads it. Once any task is saved by id, it is add.
+func (p *pendingWrites) addTask(t *task, writes []Write) {
+	if len(p.order) > p.unnamed {
+		p.add(t.id(), writes)
+		return
+	}
+	i := -1
+	if t.pendingRef { // saved before in this superstep (rare): search
+		i = slices.Index(p.refs, t)
+	}
+	if i < 0 {
+		i = p.push("", t)
+	}
+	p.batches[i] = writes
+}
+
+// id is the id of the task at place i in order.
+func (p *pendingWrites) id(i int) string {
+	if ref := p.refs[i]; ref != nil {
+		return ref.id()
+	}
+	return p.order[i]
 }
 
 // batch returns task's latest batch.
@@ -90,7 +158,7 @@ func (p *pendingWrites) add(taskID string, writes []Write) {
 	}
 	i := p.find(taskID)
 	if i < 0 {
-		i = p.push(taskID)
+		i = p.push(taskID, nil)
 	}
 	p.batches[i] = writes
 }
@@ -103,9 +171,16 @@ func (p *pendingWrites) reset() {
 			delete(p.index, id) // clear would cost the widest superstep's size
 		}
 	}
+	for _, ref := range p.refs {
+		if ref != nil {
+			ref.pendingRef = false
+		}
+	}
 	clear(p.order) // no references kept to what the superstep wrote
+	clear(p.refs)
 	clear(p.batches)
-	p.order, p.batches = p.order[:0], p.batches[:0]
+	p.order, p.refs, p.batches = p.order[:0], p.refs[:0], p.batches[:0]
+	p.unnamed = 0
 }
 
 func (p *pendingWrites) empty() bool { return len(p.null) == 0 && len(p.order) == 0 }
@@ -113,7 +188,8 @@ func (p *pendingWrites) empty() bool { return len(p.null) == 0 && len(p.order) =
 // all lists every write: null-task writes first, then by task.
 func (p *pendingWrites) all() []PendingWrite {
 	out := slices.Clone(p.null)
-	for i, id := range p.order {
+	for i := range p.order {
+		id := p.id(i)
 		for _, w := range p.batches[i] {
 			out = append(out, PendingWrite{TaskID: id, Channel: w.Channel, Value: w.Value})
 		}
@@ -144,11 +220,12 @@ func (p *pendingWrites) resumes() resumeIndex {
 			idx.null, idx.hasNull = w.Value, true
 		}
 	}
-	for i, id := range p.order {
+	for i := range p.order {
 		for _, w := range p.batches[i] {
 			if w.Channel != ResumeChannel {
 				continue
 			}
+			id := p.id(i)
 			if idx.byTask == nil {
 				idx.byTask = map[string][]any{}
 			}

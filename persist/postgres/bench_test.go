@@ -371,3 +371,48 @@ func withParams(u, from string) string {
 	}
 	return u
 }
+
+// BenchmarkReadConversation is the read side of a 1000-step conversation
+// (enginetest.Conversation, as TestStore_GrowingMessages stores it): the
+// latest checkpoint (get_state), one in the middle, the whole history
+// (List), and Check, each from a store that has nothing cached.
+func BenchmarkReadConversation(b *testing.B) {
+	u := withParams(schemaURL(b), serverURL)
+	w := open(b, u, postgres.Options{Durability: persist.DurabilityAsync})
+	cps := conversation(b, w, "chat", 1000)
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	s := open(b, u, postgres.Options{})
+	get := func(id string) {
+		tup, err := s.GetTuple(ctx, engine.Config{ThreadID: "chat", CheckpointID: id})
+		if err != nil || tup == nil || len(tup.PendingWrites) != 1 {
+			b.Fatalf("GetTuple %q: %v, %v", id, tup, err)
+		}
+	}
+	b.Run("latest", func(b *testing.B) {
+		for b.Loop() {
+			get("")
+		}
+	})
+	b.Run("middle", func(b *testing.B) {
+		for b.Loop() {
+			get(cps[500].ID)
+		}
+	})
+	b.Run("history", func(b *testing.B) {
+		for b.Loop() {
+			hist, err := s.List(ctx, engine.Config{ThreadID: "chat"}, engine.ListOptions{})
+			if err != nil || len(hist) != len(cps) {
+				b.Fatalf("List: %d, %v", len(hist), err)
+			}
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			if err := s.Check(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -33,7 +33,10 @@
 //     branches of a fork gave one version. A list that only grew since the
 //     parent's value is stored as the added elements, with a full copy
 //     every 256 versions; root names that copy, so one range scan reads a
-//     list's whole chain.
+//     list's whole chain. The small values a checkpoint stores at one
+//     version (a superstep gives every channel it updates the same one)
+//     share one row, a pack, under the empty channel name: one row per
+//     superstep instead of one per channel (pack.go).
 //   - writes: pending writes keyed (thread, namespace, checkpoint, task,
 //     slot); special writes have LangGraph's negative slots and sort
 //     first.

@@ -139,9 +139,11 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		return map[valueKey]valueEnc{}, nil
 	}
 	// One version range per channel covers every wanted value and the
-	// lists it appends to.
+	// lists it appends to; packs (channel '') are read by version range
+	// too, one range per chain, since any value of a chain may be packed.
 	type span struct{ lo, hi int64 }
 	spans := map[string]span{}
+	packSpans := make([]span, 0, len(keys))
 	for _, k := range keys {
 		sp, ok := spans[k.channel]
 		if !ok {
@@ -149,11 +151,21 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		}
 		sp.lo, sp.hi = min(sp.lo, k.ref.Root), max(sp.hi, k.ref.Version)
 		spans[k.channel] = sp
+		packSpans = append(packSpans, span{k.ref.Root, k.ref.Version})
 	}
 	var chans [][]byte
 	var los, his []int64
 	for ch, sp := range spans {
 		chans, los, his = append(chans, bs(ch)), append(los, sp.lo), append(his, sp.hi)
+	}
+	// Overlapping pack ranges are merged: a pack is read once.
+	slices.SortFunc(packSpans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	for i := 0; i < len(packSpans); {
+		sp := packSpans[i]
+		for i++; i < len(packSpans) && packSpans[i].lo <= sp.hi; i++ {
+			sp.hi = max(sp.hi, packSpans[i].hi)
+		}
+		chans, los, his = append(chans, bs(packChannel)), append(los, sp.lo), append(his, sp.hi)
 	}
 	rows, err := db.Query(ctx, s.sql.values, bs(thread), bs(ns), chans, los, his)
 	if err != nil {
@@ -167,6 +179,11 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		data  []byte
 	}
 	raw := map[valueKey]stored{}
+	wanted := make(map[string]packWant, len(spans))
+	for ch, sp := range spans {
+		wanted[ch] = packWant{ch, sp.lo, sp.hi}
+	}
+	var entries []packEntry
 	for rows.Next() {
 		var ch, data []byte
 		var k valueKey
@@ -174,6 +191,18 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		var st stored
 		if err := rows.Scan(&ch, &k.ref.Version, &k.ref.Hash, &k.ref.Root, &bv, &bh, &st.depth, &st.has, &data); err != nil {
 			return nil, err
+		}
+		if string(ch) == packChannel {
+			// Only the values wanted: a chain stays in its channel and
+			// its version range.
+			if entries, err = decodePack(entries[:0], k.ref.Version, data, wanted); err != nil {
+				return nil, err
+			}
+			for _, e := range entries {
+				at := ref{Version: k.ref.Version, Hash: ^k.ref.Hash, Root: e.root}
+				raw[valueKey{e.channel, at}] = stored{base: e.base, depth: e.depth, has: e.has, data: e.data}
+			}
+			continue
 		}
 		k.channel = string(ch)
 		if bv != nil && bh != nil {

@@ -168,6 +168,7 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 		}
 		p.blobs = append(p.blobs, b)
 	}
+	p.blobs = packBlobs(p.blobs, st.refs)
 	if st.seen == nil {
 		st.seen = map[string]map[string]int64{}
 	}

@@ -18,6 +18,7 @@ const (
 	recordFormat = 1 // checkpoints.rec: JSON cpRecord
 	blobFull     = 1 // blobs.data: the engine's encoding of the value
 	blobAppend   = 2 // blobs.data: elements added to the base list, comma-separated
+	blobPack     = 3 // blobs.data: small values of one version (pack.go)
 )
 
 // fullEvery bounds delta chains: every 64th checkpoint record of a branch
@@ -198,13 +199,17 @@ func (rec *cpRecord) apply(parent *cpState) *cpState {
 
 func (rec *cpRecord) ts() time.Time { return time.Unix(0, rec.TS).UTC() }
 
-// blob is one row of the blobs table as Put writes it.
+// blob is one row of the blobs table as Put writes it, or a value that
+// packBlobs puts in a pack: its kind (blobFull, blobAppend) and payload
+// until then, and then the row's data (kind and payload) and ref.Hash.
 type blob struct {
 	channel string
 	ref     ref
 	base    ref  // the list this one appends to, when depth > 0
 	depth   int  // appends since the last full copy
 	has     bool // false: the channel has a version but no value
+	kind    byte
+	payload []byte
 	data    []byte
 }
 
@@ -255,17 +260,23 @@ func newBlob(channel string, ver int64, val any, has bool, tail []any, prevRef *
 			return appendBlob(b, ver, prevRef, prev, suffix), valueEnc{enc: enc, has: true, depth: prev.depth + 1, base: prev.base, appended: prev.appended + len(suffix)}, nil
 		}
 	}
-	b.data = append([]byte{blobFull}, enc...)
-	b.ref = ref{Version: ver, Hash: hashBlob(b.data, has), Root: ver}
+	b.kind, b.payload = blobFull, enc
+	b.ref = ref{Version: ver, Root: ver}
 	return b, valueEnc{enc: enc, has: has, base: len(enc)}, nil
 }
 
 // appendBlob fills b as the list at prevRef plus suffix.
 func appendBlob(b blob, ver int64, prevRef *ref, prev *valueEnc, suffix []byte) blob {
-	b.data = append([]byte{blobAppend}, suffix...)
+	b.kind, b.payload = blobAppend, suffix
 	b.base, b.depth = *prevRef, prev.depth+1
-	b.ref = ref{Version: ver, Hash: hashBlob(b.data, true), Root: prevRef.Root}
+	b.ref = ref{Version: ver, Root: prevRef.Root}
 	return b
+}
+
+// seal makes b a row of its own: its stored bytes and their hash.
+func (b *blob) seal() {
+	b.data = append(append(make([]byte, 0, 1+len(b.payload)), b.kind), b.payload...)
+	b.ref.Hash = hashBlob(b.data, b.has)
 }
 
 func hashBlob(data []byte, has bool) int64 {

@@ -135,6 +135,15 @@ END $$;
 DROP INDEX S.checkpoints_parent;
 CREATE INDEX checkpoints_early_child ON S.checkpoints (thread, ns, parent) WHERE depth > 0 AND id <= parent;
 `,
+	// 4: the small values a checkpoint stores at one version share one
+	// blobs row, a pack, under channel '' (pack.go); records name a packed
+	// value by the complement of its pack's hash. The tables are
+	// unchanged, but a superstep built before this version would read a
+	// packed value as missing: the version makes it refuse the database
+	// instead (ErrNewerSchema).
+	`
+COMMENT ON TABLE S.blobs IS 'channel values by (thread, ns, channel, version, hash); the rows of channel '''' are packs: the small values of one version (superstep schema 4)';
+`,
 }
 
 // SchemaVersion is the newest schema version this package knows.
