@@ -22,9 +22,9 @@ import (
 // Interrupt's payload are encoded before the copy is reused, a node that
 // returns an error (an interrupt included) never has its copy reused, and
 // the values of its slice, map and pointer fields are decoded (or copied)
-// afresh for every task, so keeping s.Items (not s) is safe too. The same holds for
-// RouteFunc's and SendsFunc's s. See "What a node costs" in the package
-// doc.
+// afresh for every task, so keeping s.Items (not s) is safe too. The same
+// holds for RouteFunc's and SendsFunc's s. See "What a node costs" in the
+// package doc.
 type NodeFunc[S any] func(ctx context.Context, s *S) (Update[S], error)
 
 // SendFunc is a node started by Sends: it gets the Send's argument decoded
