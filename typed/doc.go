@@ -133,8 +133,8 @@
 // them: a wide_state node that sets ten fields allocates 384 bytes, where
 // a map node's ten writes and its result take 344 (the block had room for
 // sixteen changes and their writes, 1,280 bytes, and with GC on the typed
-// overhead in CPU time was about +20%). Gotos are in that block too. A
-// Change is two interfaces. Both are small enough for the compiler to keep
+// overhead in CPU time was about +20%). Goto and Send add a small block
+// of their own that shares those writes. A Change is two interfaces. Both are small enough for the compiler to keep
 // in registers, and that matters for a fan-out: a task's goroutine starts
 // with a 2 KB stack, the engine's frames use about half of it, and a task
 // whose calls go past it copies its stack (about 10,000 instructions, and
