@@ -315,6 +315,28 @@ func TestCheck_OrderedLayoutRules(t *testing.T) {
 			_, err := tx.Bucket([]byte("threads")).Bucket([]byte("t")).CreateBucket([]byte("n"))
 			return err
 		}, `thread "t": unknown bucket "n"`},
+		"a checkpoint record cut short": {func(tx *bolt.Tx) error {
+			cps := persist.RawRecordsForTest(tx, "t", "sub", "cp")
+			k, v := cps.Last()
+			return cps.Put(k, v[:len(v)-3])
+		}, `thread "t" namespace "sub": the record of checkpoint`},
+		"a root write cut short": {func(tx *bolt.Tx) error {
+			ws := persist.RawRecordsForTest(tx, "t", "", "w")
+			k, v := ws.First()
+			if k == nil {
+				return errors.New("no write to damage")
+			}
+			return ws.Put(k, v[:1])
+		}, `thread "t": write 0 of task`},
+		"a value moved to another version": {func(tx *bolt.Tx) error {
+			blobs := persist.RawRecordsForTest(tx, "t", "", "blob")
+			k, v := blobs.Last()
+			if err := blobs.Delete(k); err != nil {
+				return err
+			}
+			k[len(k)-9]++ // the version's last byte (then the seq's 8)
+			return blobs.Put(k, v)
+		}, `thread "t": the value of "step" at version 4/0 fails its checksum`},
 		"a value gone": {func(tx *bolt.Tx) error {
 			blobs := persist.RawRecordsForTest(tx, "t", "sub", "blob")
 			k, _ := blobs.Last()

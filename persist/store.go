@@ -515,6 +515,48 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// CheckRecordNames returns an error wrapping ErrInvalidID when a name a
+// checkpoint record keeps is not UTF-8: the checkpoint's id, its parent's
+// (parentID), and the channel and node names of its versions. Records are
+// JSON, which cannot carry other bytes: encoding/json would store each
+// such name with U+FFFD in place of its bad bytes, so the checkpoint
+// would not read back (its values and its delta base named by names no
+// one wrote), and two names could become one. Keys (thread ids,
+// namespaces, task ids) carry any bytes and are not checked here. Both
+// stores call it before they encode anything.
+func CheckRecordNames(cp *engine.Checkpoint, parentID string) error {
+	bad := func(what, name string) error {
+		return fmt.Errorf("%w: %s %q is not UTF-8", ErrInvalidID, what, truncate(name, 40))
+	}
+	if !utf8.ValidString(cp.ID) {
+		return bad("checkpoint id", cp.ID)
+	}
+	if !utf8.ValidString(parentID) {
+		return bad("parent checkpoint id", parentID)
+	}
+	for ch := range cp.ChannelVersions {
+		if !utf8.ValidString(ch) {
+			return bad("channel", ch)
+		}
+	}
+	for node, seen := range cp.VersionsSeen {
+		if !utf8.ValidString(node) {
+			return bad("node", node)
+		}
+		for ch := range seen {
+			if !utf8.ValidString(ch) {
+				return bad("channel", ch)
+			}
+		}
+	}
+	for _, ch := range cp.UpdatedChannels {
+		if !utf8.ValidString(ch) {
+			return bad("updated channel", ch)
+		}
+	}
+	return nil
+}
+
 func checkConfig(cfg engine.Config) error {
 	if err := checkID("thread id", cfg.ThreadID, maxIDLen, false); err != nil {
 		return err
@@ -658,6 +700,9 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 		if err := checkID("channel", ch, maxIDLen, false); err != nil {
 			return engine.Config{}, err
 		}
+	}
+	if err := CheckRecordNames(cp, cfg.CheckpointID); err != nil {
+		return engine.Config{}, err
 	}
 	// A channel without a version was never updated: its value is the
 	// channel's initial one (a reducer's default, an empty topic or

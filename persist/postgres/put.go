@@ -47,6 +47,9 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 			return engine.Config{}, err
 		}
 	}
+	if err := persist.CheckRecordNames(cp, cfg.CheckpointID); err != nil {
+		return engine.Config{}, err
+	}
 	meta, err := encodeMeta(md)
 	if err != nil {
 		return engine.Config{}, fmt.Errorf("%w: %w", persist.ErrInvalidCheckpoint, err)
