@@ -77,6 +77,13 @@ type channelState struct {
 	// dirtyOff stops listing them, for a saver that keeps the engine's
 	// snapshots whole and has no use for the list (newVersionsFor).
 	dirtyOff bool
+	// kept: a saver keeps every checkpoint of the run (keepsSnapshots),
+	// so checkpoints are carved from slabs (see newCheckpoint).
+	kept bool
+	// slab holds the checkpoints not handed out yet; made counts those
+	// handed out (a slab's size follows it).
+	slab []checkpointAlloc
+	made int
 	// versionless makes applyWrites change channels without versioning
 	// them, as state snapshots apply saved writes (LangGraph.js
 	// pregel/index.ts _prepareStateSnapshot and Python main.py
@@ -1175,12 +1182,9 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		cs.verLog.restart()
 		cs.valLog.restart()
 	}
-	// The checkpoint and its lazy part in one allocation.
-	both := &struct {
-		cp   Checkpoint
-		lazy lazyCheckpoint
-	}{cp: Checkpoint{V: CheckpointFormat, ID: id}}
+	both := cs.newCheckpoint()
 	cp := &both.cp
+	cp.V, cp.ID = CheckpointFormat, id
 	lz := &both.lazy
 	lz.g = cs.g
 	if cs.extraVer != nil || cs.extraSeen != nil {
@@ -1202,6 +1206,36 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		cp.UpdatedChannels = updated
 	}
 	return cp
+}
+
+// checkpointAlloc is a checkpoint and its lazy part, in one allocation.
+type checkpointAlloc struct {
+	cp   Checkpoint
+	lazy lazyCheckpoint
+}
+
+// checkpointSlabMax is the most checkpoints one slab holds: 21 of 384
+// bytes fill the allocator's 8 KB size class.
+const checkpointSlabMax = 8192 / int(unsafe.Sizeof(checkpointAlloc{}))
+
+// newCheckpoint returns a zero checkpoint. For a saver that keeps every
+// one (kept) it is carved from a slab, as many as the run has made so
+// far (2 to checkpointSlabMax) in one allocation: the collector then
+// allocates, marks and sweeps one object where it had up to 21, each
+// cycle again for a MemorySaver's whole history. A slab stays alive while
+// any of its checkpoints does; those of a kept run live as long as its
+// history (each delta points to its parent anyway).
+func (cs *channelState) newCheckpoint() *checkpointAlloc {
+	if !cs.kept {
+		return &checkpointAlloc{}
+	}
+	if len(cs.slab) == 0 {
+		cs.slab = make([]checkpointAlloc, min(max(cs.made, 2), checkpointSlabMax))
+	}
+	c := &cs.slab[0]
+	cs.slab = cs.slab[1:]
+	cs.made++
+	return c
 }
 
 // valuesBase is a full snapshot of the channels' values. When at most

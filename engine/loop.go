@@ -246,6 +246,7 @@ func (l *loop) first(ctx context.Context, input any) error {
 	l.cs = newChannelState(l.g, cp)
 	l.cs.valuesOff = l.saver == nil && l.emit == nil // nobody reads a checkpoint
 	l.cs.dirtyOff = keepsSnapshots(l.saver)
+	l.cs.kept = keepsSnapshots(l.saver)
 	l.step = l.md.Step + 1
 	l.stop = l.step + l.opts.RecursionLimit + 1
 

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+// A MemorySaver's checkpoints are carved from slabs (several to an
+// allocation), and each still reads as its own: the same values,
+// versions, versions_seen and metadata as a saver's that gets every
+// checkpoint on its own, across slab boundaries and across two runs of
+// one thread (the second run's slabs are new).
+func TestCheckpointSlabs_EachCheckpointItsOwn(t *testing.T) {
+	ctx := context.Background()
+	const rounds = 40 // 81 supersteps: slabs of 2, 2, 4, 8, 16, 21, 21, then part of one
+	build := func(s Saver) *Graph {
+		sg := NewStateGraph(LastValueKey("n"), AppendKey("log"))
+		sg.AddNode("ping", func(_ context.Context, in any) (any, error) {
+			n := in.(map[string]any)["n"].(float64)
+			return Update{{Key: "n", Value: n + 1}, {Key: "log", Value: []any{n}}}, nil
+		})
+		sg.AddNode("pong", func(_ context.Context, in any) (any, error) {
+			return Update{{Key: "log", Value: []any{"pong"}}}, nil
+		})
+		sg.AddEdge(Start, "ping").AddEdge("ping", "pong")
+		sg.AddConditionalEdges("pong", func(_ context.Context, st map[string]any) (any, error) {
+			if int(st["n"].(float64))%rounds != 0 {
+				return "ping", nil
+			}
+			return End, nil
+		}, "ping", End)
+		g, err := sg.Compile(WithSaver(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	kept, plain := NewMemorySaver(), &versionsRecorder{Saver: NewMemorySaver()}
+	for _, s := range []Saver{kept, plain} {
+		g := build(s)
+		for run, in := range []float64{0, rounds} {
+			res, err := g.Invoke(ctx, map[string]any{"n": in}, OnThread("t"), WithRecursionLimit(500))
+			if err != nil || res.Status != StatusDone {
+				t.Fatalf("run %d: %v %v", run, err, res.Status)
+			}
+		}
+	}
+	got, err := kept.List(ctx, Config{ThreadID: "t"}, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := plain.List(ctx, Config{ThreadID: "t"}, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(got) < 4*rounds {
+		t.Fatalf("%d and %d checkpoints", len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if !reflect.DeepEqual(g.Checkpoint.ChannelValues, w.Checkpoint.ChannelValues) ||
+			!reflect.DeepEqual(g.Checkpoint.ChannelVersions, w.Checkpoint.ChannelVersions) ||
+			!reflect.DeepEqual(g.Checkpoint.VersionsSeen, w.Checkpoint.VersionsSeen) ||
+			!reflect.DeepEqual(g.Checkpoint.UpdatedChannels, w.Checkpoint.UpdatedChannels) ||
+			!reflect.DeepEqual(g.Metadata, w.Metadata) {
+			t.Fatalf("checkpoint %d (step %d):\n got %+v %+v\nwant %+v %+v", i, g.Metadata.Step,
+				g.Checkpoint, g.Metadata, w.Checkpoint, w.Metadata)
+		}
+		if g.Checkpoint.ID == "" || (i > 0 && g.Checkpoint.ID == got[i-1].Checkpoint.ID) {
+			t.Fatalf("checkpoint %d: id %q", i, g.Checkpoint.ID)
+		}
+	}
+
+}
+
+// slabSink keeps newCheckpoint's result on the heap in AllocsPerRun.
+var slabSink *checkpointAlloc
+
+// A run whose saver does not keep every checkpoint gets each in its own
+// allocation: a slab would keep the siblings of any checkpoint it holds.
+func TestCheckpointSlabs_OnlyForKeptRuns(t *testing.T) {
+	g, err := NewStateGraph(LastValueKey("n")).
+		AddNode("a", func(context.Context, any) (any, error) { return Update{{Key: "n", Value: 1}}, nil }).
+		AddEdge(Start, "a").AddEdge("a", End).Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := newChannelState(g, nil)
+	a, b := cs.checkpoint("1", nil, false), cs.checkpoint("2", nil, false)
+	if cs.slab != nil || cs.made != 0 || a == b {
+		t.Fatalf("not kept: slab %d, made %d", len(cs.slab), cs.made)
+	}
+	cs.kept = true
+	for i := 0; i < 3*checkpointSlabMax; i++ {
+		cs.checkpoint("x", nil, false)
+	}
+	if cs.made != 3*checkpointSlabMax || len(cs.slab) >= checkpointSlabMax {
+		t.Fatalf("kept: made %d, %d left in the slab", cs.made, len(cs.slab))
+	}
+	// Once slabs are full size, a checkpoint costs 1/21 of an allocation
+	// (AllocsPerRun truncates to 0); each on its own costs one.
+	if got := testing.AllocsPerRun(100, func() { slabSink = cs.newCheckpoint() }); got != 0 {
+		t.Errorf("kept: %v allocations per checkpoint, want 1/%d", got, checkpointSlabMax)
+	}
+	cs.kept = false
+	if got := testing.AllocsPerRun(100, func() { slabSink = cs.newCheckpoint() }); got != 1 {
+		t.Errorf("not kept: %v allocations per checkpoint, want 1", got)
+	}
+}
