@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -14,38 +15,33 @@ import (
 // for this one with WithSubgraphTurns.
 //
 // The rotation stands for JavaScript's event loop, where siblings whose
-// work takes no time interleave one step each, and one that waits on time
-// (a timer, I/O) lets the others run on meanwhile. So a participant whose
-// turn it is but who has not come to write within absentAfter is taken
-// as waiting on time: it is absent, skipped by the rotation, until it
-// comes to write again; then it waits for its turn like the others.
-// Scenarios make such waits explicit with margins of at least 90 ms.
+// work takes no time interleave one step each, and a task that awaits a
+// timer leaves the rotation until the timer fires. So a participant is
+// away, skipped by the rotation, exactly while something under it says it
+// waits on time (WaitingOnTime: Sleep, a retry policy's backoff) or while
+// it has not started (a superstep bounded by MaxConcurrency starts it when
+// a slot frees; JS has not scheduled it yet). A turn's holder that is
+// neither at its write, away nor finished is working without waiting on
+// time, and the others wait for it: there is no clock in the rotation.
 type subgraphTurns struct {
 	mu      sync.Mutex
-	active  []bool // by participant: still running
-	absent  []bool // by participant: skipped until it comes to write
-	waiting []bool // by participant: at its write, waiting for its turn
-	turn    int
-	since   time.Time     // when the turn moved to its holder
-	changed chan struct{} // closed (and replaced) when the turn moves
+	changed sync.Cond // broadcast whenever the turn or a participant's state moves
+	active  []bool    // by participant: still running
+	away    []int     // by participant: waits on time (or has not started) that hold it out
+	waiting []bool    // by participant: at its write, waiting for its turn
+	turn    int       // the holder, -1 when nobody is active
 }
 
-// absentAfter is how long a turn's holder may take to come to its write
-// before the others go on without it: long enough that a sibling whose
-// work takes no time is not skipped on a loaded machine, short enough
-// that one waiting on time (≥ 90 ms in scenarios, which then keep a
-// margin) is.
-const absentAfter = 80 * time.Millisecond
-
 func newSubgraphTurns(n int) *subgraphTurns {
-	ls := &subgraphTurns{active: make([]bool, n), absent: make([]bool, n), waiting: make([]bool, n), since: time.Now(), changed: make(chan struct{})}
+	ls := &subgraphTurns{active: make([]bool, n), away: make([]int, n), waiting: make([]bool, n)}
+	ls.changed.L = &ls.mu
 	for i := range ls.active {
 		ls.active[i] = true
 	}
 	return ls
 }
 
-// active reports whether i is still in the rotation (a retried subgraph
+// isActive reports whether i is still in the rotation (a retried subgraph
 // task that left runs its next attempt unordered).
 func (ls *subgraphTurns) isActive(i int) bool {
 	ls.mu.Lock()
@@ -53,63 +49,70 @@ func (ls *subgraphTurns) isActive(i int) bool {
 	return ls.active[i]
 }
 
+// present reports whether the rotation waits for i when i holds the turn;
+// with ls.mu held. A participant at its write is present whatever waits
+// below it (a timed-out attempt's abandoned sleep, say).
+func (ls *subgraphTurns) present(i int) bool {
+	return ls.active[i] && (ls.waiting[i] || ls.away[i] == 0)
+}
+
 // wait blocks until it is participant i's turn to write.
 func (ls *subgraphTurns) wait(i int) {
 	ls.mu.Lock()
-	ls.waiting[i], ls.absent[i] = true, false
+	defer ls.mu.Unlock()
+	ls.waiting[i] = true
 	for ls.turn != i {
-		h := ls.turn
-		if h >= 0 && !ls.waiting[h] && (ls.absent[h] || time.Since(ls.since) >= absentAfter) {
-			ls.absent[h] = true // waiting on time: the others go on
-			ls.advance()
+		if h := ls.turn; h < 0 || !ls.present(h) {
+			ls.advance() // finds i at the latest: it is waiting
 			continue
 		}
-		changed := ls.changed
-		left := absentAfter - time.Since(ls.since)
-		ls.mu.Unlock()
-		timer := time.NewTimer(max(left, time.Millisecond))
-		select {
-		case <-changed:
-		case <-timer.C:
-		}
-		timer.Stop()
-		ls.mu.Lock()
+		ls.changed.Wait()
 	}
-	ls.mu.Unlock()
 }
 
-// pass ends i's turn: the next active participant writes next.
+// pass ends i's turn: the next present participant writes next.
 func (ls *subgraphTurns) pass(i int) {
 	ls.mu.Lock()
+	defer ls.mu.Unlock()
 	ls.waiting[i] = false
 	if ls.turn == i {
 		ls.advance()
 	}
-	ls.mu.Unlock()
 }
 
 // leave takes i out of the rotation (it finished, failed or was
 // interrupted).
 func (ls *subgraphTurns) leave(i int) {
 	ls.mu.Lock()
+	defer ls.mu.Unlock()
 	ls.active[i], ls.waiting[i] = false, false
 	if ls.turn == i {
 		ls.advance()
 	}
-	ls.mu.Unlock()
+	ls.changed.Broadcast()
 }
 
-// advance moves the turn to the next active participant that is not
-// absent (or, when all are, to the next active one); with ls.mu held.
+// setAway counts one more (by +1) or one less (by -1) wait holding i out
+// of the rotation.
+func (ls *subgraphTurns) setAway(i, by int) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.away[i] += by
+	ls.changed.Broadcast()
+}
+
+// advance moves the turn to the next present participant (or, when none
+// is, to the next active one, skipped in its turn by whoever comes to
+// write); with ls.mu held.
 func (ls *subgraphTurns) advance() {
 	n := len(ls.active)
 	next := -1
 	for k := 1; k <= n; k++ {
-		j := (ls.turn + k) % n
+		j := (ls.turn + k + n) % n
 		if !ls.active[j] {
 			continue
 		}
-		if !ls.absent[j] {
+		if ls.present(j) {
 			next = j
 			break
 		}
@@ -117,9 +120,76 @@ func (ls *subgraphTurns) advance() {
 			next = j
 		}
 	}
-	ls.turn, ls.since = next, time.Now()
-	close(ls.changed)
-	ls.changed = make(chan struct{})
+	ls.turn = next
+	ls.changed.Broadcast()
+}
+
+// WaitingOnTime says that the node running in ctx starts waiting on time —
+// a timer, a backoff, a poll interval — and returns the function that
+// says the wait ended (call it exactly once; later calls do nothing). It
+// affects only the order of sibling subgraphs' checkpoints under
+// WithSubgraphTurns, which stands for JavaScript's event loop: while a
+// node waits on time, every subgraph run it belongs to (at each level of
+// nesting) leaves its siblings' rotation, as a JS task awaiting a timer
+// lets the others run, and rejoins when the wait ends. Outside a running
+// node, or without WithSubgraphTurns, it does nothing. Sleep brackets its
+// wait with it.
+func WaitingOnTime(ctx context.Context) (done func()) {
+	s := scopeOf(ctx)
+	if s == nil {
+		return func() {}
+	}
+	return s.waitingOnTime()
+}
+
+// Sleep waits d in the node running in ctx, or until ctx ends (it then
+// returns context.Cause(ctx)), saying meanwhile that the node waits on time
+// (WaitingOnTime). A node that sleeps should call it rather than
+// time.Sleep so that a run with WithSubgraphTurns orders its subgraphs'
+// checkpoints as JavaScript would; otherwise the two are alike.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return context.Cause(ctx)
+	}
+	defer WaitingOnTime(ctx)()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// waitingOnTime marks every subgraph run that s's task belongs to, up
+// through its parents, as away from the rotation it takes turns in, and
+// returns what marks them back. A subgraph run's own task takes no turns
+// in its own loop's rotation when it waits (a retried one already left
+// it), so the walk starts at the loop running s.
+func (s *taskScope) waitingOnTime() func() {
+	type mark struct {
+		ls *subgraphTurns
+		at int
+	}
+	var marks []mark
+	for ; s != nil; s = s.run.opts.parent {
+		if ls := s.run.opts.turns; ls != nil {
+			ls.setAway(s.run.opts.turnAt, 1)
+			marks = append(marks, mark{ls, s.run.opts.turnAt})
+		}
+	}
+	if len(marks) == 0 {
+		return func() {}
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			for _, m := range marks {
+				m.ls.setAway(m.at, -1)
+			}
+		})
+	}
 }
 
 // prepareSubgraphTurns sets up this superstep's turns when the run asked
@@ -141,5 +211,30 @@ func (l *loop) prepareSubgraphTurns(run []*task) {
 		for i, t := range subs {
 			l.turnOf[t.id()] = i
 		}
+	}
+}
+
+// queueTurns holds the participants among tasks, which wait for a slot of
+// a bounded superstep, away from the rotation until startTurn: a task
+// LangGraph.js has not started yet takes no part in the event loop
+// (pregel/runner.ts:322-346 starts one when a slot frees).
+func (l *loop) queueTurns(tasks []*task) {
+	if l.turns == nil {
+		return
+	}
+	for _, t := range tasks {
+		if at, ok := l.turnOf[t.id()]; ok {
+			l.turns.setAway(at, 1)
+		}
+	}
+}
+
+// startTurn brings a queued participant into the rotation as it starts.
+func (l *loop) startTurn(t *task) {
+	if l.turns == nil {
+		return
+	}
+	if at, ok := l.turnOf[t.id()]; ok {
+		l.turns.setAway(at, -1)
 	}
 }
