@@ -342,7 +342,7 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 	if d := policy.delay(attempt); d > 0 {
 		// The backoff waits on time: the subgraph runs t belongs to
 		// leave their siblings' rotation meanwhile (WithSubgraphTurns).
-		back := scope.waitingOnTime()
+		back := scope.waitingOnTime(time.Now().Add(d))
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -20,20 +21,27 @@ import (
 // away, skipped by the rotation, exactly while something under it says it
 // waits on time (WaitingOnTime: Sleep, a retry policy's backoff) or while
 // it has not started (a superstep bounded by MaxConcurrency starts it when
-// a slot frees; JS has not scheduled it yet). A turn's holder that is
-// neither at its write, away nor finished is working without waiting on
-// time, and the others wait for it: there is no clock in the rotation.
+// a slot frees; JS has not scheduled it yet). A wait of known length
+// (Sleep, a backoff) ends at its deadline, as a JS timer is due then and
+// timers fire in deadline order: two siblings sleeping alike rejoin in
+// the order they started sleeping, whichever goroutine wakes first. A
+// turn's holder that is neither at its write, away nor finished is
+// working without waiting on time, and the others wait for it.
 type subgraphTurns struct {
 	mu      sync.Mutex
-	changed sync.Cond // broadcast whenever the turn or a participant's state moves
-	active  []bool    // by participant: still running
-	away    []int     // by participant: waits on time (or has not started) that hold it out
-	waiting []bool    // by participant: at its write, waiting for its turn
-	turn    int       // the holder, -1 when nobody is active
+	changed sync.Cond     // broadcast whenever the turn or a participant's state moves
+	active  []bool        // by participant: still running
+	away    [][]*awayMark // by participant: the waits that may hold it out
+	waiting []bool        // by participant: at its write, waiting for its turn
+	turn    int           // the holder, -1 when nobody is active
 }
 
+// awayMark is one wait holding a participant out of the rotation: until
+// its deadline, or until it is taken back when until is zero.
+type awayMark struct{ until time.Time }
+
 func newSubgraphTurns(n int) *subgraphTurns {
-	ls := &subgraphTurns{active: make([]bool, n), away: make([]int, n), waiting: make([]bool, n)}
+	ls := &subgraphTurns{active: make([]bool, n), away: make([][]*awayMark, n), waiting: make([]bool, n)}
 	ls.changed.L = &ls.mu
 	for i := range ls.active {
 		ls.active[i] = true
@@ -53,7 +61,25 @@ func (ls *subgraphTurns) isActive(i int) bool {
 // with ls.mu held. A participant at its write is present whatever waits
 // below it (a timed-out attempt's abandoned sleep, say).
 func (ls *subgraphTurns) present(i int) bool {
-	return ls.active[i] && (ls.waiting[i] || ls.away[i] == 0)
+	if !ls.active[i] {
+		return false
+	}
+	if ls.waiting[i] {
+		return true
+	}
+	var now time.Time
+	for _, m := range ls.away[i] {
+		if m.until.IsZero() {
+			return false
+		}
+		if now.IsZero() {
+			now = time.Now()
+		}
+		if now.Before(m.until) {
+			return false
+		}
+	}
+	return true
 }
 
 // wait blocks until it is participant i's turn to write.
@@ -63,7 +89,7 @@ func (ls *subgraphTurns) wait(i int) {
 	ls.waiting[i] = true
 	for ls.turn != i {
 		if h := ls.turn; h < 0 || !ls.present(h) {
-			ls.advance() // finds i at the latest: it is waiting
+			ls.skip() // finds i at the latest: it is waiting
 			continue
 		}
 		ls.changed.Wait()
@@ -76,7 +102,7 @@ func (ls *subgraphTurns) pass(i int) {
 	defer ls.mu.Unlock()
 	ls.waiting[i] = false
 	if ls.turn == i {
-		ls.advance()
+		ls.next()
 	}
 }
 
@@ -87,41 +113,58 @@ func (ls *subgraphTurns) leave(i int) {
 	defer ls.mu.Unlock()
 	ls.active[i], ls.waiting[i] = false, false
 	if ls.turn == i {
-		ls.advance()
+		ls.next()
 	}
 	ls.changed.Broadcast()
 }
 
-// setAway counts one more (by +1) or one less (by -1) wait holding i out
-// of the rotation.
-func (ls *subgraphTurns) setAway(i, by int) {
+// goAway holds i out of the rotation until until (zero: until back).
+func (ls *subgraphTurns) goAway(i int, until time.Time) *awayMark {
+	m := &awayMark{until}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	ls.away[i] += by
+	ls.away[i] = append(ls.away[i], m)
+	ls.changed.Broadcast()
+	return m
+}
+
+// back ends the wait m of i.
+func (ls *subgraphTurns) back(i int, m *awayMark) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.away[i] = slices.DeleteFunc(ls.away[i], func(x *awayMark) bool { return x == m })
 	ls.changed.Broadcast()
 }
 
-// advance moves the turn to the next present participant (or, when none
-// is, to the next active one, skipped in its turn by whoever comes to
-// write); with ls.mu held.
-func (ls *subgraphTurns) advance() {
+// next gives the turn to the next active participant; with ls.mu held.
+// Whether it is away is asked only when someone comes to write (wait):
+// a sibling that goes to sleep just after passing the turn must not take
+// it back from one whose timer is due first.
+func (ls *subgraphTurns) next() {
+	ls.moveTo(func(j int) bool { return ls.active[j] })
+}
+
+// skip gives the turn, held by an away participant, to the next present
+// one (or, when none is, to the next active one); with ls.mu held.
+func (ls *subgraphTurns) skip() {
+	if !ls.moveTo(ls.present) {
+		ls.next()
+	}
+}
+
+// moveTo gives the turn to the next participant after the holder that ok
+// accepts and reports whether there was one; none leaves the turn at -1.
+func (ls *subgraphTurns) moveTo(ok func(int) bool) bool {
 	n := len(ls.active)
-	next := -1
+	defer ls.changed.Broadcast()
 	for k := 1; k <= n; k++ {
-		j := (ls.turn + k + n) % n
-		if !ls.active[j] {
-			continue
-		}
-		if ls.present(j) {
-			next = j
-			break
-		}
-		if next < 0 {
-			next = j
+		if j := (ls.turn + k + n) % n; ok(j) {
+			ls.turn = j
+			return true
 		}
 	}
-	ls.turn = next
-	ls.changed.Broadcast()
+	ls.turn = -1
+	return false
 }
 
 // WaitingOnTime says that the node running in ctx starts waiting on time —
@@ -135,11 +178,17 @@ func (ls *subgraphTurns) advance() {
 // node, or without WithSubgraphTurns, it does nothing. Sleep brackets its
 // wait with it.
 func WaitingOnTime(ctx context.Context) (done func()) {
+	return waitingOnTime(ctx, time.Time{})
+}
+
+// waitingOnTime is WaitingOnTime for a wait that ends by until at the
+// latest (zero: unknown).
+func waitingOnTime(ctx context.Context, until time.Time) func() {
 	s := scopeOf(ctx)
 	if s == nil {
 		return func() {}
 	}
-	return s.waitingOnTime()
+	return s.waitingOnTime(until)
 }
 
 // Sleep waits d in the node running in ctx, or until ctx ends (it then
@@ -151,7 +200,7 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return context.Cause(ctx)
 	}
-	defer WaitingOnTime(ctx)()
+	defer waitingOnTime(ctx, time.Now().Add(d))()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -167,16 +216,17 @@ func Sleep(ctx context.Context, d time.Duration) error {
 // returns what marks them back. A subgraph run's own task takes no turns
 // in its own loop's rotation when it waits (a retried one already left
 // it), so the walk starts at the loop running s.
-func (s *taskScope) waitingOnTime() func() {
+func (s *taskScope) waitingOnTime(until time.Time) func() {
 	type mark struct {
 		ls *subgraphTurns
 		at int
+		m  *awayMark
 	}
 	var marks []mark
 	for ; s != nil; s = s.run.opts.parent {
 		if ls := s.run.opts.turns; ls != nil {
-			ls.setAway(s.run.opts.turnAt, 1)
-			marks = append(marks, mark{ls, s.run.opts.turnAt})
+			at := s.run.opts.turnAt
+			marks = append(marks, mark{ls, at, ls.goAway(at, until)})
 		}
 	}
 	if len(marks) == 0 {
@@ -186,7 +236,7 @@ func (s *taskScope) waitingOnTime() func() {
 	return func() {
 		once.Do(func() {
 			for _, m := range marks {
-				m.ls.setAway(m.at, -1)
+				m.ls.back(m.at, m.m)
 			}
 		})
 	}
@@ -224,7 +274,7 @@ func (l *loop) queueTurns(tasks []*task) {
 	}
 	for _, t := range tasks {
 		if at, ok := l.turnOf[t.id()]; ok {
-			l.turns.setAway(at, 1)
+			l.turns.goAway(at, time.Time{})
 		}
 	}
 }
@@ -235,6 +285,9 @@ func (l *loop) startTurn(t *task) {
 		return
 	}
 	if at, ok := l.turnOf[t.id()]; ok {
-		l.turns.setAway(at, -1)
+		l.turns.mu.Lock()
+		l.turns.away[at] = nil // only the queue held it: it has not run
+		l.turns.changed.Broadcast()
+		l.turns.mu.Unlock()
 	}
 }
