@@ -90,8 +90,12 @@ type channelState struct {
 	// next change must copy it first.
 	appends       map[string]ListAppend
 	appendsShared bool
-	// scratch is applyWrites' working memory, kept between supersteps.
-	scratch applyScratch
+	// scratch is applyWrites' working memory, kept between supersteps
+	// (and between runs: see takeScratch). Read it through sc.
+	scratch *applyScratch
+	// spareWrites is the memory of the last lone task's writes, which the
+	// next lone task may write into (loop.keepWrites).
+	spareWrites []Write
 	// candidates and pulls are planning's working memory.
 	candidates []*node
 	// hintIDs holds the ids of the channels the last hint names (hint).
@@ -116,27 +120,80 @@ type applyScratch struct {
 	present []idEntry[any]
 	// updatedIDs are the returned channels' ids, in the same order.
 	updatedIDs []chanID
+	// ids holds a task's write channels when its node keeps none
+	// (writeIDs).
+	ids []chanID
 }
 
 type channelWrites struct {
-	id   chanID
-	ch   channel
-	vals []any
+	id  chanID
+	ch  channel
+	one [1]any // the channel's only write, as most get one a superstep
+	// more holds all its writes once a second one came (reused).
+	more []any
+}
+
+// vals are the channel's writes, in order. The slice may point into the
+// group itself: use it before the groups change.
+func (cw *channelWrites) vals() []any {
+	if len(cw.more) > 0 {
+		return cw.more
+	}
+	return cw.one[:]
 }
 
 func (sc *applyScratch) reset() {
 	sc.consume, sc.live, sc.touched = sc.consume[:0], sc.live[:0], sc.touched[:0]
 	sc.updatedIDs = sc.updatedIDs[:0]
 	for i := range sc.groups {
-		vals := sc.groups[i].vals
-		for j := range vals {
-			vals[j] = nil // the channels keep what they need
+		cw := &sc.groups[i]
+		cw.one[0] = nil // the channels keep what they need
+		if len(cw.more) > 0 {
+			clear(cw.more)
+			cw.more = cw.more[:0]
 		}
-		sc.groups[i].vals = sc.groups[i].vals[:0]
 		// One by one: clearing all slots would cost the graph's size.
-		sc.slot[sc.groups[i].id] = 0
+		sc.slot[cw.id] = 0
 	}
 	sc.groups = sc.groups[:0]
+}
+
+// sc is the run's applyScratch, taken from the graph's pool on first use.
+func (cs *channelState) sc() *applyScratch {
+	if cs.scratch == nil {
+		cs.scratch = cs.g.takeScratch()
+	}
+	return cs.scratch
+}
+
+// takeScratch returns working memory for applyWrites: what an earlier run
+// of the graph gave back (releaseScratch), or new. A wide graph's first
+// superstep grows it to hundreds of channels, which each run paid for
+// again.
+func (g *Graph) takeScratch() *applyScratch {
+	if g.scratchPool != nil {
+		if sc, ok := g.scratchPool.Get().(*applyScratch); ok {
+			return sc
+		}
+	}
+	return &applyScratch{slot: make([]int32, len(g.channelOrder))}
+}
+
+// releaseScratch gives the run's working memory back to the graph, for a
+// run that will apply no more writes. It keeps no values.
+func (cs *channelState) releaseScratch() {
+	sc := cs.scratch
+	if sc == nil {
+		return
+	}
+	cs.scratch = nil
+	if cs.g.scratchPool == nil {
+		return
+	}
+	sc.reset()
+	clear(sc.updated) // names only, but the next run's are others
+	sc.updated = sc.updated[:0]
+	cs.g.scratchPool.Put(sc)
 }
 
 // add groups value under channel id.
@@ -151,8 +208,14 @@ func (sc *applyScratch) add(id chanID, ch channel, value any) {
 		} else {
 			sc.groups = append(sc.groups, channelWrites{id: id, ch: ch})
 		}
+		sc.groups[i].one[0] = value
+		return
 	}
-	sc.groups[i].vals = append(sc.groups[i].vals, value)
+	cw := &sc.groups[i]
+	if len(cw.more) == 0 {
+		cw.more = append(cw.more, cw.one[0])
+	}
+	cw.more = append(cw.more, value)
 }
 
 // setVersion gives channel id version v, unless the state is versionless.
@@ -255,10 +318,14 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		values = lazy.values.flat()
 	}
 	slab := g.newChannelSlab()
-	cs.scratch.slot = make([]int32, len(g.channelOrder))
 	for id, name := range g.channelOrder {
-		ch := g.newChannel(name, slab)
-		if cp != nil {
+		ch := g.newChannel(chanID(id), slab)
+		cs.chans[id] = ch
+		if cp == nil {
+			if _, ok := ch.get(); !ok {
+				continue // nothing to show: the state and live list start empty
+			}
+		} else {
 			var v any
 			var ok bool
 			if lazy != nil {
@@ -271,7 +338,6 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 				ch.restore(v)
 			}
 		}
-		cs.chans[id] = ch
 		cs.refresh(chanID(id))
 	}
 	switch {
@@ -491,6 +557,30 @@ func (cs *channelState) refresh(id chanID) {
 	}
 }
 
+// refreshAll refreshes the channels ids. A state key that is a
+// LastValue, the usual one, is set here without refresh's calls.
+func (cs *channelState) refreshAll(ids []chanID) {
+	if !cs.valuesOff || cs.view.lent.Load() {
+		for _, id := range ids {
+			cs.refresh(id)
+		}
+		return
+	}
+	meta := cs.g.chanMeta
+	for _, id := range ids {
+		lv, isLV := cs.chans[id].(*lastValue)
+		key := meta[id].key
+		if !isLV || key < 0 {
+			cs.refresh(id)
+			continue
+		}
+		// setState's work, for a map not lent. Checked once, above: the
+		// superstep's tasks have returned, and an attempt abandoned by
+		// its timeout lent the map when it was abandoned.
+		cs.putState(cs.g.channelOrder[id], key, lv.val, lv.has)
+	}
+}
+
 // channel is the run's channel named name (nil: the graph has none).
 func (cs *channelState) channel(name string) channel {
 	if id, ok := cs.g.chanIDs[name]; ok {
@@ -667,7 +757,7 @@ func sortTasks(tasks []*task) []*task {
 // (the next planning hint), sorted.
 func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	tasks = sortTasks(tasks)
-	sc := &cs.scratch
+	sc := cs.sc()
 	sc.reset()
 	bump := false
 	for _, t := range tasks {
@@ -691,15 +781,11 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	next := maxV + 1
 
 	for _, t := range tasks {
-		for _, w := range t.writes {
-			if reservedWrite(w.Channel) {
-				continue
+		ids := cs.writeIDs(t)
+		for i := range t.writes {
+			if id := ids[i]; id >= 0 {
+				sc.add(id, cs.chans[id], t.writes[i].Value)
 			}
-			id, known := cs.g.chanIDs[w.Channel]
-			if !known {
-				continue // LangGraph ignores writes to unknown channels
-			}
-			sc.add(id, cs.chans[id], w.Value)
 		}
 	}
 	var out []string
@@ -710,10 +796,11 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	} else {
 		out = make([]string, 0, len(sc.groups))
 	}
-	for _, cw := range sc.groups {
+	for i := range sc.groups {
+		cw := &sc.groups[i]
 		c, ch := cs.g.channelOrder[cw.id], cw.ch
 		from := cs.ver[cw.id]
-		changed, err := ch.update(cw.vals)
+		changed, err := ch.update(cw.vals())
 		if err != nil {
 			return nil, err
 		}
@@ -759,9 +846,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 			}
 		}
 	}
-	for _, id := range sc.touched {
-		cs.refresh(id)
-	}
+	cs.refreshAll(sc.touched)
 	cs.g.sortUpdated(out, sc.updatedIDs)
 	if cs.valuesOff {
 		sc.updated = out
@@ -778,9 +863,29 @@ func (g *Graph) sortUpdated(names []string, ids []chanID) {
 	if len(ids) < 2 {
 		return
 	}
-	slices.SortFunc(ids, func(a, b chanID) int { return int(g.nameRank[a]) - int(g.nameRank[b]) })
-	for i, id := range ids {
-		names[i] = g.channelOrder[id]
+	rank := g.nameRank
+	// Often sorted already (a wide input's writes come in name order), or
+	// nearly (a node's state keys, then its edge): an insertion sort of
+	// the ids then costs about a compare each, unless far out of order.
+	lo, moves := len(ids), 0
+	for i := 1; i < len(ids); i++ {
+		id, r := ids[i], rank[ids[i]]
+		j := i
+		for ; j > 0 && rank[ids[j-1]] > r; j-- {
+			ids[j] = ids[j-1]
+		}
+		if j == i {
+			continue
+		}
+		ids[j], lo = id, min(lo, j)
+		if moves += i - j; moves > 4*len(ids) {
+			slices.SortFunc(ids, func(a, b chanID) int { return int(rank[a]) - int(rank[b]) })
+			lo = 0
+			break
+		}
+	}
+	for i := lo; i < len(ids); i++ {
+		names[i] = g.channelOrder[ids[i]]
 	}
 }
 
@@ -836,7 +941,7 @@ func (cs *channelState) see(t *task) {
 			}
 			seen[trig] = v
 		}
-		if sc := &cs.scratch; !slices.Contains(sc.consume, id) {
+		if sc := cs.sc(); !slices.Contains(sc.consume, id) {
 			sc.consume = append(sc.consume, id)
 		}
 	}
@@ -870,7 +975,7 @@ type planHint struct {
 // hint is the planning hint for updated, what applyWrites just returned:
 // with its channels' ids, kept until the next hint is made.
 func (cs *channelState) hint(updated []string) planHint {
-	cs.hintIDs = append(cs.hintIDs[:0], cs.scratch.updatedIDs...)
+	cs.hintIDs = append(cs.hintIDs[:0], cs.sc().updatedIDs...)
 	return planHint{known: true, channels: updated, ids: cs.hintIDs}
 }
 
@@ -928,6 +1033,9 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 		// The node's own trigger list, cut to the fired one: no copy.
 		t.name, t.kind, t.index, t.triggers, t.input = n.name, pullTask, p.trigger, n.triggers[p.trigger:p.trigger+1:p.trigger+1], input
 		t.node, t.parentNS, t.cpID, t.step = n, ns, cpID, step
+	}
+	if len(tasks) == 1 && cs.spareWrites != nil {
+		tasks[0].writes, cs.spareWrites = cs.spareWrites, nil // empty: it has not run
 	}
 	return tasks
 }
@@ -998,7 +1106,9 @@ func candidateNodes(cs *channelState, hint planHint) []*node {
 	}
 	out := cs.candidates[:0]
 	for _, id := range ids {
-		out = append(out, cs.g.trigNodes[id]...) // each sorted already
+		if nodes := cs.g.trigNodes[id]; len(nodes) > 0 {
+			out = append(out, nodes...) // each sorted already
+		}
 	}
 	if len(ids) > 1 {
 		slices.SortFunc(out, func(a, b *node) int { return strings.Compare(a.name, b.name) })
@@ -1060,7 +1170,7 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
 	if cs.valuesOff {
 		cs.valuesOff = false
-		cs.scratch.updated = nil // updated may be it: it is the checkpoint's now
+		cs.sc().updated = nil // updated may be it: it is the checkpoint's now
 		// Nothing was logged: the snapshots below are bases.
 		cs.verLog.restart()
 		cs.valLog.restart()
@@ -1100,7 +1210,7 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 // of no values: a MemorySaver keeps every base of a run, and a full copy
 // is mostly pointers to absent that each collection scans again.
 func (cs *channelState) valuesBase() idFrozen[any] {
-	present := cs.scratch.present[:0]
+	present := cs.sc().present[:0]
 	for id, ch := range cs.chans {
 		// snapshot's ok, not storedValue's absent: comparing interfaces
 		// of one type is a call, for each of chain_1000's empty channels.
@@ -1110,7 +1220,7 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 	}
 	defer func() {
 		clear(present) // the scratch keeps no values
-		cs.scratch.present = present[:0]
+		cs.sc().present = present[:0]
 	}()
 	if len(present) > len(cs.chans)/2 {
 		all := slices.Clone(*cs.g.noValues.base)

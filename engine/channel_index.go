@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // chanID numbers a channel of a compiled graph: its place in
@@ -25,8 +26,11 @@ type chanMeta struct {
 func (g *Graph) indexChannels() {
 	g.chanIDs = make(map[string]chanID, len(g.channelOrder))
 	g.chanMeta = make([]chanMeta, len(g.channelOrder))
+	g.chanInfo = make([]channelInfo, len(g.channelOrder))
+	g.scratchPool = &sync.Pool{} // sized for these channels
 	for i, name := range g.channelOrder {
 		g.chanIDs[name] = chanID(i)
+		g.chanInfo[i] = g.channelSpec[name]
 		m := chanMeta{key: -1}
 		if k, ok := g.keyIndex[name]; ok {
 			m.key = k

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -152,11 +153,20 @@ func TestSortUpdated_SortsByName(t *testing.T) {
 				names = append(names, g.channelOrder[id])
 			}
 		}
-		// Shuffle both the same way.
-		for i := len(ids) - 1; i > 0; i-- {
-			j := (i*31 + trial) % (i + 1)
-			ids[i], ids[j] = ids[j], ids[i]
-			names[i], names[j] = names[j], names[i]
+		switch trial % 3 {
+		case 0: // shuffled: both the same way
+			for i := len(ids) - 1; i > 0; i-- {
+				j := (i*31 + trial) % (i + 1)
+				ids[i], ids[j] = ids[j], ids[i]
+				names[i], names[j] = names[j], names[i]
+			}
+		case 1: // sorted by name, then the last few moved to the front
+			slices.SortFunc(ids, func(a, b chanID) int { return strings.Compare(g.channelOrder[a], g.channelOrder[b]) })
+			k := trial % 4
+			ids = append(slices.Clone(ids[len(ids)-k:]), ids[:len(ids)-k]...)
+			for i, id := range ids {
+				names[i] = g.channelOrder[id]
+			}
 		}
 		want := slices.Clone(names)
 		slices.Sort(want)
@@ -209,7 +219,7 @@ func TestLargeInputWrites_AsUpdatePairs(t *testing.T) {
 				want = append(want, Write{Channel: kv.Key, Value: kv.Value})
 			}
 		}
-		got, ok := g.largeInputWrites(in)
+		got, ok := g.largeInputWrites(in, 0)
 		if !ok {
 			continue
 		}

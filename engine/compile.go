@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Graph is a compiled, immutable StateGraph: its channels, its nodes with
@@ -50,6 +51,11 @@ type Graph struct {
 	chanIDs          map[string]chanID
 	chanMeta         []chanMeta
 	tasksID, startID chanID
+	// chanInfo is channelSpec by id, for making a run's channels.
+	chanInfo []channelInfo
+	// scratchPool keeps applyWrites' working memory between runs
+	// (takeScratch); a pointer, as a Graph may be copied.
+	scratchPool *sync.Pool
 	// nameRank is each channel's place among the channels sorted by
 	// name, by id: sorting ids by it sorts their names (applyWrites).
 	nameRank []int32
@@ -107,6 +113,9 @@ type node struct {
 	// channelState.seenV (0: none, the node of a Task call).
 	trigIDs     []chanID
 	ord, seenAt int
+	// writeIDs and updateKeys remember the channels of the node's last
+	// task's writes and of its last update's keys (writeids.go).
+	writeIDs, updateKeys idCache
 }
 
 // branchChannel names the branch:to:<node> channel that routes to node.
@@ -402,10 +411,10 @@ func (g *Graph) newChannelSlab() *channelSlab {
 	return &channelSlab{lastValues: make([]lastValue, g.lastValues), ephemerals: make([]ephemeral, g.ephemerals)}
 }
 
-// newChannel builds an empty channel of the graph by name, from slab if
+// newChannel builds an empty channel of the graph by id, from slab if
 // given.
-func (g *Graph) newChannel(name string, slab *channelSlab) channel {
-	info := g.channelSpec[name]
+func (g *Graph) newChannel(id chanID, slab *channelSlab) channel {
+	name, info := g.channelOrder[id], &g.chanInfo[id]
 	switch info.kind {
 	case KindLastValue:
 		if slab != nil && len(slab.lastValues) > 0 {

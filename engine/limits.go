@@ -461,10 +461,20 @@ func (l *loop) checkStateSize() error {
 			l.resize(i, l.cs.channel(k.Name), false)
 		}
 	} else {
-		for _, id := range l.cs.scratch.touched {
-			if i := l.g.chanMeta[id].key; i >= 0 {
-				l.resize(i, l.cs.chans[id], true)
+		for _, id := range l.cs.sc().touched {
+			i := l.g.chanMeta[id].key
+			if i < 0 {
+				continue
 			}
+			ch := l.cs.chans[id]
+			// Inline for the usual wide key, a number in a LastValue.
+			if lv, ok := ch.(*lastValue); ok && lv.has {
+				if f, ok := lv.val.(float64); ok {
+					sz.set(i, numberSize(f))
+					continue
+				}
+			}
+			l.resize(i, ch, true)
 		}
 	}
 	if sz.total <= limit {
@@ -493,6 +503,10 @@ func (l *loop) checkStateSize() error {
 func (l *loop) resize(i int, ch channel, grown bool) {
 	sz := &l.sizes
 	v, ok := ch.get()
+	if f, isNumber := v.(float64); isNumber {
+		sz.set(i, numberSize(f)) // what measure says, without its walk
+		return
+	}
 	n := 0
 	if a, isList := ch.(appender); ok && grown && isList {
 		if from, appended := a.lastAppend(); appended {
@@ -505,11 +519,14 @@ func (l *loop) resize(i int, ch channel, grown bool) {
 			}
 		}
 	}
-	if f, isNumber := v.(float64); isNumber {
-		n = numberSize(f) // what measure says, without its walk
-	} else if ok {
+	if ok {
 		n, _ = measure(v, 0, math.MaxInt)
 	}
+	sz.set(i, n)
+}
+
+// set makes n the size of state key i.
+func (sz *stateSizes) set(i, n int) {
 	sz.total += n - sz.size[i]
 	sz.size[i] = n
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -224,4 +226,32 @@ func TestLimits_EveryKindOfNodeWriteIsChecked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNumberSize_IsTheDecimalLength checks numberSize against the length of
+// the number's shortest decimal form, at every power of ten and its
+// neighbours, and the 24 of a fraction or a number too large to be exact.
+func TestNumberSize_IsTheDecimalLength(t *testing.T) {
+	check := func(f float64) {
+		t.Helper()
+		want := 24
+		if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+			want = len(strconv.FormatFloat(math.Abs(f), 'f', -1, 64))
+			if f < 0 {
+				want++ // the sign; a negative zero is measured as 0
+			}
+		}
+		if got := numberSize(f); got != want {
+			t.Errorf("numberSize(%v) = %d, want %d", f, got, want)
+		}
+	}
+	for p := 1.0; p <= 1e16; p *= 10 {
+		for _, f := range []float64{p - 1, p, p + 1, 5 * p, -p, -(p - 1), 0.5 * p} {
+			check(f)
+		}
+	}
+	check(0)
+	check(999999999999999)
+	check(1e15)
+	check(0.25)
 }

@@ -75,6 +75,9 @@ func (p Phase) String() string {
 // under mu.
 type loop struct {
 	g *Graph
+	// invoked: the run's Stepper is Invoke's, which nobody views once the
+	// run ended, so finish may hand the state map itself to the result.
+	invoked bool
 	// calls are the Task calls still running in this superstep.
 	calls callTasks
 	// callErr is the first failure of a Task call this superstep (under
@@ -647,6 +650,26 @@ func reusable(pw PendingWrite) bool {
 	return !IsControlWrite(pw.Channel) || pw.Channel == NoWritesChannel
 }
 
+// keepWrites keeps the memory of a lone task's writes, now applied, for
+// the next superstep's lone task: a wide node's writes outgrow the task's
+// own buffer, and each superstep allocated them anew. Only where nothing
+// reads a task's writes once they are applied: a run of Invoke's (no view
+// of its tasks), with no saver, listener or hook, of a node with no cache
+// (which keeps writes) and no timeout (an abandoned attempt may still be
+// writing). Task calls add tasks: then there is not one.
+func (l *loop) keepWrites() {
+	l.cs.spareWrites = nil
+	if !l.invoked || !l.cs.valuesOff || l.opts.Hook != nil || len(l.tasks) != 1 {
+		return
+	}
+	t := l.tasks[0]
+	if n := t.node; n == nil || n.cache != nil || n.timeout != nil || cap(t.writes) <= len(t.writeBuf) {
+		return // its own buffer, if it used it, goes with it
+	}
+	clear(t.writes) // keeps no values
+	l.cs.spareWrites = t.writes[:0]
+}
+
 func (l *loop) fail(err error) error {
 	l.err = err
 	l.finish(StatusFailed)
@@ -659,7 +682,14 @@ func (l *loop) finish(s Status) {
 	}
 	l.status = s
 	if s == StatusDone || s == StatusInterrupted {
-		l.values = l.cs.stateValues()
+		if cs := l.cs; l.invoked && !cs.view.lent.Load() {
+			// Nobody else holds the map, and nothing of the run reads it
+			// any more: the result takes it, uncopied. Lent, in case.
+			l.values = cs.state
+			cs.view.lend()
+		} else {
+			l.values = l.cs.stateValues()
+		}
 	}
 }
 
@@ -673,6 +703,7 @@ func (l *loop) update(ctx context.Context) error {
 	if err := l.checkStateSize(); err != nil {
 		return l.fail(err)
 	}
+	l.keepWrites()
 	l.hint = l.cs.hint(updated)
 	// The superstep's writes are applied: they belong to the checkpoint
 	// before this one, and the next superstep plans without them

@@ -16,7 +16,11 @@ func (g *Graph) Invoke(ctx context.Context, input any, opts ...RunOption) (*Resu
 	if err != nil {
 		return &Result{Status: StatusFailed, Err: err}, err
 	}
-	return s.Run(ctx)
+	s.l.invoked = true
+	res, err := s.Run(ctx)
+	// Nothing applies this run's writes any more: the Stepper is Invoke's.
+	s.l.cs.releaseScratch()
+	return res, err
 }
 
 // Stream runs the graph like Invoke and yields its events as they happen.

@@ -611,7 +611,7 @@ func (l *loop) startWrites(ctx context.Context, t *task) ([]Write, error) {
 		}
 		pairs, gotos = p, in.Goto
 	case map[string]any:
-		if writes, ok := l.g.largeInputWrites(in); ok {
+		if writes, ok := l.g.largeInputWrites(in, len(t.node.edgeWrites)+len(t.node.branches)); ok {
 			return l.startRoutes(ctx, t, writes, nil)
 		}
 		pairs, _ = updatePairs(in)
@@ -634,13 +634,13 @@ func (l *loop) startWrites(ctx context.Context, t *task) ([]Write, error) {
 // largeInputWrites are the writes of an input map of many keys, as
 // updatePairs and the state-key filter would make them (state keys only,
 // sorted by name), found by walking the graph's state keys in name order
-// instead of sorting the map's keys. It reports false for a map too small
-// for the walk to be the cheaper one.
-func (g *Graph) largeInputWrites(in map[string]any) ([]Write, bool) {
+// instead of sorting the map's keys, with room for routes more. It reports
+// false for a map too small for the walk to be the cheaper one.
+func (g *Graph) largeInputWrites(in map[string]any, routes int) ([]Write, bool) {
 	if len(in) < 16 || len(g.keysByName) > 8*len(in) {
 		return nil, false
 	}
-	writes := make([]Write, 0, len(in))
+	writes := make([]Write, 0, len(in)+routes)
 	for _, k := range g.keysByName {
 		if v, ok := in[k]; ok {
 			writes = append(writes, Write{Channel: k, Value: v})

@@ -54,6 +54,11 @@ func (cs *channelState) setState(name string, key int, v any, ok bool) {
 		cs.view.id.Store(mapID(cs.state))
 		cs.view.lent.Store(false)
 	}
+	cs.putState(name, key, v, ok)
+}
+
+// putState is setState for a map known not to be lent.
+func (cs *channelState) putState(name string, key int, v any, ok bool) {
 	if ok {
 		cs.state[name] = v
 	} else {

@@ -182,15 +182,20 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) (writes []Write
 	// attempt uses the buffer: a timed attempt runs on a copy of the scope
 	// and, once abandoned, may still get here while a retry fills it.
 	need := len(pairs) + len(gotos) + len(n.edgeWrites) + len(n.branches)
-	if own, _ := ctx.(*taskScope); own == &t.scope && need <= len(t.writeBuf) {
+	own, _ := ctx.(*taskScope)
+	switch {
+	case own == &t.scope && need <= len(t.writeBuf):
 		writes = t.writeBuf[:0]
-	} else {
+	case own == &t.scope && len(t.writes) == 0 && cap(t.writes) >= need:
+		writes = t.writes[:0] // an earlier task's memory (loop.keepWrites)
+	default:
 		writes = make([]Write, 0, need)
 	}
-	for _, kv := range pairs {
-		if l.g.IsStateKey(kv.Key) {
-			writes = append(writes, Write{Channel: kv.Key, Value: Normalize(kv.Value)})
-		}
+	writes = l.g.stateWrites(n, writes, pairs)
+	for i := range writes {
+		// Here, not in stateWrites: a fan-out task runs on a small stack,
+		// which Normalize's frames under both would overflow.
+		writes[i].Value = Normalize(writes[i].Value)
 	}
 	states = len(writes)
 	if len(gotos) > 0 {
@@ -208,6 +213,18 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) (writes []Write
 		writes, err = l.branchWrites(ctx, t, writes)
 	}
 	return writes, states, err
+}
+
+// stateWrites appends the writes of pairs to state keys, as they are
+// (nodeWrites normalizes them).
+func (g *Graph) stateWrites(n *node, writes []Write, pairs Update) []Write {
+	keys := g.stateKeys(n, pairs)
+	for i, kv := range pairs {
+		if keys != nil && keys.ids[i] >= 0 || keys == nil && g.IsStateKey(kv.Key) {
+			writes = append(writes, Write{Channel: kv.Key, Value: kv.Value})
+		}
+	}
+	return writes
 }
 
 // The parts of nodeWrites that few tasks need are functions of their own,

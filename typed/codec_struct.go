@@ -149,7 +149,12 @@ func (s *scalarStruct) decAt(p unsafe.Pointer, v any) bool {
 // encAt is the object the codec's enc makes of the struct at p; false
 // for what only enc words (a NaN).
 func (s *scalarStruct) encAt(p unsafe.Pointer) (any, bool) {
-	out := make(map[string]any, len(s.fields))
+	var out map[string]any
+	if len(s.fields) <= 8 {
+		out = make(map[string]any) // the runtime's small map: one group, no sizing (a Send's argument)
+	} else {
+		out = make(map[string]any, len(s.fields))
+	}
 	for _, f := range s.fields {
 		fp := unsafe.Add(p, f.offset)
 		if f.omitEmpty && f.fast.isZero(fp) {

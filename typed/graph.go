@@ -21,10 +21,10 @@ import (
 // What the node hands back is safe: its Update, its Sends and a typed
 // Interrupt's payload are encoded before the copy is reused, a node that
 // returns an error (an interrupt included) never has its copy reused, and
-// the values of its slice, map and pointer fields are decoded afresh for
-// every task, so keeping s.Items (not s) is safe too. The same holds for
-// RouteFunc's and SendsFunc's s. See "What a node costs" in the package
-// doc.
+// the values of its slice, map and pointer fields are decoded (or copied)
+// afresh for every task, so keeping s.Items (not s) is safe too. The same
+// holds for RouteFunc's and SendsFunc's s. See "What a node costs" in the
+// package doc.
 type NodeFunc[S any] func(ctx context.Context, s *S) (Update[S], error)
 
 // SendFunc is a node started by Sends: it gets the Send's argument decoded
@@ -54,6 +54,7 @@ type StateGraph[S any] struct {
 	schema *schema
 	cache  *stateCache // the state its nodes and routes decoded last
 	states *statePool[S]
+	cached bool // nodes and routes decode through cache (cache.go)
 	err    error
 }
 
@@ -64,13 +65,14 @@ func NewGraph[S any](name string, opts ...Option) *StateGraph[S] {
 	for _, opt := range opts {
 		opt(o)
 	}
-	sc, err := newSchema(reflect.TypeFor[S](), o)
-	g := &StateGraph[S]{schema: sc, cache: &stateCache{}, states: &statePool[S]{}, err: err}
-	if err != nil {
-		g.b = engine.NewStateGraph()
-	} else {
-		g.b = engine.NewStateGraph(sc.keys...)
+	sc, err := schemaFor(ptrTypeOf[S]())
+	var keys []engine.KeySpec
+	if err == nil {
+		keys, err = sc.keySpecs(o)
 	}
+	g := &StateGraph[S]{schema: sc, cache: &stateCache{}, states: &statePool[S]{}, err: err}
+	g.cached = err == nil && len(sc.shared) >= cacheFrom
+	g.b = engine.NewStateGraph(keys...)
 	g.b.Named(name)
 	return g
 }
@@ -244,7 +246,7 @@ func (g *StateGraph[S]) state(ctx context.Context, input any) (*S, error) {
 // zero unless dirty (a recycled copy).
 func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S, dirty bool) error {
 	m, ok := input.(map[string]any)
-	if !ok || !g.schema.cached {
+	if !ok || !g.cached {
 		if dirty {
 			var zero S
 			*s = zero

@@ -3,6 +3,7 @@ package typed
 import (
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -77,7 +78,7 @@ func TestUpdate_GotoLeavesOtherCopiesAlone(t *testing.T) {
 	type S struct {
 		A, B, C int
 	}
-	sc, err := newSchema(reflect.TypeFor[S](), &options{reducers: map[string]reducerDef{}})
+	sc, err := schemaOf(reflect.TypeFor[S]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestSet_WritesWhatTheCodecMakes(t *testing.T) {
 		M   map[string]int `json:"m"`
 		P   *int           `json:"p"`
 	}
-	sc, err := newSchema(reflect.TypeFor[S](), &options{reducers: map[string]reducerDef{}})
+	sc, err := schemaOf(reflect.TypeFor[S]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,9 +136,11 @@ func TestSet_WritesWhatTheCodecMakes(t *testing.T) {
 		Set(&s.N, Name("n")), Set(&s.L, []int{1, 2}), Set(&s.LS, []string{"a"}), Set(&s.Nil, nil),
 		Set[any](&s.Any, 4), Set[any](&s.Any, map[string]int{"k": 1}), Set(&s.M, map[string]int{"k": 2}), Set(&s.P, &seven),
 		Set(&s.L, []int{1, 2, 3, 4, 5}), Set(&s.L, []int{1, 1 << 60}), Set(&s.LS, []string{"a", "b", "c", "d", "e"}), Set(&s.L, []int{}),
+		Set(&s.L, []int{7}), Set(&s.L, []int{1 << 60}),
 	}
 	values := []any{3, 1 << 60, 2.5, "x", true, Name("n"), []int{1, 2}, []string{"a"}, []string(nil), 4, map[string]int{"k": 1}, map[string]int{"k": 2}, &seven,
-		[]int{1, 2, 3, 4, 5}, []int{1, 1 << 60}, []string{"a", "b", "c", "d", "e"}, []int{}}
+		[]int{1, 2, 3, 4, 5}, []int{1, 1 << 60}, []string{"a", "b", "c", "d", "e"}, []int{},
+		[]int{7}, []int{1 << 60}}
 	for i, c := range changes {
 		want, err := Encode(values[i])
 		if err != nil {
@@ -168,7 +171,7 @@ func TestFieldFor_StructPastTheOffsetTable(t *testing.T) {
 		C   float64                   `json:"c"`
 		D   bool                      `json:"d"`
 	}
-	sc, err := newSchema(reflect.TypeFor[S](), &options{reducers: map[string]reducerDef{}})
+	sc, err := schemaOf(reflect.TypeFor[S]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,5 +201,59 @@ func TestFieldFor_StructPastTheOffsetTable(t *testing.T) {
 	bad := Write(&s, Set(&other, 1))
 	if _, err := bad.pairs(sc); err == nil {
 		t.Error("an address outside the struct resolved")
+	}
+}
+
+// A long list decoded again with the same elements is copied from the
+// field's last decode (listMemo): each decode is a slice of its own, a
+// task changing its copy changes no other, and a list of the same length
+// with another element decodes afresh.
+func TestListMemo_CopiesOnlyTheSameElements(t *testing.T) {
+	type S struct {
+		L []int `json:"l"`
+	}
+	sc, err := schemaOf(reflect.TypeFor[S]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.fields[0].lists == nil {
+		t.Fatal("an []int field keeps no memo")
+	}
+	list := make([]any, memoFromLen+4)
+	for i := range list {
+		list[i] = float64(i)
+	}
+	var a, b, c S
+	for _, dst := range []*S{&a, &b} {
+		if err := sc.decodeAt(map[string]any{"l": list}, unsafe.Pointer(dst)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if unsafe.SliceData(a.L) == unsafe.SliceData(b.L) {
+		t.Fatal("two decodes share a slice")
+	}
+	a.L[3] = -1
+	if b.L[3] != 3 {
+		t.Fatalf("a task's change shows in another's list: %v", b.L)
+	}
+	changed := slices.Clone(list)
+	changed[5] = 99.0
+	if err := sc.decodeAt(map[string]any{"l": changed}, unsafe.Pointer(&c)); err != nil {
+		t.Fatal(err)
+	}
+	if c.L[5] != 99 || c.L[3] != 3 {
+		t.Fatalf("a list with another element decoded as %v", c.L)
+	}
+	var d S
+	if err := sc.decodeAt(map[string]any{"l": list}, unsafe.Pointer(&d)); err != nil {
+		t.Fatal(err)
+	}
+	if d.L[5] != 5 || d.L[3] != 3 || len(d.L) != len(list) {
+		t.Fatalf("the first list decoded as %v after another", d.L)
+	}
+	bad := slices.Clone(list)
+	bad[7] = "x"
+	if err := sc.decodeAt(map[string]any{"l": bad}, unsafe.Pointer(&d)); err == nil {
+		t.Fatal("a string decoded into an int list")
 	}
 }

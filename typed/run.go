@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -14,6 +15,31 @@ import (
 type Graph[S any] struct {
 	*engine.Graph
 	schema *schema
+	input  atomic.Pointer[inputMap] // the last Update of several changes run, as a map
+}
+
+// inputMap is the map of state keys a run input of several changes
+// became: Updates are values that nothing changes, so the same Update
+// run again (one input for many threads) makes the same map, and the map
+// is reused, as a map-API caller reuses its input map (the engine only
+// reads it).
+type inputMap struct {
+	from *updateRest
+	m    map[string]any
+}
+
+// inputOf is input as the map of state keys the engine takes as a run's
+// input.
+func (g *Graph[S]) inputOf(input *Update[S]) (map[string]any, error) {
+	r := input.rest()
+	if last := g.input.Load(); r != nil && last != nil && last.from == r {
+		return last.m, nil
+	}
+	m, err := input.values(g.schema)
+	if err == nil && r != nil {
+		g.input.Store(&inputMap{from: r, m: m})
+	}
+	return m, err
 }
 
 // Engine returns the engine graph of a Compile result, for code that wants
@@ -41,7 +67,7 @@ func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunO
 	if input.empty() {
 		return g.Continue(ctx, opts...)
 	}
-	in, err := input.values(g.schema)
+	in, err := g.inputOf(&input)
 	if err != nil {
 		return nil, err
 	}

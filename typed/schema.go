@@ -6,28 +6,33 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
 
-// schema is what a state struct declares: one state key per exported field,
-// in field order, each with its channel and codec.
+// schema is what a state struct type declares: one state key per exported
+// field, in field order, each with its codec. It depends on the type alone
+// (a graph's options choose only the channels: keySpecs), so it is built
+// once per type (schemaFor), and Write resolves an Update's changes
+// through it before any graph is known.
 type schema struct {
 	typ    reflect.Type
 	fields []field
 	byKey  map[string]int
-	keys   []engine.KeySpec
 	// offsets holds each field's offset, ascending (struct order).
 	offsets []uintptr
 	// atOffset[off] is 1 + the index of the first field at offset off (0:
 	// none), for a struct of at most maxIndexedSize bytes: resolving a
 	// change is then one load, not a search.
 	atOffset []int16
+	// ptrTypes holds each field's ptrType, for fieldAt's one load.
+	ptrTypes []unsafe.Pointer
 	// shared and unshared split fields (indexes into fields) by whether
 	// a decoded value may be copied to several tasks (see cache.go).
 	shared, unshared []int
-	cached           bool // nodes decode through a stateCache (cache.go)
 }
 
 type field struct {
@@ -42,9 +47,10 @@ type field struct {
 	own     ownValue       // whether a typ value is its own engine value
 	codec   *codec
 	fast    fastKind
-	reducer string // "" (LastValue), "append", "add_messages" or a registered name
-	where   string // for errors: `state field Total (key "total")`
-	shared  bool   // its values share nothing mutable (cache.go)
+	reducer string    // "" (LastValue), "append", "add_messages" or a registered name
+	where   string    // for errors: `state field Total (key "total")`
+	shared  bool      // its values share nothing mutable (cache.go)
+	lists   *listMemo // for a list of numbers, strings or bools (cache.go)
 }
 
 // Reducer is a named fold for a state field: a field tagged
@@ -85,7 +91,61 @@ type options struct {
 
 var messagesType = reflect.TypeFor[Messages]()
 
-func newSchema(t reflect.Type, o *options) (*schema, error) {
+// schemaEntry is a state type's schema, or why it is not one.
+type schemaEntry struct {
+	ptrType unsafe.Pointer // the runtime type of *S (ifaceWords)
+	s       *schema
+	err     error
+}
+
+var (
+	schemas    sync.Map                    // runtime type of *S → *schemaEntry
+	lastSchema atomic.Pointer[schemaEntry] // the last one looked up: a Write's usual hit
+)
+
+// schemaFor is the schema of the struct S whose pointer type *S has the
+// runtime type ptrType, built on first use. A graph's nodes write one
+// state type, so the last type looked up is checked first, without a map
+// lookup.
+func schemaFor(ptrType unsafe.Pointer) (*schema, error) {
+	if e := lastSchema.Load(); e != nil && e.ptrType == ptrType {
+		return e.s, e.err
+	}
+	v, ok := schemas.Load(ptrType)
+	if !ok {
+		s, err := newSchema(reflect.TypeOf(box(ptrType, nil)).Elem())
+		v, _ = schemas.LoadOrStore(ptrType, &schemaEntry{ptrType: ptrType, s: s, err: err})
+	}
+	e := v.(*schemaEntry)
+	lastSchema.Store(e)
+	return e.s, e.err
+}
+
+// ptrTypeOf is the runtime type of *S, from a nil pointer: no value of
+// the caller's flows into it.
+func ptrTypeOf[S any]() unsafe.Pointer { return typeWord((*S)(nil)) }
+
+// schemaOf is the schema of the struct type t (schemaFor).
+func schemaOf(t reflect.Type) (*schema, error) {
+	return schemaFor(typeWord(reflect.Zero(reflect.PointerTo(t)).Interface()))
+}
+
+// keySpecs are the graph's state keys for the schema's fields, in order:
+// their channels, which options (registered reducers) choose.
+func (s *schema) keySpecs(o *options) ([]engine.KeySpec, error) {
+	keys := make([]engine.KeySpec, len(s.fields))
+	for i, f := range s.fields {
+		spec, err := keySpec(f, o)
+		if err != nil {
+			return nil, &SchemaError{Struct: s.typ, Field: f.goName, Msg: err.Error()}
+		}
+		keys[i] = spec
+	}
+	return keys, nil
+}
+
+// newSchema builds the schema of t (use schemaFor: one per type).
+func newSchema(t reflect.Type) (*schema, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("%w: got %s", ErrNotStruct, t)
 	}
@@ -110,11 +170,7 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 			valType: valueTypeWord(sf.Type), own: ownValueOf(sf.Type),
 			codec: codecFor(sf.Type), fast: fastKindFor(sf.Type), reducer: sf.Tag.Get("reducer"),
 			where:  fmt.Sprintf("state field %s (key %q)", sf.Name, key),
-			shared: shareable(sf.Type),
-		}
-		spec, err := keySpec(f, o)
-		if err != nil {
-			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: err.Error()}
+			shared: shareable(sf.Type), lists: newListMemo(sf.Type),
 		}
 		f.order = len(s.fields)
 		s.byKey[key] = len(s.fields)
@@ -125,9 +181,8 @@ func newSchema(t reflect.Type, o *options) (*schema, error) {
 		}
 		s.fields = append(s.fields, f)
 		s.offsets = append(s.offsets, f.offset)
-		s.keys = append(s.keys, spec)
+		s.ptrTypes = append(s.ptrTypes, f.ptrType)
 	}
-	s.cached = len(s.shared) >= cacheFrom
 	if size := t.Size(); size <= maxIndexedSize && len(s.fields) < math.MaxInt16 {
 		s.atOffset = make([]int16, size+1)
 		for i := len(s.fields) - 1; i >= 0; i-- { // the first of fields sharing an offset wins
@@ -302,6 +357,19 @@ func (f *field) encode(v reflect.Value) (any, error) {
 // maxIndexedSize is the largest state struct whose fields are found by
 // an offset table (schema.atOffset): two bytes a byte of the struct.
 const maxIndexedSize = 4096
+
+// fieldAt is the field fieldFor finds in its usual case, the first at
+// off in the offset table, or nil (fieldFor then finds it, if any): small
+// enough to be inlined where a node's one change is resolved, on every
+// node of a chain or a loop.
+func (s *schema) fieldAt(off uintptr, pt unsafe.Pointer) *field {
+	if off < uintptr(len(s.atOffset)) {
+		if i := int(s.atOffset[off]) - 1; i >= 0 && s.ptrTypes[i] == pt {
+			return &s.fields[i]
+		}
+	}
+	return nil
+}
 
 // fieldFor is the field at offset off whose pointers have the runtime type
 // pt. Fields are in struct order, so by offset; a zero-size field shares

@@ -42,7 +42,7 @@ type Part[S any] struct {
 func (g *Graph[S]) Stream(ctx context.Context, input Update[S], modes []engine.StreamMode, opts ...engine.RunOption) iter.Seq2[Part[S], error] {
 	var in any
 	if !input.empty() {
-		m, err := input.values(g.schema)
+		m, err := g.inputOf(&input)
 		if err != nil {
 			return failed[S](err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -203,6 +204,72 @@ func TestUpdate_RejectsAPointerThatIsNotAField(t *testing.T) {
 	_, err = g.Run(context.Background(), typed.Write(&in, typed.Set(&in.N, 1)))
 	if !errors.Is(err, typed.ErrNotAField) || !strings.Contains(err.Error(), `node "a"`) || !strings.Contains(err.Error(), "(a *int)") {
 		t.Fatalf("want ErrNotAField naming the node and the pointer's type, got %v", err)
+	}
+}
+
+// An Update of several changes is resolved when Write is called; a change
+// that does not resolve is still reported when the node returns, naming
+// the node and the change, and so is a value its field cannot encode.
+func TestUpdate_SeveralChangesReportWhenTheNodeReturns(t *testing.T) {
+	type S struct {
+		N int     `json:"n"`
+		F float64 `json:"f"`
+	}
+	var other int
+	for _, c := range []struct {
+		node typed.NodeFunc[S]
+		is   error
+		says string
+	}{
+		{func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.N, 1), typed.Set(&other, 2)), nil
+		}, typed.ErrNotAField, "change 2 (a *int)"},
+		{func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.N, 1), typed.Set(&s.F, math.NaN())).Goto(engine.End), nil
+		}, nil, "state field F"},
+	} {
+		g, err := typed.NewGraph[S]("bad").AddNode("a", c.node).AddEdge(engine.Start, "a").Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in S
+		_, err = g.Run(context.Background(), typed.Write(&in, typed.Set(&in.N, 1)))
+		if err == nil || (c.is != nil && !errors.Is(err, c.is)) || !strings.Contains(err.Error(), `node "a"`) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("want an error naming node a and %q, got %v", c.says, err)
+		}
+	}
+}
+
+// Run reuses the map it made of the last input of several changes; another
+// input, or the same one on another thread, runs from what it says.
+func TestRun_SameInputTwiceAndAnother(t *testing.T) {
+	type S struct {
+		A int `json:"a"`
+		B int `json:"b"`
+	}
+	g, err := typed.NewGraph[S]("sum").
+		AddNode("sum", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.A, s.A+s.B)), nil
+		}).
+		AddEdge(engine.Start, "sum").
+		Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x, y S
+	one := typed.Write(&x, typed.Set(&x.A, 1), typed.Set(&x.B, 2))
+	two := typed.Write(&y, typed.Set(&y.A, 10), typed.Set(&y.B, 20))
+	for i, c := range []struct {
+		in   typed.Update[S]
+		want S
+	}{{one, S{3, 2}}, {one, S{3, 2}}, {two, S{30, 20}}, {one, S{3, 2}}} {
+		res, err := g.Run(context.Background(), c.in, engine.OnThread(fmt.Sprint(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.State != c.want {
+			t.Errorf("run %d: %+v, want %+v", i, res.State, c.want)
+		}
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/superstep/superstep/engine"
@@ -49,6 +47,13 @@ func Set[T any](field *T, value T) Change {
 	case bool:
 		return Change{ptr: field, value: v}
 	case []int:
+		if len(v) == 1 && int64(v[0]) >= -(1<<53) && int64(v[0]) <= 1<<53 {
+			// A list of one, in Set's own frame: its allocation is one
+			// frame shallower on a fan-out task's stack (see oneList).
+			b := new(oneList[float64])
+			b.v = float64(v[0])
+			return Change{ptr: field, value: b.boxed(float64Type)}
+		}
 		if out := encodeIntList(v); out != nil {
 			return Change{ptr: field, value: out}
 		}
@@ -77,6 +82,11 @@ func encodeIntList(l []int) any {
 	}
 	if len(l) > shortListLen {
 		return longIntList(l)
+	}
+	if len(l) == 1 {
+		b := new(oneList[float64])
+		b.v = float64(l[0])
+		return b.boxed(float64Type)
 	}
 	b := new(shortList[float64])
 	for i, x := range l {
@@ -109,6 +119,25 @@ func (b *shortList[E]) boxed(n int, typ unsafe.Pointer) any {
 	return box(anyListType, unsafe.Pointer(&b.h))
 }
 
+// oneList is shortList for a list of one element, the most common (an
+// item appended to a list), in a block of 48 bytes for a float64 rather
+// than shortList's 128: a fan-out's Send task allocates it under the
+// user's node, where the allocator's slow path (once per span of its
+// size class, so less often for smaller blocks) can outgrow the task's
+// first stack.
+type oneList[E float64 | string] struct {
+	h []any
+	a [1]any
+	v E
+}
+
+// boxed is shortList.boxed for b's one value.
+func (b *oneList[E]) boxed(typ unsafe.Pointer) any {
+	b.a[0] = box(typ, unsafe.Pointer(&b.v))
+	b.h = b.a[:1:1]
+	return box(anyListType, unsafe.Pointer(&b.h))
+}
+
 // longIntList is encodeIntList of a list longer than shortListLen.
 //
 //go:noinline
@@ -126,6 +155,11 @@ func longIntList(l []int) any {
 func encodeStrings(l []string) any {
 	if len(l) > shortListLen {
 		return longStrings(l)
+	}
+	if len(l) == 1 {
+		b := new(oneList[string])
+		b.v = l[0]
+		return b.boxed(stringType)
 	}
 	b := new(shortList[string])
 	copy(b.v[:], l)
@@ -160,11 +194,14 @@ type Update[S any] struct{ update }
 // resolves it is not generic.
 //
 // It holds a single change, the most common update, inline (so that a
-// Write of one field allocates nothing), resolved to its field's offset in
-// S and the runtime type of a pointer to the field, with its value. More
-// changes, and gotos, are in an updateRest, which has room for the writes
-// they become (restOf): a node with two changes allocates once, as it
-// would for its writes alone.
+// Write of one field allocates nothing), as its field's offset in S and
+// the runtime type of a pointer to the field, with its value; the change
+// is resolved to its state key when the node returns. More changes are
+// resolved when Write is called, through S's schema (schemaFor), into the
+// state writes the engine takes, allocated in one block with the
+// updateRest that holds them (newRest): a node that sets ten fields
+// allocates what a map node's ten writes take, and its result is that
+// block's slice header. Gotos are in an updateRest too.
 //
 // It is four words of three fields, because a struct larger than that is
 // not kept in registers by the compiler: each copy of it then takes room
@@ -192,33 +229,16 @@ func (u *update) rest() *updateRest {
 	return nil
 }
 
-// updateRest is the part of an Update most nodes do not use. It is never
-// changed once an Update holds it (Updates are values that share it).
+// updateRest is the part of an Update most nodes do not use: its changes
+// resolved to state writes, or why they do not resolve, and its gotos.
+// It is never changed once an Update holds it: Updates are values that
+// share it, and a node result is the address of its writes (boxed), so
+// an Update returned twice (a package-level one, say) gives two results
+// that point to the same writes, which nothing changes.
 type updateRest struct {
-	one   update         // the single change, when more is nil (never inRest)
-	base  unsafe.Pointer // the *S more's changes are made on
-	more  []Change       // all the changes, when there are more than one
-	gotos []any          // string node names and engine.Sends, in call order
-	// writes is room for more's state writes, allocated with it (restOf);
-	// the first node result to claim it writes into it, and points to
-	// out, its slice header (boxed), which only the claimer sets. An
-	// Update value may be returned more than once (a package-level
-	// Update, say), so the room is claimed atomically and the others
-	// allocate their own.
-	writes  engine.Update
-	out     engine.Update
-	claimed atomic.Bool
-}
-
-// writeRoom is the room allocated with u's changes for their writes, or
-// nil when there is none or another result has claimed it. The claimer
-// owns the slice header too (a result may point to it: see boxed).
-func (u *update) writeRoom() *engine.Update {
-	if r := u.rest(); r != nil && r.writes != nil && r.claimed.CompareAndSwap(false, true) {
-		r.out = r.writes
-		return &r.out
-	}
-	return nil
+	writes engine.Update // the changes' state writes, in order
+	err    error         // why a change does not resolve, reported when the node returns
+	gotos  []any         // string node names and engine.Sends, in call order
 }
 
 // Write builds an Update of the fields of s that changes set, in order:
@@ -228,11 +248,12 @@ func (u *update) writeRoom() *engine.Update {
 // s is usually the state the node received; a node started by a Send, which
 // gets no state, builds its update on a zero value of its own.
 func Write[S any](s *S, changes ...Change) Update[S] {
-	return Update[S]{write(unsafe.Pointer(s), changes)} // inlined: no generic frame
+	return Update[S]{write(ptrTypeOf[S](), unsafe.Pointer(s), changes)} // inlined: no generic frame
 }
 
-// write is Write's Update of changes made on the struct at base.
-func write(base unsafe.Pointer, changes []Change) update {
+// write is Write's Update of changes made on the struct at base, whose
+// pointer type has the runtime type ptrType.
+func write(ptrType, base unsafe.Pointer, changes []Change) update {
 	if len(changes) == 1 {
 		pt, addr := ifaceWords(&changes[0].ptr)
 		if pt != nil && base != nil && uintptr(addr) >= uintptr(base) {
@@ -244,62 +265,73 @@ func write(base unsafe.Pointer, changes []Change) update {
 	}
 	// More changes, or one that resolving reports (a zero Change, a nil
 	// base, an address before the struct).
-	r := restOf(changes)
-	r.base = base
-	return update{off: inRest, typ: unsafe.Pointer(r)}
+	return update{off: inRest, typ: unsafe.Pointer(resolveAtWrite(ptrType, base, changes))}
 }
 
-// restOf is an updateRest holding a copy of changes, allocated with room
-// for them and for the writes they become, up to 16 changes: one
-// allocation, not three (measured on wide_state, whose nodes set ten
-// fields). The writes keep the block alive while the engine holds them;
-// the changes' field addresses are not read again.
-func restOf(changes []Change) *updateRest {
-	switch n := len(changes); {
-	case n <= 4:
-		b := new(rest4)
-		return b.r.fill(b.c[:], b.w[:], changes)
-	case n <= 8:
-		b := new(rest8)
-		return b.r.fill(b.c[:], b.w[:], changes)
-	case n <= 16:
-		b := new(rest16)
-		return b.r.fill(b.c[:], b.w[:], changes)
+// resolveAtWrite is the updateRest of changes made on the struct at base:
+// their state writes, or the error that resolving them met.
+//
+//go:noinline
+func resolveAtWrite(ptrType, base unsafe.Pointer, changes []Change) *updateRest {
+	s, err := schemaFor(ptrType)
+	r := newRest(len(changes))
+	if err == nil {
+		r.writes, err = s.pairs(base, changes, r.writes)
 	}
-	return &updateRest{more: slices.Clone(changes)}
-}
-
-// The blocks restOf allocates: an updateRest with room for its changes and
-// their writes.
-type (
-	rest4 struct {
-		r updateRest
-		c [4]Change
-		w [4]engine.KV
+	if err != nil {
+		r.writes, r.err = nil, err
 	}
-	rest8 struct {
-		r updateRest
-		c [8]Change
-		w [8]engine.KV
-	}
-	rest16 struct {
-		r updateRest
-		c [16]Change
-		w [16]engine.KV
-	}
-)
-
-// fill sets r to a copy of changes in room and write room w.
-func (r *updateRest) fill(room []Change, w engine.Update, changes []Change) *updateRest {
-	n := len(changes)
-	r.more, r.writes = append(room[:0:n], changes...), w[:0:n]
 	return r
 }
 
-// empty reports whether the Update sets no field.
+// newRest is an updateRest with n writes of room (r.writes, of length n),
+// allocated in one block with them for up to 16 writes, the block sized
+// to waste at most one write's 32 bytes up to 12: a node that sets ten
+// fields allocates 384 B once, where a map node's ten writes take 320 B
+// and the 24 B of its result (measured on wide_state; the room for 16
+// changes this replaced was a 1,280 B block).
+func newRest(n int) *updateRest {
+	switch {
+	case n <= 2:
+		return restOf[[2]engine.KV](n)
+	case n <= 3:
+		return restOf[[3]engine.KV](n)
+	case n <= 4:
+		return restOf[[4]engine.KV](n)
+	case n <= 6:
+		return restOf[[6]engine.KV](n)
+	case n <= 8:
+		return restOf[[8]engine.KV](n)
+	case n <= 10:
+		return restOf[[10]engine.KV](n)
+	case n <= 12:
+		return restOf[[12]engine.KV](n)
+	case n <= 16:
+		return restOf[[16]engine.KV](n)
+	}
+	return &updateRest{writes: make(engine.Update, n)}
+}
+
+// restBlock is an updateRest and the room for its writes, A an array of
+// engine.KV.
+type restBlock[A any] struct {
+	r    updateRest
+	room A
+}
+
+// restOf is newRest's block of room A: the writes are the first n
+// elements of the array, and their capacity n (an append copies them).
+func restOf[A any](n int) *updateRest {
+	b := new(restBlock[A])
+	b.r.writes = unsafe.Slice((*engine.KV)(unsafe.Pointer(&b.room)), n)
+	return &b.r
+}
+
+// empty reports whether the Update sets no field (an Update whose
+// changes do not resolve is not empty: using it reports why).
 func (u *update) empty() bool {
 	if r := u.rest(); r != nil {
-		return r.more == nil && r.one.typ == nil
+		return r.writes == nil && r.err == nil
 	}
 	return u.typ == nil
 }
@@ -312,13 +344,18 @@ func (u *update) gotos() []any {
 	return nil
 }
 
-// withGotos is u with gotos added, on a rest of its own.
+// withGotos is u with gotos added, on a rest of its own (its writes are
+// u's, which nothing changes).
 func (u Update[S]) withGotos(gotos []any) Update[S] {
 	r := &updateRest{}
 	if old := u.rest(); old != nil {
-		r.one, r.base, r.more, r.gotos = old.one, old.base, old.more, old.gotos // not the write room: u's
-	} else {
-		r.one = u.update
+		*r = *old
+	} else if u.typ != nil {
+		s, err := schemaFor(ptrTypeOf[S]())
+		if err == nil {
+			r.writes, err = s.pairOne(&u.update, nil)
+		}
+		r.err = err
 	}
 	r.gotos = append(r.gotos[:len(r.gotos):len(r.gotos)], gotos...)
 	return Update[S]{update{off: inRest, typ: unsafe.Pointer(r)}}
@@ -423,17 +460,13 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 	return out, nil
 }
 
-// resolve resolves u's changes to ordered state writes, in buf when they
-// fit.
+// resolve resolves u's changes to ordered state writes, in buf when an
+// inline change fits (a rest's writes are resolved already).
 func (s *schema) resolve(u *update, buf engine.Update) (engine.Update, error) {
-	r := u.rest()
-	if r == nil {
-		return s.pairOne(u, buf)
+	if r := u.rest(); r != nil {
+		return r.writes, r.err
 	}
-	if r.more == nil {
-		return s.pairOne(&r.one, buf)
-	}
-	return s.pairs(r.base, r.more, buf)
+	return s.pairOne(u, buf)
 }
 
 // pairOne is the write of u's inline change (none when it has none), in
@@ -472,7 +505,7 @@ func notAField(s *schema, i int, pt unsafe.Pointer) error {
 // is nodeResult's.
 func (s *schema) nodeOutput(name string, u *update, out *engine.Update) (any, error) {
 	if u.off != inRest && u.typ != nil {
-		if f, ok := s.fieldFor(u.off, u.typ, 0); ok && f.encoded(&u.value) {
+		if f := s.fieldAt(u.off, u.typ); f != nil && f.encoded(&u.value) {
 			if out == nil || cap(*out) == 0 {
 				w := new(oneWrite)
 				w.out, out = w.kv[:0], &w.out
@@ -496,11 +529,11 @@ type oneWrite struct {
 // boxed is the Update at p as an interface value whose data word is p:
 // Go's interface layout for a value that is not pointer-shaped (ifaceWords)
 // is a pointer to a copy of it that nothing changes, which is what
-// converting *p would allocate. p is a header the caller allocated for
-// this result alone and never changes again, so the result costs no
-// allocation of its own (measured on loop_5000: the conversion was about
-// 270 instructions a node, as it is for a map node returning an
-// engine.Update).
+// converting *p would allocate. p is a header allocated with the writes
+// it points to (a nodeTask, a oneWrite, an updateRest's block) that never
+// changes again once boxed, so the result costs no allocation of its own
+// (measured on loop_5000: the conversion was about 270 instructions a
+// node, as it is for a map node returning an engine.Update).
 func boxed(p *engine.Update) any { return box(updateType, unsafe.Pointer(p)) }
 
 // box is the interface value of dynamic type typ (a runtime type word,
@@ -520,23 +553,29 @@ var updateType = typeWord(engine.Update(nil))
 //
 //go:noinline
 func (s *schema) nodeResult(name string, u *update, out *engine.Update) (any, error) {
-	if room := u.writeRoom(); room != nil {
-		out = room
-	}
-	var buf engine.Update
-	if out != nil {
-		buf = *out
-	}
-	pairs, err := s.resolve(u, buf)
-	if err != nil {
-		return nil, fmt.Errorf("node %q: %w", name, err)
-	}
 	var upd any
-	if pairs != nil && out != nil {
-		*out = pairs
-		upd = boxed(out)
-	} else if pairs != nil {
-		upd = pairs
+	if r := u.rest(); r != nil {
+		if r.err != nil {
+			return nil, fmt.Errorf("node %q: %w", name, r.err)
+		}
+		if r.writes != nil {
+			upd = boxed(&r.writes) // resolved at Write, and never changed again
+		}
+	} else {
+		var buf engine.Update
+		if out != nil {
+			buf = *out
+		}
+		pairs, err := s.pairOne(u, buf)
+		if err != nil {
+			return nil, fmt.Errorf("node %q: %w", name, err)
+		}
+		if pairs != nil && out != nil {
+			*out = pairs
+			upd = boxed(out)
+		} else if pairs != nil {
+			upd = pairs
+		}
 	}
 	gotos := u.gotos()
 	if len(gotos) == 0 {
