@@ -96,7 +96,7 @@ func (ls *subgraphTurns) wait(i int) {
 	}
 }
 
-// pass ends i's turn: the next present participant writes next.
+// pass ends i's turn: the next active participant holds it (next).
 func (ls *subgraphTurns) pass(i int) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
