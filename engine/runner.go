@@ -340,8 +340,9 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 		return false
 	}
 	if d := policy.delay(attempt); d > 0 {
-		// The backoff waits on time: the subgraph runs t belongs to
-		// leave their siblings' rotation meanwhile (WithSubgraphTurns).
+		// The backoff waits on a timer (LangGraph.js pregel/retry.ts:177-179
+		// awaits setTimeout): the subgraph runs t belongs to leave their
+		// siblings' rotation meanwhile (WithSubgraphTurns).
 		back := scope.waitingOnTime(time.Now().Add(d))
 		select {
 		case <-time.After(d):
