@@ -188,6 +188,9 @@ func waitingOnTime(ctx context.Context, until time.Time) func() {
 	if s == nil {
 		return func() {}
 	}
+	if a, ok := ctx.Value(attemptClockKey{}).(*attemptClock); ok {
+		until = a.cap(until) // the node's timeout ends the wait by then
+	}
 	return s.waitingOnTime(until)
 }
 

@@ -159,3 +159,26 @@ func TestSleep_MarksEveryEnclosingTurnAway(t *testing.T) {
 		t.Fatalf("Sleep outside a node: %v", err)
 	}
 }
+
+// A wait in a timed attempt lasts at most until the attempt's limit ends
+// it: the node races its timer (runAttemptWithTimeout).
+func TestAttemptClock_CapsAWaitAtTheTimeout(t *testing.T) {
+	now := time.Now()
+	run := &attemptClock{last: now, runEnds: now.Add(time.Second)}
+	if got := run.cap(now.Add(time.Hour)); !got.Equal(now.Add(time.Second)) {
+		t.Errorf("run limit: a wait of an hour ends at %v, want the limit %v", got, now.Add(time.Second))
+	}
+	if got := run.cap(time.Time{}); !got.Equal(now.Add(time.Second)) {
+		t.Errorf("run limit: a wait of unknown length ends at %v, want the limit", got)
+	}
+	if got := run.cap(now.Add(time.Millisecond)); !got.Equal(now.Add(time.Millisecond)) {
+		t.Errorf("run limit: a short wait ends at %v, want its own end", got)
+	}
+	idle := &attemptClock{last: now, idle: time.Minute, runEnds: now.Add(time.Hour)}
+	if got := idle.cap(time.Time{}); !got.Equal(now.Add(time.Minute)) {
+		t.Errorf("idle limit: a wait ends at %v, want the idle limit %v", got, now.Add(time.Minute))
+	}
+	if got := (&attemptClock{last: now}).cap(time.Time{}); !got.IsZero() {
+		t.Errorf("no limit: a wait of unknown length ends at %v, want no end", got)
+	}
+}
