@@ -162,3 +162,33 @@ func TestStore_DamagedPack(t *testing.T) {
 		t.Errorf("Check: %v, want ErrCorrupt", err)
 	}
 }
+
+// TestOpen_ReadOnlyReadsOlderSchema: a read-only store (the debugger,
+// pull, check after a binary upgrade) reads a database of schema version
+// 3 as it is, and leaves it at 3 for the first writer to migrate.
+func TestOpen_ReadOnlyReadsOlderSchema(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	a := open(t, u, postgres.Options{})
+	schema := a.Schema()
+	q := pgx.Identifier{schema}.Sanitize()
+	old := packedThread(t, a, "t", nil, 1<<30, 10)
+	a.Close()
+	adminExec(t, "COMMENT ON TABLE "+q+".blobs IS NULL", "DELETE FROM "+q+".schema_version WHERE version > 3")
+
+	ro := open(t, u, postgres.Options{ReadOnly: true})
+	wantThread(t, ro, "t", old)
+	ro.Close()
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var version int
+	if err := conn.QueryRow(ctx, "SELECT max(version) FROM "+q+".schema_version").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version != 3 {
+		t.Fatalf("after a read-only open: schema version %d, want 3 (unmigrated)", version)
+	}
+}
