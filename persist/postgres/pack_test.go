@@ -192,3 +192,30 @@ func TestOpen_ReadOnlyReadsOlderSchema(t *testing.T) {
 		t.Fatalf("after a read-only open: schema version %d, want 3 (unmigrated)", version)
 	}
 }
+
+// TestLoad_NewerSchemaSinceOpenIsNotDamage: a store that opened before
+// another process migrated the database to a schema it does not know
+// reads rows it cannot find as that newer schema (ErrNewerSchema, which
+// says to upgrade), not as damage; with the schema unchanged, the same
+// missing row is damage.
+func TestLoad_NewerSchemaSinceOpenIsNotDamage(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	a := open(t, u, postgres.Options{})
+	schema := a.Schema()
+	q := pgx.Identifier{schema}.Sanitize()
+	packedThread(t, a, "t", nil, 0, 5)
+	a.Close()
+	b := open(t, u, postgres.Options{}) // nothing cached
+	defer b.Close()
+	adminExec(t, "DELETE FROM "+q+".blobs")
+	if _, err := b.GetTuple(ctx, engine.Config{ThreadID: "t"}); !errors.Is(err, persist.ErrCorrupt) {
+		t.Fatalf("GetTuple with its values gone: %v, want ErrCorrupt", err)
+	}
+	adminExec(t, fmt.Sprintf("INSERT INTO %s.schema_version (version) VALUES (%d)", q, postgres.SchemaVersion+1))
+	_, err := b.GetTuple(ctx, engine.Config{ThreadID: "t"})
+	var se *postgres.SchemaError
+	if !errors.Is(err, postgres.ErrNewerSchema) || !errors.As(err, &se) || se.Found != postgres.SchemaVersion+1 {
+		t.Fatalf("GetTuple after a newer schema was applied: %v, want a *SchemaError at version %d", err, postgres.SchemaVersion+1)
+	}
+}
