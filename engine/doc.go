@@ -68,7 +68,8 @@
 //     error, and a finished task keeps everything (LangGraph's runners).
 //     With MemorySaver the loop's goroutine saves each finished task's
 //     writes as it arrives (fanout.commitFinished).
-//     turns.go orders sibling subgraphs' checkpoints on request.
+//     turns.go orders sibling subgraphs' checkpoints on request; Sleep and
+//     WaitingOnTime tell that order when a node waits on time.
 //   - saved.go: what a checkpoint's saved writes mean — per task its
 //     output, interrupts, answers, error, whether it finished or waits —
 //     and a checkpoint's status. The CLI, the debugger and the stores ask

@@ -100,7 +100,10 @@ func WithMetadata(md map[string]any) RunOption {
 // checkpoints in turns, round-robin in planning order, so the order of
 // their checkpoints is the same on every run (a trace writer needs that;
 // LangGraph leaves it to scheduling). Their nodes still run concurrently;
-// a slow sibling delays the others' checkpoint writes.
+// a slow sibling delays the others' checkpoint writes, unless it says it
+// waits on time (Sleep, WaitingOnTime, a retry policy's backoff): then
+// the others go on without it, as JavaScript's event loop runs other
+// tasks while one awaits a timer.
 func WithSubgraphTurns() RunOption { return func(o *RunOptions) { o.SubgraphTurns = true } }
 
 // WithRuntimeContext passes v to the run's nodes and routes as their

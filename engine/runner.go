@@ -146,12 +146,16 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	// runs, so that a Task call cannot take one first (runner.ts:325-345
 	// starts them in one synchronous loop; calls are scheduled later).
 	first := f.slots.takeFirst(len(run))
+	l.queueTurns(run[first:])
 	started := 0
 	for i, t := range run {
-		if i >= first && !f.slots.acquire(stepCtx) {
-			// A failure ended the superstep: start no more tasks.
-			f.commitUnstarted(stepCtx, run[i:])
-			break
+		if i >= first {
+			if !f.slots.acquire(stepCtx) {
+				// A failure ended the superstep: start no more tasks.
+				f.commitUnstarted(stepCtx, run[i:])
+				break
+			}
+			l.startTurn(t)
 		}
 		if f.finished == nil {
 			f.wg.Add(1)
@@ -336,10 +340,15 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 		return false
 	}
 	if d := policy.delay(attempt); d > 0 {
+		// The backoff waits on a timer (LangGraph.js pregel/retry.ts:177-179
+		// awaits setTimeout): the subgraph runs t belongs to leave their
+		// siblings' rotation meanwhile (WithSubgraphTurns).
+		back := scope.waitingOnTime(time.Now().Add(d))
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():
 		}
+		back()
 	}
 	return ctx.Err() == nil // cancelled while waiting: this attempt's failure stands
 }

@@ -117,6 +117,9 @@ func TestResultValues_AreTheCallers(t *testing.T) {
 	if got := fmt.Sprint(s.View().Values); got != "map[n:6]" {
 		t.Fatalf("the stepper's view after its result was changed: %s", got)
 	}
+	if got := fmt.Sprint(s.Result().Values); got != "map[n:6]" {
+		t.Fatalf("the stepper's result asked again after the first was changed: %s", got)
+	}
 }
 
 // TestKeepWrites_LoneTasksShareWriteMemory runs a chain of lone tasks

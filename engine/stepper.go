@@ -187,7 +187,8 @@ func (s *Stepper) Err() error { return s.l.err }
 type Result struct {
 	Status Status // how the run ended (or StatusRunning for a Stepper mid-run)
 	// Values is the final state; for an interrupted run, the state with the
-	// finished tasks' writes applied (they are not checkpointed yet).
+	// finished tasks' writes applied (they are not checkpointed yet). It
+	// is the caller's: the run keeps no reference to it.
 	Values map[string]any
 	// Output is an entrypoint's output, the value on its __end__ channel
 	// (nil for a StateGraph, whose output is Values).
@@ -203,8 +204,14 @@ type Result struct {
 func (s *Stepper) Result() *Result {
 	l := s.l
 	vals := l.values
-	if vals == nil {
+	switch {
+	case vals == nil:
 		vals = l.cs.stateValues()
+	case !l.invoked:
+		// Each call's Values is its caller's to change: a Stepper's
+		// result may be asked for again (Invoke asks once and hands its
+		// map over).
+		vals = maps.Clone(vals)
 	}
 	return &Result{
 		Status:     l.status,

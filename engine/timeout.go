@@ -29,6 +29,27 @@ type attemptClock struct {
 	last          time.Time
 	closed        bool
 	heartbeatOnly bool
+	runEnds       time.Time     // when the run limit ends the attempt (zero: no limit)
+	idle          time.Duration // the idle limit (0: none)
+}
+
+// cap returns the earlier of until (zero: no end known) and the moment the
+// attempt's limits end it, as the clock stands now: a node waiting on time
+// in a timed attempt waits at most until then (runAttemptWithTimeout races
+// the node against the limit's timer).
+func (a *attemptClock) cap(until time.Time) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ends := a.runEnds
+	if a.idle > 0 {
+		if idleEnds := a.last.Add(a.idle); ends.IsZero() || idleEnds.Before(ends) {
+			ends = idleEnds
+		}
+	}
+	if until.IsZero() || (!ends.IsZero() && ends.Before(until)) {
+		return ends
+	}
+	return until
 }
 
 type attemptClockKey struct{}
@@ -89,7 +110,7 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 	// abandoned node may go on calling Interrupt or Emit, and none of that
 	// may reach the task (timeout.ts drops the attempt's late writes).
 	as := scope.forAttempt()
-	clock := &attemptClock{last: time.Now(), heartbeatOnly: tp.HeartbeatOnly}
+	clock := &attemptClock{last: time.Now(), heartbeatOnly: tp.HeartbeatOnly, idle: max(tp.Idle, 0)}
 	actx, cancel := context.WithCancel(context.WithValue(ctx, attemptClockKey{}, clock))
 	defer cancel()
 	type outcome struct {
@@ -98,6 +119,9 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 	}
 	done := make(chan outcome, 1)
 	start := time.Now()
+	if tp.Run > 0 {
+		clock.runEnds = start.Add(tp.Run) // before the attempt starts: no lock needed
+	}
 	go func() {
 		w, err := l.attempt(actx, as, t)
 		done <- outcome{w, err}

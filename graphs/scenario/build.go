@@ -583,20 +583,15 @@ func ErrorKind(err error) string {
 	return "Error:Error"
 }
 
-// work stands for ms milliseconds of a node's work; it stops early, with
-// the reason, when the node's context is cancelled (a sibling failed).
+// work stands for ms milliseconds of a node's work: a wait on a timer, as
+// the oracle's nodes await one (engine.Sleep says so to the subgraph
+// turns of a trace). It stops early, with the reason, when the node's
+// context is cancelled (a sibling failed).
 func work(ctx context.Context, ms int) error {
 	if ms <= 0 {
 		return nil
 	}
-	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
+	return engine.Sleep(ctx, time.Duration(ms)*time.Millisecond)
 }
 
 // engineCommand is the Command as engine input. A resume of null is a

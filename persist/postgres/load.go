@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
 )
 
 // querier is a pool or a transaction.
@@ -317,7 +318,33 @@ type loaded struct {
 var errNotStored = errors.New("checkpoint not stored")
 
 // load reads checkpoints ids of a namespace with their values and writes.
-func (s *Store) load(ctx context.Context, db querier, thread, ns string, ids []string) (*loaded, error) {
+// What it finds damaged may instead have been written by a newer schema
+// since this store opened (a process upgraded and migrated the database
+// while this one ran): that is then the error, not damage.
+func (s *Store) load(ctx context.Context, db querier, thread, ns string, ids []string) (l *loaded, err error) {
+	l, err = s.loadAs(ctx, db, thread, ns, ids)
+	if errors.Is(err, persist.ErrCorrupt) {
+		if newer := s.newerSchema(ctx); newer != nil {
+			return nil, newer
+		}
+	}
+	return l, err
+}
+
+// newerSchema returns a *SchemaError if the database's schema is now newer
+// than this package's, else nil (also when the version cannot be read: the
+// caller's error stands).
+func (s *Store) newerSchema(ctx context.Context) error {
+	var found int
+	q := pgx.Identifier{s.schema, "schema_version"}.Sanitize()
+	if err := s.pool.QueryRow(ctx, "SELECT COALESCE(max(version), 0) FROM "+q).Scan(&found); err != nil || found <= SchemaVersion {
+		return nil
+	}
+	return &SchemaError{Schema: s.schema, Found: found, Supported: SchemaVersion}
+}
+
+// loadAs is load without the schema check.
+func (s *Store) loadAs(ctx context.Context, db querier, thread, ns string, ids []string) (*loaded, error) {
 	l := &loaded{states: map[string]*cpState{}}
 	// The records and the writes in one round trip; the values they name
 	// in a second.

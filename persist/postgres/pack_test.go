@@ -162,3 +162,60 @@ func TestStore_DamagedPack(t *testing.T) {
 		t.Errorf("Check: %v, want ErrCorrupt", err)
 	}
 }
+
+// TestOpen_ReadOnlyReadsOlderSchema: a read-only store (the debugger,
+// pull, check after a binary upgrade) reads a database of schema version
+// 3 as it is, and leaves it at 3 for the first writer to migrate.
+func TestOpen_ReadOnlyReadsOlderSchema(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	a := open(t, u, postgres.Options{})
+	schema := a.Schema()
+	q := pgx.Identifier{schema}.Sanitize()
+	old := packedThread(t, a, "t", nil, 1<<30, 10)
+	a.Close()
+	adminExec(t, "COMMENT ON TABLE "+q+".blobs IS NULL", "DELETE FROM "+q+".schema_version WHERE version > 3")
+
+	ro := open(t, u, postgres.Options{ReadOnly: true})
+	wantThread(t, ro, "t", old)
+	ro.Close()
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var version int
+	if err := conn.QueryRow(ctx, "SELECT max(version) FROM "+q+".schema_version").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version != 3 {
+		t.Fatalf("after a read-only open: schema version %d, want 3 (unmigrated)", version)
+	}
+}
+
+// TestLoad_NewerSchemaSinceOpenIsNotDamage: a store that opened before
+// another process migrated the database to a schema it does not know
+// reads rows it cannot find as that newer schema (ErrNewerSchema, which
+// says to upgrade), not as damage; with the schema unchanged, the same
+// missing row is damage.
+func TestLoad_NewerSchemaSinceOpenIsNotDamage(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	a := open(t, u, postgres.Options{})
+	schema := a.Schema()
+	q := pgx.Identifier{schema}.Sanitize()
+	packedThread(t, a, "t", nil, 0, 5)
+	a.Close()
+	b := open(t, u, postgres.Options{}) // nothing cached
+	defer b.Close()
+	adminExec(t, "DELETE FROM "+q+".blobs")
+	if _, err := b.GetTuple(ctx, engine.Config{ThreadID: "t"}); !errors.Is(err, persist.ErrCorrupt) {
+		t.Fatalf("GetTuple with its values gone: %v, want ErrCorrupt", err)
+	}
+	adminExec(t, fmt.Sprintf("INSERT INTO %s.schema_version (version) VALUES (%d)", q, postgres.SchemaVersion+1))
+	_, err := b.GetTuple(ctx, engine.Config{ThreadID: "t"})
+	var se *postgres.SchemaError
+	if !errors.Is(err, postgres.ErrNewerSchema) || !errors.As(err, &se) || se.Found != postgres.SchemaVersion+1 {
+		t.Fatalf("GetTuple after a newer schema was applied: %v, want a *SchemaError at version %d", err, postgres.SchemaVersion+1)
+	}
+}

@@ -47,8 +47,9 @@ type Options struct {
 	ConcurrentCommits int
 	// ConnectTimeout bounds connecting (default 10s).
 	ConnectTimeout time.Duration
-	// ReadOnly neither creates nor migrates the schema (it must exist at
-	// the current version) and refuses writes with persist.ErrReadOnly.
+	// ReadOnly neither creates nor migrates the schema (it must exist; an
+	// older version is read as it is when its tables are this version's,
+	// see readableFrom) and refuses writes with persist.ErrReadOnly.
 	ReadOnly bool
 	// Writer describes this process in the error another writer of the
 	// same thread gets (default "host pid N store X").
