@@ -84,6 +84,8 @@ type channelState struct {
 	// handed out (a slab's size follows it).
 	slab []checkpointAlloc
 	made int
+	// ids holds the room not handed out yet for checkpoint ids (idRoom).
+	ids []byte
 	// versionless makes applyWrites change channels without versioning
 	// them, as state snapshots apply saved writes (LangGraph.js
 	// pregel/index.ts _prepareStateSnapshot and Python main.py
@@ -1236,6 +1238,19 @@ func (cs *channelState) newCheckpoint() *checkpointAlloc {
 	cs.slab = cs.slab[1:]
 	cs.made++
 	return c
+}
+
+// idRoom returns room for a kept run's next checkpoint id, carved like
+// its checkpoints from chunks (of as many ids as newCheckpoint's next
+// slab holds), where each id was an allocation of its own that the
+// collector marked again in every cycle. A chunk holds no pointer.
+func (cs *channelState) idRoom() *[idLen]byte {
+	if len(cs.ids) < idLen {
+		cs.ids = make([]byte, idLen*min(max(cs.made, 2), checkpointSlabMax))
+	}
+	b := (*[idLen]byte)(cs.ids)
+	cs.ids = cs.ids[idLen:]
+	return b
 }
 
 // valuesBase is a full snapshot of the channels' values. When at most

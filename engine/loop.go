@@ -461,10 +461,20 @@ func (l *loop) deferWrites(ctx context.Context, d WriteDeferrer, taskID string, 
 	return d.DeferWrites(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, taskID, writes)
 }
 
+// newCheckpointID is the next checkpoint's id: for a run whose saver
+// keeps every checkpoint, with the default ids, written into room the
+// run's channel state hands out in chunks (channelState.idRoom).
+func (l *loop) newCheckpointID() string {
+	if t, ok := l.ids.(*TimeIDs); ok && l.cs.kept {
+		return t.newIDIn(l.cs.idRoom())
+	}
+	return l.ids.NewID()
+}
+
 // putCheckpoint stores the current state as a new checkpoint with source and
 // the current step, then advances the step counter.
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
-	id := l.ids.NewID()
+	id := l.newCheckpointID()
 	md := Metadata{Source: source, Step: l.step}
 	switch {
 	case l.emit != nil || l.opts.parent != nil:

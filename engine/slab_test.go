@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
+	"time"
 )
 
 // A MemorySaver's checkpoints are carved from slabs (several to an
@@ -67,8 +69,13 @@ func TestCheckpointSlabs_EachCheckpointItsOwn(t *testing.T) {
 			t.Fatalf("checkpoint %d (step %d):\n got %+v %+v\nwant %+v %+v", i, g.Metadata.Step,
 				g.Checkpoint, g.Metadata, w.Checkpoint, w.Metadata)
 		}
-		if g.Checkpoint.ID == "" || (i > 0 && g.Checkpoint.ID == got[i-1].Checkpoint.ID) {
-			t.Fatalf("checkpoint %d: id %q", i, g.Checkpoint.ID)
+		// List is newest first: ids carved from shared room must still
+		// be whole, distinct and in order after both runs.
+		if len(g.Checkpoint.ID) != idLen || (i > 0 && g.Checkpoint.ID >= got[i-1].Checkpoint.ID) {
+			t.Fatalf("checkpoint %d: id %q after %q", i, g.Checkpoint.ID, got[i-1].Checkpoint.ID)
+		}
+		if g.Config.CheckpointID != g.Checkpoint.ID {
+			t.Fatalf("checkpoint %d: config's id %q, checkpoint's %q", i, g.Config.CheckpointID, g.Checkpoint.ID)
 		}
 	}
 
@@ -108,3 +115,30 @@ func TestCheckpointSlabs_OnlyForKeptRuns(t *testing.T) {
 		t.Errorf("not kept: %v allocations per checkpoint, want 1", got)
 	}
 }
+
+// Ids written into a kept run's shared room are NewID's ids, and each
+// stays as it was when the room's later ids are written.
+func TestTimeIDs_NewIDInIsNewID(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return at } // stalls: ids then count on
+	a, b := NewTimeIDs(clock), NewTimeIDs(clock)
+	cs := &channelState{kept: true}
+	var got, want []string
+	for i := 0; i < 3*checkpointSlabMax; i++ {
+		if i%10 == 0 {
+			at = at.Add(time.Millisecond)
+		}
+		got = append(got, a.newIDIn(cs.idRoom()))
+		want = append(want, b.NewID())
+		cs.made++
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ids in room:\n%q\nwant\n%q", got, want)
+	}
+	if n := testing.AllocsPerRun(100, func() { idSink = a.newIDIn(cs.idRoom()) }); n != 0 {
+		t.Errorf("%v allocations per id in room, want 1/%d", n, checkpointSlabMax)
+	}
+}
+
+// idSink keeps newIDIn's result live in AllocsPerRun.
+var idSink string
