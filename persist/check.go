@@ -178,7 +178,7 @@ func checkNS(b *nsBuckets, thread, ns string, rep *checkReport) {
 	for _, err := range b.check(&rep.sum) {
 		var de *DamagedRecordError
 		if !errors.As(err, &de) { // names its place itself
-			err = fmt.Errorf("thread %q namespace %q: %w", thread, ns, err)
+			err = fmt.Errorf("%s: %w", ThreadPlace(thread, ns), err)
 		}
 		rep.bad(err)
 	}
@@ -194,7 +194,7 @@ func checkNSBuckets(nb *bolt.Bucket, thread, ns string, rep *checkReport) {
 			known = known || bytes.Equal(k, name)
 		}
 		if v != nil || !known {
-			rep.bad(corruptf("thread %q namespace %q: unknown entry %q", thread, ns, k))
+			rep.bad(corruptf("%s: unknown entry %q", ThreadPlace(thread, ns), k))
 		}
 	}
 }

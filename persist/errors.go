@@ -183,13 +183,19 @@ type DamagedRecordError struct {
 func (e *DamagedRecordError) Error() string {
 	where := ""
 	if e.Thread != "" {
-		where = fmt.Sprintf("thread %q", e.Thread)
-		if e.Namespace != "" {
-			where += fmt.Sprintf(" namespace %q", e.Namespace)
-		}
-		where += ": "
+		where = ThreadPlace(e.Thread, e.Namespace) + ": "
 	}
 	return fmt.Sprintf("%v: %s%s %s", ErrCorrupt, where, e.Record, e.Reason)
+}
+
+// ThreadPlace is how the stores' errors and check reports name a thread's
+// checkpoint namespace: `thread "t"` for its root namespace, `thread "t"
+// namespace "ns"` for a subgraph's.
+func ThreadPlace(thread, ns string) string {
+	if ns == "" {
+		return fmt.Sprintf("thread %q", thread)
+	}
+	return fmt.Sprintf("thread %q namespace %q", thread, ns)
 }
 
 // Is reports whether target is ErrCorrupt.

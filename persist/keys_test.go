@@ -307,3 +307,14 @@ func TestOrderedKeys_AnyBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadPlace: errors and check reports name a thread's root
+// namespace by the thread alone, a subgraph's by both.
+func TestThreadPlace(t *testing.T) {
+	if got := ThreadPlace("t", ""); got != `thread "t"` {
+		t.Errorf("root namespace: %s", got)
+	}
+	if got := ThreadPlace("t", "sub:1"); got != `thread "t" namespace "sub:1"` {
+		t.Errorf("subgraph namespace: %s", got)
+	}
+}

@@ -269,6 +269,6 @@ func checkOrderedKeys(b *bolt.Bucket, thread, ns string, rep *checkReport) {
 		if v == nil {
 			what = "bucket"
 		}
-		rep.bad(corruptf("thread %q namespace %q: unknown %s %q", thread, ns, what, k))
+		rep.bad(corruptf("%s: unknown %s %q", ThreadPlace(thread, ns), what, k))
 	}
 }

@@ -622,7 +622,7 @@ func nsIn(tb *bolt.Bucket, thread, ns string, create bool) (*nsBuckets, error) {
 	}
 	cps, blobs, writes, kids := nb.Bucket(bucketCheckpoints), nb.Bucket(bucketBlobs), nb.Bucket(bucketWrites), nb.Bucket(bucketChildren)
 	if cps == nil || blobs == nil || writes == nil || kids == nil {
-		return nil, corruptf("thread %q namespace %q: buckets missing", thread, ns)
+		return nil, corruptf("%s: buckets missing", ThreadPlace(thread, ns))
 	}
 	// Keys mostly arrive in ascending order (ids are time-ordered, versions
 	// grow), so pages split at bbolt's default 50% would stay half empty.

@@ -108,7 +108,7 @@ func (s *Store) Check() error {
 		}
 		for _, ns := range nss {
 			if err := s.checkNS(ctx, th, ns); err != nil {
-				report(fmt.Errorf("thread %q namespace %q: %w", th, ns, err))
+				report(fmt.Errorf("%s: %w", persist.ThreadPlace(th, ns), err))
 			}
 		}
 	}
