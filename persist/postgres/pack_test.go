@@ -96,23 +96,32 @@ func wantThread(t *testing.T, s *postgres.Store, th string, cps []*engine.Checkp
 	}
 }
 
+// version3Thread makes a database of schema version 3 holding thread "t"
+// of n supersteps stored as schema 3 stored them (one value each: no
+// packs), and returns its URL, its schema and the checkpoints.
+func version3Thread(t *testing.T, n int) (u, schema string, cps []*engine.Checkpoint) {
+	t.Helper()
+	u = schemaURL(t)
+	a := open(t, u, postgres.Options{})
+	schema = a.Schema()
+	q := pgx.Identifier{schema}.Sanitize()
+	cps = packedThread(t, a, "t", nil, 1<<30, n)
+	a.Close()
+	if n := packRows(t, schema); n != 0 {
+		t.Fatalf("%d pack rows before the migration, want none (the rows schema 3 stored)", n)
+	}
+	adminExec(t, "COMMENT ON TABLE "+q+".blobs IS NULL", "DELETE FROM "+q+".schema_version WHERE version > 3")
+	return u, schema, cps
+}
+
 // TestStore_PacksMigratedFromVersion3: a database of schema version 3,
 // with rows, is migrated to 4 on the next Open; its checkpoints read back
 // as before, and a list stored in single rows goes on growing in packs
 // (a chain of both kinds).
 func TestStore_PacksMigratedFromVersion3(t *testing.T) {
 	t.Parallel()
-	u := schemaURL(t)
-	a := open(t, u, postgres.Options{})
-	schema := a.Schema()
+	u, schema, old := version3Thread(t, 40)
 	q := pgx.Identifier{schema}.Sanitize()
-	old := packedThread(t, a, "t", nil, 1<<30, 40)
-	a.Close()
-	if n := packRows(t, schema); n != 0 {
-		t.Fatalf("%d pack rows before the migration, want none (the rows schema 3 stored)", n)
-	}
-	// Back to version 3's shape.
-	adminExec(t, "COMMENT ON TABLE "+q+".blobs IS NULL", "DELETE FROM "+q+".schema_version WHERE version > 3")
 
 	b := open(t, u, postgres.Options{})
 	conn, err := pgx.Connect(ctx, serverURL)
@@ -168,13 +177,8 @@ func TestStore_DamagedPack(t *testing.T) {
 // 3 as it is, and leaves it at 3 for the first writer to migrate.
 func TestOpen_ReadOnlyReadsOlderSchema(t *testing.T) {
 	t.Parallel()
-	u := schemaURL(t)
-	a := open(t, u, postgres.Options{})
-	schema := a.Schema()
+	u, schema, old := version3Thread(t, 10)
 	q := pgx.Identifier{schema}.Sanitize()
-	old := packedThread(t, a, "t", nil, 1<<30, 10)
-	a.Close()
-	adminExec(t, "COMMENT ON TABLE "+q+".blobs IS NULL", "DELETE FROM "+q+".schema_version WHERE version > 3")
 
 	ro := open(t, u, postgres.Options{ReadOnly: true})
 	wantThread(t, ro, "t", old)
