@@ -154,6 +154,36 @@ func TestSleep_MarksEveryEnclosingTurnAway(t *testing.T) {
 	}
 }
 
+// WaitingOnTime brackets a wait of unknown length: the node's subgraph run
+// is away from its siblings' rotation until done is called, and a second
+// call of done changes nothing. Outside a node it does nothing.
+func TestWaitingOnTime_AwayUntilDone(t *testing.T) {
+	turns := newSubgraphTurns(2)
+	run := &loop{}
+	run.opts.turns, run.opts.turnAt = turns, 1
+	scope := &taskScope{Context: context.Background(), t: &task{}, run: run}
+	away := func() bool {
+		turns.mu.Lock()
+		defer turns.mu.Unlock()
+		return !turns.present(1)
+	}
+	done := WaitingOnTime(scope)
+	if !away() {
+		t.Fatal("while waiting: present, want away")
+	}
+	done()
+	if away() {
+		t.Fatal("after done: away, want present")
+	}
+	other := WaitingOnTime(scope)
+	done() // already called: must not end the other wait
+	if !away() {
+		t.Fatal("a second call of the first done ended the second wait")
+	}
+	other()
+	WaitingOnTime(context.Background())() // outside a node: nothing to mark
+}
+
 // A wait in a timed attempt lasts at most until the attempt's limit ends
 // it: the node races its timer (runAttemptWithTimeout).
 func TestAttemptClock_CapsAWaitAtTheTimeout(t *testing.T) {
