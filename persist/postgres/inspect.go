@@ -83,7 +83,8 @@ const maxCheckErrors = 50
 
 // Check verifies the stored threads: every checkpoint's record decodes and
 // its delta chain reaches a full image, every value it names exists and
-// decodes (appended lists included), and every saved write decodes. It
+// decodes (appended lists included), every value row's bytes still have
+// the hash they are stored under, and every saved write decodes. It
 // returns nil, or persist.ErrCorrupt wrapping the problems found (at most
 // 50). The server checks its own pages; this checks superstep's rows.
 func (s *Store) Check() error {
@@ -111,11 +112,44 @@ func (s *Store) Check() error {
 				report(fmt.Errorf("%s: %w", persist.ThreadPlace(th, ns), err))
 			}
 		}
+		if err := s.checkHashes(ctx, th, report); err != nil {
+			return err
+		}
 	}
 	if len(errs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%w: %w", persist.ErrCorrupt, errors.Join(errs...))
+}
+
+// checkHashes reports each value row of thread whose bytes no longer have
+// the hash they are stored under: a value changed in place that still
+// decodes, which reads cannot tell from the value written (they do not
+// hash what they read).
+func (s *Store) checkHashes(ctx context.Context, thread string, report func(error)) error {
+	rows, err := s.pool.Query(ctx, "SELECT ns, channel, version, hash, has, data FROM "+
+		pgx.Identifier{s.schema, "blobs"}.Sanitize()+" WHERE thread = $1", bs(thread))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ns, channel, data []byte
+		var version, hash int64
+		var has bool
+		if err := rows.Scan(&ns, &channel, &version, &hash, &has, &data); err != nil {
+			return err
+		}
+		if got := hashBlob(data, has); got != hash {
+			what := fmt.Sprintf("value of %q", channel)
+			if string(channel) == packChannel {
+				what = "pack"
+			}
+			report(fmt.Errorf("%s: %s at version %d fails its hash (stored under %d, its bytes hash to %d)",
+				persist.ThreadPlace(thread, string(ns)), what, version, hash, got))
+		}
+	}
+	return rows.Err()
 }
 
 // checkNS reads every checkpoint of a namespace back in full.

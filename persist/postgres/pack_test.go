@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -221,5 +222,33 @@ func TestLoad_NewerSchemaSinceOpenIsNotDamage(t *testing.T) {
 	var se *postgres.SchemaError
 	if !errors.Is(err, postgres.ErrNewerSchema) || !errors.As(err, &se) || se.Found != postgres.SchemaVersion+1 {
 		t.Fatalf("GetTuple after a newer schema was applied: %v, want a *SchemaError at version %d", err, postgres.SchemaVersion+1)
+	}
+}
+
+// TestCheck_ValueChangedInPlace: a value row whose bytes were changed but
+// still decode (one character of a string) is found by Check by its hash,
+// in a row of its own and in a pack, naming the thread and version.
+func TestCheck_ValueChangedInPlace(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	s := open(t, u, postgres.Options{})
+	q := pgx.Identifier{s.Schema()}.Sanitize()
+	putValues(t, s, "alone", "", "01", map[string]engine.Version{"a": 1}, map[string]any{"a": "a1"})
+	putValues(t, s, "packed", "", "01", map[string]engine.Version{"a": 1, "b": 1}, map[string]any{"a": "a1", "b": "b1"})
+	if err := s.Check(); err != nil {
+		t.Fatalf("Check before the change: %v", err)
+	}
+	s.Close()
+	// "a1" becomes "aZ": the same length, still a string.
+	adminExec(t, "UPDATE "+q+".blobs SET data = overlay(data placing 'Z'::bytea from position('a1'::bytea in data) + 1 for 1) WHERE position('a1'::bytea in data) > 0")
+	r := open(t, u, postgres.Options{})
+	err := r.Check()
+	if !errors.Is(err, persist.ErrCorrupt) {
+		t.Fatalf("Check after the change: %v, want ErrCorrupt", err)
+	}
+	for _, want := range []string{`thread "alone": value of "a" at version 1 fails its hash`, `thread "packed": pack at version 1 fails its hash`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check: %v\nwant it to say %s", err, want)
+		}
 	}
 }
