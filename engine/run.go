@@ -8,7 +8,8 @@ import (
 
 // Invoke runs the graph until it finishes, is interrupted, or fails. input
 // is a map of state keys (new input), nil (continue the thread), or a
-// Command (resume with an answer, update, goto). The error is the run's
+// Command (resume with an answer, update, goto). Invoke only reads input:
+// the caller may keep it and pass it again. The error is the run's
 // failure (*NodeError, *InvalidUpdateError, *GraphRecursionError, …); an
 // interrupt is not an error: the Result says StatusInterrupted.
 func (g *Graph) Invoke(ctx context.Context, input any, opts ...RunOption) (*Result, error) {
