@@ -349,5 +349,6 @@ func (g *StateGraph[S]) Compile(opts ...engine.CompileOption) (*Graph[S], error)
 	if err != nil {
 		return nil, err
 	}
+	g.cache.setKeys(g.schema, eg.StateKeys())
 	return &Graph[S]{Graph: eg, schema: g.schema}, nil
 }
