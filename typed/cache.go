@@ -51,14 +51,15 @@ type stateCache struct {
 	keys atomic.Pointer[[]keySlot]
 }
 
-// keySlot is what refreshing the cache needs of one state key: the
-// shared field it decodes into (field < 0: none, or not shared), and that
-// field's offset and fast kind, so that the common case (an int) reads
-// nothing else.
+// keySlot is what decoding needs of one state key: the field it decodes
+// into (field < 0: none), that field's offset and fast kind, so that the
+// common case (an int) reads nothing else, and whether the cache keeps it
+// (shared).
 type keySlot struct {
 	offset uintptr
 	field  int32
 	fast   fastKind
+	shared bool
 }
 
 // setKeys records the compiled graph's state keys, in the engine's order:
@@ -67,11 +68,49 @@ func (c *stateCache) setKeys(s *schema, keys []string) {
 	slots := make([]keySlot, len(keys))
 	for i, k := range keys {
 		slots[i].field = -1
-		if f, ok := s.byKey[k]; ok && s.fields[f].shared {
-			slots[i] = keySlot{offset: s.fields[f].offset, field: int32(f), fast: s.fields[f].fast}
+		if fi, ok := s.byKey[k]; ok {
+			f := &s.fields[fi]
+			slots[i] = keySlot{offset: f.offset, field: int32(fi), fast: f.fast, shared: f.shared}
 		}
 	}
 	c.keys.Store(&slots)
+}
+
+// byKey is the state a task was given, read by key position, when the
+// engine keeps it that way (engine.StateByKey); ok is false otherwise.
+func (c *stateCache) byKey(ctx context.Context, state map[string]any) (kv engine.KeyedState, keys []keySlot, ok bool) {
+	p := c.keys.Load()
+	if p == nil {
+		return kv, nil, false
+	}
+	kv, ok = engine.StateByKey(ctx, state)
+	return kv, *p, ok && kv.Len() == len(*p)
+}
+
+// decodeByKey is decodeAt reading the state by key position.
+func (s *schema) decodeByKey(kv engine.KeyedState, keys []keySlot, base unsafe.Pointer) error {
+	for key := range keys {
+		k := &keys[key]
+		if k.field < 0 {
+			continue
+		}
+		x, ok := kv.Value(key)
+		if !ok {
+			continue
+		}
+		if k.fast == fastInt {
+			if n, whole := wholeInt(x); whole {
+				*(*int)(unsafe.Add(base, k.offset)) = n
+				continue
+			}
+		} else if k.fast.set(unsafe.Add(base, k.offset), x) {
+			continue
+		}
+		if err := s.fields[k.field].decodeSlow(s.typ, base, x); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shareable reports whether copying a value of type t shares nothing a
@@ -136,8 +175,8 @@ func (s *schema) refreshCache(ctx context.Context, c *stateCache, keys []keySlot
 		c.ptr = c.value.UnsafePointer()
 		incremental = false
 	}
-	kv, byKey := engine.StateByKey(ctx, state)
-	if !byKey || kv.Len() != len(keys) {
+	kv, _, byKey := c.byKey(ctx, state)
+	if !byKey {
 		return s.refreshByName(c, keys, state, changed, incremental)
 	}
 	// The changed keys, or all of them.
@@ -152,7 +191,7 @@ func (s *schema) refreshCache(ctx context.Context, c *stateCache, keys []keySlot
 		if incremental {
 			key = changed[j]
 		}
-		if key >= len(keys) || keys[key].field < 0 {
+		if key >= len(keys) || !keys[key].shared {
 			continue
 		}
 		k := &keys[key]
@@ -177,7 +216,7 @@ func (s *schema) refreshByName(c *stateCache, keys []keySlot, state map[string]a
 		return s.decodeFields(s.shared, state, c.ptr)
 	}
 	for _, key := range changed {
-		if key >= len(keys) || keys[key].field < 0 {
+		if key >= len(keys) || !keys[key].shared {
 			continue
 		}
 		f := &s.fields[keys[key].field]
