@@ -76,6 +76,15 @@ func StateByKey(ctx context.Context, state map[string]any) (k KeyedState, ok boo
 	return KeyedState{vals: cs.keyed}, true
 }
 
+// ValuesByKey returns Values read by key position (Graph.StateKeys), as
+// the run left them, when the run kept them that way: a run of Invoke on
+// a graph read by position (see StateByKey). Otherwise ok is false. It
+// does not see changes made to Values since the run returned: read it
+// first, as a typed layer decoding the result does.
+func (r *Result) ValuesByKey() (k KeyedState, ok bool) {
+	return KeyedState{vals: r.keyed}, r.keyed != nil
+}
+
 // keepKeyed starts the run's values by position when its graph was read
 // by position, before any key is set.
 func (cs *channelState) keepKeyed() {

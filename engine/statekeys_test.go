@@ -70,7 +70,8 @@ func TestStateByKey_MirrorsTheStateMap(t *testing.T) {
 	nodes := []string{"x", "y", "hold", "p1", "p2", "z"}
 
 	// The graph's first run reads by name; asking marks the graph.
-	if _, err := g.Invoke(ctx, map[string]any{"a": 0}, engine.OnThread("t1")); err != nil {
+	res, err := g.Invoke(ctx, map[string]any{"a": 0}, engine.OnThread("t1"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range nodes {
@@ -78,12 +79,29 @@ func TestStateByKey_MirrorsTheStateMap(t *testing.T) {
 			t.Errorf("first run: %s read by position", n)
 		}
 	}
+	if _, ok := res.ValuesByKey(); ok {
+		t.Error("first run: its result has values by position")
+	}
 	// Later runs keep the values by position from their start, a run
 	// restored from a checkpoint included.
 	for _, thread := range []string{"t2", "t1"} {
 		clear(l.byKey)
-		if _, err := g.Invoke(ctx, map[string]any{"a": 10}, engine.OnThread(thread)); err != nil {
+		res, err := g.Invoke(ctx, map[string]any{"a": 10}, engine.OnThread(thread))
+		if err != nil {
 			t.Fatal(err)
+		}
+		kv, ok := res.ValuesByKey()
+		if !ok {
+			t.Errorf("thread %s: its result has no values by position", thread)
+		}
+		for i, k := range g.StateKeys() {
+			if !ok {
+				break
+			}
+			v, has := kv.Value(i)
+			if mv, mhas := res.Values[k]; has != mhas || !reflect.DeepEqual(v, mv) {
+				t.Errorf("thread %s: result key %q by position %v (%v), in Values %v (%v)", thread, k, v, has, mv, mhas)
+			}
 		}
 		for _, n := range nodes {
 			if !l.byKey[n] {

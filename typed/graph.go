@@ -359,5 +359,5 @@ func (g *StateGraph[S]) Compile(opts ...engine.CompileOption) (*Graph[S], error)
 		return nil, err
 	}
 	g.cache.setKeys(g.schema, eg.StateKeys())
-	return &Graph[S]{Graph: eg, schema: g.schema}, nil
+	return &Graph[S]{Graph: eg, schema: g.schema, cache: g.cache}, nil
 }
