@@ -51,7 +51,7 @@ type channelState struct {
 	view  viewLending
 	// keyed mirrors state by key position, for a graph read that way
 	// (statekeys.go); nil otherwise.
-	keyed []keyedValue
+	keyed []any
 	// log records which state keys each generation of the view changed,
 	// for StateChanges (stateview.go).
 	log viewLog

@@ -17,7 +17,7 @@ import (
 // putState, from the same value (the map is only ever changed there), and
 // a lent map is copied together with them (setState), so a reader holding
 // the old map (an attempt abandoned by its timeout) holds the old values
-// too. Keeping them costs a run 24 bytes per state key and a store per
+// too. Keeping them costs a run 16 bytes per state key and a store per
 // changed key, so a run keeps them only for a graph that has been read by
 // position: the first StateByKey on a graph marks it (keyedReads), and
 // the graph's later runs keep them from their start; a run that started
@@ -30,14 +30,14 @@ import (
 // the task was given holds it. It is valid as long as that map is (until
 // the node or route returns) and, like the map, read-only.
 type KeyedState struct {
-	vals []keyedValue // by key position
+	vals []any // by key position; noValue: the key has no value
 }
 
-// keyedValue is one state key's value, and whether it has one.
-type keyedValue struct {
-	v  any
-	ok bool
-}
+// noValue stands for a key without a value in the values by position (a
+// key may hold nil). Its type is zero-size: boxing it allocates nothing.
+var noValue any = keyedNone{}
+
+type keyedNone struct{}
 
 // Len is the number of state keys (len(Graph.StateKeys())).
 func (k KeyedState) Len() int { return len(k.vals) }
@@ -45,8 +45,11 @@ func (k KeyedState) Len() int { return len(k.vals) }
 // Value returns the value of the state key at position key of
 // Graph.StateKeys, and whether it has one (a key may hold nil).
 func (k KeyedState) Value(key int) (any, bool) {
-	e := &k.vals[key]
-	return e.v, e.ok
+	v := k.vals[key]
+	if _, none := v.(keyedNone); none {
+		return nil, false
+	}
+	return v, true
 }
 
 // StateByKey returns state, the map the node or route running in ctx was
@@ -89,7 +92,10 @@ func (r *Result) ValuesByKey() (k KeyedState, ok bool) {
 // by position, before any key is set.
 func (cs *channelState) keepKeyed() {
 	if f := cs.g.keyedReads; f != nil && f.Load() {
-		cs.keyed = make([]keyedValue, len(cs.g.keys))
+		cs.keyed = make([]any, len(cs.g.keys))
+		for i := range cs.keyed {
+			cs.keyed[i] = noValue
+		}
 	}
 }
 

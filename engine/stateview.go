@@ -64,9 +64,10 @@ func (cs *channelState) putState(name string, key int, v any, ok bool) {
 		cs.state[name] = v
 	} else {
 		delete(cs.state, name)
+		v = noValue // for keyed
 	}
 	if cs.keyed != nil {
-		cs.keyed[key] = keyedValue{v, ok}
+		cs.keyed[key] = v
 	}
 	cs.view.stale = true
 	cs.log.changed(key, len(cs.g.keyIndex))

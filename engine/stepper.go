@@ -200,7 +200,7 @@ type Result struct {
 	Err        error // the error that ended the run, if any
 	// keyed are Values by key position, as Invoke's run left them
 	// (ValuesByKey); nil when the run did not keep them.
-	keyed []keyedValue
+	keyed []any
 }
 
 // Result returns the run's outcome so far.
