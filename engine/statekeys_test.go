@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -151,5 +153,51 @@ func TestStateByKey_OnlyTheSharedView(t *testing.T) {
 	}
 	for _, d := range l.diffs {
 		t.Error(d)
+	}
+}
+
+// TestStateByKey_AbandonedAttemptKeepsItsValues: an attempt abandoned by
+// its timeout may still read its state after the run moved on; the map it
+// was given is lent, so the loop copies it before changing the state, and
+// the values by position it was given must stay as they were too.
+func TestStateByKey_AbandonedAttemptKeepsItsValues(t *testing.T) {
+	var attempts atomic.Int32
+	release := make(chan struct{})
+	late := make(chan string, 1)
+	node := func(ctx context.Context, in any) (any, error) {
+		state := in.(map[string]any)
+		kv, ok := engine.StateByKey(ctx, state) // the first run's marks the graph
+		if attempts.Add(1) != 2 { // the graph's second run, first attempt
+			return engine.Pairs("a", 2.0), nil
+		}
+		if !ok {
+			late <- "not read by position"
+			return nil, nil
+		}
+		before, _ := kv.Value(0)
+		<-ctx.Done() // abandoned by its timeout
+		<-release    // the run has gone on and ended
+		after, _ := kv.Value(0)
+		if before != after || after != state["a"] {
+			late <- fmt.Sprintf("read %v, then %v after the run went on (its map holds %v)", before, after, state["a"])
+		} else {
+			late <- ""
+		}
+		return nil, nil
+	}
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("a")).
+		AddNode("n", node, engine.WithTimeout(engine.TimeoutPolicy{Run: 20 * time.Millisecond}),
+			engine.WithRetry(engine.RetryPolicy{MaxAttempts: 2, InitialInterval: time.Millisecond})).
+		AddNode("next", func(context.Context, any) (any, error) { return engine.Pairs("a", 3.0), nil }).
+		AddEdge(engine.Start, "n").AddEdge("n", "next"))
+	for _, thread := range []string{"t1", "t2"} {
+		res, err := g.Invoke(ctx, map[string]any{"a": 1.0}, engine.OnThread(thread))
+		if err != nil || res.Values["a"] != 3.0 {
+			t.Fatalf("thread %s: %v %v", thread, res, err)
+		}
+	}
+	close(release)
+	if msg := <-late; msg != "" {
+		t.Error(msg)
 	}
 }
