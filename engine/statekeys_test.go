@@ -167,7 +167,7 @@ func TestStateByKey_AbandonedAttemptKeepsItsValues(t *testing.T) {
 	node := func(ctx context.Context, in any) (any, error) {
 		state := in.(map[string]any)
 		kv, ok := engine.StateByKey(ctx, state) // the first run's marks the graph
-		if attempts.Add(1) != 2 { // the graph's second run, first attempt
+		if attempts.Add(1) != 2 {               // the graph's second run, first attempt
 			return engine.Pairs("a", 2.0), nil
 		}
 		if !ok {
