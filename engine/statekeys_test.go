@@ -166,8 +166,10 @@ func TestStateByKey_AbandonedAttemptKeepsItsValues(t *testing.T) {
 	late := make(chan string, 1)
 	node := func(ctx context.Context, in any) (any, error) {
 		state := in.(map[string]any)
-		kv, ok := engine.StateByKey(ctx, state) // the first run's marks the graph
-		if attempts.Add(1) != 2 {               // the graph's second run, first attempt
+		// Every attempt asks: the first run's marks the graph. The one
+		// that waits is the graph's second run's first attempt.
+		kv, ok := engine.StateByKey(ctx, state)
+		if attempts.Add(1) != 2 {
 			return engine.Pairs("a", 2.0), nil
 		}
 		if !ok {
