@@ -186,6 +186,9 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	default:
 		m.note = ""
 	}
+	if t := failedTask(msg.view); t != nil && msg.view.Phase == engine.PhaseCheckpoint && msg.view.Status == engine.StatusRunning {
+		m.note = fmt.Sprintf("%s: step %d failed (%s); n runs it again, tasks that finished keep their writes", m.note, msg.view.Step, firstLine(fmt.Sprint(t.Err)))
+	}
 	if msg.op == opCheckout && msg.text != "" {
 		m.note = "time travel " + msg.text + ": the run's checkpoint " + shortID(msg.view.CheckpointID) + " it was written under is current; stepping forks there and runs the subgraph task again"
 	}

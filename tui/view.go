@@ -47,6 +47,9 @@ func (m Model) phaseLabel() (string, lipgloss.Style) {
 	case engine.StatusFailed:
 		return "ERROR", st.Failed
 	}
+	if v.Phase == engine.PhaseCheckpoint && failedTask(v) != nil {
+		return "ERROR", st.Failed // saved by the run that stopped here
+	}
 	switch v.Phase {
 	case engine.PhasePlanned:
 		return "PLAN done", st.PhasePlan
