@@ -37,7 +37,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"unknown command", []string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`}},
 		{"unknown flag", []string{"run", "linear", "--bogus"}, 2, []string{"unknown flag: --bogus"}},
-		{"missing argument", []string{"run"}, 2, []string{"accepts 1 arg"}},
+		{"missing argument", []string{"run"}, 2, []string{"run: accepts 1 arg", "usage: superstep run GRAPH"}},
+		{"too many arguments", []string{"diff", "t1", "a", "--db", db}, 2, []string{"diff: accepts 3 arg", "usage: superstep diff THREAD CKPT_A CKPT_B"}},
 		{"unknown graph", []string{"run", "nosuch", "--db", db}, 2, []string{`unknown graph "nosuch"`, "research"}},
 		{"missing scenario file", []string{"graph", missing}, 2, []string{"missing.json", "no such file"}},
 		{"malformed scenario", []string{"run", testdata("broken.json"), "--db", db}, 2, []string{"broken.json:5:29", "invalid JSON"}},
