@@ -39,6 +39,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"run", "linear", "--bogus"}, 2, []string{"unknown flag: --bogus"}},
 		{"missing argument", []string{"run"}, 2, []string{"run: accepts 1 arg", "usage: superstep run GRAPH"}},
 		{"too many arguments", []string{"diff", "t1", "a", "--db", db}, 2, []string{"diff: accepts 3 arg", "usage: superstep diff THREAD CKPT_A CKPT_B"}},
+		{"ambiguous prefix names the thread first", []string{"show", "t1", "--db", db, "--checkpoint", "1"}, 2, []string{`thread "t1": checkpoint prefix "1" is ambiguous`}},
 		{"unknown graph", []string{"run", "nosuch", "--db", db}, 2, []string{`unknown graph "nosuch"`, "research"}},
 		{"missing scenario file", []string{"graph", missing}, 2, []string{"missing.json", "no such file"}},
 		{"malformed scenario", []string{"run", testdata("broken.json"), "--db", db}, 2, []string{"broken.json:5:29", "invalid JSON"}},

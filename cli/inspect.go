@@ -59,7 +59,7 @@ func resolveCheckpoint(ids []string, thread, ref string) (string, error) {
 	id, err := engine.ResolveID(ids, ref)
 	switch {
 	case errors.Is(err, engine.ErrAmbiguousID):
-		return "", usagef("%w on thread %q", err, thread)
+		return "", usagef("thread %q: %w", thread, err)
 	case err != nil:
 		return "", usagef("%w on thread %q (superstep history %s lists them)", err, thread, shellWord(thread))
 	}
