@@ -39,6 +39,10 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"run", "linear", "--bogus"}, 2, []string{"unknown flag: --bogus"}},
 		{"missing argument", []string{"run"}, 2, []string{"run: accepts 1 arg", "usage: superstep run GRAPH"}},
 		{"too many arguments", []string{"diff", "t1", "a", "--db", db}, 2, []string{"diff: accepts 3 arg", "usage: superstep diff THREAD CKPT_A CKPT_B"}},
+		{"graph given as a URL", []string{"run", "postgres://me@db.internal/agents", "--db", db}, 2, []string{"graph postgres://me@db.internal/agents: a URL, not a file", "--db"}},
+		{"scenario given as a URL", []string{"trace", "https://example.com/flow.json"}, 2, []string{"scenario https://example.com/flow.json: a URL, not a file"}},
+		{"bench scenario given as a URL", []string{"bench", "https://example.com/flow.json"}, 2, []string{"a URL, not a file"}},
+		{"import given a URL", []string{"import", "postgres://me:secret@db.internal/agents", "--db", db}, 2, []string{"import postgres://me:xxxxx@db.internal/agents: a URL, not a file", "pull"}},
 		{"ambiguous prefix names the thread first", []string{"show", "t1", "--db", db, "--checkpoint", "1"}, 2, []string{`thread "t1": checkpoint prefix "1" is ambiguous`}},
 		{"unknown graph", []string{"run", "nosuch", "--db", db}, 2, []string{`unknown graph "nosuch"`, "research"}},
 		{"missing scenario file", []string{"graph", missing}, 2, []string{"missing.json", "no such file"}},
@@ -101,3 +105,4 @@ func countLines(s string) int {
 	}
 	return n
 }
+

@@ -774,6 +774,9 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 		Example: "  superstep import t1.json\n  superstep import --overwrite --db ./bug.db t1.json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if err := notAURL("import", args[0], "FILE is an export file (pull copies a thread from a server)"); err != nil {
+				return err
+			}
 			name, r := "stdin", a.Stdin
 			if args[0] != "-" {
 				f, err := os.Open(args[0])
