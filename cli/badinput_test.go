@@ -106,3 +106,21 @@ func countLines(s string) int {
 	return n
 }
 
+// An import of a file that is not a thread export is refused before the
+// database is opened: no new, empty database file (or lock file) is left
+// where there was none.
+func TestImport_BadFileCreatesNoDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	foreign := filepath.Join(dir, "flow.json")
+	if err := os.WriteFile(foreign, []byte(`{"name": "a scenario, not an export", "nodes": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "new.db")
+	superstep(t, "", "import", foreign, "--db", db).want(t, 2, "flow.json", "invalid thread export")
+	for _, p := range []string{db, db + ".lock"} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("a refused import left %s behind (%v)", p, err)
+		}
+	}
+}

@@ -800,6 +800,11 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 				var raw json.RawMessage
 				return usagef("import %s: %s", name, jsonErrorAt(data, json.Unmarshal(data, &raw)))
 			}
+			// Refused before the database is opened: a bad file must not
+			// leave a new, empty database behind or wait for the lock.
+			if _, err := persist.ReadExport(bytes.NewReader(data), persist.DefaultMaxImportBytes); err != nil {
+				return storeError(err, "import %s", name)
+			}
 			st, err := a.open(g, false)
 			if err != nil {
 				return err
