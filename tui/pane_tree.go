@@ -190,6 +190,26 @@ func laneGraph(n, col int, lanes []string) string {
 	return b.String()
 }
 
+// fitLanes keeps a row's lanes within maxw cells (at least 8), so that on
+// a thread with many forks every row still shows its checkpoint: the
+// first lanes are drawn as they are, the rest fold into "…", and a
+// checkpoint whose own lane is folded is drawn just after it ("…● ").
+func fitLanes(g string, maxw int) string {
+	maxw = max(maxw, 8)
+	r := []rune(g)
+	if len(r) <= maxw {
+		return g
+	}
+	keep := (maxw - 3) / 2 // lanes drawn as they are, two cells each
+	head := string(r[:keep*2])
+	for i := keep * 2; i < len(r); i++ {
+		if r[i] == '●' {
+			return head + "…● "
+		}
+	}
+	return head + "… "
+}
+
 // head is checkpoint i as a snapshot without anything read: what the pane
 // shows when nothing more can be.
 func (p treePane) head(i int) *engine.StateSnapshot {
@@ -378,11 +398,11 @@ func (p treePane) View(st Styles, w, h int) string {
 	for r := p.nav.off; r < end; r++ {
 		row := p.rows[r]
 		if row.snap < 0 {
-			out = append(out, st.Branch.Render(row.graph))
+			out = append(out, st.Branch.Render(fitLanes(row.graph, w/3)))
 			continue
 		}
 		text := p.describe(row.snap)
-		g := row.graph
+		g := fitLanes(row.graph, w/3)
 		id := p.snaps[row.snap].ID
 		if id == p.current {
 			g = strings.Replace(g, "●", "◉", 1)
