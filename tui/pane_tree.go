@@ -36,6 +36,7 @@ type treePane struct {
 	byID    map[string]int
 	current string
 	marked  string     // the checkpoint marked for diff
+	find    treeFind   // the / search
 	keys    treeKeyMap // made by enableKeys
 }
 
@@ -479,8 +480,19 @@ func shortID(id string) string { return engine.ShortID(id) }
 
 func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 	k := &m.tree.keys
+	if m.tree.find.on {
+		cmd := m.tree.findKey(msg)
+		m.refreshTreePreview()
+		return cmd
+	}
 	moved := true
 	switch {
+	case key.Matches(msg, k.Find):
+		return m.tree.openFind()
+	case key.Matches(msg, k.Top):
+		m.tree.nav.cur = 0
+	case key.Matches(msg, k.Bottom):
+		m.tree.nav.cur = len(m.tree.snaps) - 1
 	case key.Matches(msg, k.Back):
 		m.mode = modeMain
 		return nil
@@ -578,7 +590,11 @@ func (m *Model) refreshTreePreview() {
 
 // sizeTree keeps the tree's cursor and its preview panes' in view.
 func (m *Model) sizeTree(bh int) {
-	m.tree.follow(bh - 2)
+	rows := bh - 2
+	if m.tree.find.on {
+		rows-- // the search box's line
+	}
+	m.tree.follow(rows)
 	th := bh / 2
 	m.treeChan.nav.follow(th-2, len(m.treeChan.shown))
 	m.treeSeen.nav.follow(bh-th-3, len(m.treeSeen.rows))
@@ -599,10 +615,22 @@ func (p *treePane) enableKeys(hasSess bool) {
 	k.Diff.SetEnabled(has && hasSess)
 	k.Replay.SetEnabled(has && hasSess)
 	k.Rerun.SetEnabled(has && hasSess && len(sel.Tasks) > 0)
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back} {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.Find, &k.Internal, &k.Back} {
 		b.SetEnabled(true)
 	}
 	k.Back.SetHelp("esc", "close tree")
+	if p.find.on {
+		disableAll(k)
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Open, &k.Back} {
+			b.SetEnabled(true)
+		}
+		k.Up.SetHelp("↑", "previous match")
+		k.Down.SetHelp("↓", "next match")
+		k.Open.SetHelp("enter", "go there")
+		k.Back.SetHelp("esc", "back to where it was")
+		k.Up.SetKeys("up")
+		k.Down.SetKeys("down")
+	}
 }
 
 // treeView is the checkpoint tree with the selected checkpoint's channels
@@ -613,7 +641,14 @@ func (m Model) treeView(w, bh int) string {
 	pw := w - tw
 	th := bh / 2
 	title := fmt.Sprintf("Checkpoints · %s · %d", m.thread, len(m.tree.snaps))
-	tree := st.box(title, m.tree.View(st, tw-2, bh-2), tw, bh, true)
+	body := m.tree.View(st, tw-2, bh-2)
+	if m.tree.find.on {
+		// The search box takes the pane's last line.
+		lines := strings.Split(body, "\n")
+		lines = append(lines[:min(len(lines), max(bh-3, 0))], cut(m.tree.findLine(), tw-2))
+		body = strings.Join(lines, "\n")
+	}
+	tree := st.box(title, body, tw, bh, true)
 	sel := "checkpoint"
 	if s := m.tree.selected(); s != nil {
 		sel = "at " + shortID(s.Config.CheckpointID)

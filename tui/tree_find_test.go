@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -41,9 +42,7 @@ func TestTree_ManyForksKeepIDsInView(t *testing.T) {
 	if len(m.tree.snaps) < 40 {
 		t.Fatalf("%d checkpoints", len(m.tree.snaps))
 	}
-	for range len(m.tree.snaps) { // to the oldest rows: they have the most lanes open
-		m = press(t, m, "down")
-	}
+	m = press(t, m, "G") // the oldest rows have the most lanes open
 	screen := m.View()
 	golden(t, "tree-forks-100x30.golden", screen)
 	shown := 0
@@ -62,3 +61,56 @@ func TestTree_ManyForksKeepIDsInView(t *testing.T) {
 	}
 }
 
+// g and G go to the newest and oldest checkpoint; / finds a checkpoint by
+// id prefix, step or source, ↓/↑ go through the matches, enter stays
+// there and esc goes back.
+func TestTree_FindAndEnds(t *testing.T) {
+	m := forkedModel(t, 20, 100, 30)
+	n := len(m.tree.snaps)
+	m = press(t, m, "G")
+	if m.tree.nav.cur != n-1 {
+		t.Fatalf("G: cursor %d of %d", m.tree.nav.cur, n)
+	}
+	m = press(t, m, "g")
+	if m.tree.nav.cur != 0 {
+		t.Fatalf("g: cursor %d", m.tree.nav.cur)
+	}
+	want := m.tree.snaps[n-5].ID
+	m = press(t, m, "/", shortID(want))
+	if !m.typing() || m.tree.selected().Config.CheckpointID != want {
+		t.Fatalf("/%s selects %s", shortID(want), m.tree.selected().Config.CheckpointID)
+	}
+	if v := m.View(); !strings.Contains(v, "find › "+shortID(want)) || !strings.Contains(v, "1 of 1") {
+		t.Fatalf("the search box is not shown:\n%s", m.View())
+	}
+	m = press(t, m, "enter")
+	if m.typing() || m.tree.nav.cur != n-5 {
+		t.Fatalf("enter: typing %v cursor %d", m.typing(), m.tree.nav.cur)
+	}
+	// Letters go to the box, not to the tree's keys (f would fork).
+	m = press(t, m, "/", "update")
+	if m.mode != modeTree {
+		t.Fatalf("typing in the search box left the tree: mode %v", m.mode)
+	}
+	var updates []int
+	for i, h := range m.tree.snaps {
+		if h.Source == engine.SourceUpdate {
+			updates = append(updates, i)
+		}
+	}
+	if len(updates) != 20 || m.tree.nav.cur != updates[0] {
+		t.Fatalf("/update: cursor %d, updates at %v", m.tree.nav.cur, updates)
+	}
+	m = press(t, m, "down", "down")
+	if m.tree.nav.cur != updates[2] || !strings.Contains(m.View(), fmt.Sprintf("3 of %d", len(updates))) {
+		t.Fatalf("↓↓: cursor %d, want %d", m.tree.nav.cur, updates[2])
+	}
+	m = press(t, m, "esc")
+	if m.typing() || m.tree.nav.cur != n-5 || m.mode != modeTree {
+		t.Fatalf("esc: typing %v cursor %d mode %v", m.typing(), m.tree.nav.cur, m.mode)
+	}
+	m = press(t, m, "/", "zzzz")
+	if !strings.Contains(m.View(), "no match") || m.tree.nav.cur != n-5 {
+		t.Fatalf("no match: cursor %d\n%s", m.tree.nav.cur, m.View())
+	}
+}
