@@ -203,6 +203,10 @@ func (p inspector) View(st Styles, w, h int) string {
 		last = p.vis[clamp(min(len(p.vis), p.off+body)-1, 0, len(p.vis)-1)].line + 1
 	}
 	pos := fmt.Sprintf("lines %d–%d of %d", first, last, len(p.lines))
+	if len(p.vis) > len(p.lines) && len(p.vis) > body {
+		// Wrapped lines longer than the pane: where in them the view is.
+		pos += fmt.Sprintf(" (rows %d–%d of %d)", p.off+1, min(len(p.vis), p.off+body), len(p.vis))
+	}
 	hint := " · ↑↓ pgup pgdn scroll · w no wrap · esc close"
 	if p.canConvo {
 		hint = " · v JSON · I ids" + hint
