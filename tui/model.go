@@ -69,6 +69,9 @@ type Model struct {
 	// and no animation (no spinner ticks, no cursor blink).
 	now    func() time.Time
 	static bool
+	// clipboard is the terminal y copies a value to (OSC 52); nil in
+	// tests, where only the file is written.
+	clipboard clipboardWriter
 
 	width, height int
 	mode          mode
@@ -221,6 +224,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
 	case opDoneMsg:
 		cmd = m.onDone(msg)
+	case copiedMsg:
+		m.onCopied(msg)
 	case settingsMsg:
 		if msg.err != nil {
 			m.err = msg.err
@@ -312,6 +317,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) route(msg tea.KeyMsg) tea.Cmd {
 	switch m.mode {
 	case modeInspect:
+		if key.Matches(msg, m.insp.keys.Copy) {
+			return m.copyValue()
+		}
 		if m.insp.update(msg, m.bodyHeight()-3) {
 			m.mode = m.prevMode
 		}
