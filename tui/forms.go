@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/textarea"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/internal/jsonpos"
 )
 
 // parseAnswer reads what a person typed as an interrupt answer: JSON when
@@ -23,7 +24,7 @@ func parseAnswer(s string) (any, error) {
 	var v any
 	if err := json.Unmarshal([]byte(t), &v); err != nil {
 		if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") || strings.HasPrefix(t, `"`) {
-			return nil, fmt.Errorf("invalid JSON: %v", err)
+			return nil, errors.New(jsonpos.Describe([]byte(t), err))
 		}
 		return t, nil
 	}
@@ -34,7 +35,7 @@ func parseAnswer(s string) (any, error) {
 func parseState(s string) (map[string]any, error) {
 	var v map[string]any
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return nil, fmt.Errorf("invalid JSON object: %v", err)
+		return nil, fmt.Errorf("state: %s", jsonpos.Describe([]byte(s), err))
 	}
 	if v == nil {
 		return nil, errors.New("expected a JSON object of state keys")
