@@ -457,3 +457,20 @@ func TestModel_Checkout_InterruptedCheckpointShowsItsTasks(t *testing.T) {
 		t.Fatalf("time travel to the interrupt:\n%s", screen)
 	}
 }
+
+// e on a task the recording saved an error for says so, beside how it
+// runs now; it said "nothing was recorded for this task (it never ran
+// here)".
+func TestModel_Rerun_ShowsTheRecordedFailure(t *testing.T) {
+	m := reopened(t, "fail_while_sibling_works.json")
+	m = press(t, m, "t", "e") // the head plans a (failed) and b; a fails once only
+	screen := m.View()
+	for _, want := range []string{"Run alone · a", "✓ ran without the error the recording saved", `recorded: ✗ failed: node "a" failed at step 1: a: boom`} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("rerun of the failed task lacks %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "it never ran here") {
+		t.Errorf("a task that failed there is said never to have run:\n%s", screen)
+	}
+}

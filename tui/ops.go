@@ -141,7 +141,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	}
 	switch msg.op {
 	case opRerun:
-		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1])
+		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1], m.rerunRecordedErr)
 		m.note = ""
 		m.diffPrev, m.mode = m.mode, modeDiff
 		return nil

@@ -557,7 +557,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.rerunAt, m.rerunIdx = s.Config.CheckpointID, i
 		t := s.Tasks[i]
-		return m.rerunTask(s.Config.CheckpointID, t.ID, t.Name)
+		return m.rerunTask(s.Config.CheckpointID, t.ID, t.Name, t.Error)
 	case key.Matches(msg, k.Mark):
 		if s := m.tree.selected(); s != nil {
 			m.setMark(s.Config.CheckpointID)
