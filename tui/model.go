@@ -356,7 +356,7 @@ func (m *Model) typing() bool { return m.typingIn(m.mode) }
 
 // typingIn reports whether keys go to a text box on screen md.
 func (m *Model) typingIn(md mode) bool {
-	return md == modeAnswer || md == modePrompt || md == modeSettings || md == modeEdit || md == modeFork || (md == modeThreads && m.threads.creating) || (md == modeMain && m.chans.filtering) || (md == modeTree && m.tree.find.on)
+	return md == modeAnswer || md == modePrompt || md == modeSettings || md == modeEdit || md == modeFork || (md == modeThreads && (m.threads.creating || m.threads.filtering)) || (md == modeMain && m.chans.filtering) || (md == modeTree && m.tree.find.on)
 }
 
 func (m *Model) askQuit() tea.Cmd {

@@ -135,7 +135,8 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		}
 		if msg.op == opThreads {
 			m.mode = modeThreads
-			m.threads.list, m.threads.err = nil, msg.err.Error()
+			m.threads.err = msg.err.Error()
+			m.threads.setList(nil)
 		}
 		return nil
 	}
@@ -157,9 +158,8 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.showTree(msg.hist)
 		return nil
 	case opThreads:
-		sel := m.threads.nav.cur
-		m.threads.list, m.threads.err = msg.threads, ""
-		m.threads.nav.cur = sel
+		m.threads.err = ""
+		m.threads.setList(msg.threads) // keeps the cursor's place, in range
 		m.mode = modeThreads
 		return nil
 	}

@@ -114,3 +114,47 @@ func TestTree_FindAndEnds(t *testing.T) {
 		t.Fatalf("no match: cursor %d\n%s", m.tree.nav.cur, m.View())
 	}
 }
+
+// The threads list of a database with many threads pages, jumps to its
+// ends and filters by id, graph or status; the title counts them.
+func TestThreads_FilterAndPage(t *testing.T) {
+	g, ex, saver := compile(t, "linear")
+	ctx := context.Background()
+	for i := range 40 {
+		if _, err := g.Invoke(ctx, ex.Input, engine.OnThread(fmt.Sprintf("job-%02d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := Options{Thread: "job-00", Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
+	m = press(t, m, "T")
+	if m.mode != modeThreads || !strings.Contains(m.View(), "Threads · 40") {
+		t.Fatalf("threads:\n%s", m.View())
+	}
+	m = press(t, m, "G")
+	if m.threads.nav.cur != 39 {
+		t.Fatalf("G: cursor %d", m.threads.nav.cur)
+	}
+	m = press(t, m, "g", "pgdown")
+	if m.threads.nav.cur < 10 {
+		t.Fatalf("pgdn moved to %d", m.threads.nav.cur)
+	}
+	m = press(t, m, "/", "job-3")
+	screen := m.View()
+	if !m.typing() || !strings.Contains(screen, "Threads · 10 of 40 · /job-3") || strings.Contains(screen, "job-29") {
+		t.Fatalf("filter job-3:\n%s", screen)
+	}
+	golden(t, "threads-filter-100x30.golden", screen)
+	m = press(t, m, "enter", "G", "enter") // keep the filter, open its last
+	if m.mode != modeMain || m.thread != "job-39" {
+		t.Fatalf("opened %q (mode %v, err %v)", m.thread, m.mode, m.err)
+	}
+	m = press(t, m, "T", "/", "nothing like it")
+	if !strings.Contains(m.View(), "no thread matches the filter") {
+		t.Fatalf("empty filter result:\n%s", m.View())
+	}
+	m = press(t, m, "esc")
+	if m.typing() || len(m.threads.shown) != 40 {
+		t.Fatalf("esc: typing %v, %d shown", m.typing(), len(m.threads.shown))
+	}
+}

@@ -157,7 +157,7 @@ func (m Model) viewBody() string {
 	case modeBreaks:
 		return st.box("Breakpoints & watches", m.breaksView(w-2, bh-2), w, bh, true)
 	case modeThreads:
-		return st.box("Threads", m.threads.View(st, w-2, bh-2), w, bh, true)
+		return st.box(m.threads.title(), m.threads.View(st, w-2, bh-2), w, bh, true)
 	}
 	return m.mainView()
 }
