@@ -324,7 +324,7 @@ func (m *Model) refreshPanes(running bool) {
 	m.chans.setChannels(v.Channels, m.pending)
 	m.seen.setView(v)
 	m.tasks.verdicts = nil
-	if m.replay != nil && v.Phase == engine.PhaseExecuted {
+	if m.replay != nil && judgedStep(v) {
 		m.tasks.verdicts = m.replay.verdicts
 	}
 	m.tasks.edited = m.edited
@@ -345,19 +345,33 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 	r := m.replay
 	r.advance(v)
 	switch {
-	case v.Phase == engine.PhaseExecuted:
+	case judgedStep(v):
 		div := r.compare(v)
 		m.refreshPanes(false) // the tasks pane shows the verdicts
+		if v.Status == engine.StatusFailed {
+			// The note says how the failure compares; the tasks pane has
+			// the error.
+			m.err = nil
+		}
 		if div != "" {
 			m.note = "replay DIVERGED at " + div
 			m.continuing = false
 			m.dropQueue("the replay diverged")
 			return true
 		}
+		if v.Status == engine.StatusFailed {
+			m.note = fmt.Sprintf("the replay fails as the recording did: %d supersteps compared, the same tasks failed", r.compared)
+		}
 	case v.Status == engine.StatusDone && r.diverged == "":
 		m.note = fmt.Sprintf("replay matches the recording: %d supersteps compared", r.compared)
 	}
 	return false
+}
+
+// judgedStep reports a view a replay compares with the recording: a
+// superstep executed, or one that failed (its tasks ran, the run ended).
+func judgedStep(v *engine.StepView) bool {
+	return v.Phase == engine.PhaseExecuted || v.Status == engine.StatusFailed && v.Phase != engine.PhaseCheckpoint
 }
 
 func (m *Model) canStep() bool {
