@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/internal/jsonpos"
@@ -67,4 +69,18 @@ func cursorToTop(ta *textarea.Model) {
 func sizeArea(ta *textarea.Model, w, bh int) {
 	ta.SetWidth(max(10, w-4))
 	ta.SetHeight(max(1, bh-5))
+}
+
+// lineInput is a one-line text box as every form and filter has it: a
+// prompt, a placeholder, a cursor that does not blink (a blinking one
+// would redraw the screen twice a second), and at most limit characters
+// (0: no limit).
+func lineInput(prompt, placeholder string, limit int) textinput.Model {
+	ti := textinput.New()
+	ti.Prompt, ti.Placeholder = prompt, placeholder
+	ti.Cursor.SetMode(cursor.CursorStatic)
+	if limit > 0 {
+		ti.CharLimit = limit
+	}
+	return ti
 }

@@ -149,12 +149,7 @@ func newThreadsPane(input map[string]any, current string) threadsPane {
 		input = map[string]any{}
 	}
 	ta.SetValue(toJSON(input))
-	fi := textinput.New()
-	fi.Prompt = "/"
-	fi.Placeholder = "thread id, graph or status"
-	fi.Cursor.SetMode(cursor.CursorStatic)
-	fi.CharLimit = 200
-	return threadsPane{area: ta, current: current, filter: fi}
+	return threadsPane{area: ta, current: current, filter: lineInput("/", "thread id, graph or status", 200)}
 }
 
 // setList shows a new list of threads, the filter kept.
@@ -287,18 +282,16 @@ func (p *threadsPane) enableKeys(hasSess bool) {
 	k := &p.keys
 	*k = made(newThreadsKeyMap)
 	disableAll(k)
-	if p.creating {
-		k.Submit.SetEnabled(hasSess)
-		k.Submit.SetHelp("ctrl+s", "start thread")
+	if p.creating || p.filtering {
+		// A text box has the focus: the key that ends it and esc.
+		done, doneWhat, backWhat := &k.Submit, "start thread", "cancel"
+		if p.filtering {
+			done, doneWhat, backWhat = &k.Open, "keep filter", "clear filter"
+		}
+		done.SetEnabled(hasSess || p.filtering)
+		done.SetHelp(done.Help().Key, doneWhat)
 		k.Back.SetEnabled(true)
-		k.Back.SetHelp("esc", "cancel")
-		return
-	}
-	if p.filtering {
-		k.Open.SetEnabled(true)
-		k.Open.SetHelp("enter", "keep filter")
-		k.Back.SetEnabled(true)
-		k.Back.SetHelp("esc", "clear filter")
+		k.Back.SetHelp("esc", backWhat)
 		return
 	}
 	_, has := p.selected()

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -25,12 +24,7 @@ type treeFind struct {
 }
 
 func (p *treePane) openFind() tea.Cmd {
-	ti := textinput.New()
-	ti.Prompt = "find › "
-	ti.Placeholder = "checkpoint id prefix, step or source"
-	ti.Cursor.SetMode(cursor.CursorStatic)
-	ti.CharLimit = 100
-	p.find = treeFind{on: true, input: ti, from: p.nav.cur}
+	p.find = treeFind{on: true, input: lineInput("find › ", "checkpoint id prefix, step or source", 100), from: p.nav.cur}
 	return p.find.input.Focus()
 }
 
