@@ -26,3 +26,64 @@ func TestGroupable(t *testing.T) {
 		}
 	}
 }
+
+// TestMayStart: with no group being sent, the open group goes at once
+// (a lone thread waits for no one); with every commit slot taken it
+// waits; in between it goes once it holds its share of the crowd, and at
+// the latest when the groups being sent end, whose sender then wakes one
+// of its waiters.
+func TestMayStart(t *testing.T) {
+	s := &Store{maxInFlight: 2, open: newGroup()}
+	join := func(n int) {
+		for range n {
+			s.open.members = append(s.open.members, &member{q: &threadQueue{}})
+		}
+	}
+	join(1)
+	if !s.mayStart(s.open) {
+		t.Fatal("nothing being sent: a lone thread must go at once")
+	}
+	s.seal(s.open)
+	join(15)
+	if !s.mayStart(s.open) {
+		t.Fatal("crowd of 16, one group of 1 being sent: a group of 15 must go")
+	}
+	s.seal(s.open)
+	if s.crowd != 16 || s.flying != 16 || s.inFlight != 2 {
+		t.Fatalf("crowd %d, flying %d, in flight %d; want 16, 16, 2", s.crowd, s.flying, s.inFlight)
+	}
+	join(1)
+	if s.mayStart(s.open) {
+		t.Fatal("both commit slots taken: the open group must wait")
+	}
+	// The group of 1 ends: one slot frees, but 1 thread is not its share
+	// of a crowd of 16, so no waiter is woken.
+	s.inFlight, s.flying = 1, 15
+	s.signalOpen()
+	if s.mayStart(s.open) || s.open.led {
+		t.Fatal("one slot free: a group of 1 of a crowd of 16 must wait")
+	}
+	join(7)
+	if !s.mayStart(s.open) {
+		t.Fatal("one slot free: a group of 8 of a crowd of 16 must go")
+	}
+	// The group of 15 ends too: nothing is being sent, and the waiting
+	// group is woken whatever its size.
+	s.open.members = s.open.members[:1]
+	s.inFlight, s.flying = 0, 0
+	s.signalOpen()
+	select {
+	case <-s.open.lead:
+	default:
+		t.Fatal("nothing being sent: the open group's waiter was not woken")
+	}
+	// The crowd shrinks when fewer threads commit at once.
+	for range 20 {
+		s.seal(s.open)
+		s.inFlight, s.flying = 0, 0
+		join(1)
+	}
+	if s.crowd > 2 {
+		t.Errorf("crowd %d after 20 lone commits, want at most 2", s.crowd)
+	}
+}

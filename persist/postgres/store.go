@@ -90,6 +90,13 @@ type Store struct {
 	params      sync.Pool        // of *groupParams
 	wake        chan struct{}
 	done        chan struct{}
+	// Group sizes (see mayStart), under mu: the threads in the groups
+	// being sent, and the crowd, how many threads recently wanted a
+	// commit at once (the most in the groups being sent and the one
+	// sealed, at a seal, decaying by an eighth per seal).
+	flying, crowd int
+	// sent and sentMembers count the groups sent and their threads.
+	sent, sentMembers int64
 }
 
 var _ engine.Saver = (*Store)(nil)
