@@ -157,7 +157,7 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite
 				}
 				w.task = dw.Task
 				w.slots = append(w.slots, dw.Slot)
-				w.chans = append(w.chans, bs(dw.Channel))
+				w.chans = append(w.chans, dw.Channel)
 				w.values = append(w.values, dw.Value)
 			}
 			if len(w.slots) > 0 {

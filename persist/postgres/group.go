@@ -340,7 +340,7 @@ func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member)
 					a.col[pWCP].text(o.cp)
 					a.col[pWTask].text(o.task)
 					a.col[pWSlot].int8(o.slots[i])
-					a.col[pWChan].bytea(o.chans[i])
+					a.col[pWChan].text(o.chans[i])
 					a.col[pWValue].bytea(o.values[i])
 				}
 				continue

@@ -261,7 +261,7 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 			slot = int64(len(regular.slots))
 		}
 		o.slots = append(o.slots, slot)
-		o.chans = append(o.chans, bs(w.Channel))
+		o.chans = append(o.chans, w.Channel)
 		o.values = append(o.values, enc)
 	}
 	var queued []*op

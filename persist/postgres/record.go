@@ -75,18 +75,20 @@ type metaRecord struct {
 }
 
 func encodeMeta(md engine.Metadata) (json.RawMessage, error) {
-	r := metaRecord{Source: md.Source, Step: md.Step, Parents: md.Parents}
-	if md.Extra != nil {
-		r.Extra = make(map[string]json.RawMessage, len(md.Extra))
-		for k, v := range md.Extra {
-			b, err := engine.EncodeValue(v)
-			if err != nil {
-				return nil, fmt.Errorf("metadata %q: %w", k, err)
-			}
-			r.Extra[k] = b
-		}
+	if md.Extra == nil {
+		// One allocation for most: no record to build.
+		return appendPlainMetaJSON(make([]byte, 0, 128), md.Source, md.Step, md.Parents), nil
 	}
-	return appendMetaJSON(make([]byte, 0, 128), &r) // one allocation for most
+	r := metaRecord{Source: md.Source, Step: md.Step, Parents: md.Parents}
+	r.Extra = make(map[string]json.RawMessage, len(md.Extra))
+	for k, v := range md.Extra {
+		b, err := engine.EncodeValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("metadata %q: %w", k, err)
+		}
+		r.Extra[k] = b
+	}
+	return appendMetaJSON(nil, &r)
 }
 
 func decodeMeta(raw json.RawMessage) (engine.Metadata, error) {

@@ -55,13 +55,19 @@ func appendMetaJSON(b []byte, r *metaRecord) ([]byte, error) {
 		m, err := json.Marshal(r)
 		return append(b, m...), err
 	}
+	return appendPlainMetaJSON(b, r.Source, r.Step, r.Parents), nil
+}
+
+// appendPlainMetaJSON appends json.Marshal of a metaRecord with no Extra,
+// from its fields: a record built to be passed would be allocated.
+func appendPlainMetaJSON(b []byte, source string, step int, parents map[string]string) []byte {
 	b = append(b, `{"source":`...)
-	b = jsonw.String(b, r.Source)
+	b = jsonw.String(b, source)
 	b = append(b, `,"step":`...)
-	b = strconv.AppendInt(b, int64(r.Step), 10)
+	b = strconv.AppendInt(b, int64(step), 10)
 	b = append(b, `,"parents":`...)
-	b = jsonw.Object(b, r.Parents, jsonw.String)
-	return append(b, `,"extra":null}`...), nil
+	b = jsonw.Object(b, parents, jsonw.String)
+	return append(b, `,"extra":null}`...)
 }
 
 func appendRef(b []byte, r [3]int64) []byte {

@@ -3,6 +3,8 @@ package postgres
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/superstep/superstep/engine"
 )
 
 // TestRecordJSON: the hand-written encodings are byte for byte what
@@ -45,6 +47,14 @@ func TestRecordJSON(t *testing.T) {
 		got, err := appendMetaJSON(nil, m)
 		if err != nil || string(got) != string(want) {
 			t.Errorf("metadata %d:\n got %s %v\nwant %s", i, got, err, want)
+		}
+		if m.Extra != nil {
+			continue
+		}
+		// What Put stores.
+		got, err = encodeMeta(engine.Metadata{Source: m.Source, Step: m.Step, Parents: m.Parents})
+		if err != nil || string(got) != string(want) {
+			t.Errorf("encodeMeta of metadata %d:\n got %s %v\nwant %s", i, got, err, want)
 		}
 	}
 }

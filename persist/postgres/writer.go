@@ -33,7 +33,7 @@ type op struct {
 	cp      string
 	task    string
 	slots   []int64
-	chans   [][]byte
+	chans   []string
 	values  [][]byte
 	nullRun bool // null-task regular writes: slots are offsets after those stored
 	// Set under Store.mu: the group that took the op, and once that
@@ -143,7 +143,7 @@ func (s *Store) queueOp(b *pgx.Batch, thread string, o *op) {
 	if o.nullRun {
 		stmt = s.sql.insNullWrites
 	}
-	b.Queue(stmt, bs(thread), bs(o.ns), bs(o.cp), bs(o.task), o.slots, o.chans, o.values)
+	b.Queue(stmt, bs(thread), bs(o.ns), bs(o.cp), bs(o.task), o.slots, byteSlices(o.chans), o.values)
 }
 
 // queueOps queues the statements of ops in order. A task's writes followed
@@ -171,7 +171,7 @@ func (s *Store) queuePut(b *pgx.Batch, thread string, w, put *op) {
 	withWrites, withBlobs := 0, 0
 	if w != nil {
 		withWrites = 1
-		args = append(args, bs(w.cp), bs(w.task), w.slots, w.chans, w.values)
+		args = append(args, bs(w.cp), bs(w.task), w.slots, byteSlices(w.chans), w.values)
 	}
 	if n := len(p.blobs); n > 0 {
 		withBlobs = 1
@@ -189,6 +189,15 @@ func (s *Store) queuePut(b *pgx.Batch, thread string, w, put *op) {
 	}
 	args = append(args, bs(p.id), nullable(p.parent), bs(p.base), p.depth, p.source, p.step, p.rec)
 	b.Queue(s.sql.put[withWrites][withBlobs], args...)
+}
+
+// byteSlices converts names to the bytes a bytea array parameter takes.
+func byteSlices(names []string) [][]byte {
+	b := make([][]byte, len(names))
+	for i, n := range names {
+		b[i] = bs(n)
+	}
+	return b
 }
 
 // detach prepares checkpoint id for being replaced: its children stored as
