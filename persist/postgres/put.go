@@ -175,18 +175,13 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 	if st.seen == nil {
 		st.seen = map[string]map[string]int64{}
 	}
-	rec := newRecord(cp, meta, st, pst)
-	st.depth = rec.Depth
-	p.depth = rec.Depth
+	p.rec, st.depth = encodeNewRecord(cp.V, cp.TS.UnixNano(), cp.UpdatedChannels, meta, st, pst)
+	p.depth = st.depth
 	st.base = cp.ID
-	if rec.Depth > 0 {
+	if st.depth > 0 {
 		st.base = pst.base
 	}
 	p.base = st.base
-	var err error
-	if p.rec, err = encodeRecord(rec); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", persist.ErrInvalidCheckpoint, err)
-	}
 	return p, h, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -225,13 +224,8 @@ func (s *Store) detach(ctx context.Context, tx pgx.Tx, thread, ns, id string) er
 		if err != nil {
 			return err
 		}
-		rec := *recs[kid].rec
-		full := newRecord(&engine.Checkpoint{V: rec.V, UpdatedChannels: rec.Updated}, rec.Meta, st, nil)
-		full.TS = rec.TS
-		enc, err := encodeRecord(full)
-		if err != nil {
-			return err
-		}
+		rec := recs[kid].rec
+		enc, _ := encodeNewRecord(rec.V, rec.TS, rec.Updated, rec.Meta, st, nil)
 		if _, err := tx.Exec(ctx, s.sql.updateRecord, bs(thread), bs(ns), bs(kid), enc); err != nil {
 			return err
 		}
