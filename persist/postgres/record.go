@@ -116,7 +116,6 @@ func seenEqual(a, b map[string]int64) bool {
 	return (a == nil) == (b == nil) && maps.Equal(a, b)
 }
 
-
 func decodeRecord(data []byte) (*cpRecord, error) {
 	if len(data) == 0 {
 		return nil, corruptf("empty checkpoint record")
