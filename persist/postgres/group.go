@@ -282,7 +282,7 @@ func groupable(ops []*op) bool {
 			continue
 		}
 		for _, p := range ops[:i] {
-			if p.put == nil && p.ns == o.ns && p.cp == o.cp && p.task == o.task && (p.slots[0] < 0) == (o.slots[0] < 0) {
+			if p.put == nil && p.ns == o.ns && p.cp == o.cp && p.task == o.task && (p.writes[0].slot < 0) == (o.writes[0].slot < 0) {
 				return false
 			}
 		}
@@ -334,14 +334,14 @@ func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member)
 		a.col[pObserved].int8(m.observed)
 		for _, o := range m.ops {
 			if o.put == nil {
-				for i := range o.slots {
+				for _, w := range o.writes {
 					a.col[pWThread].text(m.thread)
 					a.col[pWNS].text(o.ns)
 					a.col[pWCP].text(o.cp)
 					a.col[pWTask].text(o.task)
-					a.col[pWSlot].int8(o.slots[i])
-					a.col[pWChan].text(o.chans[i])
-					a.col[pWValue].bytea(o.values[i])
+					a.col[pWSlot].int8(w.slot)
+					a.col[pWChan].text(w.channel)
+					a.col[pWValue].bytea(w.value)
 				}
 				continue
 			}

@@ -5,7 +5,11 @@ import "testing"
 // TestGroupable: which threads' ops a group's one statement can hold.
 func TestGroupable(t *testing.T) {
 	writes := func(task string, slots ...int64) *op {
-		return &op{cp: "c1", task: task, slots: slots}
+		o := &op{cp: "c1", task: task}
+		for _, s := range slots {
+			o.writes = append(o.writes, taskWrite{slot: s})
+		}
+		return o
 	}
 	put := func(mayExist bool) *op { return &op{put: &putOp{id: "c2", mayExist: mayExist}} }
 	for _, c := range []struct {
@@ -19,7 +23,7 @@ func TestGroupable(t *testing.T) {
 		{"a task's writes saved twice", []*op{writes("t", 0), writes("t", 0)}, false},
 		{"a task's special writes saved twice", []*op{writes("t", -3), writes("t", -1)}, false},
 		{"a checkpoint that may replace one", []*op{put(true)}, true},
-		{"null-task writes", []*op{{cp: "c1", slots: []int64{0}, nullRun: true}}, false},
+		{"null-task writes", []*op{{cp: "c1", writes: []taskWrite{{slot: 0}}, nullRun: true}}, false},
 	} {
 		if got := groupable(c.ops); got != c.want {
 			t.Errorf("%s: groupable = %v, want %v", c.name, got, c.want)

@@ -253,15 +253,16 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 		if slot < 0 {
 			o = special
 		} else if regular.nullRun {
-			slot = int64(len(regular.slots))
+			slot = int64(len(regular.writes))
 		}
-		o.slots = append(o.slots, slot)
-		o.chans = append(o.chans, w.Channel)
-		o.values = append(o.values, enc)
+		if o.writes == nil {
+			o.writes = make([]taskWrite, 0, len(writes)-i) // one allocation
+		}
+		o.writes = append(o.writes, taskWrite{slot, w.Channel, enc})
 	}
 	var queued []*op
 	for i := range ops {
-		if len(ops[i].slots) > 0 {
+		if len(ops[i].writes) > 0 {
 			o := new(op)
 			*o = ops[i]
 			s.enqueue(cfg.ThreadID, o)
