@@ -47,62 +47,53 @@ func encodeNewRecord(v int, ts int64, updated []string, meta json.RawMessage, st
 	b = append(b, `,"d":`...)
 	b = strconv.AppendInt(b, int64(depth), 10)
 	var buf [16]string // a superstep changes a few channels: no allocation
-	keys := buf[:0]
-	for ch, r := range st.refs {
-		if p, ok := prevRefs[ch]; full || !ok || p != r {
-			keys = append(keys, ch)
-		}
-	}
-	if len(keys) > 0 {
-		slices.Sort(keys)
-		b = append(b, `,"refs":{`...)
-		for i, ch := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			r := st.refs[ch]
-			b = appendRef(append(jsonw.String(b, ch), ':'), [3]int64{r.Version, r.Hash, r.Root})
-		}
-		b = append(b, '}')
-	}
-	keys = keys[:0]
-	for ch := range prevRefs {
-		if _, ok := st.refs[ch]; !ok {
-			keys = append(keys, ch)
-		}
-	}
-	if len(keys) > 0 {
-		slices.Sort(keys)
-		b = jsonw.Strings(append(b, `,"del":`...), keys)
-	}
-	keys = keys[:0]
-	for n, m := range st.seen {
-		if p, ok := prevSeen[n]; full || !ok || !seenEqual(p, m) {
-			keys = append(keys, n)
-		}
-	}
-	if len(keys) > 0 {
-		slices.Sort(keys)
-		b = append(b, `,"seen":{`...)
-		for i, n := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonw.IntObject(append(jsonw.String(b, n), ':'), st.seen[n])
-		}
-		b = append(b, '}')
-	}
-	keys = keys[:0]
-	for n := range prevSeen {
-		if _, ok := st.seen[n]; !ok {
-			keys = append(keys, n)
-		}
-	}
-	if len(keys) > 0 {
-		slices.Sort(keys)
-		b = jsonw.Strings(append(b, `,"sdel":`...), keys)
-	}
+	b, keys := appendChanged(b, "refs", buf[:0], st.refs, prevRefs, full, func(a, b ref) bool { return a == b }, appendRef)
+	b, keys = appendDropped(b, "del", keys, prevRefs, st.refs)
+	b, keys = appendChanged(b, "seen", keys, st.seen, prevSeen, full, seenEqual, jsonw.IntObject)
+	b, _ = appendDropped(b, "sdel", keys, prevSeen, st.seen)
 	return append(b, '}'), depth
+}
+
+// appendChanged appends a record's object field name: the entries of cur
+// that prev lacks or holds otherwise (all of them when full), keys
+// sorted; nothing when there are none. keys is scratch space, returned
+// for reuse.
+func appendChanged[V any](b []byte, name string, keys []string, cur, prev map[string]V, full bool, same func(V, V) bool, value func([]byte, V) []byte) ([]byte, []string) {
+	keys = keys[:0]
+	for k, v := range cur {
+		if p, ok := prev[k]; full || !ok || !same(p, v) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return b, keys
+	}
+	slices.Sort(keys)
+	b = append(append(append(b, `,"`...), name...), `":{`...)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = value(append(jsonw.String(b, k), ':'), cur[k])
+	}
+	return append(b, '}'), keys
+}
+
+// appendDropped appends a record's list field name: the keys prev has and
+// cur has not, sorted; nothing when there are none. keys is scratch
+// space, returned for reuse.
+func appendDropped[V any](b []byte, name string, keys []string, prev, cur map[string]V) ([]byte, []string) {
+	keys = keys[:0]
+	for k := range prev {
+		if _, ok := cur[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return b, keys
+	}
+	slices.Sort(keys)
+	return jsonw.Strings(append(append(append(b, `,"`...), name...), `":`...), keys), keys
 }
 
 // appendMetaJSON appends json.Marshal(r).
@@ -128,12 +119,13 @@ func appendPlainMetaJSON(b []byte, source string, step int, parents map[string]s
 	return append(b, `,"extra":null}`...)
 }
 
-func appendRef(b []byte, r [3]int64) []byte {
+// appendRef appends a ref as a record holds it: [version, hash, root].
+func appendRef(b []byte, r ref) []byte {
 	b = append(b, '[')
-	b = strconv.AppendInt(b, r[0], 10)
+	b = strconv.AppendInt(b, r.Version, 10)
 	b = append(b, ',')
-	b = strconv.AppendInt(b, r[1], 10)
+	b = strconv.AppendInt(b, r.Hash, 10)
 	b = append(b, ',')
-	b = strconv.AppendInt(b, r[2], 10)
+	b = strconv.AppendInt(b, r.Root, 10)
 	return append(b, ']')
 }
