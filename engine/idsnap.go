@@ -62,19 +62,55 @@ func (l *idLog[V]) restart() {
 // snapshot may refer to it) the changes since the last snapshot, in room
 // when they fit, or the base that full returns (of a slice of length n).
 func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full func() idFrozen[V]) {
+	// Fields and entries are stored one by one, not as structs or with
+	// copy and clear: a kept run's checkpoints are written while the
+	// collector marks its history, and a struct copy or clear with
+	// pointers is then a bulk barrier that walks the type (hundreds of
+	// instructions), where a pointer stored alone is a few.
 	switch {
 	case l.last != nil && len(l.log) == 0:
-		*dst = *l.last // nothing changed: the same contents
+		dst.setTo(l.last.base, l.last.delta, l.last.parent) // nothing changed: the same contents
 	case l.last != nil && l.depth < idDeltaDepth && l.since+len(l.log) <= max(n, 64):
-		*dst = idFrozen[V]{delta: append(room[:0], l.log...), parent: l.last}
+		delta := room[:0]
+		if len(l.log) > len(room) {
+			delta = make([]idEntry[V], 0, len(l.log))
+		}
+		delta = delta[:len(l.log)]
+		if noRefs[V]() {
+			copy(delta, l.log)
+		} else {
+			for i, e := range l.log {
+				delta[i].id, delta[i].val = e.id, e.val
+			}
+		}
+		dst.setTo(nil, delta, l.last)
 		l.depth++
 		l.since += len(l.log)
 	default:
-		*dst = full()
+		f := full()
+		dst.setTo(f.base, f.delta, f.parent)
 		l.depth, l.since = 0, 0
 	}
-	clear(l.log) // the log's memory is reused; drop its references
+	if !noRefs[V]() {
+		var zero V
+		for i := range l.log { // the log's memory is reused; drop its references
+			l.log[i].val = zero
+		}
+	}
 	l.log, l.last = l.log[:0], dst
+}
+
+// noRefs reports whether a V holds no pointer (versions): its entries
+// are copied whole and need no clearing.
+func noRefs[V any]() bool {
+	var zero V
+	_, ok := any(zero).(Version)
+	return ok
+}
+
+// setTo sets f's fields one by one (see snapshotTo).
+func (f *idFrozen[V]) setTo(base *[]V, delta []idEntry[V], parent *idFrozen[V]) {
+	f.base, f.delta, f.parent = base, delta, parent
 }
 
 // denseBase is a base holding all of s (which it keeps).

@@ -455,8 +455,15 @@ func anySpecial(writes []Write) bool {
 func (w *memWrites) appendFirst(task memTaskKey, writes []Write) {
 	w.grow(len(writes))
 	first := len(w.entries)
+	w.entries = w.entries[:first+len(writes)]
 	for i, wr := range writes {
-		w.entries = append(w.entries, memWrite{key: memWriteKey{task, int32(i)}, channel: wr.Channel, value: wr.Value})
+		// Field by field, not a struct copy: while the collector marks,
+		// copying a struct with pointers into kept memory is a bulk
+		// barrier that walks its type (hundreds of instructions a
+		// write); a pointer stored alone is a few. The room is zero.
+		e := &w.entries[first+i]
+		e.key = memWriteKey{task, int32(i)}
+		e.channel, e.value = wr.Channel, wr.Value
 	}
 	if task.ref.node != 0 {
 		w.lazy += int32(len(writes))
