@@ -68,6 +68,9 @@ func (n *memNamespace) find(id string) (int, bool) {
 	if k == 0 {
 		return 0, false
 	}
+	if sameString(n.at(k-1).id(), id) { // a run writes against its latest
+		return k - 1, true
+	}
 	switch c := strings.Compare(n.at(k-1).id(), id); { // one compare, equal pointers at once
 	case c < 0:
 		return k, false
@@ -481,7 +484,7 @@ func NewMemorySaver() *MemorySaver {
 }
 
 func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
-	if l := &m.last; l.n != nil && l.thread == thread && l.ns == ns {
+	if l := &m.last; l.n != nil && sameString(l.thread, thread) && sameString(l.ns, ns) {
 		return l.n
 	}
 	t := m.threads[thread]
@@ -517,7 +520,7 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 			r.cp = cp
 			r.setMetadata(md)
 			n.order = append(n.order, at)
-			if r.parentPrev = cfg.CheckpointID == last.id(); !r.parentPrev && cfg.CheckpointID != "" {
+			if r.parentPrev = sameString(cfg.CheckpointID, last.id()); !r.parentPrev && cfg.CheckpointID != "" {
 				r.moreOf().parentID = cfg.CheckpointID
 			}
 			m.mu.Unlock()
