@@ -1196,6 +1196,7 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	if cs.extraVer != nil || cs.extraSeen != nil {
 		lz.extra = &lazyExtras{cs.extraVer, cs.extraSeen}
 	}
+	cs.valLog.carve, cs.verLog.carve = cs.kept, cs.kept
 	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.valuesBase)
 	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), func() idFrozen[Version] {
 		return denseBase(cs.allIndexed())

@@ -30,6 +30,11 @@ type idLog[V any] struct {
 	// more than copying the slice, so a base's copy is paid for by as
 	// many changes as it holds.
 	since, depth int
+	// carve: the snapshots are kept (channelState.kept), so a delta
+	// larger than its checkpoint's room is carved from chunk, shared by
+	// many, not allocated alone (see roomFor).
+	carve bool
+	chunk []idEntry[V]
 }
 
 // idLogMax bounds the changes logged for a snapshot that is not taken (a
@@ -73,7 +78,7 @@ func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full f
 	case l.last != nil && l.depth < idDeltaDepth && l.since+len(l.log) <= max(n, 64):
 		delta := room[:0]
 		if len(l.log) > len(room) {
-			delta = make([]idEntry[V], 0, len(l.log))
+			delta = l.roomFor(len(l.log))
 		}
 		delta = delta[:len(l.log)]
 		if noRefs[V]() {
@@ -99,6 +104,29 @@ func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full f
 	}
 	l.log, l.last = l.log[:0], dst
 }
+
+// roomFor returns an empty slice with room for n entries of a delta:
+// for kept snapshots, carved (capacity n) from a chunk that holds about
+// eight such deltas (of up to maxCarved entries), where each was an object of its own that the
+// collector allocated, marked again in every cycle and swept. A chunk
+// lives while any of its deltas does; a kept run's deltas live as long
+// as its history anyway.
+func (l *idLog[V]) roomFor(n int) []idEntry[V] {
+	if !l.carve || n > maxCarved {
+		return make([]idEntry[V], 0, n)
+	}
+	if len(l.chunk) < n {
+		l.chunk = make([]idEntry[V], max(8*n, 64))
+	}
+	out := l.chunk[:0:n]
+	l.chunk = l.chunk[n:]
+	return out
+}
+
+// maxCarved is the most entries a carved room holds: a larger delta or
+// batch of writes (a wide fan-out's) is rare and large enough to be
+// allocated alone, where eight of its size would waste a chunk's tail.
+const maxCarved = 64
 
 // noRefs reports whether a V holds no pointer (versions): its entries
 // are copied whole and need no clearing.

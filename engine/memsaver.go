@@ -38,6 +38,24 @@ type memNamespace struct {
 	// orphans holds writes against ids with no checkpoint (yet): the
 	// contract takes them, and a later Put of that id adopts them.
 	orphans map[string]*memWrites
+	// spare is room for a run's writes beyond a record's first (see
+	// writesRoom).
+	spare []memWrite
+}
+
+// writesRoom returns an empty slice with room for n writes, carved
+// (capacity n) from a chunk that holds about eight such batches, where
+// each was an allocation of its own that the collector marked again in
+// every cycle: a superstep whose one task writes more than a record's
+// first holds (wide state). A chunk lives as long as any of its records'
+// writes; records live as long as the namespace anyway.
+func (n *memNamespace) writesRoom(k int) []memWrite {
+	if len(n.spare) < k {
+		n.spare = make([]memWrite, max(8*k, 64))
+	}
+	out := n.spare[:0:k]
+	n.spare = n.spare[k:]
+	return out
 }
 
 // memChunk is how many records one allocation holds: as many as fill the
@@ -639,6 +657,9 @@ func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask
 	r := n.record(cfg.CheckpointID)
 	if r != nil && r.cp.lazyState() != nil && r.cp.lazy.g == g && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
 		r.writes.step = int32(step)
+		if r.writes.entries == nil && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
+			r.writes.entries = n.writesRoom(len(writes))
+		}
 		r.writes.put(task, writes)
 		m.mu.Unlock() // no defer: nothing here calls out or panics
 		return
