@@ -57,29 +57,42 @@ func TestCarvedRooms_EachCheckpointItsOwn(t *testing.T) {
 			t.Fatalf("run: %v %v", err, res.Status)
 		}
 	}
-	got, err := kept.List(ctx, Config{ThreadID: "t"}, ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := plain.List(ctx, Config{ThreadID: "t"}, ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) || len(got) < rounds {
-		t.Fatalf("%d and %d checkpoints", len(got), len(want))
-	}
+	got, want := listBoth(t, kept, plain, "t", rounds)
 	for i := range got {
 		g, w := got[i], want[i]
-		if !reflect.DeepEqual(g.Checkpoint.ChannelValues, w.Checkpoint.ChannelValues) ||
-			!reflect.DeepEqual(g.Checkpoint.ChannelVersions, w.Checkpoint.ChannelVersions) ||
-			!reflect.DeepEqual(g.Checkpoint.VersionsSeen, w.Checkpoint.VersionsSeen) ||
-			!reflect.DeepEqual(g.Checkpoint.UpdatedChannels, w.Checkpoint.UpdatedChannels) {
+		if !sameState(g.Checkpoint, w.Checkpoint) {
 			t.Fatalf("checkpoint %d (step %d):\n got %+v\nwant %+v", i, g.Metadata.Step, g.Checkpoint, w.Checkpoint)
 		}
 		if !reflect.DeepEqual(g.PendingWrites, w.PendingWrites) {
 			t.Fatalf("checkpoint %d (step %d) writes:\n got %v\nwant %v", i, g.Metadata.Step, g.PendingWrites, w.PendingWrites)
 		}
 	}
+}
+
+// listBoth lists thread's checkpoints in a kept and a plain saver, which
+// must hold as many checkpoints (and at least least).
+func listBoth(t *testing.T, kept, plain Saver, thread string, least int) (got, want []*CheckpointTuple) {
+	t.Helper()
+	var err error
+	if got, err = kept.List(context.Background(), Config{ThreadID: thread}, ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want, err = plain.List(context.Background(), Config{ThreadID: thread}, ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(got) < least {
+		t.Fatalf("%d and %d checkpoints", len(got), len(want))
+	}
+	return got, want
+}
+
+// sameState reports whether two checkpoints hold the same values,
+// versions, versions_seen and updated channels.
+func sameState(g, w *Checkpoint) bool {
+	return reflect.DeepEqual(g.ChannelValues, w.ChannelValues) &&
+		reflect.DeepEqual(g.ChannelVersions, w.ChannelVersions) &&
+		reflect.DeepEqual(g.VersionsSeen, w.VersionsSeen) &&
+		reflect.DeepEqual(g.UpdatedChannels, w.UpdatedChannels)
 }
 
 // A carved room has exactly the room asked for, so an append to it
