@@ -30,8 +30,10 @@
 // valid until the node returns (the engine changes it in place for later
 // supersteps, rather than copying a wide state each time): to keep it, keep
 // a copy (see NodeFunc). Code that turns that map into something costly
-// to build asks StateChanges which keys changed since it last read, as
-// package typed does to decode a struct state incrementally.
+// to build asks StateChanges which keys changed since it last read, and
+// reads them by their position in StateKeys (StateByKey, and
+// Result.ValuesByKey for a run's result) rather than by name, as package
+// typed does to decode a struct state incrementally.
 //
 // The functional API is the other way to write a graph: NewEntrypoint
 // compiles one function as a graph (its input in, its return value out,
@@ -90,4 +92,6 @@
 //   - stateview.go: the state map lent to tasks (when the loop may change
 //     it in place) and the log of which state keys each new generation of
 //     it changed, behind StateChanges.
+//   - statekeys.go: the state's values by key position, kept beside the
+//     map for graphs read that way (StateByKey, Result.ValuesByKey).
 package engine
