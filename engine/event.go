@@ -13,7 +13,9 @@ const (
 	EventCheckpoint EventKind = "checkpoint"
 	// EventValues: the state after a superstep.
 	EventValues EventKind = "values"
-	// EventUpdates: one task's state update, as it finishes.
+	// EventUpdates is not emitted: a task's state update is the Update of
+	// its EventTaskResult (and StreamModes' StreamUpdates chunks). It
+	// stays declared so that code naming it still compiles.
 	EventUpdates EventKind = "updates"
 	// EventCustom: a value a node passed to Emit.
 	EventCustom EventKind = "custom"
@@ -42,7 +44,7 @@ type Event struct {
 	IsCall   bool     // the task is a Task call's (functional API)
 	// Writes are a finished task's writes (all channels, in order).
 	Writes []Write
-	// Update is a task's state-key update (EventUpdates, EventTaskResult).
+	// Update is a task's state-key update (EventTaskResult, EventCached).
 	Update     map[string]any
 	Interrupts []Interruption // the task's interrupts
 	Err        error          // the task's failure
