@@ -54,9 +54,10 @@
 // # Checkpoints and savers
 //
 // Compiled WithSaver, a graph writes a Checkpoint of its thread after every
-// superstep (and each finished task's writes as it finishes), so a run that
-// stops — interrupted, failed or killed — continues from its last checkpoint
-// (Invoke with nil input). GetState reads a thread's state at its latest
+// superstep, and each task's writes when the task finishes: a run that
+// failed or was killed continues from its last checkpoint (Invoke with nil
+// input on the same thread) without running again the tasks that had
+// finished. GetState reads a thread's state at its latest
 // checkpoint or any other, History lists them all (example: Graph.History).
 // NewMemorySaver keeps checkpoints in memory; package persist stores them in
 // a bbolt file and persist/postgres in PostgreSQL. Both implement the Saver
@@ -107,7 +108,8 @@
 // compiles one function as a graph (its input in, its return value out,
 // Previous for what the thread's last run returned), and Task, called from
 // any running node, runs a function as a checkpointed task whose finished
-// result a resumed node gets back instead of calling it again.
+// result a resumed node gets back instead of calling it again (example:
+// NewEntrypoint).
 //
 // A compiled graph can be a node of another (AddSubgraph), and a node
 // function may run one itself (InvokeSubgraph); declaring it on the node

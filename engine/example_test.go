@@ -374,3 +374,43 @@ func ExampleCommand() {
 	// 3 small
 	// 30 big
 }
+
+// The functional API: NewEntrypoint makes a graph of one function, and Task
+// runs a step of it as a checkpointed task. When the function is resumed
+// after an interrupt, the finished Task call returns its saved result
+// instead of running again: "drafting" is printed once.
+func ExampleNewEntrypoint() {
+	draft := func(_ context.Context, topic string) (string, error) {
+		fmt.Println("drafting")
+		return "an essay on " + topic, nil
+	}
+	g, err := engine.NewEntrypoint("write", func(ctx context.Context, input any) (any, error) {
+		text, err := engine.Task(ctx, "draft", draft, input.(map[string]any)["topic"].(string)).Result()
+		if err != nil {
+			return nil, err
+		}
+		verdict, err := engine.Interrupt(ctx, text)
+		if err != nil {
+			return nil, err
+		}
+		return text + ": " + verdict.(string), nil
+	}, engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		panic(err)
+	}
+	ctx, thread := context.Background(), engine.OnThread("t1")
+	res, err := g.Invoke(ctx, map[string]any{"topic": "Go"}, thread)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Status, res.Interrupts[0].Value)
+	res, err = g.Invoke(ctx, engine.Command{Resume: "approved"}, thread)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Status, res.Output)
+	// Output:
+	// drafting
+	// interrupted an essay on Go
+	// done an essay on Go: approved
+}
