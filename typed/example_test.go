@@ -181,20 +181,20 @@ func ExampleInterrupt() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("%s %s\n", res.Status, engine.MustEncode(res.Interrupts[0].Value))
+	fmt.Println(res.Status, res.Interrupts[0].Value)
 	res, err = g.Resume(ctx, Answer{OK: false, Reason: "too quiet"}, thread)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("%s %s\n", res.Status, engine.MustEncode(res.Interrupts[0].Value))
+	fmt.Println(res.Status, res.Interrupts[0].Value)
 	res, err = g.Resume(ctx, Answer{OK: true, Reason: "good"}, thread)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(res.Status, res.State.Draft, res.State.Verdict)
 	// Output:
-	// interrupted {"draft":"hello"}
-	// interrupted {"draft":"HELLO"}
+	// interrupted map[draft:hello]
+	// interrupted map[draft:HELLO]
 	// done HELLO good
 }
 
@@ -251,4 +251,46 @@ func ExampleGraph_UpdateState() {
 	// Output:
 	// original: 11 [first second]
 	// fork: 110 [first second]
+}
+
+// Stream yields the chunks of the stream modes asked for, with the state
+// decoded: StreamUpdates gives each node's writes as a *State holding the
+// fields it set (Keys names them), StreamValues the whole state after each
+// superstep.
+func ExampleGraph_Stream() {
+	type State struct {
+		N    int    `json:"n"`
+		Note string `json:"note"`
+	}
+	g, err := typed.NewGraph[State]("stream").
+		AddNode("inc", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.N, s.N+1)), nil
+		}).
+		AddNode("describe", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Note, fmt.Sprint("n is ", s.N))), nil
+		}).
+		AddEdge(engine.Start, "inc").AddEdge("inc", "describe").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	modes := []engine.StreamMode{engine.StreamUpdates, engine.StreamValues}
+	for part, err := range g.Stream(context.Background(), typed.Write(&in, typed.Set(&in.N, 1)), modes) {
+		if err != nil {
+			panic(err)
+		}
+		switch part.Mode {
+		case engine.StreamUpdates:
+			fmt.Printf("update %s %v %+v\n", part.Node, part.Keys, *part.Update)
+		case engine.StreamValues:
+			fmt.Printf("values %+v\n", *part.State)
+		}
+	}
+	// Output:
+	// values {N:1 Note:}
+	// update inc [n] {N:2 Note:}
+	// values {N:2 Note:}
+	// update describe [note] {N:0 Note:n is 2}
+	// values {N:2 Note:n is 2}
 }
