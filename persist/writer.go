@@ -50,6 +50,12 @@ type writer struct {
 	// share of the wall time says whether the single writer is what
 	// bounds the throughput of many threads.
 	txTime atomic.Int64
+	// fnTime is the part of txTime spent in the ops and the round's
+	// flush, before bbolt's commit (spill, page writes, fsync); threadCPU,
+	// when set (benchmarks), reads the calling OS thread's CPU time, and
+	// txCPU sums it over the transactions.
+	fnTime, txCPU atomic.Int64
+	threadCPU     func() time.Duration
 
 	// maxBytes bounds held, the bytes of the writes queued or being
 	// committed (their encoded values, see op.size): past it a write waits
@@ -326,10 +332,16 @@ func (w *writer) commit(round []*op) {
 		failed := -1
 		var opErr error
 		rc := newCache()
+		var cpu0 time.Duration
+		if w.threadCPU != nil {
+			runtime.LockOSThread()
+			cpu0 = w.threadCPU()
+		}
 		start := time.Now()
 		err := w.db.Update(func(tx *bolt.Tx) error {
 			r := beginRound(tx, w.now)
 			defer r.end(tx)
+			defer func() { w.fnTime.Add(int64(time.Since(start))) }()
 			for i, o := range round {
 				if err := safeCall(o.fn, tx, rc); err != nil {
 					failed, opErr = i, err
@@ -347,6 +359,10 @@ func (w *writer) commit(round []*op) {
 			time.Sleep(w.fakeSync)
 		}
 		w.txTime.Add(int64(time.Since(start)))
+		if w.threadCPU != nil {
+			w.txCPU.Add(int64(w.threadCPU() - cpu0))
+			runtime.UnlockOSThread()
+		}
 		if err == nil {
 			w.commits.Add(1)
 			if w.onCommit != nil {
