@@ -642,10 +642,16 @@ func newNSBuckets(bks [4]*bolt.Bucket, thread, ns string, sealed, ordered bool) 
 	all := &struct {
 		b    nsBuckets
 		recs [4]records
+		// Room for each kind's ordered lookup key, so that a round's
+		// first few keys need no allocation of their own.
+		scratch [4][96]byte
 	}{}
 	for i, bk := range bks {
 		all.recs[i] = newRecords(bk, [4]byte{kindCheckpoint, kindBlob, kindWrite, kindChild}[i], thread, ns, sealed)
 		all.recs[i].ordered = ordered
+		if ordered {
+			all.recs[i].scratch = all.scratch[i][:0]
+		}
 	}
 	all.b.cps, all.b.blobs, all.b.writes, all.b.kids = &all.recs[0], &all.recs[1], &all.recs[2], &all.recs[3]
 	return &all.b
@@ -760,7 +766,15 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 		return nil, err
 	}
 	b.thread, b.ns, b.cache = thread, ns, cc
-	key := checkpointKey(cp.ID)
+	var key, kidKey []byte
+	if p := pv.prep; p != nil {
+		key, kidKey = p.key, p.kidKey
+	} else {
+		key = checkpointKey(cp.ID)
+		if parentID != "" {
+			kidKey = childKey(parentID, cp.ID)
+		}
+	}
 	old, err := b.cps.Get(key)
 	if err != nil {
 		return nil, err
@@ -825,7 +839,7 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 		// No edge to cp.ID can be stored: the record was new, or detach
 		// removed the edge from its old parent (a record without a parent
 		// has none).
-		if err := b.kids.PutNew(childKey(parentID, cp.ID), []byte{}); err != nil {
+		if err := b.kids.PutNew(kidKey, []byte{}); err != nil {
 			return nil, err
 		}
 	}
@@ -920,6 +934,9 @@ type preparedPut struct {
 	st      *cpState // depth set
 	changed []string // the channels whose value is stored
 	data    []byte   // the encoded record
+	// key and kidKey are the record's and its parent's child edge's keys
+	// (kidKey nil without a parent), whichever way the record goes.
+	key, kidKey []byte
 }
 
 // preparePut works out cp's record ahead, or returns nil when the parent's
@@ -932,7 +949,10 @@ func (s *Store) preparePut(cfg engine.Config, cp *engine.Checkpoint, mdr mdRecor
 			return nil
 		}
 	}
-	p := &preparedPut{parent: parent}
+	p := &preparedPut{parent: parent, key: checkpointKey(cp.ID)}
+	if cfg.CheckpointID != "" {
+		p.kidKey = childKey(cfg.CheckpointID, cp.ID)
+	}
 	st := &cpState{refs: make(map[string]chanRef, len(cp.ChannelVersions)), seen: make(map[string]map[string]int64, len(cp.VersionsSeen))}
 	for ch, ver := range cp.ChannelVersions {
 		if parent != nil {
@@ -1059,6 +1079,15 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 		channels[i] = w.Channel
 		size += len(recs[i])
 	}
+	// A task's keys are known now, outside the single writer's
+	// transaction; the null task's are numbered after the ones stored.
+	var keys [][]byte
+	if taskID != engine.NullTaskID {
+		keys = make([][]byte, len(writes))
+		for i, ch := range channels {
+			keys[i] = writeKey(cfg.CheckpointID, taskID, int64(engine.WriteSlot(ch, i)))
+		}
+	}
 	s.encoded.Add(int64(size))
 	store := func(tx *bolt.Tx, _ *cache) error {
 		b, err := openNSWrite(tx, cfg.ThreadID, cfg.CheckpointNS)
@@ -1075,7 +1104,12 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 		}
 		for i, ch := range channels {
 			slot := int64(engine.WriteSlot(ch, int(base)+i))
-			key := writeKey(cfg.CheckpointID, taskID, slot)
+			var key []byte
+			if keys != nil {
+				key = keys[i]
+			} else {
+				key = writeKey(cfg.CheckpointID, taskID, slot)
+			}
 			var err error
 			if slot >= 0 {
 				_, err = b.writes.PutIfAbsent(key, recs[i]) // regular writes: the first stored wins
