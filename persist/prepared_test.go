@@ -127,7 +127,8 @@ func TestPrepared_OtherParentStateIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale := &cpState{refs: map[string]chanRef{"n": {Version: 1}}}
-	pv.prep = &preparedPut{parent: stale, st: &cpState{refs: map[string]chanRef{"n": {Version: 2}}}, changed: []string{"n"}, data: []byte{recordFormat, '{', '}'}}
+	pv.prep = &preparedPut{parent: stale, st: &cpState{refs: map[string]chanRef{"n": {Version: 2}}}, changed: []string{"n"}, data: []byte{recordFormat, '{', '}'},
+		key: checkpointKey(cp.ID), kidKey: childKey(root.ID, cp.ID)}
 	err = s.w.submit(opCheckpoint, 0, func(tx *bolt.Tx, rc *cache) error {
 		return s.putTx(tx, rc, "t", "", root.ID, cp, pv, mdRecord{})
 	})
