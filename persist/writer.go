@@ -86,6 +86,9 @@ type op struct {
 	kind opKind
 	size int        // bytes fn keeps alive until it is committed
 	done chan error // nil when nobody waits for the result
+	// waiting: a goroutine is blocked in wait for done, and can take the
+	// lead (leadRounds).
+	waiting bool
 }
 
 // opKind says what an op saves, so that a failure can say what was lost.
@@ -274,11 +277,22 @@ func (w *writer) full(size int) bool {
 
 // wait queues fn, leads if nobody does, and returns fn's result. It is
 // called with w.mu held.
+//
+// A leader hands the lead on after each round (see leadRounds): then
+// this goroutine, blocked here with its op still queued, leads the next
+// round, which commits its op too, and hands on in turn.
 func (w *writer) wait(fn txFunc, size int) error {
-	o := &op{fn: fn, size: size, done: make(chan error, 1)}
+	o := &op{fn: fn, size: size, done: make(chan error, 1), waiting: true}
 	w.enqueue(o)
 	w.lead()
-	return <-o.done
+	for {
+		err := <-o.done
+		if err != errLeadNext {
+			return err
+		}
+		w.mu.Lock()
+		w.leadRounds()
+	}
 }
 
 // enqueue appends o to the queue. It is called with w.mu held.
@@ -304,6 +318,21 @@ func (w *writer) lead() {
 	w.mu.Unlock()
 	runtime.Gosched()
 	w.mu.Lock()
+	w.leadRounds()
+}
+
+// leadRounds commits rounds while something is queued. It is called by
+// the leader (w.busy set) with w.mu held and returns with it released.
+//
+// After a round it hands the lead to a goroutine whose op is queued and
+// that is blocked waiting for it (wait), rather than leading on: the
+// leader's own write is committed, and a goroutine that led for as long
+// as others kept writing (a busy store under sync durability) would
+// keep its own thread from its next superstep all that time. With 32
+// threads that left one thread behind, to finish alone at the end, one
+// fsync per superstep. The hand-off keeps w.busy set, so nobody else
+// starts leading meanwhile.
+func (w *writer) leadRounds() {
 	for len(w.queue) > 0 {
 		n := min(len(w.queue), maxRound)
 		round := slices.Clone(w.queue[:n])
@@ -318,10 +347,26 @@ func (w *writer) lead() {
 		w.held -= size
 		w.settled += uint64(n) // commit drops failed ops from round
 		w.progress.Broadcast()
+		if next := w.nextLeader(); next != nil {
+			next.done <- errLeadNext
+			w.mu.Unlock()
+			return
+		}
 	}
 	w.busy = false
 	w.progress.Broadcast()
 	w.mu.Unlock()
+}
+
+// nextLeader returns the first queued op whose goroutine is blocked in
+// wait, or nil. It is called with w.mu held.
+func (w *writer) nextLeader() *op {
+	for _, o := range w.queue {
+		if o.waiting {
+			return o
+		}
+	}
+	return nil
 }
 
 // commit runs a round in one transaction. An op that fails is reported
