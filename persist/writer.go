@@ -15,11 +15,14 @@ import (
 //
 // All writes go through one queue and are committed in queue order, one
 // bbolt transaction per round. Whoever finds no commit in progress leads:
-// it commits everything queued, then everything that queued up meanwhile,
-// until the queue is empty. So a lone write commits at once (no batching
-// delay, unlike bbolt's DB.Batch), while writes that arrive during a commit
-// (a wide superstep's tasks finishing together) share the next one: a
-// 1000-task step pays a handful of fsyncs, not 1000.
+// it commits everything queued; if more queued up meanwhile, it hands the
+// lead to one of the goroutines waiting for those writes, which commits
+// them all in the next round and hands on in turn, until the queue is
+// empty (so no caller leads longer than it takes to commit its own
+// write). A lone write commits at once (no batching delay, unlike bbolt's
+// DB.Batch), while writes that arrive during a commit (a wide superstep's
+// tasks finishing together, other threads' supersteps) share the next
+// one: a 1000-task step pays a handful of fsyncs, not 1000.
 //
 // With DurabilitySync callers wait for their round: a write is on disk when
 // its call returns, and writes that queue while a round commits share the
