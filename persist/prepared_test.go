@@ -12,17 +12,6 @@ import (
 	"github.com/superstep/superstep/engine"
 )
 
-// prepTestStore opens a new store for the prepared-Put tests.
-func prepTestStore(t *testing.T) *Store {
-	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "db"), Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 func prepID(n int) string { return fmt.Sprintf("%032x", n) }
 
 // readBack checks that checkpoint id of thread t reads back with want as
@@ -90,7 +79,7 @@ func TestPrepared_SiblingTakesTheVersion(t *testing.T) {
 // children and edge are dealt with first, as without it.
 func TestPrepared_Rewrite(t *testing.T) {
 	ctx := context.Background()
-	s := prepTestStore(t)
+	s := testDB(t)
 	var cfg = engine.Config{ThreadID: "t"}
 	for i := 1; i <= 3; i++ {
 		cp := &engine.Checkpoint{ID: prepID(i), ChannelValues: map[string]any{"n": float64(i)}, ChannelVersions: map[string]engine.Version{"n": engine.Version(i)}}
@@ -116,7 +105,7 @@ func TestPrepared_Rewrite(t *testing.T) {
 // transaction.
 func TestPrepared_OtherParentStateIgnored(t *testing.T) {
 	ctx := context.Background()
-	s := prepTestStore(t)
+	s := testDB(t)
 	root := &engine.Checkpoint{ID: prepID(1), ChannelValues: map[string]any{"n": 1.0}, ChannelVersions: map[string]engine.Version{"n": 1}}
 	if _, err := s.Put(ctx, engine.Config{ThreadID: "t"}, root, engine.Metadata{}, nil); err != nil {
 		t.Fatal(err)
