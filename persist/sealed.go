@@ -68,9 +68,6 @@ type records struct {
 	// kind's own keys, which the seals cover, in every layout.
 	ordered bool
 	scratch []byte // the ordered key of a lookup; bbolt keeps no lookup key
-	// cur is the cursor lookups use: bbolt's Get allocates a cursor and
-	// its stack each time, and a Put looks its key up first.
-	cur *bolt.Cursor
 }
 
 // newRecords wraps bk; sealed says whether the file seals its records
@@ -197,23 +194,9 @@ func (r *records) where(k []byte) []byte {
 // get is bbolt's Get of the record of key k, nil if there is none.
 func (r *records) get(k []byte) []byte {
 	if p := r.where(k); p != nil {
-		return r.lookup(p)
+		return r.bk.Get(p)
 	}
 	return nil
-}
-
-// lookup is bbolt's Get of stored key p through r's cursor, which a Seek
-// repositions from the bucket's root (so Puts between lookups do not
-// invalidate it). Like Get it returns nil for a nested bucket.
-func (r *records) lookup(p []byte) []byte {
-	if r.cur == nil {
-		r.cur = r.bk.Cursor()
-	}
-	k, v := r.cur.Seek(p)
-	if !bytes.Equal(k, p) {
-		return nil
-	}
-	return v
 }
 
 // Get returns the value under k without its seal, nil if there is none.
@@ -236,7 +219,7 @@ func (r *records) Put(k, v []byte) error {
 	}
 	var old []byte
 	if r.sealed { // for the digest
-		old = r.lookup(p)
+		old = r.bk.Get(p)
 	}
 	return r.put(k, p, v, old)
 }
@@ -253,7 +236,7 @@ func (r *records) PutIfAbsent(k, v []byte) (bool, error) {
 	if p == nil {
 		return false, r.badKey(k)
 	}
-	if r.lookup(p) != nil {
+	if r.bk.Get(p) != nil {
 		return false, nil
 	}
 	return true, r.put(k, p, v, nil)
@@ -284,7 +267,7 @@ func (r *records) Delete(k []byte) error {
 		return nil // no record can be stored under k
 	}
 	if r.sealed {
-		if old := r.lookup(p); old != nil {
+		if old := r.bk.Get(p); old != nil {
 			if err := account(r.bk.Tx(), old, nil); err != nil {
 				return err
 			}
