@@ -31,7 +31,8 @@
 // the supersteps of a run (DefaultRecursionLimit). A node or a route may
 // return Sends to start one task of a node per Send, each with its own
 // argument as its input (fan-out; example: Send), and a node may return a
-// Command whose Goto names its next nodes itself (WithEnds declares them).
+// Command whose Goto names its next nodes itself (WithEnds declares them; example:
+// Command).
 //
 // # State and channels
 //
@@ -60,7 +61,7 @@
 // finished. GetState reads a thread's state at its latest
 // checkpoint or any other, History lists them all (example: Graph.History).
 // NewMemorySaver keeps checkpoints in memory; package persist stores them in
-// a bbolt file and persist/postgres in PostgreSQL. Both implement the Saver
+// a bbolt file and persist/postgres in PostgreSQL. All three implement the Saver
 // interface, which a store of your own implements too (enginetest's
 // SaverSuite checks it).
 //
@@ -100,7 +101,7 @@
 // included — a StepHook called at each phase boundary, which may block the
 // run or stop it (example: WithHook). Package tui is the interactive
 // debugger built on the Stepper: tui.Run opens it on your own compiled graph
-// (the package example).
+// (example: the package's Debugger example).
 //
 // # More ways to write a graph
 //
