@@ -167,13 +167,16 @@ func ExampleGraph_UpdateState() {
 	if err != nil {
 		panic(err)
 	}
-	ctx, thread := context.Background(), engine.Config{ThreadID: "t1"}
-	res, err := g.Invoke(ctx, map[string]any{"n": 0}, engine.OnThread(thread.ThreadID))
+	ctx := context.Background()
+	original, err := g.Invoke(ctx, map[string]any{"n": 0}, engine.OnThread("t1"))
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("original:", res.Values["n"], res.Values["log"])
-	history, err := g.History(ctx, thread, engine.ListOptions{})
+	fmt.Println("original:", original.Values["n"], original.Values["log"])
+
+	// Find the checkpoint taken after "first" ran, and change n there as
+	// if "first" had written 100.
+	history, err := g.History(ctx, engine.Config{ThreadID: "t1"}, engine.ListOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -187,14 +190,20 @@ func ExampleGraph_UpdateState() {
 	if err != nil {
 		panic(err)
 	}
-	res, err = g.Invoke(ctx, nil, engine.OnThread(thread.ThreadID), engine.FromCheckpoint(fork.CheckpointID))
+	res, err := g.Invoke(ctx, nil, engine.FromConfig(fork))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("fork:", res.Values["n"], res.Values["log"])
+	kept, err := g.GetState(ctx, original.Checkpoint)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("original branch still:", kept.Values["n"])
 	// Output:
 	// original: 11 [first second]
 	// fork: 110 [first second]
+	// original branch still: 11
 }
 
 // A Stepper runs one phase at a time — Plan, Execute, Update — and shows

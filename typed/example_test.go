@@ -243,7 +243,7 @@ func ExampleGraph_UpdateState() {
 	if err != nil {
 		panic(err)
 	}
-	res, err = g.Continue(ctx, engine.OnThread(thread.ThreadID), engine.FromCheckpoint(fork.CheckpointID))
+	res, err = g.Continue(ctx, engine.FromConfig(fork))
 	if err != nil {
 		panic(err)
 	}
