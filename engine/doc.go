@@ -17,7 +17,8 @@
 // gets the state as a map[string]any and returns the keys it changes as an
 // Update (Pairs), a map, a Command or nil. AddEdge adds a fixed edge (from
 // Start, to End), AddConditionalEdges a route that picks the next nodes after
-// its node ran (example: StateGraph.AddConditionalEdges). Compile checks the
+// its node ran (example: StateGraph.AddConditionalEdges), AddJoin a node that
+// waits until several others have all run. Compile checks the
 // builder and returns an immutable *Graph, safe for concurrent use, or
 // CompileErrors naming every problem.
 //
