@@ -215,3 +215,7 @@ func (e *damageList) Error() string {
 }
 
 func (e *damageList) Unwrap() []error { return append([]error{ErrCorrupt}, e.errs...) }
+
+// errLeadNext is no failure: the writer sends it on a waiting op's done
+// channel to hand that op's goroutine the lead (writer.leadRounds).
+var errLeadNext = errors.New("persist: lead the next round")
