@@ -23,18 +23,8 @@ func TestOpen_FailureLeavesNoLockFile(t *testing.T) {
 		"not a database": func(path string) {
 			write(t, path, []byte(`{"graph": "not a database"}`))
 		},
-		"empty": func(path string) { write(t, path, nil) },
-		"foreign bbolt": func(path string) {
-			db, err := bolt.Open(path, 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			db.Update(func(tx *bolt.Tx) error {
-				_, err := tx.CreateBucket([]byte("someone-elses"))
-				return err
-			})
-			db.Close()
-		},
+		"empty":         func(path string) { write(t, path, nil) },
+		"foreign bbolt": func(path string) { writeForeignBolt(t, path) },
 		"damaged": func(path string) {
 			s, err := persist.Open(path, persist.Options{})
 			if err != nil {
@@ -117,6 +107,22 @@ func TestOpen_FailureKeepsALockFileItDidNotMake(t *testing.T) {
 	}
 	if _, err := os.Stat(persist.LockPath(other)); err != nil {
 		t.Errorf("a lock file the open did not make was removed: %v", err)
+	}
+}
+
+// writeForeignBolt makes path a bbolt database of another program.
+func writeForeignBolt(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucket([]byte("someone-elses"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 
