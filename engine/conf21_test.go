@@ -1,0 +1,55 @@
+package engine_test
+
+import (
+	"context"
+	"reflect"
+	"sync/atomic"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// Two Send tasks of a cached node whose inputs give one key: LangGraph.js
+// looks the key up once per task but maps it to the last such task only,
+// so both hits land on that task (its writes are the cached ones twice,
+// streamed once per hit) and the first task runs (loop.ts:911-950; 1.7.3
+// dist loop.js:583-608, index.js:1320).
+func TestCachePolicy_EqualKeysMatchTheLastTask(t *testing.T) {
+	var runs atomic.Int64
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("fan", func(context.Context, any) (any, error) { return nil, nil }).
+		AddNode("w", func(_ context.Context, in any) (any, error) {
+			runs.Add(1)
+			return map[string]any{"log": []any{in.(map[string]any)["x"]}}, nil
+		}, engine.WithCachePolicy(engine.CachePolicy{Key: func(any) (string, error) { return "one", nil }})).
+		AddEdge(engine.Start, "fan").
+		AddConditionalEdges("fan", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "w", Arg: map[string]any{"x": "a"}}, engine.Send{Node: "w", Arg: map[string]any{"x": "b"}}}, nil
+		}, "w"),
+		engine.WithSaver(engine.NewMemorySaver()), engine.WithCache(engine.NewMemoryCache()))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("first"))
+	if err != nil || runs.Load() != 2 || !reflect.DeepEqual(res.Values["log"], []any{"a", "b"}) {
+		t.Fatalf("first run: %v %v, %d runs: an empty cache runs both", res, err, runs.Load())
+	}
+	// The entry holds the writes of the task that finished last; order
+	// the second run's check on what it holds, not on which finished last.
+	var cachedUpdates int
+	res, err = g.Invoke(ctx, map[string]any{}, engine.OnThread("second"), engine.WithEvents(func(e engine.Event) {
+		if e.Kind == engine.EventCached {
+			cachedUpdates++
+			if e.Node != "w" || len(e.Writes) != 2 {
+				t.Errorf("cached event %+v: want w with the cached write twice", e)
+			}
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, _ := res.Values["log"].([]any)
+	if runs.Load() != 3 || len(log) != 3 || cachedUpdates != 2 {
+		t.Fatalf("second run: log %v, %d runs, %d cached events: want the first Send run, the second given the cached writes twice, streamed per hit", log, runs.Load(), cachedUpdates)
+	}
+	if log[0] != "a" || log[1] != log[2] {
+		t.Fatalf("log %v: the first Send task runs (a), the last takes the one cached write twice", log)
+	}
+}
