@@ -53,3 +53,38 @@ func TestCachePolicy_EqualKeysMatchTheLastTask(t *testing.T) {
 		t.Fatalf("log %v: the first Send task runs (a), the last takes the one cached write twice", log)
 	}
 }
+
+// A snapshot task that wrote one key twice shows {"$writes": [v1, v2]} for
+// it, LangGraph.js's task result (pregel/debug.ts mapTaskResultWrites).
+func TestSnapshotTask_KeyWrittenTwiceShowsWrites(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log"), engine.LastValueKey("v")).
+		AddNode("twice", func(context.Context, any) (any, error) {
+			return engine.Update{{Key: "log", Value: []any{"a"}}, {Key: "v", Value: 1.0}, {Key: "log", Value: []any{"b"}}, {Key: "log", Value: []any{"c"}}}, nil
+		}).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			_, err := engine.Interrupt(ctx, "ok?")
+			return nil, err
+		}).
+		AddEdge(engine.Start, "twice").AddEdge(engine.Start, "ask"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"log": map[string]any{"$writes": []any{[]any{"a"}, []any{"b"}, []any{"c"}}}, "v": 1.0}
+	for _, task := range snap.Tasks {
+		if task.Name == "twice" {
+			if !reflect.DeepEqual(task.Result, want) {
+				t.Fatalf("result %v, want %v", task.Result, want)
+			}
+			if !reflect.DeepEqual(snap.Values["log"], []any{"a", "b", "c"}) {
+				t.Fatalf("values %v: all three writes apply", snap.Values)
+			}
+			return
+		}
+	}
+	t.Fatalf("no task twice in %+v", snap.Tasks)
+}
