@@ -88,3 +88,38 @@ func TestSnapshotTask_KeyWrittenTwiceShowsWrites(t *testing.T) {
 	}
 	t.Fatalf("no task twice in %+v", snap.Tasks)
 }
+
+// An inner node that answered an interrupt and then returns a Command for
+// the parent saves its answer, and that save streams {node: {}} in the
+// subgraph's updates (1.7.3 dist runner.js:200 putWrites → loop.js:554
+// _outputWrites).
+func TestParentCommand_AfterResumeStreamsEmptyUpdate(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("up", func(ctx context.Context, _ any) (any, error) {
+			if _, err := engine.Interrupt(ctx, "go?"); err != nil {
+				return nil, err
+			}
+			return engine.Command{Update: map[string]any{"log": []any{"up"}}, Goto: []any{"after"}, Graph: engine.Parent}, nil
+		}).AddEdge(engine.Start, "up"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("sub", sub, engine.WithEnds("after")).
+		AddNode("after", appendLog("after")).
+		AddEdge(engine.Start, "sub"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	var inner []any
+	for p, err := range g.StreamModes(ctx, engine.Command{Resume: "yes"}, []engine.StreamMode{engine.StreamUpdates}, engine.WithSubgraphs(), engine.OnThread("t")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Namespace != nil {
+			inner = append(inner, p.Data)
+		}
+	}
+	want := []any{engine.UpdatesChunk{"up": map[string]any{}}}
+	if !reflect.DeepEqual(inner, want) {
+		t.Fatalf("subgraph updates %#v, want %#v", inner, want)
+	}
+}

@@ -464,6 +464,13 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		if perr := l.putTaskWrites(saveCtx, t, saved); perr != nil {
 			return perr
 		}
+		if scope.hasResume {
+			// Writes that are neither an error nor an interrupt are
+			// reported as the task's result when saved: the answer alone
+			// streams as {node: {}} in updates (1.7.3 dist runner.js:200
+			// putWrites → loop.js:554 _outputWrites; loop.ts:858-905).
+			l.emitResult(t, res)
+		}
 		return err
 	default: // a failure
 		// A failure after the step was cancelled is not the step's
