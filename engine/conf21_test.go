@@ -123,3 +123,27 @@ func TestParentCommand_AfterResumeStreamsEmptyUpdate(t *testing.T) {
 		t.Fatalf("subgraph updates %#v, want %#v", inner, want)
 	}
 }
+
+// An inner task whose Command for the parent is saved as an error streams
+// a failed task result (1.7.3 dist runner.js:200-206 → loop.js:554
+// _outputWrites: an __error__ write is a task result with its error).
+func TestParentCommand_SavedAsErrorStreamsFailedTaskResult(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("up", func(context.Context, any) (any, error) {
+			return engine.Command{Update: map[string]any{"log": []any{"up"}}, Graph: engine.Parent}, nil
+		}).AddEdge(engine.Start, "up"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("sub", sub).AddEdge(engine.Start, "sub"))
+	var inner []engine.TaskResultChunk
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamTasks}, engine.WithSubgraphs()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := p.Data.(engine.TaskResultChunk); ok && p.Namespace != nil {
+			inner = append(inner, r)
+		}
+	}
+	if len(inner) != 1 || inner[0].Name != "up" || inner[0].Error == "" || len(inner[0].Result) != 0 {
+		t.Fatalf("subgraph task results %+v: want up's, failed, with no result", inner)
+	}
+}

@@ -464,11 +464,13 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		if perr := l.putTaskWrites(saveCtx, t, saved); perr != nil {
 			return perr
 		}
-		if scope.hasResume {
-			// Writes that are neither an error nor an interrupt are
-			// reported as the task's result when saved: the answer alone
-			// streams as {node: {}} in updates (1.7.3 dist runner.js:200
-			// putWrites → loop.js:554 _outputWrites; loop.ts:858-905).
+		// Saved writes are reported as the task's result (1.7.3 dist
+		// runner.js:200-206 putWrites → loop.js:554 _outputWrites;
+		// loop.ts:858-905): the answer alone streams as {node: {}} in
+		// updates, the error only as a failed task result.
+		if !scope.hasResume && l.emit != nil {
+			l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Update: map[string]any{}, Err: err})
+		} else {
 			l.emitResult(t, res)
 		}
 		return err
