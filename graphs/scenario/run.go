@@ -164,11 +164,12 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 		if err == nil {
 			snap, err = r.graph.GetState(ctx, cfg, opts...)
 		}
-		if errors.Is(err, engine.ErrNoCheckpoint) && op.SubgraphOf == "" {
-			// LangGraph's get_state of a thread with no checkpoint is an
-			// empty snapshot, not an error (LangGraph.js pregel/index.ts
-			// getState → _prepareStateSnapshot:878-885); the engine
-			// reports ErrNoCheckpoint, which the trace shows that way.
+		if errors.Is(err, engine.ErrNoCheckpoint) {
+			// LangGraph's get_state of a thread (or a subgraph task's
+			// namespace) with no checkpoint is an empty snapshot, not an
+			// error (LangGraph.js pregel/index.ts getState →
+			// _prepareStateSnapshot:878-885); the engine reports
+			// ErrNoCheckpoint, which the trace shows that way.
 			snap, err = &engine.StateSnapshot{Config: cfg, Values: map[string]any{}, Next: []string{}}, nil
 		}
 		if err != nil {
