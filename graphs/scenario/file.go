@@ -955,8 +955,8 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 		f := join2(field, "stream")
 		op.Stream = p.names(v, f)
 		for i, m := range op.Stream {
-			if m != "values" && m != "updates" && m != "custom" {
-				p.fail(v.elems[i], index2(f, i), "unknown stream mode %q (expected values, updates or custom)", m)
+			if m != "values" && m != "updates" && m != "custom" && m != "tasks" {
+				p.fail(v.elems[i], index2(f, i), "unknown stream mode %q (expected values, updates, custom or tasks)", m)
 			}
 		}
 	}
