@@ -193,7 +193,14 @@ type Op struct {
 	SubgraphTask int
 	AsNode       string
 	HasAsNode    bool
-	Pos          Pos
+	// history: at most Limit snapshots (0: all), only those whose
+	// metadata has Filter's values ("source", "step"), only checkpoints
+	// before the newest one of step *Before (LangGraph's
+	// get_state_history limit, filter and before).
+	Limit  int
+	Filter map[string]any
+	Before *int
+	Pos    Pos
 }
 
 // Command is a LangGraph Command given as run input.
@@ -879,7 +886,7 @@ var opFields = map[string][]string{
 	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "command", "stream", "stream_subgraphs"},
 	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency", "stream", "stream_subgraphs"},
 	OpGetState:    {"op", "thread", "subgraphs", "subgraph", "subgraph_task"},
-	OpHistory:     {"op", "thread", "subgraph", "subgraph_task"},
+	OpHistory:     {"op", "thread", "subgraph", "subgraph_task", "limit", "filter", "before"},
 	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command", "subgraph", "subgraph_task"},
 	OpBulkUpdate:  {"op", "thread", "supersteps", "at"},
 	OpClearCache:  {"op"},
@@ -1005,7 +1012,41 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	if v := n.field("as_node"); v != nil {
 		op.AsNode, op.HasAsNode = p.name(v, join2(field, "as_node")), true
 	}
+	p.historyOptions(n, field, &op)
 	return op
+}
+
+// historyOptions reads a history op's limit, filter and before.
+func (p *parser) historyOptions(n *jnode, field string, op *Op) {
+	if v := n.field("limit"); v != nil {
+		op.Limit = p.integer(v, join2(field, "limit"), 1)
+	}
+	if v := n.field("filter"); v != nil {
+		f := join2(field, "filter")
+		if p.fields(v, f, "source", "step") {
+			op.Filter = map[string]any{}
+			if s := v.field("source"); s != nil {
+				op.Filter["source"] = p.name(s, join2(f, "source"))
+			}
+			if s := v.field("step"); s != nil {
+				op.Filter["step"] = p.integer(s, join2(f, "step"), -1)
+			}
+		}
+	}
+	if v := n.field("before"); v != nil {
+		f := join2(field, "before")
+		if op.SubgraphOf != "" {
+			p.fail(v, f, "before addresses a root checkpoint: not with subgraph")
+		}
+		if p.fields(v, f, "step") {
+			if s := v.field("step"); s != nil {
+				step := p.integer(s, join2(f, "step"), -1)
+				op.Before = &step
+			} else {
+				p.fail(v, f, "missing step")
+			}
+		}
+	}
 }
 
 // check resolves names across the file once its shape is known.

@@ -179,9 +179,15 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 		}
 	case OpHistory:
 		cfg, found, err := r.subgraphConfig(ctx, op)
+		opt := engine.ListOptions{Limit: op.Limit, Filter: op.Filter}
+		if err == nil && op.Before != nil {
+			var before engine.Config
+			before, err = r.checkpointAtStep(op.Thread, *op.Before)
+			opt.Before = before.CheckpointID
+		}
 		var hist []*engine.StateSnapshot
 		if err == nil && found {
-			hist, err = r.graph.History(ctx, cfg, engine.ListOptions{})
+			hist, err = r.graph.History(ctx, cfg, opt)
 		}
 		if err != nil {
 			rec["result"] = errorResult(err)
