@@ -44,7 +44,7 @@ def subgraph(r, tag, base_ms, parent_targets):
     nodes, edges, branches = [], [["__start__", names[0]]], []
     has_int = False
     for i, nm in enumerate(names):
-        node = {"name": nm, "update": {"log": f"['{nm}']"}, "sleep_ms": base_ms + 20 * i}
+        node = {"name": nm, "update": {"log": f"['{nm}']"}, "sleep_ms": base_ms + 30 * i}
         if r.random() < 0.2:
             node["update"]["n"] = "1"
         if r.random() < 0.25:
@@ -84,7 +84,7 @@ def gen(seed):
     interrupters, sub_nodes, send_targets = [], [], set()
     is_sub = [i > 0 and r.random() < 0.35 for i in range(n)]
     for i, nm in enumerate(names):
-        ms = 35 * i
+        ms = 60 * i  # LangGraph.js's first run of a subgraph costs tens of ms
         if is_sub[i]:
             targets = [x for x in names if x != nm and x != names[0]]
             sg, hi, pg, inner = subgraph(r, f"{nm}_", ms, targets)
@@ -105,7 +105,7 @@ def gen(seed):
                 with_interrupt(r, node, nm, True)
                 interrupters.append(nm)
             elif i > 0 and r.random() < 0.2:
-                node["fail"] = {"times": 1, "message": "x", "after_ms": 20 + 35 * i}
+                node["fail"] = {"times": 1, "message": "x", "after_ms": 30 + 60 * i}
                 if any(is_sub) or r.random() < 0.6:
                     # a failure that ends the superstep beside a running
                     # subgraph leaves that subgraph running on in
@@ -176,8 +176,14 @@ def gen(seed):
         # that doubles each turn: every run is bounded
         op.setdefault("recursion_limit", r.randint(5, 10))
         if len(interrupters) < 2 and r.random() < 0.7:
-            op["stream"] = r.sample(["values", "updates", "custom"], r.randint(1, 3))
-            if subs and not send_sub and r.random() < 0.6:
+            # the Send tasks of one node end together: their update and
+            # task result chunks may interleave either way
+            modes = ["values", "updates", "custom"] + ([] if send_targets else ["tasks"])
+            op["stream"] = r.sample(modes, r.randint(1, len(modes)))
+            # a root node's interrupt comes at once, as does a subgraph's
+            # first chunk: subgraph streams only without root interrupters
+            root_int = any("interrupt" in nd for nd in nodes)
+            if subs and not send_sub and not root_int and r.random() < 0.6:
                 op["stream_subgraphs"] = True
         return op
 
