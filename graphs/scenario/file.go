@@ -936,15 +936,7 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 		}
 	}
 	if v := n.field("at"); v != nil {
-		f := join2(field, "at")
-		if p.fields(v, f, "step") {
-			if s := v.field("step"); s != nil {
-				step := p.integer(s, join2(f, "step"), -1)
-				op.AtStep = &step
-			} else {
-				p.fail(v, f, "missing step")
-			}
-		}
+		op.AtStep = p.stepRef(v, join2(field, "at"))
 	}
 	if n.field("from") != nil && n.field("at") != nil {
 		p.fail(n, field, "from and at exclude each other")
@@ -1038,15 +1030,23 @@ func (p *parser) historyOptions(n *jnode, field string, op *Op) {
 		if op.SubgraphOf != "" {
 			p.fail(v, f, "before addresses a root checkpoint: not with subgraph")
 		}
-		if p.fields(v, f, "step") {
-			if s := v.field("step"); s != nil {
-				step := p.integer(s, join2(f, "step"), -1)
-				op.Before = &step
-			} else {
-				p.fail(v, f, "missing step")
-			}
-		}
+		op.Before = p.stepRef(v, f)
 	}
+}
+
+// stepRef reads {"step": k}, the address of the newest checkpoint of step
+// k (nil after an error).
+func (p *parser) stepRef(v *jnode, f string) *int {
+	if !p.fields(v, f, "step") {
+		return nil
+	}
+	s := v.field("step")
+	if s == nil {
+		p.fail(v, f, "missing step")
+		return nil
+	}
+	step := p.integer(s, join2(f, "step"), -1)
+	return &step
 }
 
 // check resolves names across the file once its shape is known.
