@@ -301,9 +301,12 @@ func (s *streamer) taskStart(e Event) {
 	s.mu.Unlock()
 }
 
-// flushPlanned streams, before e, the task starts held back: any event
-// after a superstep's task events comes after its tasks started (a
-// concurrent sibling subgraph's events are unordered with them anyway).
+// flushPlanned streams, before e, the task starts held back in e's
+// namespace and the ones above and below it: such an event comes after
+// those tasks started (their own events, their subgraphs', or the parent's
+// once the subgraph ended). A concurrent sibling subgraph's event does not
+// flush them, so it cannot split a superstep's starts from its cached
+// updates.
 func (s *streamer) flushPlanned(e Event) {
 	s.mu.Lock()
 	if len(s.planned) == 0 {
@@ -316,8 +319,10 @@ func (s *streamer) flushPlanned(e Event) {
 	}
 	var flush []held
 	for ns, tcs := range s.planned {
-		flush = append(flush, held{ns, tcs})
-		delete(s.planned, ns)
+		if related(ns, e.Namespace) {
+			flush = append(flush, held{ns, tcs})
+			delete(s.planned, ns)
+		}
 	}
 	s.mu.Unlock()
 	slices.SortFunc(flush, func(a, b held) int { return len(a.ns) - len(b.ns) }) // outer first
@@ -327,6 +332,14 @@ func (s *streamer) flushPlanned(e Event) {
 			s.out(StreamDebug, h.ns, DebugChunk{Type: "task", Step: p.step, Timestamp: time.Now(), Payload: p.chunk})
 		}
 	}
+}
+
+// related reports whether one namespace is the other or holds it.
+func related(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == "" || a == b || strings.HasPrefix(b, a+"|")
 }
 
 // taskResult streams a finished task: its update or interrupts, the
