@@ -177,10 +177,19 @@ func (a *App) rootCommand() *cobra.Command {
 	)
 	for _, c := range append(root.Commands(), root) {
 		c.SilenceErrors, c.SilenceUsage = true, true
-		// cobra's own argument-count errors are usage errors.
+		// cobra's own argument-count errors are usage errors, and name the
+		// command and what it takes.
 		if c.Args != nil {
 			check := c.Args
-			c.Args = func(cmd *cobra.Command, args []string) error { return asUsage(check(cmd, args)) }
+			c.Args = func(cmd *cobra.Command, args []string) error {
+				if err := check(cmd, args); err != nil {
+					if cmd == root {
+						return usagef("%v; superstep --help lists the commands", err)
+					}
+					return usagef("%s: %v; usage: %s", strings.TrimPrefix(cmd.CommandPath(), root.Name()+" "), err, cmd.UseLine())
+				}
+				return nil
+			}
 		}
 	}
 	root.CompletionOptions.DisableDefaultCmd = true

@@ -37,7 +37,13 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"unknown command", []string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`}},
 		{"unknown flag", []string{"run", "linear", "--bogus"}, 2, []string{"unknown flag: --bogus"}},
-		{"missing argument", []string{"run"}, 2, []string{"accepts 1 arg"}},
+		{"missing argument", []string{"run"}, 2, []string{"run: accepts 1 arg", "usage: superstep run GRAPH"}},
+		{"too many arguments", []string{"diff", "t1", "a", "--db", db}, 2, []string{"diff: accepts 3 arg", "usage: superstep diff THREAD CKPT_A CKPT_B"}},
+		{"graph given as a URL", []string{"run", "postgres://me@db.internal/agents", "--db", db}, 2, []string{"graph postgres://me@db.internal/agents: a URL, not a file", "--db"}},
+		{"scenario given as a URL", []string{"trace", "https://example.com/flow.json"}, 2, []string{"scenario https://example.com/flow.json: a URL, not a file"}},
+		{"bench scenario given as a URL", []string{"bench", "https://example.com/flow.json"}, 2, []string{"a URL, not a file"}},
+		{"import given a URL", []string{"import", "postgres://me:secret@db.internal/agents", "--db", db}, 2, []string{"import postgres://me:xxxxx@db.internal/agents: a URL, not a file", "pull"}},
+		{"ambiguous prefix names the thread first", []string{"show", "t1", "--db", db, "--checkpoint", "1"}, 2, []string{`thread "t1": checkpoint prefix "1" is ambiguous`}},
 		{"unknown graph", []string{"run", "nosuch", "--db", db}, 2, []string{`unknown graph "nosuch"`, "research"}},
 		{"missing scenario file", []string{"graph", missing}, 2, []string{"missing.json", "no such file"}},
 		{"malformed scenario", []string{"run", testdata("broken.json"), "--db", db}, 2, []string{"broken.json:5:29", "invalid JSON"}},
@@ -98,4 +104,23 @@ func countLines(s string) int {
 		}
 	}
 	return n
+}
+
+// An import of a file that is not a thread export is refused before the
+// database is opened: no new, empty database file (or lock file) is left
+// where there was none.
+func TestImport_BadFileCreatesNoDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	foreign := filepath.Join(dir, "flow.json")
+	if err := os.WriteFile(foreign, []byte(`{"name": "a scenario, not an export", "nodes": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "new.db")
+	superstep(t, "", "import", foreign, "--db", db).want(t, 2, "flow.json", "invalid thread export")
+	for _, p := range []string{db, db + ".lock"} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("a refused import left %s behind (%v)", p, err)
+		}
+	}
 }

@@ -29,6 +29,9 @@ compares with LangGraph.js's.`,
 		Example: "  superstep trace scenarios/interrupt_approve.json > got.trace.json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := notAURL("scenario", args[0], "FILE is a scenario file"); err != nil {
+				return err
+			}
 			// TraceFile, not Load+Trace: a graph LangGraph refuses to compile
 			// is a compile_error trace, as the reference runner prints it.
 			t, err := scenario.TraceFile(cmd.Context(), args[0], scenario.RunOptions{})
@@ -51,6 +54,9 @@ compares with LangGraph.js's.`,
 }
 
 func loadScenario(path string) (*scenario.File, error) {
+	if err := notAURL("scenario", path, "FILE is a scenario file"); err != nil {
+		return nil, err
+	}
 	f, err := scenario.Load(path)
 	if err != nil {
 		if os.IsNotExist(err) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/internal/jsonpos"
 )
 
 // Exit codes, as documented in the root command's help.
@@ -70,39 +71,4 @@ func decodeJSON(what string, data []byte) (any, error) {
 }
 
 // jsonErrorAt rewrites encoding/json's byte offsets as line and column.
-func jsonErrorAt(data []byte, err error) string {
-	if len(data) == 0 {
-		return "empty input, expected JSON"
-	}
-	var off int64 = -1
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		// The offset is just past the byte that could not be read.
-		off = se.Offset - 1
-	case errors.As(err, &te):
-		off = te.Offset - 1
-	}
-	if off < 0 {
-		return "invalid JSON: " + err.Error()
-	}
-	line, col := lineCol(data, off)
-	return fmt.Sprintf("invalid JSON at line %d, column %d: %v", line, col, err)
-}
-
-// lineCol converts a byte offset to a 1-based line and column (in runes).
-func lineCol(data []byte, off int64) (line, col int) {
-	line, col = 1, 1
-	for i, r := range string(data) {
-		if int64(i) >= off {
-			break
-		}
-		if r == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
-}
+func jsonErrorAt(data []byte, err error) string { return jsonpos.Describe(data, err) }

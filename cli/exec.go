@@ -110,9 +110,11 @@ type execJSON struct {
 	Same       bool             `json:"same"`
 	Unfinished bool             `json:"unfinished,omitempty"` // no recorded outcome
 
-	Error      string           `json:"error,omitempty"`
-	Interrupts []any            `json:"interrupts,omitempty"`
-	Diff       []map[string]any `json:"diff,omitempty"`
+	Error string `json:"error,omitempty"`
+	// RecordedError is the error the recording saved for the task.
+	RecordedError string           `json:"recorded_error,omitempty"`
+	Interrupts    []any            `json:"interrupts,omitempty"`
+	Diff          []map[string]any `json:"diff,omitempty"`
 }
 
 func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, ids []string, asJSON bool) error {
@@ -126,7 +128,11 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		}
 		doc := execJSON{Checkpoint: t.Checkpoint.ID, Step: t.Metadata.Step + 1, Node: r.Name, Task: id, Input: plainValue(r.Input),
 			Writes: writeList(r.Writes), Recorded: writeList(r.Recorded), Same: r.Err == nil && len(r.Interrupts) == 0 && r.Diff == nil}
-		if sv, ok := saved.Task(id); !ok || !sv.Finished && !sv.Failed && len(sv.Interrupts) == 0 {
+		sv, ok := saved.Task(id)
+		if ok && sv.Failed {
+			doc.RecordedError = oneLine(sv.Error)
+		}
+		if !ok || !sv.Finished && !sv.Failed && len(sv.Interrupts) == 0 {
 			// Cut off before it finished (a killed run): no outcome to
 			// compare with, which is not a difference.
 			doc.Unfinished, doc.Same, doc.Diff = true, false, nil
@@ -159,6 +165,9 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		printWrites(w, r.Writes)
 		fmt.Fprintln(w, "recorded writes:")
 		printWrites(w, r.Recorded)
+		if doc.RecordedError != "" {
+			fmt.Fprintf(w, "recorded: failed: %s\n", doc.RecordedError)
+		}
 		switch {
 		case doc.Unfinished:
 			fmt.Fprintln(w, "the recording was cut off before this task finished: nothing to compare")
@@ -174,10 +183,18 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 			return err
 		}
 	}
-	if differ {
-		return failf("node %s does not write what the recording did (see above)", docs[0].Node)
+	if !differ {
+		return nil
 	}
-	return nil
+	for _, d := range docs {
+		switch {
+		case d.Error != "" && d.Error == d.RecordedError:
+			return failf("node %s fails with the current code as it did in the recording (see above)", d.Node)
+		case d.Error != "":
+			return failf("node %s fails with the current code (see above)", d.Node)
+		}
+	}
+	return failf("node %s does not write what the recording did (see above)", docs[0].Node)
 }
 
 func writeList(ws []engine.Write) []map[string]any {

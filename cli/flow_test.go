@@ -328,3 +328,19 @@ func TestReplay_RerunReusesSendsAndAnswers(t *testing.T) {
 	superstep(t, "", "exec", "r1", "human_review", "--db", db).want(t, 0, "approved = true")
 	superstep(t, "", "exec", "r1", "nope", "--db", db).want(t, 2, "no node")
 }
+
+// exec of a task whose recording failed shows the recorded error beside
+// the one now, and says the node fails, not that it "does not write what
+// the recording did" when neither wrote anything.
+func TestExec_RecordedFailure(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "f.db")
+	flow, _ := filepath.Abs("../testdata/conformance/own/interrupt_and_failure.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "f1").want(t, 1, "bad")
+	r := superstep(t, "", "exec", "f1", "bad", "--db", db)
+	r.want(t, 1, `recorded: failed: node "bad" failed at step 2: bad: boom`, "node bad fails with the current code as it did in the recording")
+	if strings.Contains(r.stderr, "does not write") {
+		t.Fatalf("a failure reported as different writes:\n%s", r.stderr)
+	}
+	superstep(t, "", "exec", "f1", "bad", "--db", db, "--json").want(t, 1, `"recorded_error": "node \"bad\" failed at step 2: bad: boom"`)
+}

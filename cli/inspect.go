@@ -59,7 +59,7 @@ func resolveCheckpoint(ids []string, thread, ref string) (string, error) {
 	id, err := engine.ResolveID(ids, ref)
 	switch {
 	case errors.Is(err, engine.ErrAmbiguousID):
-		return "", usagef("%w on thread %q", err, thread)
+		return "", usagef("thread %q: %w", thread, err)
 	case err != nil:
 		return "", usagef("%w on thread %q (superstep history %s lists them)", err, thread, shellWord(thread))
 	}
@@ -774,6 +774,9 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 		Example: "  superstep import t1.json\n  superstep import --overwrite --db ./bug.db t1.json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if err := notAURL("import", args[0], "FILE is an export file (pull copies a thread from a server)"); err != nil {
+				return err
+			}
 			name, r := "stdin", a.Stdin
 			if args[0] != "-" {
 				f, err := os.Open(args[0])
@@ -796,6 +799,11 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 			if len(data) <= persist.DefaultMaxImportBytes && !json.Valid(data) {
 				var raw json.RawMessage
 				return usagef("import %s: %s", name, jsonErrorAt(data, json.Unmarshal(data, &raw)))
+			}
+			// Refused before the database is opened: a bad file must not
+			// leave a new, empty database behind or wait for the lock.
+			if _, err := persist.ReadExport(bytes.NewReader(data), persist.DefaultMaxImportBytes); err != nil {
+				return storeError(err, "import %s", name)
 			}
 			st, err := a.open(g, false)
 			if err != nil {

@@ -29,6 +29,16 @@ func openStore(db string, o storeOptions) (Store, error) {
 	return openBoltStore(db, o)
 }
 
+// notAURL refuses a URL given where a file is expected (what names the
+// argument, e.g. "graph", "import"), saying what goes there instead: a URL
+// is never taken for a file name.
+func notAURL(what, arg, instead string) error {
+	if !urlScheme.MatchString(arg) {
+		return nil
+	}
+	return usagef("%s %s: a URL, not a file; %s", what, displayDB(arg), instead)
+}
+
 // postgresConnectTimeout bounds connecting to a server unless --timeout
 // asks for longer.
 const postgresConnectTimeout = 10 * time.Second

@@ -53,6 +53,9 @@ func resolveGraph(nameOrPath string, opts ...engine.CompileOption) (*resolvedGra
 		}
 		return &resolvedGraph{g: g, example: maps.Clone(ex.Input), recordName: ex.Name}, nil
 	}
+	if err := notAURL("graph", nameOrPath, "GRAPH is a built-in graph or a scenario file (a database URL goes in --db)"); err != nil {
+		return nil, err
+	}
 	if _, statErr := os.Stat(nameOrPath); statErr != nil {
 		if errors.Is(statErr, os.ErrNotExist) {
 			return nil, usagef("unknown graph %q: not a built-in graph (%s) and no such file", nameOrPath, strings.Join(builtinNames(), ", "))

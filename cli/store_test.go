@@ -262,7 +262,14 @@ func TestDatabase_NotSuperstep(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	for _, args := range [][]string{{"check"}, {"threads"}, {"run", "linear"}, {"import", testdata("approve.json")}} {
+	// A real export, so that import gets as far as the database.
+	good := filepath.Join(dir, "good.db")
+	superstep(t, "", "run", "linear", "--db", good, "--thread", "t1").want(t, 0)
+	export := filepath.Join(dir, "t1.json")
+	if err := os.WriteFile(export, []byte(superstep(t, "", "export", "t1", "--db", good).stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check"}, {"threads"}, {"run", "linear"}, {"import", export}} {
 		superstep(t, "", append(args, "--db", foreign)...).want(t, 2, "not a superstep database", "a bbolt file of another program", "other.db")
 		superstep(t, "", append(args, "--db", garbage)...).want(t, 2, "not a superstep database", "garbage.db")
 	}

@@ -86,6 +86,9 @@ type channelState struct {
 	made int
 	// ids holds the room not handed out yet for checkpoint ids (idRoom).
 	ids []byte
+	// updatedRoom holds the room not handed out yet for a kept run's
+	// updated-channel lists (keepUpdated).
+	updatedRoom []string
 	// versionless makes applyWrites change channels without versioning
 	// them, as state snapshots apply saved writes (LangGraph.js
 	// pregel/index.ts _prepareStateSnapshot and Python main.py
@@ -122,7 +125,7 @@ type applyScratch struct {
 	// between supersteps, and a group's slice is reused.
 	groups []channelWrites
 	slot   []int32
-	// updated is the returned list's memory while valuesOff.
+	// updated is the returned list's memory while valuesOff or kept.
 	updated []string
 	// present collects the channels with a value for a base snapshot
 	// (valuesBase).
@@ -798,9 +801,10 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		}
 	}
 	var out []string
-	if cs.valuesOff {
+	if cs.valuesOff || cs.kept {
 		// Nobody keeps the list past the next planning (no checkpoint
-		// records it), so it is reused.
+		// records it, or a kept one records a copy: keepUpdated), so it
+		// is reused.
 		out = sc.updated[:0]
 	} else {
 		out = make([]string, 0, len(sc.groups))
@@ -857,7 +861,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 	}
 	cs.refreshAll(sc.touched)
 	cs.g.sortUpdated(out, sc.updatedIDs)
-	if cs.valuesOff {
+	if cs.valuesOff || cs.kept {
 		sc.updated = out
 	}
 	return out, nil
@@ -1192,6 +1196,7 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	if cs.extraVer != nil || cs.extraSeen != nil {
 		lz.extra = &lazyExtras{cs.extraVer, cs.extraSeen}
 	}
+	cs.valLog.carve, cs.verLog.carve = cs.kept, cs.kept
 	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.valuesBase)
 	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), func() idFrozen[Version] {
 		return denseBase(cs.allIndexed())
@@ -1202,7 +1207,10 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 		cp.Appends, cs.appendsShared = cs.appends, true
 	}
 	cs.seenGen++ // the snapshot shares every versions_seen map now
-	if hintKnown {
+	switch {
+	case hintKnown && cs.kept:
+		cp.UpdatedChannels = cs.keepUpdated(updated)
+	case hintKnown:
 		// Shared, not copied: applyWrites makes a new list each superstep
 		// while checkpoints are made, and nobody changes one.
 		cp.UpdatedChannels = updated

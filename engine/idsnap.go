@@ -30,6 +30,11 @@ type idLog[V any] struct {
 	// more than copying the slice, so a base's copy is paid for by as
 	// many changes as it holds.
 	since, depth int
+	// carve: the snapshots are kept (channelState.kept), so a delta
+	// larger than its checkpoint's room is carved from chunk, shared by
+	// many, not allocated alone (see roomFor).
+	carve bool
+	chunk []idEntry[V]
 }
 
 // idLogMax bounds the changes logged for a snapshot that is not taken (a
@@ -62,19 +67,78 @@ func (l *idLog[V]) restart() {
 // snapshot may refer to it) the changes since the last snapshot, in room
 // when they fit, or the base that full returns (of a slice of length n).
 func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full func() idFrozen[V]) {
+	// Fields and entries are stored one by one, not as structs or with
+	// copy and clear: a kept run's checkpoints are written while the
+	// collector marks its history, and a struct copy or clear with
+	// pointers is then a bulk barrier that walks the type (hundreds of
+	// instructions), where a pointer stored alone is a few.
 	switch {
 	case l.last != nil && len(l.log) == 0:
-		*dst = *l.last // nothing changed: the same contents
+		dst.setTo(l.last.base, l.last.delta, l.last.parent) // nothing changed: the same contents
 	case l.last != nil && l.depth < idDeltaDepth && l.since+len(l.log) <= max(n, 64):
-		*dst = idFrozen[V]{delta: append(room[:0], l.log...), parent: l.last}
+		delta := room[:0]
+		if len(l.log) > len(room) {
+			delta = l.roomFor(len(l.log))
+		}
+		delta = delta[:len(l.log)]
+		if noRefs[V]() {
+			copy(delta, l.log)
+		} else {
+			for i, e := range l.log {
+				delta[i].id, delta[i].val = e.id, e.val
+			}
+		}
+		dst.setTo(nil, delta, l.last)
 		l.depth++
 		l.since += len(l.log)
 	default:
-		*dst = full()
+		f := full()
+		dst.setTo(f.base, f.delta, f.parent)
 		l.depth, l.since = 0, 0
 	}
-	clear(l.log) // the log's memory is reused; drop its references
+	if !noRefs[V]() {
+		var zero V
+		for i := range l.log { // the log's memory is reused; drop its references
+			l.log[i].val = zero
+		}
+	}
 	l.log, l.last = l.log[:0], dst
+}
+
+// roomFor returns an empty slice with room for n entries of a delta:
+// for kept snapshots, carved (capacity n) from a chunk that holds about
+// eight such deltas (of up to maxCarved entries), where each was an object of its own that the
+// collector allocated, marked again in every cycle and swept. A chunk
+// lives while any of its deltas does; a kept run's deltas live as long
+// as its history anyway.
+func (l *idLog[V]) roomFor(n int) []idEntry[V] {
+	if !l.carve || n > maxCarved {
+		return make([]idEntry[V], 0, n)
+	}
+	if len(l.chunk) < n {
+		l.chunk = make([]idEntry[V], max(8*n, 64))
+	}
+	out := l.chunk[:0:n]
+	l.chunk = l.chunk[n:]
+	return out
+}
+
+// maxCarved is the most entries a carved room holds: a larger delta or
+// batch of writes (a wide fan-out's) is rare and large enough to be
+// allocated alone, where eight of its size would waste a chunk's tail.
+const maxCarved = 64
+
+// noRefs reports whether a V holds no pointer (versions): its entries
+// are copied whole and need no clearing.
+func noRefs[V any]() bool {
+	var zero V
+	_, ok := any(zero).(Version)
+	return ok
+}
+
+// setTo sets f's fields one by one (see snapshotTo).
+func (f *idFrozen[V]) setTo(base *[]V, delta []idEntry[V], parent *idFrozen[V]) {
+	f.base, f.delta, f.parent = base, delta, parent
 }
 
 // denseBase is a base holding all of s (which it keeps).

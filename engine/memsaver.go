@@ -38,6 +38,24 @@ type memNamespace struct {
 	// orphans holds writes against ids with no checkpoint (yet): the
 	// contract takes them, and a later Put of that id adopts them.
 	orphans map[string]*memWrites
+	// spare is room for a run's writes beyond a record's first (see
+	// writesRoom).
+	spare []memWrite
+}
+
+// writesRoom returns an empty slice with room for n writes, carved
+// (capacity n) from a chunk that holds about eight such batches, where
+// each was an allocation of its own that the collector marked again in
+// every cycle: a superstep whose one task writes more than a record's
+// first holds (wide state). A chunk lives as long as any of its records'
+// writes; records live as long as the namespace anyway.
+func (n *memNamespace) writesRoom(k int) []memWrite {
+	if len(n.spare) < k {
+		n.spare = make([]memWrite, max(8*k, 64))
+	}
+	out := n.spare[:0:k]
+	n.spare = n.spare[k:]
+	return out
 }
 
 // memChunk is how many records one allocation holds: as many as fill the
@@ -67,6 +85,9 @@ func (n *memNamespace) find(id string) (int, bool) {
 	k := len(n.order)
 	if k == 0 {
 		return 0, false
+	}
+	if sameString(n.at(k-1).id(), id) { // a run writes against its latest
+		return k - 1, true
 	}
 	switch c := strings.Compare(n.at(k-1).id(), id); { // one compare, equal pointers at once
 	case c < 0:
@@ -209,33 +230,36 @@ func (r *memRecord) md() Metadata {
 // metadata returns a copy of the record's metadata for a reader.
 func (r *memRecord) metadata() Metadata { return cloneMetadata(r.md()) }
 
-// memWriteKey is a write's task and its slot (WriteSlot). The task is
-// its id, or, for a task the engine saved by reference (putTaskWrites),
-// ref with id "": the id of such a task is made only when it is read.
+// memWriteKey is a write's task and its slot (WriteSlot).
 type memWriteKey struct {
-	task memTaskKey
+	task memTask
 	slot int32
 }
 
-// memTaskKey is a task, by id or by reference (then id is "").
-type memTaskKey struct {
-	id  string
-	ref memTask
-}
-
-// memTask is a task planned from the checkpoint its writes are saved
-// against, by what its id hashes besides that checkpoint's id, namespace
-// and superstep (memWrites.step): its node, by its place in the graph of
-// that checkpoint (ord, in nodeList), and the index of its trigger (PULL)
-// or of its Send (PUSH). It holds no pointer: a MemorySaver keeps one
-// for every write of a run, and the collector marks what it keeps again
-// in every cycle.
+// memTask is a task, by reference or by id, in 8 bytes with no pointer:
+// a MemorySaver keeps one for every write of a run, and the collector
+// marks what it keeps again in every cycle.
+//
+// By reference (node > 0), it is a task planned from the checkpoint its
+// writes are saved against, by what its id hashes besides that
+// checkpoint's id, namespace and superstep (memWrites.step): its node, by
+// its place in the graph of that checkpoint (ord, in nodeList), and the
+// index of its trigger (PULL) or of its Send (PUSH). Its id is made only
+// when it is read.
+//
+// By id (node < 0), path is the id's place in its memWrites' ids
+// (memWrites.byID); memNullTask is NullTaskID's.
 type memTask struct {
-	node int32 // its place + 1: 0 is no task
+	node int32 // by reference: its place + 1; memByID: by id
 	// path is a PULL task's trigger index, or -1 - a PUSH task's Send
-	// index.
+	// index; by id, the place of its id.
 	path int32
 }
+
+const memByID = -1
+
+// memNullTask is the null task (NullTaskID), whose writes accumulate.
+var memNullTask = memTask{memByID, -1}
 
 // newMemTask is the memTask of the node at ord, of kind, at index.
 func newMemTask(ord int, kind taskKind, index int) memTask {
@@ -244,6 +268,9 @@ func newMemTask(ord int, kind taskKind, index int) memTask {
 	}
 	return memTask{int32(ord) + 1, int32(index)}
 }
+
+// byRef reports whether the task is kept by reference (its id unmade).
+func (r memTask) byRef() bool { return r.node > 0 }
 
 // slot is the task's key in an index of tasks.
 func (r memTask) slot() uint64 { return uint64(uint32(r.node))<<32 | uint64(uint32(r.path)) }
@@ -265,15 +292,15 @@ func (r memTask) id(g *Graph, cpID, ns string, step int) string {
 // few, from the task's first write on once there are many (a wide
 // superstep), found by an index of tasks.
 //
-// Tasks saved by reference (memTask) and by id never mix, except with
-// the null task's writes: a task saved by id names the others first
-// (name), and a task saved by reference is saved by id once another is.
+// Tasks saved by reference and by id never mix, except with the null
+// task's writes: a task saved by id names the others first (name), and a
+// task saved by reference is saved by id once another is.
 type memWrites struct {
 	entries []memWrite
-	// tasks and refs index each task's first entry, by id and by
-	// reference, from memWritesIndexAt entries on.
-	tasks map[string]int
-	refs  map[uint64]int // by memTask.slot
+	// more holds the ids of tasks saved by id and the index of tasks:
+	// nil for a run's usual checkpoint, whose tasks are by reference and
+	// few (a pointer, where they were 40 bytes in every record).
+	more *memWritesMore
 	// named counts the entries of tasks saved by id (but the null
 	// task's), lazy those saved by reference; step is the superstep of
 	// the latter.
@@ -281,6 +308,17 @@ type memWrites struct {
 	// first holds the first entries, so a superstep's usual one task
 	// with a write or two needs no allocation for them.
 	first [2]memWrite
+}
+
+// memWritesMore is what memWrites keeps beyond the usual.
+type memWritesMore struct {
+	// ids are the ids of the tasks saved by id (but the null task), by
+	// memTask.path; places finds them once there are many.
+	ids    []string
+	places map[string]int32
+	// tasks indexes each task's first entry (by memTask.slot), from
+	// memWritesIndexAt entries on.
+	tasks map[uint64]int
 }
 
 // memWrite is one pending write (its task is the key's).
@@ -292,16 +330,53 @@ type memWrite struct {
 
 const memWritesIndexAt = 16
 
-// from returns where task's first write is, or -1.
-func (w *memWrites) from(task memTaskKey) int {
-	if w.indexed() {
-		if task.ref.node == 0 {
-			if i, ok := w.tasks[task.id]; ok {
-				return i
-			}
-			return -1
+// moreOf returns w.more, made if w has none.
+func (w *memWrites) moreOf() *memWritesMore {
+	if w.more == nil {
+		w.more = &memWritesMore{}
+	}
+	return w.more
+}
+
+// byID returns the memTask of the task with id, its id kept in w.
+func (w *memWrites) byID(id string) memTask {
+	if id == NullTaskID {
+		return memNullTask
+	}
+	x := w.moreOf()
+	if x.places != nil {
+		if k, ok := x.places[id]; ok {
+			return memTask{memByID, k}
 		}
-		if i, ok := w.refs[task.ref.slot()]; ok {
+	} else if k := slices.Index(x.ids, id); k >= 0 {
+		return memTask{memByID, int32(k)}
+	}
+	x.ids = append(x.ids, id)
+	k := int32(len(x.ids) - 1)
+	switch {
+	case x.places != nil:
+		x.places[id] = k
+	case len(x.ids) > memWritesIndexAt:
+		x.places = make(map[string]int32, 2*len(x.ids))
+		for j, id := range x.ids {
+			x.places[id] = int32(j)
+		}
+	}
+	return memTask{memByID, k}
+}
+
+// taskID is the id of task, saved by id in w.
+func (w *memWrites) taskID(task memTask) string {
+	if task == memNullTask {
+		return NullTaskID
+	}
+	return w.more.ids[task.path]
+}
+
+// from returns where task's first write is, or -1.
+func (w *memWrites) from(task memTask) int {
+	if w.indexed() {
+		if i, ok := w.more.tasks[task.slot()]; ok {
 			return i
 		}
 		return -1
@@ -314,7 +389,7 @@ func (w *memWrites) from(task memTaskKey) int {
 	return -1
 }
 
-func (w *memWrites) indexed() bool { return w.tasks != nil || w.refs != nil }
+func (w *memWrites) indexed() bool { return w.more != nil && w.more.tasks != nil }
 
 // find returns where k's write is, looking from entry i on, or -1.
 func (w *memWrites) find(k memWriteKey, i int) int {
@@ -343,13 +418,18 @@ func (w *memWrites) grow(n int) {
 func (w *memWrites) add(e memWrite, first bool) {
 	w.grow(1)
 	w.entries = append(w.entries, e)
-	switch k := e.key.task; {
-	case k.ref.node != 0:
-		w.lazy++
-	case k.id != NullTaskID:
-		w.named++
-	}
+	w.count(e.key.task, 1)
 	w.indexAdded(len(w.entries)-1, first)
+}
+
+// count counts n more entries of task.
+func (w *memWrites) count(task memTask, n int32) {
+	switch {
+	case task.byRef():
+		w.lazy += n
+	case task != memNullTask:
+		w.named += n
+	}
 }
 
 // indexAdded indexes the entries added from at on; first says the one at
@@ -369,18 +449,11 @@ func (w *memWrites) indexAdded(at int, first bool) {
 
 // index records entry i as its task's first.
 func (w *memWrites) index(i int) {
-	k := w.entries[i].key.task
-	if k.ref.node != 0 {
-		if w.refs == nil {
-			w.refs = make(map[uint64]int, 2*len(w.entries))
-		}
-		w.refs[k.ref.slot()] = i
-		return
+	x := w.moreOf()
+	if x.tasks == nil {
+		x.tasks = make(map[uint64]int, 2*len(w.entries))
 	}
-	if w.tasks == nil {
-		w.tasks = make(map[string]int, 2*len(w.entries))
-	}
-	w.tasks[k.id] = i
+	x.tasks[w.entries[i].key.task.slot()] = i
 }
 
 // nameWrites gives every task saved by reference its id, for the
@@ -392,14 +465,14 @@ func (r *memRecord) nameWrites(ns string) {
 	}
 	for i := range w.entries {
 		k := &w.entries[i].key.task
-		if k.ref.node != 0 {
-			*k = memTaskKey{id: k.ref.id(r.cp.lazy.g, r.id(), ns, int(w.step))}
+		if k.byRef() {
+			*k = w.byID(k.id(r.cp.lazy.g, r.id(), ns, int(w.step)))
 			w.named++
 		}
 	}
 	w.lazy = 0
 	if w.indexed() {
-		w.tasks, w.refs = nil, nil
+		w.more.tasks = nil
 		for i := len(w.entries) - 1; i >= 0; i-- {
 			w.index(i)
 		}
@@ -407,16 +480,16 @@ func (r *memRecord) nameWrites(ns string) {
 }
 
 // put saves a task's writes (PutWrites' contract).
-func (w *memWrites) put(task memTaskKey, writes []Write) {
-	if task.id != NullTaskID && !anySpecial(writes) && w.from(task) < 0 {
+func (w *memWrites) put(task memTask, writes []Write) {
+	if task != memNullTask && !anySpecial(writes) && w.from(task) < 0 {
 		w.appendFirst(task, writes)
 		return
 	}
 	base := 0
-	if task.id == NullTaskID {
+	if task == memNullTask {
 		// Null-task writes accumulate across calls.
 		for _, e := range w.entries {
-			if e.key.task.id == NullTaskID && e.key.slot >= 0 {
+			if e.key.task == memNullTask && e.key.slot >= 0 {
 				base++
 			}
 		}
@@ -452,17 +525,20 @@ func anySpecial(writes []Write) bool {
 
 // appendFirst is put for a task's first writes, none of them special:
 // no key can repeat, so they are appended as they are.
-func (w *memWrites) appendFirst(task memTaskKey, writes []Write) {
+func (w *memWrites) appendFirst(task memTask, writes []Write) {
 	w.grow(len(writes))
 	first := len(w.entries)
+	w.entries = w.entries[:first+len(writes)]
 	for i, wr := range writes {
-		w.entries = append(w.entries, memWrite{key: memWriteKey{task, int32(i)}, channel: wr.Channel, value: wr.Value})
+		// Field by field, not a struct copy: while the collector marks,
+		// copying a struct with pointers into kept memory is a bulk
+		// barrier that walks its type (hundreds of instructions a
+		// write); a pointer stored alone is a few. The room is zero.
+		e := &w.entries[first+i]
+		e.key = memWriteKey{task, int32(i)}
+		e.channel, e.value = wr.Channel, wr.Value
 	}
-	if task.ref.node != 0 {
-		w.lazy += int32(len(writes))
-	} else {
-		w.named += int32(len(writes))
-	}
+	w.count(task, int32(len(writes)))
 	w.indexAdded(first, true)
 }
 
@@ -474,7 +550,7 @@ func NewMemorySaver() *MemorySaver {
 }
 
 func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
-	if l := &m.last; l.n != nil && l.thread == thread && l.ns == ns {
+	if l := &m.last; l.n != nil && sameString(l.thread, thread) && sameString(l.ns, ns) {
 		return l.n
 	}
 	t := m.threads[thread]
@@ -510,7 +586,7 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 			r.cp = cp
 			r.setMetadata(md)
 			n.order = append(n.order, at)
-			if r.parentPrev = cfg.CheckpointID == last.id(); !r.parentPrev && cfg.CheckpointID != "" {
+			if r.parentPrev = sameString(cfg.CheckpointID, last.id()); !r.parentPrev && cfg.CheckpointID != "" {
 				r.moreOf().parentID = cfg.CheckpointID
 			}
 			m.mu.Unlock()
@@ -532,7 +608,10 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 		r.cp = cp
 		r.setMetadata(md)
 		if w := n.orphans[cp.ID]; w != nil {
-			for _, e := range w.entries {
+			for _, e := range w.entries { // its ids are w's: kept again in r
+				if !e.key.task.byRef() {
+					e.key.task = r.writes.byID(w.taskID(e.key.task))
+				}
 				r.writes.add(e, r.writes.from(e.key.task) < 0)
 			}
 			delete(n.orphans, cp.ID)
@@ -563,7 +642,7 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	} else {
 		w = n.orphan(cfg.CheckpointID)
 	}
-	w.put(memTaskKey{id: taskID}, writes)
+	w.put(w.byID(taskID), writes)
 	return nil
 }
 
@@ -578,7 +657,10 @@ func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask
 	r := n.record(cfg.CheckpointID)
 	if r != nil && r.cp.lazyState() != nil && r.cp.lazy.g == g && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
 		r.writes.step = int32(step)
-		r.writes.put(memTaskKey{ref: task}, writes)
+		if r.writes.entries == nil && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
+			r.writes.entries = n.writesRoom(len(writes))
+		}
+		r.writes.put(task, writes)
 		m.mu.Unlock() // no defer: nothing here calls out or panics
 		return
 	}
@@ -590,7 +672,7 @@ func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask
 	} else {
 		w = n.orphan(cfg.CheckpointID)
 	}
-	w.put(memTaskKey{id: task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)}, writes)
+	w.put(w.byID(task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)), writes)
 }
 
 // GetTuple implements Saver.
@@ -631,24 +713,31 @@ func (r *memRecord) sortedWrites(ns string) []PendingWrite {
 	if len(w.entries) == 0 {
 		return nil
 	}
-	entries := slices.Clone(w.entries)
-	if w.lazy > 0 { // named here, in the copy: a reader holds only the read lock
-		for i := range entries {
-			if k := &entries[i].key.task; k.ref.node != 0 {
-				*k = memTaskKey{id: k.ref.id(r.cp.lazy.g, r.id(), ns, int(w.step))}
-			}
-		}
+	// Named here, in a copy: a reader holds only the read lock.
+	type sortable struct {
+		PendingWrite
+		slot int32
 	}
-	sort.SliceStable(entries, func(i, j int) bool {
-		if a, b := entries[i].key.task.id, entries[j].key.task.id; a != b {
+	ws := make([]sortable, len(w.entries))
+	for i := range w.entries {
+		e := &w.entries[i]
+		var id string
+		if k := e.key.task; k.byRef() {
+			id = k.id(r.cp.lazy.g, r.id(), ns, int(w.step))
+		} else {
+			id = w.taskID(k)
+		}
+		ws[i] = sortable{PendingWrite{TaskID: id, Channel: e.channel, Value: e.value}, e.key.slot}
+	}
+	sort.SliceStable(ws, func(i, j int) bool {
+		if a, b := ws[i].TaskID, ws[j].TaskID; a != b {
 			return a < b
 		}
-		return entries[i].key.slot < entries[j].key.slot
+		return ws[i].slot < ws[j].slot
 	})
-	out := make([]PendingWrite, len(entries))
-	for i := range entries {
-		e := &entries[i]
-		out[i] = PendingWrite{TaskID: e.key.task.id, Channel: e.channel, Value: e.value}
+	out := make([]PendingWrite, len(ws))
+	for i := range ws {
+		out[i] = ws[i].PendingWrite
 	}
 	return out
 }

@@ -171,14 +171,16 @@ func (p *pendingWrites) reset() {
 			delete(p.index, id) // clear would cost the widest superstep's size
 		}
 	}
-	for _, ref := range p.refs {
+	// No references kept to what the superstep wrote, dropped one by one
+	// and not by clear: while the collector marks, clearing memory with
+	// pointers is a bulk barrier that walks its type, three a superstep
+	// for its usual one task.
+	for i, ref := range p.refs {
 		if ref != nil {
 			ref.pendingRef = false
 		}
+		p.order[i], p.refs[i], p.batches[i] = "", nil, nil
 	}
-	clear(p.order) // no references kept to what the superstep wrote
-	clear(p.refs)
-	clear(p.batches)
 	p.order, p.refs, p.batches = p.order[:0], p.refs[:0], p.batches[:0]
 	p.unnamed = 0
 }

@@ -48,24 +48,10 @@ func TestCheckpointSlabs_EachCheckpointItsOwn(t *testing.T) {
 			}
 		}
 	}
-	got, err := kept.List(ctx, Config{ThreadID: "t"}, ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := plain.List(ctx, Config{ThreadID: "t"}, ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) || len(got) < 4*rounds {
-		t.Fatalf("%d and %d checkpoints", len(got), len(want))
-	}
+	got, want := listBoth(t, kept, plain, "t", 4*rounds)
 	for i := range got {
 		g, w := got[i], want[i]
-		if !reflect.DeepEqual(g.Checkpoint.ChannelValues, w.Checkpoint.ChannelValues) ||
-			!reflect.DeepEqual(g.Checkpoint.ChannelVersions, w.Checkpoint.ChannelVersions) ||
-			!reflect.DeepEqual(g.Checkpoint.VersionsSeen, w.Checkpoint.VersionsSeen) ||
-			!reflect.DeepEqual(g.Checkpoint.UpdatedChannels, w.Checkpoint.UpdatedChannels) ||
-			!reflect.DeepEqual(g.Metadata, w.Metadata) {
+		if !sameState(g.Checkpoint, w.Checkpoint) || !reflect.DeepEqual(g.Metadata, w.Metadata) {
 			t.Fatalf("checkpoint %d (step %d):\n got %+v %+v\nwant %+v %+v", i, g.Metadata.Step,
 				g.Checkpoint, g.Metadata, w.Checkpoint, w.Metadata)
 		}

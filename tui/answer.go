@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -112,11 +111,7 @@ type answerForm struct {
 func newAnswerForm(ints []engine.PendingInterrupt, paths map[string]string, suggestion string) answerForm {
 	f := answerForm{ints: ints, paths: paths}
 	for range ints {
-		ti := textinput.New()
-		ti.Prompt = "answer › "
-		ti.Placeholder = suggestion
-		ti.Cursor.SetMode(cursor.CursorStatic)
-		f.inputs = append(f.inputs, ti)
+		f.inputs = append(f.inputs, lineInput("answer › ", suggestion, 0))
 	}
 	f.pick(0)
 	return f

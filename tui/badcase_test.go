@@ -398,3 +398,79 @@ func TestModel_Answer_KeysWhileResuming(t *testing.T) {
 		t.Fatalf("the queued c should run the resumed run to its end: %v %v", m.view.Status, m.err)
 	}
 }
+
+// reopened runs the first invoke of an own scenario to where it stopped,
+// then opens a new debugger on its thread, as a person does with a
+// thread pulled from a server.
+func reopened(t *testing.T, scenarioName string) Model {
+	t.Helper()
+	g, saver := scenarioGraph(t, scenarioName)
+	ctx := context.Background()
+	_, _ = g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("pulled")) // it fails: that is the point
+	opts := Options{Thread: "pulled", Saver: saver}
+	return newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
+}
+
+// A thread reopened at an interrupt shows the superstep that stopped
+// there: the interrupted task, the one that failed beside it and the
+// writes of the one that finished. The tasks pane was empty.
+func TestModel_Open_InterruptedHeadShowsItsTasks(t *testing.T) {
+	m := reopened(t, "interrupt_and_failure.json")
+	m = press(t, m, "esc") // close the answer box
+	screen := m.View()
+	for _, want := range []string{"ask interrupted", `⚠ interrupt "ok?"`, "bad failed", "✗ node \"bad\" failed", "fast done", `log ← ["fast"]`} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("reopened interrupted head lacks %q", want)
+		}
+	}
+	golden(t, "reopen-interrupted-100x30.golden", screen)
+}
+
+// A thread whose last superstep failed says so when reopened, with the
+// task that failed and its error; stepping runs the superstep again. It
+// showed "UPDATE done" and "nothing ran here yet".
+func TestModel_Open_FailedHeadShowsTheFailure(t *testing.T) {
+	m := reopened(t, "fail_while_sibling_works.json")
+	screen := m.View()
+	for _, want := range []string{"ERROR", "a failed", "✗ node \"a\" failed", "n runs it again"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("reopened failed head lacks %q", want)
+		}
+	}
+	golden(t, "reopen-failed-100x30.golden", screen)
+	m = press(t, m, "s") // a fails once only: the step goes through now
+	if m.err != nil || m.view.Status != engine.StatusRunning || m.view.Values == nil {
+		t.Fatalf("stepping the failed head again: status %v err %v", m.view.Status, m.err)
+	}
+	if got := m.view.Values["log"]; fmt.Sprint(got) != "[a b]" {
+		t.Fatalf("log after the retried step: %v", got)
+	}
+}
+
+// Time travel to an interrupted checkpoint shows the tasks that stopped
+// there, not the step before's writers as "done (no writes)".
+func TestModel_Checkout_InterruptedCheckpointShowsItsTasks(t *testing.T) {
+	m := engineModel(t, "research", 100, 30)
+	m = press(t, m, "c", "esc", "t", "enter", "esc")
+	screen := m.View()
+	if !strings.Contains(screen, "human_review interrupted") || strings.Contains(screen, "(no writes)") {
+		t.Fatalf("time travel to the interrupt:\n%s", screen)
+	}
+}
+
+// e on a task the recording saved an error for says so, beside how it
+// runs now; it said "nothing was recorded for this task (it never ran
+// here)".
+func TestModel_Rerun_ShowsTheRecordedFailure(t *testing.T) {
+	m := reopened(t, "fail_while_sibling_works.json")
+	m = press(t, m, "t", "e") // the head plans a (failed) and b; a fails once only
+	screen := m.View()
+	for _, want := range []string{"Run alone · a", "✓ ran without the error the recording saved", `recorded: ✗ failed: node "a" failed at step 1: a: boom`} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("rerun of the failed task lacks %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "it never ran here") {
+		t.Errorf("a task that failed there is said never to have run:\n%s", screen)
+	}
+}

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/internal/jsonpos"
 )
 
 // parseAnswer reads what a person typed as an interrupt answer: JSON when
@@ -23,7 +26,7 @@ func parseAnswer(s string) (any, error) {
 	var v any
 	if err := json.Unmarshal([]byte(t), &v); err != nil {
 		if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") || strings.HasPrefix(t, `"`) {
-			return nil, fmt.Errorf("invalid JSON: %v", err)
+			return nil, errors.New(jsonpos.Describe([]byte(t), err))
 		}
 		return t, nil
 	}
@@ -34,7 +37,7 @@ func parseAnswer(s string) (any, error) {
 func parseState(s string) (map[string]any, error) {
 	var v map[string]any
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return nil, fmt.Errorf("invalid JSON object: %v", err)
+		return nil, fmt.Errorf("state: %s", jsonpos.Describe([]byte(s), err))
 	}
 	if v == nil {
 		return nil, errors.New("expected a JSON object of state keys")
@@ -66,4 +69,18 @@ func cursorToTop(ta *textarea.Model) {
 func sizeArea(ta *textarea.Model, w, bh int) {
 	ta.SetWidth(max(10, w-4))
 	ta.SetHeight(max(1, bh-5))
+}
+
+// lineInput is a one-line text box as every form and filter has it: a
+// prompt, a placeholder, a cursor that does not blink (a blinking one
+// would redraw the screen twice a second), and at most limit characters
+// (0: no limit).
+func lineInput(prompt, placeholder string, limit int) textinput.Model {
+	ti := textinput.New()
+	ti.Prompt, ti.Placeholder = prompt, placeholder
+	ti.Cursor.SetMode(cursor.CursorStatic)
+	if limit > 0 {
+		ti.CharLimit = limit
+	}
+	return ti
 }

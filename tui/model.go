@@ -69,6 +69,9 @@ type Model struct {
 	// and no animation (no spinner ticks, no cursor blink).
 	now    func() time.Time
 	static bool
+	// clipboard is the terminal y copies a value to (OSC 52); nil in
+	// tests, where only the file is written.
+	clipboard clipboardWriter
 
 	width, height int
 	mode          mode
@@ -134,6 +137,9 @@ type Model struct {
 	// rerunAt and rerunIdx are the checkpoint and task e last ran alone.
 	rerunAt  string
 	rerunIdx int
+	// rerunRecordedErr is the error the recording saved for the task e
+	// runs alone, "" when it saved none.
+	rerunRecordedErr string
 	// mark is the checkpoint marked with m: d diffs against it instead of
 	// the parent, on any branch.
 	mark string
@@ -221,6 +227,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
 	case opDoneMsg:
 		cmd = m.onDone(msg)
+	case copiedMsg:
+		m.onCopied(msg)
 	case settingsMsg:
 		if msg.err != nil {
 			m.err = msg.err
@@ -312,6 +320,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) route(msg tea.KeyMsg) tea.Cmd {
 	switch m.mode {
 	case modeInspect:
+		if key.Matches(msg, m.insp.keys.Copy) {
+			return m.copyValue()
+		}
 		if m.insp.update(msg, m.bodyHeight()-3) {
 			m.mode = m.prevMode
 		}
@@ -345,7 +356,7 @@ func (m *Model) typing() bool { return m.typingIn(m.mode) }
 
 // typingIn reports whether keys go to a text box on screen md.
 func (m *Model) typingIn(md mode) bool {
-	return md == modeAnswer || md == modePrompt || md == modeSettings || md == modeEdit || md == modeFork || (md == modeThreads && m.threads.creating) || (md == modeMain && m.chans.filtering)
+	return md == modeAnswer || md == modePrompt || md == modeSettings || md == modeEdit || md == modeFork || (md == modeThreads && (m.threads.creating || m.threads.filtering)) || (md == modeMain && m.chans.filtering) || (md == modeTree && m.tree.find.on)
 }
 
 func (m *Model) askQuit() tea.Cmd {

@@ -217,9 +217,10 @@ func TestModel_Tree_TimeTravelAndFork(t *testing.T) {
 func TestModel_Fork_InvalidJSONStays(t *testing.T) {
 	m := engineModel(t, "linear", 100, 30)
 	m = press(t, m, "f")
-	m.fork.area.SetValue(`{"total": `)
+	m.fork.area.SetValue("{\n  \"total\": 1,\n}")
 	m = press(t, m, "ctrl+s")
-	if m.mode != modeFork || m.fork.err == "" {
+	// Where it is wrong, as the command line says it: line and column.
+	if m.mode != modeFork || !strings.Contains(m.fork.err, "invalid JSON at line 3, column 1") {
 		t.Fatalf("mode %v err %q", m.mode, m.fork.err)
 	}
 }

@@ -135,13 +135,14 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		}
 		if msg.op == opThreads {
 			m.mode = modeThreads
-			m.threads.list, m.threads.err = nil, msg.err.Error()
+			m.threads.err = msg.err.Error()
+			m.threads.setList(nil)
 		}
 		return nil
 	}
 	switch msg.op {
 	case opRerun:
-		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1])
+		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1], m.rerunRecordedErr)
 		m.note = ""
 		m.diffPrev, m.mode = m.mode, modeDiff
 		return nil
@@ -157,9 +158,8 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.showTree(msg.hist)
 		return nil
 	case opThreads:
-		sel := m.threads.nav.cur
-		m.threads.list, m.threads.err = msg.threads, ""
-		m.threads.nav.cur = sel
+		m.threads.err = ""
+		m.threads.setList(msg.threads) // keeps the cursor's place, in range
 		m.mode = modeThreads
 		return nil
 	}
@@ -185,6 +185,9 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.note = fmt.Sprintf("answered: n steps on, c continues (a resumed run has its own recursion budget: %d supersteps)", msg.view.RecursionLeft)
 	default:
 		m.note = ""
+	}
+	if t := failedTask(msg.view); t != nil && msg.view.Phase == engine.PhaseCheckpoint && msg.view.Status == engine.StatusRunning {
+		m.note = fmt.Sprintf("%s: step %d failed (%s); n runs it again, tasks that finished keep their writes", m.note, msg.view.Step, firstLine(fmt.Sprint(t.Err)))
 	}
 	if msg.op == opCheckout && msg.text != "" {
 		m.note = "time travel " + msg.text + ": the run's checkpoint " + shortID(msg.view.CheckpointID) + " it was written under is current; stepping forks there and runs the subgraph task again"
@@ -321,7 +324,7 @@ func (m *Model) refreshPanes(running bool) {
 	m.chans.setChannels(v.Channels, m.pending)
 	m.seen.setView(v)
 	m.tasks.verdicts = nil
-	if m.replay != nil && v.Phase == engine.PhaseExecuted {
+	if m.replay != nil && judgedStep(v) {
 		m.tasks.verdicts = m.replay.verdicts
 	}
 	m.tasks.edited = m.edited
@@ -342,19 +345,33 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 	r := m.replay
 	r.advance(v)
 	switch {
-	case v.Phase == engine.PhaseExecuted:
+	case judgedStep(v):
 		div := r.compare(v)
 		m.refreshPanes(false) // the tasks pane shows the verdicts
+		if v.Status == engine.StatusFailed {
+			// The note says how the failure compares; the tasks pane has
+			// the error.
+			m.err = nil
+		}
 		if div != "" {
 			m.note = "replay DIVERGED at " + div
 			m.continuing = false
 			m.dropQueue("the replay diverged")
 			return true
 		}
+		if v.Status == engine.StatusFailed {
+			m.note = fmt.Sprintf("the replay fails as the recording did: %d supersteps compared, the same tasks failed", r.compared)
+		}
 	case v.Status == engine.StatusDone && r.diverged == "":
 		m.note = fmt.Sprintf("replay matches the recording: %d supersteps compared", r.compared)
 	}
 	return false
+}
+
+// judgedStep reports a view a replay compares with the recording: a
+// superstep executed, or one that failed (its tasks ran, the run ended).
+func judgedStep(v *engine.StepView) bool {
+	return v.Phase == engine.PhaseExecuted || v.Status == engine.StatusFailed && v.Phase != engine.PhaseCheckpoint
 }
 
 func (m *Model) canStep() bool {

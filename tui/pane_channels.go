@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/x/ansi"
 
@@ -37,12 +36,7 @@ type chanRow struct {
 }
 
 func newChanPane() chanPane {
-	ti := textinput.New()
-	ti.Prompt = "/"
-	ti.Placeholder = "filter"
-	ti.CharLimit = 64
-	ti.Cursor.SetMode(cursor.CursorStatic)
-	return chanPane{filter: ti}
+	return chanPane{filter: lineInput("/", "filter", 64)}
 }
 
 func kindName(cv engine.ChannelView) string {

@@ -203,7 +203,11 @@ func (p inspector) View(st Styles, w, h int) string {
 		last = p.vis[clamp(min(len(p.vis), p.off+body)-1, 0, len(p.vis)-1)].line + 1
 	}
 	pos := fmt.Sprintf("lines %d–%d of %d", first, last, len(p.lines))
-	hint := " · ↑↓ pgup pgdn scroll · w no wrap · esc close"
+	if len(p.vis) > len(p.lines) && len(p.vis) > body {
+		// Wrapped lines longer than the pane: where in them the view is.
+		pos += fmt.Sprintf(" (rows %d–%d of %d)", p.off+1, min(len(p.vis), p.off+body), len(p.vis))
+	}
+	hint := " · ↑↓ pgup pgdn scroll · w no wrap · y copy · esc close"
 	if p.canConvo {
 		hint = " · v JSON · I ids" + hint
 		if !p.convo {
@@ -229,7 +233,9 @@ type inspectorKeyMap struct {
 	// Conversation switches a messages value between conversation and
 	// JSON; IDs shows or hides the message ids.
 	Conversation, IDs key.Binding
-	Back              key.Binding
+	// Copy copies the value to the clipboard and a file.
+	Copy key.Binding
+	Back key.Binding
 }
 
 func newInspectorKeyMap() inspectorKeyMap {
@@ -238,14 +244,14 @@ func newInspectorKeyMap() inspectorKeyMap {
 		Top: bind("home/g", "top", "home", "g"), Bottom: bind("end/G", "bottom", "end", "G"),
 		Wrap: bind("w", "wrap long lines", "w"), Left: keyLeft(), Right: keyRight(),
 		Conversation: bind("v", "as JSON", "v"), IDs: bind("I", "message ids", "I"),
-		Back: keyBack(),
+		Copy: bind("y", "copy the value", "y"), Back: keyBack(),
 	}
 }
 
-func (k inspectorKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Back} }
+func (k inspectorKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Copy, k.Back} }
 
 func (k inspectorKeyMap) FullHelp() [][]key.Binding {
-	cols := helpColumns(colMoving, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs)
+	cols := helpColumns(colMoving, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Wrap, k.Left, k.Right, k.Conversation, k.IDs, k.Copy)
 	cols[colForms] = []key.Binding{k.Back}
 	return cols
 }
@@ -255,7 +261,7 @@ func (p *inspector) enableKeys() {
 	k := &p.keys
 	*k = made(newInspectorKeyMap)
 	disableAll(k)
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.Wrap, &k.Back} {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.Wrap, &k.Copy, &k.Back} {
 		b.SetEnabled(true)
 	}
 	k.Left.SetEnabled(p.nowrap)

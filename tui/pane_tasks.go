@@ -78,7 +78,7 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			add(taskRow{text: fmt.Sprintf("%s ← %s%s  %s", t.Name, trig, mark, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
 		}
 		p.addWaiting(v)
-	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning || v.Status == engine.StatusDone && len(v.Tasks) == 0:
+	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning && failedTask(v) == nil || v.Status == engine.StatusDone && len(v.Tasks) == 0:
 		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", termtext.Name(shortID(v.CheckpointID)), termtext.Name(v.Source))
 		if len(ran) > 0 {
 			add(taskRow{text: "ran: " + taskNames(ran), style: dimStyle})
@@ -157,6 +157,18 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 		p.addWaiting(v)
 	}
 	p.setFilter(p.filter)
+}
+
+// failedTask is the first task of v that failed: at a checkpoint, one that
+// saved its error there (a reopened run that failed; stepping runs the
+// superstep again).
+func failedTask(v *engine.StepView) *engine.TaskView {
+	for i := range v.Tasks {
+		if v.Tasks[i].State == engine.TaskFailed {
+			return &v.Tasks[i]
+		}
+	}
+	return nil
 }
 
 // addWaiting lists the deferred nodes that were triggered and wait for the

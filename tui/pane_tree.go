@@ -36,6 +36,7 @@ type treePane struct {
 	byID    map[string]int
 	current string
 	marked  string     // the checkpoint marked for diff
+	find    treeFind   // the / search
 	keys    treeKeyMap // made by enableKeys
 }
 
@@ -188,6 +189,26 @@ func laneGraph(n, col int, lanes []string) string {
 		}
 	}
 	return b.String()
+}
+
+// fitLanes keeps a row's lanes within maxw cells (at least 8), so that on
+// a thread with many forks every row still shows its checkpoint: the
+// first lanes are drawn as they are, the rest fold into "…", and a
+// checkpoint whose own lane is folded is drawn just after it ("…● ").
+func fitLanes(g string, maxw int) string {
+	maxw = max(maxw, 8)
+	r := []rune(g)
+	if len(r) <= maxw {
+		return g
+	}
+	keep := (maxw - 3) / 2 // lanes drawn as they are, two cells each
+	head := string(r[:keep*2])
+	for i := keep * 2; i < len(r); i++ {
+		if r[i] == '●' {
+			return head + "…● "
+		}
+	}
+	return head + "… "
 }
 
 // head is checkpoint i as a snapshot without anything read: what the pane
@@ -378,11 +399,11 @@ func (p treePane) View(st Styles, w, h int) string {
 	for r := p.nav.off; r < end; r++ {
 		row := p.rows[r]
 		if row.snap < 0 {
-			out = append(out, st.Branch.Render(row.graph))
+			out = append(out, st.Branch.Render(fitLanes(row.graph, w/3)))
 			continue
 		}
 		text := p.describe(row.snap)
-		g := row.graph
+		g := fitLanes(row.graph, w/3)
 		id := p.snaps[row.snap].ID
 		if id == p.current {
 			g = strings.Replace(g, "●", "◉", 1)
@@ -459,8 +480,19 @@ func shortID(id string) string { return engine.ShortID(id) }
 
 func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 	k := &m.tree.keys
+	if m.tree.find.on {
+		cmd := m.tree.findKey(msg)
+		m.refreshTreePreview()
+		return cmd
+	}
 	moved := true
 	switch {
+	case key.Matches(msg, k.Find):
+		return m.tree.openFind()
+	case key.Matches(msg, k.Top):
+		m.tree.nav.cur = 0
+	case key.Matches(msg, k.Bottom):
+		m.tree.nav.cur = len(m.tree.snaps) - 1
 	case key.Matches(msg, k.Back):
 		m.mode = modeMain
 		return nil
@@ -525,7 +557,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.rerunAt, m.rerunIdx = s.Config.CheckpointID, i
 		t := s.Tasks[i]
-		return m.rerunTask(s.Config.CheckpointID, t.ID, t.Name)
+		return m.rerunTask(s.Config.CheckpointID, t.ID, t.Name, t.Error)
 	case key.Matches(msg, k.Mark):
 		if s := m.tree.selected(); s != nil {
 			m.setMark(s.Config.CheckpointID)
@@ -558,7 +590,11 @@ func (m *Model) refreshTreePreview() {
 
 // sizeTree keeps the tree's cursor and its preview panes' in view.
 func (m *Model) sizeTree(bh int) {
-	m.tree.follow(bh - 2)
+	rows := bh - 2
+	if m.tree.find.on {
+		rows-- // the search box's line
+	}
+	m.tree.follow(rows)
 	th := bh / 2
 	m.treeChan.nav.follow(th-2, len(m.treeChan.shown))
 	m.treeSeen.nav.follow(bh-th-3, len(m.treeSeen.rows))
@@ -579,10 +615,22 @@ func (p *treePane) enableKeys(hasSess bool) {
 	k.Diff.SetEnabled(has && hasSess)
 	k.Replay.SetEnabled(has && hasSess)
 	k.Rerun.SetEnabled(has && hasSess && len(sel.Tasks) > 0)
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.Back} {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.Find, &k.Internal, &k.Back} {
 		b.SetEnabled(true)
 	}
 	k.Back.SetHelp("esc", "close tree")
+	if p.find.on {
+		disableAll(k)
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Open, &k.Back} {
+			b.SetEnabled(true)
+		}
+		k.Up.SetHelp("↑", "previous match")
+		k.Down.SetHelp("↓", "next match")
+		k.Open.SetHelp("enter", "go there")
+		k.Back.SetHelp("esc", "back to where it was")
+		k.Up.SetKeys("up")
+		k.Down.SetKeys("down")
+	}
 }
 
 // treeView is the checkpoint tree with the selected checkpoint's channels
@@ -593,7 +641,14 @@ func (m Model) treeView(w, bh int) string {
 	pw := w - tw
 	th := bh / 2
 	title := fmt.Sprintf("Checkpoints · %s · %d", m.thread, len(m.tree.snaps))
-	tree := st.box(title, m.tree.View(st, tw-2, bh-2), tw, bh, true)
+	body := m.tree.View(st, tw-2, bh-2)
+	if m.tree.find.on {
+		// The search box takes the pane's last line.
+		lines := strings.Split(body, "\n")
+		lines = append(lines[:min(len(lines), max(bh-3, 0))], cut(m.tree.findLine(), tw-2))
+		body = strings.Join(lines, "\n")
+	}
+	tree := st.box(title, body, tw, bh, true)
 	sel := "checkpoint"
 	if s := m.tree.selected(); s != nil {
 		sel = "at " + shortID(s.Config.CheckpointID)

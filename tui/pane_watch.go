@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -29,11 +28,8 @@ type promptForm struct {
 }
 
 func (m *Model) openPrompt(kind promptKind) tea.Cmd {
-	ti := textinput.New()
-	ti.Prompt = map[promptKind]string{promptCondition: "break when › ", promptWatch: "watch › "}[kind]
-	ti.Placeholder = map[promptKind]string{promptCondition: "len(state.findings) >= 3", promptWatch: "state.approved"}[kind]
-	ti.Cursor.SetMode(cursor.CursorStatic)
-	ti.CharLimit = 500
+	ti := lineInput(map[promptKind]string{promptCondition: "break when › ", promptWatch: "watch › "}[kind],
+		map[promptKind]string{promptCondition: "len(state.findings) >= 3", promptWatch: "state.approved"}[kind], 500)
 	m.prompt = promptForm{kind: kind, input: ti, prev: m.mode}
 	m.mode = modePrompt
 	return m.prompt.input.Focus()

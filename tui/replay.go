@@ -98,12 +98,25 @@ func (r *replayRun) compare(v *engine.StepView) string {
 			used[rt.ID] = true
 			st, _ := saved.Task(rt.ID)
 			var recorded []engine.Write
+			recordedErr := ""
 			if st != nil {
 				recorded = st.Writes
+				if st.Failed {
+					recordedErr = st.Error
+				}
 			}
-			if diff := writeDiff(recorded, outputWrites(t.Writes)); len(diff) > 0 {
+			failed := t.State == engine.TaskFailed && t.Err != nil
+			// A failure is an outcome to compare, even with no writes on
+			// either side. Both failing is the same outcome; the messages
+			// are not compared (they name the step, which a fork moves).
+			switch diff := writeDiff(recorded, outputWrites(t.Writes)); {
+			case failed && recordedErr == "":
+				verdict.why = "fails now (" + firstLine(t.Err.Error()) + "); the recording ran"
+			case !failed && recordedErr != "" && t.State != engine.TaskPlanned:
+				verdict.why = "the recording failed here (" + firstLine(recordedErr) + "); now it ran"
+			case len(diff) > 0:
 				verdict.why = "writes differ on " + strings.Join(diff, ", ")
-			} else {
+			default:
 				verdict.same = true
 			}
 		}

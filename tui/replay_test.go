@@ -54,12 +54,13 @@ func replayFromInput(t *testing.T, g *engine.Graph, saver engine.Saver) Model {
 	for m.tree.selected().Metadata.Source != engine.SourceInput {
 		m = press(t, m, "down")
 	}
+	before, _ := m.sess.History(context.Background())
 	m = press(t, m, "R")
 	if m.replay == nil || m.mode != modeMain || m.err != nil {
 		t.Fatalf("R: replay %v mode %v err %v", m.replay, m.mode, m.err)
 	}
-	if h, _ := m.sess.History(context.Background()); len(h) != 4 {
-		t.Fatalf("starting a replay wrote a checkpoint: %d in history", len(h))
+	if h, _ := m.sess.History(context.Background()); len(h) != len(before) {
+		t.Fatalf("starting a replay wrote a checkpoint: %d in history, %d before", len(h), len(before))
 	}
 	return m
 }
@@ -190,5 +191,62 @@ func TestModel_ReplayRerun_Golden(t *testing.T) {
 			checkFrame(t, m)
 			golden(t, fmt.Sprintf("replay-diverged-%dx%d.golden", sz.w, sz.h), m.View())
 		})
+	}
+}
+
+// quiet is START → a → b → END where b writes nothing, or fails: the code
+// before and after a change that breaks b.
+func quiet(t testing.TB, saver engine.Saver, bFails bool, ids engine.IDSource) *engine.Graph {
+	t.Helper()
+	g, err := engine.NewStateGraph(engine.LastValueKey("total")).
+		AddNode("a", func(_ context.Context, s any) (any, error) { return engine.Pairs("total", 1.0), nil }).
+		AddNode("b", func(_ context.Context, s any) (any, error) {
+			if bFails {
+				return nil, fmt.Errorf("b broke")
+			}
+			return nil, nil
+		}).
+		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("b", engine.End).
+		Compile(engine.WithSaver(saver), engine.WithIDs(ids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// A task that fails in the replay where the recording's ran diverges,
+// though neither wrote anything; it was judged "= recorded".
+func TestModel_Replay_FailureDiverges(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	if _, err := quiet(t, saver, false, &engine.CounterIDs{}).Invoke(context.Background(), map[string]any{"total": 0.0}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	m := replayFromInput(t, quiet(t, saver, true, engine.NewTimeIDs(nil)), saver)
+	m = press(t, m, "c")
+	v := m.View()
+	for _, want := range []string{"replay DIVERGED at recorded step 2, b: fails now (node \"b\" failed at step 3: b broke); the recording ran", "REPLAY diverged"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("screen lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+// A replay of a run that failed, failing the same way, says so; a failure
+// the replay no longer has diverges.
+func TestModel_Replay_RecordedFailure(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	if _, err := quiet(t, saver, true, &engine.CounterIDs{}).Invoke(context.Background(), map[string]any{"total": 0.0}, engine.OnThread("rec")); err == nil {
+		t.Fatal("the recording should fail")
+	}
+	m := replayFromInput(t, quiet(t, saver, true, engine.NewTimeIDs(nil)), saver)
+	m = press(t, m, "c")
+	if m.replay.diverged != "" || !strings.Contains(m.note, "the replay fails as the recording did") || !strings.Contains(m.View(), "b failed  = recorded") {
+		t.Fatalf("diverged %q note %q\n%s", m.replay.diverged, m.note, m.View())
+	}
+
+	m = replayFromInput(t, quiet(t, saver, false, engine.NewTimeIDs(nil)), saver)
+	m = press(t, m, "c")
+	if !strings.Contains(m.View(), "replay DIVERGED at recorded step 2, b: the recording failed here (node \"b\" failed at step 2: b broke); now it ran") {
+		t.Fatalf("fixed code:\n%s", m.View())
 	}
 }

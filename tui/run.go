@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -116,6 +117,7 @@ func Run(ctx context.Context, g *engine.Graph, opts Options) error {
 		popts = append(popts, tea.WithOutput(opts.Out))
 	} else {
 		popts = append(popts, tea.WithAltScreen())
+		m.clipboard = func() io.Writer { return os.Stdout }
 	}
 	_, err := tea.NewProgram(m, popts...).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

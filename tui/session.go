@@ -188,6 +188,9 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	switch snap.Status() {
 	case engine.CheckpointInterrupted:
 		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, snap.Interrupts(), nil
+		v.Tasks = savedTasks(snap)
+	case engine.CheckpointFailed:
+		v.Tasks = savedTasks(snap) // the stepper stays: n runs the step again
 	case engine.CheckpointDone:
 		v.Status, s.st = engine.StatusDone, nil
 	}
@@ -302,7 +305,48 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	v.Status = viewStatus(snap)
 	v.Interrupts = snap.Interrupts()
 	v.Tasks = s.writers(ctx, snap)
+	if st := snap.Status(); st == engine.CheckpointInterrupted || st == engine.CheckpointFailed {
+		v.Tasks = savedTasks(snap)
+	}
 	return s.keep(v), nil
+}
+
+// savedTasks are the tasks of the superstep that stopped at snap's
+// checkpoint with what each saved there: its interrupts, its error, its
+// writes. A view of an interrupted or failed checkpoint lists them as the
+// run showed them when it stopped, not the tasks that wrote the checkpoint
+// (those belong to the step before).
+func savedTasks(snap *engine.StateSnapshot) []engine.TaskView {
+	writes := map[string][]engine.Write{}
+	for _, w := range snap.PendingWrites {
+		if !shownApart(w.Channel) {
+			writes[w.TaskID] = append(writes[w.TaskID], engine.Write{Channel: w.Channel, Value: w.Value})
+		}
+	}
+	out := make([]engine.TaskView, 0, len(snap.Tasks))
+	for _, t := range snap.Tasks {
+		tv := engine.TaskView{ID: t.ID, Name: t.Name, Push: t.Push, Input: t.Input, Interrupts: t.Interrupts, Writes: writes[t.ID], State: engine.TaskPlanned}
+		switch {
+		case t.Error != "":
+			tv.State, tv.Err = engine.TaskFailed, errors.New(t.Error)
+		case t.Waiting:
+			tv.State = engine.TaskInterrupted
+		case t.Finished:
+			tv.State = engine.TaskDone
+		}
+		out = append(out, tv)
+	}
+	return out
+}
+
+// shownApart reports the saved writes a task's row shows in their own
+// form (its interrupts and error) or that are the engine's bookkeeping.
+func shownApart(channel string) bool {
+	switch channel {
+	case engine.InterruptChannel, engine.ErrorChannel, engine.ResumeChannel, engine.NoWritesChannel, engine.ScheduledChannel:
+		return true
+	}
+	return false
 }
 
 // writers are the tasks of the superstep that wrote a loop checkpoint,

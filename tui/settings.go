@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -58,11 +57,8 @@ func newSettingsForm(rs runSettings, prev mode, current string) settingsForm {
 		vals, holders = vals[:3], holders[:3]
 	}
 	for i, v := range vals {
-		ti := textinput.New()
-		ti.Prompt = ""
-		ti.Placeholder = holders[i]
+		ti := lineInput("", holders[i], 0)
 		ti.SetValue(v)
-		ti.Cursor.SetMode(cursor.CursorStatic)
 		f.inputs = append(f.inputs, ti)
 	}
 	f.inputs[0].Focus()

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/superstep/superstep/termtext"
@@ -66,13 +67,41 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 		p.newErr = ""
 		return cmd
 	}
+	if p.filtering {
+		switch {
+		case key.Matches(msg, k.Back): // clear the filter
+			p.filter.SetValue("")
+			p.filtering = false
+			p.refilter()
+			return nil
+		case key.Matches(msg, k.Open): // keep it
+			p.filtering = false
+			return nil
+		}
+		var cmd tea.Cmd
+		p.filter, cmd = p.filter.Update(msg)
+		p.refilter()
+		return cmd
+	}
+	page := max(1, m.bodyHeight()-4)
 	switch {
 	case key.Matches(msg, k.Back):
 		m.mode = modeMain
 	case key.Matches(msg, k.Up):
-		p.nav.move(-1, len(p.list))
+		p.nav.move(-1, len(p.shown))
 	case key.Matches(msg, k.Down):
-		p.nav.move(1, len(p.list))
+		p.nav.move(1, len(p.shown))
+	case key.Matches(msg, k.PageUp):
+		p.nav.move(-page, len(p.shown))
+	case key.Matches(msg, k.PageDown):
+		p.nav.move(page, len(p.shown))
+	case key.Matches(msg, k.Top):
+		p.nav.cur = 0
+	case key.Matches(msg, k.Bottom):
+		p.nav.cur = max(0, len(p.shown)-1)
+	case key.Matches(msg, k.Filter):
+		p.filtering = true
+		return p.filter.Focus()
 	case key.Matches(msg, k.NewThread):
 		p.creating, p.newErr = true, ""
 		return p.area.Focus()
@@ -95,16 +124,20 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// threadsPane lists the database's threads and starts new ones.
+// threadsPane lists the database's threads and starts new ones; / keeps
+// the threads whose id, graph or status contains what is typed.
 type threadsPane struct {
-	list     []ThreadSummary
-	nav      listNav
-	err      string
-	creating bool
-	area     textarea.Model
-	newErr   string
-	current  string
-	keys     threadsKeyMap // made by enableKeys
+	list      []ThreadSummary
+	shown     []int // indexes into list that the filter keeps
+	filter    textinput.Model
+	filtering bool
+	nav       listNav // over shown
+	err       string
+	creating  bool
+	area      textarea.Model
+	newErr    string
+	current   string
+	keys      threadsKeyMap // made by enableKeys
 }
 
 func newThreadsPane(input map[string]any, current string) threadsPane {
@@ -116,12 +149,39 @@ func newThreadsPane(input map[string]any, current string) threadsPane {
 		input = map[string]any{}
 	}
 	ta.SetValue(toJSON(input))
-	return threadsPane{area: ta, current: current}
+	return threadsPane{area: ta, current: current, filter: lineInput("/", "thread id, graph or status", 200)}
+}
+
+// setList shows a new list of threads, the filter kept.
+func (p *threadsPane) setList(list []ThreadSummary) {
+	p.list = list
+	p.refilter()
+}
+
+// refilter keeps the threads whose id, graph or status contains the
+// filter (any case).
+func (p *threadsPane) refilter() {
+	f := strings.ToLower(strings.TrimSpace(p.filter.Value()))
+	p.shown = p.shown[:0]
+	for i, t := range p.list {
+		if f == "" || strings.Contains(strings.ToLower(t.ID), f) || strings.Contains(strings.ToLower(t.Graph), f) || strings.Contains(strings.ToLower(t.Status), f) {
+			p.shown = append(p.shown, i)
+		}
+	}
+	p.nav.cur = clamp(p.nav.cur, 0, len(p.shown)-1)
+}
+
+// title is the box's: how many threads, and how many the filter keeps.
+func (p threadsPane) title() string {
+	if f := p.filter.Value(); f != "" {
+		return fmt.Sprintf("Threads · %d of %d · /%s", len(p.shown), len(p.list), termtext.Name(f))
+	}
+	return fmt.Sprintf("Threads · %d", len(p.list))
 }
 
 func (p threadsPane) selected() (ThreadSummary, bool) {
-	if p.nav.cur < len(p.list) && len(p.list) > 0 {
-		return p.list[p.nav.cur], true
+	if p.nav.cur < len(p.shown) && len(p.shown) > 0 {
+		return p.list[p.shown[p.nav.cur]], true
 	}
 	return ThreadSummary{}, false
 }
@@ -139,9 +199,9 @@ func (p threadsPane) View(st Styles, w, h int) string {
 		out = append(out, st.Dim.Render(p.err))
 	}
 	out = append(out, st.Dim.Render(fmt.Sprintf("%-24s %-14s %-12s %-8s %-6s %s", "THREAD", "GRAPH", "STATUS", "STEP", "SOURCE", "UPDATED")))
-	from, to := p.nav.window(h-len(out)-2, len(p.list))
+	from, to := p.nav.window(h-len(out)-2, len(p.shown))
 	for i := from; i < to; i++ {
-		t := p.list[i]
+		t := p.list[p.shown[i]]
 		graph := t.Graph
 		if graph == "" {
 			graph = "?"
@@ -168,20 +228,27 @@ func (p threadsPane) View(st Styles, w, h int) string {
 	if t, ok := p.selected(); ok && t.Refused != "" {
 		out = append(out, st.Error.Render(cut("✗ "+termtext.Name(firstLine(t.Refused)), w)))
 	}
-	if len(p.list) == 0 && p.err == "" {
+	switch {
+	case len(p.list) == 0 && p.err == "":
 		out = append(out, st.Dim.Render("no threads yet"))
+	case len(p.shown) == 0 && p.err == "":
+		out = append(out, st.Dim.Render("no thread matches the filter: esc clears it"))
 	}
 	for len(out) < h-1 {
 		out = append(out, "")
 	}
-	out = append(out, st.Dim.Render("enter open · n new thread · esc back"))
+	if p.filtering {
+		out = append(out, cut(p.filter.View(), w))
+	} else {
+		out = append(out, st.Dim.Render("enter open · n new thread · / filter · esc back"))
+	}
 	return strings.Join(out, "\n")
 }
 
 // setSize keeps the cursor in view and gives the new-thread input the
 // box's room.
 func (p *threadsPane) setSize(w, bh int) {
-	p.nav.follow(bh-3, len(p.list))
+	p.nav.follow(bh-3, len(p.shown))
 	p.area.SetWidth(max(10, w-4))
 	p.area.SetHeight(max(1, bh-4))
 }
@@ -189,11 +256,14 @@ func (p *threadsPane) setSize(w, bh int) {
 // threadsKeyMap is the thread list's keys, and the new-thread form's
 // (Submit; esc cancels it).
 type threadsKeyMap struct {
-	Up, Down, Open, NewThread, Submit, Back key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom, Filter, Open, NewThread, Submit, Back key.Binding
 }
 
 func newThreadsKeyMap() threadsKeyMap {
-	return threadsKeyMap{Up: keyUp(), Down: keyDown(), Open: keyOpen(), NewThread: bind("n", "new thread", "n"), Submit: keySubmit(), Back: keyBack()}
+	return threadsKeyMap{Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown(),
+		Top: bind("home/g", "top", "home", "g"), Bottom: bind("end/G", "bottom", "end", "G"),
+		Filter: bind("/", "filter threads", "/"),
+		Open:   keyOpen(), NewThread: bind("n", "new thread", "n"), Submit: keySubmit(), Back: keyBack()}
 }
 
 func (k threadsKeyMap) ShortHelp() []key.Binding {
@@ -202,7 +272,7 @@ func (k threadsKeyMap) ShortHelp() []key.Binding {
 
 func (k threadsKeyMap) FullHelp() [][]key.Binding {
 	cols := helpColumns(colCheckpoints, k.NewThread)
-	cols[colMoving] = []key.Binding{k.Up, k.Down, k.Open}
+	cols[colMoving] = []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Filter, k.Open}
 	cols[colForms] = []key.Binding{k.Submit, k.Back}
 	return cols
 }
@@ -212,18 +282,23 @@ func (p *threadsPane) enableKeys(hasSess bool) {
 	k := &p.keys
 	*k = made(newThreadsKeyMap)
 	disableAll(k)
-	if p.creating {
-		k.Submit.SetEnabled(hasSess)
-		k.Submit.SetHelp("ctrl+s", "start thread")
+	if p.creating || p.filtering {
+		// A text box has the focus: the key that ends it and esc.
+		done, doneWhat, backWhat := &k.Submit, "start thread", "cancel"
+		if p.filtering {
+			done, doneWhat, backWhat = &k.Open, "keep filter", "clear filter"
+		}
+		done.SetEnabled(hasSess || p.filtering)
+		done.SetHelp(done.Help().Key, doneWhat)
 		k.Back.SetEnabled(true)
-		k.Back.SetHelp("esc", "cancel")
+		k.Back.SetHelp("esc", backWhat)
 		return
 	}
 	_, has := p.selected()
 	k.Open.SetEnabled(has && hasSess)
 	k.Open.SetHelp("enter", "open thread")
 	k.NewThread.SetEnabled(true)
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Back} {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.Filter, &k.Back} {
 		b.SetEnabled(true)
 	}
 }

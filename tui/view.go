@@ -47,6 +47,9 @@ func (m Model) phaseLabel() (string, lipgloss.Style) {
 	case engine.StatusFailed:
 		return "ERROR", st.Failed
 	}
+	if v.Phase == engine.PhaseCheckpoint && failedTask(v) != nil {
+		return "ERROR", st.Failed // saved by the run that stopped here
+	}
 	switch v.Phase {
 	case engine.PhasePlanned:
 		return "PLAN done", st.PhasePlan
@@ -154,7 +157,7 @@ func (m Model) viewBody() string {
 	case modeBreaks:
 		return st.box("Breakpoints & watches", m.breaksView(w-2, bh-2), w, bh, true)
 	case modeThreads:
-		return st.box("Threads", m.threads.View(st, w-2, bh-2), w, bh, true)
+		return st.box(m.threads.title(), m.threads.View(st, w-2, bh-2), w, bh, true)
 	}
 	return m.mainView()
 }

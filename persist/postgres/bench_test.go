@@ -236,6 +236,11 @@ func benchSteps(b *testing.B, serverURL string, threads, commits int) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "steps/s")
+	// Threads per group commit: a group's statement, commit and flush are
+	// shared by its threads.
+	if groups, threads := postgres.GroupsSent(s); groups > 0 {
+		b.ReportMetric(float64(threads)/float64(groups), "threads/group")
+	}
 }
 
 // chatThread saves the supersteps of a chat thread as the engine does

@@ -233,12 +233,22 @@ func TestStore_GroupCommit_RowStoredAgain(t *testing.T) {
 }
 
 // TestStore_GroupCommit_ManyThreads: threads of one store saving at once
-// under sync durability share commits (one at a time here, so they wait
-// for each other and take turns sending); every step of every thread is
+// under sync durability share commits (one, two or three at a time, so
+// they wait for each other, hold back a group until it has its share of
+// the threads, and take turns sending); every step of every thread is
 // stored, with its task's writes.
 func TestStore_GroupCommit_ManyThreads(t *testing.T) {
 	t.Parallel()
-	s := open(t, schemaURL(t), postgres.Options{ConcurrentCommits: 1})
+	for _, commits := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("commits=%d", commits), func(t *testing.T) {
+			t.Parallel()
+			groupCommitManyThreads(t, commits)
+		})
+	}
+}
+
+func groupCommitManyThreads(t *testing.T, commits int) {
+	s := open(t, schemaURL(t), postgres.Options{ConcurrentCommits: commits})
 	const threads, steps = 24, 5
 	md := engine.Metadata{Source: engine.SourceLoop}
 	var wg sync.WaitGroup

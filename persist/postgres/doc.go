@@ -48,9 +48,10 @@
 // one statement claims all of them and stores all their rows, in one
 // transaction, one round trip and one WAL flush, so under many threads a
 // superstep costs the server its rows rather than a transaction. A store
-// sends Options.ConcurrentCommits groups at once (2 unless set); a thread
-// is in one group at a time, so its commits stay in order, and a lone
-// thread's commit leaves at once.
+// sends Options.ConcurrentCommits groups at once (2 unless set), a group
+// that would join others under way once it holds its share of the
+// threads committing at once; a thread is in one group at a time, so its
+// commits stay in order, and a lone thread's commit leaves at once.
 // DurabilitySync returns after the commit, for a task's writes
 // (PutWrites) as for a checkpoint, so a task's result is stored before the
 // engine reports it; the engine defers the last task's writes of a

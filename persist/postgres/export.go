@@ -151,16 +151,14 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite
 			s.queueOp(b, thread, &op{ns: dc.NS, put: p})
 			w := &op{ns: dc.NS, cp: dc.Checkpoint.ID}
 			for _, dw := range dc.Writes {
-				if w.task != dw.Task && len(w.slots) > 0 {
+				if w.task != dw.Task && len(w.writes) > 0 {
 					s.queueOp(b, thread, w)
 					w = &op{ns: dc.NS, cp: dc.Checkpoint.ID}
 				}
 				w.task = dw.Task
-				w.slots = append(w.slots, dw.Slot)
-				w.chans = append(w.chans, bs(dw.Channel))
-				w.values = append(w.values, dw.Value)
+				w.writes = append(w.writes, taskWrite{dw.Slot, dw.Channel, dw.Value})
 			}
-			if len(w.slots) > 0 {
+			if len(w.writes) > 0 {
 				s.queueOp(b, thread, w)
 			}
 		}

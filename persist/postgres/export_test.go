@@ -43,3 +43,11 @@ func StoredVersions(ctx context.Context, s *Store, thread, channel string) (all,
 	}
 	return all, full, packed, rows.Err()
 }
+
+// GroupsSent returns how many group commits s has sent and how many
+// threads they held.
+func GroupsSent(s *Store) (groups, threads int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sent, s.sentMembers
+}

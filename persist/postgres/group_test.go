@@ -5,7 +5,11 @@ import "testing"
 // TestGroupable: which threads' ops a group's one statement can hold.
 func TestGroupable(t *testing.T) {
 	writes := func(task string, slots ...int64) *op {
-		return &op{cp: "c1", task: task, slots: slots}
+		o := &op{cp: "c1", task: task}
+		for _, s := range slots {
+			o.writes = append(o.writes, taskWrite{slot: s})
+		}
+		return o
 	}
 	put := func(mayExist bool) *op { return &op{put: &putOp{id: "c2", mayExist: mayExist}} }
 	for _, c := range []struct {
@@ -19,10 +23,71 @@ func TestGroupable(t *testing.T) {
 		{"a task's writes saved twice", []*op{writes("t", 0), writes("t", 0)}, false},
 		{"a task's special writes saved twice", []*op{writes("t", -3), writes("t", -1)}, false},
 		{"a checkpoint that may replace one", []*op{put(true)}, true},
-		{"null-task writes", []*op{{cp: "c1", slots: []int64{0}, nullRun: true}}, false},
+		{"null-task writes", []*op{{cp: "c1", writes: []taskWrite{{slot: 0}}, nullRun: true}}, false},
 	} {
 		if got := groupable(c.ops); got != c.want {
 			t.Errorf("%s: groupable = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestMayStart: with no group being sent, the open group goes at once
+// (a lone thread waits for no one); with every commit slot taken it
+// waits; in between it goes once it holds its share of the crowd, and at
+// the latest when the groups being sent end, whose sender then wakes one
+// of its waiters.
+func TestMayStart(t *testing.T) {
+	s := &Store{maxInFlight: 2, open: newGroup()}
+	join := func(n int) {
+		for range n {
+			s.open.members = append(s.open.members, &member{q: &threadQueue{}})
+		}
+	}
+	join(1)
+	if !s.mayStart(s.open) {
+		t.Fatal("nothing being sent: a lone thread must go at once")
+	}
+	s.seal(s.open)
+	join(15)
+	if !s.mayStart(s.open) {
+		t.Fatal("crowd of 16, one group of 1 being sent: a group of 15 must go")
+	}
+	s.seal(s.open)
+	if s.crowd != 16 || s.flying != 16 || s.inFlight != 2 {
+		t.Fatalf("crowd %d, flying %d, in flight %d; want 16, 16, 2", s.crowd, s.flying, s.inFlight)
+	}
+	join(1)
+	if s.mayStart(s.open) {
+		t.Fatal("both commit slots taken: the open group must wait")
+	}
+	// The group of 1 ends: one slot frees, but 1 thread is not its share
+	// of a crowd of 16, so no waiter is woken.
+	s.inFlight, s.flying = 1, 15
+	s.signalOpen()
+	if s.mayStart(s.open) || s.open.led {
+		t.Fatal("one slot free: a group of 1 of a crowd of 16 must wait")
+	}
+	join(7)
+	if !s.mayStart(s.open) {
+		t.Fatal("one slot free: a group of 8 of a crowd of 16 must go")
+	}
+	// The group of 15 ends too: nothing is being sent, and the waiting
+	// group is woken whatever its size.
+	s.open.members = s.open.members[:1]
+	s.inFlight, s.flying = 0, 0
+	s.signalOpen()
+	select {
+	case <-s.open.lead:
+	default:
+		t.Fatal("nothing being sent: the open group's waiter was not woken")
+	}
+	// The crowd shrinks when fewer threads commit at once.
+	for range 20 {
+		s.seal(s.open)
+		s.inFlight, s.flying = 0, 0
+		join(1)
+	}
+	if s.crowd > 2 {
+		t.Errorf("crowd %d after 20 lone commits, want at most 2", s.crowd)
 	}
 }

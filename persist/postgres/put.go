@@ -175,18 +175,13 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 	if st.seen == nil {
 		st.seen = map[string]map[string]int64{}
 	}
-	rec := newRecord(cp, meta, st, pst)
-	st.depth = rec.Depth
-	p.depth = rec.Depth
+	p.rec, st.depth = encodeNewRecord(cp.V, cp.TS.UnixNano(), cp.UpdatedChannels, meta, st, pst)
+	p.depth = st.depth
 	st.base = cp.ID
-	if rec.Depth > 0 {
+	if st.depth > 0 {
 		st.base = pst.base
 	}
 	p.base = st.base
-	var err error
-	if p.rec, err = encodeRecord(rec); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", persist.ErrInvalidCheckpoint, err)
-	}
 	return p, h, nil
 }
 
@@ -258,15 +253,16 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 		if slot < 0 {
 			o = special
 		} else if regular.nullRun {
-			slot = int64(len(regular.slots))
+			slot = int64(len(regular.writes))
 		}
-		o.slots = append(o.slots, slot)
-		o.chans = append(o.chans, bs(w.Channel))
-		o.values = append(o.values, enc)
+		if o.writes == nil {
+			o.writes = make([]taskWrite, 0, len(writes)-i) // one allocation
+		}
+		o.writes = append(o.writes, taskWrite{slot, w.Channel, enc})
 	}
 	var queued []*op
 	for i := range ops {
-		if len(ops[i].slots) > 0 {
+		if len(ops[i].writes) > 0 {
 			o := new(op)
 			*o = ops[i]
 			s.enqueue(cfg.ThreadID, o)

@@ -75,18 +75,20 @@ type metaRecord struct {
 }
 
 func encodeMeta(md engine.Metadata) (json.RawMessage, error) {
-	r := metaRecord{Source: md.Source, Step: md.Step, Parents: md.Parents}
-	if md.Extra != nil {
-		r.Extra = make(map[string]json.RawMessage, len(md.Extra))
-		for k, v := range md.Extra {
-			b, err := engine.EncodeValue(v)
-			if err != nil {
-				return nil, fmt.Errorf("metadata %q: %w", k, err)
-			}
-			r.Extra[k] = b
-		}
+	if md.Extra == nil {
+		// One allocation for most: no record to build.
+		return appendPlainMetaJSON(make([]byte, 0, 128), md.Source, md.Step, md.Parents), nil
 	}
-	return appendMetaJSON(make([]byte, 0, 128), &r) // one allocation for most
+	r := metaRecord{Source: md.Source, Step: md.Step, Parents: md.Parents}
+	r.Extra = make(map[string]json.RawMessage, len(md.Extra))
+	for k, v := range md.Extra {
+		b, err := engine.EncodeValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("metadata %q: %w", k, err)
+		}
+		r.Extra[k] = b
+	}
+	return appendMetaJSON(nil, &r)
 }
 
 func decodeMeta(raw json.RawMessage) (engine.Metadata, error) {
@@ -108,55 +110,10 @@ func decodeMeta(raw json.RawMessage) (engine.Metadata, error) {
 	return md, nil
 }
 
-// newRecord builds the record of a checkpoint whose state is st: a delta of
-// parent's state when there is one and the chain is short enough.
-func newRecord(cp *engine.Checkpoint, meta json.RawMessage, st, parent *cpState) *cpRecord {
-	rec := &cpRecord{V: cp.V, TS: cp.TS.UnixNano(), Updated: cp.UpdatedChannels, Meta: meta}
-	if parent == nil || parent.depth+1 >= fullEvery {
-		rec.Refs = make(map[string][3]int64, len(st.refs))
-		for ch, r := range st.refs {
-			rec.Refs[ch] = [3]int64{r.Version, r.Hash, r.Root}
-		}
-		rec.Seen = st.seen
-		if rec.Seen == nil {
-			rec.Seen = map[string]map[string]int64{}
-		}
-		return rec
-	}
-	rec.Depth = parent.depth + 1
-	rec.Refs = map[string][3]int64{}
-	for ch, r := range st.refs {
-		if p, ok := parent.refs[ch]; !ok || p != r {
-			rec.Refs[ch] = [3]int64{r.Version, r.Hash, r.Root}
-		}
-	}
-	for ch := range parent.refs {
-		if _, ok := st.refs[ch]; !ok {
-			rec.Del = append(rec.Del, ch)
-		}
-	}
-	rec.Seen = map[string]map[string]int64{}
-	for n, m := range st.seen {
-		if p, ok := parent.seen[n]; !ok || !seenEqual(p, m) {
-			rec.Seen[n] = m
-		}
-	}
-	for n := range parent.seen {
-		if _, ok := st.seen[n]; !ok {
-			rec.SeenDel = append(rec.SeenDel, n)
-		}
-	}
-	return rec
-}
-
 // seenEqual compares two versions_seen entries, keeping nil apart from an
 // empty map (the engine may store either).
 func seenEqual(a, b map[string]int64) bool {
 	return (a == nil) == (b == nil) && maps.Equal(a, b)
-}
-
-func encodeRecord(rec *cpRecord) ([]byte, error) {
-	return appendRecordJSON(append(make([]byte, 0, 256), recordFormat), rec), nil
 }
 
 func decodeRecord(data []byte) (*cpRecord, error) {

@@ -2,33 +2,60 @@ package postgres
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"testing"
+
+	"github.com/superstep/superstep/engine"
 )
 
 // TestRecordJSON: the hand-written encodings are byte for byte what
-// encoding/json writes, for plain and awkward names, nil and empty maps.
+// encoding/json writes, for plain and awkward names, nil and empty maps:
+// a new checkpoint's record, full or a delta of its parent's state, and
+// metadata.
 func TestRecordJSON(t *testing.T) {
 	odd := "a\"b\\c<d>&e\n\x01é\u2028\xff"
 	meta, err := json.Marshal(metaRecord{Source: "loop", Step: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := []*cpRecord{
-		{},
-		{V: 4, TS: -5, Updated: []string{}, Meta: meta, Refs: map[string][3]int64{}, Seen: map[string]map[string]int64{}},
-		{V: 4, TS: 1764500000000000000, Updated: []string{"messages", odd}, Meta: meta, Depth: 7,
-			Refs:    map[string][3]int64{"b": {1, -2, 3}, "a": {4, 5, 6}, odd: {7, 8, 9}},
-			Del:     []string{"x", odd},
-			Seen:    map[string]map[string]int64{"node": {"z": 1, "a": 2}, "nil": nil, "empty": {}, odd: {odd: 3}},
-			SeenDel: []string{odd, "y"}},
+	many := &cpState{refs: map[string]ref{}, seen: map[string]map[string]int64{}}
+	for i := range 20 { // more names than the encoder keeps on its stack
+		many.refs[fmt.Sprint("ch", i)] = ref{int64(i), int64(-i), 1}
+		many.seen[fmt.Sprint("node", i)] = map[string]int64{"ch": int64(i)}
 	}
-	for i, rec := range recs {
+	parent := &cpState{depth: 3,
+		refs: map[string]ref{"same": {1, 2, 1}, "moved": {1, 2, 1}, "gone": {1, 1, 1}, odd: {5, 5, 5}},
+		seen: map[string]map[string]int64{"same": {"a": 1}, "moved": {"a": 1}, "gone": {}, "nil": nil, "empty": {}, odd: {odd: 1}}}
+	child := &cpState{
+		refs: map[string]ref{"same": {1, 2, 1}, "moved": {2, -3, 1}, "new": {2, 4, 2}},
+		seen: map[string]map[string]int64{"same": {"a": 1}, "moved": {"a": 2}, "nil": {}, "empty": nil, "new": {odd: 2}}}
+	deep := *parent
+	deep.depth = fullEvery - 1
+	for i, c := range []struct {
+		upd        []string
+		meta       json.RawMessage
+		st, parent *cpState
+	}{
+		{nil, nil, &cpState{}, nil},
+		{[]string{}, meta, &cpState{refs: map[string]ref{}, seen: map[string]map[string]int64{}}, nil},
+		{[]string{"messages", odd}, meta, parent, nil},
+		{[]string{"moved"}, meta, child, parent},
+		{[]string{"moved"}, meta, child, &deep}, // the chain is long enough: a full image
+		{nil, meta, parent, parent},             // nothing changed
+		{nil, meta, &cpState{}, parent},         // everything dropped
+		{nil, meta, many, nil},
+		{nil, meta, many, parent},
+	} {
+		rec := wantRecord(4, int64(i)-5, c.upd, c.meta, c.st, c.parent)
 		want, err := json.Marshal(rec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendRecordJSON(nil, rec); string(got) != string(want) {
-			t.Errorf("record %d:\n got %s\nwant %s", i, got, want)
+		got, depth := encodeNewRecord(4, int64(i)-5, c.upd, c.meta, c.st, c.parent)
+		if got[0] != recordFormat || string(got[1:]) != string(want) || depth != rec.Depth {
+			t.Errorf("record %d:\n got %q depth %d\nwant %q depth %d", i, got, depth, append([]byte{recordFormat}, want...), rec.Depth)
 		}
 	}
 	metas := []*metaRecord{
@@ -46,5 +73,50 @@ func TestRecordJSON(t *testing.T) {
 		if err != nil || string(got) != string(want) {
 			t.Errorf("metadata %d:\n got %s %v\nwant %s", i, got, err, want)
 		}
+		if m.Extra != nil {
+			continue
+		}
+		// What Put stores.
+		got, err = encodeMeta(engine.Metadata{Source: m.Source, Step: m.Step, Parents: m.Parents})
+		if err != nil || string(got) != string(want) {
+			t.Errorf("encodeMeta of metadata %d:\n got %s %v\nwant %s", i, got, err, want)
+		}
 	}
+}
+
+// wantRecord is the record encodeNewRecord's doc describes, built as a
+// cpRecord.
+func wantRecord(v int, ts int64, upd []string, meta json.RawMessage, st, parent *cpState) *cpRecord {
+	rec := &cpRecord{V: v, TS: ts, Updated: upd, Meta: meta, Refs: map[string][3]int64{}, Seen: map[string]map[string]int64{}}
+	if parent == nil || parent.depth+1 >= fullEvery {
+		for ch, r := range st.refs {
+			rec.Refs[ch] = [3]int64{r.Version, r.Hash, r.Root}
+		}
+		maps.Copy(rec.Seen, st.seen)
+		return rec
+	}
+	rec.Depth = parent.depth + 1
+	for ch, r := range st.refs {
+		if p, ok := parent.refs[ch]; !ok || p != r {
+			rec.Refs[ch] = [3]int64{r.Version, r.Hash, r.Root}
+		}
+	}
+	for ch := range parent.refs {
+		if _, ok := st.refs[ch]; !ok {
+			rec.Del = append(rec.Del, ch)
+		}
+	}
+	for n, m := range st.seen {
+		if p, ok := parent.seen[n]; !ok || !seenEqual(p, m) {
+			rec.Seen[n] = m
+		}
+	}
+	for n := range parent.seen {
+		if _, ok := st.seen[n]; !ok {
+			rec.SeenDel = append(rec.SeenDel, n)
+		}
+	}
+	slices.Sort(rec.Del)
+	slices.Sort(rec.SeenDel)
+	return rec
 }

@@ -41,9 +41,11 @@ type Options struct {
 	// (default 2). Threads that want a commit while that many are under
 	// way share the next one: one transaction for all of them, so the
 	// fewer, the less CPU a superstep costs in this process and in the
-	// server. More suit a server whose CPU is contended, where a commit
-	// spends most of its time waiting to run: each waits less, at the
-	// price of smaller groups.
+	// server. A commit that would go while others are under way waits
+	// until it holds its share of the threads that recently committed
+	// at once, or until those under way end. More suit a server whose
+	// CPU is contended, where a commit spends most of its time waiting
+	// to run: each waits less, at the price of smaller groups.
 	ConcurrentCommits int
 	// ConnectTimeout bounds connecting (default 10s).
 	ConnectTimeout time.Duration
@@ -90,6 +92,13 @@ type Store struct {
 	params      sync.Pool        // of *groupParams
 	wake        chan struct{}
 	done        chan struct{}
+	// Group sizes (see mayStart), under mu: the threads in the groups
+	// being sent, and the crowd, how many threads recently wanted a
+	// commit at once (the most in the groups being sent and the one
+	// sealed, at a seal, decaying by an eighth per seal).
+	flying, crowd int
+	// sent and sentMembers count the groups sent and their threads.
+	sent, sentMembers int64
 }
 
 var _ engine.Saver = (*Store)(nil)

@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -32,15 +31,20 @@ type op struct {
 	put     *putOp
 	cp      string
 	task    string
-	slots   []int64
-	chans   [][]byte
-	values  [][]byte
+	writes  []taskWrite
 	nullRun bool // null-task regular writes: slots are offsets after those stored
 	// Set under Store.mu: the group that took the op, and once that
 	// group's commit ended, committed and its outcome.
 	g         *group
 	committed bool
 	err       error
+}
+
+// taskWrite is one write of a task's: its slot, channel and encoded value.
+type taskWrite struct {
+	slot    int64
+	channel string
+	value   []byte
 }
 
 type putOp struct {
@@ -143,7 +147,8 @@ func (s *Store) queueOp(b *pgx.Batch, thread string, o *op) {
 	if o.nullRun {
 		stmt = s.sql.insNullWrites
 	}
-	b.Queue(stmt, bs(thread), bs(o.ns), bs(o.cp), bs(o.task), o.slots, o.chans, o.values)
+	slots, chans, values := writeColumns(o.writes)
+	b.Queue(stmt, bs(thread), bs(o.ns), bs(o.cp), bs(o.task), slots, chans, values)
 }
 
 // queueOps queues the statements of ops in order. A task's writes followed
@@ -171,7 +176,8 @@ func (s *Store) queuePut(b *pgx.Batch, thread string, w, put *op) {
 	withWrites, withBlobs := 0, 0
 	if w != nil {
 		withWrites = 1
-		args = append(args, bs(w.cp), bs(w.task), w.slots, w.chans, w.values)
+		slots, chans, values := writeColumns(w.writes)
+		args = append(args, bs(w.cp), bs(w.task), slots, chans, values)
 	}
 	if n := len(p.blobs); n > 0 {
 		withBlobs = 1
@@ -189,6 +195,16 @@ func (s *Store) queuePut(b *pgx.Batch, thread string, w, put *op) {
 	}
 	args = append(args, bs(p.id), nullable(p.parent), bs(p.base), p.depth, p.source, p.step, p.rec)
 	b.Queue(s.sql.put[withWrites][withBlobs], args...)
+}
+
+// writeColumns returns writes as the array parameters of a writes
+// statement.
+func writeColumns(writes []taskWrite) (slots []int64, chans, values [][]byte) {
+	slots, chans, values = make([]int64, len(writes)), make([][]byte, len(writes)), make([][]byte, len(writes))
+	for i, w := range writes {
+		slots[i], chans[i], values[i] = w.slot, bs(w.channel), w.value
+	}
+	return slots, chans, values
 }
 
 // detach prepares checkpoint id for being replaced: its children stored as
@@ -216,13 +232,8 @@ func (s *Store) detach(ctx context.Context, tx pgx.Tx, thread, ns, id string) er
 		if err != nil {
 			return err
 		}
-		rec := *recs[kid].rec
-		full := newRecord(&engine.Checkpoint{V: rec.V, UpdatedChannels: rec.Updated}, rec.Meta, st, nil)
-		full.TS = rec.TS
-		enc, err := encodeRecord(full)
-		if err != nil {
-			return err
-		}
+		rec := recs[kid].rec
+		enc, _ := encodeNewRecord(rec.V, rec.TS, rec.Updated, rec.Meta, st, nil)
 		if _, err := tx.Exec(ctx, s.sql.updateRecord, bs(thread), bs(ns), bs(kid), enc); err != nil {
 			return err
 		}
