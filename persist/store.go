@@ -179,7 +179,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 			}
 			defer func() {
 				if s == nil {
-					wl.release()
+					wl.discard()
 				}
 			}()
 		}

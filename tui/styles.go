@@ -38,6 +38,26 @@ type Styles struct {
 	Added, Removed  lipgloss.Style // diff lines
 }
 
+// The glyphs that mark a state in a row of text, in one place. Each is one
+// cell wide in every terminal: none is an emoji character (Unicode's
+// Extended_Pictographic: ⚠ ⏸ ◀ ⚙ ↪ ✎ were), which lipgloss counts as one
+// cell but terminals that give such characters emoji width (tmux with
+// some fonts and settings, kitty, WezTerm, Windows Terminal) draw as two,
+// pushing the pane's right border out by a cell on that row.
+// TestGlyphs_OneCellEverywhere checks every character the package draws,
+// these and the ones drawn in place (● ○ ◆ ◉ for breakpoints, marks and
+// the tree, box drawing).
+const (
+	glyphAttention = "△" // an interrupt, or something that could not be read
+	glyphFailed    = "✗"
+	glyphOK        = "✓"
+	glyphWaiting   = "‖" // a deferred node waiting for the run to run out of work
+	glyphStale     = "◂" // a versions_seen cell behind its channel
+	glyphToolCall  = "ƒ" // a tool call in a conversation, as "ƒ call" is a task's
+	glyphGoto      = "↳" // a Command goto edge
+	glyphEdited    = "✱" // writes edited by hand
+)
+
 // DefaultStyles is the dark-terminal theme.
 func DefaultStyles() Styles {
 	c := func(s string) lipgloss.Color { return lipgloss.Color(s) }
