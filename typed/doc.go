@@ -27,8 +27,9 @@
 // package example), a reducer (WithReducer), a conditional edge
 // (StateGraph.AddConditionalEdges), Send fan-out (StateGraph.AddSends), an
 // interrupt answered and a Command's Goto (Interrupt), a fork
-// (Graph.UpdateState), a typed stream (Graph.Stream) and the debugger on
-// your own graph (the package's debugger example).
+// (Graph.UpdateState), a chat history (Messages), a typed stream
+// (Graph.Stream) and the debugger on your own graph (the package's Debugger
+// example).
 //
 // # The state struct
 //

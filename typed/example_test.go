@@ -294,3 +294,43 @@ func ExampleGraph_Stream() {
 	// update describe [note] {N:0 Note:n is 2}
 	// values {N:2 Note:n is 2}
 }
+
+// A Messages field is a chat history merged by id (LangGraph's
+// add_messages): a message with a new id is appended, one with a known id
+// replaces it in place, and RemoveMessage deletes one.
+func ExampleMessages() {
+	type State struct {
+		Chat typed.Messages `json:"chat"`
+	}
+	g, err := typed.NewGraph[State]("chat").
+		AddNode("reply", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Chat, typed.Messages{
+				{ID: "a1", Role: "assistant", Content: "hi!"},
+			})), nil
+		}).
+		AddNode("edit", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Chat, typed.Messages{
+				{ID: "a1", Role: "assistant", Content: "hello, how can I help?"},
+				typed.RemoveMessage("u0"),
+			})), nil
+		}).
+		AddEdge(engine.Start, "reply").AddEdge("reply", "edit").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Chat, typed.Messages{
+		{ID: "u0", Role: "system", Content: "be brief"},
+		{ID: "u1", Role: "user", Content: "hello"},
+	})))
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range res.State.Chat {
+		fmt.Printf("%s %s: %s\n", m.ID, m.Role, m.Content)
+	}
+	// Output:
+	// u1 user: hello
+	// a1 assistant: hello, how can I help?
+}
