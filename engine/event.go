@@ -13,10 +13,6 @@ const (
 	EventCheckpoint EventKind = "checkpoint"
 	// EventValues: the state after a superstep.
 	EventValues EventKind = "values"
-	// EventUpdates is not emitted: a task's state update is the Update of
-	// its EventTaskResult (and StreamModes' StreamUpdates chunks). It
-	// stays declared so that code naming it still compiles.
-	EventUpdates EventKind = "updates"
 	// EventCustom: a value a node passed to Emit.
 	EventCustom EventKind = "custom"
 	// EventCached: a task took its writes from the node cache instead of
