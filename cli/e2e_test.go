@@ -108,6 +108,31 @@ func TestInspect_ShowDiffHistory(t *testing.T) {
 	superstep(t, "", "show", "r1", "--db", db, "--checkpoint", oldest).want(t, 0, "step -1", "question")
 }
 
+// TestShow_EmptyThingsSayNone: a node that has seen nothing (the input
+// checkpoint's __input__) and an empty section read "(none)", as next
+// does, never a name or heading with nothing after it. --json keeps the
+// empty map.
+func TestShow_EmptyThingsSayNone(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "db")
+	superstep(t, "", "run", "linear", "--db", db, "--thread", "l1").want(t, 0)
+	r := superstep(t, "", "history", "l1", "--db", db, "--json")
+	r.want(t, 0)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatalf("history --json: %v\n%s", err, r.stdout)
+	}
+	input := rows[len(rows)-1]["id"].(string)
+	r = superstep(t, "", "show", "l1", "--db", db, "--checkpoint", input)
+	r.want(t, 0, "\nvalues\n  (none)\n", "\n  __input__: (none)\n")
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.HasSuffix(line, ":") || strings.HasSuffix(line, ": ") {
+			t.Errorf("line %q has nothing after its name\n%s", line, r.stdout)
+		}
+	}
+	superstep(t, "", "show", "l1", "--db", db, "--checkpoint", input, "--json").want(t, 0, `"__input__": {}`)
+}
+
 func TestGraphs_ListAndTopology(t *testing.T) {
 	t.Parallel()
 	superstep(t, "", "graphs").want(t, 0, "research", "linear")

@@ -560,22 +560,24 @@ func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool
 	if t.ParentID != "" {
 		fmt.Fprintf(w, "parent %s\n", termtext.Name(t.ParentID))
 	}
-	fmt.Fprintf(w, "\nvalues\n")
+	// An empty section or node says "(none)", as next does, rather than
+	// a heading or a name with nothing after it.
+	fmt.Fprintf(w, "\nvalues\n%s", noneLine(len(values)))
 	for _, k := range sortedKeys(values) {
 		fmt.Fprintf(w, "  %s = %s\n", termtext.Name(k), engine.MustEncode(values[k]))
 	}
-	fmt.Fprintf(w, "\nversions\n")
+	fmt.Fprintf(w, "\nversions\n%s", noneLine(len(cp.ChannelVersions)))
 	for _, k := range sortedKeys(cp.ChannelVersions) {
 		fmt.Fprintf(w, "  %s = %d\n", termtext.Name(k), cp.ChannelVersions[k])
 	}
-	fmt.Fprintf(w, "\nversions_seen\n")
+	fmt.Fprintf(w, "\nversions_seen\n%s", noneLine(len(cp.VersionsSeen)))
 	for _, node := range sortedKeys(cp.VersionsSeen) {
 		seen := cp.VersionsSeen[node]
 		parts := make([]string, 0, len(seen))
 		for _, k := range sortedKeys(seen) {
 			parts = append(parts, fmt.Sprintf("%s=%d", termtext.Name(k), seen[k]))
 		}
-		fmt.Fprintf(w, "  %s: %s\n", termtext.Name(node), strings.Join(parts, " "))
+		fmt.Fprintf(w, "  %s: %s\n", termtext.Name(node), orNone(strings.Join(parts, " ")))
 	}
 	if gr != nil {
 		fmt.Fprintf(w, "\nnext: %s\n", orNone(strings.Join(termtext.Names(next), ", ")))
@@ -613,6 +615,14 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// noneLine is the body of a section with n entries when n is 0.
+func noneLine(n int) string {
+	if n == 0 {
+		return "  (none)\n"
+	}
+	return ""
 }
 
 func nonNilSlice[T any](s []T) []T {

@@ -161,13 +161,22 @@ func (g *Graph) cacheKeyOf(t *task) (CacheKey, bool, error) {
 // writes cached for their input, saves them as the tasks' writes and marks
 // them cached, so the superstep does not run them (LangGraph.js
 // pregel/index.ts: _matchCachedWrites after tick, then putWrites).
+//
+// Tasks whose keys are equal (two Sends to a cached node with one key) are
+// matched as LangGraph.js matches them (loop.ts:911-950; 1.7.3 dist
+// loop.js:583-608, index.js:1320): the key goes into the lookup once per
+// task, but the key-to-task map keeps only the last task with that key, so
+// every hit lands on that task — its writes are the cached ones once per
+// such task, saved once and streamed once per hit — while the others find none
+// and run.
 func (l *loop) matchCachedWrites(ctx context.Context) error {
 	if l.g.cache == nil {
 		return nil
 	}
+	var keys []CacheKey
+	var last map[CacheKey]*task
 	for _, t := range l.tasks {
-		r := &t.result
-		if r.Reused || t.node.cache == nil {
+		if t.result.Reused || t.node.cache == nil {
 			continue
 		}
 		k, ok, err := l.g.cacheKeyOf(t)
@@ -175,20 +184,35 @@ func (l *loop) matchCachedWrites(ctx context.Context) error {
 			return err
 		}
 		t.cacheKey = &k
+		keys = append(keys, k)
+		if last == nil {
+			last = map[CacheKey]*task{}
+		}
+		last[k] = t
+	}
+	var matched []*task
+	for _, k := range keys {
 		writes, hit, err := l.g.cache.Get(ctx, k)
 		if err != nil {
-			return fmt.Errorf("reading the cache for %q: %w", t.name, err)
+			return fmt.Errorf("reading the cache for %q: %w", last[k].name, err)
 		}
 		if !hit {
 			continue
 		}
-		t.writes = writes
-		r.Reused, r.Done, r.Cached, r.Writes = true, true, true, writes
-		if err := l.putTaskWrites(ctx, t, writes); err != nil {
-			return err
+		t := last[k]
+		t.writes = append(t.writes, writes...)
+		matched = append(matched, t)
+	}
+	for _, t := range matched {
+		r := &t.result
+		if !r.Cached { // a second putWrites of the same writes replaces them (loop.js:538)
+			r.Reused, r.Done, r.Cached, r.Writes = true, true, true, t.writes
+			if err := l.putTaskWrites(ctx, t, t.writes); err != nil {
+				return err
+			}
 		}
 		if l.emit != nil {
-			l.emit(Event{Kind: EventCached, Step: l.step, Node: t.name, TaskID: t.id(), Writes: writes, Update: l.g.stateUpdate(writes)})
+			l.emit(Event{Kind: EventCached, Step: l.step, Node: t.name, TaskID: t.id(), Writes: t.writes, Update: l.g.stateUpdate(t.writes)})
 		}
 	}
 	return nil

@@ -464,6 +464,15 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		if perr := l.putTaskWrites(saveCtx, t, saved); perr != nil {
 			return perr
 		}
+		// Saved writes are reported as the task's result (1.7.3 dist
+		// runner.js:200-206 putWrites → loop.js:554 _outputWrites;
+		// loop.ts:858-905): the answer alone streams as {node: {}} in
+		// updates, the error only as a failed task result.
+		if !scope.hasResume && l.emit != nil {
+			l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Update: map[string]any{}, Err: err})
+		} else {
+			l.emitResult(t, res)
+		}
 		return err
 	default: // a failure
 		// A failure after the step was cancelled is not the step's

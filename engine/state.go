@@ -46,7 +46,9 @@ type SnapshotTask struct {
 	// superstep resumes (SavedTask.Finished).
 	Finished bool
 	// Result is the task's saved writes to state keys; nil when it saved
-	// no output.
+	// no output. A key the task wrote more than once holds
+	// {"$writes": [v1, v2, ...]}, its values in write order (LangGraph.js's
+	// form: pregel/debug.ts mapTaskResultWrites).
 	Result map[string]any
 	// Output is a finished entrypoint task's output, its __end__ write
 	// (LangGraph reads a single output channel as the value itself).
@@ -419,7 +421,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		if sv, ok := saved.Task(tk.id()); ok {
 			st.Interrupts, st.Answers, st.Error = sv.Interrupts, sv.Answers, sv.Error
 			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.waitingTask(sv, tk), sv.Finished
-			if upd := g.stateUpdate(sv.Writes); len(upd) > 0 && sv.Finished {
+			if upd := g.taskResult(sv.Writes); len(upd) > 0 && sv.Finished {
 				st.Result = upd
 				if g.entrypoint {
 					st.Output = upd[End]
@@ -862,4 +864,30 @@ func (g *Graph) attachSavedWrites(tasks []*task, pending []PendingWrite) {
 		}
 		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})
 	}
+}
+
+// taskResult is a snapshot task's result: its writes to state keys, a key
+// written more than once as {"$writes": [values in order]} (LangGraph.js
+// libs/langgraph-core/src/pregel/debug.ts mapTaskResultWrites, used by
+// tasksWithWrites for every snapshot task).
+func (g *Graph) taskResult(writes []Write) map[string]any {
+	out := map[string]any{}
+	for _, w := range writes {
+		if !g.isOutput(w.Channel) {
+			continue
+		}
+		prev, seen := out[w.Channel]
+		if !seen {
+			out[w.Channel] = w.Value
+			continue
+		}
+		list := []any{prev}
+		if m, ok := prev.(map[string]any); ok { // a key seen twice already (or a value of that form, as in JS)
+			if l, ok := m["$writes"].([]any); ok {
+				list = l[:len(l):len(l)] // appended to as a copy: a saved value is never changed
+			}
+		}
+		out[w.Channel] = map[string]any{"$writes": append(list, w.Value)}
+	}
+	return out
 }

@@ -187,6 +187,19 @@ type streamer struct {
 	// task as input: they are not streamed again from a task's output
 	// (LangGraph.js pregel/messages.ts StreamMessagesHandler.seen).
 	seen map[string]bool
+	// planned holds, by namespace, the starts of a superstep's tasks until
+	// that namespace's next other event: LangGraph.js streams the saved
+	// writes of a resumed superstep's tasks (cached updates) first and
+	// then the start of every task, those included (1.7.3 dist
+	// loop.js:705-709: _outputCachedWrites(taskList), then
+	// mapDebugTasks(taskList)).
+	planned map[string][]plannedTask
+}
+
+// plannedTask is a task start held back (streamer.planned).
+type plannedTask struct {
+	step  int
+	chunk TaskChunk
 }
 
 func newStreamer(g *Graph, modes []StreamMode, send func(StreamPart)) *streamer {
@@ -220,6 +233,9 @@ func (s *streamer) graphOf(e Event) *Graph {
 }
 
 func (s *streamer) onEvent(e Event) {
+	if e.Kind != EventTask || e.IsCall {
+		s.flushPlanned(e)
+	}
 	switch e.Kind {
 	case EventValues:
 		if s.graphOf(e).entrypoint {
@@ -239,22 +255,7 @@ func (s *streamer) onEvent(e Event) {
 		s.out(StreamCheckpoints, e.Namespace, cp)
 		s.out(StreamDebug, e.Namespace, DebugChunk{Type: "checkpoint", Step: e.Step, Timestamp: e.Checkpoint.TS, Payload: cp})
 	case EventTask:
-		if e.Reused {
-			// Saved writes re-applied on resume stream as cached updates
-			// (LangGraph.js loop.ts _outputCachedWrites).
-			u := updatesOf(s.graphOf(e), e.Node, e.Writes)
-			u["__metadata__"] = map[string]any{"cached": true}
-			s.out(StreamUpdates, e.Namespace, u)
-			return
-		}
-		if in, ok := e.Input.(map[string]any); ok && s.modes[StreamMessages] {
-			for _, v := range in {
-				s.markSeen(v)
-			}
-		}
-		tc := TaskChunk{ID: e.TaskID, Name: e.Node, Input: e.Input, Triggers: slices.Clone(e.Triggers)}
-		s.out(StreamTasks, e.Namespace, tc)
-		s.out(StreamDebug, e.Namespace, DebugChunk{Type: "task", Step: e.Step, Timestamp: time.Now(), Payload: tc})
+		s.taskStart(e)
 	case EventTaskResult:
 		s.taskResult(e)
 	case EventCached:
@@ -264,6 +265,81 @@ func (s *streamer) onEvent(e Event) {
 	case EventBreakpoint:
 		s.staticBreakpoint(e.Namespace)
 	}
+}
+
+// taskStart streams a task's start, or a reused task's saved writes as
+// cached updates. The starts of a superstep's tasks are held until the
+// next other event (flushPlanned), so that they follow the cached
+// updates of the reused ones, and include them; a call's start streams
+// when it is made (loop.js:753 acceptPush), its saved writes after it.
+func (s *streamer) taskStart(e Event) {
+	if e.Reused {
+		// Saved writes re-applied on resume stream as cached updates
+		// (LangGraph.js loop.ts _outputCachedWrites).
+		u := updatesOf(s.graphOf(e), e.Node, e.Writes)
+		u["__metadata__"] = map[string]any{"cached": true}
+		s.out(StreamUpdates, e.Namespace, u)
+	} else if in, ok := e.Input.(map[string]any); ok && s.modes[StreamMessages] {
+		for _, v := range in {
+			s.markSeen(v)
+		}
+	}
+	if !s.modes[StreamTasks] && !s.modes[StreamDebug] || e.IsCall && e.Reused {
+		return // a call's start went with its first event (functional.go)
+	}
+	tc := TaskChunk{ID: e.TaskID, Name: e.Node, Input: e.Input, Triggers: slices.Clone(e.Triggers)}
+	if e.IsCall {
+		s.out(StreamTasks, e.Namespace, tc)
+		s.out(StreamDebug, e.Namespace, DebugChunk{Type: "task", Step: e.Step, Timestamp: time.Now(), Payload: tc})
+		return
+	}
+	s.mu.Lock()
+	if s.planned == nil {
+		s.planned = map[string][]plannedTask{}
+	}
+	s.planned[e.Namespace] = append(s.planned[e.Namespace], plannedTask{e.Step, tc})
+	s.mu.Unlock()
+}
+
+// flushPlanned streams, before e, the task starts held back in e's
+// namespace and the ones above and below it: such an event comes after
+// those tasks started (their own events, their subgraphs', or the parent's
+// once the subgraph ended). A concurrent sibling subgraph's event does not
+// flush them, so it cannot split a superstep's starts from its cached
+// updates.
+func (s *streamer) flushPlanned(e Event) {
+	s.mu.Lock()
+	if len(s.planned) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	type held struct {
+		ns    string
+		tasks []plannedTask
+	}
+	var flush []held
+	for ns, tcs := range s.planned {
+		if related(ns, e.Namespace) {
+			flush = append(flush, held{ns, tcs})
+			delete(s.planned, ns)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(flush, func(a, b held) int { return len(a.ns) - len(b.ns) }) // outer first
+	for _, h := range flush {
+		for _, p := range h.tasks {
+			s.out(StreamTasks, h.ns, p.chunk)
+			s.out(StreamDebug, h.ns, DebugChunk{Type: "task", Step: p.step, Timestamp: time.Now(), Payload: p.chunk})
+		}
+	}
+}
+
+// related reports whether one namespace is the other or holds it.
+func related(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == "" || a == b || strings.HasPrefix(b, a+"|")
 }
 
 // taskResult streams a finished task: its update or interrupts, the

@@ -7,6 +7,11 @@
 // self-contained JSON, each checkpoint a delta from its parent
 // (docs/export-format.md; version 1 exports still import).
 //
+// Start with Open and hand the Store to engine.WithSaver: every run of the
+// graph then checkpoints into the file (example: Open). Close it when done;
+// OpenShared is for a long session that must leave the file readable to
+// other processes, as the debugger's.
+//
 // # Layout
 //
 // Top-level buckets, created once by Open: "meta" (the app name and the
@@ -86,7 +91,12 @@
 // DurabilitySync every write — Put (a checkpoint), PutWrites (a task's
 // pending writes) — returns after its commit and fsync; calls that arrive
 // while a commit runs share the next one (group commit), so the tasks of a
-// wide superstep that finish together pay a few fsyncs, not one each. A
+// wide superstep that finish together pay a few fsyncs, not one each, and
+// many threads share their commits. No caller commits others' writes for
+// longer than its own round: a leader hands the next round to a caller
+// waiting in the queue, so a busy store holds no thread back. A Put
+// works out its checkpoint record on the caller's goroutine before it
+// queues, so the single write transaction only stores. A
 // superstep is therefore on disk before the next one starts, as
 // LangGraph's sync durability promises (main.py:2987 waits for the
 // checkpoint), and a task's writes are on disk before the engine reports

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +15,9 @@ import (
 // recorded itself in the lock file next to the database (LockPath), so
 // that a process that finds the database in use can say who uses it.
 type Holder struct {
-	PID     int       `json:"pid"`
-	Command string    `json:"command"`
-	Since   time.Time `json:"since"`
+	PID     int       `json:"pid"`     // the holder's process id
+	Command string    `json:"command"` // its command line
+	Since   time.Time `json:"since"`   // when it took the lock
 }
 
 // String describes the holder for a message: "pid 4242 (superstep tui
@@ -42,40 +43,83 @@ func LockPath(path string) string { return path + ".lock" }
 // other writers while taking bbolt's lock only for each write, and leave
 // the database readable meanwhile.
 type writerLock struct {
-	f *os.File
+	f    *os.File
+	path string // the lock file's path
+	// created: this open made the lock file, so if the open fails it
+	// takes the file away again (discard) and leaves nothing beside a
+	// file that turned out not to be a database.
+	created bool
 }
 
 // acquireWriterLock takes the writer lock of the database at path, waiting
 // up to timeout. It returns ErrLocked, and who holds the lock when the lock
 // file says, when another process holds it.
+//
+// A lock file may be removed by the open that created it (discard), so a
+// lock won on a file that is no longer at its path is worth nothing: the
+// loop then opens the path again, as the next writer would.
 func acquireWriterLock(path string, timeout time.Duration) (*writerLock, *Holder, error) {
-	f, err := os.OpenFile(LockPath(path), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, nil, err
-	}
+	lp := LockPath(path)
 	deadline := time.Now().Add(timeout)
 	for {
-		err = lockFile(f)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, errWouldBlock) {
-			f.Close()
+		f, created, err := openLockFile(lp)
+		if err != nil {
 			return nil, nil, err
 		}
-		if time.Now().After(deadline) {
+		for {
+			err = lockFile(f)
+			if err == nil || !errors.Is(err, errWouldBlock) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		switch {
+		case errors.Is(err, errWouldBlock):
 			f.Close()
 			h, _ := ReadHolder(path)
 			return nil, h, ErrLocked
+		case err != nil:
+			f.Close()
+			return nil, nil, err
+		case !stillAt(f, lp):
+			f.Close() // unlocks the file its creator took away
+			continue
 		}
-		time.Sleep(20 * time.Millisecond)
+		h := Holder{PID: os.Getpid(), Command: commandLine(), Since: time.Now()}
+		b, _ := json.Marshal(h)
+		if err := f.Truncate(0); err == nil {
+			_, _ = f.WriteAt(append(b, '\n'), 0)
+		}
+		return &writerLock{f: f, path: lp, created: created}, nil, nil
 	}
-	h := Holder{PID: os.Getpid(), Command: commandLine(), Since: time.Now()}
-	b, _ := json.Marshal(h)
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt(append(b, '\n'), 0)
+}
+
+// openLockFile opens the lock file at lp, creating it when there is none,
+// and says whether it did.
+func openLockFile(lp string) (f *os.File, created bool, err error) {
+	for {
+		f, err = os.OpenFile(lp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			return f, true, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, false, err
+		}
+		f, err = os.OpenFile(lp, os.O_RDWR, 0o600)
+		if !errors.Is(err, fs.ErrNotExist) { // else removed meanwhile: again
+			return f, false, err
+		}
 	}
-	return &writerLock{f: f}, nil, nil
+}
+
+// stillAt reports whether f is the file at path.
+func stillAt(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // release empties the lock file and lets go of the lock.
@@ -87,6 +131,21 @@ func (l *writerLock) release() {
 	_ = unlockFile(l.f)
 	_ = l.f.Close()
 	l.f = nil
+}
+
+// discard is release for an open that failed: a lock file this open
+// created is removed first, while the lock is still held, so no writer
+// can hold it meanwhile; one waiting on it finds it gone (stillAt) and
+// starts again. A lock file that was there before is left: another
+// process may be using the database it guards.
+func (l *writerLock) discard() {
+	if l == nil || l.f == nil {
+		return
+	}
+	if l.created {
+		_ = os.Remove(l.path)
+	}
+	l.release()
 }
 
 // ReadHolder returns who holds the writer lock of the database at path, as

@@ -18,6 +18,7 @@ type putValues struct {
 	vals map[string]any      // the other values, encoded only if needed
 	size int                 // bytes of the encodings held
 	late int                 // bytes full encoded in the transaction
+	prep *preparedPut        // the record worked out before queueing, or nil
 }
 
 // preValue is one channel's value encoded before queueing: whole, or,

@@ -3,6 +3,7 @@ package persist
 import (
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -25,6 +26,7 @@ import (
 // fresh one. The digest changes commute (a count and an XOR), so writing
 // them last gives the digest a write-by-write update would.
 type round struct {
+	tx      *bolt.Tx
 	now     func() time.Time
 	delta   digest // added to the stored digest; n wraps for removals
 	touched map[string]struct{}
@@ -41,25 +43,36 @@ type roundNSKey struct{ thread, ns string }
 // entry per Store that is committing.
 var rounds sync.Map // *bolt.Tx → *round
 
+// lastRound is the round begun last, found without the map's hashing:
+// the ops of a round ask for it at every record they store.
+var lastRound atomic.Pointer[round]
+
 // beginRound registers a round for tx; end must be called when the
 // transaction's function returns, flush before it returns nil. now is the
 // clock of the threads' "updated" times.
 func beginRound(tx *bolt.Tx, now func() time.Time) *round {
-	r := &round{now: now}
+	r := &round{tx: tx, now: now}
 	rounds.Store(tx, r)
+	lastRound.Store(r)
 	return r
 }
 
 // roundOf returns tx's round, nil for a transaction the writer does not
 // run (Open's layout check) or a read.
 func roundOf(tx *bolt.Tx) *round {
+	if r := lastRound.Load(); r != nil && r.tx == tx {
+		return r
+	}
 	if v, ok := rounds.Load(tx); ok {
 		return v.(*round)
 	}
 	return nil
 }
 
-func (r *round) end(tx *bolt.Tx) { rounds.Delete(tx) }
+func (r *round) end(tx *bolt.Tx) {
+	lastRound.CompareAndSwap(r, nil)
+	rounds.Delete(tx)
+}
 
 // touch notes that thread was written.
 func (r *round) touch(thread string) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -178,7 +179,7 @@ func Open(path string, opts Options) (s *Store, err error) {
 			}
 			defer func() {
 				if s == nil {
-					wl.release()
+					wl.discard()
 				}
 			}()
 		}
@@ -641,10 +642,16 @@ func newNSBuckets(bks [4]*bolt.Bucket, thread, ns string, sealed, ordered bool) 
 	all := &struct {
 		b    nsBuckets
 		recs [4]records
+		// Room for each kind's ordered lookup key, so that a round's
+		// first few keys need no allocation of their own.
+		scratch [4][96]byte
 	}{}
 	for i, bk := range bks {
 		all.recs[i] = newRecords(bk, [4]byte{kindCheckpoint, kindBlob, kindWrite, kindChild}[i], thread, ns, sealed)
 		all.recs[i].ordered = ordered
+		if ordered {
+			all.recs[i].scratch = all.scratch[i][:0]
+		}
 	}
 	all.b.cps, all.b.blobs, all.b.writes, all.b.kids = &all.recs[0], &all.recs[1], &all.recs[2], &all.recs[3]
 	return &all.b
@@ -717,6 +724,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 		return engine.Config{}, err
 	}
 	s.encoded.Add(int64(pv.size))
+	pv.prep = s.preparePut(cfg, cp, mdr)
 	// The queued write keeps the checkpoint without its values (pv holds
 	// them), so a buffered write costs the bytes it counts.
 	lite := &engine.Checkpoint{V: cp.V, ID: cp.ID, TS: cp.TS, ChannelVersions: cp.ChannelVersions, VersionsSeen: cp.VersionsSeen, UpdatedChannels: cp.UpdatedChannels}
@@ -758,7 +766,15 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 		return nil, err
 	}
 	b.thread, b.ns, b.cache = thread, ns, cc
-	key := checkpointKey(cp.ID)
+	var key, kidKey []byte
+	if p := pv.prep; p != nil {
+		key, kidKey = p.key, p.kidKey
+	} else {
+		key = checkpointKey(cp.ID)
+		if parentID != "" {
+			kidKey = childKey(parentID, cp.ID)
+		}
+	}
 	old, err := b.cps.Get(key)
 	if err != nil {
 		return nil, err
@@ -789,6 +805,51 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 		}
 	}
 	res := &putResult{values: map[string]cachedValue{}}
+	var st *cpState
+	var data []byte
+	if p := pv.prep; p != nil && old == nil && parent == p.parent {
+		// Worked out before the transaction from this parent: only the
+		// values are left to store.
+		if st, err = b.putPrepared(p, cp, pv, res); err != nil {
+			return nil, err
+		}
+		if st == p.st {
+			data = p.data
+		}
+	} else {
+		if st, err = b.putChanged(cp, parent, pv, res); err != nil {
+			return nil, err
+		}
+	}
+	if data == nil {
+		var depth int
+		if data, depth, err = encodeRecordOf(cp, parentID, parent, st, mdr); err != nil {
+			return nil, err
+		}
+		st.depth = depth
+	}
+	put := b.cps.Put
+	if old == nil {
+		put = b.cps.PutNew // looked up above
+	}
+	if err := put(key, data); err != nil {
+		return nil, err
+	}
+	if parentID != "" {
+		// No edge to cp.ID can be stored: the record was new, or detach
+		// removed the edge from its old parent (a record without a parent
+		// has none).
+		if err := b.kids.PutNew(kidKey, []byte{}); err != nil {
+			return nil, err
+		}
+	}
+	res.state = st
+	return res, nil
+}
+
+// putChanged stores the values of cp that changed since parent (nil: all
+// of them) and returns cp's state.
+func (b *nsBuckets) putChanged(cp *engine.Checkpoint, parent *cpState, pv *putValues, res *putResult) (*cpState, error) {
 	st := &cpState{refs: make(map[string]chanRef, len(cp.ChannelVersions)), seen: make(map[string]map[string]int64, len(cp.VersionsSeen))}
 	for ch, ver := range cp.ChannelVersions {
 		var prev *chanRef
@@ -811,9 +872,44 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 			res.values[ch] = stored
 		}
 	}
-	for n, m := range cp.VersionsSeen {
-		st.seen[n] = m
+	maps.Copy(st.seen, cp.VersionsSeen)
+	return st, nil
+}
+
+// putPrepared stores the values p found changed and returns cp's state:
+// p's, unless a value went to another place than p assumed (a fork took
+// its version with another value first); then a copy with the places
+// the values went to, whose record the caller encodes anew.
+func (b *nsBuckets) putPrepared(p *preparedPut, cp *engine.Checkpoint, pv *putValues, res *putResult) (*cpState, error) {
+	st := p.st
+	for _, ch := range p.changed {
+		var prev *chanRef
+		if p.parent != nil {
+			if ref, ok := p.parent.refs[ch]; ok {
+				prev = &ref
+			}
+		}
+		stored, err := b.putBlob(ch, cp.ChannelVersions[ch], pv, prev)
+		if err != nil {
+			return nil, err
+		}
+		if stored.ref != st.refs[ch] {
+			if st == p.st {
+				st = &cpState{refs: maps.Clone(p.st.refs), seen: p.st.seen}
+			}
+			st.refs[ch] = stored.ref
+		}
+		if stored.listLike() {
+			res.values[ch] = stored
+		}
 	}
+	return st, nil
+}
+
+// encodeRecordOf encodes cp's record, whose versions are st, as a delta of
+// its parent's state when there is one and the chain of deltas is not at
+// its bound, and returns it with its depth.
+func encodeRecordOf(cp *engine.Checkpoint, parentID string, parent, st *cpState, mdr mdRecord) ([]byte, int, error) {
 	rec := &cpRecord{V: cp.V, TS: cp.TS, Parent: parentID, Updated: cp.UpdatedChannels, Meta: mdr}
 	if parent != nil && parent.depth+1 < fullEvery {
 		rec.Delta, rec.Depth = true, parent.depth+1
@@ -822,27 +918,60 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 		rec.setVersions(st, nil)
 	}
 	data, err := encodeRecord(rec)
-	if err != nil {
-		return nil, err
-	}
-	put := b.cps.Put
-	if old == nil {
-		put = b.cps.PutNew // looked up above
-	}
-	if err := put(key, data); err != nil {
-		return nil, err
-	}
-	if parentID != "" {
-		// No edge to cp.ID can be stored: the record was new, or detach
-		// removed the edge from its old parent (a record without a parent
-		// has none).
-		if err := b.kids.PutNew(childKey(parentID, cp.ID), []byte{}); err != nil {
-			return nil, err
+	return data, rec.Depth, err
+}
+
+// preparedPut is the part of a Put worked out on the caller's goroutine
+// before its write is queued, so that the single writer, which every
+// thread's supersteps wait for under sync durability, only stores: the
+// checkpoint's state and encoded record, from the parent's state in the
+// store's cache. It holds if the transaction finds the same parent state
+// (the same object: cached states are immutable), the checkpoint new, and
+// each changed value stored at sequence 0 (putBlob); otherwise the
+// transaction works the record out itself, as it would without one.
+type preparedPut struct {
+	parent  *cpState // nil: a checkpoint without a parent
+	st      *cpState // depth set
+	changed []string // the channels whose value is stored
+	data    []byte   // the encoded record
+	// key and kidKey are the record's and its parent's child edge's keys
+	// (kidKey nil without a parent), whichever way the record goes.
+	key, kidKey []byte
+}
+
+// preparePut works out cp's record ahead, or returns nil when the parent's
+// state is not in the cache (a thread read back from the file, a fork
+// from an old checkpoint, a parent still queued under async durability).
+func (s *Store) preparePut(cfg engine.Config, cp *engine.Checkpoint, mdr mdRecord) *preparedPut {
+	var parent *cpState
+	if cfg.CheckpointID != "" {
+		if parent = s.cache.state(cfg.ThreadID, cfg.CheckpointNS, cfg.CheckpointID); parent == nil {
+			return nil
 		}
 	}
-	st.depth = rec.Depth
-	res.state = st
-	return res, nil
+	p := &preparedPut{parent: parent, key: checkpointKey(cp.ID)}
+	if cfg.CheckpointID != "" {
+		p.kidKey = childKey(cfg.CheckpointID, cp.ID)
+	}
+	st := &cpState{refs: make(map[string]chanRef, len(cp.ChannelVersions)), seen: make(map[string]map[string]int64, len(cp.VersionsSeen))}
+	for ch, ver := range cp.ChannelVersions {
+		if parent != nil {
+			if ref, ok := parent.refs[ch]; ok && ref.Version == ver {
+				st.refs[ch] = ref
+				continue
+			}
+		}
+		st.refs[ch] = chanRef{Version: ver}
+		p.changed = append(p.changed, ch)
+	}
+	maps.Copy(st.seen, cp.VersionsSeen)
+	data, depth, err := encodeRecordOf(cp, cfg.CheckpointID, parent, st, mdr)
+	if err != nil {
+		return nil // the transaction reports it
+	}
+	st.depth = depth
+	p.st, p.data = st, data
+	return p
 }
 
 // detach prepares checkpoint id for being replaced: its children stored as
@@ -950,6 +1079,15 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 		channels[i] = w.Channel
 		size += len(recs[i])
 	}
+	// A task's keys are known now, outside the single writer's
+	// transaction; the null task's are numbered after the ones stored.
+	var keys [][]byte
+	if taskID != engine.NullTaskID {
+		keys = make([][]byte, len(writes))
+		for i, ch := range channels {
+			keys[i] = writeKey(cfg.CheckpointID, taskID, int64(engine.WriteSlot(ch, i)))
+		}
+	}
 	s.encoded.Add(int64(size))
 	store := func(tx *bolt.Tx, _ *cache) error {
 		b, err := openNSWrite(tx, cfg.ThreadID, cfg.CheckpointNS)
@@ -966,7 +1104,12 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 		}
 		for i, ch := range channels {
 			slot := int64(engine.WriteSlot(ch, int(base)+i))
-			key := writeKey(cfg.CheckpointID, taskID, slot)
+			var key []byte
+			if keys != nil {
+				key = keys[i]
+			} else {
+				key = writeKey(cfg.CheckpointID, taskID, slot)
+			}
 			var err error
 			if slot >= 0 {
 				_, err = b.writes.PutIfAbsent(key, recs[i]) // regular writes: the first stored wins

@@ -131,15 +131,7 @@ func randomBytes(n int) []byte {
 
 func TestOpen_ForeignBolt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "foreign.db")
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucket([]byte("someone-elses"))
-		return err
-	})
-	db.Close()
+	writeForeignBolt(t, path)
 	for _, ro := range []bool{false, true} {
 		if _, err := persist.Open(path, persist.Options{ReadOnly: ro}); !errors.Is(err, persist.ErrForeign) {
 			t.Errorf("Open(read-only %v): %v, want ErrForeign", ro, err)

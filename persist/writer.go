@@ -15,11 +15,14 @@ import (
 //
 // All writes go through one queue and are committed in queue order, one
 // bbolt transaction per round. Whoever finds no commit in progress leads:
-// it commits everything queued, then everything that queued up meanwhile,
-// until the queue is empty. So a lone write commits at once (no batching
-// delay, unlike bbolt's DB.Batch), while writes that arrive during a commit
-// (a wide superstep's tasks finishing together) share the next one: a
-// 1000-task step pays a handful of fsyncs, not 1000.
+// it commits everything queued; if more queued up meanwhile, it hands the
+// lead to one of the goroutines waiting for those writes, which commits
+// them all in the next round and hands on in turn, until the queue is
+// empty (so no caller leads longer than it takes to commit its own
+// write). A lone write commits at once (no batching delay, unlike bbolt's
+// DB.Batch), while writes that arrive during a commit (a wide superstep's
+// tasks finishing together, other threads' supersteps) share the next
+// one: a 1000-task step pays a handful of fsyncs, not 1000.
 //
 // With DurabilitySync callers wait for their round: a write is on disk when
 // its call returns, and writes that queue while a round commits share the
@@ -50,6 +53,12 @@ type writer struct {
 	// share of the wall time says whether the single writer is what
 	// bounds the throughput of many threads.
 	txTime atomic.Int64
+	// fnTime is the part of txTime spent in the ops and the round's
+	// flush, before bbolt's commit (spill, page writes, fsync); threadCPU,
+	// when set (benchmarks), reads the calling OS thread's CPU time, and
+	// txCPU sums it over the transactions.
+	fnTime, txCPU atomic.Int64
+	threadCPU     func() time.Duration
 
 	// maxBytes bounds held, the bytes of the writes queued or being
 	// committed (their encoded values, see op.size): past it a write waits
@@ -80,6 +89,9 @@ type op struct {
 	kind opKind
 	size int        // bytes fn keeps alive until it is committed
 	done chan error // nil when nobody waits for the result
+	// waiting: a goroutine is blocked in wait for done, and can take the
+	// lead (leadRounds).
+	waiting bool
 }
 
 // opKind says what an op saves, so that a failure can say what was lost.
@@ -268,11 +280,22 @@ func (w *writer) full(size int) bool {
 
 // wait queues fn, leads if nobody does, and returns fn's result. It is
 // called with w.mu held.
+//
+// A leader hands the lead on after each round (see leadRounds): then
+// this goroutine, blocked here with its op still queued, leads the next
+// round, which commits its op too, and hands on in turn.
 func (w *writer) wait(fn txFunc, size int) error {
-	o := &op{fn: fn, size: size, done: make(chan error, 1)}
+	o := &op{fn: fn, size: size, done: make(chan error, 1), waiting: true}
 	w.enqueue(o)
 	w.lead()
-	return <-o.done
+	for {
+		err := <-o.done
+		if err != errLeadNext {
+			return err
+		}
+		w.mu.Lock()
+		w.leadRounds()
+	}
 }
 
 // enqueue appends o to the queue. It is called with w.mu held.
@@ -298,6 +321,21 @@ func (w *writer) lead() {
 	w.mu.Unlock()
 	runtime.Gosched()
 	w.mu.Lock()
+	w.leadRounds()
+}
+
+// leadRounds commits rounds while something is queued. It is called by
+// the leader (w.busy set) with w.mu held and returns with it released.
+//
+// After a round it hands the lead to a goroutine whose op is queued and
+// that is blocked waiting for it (wait), rather than leading on: the
+// leader's own write is committed, and a goroutine that led for as long
+// as others kept writing (a busy store under sync durability) would
+// keep its own thread from its next superstep all that time. With 32
+// threads that left one thread behind, to finish alone at the end, one
+// fsync per superstep. The hand-off keeps w.busy set, so nobody else
+// starts leading meanwhile.
+func (w *writer) leadRounds() {
 	for len(w.queue) > 0 {
 		n := min(len(w.queue), maxRound)
 		round := slices.Clone(w.queue[:n])
@@ -312,10 +350,26 @@ func (w *writer) lead() {
 		w.held -= size
 		w.settled += uint64(n) // commit drops failed ops from round
 		w.progress.Broadcast()
+		if next := w.nextLeader(); next != nil {
+			next.done <- errLeadNext
+			w.mu.Unlock()
+			return
+		}
 	}
 	w.busy = false
 	w.progress.Broadcast()
 	w.mu.Unlock()
+}
+
+// nextLeader returns the first queued op whose goroutine is blocked in
+// wait, or nil. It is called with w.mu held.
+func (w *writer) nextLeader() *op {
+	for _, o := range w.queue {
+		if o.waiting {
+			return o
+		}
+	}
+	return nil
 }
 
 // commit runs a round in one transaction. An op that fails is reported
@@ -326,10 +380,16 @@ func (w *writer) commit(round []*op) {
 		failed := -1
 		var opErr error
 		rc := newCache()
+		var cpu0 time.Duration
+		if w.threadCPU != nil {
+			runtime.LockOSThread()
+			cpu0 = w.threadCPU()
+		}
 		start := time.Now()
 		err := w.db.Update(func(tx *bolt.Tx) error {
 			r := beginRound(tx, w.now)
 			defer r.end(tx)
+			defer func() { w.fnTime.Add(int64(time.Since(start))) }()
 			for i, o := range round {
 				if err := safeCall(o.fn, tx, rc); err != nil {
 					failed, opErr = i, err
@@ -347,6 +407,10 @@ func (w *writer) commit(round []*op) {
 			time.Sleep(w.fakeSync)
 		}
 		w.txTime.Add(int64(time.Since(start)))
+		if w.threadCPU != nil {
+			w.txCPU.Add(int64(w.threadCPU() - cpu0))
+			runtime.UnlockOSThread()
+		}
 		if err == nil {
 			w.commits.Add(1)
 			if w.onCommit != nil {

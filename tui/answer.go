@@ -204,7 +204,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 	}
 	switch {
 	case f.err != "":
-		tail = append(tail, st.Error.Render("✗ "+f.err))
+		tail = append(tail, st.Error.Render(glyphFailed+" "+f.err))
 	case multi:
 		tail = append(tail, st.Dim.Render(fmt.Sprintf("↑↓ choose · enter or ctrl+s resumes with every answer typed (%d of %d) · esc close", len(f.ints)-f.unanswered(), len(f.ints))))
 	default:

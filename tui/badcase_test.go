@@ -418,7 +418,7 @@ func TestModel_Open_InterruptedHeadShowsItsTasks(t *testing.T) {
 	m := reopened(t, "interrupt_and_failure.json")
 	m = press(t, m, "esc") // close the answer box
 	screen := m.View()
-	for _, want := range []string{"ask interrupted", `⚠ interrupt "ok?"`, "bad failed", "✗ node \"bad\" failed", "fast done", `log ← ["fast"]`} {
+	for _, want := range []string{"ask interrupted", `△ interrupt "ok?"`, "bad failed", "✗ node \"bad\" failed", "fast done", `log ← ["fast"]`} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("reopened interrupted head lacks %q", want)
 		}

@@ -55,14 +55,14 @@ func TestModel_CachedAndWaiting_RealEngine(t *testing.T) {
 	}
 	m = press(t, m, "n") // checkpoint of step 1: finish triggered, waits behind slow2
 	v := m.View()
-	if !strings.Contains(v, "⏸ finish waiting (deferred") {
+	if !strings.Contains(v, "‖ finish waiting (deferred") {
 		t.Fatalf("deferred finish not shown waiting in the tasks pane:\n%s", v)
 	}
 	if !strings.Contains(v, "waiting") || !containsLine(v, "finish", "waiting") {
 		t.Fatalf("deferred finish not shown waiting in the graph pane:\n%s", v)
 	}
 	m = press(t, m, "s") // step 2: slow2 runs; nothing else is left, so finish is due
-	if v := m.View(); strings.Contains(v, "⏸ finish") || containsLine(v, "finish", "waiting") {
+	if v := m.View(); strings.Contains(v, "‖ finish") || containsLine(v, "finish", "waiting") {
 		t.Fatalf("finish still shown waiting when it is due:\n%s", v)
 	}
 	m = press(t, m, "s") // step 3: finish runs
@@ -103,7 +103,7 @@ func TestModel_CachedAndWaiting_Golden(t *testing.T) {
 			m := newTestModel(t, &fakeSession{info: fakeInfo(), view: cachedView()}, Options{Thread: "f"}, sz.w, sz.h)
 			checkFrame(t, m)
 			v := m.View()
-			for _, want := range []string{"◆ cached", "⏸ b waiting"} {
+			for _, want := range []string{"◆ cached", "‖ b waiting"} {
 				if !strings.Contains(v, want) {
 					t.Fatalf("frame lacks %q:\n%s", want, v)
 				}

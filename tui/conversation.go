@@ -46,7 +46,7 @@ func conversationLines(v any, withIDs bool) ([]string, bool) {
 		if calls, ok := m["tool_calls"].([]any); ok {
 			for _, c := range calls {
 				cm, _ := c.(map[string]any)
-				call := "  ⚙ " + str(cm["name"]) + "(" + preview(cm["args"], previewBudget) + ")"
+				call := "  " + glyphToolCall + " " + str(cm["name"]) + "(" + preview(cm["args"], previewBudget) + ")"
 				if id := str(cm["id"]); id != "" {
 					call += " · call " + id
 				}

@@ -66,7 +66,7 @@ func TestModel_Conversation(t *testing.T) {
 				t.Fatalf("mode %v convo %v", m.mode, m.insp.convo)
 			}
 			v := m.View()
-			for _, want := range []string{"── 1 · human", "Why is the sky blue?", "⚙ search({q: \"sky colour\"})", "── 3 · tool · answers call_1", "short wavelengths"} {
+			for _, want := range []string{"── 1 · human", "Why is the sky blue?", "ƒ search({q: \"sky colour\"})", "── 3 · tool · answers call_1", "short wavelengths"} {
 				if !strings.Contains(v, want) {
 					t.Fatalf("conversation lacks %q:\n%s", want, v)
 				}

@@ -130,7 +130,7 @@ func (f editForm) View(st Styles, w, h int) string {
 	}
 	tail := st.Dim.Render("ctrl+s use these writes · esc cancel")
 	if f.err != "" {
-		tail = st.Error.Render(cut("✗ "+f.err, w))
+		tail = st.Error.Render(cut(glyphFailed+" "+f.err, w))
 	}
 	return strings.Join(append(head, f.area.View(), tail), "\n")
 }

@@ -28,7 +28,7 @@ func TestModel_EditWrites(t *testing.T) {
 			golden(t, fmt.Sprintf("editwrites-%dx%d.golden", sz.w, sz.h), m.View())
 			m.edit.area.SetValue(`[["total", 1000], ["visited", ["edited"]], ["branch:to:b", null]]`)
 			m = press(t, m, "ctrl+s")
-			if m.mode != modeMain || m.err != nil || !strings.Contains(m.View(), "✎ writes edited") {
+			if m.mode != modeMain || m.err != nil || !strings.Contains(m.View(), "✱ writes edited") {
 				t.Fatalf("mode %v err %v\n%s", m.mode, m.err, m.View())
 			}
 			m = press(t, m, "n")
@@ -79,7 +79,7 @@ func TestModel_EditWrites_Typed(t *testing.T) {
 	// The tree says so, and by whom.
 	m = send(t, m, tea.WindowSizeMsg{Width: 200, Height: 40})
 	m = press(t, m, "t")
-	if v := m.View(); !strings.Contains(v, "✎ writes of a edited by") || !strings.Contains(v, "superstep debugger") {
+	if v := m.View(); !strings.Contains(v, "✱ writes of a edited by") || !strings.Contains(v, "superstep debugger") {
 		t.Fatalf("the tree does not say the writes were edited:\n%s", v)
 	}
 }

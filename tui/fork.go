@@ -175,7 +175,7 @@ func (f forkForm) View(st Styles, w, h int) string {
 	}
 	tail := st.Dim.Render("ctrl+s write fork · esc cancel")
 	if f.err != "" {
-		tail = st.Error.Render("✗ " + f.err)
+		tail = st.Error.Render(glyphFailed + " " + f.err)
 	}
 	return strings.Join(append(head, f.area.View(), tail), "\n")
 }

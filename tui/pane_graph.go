@@ -284,7 +284,7 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 				}
 				outs = append(outs, st.CondEdge.Render("⇢ "+to+"?"))
 			case 'g':
-				outs = append(outs, st.CondEdge.Render("↪ "+e.to))
+				outs = append(outs, st.CondEdge.Render(glyphGoto+" "+e.to))
 			case 'j':
 				outs = append(outs, st.Edge.Render("⋈ "+e.to+" (+"+strings.Join(e.with, ",")+")"))
 			default:
@@ -300,7 +300,7 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 	for len(rows) < h-1 {
 		rows = append(rows, "")
 	}
-	foot := st.Dim.Render("→ edge ⇢ conditional ↪ goto ⋈ join  ● before ○ after · g draw")
+	foot := st.Dim.Render("→ edge ⇢ conditional " + glyphGoto + " goto ⋈ join  ● before ○ after · g draw")
 	if n := p.selected(); focused && n != "" && n != engine.Start {
 		foot = st.Dim.Render(n + " triggers on " + strings.Join(p.trig[n], ", "))
 	}

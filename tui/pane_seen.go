@@ -130,7 +130,7 @@ func (p seenPane) View(st Styles, focused bool, w, h int) string {
 		if r.due {
 			seen = st.Stale.Render(seen)
 			cur = st.Stale.Render(fmt.Sprintf("%4d", r.cur))
-			mark = st.Stale.Render(" ◀")
+			mark = st.Stale.Render(" " + glyphStale)
 		}
 		line := pad(r.node, nodeW) + " " + pad(cutLeft(r.channel, chW), chW) + " " + seen + " " + cur + mark
 		if focused && i == p.nav.cur {

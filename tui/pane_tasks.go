@@ -125,7 +125,7 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			}
 			style := taskStyle(t.State, false)
 			if slices.Contains(p.edited, t.ID) {
-				label += "  ✎ writes edited"
+				label += "  " + glyphEdited + " writes edited"
 			}
 			if vd, ok := p.verdicts[t.ID]; ok {
 				if vd.same {
@@ -143,10 +143,10 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 				add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name, taskID: t.ID})
 			}
 			for _, in := range t.Interrupts {
-				add(taskRow{text: "  ⚠ interrupt " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: t.Name + " interrupt", node: t.Name})
+				add(taskRow{text: "  " + glyphAttention + " interrupt " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: t.Name + " interrupt", node: t.Name})
 			}
 			if t.Err != nil {
-				add(taskRow{text: "  ✗ " + t.Err.Error(), style: taskStyle(engine.TaskFailed, false), value: t.Err.Error(), hasValue: true, name: t.Name + " error", node: t.Name})
+				add(taskRow{text: "  " + glyphFailed + " " + t.Err.Error(), style: taskStyle(engine.TaskFailed, false), value: t.Err.Error(), hasValue: true, name: t.Name + " error", node: t.Name})
 			}
 			if len(t.Writes) == 0 && len(t.Interrupts) == 0 && t.Err == nil && t.State != engine.TaskPlanned {
 				add(taskRow{text: "  (no writes)", style: dimStyle})
@@ -176,7 +176,7 @@ func failedTask(v *engine.StepView) *engine.TaskView {
 // tasks of this superstep, so they are greyed, after the tasks.
 func (p *tasksPane) addWaiting(v *engine.StepView) {
 	for _, n := range v.Waiting {
-		p.all = append(p.all, taskRow{text: "⏸ " + n + " waiting (deferred: runs when all else is done)", style: waitingStyle, node: n})
+		p.all = append(p.all, taskRow{text: glyphWaiting + " " + n + " waiting (deferred: runs when all else is done)", style: waitingStyle, node: n})
 	}
 }
 

@@ -358,12 +358,12 @@ func (p treePane) describe(i int) string {
 		if ed, ok := s.Metadata.Extra[engine.MetaEditedWrites]; ok {
 			// Never indistinguishable from a real run: say whose writes
 			// were edited, and by whom.
-			fmt.Fprintf(&b, " ✎ writes of %s edited by %s", termtext.Name(fmt.Sprint(ed)), termtext.Name(fmt.Sprint(s.Metadata.Extra[engine.MetaEditedBy])))
+			fmt.Fprintf(&b, " "+glyphEdited+" writes of %s edited by %s", termtext.Name(fmt.Sprint(ed)), termtext.Name(fmt.Sprint(s.Metadata.Extra[engine.MetaEditedBy])))
 		}
 	}
 	switch {
 	case s == nil && p.plans != nil && p.plans.err != nil:
-		b.WriteString(" ⚠ tasks unreadable: " + termtext.Name(p.plans.err.Error()))
+		b.WriteString(" " + glyphAttention + " tasks unreadable: " + termtext.Name(p.plans.err.Error()))
 	case s == nil:
 	case len(s.Next) > 0:
 		var ts []engine.TaskView
@@ -376,13 +376,13 @@ func (p treePane) describe(i int) string {
 	}
 	if s != nil {
 		if ints := s.Interrupts(); len(ints) > 0 {
-			fmt.Fprintf(&b, " ⚠ %d interrupt", len(ints))
+			fmt.Fprintf(&b, " "+glyphAttention+" %d interrupt", len(ints))
 		} else if answered(s) {
-			b.WriteString(" ✓ answered")
+			b.WriteString(" " + glyphOK + " answered")
 		}
 	}
 	if w := p.whole; w != nil && w.idx == i && w.err != nil {
-		b.WriteString(" ⚠ values unreadable: " + termtext.Name(w.err.Error()))
+		b.WriteString(" " + glyphAttention + " values unreadable: " + termtext.Name(w.err.Error()))
 	}
 	return b.String()
 }

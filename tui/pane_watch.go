@@ -101,7 +101,7 @@ func (m *Model) breakItems() []breakItem {
 		}})
 	}
 	if m.bp.onError {
-		out = append(out, breakItem{"✗ when a task fails", func(m *Model) { m.bp.onError = false }})
+		out = append(out, breakItem{glyphFailed + " when a task fails", func(m *Model) { m.bp.onError = false }})
 	}
 	for i, x := range m.watches {
 		i := i
@@ -115,7 +115,7 @@ func (m *Model) breakItems() []breakItem {
 func slotState(x *exprSlot, cond bool) string {
 	switch {
 	case x.err != "":
-		return "  ✗ " + x.err
+		return "  " + glyphFailed + " " + x.err
 	case cond:
 		return fmt.Sprintf("  (now %v)", x.holds)
 	}
@@ -201,7 +201,7 @@ func (m Model) watchesView(w, h int) string {
 		}
 		val := x.cur
 		if x.err != "" {
-			val = st.Error.Render("✗ " + x.err)
+			val = st.Error.Render(glyphFailed + " " + x.err)
 		}
 		line := cut(x.src+" = "+val, w-1)
 		if x.changed() {
@@ -220,7 +220,7 @@ func (m Model) promptView(w, h int) string {
 	}
 	lines := []string{st.Label.Render(cut(what, w)), st.Dim.Render(cut("the scenario files' expressions over state: len(state.messages) > 6, state.approved == false", w)), "", m.prompt.input.View()}
 	if m.prompt.err != "" {
-		lines = append(lines, st.Error.Render(cut("✗ "+m.prompt.err, w)))
+		lines = append(lines, st.Error.Render(cut(glyphFailed+" "+m.prompt.err, w)))
 	}
 	return fit(strings.Join(lines, "\n"), w, h)
 }

@@ -31,13 +31,13 @@ func newRerunPane(r *engine.TaskRerun, name, cp, recordedErr string) diffPane {
 	add(taskRow{text: "input  " + preview(r.Input, previewBudget), value: r.Input, hasValue: true, name: name + " input"})
 	switch {
 	case r.Err != nil:
-		add(taskRow{text: "✗ failed: " + firstLine(r.Err.Error()), style: removedStyle, value: r.Err.Error(), hasValue: true, name: name + " error"})
+		add(taskRow{text: glyphFailed + " failed: " + firstLine(r.Err.Error()), style: removedStyle, value: r.Err.Error(), hasValue: true, name: name + " error"})
 	case len(r.Interrupts) > 0:
 		for _, in := range r.Interrupts {
-			add(taskRow{text: "⚠ interrupted: " + preview(in.Value, previewBudget), style: removedStyle, value: in.Value, hasValue: true, name: name + " interrupt"})
+			add(taskRow{text: glyphAttention + " interrupted: " + preview(in.Value, previewBudget), style: removedStyle, value: in.Value, hasValue: true, name: name + " interrupt"})
 		}
 	case len(r.Recorded) == 0 && recordedErr != "":
-		add(taskRow{text: "✓ ran without the error the recording saved: its writes now are below", style: addedStyle})
+		add(taskRow{text: glyphOK + " ran without the error the recording saved: its writes now are below", style: addedStyle})
 	case len(r.Recorded) == 0:
 		add(taskRow{text: "nothing was recorded for this task at this checkpoint (it never ran here): its writes now are below", style: dimStyle})
 	case len(r.Diff) == 0:
@@ -50,7 +50,7 @@ func newRerunPane(r *engine.TaskRerun, name, cp, recordedErr string) diffPane {
 		}
 	}
 	if recordedErr != "" {
-		add(taskRow{text: "recorded: ✗ failed: " + firstLine(recordedErr), style: removedStyle, value: recordedErr, hasValue: true, name: name + " recorded error"})
+		add(taskRow{text: "recorded: " + glyphFailed + " failed: " + firstLine(recordedErr), style: removedStyle, value: recordedErr, hasValue: true, name: name + " recorded error"})
 	}
 	add(taskRow{text: "recorded writes", style: dimStyle})
 	for _, w := range r.Recorded {

@@ -199,7 +199,7 @@ func (m Model) settingsView(w, h int) string {
 		lines = append(lines, st.Dim.Render(cut("A new thread (T, n) starts from the last input used with this graph: "+preview(m.lastInput, previewBudget), w)))
 	}
 	if f.err != "" {
-		lines = append(lines, st.Error.Render(cut("✗ "+f.err, w)))
+		lines = append(lines, st.Error.Render(cut(glyphFailed+" "+f.err, w)))
 	}
 	out := fit(strings.Join(lines, "\n"), w, h-1)
 	return out + "\n" + st.Dim.Render(ansi.Truncate("tab/↑↓ field · enter apply · esc cancel", w, "…"))

@@ -193,7 +193,7 @@ func (p *subgraphPane) refresh() {
 			if t.Waiting {
 				st = "waiting"
 			}
-			add(taskRow{text: "    ⚠ interrupt (" + st + ") " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: label + " interrupt", node: t.Name})
+			add(taskRow{text: "    " + glyphAttention + " interrupt (" + st + ") " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: label + " interrupt", node: t.Name})
 		}
 	}
 	p.nav.cur = clamp(p.nav.cur, 0, len(p.rows)-1)

@@ -42,7 +42,7 @@ func TestModel_Subgraph_EnterAndBack(t *testing.T) {
 		t.Fatalf("mode %v err %v", m.mode, m.err)
 	}
 	v := m.View()
-	for _, want := range []string{"nested › mid  read only · namespace mid:", "Checkpoints · 3", "step 1  loop  interrupted", "out = [\"pre\", \"m1\"]", "branch:to:deep v3", "m1: branch:to:m1 v2", "deep  ⤷ enter: its subgraph", "⚠ interrupt (waiting) \"n=2\""} {
+	for _, want := range []string{"nested › mid  read only · namespace mid:", "Checkpoints · 3", "step 1  loop  interrupted", "out = [\"pre\", \"m1\"]", "branch:to:deep v3", "m1: branch:to:m1 v2", "deep  ⤷ enter: its subgraph", "△ interrupt (waiting) \"n=2\""} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("subgraph view lacks %q:\n%s", want, v)
 		}
@@ -54,7 +54,7 @@ func TestModel_Subgraph_EnterAndBack(t *testing.T) {
 	}
 	m = press(t, m, "up", "up", "tab", "pgdown", "up", "enter")
 	v = m.View()
-	for _, want := range []string{"nested › mid › deep  read only · namespace mid:", "|deep:", "Checkpoints · 2", "b1", "⚠ interrupt (waiting) \"n=2\""} {
+	for _, want := range []string{"nested › mid › deep  read only · namespace mid:", "|deep:", "Checkpoints · 2", "b1", "△ interrupt (waiting) \"n=2\""} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("nested subgraph view lacks %q:\n%s", want, v)
 		}

@@ -190,7 +190,7 @@ func (p threadsPane) View(st Styles, w, h int) string {
 	if p.creating {
 		tail := st.Dim.Render("ctrl+s start the thread · esc cancel")
 		if p.newErr != "" {
-			tail = st.Error.Render("✗ " + p.newErr)
+			tail = st.Error.Render(glyphFailed + " " + p.newErr)
 		}
 		return st.Label.Render("New thread: input (JSON object of state keys)") + "\n" + p.area.View() + "\n" + tail
 	}
@@ -226,7 +226,7 @@ func (p threadsPane) View(st Styles, w, h int) string {
 		out = append(out, line)
 	}
 	if t, ok := p.selected(); ok && t.Refused != "" {
-		out = append(out, st.Error.Render(cut("✗ "+termtext.Name(firstLine(t.Refused)), w)))
+		out = append(out, st.Error.Render(cut(glyphFailed+" "+termtext.Name(firstLine(t.Refused)), w)))
 	}
 	switch {
 	case len(p.list) == 0 && p.err == "":

@@ -113,7 +113,7 @@ func (m Model) viewStatus() string {
 	case m.mode == modeQuit:
 		return st.Error.Render("A run is in progress. Quit anyway? (y/n)")
 	case m.err != nil:
-		return st.Error.Render("✗ " + firstLine(m.err.Error()))
+		return st.Error.Render(glyphFailed + " " + firstLine(m.err.Error()))
 	case m.note != "":
 		return st.Notice.Render(m.note)
 	case m.view != nil && m.view.Status == engine.StatusDone:

@@ -193,7 +193,14 @@ type Op struct {
 	SubgraphTask int
 	AsNode       string
 	HasAsNode    bool
-	Pos          Pos
+	// history: at most Limit snapshots (0: all), only those whose
+	// metadata has Filter's values ("source", "step"), only checkpoints
+	// before the newest one of step *Before (LangGraph's
+	// get_state_history limit, filter and before).
+	Limit  int
+	Filter map[string]any
+	Before *int
+	Pos    Pos
 }
 
 // Command is a LangGraph Command given as run input.
@@ -879,7 +886,7 @@ var opFields = map[string][]string{
 	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "command", "stream", "stream_subgraphs"},
 	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency", "stream", "stream_subgraphs"},
 	OpGetState:    {"op", "thread", "subgraphs", "subgraph", "subgraph_task"},
-	OpHistory:     {"op", "thread", "subgraph", "subgraph_task"},
+	OpHistory:     {"op", "thread", "subgraph", "subgraph_task", "limit", "filter", "before"},
 	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command", "subgraph", "subgraph_task"},
 	OpBulkUpdate:  {"op", "thread", "supersteps", "at"},
 	OpClearCache:  {"op"},
@@ -929,15 +936,7 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 		}
 	}
 	if v := n.field("at"); v != nil {
-		f := join2(field, "at")
-		if p.fields(v, f, "step") {
-			if s := v.field("step"); s != nil {
-				step := p.integer(s, join2(f, "step"), -1)
-				op.AtStep = &step
-			} else {
-				p.fail(v, f, "missing step")
-			}
-		}
+		op.AtStep = p.stepRef(v, join2(field, "at"))
 	}
 	if n.field("from") != nil && n.field("at") != nil {
 		p.fail(n, field, "from and at exclude each other")
@@ -955,8 +954,8 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 		f := join2(field, "stream")
 		op.Stream = p.names(v, f)
 		for i, m := range op.Stream {
-			if m != "values" && m != "updates" && m != "custom" {
-				p.fail(v.elems[i], index2(f, i), "unknown stream mode %q (expected values, updates or custom)", m)
+			if m != "values" && m != "updates" && m != "custom" && m != "tasks" {
+				p.fail(v.elems[i], index2(f, i), "unknown stream mode %q (expected values, updates, custom or tasks)", m)
 			}
 		}
 	}
@@ -1005,7 +1004,49 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	if v := n.field("as_node"); v != nil {
 		op.AsNode, op.HasAsNode = p.name(v, join2(field, "as_node")), true
 	}
+	p.historyOptions(n, field, &op)
 	return op
+}
+
+// historyOptions reads a history op's limit, filter and before.
+func (p *parser) historyOptions(n *jnode, field string, op *Op) {
+	if v := n.field("limit"); v != nil {
+		op.Limit = p.integer(v, join2(field, "limit"), 1)
+	}
+	if v := n.field("filter"); v != nil {
+		f := join2(field, "filter")
+		if p.fields(v, f, "source", "step") {
+			op.Filter = map[string]any{}
+			if s := v.field("source"); s != nil {
+				op.Filter["source"] = p.name(s, join2(f, "source"))
+			}
+			if s := v.field("step"); s != nil {
+				op.Filter["step"] = p.integer(s, join2(f, "step"), -1)
+			}
+		}
+	}
+	if v := n.field("before"); v != nil {
+		f := join2(field, "before")
+		if op.SubgraphOf != "" {
+			p.fail(v, f, "before addresses a root checkpoint: not with subgraph")
+		}
+		op.Before = p.stepRef(v, f)
+	}
+}
+
+// stepRef reads {"step": k}, the address of the newest checkpoint of step
+// k (nil after an error).
+func (p *parser) stepRef(v *jnode, f string) *int {
+	if !p.fields(v, f, "step") {
+		return nil
+	}
+	s := v.field("step")
+	if s == nil {
+		p.fail(v, f, "missing step")
+		return nil
+	}
+	step := p.integer(s, join2(f, "step"), -1)
+	return &step
 }
 
 // check resolves names across the file once its shape is known.

@@ -171,6 +171,10 @@ func TestParseErrors(t *testing.T) {
 		{"as_node", `{"nodes": [{"name": "a"}], "ops": [{"op": "update_state", "values": {}, "as_node": "b"}]}`, `x.json:1:84: ops[0].as_node: unknown node "b"`, false},
 		{"as_node of a root node in a subgraph", `{"subgraphs": {"s": {"nodes": [{"name": "in"}], "edges": [["__start__", "in"]]}}, "nodes": [{"name": "a", "subgraph": "s"}], "edges": [["__start__", "a"]], "ops": [{"op": "update_state", "subgraph": "a", "values": {}, "as_node": "a"}]}`, `x.json:1:230: ops[0].as_node: unknown node "a"`, false},
 		{"by_node", `{"nodes": [{"name": "a"}], "ops": [{"op": "resume", "by_node": {"b": 1}}]}`, `x.json:1:65: ops[0].by_node.b: unknown node "b"`, false},
+		{"stream mode", `{"ops": [{"op": "invoke", "input": {}, "stream": ["debug"]}]}`, `x.json:1:51: ops[0].stream[0]: unknown stream mode "debug" (expected values, updates, custom or tasks)`, false},
+		{"history limit", `{"ops": [{"op": "history", "limit": 0}]}`, `x.json:1:37: ops[0].limit: expected an integer of at least 1, got 0`, false},
+		{"history filter", `{"ops": [{"op": "history", "filter": {"node": "a"}}]}`, `x.json:1:39: ops[0].filter.node: unknown field "node" (expected one of source, step)`, false},
+		{"history before in a subgraph", `{"ops": [{"op": "history", "subgraph": "a", "before": {"step": 1}}]}`, `x.json:1:55: ops[0].before: before addresses a root checkpoint: not with subgraph`, false},
 		{"columns count characters", "{\"description\": \"版本\", \"nodes\": 1}", `x.json:1:32: nodes: expected a list, got a number`, false},
 	}
 	for _, tt := range tests {

@@ -164,6 +164,14 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 		if err == nil {
 			snap, err = r.graph.GetState(ctx, cfg, opts...)
 		}
+		if errors.Is(err, engine.ErrNoCheckpoint) {
+			// LangGraph's get_state of a thread (or a subgraph task's
+			// namespace) with no checkpoint is an empty snapshot, not an
+			// error (LangGraph.js pregel/index.ts getState →
+			// _prepareStateSnapshot:878-885); the engine reports
+			// ErrNoCheckpoint, which the trace shows that way.
+			snap, err = &engine.StateSnapshot{Config: cfg, Values: map[string]any{}, Next: []string{}}, nil
+		}
 		if err != nil {
 			rec["result"] = errorResult(err)
 		} else {
@@ -171,9 +179,15 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 		}
 	case OpHistory:
 		cfg, found, err := r.subgraphConfig(ctx, op)
+		opt := engine.ListOptions{Limit: op.Limit, Filter: op.Filter}
+		if err == nil && op.Before != nil {
+			var before engine.Config
+			before, err = r.checkpointAtStep(op.Thread, *op.Before)
+			opt.Before = before.CheckpointID
+		}
 		var hist []*engine.StateSnapshot
 		if err == nil && found {
-			hist, err = r.graph.History(ctx, cfg, engine.ListOptions{})
+			hist, err = r.graph.History(ctx, cfg, opt)
 		}
 		if err != nil {
 			rec["result"] = errorResult(err)

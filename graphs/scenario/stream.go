@@ -40,6 +40,10 @@ func (sr *streamRecord) add(p engine.StreamPart) {
 		data = plain(map[string]any(d))
 	case engine.UpdatesChunk:
 		data = plain(map[string]any(d))
+	case engine.TaskChunk: // without the task id, random in LangGraph
+		data = map[string]any{"name": d.Name, "input": plain(d.Input), "triggers": stringsToAny(d.Triggers)}
+	case engine.TaskResultChunk: // the error's text differs by runtime: only whether there is one
+		data = map[string]any{"name": d.Name, "result": plain(d.Result), "interrupts": plain(interruptValues(d.Interrupts)), "error": d.Error != ""}
 	default:
 		data = plain(d)
 	}
