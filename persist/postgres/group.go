@@ -117,7 +117,7 @@ func (s *Store) await(ctx context.Context, thread string, o *op) error {
 // queued; a new group opens. s.mu is held.
 func (s *Store) seal(g *group) {
 	g.sealed = true
-	s.crowd = max(s.flying+len(g.members), s.crowd-(s.crowd+7)/8)
+	s.crowd = max(s.flying+len(g.members)+s.away, s.crowd-(s.crowd+7)/8)
 	s.inFlight++
 	s.open = newGroup()
 	if len(g.members) > maxGroup {
@@ -145,14 +145,18 @@ func (s *Store) seal(g *group) {
 
 // mayStart reports whether the open group g may be sent now: at once when
 // no group is being sent, and while fewer than s.maxInFlight are, once it
-// holds its share of the crowd, the threads that recently waited for a
-// commit at once. Sending it smaller would split the same threads into
-// more, smaller groups, and a group costs the server a statement, a
-// commit and a WAL flush whatever its size: with 32 threads and two
-// commits under way, sending at once made three groups of about 11
-// threads instead of two of 16, for about a third more server CPU per
-// superstep. The open group waits at most until the groups being sent
-// end. s.mu is held.
+// holds its share of the crowd, the threads that recently committed at
+// once: at a seal, those in the groups being sent and sealed, and those
+// away, whose commit ended and that have not queued since (a thread
+// between two supersteps). Sending it smaller would split the same
+// threads into more, smaller groups, and a group costs the server a
+// statement, a commit and a WAL flush whatever its size: with 32 threads
+// and two commits under way, sending at once made three groups of about
+// 11 threads instead of two of 16, for about a third more server CPU per
+// superstep; a crowd without the threads away (which at a seal are the
+// ones the group ended last still makes ready) still made groups of 12.
+// The open group waits at most until the groups being sent end. s.mu is
+// held.
 func (s *Store) mayStart(g *group) bool {
 	switch {
 	case s.inFlight == 0:
@@ -228,20 +232,33 @@ func (s *Store) sendGroup(g *group) {
 	}
 	wg.Wait()
 	s.mu.Lock()
-	for _, m := range g.members {
-		s.settle(m)
-	}
-	s.inFlight--
-	s.flying -= len(g.members)
-	s.signalOpen()
+	s.ended(g)
 	s.mu.Unlock()
 	close(g.done)
 }
 
+// ended records the outcome of g's commit for each of its threads, and
+// wakes a waiter of the open group if it may now be sent. s.mu is held.
+func (s *Store) ended(g *group) {
+	left := 0
+	for _, m := range g.members {
+		if s.settle(m) {
+			left++
+		}
+	}
+	// Those that left are between supersteps, most soon back: the crowd
+	// counts them (see mayStart) until they queue again, and forgets
+	// those that left before the group that ended before this one.
+	s.away, s.left = left+min(s.away, s.left), left
+	s.inFlight--
+	s.flying -= len(g.members)
+	s.signalOpen()
+}
+
 // settle records a member's outcome: its ops are committed, and the thread
-// leaves the group (for the next one when it queued more meanwhile).
-// s.mu is held.
-func (s *Store) settle(m *member) {
+// leaves the group (for the next one when it queued more meanwhile). It
+// reports whether the thread has nothing more queued. s.mu is held.
+func (s *Store) settle(m *member) (idle bool) {
 	if m.err == nil {
 		s.observed[m.thread] = m.seq
 	} else {
@@ -260,10 +277,12 @@ func (s *Store) settle(m *member) {
 	switch {
 	case len(q.ops) == 0:
 		delete(s.queues, m.thread)
+		idle = true
 	case q.again:
 		s.want(m.thread, q)
 	}
 	q.again = false
+	return idle
 }
 
 // groupable reports whether a thread's ops can go in a group's statement:

@@ -1,6 +1,9 @@
 package postgres
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestGroupable: which threads' ops a group's one statement can hold.
 func TestGroupable(t *testing.T) {
@@ -89,5 +92,73 @@ func TestMayStart(t *testing.T) {
 	}
 	if s.crowd > 2 {
 		t.Errorf("crowd %d after 20 lone commits, want at most 2", s.crowd)
+	}
+}
+
+// TestMayStart_Away: the threads a group's end left with nothing queued
+// (between two supersteps) count in the crowd until they queue again, so
+// the next group waits for its share of them instead of going with the
+// first few back; and the crowd forgets them two group ends later.
+func TestMayStart_Away(t *testing.T) {
+	s := &Store{maxInFlight: 2, open: newGroup(), queues: map[string]*threadQueue{},
+		observed: map[string]int64{}, heads: map[nsKey]*head{}}
+	queue := func(threads ...int) {
+		for _, i := range threads {
+			th := fmt.Sprintf("t%d", i)
+			s.enqueue(th, &op{})
+			s.want(th, s.queues[th])
+		}
+	}
+	end := func(g *group) {
+		s.ended(g)
+		if g.led {
+			<-g.lead
+		}
+	}
+	upTo := func(n int) []int {
+		var is []int
+		for i := range n {
+			is = append(is, i)
+		}
+		return is
+	}
+	queue(upTo(16)...)
+	a := s.open
+	s.seal(a)
+	end(a) // its 16 threads leave
+	if s.away != 16 {
+		t.Fatalf("away %d after a group of 16 left, want 16", s.away)
+	}
+	queue(0) // the first one back goes at once: nothing is being sent
+	if !s.mayStart(s.open) {
+		t.Fatal("nothing being sent: the first thread back must go at once")
+	}
+	b := s.open
+	s.seal(b)
+	if s.crowd != 16 {
+		t.Fatalf("crowd %d, want 16: 1 sealed and 15 away", s.crowd)
+	}
+	queue(1, 2, 3, 4, 5, 6, 7)
+	if s.mayStart(s.open) {
+		t.Fatal("7 of a crowd of 16 with a group being sent: must wait for its share")
+	}
+	queue(8)
+	if !s.mayStart(s.open) {
+		t.Fatal("8 of a crowd of 16: must go")
+	}
+	if s.away != 7 {
+		t.Fatalf("away %d with 9 of 16 back, want 7", s.away)
+	}
+	// Two groups end whose threads queued their next superstep
+	// meanwhile: the 7 still away are forgotten.
+	c := s.open
+	s.seal(c)
+	for i := range 9 {
+		s.enqueue(fmt.Sprintf("t%d", i), &op{})
+	}
+	end(b)
+	end(c)
+	if s.away != 0 {
+		t.Fatalf("away %d after two groups ended, want 0", s.away)
 	}
 }

@@ -43,7 +43,8 @@ type Options struct {
 	// fewer, the less CPU a superstep costs in this process and in the
 	// server. A commit that would go while others are under way waits
 	// until it holds its share of the threads that recently committed
-	// at once, or until those under way end. More suit a server whose
+	// at once (those between two supersteps included), or until those
+	// under way end. More suit a server whose
 	// CPU is contended, where a commit spends most of its time waiting
 	// to run: each waits less, at the price of smaller groups.
 	ConcurrentCommits int
@@ -93,10 +94,14 @@ type Store struct {
 	wake        chan struct{}
 	done        chan struct{}
 	// Group sizes (see mayStart), under mu: the threads in the groups
-	// being sent, and the crowd, how many threads recently wanted a
-	// commit at once (the most in the groups being sent and the one
-	// sealed, at a seal, decaying by an eighth per seal).
+	// being sent, and the crowd, how many threads recently committed at
+	// once (the most in the groups being sent and the one sealed, and
+	// away, at a seal, decaying by an eighth per seal). away: threads
+	// whose commit ended with nothing more queued and that have queued
+	// nothing since, of the last two groups that ended (see ended); left,
+	// how many the last group left.
 	flying, crowd int
+	away, left    int
 	// sent and sentMembers count the groups sent and their threads.
 	sent, sentMembers int64
 }

@@ -68,6 +68,7 @@ func (s *Store) enqueue(thread string, o *op) {
 	if q == nil {
 		q = &threadQueue{}
 		s.queues[thread] = q
+		s.away = max(s.away-1, 0) // back (or new): no longer away
 	}
 	if q.ops == nil {
 		q.ops = make([]*op, 0, 2) // a superstep: the task's writes and the checkpoint
