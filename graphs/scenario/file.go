@@ -170,22 +170,22 @@ type Op struct {
 	Thread         string
 	Input          any // invoke; nil if null or absent
 	HasInput       bool
-	RecursionLimit int    // 0 when not given
-	MaxConcurrency int    // 0 when not given
+	RecursionLimit int // 0 when not given
+	MaxConcurrency int // 0 when not given
 	// Durability is the run's durability ("sync", "async" or "exit";
 	// "" when not given: LangGraph's default, async).
 	Durability string
-	From           string // "fork" or ""
-	AtStep         *int
-	Value          any // resume
-	HasValue       bool
-	ByNode         []KeyValue // resume, in file order
-	Values         any        // update_state; may be nil
-	Context        any        // invoke, resume: the runtime context (nil when absent)
-	Command        *Command   // invoke: a Command as input (nil when absent)
-	Stream         []string   // invoke, resume: stream modes to record (values, updates, custom)
-	Supersteps     [][]Update // bulk_update: the updates of each superstep
-	StreamSubs     bool       // invoke, resume: record subgraphs' chunks too
+	From       string // "fork" or ""
+	AtStep     *int
+	Value      any // resume
+	HasValue   bool
+	ByNode     []KeyValue // resume, in file order
+	Values     any        // update_state; may be nil
+	Context    any        // invoke, resume: the runtime context (nil when absent)
+	Command    *Command   // invoke: a Command as input (nil when absent)
+	Stream     []string   // invoke, resume: stream modes to record (values, updates, custom)
+	Supersteps [][]Update // bulk_update: the updates of each superstep
+	StreamSubs bool       // invoke, resume: record subgraphs' chunks too
 	// SubgraphState (get_state "subgraphs": true) records each subgraph
 	// task's own state (LangGraph's get_state(subgraphs=True)).
 	SubgraphState bool
