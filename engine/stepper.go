@@ -323,6 +323,9 @@ type StepView struct {
 	// RecursionLeft is how many more supersteps this run may start.
 	RecursionLeft int
 	Values        map[string]any // the state keys that have a value
+	// Unsaved: the current checkpoint is in memory only, as every one
+	// of a DurabilityExit run is until the run ends and saves it.
+	Unsaved bool
 }
 
 // View returns a copy of the run's state now.
@@ -343,6 +346,7 @@ func (s *Stepper) View() *StepView {
 		Versions:        l.cs.versionMap(),
 		VersionsSeen:    map[string]map[string]Version{},
 		UpdatedChannels: slices.Clone(l.hint.channels),
+		Unsaved:         l.exit != nil && !l.exit.done && l.cpID != l.exit.savedID,
 		HintKnown:       l.hint.known,
 		Interrupts:      slices.Clone(l.interrupts),
 		Err:             l.err,
