@@ -48,7 +48,11 @@ const (
 	// in memory. A subgraph run writes at its end only if it failed or
 	// was interrupted, or if its namespace holds no task id (a stateful
 	// subgraph); a subgraph that finished leaves its result to its
-	// parent's checkpoint. A crash loses the whole run.
+	// parent's checkpoint. A crash loses the whole run, and so does a
+	// Stepper dropped before its run ended. Values and updates stream as
+	// in the other modes; EventCheckpoint (the checkpoints stream)
+	// reports only the checkpoint written at the end, where LangGraph.js
+	// streams each superstep's checkpoint from memory (loop.js tick).
 	DurabilityExit
 )
 
