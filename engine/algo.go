@@ -49,6 +49,9 @@ type channelState struct {
 	// to someone who may read it later (see stateview.go).
 	state map[string]any
 	view  viewLending
+	// keyed mirrors state by key position, for a graph read that way
+	// (statekeys.go); nil otherwise.
+	keyed []any
 	// log records which state keys each generation of the view changed,
 	// for StateChanges (stateview.go).
 	log viewLog
@@ -319,6 +322,7 @@ func newChannelState(g *Graph, cp *Checkpoint) *channelState {
 		seenRan:   make([]bool, len(g.nodeOrder)),
 	}
 	cs.view.id.Store(mapID(cs.state))
+	cs.keepKeyed()
 	lazy := cp.lazyState()
 	var values []any
 	if lazy != nil && lazy.g != g {

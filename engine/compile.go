@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Graph is a compiled, immutable StateGraph: its channels, its nodes with
@@ -56,6 +57,9 @@ type Graph struct {
 	// scratchPool keeps applyWrites' working memory between runs
 	// (takeScratch); a pointer, as a Graph may be copied.
 	scratchPool *sync.Pool
+	// keyedReads marks a graph whose state was read by key position
+	// (statekeys.go); a pointer, as a Graph may be copied.
+	keyedReads *atomic.Bool
 	// nameRank is each channel's place among the channels sorted by
 	// name, by id: sorting ids by it sorts their names (applyWrites).
 	nameRank []int32
@@ -176,6 +180,7 @@ func newGraph(name string, opts []CompileOption) *Graph {
 		channelSpec:    map[string]channelInfo{},
 		nodes:          map[string]*node{},
 		triggerToNodes: map[string][]string{},
+		keyedReads:     new(atomic.Bool),
 	}
 	for _, o := range opts {
 		o(g)

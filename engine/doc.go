@@ -7,21 +7,41 @@
 // in-memory reference saver. It imports the standard library only: storage,
 // terminals and expression languages live in other packages.
 //
-// # Using it
+// The sections below follow a graph's life; each names the example that
+// shows it (go doc -all does not print examples: read example_test.go, or
+// the package's page in a documentation server).
 //
-// Declare the state keys and their channels (LastValueKey, AppendKey,
-// MessagesKey, ReducerKey), add nodes and edges to a StateGraph, and
-// Compile it; WithSaver makes runs checkpoint, which interrupts, resume,
-// GetState, History and UpdateState need. A node gets the state as a map
-// (or a Send's argument) and returns an Update (Pairs), a map, a Command or
-// nil. Invoke runs a thread to its end or its next interrupt; Stream does
-// the same as events; Start gives a Stepper that advances one phase at a
-// time, and StreamModes yields LangGraph's stream modes. The examples show
-// one concept each: a first graph (Graph.Invoke), reducer keys
-// (ReducerKey), conditional edges (StateGraph.AddConditionalEdges), Send
-// fan-out (Send), Interrupt and resume, a fork (Graph.UpdateState), the
-// Stepper (Graph.Start) and the debugger on your own graph (the package
-// example).
+// # Build a graph
+//
+// NewStateGraph takes the state keys (below); AddNode adds a NodeFunc, which
+// gets the state as a map[string]any and returns the keys it changes as an
+// Update (Pairs), a map, a Command or nil. AddEdge adds a fixed edge (from
+// Start, to End), AddConditionalEdges a route that picks the next nodes after
+// its node ran (example: StateGraph.AddConditionalEdges), AddJoin a node that
+// waits until several others have all run. Compile checks the
+// builder and returns an immutable *Graph, safe for concurrent use, or
+// CompileErrors naming every problem.
+//
+// # Run it
+//
+// Invoke runs a thread (OnThread; "default" otherwise) until it finishes, is
+// interrupted, or fails, and returns a Result: the status and the final state
+// (example: Graph.Invoke). A run is a series of supersteps: the nodes
+// triggered by the last superstep's writes run concurrently, and their writes
+// become visible together when all have finished. WithRecursionLimit bounds
+// the supersteps of a run (DefaultRecursionLimit). A node or a route may
+// return Sends to start one task of a node per Send, each with its own
+// argument as its input (fan-out; example: Send), and a node may return a
+// Command whose Goto names its next nodes itself (WithEnds declares them; example:
+// Command).
+//
+// # State and channels
+//
+// Each state key is a channel, and its channel decides how the writes of one
+// superstep combine: LastValueKey takes one write (two are an
+// *InvalidUpdateError), AppendKey concatenates lists, MessagesKey merges chat
+// messages by id (LangGraph's add_messages), and ReducerKey folds every write
+// with your Reducer (example: ReducerKey).
 //
 // Values are JSON's: nil, bool, float64, string, []any and map[string]any
 // (Normalize turns Go numbers into float64; a whole number beyond ±2^53
@@ -30,18 +50,75 @@
 // valid until the node returns (the engine changes it in place for later
 // supersteps, rather than copying a wide state each time): to keep it, keep
 // a copy (see NodeFunc). Code that turns that map into something costly
-// to build asks StateChanges which keys changed since it last read, as
-// package typed does to decode a struct state incrementally.
+// to build asks StateChanges which keys changed since it last read, and
+// reads them by their position in StateKeys (StateByKey, and
+// Result.ValuesByKey for a run's result) rather than by name, as package
+// typed does to decode a struct state incrementally.
+//
+// # Checkpoints and savers
+//
+// Compiled WithSaver, a graph writes a Checkpoint of its thread after every
+// superstep, and each task's writes when the task finishes: a run that
+// failed or was killed continues from its last checkpoint (Invoke with nil
+// input on the same thread) without running again the tasks that had
+// finished. GetState reads a thread's state at its latest
+// checkpoint or any other, History lists them all (example: Graph.History).
+// NewMemorySaver keeps checkpoints in memory; package persist stores them in
+// a bbolt file and persist/postgres in PostgreSQL. All three implement the Saver
+// interface, which a store of your own implements too (enginetest's
+// SaverSuite checks it).
+//
+// # Interrupts
+//
+// A node that calls Interrupt stops the run with a question: Invoke returns
+// StatusInterrupted and the pending Interrupts, and saves them. Invoke with
+// Command{Resume: answer} on the same thread runs that node again from its
+// top, and this time Interrupt returns the answer (example: Interrupt).
+// WithInterruptBefore and WithInterruptAfter (BreakBefore and BreakAfter for
+// one run) stop every run before or after the named nodes instead.
+// Interrupts need a Saver.
+//
+// # Time travel and forks
+//
+// Invoke with nil input and FromCheckpoint runs a thread again from one of
+// its checkpoints (replay). UpdateState writes values as if a node had
+// returned them, as a new checkpoint whose parent is the one it was applied
+// to: applied to an old checkpoint, it forks the thread, and running from the
+// fork leaves the original branch as it was (example: Graph.UpdateState).
+//
+// # Streams
+//
+// Stream runs like Invoke and yields the run's Events as they happen: tasks
+// starting and ending, each task's update, the state after each superstep,
+// checkpoints (example: Graph.Stream). StreamModes yields LangGraph's stream
+// modes instead (values, updates, messages, custom, tasks, checkpoints,
+// debug), from subgraphs too with WithSubgraphs. A node adds its own events
+// with Emit and StreamMessage.
+//
+// # The debugger hook
+//
+// Start begins a run and returns a Stepper, which advances it one phase at a
+// time (Plan, Execute, Update) and shows everything the engine sees between
+// phases as a StepView: tasks, channels and versions, versions_seen,
+// interrupts (example: Graph.Start). WithHook gives any run — Invoke's
+// included — a StepHook called at each phase boundary, which may block the
+// run or stop it (example: WithHook). Package tui is the interactive
+// debugger built on the Stepper: tui.Run opens it on your own compiled graph
+// (example: the package's Debugger example).
+//
+// # More ways to write a graph
 //
 // The functional API is the other way to write a graph: NewEntrypoint
 // compiles one function as a graph (its input in, its return value out,
 // Previous for what the thread's last run returned), and Task, called from
 // any running node, runs a function as a checkpointed task whose finished
-// result a resumed node gets back instead of calling it again.
+// result a resumed node gets back instead of calling it again (example:
+// NewEntrypoint).
 //
-// A node function may also run a compiled graph itself (InvokeSubgraph);
-// declaring it on the node (UsesSubgraph) makes its state readable and
-// updatable by namespace, as a subgraph node's (AddSubgraph) is.
+// A compiled graph can be a node of another (AddSubgraph), and a node
+// function may run one itself (InvokeSubgraph); declaring it on the node
+// (UsesSubgraph) makes its state readable and updatable by namespace, as a
+// subgraph node's is.
 //
 // This map API mirrors LangGraph's dictionaries; scenario files and graphs
 // built at run time use it. Go programs usually want package typed instead
@@ -90,4 +167,6 @@
 //   - stateview.go: the state map lent to tasks (when the loop may change
 //     it in place) and the log of which state keys each new generation of
 //     it changed, behind StateChanges.
+//   - statekeys.go: the state's values by key position, kept beside the
+//     map for graphs read that way (StateByKey, Result.ValuesByKey).
 package engine

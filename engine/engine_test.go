@@ -426,19 +426,6 @@ func TestInvoke_EmptyInputAndNothingToResume(t *testing.T) {
 	}
 }
 
-func ExampleGraph_Invoke() {
-	g, _ := engine.NewStateGraph(engine.LastValueKey("total"), engine.AppendKey("visited")).
-		AddNode("double", func(_ context.Context, s any) (any, error) {
-			total := s.(map[string]any)["total"].(float64)
-			return engine.Pairs("total", total*2, "visited", []any{"double"}), nil
-		}).
-		AddEdge(engine.Start, "double").
-		Compile()
-	res, _ := g.Invoke(context.Background(), map[string]any{"total": 21.0})
-	fmt.Println(res.Values["total"], res.Values["visited"])
-	// Output: 42 [double]
-}
-
 // Sibling subgraph tasks taking turns write their checkpoints in turn, and a
 // retried sibling or one that fails leaves the rotation without a deadlock.
 func TestSubgraphTurns_NoDeadlockOnFailure(t *testing.T) {

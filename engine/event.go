@@ -13,8 +13,6 @@ const (
 	EventCheckpoint EventKind = "checkpoint"
 	// EventValues: the state after a superstep.
 	EventValues EventKind = "values"
-	// EventUpdates: one task's state update, as it finishes.
-	EventUpdates EventKind = "updates"
 	// EventCustom: a value a node passed to Emit.
 	EventCustom EventKind = "custom"
 	// EventCached: a task took its writes from the node cache instead of
@@ -42,7 +40,7 @@ type Event struct {
 	IsCall   bool     // the task is a Task call's (functional API)
 	// Writes are a finished task's writes (all channels, in order).
 	Writes []Write
-	// Update is a task's state-key update (EventUpdates, EventTaskResult).
+	// Update is a task's state-key update (EventTaskResult, EventCached).
 	Update     map[string]any
 	Interrupts []Interruption // the task's interrupts
 	Err        error          // the task's failure

@@ -3,7 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -11,6 +11,28 @@ import (
 // These examples use the map API, which mirrors LangGraph's dictionaries and
 // is what scenario files compile to. Package typed has the same examples
 // with a struct state and typed nodes.
+
+// A first graph: one state key, one node, an edge from Start. The node reads
+// the state map and returns the keys it changes; Invoke runs the graph to its
+// end and returns the final state.
+func ExampleGraph_Invoke() {
+	g, err := engine.NewStateGraph(engine.LastValueKey("total"), engine.AppendKey("visited")).
+		AddNode("double", func(_ context.Context, s any) (any, error) {
+			total := s.(map[string]any)["total"].(float64)
+			return engine.Pairs("total", total*2, "visited", []any{"double"}), nil
+		}).
+		AddEdge(engine.Start, "double").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	res, err := g.Invoke(context.Background(), map[string]any{"total": 21})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Status, res.Values["total"], res.Values["visited"])
+	// Output: done 42 [double]
+}
 
 // A reducer key folds every write of a superstep: three parallel nodes all
 // write "votes" (AppendKey) and "best" (a ReducerKey with max), and no
@@ -118,14 +140,14 @@ func ExampleInterrupt() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("%s %s\n", res.Status, engine.MustEncode(res.Interrupts[0].Value))
+	fmt.Println(res.Status, res.Interrupts[0].Value)
 	res, err = g.Invoke(ctx, engine.Command{Resume: "ship it"}, thread)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(res.Status, res.Values["verdict"])
 	// Output:
-	// interrupted {"draft":"hello"}
+	// interrupted map[draft:hello]
 	// done ship it
 }
 
@@ -145,19 +167,22 @@ func ExampleGraph_UpdateState() {
 	if err != nil {
 		panic(err)
 	}
-	ctx, thread := context.Background(), engine.Config{ThreadID: "t1"}
-	res, err := g.Invoke(ctx, map[string]any{"n": 0}, engine.OnThread(thread.ThreadID))
+	ctx := context.Background()
+	original, err := g.Invoke(ctx, map[string]any{"n": 0}, engine.OnThread("t1"))
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("original:", res.Values["n"], res.Values["log"])
-	history, err := g.History(ctx, thread, engine.ListOptions{})
+	fmt.Println("original:", original.Values["n"], original.Values["log"])
+
+	// Find the checkpoint taken after "first" ran, and change n there as
+	// if "first" had written 100.
+	history, err := g.History(ctx, engine.Config{ThreadID: "t1"}, engine.ListOptions{})
 	if err != nil {
 		panic(err)
 	}
 	var afterFirst engine.Config
 	for _, snap := range history {
-		if strings.Join(snap.Next, ",") == "second" {
+		if slices.Equal(snap.Next, []string{"second"}) {
 			afterFirst = snap.Config
 		}
 	}
@@ -165,14 +190,20 @@ func ExampleGraph_UpdateState() {
 	if err != nil {
 		panic(err)
 	}
-	res, err = g.Invoke(ctx, nil, engine.OnThread(thread.ThreadID), engine.FromCheckpoint(fork.CheckpointID))
+	res, err := g.Invoke(ctx, nil, engine.FromConfig(fork))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("fork:", res.Values["n"], res.Values["log"])
+	kept, err := g.GetState(ctx, original.Checkpoint)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("original branch still:", kept.Values["n"])
 	// Output:
 	// original: 11 [first second]
 	// fork: 110 [first second]
+	// original branch still: 11
 }
 
 // A Stepper runs one phase at a time — Plan, Execute, Update — and shows
@@ -214,4 +245,181 @@ func ExampleGraph_Start() {
 	// 2 UPDATE [double]
 	// 2 UPDATE []
 	// 42
+}
+
+// With a saver the graph writes a checkpoint after every superstep. GetState
+// reads a thread's latest one; History lists them all, newest first, each
+// with the step that wrote it, how it came to be and the nodes it plans next.
+func ExampleGraph_History() {
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("plan", func(context.Context, any) (any, error) {
+			return engine.Pairs("log", []any{"planned"}), nil
+		}).
+		AddNode("act", func(context.Context, any) (any, error) {
+			return engine.Pairs("log", []any{"acted"}), nil
+		}).
+		AddEdge(engine.Start, "plan").AddEdge("plan", "act").
+		Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		panic(err)
+	}
+	ctx, thread := context.Background(), engine.Config{ThreadID: "t1"}
+	if _, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread(thread.ThreadID)); err != nil {
+		panic(err)
+	}
+	latest, err := g.GetState(ctx, thread)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("latest:", latest.Values["log"])
+	history, err := g.History(ctx, thread, engine.ListOptions{})
+	if err != nil {
+		panic(err)
+	}
+	for _, snap := range history {
+		fmt.Println(snap.Metadata.Step, snap.Metadata.Source, snap.Next)
+	}
+	// Output:
+	// latest: [planned acted]
+	// 2 loop []
+	// 1 loop [act]
+	// 0 loop [plan]
+	// -1 input [__start__]
+}
+
+// Stream yields the run's events as they happen; here each task's update as
+// it finishes (EventTaskResult) and the state after each superstep
+// (EventValues), starting with the input's.
+func ExampleGraph_Stream() {
+	g, err := engine.NewStateGraph(engine.LastValueKey("n")).
+		AddNode("inc", func(_ context.Context, s any) (any, error) {
+			return engine.Pairs("n", s.(map[string]any)["n"].(float64)+1), nil
+		}).
+		AddNode("double", func(_ context.Context, s any) (any, error) {
+			return engine.Pairs("n", s.(map[string]any)["n"].(float64)*2), nil
+		}).
+		AddEdge(engine.Start, "inc").AddEdge("inc", "double").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	for ev, err := range g.Stream(context.Background(), map[string]any{"n": 1}) {
+		if err != nil {
+			panic(err)
+		}
+		switch ev.Kind {
+		case engine.EventTaskResult:
+			fmt.Println("task", ev.Node, ev.Update)
+		case engine.EventValues:
+			fmt.Println("values", ev.Values)
+		}
+	}
+	// Output:
+	// values map[n:1]
+	// task inc map[n:2]
+	// values map[n:2]
+	// task double map[n:4]
+	// values map[n:4]
+}
+
+// WithHook calls a function at every phase boundary of a run, Invoke's
+// included: it sees what the Stepper's View shows, and may block the run (a
+// debugger waiting for a key) or stop it by returning an error. This one
+// prints which nodes each superstep plans.
+func ExampleWithHook() {
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"a"}), nil }).
+		AddNode("b", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"b"}), nil }).
+		AddEdge(engine.Start, "a").AddEdge("a", "b").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	planned := func(_ context.Context, v *engine.StepView) error {
+		if v.Phase == engine.PhasePlanned && len(v.Tasks) > 0 {
+			fmt.Println("step", v.Step, "plans", v.Next())
+		}
+		return nil
+	}
+	res, err := g.Invoke(context.Background(), map[string]any{"log": []any{}}, engine.WithHook(planned))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Values["log"])
+	// Output:
+	// step 0 plans [__start__]
+	// step 1 plans [a]
+	// step 2 plans [b]
+	// [a b]
+}
+
+// A node may return a Command instead of an update: Goto picks the next node
+// itself, with no edge or route. WithEnds declares where it may go, for
+// Compile's checks and for drawing the graph.
+func ExampleCommand() {
+	g, err := engine.NewStateGraph(engine.LastValueKey("n"), engine.LastValueKey("size")).
+		AddNode("classify", func(_ context.Context, s any) (any, error) {
+			next := "small"
+			if s.(map[string]any)["n"].(float64) > 10 {
+				next = "big"
+			}
+			return engine.Command{Goto: []any{next}}, nil
+		}, engine.WithEnds("small", "big")).
+		AddNode("small", func(context.Context, any) (any, error) { return engine.Pairs("size", "small"), nil }).
+		AddNode("big", func(context.Context, any) (any, error) { return engine.Pairs("size", "big"), nil }).
+		AddEdge(engine.Start, "classify").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	for _, n := range []int{3, 30} {
+		res, err := g.Invoke(context.Background(), map[string]any{"n": n})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(n, res.Values["size"])
+	}
+	// Output:
+	// 3 small
+	// 30 big
+}
+
+// The functional API: NewEntrypoint makes a graph of one function, and Task
+// runs a step of it as a checkpointed task. When the function is resumed
+// after an interrupt, the finished Task call returns its saved result
+// instead of running again: "drafting" is printed once.
+func ExampleNewEntrypoint() {
+	draft := func(_ context.Context, topic string) (string, error) {
+		fmt.Println("drafting")
+		return "an essay on " + topic, nil
+	}
+	g, err := engine.NewEntrypoint("write", func(ctx context.Context, input any) (any, error) {
+		text, err := engine.Task(ctx, "draft", draft, input.(map[string]any)["topic"].(string)).Result()
+		if err != nil {
+			return nil, err
+		}
+		verdict, err := engine.Interrupt(ctx, text)
+		if err != nil {
+			return nil, err
+		}
+		return text + ": " + verdict.(string), nil
+	}, engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		panic(err)
+	}
+	ctx, thread := context.Background(), engine.OnThread("t1")
+	res, err := g.Invoke(ctx, map[string]any{"topic": "Go"}, thread)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Status, res.Interrupts[0].Value)
+	res, err = g.Invoke(ctx, engine.Command{Resume: "approved"}, thread)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Status, res.Output)
+	// Output:
+	// drafting
+	// interrupted an essay on Go
+	// done an essay on Go: approved
 }

@@ -129,7 +129,9 @@ func RuntimeContext(ctx context.Context) any {
 // next planned task when one ends). Subgraphs inherit the bound.
 func WithMaxConcurrency(n int) RunOption { return func(o *RunOptions) { o.MaxConcurrency = n } }
 
-// WithHook installs a step hook.
+// WithHook calls h at each phase boundary of the run (see StepHook): a
+// debugger's way to watch or hold a run started by Invoke or Stream, as a
+// Stepper does for a run its caller drives.
 func WithHook(h StepHook) RunOption { return func(o *RunOptions) { o.Hook = h } }
 
 // WithEvents delivers stream events to fn, on the run's goroutine.

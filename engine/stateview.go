@@ -53,6 +53,7 @@ func (cs *channelState) setState(name string, key int, v any, ok bool) {
 		cs.state = maps.Clone(cs.state)
 		cs.view.id.Store(mapID(cs.state))
 		cs.view.lent.Store(false)
+		cs.copyKeyed()
 	}
 	cs.putState(name, key, v, ok)
 }
@@ -63,6 +64,10 @@ func (cs *channelState) putState(name string, key int, v any, ok bool) {
 		cs.state[name] = v
 	} else {
 		delete(cs.state, name)
+		v = noValue // for keyed
+	}
+	if cs.keyed != nil {
+		cs.keyed[key] = v
 	}
 	cs.view.stale = true
 	cs.log.changed(key, len(cs.g.keyIndex))

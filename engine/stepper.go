@@ -212,6 +212,9 @@ type Result struct {
 	// Checkpoint addresses the run's latest checkpoint.
 	Checkpoint Config
 	Err        error // the error that ended the run, if any
+	// keyed are Values by key position, as Invoke's run left them
+	// (ValuesByKey); nil when the run did not keep them.
+	keyed []any
 }
 
 // Result returns the run's outcome so far.
@@ -227,7 +230,7 @@ func (s *Stepper) Result() *Result {
 		// map over).
 		vals = maps.Clone(vals)
 	}
-	return &Result{
+	res := &Result{
 		Status:     l.status,
 		Values:     vals,
 		Output:     l.cs.output(),
@@ -235,6 +238,10 @@ func (s *Stepper) Result() *Result {
 		Checkpoint: Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID},
 		Err:        l.err,
 	}
+	if l.invoked {
+		res.keyed = l.cs.keyed // an ended Invoke: nothing changes them (statekeys.go)
+	}
+	return res
 }
 
 // TaskState is a task's state in the step view.

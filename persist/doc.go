@@ -7,6 +7,11 @@
 // self-contained JSON, each checkpoint a delta from its parent
 // (docs/export-format.md; version 1 exports still import).
 //
+// Start with Open and hand the Store to engine.WithSaver: every run of the
+// graph then checkpoints into the file (example: Open). Close it when done;
+// OpenShared is for a long session that must leave the file readable to
+// other processes, as the debugger's.
+//
 // # Layout
 //
 // Top-level buckets, created once by Open: "meta" (the app name and the

@@ -87,13 +87,15 @@ var (
 // OpenError is returned by Open; it names the file and wraps the cause
 // (ErrLocked, ErrNotDatabase, ErrForeign, a *FormatError, or an I/O error).
 type OpenError struct {
-	Path    string
+	Path    string        // the database file
 	Timeout time.Duration // the lock timeout, reported with ErrLocked
-	Err     error
+	Err     error         // why: ErrLocked, ErrNotDatabase, ErrForeign, a *FormatError, an I/O error
 	// Holder is who holds the lock, with ErrLocked, when it is known.
 	Holder *Holder
 }
 
+// Error names the file and why it did not open; for a lock, the process
+// that holds it when that is known.
 func (e *OpenError) Error() string {
 	if errors.Is(e.Err, ErrLocked) && e.Holder != nil {
 		return fmt.Sprintf("database %s is in use by another superstep process, %s (waited %v for its lock)", e.Path, e.Holder, e.Timeout)
@@ -106,14 +108,17 @@ func (e *OpenError) Error() string {
 	return fmt.Sprintf("open database %s: %v", e.Path, e.Err)
 }
 
+// Unwrap returns Err.
 func (e *OpenError) Unwrap() error { return e.Err }
 
 // FormatError is returned by Open for a database whose layout version is
 // newer than this build reads. It matches ErrNewerFormat with errors.Is.
 type FormatError struct {
-	Found, Supported uint32
+	Found     uint32 // the file's layout version
+	Supported uint32 // the newest layout this build reads
 }
 
+// Error names both versions and says to upgrade.
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("database layout version %d is newer than this superstep reads (%d): upgrade superstep", e.Found, e.Supported)
 }
@@ -141,12 +146,13 @@ func unknownFormat(what string, b byte) error {
 // writes) failed to commit: it says how many of each were not saved and
 // wraps the first failure. It matches ErrAsyncWrite with errors.Is.
 type LostWritesError struct {
-	Checkpoints int // Put calls not saved
-	Writes      int // PutWrites calls (one task's writes each) not saved
-	Other       int // other writes not saved (fingerprints, deletions)
-	Err         error
+	Checkpoints int   // Put calls not saved
+	Writes      int   // PutWrites calls (one task's writes each) not saved
+	Other       int   // other writes not saved (fingerprints, deletions)
+	Err         error // the first commit failure
 }
 
+// Error says how many writes of each kind were lost, and the first failure.
 func (e *LostWritesError) Error() string {
 	var parts []string
 	for _, c := range []struct {
@@ -165,6 +171,7 @@ func (e *LostWritesError) Error() string {
 	return fmt.Sprintf("buffered writes were lost (%s not saved): %v", strings.Join(parts, ", "), e.Err)
 }
 
+// Unwrap returns Err.
 func (e *LostWritesError) Unwrap() error { return e.Err }
 
 // Is reports whether target is ErrAsyncWrite.
@@ -175,11 +182,12 @@ func (e *LostWritesError) Is(target error) bool { return target == ErrAsyncWrite
 // after it was written. It matches ErrCorrupt with errors.Is.
 type DamagedRecordError struct {
 	Thread    string // "" for a record outside threads (a setting)
-	Namespace string
+	Namespace string // the checkpoint namespace ("" for the root)
 	Record    string // what the record is: "the record of checkpoint \"…\""
 	Reason    string // "fails its checksum", ...
 }
 
+// Error names the thread, namespace and record, and what is wrong with it.
 func (e *DamagedRecordError) Error() string {
 	where := ""
 	if e.Thread != "" {

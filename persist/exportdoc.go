@@ -11,8 +11,8 @@ import (
 // what another store (persist/postgres) reads and writes so that every
 // store exports and imports the one format this package owns.
 type ThreadDoc struct {
-	Thread      string
-	Fingerprint string
+	Thread      string // the thread's id
+	Fingerprint string // the graph fingerprint the thread was recorded with
 	// Checkpoints of every namespace. ReadExport returns them with each
 	// parent before its children; WriteExport takes any order.
 	Checkpoints []DocCheckpoint
@@ -20,20 +20,20 @@ type ThreadDoc struct {
 
 // DocCheckpoint is one checkpoint of a ThreadDoc with its saved writes.
 type DocCheckpoint struct {
-	NS         string
-	Parent     string // "" for a root
-	Checkpoint *engine.Checkpoint
-	Metadata   engine.Metadata
-	Writes     []DocWrite
+	NS         string             // the checkpoint namespace ("" for the root)
+	Parent     string             // "" for a root
+	Checkpoint *engine.Checkpoint // the whole checkpoint (the document stores a delta)
+	Metadata   engine.Metadata    // its metadata
+	Writes     []DocWrite         // the pending writes saved against it
 }
 
 // DocWrite is one saved write, in its slot (engine.WriteSlot); Value is the
 // engine's encoding (engine.EncodeValue).
 type DocWrite struct {
-	Task    string
-	Slot    int64
-	Channel string
-	Value   []byte
+	Task    string // the task that wrote it (engine.NullTaskID for none)
+	Slot    int64  // its index among the task's writes (engine.WriteSlot)
+	Channel string // the channel written
+	Value   []byte // the value, encoded by engine.EncodeValue
 }
 
 // ReadExport reads and validates an export document, as Import does, without

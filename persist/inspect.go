@@ -12,7 +12,7 @@ import (
 
 // ThreadInfo summarises one thread for a thread picker.
 type ThreadInfo struct {
-	ID string
+	ID string // the thread's id
 	// Checkpoints counts the checkpoints of the root namespace.
 	Checkpoints int
 	// Namespaces counts the namespaces with checkpoints, the root included.
@@ -21,9 +21,9 @@ type ThreadInfo struct {
 	// checkpoint of the root namespace ("" and zero values when the thread
 	// has only subgraph checkpoints).
 	LastID     string
-	LastStep   int
-	LastSource string
-	LastTS     time.Time
+	LastStep   int       // its step
+	LastSource string    // its source (input, loop, update, fork)
+	LastTS     time.Time // its timestamp
 	// PendingWrites counts the writes saved against the latest checkpoint:
 	// tasks of an unfinished superstep.
 	PendingWrites int
@@ -47,11 +47,11 @@ type ThreadInfo struct {
 // TreeNode is one checkpoint of a thread's root namespace, for drawing the
 // fork tree.
 type TreeNode struct {
-	ID       string
-	ParentID string // "" for a root
-	Step     int
-	Source   string
-	TS       time.Time
+	ID       string    // the checkpoint's id
+	ParentID string    // "" for a root
+	Step     int       // its metadata's step
+	Source   string    // its metadata's source
+	TS       time.Time // its timestamp
 }
 
 // Threads returns a summary of every thread, sorted by id. The slice is the

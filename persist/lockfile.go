@@ -15,9 +15,9 @@ import (
 // recorded itself in the lock file next to the database (LockPath), so
 // that a process that finds the database in use can say who uses it.
 type Holder struct {
-	PID     int       `json:"pid"`
-	Command string    `json:"command"`
-	Since   time.Time `json:"since"`
+	PID     int       `json:"pid"`     // the holder's process id
+	Command string    `json:"command"` // its command line
+	Since   time.Time `json:"since"`   // when it took the lock
 }
 
 // String describes the holder for a message: "pid 4242 (superstep tui

@@ -6,8 +6,12 @@
 // pending writes, pending interrupts with an inline answer box, and the
 // thread's checkpoint tree, which can be browsed, replayed and forked.
 //
-// Run is the only entry point. Everything else is the inside of one
-// bubbletea program, built the way DESIGN.md's "tui/ inside" asks:
+// Run is the entry point: give it a graph compiled with a saver
+// (engine.WithSaver) and it takes the terminal until the user quits
+// (example: Run). Options picks the thread, a new thread's input and what
+// the command line plugs in (Condition, SettingsStore, ThreadSummary).
+// Everything else is the inside of one bubbletea program, built the way
+// DESIGN.md's "tui/ inside" asks:
 //
 //   - model.go holds the single root tea.Model: it routes a key to the
 //     component on screen (mode), sizes it (sync) and asks it which keys

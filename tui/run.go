@@ -16,11 +16,11 @@ import (
 // ThreadSummary is one thread of a database as the thread list shows it.
 // Zero fields are unknown and left blank.
 type ThreadSummary struct {
-	ID string
+	ID string // the thread's id
 	// Step and Source describe the thread's latest checkpoint.
 	Step    int
-	Source  string
-	Updated time.Time
+	Source  string    // how it came to be (input, loop, update, fork)
+	Updated time.Time // when the store last wrote to the thread
 	// Graph is the name of the graph the thread was recorded with.
 	Graph string
 	// Status is the thread's status at its head: done, pending (work left
@@ -77,15 +77,15 @@ type Options struct {
 	// "async" or "exit", LangGraph's durability run option (the command
 	// line passes the bbolt store's). SetDurability commits what is
 	// buffered before it switches.
-	Durability    func() string
-	SetDurability func(mode string) error
+	Durability    func() string           // the store's durability now
+	SetDurability func(mode string) error // switch it
 	// Answers suggest replies to the graph's interrupts; the first is the
 	// answer box's placeholder (graphs.Example.Answers).
 	Answers []string
 	// In and Out replace the terminal (tests). With Out set the program does
 	// not take the alternate screen.
-	In  io.Reader
-	Out io.Writer
+	In  io.Reader // keys (default: the terminal)
+	Out io.Writer // the screen (default: the terminal)
 }
 
 // ErrNoSaver is returned by Run when neither Options.Saver nor the graph has

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"testing"
 	"time"
 
@@ -50,25 +49,5 @@ func TestRun_QuitsOnQ(t *testing.T) {
 	}
 	if _, err := g.GetState(context.Background(), engine.Config{ThreadID: "t"}); err != nil {
 		t.Fatalf("the new thread was not started: %v", err)
-	}
-}
-
-// ExampleRun opens the debugger on the research graph with a fresh thread,
-// the way `superstep` with no arguments does (there with the bbolt store).
-func ExampleRun() {
-	ex, _ := graphs.Get(graphs.Default)
-	saver := engine.NewMemorySaver()
-	g, err := ex.Build(engine.WithSaver(saver))
-	if err != nil {
-		panic(err)
-	}
-	err = tui.Run(context.Background(), g, tui.Options{
-		GraphName: ex.Name,
-		Input:     ex.Input,   // a new thread starts paused before its first Plan
-		Answers:   ex.Answers, // suggested interrupt answers
-		Saver:     saver,
-	})
-	if err != nil {
-		os.Exit(1)
 	}
 }

@@ -12,12 +12,12 @@ import (
 // Styles is every style the debugger uses, by meaning rather than by look,
 // so a theme is one constructor.
 type Styles struct {
-	App, Header, HeaderDim, Footer lipgloss.Style
+	App, Header, HeaderDim, Footer lipgloss.Style // the frame: whole screen, header line, footer (help)
 
 	// Where the run is held.
 	PhasePlan, PhaseExecute, PhaseUpdate, Running, Interrupted, Done, Failed lipgloss.Style
 
-	Border, BorderFocused, Title, TitleFocused lipgloss.Style
+	Border, BorderFocused, Title, TitleFocused lipgloss.Style // pane borders and titles, unfocused and focused
 
 	// Task states in the graph and tasks panes.
 	TaskPlanned, TaskRunning, TaskDone, TaskInterrupted, TaskFailed, TaskReused lipgloss.Style
@@ -29,11 +29,11 @@ type Styles struct {
 	Current         lipgloss.Style // the current checkpoint in the tree
 	Updated         lipgloss.Style // a channel the last Update changed
 	Stale           lipgloss.Style // versions_seen cell behind the channel: the node is due
-	Unavailable     lipgloss.Style
-	Breakpoint      lipgloss.Style
-	Edge, CondEdge  lipgloss.Style
-	Dim, Key, Label lipgloss.Style
-	Error, Notice   lipgloss.Style
+	Unavailable     lipgloss.Style // a channel that holds no value now
+	Breakpoint      lipgloss.Style // breakpoints and watched channels
+	Edge, CondEdge  lipgloss.Style // fixed and conditional edges in the graph pane
+	Dim, Key, Label lipgloss.Style // secondary text, key names, field labels
+	Error, Notice   lipgloss.Style // error and notice messages
 	Branch          lipgloss.Style // tree lanes
 	Added, Removed  lipgloss.Style // diff lines
 }

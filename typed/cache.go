@@ -45,6 +45,72 @@ type stateCache struct {
 	mark  engine.StateMark // zero: nothing kept
 	value reflect.Value    // a *S: the shared fields at mark, the others zero
 	ptr   unsafe.Pointer   // value's pointer, read without reflect per task
+	// keys describes the compiled graph's state keys by position
+	// (engine.Graph.StateKeys: the engine owns their order); set by
+	// Compile.
+	keys atomic.Pointer[[]keySlot]
+}
+
+// keySlot is what decoding needs of one state key: the field it decodes
+// into (field < 0: none), that field's offset and fast kind, so that the
+// common case (an int) reads nothing else, and whether the cache keeps it
+// (shared).
+type keySlot struct {
+	offset uintptr
+	field  int32
+	fast   fastKind
+	shared bool
+}
+
+// setKeys records the compiled graph's state keys, in the engine's order:
+// the positions StateChanges and StateByKey speak of.
+func (c *stateCache) setKeys(s *schema, keys []string) {
+	slots := make([]keySlot, len(keys))
+	for i, k := range keys {
+		slots[i].field = -1
+		if fi, ok := s.byKey[k]; ok {
+			f := &s.fields[fi]
+			slots[i] = keySlot{offset: f.offset, field: int32(fi), fast: f.fast, shared: f.shared}
+		}
+	}
+	c.keys.Store(&slots)
+}
+
+// byKey is the state a task was given, read by key position, when the
+// engine keeps it that way (engine.StateByKey); ok is false otherwise.
+func (c *stateCache) byKey(ctx context.Context, state map[string]any) (kv engine.KeyedState, keys []keySlot, ok bool) {
+	p := c.keys.Load()
+	if p == nil {
+		return kv, nil, false
+	}
+	kv, ok = engine.StateByKey(ctx, state)
+	return kv, *p, ok && kv.Len() == len(*p)
+}
+
+// decodeByKey is decodeAt reading the state by key position.
+func (s *schema) decodeByKey(kv engine.KeyedState, keys []keySlot, base unsafe.Pointer) error {
+	for key := range keys {
+		k := &keys[key]
+		if k.field < 0 {
+			continue
+		}
+		x, ok := kv.Value(key)
+		if !ok {
+			continue
+		}
+		if k.fast == fastInt {
+			if n, whole := wholeInt(x); whole {
+				*(*int)(unsafe.Add(base, k.offset)) = n
+				continue
+			}
+		} else if k.fast.set(unsafe.Add(base, k.offset), x) {
+			continue
+		}
+		if err := s.fields[k.field].decodeSlow(s.typ, base, x); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shareable reports whether copying a value of type t shares nothing a
@@ -75,19 +141,20 @@ func shareable(t reflect.Type) bool {
 var timeType = reflect.TypeFor[time.Time]()
 
 // decodeState reads a node's or route's input state into the S at dst
-// (fresh or recycled: every field is written), through the cache when the engine can say what changed. It takes
-// the struct's address, not a reflect.Value: a small state's fields all
-// decode without reflect.
+// (fresh or recycled: every field is written), through the cache when the
+// engine can say what changed. It takes the struct's address, not a
+// reflect.Value: a small state's fields all decode without reflect.
 func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[string]any, dst unsafe.Pointer, copyState func(dst, src unsafe.Pointer)) error {
 	c.mu.Lock()
 	now, changed, incremental := engine.StateChanges(ctx, state, c.mark)
-	if now == (engine.StateMark{}) {
+	keys := c.keys.Load()
+	if now == (engine.StateMark{}) || keys == nil {
 		c.mu.Unlock()
 		reflect.NewAt(s.typ, dst).Elem().SetZero() // dst may be a recycled copy
 		return s.decodeAt(state, dst)
 	}
 	if now != c.mark {
-		if err := s.refreshCache(c, state, changed, incremental); err != nil {
+		if err := s.refreshCache(ctx, c, *keys, state, changed, incremental); err != nil {
 			c.mark = engine.StateMark{}
 			c.mu.Unlock()
 			return err
@@ -100,42 +167,86 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 }
 
 // refreshCache brings the cache's shared fields to state: the changed keys
-// only, or all of them.
-func (s *schema) refreshCache(c *stateCache, state map[string]any, changed []int, incremental bool) error {
+// only, or all of them. It reads the keys by position (engine.StateByKey)
+// when the engine keeps the state that way, and by name otherwise.
+func (s *schema) refreshCache(ctx context.Context, c *stateCache, keys []keySlot, state map[string]any, changed []int, incremental bool) error {
 	if !c.value.IsValid() {
 		c.value = reflect.New(s.typ)
 		c.ptr = c.value.UnsafePointer()
 		incremental = false
 	}
-	v := c.value.Elem()
+	kv, _, byKey := c.byKey(ctx, state)
+	if !byKey {
+		return s.refreshByName(c, keys, state, changed, incremental)
+	}
+	// The changed keys, or all of them.
+	n := len(changed)
 	if !incremental {
-		v.SetZero()
-		return s.decodeFields(s.shared, state, c.ptr)
+		c.value.Elem().SetZero()
+		n = len(keys)
 	}
 	base := c.ptr
-	for _, i := range changed {
-		// The graph's keys are the schema's fields, in order (NewGraph).
-		if i >= len(s.fields) || !s.fields[i].shared {
+	for j := 0; j < n; j++ {
+		key := j
+		if incremental {
+			key = changed[j]
+		}
+		if key >= len(keys) || !keys[key].shared {
 			continue
 		}
-		f := &s.fields[i]
-		x, ok := state[f.key]
-		if ok && f.fast == fastInt { // fast.set's int case, inline: this runs per changed key
+		k := &keys[key]
+		if x, ok := kv.Value(key); ok && k.fast == fastInt { // the usual case, inline: this runs per changed key
 			if n, whole := wholeInt(x); whole {
-				*(*int)(unsafe.Add(base, f.offset)) = n
+				*(*int)(unsafe.Add(base, k.offset)) = n
 				continue
 			}
-		} else if ok && f.fast.set(unsafe.Add(base, f.offset), x) {
+		}
+		x, ok := kv.Value(key)
+		if err := s.fields[k.field].setShared(c, x, ok); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refreshByName is refreshCache reading the state map by name.
+func (s *schema) refreshByName(c *stateCache, keys []keySlot, state map[string]any, changed []int, incremental bool) error {
+	if !incremental {
+		c.value.Elem().SetZero()
+		return s.decodeFields(s.shared, state, c.ptr)
+	}
+	for _, key := range changed {
+		if key >= len(keys) || !keys[key].shared {
 			continue
 		}
-		fv := v.Field(f.index)
-		fv.SetZero() // a key without a value, or null into a struct
-		if !ok {
-			continue
+		f := &s.fields[keys[key].field]
+		x, ok := state[f.key]
+		if err := f.setShared(c, x, ok); err != nil {
+			return err
 		}
-		if err := f.codec.dec(fv, x); err != nil {
-			return f.decodeError(err)
+	}
+	return nil
+}
+
+// setShared sets the cache's copy of the field to x (ok), or to its zero
+// when the key has no value.
+func (f *field) setShared(c *stateCache, x any, ok bool) error {
+	p := unsafe.Add(c.ptr, f.offset)
+	if ok && f.fast == fastInt {
+		if n, whole := wholeInt(x); whole {
+			*(*int)(p) = n
+			return nil
 		}
+	} else if ok && f.fast.set(p, x) {
+		return nil
+	}
+	fv := c.value.Elem().Field(f.index)
+	fv.SetZero() // a key without a value, or null into a struct
+	if !ok {
+		return nil
+	}
+	if err := f.codec.dec(fv, x); err != nil {
+		return f.decodeError(err)
 	}
 	return nil
 }

@@ -60,21 +60,26 @@ func TestStateCache_EachNodeOwnsItsCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var in Cached
-	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.N, 1), typed.Set(&in.Items, []int{1, 2})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Cached{
-		{N: 1, Items: []int{1, 2}, Seen: []string{}},
-		{N: 1, Who: Profile{Name: "ann", Age: 30}, Items: []int{1, 2}, Seen: []string{"a"}},
-		{N: 1, Who: Profile{Name: "bob"}, Items: []int{1, 2}, Seen: []string{"a"}},
-	}
-	if !reflect.DeepEqual(seen, want) {
-		t.Errorf("nodes saw\n%+v\nwant\n%+v", seen, want)
-	}
-	if res.State.N != 2 || res.State.Who != (Profile{Name: "bob"}) {
-		t.Errorf("final state %+v", res.State)
+	// The graph's first run reads the state map by name, its later runs
+	// by key position (engine.StateByKey).
+	for _, run := range []string{"first run", "second run"} {
+		seen = nil
+		var in Cached
+		res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.N, 1), typed.Set(&in.Items, []int{1, 2})), engine.OnThread(run))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Cached{
+			{N: 1, Items: []int{1, 2}, Seen: []string{}},
+			{N: 1, Who: Profile{Name: "ann", Age: 30}, Items: []int{1, 2}, Seen: []string{"a"}},
+			{N: 1, Who: Profile{Name: "bob"}, Items: []int{1, 2}, Seen: []string{"a"}},
+		}
+		if !reflect.DeepEqual(seen, want) {
+			t.Errorf("%s: nodes saw\n%+v\nwant\n%+v", run, seen, want)
+		}
+		if res.State.N != 2 || res.State.Who != (Profile{Name: "bob"}) {
+			t.Errorf("%s: final state %+v", run, res.State)
+		}
 	}
 }
 
@@ -100,6 +105,12 @@ func TestStateCache_ConcurrentRunsKeepTheirOwnState(t *testing.T) {
 	}
 	g, err := b.Compile()
 	if err != nil {
+		t.Fatal(err)
+	}
+	// One run first, so that the concurrent ones read by key position
+	// (engine.StateByKey marks the graph on its first run).
+	var in S
+	if _, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Start, -100), typed.Set(&in.N, -100))); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup

@@ -181,20 +181,20 @@ func ExampleInterrupt() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("%s %s\n", res.Status, engine.MustEncode(res.Interrupts[0].Value))
+	fmt.Println(res.Status, res.Interrupts[0].Value)
 	res, err = g.Resume(ctx, Answer{OK: false, Reason: "too quiet"}, thread)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("%s %s\n", res.Status, engine.MustEncode(res.Interrupts[0].Value))
+	fmt.Println(res.Status, res.Interrupts[0].Value)
 	res, err = g.Resume(ctx, Answer{OK: true, Reason: "good"}, thread)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(res.Status, res.State.Draft, res.State.Verdict)
 	// Output:
-	// interrupted {"draft":"hello"}
-	// interrupted {"draft":"HELLO"}
+	// interrupted map[draft:hello]
+	// interrupted map[draft:HELLO]
 	// done HELLO good
 }
 
@@ -243,7 +243,7 @@ func ExampleGraph_UpdateState() {
 	if err != nil {
 		panic(err)
 	}
-	res, err = g.Continue(ctx, engine.OnThread(thread.ThreadID), engine.FromCheckpoint(fork.CheckpointID))
+	res, err = g.Continue(ctx, engine.FromConfig(fork))
 	if err != nil {
 		panic(err)
 	}
@@ -251,4 +251,86 @@ func ExampleGraph_UpdateState() {
 	// Output:
 	// original: 11 [first second]
 	// fork: 110 [first second]
+}
+
+// Stream yields the chunks of the stream modes asked for, with the state
+// decoded: StreamUpdates gives each node's writes as a *State holding the
+// fields it set (Keys names them), StreamValues the whole state after each
+// superstep.
+func ExampleGraph_Stream() {
+	type State struct {
+		N    int    `json:"n"`
+		Note string `json:"note"`
+	}
+	g, err := typed.NewGraph[State]("stream").
+		AddNode("inc", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.N, s.N+1)), nil
+		}).
+		AddNode("describe", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Note, fmt.Sprint("n is ", s.N))), nil
+		}).
+		AddEdge(engine.Start, "inc").AddEdge("inc", "describe").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	modes := []engine.StreamMode{engine.StreamUpdates, engine.StreamValues}
+	for part, err := range g.Stream(context.Background(), typed.Write(&in, typed.Set(&in.N, 1)), modes) {
+		if err != nil {
+			panic(err)
+		}
+		switch part.Mode {
+		case engine.StreamUpdates:
+			fmt.Printf("update %s %v %+v\n", part.Node, part.Keys, *part.Update)
+		case engine.StreamValues:
+			fmt.Printf("values %+v\n", *part.State)
+		}
+	}
+	// Output:
+	// values {N:1 Note:}
+	// update inc [n] {N:2 Note:}
+	// values {N:2 Note:}
+	// update describe [note] {N:0 Note:n is 2}
+	// values {N:2 Note:n is 2}
+}
+
+// A Messages field is a chat history merged by id (LangGraph's
+// add_messages): a message with a new id is appended, one with a known id
+// replaces it in place, and RemoveMessage deletes one.
+func ExampleMessages() {
+	type State struct {
+		Chat typed.Messages `json:"chat"`
+	}
+	g, err := typed.NewGraph[State]("chat").
+		AddNode("reply", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Chat, typed.Messages{
+				{ID: "a1", Role: "assistant", Content: "hi!"},
+			})), nil
+		}).
+		AddNode("edit", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Chat, typed.Messages{
+				{ID: "a1", Role: "assistant", Content: "hello, how can I help?"},
+				typed.RemoveMessage("u0"),
+			})), nil
+		}).
+		AddEdge(engine.Start, "reply").AddEdge("reply", "edit").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Chat, typed.Messages{
+		{ID: "u0", Role: "system", Content: "be brief"},
+		{ID: "u1", Role: "user", Content: "hello"},
+	})))
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range res.State.Chat {
+		fmt.Printf("%s %s: %s\n", m.ID, m.Role, m.Content)
+	}
+	// Output:
+	// u1 user: hello
+	// a1 assistant: hello, how can I help?
 }

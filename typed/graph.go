@@ -97,7 +97,7 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 		} else {
 			s, dirty = g.states.get()
 		}
-		if err := g.decodeInput(ctx, input, s, dirty); err != nil {
+		if err := g.decodeInput(ctx, input, s, dirty, true); err != nil {
 			return nil, fmt.Errorf("node %q: %w", name, err)
 		}
 		u, err := fn(ctx, s)
@@ -239,12 +239,15 @@ func decodeArg[A any](n *sendArg, input any) (A, error) {
 // hands it back with states.put when it has returned.
 func (g *StateGraph[S]) state(ctx context.Context, input any) (*S, error) {
 	s, dirty := g.states.get()
-	return s, g.decodeInput(ctx, input, s, dirty)
+	return s, g.decodeInput(ctx, input, s, dirty, false)
 }
 
 // decodeInput decodes a node's or a route's input state into s, which is
-// zero unless dirty (a recycled copy).
-func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S, dirty bool) error {
+// zero unless dirty (a recycled copy). A node's input is usually the
+// run's shared state view, which the engine may let it read by key
+// position; a route's usually includes its node's own writes, a map of
+// its own, read by name without asking (view false).
+func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S, dirty, view bool) error {
 	m, ok := input.(map[string]any)
 	if !ok || !g.cached {
 		if dirty {
@@ -256,6 +259,12 @@ func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S, dirty 
 		}
 		if !ok {
 			return &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
+		}
+		if !view {
+			return g.schema.decodeAt(m, unsafe.Pointer(s))
+		}
+		if kv, keys, byKey := g.cache.byKey(ctx, m); byKey {
+			return g.schema.decodeByKey(kv, keys, unsafe.Pointer(s))
 		}
 		return g.schema.decodeAt(m, unsafe.Pointer(s))
 	}
@@ -349,5 +358,6 @@ func (g *StateGraph[S]) Compile(opts ...engine.CompileOption) (*Graph[S], error)
 	if err != nil {
 		return nil, err
 	}
-	return &Graph[S]{Graph: eg, schema: g.schema}, nil
+	g.cache.setKeys(g.schema, eg.StateKeys())
+	return &Graph[S]{Graph: eg, schema: g.schema, cache: g.cache}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -15,6 +16,7 @@ import (
 type Graph[S any] struct {
 	*engine.Graph
 	schema *schema
+	cache  *stateCache              // its StateGraph's: the state keys by position
 	input  atomic.Pointer[inputMap] // the last Update of several changes run, as a map
 }
 
@@ -97,10 +99,30 @@ func (g *Graph[S]) finish(res *engine.Result, err error) (*Result[S], error) {
 		return nil, err
 	}
 	out := &Result[S]{Result: res}
-	if derr := g.schema.decode(res.Values, reflect.ValueOf(&out.State).Elem()); derr != nil && err == nil {
+	var derr error
+	if kv, keys, ok := g.resultByKey(res); ok {
+		derr = g.schema.decodeByKey(kv, keys, unsafe.Pointer(&out.State))
+	} else {
+		derr = g.schema.decode(res.Values, reflect.ValueOf(&out.State).Elem())
+	}
+	if derr != nil && err == nil {
 		err = derr
 	}
 	return out, err
+}
+
+// resultByKey is the run's values by key position, when the engine kept
+// them (engine.Result.ValuesByKey): decoding them costs no map lookups.
+func (g *Graph[S]) resultByKey(res *engine.Result) (engine.KeyedState, []keySlot, bool) {
+	if g.cache == nil {
+		return engine.KeyedState{}, nil, false
+	}
+	p := g.cache.keys.Load()
+	if p == nil {
+		return engine.KeyedState{}, nil, false
+	}
+	kv, ok := res.ValuesByKey()
+	return kv, *p, ok && kv.Len() == len(*p)
 }
 
 // State returns the thread's state at cfg (its latest checkpoint when

@@ -237,8 +237,31 @@ func (u *update) rest() *updateRest {
 // that point to the same writes, which nothing changes.
 type updateRest struct {
 	writes engine.Update // the changes' state writes, in order
-	err    error         // why a change does not resolve, reported when the node returns
-	gotos  []any         // string node names and engine.Sends, in call order
+	// more is what few Updates have, behind a pointer: the usual rest is
+	// two words smaller, and so is the block it shares with its writes
+	// (newRest). nil: neither an error nor gotos. Never changed once set.
+	more *restMore
+}
+
+type restMore struct {
+	err   error // why a change does not resolve, reported when the node returns
+	gotos []any // string node names and engine.Sends, in call order
+}
+
+// err is why a change does not resolve (nil: they all do).
+func (r *updateRest) err() error {
+	if r.more == nil {
+		return nil
+	}
+	return r.more.err
+}
+
+// gotos are the Update's node names and Sends, in call order.
+func (r *updateRest) gotos() []any {
+	if r.more == nil {
+		return nil
+	}
+	return r.more.gotos
 }
 
 // Write builds an Update of the fields of s that changes set, in order:
@@ -279,7 +302,7 @@ func resolveAtWrite(ptrType, base unsafe.Pointer, changes []Change) *updateRest 
 		r.writes, err = s.pairs(base, changes, r.writes)
 	}
 	if err != nil {
-		r.writes, r.err = nil, err
+		r.writes, r.more = nil, &restMore{err: err}
 	}
 	return r
 }
@@ -287,7 +310,7 @@ func resolveAtWrite(ptrType, base unsafe.Pointer, changes []Change) *updateRest 
 // newRest is an updateRest with n writes of room (r.writes, of length n),
 // allocated in one block with them for up to 16 writes, the block sized
 // to waste at most one write's 32 bytes up to 12: a node that sets ten
-// fields allocates 384 B once, where a map node's ten writes take 320 B
+// fields allocates 352 B once, where a map node's ten writes take 320 B
 // and the 24 B of its result (measured on wide_state; the room for 16
 // changes this replaced was a 1,280 B block).
 func newRest(n int) *updateRest {
@@ -331,7 +354,7 @@ func restOf[A any](n int) *updateRest {
 // changes do not resolve is not empty: using it reports why).
 func (u *update) empty() bool {
 	if r := u.rest(); r != nil {
-		return r.writes == nil && r.err == nil
+		return r.writes == nil && r.err() == nil
 	}
 	return u.typ == nil
 }
@@ -339,7 +362,7 @@ func (u *update) empty() bool {
 // gotos lists the Update's node names and Sends in order.
 func (u *update) gotos() []any {
 	if r := u.rest(); r != nil {
-		return r.gotos
+		return r.gotos()
 	}
 	return nil
 }
@@ -347,17 +370,21 @@ func (u *update) gotos() []any {
 // withGotos is u with gotos added, on a rest of its own (its writes are
 // u's, which nothing changes).
 func (u Update[S]) withGotos(gotos []any) Update[S] {
-	r := &updateRest{}
+	r := &updateRest{more: &restMore{}}
 	if old := u.rest(); old != nil {
-		*r = *old
+		r.writes = old.writes
+		if old.more != nil {
+			*r.more = *old.more // a copy: old's is never changed
+		}
 	} else if u.typ != nil {
 		s, err := schemaFor(ptrTypeOf[S]())
 		if err == nil {
 			r.writes, err = s.pairOne(&u.update, nil)
 		}
-		r.err = err
+		r.more.err = err
 	}
-	r.gotos = append(r.gotos[:len(r.gotos):len(r.gotos)], gotos...)
+	g := r.more.gotos
+	r.more.gotos = append(g[:len(g):len(g)], gotos...)
 	return Update[S]{update{off: inRest, typ: unsafe.Pointer(r)}}
 }
 
@@ -464,7 +491,7 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 // inline change fits (a rest's writes are resolved already).
 func (s *schema) resolve(u *update, buf engine.Update) (engine.Update, error) {
 	if r := u.rest(); r != nil {
-		return r.writes, r.err
+		return r.writes, r.err()
 	}
 	return s.pairOne(u, buf)
 }
@@ -555,8 +582,8 @@ var updateType = typeWord(engine.Update(nil))
 func (s *schema) nodeResult(name string, u *update, out *engine.Update) (any, error) {
 	var upd any
 	if r := u.rest(); r != nil {
-		if r.err != nil {
-			return nil, fmt.Errorf("node %q: %w", name, r.err)
+		if err := r.err(); err != nil {
+			return nil, fmt.Errorf("node %q: %w", name, err)
 		}
 		if r.writes != nil {
 			upd = boxed(&r.writes) // resolved at Write, and never changed again

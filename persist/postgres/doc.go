@@ -9,6 +9,9 @@
 // Import in persist's export format, so a thread moves between the two
 // stores unchanged (superstep pull and push).
 //
+// Start with Open, given a postgres:// URL, and hand the Store to
+// engine.WithSaver (example: Open); IsURL tells a URL from a file name.
+//
 // # Layout
 //
 // Tables live in one schema (DefaultSchema, or the URL's "schema"

@@ -44,46 +44,52 @@ var ErrThreadConflict = errors.New("thread was advanced by another writer")
 // OpenError is an Open failure with the address and database it concerns.
 type OpenError struct {
 	Addr     string // host:port or socket directory
-	Database string
-	User     string
-	Err      error
+	Database string // the database name
+	User     string // the user connecting
+	Err      error  // ErrBadURL, ErrUnreachable, ErrAuth, ErrNoDatabase, ErrPermission, a *SchemaError, or the server's error
 }
 
+// Error names the server and the database, and why Open failed.
 func (e *OpenError) Error() string {
 	return fmt.Sprintf("postgres %s/%s: %v", e.Addr, e.Database, e.Err)
 }
 
+// Unwrap returns Err.
 func (e *OpenError) Unwrap() error { return e.Err }
 
 // SchemaError reports a schema version this superstep cannot use.
 type SchemaError struct {
-	Schema    string
-	Found     int
-	Supported int
+	Schema    string // the schema's name
+	Found     int    // its version in the database
+	Supported int    // the newest version this build knows
 }
 
+// Error names the schema and both versions and says to upgrade.
 func (e *SchemaError) Error() string {
 	return fmt.Sprintf("%v: schema %q is at version %d, this superstep knows versions up to %d (upgrade superstep)",
 		ErrNewerSchema, e.Schema, e.Found, e.Supported)
 }
 
+// Is reports whether target is ErrNewerSchema.
 func (e *SchemaError) Is(target error) bool { return target == ErrNewerSchema }
 
 // ConflictError is a write refused because another writer advanced the
 // thread since this store last read or wrote it.
 type ConflictError struct {
-	Thread string
+	Thread string // the thread refused
 	// Holder describes the process that wrote last: host, pid and store.
 	Holder string
 	// At is when it wrote.
 	At time.Time
 }
 
+// Error names the thread and the writer that advanced it, and says what to do.
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("thread %q was advanced by %s at %s after this process read it; two processes are running it — reload it and try again",
 		e.Thread, e.Holder, e.At.Format(time.RFC3339))
 }
 
+// Is reports whether target is ErrThreadConflict.
 func (e *ConflictError) Is(target error) bool { return target == ErrThreadConflict }
 
 func corruptf(format string, args ...any) error {

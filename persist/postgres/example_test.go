@@ -10,7 +10,9 @@ import (
 )
 
 // Open a store on a PostgreSQL server and run a graph on it; every process
-// that opens the same URL sees the thread.
+// that opens the same URL sees the thread. It needs a server (the URL in
+// SUPERSTEP_DB, such as postgres://me@localhost/agents), so go test compiles
+// this example but does not run it (it has no Output comment).
 func ExampleOpen() {
 	ctx := context.Background()
 	s, err := postgres.Open(ctx, os.Getenv("SUPERSTEP_DB"), postgres.Options{})
@@ -31,5 +33,9 @@ func ExampleOpen() {
 		return
 	}
 	res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t1"))
-	fmt.Println(res.Values["greeting"], err)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Values["greeting"])
 }
