@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ type callLog struct {
 	mu      sync.Mutex
 	log     []string
 	failPut error
+	lastNV  map[string]engine.Version // the newVersions of the last Put
 }
 
 func newCallLog() *callLog { return &callLog{MemorySaver: engine.NewMemorySaver()} }
@@ -46,6 +48,9 @@ func (s *callLog) PutWrites(ctx context.Context, cfg engine.Config, taskID strin
 
 func (s *callLog) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata, nv map[string]engine.Version) (engine.Config, error) {
 	s.note(fmt.Sprintf("put %s%s %d", nsTag(cfg), md.Source, md.Step))
+	s.mu.Lock()
+	s.lastNV = nv
+	s.mu.Unlock()
 	if s.failPut != nil {
 		return engine.Config{}, s.failPut
 	}
@@ -145,12 +150,31 @@ func TestDurabilityExit_InterruptThenResume(t *testing.T) {
 		t.Fatalf("state next %v interrupts %v", snap.Next, snap.Interrupts())
 	}
 	first := snap.Config.CheckpointID
+	firstCP, err := s.GetTuple(ctx, engine.Config{ThreadID: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(s.lastNV, firstCP.Checkpoint.ChannelVersions) {
+		t.Fatalf("new versions %v, want every version of a new thread %v", s.lastNV, firstCP.Checkpoint.ChannelVersions)
+	}
 	res, err = g.Invoke(ctx, engine.Command{Resume: "yes"}, engine.OnThread("x"), exit)
 	if err != nil || res.Status != engine.StatusDone {
 		t.Fatalf("%v %v", res.Status, err)
 	}
 	if got := fmt.Sprint(res.Values["log"]); got != "[a b:yes c]" {
 		t.Fatalf("values %s", got)
+	}
+	// The resume's one Put lists the channels changed since the
+	// checkpoint it started from (getNewChannelVersions, loop.js:1036).
+	last, err := s.GetTuple(ctx, engine.Config{ThreadID: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, v := range last.Checkpoint.ChannelVersions {
+		old, had := firstCP.Checkpoint.ChannelVersions[c]
+		if nv, listed := s.lastNV[c]; listed != (!had || old != v) || listed && nv != v {
+			t.Errorf("channel %s: version %d (was %d), listed %v", c, v, old, listed)
+		}
 	}
 	h := history(t, g, "x")
 	if len(h) != 2 || h[0].ParentID != first || h[0].Metadata.Step != 3 {
@@ -317,5 +341,32 @@ func TestParseDurability(t *testing.T) {
 	g := chainGraph(t, engine.NewMemorySaver(), false)
 	if _, err := g.Invoke(context.Background(), map[string]any{"log": []any{}}, engine.WithDurability(7)); !errors.Is(err, engine.ErrUnknownDurability) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// TestDurabilityExit_HookStops: a hook that stops an exit run ends it
+// with its error, and the run still writes its checkpoint (LangGraph
+// saves at exit on any error, loop.js:714).
+func TestDurabilityExit_HookStops(t *testing.T) {
+	ctx := context.Background()
+	s := newCallLog()
+	g := chainGraph(t, s, false)
+	stop := errors.New("stop here")
+	hook := func(_ context.Context, v *engine.StepView) error {
+		if v.Step == 2 && v.Phase == engine.PhasePlanned {
+			return stop
+		}
+		return nil
+	}
+	_, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("x"), engine.WithDurability(engine.DurabilityExit), engine.WithHook(hook))
+	if !errors.Is(err, stop) {
+		t.Fatalf("err %v", err)
+	}
+	if got := s.calls(); !slices.Equal(got, []string{"put loop 1"}) {
+		t.Fatalf("saver calls %q", got)
+	}
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: "x"})
+	if err != nil || fmt.Sprint(snap.Values["log"]) != "[a]" || !slices.Equal(snap.Next, []string{"b"}) {
+		t.Fatalf("state %v %v: %v", snap.Values, snap.Next, err)
 	}
 }
