@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
 // Graph is a compiled, immutable StateGraph: its channels, its nodes with
@@ -57,9 +56,9 @@ type Graph struct {
 	// scratchPool keeps applyWrites' working memory between runs
 	// (takeScratch); a pointer, as a Graph may be copied.
 	scratchPool *sync.Pool
-	// keyedReads marks a graph whose state was read by key position
-	// (statekeys.go); a pointer, as a Graph may be copied.
-	keyedReads *atomic.Bool
+	// keyedState: runs keep the state's values by key position too
+	// (WithStateByKey, statekeys.go).
+	keyedState bool
 	// nameRank is each channel's place among the channels sorted by
 	// name, by id: sorting ids by it sorts their names (applyWrites).
 	nameRank []int32
@@ -180,7 +179,6 @@ func newGraph(name string, opts []CompileOption) *Graph {
 		channelSpec:    map[string]channelInfo{},
 		nodes:          map[string]*node{},
 		triggerToNodes: map[string][]string{},
-		keyedReads:     new(atomic.Bool),
 	}
 	for _, o := range opts {
 		o(g)

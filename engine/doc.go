@@ -51,9 +51,10 @@
 // supersteps, rather than copying a wide state each time): to keep it, keep
 // a copy (see NodeFunc). Code that turns that map into something costly
 // to build asks StateChanges which keys changed since it last read, and
-// reads them by their position in StateKeys (StateByKey, and
-// Result.ValuesByKey for a run's result) rather than by name, as package
-// typed does to decode a struct state incrementally.
+// reads them by their position in StateKeys (a graph compiled
+// WithStateByKey; StateByKey, and Result.ValuesByKey for a run's result)
+// rather than by name, as package typed does to decode a struct state
+// incrementally.
 //
 // # Checkpoints and savers
 //
@@ -168,5 +169,6 @@
 //     it in place) and the log of which state keys each new generation of
 //     it changed, behind StateChanges.
 //   - statekeys.go: the state's values by key position, kept beside the
-//     map for graphs read that way (StateByKey, Result.ValuesByKey).
+//     map for graphs compiled WithStateByKey (StateByKey,
+//     Result.ValuesByKey).
 package engine

@@ -18,12 +18,18 @@ import (
 // a lent map is copied together with them (setState), so a reader holding
 // the old map (an attempt abandoned by its timeout) holds the old values
 // too. Keeping them costs a run 16 bytes per state key and a store per
-// changed key, so a run keeps them only for a graph that has been read by
-// position: the first StateByKey on a graph marks it (keyedReads), and
-// the graph's later runs keep them from their start; a run that started
-// before the mark (the graph's first) answers false and is read by name.
-// A map-API graph nobody reads by position pays nothing. putState is
+// changed key, so a run keeps them only for a graph compiled to be read
+// that way (WithStateByKey, which package typed's Compile passes): a
+// map-API graph nobody reads by position pays nothing. putState is
 // inlined into the loop's refresh of a superstep's keys: keep it small.
+
+// WithStateByKey makes the graph's runs keep the state's values by key
+// position beside the state map, so that nodes and routes can read them
+// with StateByKey and a run's result with Result.ValuesByKey: an index
+// per key instead of a map lookup. It costs each run 16 bytes per state
+// key and a store per changed key; graphs whose nodes read the map need
+// not pay it. Package typed compiles every graph with it.
+func WithStateByKey() CompileOption { return func(g *Graph) { g.keyedState = true } }
 
 // KeyedState is the state view of a node or a route read by key position:
 // Value(i) is the value of the key Graph.StateKeys()[i], as the state map
@@ -57,8 +63,7 @@ func (k KeyedState) Value(key int) (any, bool) {
 // view and the run keeps its values by position. Otherwise ok is false and
 // the caller reads the map: a Send's argument, a route's state that
 // includes its node's own writes, a map not from the engine, ctx not a
-// task's, or a graph's first run (see above: the first call marks the
-// graph, so that its later runs keep them).
+// task's, or a graph compiled without WithStateByKey.
 //
 // It is safe for concurrent use by the tasks of a superstep.
 func StateByKey(ctx context.Context, state map[string]any) (k KeyedState, ok bool) {
@@ -71,9 +76,6 @@ func StateByKey(ctx context.Context, state map[string]any) (k KeyedState, ok boo
 		return KeyedState{}, false
 	}
 	if cs.keyed == nil {
-		if f := cs.g.keyedReads; f != nil && !f.Load() {
-			f.Store(true)
-		}
 		return KeyedState{}, false
 	}
 	return KeyedState{vals: cs.keyed}, true
@@ -81,17 +83,17 @@ func StateByKey(ctx context.Context, state map[string]any) (k KeyedState, ok boo
 
 // ValuesByKey returns Values read by key position (Graph.StateKeys), as
 // the run left them, when the run kept them that way: a run of Invoke on
-// a graph read by position (see StateByKey). Otherwise ok is false. It
+// a graph compiled WithStateByKey. Otherwise ok is false. It
 // does not see changes made to Values since the run returned: read it
 // first, as a typed layer decoding the result does.
 func (r *Result) ValuesByKey() (k KeyedState, ok bool) {
 	return KeyedState{vals: r.keyed}, r.keyed != nil
 }
 
-// keepKeyed starts the run's values by position when its graph was read
-// by position, before any key is set.
+// keepKeyed starts the run's values by position when its graph was
+// compiled WithStateByKey, before any key is set.
 func (cs *channelState) keepKeyed() {
-	if f := cs.g.keyedReads; f != nil && f.Load() {
+	if cs.g.keyedState {
 		cs.keyed = make([]any, len(cs.g.keys))
 		for i := range cs.keyed {
 			cs.keyed[i] = noValue

@@ -68,25 +68,26 @@ func TestStateByKey_MirrorsTheStateMap(t *testing.T) {
 		AddEdge(engine.Start, "x").AddEdge("x", "y").AddEdge("y", "hold").
 		AddEdge("hold", "p1").AddEdge("hold", "p2").
 		AddJoin([]string{"p1", "p2"}, "z")
-	g = mustCompile(t, b, engine.WithSaver(engine.NewMemorySaver()))
+	// Without WithStateByKey nothing is kept by position.
+	plain := mustCompile(t, b, engine.WithSaver(engine.NewMemorySaver()))
+	g = plain
 	nodes := []string{"x", "y", "hold", "p1", "p2", "z"}
-
-	// The graph's first run reads by name; asking marks the graph.
-	res, err := g.Invoke(ctx, map[string]any{"a": 0}, engine.OnThread("t1"))
+	res, err := plain.Invoke(ctx, map[string]any{"a": 0}, engine.OnThread("t1"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range nodes {
 		if l.byKey[n] {
-			t.Errorf("first run: %s read by position", n)
+			t.Errorf("graph compiled without WithStateByKey: %s read by position", n)
 		}
 	}
 	if _, ok := res.ValuesByKey(); ok {
-		t.Error("first run: its result has values by position")
+		t.Error("graph compiled without WithStateByKey: its result has values by position")
 	}
-	// Later runs keep the values by position from their start, a run
-	// restored from a checkpoint included.
-	for _, thread := range []string{"t2", "t1"} {
+	// With it, every run keeps the values by position from its start, a
+	// run restored from a checkpoint included.
+	g = mustCompile(t, b, engine.WithSaver(engine.NewMemorySaver()), engine.WithStateByKey())
+	for _, thread := range []string{"t1", "t2", "t1"} {
 		clear(l.byKey)
 		res, err := g.Invoke(ctx, map[string]any{"a": 10}, engine.OnThread(thread))
 		if err != nil {
@@ -134,14 +135,12 @@ func TestStateByKey_OnlyTheSharedView(t *testing.T) {
 			return []any{engine.Send{Node: "work", Arg: map[string]any{"x": 1}}}, nil
 		}, "work").
 		AddEdge("work", engine.End)
-	g = mustCompile(t, b)
-	for _, thread := range []string{"t1", "t2"} {
-		if _, err := g.Invoke(ctx, map[string]any{"a": 0}, engine.OnThread(thread)); err != nil {
-			t.Fatal(err)
-		}
+	g = mustCompile(t, b, engine.WithStateByKey())
+	if _, err := g.Invoke(ctx, map[string]any{"a": 0}, engine.OnThread("t1")); err != nil {
+		t.Fatal(err)
 	}
 	if !l.byKey["split"] {
-		t.Error("second run: split's state not read by position")
+		t.Error("split's state not read by position")
 	}
 	for _, n := range []string{"work", "route"} {
 		if l.byKey[n] {
@@ -166,10 +165,9 @@ func TestStateByKey_AbandonedAttemptKeepsItsValues(t *testing.T) {
 	late := make(chan string, 1)
 	node := func(ctx context.Context, in any) (any, error) {
 		state := in.(map[string]any)
-		// Every attempt asks: the first run's marks the graph. The one
-		// that waits is the graph's second run's first attempt.
+		// The first attempt waits; the retry finishes the node.
 		kv, ok := engine.StateByKey(ctx, state)
-		if attempts.Add(1) != 2 {
+		if attempts.Add(1) != 1 {
 			return engine.Pairs("a", 2.0), nil
 		}
 		if !ok {
@@ -191,12 +189,10 @@ func TestStateByKey_AbandonedAttemptKeepsItsValues(t *testing.T) {
 		AddNode("n", node, engine.WithTimeout(engine.TimeoutPolicy{Run: 20 * time.Millisecond}),
 			engine.WithRetry(engine.RetryPolicy{MaxAttempts: 2, InitialInterval: time.Millisecond})).
 		AddNode("next", func(context.Context, any) (any, error) { return engine.Pairs("a", 3.0), nil }).
-		AddEdge(engine.Start, "n").AddEdge("n", "next"))
-	for _, thread := range []string{"t1", "t2"} {
-		res, err := g.Invoke(ctx, map[string]any{"a": 1.0}, engine.OnThread(thread))
-		if err != nil || res.Values["a"] != 3.0 {
-			t.Fatalf("thread %s: %v %v", thread, res, err)
-		}
+		AddEdge(engine.Start, "n").AddEdge("n", "next"), engine.WithStateByKey())
+	res, err := g.Invoke(ctx, map[string]any{"a": 1.0}, engine.OnThread("t1"))
+	if err != nil || res.Values["a"] != 3.0 {
+		t.Fatalf("%v %v", res, err)
 	}
 	close(release)
 	if msg := <-late; msg != "" {

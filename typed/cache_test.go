@@ -60,8 +60,8 @@ func TestStateCache_EachNodeOwnsItsCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The graph's first run reads the state map by name, its later runs
-	// by key position (engine.StateByKey).
+	// Two runs of the graph: the second starts with the cache the first
+	// left; both read the state by key position (engine.StateByKey).
 	for _, run := range []string{"first run", "second run"} {
 		seen = nil
 		var in Cached
@@ -107,8 +107,7 @@ func TestStateCache_ConcurrentRunsKeepTheirOwnState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One run first, so that the concurrent ones read by key position
-	// (engine.StateByKey marks the graph on its first run).
+	// One run first, so that the concurrent ones start with its cache.
 	var in S
 	if _, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Start, -100), typed.Set(&in.N, -100))); err != nil {
 		t.Fatal(err)

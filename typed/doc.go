@@ -151,11 +151,12 @@
 // which keys changed since (engine.StateChanges): a chain or a loop
 // re-decodes only the fields the previous step wrote, and the tasks of one
 // superstep share one decoding. It reads those keys by their position in
-// the engine's declared keys (engine.StateByKey), an index where the state
-// map costs a hash and a lookup per key, so refreshing a field costs less
-// than a map node's reading it (the engine owns the keys' order: the graph
-// maps each position to its field from engine.Graph.StateKeys). Fields that hold references (slices, maps,
-// pointers, interfaces) are decoded afresh for every node, so a node may
+// the engine's declared keys (engine.StateByKey; Compile passes
+// engine.WithStateByKey so that the runs keep them), an index where the
+// state map costs a hash and a lookup per key, so refreshing a field costs
+// less than a map node's reading it (the engine owns the keys' order: the
+// graph maps each position to its field from engine.Graph.StateKeys).
+// Fields that hold references (slices, maps, pointers, interfaces) are decoded afresh for every node, so a node may
 // change its copy in place without touching another's; a long list of
 // numbers, strings or bools that holds the same elements as the one its
 // field decoded last (the same boxed values) is copied from that decoding

@@ -354,7 +354,9 @@ func (g *StateGraph[S]) Compile(opts ...engine.CompileOption) (*Graph[S], error)
 	if g.err != nil {
 		return nil, g.err
 	}
-	eg, err := g.b.Compile(opts...)
+	// Nodes read their fields by key position (cache.go), so the runs
+	// keep the state that way too; the caller's slice is not appended to.
+	eg, err := g.b.Compile(append(opts[:len(opts):len(opts)], engine.WithStateByKey())...)
 	if err != nil {
 		return nil, err
 	}
