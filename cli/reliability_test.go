@@ -16,11 +16,12 @@ import (
 	"github.com/superstep/superstep/persist"
 )
 
-// TestRun_LostBufferedCheckpoints: under --durability exit the checkpoints
-// of a run are committed when it ends. When that commit fails (here the
-// file may not grow: a disk as good as full) and the run failed too, the
-// user must hear both: that the node failed, and that the thread's
-// checkpoints were not saved.
+// TestRun_LostBufferedCheckpoints: under --durability exit the run writes
+// one checkpoint and its pending writes when it ends (LangGraph's exit
+// durability), and the database commits them when it closes. When that
+// commit fails (here the file may not grow: a disk as good as full) and the
+// run failed too, the user must hear both: that the node failed, and that
+// what the run saved was not.
 func TestRun_LostBufferedCheckpoints(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("sh"); err != nil {
@@ -40,7 +41,7 @@ func TestRun_LostBufferedCheckpoints(t *testing.T) {
 	input := `{"n":0,"items":["` + strings.Repeat("x", 64<<10) + `"]}`
 	r := runProgram(t, "sh", nil, "", "-c", `ulimit -f "$1"; shift; exec "$@"`, "sh",
 		strconv.FormatInt(size/512, 10), binary, "run", scenario, "--db", db, "--thread", "second", "--durability", "exit", "--input", input)
-	r.want(t, 1, `node "boom" failed`, "saving the database failed", "22 checkpoints", "not saved")
+	r.want(t, 1, `node "boom" failed`, "saving the database failed", "1 checkpoint", "not saved")
 }
 
 // highWaterMark returns the bytes of db that its last commit uses.

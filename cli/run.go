@@ -46,9 +46,12 @@ checkpoint events: values, updates, custom, messages, tasks, checkpoints,
 debug; with --json each chunk is {"event":"stream","mode":..,"ns":[..],
 "data":..}. --subgraphs adds the chunks of subgraphs, with their namespace.
 
---durability says when checkpoints reach the disk: sync (the default) after
-every superstep, so a crash loses nothing; async in the background; exit
-only when the run ends.`,
+--durability is LangGraph's run durability, for the run and for the
+database: sync (the default) checkpoints every superstep and each reaches
+the disk before the next superstep starts, so a crash loses nothing; async
+checkpoints every superstep and writes them in the background; exit writes
+one checkpoint (and its tasks' pending writes) when the run ends, so the
+thread keeps no per-step history of the run, as in LangGraph.`,
 		Example: `  superstep run research
   superstep run research --thread t1 --input '{"question":"why?"}' --json
   superstep run research --json --stream updates,custom
@@ -72,6 +75,12 @@ only when the run ends.`,
 			dur, err := parseDurability(durability)
 			if err != nil {
 				return err
+			}
+			// The same word names what the run checkpoints (the engine's)
+			// and when the database's writes reach the disk (the store's).
+			runDur, err := engine.ParseDurability(durability)
+			if err != nil {
+				return usagef("--durability %q: want sync, async or exit", durability)
 			}
 			if err := checkThreadFlag(thread); err != nil {
 				return err
@@ -144,6 +153,7 @@ only when the run ends.`,
 				return storeError(err, "recording the graph of thread %q", thread)
 			}
 			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], dbArg: g.db, json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
+			r.opts = append(r.opts, engine.WithDurability(runDur))
 			if cmd.Flags().Changed("recursion-limit") || exampleLimit == 0 {
 				r.opts = append(r.opts, engine.WithRecursionLimit(recursionLimit))
 			} else {
@@ -169,7 +179,7 @@ only when the run ends.`,
 	cmd.Flags().StringVar(&thread, "thread", "", "thread id (default: a new thread)")
 	cmd.Flags().StringVar(&input, "input", "", "input as a JSON object of state keys")
 	cmd.Flags().StringVar(&resume, "resume", "", "answer to the pending interrupt, as JSON")
-	cmd.Flags().StringVar(&durability, "durability", "sync", "when checkpoints reach the disk: sync, async or exit")
+	cmd.Flags().StringVar(&durability, "durability", "sync", "LangGraph's durability: sync, async or exit (one checkpoint when the run ends)")
 	cmd.Flags().BoolVar(&force, "force", false, "continue a thread whose recorded graph differs incompatibly")
 	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "continue from this checkpoint of the thread (time travel: a new branch)")
 	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "most supersteps the run may take (default: the scenario's, else 25)")

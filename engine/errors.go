@@ -87,6 +87,9 @@ var (
 	// ErrAmbiguousID is returned by ResolveID when a checkpoint reference
 	// matches more than one checkpoint.
 	ErrAmbiguousID = errors.New("ambiguous checkpoint id")
+	// ErrUnknownDurability is returned for a durability mode that is not
+	// async, sync or exit (ParseDurability, a run's WithDurability).
+	ErrUnknownDurability = errors.New("unknown durability mode")
 )
 
 // InvalidUpdateError is returned when writes cannot be applied: two values

@@ -108,10 +108,13 @@ type loop struct {
 	// resume value (guarded by mu).
 	nullResumeTaken bool
 	saver           Saver
-	opts            RunOptions
-	cfg             Config // thread and namespace
-	emit            func(Event)
-	ids             IDSource
+	// exit is set for a DurabilityExit run with a saver: nothing is
+	// saved until the run ends (saveAtExit).
+	exit *exitState
+	opts RunOptions
+	cfg  Config // thread and namespace
+	emit func(Event)
+	ids  IDSource
 
 	cs       *channelState
 	sizes    stateSizes // the state keys' sizes, for Limits.MaxStateBytes
@@ -190,6 +193,9 @@ func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, 
 		l.ids = p.run.ids
 		l.resumeMap = p.run.resumeMap
 	}
+	if d := opts.Durability; d < DurabilityAsync || d > DurabilityExit {
+		return nil, fmt.Errorf("%w: %v", ErrUnknownDurability, d)
+	}
 	l.deferrer, _ = l.saver.(WriteDeferrer)
 	if s := scopeOf(ctx); s != nil {
 		s.run.cs.view.escapes(input) // a run started from a node keeps its input
@@ -247,6 +253,10 @@ func (l *loop) first(ctx context.Context, input any) error {
 	l.cs.valuesOff = l.saver == nil && l.emit == nil // nobody reads a checkpoint
 	l.cs.dirtyOff = keepsSnapshots(l.saver)
 	l.cs.kept = keepsSnapshots(l.saver)
+	if l.opts.Durability == DurabilityExit && l.saver != nil {
+		l.startExit()
+		l.deferrer = nil // nothing is committed with a checkpoint Put
+	}
 	l.step = l.md.Step + 1
 	l.stop = l.step + l.opts.RecursionLimit + 1
 
@@ -410,8 +420,12 @@ func (l *loop) putWrites(ctx context.Context, taskID string, writes []Write) err
 	}
 	l.mu.Lock()
 	l.pending.add(taskID, writes)
+	if l.exit != nil {
+		// Kept for the run's end (loop.js:548: no putWrites under exit).
+		l.exit.written[taskID] = true
+	}
 	l.mu.Unlock()
-	if l.saver == nil {
+	if l.saver == nil || l.exit != nil {
 		return nil
 	}
 	return l.saver.PutWrites(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, taskID, writes)
@@ -426,7 +440,7 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 	if l.saver == nil {
 		return nil
 	}
-	if ms, ok := l.saver.(*MemorySaver); ok {
+	if ms, ok := l.saver.(*MemorySaver); ok && l.exit == nil {
 		if ref, ok := l.planned(t); ok {
 			l.mu.Lock()
 			l.pending.addTask(t, writes)
@@ -502,20 +516,33 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		maps.Copy(md.Parents, p.run.md.Parents)
 		md.Parents[p.run.cfg.CheckpointNS] = p.run.cpID
 	}
+	// Under DurabilityExit the checkpoint is made in memory only: its id,
+	// metadata and step advance, the saver sees it at the run's end
+	// (loop.js:1031 doCheckpoint, :1084).
+	save := l.saver != nil && l.exit == nil
 	var newVersions map[string]Version
-	if l.saver != nil {
+	switch {
+	case save:
 		newVersions = l.cs.newVersionsFor(l.saver)
-	} else {
+	case l.saver == nil:
 		l.cs.forgetDirty()
 	}
 	var cp *Checkpoint
-	if l.saver != nil || l.emit != nil {
+	if save || l.exit == nil && l.emit != nil {
 		// Without a saver or a listener nobody reads the checkpoint: only
 		// its id (for task ids) and the step counter matter.
 		cp = l.cs.checkpoint(id, l.hint.channels, l.hint.known && source == SourceLoop)
 		cp.TS = l.g.clock()
 	}
-	if l.saver != nil {
+	if l.exit != nil {
+		// Siblings still take turns each superstep, as they would to
+		// write, so their exit writes come in the same order.
+		if ls := l.opts.turns; ls != nil {
+			ls.wait(l.opts.turnAt)
+			ls.pass(l.opts.turnAt)
+		}
+	}
+	if save {
 		if ls := l.opts.turns; ls != nil {
 			ls.wait(l.opts.turnAt)
 		}
@@ -536,7 +563,7 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	l.parentID = l.cpID
 	l.cpID = id
 	l.md = md
-	if l.emit != nil {
+	if cp != nil && l.emit != nil {
 		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp.Materialize(), Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
 	}
 	l.step++

@@ -36,6 +36,10 @@ type RunOptions struct {
 	// all of them). Tasks start in planning order: Sends first, then nodes.
 	MaxConcurrency int
 
+	// Durability says what the run checkpoints (WithDurability; the
+	// zero value is DurabilityAsync, LangGraph's default).
+	Durability Durability
+
 	// SubgraphTurns orders the checkpoint writes of sibling subgraph
 	// tasks deterministically (see WithSubgraphTurns).
 	SubgraphTurns bool

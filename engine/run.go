@@ -107,6 +107,7 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, decla
 		SubgraphTurns:  l.opts.SubgraphTurns,
 		Context:        l.opts.Context,
 		MaxConcurrency: l.opts.MaxConcurrency,
+		Durability:     l.opts.Durability,
 		ns:             ns,
 		parent:         scope,
 		declaredAs:     declared,

@@ -100,6 +100,16 @@ func (l *loop) execute(ctx context.Context) error {
 		if err := l.releaseHeld(); err != nil {
 			return l.fail(err)
 		}
+		// A DurabilityExit run saves the state the superstep started
+		// from, before its writes are applied in memory below
+		// (loop.js:713-726: finishAndHandleError saves, then
+		// _suppressInterrupt applies).
+		l.interrupts = interrupts
+		l.status = StatusInterrupted
+		if err := l.saveAtExit(ctx); err != nil {
+			return err
+		}
+		l.status = StatusRunning
 		if _, err := applyWrites(l.cs, l.tasks); err != nil {
 			return l.fail(err)
 		}

@@ -50,7 +50,8 @@ func (s *Stepper) Next(ctx context.Context) error {
 		return ErrRunFinished
 	}
 	if err := ctx.Err(); err != nil {
-		return l.fail(err)
+		l.fail(err)
+		return s.ended(ctx)
 	}
 	var err error
 	switch l.phase {
@@ -66,10 +67,22 @@ func (s *Stepper) Next(ctx context.Context) error {
 	case PhaseExecuted:
 		err = l.update(ctx)
 	}
+	if l.status != StatusRunning {
+		if xerr := l.saveAtExit(ctx); err == nil {
+			err = xerr
+		}
+	}
 	if err != nil {
 		return err
 	}
 	return s.callHook(ctx)
+}
+
+// ended finishes a run that failed outside a phase: a DurabilityExit run
+// writes its checkpoint (saveAtExit), and it returns the run's error.
+func (s *Stepper) ended(ctx context.Context) error {
+	s.l.saveAtExit(ctx) // the run's error stands; a save error is its own only if none
+	return s.l.err
 }
 
 // Metadata keys of a checkpoint whose superstep applied edited writes
@@ -169,6 +182,7 @@ func (s *Stepper) callHook(ctx context.Context) error {
 		if s.l.status == StatusRunning {
 			s.l.fail(err)
 		}
+		s.l.saveAtExit(ctx)
 		return err
 	}
 	return nil
@@ -316,6 +330,9 @@ type StepView struct {
 	// RecursionLeft is how many more supersteps this run may start.
 	RecursionLeft int
 	Values        map[string]any // the state keys that have a value
+	// Unsaved: the current checkpoint is in memory only, as every one
+	// of a DurabilityExit run is until the run ends and saves it.
+	Unsaved bool
 }
 
 // View returns a copy of the run's state now.
@@ -336,6 +353,7 @@ func (s *Stepper) View() *StepView {
 		Versions:        l.cs.versionMap(),
 		VersionsSeen:    map[string]map[string]Version{},
 		UpdatedChannels: slices.Clone(l.hint.channels),
+		Unsaved:         l.exit != nil && !l.exit.done && l.cpID != l.exit.savedID,
 		HintKnown:       l.hint.known,
 		Interrupts:      slices.Clone(l.interrupts),
 		Err:             l.err,

@@ -24,8 +24,9 @@ import (
 	"github.com/superstep/superstep/engine"
 )
 
-// Durability says when a write reaches the disk (LangGraph's durability
-// modes, applied to the store as a whole).
+// Durability says when a write reaches the disk, for the store as a whole
+// (the names are LangGraph's durability modes). Which checkpoints a run
+// writes at all is the engine's run option (engine.Durability).
 type Durability int
 
 const (

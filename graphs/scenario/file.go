@@ -170,19 +170,22 @@ type Op struct {
 	Thread         string
 	Input          any // invoke; nil if null or absent
 	HasInput       bool
-	RecursionLimit int    // 0 when not given
-	MaxConcurrency int    // 0 when not given
-	From           string // "fork" or ""
-	AtStep         *int
-	Value          any // resume
-	HasValue       bool
-	ByNode         []KeyValue // resume, in file order
-	Values         any        // update_state; may be nil
-	Context        any        // invoke, resume: the runtime context (nil when absent)
-	Command        *Command   // invoke: a Command as input (nil when absent)
-	Stream         []string   // invoke, resume: stream modes to record (values, updates, custom)
-	Supersteps     [][]Update // bulk_update: the updates of each superstep
-	StreamSubs     bool       // invoke, resume: record subgraphs' chunks too
+	RecursionLimit int // 0 when not given
+	MaxConcurrency int // 0 when not given
+	// Durability is the run's durability ("sync", "async" or "exit";
+	// "" when not given: LangGraph's default, async).
+	Durability string
+	From       string // "fork" or ""
+	AtStep     *int
+	Value      any // resume
+	HasValue   bool
+	ByNode     []KeyValue // resume, in file order
+	Values     any        // update_state; may be nil
+	Context    any        // invoke, resume: the runtime context (nil when absent)
+	Command    *Command   // invoke: a Command as input (nil when absent)
+	Stream     []string   // invoke, resume: stream modes to record (values, updates, custom)
+	Supersteps [][]Update // bulk_update: the updates of each superstep
+	StreamSubs bool       // invoke, resume: record subgraphs' chunks too
 	// SubgraphState (get_state "subgraphs": true) records each subgraph
 	// task's own state (LangGraph's get_state(subgraphs=True)).
 	SubgraphState bool
@@ -883,8 +886,8 @@ func (p *parser) branch(n *jnode, field string) *Branch {
 }
 
 var opFields = map[string][]string{
-	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "command", "stream", "stream_subgraphs"},
-	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency", "stream", "stream_subgraphs"},
+	OpInvoke:      {"op", "thread", "input", "recursion_limit", "from", "at", "context", "max_concurrency", "durability", "command", "stream", "stream_subgraphs"},
+	OpResume:      {"op", "thread", "value", "by_node", "recursion_limit", "from", "at", "context", "max_concurrency", "durability", "stream", "stream_subgraphs"},
 	OpGetState:    {"op", "thread", "subgraphs", "subgraph", "subgraph_task"},
 	OpHistory:     {"op", "thread", "subgraph", "subgraph_task", "limit", "filter", "before"},
 	OpUpdateState: {"op", "thread", "values", "as_node", "at", "command", "subgraph", "subgraph_task"},
@@ -929,6 +932,12 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	}
 	if v := n.field("max_concurrency"); v != nil {
 		op.MaxConcurrency = p.integer(v, join2(field, "max_concurrency"), 1)
+	}
+	if v := n.field("durability"); v != nil {
+		op.Durability = p.str(v, join2(field, "durability"))
+		if _, err := engine.ParseDurability(op.Durability); err != nil && v.kind == jsonString {
+			p.fail(v, join2(field, "durability"), "expected \"sync\", \"async\" or \"exit\", got %q", op.Durability)
+		}
 	}
 	if v := n.field("from"); v != nil {
 		if op.From = p.str(v, join2(field, "from")); op.From != "fork" && v.kind == jsonString {

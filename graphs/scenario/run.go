@@ -263,6 +263,9 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 	if op.MaxConcurrency > 0 {
 		opts = append(opts, engine.WithMaxConcurrency(op.MaxConcurrency))
 	}
+	if d, err := engine.ParseDurability(op.Durability); err == nil && op.Durability != "" {
+		opts = append(opts, engine.WithDurability(d))
+	}
 	stream := r.streamRecorder(op, &opts)
 	var runErr error
 	switch {
