@@ -43,6 +43,7 @@ type Graph struct {
 	interrupts  interruptConfig
 	ids         IDSource
 	clock       Clock
+	wallClock   bool // clock is time.Now itself (isWallClock)
 	fingerprint string
 
 	// chanIDs numbers the channels (their place in channelOrder) and
@@ -189,6 +190,7 @@ func newGraph(name string, opts []CompileOption) *Graph {
 	if g.clock == nil {
 		g.clock = SystemClock
 	}
+	g.wallClock = isWallClock(g.clock)
 	return g
 }
 

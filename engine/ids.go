@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math/bits"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,7 @@ var SystemClock Clock = time.Now
 type TimeIDs struct {
 	mu    sync.Mutex
 	clock Clock
+	wall  bool // clock is time.Now itself (isWallClock)
 	last  uint64
 	seq   uint64
 }
@@ -41,7 +43,16 @@ func NewTimeIDs(clock Clock) *TimeIDs {
 	if clock == nil {
 		clock = SystemClock
 	}
-	return &TimeIDs{clock: clock}
+	return &TimeIDs{clock: clock, wall: isWallClock(clock)}
+}
+
+// isWallClock reports whether c is time.Now itself, not a clock of the
+// user's that may count its calls or answer differently each time. Two
+// such clocks are one: a single reading of it can serve a checkpoint's id
+// and its timestamp (loop.newCheckpointID). The comparison is of code:
+// time.Now has no closure, so only time.Now has its code.
+func isWallClock(c Clock) bool {
+	return c != nil && reflect.ValueOf(c).Pointer() == reflect.ValueOf(time.Now).Pointer()
 }
 
 // NewID implements IDSource.
@@ -50,12 +61,11 @@ func (t *TimeIDs) NewID() string {
 	return idFrom(now, seq)
 }
 
-// newIDIn is NewID's next id, written into buf: the id is a string over
-// buf, which must never change after. A run whose saver keeps every
+// idIn is the id made of now and seq, written into buf: the id is a string
+// over buf, which must never change after. A run whose saver keeps every
 // checkpoint keeps their ids in shared chunks this way (channelState.idRoom),
 // not one allocation each.
-func (t *TimeIDs) newIDIn(buf *[idLen]byte) string {
-	now, seq := t.next()
+func idIn(buf *[idLen]byte, now, seq uint64) string {
 	layoutTo(buf, idRaw(now, seq))
 	return unsafe.String(&buf[0], idLen)
 }
@@ -64,7 +74,22 @@ func (t *TimeIDs) newIDIn(buf *[idLen]byte) string {
 func (t *TimeIDs) next() (now, seq uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock() // the clock is the caller's: it may panic
-	now = uint64(t.clock().UnixNano())
+	return t.advance(uint64(t.clock().UnixNano()))
+}
+
+// nextAt is next on a reading of the wall clock the caller made (t.wall):
+// the id's time is reading's, or one nanosecond past the last id's if the
+// clock stalled or stepped back.
+func (t *TimeIDs) nextAt(reading time.Time) (now, seq uint64) {
+	t.mu.Lock()
+	now, seq = t.advance(uint64(reading.UnixNano()))
+	t.mu.Unlock()
+	return now, seq
+}
+
+// advance takes now as the next id's time, bumped past the last id's so
+// that ids stay strictly increasing. The caller holds t.mu.
+func (t *TimeIDs) advance(now uint64) (uint64, uint64) {
 	if now <= t.last {
 		now = t.last + 1
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Status is where a run stands.
@@ -478,17 +479,34 @@ func (l *loop) deferWrites(ctx context.Context, d WriteDeferrer, taskID string, 
 // newCheckpointID is the next checkpoint's id: for a run whose saver
 // keeps every checkpoint, with the default ids, written into room the
 // run's channel state hands out in chunks (channelState.idRoom).
-func (l *loop) newCheckpointID() string {
-	if t, ok := l.ids.(*TimeIDs); ok && l.cs.kept {
-		return t.newIDIn(l.cs.idRoom())
+//
+// When the ids' clock and the graph's are both the wall clock (time.Now),
+// one reading serves the id and the checkpoint's timestamp: ts is that
+// reading (read is true), as the graph's clock would have given it, and the
+// id is made from it as TimeIDs.NewID would have. Otherwise the caller reads
+// the graph's clock itself.
+func (l *loop) newCheckpointID() (id string, ts time.Time, read bool) {
+	t, ok := l.ids.(*TimeIDs)
+	if !ok {
+		return l.ids.NewID(), ts, false
 	}
-	return l.ids.NewID()
+	var now, seq uint64
+	if read = t.wall && l.g.wallClock; read {
+		ts = l.g.clock()
+		now, seq = t.nextAt(ts)
+	} else {
+		now, seq = t.next()
+	}
+	if l.cs.kept {
+		return idIn(l.cs.idRoom(), now, seq), ts, read
+	}
+	return idFrom(now, seq), ts, read
 }
 
 // putCheckpoint stores the current state as a new checkpoint with source and
 // the current step, then advances the step counter.
 func (l *loop) putCheckpoint(ctx context.Context, source string) error {
-	id := l.newCheckpointID()
+	id, ts, read := l.newCheckpointID()
 	md := Metadata{Source: source, Step: l.step}
 	switch {
 	case l.emit != nil || l.opts.parent != nil:
@@ -532,7 +550,10 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		// Without a saver or a listener nobody reads the checkpoint: only
 		// its id (for task ids) and the step counter matter.
 		cp = l.cs.checkpoint(id, l.hint.channels, l.hint.known && source == SourceLoop)
-		cp.TS = l.g.clock()
+		if !read {
+			ts = l.g.clock()
+		}
+		cp.TS = ts
 	}
 	if l.exit != nil {
 		// Siblings still take turns each superstep, as they would to

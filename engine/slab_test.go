@@ -104,7 +104,7 @@ func TestCheckpointSlabs_OnlyForKeptRuns(t *testing.T) {
 
 // Ids written into a kept run's shared room are NewID's ids, and each
 // stays as it was when the room's later ids are written.
-func TestTimeIDs_NewIDInIsNewID(t *testing.T) {
+func TestTimeIDs_IDInIsNewID(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return at } // stalls: ids then count on
 	a, b := NewTimeIDs(clock), NewTimeIDs(clock)
@@ -114,17 +114,18 @@ func TestTimeIDs_NewIDInIsNewID(t *testing.T) {
 		if i%10 == 0 {
 			at = at.Add(time.Millisecond)
 		}
-		got = append(got, a.newIDIn(cs.idRoom()))
+		now, seq := a.next()
+		got = append(got, idIn(cs.idRoom(), now, seq))
 		want = append(want, b.NewID())
 		cs.made++
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("ids in room:\n%q\nwant\n%q", got, want)
 	}
-	if n := testing.AllocsPerRun(100, func() { idSink = a.newIDIn(cs.idRoom()) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { now, seq := a.next(); idSink = idIn(cs.idRoom(), now, seq) }); n != 0 {
 		t.Errorf("%v allocations per id in room, want 1/%d", n, checkpointSlabMax)
 	}
 }
 
-// idSink keeps newIDIn's result live in AllocsPerRun.
+// idSink keeps idIn's result live in AllocsPerRun.
 var idSink string

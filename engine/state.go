@@ -503,7 +503,7 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		// The subgraph, writing to this graph's saver with its ids, as
 		// the subgraph's runs do.
 		sub := *owner
-		sub.saver, sub.ids, sub.clock = g.saver, g.ids, g.clock
+		sub.saver, sub.ids, sub.clock, sub.wallClock = g.saver, g.ids, g.clock, g.wallClock
 		cfg.CheckpointNS = owner.ownNamespace(cfg.CheckpointNS)
 		return sub.applyUpdates(ctx, cfg, updates)
 	}
