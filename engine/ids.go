@@ -49,8 +49,10 @@ func NewTimeIDs(clock Clock) *TimeIDs {
 // isWallClock reports whether c is time.Now itself, not a clock of the
 // user's that may count its calls or answer differently each time. Two
 // such clocks are one: a single reading of it can serve a checkpoint's id
-// and its timestamp (loop.newCheckpointID). The comparison is of code:
-// time.Now has no closure, so only time.Now has its code.
+// and its timestamp (loop.newCheckpointID). The comparison is of code
+// pointers: a func value with time.Now's code runs time.Now, whatever
+// closure it carries (time.Now reads none); a closure or method value
+// calling time.Now has code of its own and is not taken for it.
 func isWallClock(c Clock) bool {
 	return c != nil && reflect.ValueOf(c).Pointer() == reflect.ValueOf(time.Now).Pointer()
 }
