@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -128,30 +129,34 @@ func (s *Store) parentHead(ctx context.Context, key nsKey, id string) (*head, er
 // buildPut encodes a checkpoint against its parent's head: the record, and
 // a blob for every channel whose version changed.
 func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID string, parent *head) (*putOp, *head, error) {
-	st := &cpState{refs: make(map[string]ref, len(cp.ChannelVersions)), seen: cp.VersionsSeen}
-	h := &head{id: cp.ID, state: st, values: make(map[string]valueEnc, len(cp.ChannelVersions))}
+	n := len(cp.ChannelVersions)
+	st := &cpState{refs: make([]chanRef, 0, n), seen: cp.VersionsSeen}
+	h := &head{id: cp.ID, state: st, values: make([]valueEnc, 0, n)}
 	p := &putOp{id: cp.ID, parent: parentID, source: md.Source, step: md.Step}
 	var pst *cpState
 	if parent != nil {
 		pst = parent.state
 	}
-	for ch, ver := range cp.ChannelVersions {
+	var buf [16]string // a graph has a few channels: no allocation
+	chans := buf[:0]
+	for ch := range cp.ChannelVersions {
+		chans = append(chans, ch)
+	}
+	slices.Sort(chans) // the state's order
+	for _, ch := range chans {
+		ver := cp.ChannelVersions[ch]
 		var prevRef *ref
 		var prev *valueEnc
 		if pst != nil {
-			if r, ok := pst.refs[ch]; ok {
+			if i, ok := pst.find(ch); ok {
+				r, v := pst.refs[i].ref, parent.values[i]
 				if r.Version == ver {
 					// Unchanged since the parent: share its value.
-					st.refs[ch] = r
-					if v, ok := parent.values[ch]; ok {
-						h.values[ch] = v
-					}
+					st.refs = append(st.refs, chanRef{ch, r})
+					h.values = append(h.values, v)
 					continue
 				}
-				prevRef = &r
-				if v, ok := parent.values[ch]; ok {
-					prev = &v
-				}
+				prevRef, prev = &r, &v
 			}
 		}
 		val, has := cp.ChannelValues[ch]
@@ -163,15 +168,15 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 		if err != nil {
 			return nil, nil, err
 		}
-		st.refs[ch] = b.ref
-		h.values[ch] = enc
+		st.refs = append(st.refs, chanRef{ch, b.ref})
+		h.values = append(h.values, enc)
 		if p.blobs == nil {
 			// A superstep changes a few channels: one allocation.
-			p.blobs = make([]blob, 0, min(len(cp.ChannelVersions), 4))
+			p.blobs = make([]blob, 0, min(n, 4))
 		}
 		p.blobs = append(p.blobs, b)
 	}
-	p.blobs = packBlobs(p.blobs, st.refs)
+	p.blobs = packBlobs(p.blobs, st)
 	if st.seen == nil {
 		st.seen = map[string]map[string]int64{}
 	}
