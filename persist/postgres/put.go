@@ -60,7 +60,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err != nil {
 		return engine.Config{}, err
 	}
-	p, h, err := buildPut(cp, meta, md, cfg.CheckpointID, parent)
+	o, h, err := buildPut(cfg.CheckpointNS, cp, meta, md, cfg.CheckpointID, parent)
 	if err != nil {
 		return engine.Config{}, err
 	}
@@ -74,7 +74,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 			known = k.maxID
 		}
 	}
-	p.mayExist = known == "" || cp.ID <= known
+	o.put.mayExist = known == "" || cp.ID <= known
 	h.maxID = max(known, cp.ID)
 	// Cached heads stay valid when a checkpoint is replaced: a replacement
 	// rewrites stored deltas, not the states they describe.
@@ -88,7 +88,6 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	}
 	s.heads[key] = h
 	s.mu.Unlock()
-	o := &op{ns: cfg.CheckpointNS, put: p}
 	s.enqueue(cfg.ThreadID, o)
 	if err := s.afterEnqueue(ctx, cfg.ThreadID, o); err != nil {
 		return engine.Config{}, err
@@ -126,13 +125,24 @@ func (s *Store) parentHead(ctx context.Context, key nsKey, id string) (*head, er
 	return loaded, nil
 }
 
-// buildPut encodes a checkpoint against its parent's head: the record, and
-// a blob for every channel whose version changed.
-func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID string, parent *head) (*putOp, *head, error) {
+// buildPut encodes a checkpoint of namespace ns against its parent's head:
+// its op (the record, and a blob for every channel whose version changed)
+// and its head.
+func buildPut(ns string, cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID string, parent *head) (*op, *head, error) {
+	// A superstep's objects that live as long as each other are allocated
+	// together: the op with its putOp, the head with its state.
+	x := &struct {
+		o op
+		p putOp
+	}{p: putOp{id: cp.ID, parent: parentID, source: md.Source, step: md.Step}}
+	y := &struct {
+		h  head
+		st cpState
+	}{}
 	n := len(cp.ChannelVersions)
-	st := &cpState{refs: make([]chanRef, 0, n), seen: cp.VersionsSeen}
-	h := &head{id: cp.ID, state: st, values: make([]valueEnc, 0, n)}
-	p := &putOp{id: cp.ID, parent: parentID, source: md.Source, step: md.Step}
+	p, st, h := &x.p, &y.st, &y.h
+	*st = cpState{refs: make([]chanRef, 0, n), seen: cp.VersionsSeen}
+	*h = head{id: cp.ID, state: st, values: make([]valueEnc, 0, n)}
 	var pst *cpState
 	if parent != nil {
 		pst = parent.state
@@ -187,7 +197,8 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 		st.base = pst.base
 	}
 	p.base = st.base
-	return p, h, nil
+	x.o = op{ns: ns, put: p}
+	return &x.o, h, nil
 }
 
 // PutWrites implements engine.Saver. Values are encoded before it returns.

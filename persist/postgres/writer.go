@@ -16,9 +16,14 @@ import (
 // is in at most one group at a time, so its commits reach the server one
 // after another, in the order they were made.
 type threadQueue struct {
-	ops  []*op  // queued, not yet taken by a group
-	last *op    // the newest op queued: committed means all are
-	in   *group // the group the thread is in, open or being sent
+	ops []*op // queued, not yet taken by a group
+	// first backs the ops of a new queue: a superstep's two (the task's
+	// writes and the checkpoint) need no allocation of their own. Only
+	// the first ops use it: a group takes them and may still be sending
+	// them when the thread queues more.
+	first [2]*op
+	last  *op    // the newest op queued: committed means all are
+	in    *group // the group the thread is in, open or being sent
 	// again: ops queued while the thread's group was being sent are
 	// wanted committed: it joins the next group when that one ends.
 	again bool
@@ -67,11 +72,12 @@ func (s *Store) enqueue(thread string, o *op) {
 	q := s.queues[thread]
 	if q == nil {
 		q = &threadQueue{}
+		q.ops = q.first[:0]
 		s.queues[thread] = q
 		s.away = max(s.away-1, 0) // back (or new): no longer away
 	}
 	if q.ops == nil {
-		q.ops = make([]*op, 0, 2) // a superstep: the task's writes and the checkpoint
+		q.ops = make([]*op, 0, 2)
 	}
 	q.ops = append(q.ops, o)
 	q.last = o
