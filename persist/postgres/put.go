@@ -215,7 +215,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 	if err != nil {
 		return err
 	}
-	return s.afterEnqueue(ctx, cfg.ThreadID, queued...)
+	return s.afterEnqueue(ctx, cfg.ThreadID, queued[:]...)
 }
 
 // DeferWrites implements engine.WriteDeferrer: under sync durability the
@@ -229,25 +229,27 @@ func (s *Store) DeferWrites(ctx context.Context, cfg engine.Config, taskID strin
 		return nil, err
 	}
 	if s.mode != persist.DurabilitySync {
-		return func() error { return nil }, s.afterEnqueue(ctx, cfg.ThreadID, queued...)
+		return func() error { return nil }, s.afterEnqueue(ctx, cfg.ThreadID, queued[0], queued[1])
 	}
-	return func() error { return s.afterEnqueue(ctx, cfg.ThreadID, queued...) }, nil
+	return func() error { return s.afterEnqueue(ctx, cfg.ThreadID, queued[0], queued[1]) }, nil
 }
 
 // queueWrites checks and encodes a task's writes and queues them on the
-// thread, returning the ops queued.
-func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) ([]*op, error) {
+// thread, returning the ops queued in their order (special writes, then
+// regular ones), nil for a kind it has none of: an array, not a slice, so
+// the caller's wait needs no allocation of its own.
+func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) (queued [2]*op, err error) {
 	if err := s.writable(ctx, cfg.ThreadID); err != nil {
-		return nil, err
+		return queued, err
 	}
 	if err := checkConfig(cfg); err != nil {
-		return nil, err
+		return queued, err
 	}
 	if err := checkID("task id", taskID, maxIDLen, true); err != nil {
-		return nil, err
+		return queued, err
 	}
 	if len(writes) == 0 {
-		return nil, nil
+		return queued, nil
 	}
 	// ops[0] holds the special writes, ops[1] the regular ones; only
 	// those used are queued (and leave the stack).
@@ -258,11 +260,11 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 	special, regular := &ops[0], &ops[1]
 	for i, w := range writes {
 		if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
-			return nil, err
+			return queued, err
 		}
 		enc, err := engine.EncodeValue(w.Value)
 		if err != nil {
-			return nil, fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
+			return queued, fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
 		}
 		o := regular
 		slot := int64(engine.WriteSlot(w.Channel, i))
@@ -276,13 +278,12 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 		}
 		o.writes = append(o.writes, taskWrite{slot, w.Channel, enc})
 	}
-	var queued []*op
 	for i := range ops {
 		if len(ops[i].writes) > 0 {
 			o := new(op)
 			*o = ops[i]
 			s.enqueue(cfg.ThreadID, o)
-			queued = append(queued, o)
+			queued[i] = o
 		}
 	}
 	return queued, nil

@@ -266,6 +266,9 @@ func (s *Store) afterEnqueue(ctx context.Context, thread string, ops ...*op) err
 	switch s.mode {
 	case persist.DurabilitySync:
 		for _, o := range ops {
+			if o == nil { // none of a kind (queueWrites)
+				continue
+			}
 			if err := s.await(ctx, thread, o); err != nil {
 				return err
 			}
