@@ -17,13 +17,18 @@ import (
 // after another, in the order they were made.
 type threadQueue struct {
 	ops []*op // queued, not yet taken by a group
-	// first backs the ops of a new queue: a superstep's two (the task's
-	// writes and the checkpoint) need no allocation of their own. Only
-	// the first ops use it: a group takes them and may still be sending
-	// them when the thread queues more.
-	first [2]*op
-	last  *op    // the newest op queued: committed means all are
-	in    *group // the group the thread is in, open or being sent
+	// first backs a new queue's first ops and its member of the first
+	// group it joins: a superstep's two ops (the task's writes and the
+	// checkpoint) and its place in a group need no allocation of their
+	// own. Only the first use them: a group takes them and may still be
+	// sending them when the thread queues more and joins the next group.
+	first struct {
+		ops    [2]*op
+		member member
+		joined bool // member is taken
+	}
+	last *op    // the newest op queued: committed means all are
+	in   *group // the group the thread is in, open or being sent
 	// again: ops queued while the thread's group was being sent are
 	// wanted committed: it joins the next group when that one ends.
 	again bool
@@ -72,7 +77,7 @@ func (s *Store) enqueue(thread string, o *op) {
 	q := s.queues[thread]
 	if q == nil {
 		q = &threadQueue{}
-		q.ops = q.first[:0]
+		q.ops = q.first.ops[:0]
 		s.queues[thread] = q
 		s.away = max(s.away-1, 0) // back (or new): no longer away
 	}
