@@ -67,14 +67,6 @@ func (st *cpState) find(ch string) (int, bool) {
 	return slices.BinarySearchFunc(st.refs, ch, func(c chanRef, ch string) int { return strings.Compare(c.channel, ch) })
 }
 
-// ref returns channel ch's ref in st.
-func (st *cpState) ref(ch string) (ref, bool) {
-	if i, ok := st.find(ch); ok {
-		return st.refs[i].ref, true
-	}
-	return ref{}, false
-}
-
 // setRef sets the ref of channel ch, which st has.
 func (st *cpState) setRef(ch string, r ref) {
 	i, _ := st.find(ch)
