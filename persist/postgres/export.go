@@ -143,12 +143,12 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite
 			if err != nil {
 				return err
 			}
-			p, h, err := buildPut(dc.Checkpoint, meta, dc.Metadata, dc.Parent, heads[dc.NS+"\x00"+dc.Parent])
+			o, h, err := buildPut(dc.NS, dc.Checkpoint, meta, dc.Metadata, dc.Parent, heads[dc.NS+"\x00"+dc.Parent])
 			if err != nil {
 				return err
 			}
 			heads[dc.NS+"\x00"+dc.Checkpoint.ID] = h
-			s.queueOp(b, thread, &op{ns: dc.NS, put: p})
+			s.queueOp(b, thread, o)
 			w := &op{ns: dc.NS, cp: dc.Checkpoint.ID}
 			for _, dw := range dc.Writes {
 				if w.task != dw.Task && len(w.writes) > 0 {

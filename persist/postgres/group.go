@@ -67,7 +67,13 @@ func newGroup() *group {
 func (s *Store) want(thread string, q *threadQueue) *group {
 	if q.in == nil {
 		q.in = s.open
-		s.open.members = append(s.open.members, &member{thread: thread, q: q})
+		m := &q.first.member
+		if q.first.joined {
+			m = new(member)
+		}
+		q.first.joined = true
+		*m = member{thread: thread, q: q}
+		s.open.members = append(s.open.members, m)
 	}
 	return q.in
 }

@@ -384,8 +384,8 @@ func (s *Store) loadAs(ctx context.Context, db querier, thread, ns string, ids [
 		if err != nil {
 			return nil, err
 		}
-		for ch, r := range st.refs {
-			need[valueKey{ch, r}] = true
+		for _, c := range st.refs {
+			need[valueKey{c.channel, c.ref}] = true
 		}
 	}
 	keys := make([]valueKey, 0, len(need))
@@ -409,9 +409,10 @@ func (l *loaded) tuple(thread, ns, id string) (*engine.CheckpointTuple, error) {
 		VersionsSeen:    make(map[string]map[string]engine.Version, len(st.seen)),
 		UpdatedChannels: row.rec.Updated,
 	}
-	for ch, r := range st.refs {
-		cp.ChannelVersions[ch] = r.Version
-		v := l.values[valueKey{ch, r}]
+	for _, c := range st.refs {
+		ch := c.channel
+		cp.ChannelVersions[ch] = c.ref.Version
+		v := l.values[valueKey{ch, c.ref}]
 		if !v.has {
 			continue
 		}
@@ -462,9 +463,9 @@ func (s *Store) loadHead(ctx context.Context, thread, ns, id string) (*head, err
 		return nil, err
 	}
 	st := l.states[id]
-	h := &head{id: id, state: st, values: make(map[string]valueEnc, len(st.refs))}
-	for ch, r := range st.refs {
-		h.values[ch] = l.values[valueKey{ch, r}]
+	h := &head{id: id, state: st, values: make([]valueEnc, len(st.refs))}
+	for i, c := range st.refs {
+		h.values[i] = l.values[valueKey{c.channel, c.ref}]
 	}
 	var latest []byte
 	if err := s.pool.QueryRow(ctx, s.sql.latestID, bs(thread), bs(ns)).Scan(&latest); err != nil {

@@ -39,9 +39,9 @@ const packChannel = ""
 
 // packBlobs makes the rows of a checkpoint's new values: the small values
 // that share a version become one pack per version, the others rows of
-// their own (sealed), and it points the channels' refs in refs at them.
+// their own (sealed), and it points the channels' refs in st at them.
 // It reorders and reuses blobs.
-func packBlobs(blobs []blob, refs map[string]ref) []blob {
+func packBlobs(blobs []blob, st *cpState) []blob {
 	small := 0
 	for i := range blobs {
 		if packable(&blobs[i]) {
@@ -51,7 +51,7 @@ func packBlobs(blobs []blob, refs map[string]ref) []blob {
 	if small < 2 {
 		for i := range blobs {
 			blobs[i].seal()
-			refs[blobs[i].channel] = blobs[i].ref
+			st.setRef(blobs[i].channel, blobs[i].ref)
 		}
 		return blobs
 	}
@@ -76,12 +76,12 @@ func packBlobs(blobs []blob, refs map[string]ref) []blob {
 		}
 		if j-i == 1 {
 			blobs[i].seal()
-			refs[blobs[i].channel] = blobs[i].ref
+			st.setRef(blobs[i].channel, blobs[i].ref)
 			blobs[w] = blobs[i]
 		} else {
 			pk := newPack(blobs[i:j])
 			for _, b := range blobs[i:j] {
-				refs[b.channel] = ref{Version: pk.ref.Version, Hash: ^pk.ref.Hash, Root: b.ref.Root}
+				st.setRef(b.channel, ref{Version: pk.ref.Version, Hash: ^pk.ref.Hash, Root: b.ref.Root})
 			}
 			blobs[w] = pk
 		}

@@ -20,7 +20,9 @@ func TestPack_RoundTrip(t *testing.T) {
 	for _, v := range vals {
 		refs[v.channel] = v.ref
 	}
-	out := packBlobs(append([]blob(nil), vals...), refs)
+	st := refState(refs, nil)
+	out := packBlobs(append([]blob(nil), vals...), st)
+	refs = refMap(st)
 	if len(out) != 3 {
 		t.Fatalf("%d rows, want 3: the big value, the one of version 8, the pack of version 7", len(out))
 	}
@@ -66,7 +68,7 @@ func TestPack_RoundTrip(t *testing.T) {
 		t.Errorf("decoded step alone: %+v, %v", got, err)
 	}
 	// The same values in another order make the same pack.
-	again := packBlobs([]blob{vals[2], vals[0], vals[1]}, map[string]ref{})
+	again := packBlobs([]blob{vals[2], vals[0], vals[1]}, refState(refs, nil))
 	if len(again) != 1 || !reflect.DeepEqual(again[0], pk) {
 		t.Errorf("pack depends on order: %+v, want %+v", again, pk)
 	}

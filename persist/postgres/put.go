@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -59,7 +60,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err != nil {
 		return engine.Config{}, err
 	}
-	p, h, err := buildPut(cp, meta, md, cfg.CheckpointID, parent)
+	o, h, err := buildPut(cfg.CheckpointNS, cp, meta, md, cfg.CheckpointID, parent)
 	if err != nil {
 		return engine.Config{}, err
 	}
@@ -73,7 +74,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 			known = k.maxID
 		}
 	}
-	p.mayExist = known == "" || cp.ID <= known
+	o.put.mayExist = known == "" || cp.ID <= known
 	h.maxID = max(known, cp.ID)
 	// Cached heads stay valid when a checkpoint is replaced: a replacement
 	// rewrites stored deltas, not the states they describe.
@@ -87,7 +88,6 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	}
 	s.heads[key] = h
 	s.mu.Unlock()
-	o := &op{ns: cfg.CheckpointNS, put: p}
 	s.enqueue(cfg.ThreadID, o)
 	if err := s.afterEnqueue(ctx, cfg.ThreadID, o); err != nil {
 		return engine.Config{}, err
@@ -125,33 +125,48 @@ func (s *Store) parentHead(ctx context.Context, key nsKey, id string) (*head, er
 	return loaded, nil
 }
 
-// buildPut encodes a checkpoint against its parent's head: the record, and
-// a blob for every channel whose version changed.
-func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID string, parent *head) (*putOp, *head, error) {
-	st := &cpState{refs: make(map[string]ref, len(cp.ChannelVersions)), seen: cp.VersionsSeen}
-	h := &head{id: cp.ID, state: st, values: make(map[string]valueEnc, len(cp.ChannelVersions))}
-	p := &putOp{id: cp.ID, parent: parentID, source: md.Source, step: md.Step}
+// buildPut encodes a checkpoint of namespace ns against its parent's head:
+// its op (the record, and a blob for every channel whose version changed)
+// and its head.
+func buildPut(ns string, cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID string, parent *head) (*op, *head, error) {
+	// A superstep's objects that live as long as each other are allocated
+	// together: the op with its putOp, the head with its state.
+	x := &struct {
+		o op
+		p putOp
+	}{p: putOp{id: cp.ID, parent: parentID, source: md.Source, step: md.Step}}
+	y := &struct {
+		h  head
+		st cpState
+	}{}
+	n := len(cp.ChannelVersions)
+	p, st, h := &x.p, &y.st, &y.h
+	*st = cpState{refs: make([]chanRef, 0, n), seen: cp.VersionsSeen}
+	*h = head{id: cp.ID, state: st, values: make([]valueEnc, 0, n)}
 	var pst *cpState
 	if parent != nil {
 		pst = parent.state
 	}
-	for ch, ver := range cp.ChannelVersions {
+	var buf [16]string // a graph has a few channels: no allocation
+	chans := buf[:0]
+	for ch := range cp.ChannelVersions {
+		chans = append(chans, ch)
+	}
+	slices.Sort(chans) // the state's order
+	for _, ch := range chans {
+		ver := cp.ChannelVersions[ch]
 		var prevRef *ref
 		var prev *valueEnc
 		if pst != nil {
-			if r, ok := pst.refs[ch]; ok {
+			if i, ok := pst.find(ch); ok {
+				r, v := pst.refs[i].ref, parent.values[i]
 				if r.Version == ver {
 					// Unchanged since the parent: share its value.
-					st.refs[ch] = r
-					if v, ok := parent.values[ch]; ok {
-						h.values[ch] = v
-					}
+					st.refs = append(st.refs, chanRef{ch, r})
+					h.values = append(h.values, v)
 					continue
 				}
-				prevRef = &r
-				if v, ok := parent.values[ch]; ok {
-					prev = &v
-				}
+				prevRef, prev = &r, &v
 			}
 		}
 		val, has := cp.ChannelValues[ch]
@@ -163,15 +178,15 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 		if err != nil {
 			return nil, nil, err
 		}
-		st.refs[ch] = b.ref
-		h.values[ch] = enc
+		st.refs = append(st.refs, chanRef{ch, b.ref})
+		h.values = append(h.values, enc)
 		if p.blobs == nil {
 			// A superstep changes a few channels: one allocation.
-			p.blobs = make([]blob, 0, min(len(cp.ChannelVersions), 4))
+			p.blobs = make([]blob, 0, min(n, 4))
 		}
 		p.blobs = append(p.blobs, b)
 	}
-	p.blobs = packBlobs(p.blobs, st.refs)
+	p.blobs = packBlobs(p.blobs, st)
 	if st.seen == nil {
 		st.seen = map[string]map[string]int64{}
 	}
@@ -182,7 +197,8 @@ func buildPut(cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID s
 		st.base = pst.base
 	}
 	p.base = st.base
-	return p, h, nil
+	x.o = op{ns: ns, put: p}
+	return &x.o, h, nil
 }
 
 // PutWrites implements engine.Saver. Values are encoded before it returns.
@@ -199,7 +215,7 @@ func (s *Store) PutWrites(ctx context.Context, cfg engine.Config, taskID string,
 	if err != nil {
 		return err
 	}
-	return s.afterEnqueue(ctx, cfg.ThreadID, queued...)
+	return s.afterEnqueue(ctx, cfg.ThreadID, queued[:]...)
 }
 
 // DeferWrites implements engine.WriteDeferrer: under sync durability the
@@ -213,25 +229,27 @@ func (s *Store) DeferWrites(ctx context.Context, cfg engine.Config, taskID strin
 		return nil, err
 	}
 	if s.mode != persist.DurabilitySync {
-		return func() error { return nil }, s.afterEnqueue(ctx, cfg.ThreadID, queued...)
+		return func() error { return nil }, s.afterEnqueue(ctx, cfg.ThreadID, queued[0], queued[1])
 	}
-	return func() error { return s.afterEnqueue(ctx, cfg.ThreadID, queued...) }, nil
+	return func() error { return s.afterEnqueue(ctx, cfg.ThreadID, queued[0], queued[1]) }, nil
 }
 
 // queueWrites checks and encodes a task's writes and queues them on the
-// thread, returning the ops queued.
-func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) ([]*op, error) {
+// thread, returning the ops queued in their order (special writes, then
+// regular ones), nil for a kind it has none of: an array, not a slice, so
+// the caller's wait needs no allocation of its own.
+func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) (queued [2]*op, err error) {
 	if err := s.writable(ctx, cfg.ThreadID); err != nil {
-		return nil, err
+		return queued, err
 	}
 	if err := checkConfig(cfg); err != nil {
-		return nil, err
+		return queued, err
 	}
 	if err := checkID("task id", taskID, maxIDLen, true); err != nil {
-		return nil, err
+		return queued, err
 	}
 	if len(writes) == 0 {
-		return nil, nil
+		return queued, nil
 	}
 	// ops[0] holds the special writes, ops[1] the regular ones; only
 	// those used are queued (and leave the stack).
@@ -242,11 +260,11 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 	special, regular := &ops[0], &ops[1]
 	for i, w := range writes {
 		if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
-			return nil, err
+			return queued, err
 		}
 		enc, err := engine.EncodeValue(w.Value)
 		if err != nil {
-			return nil, fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
+			return queued, fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
 		}
 		o := regular
 		slot := int64(engine.WriteSlot(w.Channel, i))
@@ -260,13 +278,12 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 		}
 		o.writes = append(o.writes, taskWrite{slot, w.Channel, enc})
 	}
-	var queued []*op
 	for i := range ops {
 		if len(ops[i].writes) > 0 {
 			o := new(op)
 			*o = ops[i]
 			s.enqueue(cfg.ThreadID, o)
-			queued = append(queued, o)
+			queued[i] = o
 		}
 	}
 	return queued, nil

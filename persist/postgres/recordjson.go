@@ -25,7 +25,7 @@ import (
 func encodeNewRecord(v int, ts int64, updated []string, meta json.RawMessage, st, parent *cpState) ([]byte, int) {
 	full := parent == nil || parent.depth+1 >= fullEvery
 	depth := 0
-	var prevRefs map[string]ref
+	var prevRefs []chanRef
 	var prevSeen map[string]map[string]int64
 	if !full {
 		depth = parent.depth + 1
@@ -46,12 +46,57 @@ func encodeNewRecord(v int, ts int64, updated []string, meta json.RawMessage, st
 	}
 	b = append(b, `,"d":`...)
 	b = strconv.AppendInt(b, int64(depth), 10)
+	b = appendRefs(b, st.refs, prevRefs, full)
 	var buf [16]string // a superstep changes a few channels: no allocation
-	b, keys := appendChanged(b, "refs", buf[:0], st.refs, prevRefs, full, func(a, b ref) bool { return a == b }, appendRef)
-	b, keys = appendDropped(b, "del", keys, prevRefs, st.refs)
-	b, keys = appendChanged(b, "seen", keys, st.seen, prevSeen, full, seenEqual, jsonw.IntObject)
+	b, keys := appendChanged(b, "seen", buf[:0], st.seen, prevSeen, full, seenEqual, jsonw.IntObject)
 	b, _ = appendDropped(b, "sdel", keys, prevSeen, st.seen)
 	return append(b, '}'), depth
+}
+
+// appendRefs appends a record's refs and del fields: the refs of cur that
+// prev lacks or holds otherwise (all of them when full), and the channels
+// prev has and cur has not; nothing for a field with none. Both lists are
+// sorted by channel, so one walk finds both, in the order written.
+func appendRefs(b []byte, cur, prev []chanRef, full bool) []byte {
+	n, j := 0, 0
+	for _, c := range cur {
+		for j < len(prev) && prev[j].channel < c.channel {
+			j++
+		}
+		if !full && j < len(prev) && prev[j] == c {
+			continue
+		}
+		if n == 0 {
+			b = append(b, `,"refs":{`...)
+		} else {
+			b = append(b, ',')
+		}
+		n++
+		b = appendRef(append(jsonw.String(b, c.channel), ':'), c.ref)
+	}
+	if n > 0 {
+		b = append(b, '}')
+	}
+	n, j = 0, 0
+	for _, p := range prev {
+		for j < len(cur) && cur[j].channel < p.channel {
+			j++
+		}
+		if j < len(cur) && cur[j].channel == p.channel {
+			continue
+		}
+		if n == 0 {
+			b = append(b, `,"del":[`...)
+		} else {
+			b = append(b, ',')
+		}
+		n++
+		b = jsonw.String(b, p.channel)
+	}
+	if n > 0 {
+		b = append(b, ']')
+	}
+	return b
 }
 
 // appendChanged appends a record's object field name: the entries of cur

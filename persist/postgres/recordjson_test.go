@@ -20,17 +20,17 @@ func TestRecordJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	many := &cpState{refs: map[string]ref{}, seen: map[string]map[string]int64{}}
+	manyRefs, manySeen := map[string]ref{}, map[string]map[string]int64{}
 	for i := range 20 { // more names than the encoder keeps on its stack
-		many.refs[fmt.Sprint("ch", i)] = ref{int64(i), int64(-i), 1}
-		many.seen[fmt.Sprint("node", i)] = map[string]int64{"ch": int64(i)}
+		manyRefs[fmt.Sprint("ch", i)] = ref{int64(i), int64(-i), 1}
+		manySeen[fmt.Sprint("node", i)] = map[string]int64{"ch": int64(i)}
 	}
-	parent := &cpState{depth: 3,
-		refs: map[string]ref{"same": {1, 2, 1}, "moved": {1, 2, 1}, "gone": {1, 1, 1}, odd: {5, 5, 5}},
-		seen: map[string]map[string]int64{"same": {"a": 1}, "moved": {"a": 1}, "gone": {}, "nil": nil, "empty": {}, odd: {odd: 1}}}
-	child := &cpState{
-		refs: map[string]ref{"same": {1, 2, 1}, "moved": {2, -3, 1}, "new": {2, 4, 2}},
-		seen: map[string]map[string]int64{"same": {"a": 1}, "moved": {"a": 2}, "nil": {}, "empty": nil, "new": {odd: 2}}}
+	many := refState(manyRefs, manySeen)
+	parent := refState(map[string]ref{"same": {1, 2, 1}, "moved": {1, 2, 1}, "gone": {1, 1, 1}, odd: {5, 5, 5}},
+		map[string]map[string]int64{"same": {"a": 1}, "moved": {"a": 1}, "gone": {}, "nil": nil, "empty": {}, odd: {odd: 1}})
+	parent.depth = 3
+	child := refState(map[string]ref{"same": {1, 2, 1}, "moved": {2, -3, 1}, "new": {2, 4, 2}},
+		map[string]map[string]int64{"same": {"a": 1}, "moved": {"a": 2}, "nil": {}, "empty": nil, "new": {odd: 2}})
 	deep := *parent
 	deep.depth = fullEvery - 1
 	for i, c := range []struct {
@@ -39,7 +39,7 @@ func TestRecordJSON(t *testing.T) {
 		st, parent *cpState
 	}{
 		{nil, nil, &cpState{}, nil},
-		{[]string{}, meta, &cpState{refs: map[string]ref{}, seen: map[string]map[string]int64{}}, nil},
+		{[]string{}, meta, refState(map[string]ref{}, map[string]map[string]int64{}), nil},
 		{[]string{"messages", odd}, meta, parent, nil},
 		{[]string{"moved"}, meta, child, parent},
 		{[]string{"moved"}, meta, child, &deep}, // the chain is long enough: a full image
@@ -84,25 +84,47 @@ func TestRecordJSON(t *testing.T) {
 	}
 }
 
+// refState is a state with refs and seen, its refs sorted by channel as
+// states keep them.
+func refState(refs map[string]ref, seen map[string]map[string]int64) *cpState {
+	st := &cpState{refs: []chanRef{}, seen: seen}
+	for ch, r := range refs {
+		st.refs = append(st.refs, chanRef{ch, r})
+	}
+	slices.SortFunc(st.refs, byChannel)
+	return st
+}
+
+// refMap is st's refs as a map.
+func refMap(st *cpState) map[string]ref {
+	m := map[string]ref{}
+	for _, c := range st.refs {
+		m[c.channel] = c.ref
+	}
+	return m
+}
+
 // wantRecord is the record encodeNewRecord's doc describes, built as a
 // cpRecord.
 func wantRecord(v int, ts int64, upd []string, meta json.RawMessage, st, parent *cpState) *cpRecord {
 	rec := &cpRecord{V: v, TS: ts, Updated: upd, Meta: meta, Refs: map[string][3]int64{}, Seen: map[string]map[string]int64{}}
+	refs := refMap(st)
 	if parent == nil || parent.depth+1 >= fullEvery {
-		for ch, r := range st.refs {
+		for ch, r := range refs {
 			rec.Refs[ch] = [3]int64{r.Version, r.Hash, r.Root}
 		}
 		maps.Copy(rec.Seen, st.seen)
 		return rec
 	}
 	rec.Depth = parent.depth + 1
-	for ch, r := range st.refs {
-		if p, ok := parent.refs[ch]; !ok || p != r {
+	prevRefs := refMap(parent)
+	for ch, r := range refs {
+		if p, ok := prevRefs[ch]; !ok || p != r {
 			rec.Refs[ch] = [3]int64{r.Version, r.Hash, r.Root}
 		}
 	}
-	for ch := range parent.refs {
-		if _, ok := st.refs[ch]; !ok {
+	for ch := range prevRefs {
+		if _, ok := refs[ch]; !ok {
 			rec.Del = append(rec.Del, ch)
 		}
 	}

@@ -115,8 +115,8 @@ type nsKey struct{ thread, ns string }
 type head struct {
 	id     string
 	state  *cpState
-	values map[string]valueEnc
-	maxID  string // no checkpoint of the namespace sorts after it
+	values []valueEnc // the encodings of state.refs' values, index for index
+	maxID  string     // no checkpoint of the namespace sorts after it
 }
 
 // Open connects to the database url names, creates or migrates

@@ -16,7 +16,17 @@ import (
 // is in at most one group at a time, so its commits reach the server one
 // after another, in the order they were made.
 type threadQueue struct {
-	ops  []*op  // queued, not yet taken by a group
+	ops []*op // queued, not yet taken by a group
+	// first backs a new queue's first ops and its member of the first
+	// group it joins: a superstep's two ops (the task's writes and the
+	// checkpoint) and its place in a group need no allocation of their
+	// own. Only the first use them: a group takes them and may still be
+	// sending them when the thread queues more and joins the next group.
+	first struct {
+		ops    [2]*op
+		member member
+		joined bool // member is taken
+	}
 	last *op    // the newest op queued: committed means all are
 	in   *group // the group the thread is in, open or being sent
 	// again: ops queued while the thread's group was being sent are
@@ -67,11 +77,12 @@ func (s *Store) enqueue(thread string, o *op) {
 	q := s.queues[thread]
 	if q == nil {
 		q = &threadQueue{}
+		q.ops = q.first.ops[:0]
 		s.queues[thread] = q
 		s.away = max(s.away-1, 0) // back (or new): no longer away
 	}
 	if q.ops == nil {
-		q.ops = make([]*op, 0, 2) // a superstep: the task's writes and the checkpoint
+		q.ops = make([]*op, 0, 2)
 	}
 	q.ops = append(q.ops, o)
 	q.last = o
@@ -260,6 +271,9 @@ func (s *Store) afterEnqueue(ctx context.Context, thread string, ops ...*op) err
 	switch s.mode {
 	case persist.DurabilitySync:
 		for _, o := range ops {
+			if o == nil { // none of a kind (queueWrites)
+				continue
+			}
 			if err := s.await(ctx, thread, o); err != nil {
 				return err
 			}
