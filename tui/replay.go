@@ -159,27 +159,12 @@ func outputWrites(ws []engine.Write) []engine.Write {
 	return out
 }
 
-// writeDiff names the channels two runs of a task wrote differently;
-// several writes to a channel compare as a list.
-func writeDiff(a, b []engine.Write) []string {
-	group := func(ws []engine.Write) map[string][]any {
-		m := map[string][]any{}
-		for _, w := range ws {
-			m[w.Channel] = append(m[w.Channel], w.Value)
-		}
-		return m
-	}
-	ga, gb := group(a), group(b)
+// writeDiff names the channels two runs of a task wrote differently, as
+// engine.DiffWrites (the command line's replay's rule) finds them.
+func writeDiff(recorded, got []engine.Write) []string {
 	var out []string
-	for ch := range ga {
-		if _, ok := gb[ch]; !ok || len(engine.DiffValues(ga[ch], gb[ch])) > 0 {
-			out = append(out, ch)
-		}
-	}
-	for ch := range gb {
-		if _, ok := ga[ch]; !ok {
-			out = append(out, ch)
-		}
+	for _, d := range engine.DiffWrites(recorded, got) {
+		out = append(out, d.Channel)
 	}
 	sort.Strings(out)
 	return out
