@@ -851,30 +851,8 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 // putChanged stores the values of cp that changed since parent (nil: all
 // of them) and returns cp's state.
 func (b *nsBuckets) putChanged(cp *engine.Checkpoint, parent *cpState, pv *putValues, res *putResult) (*cpState, error) {
-	st := &cpState{refs: make(map[string]chanRef, len(cp.ChannelVersions)), seen: make(map[string]map[string]int64, len(cp.VersionsSeen))}
-	for ch, ver := range cp.ChannelVersions {
-		var prev *chanRef
-		if parent != nil {
-			if p, ok := parent.refs[ch]; ok {
-				if p.Version == ver {
-					// Unchanged since the parent: share its value.
-					st.refs[ch] = p
-					continue
-				}
-				prev = &p
-			}
-		}
-		stored, err := b.putBlob(ch, ver, pv, prev)
-		if err != nil {
-			return nil, err
-		}
-		st.refs[ch] = stored.ref
-		if stored.listLike() {
-			res.values[ch] = stored
-		}
-	}
-	maps.Copy(st.seen, cp.VersionsSeen)
-	return st, nil
+	st, changed := changedState(cp, parent)
+	return b.storeChanged(cp, parent, st, changed, true, pv, res)
 }
 
 // putPrepared stores the values p found changed and returns cp's state:
@@ -882,11 +860,39 @@ func (b *nsBuckets) putChanged(cp *engine.Checkpoint, parent *cpState, pv *putVa
 // its version with another value first); then a copy with the places
 // the values went to, whose record the caller encodes anew.
 func (b *nsBuckets) putPrepared(p *preparedPut, cp *engine.Checkpoint, pv *putValues, res *putResult) (*cpState, error) {
-	st := p.st
-	for _, ch := range p.changed {
+	return b.storeChanged(cp, p.parent, p.st, p.changed, false, pv, res)
+}
+
+// changedState is cp's state on top of parent's (nil: none): a channel at
+// its parent's version shares the parent's stored value; the others,
+// listed in changed, are placed at their version until storing them
+// (storeChanged) says where they went.
+func changedState(cp *engine.Checkpoint, parent *cpState) (st *cpState, changed []string) {
+	st = &cpState{refs: make(map[string]chanRef, len(cp.ChannelVersions)), seen: make(map[string]map[string]int64, len(cp.VersionsSeen))}
+	for ch, ver := range cp.ChannelVersions {
+		if parent != nil {
+			if ref, ok := parent.refs[ch]; ok && ref.Version == ver {
+				st.refs[ch] = ref
+				continue
+			}
+		}
+		st.refs[ch] = chanRef{Version: ver}
+		changed = append(changed, ch)
+	}
+	maps.Copy(st.seen, cp.VersionsSeen)
+	return st, changed
+}
+
+// storeChanged stores the values of the changed channels (each after its
+// parent's, for a list stored as appended parts) and returns st with the
+// places they went to: st itself when the caller owns it, otherwise (a
+// prepared state, whose encoded record assumed st's places) a copy made
+// at the first place that differs.
+func (b *nsBuckets) storeChanged(cp *engine.Checkpoint, parent, st *cpState, changed []string, owned bool, pv *putValues, res *putResult) (*cpState, error) {
+	for _, ch := range changed {
 		var prev *chanRef
-		if p.parent != nil {
-			if ref, ok := p.parent.refs[ch]; ok {
+		if parent != nil {
+			if ref, ok := parent.refs[ch]; ok {
 				prev = &ref
 			}
 		}
@@ -895,8 +901,8 @@ func (b *nsBuckets) putPrepared(p *preparedPut, cp *engine.Checkpoint, pv *putVa
 			return nil, err
 		}
 		if stored.ref != st.refs[ch] {
-			if st == p.st {
-				st = &cpState{refs: maps.Clone(p.st.refs), seen: p.st.seen}
+			if !owned {
+				st, owned = &cpState{refs: maps.Clone(st.refs), seen: st.seen}, true
 			}
 			st.refs[ch] = stored.ref
 		}
@@ -954,18 +960,8 @@ func (s *Store) preparePut(cfg engine.Config, cp *engine.Checkpoint, mdr mdRecor
 	if cfg.CheckpointID != "" {
 		p.kidKey = childKey(cfg.CheckpointID, cp.ID)
 	}
-	st := &cpState{refs: make(map[string]chanRef, len(cp.ChannelVersions)), seen: make(map[string]map[string]int64, len(cp.VersionsSeen))}
-	for ch, ver := range cp.ChannelVersions {
-		if parent != nil {
-			if ref, ok := parent.refs[ch]; ok && ref.Version == ver {
-				st.refs[ch] = ref
-				continue
-			}
-		}
-		st.refs[ch] = chanRef{Version: ver}
-		p.changed = append(p.changed, ch)
-	}
-	maps.Copy(st.seen, cp.VersionsSeen)
+	st, changed := changedState(cp, parent)
+	p.changed = changed
 	data, depth, err := encodeRecordOf(cp, cfg.CheckpointID, parent, st, mdr)
 	if err != nil {
 		return nil // the transaction reports it
