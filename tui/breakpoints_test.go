@@ -228,3 +228,26 @@ func TestModel_TitleAndSettingsKeyApart(t *testing.T) {
 		t.Fatalf("the watch is not back under the same key: %d watches", len(m2.watches))
 	}
 }
+
+// A stop reports only what happened at the checkpoint just reached: c from
+// the checkpoint where a watched channel changed runs on, and the run that
+// then ends there (nothing left to plan) does not report that change again.
+func TestModel_Watchpoint_NotReportedTwice(t *testing.T) {
+	m := engineModel(t, "mapreduce", 100, 30)
+	m = press(t, m, "tab") // channels
+	for cv, _ := m.chans.selected(); cv.Name != "summary"; cv, _ = m.chans.selected() {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "b", "c")
+	if !strings.Contains(m.note, "watchpoint: summary") || m.view.Status != engine.StatusRunning {
+		t.Fatalf("first c: status %v note %q", m.view.Status, m.note)
+	}
+	at := m.view.CheckpointID
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("second c: status %v note %q", m.view.Status, m.note)
+	}
+	if m.view.CheckpointID != at || strings.Contains(m.note, "watchpoint") {
+		t.Fatalf("second c ended at %s (was %s) saying %q: the change was reported at the stop before", m.view.CheckpointID, at, m.note)
+	}
+}

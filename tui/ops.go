@@ -279,6 +279,12 @@ func (m *Model) shouldPause(prev, v *engine.StepView) (bool, string) {
 			}
 		}
 	case engine.PhaseCheckpoint:
+		if prev != nil && prev.Phase == engine.PhaseCheckpoint && prev.CheckpointID == v.CheckpointID {
+			// A Plan that found nothing to run ends the run at the
+			// checkpoint it started from: what changed there was reported
+			// (or passed over) when the run reached it.
+			return false, ""
+		}
 		for _, t := range m.ran {
 			if m.bp.after[t.Name] {
 				return true, "breakpoint: after " + t.Name
