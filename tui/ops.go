@@ -142,9 +142,16 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	}
 	switch msg.op {
 	case opRerun:
+		from := m.mode
+		if from == modeDiff { // e in a run-alone result: the next task
+			from = m.diffPrev
+		}
 		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1], m.rerunRecordedErr)
+		if s := m.tree.selected(); from == modeTree && s != nil {
+			m.diff.nextTask = len(s.Tasks) > 1
+		}
 		m.note = ""
-		m.diffPrev, m.mode = m.mode, modeDiff
+		m.diffPrev, m.mode = from, modeDiff
 		return nil
 	case opSubgraph:
 		m.sub.push(m.subNext, msg.sub)
