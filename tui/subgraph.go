@@ -240,6 +240,9 @@ func (p *subgraphPane) refresh() {
 			text += "  (finished)"
 		}
 		add(taskRow{text: text, value: t.Input, hasValue: true, name: label + " input", node: t.Name, taskID: t.ID, header: true, label: label})
+		if t.Error != "" {
+			add(taskRow{text: "    " + glyphFailed + " failed: " + firstLine(t.Error), style: taskStyle(engine.TaskFailed, false), value: t.Error, hasValue: true, name: label + " error", node: t.Name})
+		}
 		for _, in := range t.Interrupts {
 			st := "answered"
 			if t.Waiting {

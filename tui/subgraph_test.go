@@ -329,3 +329,22 @@ func TestModel_Subgraph_RetriedRuns(t *testing.T) {
 	}
 	checkFrame(t, m)
 }
+
+// A checkpoint of the namespace whose next task failed says so, with the
+// error: it read "error" and listed the task as if it were still to run.
+func TestModel_Subgraph_FailedTaskShowsItsError(t *testing.T) {
+	g, saver := scenarioGraph(t, "subgraph_retry.json")
+	opts := Options{Thread: "r", Input: map[string]any{"log": []any{}}, Saver: saver, GraphName: "retry"}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "n", "n", "n", "n", "n")
+	for m.focus != paneTasks {
+		m = press(t, m, "tab")
+	}
+	m = press(t, m, "enter")
+	for s := m.sub.selectedSnap(); s != nil && fmt.Sprint(s.Status()) != "error"; s = m.sub.selectedSnap() {
+		m = press(t, m, "down")
+	}
+	if v := m.View(); !strings.Contains(v, "✗ failed: ") || !strings.Contains(v, "flaky") {
+		t.Fatalf("the failed task's error is not shown:\n%s", v)
+	}
+}
