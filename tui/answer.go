@@ -224,10 +224,11 @@ func (f answerForm) View(st Styles, w, h int) string {
 // the list of interrupts beside it leaves.
 func (f *answerForm) setSize(w int) {
 	for i := range f.inputs {
-		f.inputs[i].Width = max(10, w-14)
+		lw := max(10, w-14)
 		if len(f.inputs) > 1 {
-			f.inputs[i].Width = max(10, w-w/3-16)
+			lw = max(10, w-w/3-16)
 		}
+		setLineWidth(&f.inputs[i], lw)
 	}
 	f.payload.layout(w - 2) // View lays out a copy: do it once here
 }
