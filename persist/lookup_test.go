@@ -2,7 +2,6 @@ package persist
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -17,19 +16,7 @@ import (
 // back its own values and Check (digest included) is clean.
 func TestPut_SiblingsShareTwoChannelsVersion(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "db"), Options{NoSync: true, Durability: DurabilityExit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	root := &engine.Checkpoint{ID: prepID(1), ChannelValues: map[string]any{"x": "root", "y": 0.0}, ChannelVersions: map[string]engine.Version{"x": 1, "y": 1}}
-	if _, err := s.Put(ctx, engine.Config{ThreadID: "t"}, root, engine.Metadata{}, map[string]engine.Version{"x": 1, "y": 1}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	parent := engine.Config{ThreadID: "t", CheckpointID: root.ID}
+	s, parent := forkRoot(t, map[string]any{"x": "root", "y": 0.0})
 	forks := []map[string]any{
 		{"x": "a", "y": 1.0},
 		{"x": "a", "y": 2.0}, // x shared with the first, y not
