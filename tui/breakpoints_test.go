@@ -251,3 +251,35 @@ func TestModel_Watchpoint_NotReportedTwice(t *testing.T) {
 		t.Fatalf("second c ended at %s (was %s) saying %q: the change was reported at the stop before", m.view.CheckpointID, at, m.note)
 	}
 }
+
+// A breakpoint before a node stops once for its task: after the stop the
+// task interrupts, and the superstep resumed with the answer plans it
+// again, where c stopped a second time "before human_review". Time travel
+// back to the checkpoint stops there again.
+func TestModel_BreakpointBefore_StopsOncePerTask(t *testing.T) {
+	m := researchWith(t, engine.NewMemorySaver(), "t1", 120, 40)
+	for m.graph.selected() != "human_review" {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "b", "c")
+	if m.note != "breakpoint: before human_review" {
+		t.Fatalf("first c: %q", m.note)
+	}
+	at := m.view.CheckpointID
+	m = press(t, m, "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("second c: mode %v note %q", m.mode, m.note)
+	}
+	m = press(t, m, `{"action":"approve"}`, "enter", "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("c after the answer stopped at step %d phase %v: %q", m.view.Step, m.view.Phase, m.note)
+	}
+	m = press(t, m, "t")
+	for m.tree.selected().Config.CheckpointID != at {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter", "c")
+	if m.note != "breakpoint: before human_review" {
+		t.Fatalf("c after time travel: %q", m.note)
+	}
+}

@@ -281,7 +281,12 @@ func (m *Model) shouldPause(prev, v *engine.StepView) (bool, string) {
 	switch v.Phase {
 	case engine.PhasePlanned:
 		for _, t := range v.Tasks {
-			if m.bp.before[t.Name] {
+			at := v.CheckpointID + "/" + t.ID
+			if m.bp.before[t.Name] && !m.stoppedBefore[at] {
+				if m.stoppedBefore == nil {
+					m.stoppedBefore = map[string]bool{}
+				}
+				m.stoppedBefore[at] = true
 				return true, "breakpoint: before " + t.Name
 			}
 		}
@@ -306,6 +311,9 @@ func (m *Model) setView(v, prev *engine.StepView, op opKind) {
 		return
 	}
 	stepped := op == opNext || op == opSuperstep
+	if op == opInit || op == opOpen || op == opStart || op == opCheckout {
+		m.stoppedBefore = nil
+	}
 	if v.Phase != engine.PhaseExecuted {
 		m.edited = nil
 	}
