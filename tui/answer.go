@@ -31,8 +31,11 @@ func (m *Model) openAnswer() {
 	m.answer = newAnswerForm(m.view.Interrupts, m.paths, m.answerSuggestion())
 	if m.replay != nil {
 		// A replay answers as the recording did: offer its answer.
-		if a, ok := m.replay.recordedAnswer(m.view); ok {
-			m.answer.input().SetValue(a)
+		answers := m.replay.recordedAnswers(m.view)
+		for i, in := range m.answer.ints {
+			if a, ok := answers[in.TaskID]; ok {
+				m.answer.inputs[i].SetValue(a)
+			}
 		}
 	}
 	m.mode = modeAnswer
