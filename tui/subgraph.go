@@ -279,11 +279,11 @@ func (p *subgraphPane) View(st Styles, w, h int) string {
 		if s.Config.CheckpointID == p.mark {
 			mark = "◆"
 		}
-		text := fmt.Sprintf("%s%s  step %d  %s  %s", mark, shortID(s.Config.CheckpointID), s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status())
-		if r := lv.runLabel(i); r != "" {
-			text += "  · " + r
+		run := ""
+		if len(lv.runs) > 1 { // before the step, where a narrow pane keeps it
+			run = fmt.Sprintf("  run %d", lv.runOf[i]+1)
 		}
-		line := cut(text, lw-2)
+		line := cut(fmt.Sprintf("%s%s%s  step %d  %s  %s", mark, shortID(s.Config.CheckpointID), run, s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), lw-2)
 		if i == p.cps.cur {
 			if p.detail {
 				line = st.Current.Render(line)
@@ -475,10 +475,10 @@ func (m Model) subgraphView(w, bh int) string {
 		if s := m.sub.selectedSnap(); s != nil {
 			at = s.Config.CheckpointNS // the selected checkpoint's run
 		}
-		ns += " · namespace " + termtext.Name(at)
-		if n := len(lv.runs); n > 1 {
-			ns += fmt.Sprintf(" · %d runs (a retry runs the subgraph again from its input), the last first", n)
+		if r := lv.runLabel(m.sub.cps.cur); r != "" {
+			ns += " · " + r
 		}
+		ns += " · namespace " + termtext.Name(at)
 	}
 	line := st.Header.Render(cut(crumb, w)) + st.Dim.Render(cut(ns, max(0, w-lipgloss.Width(crumb))))
 	return lipgloss.JoinVertical(lipgloss.Left, pad(line, w), m.sub.View(st, w, bh-1))

@@ -322,12 +322,17 @@ func TestModel_Subgraph_RetriedRuns(t *testing.T) {
 	if m.mode != modeSubgraph || m.err != nil {
 		t.Fatalf("mode %v err %v\n%s", m.mode, m.err, v)
 	}
-	for _, want := range []string{"2 runs", "Checkpoints · 7", "step 2  loop  done  · run 2 of 2", "namespace child:b468b256-0c94-684d-f9d0-15238e2e9ffe|1 · 2 runs", `log = ["s1", "s2"]`, "step 1  loop  error  · run 1 of 2"} {
+	for _, want := range []string{"read only · run 2 of 2 · namespace", "Checkpoints · 7", "run 2  step 2  loop  done", "namespace child:b468b256-0c94-684d-f9d0-15238e2e9ffe|1", `log = ["s1", "s2"]`, "run 1  step 1  loop  error"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("the retried subgraph's view lacks %q:\n%s", want, v)
 		}
 	}
 	checkFrame(t, m)
+	// At 80 columns the run still shows, in the list and the header.
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if v := m.View(); !strings.Contains(v, "run 1  step 1  loop") || !strings.Contains(v, "run 2 of 2") {
+		t.Fatalf("at 80 columns the runs are cut off:\n%s", v)
+	}
 }
 
 // A checkpoint of the namespace whose next task failed says so, with the
