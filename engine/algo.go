@@ -574,21 +574,27 @@ func (cs *channelState) refresh(id chanID) {
 }
 
 // refreshAll refreshes the channels ids. A state key that is a
-// LastValue, the usual one, is set here without refresh's calls.
+// LastValue, the usual one, is set here without refresh's calls, and its
+// stored value logged for the next checkpoint's snapshot as refresh
+// would (a run with a saver or a listener: every superstep).
 func (cs *channelState) refreshAll(ids []chanID) {
-	if !cs.valuesOff || cs.view.lent.Load() {
+	if cs.view.lent.Load() {
 		for _, id := range ids {
 			cs.refresh(id)
 		}
 		return
 	}
 	meta := cs.g.chanMeta
+	logged := !cs.valuesOff && cs.valLog.last != nil
 	for _, id := range ids {
 		lv, isLV := cs.chans[id].(*lastValue)
 		key := meta[id].key
 		if !isLV || key < 0 {
 			cs.refresh(id)
 			continue
+		}
+		if logged {
+			cs.valLog.note(int32(id), lv.stored())
 		}
 		// setState's work, for a map not lent. Checked once, above: the
 		// superstep's tasks have returned, and an attempt abandoned by
