@@ -72,10 +72,12 @@ func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full f
 	// collector marks its history, and a struct copy or clear with
 	// pointers is then a bulk barrier that walks the type (hundreds of
 	// instructions), where a pointer stored alone is a few.
+	copied := false // the log's entries are now the delta's too
 	switch {
 	case l.last != nil && len(l.log) == 0:
 		dst.setTo(l.last.base, l.last.delta, l.last.parent) // nothing changed: the same contents
 	case l.last != nil && l.depth < idDeltaDepth && l.since+len(l.log) <= max(n, 64):
+		copied = true
 		delta := room[:0]
 		if len(l.log) > len(room) {
 			delta = l.roomFor(len(l.log))
@@ -96,9 +98,14 @@ func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full f
 		dst.setTo(f.base, f.delta, f.parent)
 		l.depth, l.since = 0, 0
 	}
-	if !noRefs[V]() {
+	if !noRefs[V]() && !(copied && l.carve) {
+		// The log's memory is reused; drop its references, unless a kept
+		// delta holds every one of them anyway (carve: the run's
+		// snapshots are kept): clearing would only be more pointer
+		// writes, each through the write barrier while the collector
+		// marks.
 		var zero V
-		for i := range l.log { // the log's memory is reused; drop its references
+		for i := range l.log {
 			l.log[i].val = zero
 		}
 	}
