@@ -89,9 +89,9 @@ type channelState struct {
 	made int
 	// ids holds the room not handed out yet for checkpoint ids (idRoom).
 	ids []byte
-	// updatedRoom holds the room not handed out yet for a kept run's
-	// updated-channel lists (keepUpdated).
-	updatedRoom []string
+	// updatedIDs holds the room not handed out yet for a kept run's
+	// updated-channel lists, by id (keepUpdated).
+	updatedIDs []int32
 	// versionless makes applyWrites change channels without versioning
 	// them, as state snapshots apply saved writes (LangGraph.js
 	// pregel/index.ts _prepareStateSnapshot and Python main.py
@@ -995,6 +995,12 @@ type planHint struct {
 	ids []chanID
 }
 
+// onlyIf is h, known only if cond.
+func (h planHint) onlyIf(cond bool) planHint {
+	h.known = h.known && cond
+	return h
+}
+
 // hint is the planning hint for updated, what applyWrites just returned:
 // with its channels' ids, kept until the next hint is made.
 func (cs *channelState) hint(updated []string) planHint {
@@ -1190,7 +1196,9 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 
 // checkpoint snapshots the current channel state as a checkpoint in O(1):
 // its maps are filled in only when someone reads them (see lazyCheckpoint).
-func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
+// updated is the last superstep's hint (hint), its UpdatedChannels when
+// known.
+func (cs *channelState) checkpoint(id string, updated planHint) *Checkpoint {
 	if cs.valuesOff {
 		cs.valuesOff = false
 		cs.sc().updated = nil // updated may be it: it is the checkpoint's now
@@ -1218,12 +1226,14 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	}
 	cs.seenGen++ // the snapshot shares every versions_seen map now
 	switch {
-	case hintKnown && cs.kept:
-		cp.UpdatedChannels = cs.keepUpdated(updated)
-	case hintKnown:
+	case updated.known && cs.kept && cs.keepUpdated(lz, updated):
+		// Names when read (Materialize).
+	case updated.known && cs.kept:
+		cp.UpdatedChannels = append([]string{}, updated.channels...) // applyWrites reuses its list
+	case updated.known:
 		// Shared, not copied: applyWrites makes a new list each superstep
 		// while checkpoints are made, and nobody changes one.
-		cp.UpdatedChannels = updated
+		cp.UpdatedChannels = updated.channels
 	}
 	return cp
 }
