@@ -63,8 +63,9 @@ func (l *idLog[V]) restart() {
 	l.log, l.last = l.log[:0], nil
 }
 
-// snapshotTo freezes into dst (which must stay where it is: the next
-// snapshot may refer to it) the changes since the last snapshot, in room
+// snapshotTo freezes into dst (zero, a new snapshot, which must stay where
+// it is: the next snapshot may refer to it) the changes since the last
+// snapshot, in room
 // when they fit, or the base that full returns (of a slice of length n).
 func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full func() idFrozen[V]) {
 	// Fields and entries are stored one by one, not as structs or with
@@ -143,9 +144,19 @@ func noRefs[V any]() bool {
 	return ok
 }
 
-// setTo sets f's fields one by one (see snapshotTo).
+// setTo sets the fields of f, which is zero (a new snapshot), one by one
+// (see snapshotTo), and only those that are not nil: each is a pointer
+// write, through the write barrier while the collector marks.
 func (f *idFrozen[V]) setTo(base *[]V, delta []idEntry[V], parent *idFrozen[V]) {
-	f.base, f.delta, f.parent = base, delta, parent
+	if base != nil {
+		f.base = base
+	}
+	if delta != nil {
+		f.delta = delta
+	}
+	if parent != nil {
+		f.parent = parent
+	}
 }
 
 // denseBase is a base holding all of s (which it keeps).
