@@ -1244,14 +1244,14 @@ type checkpointAlloc struct {
 	lazy lazyCheckpoint
 }
 
-// checkpointSlabMax is the most checkpoints one slab holds: 21 of 384
+// checkpointSlabMax is the most checkpoints one slab holds: 20 of 400
 // bytes fill the allocator's 8 KB size class.
 const checkpointSlabMax = 8192 / int(unsafe.Sizeof(checkpointAlloc{}))
 
 // newCheckpoint returns a zero checkpoint. For a saver that keeps every
 // one (kept) it is carved from a slab, as many as the run has made so
 // far (2 to checkpointSlabMax) in one allocation: the collector then
-// allocates, marks and sweeps one object where it had up to 21, each
+// allocates, marks and sweeps one object where it had up to 20, each
 // cycle again for a MemorySaver's whole history. A slab stays alive while
 // any of its checkpoints does; those of a kept run live as long as its
 // history (each delta points to its parent anyway).

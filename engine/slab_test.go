@@ -91,7 +91,7 @@ func TestCheckpointSlabs_OnlyForKeptRuns(t *testing.T) {
 	if cs.made != 3*checkpointSlabMax || len(cs.slab) >= checkpointSlabMax {
 		t.Fatalf("kept: made %d, %d left in the slab", cs.made, len(cs.slab))
 	}
-	// Once slabs are full size, a checkpoint costs 1/21 of an allocation
+	// Once slabs are full size, a checkpoint costs 1/checkpointSlabMax of an allocation
 	// (AllocsPerRun truncates to 0); each on its own costs one.
 	if got := testing.AllocsPerRun(100, func() { slabSink = cs.newCheckpoint() }); got != 0 {
 		t.Errorf("kept: %v allocations per checkpoint, want 1/%d", got, checkpointSlabMax)
