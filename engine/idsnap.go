@@ -65,8 +65,8 @@ func (l *idLog[V]) restart() {
 
 // snapshotTo freezes into dst (zero, a new snapshot, which must stay where
 // it is: the next snapshot may refer to it) the changes since the last
-// snapshot, in room
-// when they fit, or the base that full returns (of a slice of length n).
+// snapshot, in room when they fit, or the base that full returns (of a
+// slice of length n).
 func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full func() idFrozen[V]) {
 	// Fields and entries are stored one by one, not as structs or with
 	// copy and clear: a kept run's checkpoints are written while the
