@@ -344,3 +344,16 @@ func TestExec_RecordedFailure(t *testing.T) {
 	}
 	superstep(t, "", "exec", "f1", "bad", "--db", db, "--json").want(t, 1, `"recorded_error": "node \"bad\" failed at step 2: bad: boom"`)
 }
+
+// A thread whose answers went to interrupts its subgraphs raised replays
+// with those answers: they are saved in the subgraphs' namespaces, and the
+// replay found none and diverged at once ("the recording interrupted only
+// 0 times").
+func TestReplay_SubgraphInterruptAnswers(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "s.db")
+	flow, _ := filepath.Abs("../testdata/conformance/own/subgraph_send_interrupt.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "s1").want(t, 0, "interrupt")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "s1", "--resume", "yes").want(t, 0, "check:x:yes", "check:y:yes")
+	superstep(t, "", "replay", "s1", "--db", db, "--graph", flow).want(t, 0, "step 2: worker, worker match", "replay matches: 4 supersteps")
+}

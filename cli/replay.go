@@ -81,7 +81,7 @@ exit 1 naming the step, the node and the channel with both values.`,
 				if err != nil {
 					return err
 				}
-				rp, err := newReplay(gr, list, branchChoice{head: f.branch, start: f.start, from: f.from, fromSet: f.fromSet, thread: thread})
+				rp, err := newReplay(ctx, gr, list, branchChoice{head: f.branch, start: f.start, from: f.from, fromSet: f.fromSet, thread: thread})
 				if err != nil {
 					return err
 				}
@@ -239,7 +239,7 @@ type branchChoice struct {
 // newReplay reads the chosen branch and the supersteps on it after the
 // start checkpoint. A branch with nothing to compare is an input error:
 // a replay that compared nothing must not pass.
-func newReplay(g *engine.Graph, list []*engine.CheckpointTuple, bc branchChoice) (*replay, error) {
+func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTuple, bc branchChoice) (*replay, error) {
 	chain, err := chooseBranch(list, &bc)
 	if err != nil {
 		return nil, err
@@ -266,7 +266,7 @@ func newReplay(g *engine.Graph, list []*engine.CheckpointTuple, bc branchChoice)
 		t, parent := chain[i], chain[i-1]
 		switch t.Metadata.Source {
 		case engine.SourceLoop:
-			tasks, err := recordedTasks(g, parent)
+			tasks, err := recordedTasks(ctx, g, parent)
 			if err != nil {
 				return nil, err
 			}
@@ -280,7 +280,7 @@ func newReplay(g *engine.Graph, list []*engine.CheckpointTuple, bc branchChoice)
 		}
 	}
 	last := chain[len(chain)-1]
-	tasks, err := recordedTasks(g, last)
+	tasks, err := recordedTasks(ctx, g, last)
 	if err != nil {
 		return nil, err
 	}
@@ -372,8 +372,10 @@ func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.C
 
 // recordedTasks rebuilds the tasks planned from checkpoint t and what each
 // saved. Names come from planning t with the graph: with an unchanged
-// topology that is the plan the recording ran.
-func recordedTasks(g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, error) {
+// topology that is the plan the recording ran. A task whose interrupts
+// its subgraph raised has its answers saved in the subgraph's namespace
+// (engine.Graph.TaskAnswers).
+func recordedTasks(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, error) {
 	snap, err := g.SnapshotOf(t, false)
 	if err != nil {
 		return nil, failf("planning recorded checkpoint %s: %v", t.Checkpoint.ID, err)
@@ -399,6 +401,11 @@ func recordedTasks(g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, error
 		rt := &tasks[i]
 		rt.saved = true
 		rt.writes, rt.answers, rt.interrupted, rt.err = sv.Writes, sv.Answers, len(sv.Interrupts) > 0, sv.Error
+		if rt.interrupted && len(rt.answers) == 0 {
+			if rt.answers, err = g.TaskAnswers(ctx, t.Config, snap.Tasks[i]); err != nil {
+				return nil, failf("reading the answers of task %s (%s) at checkpoint %s: %v", rt.name, rt.id, engine.ShortID(t.Checkpoint.ID), err)
+			}
+		}
 		if len(rt.writes) > 0 {
 			// A failed attempt that a later run retried successfully.
 			rt.err = ""

@@ -178,7 +178,6 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) map[string]string {
 	if rec == nil || len(v.Interrupts) == 0 {
 		return nil
 	}
-	saved := engine.ReadSavedWrites(rec.PendingWrites)
 	out := map[string]string{}
 	used := map[string]bool{}
 	for _, t := range v.Tasks {
@@ -190,11 +189,23 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) map[string]string {
 			continue
 		}
 		used[rt.ID] = true
-		if st, ok := saved.Task(rt.ID); ok && len(st.Answers) > 0 {
-			out[t.ID] = string(engine.MustEncode(st.Answers[len(st.Answers)-1]))
+		answers := rt.Answers
+		if ta, ok := r.read.(taskAnswerer); ok && len(answers) == 0 {
+			// A subgraph's interrupts: its answers are saved in its
+			// namespace. Unreadable ones leave the line empty to type.
+			answers, _ = ta.TaskAnswers(context.Background(), rec, *rt)
+		}
+		if len(answers) > 0 {
+			out[t.ID] = string(engine.MustEncode(answers[len(answers)-1]))
 		}
 	}
 	return out
+}
+
+// taskAnswerer finds a recorded task's answers where its subgraph saved
+// them; the engine session is one.
+type taskAnswerer interface {
+	TaskAnswers(ctx context.Context, snap *engine.StateSnapshot, task engine.SnapshotTask) ([]any, error)
 }
 
 // current is the recorded checkpoint the replay's current superstep

@@ -69,3 +69,63 @@ func TestModel_Replay_OffersEachInterruptItsRecordedAnswer(t *testing.T) {
 		t.Fatalf("after the recorded answers: replay %+v note %q", m.replay, m.note)
 	}
 }
+
+// A replay whose interrupts a subgraph raised offers the answers the
+// recording's subgraph saved in its namespace (the parent's tasks saved
+// none of their own): the lines were empty and the replay diverged.
+func TestModel_Replay_OffersSubgraphInterruptsTheirAnswers(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	sub, err := engine.NewStateGraph(engine.AppendKey("log"), engine.LastValueKey("item")).
+		AddNode("check", func(ctx context.Context, in any) (any, error) {
+			item := in.(map[string]any)["item"]
+			a, err := engine.Interrupt(ctx, fmt.Sprint("ok ", item, "?"))
+			if err != nil {
+				return nil, err
+			}
+			return engine.Pairs("log", []any{fmt.Sprint(item, ":", a)}), nil
+		}).
+		AddEdge(engine.Start, "check").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("plan", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"plan"}), nil }).
+		AddSubgraph("ask", sub).
+		AddEdge(engine.Start, "plan").
+		AddConditionalEdges("plan", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "ask", Arg: map[string]any{"item": "x"}}, engine.Send{Node: "ask", Arg: map[string]any{"item": "y"}}}, nil
+		}, "ask").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("rec"))
+	if err != nil || len(res.Interrupts) != 2 {
+		t.Fatalf("recording: %v, %d interrupts", err, len(res.Interrupts))
+	}
+	rm := engine.ResumeMap{}
+	want := map[string]string{}
+	for _, in := range res.Interrupts {
+		a := "answer to " + fmt.Sprint(in.Value)
+		rm[in.ID] = a
+		want[fmt.Sprint(in.Value)] = `"` + a + `"`
+	}
+	if _, err := g.Invoke(ctx, engine.Command{Resume: rm}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	m := replayFromInput(t, g, saver)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer || len(m.answer.inputs) != 2 {
+		t.Fatalf("mode %v, %d answer lines, note %q", m.mode, len(m.answer.inputs), m.note)
+	}
+	for i, in := range m.answer.ints {
+		if got := m.answer.inputs[i].Value(); got != want[fmt.Sprint(in.Value)] {
+			t.Errorf("line %d (%v): %q, want %q", i, in.Value, got, want[fmt.Sprint(in.Value)])
+		}
+	}
+	m = press(t, m, "enter", "c")
+	if m.replay == nil || m.replay.diverged != "" || !strings.Contains(m.note, "replay matches the recording") {
+		t.Fatalf("after the recorded answers: replay %+v note %q", m.replay, m.note)
+	}
+}

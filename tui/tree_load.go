@@ -57,3 +57,9 @@ func (s *engineSession) Outline(ctx context.Context, before string, limit int) (
 func (s *engineSession) Snapshot(ctx context.Context, id string) (*engine.StateSnapshot, error) {
 	return s.g.GetState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
 }
+
+// TaskAnswers are the answers a recorded task of snapshot snap was given,
+// its subgraph's included (engine.Graph.TaskAnswers).
+func (s *engineSession) TaskAnswers(ctx context.Context, snap *engine.StateSnapshot, task engine.SnapshotTask) ([]any, error) {
+	return s.g.TaskAnswers(ctx, snap.Config, task)
+}

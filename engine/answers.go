@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+)
+
+// TaskAnswers returns the answers task (of the checkpoint cfg addresses)
+// was given, in the order they were used, so that a replay can give them
+// again: the answers its own Interrupt calls saved; for a task whose
+// interrupts a subgraph raised, the answers the tasks of its subgraph's
+// namespace saved, checkpoint by checkpoint from the oldest, deeper
+// subgraphs included. An answer is saved where the Interrupt call that
+// used it ran — the task writes it as its own RESUME write (LangGraph
+// types.py interrupt; JS interrupt.ts) — and a resume map is not saved by
+// itself (ENGINE-NOTES: a resume map is not persisted as a write), so a
+// subgraph's answers are found in its namespace only.
+func (g *Graph) TaskAnswers(ctx context.Context, cfg Config, task SnapshotTask) ([]any, error) {
+	if len(task.Answers) > 0 || len(task.Interrupts) == 0 {
+		return slices.Clone(task.Answers), nil
+	}
+	return g.namespaceAnswers(ctx, cfg.ThreadID, taskNamespace(cfg.CheckpointNS, task.Name, task.ID))
+}
+
+// namespaceAnswers collects the answers saved in namespace ns of thread,
+// oldest checkpoint first; none when nothing ran there.
+func (g *Graph) namespaceAnswers(ctx context.Context, thread, ns string) ([]any, error) {
+	hist, err := g.History(ctx, Config{ThreadID: thread, CheckpointNS: ns}, ListOptions{})
+	if errors.Is(err, ErrNoCheckpoint) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	for i := len(hist) - 1; i >= 0; i-- {
+		for _, t := range hist[i].Tasks {
+			a, err := g.TaskAnswers(ctx, Config{ThreadID: thread, CheckpointNS: ns}, t)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a...)
+		}
+	}
+	return out, nil
+}
