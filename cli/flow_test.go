@@ -356,4 +356,9 @@ func TestReplay_SubgraphInterruptAnswers(t *testing.T) {
 	superstep(t, "", "run", flow, "--db", db, "--thread", "s1").want(t, 0, "interrupt")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "s1", "--resume", "yes").want(t, 0, "check:x:yes", "check:y:yes")
 	superstep(t, "", "replay", "s1", "--db", db, "--graph", flow).want(t, 0, "step 2: worker, worker match", "replay matches: 4 supersteps")
+	r := superstep(t, "", "exec", "s1", "worker", "--db", db, "--graph", flow)
+	r.want(t, 0, "same writes as recorded")
+	if strings.Contains(r.stdout, "no answer") {
+		t.Fatalf("exec found no answer for the subgraph's interrupt:\n%s", r.stdout)
+	}
 }

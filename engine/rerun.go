@@ -26,7 +26,8 @@ type TaskRerun struct {
 
 // RerunTask runs the task taskID, one of the tasks planned from the saved
 // checkpoint t, once more with g's current code: against the input t gives
-// it, answering its interrupts with the answers saved for it. It runs on a
+// it, answering its interrupts with the answers saved for it (for a
+// subgraph node, those its subgraph saved: TaskAnswers). It runs on a
 // private in-memory copy of t, so nothing is written to g's Saver, and no
 // other task of the superstep runs (each is marked finished in the copy;
 // LangGraph reuses a finished task's saved writes the same way when a
@@ -54,9 +55,10 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 		return nil, err
 	}
 	found := false
+	var task SnapshotTask
 	for _, st := range snap.Tasks {
 		if st.ID == taskID {
-			found = true
+			found, task = true, st
 			continue
 		}
 		// Every other task counts as finished, so only taskID runs.
@@ -83,13 +85,41 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 			return nil, err
 		}
 	}
+	// Interrupts its subgraph raised were answered in the subgraph's
+	// namespace, one resume at a time: give those answers back the same
+	// way, one per stop.
+	var later []any
+	if len(answers) == 0 {
+		if later, err = g.TaskAnswers(ctx, t.Config, task); err != nil {
+			return nil, err
+		}
+	}
 	s, err := copyG.Start(ctx, nil, OnThread(thread))
 	if err != nil {
 		return nil, err
 	}
 	var runErr error
-	for s.Status() == StatusRunning && s.Phase() != PhaseExecuted && runErr == nil {
-		runErr = s.Next(ctx)
+	for {
+		for s.Status() == StatusRunning && s.Phase() != PhaseExecuted && runErr == nil {
+			runErr = s.Next(ctx)
+		}
+		rm := ResumeMap{}
+		if runErr == nil && s.Status() == StatusInterrupted && len(later) > 0 {
+			for _, tv := range s.View().Tasks {
+				for _, in := range tv.Interrupts {
+					if tv.ID == taskID {
+						rm[in.ID] = later[0]
+					}
+				}
+			}
+		}
+		if len(rm) == 0 {
+			break
+		}
+		later = later[1:]
+		if s, err = copyG.Start(ctx, Command{Resume: rm}, OnThread(thread)); err != nil {
+			return nil, err
+		}
 	}
 	for _, tv := range s.View().Tasks {
 		if tv.ID != taskID {
