@@ -171,12 +171,31 @@ func writeDiff(recorded, got []engine.Write) []string {
 }
 
 // recordedAnswers are the answers the recording gave the tasks waiting in
-// v, by the replayed task's id, as JSON for the answer box: each task's
-// last recorded answer.
+// v, by the replayed task's id, as JSON for the answer box: for each task,
+// the recorded answer after those the replay has given it already (the
+// last one when the replay asks more often than the recording did).
 func (r *replayRun) recordedAnswers(v *engine.StepView) map[string]string {
 	rec := r.current()
 	if rec == nil || len(v.Interrupts) == 0 {
 		return nil
+	}
+	ta, _ := r.read.(taskAnswerer)
+	// given counts the answers the replay's own tasks have had so far.
+	given := func(id string) int {
+		if ta == nil {
+			return 0
+		}
+		now, err := r.read.Snapshot(context.Background(), v.CheckpointID)
+		if err != nil {
+			return 0
+		}
+		for _, st := range now.Tasks {
+			if st.ID == id {
+				a, _ := ta.TaskAnswers(context.Background(), now, st)
+				return len(a)
+			}
+		}
+		return 0
 	}
 	out := map[string]string{}
 	used := map[string]bool{}
@@ -190,13 +209,13 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) map[string]string {
 		}
 		used[rt.ID] = true
 		answers := rt.Answers
-		if ta, ok := r.read.(taskAnswerer); ok && len(answers) == 0 {
+		if ta != nil && len(answers) == 0 {
 			// A subgraph's interrupts: its answers are saved in its
 			// namespace. Unreadable ones leave the line empty to type.
 			answers, _ = ta.TaskAnswers(context.Background(), rec, *rt)
 		}
 		if len(answers) > 0 {
-			out[t.ID] = string(engine.MustEncode(answers[len(answers)-1]))
+			out[t.ID] = string(engine.MustEncode(answers[min(given(t.ID), len(answers)-1)]))
 		}
 	}
 	return out

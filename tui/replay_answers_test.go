@@ -129,3 +129,51 @@ func TestModel_Replay_OffersSubgraphInterruptsTheirAnswers(t *testing.T) {
 		t.Fatalf("after the recorded answers: replay %+v note %q", m.replay, m.note)
 	}
 }
+
+// A node that asks twice in a row was answered "first", then "second":
+// the replay offers each stop the answer the recording gave there, not the
+// last one at both (which made the replay's first answer "second").
+func TestModel_Replay_OffersEachCallItsOwnAnswer(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			a, err := engine.Interrupt(ctx, "one?")
+			if err != nil {
+				return nil, err
+			}
+			b, err := engine.Interrupt(ctx, "two?")
+			if err != nil {
+				return nil, err
+			}
+			return engine.Pairs("log", []any{fmt.Sprint(a, "+", b)}), nil
+		}).
+		AddEdge(engine.Start, "ask").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"first", "second"} {
+		if _, err := g.Invoke(ctx, engine.Command{Resume: a}, engine.OnThread("rec")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := replayFromInput(t, g, saver)
+	for _, want := range []string{`"first"`, `"second"`} {
+		m = press(t, m, "c")
+		if m.mode != modeAnswer || len(m.answer.inputs) != 1 {
+			t.Fatalf("mode %v, %d answer lines, note %q", m.mode, len(m.answer.inputs), m.note)
+		}
+		if got := m.answer.inputs[0].Value(); got != want {
+			t.Fatalf("answer offered %q, want %q", got, want)
+		}
+		m = press(t, m, "enter")
+	}
+	m = press(t, m, "c")
+	if m.replay == nil || m.replay.diverged != "" || !strings.Contains(m.note, "replay matches the recording") {
+		t.Fatalf("after the recorded answers: replay %+v note %q", m.replay, m.note)
+	}
+}
