@@ -123,9 +123,10 @@ func groupStatement(r *strings.Replacer, safe, create bool) string {
 // unnestRows is the rows of parallel array parameters $first, $first+1, …,
 // one per column ("name type"), as a subquery u. The arrays are unnested
 // in the select list, where they run in step (PostgreSQL 10 and later) as
-// unnest(a, b, …) in FROM does, but without a function scan, which first copies every row into a
-// tuple store: with function scans a superstep cost the server about 15%
-// more instructions at 32 threads (callgrind of the backends).
+// unnest(a, b, …) in FROM does, but without a function scan, which first
+// copies every row into a tuple store: with function scans a superstep
+// cost the server about 15% more instructions at 32 threads (callgrind of
+// the backends).
 func unnestRows(first int, cols ...string) string {
 	var b strings.Builder
 	b.WriteString("(SELECT ")
