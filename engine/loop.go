@@ -167,6 +167,10 @@ type TaskResult struct {
 	Interrupts []Interruption // the interrupts it raised
 	Err        error          // its failure, after retries
 	Attempts   int            // how many times it ran
+	// Retried are the failures of the attempts before the last, in
+	// order: why the retry policy ran it again. Kept in memory for the
+	// run's caller only; LangGraph saves no failed attempt either.
+	Retried []error
 	// Interrupted: the task stopped at an interrupt, possibly with no
 	// Interrupts (a subgraph that stopped at its own breakpoint).
 	Interrupted bool

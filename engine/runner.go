@@ -349,6 +349,9 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 	if !policy.retries(attempt, err) {
 		return false
 	}
+	l.mu.Lock() // a live view may read the task meanwhile
+	t.result.Retried = append(t.result.Retried, err)
+	l.mu.Unlock()
 	if d := policy.delay(attempt); d > 0 {
 		// The backoff waits on a timer (LangGraph.js pregel/retry.ts:177-179
 		// awaits setTimeout): the subgraph runs t belongs to leave their

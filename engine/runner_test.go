@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -311,5 +312,34 @@ func TestExecute_CancelledBetweenWriters_KeepsEarlierWrites(t *testing.T) {
 	}
 	if n := bCalls.Load(); n != 1 {
 		t.Errorf("b ran %d times, want 1 (its saved update counts as output)", n)
+	}
+}
+
+// A task retried to success keeps its earlier attempts' failures in its
+// view, in order (the last attempt's outcome alone hides them).
+func TestExecute_RetriedKeepsEarlierFailures(t *testing.T) {
+	calls := 0
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("flaky", func(context.Context, any) (any, error) {
+			calls++
+			if calls < 3 {
+				return nil, fmt.Errorf("attempt %d: tool timed out", calls)
+			}
+			return map[string]any{"log": []any{"ok"}}, nil
+		}, engine.WithRetry(engine.RetryPolicy{MaxAttempts: 3})).
+		AddEdge(engine.Start, "flaky"))
+	st, err := g.Start(ctx, map[string]any{"log": []any{}}, engine.OnThread("r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for st.Phase() != engine.PhaseExecuted || len(st.View().Tasks) == 0 || st.View().Tasks[0].Name != "flaky" {
+		if err := st.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tv := st.View().Tasks[0]
+	if tv.Attempts != 3 || tv.Err != nil || len(tv.Retried) != 2 ||
+		tv.Retried[0].Error() != "attempt 1: tool timed out" || tv.Retried[1].Error() != "attempt 2: tool timed out" {
+		t.Fatalf("task view: attempts %d err %v retried %v", tv.Attempts, tv.Err, tv.Retried)
 	}
 }

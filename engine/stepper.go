@@ -303,6 +303,9 @@ type TaskView struct {
 	Interrupts []Interruption // the interrupts it raised
 	Err        error          // its failure
 	Attempts   int            // how many times it ran
+	// Retried are the failures of the attempts before the last, in
+	// order (TaskResult.Retried).
+	Retried []error
 }
 
 // ChannelView is one channel as the debugger shows it.
@@ -399,6 +402,7 @@ func (s *Stepper) View() *StepView {
 			tv := TaskView{ID: t.id(), Name: t.name, Push: t.kind == pushTask, Call: t.node.call, Triggers: slices.Clone(t.triggers), Input: t.input}
 			if r != nil {
 				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts
+				tv.Retried = slices.Clone(r.Retried)
 				switch {
 				case r.Cached:
 					tv.State = TaskCached

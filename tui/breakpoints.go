@@ -287,7 +287,11 @@ func (m *Model) exprStops(v *engine.StepView) (bool, string) {
 			case t.State == engine.TaskFailed:
 				return true, "break on error: " + t.Name + " failed: " + firstLine(fmt.Sprint(t.Err))
 			case t.Attempts > 1:
-				return true, fmt.Sprintf("break on error: %s failed and was retried (%d attempts)", t.Name, t.Attempts)
+				why := ""
+				if n := len(t.Retried); n > 0 {
+					why = ": " + firstLine(t.Retried[n-1].Error())
+				}
+				return true, fmt.Sprintf("break on error: %s failed and was retried (%d attempts)%s", t.Name, t.Attempts, why)
 			}
 		}
 	}

@@ -153,8 +153,12 @@ func TestModel_BreakOnError(t *testing.T) {
 	opts.Thread = "e2"
 	m = newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
 	m = press(t, m, "E", "c")
-	if m.view.Phase != engine.PhaseExecuted || !strings.Contains(m.note, "flaky failed and was retried (2 attempts)") {
+	if m.view.Phase != engine.PhaseExecuted || !strings.Contains(m.note, "flaky failed and was retried (2 attempts): tool returned garbage") {
 		t.Fatalf("phase %v note %q err %v", m.view.Phase, m.note, m.err)
+	}
+	// The tasks pane says why it was retried, under the task.
+	if got := m.View(); !strings.Contains(got, "attempt 1 failed: tool returned garbage") {
+		t.Fatalf("the first attempt's failure is not shown:\n%s", got)
 	}
 }
 

@@ -145,6 +145,11 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			for _, in := range t.Interrupts {
 				add(taskRow{text: "  " + glyphAttention + " interrupt " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: t.Name + " interrupt", node: t.Name})
 			}
+			for i, e := range t.Retried {
+				// Why the retry policy ran it again: the last attempt's
+				// outcome alone hides a flaky tool.
+				add(taskRow{text: fmt.Sprintf("  %s attempt %d failed: %s", glyphFailed, i+1, firstLine(e.Error())), style: dimStyle, value: e.Error(), hasValue: true, name: fmt.Sprintf("%s attempt %d error", t.Name, i+1), node: t.Name})
+			}
 			if t.Err != nil {
 				add(taskRow{text: "  " + glyphFailed + " " + t.Err.Error(), style: taskStyle(engine.TaskFailed, false), value: t.Err.Error(), hasValue: true, name: t.Name + " error", node: t.Name})
 			}
