@@ -331,7 +331,7 @@ func (g *StateGraph[S]) AddSends(from string, sends SendsFunc[S], ends ...string
 		if err != nil {
 			return nil, err // s may be in err: not reused
 		}
-		out, err := encodeGotos(list)
+		out, err := encodeSends(list)
 		if err == nil {
 			g.states.put(s) // the Sends' arguments are encoded: none points into s
 		}
