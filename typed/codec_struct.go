@@ -158,8 +158,11 @@ func (s *scalarStruct) decAt(p unsafe.Pointer, v any) bool {
 }
 
 // encAt is the object the codec's enc makes of the struct at p; false
-// for what only enc words (a NaN).
+// for what only enc words (a NaN), and on a nil s.
 func (s *scalarStruct) encAt(p unsafe.Pointer) (any, bool) {
+	if s == nil {
+		return nil, false // not a struct of scalars: the codec encodes it
+	}
 	var out map[string]any
 	if len(s.fields) <= 8 {
 		out = make(map[string]any) // the runtime's small map: one group, no sizing (a Send's argument)

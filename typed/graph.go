@@ -340,6 +340,44 @@ func (g *StateGraph[S]) AddSends(from string, sends SendsFunc[S], ends ...string
 	return g
 }
 
+// FanOutFunc gives the arguments of a fan-out's tasks, one task per
+// element. s is valid until it returns (see NodeFunc); the arguments are
+// encoded before s is reused.
+type FanOutFunc[S, A any] func(ctx context.Context, s *S) ([]A, error)
+
+// AddFanOut fans out from node from to the Send node to (added with
+// AddSendNode): each element of the list args returns starts one task of
+// to, with the element as its argument — LangGraph's
+// [Send(to, a) for a in …] from a conditional edge. It is AddSends for
+// the usual fan-out, one target and one argument type, and the cheaper of
+// the two: the arguments stay in the list the function returns, typed,
+// until each is encoded into the engine's value, where Send boxes each
+// into an engine.Send first. AddSends remains for Sends to several nodes.
+// (A method cannot take the type parameter A, hence a function.)
+func AddFanOut[S, A any](g *StateGraph[S], from, to string, args FanOutFunc[S, A]) *StateGraph[S] {
+	if args == nil {
+		g.b.AddConditionalEdges(from, nil, to)
+		return g
+	}
+	enc := &fanOutEncoder{to: to, scalars: codecFor(reflect.TypeFor[A]()).scalars}
+	g.b.AddConditionalEdges(from, func(ctx context.Context, state map[string]any) (any, error) {
+		s, err := g.state(ctx, state)
+		if err != nil {
+			return nil, err
+		}
+		list, err := args(ctx, s)
+		if err != nil {
+			return nil, err // s may be in err: not reused
+		}
+		out, err := encodeFanOut(enc, list)
+		if err == nil {
+			g.states.put(s) // the arguments are encoded: none points into s
+		}
+		return out, err
+	}, to)
+	return g
+}
+
 // AddSubgraph adds a node that runs a compiled graph
 // (engine.StateGraph.AddSubgraph).
 func (g *StateGraph[S]) AddSubgraph(name string, sub *engine.Graph, opts ...engine.NodeOption) *StateGraph[S] {

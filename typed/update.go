@@ -652,6 +652,30 @@ func encodeSends(sends []engine.Send) ([]any, error) {
 	return out, nil
 }
 
+// fanOutEncoder is what AddFanOut's Sends share: their node and the
+// direct encoder of their argument type (codec.scalars), or nil.
+type fanOutEncoder struct {
+	to      string
+	scalars *scalarStruct
+}
+
+// encodeFanOut is a fan-out's Sends to e.to, one per argument, each
+// encoded from its place in args (no interface holding a copy of it).
+func encodeFanOut[A any](e *fanOutEncoder, args []A) ([]any, error) {
+	out := make([]any, len(args))
+	for i := range args {
+		arg, ok := e.scalars.encAt(unsafe.Pointer(&args[i]))
+		if !ok {
+			var err error
+			if arg, err = encodeSendArg(engine.Send{Node: e.to, Arg: args[i]}); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = engine.Send{Node: e.to, Arg: arg}
+	}
+	return out, nil
+}
+
 // argEncoder encodes the arguments of a node's Sends. A fan-out's Sends
 // usually share one argument type, so it keeps the direct encoder of the
 // last type it met (codec.scalars): the codec is looked up once per run of
