@@ -129,8 +129,8 @@ func (l *loop) execute(ctx context.Context) error {
 	return nil
 }
 
-// runConcurrently runs tasks on a goroutine each, at most
-// RunOptions.MaxConcurrency at once. The first failure cancels the others,
+// runConcurrently runs tasks concurrently, with a goroutine for each, at
+// most RunOptions.MaxConcurrency at once. The first failure cancels the others,
 // with a CancelledError naming the failed task as the cause, and starts no
 // more; it returns that failure. A Command for the parent graph
 // (ParentCommandError) cancels nothing: it comes back as bubble

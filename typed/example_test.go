@@ -100,8 +100,49 @@ func ExampleStateGraph_AddConditionalEdges() {
 	// Output: 4 +++.
 }
 
+// A fan-out to one node: the function returns one typed argument per
+// task, all run in one superstep, and the append field collects their
+// results in the arguments' order (LangGraph's map-reduce with Send).
+func ExampleAddFanOut() {
+	type State struct {
+		Words   []string `json:"words"`
+		Lengths []int    `json:"lengths" reducer:"append"`
+	}
+	type Word struct {
+		Text string `json:"text"`
+	}
+	g := typed.NewGraph[State]("fanout").
+		AddNode("split", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Words, strings.Fields("map reduce in go"))), nil
+		}).
+		AddEdge(engine.Start, "split")
+	typed.AddSendNode(g, "measure", func(_ context.Context, w Word) (typed.Update[State], error) {
+		var out State
+		return typed.Write(&out, typed.Set(&out.Lengths, []int{len(w.Text)})), nil
+	})
+	typed.AddFanOut(g, "split", "measure", func(_ context.Context, s *State) (words []Word, _ error) {
+		for _, w := range s.Words {
+			words = append(words, Word{w})
+		}
+		return words, nil
+	})
+	compiled, err := g.Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	res, err := compiled.Run(context.Background(), typed.Write(&in, typed.Set(&in.Lengths, nil)))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.State.Lengths)
+	// Output: [3 6 2 2]
+}
+
 // Sends fan out: one task per item, each with its own typed argument, all
 // in one superstep; the append field collects their results in Send order.
+// AddFanOut says the same more directly when every Send goes to one node;
+// AddSends is for Sends to several.
 func ExampleStateGraph_AddSends() {
 	type State struct {
 		Words   []string `json:"words"`
