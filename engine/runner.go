@@ -198,9 +198,11 @@ type fanout struct {
 	// firstErr ended the superstep (under mu).
 	othersRunning bool
 	// queue is an unbounded superstep's tasks, taken in order by the
-	// goroutines of startAll; taken counts those taken.
-	queue []*task
-	taken atomic.Int64
+	// goroutines of startAll; taken counts those taken, spares the
+	// goroutines started that have not yet taken one (work).
+	queue  []*task
+	taken  atomic.Int64
+	spares atomic.Int32
 }
 
 // startBounded starts the tasks of a superstep under MaxConcurrency, each
@@ -226,40 +228,43 @@ func (f *fanout) startBounded(run []*task, first int) int {
 	return started
 }
 
-// startAll starts every task of an unbounded superstep: one goroutine per
-// task, as before, each taking the next task not yet taken from the
-// superstep's list (work). All tasks are listed before any goroutine
-// starts, and a goroutine leaves only when the list is empty, so a task
-// is never left waiting while the tasks taken before it block: there are
-// always at least as many goroutines still to run as tasks still to take.
-// What it saves is a stack per task: a goroutine that finished its task
-// takes the next one on the stack its first task grew, where a new
-// goroutine starts with the smallest stack and copies it whenever a
-// task's calls outgrow it (measured on fanout_1000, GC off: 15 of a
-// map graph's 1,000 Send tasks grew their stacks, about 22,000
-// instructions each; a typed graph's task frames are deeper and grew
-// 25). Every task still starts at once when its predecessors block, as
-// LangGraph.js starts them all (pregel/runner.ts:273-276); which of a
-// superstep's tasks runs first is unspecified there as here (each runs
-// on its own promise, each result is applied in task order).
+// startAll starts every task of an unbounded superstep: goroutines take
+// the tasks in order (work), each running the next task not yet taken
+// when its own ends, on the stack its earlier tasks grew, where a fresh
+// goroutine per task starts with the smallest stack and copies it
+// whenever a task's calls outgrow it (measured on fanout_1000, GC off:
+// 15 of a map graph's 1,000 Send tasks grew their stacks, about 22,000
+// instructions each, 25 of a typed graph's). A task never waits for
+// another to end: a goroutine that takes a task while others remain
+// first makes sure a spare goroutine is ready to take the next one, so
+// when a task blocks (I/O, a sleep, an interrupt's wait) the spare starts
+// the next task, and every task starts at once as LangGraph.js starts
+// them all (pregel/runner.ts:273-276). Tasks that do not block run one
+// after another on few goroutines; which task of a superstep runs first
+// is unspecified there as here (each result is applied in task order).
 func (f *fanout) startAll(run []*task) int {
 	f.queue = run
 	if f.finished == nil {
 		f.wg.Add(len(run))
 	}
-	for range run {
-		go f.work()
-	}
+	f.spares.Store(1)
+	go f.work()
 	return len(run)
 }
 
 // work is a goroutine of startAll: it runs the superstep's tasks not yet
-// taken, one after another, until none is left.
+// taken, one after another, until none is left. spares counts the
+// goroutines started and not yet taking: while it is above zero one of
+// them will take the next task should the one taken here block.
 func (f *fanout) work() {
+	f.spares.Add(-1)
 	for {
 		i := int(f.taken.Add(1)) - 1
 		if i >= len(f.queue) {
 			return
+		}
+		if i+1 < len(f.queue) && f.spares.CompareAndSwap(0, 1) {
+			go f.work()
 		}
 		f.run(f.queue[i])
 	}
