@@ -49,7 +49,8 @@ const (
 	// was interrupted, or if its namespace holds no task id (a stateful
 	// subgraph); a subgraph that finished leaves its result to its
 	// parent's checkpoint. A crash loses the whole run, and so does a
-	// Stepper dropped before its run ended. Values and updates stream as
+	// Stepper dropped before its run ended without Stepper.Close (which
+	// saves as any end does). Values and updates stream as
 	// in the other modes; EventCheckpoint (the checkpoints stream)
 	// reports only the checkpoint written at the end, where LangGraph.js
 	// streams each superstep's checkpoint from memory (loop.js tick).

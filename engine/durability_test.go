@@ -370,3 +370,107 @@ func TestDurabilityExit_HookStops(t *testing.T) {
 		t.Fatalf("state %v %v: %v", snap.Values, snap.Next, err)
 	}
 }
+
+// TestDurabilityExit_Close: an exit run whose caller closes its Stepper
+// after Execute saves the checkpoint it is at and its finished task's
+// writes, and a resume of the thread reuses them instead of running the
+// task again (_loop.py:1317-1335: the abandoned loop still saves).
+func TestDurabilityExit_Close(t *testing.T) {
+	ctx := context.Background()
+	s := newCallLog()
+	ran := map[string]int{}
+	var mu sync.Mutex
+	node := func(name string) engine.NodeFunc {
+		return func(context.Context, any) (any, error) {
+			mu.Lock()
+			ran[name]++
+			mu.Unlock()
+			return engine.Pairs("log", []any{name}), nil
+		}
+	}
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", node("a")).AddNode("b", node("b")).
+		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("b", engine.End).
+		Compile(engine.WithSaver(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := g.Start(ctx, map[string]any{"log": []any{}}, engine.OnThread("x"), engine.WithDurability(engine.DurabilityExit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Steps 0 (__start__) and 1 (a) whole, then step 2 (b) planned and
+	// executed, not applied.
+	for i := 0; i < 8; i++ {
+		if err := st.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.Phase() != engine.PhaseExecuted || len(s.calls()) != 0 {
+		t.Fatalf("phase %v, saver calls %q", st.Phase(), s.calls())
+	}
+	if err := st.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.calls(), []string{"put loop 1", "writes log"}; !slices.Equal(got, want) {
+		t.Fatalf("saver calls %q, want %q", got, want)
+	}
+	if !errors.Is(st.Err(), engine.ErrRunClosed) || st.Status() != engine.StatusFailed {
+		t.Fatalf("closed run: %v %v", st.Status(), st.Err())
+	}
+	if err := st.Next(ctx); !errors.Is(err, engine.ErrRunFinished) {
+		t.Fatalf("after Close: %v", err)
+	}
+	if err := st.Close(ctx); err != nil || len(s.calls()) != 2 {
+		t.Fatalf("second Close: %v, calls %q", err, s.calls())
+	}
+	res, err := g.Invoke(ctx, nil, engine.OnThread("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(res.Values["log"]); got != "[a b]" {
+		t.Fatalf("resumed values %s", got)
+	}
+	if ran["a"] != 1 || ran["b"] != 1 {
+		t.Fatalf("runs %v: the closed run's finished task must be reused", ran)
+	}
+}
+
+// TestDurabilityExit_CloseSaveFails: Close returns the saver's error and
+// the run ends with it.
+func TestDurabilityExit_CloseSaveFails(t *testing.T) {
+	ctx := context.Background()
+	s := newCallLog()
+	g := chainGraph(t, s, false)
+	st, err := g.Start(ctx, map[string]any{"log": []any{}}, engine.WithDurability(engine.DurabilityExit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("disk full")
+	s.failPut = boom
+	if err := st.Close(ctx); !errors.Is(err, boom) || !errors.Is(st.Err(), boom) {
+		t.Fatalf("Close: %v, run error %v", err, st.Err())
+	}
+}
+
+// TestClose_AsyncSavesNothingMore: a default run saved every checkpoint
+// as it went; Close only ends it.
+func TestClose_AsyncSavesNothingMore(t *testing.T) {
+	ctx := context.Background()
+	s := newCallLog()
+	g := chainGraph(t, s, false)
+	st, err := g.Start(ctx, map[string]any{"log": []any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := s.calls()
+	if err := st.Close(ctx); err != nil || !slices.Equal(s.calls(), before) || !errors.Is(st.Err(), engine.ErrRunClosed) {
+		t.Fatalf("Close: %v, calls %q then %q, run error %v", err, before, s.calls(), st.Err())
+	}
+}

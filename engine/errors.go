@@ -55,6 +55,9 @@ var (
 	// ErrRunFinished is returned by a Stepper that is asked to advance after
 	// its run ended.
 	ErrRunFinished = errors.New("the run has finished")
+	// ErrRunClosed is the error of a run its Stepper's caller closed
+	// (Stepper.Close) before it ended.
+	ErrRunClosed = errors.New("the run was closed before it ended")
 	// ErrStopped is returned when a step hook stops the run.
 	ErrStopped = errors.New("run stopped by the step hook")
 	// ErrUnknownNode is returned when a call names a node the graph does

@@ -188,6 +188,29 @@ func (s *Stepper) callHook(ctx context.Context) error {
 	return nil
 }
 
+// Close ends a run its caller stops advancing before it ended: the caller
+// quits, or goes on from another thread or checkpoint. A DurabilityExit
+// run then writes what it writes at any end — the checkpoint it is at
+// and the pending writes of the tasks it finished, so a run closed after
+// Execute keeps its tasks' work for a resume — as LangGraph saves an exit
+// run whose stream its caller abandons (_loop.py:1317-1335
+// _suppress_interrupt runs on every exit of the loop's context, the
+// abandoned generator's too). Other durabilities saved every checkpoint
+// already. The run ends failed with ErrRunClosed, or with the save's
+// error, which Close returns; Close of a run that had ended does
+// nothing. Like Next, Close must not be called while a phase runs.
+func (s *Stepper) Close(ctx context.Context) error {
+	l := s.l
+	if l.status != StatusRunning {
+		return nil
+	}
+	if err := l.saveAtExit(ctx); err != nil {
+		return err // saveAtExit failed the run with it
+	}
+	l.fail(ErrRunClosed)
+	return nil
+}
+
 // Status reports where the run stands.
 func (s *Stepper) Status() Status { return s.l.status }
 

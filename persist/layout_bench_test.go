@@ -34,6 +34,13 @@ import (
 //     id, values included (a value keyed by the checkpoint that stored
 //     it), so a superstep's records are adjacent and land on the bucket's
 //     last page; no child index (a record names its parent).
+//   - log: every thread's records in one bucket, keyed by checkpoint id
+//     first (ids are time-ordered across threads), then the thread, the
+//     kind and the rest, values keyed by the checkpoint that stored them;
+//     a thread's head and updated time in a bucket of heads. A commit's
+//     supersteps, whatever their threads, append to the same last pages;
+//     the pending writes and child edge land beside the parent, which the
+//     commit before wrote.
 //
 // It reports pages written per superstep and the CPU time per superstep
 // of the whole process; run it under callgrind for exact instruction
@@ -41,7 +48,7 @@ import (
 // records, not the store.
 func BenchmarkLayoutPages(b *testing.B) {
 	for _, steps := range []int{20, 200} {
-		for _, l := range []string{"nested", "prefixed", "cpfirst", "ordered", "clustered"} {
+		for _, l := range []string{"nested", "prefixed", "cpfirst", "ordered", "clustered", "log"} {
 			b.Run(fmt.Sprintf("%s/steps=%d", l, steps), func(b *testing.B) { benchLayout(b, l, steps) })
 		}
 	}
@@ -54,7 +61,14 @@ func benchLayout(b *testing.B, layout string, steps int) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket(bucketThreads); return err }); err != nil {
+	if err := db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketThreads, []byte("log"), []byte("heads")} {
+			if _, err := tx.CreateBucket(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
 		b.Fatal(err)
 	}
 	var seq uint64
@@ -78,6 +92,8 @@ func benchLayout(b *testing.B, layout string, steps int) {
 					id := newID()
 					var err error
 					switch layout {
+					case "log":
+						err = layoutLog(tx, thread, last[t], id, step[t], record, small)
 					case "clustered":
 						err = layoutClustered(tx, thread, last[t], id, step[t], record, small)
 					case "nested":
@@ -172,6 +188,38 @@ func layoutClustered(tx *bolt.Tx, thread []byte, parent, id string, step int, re
 		return err
 	}
 	return tb.Put([]byte("\xffupdated"), binary.BigEndian.AppendUint64(nil, uint64(step)))
+}
+
+func layoutLog(tx *bolt.Tx, thread []byte, parent, id string, step int, record, small []byte) error {
+	lb := tx.Bucket([]byte("log"))
+	lb.FillPercent = fillPercent
+	key := func(cp string, kind byte, rest ...string) []byte {
+		k := append(appendString(appendString(nil, cp), string(thread)), kind)
+		for _, r := range rest {
+			k = appendString(k, r)
+		}
+		return k
+	}
+	if parent != "" {
+		for slot := range int64(2) {
+			if err := lb.Put(appendInt(key(parent, 'w', "9f811562-8306-a46e-6773-0986ebacd63b"), slot), small); err != nil {
+				return err
+			}
+		}
+		if err := lb.Put(key(parent, 'k', id), small[:4]); err != nil {
+			return err
+		}
+	}
+	for ch := range 2 {
+		if err := lb.Put(key(id, 'b', fmt.Sprint("channel", ch)), small); err != nil {
+			return err
+		}
+	}
+	if err := lb.Put(key(id, 'c'), record); err != nil {
+		return err
+	}
+	// The thread's head and updated time.
+	return tx.Bucket([]byte("heads")).Put(thread, append([]byte(id), binary.BigEndian.AppendUint64(nil, uint64(step))...))
 }
 
 func layoutPrefixed(tx *bolt.Tx, thread []byte, parent, id string, step int, record, small []byte, layout string) error {

@@ -42,19 +42,7 @@ func readBack(t *testing.T, s *Store, thread, id string, want map[string]any) {
 // value.
 func TestPrepared_SiblingTakesTheVersion(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "db"), Options{NoSync: true, Durability: DurabilityExit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	root := &engine.Checkpoint{ID: prepID(1), ChannelValues: map[string]any{"x": "root", "y": 1.0}, ChannelVersions: map[string]engine.Version{"x": 1, "y": 1}}
-	if _, err := s.Put(ctx, engine.Config{ThreadID: "t"}, root, engine.Metadata{}, map[string]engine.Version{"x": 1, "y": 1}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	parent := engine.Config{ThreadID: "t", CheckpointID: root.ID}
+	s, parent := forkRoot(t, map[string]any{"x": "root", "y": 1.0})
 	forks := []string{"a", "b", "a"}
 	for i, v := range forks {
 		cp := &engine.Checkpoint{ID: prepID(10 + i), ChannelValues: map[string]any{"x": v, "y": 1.0}, ChannelVersions: map[string]engine.Version{"x": 2, "y": 1}}
@@ -71,6 +59,31 @@ func TestPrepared_SiblingTakesTheVersion(t *testing.T) {
 	for i, v := range forks {
 		readBack(t, s, "t", prepID(10+i), map[string]any{"x": v, "y": 1.0})
 	}
+}
+
+// forkRoot returns a store that commits only at Flush (so that the forks
+// a test puts next share one commit round) holding thread t's checkpoint
+// prepID(1) with values at version 1, committed, and its config.
+func forkRoot(t *testing.T, values map[string]any) (*Store, engine.Config) {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "db"), Options{NoSync: true, Durability: DurabilityExit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	versions := map[string]engine.Version{}
+	for ch := range values {
+		versions[ch] = 1
+	}
+	root := &engine.Checkpoint{ID: prepID(1), ChannelValues: values, ChannelVersions: versions}
+	cfg, err := s.Put(context.Background(), engine.Config{ThreadID: "t"}, root, engine.Metadata{}, versions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return s, cfg
 }
 
 // TestPrepared_Rewrite: a Put of a checkpoint id that is stored already

@@ -139,12 +139,13 @@ func (b *nsBuckets) prevChain(channel string, ref chanRef) (chainSize, bool, err
 // Blobs are never overwritten. A version can be taken already, by a
 // checkpoint on another branch of a fork that gave the channel the same
 // next version: an equal value is shared, a different one is stored under
-// a fresh sequence number.
-func (b *nsBuckets) putBlob(channel string, ver int64, pv *putValues, prev *chanRef) (cachedValue, error) {
+// a fresh sequence number. free says the caller found no value stored at
+// ver (records.HasVersion), so the version is not taken.
+func (b *nsBuckets) putBlob(channel string, ver int64, pv *putValues, prev *chanRef, free bool) (cachedValue, error) {
 	out := cachedValue{ref: chanRef{Version: ver}}
 	// put stores the blob: a version not taken yet is known to be absent.
 	put := b.blobs.PutNew
-	if b.blobs.Has(blobKey(channel, ver, 0)) {
+	if !free && b.blobs.Has(blobKey(channel, ver, 0)) {
 		put = b.blobs.Put
 		enc, has, err := pv.full(channel)
 		if err != nil {

@@ -211,6 +211,28 @@ func (r *records) Get(k []byte) ([]byte, error) {
 // Has reports whether k has a value, without reading it.
 func (r *records) Has(k []byte) bool { return r.get(k) != nil }
 
+// HasPrefix reports whether a record's key starts with prefix (whole
+// elements, as seekPrefix takes them; not a value's): one seek where
+// looking up each key with it would take one per key.
+func (r *records) HasPrefix(prefix []byte) bool {
+	return r.rawCursor().seekPrefix(prefix) != nil
+}
+
+// HasVersion reports whether a value is stored at version ver, for any
+// channel and sequence, with one seek: the ordered layout keeps a
+// version's values together ('b' + version + channel + seq), and the
+// version a superstep gives the channels it writes is new (ordered.go).
+// known is false in the nested layouts, whose values are ordered by
+// channel first: the caller looks each key up there.
+func (r *records) HasVersion(ver int64) (has, known bool) {
+	if !r.ordered || r.kind != kindBlob {
+		return false, false
+	}
+	r.scratch = appendInt(append(r.scratch[:0], rangeValues), ver)
+	k, _ := r.bk.Cursor().Seek(r.scratch)
+	return bytes.HasPrefix(k, r.scratch), true
+}
+
 // Put seals v and stores it under k.
 func (r *records) Put(k, v []byte) error {
 	p := r.where(k)

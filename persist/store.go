@@ -889,6 +889,16 @@ func changedState(cp *engine.Checkpoint, parent *cpState) (st *cpState, changed 
 // prepared state, whose encoded record assumed st's places) a copy made
 // at the first place that differs.
 func (b *nsBuckets) storeChanged(cp *engine.Checkpoint, parent, st *cpState, changed []string, owned bool, pv *putValues, res *putResult) (*cpState, error) {
+	// The channels a superstep writes share one new version: one seek
+	// finds it free for all of them, instead of a lookup each.
+	var freeVer engine.Version
+	free := false
+	if len(changed) > 1 {
+		v := cp.ChannelVersions[changed[0]]
+		if has, known := b.blobs.HasVersion(v); known && !has {
+			freeVer, free = v, true
+		}
+	}
 	for _, ch := range changed {
 		var prev *chanRef
 		if parent != nil {
@@ -896,7 +906,8 @@ func (b *nsBuckets) storeChanged(cp *engine.Checkpoint, parent, st *cpState, cha
 				prev = &ref
 			}
 		}
-		stored, err := b.putBlob(ch, cp.ChannelVersions[ch], pv, prev)
+		ver := cp.ChannelVersions[ch]
+		stored, err := b.putBlob(ch, ver, pv, prev, free && ver == freeVer)
 		if err != nil {
 			return nil, err
 		}
@@ -1092,12 +1103,20 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 			return err
 		}
 		base := int64(0)
+		// fresh: the task has no write stored yet (one seek for all its
+		// slots instead of a lookup each), so each goes in as new.
+		fresh := false
+		// A special write's slot is fixed by its channel: a second one in
+		// the batch replaces the first (Put), it is not new.
+		var specialOnce slotSet
 		if taskID == engine.NullTaskID {
 			// Null-task writes (Command input, resume values) accumulate
 			// across calls: number them after the ones stored.
 			if base, err = nextRegularSlot(b.writes, cfg.CheckpointID, taskID); err != nil {
 				return err
 			}
+		} else if len(channels) > 1 {
+			fresh = !b.writes.HasPrefix(writePrefix(cfg.CheckpointID, taskID))
 		}
 		for i, ch := range channels {
 			slot := int64(engine.WriteSlot(ch, int(base)+i))
@@ -1108,7 +1127,9 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 				key = writeKey(cfg.CheckpointID, taskID, slot)
 			}
 			var err error
-			if slot >= 0 {
+			if fresh && (slot >= 0 || !specialOnce.seen(slot)) {
+				err = b.writes.PutNew(key, recs[i])
+			} else if slot >= 0 {
 				_, err = b.writes.PutIfAbsent(key, recs[i]) // regular writes: the first stored wins
 			} else {
 				err = b.writes.Put(key, recs[i])
@@ -1123,6 +1144,17 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 		return s.w.submitDeferred(opWrites, size, store)
 	}
 	return noWait, s.w.submit(opWrites, size, store)
+}
+
+// slotSet remembers the special (negative) write slots seen.
+type slotSet uint64
+
+// seen reports whether slot was seen before and marks it.
+func (s *slotSet) seen(slot int64) bool {
+	bit := slotSet(1) << (uint64(-slot) % 64)
+	was := *s&bit != 0
+	*s |= bit
+	return was
 }
 
 // nextRegularSlot returns one past the highest regular slot stored for
