@@ -322,22 +322,31 @@ func (g *StateGraph[S]) AddSends(from string, sends SendsFunc[S], ends ...string
 		g.b.AddConditionalEdges(from, nil, ends...)
 		return g
 	}
+	g.fanOut(from, func(ctx context.Context, s *S) ([]any, error) {
+		list, err := sends(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return encodeSends(list)
+	}, ends...)
+	return g
+}
+
+// fanOut routes from with sends, which gives a state's Sends encoded (the
+// user's function, then encoding what it returned).
+func (g *StateGraph[S]) fanOut(from string, sends func(context.Context, *S) ([]any, error), ends ...string) {
 	g.b.AddConditionalEdges(from, func(ctx context.Context, state map[string]any) (any, error) {
 		s, err := g.state(ctx, state)
 		if err != nil {
 			return nil, err
 		}
-		list, err := sends(ctx, s)
+		out, err := sends(ctx, s)
 		if err != nil {
 			return nil, err // s may be in err: not reused
 		}
-		out, err := encodeSends(list)
-		if err == nil {
-			g.states.put(s) // the Sends' arguments are encoded: none points into s
-		}
-		return out, err
+		g.states.put(s) // the Sends' arguments are encoded: none points into s
+		return out, nil
 	}, ends...)
-	return g
 }
 
 // FanOutFunc gives the arguments of a fan-out's tasks, one task per
@@ -360,20 +369,12 @@ func AddFanOut[S, A any](g *StateGraph[S], from, to string, args FanOutFunc[S, A
 		return g
 	}
 	enc := &fanOutEncoder{to: to, scalars: codecFor(reflect.TypeFor[A]()).scalars}
-	g.b.AddConditionalEdges(from, func(ctx context.Context, state map[string]any) (any, error) {
-		s, err := g.state(ctx, state)
+	g.fanOut(from, func(ctx context.Context, s *S) ([]any, error) {
+		list, err := args(ctx, s)
 		if err != nil {
 			return nil, err
 		}
-		list, err := args(ctx, s)
-		if err != nil {
-			return nil, err // s may be in err: not reused
-		}
-		out, err := encodeFanOut(enc, list)
-		if err == nil {
-			g.states.put(s) // the arguments are encoded: none points into s
-		}
-		return out, err
+		return encodeFanOut(enc, list)
 	}, to)
 	return g
 }
