@@ -89,9 +89,9 @@ type channelState struct {
 	made int
 	// ids holds the room not handed out yet for checkpoint ids (idRoom).
 	ids []byte
-	// updatedRoom holds the room not handed out yet for a kept run's
-	// updated-channel lists (keepUpdated).
-	updatedRoom []string
+	// updatedIDs holds the room not handed out yet for a kept run's
+	// updated-channel lists, by id (keepUpdated).
+	updatedIDs []int32
 	// versionless makes applyWrites change channels without versioning
 	// them, as state snapshots apply saved writes (LangGraph.js
 	// pregel/index.ts _prepareStateSnapshot and Python main.py
@@ -574,21 +574,27 @@ func (cs *channelState) refresh(id chanID) {
 }
 
 // refreshAll refreshes the channels ids. A state key that is a
-// LastValue, the usual one, is set here without refresh's calls.
+// LastValue, the usual one, is set here without refresh's calls, and its
+// stored value logged for the next checkpoint's snapshot as refresh
+// would (a run with a saver or a listener: every superstep).
 func (cs *channelState) refreshAll(ids []chanID) {
-	if !cs.valuesOff || cs.view.lent.Load() {
+	if cs.view.lent.Load() {
 		for _, id := range ids {
 			cs.refresh(id)
 		}
 		return
 	}
 	meta := cs.g.chanMeta
+	logged := !cs.valuesOff && cs.valLog.last != nil
 	for _, id := range ids {
 		lv, isLV := cs.chans[id].(*lastValue)
 		key := meta[id].key
 		if !isLV || key < 0 {
 			cs.refresh(id)
 			continue
+		}
+		if logged {
+			cs.valLog.note(int32(id), lv.stored())
 		}
 		// setState's work, for a map not lent. Checked once, above: the
 		// superstep's tasks have returned, and an attempt abandoned by
@@ -989,6 +995,12 @@ type planHint struct {
 	ids []chanID
 }
 
+// onlyIf is h, known only if cond.
+func (h planHint) onlyIf(cond bool) planHint {
+	h.known = h.known && cond
+	return h
+}
+
 // hint is the planning hint for updated, what applyWrites just returned:
 // with its channels' ids, kept until the next hint is made.
 func (cs *channelState) hint(updated []string) planHint {
@@ -1184,7 +1196,9 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 
 // checkpoint snapshots the current channel state as a checkpoint in O(1):
 // its maps are filled in only when someone reads them (see lazyCheckpoint).
-func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) *Checkpoint {
+// updated is the last superstep's hint (hint), its UpdatedChannels when
+// known.
+func (cs *channelState) checkpoint(id string, updated planHint) *Checkpoint {
 	if cs.valuesOff {
 		cs.valuesOff = false
 		cs.sc().updated = nil // updated may be it: it is the checkpoint's now
@@ -1212,12 +1226,14 @@ func (cs *channelState) checkpoint(id string, updated []string, hintKnown bool) 
 	}
 	cs.seenGen++ // the snapshot shares every versions_seen map now
 	switch {
-	case hintKnown && cs.kept:
-		cp.UpdatedChannels = cs.keepUpdated(updated)
-	case hintKnown:
+	case updated.known && cs.kept && cs.keepUpdated(lz, updated):
+		// Names when read (Materialize).
+	case updated.known && cs.kept:
+		cp.UpdatedChannels = append([]string{}, updated.channels...) // applyWrites reuses its list
+	case updated.known:
 		// Shared, not copied: applyWrites makes a new list each superstep
 		// while checkpoints are made, and nobody changes one.
-		cp.UpdatedChannels = updated
+		cp.UpdatedChannels = updated.channels
 	}
 	return cp
 }
@@ -1228,14 +1244,14 @@ type checkpointAlloc struct {
 	lazy lazyCheckpoint
 }
 
-// checkpointSlabMax is the most checkpoints one slab holds: 21 of 384
+// checkpointSlabMax is the most checkpoints one slab holds: 20 of 400
 // bytes fill the allocator's 8 KB size class.
 const checkpointSlabMax = 8192 / int(unsafe.Sizeof(checkpointAlloc{}))
 
 // newCheckpoint returns a zero checkpoint. For a saver that keeps every
 // one (kept) it is carved from a slab, as many as the run has made so
 // far (2 to checkpointSlabMax) in one allocation: the collector then
-// allocates, marks and sweeps one object where it had up to 21, each
+// allocates, marks and sweeps one object where it had up to 20, each
 // cycle again for a MemorySaver's whole history. A slab stays alive while
 // any of its checkpoints does; those of a kept run live as long as its
 // history (each delta points to its parent anyway).

@@ -30,3 +30,11 @@ func (c *lastValue) finish() bool          { return false }
 func (c *lastValue) snapshot() (any, bool) { return c.val, c.has }
 func (c *lastValue) restore(v any)         { c.val, c.has = v, true }
 func (c *lastValue) clone() channel        { cp := *c; return &cp }
+
+// stored is storedValue(c) without the interface call.
+func (c *lastValue) stored() any {
+	if c.has {
+		return c.val
+	}
+	return absent
+}

@@ -62,6 +62,12 @@ type Checkpoint struct {
 // what its superstep changed; only a reader pays for the maps.
 type lazyCheckpoint struct {
 	once sync.Once
+	// updated is 1 + how many channels the superstep updated, when a
+	// kept run's checkpoint holds them as ids (keepUpdated): in
+	// updatedRoom, or at updatedMore when more than it holds; 0 when
+	// UpdatedChannels is the checkpoint's own. (After once: in its
+	// padding.)
+	updated int32
 	// g is the graph whose channel ids and versions_seen slots values
 	// and versions index (see channelState.verIndexLen); extraVer are the
 	// versions of channels g lacks (from a checkpoint it restored); seen
@@ -72,12 +78,13 @@ type lazyCheckpoint struct {
 	extra    *lazyExtras                   // nil: none
 	seen     map[string]map[string]Version // shared: see namedSeen
 	// Room for a usual superstep's changes, when the snapshots are deltas
-	// (see idLog.snapshotTo): the checkpoint is then one allocation. It
-	// and the checkpoint take 384 bytes, an allocator size class (each
-	// field more moves them to the next, 416): a MemorySaver keeps every
-	// one of a run.
+	// (see idLog.snapshotTo), and its updated channels: the checkpoint is
+	// then one allocation. A MemorySaver keeps every one of a run, carved
+	// from slabs (channelState.newCheckpoint).
 	valuesRoom   [3]idEntry[any]
 	versionsRoom [5]idEntry[Version]
+	updatedRoom  [2]int32
+	updatedMore  *int32 // in a chunk with no pointer
 }
 
 // lazyExtras is what a graph's state holds beyond its own channels and
@@ -98,8 +105,9 @@ func (lz *lazyCheckpoint) extras() (map[string]Version, map[string]map[string]Ve
 	return lz.extra.extraVer, lz.extra.extraSeen
 }
 
-// Materialize fills ChannelValues, ChannelVersions and VersionsSeen of a
-// checkpoint the engine built, if they are not filled yet, and returns c.
+// Materialize fills ChannelValues, ChannelVersions and VersionsSeen (and,
+// for a checkpoint a MemorySaver keeps, UpdatedChannels) of a checkpoint
+// the engine built, if they are not filled yet, and returns c.
 // The engine materializes every checkpoint it hands to a Saver other than
 // MemorySaver and to event listeners, and MemorySaver every checkpoint it
 // returns, so readers of those see plain maps. It is safe for concurrent
@@ -130,6 +138,9 @@ func (c *Checkpoint) Materialize() *Checkpoint {
 		}
 		c.VersionsSeen = copySeen(lz.seen)
 		seenFromIndexed(lz.g, all, extraSeen, c.VersionsSeen)
+		if names, ok := lz.updatedNames(); ok {
+			c.UpdatedChannels = names
+		}
 	})
 	return c
 }

@@ -137,7 +137,7 @@ func (l *loop) putExitCheckpoint(ctx context.Context) error {
 			}
 		}
 	}
-	cp := l.cs.checkpoint(l.cpID, l.hint.channels, l.hint.known && l.md.Source == SourceLoop)
+	cp := l.cs.checkpoint(l.cpID, l.hint.onlyIf(l.md.Source == SourceLoop))
 	cp.TS = l.g.clock()
 	if ls := l.opts.turns; ls != nil {
 		ls.wait(l.opts.turnAt)

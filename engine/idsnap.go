@@ -63,19 +63,22 @@ func (l *idLog[V]) restart() {
 	l.log, l.last = l.log[:0], nil
 }
 
-// snapshotTo freezes into dst (which must stay where it is: the next
-// snapshot may refer to it) the changes since the last snapshot, in room
-// when they fit, or the base that full returns (of a slice of length n).
+// snapshotTo freezes into dst (zero, a new snapshot, which must stay where
+// it is: the next snapshot may refer to it) the changes since the last
+// snapshot, in room when they fit, or the base that full returns (of a
+// slice of length n).
 func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full func() idFrozen[V]) {
 	// Fields and entries are stored one by one, not as structs or with
 	// copy and clear: a kept run's checkpoints are written while the
 	// collector marks its history, and a struct copy or clear with
 	// pointers is then a bulk barrier that walks the type (hundreds of
 	// instructions), where a pointer stored alone is a few.
+	copied := false // the log's entries are now the delta's too
 	switch {
 	case l.last != nil && len(l.log) == 0:
 		dst.setTo(l.last.base, l.last.delta, l.last.parent) // nothing changed: the same contents
 	case l.last != nil && l.depth < idDeltaDepth && l.since+len(l.log) <= max(n, 64):
+		copied = true
 		delta := room[:0]
 		if len(l.log) > len(room) {
 			delta = l.roomFor(len(l.log))
@@ -96,9 +99,14 @@ func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full f
 		dst.setTo(f.base, f.delta, f.parent)
 		l.depth, l.since = 0, 0
 	}
-	if !noRefs[V]() {
+	if !noRefs[V]() && !(copied && l.carve) {
+		// The log's memory is reused; drop its references, unless a kept
+		// delta holds every one of them anyway (carve: the run's
+		// snapshots are kept): clearing would only be more pointer
+		// writes, each through the write barrier while the collector
+		// marks.
 		var zero V
-		for i := range l.log { // the log's memory is reused; drop its references
+		for i := range l.log {
 			l.log[i].val = zero
 		}
 	}
@@ -136,9 +144,19 @@ func noRefs[V any]() bool {
 	return ok
 }
 
-// setTo sets f's fields one by one (see snapshotTo).
+// setTo sets the fields of f, which is zero (a new snapshot), one by one
+// (see snapshotTo), and only those that are not nil: each is a pointer
+// write, through the write barrier while the collector marks.
 func (f *idFrozen[V]) setTo(base *[]V, delta []idEntry[V], parent *idFrozen[V]) {
-	f.base, f.delta, f.parent = base, delta, parent
+	if base != nil {
+		f.base = base
+	}
+	if delta != nil {
+		f.delta = delta
+	}
+	if parent != nil {
+		f.parent = parent
+	}
 }
 
 // denseBase is a base holding all of s (which it keeps).

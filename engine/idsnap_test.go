@@ -45,3 +45,49 @@ func TestIDLog_SnapshotsStayFrozen(t *testing.T) {
 		}
 	}
 }
+
+// A values log drops its references after a snapshot (its memory is
+// reused), except where every one is now a kept delta's (carve): there
+// clearing them would only be pointer writes through the write barrier.
+// After a base, kept or not, nothing it held is referenced.
+func TestIDLog_DropsReferencesUnlessKept(t *testing.T) {
+	for _, kept := range []bool{false, true} {
+		var l idLog[any]
+		l.carve = kept
+		vals := []any{absent, absent, absent, absent}
+		full := func() idFrozen[any] { return denseBase(slices.Clone(vals)) }
+		var f0, f1, f2 idFrozen[any]
+		l.snapshotTo(&f0, nil, len(vals), full) // the first is a base
+		for i := range 3 {
+			v := any(&struct{ n int }{i})
+			vals[i] = v
+			l.note(int32(i), v)
+		}
+		l.snapshotTo(&f1, make([]idEntry[any], 0, 3), len(vals), full)
+		if f1.parent != &f0 || len(f1.delta) != 3 {
+			t.Fatalf("kept %v: want a delta of 3 over the base, got %+v", kept, f1)
+		}
+		held := 0
+		for _, e := range l.log[:cap(l.log)] {
+			if e.val != nil {
+				held++
+			}
+		}
+		if want := map[bool]int{false: 0, true: 3}[kept]; held != want {
+			t.Errorf("kept %v: the log holds %d values after a delta, want %d", kept, held, want)
+		}
+		// Enough changes that the next snapshot is a base.
+		for i := range 70 {
+			l.note(3, any(&struct{ n int }{i}))
+		}
+		l.snapshotTo(&f2, nil, len(vals), full)
+		if f2.parent != nil {
+			t.Fatalf("kept %v: want a base", kept)
+		}
+		for i, e := range l.log[:70] {
+			if e.val != nil {
+				t.Fatalf("kept %v: after a base the log still holds entry %d", kept, i)
+			}
+		}
+	}
+}

@@ -1,28 +1,63 @@
 package engine
 
-// keepUpdated returns a copy of updated, the channels a superstep
-// updated, for a checkpoint of a kept run (channelState.kept). The copy
-// is carved from a chunk shared by the run's checkpoints, where each
-// list was an object of its own: the collector allocates, marks (again in
-// every cycle, for a MemorySaver's whole history) and sweeps one object
-// where it had one a superstep. applyWrites then reuses its own list, as
-// it does when no checkpoint is made. Each copy's capacity is its length:
-// an append to one cannot reach the next.
-func (cs *channelState) keepUpdated(updated []string) []string {
-	if len(updated) == 0 {
-		return []string{} // not nil: nil is "unknown" to the planner
+import "unsafe"
+
+// A kept run's checkpoint (channelState.kept: MemorySaver keeps every
+// one) holds the channels its superstep updated as channel ids, not
+// names: in its own room when there are few (a usual superstep updates
+// one or two), else in a chunk shared by the run's checkpoints, in memory
+// the collector does not scan. Names, where each list was pointers the
+// collector marked again in every cycle for a MemorySaver's whole history
+// and wrote through the write barrier while it marked, are made when the
+// checkpoint is read (Materialize), as its maps are.
+
+// keepUpdated records in lz the channels a superstep updated, by their
+// ids in the hint (planHint.ids, which planning trusts as well); it
+// reports false, recording nothing, if the hint has no id for each.
+func (cs *channelState) keepUpdated(lz *lazyCheckpoint, h planHint) bool {
+	ids := h.ids
+	if len(ids) != len(h.channels) || len(ids) >= 1<<30 {
+		return false
 	}
-	if len(cs.updatedRoom) < len(updated) {
-		// As many as about four a checkpoint for the checkpoints the next
-		// slab holds (newCheckpoint), a list longer than that alone.
-		cs.updatedRoom = make([]string, max(len(updated), 4*min(max(cs.made, 2), checkpointSlabMax)))
+	room := lz.updatedRoom[:]
+	if len(ids) > len(room) {
+		room = cs.updatedIDsRoom(len(ids))
+		lz.updatedMore = unsafe.SliceData(room)
 	}
-	out := cs.updatedRoom[:len(updated):len(updated)]
-	cs.updatedRoom = cs.updatedRoom[len(updated):]
-	for i, c := range updated {
-		// One by one, not copy: while the collector marks, copying
-		// strings into kept memory is a bulk barrier that walks the type.
-		out[i] = c
+	for i, id := range ids {
+		room[i] = int32(id)
 	}
+	lz.updated = int32(len(ids)) + 1
+	return true
+}
+
+// updatedIDsRoom returns room for n ids, carved from a chunk with no
+// pointer (as many as about four a checkpoint for the checkpoints the
+// next slab holds; a longer list alone).
+func (cs *channelState) updatedIDsRoom(n int) []int32 {
+	if len(cs.updatedIDs) < n {
+		cs.updatedIDs = make([]int32, max(n, 4*min(max(cs.made, 2), checkpointSlabMax)))
+	}
+	out := cs.updatedIDs[:n:n]
+	cs.updatedIDs = cs.updatedIDs[n:]
 	return out
+}
+
+// updatedNames returns the updated channels keepUpdated recorded, by
+// name (a new list; empty, not nil, when none), and whether it recorded
+// them.
+func (lz *lazyCheckpoint) updatedNames() ([]string, bool) {
+	if lz.updated == 0 {
+		return nil, false
+	}
+	n := int(lz.updated - 1)
+	ids := lz.updatedRoom[:min(n, len(lz.updatedRoom))]
+	if lz.updatedMore != nil {
+		ids = unsafe.Slice(lz.updatedMore, n)
+	}
+	out := make([]string, n)
+	for i, id := range ids {
+		out[i] = lz.g.channelOrder[id]
+	}
+	return out, true
 }

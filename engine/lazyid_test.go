@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -133,7 +134,7 @@ func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 	for _, tasks := range []int{1, 30} {
 		m := NewMemorySaver()
 		cfg := Config{ThreadID: "t", CheckpointID: idFrom(0, 7)}
-		cp := newChannelState(g, nil).checkpoint(cfg.CheckpointID, nil, false) // the engine's, of g
+		cp := newChannelState(g, nil).checkpoint(cfg.CheckpointID, planHint{}) // the engine's, of g
 		if _, err := m.Put(ctx, Config{ThreadID: "t"}, cp, Metadata{Step: 3}, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -311,5 +312,47 @@ func TestMemorySaver_MetadataAsPut(t *testing.T) {
 	}
 	if len(noParents) != 0 {
 		t.Fatalf("the shared empty Parents was written: %v", noParents)
+	}
+}
+
+// TestPendingWrites_ReusedSlotsStartEmpty: a reset leaves every slot past
+// the length zero, and push takes them as they are (grown writes
+// nothing): a slot that held a task by reference and is taken by id, or
+// the other way, reads as the new task only, round after round.
+func TestPendingWrites_ReusedSlotsStartEmpty(t *testing.T) {
+	planned := func(n, step int) []*task { // ids differ from round to round
+		tasks := make([]*task, n)
+		for i := range tasks {
+			tasks[i] = &task{name: "work", kind: pushTask, index: i, triggers: pushTriggers, cpID: idFrom(0, 1), step: step}
+		}
+		return tasks
+	}
+	p := newPendingWrites(nil)
+	for round, n := range []int{3, 1, 12, 2, 5, 20, 4} {
+		byID := round%2 == 1
+		tasks := planned(n, 2+round)
+		for i, tk := range tasks {
+			w := []Write{{Channel: "out", Value: i}}
+			if byID {
+				p.add(tk.id(), w)
+			} else {
+				p.addTask(tk, w)
+			}
+		}
+		all := p.all()
+		if len(all) != n {
+			t.Fatalf("round %d: %d writes, want %d", round, len(all), n)
+		}
+		for i, w := range all {
+			if w.TaskID != tasks[i].id() || w.Value != i {
+				t.Fatalf("round %d: write %d is %+v, want task %s's %d", round, i, w, tasks[i].id(), i)
+			}
+		}
+		p.reset()
+		if slices.ContainsFunc(p.order[:cap(p.order)], func(id string) bool { return id != "" }) ||
+			slices.ContainsFunc(p.refs[:cap(p.refs)], func(t *task) bool { return t != nil }) ||
+			slices.ContainsFunc(p.batches[:cap(p.batches)], func(b []Write) bool { return b != nil }) {
+			t.Fatalf("round %d: a slot is not empty after reset", round)
+		}
 	}
 }

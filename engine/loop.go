@@ -549,7 +549,7 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	if save || l.exit == nil && l.emit != nil {
 		// Without a saver or a listener nobody reads the checkpoint: only
 		// its id (for task ids) and the step counter matter.
-		cp = l.cs.checkpoint(id, l.hint.channels, l.hint.known && source == SourceLoop)
+		cp = l.cs.checkpoint(id, l.hint.onlyIf(source == SourceLoop))
 		if !read {
 			ts = l.g.clock()
 		}

@@ -60,11 +60,13 @@ func (p *pendingWrites) find(task string) int {
 // push adds a task with no writes, by its id or by reference (ref, with
 // id ""), and returns its place.
 func (p *pendingWrites) push(id string, ref *task) int {
-	p.order = append(p.order, id)
-	p.refs = append(p.refs, ref)
-	p.batches = append(p.batches, nil)
+	p.order, p.refs, p.batches = grown(p.order), grown(p.refs), grown(p.batches)
 	i := len(p.order) - 1
+	if id != "" {
+		p.order[i] = id
+	}
 	if ref != nil {
+		p.refs[i] = ref
 		ref.pendingRef = true
 		p.unnamed++
 		return i // found by its mark, not by the index of ids
@@ -175,14 +177,33 @@ func (p *pendingWrites) reset() {
 	// and not by clear: while the collector marks, clearing memory with
 	// pointers is a bulk barrier that walks its type, three a superstep
 	// for its usual one task.
+	// Every element past the length stays zero (grown relies on it).
 	for i, ref := range p.refs {
 		if ref != nil {
 			ref.pendingRef = false
+			p.refs[i] = nil
 		}
-		p.order[i], p.refs[i], p.batches[i] = "", nil, nil
+		if p.order[i] != "" {
+			p.order[i] = ""
+		}
+		if p.batches[i] != nil {
+			p.batches[i] = nil
+		}
 	}
 	p.order, p.refs, p.batches = p.order[:0], p.refs[:0], p.batches[:0]
 	p.unnamed = 0
+}
+
+// grown returns s one element longer. The new element is zero: reset
+// leaves every element past the length zero, so none is written here;
+// while the collector marks, each pointer written goes through the write
+// barrier, and a superstep's usual one task was four.
+func grown[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s[:len(s)+1]
+	}
+	var zero T
+	return append(s, zero)
 }
 
 func (p *pendingWrites) empty() bool { return len(p.null) == 0 && len(p.order) == 0 }

@@ -80,18 +80,18 @@ func TestCheckpointSlabs_OnlyForKeptRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := newChannelState(g, nil)
-	a, b := cs.checkpoint("1", nil, false), cs.checkpoint("2", nil, false)
+	a, b := cs.checkpoint("1", planHint{}), cs.checkpoint("2", planHint{})
 	if cs.slab != nil || cs.made != 0 || a == b {
 		t.Fatalf("not kept: slab %d, made %d", len(cs.slab), cs.made)
 	}
 	cs.kept = true
 	for i := 0; i < 3*checkpointSlabMax; i++ {
-		cs.checkpoint("x", nil, false)
+		cs.checkpoint("x", planHint{})
 	}
 	if cs.made != 3*checkpointSlabMax || len(cs.slab) >= checkpointSlabMax {
 		t.Fatalf("kept: made %d, %d left in the slab", cs.made, len(cs.slab))
 	}
-	// Once slabs are full size, a checkpoint costs 1/21 of an allocation
+	// Once slabs are full size, a checkpoint costs 1/checkpointSlabMax of an allocation
 	// (AllocsPerRun truncates to 0); each on its own costs one.
 	if got := testing.AllocsPerRun(100, func() { slabSink = cs.newCheckpoint() }); got != 0 {
 		t.Errorf("kept: %v allocations per checkpoint, want 1/%d", got, checkpointSlabMax)

@@ -550,7 +550,7 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 	put := func(source string, stepNo int) (Config, error) {
 		l.step = stepNo
 		id := l.ids.NewID()
-		ncp := l.cs.checkpoint(id, nil, false)
+		ncp := l.cs.checkpoint(id, planHint{})
 		ncp.TS = g.clock()
 		md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(parents), Extra: declaredMark(l.md)}
 		if md.Parents == nil {
@@ -698,7 +698,7 @@ func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, valu
 	if saved == nil {
 		return Config{}, &InvalidUpdateError{Msg: "cannot copy a checkpoint that does not exist"}
 	}
-	cp := newChannelState(g, saved.Checkpoint).checkpoint(g.ids.NewID(), nil, false)
+	cp := newChannelState(g, saved.Checkpoint).checkpoint(g.ids.NewID(), planHint{})
 	cp.TS = g.clock()
 	md := Metadata{Source: SourceFork, Step: saved.Metadata.Step + 1, Parents: maps.Clone(saved.Metadata.Parents), Extra: declaredMark(saved.Metadata)}
 	if md.Parents == nil {

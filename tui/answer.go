@@ -31,8 +31,11 @@ func (m *Model) openAnswer() {
 	m.answer = newAnswerForm(m.view.Interrupts, m.paths, m.answerSuggestion())
 	if m.replay != nil {
 		// A replay answers as the recording did: offer its answer.
-		if a, ok := m.replay.recordedAnswer(m.view); ok {
-			m.answer.input().SetValue(a)
+		answers := m.replay.recordedAnswers(m.view)
+		for i, in := range m.answer.ints {
+			if a, ok := answers[in.TaskID]; ok {
+				m.answer.inputs[i].SetValue(a)
+			}
 		}
 	}
 	m.mode = modeAnswer
@@ -224,10 +227,11 @@ func (f answerForm) View(st Styles, w, h int) string {
 // the list of interrupts beside it leaves.
 func (f *answerForm) setSize(w int) {
 	for i := range f.inputs {
-		f.inputs[i].Width = max(10, w-14)
+		lw := max(10, w-14)
 		if len(f.inputs) > 1 {
-			f.inputs[i].Width = max(10, w-w/3-16)
+			lw = max(10, w-w/3-16)
 		}
+		setLineWidth(&f.inputs[i], lw)
 	}
 	f.payload.layout(w - 2) // View lays out a copy: do it once here
 }

@@ -228,3 +228,58 @@ func TestModel_TitleAndSettingsKeyApart(t *testing.T) {
 		t.Fatalf("the watch is not back under the same key: %d watches", len(m2.watches))
 	}
 }
+
+// A stop reports only what happened at the checkpoint just reached: c from
+// the checkpoint where a watched channel changed runs on, and the run that
+// then ends there (nothing left to plan) does not report that change again.
+func TestModel_Watchpoint_NotReportedTwice(t *testing.T) {
+	m := engineModel(t, "mapreduce", 100, 30)
+	m = press(t, m, "tab") // channels
+	for cv, _ := m.chans.selected(); cv.Name != "summary"; cv, _ = m.chans.selected() {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "b", "c")
+	if !strings.Contains(m.note, "watchpoint: summary") || m.view.Status != engine.StatusRunning {
+		t.Fatalf("first c: status %v note %q", m.view.Status, m.note)
+	}
+	at := m.view.CheckpointID
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("second c: status %v note %q", m.view.Status, m.note)
+	}
+	if m.view.CheckpointID != at || strings.Contains(m.note, "watchpoint") {
+		t.Fatalf("second c ended at %s (was %s) saying %q: the change was reported at the stop before", m.view.CheckpointID, at, m.note)
+	}
+}
+
+// A breakpoint before a node stops once for its task: after the stop the
+// task interrupts, and the superstep resumed with the answer plans it
+// again, where c stopped a second time "before human_review". Time travel
+// back to the checkpoint stops there again.
+func TestModel_BreakpointBefore_StopsOncePerTask(t *testing.T) {
+	m := researchWith(t, engine.NewMemorySaver(), "t1", 120, 40)
+	for m.graph.selected() != "human_review" {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "b", "c")
+	if m.note != "breakpoint: before human_review" {
+		t.Fatalf("first c: %q", m.note)
+	}
+	at := m.view.CheckpointID
+	m = press(t, m, "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("second c: mode %v note %q", m.mode, m.note)
+	}
+	m = press(t, m, `{"action":"approve"}`, "enter", "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("c after the answer stopped at step %d phase %v: %q", m.view.Step, m.view.Phase, m.note)
+	}
+	m = press(t, m, "t")
+	for m.tree.selected().Config.CheckpointID != at {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter", "c")
+	if m.note != "breakpoint: before human_review" {
+		t.Fatalf("c after time travel: %q", m.note)
+	}
+}

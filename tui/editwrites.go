@@ -34,7 +34,9 @@ func newEditForm(t engine.TaskView) editForm {
 	var b strings.Builder
 	b.WriteString("[\n")
 	for i, w := range t.Writes {
-		v, _ := json.Marshal(jsonable(w.Value))
+		// The engine's codec, not the display form: a Send is written
+		// {"$send": {"node", "arg"}} and reads back as a Send.
+		v := engine.MustEncode(w.Value)
 		ch, _ := json.Marshal(w.Channel)
 		fmt.Fprintf(&b, "  [%s, %s]", ch, v)
 		if i < len(t.Writes)-1 {
@@ -49,8 +51,10 @@ func newEditForm(t engine.TaskView) editForm {
 	return editForm{taskID: t.ID, name: t.Name, area: ta}
 }
 
-// parse reads the pairs back.
-func (f editForm) parse() ([]engine.Write, error) {
+// parse reads the pairs back. A write to the tasks channel must be a Send
+// to one of nodes: the engine drops any other packet there without a word
+// (as LangGraph's prepare_single_task does), so the fan-out would vanish.
+func (f editForm) parse(nodes []engine.NodeInfo) ([]engine.Write, error) {
 	var pairs [][]json.RawMessage
 	if err := json.Unmarshal([]byte(f.area.Value()), &pairs); err != nil {
 		return nil, fmt.Errorf("expected a JSON list of [channel, value] pairs: %v", err)
@@ -64,13 +68,34 @@ func (f editForm) parse() ([]engine.Write, error) {
 		if err := json.Unmarshal(p[0], &ch); err != nil || ch == "" {
 			return nil, fmt.Errorf("write %d: the channel must be a string", i+1)
 		}
-		var v any
-		if err := json.Unmarshal(p[1], &v); err != nil {
+		v, err := engine.DecodeValue(p[1])
+		if err != nil {
 			return nil, fmt.Errorf("write %d (%s): %v", i+1, ch, err)
 		}
-		out = append(out, engine.Write{Channel: ch, Value: engine.FromJSON(v)})
+		if ch == engine.TasksChannel {
+			if err := checkSend(v, nodes); err != nil {
+				return nil, fmt.Errorf("write %d (%s): %w", i+1, ch, err)
+			}
+		}
+		out = append(out, engine.Write{Channel: ch, Value: v})
 	}
 	return out, nil
+}
+
+// checkSend says why v is not a Send to one of nodes.
+func checkSend(v any, nodes []engine.NodeInfo) error {
+	snd, ok := v.(engine.Send)
+	if !ok {
+		return errors.New(`not a Send: write {"$send": {"node": "…", "arg": …}}`)
+	}
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		if n.Name == snd.Node {
+			return nil
+		}
+		names[i] = n.Name
+	}
+	return fmt.Errorf("a Send to %q, which is not a node of the graph (%s)", snd.Node, strings.Join(names, ", "))
 }
 
 // editor names who edits writes, for the checkpoint's metadata.
@@ -102,7 +127,7 @@ func (m *Model) editKey(msg tea.KeyMsg) tea.Cmd {
 		m.mode = m.prevMode
 		return nil
 	case key.Matches(msg, k.Submit):
-		ws, err := m.edit.parse()
+		ws, err := m.edit.parse(m.info.Nodes)
 		if err != nil {
 			m.edit.err = err.Error()
 			return nil

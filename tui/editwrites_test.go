@@ -83,3 +83,46 @@ func TestModel_EditWrites_Typed(t *testing.T) {
 		t.Fatalf("the tree does not say the writes were edited:\n%s", v)
 	}
 }
+
+// A fan-out's Sends survive the edit form: accepting plan_queries' writes
+// as they are still plans the three investigate tasks (the form showed a
+// Send in the display form, which read back as a plain map the engine
+// drops from the tasks channel, so the run silently ended). A Send to a
+// node the graph lacks, or a tasks write that is no Send, is refused.
+func TestModel_EditWrites_KeepsSends(t *testing.T) {
+	m := engineModel(t, "research", 100, 30)
+	m = press(t, m, "n", "n", "n", "n", "n") // step 1 executed: plan_queries sent
+	if m.view.Phase != engine.PhaseExecuted || m.view.Tasks[0].Name != "plan_queries" {
+		t.Fatalf("phase %v tasks %v", m.view.Phase, m.view.Tasks)
+	}
+	m = press(t, m, "tab", "tab", "tab", "a")
+	if m.mode != modeEdit {
+		t.Fatalf("mode %v note %q", m.mode, m.note)
+	}
+	text := m.edit.area.Value()
+	for _, bad := range []string{
+		strings.Replace(text, `"node":"investigate"`, `"node":"nosuch"`, 1),
+		strings.Replace(text, `{"$send":`, `{"send":`, 1),
+	} {
+		m.edit.area.SetValue(bad)
+		m = press(t, m, "ctrl+s")
+		if m.mode != modeEdit || !strings.Contains(m.edit.err, "write 2 (__pregel_tasks)") {
+			t.Fatalf("mode %v err %q for\n%s", m.mode, m.edit.err, bad)
+		}
+	}
+	m.edit.area.SetValue(text)
+	m = press(t, m, "ctrl+s")
+	if m.mode != modeMain || m.err != nil {
+		t.Fatalf("mode %v err %v edit %q", m.mode, m.err, m.edit.err)
+	}
+	m = press(t, m, "n", "n") // Update, then Plan step 2
+	n := 0
+	for _, tk := range m.view.Tasks {
+		if tk.Name == "investigate" {
+			n++
+		}
+	}
+	if m.view.Phase != engine.PhasePlanned || n != 3 {
+		t.Fatalf("phase %v status %v: %d investigate tasks planned after the edit, want 3", m.view.Phase, m.view.Status, n)
+	}
+}

@@ -71,6 +71,18 @@ func sizeArea(ta *textarea.Model, w, bh int) {
 	ta.SetHeight(max(1, bh-5))
 }
 
+// setLineWidth gives a one-line text box w cells. The box keeps the part
+// of its text it showed at its old width until the cursor moves, so a
+// terminal made wider after typing went on hiding the text's start: the
+// cursor is set again where it is, which works out what shows.
+func setLineWidth(ti *textinput.Model, w int) {
+	if ti.Width == w {
+		return
+	}
+	ti.Width = w
+	ti.SetCursor(ti.Position())
+}
+
 // lineInput is a one-line text box as every form and filter has it: a
 // prompt, a placeholder, a cursor that does not blink (a blinking one
 // would redraw the screen twice a second), and at most limit characters

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/superstep/superstep/engine"
 )
 
@@ -45,4 +47,21 @@ func TestForkForm_UpdateWritesOnlyChanges(t *testing.T) {
 			t.Errorf("%s: unhelpful error %q", name, err)
 		}
 	}
+}
+
+// An answer typed in a narrow terminal shows from its start once the
+// terminal is made wider (the box kept showing only its end).
+func TestModel_Answer_WiderTerminalShowsTheWholeAnswer(t *testing.T) {
+	m := engineModel(t, "research", 60, 16)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("mode %v note %q", m.mode, m.note)
+	}
+	answer := `{"action":"revise","revised_question":"长问题 ünï"}`
+	m = press(t, m, answer)
+	m = send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	if v := m.View(); !strings.Contains(v, "answer › "+answer) {
+		t.Fatalf("the answer is not shown whole at 100 columns:\n%s", v)
+	}
+	checkFrame(t, m)
 }

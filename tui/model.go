@@ -134,6 +134,12 @@ type Model struct {
 	// replay is the step-by-step replay in progress (R in the tree), and
 	// replayNext the one that starts when its checkout is done.
 	replay, replayNext *replayRun
+	// stoppedBefore are the planned tasks ("checkpoint/task id") a
+	// breakpoint before their node has stopped at: a superstep resumed
+	// after an interrupt plans the same tasks again, and the breakpoint
+	// the person already stopped at does not stop the run twice. Time
+	// travel and opening a thread forget them.
+	stoppedBefore map[string]bool
 	// rerunAt and rerunIdx are the checkpoint and task e last ran alone.
 	rerunAt  string
 	rerunIdx int

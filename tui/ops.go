@@ -142,9 +142,16 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	}
 	switch msg.op {
 	case opRerun:
+		from := m.mode
+		if from == modeDiff { // e in a run-alone result: the next task
+			from = m.diffPrev
+		}
 		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1], m.rerunRecordedErr)
+		if s := m.tree.selected(); from == modeTree && s != nil {
+			m.diff.nextTask = len(s.Tasks) > 1
+		}
 		m.note = ""
-		m.diffPrev, m.mode = m.mode, modeDiff
+		m.diffPrev, m.mode = from, modeDiff
 		return nil
 	case opSubgraph:
 		m.sub.push(m.subNext, msg.sub)
@@ -274,11 +281,22 @@ func (m *Model) shouldPause(prev, v *engine.StepView) (bool, string) {
 	switch v.Phase {
 	case engine.PhasePlanned:
 		for _, t := range v.Tasks {
-			if m.bp.before[t.Name] {
+			at := v.CheckpointID + "/" + t.ID
+			if m.bp.before[t.Name] && !m.stoppedBefore[at] {
+				if m.stoppedBefore == nil {
+					m.stoppedBefore = map[string]bool{}
+				}
+				m.stoppedBefore[at] = true
 				return true, "breakpoint: before " + t.Name
 			}
 		}
 	case engine.PhaseCheckpoint:
+		if prev != nil && prev.Phase == engine.PhaseCheckpoint && prev.CheckpointID == v.CheckpointID {
+			// A Plan that found nothing to run ends the run at the
+			// checkpoint it started from: what changed there was reported
+			// (or passed over) when the run reached it.
+			return false, ""
+		}
 		for _, t := range m.ran {
 			if m.bp.after[t.Name] {
 				return true, "breakpoint: after " + t.Name
@@ -293,6 +311,9 @@ func (m *Model) setView(v, prev *engine.StepView, op opKind) {
 		return
 	}
 	stepped := op == opNext || op == opSuperstep
+	if op == opInit || op == opOpen || op == opStart || op == opCheckout {
+		m.stoppedBefore = nil
+	}
 	if v.Phase != engine.PhaseExecuted {
 		m.edited = nil
 	}

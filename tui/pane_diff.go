@@ -21,6 +21,9 @@ type diffPane struct {
 	rows  []taskRow
 	nav   listNav
 	keys  diffKeyMap // made by enableKeys
+	// nextTask: a run-alone result opened from the tree on a checkpoint
+	// that plans several tasks; e runs the next one alone.
+	nextTask bool
 }
 
 func newDiffPane(d *engine.CheckpointDiff, labelA, labelB string, convo map[string]bool) diffPane {
@@ -158,6 +161,8 @@ func (m *Model) diffKey(msg tea.KeyMsg) tea.Cmd {
 		m.diff.nav.move(-h, len(m.diff.rows))
 	case key.Matches(msg, k.PageDown):
 		m.diff.nav.move(h, len(m.diff.rows))
+	case key.Matches(msg, k.Next):
+		return m.rerunTreeTask()
 	case key.Matches(msg, k.Open):
 		if r, ok := m.diff.selected(); ok && r.hasValue {
 			m.insp = newInspector(r.name, r.value)
@@ -174,17 +179,19 @@ func (p *diffPane) setSize(bh int) { p.nav.follow(bh-3, len(p.rows)) }
 // diff pane shows): move, open a value in the inspector, close.
 type diffKeyMap struct {
 	Up, Down, PageUp, PageDown, Open, Back key.Binding
+	Next                                   key.Binding // run-alone: the checkpoint's next task
 }
 
 func newDiffKeyMap() diffKeyMap {
-	return diffKeyMap{Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown(), Open: keyOpen(), Back: keyBack()}
+	return diffKeyMap{Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown(), Open: keyOpen(), Back: keyBack(), Next: keyRerun()}
 }
 
-func (k diffKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back} }
+func (k diffKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Next, k.Open, k.Back} }
 
 func (k diffKeyMap) FullHelp() [][]key.Binding {
 	cols := helpColumns(colMoving, k.Up, k.Down, k.PageUp, k.PageDown, k.Open)
 	cols[colForms] = []key.Binding{k.Back}
+	cols[colCheckpoints] = []key.Binding{k.Next}
 	return cols
 }
 
@@ -200,4 +207,6 @@ func (p *diffPane) enableKeys() {
 	k.Open.SetEnabled(ok && r.hasValue)
 	k.Open.SetHelp("enter", "inspect value")
 	k.Back.SetHelp("esc", "close diff")
+	k.Next.SetEnabled(p.nextTask)
+	k.Next.SetHelp("e", "next task alone")
 }

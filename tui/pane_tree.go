@@ -545,19 +545,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 			return opDoneMsg{view: v, err: err}
 		})
 	case key.Matches(msg, k.Rerun):
-		s := m.tree.selected()
-		if s == nil || m.sess == nil || len(s.Tasks) == 0 {
-			m.note = "no task is planned from this checkpoint"
-			return nil
-		}
-		// e again on the same checkpoint takes its next task.
-		i := 0
-		if m.rerunAt == s.Config.CheckpointID {
-			i = (m.rerunIdx + 1) % len(s.Tasks)
-		}
-		m.rerunAt, m.rerunIdx = s.Config.CheckpointID, i
-		t := s.Tasks[i]
-		return m.rerunTask(s.Config.CheckpointID, t.ID, t.Name, t.Error)
+		return m.rerunTreeTask()
 	case key.Matches(msg, k.Mark):
 		if s := m.tree.selected(); s != nil {
 			m.setMark(s.Config.CheckpointID)
@@ -656,4 +644,27 @@ func (m Model) treeView(w, bh int) string {
 	pc := st.box(m.treeChan.title()+" "+sel, m.treeChan.View(st, m.bp.channels, false, pw-2, th-2), pw, th, false)
 	ps := st.box("versions_seen "+sel, m.treeSeen.View(st, false, pw-2, bh-th-2), pw, bh-th, false)
 	return lipgloss.JoinHorizontal(lipgloss.Top, tree, lipgloss.JoinVertical(lipgloss.Left, pc, ps))
+}
+
+// rerunTreeTask runs the selected checkpoint's next planned task alone: the
+// first, or after the one e last ran there. When the checkpoint plans
+// several, the title numbers the task, since a fan-out's tasks share the
+// node's name.
+func (m *Model) rerunTreeTask() tea.Cmd {
+	s := m.tree.selected()
+	if s == nil || m.sess == nil || len(s.Tasks) == 0 {
+		m.note = "no task is planned from this checkpoint"
+		return nil
+	}
+	i := 0
+	if m.rerunAt == s.Config.CheckpointID {
+		i = (m.rerunIdx + 1) % len(s.Tasks)
+	}
+	m.rerunAt, m.rerunIdx = s.Config.CheckpointID, i
+	t := s.Tasks[i]
+	name := t.Name
+	if len(s.Tasks) > 1 {
+		name = fmt.Sprintf("%s (task %d of %d)", t.Name, i+1, len(s.Tasks))
+	}
+	return m.rerunTask(s.Config.CheckpointID, t.ID, name, t.Error)
 }

@@ -226,7 +226,7 @@ func (m Model) promptView(w, h int) string {
 }
 
 // setSize gives the expression line the box's width.
-func (f *promptForm) setSize(w int) { f.input.Width = max(10, w-20) }
+func (f *promptForm) setSize(w int) { setLineWidth(&f.input, max(10, w-20)) }
 
 // promptKeyMap is the expression prompt's keys: add or cancel.
 type promptKeyMap struct {

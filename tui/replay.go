@@ -170,27 +170,31 @@ func writeDiff(recorded, got []engine.Write) []string {
 	return out
 }
 
-// recordedAnswer is the answer the recording gave the task waiting in v,
-// as JSON for the answer box.
-func (r *replayRun) recordedAnswer(v *engine.StepView) (string, bool) {
+// recordedAnswers are the answers the recording gave the tasks waiting in
+// v, by the replayed task's id, as JSON for the answer box: each task's
+// last recorded answer.
+func (r *replayRun) recordedAnswers(v *engine.StepView) map[string]string {
 	rec := r.current()
 	if rec == nil || len(v.Interrupts) == 0 {
-		return "", false
+		return nil
 	}
 	saved := engine.ReadSavedWrites(rec.PendingWrites)
+	out := map[string]string{}
+	used := map[string]bool{}
 	for _, t := range v.Tasks {
 		if t.State != engine.TaskInterrupted {
 			continue
 		}
-		rt := matchRecorded(rec.Tasks, t, map[string]bool{})
+		rt := matchRecorded(rec.Tasks, t, used)
 		if rt == nil {
 			continue
 		}
+		used[rt.ID] = true
 		if st, ok := saved.Task(rt.ID); ok && len(st.Answers) > 0 {
-			return string(engine.MustEncode(st.Answers[len(st.Answers)-1])), true
+			out[t.ID] = string(engine.MustEncode(st.Answers[len(st.Answers)-1]))
 		}
 	}
-	return "", false
+	return out
 }
 
 // current is the recorded checkpoint the replay's current superstep

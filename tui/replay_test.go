@@ -250,3 +250,30 @@ func TestModel_Replay_RecordedFailure(t *testing.T) {
 		t.Fatalf("fixed code:\n%s", m.View())
 	}
 }
+
+// e in a run-alone result opened from the tree runs the checkpoint's next
+// task, as the help says ("e again for the next"), and the title says which
+// of a fan-out's same-named tasks it is; esc still goes back to the tree.
+func TestModel_RerunTask_NextFromTheResult(t *testing.T) {
+	m := engineModel(t, "mapreduce", 100, 30)
+	m = press(t, m, "c", "t")
+	for len(m.tree.selected().Tasks) != 3 {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "e")
+	if v := m.View(); m.mode != modeDiff || !strings.Contains(v, "square (task 1 of 3)") || !strings.Contains(v, "n: 3") {
+		t.Fatalf("first e: mode %v\n%s", m.mode, v)
+	}
+	if !m.diff.keys.Next.Enabled() {
+		t.Fatal("e is not offered in the result")
+	}
+	m = press(t, m, "e")
+	if v := m.View(); m.mode != modeDiff || !strings.Contains(v, "square (task 2 of 3)") || !strings.Contains(v, "n: 1") {
+		t.Fatalf("e in the result: mode %v\n%s", m.mode, v)
+	}
+	m = press(t, m, "esc")
+	if m.mode != modeTree {
+		t.Fatalf("esc went to %v, not back to the tree", m.mode)
+	}
+	checkFrame(t, m)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -23,6 +24,18 @@ type subgraphRef struct {
 	node   string
 	taskID string
 	label  string // the node, or node[i] when its step ran several copies
+	// under is the namespace of the run the task belongs to ("" at the
+	// root): a retried subgraph's later run is "<ns>|1", and its tasks'
+	// namespaces go on from there.
+	under string
+}
+
+// ns is the namespace the task's subgraph ran in (its first run).
+func (r subgraphRef) ns() string {
+	if r.under == "" {
+		return r.node + ":" + r.taskID
+	}
+	return r.under + "|" + r.node + ":" + r.taskID // NS_SEP
 }
 
 // subgraphLevel is what the saver holds for one subgraph namespace, read
@@ -31,6 +44,12 @@ type subgraphRef struct {
 type subgraphLevel struct {
 	ns    string
 	snaps []*engine.StateSnapshot
+	// runs are the namespaces of the task's subgraph runs, first to last:
+	// a retried subgraph node runs again from its input in "<ns>|1", and
+	// a function may run subgraphs several times. runOf[i] is the run
+	// snaps[i] belongs to; snaps list the last run's checkpoints first.
+	runs  []string
+	runOf []int
 	// subgraphs are the subgraph's own nodes that run subgraphs.
 	subgraphs map[string]bool
 	// convo are its channels that hold messages (diffs show them so).
@@ -43,35 +62,64 @@ type subgraphLevel struct {
 // one its function declared with engine.UsesSubgraph) and where it keeps
 // its checkpoints (a stateful subgraph keeps one namespace for all runs).
 func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subgraphLevel, error) {
-	ns := ""
-	for _, r := range path {
-		if ns != "" {
-			ns += "|"
+	base := path[len(path)-1].ns()
+	lv := &subgraphLevel{subgraphs: map[string]bool{}}
+	own := map[string]bool{}
+	// The task's runs: "<ns>", then "<ns>|1", … up to the first that left
+	// no checkpoint (the engine's runChild numbers them).
+	for k := 0; ; k++ {
+		run := base
+		if k > 0 {
+			run += "|" + strconv.Itoa(k) // NS_SEP
 		}
-		ns += r.node + ":" + r.taskID
-	}
-	g, ns, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns})
-	if err != nil {
-		return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
-	}
-	tuples, err := s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns}, engine.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
-	}
-	lv := &subgraphLevel{ns: ns, subgraphs: map[string]bool{}, convo: conversationChannels(g.Describe())}
-	for _, t := range tuples {
-		snap, err := g.SnapshotOf(t, false)
+		g, ns, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: run})
 		if err != nil {
-			return nil, fmt.Errorf("subgraph namespace %s, checkpoint %s: %w", ns, shortID(t.Checkpoint.ID), err)
+			if k > 0 {
+				break
+			}
+			return nil, fmt.Errorf("subgraph namespace %s: %w", run, err)
 		}
-		lv.snaps = append(lv.snaps, snap)
-		for _, tk := range snap.Tasks {
-			if tk.Subgraph != "" {
-				lv.subgraphs[tk.Name] = true
+		if own[ns] { // a stateful subgraph keeps one namespace for all runs
+			break
+		}
+		tuples, err := s.saver.List(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns}, engine.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("subgraph namespace %s: %w", ns, err)
+		}
+		if k > 0 && len(tuples) == 0 {
+			break
+		}
+		own[ns] = true
+		if k == 0 {
+			lv.ns, lv.convo = ns, conversationChannels(g.Describe())
+		}
+		var snaps []*engine.StateSnapshot
+		for _, t := range tuples {
+			snap, err := g.SnapshotOf(t, false)
+			if err != nil {
+				return nil, fmt.Errorf("subgraph namespace %s, checkpoint %s: %w", ns, shortID(t.Checkpoint.ID), err)
+			}
+			snaps = append(snaps, snap)
+			for _, tk := range snap.Tasks {
+				if tk.Subgraph != "" {
+					lv.subgraphs[tk.Name] = true
+				}
 			}
 		}
+		lv.runs = append(lv.runs, run)
+		lv.snaps = append(snaps, lv.snaps...)
+		lv.runOf = append(slices.Repeat([]int{k}, len(snaps)), lv.runOf...)
 	}
 	return lv, nil
+}
+
+// runLabel says which of the task's runs checkpoint i belongs to, when
+// there were several ("" otherwise).
+func (lv *subgraphLevel) runLabel(i int) string {
+	if len(lv.runs) < 2 || i >= len(lv.runOf) {
+		return ""
+	}
+	return fmt.Sprintf("run %d of %d", lv.runOf[i]+1, len(lv.runs))
 }
 
 // subgraphPane browses a subgraph's namespace read-only: its checkpoints
@@ -147,7 +195,11 @@ func (p *subgraphPane) refresh() {
 		p.nav.cur = 0
 		return
 	}
-	add(taskRow{text: fmt.Sprintf("checkpoint %s · step %d · %s · %s", shortID(s.Config.CheckpointID), s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), style: dimStyle})
+	head := fmt.Sprintf("checkpoint %s · step %d · %s · %s", shortID(s.Config.CheckpointID), s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status())
+	if r := p.level().runLabel(p.cps.cur); r != "" {
+		head += " · " + r
+	}
+	add(taskRow{text: head, style: dimStyle})
 	add(taskRow{text: "state", style: updatedStyle})
 	for _, k := range sortedKeys(s.Values) {
 		add(taskRow{text: "  " + k + " = " + preview(s.Values[k], previewBudget), value: s.Values[k], hasValue: true, name: k})
@@ -188,6 +240,9 @@ func (p *subgraphPane) refresh() {
 			text += "  (finished)"
 		}
 		add(taskRow{text: text, value: t.Input, hasValue: true, name: label + " input", node: t.Name, taskID: t.ID, header: true, label: label})
+		if t.Error != "" {
+			add(taskRow{text: "    " + glyphFailed + " failed: " + firstLine(t.Error), style: taskStyle(engine.TaskFailed, false), value: t.Error, hasValue: true, name: label + " error", node: t.Name})
+		}
 		for _, in := range t.Interrupts {
 			st := "answered"
 			if t.Waiting {
@@ -224,7 +279,11 @@ func (p *subgraphPane) View(st Styles, w, h int) string {
 		if s.Config.CheckpointID == p.mark {
 			mark = "◆"
 		}
-		line := cut(fmt.Sprintf("%s%s  step %d  %s  %s", mark, shortID(s.Config.CheckpointID), s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), lw-2)
+		run := ""
+		if len(lv.runs) > 1 { // before the step, where a narrow pane keeps it
+			run = fmt.Sprintf("  run %d", lv.runOf[i]+1)
+		}
+		line := cut(fmt.Sprintf("%s%s%s  step %d  %s  %s", mark, shortID(s.Config.CheckpointID), run, s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), lw-2)
 		if i == p.cps.cur {
 			if p.detail {
 				line = st.Current.Render(line)
@@ -301,7 +360,8 @@ func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
 		switch {
 		case !ok:
 		case r.header && p.level().subgraphs[r.node] && r.taskID != "":
-			return m.enterSubgraph(subgraphRef{node: r.node, taskID: r.taskID, label: r.label})
+			lv := p.level()
+			return m.enterSubgraph(subgraphRef{node: r.node, taskID: r.taskID, label: r.label, under: lv.runs[lv.runOf[p.cps.cur]]})
 		case r.hasValue:
 			m.insp = newInspector(r.name, r.value)
 			m.prevMode, m.mode = m.mode, modeInspect
@@ -411,7 +471,14 @@ func (m Model) subgraphView(w, bh int) string {
 	crumb := m.sub.breadcrumb()
 	ns := "  read only"
 	if lv := m.sub.level(); lv != nil {
-		ns += " · namespace " + termtext.Name(lv.ns)
+		at := lv.ns
+		if s := m.sub.selectedSnap(); s != nil {
+			at = s.Config.CheckpointNS // the selected checkpoint's run
+		}
+		if r := lv.runLabel(m.sub.cps.cur); r != "" {
+			ns += " · " + r
+		}
+		ns += " · namespace " + termtext.Name(at)
 	}
 	line := st.Header.Render(cut(crumb, w)) + st.Dim.Render(cut(ns, max(0, w-lipgloss.Width(crumb))))
 	return lipgloss.JoinVertical(lipgloss.Left, pad(line, w), m.sub.View(st, w, bh-1))

@@ -303,3 +303,53 @@ func TestModel_Subgraph_EnterAfterTimeTravel(t *testing.T) {
 		t.Fatalf("mode %v err %v\n%s", m.mode, m.err, m.View())
 	}
 }
+
+// A retried subgraph node runs its subgraph again from its input in a
+// fresh namespace ("<ns>|1"). enter on the task opened only the first,
+// failed run, whose checkpoints end in the error, while the task's writes
+// came from the second: now both runs are listed, the last first, each
+// checkpoint saying which run it belongs to.
+func TestModel_Subgraph_RetriedRuns(t *testing.T) {
+	g, saver := scenarioGraph(t, "subgraph_retry.json")
+	opts := Options{Thread: "r", Input: map[string]any{"log": []any{}}, Saver: saver, GraphName: "retry"}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "n", "n", "n", "n", "n") // step 1 executed: child ran twice
+	for m.focus != paneTasks {
+		m = press(t, m, "tab")
+	}
+	m = press(t, m, "enter")
+	v := m.View()
+	if m.mode != modeSubgraph || m.err != nil {
+		t.Fatalf("mode %v err %v\n%s", m.mode, m.err, v)
+	}
+	for _, want := range []string{"read only · run 2 of 2 · namespace", "Checkpoints · 7", "run 2  step 2  loop  done", "namespace child:b468b256-0c94-684d-f9d0-15238e2e9ffe|1", `log = ["s1", "s2"]`, "run 1  step 1  loop  error"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("the retried subgraph's view lacks %q:\n%s", want, v)
+		}
+	}
+	checkFrame(t, m)
+	// At 80 columns the run still shows, in the list and the header.
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if v := m.View(); !strings.Contains(v, "run 1  step 1  loop") || !strings.Contains(v, "run 2 of 2") {
+		t.Fatalf("at 80 columns the runs are cut off:\n%s", v)
+	}
+}
+
+// A checkpoint of the namespace whose next task failed says so, with the
+// error: it read "error" and listed the task as if it were still to run.
+func TestModel_Subgraph_FailedTaskShowsItsError(t *testing.T) {
+	g, saver := scenarioGraph(t, "subgraph_retry.json")
+	opts := Options{Thread: "r", Input: map[string]any{"log": []any{}}, Saver: saver, GraphName: "retry"}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "n", "n", "n", "n", "n")
+	for m.focus != paneTasks {
+		m = press(t, m, "tab")
+	}
+	m = press(t, m, "enter")
+	for s := m.sub.selectedSnap(); s != nil && fmt.Sprint(s.Status()) != "error"; s = m.sub.selectedSnap() {
+		m = press(t, m, "down")
+	}
+	if v := m.View(); !strings.Contains(v, "✗ failed: ") || !strings.Contains(v, "flaky") {
+		t.Fatalf("the failed task's error is not shown:\n%s", v)
+	}
+}

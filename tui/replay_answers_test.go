@@ -1,0 +1,71 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// askTwice fans out two Sends to ask, which interrupts for each item.
+func askTwice(t testing.TB, saver engine.Saver) *engine.Graph {
+	t.Helper()
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("plan", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"plan"}), nil }).
+		AddNode("ask", func(ctx context.Context, in any) (any, error) {
+			item := in.(map[string]any)["item"]
+			a, err := engine.Interrupt(ctx, fmt.Sprint("ok ", item, "?"))
+			if err != nil {
+				return nil, err
+			}
+			return engine.Pairs("log", []any{fmt.Sprint(item, ":", a)}), nil
+		}).
+		AddEdge(engine.Start, "plan").
+		AddConditionalEdges("plan", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "ask", Arg: map[string]any{"item": "x"}}, engine.Send{Node: "ask", Arg: map[string]any{"item": "y"}}}, nil
+		}, "ask").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// A replay that reaches several interrupts offers each one the answer the
+// recording gave it, line by line (only the selected line was filled, with
+// the first task's answer, whichever interrupt it was on).
+func TestModel_Replay_OffersEachInterruptItsRecordedAnswer(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g := askTwice(t, saver)
+	ctx := context.Background()
+	res, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("rec"))
+	if err != nil || len(res.Interrupts) != 2 {
+		t.Fatalf("recording: %v, %d interrupts", err, len(res.Interrupts))
+	}
+	rm := engine.ResumeMap{}
+	want := map[string]string{}
+	for _, in := range res.Interrupts {
+		a := "answer to " + fmt.Sprint(in.Value)
+		rm[in.ID] = a
+		want[fmt.Sprint(in.Value)] = `"` + a + `"`
+	}
+	if _, err := g.Invoke(ctx, engine.Command{Resume: rm}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	m := replayFromInput(t, g, saver)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer || len(m.answer.inputs) != 2 {
+		t.Fatalf("mode %v, %d answer lines, note %q", m.mode, len(m.answer.inputs), m.note)
+	}
+	for i, in := range m.answer.ints {
+		if got := m.answer.inputs[i].Value(); got != want[fmt.Sprint(in.Value)] {
+			t.Errorf("line %d (%v): %q, want %q", i, in.Value, got, want[fmt.Sprint(in.Value)])
+		}
+	}
+	m = press(t, m, "enter", "c")
+	if m.replay == nil || m.replay.diverged != "" || !strings.Contains(m.note, "replay matches the recording") {
+		t.Fatalf("after the recorded answers: replay %+v note %q", m.replay, m.note)
+	}
+}
