@@ -318,7 +318,7 @@ func StateChanges(ctx context.Context, state map[string]any, since StateMark) (n
 		return StateMark{}, nil, false
 	}
 	cs := s.run.cs
-	if cs.view.stale || !sameMap(cs.state, state) {
+	if cs.view.stale || mapID(cs.state) != mapID(state) {
 		return StateMark{}, nil, false
 	}
 	now = StateMark{run: cs.log.run, gen: cs.log.gen}
@@ -327,9 +327,4 @@ func StateChanges(ctx context.Context, state map[string]any, since StateMark) (n
 	}
 	changed, incremental = cs.log.since(since.gen)
 	return now, changed, incremental
-}
-
-// sameMap reports whether a and b are the same map, not equal maps.
-func sameMap(a, b map[string]any) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

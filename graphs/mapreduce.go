@@ -36,19 +36,17 @@ func MapReduce(opts ...engine.CompileOption) (*engine.Graph, error) {
 		var out S
 		return typed.Write(&out, typed.Set(&out.Results, []int{arg.N * arg.N})), nil
 	})
-	return typed.Engine(g.
-		AddNode("summarize", func(_ context.Context, s *S) (typed.Update[S], error) {
-			return typed.Write(s, typed.Set(&s.Summary, fmt.Sprintf("n=%d results=%v", len(s.Results), s.Results))), nil
-		}).
-		AddEdge(engine.Start, "split").
-		AddSends("split", func(_ context.Context, s *S) (sends []engine.Send, _ error) {
-			for _, n := range s.Items {
-				sends = append(sends, typed.Send("square", Square{N: n}))
-			}
-			return sends, nil
-		}, "square").
-		AddEdge("square", "summarize").AddEdge("summarize", engine.End).
-		Compile(opts...))
+	g.AddNode("summarize", func(_ context.Context, s *S) (typed.Update[S], error) {
+		return typed.Write(s, typed.Set(&s.Summary, fmt.Sprintf("n=%d results=%v", len(s.Results), s.Results))), nil
+	}).
+		AddEdge(engine.Start, "split")
+	typed.AddFanOut(g, "split", "square", func(_ context.Context, s *S) (args []Square, _ error) {
+		for _, n := range s.Items {
+			args = append(args, Square{N: n})
+		}
+		return args, nil
+	})
+	return typed.Engine(g.AddEdge("square", "summarize").AddEdge("summarize", engine.End).Compile(opts...))
 }
 
 func init() {

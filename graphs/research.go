@@ -71,7 +71,7 @@ func Research(opts ...engine.CompileOption) (*engine.Graph, error) {
 		var out S
 		return typed.Write(&out, typed.Set(&out.Findings, []string{"[证据] 针对《" + arg.SubQuery + "》的调研结论摘要"})), nil
 	}, engine.WithDescription("one Send task per sub-query"))
-	return typed.Engine(g.
+	g.
 		AddNode("human_review", func(ctx context.Context, s *S) (typed.Update[S], error) {
 			reply, err := typed.Interrupt[ReviewAnswer](ctx, ReviewRequest{
 				Question: s.Question, CollectedFindings: s.Findings,
@@ -95,16 +95,14 @@ func Research(opts ...engine.CompileOption) (*engine.Graph, error) {
 		AddNode("synthesize", func(_ context.Context, s *S) (typed.Update[S], error) {
 			return typed.Write(s, typed.Set(&s.FinalReport, "综合报告：\n"+strings.Join(s.Findings, "\n"))), nil
 		}).
-		AddEdge(engine.Start, "plan_queries").
-		AddSends("plan_queries", func(_ context.Context, s *S) (sends []engine.Send, _ error) {
-			for _, q := range s.SubQueries {
-				sends = append(sends, typed.Send("investigate", subQuery{q}))
-			}
-			return sends, nil
-		}, "investigate").
-		AddEdge("investigate", "human_review").
-		AddEdge("synthesize", engine.End).
-		Compile(opts...))
+		AddEdge(engine.Start, "plan_queries")
+	typed.AddFanOut(g, "plan_queries", "investigate", func(_ context.Context, s *S) (args []subQuery, _ error) {
+		for _, q := range s.SubQueries {
+			args = append(args, subQuery{q})
+		}
+		return args, nil
+	})
+	return typed.Engine(g.AddEdge("investigate", "human_review").AddEdge("synthesize", engine.End).Compile(opts...))
 }
 
 func init() {

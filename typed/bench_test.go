@@ -92,20 +92,18 @@ func fanoutTyped(opts ...engine.CompileOption) (*typed.Graph[Fanout], error) {
 		var out Fanout
 		return typed.Write(&out, typed.Set(&out.Results, []int{it.X * 2})), nil
 	})
-	return g.
-		AddNode("join", func(_ context.Context, s *Fanout) (typed.Update[Fanout], error) {
-			return typed.Write(s, typed.Set(&s.Total, len(s.Results))), nil
-		}).
-		AddEdge(engine.Start, "split").
-		AddSends("split", func(_ context.Context, s *Fanout) ([]engine.Send, error) {
-			sends := make([]engine.Send, len(s.Items))
-			for i, x := range s.Items {
-				sends[i] = typed.Send("work", Item{x})
-			}
-			return sends, nil
-		}, "work").
-		AddEdge("work", "join").AddEdge("join", engine.End).
-		Compile(opts...)
+	g.AddNode("join", func(_ context.Context, s *Fanout) (typed.Update[Fanout], error) {
+		return typed.Write(s, typed.Set(&s.Total, len(s.Results))), nil
+	}).
+		AddEdge(engine.Start, "split")
+	typed.AddFanOut(g, "split", "work", func(_ context.Context, s *Fanout) ([]Item, error) {
+		items := make([]Item, len(s.Items))
+		for i, x := range s.Items {
+			items[i] = Item{x}
+		}
+		return items, nil
+	})
+	return g.AddEdge("work", "join").AddEdge("join", engine.End).Compile(opts...)
 }
 
 // loop_5000: ping adds 1 to n, pong copies it to m and routes back to ping

@@ -137,9 +137,20 @@ func (s *scalarStruct) decAt(p unsafe.Pointer, v any) bool {
 	if !ok {
 		return false
 	}
-	for _, f := range s.fields {
+	for i := range s.fields {
+		f := &s.fields[i] // not a copy: a field is seven words
 		e, found := m[f.key]
-		if !found || !f.fast.set(unsafe.Add(p, f.offset), e) {
+		if !found {
+			return false
+		}
+		fp := unsafe.Add(p, f.offset)
+		if f.fast == fastInt { // the usual field, without a call
+			n, ok := wholeInt(e)
+			if !ok {
+				return false
+			}
+			*(*int)(fp) = n
+		} else if !f.fast.setOther(fp, e) {
 			return false
 		}
 	}
@@ -147,18 +158,28 @@ func (s *scalarStruct) decAt(p unsafe.Pointer, v any) bool {
 }
 
 // encAt is the object the codec's enc makes of the struct at p; false
-// for what only enc words (a NaN).
+// for what only enc words (a NaN), and on a nil s.
 func (s *scalarStruct) encAt(p unsafe.Pointer) (any, bool) {
+	if s == nil {
+		return nil, false // not a struct of scalars: the codec encodes it
+	}
 	var out map[string]any
 	if len(s.fields) <= 8 {
 		out = make(map[string]any) // the runtime's small map: one group, no sizing (a Send's argument)
 	} else {
 		out = make(map[string]any, len(s.fields))
 	}
-	for _, f := range s.fields {
+	for i := range s.fields {
+		f := &s.fields[i]
 		fp := unsafe.Add(p, f.offset)
 		if f.omitEmpty && f.fast.isZero(fp) {
 			continue
+		}
+		if f.fast == fastInt { // the usual field, without a call
+			if n := *(*int)(fp); n >= -(1<<53) && n <= 1<<53 {
+				out[f.key] = float64(n)
+				continue
+			}
 		}
 		v, ok := f.fast.get(fp)
 		if !ok {

@@ -25,7 +25,8 @@
 // Start with NewGraph and the struct; the examples (typed/example_test.go;
 // go doc does not print them) show one concept each: a first graph (the
 // package example), a reducer (WithReducer), a conditional edge
-// (StateGraph.AddConditionalEdges), Send fan-out (StateGraph.AddSends), an
+// (StateGraph.AddConditionalEdges), Send fan-out (AddFanOut, and
+// StateGraph.AddSends for Sends to several nodes), an
 // interrupt answered and a Command's Goto (Interrupt), a fork
 // (Graph.UpdateState), a chat history (Messages), a typed stream
 // (Graph.Stream) and the debugger on your own graph (the package's Debugger
@@ -68,9 +69,14 @@
 // Write(s, Set(&s.Field, value), …) lists the fields it changed, in order;
 // the zero Update writes nothing. Update.Goto and Update.Send make it a
 // Command (update and where to go next). A RouteFunc returns the next node's
-// name (AddConditionalEdges); a SendsFunc returns Sends (AddSends), each made
-// by Send with a typed argument, for a node added by AddSendNode, whose
-// function gets that argument decoded into its own type. Interrupt asks a
+// name (AddConditionalEdges). A fan-out starts one task of a node added by
+// AddSendNode per argument, whose function gets its argument decoded into
+// its own type: AddFanOut's function returns the typed arguments for one
+// such node, a SendsFunc returns Sends (AddSends), each made by Send with a
+// typed argument, to any nodes. AddFanOut is the usual form and the
+// cheaper: its arguments stay typed in their list until each is encoded,
+// where Send first boxes each one into an engine.Send (an allocation per
+// task, and a type check per Send when encoding). Interrupt asks a
 // person with a typed payload and returns the answer decoded into a type of
 // the node's choosing; Graph.Resume answers it with a Go value.
 //
@@ -219,8 +225,15 @@
 // them and the list's header as one block in the same way (a list of
 // one, the usual append, in a 48-byte block). On chain_1000, loop_5000
 // and wide_state a typed run makes fewer allocations than the map run;
-// wide_state's allocates 4% more bytes (157.8 KB against 151.5 KB a run:
+// wide_state's allocates 4% more bytes (163.0 KB against 156.3 KB a run:
 // its nodes' writes, below, and the engine's values by key position).
+// fanout_1000's allocates 13% more (1.44 MB against 1.27 MB, the same
+// number of allocations): per Send task the struct its node builds the
+// update on (var out S escapes into the Update: 64 bytes), the one-element
+// list in a 48-byte block where a map node's []any and its number take
+// 24, and its argument's number, which a map user passes on from the
+// list it read; and per run the lists of 1,000 items that the split node,
+// its fan-out function, the join and the result each decode.
 //
 // An Update is four words: its one inline change resolved to the field's
 // offset and pointer type, and the value. More changes are resolved when
@@ -232,22 +245,24 @@
 // an error to report or gotos, is behind a pointer); the block had room for
 // sixteen changes and their writes, 1,280 bytes, and with GC on the typed
 // overhead in CPU time was about +20%. Goto and Send add a small block
-// of their own that shares those writes. A Change is two interfaces. Both are small enough for the compiler to keep
-// in registers, and that matters for a fan-out: a task's goroutine starts
-// with a 2 KB stack, the engine's frames use about half of it, and a task
-// whose calls go past it copies its stack (about 10,000 instructions, and
-// 20,000 when it happens deep in the allocator). With a six-word Update and
-// a Change of five words, every typed Send task of fanout_1000 grew its
-// stack (+111% instructions over the map API without a saver). Now the
-// Send node's closure, the user's node and Set take 80, 104 and 104 bytes
-// (Set allocates a one-element list in its own frame, not in a call one
-// frame deeper), and a typed Send task grows its stack only when one of
-// its allocations takes the allocator's slow path: about 30 times a run,
-// against 19 for the map API (whose node frame is the user's alone). The
-// frames belong to the compiler, so no test pins them: re-measure
-// fanout_1000 after changing the Send path or the engine's runner.
+// of their own that shares those writes. A Change is two interfaces.
+// Both are small enough for the compiler to keep in registers, which
+// keeps the frames of the user's node and of Set small. That mattered
+// most for a fan-out while each task's goroutine started with a fresh
+// 2 KB stack, half of it the engine's: a task whose calls went past it
+// copied its stack (about 10,000 instructions, 20,000 deep in the
+// allocator), 25 times a fanout_1000 run for typed tasks against 15 for
+// map tasks with GC off (with a six-word Update and a five-word Change,
+// every typed Send task did: +111% instructions over the map API). The
+// engine now runs a superstep's tasks on goroutines that take the next
+// task when theirs ends (engine/runner.go startAll), so a fan-out's tasks
+// reuse stacks already grown and both APIs copy a stack about three
+// times a run; the small frames still spare the first tasks on each
+// goroutine.
 //
-// Send arguments made of numbers, strings and bools are encoded and
-// decoded through their address by a plan their codec builds once (field
-// offsets and kinds).
+// A fan-out's arguments are encoded once each, from where they are: in
+// AddFanOut's list, or in the Sends' interfaces for AddSends. Arguments
+// made of numbers, strings and bools are encoded and decoded through
+// their address by a plan their codec builds once (field offsets and
+// kinds), an int field without a call.
 package typed

@@ -100,9 +100,10 @@ func ExampleStateGraph_AddConditionalEdges() {
 	// Output: 4 +++.
 }
 
-// Sends fan out: one task per item, each with its own typed argument, all
-// in one superstep; the append field collects their results in Send order.
-func ExampleStateGraph_AddSends() {
+// A fan-out to one node: the function returns one typed argument per
+// task, all run in one superstep, and the append field collects their
+// results in the arguments' order (LangGraph's map-reduce with Send).
+func ExampleAddFanOut() {
 	type State struct {
 		Words   []string `json:"words"`
 		Lengths []int    `json:"lengths" reducer:"append"`
@@ -113,20 +114,19 @@ func ExampleStateGraph_AddSends() {
 	g := typed.NewGraph[State]("fanout").
 		AddNode("split", func(_ context.Context, s *State) (typed.Update[State], error) {
 			return typed.Write(s, typed.Set(&s.Words, strings.Fields("map reduce in go"))), nil
-		})
+		}).
+		AddEdge(engine.Start, "split")
 	typed.AddSendNode(g, "measure", func(_ context.Context, w Word) (typed.Update[State], error) {
 		var out State
 		return typed.Write(&out, typed.Set(&out.Lengths, []int{len(w.Text)})), nil
 	})
-	compiled, err := g.
-		AddEdge(engine.Start, "split").
-		AddSends("split", func(_ context.Context, s *State) (sends []engine.Send, _ error) {
-			for _, w := range s.Words {
-				sends = append(sends, typed.Send("measure", Word{w}))
-			}
-			return sends, nil
-		}, "measure").
-		Compile()
+	typed.AddFanOut(g, "split", "measure", func(_ context.Context, s *State) (words []Word, _ error) {
+		for _, w := range s.Words {
+			words = append(words, Word{w})
+		}
+		return words, nil
+	})
+	compiled, err := g.Compile()
 	if err != nil {
 		panic(err)
 	}
@@ -137,6 +137,57 @@ func ExampleStateGraph_AddSends() {
 	}
 	fmt.Println(res.State.Lengths)
 	// Output: [3 6 2 2]
+}
+
+// Sends fan out to several nodes: one task per Send, each with its own
+// typed argument, all in one superstep (AddFanOut says it more directly
+// when every Send goes to one node). Here short words are counted and
+// long ones shouted; each append field collects its tasks' results in
+// Send order.
+func ExampleStateGraph_AddSends() {
+	type State struct {
+		Words []string `json:"words"`
+		Short int      `json:"short" reducer:"sum"`
+		Loud  []string `json:"loud" reducer:"append"`
+	}
+	type Word struct {
+		Text string `json:"text"`
+	}
+	g := typed.NewGraph[State]("sorter", typed.WithReducer("sum", func(a, b int) int { return a + b })).
+		AddNode("split", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Words, strings.Fields("map reduce in go"))), nil
+		})
+	typed.AddSendNode(g, "count", func(context.Context, Word) (typed.Update[State], error) {
+		var out State
+		return typed.Write(&out, typed.Set(&out.Short, 1)), nil
+	})
+	typed.AddSendNode(g, "shout", func(_ context.Context, w Word) (typed.Update[State], error) {
+		var out State
+		return typed.Write(&out, typed.Set(&out.Loud, []string{strings.ToUpper(w.Text)})), nil
+	})
+	compiled, err := g.
+		AddEdge(engine.Start, "split").
+		AddSends("split", func(_ context.Context, s *State) (sends []engine.Send, _ error) {
+			for _, w := range s.Words {
+				to := "count"
+				if len(w) > 2 {
+					to = "shout"
+				}
+				sends = append(sends, typed.Send(to, Word{w}))
+			}
+			return sends, nil
+		}, "count", "shout").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	res, err := compiled.Run(context.Background(), typed.Write(&in, typed.Set(&in.Loud, nil)))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.State.Short, res.State.Loud)
+	// Output: 2 [MAP REDUCE]
 }
 
 // A node asks a person with Interrupt: the run stops with the typed

@@ -322,21 +322,60 @@ func (g *StateGraph[S]) AddSends(from string, sends SendsFunc[S], ends ...string
 		g.b.AddConditionalEdges(from, nil, ends...)
 		return g
 	}
+	g.fanOut(from, func(ctx context.Context, s *S) ([]any, error) {
+		list, err := sends(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return encodeSends(list)
+	}, ends...)
+	return g
+}
+
+// fanOut routes from with sends, which gives a state's Sends encoded (the
+// user's function, then encoding what it returned).
+func (g *StateGraph[S]) fanOut(from string, sends func(context.Context, *S) ([]any, error), ends ...string) {
 	g.b.AddConditionalEdges(from, func(ctx context.Context, state map[string]any) (any, error) {
 		s, err := g.state(ctx, state)
 		if err != nil {
 			return nil, err
 		}
-		list, err := sends(ctx, s)
+		out, err := sends(ctx, s)
 		if err != nil {
 			return nil, err // s may be in err: not reused
 		}
-		out, err := encodeGotos(list)
-		if err == nil {
-			g.states.put(s) // the Sends' arguments are encoded: none points into s
-		}
-		return out, err
+		g.states.put(s) // the Sends' arguments are encoded: none points into s
+		return out, nil
 	}, ends...)
+}
+
+// FanOutFunc gives the arguments of a fan-out's tasks, one task per
+// element. s is valid until it returns (see NodeFunc); the arguments are
+// encoded before s is reused.
+type FanOutFunc[S, A any] func(ctx context.Context, s *S) ([]A, error)
+
+// AddFanOut fans out from node from to the Send node to (added with
+// AddSendNode): each element of the list args returns starts one task of
+// to, with the element as its argument — LangGraph's
+// [Send(to, a) for a in …] from a conditional edge. It is AddSends for
+// the usual fan-out, one target and one argument type, and the cheaper of
+// the two: the arguments stay in the list the function returns, typed,
+// until each is encoded into the engine's value, where Send boxes each
+// into an engine.Send first. AddSends remains for Sends to several nodes.
+// (A method cannot take the type parameter A, hence a function.)
+func AddFanOut[S, A any](g *StateGraph[S], from, to string, args FanOutFunc[S, A]) *StateGraph[S] {
+	if args == nil {
+		g.b.AddConditionalEdges(from, nil, to)
+		return g
+	}
+	enc := &fanOutEncoder{to: to, scalars: codecFor(reflect.TypeFor[A]()).scalars}
+	g.fanOut(from, func(ctx context.Context, s *S) ([]any, error) {
+		list, err := args(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return encodeFanOut(enc, list)
+	}, to)
 	return g
 }
 

@@ -615,35 +615,63 @@ func (s *schema) nodeResult(name string, u *update, out *engine.Update) (any, er
 	return engine.Command{Update: upd, Goto: encoded}, nil
 }
 
-// encodeGotos encodes the arguments of Sends; node names pass as they are.
-// Each element is boxed once, into out: a Send is encoded from its typed
-// value, not from an interface holding a copy of it (one allocation per
-// Send less on a fan-out).
-func encodeGotos[T any](gotos []T) ([]any, error) {
+// encodeGotos encodes the arguments of the Sends among a Command's
+// gotos; node names pass as they are.
+func encodeGotos(gotos []any) ([]any, error) {
 	out := make([]any, len(gotos))
 	var enc argEncoder
-	for i := range gotos {
-		switch g := any(&gotos[i]).(type) {
-		case *engine.Send:
-			arg, err := enc.encode(g)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = engine.Send{Node: g.Node, Arg: arg}
-		case *any:
-			send, ok := (*g).(engine.Send)
-			if !ok {
-				out[i] = *g
-				continue
-			}
-			arg, err := enc.encode(&send)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = engine.Send{Node: send.Node, Arg: arg}
-		default:
-			out[i] = gotos[i]
+	for i, g := range gotos {
+		send, ok := g.(engine.Send)
+		if !ok {
+			out[i] = g
+			continue
 		}
+		arg, err := enc.encode(&send)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = engine.Send{Node: send.Node, Arg: arg}
+	}
+	return out, nil
+}
+
+// encodeSends encodes the arguments of a fan-out's Sends. Each is boxed
+// once, into out: a Send is encoded from the caller's list, not from an
+// interface holding a copy of it (one allocation per Send less).
+func encodeSends(sends []engine.Send) ([]any, error) {
+	out := make([]any, len(sends))
+	var enc argEncoder
+	for i := range sends {
+		send := &sends[i]
+		arg, err := enc.encode(send)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = engine.Send{Node: send.Node, Arg: arg}
+	}
+	return out, nil
+}
+
+// fanOutEncoder is what AddFanOut's Sends share: their node and the
+// direct encoder of their argument type (codec.scalars), or nil.
+type fanOutEncoder struct {
+	to      string
+	scalars *scalarStruct
+}
+
+// encodeFanOut is a fan-out's Sends to e.to, one per argument, each
+// encoded from its place in args (no interface holding a copy of it).
+func encodeFanOut[A any](e *fanOutEncoder, args []A) ([]any, error) {
+	out := make([]any, len(args))
+	for i := range args {
+		arg, ok := e.scalars.encAt(unsafe.Pointer(&args[i]))
+		if !ok {
+			var err error
+			if arg, err = encodeSendArg(engine.Send{Node: e.to, Arg: args[i]}); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = engine.Send{Node: e.to, Arg: arg}
 	}
 	return out, nil
 }
@@ -651,23 +679,25 @@ func encodeGotos[T any](gotos []T) ([]any, error) {
 // argEncoder encodes the arguments of a node's Sends. A fan-out's Sends
 // usually share one argument type, so it keeps the direct encoder of the
 // last type it met (codec.scalars): the codec is looked up once per run of
-// one type, and the argument is read through its address, without a
-// reflect.Value per field.
+// one type (told by the interface's type word, without reflect), and the
+// argument is read through its address, without a reflect.Value per
+// field.
 type argEncoder struct {
-	typ     reflect.Type
+	typ     unsafe.Pointer // the last argument's runtime type word
 	scalars *scalarStruct
 }
 
 func (e *argEncoder) encode(send *engine.Send) (any, error) {
 	if send.Arg != nil {
-		if t := reflect.TypeOf(send.Arg); t != e.typ {
-			e.typ, e.scalars = t, nil
-			if t.Kind() == reflect.Struct && !engineTypes[t] {
+		tw, data := ifaceWords(&send.Arg)
+		if tw != e.typ {
+			e.typ, e.scalars = tw, nil
+			if t := reflect.TypeOf(send.Arg); t.Kind() == reflect.Struct && !engineTypes[t] {
 				e.scalars = codecFor(t).scalars
 			}
 		}
 		if e.scalars != nil {
-			if v, ok := e.scalars.encAt(structData(&send.Arg)); ok {
+			if v, ok := e.scalars.encAt(data); ok {
 				return v, nil
 			}
 		}
@@ -691,13 +721,6 @@ func ifaceWords(v *any) (typ, data unsafe.Pointer) {
 func typeWord(v any) unsafe.Pointer {
 	t, _ := ifaceWords(&v)
 	return t
-}
-
-// structData is the address of the struct of scalars an interface holds
-// (ifaceWords).
-func structData(v *any) unsafe.Pointer {
-	_, data := ifaceWords(v)
-	return data
 }
 
 // encodeSendArg is a Send's argument in the engine's value model.
