@@ -163,6 +163,9 @@ func buildCodec(t reflect.Type) codec {
 		if t.Key().Kind() == reflect.String {
 			return mapCodec(t)
 		}
+		// Integer and text-marshalling keys become object keys as
+		// encoding/json writes them (map[int]string: {"3": …}).
+		return jsonCodec(t)
 	case reflect.Pointer:
 		return pointerCodec(t)
 	case reflect.Struct:

@@ -611,3 +611,40 @@ func TestAddSendNode_ArgumentFastAndFallbackDecodeAlike(t *testing.T) {
 		t.Fatalf("got %q\nwant %q", res.State.Got, want)
 	}
 }
+
+// A map keyed by integers is stored as encoding/json stores it, its keys
+// as decimal text, and comes back whole from a bbolt file: the codec said
+// "a map[int]string cannot be stored in a state" when the node returned.
+func TestCodec_MapWithIntegerKeysRoundTrips(t *testing.T) {
+	type S struct {
+		ByID map[int]string `json:"by_id"`
+	}
+	store, err := persist.Open(filepath.Join(t.TempDir(), "db.bolt"), persist.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	g, err := typed.NewGraph[S]("ids").
+		AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) {
+			return typed.Write(s, typed.Set(&s.ByID, map[int]string{3: "three", -1: "minus one"})), nil
+		}).
+		AddEdge(engine.Start, "a").
+		Compile(engine.WithSaver(store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in S
+	if _, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.ByID, map[int]string{})), engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	got, snap, err := g.State(context.Background(), engine.Config{ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[int]string{3: "three", -1: "minus one"}; !reflect.DeepEqual(got.ByID, want) {
+		t.Fatalf("ByID = %v, want %v", got.ByID, want)
+	}
+	if want := map[string]any{"3": "three", "-1": "minus one"}; !reflect.DeepEqual(snap.Values["by_id"], want) {
+		t.Fatalf("stored %#v, want %#v", snap.Values["by_id"], want)
+	}
+}
