@@ -946,3 +946,60 @@ func TestRoute_LocalReadRefusedWriteFailsTheTask(t *testing.T) {
 		t.Fatalf("tasks %+v: want twice with its error saved", snap.Tasks)
 	}
 }
+
+// A timed node that does not watch its context is abandoned when the run's
+// caller cancels, as its limit would abandon it: Invoke returns at once
+// with the cancellation and the thread continues from its checkpoint,
+// where it waited for the node until the limit (an hour here). A sibling's
+// failure does not abandon it: the superstep waits for it, as for an
+// untimed node (LangGraph.js pregel/runner.ts races tasks against the
+// caller's abort signal and the step timeout only).
+func TestTimeout_CallerCancelAbandonsATimedAttempt(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	var calls atomic.Int32
+	deaf := func(context.Context, any) (any, error) {
+		if calls.Add(1) == 1 {
+			started <- struct{}{}
+			<-release // ignores ctx
+		}
+		return engine.Pairs("x", 1.0), nil
+	}
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x")).
+		AddNode("deaf", deaf, engine.WithTimeout(engine.TimeoutPolicy{Run: time.Hour})).
+		AddEdge(engine.Start, "deaf"), engine.WithSaver(engine.NewMemorySaver()))
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Invoke(cctx, map[string]any{"x": 0.0}, engine.OnThread("t"))
+		done <- err
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("want the cancellation, got %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Invoke waited for a timed node that ignores its context after the caller cancelled")
+	}
+	close(release)
+	res, err := g.Invoke(ctx, nil, engine.OnThread("t"))
+	if err != nil || res.Values["x"] != 1.0 || calls.Load() != 2 {
+		t.Fatalf("continue: %v %v after %d calls", err, res.Values, calls.Load())
+	}
+
+	var finished atomic.Bool
+	g = mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x"), engine.LastValueKey("y")).
+		AddNode("deaf", func(context.Context, any) (any, error) {
+			time.Sleep(50 * time.Millisecond) // ignores ctx
+			finished.Store(true)
+			return engine.Pairs("x", 1.0), nil
+		}, engine.WithTimeout(engine.TimeoutPolicy{Run: time.Hour})).
+		AddNode("fails", func(context.Context, any) (any, error) { return nil, errors.New("boom") }).
+		AddEdge(engine.Start, "deaf").AddEdge(engine.Start, "fails"))
+	if _, err := g.Invoke(ctx, map[string]any{"x": 0.0}); err == nil || !finished.Load() {
+		t.Fatalf("a sibling's failure: want its error after the timed node finished, got %v (finished %v)", err, finished.Load())
+	}
+}

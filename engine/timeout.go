@@ -13,7 +13,10 @@ import (
 // duration is no limit. When a limit is hit the attempt's context is
 // cancelled, its writes are dropped, and it fails with a *NodeTimeoutError,
 // which a retry policy may retry like any other error (the clock restarts
-// for each attempt).
+// for each attempt). A timed attempt is also abandoned at once when the
+// run's caller cancels its context (Invoke's ctx), so a node that calls
+// code which ignores its context does not hold the run; an untimed node is
+// waited for (see Graph.Invoke).
 type TimeoutPolicy struct {
 	Run, Idle     time.Duration // the attempt's and the idle limit (0: none)
 	HeartbeatOnly bool          // only Heartbeat counts as progress, not Emit
@@ -138,15 +141,31 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 		defer idle.Stop()
 		idleC = idle.C
 	}
-	timedOut := func(kind string) ([]Write, error) {
+	abandon := func(err error) ([]Write, error) {
 		clock.close()
 		cancel()
 		l.cs.view.lend() // the abandoned node may still read its state
 		scope.adoptSubgraphRuns(as)
-		return nil, &NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)}
+		return nil, err
 	}
+	timedOut := func(kind string) ([]Write, error) {
+		return abandon(&NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)})
+	}
+	// The caller's cancellation abandons the attempt as its limit would:
+	// LangGraph.js races every task against the run's own abort signal and
+	// the step timeout, not against a sibling's failure, whose tasks it
+	// waits for (pregel/runner.ts _executeTasksWithRetry:
+	// timeoutOrCancelSignal combines externalAbortSignal and
+	// timeoutAbortSignal only).
+	cancelled := ctx.Done()
 	for {
 		select {
+		case <-cancelled:
+			if _, sibling := context.Cause(ctx).(*CancelledError); sibling {
+				cancelled = nil // wait for the node, as for an untimed one
+				continue
+			}
+			return abandon(ctx.Err())
 		case o := <-done:
 			// A node that finished late still timed out (timeout.ts
 			// checks the clocks once more after the race).
