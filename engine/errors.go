@@ -49,8 +49,15 @@ var (
 	// ErrNoCheckpoint is returned when a config names a thread or
 	// checkpoint that does not exist.
 	ErrNoCheckpoint = errors.New("checkpoint not found")
-	// ErrNothingPending is returned by a resume on a thread with no pending
-	// interrupt.
+	// ErrNothingPending says a resume found no pending interrupt to
+	// answer. The engine itself does not refuse such a resume: as in
+	// LangGraph (pregel/_loop.py:902-930 saves a Command's resume as a
+	// null-task write without looking for an interrupt), Invoke with
+	// Command{Resume: …} on a finished thread runs no task, returns
+	// StatusDone and leaves the answer saved unused on the latest
+	// checkpoint. A caller that must refuse it checks
+	// StateSnapshot.Interrupts first and returns this sentinel, as the
+	// command line does.
 	ErrNothingPending = errors.New("nothing to resume: the thread has no pending interrupt")
 	// ErrRunFinished is returned by a Stepper that is asked to advance after
 	// its run ended.

@@ -12,6 +12,21 @@ import (
 // the caller may keep it and pass it again. The error is the run's
 // failure (*NodeError, *InvalidUpdateError, *GraphRecursionError, …); an
 // interrupt is not an error: the Result says StatusInterrupted.
+//
+// Cancelling ctx (a client that went away, a server shutting down) stops
+// the run: no further superstep starts, the running nodes' contexts are
+// cancelled, and Invoke returns an error that matches ctx's
+// (errors.Is(err, context.Canceled) or context.DeadlineExceeded) once
+// they have returned. A node that ignores its context holds the run
+// until it returns, unless it has a TimeoutPolicy, whose attempt is
+// abandoned at once. Each task that stopped saves its error, and each
+// that finished its writes, so the thread continues from its latest
+// checkpoint (Invoke with nil input) without running the finished tasks
+// again.
+//
+// Runs of one thread are not serialized, as in LangGraph: two at once
+// each go on from the checkpoint they read, and the thread's history
+// branches. A service that takes requests runs one at a time per thread.
 func (g *Graph) Invoke(ctx context.Context, input any, opts ...RunOption) (*Result, error) {
 	s, err := g.start(ctx, input, false, opts)
 	if err != nil {
