@@ -35,8 +35,10 @@
 // # The state struct
 //
 // Each exported field is one state key, named as encoding/json names it
-// (the json tag, else the field name; `json:"-"` leaves the field out). Its
-// channel is LastValue, or:
+// (the json tag, else the field name; `json:"-"` leaves the field out). An
+// embedded struct is not flattened into keys as encoding/json would: the
+// graph reports it as a *SchemaError (give the field a name). A field's channel
+// is LastValue, or:
 //
 //   - `reducer:"append"` on a slice: writes are appended (LangGraph's
 //     Annotated[list, operator.add]);

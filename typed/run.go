@@ -54,7 +54,9 @@ func Engine[S any](g *Graph[S], err error) (*engine.Graph, error) {
 }
 
 // Result is a typed run's outcome: the engine's result and its state
-// decoded into S.
+// decoded into S. A run that started and then failed or was cancelled
+// returns its Result beside the error (the state it reached), as
+// engine.Graph.Invoke does.
 type Result[S any] struct {
 	*engine.Result
 	State S // Result.Values decoded
@@ -86,6 +88,10 @@ func (g *Graph[S]) Continue(ctx context.Context, opts ...engine.RunOption) (*Res
 
 // Resume answers the thread's pending interrupt with answer (any Go value;
 // the node reads it with Interrupt into its own type) and continues the run.
+// A thread with no pending interrupt runs no task and returns its state,
+// StatusDone, without an error, as the engine does (see
+// engine.ErrNothingPending): a caller that must refuse such an answer
+// checks State's snapshot's Interrupts first.
 func (g *Graph[S]) Resume(ctx context.Context, answer any, opts ...engine.RunOption) (*Result[S], error) {
 	cmd, err := Resume(answer)
 	if err != nil {
