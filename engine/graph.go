@@ -215,7 +215,16 @@ func (g *StateGraph) AddNode(name string, fn NodeFunc, opts ...NodeOption) *Stat
 }
 
 // AddSubgraph adds a node that runs a compiled graph: the subgraph gets the
-// node's input and its final state is the node's update.
+// node's input and its final state is the node's update. That update holds
+// every key of the parent's that the subgraph has a value for, the keys it
+// only read included, as LangGraph writes a subgraph node's output (its
+// output channels are all its state keys, graph/state.py:1270-1279, and the
+// parent keeps those it knows, :1456-1462). A key the parent reduces gets
+// that value as one more write: a list the parent appends to (AppendKey),
+// which the subgraph was given and hands back whole, is appended to itself.
+// Share with the parent only the keys the subgraph should hand back, or run
+// the subgraph from a node of your own (InvokeSubgraph, with UsesSubgraph)
+// that returns what it chooses.
 func (g *StateGraph) AddSubgraph(name string, sub *Graph, opts ...NodeOption) *StateGraph {
 	if sub == nil {
 		g.fail("InvalidNode", fmt.Sprintf("subgraph node %q has no graph", name))

@@ -380,7 +380,10 @@ func AddFanOut[S, A any](g *StateGraph[S], from, to string, args FanOutFunc[S, A
 }
 
 // AddSubgraph adds a node that runs a compiled graph
-// (engine.StateGraph.AddSubgraph).
+// (engine.StateGraph.AddSubgraph): the subgraph's final state is the node's
+// update, so a `reducer:"append"` field the subgraph's state shares gets
+// its whole list appended again (engine.StateGraph.AddSubgraph says why
+// and what to do instead).
 func (g *StateGraph[S]) AddSubgraph(name string, sub *engine.Graph, opts ...engine.NodeOption) *StateGraph[S] {
 	g.b.AddSubgraph(name, sub, opts...)
 	return g
