@@ -80,7 +80,10 @@
 // where Send first boxes each one into an engine.Send (an allocation per
 // task, and a type check per Send when encoding). Interrupt asks a
 // person with a typed payload and returns the answer decoded into a type of
-// the node's choosing; Graph.Resume answers it with a Go value.
+// the node's choosing; Graph.Resume answers it with a Go value. A compiled
+// graph becomes a subgraph node with AddSubgraph (the subgraph's whole final
+// state is the node's update), or a node runs a typed graph itself with
+// Graph.InvokeSubgraph and hands back the fields it chooses.
 //
 // # What stays in the engine
 //

@@ -151,6 +151,30 @@ func (g *Graph[S]) Decode(values map[string]any) (S, error) {
 	return s, err
 }
 
+// InvokeSubgraph runs the graph from inside a running node of another
+// graph with a typed input and returns its final state decoded into S: the
+// typed form of engine.InvokeSubgraph (the calling task's namespace, the
+// run's saver; declare the graph on the node with engine.UsesSubgraph to
+// read its state by namespace). It is for a node that chooses what the
+// subgraph hands back to its own state, where a subgraph node
+// (StateGraph.AddSubgraph) hands back the subgraph's whole state. An
+// interrupt inside the subgraph comes back as the error, which the node
+// returns; when the run resumes, the node runs again and this call
+// resumes the subgraph.
+func (g *Graph[S]) InvokeSubgraph(ctx context.Context, input Update[S]) (S, error) {
+	var out S
+	in, err := input.values(g.schema)
+	if err != nil {
+		return out, err
+	}
+	values, err := engine.InvokeSubgraph(ctx, g.Graph, in)
+	if err != nil {
+		return out, err
+	}
+	err = g.schema.decode(values, reflect.ValueOf(&out).Elem())
+	return out, err
+}
+
 // UpdateState writes update into the thread at cfg as if node asNode had
 // returned it (engine.Graph.UpdateState): at an old checkpoint this forks
 // the thread. It returns the new checkpoint's config.
