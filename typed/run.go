@@ -133,6 +133,9 @@ func (g *Graph[S]) resultByKey(res *engine.Result) (engine.KeyedState, []keySlot
 
 // State returns the thread's state at cfg (its latest checkpoint when
 // cfg.CheckpointID is empty) decoded into S, with the engine's snapshot.
+// It reads through the graph's own saver: a subgraph compiled without one
+// has its state (cfg.CheckpointNS) read through the graph that ran it,
+// parent.GetState(ctx, cfg), and decoded with sub.Decode(snap.Values).
 func (g *Graph[S]) State(ctx context.Context, cfg engine.Config) (S, *engine.StateSnapshot, error) {
 	var s S
 	snap, err := g.GetState(ctx, cfg)
