@@ -20,6 +20,16 @@ func (g *Graph) TaskAnswers(ctx context.Context, cfg Config, task SnapshotTask) 
 	if len(task.Answers) > 0 || len(task.Interrupts) == 0 {
 		return slices.Clone(task.Answers), nil
 	}
+	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
+	if err != nil {
+		return nil, err
+	}
+	if n := owner.nodes[task.Name]; n == nil || !n.runsSubgraphs() {
+		// Interrupts of a node that runs no subgraph were raised by it (or
+		// by the functional API's tasks it called, which save their own
+		// answers) and no answer reached it: they still wait for one.
+		return nil, nil
+	}
 	return g.namespaceAnswers(ctx, cfg.ThreadID, taskNamespace(cfg.CheckpointNS, task.Name, task.ID))
 }
 

@@ -1,0 +1,32 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// own is a scenario file of testdata/conformance/own.
+func own(name string) string {
+	p, _ := filepath.Abs(filepath.Join("../testdata/conformance/own", name))
+	return p
+}
+
+// A thread waiting at an interrupt of a node that runs no subgraph (the
+// research graph's human_review; a functional entrypoint whose task asked)
+// replays and execs: the answers were looked for in a subgraph namespace
+// of that node, and both commands failed with "unknown subgraph in
+// checkpoint namespace".
+func TestReplay_UnansweredInterruptOfPlainNode(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "u.db")
+	superstep(t, "", "run", "research", "--db", db, "--thread", "r1").want(t, 0, "interrupted")
+	superstep(t, "", "replay", "r1", "--db", db).want(t, 0, "step 3: human_review match", "replay matches: 4 supersteps")
+	superstep(t, "", "exec", "r1", "human_review", "--db", db).want(t, 1, "the recording has no answer for it")
+	flow := own("func_interrupt_then_failure.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "f1").want(t, 1, "boom")
+	r := superstep(t, "", "replay", "f1", "--db", db, "--graph", flow)
+	if strings.Contains(r.stdout+r.stderr, "unknown subgraph") {
+		t.Fatalf("replay looked for a subgraph of the entrypoint:\n%s%s", r.stdout, r.stderr)
+	}
+}
