@@ -30,3 +30,17 @@ func TestReplay_UnansweredInterruptOfPlainNode(t *testing.T) {
 		t.Fatalf("replay looked for a subgraph of the entrypoint:\n%s%s", r.stdout, r.stderr)
 	}
 }
+
+// A thread whose subgraph failed replays as a match when the subgraph
+// fails again: the failure reaches the replay as the subgraph node's
+// error (node i2), and the replay looked for a recorded failure of a root
+// task of that name only, so it reported a divergence where the code did
+// the same thing.
+func TestReplay_SubgraphFailureMatches(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "f.db")
+	flow := own("replay_sub_failure.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "f1").want(t, 1, `node "i2" failed`)
+	superstep(t, "", "replay", "f1", "--db", db, "--graph", flow).want(t, 0, "step 2: sib, sub match", "replay matches: 3 supersteps")
+	superstep(t, "", "replay", "f1", "--db", db, "--graph", flow, "--rerun", "sub").want(t, 0, "replay matches")
+}

@@ -541,7 +541,7 @@ func (rp *replay) newInput(ctx context.Context, s *engine.Stepper, rs recStep) (
 	if s.Status() == engine.StatusRunning {
 		// The recorded run had ended before this input; the replay must too.
 		if err := s.Next(ctx); err != nil {
-			return s, rp.runFailed(rs.step, err, nil)
+			return s, rp.runFailed(rs.step, err, nil, nil)
 		}
 		if s.Status() == engine.StatusRunning {
 			return s, rp.diverge("step %d: the recording took new input here, but the replay planned %s", rs.step, strings.Join(s.View().Next(), ", "))
@@ -564,7 +564,7 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 			}
 		}
 		if err := s.Next(ctx); err != nil {
-			return s, rp.runFailed(rs.step, err, rs.tasks)
+			return s, rp.runFailed(rs.step, err, rs.tasks, s)
 		}
 		v := s.View()
 		switch {
@@ -596,7 +596,7 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 				return s, nil
 			}
 			if err := s.Next(ctx); err != nil {
-				return s, rp.runFailed(rs.step, err, rs.tasks)
+				return s, rp.runFailed(rs.step, err, rs.tasks, s)
 			}
 			return s, nil
 		}
@@ -667,11 +667,23 @@ func interruptValues(ins []engine.Interruption) string {
 
 // runFailed turns a failure of the replayed run into a verdict: a match when
 // the recording failed in the same node, a divergence otherwise.
-func (rp *replay) runFailed(step int, err error, tasks []recTask) error {
+//
+// The node an error names may be one of a subgraph's (a subgraph's failure
+// reaches the parent as its own NodeError), so the replay's failed tasks, of
+// s's superstep, are matched with the recorded ones too.
+func (rp *replay) runFailed(step int, err error, tasks []recTask, s *engine.Stepper) error {
 	var ne *engine.NodeError
 	if errors.As(err, &ne) {
+		failed := map[string]bool{ne.Node: true}
+		if s != nil {
+			for _, t := range s.View().Tasks {
+				if t.State == engine.TaskFailed {
+					failed[t.Name] = true
+				}
+			}
+		}
 		for _, t := range tasks {
-			if t.name == ne.Node && t.err != "" {
+			if failed[t.name] && t.err != "" {
 				return nil
 			}
 		}
@@ -793,7 +805,7 @@ func (rp *replay) finish(ctx context.Context, s *engine.Stepper) error {
 	}
 	step := rp.lastStep + 1
 	if err := s.Next(ctx); err != nil {
-		return rp.runFailed(step, err, nil)
+		return rp.runFailed(step, err, nil, nil)
 	}
 	next := s.View().Next()
 	slices.Sort(next)
