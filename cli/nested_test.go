@@ -44,3 +44,18 @@ func TestReplay_SubgraphFailureMatches(t *testing.T) {
 	superstep(t, "", "replay", "f1", "--db", db, "--graph", flow).want(t, 0, "step 2: sib, sub match", "replay matches: 3 supersteps")
 	superstep(t, "", "replay", "f1", "--db", db, "--graph", flow, "--rerun", "sub").want(t, 0, "replay matches")
 }
+
+// exec of a subgraph node whose subgraph failed shows the failure beside
+// the recorded one, as for a plain node; it stopped with "running <task>
+// again: ..." because the run's error names the subgraph's node.
+func TestExec_SubgraphFailure(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "f.db")
+	flow := own("replay_sub_failure.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "f1").want(t, 1, `node "i2" failed`)
+	r := superstep(t, "", "exec", "f1", "sub", "--db", db, "--graph", flow)
+	r.want(t, 1, `recorded: failed: node "i2" failed at step 2: sub/i2: boom`, "node sub fails with the current code as it did in the recording")
+	if strings.Contains(r.stderr, "again:") {
+		t.Fatalf("exec stopped at the subgraph's failure:\n%s", r.stderr)
+	}
+}

@@ -138,6 +138,9 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 	case runErr == nil:
 	case errors.As(runErr, &ne) && ne.TaskID == taskID:
 		out.Err = ne
+	case errors.As(runErr, &ne) && out.Err != nil:
+		// A node of its subgraph failed: the run's error names that node,
+		// and the task's own failure (out.Err) is what the recording saved.
 	default:
 		return nil, runErr
 	}
