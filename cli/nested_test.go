@@ -59,3 +59,24 @@ func TestExec_SubgraphFailure(t *testing.T) {
 		t.Fatalf("exec stopped at the subgraph's failure:\n%s", r.stderr)
 	}
 }
+
+// A subgraph that reached the recursion limit replays as a match: the
+// replay ran with the default limit where the recording ran with the
+// scenario's (as run does), so the subgraph finished and the replay
+// reported "recorded a failure, replay success". A thread stopped by the
+// limit at the root still matches, and --recursion-limit names another.
+func TestReplay_RecursionLimitOfTheRecording(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "r.db")
+	flow := own("recursion_sub_send_sibling.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "s1").want(t, 1, "recursion limit of 4")
+	superstep(t, "", "replay", "s1", "--db", db, "--graph", flow).want(t, 0, "step 2: sib, sub, sub match", "replay matches: 3 supersteps")
+	superstep(t, "", "replay", "s1", "--db", db, "--graph", flow, "--recursion-limit", "25").want(t, 1, "recorded a failure, replay success")
+	superstep(t, "", "replay", "s1", "--db", db, "--graph", flow, "--recursion-limit", "0").want(t, 2, "--recursion-limit 0")
+	root := own("recursion_sends_continue.json")
+	superstep(t, "", "run", root, "--db", db, "--thread", "r1").want(t, 1, "recursion limit of 5")
+	superstep(t, "", "replay", "r1", "--db", db, "--graph", root).want(t, 0, "step 6: w, w planned, as in the recording", "replay matches: 6 supersteps")
+	superstep(t, "", "run", "linear", "--db", db, "--thread", "l1", "--recursion-limit", "1").want(t, 1, "recursion limit of 1")
+	superstep(t, "", "replay", "l1", "--db", db).want(t, 0, "b planned, as in the recording")
+	superstep(t, "", "replay", "l1", "--db", db, "--recursion-limit", "1").want(t, 0, "b planned, as in the recording")
+}

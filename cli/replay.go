@@ -20,6 +20,7 @@ type replayFlags struct {
 	fromSet              bool
 	force, offline       bool
 	rerun                []string
+	recursionLimit       int
 }
 
 // check refuses flag combinations that mean nothing, before anything opens.
@@ -29,6 +30,8 @@ func (f replayFlags) check() error {
 		return usagef("--from and --checkpoint both name the start: give one")
 	case f.offline && f.rerun == nil:
 		return usagef("--offline goes with --rerun: without it every task executes")
+	case f.recursionLimit < 1:
+		return usagef("--recursion-limit %d: want a positive number of supersteps", f.recursionLimit)
 	}
 	return nil
 }
@@ -77,15 +80,18 @@ exit 1 naming the step, the node and the channel with both values.`,
 			}
 			thread := args[0]
 			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error {
-				gr, err := a.replayGraph(ctx, st, thread, f.graph, f.force)
+				gr, limit, err := a.replayGraph(ctx, st, thread, f.graph, f.force)
 				if err != nil {
 					return err
+				}
+				if cmd.Flags().Changed("recursion-limit") || limit == 0 {
+					limit = f.recursionLimit
 				}
 				rp, err := newReplay(ctx, gr, list, branchChoice{head: f.branch, start: f.start, from: f.from, fromSet: f.fromSet, thread: thread})
 				if err != nil {
 					return err
 				}
-				rp.out, rp.saver = a.Stdout, st
+				rp.out, rp.saver, rp.recursionLimit = a.Stdout, st, limit
 				if err := rp.setRerun(f.rerun, f.offline); err != nil {
 					return err
 				}
@@ -108,37 +114,43 @@ exit 1 naming the step, the node and the channel with both values.`,
 	cmd.Flags().BoolVar(&f.offline, "offline", false, "with --rerun: stop at a task whose input changed instead of executing it")
 	cmd.Flags().StringVar(&f.start, "checkpoint", "", "start from this recorded checkpoint (id or prefix)")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replay even if the topology changed")
+	cmd.Flags().IntVar(&f.recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with (default: the scenario's, else 25)")
 	return cmd
 }
 
 // replayGraph compiles the graph to replay thread with (--graph, else the
 // recorded one) and checks it against the recorded topology. A thread
 // recorded without a graph gets this one recorded.
-func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag string, force bool) (*engine.Graph, error) {
+//
+// It also returns the scenario's recursion limit (0 for none): a run
+// without --recursion-limit ran with it, and a subgraph that reached it
+// failed there, so the replay must run with it too.
+func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag string, force bool) (*engine.Graph, int, error) {
 	fp, err := st.Fingerprint(ctx, thread)
 	if err != nil {
-		return nil, storeError(err, "reading thread %q", thread)
+		return nil, 0, storeError(err, "reading thread %q", thread)
 	}
 	rec, recorded := decodeGraphRecord(fp)
 	if graphFlag == "" {
 		if rec.Graph == "" {
-			return nil, usagef("thread %q has no recorded graph: pass --graph", thread)
+			return nil, 0, usagef("thread %q has no recorded graph: pass --graph", thread)
 		}
 		graphFlag = rec.Graph
 	}
-	gr, _, _, err := ResolveGraph(graphFlag, engine.WithSaver(st))
+	res, err := resolveGraph(graphFlag, engine.WithSaver(st))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	gr := res.g
 	if recorded {
-		return gr, checkTopology(ctx, st, thread, gr, force, a.warn)
+		return gr, res.recursionLimit, checkTopology(ctx, st, thread, gr, force, a.warn)
 	}
 	a.warn(fmt.Sprintf("thread %q has no recorded topology: cannot check that the graph is the same", thread))
 	// From now on the thread names the graph it was replayed with.
 	if err := st.SetFingerprint(ctx, thread, newGraphRecord(gr, graphFlag).encode()); err != nil {
-		return nil, storeError(err, "recording the graph of thread %q", thread)
+		return nil, 0, storeError(err, "recording the graph of thread %q", thread)
 	}
-	return gr, nil
+	return gr, res.recursionLimit, nil
 }
 
 // setRerun turns on --rerun for nodes (nil: a plain replay).
@@ -207,6 +219,9 @@ type replay struct {
 	rerun   map[string]bool
 	offline bool
 	saver   engine.Saver
+	// recursionLimit is the limit each run of the replay takes, as the
+	// recording's runs did.
+	recursionLimit int
 	// matched marks the replay checkpoints whose plan was matched with
 	// the recording, and notes says per task what happened (for the log).
 	matched map[string]bool
@@ -448,7 +463,7 @@ func (rp *replay) run(ctx context.Context) error {
 	rep := &rp.report
 	compared := 0
 	rep.Thread, rep.Start, rep.Result, rep.Steps = rp.thread, rp.startID, "error", []stepReport{}
-	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(rp.startID))
+	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(rp.startID), engine.WithRecursionLimit(rp.recursionLimit))
 	if err != nil {
 		rep.Message = err.Error()
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
@@ -530,7 +545,7 @@ func (rp *replay) run(ctx context.Context) error {
 // continueRun restarts a stopped replay at the head of its branch: after a
 // static breakpoint (nil input) or an interrupt (a resume command).
 func (rp *replay) continueRun(ctx context.Context, input any) (*engine.Stepper, error) {
-	s, err := rp.g.Start(ctx, input, engine.OnThread(rp.thread))
+	s, err := rp.g.Start(ctx, input, engine.OnThread(rp.thread), engine.WithRecursionLimit(rp.recursionLimit))
 	if err != nil {
 		return nil, failf("continuing the replay: %v", err)
 	}
@@ -804,13 +819,34 @@ func (rp *replay) finish(ctx context.Context, s *engine.Stepper) error {
 		return nil
 	}
 	step := rp.lastStep + 1
-	if err := s.Next(ctx); err != nil {
+	var limitErr *engine.GraphRecursionError
+	err := s.Next(ctx)
+	switch {
+	case errors.As(err, &limitErr) && rp.cutOff:
+		// The recording stopped here with tasks planned: reaching the
+		// recursion limit (the one the recording ran with) stops a run
+		// there too, before it runs what it planned; those are what the
+		// replay's last checkpoint plans.
+		snap, serr := rp.g.GetState(ctx, engine.Config{ThreadID: rp.thread, CheckpointID: s.View().CheckpointID})
+		if serr != nil {
+			return failf("reading the replay's checkpoint %s: %v", engine.ShortID(s.View().CheckpointID), serr)
+		}
+		return rp.comparePlan(step, snap.Next, false)
+	case err != nil:
 		return rp.runFailed(step, err, nil, nil)
 	}
 	next := s.View().Next()
 	slices.Sort(next)
+	return rp.comparePlan(step, next, s.Status() == engine.StatusRunning)
+}
+
+// comparePlan compares the tasks the replay planned at step, after the
+// recording's last checkpoint, with the recording's end: the same tasks
+// planned when it was cut off there, none when it ended (running says the
+// replay goes on).
+func (rp *replay) comparePlan(step int, next []string, running bool) error {
 	switch {
-	case s.Status() == engine.StatusRunning && !rp.cutOff:
+	case running && !rp.cutOff:
 		return rp.diverge("step %d: the recording ends here; the replay goes on to %s", step, strings.Join(next, ", "))
 	case rp.cutOff && !slices.Equal(next, rp.plannedNext):
 		return rp.diverge("step %d: the recording planned %s; the replay planned %s", step, strings.Join(rp.plannedNext, ", "), orNone(strings.Join(next, ", ")))
