@@ -80,3 +80,24 @@ func TestReplay_RecursionLimitOfTheRecording(t *testing.T) {
 	superstep(t, "", "replay", "l1", "--db", db).want(t, 0, "b planned, as in the recording")
 	superstep(t, "", "replay", "l1", "--db", db, "--recursion-limit", "1").want(t, 0, "b planned, as in the recording")
 }
+
+// A subgraph that stops at its own breakpoint while a root sibling asks:
+// the replay took the subgraph's task for one that interrupted without a
+// value ("the replay interrupted with ; the recording did not
+// interrupt"), and exec stopped at the subgraph's breakpoint and reported
+// no writes; the recording went on past it.
+func TestReplayExec_SubgraphBreakpoint(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "b.db")
+	flow := own("sub_breakpoint_root_interrupt.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "b1").want(t, 0, `"root?"`)
+	superstep(t, "", "run", flow, "--db", db, "--thread", "b1", "--resume", "go").want(t, 0, "done", "ask:go")
+	superstep(t, "", "replay", "b1", "--db", db, "--graph", flow).want(t, 0, "step 1: ask, sub match", "replay matches: 3 supersteps")
+	superstep(t, "", "replay", "b1", "--db", db, "--graph", flow, "--rerun", "sub").want(t, 0, "sub ran (--rerun)", "replay matches: 3 supersteps")
+	superstep(t, "", "exec", "b1", "sub", "--db", db, "--graph", flow).want(t, 0, `log = ["i1","i2"]`, "same writes as recorded")
+	flow = own("subgraph_breakpoints.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "b2").want(t, 0, "interrupted")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "b2").want(t, 0, "interrupted")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "b2").want(t, 0, "done")
+	superstep(t, "", "exec", "b2", "child", "--db", db, "--graph", flow).want(t, 0, "same writes as recorded")
+}

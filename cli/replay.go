@@ -627,7 +627,9 @@ func (rp *replay) answers(rs recStep, v *engine.StepView) (engine.ResumeMap, err
 	unanswered := 0
 	seen := map[string]int{}
 	for _, t := range v.Tasks {
-		if t.State != engine.TaskInterrupted {
+		if t.State != engine.TaskInterrupted || len(t.Interrupts) == 0 {
+			// Without interrupts: its subgraph stopped at a breakpoint,
+			// which the resume continues past, as the recording's did.
 			continue
 		}
 		key := t.Name

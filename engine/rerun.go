@@ -104,14 +104,27 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 			runErr = s.Next(ctx)
 		}
 		rm := ResumeMap{}
-		if runErr == nil && s.Status() == StatusInterrupted && len(later) > 0 {
+		atBreakpoint := false
+		if runErr == nil && s.Status() == StatusInterrupted {
 			for _, tv := range s.View().Tasks {
+				if tv.ID != taskID {
+					continue
+				}
+				// Interrupted without interrupts: its subgraph stopped at
+				// a breakpoint, which the recording went on past.
+				atBreakpoint = tv.State == TaskInterrupted && len(tv.Interrupts) == 0
 				for _, in := range tv.Interrupts {
-					if tv.ID == taskID {
+					if len(later) > 0 {
 						rm[in.ID] = later[0]
 					}
 				}
 			}
+		}
+		if atBreakpoint {
+			if s, err = copyG.Start(ctx, nil, OnThread(thread)); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if len(rm) == 0 {
 			break
