@@ -101,3 +101,22 @@ func TestReplayExec_SubgraphBreakpoint(t *testing.T) {
 	superstep(t, "", "run", flow, "--db", db, "--thread", "b2").want(t, 0, "done")
 	superstep(t, "", "exec", "b2", "child", "--db", db, "--graph", flow).want(t, 0, "same writes as recorded")
 }
+
+// A subgraph that asks twice in a row: after the first answer the thread
+// waits at the second question, and --resume answers it. The answer the
+// subgraph used is saved in its namespace, so the thread's own saved
+// writes showed the plain resume value as unused and run refused the
+// second answer with "nothing to resume" right after telling the user to
+// give it. A retried subgraph that asks again in its fresh run likewise.
+func TestRun_SubgraphAsksAgain(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "a.db")
+	flow := testdata("sub_two_asks.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "a1").want(t, 0, `"first?"`)
+	superstep(t, "", "run", flow, "--db", db, "--thread", "a1", "--resume", "x").want(t, 0, `"second?"`, "answer with")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "a1", "--resume", "y").want(t, 0, "done", `"a1:x"`, `"a2:y"`)
+	flow = own("subgraph_retry_interrupt.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "r1").want(t, 0, `"ok?"`)
+	superstep(t, "", "run", flow, "--db", db, "--thread", "r1", "--resume", "yes").want(t, 0, `"ok?"`, "answer with")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "r1", "--resume", "again").want(t, 0, "done", `"ask:again"`)
+}
