@@ -105,6 +105,10 @@ type loop struct {
 	// held is the last task's result, reported once its deferred writes
 	// are on disk (releaseHeld).
 	held *heldResult
+	// retried are the failures of this superstep's tasks' attempts before
+	// their last (TaskView.Retried), under mu; nil until a task retries,
+	// so the task itself stays in its allocation size class.
+	retried map[*task][]error
 	// nullResumeTaken: a task of this superstep took the run's plain
 	// resume value (guarded by mu).
 	nullResumeTaken bool
@@ -167,10 +171,6 @@ type TaskResult struct {
 	Interrupts []Interruption // the interrupts it raised
 	Err        error          // its failure, after retries
 	Attempts   int            // how many times it ran
-	// Retried are the failures of the attempts before the last, in
-	// order: why the retry policy ran it again. Kept in memory for the
-	// run's caller only; LangGraph saves no failed attempt either.
-	Retried []error
 	// Interrupted: the task stopped at an interrupt, possibly with no
 	// Interrupts (a subgraph that stopped at its own breakpoint).
 	Interrupted bool
@@ -637,6 +637,7 @@ func (l *loop) plan(ctx context.Context) error {
 		return l.fail(&GraphRecursionError{Limit: l.opts.RecursionLimit, Step: l.step})
 	}
 	l.tasks = prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, l.hint)
+	clear(l.retried)
 	if l.emit != nil || (l.saver != nil && !isMemorySaver(l.saver)) {
 		// Every id is read: hash their shared parts once. MemorySaver
 		// takes tasks by reference (putTaskWrites).

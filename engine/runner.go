@@ -417,8 +417,11 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 	if !policy.retries(attempt, err) {
 		return false
 	}
-	l.mu.Lock() // a live view may read the task meanwhile
-	t.result.Retried = append(t.result.Retried, err)
+	l.mu.Lock() // a live view may read it meanwhile
+	if l.retried == nil {
+		l.retried = map[*task][]error{}
+	}
+	l.retried[t] = append(l.retried[t], err)
 	l.mu.Unlock()
 	if d := policy.delay(attempt); d > 0 {
 		// The backoff waits on a timer (LangGraph.js pregel/retry.ts:177-179

@@ -304,7 +304,8 @@ type TaskView struct {
 	Err        error          // its failure
 	Attempts   int            // how many times it ran
 	// Retried are the failures of the attempts before the last, in
-	// order (TaskResult.Retried).
+	// order: why the retry policy ran it again. Kept in memory for the
+	// run's caller only; LangGraph saves no failed attempt either.
 	Retried []error
 }
 
@@ -402,7 +403,7 @@ func (s *Stepper) View() *StepView {
 			tv := TaskView{ID: t.id(), Name: t.name, Push: t.kind == pushTask, Call: t.node.call, Triggers: slices.Clone(t.triggers), Input: t.input}
 			if r != nil {
 				tv.Writes, tv.Interrupts, tv.Err, tv.Attempts = slices.Clone(r.Writes), r.Interrupts, r.Err, r.Attempts
-				tv.Retried = slices.Clone(r.Retried)
+				tv.Retried = slices.Clone(l.retried[t])
 				switch {
 				case r.Cached:
 					tv.State = TaskCached
