@@ -123,3 +123,21 @@ func TestRun_SubgraphAsksAgain(t *testing.T) {
 	superstep(t, "", "run", flow, "--db", db, "--thread", "r1", "--resume", "yes").want(t, 0, `"ok?"`, "answer with")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "r1", "--resume", "again").want(t, 0, "done", `"ask:again"`)
 }
+
+// A retried subgraph node asks again in its fresh run's namespace
+// ("<ns>|1"), where that answer is saved: replay and exec found only the
+// first run's answer and diverged ("the recording interrupted only 1
+// times").
+func TestReplay_RetriedSubgraphAnswers(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "a.db")
+	flow := own("subgraph_retry_interrupt.json")
+	// The same answer twice: the scenario's inner node fails once per
+	// process, and each run command is one, where the replay is one for
+	// all; with the same answers both end alike.
+	superstep(t, "", "run", flow, "--db", db, "--thread", "r1").want(t, 0, `"ok?"`)
+	superstep(t, "", "run", flow, "--db", db, "--thread", "r1", "--resume", "ok").want(t, 0, `"ok?"`)
+	superstep(t, "", "run", flow, "--db", db, "--thread", "r1", "--resume", "ok").want(t, 0, "done", `"ask:ok"`)
+	superstep(t, "", "replay", "r1", "--db", db, "--graph", flow).want(t, 0, "step 1: child match", "replay matches: 2 supersteps")
+	superstep(t, "", "exec", "r1", "child", "--db", db, "--graph", flow).want(t, 0, `log = ["ask:ok","s2"]`, "same writes as recorded")
+}
