@@ -141,3 +141,18 @@ func TestReplay_RetriedSubgraphAnswers(t *testing.T) {
 	superstep(t, "", "replay", "r1", "--db", db, "--graph", flow).want(t, 0, "step 1: child match", "replay matches: 2 supersteps")
 	superstep(t, "", "exec", "r1", "child", "--db", db, "--graph", flow).want(t, 0, `log = ["ask:ok","s2"]`, "same writes as recorded")
 }
+
+// A deferred node behind a breakpoint: resumed, the run ends with the
+// deferred node planned again from its last checkpoint (as LangGraph's
+// does: the trace's last checkpoint has next ["qa"]). The replay ended at
+// the same place, yet it compared the recording's plan with what the
+// replay went on to run and reported "the recording planned qa; the
+// replay planned (none)".
+func TestReplay_DeferredAfterBreakpointEndsAlike(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "d.db")
+	flow := own("defer_breakpoint.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "d1").want(t, 0, "interrupted")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "d1").want(t, 0, "done", "doc1,doc2,doc3")
+	superstep(t, "", "replay", "d1", "--db", db, "--graph", flow).want(t, 0, "step 5: qa planned, as in the recording", "replay matches: 5 supersteps")
+}

@@ -816,7 +816,15 @@ func (rp *replay) finish(ctx context.Context, s *engine.Stepper) error {
 	}
 	if s.Status() != engine.StatusRunning {
 		if rp.cutOff {
-			return rp.diverge("step %d: the recording planned %s; the replay ended instead", rp.lastStep+1, strings.Join(rp.plannedNext, ", "))
+			// A run can end with tasks planned from its last checkpoint
+			// (a deferred node after a breakpoint's resume, as
+			// LangGraph's): the replay's last checkpoint must plan the
+			// same.
+			next, err := rp.headPlan(ctx, s)
+			if err != nil {
+				return err
+			}
+			return rp.comparePlan(rp.lastStep+1, next, false)
 		}
 		return nil
 	}
@@ -829,17 +837,35 @@ func (rp *replay) finish(ctx context.Context, s *engine.Stepper) error {
 		// recursion limit (the one the recording ran with) stops a run
 		// there too, before it runs what it planned; those are what the
 		// replay's last checkpoint plans.
-		snap, serr := rp.g.GetState(ctx, engine.Config{ThreadID: rp.thread, CheckpointID: s.View().CheckpointID})
-		if serr != nil {
-			return failf("reading the replay's checkpoint %s: %v", engine.ShortID(s.View().CheckpointID), serr)
+		next, err := rp.headPlan(ctx, s)
+		if err != nil {
+			return err
 		}
-		return rp.comparePlan(step, snap.Next, false)
+		return rp.comparePlan(step, next, false)
 	case err != nil:
 		return rp.runFailed(step, err, nil, nil)
+	}
+	if s.Status() != engine.StatusRunning && rp.cutOff {
+		next, err := rp.headPlan(ctx, s)
+		if err != nil {
+			return err
+		}
+		return rp.comparePlan(step, next, false)
 	}
 	next := s.View().Next()
 	slices.Sort(next)
 	return rp.comparePlan(step, next, s.Status() == engine.StatusRunning)
+}
+
+// headPlan is what the replay's last checkpoint plans, as the recording's
+// last checkpoint's plan is read.
+func (rp *replay) headPlan(ctx context.Context, s *engine.Stepper) ([]string, error) {
+	id := s.View().CheckpointID
+	snap, err := rp.g.GetState(ctx, engine.Config{ThreadID: rp.thread, CheckpointID: id})
+	if err != nil {
+		return nil, failf("reading the replay's checkpoint %s: %v", engine.ShortID(id), err)
+	}
+	return snap.Next, nil
 }
 
 // comparePlan compares the tasks the replay planned at step, after the
