@@ -156,3 +156,30 @@ func TestReplay_DeferredAfterBreakpointEndsAlike(t *testing.T) {
 	superstep(t, "", "run", flow, "--db", db, "--thread", "d1").want(t, 0, "done", "doc1,doc2,doc3")
 	superstep(t, "", "replay", "d1", "--db", db, "--graph", flow).want(t, 0, "step 5: qa planned, as in the recording", "replay matches: 5 supersteps")
 }
+
+// Threads of the functional API replay: the replay's Task calls are tasks
+// that no recorded checkpoint plans ("mapper: it ran 1 times in the
+// replay, 0 in the recording"); a call that asked saved its answer under
+// its own id, not its caller's ("the recording interrupted only 0
+// times"); a call's failure beside its caller's interrupt is the
+// recording's failure.
+func TestReplay_FunctionalCalls(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "f.db")
+	flow := own("func_tasks_basic.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "b1").want(t, 0, "done", "11")
+	superstep(t, "", "replay", "b1", "--db", db, "--graph", flow).want(t, 0, "step 0: graph match", "replay matches: 1 supersteps")
+	flow = own("func_task_interrupts.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "i1").want(t, 0, "add James?")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "i1", "--resume", "true").want(t, 0, "add Will?")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "i1", "--resume", "false").want(t, 0, "done", "Added James!", "changed their mind about Will")
+	superstep(t, "", "replay", "i1", "--db", db, "--graph", flow).want(t, 0, "step 0: program match", "replay matches")
+	flow = own("func_task_two_interrupts.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "w1").want(t, 0, "first?")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "w1", "--resume", "A").want(t, 0, "second?")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "w1", "--resume", "B").want(t, 0, "done", `"t": "A+B"`)
+	superstep(t, "", "replay", "w1", "--db", db, "--graph", flow).want(t, 0, "step 0: main match", "replay matches")
+	flow = own("func_interrupt_then_failure.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "x1").want(t, 1, "task:flaky: boom")
+	superstep(t, "", "replay", "x1", "--db", db, "--graph", flow).want(t, 0, "replay matches")
+}

@@ -178,6 +178,9 @@ type recTask struct {
 	answers     []any          // the __resume__ answers it consumed
 	interrupted bool
 	err         string
+	// callErr is the error a functional API Task call it made saved
+	// (giveCallAnswers), which the run raised beside its interrupt.
+	callErr string
 	// saved: the recording saved something for the task (writes, an
 	// interrupt, an error, or that it wrote nothing). A task without is one
 	// the recording was cut off before it finished.
@@ -198,6 +201,17 @@ type recStep struct {
 	step  int    // the recorded step number
 	tasks []recTask
 	input any
+	// calls are the functional API Task calls that saved answers.
+	calls []recCall
+}
+
+// recCall is a functional API Task call the recording saved answers for:
+// the question it saved and the answers it used. A call's id depends on
+// the checkpoint, so a replay's call is matched with the recorded one that
+// asked the same question.
+type recCall struct {
+	questions []string // saved interrupt values, encoded
+	answers   []any
 }
 
 type replay struct {
@@ -281,11 +295,11 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 		t, parent := chain[i], chain[i-1]
 		switch t.Metadata.Source {
 		case engine.SourceLoop:
-			tasks, err := recordedTasks(ctx, g, parent)
+			tasks, calls, err := recordedTasks(ctx, g, parent)
 			if err != nil {
 				return nil, err
 			}
-			rp.steps = append(rp.steps, recStep{kind: "loop", step: t.Metadata.Step, tasks: tasks})
+			rp.steps = append(rp.steps, recStep{kind: "loop", step: t.Metadata.Step, tasks: tasks, calls: calls})
 		case engine.SourceInput:
 			rp.steps = append(rp.steps, recStep{kind: "input", step: t.Metadata.Step, input: t.Checkpoint.ChannelValues[engine.Start]})
 		case engine.SourceFork:
@@ -295,7 +309,7 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 		}
 	}
 	last := chain[len(chain)-1]
-	tasks, err := recordedTasks(ctx, g, last)
+	tasks, calls, err := recordedTasks(ctx, g, last)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +319,7 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 	}
 	slices.Sort(rp.plannedNext)
 	if slices.ContainsFunc(tasks, func(t recTask) bool { return t.saved }) {
-		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks})
+		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks, calls: calls})
 	}
 	if !slices.ContainsFunc(rp.steps, func(r recStep) bool { return r.kind != "input" }) {
 		return nil, usagef("nothing to replay: %s of thread %q has no superstep after checkpoint %s (step %d); choose an earlier start (--from, --checkpoint) or another branch (--branch)",
@@ -390,10 +404,10 @@ func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.C
 // topology that is the plan the recording ran. A task whose interrupts
 // its subgraph raised has its answers saved in the subgraph's namespace
 // (engine.Graph.TaskAnswers).
-func recordedTasks(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, error) {
+func recordedTasks(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, []recCall, error) {
 	snap, err := g.SnapshotOf(t, false)
 	if err != nil {
-		return nil, failf("planning recorded checkpoint %s: %v", t.Checkpoint.ID, err)
+		return nil, nil, failf("planning recorded checkpoint %s: %v", t.Checkpoint.ID, err)
 	}
 	var tasks []recTask
 	idx := map[string]int{}
@@ -418,7 +432,7 @@ func recordedTasks(ctx context.Context, g *engine.Graph, t *engine.CheckpointTup
 		rt.writes, rt.answers, rt.interrupted, rt.err = sv.Writes, sv.Answers, len(sv.Interrupts) > 0, sv.Error
 		if rt.interrupted && len(rt.answers) == 0 {
 			if rt.answers, err = g.TaskAnswers(ctx, t.Config, snap.Tasks[i]); err != nil {
-				return nil, failf("reading the answers of task %s (%s) at checkpoint %s: %v", rt.name, rt.id, engine.ShortID(t.Checkpoint.ID), err)
+				return nil, nil, failf("reading the answers of task %s (%s) at checkpoint %s: %v", rt.name, rt.id, engine.ShortID(t.Checkpoint.ID), err)
 			}
 		}
 		if len(rt.writes) > 0 {
@@ -426,7 +440,44 @@ func recordedTasks(ctx context.Context, g *engine.Graph, t *engine.CheckpointTup
 			rt.err = ""
 		}
 	}
-	return tasks, nil
+	return tasks, recordedCalls(tasks, idx, saved), nil
+}
+
+// recordedCalls are the Task calls (functional API) that saved answers
+// in a checkpoint's writes: a call that asks saves the answer it used as
+// its own, under its call task's id, which no checkpoint plans, and its
+// caller reports the interrupt. The error a call saved goes to the one
+// task waiting without answers of its own (callErr): the run raised it
+// beside that task's interrupt.
+func recordedCalls(tasks []recTask, planned map[string]int, saved *engine.SavedWrites) []recCall {
+	var caller *recTask
+	for i := range tasks {
+		if tasks[i].interrupted && len(tasks[i].answers) == 0 {
+			if caller != nil {
+				caller = nil
+				break
+			}
+			caller = &tasks[i]
+		}
+	}
+	var calls []recCall
+	for _, sv := range saved.Tasks {
+		if _, ok := planned[sv.ID]; ok {
+			continue
+		}
+		if sv.Error != "" && caller != nil && caller.callErr == "" {
+			caller.callErr = sv.Error
+		}
+		if len(sv.Interrupts) == 0 {
+			continue
+		}
+		c := recCall{answers: sv.Answers}
+		for _, in := range sv.Interrupts {
+			c.questions = append(c.questions, string(engine.MustEncode(in.Value)))
+		}
+		calls = append(calls, c)
+	}
+	return calls
 }
 
 // divergence is the first difference found; it ends the replay with exit 1.
@@ -618,15 +669,64 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 	}
 }
 
+// callAnswers answers the interrupts of the replay's functional API Task
+// calls in rm, each with the answer the recorded call that asked the same
+// question (or the only recorded call) used at that stop; it counts the calls the recording left
+// waiting at an open step.
+func (rp *replay) callAnswers(rs recStep, v *engine.StepView, rm engine.ResumeMap) (unanswered int, err error) {
+	for _, t := range v.Tasks {
+		if !t.Call || t.State != engine.TaskInterrupted || len(t.Interrupts) == 0 {
+			continue
+		}
+		q := string(engine.MustEncode(t.Interrupts[0].Value))
+		var c *recCall
+		for i := range rs.calls {
+			if slices.Contains(rs.calls[i].questions, q) {
+				c = &rs.calls[i]
+				break
+			}
+		}
+		if c == nil && len(rs.calls) == 1 {
+			// A call that asked several times saved its last question
+			// only; with one call there is no other to take.
+			c = &rs.calls[0]
+		}
+		if c == nil {
+			return 0, rp.diverge("step %d, task %s: the replay's call asked %s; no call of the recording asked it", rs.step, t.Name, q)
+		}
+		n := rp.answered[t.ID]
+		if n >= len(c.answers) {
+			if rs.kind == "open" {
+				unanswered++
+				continue
+			}
+			return 0, rp.diverge("step %d, task %s: the replay's call asked %s; the recording's call used only %d answers", rs.step, t.Name, q, len(c.answers))
+		}
+		for _, in := range t.Interrupts {
+			rm[in.ID] = c.answers[n]
+		}
+		rp.answered[t.ID] = n + 1
+	}
+	return unanswered, nil
+}
+
 // answers builds the resume map for the replay's pending interrupts from the
 // recorded answers. It returns nil when the recording has no answer for
 // them either (it ended waiting at the same place).
 func (rp *replay) answers(rs recStep, v *engine.StepView) (engine.ResumeMap, error) {
 	rec := matchTasks(rs.tasks)
 	rm := engine.ResumeMap{}
-	unanswered := 0
+	unanswered, err := rp.callAnswers(rs, v, rm)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]int{}
 	for _, t := range v.Tasks {
+		if t.Call || slices.ContainsFunc(t.Interrupts, func(in engine.Interruption) bool { _, ok := rm[in.ID]; return ok }) {
+			// A Task call's interrupt, which its caller reports too: the
+			// call's own answer goes to it (callAnswers).
+			continue
+		}
 		if t.State != engine.TaskInterrupted || len(t.Interrupts) == 0 {
 			// Without interrupts: its subgraph stopped at a breakpoint,
 			// which the resume continues past, as the recording's did.
@@ -692,15 +792,17 @@ func (rp *replay) runFailed(step int, err error, tasks []recTask, s *engine.Step
 	var ne *engine.NodeError
 	if errors.As(err, &ne) {
 		failed := map[string]bool{ne.Node: true}
+		callFailed := false
 		if s != nil {
 			for _, t := range s.View().Tasks {
 				if t.State == engine.TaskFailed {
 					failed[t.Name] = true
+					callFailed = callFailed || t.Call
 				}
 			}
 		}
 		for _, t := range tasks {
-			if failed[t.name] && t.err != "" {
+			if failed[t.name] && t.err != "" || callFailed && t.callErr != "" {
 				return nil
 			}
 		}
@@ -736,6 +838,12 @@ func (rp *replay) compare(rs recStep, got []engine.TaskView) error {
 	gotBy := map[string][]engine.TaskView{}
 	var keys []string
 	for _, t := range got {
+		if t.Call {
+			// A functional API Task call: its result is part of its
+			// caller's writes, which are compared; the recording's
+			// checkpoints do not plan it as a task.
+			continue
+		}
 		key := t.Name
 		if t.Push {
 			key += " " + string(engine.MustEncode(t.Input))
