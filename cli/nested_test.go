@@ -174,6 +174,9 @@ func TestReplay_FunctionalCalls(t *testing.T) {
 	superstep(t, "", "run", flow, "--db", db, "--thread", "i1", "--resume", "true").want(t, 0, "add Will?")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "i1", "--resume", "false").want(t, 0, "done", "Added James!", "changed their mind about Will")
 	superstep(t, "", "replay", "i1", "--db", db, "--graph", flow).want(t, 0, "step 0: program match", "replay matches")
+	// exec gives the calls the answers they saved (it said "the recording
+	// has no answer for it").
+	superstep(t, "", "exec", "i1", "program", "--db", db, "--graph", flow).want(t, 0, "same writes as recorded")
 	flow = own("func_task_two_interrupts.json")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "w1").want(t, 0, "first?")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "w1", "--resume", "A").want(t, 0, "second?")

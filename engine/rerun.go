@@ -85,6 +85,22 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 			return nil, err
 		}
 	}
+	// Task calls (functional API) save the answers they used under their
+	// own ids, which no checkpoint plans and which depend on the
+	// checkpoint and the caller (callTask): the copy has the same
+	// checkpoint, so its calls find them again.
+	planned := map[string]bool{}
+	for _, st := range snap.Tasks {
+		planned[st.ID] = true
+	}
+	for _, w := range t.PendingWrites {
+		if w.Channel != ResumeChannel || planned[w.TaskID] || w.TaskID == NullTaskID {
+			continue
+		}
+		if err := mem.PutWrites(ctx, cfg, w.TaskID, []Write{{Channel: w.Channel, Value: w.Value}}); err != nil {
+			return nil, err
+		}
+	}
 	// Interrupts its subgraph raised were answered in the subgraph's
 	// namespace, one resume at a time: give those answers back the same
 	// way, one per stop.
