@@ -141,6 +141,13 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		if r.Err != nil {
 			doc.Error = oneLine(r.Err.Error())
 		}
+		// The recording stopped at the same question and still waits for
+		// its answer: the same outcome, with nothing written yet.
+		asksAsRecorded := ok && r.Err == nil && len(r.Interrupts) > 0 && len(sv.Answers) == 0 && !sv.Finished && !sv.Failed &&
+			interruptValues(r.Interrupts) == interruptValues(sv.Interrupts) && r.Diff == nil && len(r.Writes) == 0 && len(r.Recorded) == 0
+		if asksAsRecorded {
+			doc.Same = true
+		}
 		for _, in := range r.Interrupts {
 			doc.Interrupts = append(doc.Interrupts, plainValue(in.Value))
 		}
@@ -158,6 +165,8 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		switch {
 		case r.Err != nil:
 			fmt.Fprintf(w, "failed: %s\n", doc.Error)
+		case asksAsRecorded:
+			fmt.Fprintf(w, "interrupted with %s, as the recording did: it waits for an answer\n", interruptValues(r.Interrupts))
 		case len(r.Interrupts) > 0:
 			fmt.Fprintf(w, "interrupted with %s: the recording has no answer for it\n", interruptValues(r.Interrupts))
 		}
@@ -171,6 +180,7 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		switch {
 		case doc.Unfinished:
 			fmt.Fprintln(w, "the recording was cut off before this task finished: nothing to compare")
+		case asksAsRecorded:
 		case doc.Same:
 			fmt.Fprintln(w, "same writes as recorded")
 		}

@@ -22,7 +22,7 @@ func TestReplay_UnansweredInterruptOfPlainNode(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "u.db")
 	superstep(t, "", "run", "research", "--db", db, "--thread", "r1").want(t, 0, "interrupted")
 	superstep(t, "", "replay", "r1", "--db", db).want(t, 0, "step 3: human_review match", "replay matches: 4 supersteps")
-	superstep(t, "", "exec", "r1", "human_review", "--db", db).want(t, 1, "the recording has no answer for it")
+	superstep(t, "", "exec", "r1", "human_review", "--db", db).want(t, 0, "as the recording did: it waits for an answer")
 	flow := own("func_interrupt_then_failure.json")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "f1").want(t, 1, "boom")
 	r := superstep(t, "", "replay", "f1", "--db", db, "--graph", flow)
@@ -185,4 +185,21 @@ func TestReplay_FunctionalCalls(t *testing.T) {
 	flow = own("func_interrupt_then_failure.json")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "x1").want(t, 1, "task:flaky: boom")
 	superstep(t, "", "replay", "x1", "--db", db, "--graph", flow).want(t, 0, "replay matches")
+}
+
+// exec of a task that stops at the question the recording still waits
+// on (a plain node's, a subgraph's) did what the recording did; it said
+// "does not write what the recording did" and exited 1 though neither
+// wrote anything.
+func TestExec_WaitsAsRecorded(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "w.db")
+	flow := own("subgraph_interrupt.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "s1").want(t, 0, `"total 11"`)
+	r := superstep(t, "", "exec", "s1", "child", "--db", db, "--graph", flow)
+	r.want(t, 0, `interrupted with "total 11", as the recording did: it waits for an answer`)
+	if strings.Contains(r.stderr, "does not write") {
+		t.Fatalf("a task waiting as recorded reported as different:\n%s", r.stderr)
+	}
+	superstep(t, "", "exec", "s1", "child", "--db", db, "--graph", flow, "--json").want(t, 0, `"same": true`)
 }
