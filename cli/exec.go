@@ -13,6 +13,7 @@ import (
 func (a *App) execCommand(g *globals) *cobra.Command {
 	var ckpt, graphFlag string
 	var force bool
+	var recursionLimit int
 	cmd := &cobra.Command{
 		Use:   "exec THREAD NODE",
 		Short: "Run one node again against its recorded input; write nothing",
@@ -50,13 +51,21 @@ node fails, 2 for a usage error.`,
 				if err != nil {
 					return err
 				}
-				return a.execTasks(ctx, gr, t, ids, g.json)
+				limit := recordedLimit(ctx, st, thread, graphFlag)
+				if cmd.Flags().Changed("recursion-limit") || limit == 0 {
+					limit = recursionLimit
+				}
+				if limit < 1 {
+					return usagef("--recursion-limit %d: want a positive number of supersteps", limit)
+				}
+				return a.execTasks(ctx, gr, t, ids, g.json, engine.WithRecursionLimit(limit))
 			})
 		},
 	}
 	cmd.Flags().StringVar(&ckpt, "checkpoint", "", "checkpoint that planned NODE (default: the latest on the original run)")
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph with the current code (default: the one recorded for the thread)")
 	cmd.Flags().BoolVar(&force, "force", false, "run even if the topology changed incompatibly")
+	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with, which a subgraph node's subgraph inherits (default: the scenario's, else 25)")
 	return cmd
 }
 
@@ -117,12 +126,12 @@ type execJSON struct {
 	Diff          []map[string]any `json:"diff,omitempty"`
 }
 
-func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, ids []string, asJSON bool) error {
+func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, ids []string, asJSON bool, opts ...engine.RunOption) error {
 	differ := false
 	var docs []execJSON
 	saved := engine.ReadSavedWrites(t.PendingWrites)
 	for _, id := range ids {
-		r, err := gr.RerunTask(ctx, t, id)
+		r, err := gr.RerunTask(ctx, t, id, opts...)
 		if err != nil {
 			return failf("running %s again: %v", id, err)
 		}
@@ -232,4 +241,27 @@ func writeValues(vs []any, ok bool) string {
 		return string(engine.MustEncode(vs[0]))
 	}
 	return string(engine.MustEncode(vs))
+}
+
+// recordedLimit is the recursion limit a run of thread took without
+// --recursion-limit: the scenario's of --graph, else of the graph recorded
+// for the thread (resolveGraph); 0 for none.
+func recordedLimit(ctx context.Context, st Store, thread, graphFlag string) int {
+	name := graphFlag
+	if name == "" {
+		fp, err := st.Fingerprint(ctx, thread)
+		if err != nil {
+			return 0
+		}
+		rec, _ := decodeGraphRecord(fp)
+		name = rec.Graph
+	}
+	if name == "" {
+		return 0
+	}
+	res, err := resolveGraph(name)
+	if err != nil {
+		return 0
+	}
+	return res.recursionLimit
 }

@@ -203,3 +203,18 @@ func TestExec_WaitsAsRecorded(t *testing.T) {
 	}
 	superstep(t, "", "exec", "s1", "child", "--db", db, "--graph", flow, "--json").want(t, 0, `"same": true`)
 }
+
+// exec of a subgraph node whose subgraph reached the recursion limit runs
+// under the limit the recording ran with (the scenario's, or
+// --recursion-limit), which its subgraph inherits; under 25 the subgraph
+// finished and exec reported different writes.
+func TestExec_RecursionLimitOfTheRecording(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "r.db")
+	flow := own("grandchild_parent_loop.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "g1").want(t, 1, "recursion limit of 4")
+	superstep(t, "", "exec", "g1", "midnode", "--db", db, "--graph", flow).want(t, 1, "node midnode fails with the current code as it did in the recording", "recursion limit of 4")
+	superstep(t, "", "exec", "g1", "midnode", "--db", db).want(t, 1, "as it did in the recording")
+	superstep(t, "", "exec", "g1", "midnode", "--db", db, "--recursion-limit", "25").want(t, 1, "does not write what the recording did")
+	superstep(t, "", "exec", "g1", "midnode", "--db", db, "--recursion-limit", "0").want(t, 2, "--recursion-limit 0")
+}

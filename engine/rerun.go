@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // TaskRerun is one task of a saved checkpoint run again with the current
@@ -35,10 +36,13 @@ type TaskRerun struct {
 // _reapply_writes_to_succeeded_nodes). Node functions run for real: a node that calls
 // a model calls it. A subgraph node runs its subgraph from the start.
 //
+// opts are run options the recording ran with that shape the task's run,
+// such as WithRecursionLimit, which its subgraph inherits.
+//
 // Errors: ErrNoCheckpoint wrapped when t plans no task taskID, or the
 // run's error when it fails outside the task (the task's own failure is
 // TaskRerun.Err).
-func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string) (*TaskRerun, error) {
+func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string, opts ...RunOption) (*TaskRerun, error) {
 	copyG := *g
 	mem := NewMemorySaver()
 	copyG.saver = mem
@@ -110,7 +114,10 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 			return nil, err
 		}
 	}
-	s, err := copyG.Start(ctx, nil, OnThread(thread))
+	// opts are the recording's run options that shape the task's run (a
+	// subgraph inherits the recursion limit); the copy's thread comes last.
+	runOpts := append(slices.Clone(opts), OnThread(thread))
+	s, err := copyG.Start(ctx, nil, runOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +144,7 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 			}
 		}
 		if atBreakpoint {
-			if s, err = copyG.Start(ctx, nil, OnThread(thread)); err != nil {
+			if s, err = copyG.Start(ctx, nil, runOpts...); err != nil {
 				return nil, err
 			}
 			continue
@@ -146,7 +153,7 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 			break
 		}
 		later = later[1:]
-		if s, err = copyG.Start(ctx, Command{Resume: rm}, OnThread(thread)); err != nil {
+		if s, err = copyG.Start(ctx, Command{Resume: rm}, runOpts...); err != nil {
 			return nil, err
 		}
 	}
