@@ -13,6 +13,7 @@ import (
 func (a *App) execCommand(g *globals) *cobra.Command {
 	var ckpt, graphFlag string
 	var force bool
+	var recursionLimit int
 	cmd := &cobra.Command{
 		Use:   "exec THREAD NODE",
 		Short: "Run one node again against its recorded input; write nothing",
@@ -50,13 +51,21 @@ node fails, 2 for a usage error.`,
 				if err != nil {
 					return err
 				}
-				return a.execTasks(ctx, gr, t, ids, g.json)
+				limit := recordedLimit(ctx, st, thread, graphFlag)
+				if cmd.Flags().Changed("recursion-limit") || limit == 0 {
+					limit = recursionLimit
+				}
+				if limit < 1 {
+					return usagef("--recursion-limit %d: want a positive number of supersteps", limit)
+				}
+				return a.execTasks(ctx, gr, t, ids, g.json, engine.WithRecursionLimit(limit))
 			})
 		},
 	}
 	cmd.Flags().StringVar(&ckpt, "checkpoint", "", "checkpoint that planned NODE (default: the latest on the original run)")
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph with the current code (default: the one recorded for the thread)")
 	cmd.Flags().BoolVar(&force, "force", false, "run even if the topology changed incompatibly")
+	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with, which a subgraph node's subgraph inherits (default: the scenario's, else 25)")
 	return cmd
 }
 
@@ -117,12 +126,12 @@ type execJSON struct {
 	Diff          []map[string]any `json:"diff,omitempty"`
 }
 
-func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, ids []string, asJSON bool) error {
+func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, ids []string, asJSON bool, opts ...engine.RunOption) error {
 	differ := false
 	var docs []execJSON
 	saved := engine.ReadSavedWrites(t.PendingWrites)
 	for _, id := range ids {
-		r, err := gr.RerunTask(ctx, t, id)
+		r, err := gr.RerunTask(ctx, t, id, opts...)
 		if err != nil {
 			return failf("running %s again: %v", id, err)
 		}
@@ -141,6 +150,13 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		if r.Err != nil {
 			doc.Error = oneLine(r.Err.Error())
 		}
+		// The recording stopped at the same question and still waits for
+		// its answer: the same outcome, with nothing written yet.
+		asksAsRecorded := ok && r.Err == nil && len(r.Interrupts) > 0 && len(sv.Answers) == 0 && !sv.Finished && !sv.Failed &&
+			interruptValues(r.Interrupts) == interruptValues(sv.Interrupts) && r.Diff == nil && len(r.Writes) == 0 && len(r.Recorded) == 0
+		if asksAsRecorded {
+			doc.Same = true
+		}
 		for _, in := range r.Interrupts {
 			doc.Interrupts = append(doc.Interrupts, plainValue(in.Value))
 		}
@@ -158,6 +174,8 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		switch {
 		case r.Err != nil:
 			fmt.Fprintf(w, "failed: %s\n", doc.Error)
+		case asksAsRecorded:
+			fmt.Fprintf(w, "interrupted with %s, as the recording did: it waits for an answer\n", interruptValues(r.Interrupts))
 		case len(r.Interrupts) > 0:
 			fmt.Fprintf(w, "interrupted with %s: the recording has no answer for it\n", interruptValues(r.Interrupts))
 		}
@@ -171,6 +189,7 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		switch {
 		case doc.Unfinished:
 			fmt.Fprintln(w, "the recording was cut off before this task finished: nothing to compare")
+		case asksAsRecorded:
 		case doc.Same:
 			fmt.Fprintln(w, "same writes as recorded")
 		}
@@ -222,4 +241,27 @@ func writeValues(vs []any, ok bool) string {
 		return string(engine.MustEncode(vs[0]))
 	}
 	return string(engine.MustEncode(vs))
+}
+
+// recordedLimit is the recursion limit a run of thread took without
+// --recursion-limit: the scenario's of --graph, else of the graph recorded
+// for the thread (resolveGraph); 0 for none.
+func recordedLimit(ctx context.Context, st Store, thread, graphFlag string) int {
+	name := graphFlag
+	if name == "" {
+		fp, err := st.Fingerprint(ctx, thread)
+		if err != nil {
+			return 0
+		}
+		rec, _ := decodeGraphRecord(fp)
+		name = rec.Graph
+	}
+	if name == "" {
+		return 0
+	}
+	res, err := resolveGraph(name)
+	if err != nil {
+		return 0
+	}
+	return res.recursionLimit
 }

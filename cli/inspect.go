@@ -497,7 +497,7 @@ interrupts waiting for an answer.`,
 				if err != nil {
 					return err
 				}
-				return a.writeShow(gr, t, g.json)
+				return a.writeShow(ctx, gr, t, g.json)
 			})
 		},
 	}
@@ -520,8 +520,9 @@ type shownInterrupt struct {
 	Value any    `json:"value"`
 }
 
-func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool) error {
+func (a *App) writeShow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool) error {
 	cp := t.Checkpoint
+	status := checkpointStatus(ctx, gr, t)
 	names, next := taskNames(gr, t)
 	values := map[string]any{}
 	for k, v := range cp.ChannelValues {
@@ -538,7 +539,7 @@ func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool
 		writes = append(writes, shownWrite{Task: w.TaskID, Node: names[w.TaskID], Channel: w.Channel, Value: plainValue(w.Value)})
 	}
 	var ints []shownInterrupt
-	for _, in := range openInterrupts(t) {
+	for _, in := range waitingInterrupts(ctx, gr, t) {
 		ints = append(ints, shownInterrupt{Node: names[in.TaskID], Task: in.TaskID, ID: in.ID, Value: plainValue(in.Value)})
 	}
 	if asJSON {
@@ -551,11 +552,11 @@ func (a *App) writeShow(gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool
 		if gr != nil {
 			doc["next"] = nonNilSlice(next)
 		}
-		doc["status"] = checkpointStatus(gr, t)
+		doc["status"] = status
 		return writeJSON(a.Stdout, doc)
 	}
 	w := a.Stdout
-	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s  status %s\n", termtext.Name(t.Config.ThreadID), termtext.Name(engine.ShortID(cp.ID)), t.Metadata.Step, termtext.Name(t.Metadata.Source), checkpointStatus(gr, t))
+	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s  status %s\n", termtext.Name(t.Config.ThreadID), termtext.Name(engine.ShortID(cp.ID)), t.Metadata.Step, termtext.Name(t.Metadata.Source), status)
 	fmt.Fprintf(w, "id %s\n", termtext.Name(cp.ID))
 	if t.ParentID != "" {
 		fmt.Fprintf(w, "parent %s\n", termtext.Name(t.ParentID))
@@ -1059,13 +1060,21 @@ func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map
 		g, _ = graphFor(ctx, st, t.ID, "")
 		cache[rec.Graph+" "+rec.Fingerprint] = g
 	}
-	return checkpointStatus(g, tuple)
+	return checkpointStatus(ctx, g, tuple)
 }
 
 // checkpointStatus is the engine's status of checkpoint t: with the graph,
 // from its planned tasks and saved writes (StateSnapshot.Status); without,
 // from the saved writes alone, which cannot tell done from pending.
-func checkpointStatus(g *engine.Graph, t *engine.CheckpointTuple) string {
+//
+// With the graph it is read through the store (GetState), which is exact
+// where the checkpoint's own saved writes are not: a subgraph node's task
+// waits when its subgraph waits, the answers the subgraph used being
+// saved in its namespace.
+func checkpointStatus(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) string {
+	if snap := checkpointState(ctx, g, t); snap != nil {
+		return snap.Status().String()
+	}
 	if g != nil {
 		if snap, err := g.SnapshotOf(t, false); err == nil {
 			return snap.Status().String()
@@ -1075,4 +1084,35 @@ func checkpointStatus(g *engine.Graph, t *engine.CheckpointTuple) string {
 		return status.String()
 	}
 	return "unknown"
+}
+
+// checkpointState is the engine's snapshot of the root checkpoint t read
+// through the store, nil without a graph or when it cannot be read.
+func checkpointState(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) *engine.StateSnapshot {
+	if g == nil || t.Config.CheckpointNS != "" {
+		return nil
+	}
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: t.Config.ThreadID, CheckpointID: t.Checkpoint.ID})
+	if err != nil {
+		return nil
+	}
+	return snap
+}
+
+// waitingInterrupts are the interrupts saved on checkpoint t that wait for
+// an answer (openInterrupts), and with the graph those that the tasks of
+// subgraph nodes wait on though the saved writes alone read them answered
+// (checkpointStatus says why).
+func waitingInterrupts(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) []engine.PendingInterrupt {
+	out := openInterrupts(t)
+	snap := checkpointState(ctx, g, t)
+	if snap == nil {
+		return out
+	}
+	for _, in := range snap.Interrupts() {
+		if !slices.ContainsFunc(out, func(o engine.PendingInterrupt) bool { return o.ID == in.ID && o.TaskID == in.TaskID }) {
+			out = append(out, in)
+		}
+	}
+	return out
 }

@@ -20,6 +20,7 @@ type replayFlags struct {
 	fromSet              bool
 	force, offline       bool
 	rerun                []string
+	recursionLimit       int
 }
 
 // check refuses flag combinations that mean nothing, before anything opens.
@@ -29,6 +30,8 @@ func (f replayFlags) check() error {
 		return usagef("--from and --checkpoint both name the start: give one")
 	case f.offline && f.rerun == nil:
 		return usagef("--offline goes with --rerun: without it every task executes")
+	case f.recursionLimit < 1:
+		return usagef("--recursion-limit %d: want a positive number of supersteps", f.recursionLimit)
 	}
 	return nil
 }
@@ -77,15 +80,18 @@ exit 1 naming the step, the node and the channel with both values.`,
 			}
 			thread := args[0]
 			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error {
-				gr, err := a.replayGraph(ctx, st, thread, f.graph, f.force)
+				gr, limit, err := a.replayGraph(ctx, st, thread, f.graph, f.force)
 				if err != nil {
 					return err
+				}
+				if cmd.Flags().Changed("recursion-limit") || limit == 0 {
+					limit = f.recursionLimit
 				}
 				rp, err := newReplay(ctx, gr, list, branchChoice{head: f.branch, start: f.start, from: f.from, fromSet: f.fromSet, thread: thread})
 				if err != nil {
 					return err
 				}
-				rp.out, rp.saver = a.Stdout, st
+				rp.out, rp.saver, rp.recursionLimit = a.Stdout, st, limit
 				if err := rp.setRerun(f.rerun, f.offline); err != nil {
 					return err
 				}
@@ -108,37 +114,43 @@ exit 1 naming the step, the node and the channel with both values.`,
 	cmd.Flags().BoolVar(&f.offline, "offline", false, "with --rerun: stop at a task whose input changed instead of executing it")
 	cmd.Flags().StringVar(&f.start, "checkpoint", "", "start from this recorded checkpoint (id or prefix)")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replay even if the topology changed")
+	cmd.Flags().IntVar(&f.recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with (default: the scenario's, else 25)")
 	return cmd
 }
 
 // replayGraph compiles the graph to replay thread with (--graph, else the
 // recorded one) and checks it against the recorded topology. A thread
 // recorded without a graph gets this one recorded.
-func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag string, force bool) (*engine.Graph, error) {
+//
+// It also returns the scenario's recursion limit (0 for none): a run
+// without --recursion-limit ran with it, and a subgraph that reached it
+// failed there, so the replay must run with it too.
+func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag string, force bool) (*engine.Graph, int, error) {
 	fp, err := st.Fingerprint(ctx, thread)
 	if err != nil {
-		return nil, storeError(err, "reading thread %q", thread)
+		return nil, 0, storeError(err, "reading thread %q", thread)
 	}
 	rec, recorded := decodeGraphRecord(fp)
 	if graphFlag == "" {
 		if rec.Graph == "" {
-			return nil, usagef("thread %q has no recorded graph: pass --graph", thread)
+			return nil, 0, usagef("thread %q has no recorded graph: pass --graph", thread)
 		}
 		graphFlag = rec.Graph
 	}
-	gr, _, _, err := ResolveGraph(graphFlag, engine.WithSaver(st))
+	res, err := resolveGraph(graphFlag, engine.WithSaver(st))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	gr := res.g
 	if recorded {
-		return gr, checkTopology(ctx, st, thread, gr, force, a.warn)
+		return gr, res.recursionLimit, checkTopology(ctx, st, thread, gr, force, a.warn)
 	}
 	a.warn(fmt.Sprintf("thread %q has no recorded topology: cannot check that the graph is the same", thread))
 	// From now on the thread names the graph it was replayed with.
 	if err := st.SetFingerprint(ctx, thread, newGraphRecord(gr, graphFlag).encode()); err != nil {
-		return nil, storeError(err, "recording the graph of thread %q", thread)
+		return nil, 0, storeError(err, "recording the graph of thread %q", thread)
 	}
-	return gr, nil
+	return gr, res.recursionLimit, nil
 }
 
 // setRerun turns on --rerun for nodes (nil: a plain replay).
@@ -166,6 +178,9 @@ type recTask struct {
 	answers     []any          // the __resume__ answers it consumed
 	interrupted bool
 	err         string
+	// callErr is the error a functional API Task call it made saved
+	// (giveCallAnswers), which the run raised beside its interrupt.
+	callErr string
 	// saved: the recording saved something for the task (writes, an
 	// interrupt, an error, or that it wrote nothing). A task without is one
 	// the recording was cut off before it finished.
@@ -186,6 +201,17 @@ type recStep struct {
 	step  int    // the recorded step number
 	tasks []recTask
 	input any
+	// calls are the functional API Task calls that saved answers.
+	calls []recCall
+}
+
+// recCall is a functional API Task call the recording saved answers for:
+// the question it saved and the answers it used. A call's id depends on
+// the checkpoint, so a replay's call is matched with the recorded one that
+// asked the same question.
+type recCall struct {
+	questions []string // saved interrupt values, encoded
+	answers   []any
 }
 
 type replay struct {
@@ -207,6 +233,9 @@ type replay struct {
 	rerun   map[string]bool
 	offline bool
 	saver   engine.Saver
+	// recursionLimit is the limit each run of the replay takes, as the
+	// recording's runs did.
+	recursionLimit int
 	// matched marks the replay checkpoints whose plan was matched with
 	// the recording, and notes says per task what happened (for the log).
 	matched map[string]bool
@@ -266,11 +295,11 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 		t, parent := chain[i], chain[i-1]
 		switch t.Metadata.Source {
 		case engine.SourceLoop:
-			tasks, err := recordedTasks(ctx, g, parent)
+			tasks, calls, err := recordedTasks(ctx, g, parent)
 			if err != nil {
 				return nil, err
 			}
-			rp.steps = append(rp.steps, recStep{kind: "loop", step: t.Metadata.Step, tasks: tasks})
+			rp.steps = append(rp.steps, recStep{kind: "loop", step: t.Metadata.Step, tasks: tasks, calls: calls})
 		case engine.SourceInput:
 			rp.steps = append(rp.steps, recStep{kind: "input", step: t.Metadata.Step, input: t.Checkpoint.ChannelValues[engine.Start]})
 		case engine.SourceFork:
@@ -280,7 +309,7 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 		}
 	}
 	last := chain[len(chain)-1]
-	tasks, err := recordedTasks(ctx, g, last)
+	tasks, calls, err := recordedTasks(ctx, g, last)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +319,7 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 	}
 	slices.Sort(rp.plannedNext)
 	if slices.ContainsFunc(tasks, func(t recTask) bool { return t.saved }) {
-		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks})
+		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks, calls: calls})
 	}
 	if !slices.ContainsFunc(rp.steps, func(r recStep) bool { return r.kind != "input" }) {
 		return nil, usagef("nothing to replay: %s of thread %q has no superstep after checkpoint %s (step %d); choose an earlier start (--from, --checkpoint) or another branch (--branch)",
@@ -375,10 +404,10 @@ func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.C
 // topology that is the plan the recording ran. A task whose interrupts
 // its subgraph raised has its answers saved in the subgraph's namespace
 // (engine.Graph.TaskAnswers).
-func recordedTasks(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, error) {
+func recordedTasks(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, []recCall, error) {
 	snap, err := g.SnapshotOf(t, false)
 	if err != nil {
-		return nil, failf("planning recorded checkpoint %s: %v", t.Checkpoint.ID, err)
+		return nil, nil, failf("planning recorded checkpoint %s: %v", t.Checkpoint.ID, err)
 	}
 	var tasks []recTask
 	idx := map[string]int{}
@@ -403,7 +432,7 @@ func recordedTasks(ctx context.Context, g *engine.Graph, t *engine.CheckpointTup
 		rt.writes, rt.answers, rt.interrupted, rt.err = sv.Writes, sv.Answers, len(sv.Interrupts) > 0, sv.Error
 		if rt.interrupted && len(rt.answers) == 0 {
 			if rt.answers, err = g.TaskAnswers(ctx, t.Config, snap.Tasks[i]); err != nil {
-				return nil, failf("reading the answers of task %s (%s) at checkpoint %s: %v", rt.name, rt.id, engine.ShortID(t.Checkpoint.ID), err)
+				return nil, nil, failf("reading the answers of task %s (%s) at checkpoint %s: %v", rt.name, rt.id, engine.ShortID(t.Checkpoint.ID), err)
 			}
 		}
 		if len(rt.writes) > 0 {
@@ -411,7 +440,44 @@ func recordedTasks(ctx context.Context, g *engine.Graph, t *engine.CheckpointTup
 			rt.err = ""
 		}
 	}
-	return tasks, nil
+	return tasks, recordedCalls(tasks, idx, saved), nil
+}
+
+// recordedCalls are the Task calls (functional API) that saved answers
+// in a checkpoint's writes: a call that asks saves the answer it used as
+// its own, under its call task's id, which no checkpoint plans, and its
+// caller reports the interrupt. The error a call saved goes to the one
+// task waiting without answers of its own (callErr): the run raised it
+// beside that task's interrupt.
+func recordedCalls(tasks []recTask, planned map[string]int, saved *engine.SavedWrites) []recCall {
+	var caller *recTask
+	for i := range tasks {
+		if tasks[i].interrupted && len(tasks[i].answers) == 0 {
+			if caller != nil {
+				caller = nil
+				break
+			}
+			caller = &tasks[i]
+		}
+	}
+	var calls []recCall
+	for _, sv := range saved.Tasks {
+		if _, ok := planned[sv.ID]; ok {
+			continue
+		}
+		if sv.Error != "" && caller != nil && caller.callErr == "" {
+			caller.callErr = sv.Error
+		}
+		if len(sv.Interrupts) == 0 {
+			continue
+		}
+		c := recCall{answers: sv.Answers}
+		for _, in := range sv.Interrupts {
+			c.questions = append(c.questions, string(engine.MustEncode(in.Value)))
+		}
+		calls = append(calls, c)
+	}
+	return calls
 }
 
 // divergence is the first difference found; it ends the replay with exit 1.
@@ -448,7 +514,7 @@ func (rp *replay) run(ctx context.Context) error {
 	rep := &rp.report
 	compared := 0
 	rep.Thread, rep.Start, rep.Result, rep.Steps = rp.thread, rp.startID, "error", []stepReport{}
-	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(rp.startID))
+	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(rp.startID), engine.WithRecursionLimit(rp.recursionLimit))
 	if err != nil {
 		rep.Message = err.Error()
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
@@ -530,7 +596,7 @@ func (rp *replay) run(ctx context.Context) error {
 // continueRun restarts a stopped replay at the head of its branch: after a
 // static breakpoint (nil input) or an interrupt (a resume command).
 func (rp *replay) continueRun(ctx context.Context, input any) (*engine.Stepper, error) {
-	s, err := rp.g.Start(ctx, input, engine.OnThread(rp.thread))
+	s, err := rp.g.Start(ctx, input, engine.OnThread(rp.thread), engine.WithRecursionLimit(rp.recursionLimit))
 	if err != nil {
 		return nil, failf("continuing the replay: %v", err)
 	}
@@ -541,7 +607,7 @@ func (rp *replay) newInput(ctx context.Context, s *engine.Stepper, rs recStep) (
 	if s.Status() == engine.StatusRunning {
 		// The recorded run had ended before this input; the replay must too.
 		if err := s.Next(ctx); err != nil {
-			return s, rp.runFailed(rs.step, err, nil)
+			return s, rp.runFailed(rs.step, err, nil, nil)
 		}
 		if s.Status() == engine.StatusRunning {
 			return s, rp.diverge("step %d: the recording took new input here, but the replay planned %s", rs.step, strings.Join(s.View().Next(), ", "))
@@ -564,7 +630,7 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 			}
 		}
 		if err := s.Next(ctx); err != nil {
-			return s, rp.runFailed(rs.step, err, rs.tasks)
+			return s, rp.runFailed(rs.step, err, rs.tasks, s)
 		}
 		v := s.View()
 		switch {
@@ -596,11 +662,52 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 				return s, nil
 			}
 			if err := s.Next(ctx); err != nil {
-				return s, rp.runFailed(rs.step, err, rs.tasks)
+				return s, rp.runFailed(rs.step, err, rs.tasks, s)
 			}
 			return s, nil
 		}
 	}
+}
+
+// callAnswers answers the interrupts of the replay's functional API Task
+// calls in rm, each with the answer the recorded call that asked the same
+// question (or the only recorded call) used at that stop; it counts the calls the recording left
+// waiting at an open step.
+func (rp *replay) callAnswers(rs recStep, v *engine.StepView, rm engine.ResumeMap) (unanswered int, err error) {
+	for _, t := range v.Tasks {
+		if !t.Call || t.State != engine.TaskInterrupted || len(t.Interrupts) == 0 {
+			continue
+		}
+		q := string(engine.MustEncode(t.Interrupts[0].Value))
+		var c *recCall
+		for i := range rs.calls {
+			if slices.Contains(rs.calls[i].questions, q) {
+				c = &rs.calls[i]
+				break
+			}
+		}
+		if c == nil && len(rs.calls) == 1 {
+			// A call that asked several times saved its last question
+			// only; with one call there is no other to take.
+			c = &rs.calls[0]
+		}
+		if c == nil {
+			return 0, rp.diverge("step %d, task %s: the replay's call asked %s; no call of the recording asked it", rs.step, t.Name, q)
+		}
+		n := rp.answered[t.ID]
+		if n >= len(c.answers) {
+			if rs.kind == "open" {
+				unanswered++
+				continue
+			}
+			return 0, rp.diverge("step %d, task %s: the replay's call asked %s; the recording's call used only %d answers", rs.step, t.Name, q, len(c.answers))
+		}
+		for _, in := range t.Interrupts {
+			rm[in.ID] = c.answers[n]
+		}
+		rp.answered[t.ID] = n + 1
+	}
+	return unanswered, nil
 }
 
 // answers builds the resume map for the replay's pending interrupts from the
@@ -609,10 +716,20 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 func (rp *replay) answers(rs recStep, v *engine.StepView) (engine.ResumeMap, error) {
 	rec := matchTasks(rs.tasks)
 	rm := engine.ResumeMap{}
-	unanswered := 0
+	unanswered, err := rp.callAnswers(rs, v, rm)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]int{}
 	for _, t := range v.Tasks {
-		if t.State != engine.TaskInterrupted {
+		if t.Call || slices.ContainsFunc(t.Interrupts, func(in engine.Interruption) bool { _, ok := rm[in.ID]; return ok }) {
+			// A Task call's interrupt, which its caller reports too: the
+			// call's own answer goes to it (callAnswers).
+			continue
+		}
+		if t.State != engine.TaskInterrupted || len(t.Interrupts) == 0 {
+			// Without interrupts: its subgraph stopped at a breakpoint,
+			// which the resume continues past, as the recording's did.
 			continue
 		}
 		key := t.Name
@@ -667,11 +784,25 @@ func interruptValues(ins []engine.Interruption) string {
 
 // runFailed turns a failure of the replayed run into a verdict: a match when
 // the recording failed in the same node, a divergence otherwise.
-func (rp *replay) runFailed(step int, err error, tasks []recTask) error {
+//
+// The node an error names may be one of a subgraph's (a subgraph's failure
+// reaches the parent as its own NodeError), so the replay's failed tasks, of
+// s's superstep, are matched with the recorded ones too.
+func (rp *replay) runFailed(step int, err error, tasks []recTask, s *engine.Stepper) error {
 	var ne *engine.NodeError
 	if errors.As(err, &ne) {
+		failed := map[string]bool{ne.Node: true}
+		callFailed := false
+		if s != nil {
+			for _, t := range s.View().Tasks {
+				if t.State == engine.TaskFailed {
+					failed[t.Name] = true
+					callFailed = callFailed || t.Call
+				}
+			}
+		}
 		for _, t := range tasks {
-			if t.name == ne.Node && t.err != "" {
+			if failed[t.name] && t.err != "" || callFailed && t.callErr != "" {
 				return nil
 			}
 		}
@@ -707,6 +838,12 @@ func (rp *replay) compare(rs recStep, got []engine.TaskView) error {
 	gotBy := map[string][]engine.TaskView{}
 	var keys []string
 	for _, t := range got {
+		if t.Call {
+			// A functional API Task call: its result is part of its
+			// caller's writes, which are compared; the recording's
+			// checkpoints do not plan it as a task.
+			continue
+		}
 		key := t.Name
 		if t.Push {
 			key += " " + string(engine.MustEncode(t.Input))
@@ -787,18 +924,65 @@ func (rp *replay) finish(ctx context.Context, s *engine.Stepper) error {
 	}
 	if s.Status() != engine.StatusRunning {
 		if rp.cutOff {
-			return rp.diverge("step %d: the recording planned %s; the replay ended instead", rp.lastStep+1, strings.Join(rp.plannedNext, ", "))
+			// A run can end with tasks planned from its last checkpoint
+			// (a deferred node after a breakpoint's resume, as
+			// LangGraph's): the replay's last checkpoint must plan the
+			// same.
+			next, err := rp.headPlan(ctx, s)
+			if err != nil {
+				return err
+			}
+			return rp.comparePlan(rp.lastStep+1, next, false)
 		}
 		return nil
 	}
 	step := rp.lastStep + 1
-	if err := s.Next(ctx); err != nil {
-		return rp.runFailed(step, err, nil)
+	var limitErr *engine.GraphRecursionError
+	err := s.Next(ctx)
+	switch {
+	case errors.As(err, &limitErr) && rp.cutOff:
+		// The recording stopped here with tasks planned: reaching the
+		// recursion limit (the one the recording ran with) stops a run
+		// there too, before it runs what it planned; those are what the
+		// replay's last checkpoint plans.
+		next, err := rp.headPlan(ctx, s)
+		if err != nil {
+			return err
+		}
+		return rp.comparePlan(step, next, false)
+	case err != nil:
+		return rp.runFailed(step, err, nil, nil)
+	}
+	if s.Status() != engine.StatusRunning && rp.cutOff {
+		next, err := rp.headPlan(ctx, s)
+		if err != nil {
+			return err
+		}
+		return rp.comparePlan(step, next, false)
 	}
 	next := s.View().Next()
 	slices.Sort(next)
+	return rp.comparePlan(step, next, s.Status() == engine.StatusRunning)
+}
+
+// headPlan is what the replay's last checkpoint plans, as the recording's
+// last checkpoint's plan is read.
+func (rp *replay) headPlan(ctx context.Context, s *engine.Stepper) ([]string, error) {
+	id := s.View().CheckpointID
+	snap, err := rp.g.GetState(ctx, engine.Config{ThreadID: rp.thread, CheckpointID: id})
+	if err != nil {
+		return nil, failf("reading the replay's checkpoint %s: %v", engine.ShortID(id), err)
+	}
+	return snap.Next, nil
+}
+
+// comparePlan compares the tasks the replay planned at step, after the
+// recording's last checkpoint, with the recording's end: the same tasks
+// planned when it was cut off there, none when it ended (running says the
+// replay goes on).
+func (rp *replay) comparePlan(step int, next []string, running bool) error {
 	switch {
-	case s.Status() == engine.StatusRunning && !rp.cutOff:
+	case running && !rp.cutOff:
 		return rp.diverge("step %d: the recording ends here; the replay goes on to %s", step, strings.Join(next, ", "))
 	case rp.cutOff && !slices.Equal(next, rp.plannedNext):
 		return rp.diverge("step %d: the recording planned %s; the replay planned %s", step, strings.Join(rp.plannedNext, ", "), orNone(strings.Join(next, ", ")))

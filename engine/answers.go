@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 )
 
 // TaskAnswers returns the answers task (of the checkpoint cfg addresses)
@@ -20,19 +21,44 @@ func (g *Graph) TaskAnswers(ctx context.Context, cfg Config, task SnapshotTask) 
 	if len(task.Answers) > 0 || len(task.Interrupts) == 0 {
 		return slices.Clone(task.Answers), nil
 	}
-	return g.namespaceAnswers(ctx, cfg.ThreadID, taskNamespace(cfg.CheckpointNS, task.Name, task.ID))
-}
-
-// namespaceAnswers collects the answers saved in namespace ns of thread,
-// oldest checkpoint first; none when nothing ran there.
-func (g *Graph) namespaceAnswers(ctx context.Context, thread, ns string) ([]any, error) {
-	hist, err := g.History(ctx, Config{ThreadID: thread, CheckpointNS: ns}, ListOptions{})
-	if errors.Is(err, ErrNoCheckpoint) {
-		return nil, nil
-	}
+	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 	if err != nil {
 		return nil, err
 	}
+	if n := owner.nodes[task.Name]; n == nil || !n.runsSubgraphs() {
+		// Interrupts of a node that runs no subgraph were raised by it (or
+		// by the functional API's tasks it called, which save their own
+		// answers) and no answer reached it: they still wait for one.
+		return nil, nil
+	}
+	// Each run of a subgraph in the task has its namespace: the task's, then
+	// "<ns>|1" and on (a retried subgraph node starts again in a fresh one;
+	// runChild), each with the answers its run used.
+	base := taskNamespace(cfg.CheckpointNS, task.Name, task.ID)
+	var out []any
+	for k := 0; ; k++ {
+		ns := base
+		if k > 0 {
+			ns += "|" + strconv.Itoa(k) // NS_SEP
+		}
+		hist, err := g.History(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: ns}, ListOptions{})
+		if errors.Is(err, ErrNoCheckpoint) || err == nil && len(hist) == 0 {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		a, err := g.historyAnswers(ctx, cfg.ThreadID, ns, hist)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a...)
+	}
+}
+
+// historyAnswers collects the answers saved in namespace ns of thread,
+// whose checkpoints are hist (newest first), oldest checkpoint first.
+func (g *Graph) historyAnswers(ctx context.Context, thread, ns string, hist []*StateSnapshot) ([]any, error) {
 	var out []any
 	for i := len(hist) - 1; i >= 0; i-- {
 		for _, t := range hist[i].Tasks {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // TaskRerun is one task of a saved checkpoint run again with the current
@@ -35,10 +36,13 @@ type TaskRerun struct {
 // _reapply_writes_to_succeeded_nodes). Node functions run for real: a node that calls
 // a model calls it. A subgraph node runs its subgraph from the start.
 //
+// opts are run options the recording ran with that shape the task's run,
+// such as WithRecursionLimit, which its subgraph inherits.
+//
 // Errors: ErrNoCheckpoint wrapped when t plans no task taskID, or the
 // run's error when it fails outside the task (the task's own failure is
 // TaskRerun.Err).
-func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string) (*TaskRerun, error) {
+func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string, opts ...RunOption) (*TaskRerun, error) {
 	copyG := *g
 	mem := NewMemorySaver()
 	copyG.saver = mem
@@ -85,6 +89,22 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 			return nil, err
 		}
 	}
+	// Task calls (functional API) save the answers they used under their
+	// own ids, which no checkpoint plans and which depend on the
+	// checkpoint and the caller (callTask): the copy has the same
+	// checkpoint, so its calls find them again.
+	planned := map[string]bool{}
+	for _, st := range snap.Tasks {
+		planned[st.ID] = true
+	}
+	for _, w := range t.PendingWrites {
+		if w.Channel != ResumeChannel || planned[w.TaskID] || w.TaskID == NullTaskID {
+			continue
+		}
+		if err := mem.PutWrites(ctx, cfg, w.TaskID, []Write{{Channel: w.Channel, Value: w.Value}}); err != nil {
+			return nil, err
+		}
+	}
 	// Interrupts its subgraph raised were answered in the subgraph's
 	// namespace, one resume at a time: give those answers back the same
 	// way, one per stop.
@@ -94,7 +114,10 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 			return nil, err
 		}
 	}
-	s, err := copyG.Start(ctx, nil, OnThread(thread))
+	// opts are the recording's run options that shape the task's run (a
+	// subgraph inherits the recursion limit); the copy's thread comes last.
+	runOpts := append(slices.Clone(opts), OnThread(thread))
+	s, err := copyG.Start(ctx, nil, runOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -104,20 +127,33 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 			runErr = s.Next(ctx)
 		}
 		rm := ResumeMap{}
-		if runErr == nil && s.Status() == StatusInterrupted && len(later) > 0 {
+		atBreakpoint := false
+		if runErr == nil && s.Status() == StatusInterrupted {
 			for _, tv := range s.View().Tasks {
+				if tv.ID != taskID {
+					continue
+				}
+				// Interrupted without interrupts: its subgraph stopped at
+				// a breakpoint, which the recording went on past.
+				atBreakpoint = tv.State == TaskInterrupted && len(tv.Interrupts) == 0
 				for _, in := range tv.Interrupts {
-					if tv.ID == taskID {
+					if len(later) > 0 {
 						rm[in.ID] = later[0]
 					}
 				}
 			}
 		}
+		if atBreakpoint {
+			if s, err = copyG.Start(ctx, nil, runOpts...); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if len(rm) == 0 {
 			break
 		}
 		later = later[1:]
-		if s, err = copyG.Start(ctx, Command{Resume: rm}, OnThread(thread)); err != nil {
+		if s, err = copyG.Start(ctx, Command{Resume: rm}, runOpts...); err != nil {
 			return nil, err
 		}
 	}
@@ -138,6 +174,9 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 	case runErr == nil:
 	case errors.As(runErr, &ne) && ne.TaskID == taskID:
 		out.Err = ne
+	case errors.As(runErr, &ne) && out.Err != nil:
+		// A node of its subgraph failed: the run's error names that node,
+		// and the task's own failure (out.Err) is what the recording saved.
 	default:
 		return nil, runErr
 	}

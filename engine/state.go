@@ -157,12 +157,55 @@ func (g *Graph) GetState(ctx context.Context, cfg Config, opts ...StateOption) (
 	if err != nil {
 		return nil, err
 	}
+	if err := owner.subgraphsWaiting(ctx, g.saver, snap); err != nil {
+		return nil, err
+	}
 	if o.subgraphs {
 		if err := owner.readSubgraphStates(ctx, g.saver, snap); err != nil {
 			return nil, err
 		}
 	}
 	return snap, nil
+}
+
+// subgraphsWaiting makes Waiting exact for the tasks of nodes that run
+// subgraphs whose saved interrupt the saved plain resume value seems to
+// answer (SavedWrites.Waiting): a subgraph saves the answers it used in its
+// own namespace, never as its parent task's, so the parent's saved writes
+// cannot tell that the value was used there and the subgraph asked again
+// (a second Interrupt call; a retry's fresh run asking once more). Such a
+// task waits when a run of its subgraph ("<ns>", "<ns>|1", …; runChild)
+// waits at its latest checkpoint.
+func (g *Graph) subgraphsWaiting(ctx context.Context, saver Saver, snap *StateSnapshot) error {
+	for i := range snap.Tasks {
+		st := &snap.Tasks[i]
+		n := g.nodes[st.Name]
+		if st.Waiting || st.Finished || len(st.Interrupts) == 0 || len(st.Answers) > 0 || st.Subgraph == "" || n == nil || !n.runsSubgraphs() {
+			continue
+		}
+		for k := 0; !st.Waiting; k++ {
+			ns := st.Subgraph
+			if k > 0 {
+				ns += "|" + strconv.Itoa(k) // NS_SEP
+			}
+			sub, t, err := n.subgraphIn(ctx, saver, snap.Config.ThreadID, ns)
+			if err != nil {
+				return err
+			}
+			if t == nil {
+				break
+			}
+			inner, err := sub.snapshot(t, true)
+			if err != nil {
+				return err
+			}
+			if err := sub.subgraphsWaiting(ctx, saver, inner); err != nil {
+				return err
+			}
+			st.Waiting = len(inner.Interrupts()) > 0
+		}
+	}
+	return nil
 }
 
 // readSubgraphStates fills each subgraph task's State with the latest state
