@@ -39,6 +39,15 @@ func askTwice(t testing.TB, saver engine.Saver) *engine.Graph {
 func TestModel_Replay_OffersEachInterruptItsRecordedAnswer(t *testing.T) {
 	saver := engine.NewMemorySaver()
 	g := askTwice(t, saver)
+	replayAnswersTwoAsks(t, g, saver)
+}
+
+// replayAnswersTwoAsks records a run of g that stops at two interrupts,
+// answers each with its own value by one resume map, then replays it from
+// its input and checks that each answer line holds its interrupt's
+// recorded answer and that the replay matches.
+func replayAnswersTwoAsks(t *testing.T, g *engine.Graph, saver engine.Saver) {
+	t.Helper()
 	ctx := context.Background()
 	res, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("rec"))
 	if err != nil || len(res.Interrupts) != 2 {
@@ -99,35 +108,7 @@ func TestModel_Replay_OffersSubgraphInterruptsTheirAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	res, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("rec"))
-	if err != nil || len(res.Interrupts) != 2 {
-		t.Fatalf("recording: %v, %d interrupts", err, len(res.Interrupts))
-	}
-	rm := engine.ResumeMap{}
-	want := map[string]string{}
-	for _, in := range res.Interrupts {
-		a := "answer to " + fmt.Sprint(in.Value)
-		rm[in.ID] = a
-		want[fmt.Sprint(in.Value)] = `"` + a + `"`
-	}
-	if _, err := g.Invoke(ctx, engine.Command{Resume: rm}, engine.OnThread("rec")); err != nil {
-		t.Fatal(err)
-	}
-	m := replayFromInput(t, g, saver)
-	m = press(t, m, "c")
-	if m.mode != modeAnswer || len(m.answer.inputs) != 2 {
-		t.Fatalf("mode %v, %d answer lines, note %q", m.mode, len(m.answer.inputs), m.note)
-	}
-	for i, in := range m.answer.ints {
-		if got := m.answer.inputs[i].Value(); got != want[fmt.Sprint(in.Value)] {
-			t.Errorf("line %d (%v): %q, want %q", i, in.Value, got, want[fmt.Sprint(in.Value)])
-		}
-	}
-	m = press(t, m, "enter", "c")
-	if m.replay == nil || m.replay.diverged != "" || !strings.Contains(m.note, "replay matches the recording") {
-		t.Fatalf("after the recorded answers: replay %+v note %q", m.replay, m.note)
-	}
+	replayAnswersTwoAsks(t, g, saver)
 }
 
 // A node that asks twice in a row was answered "first", then "second":
