@@ -48,6 +48,9 @@ type DebugOptions struct {
 	Saver engine.Saver
 	// Threads lists the database's threads, for the thread picker.
 	Threads func(ctx context.Context) ([]persist.ThreadInfo, error)
+	// RecursionLimit is the graph's own (a scenario file's first invoke's,
+	// as run uses it); 0 for the engine's default.
+	RecursionLimit int
 	// CheckThread says why this graph may not open a thread (another
 	// graph's), in the words the tui command itself uses; nil when it may.
 	CheckThread func(ctx context.Context, thread string) error

@@ -362,3 +362,14 @@ func TestReplay_SubgraphInterruptAnswers(t *testing.T) {
 		t.Fatalf("exec found no answer for the subgraph's interrupt:\n%s", r.stdout)
 	}
 }
+
+// The debugger runs a scenario under the scenario's recursion limit, as run
+// does: a loop of 31 supersteps with recursion_limit 40 failed at 25 when
+// opened in the debugger (here headless: no terminal).
+func TestTUI_ScenarioRecursionLimit(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "l.db")
+	flow, _ := filepath.Abs("testdata/loop_limit_40.json")
+	r := superstep(t, "", "tui", flow, "--db", db, "--thread", "a")
+	r.want(t, 0, "done", `"n": 30`)
+}

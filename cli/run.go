@@ -239,10 +239,11 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	}
 	defer closeStore(st, &err)
 	rec := &graphRecorder{Store: st}
-	gr, example, name, err := ResolveGraph(arg, engine.WithSaver(rec))
+	res, err := resolveGraph(arg, engine.WithSaver(rec))
 	if err != nil {
 		return err
 	}
+	gr, example, name := res.g, res.example, res.recordName
 	named := thread != ""
 	if thread == "" {
 		thread = arg
@@ -254,7 +255,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	if err != nil {
 		return err
 	}
-	o := DebugOptions{Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr,
+	o := DebugOptions{Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit,
 		// The switcher's check: the same as the command line's, with the
 		// note of a compatible change left out (it would garble the screen).
 		CheckThread: func(ctx context.Context, t string) error {
@@ -278,6 +279,9 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 func Headless(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 	st, _ := o.Saver.(Store)
 	r := &runner{g: g, st: st, thread: o.Thread, graphArg: o.GraphName, out: o.Stdout, warn: func(string) {}}
+	if o.RecursionLimit > 0 {
+		r.opts = append(r.opts, engine.WithRecursionLimit(o.RecursionLimit))
+	}
 	var in any
 	if o.Input != nil {
 		in = o.Input

@@ -30,7 +30,7 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 // graph: the database under the graph recorder keeps the settings and
 // sets the durability.
 func tuiOptions(o DebugOptions) tui.Options {
-	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.Title, SettingsKey: o.GraphKey, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition}
+	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.Title, SettingsKey: o.GraphKey, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition, RecursionLimit: o.RecursionLimit}
 	if opts.GraphName == "" {
 		opts.GraphName = o.GraphName
 	}

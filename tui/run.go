@@ -82,6 +82,10 @@ type Options struct {
 	// Answers suggest replies to the graph's interrupts; the first is the
 	// answer box's placeholder (graphs.Example.Answers).
 	Answers []string
+	// RecursionLimit is the graph's own recursion limit (a scenario
+	// file's, as `superstep run` uses it) for runs and `e` when the run
+	// settings (S) set none; 0: the engine's default.
+	RecursionLimit int
 	// In and Out replace the terminal (tests). With Out set the program does
 	// not take the alternate screen.
 	In  io.Reader // keys (default: the terminal)

@@ -99,6 +99,8 @@ type engineSession struct {
 	pending map[string]engine.ChannelView
 	feed    *liveFeed
 	run     runSettings
+	// graphLimit is the graph's own recursion limit (Options.RecursionLimit).
+	graphLimit int
 	// from is a checkpoint made current by Checkout and not stepped from
 	// yet: the next step starts there (and the engine forks, if it must).
 	from string
@@ -107,7 +109,7 @@ type engineSession struct {
 var _ session = (*engineSession)(nil)
 
 func newEngineSession(g *engine.Graph, opts Options) *engineSession {
-	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe(), feed: newLiveFeed(time.Now)}
+	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe(), feed: newLiveFeed(time.Now), graphLimit: opts.RecursionLimit}
 }
 
 func (s *engineSession) Info() engine.GraphInfo { return s.info }
@@ -130,10 +132,19 @@ func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
 	if len(s.run.after) > 0 {
 		opts = append(opts, engine.BreakAfter(s.run.after...))
 	}
-	if s.run.limit > 0 {
-		opts = append(opts, engine.WithRecursionLimit(s.run.limit))
+	if l := s.recursionLimit(); l > 0 {
+		opts = append(opts, engine.WithRecursionLimit(l))
 	}
 	return opts
+}
+
+// recursionLimit is the runs' recursion limit: the run settings', else the
+// graph's own (Options.RecursionLimit); 0 for the engine's default.
+func (s *engineSession) recursionLimit() int {
+	if s.run.limit > 0 {
+		return s.run.limit
+	}
+	return s.graphLimit
 }
 
 func (s *engineSession) SetRunSettings(rs runSettings) {
@@ -517,7 +528,13 @@ func (s *engineSession) RerunTask(ctx context.Context, cpID, taskID string) (*en
 	if t == nil {
 		return nil, fmt.Errorf("%w: checkpoint %s of thread %q", engine.ErrNoCheckpoint, shortID(cpID), s.thread)
 	}
-	return s.g.RerunTask(ctx, t, taskID)
+	// A subgraph node's subgraph inherits the run's limit, as it did in
+	// the recorded run.
+	var opts []engine.RunOption
+	if l := s.recursionLimit(); l > 0 {
+		opts = append(opts, engine.WithRecursionLimit(l))
+	}
+	return s.g.RerunTask(ctx, t, taskID, opts...)
 }
 
 func (s *engineSession) EditWrites(_ context.Context, taskID string, writes []engine.Write, by string) (*engine.StepView, error) {
