@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -53,6 +54,17 @@ func TestStepper_EditWrites(t *testing.T) {
 	var iu *engine.InvalidUpdateError
 	if err := s.EditWrites(tool.ID, []engine.Write{{Channel: "no_such_key", Value: 1.0}}, "me"); !errors.As(err, &iu) {
 		t.Fatalf("unknown channel: %v", err)
+	}
+	// The tasks channel takes Sends to the graph's nodes only: anything
+	// else would be dropped without a word and the fan-out would vanish.
+	for _, bad := range []any{map[string]any{"node": "use", "arg": 1.0}, engine.Send{Node: "nosuch", Arg: 1.0}} {
+		err := s.EditWrites(tool.ID, []engine.Write{{Channel: "total", Value: 1.0}, {Channel: engine.TasksChannel, Value: bad}}, "me")
+		if !errors.As(err, &iu) || iu.Channel != engine.TasksChannel || !strings.Contains(iu.Msg, "write 2") {
+			t.Fatalf("a tasks write %v: %v", bad, err)
+		}
+	}
+	if err := g.CheckWrites([]engine.Write{{Channel: engine.TasksChannel, Value: engine.Send{Node: "use", Arg: 1.0}}}); err != nil {
+		t.Fatalf("a Send to a node refused: %v", err)
 	}
 	edited := []engine.Write{{Channel: "total", Value: 7.0}, {Channel: "log", Value: []any{"edited"}}}
 	for _, w := range tool.Writes {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Stepper drives one run a phase at a time: Plan, Execute, Update. It is the
@@ -129,10 +130,8 @@ func (s *Stepper) EditWrites(taskID string, writes []Write, by string) error {
 	if r.Err != nil || r.Interrupts != nil || !r.Done {
 		return fmt.Errorf("%w: %s did not finish in step %d, so it has no writes to edit", ErrNoTask, t.name, l.step)
 	}
-	for _, w := range writes {
-		if _, ok := l.g.channelSpec[w.Channel]; !ok || reservedWrite(w.Channel) {
-			return &InvalidUpdateError{Msg: fmt.Sprintf("%s cannot write %q: the graph has no such channel", t.name, w.Channel)}
-		}
+	if err := l.g.CheckWrites(writes); err != nil {
+		return fmt.Errorf("%s: %w", t.name, err)
 	}
 	ws := slices.Clone(writes)
 	l.mu.Lock()
@@ -142,6 +141,33 @@ func (s *Stepper) EditWrites(taskID string, writes []Write, by string) error {
 		l.edits = append(l.edits, t.name)
 	}
 	l.editedBy = by
+	return nil
+}
+
+// CheckWrites says why writes cannot stand for a task's writes
+// (Stepper.EditWrites), naming the write by its position: a channel the
+// graph does not have or a reserved one, or a write to the tasks channel
+// that is not a Send to one of the graph's nodes — the engine drops any
+// other packet there without a word, as LangGraph does
+// (_algo.py:970-978: a packet that is not a Send, or names no node, is
+// skipped with a warning), so a fan-out would vanish. The error is an
+// *InvalidUpdateError.
+func (g *Graph) CheckWrites(writes []Write) error {
+	for i, w := range writes {
+		if _, ok := g.channelSpec[w.Channel]; !ok || reservedWrite(w.Channel) {
+			return &InvalidUpdateError{Channel: w.Channel, Msg: fmt.Sprintf("write %d: the graph has no such channel", i+1)}
+		}
+		if w.Channel != TasksChannel {
+			continue
+		}
+		snd, ok := w.Value.(Send)
+		if !ok {
+			return &InvalidUpdateError{Channel: w.Channel, Msg: fmt.Sprintf(`write %d is not a Send (%T): the tasks channel takes {"$send": {"node": …, "arg": …}}`, i+1, w.Value)}
+		}
+		if g.nodes[snd.Node] == nil {
+			return &InvalidUpdateError{Channel: w.Channel, Msg: fmt.Sprintf("write %d sends to %q, which is not a node of the graph (%s)", i+1, snd.Node, strings.Join(g.NodeNames(), ", "))}
+		}
+	}
 	return nil
 }
 

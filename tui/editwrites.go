@@ -51,10 +51,10 @@ func newEditForm(t engine.TaskView) editForm {
 	return editForm{taskID: t.ID, name: t.Name, area: ta}
 }
 
-// parse reads the pairs back. A write to the tasks channel must be a Send
-// to one of nodes: the engine drops any other packet there without a word
-// (as LangGraph's prepare_single_task does), so the fan-out would vanish.
-func (f editForm) parse(nodes []engine.NodeInfo) ([]engine.Write, error) {
+// parse reads the pairs back; check is the engine's rule for what writes
+// may stand for a task's (engine.Graph.CheckWrites), applied here so that
+// bad input keeps the form open with its error.
+func (f editForm) parse(check func([]engine.Write) error) ([]engine.Write, error) {
 	var pairs [][]json.RawMessage
 	if err := json.Unmarshal([]byte(f.area.Value()), &pairs); err != nil {
 		return nil, fmt.Errorf("expected a JSON list of [channel, value] pairs: %v", err)
@@ -72,30 +72,12 @@ func (f editForm) parse(nodes []engine.NodeInfo) ([]engine.Write, error) {
 		if err != nil {
 			return nil, fmt.Errorf("write %d (%s): %v", i+1, ch, err)
 		}
-		if ch == engine.TasksChannel {
-			if err := checkSend(v, nodes); err != nil {
-				return nil, fmt.Errorf("write %d (%s): %w", i+1, ch, err)
-			}
-		}
 		out = append(out, engine.Write{Channel: ch, Value: v})
 	}
+	if err := check(out); err != nil {
+		return nil, err
+	}
 	return out, nil
-}
-
-// checkSend says why v is not a Send to one of nodes.
-func checkSend(v any, nodes []engine.NodeInfo) error {
-	snd, ok := v.(engine.Send)
-	if !ok {
-		return errors.New(`not a Send: write {"$send": {"node": "…", "arg": …}}`)
-	}
-	names := make([]string, len(nodes))
-	for i, n := range nodes {
-		if n.Name == snd.Node {
-			return nil
-		}
-		names[i] = n.Name
-	}
-	return fmt.Errorf("a Send to %q, which is not a node of the graph (%s)", snd.Node, strings.Join(names, ", "))
 }
 
 // editor names who edits writes, for the checkpoint's metadata.
@@ -127,7 +109,7 @@ func (m *Model) editKey(msg tea.KeyMsg) tea.Cmd {
 		m.mode = m.prevMode
 		return nil
 	case key.Matches(msg, k.Submit):
-		ws, err := m.edit.parse(m.info.Nodes)
+		ws, err := m.edit.parse(m.sess.CheckWrites)
 		if err != nil {
 			m.edit.err = err.Error()
 			return nil

@@ -84,6 +84,8 @@ func (f *fakeSession) Live() *liveFeed { return nil }
 
 func (f *fakeSession) SetRunSettings(runSettings) {}
 
+func (f *fakeSession) CheckWrites([]engine.Write) error { return nil }
+
 func (f *fakeSession) EditWrites(context.Context, string, []engine.Write, string) (*engine.StepView, error) {
 	defer f.use()()
 	return f.view, f.err

@@ -70,6 +70,9 @@ type session interface {
 	// EditWrites replaces a finished task's writes while the run is paused
 	// after Execute (engine.Stepper.EditWrites) and returns the view.
 	EditWrites(ctx context.Context, taskID string, writes []engine.Write, by string) (*engine.StepView, error)
+	// CheckWrites says why writes cannot replace a task's (the engine's
+	// rule, engine.Graph.CheckWrites), before EditWrites is asked.
+	CheckWrites(writes []engine.Write) error
 	// RerunTask runs task taskID, planned from checkpoint cpID, alone
 	// against its recorded input with the current code, writing nothing to
 	// the thread (engine.Graph.RerunTask).
@@ -519,6 +522,8 @@ func answered(snap *engine.StateSnapshot) bool {
 	}
 	return false
 }
+
+func (s *engineSession) CheckWrites(writes []engine.Write) error { return s.g.CheckWrites(writes) }
 
 func (s *engineSession) RerunTask(ctx context.Context, cpID, taskID string) (*engine.TaskRerun, error) {
 	t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointID: cpID})
