@@ -113,10 +113,16 @@ func graphFor(ctx context.Context, st Store, thread, flag string) (*engine.Graph
 func openInterrupts(t *engine.CheckpointTuple) []engine.PendingInterrupt {
 	// Most checkpoints of a long thread raised none: no need to sort
 	// their writes by task to find that out.
-	if !slices.ContainsFunc(t.PendingWrites, func(w engine.PendingWrite) bool { return w.Channel == engine.InterruptChannel }) {
+	if !raisedInterrupts(t) {
 		return nil
 	}
 	return engine.ReadSavedWrites(t.PendingWrites).WaitingInterrupts()
+}
+
+// raisedInterrupts reports whether a task of checkpoint t saved an
+// interrupt, answered or not.
+func raisedInterrupts(t *engine.CheckpointTuple) bool {
+	return slices.ContainsFunc(t.PendingWrites, func(w engine.PendingWrite) bool { return w.Channel == engine.InterruptChannel })
 }
 
 // taskNames maps the task ids planned from a checkpoint to node names, when
@@ -275,7 +281,7 @@ tasks planned next, and the interrupts waiting for an answer.`,
 				var rows []historyRow
 				err = eachOutlinePage(ctx, st, args[0], plan, func(page []*engine.CheckpointTuple) error {
 					for _, t := range page {
-						r := newHistoryRow(gr, t)
+						r := newHistoryRow(ctx, gr, t)
 						// The row above is usually this one's child: its
 						// parent id can be this id, one string for two.
 						if n := len(rows); n > 0 && rows[n-1].Parent == r.ID {
@@ -343,7 +349,7 @@ type historyRow struct {
 	shortInts []string
 }
 
-func newHistoryRow(gr *engine.Graph, t *engine.CheckpointTuple) historyRow {
+func newHistoryRow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple) historyRow {
 	names, next := taskNames(gr, t)
 	r := historyRow{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next, planned: gr != nil}
 	for _, w := range t.PendingWrites {
@@ -351,7 +357,9 @@ func newHistoryRow(gr *engine.Graph, t *engine.CheckpointTuple) historyRow {
 			r.Writes++
 		}
 	}
-	for _, in := range openInterrupts(t) {
+	// With the graph, a subgraph node's task that waits on its subgraph's
+	// later question counts, as show and threads count it.
+	for _, in := range waitingInterrupts(ctx, gr, t) {
 		who := names[in.TaskID]
 		if who == "" {
 			who = "task " + in.TaskID[:8]
@@ -1104,6 +1112,9 @@ func checkpointState(ctx context.Context, g *engine.Graph, t *engine.CheckpointT
 // subgraph nodes wait on though the saved writes alone read them answered
 // (checkpointStatus says why).
 func waitingInterrupts(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) []engine.PendingInterrupt {
+	if !raisedInterrupts(t) {
+		return nil // nothing asked here: no state to read
+	}
 	out := openInterrupts(t)
 	snap := checkpointState(ctx, g, t)
 	if snap == nil {

@@ -117,6 +117,10 @@ func TestRun_SubgraphAsksAgain(t *testing.T) {
 	superstep(t, "", "show", "a1", "--db", db).want(t, 0, "status interrupted", `sub id`, `"second?"`)
 	superstep(t, "", "show", "a1", "--db", db, "--json").want(t, 0, `"status": "interrupted"`, `"value": "second?"`)
 	superstep(t, "", "threads", "--db", db).want(t, 0, "interrupted")
+	// history's head row says what it waits on, as show does (it said
+	// nothing: the saved writes alone read the question answered).
+	superstep(t, "", "history", "a1", "--db", db).want(t, 0, `interrupted: sub: "second?"`)
+	superstep(t, "", "history", "a1", "--db", db, "--json").want(t, 0, `sub: \"second?\"`)
 	superstep(t, "", "run", flow, "--db", db, "--thread", "a1", "--resume", "y").want(t, 0, "done", `"a1:x"`, `"a2:y"`)
 	flow = own("subgraph_retry_interrupt.json")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "r1").want(t, 0, `"ok?"`)
