@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 )
 
 // TaskAnswers returns the answers task (of the checkpoint cfg addresses)
@@ -37,10 +36,7 @@ func (g *Graph) TaskAnswers(ctx context.Context, cfg Config, task SnapshotTask) 
 	base := taskNamespace(cfg.CheckpointNS, task.Name, task.ID)
 	var out []any
 	for k := 0; ; k++ {
-		ns := base
-		if k > 0 {
-			ns += "|" + strconv.Itoa(k) // NS_SEP
-		}
+		ns := subgraphRunNS(base, k)
 		hist, err := g.History(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: ns}, ListOptions{})
 		if errors.Is(err, ErrNoCheckpoint) || err == nil && len(hist) == 0 {
 			return out, nil

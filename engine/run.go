@@ -90,6 +90,18 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 	return out, nil
 }
 
+// subgraphRunNS is the namespace of the k-th run (from 0) of a subgraph
+// inside the task whose namespace is taskNS: the task's own for the first,
+// then "<taskNS>|1", "<taskNS>|2", … (NS_SEP and the scratchpad's
+// subgraph_counter: _loop.py:325-340, _algo.py:1344; loop.ts:553-562).
+// runChild names runs by it; readers walk them with it.
+func subgraphRunNS(taskNS string, k int) string {
+	if k == 0 {
+		return taskNS
+	}
+	return taskNS + "|" + strconv.Itoa(k)
+}
+
 // runChild runs sub inside scope's task as a subgraph: in the task's
 // checkpoint namespace (or the next one, for a second run in the same
 // task), with the run's saver, limits and context. An interrupt inside it
@@ -104,11 +116,8 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, decla
 	// subgraph node starts again from its input in a fresh namespace
 	// (_loop.py:325-340 with the scratchpad's subgraph_counter,
 	// _algo.py:1344; loop.ts:553-562).
-	ns = t.namespace()
 	scope.mu.Lock() // a timed attempt's scope is read when it times out
-	if n := scope.subgraphRuns; n > 0 {
-		ns += "|" + strconv.Itoa(n) // NS_SEP
-	}
+	ns = subgraphRunNS(t.namespace(), scope.subgraphRuns)
 	scope.subgraphRuns++
 	scope.mu.Unlock()
 	if sub.stateful {

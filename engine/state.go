@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -184,10 +183,7 @@ func (g *Graph) subgraphsWaiting(ctx context.Context, saver Saver, snap *StateSn
 			continue
 		}
 		for k := 0; !st.Waiting; k++ {
-			ns := st.Subgraph
-			if k > 0 {
-				ns += "|" + strconv.Itoa(k) // NS_SEP
-			}
+			ns := subgraphRunNS(st.Subgraph, k)
 			sub, t, err := n.subgraphIn(ctx, saver, snap.Config.ThreadID, ns)
 			if err != nil {
 				return err
@@ -248,10 +244,7 @@ func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *State
 		// up to the first that left no checkpoint of one (runChild
 		// numbers them).
 		for k := 0; ; k++ {
-			ns := st.Subgraph
-			if k > 0 {
-				ns += "|" + strconv.Itoa(k) // NS_SEP
-			}
+			ns := subgraphRunNS(st.Subgraph, k)
 			sub, t, err := n.subgraphIn(ctx, saver, thread, ns)
 			if err != nil {
 				return err
