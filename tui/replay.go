@@ -180,13 +180,14 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) map[string]string {
 		return nil
 	}
 	ta, _ := r.read.(taskAnswerer)
-	// given counts the answers the replay's own tasks have had so far.
+	// now is the replay's own checkpoint, read once; given counts the
+	// answers its tasks have had so far.
+	var now *engine.StateSnapshot
+	if ta != nil {
+		now, _ = r.read.Snapshot(context.Background(), v.CheckpointID)
+	}
 	given := func(id string) int {
-		if ta == nil {
-			return 0
-		}
-		now, err := r.read.Snapshot(context.Background(), v.CheckpointID)
-		if err != nil {
+		if now == nil {
 			return 0
 		}
 		for _, st := range now.Tasks {
