@@ -90,18 +90,7 @@ func benchLayout(b *testing.B, layout string, steps int) {
 					t := done % threads
 					thread := []byte(fmt.Sprint("t", i, "-", t))
 					id := newID()
-					var err error
-					switch layout {
-					case "log":
-						err = layoutLog(tx, thread, last[t], id, step[t], record, small)
-					case "clustered":
-						err = layoutClustered(tx, thread, last[t], id, step[t], record, small)
-					case "nested":
-						err = layoutNested(tx, thread, last[t], id, step[t], record, small)
-					default:
-						err = layoutPrefixed(tx, thread, last[t], id, step[t], record, small, layout)
-					}
-					if err != nil {
+					if err := layoutPut(tx, layout, thread, last[t], id, step[t], record, small); err != nil {
 						return err
 					}
 					last[t] = id
@@ -120,6 +109,22 @@ func benchLayout(b *testing.B, layout string, steps int) {
 	cpu := cpuTime() - cpuBefore
 	b.ReportMetric(float64(pagesWritten(db)-pagesBefore)/float64(supersteps), "writes/superstep")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(supersteps), "cpu-µs/superstep")
+}
+
+// layoutPut writes one superstep's records in layout: the new checkpoint
+// id of thread, whose previous checkpoint is parent ("" for the first)
+// and which is its step'th.
+func layoutPut(tx *bolt.Tx, layout string, thread []byte, parent, id string, step int, record, small []byte) error {
+	switch layout {
+	case "log":
+		return layoutLog(tx, thread, parent, id, step, record, small)
+	case "clustered":
+		return layoutClustered(tx, thread, parent, id, step, record, small)
+	case "nested":
+		return layoutNested(tx, thread, parent, id, step, record, small)
+	default:
+		return layoutPrefixed(tx, thread, parent, id, step, record, small, layout)
+	}
 }
 
 func layoutNested(tx *bolt.Tx, thread []byte, parent, id string, step int, record, small []byte) error {
