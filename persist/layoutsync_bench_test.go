@@ -3,7 +3,9 @@ package persist
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -47,23 +49,36 @@ func BenchmarkLayoutSync(b *testing.B) {
 	}
 }
 
-// The model disk: a commit waits modelDiskCommit plus modelDiskPage for
-// each page it wrote (its meta page included). bolt22 measured this
-// machine's disk when quiet: two fdatasyncs of a 2-page commit take
-// 0.25–0.43 ms, and each page more 15–25 µs.
-const (
-	modelDiskCommit = 250 * time.Microsecond
-	modelDiskPage   = 20 * time.Microsecond
-)
+// modelDisk returns the model disk's costs: a commit waits commit plus
+// page for each page it wrote (its meta page included). By default they
+// are this machine's disk when quiet, as bolt22 measured it: two
+// fdatasyncs of a 2-page commit take 0.25–0.43 ms, and each page more
+// 15–25 µs. SUPERSTEP_MODEL_DISK="<commit>,<page>" (durations, e.g.
+// "400us,15us") models another disk.
+func modelDisk(tb testing.TB) (commit, page time.Duration) {
+	commit, page = 250*time.Microsecond, 20*time.Microsecond
+	env := os.Getenv("SUPERSTEP_MODEL_DISK")
+	if env == "" {
+		return commit, page
+	}
+	c, p, ok := strings.Cut(env, ",")
+	var err1, err2 error
+	commit, err1 = time.ParseDuration(c)
+	page, err2 = time.ParseDuration(p)
+	if !ok || err1 != nil || err2 != nil {
+		tb.Fatalf("SUPERSTEP_MODEL_DISK=%q: want two durations, \"<commit>,<page>\"", env)
+	}
+	return commit, page
+}
 
-func benchLayoutSync(b *testing.B, layout string, threads int, engineCPU time.Duration, modelDisk bool) {
+func benchLayoutSync(b *testing.B, layout string, threads int, engineCPU time.Duration, model bool) {
 	const steps = 20
-	db := openLayoutDB(b, modelDisk)
+	db := openLayoutDB(b, model)
 	w := newWriter(db, DurabilitySync, 0)
 	defer w.close()
 	w.threadCPU = threadCPUTime
-	if modelDisk {
-		w.fakeSync, w.fakeSyncPage = modelDiskCommit, modelDiskPage
+	if model {
+		w.fakeSync, w.fakeSyncPage = modelDisk(b)
 	}
 	var seq atomic.Uint64
 	record := make([]byte, 280)

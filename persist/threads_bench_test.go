@@ -25,7 +25,8 @@ import (
 // the fsync'd commit of a quiet local disk (BenchmarkFsyncCommit): they show
 // how commits are shared on such a disk when the one under the test is
 // slower or busy. The modeldisk variants wait as modelDisk says, longer
-// for a commit of more pages, as BenchmarkLayoutSync's do.
+// for a commit of more pages, as BenchmarkLayoutSync's do
+// (SUPERSTEP_MODEL_DISK sets its costs).
 func BenchmarkThreadsSync(b *testing.B) {
 	for _, disk := range []string{"", "nosync/", "fastdisk/", "modeldisk/"} {
 		for _, threads := range []int{1, 8, 32} {
@@ -45,7 +46,7 @@ func benchThreads(b *testing.B, threads int, disk string) {
 	case "fastdisk/":
 		s.w.fakeSync = 220 * time.Microsecond
 	case "modeldisk/":
-		s.w.fakeSync, s.w.fakeSyncPage = modelDiskCommit, modelDiskPage
+		s.w.fakeSync, s.w.fakeSyncPage = modelDisk(b)
 	}
 	s.w.threadCPU = threadCPUTime
 	g, err := engine.NewStateGraph(engine.LastValueKey("n")).
