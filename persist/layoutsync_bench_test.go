@@ -193,22 +193,25 @@ var spinSink atomic.Uint64
 // thread's history (every checkpoint newest first, with its pending
 // writes and values) and its state (the head checkpoint and its values),
 // for a thread that ran alone and for one that ran beside 31 others,
-// their supersteps committed ten to a round (sync durability's groups).
+// their supersteps committed ten to a round (sync durability's groups),
+// threads of 20 and 200 supersteps.
 // pages/op counts the distinct leaf (or overflow) pages the reads
 // touched, found from where bbolt's mmap holds the keys read: the pages
 // a cold read would fetch from the disk.
 func BenchmarkLayoutRead(b *testing.B) {
-	for _, read := range []string{"history", "state"} {
-		for _, threads := range []int{1, 32} {
-			for _, l := range []string{"ordered", "clustered", "log"} {
-				b.Run(fmt.Sprintf("%s/%s/threads=%d", read, l, threads), func(b *testing.B) { benchLayoutRead(b, l, threads, read) })
+	for _, steps := range []int{20, 200} {
+		for _, read := range []string{"history", "state"} {
+			for _, threads := range []int{1, 32} {
+				for _, l := range []string{"ordered", "clustered", "log"} {
+					b.Run(fmt.Sprintf("steps=%d/%s/%s/threads=%d", steps, read, l, threads), func(b *testing.B) { benchLayoutRead(b, l, threads, steps, read) })
+				}
 			}
 		}
 	}
 }
 
-func benchLayoutRead(b *testing.B, layout string, threads int, read string) {
-	const steps, perCommit = 20, 10
+func benchLayoutRead(b *testing.B, layout string, threads, steps int, read string) {
+	const perCommit = 10
 	db := openLayoutDB(b, true)
 	record := make([]byte, 280)
 	small := make([]byte, 13)
