@@ -542,7 +542,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		id := s.Config.CheckpointID
 		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
 			v, err := ss.Checkout(ctx, id)
-			return opDoneMsg{view: v, err: err}
+			return opDoneMsg{view: startView(v), err: err}
 		})
 	case key.Matches(msg, k.Rerun):
 		return m.rerunTreeTask()

@@ -1,0 +1,153 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// askingCalls is an entrypoint whose two Task calls ask in turn (LangGraph.js
+// func.test.ts "task with interrupts"): each answer resumes the entrypoint,
+// which reuses the finished call's saved result.
+func askingCalls(t testing.TB, saver engine.Saver, ids engine.IDSource) *engine.Graph {
+	t.Helper()
+	add := func(ctx context.Context, who string) (string, error) {
+		ok, err := engine.Interrupt(ctx, "add "+who+"?")
+		if err != nil {
+			return "", err
+		}
+		if ok == true {
+			return "Added " + who, nil
+		}
+		return "not " + who, nil
+	}
+	g, err := engine.NewEntrypoint("program", func(ctx context.Context, _ any) (any, error) {
+		var out []any
+		for _, who := range []string{"James", "Will"} {
+			r, err := engine.Task(ctx, "add_participant", add, who).Result()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		return map[string]any{"out": out}, nil
+	}, engine.WithSaver(saver), engine.WithIDs(ids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// R on a functional API thread whose Task calls asked offers each call the
+// answer the recorded call that asked the same question saved, and
+// matches: the calls were judged as tasks the recording never planned
+// ("the recording has no such task") and were offered no answer.
+func TestModel_Replay_FunctionalCallsThatAsked(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	ctx := context.Background()
+	g := askingCalls(t, saver, &engine.CounterIDs{})
+	if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []any{true, false} {
+		if _, err := g.Invoke(ctx, engine.Command{Resume: a}, engine.OnThread("rec")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := replayFromInput(t, askingCalls(t, saver, engine.NewTimeIDs(nil)), saver)
+	for _, want := range []string{"true", "false"} {
+		m = press(t, m, "c")
+		if m.mode != modeAnswer || len(m.answer.inputs) != 1 {
+			t.Fatalf("mode %v, %d answer lines, note %q diverged %q", m.mode, len(m.answer.inputs), m.note, m.replay.diverged)
+		}
+		if got := m.answer.inputs[0].Value(); got != want {
+			t.Fatalf("answer offered %q, want %q", got, want)
+		}
+		m = press(t, m, "enter")
+	}
+	m = press(t, m, "c")
+	if m.replay == nil || m.replay.diverged != "" || !strings.Contains(m.note, "replay matches the recording") {
+		t.Fatalf("after the recorded answers: diverged %q note %q\n%s", m.replay.diverged, m.note, m.View())
+	}
+}
+
+// failingCall is an entrypoint calling two tasks at once: asker interrupts
+// at once, flaky fails 100 ms later while *fail is set (func_interrupt_then_failure).
+func failingCall(t testing.TB, saver engine.Saver, ids engine.IDSource, fail *atomic.Bool) *engine.Graph {
+	t.Helper()
+	flaky := func(ctx context.Context, n float64) (string, error) {
+		time.Sleep(100 * time.Millisecond)
+		if fail.Load() {
+			return "", errors.New("boom")
+		}
+		return fmt.Sprint("flaky:", n), nil
+	}
+	asker := func(ctx context.Context, n float64) (string, error) {
+		a, err := engine.Interrupt(ctx, fmt.Sprint("ask ", n))
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprint("asker:", a), nil
+	}
+	g, err := engine.NewEntrypoint("main", func(ctx context.Context, in any) (any, error) {
+		n, _ := in.(map[string]any)["n"].(float64)
+		f := engine.Task(ctx, "flaky", flaky, n)
+		a := engine.Task(ctx, "asker", asker, n)
+		fr, ferr := f.Result()
+		ar, aerr := a.Result()
+		if err := errors.Join(aerr, ferr); err != nil {
+			return nil, err
+		}
+		return map[string]any{"out": []any{fr, ar}}, nil
+	}, engine.WithSaver(saver), engine.WithIDs(ids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// R on a functional API thread whose Task call failed beside its caller's
+// interrupt (then, continued, ran and was answered: the scenario
+// func_interrupt_then_failure): the replay's call fails again, as the
+// recording's did, so the replay fails as the recording did; the call was
+// judged a task the recording never ran. With the call fixed, the replay
+// is offered the recorded answer and matches the run that finished.
+func TestModel_Replay_FunctionalCallFailed(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	ctx := context.Background()
+	var fail atomic.Bool
+	fail.Store(true)
+	g := failingCall(t, saver, &engine.CounterIDs{}, &fail)
+	if _, err := g.Invoke(ctx, map[string]any{"n": 1.0}, engine.OnThread("rec")); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("the recording should fail with boom: %v", err)
+	}
+	fail.Store(false)
+	if _, err := g.Invoke(ctx, nil, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := g.Invoke(ctx, engine.Command{Resume: "yes"}, engine.OnThread("rec")); err != nil || res.Status != engine.StatusDone {
+		t.Fatalf("answering: %v %v", res, err)
+	}
+	fail.Store(true)
+	m := replayFromInput(t, failingCall(t, saver, engine.NewTimeIDs(nil), &fail), saver)
+	m = press(t, m, "c")
+	if m.replay == nil || m.replay.diverged != "" || !strings.Contains(m.note, "the replay fails as the recording did") {
+		t.Fatalf("diverged %q note %q\n%s", m.replay.diverged, m.note, m.View())
+	}
+	fail.Store(false)
+	m = replayFromInput(t, failingCall(t, saver, engine.NewTimeIDs(nil), &fail), saver)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer || len(m.answer.inputs) != 1 || m.answer.inputs[0].Value() != `"yes"` {
+		t.Fatalf("fixed code: mode %v note %q diverged %q", m.mode, m.note, m.replay.diverged)
+	}
+	m = press(t, m, "enter", "c")
+	if m.replay.diverged != "" || !strings.Contains(m.note, "replay matches the recording") {
+		t.Fatalf("fixed code: diverged %q note %q\n%s", m.replay.diverged, m.note, m.View())
+	}
+}
