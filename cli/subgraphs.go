@@ -17,7 +17,14 @@ import (
 // subgraphNamespaces returns the namespaces of thread's checkpoints, in
 // order, or none.
 func subgraphNamespaces(ctx context.Context, st Store, thread string) []string {
-	list, err := st.List(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{AllNamespaces: true})
+	all := engine.ListOptions{AllNamespaces: true}
+	var list []*engine.CheckpointTuple
+	var err error
+	if o, ok := st.(outliner); ok {
+		list, err = o.Outline(ctx, engine.Config{ThreadID: thread}, all, nil) // no values
+	} else {
+		list, err = st.List(ctx, engine.Config{ThreadID: thread}, all)
+	}
 	if err != nil {
 		return nil
 	}

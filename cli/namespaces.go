@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
+)
+
+// A subgraph keeps its checkpoints in its own namespace of the thread
+// (LangGraph's checkpoint_ns: "node:task-id", nested ones joined by "|",
+// a retried run's "<ns>|1"). history, show, diff and update address one
+// with --ns, as LangGraph's get_state_history, get_state and update_state
+// do with a subgraph's config; show lists the namespaces a checkpoint's
+// tasks ran subgraphs in, with the flag to use.
+
+// addNSFlag registers --ns on cmd.
+func addNSFlag(cmd *cobra.Command, ns *string) {
+	cmd.Flags().StringVar(ns, "ns", "", "a subgraph's checkpoint namespace (superstep show lists those of a checkpoint; default: the thread's own)")
+}
+
+// threadNS is the namespace a command reads: the one --ns names, where
+// its checkpoints are stored (a stateful subgraph keeps one without task
+// ids), and the graph they belong to (nil without a graph).
+type threadNS struct {
+	name, stored string
+	graph        *engine.Graph
+}
+
+// cfg addresses the namespace's checkpoints of thread.
+func (n threadNS) cfg(thread string) engine.Config {
+	return engine.Config{ThreadID: thread, CheckpointNS: n.stored}
+}
+
+// resolveNS finds namespace ns of thread, read with gr (the thread's graph,
+// nil when unknown). An unknown namespace is an input error that names it
+// and lists the thread's.
+func resolveNS(ctx context.Context, st Store, gr *engine.Graph, thread, ns string) (threadNS, error) {
+	if ns == "" {
+		return threadNS{graph: gr}, nil
+	}
+	known := subgraphNamespaces(ctx, st, thread)
+	ns, err := completeNS(known, thread, ns)
+	if err != nil {
+		return threadNS{}, err
+	}
+	n := threadNS{name: ns, stored: ns, graph: gr}
+	if gr != nil {
+		sub, stored, err := gr.SubgraphAt(ctx, engine.Config{ThreadID: thread, CheckpointNS: ns})
+		switch {
+		case errors.Is(err, engine.ErrUnknownSubgraph), errors.Is(err, engine.ErrNoCheckpoint):
+			return n, unknownNS(ctx, st, thread, ns, err)
+		case err != nil:
+			return n, storeError(err, "reading namespace %q of thread %q", ns, thread)
+		}
+		n.graph, n.stored = sub, stored
+	}
+	if !slices.Contains(known, n.stored) {
+		return n, unknownNS(ctx, st, thread, ns, nil)
+	}
+	return n, nil
+}
+
+// unknownNS is the error for a namespace thread has no checkpoints in.
+func unknownNS(ctx context.Context, st Store, thread, ns string, why error) error {
+	var known []string
+	for _, k := range subgraphNamespaces(ctx, st, thread) {
+		if k != "" {
+			known = append(known, termtext.Name(k))
+		}
+	}
+	list := "it has none"
+	if len(known) > 0 {
+		list = "its subgraph namespaces: " + strings.Join(known, ", ")
+	}
+	reason := ""
+	if why != nil {
+		reason = " (" + why.Error() + ")"
+	}
+	return usagef("%w: --ns %s: thread %s has no checkpoints in that namespace%s; %s (superstep show %s lists a checkpoint's)",
+		ErrUnknownNamespace, termtext.Name(ns), termtext.Name(thread), reason, list, shellWord(thread))
+}
+
+// checkpointSubgraphs are the namespaces, among thread's (known), of the
+// subgraphs the tasks of checkpoint t ran (by task id, or a stateful
+// subgraph's by node), deeper ones included, in order.
+func checkpointSubgraphs(known []string, t *engine.CheckpointTuple, names map[string]string) []string {
+	tasks := map[string]bool{}
+	nodes := map[string]bool{}
+	for id, name := range names {
+		tasks[id], nodes[name] = true, true
+	}
+	for _, w := range t.PendingWrites {
+		tasks[w.TaskID] = true
+	}
+	prefix := ""
+	if ns := t.Config.CheckpointNS; ns != "" {
+		prefix = ns + "|"
+	}
+	var out []string
+	for _, k := range known {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok || k == "" || k == t.Config.CheckpointNS {
+			continue
+		}
+		first, _, _ := strings.Cut(rest, "|")
+		node, id, hasID := strings.Cut(first, ":")
+		if hasID && tasks[id] || !hasID && nodes[node] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// refuse says that err is about the subgraph --ns names, whose state keys
+// and nodes are not the thread's graph's.
+func (n threadNS) refuse(err error) error {
+	if n.name == "" || err == nil {
+		return err
+	}
+	return usagef("%w (in namespace %s: the subgraph's state keys and nodes)", err, termtext.Name(n.name))
+}
+
+// nsHint adds to err, a checkpoint reference ref not found in cfg's
+// namespace of the thread, the namespace where ref is a checkpoint and the
+// flag that reaches it. Only a failed lookup pays for the search.
+func nsHint(ctx context.Context, st Store, cfg engine.Config, ref string, err error) error {
+	o, ok := st.(outliner)
+	if !ok || !errors.Is(err, engine.ErrNoCheckpoint) {
+		return err
+	}
+	for _, ns := range subgraphNamespaces(ctx, st, cfg.ThreadID) {
+		if ns == cfg.CheckpointNS {
+			continue
+		}
+		ids, lerr := o.CheckpointIDs(ctx, engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: ns}, "", 0)
+		if lerr != nil {
+			continue
+		}
+		if _, rerr := engine.ResolveID(ids, ref); rerr != nil {
+			continue
+		}
+		if ns == "" {
+			return usagef("%w; it is a checkpoint of the thread's own: drop --ns", err)
+		}
+		return usagef("%w; it is a checkpoint of subgraph namespace %s: add --ns %s", err, termtext.Name(ns), shellWord(ns))
+	}
+	return err
+}
+
+// completeNS reads ns as one of thread's namespaces (known) or a unique
+// prefix of one at its depth, as a checkpoint id may be given by a prefix:
+// "sub" or "sub:e296" for "sub:e29680e8-…", not for its nested
+// "sub:e29680e8-…|inner:…". Several matches are an input error listing
+// them; none leaves ns as given (the caller says it is unknown).
+func completeNS(known []string, thread, ns string) (string, error) {
+	if slices.Contains(known, ns) {
+		return ns, nil
+	}
+	var hits []string
+	for _, k := range known {
+		if rest, ok := strings.CutPrefix(k, ns); ok && !strings.Contains(rest, "|") {
+			hits = append(hits, k)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return ns, nil
+	case 1:
+		return hits[0], nil
+	}
+	for i, h := range hits {
+		hits[i] = shellWord(h)
+	}
+	return "", usagef("%w: --ns %s: several namespaces of thread %s start so: %s; give more of one", ErrUnknownNamespace, termtext.Name(ns), termtext.Name(thread), strings.Join(hits, ", "))
+}
