@@ -53,36 +53,33 @@ func resolveNS(ctx context.Context, st Store, gr *engine.Graph, thread, ns strin
 		sub, stored, err := gr.SubgraphAt(ctx, engine.Config{ThreadID: thread, CheckpointNS: ns})
 		switch {
 		case errors.Is(err, engine.ErrUnknownSubgraph), errors.Is(err, engine.ErrNoCheckpoint):
-			return n, unknownNS(ctx, st, thread, ns, err)
+			return n, unknownNS(known, thread, ns)
 		case err != nil:
 			return n, storeError(err, "reading namespace %q of thread %q", ns, thread)
 		}
 		n.graph, n.stored = sub, stored
 	}
 	if !slices.Contains(known, n.stored) {
-		return n, unknownNS(ctx, st, thread, ns, nil)
+		return n, unknownNS(known, thread, ns)
 	}
 	return n, nil
 }
 
-// unknownNS is the error for a namespace thread has no checkpoints in.
-func unknownNS(ctx context.Context, st Store, thread, ns string, why error) error {
-	var known []string
-	for _, k := range subgraphNamespaces(ctx, st, thread) {
+// unknownNS is the error for a namespace thread has no checkpoints in;
+// it lists the thread's (known), each as --ns takes it.
+func unknownNS(known []string, thread, ns string) error {
+	var subs []string
+	for _, k := range slices.Sorted(slices.Values(known)) {
 		if k != "" {
-			known = append(known, termtext.Name(k))
+			subs = append(subs, shellWord(k))
 		}
 	}
 	list := "it has none"
-	if len(known) > 0 {
-		list = "its subgraph namespaces: " + strings.Join(known, ", ")
+	if len(subs) > 0 {
+		list = "its subgraph namespaces: " + strings.Join(subs, ", ")
 	}
-	reason := ""
-	if why != nil {
-		reason = " (" + why.Error() + ")"
-	}
-	return usagef("%w: --ns %s: thread %s has no checkpoints in that namespace%s; %s (superstep show %s lists a checkpoint's)",
-		ErrUnknownNamespace, termtext.Name(ns), termtext.Name(thread), reason, list, shellWord(thread))
+	return usagef("%w: --ns %s: thread %s has no checkpoints in that namespace; %s (superstep show %s lists a checkpoint's)",
+		ErrUnknownNamespace, termtext.Name(ns), termtext.Name(thread), list, shellWord(thread))
 }
 
 // checkpointSubgraphs are the namespaces, among thread's (known), of the
@@ -113,6 +110,7 @@ func checkpointSubgraphs(known []string, t *engine.CheckpointTuple, names map[st
 			out = append(out, k)
 		}
 	}
+	slices.Sort(out) // a subgraph before those nested in it
 	return out
 }
 
