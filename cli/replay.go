@@ -410,7 +410,12 @@ func (rp *replay) run(ctx context.Context) error {
 	rep := &rp.report
 	compared := 0
 	rep.Thread, rep.Start, rep.Result, rep.Steps = rp.thread, rp.startID, "error", []stepReport{}
-	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(rp.startID), engine.WithRecursionLimit(rp.recursionLimit))
+	from, err := recording.RunFrom(ctx, rp.g, rp.thread, rp.startID)
+	if err != nil {
+		rep.Message = err.Error()
+		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
+	}
+	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(from), engine.WithRecursionLimit(rp.recursionLimit))
 	if err != nil {
 		rep.Message = err.Error()
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)

@@ -151,3 +151,57 @@ func TestModel_Replay_FunctionalCallFailed(t *testing.T) {
 		t.Fatalf("fixed code: diverged %q note %q\n%s", m.replay.diverged, m.note, m.View())
 	}
 }
+
+// R on a thread whose only checkpoint waits (an entrypoint whose second
+// call asked) runs that checkpoint's superstep again whole: a run
+// addressed at the latest checkpoint resumes it, so the replay reused the
+// finished call's saved result instead of calling it (the code under
+// replay never ran) and added its writes to the recording's checkpoint.
+func TestModel_Replay_FromTheLatestCheckpointRunsAfresh(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	ctx := context.Background()
+	var greets atomic.Int32
+	build := func(ids engine.IDSource) *engine.Graph {
+		g, err := engine.NewEntrypoint("program", func(ctx context.Context, _ any) (any, error) {
+			hello, err := engine.Task(ctx, "greet", func(context.Context, string) (string, error) {
+				greets.Add(1)
+				return "hello", nil
+			}, "James").Result()
+			if err != nil {
+				return nil, err
+			}
+			ok, err := engine.Task(ctx, "ask", func(ctx context.Context, q string) (any, error) { return engine.Interrupt(ctx, q) }, "add James?").Result()
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"out": []any{hello, ok}}, nil
+		}, engine.WithSaver(saver), engine.WithIDs(ids))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	g := build(&engine.CounterIDs{})
+	if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := g.GetState(ctx, engine.Config{ThreadID: "rec"})
+	if err != nil || greets.Load() != 1 {
+		t.Fatalf("recording: %v, greet ran %d times", err, greets.Load())
+	}
+	m := replayFromInput(t, build(engine.NewTimeIDs(nil)), saver)
+	m = press(t, m, "c")
+	if greets.Load() != 2 {
+		t.Fatalf("the replay ran greet %d times in all, want 2 (its own run): it reused the recording's result", greets.Load())
+	}
+	if m.view.CheckpointID == rec.Config.CheckpointID {
+		t.Fatalf("the replay runs on the recorded checkpoint %s", rec.Config.CheckpointID)
+	}
+	after, err := g.GetState(ctx, engine.Config{ThreadID: "rec", CheckpointID: rec.Config.CheckpointID})
+	if err != nil || len(after.PendingWrites) != len(rec.PendingWrites) {
+		t.Fatalf("the recorded checkpoint's writes: %d, were %d (%v)", len(after.PendingWrites), len(rec.PendingWrites), err)
+	}
+	if m.replay.diverged != "" {
+		t.Fatalf("diverged %q", m.replay.diverged)
+	}
+}
