@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/recording"
 	"github.com/superstep/superstep/termtext"
 )
 
@@ -408,7 +409,8 @@ func (r *historyRow) line() string {
 // original run among rows (newest first), or -1: chooseBranch's default
 // branch, found with an index per checkpoint instead of a tuple each.
 // From the oldest root, it follows each checkpoint's oldest child a run
-// made (madeByRun).
+// made (recording.MadeByRun; recording.OriginalRun walks heads, which a
+// history of 100k checkpoints would hold twice).
 func recordedRunHead(rows []historyRow) int {
 	byID := make(map[string]int32, len(rows))
 	for i, r := range rows {
@@ -430,7 +432,7 @@ func recordedRunHead(rows []historyRow) int {
 		if !ok {
 			return -1 // chooseBranch refuses a thread with a missing parent
 		}
-		if madeByRun(r.Source) && (next[p] < 0 || r.ID < rows[next[p]].ID) {
+		if recording.MadeByRun(r.Source) && (next[p] < 0 || r.ID < rows[next[p]].ID) {
 			next[p] = int32(i)
 		}
 	}
@@ -441,12 +443,6 @@ func recordedRunHead(rows []historyRow) int {
 		root = next[root]
 	}
 	return int(root)
-}
-
-// madeByRun reports a checkpoint a run wrote, as opposed to a fork or an
-// update made later by time travel: the original run is made of these.
-func madeByRun(source string) bool {
-	return source == engine.SourceLoop || source == engine.SourceInput
 }
 
 // drawTree lays out n checkpoints, newest first, in lanes the way git log

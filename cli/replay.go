@@ -298,10 +298,11 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 // --checkpoint and no --branch, the branch goes through that checkpoint.
 func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.CheckpointTuple, error) {
 	byID := map[string]*engine.CheckpointTuple{}
-	children := map[string][]*engine.CheckpointTuple{}
+	heads := make([]engine.CheckpointHead, len(list))
 	var root *engine.CheckpointTuple
-	for _, t := range list {
+	for i, t := range list {
 		byID[t.Checkpoint.ID] = t
+		heads[i] = engine.CheckpointHead{ID: t.Checkpoint.ID, ParentID: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source}
 	}
 	for _, t := range list {
 		switch {
@@ -311,8 +312,6 @@ func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.C
 			}
 		case byID[t.ParentID] == nil:
 			return nil, failf("thread %q: checkpoint %s names parent %s, which is not stored", bc.thread, t.Checkpoint.ID, t.ParentID)
-		default:
-			children[t.ParentID] = append(children[t.ParentID], t)
 		}
 	}
 	ancestors := func(t *engine.CheckpointTuple) []*engine.CheckpointTuple {
@@ -323,21 +322,13 @@ func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.C
 		slices.Reverse(chain)
 		return chain
 	}
-	// originalFrom follows the run's own children down from chain's end.
+	// originalFrom follows the run's own children down from chain's end
+	// (recording.OriginalRun).
 	originalFrom := func(chain []*engine.CheckpointTuple) []*engine.CheckpointTuple {
-		for t := chain[len(chain)-1]; ; {
-			var next *engine.CheckpointTuple
-			for _, c := range children[t.Checkpoint.ID] {
-				src := c.Metadata.Source
-				if madeByRun(src) && (next == nil || c.Checkpoint.ID < next.Checkpoint.ID) {
-					next = c
-				}
-			}
-			if next == nil {
-				return chain
-			}
-			chain, t = append(chain, next), next
+		for _, id := range recording.OriginalRun(heads, chain[len(chain)-1].Checkpoint.ID)[1:] {
+			chain = append(chain, byID[id])
 		}
+		return chain
 	}
 	switch {
 	case bc.head != "":

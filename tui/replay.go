@@ -49,35 +49,14 @@ type replayVerdict struct {
 }
 
 // newReplayRun follows the recorded branch down from checkpoint from in
-// heads (newest first, every branch): at each checkpoint the child the
-// original run wrote (source loop or input, the oldest such child) — not
-// the forks and updates made later.
+// heads (every branch): the original run (recording.OriginalRun), not the
+// forks and updates made later.
 func newReplayRun(heads []engine.CheckpointHead, from string, read snapshotReader) (*replayRun, error) {
-	found := false
-	children := map[string][]int{}
-	for i, h := range heads {
-		found = found || h.ID == from
-		children[h.ParentID] = append(children[h.ParentID], i)
-	}
-	if !found {
+	chain := recording.OriginalRun(heads, from)
+	if chain == nil {
 		return nil, fmt.Errorf("checkpoint %s is not in the thread's history", shortID(from))
 	}
-	r := &replayRun{from: from, read: read, recPos: -1}
-	for cur := from; cur != ""; {
-		r.chain = append(r.chain, cur)
-		next := ""
-		for _, c := range children[cur] {
-			h := heads[c]
-			if h.Source != engine.SourceLoop && h.Source != engine.SourceInput {
-				continue
-			}
-			if next == "" || h.ID < next {
-				next = h.ID
-			}
-		}
-		cur = next
-	}
-	return r, nil
+	return &replayRun{from: from, chain: chain, read: read, recPos: -1}, nil
 }
 
 // compare judges the tasks of an executed step against the recording
