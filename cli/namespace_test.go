@@ -96,7 +96,8 @@ func TestNamespace_Update(t *testing.T) {
 
 	superstep(t, "", "update", "u1", "--db", db, "--ns", ns, "--values", `{"log":["edited"]}`).want(t, 0, "in namespace "+ns)
 	var doc map[string]string
-	jsonOf(t, superstep(t, "", "update", "u1", "--db", db, "--ns", ns, "--values", `{"log":["again"]}`, "--json"), &doc)
+	// A unique prefix names the namespace to write in too.
+	jsonOf(t, superstep(t, "", "update", "u1", "--db", db, "--ns", "sub", "--values", `{"log":["again"]}`, "--json"), &doc)
 	if doc["namespace"] != ns || doc["checkpoint"] == "" {
 		t.Fatalf("update --ns --json: %v", doc)
 	}

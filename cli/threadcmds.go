@@ -82,7 +82,7 @@ is the subgraph's; the parent's are not touched.`,
 				}
 				// The thread's graph finds the subgraph a namespace names
 				// and writes there (engine: updateSuperstep).
-				cfg, err := root.UpdateState(ctx, engine.Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: t.Checkpoint.ID}, vm, asNode)
+				cfg, err := root.UpdateState(ctx, engine.Config{ThreadID: thread, CheckpointNS: n.name, CheckpointID: t.Checkpoint.ID}, vm, asNode)
 				if err != nil {
 					return asUsage(err)
 				}
