@@ -105,6 +105,14 @@ func (s *Step) Judge(rec *Task, got engine.TaskView, calls []engine.TaskView) Ve
 		// Still waiting in the recording, or cut off before it finished:
 		// no outcome to compare with.
 		v.Kind = NoOutcome
+	case rec.CallErr != "" && got.State == engine.TaskInterrupted:
+		// The recording's run failed here, in a call beside the task's
+		// interrupt (the error may be saved as the task's too): the same
+		// when a call of the replay's failed (writes it saved later came
+		// from another run of the superstep).
+		if !slices.ContainsFunc(calls, failedCall) {
+			v.Kind, v.Err = RecordingFailed, rec.CallErr
+		}
 	case failed && rec.Err == "" && (rec.CallErr == "" || !slices.ContainsFunc(calls, failedCall)):
 		v.Kind, v.Err = FailsNow, errText(got.Err)
 	case !failed && rec.Err != "" && got.State != engine.TaskPlanned:
@@ -112,13 +120,6 @@ func (s *Step) Judge(rec *Task, got engine.TaskView, calls []engine.TaskView) Ve
 	case failed:
 		// Both failed: the same outcome. The messages are not compared
 		// (they name the step, which a fork moves).
-	case rec.CallErr != "" && got.State == engine.TaskInterrupted:
-		// The recording's run failed here, in a call beside the task's
-		// interrupt: the same when a call of the replay's failed (the
-		// writes it saved later came from another run of the superstep).
-		if !slices.ContainsFunc(calls, failedCall) {
-			v.Kind, v.Err = RecordingFailed, rec.CallErr
-		}
 	default:
 		if v.Diff = engine.DiffWrites(rec.Writes, got.Writes); v.Diff != nil {
 			v.Kind = WritesDiffer

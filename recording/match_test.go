@@ -65,6 +65,7 @@ func TestJudge(t *testing.T) {
 		{"cut off in the recording", open, &Task{}, ran(1), nil, NoOutcome},
 		{"its call failed as recorded", open, &Task{Saved: true, Interrupted: true, CallErr: "call broke"}, waiting, []engine.TaskView{failedCall}, Same},
 		{"its call no longer fails", open, &Task{Saved: true, Interrupted: true, CallErr: "call broke"}, waiting, nil, RecordingFailed},
+		{"its call failed, saved as its own error too", open, &Task{Saved: true, Interrupted: true, Err: "call broke", CallErr: "call broke"}, waiting, []engine.TaskView{failedCall}, Same},
 		{"caller failed with its call", s, &Task{Saved: true, Interrupted: true, CallErr: "call broke"}, failed, []engine.TaskView{failedCall}, Same},
 	} {
 		if v := c.step.Judge(c.rec, c.got, c.calls); v.Kind != c.want {

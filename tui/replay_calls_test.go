@@ -99,9 +99,14 @@ func failingCall(t testing.TB, saver engine.Saver, ids engine.IDSource, fail *at
 		n, _ := in.(map[string]any)["n"].(float64)
 		f := engine.Task(ctx, "flaky", flaky, n)
 		a := engine.Task(ctx, "asker", asker, n)
-		fr, ferr := f.Result()
-		ar, aerr := a.Result()
-		if err := errors.Join(aerr, ferr); err != nil {
+		// As Promise.all: the interrupt, which comes first, stops the
+		// entrypoint; flaky goes on and fails the run.
+		ar, err := a.Result()
+		if err != nil {
+			return nil, err
+		}
+		fr, err := f.Result()
+		if err != nil {
 			return nil, err
 		}
 		return map[string]any{"out": []any{fr, ar}}, nil
@@ -149,6 +154,28 @@ func TestModel_Replay_FunctionalCallFailed(t *testing.T) {
 	m = press(t, m, "enter", "c")
 	if m.replay.diverged != "" || !strings.Contains(m.note, "replay matches the recording") {
 		t.Fatalf("fixed code: diverged %q note %q\n%s", m.replay.diverged, m.note, m.View())
+	}
+}
+
+// A recording that ended at the call's failure, answered and failing again
+// (its only checkpoint, where the failure is then saved as the caller's
+// error too): R runs it again from a copy and fails as the recording did;
+// it said the caller "ran" where the recording failed.
+func TestModel_Replay_FunctionalCallFailedAtTheEnd(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	var fail atomic.Bool
+	fail.Store(true)
+	g := failingCall(t, saver, &engine.CounterIDs{}, &fail)
+	if _, err := g.Invoke(context.Background(), map[string]any{"n": 1.0}, engine.OnThread("rec")); err == nil {
+		t.Fatal("the recording should fail")
+	}
+	if _, err := g.Invoke(context.Background(), engine.Command{Resume: "yes"}, engine.OnThread("rec")); err == nil {
+		t.Fatal("the answered recording should fail again")
+	}
+	m := replayFromInput(t, failingCall(t, saver, engine.NewTimeIDs(nil), &fail), saver)
+	m = press(t, m, "c")
+	if m.replay == nil || m.replay.diverged != "" || !strings.Contains(m.note, "the replay fails as the recording did") {
+		t.Fatalf("diverged %q note %q\n%s", m.replay.diverged, m.note, m.View())
 	}
 }
 
