@@ -522,7 +522,7 @@ checkpoint instead (--checkpoint then names one of that namespace).`,
 				if err != nil {
 					return err
 				}
-				return a.writeShow(ctx, st, n.graph, t, g.json)
+				return a.writeShow(ctx, gr, n.graph, t, g.json)
 			})
 		},
 	}
@@ -546,7 +546,10 @@ type shownInterrupt struct {
 	Value any    `json:"value"`
 }
 
-func (a *App) writeShow(ctx context.Context, st Store, gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool) error {
+// writeShow prints checkpoint t, planned with gr (the graph of t's
+// namespace; nil: not planned); root is the thread's graph, which finds
+// the namespaces of the subgraphs t's tasks ran.
+func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool) error {
 	cp := t.Checkpoint
 	status := checkpointStatus(ctx, gr, t)
 	names, next := taskNames(gr, t)
@@ -568,12 +571,7 @@ func (a *App) writeShow(ctx context.Context, st Store, gr *engine.Graph, t *engi
 	for _, in := range waitingInterrupts(ctx, gr, t) {
 		ints = append(ints, shownInterrupt{Node: names[in.TaskID], Task: in.TaskID, ID: in.ID, Value: plainValue(in.Value)})
 	}
-	var subgraphs []string
-	if len(t.PendingWrites) > 0 || len(names) > 0 {
-		// A subgraph's run saves writes against this checkpoint (or is
-		// one of its planned tasks): only then can one have run here.
-		subgraphs = checkpointSubgraphs(subgraphNamespaces(ctx, st, t.Config.ThreadID), t, names)
-	}
+	subgraphs := checkpointSubgraphs(ctx, root, gr, t)
 	if asJSON {
 		doc := map[string]any{
 			"thread": t.Config.ThreadID, "checkpoint": cp.ID, "parent": t.ParentID,

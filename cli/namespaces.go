@@ -82,35 +82,32 @@ func unknownNS(known []string, thread, ns string) error {
 		ErrUnknownNamespace, termtext.Name(ns), termtext.Name(thread), list, shellWord(thread))
 }
 
-// checkpointSubgraphs are the namespaces, among thread's (known), of the
-// subgraphs the tasks of checkpoint t ran (by task id, or a stateful
-// subgraph's by node), deeper ones included, in order.
-func checkpointSubgraphs(known []string, t *engine.CheckpointTuple, names map[string]string) []string {
-	tasks := map[string]bool{}
-	nodes := map[string]bool{}
-	for id, name := range names {
-		tasks[id], nodes[name] = true, true
+// checkpointSubgraphs are the namespaces where the subgraphs that the
+// tasks planned at checkpoint t ran keep their checkpoints
+// (engine.Graph.SubgraphNamespaces), one level down: show of one of them
+// lists those nested in it. t is planned with gr, the graph of its
+// namespace, and the namespaces found with root, the thread's; without a
+// graph nothing is planned and none are listed.
+func checkpointSubgraphs(ctx context.Context, root, gr *engine.Graph, t *engine.CheckpointTuple) []string {
+	if root == nil || gr == nil {
+		return nil
 	}
-	for _, w := range t.PendingWrites {
-		tasks[w.TaskID] = true
-	}
-	prefix := ""
-	if ns := t.Config.CheckpointNS; ns != "" {
-		prefix = ns + "|"
+	snap, err := gr.SnapshotOf(t, false)
+	if err != nil {
+		return nil
 	}
 	var out []string
-	for _, k := range known {
-		rest, ok := strings.CutPrefix(k, prefix)
-		if !ok || k == "" || k == t.Config.CheckpointNS {
-			continue
+	for _, task := range snap.Tasks {
+		nss, err := root.SubgraphNamespaces(ctx, t.Config.ThreadID, task)
+		if err != nil {
+			continue // an unreadable one is not listed; --ns says why
 		}
-		first, _, _ := strings.Cut(rest, "|")
-		node, id, hasID := strings.Cut(first, ":")
-		if hasID && tasks[id] || !hasID && nodes[node] {
-			out = append(out, k)
+		for _, ns := range nss {
+			if !slices.Contains(out, ns) {
+				out = append(out, ns)
+			}
 		}
 	}
-	slices.Sort(out) // a subgraph before those nested in it
 	return out
 }
 
