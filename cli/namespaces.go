@@ -37,32 +37,58 @@ func (n threadNS) cfg(thread string) engine.Config {
 }
 
 // resolveNS finds namespace ns of thread, read with gr (the thread's graph,
-// nil when unknown). An unknown namespace is an input error that names it
-// and lists the thread's.
+// nil when unknown), or the one a unique prefix names (completeNS). An
+// unknown namespace is an input error that names it and lists the
+// thread's. Only then, or for a prefix, are all of the thread's
+// namespaces listed (every checkpoint's key).
 func resolveNS(ctx context.Context, st Store, gr *engine.Graph, thread, ns string) (threadNS, error) {
 	if ns == "" {
 		return threadNS{graph: gr}, nil
 	}
+	n, found, err := lookupNS(ctx, st, gr, thread, ns)
+	if found || err != nil {
+		return n, err
+	}
 	known := subgraphNamespaces(ctx, st, thread)
-	ns, err := completeNS(known, thread, ns)
+	full, err := completeNS(known, thread, ns)
 	if err != nil {
 		return threadNS{}, err
 	}
-	n := threadNS{name: ns, stored: ns, graph: gr}
+	if full != ns {
+		if n, found, err = lookupNS(ctx, st, gr, thread, full); found || err != nil {
+			return n, err
+		}
+	}
+	return threadNS{}, unknownNS(known, thread, ns)
+}
+
+// lookupNS finds namespace ns of thread as given: found when it holds a
+// checkpoint.
+func lookupNS(ctx context.Context, st Store, gr *engine.Graph, thread, ns string) (n threadNS, found bool, err error) {
+	n = threadNS{name: ns, stored: ns, graph: gr}
 	if gr != nil {
 		sub, stored, err := gr.SubgraphAt(ctx, engine.Config{ThreadID: thread, CheckpointNS: ns})
 		switch {
 		case errors.Is(err, engine.ErrUnknownSubgraph), errors.Is(err, engine.ErrNoCheckpoint):
-			return n, unknownNS(known, thread, ns)
+			return n, false, nil
 		case err != nil:
-			return n, storeError(err, "reading namespace %q of thread %q", ns, thread)
+			return n, false, storeError(err, "reading namespace %q of thread %q", ns, thread)
 		}
 		n.graph, n.stored = sub, stored
 	}
-	if !slices.Contains(known, n.stored) {
-		return n, unknownNS(known, thread, ns)
+	cfg := n.cfg(thread)
+	if o, ok := st.(outliner); ok {
+		ids, err := o.CheckpointIDs(ctx, cfg, "", 1)
+		if err != nil {
+			return n, false, storeError(err, "reading namespace %q of thread %q", ns, thread)
+		}
+		return n, len(ids) > 0, nil
 	}
-	return n, nil
+	t, err := st.GetTuple(ctx, cfg)
+	if err != nil {
+		return n, false, storeError(err, "reading namespace %q of thread %q", ns, thread)
+	}
+	return n, t != nil, nil
 }
 
 // unknownNS is the error for a namespace thread has no checkpoints in;
