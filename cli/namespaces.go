@@ -150,8 +150,16 @@ func (n threadNS) refuse(err error) error {
 // namespace of the thread, the namespace where ref is a checkpoint and the
 // flag that reaches it. Only a failed lookup pays for the search.
 func nsHint(ctx context.Context, st Store, cfg engine.Config, ref string, err error) error {
+	if !errors.Is(err, engine.ErrNoCheckpoint) {
+		return err
+	}
+	var ie *engine.IDError
+	if ns := cfg.CheckpointNS; ns != "" && errors.As(err, &ie) {
+		// The listing that has the namespace's ids is history's with --ns.
+		err = usagef("%w on thread %q in namespace %s (superstep history %s --ns %s lists them)", ie, cfg.ThreadID, termtext.Name(ns), shellWord(cfg.ThreadID), shellWord(ns))
+	}
 	o, ok := st.(outliner)
-	if !ok || !errors.Is(err, engine.ErrNoCheckpoint) {
+	if !ok {
 		return err
 	}
 	for _, ns := range subgraphNamespaces(ctx, st, cfg.ThreadID) {
