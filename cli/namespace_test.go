@@ -148,4 +148,21 @@ func TestNamespace_Nested(t *testing.T) {
 		t.Fatalf("two Sends to a subgraph: subgraphs %q", nss)
 	}
 	superstep(t, "", "show", "s1", "--db", db, "--ns", "worker").want(t, 2, "several namespaces of thread s1 start so: worker:")
+
+	// A stateful subgraph keeps one namespace without task ids.
+	superstep(t, "", "run", own("stateful_sub_interrupt.json"), "--db", db, "--thread", "st1").want(t, 0)
+	var rows []struct {
+		ID     string `json:"id"`
+		Next   []string
+		Source string
+	}
+	jsonOf(t, superstep(t, "", "history", "st1", "--db", db, "--json"), &rows)
+	at := ""
+	for _, r := range rows {
+		if len(r.Next) == 1 && r.Next[0] == "sub" {
+			at = r.ID
+		}
+	}
+	superstep(t, "", "show", "st1", "--db", db, "--checkpoint", at).want(t, 0, "\n  --ns sub\n")
+	superstep(t, "", "history", "st1", "--db", db, "--ns", "sub").want(t, 0, "step 0 loop")
 }
