@@ -2,7 +2,9 @@ package cli_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -122,5 +124,45 @@ func TestImport_BadFileCreatesNoDatabase(t *testing.T) {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("a refused import left %s behind (%v)", p, err)
 		}
+	}
+}
+
+// A command that works on a stored thread and writes (replay, update,
+// copy, delete) given a database path that does not exist — a typo — says
+// so, as the reading commands do, instead of creating an empty database
+// there and reporting the thread missing. A PostgreSQL URL mistyped
+// without its "//" is refused, never made a file of that name.
+func TestWritingCommands_MissingDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "typo.db")
+	for _, args := range [][]string{
+		{"replay", "t1", "--graph", "linear"},
+		{"update", "t1", "--values", `{"total":1}`},
+		{"copy", "t1", "t2"},
+		{"delete", "t1"},
+	} {
+		superstep(t, "", append(args, "--db", db)...).want(t, 2, "no database at "+db)
+		for _, p := range []string{db, db + ".lock"} {
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Fatalf("%s on a missing database left %s behind (%v)", args[0], p, err)
+			}
+		}
+	}
+	for _, url := range []string{"postgres:/db.internal/agents", "postgresql:agents", "Postgres://me@db.internal/agents"} {
+		// Run in dir: a URL taken for a file name would be created there.
+		cmd := exec.Command(binary, "run", "linear", "--db", url, "--thread", "t1")
+		cmd.Dir, cmd.Env = dir, testEnv(t)
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "not a PostgreSQL URL (want postgres://user:password@host:port/database)") {
+			t.Fatalf("run --db %s: %v\n%s", url, err, out)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Fatalf("refused commands left %v behind", entries)
 	}
 }

@@ -972,7 +972,7 @@ type threadLoader func(ctx context.Context, st Store, thread string) ([]*engine.
 // what it needs itself) and runs fn; the database is closed when fn
 // returns.
 func (a *App) withThread(cmd *cobra.Command, g *globals, thread string, readOnly bool, load threadLoader, fn func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error) (err error) {
-	st, err := a.open(g, readOnly)
+	st, err := a.openWith(g, storeOptions{ReadOnly: readOnly, Existing: true})
 	if err != nil {
 		return err
 	}

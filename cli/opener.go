@@ -15,6 +15,11 @@ var _ Store = (*postgres.Store)(nil)
 // urlScheme matches the start of a URL ("scheme://").
 var urlScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
 
+// malformedPostgres matches what was meant as a PostgreSQL URL but is not
+// one postgres.IsURL accepts ("postgres:/host/db", "postgres:db",
+// "Postgres://…"): refused, so that no file of that name is created.
+var malformedPostgres = regexp.MustCompile(`(?i)^postgres(ql)?:`)
+
 // openStore opens the database db names. It is the one place that decides
 // what db is: a postgres:// or postgresql:// URL is a PostgreSQL server,
 // any other URL is refused (never taken for a file name), and anything else
@@ -22,6 +27,9 @@ var urlScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
 func openStore(db string, o storeOptions) (Store, error) {
 	if postgres.IsURL(db) {
 		return openPostgres(db, o)
+	}
+	if malformedPostgres.MatchString(db) {
+		return nil, usagef("database %s: not a PostgreSQL URL (want postgres://user:password@host:port/database)", displayDB(db))
 	}
 	if m := urlScheme.FindStringSubmatch(db); m != nil {
 		return nil, usagef("database %s: %q URLs are not supported (want a file name or a postgres:// URL)", displayDB(db), m[1])

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -43,6 +44,11 @@ type storeOptions struct {
 	// ReadOnly opens an existing database with a shared lock, without
 	// creating or changing it.
 	ReadOnly bool
+	// Existing opens a database that must already exist, for writing: a
+	// command that works on a stored thread (replay, update, copy,
+	// delete) must not create an empty file at a mistyped path and then
+	// report the thread missing.
+	Existing bool
 	// Timeout bounds the wait for another process's lock (--timeout).
 	Timeout time.Duration
 	// Durability says when writes reach the disk (run --durability).
@@ -77,6 +83,11 @@ var (
 func openBoltStore(path string, o storeOptions) (Store, error) {
 	var s Store
 	var err error
+	if o.Existing && !o.ReadOnly {
+		if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+			return nil, usagef("%w at %s (run a graph first, or pass --db)", ErrNoDatabase, path)
+		}
+	}
 	if o.Shared {
 		s, err = persist.OpenShared(path, persist.Options{Timeout: o.Timeout})
 	} else {
