@@ -213,6 +213,10 @@ type replay struct {
 	// plannedNext the tasks the recording planned from it (sorted names).
 	lastStep    int
 	plannedNext []string
+	// failedAgain is the failure the replay reproduced, as the recording
+	// failed ("" if none): the verdict says so, for reproducing a failure
+	// is what a replay of a failed thread is for.
+	failedAgain string
 	// report is what the replay found, for --json.
 	report replayReport
 }
@@ -451,6 +455,10 @@ func (rp *replay) run(ctx context.Context) error {
 		}
 		sr.Notes = rp.notes
 		rep.Steps = append(rep.Steps, sr)
+		if err != nil && rs.kind != "input" && len(rp.notes) > 0 {
+			// The notes are this step's: head them, as a step that matched is.
+			fmt.Fprintf(rp.out, "step %d: %s\n", rs.step, taskList(rs.rec))
+		}
 		for _, n := range rp.notes {
 			fmt.Fprintf(rp.out, "  %s\n", n)
 		}
@@ -480,6 +488,9 @@ func (rp *replay) run(ctx context.Context) error {
 		return end("diverged", msg, failf("replay of thread %q diverged at %s", rp.thread, msg))
 	}
 	msg := fmt.Sprintf("%d supersteps, the same tasks and writes", compared)
+	if rp.failedAgain != "" {
+		msg += fmt.Sprintf("; it fails as the recording did (%s)", rp.failedAgain)
+	}
 	_ = end("match", msg, nil)
 	fmt.Fprintf(rp.out, "replay matches: %s; new branch head %s\n", msg, engine.ShortID(rep.Head))
 	return nil
@@ -590,6 +601,8 @@ func (rp *replay) runFailed(step int, err error, rec *recording.Step, s *engine.
 			tasks = s.View().Tasks
 		}
 		if rec != nil && rec.SameFailure(ne.Node, tasks) {
+			rp.failedAgain = fmt.Sprintf("node %s: %v", ne.Node, ne.Err)
+			rp.notes = append(rp.notes, fmt.Sprintf("%s failed, as in the recording: %v", ne.Node, ne.Err))
 			return nil
 		}
 		return rp.diverge("step %d, node %s: the replay failed: %v", step, ne.Node, ne.Err)
