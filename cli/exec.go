@@ -122,9 +122,12 @@ type execJSON struct {
 
 	Error string `json:"error,omitempty"`
 	// RecordedError is the error the recording saved for the task.
-	RecordedError string           `json:"recorded_error,omitempty"`
-	Interrupts    []any            `json:"interrupts,omitempty"`
-	Diff          []map[string]any `json:"diff,omitempty"`
+	RecordedError string `json:"recorded_error,omitempty"`
+	Interrupts    []any  `json:"interrupts,omitempty"`
+	// RecordedInterrupts are what the recording asked and still waits
+	// for an answer to.
+	RecordedInterrupts []any            `json:"recorded_interrupts,omitempty"`
+	Diff               []map[string]any `json:"diff,omitempty"`
 }
 
 func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, ids []string, asJSON bool, opts ...engine.RunOption) error {
@@ -151,12 +154,21 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		if r.Err != nil {
 			doc.Error = oneLine(r.Err.Error())
 		}
-		// The recording stopped at the same question and still waits for
-		// its answer: the same outcome, with nothing written yet.
-		asksAsRecorded := ok && r.Err == nil && len(r.Interrupts) > 0 && len(sv.Answers) == 0 && !sv.Finished && !sv.Failed &&
+		// The recording stopped at a question and still waits for its
+		// answer: asked the same question, the task has the same outcome,
+		// with nothing written yet; asked another (a model wrote it), the
+		// difference is the question, not an answer the recording lacks.
+		recordingWaits := ok && len(sv.Interrupts) > 0 && len(sv.Answers) == 0 && !sv.Finished && !sv.Failed
+		asksAsRecorded := recordingWaits && r.Err == nil && len(r.Interrupts) > 0 &&
 			recording.InterruptValues(r.Interrupts) == recording.InterruptValues(sv.Interrupts) && r.Diff == nil && len(r.Writes) == 0 && len(r.Recorded) == 0
+		asksOtherwise := recordingWaits && r.Err == nil && len(r.Interrupts) > 0 && !asksAsRecorded
 		if asksAsRecorded {
 			doc.Same = true
+		}
+		if recordingWaits {
+			for _, in := range sv.Interrupts {
+				doc.RecordedInterrupts = append(doc.RecordedInterrupts, plainValue(in.Value))
+			}
 		}
 		for _, in := range r.Interrupts {
 			doc.Interrupts = append(doc.Interrupts, plainValue(in.Value))
@@ -177,6 +189,8 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 			fmt.Fprintf(w, "failed: %s\n", doc.Error)
 		case asksAsRecorded:
 			fmt.Fprintf(w, "interrupted with %s, as the recording did: it waits for an answer\n", recording.InterruptValues(r.Interrupts))
+		case asksOtherwise:
+			fmt.Fprintf(w, "interrupted with %s; the recording asked %s and waits for its answer\n", recording.InterruptValues(r.Interrupts), recording.InterruptValues(sv.Interrupts))
 		case len(r.Interrupts) > 0:
 			fmt.Fprintf(w, "interrupted with %s: the recording has no answer for it\n", recording.InterruptValues(r.Interrupts))
 		}
@@ -212,6 +226,8 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 			return failf("node %s fails with the current code as it did in the recording (see above)", d.Node)
 		case d.Error != "":
 			return failf("node %s fails with the current code (see above)", d.Node)
+		case d.RecordedInterrupts != nil && d.Interrupts != nil && !d.Same:
+			return failf("node %s asks another question than the recording did (see above)", d.Node)
 		}
 	}
 	return failf("node %s does not write what the recording did (see above)", docs[0].Node)

@@ -38,3 +38,33 @@ func TestReplay_FailedThreadReproducedAndFixed(t *testing.T) {
 	r = superstep(t, "", "replay", "f1", "--db", db, "--graph", fixed, "--rerun", "boom")
 	r.want(t, 1, "step 0: __start__ match\nstep 1: boom\n  boom ran (--rerun)\nDIVERGED at step 1, node boom: recorded a failure, replay success")
 }
+
+// exec of a task the recording left waiting at a question, when the
+// current code asks another (a model wrote the question): the difference
+// is the question, and both are shown — not "the recording has no answer
+// for it" and "does not write what the recording did", which sent the user
+// looking for writes that neither run made.
+func TestExec_WaitingTaskAsksAnotherQuestion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	superstep(t, "", "run", testdata("approve.json"), "--db", db, "--thread", "w1").want(t, 0, "interrupt in ask")
+	superstep(t, "", "exec", "w1", "ask", "--db", db, "--graph", testdata("approve.json")).
+		want(t, 0, `interrupted with "approve?", as the recording did: it waits for an answer`)
+
+	data, err := os.ReadFile(testdata("approve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "approve.json")
+	if err := os.WriteFile(other, []byte(strings.Replace(string(data), `'approve?'`, `'approve this?'`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := superstep(t, "", "exec", "w1", "ask", "--db", db, "--graph", other)
+	r.want(t, 1, `interrupted with "approve this?"; the recording asked "approve?" and waits for its answer`,
+		"node ask asks another question than the recording did")
+	if strings.Contains(r.stdout+r.stderr, "no answer") || strings.Contains(r.stderr, "does not write") {
+		t.Fatalf("exec blames the answers or the writes:\n%s%s", r.stdout, r.stderr)
+	}
+	superstep(t, "", "exec", "w1", "ask", "--db", db, "--graph", other, "--json").want(t, 1, `"recorded_interrupts": [`)
+}
