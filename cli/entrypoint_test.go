@@ -48,7 +48,7 @@ func TestRun_AnswerHintAfterTaskCallAsks(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "my dbs", "s.db")
 	asks := filepath.Join("..", "testdata", "conformance", "own", "func_task_interrupts.json")
 	r := superstep(t, "", "run", asks, "--db", db, "--thread", "e 3", "--input", "{}")
-	r.want(t, 0, "answer with: superstep run "+asks+" --db '"+db+"' --thread 'e 3' --resume yes")
+	r.want(t, 0, "answer with: superstep run "+asks+" --db '"+db+"' --thread 'e 3' --resume ANSWER\n  (ANSWER is the value the node expects, as JSON")
 	r = superstep(t, "", "run", asks, "--db", db, "--thread", "e 3", "--resume", "true")
 	r.want(t, 0, "Hey do you want to add Will?", "answer with:")
 	superstep(t, "", "run", asks, "--db", db, "--thread", "e 3", "--resume", "false").want(t, 0, "The user changed their mind about Will")

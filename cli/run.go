@@ -452,15 +452,18 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 	}
 	fmt.Fprintf(r.out, "%s: %s\n", status, indentJSON(returned))
 	if res.Status == engine.StatusInterrupted && len(res.Interrupts) > 0 {
-		answer := "yes" // a bare word is taken as the string
+		// Without an example answer for the graph, no answer is guessed:
+		// the node reads the answer into its own type, and a wrong guess
+		// ("yes" for a bool) fails the node and is kept as its answer.
+		answer, what := "ANSWER", "  (ANSWER is the value the node expects, as JSON — true, 3, '{\"ok\":true}' — or a bare word, taken as a string)\n"
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
-			answer = "'" + ex.Answers[0] + "'"
+			answer, what = "'"+ex.Answers[0]+"'", ""
 		}
 		db := ""
 		if r.dbArg != "" {
 			db = " --db " + shellWord(displayDB(r.dbArg))
 		}
-		fmt.Fprintf(r.out, "answer with: superstep run %s%s --thread %s --resume %s\n", shellWord(r.graphArg), db, shellWord(r.thread), answer)
+		fmt.Fprintf(r.out, "answer with: superstep run %s%s --thread %s --resume %s\n%s", shellWord(r.graphArg), db, shellWord(r.thread), answer, what)
 	}
 	return nil
 }
