@@ -355,6 +355,9 @@ type historyRow struct {
 	Next       []string `json:"next,omitempty"`
 	Writes     int      `json:"writes"`
 	Interrupts []string `json:"interrupts,omitempty"`
+	// Failures are the errors the checkpoint's tasks saved ("node: error"):
+	// where a failed thread failed.
+	Failures []string `json:"failures,omitempty"`
 	// RecordedRun marks the last checkpoint of the original run, the
 	// branch replay compares with by default.
 	RecordedRun bool `json:"recorded_run,omitempty"`
@@ -363,6 +366,26 @@ type historyRow struct {
 	// them (escaped, values clipped).
 	planned   bool
 	shortInts []string
+}
+
+// savedFailures lists the errors t's tasks saved, "node: error" each (a
+// task the graph does not plan is named by its id).
+func savedFailures(t *engine.CheckpointTuple, names map[string]string) []string {
+	if !slices.ContainsFunc(t.PendingWrites, func(w engine.PendingWrite) bool { return w.Channel == engine.ErrorChannel }) {
+		return nil // the usual row: no task's writes are read again
+	}
+	var out []string
+	for _, st := range engine.ReadSavedWrites(t.PendingWrites).Tasks {
+		if !st.Failed {
+			continue
+		}
+		who := names[st.ID]
+		if who == "" {
+			who = "task " + engine.ShortID(st.ID)
+		}
+		out = append(out, who+": "+st.Error)
+	}
+	return out
 }
 
 func newHistoryRow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple) historyRow {
@@ -383,6 +406,7 @@ func newHistoryRow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTu
 		r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
 		r.shortInts = append(r.shortInts, termtext.Name(who)+": "+clip(string(engine.MustEncode(in.Value)), 60))
 	}
+	r.Failures = savedFailures(t, names)
 	return r
 }
 
@@ -401,6 +425,9 @@ func (r *historyRow) line() string {
 	}
 	if len(r.shortInts) > 0 {
 		line += "  interrupted: " + strings.Join(r.shortInts, "; ")
+	}
+	for _, f := range r.Failures {
+		line += "  failed: " + termtext.Name(clip(f, 100))
 	}
 	return line
 }

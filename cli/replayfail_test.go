@@ -68,3 +68,18 @@ func TestExec_WaitingTaskAsksAnotherQuestion(t *testing.T) {
 	}
 	superstep(t, "", "exec", "w1", "ask", "--db", db, "--graph", other, "--json").want(t, 1, `"recorded_interrupts": [`)
 }
+
+// history shows where a failed thread failed: the checkpoint whose task
+// saved an error says which node failed and with what, as it says which
+// one asks for an answer — the first question of the bad-case workflow.
+func TestHistory_ShowsWhereTheThreadFailed(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "f.db")
+	superstep(t, "", "run", testdata("failing.json"), "--db", db, "--thread", "f1").want(t, 1, "boom")
+	r := superstep(t, "", "history", "f1", "--db", db)
+	r.want(t, 0, `next: boom  failed: boom: node "boom" failed at step 1: boom: boom  (end of the recorded run)`)
+	if n := strings.Count(r.stdout, "failed:"); n != 1 {
+		t.Fatalf("history shows %d failures, want the one checkpoint's:\n%s", n, r.stdout)
+	}
+	superstep(t, "", "history", "f1", "--db", db, "--json").want(t, 0, `"failures": [`, `"boom: node \"boom\" failed at step 1: boom: boom"`)
+}
