@@ -474,3 +474,25 @@ func TestModel_Rerun_ShowsTheRecordedFailure(t *testing.T) {
 		t.Errorf("a task that failed there is said never to have run:\n%s", screen)
 	}
 }
+
+// The checkpoint tree marks where a pulled thread failed, with the node
+// that failed, as it marks where one asks a question: finding the failure
+// among a thread's branches is the first step of a bad case.
+func TestModel_Tree_MarksTheFailure(t *testing.T) {
+	m := reopened(t, "fail_while_sibling_works.json")
+	m = press(t, m, "t")
+	screen := m.View()
+	var row string
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.Contains(line, "✗") {
+			if row != "" {
+				t.Fatalf("two rows marked failed:\n%s", screen)
+			}
+			row = line
+		}
+	}
+	// b, cancelled when a failed, saved an error too; a is named first.
+	if !strings.Contains(row, "→ a, b ✗ a") {
+		t.Fatalf("the failed checkpoint's row is %q:\n%s", row, screen)
+	}
+}

@@ -380,6 +380,17 @@ func (p treePane) describe(i int) string {
 		} else if answered(s) {
 			b.WriteString(" " + glyphOK + " answered")
 		}
+		// Where a failed thread failed, as an interrupt is shown where it
+		// asks: the recording's failure is what a bad case is pulled for.
+		var failed []engine.TaskView
+		for _, t := range s.Tasks {
+			if t.Error != "" {
+				failed = append(failed, engine.TaskView{Name: t.Name})
+			}
+		}
+		if len(failed) > 0 {
+			b.WriteString(" " + glyphFailed + " " + taskNames(failed) + " failed")
+		}
 	}
 	if w := p.whole; w != nil && w.idx == i && w.err != nil {
 		b.WriteString(" " + glyphAttention + " values unreadable: " + termtext.Name(w.err.Error()))
