@@ -43,7 +43,7 @@ node fails, 2 for a usage error.`,
 					return usagef("thread %q has no recorded graph that still resolves: pass --graph", thread)
 				}
 				if !containsNode(gr, node) {
-					return usagef("graph %s has no node %q (nodes: %s)", gr.Name(), node, strings.Join(gr.NodeNames(), ", "))
+					return usagef("graph %s has no node %q (nodes: %s)%s", gr.Name(), node, strings.Join(gr.NodeNames(), ", "), inSubgraph(gr, node))
 				}
 				if err := checkTopology(ctx, st, thread, gr, force, a.warn); err != nil {
 					return err
@@ -231,6 +231,22 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		}
 	}
 	return failf("node %s does not write what the recording did (see above)", docs[0].Node)
+}
+
+// inSubgraph says which subgraph nodes of gr hold a node named node, for
+// exec of a subgraph's node: exec runs the parent's task, whose subgraph
+// runs with it ("" if none holds it).
+func inSubgraph(gr *engine.Graph, node string) string {
+	var holders []string
+	for _, n := range gr.NodeNames() {
+		if sub := gr.Subgraph(n); sub != nil && containsNode(sub, node) {
+			holders = append(holders, n)
+		}
+	}
+	if len(holders) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s is a node of the subgraph of %s: exec %s runs it with its subgraph", node, strings.Join(holders, ", "), holders[0])
 }
 
 func writeList(ws []engine.Write) []map[string]any {

@@ -83,3 +83,16 @@ func TestHistory_ShowsWhereTheThreadFailed(t *testing.T) {
 	}
 	superstep(t, "", "history", "f1", "--db", db, "--json").want(t, 0, `"failures": [`, `"boom: node \"boom\" failed at step 1: boom: boom"`)
 }
+
+// exec of a subgraph's node (as history --ns or the debugger shows it)
+// says which parent node runs it: exec runs the parent's task, whose
+// subgraph runs with it.
+func TestExec_SubgraphNodeNamesItsParent(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "s.db")
+	flow := testdata("sub_two_asks.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "s1").want(t, 0, `"first?"`)
+	superstep(t, "", "exec", "s1", "a1", "--db", db, "--graph", flow).
+		want(t, 2, `has no node "a1" (nodes: sub); a1 is a node of the subgraph of sub: exec sub runs it with its subgraph`)
+	superstep(t, "", "exec", "s1", "zz", "--db", db, "--graph", flow).want(t, 2, `has no node "zz" (nodes: sub)`)
+}
