@@ -32,9 +32,8 @@ func MapReduce(opts ...engine.CompileOption) (*engine.Graph, error) {
 			}
 			return typed.Write(s, typed.Set(&s.Items, []int{3, 1, 2})), nil
 		})
-	typed.AddSendNode(g, "square", func(_ context.Context, arg Square) (typed.Update[S], error) {
-		var out S
-		return typed.Write(&out, typed.Set(&out.Results, []int{arg.N * arg.N})), nil
+	typed.AddSendNode(g, "square", func(_ context.Context, arg Square, out *S) (typed.Update[S], error) {
+		return typed.Write(out, typed.Set(&out.Results, []int{arg.N * arg.N})), nil
 	})
 	g.AddNode("summarize", func(_ context.Context, s *S) (typed.Update[S], error) {
 		return typed.Write(s, typed.Set(&s.Summary, fmt.Sprintf("n=%d results=%v", len(s.Results), s.Results))), nil

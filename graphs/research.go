@@ -67,9 +67,8 @@ func Research(opts ...engine.CompileOption) (*engine.Graph, error) {
 			q := s.Question
 			return typed.Write(s, typed.Set(&s.SubQueries, []string{q + " - 架构设计", q + " - 性能瓶颈与基准", q + " - 生产故障案例"})), nil
 		}, engine.WithDescription("splits the question into three sub-queries"))
-	typed.AddSendNode(g, "investigate", func(_ context.Context, arg subQuery) (typed.Update[S], error) {
-		var out S
-		return typed.Write(&out, typed.Set(&out.Findings, []string{"[证据] 针对《" + arg.SubQuery + "》的调研结论摘要"})), nil
+	typed.AddSendNode(g, "investigate", func(_ context.Context, arg subQuery, out *S) (typed.Update[S], error) {
+		return typed.Write(out, typed.Set(&out.Findings, []string{"[证据] 针对《" + arg.SubQuery + "》的调研结论摘要"})), nil
 	}, engine.WithDescription("one Send task per sub-query"))
 	g.
 		AddNode("human_review", func(ctx context.Context, s *S) (typed.Update[S], error) {

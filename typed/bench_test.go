@@ -88,9 +88,8 @@ func fanoutMap(opts ...engine.CompileOption) (*engine.Graph, error) {
 func fanoutTyped(opts ...engine.CompileOption) (*typed.Graph[Fanout], error) {
 	g := typed.NewGraph[Fanout]("fanout_1000").
 		AddNode("split", func(context.Context, *Fanout) (typed.Update[Fanout], error) { return typed.Update[Fanout]{}, nil })
-	typed.AddSendNode(g, "work", func(_ context.Context, it Item) (typed.Update[Fanout], error) {
-		var out Fanout
-		return typed.Write(&out, typed.Set(&out.Results, []int{it.X * 2})), nil
+	typed.AddSendNode(g, "work", func(_ context.Context, it Item, out *Fanout) (typed.Update[Fanout], error) {
+		return typed.Write(out, typed.Set(&out.Results, []int{it.X * 2})), nil
 	})
 	g.AddNode("join", func(_ context.Context, s *Fanout) (typed.Update[Fanout], error) {
 		return typed.Write(s, typed.Set(&s.Total, len(s.Results))), nil

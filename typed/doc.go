@@ -73,7 +73,7 @@
 // Command (update and where to go next). A RouteFunc returns the next node's
 // name (AddConditionalEdges). A fan-out starts one task of a node added by
 // AddSendNode per argument, whose function gets its argument decoded into
-// its own type: AddFanOut's function returns the typed arguments for one
+// its own type and a zero state to build its update on (out): AddFanOut's function returns the typed arguments for one
 // such node, a SendsFunc returns Sends (AddSends), each made by Send with a
 // typed argument, to any nodes. AddFanOut is the usual form and the
 // cheaper: its arguments stay typed in their list until each is encoded,
