@@ -10,14 +10,14 @@ import (
 
 // MapReduceState is the state of MapReduce.
 type MapReduceState struct {
-	Items   []int  `json:"items"`
-	Results []int  `json:"results" reducer:"append"`
-	Summary string `json:"summary"`
+	Items   []int  `json:"items"`                    // the input list (split's default when absent)
+	Results []int  `json:"results" reducer:"append"` // each square, in Send order
+	Summary string `json:"summary"`                  // summarize's
 }
 
 // Square is the argument of one Send to MapReduce's square node.
 type Square struct {
-	N int `json:"n"`
+	N int `json:"n"` // the item to square
 }
 
 // MapReduce splits a list into one Send per item (the map step runs them in

@@ -11,26 +11,26 @@ import (
 
 // ResearchState is the state of Research.
 type ResearchState struct {
-	Question    string   `json:"question"`
-	SubQueries  []string `json:"sub_queries"`
-	Findings    []string `json:"findings" reducer:"append"`
-	Approved    bool     `json:"approved"`
-	FinalReport string   `json:"final_report"`
+	Question    string   `json:"question"`                  // the input, or the person's revision
+	SubQueries  []string `json:"sub_queries"`               // plan_queries's, one Send each
+	Findings    []string `json:"findings" reducer:"append"` // each investigation's, in Send order
+	Approved    bool     `json:"approved"`                  // human_review's verdict
+	FinalReport string   `json:"final_report"`              // synthesize's
 }
 
 // ReviewRequest is what human_review shows the person it asks.
 type ReviewRequest struct {
-	Question          string   `json:"question"`
-	CollectedFindings []string `json:"collected_findings"`
-	Prompt            string   `json:"prompt"`
+	Question          string   `json:"question"`           // the question researched
+	CollectedFindings []string `json:"collected_findings"` // the findings to approve
+	Prompt            string   `json:"prompt"`             // what the person is asked
 }
 
 // ReviewAnswer is the person's reply: {"action": "approve"}, {"action":
 // "revise", "revised_question": "…"}, or just the action as a string.
 type ReviewAnswer struct {
-	Action          string
-	RevisedQuestion string
-	raw             any // the reply as given, for the error about a bad one
+	Action          string // "approve" or "revise"
+	RevisedQuestion string // revise's new question ("" keeps the old one)
+	raw             any    // the reply as given, for the error about a bad one
 }
 
 // UnmarshalJSON reads any reply; human_review rejects one without a known

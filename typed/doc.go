@@ -89,7 +89,8 @@
 //
 // Everything about running a graph: Graph[S] embeds *engine.Graph, so the
 // Stepper, GetState, History, StreamModes and map-valued Invoke and
-// UpdateState are all there; Run, Continue, Resume, State, UpdateState and
+// UpdateState are all there; Run, Continue, Resume, State (StateIn for a
+// subgraph, read through the graph that ran it), UpdateState and
 // Stream (typed parts of the stream modes) are their typed forms, and
 // g.Graph.Stream the engine's event stream. The map API remains for scenario files and graphs
 // built at run time, and both APIs can be mixed in one program.
