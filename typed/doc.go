@@ -231,15 +231,26 @@
 // them and the list's header as one block in the same way (a list of
 // one, the usual append, in a 48-byte block). On chain_1000, loop_5000
 // and wide_state a typed run makes fewer allocations than the map run;
-// wide_state's allocates 4% more bytes (163.0 KB against 156.3 KB a run:
-// its nodes' writes, below, and the engine's values by key position).
-// fanout_1000's allocates 13% more (1.44 MB against 1.27 MB, the same
-// number of allocations): per Send task the struct its node builds the
-// update on (var out S escapes into the Update: 64 bytes), the one-element
-// list in a 48-byte block where a map node's []any and its number take
-// 24, and its argument's number, which a map user passes on from the
-// list it read; and per run the lists of 1,000 items that the split node,
-// its fan-out function, the join and the result each decode.
+// wide_state's allocates 4% more bytes (157.4 KB against 151.3 KB a run:
+// the engine's values by key position, and the result decoded). Its CPU
+// time is higher than its instructions say (about +9% at +3% with GC
+// off too) for a reason outside the layer: the map benchmark's hundred
+// nodes are one closure, the typed benchmark's a hundred functions, and
+// running a hundred functions misses the instruction cache more (callgrind:
+// about 16,000 more first-level misses a run, the engine's code evicted by
+// the nodes'). With the map nodes written one by one as well
+// (wide_state_pernode) the typed overhead in CPU time is +1…4%.
+// fanout_1000's allocates 8% more bytes (1.373 MB against 1.267 MB a
+// run) in fewer allocations (7,144 against 8,125): per Send task the
+// one-element list in a 48-byte block (a map node's []any, its number and
+// the interface holding the list take as much in three), the node's
+// result with its write in 64 bytes, and the []int literal given to Set
+// (8 bytes: it escapes because Set keeps a value it does not encode);
+// the struct the node builds its update on is lent to it (SendFunc's
+// out, recycled: a struct of its own escaped into the Update, 64 bytes
+// a task). Per run, the lists of 1,000 items that the split node, its
+// fan-out function, the join and the result each decode (above) are
+// most of the difference.
 //
 // An Update is four words: its one inline change resolved to the field's
 // offset and pointer type, and the value. More changes are resolved when
