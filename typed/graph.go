@@ -188,7 +188,7 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		return g
 	}
 	c := codecFor(reflect.TypeFor[A]())
-	n := &sendNode[S, A]{fn: fn, scalars: c.scalars, states: g.states, sendArg: sendArg{schema: g.schema, codec: c, name: name}}
+	n := &sendNode[S, A]{fn: fn, scalars: c.scalars, sendArg: sendArg{schema: g.schema, codec: c, name: name}}
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		var arg A // on this task's stack: the direct path is a static call
 		if n.scalars == nil || !n.scalars.decAt(unsafe.Pointer(&arg), input) {
@@ -197,18 +197,14 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 				return nil, err
 			}
 		}
-		out, dirty := n.states.get()
-		if dirty {
-			var zero S
-			*out = zero
-		}
+		out := n.scratch()
 		u, err := n.fn(ctx, arg, out)
 		if err != nil {
 			return nil, err // out may be in err: not reused
 		}
 		res, err := n.output(u.update)
 		if err == nil {
-			n.states.put(out) // the writes and Sends are encoded: nothing of them points into out
+			n.outs.Put(out) // the writes and Sends are encoded: nothing of them points into out
 		}
 		return res, err
 	}, opts...)
@@ -223,8 +219,23 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 type sendNode[S, A any] struct {
 	fn      SendFunc[S, A]
 	scalars *scalarStruct // the argument's direct path (codec.scalars), or nil
-	states  *statePool[S] // the graph's: out, the struct fn builds its update on
+	// outs recycles the zero states fn builds its updates on (SendFunc's
+	// out). A sync.Pool, not statePool's slot: a fan-out's tasks run at
+	// once on every core, where one slot shared by all would move between
+	// their caches twice a task; the pool's Get and Put stay on one core
+	// and cost no more instructions (callgrind, fanout_1000).
+	outs sync.Pool
 	sendArg
+}
+
+// scratch is a zero S for fn's update: recycled (and zeroed) or new.
+func (n *sendNode[S, A]) scratch() *S {
+	if out, ok := n.outs.Get().(*S); ok {
+		var zero S
+		*out = zero
+		return out
+	}
+	return new(S)
 }
 
 // sendArg is a Send node's non-generic part.
