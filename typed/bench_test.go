@@ -149,6 +149,36 @@ func loopTyped(opts ...engine.CompileOption) (*typed.Graph[PingPong], error) {
 // (the typed nodes are in wide_state_test.go).
 
 func wideMap(opts ...engine.CompileOption) (*engine.Graph, error) {
+	return wideMapOf(wideMapNode, opts...)
+}
+
+// wideMapNode is node i of wideMap: one closure's code for every node,
+// the keys it writes in a list.
+func wideMapNode(i int) engine.NodeFunc {
+	written := make([]string, 10)
+	for j := range written {
+		written[j] = fmt.Sprint("k", (i*10)%200+j)
+	}
+	inc := float64(i + 1)
+	return func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		u := make(engine.Update, len(written))
+		for j, k := range written {
+			n, _ := m[k].(float64)
+			u[j] = engine.KV{Key: k, Value: n + inc}
+		}
+		return u, nil
+	}
+}
+
+// wideMapPerNode is wideMap with its nodes written one by one
+// (wideMapNodes), the shape wideTyped's nodes have.
+func wideMapPerNode(opts ...engine.CompileOption) (*engine.Graph, error) {
+	return wideMapOf(func(i int) engine.NodeFunc { return wideMapNodes[i] }, opts...)
+}
+
+// wideMapOf is wide_state's map graph with node(i) as node i.
+func wideMapOf(node func(i int) engine.NodeFunc, opts ...engine.CompileOption) (*engine.Graph, error) {
 	keys := make([]engine.KeySpec, 200)
 	for i := range keys {
 		keys[i] = engine.LastValueKey(fmt.Sprint("k", i))
@@ -157,37 +187,7 @@ func wideMap(opts ...engine.CompileOption) (*engine.Graph, error) {
 	prev := engine.Start
 	for i := range 100 {
 		name := fmt.Sprint("w", i)
-		written := make([]string, 10)
-		for j := range written {
-			written[j] = fmt.Sprint("k", (i*10)%200+j)
-		}
-		inc := float64(i + 1)
-		g.AddNode(name, func(_ context.Context, s any) (any, error) {
-			m := s.(map[string]any)
-			u := make(engine.Update, len(written))
-			for j, k := range written {
-				n, _ := m[k].(float64)
-				u[j] = engine.KV{Key: k, Value: n + inc}
-			}
-			return u, nil
-		}).AddEdge(prev, name)
-		prev = name
-	}
-	return g.Compile(opts...)
-}
-
-// wideMapPerNode is wideMap with its nodes written one by one
-// (wideMapNodes), the shape wideTyped's nodes have.
-func wideMapPerNode(opts ...engine.CompileOption) (*engine.Graph, error) {
-	keys := make([]engine.KeySpec, 200)
-	for i := range keys {
-		keys[i] = engine.LastValueKey(fmt.Sprint("k", i))
-	}
-	g := engine.NewStateGraph(keys...)
-	prev := engine.Start
-	for i, fn := range wideMapNodes {
-		name := fmt.Sprint("w", i)
-		g.AddNode(name, fn).AddEdge(prev, name)
+		g.AddNode(name, node(i)).AddEdge(prev, name)
 		prev = name
 	}
 	return g.Compile(opts...)
