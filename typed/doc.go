@@ -212,7 +212,8 @@
 // copies handed back while the slot is full go to a sync.Pool, whose Get
 // and Put cost more than the slot. A small state keeps the one allocation
 // it shares with the node's write (nodeTask): that allocation is needed
-// for the write anyway. Routes and Sends functions recycle at every size.
+// for the write anyway. Routes and Sends functions recycle at every size,
+// and so does a Send node for the zero state it lends its function (out).
 // A recycled copy is never shared by two tasks at once, and its content is
 // overwritten (or zeroed) before reuse.
 //
