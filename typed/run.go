@@ -148,9 +148,13 @@ func (g *Graph[S]) State(ctx context.Context, cfg engine.Config) (S, *engine.Sta
 //
 //	r, snap, err := sub.StateIn(ctx, parent.Graph, engine.Config{ThreadID: "t", CheckpointNS: ns})
 //
-// A value that does not fit S is a *DecodeError naming its field.
+// A value that does not fit S is a *DecodeError naming its field; a nil
+// owner is engine.ErrNoCheckpointer.
 func (g *Graph[S]) StateIn(ctx context.Context, owner *engine.Graph, cfg engine.Config) (S, *engine.StateSnapshot, error) {
 	var s S
+	if owner == nil {
+		return s, nil, fmt.Errorf("%w: StateIn was given no graph to read through", engine.ErrNoCheckpointer)
+	}
 	snap, err := owner.GetState(ctx, cfg)
 	if err != nil {
 		return s, nil, err

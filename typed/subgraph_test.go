@@ -138,6 +138,9 @@ func TestGraph_InvokeSubgraph(t *testing.T) {
 	if _, _, err := sub.State(context.Background(), cfg); !errors.Is(err, engine.ErrNoCheckpointer) {
 		t.Fatalf("State of a subgraph without a saver: %v, want ErrNoCheckpointer", err)
 	}
+	if _, _, err := sub.StateIn(context.Background(), nil, cfg); !errors.Is(err, engine.ErrNoCheckpointer) {
+		t.Fatalf("StateIn through no graph: %v, want ErrNoCheckpointer", err)
+	}
 	r, snap, err := sub.StateIn(context.Background(), g.Graph, cfg)
 	if err != nil || r.Summary != "a+b" || !r.OK || snap.Config.CheckpointNS != ns {
 		t.Fatalf("the subgraph's state in %s: %+v, %v", ns, r, err)
