@@ -234,13 +234,13 @@
 // and wide_state a typed run makes fewer allocations than the map run;
 // wide_state's allocates 4% more bytes (157.4 KB against 151.3 KB a run:
 // the engine's values by key position, and the result decoded). Its CPU
-// time is higher than its instructions say (about +9% at +3% with GC
+// time is higher than its instructions say (+8…10% at +3…4%, +8% with GC
 // off too) for a reason outside the layer: the map benchmark's hundred
 // nodes are one closure, the typed benchmark's a hundred functions, and
 // running a hundred functions misses the instruction cache more (callgrind:
 // about 16,000 more first-level misses a run, the engine's code evicted by
 // the nodes'). With the map nodes written one by one as well
-// (wide_state_pernode) the typed overhead in CPU time is +1…4%.
+// (wide_state_pernode) the typed overhead in CPU time is +1…5%.
 // fanout_1000's allocates 8% more bytes (1.373 MB against 1.267 MB a
 // run) in fewer allocations (7,144 against 8,125): per Send task the
 // one-element list in a 48-byte block (a map node's []any, its number and
