@@ -128,7 +128,7 @@ func TestImport_BadFileCreatesNoDatabase(t *testing.T) {
 }
 
 // A command that works on a stored thread and writes (replay, update,
-// copy, delete) given a database path that does not exist — a typo — says
+// copy, delete, run --resume or --checkpoint) given a database path that does not exist — a typo — says
 // so, as the reading commands do, instead of creating an empty database
 // there and reporting the thread missing. A PostgreSQL URL mistyped
 // without its "//" is refused, never made a file of that name.
@@ -141,6 +141,8 @@ func TestWritingCommands_MissingDatabase(t *testing.T) {
 		{"update", "t1", "--values", `{"total":1}`},
 		{"copy", "t1", "t2"},
 		{"delete", "t1"},
+		{"run", "linear", "--thread", "t1", "--resume", "yes"},
+		{"run", "linear", "--thread", "t1", "--checkpoint", "abc"},
 	} {
 		superstep(t, "", append(args, "--db", db)...).want(t, 2, "no database at "+db)
 		for _, p := range []string{db, db + ".lock"} {

@@ -104,7 +104,9 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 			if recursionLimit < 1 {
 				return usagef("--recursion-limit %d: want a positive number of supersteps", recursionLimit)
 			}
-			st, err := a.openWith(g, storeOptions{Durability: dur})
+			// --resume and --checkpoint continue a stored thread: its
+			// database must exist (a new run may create one).
+			st, err := a.openWith(g, storeOptions{Durability: dur, Existing: resume != "" || checkpoint != ""})
 			if err != nil {
 				return err
 			}
