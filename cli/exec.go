@@ -66,7 +66,7 @@ node fails, 2 for a usage error.`,
 	cmd.Flags().StringVar(&ckpt, "checkpoint", "", "checkpoint that planned NODE (default: the latest on the original run)")
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph with the current code (default: the one recorded for the thread)")
 	cmd.Flags().BoolVar(&force, "force", false, "run even if the topology changed incompatibly")
-	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with, which a subgraph node's subgraph inherits (default: the scenario's, else 25)")
+	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with, which a subgraph node's subgraph inherits; a scenario's own limit when it sets one")
 	return cmd
 }
 

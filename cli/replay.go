@@ -115,7 +115,7 @@ exit 1 naming the step, the node and the channel with both values.`,
 	cmd.Flags().BoolVar(&f.offline, "offline", false, "with --rerun: stop at a task whose input changed instead of executing it")
 	cmd.Flags().StringVar(&f.start, "checkpoint", "", "start from this recorded checkpoint (id or prefix)")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replay even if the topology changed")
-	cmd.Flags().IntVar(&f.recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with (default: the scenario's, else 25)")
+	cmd.Flags().IntVar(&f.recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with; a scenario's own limit when it sets one")
 	return cmd
 }
 

@@ -96,3 +96,17 @@ func TestExec_SubgraphNodeNamesItsParent(t *testing.T) {
 		want(t, 2, `has no node "a1" (nodes: sub); a1 is a node of the subgraph of sub: exec sub runs it with its subgraph`)
 	superstep(t, "", "exec", "s1", "zz", "--db", db, "--graph", flow).want(t, 2, `has no node "zz" (nodes: sub)`)
 }
+
+// --recursion-limit's help states its default once: it said "(default:
+// the scenario's, else 25) (default 25)", the second added by the flag
+// library.
+func TestHelp_RecursionLimitDefaultOnce(t *testing.T) {
+	t.Parallel()
+	for _, c := range []string{"run", "replay", "exec"} {
+		r := superstep(t, "", c, "--help")
+		r.want(t, 0, "--recursion-limit int", "a scenario's own limit when it sets one (default 25)")
+		if strings.Count(r.stdout, "default: the scenario's") > 0 {
+			t.Fatalf("%s --help states the default twice:\n%s", c, r.stdout)
+		}
+	}
+}

@@ -184,7 +184,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 	cmd.Flags().StringVar(&durability, "durability", "sync", "LangGraph's durability: sync, async or exit (one checkpoint when the run ends)")
 	cmd.Flags().BoolVar(&force, "force", false, "continue a thread whose recorded graph differs incompatibly")
 	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "continue from this checkpoint of the thread (time travel: a new branch)")
-	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "most supersteps the run may take (default: the scenario's, else 25)")
+	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "most supersteps the run may take; a scenario's own limit when it sets one")
 	cmd.Flags().StringVar(&streamModes, "stream", "", "stream modes to print, comma-separated: values, updates, custom, messages, tasks, checkpoints, debug")
 	cmd.Flags().BoolVar(&subgraphs, "subgraphs", false, "with --stream: include subgraphs' chunks")
 	return cmd
