@@ -423,7 +423,8 @@ func (rp *replay) run(ctx context.Context) error {
 		case "diverged":
 			fmt.Fprintf(rp.out, "DIVERGED at %s\nthe replayed branch ends at checkpoint %s\n", msg, engine.ShortID(rep.Head))
 		case "stopped":
-			fmt.Fprintf(rp.out, "STOPPED at %s\n", msg)
+			// Where the branch stopped is where a run can go on from.
+			fmt.Fprintf(rp.out, "STOPPED at %s\nthe replayed branch ends at checkpoint %s\n", msg, engine.ShortID(rep.Head))
 		}
 		return err
 	}

@@ -125,7 +125,7 @@ func TestWorkflow_README(t *testing.T) {
 	r = agent(t, bin, fix, "replay", "c1", "--db", laptop, "--rerun", "fetch")
 	r.want(t, 1, "model reused", "edit ran (input changed: source)", "node fetch, channel source")
 	agent(t, bin, fix, "replay", "c1", "--db", laptop, "--rerun", "fetch", "--offline").
-		want(t, 1, "step 2, task edit", "differs from the recording in source", "--offline stops here")
+		want(t, 1, "step 2, task edit", "differs from the recording in source", "--offline stops here", "\nthe replayed branch ends at checkpoint ")
 	// exec: one node against its recorded input; nothing is written.
 	before := len(historyRowsOf(t, bin, laptop, "c1"))
 	agent(t, bin, nil, "exec", "c1", "edit", "--db", laptop).want(t, 0, "same writes as recorded")
