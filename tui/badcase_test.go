@@ -496,3 +496,35 @@ func TestModel_Tree_MarksTheFailure(t *testing.T) {
 		t.Fatalf("the failed checkpoint's row is %q:\n%s", row, screen)
 	}
 }
+
+// A thread reopened at a checkpoint whose next tasks saved their writes
+// before the superstep was committed (a killed run, a replay stopped at a
+// difference) says that they ran and that stepping reuses their writes;
+// it said "nothing ran here yet". Stepping then reports them reused.
+func TestModel_Open_CutOffHeadShowsSavedTasks(t *testing.T) {
+	g, ex, saver := compile(t, "linear")
+	ctx := context.Background()
+	s, err := g.Start(ctx, ex.Input, engine.OnThread("cut"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Superstep(ctx); err != nil { // step 0: the input
+		t.Fatal(err)
+	}
+	for s.Phase() != engine.PhaseExecuted {
+		if err := s.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The process stops here: a's writes are saved, the step is not.
+	opts := Options{Thread: "cut", Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 200, 30)
+	screen := m.View()
+	if !strings.Contains(screen, "a saved writes before superstep 1 was cut off: n plans it and reuses them") || strings.Contains(screen, "nothing ran here yet") {
+		t.Fatalf("reopened cut-off head:\n%s", screen)
+	}
+	m = press(t, m, "n", "n")
+	if screen := m.View(); m.err != nil || !strings.Contains(screen, "a reused") {
+		t.Fatalf("stepping the cut-off head (err %v):\n%s", m.err, screen)
+	}
+}

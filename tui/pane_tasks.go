@@ -101,6 +101,8 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, pv), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
 		}
 		switch {
+		case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning && len(savedDone(v.Tasks)) > 0:
+			add(taskRow{text: fmt.Sprintf("%s saved writes before superstep %d was cut off: n plans it and reuses them", taskNames(savedDone(v.Tasks)), v.Step), style: dimStyle})
 		case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning:
 			add(taskRow{text: fmt.Sprintf("nothing ran here yet: n plans step %d", v.Step), style: dimStyle})
 		case n == 0 && len(ran) > 0:
@@ -223,6 +225,18 @@ func (p tasksPane) heading() string {
 		return p.title + " /" + p.filter
 	}
 	return p.title
+}
+
+// savedDone lists the tasks of a reopened checkpoint that saved their
+// writes (session.Open fills them from the saved writes).
+func savedDone(ts []engine.TaskView) []engine.TaskView {
+	var out []engine.TaskView
+	for _, t := range ts {
+		if t.State == engine.TaskDone {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func taskNames(ts []engine.TaskView) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -209,6 +210,13 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 		v.Tasks = savedTasks(snap)
 	case engine.CheckpointFailed:
 		v.Tasks = savedTasks(snap) // the stepper stays: n runs the step again
+	case engine.CheckpointPending:
+		// Tasks that saved their writes before the superstep was cut off
+		// (a killed run, a replay stopped at a difference) ran: the tasks
+		// pane says so, and stepping reuses their writes.
+		if slices.ContainsFunc(snap.Tasks, func(t engine.SnapshotTask) bool { return t.Finished }) {
+			v.Tasks = savedTasks(snap)
+		}
 	case engine.CheckpointDone:
 		v.Status, s.st = engine.StatusDone, nil
 	}
