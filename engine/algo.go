@@ -1216,9 +1216,7 @@ func (cs *channelState) checkpoint(id string, updated planHint) *Checkpoint {
 	}
 	cs.valLog.carve, cs.verLog.carve = cs.kept, cs.kept
 	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.valuesBase)
-	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), func() idFrozen[Version] {
-		return denseBase(cs.allIndexed())
-	})
+	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), cs.versionsBase)
 	lz.seen = cs.seen.snapshot()
 	cp.lazy = lz
 	if len(cs.appends) > 0 {
@@ -1307,6 +1305,56 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 		return denseBase(all)
 	}
 	return idFrozen[any]{delta: slices.Clone(present), parent: cs.g.noValues}
+}
+
+// versionsBase is a full snapshot of the versions and versions_seen
+// (allIndexed's layout). When at most half of them are not zero (a run's
+// first checkpoint has nearly none; a graph of many nodes has a
+// versions_seen slot for each trigger of each), it lists only those, over
+// the graph's snapshot of none, as valuesBase does: a MemorySaver keeps
+// every base of a run, where a dense one is 8 bytes a slot.
+func (cs *channelState) versionsBase() idFrozen[Version] {
+	n := cs.verIndexLen()
+	if zero := cs.g.noVersions; zero != nil && len(*zero.base) == n {
+		set := 0
+		for _, v := range cs.ver {
+			if v != 0 {
+				set++
+			}
+		}
+		for _, v := range cs.seenV {
+			if v != 0 {
+				set++
+			}
+		}
+		for _, ran := range cs.seenRan {
+			if ran {
+				set++
+			}
+		}
+		if 2*set <= n {
+			delta := make([]idEntry[Version], 0, set)
+			for id, v := range cs.ver {
+				if v != 0 {
+					delta = append(delta, idEntry[Version]{int32(id), v})
+				}
+			}
+			at := len(cs.ver)
+			for i, v := range cs.seenV {
+				if v != 0 {
+					delta = append(delta, idEntry[Version]{int32(at + i), v})
+				}
+			}
+			at += len(cs.seenV)
+			for i, ran := range cs.seenRan {
+				if ran {
+					delta = append(delta, idEntry[Version]{int32(at + i), b2v(ran)})
+				}
+			}
+			return idFrozen[Version]{delta: delta, parent: zero}
+		}
+	}
+	return denseBase(cs.allIndexed())
 }
 
 // absent stands for "no value" in a snapshot of values by channel id.
