@@ -64,3 +64,118 @@ func TestValuesBase_SparseOverNoValues(t *testing.T) {
 		t.Fatalf("%d sparse bases in %d checkpoints: want the first and later ones", sparse, len(got))
 	}
 }
+
+// A full snapshot of versions lists only the versions and versions_seen
+// slots that are set when at most half are (a run's first checkpoint; a
+// graph with many nodes a run does not reach), over the graph's snapshot
+// of none, and every checkpoint still reads as a materialized one.
+func TestVersionsBase_SparseOverNone(t *testing.T) {
+	ctx := context.Background()
+	const nodes, idle = 60, 120
+	build := func(s Saver) *Graph {
+		sg := NewStateGraph(LastValueKey("n"))
+		for i := 0; i < nodes; i++ {
+			sg.AddNode(fmt.Sprint("n", i), func(_ context.Context, in any) (any, error) {
+				n, _ := in.(map[string]any)["n"].(float64)
+				return Update{{Key: "n", Value: n + 1}}, nil
+			})
+			if i > 1 {
+				sg.AddEdge(fmt.Sprint("n", i-1), fmt.Sprint("n", i))
+			}
+		}
+		// Nodes a route could take but never does: their versions and
+		// versions_seen slots stay unset.
+		targets := []string{"n1"}
+		for i := 0; i < idle; i++ {
+			targets = append(targets, fmt.Sprint("idle", i))
+			sg.AddNode(targets[i+1], func(context.Context, any) (any, error) { return nil, nil })
+			sg.AddEdge(targets[i+1], End)
+		}
+		sg.AddConditionalEdges("n0", func(context.Context, map[string]any) (any, error) { return "n1", nil }, targets...)
+		g, err := sg.AddEdge(Start, "n0").AddEdge(fmt.Sprint("n", nodes-1), End).Compile(WithSaver(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	// Two runs on the thread: the second restores the first's last
+	// checkpoint, so its first base has nodes' versions_seen set.
+	lazy, eager := NewMemorySaver(), &versionsRecorder{Saver: NewMemorySaver()}
+	for _, s := range []Saver{lazy, eager} {
+		g := build(s)
+		for run := 0; run < 2; run++ {
+			res, err := g.Invoke(ctx, map[string]any{"n": 0.0}, OnThread("t"), WithRecursionLimit(100))
+			if err != nil || res.Status != StatusDone {
+				t.Fatal(err, res.Status)
+			}
+		}
+	}
+	got, err := lazy.List(ctx, Config{ThreadID: "t"}, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := eager.List(ctx, Config{ThreadID: "t"}, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(got) < 2*nodes {
+		t.Fatalf("%d and %d checkpoints", len(got), len(want))
+	}
+	sparse, seenSet := 0, false
+	for i := range got {
+		g, w := got[i].Checkpoint, want[i].Checkpoint
+		if !reflect.DeepEqual(g.ChannelVersions, w.ChannelVersions) || !reflect.DeepEqual(g.VersionsSeen, w.VersionsSeen) {
+			t.Fatalf("checkpoint %d: versions %v seen %v, want %v %v", i, g.ChannelVersions, g.VersionsSeen, w.ChannelVersions, w.VersionsSeen)
+		}
+		if lz := g.lazyState(); lz != nil && lz.versions.parent != nil && lz.versions.parent == lz.g.noVersions {
+			sparse++
+			seenSet = seenSet || len(g.VersionsSeen) > 2
+
+		}
+	}
+	if sparse < 2 || !seenSet {
+		t.Fatalf("%d sparse versions bases in %d checkpoints (one with nodes' versions_seen: %v): want each run's first", sparse, len(got), seenSet)
+	}
+}
+
+// A versions base reads back as the state it snapshotted (allIndexed),
+// sparse or dense, whichever slots are set: channel versions, nodes'
+// versions_seen, nodes that ran.
+func TestVersionsBase_ReadsAsAllIndexed(t *testing.T) {
+	sg := NewStateGraph(LastValueKey("n"))
+	for i := 0; i < 30; i++ {
+		sg.AddNode(fmt.Sprint("n", i), func(context.Context, any) (any, error) { return nil, nil })
+		if i > 0 {
+			sg.AddEdge(fmt.Sprint("n", i-1), fmt.Sprint("n", i))
+		}
+	}
+	g, err := sg.AddEdge(Start, "n0").AddEdge("n29", End).Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, every := range []int{1, 2, 3, 7, 100} { // set one slot in every
+		cs := newChannelState(g, nil)
+		k := 0
+		set := func() bool { k++; return k%every == 0 }
+		for i := range cs.ver {
+			if set() {
+				cs.ver[i] = Version(10 + i)
+			}
+		}
+		for i := range cs.seenV {
+			if set() {
+				cs.seenV[i] = Version(1000 + i)
+			}
+		}
+		for i := range cs.seenRan {
+			cs.seenRan[i] = set()
+		}
+		base := cs.versionsBase()
+		if got, want := base.flat(), cs.allIndexed(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("one slot in %d set: base reads %v, want %v", every, got, want)
+		}
+		if sparse := base.parent == g.noVersions; sparse != (every > 1) {
+			t.Fatalf("one slot in %d set: sparse %v", every, sparse)
+		}
+	}
+}
