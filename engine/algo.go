@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -81,11 +82,12 @@ type channelState struct {
 	// snapshots whole and has no use for the list (newVersionsFor).
 	dirtyOff bool
 	// kept: a saver keeps every checkpoint of the run (keepsSnapshots),
-	// so checkpoints are carved from slabs (see newCheckpoint).
+	// so checkpoints are keptCheckpoints, carved from slabs (see
+	// newKept).
 	kept bool
 	// slab holds the checkpoints not handed out yet; made counts those
 	// handed out (a slab's size follows it).
-	slab []checkpointAlloc
+	slab []keptCheckpoint
 	made int
 	// ids holds the room not handed out yet for checkpoint ids (idRoom).
 	ids []byte
@@ -1194,11 +1196,12 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 	return false
 }
 
-// checkpoint snapshots the current channel state as a checkpoint in O(1):
-// its maps are filled in only when someone reads them (see lazyCheckpoint).
-// updated is the last superstep's hint (hint), its UpdatedChannels when
-// known.
-func (cs *channelState) checkpoint(id string, updated planHint) *Checkpoint {
+// checkpoint snapshots the current channel state as a checkpoint with id
+// and time ts in O(1): its maps are filled in only when someone reads
+// them (see lazyCheckpoint). updated is the last superstep's hint (hint),
+// its UpdatedChannels when known. In a kept run the checkpoint is a
+// keptCheckpoint (kc; cp is nil), else a Checkpoint (cp; kc is nil).
+func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (cp *Checkpoint, kc *keptCheckpoint) {
 	if cs.valuesOff {
 		cs.valuesOff = false
 		cs.sc().updated = nil // updated may be it: it is the checkpoint's now
@@ -1206,10 +1209,18 @@ func (cs *channelState) checkpoint(id string, updated planHint) *Checkpoint {
 		cs.verLog.restart()
 		cs.valLog.restart()
 	}
-	both := cs.newCheckpoint()
-	cp := &both.cp
-	cp.V, cp.ID = CheckpointFormat, id
-	lz := &both.lazy
+	var lz *lazyCheckpoint
+	if cs.kept {
+		kc = cs.newKept()
+		kc.id, kc.ts = id, ts
+		lz = &kc.lazy
+	} else {
+		both := &checkpointAlloc{}
+		cp = &both.cp
+		cp.V, cp.ID, cp.TS = CheckpointFormat, id, ts
+		lz = &both.lazy
+		cp.lazy = lz
+	}
 	lz.g = cs.g
 	if cs.extraVer != nil || cs.extraSeen != nil {
 		lz.extra = &lazyExtras{cs.extraVer, cs.extraSeen}
@@ -1218,22 +1229,29 @@ func (cs *channelState) checkpoint(id string, updated planHint) *Checkpoint {
 	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.valuesBase)
 	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), cs.versionsBase)
 	lz.seen = cs.seen.snapshot()
-	cp.lazy = lz
 	if len(cs.appends) > 0 {
-		cp.Appends, cs.appendsShared = cs.appends, true
+		if kc != nil {
+			kc.appends = cs.appends
+		} else {
+			cp.Appends = cs.appends
+		}
+		cs.appendsShared = true
 	}
 	cs.seenGen++ // the snapshot shares every versions_seen map now
 	switch {
-	case updated.known && cs.kept && cs.keepUpdated(lz, updated):
+	case !updated.known:
+	case kc != nil && cs.keepUpdated(lz, updated):
 		// Names when read (Materialize).
-	case updated.known && cs.kept:
-		cp.UpdatedChannels = append([]string{}, updated.channels...) // applyWrites reuses its list
-	case updated.known:
+	case kc != nil:
+		// Rare (a hint without ids): the public checkpoint is made now,
+		// to hold a copy of the names (applyWrites reuses its list).
+		kc.public().UpdatedChannels = append([]string{}, updated.channels...)
+	default:
 		// Shared, not copied: applyWrites makes a new list each superstep
 		// while checkpoints are made, and nobody changes one.
 		cp.UpdatedChannels = updated.channels
 	}
-	return cp
+	return cp, kc
 }
 
 // checkpointAlloc is a checkpoint and its lazy part, in one allocation.
@@ -1242,23 +1260,21 @@ type checkpointAlloc struct {
 	lazy lazyCheckpoint
 }
 
-// checkpointSlabMax is the most checkpoints one slab holds: 20 of 400
-// bytes fill the allocator's 8 KB size class.
-const checkpointSlabMax = 8192 / int(unsafe.Sizeof(checkpointAlloc{}))
+// checkpointSlabMax is the most checkpoints one slab holds: as many
+// keptCheckpoints as fill the allocator's 8 KB size class.
+const checkpointSlabMax = 8192 / int(unsafe.Sizeof(keptCheckpoint{}))
 
-// newCheckpoint returns a zero checkpoint. For a saver that keeps every
-// one (kept) it is carved from a slab, as many as the run has made so
-// far (2 to checkpointSlabMax) in one allocation: the collector then
-// allocates, marks and sweeps one object where it had up to 20, each
-// cycle again for a MemorySaver's whole history. A slab stays alive while
-// any of its checkpoints does; those of a kept run live as long as its
-// history (each delta points to its parent anyway).
-func (cs *channelState) newCheckpoint() *checkpointAlloc {
-	if !cs.kept {
-		return &checkpointAlloc{}
-	}
+// newKept returns a zero keptCheckpoint, carved from a slab, as many as
+// the run has made so far (2 to checkpointSlabMax) in one allocation: the
+// collector then allocates, marks and sweeps one object where it had up
+// to 23, each cycle again for a MemorySaver's whole history. A slab stays
+// alive while any of its checkpoints does; those of a kept run live as
+// long as its history (each delta points to its parent anyway). A run
+// whose saver does not keep every checkpoint makes each on its own: a
+// slab would keep the siblings of any checkpoint it holds.
+func (cs *channelState) newKept() *keptCheckpoint {
 	if len(cs.slab) == 0 {
-		cs.slab = make([]checkpointAlloc, min(max(cs.made, 2), checkpointSlabMax))
+		cs.slab = make([]keptCheckpoint, min(max(cs.made, 2), checkpointSlabMax))
 	}
 	c := &cs.slab[0]
 	cs.slab = cs.slab[1:]

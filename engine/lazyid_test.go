@@ -134,7 +134,7 @@ func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 	for _, tasks := range []int{1, 30} {
 		m := NewMemorySaver()
 		cfg := Config{ThreadID: "t", CheckpointID: idFrom(0, 7)}
-		cp := newChannelState(g, nil).checkpoint(cfg.CheckpointID, planHint{}) // the engine's, of g
+		cp := newChannelState(g, nil).testCheckpoint(cfg.CheckpointID, planHint{}) // the engine's, of g
 		if _, err := m.Put(ctx, Config{ThreadID: "t"}, cp, Metadata{Step: 3}, nil); err != nil {
 			t.Fatal(err)
 		}
