@@ -1324,53 +1324,71 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 }
 
 // versionsBase is a full snapshot of the versions and versions_seen
-// (allIndexed's layout). When at most half of them are not zero (a run's
-// first checkpoint has nearly none; a graph of many nodes has a
-// versions_seen slot for each trigger of each), it lists only those, over
-// the graph's snapshot of none, as valuesBase does: a MemorySaver keeps
-// every base of a run, where a dense one is 8 bytes a slot.
+// (allIndexed's layout). For a run's first snapshot, when at most half of
+// them are not zero (a new thread's first checkpoint has nearly none; a
+// graph of many nodes has a versions_seen slot for each trigger of each),
+// it lists only those, over the graph's snapshot of none, as valuesBase
+// does: a MemorySaver keeps every base of a run, where a dense one is 8
+// bytes a slot. A later base is taken once the changes since the last one
+// outnumber the slots (idLog.snapshotTo), when most are usually set: it
+// is not worth counting them there.
 func (cs *channelState) versionsBase() idFrozen[Version] {
 	n := cs.verIndexLen()
-	if zero := cs.g.noVersions; zero != nil && len(*zero.base) == n {
-		set := 0
-		for _, v := range cs.ver {
-			if v != 0 {
-				set++
-			}
-		}
-		for _, v := range cs.seenV {
-			if v != 0 {
-				set++
-			}
-		}
-		for _, ran := range cs.seenRan {
-			if ran {
-				set++
-			}
-		}
-		if 2*set <= n {
+	if zero := cs.g.noVersions; cs.verLog.last == nil && zero != nil && len(*zero.base) == n {
+		if set := setSlots(cs.ver) + setSlots(cs.seenV) + setFlags(cs.seenRan); 2*set <= n {
 			delta := make([]idEntry[Version], 0, set)
-			for id, v := range cs.ver {
-				if v != 0 {
-					delta = append(delta, idEntry[Version]{int32(id), v})
-				}
-			}
-			at := len(cs.ver)
-			for i, v := range cs.seenV {
-				if v != 0 {
-					delta = append(delta, idEntry[Version]{int32(at + i), v})
-				}
-			}
-			at += len(cs.seenV)
+			delta = appendSet(delta, cs.ver, 0)
+			delta = appendSet(delta, cs.seenV, len(cs.ver))
+			at := len(cs.ver) + len(cs.seenV)
 			for i, ran := range cs.seenRan {
 				if ran {
-					delta = append(delta, idEntry[Version]{int32(at + i), b2v(ran)})
+					delta = append(delta, idEntry[Version]{int32(at + i), 1})
 				}
 			}
 			return idFrozen[Version]{delta: delta, parent: zero}
 		}
 	}
 	return denseBase(cs.allIndexed())
+}
+
+// setSlots counts the versions in vs that are not zero, skipping zeros
+// four at a time: a new thread's are nearly all zero.
+func setSlots(vs []Version) int {
+	set, i := 0, 0
+	for ; i+4 <= len(vs); i += 4 {
+		if vs[i]|vs[i+1]|vs[i+2]|vs[i+3] == 0 {
+			continue
+		}
+		set += int(b2v(vs[i] != 0) + b2v(vs[i+1] != 0) + b2v(vs[i+2] != 0) + b2v(vs[i+3] != 0))
+	}
+	for ; i < len(vs); i++ {
+		set += int(b2v(vs[i] != 0))
+	}
+	return set
+}
+
+// appendSet appends the versions in vs that are not zero to out, with
+// ids from at on.
+func appendSet(out []idEntry[Version], vs []Version, at int) []idEntry[Version] {
+	for i := 0; i < len(vs); i++ {
+		if i+4 <= len(vs) && vs[i]|vs[i+1]|vs[i+2]|vs[i+3] == 0 {
+			i += 3
+			continue
+		}
+		if vs[i] != 0 {
+			out = append(out, idEntry[Version]{int32(at + i), vs[i]})
+		}
+	}
+	return out
+}
+
+// setFlags counts the true flags in fs.
+func setFlags(fs []bool) int {
+	set := 0
+	for _, f := range fs {
+		set += int(b2v(f))
+	}
+	return set
 }
 
 // absent stands for "no value" in a snapshot of values by channel id.

@@ -462,7 +462,7 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 func (l *loop) put(ctx context.Context, cfg Config, cp *Checkpoint, kc *keptCheckpoint, md Metadata, newVersions map[string]Version) error {
 	if kc != nil {
 		// Only a MemorySaver's runs are kept (keepsSnapshots).
-		l.saver.(*MemorySaver).putKept(cfg, kc, md)
+		l.saver.(*MemorySaver).putKept(&cfg, kc, &md)
 		return nil
 	}
 	_, err := l.saver.Put(ctx, cfg, forSaver(l.saver, cp), md, newVersions)

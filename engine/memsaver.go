@@ -618,18 +618,18 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 
 // Put implements Saver. cp is kept as it is (checkpoints are immutable).
 func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Metadata, _ map[string]Version) (Config, error) {
-	m.put(cfg, cp, nil, md)
+	m.put(&cfg, cp, nil, &md)
 	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
 
 // putKept is Put for a checkpoint a run of the engine made for this saver
 // (keptCheckpoint: the public Checkpoint is made when read).
-func (m *MemorySaver) putKept(cfg Config, kc *keptCheckpoint, md Metadata) {
+func (m *MemorySaver) putKept(cfg *Config, kc *keptCheckpoint, md *Metadata) {
 	m.put(cfg, nil, kc, md)
 }
 
 // put is Put of cp, or of kc if it is not nil.
-func (m *MemorySaver) put(cfg Config, cp *Checkpoint, kc *keptCheckpoint, md Metadata) {
+func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *Metadata) {
 	id := kc.idOr(cp)
 	m.mu.Lock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
@@ -640,7 +640,7 @@ func (m *MemorySaver) put(cfg Config, cp *Checkpoint, kc *keptCheckpoint, md Met
 		if last := n.at(k - 1); last.id() < id {
 			r, at := n.newRecord()
 			r.setCheckpoint(cp, kc)
-			r.setMetadata(md)
+			r.setMetadata(*md)
 			n.order = append(n.order, at)
 			if r.parentPrev = sameString(cfg.CheckpointID, last.id()); !r.parentPrev && cfg.CheckpointID != "" {
 				r.moreOf().parentID = cfg.CheckpointID
@@ -657,12 +657,12 @@ func (m *MemorySaver) put(cfg Config, cp *Checkpoint, kc *keptCheckpoint, md Met
 		r := n.at(i)
 		r.nameWrites(cfg.CheckpointNS)
 		r.setCheckpoint(cp, kc)
-		r.setMetadata(md)
+		r.setMetadata(*md)
 		n.setParent(i, r, cfg.CheckpointID)
 	} else {
 		r, at := n.newRecord()
 		r.setCheckpoint(cp, kc)
-		r.setMetadata(md)
+		r.setMetadata(*md)
 		if w := n.orphans[id]; w != nil {
 			for _, e := range w.entries { // its ids are w's: kept again in r
 				if !e.key.task.byRef() {

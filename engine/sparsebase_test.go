@@ -153,7 +153,7 @@ func TestVersionsBase_ReadsAsAllIndexed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, every := range []int{1, 2, 3, 7, 100} { // set one slot in every
+	for _, every := range []int{1, 2, 3, 4, 5, 7, 100} { // set one slot in every
 		cs := newChannelState(g, nil)
 		k := 0
 		set := func() bool { k++; return k%every == 0 }
@@ -176,6 +176,29 @@ func TestVersionsBase_ReadsAsAllIndexed(t *testing.T) {
 		}
 		if sparse := base.parent == g.noVersions; sparse != (every > 1) {
 			t.Fatalf("one slot in %d set: sparse %v", every, sparse)
+		}
+	}
+}
+
+// setSlots and appendSet, which skip zeros four at a time, find every
+// version that is set, wherever it is.
+func TestSetSlots_EveryPlace(t *testing.T) {
+	for n := 0; n < 13; n++ {
+		for mask := 0; mask < 1<<n; mask++ {
+			vs := make([]Version, n)
+			var want []idEntry[Version]
+			for i := range vs {
+				if mask&(1<<i) != 0 {
+					vs[i] = Version(i + 1)
+					want = append(want, idEntry[Version]{int32(100 + i), vs[i]})
+				}
+			}
+			if got := setSlots(vs); got != len(want) {
+				t.Fatalf("%v: %d set, want %d", vs, got, len(want))
+			}
+			if got := appendSet(nil, vs, 100); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%v: %v, want %v", vs, got, want)
+			}
 		}
 	}
 }
