@@ -1356,10 +1356,11 @@ func (cs *channelState) versionsBase() idFrozen[Version] {
 func setSlots(vs []Version) int {
 	set, i := 0, 0
 	for ; i+4 <= len(vs); i += 4 {
-		if vs[i]|vs[i+1]|vs[i+2]|vs[i+3] == 0 {
+		q := (*[4]Version)(vs[i:]) // one bounds check for four
+		if q[0]|q[1]|q[2]|q[3] == 0 {
 			continue
 		}
-		set += int(b2v(vs[i] != 0) + b2v(vs[i+1] != 0) + b2v(vs[i+2] != 0) + b2v(vs[i+3] != 0))
+		set += int(b2v(q[0] != 0) + b2v(q[1] != 0) + b2v(q[2] != 0) + b2v(q[3] != 0))
 	}
 	for ; i < len(vs); i++ {
 		set += int(b2v(vs[i] != 0))
@@ -1370,11 +1371,19 @@ func setSlots(vs []Version) int {
 // appendSet appends the versions in vs that are not zero to out, with
 // ids from at on.
 func appendSet(out []idEntry[Version], vs []Version, at int) []idEntry[Version] {
-	for i := 0; i < len(vs); i++ {
-		if i+4 <= len(vs) && vs[i]|vs[i+1]|vs[i+2]|vs[i+3] == 0 {
-			i += 3
+	i := 0
+	for ; i+4 <= len(vs); i += 4 {
+		q := (*[4]Version)(vs[i:]) // one bounds check for four
+		if q[0]|q[1]|q[2]|q[3] == 0 {
 			continue
 		}
+		for j, v := range q {
+			if v != 0 {
+				out = append(out, idEntry[Version]{int32(at + i + j), v})
+			}
+		}
+	}
+	for ; i < len(vs); i++ {
 		if vs[i] != 0 {
 			out = append(out, idEntry[Version]{int32(at + i), vs[i]})
 		}
