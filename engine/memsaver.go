@@ -16,10 +16,14 @@ type MemorySaver struct {
 	mu      sync.RWMutex
 	threads map[string]map[string]*memNamespace // thread -> ns -> checkpoints
 	// last is the namespace a write found last: a run writes its thread's
-	// one namespace twice a superstep (writes, checkpoint).
+	// one namespace twice a superstep (writes, checkpoint); rec is the
+	// record last put there (nil: none since), which a run's next writes
+	// are saved against. Records never move (chunks), and go only with
+	// their thread (DeleteThread).
 	last struct {
 		thread, ns string
 		n          *memNamespace
+		rec        *memRecord
 	}
 }
 
@@ -611,7 +615,7 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 		t[ns] = n
 	}
 	if create { // under the write lock: readers only share m.mu.RLock
-		m.last.thread, m.last.ns, m.last.n = thread, ns, n
+		m.last.thread, m.last.ns, m.last.n, m.last.rec = thread, ns, n, nil
 	}
 	return n
 }
@@ -645,6 +649,7 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 			if r.parentPrev = sameString(cfg.CheckpointID, last.id()); !r.parentPrev && cfg.CheckpointID != "" {
 				r.moreOf().parentID = cfg.CheckpointID
 			}
+			m.last.rec = r
 			m.mu.Unlock()
 			return
 		}
@@ -659,6 +664,7 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 		r.setCheckpoint(cp, kc)
 		r.setMetadata(*md)
 		n.setParent(i, r, cfg.CheckpointID)
+		m.last.rec = r
 	} else {
 		r, at := n.newRecord()
 		r.setCheckpoint(cp, kc)
@@ -682,6 +688,7 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 			n.order = slices.Insert(n.order, i, at)
 		}
 		n.setParent(i, r, cfg.CheckpointID)
+		m.last.rec = r
 	}
 }
 
@@ -709,7 +716,10 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write) {
 	m.mu.Lock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	r := n.record(cfg.CheckpointID)
+	r := m.last.rec // a run saves against the checkpoint it put last
+	if r == nil || !sameString(r.id(), cfg.CheckpointID) {
+		r = n.record(cfg.CheckpointID)
+	}
 	if r != nil && r.ownedBy(g) && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
 		r.writes.step = int32(step)
 		if r.writes.entries == nil && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
@@ -847,7 +857,7 @@ func (m *MemorySaver) DeleteThread(_ context.Context, threadID string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.threads, threadID)
-	m.last.n = nil
+	m.last.n, m.last.rec = nil, nil
 	return nil
 }
 
