@@ -11,7 +11,6 @@ import (
 // most have none (a long chain has a branch channel per node, nearly all
 // empty), and every checkpoint still reads as a materialized one.
 func TestValuesBase_SparseOverNoValues(t *testing.T) {
-	ctx := context.Background()
 	build := func(s Saver) *Graph {
 		sg := NewStateGraph(LastValueKey("n"), AppendKey("log"))
 		const nodes = 40
@@ -30,23 +29,7 @@ func TestValuesBase_SparseOverNoValues(t *testing.T) {
 		}
 		return g
 	}
-	// versionsRecorder hides MemorySaver's mark: the engine materializes
-	// every checkpoint it puts there, which is the reference.
-	lazy, eager := NewMemorySaver(), &versionsRecorder{Saver: NewMemorySaver()}
-	for _, s := range []Saver{lazy, eager} {
-		res, err := build(s).Invoke(ctx, map[string]any{"n": 0.0}, OnThread("t"), WithRecursionLimit(100))
-		if err != nil || res.Status != StatusDone {
-			t.Fatal(err, res.Status)
-		}
-	}
-	got, err := lazy.List(ctx, Config{ThreadID: "t"}, ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := eager.List(ctx, Config{ThreadID: "t"}, ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, want := keptAndMaterialized(t, build, 1)
 	if len(got) != len(want) || len(got) < 40 {
 		t.Fatalf("%d and %d checkpoints", len(got), len(want))
 	}
@@ -70,7 +53,6 @@ func TestValuesBase_SparseOverNoValues(t *testing.T) {
 // graph with many nodes a run does not reach), over the graph's snapshot
 // of none, and every checkpoint still reads as a materialized one.
 func TestVersionsBase_SparseOverNone(t *testing.T) {
-	ctx := context.Background()
 	const nodes, idle = 60, 120
 	build := func(s Saver) *Graph {
 		sg := NewStateGraph(LastValueKey("n"))
@@ -100,24 +82,7 @@ func TestVersionsBase_SparseOverNone(t *testing.T) {
 	}
 	// Two runs on the thread: the second restores the first's last
 	// checkpoint, so its first base has nodes' versions_seen set.
-	lazy, eager := NewMemorySaver(), &versionsRecorder{Saver: NewMemorySaver()}
-	for _, s := range []Saver{lazy, eager} {
-		g := build(s)
-		for run := 0; run < 2; run++ {
-			res, err := g.Invoke(ctx, map[string]any{"n": 0.0}, OnThread("t"), WithRecursionLimit(100))
-			if err != nil || res.Status != StatusDone {
-				t.Fatal(err, res.Status)
-			}
-		}
-	}
-	got, err := lazy.List(ctx, Config{ThreadID: "t"}, ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := eager.List(ctx, Config{ThreadID: "t"}, ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, want := keptAndMaterialized(t, build, 2)
 	if len(got) != len(want) || len(got) < 2*nodes {
 		t.Fatalf("%d and %d checkpoints", len(got), len(want))
 	}
@@ -201,4 +166,33 @@ func TestSetSlots_EveryPlace(t *testing.T) {
 			}
 		}
 	}
+}
+
+// keptAndMaterialized runs the graph build makes runs times on thread "t"
+// with a MemorySaver, which keeps the engine's snapshots, and with one
+// behind versionsRecorder, which hides MemorySaver's mark so that the
+// engine materializes every checkpoint it puts there (the reference), and
+// returns both histories, newest first.
+func keptAndMaterialized(t *testing.T, build func(Saver) *Graph, runs int) (got, want []*CheckpointTuple) {
+	t.Helper()
+	ctx := context.Background()
+	lazy, eager := NewMemorySaver(), &versionsRecorder{Saver: NewMemorySaver()}
+	for _, s := range []Saver{lazy, eager} {
+		g := build(s)
+		for range runs {
+			res, err := g.Invoke(ctx, map[string]any{"n": 0.0}, OnThread("t"), WithRecursionLimit(100))
+			if err != nil || res.Status != StatusDone {
+				t.Fatal(err, res.Status)
+			}
+		}
+	}
+	got, err := lazy.List(ctx, Config{ThreadID: "t"}, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err = eager.List(ctx, Config{ThreadID: "t"}, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, want
 }
