@@ -168,11 +168,13 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 	for ch, sp := range spans {
 		chans, los, his = append(chans, bs(ch)), append(los, sp.lo), append(his, sp.hi)
 	}
-	// Overlapping pack ranges are merged: a pack is read once.
+	// Overlapping and adjacent pack ranges are merged: a pack is read
+	// once, and a checkpoint's values and the writes above them in one
+	// range.
 	slices.SortFunc(packSpans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	for i := 0; i < len(packSpans); {
 		sp := packSpans[i]
-		for i++; i < len(packSpans) && packSpans[i].lo <= sp.hi; i++ {
+		for i++; i < len(packSpans) && packSpans[i].lo <= sp.hi+1; i++ {
 			sp.hi = max(sp.hi, packSpans[i].hi)
 		}
 		chans, los, his = append(chans, bs(packChannel)), append(los, sp.lo), append(his, sp.hi)
