@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -310,4 +311,59 @@ func wantList(t *testing.T, s *postgres.Store, th string, before []*engine.Check
 			t.Fatalf("%s reads back as\n%+v\nwant\n%+v", want.Config.CheckpointID, got, want)
 		}
 	}
+}
+
+// TestStore_EngineRunWritesInPacks: a graph run by the engine under sync
+// durability stores its supersteps' task writes in the packs of the
+// checkpoints that follow (all but the first superstep's: the thread's
+// first checkpoint may replace a stored one), and its history reads
+// back with every checkpoint's pending writes as MemorySaver keeps them.
+func TestStore_EngineRunWritesInPacks(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	s := open(t, u, postgres.Options{})
+	g, err := loopGraph(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Invoke(ctx, map[string]any{"n": 0.0}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	m := engine.NewMemorySaver()
+	mg, err := loopGraph(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mg.Invoke(ctx, map[string]any{"n": 0.0}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	if n := packsWithWrites(t, s.Schema()); n < loopSteps-2 {
+		t.Fatalf("%d packs with writes for %d supersteps, want nearly one each", n, loopSteps)
+	}
+	want, err := m.List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := open(t, u, postgres.Options{}).List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d checkpoints, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if g, w := writesOf(got[i]), writesOf(want[i]); !reflect.DeepEqual(g, w) {
+			t.Errorf("checkpoint %d (step %d): pending writes %v, want %v", i, want[i].Metadata.Step, g, w)
+		}
+	}
+}
+
+// writesOf is a tuple's pending writes without task ids (they hash the
+// checkpoint id, which differs between two runs).
+func writesOf(t *engine.CheckpointTuple) []string {
+	var out []string
+	for _, w := range t.PendingWrites {
+		out = append(out, fmt.Sprintf("%s=%v", w.Channel, w.Value))
+	}
+	return out
 }
