@@ -24,9 +24,10 @@ import (
 // are not), so a ref says where its value is; the refs of records and of
 // appended lists' bases are stored as before.
 //
-// Only values of at most packMax bytes are packed: reading a list's chain
-// scans the packs of its versions, other channels' values included, and
-// the bound keeps that a small multiple of the chain itself.
+// Only values of at most packMax bytes are packed, and task writes
+// (packWrites) of at most packMax bytes in all: reading a list's chain
+// scans the packs of its versions, other channels' values and writes
+// included, and the bound keeps that a small multiple of the chain itself.
 
 // packMax is the largest stored value a pack holds.
 const packMax = 1024

@@ -367,3 +367,23 @@ func writesOf(t *engine.CheckpointTuple) []string {
 	}
 	return out
 }
+
+// TestStore_LargeTaskWritesAreRows: a deferred task's writes larger than a
+// pack holds are stored as rows, and read back.
+func TestStore_LargeTaskWritesAreRows(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	s := open(t, u, postgres.Options{})
+	cps := packedThread(t, s, "t", nil, 0, 2)
+	at := engine.Config{ThreadID: "t", CheckpointID: cps[1].ID}
+	big := string(bytes.Repeat([]byte("x"), 2000))
+	wait := deferWrites(t, s, at, "task-a", []engine.Write{{Channel: "messages", Value: big}})
+	packedThread(t, s, "t", cps[1], 0, 1)
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if n := packsWithWrites(t, s.Schema()); n != 0 {
+		t.Fatalf("%d packs with writes, want none", n)
+	}
+	wantWrites(t, open(t, u, postgres.Options{}), at, []engine.PendingWrite{{TaskID: "task-a", Channel: "messages", Value: big}})
+}

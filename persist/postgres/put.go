@@ -133,8 +133,9 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 // thread since this one last wrote it, and the commit is refused
 // (ErrThreadConflict). child must sort after the parent (ids are
 // time-ordered; one that does not goes without), so a namespace's newest
-// checkpoint never has writes in a pack (Threads counts the rows). s.mu
-// is held.
+// checkpoint never has writes in a pack (Threads counts the rows). Like a
+// value, writes of more than packMax bytes in all are not packed. s.mu is
+// held.
 func (s *Store) foldable(key nsKey, parent *head, child string) *op {
 	if parent == nil || s.heads[key] != parent || !parent.own || child <= parent.id {
 		return nil
@@ -147,6 +148,13 @@ func (s *Store) foldable(key nsKey, parent *head, child string) *op {
 	if w.put != nil || w.nullRun || w.folded || w.g != nil || w.ns != key.ns || w.cp != parent.id ||
 		len(w.writes) == 0 || w.writes[0].slot < 0 {
 		return nil
+	}
+	size := 0
+	for _, x := range w.writes {
+		size += len(x.channel) + len(x.value)
+	}
+	if size > packMax {
+		return nil // see packMax
 	}
 	n := 0
 	for _, t := range parent.wrote {

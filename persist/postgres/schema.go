@@ -161,7 +161,7 @@ var SchemaVersion = len(migrations)
 
 // readableFrom is the oldest schema version a read-only store reads as it
 // is, without migrating: every migration after it changed only functions
-// the writers call (2), indexes (3) and comments (4), never a table a
+// the writers call (2), indexes (3) and comments (4, 5), never a table a
 // reader queries, and rows written before a migration stay readable after
 // it. A migration that changes what readers query must raise it.
 const readableFrom = 1
