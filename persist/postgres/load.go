@@ -209,19 +209,14 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 			// Only the values wanted: a chain stays in its channel and
 			// its version range.
 			var pw *packWrites
-			if entries, pw, err = decodePack(entries[:0], k.ref.Version, data, wanted); err != nil {
+			if entries, pw, err = decodePack(entries[:0], k.ref.Version, data, wanted, folds); err != nil {
 				return nil, nil, err
 			}
 			if pw != nil {
-				// Only in the versions where the checkpoint's writes may
-				// be (a pack of another fork may name it too).
-				if f, ok := folds[pw.checkpoint]; ok && f.lo < k.ref.Version && k.ref.Version <= f.hi {
-					if folded == nil {
-						folded = map[string][]*packWrites{}
-					}
-					pw.lo, pw.hi = k.ref.Version, k.ref.Version
-					folded[pw.checkpoint] = append(folded[pw.checkpoint], pw)
+				if folded == nil {
+					folded = map[string][]*packWrites{}
 				}
+				folded[pw.checkpoint] = append(folded[pw.checkpoint], pw)
 			}
 			for _, e := range entries {
 				at := ref{Version: k.ref.Version, Hash: ^k.ref.Hash, Root: e.root}

@@ -217,8 +217,10 @@ func foldRange(st *cpState) (lo, hi int64) {
 
 // decodePack appends to dst the values of a pack stored at version ver
 // that want asks for (all of them when want is nil), and returns the
-// writes it holds, if any. The whole pack is checked either way.
-func decodePack(dst []packEntry, ver int64, data []byte, want map[string]packWant) ([]packEntry, *packWrites, error) {
+// writes it holds if folds asks for them: when the pack's version is in
+// the range (lo, hi] folds gives their checkpoint (always when folds is
+// nil). The whole pack is checked either way.
+func decodePack(dst []packEntry, ver int64, data []byte, want map[string]packWant, folds map[string]span) ([]packEntry, *packWrites, error) {
 	if len(data) == 0 || (data[0] != blobPack && data[0] != blobPackWrites) {
 		return nil, nil, corruptf("pack at version %d: not a pack", ver)
 	}
@@ -259,7 +261,11 @@ func decodePack(dst []packEntry, ver int64, data []byte, want map[string]packWan
 		if !ok1 || !ok2 || !ok3 || len(cp) == 0 || n == 0 || n > uint64(len(rest)) {
 			return bad()
 		}
-		pw = &packWrites{checkpoint: string(cp), task: string(task), writes: make([]taskWrite, 0, n)}
+		// Only a checkpoint's own range holds its writes: a pack of
+		// another fork at other versions may name it too.
+		if f, ok := folds[string(cp)]; folds == nil || ok && f.lo < ver && ver <= f.hi {
+			pw = &packWrites{checkpoint: string(cp), task: string(task), writes: make([]taskWrite, 0, n), lo: ver, hi: ver}
+		}
 		for range n {
 			slot, ok := varint()
 			if !ok || slot < 0 {
@@ -273,7 +279,9 @@ func decodePack(dst []packEntry, ver int64, data []byte, want map[string]packWan
 			if !ok {
 				return bad()
 			}
-			pw.writes = append(pw.writes, taskWrite{slot, string(ch), val})
+			if pw != nil {
+				pw.writes = append(pw.writes, taskWrite{slot, string(ch), val})
+			}
 		}
 	}
 	count, ok := uvarint()

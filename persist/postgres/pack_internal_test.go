@@ -50,7 +50,7 @@ func TestPack_RoundTrip(t *testing.T) {
 			t.Errorf("%s: row %q, ref %+v (in refs %+v)", b.channel, b.data, b.ref, refs[b.channel])
 		}
 	}
-	got, _, err := decodePack(nil, 7, pk.data, nil)
+	got, _, err := decodePack(nil, 7, pk.data, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestPack_RoundTrip(t *testing.T) {
 		t.Errorf("decoded %+v, want %+v", got, want)
 	}
 	// Only the channels asked for, after those in dst.
-	got, _, err = decodePack(want[:1:1], 7, pk.data, map[string]packWant{"step": {"step", 7, 7}, "none": {"none", 1, 6}, "absent": {"absent", 7, 7}})
+	got, _, err = decodePack(want[:1:1], 7, pk.data, map[string]packWant{"step": {"step", 7, 7}, "none": {"none", 1, 6}, "absent": {"absent", 7, 7}}, nil)
 	if err != nil || !reflect.DeepEqual(got, []packEntry{want[0], want[2]}) {
 		t.Errorf("decoded step alone: %+v, %v", got, err)
 	}
@@ -73,11 +73,11 @@ func TestPack_RoundTrip(t *testing.T) {
 		t.Errorf("pack depends on order: %+v, want %+v", again, pk)
 	}
 	for n := 0; n < len(pk.data); n++ {
-		if _, _, err := decodePack(nil, 7, pk.data[:n], nil); err == nil {
+		if _, _, err := decodePack(nil, 7, pk.data[:n], nil, nil); err == nil {
 			t.Errorf("pack cut to %d bytes decodes", n)
 		}
 	}
-	if _, _, err := decodePack(nil, 7, append(pk.data, 0), nil); err == nil {
+	if _, _, err := decodePack(nil, 7, append(pk.data, 0), nil, nil); err == nil {
 		t.Errorf("pack with a byte more decodes")
 	}
 }
@@ -113,7 +113,7 @@ func TestPack_Writes(t *testing.T) {
 	if out[1].channel != "step" || out[1].ref.packed() {
 		t.Errorf("step: %+v, want a row of its own", out[1])
 	}
-	entries, pw, err := decodePack(nil, 8, pk.data, nil)
+	entries, pw, err := decodePack(nil, 8, pk.data, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +123,17 @@ func TestPack_Writes(t *testing.T) {
 	if pw == nil || pw.checkpoint != "cp" || pw.task != "task" || !reflect.DeepEqual(pw.writes, ws) {
 		t.Errorf("writes %+v, want %+v", pw, fold)
 	}
+	// Only for a checkpoint asked for, in its range.
+	for _, folds := range []map[string]span{{"other": {7, 9}}, {"cp": {8, 10}}, {"cp": {5, 7}}} {
+		if _, pw, err := decodePack(nil, 8, pk.data, nil, folds); err != nil || pw != nil {
+			t.Errorf("writes for %v: %+v, %v; want none", folds, pw, err)
+		}
+	}
+	if _, pw, err := decodePack(nil, 8, pk.data, nil, map[string]span{"cp": {7, 9}}); err != nil || pw == nil || !reflect.DeepEqual(pw.writes, ws) {
+		t.Errorf("writes for cp in (7, 9]: %+v, %v", pw, err)
+	}
 	for n := 0; n < len(pk.data); n++ {
-		if _, _, err := decodePack(nil, 8, pk.data[:n], nil); err == nil {
+		if _, _, err := decodePack(nil, 8, pk.data[:n], nil, nil); err == nil {
 			t.Errorf("pack cut to %d bytes decodes", n)
 		}
 	}
