@@ -50,6 +50,19 @@ func deferWrites(t *testing.T, s *postgres.Store, cfg engine.Config, task string
 	return wait
 }
 
+// deferredStep defers a task's writes at the thread's checkpoint parent
+// and puts the next superstep's checkpoint, which commits both, as the
+// engine does for a superstep's last task; it returns the checkpoint.
+func deferredStep(t *testing.T, s *postgres.Store, th string, parent *engine.Checkpoint, task string, ws []engine.Write) *engine.Checkpoint {
+	t.Helper()
+	wait := deferWrites(t, s, engine.Config{ThreadID: th, CheckpointID: parent.ID}, task, ws)
+	cp := packedThread(t, s, th, parent, 0, 1)[0]
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
+
 // wantWrites checks the pending writes of checkpoint cfg as read by s.
 func wantWrites(t *testing.T, s *postgres.Store, cfg engine.Config, want []engine.PendingWrite) {
 	t.Helper()
@@ -88,11 +101,7 @@ func TestStore_TaskWritesInChildPack(t *testing.T) {
 	schema := s.Schema()
 	cps := packedThread(t, s, "t", nil, 0, 2)
 	at := engine.Config{ThreadID: "t", CheckpointID: cps[1].ID}
-	wait := deferWrites(t, s, at, "task-a", []engine.Write{{Channel: "messages", Value: "m"}, {Channel: "step", Value: float64(3)}})
-	cps = append(cps, packedThread(t, s, "t", cps[1], 0, 1)...)
-	if err := wait(); err != nil {
-		t.Fatal(err)
-	}
+	cps = append(cps, deferredStep(t, s, "t", cps[1], "task-a", []engine.Write{{Channel: "messages", Value: "m"}, {Channel: "step", Value: float64(3)}}))
 	if n := writeRows(t, schema); n != 0 {
 		t.Fatalf("%d write rows, want none: the writes belong in the child's pack", n)
 	}
@@ -151,11 +160,7 @@ func TestStore_TaskWritesInChildPack(t *testing.T) {
 	if _, err := r.GetTuple(ctx, engine.Config{ThreadID: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	wait = deferWrites(t, r, latest, "task-c", []engine.Write{{Channel: "messages", Value: "c"}})
-	cps = append(cps, packedThread(t, r, "t", cps[2], 0, 1)...)
-	if err := wait(); err != nil {
-		t.Fatal(err)
-	}
+	cps = append(cps, deferredStep(t, r, "t", cps[2], "task-c", []engine.Write{{Channel: "messages", Value: "c"}}))
 	if n := countRows(t, schema, "writes WHERE thread = 't'::bytea AND checkpoint = $1", []byte(cps[2].ID)); n != 1 {
 		t.Fatalf("%d write rows at %s, want 1: the store did not put the parent", n, cps[2].ID)
 	}
@@ -175,11 +180,7 @@ func TestStore_TaskWritesNotInPackTwice(t *testing.T) {
 	if err := s.PutWrites(ctx, at, "task-a", []engine.Write{{Channel: "messages", Value: "first"}}); err != nil {
 		t.Fatal(err)
 	}
-	wait := deferWrites(t, s, at, "task-a", []engine.Write{{Channel: "messages", Value: "second"}})
-	packedThread(t, s, "t", cps[1], 0, 1)
-	if err := wait(); err != nil {
-		t.Fatal(err)
-	}
+	deferredStep(t, s, "t", cps[1], "task-a", []engine.Write{{Channel: "messages", Value: "second"}})
 	if n := packsWithWrites(t, s.Schema()); n != 0 {
 		t.Fatalf("%d packs with writes, want none", n)
 	}
@@ -196,11 +197,7 @@ func TestStore_ReplacedCheckpointKeepsPackedWrites(t *testing.T) {
 	s := open(t, u, postgres.Options{})
 	cps := packedThread(t, s, "t", nil, 0, 2)
 	at := engine.Config{ThreadID: "t", CheckpointID: cps[1].ID}
-	wait := deferWrites(t, s, at, "task-a", []engine.Write{{Channel: "messages", Value: "m"}})
-	packedThread(t, s, "t", cps[1], 0, 1)
-	if err := wait(); err != nil {
-		t.Fatal(err)
-	}
+	deferredStep(t, s, "t", cps[1], "task-a", []engine.Write{{Channel: "messages", Value: "m"}})
 	if n := packsWithWrites(t, s.Schema()); n != 1 {
 		t.Fatalf("%d packs with writes, want 1", n)
 	}
@@ -269,17 +266,9 @@ func TestStore_Version4Migrated(t *testing.T) {
 	wantList(t, b, "t", before)
 	last := old[len(old)-1]
 	at := engine.Config{ThreadID: "t", CheckpointID: last.ID}
-	wait := deferWrites(t, b, at, "task-d", []engine.Write{{Channel: "messages", Value: "d"}})
-	more := packedThread(t, b, "t", last, 0, 1) // b read last back: rows
-	if err := wait(); err != nil {
-		t.Fatal(err)
-	}
+	more := []*engine.Checkpoint{deferredStep(t, b, "t", last, "task-d", []engine.Write{{Channel: "messages", Value: "d"}})} // b read last back: rows
 	at2 := engine.Config{ThreadID: "t", CheckpointID: more[0].ID}
-	wait = deferWrites(t, b, at2, "task-e", []engine.Write{{Channel: "messages", Value: "e"}})
-	more = append(more, packedThread(t, b, "t", more[0], 0, 1)...) // b put more[0]: a pack
-	if err := wait(); err != nil {
-		t.Fatal(err)
-	}
+	more = append(more, deferredStep(t, b, "t", more[0], "task-e", []engine.Write{{Channel: "messages", Value: "e"}})) // b put more[0]: a pack
 	if n := packsWithWrites(t, schema); n != 1 {
 		t.Fatalf("%d packs with writes after the migration, want 1", n)
 	}
@@ -377,11 +366,7 @@ func TestStore_LargeTaskWritesAreRows(t *testing.T) {
 	cps := packedThread(t, s, "t", nil, 0, 2)
 	at := engine.Config{ThreadID: "t", CheckpointID: cps[1].ID}
 	big := string(bytes.Repeat([]byte("x"), 2000))
-	wait := deferWrites(t, s, at, "task-a", []engine.Write{{Channel: "messages", Value: big}})
-	packedThread(t, s, "t", cps[1], 0, 1)
-	if err := wait(); err != nil {
-		t.Fatal(err)
-	}
+	deferredStep(t, s, "t", cps[1], "task-a", []engine.Write{{Channel: "messages", Value: big}})
 	if n := packsWithWrites(t, s.Schema()); n != 0 {
 		t.Fatalf("%d packs with writes, want none", n)
 	}
