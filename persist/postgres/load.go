@@ -213,6 +213,7 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 				return nil, nil, err
 			}
 			if pw != nil {
+				pw.hash = k.ref.Hash
 				if folded == nil {
 					folded = map[string][]*packWrites{}
 				}
@@ -316,12 +317,12 @@ type storedWrite struct {
 // stored of a regular write wins, as when both are rows (insWritesSQL;
 // packs hold no special writes, which replace). Two packs holding one
 // slot (two stores claiming to be one writer) are read by the lower
-// version, then the smaller value, so every read picks the same.
+// version, then hash, so every read picks the same.
 func mergeWrites(rows []storedWrite, packs []*packWrites) []storedWrite {
 	if len(packs) == 0 {
 		return rows
 	}
-	slices.SortFunc(packs, func(a, b *packWrites) int { return cmp.Compare(a.lo, b.lo) })
+	slices.SortFunc(packs, func(a, b *packWrites) int { return cmp.Or(cmp.Compare(a.lo, b.lo), cmp.Compare(a.hash, b.hash)) })
 	type key struct {
 		task string
 		slot int64

@@ -192,7 +192,8 @@ type packWant struct {
 type packWrites struct {
 	checkpoint, task string
 	writes           []taskWrite
-	lo, hi           int64 // writing: the versions whose pack may hold them
+	lo, hi           int64 // writing: the versions whose pack may hold them; read: the pack's version
+	hash             int64 // read: the pack's hash
 }
 
 // foldSpan is how far above its checkpoint's highest channel version a
