@@ -307,7 +307,6 @@ type storedWrite struct {
 	task, channel string
 	slot          int64
 	enc           []byte
-	packed        bool // read from a pack (packWrites), not a row
 }
 
 // mergeWrites adds to a checkpoint's write rows, in task then slot order,
@@ -336,7 +335,7 @@ func mergeWrites(rows []storedWrite, packs []*packWrites) []storedWrite {
 				continue
 			}
 			seen[k] = true
-			fromPacks = append(fromPacks, storedWrite{task: p.task, channel: w.channel, slot: w.slot, enc: w.value, packed: true})
+			fromPacks = append(fromPacks, storedWrite{task: p.task, channel: w.channel, slot: w.slot, enc: w.value})
 		}
 	}
 	out := fromPacks

@@ -253,12 +253,22 @@ func writeColumns(writes []taskWrite) (slots []int64, chans, values [][]byte) {
 // its children's packs hold for it (packWrites) are stored as rows, since
 // a read looks for them in the packs of versions above the checkpoint's
 // highest, which the replacement may change. A slot stored both ways
-// takes the pack's value, which reads chose.
+// takes the pack's value, which reads chose. It reads the checkpoint's
+// record (its versions), not its values.
 func (s *Store) unfold(ctx context.Context, tx pgx.Tx, thread, ns, id string) error {
-	l, err := s.loadAs(ctx, tx, thread, ns, []string{id})
-	if errors.Is(err, errNotStored) {
-		return nil
+	recs, err := s.loadChain(ctx, tx, thread, ns, []string{id})
+	if err != nil {
+		return err
 	}
+	if _, ok := recs[id]; !ok {
+		return nil // not stored
+	}
+	st, err := stateOf(id, recs, map[string]*cpState{})
+	if err != nil {
+		return err
+	}
+	lo, hi := foldRange(st)
+	_, packed, err := s.loadValues(ctx, tx, thread, ns, nil, map[string]span{id: {lo, hi}})
 	if err != nil {
 		return err
 	}
@@ -272,10 +282,7 @@ func (s *Store) unfold(ctx context.Context, tx pgx.Tx, thread, ns, id string) er
 		}
 		ws = nil
 	}
-	for _, w := range l.writes[id] { // by task
-		if !w.packed {
-			continue
-		}
+	for _, w := range mergeWrites(nil, packed[id]) { // by task
 		if w.task != task {
 			queue()
 			task = w.task
