@@ -145,7 +145,7 @@
 //     working through their context; each saves what it wrote plus its
 //     error, and a finished task keeps everything (LangGraph's runners).
 //     With MemorySaver the loop's goroutine saves each finished task's
-//     writes as it arrives (fanout.commitFinished). Without a bound (and
+//     writes as it arrives (fanout.commitOnLoop). Without a bound (and
 //     without subgraph turns), a task's goroutine takes the next task not
 //     yet taken when its own ends (fanout.startAll), so a fan-out's tasks
 //     run on stacks already grown.

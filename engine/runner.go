@@ -20,6 +20,7 @@ import (
 // _should_stop_others; runner.ts:149-176 tick, :425-471 _commit).
 // Interrupts let siblings finish.
 func (l *loop) execute(ctx context.Context) error {
+	defer l.closeGateIfAbandoned()
 	run := l.tasks // no copy unless some task reuses saved writes
 	for i, t := range l.tasks {
 		if t.result.Reused {
@@ -41,9 +42,9 @@ func (l *loop) execute(ctx context.Context) error {
 	l.unfinished.Store(int32(len(run)))
 	l.stepCalls.Store(false)
 	var firstErr, bubble error // bubble: a Command for a parent graph; siblings go on
-	switch len(run) {
-	case 0:
-	case 1:
+	switch {
+	case len(run) == 0:
+	case len(run) == 1 && !abandonable(ctx, run[0]):
 		// The common single-task superstep: no goroutine, and no sibling
 		// to cancel, so it runs on the caller's context.
 		if err := l.runTask(ctx, run[0]); isParentCommand(err) {
@@ -139,20 +140,27 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	stepCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	f := &fanout{l: l, ctx: stepCtx, cancel: cancel, slots: concurrencySlots(l.opts.MaxConcurrency, len(run))}
+	f.left.Store(1) // the loop's own, until every task started
 	// MemorySaver's PutWrites does no I/O and holds one lock: calls from
 	// the tasks' goroutines would wait for each other anyway, and each
 	// would first grow its goroutine's small stack, so the loop's
-	// goroutine makes them (commitFinished, which names LangGraph's
+	// goroutine makes them (commitOnLoop, which names LangGraph's
 	// counterpart). Any other saver may wait on I/O and is called by the
 	// tasks at once, so concurrent tasks share its commits (isMemorySaver
 	// says why a wrapper of it is "any other saver").
 	if isMemorySaver(l.saver) && f.slots == nil {
 		f.finished = make(chan *task, len(run))
 		l.saveOnLoop = true
+	} else {
+		if l.stepEnded == nil {
+			l.stepEnded = make(chan struct{}, 1) // one for the run: a superstep sends at most once
+		}
+		f.ended = l.stepEnded
 	}
 	l.mu.Lock()
 	l.fan = f
 	l.mu.Unlock()
+	l.mayAbandon.Store(true)
 	// The first tasks up to the bound take their slots before any of them
 	// runs, so that a Task call cannot take one first (runner.ts:325-345
 	// starts them in one synchronous loop; calls are scheduled later).
@@ -164,16 +172,18 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	} else {
 		started = f.startEach(run, first)
 	}
-	if f.finished != nil {
-		f.commitFinished(started)
-		l.saveOnLoop = false
-	} else {
-		f.wg.Wait()
-	}
+	abandoned := f.wait(run[:started])
+	l.abandoned = abandoned
+	l.saveOnLoop = false
 	// Task calls run on their caller's context: the superstep ends when
 	// they do, not when their callers did (runner.ts waits for every
 	// scheduled task), and a failing call cancels the others through f.
-	l.calls.Wait()
+	// A superstep that abandoned its tasks does not wait for their calls
+	// either: they are raced against the same signal (runner.ts:586 puts
+	// a call's task among the executing tasks).
+	if !abandoned {
+		l.calls.Wait()
+	}
 	l.mu.Lock()
 	l.fan = nil
 	l.mu.Unlock()
@@ -186,10 +196,14 @@ type fanout struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	slots  *slots
-	wg     sync.WaitGroup
+	// left counts the started tasks whose goroutines have not ended,
+	// plus one the loop holds while it starts them; the goroutine that
+	// brings it to zero sends on ended (the loop's stepEnded).
+	left  atomic.Int32
+	ended chan struct{}
 	// finished, when not nil, takes each task as its goroutine ends, in
-	// place of wg: the loop's goroutine saves and reports the successes
-	// (commitFinished).
+	// place of left: the loop's goroutine saves and reports the
+	// successes (commitOnLoop).
 	finished chan *task
 	mu       sync.Mutex
 	// firstErr and bubble are runConcurrently's results, under mu.
@@ -226,7 +240,7 @@ func (f *fanout) startEach(run []*task, first int) int {
 			l.startTurn(t)
 		}
 		if f.finished == nil {
-			f.wg.Add(1)
+			f.left.Add(1)
 		}
 		started++
 		go f.run(t)
@@ -251,7 +265,7 @@ func (f *fanout) startEach(run []*task, first int) int {
 func (f *fanout) startAll(run []*task) int {
 	f.queue = run
 	if f.finished == nil {
-		f.wg.Add(len(run))
+		f.left.Add(int32(len(run)))
 	}
 	f.spares.Store(1)
 	go f.work()
@@ -262,6 +276,10 @@ func (f *fanout) startAll(run []*task) int {
 // taken, one after another, until none is left. spares counts the
 // goroutines started and not yet taking: while it is above zero one of
 // them will take the next task should the one taken here block.
+//
+// Once the superstep abandoned its tasks (abandon), a goroutine takes no
+// more: the tasks not yet taken were abandoned with the rest, and one
+// whose node outlived the superstep ends when that node returns.
 func (f *fanout) work() {
 	f.spares.Add(-1)
 	for {
@@ -269,10 +287,17 @@ func (f *fanout) work() {
 		if i >= len(f.queue) {
 			return
 		}
+		t := f.queue[i]
+		if t.state.Load() == taskAbandoned {
+			return
+		}
 		if i+1 < len(f.queue) && f.spares.CompareAndSwap(0, 1) {
 			go f.work()
 		}
-		f.run(f.queue[i])
+		f.run(t)
+		if t.state.Load() == taskAbandoned {
+			return
+		}
 	}
 }
 
@@ -286,38 +311,87 @@ func (f *fanout) run(t *task) {
 	}
 }
 
-// done ends t's goroutine's part: it hands t to commitFinished, or frees
-// its slot and counts it ended.
+// done ends t's goroutine's part: it hands t to the loop (commitOnLoop),
+// or frees its slot and counts it ended. A task the superstep abandoned
+// was counted by the loop: its goroutine leaves without a word.
 func (f *fanout) done(t *task) {
+	if !t.leave() {
+		f.slots.release()
+		return
+	}
 	if f.finished != nil {
 		f.finished <- t // buffered for every task: never blocks
 		return
 	}
 	f.slots.release()
-	f.wg.Done()
+	if f.left.Add(-1) == 0 {
+		f.ended <- struct{}{}
+	}
 }
 
-// commitFinished receives each of the n started tasks as its goroutine
-// ends and saves and reports the ones that succeeded (settle left them,
-// saveOnLoop), as they arrive: all before the superstep ends. LangGraph's
+// wait waits for the superstep's started tasks to end, saving and
+// reporting the successes the loop saves (commitOnLoop), and abandons
+// the ones still running when the superstep's context ends first: the
+// caller's cancellation or a sibling's failure. LangGraph.js races every
+// task against that signal (pregel/retry.ts _runWithRetry hands the
+// composed signal, pregel/runner.ts:101, to the node's invoke, which
+// @langchain/core races against it: utils/signal.ts raceWithSignal), so
+// a node that ignores its signal does not hold the run. It reports
+// whether it abandoned any; their goroutines end when their nodes return.
+func (f *fanout) wait(started []*task) (abandoned bool) {
+	l := f.l
+	cancelled := f.ctx.Done()
+	if f.finished != nil {
+		saveCtx := saveContext(f.ctx, l)
+		for n := len(started); n > 0; {
+			select {
+			case t := <-f.finished:
+				n--
+				f.commitOnLoop(saveCtx, t)
+			case <-cancelled:
+				cancelled = nil
+				k := f.abandon(started)
+				n -= k
+				abandoned = k > 0
+			}
+		}
+		return abandoned
+	}
+	if f.left.Add(-1) == 0 { // the loop's own count
+		return false
+	}
+	for {
+		select {
+		case <-f.ended:
+			return abandoned
+		case <-cancelled:
+			cancelled = nil
+			if k := f.abandon(started); k > 0 {
+				abandoned = true
+				if f.left.Add(int32(-k)) == 0 {
+					return true
+				}
+			}
+		}
+	}
+}
+
+// commitOnLoop saves and reports t, whose goroutine ended, if it
+// succeeded and left that to the loop (settle, saveOnLoop); wait calls it
+// for each task as it arrives: all before the superstep ends. LangGraph's
 // task thread does not call the checkpointer either: the runner's commit
 // hands a finished task's writes to the loop's put_writes
 // (_runner.py:574-613), which submits checkpointer.put_writes to the
 // loop's background executor (_loop.py:466-493). Here that saves each
 // task goroutine a stack growth (a copy of its whole stack), the saver
 // being deeper than a task's first stack.
-func (f *fanout) commitFinished(n int) {
-	l := f.l
-	saveCtx := saveContext(f.ctx, l)
-	for ; n > 0; n-- {
-		t := <-f.finished
-		if !t.saveOnLoop {
-			continue
-		}
-		t.saveOnLoop = false
-		if err := l.commitSuccess(saveCtx, t); err != nil {
-			f.fail(t, err)
-		}
+func (f *fanout) commitOnLoop(saveCtx context.Context, t *task) {
+	if !t.saveOnLoop {
+		return
+	}
+	t.saveOnLoop = false
+	if err := f.l.commitSuccess(saveCtx, t); err != nil {
+		f.fail(t, err)
 	}
 }
 
@@ -386,9 +460,16 @@ func (f *fanout) commitUnstarted(ctx context.Context, rest []*task) {
 // error and returns nil.
 func (l *loop) runTask(ctx context.Context, t *task) error {
 	scope := l.newScope(t)
+	watched := l.mayAbandon.Load() // else nobody abandons a task of this run yet
+	if watched && !t.state.CompareAndSwap(taskQueued, taskRunning) {
+		return nil // abandoned before it started (fanout.abandon)
+	}
 	var err error
 	var writes []Write
 	for attempt := 1; ; attempt++ {
+		if watched && attempt > 1 {
+			t.state.CompareAndSwap(taskWriting, taskRunning) // its node runs again
+		}
 		t.result.Attempts = attempt
 		// Each attempt re-runs the node from its top with no writes
 		// (_retry.py clears task.writes): its Interrupt calls count from
@@ -403,6 +484,9 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		if err == nil || !l.retryAfter(ctx, scope, t, attempt, err) {
 			break
 		}
+	}
+	if watched && !t.state.CompareAndSwap(taskRunning, taskSettling) && !t.state.CompareAndSwap(taskWriting, taskSettling) {
+		return nil // abandoned: its superstep saved its error and ended
 	}
 	return l.settle(ctx, scope, t, writes, err)
 }
@@ -666,6 +750,11 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	if err != nil {
 		return nil, err
 	}
+	if t.node.timeout == nil && l.mayAbandon.Load() && !t.state.CompareAndSwap(taskRunning, taskWriting) {
+		// Abandoned while its node ran: its writers must not run
+		// (they read the state the loop has left).
+		return nil, context.Cause(ctx)
+	}
 	if scope.interrupt != nil {
 		return nil, scope.interrupt
 	}
@@ -815,4 +904,149 @@ func (l *loop) newScope(t *task) *taskScope {
 		}
 	}
 	return s
+}
+
+// A task's state says who settles it, where its superstep may abandon it
+// (task.state). Its goroutine moves it from queued to running when it
+// starts and from running to settling once its attempts ended; the loop
+// moves a queued or running one to abandoned when the superstep's context
+// ends first (fanout.abandon). Whoever moves it last settles it: a
+// settling task saves and reports its own outcome and the loop waits for
+// it; an abandoned one is settled by the loop, and its goroutine drops
+// whatever its node still does.
+//
+// An untimed task's goroutine moves it from running to writing once its
+// node returned, before its writers run: the loop does not abandon a task
+// whose node is done, so that the writes its writers made before they saw
+// the cancellation are saved with its error, as LangGraph.js saves a
+// cancelled task's writes so far (runner.ts:447-453 commits task.writes,
+// which its writers filled, with the error).
+const (
+	taskQueued uint32 = iota
+	taskRunning
+	taskWriting
+	taskSettling
+	taskAbandoned
+)
+
+// leave is t's goroutine ending: it reports whether the superstep still
+// counts on it, settling a task that never did (a node that called
+// runtime.Goexit) so that the loop does not abandon it afterwards.
+func (t *task) leave() bool {
+	return t.state.CompareAndSwap(taskRunning, taskSettling) || t.state.CompareAndSwap(taskWriting, taskSettling) || t.state.Load() == taskSettling
+}
+
+// abandonable reports whether a lone task must run on a goroutine of its
+// own so that the run can leave it: its context can end, and its node has
+// no time limit (a timed attempt already runs apart and is abandoned on
+// the context's end: attemptTimed).
+func abandonable(ctx context.Context, t *task) bool {
+	if ctx.Done() == nil {
+		return false
+	}
+	tp := t.node.timeout
+	return tp == nil || (tp.Run <= 0 && tp.Idle <= 0)
+}
+
+// abandon ends the superstep without its tasks that are still running or
+// not yet started: each is settled here as failed with the context's
+// cause — the caller's cancellation (context.Canceled, or the cause it
+// gave), its deadline, or a sibling's failure (*CancelledError) — and its
+// goroutine, when its node returns, saves and reports nothing. LangGraph.js
+// commits each such task with its abort error (pregel/runner.ts:447-453
+// _commit; measured with the oracle's LangGraph.js 1.7.3: a node ignoring
+// its signal saves {name: "AbortError"} and the run throws at once, under
+// every durability) while finished siblings keep their writes. It returns
+// how many it abandoned.
+func (f *fanout) abandon(started []*task) int {
+	l := f.l
+	cause := context.Cause(f.ctx)
+	if cause == nil {
+		cause = f.ctx.Err()
+	}
+	// An abandoned node may still read the state it was given: the loop
+	// must not change that map in place any more.
+	l.cs.view.lend()
+	saveCtx := saveContext(f.ctx, l)
+	n := 0
+	for _, t := range started {
+		if t.state.CompareAndSwap(taskQueued, taskAbandoned) {
+			n++
+			f.settleAbandoned(saveCtx, t, cause, nil)
+		} else if t.state.CompareAndSwap(taskRunning, taskAbandoned) {
+			n++
+			// Its answers so far are saved with its error, as a failed
+			// task's are; its scope's lock orders this after its
+			// Interrupt calls.
+			s := &t.scope
+			s.mu.Lock()
+			var answers []any
+			if s.hasResume {
+				answers = s.resumeWrite
+			}
+			s.mu.Unlock()
+			f.settleAbandoned(saveCtx, t, cause, answers)
+		}
+	}
+	return n
+}
+
+// settleAbandoned saves and reports t, abandoned, as failed with err.
+func (f *fanout) settleAbandoned(ctx context.Context, t *task, err error, answers []any) {
+	l := f.l
+	l.deferLast(t) // counted finished, as every task is once
+	ne := &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
+	res := &t.result
+	l.mu.Lock()
+	res.Err, res.Done, res.Writes = ne, true, nil
+	l.mu.Unlock()
+	saved := []Write{{Channel: ErrorChannel, Value: ne.Error()}}
+	if answers != nil {
+		saved = append(saved, Write{Channel: ResumeChannel, Value: answers})
+	}
+	if perr := l.putTaskWrites(ctx, t, saved); perr != nil {
+		f.fail(t, perr)
+		return
+	}
+	if l.emit != nil && !t.node.start {
+		// t.writes are its goroutine's: the result reports none.
+		l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Update: map[string]any{}, Err: ne})
+	}
+}
+
+// emitGate lets a run's listener be called from the run's goroutines
+// until the run is over for its caller (close): a node abandoned on
+// cancellation may go on calling Emit, or run a subgraph that reports its
+// own tasks, after Invoke returned, when a Stream's channel is closed.
+type emitGate struct {
+	mu     sync.RWMutex
+	closed bool
+}
+
+// wrap returns emit behind the gate.
+func (g *emitGate) wrap(emit func(Event)) func(Event) {
+	return func(e Event) {
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+		if !g.closed {
+			emit(e)
+		}
+	}
+}
+
+// close waits for the calls under way and drops every later one.
+func (g *emitGate) close() {
+	if g != nil {
+		g.mu.Lock()
+		g.closed = true
+		g.mu.Unlock()
+	}
+}
+
+// closeGateIfAbandoned closes a root run's gate once a superstep
+// abandoned tasks: the run ends with that superstep.
+func (l *loop) closeGateIfAbandoned() {
+	if l.abandoned {
+		l.gate.close()
+	}
 }
