@@ -20,7 +20,6 @@ import (
 // _should_stop_others; runner.ts:149-176 tick, :425-471 _commit).
 // Interrupts let siblings finish.
 func (l *loop) execute(ctx context.Context) error {
-	defer l.closeGateIfAbandoned()
 	run := l.tasks // no copy unless some task reuses saved writes
 	for i, t := range l.tasks {
 		if t.result.Reused {
@@ -44,7 +43,7 @@ func (l *loop) execute(ctx context.Context) error {
 	var firstErr, bubble error // bubble: a Command for a parent graph; siblings go on
 	switch {
 	case len(run) == 0:
-	case len(run) == 1 && !abandonable(ctx, run[0]):
+	case len(run) == 1 && (ctx.Done() == nil || !abandonable(run[0])):
 		// The common single-task superstep: no goroutine, and no sibling
 		// to cancel, so it runs on the caller's context.
 		if err := l.runTask(ctx, run[0]); isParentCommand(err) {
@@ -69,10 +68,10 @@ func (l *loop) execute(ctx context.Context) error {
 	l.callErr = nil
 	l.mu.Unlock()
 	if firstErr != nil {
-		return l.fail(firstErr)
+		return l.failAbandoning(firstErr)
 	}
 	if err := ctx.Err(); err != nil {
-		return l.fail(err)
+		return l.failAbandoning(err)
 	}
 	var interrupts []PendingInterrupt
 	stopped := false // a task interrupted, maybe with no interrupt values
@@ -149,7 +148,8 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	// tasks at once, so concurrent tasks share its commits (isMemorySaver
 	// says why a wrapper of it is "any other saver").
 	if isMemorySaver(l.saver) && f.slots == nil {
-		f.finished = make(chan *task, len(run))
+		f.finished = make(chan *task, len(run)+1) // and fail's nil
+		f.callerDone = ctx.Done()
 		l.saveOnLoop = true
 	} else {
 		if l.stepEnded == nil {
@@ -205,6 +205,9 @@ type fanout struct {
 	// place of left: the loop's goroutine saves and reports the
 	// successes (commitOnLoop).
 	finished chan *task
+	// callerDone is the caller's context's Done, which wait selects on
+	// beside finished (nil: the caller cannot cancel).
+	callerDone <-chan struct{}
 	mu       sync.Mutex
 	// firstErr and bubble are runConcurrently's results, under mu.
 	firstErr, bubble error
@@ -304,9 +307,21 @@ func (f *fanout) work() {
 // run runs one task on its goroutine. It keeps its own frame and runTask's small:
 // a goroutine starts with a small stack, and a task whose calls fit in it
 // costs no stack growth (a copy of every frame on it).
+//
+// It is runTask with the task's state kept (task.state): the loop may
+// abandon the task while it runs.
 func (f *fanout) run(t *task) {
 	defer f.done(t) // also when a node calls runtime.Goexit
-	if err := f.l.runTask(f.ctx, t); err != nil {
+	l := f.l
+	scope := l.newScope(t)
+	if !t.state.CompareAndSwap(taskQueued, taskRunning) {
+		return // abandoned before it started (abandon)
+	}
+	writes, err := l.runAttempts(f.ctx, scope, t)
+	if !t.state.CompareAndSwap(taskWriting, taskSettling) && !t.state.CompareAndSwap(taskRunning, taskSettling) {
+		return // abandoned: its superstep saved its error and ended
+	}
+	if err := l.settle(f.ctx, scope, t, writes, err); err != nil {
 		f.fail(t, err)
 	}
 }
@@ -340,26 +355,38 @@ func (f *fanout) done(t *task) {
 // whether it abandoned any; their goroutines end when their nodes return.
 func (f *fanout) wait(started []*task) (abandoned bool) {
 	l := f.l
-	cancelled := f.ctx.Done()
 	if f.finished != nil {
+		// One receive per task: a select costs each several hundred
+		// instructions more, so it is made only where the caller can
+		// cancel; a sibling's failure sends nil (fail).
+		callerDone := f.callerDone
 		saveCtx := saveContext(f.ctx, l)
 		for n := len(started); n > 0; {
-			select {
-			case t := <-f.finished:
-				n--
-				f.commitOnLoop(saveCtx, t)
-			case <-cancelled:
-				cancelled = nil
-				k := f.abandon(started)
-				n -= k
-				abandoned = k > 0
+			var t *task
+			if callerDone == nil {
+				t = <-f.finished
+			} else {
+				select {
+				case t = <-f.finished:
+				case <-callerDone:
+					callerDone = nil
+				}
 			}
+			if t == nil {
+				k := f.abandon(started) // none the second time
+				n -= k
+				abandoned = abandoned || k > 0
+				continue
+			}
+			n--
+			f.commitOnLoop(saveCtx, t)
 		}
 		return abandoned
 	}
 	if f.left.Add(-1) == 0 { // the loop's own count
 		return false
 	}
+	cancelled := f.ctx.Done()
 	for {
 		select {
 		case <-f.ended:
@@ -410,6 +437,9 @@ func (f *fanout) fail(t *task, err error) {
 		f.firstErr = err
 		f.othersRunning = f.slots.running() > 1 // the failed one still holds its slot
 		f.cancel(&CancelledError{By: t.name})
+		if f.finished != nil {
+			f.finished <- nil // wakes wait to abandon the others; room kept for it
+		}
 	}
 }
 
@@ -460,15 +490,16 @@ func (f *fanout) commitUnstarted(ctx context.Context, rest []*task) {
 // error and returns nil.
 func (l *loop) runTask(ctx context.Context, t *task) error {
 	scope := l.newScope(t)
-	watched := l.mayAbandon.Load() // else nobody abandons a task of this run yet
-	if watched && !t.state.CompareAndSwap(taskQueued, taskRunning) {
-		return nil // abandoned before it started (fanout.abandon)
-	}
-	var err error
-	var writes []Write
+	writes, err := l.runAttempts(ctx, scope, t)
+	return l.settle(ctx, scope, t, writes, err)
+}
+
+// runAttempts runs t's attempts under its retry policy and returns the
+// last one's writes and error.
+func (l *loop) runAttempts(ctx context.Context, scope *taskScope, t *task) (writes []Write, err error) {
 	for attempt := 1; ; attempt++ {
-		if watched && attempt > 1 {
-			t.state.CompareAndSwap(taskWriting, taskRunning) // its node runs again
+		if attempt > 1 {
+			t.state.CompareAndSwap(taskWriting, taskRunning) // its node runs again (fanout.run)
 		}
 		t.result.Attempts = attempt
 		// Each attempt re-runs the node from its top with no writes
@@ -482,13 +513,9 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 			writes, err = l.attemptOnce(ctx, scope, t)
 		}
 		if err == nil || !l.retryAfter(ctx, scope, t, attempt, err) {
-			break
+			return writes, err
 		}
 	}
-	if watched && !t.state.CompareAndSwap(taskRunning, taskSettling) && !t.state.CompareAndSwap(taskWriting, taskSettling) {
-		return nil // abandoned: its superstep saved its error and ended
-	}
-	return l.settle(ctx, scope, t, writes, err)
 }
 
 // retryAfter reports whether t runs again after attempt failed with err,
@@ -750,7 +777,7 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	if err != nil {
 		return nil, err
 	}
-	if t.node.timeout == nil && l.mayAbandon.Load() && !t.state.CompareAndSwap(taskRunning, taskWriting) {
+	if l.mayAbandon.Load() && t.node.timeout == nil && !t.state.CompareAndSwap(taskRunning, taskWriting) && t.state.Load() == taskAbandoned {
 		// Abandoned while its node ran: its writers must not run
 		// (they read the state the loop has left).
 		return nil, context.Cause(ctx)
@@ -933,17 +960,14 @@ const (
 // counts on it, settling a task that never did (a node that called
 // runtime.Goexit) so that the loop does not abandon it afterwards.
 func (t *task) leave() bool {
-	return t.state.CompareAndSwap(taskRunning, taskSettling) || t.state.CompareAndSwap(taskWriting, taskSettling) || t.state.Load() == taskSettling
+	return t.state.Load() == taskSettling || t.state.CompareAndSwap(taskRunning, taskSettling) || t.state.CompareAndSwap(taskWriting, taskSettling)
 }
 
-// abandonable reports whether a lone task must run on a goroutine of its
-// own so that the run can leave it: its context can end, and its node has
-// no time limit (a timed attempt already runs apart and is abandoned on
-// the context's end: attemptTimed).
-func abandonable(ctx context.Context, t *task) bool {
-	if ctx.Done() == nil {
-		return false
-	}
+// abandonable reports whether a lone task whose context can end must run
+// on a goroutine of its own so that the run can leave it: its node has no
+// time limit (a timed attempt already runs apart and is abandoned on the
+// context's end: attemptTimed).
+func abandonable(t *task) bool {
 	tp := t.node.timeout
 	return tp == nil || (tp.Run <= 0 && tp.Idle <= 0)
 }
@@ -1043,10 +1067,13 @@ func (g *emitGate) close() {
 	}
 }
 
-// closeGateIfAbandoned closes a root run's gate once a superstep
-// abandoned tasks: the run ends with that superstep.
-func (l *loop) closeGateIfAbandoned() {
+// failAbandoning is fail for a superstep that failed or was cancelled; if
+// it abandoned tasks, the run's gate closes once the run's own last
+// events are out (fail reports a held result).
+func (l *loop) failAbandoning(err error) error {
+	err = l.fail(err)
 	if l.abandoned {
 		l.gate.close()
 	}
+	return err
 }
