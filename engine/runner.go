@@ -208,7 +208,7 @@ type fanout struct {
 	// callerDone is the caller's context's Done, which wait selects on
 	// beside finished (nil: the caller cannot cancel).
 	callerDone <-chan struct{}
-	mu       sync.Mutex
+	mu         sync.Mutex
 	// firstErr and bubble are runConcurrently's results, under mu.
 	firstErr, bubble error
 	// othersRunning says another task or call was still running when
