@@ -652,7 +652,7 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		l.mu.Lock()
 		res.Done = true
 		l.mu.Unlock()
-		saved := []Write{{Channel: ErrorChannel, Value: err.Error()}}
+		saved := []Write{{Channel: ErrorChannel, Value: encodeTaskError(err)}}
 		if scope.hasResume {
 			saved = []Write{{Channel: ResumeChannel, Value: scope.resumeWrite}}
 		}
@@ -691,7 +691,7 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		l.mu.Lock()
 		res.Err, res.Done, res.Writes = ne, true, writes
 		l.mu.Unlock()
-		saved := append(slices.Clone(writes), Write{Channel: ErrorChannel, Value: ne.Error()})
+		saved := append(slices.Clone(writes), Write{Channel: ErrorChannel, Value: encodeTaskError(ne)})
 		if scope.hasResume {
 			saved = append(saved, Write{Channel: ResumeChannel, Value: scope.resumeWrite})
 		}
@@ -1024,7 +1024,7 @@ func (f *fanout) settleAbandoned(ctx context.Context, t *task, err error, answer
 	l.mu.Lock()
 	res.Err, res.Done, res.Writes = ne, true, nil
 	l.mu.Unlock()
-	saved := []Write{{Channel: ErrorChannel, Value: ne.Error()}}
+	saved := []Write{{Channel: ErrorChannel, Value: encodeTaskError(ne)}}
 	if answers != nil {
 		saved = append(saved, Write{Channel: ResumeChannel, Value: answers})
 	}
