@@ -110,6 +110,12 @@ type loop struct {
 	// that the loop may leave (runConcurrently); until then the tasks
 	// keep no state (task.state). Only ever set.
 	mayAbandon atomic.Bool
+	// lone, loneCtx and loneDone are the task runLone runs, its context
+	// and where its goroutine hands back its outcome (made once for the
+	// run).
+	lone     *task
+	loneCtx  context.Context
+	loneDone chan error
 	// stepEnded tells the loop that the last task of a superstep ended
 	// (fanout.left); made once for the run, on its first superstep with
 	// concurrent tasks.

@@ -43,10 +43,17 @@ func (l *loop) execute(ctx context.Context) error {
 	var firstErr, bubble error // bubble: a Command for a parent graph; siblings go on
 	switch {
 	case len(run) == 0:
-	case len(run) == 1 && (ctx.Done() == nil || !abandonable(run[0])):
-		// The common single-task superstep: no goroutine, and no sibling
-		// to cancel, so it runs on the caller's context.
-		if err := l.runTask(ctx, run[0]); isParentCommand(err) {
+	case len(run) == 1:
+		// The common single-task superstep: no sibling to cancel, so it
+		// runs on the caller's context, and on the caller's goroutine
+		// unless the caller can cancel (runLone).
+		var err error
+		if ctx.Done() == nil || !abandonable(run[0]) {
+			err = l.runTask(ctx, run[0])
+		} else {
+			err = l.runLone(ctx, run[0])
+		}
+		if isParentCommand(err) {
 			bubble = err
 		} else {
 			firstErr = err
@@ -59,8 +66,11 @@ func (l *loop) execute(ctx context.Context) error {
 		firstErr, bubble = l.runConcurrently(ctx, run)
 	}
 	// Task calls a node started and did not wait for end with the
-	// superstep (runner.ts waits for every scheduled task).
-	l.calls.Wait()
+	// superstep (runner.ts waits for every scheduled task), unless it
+	// abandoned its tasks (runConcurrently says why).
+	if !l.abandoned {
+		l.calls.Wait()
+	}
 	l.mu.Lock()
 	if firstErr == nil {
 		firstErr = l.callErr
@@ -173,7 +183,6 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 		started = f.startEach(run, first)
 	}
 	abandoned := f.wait(run[:started])
-	l.abandoned = abandoned
 	l.saveOnLoop = false
 	// Task calls run on their caller's context: the superstep ends when
 	// they do, not when their callers did (runner.ts waits for every
@@ -984,40 +993,97 @@ func abandonable(t *task) bool {
 // how many it abandoned.
 func (f *fanout) abandon(started []*task) int {
 	l := f.l
-	cause := context.Cause(f.ctx)
-	if cause == nil {
-		cause = f.ctx.Err()
-	}
-	// An abandoned node may still read the state it was given: the loop
-	// must not change that map in place any more.
-	l.cs.view.lend()
+	cause := causeOf(f.ctx)
 	saveCtx := saveContext(f.ctx, l)
 	n := 0
 	for _, t := range started {
-		if t.state.CompareAndSwap(taskQueued, taskAbandoned) {
+		abandoned, err := l.abandonTask(saveCtx, t, cause)
+		if abandoned {
 			n++
-			f.settleAbandoned(saveCtx, t, cause, nil)
-		} else if t.state.CompareAndSwap(taskRunning, taskAbandoned) {
-			n++
-			// Its answers so far are saved with its error, as a failed
-			// task's are; its scope's lock orders this after its
-			// Interrupt calls.
-			s := &t.scope
-			s.mu.Lock()
-			var answers []any
-			if s.hasResume {
-				answers = s.resumeWrite
-			}
-			s.mu.Unlock()
-			f.settleAbandoned(saveCtx, t, cause, answers)
+		}
+		if err != nil {
+			f.fail(t, err)
 		}
 	}
 	return n
 }
 
+// causeOf is why ctx ended: the cause it was cancelled with, or its error.
+func causeOf(ctx context.Context) error {
+	if c := context.Cause(ctx); c != nil {
+		return c
+	}
+	return ctx.Err()
+}
+
+// abandonTask abandons t unless its goroutine already settles it, and then
+// settles it as failed with cause; it reports whether it did.
+func (l *loop) abandonTask(ctx context.Context, t *task, cause error) (bool, error) {
+	var answers []any
+	switch {
+	case t.state.CompareAndSwap(taskQueued, taskAbandoned):
+	case t.state.CompareAndSwap(taskRunning, taskAbandoned):
+		// Its answers so far are saved with its error, as a failed
+		// task's are; its scope's lock orders this after its Interrupt
+		// calls.
+		s := &t.scope
+		s.mu.Lock()
+		if s.hasResume {
+			answers = s.resumeWrite
+		}
+		s.mu.Unlock()
+	default:
+		return false, nil
+	}
+	// An abandoned node may still read the state it was given: the loop
+	// must not change that map in place any more.
+	l.cs.view.lend()
+	l.abandoned = true
+	return true, l.settleAbandoned(ctx, t, cause, answers)
+}
+
+// runLone runs a superstep's only task on a goroutine of its own, where
+// the caller can cancel: the loop waits for it or for ctx to end, and
+// then abandons it as fanout.abandon abandons a concurrent superstep's
+// tasks. There is no sibling to cancel, so the task runs on ctx itself.
+func (l *loop) runLone(ctx context.Context, t *task) error {
+	l.mayAbandon.Store(true)
+	if l.loneDone == nil {
+		l.loneDone = make(chan error, 1) // one for the run: at most one send a superstep
+	}
+	l.lone, l.loneCtx = t, ctx // read by the goroutine: no closure to allocate
+	go l.runLoneTask()
+	select {
+	case err := <-l.loneDone:
+		return err
+	case <-ctx.Done():
+	}
+	abandoned, err := l.abandonTask(saveContext(ctx, l), t, causeOf(ctx))
+	if !abandoned {
+		return <-l.loneDone // it was settling: its outcome stands
+	}
+	return err
+}
+
+// runLoneTask is runLone's goroutine: fanout.run for the lone task, which
+// hands its outcome back on loneDone (also after runtime.Goexit).
+func (l *loop) runLoneTask() {
+	ctx, t, done := l.loneCtx, l.lone, l.loneDone
+	var err error
+	defer func() { done <- err }()
+	scope := l.newScope(t)
+	if !t.state.CompareAndSwap(taskQueued, taskRunning) {
+		return
+	}
+	writes, aerr := l.runAttempts(ctx, scope, t)
+	if !t.state.CompareAndSwap(taskWriting, taskSettling) && !t.state.CompareAndSwap(taskRunning, taskSettling) {
+		return // abandoned: the loop settled it and went on
+	}
+	err = l.settle(ctx, scope, t, writes, aerr)
+}
+
 // settleAbandoned saves and reports t, abandoned, as failed with err.
-func (f *fanout) settleAbandoned(ctx context.Context, t *task, err error, answers []any) {
-	l := f.l
+func (l *loop) settleAbandoned(ctx context.Context, t *task, err error, answers []any) error {
 	l.deferLast(t) // counted finished, as every task is once
 	ne := &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
 	res := &t.result
@@ -1029,13 +1095,13 @@ func (f *fanout) settleAbandoned(ctx context.Context, t *task, err error, answer
 		saved = append(saved, Write{Channel: ResumeChannel, Value: answers})
 	}
 	if perr := l.putTaskWrites(ctx, t, saved); perr != nil {
-		f.fail(t, perr)
-		return
+		return perr
 	}
 	if l.emit != nil && !t.node.start {
 		// t.writes are its goroutine's: the result reports none.
 		l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Update: map[string]any{}, Err: ne})
 	}
+	return nil
 }
 
 // emitGate lets a run's listener be called from the run's goroutines
