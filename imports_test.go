@@ -35,10 +35,13 @@ var allowedImports = map[string]struct {
 	"graphs/scenario":  {ours: []string{"engine"}, outside: []string{"github.com/expr-lang/expr"}},
 	// draw lays graphs out as text for the debugger and the command line.
 	"draw": {ours: []string{"engine"}},
+	// recording matches a replay with its recording for the command line's
+	// replay and the debugger's alike.
+	"recording": {ours: []string{"engine"}},
 	// cli is main's logic: it may use every package of ours (persist and
 	// tui once they are merged) and the command-line library.
-	"cli": {ours: []string{"engine", "graphs", "graphs/scenario", "persist", "persist/postgres", "termtext", "tui", "draw", "internal/jsonpos"}, outside: []string{"github.com/spf13/cobra", "github.com/charmbracelet/x/term"}},
-	"tui": {ours: []string{"engine", "draw", "termtext", "internal/jsonpos"}, outside: []string{"github.com/charmbracelet/", "github.com/alecthomas/chroma/", "github.com/muesli/", "github.com/lucasb-eyer/"}},
+	"cli": {ours: []string{"engine", "graphs", "graphs/scenario", "persist", "persist/postgres", "termtext", "tui", "draw", "internal/jsonpos", "recording"}, outside: []string{"github.com/spf13/cobra", "github.com/charmbracelet/x/term"}},
+	"tui": {ours: []string{"engine", "draw", "termtext", "internal/jsonpos", "recording"}, outside: []string{"github.com/charmbracelet/", "github.com/alecthomas/chroma/", "github.com/muesli/", "github.com/lucasb-eyer/"}},
 }
 
 func TestImportRules(t *testing.T) {

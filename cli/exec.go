@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/recording"
 )
 
 func (a *App) execCommand(g *globals) *cobra.Command {
@@ -153,7 +154,7 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		// The recording stopped at the same question and still waits for
 		// its answer: the same outcome, with nothing written yet.
 		asksAsRecorded := ok && r.Err == nil && len(r.Interrupts) > 0 && len(sv.Answers) == 0 && !sv.Finished && !sv.Failed &&
-			interruptValues(r.Interrupts) == interruptValues(sv.Interrupts) && r.Diff == nil && len(r.Writes) == 0 && len(r.Recorded) == 0
+			recording.InterruptValues(r.Interrupts) == recording.InterruptValues(sv.Interrupts) && r.Diff == nil && len(r.Writes) == 0 && len(r.Recorded) == 0
 		if asksAsRecorded {
 			doc.Same = true
 		}
@@ -175,9 +176,9 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 		case r.Err != nil:
 			fmt.Fprintf(w, "failed: %s\n", doc.Error)
 		case asksAsRecorded:
-			fmt.Fprintf(w, "interrupted with %s, as the recording did: it waits for an answer\n", interruptValues(r.Interrupts))
+			fmt.Fprintf(w, "interrupted with %s, as the recording did: it waits for an answer\n", recording.InterruptValues(r.Interrupts))
 		case len(r.Interrupts) > 0:
-			fmt.Fprintf(w, "interrupted with %s: the recording has no answer for it\n", interruptValues(r.Interrupts))
+			fmt.Fprintf(w, "interrupted with %s: the recording has no answer for it\n", recording.InterruptValues(r.Interrupts))
 		}
 		fmt.Fprintln(w, "writes now:")
 		printWrites(w, r.Writes)

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/recording"
 	"github.com/superstep/superstep/termtext"
 )
 
@@ -29,7 +30,14 @@ func writeJSON(w io.Writer, v any) error {
 
 // threadCheckpoints lists thread's root-namespace checkpoints, newest first.
 func threadCheckpoints(ctx context.Context, st Store, thread string) ([]*engine.CheckpointTuple, error) {
-	list, err := st.List(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
+	return nsCheckpoints(ctx, st, engine.Config{ThreadID: thread})
+}
+
+// nsCheckpoints lists the checkpoints of cfg's thread and namespace,
+// newest first.
+func nsCheckpoints(ctx context.Context, st Store, cfg engine.Config) ([]*engine.CheckpointTuple, error) {
+	thread := cfg.ThreadID
+	list, err := st.List(ctx, cfg, engine.ListOptions{})
 	if err != nil {
 		return nil, storeError(err, "reading thread %q", thread)
 	}
@@ -253,15 +261,17 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 }
 
 func (a *App) historyCommand(g *globals) *cobra.Command {
-	var graphFlag string
+	var graphFlag, ns string
 	cmd := &cobra.Command{
 		Use:   "history THREAD",
 		Short: "Show a thread's checkpoint tree",
 		Long: `Show every checkpoint of THREAD, newest first, drawn as a tree like
 git log --graph: forks from time travel and update_state branch off their
 parent. Each line has the id (shortest unique prefix), step, source, the
-tasks planned next, and the interrupts waiting for an answer.`,
-		Example: "  superstep history t1\n  superstep history t1 --graph research --json",
+tasks planned next, and the interrupts waiting for an answer. --ns shows a
+subgraph's checkpoints instead (superstep show lists a checkpoint's
+subgraph namespaces).`,
+		Example: "  superstep history t1\n  superstep history t1 --graph research --json\n  superstep history t1 --ns 'review:6f1c…'",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
@@ -269,6 +279,11 @@ tasks planned next, and the interrupts waiting for an answer.`,
 				if err != nil {
 					return err
 				}
+				n, err := resolveNS(ctx, st, gr, args[0], ns)
+				if err != nil {
+					return err
+				}
+				gr = n.graph
 				// One page of checkpoints is held at a time; each becomes a
 				// row, whose line is drawn with its short id and the
 				// recorded run's mark once every checkpoint is known.
@@ -279,7 +294,7 @@ tasks planned next, and the interrupts waiting for an answer.`,
 					plan = internalChannel
 				}
 				var rows []historyRow
-				err = eachOutlinePage(ctx, st, args[0], plan, func(page []*engine.CheckpointTuple) error {
+				err = eachOutlinePage(ctx, st, n.cfg(args[0]), plan, func(page []*engine.CheckpointTuple) error {
 					for _, t := range page {
 						r := newHistoryRow(ctx, gr, t)
 						// The row above is usually this one's child: its
@@ -325,6 +340,7 @@ tasks planned next, and the interrupts waiting for an answer.`,
 		},
 	}
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to plan tasks with (default: the one recorded for the thread)")
+	addNSFlag(cmd, &ns)
 	return cmd
 }
 
@@ -393,7 +409,8 @@ func (r *historyRow) line() string {
 // original run among rows (newest first), or -1: chooseBranch's default
 // branch, found with an index per checkpoint instead of a tuple each.
 // From the oldest root, it follows each checkpoint's oldest child a run
-// made (madeByRun).
+// made (recording.MadeByRun; recording.OriginalRun walks heads, which a
+// history of 100k checkpoints would hold twice).
 func recordedRunHead(rows []historyRow) int {
 	byID := make(map[string]int32, len(rows))
 	for i, r := range rows {
@@ -415,7 +432,7 @@ func recordedRunHead(rows []historyRow) int {
 		if !ok {
 			return -1 // chooseBranch refuses a thread with a missing parent
 		}
-		if madeByRun(r.Source) && (next[p] < 0 || r.ID < rows[next[p]].ID) {
+		if recording.MadeByRun(r.Source) && (next[p] < 0 || r.ID < rows[next[p]].ID) {
 			next[p] = int32(i)
 		}
 	}
@@ -426,12 +443,6 @@ func recordedRunHead(rows []historyRow) int {
 		root = next[root]
 	}
 	return int(root)
-}
-
-// madeByRun reports a checkpoint a run wrote, as opposed to a fork or an
-// update made later by time travel: the original run is made of these.
-func madeByRun(source string) bool {
-	return source == engine.SourceLoop || source == engine.SourceInput
 }
 
 // drawTree lays out n checkpoints, newest first, in lanes the way git log
@@ -485,32 +496,39 @@ func drawTree(n int, node func(i int) (id, parent string), row func(graph string
 }
 
 func (a *App) showCommand(g *globals) *cobra.Command {
-	var ckpt, graphFlag string
+	var ckpt, graphFlag, ns string
 	cmd := &cobra.Command{
 		Use:   "show THREAD",
 		Short: "Show a thread's state at a checkpoint",
 		Long: `Show THREAD's state at its latest checkpoint (or --checkpoint, an id or a
 unique prefix): the state values, every channel's version, versions_seen per
 node, the tasks planned next, the pending writes saved against it and the
-interrupts waiting for an answer.`,
-		Example: "  superstep show t1\n  superstep show t1 --checkpoint 1f0a3c --json",
+interrupts waiting for an answer, and the namespaces of the subgraphs its
+tasks ran, each with the --ns that shows it. --ns reads a subgraph's
+checkpoint instead (--checkpoint then names one of that namespace).`,
+		Example: "  superstep show t1\n  superstep show t1 --checkpoint 1f0a3c --json\n  superstep show t1 --ns 'review:6f1c…'",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
-				t, err := oneCheckpoint(ctx, st, args[0], ckpt)
-				if err != nil {
-					return err
-				}
 				gr, err := graphFor(ctx, st, args[0], graphFlag)
 				if err != nil {
 					return err
 				}
-				return a.writeShow(ctx, gr, t, g.json)
+				n, err := resolveNS(ctx, st, gr, args[0], ns)
+				if err != nil {
+					return err
+				}
+				t, err := oneCheckpoint(ctx, st, n.cfg(args[0]), ckpt)
+				if err != nil {
+					return err
+				}
+				return a.writeShow(ctx, gr, n.graph, t, g.json)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&ckpt, "checkpoint", "", "checkpoint id or unique prefix (default: the latest)")
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to plan tasks with (default: the one recorded for the thread)")
+	addNSFlag(cmd, &ns)
 	return cmd
 }
 
@@ -528,7 +546,10 @@ type shownInterrupt struct {
 	Value any    `json:"value"`
 }
 
-func (a *App) writeShow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool) error {
+// writeShow prints checkpoint t, planned with gr (the graph of t's
+// namespace; nil: not planned); root is the thread's graph, which finds
+// the namespaces of the subgraphs t's tasks ran.
+func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool) error {
 	cp := t.Checkpoint
 	status := checkpointStatus(ctx, gr, t)
 	names, next := taskNames(gr, t)
@@ -550,12 +571,14 @@ func (a *App) writeShow(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 	for _, in := range waitingInterrupts(ctx, gr, t) {
 		ints = append(ints, shownInterrupt{Node: names[in.TaskID], Task: in.TaskID, ID: in.ID, Value: plainValue(in.Value)})
 	}
+	subgraphs := checkpointSubgraphs(ctx, root, gr, t)
 	if asJSON {
 		doc := map[string]any{
 			"thread": t.Config.ThreadID, "checkpoint": cp.ID, "parent": t.ParentID,
 			"step": t.Metadata.Step, "source": t.Metadata.Source, "created": cp.TS,
 			"values": values, "versions": cp.ChannelVersions, "versions_seen": cp.VersionsSeen,
 			"pending_writes": nonNilSlice(writes), "interrupts": nonNilSlice(ints),
+			"namespace": t.Config.CheckpointNS, "subgraphs": nonNilSlice(subgraphs),
 		}
 		if gr != nil {
 			doc["next"] = nonNilSlice(next)
@@ -565,6 +588,9 @@ func (a *App) writeShow(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 	}
 	w := a.Stdout
 	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s  status %s\n", termtext.Name(t.Config.ThreadID), termtext.Name(engine.ShortID(cp.ID)), t.Metadata.Step, termtext.Name(t.Metadata.Source), status)
+	if ns := t.Config.CheckpointNS; ns != "" {
+		fmt.Fprintf(w, "namespace %s\n", termtext.Name(ns))
+	}
 	fmt.Fprintf(w, "id %s\n", termtext.Name(cp.ID))
 	if t.ParentID != "" {
 		fmt.Fprintf(w, "parent %s\n", termtext.Name(t.ParentID))
@@ -607,6 +633,12 @@ func (a *App) writeShow(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 			fmt.Fprintf(w, "  %s id %s: %s\n", termtext.Name(orNone(in.Node)), termtext.Name(in.ID), engine.MustEncode(in.Value))
 		}
 	}
+	if len(subgraphs) > 0 {
+		fmt.Fprintf(w, "\nsubgraphs (their checkpoints: superstep show %s --ns NS)\n", shellWord(t.Config.ThreadID))
+		for _, ns := range subgraphs {
+			fmt.Fprintf(w, "  --ns %s\n", shellWord(ns))
+		}
+	}
 	return nil
 }
 
@@ -642,24 +674,36 @@ func nonNilSlice[T any](s []T) []T {
 }
 
 func (a *App) diffCommand(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var ns string
+	cmd := &cobra.Command{
 		Use:   "diff THREAD CKPT_A CKPT_B",
 		Short: "Compare two checkpoints of a thread channel by channel",
 		Long: `Compare two checkpoints of THREAD (ids or unique prefixes, on the same
 branch or on different ones): for every channel whose value or version
-differs, both values and both versions.`,
-		Example: "  superstep diff t1 1f0a3c 1f0a41\n  superstep diff t1 1f0a3c 1f0a41 --json",
+differs, both values and both versions. With --ns both are checkpoints of
+that subgraph namespace.`,
+		Example: "  superstep diff t1 1f0a3c 1f0a41\n  superstep diff t1 1f0a3c 1f0a41 --json\n  superstep diff t1 9d2e 9d31 --ns 'review:6f1c…'",
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Only the two checkpoints are read, whatever the thread's length.
 			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
+				n := threadNS{}
+				if ns != "" {
+					gr, err := graphFor(ctx, st, args[0], "")
+					if err != nil {
+						return err
+					}
+					if n, err = resolveNS(ctx, st, gr, args[0], ns); err != nil {
+						return err
+					}
+				}
 				var cps [2]*engine.Checkpoint
 				for i, ref := range args[1:] {
 					if strings.TrimSpace(ref) == "" { // "" is the latest to oneCheckpoint
 						_, err := resolveCheckpoint(nil, args[0], ref)
 						return err
 					}
-					t, err := oneCheckpoint(ctx, st, args[0], ref)
+					t, err := oneCheckpoint(ctx, st, n.cfg(args[0]), ref)
 					if err != nil {
 						return err
 					}
@@ -669,6 +713,8 @@ differs, both values and both versions.`,
 			})
 		},
 	}
+	addNSFlag(cmd, &ns)
+	return cmd
 }
 
 type channelDiff struct {
@@ -962,10 +1008,11 @@ const outlinePage = 1000
 // tasks reads; nil: none). A command
 // that prints every checkpoint then holds one page of them. A store that
 // cannot outline is read in full, as one page.
-func eachOutlinePage(ctx context.Context, st Store, thread string, keep func(channel string) bool, fn func(page []*engine.CheckpointTuple) error) error {
+func eachOutlinePage(ctx context.Context, st Store, cfg engine.Config, keep func(channel string) bool, fn func(page []*engine.CheckpointTuple) error) error {
+	thread := cfg.ThreadID
 	o, ok := st.(outliner)
 	if !ok {
-		list, err := threadCheckpoints(ctx, st, thread)
+		list, err := nsCheckpoints(ctx, st, cfg)
 		if err != nil {
 			return err
 		}
@@ -973,7 +1020,7 @@ func eachOutlinePage(ctx context.Context, st Store, thread string, keep func(cha
 	}
 	opt := engine.ListOptions{Limit: outlinePage}
 	for n := 0; ; {
-		page, err := o.Outline(ctx, engine.Config{ThreadID: thread}, opt, keep)
+		page, err := o.Outline(ctx, cfg, opt, keep)
 		if err != nil {
 			return storeError(err, "reading thread %q", thread)
 		}
@@ -1002,20 +1049,20 @@ func internalChannel(ch string) bool {
 // latest; otherwise what findCheckpoint accepts) and no other checkpoint's
 // values. With a store that lists ids from keys alone, ref is resolved
 // against those ids; any other store's thread is read in full.
-func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.CheckpointTuple, error) {
+func oneCheckpoint(ctx context.Context, st Store, cfg engine.Config, ref string) (*engine.CheckpointTuple, error) {
+	thread := cfg.ThreadID
 	o, ok := st.(outliner)
 	if !ok {
-		list, err := threadCheckpoints(ctx, st, thread)
+		list, err := nsCheckpoints(ctx, st, cfg)
 		if err != nil || ref == "" {
 			return first(list), err
 		}
 		return findCheckpoint(list, thread, ref)
 	}
-	cfg := engine.Config{ThreadID: thread}
 	if ref != "" {
 		// A whole id is read at once: an exact id wins over prefixes
 		// (engine.ResolveID).
-		if t, err := st.GetTuple(ctx, engine.Config{ThreadID: thread, CheckpointID: ref}); err != nil || t != nil {
+		if t, err := st.GetTuple(ctx, engine.Config{ThreadID: thread, CheckpointNS: cfg.CheckpointNS, CheckpointID: ref}); err != nil || t != nil {
 			if err != nil {
 				return nil, storeError(err, "reading thread %q", thread)
 			}
@@ -1032,7 +1079,7 @@ func oneCheckpoint(ctx context.Context, st Store, thread, ref string) (*engine.C
 		}
 		id, err := resolveCheckpoint(ids, thread, ref)
 		if err != nil {
-			return nil, err
+			return nil, nsHint(ctx, st, cfg, ref, err)
 		}
 		cfg.CheckpointID = id
 	}

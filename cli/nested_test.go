@@ -222,3 +222,38 @@ func TestExec_RecursionLimitOfTheRecording(t *testing.T) {
 	superstep(t, "", "exec", "g1", "midnode", "--db", db, "--recursion-limit", "25").want(t, 1, "does not write what the recording did")
 	superstep(t, "", "exec", "g1", "midnode", "--db", db, "--recursion-limit", "0").want(t, 2, "--recursion-limit 0")
 }
+
+// replay of a thread whose only checkpoint waits (a functional entrypoint
+// whose second call asked) runs on a new branch: a run addressed at the
+// latest checkpoint resumes it, so the replay ran on the recorded
+// checkpoint itself ("new branch (fork <the recorded id>)"), reused the
+// finished call's saved result and saved its writes onto the recording.
+func TestReplay_FromTheLatestCheckpointForks(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "h.db")
+	flow := own("func_task_interrupts.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "h1").want(t, 0, "add James?")
+	var rec []struct {
+		ID     string `json:"id"`
+		Writes int    `json:"writes"`
+	}
+	jsonOf(t, superstep(t, "", "history", "h1", "--db", db, "--json"), &rec)
+	if len(rec) != 1 {
+		t.Fatalf("the recording has %d checkpoints, want its input's only", len(rec))
+	}
+	superstep(t, "", "replay", "h1", "--db", db, "--graph", flow).want(t, 0, "replay matches")
+	var after []struct {
+		ID     string `json:"id"`
+		Source string `json:"source"`
+		Writes int    `json:"writes"`
+	}
+	jsonOf(t, superstep(t, "", "history", "h1", "--db", db, "--json"), &after)
+	if len(after) != 2 || after[0].Source != "fork" {
+		t.Fatalf("after the replay: %+v, want the recording and the replay's fork", after)
+	}
+	for _, c := range after {
+		if c.ID == rec[0].ID && c.Writes != rec[0].Writes {
+			t.Fatalf("the recorded checkpoint has %d writes after the replay, %d before", c.Writes, rec[0].Writes)
+		}
+	}
+}

@@ -124,3 +124,32 @@ func TestPostgres_OpenErrors(t *testing.T) {
 		t.Errorf("an error shows the password: %s", r.stderr)
 	}
 }
+
+// --ns reads a subgraph's checkpoints from a server's thread (read in
+// full, no outline) as from a file's (read in part): show lists the same
+// namespaces, and show and history in one print the same.
+func TestPostgres_Namespaces(t *testing.T) {
+	t.Parallel()
+	pg := postgresDB(t)
+	local := filepath.Join(t.TempDir(), "local.db")
+	superstep(t, "", "run", testdata("sub_two_asks.json"), "--db", pg, "--thread", "n1").want(t, 0, `"first?"`)
+	superstep(t, "", "pull", "n1", "--from", pg, "--db", local).want(t, 0, "pulled thread n1")
+	for _, args := range [][]string{
+		{"show", "n1", "--json"},
+		{"show", "n1", "--json", "--ns", "sub"},
+		{"history", "n1", "--json", "--ns", "sub"},
+		{"show", "n1", "--ns", "nope"},
+	} {
+		a := superstep(t, "", append(args, "--db", pg)...)
+		b := superstep(t, "", append(args, "--db", local)...)
+		if a.stdout != b.stdout || a.code != b.code || args[0] == "show" && a.code == 0 && !strings.Contains(a.stdout, "sub:") {
+			t.Errorf("%v: from PostgreSQL (exit %d): %s%s\nfrom the file (exit %d): %s%s", args, a.code, a.stdout, a.stderr, b.code, b.stdout, b.stderr)
+		}
+	}
+	// A prefix names the namespace to write in too.
+	superstep(t, "", "update", "n1", "--db", pg, "--ns", "sub", "--values", `{"log":["edited"]}`).want(t, 0, "in namespace sub:")
+	superstep(t, "", "update", "n1", "--db", local, "--ns", "sub", "--values", `{"log":["edited"]}`).want(t, 0, "in namespace sub:")
+	a, b := superstep(t, "", "show", "n1", "--db", pg, "--ns", "sub"), superstep(t, "", "show", "n1", "--db", local, "--ns", "sub")
+	a.want(t, 0, "source update", `"edited"`)
+	b.want(t, 0, "source update", `"edited"`)
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/recording"
 	"github.com/superstep/superstep/termtext"
 )
 
@@ -168,50 +169,14 @@ func (rp *replay) setRerun(nodes []string, offline bool) error {
 	return nil
 }
 
-// recTask is one task of a recorded superstep, rebuilt from the pending
-// writes saved against the checkpoint it was planned from.
-type recTask struct {
-	id, name    string
-	push        bool
-	input       any
-	writes      []engine.Write // output writes, in order
-	answers     []any          // the __resume__ answers it consumed
-	interrupted bool
-	err         string
-	// callErr is the error a functional API Task call it made saved
-	// (giveCallAnswers), which the run raised beside its interrupt.
-	callErr string
-	// saved: the recording saved something for the task (writes, an
-	// interrupt, an error, or that it wrote nothing). A task without is one
-	// the recording was cut off before it finished.
-	saved bool
-}
-
-func (t recTask) key() string {
-	if t.push {
-		return t.name + " " + string(engine.MustEncode(t.input))
-	}
-	return t.name
-}
-
-// recStep is one recorded event on the branch: a superstep (its tasks), a
-// new input, or the open superstep of the latest checkpoint.
+// recStep is one recorded event on the branch: a superstep (its tasks,
+// matched with the replay's by the recording package), a new input, or
+// the open superstep of the latest checkpoint.
 type recStep struct {
 	kind  string // "loop", "input", "open"
 	step  int    // the recorded step number
-	tasks []recTask
+	rec   *recording.Step
 	input any
-	// calls are the functional API Task calls that saved answers.
-	calls []recCall
-}
-
-// recCall is a functional API Task call the recording saved answers for:
-// the question it saved and the answers it used. A call's id depends on
-// the checkpoint, so a replay's call is matched with the recorded one that
-// asked the same question.
-type recCall struct {
-	questions []string // saved interrupt values, encoded
-	answers   []any
 }
 
 type replay struct {
@@ -295,11 +260,11 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 		t, parent := chain[i], chain[i-1]
 		switch t.Metadata.Source {
 		case engine.SourceLoop:
-			tasks, calls, err := recordedTasks(ctx, g, parent)
+			rec, err := recordedStep(ctx, g, parent)
 			if err != nil {
 				return nil, err
 			}
-			rp.steps = append(rp.steps, recStep{kind: "loop", step: t.Metadata.Step, tasks: tasks, calls: calls})
+			rp.steps = append(rp.steps, recStep{kind: "loop", step: t.Metadata.Step, rec: rec})
 		case engine.SourceInput:
 			rp.steps = append(rp.steps, recStep{kind: "input", step: t.Metadata.Step, input: t.Checkpoint.ChannelValues[engine.Start]})
 		case engine.SourceFork:
@@ -309,17 +274,14 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 		}
 	}
 	last := chain[len(chain)-1]
-	tasks, calls, err := recordedTasks(ctx, g, last)
+	rec, err := recordedStep(ctx, g, last)
 	if err != nil {
 		return nil, err
 	}
-	rp.lastStep, rp.cutOff = last.Metadata.Step, len(tasks) > 0
-	for _, t := range tasks {
-		rp.plannedNext = append(rp.plannedNext, t.name)
-	}
-	slices.Sort(rp.plannedNext)
-	if slices.ContainsFunc(tasks, func(t recTask) bool { return t.saved }) {
-		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, tasks: tasks, calls: calls})
+	rec.Open = true
+	rp.lastStep, rp.cutOff, rp.plannedNext = last.Metadata.Step, len(rec.Tasks) > 0, rec.Names()
+	if slices.ContainsFunc(rec.Tasks, func(t recording.Task) bool { return t.Saved }) {
+		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, rec: rec})
 	}
 	if !slices.ContainsFunc(rp.steps, func(r recStep) bool { return r.kind != "input" }) {
 		return nil, usagef("nothing to replay: %s of thread %q has no superstep after checkpoint %s (step %d); choose an earlier start (--from, --checkpoint) or another branch (--branch)",
@@ -336,10 +298,11 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 // --checkpoint and no --branch, the branch goes through that checkpoint.
 func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.CheckpointTuple, error) {
 	byID := map[string]*engine.CheckpointTuple{}
-	children := map[string][]*engine.CheckpointTuple{}
+	heads := make([]engine.CheckpointHead, len(list))
 	var root *engine.CheckpointTuple
-	for _, t := range list {
+	for i, t := range list {
 		byID[t.Checkpoint.ID] = t
+		heads[i] = engine.CheckpointHead{ID: t.Checkpoint.ID, ParentID: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source}
 	}
 	for _, t := range list {
 		switch {
@@ -349,8 +312,6 @@ func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.C
 			}
 		case byID[t.ParentID] == nil:
 			return nil, failf("thread %q: checkpoint %s names parent %s, which is not stored", bc.thread, t.Checkpoint.ID, t.ParentID)
-		default:
-			children[t.ParentID] = append(children[t.ParentID], t)
 		}
 	}
 	ancestors := func(t *engine.CheckpointTuple) []*engine.CheckpointTuple {
@@ -361,21 +322,13 @@ func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.C
 		slices.Reverse(chain)
 		return chain
 	}
-	// originalFrom follows the run's own children down from chain's end.
+	// originalFrom follows the run's own children down from chain's end
+	// (recording.OriginalRun).
 	originalFrom := func(chain []*engine.CheckpointTuple) []*engine.CheckpointTuple {
-		for t := chain[len(chain)-1]; ; {
-			var next *engine.CheckpointTuple
-			for _, c := range children[t.Checkpoint.ID] {
-				src := c.Metadata.Source
-				if madeByRun(src) && (next == nil || c.Checkpoint.ID < next.Checkpoint.ID) {
-					next = c
-				}
-			}
-			if next == nil {
-				return chain
-			}
-			chain, t = append(chain, next), next
+		for _, id := range recording.OriginalRun(heads, chain[len(chain)-1].Checkpoint.ID)[1:] {
+			chain = append(chain, byID[id])
 		}
+		return chain
 	}
 	switch {
 	case bc.head != "":
@@ -399,85 +352,19 @@ func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.C
 	return originalFrom([]*engine.CheckpointTuple{root}), nil
 }
 
-// recordedTasks rebuilds the tasks planned from checkpoint t and what each
-// saved. Names come from planning t with the graph: with an unchanged
-// topology that is the plan the recording ran. A task whose interrupts
-// its subgraph raised has its answers saved in the subgraph's namespace
-// (engine.Graph.TaskAnswers).
-func recordedTasks(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) ([]recTask, []recCall, error) {
+// recordedStep reads the superstep planned from checkpoint t and what each
+// of its tasks saved (recording.Read). Names come from planning t with the
+// graph: with an unchanged topology that is the plan the recording ran.
+func recordedStep(ctx context.Context, g *engine.Graph, t *engine.CheckpointTuple) (*recording.Step, error) {
 	snap, err := g.SnapshotOf(t, false)
 	if err != nil {
-		return nil, nil, failf("planning recorded checkpoint %s: %v", t.Checkpoint.ID, err)
+		return nil, failf("planning recorded checkpoint %s: %v", t.Checkpoint.ID, err)
 	}
-	var tasks []recTask
-	idx := map[string]int{}
-	for _, st := range snap.Tasks {
-		idx[st.ID] = len(tasks)
-		input := st.Input
-		if !st.Push {
-			// A pull task reads the state at the checkpoint; the snapshot
-			// carries inputs of Send tasks only.
-			input = snap.Values
-		}
-		tasks = append(tasks, recTask{id: st.ID, name: st.Name, push: st.Push, input: input})
+	rec, err := recording.Read(ctx, g, snap)
+	if err != nil {
+		return nil, failf("%v", err)
 	}
-	saved := engine.ReadSavedWrites(t.PendingWrites)
-	for i := range tasks {
-		sv, ok := saved.Task(tasks[i].id)
-		if !ok {
-			continue
-		}
-		rt := &tasks[i]
-		rt.saved = true
-		rt.writes, rt.answers, rt.interrupted, rt.err = sv.Writes, sv.Answers, len(sv.Interrupts) > 0, sv.Error
-		if rt.interrupted && len(rt.answers) == 0 {
-			if rt.answers, err = g.TaskAnswers(ctx, t.Config, snap.Tasks[i]); err != nil {
-				return nil, nil, failf("reading the answers of task %s (%s) at checkpoint %s: %v", rt.name, rt.id, engine.ShortID(t.Checkpoint.ID), err)
-			}
-		}
-		if len(rt.writes) > 0 {
-			// A failed attempt that a later run retried successfully.
-			rt.err = ""
-		}
-	}
-	return tasks, recordedCalls(tasks, idx, saved), nil
-}
-
-// recordedCalls are the Task calls (functional API) that saved answers
-// in a checkpoint's writes: a call that asks saves the answer it used as
-// its own, under its call task's id, which no checkpoint plans, and its
-// caller reports the interrupt. The error a call saved goes to the one
-// task waiting without answers of its own (callErr): the run raised it
-// beside that task's interrupt.
-func recordedCalls(tasks []recTask, planned map[string]int, saved *engine.SavedWrites) []recCall {
-	var caller *recTask
-	for i := range tasks {
-		if tasks[i].interrupted && len(tasks[i].answers) == 0 {
-			if caller != nil {
-				caller = nil
-				break
-			}
-			caller = &tasks[i]
-		}
-	}
-	var calls []recCall
-	for _, sv := range saved.Tasks {
-		if _, ok := planned[sv.ID]; ok {
-			continue
-		}
-		if sv.Error != "" && caller != nil && caller.callErr == "" {
-			caller.callErr = sv.Error
-		}
-		if len(sv.Interrupts) == 0 {
-			continue
-		}
-		c := recCall{answers: sv.Answers}
-		for _, in := range sv.Interrupts {
-			c.questions = append(c.questions, string(engine.MustEncode(in.Value)))
-		}
-		calls = append(calls, c)
-	}
-	return calls
+	return rec, nil
 }
 
 // divergence is the first difference found; it ends the replay with exit 1.
@@ -514,7 +401,12 @@ func (rp *replay) run(ctx context.Context) error {
 	rep := &rp.report
 	compared := 0
 	rep.Thread, rep.Start, rep.Result, rep.Steps = rp.thread, rp.startID, "error", []stepReport{}
-	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(rp.startID), engine.WithRecursionLimit(rp.recursionLimit))
+	from, err := recording.RunFrom(ctx, rp.g, rp.thread, rp.startID)
+	if err != nil {
+		rep.Message = err.Error()
+		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
+	}
+	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(from), engine.WithRecursionLimit(rp.recursionLimit))
 	if err != nil {
 		rep.Message = err.Error()
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
@@ -543,8 +435,8 @@ func (rp *replay) run(ctx context.Context) error {
 				fmt.Fprintf(rp.out, "input at step %d: fed the recorded input\n", rs.step)
 			}
 		default:
-			for _, t := range rs.tasks {
-				sr.Tasks = append(sr.Tasks, t.name)
+			for _, t := range rs.rec.Tasks {
+				sr.Tasks = append(sr.Tasks, t.Name)
 			}
 			s, err = rp.superstep(ctx, s, rs)
 			if err == nil {
@@ -554,7 +446,7 @@ func (rp *replay) run(ctx context.Context) error {
 				if slices.ContainsFunc(rp.notes, func(n string) bool { return strings.Contains(n, " DIFFERS: ") }) {
 					verdict, sr.Match = "differ", false
 				}
-				fmt.Fprintf(rp.out, "step %d: %s %s\n", rs.step, taskList(rs.tasks), verdict)
+				fmt.Fprintf(rp.out, "step %d: %s %s\n", rs.step, taskList(rs.rec), verdict)
 			}
 		}
 		sr.Notes = rp.notes
@@ -630,12 +522,12 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 			}
 		}
 		if err := s.Next(ctx); err != nil {
-			return s, rp.runFailed(rs.step, err, rs.tasks, s)
+			return s, rp.runFailed(rs.step, err, rs.rec, s)
 		}
 		v := s.View()
 		switch {
 		case s.Status() == engine.StatusDone:
-			return s, rp.diverge("step %d: the recording ran %s; the replay finished instead", rs.step, taskList(rs.tasks))
+			return s, rp.diverge("step %d: the recording ran %s; the replay finished instead", rs.step, taskList(rs.rec))
 		case s.Status() == engine.StatusInterrupted && len(v.Interrupts) == 0:
 			continue // a breakpoint: the recording went on past it
 		case s.Status() == engine.StatusInterrupted:
@@ -662,226 +554,107 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 				return s, nil
 			}
 			if err := s.Next(ctx); err != nil {
-				return s, rp.runFailed(rs.step, err, rs.tasks, s)
+				return s, rp.runFailed(rs.step, err, rs.rec, s)
 			}
 			return s, nil
 		}
 	}
 }
 
-// callAnswers answers the interrupts of the replay's functional API Task
-// calls in rm, each with the answer the recorded call that asked the same
-// question (or the only recorded call) used at that stop; it counts the calls the recording left
-// waiting at an open step.
-func (rp *replay) callAnswers(rs recStep, v *engine.StepView, rm engine.ResumeMap) (unanswered int, err error) {
-	for _, t := range v.Tasks {
-		if !t.Call || t.State != engine.TaskInterrupted || len(t.Interrupts) == 0 {
-			continue
-		}
-		q := string(engine.MustEncode(t.Interrupts[0].Value))
-		var c *recCall
-		for i := range rs.calls {
-			if slices.Contains(rs.calls[i].questions, q) {
-				c = &rs.calls[i]
-				break
-			}
-		}
-		if c == nil && len(rs.calls) == 1 {
-			// A call that asked several times saved its last question
-			// only; with one call there is no other to take.
-			c = &rs.calls[0]
-		}
-		if c == nil {
-			return 0, rp.diverge("step %d, task %s: the replay's call asked %s; no call of the recording asked it", rs.step, t.Name, q)
-		}
-		n := rp.answered[t.ID]
-		if n >= len(c.answers) {
-			if rs.kind == "open" {
-				unanswered++
-				continue
-			}
-			return 0, rp.diverge("step %d, task %s: the replay's call asked %s; the recording's call used only %d answers", rs.step, t.Name, q, len(c.answers))
-		}
-		for _, in := range t.Interrupts {
-			rm[in.ID] = c.answers[n]
-		}
-		rp.answered[t.ID] = n + 1
-	}
-	return unanswered, nil
-}
-
 // answers builds the resume map for the replay's pending interrupts from the
-// recorded answers. It returns nil when the recording has no answer for
-// them either (it ended waiting at the same place).
+// recorded answers (recording.Step.Answers). It returns nil when the
+// recording has no answer for them either (it ended waiting at the same
+// place).
 func (rp *replay) answers(rs recStep, v *engine.StepView) (engine.ResumeMap, error) {
-	rec := matchTasks(rs.tasks)
-	rm := engine.ResumeMap{}
-	unanswered, err := rp.callAnswers(rs, v, rm)
-	if err != nil {
-		return nil, err
+	o := rs.rec.Answers(v, func(t engine.TaskView) int { return rp.answered[t.ID] })
+	if o.Diverged != nil {
+		return nil, rp.diverge("step %d, %v", rs.step, o.Diverged)
 	}
-	seen := map[string]int{}
-	for _, t := range v.Tasks {
-		if t.Call || slices.ContainsFunc(t.Interrupts, func(in engine.Interruption) bool { _, ok := rm[in.ID]; return ok }) {
-			// A Task call's interrupt, which its caller reports too: the
-			// call's own answer goes to it (callAnswers).
-			continue
-		}
-		if t.State != engine.TaskInterrupted || len(t.Interrupts) == 0 {
-			// Without interrupts: its subgraph stopped at a breakpoint,
-			// which the resume continues past, as the recording's did.
-			continue
-		}
-		key := t.Name
-		if t.Push {
-			key += " " + string(engine.MustEncode(t.Input))
-		}
-		i := seen[key]
-		seen[key]++
-		var r *recTask
-		if i < len(rec[key]) {
-			r = rec[key][i]
-		}
-		if r == nil {
-			return nil, rp.diverge("step %d, node %s: the replay interrupted with %s; the recording ran no such task", rs.step, t.Name, interruptValues(t.Interrupts))
-		}
-		n := rp.answered[t.ID]
-		if n >= len(r.answers) {
-			if r.interrupted && rs.kind == "open" {
-				unanswered++
-				continue
-			}
-			return nil, rp.diverge("step %d, node %s: the replay interrupted with %s; the recording %s", rs.step, t.Name, interruptValues(t.Interrupts), recordedOutcome(r))
-		}
-		for _, in := range t.Interrupts {
-			rm[in.ID] = r.answers[n]
-		}
-		rp.answered[t.ID] = n + 1
+	for id := range o.ByTask {
+		rp.answered[id]++
 	}
-	if len(rm) == 0 && unanswered > 0 {
+	if len(o.Resume) == 0 && o.Waiting > 0 {
 		return nil, nil
 	}
-	return rm, nil
-}
-
-func recordedOutcome(r *recTask) string {
-	switch {
-	case r.err != "":
-		return "failed: " + r.err
-	case r.interrupted:
-		return fmt.Sprintf("interrupted only %d times", len(r.answers))
-	}
-	return "did not interrupt"
-}
-
-func interruptValues(ins []engine.Interruption) string {
-	parts := make([]string, len(ins))
-	for i, in := range ins {
-		parts[i] = string(engine.MustEncode(in.Value))
-	}
-	return strings.Join(parts, ", ")
+	return o.Resume, nil
 }
 
 // runFailed turns a failure of the replayed run into a verdict: a match when
-// the recording failed in the same node, a divergence otherwise.
-//
-// The node an error names may be one of a subgraph's (a subgraph's failure
-// reaches the parent as its own NodeError), so the replay's failed tasks, of
-// s's superstep, are matched with the recorded ones too.
-func (rp *replay) runFailed(step int, err error, tasks []recTask, s *engine.Stepper) error {
+// the recording failed the same way (recording.Step.SameFailure), a
+// divergence otherwise.
+func (rp *replay) runFailed(step int, err error, rec *recording.Step, s *engine.Stepper) error {
 	var ne *engine.NodeError
 	if errors.As(err, &ne) {
-		failed := map[string]bool{ne.Node: true}
-		callFailed := false
+		var tasks []engine.TaskView
 		if s != nil {
-			for _, t := range s.View().Tasks {
-				if t.State == engine.TaskFailed {
-					failed[t.Name] = true
-					callFailed = callFailed || t.Call
-				}
-			}
+			tasks = s.View().Tasks
 		}
-		for _, t := range tasks {
-			if failed[t.name] && t.err != "" || callFailed && t.callErr != "" {
-				return nil
-			}
+		if rec != nil && rec.SameFailure(ne.Node, tasks) {
+			return nil
 		}
 		return rp.diverge("step %d, node %s: the replay failed: %v", step, ne.Node, ne.Err)
 	}
 	return failf("replay of thread %q failed at step %d: %v", rp.thread, step, err)
 }
 
-func matchTasks(tasks []recTask) map[string][]*recTask {
-	out := map[string][]*recTask{}
-	for i := range tasks {
-		out[tasks[i].key()] = append(out[tasks[i].key()], &tasks[i])
-	}
-	return out
-}
-
-func taskList(tasks []recTask) string {
-	names := make([]string, len(tasks))
-	for i, t := range tasks {
-		names[i] = t.name
-	}
-	slices.Sort(names)
-	if len(names) == 0 {
+func taskList(rec *recording.Step) string {
+	if len(rec.Tasks) == 0 {
 		return "(no tasks)"
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(rec.Names(), ", ")
 }
 
 // compare checks the replayed tasks of a superstep against the recorded
-// ones: the same tasks, and for each the same writes channel by channel.
+// ones (recording.Step.Pair and Judge): the same tasks, and for each the
+// same outcome and writes channel by channel.
 func (rp *replay) compare(rs recStep, got []engine.TaskView) error {
-	rec := matchTasks(rs.tasks)
-	gotBy := map[string][]engine.TaskView{}
-	var keys []string
+	p := rs.rec.Pair(got)
+	count := func(key string) (rec, replay int) {
+		for _, t := range rs.rec.Tasks {
+			if t.Key() == key {
+				rec++
+			}
+		}
+		for _, t := range got {
+			if !t.Call && recording.KeyOf(t) == key {
+				replay++
+			}
+		}
+		return rec, replay
+	}
+	if len(p.Missing) > 0 {
+		r, g := count(p.Missing[0].Key())
+		return rp.diverge("step %d, node %s: it ran %d times in the recording, %d in the replay", rs.step, p.Missing[0].Name, r, g)
+	}
+	if len(p.Extra) > 0 {
+		r, g := count(recording.KeyOf(p.Extra[0]))
+		return rp.diverge("step %d, node %s: it ran %d times in the replay, %d in the recording", rs.step, p.Extra[0].Name, g, r)
+	}
+	var calls []engine.TaskView
 	for _, t := range got {
 		if t.Call {
-			// A functional API Task call: its result is part of its
-			// caller's writes, which are compared; the recording's
-			// checkpoints do not plan it as a task.
-			continue
-		}
-		key := t.Name
-		if t.Push {
-			key += " " + string(engine.MustEncode(t.Input))
-		}
-		if _, ok := gotBy[key]; !ok {
-			keys = append(keys, key)
-		}
-		gotBy[key] = append(gotBy[key], t)
-	}
-	for key, rts := range rec {
-		if len(gotBy[key]) < len(rts) {
-			return rp.diverge("step %d, node %s: it ran %d times in the recording, %d in the replay", rs.step, rts[0].name, len(rts), len(gotBy[key]))
+			calls = append(calls, t)
 		}
 	}
-	slices.Sort(keys)
-	for _, key := range keys {
-		gts := gotBy[key]
-		rts := rec[key]
-		if len(gts) > len(rts) {
-			return rp.diverge("step %d, node %s: it ran %d times in the replay, %d in the recording", rs.step, gts[0].Name, len(gts), len(rts))
+	for _, t := range sortedTasks(got) {
+		var v recording.Verdict
+		switch {
+		case rp.reused[t.ID]:
+			continue // it took the recorded writes: nothing to compare
+		case t.Call:
+			// Its result is part of its caller's writes, which are
+			// compared; its failure is compared with the recorded call's.
+			v = rs.rec.JudgeCall(t)
+		default:
+			v = rs.rec.Judge(p.Of[t.ID], t, calls)
 		}
-		for i, gt := range gts {
-			rt := rts[i]
-			if rp.reused[gt.ID] {
-				continue // it took the recorded writes: nothing to compare
-			}
-			if rs.kind == "open" && (!rt.saved || rt.interrupted && len(rt.writes) == 0) {
-				// Still waiting in the recording, or cut off before it
-				// finished: no outcome to compare with.
-				continue
-			}
-			if gt.State == engine.TaskFailed || rt.err != "" {
-				if (gt.State == engine.TaskFailed) != (rt.err != "") {
-					return rp.diverge("step %d, node %s: recorded %s, replay %s", rs.step, gt.Name, taskOutcome(rt.err != ""), taskOutcome(gt.State == engine.TaskFailed))
-				}
-				continue
-			}
-			if err := rp.compareWrites(rs.step, gt.Name, rt.writes, gt.Writes); err != nil {
+		switch v.Kind {
+		case recording.FailsNow:
+			return rp.diverge("step %d, node %s: recorded success, replay a failure", rs.step, t.Name)
+		case recording.RecordingFailed:
+			return rp.diverge("step %d, node %s: recorded a failure, replay success", rs.step, t.Name)
+		case recording.WritesDiffer:
+			if err := rp.writesDiffer(rs.step, t.Name, v.Diff[0]); err != nil {
 				return err
 			}
 		}
@@ -889,29 +662,25 @@ func (rp *replay) compare(rs recStep, got []engine.TaskView) error {
 	return nil
 }
 
-func taskOutcome(failed bool) string {
-	if failed {
-		return "a failure"
-	}
-	return "success"
+// sortedTasks are tasks in Key order, as the divergences are looked for.
+func sortedTasks(tasks []engine.TaskView) []engine.TaskView {
+	out := slices.Clone(tasks)
+	slices.SortStableFunc(out, func(a, b engine.TaskView) int { return strings.Compare(recording.KeyOf(a), recording.KeyOf(b)) })
+	return out
 }
 
-// compareWrites compares two runs of a task's writes (engine.DiffWrites)
-// and reports the first channel that differs.
-func (rp *replay) compareWrites(step int, node string, rec, got []engine.Write) error {
-	d := engine.DiffWrites(rec, got)
-	if d == nil {
-		return nil
-	}
+// writesDiffer reports the first channel a task wrote differently: a
+// divergence, or with --rerun a difference the replay goes on past.
+func (rp *replay) writesDiffer(step int, node string, d engine.WriteDiff) error {
+	msg := fmt.Sprintf("step %d, node %s, channel %s: recorded %s, replay %s", step, node, d.Channel, writeValues(d.Recorded, d.HasRecorded), writeValues(d.Got, d.HasGot))
 	if rp.rerun != nil {
 		// With --rerun the replay goes on past different writes, so that
 		// their effect downstream shows: which tasks' input changed.
-		msg := fmt.Sprintf("step %d, node %s, channel %s: recorded %s, replay %s", step, node, d[0].Channel, writeValues(d[0].Recorded, d[0].HasRecorded), writeValues(d[0].Got, d[0].HasGot))
 		rp.differences = append(rp.differences, msg)
 		rp.notes = append(rp.notes, node+" DIFFERS: "+msg)
 		return nil
 	}
-	return rp.diverge("step %d, node %s, channel %s: recorded %s, replay %s", step, node, d[0].Channel, writeValues(d[0].Recorded, d[0].HasRecorded), writeValues(d[0].Got, d[0].HasGot))
+	return rp.diverge("%s", msg)
 }
 
 // finish checks that the replay stops where the recording stopped. A
@@ -992,15 +761,6 @@ func (rp *replay) comparePlan(step int, next []string, running bool) error {
 	return nil
 }
 
-// taskKey matches a replayed task with a recorded one: by node, and for a
-// Send by its argument too.
-func taskKey(t engine.TaskView) string {
-	if t.Push {
-		return t.Name + " " + string(engine.MustEncode(t.Input))
-	}
-	return t.Name
-}
-
 // reuseRecorded is --rerun's step: of the tasks just planned on the replay
 // branch, those of nodes not named by --rerun whose input equals their
 // recorded input take their recorded writes. They are saved on the replay
@@ -1013,18 +773,11 @@ func taskKey(t engine.TaskView) string {
 // changed executes, or with --offline stops the replay, naming it.
 func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recStep, v *engine.StepView) (*engine.Stepper, error) {
 	rp.matched[v.CheckpointID] = true
-	rec := matchTasks(rs.tasks)
-	seen := map[string]int{}
+	pairs := rs.rec.Pair(v.Tasks)
 	cfg := engine.Config{ThreadID: rp.thread, CheckpointID: v.CheckpointID}
 	reused := 0
 	for _, t := range v.Tasks {
-		key := taskKey(t)
-		i := seen[key]
-		seen[key]++
-		var r *recTask
-		if i < len(rec[key]) {
-			r = rec[key][i]
-		}
+		r := pairs.Of[t.ID]
 		switch {
 		case t.Name == engine.Start:
 			continue // the input, not a node of the user's
@@ -1032,10 +785,10 @@ func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recSt
 			rp.notes = append(rp.notes, t.Name+" ran (--rerun)")
 		case r == nil:
 			rp.notes = append(rp.notes, t.Name+" ran (no such task in the recording)")
-		case !r.saved || r.err != "" || r.interrupted && len(r.writes) == 0:
+		case !r.Saved || r.Err != "" || r.Interrupted && len(r.Writes) == 0:
 			rp.notes = append(rp.notes, t.Name+" ran (the recording has no finished writes for it)")
-		case string(engine.MustEncode(t.Input)) == string(engine.MustEncode(r.input)):
-			writes := r.writes
+		case string(engine.MustEncode(t.Input)) == string(engine.MustEncode(r.Input)):
+			writes := r.Writes
 			if len(writes) == 0 {
 				writes = []engine.Write{{Channel: engine.NoWritesChannel}}
 			}
@@ -1046,7 +799,7 @@ func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recSt
 			reused++
 			rp.notes = append(rp.notes, t.Name+" reused (input equal to the recording)")
 		default:
-			keys := changedKeys(r.input, t.Input)
+			keys := changedKeys(r.Input, t.Input)
 			if rp.offline {
 				return s, &offlineStop{msg: fmt.Sprintf("step %d, task %s: its input differs from the recording in %s, so it would run with the current code; --offline stops here (drop --offline to run it, or add it to --rerun)", rs.step, t.Name, keys)}
 			}

@@ -64,6 +64,9 @@ var (
 	// ErrSubgraphsOnly is returned by show and history for a thread whose
 	// checkpoints are all in subgraph namespaces.
 	ErrSubgraphsOnly = errors.New("no checkpoints of the thread's own")
+	// ErrUnknownNamespace is returned for a --ns the thread has no
+	// checkpoints in.
+	ErrUnknownNamespace = errors.New("unknown namespace")
 )
 
 // openBoltStore opens the bbolt database at path (openStore decides that

@@ -11,13 +11,20 @@ import (
 // A thread can hold checkpoints in subgraph namespaces only: its own were
 // never written (a program that checkpoints only a subgraph) or were lost.
 // threads lists it, export writes it, and show and history, which display
-// a thread's own checkpoints, say where its checkpoints are instead of
-// calling it missing.
+// a thread's own checkpoints unless --ns names a namespace, say where its
+// checkpoints are instead of calling it missing.
 
 // subgraphNamespaces returns the namespaces of thread's checkpoints, in
 // order, or none.
 func subgraphNamespaces(ctx context.Context, st Store, thread string) []string {
-	list, err := st.List(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{AllNamespaces: true})
+	all := engine.ListOptions{AllNamespaces: true}
+	var list []*engine.CheckpointTuple
+	var err error
+	if o, ok := st.(outliner); ok {
+		list, err = o.Outline(ctx, engine.Config{ThreadID: thread}, all, nil) // no values
+	} else {
+		list, err = st.List(ctx, engine.Config{ThreadID: thread}, all)
+	}
 	if err != nil {
 		return nil
 	}
@@ -47,8 +54,8 @@ func threadNotFound(ctx context.Context, st Store, thread string) error {
 	}
 	names := make([]string, len(nss))
 	for i, ns := range nss {
-		names[i] = termtext.Name(ns)
+		names[i] = shellWord(ns)
 	}
-	return usagef("%w: thread %s has checkpoints only in subgraph namespaces (%s), which show and history do not display; superstep export %s writes them all",
+	return usagef("%w: thread %s has checkpoints only in subgraph namespaces (%s): show and history read one with --ns NS; superstep export %s writes them all",
 		ErrSubgraphsOnly, termtext.Name(thread), strings.Join(names, ", "), shellWord(thread))
 }

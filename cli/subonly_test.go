@@ -40,6 +40,10 @@ func TestInspect_SubgraphOnlyThread(t *testing.T) {
 	for _, cmd := range [][]string{{"show", "subonly"}, {"show", "subonly", "--checkpoint", "00000001"}, {"history", "subonly"}} {
 		superstep(t, "", append(cmd, "--db", db)...).want(t, 2, `thread subonly has checkpoints only in subgraph namespaces (inner:abc)`, "superstep export subonly")
 	}
+	superstep(t, "", "show", "subonly", "--db", db).want(t, 2, "show and history read one with --ns NS")
+	// The namespace the message names is what --ns reads, without a graph.
+	superstep(t, "", "show", "subonly", "--db", db, "--ns", "inner:abc").want(t, 0, "namespace inner:abc", `q = "two"`)
+	superstep(t, "", "history", "subonly", "--db", db, "--ns", "inner").want(t, 0, "step 1 loop", "step 0 loop")
 	superstep(t, "", "export", "subonly", "--db", db).want(t, 0, `"ns":"inner:abc"`, `"two"`)
 	superstep(t, "", "show", "nosuch", "--db", db).want(t, 2, `thread not found: "nosuch"`)
 }

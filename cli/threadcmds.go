@@ -16,7 +16,7 @@ import (
 // writes values onto a checkpoint as if a node had returned them, on a new
 // checkpoint (a fork when the checkpoint is not the latest).
 func (a *App) updateCommand(g *globals) *cobra.Command {
-	var ckpt, values, asNode, graphFlag string
+	var ckpt, values, asNode, graphFlag, ns string
 	cmd := &cobra.Command{
 		Use:   "update THREAD --values JSON",
 		Short: "Write state values onto a checkpoint (update_state), forking the thread",
@@ -27,9 +27,15 @@ source "update" and the chosen one as its parent, so updating an older
 checkpoint forks the thread (LangGraph's update_state). Prints the new
 checkpoint's id; continue from it with superstep run GRAPH --thread THREAD.
 
-Without --as-node the node that ran last is assumed, as LangGraph does.`,
+Without --as-node the node that ran last is assumed, as LangGraph does.
+
+--ns updates a subgraph's checkpoint in its namespace instead (superstep
+show lists a checkpoint's), with the subgraph's state keys and nodes, as
+LangGraph's update_state does with a subgraph's config: the new checkpoint
+is the subgraph's; the parent's are not touched.`,
 		Example: `  superstep update t1 --values '{"approved":true}'
-  superstep update t1 --checkpoint e2c3cb43 --values '{"question":"why?"}' --as-node plan_queries`,
+  superstep update t1 --checkpoint e2c3cb43 --values '{"question":"why?"}' --as-node plan_queries
+  superstep update t1 --ns 'review:6f1c…' --values '{"verdict":"ok"}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if values == "" {
@@ -45,12 +51,6 @@ Without --as-node the node that ran last is assumed, as LangGraph does.`,
 			}
 			thread := args[0]
 			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
-				t := list[0]
-				if ckpt != "" {
-					if t, err = findCheckpoint(list, thread, ckpt); err != nil {
-						return err
-					}
-				}
 				gr, err := graphFor(ctx, st, thread, graphFlag)
 				if err != nil {
 					return err
@@ -58,20 +58,46 @@ Without --as-node the node that ran last is assumed, as LangGraph does.`,
 				if gr == nil {
 					return usagef("thread %q has no recorded graph that still resolves: pass --graph", thread)
 				}
-				if err := checkKeys(gr, vm, "--values"); err != nil {
+				n, err := resolveNS(ctx, st, gr, thread, ns)
+				if err != nil {
 					return err
 				}
-				if asNode != "" && asNode != engine.Start && !containsNode(gr, asNode) {
-					return usagef("--as-node %q: graph %s has no such node (nodes: %s)", asNode, gr.Name(), strings.Join(gr.NodeNames(), ", "))
+				if ns != "" {
+					if list, err = nsCheckpoints(ctx, st, n.cfg(thread)); err != nil {
+						return err
+					}
 				}
-				cfg, err := gr.UpdateState(ctx, engine.Config{ThreadID: thread, CheckpointID: t.Checkpoint.ID}, vm, asNode)
+				t := list[0]
+				if ckpt != "" {
+					if t, err = findCheckpoint(list, thread, ckpt); err != nil {
+						return nsHint(ctx, st, n.cfg(thread), ckpt, err)
+					}
+				}
+				root, gr := gr, n.graph
+				if err := checkKeys(gr, vm, "--values"); err != nil {
+					return n.refuse(err)
+				}
+				if asNode != "" && asNode != engine.Start && !containsNode(gr, asNode) {
+					return n.refuse(usagef("--as-node %q: graph %s has no such node (nodes: %s)", asNode, gr.Name(), strings.Join(gr.NodeNames(), ", ")))
+				}
+				// The thread's graph finds the subgraph a namespace names
+				// and writes there (engine: updateSuperstep).
+				cfg, err := root.UpdateState(ctx, engine.Config{ThreadID: thread, CheckpointNS: n.name, CheckpointID: t.Checkpoint.ID}, vm, asNode)
 				if err != nil {
 					return asUsage(err)
 				}
 				if g.json {
-					return writeJSON(a.Stdout, map[string]string{"thread": thread, "checkpoint": cfg.CheckpointID, "parent": t.Checkpoint.ID})
+					doc := map[string]string{"thread": thread, "checkpoint": cfg.CheckpointID, "parent": t.Checkpoint.ID}
+					if ns != "" {
+						doc["namespace"] = cfg.CheckpointNS
+					}
+					return writeJSON(a.Stdout, doc)
 				}
-				_, err = fmt.Fprintf(a.Stdout, "thread %s: new checkpoint %s (update of %s)\n", thread, engine.ShortID(cfg.CheckpointID), engine.ShortID(t.Checkpoint.ID))
+				where := ""
+				if ns != "" {
+					where = " in namespace " + cfg.CheckpointNS
+				}
+				_, err = fmt.Fprintf(a.Stdout, "thread %s: new checkpoint %s%s (update of %s)\n", thread, engine.ShortID(cfg.CheckpointID), where, engine.ShortID(t.Checkpoint.ID))
 				return err
 			})
 		},
@@ -80,6 +106,7 @@ Without --as-node the node that ran last is assumed, as LangGraph does.`,
 	cmd.Flags().StringVar(&values, "values", "", "state values as a JSON object")
 	cmd.Flags().StringVar(&asNode, "as-node", "", "node the values come from (default: the node that ran last)")
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph of the thread (default: the one recorded for it)")
+	addNSFlag(cmd, &ns)
 	return cmd
 }
 

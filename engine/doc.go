@@ -161,7 +161,9 @@
 //     PUSH tasks of the running superstep, Final and Previous.
 //   - state.go: GetState, History and UpdateState (a subgraph's namespace
 //     included; state_bulk.go several supersteps at once). declared.go
-//     finds which declared subgraph (UsesSubgraph) ran in a namespace.
+//     finds which declared subgraph (UsesSubgraph) ran in a namespace;
+//     subgraphruns.go lists the namespaces a task's subgraph runs keep
+//     their checkpoints in.
 //   - checkpoint.go, saver.go, memsaver.go: plain-data checkpoints, the
 //     storage contract and its in-memory implementation.
 //   - limits.go: the bounds on what runs write — the one value depth limit

@@ -3,7 +3,6 @@ package persist
 import (
 	"encoding/binary"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -56,26 +55,8 @@ func BenchmarkLayoutPages(b *testing.B) {
 
 func benchLayout(b *testing.B, layout string, steps int) {
 	const threads, perCommit = 32, 10
-	db, err := bolt.Open(filepath.Join(b.TempDir(), "layout.db"), 0o600, &bolt.Options{NoSync: true, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketThreads, []byte("log"), []byte("heads")} {
-			if _, err := tx.CreateBucket(name); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		b.Fatal(err)
-	}
+	db := openLayoutDB(b, true)
 	var seq uint64
-	newID := func() string {
-		seq++
-		return fmt.Sprintf("18ece395-%04x-%04x-0000-%012x", seq>>16&0xffff, seq&0xffff, seq)
-	}
 	record := make([]byte, 280)
 	small := make([]byte, 13)
 	cpuBefore, pagesBefore := cpuTime(), pagesWritten(db)
@@ -89,19 +70,9 @@ func benchLayout(b *testing.B, layout string, steps int) {
 				for n := 0; n < perCommit && done < threads*(steps+1); n++ {
 					t := done % threads
 					thread := []byte(fmt.Sprint("t", i, "-", t))
-					id := newID()
-					var err error
-					switch layout {
-					case "log":
-						err = layoutLog(tx, thread, last[t], id, step[t], record, small)
-					case "clustered":
-						err = layoutClustered(tx, thread, last[t], id, step[t], record, small)
-					case "nested":
-						err = layoutNested(tx, thread, last[t], id, step[t], record, small)
-					default:
-						err = layoutPrefixed(tx, thread, last[t], id, step[t], record, small, layout)
-					}
-					if err != nil {
+					seq++
+					id := layoutID(seq)
+					if err := layoutPut(tx, layout, thread, last[t], id, step[t], record, small); err != nil {
 						return err
 					}
 					last[t] = id
@@ -120,6 +91,22 @@ func benchLayout(b *testing.B, layout string, steps int) {
 	cpu := cpuTime() - cpuBefore
 	b.ReportMetric(float64(pagesWritten(db)-pagesBefore)/float64(supersteps), "writes/superstep")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(supersteps), "cpu-µs/superstep")
+}
+
+// layoutPut writes one superstep's records in layout: the new checkpoint
+// id of thread, whose previous checkpoint is parent ("" for the first)
+// and which is its step'th.
+func layoutPut(tx *bolt.Tx, layout string, thread []byte, parent, id string, step int, record, small []byte) error {
+	switch layout {
+	case "log":
+		return layoutLog(tx, thread, parent, id, step, record, small)
+	case "clustered":
+		return layoutClustered(tx, thread, parent, id, step, record, small)
+	case "nested":
+		return layoutNested(tx, thread, parent, id, step, record, small)
+	default:
+		return layoutPrefixed(tx, thread, parent, id, step, record, small, layout)
+	}
 }
 
 func layoutNested(tx *bolt.Tx, thread []byte, parent, id string, step int, record, small []byte) error {

@@ -14,11 +14,16 @@ import (
 // says only grew is encoded as the elements added: a superstep costs what
 // it changed, not the length of the lists it appended to.
 type putValues struct {
-	pre  map[string]preValue // encoded before queueing
-	vals map[string]any      // the other values, encoded only if needed
-	size int                 // bytes of the encodings held
-	late int                 // bytes full encoded in the transaction
-	prep *preparedPut        // the record worked out before queueing, or nil
+	// pre holds the values encoded before queueing, one per channel; a
+	// superstep changes a few channels, which a list finds faster than a
+	// map and with one small allocation instead of a map's group. preAt
+	// indexes a long one (see preOf).
+	pre   []preEntry
+	preAt map[string]int
+	vals  map[string]any // the other values, encoded only if needed
+	size  int            // bytes of the encodings held
+	late  int            // bytes full encoded in the transaction
+	prep  *preparedPut   // the record worked out before queueing, or nil
 }
 
 // preValue is one channel's value encoded before queueing: whole, or,
@@ -26,6 +31,31 @@ type putValues struct {
 // to its value at version from, as the suffix ",e1,e2" those elements add
 // to that list's encoding (the value itself is then kept in vals, for the
 // case where it must be stored whole after all).
+type preEntry struct {
+	channel string
+	preValue
+}
+
+// preIndexed is the length from which pre is looked up through preAt.
+const preIndexed = 8
+
+// preOf returns channel's value encoded before queueing, if it was.
+func (pv *putValues) preOf(channel string) (preValue, bool) {
+	if pv.preAt != nil {
+		i, ok := pv.preAt[channel]
+		if !ok {
+			return preValue{}, false
+		}
+		return pv.pre[i].preValue, true
+	}
+	for i := range pv.pre {
+		if pv.pre[i].channel == channel {
+			return pv.pre[i].preValue, true
+		}
+	}
+	return preValue{}, false
+}
+
 type preValue struct {
 	enc    []byte // the whole value's JSON, or nil
 	has    bool   // false: the channel has a version but no value
@@ -43,7 +73,7 @@ func encodePut(cp *engine.Checkpoint, changed map[string]engine.Version) (*putVa
 		pv.vals[ch] = v
 	}
 	if len(changed) > 0 {
-		pv.pre = make(map[string]preValue, len(changed))
+		pv.pre = make([]preEntry, 0, len(changed))
 	}
 	for ch := range changed {
 		if _, ok := cp.ChannelVersions[ch]; !ok {
@@ -59,7 +89,7 @@ func encodePut(cp *engine.Checkpoint, changed map[string]engine.Version) (*putVa
 				}
 				enc[0] = ',' // "[e1,e2]" → ",e1,e2"
 				p.from, p.suffix = a.From, enc[:len(enc)-1]
-				pv.pre[ch] = p
+				pv.pre = append(pv.pre, preEntry{ch, p})
 				pv.size += len(p.suffix)
 				continue
 			}
@@ -72,15 +102,21 @@ func encodePut(cp *engine.Checkpoint, changed map[string]engine.Version) (*putVa
 			p.enc = enc
 			pv.size += len(enc)
 		}
-		pv.pre[ch] = p
+		pv.pre = append(pv.pre, preEntry{ch, p})
 		delete(pv.vals, ch)
+	}
+	if len(pv.pre) > preIndexed {
+		pv.preAt = make(map[string]int, len(pv.pre))
+		for i, e := range pv.pre {
+			pv.preAt[e.channel] = i
+		}
 	}
 	return pv, nil
 }
 
 // full returns channel's whole encoding, encoding it now if Put did not.
 func (pv *putValues) full(channel string) ([]byte, bool, error) {
-	if p, ok := pv.pre[channel]; ok && p.suffix == nil {
+	if p, ok := pv.preOf(channel); ok && p.suffix == nil {
 		return p.enc, p.has, nil
 	}
 	val, has := pv.vals[channel]
@@ -98,7 +134,7 @@ func (pv *putValues) full(channel string) ([]byte, bool, error) {
 // appended returns the suffix the engine recorded for channel over its
 // value at version from.
 func (pv *putValues) appended(channel string, from engine.Version) ([]byte, bool) {
-	p, ok := pv.pre[channel]
+	p, ok := pv.preOf(channel)
 	if !ok || p.suffix == nil || p.from != from {
 		return nil, false
 	}
@@ -108,7 +144,8 @@ func (pv *putValues) appended(channel string, from engine.Version) ([]byte, bool
 // accounted reports whether the engine said channel's value only grew, so
 // that comparing it with the previous value byte by byte is pointless.
 func (pv *putValues) accounted(channel string) bool {
-	return pv.pre[channel].suffix != nil
+	p, _ := pv.preOf(channel)
+	return p.suffix != nil
 }
 
 // prevChain returns what the next append to the value at ref needs to know:

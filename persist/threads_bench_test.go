@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/superstep/superstep/engine"
 )
 
@@ -26,9 +24,11 @@ import (
 // The fastdisk variants skip fsync too but wait 220µs after each commit,
 // the fsync'd commit of a quiet local disk (BenchmarkFsyncCommit): they show
 // how commits are shared on such a disk when the one under the test is
-// slower or busy.
+// slower or busy. The modeldisk variants wait as modelDisk says, longer
+// for a commit of more pages, as BenchmarkLayoutSync's do
+// (SUPERSTEP_MODEL_DISK sets its costs).
 func BenchmarkThreadsSync(b *testing.B) {
-	for _, disk := range []string{"", "nosync/", "fastdisk/"} {
+	for _, disk := range []string{"", "nosync/", "fastdisk/", "modeldisk/"} {
 		for _, threads := range []int{1, 8, 32} {
 			b.Run(fmt.Sprint(disk, "threads=", threads), func(b *testing.B) { benchThreads(b, threads, disk) })
 		}
@@ -42,8 +42,11 @@ func benchThreads(b *testing.B, threads int, disk string) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	if disk == "fastdisk/" {
+	switch disk {
+	case "fastdisk/":
 		s.w.fakeSync = 220 * time.Microsecond
+	case "modeldisk/":
+		s.w.fakeSync, s.w.fakeSyncPage = modelDisk(b)
 	}
 	s.w.threadCPU = threadCPUTime
 	g, err := engine.NewStateGraph(engine.LastValueKey("n")).
@@ -108,11 +111,4 @@ func benchThreads(b *testing.B, threads int, disk string) {
 	if cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/supersteps, "cpu-µs/superstep")
 	}
-}
-
-// pagesWritten is the number of writes (one a page, plus a meta page per
-// commit) db's committed transactions made.
-func pagesWritten(db *bolt.DB) int64 {
-	st := db.Stats()
-	return st.TxStats.GetWrite()
 }

@@ -73,8 +73,11 @@ type writer struct {
 	now func() time.Time
 	// fakeSync, for benchmarks on a store opened with NoSync, is how long
 	// a commit waits after it is written, as if for an fsync of a disk
-	// faster or steadier than the one under the test.
-	fakeSync time.Duration
+	// faster or steadier than the one under the test; fakeSyncPage is
+	// added for each page the commit wrote (a disk's flush takes longer
+	// the more pages it carries). The writer's thread blocks in the
+	// kernel meanwhile, as in fdatasync.
+	fakeSync, fakeSyncPage time.Duration
 
 	wake chan struct{} // async: something was queued
 	stop chan struct{} // async: the background leader must exit
@@ -385,6 +388,10 @@ func (w *writer) commit(round []*op) {
 			runtime.LockOSThread()
 			cpu0 = w.threadCPU()
 		}
+		var pages0 int64
+		if w.fakeSyncPage > 0 {
+			pages0 = pagesWritten(w.db)
+		}
 		start := time.Now()
 		err := w.db.Update(func(tx *bolt.Tx) error {
 			r := beginRound(tx, w.now)
@@ -403,8 +410,12 @@ func (w *writer) commit(round []*op) {
 			round = slices.Delete(round, failed, failed+1)
 			continue
 		}
-		if err == nil && w.fakeSync > 0 {
-			time.Sleep(w.fakeSync)
+		if err == nil && (w.fakeSync > 0 || w.fakeSyncPage > 0) {
+			d := w.fakeSync
+			if w.fakeSyncPage > 0 {
+				d += time.Duration(pagesWritten(w.db)-pages0) * w.fakeSyncPage
+			}
+			blockThread(d)
 		}
 		w.txTime.Add(int64(time.Since(start)))
 		if w.threadCPU != nil {
@@ -437,6 +448,13 @@ func (w *writer) finish(o *op, err error) {
 		w.lost[o.kind]++
 		w.mu.Unlock()
 	}
+}
+
+// pagesWritten is the number of writes (one a page, plus a meta page per
+// commit) db's committed transactions made.
+func pagesWritten(db *bolt.DB) int64 {
+	st := db.Stats()
+	return st.TxStats.GetWrite()
 }
 
 // safeCall runs fn, turning a panic into an error so one bad op cannot take

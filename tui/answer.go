@@ -33,7 +33,7 @@ func (m *Model) openAnswer() {
 		// A replay answers as the recording did: offer its answer.
 		answers := m.replay.recordedAnswers(m.view)
 		for i, in := range m.answer.ints {
-			if a, ok := answers[in.TaskID]; ok {
+			if a, ok := answers[in.ID]; ok {
 				m.answer.inputs[i].SetValue(a)
 			}
 		}

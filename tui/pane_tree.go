@@ -541,8 +541,12 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		m.replayNext = r
 		id := s.Config.CheckpointID
 		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
-			v, err := ss.Checkout(ctx, id)
-			return opDoneMsg{view: v, err: err}
+			checkout := ss.Checkout
+			if fs, ok := ss.(freshCheckouter); ok {
+				checkout = fs.CheckoutFresh
+			}
+			v, err := checkout(ctx, id)
+			return opDoneMsg{view: startView(v), err: err}
 		})
 	case key.Matches(msg, k.Rerun):
 		return m.rerunTreeTask()

@@ -3,11 +3,11 @@ package tui
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/recording"
 )
 
 // replayRun is a step-by-step replay of a recorded thread: stepping goes
@@ -30,6 +30,9 @@ type replayRun struct {
 	read   snapshotReader
 	rec    *engine.StateSnapshot
 	recPos int
+	// recStep is rec's superstep as the recording package reads it.
+	recStep    *recording.Step
+	recStepPos int
 	// verdicts are the comparisons of the step last executed, by task id.
 	verdicts map[string]replayVerdict
 	// diverged names the first divergence ("" while every task matched).
@@ -46,84 +49,49 @@ type replayVerdict struct {
 }
 
 // newReplayRun follows the recorded branch down from checkpoint from in
-// heads (newest first, every branch): at each checkpoint the child the
-// original run wrote (source loop or input, the oldest such child) — not
-// the forks and updates made later.
+// heads (every branch): the original run (recording.OriginalRun), not the
+// forks and updates made later.
 func newReplayRun(heads []engine.CheckpointHead, from string, read snapshotReader) (*replayRun, error) {
-	found := false
-	children := map[string][]int{}
-	for i, h := range heads {
-		found = found || h.ID == from
-		children[h.ParentID] = append(children[h.ParentID], i)
-	}
-	if !found {
+	chain := recording.OriginalRun(heads, from)
+	if chain == nil {
 		return nil, fmt.Errorf("checkpoint %s is not in the thread's history", shortID(from))
 	}
-	r := &replayRun{from: from, read: read, recPos: -1}
-	for cur := from; cur != ""; {
-		r.chain = append(r.chain, cur)
-		next := ""
-		for _, c := range children[cur] {
-			h := heads[c]
-			if h.Source != engine.SourceLoop && h.Source != engine.SourceInput {
-				continue
-			}
-			if next == "" || h.ID < next {
-				next = h.ID
-			}
-		}
-		cur = next
-	}
-	return r, nil
+	return &replayRun{from: from, chain: chain, read: read, recPos: -1}, nil
 }
 
-// compare judges the tasks of an executed step against the recording and
-// returns the first divergence of this step ("" when all match).
+// compare judges the tasks of an executed step against the recording
+// (recording.Step: the same pairing and verdicts as the command line's
+// replay) and returns the first divergence of this step ("" when all
+// match).
 func (r *replayRun) compare(v *engine.StepView) string {
 	r.verdicts = map[string]replayVerdict{}
-	rec := r.current()
+	rec := r.step()
 	if rec == nil {
 		return ""
 	}
-	saved := engine.ReadSavedWrites(rec.PendingWrites)
-	used := map[string]bool{}
+	pairs := rec.Pair(v.Tasks)
+	var calls []engine.TaskView
+	for _, t := range v.Tasks {
+		if t.Call {
+			calls = append(calls, t)
+		}
+	}
 	first := ""
 	for _, t := range v.Tasks {
-		rt := matchRecorded(rec.Tasks, t, used)
-		var verdict replayVerdict
-		switch {
-		case rt == nil:
-			verdict.why = "the recording has no such task"
-		default:
-			used[rt.ID] = true
-			st, _ := saved.Task(rt.ID)
-			var recorded []engine.Write
-			recordedErr := ""
-			if st != nil {
-				recorded = st.Writes
-				if st.Failed {
-					recordedErr = st.Error
-				}
-			}
-			failed := t.State == engine.TaskFailed && t.Err != nil
-			// A failure is an outcome to compare, even with no writes on
-			// either side. Both failing is the same outcome; the messages
-			// are not compared (they name the step, which a fork moves).
-			switch diff := writeDiff(recorded, outputWrites(t.Writes)); {
-			case failed && recordedErr == "":
-				verdict.why = "fails now (" + firstLine(t.Err.Error()) + "); the recording ran"
-			case !failed && recordedErr != "" && t.State != engine.TaskPlanned:
-				verdict.why = "the recording failed here (" + firstLine(recordedErr) + "); now it ran"
-			case len(diff) > 0:
-				verdict.why = "writes differ on " + strings.Join(diff, ", ")
-			default:
-				verdict.same = true
-			}
+		var vd recording.Verdict
+		if t.Call {
+			vd = rec.JudgeCall(t)
+		} else {
+			vd = rec.Judge(pairs.Of[t.ID], t, calls)
 		}
+		verdict := replayVerdict{same: !vd.Diverged(), why: verdictWhy(vd)}
 		r.verdicts[t.ID] = verdict
 		if !verdict.same && first == "" {
-			first = fmt.Sprintf("recorded step %d, %s: %s", rec.Metadata.Step+1, t.Name, verdict.why)
+			first = fmt.Sprintf("recorded step %d, %s: %s", r.rec.Metadata.Step+1, t.Name, verdict.why)
 		}
+	}
+	if m := pairs.Missing; first == "" && len(m) > 0 && v.Status != engine.StatusFailed {
+		first = fmt.Sprintf("recorded step %d, %s: the recording ran it; the replay did not", r.rec.Metadata.Step+1, m[0].Name)
 	}
 	r.compared++
 	if first != "" && r.diverged == "" {
@@ -132,100 +100,100 @@ func (r *replayRun) compare(v *engine.StepView) string {
 	return first
 }
 
-// matchRecorded finds the recorded task a replayed one stands for. Task
-// ids differ on the replay branch (they hash the checkpoint id), so a
-// pull task matches by node, a Send by node and argument.
-func matchRecorded(rec []engine.SnapshotTask, t engine.TaskView, used map[string]bool) *engine.SnapshotTask {
-	for i := range rec {
-		r := &rec[i]
-		if used[r.ID] || r.Name != t.Name || r.Push != t.Push {
-			continue
+// verdictWhy says what differs, as the tasks pane shows it.
+func verdictWhy(vd recording.Verdict) string {
+	switch vd.Kind {
+	case recording.Unrecorded:
+		return "the recording has no such task"
+	case recording.FailsNow:
+		return "fails now (" + firstLine(vd.Err) + "); the recording ran"
+	case recording.RecordingFailed:
+		return "the recording failed here (" + firstLine(vd.Err) + "); now it ran"
+	case recording.WritesDiffer:
+		var chans []string
+		for _, d := range vd.Diff {
+			chans = append(chans, d.Channel)
 		}
-		if t.Push && !reflect.DeepEqual(engine.Normalize(r.Input), engine.Normalize(t.Input)) {
-			continue
-		}
-		return r
+		sort.Strings(chans)
+		return "writes differ on " + strings.Join(chans, ", ")
 	}
-	return nil
-}
-
-func outputWrites(ws []engine.Write) []engine.Write {
-	out := make([]engine.Write, 0, len(ws))
-	for _, w := range ws {
-		if !engine.IsControlWrite(w.Channel) {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// writeDiff names the channels two runs of a task wrote differently, as
-// engine.DiffWrites (the command line's replay's rule) finds them.
-func writeDiff(recorded, got []engine.Write) []string {
-	var out []string
-	for _, d := range engine.DiffWrites(recorded, got) {
-		out = append(out, d.Channel)
-	}
-	sort.Strings(out)
-	return out
+	return ""
 }
 
 // recordedAnswers are the answers the recording gave the tasks waiting in
-// v, by the replayed task's id, as JSON for the answer box: for each task,
-// the recorded answer after those the replay has given it already (the
-// last one when the replay asks more often than the recording did).
+// v, by interrupt id (a Task call's interrupt is reported by its caller
+// too, under the same id), as JSON for the answer box: for each task
+// (and Task call), the recorded answer after those the replay has given it
+// already (recording.Step.Answers). A task the recording has no answer for
+// gets none: its line is left to type.
 func (r *replayRun) recordedAnswers(v *engine.StepView) map[string]string {
-	rec := r.current()
+	rec := r.step()
 	if rec == nil || len(v.Interrupts) == 0 {
 		return nil
 	}
-	ta, _ := r.read.(taskAnswerer)
-	// now is the replay's own checkpoint, read once; given counts the
-	// answers its tasks have had so far.
-	var now *engine.StateSnapshot
-	if ta != nil {
-		now, _ = r.read.Snapshot(context.Background(), v.CheckpointID)
-	}
-	given := func(id string) int {
-		if now == nil {
-			return 0
-		}
-		for _, st := range now.Tasks {
-			if st.ID == id {
-				a, _ := ta.TaskAnswers(context.Background(), now, st)
-				return len(a)
-			}
-		}
-		return 0
-	}
+	given := r.givenAnswers(v.CheckpointID)
 	out := map[string]string{}
-	used := map[string]bool{}
-	for _, t := range v.Tasks {
-		if t.State != engine.TaskInterrupted {
-			continue
-		}
-		rt := matchRecorded(rec.Tasks, t, used)
-		if rt == nil {
-			continue
-		}
-		used[rt.ID] = true
-		answers := rt.Answers
-		if ta != nil && len(answers) == 0 {
-			// A subgraph's interrupts: its answers are saved in its
-			// namespace. Unreadable ones leave the line empty to type.
-			answers, _ = ta.TaskAnswers(context.Background(), rec, *rt)
-		}
-		if len(answers) > 0 {
-			out[t.ID] = string(engine.MustEncode(answers[min(given(t.ID), len(answers)-1)]))
-		}
+	for id, a := range rec.Answers(v, given).Resume {
+		out[id] = string(engine.MustEncode(a))
 	}
 	return out
 }
 
-// taskAnswerer finds a recorded task's answers where its subgraph saved
-// them; the engine session is one.
-type taskAnswerer interface {
-	TaskAnswers(ctx context.Context, snap *engine.StateSnapshot, task engine.SnapshotTask) ([]any, error)
+// givenAnswers counts the answers each task of the replay's checkpoint id
+// has had so far, read from that checkpoint once: a task's saved answers
+// (its subgraph's included), a Task call's under the call's own id.
+func (r *replayRun) givenAnswers(id string) func(engine.TaskView) int {
+	ta, _ := r.read.(recording.Answerer)
+	now, err := r.read.Snapshot(context.Background(), id)
+	if ta == nil || err != nil {
+		return func(engine.TaskView) int { return 0 }
+	}
+	saved := engine.ReadSavedWrites(now.PendingWrites)
+	return func(t engine.TaskView) int {
+		for _, st := range now.Tasks {
+			if st.ID == t.ID {
+				a, _ := ta.TaskAnswers(context.Background(), now.Config, st)
+				return len(a)
+			}
+		}
+		if st, ok := saved.Task(t.ID); ok {
+			return len(st.Answers) // a Task call, which no checkpoint plans
+		}
+		return 0
+	}
+}
+
+// step is the recorded superstep the replay's current one stands for
+// (recording.Read of current()), read once; nil past the end of the
+// recording or when it cannot be read (the divergence then says why).
+func (r *replayRun) step() *recording.Step {
+	snap := r.current()
+	if snap == nil {
+		return nil
+	}
+	if r.recStep == nil || r.recStepPos != r.pos {
+		ta, _ := r.read.(recording.Answerer)
+		if ta == nil {
+			ta = noAnswers{}
+		}
+		rec, err := recording.Read(context.Background(), ta, snap)
+		if err != nil {
+			if r.diverged == "" {
+				r.diverged = fmt.Sprintf("recorded checkpoint %s: %v", shortID(r.chain[r.pos]), err)
+			}
+			return nil
+		}
+		rec.Open = r.pos == len(r.chain)-1
+		r.recStep, r.recStepPos = rec, r.pos
+	}
+	return r.recStep
+}
+
+// noAnswers stands for a session that cannot read a subgraph's answers.
+type noAnswers struct{}
+
+func (noAnswers) TaskAnswers(context.Context, engine.Config, engine.SnapshotTask) ([]any, error) {
+	return nil, nil
 }
 
 // current is the recorded checkpoint the replay's current superstep
@@ -251,4 +219,26 @@ func (r *replayRun) advance(v *engine.StepView) {
 	if v.Phase == engine.PhaseCheckpoint && v.Source == engine.SourceLoop {
 		r.pos++
 	}
+}
+
+// startView is the view a replay starts from: recorded checkpoint v as
+// planned, before its superstep ran. The replay runs that superstep
+// again, so the outcomes the recording saved there (a stop at an
+// interrupt, a failure: what a checkout shows) are not the replay's; they
+// left the replay unable to step at an entrypoint's only checkpoint.
+func startView(v *engine.StepView) *engine.StepView {
+	if v == nil || v.Status == engine.StatusDone {
+		return v
+	}
+	out := *v
+	out.Status, out.Interrupts = engine.StatusRunning, nil
+	out.Tasks = make([]engine.TaskView, 0, len(v.Tasks))
+	for _, t := range v.Tasks {
+		if t.Call {
+			continue // made by its caller when it runs again
+		}
+		t.State, t.Writes, t.Interrupts, t.Err, t.Attempts, t.Retried = engine.TaskPlanned, nil, nil, nil, 0, nil
+		out.Tasks = append(out.Tasks, t)
+	}
+	return &out
 }

@@ -50,6 +50,9 @@ func replayFromInput(t *testing.T, g *engine.Graph, saver engine.Saver) Model {
 	t.Helper()
 	opts := Options{Thread: "rec", Saver: saver}
 	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	if m.mode == modeAnswer {
+		m = press(t, m, "esc") // a thread waiting opens at its answer box
+	}
 	m = press(t, m, "t")
 	for m.tree.selected().Metadata.Source != engine.SourceInput {
 		m = press(t, m, "down")

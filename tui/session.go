@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/recording"
 )
 
 // session is everything the model asks of the engine. It is stateful (it
@@ -107,6 +108,9 @@ type engineSession struct {
 	// from is a checkpoint made current by Checkout and not stepped from
 	// yet: the next step starts there (and the engine forks, if it must).
 	from string
+	// fresh: a replay starts at from (CheckoutFresh), whose superstep must
+	// run again whole, so the first step runs from recording.RunFrom.
+	fresh bool
 }
 
 var _ session = (*engineSession)(nil)
@@ -193,7 +197,7 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	if err != nil {
 		return nil, err
 	}
-	s.thread, s.from = thread, ""
+	s.thread, s.from, s.fresh = thread, "", false
 	v := st.View()
 	s.st = st
 	// The stepper cannot know that the head is waiting for an answer or has
@@ -228,7 +232,7 @@ func (s *engineSession) Start(ctx context.Context, thread string, input map[stri
 	if err != nil {
 		return nil, err
 	}
-	s.thread, s.st, s.from = thread, st, ""
+	s.thread, s.st, s.from, s.fresh = thread, st, "", false
 	return s.keep(st.View()), nil
 }
 
@@ -239,12 +243,31 @@ func (s *engineSession) live(ctx context.Context) error {
 	if s.thread == "" {
 		return errors.New("no thread is open")
 	}
-	st, err := s.g.Start(ctx, nil, s.runOpts(s.thread, s.from)...)
+	from, err := s.startPoint(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := s.g.Start(ctx, nil, s.runOpts(s.thread, from)...)
 	if err != nil {
 		return err
 	}
 	s.st, s.from = st, ""
 	return nil
+}
+
+// startPoint is the checkpoint the next run starts from: from, or for a
+// replay the one recording.RunFrom gives (a copy of from when it is the
+// thread's latest checkpoint, which a run would resume instead).
+func (s *engineSession) startPoint(ctx context.Context) (string, error) {
+	if !s.fresh || s.from == "" {
+		return s.from, nil
+	}
+	from, err := recording.RunFrom(ctx, s.g, s.thread, s.from)
+	if err != nil {
+		return "", err
+	}
+	s.from, s.fresh = from, false
+	return from, nil
 }
 
 func (s *engineSession) Next(ctx context.Context) (*engine.StepView, error) {
@@ -299,7 +322,11 @@ func (s *engineSession) committed(ctx context.Context, v *engine.StepView) *engi
 }
 
 func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepView, error) {
-	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, s.runOpts(s.thread, s.from)...)
+	from, err := s.startPoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, s.runOpts(s.thread, from)...)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +341,7 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	}
 	// Nothing is written yet: the fork, if any, is the engine's to write
 	// when stepping starts from here (live).
-	s.st, s.from = nil, id
+	s.st, s.from, s.fresh = nil, id, false
 	v := viewFromSnapshot(s.info, snap)
 	v.Status = viewStatus(snap)
 	v.Interrupts = snap.Interrupts()
@@ -323,6 +350,23 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 		v.Tasks = savedTasks(snap)
 	}
 	return s.keep(v), nil
+}
+
+// CheckoutFresh is Checkout for a replay: the first step runs id's
+// superstep again whole, from a copy of id when it is the thread's latest
+// checkpoint (startPoint); as Checkout, it writes nothing yet.
+func (s *engineSession) CheckoutFresh(ctx context.Context, id string) (*engine.StepView, error) {
+	v, err := s.Checkout(ctx, id)
+	if err == nil {
+		s.fresh = true
+	}
+	return v, err
+}
+
+// freshCheckouter is a session that can start a replay afresh (the engine
+// session); others check out as for time travel.
+type freshCheckouter interface {
+	CheckoutFresh(ctx context.Context, id string) (*engine.StepView, error)
 }
 
 // savedTasks are the tasks of the superstep that stopped at snap's

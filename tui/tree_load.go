@@ -58,8 +58,9 @@ func (s *engineSession) Snapshot(ctx context.Context, id string) (*engine.StateS
 	return s.g.GetState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
 }
 
-// TaskAnswers are the answers a recorded task of snapshot snap was given,
-// its subgraph's included (engine.Graph.TaskAnswers).
-func (s *engineSession) TaskAnswers(ctx context.Context, snap *engine.StateSnapshot, task engine.SnapshotTask) ([]any, error) {
-	return s.g.TaskAnswers(ctx, snap.Config, task)
+// TaskAnswers are the answers a recorded task of the checkpoint cfg
+// addresses was given, its subgraph's included (engine.Graph.TaskAnswers);
+// it makes the session a recording.Answerer.
+func (s *engineSession) TaskAnswers(ctx context.Context, cfg engine.Config, task engine.SnapshotTask) ([]any, error) {
+	return s.g.TaskAnswers(ctx, cfg, task)
 }
