@@ -13,12 +13,13 @@ import (
 
 // execute is the Execute phase: run every planned task that has no saved
 // writes, concurrently, each against the same read-only channel state. Each
-// task's writes are saved as soon as it ends. The first failure cancels the
-// tasks still working, through their context; each of them saves what it
-// wrote before it saw the cancellation, plus its error. A task that finished
-// keeps everything (_runner.py:574-613 commit, :616-634
-// _should_stop_others; runner.ts:149-176 tick, :425-471 _commit).
-// Interrupts let siblings finish.
+// task's writes are saved as soon as it ends. The first failure, or the
+// caller's cancellation, cancels the tasks still working, through their
+// context, and the superstep ends without waiting for them: each saves its
+// error (fanout.abandon), with what its writers wrote if they had begun.
+// A task that finished keeps everything (_runner.py:574-613 commit,
+// :616-634 _should_stop_others; runner.ts:149-176 tick, :425-471
+// _commit). Interrupts let siblings finish.
 func (l *loop) execute(ctx context.Context) error {
 	run := l.tasks // no copy unless some task reuses saved writes
 	for i, t := range l.tasks {
