@@ -160,7 +160,8 @@ func checkAbandoned(t *testing.T, dg *deafGraph, run runWay, d engine.Durability
 			t.Errorf("fast = %+v, want its writes saved", f)
 		}
 	}
-	if dt := tasks["deaf"]; dt.Finished || dt.Error == "" {
+	var ne *engine.NodeError
+	if dt := tasks["deaf"]; dt.Finished || !errors.Is(dt.Err, context.Canceled) || !errors.As(dt.Err, &ne) || ne.Node != "deaf" || ne.Err != context.Canceled {
 		t.Errorf("deaf = %+v, want its cancellation saved", dt)
 	}
 	close(dg.release)
@@ -233,8 +234,9 @@ func TestCancel_SiblingFailureAbandonsAnUntimedNode(t *testing.T) {
 		t.Fatal("the run waited for a node that ignores its context after a sibling failed")
 	}
 	tasks := savedTasks(t, g, "t")
-	if dt := tasks["deaf"]; dt.Finished || dt.Error == "" {
-		t.Errorf("deaf = %+v, want its cancellation saved", dt)
+	var ce *engine.CancelledError
+	if dt := tasks["deaf"]; dt.Finished || !errors.As(dt.Err, &ce) || ce.By != "fails" {
+		t.Errorf("deaf = %+v, want its cancellation by fails saved", dt)
 	}
 	close(hold)
 	waitGoroutines(t, before)

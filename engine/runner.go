@@ -160,7 +160,7 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	// says why a wrapper of it is "any other saver").
 	if isMemorySaver(l.saver) && f.slots == nil {
 		f.finished = make(chan *task, len(run)+1) // and fail's nil
-		f.callerDone = ctx.Done()
+		f.caller = ctx
 		l.saveOnLoop = true
 	} else {
 		if l.stepEnded == nil {
@@ -215,10 +215,10 @@ type fanout struct {
 	// place of left: the loop's goroutine saves and reports the
 	// successes (commitOnLoop).
 	finished chan *task
-	// callerDone is the caller's context's Done, which wait selects on
-	// beside finished (nil: the caller cannot cancel).
-	callerDone <-chan struct{}
-	mu         sync.Mutex
+	// caller is the caller's context, whose Done wait selects on beside
+	// finished (when not nil: the caller can cancel).
+	caller context.Context
+	mu     sync.Mutex
 	// firstErr and bubble are runConcurrently's results, under mu.
 	firstErr, bubble error
 	// othersRunning says another task or call was still running when
@@ -369,10 +369,11 @@ func (f *fanout) wait(started []*task) (abandoned bool) {
 		// One receive per task: a select costs each several hundred
 		// instructions more, so it is made only where the caller can
 		// cancel; a sibling's failure sends nil (fail).
-		callerDone := f.callerDone
+		callerDone := f.caller.Done()
 		saveCtx := saveContext(f.ctx, l)
 		for n := len(started); n > 0; {
 			var t *task
+			cause := error(nil) // the caller's, when its Done woke us
 			if callerDone == nil {
 				t = <-f.finished
 			} else {
@@ -380,10 +381,17 @@ func (f *fanout) wait(started []*task) (abandoned bool) {
 				case t = <-f.finished:
 				case <-callerDone:
 					callerDone = nil
+					// f.ctx, derived, may not be cancelled yet: the
+					// context package closes a parent's Done before it
+					// cancels the children.
+					cause = causeOf(f.caller)
 				}
 			}
 			if t == nil {
-				k := f.abandon(started) // none the second time
+				if cause == nil {
+					cause = causeOf(f.ctx) // fail cancelled it before it sent nil
+				}
+				k := f.abandon(started, cause) // none the second time
 				n -= k
 				abandoned = abandoned || k > 0
 				continue
@@ -403,7 +411,7 @@ func (f *fanout) wait(started []*task) (abandoned bool) {
 			return abandoned
 		case <-cancelled:
 			cancelled = nil
-			if k := f.abandon(started); k > 0 {
+			if k := f.abandon(started, causeOf(f.ctx)); k > 0 {
 				abandoned = true
 				if f.left.Add(int32(-k)) == 0 {
 					return true
@@ -992,9 +1000,8 @@ func abandonable(t *task) bool {
 // its signal saves {name: "AbortError"} and the run throws at once, under
 // every durability) while finished siblings keep their writes. It returns
 // how many it abandoned.
-func (f *fanout) abandon(started []*task) int {
+func (f *fanout) abandon(started []*task, cause error) int {
 	l := f.l
-	cause := causeOf(f.ctx)
 	saveCtx := saveContext(f.ctx, l)
 	n := 0
 	for _, t := range started {
