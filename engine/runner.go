@@ -50,7 +50,7 @@ func (l *loop) execute(ctx context.Context) error {
 		// unless the caller can cancel (runLone).
 		var err error
 		if ctx.Done() == nil || !abandonable(run[0]) {
-			err = l.runTask(ctx, run[0])
+			err = l.runTask(ctx, run[0], false)
 		} else {
 			err = l.runLone(ctx, run[0])
 		}
@@ -317,21 +317,9 @@ func (f *fanout) work() {
 // run runs one task on its goroutine. It keeps its own frame and runTask's small:
 // a goroutine starts with a small stack, and a task whose calls fit in it
 // costs no stack growth (a copy of every frame on it).
-//
-// It is runTask with the task's state kept (task.state): the loop may
-// abandon the task while it runs.
 func (f *fanout) run(t *task) {
 	defer f.done(t) // also when a node calls runtime.Goexit
-	l := f.l
-	scope := l.newScope(t)
-	if !t.state.CompareAndSwap(taskQueued, taskRunning) {
-		return // abandoned before it started (abandon)
-	}
-	writes, err := l.runAttempts(f.ctx, scope, t)
-	if !t.state.CompareAndSwap(taskWriting, taskSettling) && !t.state.CompareAndSwap(taskRunning, taskSettling) {
-		return // abandoned: its superstep saved its error and ended
-	}
-	if err := l.settle(f.ctx, scope, t, writes, err); err != nil {
+	if err := f.l.runTask(f.ctx, t, true); err != nil {
 		f.fail(t, err)
 	}
 }
@@ -505,19 +493,20 @@ func (f *fanout) commitUnstarted(ctx context.Context, rest []*task) {
 // runTask runs one task with its retry policy and saves its outcome. It
 // returns an error only for a failure that stops the superstep: a task
 // that stopped because the superstep was cancelled saves its writes and
-// error and returns nil.
-func (l *loop) runTask(ctx context.Context, t *task) error {
+// error and returns nil. watched keeps the task's state (task.state) for
+// a superstep that may abandon it (fanout.run, runLone): one abandoned
+// before it started does not run, and one abandoned while it ran saves
+// and reports nothing.
+func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 	scope := l.newScope(t)
-	writes, err := l.runAttempts(ctx, scope, t)
-	return l.settle(ctx, scope, t, writes, err)
-}
-
-// runAttempts runs t's attempts under its retry policy and returns the
-// last one's writes and error.
-func (l *loop) runAttempts(ctx context.Context, scope *taskScope, t *task) (writes []Write, err error) {
+	if watched && !t.state.CompareAndSwap(taskQueued, taskRunning) {
+		return nil // abandoned before it started
+	}
+	var err error
+	var writes []Write
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
-			t.state.CompareAndSwap(taskWriting, taskRunning) // its node runs again (fanout.run)
+			t.state.CompareAndSwap(taskWriting, taskRunning) // its node runs again
 		}
 		t.result.Attempts = attempt
 		// Each attempt re-runs the node from its top with no writes
@@ -531,9 +520,13 @@ func (l *loop) runAttempts(ctx context.Context, scope *taskScope, t *task) (writ
 			writes, err = l.attemptOnce(ctx, scope, t)
 		}
 		if err == nil || !l.retryAfter(ctx, scope, t, attempt, err) {
-			return writes, err
+			break
 		}
 	}
+	if watched && !t.state.CompareAndSwap(taskWriting, taskSettling) && !t.state.CompareAndSwap(taskRunning, taskSettling) {
+		return nil // abandoned: its superstep saved its error and ended
+	}
+	return l.settle(ctx, scope, t, writes, err)
 }
 
 // retryAfter reports whether t runs again after attempt failed with err,
@@ -1079,15 +1072,7 @@ func (l *loop) runLoneTask() {
 	ctx, t, done := l.loneCtx, l.lone, l.loneDone
 	var err error
 	defer func() { done <- err }()
-	scope := l.newScope(t)
-	if !t.state.CompareAndSwap(taskQueued, taskRunning) {
-		return
-	}
-	writes, aerr := l.runAttempts(ctx, scope, t)
-	if !t.state.CompareAndSwap(taskWriting, taskSettling) && !t.state.CompareAndSwap(taskRunning, taskSettling) {
-		return // abandoned: the loop settled it and went on
-	}
-	err = l.settle(ctx, scope, t, writes, aerr)
+	err = l.runTask(ctx, t, true)
 }
 
 // settleAbandoned saves and reports t, abandoned, as failed with err.
