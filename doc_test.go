@@ -12,7 +12,7 @@ import (
 
 // documentedPackages are the packages whose go doc must read as a guide:
 // a package doc, and a doc comment on every exported name.
-var documentedPackages = []string{"engine", "typed", "persist", "persist/postgres", "tui"}
+var documentedPackages = []string{"engine", "typed", "persist", "persist/postgres", "tui", "graphs"}
 
 // TestDocs_EveryExportedNameIsDocumented fails on an exported constant,
 // variable, type, function, method, struct field or interface method of a

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -82,11 +83,12 @@ type channelState struct {
 	// snapshots whole and has no use for the list (newVersionsFor).
 	dirtyOff bool
 	// kept: a saver keeps every checkpoint of the run (keepsSnapshots),
-	// so checkpoints are carved from slabs (see newCheckpoint).
+	// so checkpoints are keptCheckpoints, carved from slabs (see
+	// newKept).
 	kept bool
 	// slab holds the checkpoints not handed out yet; made counts those
 	// handed out (a slab's size follows it).
-	slab []checkpointAlloc
+	slab []keptCheckpoint
 	made int
 	// ids holds the room not handed out yet for checkpoint ids (idRoom).
 	ids []byte
@@ -1198,11 +1200,12 @@ func shouldInterrupt(cs *channelState, nodes []string, tasks []*task) bool {
 	return false
 }
 
-// checkpoint snapshots the current channel state as a checkpoint in O(1):
-// its maps are filled in only when someone reads them (see lazyCheckpoint).
-// updated is the last superstep's hint (hint), its UpdatedChannels when
-// known.
-func (cs *channelState) checkpoint(id string, updated planHint) *Checkpoint {
+// checkpoint snapshots the current channel state as a checkpoint with id
+// and time ts in O(1): its maps are filled in only when someone reads
+// them (see lazyCheckpoint). updated is the last superstep's hint (hint),
+// its UpdatedChannels when known. In a kept run the checkpoint is a
+// keptCheckpoint (kc; cp is nil), else a Checkpoint (cp; kc is nil).
+func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (cp *Checkpoint, kc *keptCheckpoint) {
 	if cs.valuesOff {
 		cs.valuesOff = false
 		cs.sc().updated = nil // updated may be it: it is the checkpoint's now
@@ -1210,36 +1213,49 @@ func (cs *channelState) checkpoint(id string, updated planHint) *Checkpoint {
 		cs.verLog.restart()
 		cs.valLog.restart()
 	}
-	both := cs.newCheckpoint()
-	cp := &both.cp
-	cp.V, cp.ID = CheckpointFormat, id
-	lz := &both.lazy
+	var lz *lazyCheckpoint
+	if cs.kept {
+		kc = cs.newKept()
+		kc.id, kc.ts = id, ts
+		lz = &kc.lazy
+	} else {
+		both := &checkpointAlloc{}
+		cp = &both.cp
+		cp.V, cp.ID, cp.TS = CheckpointFormat, id, ts
+		lz = &both.lazy
+		cp.lazy = lz
+	}
 	lz.g = cs.g
 	if cs.extraVer != nil || cs.extraSeen != nil {
 		lz.extra = &lazyExtras{cs.extraVer, cs.extraSeen}
 	}
 	cs.valLog.carve, cs.verLog.carve = cs.kept, cs.kept
 	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.valuesBase)
-	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), func() idFrozen[Version] {
-		return denseBase(cs.allIndexed())
-	})
+	cs.verLog.snapshotTo(&lz.versions, lz.versionsRoom[:], cs.verIndexLen(), cs.versionsBase)
 	lz.seen = cs.seen.snapshot()
-	cp.lazy = lz
 	if len(cs.appends) > 0 {
-		cp.Appends, cs.appendsShared = cs.appends, true
+		if kc != nil {
+			kc.appends = cs.appends
+		} else {
+			cp.Appends = cs.appends
+		}
+		cs.appendsShared = true
 	}
 	cs.seenGen++ // the snapshot shares every versions_seen map now
 	switch {
-	case updated.known && cs.kept && cs.keepUpdated(lz, updated):
+	case !updated.known:
+	case kc != nil && cs.keepUpdated(lz, updated):
 		// Names when read (Materialize).
-	case updated.known && cs.kept:
-		cp.UpdatedChannels = append([]string{}, updated.channels...) // applyWrites reuses its list
-	case updated.known:
+	case kc != nil:
+		// Rare (a hint without ids): the public checkpoint is made now,
+		// to hold a copy of the names (applyWrites reuses its list).
+		kc.public().UpdatedChannels = append([]string{}, updated.channels...)
+	default:
 		// Shared, not copied: applyWrites makes a new list each superstep
 		// while checkpoints are made, and nobody changes one.
 		cp.UpdatedChannels = updated.channels
 	}
-	return cp
+	return cp, kc
 }
 
 // checkpointAlloc is a checkpoint and its lazy part, in one allocation.
@@ -1248,23 +1264,21 @@ type checkpointAlloc struct {
 	lazy lazyCheckpoint
 }
 
-// checkpointSlabMax is the most checkpoints one slab holds: 20 of 400
-// bytes fill the allocator's 8 KB size class.
-const checkpointSlabMax = 8192 / int(unsafe.Sizeof(checkpointAlloc{}))
+// checkpointSlabMax is the most checkpoints one slab holds: as many
+// keptCheckpoints as fill the allocator's 8 KB size class.
+const checkpointSlabMax = 8192 / int(unsafe.Sizeof(keptCheckpoint{}))
 
-// newCheckpoint returns a zero checkpoint. For a saver that keeps every
-// one (kept) it is carved from a slab, as many as the run has made so
-// far (2 to checkpointSlabMax) in one allocation: the collector then
-// allocates, marks and sweeps one object where it had up to 20, each
-// cycle again for a MemorySaver's whole history. A slab stays alive while
-// any of its checkpoints does; those of a kept run live as long as its
-// history (each delta points to its parent anyway).
-func (cs *channelState) newCheckpoint() *checkpointAlloc {
-	if !cs.kept {
-		return &checkpointAlloc{}
-	}
+// newKept returns a zero keptCheckpoint, carved from a slab, as many as
+// the run has made so far (2 to checkpointSlabMax) in one allocation: the
+// collector then allocates, marks and sweeps one object where it had up
+// to 23, each cycle again for a MemorySaver's whole history. A slab stays
+// alive while any of its checkpoints does; those of a kept run live as
+// long as its history (each delta points to its parent anyway). A run
+// whose saver does not keep every checkpoint makes each on its own: a
+// slab would keep the siblings of any checkpoint it holds.
+func (cs *channelState) newKept() *keptCheckpoint {
 	if len(cs.slab) == 0 {
-		cs.slab = make([]checkpointAlloc, min(max(cs.made, 2), checkpointSlabMax))
+		cs.slab = make([]keptCheckpoint, min(max(cs.made, 2), checkpointSlabMax))
 	}
 	c := &cs.slab[0]
 	cs.slab = cs.slab[1:]
@@ -1311,6 +1325,83 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 		return denseBase(all)
 	}
 	return idFrozen[any]{delta: slices.Clone(present), parent: cs.g.noValues}
+}
+
+// versionsBase is a full snapshot of the versions and versions_seen
+// (allIndexed's layout). For a run's first snapshot, when at most half of
+// them are not zero (a new thread's first checkpoint has nearly none; a
+// graph of many nodes has a versions_seen slot for each trigger of each),
+// it lists only those, over the graph's snapshot of none, as valuesBase
+// does: a MemorySaver keeps every base of a run, where a dense one is 8
+// bytes a slot. A later base is taken once the changes since the last one
+// outnumber the slots (idLog.snapshotTo), when most are usually set: it
+// is not worth counting them there.
+func (cs *channelState) versionsBase() idFrozen[Version] {
+	n := cs.verIndexLen()
+	if zero := cs.g.noVersions; cs.verLog.last == nil && zero != nil && len(*zero.base) == n {
+		if set := setSlots(cs.ver) + setSlots(cs.seenV) + setFlags(cs.seenRan); 2*set <= n {
+			delta := make([]idEntry[Version], 0, set)
+			delta = appendSet(delta, cs.ver, 0)
+			delta = appendSet(delta, cs.seenV, len(cs.ver))
+			at := len(cs.ver) + len(cs.seenV)
+			for i, ran := range cs.seenRan {
+				if ran {
+					delta = append(delta, idEntry[Version]{int32(at + i), 1})
+				}
+			}
+			return idFrozen[Version]{delta: delta, parent: zero}
+		}
+	}
+	return denseBase(cs.allIndexed())
+}
+
+// setSlots counts the versions in vs that are not zero, skipping zeros
+// four at a time: a new thread's are nearly all zero.
+func setSlots(vs []Version) int {
+	set, i := 0, 0
+	for ; i+4 <= len(vs); i += 4 {
+		q := (*[4]Version)(vs[i:]) // one bounds check for four
+		if q[0]|q[1]|q[2]|q[3] == 0 {
+			continue
+		}
+		set += int(b2v(q[0] != 0) + b2v(q[1] != 0) + b2v(q[2] != 0) + b2v(q[3] != 0))
+	}
+	for ; i < len(vs); i++ {
+		set += int(b2v(vs[i] != 0))
+	}
+	return set
+}
+
+// appendSet appends the versions in vs that are not zero to out, with
+// ids from at on.
+func appendSet(out []idEntry[Version], vs []Version, at int) []idEntry[Version] {
+	i := 0
+	for ; i+4 <= len(vs); i += 4 {
+		q := (*[4]Version)(vs[i:]) // one bounds check for four
+		if q[0]|q[1]|q[2]|q[3] == 0 {
+			continue
+		}
+		for j, v := range q {
+			if v != 0 {
+				out = append(out, idEntry[Version]{int32(at + i + j), v})
+			}
+		}
+	}
+	for ; i < len(vs); i++ {
+		if vs[i] != 0 {
+			out = append(out, idEntry[Version]{int32(at + i), vs[i]})
+		}
+	}
+	return out
+}
+
+// setFlags counts the true flags in fs.
+func setFlags(fs []bool) int {
+	set := 0
+	for _, f := range fs {
+		set += int(b2v(f))
+	}
+	return set
 }
 
 // absent stands for "no value" in a snapshot of values by channel id.

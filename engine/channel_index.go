@@ -89,4 +89,6 @@ func (g *Graph) indexChannels() {
 			n.trigIDs[i] = id
 		}
 	}
+	noVersions := denseBase(make([]Version, len(g.channelOrder)+g.seenSlots+len(g.nodeOrder)))
+	g.noVersions = &noVersions
 }

@@ -85,8 +85,8 @@ func TestChannelIndex_UncheckpointedRunMatchesNamedState(t *testing.T) {
 		t.Fatalf("values %v, with a listener %v", pr.Values, nr.Values)
 	}
 	// A checkpoint asked for after all is the named run's.
-	pc := plain.l.cs.checkpoint("x", planHint{}).Materialize()
-	nc := named.l.cs.checkpoint("x", planHint{}).Materialize()
+	pc := plain.l.cs.testCheckpoint("x", planHint{}).Materialize()
+	nc := named.l.cs.testCheckpoint("x", planHint{}).Materialize()
 	if !reflect.DeepEqual(pc.ChannelVersions, nc.ChannelVersions) || !reflect.DeepEqual(pc.VersionsSeen, nc.VersionsSeen) {
 		t.Fatalf("late checkpoint versions %v seen %v, want %v %v", pc.ChannelVersions, pc.VersionsSeen, nc.ChannelVersions, nc.VersionsSeen)
 	}
@@ -123,7 +123,7 @@ func TestChannelIndex_ExtrasSurviveSnapshots(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ { // foreign, then the engine's own twice
 		cs := newChannelState(g, cp)
-		cp = cs.checkpoint("x", planHint{})
+		cp = cs.testCheckpoint("x", planHint{})
 		m := cp.Materialize()
 		if m.ChannelVersions["old"] != 2 || m.ChannelVersions["branch:to:a"] != 3 || m.VersionsSeen["a"]["gone"] != 1 {
 			t.Fatalf("round %d: versions %v, versions_seen %v: want old and gone kept", i, m.ChannelVersions, m.VersionsSeen)
@@ -133,7 +133,7 @@ func TestChannelIndex_ExtrasSurviveSnapshots(t *testing.T) {
 		}
 	}
 	// A graph's own state has no extras: the checkpoint keeps no room.
-	if cp := newChannelState(g, nil).checkpoint("y", planHint{}); cp.lazyState().extra != nil {
+	if cp := newChannelState(g, nil).testCheckpoint("y", planHint{}); cp.lazyState().extra != nil {
 		t.Fatal("a new thread's checkpoint has extras")
 	}
 }

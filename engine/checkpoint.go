@@ -3,6 +3,7 @@ package engine
 import (
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -85,6 +86,41 @@ type lazyCheckpoint struct {
 	versionsRoom [5]idEntry[Version]
 	updatedRoom  [2]int32
 	updatedMore  *int32 // in a chunk with no pointer
+}
+
+// keptCheckpoint is a checkpoint of a run whose saver keeps every one
+// (channelState.kept: MemorySaver), as that saver keeps it: the engine's
+// snapshot with the checkpoint's id, time and appends, but not the public
+// Checkpoint's fields, which stay empty until someone reads it (112 bytes
+// a superstep for the whole history). The public Checkpoint is made when
+// first read (public), once: its lazy part is this one's.
+type keptCheckpoint struct {
+	lazy    lazyCheckpoint
+	id      string
+	ts      time.Time
+	appends map[string]ListAppend
+	pub     atomic.Pointer[Checkpoint]
+}
+
+// idOr is k's id, or cp's when k is nil.
+func (k *keptCheckpoint) idOr(cp *Checkpoint) string {
+	if k != nil {
+		return k.id
+	}
+	return cp.ID
+}
+
+// public returns the checkpoint as a Checkpoint, made on the first call;
+// every call returns the same one. Safe for concurrent use.
+func (k *keptCheckpoint) public() *Checkpoint {
+	if cp := k.pub.Load(); cp != nil {
+		return cp
+	}
+	cp := &Checkpoint{V: CheckpointFormat, ID: k.id, TS: k.ts, Appends: k.appends, lazy: &k.lazy}
+	if k.pub.CompareAndSwap(nil, cp) {
+		return cp
+	}
+	return k.pub.Load()
 }
 
 // lazyExtras is what a graph's state holds beyond its own channels and

@@ -24,6 +24,10 @@ type Graph struct {
 	// noValues is the values snapshot in which no channel has a value,
 	// by channel id: the parent of sparse bases (channelState.valuesBase).
 	noValues *idFrozen[any]
+	// noVersions is the versions snapshot in which no channel has a
+	// version and no node has seen one (channelState.allIndexed's
+	// layout): the parent of sparse bases (channelState.versionsBase).
+	noVersions *idFrozen[Version]
 	// lastValues and ephemerals count the channels of those kinds (see
 	// channelSlab).
 	lastValues, ephemerals int

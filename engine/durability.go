@@ -137,12 +137,11 @@ func (l *loop) putExitCheckpoint(ctx context.Context) error {
 			}
 		}
 	}
-	cp := l.cs.checkpoint(l.cpID, l.hint.onlyIf(l.md.Source == SourceLoop))
-	cp.TS = l.g.clock()
+	cp, kc := l.cs.checkpoint(l.cpID, l.g.clock(), l.hint.onlyIf(l.md.Source == SourceLoop))
 	if ls := l.opts.turns; ls != nil {
 		ls.wait(l.opts.turnAt)
 	}
-	_, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: x.savedID}, forSaver(l.saver, cp), l.md, newVersions)
+	err := l.put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: x.savedID}, cp, kc, l.md, newVersions)
 	if ls := l.opts.turns; ls != nil {
 		ls.pass(l.opts.turnAt)
 	}
@@ -151,6 +150,9 @@ func (l *loop) putExitCheckpoint(ctx context.Context) error {
 	}
 	l.parentID = x.savedID
 	if l.emit != nil {
+		if kc != nil {
+			cp = kc.public()
+		}
 		l.emit(Event{Kind: EventCheckpoint, Step: l.md.Step, Checkpoint: cp.Materialize(), Metadata: l.md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
 	}
 	return nil

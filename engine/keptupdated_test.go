@@ -36,7 +36,7 @@ func TestKeepUpdated_IDsReadAsNames(t *testing.T) {
 			names = append(names, c)
 			ids = append(ids, g.chanIDs[c])
 		}
-		cp := cs.checkpoint(fmt.Sprint(i), planHint{known: true, channels: names, ids: ids})
+		cp := cs.testCheckpoint(fmt.Sprint(i), planHint{known: true, channels: names, ids: ids})
 		if cp.UpdatedChannels != nil {
 			t.Fatalf("checkpoint %d: names %q before it is read, want ids only", i, cp.UpdatedChannels)
 		}
@@ -51,13 +51,13 @@ func TestKeepUpdated_IDsReadAsNames(t *testing.T) {
 			t.Fatalf("checkpoint %d: updated %#v, want %q", i, got, want[i])
 		}
 	}
-	if cp := cs.checkpoint("u", planHint{channels: names, ids: ids}).Materialize(); cp.UpdatedChannels != nil {
+	if cp := cs.testCheckpoint("u", planHint{channels: names, ids: ids}).Materialize(); cp.UpdatedChannels != nil {
 		t.Fatalf("unknown: %#v, want nil", cp.UpdatedChannels)
 	}
 	// A hint without an id for each channel (nothing makes one, but
 	// the check is the guarantee): the names are kept as given, copied.
 	names = append(names[:0], "k1", "k2")
-	cp := cs.checkpoint("m", planHint{known: true, channels: names, ids: []chanID{g.chanIDs["k2"]}})
+	cp := cs.testCheckpoint("m", planHint{known: true, channels: names, ids: []chanID{g.chanIDs["k2"]}})
 	names[0] = "x"
 	if got := cp.Materialize().UpdatedChannels; !slices.Equal(got, []string{"k1", "k2"}) {
 		t.Fatalf("ids not the names': %q, want [k1 k2]", got)

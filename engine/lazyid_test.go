@@ -134,7 +134,7 @@ func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 	for _, tasks := range []int{1, 30} {
 		m := NewMemorySaver()
 		cfg := Config{ThreadID: "t", CheckpointID: idFrom(0, 7)}
-		cp := newChannelState(g, nil).checkpoint(cfg.CheckpointID, planHint{}) // the engine's, of g
+		cp := newChannelState(g, nil).testCheckpoint(cfg.CheckpointID, planHint{}) // the engine's, of g
 		if _, err := m.Put(ctx, Config{ThreadID: "t"}, cp, Metadata{Step: 3}, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -355,4 +355,54 @@ func TestPendingWrites_ReusedSlotsStartEmpty(t *testing.T) {
 			t.Fatalf("round %d: a slot is not empty after reset", round)
 		}
 	}
+}
+
+// TestMemorySaver_WritesFindTheirCheckpoint: writes saved by reference go
+// to the record of the checkpoint they name, whichever namespace or
+// thread was put last (the saver remembers the record it put last).
+func TestMemorySaver_WritesFindTheirCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	g := lazyIDGraph(t, NewMemorySaver())
+	work := g.nodes["work"].ord
+	m := NewMemorySaver()
+	put := func(cfg Config, id string) Config {
+		t.Helper()
+		cp := newChannelState(g, nil).testCheckpoint(id, planHint{})
+		out, err := m.Put(ctx, cfg, cp, Metadata{Step: 3}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	save := func(cfg Config, value string) {
+		m.putTaskWrites(cfg, g, 4, newMemTask(work, pushTask, 0), []Write{{Channel: "out", Value: value}})
+	}
+	check := func(cfg Config, want ...any) {
+		t.Helper()
+		tp, _ := m.GetTuple(ctx, cfg)
+		var got []any
+		for _, w := range tp.PendingWrites {
+			got = append(got, w.Value)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%+v: writes %v, want %v", cfg, got, want)
+		}
+	}
+	a := put(Config{ThreadID: "t"}, idFrom(0, 1))
+	b := put(Config{ThreadID: "t", CheckpointNS: "sub"}, idFrom(0, 1)) // a's id, put last, elsewhere
+	save(a, "a")
+	a2 := put(a, idFrom(0, 2)) // put last, in a's namespace
+	save(a, "a again")         // the same task: its first write stays
+	save(b, "b")
+	save(a2, "a2")
+	check(a, "a")
+	check(b, "b")
+	check(a2, "a2")
+	if err := m.DeleteThread(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	c := put(Config{ThreadID: "t"}, idFrom(0, 2)) // a2's id, in the thread anew
+	check(c)
+	save(c, "c")
+	check(c, "c")
 }

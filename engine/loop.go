@@ -483,6 +483,18 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 	return l.putWrites(ctx, t.id(), writes)
 }
 
+// put saves a checkpoint the run made (cp, or kc in a kept run: see
+// channelState.checkpoint) with its metadata.
+func (l *loop) put(ctx context.Context, cfg Config, cp *Checkpoint, kc *keptCheckpoint, md Metadata, newVersions map[string]Version) error {
+	if kc != nil {
+		// Only a MemorySaver's runs are kept (keepsSnapshots).
+		l.saver.(*MemorySaver).putKept(&cfg, kc, &md)
+		return nil
+	}
+	_, err := l.saver.Put(ctx, cfg, forSaver(l.saver, cp), md, newVersions)
+	return err
+}
+
 // planned returns t as a memTask when its id is the one planning gives
 // it from the current checkpoint (not a Task call's or an update's, whose
 // ids are made otherwise) and its node is the run's graph's. Only
@@ -576,14 +588,14 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		l.cs.forgetDirty()
 	}
 	var cp *Checkpoint
+	var kc *keptCheckpoint
 	if save || l.exit == nil && l.emit != nil {
 		// Without a saver or a listener nobody reads the checkpoint: only
 		// its id (for task ids) and the step counter matter.
-		cp = l.cs.checkpoint(id, l.hint.onlyIf(source == SourceLoop))
 		if !read {
 			ts = l.g.clock()
 		}
-		cp.TS = ts
+		cp, kc = l.cs.checkpoint(id, ts, l.hint.onlyIf(source == SourceLoop))
 	}
 	if l.exit != nil {
 		// Siblings still take turns each superstep, as they would to
@@ -597,7 +609,7 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		if ls := l.opts.turns; ls != nil {
 			ls.wait(l.opts.turnAt)
 		}
-		_, err := l.saver.Put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(l.saver, cp), md, newVersions)
+		err := l.put(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, cp, kc, md, newVersions)
 		if ls := l.opts.turns; ls != nil {
 			ls.pass(l.opts.turnAt)
 		}
@@ -614,6 +626,9 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 	l.parentID = l.cpID
 	l.cpID = id
 	l.md = md
+	if kc != nil && l.emit != nil {
+		cp = kc.public() // made now: a listener reads it
+	}
 	if cp != nil && l.emit != nil {
 		l.emit(Event{Kind: EventCheckpoint, Step: l.step, Checkpoint: cp.Materialize(), Metadata: md, ParentID: l.parentID, Namespace: l.cfg.CheckpointNS})
 	}

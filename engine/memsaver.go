@@ -16,10 +16,14 @@ type MemorySaver struct {
 	mu      sync.RWMutex
 	threads map[string]map[string]*memNamespace // thread -> ns -> checkpoints
 	// last is the namespace a write found last: a run writes its thread's
-	// one namespace twice a superstep (writes, checkpoint).
+	// one namespace twice a superstep (writes, checkpoint); rec is the
+	// record last put there (nil: none since), which a run's next writes
+	// are saved against. Records never move (chunks), and go only with
+	// their thread (DeleteThread).
 	last struct {
 		thread, ns string
 		n          *memNamespace
+		rec        *memRecord
 	}
 }
 
@@ -150,9 +154,12 @@ func (n *memNamespace) orphan(id string) *memWrites {
 // writes' values): its metadata is a source and a step, with Parents
 // empty or nil and no Extra, and its parent is the record before.
 type memRecord struct {
-	cp *Checkpoint
+	// kept is the checkpoint, when a run of the engine made it for this
+	// saver (keptCheckpoint); else it is more.cp.
+	kept *keptCheckpoint
 	// more holds what the usual checkpoint lacks: metadata of any other
-	// shape, and a parent id that is not the record before's. nil if none.
+	// shape, a parent id that is not the record before's, a checkpoint
+	// given to Put. nil if none.
 	more *memMore
 	step int32 // the metadata's, unless more
 	// source is the metadata's, as an index in memSources, unless more.
@@ -172,13 +179,54 @@ type memRecord struct {
 type memMore struct {
 	md       *Metadata // nil: the record's own fields say it
 	parentID string
+	cp       *Checkpoint // given to Put (kept is nil)
 }
 
 // memSources are the sources a record keeps as an index.
 var memSources = [...]string{"", SourceInput, SourceLoop, SourceUpdate, SourceFork}
 
 // id is the record's checkpoint id.
-func (r *memRecord) id() string { return r.cp.ID }
+func (r *memRecord) id() string {
+	if r.kept != nil {
+		return r.kept.id
+	}
+	return r.more.cp.ID
+}
+
+// setCheckpoint makes the record's checkpoint kc, if not nil, else cp.
+func (r *memRecord) setCheckpoint(cp *Checkpoint, kc *keptCheckpoint) {
+	r.kept = kc
+	switch {
+	case kc == nil:
+		r.moreOf().cp = cp
+	case r.more != nil:
+		r.more.cp = nil
+	}
+}
+
+// checkpoint is the record's checkpoint, materialized, for a reader
+// (shared: checkpoints are immutable).
+func (r *memRecord) checkpoint() *Checkpoint {
+	if r.kept != nil {
+		return r.kept.public().Materialize()
+	}
+	return r.more.cp.Materialize()
+}
+
+// ownedBy reports whether the record's checkpoint is an engine snapshot
+// of graph g's.
+func (r *memRecord) ownedBy(g *Graph) bool {
+	lz := r.lazy()
+	return lz != nil && lz.g == g
+}
+
+// lazy is the engine's snapshot behind the record's checkpoint, or nil.
+func (r *memRecord) lazy() *lazyCheckpoint {
+	if r.kept != nil {
+		return &r.kept.lazy
+	}
+	return r.more.cp.lazyState()
+}
 
 // moreOf returns r.more, made if r has none.
 func (r *memRecord) moreOf() *memMore {
@@ -466,7 +514,7 @@ func (r *memRecord) nameWrites(ns string) {
 	for i := range w.entries {
 		k := &w.entries[i].key.task
 		if k.byRef() {
-			*k = w.byID(k.id(r.cp.lazy.g, r.id(), ns, int(w.step)))
+			*k = w.byID(k.id(r.lazy().g, r.id(), ns, int(w.step)))
 			w.named++
 		}
 	}
@@ -567,54 +615,68 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 		t[ns] = n
 	}
 	if create { // under the write lock: readers only share m.mu.RLock
-		m.last.thread, m.last.ns, m.last.n = thread, ns, n
+		m.last.thread, m.last.ns, m.last.n, m.last.rec = thread, ns, n, nil
 	}
 	return n
 }
 
 // Put implements Saver. cp is kept as it is (checkpoints are immutable).
 func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Metadata, _ map[string]Version) (Config, error) {
-	out := Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}
+	m.put(&cfg, cp, nil, &md)
+	return Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
+}
+
+// putKept is Put for a checkpoint a run of the engine made for this saver
+// (keptCheckpoint: the public Checkpoint is made when read).
+func (m *MemorySaver) putKept(cfg *Config, kc *keptCheckpoint, md *Metadata) {
+	m.put(cfg, nil, kc, md)
+}
+
+// put is Put of cp, or of kc if it is not nil.
+func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *Metadata) {
+	id := kc.idOr(cp)
 	m.mu.Lock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
 	if k := len(n.order); k > 0 && len(n.orphans) == 0 {
 		// A run's checkpoint: an id after every other, its parent
 		// usually the one before. (Unlocked without a defer: nothing
 		// here calls out or panics.)
-		if last := n.at(k - 1); last.id() < cp.ID {
+		if last := n.at(k - 1); last.id() < id {
 			r, at := n.newRecord()
-			r.cp = cp
-			r.setMetadata(md)
+			r.setCheckpoint(cp, kc)
+			r.setMetadata(*md)
 			n.order = append(n.order, at)
 			if r.parentPrev = sameString(cfg.CheckpointID, last.id()); !r.parentPrev && cfg.CheckpointID != "" {
 				r.moreOf().parentID = cfg.CheckpointID
 			}
+			m.last.rec = r
 			m.mu.Unlock()
-			return out, nil
+			return
 		}
 	}
 	defer m.mu.Unlock()
-	i, exists := n.find(cp.ID)
+	i, exists := n.find(id)
 	if exists {
 		// Put again: the checkpoint is replaced, its writes are kept
 		// (named first: the old checkpoint's graph names its tasks).
 		r := n.at(i)
 		r.nameWrites(cfg.CheckpointNS)
-		r.cp = cp
-		r.setMetadata(md)
+		r.setCheckpoint(cp, kc)
+		r.setMetadata(*md)
 		n.setParent(i, r, cfg.CheckpointID)
+		m.last.rec = r
 	} else {
 		r, at := n.newRecord()
-		r.cp = cp
-		r.setMetadata(md)
-		if w := n.orphans[cp.ID]; w != nil {
+		r.setCheckpoint(cp, kc)
+		r.setMetadata(*md)
+		if w := n.orphans[id]; w != nil {
 			for _, e := range w.entries { // its ids are w's: kept again in r
 				if !e.key.task.byRef() {
 					e.key.task = r.writes.byID(w.taskID(e.key.task))
 				}
 				r.writes.add(e, r.writes.from(e.key.task) < 0)
 			}
-			delete(n.orphans, cp.ID)
+			delete(n.orphans, id)
 		}
 		if i == len(n.order) { // ids grow, as they do: appended
 			n.order = append(n.order, at)
@@ -626,8 +688,8 @@ func (m *MemorySaver) Put(_ context.Context, cfg Config, cp *Checkpoint, md Meta
 			n.order = slices.Insert(n.order, i, at)
 		}
 		n.setParent(i, r, cfg.CheckpointID)
+		m.last.rec = r
 	}
-	return out, nil
 }
 
 // PutWrites implements Saver.
@@ -654,8 +716,11 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write) {
 	m.mu.Lock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	r := n.record(cfg.CheckpointID)
-	if r != nil && r.cp.lazyState() != nil && r.cp.lazy.g == g && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
+	r := m.last.rec // a run saves against the checkpoint it put last
+	if r == nil || !sameString(r.id(), cfg.CheckpointID) {
+		r = n.record(cfg.CheckpointID)
+	}
+	if r != nil && r.ownedBy(g) && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
 		r.writes.step = int32(step)
 		if r.writes.entries == nil && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
 			r.writes.entries = n.writesRoom(len(writes))
@@ -698,7 +763,7 @@ func tuple(thread, ns string, n *memNamespace, i int) *CheckpointTuple {
 	r := n.at(i)
 	return &CheckpointTuple{
 		Config:        Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: r.id()},
-		Checkpoint:    r.cp.Materialize(), // shared: checkpoints are immutable
+		Checkpoint:    r.checkpoint(),
 		Metadata:      r.metadata(),
 		ParentID:      n.parentID(i),
 		PendingWrites: r.sortedWrites(ns),
@@ -723,7 +788,7 @@ func (r *memRecord) sortedWrites(ns string) []PendingWrite {
 		e := &w.entries[i]
 		var id string
 		if k := e.key.task; k.byRef() {
-			id = k.id(r.cp.lazy.g, r.id(), ns, int(w.step))
+			id = k.id(r.lazy().g, r.id(), ns, int(w.step))
 		} else {
 			id = w.taskID(k)
 		}
@@ -792,7 +857,7 @@ func (m *MemorySaver) DeleteThread(_ context.Context, threadID string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.threads, threadID)
-	m.last.n = nil
+	m.last.n, m.last.rec = nil, nil
 	return nil
 }
 

@@ -67,8 +67,8 @@ func TestCheckpointSlabs_EachCheckpointItsOwn(t *testing.T) {
 
 }
 
-// slabSink keeps newCheckpoint's result on the heap in AllocsPerRun.
-var slabSink *checkpointAlloc
+// slabSink keeps newKept's result on the heap in AllocsPerRun.
+var slabSink *keptCheckpoint
 
 // A run whose saver does not keep every checkpoint gets each in its own
 // allocation: a slab would keep the siblings of any checkpoint it holds.
@@ -80,24 +80,24 @@ func TestCheckpointSlabs_OnlyForKeptRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := newChannelState(g, nil)
-	a, b := cs.checkpoint("1", planHint{}), cs.checkpoint("2", planHint{})
+	a, b := cs.testCheckpoint("1", planHint{}), cs.testCheckpoint("2", planHint{})
 	if cs.slab != nil || cs.made != 0 || a == b {
 		t.Fatalf("not kept: slab %d, made %d", len(cs.slab), cs.made)
 	}
 	cs.kept = true
 	for i := 0; i < 3*checkpointSlabMax; i++ {
-		cs.checkpoint("x", planHint{})
+		cs.testCheckpoint("x", planHint{})
 	}
 	if cs.made != 3*checkpointSlabMax || len(cs.slab) >= checkpointSlabMax {
 		t.Fatalf("kept: made %d, %d left in the slab", cs.made, len(cs.slab))
 	}
 	// Once slabs are full size, a checkpoint costs 1/checkpointSlabMax of an allocation
 	// (AllocsPerRun truncates to 0); each on its own costs one.
-	if got := testing.AllocsPerRun(100, func() { slabSink = cs.newCheckpoint() }); got != 0 {
+	if got := testing.AllocsPerRun(100, func() { slabSink = cs.newKept() }); got != 0 {
 		t.Errorf("kept: %v allocations per checkpoint, want 1/%d", got, checkpointSlabMax)
 	}
 	cs.kept = false
-	if got := testing.AllocsPerRun(100, func() { slabSink = cs.newCheckpoint() }); got != 1 {
+	if got := testing.AllocsPerRun(100, func() { cs.checkpoint("y", time.Time{}, planHint{}) }); got != 1 {
 		t.Errorf("not kept: %v allocations per checkpoint, want 1", got)
 	}
 }
@@ -129,3 +129,13 @@ func TestTimeIDs_IDInIsNewID(t *testing.T) {
 
 // idSink keeps idIn's result live in AllocsPerRun.
 var idSink string
+
+// testCheckpoint is checkpoint at time zero as a Checkpoint: a kept
+// run's in its public form.
+func (cs *channelState) testCheckpoint(id string, h planHint) *Checkpoint {
+	cp, kc := cs.checkpoint(id, time.Time{}, h)
+	if kc != nil {
+		return kc.public()
+	}
+	return cp
+}

@@ -591,8 +591,7 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 	put := func(source string, stepNo int) (Config, error) {
 		l.step = stepNo
 		id := l.ids.NewID()
-		ncp := l.cs.checkpoint(id, planHint{})
-		ncp.TS = g.clock()
+		ncp, _ := l.cs.checkpoint(id, g.clock(), planHint{}) // not kept: l.cs.kept is false
 		md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(parents), Extra: declaredMark(l.md)}
 		if md.Parents == nil {
 			md.Parents = map[string]string{}
@@ -739,8 +738,7 @@ func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, valu
 	if saved == nil {
 		return Config{}, &InvalidUpdateError{Msg: "cannot copy a checkpoint that does not exist"}
 	}
-	cp := newChannelState(g, saved.Checkpoint).checkpoint(g.ids.NewID(), planHint{})
-	cp.TS = g.clock()
+	cp, _ := newChannelState(g, saved.Checkpoint).checkpoint(g.ids.NewID(), g.clock(), planHint{}) // not kept
 	md := Metadata{Source: SourceFork, Step: saved.Metadata.Step + 1, Parents: maps.Clone(saved.Metadata.Parents), Extra: declaredMark(saved.Metadata)}
 	if md.Parents == nil {
 		md.Parents = map[string]string{}

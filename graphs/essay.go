@@ -9,11 +9,11 @@ import (
 
 // EssayState is the state of Essay.
 type EssayState struct {
-	Topic    string   `json:"topic"`
-	Outline  string   `json:"outline"`
-	Drafts   []string `json:"drafts" reducer:"append"`
-	Final    string   `json:"final"`
-	Approved bool     `json:"approved"`
+	Topic    string   `json:"topic"`                   // the input
+	Outline  string   `json:"outline"`                 // plan's
+	Drafts   []string `json:"drafts" reducer:"append"` // every writer's and reviser's draft
+	Final    string   `json:"final"`                   // the draft review read last
+	Approved bool     `json:"approved"`                // review's verdict: four drafts exist
 }
 
 // Essay is seed 000's graph: plan → writer_a ∥ writer_b → (join) review,

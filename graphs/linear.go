@@ -10,8 +10,8 @@ import (
 // Counter is the state of Linear and Router: total is LastValue, visited
 // appends the path.
 type Counter struct {
-	Total   int      `json:"total"`
-	Visited []string `json:"visited" reducer:"append"`
+	Total   int      `json:"total"`                    // the running number (LastValue)
+	Visited []string `json:"visited" reducer:"append"` // the nodes run, in order
 }
 
 // Linear is START → a → b → END: a doubles total, b adds one; visited

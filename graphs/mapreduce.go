@@ -10,14 +10,14 @@ import (
 
 // MapReduceState is the state of MapReduce.
 type MapReduceState struct {
-	Items   []int  `json:"items"`
-	Results []int  `json:"results" reducer:"append"`
-	Summary string `json:"summary"`
+	Items   []int  `json:"items"`                    // the input list (split's default when absent)
+	Results []int  `json:"results" reducer:"append"` // each square, in Send order
+	Summary string `json:"summary"`                  // summarize's
 }
 
 // Square is the argument of one Send to MapReduce's square node.
 type Square struct {
-	N int `json:"n"`
+	N int `json:"n"` // the item to square
 }
 
 // MapReduce splits a list into one Send per item (the map step runs them in
@@ -32,9 +32,8 @@ func MapReduce(opts ...engine.CompileOption) (*engine.Graph, error) {
 			}
 			return typed.Write(s, typed.Set(&s.Items, []int{3, 1, 2})), nil
 		})
-	typed.AddSendNode(g, "square", func(_ context.Context, arg Square) (typed.Update[S], error) {
-		var out S
-		return typed.Write(&out, typed.Set(&out.Results, []int{arg.N * arg.N})), nil
+	typed.AddSendNode(g, "square", func(_ context.Context, arg Square, out *S) (typed.Update[S], error) {
+		return typed.Write(out, typed.Set(&out.Results, []int{arg.N * arg.N})), nil
 	})
 	g.AddNode("summarize", func(_ context.Context, s *S) (typed.Update[S], error) {
 		return typed.Write(s, typed.Set(&s.Summary, fmt.Sprintf("n=%d results=%v", len(s.Results), s.Results))), nil

@@ -10,8 +10,8 @@ import (
 
 // Example is a graph the command line and the debugger can open by name.
 type Example struct {
-	Name        string
-	Description string
+	Name        string // what the command line and the debugger call it
+	Description string // one line for lists and help
 	// Build compiles the graph with the given options (a saver, breakpoints).
 	Build func(opts ...engine.CompileOption) (*engine.Graph, error)
 	// Input is the example input of a new thread.

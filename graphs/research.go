@@ -11,26 +11,26 @@ import (
 
 // ResearchState is the state of Research.
 type ResearchState struct {
-	Question    string   `json:"question"`
-	SubQueries  []string `json:"sub_queries"`
-	Findings    []string `json:"findings" reducer:"append"`
-	Approved    bool     `json:"approved"`
-	FinalReport string   `json:"final_report"`
+	Question    string   `json:"question"`                  // the input, or the person's revision
+	SubQueries  []string `json:"sub_queries"`               // plan_queries's, one Send each
+	Findings    []string `json:"findings" reducer:"append"` // each investigation's, in Send order
+	Approved    bool     `json:"approved"`                  // human_review's verdict
+	FinalReport string   `json:"final_report"`              // synthesize's
 }
 
 // ReviewRequest is what human_review shows the person it asks.
 type ReviewRequest struct {
-	Question          string   `json:"question"`
-	CollectedFindings []string `json:"collected_findings"`
-	Prompt            string   `json:"prompt"`
+	Question          string   `json:"question"`           // the question researched
+	CollectedFindings []string `json:"collected_findings"` // the findings to approve
+	Prompt            string   `json:"prompt"`             // what the person is asked
 }
 
 // ReviewAnswer is the person's reply: {"action": "approve"}, {"action":
 // "revise", "revised_question": "…"}, or just the action as a string.
 type ReviewAnswer struct {
-	Action          string
-	RevisedQuestion string
-	raw             any // the reply as given, for the error about a bad one
+	Action          string // "approve" or "revise"
+	RevisedQuestion string // revise's new question ("" keeps the old one)
+	raw             any    // the reply as given, for the error about a bad one
 }
 
 // UnmarshalJSON reads any reply; human_review rejects one without a known
@@ -67,9 +67,8 @@ func Research(opts ...engine.CompileOption) (*engine.Graph, error) {
 			q := s.Question
 			return typed.Write(s, typed.Set(&s.SubQueries, []string{q + " - 架构设计", q + " - 性能瓶颈与基准", q + " - 生产故障案例"})), nil
 		}, engine.WithDescription("splits the question into three sub-queries"))
-	typed.AddSendNode(g, "investigate", func(_ context.Context, arg subQuery) (typed.Update[S], error) {
-		var out S
-		return typed.Write(&out, typed.Set(&out.Findings, []string{"[证据] 针对《" + arg.SubQuery + "》的调研结论摘要"})), nil
+	typed.AddSendNode(g, "investigate", func(_ context.Context, arg subQuery, out *S) (typed.Update[S], error) {
+		return typed.Write(out, typed.Set(&out.Findings, []string{"[证据] 针对《" + arg.SubQuery + "》的调研结论摘要"})), nil
 	}, engine.WithDescription("one Send task per sub-query"))
 	g.
 		AddNode("human_review", func(ctx context.Context, s *S) (typed.Update[S], error) {

@@ -73,7 +73,7 @@
 // Command (update and where to go next). A RouteFunc returns the next node's
 // name (AddConditionalEdges). A fan-out starts one task of a node added by
 // AddSendNode per argument, whose function gets its argument decoded into
-// its own type: AddFanOut's function returns the typed arguments for one
+// its own type and a zero state to build its update on (out): AddFanOut's function returns the typed arguments for one
 // such node, a SendsFunc returns Sends (AddSends), each made by Send with a
 // typed argument, to any nodes. AddFanOut is the usual form and the
 // cheaper: its arguments stay typed in their list until each is encoded,
@@ -89,7 +89,8 @@
 //
 // Everything about running a graph: Graph[S] embeds *engine.Graph, so the
 // Stepper, GetState, History, StreamModes and map-valued Invoke and
-// UpdateState are all there; Run, Continue, Resume, State, UpdateState and
+// UpdateState are all there; Run, Continue, Resume, State (StateIn for a
+// subgraph, read through the graph that ran it), UpdateState and
 // Stream (typed parts of the stream modes) are their typed forms, and
 // g.Graph.Stream the engine's event stream. The map API remains for scenario files and graphs
 // built at run time, and both APIs can be mixed in one program.
@@ -211,7 +212,8 @@
 // copies handed back while the slot is full go to a sync.Pool, whose Get
 // and Put cost more than the slot. A small state keeps the one allocation
 // it shares with the node's write (nodeTask): that allocation is needed
-// for the write anyway. Routes and Sends functions recycle at every size.
+// for the write anyway. Routes and Sends functions recycle at every size,
+// and so does a Send node for the zero state it lends its function (out).
 // A recycled copy is never shared by two tasks at once, and its content is
 // overwritten (or zeroed) before reuse.
 //
@@ -230,15 +232,26 @@
 // them and the list's header as one block in the same way (a list of
 // one, the usual append, in a 48-byte block). On chain_1000, loop_5000
 // and wide_state a typed run makes fewer allocations than the map run;
-// wide_state's allocates 4% more bytes (163.0 KB against 156.3 KB a run:
-// its nodes' writes, below, and the engine's values by key position).
-// fanout_1000's allocates 13% more (1.44 MB against 1.27 MB, the same
-// number of allocations): per Send task the struct its node builds the
-// update on (var out S escapes into the Update: 64 bytes), the one-element
-// list in a 48-byte block where a map node's []any and its number take
-// 24, and its argument's number, which a map user passes on from the
-// list it read; and per run the lists of 1,000 items that the split node,
-// its fan-out function, the join and the result each decode.
+// wide_state's allocates 4% more bytes (157.4 KB against 151.3 KB a run:
+// the engine's values by key position, and the result decoded). Its CPU
+// time is higher than its instructions say (+8…10% at +3…4%, +8% with GC
+// off too) for a reason outside the layer: the map benchmark's hundred
+// nodes are one closure, the typed benchmark's a hundred functions, and
+// running a hundred functions misses the instruction cache more (callgrind:
+// about 16,000 more first-level misses a run, the engine's code evicted by
+// the nodes'). With the map nodes written one by one as well
+// (wide_state_pernode) the typed overhead in CPU time is +1…5%.
+// fanout_1000's allocates 8% more bytes (1.373 MB against 1.267 MB a
+// run) in fewer allocations (7,144 against 8,125): per Send task the
+// one-element list in a 48-byte block (a map node's []any, its number and
+// the interface holding the list take as much in three), the node's
+// result with its write in 64 bytes, and the []int literal given to Set
+// (8 bytes: it escapes because Set keeps a value it does not encode);
+// the struct the node builds its update on is lent to it (SendFunc's
+// out, recycled: a struct of its own escaped into the Update, 64 bytes
+// a task). Per run, the lists of 1,000 items that the split node, its
+// fan-out function, the join and the result each decode (above) are
+// most of the difference.
 //
 // An Update is four words: its one inline change resolved to the field's
 // offset and pointer type, and the value. More changes are resolved when

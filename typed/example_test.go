@@ -116,9 +116,8 @@ func ExampleAddFanOut() {
 			return typed.Write(s, typed.Set(&s.Words, strings.Fields("map reduce in go"))), nil
 		}).
 		AddEdge(engine.Start, "split")
-	typed.AddSendNode(g, "measure", func(_ context.Context, w Word) (typed.Update[State], error) {
-		var out State
-		return typed.Write(&out, typed.Set(&out.Lengths, []int{len(w.Text)})), nil
+	typed.AddSendNode(g, "measure", func(_ context.Context, w Word, out *State) (typed.Update[State], error) {
+		return typed.Write(out, typed.Set(&out.Lengths, []int{len(w.Text)})), nil
 	})
 	typed.AddFanOut(g, "split", "measure", func(_ context.Context, s *State) (words []Word, _ error) {
 		for _, w := range s.Words {
@@ -157,13 +156,11 @@ func ExampleStateGraph_AddSends() {
 		AddNode("split", func(_ context.Context, s *State) (typed.Update[State], error) {
 			return typed.Write(s, typed.Set(&s.Words, strings.Fields("map reduce in go"))), nil
 		})
-	typed.AddSendNode(g, "count", func(context.Context, Word) (typed.Update[State], error) {
-		var out State
-		return typed.Write(&out, typed.Set(&out.Short, 1)), nil
+	typed.AddSendNode(g, "count", func(_ context.Context, _ Word, out *State) (typed.Update[State], error) {
+		return typed.Write(out, typed.Set(&out.Short, 1)), nil
 	})
-	typed.AddSendNode(g, "shout", func(_ context.Context, w Word) (typed.Update[State], error) {
-		var out State
-		return typed.Write(&out, typed.Set(&out.Loud, []string{strings.ToUpper(w.Text)})), nil
+	typed.AddSendNode(g, "shout", func(_ context.Context, w Word, out *State) (typed.Update[State], error) {
+		return typed.Write(out, typed.Set(&out.Loud, []string{strings.ToUpper(w.Text)})), nil
 	})
 	compiled, err := g.
 		AddEdge(engine.Start, "split").

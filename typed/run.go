@@ -132,13 +132,30 @@ func (g *Graph[S]) resultByKey(res *engine.Result) (engine.KeyedState, []keySlot
 }
 
 // State returns the thread's state at cfg (its latest checkpoint when
-// cfg.CheckpointID is empty) decoded into S, with the engine's snapshot.
-// It reads through the graph's own saver: a subgraph compiled without one
-// has its state (cfg.CheckpointNS) read through the graph that ran it,
-// parent.GetState(ctx, cfg), and decoded with sub.Decode(snap.Values).
+// cfg.CheckpointID is empty) decoded into S, with the engine's snapshot,
+// read through the graph's own saver. A graph that runs inside another
+// has none: read its state with StateIn.
 func (g *Graph[S]) State(ctx context.Context, cfg engine.Config) (S, *engine.StateSnapshot, error) {
+	return g.StateIn(ctx, g.Graph, cfg)
+}
+
+// StateIn is State for a graph that runs inside another — a subgraph
+// node (AddSubgraph) or a node's InvokeSubgraph — and so has no saver of
+// its own: its state in the run cfg.CheckpointNS names (the namespace a
+// task of owner's snapshot gives, engine.SnapshotTask.Subgraph) is read
+// through owner, the graph whose saver keeps it, usually the parent's
+// g.Graph, and decoded into S:
+//
+//	r, snap, err := sub.StateIn(ctx, parent.Graph, engine.Config{ThreadID: "t", CheckpointNS: ns})
+//
+// A value that does not fit S is a *DecodeError naming its field; a nil
+// owner is engine.ErrNoCheckpointer.
+func (g *Graph[S]) StateIn(ctx context.Context, owner *engine.Graph, cfg engine.Config) (S, *engine.StateSnapshot, error) {
 	var s S
-	snap, err := g.GetState(ctx, cfg)
+	if owner == nil {
+		return s, nil, fmt.Errorf("%w: StateIn was given no graph to read through", engine.ErrNoCheckpointer)
+	}
+	snap, err := owner.GetState(ctx, cfg)
 	if err != nil {
 		return s, nil, err
 	}

@@ -134,12 +134,15 @@ func TestGraph_InvokeSubgraph(t *testing.T) {
 	}
 	// The subgraph has no saver of its own: its state is read through the
 	// graph that ran it, and decoded by the subgraph.
-	snap, err := g.GetState(context.Background(), engine.Config{ThreadID: "t", CheckpointNS: ns})
-	if err != nil {
-		t.Fatal(err)
+	cfg := engine.Config{ThreadID: "t", CheckpointNS: ns}
+	if _, _, err := sub.State(context.Background(), cfg); !errors.Is(err, engine.ErrNoCheckpointer) {
+		t.Fatalf("State of a subgraph without a saver: %v, want ErrNoCheckpointer", err)
 	}
-	r, err := sub.Decode(snap.Values)
-	if err != nil || r.Summary != "a+b" || !r.OK {
+	if _, _, err := sub.StateIn(context.Background(), nil, cfg); !errors.Is(err, engine.ErrNoCheckpointer) {
+		t.Fatalf("StateIn through no graph: %v, want ErrNoCheckpointer", err)
+	}
+	r, snap, err := sub.StateIn(context.Background(), g.Graph, cfg)
+	if err != nil || r.Summary != "a+b" || !r.OK || snap.Config.CheckpointNS != ns {
 		t.Fatalf("the subgraph's state in %s: %+v, %v", ns, r, err)
 	}
 }

@@ -408,9 +408,8 @@ func TestUpdate_GotoAndSendMakeACommand(t *testing.T) {
 				Send(typed.Send("work", Job{"x"}), typed.Send("work", Job{"y"})).
 				Goto("finish"), nil
 		}, engine.WithEnds("work", "finish"))
-	typed.AddSendNode(g, "work", func(_ context.Context, j Job) (typed.Update[S], error) {
-		var out S
-		return typed.Write(&out, typed.Set(&out.Jobs, []string{j.Name})), nil
+	typed.AddSendNode(g, "work", func(_ context.Context, j Job, out *S) (typed.Update[S], error) {
+		return typed.Write(out, typed.Set(&out.Jobs, []string{j.Name})), nil
 	})
 	compiled, err := g.
 		AddNode("finish", func(_ context.Context, s *S) (typed.Update[S], error) {
@@ -442,7 +441,7 @@ func TestAddSendNode_ArgumentThatDoesNotFitNamesTheNode(t *testing.T) {
 		AddNode("split", func(_ context.Context, s *S) (typed.Update[S], error) {
 			return typed.Update[S]{}.Send(typed.Send("use", map[string]any{"count": "three"})), nil
 		}, engine.WithEnds("use"))
-	typed.AddSendNode(g, "use", func(_ context.Context, a Arg) (typed.Update[S], error) {
+	typed.AddSendNode(g, "use", func(_ context.Context, a Arg, out *S) (typed.Update[S], error) {
 		return typed.Update[S]{}, nil
 	})
 	compiled, err := g.AddEdge(engine.Start, "split").Compile()
@@ -593,9 +592,8 @@ func TestAddSendNode_ArgumentFastAndFallbackDecodeAlike(t *testing.T) {
 			}
 			return u, nil
 		}, engine.WithEnds("use"))
-	typed.AddSendNode(g, "use", func(_ context.Context, a Arg) (typed.Update[S], error) {
-		var out S
-		return typed.Write(&out, typed.Set(&out.Got, []string{fmt.Sprint(a.A, " ", a.B)})), nil
+	typed.AddSendNode(g, "use", func(_ context.Context, a Arg, out *S) (typed.Update[S], error) {
+		return typed.Write(out, typed.Set(&out.Got, []string{fmt.Sprint(a.A, " ", a.B)})), nil
 	})
 	compiled, err := g.AddEdge(engine.Start, "split").Compile()
 	if err != nil {
@@ -646,5 +644,59 @@ func TestCodec_MapWithIntegerKeysRoundTrips(t *testing.T) {
 	}
 	if want := map[string]any{"3": "three", "-1": "minus one"}; !reflect.DeepEqual(snap.Values["by_id"], want) {
 		t.Fatalf("stored %#v, want %#v", snap.Values["by_id"], want)
+	}
+}
+
+// A Send node's out is a zero state on every task, even when the node
+// before it on the same struct filled its copy in (out is recycled), and
+// what a task hands back stays its own after its out is reused.
+func TestAddSendNode_OutIsZeroOnEveryTask(t *testing.T) {
+	type S struct {
+		Items []int    `json:"items"`
+		Tags  []string `json:"tags" reducer:"append"`
+		Note  string   `json:"note"`
+		Count int      `json:"count"`
+	}
+	type Arg struct {
+		N int `json:"n"`
+	}
+	g := typed.NewGraph[S]("zero-out").
+		AddNode("split", func(context.Context, *S) (typed.Update[S], error) { return typed.Update[S]{}, nil })
+	dirty := make(chan string, 64)
+	typed.AddSendNode(g, "work", func(_ context.Context, a Arg, out *S) (typed.Update[S], error) {
+		if !reflect.DeepEqual(*out, S{}) {
+			dirty <- fmt.Sprintf("task %d got %+v", a.N, *out)
+		}
+		// Fill every field, and hand back a list that shares out's.
+		out.Items, out.Note, out.Count = []int{a.N}, "left", a.N
+		out.Tags = append(out.Tags, fmt.Sprint("t", a.N))
+		return typed.Write(out, typed.Set(&out.Tags, out.Tags)), nil
+	})
+	typed.AddFanOut(g, "split", "work", func(_ context.Context, s *S) (args []Arg, _ error) {
+		for _, n := range s.Items {
+			args = append(args, Arg{n})
+		}
+		return args, nil
+	})
+	compiled, err := g.AddEdge(engine.Start, "split").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in S
+	items := make([]int, 50)
+	want := make([]string, 50)
+	for i := range items {
+		items[i], want[i] = i, fmt.Sprint("t", i)
+	}
+	res, err := compiled.Run(context.Background(), typed.Write(&in, typed.Set(&in.Items, items)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(dirty)
+	for d := range dirty {
+		t.Error(d)
+	}
+	if !reflect.DeepEqual(res.State.Tags, want) || res.State.Note != "" || res.State.Count != 0 {
+		t.Fatalf("state %+v", res.State)
 	}
 }

@@ -268,8 +268,9 @@ func (r *updateRest) gotos() []any {
 //
 //	return typed.Write(s, typed.Set(&s.Total, s.Total*2), typed.Set(&s.Visited, []string{"a"})), nil
 //
-// s is usually the state the node received; a node started by a Send, which
-// gets no state, builds its update on a zero value of its own.
+// s is the state the node received; a node started by a Send, which gets
+// no state, builds its update on the zero state it is lent (SendFunc's
+// out).
 func Write[S any](s *S, changes ...Change) Update[S] {
 	return Update[S]{write(ptrTypeOf[S](), unsafe.Pointer(s), changes)} // inlined: no generic frame
 }

@@ -5,6 +5,7 @@ package typed_test
 import (
 	"context"
 
+	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/typed"
 )
 
@@ -722,3 +723,412 @@ func wideInput() typed.Update[Wide] {
 		typed.Set(&in.K199, 0),
 	)
 }
+
+// wideMapNodes are the map API's 100 nodes written one by one, as
+// wideNodes are: the same workload in the same shape of code (see
+// wide_state_pernode in perfWorkloads).
+var wideMapNodes = []engine.NodeFunc{
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k0", Value: float(m["k0"]) + 1}, {Key: "k1", Value: float(m["k1"]) + 1}, {Key: "k2", Value: float(m["k2"]) + 1}, {Key: "k3", Value: float(m["k3"]) + 1}, {Key: "k4", Value: float(m["k4"]) + 1}, {Key: "k5", Value: float(m["k5"]) + 1}, {Key: "k6", Value: float(m["k6"]) + 1}, {Key: "k7", Value: float(m["k7"]) + 1}, {Key: "k8", Value: float(m["k8"]) + 1}, {Key: "k9", Value: float(m["k9"]) + 1}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k10", Value: float(m["k10"]) + 2}, {Key: "k11", Value: float(m["k11"]) + 2}, {Key: "k12", Value: float(m["k12"]) + 2}, {Key: "k13", Value: float(m["k13"]) + 2}, {Key: "k14", Value: float(m["k14"]) + 2}, {Key: "k15", Value: float(m["k15"]) + 2}, {Key: "k16", Value: float(m["k16"]) + 2}, {Key: "k17", Value: float(m["k17"]) + 2}, {Key: "k18", Value: float(m["k18"]) + 2}, {Key: "k19", Value: float(m["k19"]) + 2}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k20", Value: float(m["k20"]) + 3}, {Key: "k21", Value: float(m["k21"]) + 3}, {Key: "k22", Value: float(m["k22"]) + 3}, {Key: "k23", Value: float(m["k23"]) + 3}, {Key: "k24", Value: float(m["k24"]) + 3}, {Key: "k25", Value: float(m["k25"]) + 3}, {Key: "k26", Value: float(m["k26"]) + 3}, {Key: "k27", Value: float(m["k27"]) + 3}, {Key: "k28", Value: float(m["k28"]) + 3}, {Key: "k29", Value: float(m["k29"]) + 3}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k30", Value: float(m["k30"]) + 4}, {Key: "k31", Value: float(m["k31"]) + 4}, {Key: "k32", Value: float(m["k32"]) + 4}, {Key: "k33", Value: float(m["k33"]) + 4}, {Key: "k34", Value: float(m["k34"]) + 4}, {Key: "k35", Value: float(m["k35"]) + 4}, {Key: "k36", Value: float(m["k36"]) + 4}, {Key: "k37", Value: float(m["k37"]) + 4}, {Key: "k38", Value: float(m["k38"]) + 4}, {Key: "k39", Value: float(m["k39"]) + 4}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k40", Value: float(m["k40"]) + 5}, {Key: "k41", Value: float(m["k41"]) + 5}, {Key: "k42", Value: float(m["k42"]) + 5}, {Key: "k43", Value: float(m["k43"]) + 5}, {Key: "k44", Value: float(m["k44"]) + 5}, {Key: "k45", Value: float(m["k45"]) + 5}, {Key: "k46", Value: float(m["k46"]) + 5}, {Key: "k47", Value: float(m["k47"]) + 5}, {Key: "k48", Value: float(m["k48"]) + 5}, {Key: "k49", Value: float(m["k49"]) + 5}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k50", Value: float(m["k50"]) + 6}, {Key: "k51", Value: float(m["k51"]) + 6}, {Key: "k52", Value: float(m["k52"]) + 6}, {Key: "k53", Value: float(m["k53"]) + 6}, {Key: "k54", Value: float(m["k54"]) + 6}, {Key: "k55", Value: float(m["k55"]) + 6}, {Key: "k56", Value: float(m["k56"]) + 6}, {Key: "k57", Value: float(m["k57"]) + 6}, {Key: "k58", Value: float(m["k58"]) + 6}, {Key: "k59", Value: float(m["k59"]) + 6}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k60", Value: float(m["k60"]) + 7}, {Key: "k61", Value: float(m["k61"]) + 7}, {Key: "k62", Value: float(m["k62"]) + 7}, {Key: "k63", Value: float(m["k63"]) + 7}, {Key: "k64", Value: float(m["k64"]) + 7}, {Key: "k65", Value: float(m["k65"]) + 7}, {Key: "k66", Value: float(m["k66"]) + 7}, {Key: "k67", Value: float(m["k67"]) + 7}, {Key: "k68", Value: float(m["k68"]) + 7}, {Key: "k69", Value: float(m["k69"]) + 7}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k70", Value: float(m["k70"]) + 8}, {Key: "k71", Value: float(m["k71"]) + 8}, {Key: "k72", Value: float(m["k72"]) + 8}, {Key: "k73", Value: float(m["k73"]) + 8}, {Key: "k74", Value: float(m["k74"]) + 8}, {Key: "k75", Value: float(m["k75"]) + 8}, {Key: "k76", Value: float(m["k76"]) + 8}, {Key: "k77", Value: float(m["k77"]) + 8}, {Key: "k78", Value: float(m["k78"]) + 8}, {Key: "k79", Value: float(m["k79"]) + 8}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k80", Value: float(m["k80"]) + 9}, {Key: "k81", Value: float(m["k81"]) + 9}, {Key: "k82", Value: float(m["k82"]) + 9}, {Key: "k83", Value: float(m["k83"]) + 9}, {Key: "k84", Value: float(m["k84"]) + 9}, {Key: "k85", Value: float(m["k85"]) + 9}, {Key: "k86", Value: float(m["k86"]) + 9}, {Key: "k87", Value: float(m["k87"]) + 9}, {Key: "k88", Value: float(m["k88"]) + 9}, {Key: "k89", Value: float(m["k89"]) + 9}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k90", Value: float(m["k90"]) + 10}, {Key: "k91", Value: float(m["k91"]) + 10}, {Key: "k92", Value: float(m["k92"]) + 10}, {Key: "k93", Value: float(m["k93"]) + 10}, {Key: "k94", Value: float(m["k94"]) + 10}, {Key: "k95", Value: float(m["k95"]) + 10}, {Key: "k96", Value: float(m["k96"]) + 10}, {Key: "k97", Value: float(m["k97"]) + 10}, {Key: "k98", Value: float(m["k98"]) + 10}, {Key: "k99", Value: float(m["k99"]) + 10}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k100", Value: float(m["k100"]) + 11}, {Key: "k101", Value: float(m["k101"]) + 11}, {Key: "k102", Value: float(m["k102"]) + 11}, {Key: "k103", Value: float(m["k103"]) + 11}, {Key: "k104", Value: float(m["k104"]) + 11}, {Key: "k105", Value: float(m["k105"]) + 11}, {Key: "k106", Value: float(m["k106"]) + 11}, {Key: "k107", Value: float(m["k107"]) + 11}, {Key: "k108", Value: float(m["k108"]) + 11}, {Key: "k109", Value: float(m["k109"]) + 11}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k110", Value: float(m["k110"]) + 12}, {Key: "k111", Value: float(m["k111"]) + 12}, {Key: "k112", Value: float(m["k112"]) + 12}, {Key: "k113", Value: float(m["k113"]) + 12}, {Key: "k114", Value: float(m["k114"]) + 12}, {Key: "k115", Value: float(m["k115"]) + 12}, {Key: "k116", Value: float(m["k116"]) + 12}, {Key: "k117", Value: float(m["k117"]) + 12}, {Key: "k118", Value: float(m["k118"]) + 12}, {Key: "k119", Value: float(m["k119"]) + 12}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k120", Value: float(m["k120"]) + 13}, {Key: "k121", Value: float(m["k121"]) + 13}, {Key: "k122", Value: float(m["k122"]) + 13}, {Key: "k123", Value: float(m["k123"]) + 13}, {Key: "k124", Value: float(m["k124"]) + 13}, {Key: "k125", Value: float(m["k125"]) + 13}, {Key: "k126", Value: float(m["k126"]) + 13}, {Key: "k127", Value: float(m["k127"]) + 13}, {Key: "k128", Value: float(m["k128"]) + 13}, {Key: "k129", Value: float(m["k129"]) + 13}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k130", Value: float(m["k130"]) + 14}, {Key: "k131", Value: float(m["k131"]) + 14}, {Key: "k132", Value: float(m["k132"]) + 14}, {Key: "k133", Value: float(m["k133"]) + 14}, {Key: "k134", Value: float(m["k134"]) + 14}, {Key: "k135", Value: float(m["k135"]) + 14}, {Key: "k136", Value: float(m["k136"]) + 14}, {Key: "k137", Value: float(m["k137"]) + 14}, {Key: "k138", Value: float(m["k138"]) + 14}, {Key: "k139", Value: float(m["k139"]) + 14}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k140", Value: float(m["k140"]) + 15}, {Key: "k141", Value: float(m["k141"]) + 15}, {Key: "k142", Value: float(m["k142"]) + 15}, {Key: "k143", Value: float(m["k143"]) + 15}, {Key: "k144", Value: float(m["k144"]) + 15}, {Key: "k145", Value: float(m["k145"]) + 15}, {Key: "k146", Value: float(m["k146"]) + 15}, {Key: "k147", Value: float(m["k147"]) + 15}, {Key: "k148", Value: float(m["k148"]) + 15}, {Key: "k149", Value: float(m["k149"]) + 15}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k150", Value: float(m["k150"]) + 16}, {Key: "k151", Value: float(m["k151"]) + 16}, {Key: "k152", Value: float(m["k152"]) + 16}, {Key: "k153", Value: float(m["k153"]) + 16}, {Key: "k154", Value: float(m["k154"]) + 16}, {Key: "k155", Value: float(m["k155"]) + 16}, {Key: "k156", Value: float(m["k156"]) + 16}, {Key: "k157", Value: float(m["k157"]) + 16}, {Key: "k158", Value: float(m["k158"]) + 16}, {Key: "k159", Value: float(m["k159"]) + 16}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k160", Value: float(m["k160"]) + 17}, {Key: "k161", Value: float(m["k161"]) + 17}, {Key: "k162", Value: float(m["k162"]) + 17}, {Key: "k163", Value: float(m["k163"]) + 17}, {Key: "k164", Value: float(m["k164"]) + 17}, {Key: "k165", Value: float(m["k165"]) + 17}, {Key: "k166", Value: float(m["k166"]) + 17}, {Key: "k167", Value: float(m["k167"]) + 17}, {Key: "k168", Value: float(m["k168"]) + 17}, {Key: "k169", Value: float(m["k169"]) + 17}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k170", Value: float(m["k170"]) + 18}, {Key: "k171", Value: float(m["k171"]) + 18}, {Key: "k172", Value: float(m["k172"]) + 18}, {Key: "k173", Value: float(m["k173"]) + 18}, {Key: "k174", Value: float(m["k174"]) + 18}, {Key: "k175", Value: float(m["k175"]) + 18}, {Key: "k176", Value: float(m["k176"]) + 18}, {Key: "k177", Value: float(m["k177"]) + 18}, {Key: "k178", Value: float(m["k178"]) + 18}, {Key: "k179", Value: float(m["k179"]) + 18}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k180", Value: float(m["k180"]) + 19}, {Key: "k181", Value: float(m["k181"]) + 19}, {Key: "k182", Value: float(m["k182"]) + 19}, {Key: "k183", Value: float(m["k183"]) + 19}, {Key: "k184", Value: float(m["k184"]) + 19}, {Key: "k185", Value: float(m["k185"]) + 19}, {Key: "k186", Value: float(m["k186"]) + 19}, {Key: "k187", Value: float(m["k187"]) + 19}, {Key: "k188", Value: float(m["k188"]) + 19}, {Key: "k189", Value: float(m["k189"]) + 19}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k190", Value: float(m["k190"]) + 20}, {Key: "k191", Value: float(m["k191"]) + 20}, {Key: "k192", Value: float(m["k192"]) + 20}, {Key: "k193", Value: float(m["k193"]) + 20}, {Key: "k194", Value: float(m["k194"]) + 20}, {Key: "k195", Value: float(m["k195"]) + 20}, {Key: "k196", Value: float(m["k196"]) + 20}, {Key: "k197", Value: float(m["k197"]) + 20}, {Key: "k198", Value: float(m["k198"]) + 20}, {Key: "k199", Value: float(m["k199"]) + 20}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k0", Value: float(m["k0"]) + 21}, {Key: "k1", Value: float(m["k1"]) + 21}, {Key: "k2", Value: float(m["k2"]) + 21}, {Key: "k3", Value: float(m["k3"]) + 21}, {Key: "k4", Value: float(m["k4"]) + 21}, {Key: "k5", Value: float(m["k5"]) + 21}, {Key: "k6", Value: float(m["k6"]) + 21}, {Key: "k7", Value: float(m["k7"]) + 21}, {Key: "k8", Value: float(m["k8"]) + 21}, {Key: "k9", Value: float(m["k9"]) + 21}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k10", Value: float(m["k10"]) + 22}, {Key: "k11", Value: float(m["k11"]) + 22}, {Key: "k12", Value: float(m["k12"]) + 22}, {Key: "k13", Value: float(m["k13"]) + 22}, {Key: "k14", Value: float(m["k14"]) + 22}, {Key: "k15", Value: float(m["k15"]) + 22}, {Key: "k16", Value: float(m["k16"]) + 22}, {Key: "k17", Value: float(m["k17"]) + 22}, {Key: "k18", Value: float(m["k18"]) + 22}, {Key: "k19", Value: float(m["k19"]) + 22}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k20", Value: float(m["k20"]) + 23}, {Key: "k21", Value: float(m["k21"]) + 23}, {Key: "k22", Value: float(m["k22"]) + 23}, {Key: "k23", Value: float(m["k23"]) + 23}, {Key: "k24", Value: float(m["k24"]) + 23}, {Key: "k25", Value: float(m["k25"]) + 23}, {Key: "k26", Value: float(m["k26"]) + 23}, {Key: "k27", Value: float(m["k27"]) + 23}, {Key: "k28", Value: float(m["k28"]) + 23}, {Key: "k29", Value: float(m["k29"]) + 23}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k30", Value: float(m["k30"]) + 24}, {Key: "k31", Value: float(m["k31"]) + 24}, {Key: "k32", Value: float(m["k32"]) + 24}, {Key: "k33", Value: float(m["k33"]) + 24}, {Key: "k34", Value: float(m["k34"]) + 24}, {Key: "k35", Value: float(m["k35"]) + 24}, {Key: "k36", Value: float(m["k36"]) + 24}, {Key: "k37", Value: float(m["k37"]) + 24}, {Key: "k38", Value: float(m["k38"]) + 24}, {Key: "k39", Value: float(m["k39"]) + 24}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k40", Value: float(m["k40"]) + 25}, {Key: "k41", Value: float(m["k41"]) + 25}, {Key: "k42", Value: float(m["k42"]) + 25}, {Key: "k43", Value: float(m["k43"]) + 25}, {Key: "k44", Value: float(m["k44"]) + 25}, {Key: "k45", Value: float(m["k45"]) + 25}, {Key: "k46", Value: float(m["k46"]) + 25}, {Key: "k47", Value: float(m["k47"]) + 25}, {Key: "k48", Value: float(m["k48"]) + 25}, {Key: "k49", Value: float(m["k49"]) + 25}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k50", Value: float(m["k50"]) + 26}, {Key: "k51", Value: float(m["k51"]) + 26}, {Key: "k52", Value: float(m["k52"]) + 26}, {Key: "k53", Value: float(m["k53"]) + 26}, {Key: "k54", Value: float(m["k54"]) + 26}, {Key: "k55", Value: float(m["k55"]) + 26}, {Key: "k56", Value: float(m["k56"]) + 26}, {Key: "k57", Value: float(m["k57"]) + 26}, {Key: "k58", Value: float(m["k58"]) + 26}, {Key: "k59", Value: float(m["k59"]) + 26}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k60", Value: float(m["k60"]) + 27}, {Key: "k61", Value: float(m["k61"]) + 27}, {Key: "k62", Value: float(m["k62"]) + 27}, {Key: "k63", Value: float(m["k63"]) + 27}, {Key: "k64", Value: float(m["k64"]) + 27}, {Key: "k65", Value: float(m["k65"]) + 27}, {Key: "k66", Value: float(m["k66"]) + 27}, {Key: "k67", Value: float(m["k67"]) + 27}, {Key: "k68", Value: float(m["k68"]) + 27}, {Key: "k69", Value: float(m["k69"]) + 27}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k70", Value: float(m["k70"]) + 28}, {Key: "k71", Value: float(m["k71"]) + 28}, {Key: "k72", Value: float(m["k72"]) + 28}, {Key: "k73", Value: float(m["k73"]) + 28}, {Key: "k74", Value: float(m["k74"]) + 28}, {Key: "k75", Value: float(m["k75"]) + 28}, {Key: "k76", Value: float(m["k76"]) + 28}, {Key: "k77", Value: float(m["k77"]) + 28}, {Key: "k78", Value: float(m["k78"]) + 28}, {Key: "k79", Value: float(m["k79"]) + 28}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k80", Value: float(m["k80"]) + 29}, {Key: "k81", Value: float(m["k81"]) + 29}, {Key: "k82", Value: float(m["k82"]) + 29}, {Key: "k83", Value: float(m["k83"]) + 29}, {Key: "k84", Value: float(m["k84"]) + 29}, {Key: "k85", Value: float(m["k85"]) + 29}, {Key: "k86", Value: float(m["k86"]) + 29}, {Key: "k87", Value: float(m["k87"]) + 29}, {Key: "k88", Value: float(m["k88"]) + 29}, {Key: "k89", Value: float(m["k89"]) + 29}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k90", Value: float(m["k90"]) + 30}, {Key: "k91", Value: float(m["k91"]) + 30}, {Key: "k92", Value: float(m["k92"]) + 30}, {Key: "k93", Value: float(m["k93"]) + 30}, {Key: "k94", Value: float(m["k94"]) + 30}, {Key: "k95", Value: float(m["k95"]) + 30}, {Key: "k96", Value: float(m["k96"]) + 30}, {Key: "k97", Value: float(m["k97"]) + 30}, {Key: "k98", Value: float(m["k98"]) + 30}, {Key: "k99", Value: float(m["k99"]) + 30}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k100", Value: float(m["k100"]) + 31}, {Key: "k101", Value: float(m["k101"]) + 31}, {Key: "k102", Value: float(m["k102"]) + 31}, {Key: "k103", Value: float(m["k103"]) + 31}, {Key: "k104", Value: float(m["k104"]) + 31}, {Key: "k105", Value: float(m["k105"]) + 31}, {Key: "k106", Value: float(m["k106"]) + 31}, {Key: "k107", Value: float(m["k107"]) + 31}, {Key: "k108", Value: float(m["k108"]) + 31}, {Key: "k109", Value: float(m["k109"]) + 31}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k110", Value: float(m["k110"]) + 32}, {Key: "k111", Value: float(m["k111"]) + 32}, {Key: "k112", Value: float(m["k112"]) + 32}, {Key: "k113", Value: float(m["k113"]) + 32}, {Key: "k114", Value: float(m["k114"]) + 32}, {Key: "k115", Value: float(m["k115"]) + 32}, {Key: "k116", Value: float(m["k116"]) + 32}, {Key: "k117", Value: float(m["k117"]) + 32}, {Key: "k118", Value: float(m["k118"]) + 32}, {Key: "k119", Value: float(m["k119"]) + 32}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k120", Value: float(m["k120"]) + 33}, {Key: "k121", Value: float(m["k121"]) + 33}, {Key: "k122", Value: float(m["k122"]) + 33}, {Key: "k123", Value: float(m["k123"]) + 33}, {Key: "k124", Value: float(m["k124"]) + 33}, {Key: "k125", Value: float(m["k125"]) + 33}, {Key: "k126", Value: float(m["k126"]) + 33}, {Key: "k127", Value: float(m["k127"]) + 33}, {Key: "k128", Value: float(m["k128"]) + 33}, {Key: "k129", Value: float(m["k129"]) + 33}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k130", Value: float(m["k130"]) + 34}, {Key: "k131", Value: float(m["k131"]) + 34}, {Key: "k132", Value: float(m["k132"]) + 34}, {Key: "k133", Value: float(m["k133"]) + 34}, {Key: "k134", Value: float(m["k134"]) + 34}, {Key: "k135", Value: float(m["k135"]) + 34}, {Key: "k136", Value: float(m["k136"]) + 34}, {Key: "k137", Value: float(m["k137"]) + 34}, {Key: "k138", Value: float(m["k138"]) + 34}, {Key: "k139", Value: float(m["k139"]) + 34}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k140", Value: float(m["k140"]) + 35}, {Key: "k141", Value: float(m["k141"]) + 35}, {Key: "k142", Value: float(m["k142"]) + 35}, {Key: "k143", Value: float(m["k143"]) + 35}, {Key: "k144", Value: float(m["k144"]) + 35}, {Key: "k145", Value: float(m["k145"]) + 35}, {Key: "k146", Value: float(m["k146"]) + 35}, {Key: "k147", Value: float(m["k147"]) + 35}, {Key: "k148", Value: float(m["k148"]) + 35}, {Key: "k149", Value: float(m["k149"]) + 35}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k150", Value: float(m["k150"]) + 36}, {Key: "k151", Value: float(m["k151"]) + 36}, {Key: "k152", Value: float(m["k152"]) + 36}, {Key: "k153", Value: float(m["k153"]) + 36}, {Key: "k154", Value: float(m["k154"]) + 36}, {Key: "k155", Value: float(m["k155"]) + 36}, {Key: "k156", Value: float(m["k156"]) + 36}, {Key: "k157", Value: float(m["k157"]) + 36}, {Key: "k158", Value: float(m["k158"]) + 36}, {Key: "k159", Value: float(m["k159"]) + 36}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k160", Value: float(m["k160"]) + 37}, {Key: "k161", Value: float(m["k161"]) + 37}, {Key: "k162", Value: float(m["k162"]) + 37}, {Key: "k163", Value: float(m["k163"]) + 37}, {Key: "k164", Value: float(m["k164"]) + 37}, {Key: "k165", Value: float(m["k165"]) + 37}, {Key: "k166", Value: float(m["k166"]) + 37}, {Key: "k167", Value: float(m["k167"]) + 37}, {Key: "k168", Value: float(m["k168"]) + 37}, {Key: "k169", Value: float(m["k169"]) + 37}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k170", Value: float(m["k170"]) + 38}, {Key: "k171", Value: float(m["k171"]) + 38}, {Key: "k172", Value: float(m["k172"]) + 38}, {Key: "k173", Value: float(m["k173"]) + 38}, {Key: "k174", Value: float(m["k174"]) + 38}, {Key: "k175", Value: float(m["k175"]) + 38}, {Key: "k176", Value: float(m["k176"]) + 38}, {Key: "k177", Value: float(m["k177"]) + 38}, {Key: "k178", Value: float(m["k178"]) + 38}, {Key: "k179", Value: float(m["k179"]) + 38}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k180", Value: float(m["k180"]) + 39}, {Key: "k181", Value: float(m["k181"]) + 39}, {Key: "k182", Value: float(m["k182"]) + 39}, {Key: "k183", Value: float(m["k183"]) + 39}, {Key: "k184", Value: float(m["k184"]) + 39}, {Key: "k185", Value: float(m["k185"]) + 39}, {Key: "k186", Value: float(m["k186"]) + 39}, {Key: "k187", Value: float(m["k187"]) + 39}, {Key: "k188", Value: float(m["k188"]) + 39}, {Key: "k189", Value: float(m["k189"]) + 39}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k190", Value: float(m["k190"]) + 40}, {Key: "k191", Value: float(m["k191"]) + 40}, {Key: "k192", Value: float(m["k192"]) + 40}, {Key: "k193", Value: float(m["k193"]) + 40}, {Key: "k194", Value: float(m["k194"]) + 40}, {Key: "k195", Value: float(m["k195"]) + 40}, {Key: "k196", Value: float(m["k196"]) + 40}, {Key: "k197", Value: float(m["k197"]) + 40}, {Key: "k198", Value: float(m["k198"]) + 40}, {Key: "k199", Value: float(m["k199"]) + 40}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k0", Value: float(m["k0"]) + 41}, {Key: "k1", Value: float(m["k1"]) + 41}, {Key: "k2", Value: float(m["k2"]) + 41}, {Key: "k3", Value: float(m["k3"]) + 41}, {Key: "k4", Value: float(m["k4"]) + 41}, {Key: "k5", Value: float(m["k5"]) + 41}, {Key: "k6", Value: float(m["k6"]) + 41}, {Key: "k7", Value: float(m["k7"]) + 41}, {Key: "k8", Value: float(m["k8"]) + 41}, {Key: "k9", Value: float(m["k9"]) + 41}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k10", Value: float(m["k10"]) + 42}, {Key: "k11", Value: float(m["k11"]) + 42}, {Key: "k12", Value: float(m["k12"]) + 42}, {Key: "k13", Value: float(m["k13"]) + 42}, {Key: "k14", Value: float(m["k14"]) + 42}, {Key: "k15", Value: float(m["k15"]) + 42}, {Key: "k16", Value: float(m["k16"]) + 42}, {Key: "k17", Value: float(m["k17"]) + 42}, {Key: "k18", Value: float(m["k18"]) + 42}, {Key: "k19", Value: float(m["k19"]) + 42}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k20", Value: float(m["k20"]) + 43}, {Key: "k21", Value: float(m["k21"]) + 43}, {Key: "k22", Value: float(m["k22"]) + 43}, {Key: "k23", Value: float(m["k23"]) + 43}, {Key: "k24", Value: float(m["k24"]) + 43}, {Key: "k25", Value: float(m["k25"]) + 43}, {Key: "k26", Value: float(m["k26"]) + 43}, {Key: "k27", Value: float(m["k27"]) + 43}, {Key: "k28", Value: float(m["k28"]) + 43}, {Key: "k29", Value: float(m["k29"]) + 43}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k30", Value: float(m["k30"]) + 44}, {Key: "k31", Value: float(m["k31"]) + 44}, {Key: "k32", Value: float(m["k32"]) + 44}, {Key: "k33", Value: float(m["k33"]) + 44}, {Key: "k34", Value: float(m["k34"]) + 44}, {Key: "k35", Value: float(m["k35"]) + 44}, {Key: "k36", Value: float(m["k36"]) + 44}, {Key: "k37", Value: float(m["k37"]) + 44}, {Key: "k38", Value: float(m["k38"]) + 44}, {Key: "k39", Value: float(m["k39"]) + 44}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k40", Value: float(m["k40"]) + 45}, {Key: "k41", Value: float(m["k41"]) + 45}, {Key: "k42", Value: float(m["k42"]) + 45}, {Key: "k43", Value: float(m["k43"]) + 45}, {Key: "k44", Value: float(m["k44"]) + 45}, {Key: "k45", Value: float(m["k45"]) + 45}, {Key: "k46", Value: float(m["k46"]) + 45}, {Key: "k47", Value: float(m["k47"]) + 45}, {Key: "k48", Value: float(m["k48"]) + 45}, {Key: "k49", Value: float(m["k49"]) + 45}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k50", Value: float(m["k50"]) + 46}, {Key: "k51", Value: float(m["k51"]) + 46}, {Key: "k52", Value: float(m["k52"]) + 46}, {Key: "k53", Value: float(m["k53"]) + 46}, {Key: "k54", Value: float(m["k54"]) + 46}, {Key: "k55", Value: float(m["k55"]) + 46}, {Key: "k56", Value: float(m["k56"]) + 46}, {Key: "k57", Value: float(m["k57"]) + 46}, {Key: "k58", Value: float(m["k58"]) + 46}, {Key: "k59", Value: float(m["k59"]) + 46}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k60", Value: float(m["k60"]) + 47}, {Key: "k61", Value: float(m["k61"]) + 47}, {Key: "k62", Value: float(m["k62"]) + 47}, {Key: "k63", Value: float(m["k63"]) + 47}, {Key: "k64", Value: float(m["k64"]) + 47}, {Key: "k65", Value: float(m["k65"]) + 47}, {Key: "k66", Value: float(m["k66"]) + 47}, {Key: "k67", Value: float(m["k67"]) + 47}, {Key: "k68", Value: float(m["k68"]) + 47}, {Key: "k69", Value: float(m["k69"]) + 47}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k70", Value: float(m["k70"]) + 48}, {Key: "k71", Value: float(m["k71"]) + 48}, {Key: "k72", Value: float(m["k72"]) + 48}, {Key: "k73", Value: float(m["k73"]) + 48}, {Key: "k74", Value: float(m["k74"]) + 48}, {Key: "k75", Value: float(m["k75"]) + 48}, {Key: "k76", Value: float(m["k76"]) + 48}, {Key: "k77", Value: float(m["k77"]) + 48}, {Key: "k78", Value: float(m["k78"]) + 48}, {Key: "k79", Value: float(m["k79"]) + 48}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k80", Value: float(m["k80"]) + 49}, {Key: "k81", Value: float(m["k81"]) + 49}, {Key: "k82", Value: float(m["k82"]) + 49}, {Key: "k83", Value: float(m["k83"]) + 49}, {Key: "k84", Value: float(m["k84"]) + 49}, {Key: "k85", Value: float(m["k85"]) + 49}, {Key: "k86", Value: float(m["k86"]) + 49}, {Key: "k87", Value: float(m["k87"]) + 49}, {Key: "k88", Value: float(m["k88"]) + 49}, {Key: "k89", Value: float(m["k89"]) + 49}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k90", Value: float(m["k90"]) + 50}, {Key: "k91", Value: float(m["k91"]) + 50}, {Key: "k92", Value: float(m["k92"]) + 50}, {Key: "k93", Value: float(m["k93"]) + 50}, {Key: "k94", Value: float(m["k94"]) + 50}, {Key: "k95", Value: float(m["k95"]) + 50}, {Key: "k96", Value: float(m["k96"]) + 50}, {Key: "k97", Value: float(m["k97"]) + 50}, {Key: "k98", Value: float(m["k98"]) + 50}, {Key: "k99", Value: float(m["k99"]) + 50}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k100", Value: float(m["k100"]) + 51}, {Key: "k101", Value: float(m["k101"]) + 51}, {Key: "k102", Value: float(m["k102"]) + 51}, {Key: "k103", Value: float(m["k103"]) + 51}, {Key: "k104", Value: float(m["k104"]) + 51}, {Key: "k105", Value: float(m["k105"]) + 51}, {Key: "k106", Value: float(m["k106"]) + 51}, {Key: "k107", Value: float(m["k107"]) + 51}, {Key: "k108", Value: float(m["k108"]) + 51}, {Key: "k109", Value: float(m["k109"]) + 51}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k110", Value: float(m["k110"]) + 52}, {Key: "k111", Value: float(m["k111"]) + 52}, {Key: "k112", Value: float(m["k112"]) + 52}, {Key: "k113", Value: float(m["k113"]) + 52}, {Key: "k114", Value: float(m["k114"]) + 52}, {Key: "k115", Value: float(m["k115"]) + 52}, {Key: "k116", Value: float(m["k116"]) + 52}, {Key: "k117", Value: float(m["k117"]) + 52}, {Key: "k118", Value: float(m["k118"]) + 52}, {Key: "k119", Value: float(m["k119"]) + 52}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k120", Value: float(m["k120"]) + 53}, {Key: "k121", Value: float(m["k121"]) + 53}, {Key: "k122", Value: float(m["k122"]) + 53}, {Key: "k123", Value: float(m["k123"]) + 53}, {Key: "k124", Value: float(m["k124"]) + 53}, {Key: "k125", Value: float(m["k125"]) + 53}, {Key: "k126", Value: float(m["k126"]) + 53}, {Key: "k127", Value: float(m["k127"]) + 53}, {Key: "k128", Value: float(m["k128"]) + 53}, {Key: "k129", Value: float(m["k129"]) + 53}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k130", Value: float(m["k130"]) + 54}, {Key: "k131", Value: float(m["k131"]) + 54}, {Key: "k132", Value: float(m["k132"]) + 54}, {Key: "k133", Value: float(m["k133"]) + 54}, {Key: "k134", Value: float(m["k134"]) + 54}, {Key: "k135", Value: float(m["k135"]) + 54}, {Key: "k136", Value: float(m["k136"]) + 54}, {Key: "k137", Value: float(m["k137"]) + 54}, {Key: "k138", Value: float(m["k138"]) + 54}, {Key: "k139", Value: float(m["k139"]) + 54}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k140", Value: float(m["k140"]) + 55}, {Key: "k141", Value: float(m["k141"]) + 55}, {Key: "k142", Value: float(m["k142"]) + 55}, {Key: "k143", Value: float(m["k143"]) + 55}, {Key: "k144", Value: float(m["k144"]) + 55}, {Key: "k145", Value: float(m["k145"]) + 55}, {Key: "k146", Value: float(m["k146"]) + 55}, {Key: "k147", Value: float(m["k147"]) + 55}, {Key: "k148", Value: float(m["k148"]) + 55}, {Key: "k149", Value: float(m["k149"]) + 55}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k150", Value: float(m["k150"]) + 56}, {Key: "k151", Value: float(m["k151"]) + 56}, {Key: "k152", Value: float(m["k152"]) + 56}, {Key: "k153", Value: float(m["k153"]) + 56}, {Key: "k154", Value: float(m["k154"]) + 56}, {Key: "k155", Value: float(m["k155"]) + 56}, {Key: "k156", Value: float(m["k156"]) + 56}, {Key: "k157", Value: float(m["k157"]) + 56}, {Key: "k158", Value: float(m["k158"]) + 56}, {Key: "k159", Value: float(m["k159"]) + 56}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k160", Value: float(m["k160"]) + 57}, {Key: "k161", Value: float(m["k161"]) + 57}, {Key: "k162", Value: float(m["k162"]) + 57}, {Key: "k163", Value: float(m["k163"]) + 57}, {Key: "k164", Value: float(m["k164"]) + 57}, {Key: "k165", Value: float(m["k165"]) + 57}, {Key: "k166", Value: float(m["k166"]) + 57}, {Key: "k167", Value: float(m["k167"]) + 57}, {Key: "k168", Value: float(m["k168"]) + 57}, {Key: "k169", Value: float(m["k169"]) + 57}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k170", Value: float(m["k170"]) + 58}, {Key: "k171", Value: float(m["k171"]) + 58}, {Key: "k172", Value: float(m["k172"]) + 58}, {Key: "k173", Value: float(m["k173"]) + 58}, {Key: "k174", Value: float(m["k174"]) + 58}, {Key: "k175", Value: float(m["k175"]) + 58}, {Key: "k176", Value: float(m["k176"]) + 58}, {Key: "k177", Value: float(m["k177"]) + 58}, {Key: "k178", Value: float(m["k178"]) + 58}, {Key: "k179", Value: float(m["k179"]) + 58}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k180", Value: float(m["k180"]) + 59}, {Key: "k181", Value: float(m["k181"]) + 59}, {Key: "k182", Value: float(m["k182"]) + 59}, {Key: "k183", Value: float(m["k183"]) + 59}, {Key: "k184", Value: float(m["k184"]) + 59}, {Key: "k185", Value: float(m["k185"]) + 59}, {Key: "k186", Value: float(m["k186"]) + 59}, {Key: "k187", Value: float(m["k187"]) + 59}, {Key: "k188", Value: float(m["k188"]) + 59}, {Key: "k189", Value: float(m["k189"]) + 59}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k190", Value: float(m["k190"]) + 60}, {Key: "k191", Value: float(m["k191"]) + 60}, {Key: "k192", Value: float(m["k192"]) + 60}, {Key: "k193", Value: float(m["k193"]) + 60}, {Key: "k194", Value: float(m["k194"]) + 60}, {Key: "k195", Value: float(m["k195"]) + 60}, {Key: "k196", Value: float(m["k196"]) + 60}, {Key: "k197", Value: float(m["k197"]) + 60}, {Key: "k198", Value: float(m["k198"]) + 60}, {Key: "k199", Value: float(m["k199"]) + 60}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k0", Value: float(m["k0"]) + 61}, {Key: "k1", Value: float(m["k1"]) + 61}, {Key: "k2", Value: float(m["k2"]) + 61}, {Key: "k3", Value: float(m["k3"]) + 61}, {Key: "k4", Value: float(m["k4"]) + 61}, {Key: "k5", Value: float(m["k5"]) + 61}, {Key: "k6", Value: float(m["k6"]) + 61}, {Key: "k7", Value: float(m["k7"]) + 61}, {Key: "k8", Value: float(m["k8"]) + 61}, {Key: "k9", Value: float(m["k9"]) + 61}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k10", Value: float(m["k10"]) + 62}, {Key: "k11", Value: float(m["k11"]) + 62}, {Key: "k12", Value: float(m["k12"]) + 62}, {Key: "k13", Value: float(m["k13"]) + 62}, {Key: "k14", Value: float(m["k14"]) + 62}, {Key: "k15", Value: float(m["k15"]) + 62}, {Key: "k16", Value: float(m["k16"]) + 62}, {Key: "k17", Value: float(m["k17"]) + 62}, {Key: "k18", Value: float(m["k18"]) + 62}, {Key: "k19", Value: float(m["k19"]) + 62}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k20", Value: float(m["k20"]) + 63}, {Key: "k21", Value: float(m["k21"]) + 63}, {Key: "k22", Value: float(m["k22"]) + 63}, {Key: "k23", Value: float(m["k23"]) + 63}, {Key: "k24", Value: float(m["k24"]) + 63}, {Key: "k25", Value: float(m["k25"]) + 63}, {Key: "k26", Value: float(m["k26"]) + 63}, {Key: "k27", Value: float(m["k27"]) + 63}, {Key: "k28", Value: float(m["k28"]) + 63}, {Key: "k29", Value: float(m["k29"]) + 63}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k30", Value: float(m["k30"]) + 64}, {Key: "k31", Value: float(m["k31"]) + 64}, {Key: "k32", Value: float(m["k32"]) + 64}, {Key: "k33", Value: float(m["k33"]) + 64}, {Key: "k34", Value: float(m["k34"]) + 64}, {Key: "k35", Value: float(m["k35"]) + 64}, {Key: "k36", Value: float(m["k36"]) + 64}, {Key: "k37", Value: float(m["k37"]) + 64}, {Key: "k38", Value: float(m["k38"]) + 64}, {Key: "k39", Value: float(m["k39"]) + 64}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k40", Value: float(m["k40"]) + 65}, {Key: "k41", Value: float(m["k41"]) + 65}, {Key: "k42", Value: float(m["k42"]) + 65}, {Key: "k43", Value: float(m["k43"]) + 65}, {Key: "k44", Value: float(m["k44"]) + 65}, {Key: "k45", Value: float(m["k45"]) + 65}, {Key: "k46", Value: float(m["k46"]) + 65}, {Key: "k47", Value: float(m["k47"]) + 65}, {Key: "k48", Value: float(m["k48"]) + 65}, {Key: "k49", Value: float(m["k49"]) + 65}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k50", Value: float(m["k50"]) + 66}, {Key: "k51", Value: float(m["k51"]) + 66}, {Key: "k52", Value: float(m["k52"]) + 66}, {Key: "k53", Value: float(m["k53"]) + 66}, {Key: "k54", Value: float(m["k54"]) + 66}, {Key: "k55", Value: float(m["k55"]) + 66}, {Key: "k56", Value: float(m["k56"]) + 66}, {Key: "k57", Value: float(m["k57"]) + 66}, {Key: "k58", Value: float(m["k58"]) + 66}, {Key: "k59", Value: float(m["k59"]) + 66}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k60", Value: float(m["k60"]) + 67}, {Key: "k61", Value: float(m["k61"]) + 67}, {Key: "k62", Value: float(m["k62"]) + 67}, {Key: "k63", Value: float(m["k63"]) + 67}, {Key: "k64", Value: float(m["k64"]) + 67}, {Key: "k65", Value: float(m["k65"]) + 67}, {Key: "k66", Value: float(m["k66"]) + 67}, {Key: "k67", Value: float(m["k67"]) + 67}, {Key: "k68", Value: float(m["k68"]) + 67}, {Key: "k69", Value: float(m["k69"]) + 67}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k70", Value: float(m["k70"]) + 68}, {Key: "k71", Value: float(m["k71"]) + 68}, {Key: "k72", Value: float(m["k72"]) + 68}, {Key: "k73", Value: float(m["k73"]) + 68}, {Key: "k74", Value: float(m["k74"]) + 68}, {Key: "k75", Value: float(m["k75"]) + 68}, {Key: "k76", Value: float(m["k76"]) + 68}, {Key: "k77", Value: float(m["k77"]) + 68}, {Key: "k78", Value: float(m["k78"]) + 68}, {Key: "k79", Value: float(m["k79"]) + 68}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k80", Value: float(m["k80"]) + 69}, {Key: "k81", Value: float(m["k81"]) + 69}, {Key: "k82", Value: float(m["k82"]) + 69}, {Key: "k83", Value: float(m["k83"]) + 69}, {Key: "k84", Value: float(m["k84"]) + 69}, {Key: "k85", Value: float(m["k85"]) + 69}, {Key: "k86", Value: float(m["k86"]) + 69}, {Key: "k87", Value: float(m["k87"]) + 69}, {Key: "k88", Value: float(m["k88"]) + 69}, {Key: "k89", Value: float(m["k89"]) + 69}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k90", Value: float(m["k90"]) + 70}, {Key: "k91", Value: float(m["k91"]) + 70}, {Key: "k92", Value: float(m["k92"]) + 70}, {Key: "k93", Value: float(m["k93"]) + 70}, {Key: "k94", Value: float(m["k94"]) + 70}, {Key: "k95", Value: float(m["k95"]) + 70}, {Key: "k96", Value: float(m["k96"]) + 70}, {Key: "k97", Value: float(m["k97"]) + 70}, {Key: "k98", Value: float(m["k98"]) + 70}, {Key: "k99", Value: float(m["k99"]) + 70}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k100", Value: float(m["k100"]) + 71}, {Key: "k101", Value: float(m["k101"]) + 71}, {Key: "k102", Value: float(m["k102"]) + 71}, {Key: "k103", Value: float(m["k103"]) + 71}, {Key: "k104", Value: float(m["k104"]) + 71}, {Key: "k105", Value: float(m["k105"]) + 71}, {Key: "k106", Value: float(m["k106"]) + 71}, {Key: "k107", Value: float(m["k107"]) + 71}, {Key: "k108", Value: float(m["k108"]) + 71}, {Key: "k109", Value: float(m["k109"]) + 71}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k110", Value: float(m["k110"]) + 72}, {Key: "k111", Value: float(m["k111"]) + 72}, {Key: "k112", Value: float(m["k112"]) + 72}, {Key: "k113", Value: float(m["k113"]) + 72}, {Key: "k114", Value: float(m["k114"]) + 72}, {Key: "k115", Value: float(m["k115"]) + 72}, {Key: "k116", Value: float(m["k116"]) + 72}, {Key: "k117", Value: float(m["k117"]) + 72}, {Key: "k118", Value: float(m["k118"]) + 72}, {Key: "k119", Value: float(m["k119"]) + 72}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k120", Value: float(m["k120"]) + 73}, {Key: "k121", Value: float(m["k121"]) + 73}, {Key: "k122", Value: float(m["k122"]) + 73}, {Key: "k123", Value: float(m["k123"]) + 73}, {Key: "k124", Value: float(m["k124"]) + 73}, {Key: "k125", Value: float(m["k125"]) + 73}, {Key: "k126", Value: float(m["k126"]) + 73}, {Key: "k127", Value: float(m["k127"]) + 73}, {Key: "k128", Value: float(m["k128"]) + 73}, {Key: "k129", Value: float(m["k129"]) + 73}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k130", Value: float(m["k130"]) + 74}, {Key: "k131", Value: float(m["k131"]) + 74}, {Key: "k132", Value: float(m["k132"]) + 74}, {Key: "k133", Value: float(m["k133"]) + 74}, {Key: "k134", Value: float(m["k134"]) + 74}, {Key: "k135", Value: float(m["k135"]) + 74}, {Key: "k136", Value: float(m["k136"]) + 74}, {Key: "k137", Value: float(m["k137"]) + 74}, {Key: "k138", Value: float(m["k138"]) + 74}, {Key: "k139", Value: float(m["k139"]) + 74}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k140", Value: float(m["k140"]) + 75}, {Key: "k141", Value: float(m["k141"]) + 75}, {Key: "k142", Value: float(m["k142"]) + 75}, {Key: "k143", Value: float(m["k143"]) + 75}, {Key: "k144", Value: float(m["k144"]) + 75}, {Key: "k145", Value: float(m["k145"]) + 75}, {Key: "k146", Value: float(m["k146"]) + 75}, {Key: "k147", Value: float(m["k147"]) + 75}, {Key: "k148", Value: float(m["k148"]) + 75}, {Key: "k149", Value: float(m["k149"]) + 75}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k150", Value: float(m["k150"]) + 76}, {Key: "k151", Value: float(m["k151"]) + 76}, {Key: "k152", Value: float(m["k152"]) + 76}, {Key: "k153", Value: float(m["k153"]) + 76}, {Key: "k154", Value: float(m["k154"]) + 76}, {Key: "k155", Value: float(m["k155"]) + 76}, {Key: "k156", Value: float(m["k156"]) + 76}, {Key: "k157", Value: float(m["k157"]) + 76}, {Key: "k158", Value: float(m["k158"]) + 76}, {Key: "k159", Value: float(m["k159"]) + 76}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k160", Value: float(m["k160"]) + 77}, {Key: "k161", Value: float(m["k161"]) + 77}, {Key: "k162", Value: float(m["k162"]) + 77}, {Key: "k163", Value: float(m["k163"]) + 77}, {Key: "k164", Value: float(m["k164"]) + 77}, {Key: "k165", Value: float(m["k165"]) + 77}, {Key: "k166", Value: float(m["k166"]) + 77}, {Key: "k167", Value: float(m["k167"]) + 77}, {Key: "k168", Value: float(m["k168"]) + 77}, {Key: "k169", Value: float(m["k169"]) + 77}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k170", Value: float(m["k170"]) + 78}, {Key: "k171", Value: float(m["k171"]) + 78}, {Key: "k172", Value: float(m["k172"]) + 78}, {Key: "k173", Value: float(m["k173"]) + 78}, {Key: "k174", Value: float(m["k174"]) + 78}, {Key: "k175", Value: float(m["k175"]) + 78}, {Key: "k176", Value: float(m["k176"]) + 78}, {Key: "k177", Value: float(m["k177"]) + 78}, {Key: "k178", Value: float(m["k178"]) + 78}, {Key: "k179", Value: float(m["k179"]) + 78}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k180", Value: float(m["k180"]) + 79}, {Key: "k181", Value: float(m["k181"]) + 79}, {Key: "k182", Value: float(m["k182"]) + 79}, {Key: "k183", Value: float(m["k183"]) + 79}, {Key: "k184", Value: float(m["k184"]) + 79}, {Key: "k185", Value: float(m["k185"]) + 79}, {Key: "k186", Value: float(m["k186"]) + 79}, {Key: "k187", Value: float(m["k187"]) + 79}, {Key: "k188", Value: float(m["k188"]) + 79}, {Key: "k189", Value: float(m["k189"]) + 79}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k190", Value: float(m["k190"]) + 80}, {Key: "k191", Value: float(m["k191"]) + 80}, {Key: "k192", Value: float(m["k192"]) + 80}, {Key: "k193", Value: float(m["k193"]) + 80}, {Key: "k194", Value: float(m["k194"]) + 80}, {Key: "k195", Value: float(m["k195"]) + 80}, {Key: "k196", Value: float(m["k196"]) + 80}, {Key: "k197", Value: float(m["k197"]) + 80}, {Key: "k198", Value: float(m["k198"]) + 80}, {Key: "k199", Value: float(m["k199"]) + 80}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k0", Value: float(m["k0"]) + 81}, {Key: "k1", Value: float(m["k1"]) + 81}, {Key: "k2", Value: float(m["k2"]) + 81}, {Key: "k3", Value: float(m["k3"]) + 81}, {Key: "k4", Value: float(m["k4"]) + 81}, {Key: "k5", Value: float(m["k5"]) + 81}, {Key: "k6", Value: float(m["k6"]) + 81}, {Key: "k7", Value: float(m["k7"]) + 81}, {Key: "k8", Value: float(m["k8"]) + 81}, {Key: "k9", Value: float(m["k9"]) + 81}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k10", Value: float(m["k10"]) + 82}, {Key: "k11", Value: float(m["k11"]) + 82}, {Key: "k12", Value: float(m["k12"]) + 82}, {Key: "k13", Value: float(m["k13"]) + 82}, {Key: "k14", Value: float(m["k14"]) + 82}, {Key: "k15", Value: float(m["k15"]) + 82}, {Key: "k16", Value: float(m["k16"]) + 82}, {Key: "k17", Value: float(m["k17"]) + 82}, {Key: "k18", Value: float(m["k18"]) + 82}, {Key: "k19", Value: float(m["k19"]) + 82}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k20", Value: float(m["k20"]) + 83}, {Key: "k21", Value: float(m["k21"]) + 83}, {Key: "k22", Value: float(m["k22"]) + 83}, {Key: "k23", Value: float(m["k23"]) + 83}, {Key: "k24", Value: float(m["k24"]) + 83}, {Key: "k25", Value: float(m["k25"]) + 83}, {Key: "k26", Value: float(m["k26"]) + 83}, {Key: "k27", Value: float(m["k27"]) + 83}, {Key: "k28", Value: float(m["k28"]) + 83}, {Key: "k29", Value: float(m["k29"]) + 83}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k30", Value: float(m["k30"]) + 84}, {Key: "k31", Value: float(m["k31"]) + 84}, {Key: "k32", Value: float(m["k32"]) + 84}, {Key: "k33", Value: float(m["k33"]) + 84}, {Key: "k34", Value: float(m["k34"]) + 84}, {Key: "k35", Value: float(m["k35"]) + 84}, {Key: "k36", Value: float(m["k36"]) + 84}, {Key: "k37", Value: float(m["k37"]) + 84}, {Key: "k38", Value: float(m["k38"]) + 84}, {Key: "k39", Value: float(m["k39"]) + 84}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k40", Value: float(m["k40"]) + 85}, {Key: "k41", Value: float(m["k41"]) + 85}, {Key: "k42", Value: float(m["k42"]) + 85}, {Key: "k43", Value: float(m["k43"]) + 85}, {Key: "k44", Value: float(m["k44"]) + 85}, {Key: "k45", Value: float(m["k45"]) + 85}, {Key: "k46", Value: float(m["k46"]) + 85}, {Key: "k47", Value: float(m["k47"]) + 85}, {Key: "k48", Value: float(m["k48"]) + 85}, {Key: "k49", Value: float(m["k49"]) + 85}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k50", Value: float(m["k50"]) + 86}, {Key: "k51", Value: float(m["k51"]) + 86}, {Key: "k52", Value: float(m["k52"]) + 86}, {Key: "k53", Value: float(m["k53"]) + 86}, {Key: "k54", Value: float(m["k54"]) + 86}, {Key: "k55", Value: float(m["k55"]) + 86}, {Key: "k56", Value: float(m["k56"]) + 86}, {Key: "k57", Value: float(m["k57"]) + 86}, {Key: "k58", Value: float(m["k58"]) + 86}, {Key: "k59", Value: float(m["k59"]) + 86}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k60", Value: float(m["k60"]) + 87}, {Key: "k61", Value: float(m["k61"]) + 87}, {Key: "k62", Value: float(m["k62"]) + 87}, {Key: "k63", Value: float(m["k63"]) + 87}, {Key: "k64", Value: float(m["k64"]) + 87}, {Key: "k65", Value: float(m["k65"]) + 87}, {Key: "k66", Value: float(m["k66"]) + 87}, {Key: "k67", Value: float(m["k67"]) + 87}, {Key: "k68", Value: float(m["k68"]) + 87}, {Key: "k69", Value: float(m["k69"]) + 87}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k70", Value: float(m["k70"]) + 88}, {Key: "k71", Value: float(m["k71"]) + 88}, {Key: "k72", Value: float(m["k72"]) + 88}, {Key: "k73", Value: float(m["k73"]) + 88}, {Key: "k74", Value: float(m["k74"]) + 88}, {Key: "k75", Value: float(m["k75"]) + 88}, {Key: "k76", Value: float(m["k76"]) + 88}, {Key: "k77", Value: float(m["k77"]) + 88}, {Key: "k78", Value: float(m["k78"]) + 88}, {Key: "k79", Value: float(m["k79"]) + 88}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k80", Value: float(m["k80"]) + 89}, {Key: "k81", Value: float(m["k81"]) + 89}, {Key: "k82", Value: float(m["k82"]) + 89}, {Key: "k83", Value: float(m["k83"]) + 89}, {Key: "k84", Value: float(m["k84"]) + 89}, {Key: "k85", Value: float(m["k85"]) + 89}, {Key: "k86", Value: float(m["k86"]) + 89}, {Key: "k87", Value: float(m["k87"]) + 89}, {Key: "k88", Value: float(m["k88"]) + 89}, {Key: "k89", Value: float(m["k89"]) + 89}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k90", Value: float(m["k90"]) + 90}, {Key: "k91", Value: float(m["k91"]) + 90}, {Key: "k92", Value: float(m["k92"]) + 90}, {Key: "k93", Value: float(m["k93"]) + 90}, {Key: "k94", Value: float(m["k94"]) + 90}, {Key: "k95", Value: float(m["k95"]) + 90}, {Key: "k96", Value: float(m["k96"]) + 90}, {Key: "k97", Value: float(m["k97"]) + 90}, {Key: "k98", Value: float(m["k98"]) + 90}, {Key: "k99", Value: float(m["k99"]) + 90}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k100", Value: float(m["k100"]) + 91}, {Key: "k101", Value: float(m["k101"]) + 91}, {Key: "k102", Value: float(m["k102"]) + 91}, {Key: "k103", Value: float(m["k103"]) + 91}, {Key: "k104", Value: float(m["k104"]) + 91}, {Key: "k105", Value: float(m["k105"]) + 91}, {Key: "k106", Value: float(m["k106"]) + 91}, {Key: "k107", Value: float(m["k107"]) + 91}, {Key: "k108", Value: float(m["k108"]) + 91}, {Key: "k109", Value: float(m["k109"]) + 91}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k110", Value: float(m["k110"]) + 92}, {Key: "k111", Value: float(m["k111"]) + 92}, {Key: "k112", Value: float(m["k112"]) + 92}, {Key: "k113", Value: float(m["k113"]) + 92}, {Key: "k114", Value: float(m["k114"]) + 92}, {Key: "k115", Value: float(m["k115"]) + 92}, {Key: "k116", Value: float(m["k116"]) + 92}, {Key: "k117", Value: float(m["k117"]) + 92}, {Key: "k118", Value: float(m["k118"]) + 92}, {Key: "k119", Value: float(m["k119"]) + 92}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k120", Value: float(m["k120"]) + 93}, {Key: "k121", Value: float(m["k121"]) + 93}, {Key: "k122", Value: float(m["k122"]) + 93}, {Key: "k123", Value: float(m["k123"]) + 93}, {Key: "k124", Value: float(m["k124"]) + 93}, {Key: "k125", Value: float(m["k125"]) + 93}, {Key: "k126", Value: float(m["k126"]) + 93}, {Key: "k127", Value: float(m["k127"]) + 93}, {Key: "k128", Value: float(m["k128"]) + 93}, {Key: "k129", Value: float(m["k129"]) + 93}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k130", Value: float(m["k130"]) + 94}, {Key: "k131", Value: float(m["k131"]) + 94}, {Key: "k132", Value: float(m["k132"]) + 94}, {Key: "k133", Value: float(m["k133"]) + 94}, {Key: "k134", Value: float(m["k134"]) + 94}, {Key: "k135", Value: float(m["k135"]) + 94}, {Key: "k136", Value: float(m["k136"]) + 94}, {Key: "k137", Value: float(m["k137"]) + 94}, {Key: "k138", Value: float(m["k138"]) + 94}, {Key: "k139", Value: float(m["k139"]) + 94}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k140", Value: float(m["k140"]) + 95}, {Key: "k141", Value: float(m["k141"]) + 95}, {Key: "k142", Value: float(m["k142"]) + 95}, {Key: "k143", Value: float(m["k143"]) + 95}, {Key: "k144", Value: float(m["k144"]) + 95}, {Key: "k145", Value: float(m["k145"]) + 95}, {Key: "k146", Value: float(m["k146"]) + 95}, {Key: "k147", Value: float(m["k147"]) + 95}, {Key: "k148", Value: float(m["k148"]) + 95}, {Key: "k149", Value: float(m["k149"]) + 95}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k150", Value: float(m["k150"]) + 96}, {Key: "k151", Value: float(m["k151"]) + 96}, {Key: "k152", Value: float(m["k152"]) + 96}, {Key: "k153", Value: float(m["k153"]) + 96}, {Key: "k154", Value: float(m["k154"]) + 96}, {Key: "k155", Value: float(m["k155"]) + 96}, {Key: "k156", Value: float(m["k156"]) + 96}, {Key: "k157", Value: float(m["k157"]) + 96}, {Key: "k158", Value: float(m["k158"]) + 96}, {Key: "k159", Value: float(m["k159"]) + 96}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k160", Value: float(m["k160"]) + 97}, {Key: "k161", Value: float(m["k161"]) + 97}, {Key: "k162", Value: float(m["k162"]) + 97}, {Key: "k163", Value: float(m["k163"]) + 97}, {Key: "k164", Value: float(m["k164"]) + 97}, {Key: "k165", Value: float(m["k165"]) + 97}, {Key: "k166", Value: float(m["k166"]) + 97}, {Key: "k167", Value: float(m["k167"]) + 97}, {Key: "k168", Value: float(m["k168"]) + 97}, {Key: "k169", Value: float(m["k169"]) + 97}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k170", Value: float(m["k170"]) + 98}, {Key: "k171", Value: float(m["k171"]) + 98}, {Key: "k172", Value: float(m["k172"]) + 98}, {Key: "k173", Value: float(m["k173"]) + 98}, {Key: "k174", Value: float(m["k174"]) + 98}, {Key: "k175", Value: float(m["k175"]) + 98}, {Key: "k176", Value: float(m["k176"]) + 98}, {Key: "k177", Value: float(m["k177"]) + 98}, {Key: "k178", Value: float(m["k178"]) + 98}, {Key: "k179", Value: float(m["k179"]) + 98}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k180", Value: float(m["k180"]) + 99}, {Key: "k181", Value: float(m["k181"]) + 99}, {Key: "k182", Value: float(m["k182"]) + 99}, {Key: "k183", Value: float(m["k183"]) + 99}, {Key: "k184", Value: float(m["k184"]) + 99}, {Key: "k185", Value: float(m["k185"]) + 99}, {Key: "k186", Value: float(m["k186"]) + 99}, {Key: "k187", Value: float(m["k187"]) + 99}, {Key: "k188", Value: float(m["k188"]) + 99}, {Key: "k189", Value: float(m["k189"]) + 99}}, nil
+	},
+	func(_ context.Context, s any) (any, error) {
+		m := s.(map[string]any)
+		return engine.Update{{Key: "k190", Value: float(m["k190"]) + 100}, {Key: "k191", Value: float(m["k191"]) + 100}, {Key: "k192", Value: float(m["k192"]) + 100}, {Key: "k193", Value: float(m["k193"]) + 100}, {Key: "k194", Value: float(m["k194"]) + 100}, {Key: "k195", Value: float(m["k195"]) + 100}, {Key: "k196", Value: float(m["k196"]) + 100}, {Key: "k197", Value: float(m["k197"]) + 100}, {Key: "k198", Value: float(m["k198"]) + 100}, {Key: "k199", Value: float(m["k199"]) + 100}}, nil
+	},
+}
+
+// float is a map state's number (0 when absent), as wideMap's nodes read it.
+func float(v any) float64 { f, _ := v.(float64); return f }

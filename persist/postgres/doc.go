@@ -42,7 +42,13 @@
 //     superstep instead of one per channel (pack.go).
 //   - writes: pending writes keyed (thread, namespace, checkpoint, task,
 //     slot); special writes have LangGraph's negative slots and sort
-//     first.
+//     first. The regular writes of a superstep's last task, which the
+//     engine commits with the checkpoint that follows, are instead held
+//     in that checkpoint's pack (schema 5: no row, no index entry of
+//     their own), found from their checkpoint among the packs of the two
+//     versions above its highest; only the store that put the checkpoint,
+//     for a task's first writes there, stores them so, and a slot found
+//     both ways reads as the pack's, the first stored.
 //
 // # Writes, durability and many writers
 //

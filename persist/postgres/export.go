@@ -143,7 +143,7 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite
 			if err != nil {
 				return err
 			}
-			o, h, err := buildPut(dc.NS, dc.Checkpoint, meta, dc.Metadata, dc.Parent, heads[dc.NS+"\x00"+dc.Parent])
+			o, h, err := buildPut(dc.NS, dc.Checkpoint, meta, dc.Metadata, dc.Parent, heads[dc.NS+"\x00"+dc.Parent], nil)
 			if err != nil {
 				return err
 			}

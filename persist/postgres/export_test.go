@@ -28,7 +28,7 @@ func StoredVersions(ctx context.Context, s *Store, thread, channel string) (all,
 			}
 			continue
 		}
-		entries, err := decodePack(nil, ver, data, nil)
+		entries, _, err := decodePack(nil, ver, data, nil, nil)
 		if err != nil {
 			return 0, 0, 0, err
 		}

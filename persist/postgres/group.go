@@ -359,6 +359,9 @@ func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member)
 		a.col[pObserved].int8(m.observed)
 		for _, o := range m.ops {
 			if o.put == nil {
+				if o.folded {
+					continue // stored by the checkpoint after it
+				}
 				for _, w := range o.writes {
 					a.col[pWThread].text(m.thread)
 					a.col[pWNS].text(o.ns)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -133,18 +134,23 @@ type valueKey struct {
 	ref     ref
 }
 
+// span is the versions lo to hi.
+type span struct{ lo, hi int64 }
+
 // loadValues reads the values keys name, following appended lists to
-// their full copy, and returns their encodings.
-func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, keys []valueKey) (map[valueKey]valueEnc, error) {
-	if len(keys) == 0 {
-		return map[valueKey]valueEnc{}, nil
+// their full copy, and returns their encodings; and the task writes held
+// in packs (packWrites) of the checkpoints folds names, each read from
+// the packs of its versions lo+1 to hi (foldRange), by checkpoint.
+func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, keys []valueKey, folds map[string]span) (map[valueKey]valueEnc, map[string][]*packWrites, error) {
+	if len(keys) == 0 && len(folds) == 0 {
+		return map[valueKey]valueEnc{}, nil, nil
 	}
 	// One version range per channel covers every wanted value and the
 	// lists it appends to; packs (channel '') are read by version range
-	// too, one range per chain, since any value of a chain may be packed.
-	type span struct{ lo, hi int64 }
+	// too, one range per chain, since any value of a chain may be packed,
+	// and one per checkpoint whose writes a pack may hold.
 	spans := map[string]span{}
-	packSpans := make([]span, 0, len(keys))
+	packSpans := make([]span, 0, len(keys)+len(folds))
 	for _, k := range keys {
 		sp, ok := spans[k.channel]
 		if !ok {
@@ -154,23 +160,28 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		spans[k.channel] = sp
 		packSpans = append(packSpans, span{k.ref.Root, k.ref.Version})
 	}
+	for _, f := range folds {
+		packSpans = append(packSpans, span{f.lo + 1, f.hi})
+	}
 	var chans [][]byte
 	var los, his []int64
 	for ch, sp := range spans {
 		chans, los, his = append(chans, bs(ch)), append(los, sp.lo), append(his, sp.hi)
 	}
-	// Overlapping pack ranges are merged: a pack is read once.
+	// Overlapping and adjacent pack ranges are merged: a pack is read
+	// once, and a checkpoint's values and the writes above them in one
+	// range.
 	slices.SortFunc(packSpans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	for i := 0; i < len(packSpans); {
 		sp := packSpans[i]
-		for i++; i < len(packSpans) && packSpans[i].lo <= sp.hi; i++ {
+		for i++; i < len(packSpans) && packSpans[i].lo <= sp.hi+1; i++ {
 			sp.hi = max(sp.hi, packSpans[i].hi)
 		}
 		chans, los, his = append(chans, bs(packChannel)), append(los, sp.lo), append(his, sp.hi)
 	}
 	rows, err := db.Query(ctx, s.sql.values, bs(thread), bs(ns), chans, los, his)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	type stored struct {
@@ -185,19 +196,28 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		wanted[ch] = packWant{ch, sp.lo, sp.hi}
 	}
 	var entries []packEntry
+	var folded map[string][]*packWrites
 	for rows.Next() {
 		var ch, data []byte
 		var k valueKey
 		var bv, bh *int64
 		var st stored
 		if err := rows.Scan(&ch, &k.ref.Version, &k.ref.Hash, &k.ref.Root, &bv, &bh, &st.depth, &st.has, &data); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if string(ch) == packChannel {
 			// Only the values wanted: a chain stays in its channel and
 			// its version range.
-			if entries, err = decodePack(entries[:0], k.ref.Version, data, wanted); err != nil {
-				return nil, err
+			var pw *packWrites
+			if entries, pw, err = decodePack(entries[:0], k.ref.Version, data, wanted, folds); err != nil {
+				return nil, nil, err
+			}
+			if pw != nil {
+				pw.hash = k.ref.Hash
+				if folded == nil {
+					folded = map[string][]*packWrites{}
+				}
+				folded[pw.checkpoint] = append(folded[pw.checkpoint], pw)
 			}
 			for _, e := range entries {
 				at := ref{Version: k.ref.Version, Hash: ^k.ref.Hash, Root: e.root}
@@ -213,7 +233,7 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		raw[k] = st
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make(map[valueKey]valueEnc, len(keys))
 	// A wanted value is its chain's full copy plus the suffixes since,
@@ -276,10 +296,10 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 	slices.SortFunc(sorted, func(a, b valueKey) int { return cmp.Compare(a.ref.Version, b.ref.Version) })
 	for _, k := range sorted {
 		if err := resolve(k); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, folded, nil
 }
 
 // storedWrite is a pending write with its slot and undecoded value.
@@ -287,6 +307,47 @@ type storedWrite struct {
 	task, channel string
 	slot          int64
 	enc           []byte
+}
+
+// mergeWrites adds to a checkpoint's write rows, in task then slot order,
+// the writes packs hold, and returns them in that order. A slot stored
+// both in a row and in a pack is read from the pack: a pack holds a
+// task's first writes at the checkpoint (Store.foldable), and the first
+// stored of a regular write wins, as when both are rows (insWritesSQL;
+// packs hold no special writes, which replace). Two packs holding one
+// slot (two stores claiming to be one writer) are read by the lower
+// version, then hash, so every read picks the same.
+func mergeWrites(rows []storedWrite, packs []*packWrites) []storedWrite {
+	if len(packs) == 0 {
+		return rows
+	}
+	slices.SortFunc(packs, func(a, b *packWrites) int { return cmp.Or(cmp.Compare(a.lo, b.lo), cmp.Compare(a.hash, b.hash)) })
+	type key struct {
+		task string
+		slot int64
+	}
+	seen := map[key]bool{}
+	var fromPacks []storedWrite
+	for _, p := range packs {
+		for _, w := range p.writes {
+			k := key{p.task, w.slot}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			fromPacks = append(fromPacks, storedWrite{task: p.task, channel: w.channel, slot: w.slot, enc: w.value})
+		}
+	}
+	out := fromPacks
+	for _, r := range rows {
+		if !seen[key{r.task, r.slot}] {
+			out = append(out, r)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b storedWrite) int {
+		return cmp.Or(strings.Compare(a.task, b.task), cmp.Compare(a.slot, b.slot))
+	})
+	return out
 }
 
 // scanWrites reads write rows (checkpoint, task, slot, channel, value), in
@@ -392,8 +453,17 @@ func (s *Store) loadAs(ctx context.Context, db querier, thread, ns string, ids [
 	for k := range need {
 		keys = append(keys, k)
 	}
-	if l.values, err = s.loadValues(ctx, db, thread, ns, keys); err != nil {
+	folds := make(map[string]span, len(ids))
+	for _, id := range ids {
+		lo, hi := foldRange(l.states[id])
+		folds[id] = span{lo, hi}
+	}
+	var packed map[string][]*packWrites
+	if l.values, packed, err = s.loadValues(ctx, db, thread, ns, keys, folds); err != nil {
 		return nil, err
+	}
+	for id, pws := range packed {
+		l.writes[id] = mergeWrites(l.writes[id], pws)
 	}
 	return l, nil
 }

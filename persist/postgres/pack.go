@@ -24,9 +24,10 @@ import (
 // are not), so a ref says where its value is; the refs of records and of
 // appended lists' bases are stored as before.
 //
-// Only values of at most packMax bytes are packed: reading a list's chain
-// scans the packs of its versions, other channels' values included, and
-// the bound keeps that a small multiple of the chain itself.
+// Only values of at most packMax bytes are packed, and task writes
+// (packWrites) of at most packMax bytes in all: reading a list's chain
+// scans the packs of its versions, other channels' values and writes
+// included, and the bound keeps that a small multiple of the chain itself.
 
 // packMax is the largest stored value a pack holds.
 const packMax = 1024
@@ -41,19 +42,24 @@ const packChannel = ""
 // that share a version become one pack per version, the others rows of
 // their own (sealed), and it points the channels' refs in st at them.
 // It reorders and reuses blobs.
-func packBlobs(blobs []blob, st *cpState) []blob {
+//
+// With fold, the pack of the lowest version in fold's range also holds
+// fold's writes (a one-value run becomes a pack for them), and it reports
+// whether one did: none does when no small value has a version in the
+// range, and the writes are then stored as rows (see foldSpan).
+func packBlobs(blobs []blob, st *cpState, fold *packWrites) (out []blob, folded bool) {
 	small := 0
 	for i := range blobs {
 		if packable(&blobs[i]) {
 			small++
 		}
 	}
-	if small < 2 {
+	if small < 2 && fold == nil {
 		for i := range blobs {
 			blobs[i].seal()
 			st.setRef(blobs[i].channel, blobs[i].ref)
 		}
-		return blobs
+		return blobs, false
 	}
 	// Small values first, by version, then channel: a version's run is
 	// one pack, whose bytes (and so hash) do not depend on map order.
@@ -74,12 +80,16 @@ func packBlobs(blobs []blob, st *cpState) []blob {
 		for i < small && j < small && blobs[j].ref.Version == blobs[i].ref.Version {
 			j++
 		}
-		if j-i == 1 {
+		var with *packWrites
+		if !folded && fold != nil && i < small && fold.lo < blobs[i].ref.Version && blobs[i].ref.Version <= fold.hi {
+			with, folded = fold, true
+		}
+		if j-i == 1 && with == nil {
 			blobs[i].seal()
 			st.setRef(blobs[i].channel, blobs[i].ref)
 			blobs[w] = blobs[i]
 		} else {
-			pk := newPack(blobs[i:j])
+			pk := newPack(blobs[i:j], with)
 			for _, b := range blobs[i:j] {
 				st.setRef(b.channel, ref{Version: pk.ref.Version, Hash: ^pk.ref.Hash, Root: b.ref.Root})
 			}
@@ -89,28 +99,48 @@ func packBlobs(blobs []blob, st *cpState) []blob {
 		i = j
 	}
 	clear(blobs[w:])
-	return blobs[:w]
+	return blobs[:w], folded
 }
 
 func packable(b *blob) bool { return 1+len(b.payload) <= packMax }
 
 // newPack encodes values of one version, sorted by channel, as a pack:
-// after the format byte and the number of values, for each value its channel, a flags byte (1: has
-// a value), its chain's root, its depth and, when it appends (depth > 0),
-// the version and hash of its base, then its stored bytes (kind and
-// payload, as a row of its own holds them); the integers
-// as varints, the strings and bytes after their length.
-func newPack(vals []blob) blob {
+// after the format byte, with writes (format blobPackWrites) the
+// checkpoint and task they belong to and the number of writes, then each
+// write's slot, channel and encoded value; then the number of values and,
+// for each value its channel, a flags byte (1: has a value), its chain's
+// root, its depth and, when it appends (depth > 0), the version and hash
+// of its base, then its stored bytes (kind and payload, as a row of its
+// own holds them); the integers as varints, the strings and bytes after
+// their length.
+func newPack(vals []blob, with *packWrites) blob {
 	size := 1
 	for _, v := range vals {
 		size += len(v.channel) + 1 + len(v.payload) + 5*binary.MaxVarintLen64
 	}
+	format := byte(blobPack)
+	if with != nil {
+		format = blobPackWrites
+		size += len(with.checkpoint) + len(with.task) + 3*binary.MaxVarintLen64
+		for _, w := range with.writes {
+			size += len(w.channel) + len(w.value) + 3*binary.MaxVarintLen64
+		}
+	}
 	data := make([]byte, 1, size)
-	data[0] = blobPack
+	data[0] = format
+	if with != nil {
+		data = appendBytes(data, with.checkpoint)
+		data = appendBytes(data, with.task)
+		data = binary.AppendUvarint(data, uint64(len(with.writes)))
+		for _, w := range with.writes {
+			data = binary.AppendVarint(data, w.slot)
+			data = appendBytes(data, w.channel)
+			data = appendBytes(data, w.value)
+		}
+	}
 	data = binary.AppendUvarint(data, uint64(len(vals)))
 	for _, v := range vals {
-		data = binary.AppendUvarint(data, uint64(len(v.channel)))
-		data = append(data, v.channel...)
+		data = appendBytes(data, v.channel)
 		var flags byte
 		if v.has {
 			flags = 1
@@ -130,6 +160,12 @@ func newPack(vals []blob) blob {
 	return blob{channel: packChannel, ref: ref{Version: ver, Hash: hashBlob(data, true), Root: ver}, has: true, data: data}
 }
 
+// appendBytes appends b after its length.
+func appendBytes[T string | []byte](data []byte, b T) []byte {
+	data = binary.AppendUvarint(data, uint64(len(b)))
+	return append(data, b...)
+}
+
 // packEntry is one value of a pack as read back.
 type packEntry struct {
 	channel string
@@ -147,15 +183,52 @@ type packWant struct {
 	lo, hi  int64
 }
 
+// packWrites are the regular writes of one task at a checkpoint, held in
+// the pack of one of its children (schema 5): a superstep's last task's
+// writes, which the engine defers to the commit of the checkpoint that
+// follows (engine.WriteDeferrer), cost no row of their own there. They
+// are found from their checkpoint: in a pack of a version in (lo, hi],
+// the versions just above the checkpoint's highest (foldSpan).
+type packWrites struct {
+	checkpoint, task string
+	writes           []taskWrite
+	lo, hi           int64 // writing: the versions whose pack may hold them; read: the pack's version
+	hash             int64 // read: the pack's hash
+}
+
+// foldSpan is how far above its checkpoint's highest channel version a
+// pack may hold the checkpoint's writes. The superstep that follows a
+// checkpoint gives the channels it updates the version after the highest
+// of the checkpoint's versions (engine/algo.go applyWrites: next =
+// maxV + 1; LangGraph.js libs/langgraph-core/src/pregel/algo.ts:321 and
+// 396, getNextVersion(maxVersion)), or the one after that when it
+// consumed trigger channels first (algo.ts:327 and 370): two versions. A
+// child whose small values are at other versions does not hold the
+// writes; they are stored as rows.
+const foldSpan = 2
+
+// foldRange is the versions whose pack may hold the writes of the
+// checkpoint whose state is st.
+func foldRange(st *cpState) (lo, hi int64) {
+	for _, r := range st.refs {
+		lo = max(lo, r.ref.Version)
+	}
+	return lo, lo + foldSpan
+}
+
 // decodePack appends to dst the values of a pack stored at version ver
-// that want asks for (all of them when want is nil). The whole pack is
-// checked either way.
-func decodePack(dst []packEntry, ver int64, data []byte, want map[string]packWant) ([]packEntry, error) {
-	if len(data) == 0 || data[0] != blobPack {
-		return nil, corruptf("pack at version %d: not a pack", ver)
+// that want asks for (all of them when want is nil), and returns the
+// writes it holds if folds asks for them: when the pack's version is in
+// the range (lo, hi] folds gives their checkpoint (always when folds is
+// nil). The whole pack is checked either way.
+func decodePack(dst []packEntry, ver int64, data []byte, want map[string]packWant, folds map[string]span) ([]packEntry, *packWrites, error) {
+	if len(data) == 0 || (data[0] != blobPack && data[0] != blobPackWrites) {
+		return nil, nil, corruptf("pack at version %d: not a pack", ver)
 	}
 	rest := data[1:]
-	bad := func() ([]packEntry, error) { return nil, corruptf("pack at version %d is damaged", ver) }
+	bad := func() ([]packEntry, *packWrites, error) {
+		return nil, nil, corruptf("pack at version %d is damaged", ver)
+	}
 	uvarint := func() (uint64, bool) {
 		v, n := binary.Uvarint(rest)
 		if n <= 0 {
@@ -180,6 +253,37 @@ func decodePack(dst []packEntry, ver int64, data []byte, want map[string]packWan
 		b := rest[:n:n]
 		rest = rest[n:]
 		return b, true
+	}
+	var pw *packWrites
+	if data[0] == blobPackWrites {
+		cp, ok1 := bytes()
+		task, ok2 := bytes()
+		n, ok3 := uvarint()
+		if !ok1 || !ok2 || !ok3 || len(cp) == 0 || n == 0 || n > uint64(len(rest)) {
+			return bad()
+		}
+		// Only a checkpoint's own range holds its writes: a pack of
+		// another fork at other versions may name it too.
+		if f, ok := folds[string(cp)]; folds == nil || ok && f.lo < ver && ver <= f.hi {
+			pw = &packWrites{checkpoint: string(cp), task: string(task), writes: make([]taskWrite, 0, n), lo: ver, hi: ver}
+		}
+		for range n {
+			slot, ok := varint()
+			if !ok || slot < 0 {
+				return bad()
+			}
+			ch, ok := bytes()
+			if !ok || len(ch) == 0 {
+				return bad()
+			}
+			val, ok := bytes()
+			if !ok {
+				return bad()
+			}
+			if pw != nil {
+				pw.writes = append(pw.writes, taskWrite{slot, string(ch), val})
+			}
+		}
 	}
 	count, ok := uvarint()
 	if !ok || count == 0 || count > uint64(len(rest)) {
@@ -230,5 +334,5 @@ func decodePack(dst []packEntry, ver int64, data []byte, want map[string]packWan
 	if len(rest) > 0 {
 		return bad()
 	}
-	return out, nil
+	return out, pw, nil
 }

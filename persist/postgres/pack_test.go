@@ -15,19 +15,9 @@ import (
 	"github.com/superstep/superstep/persist/postgres"
 )
 
-// packRows is the number of pack rows (channel ”) in schema.
+// packRows is the number of pack rows (the empty channel) in schema.
 func packRows(t *testing.T, schema string) int {
-	t.Helper()
-	conn, err := pgx.Connect(ctx, serverURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{schema, "blobs"}.Sanitize()+" WHERE channel = ''").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return countRows(t, schema, "blobs WHERE channel = ''")
 }
 
 // packedThread puts n supersteps of a chat thread on th after parent:

@@ -60,11 +60,33 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err != nil {
 		return engine.Config{}, err
 	}
-	o, h, err := buildPut(cfg.CheckpointNS, cp, meta, md, cfg.CheckpointID, parent)
+	// The task writes queued last, at the parent (the superstep's last
+	// task's, deferred to this commit), may go in this checkpoint's pack.
+	s.mu.Lock()
+	w := s.foldable(key, parent, cp.ID)
+	s.mu.Unlock()
+	var fold *packWrites
+	if w != nil {
+		lo, hi := foldRange(parent.state)
+		fold = &packWrites{checkpoint: w.cp, task: w.task, writes: w.writes, lo: lo, hi: hi}
+	}
+	o, h, err := buildPut(cfg.CheckpointNS, cp, meta, md, cfg.CheckpointID, parent, fold)
 	if err != nil {
 		return engine.Config{}, err
 	}
 	s.mu.Lock()
+	if o.put.folded && w.g != nil {
+		// A commit (a Flush) took the writes meanwhile: they are
+		// stored as rows, and this checkpoint without them.
+		s.mu.Unlock()
+		if o, h, err = buildPut(cfg.CheckpointNS, cp, meta, md, cfg.CheckpointID, parent, nil); err != nil {
+			return engine.Config{}, err
+		}
+		s.mu.Lock()
+	}
+	if o.put.folded {
+		w.folded = true
+	}
 	old := s.heads[key]
 	// Ids are time-ordered: one after every id of the namespace is new;
 	// otherwise it may replace a stored checkpoint.
@@ -76,6 +98,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	}
 	o.put.mayExist = known == "" || cp.ID <= known
 	h.maxID = max(known, cp.ID)
+	h.own = !o.put.mayExist
 	// Cached heads stay valid when a checkpoint is replaced: a replacement
 	// rewrites stored deltas, not the states they describe.
 	if _, ok := s.heads[key]; !ok && len(s.heads) >= maxHeads {
@@ -87,12 +110,62 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 		}
 	}
 	s.heads[key] = h
+	// In the same hold of s.mu as the check above: the folded writes
+	// and the checkpoint go in one commit.
+	s.enqueueLocked(cfg.ThreadID, o)
 	s.mu.Unlock()
-	s.enqueue(cfg.ThreadID, o)
 	if err := s.afterEnqueue(ctx, cfg.ThreadID, o); err != nil {
 		return engine.Config{}, err
 	}
 	return engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
+}
+
+// foldable returns the task writes that checkpoint child, whose parent is
+// the head parent of key's namespace, may hold in its pack (packWrites),
+// or nil. They must be a task's regular writes at the parent queued last
+// on the thread and not yet taken by a commit, so that they go in the
+// checkpoint's commit; and they must be the first writes of that task at
+// the parent ever stored, so that the copy in the pack is the first
+// stored, which is what a read finding a slot stored twice relies on
+// (see mergeWrites): the parent is this store's newest head, which it
+// stored new (head.own), and the store queued no other writes of the task
+// at it. Another store's writes at the parent would have advanced the
+// thread since this one last wrote it, and the commit is refused
+// (ErrThreadConflict). child must sort after the parent (ids are
+// time-ordered; one that does not goes without), so a namespace's newest
+// checkpoint never has writes in a pack (Threads counts the rows). Like a
+// value, writes of more than packMax bytes in all are not packed. s.mu is
+// held.
+func (s *Store) foldable(key nsKey, parent *head, child string) *op {
+	if parent == nil || s.heads[key] != parent || !parent.own || child <= parent.id {
+		return nil
+	}
+	q := s.queues[key.thread]
+	if q == nil || len(q.ops) == 0 {
+		return nil
+	}
+	w := q.ops[len(q.ops)-1]
+	if w.put != nil || w.nullRun || w.folded || w.g != nil || w.ns != key.ns || w.cp != parent.id ||
+		len(w.writes) == 0 || w.writes[0].slot < 0 {
+		return nil
+	}
+	size := 0
+	for _, x := range w.writes {
+		size += len(x.channel) + len(x.value)
+	}
+	if size > packMax {
+		return nil // see packMax
+	}
+	n := 0
+	for _, t := range parent.wrote {
+		if t == w.task {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil
+	}
+	return w
 }
 
 // maxHeads bounds the namespaces whose newest checkpoint the store keeps
@@ -128,7 +201,11 @@ func (s *Store) parentHead(ctx context.Context, key nsKey, id string) (*head, er
 // buildPut encodes a checkpoint of namespace ns against its parent's head:
 // its op (the record, and a blob for every channel whose version changed)
 // and its head.
-func buildPut(ns string, cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID string, parent *head) (*op, *head, error) {
+//
+// With fold, the pack of one of the checkpoint's versions in fold's
+// range holds fold's writes, if any of its small values has such a
+// version (putOp.folded says whether).
+func buildPut(ns string, cp *engine.Checkpoint, meta []byte, md engine.Metadata, parentID string, parent *head, fold *packWrites) (*op, *head, error) {
 	// A superstep's objects that live as long as each other are allocated
 	// together: the op with its putOp, the head with its state.
 	x := &struct {
@@ -186,7 +263,7 @@ func buildPut(ns string, cp *engine.Checkpoint, meta []byte, md engine.Metadata,
 		}
 		p.blobs = append(p.blobs, b)
 	}
-	p.blobs = packBlobs(p.blobs, st)
+	p.blobs, p.folded = packBlobs(p.blobs, st, fold)
 	if st.seen == nil {
 		st.seen = map[string]map[string]int64{}
 	}

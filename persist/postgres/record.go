@@ -21,6 +21,9 @@ const (
 	blobFull     = 1 // blobs.data: the engine's encoding of the value
 	blobAppend   = 2 // blobs.data: elements added to the base list, comma-separated
 	blobPack     = 3 // blobs.data: small values of one version (pack.go)
+	// blobs.data: a pack that also holds a task's writes at the parent
+	// checkpoint (pack.go, packWrites; schema 5)
+	blobPackWrites = 4
 )
 
 // fullEvery bounds delta chains: every 64th checkpoint record of a branch

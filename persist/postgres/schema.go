@@ -144,6 +144,16 @@ CREATE INDEX checkpoints_early_child ON S.checkpoints (thread, ns, parent) WHERE
 	`
 COMMENT ON TABLE S.blobs IS 'channel values by (thread, ns, channel, version, hash); the rows of channel '''' are packs: the small values of one version (superstep schema 4)';
 `,
+	// 5: a pack may also hold the regular writes of one task at the
+	// parent of the checkpoint it belongs to (packWrites: the superstep's
+	// last task's, committed with the checkpoint), in place of their
+	// rows in writes. The tables are unchanged and rows stored before
+	// stay as they are, but a superstep built before this version would
+	// miss those writes, or read such a pack as damaged: the version
+	// makes it refuse the database instead (ErrNewerSchema).
+	`
+COMMENT ON TABLE S.blobs IS 'channel values by (thread, ns, channel, version, hash); the rows of channel '''' are packs: the small values of one version, and a task''s writes at the parent checkpoint (superstep schema 5)';
+`,
 }
 
 // SchemaVersion is the newest schema version this package knows.
@@ -151,7 +161,7 @@ var SchemaVersion = len(migrations)
 
 // readableFrom is the oldest schema version a read-only store reads as it
 // is, without migrating: every migration after it changed only functions
-// the writers call (2), indexes (3) and comments (4), never a table a
+// the writers call (2), indexes (3) and comments (4, 5), never a table a
 // reader queries, and rows written before a migration stay readable after
 // it. A migration that changes what readers query must raise it.
 const readableFrom = 1

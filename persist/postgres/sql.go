@@ -19,6 +19,7 @@ type statements struct {
 	// those claimed: see groupStatement.
 	group                                [2][2]string
 	insWrites, insNullWrites             string
+	upsertWrites                         string
 	checkpointExists, deltaChildren      string
 	updateRecord                         string
 	latestID, candidates, candidatesAll  string
@@ -32,11 +33,13 @@ type statements struct {
 // parameter of the writes, the blobs and the checkpoint part (see
 // numberParams); $1 and $2 are the thread and the namespace.
 var (
+	// upsertWritesSQL replaces what was stored.
+	upsertWritesSQL = `INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
+			SELECT $1, $2, $W1, $W2, u.slot, u.channel, u.value FROM ` + unnestRows("$W", 3, "slot int8", "channel bytea", "value bytea") + `
+			ON CONFLICT (thread, ns, checkpoint, task, slot) DO UPDATE SET channel = EXCLUDED.channel, value = EXCLUDED.value`
 	// Regular writes: the first stored wins; special ones (negative
 	// slots) replace what was stored.
-	insWritesSQL = `INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
-			SELECT $1, $2, $W1, $W2, u.slot, u.channel, u.value FROM ` + unnestRows("$W", 3, "slot int8", "channel bytea", "value bytea") + `
-			ON CONFLICT (thread, ns, checkpoint, task, slot) DO UPDATE SET channel = EXCLUDED.channel, value = EXCLUDED.value
+	insWritesSQL = upsertWritesSQL + `
 			WHERE EXCLUDED.slot < 0`
 	// Blobs are never overwritten: a (version, hash) names one value.
 	insBlobsSQL = `INSERT INTO S.blobs (thread, ns, channel, version, hash, root, base_version, base_hash, depth, has, data)
@@ -189,6 +192,9 @@ func newStatements(schema string) statements {
 			{groupStatement(r, true, false), groupStatement(r, true, true)},
 		},
 		insWrites: r.Replace(numberParams(insWritesSQL, "$W", 3, writesParams)),
+		// The writes a replaced checkpoint's pack held become rows
+		// (Store.unfold): a read finds them there as it did in the pack.
+		upsertWrites: r.Replace(numberParams(upsertWritesSQL, "$W", 3, writesParams)),
 		// Null-task writes accumulate: numbered after those stored.
 		insNullWrites: r.Replace(`INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
 			SELECT $1, $2, $3, $4, b.base + u.i, u.channel, u.value

@@ -117,6 +117,14 @@ type head struct {
 	state  *cpState
 	values []valueEnc // the encodings of state.refs' values, index for index
 	maxID  string     // no checkpoint of the namespace sorts after it
+	// own: this store stored it as a new checkpoint (one that did not
+	// replace one stored), so every write saved at it since is one this
+	// store queued, and wrote names the tasks of those (regular writes):
+	// what decides whether a task's writes may go in its child's pack
+	// (Store.foldable).
+	own   bool
+	wrote []string
+	one   [1]string // wrote's first, without an allocation
 }
 
 // Open connects to the database url names, creates or migrates

@@ -43,6 +43,9 @@ type op struct {
 	task    string
 	writes  []taskWrite
 	nullRun bool // null-task regular writes: slots are offsets after those stored
+	// folded: regular writes stored in the pack of the checkpoint queued
+	// after them (packWrites), not as rows of their own.
+	folded bool
 	// Set under Store.mu: the group that took the op, and once that
 	// group's commit ended, committed and its outcome.
 	g         *group
@@ -68,12 +71,31 @@ type putOp struct {
 	// mayExist: the id might already be stored (a replacement), which
 	// needs the children stored as deltas of it rewritten first.
 	mayExist bool
+	// folded: one of blobs, a pack, holds the task writes queued before
+	// it (packWrites).
+	folded bool
 }
 
 // enqueue adds o to thread's queue; afterEnqueue, commit or flushAll
 // commit it.
 func (s *Store) enqueue(thread string, o *op) {
 	s.mu.Lock()
+	s.enqueueLocked(thread, o)
+	s.mu.Unlock()
+}
+
+// enqueueLocked is enqueue with s.mu held. It also notes a task's regular
+// writes at the newest checkpoint this store put in their namespace (see
+// head.wrote).
+func (s *Store) enqueueLocked(thread string, o *op) {
+	if o.put == nil && !o.nullRun && len(o.writes) > 0 && o.writes[0].slot >= 0 {
+		if h := s.heads[nsKey{thread, o.ns}]; h != nil && h.id == o.cp {
+			if h.wrote == nil {
+				h.wrote = h.one[:0]
+			}
+			h.wrote = append(h.wrote, o.task)
+		}
+	}
 	q := s.queues[thread]
 	if q == nil {
 		q = &threadQueue{}
@@ -86,7 +108,6 @@ func (s *Store) enqueue(thread string, o *op) {
 	}
 	q.ops = append(q.ops, o)
 	q.last = o
-	s.mu.Unlock()
 }
 
 // commit commits every op queued for thread so far, and waits for those
@@ -134,6 +155,9 @@ func (s *Store) sendThread(ctx context.Context, thread string, observed int64, o
 		}
 		for _, o := range ops {
 			if o.put != nil && o.put.mayExist {
+				if err := s.unfold(ctx, tx, thread, o.ns, o.put.id); err != nil {
+					return err
+				}
 				if err := s.detach(ctx, tx, thread, o.ns, o.put.id); err != nil {
 					return err
 				}
@@ -151,6 +175,9 @@ func (s *Store) sendThread(ctx context.Context, thread string, observed int64, o
 
 // queueOp queues o's statement.
 func (s *Store) queueOp(b *pgx.Batch, thread string, o *op) {
+	if o.folded {
+		return // stored by the checkpoint after it
+	}
 	if o.put != nil {
 		s.queuePut(b, thread, nil, o)
 		return
@@ -169,6 +196,9 @@ func (s *Store) queueOp(b *pgx.Batch, thread string, o *op) {
 func (s *Store) queueOps(b *pgx.Batch, thread string, ops []*op) {
 	for i := 0; i < len(ops); i++ {
 		o := ops[i]
+		if o.folded {
+			continue // stored by the checkpoint after it
+		}
 		if i+1 < len(ops) && o.put == nil && !o.nullRun && ops[i+1].put != nil && ops[i+1].ns == o.ns {
 			s.queuePut(b, thread, o, ops[i+1])
 			i++
@@ -217,6 +247,53 @@ func writeColumns(writes []taskWrite) (slots []int64, chans, values [][]byte) {
 		slots[i], chans[i], values[i] = w.slot, bs(w.channel), w.value
 	}
 	return slots, chans, values
+}
+
+// unfold prepares checkpoint id, if stored, for being replaced: the writes
+// its children's packs hold for it (packWrites) are stored as rows, since
+// a read looks for them in the packs of versions above the checkpoint's
+// highest, which the replacement may change. A slot stored both ways
+// takes the pack's value, which reads chose. It reads the checkpoint's
+// record (its versions), not its values.
+func (s *Store) unfold(ctx context.Context, tx pgx.Tx, thread, ns, id string) error {
+	recs, err := s.loadChain(ctx, tx, thread, ns, []string{id})
+	if err != nil {
+		return err
+	}
+	if _, ok := recs[id]; !ok {
+		return nil // not stored
+	}
+	st, err := stateOf(id, recs, map[string]*cpState{})
+	if err != nil {
+		return err
+	}
+	lo, hi := foldRange(st)
+	_, packed, err := s.loadValues(ctx, tx, thread, ns, nil, map[string]span{id: {lo, hi}})
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	var task string
+	var ws []taskWrite
+	queue := func() {
+		if len(ws) > 0 {
+			slots, chans, values := writeColumns(ws)
+			b.Queue(s.sql.upsertWrites, bs(thread), bs(ns), bs(id), bs(task), slots, chans, values)
+		}
+		ws = nil
+	}
+	for _, w := range mergeWrites(nil, packed[id]) { // by task
+		if w.task != task {
+			queue()
+			task = w.task
+		}
+		ws = append(ws, taskWrite{w.slot, w.channel, w.enc})
+	}
+	queue()
+	if b.Len() == 0 {
+		return nil
+	}
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // detach prepares checkpoint id for being replaced: its children stored as
