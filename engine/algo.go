@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -670,7 +671,7 @@ type task struct {
 	// pointer, and the allocator's header) fits the 576-byte size class.
 	kind taskKind
 	// saveOnLoop: the task succeeded and the loop's goroutine saves and
-	// reports it (loop.commitFinished); set by settle, read by the loop
+	// reports it (fanout.commitOnLoop); set by settle, read by the loop
 	// after the task's goroutine ended.
 	saveOnLoop bool
 	// nullGone: a Task call's task planned after a task of the superstep
@@ -701,6 +702,9 @@ type task struct {
 	result TaskResult
 	// scope is the running task's context (see newScope).
 	scope taskScope
+	// state says who settles the task when its superstep may abandon it
+	// (taskQueued … taskAbandoned; runner.go claim).
+	state atomic.Uint32
 	// writeBuf holds the writes of a task that makes few, so they cost no
 	// allocation of their own.
 	writeBuf [4]Write

@@ -141,11 +141,15 @@
 //     (LangGraph's _first, tick and after_tick); pending.go its saved writes.
 //   - runner.go, task.go: run one superstep's tasks concurrently, with
 //     retries, interrupts and the writers that turn a node's result into
-//     writes, writer by writer. The first failure cancels the tasks still
-//     working through their context; each saves what it wrote plus its
-//     error, and a finished task keeps everything (LangGraph's runners).
+//     writes, writer by writer. The first failure, or the caller's
+//     cancellation, cancels the tasks still working through their context
+//     and ends the superstep without waiting for them: each is settled as
+//     failed by the loop and its goroutine drops what its node still does
+//     (fanout.abandon, task.state); a finished task keeps everything
+//     (LangGraph's runners). savederror.go: a task's error as saved, read
+//     back for errors.Is and errors.As.
 //     With MemorySaver the loop's goroutine saves each finished task's
-//     writes as it arrives (fanout.commitFinished). Without a bound (and
+//     writes as it arrives (fanout.commitOnLoop). Without a bound (and
 //     without subgraph turns), a task's goroutine takes the next task not
 //     yet taken when its own ends (fanout.startAll), so a fan-out's tasks
 //     run on stacks already grown.

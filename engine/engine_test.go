@@ -990,16 +990,18 @@ func TestTimeout_CallerCancelAbandonsATimedAttempt(t *testing.T) {
 		t.Fatalf("continue: %v %v after %d calls", err, res.Values, calls.Load())
 	}
 
-	var finished atomic.Bool
+	// A sibling's failure abandons it too: LangGraph.js's composed abort
+	// signal includes the sibling-failure signal.
+	hold := make(chan struct{})
+	defer close(hold)
 	g = mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x"), engine.LastValueKey("y")).
 		AddNode("deaf", func(context.Context, any) (any, error) {
-			time.Sleep(50 * time.Millisecond) // ignores ctx
-			finished.Store(true)
+			<-hold // ignores ctx
 			return engine.Pairs("x", 1.0), nil
 		}, engine.WithTimeout(engine.TimeoutPolicy{Run: time.Hour})).
 		AddNode("fails", func(context.Context, any) (any, error) { return nil, errors.New("boom") }).
 		AddEdge(engine.Start, "deaf").AddEdge(engine.Start, "fails"))
-	if _, err := g.Invoke(ctx, map[string]any{"x": 0.0}); err == nil || !finished.Load() {
-		t.Fatalf("a sibling's failure: want its error after the timed node finished, got %v (finished %v)", err, finished.Load())
+	if _, err := g.Invoke(ctx, map[string]any{"x": 0.0}); err == nil || err.Error() != `node "fails" failed at step 1: boom` {
+		t.Fatalf("a sibling's failure: want it at once, got %v", err)
 	}
 }

@@ -193,7 +193,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	go func() {
 		defer l.calls.Done()
 		defer close(c.done)
-		err := l.runTask(scope.Context, t)
+		err := l.runTask(scope.Context, t, false)
 		sl.release()
 		if err != nil {
 			l.callFailed(t, err)

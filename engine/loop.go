@@ -98,8 +98,30 @@ type loop struct {
 	// updateFollows: the driver runs Update right after Execute (Run and
 	// Superstep with no hook), so a checkpoint Put follows the last task.
 	updateFollows bool
+	// gate stands between a root run's goroutines and its listener: once
+	// the run is over for its caller, events from nodes it abandoned are
+	// dropped (nil without a listener, and in a subgraph run, whose
+	// events reach the root's listener through its own).
+	gate *emitGate
+	// abandoned: the current superstep ended without some of its tasks
+	// (fanout.abandon).
+	abandoned bool
+	// mayAbandon: a superstep of this run ran its tasks on goroutines
+	// that the loop may leave (runConcurrently); until then the tasks
+	// keep no state (task.state). Only ever set.
+	mayAbandon atomic.Bool
+	// lone, loneCtx and loneDone are the task runLone runs, its context
+	// and where its goroutine hands back its outcome (made once for the
+	// run).
+	lone     *task
+	loneCtx  context.Context
+	loneDone chan error
+	// stepEnded tells the loop that the last task of a superstep ended
+	// (fanout.left); made once for the run, on its first superstep with
+	// concurrent tasks.
+	stepEnded chan struct{}
 	// saveOnLoop: this superstep's tasks leave saving a success to the
-	// loop's goroutine (fanout.commitFinished). Set and cleared by the
+	// loop's goroutine (fanout.commitOnLoop). Set and cleared by the
 	// loop around the tasks' goroutines; Task calls never read it.
 	saveOnLoop bool
 	// held is the last task's result, reported once its deferred writes
@@ -202,6 +224,10 @@ func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, 
 		return nil, fmt.Errorf("%w: %v", ErrUnknownDurability, d)
 	}
 	l.deferrer, _ = l.saver.(WriteDeferrer)
+	if l.emit != nil && opts.parent == nil {
+		l.gate = &emitGate{}
+		l.emit = l.gate.wrap(l.emit)
+	}
 	if s := scopeOf(ctx); s != nil {
 		s.run.cs.view.escapes(input) // a run started from a node keeps its input
 	}

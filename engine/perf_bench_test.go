@@ -62,3 +62,29 @@ func BenchmarkPerfWorkload(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPerfWorkloadCancellable runs the perf workloads without a saver
+// on a context the caller can cancel, as a service's request context: each
+// lone task then runs on a goroutine of its own, which the run can leave
+// when the caller goes away (a node that ignores its context). Compare
+// with BenchmarkPerfWorkload's "none" to see what that costs.
+func BenchmarkPerfWorkloadCancellable(b *testing.B) {
+	for _, name := range enginetest.PerfWorkloadNames {
+		b.Run(name, func(b *testing.B) {
+			w, err := enginetest.PerfGraph(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				res, err := w.Graph.Invoke(ctx, w.Input(), engine.OnThread(fmt.Sprint("t", i)), engine.WithRecursionLimit(w.RecursionLimit))
+				if err != nil || res.Status != engine.StatusDone {
+					b.Fatalf("run: %v %v", err, res.Status)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(w.Supersteps), "ns/superstep")
+		})
+	}
+}

@@ -14,15 +14,17 @@ import (
 // interrupt is not an error: the Result says StatusInterrupted.
 //
 // Cancelling ctx (a client that went away, a server shutting down) stops
-// the run: no further superstep starts, the running nodes' contexts are
-// cancelled, and Invoke returns an error that matches ctx's
-// (errors.Is(err, context.Canceled) or context.DeadlineExceeded) once
-// they have returned. A node that ignores its context holds the run
-// until it returns, unless it has a TimeoutPolicy, whose attempt is
-// abandoned at once. Each task that stopped saves its error, and each
-// that finished its writes, so the thread continues from its latest
-// checkpoint (Invoke with nil input) without running the finished tasks
-// again.
+// the run at once: no further superstep starts, the running nodes'
+// contexts are cancelled, and Invoke returns an error that matches ctx's
+// (errors.Is(err, context.Canceled) or context.DeadlineExceeded) without
+// waiting for them, as LangGraph.js races each task against the caller's
+// abort signal. Each task that had finished keeps its saved writes; each
+// that had not saves its error (a *NodeError wrapping ctx's cause) and is
+// abandoned: a node that ignores its context runs on until it returns,
+// on its own goroutine, and what it then writes, asks or emits is
+// dropped. The thread continues from its latest checkpoint (Invoke with
+// nil input), running only the tasks that had not finished. A sibling's
+// failure abandons the superstep's other tasks the same way.
 //
 // Runs of one thread are not serialized, as in LangGraph: two at once
 // each go on from the checkpoint they read, and the thread's history
@@ -34,6 +36,7 @@ func (g *Graph) Invoke(ctx context.Context, input any, opts ...RunOption) (*Resu
 	}
 	s.l.invoked = true
 	res, err := s.Run(ctx)
+	s.l.gate.close() // the run is over for the caller
 	// Nothing applies this run's writes any more: the Stepper is Invoke's.
 	s.l.cs.releaseScratch()
 	return res, err

@@ -13,12 +13,13 @@ import (
 
 // execute is the Execute phase: run every planned task that has no saved
 // writes, concurrently, each against the same read-only channel state. Each
-// task's writes are saved as soon as it ends. The first failure cancels the
-// tasks still working, through their context; each of them saves what it
-// wrote before it saw the cancellation, plus its error. A task that finished
-// keeps everything (_runner.py:574-613 commit, :616-634
-// _should_stop_others; runner.ts:149-176 tick, :425-471 _commit).
-// Interrupts let siblings finish.
+// task's writes are saved as soon as it ends. The first failure, or the
+// caller's cancellation, cancels the tasks still working, through their
+// context, and the superstep ends without waiting for them: each saves its
+// error (fanout.abandon), with what its writers wrote if they had begun.
+// A task that finished keeps everything (_runner.py:574-613 commit,
+// :616-634 _should_stop_others; runner.ts:149-176 tick, :425-471
+// _commit). Interrupts let siblings finish.
 func (l *loop) execute(ctx context.Context) error {
 	run := l.tasks // no copy unless some task reuses saved writes
 	for i, t := range l.tasks {
@@ -41,12 +42,19 @@ func (l *loop) execute(ctx context.Context) error {
 	l.unfinished.Store(int32(len(run)))
 	l.stepCalls.Store(false)
 	var firstErr, bubble error // bubble: a Command for a parent graph; siblings go on
-	switch len(run) {
-	case 0:
-	case 1:
-		// The common single-task superstep: no goroutine, and no sibling
-		// to cancel, so it runs on the caller's context.
-		if err := l.runTask(ctx, run[0]); isParentCommand(err) {
+	switch {
+	case len(run) == 0:
+	case len(run) == 1:
+		// The common single-task superstep: no sibling to cancel, so it
+		// runs on the caller's context, and on the caller's goroutine
+		// unless the caller can cancel (runLone).
+		var err error
+		if ctx.Done() == nil || !abandonable(run[0]) {
+			err = l.runTask(ctx, run[0], false)
+		} else {
+			err = l.runLone(ctx, run[0])
+		}
+		if isParentCommand(err) {
 			bubble = err
 		} else {
 			firstErr = err
@@ -59,8 +67,11 @@ func (l *loop) execute(ctx context.Context) error {
 		firstErr, bubble = l.runConcurrently(ctx, run)
 	}
 	// Task calls a node started and did not wait for end with the
-	// superstep (runner.ts waits for every scheduled task).
-	l.calls.Wait()
+	// superstep (runner.ts waits for every scheduled task), unless it
+	// abandoned its tasks (runConcurrently says why).
+	if !l.abandoned {
+		l.calls.Wait()
+	}
 	l.mu.Lock()
 	if firstErr == nil {
 		firstErr = l.callErr
@@ -68,10 +79,10 @@ func (l *loop) execute(ctx context.Context) error {
 	l.callErr = nil
 	l.mu.Unlock()
 	if firstErr != nil {
-		return l.fail(firstErr)
+		return l.failAbandoning(firstErr)
 	}
 	if err := ctx.Err(); err != nil {
-		return l.fail(err)
+		return l.failAbandoning(err)
 	}
 	var interrupts []PendingInterrupt
 	stopped := false // a task interrupted, maybe with no interrupt values
@@ -139,20 +150,28 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	stepCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	f := &fanout{l: l, ctx: stepCtx, cancel: cancel, slots: concurrencySlots(l.opts.MaxConcurrency, len(run))}
+	f.left.Store(1) // the loop's own, until every task started
 	// MemorySaver's PutWrites does no I/O and holds one lock: calls from
 	// the tasks' goroutines would wait for each other anyway, and each
 	// would first grow its goroutine's small stack, so the loop's
-	// goroutine makes them (commitFinished, which names LangGraph's
+	// goroutine makes them (commitOnLoop, which names LangGraph's
 	// counterpart). Any other saver may wait on I/O and is called by the
 	// tasks at once, so concurrent tasks share its commits (isMemorySaver
 	// says why a wrapper of it is "any other saver").
 	if isMemorySaver(l.saver) && f.slots == nil {
-		f.finished = make(chan *task, len(run))
+		f.finished = make(chan *task, len(run)+1) // and fail's nil
+		f.caller = ctx
 		l.saveOnLoop = true
+	} else {
+		if l.stepEnded == nil {
+			l.stepEnded = make(chan struct{}, 1) // one for the run: a superstep sends at most once
+		}
+		f.ended = l.stepEnded
 	}
 	l.mu.Lock()
 	l.fan = f
 	l.mu.Unlock()
+	l.mayAbandon.Store(true)
 	// The first tasks up to the bound take their slots before any of them
 	// runs, so that a Task call cannot take one first (runner.ts:325-345
 	// starts them in one synchronous loop; calls are scheduled later).
@@ -164,16 +183,17 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	} else {
 		started = f.startEach(run, first)
 	}
-	if f.finished != nil {
-		f.commitFinished(started)
-		l.saveOnLoop = false
-	} else {
-		f.wg.Wait()
-	}
+	abandoned := f.wait(run[:started])
+	l.saveOnLoop = false
 	// Task calls run on their caller's context: the superstep ends when
 	// they do, not when their callers did (runner.ts waits for every
 	// scheduled task), and a failing call cancels the others through f.
-	l.calls.Wait()
+	// A superstep that abandoned its tasks does not wait for their calls
+	// either: they are raced against the same signal (runner.ts:586 puts
+	// a call's task among the executing tasks).
+	if !abandoned {
+		l.calls.Wait()
+	}
 	l.mu.Lock()
 	l.fan = nil
 	l.mu.Unlock()
@@ -186,12 +206,19 @@ type fanout struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	slots  *slots
-	wg     sync.WaitGroup
+	// left counts the started tasks whose goroutines have not ended,
+	// plus one the loop holds while it starts them; the goroutine that
+	// brings it to zero sends on ended (the loop's stepEnded).
+	left  atomic.Int32
+	ended chan struct{}
 	// finished, when not nil, takes each task as its goroutine ends, in
-	// place of wg: the loop's goroutine saves and reports the successes
-	// (commitFinished).
+	// place of left: the loop's goroutine saves and reports the
+	// successes (commitOnLoop).
 	finished chan *task
-	mu       sync.Mutex
+	// caller is the caller's context, whose Done wait selects on beside
+	// finished (when not nil: the caller can cancel).
+	caller context.Context
+	mu     sync.Mutex
 	// firstErr and bubble are runConcurrently's results, under mu.
 	firstErr, bubble error
 	// othersRunning says another task or call was still running when
@@ -226,7 +253,7 @@ func (f *fanout) startEach(run []*task, first int) int {
 			l.startTurn(t)
 		}
 		if f.finished == nil {
-			f.wg.Add(1)
+			f.left.Add(1)
 		}
 		started++
 		go f.run(t)
@@ -251,7 +278,7 @@ func (f *fanout) startEach(run []*task, first int) int {
 func (f *fanout) startAll(run []*task) int {
 	f.queue = run
 	if f.finished == nil {
-		f.wg.Add(len(run))
+		f.left.Add(int32(len(run)))
 	}
 	f.spares.Store(1)
 	go f.work()
@@ -262,6 +289,10 @@ func (f *fanout) startAll(run []*task) int {
 // taken, one after another, until none is left. spares counts the
 // goroutines started and not yet taking: while it is above zero one of
 // them will take the next task should the one taken here block.
+//
+// Once the superstep abandoned its tasks (abandon), a goroutine takes no
+// more: the tasks not yet taken were abandoned with the rest, and one
+// whose node outlived the superstep ends when that node returns.
 func (f *fanout) work() {
 	f.spares.Add(-1)
 	for {
@@ -269,10 +300,17 @@ func (f *fanout) work() {
 		if i >= len(f.queue) {
 			return
 		}
+		t := f.queue[i]
+		if t.state.Load() == taskAbandoned {
+			return
+		}
 		if i+1 < len(f.queue) && f.spares.CompareAndSwap(0, 1) {
 			go f.work()
 		}
-		f.run(f.queue[i])
+		f.run(t)
+		if t.state.Load() == taskAbandoned {
+			return
+		}
 	}
 }
 
@@ -281,43 +319,112 @@ func (f *fanout) work() {
 // costs no stack growth (a copy of every frame on it).
 func (f *fanout) run(t *task) {
 	defer f.done(t) // also when a node calls runtime.Goexit
-	if err := f.l.runTask(f.ctx, t); err != nil {
+	if err := f.l.runTask(f.ctx, t, true); err != nil {
 		f.fail(t, err)
 	}
 }
 
-// done ends t's goroutine's part: it hands t to commitFinished, or frees
-// its slot and counts it ended.
+// done ends t's goroutine's part: it hands t to the loop (commitOnLoop),
+// or frees its slot and counts it ended. A task the superstep abandoned
+// was counted by the loop: its goroutine leaves without a word.
 func (f *fanout) done(t *task) {
+	if !t.leave() {
+		f.slots.release()
+		return
+	}
 	if f.finished != nil {
 		f.finished <- t // buffered for every task: never blocks
 		return
 	}
 	f.slots.release()
-	f.wg.Done()
+	if f.left.Add(-1) == 0 {
+		f.ended <- struct{}{}
+	}
 }
 
-// commitFinished receives each of the n started tasks as its goroutine
-// ends and saves and reports the ones that succeeded (settle left them,
-// saveOnLoop), as they arrive: all before the superstep ends. LangGraph's
+// wait waits for the superstep's started tasks to end, saving and
+// reporting the successes the loop saves (commitOnLoop), and abandons
+// the ones still running when the superstep's context ends first: the
+// caller's cancellation or a sibling's failure. LangGraph.js races every
+// task against that signal (pregel/retry.ts _runWithRetry hands the
+// composed signal, pregel/runner.ts:101, to the node's invoke, which
+// @langchain/core races against it: utils/signal.ts raceWithSignal), so
+// a node that ignores its signal does not hold the run. It reports
+// whether it abandoned any; their goroutines end when their nodes return.
+func (f *fanout) wait(started []*task) (abandoned bool) {
+	l := f.l
+	if f.finished != nil {
+		// One receive per task: a select costs each several hundred
+		// instructions more, so it is made only where the caller can
+		// cancel; a sibling's failure sends nil (fail).
+		callerDone := f.caller.Done()
+		saveCtx := saveContext(f.ctx, l)
+		for n := len(started); n > 0; {
+			var t *task
+			cause := error(nil) // the caller's, when its Done woke us
+			if callerDone == nil {
+				t = <-f.finished
+			} else {
+				select {
+				case t = <-f.finished:
+				case <-callerDone:
+					callerDone = nil
+					// f.ctx, derived, may not be cancelled yet: the
+					// context package closes a parent's Done before it
+					// cancels the children.
+					cause = causeOf(f.caller)
+				}
+			}
+			if t == nil {
+				if cause == nil {
+					cause = causeOf(f.ctx) // fail cancelled it before it sent nil
+				}
+				k := f.abandon(started, cause) // none the second time
+				n -= k
+				abandoned = abandoned || k > 0
+				continue
+			}
+			n--
+			f.commitOnLoop(saveCtx, t)
+		}
+		return abandoned
+	}
+	if f.left.Add(-1) == 0 { // the loop's own count
+		return false
+	}
+	cancelled := f.ctx.Done()
+	for {
+		select {
+		case <-f.ended:
+			return abandoned
+		case <-cancelled:
+			cancelled = nil
+			if k := f.abandon(started, causeOf(f.ctx)); k > 0 {
+				abandoned = true
+				if f.left.Add(int32(-k)) == 0 {
+					return true
+				}
+			}
+		}
+	}
+}
+
+// commitOnLoop saves and reports t, whose goroutine ended, if it
+// succeeded and left that to the loop (settle, saveOnLoop); wait calls it
+// for each task as it arrives: all before the superstep ends. LangGraph's
 // task thread does not call the checkpointer either: the runner's commit
 // hands a finished task's writes to the loop's put_writes
 // (_runner.py:574-613), which submits checkpointer.put_writes to the
 // loop's background executor (_loop.py:466-493). Here that saves each
 // task goroutine a stack growth (a copy of its whole stack), the saver
 // being deeper than a task's first stack.
-func (f *fanout) commitFinished(n int) {
-	l := f.l
-	saveCtx := saveContext(f.ctx, l)
-	for ; n > 0; n-- {
-		t := <-f.finished
-		if !t.saveOnLoop {
-			continue
-		}
-		t.saveOnLoop = false
-		if err := l.commitSuccess(saveCtx, t); err != nil {
-			f.fail(t, err)
-		}
+func (f *fanout) commitOnLoop(saveCtx context.Context, t *task) {
+	if !t.saveOnLoop {
+		return
+	}
+	t.saveOnLoop = false
+	if err := f.l.commitSuccess(saveCtx, t); err != nil {
+		f.fail(t, err)
 	}
 }
 
@@ -336,6 +443,9 @@ func (f *fanout) fail(t *task, err error) {
 		f.firstErr = err
 		f.othersRunning = f.slots.running() > 1 // the failed one still holds its slot
 		f.cancel(&CancelledError{By: t.name})
+		if f.finished != nil {
+			f.finished <- nil // wakes wait to abandon the others; room kept for it
+		}
 	}
 }
 
@@ -383,12 +493,21 @@ func (f *fanout) commitUnstarted(ctx context.Context, rest []*task) {
 // runTask runs one task with its retry policy and saves its outcome. It
 // returns an error only for a failure that stops the superstep: a task
 // that stopped because the superstep was cancelled saves its writes and
-// error and returns nil.
-func (l *loop) runTask(ctx context.Context, t *task) error {
+// error and returns nil. watched keeps the task's state (task.state) for
+// a superstep that may abandon it (fanout.run, runLone): one abandoned
+// before it started does not run, and one abandoned while it ran saves
+// and reports nothing.
+func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 	scope := l.newScope(t)
+	if watched && !t.state.CompareAndSwap(taskQueued, taskRunning) {
+		return nil // abandoned before it started
+	}
 	var err error
 	var writes []Write
 	for attempt := 1; ; attempt++ {
+		if attempt > 1 {
+			t.state.CompareAndSwap(taskWriting, taskRunning) // its node runs again
+		}
 		t.result.Attempts = attempt
 		// Each attempt re-runs the node from its top with no writes
 		// (_retry.py clears task.writes): its Interrupt calls count from
@@ -403,6 +522,9 @@ func (l *loop) runTask(ctx context.Context, t *task) error {
 		if err == nil || !l.retryAfter(ctx, scope, t, attempt, err) {
 			break
 		}
+	}
+	if watched && !t.state.CompareAndSwap(taskWriting, taskSettling) && !t.state.CompareAndSwap(taskRunning, taskSettling) {
+		return nil // abandoned: its superstep saved its error and ended
 	}
 	return l.settle(ctx, scope, t, writes, err)
 }
@@ -541,7 +663,7 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		l.mu.Lock()
 		res.Done = true
 		l.mu.Unlock()
-		saved := []Write{{Channel: ErrorChannel, Value: err.Error()}}
+		saved := []Write{{Channel: ErrorChannel, Value: encodeTaskError(err)}}
 		if scope.hasResume {
 			saved = []Write{{Channel: ResumeChannel, Value: scope.resumeWrite}}
 		}
@@ -580,7 +702,7 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		l.mu.Lock()
 		res.Err, res.Done, res.Writes = ne, true, writes
 		l.mu.Unlock()
-		saved := append(slices.Clone(writes), Write{Channel: ErrorChannel, Value: ne.Error()})
+		saved := append(slices.Clone(writes), Write{Channel: ErrorChannel, Value: encodeTaskError(ne)})
 		if scope.hasResume {
 			saved = append(saved, Write{Channel: ResumeChannel, Value: scope.resumeWrite})
 		}
@@ -665,6 +787,11 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	}
 	if err != nil {
 		return nil, err
+	}
+	if l.mayAbandon.Load() && t.node.timeout == nil && !t.state.CompareAndSwap(taskRunning, taskWriting) && t.state.Load() == taskAbandoned {
+		// Abandoned while its node ran: its writers must not run
+		// (they read the state the loop has left).
+		return nil, context.Cause(ctx)
 	}
 	if scope.interrupt != nil {
 		return nil, scope.interrupt
@@ -815,4 +942,197 @@ func (l *loop) newScope(t *task) *taskScope {
 		}
 	}
 	return s
+}
+
+// A task's state says who settles it, where its superstep may abandon it
+// (task.state). Its goroutine moves it from queued to running when it
+// starts and from running to settling once its attempts ended; the loop
+// moves a queued or running one to abandoned when the superstep's context
+// ends first (fanout.abandon). Whoever moves it last settles it: a
+// settling task saves and reports its own outcome and the loop waits for
+// it; an abandoned one is settled by the loop, and its goroutine drops
+// whatever its node still does.
+//
+// An untimed task's goroutine moves it from running to writing once its
+// node returned, before its writers run: the loop does not abandon a task
+// whose node is done, so that the writes its writers made before they saw
+// the cancellation are saved with its error, as LangGraph.js saves a
+// cancelled task's writes so far (runner.ts:447-453 commits task.writes,
+// which its writers filled, with the error).
+const (
+	taskQueued uint32 = iota
+	taskRunning
+	taskWriting
+	taskSettling
+	taskAbandoned
+)
+
+// leave is t's goroutine ending: it reports whether the superstep still
+// counts on it, settling a task that never did (a node that called
+// runtime.Goexit) so that the loop does not abandon it afterwards.
+func (t *task) leave() bool {
+	return t.state.Load() == taskSettling || t.state.CompareAndSwap(taskRunning, taskSettling) || t.state.CompareAndSwap(taskWriting, taskSettling)
+}
+
+// abandonable reports whether a lone task whose context can end must run
+// on a goroutine of its own so that the run can leave it: its node has no
+// time limit (a timed attempt already runs apart and is abandoned on the
+// context's end: attemptTimed).
+func abandonable(t *task) bool {
+	tp := t.node.timeout
+	return tp == nil || (tp.Run <= 0 && tp.Idle <= 0)
+}
+
+// abandon ends the superstep without its tasks that are still running or
+// not yet started: each is settled here as failed with the context's
+// cause — the caller's cancellation (context.Canceled, or the cause it
+// gave), its deadline, or a sibling's failure (*CancelledError) — and its
+// goroutine, when its node returns, saves and reports nothing. LangGraph.js
+// commits each such task with its abort error (pregel/runner.ts:447-453
+// _commit; measured with the oracle's LangGraph.js 1.7.3: a node ignoring
+// its signal saves {name: "AbortError"} and the run throws at once, under
+// every durability) while finished siblings keep their writes. It returns
+// how many it abandoned.
+func (f *fanout) abandon(started []*task, cause error) int {
+	l := f.l
+	saveCtx := saveContext(f.ctx, l)
+	n := 0
+	for _, t := range started {
+		abandoned, err := l.abandonTask(saveCtx, t, cause)
+		if abandoned {
+			n++
+		}
+		if err != nil {
+			f.fail(t, err)
+		}
+	}
+	return n
+}
+
+// causeOf is why ctx ended: the cause it was cancelled with, or its error.
+func causeOf(ctx context.Context) error {
+	if c := context.Cause(ctx); c != nil {
+		return c
+	}
+	return ctx.Err()
+}
+
+// abandonTask abandons t unless its goroutine already settles it, and then
+// settles it as failed with cause; it reports whether it did.
+func (l *loop) abandonTask(ctx context.Context, t *task, cause error) (bool, error) {
+	var answers []any
+	switch {
+	case t.state.CompareAndSwap(taskQueued, taskAbandoned):
+	case t.state.CompareAndSwap(taskRunning, taskAbandoned):
+		// Its answers so far are saved with its error, as a failed
+		// task's are; its scope's lock orders this after its Interrupt
+		// calls.
+		s := &t.scope
+		s.mu.Lock()
+		if s.hasResume {
+			answers = s.resumeWrite
+		}
+		s.mu.Unlock()
+	default:
+		return false, nil
+	}
+	// An abandoned node may still read the state it was given: the loop
+	// must not change that map in place any more.
+	l.cs.view.lend()
+	l.abandoned = true
+	return true, l.settleAbandoned(ctx, t, cause, answers)
+}
+
+// runLone runs a superstep's only task on a goroutine of its own, where
+// the caller can cancel: the loop waits for it or for ctx to end, and
+// then abandons it as fanout.abandon abandons a concurrent superstep's
+// tasks. There is no sibling to cancel, so the task runs on ctx itself.
+func (l *loop) runLone(ctx context.Context, t *task) error {
+	l.mayAbandon.Store(true)
+	if l.loneDone == nil {
+		l.loneDone = make(chan error, 1) // one for the run: at most one send a superstep
+	}
+	l.lone, l.loneCtx = t, ctx // read by the goroutine: no closure to allocate
+	go l.runLoneTask()
+	select {
+	case err := <-l.loneDone:
+		return err
+	case <-ctx.Done():
+	}
+	abandoned, err := l.abandonTask(saveContext(ctx, l), t, causeOf(ctx))
+	if !abandoned {
+		return <-l.loneDone // it was settling: its outcome stands
+	}
+	return err
+}
+
+// runLoneTask is runLone's goroutine: fanout.run for the lone task, which
+// hands its outcome back on loneDone (also after runtime.Goexit).
+func (l *loop) runLoneTask() {
+	ctx, t, done := l.loneCtx, l.lone, l.loneDone
+	var err error
+	defer func() { done <- err }()
+	err = l.runTask(ctx, t, true)
+}
+
+// settleAbandoned saves and reports t, abandoned, as failed with err.
+func (l *loop) settleAbandoned(ctx context.Context, t *task, err error, answers []any) error {
+	l.deferLast(t) // counted finished, as every task is once
+	ne := &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
+	res := &t.result
+	l.mu.Lock()
+	res.Err, res.Done, res.Writes = ne, true, nil
+	l.mu.Unlock()
+	saved := []Write{{Channel: ErrorChannel, Value: encodeTaskError(ne)}}
+	if answers != nil {
+		saved = append(saved, Write{Channel: ResumeChannel, Value: answers})
+	}
+	if perr := l.putTaskWrites(ctx, t, saved); perr != nil {
+		return perr
+	}
+	if l.emit != nil && !t.node.start {
+		// t.writes are its goroutine's: the result reports none.
+		l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Update: map[string]any{}, Err: ne})
+	}
+	return nil
+}
+
+// emitGate lets a run's listener be called from the run's goroutines
+// until the run is over for its caller (close): a node abandoned on
+// cancellation may go on calling Emit, or run a subgraph that reports its
+// own tasks, after Invoke returned, when a Stream's channel is closed.
+type emitGate struct {
+	mu     sync.RWMutex
+	closed bool
+}
+
+// wrap returns emit behind the gate.
+func (g *emitGate) wrap(emit func(Event)) func(Event) {
+	return func(e Event) {
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+		if !g.closed {
+			emit(e)
+		}
+	}
+}
+
+// close waits for the calls under way and drops every later one.
+func (g *emitGate) close() {
+	if g != nil {
+		g.mu.Lock()
+		g.closed = true
+		g.mu.Unlock()
+	}
+}
+
+// failAbandoning is fail for a superstep that failed or was cancelled; if
+// it abandoned tasks, the run's gate closes once the run's own last
+// events are out (fail reports a held result).
+func (l *loop) failAbandoning(err error) error {
+	err = l.fail(err)
+	if l.abandoned {
+		l.gate.close()
+	}
+	return err
 }

@@ -36,6 +36,9 @@ type SavedTask struct {
 	// Error is the saved error text; Failed reports that there is one.
 	Error  string
 	Failed bool // the task saved an error
+	// Err is the saved error, for errors.Is and errors.As (nil unless
+	// Failed; see SavedError).
+	Err error
 	// Finished: the task saved its output (writes or the no-writes
 	// marker) and is not run again when its superstep resumes
 	// (_loop.py:_reapply_writes_to_succeeded_nodes skips only ERROR,
@@ -83,7 +86,8 @@ func ReadSavedWrites(ws []PendingWrite) *SavedWrites {
 		t := &s.Tasks[i]
 		switch w.Channel {
 		case ErrorChannel:
-			t.Failed, t.Error = true, fmt.Sprint(w.Value)
+			se := decodeTaskError(w.Value)
+			t.Failed, t.Error, t.Err = true, se.Message, se
 		case ErrorSourceNodeChannel, ScheduledChannel:
 		case InterruptChannel:
 			t.Interrupts = append(t.Interrupts, interruptionsOf(w.Value)...)

@@ -54,6 +54,11 @@ type SnapshotTask struct {
 	Output any
 	// Error is the saved error text of a failed task.
 	Error string
+	// Err is the failed task's saved error (nil when it did not fail), to
+	// ask with errors.Is and errors.As: a *SavedError (see there), e.g.
+	// errors.Is(Err, context.Canceled) for a task the caller's
+	// cancellation stopped.
+	Err error
 	// Subgraph is the namespace of the subgraph run by this task, if any.
 	Subgraph string
 	// Runs are the runs of the subgraphs the node declared (UsesSubgraph)
@@ -455,7 +460,7 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			st.Subgraph = tk.namespace()
 		}
 		if sv, ok := saved.Task(tk.id()); ok {
-			st.Interrupts, st.Answers, st.Error = sv.Interrupts, sv.Answers, sv.Error
+			st.Interrupts, st.Answers, st.Error, st.Err = sv.Interrupts, sv.Answers, sv.Error, sv.Err
 			st.Answered, st.Waiting, st.Finished = sv.Answered(), saved.waitingTask(sv, tk), sv.Finished
 			if upd := g.taskResult(sv.Writes); len(upd) > 0 && sv.Finished {
 				st.Result = upd

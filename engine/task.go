@@ -35,9 +35,9 @@ type taskScope struct {
 	// nullResume is the run's plain resume value; each task may take it once.
 	nullResume    any
 	hasNullResume bool
+	hasResume     bool // resumeWrite holds answers (beside hasNullResume: one word for both)
 	counter       int
 	resumeWrite   []any // the answers used so far, saved as the __resume__ write
-	hasResume     bool
 	interrupt     *InterruptError
 	// subgraphRuns counts the subgraph runs of this task execution, all
 	// attempts together (LangGraph's scratchpad subgraph counter).

@@ -13,10 +13,9 @@ import (
 // duration is no limit. When a limit is hit the attempt's context is
 // cancelled, its writes are dropped, and it fails with a *NodeTimeoutError,
 // which a retry policy may retry like any other error (the clock restarts
-// for each attempt). A timed attempt is also abandoned at once when the
-// run's caller cancels its context (Invoke's ctx), so a node that calls
-// code which ignores its context does not hold the run; an untimed node is
-// waited for (see Graph.Invoke).
+// for each attempt). Like every task, a timed attempt is also abandoned at
+// once when the run's caller cancels its context (Invoke's ctx) or a
+// sibling fails (see Graph.Invoke).
 type TimeoutPolicy struct {
 	Run, Idle     time.Duration // the attempt's and the idle limit (0: none)
 	HeartbeatOnly bool          // only Heartbeat counts as progress, not Emit
@@ -151,20 +150,16 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 	timedOut := func(kind string) ([]Write, error) {
 		return abandon(&NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)})
 	}
-	// The caller's cancellation abandons the attempt as its limit would:
-	// LangGraph.js races every task against the run's own abort signal and
-	// the step timeout, not against a sibling's failure, whose tasks it
-	// waits for (pregel/runner.ts _executeTasksWithRetry:
-	// timeoutOrCancelSignal combines externalAbortSignal and
-	// timeoutAbortSignal only).
-	cancelled := ctx.Done()
+	// The end of the superstep's context — the caller's cancellation or a
+	// sibling's failure — abandons the attempt as its limit would:
+	// LangGraph.js races every task against the composed abort signal
+	// (pregel/runner.ts:101 combines the caller's, the step timeout's and
+	// the sibling-failure signal; @langchain/core's invoke races the node
+	// against it, utils/signal.ts raceWithSignal). An untimed task is
+	// abandoned by the runner instead (fanout.abandon).
 	for {
 		select {
-		case <-cancelled:
-			if _, sibling := context.Cause(ctx).(*CancelledError); sibling {
-				cancelled = nil // wait for the node, as for an untimed one
-				continue
-			}
+		case <-ctx.Done():
 			return abandon(ctx.Err())
 		case o := <-done:
 			// A node that finished late still timed out (timeout.ts

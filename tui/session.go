@@ -394,7 +394,7 @@ func savedTasks(snap *engine.StateSnapshot) []engine.TaskView {
 		tv := engine.TaskView{ID: t.ID, Name: t.Name, Push: t.Push, Input: t.Input, Interrupts: t.Interrupts, Writes: writes[t.ID], State: engine.TaskPlanned}
 		switch {
 		case t.Error != "":
-			tv.State, tv.Err = engine.TaskFailed, errors.New(t.Error)
+			tv.State, tv.Err = engine.TaskFailed, t.Err
 		case t.Waiting:
 			tv.State = engine.TaskInterrupted
 		case t.Finished:

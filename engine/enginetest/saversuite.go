@@ -53,6 +53,7 @@ func SaverSuite(t *testing.T, newSaver func(t *testing.T) engine.Saver, reopen f
 		{"PutWrites/KeptApart", testWritesKeptApart},
 		{"PutWrites/Values", testWritesValues},
 		{"PutWrites/Concurrent", testWritesConcurrent},
+		{"PutWrites/TaskErrors", testWritesTaskErrors},
 		{"List/NewestFirst", testListNewestFirst},
 		{"List/BeforeLimit", testListBeforeLimit},
 		{"List/Filter", testListFilter},

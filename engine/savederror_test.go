@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// A saved error read back after a JSON round trip (as bbolt, PostgreSQL
+// and an export keep it) answers errors.Is and errors.As as the error did,
+// with the same text, through wrappers the engine cannot rebuild.
+func TestSavedError_RoundTrip(t *testing.T) {
+	timeout := &NodeTimeoutError{Node: "n", Kind: TimeoutIdle, Run: time.Hour, Idle: 3 * time.Second, Elapsed: 3100 * time.Millisecond}
+	cases := []struct {
+		name string
+		err  error
+		is   []error
+	}{
+		{"timeout", &NodeError{Node: "n", Step: 4, TaskID: "id", Attempts: 3, Err: fmt.Errorf("calling the model: %w", timeout)}, nil},
+		{"sibling", &NodeError{Node: "n", Step: 1, Err: &CancelledError{By: "m"}}, []error{context.Canceled}},
+		{"caller", &NodeError{Node: "n", Step: 1, Err: fmt.Errorf("fetch: %w", context.Canceled)}, []error{context.Canceled}},
+		{"deadline", &NodeError{Node: "n", Step: 1, Err: context.DeadlineExceeded}, []error{context.DeadlineExceeded}},
+		{"panic", &NodeError{Node: "n", Step: 2, Panic: true, Err: errors.New("oops\nstack")}, nil},
+		{"joined", &NodeError{Node: "n", Err: errors.Join(errors.New("a"), context.Canceled)}, []error{context.Canceled}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := json.Marshal(encodeTaskError(c.err))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v any
+			d := json.NewDecoder(bytes.NewReader(b))
+			if c.name == "deadline" {
+				d.UseNumber() // a store that keeps numbers as json.Number
+			}
+			if err := d.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			got := decodeTaskError(v)
+			if got.Error() != c.err.Error() || got.Kind != "NodeError" {
+				t.Fatalf("text %q kind %q, want %q", got.Error(), got.Kind, c.err.Error())
+			}
+			var ne, want *NodeError
+			errors.As(c.err, &want)
+			if !errors.As(got, &ne) || ne.Node != want.Node || ne.Step != want.Step || ne.TaskID != want.TaskID || ne.Attempts != want.Attempts || ne.Panic != want.Panic || ne.Error() != want.Error() {
+				t.Errorf("NodeError %+v, want %+v", ne, want)
+			}
+			for _, target := range []error{context.Canceled, context.DeadlineExceeded} {
+				if errors.Is(got, target) != errors.Is(c.err, target) {
+					t.Errorf("errors.Is(%v) = %v, want %v", target, errors.Is(got, target), errors.Is(c.err, target))
+				}
+			}
+			var nte *NodeTimeoutError
+			if errors.As(got, &nte) != errors.As(c.err, new(*NodeTimeoutError)) || (nte != nil && *nte != *timeout) {
+				t.Errorf("timeout %+v", nte)
+			}
+		})
+	}
+}
+
+// Error writes saved before, or by LangGraph.js, read as text, and a
+// LangGraph.js abort as a cancellation.
+func TestSavedError_OtherForms(t *testing.T) {
+	if e := decodeTaskError("node \"a\" failed at step 1: boom"); e.Message != "node \"a\" failed at step 1: boom" || e.Kind != "" || errors.Unwrap(e) != nil {
+		t.Errorf("text: %+v", e)
+	}
+	if e := decodeTaskError(map[string]any{"message": "This operation was aborted", "name": "AbortError"}); !errors.Is(e, context.Canceled) || e.Error() != "This operation was aborted" {
+		t.Errorf("AbortError: %+v", e)
+	}
+	if e := decodeTaskError(map[string]any{"message": "boom", "name": "Error"}); errors.Is(e, context.Canceled) || e.Error() != "boom" {
+		t.Errorf("JS error: %+v", e)
+	}
+	if e := decodeTaskError(42.0); e.Error() != "42" {
+		t.Errorf("number: %+v", e)
+	}
+	// A chain deeper than kept is cut to text, and still reads.
+	var err error = context.Canceled
+	for i := range 20 {
+		err = fmt.Errorf("level %d: %w", i, err)
+	}
+	e := decodeTaskError(encodeTaskError(err))
+	if e.Error() != err.Error() {
+		t.Errorf("deep: %q", e.Error())
+	}
+}
