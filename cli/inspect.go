@@ -356,8 +356,11 @@ type historyRow struct {
 	Writes     int      `json:"writes"`
 	Interrupts []string `json:"interrupts,omitempty"`
 	// Failures are the errors the checkpoint's tasks saved ("node: error"):
-	// where a failed thread failed.
-	Failures []string `json:"failures,omitempty"`
+	// where a failed thread failed. Cancelled are the tasks stopped there
+	// before they finished (a sibling's failure, the caller), which saved
+	// their cancellation as their error.
+	Failures  []string `json:"failures,omitempty"`
+	Cancelled []string `json:"cancelled,omitempty"`
 	// RecordedRun marks the last checkpoint of the original run, the
 	// branch replay compares with by default.
 	RecordedRun bool `json:"recorded_run,omitempty"`
@@ -368,13 +371,13 @@ type historyRow struct {
 	shortInts []string
 }
 
-// savedFailures lists the errors t's tasks saved, "node: error" each (a
-// task the graph does not plan is named by its id).
-func savedFailures(t *engine.CheckpointTuple, names map[string]string) []string {
+// savedFailures lists the tasks of t that saved an error: those that
+// failed, "node: error" each, and those cancelled (engine.IsCancellation),
+// by node (a task the graph does not plan is named by its id).
+func savedFailures(t *engine.CheckpointTuple, names map[string]string) (failed, cancelled []string) {
 	if !slices.ContainsFunc(t.PendingWrites, func(w engine.PendingWrite) bool { return w.Channel == engine.ErrorChannel }) {
-		return nil // the usual row: no task's writes are read again
+		return nil, nil // the usual row: no task's writes are read again
 	}
-	var out []string
 	for _, st := range engine.ReadSavedWrites(t.PendingWrites).Tasks {
 		if !st.Failed {
 			continue
@@ -383,9 +386,25 @@ func savedFailures(t *engine.CheckpointTuple, names map[string]string) []string 
 		if who == "" {
 			who = "task " + engine.ShortID(st.ID)
 		}
-		out = append(out, who+": "+st.Error)
+		if engine.IsCancellation(st.Err) {
+			cancelled = append(cancelled, who)
+			continue
+		}
+		failed = append(failed, who+": "+nodeErrorText(st.Err, st.Error))
 	}
-	return out
+	return failed, cancelled
+}
+
+// nodeErrorText is a task's error where the line names its node already:
+// the node's own error, without the "node %q failed at step %d: " the
+// engine's NodeError puts before it; text saved by older versions as it
+// is.
+func nodeErrorText(err error, text string) string {
+	var ne *engine.NodeError
+	if errors.As(err, &ne) && ne.Err != nil {
+		return ne.Err.Error()
+	}
+	return text
 }
 
 func newHistoryRow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple) historyRow {
@@ -406,7 +425,7 @@ func newHistoryRow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTu
 		r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
 		r.shortInts = append(r.shortInts, termtext.Name(who)+": "+clip(string(engine.MustEncode(in.Value)), 60))
 	}
-	r.Failures = savedFailures(t, names)
+	r.Failures, r.Cancelled = savedFailures(t, names)
 	return r
 }
 
@@ -428,6 +447,9 @@ func (r *historyRow) line() string {
 	}
 	for _, f := range r.Failures {
 		line += "  failed: " + termtext.Name(clip(f, 100))
+	}
+	if len(r.Cancelled) > 0 {
+		line += "  cancelled: " + strings.Join(termtext.Names(r.Cancelled), ",")
 	}
 	return line
 }
@@ -651,7 +673,13 @@ func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.C
 			if pw.Node != "" {
 				who = pw.Node + " (" + pw.Task[:8] + ")"
 			}
-			fmt.Fprintf(w, "  %s  %s = %s\n", termtext.Name(who), termtext.Name(pw.Channel), engine.MustEncode(pw.Value))
+			value := pw.Value
+			if pw.Channel == engine.ErrorChannel {
+				// The text, as the run reported it; --json has the
+				// error's kind and causes.
+				value = engine.ReadSavedError(value).Message
+			}
+			fmt.Fprintf(w, "  %s  %s = %s\n", termtext.Name(who), termtext.Name(pw.Channel), engine.MustEncode(value))
 		}
 	}
 	if len(ints) > 0 {

@@ -77,11 +77,30 @@ func TestHistory_ShowsWhereTheThreadFailed(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "f.db")
 	superstep(t, "", "run", testdata("failing.json"), "--db", db, "--thread", "f1").want(t, 1, "boom")
 	r := superstep(t, "", "history", "f1", "--db", db)
-	r.want(t, 0, `next: boom  failed: boom: node "boom" failed at step 1: boom: boom  (end of the recorded run)`)
+	// The node's own error: the line names the node already (the
+	// scenario's scripted failure says "boom: boom" itself).
+	r.want(t, 0, `next: boom  failed: boom: boom: boom  (end of the recorded run)`)
 	if n := strings.Count(r.stdout, "failed:"); n != 1 {
 		t.Fatalf("history shows %d failures, want the one checkpoint's:\n%s", n, r.stdout)
 	}
-	superstep(t, "", "history", "f1", "--db", db, "--json").want(t, 0, `"failures": [`, `"boom: node \"boom\" failed at step 1: boom: boom"`)
+	superstep(t, "", "history", "f1", "--db", db, "--json").want(t, 0, `"failures": [`, `"boom: boom: boom"`)
+}
+
+// A task cancelled by its sibling's failure saved its cancellation as its
+// error: history names it cancelled, not as a second failure, and show
+// prints the saved error's text, not its structure.
+func TestHistory_CancelledSiblingIsNotAFailure(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "c.db")
+	flow := filepath.Join("..", "testdata", "conformance", "own", "fail_while_sibling_works.json")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "c1").want(t, 1, "boom")
+	r := superstep(t, "", "history", "c1", "--db", db)
+	r.want(t, 0, `failed: a: a: boom  cancelled: b  (end of the recorded run)`)
+	if strings.Contains(r.stdout, "failed: b") {
+		t.Fatalf("history calls the cancelled sibling a failure:\n%s", r.stdout)
+	}
+	superstep(t, "", "history", "c1", "--db", db, "--json").want(t, 0, `"cancelled": [`)
+	superstep(t, "", "show", "c1", "--db", db).want(t, 0, `__error__ = "node \"b\" failed at step 1: cancelled: node \"a\" failed in the same superstep"`)
 }
 
 // exec of a subgraph's node (as history --ns or the debugger shows it)

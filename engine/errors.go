@@ -241,3 +241,11 @@ func (es CompileErrors) Unwrap() []error {
 	}
 	return out
 }
+
+// IsCancellation reports whether a task's error says it was stopped
+// before it finished rather than failing by itself: another task of its
+// superstep failed first (CancelledError) or the run's caller cancelled
+// the run (context.Canceled). It reads a run's error and a saved one
+// (SavedError) alike. A node's time limit is a failure, as LangGraph
+// reports a timed-out node.
+func IsCancellation(err error) bool { return errors.Is(err, context.Canceled) }

@@ -86,7 +86,7 @@ func ReadSavedWrites(ws []PendingWrite) *SavedWrites {
 		t := &s.Tasks[i]
 		switch w.Channel {
 		case ErrorChannel:
-			se := decodeTaskError(w.Value)
+			se := ReadSavedError(w.Value)
 			t.Failed, t.Error, t.Err = true, se.Message, se
 		case ErrorSourceNodeChannel, ScheduledChannel:
 		case InterruptChannel:

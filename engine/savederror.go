@@ -109,8 +109,9 @@ func cancellationOf(err error) error {
 	return context.DeadlineExceeded
 }
 
-// decodeTaskError reads a saved __error__ write's value.
-func decodeTaskError(v any) *SavedError {
+// ReadSavedError reads the value of a task's saved __error__ write (the
+// structured form, or the text older versions saved).
+func ReadSavedError(v any) *SavedError {
 	switch x := v.(type) {
 	case string:
 		return &SavedError{Message: x}

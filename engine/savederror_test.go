@@ -41,7 +41,7 @@ func TestSavedError_RoundTrip(t *testing.T) {
 			if err := d.Decode(&v); err != nil {
 				t.Fatal(err)
 			}
-			got := decodeTaskError(v)
+			got := ReadSavedError(v)
 			if got.Error() != c.err.Error() || got.Kind != "NodeError" {
 				t.Fatalf("text %q kind %q, want %q", got.Error(), got.Kind, c.err.Error())
 			}
@@ -66,16 +66,16 @@ func TestSavedError_RoundTrip(t *testing.T) {
 // Error writes saved before, or by LangGraph.js, read as text, and a
 // LangGraph.js abort as a cancellation.
 func TestSavedError_OtherForms(t *testing.T) {
-	if e := decodeTaskError("node \"a\" failed at step 1: boom"); e.Message != "node \"a\" failed at step 1: boom" || e.Kind != "" || errors.Unwrap(e) != nil {
+	if e := ReadSavedError("node \"a\" failed at step 1: boom"); e.Message != "node \"a\" failed at step 1: boom" || e.Kind != "" || errors.Unwrap(e) != nil {
 		t.Errorf("text: %+v", e)
 	}
-	if e := decodeTaskError(map[string]any{"message": "This operation was aborted", "name": "AbortError"}); !errors.Is(e, context.Canceled) || e.Error() != "This operation was aborted" {
+	if e := ReadSavedError(map[string]any{"message": "This operation was aborted", "name": "AbortError"}); !errors.Is(e, context.Canceled) || e.Error() != "This operation was aborted" {
 		t.Errorf("AbortError: %+v", e)
 	}
-	if e := decodeTaskError(map[string]any{"message": "boom", "name": "Error"}); errors.Is(e, context.Canceled) || e.Error() != "boom" {
+	if e := ReadSavedError(map[string]any{"message": "boom", "name": "Error"}); errors.Is(e, context.Canceled) || e.Error() != "boom" {
 		t.Errorf("JS error: %+v", e)
 	}
-	if e := decodeTaskError(42.0); e.Error() != "42" {
+	if e := ReadSavedError(42.0); e.Error() != "42" {
 		t.Errorf("number: %+v", e)
 	}
 	// A chain deeper than kept is cut to text, and still reads.
@@ -83,7 +83,7 @@ func TestSavedError_OtherForms(t *testing.T) {
 	for i := range 20 {
 		err = fmt.Errorf("level %d: %w", i, err)
 	}
-	e := decodeTaskError(encodeTaskError(err))
+	e := ReadSavedError(encodeTaskError(err))
 	if e.Error() != err.Error() {
 		t.Errorf("deep: %q", e.Error())
 	}

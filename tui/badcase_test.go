@@ -491,9 +491,13 @@ func TestModel_Tree_MarksTheFailure(t *testing.T) {
 			row = line
 		}
 	}
-	// b, cancelled when a failed, saved an error too; a is named first.
 	if !strings.Contains(row, "→ a, b ✗ a") {
 		t.Fatalf("the failed checkpoint's row is %q:\n%s", row, screen)
+	}
+	// b, cancelled when a failed, saved its cancellation as its error:
+	// it is not a second failure. The row said "✗ a, b failed".
+	if got := m.tree.describe(m.tree.nav.cur); !strings.HasSuffix(got, "✗ a failed, b cancelled") {
+		t.Fatalf("the failed checkpoint's row reads %q, want a failed and b cancelled", got)
 	}
 }
 

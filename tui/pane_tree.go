@@ -382,14 +382,23 @@ func (p treePane) describe(i int) string {
 		}
 		// Where a failed thread failed, as an interrupt is shown where it
 		// asks: the recording's failure is what a bad case is pulled for.
-		var failed []engine.TaskView
+		// A task stopped by its sibling's failure (or the caller) saved
+		// its cancellation: it is named as cancelled, not as a failure.
+		var failed, cancelled []engine.TaskView
 		for _, t := range s.Tasks {
-			if t.Error != "" {
+			switch {
+			case t.Error == "":
+			case engine.IsCancellation(t.Err):
+				cancelled = append(cancelled, engine.TaskView{Name: t.Name})
+			default:
 				failed = append(failed, engine.TaskView{Name: t.Name})
 			}
 		}
 		if len(failed) > 0 {
 			b.WriteString(" " + glyphFailed + " " + taskNames(failed) + " failed")
+		}
+		if len(cancelled) > 0 {
+			b.WriteString(", " + taskNames(cancelled) + " cancelled")
 		}
 	}
 	if w := p.whole; w != nil && w.idx == i && w.err != nil {
