@@ -41,6 +41,10 @@ func (l *loop) execute(ctx context.Context) error {
 	l.prepareSubgraphTurns(run)
 	l.unfinished.Store(int32(len(run)))
 	l.stepCalls.Store(false)
+	if len(l.openCalls) > 0 {
+		clear(l.openCalls) // the last superstep's, all ended
+		l.openCalls = l.openCalls[:0]
+	}
 	var firstErr, bubble error // bubble: a Command for a parent graph; siblings go on
 	switch {
 	case len(run) == 0:
@@ -67,11 +71,9 @@ func (l *loop) execute(ctx context.Context) error {
 		firstErr, bubble = l.runConcurrently(ctx, run)
 	}
 	// Task calls a node started and did not wait for end with the
-	// superstep (runner.ts waits for every scheduled task), unless it
-	// abandoned its tasks (runConcurrently says why).
-	if !l.abandoned {
-		l.calls.Wait()
-	}
+	// superstep (runner.ts waits for every scheduled task); those of an
+	// abandoned superstep were abandoned with its tasks (abandonCalls).
+	l.calls.Wait()
 	l.mu.Lock()
 	if firstErr == nil {
 		firstErr = l.callErr
@@ -183,17 +185,14 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	} else {
 		started = f.startEach(run, first)
 	}
-	abandoned := f.wait(run[:started])
+	f.wait(run[:started])
 	l.saveOnLoop = false
 	// Task calls run on their caller's context: the superstep ends when
 	// they do, not when their callers did (runner.ts waits for every
 	// scheduled task), and a failing call cancels the others through f.
-	// A superstep that abandoned its tasks does not wait for their calls
-	// either: they are raced against the same signal (runner.ts:586 puts
-	// a call's task among the executing tasks).
-	if !abandoned {
-		l.calls.Wait()
-	}
+	// A superstep that abandoned its tasks abandoned their calls too
+	// (abandonCalls): it waits only for those settling.
+	l.calls.Wait()
 	l.mu.Lock()
 	l.fan = nil
 	l.mu.Unlock()
@@ -1006,6 +1005,9 @@ func (f *fanout) abandon(started []*task, cause error) int {
 			f.fail(t, err)
 		}
 	}
+	if t, err := l.abandonCalls(saveCtx, cause); err != nil {
+		f.fail(t, err)
+	}
 	return n
 }
 
@@ -1059,9 +1061,15 @@ func (l *loop) runLone(ctx context.Context, t *task) error {
 		return err
 	case <-ctx.Done():
 	}
-	abandoned, err := l.abandonTask(saveContext(ctx, l), t, causeOf(ctx))
+	saveCtx, cause := saveContext(ctx, l), causeOf(ctx)
+	abandoned, err := l.abandonTask(saveCtx, t, cause)
+	if _, cerr := l.abandonCalls(saveCtx, cause); err == nil {
+		err = cerr
+	}
 	if !abandoned {
-		return <-l.loneDone // it was settling: its outcome stands
+		if lerr := <-l.loneDone; lerr != nil || err == nil {
+			return lerr // it was settling: its outcome stands
+		}
 	}
 	return err
 }

@@ -1,0 +1,187 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// writeLog is a Saver that records every PutWrites, and refuses those
+// made once it was closed, as a store closed by its owner would.
+type writeLog struct {
+	engine.Saver
+	mu     sync.Mutex
+	writes []string // "taskID channel", in order
+	closed bool
+	late   []string // writes attempted after close
+}
+
+func (w *writeLog) PutWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, wr := range writes {
+		s := taskID + " " + wr.Channel
+		if w.closed {
+			w.late = append(w.late, s)
+		} else {
+			w.writes = append(w.writes, s)
+		}
+	}
+	if w.closed {
+		return errors.New("store closed")
+	}
+	return w.Saver.PutWrites(ctx, cfg, taskID, writes)
+}
+
+func (w *writeLog) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.writes)
+}
+
+func (w *writeLog) setClosed(c bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = c
+}
+
+// A Task call started by a node the caller abandons is abandoned with it:
+// it saves its cancellation with its caller's, and what it returns later
+// reaches no saver — not while the caller resumes the thread at once, not
+// once the store is closed. The resumed run calls it again.
+// LangGraph.js races a call against its caller's signal (the call's
+// config takes the node's signal, @langchain/core ensureConfig) and
+// commits it with its AbortError (eng25-probe/call.mjs).
+func TestCancel_AbandonsTheTaskCallsOfAnAbandonedNode(t *testing.T) {
+	for _, d := range []engine.Durability{engine.DurabilityAsync, engine.DurabilitySync, engine.DurabilityExit} {
+		for _, memory := range []bool{false, true} {
+			for _, lone := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%v/memory=%v/lone=%v", d, memory, lone), func(t *testing.T) {
+					checkAbandonedCall(t, d, memory, lone)
+				})
+			}
+		}
+	}
+}
+
+func checkAbandonedCall(t *testing.T, d engine.Durability, memory, lone bool) {
+	var inner engine.Saver = engine.NewMemorySaver()
+	if !memory {
+		inner = wrappedSaver{inner}
+	}
+	store := &writeLog{Saver: inner}
+	var saver engine.Saver = store
+	var callRuns atomic.Int32
+	callStarted := make(chan struct{}, 1)
+	release := make(chan struct{})
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+	}()
+	slow := func(_ context.Context, x string) (string, error) {
+		if callRuns.Add(1) == 1 {
+			callStarted <- struct{}{}
+			<-release // ignores its context
+		}
+		return x + "!", nil
+	}
+	b := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("caller", func(ctx context.Context, _ any) (any, error) {
+			v, err := engine.Task(ctx, "slowcall", slow, "c").Result() // waits, whatever ctx says
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"log": []any{"caller:" + v}}, nil
+		}).
+		AddEdge(engine.Start, "caller")
+	fastDone := make(chan struct{})
+	if lone {
+		close(fastDone)
+	} else {
+		b.AddNode("fast", func(context.Context, any) (any, error) {
+			return map[string]any{"log": []any{"fast"}}, nil
+		}).AddEdge(engine.Start, "fast")
+	}
+	g := mustCompile(t, b, engine.WithSaver(saver))
+	before := runtime.NumGoroutine()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	on := func(e engine.Event) {
+		if e.Kind == engine.EventTaskResult && e.Node == "fast" {
+			close(fastDone)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := g.Invoke(cctx, map[string]any{"log": []any{}}, engine.OnThread("t"), engine.WithDurability(d), engine.WithEvents(on))
+		errc <- err
+	}()
+	<-callStarted
+	<-fastDone
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want the cancellation", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run waited for a call that ignores its context after the caller cancelled")
+	}
+	// What the cancelled run saved: the caller's and the call's
+	// cancellations (and fast's writes).
+	first := store.count()
+	tup, err := inner.GetTuple(ctx, engine.Config{ThreadID: "t"})
+	if err != nil || tup == nil {
+		t.Fatalf("GetTuple: %v", err)
+	}
+	errorsSaved := 0
+	for _, pw := range tup.PendingWrites {
+		switch pw.Channel {
+		case engine.ErrorChannel:
+			errorsSaved++
+			se := engine.ReadSavedError(pw.Value)
+			if !errors.Is(se, context.Canceled) {
+				t.Errorf("task %s saved %v, want a cancellation", pw.TaskID, se)
+			}
+		case engine.ReturnChannel:
+			t.Errorf("the abandoned call saved a result: %+v", pw)
+		}
+	}
+	if errorsSaved != 2 {
+		t.Errorf("%d cancellations saved, want the caller's and its call's: %+v", errorsSaved, tup.PendingWrites)
+	}
+	// The caller resumes the thread at once: the call runs again.
+	res, err := g.Invoke(ctx, nil, engine.OnThread("t"), engine.WithDurability(d))
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if n := callRuns.Load(); n != 2 {
+		t.Errorf("the call ran %d times, want twice", n)
+	}
+	if got := fmt.Sprint(res.Values["log"]); got != map[bool]string{true: "[caller:c!]", false: "[caller:c! fast]"}[lone] {
+		t.Errorf("log = %s", got)
+	}
+	resumed := store.count()
+	if resumed == first && d != engine.DurabilityExit { // exit saves its writes with its checkpoint
+		t.Errorf("the resumed run saved nothing")
+	}
+	// The store is closed; the abandoned call returns now.
+	store.setClosed(true)
+	close(release)
+	released = true
+	waitGoroutines(t, before)
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if len(store.late) > 0 || len(store.writes) != resumed {
+		t.Fatalf("the abandoned call saved after its run returned: late %v, writes %d → %d", store.late, resumed, len(store.writes))
+	}
+}
