@@ -185,3 +185,89 @@ func checkAbandonedCall(t *testing.T, d engine.Durability, memory, lone bool) {
 		t.Fatalf("the abandoned call saved after its run returned: late %v, writes %d → %d", store.late, resumed, len(store.writes))
 	}
 }
+
+// The caller's cancellation in a bounded superstep settles the tasks not
+// yet started as a failure does (TestMaxConcurrency_FailureCommitsUnstartedTasksEmpty):
+// with other tasks running when it came, they are committed with no
+// writes and do not run when the thread continues; with one task
+// running, they save nothing and run then (LangGraph.js runner.ts:322-346
+// fills free slots with tasks started on the aborted signal only while
+// another task still executes; eng25-probe/bounded.mjs).
+func TestMaxConcurrency_CancelCommitsUnstartedTasksAsAFailureDoes(t *testing.T) {
+	for _, bound := range []int{1, 2} {
+		t.Run(fmt.Sprint("bound=", bound), func(t *testing.T) {
+			var mu sync.Mutex
+			runs := map[string]int{}
+			started := make(chan struct{}, 2)
+			release := make(chan struct{})
+			defer close(release)
+			sends := []any{engine.Send{Node: "deaf", Arg: "d1"}}
+			if bound == 2 {
+				sends = append(sends, engine.Send{Node: "deaf", Arg: "d2"})
+			}
+			sends = append(sends, engine.Send{Node: "late", Arg: "l1"}, engine.Send{Node: "late", Arg: "l2"})
+			count := func(name string) int {
+				mu.Lock()
+				defer mu.Unlock()
+				runs[name]++
+				return runs[name]
+			}
+			g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+				AddNode("fan", func(context.Context, any) (any, error) {
+					return engine.Command{Goto: sends}, nil
+				}, engine.WithEnds("deaf", "late")).
+				AddNode("deaf", func(_ context.Context, in any) (any, error) {
+					if count(in.(string)) == 1 {
+						started <- struct{}{}
+						<-release // ignores its context
+					}
+					return map[string]any{"log": []any{in}}, nil
+				}).
+				AddNode("late", func(_ context.Context, in any) (any, error) {
+					count(in.(string))
+					return map[string]any{"log": []any{in}}, nil
+				}).
+				AddEdge(engine.Start, "fan"), engine.WithSaver(engine.NewMemorySaver()))
+			cctx, cancel := context.WithCancel(ctx)
+			errc := make(chan error, 1)
+			go func() {
+				_, err := g.Invoke(cctx, map[string]any{}, engine.OnThread("t"), engine.WithMaxConcurrency(bound))
+				errc <- err
+			}()
+			for range bound {
+				<-started
+			}
+			cancel()
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want the cancellation", err)
+			}
+			snap, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range snap.Tasks {
+				switch st.Name {
+				case "deaf":
+					if st.Finished || !errors.Is(st.Err, context.Canceled) {
+						t.Errorf("deaf = %+v, want its cancellation", st)
+					}
+				case "late":
+					if st.Finished != (bound == 2) || st.Err != nil {
+						t.Errorf("late = %+v, want finished with no writes: %v", st, bound == 2)
+					}
+				}
+			}
+			res, err := g.Invoke(ctx, nil, engine.OnThread("t"), engine.WithMaxConcurrency(bound))
+			if err != nil {
+				t.Fatalf("continue: %v", err)
+			}
+			mu.Lock()
+			lateRuns := runs["l1"] + runs["l2"]
+			mu.Unlock()
+			want := map[int]int{1: 2, 2: 0}[bound]
+			if lateRuns != want {
+				t.Errorf("late ran %d times, want %d (log %v)", lateRuns, want, res.Values["log"])
+			}
+		})
+	}
+}

@@ -245,7 +245,8 @@ func (f *fanout) startEach(run []*task, first int) int {
 	for i, t := range run {
 		if i >= first {
 			if !f.slots.acquire(f.ctx) {
-				// A failure ended the superstep: start no more tasks.
+				// A failure or the caller ended the superstep: start no
+				// more tasks.
 				f.commitUnstarted(f.ctx, run[i:])
 				break
 			}
@@ -462,16 +463,26 @@ func (l *loop) anyInterrupted() bool {
 }
 
 // commitUnstarted settles the tasks of a bounded superstep that a failure
-// kept from starting. LangGraph.js keeps filling free slots after the
-// failure while any task is still running (pregel/runner.ts:322-346); a
-// task started on the aborted signal leaves its retry loop before its
-// first attempt with neither result nor error (pregel/retry.ts:103-107),
-// so the runner commits it as finished with no writes (runner.ts:455-469):
-// it saves __no_writes__ and does not run when the thread continues. When
-// nothing else was running, the runner's loop ends (runner.ts:322-325) and
-// the unstarted tasks save nothing: they run when the thread continues.
+// or the caller's cancellation kept from starting. LangGraph.js keeps
+// filling free slots after the abort while any task is still running
+// (pregel/runner.ts:322-346); a task started on the aborted signal leaves
+// its retry loop before its first attempt with neither result nor error
+// (pregel/retry.ts:103-107), so the runner commits it as finished with no
+// writes (runner.ts:455-469): it saves __no_writes__ and does not run when
+// the thread continues. When nothing else was running as the first task
+// settled after the abort — the failed one, or the one the caller's abort
+// rejected, all of them rejecting at once — the runner's loop ends
+// (runner.ts:322-325) and the unstarted tasks save nothing: they run when
+// the thread continues. Measured with the oracle's LangGraph.js 1.7.3
+// (eng25-probe/bounded.mjs): maxConcurrency 2, two tasks running at the
+// caller's abort, the two not started save __no_writes__.
 func (f *fanout) commitUnstarted(ctx context.Context, rest []*task) {
 	f.mu.Lock()
+	if f.firstErr == nil {
+		// The caller's cancellation: every task holding a slot still
+		// runs (abandon settles them after this).
+		f.othersRunning = f.slots.running() > 1
+	}
 	others := f.othersRunning
 	f.mu.Unlock()
 	if !others {
