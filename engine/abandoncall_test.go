@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -269,5 +270,121 @@ func TestMaxConcurrency_CancelCommitsUnstartedTasksAsAFailureDoes(t *testing.T) 
 				t.Errorf("late ran %d times, want %d (log %v)", lateRuns, want, res.Values["log"])
 			}
 		})
+	}
+}
+
+// A task whose node returned but whose route ignores its context is
+// abandoned on the caller's cancellation like one whose node ignores it:
+// the run returns at once, the task saves the state writes made before
+// the route with its cancellation (which count as its output when the
+// thread continues), and nothing the route does later is saved
+// (LangGraph.js races a route against the signal; eng25-probe/route.mjs).
+func TestCancel_AbandonsATaskWhoseRouteIgnoresItsContext(t *testing.T) {
+	for _, lone := range []bool{false, true} {
+		for _, memory := range []bool{false, true} {
+			t.Run(fmt.Sprintf("lone=%v/memory=%v", lone, memory), func(t *testing.T) {
+				var inner engine.Saver = engine.NewMemorySaver()
+				if !memory {
+					inner = wrappedSaver{inner}
+				}
+				store := &writeLog{Saver: inner}
+				var nodeRuns, routeRuns atomic.Int32
+				routeStarted := make(chan struct{}, 1)
+				release := make(chan struct{})
+				released := false
+				defer func() {
+					if !released {
+						close(release)
+					}
+				}()
+				b := engine.NewStateGraph(engine.AppendKey("log")).
+					AddNode("a", func(context.Context, any) (any, error) {
+						nodeRuns.Add(1)
+						return map[string]any{"log": []any{"a"}}, nil
+					}).
+					AddNode("b", appendLog("b")).
+					AddEdge(engine.Start, "a").
+					AddConditionalEdges("a", func(context.Context, map[string]any) (any, error) {
+						if routeRuns.Add(1) == 1 {
+							routeStarted <- struct{}{}
+							<-release // ignores its context
+						}
+						return "b", nil
+					}, "b", engine.End)
+				fastDone := make(chan struct{})
+				if lone {
+					close(fastDone)
+				} else {
+					b.AddNode("fast", appendLog("fast")).AddEdge(engine.Start, "fast")
+				}
+				g := mustCompile(t, b, engine.WithSaver(store))
+				before := runtime.NumGoroutine()
+				cctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				on := func(e engine.Event) {
+					if e.Kind == engine.EventTaskResult && e.Node == "fast" {
+						close(fastDone)
+					}
+				}
+				errc := make(chan error, 1)
+				go func() {
+					_, err := g.Invoke(cctx, map[string]any{"log": []any{}}, engine.OnThread("t"), engine.WithEvents(on))
+					errc <- err
+				}()
+				<-routeStarted
+				<-fastDone
+				cancel()
+				select {
+				case err := <-errc:
+					if !errors.Is(err, context.Canceled) {
+						t.Fatalf("err = %v, want the cancellation", err)
+					}
+				case <-time.After(30 * time.Second):
+					t.Fatal("the run waited for a route that ignores its context after the caller cancelled")
+				}
+				tup, err := inner.GetTuple(ctx, engine.Config{ThreadID: "t"})
+				if err != nil || tup == nil {
+					t.Fatalf("GetTuple: %v", err)
+				}
+				var got []string
+				for _, pw := range tup.PendingWrites {
+					switch pw.Channel {
+					case "log":
+						got = append(got, fmt.Sprint(pw.Value))
+					case engine.ErrorChannel:
+						if se := engine.ReadSavedError(pw.Value); !errors.Is(se, context.Canceled) {
+							t.Errorf("saved error %v, want a cancellation", se)
+						}
+						got = append(got, "error")
+					default:
+						got = append(got, pw.Channel)
+					}
+				}
+				slices.Sort(got) // in the saver's order
+				want := map[bool]string{true: "[[a] error]", false: "[[a] [fast] error]"}[lone]
+				if fmt.Sprint(got) != want {
+					t.Errorf("pending writes %v, want %s", got, want)
+				}
+				saved := store.count()
+				store.setClosed(true)
+				close(release)
+				released = true
+				waitGoroutines(t, before)
+				store.setClosed(false)
+				if n := store.count(); n != saved || len(store.late) > 0 {
+					t.Fatalf("the abandoned route's task saved after its run returned: %v", store.late)
+				}
+				res, err := g.Invoke(ctx, nil, engine.OnThread("t"))
+				if err != nil {
+					t.Fatalf("continue: %v", err)
+				}
+				if nodeRuns.Load() != 1 || routeRuns.Load() != 1 {
+					t.Errorf("a ran %d times, its route %d: its saved writes count as its output", nodeRuns.Load(), routeRuns.Load())
+				}
+				if n := len(res.Values["log"].([]any)); n != 2-btoi(lone) {
+					t.Errorf("log = %v", res.Values["log"])
+				}
+			})
+		}
 	}
 }

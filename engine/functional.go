@@ -211,7 +211,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	if closed != nil {
 		// Its superstep abandoned its tasks while the call was matched:
 		// it is settled as they were, before the superstep ends.
-		if err := l.settleAbandoned(saveContext(scope.Context, l), t, closed, nil); err != nil {
+		if err := l.settleAbandoned(saveContext(scope.Context, l), t, closed, nil, nil); err != nil {
 			l.callFailed(t, err)
 		}
 		c.err = closed

@@ -769,6 +769,7 @@ func (g *Graph) stateUpdate(writes []Write) map[string]any {
 func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes []Write, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			t.state.CompareAndSwap(taskRouting, taskWriting) // a route panicked: the task settles its failure
 			err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Panic: true, Err: fmt.Errorf("%v\n%s", r, debug.Stack())}
 		}
 	}()
@@ -968,20 +969,29 @@ func (l *loop) newScope(t *task) *taskScope {
 // whose node is done, so that the writes its writers made before they saw
 // the cancellation are saved with its error, as LangGraph.js saves a
 // cancelled task's writes so far (runner.ts:447-453 commits task.writes,
-// which its writers filled, with the error).
+// which its writers filled, with the error). While one of its routes
+// runs (the caller's code, which may ignore its context) it is routing,
+// with its writes so far in t.writes, and the loop may abandon it, saving
+// those with the cancellation: LangGraph.js races a route against the
+// signal too (graph.js Branch._route calls path.invoke, a RunnableLambda
+// whose @langchain/core _callWithConfig, runnables/base.js:158-166, races
+// it; measured, eng25-probe/route.mjs: a route ignoring its signal, the
+// run throws at the abort and the task saves its state writes with its
+// AbortError).
 const (
 	taskQueued uint32 = iota
 	taskRunning
 	taskWriting
 	taskSettling
 	taskAbandoned
+	taskRouting
 )
 
 // leave is t's goroutine ending: it reports whether the superstep still
 // counts on it, settling a task that never did (a node that called
 // runtime.Goexit) so that the loop does not abandon it afterwards.
 func (t *task) leave() bool {
-	return t.state.Load() == taskSettling || t.state.CompareAndSwap(taskRunning, taskSettling) || t.state.CompareAndSwap(taskWriting, taskSettling)
+	return t.state.Load() == taskSettling || t.state.CompareAndSwap(taskRunning, taskSettling) || t.state.CompareAndSwap(taskWriting, taskSettling) || t.state.CompareAndSwap(taskRouting, taskSettling)
 }
 
 // abandonable reports whether a lone task whose context can end must run
@@ -1034,18 +1044,13 @@ func causeOf(ctx context.Context) error {
 // settles it as failed with cause; it reports whether it did.
 func (l *loop) abandonTask(ctx context.Context, t *task, cause error) (bool, error) {
 	var answers []any
+	var writes []Write
 	switch {
 	case t.state.CompareAndSwap(taskQueued, taskAbandoned):
 	case t.state.CompareAndSwap(taskRunning, taskAbandoned):
-		// Its answers so far are saved with its error, as a failed
-		// task's are; its scope's lock orders this after its Interrupt
-		// calls.
-		s := &t.scope
-		s.mu.Lock()
-		if s.hasResume {
-			answers = s.resumeWrite
-		}
-		s.mu.Unlock()
+		answers = t.scope.answersSoFar()
+	case t.state.CompareAndSwap(taskRouting, taskAbandoned):
+		writes, answers = t.writes, t.scope.answersSoFar()
 	default:
 		return false, nil
 	}
@@ -1053,7 +1058,19 @@ func (l *loop) abandonTask(ctx context.Context, t *task, cause error) (bool, err
 	// must not change that map in place any more.
 	l.cs.view.lend()
 	l.abandoned = true
-	return true, l.settleAbandoned(ctx, t, cause, answers)
+	return true, l.settleAbandoned(ctx, t, cause, writes, answers)
+}
+
+// answersSoFar are the answers the scope's task took so far, saved with
+// its error as a failed task's are; the scope's lock orders this after
+// its Interrupt calls.
+func (s *taskScope) answersSoFar() []any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hasResume {
+		return s.resumeWrite
+	}
+	return nil
 }
 
 // runLone runs a superstep's only task on a goroutine of its own, where
@@ -1094,20 +1111,26 @@ func (l *loop) runLoneTask() {
 	err = l.runTask(ctx, t, true)
 }
 
-// settleAbandoned saves and reports t, abandoned, as failed with err.
-func (l *loop) settleAbandoned(ctx context.Context, t *task, err error, answers []any) error {
+// settleAbandoned saves and reports t, abandoned, as failed with err,
+// with the writes its writers made before a route it was left in.
+func (l *loop) settleAbandoned(ctx context.Context, t *task, err error, writes []Write, answers []any) error {
 	l.deferLast(t) // counted finished, as every task is once
 	ne := &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
 	res := &t.result
+	writes = slices.Clip(writes) // its goroutine may append past them
 	l.mu.Lock()
-	res.Err, res.Done, res.Writes = ne, true, nil
+	res.Err, res.Done, res.Writes = ne, true, writes
 	l.mu.Unlock()
-	saved := []Write{{Channel: ErrorChannel, Value: encodeTaskError(ne)}}
+	saved := append(slices.Clone(writes), Write{Channel: ErrorChannel, Value: encodeTaskError(ne)})
 	if answers != nil {
 		saved = append(saved, Write{Channel: ResumeChannel, Value: answers})
 	}
 	if perr := l.putTaskWrites(ctx, t, saved); perr != nil {
 		return perr
+	}
+	if len(writes) > 0 {
+		l.emitResult(t, res) // as a task failed between its writers reports
+		return nil
 	}
 	if l.emit != nil && !t.node.start {
 		// t.writes are its goroutine's: the result reports none.
