@@ -112,7 +112,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 			}
 			defer closeStore(st, &err)
 			rec := &graphRecorder{Store: st}
-			res, err := resolveGraph(args[0], engine.WithSaver(rec))
+			res, err := resolveGraph(cmd.Context(), args[0], engine.WithSaver(rec))
 			if err != nil {
 				return err
 			}
@@ -141,7 +141,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 				if !exists {
 					return usagef("%w: %q has nothing to resume", ErrThreadNotFound, thread)
 				}
-				if err := checkPending(ctx, gr, thread, args[0]); err != nil {
+				if err := checkPending(ctx, gr, thread, args[0], g.db); err != nil {
 					return err
 				}
 				in = engine.Command{Resume: answer}
@@ -169,7 +169,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 				if err != nil {
 					return err
 				}
-				t, err := findCheckpoint(list, thread, checkpoint)
+				t, err := findCheckpoint(ctx, list, thread, checkpoint)
 				if err != nil {
 					return err
 				}
@@ -241,7 +241,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	}
 	defer closeStore(st, &err)
 	rec := &graphRecorder{Store: st}
-	res, err := resolveGraph(arg, engine.WithSaver(rec))
+	res, err := resolveGraph(ctx, arg, engine.WithSaver(rec))
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	if err != nil {
 		return err
 	}
-	o := DebugOptions{Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit,
+	o := DebugOptions{Program: a.Name, Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit,
 		// The switcher's check: the same as the command line's, with the
 		// note of a compatible change left out (it would garble the screen).
 		CheckThread: func(ctx context.Context, t string) error {
@@ -267,7 +267,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 		o.Input = example
 		if named {
 			// A typo would otherwise open an empty new thread unseen.
-			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (superstep threads lists those there)", thread, dbLabel(g)))
+			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s lists those there)", thread, dbLabel(g), commandLine(a.Name, g.db, "threads")))
 		}
 	}
 	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
@@ -306,8 +306,9 @@ func threadExists(ctx context.Context, s engine.Saver, thread string) (bool, err
 }
 
 // checkPending refuses a resume on a thread with no interrupt to answer,
-// before the engine writes anything.
-func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string) error {
+// before the engine writes anything. Its hints run graphArg on the same
+// database (db, the --db given, "" for the default).
+func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg, db string) error {
 	snap, err := g.GetState(ctx, engine.Config{ThreadID: thread})
 	if err != nil {
 		return asUsage(err)
@@ -319,13 +320,15 @@ func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string)
 		if t.Answered && t.Error != "" {
 			// LangGraph keeps a saved answer: re-running the node feeds it
 			// the same one, so a new --resume would be ignored.
-			return usagef("%w: thread %q: node %s was answered %s and failed with it (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Continue with it: superstep run %s --thread %s; or be asked again on a fork from the checkpoint before: superstep run %s --thread %s --checkpoint %s, then --resume",
-				engine.ErrNothingPending, thread, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error), shellWord(graphArg), shellWord(thread), shellWord(graphArg), shellWord(thread), engine.ShortID(snap.ParentID))
+			return usagef("%w: thread %q: node %s was answered %s and failed with it (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Continue with it: %s; or be asked again on a fork from the checkpoint before: %s, then --resume",
+				engine.ErrNothingPending, thread, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error),
+				commandLine(program(ctx), db, "run", shellWord(graphArg), "--thread", shellWord(thread)),
+				commandLine(program(ctx), db, "run", shellWord(graphArg), "--thread", shellWord(thread), "--checkpoint", engine.ShortID(snap.ParentID)))
 		}
 	}
 	hint := "it has finished"
 	if len(snap.Next) > 0 {
-		hint = fmt.Sprintf("it is paused before %s; continue it with: superstep run %s --thread %s", strings.Join(snap.Next, ", "), shellWord(graphArg), shellWord(thread))
+		hint = fmt.Sprintf("it is paused before %s; continue it with: %s", strings.Join(snap.Next, ", "), commandLine(program(ctx), db, "run", shellWord(graphArg), "--thread", shellWord(thread)))
 	}
 	return usagef("%w: thread %q (%s)", engine.ErrNothingPending, thread, hint)
 }
@@ -461,11 +464,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
 			answer, what = "'"+ex.Answers[0]+"'", ""
 		}
-		db := ""
-		if r.dbArg != "" {
-			db = " --db " + shellWord(displayDB(r.dbArg))
-		}
-		fmt.Fprintf(r.out, "answer with: superstep run %s%s --thread %s --resume %s\n%s", shellWord(r.graphArg), db, shellWord(r.thread), answer, what)
+		fmt.Fprintf(r.out, "answer with: %s\n%s", commandLine(program(ctx), r.dbArg, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread), "--resume", answer), what)
 	}
 	return nil
 }

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// The command line speaks with the name of the program the user runs: the
+// superstep binary's is "superstep", a program of the user's own that hands
+// its arguments to Main (README's "Debugging your own graph") has its own.
+// App.Name owns it for one invocation; Run puts it in the command's context
+// so that messages built below a command (a thread not found, an unknown
+// namespace) can name a command to run.
+
+// defaultProgram is the superstep binary's name, App.Name's default.
+const defaultProgram = "superstep"
+
+// programName is the name the user typed to run the program at path
+// (os.Args[0]): its base name without a Windows .exe; the default when
+// there is none.
+func programName(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".exe")
+	if name == "" || name == "." || name == string(filepath.Separator) {
+		return defaultProgram
+	}
+	return name
+}
+
+type programKey struct{}
+
+// withProgram is ctx carrying the running program's name.
+func withProgram(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, programKey{}, name)
+}
+
+// program is the running program's name, as commands to run in hints and
+// errors name it.
+func program(ctx context.Context) string {
+	if name, ok := ctx.Value(programKey{}).(string); ok && name != "" {
+		return name
+	}
+	return defaultProgram
+}
+
+// renameHelp makes the help of root and its commands (descriptions and
+// examples; flags that name a command are given the name) name the program name where it names a superstep
+// command: the texts are written as the superstep binary's, and a command
+// line there is "superstep" at the start of a line or after a space, a
+// parenthesis, a pipe or a backquote, followed by a space. Only help texts
+// are renamed here, never a message that holds the user's data.
+func renameHelp(root *cobra.Command, name string) {
+	if name == defaultProgram {
+		return
+	}
+	for _, c := range append(root.Commands(), root) {
+		c.Short = renameCommands(c.Short, name)
+		c.Long = renameCommands(c.Long, name)
+		c.Example = renameCommands(c.Example, name)
+	}
+}
+
+// renameCommands replaces each "superstep " that starts a command line in
+// text (see renameHelp) with name.
+func renameCommands(text, name string) string {
+	const word = defaultProgram + " "
+	var b strings.Builder
+	for {
+		i := strings.Index(text, word)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		b.WriteString(text[:i])
+		if i == 0 || strings.ContainsRune(" \t\n(|`'\"", rune(text[i-1])) {
+			b.WriteString(name + " ")
+		} else {
+			b.WriteString(word)
+		}
+		text = text[i+len(word):]
+	}
+}
+
+// commandLine is a command for a hint to tell the user to run: prog, the
+// command name, --db when the command that gives the hint was given one
+// (db, as typed), so that pasting it reads the same database, and words,
+// each already a shell word (shellWord) or a placeholder such as ANSWER.
+func commandLine(prog, db, command string, words ...string) string {
+	line := []string{prog, command}
+	if db != "" {
+		line = append(line, "--db", shellWord(displayDB(db)))
+	}
+	return strings.Join(append(line, words...), " ")
+}
