@@ -84,11 +84,15 @@ func renameCommands(text, name string) string {
 }
 
 // commandLine is a command for a hint to tell the user to run: prog, the
-// command name, --db when the command that gives the hint was given one
-// (db, as typed), so that pasting it reads the same database, and words,
-// each already a shell word (shellWord) or a placeholder such as ANSWER.
+// command name and its argument (the first of words), --db when the
+// command that gives the hint was given one (db, as typed), so that
+// pasting it reads the same database, and the rest of words. Each word is
+// already a shell word (shellWord) or a placeholder such as ANSWER.
 func commandLine(prog, db, command string, words ...string) string {
 	line := []string{prog, command}
+	if len(words) > 0 {
+		line, words = append(line, words[0]), words[1:]
+	}
 	if db != "" {
 		line = append(line, "--db", shellWord(displayDB(db)))
 	}
