@@ -104,7 +104,7 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	}()
 	root := a.rootCommand()
 	root.SetArgs(args)
-	err := root.ExecuteContext(withProgram(ctx, a.Name))
+	err := root.ExecuteContext(withInvocation(ctx, a.Name, ""))
 	if err != nil {
 		fmt.Fprintln(a.Stderr, a.Name+": "+termtext.Name(oneLine(err.Error())))
 	}
@@ -181,6 +181,10 @@ func (a *App) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.debug(cmd.Context(), g, graphs.Default, "", false)
+		},
+		// Hints repeat the --db the command was given.
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			cmd.SetContext(withInvocation(cmd.Context(), a.Name, g.db))
 		},
 	}
 	root.SetOut(a.Stdout)

@@ -70,7 +70,7 @@ func resolveCheckpoint(ctx context.Context, ids []string, thread, ref string) (s
 	case errors.Is(err, engine.ErrAmbiguousID):
 		return "", usagef("thread %q: %w", thread, err)
 	case err != nil:
-		return "", usagef("%w on thread %q (%s history %s lists them)", err, thread, program(ctx), shellWord(thread))
+		return "", usagef("%w on thread %q (%s lists them)", err, thread, hintLine(ctx, "history", shellWord(thread)))
 	}
 	return id, nil
 }
@@ -235,7 +235,7 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			}
 			if unreadable > 0 {
 				defer func() {
-					fmt.Fprintf(a.Stderr, "%[1]s: %[2]d thread(s) cannot be read (%[1]s check names the damage)\n", a.Name, unreadable)
+					fmt.Fprintf(a.Stderr, "%s: %d thread(s) cannot be read (%s names the damage)\n", a.Name, unreadable, hintLine(ctx, "check"))
 				}()
 			}
 			// The thread worked on last comes first.
@@ -690,7 +690,7 @@ func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.C
 		}
 	}
 	if len(subgraphs) > 0 {
-		fmt.Fprintf(w, "\nsubgraphs (their checkpoints: %s show %s --ns NS)\n", a.Name, shellWord(t.Config.ThreadID))
+		fmt.Fprintf(w, "\nsubgraphs (their checkpoints: %s)\n", hintLine(ctx, "show", shellWord(t.Config.ThreadID), "--ns", "NS"))
 		for _, ns := range subgraphs {
 			fmt.Fprintf(w, "  --ns %s\n", shellWord(ns))
 		}
@@ -876,7 +876,7 @@ changed, not with its length times the size of its state.`,
 				// "" exports the graph record stored with the thread.
 				if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
 					if errors.Is(err, persist.ErrThreadNotFound) {
-						return usagef("%w: %q (%s threads lists them)", ErrThreadNotFound, args[0], a.Name)
+						return usagef("%w: %q (%s lists them)", ErrThreadNotFound, args[0], hintLine(ctx, "threads"))
 					}
 					return storeError(err, "export %q", args[0])
 				}

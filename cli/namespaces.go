@@ -104,8 +104,8 @@ func unknownNS(ctx context.Context, known []string, thread, ns string) error {
 	if len(subs) > 0 {
 		list = "its subgraph namespaces: " + strings.Join(subs, ", ")
 	}
-	return usagef("%w: --ns %s: thread %s has no checkpoints in that namespace; %s (%s show %s lists a checkpoint's)",
-		ErrUnknownNamespace, termtext.Name(ns), termtext.Name(thread), list, program(ctx), shellWord(thread))
+	return usagef("%w: --ns %s: thread %s has no checkpoints in that namespace; %s (%s lists a checkpoint's)",
+		ErrUnknownNamespace, termtext.Name(ns), termtext.Name(thread), list, hintLine(ctx, "show", shellWord(thread)))
 }
 
 // checkpointSubgraphs are the namespaces where the subgraphs that the
@@ -156,7 +156,7 @@ func nsHint(ctx context.Context, st Store, cfg engine.Config, ref string, err er
 	var ie *engine.IDError
 	if ns := cfg.CheckpointNS; ns != "" && errors.As(err, &ie) {
 		// The listing that has the namespace's ids is history's with --ns.
-		err = usagef("%w on thread %q in namespace %s (%s history %s --ns %s lists them)", ie, cfg.ThreadID, termtext.Name(ns), program(ctx), shellWord(cfg.ThreadID), shellWord(ns))
+		err = usagef("%w on thread %q in namespace %s (%s lists them)", ie, cfg.ThreadID, termtext.Name(ns), hintLine(ctx, "history", shellWord(cfg.ThreadID), "--ns", shellWord(ns)))
 	}
 	o, ok := st.(outliner)
 	if !ok {

@@ -11,9 +11,10 @@ import (
 // The command line speaks with the name of the program the user runs: the
 // superstep binary's is "superstep", a program of the user's own that hands
 // its arguments to Main (README's "Debugging your own graph") has its own.
-// App.Name owns it for one invocation; Run puts it in the command's context
-// so that messages built below a command (a thread not found, an unknown
-// namespace) can name a command to run.
+// App.Name owns it for one invocation; Run puts it, with the --db the
+// command was given, in the command's context, so that messages built
+// below a command (a thread not found, an unknown namespace) can name a
+// command to run on the same database (hintLine).
 
 // defaultProgram is the superstep binary's name, App.Name's default.
 const defaultProgram = "superstep"
@@ -29,20 +30,37 @@ func programName(path string) string {
 	return name
 }
 
-type programKey struct{}
+// invocation is what a hint's command line repeats of the command the
+// user ran: the program and the --db it was given ("" for the default).
+type invocation struct {
+	program, db string
+}
 
-// withProgram is ctx carrying the running program's name.
-func withProgram(ctx context.Context, name string) context.Context {
-	return context.WithValue(ctx, programKey{}, name)
+type invocationKey struct{}
+
+// withInvocation is ctx carrying the running program's name and --db.
+func withInvocation(ctx context.Context, program, db string) context.Context {
+	return context.WithValue(ctx, invocationKey{}, invocation{program: program, db: db})
+}
+
+func invocationOf(ctx context.Context) invocation {
+	inv, _ := ctx.Value(invocationKey{}).(invocation)
+	if inv.program == "" {
+		inv.program = defaultProgram
+	}
+	return inv
 }
 
 // program is the running program's name, as commands to run in hints and
 // errors name it.
-func program(ctx context.Context) string {
-	if name, ok := ctx.Value(programKey{}).(string); ok && name != "" {
-		return name
-	}
-	return defaultProgram
+func program(ctx context.Context) string { return invocationOf(ctx).program }
+
+// hintLine is a command line for a hint to tell the user to run: the
+// running program's command with words, on the database the command that
+// gives the hint read (commandLine).
+func hintLine(ctx context.Context, command string, words ...string) string {
+	inv := invocationOf(ctx)
+	return commandLine(inv.program, inv.db, command, words...)
 }
 
 // renameHelp makes the help of root and its commands (descriptions and

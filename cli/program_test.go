@@ -54,16 +54,18 @@ func TestApp_NamedProgramSpeaksItsName(t *testing.T) {
 	named(t, me, "run", "research", "--db", db, "--thread", "t1", "--resume", `{"action":"approve"}`).want(t, 0, "done")
 	named(t, me, "run", "research", "--db", db, "--thread", "t1", "--resume", "x").speaks(t, me, 2, "myagent: ", "it has finished")
 
-	// Unknown thread, checkpoint and namespace.
-	named(t, me, "show", "nope", "--db", db).speaks(t, me, 2, `myagent: thread not found: "nope" (myagent threads lists them)`)
-	named(t, me, "export", "nope", "--db", db).speaks(t, me, 2, "(myagent threads lists them)")
-	named(t, me, "show", "t1", "--db", db, "--checkpoint", "zzzz").speaks(t, me, 2, "(myagent history t1 lists them)")
-	named(t, me, "show", "t1", "--db", db, "--ns", "nope").speaks(t, me, 2, "(myagent show t1 lists a checkpoint's)")
+	// Unknown thread, checkpoint and namespace: the listing to look in is
+	// the same database's.
+	q := "'" + db + "'"
+	named(t, me, "show", "nope", "--db", db).speaks(t, me, 2, `myagent: thread not found: "nope" (myagent threads --db `+q+` lists them)`)
+	named(t, me, "export", "nope", "--db", db).speaks(t, me, 2, "(myagent threads --db "+q+" lists them)")
+	named(t, me, "show", "t1", "--db", db, "--checkpoint", "zzzz").speaks(t, me, 2, "(myagent history t1 --db "+q+" lists them)")
+	named(t, me, "show", "t1", "--db", db, "--ns", "nope").speaks(t, me, 2, "(myagent show t1 --db "+q+" lists a checkpoint's)")
 
 	// show's subgraph lines name the command that reads them.
 	sub := testdata("sub_two_asks.json")
 	named(t, me, "run", sub, "--db", db, "--thread", "s1").speaks(t, me, 0, "answer with: myagent run ")
-	named(t, me, "show", "s1", "--db", db).speaks(t, me, 0, "subgraphs (their checkpoints: myagent show s1 --ns NS)")
+	named(t, me, "show", "s1", "--db", db).speaks(t, me, 0, "subgraphs (their checkpoints: myagent show s1 --db "+q+" --ns NS)")
 	named(t, me, "history", "s1", "--db", db, "--ns", "sub:", "--checkpoint", "zzzz").speaks(t, me, 2)
 
 	// A new thread opened by name warns with the listing on the same
@@ -90,6 +92,13 @@ func TestApp_DefaultNameIsSuperstep(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "a.db")
 	named(t, "", "run", "research", "--db", db, "--thread", "t1").want(t, 0, "answer with: superstep run research --db ")
 	r := named(t, "", "show", "nope", "--db", db)
-	r.want(t, 2, `superstep: thread not found: "nope" (superstep threads lists them)`)
+	r.want(t, 2, `superstep: thread not found: "nope" (superstep threads --db `+db+` lists them)`)
+	// Without --db the hint needs none.
+	t.Setenv("SUPERSTEP_DB", db)
+	var out, errb bytes.Buffer
+	(&cli.App{Stdout: &out, Stderr: &errb}).Run(context.Background(), []string{"show", "nope"})
+	if want := `superstep: thread not found: "nope" (superstep threads lists them)`; !strings.Contains(errb.String(), want) {
+		t.Fatalf("stderr %q lacks %q", errb.String(), want)
+	}
 	named(t, "", "--help").want(t, 0, "  superstep run research --json")
 }

@@ -141,7 +141,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 				if !exists {
 					return usagef("%w: %q has nothing to resume", ErrThreadNotFound, thread)
 				}
-				if err := checkPending(ctx, gr, thread, args[0], g.db); err != nil {
+				if err := checkPending(ctx, gr, thread, args[0]); err != nil {
 					return err
 				}
 				in = engine.Command{Resume: answer}
@@ -154,7 +154,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 			if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
 				return storeError(err, "recording the graph of thread %q", thread)
 			}
-			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], dbArg: g.db, json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
+			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
 			r.opts = append(r.opts, engine.WithDurability(runDur))
 			if cmd.Flags().Changed("recursion-limit") || exampleLimit == 0 {
 				r.opts = append(r.opts, engine.WithRecursionLimit(recursionLimit))
@@ -267,7 +267,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 		o.Input = example
 		if named {
 			// A typo would otherwise open an empty new thread unseen.
-			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s lists those there)", thread, dbLabel(g), commandLine(a.Name, g.db, "threads")))
+			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s lists those there)", thread, dbLabel(g), hintLine(ctx, "threads")))
 		}
 	}
 	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
@@ -306,9 +306,8 @@ func threadExists(ctx context.Context, s engine.Saver, thread string) (bool, err
 }
 
 // checkPending refuses a resume on a thread with no interrupt to answer,
-// before the engine writes anything. Its hints run graphArg on the same
-// database (db, the --db given, "" for the default).
-func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg, db string) error {
+// before the engine writes anything.
+func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string) error {
 	snap, err := g.GetState(ctx, engine.Config{ThreadID: thread})
 	if err != nil {
 		return asUsage(err)
@@ -322,13 +321,13 @@ func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg, db str
 			// the same one, so a new --resume would be ignored.
 			return usagef("%w: thread %q: node %s was answered %s and failed with it (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Continue with it: %s; or be asked again on a fork from the checkpoint before: %s, then --resume",
 				engine.ErrNothingPending, thread, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error),
-				commandLine(program(ctx), db, "run", shellWord(graphArg), "--thread", shellWord(thread)),
-				commandLine(program(ctx), db, "run", shellWord(graphArg), "--thread", shellWord(thread), "--checkpoint", engine.ShortID(snap.ParentID)))
+				hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread)),
+				hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread), "--checkpoint", engine.ShortID(snap.ParentID)))
 		}
 	}
 	hint := "it has finished"
 	if len(snap.Next) > 0 {
-		hint = fmt.Sprintf("it is paused before %s; continue it with: %s", strings.Join(snap.Next, ", "), commandLine(program(ctx), db, "run", shellWord(graphArg), "--thread", shellWord(thread)))
+		hint = fmt.Sprintf("it is paused before %s; continue it with: %s", strings.Join(snap.Next, ", "), hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread)))
 	}
 	return usagef("%w: thread %q (%s)", engine.ErrNothingPending, thread, hint)
 }
@@ -351,13 +350,10 @@ type runner struct {
 	st       Store // nil: nothing is recorded
 	thread   string
 	graphArg string
-	// dbArg is the --db the command was given ("" for the default), so
-	// the hint to answer names the same database.
-	dbArg string
-	json  bool
-	out   io.Writer
-	warn  func(string)
-	opts  []engine.RunOption // more options for Invoke
+	json     bool
+	out      io.Writer
+	warn     func(string)
+	opts     []engine.RunOption // more options for Invoke
 	// reported marks failed tasks whose failure a task event reported.
 	reported  map[string]bool
 	stream    []engine.StreamMode // --stream: print these modes' chunks
@@ -464,7 +460,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
 			answer, what = "'"+ex.Answers[0]+"'", ""
 		}
-		fmt.Fprintf(r.out, "answer with: %s\n%s", commandLine(program(ctx), r.dbArg, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread), "--resume", answer), what)
+		fmt.Fprintf(r.out, "answer with: %s\n%s", hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread), "--resume", answer), what)
 	}
 	return nil
 }
