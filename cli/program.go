@@ -64,11 +64,12 @@ func hintLine(ctx context.Context, command string, words ...string) string {
 }
 
 // renameHelp makes the help of root and its commands (descriptions and
-// examples; flags that name a command are given the name) name the program name where it names a superstep
-// command: the texts are written as the superstep binary's, and a command
-// line there is "superstep" at the start of a line or after a space, a
-// parenthesis, a pipe or a backquote, followed by a space. Only help texts
-// are renamed here, never a message that holds the user's data.
+// examples; flags that name a command are given the name) name the
+// program name where it names a superstep command: the texts are written
+// as the superstep binary's, and a command line there is "superstep" at
+// the start of a line or after a space, a parenthesis, a pipe or a quote,
+// followed by a space or a line break. Only help texts are renamed here,
+// never a message that holds the user's data.
 func renameHelp(root *cobra.Command, name string) {
 	if name == defaultProgram {
 		return
@@ -80,24 +81,26 @@ func renameHelp(root *cobra.Command, name string) {
 	}
 }
 
-// renameCommands replaces each "superstep " that starts a command line in
+// renameCommands replaces each "superstep" that starts a command line in
 // text (see renameHelp) with name.
 func renameCommands(text, name string) string {
-	const word = defaultProgram + " "
 	var b strings.Builder
 	for {
-		i := strings.Index(text, word)
+		i := strings.Index(text, defaultProgram)
 		if i < 0 {
 			b.WriteString(text)
 			return b.String()
 		}
+		end := i + len(defaultProgram)
+		before := i == 0 || strings.ContainsRune(" \t\n(|`'\"", rune(text[i-1]))
+		after := end < len(text) && strings.ContainsRune(" \n", rune(text[end]))
 		b.WriteString(text[:i])
-		if i == 0 || strings.ContainsRune(" \t\n(|`'\"", rune(text[i-1])) {
-			b.WriteString(name + " ")
+		if before && after {
+			b.WriteString(name)
 		} else {
-			b.WriteString(word)
+			b.WriteString(defaultProgram)
 		}
-		text = text[i+len(word):]
+		text = text[end:]
 	}
 }
 
