@@ -80,6 +80,7 @@ func checkAbandonedCall(t *testing.T, d engine.Durability, memory, lone bool) {
 	store := &writeLog{Saver: inner}
 	var saver engine.Saver = store
 	var callRuns atomic.Int32
+	var lateCallErr atomic.Pointer[error]
 	callStarted := make(chan struct{}, 1)
 	release := make(chan struct{})
 	released := false
@@ -98,6 +99,11 @@ func checkAbandonedCall(t *testing.T, d engine.Durability, memory, lone bool) {
 	b := engine.NewStateGraph(engine.AppendKey("log")).
 		AddNode("caller", func(ctx context.Context, _ any) (any, error) {
 			v, err := engine.Task(ctx, "slowcall", slow, "c").Result() // waits, whatever ctx says
+			// A call made after the node was abandoned fails at once.
+			_, lerr := engine.Task(ctx, "after", func(context.Context, string) (string, error) { return "", nil }, "x").Result()
+			if lerr != nil {
+				lateCallErr.Store(&lerr)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -180,6 +186,9 @@ func checkAbandonedCall(t *testing.T, d engine.Durability, memory, lone bool) {
 	close(release)
 	released = true
 	waitGoroutines(t, before)
+	if p := lateCallErr.Load(); p == nil || !errors.Is(*p, context.Canceled) {
+		t.Errorf("a call made by the abandoned node after the run returned: %v, want the cancellation", p)
+	}
 	store.mu.Lock()
 	defer store.mu.Unlock()
 	if len(store.late) > 0 || len(store.writes) != resumed {
