@@ -120,29 +120,7 @@ func checkAbandonedCall(t *testing.T, d engine.Durability, memory, lone bool) {
 	}
 	g := mustCompile(t, b, engine.WithSaver(saver))
 	before := runtime.NumGoroutine()
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	on := func(e engine.Event) {
-		if e.Kind == engine.EventTaskResult && e.Node == "fast" {
-			close(fastDone)
-		}
-	}
-	errc := make(chan error, 1)
-	go func() {
-		_, err := g.Invoke(cctx, map[string]any{"log": []any{}}, engine.OnThread("t"), engine.WithDurability(d), engine.WithEvents(on))
-		errc <- err
-	}()
-	<-callStarted
-	<-fastDone
-	cancel()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v, want the cancellation", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the run waited for a call that ignores its context after the caller cancelled")
-	}
+	invokeAndCancel(t, g, "a call", callStarted, fastDone, engine.WithDurability(d))
 	// What the cancelled run saved: the caller's and the call's
 	// cancellations (and fast's writes).
 	first := store.count()
@@ -328,29 +306,7 @@ func TestCancel_AbandonsATaskWhoseRouteIgnoresItsContext(t *testing.T) {
 				}
 				g := mustCompile(t, b, engine.WithSaver(store))
 				before := runtime.NumGoroutine()
-				cctx, cancel := context.WithCancel(ctx)
-				defer cancel()
-				on := func(e engine.Event) {
-					if e.Kind == engine.EventTaskResult && e.Node == "fast" {
-						close(fastDone)
-					}
-				}
-				errc := make(chan error, 1)
-				go func() {
-					_, err := g.Invoke(cctx, map[string]any{"log": []any{}}, engine.OnThread("t"), engine.WithEvents(on))
-					errc <- err
-				}()
-				<-routeStarted
-				<-fastDone
-				cancel()
-				select {
-				case err := <-errc:
-					if !errors.Is(err, context.Canceled) {
-						t.Fatalf("err = %v, want the cancellation", err)
-					}
-				case <-time.After(30 * time.Second):
-					t.Fatal("the run waited for a route that ignores its context after the caller cancelled")
-				}
+				invokeAndCancel(t, g, "a route", routeStarted, fastDone)
 				tup, err := inner.GetTuple(ctx, engine.Config{ThreadID: "t"})
 				if err != nil || tup == nil {
 					t.Fatalf("GetTuple: %v", err)
@@ -395,5 +351,37 @@ func TestCancel_AbandonsATaskWhoseRouteIgnoresItsContext(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// invokeAndCancel runs g on thread "t" from an empty log under a context
+// it cancels once deaf started and fast finished (fastDone closed, or a
+// task named "fast" reported its result), and fails the test unless
+// Invoke returns the cancellation at once, whatever deaf — the caller's
+// code that ignores its context — still does.
+func invokeAndCancel(t *testing.T, g *engine.Graph, deaf string, started <-chan struct{}, fastDone chan struct{}, opts ...engine.RunOption) {
+	t.Helper()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	on := func(e engine.Event) {
+		if e.Kind == engine.EventTaskResult && e.Node == "fast" {
+			close(fastDone)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := g.Invoke(cctx, map[string]any{"log": []any{}}, append(opts, engine.OnThread("t"), engine.WithEvents(on))...)
+		errc <- err
+	}()
+	<-started
+	<-fastDone
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want the cancellation", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the run waited for %s that ignores its context after the caller cancelled", deaf)
 	}
 }
