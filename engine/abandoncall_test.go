@@ -385,3 +385,67 @@ func invokeAndCancel(t *testing.T, g *engine.Graph, deaf string, started <-chan 
 		t.Fatalf("the run waited for %s that ignores its context after the caller cancelled", deaf)
 	}
 }
+
+// A sibling's failure abandons the Task calls of the nodes it abandons,
+// as the caller's cancellation does: the run fails at once and the call
+// saves its cancellation by the failed task; what it returns later is
+// saved nowhere.
+func TestCancel_SiblingFailureAbandonsTaskCalls(t *testing.T) {
+	callStarted := make(chan struct{})
+	release := make(chan struct{})
+	inner := engine.NewMemorySaver()
+	store := &writeLog{Saver: wrappedSaver{inner}}
+	deaf := func(context.Context, string) (string, error) {
+		close(callStarted)
+		<-release // ignores its context
+		return "late", nil
+	}
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("caller", func(ctx context.Context, _ any) (any, error) {
+			v, err := engine.Task(ctx, "deafcall", deaf, "x").Result()
+			return map[string]any{"log": []any{v}}, err
+		}).
+		AddNode("fails", func(context.Context, any) (any, error) {
+			<-callStarted
+			return nil, errBoom
+		}).
+		AddEdge(engine.Start, "caller").AddEdge(engine.Start, "fails"), engine.WithSaver(store))
+	before := runtime.NumGoroutine()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t"))
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, errBoom) {
+			t.Fatalf("err = %v, want fails's failure", err)
+		}
+	case <-time.After(30 * time.Second):
+		close(release)
+		t.Fatal("the run waited for a call that ignores its context after a sibling failed")
+	}
+	tup, err := inner.GetTuple(ctx, engine.Config{ThreadID: "t"})
+	if err != nil || tup == nil {
+		t.Fatalf("GetTuple: %v", err)
+	}
+	byCall := 0
+	for _, pw := range tup.PendingWrites {
+		var ce *engine.CancelledError
+		var ne *engine.NodeError
+		if se := engine.ReadSavedError(pw.Value); pw.Channel == engine.ErrorChannel && errors.As(se, &ce) && ce.By == "fails" && errors.As(se, &ne) && ne.Node == "deafcall" {
+			byCall++
+		}
+	}
+	if byCall != 1 {
+		t.Errorf("want deafcall's cancellation by fails saved once: %+v", tup.PendingWrites)
+	}
+	store.setClosed(true)
+	close(release)
+	waitGoroutines(t, before)
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if len(store.late) > 0 {
+		t.Fatalf("the abandoned call saved after its run returned: %v", store.late)
+	}
+}
