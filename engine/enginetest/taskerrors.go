@@ -15,6 +15,10 @@ import (
 // text alone (as older versions did) reads as before.
 func testWritesTaskErrors(h *harness) {
 	errBoom := errors.New("boom")
+	// waiting says that a "waits" task runs: the caller cancels, or its
+	// deadline passes, once it does, however slow the saver's commits
+	// before it are (a fixed delay raced them).
+	waiting := make(chan struct{}, 8)
 	build := func(s engine.Saver) *engine.Graph {
 		b := engine.NewStateGraph(engine.LastValueKey("x")).
 			AddNode("slow", func(ctx context.Context, _ any) (any, error) {
@@ -22,6 +26,10 @@ func testWritesTaskErrors(h *harness) {
 				return nil, ctx.Err()
 			}, engine.WithTimeout(engine.TimeoutPolicy{Run: 20 * time.Millisecond})).
 			AddNode("waits", func(ctx context.Context, _ any) (any, error) {
+				select {
+				case waiting <- struct{}{}:
+				default:
+				}
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}).
@@ -49,11 +57,18 @@ func testWritesTaskErrors(h *harness) {
 	}
 	run(h.ctx, "timeout", "timeout")
 	run(h.ctx, "fail", "fail")
+	drain := func() {
+		for len(waiting) > 0 {
+			<-waiting
+		}
+	}
+	drain()
 	cctx, cancel := context.WithCancel(h.ctx)
-	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	go func() { <-waiting; cancel() }()
 	run(cctx, "cancel", "wait")
-	dctx, stop := context.WithTimeout(h.ctx, 20*time.Millisecond)
-	defer stop()
+	drain()
+	dctx := newDeadlineContext(h.ctx)
+	go func() { <-waiting; dctx.pass() }()
 	run(dctx, "deadline", "wait")
 	// An error saved as text alone, by an older version.
 	old := cp(1, nil, nil, nil, nil)
@@ -107,4 +122,34 @@ func testWritesTaskErrors(h *harness) {
 			h.t.Errorf("an error saved as text: %+v", ts)
 		}
 	})
+}
+
+// deadlineContext is a context whose deadline passes when the test says
+// (pass), not after a time the machine may be too slow to keep.
+type deadlineContext struct {
+	context.Context
+	done chan struct{}
+}
+
+func newDeadlineContext(parent context.Context) *deadlineContext {
+	return &deadlineContext{Context: parent, done: make(chan struct{})}
+}
+
+// pass makes the deadline pass.
+func (c *deadlineContext) pass() { close(c.done) }
+
+// Deadline reports a deadline: there is one, its time is the test's.
+func (c *deadlineContext) Deadline() (time.Time, bool) { return time.Now().Add(time.Hour), true }
+
+// Done is closed when the deadline passes.
+func (c *deadlineContext) Done() <-chan struct{} { return c.done }
+
+// Err is context.DeadlineExceeded once the deadline passed.
+func (c *deadlineContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
 }
