@@ -18,10 +18,15 @@ import (
 // App is one invocation of the command line. The zero value uses the
 // process's standard streams and the headless debugger.
 type App struct {
+	// Name is the program's name as its user types it: help, errors and
+	// the hints that name a command to run use it (default "superstep").
+	// A program of the user's own that embeds the command line has its
+	// own; Main takes it from os.Args[0].
+	Name           string
 	Stdout, Stderr io.Writer
 	Stdin          io.Reader
-	// Debugger opens the interactive debugger for `superstep` and
-	// `superstep tui` (default: Headless).
+	// Debugger opens the interactive debugger for the program without
+	// arguments and its tui command (default: Headless).
 	Debugger Debugger
 	// storeOpener opens the database (nil: openStore); tests wrap it to
 	// count what a command reads.
@@ -54,8 +59,19 @@ type DebugOptions struct {
 	// CheckThread says why this graph may not open a thread (another
 	// graph's), in the words the tui command itself uses; nil when it may.
 	CheckThread func(ctx context.Context, thread string) error
+	// Program is the running program's name, for hints that name a
+	// command (App.Name).
+	Program string
 	// Stdout and Stderr are the command's streams.
 	Stdout, Stderr io.Writer
+}
+
+// program is o.Program, or superstep when the caller gave none.
+func (o DebugOptions) program() string {
+	if o.Program == "" {
+		return defaultProgram
+	}
+	return o.Program
 }
 
 // Debugger runs an interactive session on g until the user quits. main
@@ -65,9 +81,10 @@ type Debugger func(ctx context.Context, g *engine.Graph, o DebugOptions) error
 
 // Main runs the command line on the process's streams and returns the exit
 // code. A program that registers its own graphs (graphs.Register) can end
-// its main with os.Exit(cli.Main(ctx, os.Args[1:])).
+// its main with os.Exit(cli.Main(ctx, os.Args[1:])); help, errors and hints
+// then name that program (os.Args[0]'s base name), not superstep.
 func Main(ctx context.Context, args []string) int {
-	return (&App{Debugger: TUI}).Run(ctx, args)
+	return (&App{Name: programName(os.Args[0]), Debugger: TUI}).Run(ctx, args)
 }
 
 // Run executes args (without the program name) and returns the exit code.
@@ -87,14 +104,17 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	}()
 	root := a.rootCommand()
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := root.ExecuteContext(withInvocation(ctx, a.Name, ""))
 	if err != nil {
-		fmt.Fprintln(a.Stderr, "superstep: "+termtext.Name(oneLine(err.Error())))
+		fmt.Fprintln(a.Stderr, a.Name+": "+termtext.Name(oneLine(err.Error())))
 	}
 	return exitCode(err)
 }
 
 func (a *App) defaults() {
+	if a.Name == "" {
+		a.Name = defaultProgram
+	}
 	if a.Stdout == nil {
 		a.Stdout = os.Stdout
 	}
@@ -149,7 +169,7 @@ Exit codes:
 func (a *App) rootCommand() *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
-		Use:   "superstep",
+		Use:   a.Name,
 		Short: "Run and debug agent graphs on an embedded Pregel engine",
 		Long:  rootLong,
 		Example: `  superstep                                   # debugger on the research graph
@@ -161,6 +181,10 @@ func (a *App) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.debug(cmd.Context(), g, graphs.Default, "", false)
+		},
+		// Hints repeat the --db the command was given.
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			cmd.SetContext(withInvocation(cmd.Context(), a.Name, g.db))
 		},
 	}
 	root.SetOut(a.Stdout)
@@ -187,7 +211,7 @@ func (a *App) rootCommand() *cobra.Command {
 			c.Args = func(cmd *cobra.Command, args []string) error {
 				if err := check(cmd, args); err != nil {
 					if cmd == root {
-						return usagef("%v; superstep --help lists the commands", err)
+						return usagef("%v; %s --help lists the commands", err, a.Name)
 					}
 					return usagef("%s: %v; usage: %s", strings.TrimPrefix(cmd.CommandPath(), root.Name()+" "), err, cmd.UseLine())
 				}
@@ -196,6 +220,7 @@ func (a *App) rootCommand() *cobra.Command {
 		}
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
+	renameHelp(root, a.Name)
 	return root
 }
 
@@ -251,4 +276,4 @@ func closeStore(st Store, err *error) {
 	}
 }
 
-func (a *App) warn(msg string) { fmt.Fprintln(a.Stderr, "superstep: warning: "+msg) }
+func (a *App) warn(msg string) { fmt.Fprintln(a.Stderr, a.Name+": warning: "+msg) }

@@ -163,7 +163,7 @@ summary trace must equal it, and the file's perf counts must match the run
 			}
 			if _, serr := os.Stat(summaryPath(args[0])); serr == nil {
 				// A traced run, before the timed ones: say where the time goes.
-				fmt.Fprintf(a.Stderr, "superstep: bench: checking the result against %s first (one traced run, not timed)\n", summaryPath(args[0]))
+				fmt.Fprintf(a.Stderr, "%s: bench: checking the result against %s first (one traced run, not timed)\n", a.Name, summaryPath(args[0]))
 			}
 			ok, err := checkSummary(ctx, f, args[0])
 			if err != nil {
@@ -198,7 +198,7 @@ summary trace must equal it, and the file's perf counts must match the run
 			}
 			if f.Perf != nil && (f.Perf.Supersteps != res.Supersteps || f.Perf.Tasks != res.Tasks) {
 				res.OK = false
-				fmt.Fprintf(a.Stderr, "superstep: %s declares %d supersteps and %d tasks; the run made %d and %d\n", args[0], f.Perf.Supersteps, f.Perf.Tasks, res.Supersteps, res.Tasks)
+				fmt.Fprintf(a.Stderr, "%s: %s declares %d supersteps and %d tasks; the run made %d and %d\n", a.Name, args[0], f.Perf.Supersteps, f.Perf.Tasks, res.Supersteps, res.Tasks)
 			}
 			for i := 0; i < warmup; i++ {
 				if _, err := gr.Invoke(ctx, op.Input, runOpts(fmt.Sprintf("bench-warmup-%d", i))...); err != nil {

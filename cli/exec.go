@@ -48,7 +48,7 @@ node fails, 2 for a usage error.`,
 				if err := checkTopology(ctx, st, thread, gr, force, a.warn); err != nil {
 					return err
 				}
-				t, ids, err := execTarget(gr, list, thread, node, ckpt)
+				t, ids, err := execTarget(ctx, gr, list, thread, node, ckpt)
 				if err != nil {
 					return err
 				}
@@ -71,7 +71,7 @@ node fails, 2 for a usage error.`,
 }
 
 // execTarget finds the checkpoint and the ids of NODE's tasks planned from it.
-func execTarget(gr *engine.Graph, list []*engine.CheckpointTuple, thread, node, ref string) (*engine.CheckpointTuple, []string, error) {
+func execTarget(ctx context.Context, gr *engine.Graph, list []*engine.CheckpointTuple, thread, node, ref string) (*engine.CheckpointTuple, []string, error) {
 	planned := func(t *engine.CheckpointTuple) ([]string, []string) {
 		snap, err := gr.SnapshotOf(t, false)
 		if err != nil {
@@ -87,7 +87,7 @@ func execTarget(gr *engine.Graph, list []*engine.CheckpointTuple, thread, node, 
 		return ids, names
 	}
 	if ref != "" {
-		t, err := findCheckpoint(list, thread, ref)
+		t, err := findCheckpoint(ctx, list, thread, ref)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -97,7 +97,7 @@ func execTarget(gr *engine.Graph, list []*engine.CheckpointTuple, thread, node, 
 		}
 		return t, ids, nil
 	}
-	chain, err := chooseBranch(list, &branchChoice{thread: thread})
+	chain, err := chooseBranch(ctx, list, &branchChoice{thread: thread})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -292,7 +292,7 @@ func recordedLimit(ctx context.Context, st Store, thread, graphFlag string) int 
 	if name == "" {
 		return 0
 	}
-	res, err := resolveGraph(name)
+	res, err := resolveGraph(ctx, name)
 	if err != nil {
 		return 0
 	}

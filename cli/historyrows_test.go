@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -35,7 +36,7 @@ func TestRecordedRunHead_IsChooseBranchs(t *testing.T) {
 			list[i] = &engine.CheckpointTuple{Checkpoint: &engine.Checkpoint{ID: r.ID}, ParentID: r.Parent, Metadata: engine.Metadata{Source: r.Source}}
 		}
 		want := -1
-		if chain, err := chooseBranch(list, &branchChoice{thread: "t"}); err == nil {
+		if chain, err := chooseBranch(context.Background(), list, &branchChoice{thread: "t"}); err == nil {
 			want = slices.Index(list, chain[len(chain)-1])
 		}
 		if got := recordedRunHead(rows); got != want {

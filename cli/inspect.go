@@ -50,26 +50,27 @@ func nsCheckpoints(ctx context.Context, st Store, cfg engine.Config) ([]*engine.
 // findCheckpoint resolves a checkpoint reference on thread: an id, a
 // prefix of one, or a prefix of the short form screens show
 // (engine.ResolveID owns the rule).
-func findCheckpoint(list []*engine.CheckpointTuple, thread, ref string) (*engine.CheckpointTuple, error) {
+func findCheckpoint(ctx context.Context, list []*engine.CheckpointTuple, thread, ref string) (*engine.CheckpointTuple, error) {
 	ids := make([]string, len(list))
 	for i, t := range list {
 		ids[i] = t.Checkpoint.ID
 	}
-	id, err := resolveCheckpoint(ids, thread, ref)
+	id, err := resolveCheckpoint(ctx, ids, thread, ref)
 	if err != nil {
 		return nil, err
 	}
 	return list[slices.Index(ids, id)], nil
 }
 
-// resolveCheckpoint is engine.ResolveID with an error that names thread.
-func resolveCheckpoint(ids []string, thread, ref string) (string, error) {
+// resolveCheckpoint is engine.ResolveID with an error that names thread
+// and the command that lists its checkpoints.
+func resolveCheckpoint(ctx context.Context, ids []string, thread, ref string) (string, error) {
 	id, err := engine.ResolveID(ids, ref)
 	switch {
 	case errors.Is(err, engine.ErrAmbiguousID):
 		return "", usagef("thread %q: %w", thread, err)
 	case err != nil:
-		return "", usagef("%w on thread %q (superstep history %s lists them)", err, thread, shellWord(thread))
+		return "", usagef("%w on thread %q (%s lists them)", err, thread, hintLine(ctx, "history", shellWord(thread)))
 	}
 	return id, nil
 }
@@ -234,7 +235,7 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 			}
 			if unreadable > 0 {
 				defer func() {
-					fmt.Fprintf(a.Stderr, "superstep: %d thread(s) cannot be read (superstep check names the damage)\n", unreadable)
+					fmt.Fprintf(a.Stderr, "%s: %d thread(s) cannot be read (%s names the damage)\n", a.Name, unreadable, hintLine(ctx, "check"))
 				}()
 			}
 			// The thread worked on last comes first.
@@ -340,7 +341,7 @@ subgraph namespaces).`,
 		},
 	}
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to plan tasks with (default: the one recorded for the thread)")
-	addNSFlag(cmd, &ns)
+	addNSFlag(cmd, &ns, a.Name)
 	return cmd
 }
 
@@ -577,7 +578,7 @@ checkpoint instead (--checkpoint then names one of that namespace).`,
 	}
 	cmd.Flags().StringVar(&ckpt, "checkpoint", "", "checkpoint id or unique prefix (default: the latest)")
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph to plan tasks with (default: the one recorded for the thread)")
-	addNSFlag(cmd, &ns)
+	addNSFlag(cmd, &ns, a.Name)
 	return cmd
 }
 
@@ -689,7 +690,7 @@ func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.C
 		}
 	}
 	if len(subgraphs) > 0 {
-		fmt.Fprintf(w, "\nsubgraphs (their checkpoints: superstep show %s --ns NS)\n", shellWord(t.Config.ThreadID))
+		fmt.Fprintf(w, "\nsubgraphs (their checkpoints: %s)\n", hintLine(ctx, "show", shellWord(t.Config.ThreadID), "--ns", "NS"))
 		for _, ns := range subgraphs {
 			fmt.Fprintf(w, "  --ns %s\n", shellWord(ns))
 		}
@@ -755,7 +756,7 @@ that subgraph namespace.`,
 				var cps [2]*engine.Checkpoint
 				for i, ref := range args[1:] {
 					if strings.TrimSpace(ref) == "" { // "" is the latest to oneCheckpoint
-						_, err := resolveCheckpoint(nil, args[0], ref)
+						_, err := resolveCheckpoint(ctx, nil, args[0], ref)
 						return err
 					}
 					t, err := oneCheckpoint(ctx, st, n.cfg(args[0]), ref)
@@ -768,7 +769,7 @@ that subgraph namespace.`,
 			})
 		},
 	}
-	addNSFlag(cmd, &ns)
+	addNSFlag(cmd, &ns, a.Name)
 	return cmd
 }
 
@@ -875,7 +876,7 @@ changed, not with its length times the size of its state.`,
 				// "" exports the graph record stored with the thread.
 				if err := st.Export(ctx, args[0], a.Stdout, ""); err != nil {
 					if errors.Is(err, persist.ErrThreadNotFound) {
-						return usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, args[0])
+						return usagef("%w: %q (%s lists them)", ErrThreadNotFound, args[0], hintLine(ctx, "threads"))
 					}
 					return storeError(err, "export %q", args[0])
 				}
@@ -1112,7 +1113,7 @@ func oneCheckpoint(ctx context.Context, st Store, cfg engine.Config, ref string)
 		if err != nil || ref == "" {
 			return first(list), err
 		}
-		return findCheckpoint(list, thread, ref)
+		return findCheckpoint(ctx, list, thread, ref)
 	}
 	if ref != "" {
 		// A whole id is read at once: an exact id wins over prefixes
@@ -1132,7 +1133,7 @@ func oneCheckpoint(ctx context.Context, st Store, cfg engine.Config, ref string)
 		if len(ids) == 0 {
 			return nil, threadNotFound(ctx, st, thread)
 		}
-		id, err := resolveCheckpoint(ids, thread, ref)
+		id, err := resolveCheckpoint(ctx, ids, thread, ref)
 		if err != nil {
 			return nil, nsHint(ctx, st, cfg, ref, err)
 		}

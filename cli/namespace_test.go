@@ -40,7 +40,7 @@ func TestNamespace_ShowHistoryDiff(t *testing.T) {
 		t.Fatalf("show --json subgraphs %q, want one sub:<task id>", nss)
 	}
 	ns := nss[0]
-	superstep(t, "", "show", "n1", "--db", db).want(t, 0, "subgraphs (their checkpoints: superstep show n1 --ns NS)", "--ns "+ns)
+	superstep(t, "", "show", "n1", "--db", db).want(t, 0, "subgraphs (their checkpoints: superstep show n1 --db "+db+" --ns NS)", "--ns "+ns)
 
 	superstep(t, "", "show", "n1", "--db", db, "--ns", ns).want(t, 0, "namespace "+ns, "next: a1", `a1 id `, `"first?"`)
 	var snap struct {
@@ -74,7 +74,7 @@ func TestNamespace_ShowHistoryDiff(t *testing.T) {
 	// A subgraph's checkpoint named without --ns, and the root's with it.
 	superstep(t, "", "diff", "n1", rows[1].ID, rows[0].ID, "--db", db).want(t, 2, "it is a checkpoint of subgraph namespace "+ns, "add --ns "+ns)
 	superstep(t, "", "show", "n1", "--db", db, "--ns", ns, "--checkpoint", "ffff").
-		want(t, 2, "in namespace "+ns+" (superstep history n1 --ns "+ns+" lists them)")
+		want(t, 2, "in namespace "+ns+" (superstep history n1 --db "+db+" --ns "+ns+" lists them)")
 
 	for _, cmd := range [][]string{{"show", "n1"}, {"history", "n1"}, {"diff", "n1", rows[1].ID, rows[0].ID}, {"update", "n1", "--values", `{"log":[]}`}} {
 		r := superstep(t, "", append(cmd, "--db", db, "--ns", "nope")...)

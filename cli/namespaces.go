@@ -19,8 +19,8 @@ import (
 // tasks ran subgraphs in, with the flag to use.
 
 // addNSFlag registers --ns on cmd.
-func addNSFlag(cmd *cobra.Command, ns *string) {
-	cmd.Flags().StringVar(ns, "ns", "", "a subgraph's checkpoint namespace (superstep show lists those of a checkpoint; default: the thread's own)")
+func addNSFlag(cmd *cobra.Command, ns *string, prog string) {
+	cmd.Flags().StringVar(ns, "ns", "", "a subgraph's checkpoint namespace ("+prog+" show lists those of a checkpoint; default: the thread's own)")
 }
 
 // threadNS is the namespace a command reads: the one --ns names, where
@@ -59,7 +59,7 @@ func resolveNS(ctx context.Context, st Store, gr *engine.Graph, thread, ns strin
 			return n, err
 		}
 	}
-	return threadNS{}, unknownNS(known, thread, ns)
+	return threadNS{}, unknownNS(ctx, known, thread, ns)
 }
 
 // lookupNS finds namespace ns of thread as given: found when it holds a
@@ -93,7 +93,7 @@ func lookupNS(ctx context.Context, st Store, gr *engine.Graph, thread, ns string
 
 // unknownNS is the error for a namespace thread has no checkpoints in;
 // it lists the thread's (known), each as --ns takes it.
-func unknownNS(known []string, thread, ns string) error {
+func unknownNS(ctx context.Context, known []string, thread, ns string) error {
 	var subs []string
 	for _, k := range slices.Sorted(slices.Values(known)) {
 		if k != "" {
@@ -104,8 +104,8 @@ func unknownNS(known []string, thread, ns string) error {
 	if len(subs) > 0 {
 		list = "its subgraph namespaces: " + strings.Join(subs, ", ")
 	}
-	return usagef("%w: --ns %s: thread %s has no checkpoints in that namespace; %s (superstep show %s lists a checkpoint's)",
-		ErrUnknownNamespace, termtext.Name(ns), termtext.Name(thread), list, shellWord(thread))
+	return usagef("%w: --ns %s: thread %s has no checkpoints in that namespace; %s (%s lists a checkpoint's)",
+		ErrUnknownNamespace, termtext.Name(ns), termtext.Name(thread), list, hintLine(ctx, "show", shellWord(thread)))
 }
 
 // checkpointSubgraphs are the namespaces where the subgraphs that the
@@ -156,7 +156,7 @@ func nsHint(ctx context.Context, st Store, cfg engine.Config, ref string, err er
 	var ie *engine.IDError
 	if ns := cfg.CheckpointNS; ns != "" && errors.As(err, &ie) {
 		// The listing that has the namespace's ids is history's with --ns.
-		err = usagef("%w on thread %q in namespace %s (superstep history %s --ns %s lists them)", ie, cfg.ThreadID, termtext.Name(ns), shellWord(cfg.ThreadID), shellWord(ns))
+		err = usagef("%w on thread %q in namespace %s (%s lists them)", ie, cfg.ThreadID, termtext.Name(ns), hintLine(ctx, "history", shellWord(cfg.ThreadID), "--ns", shellWord(ns)))
 	}
 	o, ok := st.(outliner)
 	if !ok {

@@ -138,7 +138,7 @@ func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag strin
 		}
 		graphFlag = rec.Graph
 	}
-	res, err := resolveGraph(graphFlag, engine.WithSaver(st))
+	res, err := resolveGraph(ctx, graphFlag, engine.WithSaver(st))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -238,7 +238,7 @@ type branchChoice struct {
 // start checkpoint. A branch with nothing to compare is an input error:
 // a replay that compared nothing must not pass.
 func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTuple, bc branchChoice) (*replay, error) {
-	chain, err := chooseBranch(list, &bc)
+	chain, err := chooseBranch(ctx, list, &bc)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 	start := 0
 	switch {
 	case bc.start != "":
-		t, err := findCheckpoint(chain, thread, bc.start)
+		t, err := findCheckpoint(ctx, chain, thread, bc.start)
 		if err != nil {
 			return nil, usagef("--checkpoint %s is not on %s: %v", bc.start, bc.describe, err)
 		}
@@ -300,7 +300,7 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 // each checkpoint's oldest child that a run made (source input or loop);
 // forks, update_state and replay branches are all made later. With
 // --checkpoint and no --branch, the branch goes through that checkpoint.
-func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.CheckpointTuple, error) {
+func chooseBranch(ctx context.Context, list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.CheckpointTuple, error) {
 	byID := map[string]*engine.CheckpointTuple{}
 	heads := make([]engine.CheckpointHead, len(list))
 	var root *engine.CheckpointTuple
@@ -336,14 +336,14 @@ func chooseBranch(list []*engine.CheckpointTuple, bc *branchChoice) ([]*engine.C
 	}
 	switch {
 	case bc.head != "":
-		t, err := findCheckpoint(list, bc.thread, bc.head)
+		t, err := findCheckpoint(ctx, list, bc.thread, bc.head)
 		if err != nil {
 			return nil, err
 		}
 		bc.describe = "the branch ending at " + engine.ShortID(t.Checkpoint.ID)
 		return ancestors(t), nil
 	case bc.start != "":
-		t, err := findCheckpoint(list, bc.thread, bc.start)
+		t, err := findCheckpoint(ctx, list, bc.thread, bc.start)
 		if err != nil {
 			return nil, err
 		}

@@ -22,7 +22,7 @@ import (
 // scenario file's absolute path). Errors name the graph and, for a scenario,
 // the file position.
 func ResolveGraph(nameOrPath string, opts ...engine.CompileOption) (g *engine.Graph, example map[string]any, fingerprintName string, err error) {
-	r, err := resolveGraph(nameOrPath, opts...)
+	r, err := resolveGraph(context.Background(), nameOrPath, opts...)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -42,9 +42,10 @@ type resolvedGraph struct {
 	recordName string
 }
 
-func resolveGraph(nameOrPath string, opts ...engine.CompileOption) (*resolvedGraph, error) {
+// resolveGraph is ResolveGraph; ctx names the program for the hint.
+func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.CompileOption) (*resolvedGraph, error) {
 	if nameOrPath == "" {
-		return nil, usagef("no graph given: name a built-in graph (superstep graphs) or a scenario file")
+		return nil, usagef("no graph given: name a built-in graph (%s graphs) or a scenario file", program(ctx))
 	}
 	if ex, ok := graphs.Get(nameOrPath); ok {
 		g, err := ex.Build(opts...)

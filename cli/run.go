@@ -112,7 +112,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 			}
 			defer closeStore(st, &err)
 			rec := &graphRecorder{Store: st}
-			res, err := resolveGraph(args[0], engine.WithSaver(rec))
+			res, err := resolveGraph(cmd.Context(), args[0], engine.WithSaver(rec))
 			if err != nil {
 				return err
 			}
@@ -154,7 +154,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 			if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
 				return storeError(err, "recording the graph of thread %q", thread)
 			}
-			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], dbArg: g.db, json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
+			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
 			r.opts = append(r.opts, engine.WithDurability(runDur))
 			if cmd.Flags().Changed("recursion-limit") || exampleLimit == 0 {
 				r.opts = append(r.opts, engine.WithRecursionLimit(recursionLimit))
@@ -169,7 +169,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 				if err != nil {
 					return err
 				}
-				t, err := findCheckpoint(list, thread, checkpoint)
+				t, err := findCheckpoint(ctx, list, thread, checkpoint)
 				if err != nil {
 					return err
 				}
@@ -241,7 +241,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	}
 	defer closeStore(st, &err)
 	rec := &graphRecorder{Store: st}
-	res, err := resolveGraph(arg, engine.WithSaver(rec))
+	res, err := resolveGraph(ctx, arg, engine.WithSaver(rec))
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	if err != nil {
 		return err
 	}
-	o := DebugOptions{Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit,
+	o := DebugOptions{Program: a.Name, Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit,
 		// The switcher's check: the same as the command line's, with the
 		// note of a compatible change left out (it would garble the screen).
 		CheckThread: func(ctx context.Context, t string) error {
@@ -267,7 +267,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 		o.Input = example
 		if named {
 			// A typo would otherwise open an empty new thread unseen.
-			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (superstep threads lists those there)", thread, dbLabel(g)))
+			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s lists those there)", thread, dbLabel(g), hintLine(ctx, "threads")))
 		}
 	}
 	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
@@ -319,13 +319,15 @@ func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string)
 		if t.Answered && t.Error != "" {
 			// LangGraph keeps a saved answer: re-running the node feeds it
 			// the same one, so a new --resume would be ignored.
-			return usagef("%w: thread %q: node %s was answered %s and failed with it (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Continue with it: superstep run %s --thread %s; or be asked again on a fork from the checkpoint before: superstep run %s --thread %s --checkpoint %s, then --resume",
-				engine.ErrNothingPending, thread, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error), shellWord(graphArg), shellWord(thread), shellWord(graphArg), shellWord(thread), engine.ShortID(snap.ParentID))
+			return usagef("%w: thread %q: node %s was answered %s and failed with it (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Continue with it: %s; or be asked again on a fork from the checkpoint before: %s, then --resume",
+				engine.ErrNothingPending, thread, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error),
+				hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread)),
+				hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread), "--checkpoint", engine.ShortID(snap.ParentID)))
 		}
 	}
 	hint := "it has finished"
 	if len(snap.Next) > 0 {
-		hint = fmt.Sprintf("it is paused before %s; continue it with: superstep run %s --thread %s", strings.Join(snap.Next, ", "), shellWord(graphArg), shellWord(thread))
+		hint = fmt.Sprintf("it is paused before %s; continue it with: %s", strings.Join(snap.Next, ", "), hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread)))
 	}
 	return usagef("%w: thread %q (%s)", engine.ErrNothingPending, thread, hint)
 }
@@ -348,13 +350,10 @@ type runner struct {
 	st       Store // nil: nothing is recorded
 	thread   string
 	graphArg string
-	// dbArg is the --db the command was given ("" for the default), so
-	// the hint to answer names the same database.
-	dbArg string
-	json  bool
-	out   io.Writer
-	warn  func(string)
-	opts  []engine.RunOption // more options for Invoke
+	json     bool
+	out      io.Writer
+	warn     func(string)
+	opts     []engine.RunOption // more options for Invoke
 	// reported marks failed tasks whose failure a task event reported.
 	reported  map[string]bool
 	stream    []engine.StreamMode // --stream: print these modes' chunks
@@ -461,11 +460,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if ex, ok := graphs.Get(r.graphArg); ok && len(ex.Answers) > 0 {
 			answer, what = "'"+ex.Answers[0]+"'", ""
 		}
-		db := ""
-		if r.dbArg != "" {
-			db = " --db " + shellWord(displayDB(r.dbArg))
-		}
-		fmt.Fprintf(r.out, "answer with: superstep run %s%s --thread %s --resume %s\n%s", shellWord(r.graphArg), db, shellWord(r.thread), answer, what)
+		fmt.Fprintf(r.out, "answer with: %s\n%s", hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread), "--resume", answer), what)
 	}
 	return nil
 }

@@ -50,12 +50,12 @@ func hasCheckpoints(ctx context.Context, st Store, thread string) bool {
 func threadNotFound(ctx context.Context, st Store, thread string) error {
 	nss := subgraphNamespaces(ctx, st, thread)
 	if len(nss) == 0 {
-		return usagef("%w: %q (superstep threads lists them)", ErrThreadNotFound, thread)
+		return usagef("%w: %q (%s lists them)", ErrThreadNotFound, thread, hintLine(ctx, "threads"))
 	}
 	names := make([]string, len(nss))
 	for i, ns := range nss {
 		names[i] = shellWord(ns)
 	}
-	return usagef("%w: thread %s has checkpoints only in subgraph namespaces (%s): show and history read one with --ns NS; superstep export %s writes them all",
-		ErrSubgraphsOnly, termtext.Name(thread), strings.Join(names, ", "), shellWord(thread))
+	return usagef("%w: thread %s has checkpoints only in subgraph namespaces (%s): show and history read one with --ns NS; %s writes them all",
+		ErrSubgraphsOnly, termtext.Name(thread), strings.Join(names, ", "), hintLine(ctx, "export", shellWord(thread)))
 }

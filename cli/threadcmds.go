@@ -69,7 +69,7 @@ is the subgraph's; the parent's are not touched.`,
 				}
 				t := list[0]
 				if ckpt != "" {
-					if t, err = findCheckpoint(list, thread, ckpt); err != nil {
+					if t, err = findCheckpoint(ctx, list, thread, ckpt); err != nil {
 						return nsHint(ctx, st, n.cfg(thread), ckpt, err)
 					}
 				}
@@ -106,7 +106,7 @@ is the subgraph's; the parent's are not touched.`,
 	cmd.Flags().StringVar(&values, "values", "", "state values as a JSON object")
 	cmd.Flags().StringVar(&asNode, "as-node", "", "node the values come from (default: the node that ran last)")
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph of the thread (default: the one recorded for it)")
-	addNSFlag(cmd, &ns)
+	addNSFlag(cmd, &ns, a.Name)
 	return cmd
 }
 

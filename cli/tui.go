@@ -15,12 +15,12 @@ import (
 )
 
 // TUI is the interactive debugger: tui.Run on the command's graph, thread
-// and database. It is the Debugger of the superstep command. Without a
+// and database. It is the Debugger of the superstep command and of Main. Without a
 // terminal (a pipe, a CI log) it runs the thread headless instead, so
 // scripts get output rather than a hang.
 func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
-		fmt.Fprintln(o.Stderr, "superstep: not a terminal, running headless (superstep run GRAPH is the scripted form)")
+		fmt.Fprintf(o.Stderr, "%[1]s: not a terminal, running headless (%[1]s run GRAPH is the scripted form)\n", o.program())
 		return Headless(ctx, g, o)
 	}
 	return tui.Run(ctx, g, tuiOptions(o))
@@ -68,7 +68,7 @@ func tuiOptions(o DebugOptions) tui.Options {
 			}
 			out := make([]tui.ThreadSummary, 0, len(infos))
 			for _, t := range infos {
-				if t.Checkpoints == 0 && t.Namespaces == 0 && t.Err == nil { // nothing to open, as superstep threads skips it
+				if t.Checkpoints == 0 && t.Namespaces == 0 && t.Err == nil { // nothing to open, as the threads command skips it
 					continue
 				}
 				rec, _ := decodeGraphRecord(t.Fingerprint)
@@ -77,9 +77,9 @@ func tuiOptions(o DebugOptions) tui.Options {
 				case t.Err != nil:
 					sum.Refused = "cannot be read: " + storeMessage(t.Err)
 				case t.Checkpoints == 0:
-					// Listed by superstep threads too; the debugger opens a
+					// Listed by the threads command too; the debugger opens a
 					// thread at its own checkpoints.
-					sum.Refused = "has checkpoints only in subgraph namespaces (superstep export writes them)"
+					sum.Refused = "has checkpoints only in subgraph namespaces (" + o.program() + " export writes them)"
 				}
 				out = append(out, sum)
 			}

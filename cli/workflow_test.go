@@ -135,6 +135,14 @@ func TestWorkflow_README(t *testing.T) {
 		t.Fatalf("exec wrote %d checkpoints", after-before)
 	}
 	agent(t, bin, nil, "check", "--db", laptop).want(t, 0, "ok")
+
+	// The program speaks with its own name (Main takes it from
+	// os.Args[0]): in errors, hints and help, and in the debugger's note
+	// without a terminal. superstep does not know its graphs.
+	agent(t, bin, nil, "show", "t-4", "--db", laptop).speaks(t, "myagent", 2, `myagent: thread not found: "t-4" (myagent threads --db `+laptop+` lists them)`)
+	agent(t, bin, nil, "--help").speaks(t, "myagent", 0, "  myagent run research --json", "Usage:\n  myagent [flags]")
+	agent(t, bin, nil, "tui", "chatty", "--db", laptop, "--thread", "c1").
+		speaks(t, "myagent", 0, "myagent: not a terminal, running headless (myagent run GRAPH is the scripted form)")
 }
 
 func historyRowsOf(t *testing.T, bin, db, thread string) []map[string]any {
