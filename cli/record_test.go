@@ -83,7 +83,7 @@ func TestGraphRecorder_DefersWritesToTheStore(t *testing.T) {
 	ctx := context.Background()
 	history := func(t *testing.T, st Store, thread string) []*engine.CheckpointTuple {
 		t.Helper()
-		res, err := resolveGraph("linear", engine.WithSaver(&graphRecorder{Store: st}))
+		res, err := resolveGraph(ctx, "linear", engine.WithSaver(&graphRecorder{Store: st}))
 		if err != nil {
 			t.Fatal(err)
 		}
