@@ -140,6 +140,17 @@ func (c *call) wait() (any, error) {
 func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any, spec callSpec) *call {
 	c := &call{done: make(chan struct{})}
 	l.stepCalls.Store(true)
+	l.mu.Lock()
+	closed := l.callsClosed
+	l.mu.Unlock()
+	if closed != nil {
+		// Made by a node its superstep abandoned: the call is raced
+		// against the same signal and fails at once; nothing of it is
+		// planned or saved.
+		c.err = closed
+		close(c.done)
+		return c
+	}
 	scope.mu.Lock()
 	idx := scope.calls
 	scope.calls++
@@ -157,6 +168,11 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	saved := l.pending.batch(id)
 	l.tasks = append(l.tasks, t)
 	t.nullGone = l.nullResumeTaken // planned now, as acceptPush makes its scratchpad
+	// Until it runs, the call is writing (not abandonable): its saved or
+	// cached result is matched, and saved, before the superstep ends.
+	t.state.Store(taskWriting)
+	l.openCalls = append(l.openCalls, t)
+	l.calls.Add(1)
 	l.mu.Unlock()
 	if l.emit != nil {
 		l.emit(Event{Kind: EventTask, Step: l.step, Node: name, TaskID: id, Input: input, Triggers: t.triggers, IsPush: true, IsCall: true})
@@ -173,13 +189,13 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 				l.emit(Event{Kind: EventTask, Step: l.step, Node: name, TaskID: id, Input: input, Triggers: t.triggers, IsPush: true, IsCall: true, Reused: true, Writes: t.writes})
 			}
 			c.val = v
-			close(c.done)
+			l.settledCall(t, c)
 			return c
 		}
 	}
 	if hit, err := l.matchCachedCall(scope.Context, t); err != nil || hit {
 		c.val, c.err = callReturn(t.writes), err
-		close(c.done)
+		l.settledCall(t, c)
 		return c
 	}
 	l.mu.Lock()
@@ -187,32 +203,99 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	if l.fan != nil {
 		sl = l.fan.slots
 	}
+	closed = l.callsClosed
+	if closed == nil {
+		t.state.Store(taskQueued) // from now on abandonCalls may abandon it
+	}
 	l.mu.Unlock()
-	sl.take()
-	l.calls.Add(1)
-	go func() {
-		defer l.calls.Done()
-		defer close(c.done)
-		err := l.runTask(scope.Context, t, false)
-		sl.release()
-		if err != nil {
+	if closed != nil {
+		// Its superstep abandoned its tasks while the call was matched:
+		// it is settled as they were, before the superstep ends.
+		if err := l.settleAbandoned(saveContext(scope.Context, l), t, closed, nil, nil); err != nil {
 			l.callFailed(t, err)
 		}
-		l.mu.Lock()
-		res := t.result
-		l.mu.Unlock()
-		switch {
-		case res.Interrupted:
-			c.err = &InterruptError{Interrupts: res.Interrupts}
-		case err != nil:
-			c.err = err
-		case res.Err != nil:
-			c.err = res.Err
-		default:
-			c.val = callReturn(t.writes)
+		c.err = closed
+		l.settledCall(t, c)
+		return c
+	}
+	sl.take()
+	go l.runCall(scope.Context, t, c, sl)
+	return c
+}
+
+// settledCall ends call c, whose task t was settled by its caller's
+// goroutine (a reused or cached result, or an abandonment).
+func (l *loop) settledCall(t *task, c *call) {
+	t.state.Store(taskSettling)
+	close(c.done)
+	l.calls.Done()
+}
+
+// runCall is the goroutine of a call's task t. Its superstep waits for it
+// (calls) unless it abandoned it (abandonCalls): then the loop saved its
+// error and counted it ended, and the goroutine, when fn returns, drops
+// its outcome, so that nothing of it reaches the saver after the run
+// returned (LangGraph.js races a call's task against its caller's signal:
+// runner.ts call hands _runWithRetry no signal of its own, and
+// @langchain/core's ensureConfig, runnables/config.js:88-93, fills the
+// config's signal from the calling node's; measured with the oracle's
+// LangGraph.js 1.7.3, /work/notes/eng25-probe/call.mjs: a call ignoring
+// its signal saves {name: "AbortError"} at the abort, its late return
+// nothing).
+func (l *loop) runCall(ctx context.Context, t *task, c *call, sl *slots) {
+	defer func() {
+		if t.leave() {
+			l.calls.Done()
 		}
 	}()
-	return c
+	defer close(c.done)
+	err := l.runTask(ctx, t, true)
+	sl.release()
+	if t.state.Load() == taskAbandoned {
+		l.mu.Lock()
+		c.err = l.callsClosed
+		l.mu.Unlock()
+		return
+	}
+	if err != nil {
+		l.callFailed(t, err)
+	}
+	l.mu.Lock()
+	res := t.result
+	l.mu.Unlock()
+	switch {
+	case res.Interrupted:
+		c.err = &InterruptError{Interrupts: res.Interrupts}
+	case err != nil:
+		c.err = err
+	case res.Err != nil:
+		c.err = res.Err
+	default:
+		c.val = callReturn(t.writes)
+	}
+}
+
+// abandonCalls abandons, with the superstep's tasks, the Task calls they
+// started that still run or wait to: each is settled as failed with cause
+// and counted ended; a call made after this fails at once with cause
+// (acceptCall). A failure to save one's error comes back with its task.
+func (l *loop) abandonCalls(ctx context.Context, cause error) (failed *task, err error) {
+	l.mu.Lock()
+	if l.callsClosed == nil {
+		l.callsClosed = cause
+	}
+	open := l.openCalls
+	l.mu.Unlock()
+	for _, t := range open {
+		abandoned, serr := l.abandonTask(ctx, t, cause)
+		if abandoned {
+			l.calls.Done()
+		}
+		if serr != nil && err == nil {
+			failed, err = t, serr
+		}
+	}
+	return failed, err
 }
 
 // callFailed makes a call task's failure its superstep's, as a node's

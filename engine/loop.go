@@ -87,6 +87,12 @@ type loop struct {
 	// (under mu): a call's failure cancels the superstep through it.
 	callErr error
 	fan     *fanout
+	// openCalls are the Task calls made this superstep, which
+	// abandonCalls abandons with the superstep's tasks (under mu);
+	// callsClosed is why it did (under mu; only ever set): a call made
+	// since fails at once with it.
+	openCalls   []*task
+	callsClosed error
 	// stepCalls: a task of this superstep made a Task call (calls report
 	// their results in the order they finish, so nothing is held back).
 	stepCalls atomic.Bool

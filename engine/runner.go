@@ -41,6 +41,10 @@ func (l *loop) execute(ctx context.Context) error {
 	l.prepareSubgraphTurns(run)
 	l.unfinished.Store(int32(len(run)))
 	l.stepCalls.Store(false)
+	if len(l.openCalls) > 0 {
+		clear(l.openCalls) // the last superstep's, all ended
+		l.openCalls = l.openCalls[:0]
+	}
 	var firstErr, bubble error // bubble: a Command for a parent graph; siblings go on
 	switch {
 	case len(run) == 0:
@@ -67,11 +71,9 @@ func (l *loop) execute(ctx context.Context) error {
 		firstErr, bubble = l.runConcurrently(ctx, run)
 	}
 	// Task calls a node started and did not wait for end with the
-	// superstep (runner.ts waits for every scheduled task), unless it
-	// abandoned its tasks (runConcurrently says why).
-	if !l.abandoned {
-		l.calls.Wait()
-	}
+	// superstep (runner.ts waits for every scheduled task); those of an
+	// abandoned superstep were abandoned with its tasks (abandonCalls).
+	l.calls.Wait()
 	l.mu.Lock()
 	if firstErr == nil {
 		firstErr = l.callErr
@@ -183,17 +185,14 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	} else {
 		started = f.startEach(run, first)
 	}
-	abandoned := f.wait(run[:started])
+	f.wait(run[:started])
 	l.saveOnLoop = false
 	// Task calls run on their caller's context: the superstep ends when
 	// they do, not when their callers did (runner.ts waits for every
 	// scheduled task), and a failing call cancels the others through f.
-	// A superstep that abandoned its tasks does not wait for their calls
-	// either: they are raced against the same signal (runner.ts:586 puts
-	// a call's task among the executing tasks).
-	if !abandoned {
-		l.calls.Wait()
-	}
+	// A superstep that abandoned its tasks abandoned their calls too
+	// (abandonCalls): it waits only for those settling.
+	l.calls.Wait()
 	l.mu.Lock()
 	l.fan = nil
 	l.mu.Unlock()
@@ -246,7 +245,8 @@ func (f *fanout) startEach(run []*task, first int) int {
 	for i, t := range run {
 		if i >= first {
 			if !f.slots.acquire(f.ctx) {
-				// A failure ended the superstep: start no more tasks.
+				// A failure or the caller ended the superstep: start no
+				// more tasks.
 				f.commitUnstarted(f.ctx, run[i:])
 				break
 			}
@@ -463,16 +463,26 @@ func (l *loop) anyInterrupted() bool {
 }
 
 // commitUnstarted settles the tasks of a bounded superstep that a failure
-// kept from starting. LangGraph.js keeps filling free slots after the
-// failure while any task is still running (pregel/runner.ts:322-346); a
-// task started on the aborted signal leaves its retry loop before its
-// first attempt with neither result nor error (pregel/retry.ts:103-107),
-// so the runner commits it as finished with no writes (runner.ts:455-469):
-// it saves __no_writes__ and does not run when the thread continues. When
-// nothing else was running, the runner's loop ends (runner.ts:322-325) and
-// the unstarted tasks save nothing: they run when the thread continues.
+// or the caller's cancellation kept from starting. LangGraph.js keeps
+// filling free slots after the abort while any task is still running
+// (pregel/runner.ts:322-346); a task started on the aborted signal leaves
+// its retry loop before its first attempt with neither result nor error
+// (pregel/retry.ts:103-107), so the runner commits it as finished with no
+// writes (runner.ts:455-469): it saves __no_writes__ and does not run when
+// the thread continues. When nothing else was running as the first task
+// settled after the abort — the failed one, or the one the caller's abort
+// rejected, all of them rejecting at once — the runner's loop ends
+// (runner.ts:322-325) and the unstarted tasks save nothing: they run when
+// the thread continues. Measured with the oracle's LangGraph.js 1.7.3
+// (eng25-probe/bounded.mjs): maxConcurrency 2, two tasks running at the
+// caller's abort, the two not started save __no_writes__.
 func (f *fanout) commitUnstarted(ctx context.Context, rest []*task) {
 	f.mu.Lock()
+	if f.firstErr == nil {
+		// The caller's cancellation: every task holding a slot still
+		// runs (abandon settles them after this).
+		f.othersRunning = f.slots.running() > 1
+	}
 	others := f.othersRunning
 	f.mu.Unlock()
 	if !others {
@@ -759,6 +769,7 @@ func (g *Graph) stateUpdate(writes []Write) map[string]any {
 func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes []Write, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			t.state.CompareAndSwap(taskRouting, taskWriting) // a route panicked: the task settles its failure
 			err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Panic: true, Err: fmt.Errorf("%v\n%s", r, debug.Stack())}
 		}
 	}()
@@ -958,20 +969,29 @@ func (l *loop) newScope(t *task) *taskScope {
 // whose node is done, so that the writes its writers made before they saw
 // the cancellation are saved with its error, as LangGraph.js saves a
 // cancelled task's writes so far (runner.ts:447-453 commits task.writes,
-// which its writers filled, with the error).
+// which its writers filled, with the error). While one of its routes
+// runs (the caller's code, which may ignore its context) it is routing,
+// with its writes so far in t.writes, and the loop may abandon it, saving
+// those with the cancellation: LangGraph.js races a route against the
+// signal too (graph.js Branch._route calls path.invoke, a RunnableLambda
+// whose @langchain/core _callWithConfig, runnables/base.js:158-166, races
+// it; measured, eng25-probe/route.mjs: a route ignoring its signal, the
+// run throws at the abort and the task saves its state writes with its
+// AbortError).
 const (
 	taskQueued uint32 = iota
 	taskRunning
 	taskWriting
 	taskSettling
 	taskAbandoned
+	taskRouting
 )
 
 // leave is t's goroutine ending: it reports whether the superstep still
 // counts on it, settling a task that never did (a node that called
 // runtime.Goexit) so that the loop does not abandon it afterwards.
 func (t *task) leave() bool {
-	return t.state.Load() == taskSettling || t.state.CompareAndSwap(taskRunning, taskSettling) || t.state.CompareAndSwap(taskWriting, taskSettling)
+	return t.state.Load() == taskSettling || t.state.CompareAndSwap(taskRunning, taskSettling) || t.state.CompareAndSwap(taskWriting, taskSettling) || t.state.CompareAndSwap(taskRouting, taskSettling)
 }
 
 // abandonable reports whether a lone task whose context can end must run
@@ -1006,6 +1026,9 @@ func (f *fanout) abandon(started []*task, cause error) int {
 			f.fail(t, err)
 		}
 	}
+	if t, err := l.abandonCalls(saveCtx, cause); err != nil {
+		f.fail(t, err)
+	}
 	return n
 }
 
@@ -1021,18 +1044,13 @@ func causeOf(ctx context.Context) error {
 // settles it as failed with cause; it reports whether it did.
 func (l *loop) abandonTask(ctx context.Context, t *task, cause error) (bool, error) {
 	var answers []any
+	var writes []Write
 	switch {
 	case t.state.CompareAndSwap(taskQueued, taskAbandoned):
 	case t.state.CompareAndSwap(taskRunning, taskAbandoned):
-		// Its answers so far are saved with its error, as a failed
-		// task's are; its scope's lock orders this after its Interrupt
-		// calls.
-		s := &t.scope
-		s.mu.Lock()
-		if s.hasResume {
-			answers = s.resumeWrite
-		}
-		s.mu.Unlock()
+		answers = t.scope.answersSoFar()
+	case t.state.CompareAndSwap(taskRouting, taskAbandoned):
+		writes, answers = t.writes, t.scope.answersSoFar()
 	default:
 		return false, nil
 	}
@@ -1040,7 +1058,19 @@ func (l *loop) abandonTask(ctx context.Context, t *task, cause error) (bool, err
 	// must not change that map in place any more.
 	l.cs.view.lend()
 	l.abandoned = true
-	return true, l.settleAbandoned(ctx, t, cause, answers)
+	return true, l.settleAbandoned(ctx, t, cause, writes, answers)
+}
+
+// answersSoFar are the answers the scope's task took so far, saved with
+// its error as a failed task's are; the scope's lock orders this after
+// its Interrupt calls.
+func (s *taskScope) answersSoFar() []any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hasResume {
+		return s.resumeWrite
+	}
+	return nil
 }
 
 // runLone runs a superstep's only task on a goroutine of its own, where
@@ -1059,9 +1089,15 @@ func (l *loop) runLone(ctx context.Context, t *task) error {
 		return err
 	case <-ctx.Done():
 	}
-	abandoned, err := l.abandonTask(saveContext(ctx, l), t, causeOf(ctx))
+	saveCtx, cause := saveContext(ctx, l), causeOf(ctx)
+	abandoned, err := l.abandonTask(saveCtx, t, cause)
+	if _, cerr := l.abandonCalls(saveCtx, cause); err == nil {
+		err = cerr
+	}
 	if !abandoned {
-		return <-l.loneDone // it was settling: its outcome stands
+		if lerr := <-l.loneDone; lerr != nil || err == nil {
+			return lerr // it was settling: its outcome stands
+		}
 	}
 	return err
 }
@@ -1075,20 +1111,26 @@ func (l *loop) runLoneTask() {
 	err = l.runTask(ctx, t, true)
 }
 
-// settleAbandoned saves and reports t, abandoned, as failed with err.
-func (l *loop) settleAbandoned(ctx context.Context, t *task, err error, answers []any) error {
+// settleAbandoned saves and reports t, abandoned, as failed with err,
+// with the writes its writers made before a route it was left in.
+func (l *loop) settleAbandoned(ctx context.Context, t *task, err error, writes []Write, answers []any) error {
 	l.deferLast(t) // counted finished, as every task is once
 	ne := &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
 	res := &t.result
+	writes = slices.Clip(writes) // its goroutine may append past them
 	l.mu.Lock()
-	res.Err, res.Done, res.Writes = ne, true, nil
+	res.Err, res.Done, res.Writes = ne, true, writes
 	l.mu.Unlock()
-	saved := []Write{{Channel: ErrorChannel, Value: encodeTaskError(ne)}}
+	saved := append(slices.Clone(writes), Write{Channel: ErrorChannel, Value: encodeTaskError(ne)})
 	if answers != nil {
 		saved = append(saved, Write{Channel: ResumeChannel, Value: answers})
 	}
 	if perr := l.putTaskWrites(ctx, t, saved); perr != nil {
 		return perr
+	}
+	if len(writes) > 0 {
+		l.emitResult(t, res) // as a task failed between its writers reports
+		return nil
 	}
 	if l.emit != nil && !t.node.start {
 		// t.writes are its goroutine's: the result reports none.

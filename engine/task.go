@@ -270,11 +270,23 @@ func (l *loop) branchWrites(ctx context.Context, t *task, writes []Write) ([]Wri
 	if err != nil {
 		return writes, fmt.Errorf("route from %q: %w", t.name, err)
 	}
+	// A task its superstep may abandon (attempt moved it to writing) can
+	// be abandoned while a route runs: a route is the caller's code and
+	// may ignore its context. The loop then saves the writes made before
+	// it (t.writes) with the cancellation.
+	watched := t.state.Load() == taskWriting
 	for _, br := range t.node.branches {
 		if err := cancelled(ctx); err != nil {
 			return writes, err
 		}
+		if watched {
+			t.writes = writes // published by the CAS
+			t.state.CompareAndSwap(taskWriting, taskRouting)
+		}
 		dest, err := br.route(ctx, local)
+		if watched && !t.state.CompareAndSwap(taskRouting, taskWriting) {
+			return writes, context.Cause(ctx) // abandoned: what it returned is dropped
+		}
 		if err != nil {
 			return writes, fmt.Errorf("route from %q: %w", t.name, err)
 		}
