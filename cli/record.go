@@ -19,7 +19,10 @@ type graphRecorder struct {
 	record func(ctx context.Context) error // nil once recorded
 }
 
-var _ Store = (*graphRecorder)(nil)
+var (
+	_ Store                = (*graphRecorder)(nil)
+	_ engine.WriteDeferrer = (*graphRecorder)(nil)
+)
 
 // recordFor arranges for thread's graph to be recorded by record: now when
 // the thread exists (its record may need the current topology), else just
@@ -51,6 +54,23 @@ func (r *graphRecorder) Put(ctx context.Context, cfg engine.Config, cp *engine.C
 	}
 	r.mu.Unlock()
 	return r.Store.Put(ctx, cfg, cp, md, nv)
+}
+
+// DeferWrites implements engine.WriteDeferrer with the store's own, which
+// the embedded Store interface would hide from the engine: a run through
+// the recorder then commits a superstep's last task writes with its
+// checkpoint, as a run on the store does (one commit a superstep instead
+// of two under sync durability). A store without one stores the writes
+// now, as PutWrites does, which the contract allows (wait has nothing
+// left to do).
+func (r *graphRecorder) DeferWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) (wait func() error, err error) {
+	if d, ok := r.Store.(engine.WriteDeferrer); ok {
+		return d.DeferWrites(ctx, cfg, taskID, writes)
+	}
+	if err := r.Store.PutWrites(ctx, cfg, taskID, writes); err != nil {
+		return nil, err
+	}
+	return func() error { return nil }, nil
 }
 
 // Outline implements engine.Outliner with the store's own (the debugger's

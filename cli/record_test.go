@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -50,5 +51,83 @@ func TestGraphRecorder_RecordsBeforeFirstCheckpointOnly(t *testing.T) {
 	}
 	if err := rec.recordFor(ctx, "t1", true, record); err != nil || calls != 2 {
 		t.Fatalf("an existing thread is recorded at once: %v, %d calls", err, calls)
+	}
+}
+
+// deferCounter is a store that counts the task writes the engine hands it
+// deferred and those it puts at once.
+type deferCounter struct {
+	*persist.Store
+	deferred, put atomic.Int32
+}
+
+func (d *deferCounter) DeferWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) (func() error, error) {
+	d.deferred.Add(1)
+	return d.Store.DeferWrites(ctx, cfg, taskID, writes)
+}
+
+func (d *deferCounter) PutWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) error {
+	d.put.Add(1)
+	return d.Store.PutWrites(ctx, cfg, taskID, writes)
+}
+
+// plainStore hides the store's DeferWrites: a Store that has none.
+type plainStore struct{ Store }
+
+// A run through the recorder defers a superstep's last task writes to the
+// checkpoint's commit as a run on the store does (the embedded Store
+// interface used to hide DeferWrites, so every write took its own commit),
+// and a store without DeferWrites gets them at once; both keep the same
+// pending writes.
+func TestGraphRecorder_DefersWritesToTheStore(t *testing.T) {
+	ctx := context.Background()
+	history := func(t *testing.T, st Store, thread string) []*engine.CheckpointTuple {
+		t.Helper()
+		res, err := resolveGraph(ctx, "linear", engine.WithSaver(&graphRecorder{Store: st}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := res.g.Invoke(ctx, res.example, engine.OnThread(thread)); err != nil {
+			t.Fatal(err)
+		}
+		h, err := st.List(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	open := func(t *testing.T) *persist.Store {
+		st, err := persist.Open(filepath.Join(t.TempDir(), "defer.db"), persist.Options{Durability: persist.DurabilitySync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	counted := &deferCounter{Store: open(t)}
+	deferred := history(t, counted, "t1")
+	if counted.deferred.Load() == 0 {
+		t.Fatalf("no task writes were deferred through the recorder (%d put at once)", counted.put.Load())
+	}
+	plain := history(t, plainStore{open(t)}, "t1")
+	if len(plain) != len(deferred) || len(plain) < 3 {
+		t.Fatalf("%d checkpoints without DeferWrites, %d with", len(plain), len(deferred))
+	}
+	writes := 0
+	for i := range plain {
+		a, b := plain[i], deferred[i]
+		writes += len(b.PendingWrites)
+		if len(a.PendingWrites) != len(b.PendingWrites) {
+			t.Fatalf("checkpoint %d (step %d): %d pending writes without DeferWrites, %d with", i, a.Metadata.Step, len(a.PendingWrites), len(b.PendingWrites))
+		}
+		for j := range a.PendingWrites {
+			wa, wb := a.PendingWrites[j], b.PendingWrites[j]
+			if wa.Channel != wb.Channel || string(engine.MustEncode(wa.Value)) != string(engine.MustEncode(wb.Value)) {
+				t.Fatalf("checkpoint %d write %d: %s=%s without DeferWrites, %s=%s with", i, j, wa.Channel, engine.MustEncode(wa.Value), wb.Channel, engine.MustEncode(wb.Value))
+			}
+		}
+	}
+	if writes == 0 {
+		t.Fatal("no pending writes to compare")
 	}
 }

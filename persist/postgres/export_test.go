@@ -51,3 +51,59 @@ func GroupsSent(s *Store) (groups, threads int64) {
 	defer s.mu.Unlock()
 	return s.sent, s.sentMembers
 }
+
+// RunGroupOfOne runs the group statement (safe or not, the create
+// variant) for one new thread with one blob and one checkpoint row, and
+// with one task write row when writes is set; it returns the sequence the
+// statement gave the thread (0 if it did not claim it) and the rows then
+// stored in writes, blobs and checkpoints.
+func RunGroupOfOne(ctx context.Context, s *Store, thread string, safe, writes bool) (seq int64, rows [3]int, err error) {
+	a := new(groupParams)
+	a.reset()
+	a.col[pWriter].text(s.writer)
+	a.col[pThreads].text(thread)
+	a.col[pObserved].int8(-1)
+	if writes {
+		for i, v := range []string{thread, "", "cp1", "task"} {
+			a.col[pWThread+i].text(v)
+		}
+		a.col[pWSlot].int8(0)
+		a.col[pWChan].text("count")
+		a.col[pWValue].bytea([]byte("1"))
+	}
+	for i, v := range []string{thread, "", "count"} {
+		a.col[pBThread+i].text(v)
+	}
+	a.col[pBVer].int8(1)
+	a.col[pBHash].int8(2)
+	a.col[pBRoot].int8(3)
+	a.col[pBBaseVer].null()
+	a.col[pBBaseHash].null()
+	a.col[pBDepth].int4(0)
+	a.col[pBHas].bool(true)
+	a.col[pBData].bytea([]byte("v"))
+	for i, v := range []string{thread, "", "cp2"} {
+		a.col[pCThread+i].text(v)
+	}
+	a.col[pCParent].text("cp1")
+	a.col[pCBase].text("cp2")
+	a.col[pCDepth].int4(0)
+	a.col[pCSource].text("loop")
+	a.col[pCStep].int4(1)
+	a.col[pCRec].bytea([]byte("r"))
+	safeAt := 0
+	if safe {
+		safeAt = 1
+	}
+	claimed, err := s.runGroup(ctx, safeAt, 1, a, 1)
+	if err != nil {
+		return 0, rows, err
+	}
+	for i, table := range []string{"writes", "blobs", "checkpoints"} {
+		q := "SELECT count(*) FROM " + pgx.Identifier{s.schema, table}.Sanitize() + " WHERE thread = $1"
+		if err := s.pool.QueryRow(ctx, q, bs(thread)).Scan(&rows[i]); err != nil {
+			return 0, rows, err
+		}
+	}
+	return claimed[thread], rows, nil
+}

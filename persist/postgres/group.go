@@ -331,13 +331,19 @@ func mayReplace(ops []*op) bool {
 
 // groupStmtNames are the names of the group statements
 // (statements.group), prepared on each connection.
-var groupStmtNames = [2][2]string{
-	{"superstep_group", "superstep_group_create"},
-	{"superstep_group_safe", "superstep_group_safe_create"},
+var groupStmtNames = [2][2][2]string{
+	{
+		{"superstep_group_nowrites", "superstep_group"},
+		{"superstep_group_create_nowrites", "superstep_group_create"},
+	},
+	{
+		{"superstep_group_safe_nowrites", "superstep_group_safe"},
+		{"superstep_group_safe_create_nowrites", "superstep_group_safe_create"},
+	},
 }
 
 // sendGrouped claims the threads of ms and stores the rows of those
-// claimed, in one statement: statements.group[safe][create]. It returns
+// claimed, in one statement: statements.group[safe][create][writes]. It returns
 // the new sequence of each thread claimed; a thread left out was stored
 // nothing.
 //
@@ -407,16 +413,27 @@ func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member)
 			a.col[pCRec].bytea(p.rec)
 		}
 	}
+	return s.runGroup(ctx, safe, create, a, len(ms))
+}
+
+// runGroup runs statements.group[safe][create][writes] with a's
+// parameters for a group of members threads, writes set when a has task
+// writes to store as rows.
+func (s *Store) runGroup(ctx context.Context, safe, create int, a *groupParams, members int) (map[string]int64, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Release()
-	name := groupStmtNames[safe][create]
-	if _, err := conn.Conn().Prepare(ctx, name, s.sql.group[safe][create]); err != nil {
+	writes := 0
+	if a.hasWrites() {
+		writes = 1
+	}
+	name := groupStmtNames[safe][create][writes]
+	if _, err := conn.Conn().Prepare(ctx, name, s.sql.group[safe][create][writes]); err != nil {
 		return nil, err
 	}
-	return execGroup(ctx, conn.Conn().PgConn(), a.messages(name), len(ms))
+	return execGroup(ctx, conn.Conn().PgConn(), a.messages(name, writes == 1), members)
 }
 
 // execGroup sends msgs, the messages that run a group's statement, on an

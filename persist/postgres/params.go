@@ -38,6 +38,10 @@ const (
 	pCStep
 	pCRec
 	groupParamCount
+
+	// The number of the writes' and the blobs' arrays.
+	groupWritesParams = pBThread - pWThread
+	groupBlobParams   = pCThread - pBThread
 )
 
 // PostgreSQL's type oids of the arrays' elements.
@@ -78,18 +82,32 @@ func (g *groupParams) reset() {
 	}
 }
 
+// hasWrites reports whether the group stores task writes as rows.
+func (g *groupParams) hasWrites() bool {
+	return g.col[pWThread].n > 0
+}
+
 // messages returns the protocol messages that run prepared statement
 // stmt with the parameters, binary results wanted: Bind, Execute and
 // Sync (PostgreSQL's extended query protocol, "Message Formats").
-func (g *groupParams) messages(stmt string) []byte {
+// Without writes the statement has no writes part (groupStatement), and
+// their arrays are left out.
+func (g *groupParams) messages(stmt string, writes bool) []byte {
 	be := binary.BigEndian
 	m := append(g.msg[:0], 'B', 0, 0, 0, 0, 0) // length, to be filled in; unnamed portal
 	m = append(m, stmt...)
 	m = append(m, 0)
 	m = be.AppendUint16(m, 1) // one parameter format for all: binary
 	m = be.AppendUint16(m, 1)
-	m = be.AppendUint16(m, groupParamCount)
+	n := groupParamCount
+	if !writes {
+		n -= groupWritesParams
+	}
+	m = be.AppendUint16(m, uint16(n))
 	for i := range g.col {
+		if !writes && i >= pWThread && i < pBThread {
+			continue
+		}
 		v := g.col[i].finish()
 		m = be.AppendUint32(m, uint32(len(v)))
 		m = append(m, v...)

@@ -15,9 +15,9 @@ type statements struct {
 	// statement. Parameters: thread, namespace, then writesParams,
 	// blobParams and checkpointParams, in that order, of the parts used.
 	put [2][2]string
-	// group[safe][create] claims many threads and stores the rows of
-	// those claimed: see groupStatement.
-	group                                [2][2]string
+	// group[safe][create][writes] claims many threads and stores the
+	// rows of those claimed: see groupStatement.
+	group                                [2][2][2]string
 	insWrites, insNullWrites             string
 	upsertWrites                         string
 	checkpointExists, deltaChildren      string
@@ -69,6 +69,13 @@ const writesParams, blobParams, checkpointParams = 5, 9, 7
 // 0 keeps it one), not an anti-join that hashes a scan of the whole
 // threads table, which the planner prefers while the table is small.
 //
+// Without writes, the statement has no writes part and its parameters
+// skip the writes' arrays (groupParams.messages): a group with no task
+// writes to store as rows, the usual one since the last task's writes
+// travel in the checkpoint's pack, then does not start an insert into
+// writes, its join and its seven unnests for no row (the executor starts
+// every part of a statement on every execution).
+//
 // Without safe, the parts are plain INSERTs: a group's rows are nearly
 // always new, and checking each against its unique index before inserting
 // (ON CONFLICT) was a fifth of the server's CPU per superstep. A row that
@@ -80,7 +87,7 @@ const writesParams, blobParams, checkpointParams = 5, 9, 7
 // first rewrites the children stored as deltas of it): it is stored by
 // the plain INSERT when it is new, which is nearly always (the first
 // checkpoint of a thread this store has not seen).
-func groupStatement(r *strings.Replacer, safe, create bool) string {
+func groupStatement(r *strings.Replacer, safe, create, writes bool) string {
 	onConflict := func(clause string) string {
 		if !safe {
 			return ""
@@ -101,23 +108,33 @@ func groupStatement(r *strings.Replacer, safe, create bool) string {
 		SELECT thread, seq FROM c UNION ALL SELECT thread, seq FROM n
 	)`
 	}
+	// The parameters: $1-$3 the claim's, then the writes' (without
+	// writes, none), the blobs' and the checkpoints' arrays.
+	next := 4
+	writesPart := ""
+	if writes {
+		writesPart = `, w AS (
+		INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
+		SELECT u.* FROM ` + unnestRows("$", next, "thread bytea", "ns bytea", "checkpoint bytea", "task bytea", "slot int8", "channel bytea", "value bytea") + `
+		WHERE u.thread IN (SELECT thread FROM ` + claimed + `)` + onConflict(`ON CONFLICT (thread, ns, checkpoint, task, slot) DO UPDATE SET channel = EXCLUDED.channel, value = EXCLUDED.value
+		WHERE EXCLUDED.slot < 0`) + `
+	)`
+		next += groupWritesParams
+	}
+	blobsAt := next
+	checkpointsAt := blobsAt + groupBlobParams
 	return r.Replace(`WITH c AS (
 		UPDATE S.threads t SET seq = t.seq + 1, writer = $3, updated = now()
 		FROM ` + unnestRows("$", 1, "thread bytea", "observed int8") + `
 		WHERE t.thread = u.thread AND (u.observed < 0 OR t.seq = u.observed OR t.writer = $3)
 		RETURNING t.thread, t.seq
-	)` + newThreads + `, w AS (
-		INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
-		SELECT u.* FROM ` + unnestRows("$", 4, "thread bytea", "ns bytea", "checkpoint bytea", "task bytea", "slot int8", "channel bytea", "value bytea") + `
-		WHERE u.thread IN (SELECT thread FROM ` + claimed + `)` + onConflict(`ON CONFLICT (thread, ns, checkpoint, task, slot) DO UPDATE SET channel = EXCLUDED.channel, value = EXCLUDED.value
-		WHERE EXCLUDED.slot < 0`) + `
-	), b AS (
+	)` + newThreads + writesPart + `, b AS (
 		INSERT INTO S.blobs (thread, ns, channel, version, hash, root, base_version, base_hash, depth, has, data)
-		SELECT u.* FROM ` + unnestRows("$", 11, "thread bytea", "ns bytea", "channel bytea", "version int8", "hash int8", "root int8", "base_version int8", "base_hash int8", "depth int4", "has bool", "data bytea") + `
+		SELECT u.* FROM ` + unnestRows("$", blobsAt, "thread bytea", "ns bytea", "channel bytea", "version int8", "hash int8", "root int8", "base_version int8", "base_hash int8", "depth int4", "has bool", "data bytea") + `
 		WHERE u.thread IN (SELECT thread FROM ` + claimed + `)` + onConflict(`ON CONFLICT DO NOTHING`) + `
 	), k AS (
 		INSERT INTO S.checkpoints (thread, ns, id, parent, base, depth, source, step, rec)
-		SELECT u.* FROM ` + unnestRows("$", 22, "thread bytea", "ns bytea", "id bytea", "parent bytea", "base bytea", "depth int4", "source text", "step int4", "rec bytea") + `
+		SELECT u.* FROM ` + unnestRows("$", checkpointsAt, "thread bytea", "ns bytea", "id bytea", "parent bytea", "base bytea", "depth int4", "source text", "step int4", "rec bytea") + `
 		WHERE u.thread IN (SELECT thread FROM ` + claimed + `)` + onConflict(`ON CONFLICT (thread, ns, id) DO UPDATE SET parent = EXCLUDED.parent, base = EXCLUDED.base, depth = EXCLUDED.depth,
 			source = EXCLUDED.source, step = EXCLUDED.step, rec = EXCLUDED.rec`) + `
 	) SELECT thread, seq FROM ` + claimed)
@@ -187,9 +204,15 @@ func newStatements(schema string) statements {
 			{putStatement(r, false, false), putStatement(r, false, true)},
 			{putStatement(r, true, false), putStatement(r, true, true)},
 		},
-		group: [2][2]string{
-			{groupStatement(r, false, false), groupStatement(r, false, true)},
-			{groupStatement(r, true, false), groupStatement(r, true, true)},
+		group: [2][2][2]string{
+			{
+				{groupStatement(r, false, false, false), groupStatement(r, false, false, true)},
+				{groupStatement(r, false, true, false), groupStatement(r, false, true, true)},
+			},
+			{
+				{groupStatement(r, true, false, false), groupStatement(r, true, false, true)},
+				{groupStatement(r, true, true, false), groupStatement(r, true, true, true)},
+			},
 		},
 		insWrites: r.Replace(numberParams(insWritesSQL, "$W", 3, writesParams)),
 		// The writes a replaced checkpoint's pack held become rows
