@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/superstep/superstep/engine"
@@ -22,7 +23,20 @@ type graphRecorder struct {
 var (
 	_ Store                = (*graphRecorder)(nil)
 	_ engine.WriteDeferrer = (*graphRecorder)(nil)
+	_ engine.HeadLister    = (*graphRecorder)(nil)
+	_ engine.Outliner      = (*graphRecorder)(nil)
 )
+
+// Heads passes engine.HeadLister on to the store, which the embedded Store
+// interface hides: without it the debugger's tree read every checkpoint
+// of a thread whole to draw it. A store that lists no heads says so
+// (errors.ErrUnsupported) and the engine reads with List.
+func (r *graphRecorder) Heads(ctx context.Context, cfg engine.Config) ([]engine.CheckpointHead, error) {
+	if hl, ok := r.Store.(engine.HeadLister); ok {
+		return hl.Heads(ctx, cfg)
+	}
+	return nil, errors.ErrUnsupported
+}
 
 // recordFor arranges for thread's graph to be recorded by record: now when
 // the thread exists (its record may need the current topology), else just

@@ -131,3 +131,64 @@ func TestGraphRecorder_DefersWritesToTheStore(t *testing.T) {
 		t.Fatal("no pending writes to compare")
 	}
 }
+
+// listCounter counts the List calls a store serves.
+type listCounter struct {
+	*persist.Store
+	lists atomic.Int32
+}
+
+func (c *listCounter) List(ctx context.Context, cfg engine.Config, opt engine.ListOptions) ([]*engine.CheckpointTuple, error) {
+	c.lists.Add(1)
+	return c.Store.List(ctx, cfg, opt)
+}
+
+// The debugger the command line opens draws a thread's tree from the
+// store's heads through the recorder, reading no checkpoint whole (the
+// embedded Store interface hid Heads, and the tree listed the thread
+// with List); a store without heads is listed, with the same heads.
+func TestGraphRecorder_PassesHeadsOn(t *testing.T) {
+	ctx := context.Background()
+	st, err := persist.Open(filepath.Join(t.TempDir(), "heads.db"), persist.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	counted := &listCounter{Store: st}
+	heads := func(s Store) []engine.CheckpointHead {
+		t.Helper()
+		res, err := resolveGraph(ctx, "linear", engine.WithSaver(&graphRecorder{Store: s}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := res.g.Invoke(ctx, res.example, engine.OnThread("h")); err != nil {
+			t.Fatal(err)
+		}
+		hs, err := res.g.HistoryHeads(ctx, engine.Config{ThreadID: "h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hs
+	}
+	got := heads(counted)
+	if n := counted.lists.Load(); n != 0 {
+		t.Fatalf("the tree's heads were read with List %d times", n)
+	}
+	if len(got) < 3 || got[0].ParentID != got[1].ID {
+		t.Fatalf("heads %+v", got)
+	}
+	other, err := persist.Open(filepath.Join(t.TempDir(), "plain.db"), persist.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	plain := heads(plainStore{other})
+	if len(plain) != len(got) {
+		t.Fatalf("a store without heads lists %d, the store with them %d", len(plain), len(got))
+	}
+	for i := range plain {
+		if plain[i].Step != got[i].Step || plain[i].Source != got[i].Source || (plain[i].ParentID == "") != (got[i].ParentID == "") {
+			t.Fatalf("head %d: %+v listed, %+v from heads", i, plain[i], got[i])
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Outliner is a Saver that lists checkpoints without their state values
 // (persist.Store does): each tuple has its metadata, parent, pending
@@ -104,7 +107,9 @@ type CheckpointHead struct {
 // HeadLister is a Saver that lists a namespace's checkpoint heads from the
 // stored records alone (persist.Store does): no versions are rebuilt, no
 // value or pending write is read, so listing 100k checkpoints costs a
-// record decode each.
+// record decode each. A wrapper of a saver that may or may not be one (a
+// Saver that adds to Put, say) returns errors.ErrUnsupported when the
+// saver it wraps is not: the graph then reads with List.
 type HeadLister interface {
 	// Heads lists the heads of cfg's thread and namespace, newest first
 	// (by id, as List orders them).
@@ -126,7 +131,10 @@ func (g *Graph) HistoryHeads(ctx context.Context, cfg Config) ([]CheckpointHead,
 	}
 	ncfg := Config{ThreadID: cfg.ThreadID, CheckpointNS: owner.ownNamespace(cfg.CheckpointNS)}
 	if hl, ok := g.saver.(HeadLister); ok {
-		return hl.Heads(ctx, ncfg)
+		heads, err := hl.Heads(ctx, ncfg)
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return heads, err
+		}
 	}
 	tuples, err := g.saver.List(ctx, ncfg, ListOptions{})
 	if err != nil {
