@@ -376,13 +376,8 @@ func invokeAndCancel(t *testing.T, g *engine.Graph, deaf string, started <-chan 
 	<-started
 	<-fastDone
 	cancel()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v, want the cancellation", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the run waited for %s that ignores its context after the caller cancelled", deaf)
+	if err := returnsPromptly(t, errc, deaf+" that ignores its context after the caller cancelled"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the cancellation", err)
 	}
 }
 
