@@ -714,7 +714,7 @@ type task struct {
 
 // namespace is the task's checkpoint namespace, "<parent>|<node>:<id>".
 // Only interrupts and subgraphs need it, so it is built on demand.
-func (t *task) namespace() string { return taskNamespace(t.parentNS, t.name, t.id()) }
+func (t *task) namespace() string { return TaskNamespace(t.parentNS, t.name, t.id()) }
 
 // id is the task's id (LangGraph's, hashed from the checkpoint, namespace,
 // step and task path: algo.py prepare_single_task). A run nobody watches or
@@ -1112,7 +1112,11 @@ func newTasks(n int) []*task {
 // taskBlock is how many tasks newTasks allocates together.
 const taskBlock = 32 << 10 / int(unsafe.Sizeof(task{}))
 
-func taskNamespace(parentNS, name, id string) string {
+// TaskNamespace is the checkpoint namespace of the subgraph run by task id
+// of node name, below parentNS (the task's own namespace, "" at the
+// root): "name:id", nested ones joined by "|" (LangGraph's NS_END and
+// NS_SEP, constants.py; _algo.py prepare_single_task's checkpoint_ns).
+func TaskNamespace(parentNS, name, id string) string {
 	if parentNS == "" {
 		return name + ":" + id
 	}

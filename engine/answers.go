@@ -33,10 +33,10 @@ func (g *Graph) TaskAnswers(ctx context.Context, cfg Config, task SnapshotTask) 
 	// Each run of a subgraph in the task has its namespace: the task's, then
 	// "<ns>|1" and on (a retried subgraph node starts again in a fresh one;
 	// runChild), each with the answers its run used.
-	base := taskNamespace(cfg.CheckpointNS, task.Name, task.ID)
+	base := TaskNamespace(cfg.CheckpointNS, task.Name, task.ID)
 	var out []any
 	for k := 0; ; k++ {
-		ns := subgraphRunNS(base, k)
+		ns := SubgraphRunNamespace(base, k)
 		hist, err := g.History(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: ns}, ListOptions{})
 		if errors.Is(err, ErrNoCheckpoint) || err == nil && len(hist) == 0 {
 			return out, nil

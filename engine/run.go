@@ -93,12 +93,13 @@ func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any,
 	return out, nil
 }
 
-// subgraphRunNS is the namespace of the k-th run (from 0) of a subgraph
+// SubgraphRunNamespace is the namespace of the k-th run (from 0) of a subgraph
 // inside the task whose namespace is taskNS: the task's own for the first,
 // then "<taskNS>|1", "<taskNS>|2", … (NS_SEP and the scratchpad's
 // subgraph_counter: _loop.py:325-340, _algo.py:1344; loop.ts:553-562).
-// runChild names runs by it; readers walk them with it.
-func subgraphRunNS(taskNS string, k int) string {
+// runChild names runs by it; readers (here, the debugger) walk them with
+// it.
+func SubgraphRunNamespace(taskNS string, k int) string {
 	if k == 0 {
 		return taskNS
 	}
@@ -120,7 +121,7 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, decla
 	// (_loop.py:325-340 with the scratchpad's subgraph_counter,
 	// _algo.py:1344; loop.ts:553-562).
 	scope.mu.Lock() // a timed attempt's scope is read when it times out
-	ns = subgraphRunNS(t.namespace(), scope.subgraphRuns)
+	ns = SubgraphRunNamespace(t.namespace(), scope.subgraphRuns)
 	scope.subgraphRuns++
 	scope.mu.Unlock()
 	if sub.stateful {

@@ -188,7 +188,7 @@ func (g *Graph) subgraphsWaiting(ctx context.Context, saver Saver, snap *StateSn
 			continue
 		}
 		for k := 0; !st.Waiting; k++ {
-			ns := subgraphRunNS(st.Subgraph, k)
+			ns := SubgraphRunNamespace(st.Subgraph, k)
 			sub, t, err := n.subgraphIn(ctx, saver, snap.Config.ThreadID, ns)
 			if err != nil {
 				return err
@@ -249,7 +249,7 @@ func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *State
 		// up to the first that left no checkpoint of one (runChild
 		// numbers them).
 		for k := 0; ; k++ {
-			ns := subgraphRunNS(st.Subgraph, k)
+			ns := SubgraphRunNamespace(st.Subgraph, k)
 			sub, t, err := n.subgraphIn(ctx, saver, thread, ns)
 			if err != nil {
 				return err

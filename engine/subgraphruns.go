@@ -20,7 +20,7 @@ func (g *Graph) SubgraphNamespaces(ctx context.Context, thread string, task Snap
 	}
 	var out []string
 	for k := 0; ; k++ {
-		ns := subgraphRunNS(task.Subgraph, k)
+		ns := SubgraphRunNamespace(task.Subgraph, k)
 		owner, err := g.graphForNamespace(ctx, thread, ns)
 		if errors.Is(err, ErrNoCheckpoint) {
 			return out, nil // a declared subgraph's run that did not happen

@@ -516,10 +516,7 @@ func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInte
 	path := []string{in.Node}
 	ns, node, taskID := "", in.Node, in.TaskID
 	for taskID != "" {
-		child := node + ":" + taskID
-		if ns != "" {
-			child = ns + "|" + child
-		}
+		child := engine.TaskNamespace(ns, node, taskID)
 		sub, own, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: child})
 		if err != nil {
 			break // not a subgraph's task: the interrupt was raised here

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -31,12 +30,7 @@ type subgraphRef struct {
 }
 
 // ns is the namespace the task's subgraph ran in (its first run).
-func (r subgraphRef) ns() string {
-	if r.under == "" {
-		return r.node + ":" + r.taskID
-	}
-	return r.under + "|" + r.node + ":" + r.taskID // NS_SEP
-}
+func (r subgraphRef) ns() string { return engine.TaskNamespace(r.under, r.node, r.taskID) }
 
 // subgraphLevel is what the saver holds for one subgraph namespace, read
 // only: its checkpoints, newest first, built into snapshots by the
@@ -68,10 +62,7 @@ func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subg
 	// The task's runs: "<ns>", then "<ns>|1", … up to the first that left
 	// no checkpoint (the engine's runChild numbers them).
 	for k := 0; ; k++ {
-		run := base
-		if k > 0 {
-			run += "|" + strconv.Itoa(k) // NS_SEP
-		}
+		run := engine.SubgraphRunNamespace(base, k)
 		g, ns, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: run})
 		if err != nil {
 			if k > 0 {
