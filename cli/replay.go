@@ -306,7 +306,7 @@ func chooseBranch(ctx context.Context, list []*engine.CheckpointTuple, bc *branc
 	var root *engine.CheckpointTuple
 	for i, t := range list {
 		byID[t.Checkpoint.ID] = t
-		heads[i] = engine.CheckpointHead{ID: t.Checkpoint.ID, ParentID: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source}
+		heads[i] = engine.HeadOf(t)
 	}
 	for _, t := range list {
 		switch {

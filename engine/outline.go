@@ -142,7 +142,12 @@ func (g *Graph) HistoryHeads(ctx context.Context, cfg Config) ([]CheckpointHead,
 	}
 	out := make([]CheckpointHead, len(tuples))
 	for i, t := range tuples {
-		out[i] = CheckpointHead{ID: t.Config.CheckpointID, ParentID: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source}
+		out[i] = HeadOf(t)
 	}
 	return out, nil
+}
+
+// HeadOf is the head of a stored checkpoint, as HistoryHeads lists it.
+func HeadOf(t *CheckpointTuple) CheckpointHead {
+	return CheckpointHead{ID: t.Config.CheckpointID, ParentID: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source}
 }

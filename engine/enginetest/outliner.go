@@ -43,7 +43,7 @@ func (s OutlineSaver) Heads(ctx context.Context, cfg engine.Config) ([]engine.Ch
 	list, err := s.MemorySaver.List(ctx, cfg, engine.ListOptions{})
 	out := make([]engine.CheckpointHead, len(list))
 	for i, t := range list {
-		out[i] = engine.CheckpointHead{ID: t.Config.CheckpointID, ParentID: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source}
+		out[i] = engine.HeadOf(t)
 	}
 	return out, err
 }
