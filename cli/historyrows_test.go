@@ -33,7 +33,7 @@ func TestRecordedRunHead_IsChooseBranchs(t *testing.T) {
 		slices.Reverse(rows)
 		list := make([]*engine.CheckpointTuple, len(rows))
 		for i, r := range rows {
-			list[i] = &engine.CheckpointTuple{Checkpoint: &engine.Checkpoint{ID: r.ID}, ParentID: r.Parent, Metadata: engine.Metadata{Source: r.Source}}
+			list[i] = &engine.CheckpointTuple{Config: engine.Config{ThreadID: "t", CheckpointID: r.ID}, Checkpoint: &engine.Checkpoint{ID: r.ID}, ParentID: r.Parent, Metadata: engine.Metadata{Source: r.Source}}
 		}
 		want := -1
 		if chain, err := chooseBranch(context.Background(), list, &branchChoice{thread: "t"}); err == nil {
