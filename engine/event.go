@@ -60,4 +60,7 @@ type Event struct {
 	// graph is the (sub)graph whose run made the event, when it is not
 	// the one the listener was given to (set for subgraph events).
 	graph *Graph
+	// lastStart marks the last task start of a superstep (EventTask): the
+	// streamer streams the superstep's held starts with it.
+	lastStart bool
 }

@@ -714,12 +714,18 @@ func (l *loop) plan(ctx context.Context) error {
 	}
 	l.phase = PhasePlanned
 	if l.emit != nil && !allReused {
-		for _, t := range l.tasks {
+		last := -1
+		for i, t := range l.tasks {
+			if !t.node.start {
+				last = i
+			}
+		}
+		for i, t := range l.tasks {
 			if t.node.start {
 				continue // hidden, as LangGraph tags it
 			}
 			l.cs.view.lentIn(t.input) // a listener may keep it
-			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id(), Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: t.result.Reused, Writes: t.result.Writes})
+			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id(), Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: t.result.Reused, Writes: t.result.Writes, lastStart: i == last})
 		}
 	}
 	// After the task events, as LangGraph.js matches the cache after tick.

@@ -188,11 +188,11 @@ type streamer struct {
 	// (LangGraph.js pregel/messages.ts StreamMessagesHandler.seen).
 	seen map[string]bool
 	// planned holds, by namespace, the starts of a superstep's tasks until
-	// that namespace's next other event: LangGraph.js streams the saved
-	// writes of a resumed superstep's tasks (cached updates) first and
-	// then the start of every task, those included (1.7.3 dist
-	// loop.js:705-709: _outputCachedWrites(taskList), then
-	// mapDebugTasks(taskList)).
+	// its last one: LangGraph.js streams the saved writes of a resumed
+	// superstep's tasks (cached updates) first and then the start of
+	// every task, those included, all in the tick that prepared them,
+	// before any task runs (1.7.3 dist loop.js:705-709:
+	// _outputCachedWrites(taskList), then mapDebugTasks(taskList)).
 	planned map[string][]plannedTask
 }
 
@@ -233,9 +233,6 @@ func (s *streamer) graphOf(e Event) *Graph {
 }
 
 func (s *streamer) onEvent(e Event) {
-	if e.Kind != EventTask || e.IsCall {
-		s.flushPlanned(e)
-	}
 	switch e.Kind {
 	case EventValues:
 		if s.graphOf(e).entrypoint {
@@ -268,10 +265,10 @@ func (s *streamer) onEvent(e Event) {
 }
 
 // taskStart streams a task's start, or a reused task's saved writes as
-// cached updates. The starts of a superstep's tasks are held until the
-// next other event (flushPlanned), so that they follow the cached
-// updates of the reused ones, and include them; a call's start streams
-// when it is made (loop.js:753 acceptPush), its saved writes after it.
+// cached updates. The starts of a superstep's tasks are held until its
+// last one, so that they follow the cached updates of the reused ones,
+// and include them; a call's start streams when it is made (loop.js:753
+// acceptPush), its saved writes after it.
 func (s *streamer) taskStart(e Event) {
 	if e.Reused {
 		// Saved writes re-applied on resume stream as cached updates
@@ -299,47 +296,27 @@ func (s *streamer) taskStart(e Event) {
 	}
 	s.planned[e.Namespace] = append(s.planned[e.Namespace], plannedTask{e.Step, tc})
 	s.mu.Unlock()
+	if e.lastStart {
+		// Streamed with the last start, before any task runs: tick
+		// streams them all and returns, then the runner starts the tasks
+		// (langgraphjs libs/langgraph-core/src/pregel/loop.ts:1144-1151;
+		// 1.7.3 dist loop.js:705-711). Held until the namespace's next
+		// event, they came after a sibling subgraph's chunks made while
+		// these tasks worked.
+		s.flushNamespace(e.Namespace)
+	}
 }
 
-// flushPlanned streams, before e, the task starts held back in e's
-// namespace and the ones above and below it: such an event comes after
-// those tasks started (their own events, their subgraphs', or the parent's
-// once the subgraph ended). A concurrent sibling subgraph's event does not
-// flush them, so it cannot split a superstep's starts from its cached
-// updates.
-func (s *streamer) flushPlanned(e Event) {
+// flushNamespace streams the task starts held back in namespace ns.
+func (s *streamer) flushNamespace(ns string) {
 	s.mu.Lock()
-	if len(s.planned) == 0 {
-		s.mu.Unlock()
-		return
-	}
-	type held struct {
-		ns    string
-		tasks []plannedTask
-	}
-	var flush []held
-	for ns, tcs := range s.planned {
-		if related(ns, e.Namespace) {
-			flush = append(flush, held{ns, tcs})
-			delete(s.planned, ns)
-		}
-	}
+	tcs := s.planned[ns]
+	delete(s.planned, ns)
 	s.mu.Unlock()
-	slices.SortFunc(flush, func(a, b held) int { return len(a.ns) - len(b.ns) }) // outer first
-	for _, h := range flush {
-		for _, p := range h.tasks {
-			s.out(StreamTasks, h.ns, p.chunk)
-			s.out(StreamDebug, h.ns, DebugChunk{Type: "task", Step: p.step, Timestamp: time.Now(), Payload: p.chunk})
-		}
+	for _, p := range tcs {
+		s.out(StreamTasks, ns, p.chunk)
+		s.out(StreamDebug, ns, DebugChunk{Type: "task", Step: p.step, Timestamp: time.Now(), Payload: p.chunk})
 	}
-}
-
-// related reports whether one namespace is the other or holds it.
-func related(a, b string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	return a == "" || a == b || strings.HasPrefix(b, a+"|")
 }
 
 // taskResult streams a finished task: its update or interrupts, the

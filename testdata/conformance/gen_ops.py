@@ -199,6 +199,14 @@ def gen(seed):
     def lim(op):
         if r.random() < 0.35:
             op["recursion_limit"] = r.randint(2, 6)
+        # streams where their order is specified (gen_combo's rules): one
+        # interrupter at most, no tasks mode beside Send tasks, subgraph
+        # chunks only without root interrupters
+        if len(interrupters) < 2 and r.random() < 0.4:
+            modes = ["values", "updates"] + ([] if send_targets else ["tasks"])
+            op["stream"] = r.sample(modes, r.randint(1, len(modes)))
+            if subs and not any("interrupt" in nd for nd in nodes) and r.random() < 0.5:
+                op["stream_subgraphs"] = True
         return op
 
     ops.append(lim({"op": "invoke", "input": {"log": [], "msgs": [{"id": "m0", "role": "user", "content": "hi"},

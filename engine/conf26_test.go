@@ -1,0 +1,70 @@
+package engine_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// A subgraph's superstep streams its task starts when it starts, before
+// the chunks a sibling subgraph makes while those tasks work: LangGraph.js
+// streams them in tick, before the runner starts the tasks
+// (libs/langgraph-core/src/pregel/loop.ts:1144-1151). They were held until
+// the subgraph's own next chunk, so B's start of "b1" came after A's update
+// made while b1 worked.
+func TestStreamModes_SubgraphTaskStartsBeforeSiblingChunks(t *testing.T) {
+	bWorking := make(chan struct{}) // b1 runs
+	aStreamed := make(chan struct{})
+	subA := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", func(ctx context.Context, _ any) (any, error) {
+			select {
+			case <-bWorking:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return map[string]any{"log": []any{"a"}}, nil
+		}).AddEdge(engine.Start, "a"))
+	subB := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("b0", appendLog("b0")).
+		AddNode("b1", func(ctx context.Context, _ any) (any, error) {
+			close(bWorking)
+			select {
+			case <-aStreamed: // A's update was streamed while b1 worked
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return map[string]any{"log": []any{"b1"}}, nil
+		}).
+		AddEdge(engine.Start, "b0").AddEdge("b0", "b1"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("A", subA).AddSubgraph("B", subB).
+		AddEdge(engine.Start, "A").AddEdge(engine.Start, "B"))
+	var got []string
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates, engine.StreamTasks}, engine.WithSubgraphs()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Namespace) == 0 {
+			continue
+		}
+		sub, _, _ := strings.Cut(p.Namespace[0], ":")
+		switch d := p.Data.(type) {
+		case engine.TaskChunk:
+			got = append(got, sub+" start "+d.Name)
+		case engine.UpdatesChunk:
+			for k := range d {
+				got = append(got, sub+" update "+k)
+				if sub == "A" && k == "a" {
+					close(aStreamed)
+				}
+			}
+		}
+	}
+	start, update := slices.Index(got, "B start b1"), slices.Index(got, "A update a")
+	if start < 0 || update < 0 || start > update {
+		t.Fatalf("stream %v: want B's start of b1 before A's update", got)
+	}
+}
