@@ -68,3 +68,32 @@ func TestStreamModes_SubgraphTaskStartsBeforeSiblingChunks(t *testing.T) {
 		t.Fatalf("stream %v: want B's start of b1 before A's update", got)
 	}
 }
+
+// A run stopped by a subgraph's own breakpoint streams the breakpoint's
+// empty interrupt from the root only: a nested loop throws its interrupt
+// to the parent instead of streaming it (_suppressInterrupt is false when
+// nested, loop.ts:1373-1374), and the root streams {__interrupt__: []}
+// when no task's interrupt carried a value (loop.ts:1206-1213).
+func TestStreamModes_SubgraphBreakpointStreamsFromTheRoot(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("s0", appendLog("s0")).AddNode("s1", appendLog("s1")).
+		AddEdge(engine.Start, "s0").AddEdge("s0", "s1"),
+		engine.WithInterruptAfter("s0"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("sub", sub).AddEdge(engine.Start, "sub"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	var got []string
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates}, engine.WithSubgraphs(), engine.OnThread("t")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u, ok := p.Data.(engine.UpdatesChunk); ok {
+			if _, ok := u[engine.InterruptChannel]; ok {
+				got = append(got, "interrupt in "+strings.Join(p.Namespace, "|")+".")
+			}
+		}
+	}
+	if want := []string{"interrupt in ."}; !slices.Equal(got, want) {
+		t.Fatalf("interrupt chunks %q, want %q (the root's only)", got, want)
+	}
+}

@@ -134,6 +134,15 @@ func (l *loop) execute(ctx context.Context) error {
 		if l.emit != nil && l.opts.parent == nil && l.g.wroteOutput(l.tasks) {
 			l.emitValues()
 		}
+		if l.opts.parent == nil && len(interrupts) == 0 {
+			// Only subgraphs' breakpoints stopped the superstep: the
+			// root's interrupt has no values, and the root streams the
+			// breakpoint's empty interrupt (runner.ts throws the tasks'
+			// interrupts joined, dist runner.js:69,80; loop.ts:1206-1213
+			// emits {__interrupt__: []} for an interrupt with none, in
+			// the root only: _suppressInterrupt loop.ts:1373-1374).
+			l.emitBreakpoint()
+		}
 		l.interrupts = interrupts
 		l.finish(StatusInterrupted)
 		return nil

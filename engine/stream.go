@@ -351,8 +351,15 @@ func (s *streamer) taskResult(e Event) {
 }
 
 // staticBreakpoint streams the empty interrupt of interrupt_before/after,
-// as LangGraph.js does (loop.ts: updates and values {"__interrupt__": []}).
+// as LangGraph.js does (loop.ts:1206-1213: updates and values
+// {"__interrupt__": []}), from the root only: a subgraph's loop does not
+// suppress its interrupt (_suppressInterrupt, loop.ts:1373-1374, is false
+// when nested) but throws it to its parent, and the root streams it when
+// no task's interrupt carried values (runner.go tick).
 func (s *streamer) staticBreakpoint(ns string) {
+	if ns != "" {
+		return
+	}
 	s.out(StreamUpdates, ns, UpdatesChunk{InterruptChannel: []Interruption{}})
 	s.out(StreamValues, ns, ValuesChunk{InterruptChannel: []Interruption{}})
 }
