@@ -202,8 +202,9 @@ def gen(seed):
         # streams where their order is specified (gen_combo's rules): one
         # interrupter at most, no tasks mode beside Send tasks, subgraph
         # chunks only without root interrupters
-        if len(interrupters) < 2 and r.random() < 0.4:
-            modes = ["values", "updates"] + ([] if send_targets else ["tasks"])
+        # (the Send tasks of one node end together: no streams beside them)
+        if len(interrupters) < 2 and not send_targets and r.random() < 0.5:
+            modes = ["values", "updates", "tasks"]
             op["stream"] = r.sample(modes, r.randint(1, len(modes)))
             if subs and not any("interrupt" in nd for nd in nodes) and r.random() < 0.5:
                 op["stream_subgraphs"] = True
