@@ -172,9 +172,14 @@ def gen(seed):
             if "interrupt" in nd:
                 nd.pop("interrupt"); nd["update"]["log"] = f"['{nd['name']}']"
                 interrupters.remove(nd["name"])
-            if "subgraph" not in nd:
-                # a Send may carry a message id to remove
+            if "subgraph" not in nd and not any(b["from"] == nd["name"] for b in branches):
+                # a Send may carry a message id to remove (not beside a
+                # route: a route's read applies the removal and may fail
+                # the task, and its Send siblings end at the same time,
+                # finished or cancelled in an unspecified order)
                 nd["update"]["msgs"] = "len(state.rm) > 0 ? removeMsg(state.rm) : msg('mx', 'assistant', 'x')"
+            elif "subgraph" not in nd:
+                nd["update"]["msgs"] = "msg('mx', 'assistant', 'x')"
             else:
                 sg, _, _, inner, _ = subgraph(r, f"{nd['name']}_", 0, [], True)
                 subs[nd["subgraph"]] = sg
@@ -199,6 +204,11 @@ def gen(seed):
     def lim(op):
         if r.random() < 0.35:
             op["recursion_limit"] = r.randint(2, 6)
+        elif subs:
+            # a subgraph node returns its whole state, appended to the
+            # parent's lists: in a loop they double each turn, so every
+            # run is bounded (gen_combo's rule)
+            op["recursion_limit"] = r.randint(8, 12)
         # streams where their order is specified (gen_combo's rules): one
         # interrupter at most, no tasks mode beside Send tasks, subgraph
         # chunks only without root interrupters
