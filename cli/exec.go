@@ -28,8 +28,15 @@ The checkpoint is --checkpoint (an id or any unique prefix), else the latest
 checkpoint of the thread's original run that planned NODE. A node started by
 several Sends there runs once per Send.
 
-Exit 0 when the writes equal the recorded ones, 1 when they differ or the
-node fails, 2 for a usage error.`,
+The outcome is compared before the writes: a node that fails now, no
+longer fails, asks another question than the one the recording waits on,
+asks one the recording has no answer for, or no longer asks, differs from
+the recording even when neither run wrote anything. A node that asks the
+question the recording still waits on ran as recorded.
+
+Exit 0 when the node ran as recorded (or the recording was cut off before
+it finished, so there is nothing to compare), 1 when it differs or fails,
+2 for a usage error.`,
 		Example: `  superstep exec t1 synthesize
   superstep exec t1 plan_queries --checkpoint e2c3cb43 --json`,
 		Args: cobra.ExactArgs(2),
