@@ -11,6 +11,8 @@ Timing is explicit: tasks of one superstep work different times.
 python3 gen_combo.py FIRST LAST OUTDIR; same use as gen_mixed.py"""
 import json, random, sys
 
+from genlib import connect_unreached
+
 STATE = {"log": "add", "n": "sum", "s": "concat", "m": "merge", "srt": "sorted",
          "msgs": "add_messages", "v": None}
 
@@ -137,12 +139,7 @@ def gen(seed):
     if r.random() < 0.3:
         branches.append({"from": names[-1], "route": f"len(state.log) < {r.randint(6, 12)} ? '{names[1]}' : '__end__'",
                          "ends": [names[1], "__end__"]})
-    reach = {e[1] for e in edges} | {t for b in branches for t in b["ends"]}
-    for nd in nodes:
-        reach |= set(nd.get("ends", []))
-    for i in range(1, n):
-        if names[i] not in reach:
-            edges.append([names[i - 1], names[i]])
+    connect_unreached(names, nodes, edges, branches)
     for nd in nodes:
         if nd["name"] in send_targets:
             # two Send tasks of one node work the same time: keep them free of

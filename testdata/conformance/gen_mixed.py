@@ -4,6 +4,8 @@ deferred nodes, joins, routes, Sends, one interrupt, failures with retries,
 max_concurrency and update_state/forks. python3 gen_mixed.py FIRST LAST OUTDIR; run each through the oracle and `superstep trace`, then compare.py --strict"""
 import json, random, sys
 
+from genlib import connect_unreached
+
 def gen(seed):
     r = random.Random(seed)
     n = r.randint(3, 7)
@@ -55,10 +57,7 @@ def gen(seed):
         edges.append([[names[1], names[2]], names[-1]])
     if r.random() < 0.35:
         branches.append({"from": names[-1], "route": f"len(state.log) < 9 ? '{names[1]}' : '__end__'", "ends": [names[1], "__end__"]})
-    reach = {e[1] for e in edges} | {t for b in branches for t in b["ends"]}
-    for i in range(1, n):
-        if names[i] not in reach:
-            edges.append([names[i - 1], names[i]])
+    connect_unreached(names, nodes, edges, branches)
     for node in nodes:
         if node["name"] in send_targets:
             node.pop("fail", None); node.pop("retry", None)

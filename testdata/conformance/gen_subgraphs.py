@@ -4,6 +4,8 @@ inner nodes, Command.PARENT, Sends to subgraph nodes, reducers.
 python3 gen_subgraphs.py FIRST LAST OUTDIR; same use as gen_mixed.py"""
 import json, random, sys
 
+from genlib import connect_unreached
+
 def subgraph(r, tag, allow_interrupt, allow_parent, parent_nodes):
     k = r.randint(2, 4)
     names = [f"{tag}{i}" for i in range(k)]
@@ -87,12 +89,7 @@ def gen(seed):
                 for inner in g["nodes"]:
                     inner.pop("fail", None); inner.pop("retry", None); inner.pop("parent", None); inner.pop("goto", None)
                 nd.pop("ends", None)
-    reach = {e[1] for e in edges} | {t for b in branches for t in b["ends"]}
-    for nd in nodes:
-        reach |= set(nd.get("ends", []))
-    for i in range(1, n):
-        if names[i] not in reach:
-            edges.append([names[i - 1], names[i]])
+    connect_unreached(names, nodes, edges, branches)
     sc = {"name": f"fz3_{seed}", "description": "generated (gen3)", "state": {"log": "add", "msgs": "add_messages"},
           "subgraphs": subs, "nodes": nodes, "edges": edges, "branches": branches, "ops": []}
     ops = sc["ops"]
