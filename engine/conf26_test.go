@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -95,5 +96,52 @@ func TestStreamModes_SubgraphBreakpointStreamsFromTheRoot(t *testing.T) {
 	}
 	if want := []string{"interrupt in ."}; !slices.Equal(got, want) {
 		t.Fatalf("interrupt chunks %q, want %q (the root's only)", got, want)
+	}
+}
+
+// A run addressed at an update checkpoint that is the thread's head
+// travels in time (LangGraph.js resumeAtHead excludes update and fork
+// checkpoints, 1.7.3 dist loop.js:452): its subgraph loads the latest
+// checkpoint saved before the update's parent, none here, and starts
+// afresh instead of resuming where an earlier run from that checkpoint
+// left it (pregel/replay.ts ReplayState, loop.js:938-950, 411-414).
+// Continued without a checkpoint id, the thread resumes the subgraph.
+func TestReplay_HeadUpdateCheckpointStartsSubgraphsAfresh(t *testing.T) {
+	var s0, s1 atomic.Int64
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("s0", func(context.Context, any) (any, error) {
+			s0.Add(1)
+			return map[string]any{"log": []any{"s0"}}, nil
+		}).
+		AddNode("s1", func(context.Context, any) (any, error) {
+			s1.Add(1)
+			return map[string]any{"log": []any{"s1"}}, nil
+		}).
+		AddEdge(engine.Start, "s0").AddEdge("s0", "s1"),
+		engine.WithInterruptBefore("s1"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", appendLog("a")).AddSubgraph("S", sub).
+		AddEdge(engine.Start, "a").AddEdge("a", "S"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	fork, err := g.UpdateState(ctx, engine.Config{ThreadID: "t"}, map[string]any{"log": []any{"u"}}, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second run is addressed at the head, an update checkpoint
+		if _, err := g.Invoke(ctx, nil, engine.OnThread("t"), engine.FromCheckpoint(fork.CheckpointID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s0.Load() != 3 || s1.Load() != 0 {
+		t.Fatalf("s0 ran %d times, s1 %d: want 3 and 0 (each run from the update starts the subgraph afresh)", s0.Load(), s1.Load())
+	}
+	if _, err := g.Invoke(ctx, nil, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	if s0.Load() != 3 || s1.Load() != 1 {
+		t.Fatalf("continued: s0 ran %d times, s1 %d: want 3 and 1 (the subgraph resumes)", s0.Load(), s1.Load())
 	}
 }

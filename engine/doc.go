@@ -86,6 +86,10 @@
 // returned them, as a new checkpoint whose parent is the one it was applied
 // to: applied to an old checkpoint, it forks the thread, and running from the
 // fork leaves the original branch as it was (example: Graph.UpdateState).
+// A replay reruns the checkpoint's tasks, and their subgraphs start from
+// the state they had when that checkpoint was made, not from where a later
+// run left them; only a run from the thread's latest checkpoint, when that
+// one is not an update or a fork, resumes what it holds, as LangGraph does.
 //
 // # Streams
 //

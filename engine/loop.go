@@ -172,6 +172,9 @@ type loop struct {
 	interrupts []PendingInterrupt
 	values     map[string]any // output when the run ended
 	resuming   bool           // LangGraph's __pregel_resuming flag
+	// replay is set on a root run that travels in time: its subgraphs
+	// load checkpoints by it (replay.go).
+	replay *replayState
 	// turns orders this superstep's subgraph tasks' checkpoint writes
 	// (WithSubgraphTurns); turnOf maps their task ids to turns.
 	turns  *subgraphTurns
@@ -255,7 +258,17 @@ func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, 
 func (l *loop) first(ctx context.Context, input any) error {
 	var saved *CheckpointTuple
 	addressed := l.opts.CheckpointID != ""
-	if l.saver != nil {
+	// A subgraph of a root run that travels in time loads by the root's
+	// replay state and counts as addressed, not resumed (loop.js:406,
+	// 411-414: the replay state makes the load addressed and drops
+	// CONFIG_KEY_RESUMING).
+	replay := l.rootReplay()
+	if l.saver != nil && replay != nil {
+		var err error
+		if saved, err = l.loadReplayed(ctx, replay); err != nil {
+			return fmt.Errorf("loading thread %q: %w", l.cfg.ThreadID, err)
+		}
+	} else if l.saver != nil {
 		var err error
 		saved, err = l.saver.GetTuple(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.opts.CheckpointID})
 		if err != nil {
@@ -302,14 +315,16 @@ func (l *loop) first(ctx context.Context, input any) error {
 	}
 	cmd, isCommand := asCommand(input)
 	cmdResumes := isCommand && cmd.Resume != nil
-	nestedResuming := l.opts.parent != nil && l.opts.parent.run.resumingChildren()
+	nestedResuming := l.opts.parent != nil && l.opts.parent.run.resumingChildren() && replay == nil
 	isUpdateOrFork := l.md.Source == SourceUpdate || l.md.Source == SourceFork
 	resumeAtHead := addressed && !superseded && !isUpdateOrFork
 	isResuming := l.cs.hasVersions() && (input == nil || cmdResumes || nestedResuming)
-	timeTravel := addressed && !(cmdResumes || nestedResuming || resumeAtHead)
+	timeTravel := (addressed || replay != nil) && !(cmdResumes || nestedResuming || resumeAtHead)
 	l.skipDone = !(timeTravel || superseded)
 	forks := timeTravel && (isCommand || isResuming) && (!isUpdateOrFork || superseded)
 	l.resuming = isResuming
+
+	addressedParent := l.parentID // the parent of the checkpoint loaded
 
 	var carried []PendingWrite
 	if isCommand {
@@ -397,6 +412,17 @@ func (l *loop) first(ctx context.Context, input any) error {
 		// resume: nothing to apply (LangGraph.js does the same).
 	default:
 		return ErrEmptyInput
+	}
+	if l.opts.parent == nil && timeTravel {
+		// The bound: the checkpoint run from (a fork's, once written),
+		// or the parent of an update or fork checkpoint (loop.js:940-944).
+		bound := l.cpID
+		if forks && isUpdateOrFork && addressedParent != "" {
+			bound = addressedParent
+		} else if (l.md.Source == SourceUpdate || l.md.Source == SourceFork) && l.parentID != "" {
+			bound = l.parentID
+		}
+		l.replay = &replayState{bound: bound}
 	}
 	l.phase = PhaseCheckpoint
 	return nil
