@@ -7,10 +7,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/tui"
 )
 
 // The debugger gets the database under the graph recorder the command
@@ -22,7 +24,7 @@ func TestTUIOptions_SettingsAndDurabilityThroughTheRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	opts := tuiOptions(DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: st}})
+	opts := tuiOptions(context.Background(), DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: st}})
 	if opts.Settings == nil {
 		t.Fatal("no settings store: breakpoints and run settings would not be kept")
 	}
@@ -55,7 +57,7 @@ func TestTUIOptions_SharedDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sh.Close()
-	opts := tuiOptions(DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: sh}})
+	opts := tuiOptions(context.Background(), DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: sh}})
 	ctx := context.Background()
 	if opts.Settings == nil {
 		t.Fatal("no settings store on a shared database")
@@ -118,7 +120,7 @@ func TestTUI_ScenarioTitleAndSettingsKey(t *testing.T) {
 		if code := app.Run(context.Background(), []string{"tui", c.arg, "--db", filepath.Join(dir, "t.db")}); code != 0 {
 			t.Fatalf("tui %s: exit %d: %s", c.arg, code, out.String())
 		}
-		opts := tuiOptions(got)
+		opts := tuiOptions(context.Background(), got)
 		if opts.GraphName != c.title || opts.SettingsKey != c.key {
 			t.Errorf("tui %s: title %q settings key %q, want %q and %q", c.arg, opts.GraphName, opts.SettingsKey, c.title, c.key)
 		}
@@ -126,4 +128,46 @@ func TestTUI_ScenarioTitleAndSettingsKey(t *testing.T) {
 			t.Errorf("tui %s: hints should repeat the graph as typed, got %q", c.arg, got.GraphName)
 		}
 	}
+}
+
+// The thread picker's note on a thread it cannot open names the program
+// and the --db the debugger was opened with, and the --ns way to read it,
+// as the command line's own hints do: a bare "superstep export T" would
+// read the default database, where the thread is not.
+func TestTUIOptions_PickerHintRepeatsProgramAndDB(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "my data.db")
+	st, err := persist.Open(db, persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cp := &engine.Checkpoint{V: engine.CheckpointFormat, ID: "00000001", ChannelValues: map[string]any{"q": "one"}, ChannelVersions: map[string]engine.Version{"q": 1}}
+	if _, err := st.Put(ctx, engine.Config{ThreadID: "subonly", CheckpointNS: "inner:abc"}, cp, engine.Metadata{Source: engine.SourceLoop}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var sum []tui.ThreadSummary
+	app := &App{Name: "myagent", Stdout: &out, Stderr: &out, Debugger: func(ctx context.Context, _ *engine.Graph, o DebugOptions) error {
+		var err error
+		sum, err = tuiOptions(ctx, o).Threads(ctx)
+		return err
+	}}
+	if code := app.Run(ctx, []string{"tui", "linear", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	for _, s := range sum {
+		if s.ID != "subonly" {
+			continue
+		}
+		want := `show and history read one with --ns NS; myagent export subonly --db '` + db + `' writes them all`
+		if !strings.Contains(s.Refused, want) || s.Status != statusSubgraphsOnly {
+			t.Fatalf("picker says status %q, %q; want %q and %q", s.Status, s.Refused, statusSubgraphsOnly, want)
+		}
+		return
+	}
+	t.Fatalf("subonly not listed: %+v", sum)
 }

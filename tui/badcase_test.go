@@ -532,3 +532,25 @@ func TestModel_Open_CutOffHeadShowsSavedTasks(t *testing.T) {
 		t.Fatalf("stepping the cut-off head (err %v):\n%s", m.err, screen)
 	}
 }
+
+// A thread the caller refuses for another reason than its graph (its
+// checkpoints are all in subgraph namespaces) keeps the status the caller
+// gave it: "other graph" would send the user looking for the wrong graph.
+func TestModel_Threads_RefusedStatusFromCaller(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	e, _ := graphs.Get("linear")
+	linear, err := e.Build(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := "has checkpoints only in subgraph namespaces: show and history read one with --ns NS"
+	opts := Options{Thread: "l", Saver: saver, Threads: func(context.Context) ([]ThreadSummary, error) {
+		return []ThreadSummary{{ID: "subonly", Status: "subgraphs only", Refused: why}}, nil
+	}}
+	m := newTestModel(t, newEngineSession(linear, opts), opts, 120, 30)
+	m = press(t, m, "T")
+	v := m.View()
+	if !strings.Contains(v, "subgraphs only") || strings.Contains(v, "other graph") || !strings.Contains(v, why) {
+		t.Fatalf("the picker should show the caller's status and why:\n%s", v)
+	}
+}

@@ -25,7 +25,8 @@ type ThreadSummary struct {
 	Graph string
 	// Status is the thread's status at its head: done, pending (work left
 	// to step), interrupted or error. The debugger fills it in for the
-	// threads it can open.
+	// threads it can open; the caller may set it for a thread it refuses
+	// ("subgraphs only"), else such a thread reads "other graph".
 	Status string
 	// Refused is why this graph cannot open the thread (the caller's
 	// CheckThread said so); empty when it can.

@@ -207,8 +207,8 @@ func (p threadsPane) View(st Styles, w, h int) string {
 			graph = "?"
 		}
 		status := t.Status
-		if t.Refused != "" {
-			status = "other graph"
+		if t.Refused != "" && status == "" {
+			status = "other graph" // CheckThread refused it
 		}
 		line := fmt.Sprintf("%-24s %-14s %-12s step %-3d %-6s", cut(termtext.Name(t.ID), 24), cut(termtext.Name(graph), 14), status, t.Step, termtext.Name(t.Source))
 		if !t.Updated.IsZero() {
