@@ -366,6 +366,12 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 	r := m.replay
 	r.advance(v)
 	switch {
+	case judgedStep(v) && r.pastEnd():
+		r.verdicts = nil
+		m.refreshPanes(false)
+		if v.Status != engine.StatusFailed { // a failure's error says more
+			m.note = fmt.Sprintf("past the recording's end: step %d is not compared (%d supersteps matched)", v.Step, r.compared)
+		}
 	case judgedStep(v):
 		div := r.compare(v)
 		m.refreshPanes(false) // the tasks pane shows the verdicts
@@ -383,6 +389,8 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 		if v.Status == engine.StatusFailed {
 			m.note = fmt.Sprintf("the replay fails as the recording did: %d supersteps compared, the same tasks failed", r.compared)
 		}
+	case v.Status == engine.StatusDone && r.diverged == "" && r.pastEnd():
+		m.note = fmt.Sprintf("the replay matched the recording's %d supersteps, then ran past its end, uncompared", r.compared)
 	case v.Status == engine.StatusDone && r.diverged == "":
 		m.note = fmt.Sprintf("replay matches the recording: %d supersteps compared", r.compared)
 	}

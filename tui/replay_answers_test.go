@@ -158,3 +158,31 @@ func TestModel_Replay_OffersEachCallItsOwnAnswer(t *testing.T) {
 		t.Fatalf("after the recorded answers: replay %+v note %q", m.replay, m.note)
 	}
 }
+
+// A replay of a thread that waits at a question reaches the recording's
+// end there: the screen says so (the command line's replay ends there and
+// matches), and what the user answers runs past the recording. The
+// replay then said "replay matches the recording" at the end of a run it
+// had not compared, with nothing on screen to tell the two apart.
+func TestModel_Replay_SaysWhereTheRecordingEnds(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g := askTwice(t, saver)
+	if _, err := g.Invoke(context.Background(), map[string]any{"log": []any{}}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	m := replayFromInput(t, g, saver)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer || !strings.Contains(m.note, "the recording ends here, at this same question: 2 supersteps matched") {
+		t.Fatalf("at the recording's last question: mode %v note %q", m.mode, m.note)
+	}
+	m = press(t, m, "one", "down", "two", "enter", "c")
+	if m.view.Status != engine.StatusDone || m.replay.diverged != "" {
+		t.Fatalf("status %v diverged %q err %v", m.view.Status, m.replay.diverged, m.err)
+	}
+	if !strings.Contains(m.note, "then ran past its end, uncompared") || strings.Contains(m.note, "replay matches") {
+		t.Fatalf("after running past the recording: note %q", m.note)
+	}
+	if v := m.View(); !strings.Contains(v, "REPLAY past the recording") {
+		t.Fatalf("the header should say the replay is past the recording:\n%s", v)
+	}
+}
