@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -552,5 +553,53 @@ func TestModel_Threads_RefusedStatusFromCaller(t *testing.T) {
 	v := m.View()
 	if !strings.Contains(v, "subgraphs only") || strings.Contains(v, "other graph") || !strings.Contains(v, why) {
 		t.Fatalf("the picker should show the caller's status and why:\n%s", v)
+	}
+}
+
+// After a step fails, n runs it again from the checkpoint it planned
+// from, as a resumed run does (LangGraph's invoke(null) after an error):
+// the failed task runs again, the tasks that finished keep their saved
+// writes. The screen was a dead end ("fork or replay a checkpoint to go
+// on"): no step key worked until the user found the latest checkpoint in
+// the tree and made it current.
+func TestModel_Failed_StepRunsTheFailedTasksAgain(t *testing.T) {
+	var wCalls, vCalls atomic.Int32
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("plan", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"plan"}), nil }).
+		AddNode("w", func(context.Context, any) (any, error) {
+			wCalls.Add(1)
+			return engine.Pairs("log", []any{"w"}), nil
+		}).
+		AddNode("v", func(context.Context, any) (any, error) {
+			if vCalls.Add(1) == 1 {
+				return nil, errors.New("upstream 503")
+			}
+			return engine.Pairs("log", []any{"v"}), nil
+		}).
+		AddEdge(engine.Start, "plan").
+		AddConditionalEdges("plan", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "w", Arg: map[string]any{}}, engine.Send{Node: "v", Arg: map[string]any{}}}, nil
+		}, "w", "v").
+		Compile(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "t", Input: map[string]any{"log": []any{}}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusFailed || !strings.Contains(m.View(), "n runs the failed step again") {
+		t.Fatalf("status %v, screen:\n%s", m.view.Status, m.View())
+	}
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone || m.err != nil {
+		t.Fatalf("after c: status %v err %v note %q", m.view.Status, m.err, m.note)
+	}
+	if wCalls.Load() != 1 || vCalls.Load() != 2 {
+		t.Fatalf("w ran %d times, v %d: want w's saved writes kept and v run again", wCalls.Load(), vCalls.Load())
+	}
+	got := fmt.Sprint(m.view.Values["log"])
+	if !strings.Contains(got, "w") || !strings.Contains(got, "v") {
+		t.Fatalf("log %s, want both Sends' writes", got)
 	}
 }

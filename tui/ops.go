@@ -99,9 +99,22 @@ func (m *Model) step(op opKind) tea.Cmd {
 	if m.feed != nil && m.view != nil && (m.view.Phase == engine.PhasePlanned || op == opSuperstep) {
 		m.feed.reset() // the tasks about to execute report afresh
 	}
+	// After a failure, stepping goes on from the checkpoint the failed
+	// superstep planned from, the thread's latest: as a run resumed there
+	// (LangGraph's invoke(null) after an error), the failed tasks run
+	// again and those that finished keep their saved writes.
+	retryFrom := ""
+	if m.view != nil && m.view.Status == engine.StatusFailed {
+		retryFrom = m.view.CheckpointID
+	}
 	return m.do(op, func(ctx context.Context, s session) opDoneMsg {
 		var v *engine.StepView
 		var err error
+		if retryFrom != "" {
+			if _, err := s.Checkout(ctx, retryFrom); err != nil {
+				return opDoneMsg{err: err}
+			}
+		}
 		if op == opSuperstep {
 			v, err = s.Superstep(ctx)
 		} else {
@@ -412,6 +425,10 @@ func (m *Model) canStep() bool {
 		return true
 	case engine.StatusInterrupted:
 		return len(m.view.Interrupts) == 0
+	case engine.StatusFailed:
+		// step runs the failed superstep again; a replay has compared the
+		// failure and ends there.
+		return m.replay == nil && m.view.CheckpointID != ""
 	}
 	return false
 }

@@ -163,7 +163,7 @@ func explainNode(v *engine.StepView, node string, triggers []string) string {
 	case engine.StatusDone:
 		return "The run is done: no trigger channel is newer than what its node saw."
 	case engine.StatusFailed:
-		return "The run failed; fork or replay a checkpoint to go on."
+		return "The run failed: n runs the failed step again (finished tasks keep their writes)."
 	}
 	if v.Phase != engine.PhaseCheckpoint {
 		n := 0
