@@ -603,3 +603,33 @@ func TestModel_Failed_StepRunsTheFailedTasksAgain(t *testing.T) {
 		t.Fatalf("log %s, want both Sends' writes", got)
 	}
 }
+
+// At a checkpoint written by a Send's task, the engine infers the node
+// that sent it (the last to see a new channel version), not the task that
+// wrote last; the form said "the node that wrote last", so a user who
+// edited the Send's results expected the step after it and got the fan-out
+// again.
+func TestModel_Fork_SaysHowTheNodeIsInferred(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("plan", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"plan"}), nil }).
+		AddNode("w", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"w"}), nil }).
+		AddEdge(engine.Start, "plan").
+		AddConditionalEdges("plan", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "w", Arg: map[string]any{}}}, nil
+		}, "w").
+		Compile(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Invoke(context.Background(), map[string]any{"log": []any{}}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "t", Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 200, 40)
+	m = press(t, m, "f") // at the head, written by w
+	v := m.View()
+	if m.fork.inferred != "plan" || strings.Contains(v, "wrote last") || !strings.Contains(v, "plan (inferred: it saw the newest channel version") {
+		t.Fatalf("inferred %q, form:\n%s", m.fork.inferred, v)
+	}
+}
