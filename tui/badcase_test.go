@@ -633,3 +633,26 @@ func TestModel_Fork_SaysHowTheNodeIsInferred(t *testing.T) {
 		t.Fatalf("inferred %q, form:\n%s", m.fork.inferred, v)
 	}
 }
+
+// Making the thread's latest checkpoint current in the tree and stepping
+// goes on from it (a run addressed at the head resumes it): nothing is
+// forked. The note said "stepping … forks there", as for a past
+// checkpoint, so a user wanting to go on looked for another way.
+func TestModel_Tree_CheckoutOfTheHeadSaysItGoesOn(t *testing.T) {
+	m := engineModel(t, "linear", 160, 40)
+	m = press(t, m, "s", "s", "t") // a thread paused between supersteps
+	head := m.tree.snaps[0].ID
+	m = press(t, m, "enter")
+	if m.view.CheckpointID != head || !strings.Contains(m.note, "the thread's latest, is current: stepping (n s c) goes on from it") || strings.Contains(m.note, "forks") {
+		t.Fatalf("checkout of the head %s: at %s, note %q", shortID(head), shortID(m.view.CheckpointID), m.note)
+	}
+	m = press(t, m, "s")
+	if m.err != nil || m.view.Source != engine.SourceLoop || m.view.ParentID != head {
+		t.Fatalf("stepping on from the head: source %q parent %s err %v", m.view.Source, shortID(m.view.ParentID), m.err)
+	}
+	// A past checkpoint still says what stepping from it does.
+	m = press(t, m, "t", "down", "enter")
+	if !strings.Contains(m.note, "which forks there") {
+		t.Fatalf("checkout of a past checkpoint: note %q", m.note)
+	}
+}

@@ -50,7 +50,10 @@ type opDoneMsg struct {
 	sub     *subgraphLevel
 	rerun   *engine.TaskRerun
 	text    string
-	err     error
+	// atHead: a checkout of the thread's latest checkpoint, from which a
+	// step goes on (resumes) rather than forks.
+	atHead bool
+	err    error
 }
 
 // take hands the session to a Cmd. The model has none until the Cmd's
@@ -206,8 +209,17 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	default:
 		m.note = ""
 	}
+	if msg.op == opCheckout && msg.atHead {
+		// A run addressed at the thread's latest checkpoint resumes it
+		// (LangGraph.js pregel/loop.ts resumeAtHead): nothing is forked.
+		m.note = "checkpoint " + shortID(msg.view.CheckpointID) + ", the thread's latest, is current: stepping (n s c) goes on from it"
+	}
 	if t := failedTask(msg.view); t != nil && msg.view.Phase == engine.PhaseCheckpoint && msg.view.Status == engine.StatusRunning {
-		m.note = fmt.Sprintf("%s: step %d failed (%s); n runs it again, tasks that finished keep their writes", m.note, msg.view.Step, firstLine(fmt.Sprint(t.Err)))
+		base := m.note
+		if msg.op == opCheckout { // the failure matters more than how the checkout steps
+			base = "checkpoint " + shortID(msg.view.CheckpointID) + " is current"
+		}
+		m.note = fmt.Sprintf("%s: step %d failed (%s); n runs it again, tasks that finished keep their writes", base, msg.view.Step, firstLine(fmt.Sprint(t.Err)))
 	}
 	if msg.op == opCheckout && msg.text != "" {
 		m.note = "time travel " + msg.text + ": the run's checkpoint " + shortID(msg.view.CheckpointID) + " it was written under is current; stepping forks there and runs the subgraph task again"

@@ -539,9 +539,10 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		id := s.Config.CheckpointID
+		atHead := id == m.tree.snaps[0].ID // newest first
 		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
 			v, err := ss.Checkout(ctx, id)
-			return opDoneMsg{view: v, err: err}
+			return opDoneMsg{view: v, err: err, atHead: atHead}
 		})
 	case key.Matches(msg, k.Fork):
 		if s := m.tree.selected(); s != nil && m.sess != nil {
