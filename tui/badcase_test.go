@@ -656,3 +656,21 @@ func TestModel_Tree_CheckoutOfTheHeadSaysItGoesOn(t *testing.T) {
 		t.Fatalf("checkout of a past checkpoint: note %q", m.note)
 	}
 }
+
+// The versions_seen pane keeps its rows in view when they fit: its scroll
+// offset is kept for the worst-case explanation below it, so with a short
+// explanation the pane hid its first rows (essay at 80×24: __start__ and
+// plan) above blank lines, with no mark that anything was hidden.
+func TestModel_Seen_NoRowsHiddenAboveBlankLines(t *testing.T) {
+	m := engineModel(t, "essay", 80, 24)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("status %v err %v", m.view.Status, m.err)
+	}
+	v := m.View()
+	for _, want := range []string{"__start__ __start__", "plan      branch:to:plan", "revise"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("versions_seen lacks %q:\n%s", want, v)
+		}
+	}
+}
