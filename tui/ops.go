@@ -368,6 +368,7 @@ func (m *Model) refreshPanes(running bool) {
 	}
 	m.graph.setTasks(v.Tasks, v.Waiting, running)
 	m.chans.setChannels(v.Channels, m.pending)
+	m.seen.replaying = m.replay != nil
 	m.seen.setView(v)
 	m.tasks.verdicts = nil
 	if m.replay != nil && judgedStep(v) {

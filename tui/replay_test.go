@@ -227,10 +227,15 @@ func TestModel_Replay_FailureDiverges(t *testing.T) {
 	m := replayFromInput(t, quiet(t, saver, true, engine.NewTimeIDs(nil)), saver)
 	m = press(t, m, "c")
 	v := m.View()
-	for _, want := range []string{"replay DIVERGED at recorded step 2, b: fails now (node \"b\" failed at step 3: b broke); the recording ran", "REPLAY diverged"} {
+	for _, want := range []string{"replay DIVERGED at recorded step 2, b: fails now (node \"b\" failed at step 3: b broke); the recording ran", "REPLAY diverged", "The replay stops at this failure"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("screen lacks %q:\n%s", want, v)
 		}
+	}
+	// A replay does not run its failed step again (outside a replay, n
+	// does): the screen must not offer it.
+	if m.mainKeys.Next.Enabled() || strings.Contains(v, "n runs the failed step again") {
+		t.Fatalf("a failed replay offers n:\n%s", v)
 	}
 }
 
