@@ -268,6 +268,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 		if named {
 			// A typo would otherwise open an empty new thread unseen.
 			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s lists those there)", thread, dbLabel(g), hintLine(ctx, "threads")))
+			o.Notice = fmt.Sprintf("thread %q was not in the database: this is a new run on it (T lists the threads there)", thread)
 		}
 	}
 	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {

@@ -171,3 +171,28 @@ func TestTUIOptions_PickerHintRepeatsProgramAndDB(t *testing.T) {
 	}
 	t.Fatalf("subonly not listed: %+v", sum)
 }
+
+// A thread named with --thread that is not in the database starts as a new
+// run: the warning on stderr is hidden while the debugger holds the
+// screen, so the debugger's status line says it (a typo otherwise opens
+// an empty thread unseen, and writes its input checkpoint).
+func TestTUI_NewNamedThreadNoticeReachesTheDebugger(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	var got DebugOptions
+	var out bytes.Buffer
+	app := &App{Stdout: &out, Stderr: &out, Debugger: func(_ context.Context, _ *engine.Graph, o DebugOptions) error {
+		got = o
+		return nil
+	}}
+	if code := app.Run(context.Background(), []string{"tui", "research", "--thread", "reserch", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	want := `thread "reserch" was not in the database: this is a new run on it`
+	if opts := tuiOptions(context.Background(), got); !strings.Contains(opts.Notice, want) {
+		t.Fatalf("the debugger's notice is %q, want %q", opts.Notice, want)
+	}
+	// The graph's own thread, not named, gets no notice.
+	if code := app.Run(context.Background(), []string{"tui", "linear", "--db", db}); code != 0 || got.Notice != "" {
+		t.Fatalf("exit %d, notice %q for an unnamed thread", code, got.Notice)
+	}
+}

@@ -674,3 +674,18 @@ func TestModel_Seen_NoRowsHiddenAboveBlankLines(t *testing.T) {
 		}
 	}
 }
+
+// The caller's notice (the command line's: the thread named was not in
+// the database) is the first thing the status line says, once.
+func TestModel_Open_ShowsTheCallersNoticeOnce(t *testing.T) {
+	g, ex, saver := compile(t, "linear")
+	opts := Options{Thread: "lineer", Input: ex.Input, Saver: saver, Notice: `thread "lineer" was not in the database: this is a new run on it`}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 30)
+	if !strings.Contains(m.View(), opts.Notice) {
+		t.Fatalf("the first screen lacks the notice:\n%s", m.View())
+	}
+	m = press(t, m, "n")
+	if strings.Contains(m.View(), opts.Notice) {
+		t.Fatalf("the notice stays after a step:\n%s", m.View())
+	}
+}

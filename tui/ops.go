@@ -209,6 +209,9 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	default:
 		m.note = ""
 	}
+	if m.opts.Notice != "" && (msg.op == opInit || msg.op == opStart) && msg.view != nil {
+		m.note, m.opts.Notice = m.opts.Notice, "" // the caller's word on the first open, once
+	}
 	if msg.op == opCheckout && msg.atHead {
 		// A run addressed at the thread's latest checkpoint resumes it
 		// (LangGraph.js pregel/loop.ts resumeAtHead): nothing is forked.
