@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -208,7 +209,27 @@ func (f answerForm) View(st Styles, w, h int) string {
 	if len(f.ints) > 0 {
 		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (interrupt %s):", f.where(f.sel), shortID(f.ints[f.sel].ID))))
 	}
+	tail := f.tail(st)
+	ph := max(1, h-len(head)-len(tail))
+	f.payload.prepare(w, ph)
+	if len(head) > 0 && f.payload.cutOff(ph) {
+		// The inspector's own status line is dropped below: say here that
+		// the value goes on, and where the box is in it.
+		head[len(head)-1] += st.Dim.Render(cut("  "+f.payload.lineSpan(ph)+" · pgup pgdn", max(0, w-ansi.StringWidth(head[len(head)-1]))))
+	}
+	body := f.payload.View(st, w, ph+1)
+	// Drop the inspector's own status line: the box has its own hints.
+	if i := strings.LastIndex(body, "\n"); i >= 0 {
+		body = body[:i]
+	}
+	return strings.Join(append(append(head, body), tail...), "\n")
+}
+
+// tail is the answer box's last lines: the answer line of a single
+// interrupt, then the error or the hints.
+func (f answerForm) tail(st Styles) []string {
 	var tail []string
+	multi := len(f.ints) > 1
 	if !multi && len(f.inputs) == 1 {
 		tail = append(tail, f.inputs[0].View())
 	}
@@ -220,14 +241,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 	default:
 		tail = append(tail, st.Dim.Render("enter resume · esc close (r reopens) · JSON or plain text"))
 	}
-	ph := max(1, h-len(head)-len(tail))
-	f.payload.prepare(w, ph)
-	body := f.payload.View(st, w, ph+1)
-	// Drop the inspector's own status line: the box has its own hints.
-	if i := strings.LastIndex(body, "\n"); i >= 0 {
-		body = body[:i]
-	}
-	return strings.Join(append(append(head, body), tail...), "\n")
+	return tail
 }
 
 // setSize gives each answer line the width it has: the whole box, or what
