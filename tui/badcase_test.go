@@ -689,3 +689,17 @@ func TestModel_Open_ShowsTheCallersNoticeOnce(t *testing.T) {
 		t.Fatalf("the notice stays after a step:\n%s", m.View())
 	}
 }
+
+// A functional entrypoint's channels are all internal: the channels pane
+// said "no channel matches" with no filter typed, as if one hid them.
+func TestModel_Channels_AllInternalSaysSo(t *testing.T) {
+	g, saver := scenarioGraph(t, "func_tasks_basic.json")
+	opts := Options{Thread: "f", Input: map[string]any{}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 30)
+	if v := m.View(); !strings.Contains(v, "no state channels: i shows the internal ones") || strings.Contains(v, "no channel matches") {
+		t.Fatalf("channels pane:\n%s", v)
+	}
+	if v := press(t, m, "i").View(); strings.Contains(v, "no state channels") {
+		t.Fatalf("after i:\n%s", v)
+	}
+}
