@@ -703,3 +703,36 @@ func TestModel_Channels_AllInternalSaysSo(t *testing.T) {
 		t.Fatalf("after i:\n%s", v)
 	}
 }
+
+// A run stopped by the recursion limit (no task failed) goes on with n, as
+// a resumed run with a new budget does, and the screen says that rather
+// than "runs the failed step again".
+func TestModel_Failed_RecursionLimitGoesOn(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.LastValueKey("n")).
+		AddNode("inc", func(_ context.Context, s any) (any, error) {
+			return engine.Pairs("n", s.(map[string]any)["n"].(float64)+1), nil
+		}).
+		AddEdge(engine.Start, "inc").
+		AddConditionalEdges("inc", func(_ context.Context, s map[string]any) (any, error) {
+			if s["n"].(float64) < 20 {
+				return "inc", nil
+			}
+			return engine.End, nil
+		}, "inc", engine.End).
+		Compile(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "t", Input: map[string]any{"n": 0.0}, Saver: saver, RecursionLimit: 4}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusFailed || !strings.Contains(m.View(), "n goes on from its last checkpoint") {
+		t.Fatalf("status %v, screen:\n%s", m.view.Status, m.View())
+	}
+	before := m.view.Values["n"].(float64)
+	m = press(t, m, "c")
+	if n := m.view.Values["n"].(float64); n <= before {
+		t.Fatalf("c after the limit: n %v, was %v (status %v err %v)", n, before, m.view.Status, m.err)
+	}
+}

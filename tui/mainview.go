@@ -442,6 +442,9 @@ func (m *Model) enableMainKeys() {
 	k.Continue.SetEnabled(step)
 	if step && m.view.Status == engine.StatusFailed {
 		k.Next.SetHelp("n", "retry failed step")
+		if failedTask(m.view) == nil {
+			k.Next.SetHelp("n", "go on (resume)")
+		}
 	}
 	if m.continuing {
 		k.Continue.SetEnabled(true)

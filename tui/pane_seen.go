@@ -169,6 +169,9 @@ func explainNode(v *engine.StepView, node string, triggers []string) string {
 	case engine.StatusDone:
 		return "The run is done: no trigger channel is newer than what its node saw."
 	case engine.StatusFailed:
+		if failedTask(v) == nil { // the recursion limit, a cancelled run
+			return "The run stopped: n goes on from its last checkpoint, as a resumed run (with a new recursion budget)."
+		}
 		return "The run failed: n runs the failed step again (finished tasks keep their writes)."
 	}
 	if v.Phase != engine.PhaseCheckpoint {
