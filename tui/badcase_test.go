@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/graphs"
 )
 
@@ -709,22 +710,8 @@ func TestModel_Channels_AllInternalSaysSo(t *testing.T) {
 // than "runs the failed step again".
 func TestModel_Failed_RecursionLimitGoesOn(t *testing.T) {
 	saver := engine.NewMemorySaver()
-	g, err := engine.NewStateGraph(engine.LastValueKey("n")).
-		AddNode("inc", func(_ context.Context, s any) (any, error) {
-			return engine.Pairs("n", s.(map[string]any)["n"].(float64)+1), nil
-		}).
-		AddEdge(engine.Start, "inc").
-		AddConditionalEdges("inc", func(_ context.Context, s map[string]any) (any, error) {
-			if s["n"].(float64) < 20 {
-				return "inc", nil
-			}
-			return engine.End, nil
-		}, "inc", engine.End).
-		Compile(engine.WithSaver(saver))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Thread: "t", Input: map[string]any{"n": 0.0}, Saver: saver, RecursionLimit: 4}
+	g := enginetest.AppendLoop(t, saver, 20, nil)
+	opts := Options{Thread: "t", Input: map[string]any{"n": 0.0, "items": []any{}}, Saver: saver, RecursionLimit: 4}
 	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
 	m = press(t, m, "c")
 	if m.view.Status != engine.StatusFailed || !strings.Contains(m.View(), "n goes on from its last checkpoint") {
