@@ -428,6 +428,36 @@ func TestModel_Open_InterruptedHeadShowsItsTasks(t *testing.T) {
 	golden(t, "reopen-interrupted-100x30.golden", screen)
 }
 
+// A thread reopened at an interrupt keeps its finished tasks' saved writes
+// aside as pending in the channels pane, as the session that stopped there
+// does (suba finished beside subb's question); reopened, the pane showed
+// only the checkpoint's value, with no mark that more was waiting.
+func TestModel_Open_InterruptedHeadShowsPendingChannels(t *testing.T) {
+	g, saver := scenarioGraph(t, "stream_sends_sub_interrupt.json")
+	opts := Options{Thread: "s", Input: map[string]any{"log": []any{}}, Saver: saver}
+	live := press(t, newTestModel(t, newEngineSession(g, opts), opts, 120, 30), "c", "esc")
+	reopened := newTestModel(t, newEngineSession(g, opts), Options{Thread: "s", Saver: saver}, 120, 30)
+	pendingLog := func(m Model) string {
+		for _, r := range m.chans.rows {
+			if r.cv.Name == "log" {
+				return r.pendingTxt
+			}
+		}
+		return ""
+	}
+	if got, want := pendingLog(reopened), pendingLog(live); !strings.Contains(want, `"slow:a", "after:a"`) || got != want {
+		t.Errorf("reopened: log %q; the live session: %q", got, want)
+	}
+	// And so does time travel to it.
+	back := press(t, live, "t", "enter")
+	if m := press(t, back, "esc"); m.mode == modeMain {
+		back = m
+	}
+	if got, want := pendingLog(back), pendingLog(live); got != want {
+		t.Errorf("after time travel: log %q; the live session: %q", got, want)
+	}
+}
+
 // A thread whose last superstep failed says so when reopened, with the
 // task that failed and its error; stepping runs the superstep again. It
 // showed "UPDATE done" and "nothing ran here yet".
