@@ -260,8 +260,12 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	o := DebugOptions{Program: a.Name, Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit,
 		// The switcher's check: the same as the command line's, with the
 		// note of a compatible change left out (it would garble the screen).
-		CheckThread: func(ctx context.Context, t string) error {
-			return checkTopology(ctx, st, t, gr, force, func(string) {})
+		CheckThread: func(checkCtx context.Context, t string) error {
+			err := checkTopology(checkCtx, st, t, gr, force, func(string) {})
+			if errors.Is(err, engine.ErrGraphChanged) {
+				return pickerRefusal(ctx, st, t, name, err)
+			}
+			return err
 		}}
 	if !exists {
 		o.Input = example

@@ -91,6 +91,27 @@ func tuiOptions(ctx context.Context, o DebugOptions) tui.Options {
 	return opts
 }
 
+// pickerRefusal is the thread picker's word on a thread of another graph
+// (checkTopology's refusal): its first line, all the picker shows, is the
+// command that opens the thread, which the picker cannot (another graph;
+// --force for the same graph changed incompatibly); the refusal with the
+// topology's differences follows. ctx is the command's, for the program's
+// name and --db; graphKey is the open graph's record name.
+func pickerRefusal(ctx context.Context, st Store, thread, graphKey string, refusal error) error {
+	fp, err := st.Fingerprint(ctx, thread)
+	rec, ok := decodeGraphRecord(fp)
+	if err != nil || !ok || rec.Graph == "" {
+		return refusal
+	}
+	what := "recorded with " + rec.displayName() // the picker shows it through termtext.Name
+	words := []string{shellWord(rec.Graph), "--thread", shellWord(thread)}
+	if rec.Graph == graphKey {
+		what = "the graph changed incompatibly since the thread was recorded"
+		words = append(words, "--force")
+	}
+	return fmt.Errorf("%s: %s opens it\n%w", what, hintLine(ctx, "tui", words...), refusal)
+}
+
 // CompileCondition compiles a debugger breakpoint or watch expression in
 // the scenario files' language, with state bound to the checkpoint's
 // state (tui.Options.Compile).

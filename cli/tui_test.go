@@ -196,3 +196,53 @@ func TestTUI_NewNamedThreadNoticeReachesTheDebugger(t *testing.T) {
 		t.Fatalf("exit %d, notice %q for an unnamed thread", code, got.Notice)
 	}
 }
+
+// The thread picker refuses a thread of another graph; what it shows (the
+// refusal's first line) is the command that opens it, on the same
+// database, rather than the start of a topology diff cut at the screen's
+// edge: the recorded graph, or --force for the same graph changed since.
+func TestTUI_PickerRefusalSaysWhatOpensTheThread(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	flow := filepath.Join(dir, "flow.json")
+	src, err := os.ReadFile(filepath.Join("testdata", "approve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(flow, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var check string // the thread the debugger's picker is asked about
+	var refusal error
+	app := &App{Name: "myagent", Stdout: &out, Stderr: &out, Debugger: func(ctx context.Context, _ *engine.Graph, o DebugOptions) error {
+		if check != "" {
+			refusal = o.CheckThread(ctx, check)
+		}
+		return nil
+	}}
+	for _, args := range [][]string{{"run", "research", "--thread", "r1"}, {"run", flow, "--thread", "f1"}} {
+		if code := app.Run(context.Background(), append(args, "--db", db)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, out.String())
+		}
+	}
+	// Another graph's thread.
+	check = "r1"
+	if code := app.Run(context.Background(), []string{"tui", "linear", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	if err, want := refusal, "recorded with research: myagent tui research --db "+db+" --thread r1 opens it\n"; err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, engine.ErrGraphChanged) {
+		t.Fatalf("refusal %v, want it to start %q", err, want)
+	}
+	// The same scenario file, changed incompatibly since the thread ran.
+	if err := os.WriteFile(flow, bytes.ReplaceAll(src, []byte(`"done"`), []byte(`"finish"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check = "f1"
+	if code := app.Run(context.Background(), []string{"tui", flow, "--thread", "other", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	if err, want := refusal, "the graph changed incompatibly since the thread was recorded: myagent tui "+flow+" --db "+db+" --thread f1 --force opens it\n"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("refusal %v, want it to start %q", err, want)
+	}
+}

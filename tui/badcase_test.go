@@ -753,3 +753,36 @@ func TestModel_Failed_RecursionLimitGoesOn(t *testing.T) {
 		t.Fatalf("c after the limit: n %v, was %v (status %v err %v)", n, before, m.view.Status, m.err)
 	}
 }
+
+// The picker's word on a thread it cannot open is wrapped, not cut: the
+// command line's ends in the command that opens the thread (a scenario
+// path and --db run past 80 columns). The list keeps its cursor in view
+// and the frame its size with the longer note.
+func TestModel_Threads_RefusalWrapsWhole(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	e, _ := graphs.Get("linear")
+	linear, err := e.Build(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := "recorded with approve: superstep tui /home/someone/projects/agents/flows/approve.json --db /home/someone/data/bugs.db --thread t19 opens it\nthe graph's topology differs …"
+	opts := Options{Thread: "l", Saver: saver, Threads: func(context.Context) ([]ThreadSummary, error) {
+		var out []ThreadSummary
+		for i := range 20 {
+			out = append(out, ThreadSummary{ID: fmt.Sprintf("t%d", i), Refused: why})
+		}
+		return out, nil
+	}}
+	m := newTestModel(t, newEngineSession(linear, opts), opts, 80, 24)
+	m = press(t, m, "T", "G")
+	v := m.View()
+	for _, want := range []string{"/home/someone/data/bugs.db", "--thread t19 opens it", "t19 "} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("picker lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "topology differs") || strings.Contains(v, "opens it …") {
+		t.Fatalf("only the refusal's first line belongs on screen:\n%s", v)
+	}
+	checkFrame(t, m)
+}
