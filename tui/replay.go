@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,7 +58,16 @@ func newReplayRun(heads []engine.CheckpointHead, from string, read snapshotReade
 	if chain == nil {
 		return nil, fmt.Errorf("checkpoint %s is not in the thread's history", shortID(from))
 	}
-	return &replayRun{from: from, chain: chain, read: read, recPos: -1}, nil
+	r := &replayRun{from: from, chain: chain, read: read, recPos: -1}
+	// As the command line's replay: a replay that compared nothing must
+	// not pass. A recording that ends at from has a superstep to compare
+	// only if its tasks saved something there (asked, failed, finished).
+	if len(chain) == 1 && read != nil {
+		if rec := r.step(); rec != nil && !slices.ContainsFunc(rec.Tasks, func(t recording.Task) bool { return t.Saved }) {
+			return nil, fmt.Errorf("nothing to replay: the recording has no superstep after checkpoint %s (step %d); R on an earlier one", shortID(from), r.current().Metadata.Step)
+		}
+	}
+	return r, nil
 }
 
 // compare judges the tasks of an executed step against the recording

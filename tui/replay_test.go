@@ -287,3 +287,25 @@ func TestModel_RerunTask_NextFromTheResult(t *testing.T) {
 	}
 	checkFrame(t, m)
 }
+
+// R on a checkpoint the recording ends at with nothing run there (a done
+// head, an update nothing ran after) has nothing to compare: it is
+// refused, as the command line's replay refuses it. It started a replay
+// that compared one empty superstep and called the run after it a match.
+func TestModel_Replay_NothingToCompareRefused(t *testing.T) {
+	saver := recorded(t)
+	opts := Options{Thread: "rec", Saver: saver}
+	m := newTestModel(t, newEngineSession(chain(t, saver, 1), opts), opts, 120, 40)
+	m = press(t, m, "t", "R") // the cursor is on the head: the run's end
+	if m.replay != nil || m.replayNext != nil || m.err == nil || !strings.Contains(m.err.Error(), "nothing to replay: the recording has no superstep after checkpoint") {
+		t.Fatalf("R at the recording's end: replay %v err %v", m.replay, m.err)
+	}
+	if h, _ := m.sess.History(context.Background()); len(h) != 4 {
+		t.Fatalf("a refused replay wrote to the thread: %d checkpoints", len(h))
+	}
+	// One step earlier there is a superstep to compare.
+	m = press(t, m, "down", "R", "c")
+	if m.replay == nil || !strings.Contains(m.note, "replay matches the recording: 1 supersteps compared") {
+		t.Fatalf("R one step earlier: note %q err %v", m.note, m.err)
+	}
+}
