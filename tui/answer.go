@@ -30,11 +30,11 @@ func (m *Model) openAnswer() {
 		return
 	}
 	m.answer = newAnswerForm(m.view.Interrupts, m.paths, m.answerSuggestion())
-	recordingEnds := false
+	recordingEnds, diverged := false, ""
 	if m.replay != nil {
 		// A replay answers as the recording did: offer its answer.
 		var answers map[string]string
-		answers, recordingEnds = m.replay.recordedAnswers(m.view)
+		answers, recordingEnds, diverged = m.replay.recordedAnswers(m.view)
 		for i, in := range m.answer.ints {
 			if a, ok := answers[in.ID]; ok {
 				m.answer.inputs[i].SetValue(a)
@@ -47,10 +47,13 @@ func (m *Model) openAnswer() {
 	if len(ints) > 1 {
 		m.note = fmt.Sprintf("%d interrupts are waiting: one answer line each (↑↓), enter resumes with every answer typed", len(ints))
 	}
-	if recordingEnds && m.replay.diverged == "" {
+	switch {
+	case diverged != "":
+		m.note = "replay DIVERGED at " + diverged
+	case recordingEnds && m.replay.diverged == "":
 		// As the command line's replay ends here: nothing recorded is
 		// left to compare an answer's run with.
-		m.note = fmt.Sprintf("the recording ends here, at this same question: %d supersteps matched; what you answer runs uncompared", m.replay.compared)
+		m.note = fmt.Sprintf("the recording ends here, at this same question (%d supersteps before it matched): what you answer runs uncompared", m.replay.compared)
 	}
 }
 

@@ -138,11 +138,13 @@ func verdictWhy(vd recording.Verdict) string {
 // already (recording.Step.Answers). A task the recording has no answer for
 // gets none: its line is left to type. ends reports that the recording
 // ends here, waiting at these same questions: whatever is answered runs
-// past it.
-func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]string, ends bool) {
+// past it. diverged names the first interrupt the recording has no answer
+// for (another question, a task the recording ran without asking), as
+// the command line's replay stops there; "" when none.
+func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]string, ends bool, diverged string) {
 	rec := r.step()
 	if rec == nil || len(v.Interrupts) == 0 {
-		return nil, false
+		return nil, false, ""
 	}
 	given := r.givenAnswers(v.CheckpointID)
 	offer := rec.Answers(v, given)
@@ -150,7 +152,13 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]stri
 	for id, a := range offer.Resume {
 		out[id] = string(engine.MustEncode(a))
 	}
-	return out, offer.Waiting > 0 && len(offer.Resume) == 0 && offer.Diverged == nil
+	if d := offer.Diverged; d != nil {
+		diverged = fmt.Sprintf("recorded step %d, %s: %s", r.rec.Metadata.Step+1, d.Node, d.Why)
+		if r.diverged == "" {
+			r.diverged = diverged
+		}
+	}
+	return out, offer.Waiting > 0 && len(offer.Resume) == 0 && offer.Diverged == nil, diverged
 }
 
 // pastEnd reports that the replay has gone on past the recorded branch's

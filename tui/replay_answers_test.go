@@ -172,7 +172,7 @@ func TestModel_Replay_SaysWhereTheRecordingEnds(t *testing.T) {
 	}
 	m := replayFromInput(t, g, saver)
 	m = press(t, m, "c")
-	if m.mode != modeAnswer || !strings.Contains(m.note, "the recording ends here, at this same question: 2 supersteps matched") {
+	if m.mode != modeAnswer || !strings.Contains(m.note, "the recording ends here, at this same question (2 supersteps before it matched)") {
 		t.Fatalf("at the recording's last question: mode %v note %q", m.mode, m.note)
 	}
 	m = press(t, m, "one", "down", "two", "enter", "c")
@@ -184,5 +184,49 @@ func TestModel_Replay_SaysWhereTheRecordingEnds(t *testing.T) {
 	}
 	if v := m.View(); !strings.Contains(v, "REPLAY past the recording") {
 		t.Fatalf("the header should say the replay is past the recording:\n%s", v)
+	}
+}
+
+// asker asks question once, then logs the answer; with no question it
+// logs "auto" without asking: the code before and after a change that
+// makes a node ask.
+func asker(t testing.TB, saver engine.Saver, question string, ids engine.IDSource) *engine.Graph {
+	t.Helper()
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			if question == "" {
+				return engine.Pairs("log", []any{"auto"}), nil
+			}
+			a, err := engine.Interrupt(ctx, question)
+			if err != nil {
+				return nil, err
+			}
+			return engine.Pairs("log", []any{fmt.Sprint(a)}), nil
+		}).
+		AddEdge(engine.Start, "ask").
+		Compile(engine.WithSaver(saver), engine.WithIDs(ids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// A replay whose task asks where the recorded one ran without asking
+// diverges at the question, as the command line's replay does ("the
+// replay interrupted with …"): the answer box opened with an empty line
+// and nothing said the replay had left the recording.
+func TestModel_Replay_NewQuestionDiverges(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	ctx := context.Background()
+	if _, err := asker(t, saver, "", &engine.CounterIDs{}).Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	m := replayFromInput(t, asker(t, saver, "are you sure?", engine.NewTimeIDs(nil)), saver)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer || !strings.Contains(m.note, `replay DIVERGED at recorded step 1, ask: the replay interrupted with "are you sure?"`) || m.replay.diverged == "" {
+		t.Fatalf("mode %v note %q", m.mode, m.note)
+	}
+	if v := m.View(); !strings.Contains(v, "REPLAY diverged") {
+		t.Fatalf("header:\n%s", v)
 	}
 }
