@@ -569,18 +569,8 @@ func TestModel_Open_CutOffHeadShowsSavedTasks(t *testing.T) {
 // checkpoints are all in subgraph namespaces) keeps the status the caller
 // gave it: "other graph" would send the user looking for the wrong graph.
 func TestModel_Threads_RefusedStatusFromCaller(t *testing.T) {
-	saver := engine.NewMemorySaver()
-	e, _ := graphs.Get("linear")
-	linear, err := e.Build(engine.WithSaver(saver))
-	if err != nil {
-		t.Fatal(err)
-	}
 	why := "has checkpoints only in subgraph namespaces: show and history read one with --ns NS"
-	opts := Options{Thread: "l", Saver: saver, Threads: func(context.Context) ([]ThreadSummary, error) {
-		return []ThreadSummary{{ID: "subonly", Status: "subgraphs only", Refused: why}}, nil
-	}}
-	m := newTestModel(t, newEngineSession(linear, opts), opts, 120, 30)
-	m = press(t, m, "T")
+	m := pickerOver(t, []ThreadSummary{{ID: "subonly", Status: "subgraphs only", Refused: why}}, 120, 30)
 	v := m.View()
 	if !strings.Contains(v, "subgraphs only") || strings.Contains(v, "other graph") || !strings.Contains(v, why) {
 		t.Fatalf("the picker should show the caller's status and why:\n%s", v)
@@ -759,22 +749,12 @@ func TestModel_Failed_RecursionLimitGoesOn(t *testing.T) {
 // path and --db run past 80 columns). The list keeps its cursor in view
 // and the frame its size with the longer note.
 func TestModel_Threads_RefusalWrapsWhole(t *testing.T) {
-	saver := engine.NewMemorySaver()
-	e, _ := graphs.Get("linear")
-	linear, err := e.Build(engine.WithSaver(saver))
-	if err != nil {
-		t.Fatal(err)
-	}
 	why := "recorded with approve: superstep tui /home/someone/projects/agents/flows/approve.json --db /home/someone/data/bugs.db --thread t19 opens it\nthe graph's topology differs …"
-	opts := Options{Thread: "l", Saver: saver, Threads: func(context.Context) ([]ThreadSummary, error) {
-		var out []ThreadSummary
-		for i := range 20 {
-			out = append(out, ThreadSummary{ID: fmt.Sprintf("t%d", i), Refused: why})
-		}
-		return out, nil
-	}}
-	m := newTestModel(t, newEngineSession(linear, opts), opts, 80, 24)
-	m = press(t, m, "T", "G")
+	var list []ThreadSummary
+	for i := range 20 {
+		list = append(list, ThreadSummary{ID: fmt.Sprintf("t%d", i), Refused: why})
+	}
+	m := press(t, pickerOver(t, list, 80, 24), "G")
 	v := m.View()
 	for _, want := range []string{"/home/someone/data/bugs.db", "--thread t19 opens it", "t19 "} {
 		if !strings.Contains(v, want) {
@@ -785,4 +765,18 @@ func TestModel_Threads_RefusalWrapsWhole(t *testing.T) {
 		t.Fatalf("only the refusal's first line belongs on screen:\n%s", v)
 	}
 	checkFrame(t, m)
+}
+
+// pickerOver opens the linear graph at w×h with a thread picker (T) that
+// lists list, as a caller's Options.Threads gives it.
+func pickerOver(t *testing.T, list []ThreadSummary, w, h int) Model {
+	t.Helper()
+	saver := engine.NewMemorySaver()
+	e, _ := graphs.Get("linear")
+	linear, err := e.Build(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "l", Saver: saver, Threads: func(context.Context) ([]ThreadSummary, error) { return list, nil }}
+	return press(t, newTestModel(t, newEngineSession(linear, opts), opts, w, h), "T")
 }
