@@ -676,6 +676,20 @@ func TestModel_Tree_CheckoutOfTheHeadSaysItGoesOn(t *testing.T) {
 	if !strings.Contains(m.note, "which forks there") {
 		t.Fatalf("checkout of a past checkpoint: note %q", m.note)
 	}
+	// So does a latest checkpoint that update_state wrote: a run from it
+	// forks (resumeAtHead excludes updates and forks).
+	ctx := context.Background()
+	if _, err := m.sess.UpdateState(ctx, m.view.CheckpointID, map[string]any{"total": 7.0}, ""); err != nil {
+		t.Fatal(err)
+	}
+	m = press(t, m, "t")
+	if m.tree.snaps[0].Source != engine.SourceUpdate {
+		t.Fatalf("head source %q", m.tree.snaps[0].Source)
+	}
+	m = press(t, m, "enter")
+	if !strings.Contains(m.note, "which forks there") {
+		t.Fatalf("checkout of an update at the head: note %q", m.note)
+	}
 }
 
 // The versions_seen pane keeps its rows in view when they fit: its scroll

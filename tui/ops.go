@@ -105,7 +105,8 @@ func (m *Model) step(op opKind) tea.Cmd {
 	// After a failure, stepping goes on from the checkpoint the failed
 	// superstep planned from, the thread's latest: as a run resumed there
 	// (LangGraph's invoke(null) after an error), the failed tasks run
-	// again and those that finished keep their saved writes.
+	// again and those that finished keep their saved writes (langgraph
+	// pregel/_loop.py:661-663, _reapply_writes_to_succeeded_nodes).
 	retryFrom := ""
 	if m.view != nil && m.view.Status == engine.StatusFailed {
 		retryFrom = m.view.CheckpointID
@@ -214,7 +215,8 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	}
 	if msg.op == opCheckout && msg.atHead {
 		// A run addressed at the thread's latest checkpoint resumes it
-		// (LangGraph.js pregel/loop.ts resumeAtHead): nothing is forked.
+		// (LangGraph.js pregel/loop.ts:666-672 resumeAtHead): nothing is
+		// forked.
 		m.note = "checkpoint " + shortID(msg.view.CheckpointID) + ", the thread's latest, is current: stepping (n s c) goes on from it"
 	}
 	if t := failedTask(msg.view); t != nil && msg.view.Phase == engine.PhaseCheckpoint && msg.view.Status == engine.StatusRunning {
