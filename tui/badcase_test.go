@@ -686,9 +686,9 @@ func TestModel_Tree_CheckoutOfTheHeadSaysItGoesOn(t *testing.T) {
 	if m.tree.snaps[0].Source != engine.SourceUpdate {
 		t.Fatalf("head source %q", m.tree.snaps[0].Source)
 	}
-	m = press(t, m, "enter")
-	if !strings.Contains(m.note, "which forks there") {
-		t.Fatalf("checkout of an update at the head: note %q", m.note)
+	m = press(t, m, "g", "enter") // g: the newest
+	if m.view.CheckpointID != m.tree.snaps[0].ID || !strings.Contains(m.note, "which forks there") {
+		t.Fatalf("checkout of an update at the head: at %s, note %q", shortID(m.view.CheckpointID), m.note)
 	}
 }
 
