@@ -623,6 +623,25 @@ func TestModel_Failed_StepRunsTheFailedTasksAgain(t *testing.T) {
 	if !strings.Contains(got, "w") || !strings.Contains(got, "v") {
 		t.Fatalf("log %s, want both Sends' writes", got)
 	}
+
+	// The same when the failed step ran from a checkpoint update_state
+	// wrote (a run addressed at it forks and runs every task again; the
+	// run that goes on after an error is not addressed at any).
+	wCalls.Store(0)
+	vCalls.Store(0)
+	if _, err := g.UpdateState(context.Background(), engine.Config{ThreadID: "u"}, map[string]any{"log": []any{"edited"}}, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	opts = Options{Thread: "u", Saver: saver}
+	m = newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusFailed || m.view.Source != engine.SourceUpdate {
+		t.Fatalf("from the update: status %v source %q err %v", m.view.Status, m.view.Source, m.err)
+	}
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone || wCalls.Load() != 1 || vCalls.Load() != 2 {
+		t.Fatalf("after c from the update: status %v err %v, w ran %d times, v %d", m.view.Status, m.err, wCalls.Load(), vCalls.Load())
+	}
 }
 
 // At a checkpoint written by a Send's task, the engine infers the node

@@ -102,20 +102,20 @@ func (m *Model) step(op opKind) tea.Cmd {
 	if m.feed != nil && m.view != nil && (m.view.Phase == engine.PhasePlanned || op == opSuperstep) {
 		m.feed.reset() // the tasks about to execute report afresh
 	}
-	// After a failure, stepping goes on from the checkpoint the failed
-	// superstep planned from, the thread's latest: as a run resumed there
-	// (LangGraph's invoke(null) after an error), the failed tasks run
-	// again and those that finished keep their saved writes (langgraph
-	// pregel/_loop.py:661-663, _reapply_writes_to_succeeded_nodes).
-	retryFrom := ""
-	if m.view != nil && m.view.Status == engine.StatusFailed {
-		retryFrom = m.view.CheckpointID
-	}
+	// After a failure, stepping goes on from the thread's latest
+	// checkpoint, the one the failed superstep planned from, as
+	// LangGraph's invoke(null) after an error does: not addressed at any
+	// checkpoint (that would fork from an update's or a fork's and run
+	// every task again), so the failed tasks run again and those that
+	// finished keep their saved writes (langgraph pregel/_loop.py:661-663,
+	// _reapply_writes_to_succeeded_nodes).
+	retry := m.view != nil && m.view.Status == engine.StatusFailed
+	thread := m.thread
 	return m.do(op, func(ctx context.Context, s session) opDoneMsg {
 		var v *engine.StepView
 		var err error
-		if retryFrom != "" {
-			if _, err := s.Checkout(ctx, retryFrom); err != nil {
+		if retry {
+			if _, err := s.Open(ctx, thread); err != nil {
 				return opDoneMsg{err: err}
 			}
 		}
@@ -446,7 +446,7 @@ func (m *Model) canStep() bool {
 	case engine.StatusFailed:
 		// step runs the failed superstep again; a replay has compared the
 		// failure and ends there.
-		return m.replay == nil && m.view.CheckpointID != ""
+		return m.replay == nil
 	}
 	return false
 }
