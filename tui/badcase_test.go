@@ -612,6 +612,7 @@ func TestModel_Failed_StepRunsTheFailedTasksAgain(t *testing.T) {
 	if m.view.Status != engine.StatusFailed || !strings.Contains(m.View(), "n runs the failed step again") {
 		t.Fatalf("status %v, screen:\n%s", m.view.Status, m.View())
 	}
+	failed := m.view.CheckpointID
 	m = press(t, m, "c")
 	if m.view.Status != engine.StatusDone || m.err != nil {
 		t.Fatalf("after c: status %v err %v note %q", m.view.Status, m.err, m.note)
@@ -622,6 +623,20 @@ func TestModel_Failed_StepRunsTheFailedTasksAgain(t *testing.T) {
 	got := fmt.Sprint(m.view.Values["log"])
 	if !strings.Contains(got, "w") || !strings.Contains(got, "v") {
 		t.Fatalf("log %s, want both Sends' writes", got)
+	}
+	// Time travel to that checkpoint, now a past one, says what stepping
+	// from it does: a fork runs every task again, w included.
+	m = press(t, m, "t")
+	for m.tree.selected().Config.CheckpointID != failed {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	if !strings.Contains(m.note, "step 2 failed") || !strings.Contains(m.note, "stepping forks there and runs every task again") {
+		t.Fatalf("time travel to the failed checkpoint: note %q", m.note)
+	}
+	m = press(t, m, "s")
+	if wCalls.Load() != 2 {
+		t.Fatalf("the fork ran w %d times in all, want it run again (2)", wCalls.Load())
 	}
 
 	// The same when the failed step ran from a checkpoint update_state

@@ -220,11 +220,16 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.note = "checkpoint " + shortID(msg.view.CheckpointID) + ", the thread's latest, is current: stepping (n s c) goes on from it"
 	}
 	if t := failedTask(msg.view); t != nil && msg.view.Phase == engine.PhaseCheckpoint && msg.view.Status == engine.StatusRunning {
-		base := m.note
+		base, again := m.note, "n runs it again, tasks that finished keep their writes"
 		if msg.op == opCheckout { // the failure matters more than how the checkout steps
 			base = "checkpoint " + shortID(msg.view.CheckpointID) + " is current"
+			if !msg.atHead {
+				// Time travel re-executes the tasks that finished too
+				// (engine/loop.go skipDone; langgraph _loop.py:661).
+				again = "stepping forks there and runs every task again"
+			}
 		}
-		m.note = fmt.Sprintf("%s: step %d failed (%s); n runs it again, tasks that finished keep their writes", base, msg.view.Step, firstLine(fmt.Sprint(t.Err)))
+		m.note = fmt.Sprintf("%s: step %d failed (%s); %s", base, msg.view.Step, firstLine(fmt.Sprint(t.Err)), again)
 	}
 	if msg.op == opCheckout && msg.text != "" {
 		m.note = "time travel " + msg.text + ": the run's checkpoint " + shortID(msg.view.CheckpointID) + " it was written under is current; stepping forks there and runs the subgraph task again"
