@@ -11,7 +11,9 @@ retries and failures beside interrupts, with history after the failure;
 `at` replays of steps that saved pending writes (interrupted, failed).
 Timing is explicit: nodes that can run in one superstep work different
 times (60 ms apart), and Send tasks of one node carry no interrupt,
-failure or stream. python3 gen_ops.py FIRST LAST OUTDIR; same use as
+failure or stream. python3 gen_ops.py FIRST LAST OUTDIR, then
+python3 prune_ops.py SUPERSTEP_BINARY OUTDIR/*.json (the random op script
+may address steps or pending interrupts a run did not leave), then as
 gen_mixed.py"""
 import json, random, sys
 

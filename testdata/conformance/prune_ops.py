@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Makes generated scenarios' ops valid for the runners: an op the harness
+refuses (a step with no checkpoint, no fork to continue, by_node with a
+node that has not exactly one pending interrupt, a subgraph with no pending
+task) is recorded by `superstep trace` as the error kind Error:Error; the
+oracle stops there instead. Each such op is dropped (a by_node resume
+becomes a plain one) and the file is traced again, until none is left.
+python3 prune_ops.py SUPERSTEP_BINARY FILE...  (gen_ops.py's files)"""
+import json, subprocess, sys
+
+binary = sys.argv[1]
+for path in sys.argv[2:]:
+    for _ in range(8):
+        sc = json.load(open(path))
+        out = subprocess.run([binary, "trace", path], capture_output=True, text=True, timeout=300)
+        try:
+            trace = json.loads(out.stdout)
+        except ValueError:
+            print(f"{path}: no trace: {out.stderr.strip()[:200]}")
+            break
+        refused = None
+        for rec in trace["ops"]:
+            res = rec.get("result") or {}
+            op = sc["ops"][rec["op"]]
+            harness = op.get("at") or op.get("from") or op.get("by_node") or op.get("subgraph")
+            if res.get("status") == "error" and res.get("error") == "Error:Error" and harness:
+                refused = rec["op"]
+                break
+        if refused is None:
+            break
+        op = sc["ops"][refused]
+        if op.get("by_node"):
+            op["value"] = list(op.pop("by_node").values())[0]
+        else:
+            del sc["ops"][refused]
+        json.dump(sc, open(path, "w"), indent=1)
