@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -143,5 +144,45 @@ func TestReplay_HeadUpdateCheckpointStartsSubgraphsAfresh(t *testing.T) {
 	}
 	if s0.Load() != 3 || s1.Load() != 1 {
 		t.Fatalf("continued: s0 ran %d times, s1 %d: want 3 and 1 (the subgraph resumes)", s0.Load(), s1.Load())
+	}
+}
+
+// A replay of a graph whose stateful subgraph keeps one namespace across
+// runs loads the subgraph's checkpoint from before the replay point, not
+// the latest one a later run left (pregel/replay.ts: latest before the
+// bound on the namespace's first visit).
+func TestReplay_StatefulSubgraphLoadsItsStateBeforeTheReplayPoint(t *testing.T) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("s", appendLog("s")).AddEdge(engine.Start, "s"),
+		engine.AsStatefulSubgraph())
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("S", sub).AddEdge(engine.Start, "S"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	first, err := g.Invoke(ctx, map[string]any{"log": []any{"1"}}, engine.OnThread("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Invoke(ctx, map[string]any{"log": []any{"2"}}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := g.History(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var atFirst string // the first run's checkpoint that planned S
+	for _, s := range hist {
+		if s.Metadata.Step == 0 {
+			atFirst = s.Config.CheckpointID
+		}
+	}
+	if atFirst == "" {
+		t.Fatal("no step-0 checkpoint in the history")
+	}
+	replayed, err := g.Invoke(ctx, nil, engine.OnThread("t"), engine.FromCheckpoint(atFirst))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := replayed.Values["log"], first.Values["log"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf("replayed state %v, want the first run's %v (the subgraph as it was then)", got, want)
 	}
 }
