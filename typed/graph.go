@@ -188,7 +188,7 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		return g
 	}
 	c := codecFor(reflect.TypeFor[A]())
-	n := &sendNode[S, A]{fn: fn, scalars: c.scalars, sendArg: sendArg{schema: g.schema, codec: c, name: name}}
+	n := &sendNode[S, A]{fn: fn, scalars: c.scalars, block: reflect.TypeFor[S]().Size() <= nodeTaskMaxState, sendArg: sendArg{schema: g.schema, codec: c, name: name}}
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		var arg A // on this task's stack: the direct path is a static call
 		if n.scalars == nil || !n.scalars.decAt(unsafe.Pointer(&arg), input) {
@@ -197,12 +197,23 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 				return nil, err
 			}
 		}
+		if n.block {
+			// out and the room for the node's write in one allocation,
+			// as a NodeFunc's small state (nodeTask): zero as allocated.
+			t := new(nodeTask[S])
+			t.out = t.writes[:0]
+			u, err := n.fn(ctx, arg, &t.state)
+			if err != nil {
+				return nil, err
+			}
+			return n.output(u.update, &t.out)
+		}
 		out := n.scratch()
 		u, err := n.fn(ctx, arg, out)
 		if err != nil {
 			return nil, err // out may be in err: not reused
 		}
-		res, err := n.output(u.update)
+		res, err := n.output(u.update, nil)
 		if err == nil {
 			n.outs.Put(out) // the writes and Sends are encoded: nothing of them points into out
 		}
@@ -219,11 +230,17 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 type sendNode[S, A any] struct {
 	fn      SendFunc[S, A]
 	scalars *scalarStruct // the argument's direct path (codec.scalars), or nil
-	// outs recycles the zero states fn builds its updates on (SendFunc's
-	// out). A sync.Pool, not statePool's slot: a fan-out's tasks run at
-	// once on every core, where one slot shared by all would move between
-	// their caches twice a task; the pool's Get and Put stay on one core
-	// and cost no more instructions (callgrind, fanout_1000).
+	// block: a task allocates its out with its write (nodeTask), for an S
+	// of at most nodeTaskMaxState bytes. The allocation replaces the
+	// write's own (oneWrite), so a small out costs its bytes and no
+	// call: recycling it through outs cost about 120 instructions a task
+	// in sync.Pool's Get and Put (callgrind, fanout_1000).
+	block bool
+	// outs recycles the larger zero states fn builds its updates on
+	// (SendFunc's out). A sync.Pool, not statePool's slot: a fan-out's
+	// tasks run at once on every core, where one slot shared by all would
+	// move between their caches twice a task; the pool's Get and Put stay
+	// on one core.
 	outs sync.Pool
 	sendArg
 }
@@ -251,8 +268,8 @@ type sendArg struct {
 // nodeOutput's arguments.
 //
 //go:noinline
-func (n *sendArg) output(u update) (any, error) {
-	return n.schema.nodeOutput(n.name, &u, nil)
+func (n *sendArg) output(u update, out *engine.Update) (any, error) {
+	return n.schema.nodeOutput(n.name, &u, out)
 }
 
 // decodeArg decodes a Send's argument through its codec, into a value of

@@ -165,10 +165,18 @@ func newSchema(t reflect.Type) (*schema, error) {
 		if prev, dup := s.byKey[key]; dup {
 			return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: fmt.Sprintf("state key %q is also the key of field %s", key, s.fields[prev].goName)}
 		}
+		reducer := sf.Tag.Get("reducer")
+		if isAppendList(sf.Type) {
+			// The type says append; a tag may repeat it, not contradict it.
+			if reducer != "" && reducer != "append" {
+				return nil, &SchemaError{Struct: t, Field: sf.Name, Msg: fmt.Sprintf("an AppendList field is appended to; it cannot also take reducer %q (declare it %s instead)", reducer, reflect.SliceOf(sf.Type.Elem()))}
+			}
+			reducer = "append"
+		}
 		f := field{
 			index: i, goName: sf.Name, key: key, offset: sf.Offset, typ: sf.Type, ptrType: typeWord(reflect.New(sf.Type).Interface()),
 			valType: valueTypeWord(sf.Type), own: ownValueOf(sf.Type),
-			codec: codecFor(sf.Type), fast: fastKindFor(sf.Type), reducer: sf.Tag.Get("reducer"),
+			codec: codecFor(sf.Type), fast: fastKindFor(sf.Type), reducer: reducer,
 			where:  fmt.Sprintf("state field %s (key %q)", sf.Name, key),
 			shared: shareable(sf.Type), lists: newListMemo(sf.Type),
 		}
