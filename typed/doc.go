@@ -40,8 +40,8 @@
 // graph reports it as a *SchemaError (give the field a name). A field's channel
 // is LastValue, or:
 //
-//   - `reducer:"append"` on a slice: writes are appended (LangGraph's
-//     Annotated[list, operator.add]);
+//   - a field of type AppendList[T], or a slice tagged `reducer:"append"`:
+//     writes are appended (LangGraph's Annotated[list, operator.add]);
 //   - a field of type Messages (or tagged `reducer:"add_messages"`): chat
 //     messages merged by id;
 //   - `reducer:"name"`: a reducer registered on the graph with
@@ -69,7 +69,8 @@
 //
 // A NodeFunc gets its own copy of the state as *S and returns an Update:
 // Write(s, Set(&s.Field, value), …) lists the fields it changed, in order;
-// the zero Update writes nothing. Update.Goto and Update.Send make it a
+// the zero Update writes nothing. Append(&s.List, items…) is the write of
+// an AppendList field given as its items. Update.Goto and Update.Send make it a
 // Command (update and where to go next). A RouteFunc returns the next node's
 // name (AddConditionalEdges). A fan-out starts one task of a node added by
 // AddSendNode per argument, whose function gets its argument decoded into
@@ -138,6 +139,26 @@
 // cannot encode an *EncodeError; either is reported with the node's name
 // when the node returns, on the first run. Goto and Send on an Update
 // make it a Command.
+//
+// # Why Append only compiles on an AppendList
+//
+// An append field's write is the items to append, so Set(&s.Results,
+// []int{x}) says it with a list made for the occasion, which Set keeps
+// when it does not encode it (an allocation per call, on a fan-out's
+// hottest path). Append(&s.Results, x) takes the items themselves and
+// copies them. What it should mean on a LastValue field has no good
+// answer: replacing the field with the items drops the rest of its list,
+// and appending to the node's copy (s.Results plus the items) is a
+// read-modify-write that loses a sibling's write in the same superstep and
+// has no list to start from in a Send's zero out. So it does not compile
+// there: Append takes a *AppendList[T], a list type that declares its
+// field an append channel, and a pointer to a plain []T or to any other
+// field is a compile error. A reducer tag that contradicts the type
+// (`reducer:"max"` on an AppendList) is a *SchemaError when the graph is
+// built. The alternatives were an Append on any slice that fails at run
+// time on a LastValue field (a mistake found when the node first runs,
+// not when it is written) and a marker on the Change that the hot paths
+// would check for every write.
 //
 // # Other Go agent frameworks
 //
@@ -212,8 +233,11 @@
 // copies handed back while the slot is full go to a sync.Pool, whose Get
 // and Put cost more than the slot. A small state keeps the one allocation
 // it shares with the node's write (nodeTask): that allocation is needed
-// for the write anyway. Routes and Sends functions recycle at every size,
-// and so does a Send node for the zero state it lends its function (out).
+// for the write anyway, and so does the zero state a Send node lends its
+// function (out): recycling a small one through a sync.Pool cost about 120
+// instructions a task in its Get and Put, more than its share of an
+// allocation made anyway. Routes and Sends functions recycle at every
+// size, and a Send node its larger outs.
 // A recycled copy is never shared by two tasks at once, and its content is
 // overwritten (or zeroed) before reuse.
 //

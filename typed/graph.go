@@ -31,16 +31,17 @@ type NodeFunc[S any] func(ctx context.Context, s *S) (Update[S], error)
 // decoded into A and returns its update of the graph state S, built on
 // out, a zero S the layer lends it for that:
 //
-//	return typed.Write(out, typed.Set(&out.Results, []int{arg.N * 2})), nil
+//	return typed.Write(out, typed.Append(&out.Results, arg.N*2)), nil
 //
 // A Send's node reads no state (LangGraph hands it the argument alone), but
 // an Update names its fields by their address in a struct (see "Why
 // Set(&s.Field, value)" in the package doc), so it needs one. A struct of
 // the node's own (var out S) would do as well, but its address in the
 // Update moves it to the heap: one allocation per task, the size of S, on
-// the hottest path of a fan-out. out is recycled instead, with the rule
-// NodeFunc's s has: it is valid until the node returns, and what the node
-// hands back is encoded first.
+// the hottest path of a fan-out. out is allocated with the node's write
+// instead (a state of up to 256 bytes) or recycled (a larger one), with
+// the rule NodeFunc's s has: it is valid until the node returns, and what
+// the node hands back is encoded first.
 type SendFunc[S, A any] func(ctx context.Context, arg A, out *S) (Update[S], error)
 
 // RouteFunc picks the next node of a conditional edge (or engine.End) from
