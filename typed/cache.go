@@ -163,6 +163,9 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 	}
 	copyState(dst, c.ptr)
 	c.mu.Unlock()
+	if len(s.unshared) == 0 {
+		return nil
+	}
 	return s.decodeFields(s.unshared, state, dst)
 }
 

@@ -449,7 +449,7 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 		return nil, nil
 	}
 	if base == nil {
-		return nil, fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
+		return nil, nilBase(s)
 	}
 	var out engine.Update
 	if cap(buf) >= len(changes) {
@@ -457,35 +457,45 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 	} else {
 		out = make(engine.Update, len(changes))
 	}
-	hint := 0
+	slots := s.writes
+	hint := 0 // the field after the last one found: a node that sets several fields usually sets them in order
 	for i := range changes {
 		c := &changes[i]
 		pt, addr := ifaceWords(&c.ptr) // c.ptr holds a pointer: its data word is the address
-		var f *field
-		ok := false
-		// The field after the last one found, checked here: a node that
-		// sets several fields usually sets them in order.
-		if off := uintptr(addr) - uintptr(base); hint < len(s.offsets) && s.offsets[hint] == off && s.fields[hint].ptrType == pt {
-			f, ok = &s.fields[hint], true
-		} else if uintptr(addr) >= uintptr(base) {
-			f, ok = s.fieldFor(off, pt, hint)
+		off := uintptr(addr) - uintptr(base)
+		if hint >= len(slots) || slots[hint].offset != off || slots[hint].ptrType != pt {
+			f, ok := (*field)(nil), false
+			if uintptr(addr) >= uintptr(base) {
+				f, ok = s.fieldFor(off, pt, hint)
+			}
+			if !ok {
+				return nil, notAField(s, i+1, pt)
+			}
+			hint = f.order
 		}
-		if !ok {
-			return nil, notAField(s, i+1, pt)
-		}
-		hint = f.order + 1
-		out[i].Key = f.key
-		if vt, _ := ifaceWords(&c.value); vt != f.valType && f.valType != nil { // f.encoded's first case, inline
+		w := &slots[hint]
+		out[i].Key = w.key
+		if vt, _ := ifaceWords(&c.value); vt != w.valType && w.valType != nil { // field.encoded's first case, inline
 			out[i].Value = c.value
 		} else {
-			v, err := f.engineValue(&c.value)
+			v, err := s.fields[hint].engineValue(&c.value)
 			if err != nil {
 				return nil, err
 			}
 			out[i].Value = v
 		}
+		hint++
 	}
 	return out, nil
+}
+
+// nilBase is pairs' error for an Update built on a nil pointer (a call
+// of its own: pairs runs for every node that sets several fields, and its
+// code is read into the cache each time).
+//
+//go:noinline
+func nilBase(s *schema) error {
+	return fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
 }
 
 // resolve resolves u's changes to ordered state writes, in buf when an
@@ -532,6 +542,9 @@ func notAField(s *schema, i int, pt unsafe.Pointer) error {
 // encoded — takes a small frame, and everything else, errors included,
 // is nodeResult's.
 func (s *schema) nodeOutput(name string, u *update, out *engine.Update) (any, error) {
+	if r := u.rest(); r != nil && r.more == nil && r.writes != nil {
+		return boxed(&r.writes), nil // resolved at Write, and never changed again
+	}
 	if u.off != inRest && u.typ != nil {
 		if f := s.fieldAt(u.off, u.typ); f != nil && f.encoded(&u.value) {
 			if out == nil || cap(*out) == 0 {
