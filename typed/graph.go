@@ -111,7 +111,7 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 			s, dirty = g.states.get()
 		}
 		if err := g.decodeInput(ctx, input, s, dirty, true); err != nil {
-			return nil, fmt.Errorf("node %q: %w", name, err)
+			return nil, nodeError(name, err)
 		}
 		u, err := fn(ctx, s)
 		if err != nil {
@@ -125,6 +125,13 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 	}, opts...)
 	return g
 }
+
+// nodeError is err of node name's input (a call of its own: the closure
+// that calls it runs for every task, and its code is read into the
+// instruction cache each time).
+//
+//go:noinline
+func nodeError(name string, err error) error { return fmt.Errorf("node %q: %w", name, err) }
 
 // nodeTaskMaxState is the largest state a nodeTask holds; a larger one is
 // recycled (statePool). A small copy costs one allocation shared with the

@@ -394,6 +394,15 @@ func (s *schema) fieldAt(off uintptr, pt unsafe.Pointer) *field {
 	return nil
 }
 
+// atOffsetIndex is the index of the first field at offset off by the
+// offset table, or -1 (none, or a struct too large for the table).
+func (s *schema) atOffsetIndex(off uintptr) int {
+	if off < uintptr(len(s.atOffset)) {
+		return int(s.atOffset[off]) - 1
+	}
+	return -1
+}
+
 // fieldFor is the field at offset off whose pointers have the runtime type
 // pt. Fields are in struct order, so by offset; a zero-size field shares
 // its offset with the next one, and a nested field's with its parent,

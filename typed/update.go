@@ -464,14 +464,19 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 		pt, addr := ifaceWords(&c.ptr) // c.ptr holds a pointer: its data word is the address
 		off := uintptr(addr) - uintptr(base)
 		if hint >= len(slots) || slots[hint].offset != off || slots[hint].ptrType != pt {
-			f, ok := (*field)(nil), false
-			if uintptr(addr) >= uintptr(base) {
-				f, ok = s.fieldFor(off, pt, hint)
+			// Not the next field: the offset table's, else a search.
+			if j := s.atOffsetIndex(off); j >= 0 && slots[j].ptrType == pt {
+				hint = j
+			} else {
+				f, ok := (*field)(nil), false
+				if uintptr(addr) >= uintptr(base) {
+					f, ok = s.fieldFor(off, pt, hint)
+				}
+				if !ok {
+					return nil, notAField(s, i+1, pt)
+				}
+				hint = f.order
 			}
-			if !ok {
-				return nil, notAField(s, i+1, pt)
-			}
-			hint = f.order
 		}
 		w := &slots[hint]
 		out[i].Key = w.key
