@@ -214,11 +214,19 @@ func (s *schema) refreshWhole(c *stateCache, keys []keySlot, state map[string]an
 	}
 	c.value.Elem().SetZero() // by key, every key: refreshCache takes the changed ones
 	for key := range keys {
-		if keys[key].shared {
-			x, ok := kv.Value(key)
-			if err := s.fields[keys[key].field].setShared(c, x, ok); err != nil {
-				return err
+		k := &keys[key]
+		if !k.shared {
+			continue
+		}
+		x, ok := kv.Value(key)
+		if ok && k.fast == fastInt { // the usual field, inline (a run's first node reads every key)
+			if n, whole := wholeInt(x); whole {
+				*(*int)(unsafe.Add(c.ptr, k.offset)) = n
+				continue
 			}
+		}
+		if err := s.fields[k.field].setShared(c, x, ok); err != nil {
+			return err
 		}
 	}
 	return nil
