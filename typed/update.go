@@ -32,12 +32,16 @@ func Set[T any](field *T, value T) Change {
 	// Built-in scalars are encoded here, where their type is known without
 	// reflect: a node's update then costs what a map node's costs.
 	// The any(value) below must not escape, or every Set would allocate
-	// it: each case stores its typed v, never the interface.
-	switch v := any(value).(type) {
-	case int:
+	// it: each case stores its typed v, never the interface. An int, the
+	// usual field, is tested first, by one compare of its type (the
+	// switch looks the type's hash up in a table first).
+	if v, ok := any(value).(int); ok {
 		if i := int64(v); i >= -(1<<53) && i <= 1<<53 {
 			return Change{ptr: field, value: float64(v)}
 		}
+		return Change{ptr: field, value: value}
+	}
+	switch v := any(value).(type) {
 	case float64:
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
 			return Change{ptr: field, value: v}
