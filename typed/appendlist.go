@@ -52,18 +52,9 @@ func Append[T any](field *AppendList[T], items ...T) Change {
 	// The encodings of Set, on the items' list, which does not escape:
 	// each case reads it, none keeps it.
 	switch l := any(items).(type) {
-	case []int:
-		if len(l) == 1 && int64(l[0]) >= -(1<<53) && int64(l[0]) <= 1<<53 {
-			b := new(oneList[float64]) // in Append's frame: see Set
-			b.v = float64(l[0])
-			return Change{ptr: field, value: b.boxed(float64Type)}
-		}
-		if out := encodeIntList(l); out != nil {
+	case []int, []string:
+		if out := encodeList(l); out != nil {
 			return Change{ptr: field, value: out}
-		}
-	case []string:
-		if l != nil {
-			return Change{ptr: field, value: encodeStrings(l)}
 		}
 	}
 	own := make(AppendList[T], len(items))

@@ -50,23 +50,36 @@ func Set[T any](field *T, value T) Change {
 		return Change{ptr: field, value: v}
 	case bool:
 		return Change{ptr: field, value: v}
-	case []int:
-		if len(v) == 1 && int64(v[0]) >= -(1<<53) && int64(v[0]) <= 1<<53 {
-			// A list of one, in Set's own frame: its allocation is one
-			// frame shallower on a fan-out task's stack (see oneList).
-			b := new(oneList[float64])
-			b.v = float64(v[0])
-			return Change{ptr: field, value: b.boxed(float64Type)}
-		}
-		if out := encodeIntList(v); out != nil {
+	case []int, []string:
+		if out := encodeList(v); out != nil {
 			return Change{ptr: field, value: out}
-		}
-	case []string:
-		if v != nil {
-			return Change{ptr: field, value: encodeStrings(v)}
 		}
 	}
 	return Change{ptr: field, value: value}
+}
+
+// encodeList is Set's and Append's encoding of a []int or a []string, or
+// nil for a list it leaves to the field's codec (a nil []string, an int
+// beyond ±2^53). It keeps nothing of l.
+func encodeList(l any) any {
+	switch v := l.(type) {
+	case []int:
+		if len(v) == 1 && int64(v[0]) >= -(1<<53) && int64(v[0]) <= 1<<53 {
+			// A list of one, the usual append, here and not in
+			// encodeIntList: a frame less on a fan-out task's stack.
+			b := new(oneList[float64])
+			b.v = float64(v[0])
+			return b.boxed(float64Type)
+		}
+		if out := encodeIntList(v); out != nil {
+			return out
+		}
+	case []string:
+		if v != nil {
+			return encodeStrings(v)
+		}
+	}
+	return nil
 }
 
 // encodeIntList is a non-nil []int as engine values, boxed, or nil when
