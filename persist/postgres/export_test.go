@@ -95,8 +95,8 @@ func RunGroupOfOne(ctx context.Context, s *Store, thread string, safe, writes bo
 	if safe {
 		safeAt = 1
 	}
-	claimed, err := s.runGroup(ctx, safeAt, 1, a, 1)
-	if err != nil {
+	m := &member{thread: thread}
+	if err := s.runGroup(ctx, safeAt, 1, a, []*member{m}); err != nil {
 		return 0, rows, err
 	}
 	for i, table := range []string{"writes", "blobs", "checkpoints"} {
@@ -105,5 +105,8 @@ func RunGroupOfOne(ctx context.Context, s *Store, thread string, safe, writes bo
 			return 0, rows, err
 		}
 	}
-	return claimed[thread], rows, nil
+	if m.claimed {
+		seq = m.seq
+	}
+	return seq, rows, nil
 }

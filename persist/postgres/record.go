@@ -101,9 +101,10 @@ type metaRecord struct {
 	Extra   map[string]json.RawMessage `json:"extra"`
 }
 
+// encodeMeta returns md's encoding.
 func encodeMeta(md engine.Metadata) (json.RawMessage, error) {
 	if md.Extra == nil {
-		// One allocation for most: no record to build.
+		// One allocation: no record to build.
 		return appendPlainMetaJSON(make([]byte, 0, 128), md.Source, md.Step, md.Parents), nil
 	}
 	r := metaRecord{Source: md.Source, Step: md.Step, Parents: md.Parents}

@@ -53,7 +53,7 @@ func TestRecordJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, depth := encodeNewRecord(4, int64(i)-5, c.upd, c.meta, c.st, c.parent)
+		got, depth := encodeNewRecord(4, int64(i)-5, c.upd, c.meta, nil, c.st, c.parent)
 		if got[0] != recordFormat || string(got[1:]) != string(want) || depth != rec.Depth {
 			t.Errorf("record %d:\n got %q depth %d\nwant %q depth %d", i, got, depth, append([]byte{recordFormat}, want...), rec.Depth)
 		}

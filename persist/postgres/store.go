@@ -86,6 +86,7 @@ type Store struct {
 	observed    map[string]int64 // thread -> sequence this store last saw
 	heads       map[nsKey]*head  // the latest checkpoint this store put or loaded per namespace
 	queues      map[string]*threadQueue
+	spare       []*threadQueue   // queues of threads gone idle, for reuse (see settle)
 	open        *group           // the group threads that want a commit join
 	inFlight    int              // groups being sent
 	maxInFlight int              // Options.ConcurrentCommits
