@@ -368,8 +368,8 @@ func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member)
 	// Rows are locked in thread order, so two stores' groups that share
 	// threads cannot deadlock.
 	slices.SortFunc(ms, func(a, b *member) int { return strings.Compare(a.thread, b.thread) })
-	a := s.params.Get().(*groupParams)
-	defer s.params.Put(a)
+	a := s.params.get()
+	defer s.params.put(a)
 	a.reset()
 	a.col[pWriter].text(s.writer)
 	for _, m := range ms {
