@@ -346,8 +346,11 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 	if err := checkID("task id", taskID, maxIDLen, true); err != nil {
 		return queued, err
 	}
-	if len(writes) == 0 {
+	switch len(writes) {
+	case 0:
 		return queued, nil
+	case 1:
+		return s.queueWrite(cfg, taskID, writes[0])
 	}
 	// ops[0] holds the special writes, ops[1] the regular ones; only
 	// those used are queued (and leave the stack).
@@ -384,6 +387,33 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 			queued[i] = o
 		}
 	}
+	return queued, nil
+}
+
+// queueWrite is queueWrites for a task's one write (a node's usual
+// result): the op and its write are one allocation.
+func (s *Store) queueWrite(cfg engine.Config, taskID string, w engine.Write) (queued [2]*op, err error) {
+	if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
+		return queued, err
+	}
+	enc, err := engine.EncodeValue(w.Value)
+	if err != nil {
+		return queued, fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
+	}
+	x := &struct {
+		o op
+		w [1]taskWrite
+	}{o: op{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID}}
+	slot, kind := int64(engine.WriteSlot(w.Channel, 0)), 1
+	if slot < 0 {
+		kind = 0 // special
+	} else {
+		x.o.nullRun = taskID == engine.NullTaskID
+	}
+	x.w[0] = taskWrite{slot, w.Channel, enc}
+	x.o.writes = x.w[:]
+	s.enqueue(cfg.ThreadID, &x.o)
+	queued[kind] = &x.o
 	return queued, nil
 }
 
