@@ -166,7 +166,11 @@ func appendPlainMetaJSON(b []byte, source string, step int, parents map[string]s
 	b = append(b, `,"step":`...)
 	b = strconv.AppendInt(b, int64(step), 10)
 	b = append(b, `,"parents":`...)
-	b = jsonw.Object(b, parents, jsonw.String)
+	if parents != nil && len(parents) == 0 {
+		b = append(b, "{}"...) // the loop's usual: no map iteration to start
+	} else {
+		b = jsonw.Object(b, parents, jsonw.String)
+	}
 	return append(b, `,"extra":null}`...)
 }
 
