@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -129,11 +130,22 @@ type cpuSpan struct {
 	wal            int64
 	app            string                // the store's application_name, or ""
 	backends       map[int]time.Duration // CPU so far of the server processes serving app
+	gc             []metrics.Sample      // this process's garbage collections so far (gcMetrics)
+}
+
+// gcMetrics are the collector's cycles and its CPU time (the runtime's
+// estimate: stop-the-world phases count wall time times GOMAXPROCS, idle
+// mark workers their time), read at a span's start and end: a store's
+// allocations cost the client their collections.
+func gcMetrics() []metrics.Sample {
+	m := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(m)
+	return m
 }
 
 func startCPU(b *testing.B, conn *pgx.Conn, app string) *cpuSpan {
 	m := newCPUMeter(conn)
-	sp := &cpuSpan{m: m, conn: conn, syncs: walSyncs(conn), wal: walPosition(conn), app: app, backends: m.backends(conn, app)}
+	sp := &cpuSpan{m: m, conn: conn, syncs: walSyncs(conn), wal: walPosition(conn), app: app, backends: m.backends(conn, app), gc: gcMetrics()}
 	sp.client, sp.server = m.sample()
 	return sp
 }
@@ -164,6 +176,10 @@ func (sp *cpuSpan) report(b *testing.B) {
 	c, s := sp.m.sample()
 	if b.N == 0 {
 		return
+	}
+	if gc := gcMetrics(); gc[0].Value.Kind() == metrics.KindUint64 && gc[1].Value.Kind() == metrics.KindFloat64 {
+		b.ReportMetric(float64(gc[0].Value.Uint64()-sp.gc[0].Value.Uint64())*1000/float64(b.N), "gc-cycles/kop")
+		b.ReportMetric((gc[1].Value.Float64()-sp.gc[1].Value.Float64())*1e6/float64(b.N), "client-gc-cpu-µs/op")
 	}
 	// Commits per flush: how many commits of concurrent threads share
 	// one fsync (other sessions of the server count too).
