@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/metrics"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -266,8 +265,13 @@ type chatThread struct {
 	s        *postgres.Store
 	name, th string
 	i        int
-	msgs     []any
-	parent   string
+	// msgs is the list's storage, grown by doubling: each checkpoint
+	// gets msgs[:n:n], which no later append can change, as the engine's
+	// append reducer hands out its channel's list (engine
+	// reducerChannel.appendAll: a superstep costs what it appends, not a
+	// copy of the list).
+	msgs   []any
+	parent string
 }
 
 // step saves the thread's next superstep.
@@ -279,7 +283,8 @@ func (c *chatThread) step() error {
 	}
 	v := engine.Version(i)
 	msg := map[string]any{"role": "ai", "content": fmt.Sprintf("message %d", i)}
-	c.msgs = append(slices.Clip(c.msgs), msg)
+	c.msgs = append(c.msgs, msg)
+	msgs := c.msgs[:len(c.msgs):len(c.msgs)]
 	// The superstep's one task is its last to finish: the engine defers
 	// its writes to the checkpoint's commit and waits for them after the
 	// Put (engine.WriteDeferrer).
@@ -291,12 +296,12 @@ func (c *chatThread) step() error {
 		}
 	}
 	cp := &engine.Checkpoint{V: 4, ID: fmt.Sprintf("%032x", i), TS: time.Now(),
-		ChannelValues:   map[string]any{"messages": c.msgs, "step": float64(i)},
+		ChannelValues:   map[string]any{"messages": msgs, "step": float64(i)},
 		ChannelVersions: map[string]engine.Version{"messages": v, "step": v},
 		VersionsSeen:    map[string]map[string]engine.Version{"agent": {"messages": v - 1}},
 		// The engine records that the list only grew, as it does for an
 		// append reducer's channel.
-		Appends: map[string]engine.ListAppend{"messages": {From: v - 1, Len: len(c.msgs) - 1}},
+		Appends: map[string]engine.ListAppend{"messages": {From: v - 1, Len: len(msgs) - 1}},
 	}
 	if _, err := c.s.Put(ctx, engine.Config{ThreadID: c.th, CheckpointID: c.parent}, cp, engine.Metadata{Source: "loop", Step: i}, nil); err != nil {
 		return err
