@@ -99,14 +99,64 @@ func RunGroupOfOne(ctx context.Context, s *Store, thread string, safe, writes bo
 	if err := s.runGroup(ctx, safeAt, 1, a, []*member{m}); err != nil {
 		return 0, rows, err
 	}
-	for i, table := range []string{"writes", "blobs", "checkpoints"} {
-		q := "SELECT count(*) FROM " + pgx.Identifier{s.schema, table}.Sanitize() + " WHERE thread = $1"
-		if err := s.pool.QueryRow(ctx, q, bs(thread)).Scan(&rows[i]); err != nil {
-			return 0, rows, err
-		}
+	if rows, err = RowCounts(ctx, s, thread); err != nil {
+		return 0, rows, err
 	}
 	if m.claimed {
 		seq = m.seq
 	}
 	return seq, rows, nil
+}
+
+// RunGroup runs the plain group statement (the create variant when
+// create is set) for threads, each with the sequence this store last saw
+// of it (observed, -1: never) and one blob and one checkpoint row, and
+// returns the statement's error.
+func RunGroup(ctx context.Context, s *Store, threads []string, observed []int64, create bool) error {
+	a := new(groupParams)
+	a.reset()
+	a.col[pWriter].text(s.writer)
+	ms := make([]*member, len(threads))
+	for i, thread := range threads {
+		ms[i] = &member{thread: thread, observed: observed[i]}
+		a.col[pThreads].text(thread)
+		a.col[pObserved].int8(observed[i])
+		for j, v := range []string{thread, "", "count"} {
+			a.col[pBThread+j].text(v)
+		}
+		a.col[pBVer].int8(100)
+		a.col[pBHash].int8(200)
+		a.col[pBRoot].int8(100)
+		a.col[pBBaseVer].null()
+		a.col[pBBaseHash].null()
+		a.col[pBDepth].int4(0)
+		a.col[pBHas].bool(true)
+		a.col[pBData].bytea([]byte("v"))
+		for j, v := range []string{thread, "", "group-cp"} {
+			a.col[pCThread+j].text(v)
+		}
+		a.col[pCParent].null()
+		a.col[pCBase].text("group-cp")
+		a.col[pCDepth].int4(0)
+		a.col[pCSource].text("loop")
+		a.col[pCStep].int4(1)
+		a.col[pCRec].bytea([]byte("r"))
+	}
+	createAt := 0
+	if create {
+		createAt = 1
+	}
+	return s.runGroup(ctx, 0, createAt, a, ms)
+}
+
+// RowCounts returns the rows of thread in writes, blobs, checkpoints and
+// threads.
+func RowCounts(ctx context.Context, s *Store, thread string) (rows [3]int, err error) {
+	for i, table := range []string{"writes", "blobs", "checkpoints"} {
+		q := "SELECT count(*) FROM " + pgx.Identifier{s.schema, table}.Sanitize() + " WHERE thread = $1"
+		if err := s.pool.QueryRow(ctx, q, bs(thread)).Scan(&rows[i]); err != nil {
+			return rows, err
+		}
+	}
+	return rows, nil
 }
