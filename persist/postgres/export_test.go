@@ -58,52 +58,19 @@ func GroupsSent(s *Store) (groups, threads int64) {
 // statement gave the thread (0 if it did not claim it) and the rows then
 // stored in writes, blobs and checkpoints.
 func RunGroupOfOne(ctx context.Context, s *Store, thread string, safe, writes bool) (seq int64, rows [3]int, err error) {
-	a := new(groupParams)
-	a.reset()
-	a.col[pWriter].text(s.writer)
-	a.col[pThreads].text(thread)
-	a.col[pObserved].int8(-1)
-	if writes {
-		for i, v := range []string{thread, "", "cp1", "task"} {
-			a.col[pWThread+i].text(v)
-		}
-		a.col[pWSlot].int8(0)
-		a.col[pWChan].text("count")
-		a.col[pWValue].bytea([]byte("1"))
-	}
-	for i, v := range []string{thread, "", "count"} {
-		a.col[pBThread+i].text(v)
-	}
-	a.col[pBVer].int8(1)
-	a.col[pBHash].int8(2)
-	a.col[pBRoot].int8(3)
-	a.col[pBBaseVer].null()
-	a.col[pBBaseHash].null()
-	a.col[pBDepth].int4(0)
-	a.col[pBHas].bool(true)
-	a.col[pBData].bytea([]byte("v"))
-	for i, v := range []string{thread, "", "cp2"} {
-		a.col[pCThread+i].text(v)
-	}
-	a.col[pCParent].text("cp1")
-	a.col[pCBase].text("cp2")
-	a.col[pCDepth].int4(0)
-	a.col[pCSource].text("loop")
-	a.col[pCStep].int4(1)
-	a.col[pCRec].bytea([]byte("r"))
+	a, ms := groupOf(s, []string{thread}, []int64{-1}, writes)
 	safeAt := 0
 	if safe {
 		safeAt = 1
 	}
-	m := &member{thread: thread}
-	if err := s.runGroup(ctx, safeAt, 1, a, []*member{m}); err != nil {
+	if err := s.runGroup(ctx, safeAt, 1, a, ms); err != nil {
 		return 0, rows, err
 	}
 	if rows, err = RowCounts(ctx, s, thread); err != nil {
 		return 0, rows, err
 	}
-	if m.claimed {
-		seq = m.seq
+	if ms[0].claimed {
+		seq = ms[0].seq
 	}
 	return seq, rows, nil
 }
@@ -113,6 +80,18 @@ func RunGroupOfOne(ctx context.Context, s *Store, thread string, safe, writes bo
 // of it (observed, -1: never) and one blob and one checkpoint row, and
 // returns the statement's error.
 func RunGroup(ctx context.Context, s *Store, threads []string, observed []int64, create bool) error {
+	a, ms := groupOf(s, threads, observed, false)
+	createAt := 0
+	if create {
+		createAt = 1
+	}
+	return s.runGroup(ctx, 0, createAt, a, ms)
+}
+
+// groupOf is a group's parameters and members for threads (sorted), each
+// with its observed sequence, a blob, a checkpoint cp2 (child of cp1) and,
+// with writes, a task write at cp1.
+func groupOf(s *Store, threads []string, observed []int64, writes bool) (*groupParams, []*member) {
 	a := new(groupParams)
 	a.reset()
 	a.col[pWriter].text(s.writer)
@@ -121,32 +100,36 @@ func RunGroup(ctx context.Context, s *Store, threads []string, observed []int64,
 		ms[i] = &member{thread: thread, observed: observed[i]}
 		a.col[pThreads].text(thread)
 		a.col[pObserved].int8(observed[i])
+		if writes {
+			for j, v := range []string{thread, "", "cp1", "task"} {
+				a.col[pWThread+j].text(v)
+			}
+			a.col[pWSlot].int8(0)
+			a.col[pWChan].text("count")
+			a.col[pWValue].bytea([]byte("1"))
+		}
 		for j, v := range []string{thread, "", "count"} {
 			a.col[pBThread+j].text(v)
 		}
-		a.col[pBVer].int8(100)
-		a.col[pBHash].int8(200)
-		a.col[pBRoot].int8(100)
+		a.col[pBVer].int8(1)
+		a.col[pBHash].int8(2)
+		a.col[pBRoot].int8(3)
 		a.col[pBBaseVer].null()
 		a.col[pBBaseHash].null()
 		a.col[pBDepth].int4(0)
 		a.col[pBHas].bool(true)
 		a.col[pBData].bytea([]byte("v"))
-		for j, v := range []string{thread, "", "group-cp"} {
+		for j, v := range []string{thread, "", "cp2"} {
 			a.col[pCThread+j].text(v)
 		}
-		a.col[pCParent].null()
-		a.col[pCBase].text("group-cp")
+		a.col[pCParent].text("cp1")
+		a.col[pCBase].text("cp2")
 		a.col[pCDepth].int4(0)
 		a.col[pCSource].text("loop")
 		a.col[pCStep].int4(1)
 		a.col[pCRec].bytea([]byte("r"))
 	}
-	createAt := 0
-	if create {
-		createAt = 1
-	}
-	return s.runGroup(ctx, 0, createAt, a, ms)
+	return a, ms
 }
 
 // RowCounts returns the rows of thread in writes, blobs, checkpoints and
