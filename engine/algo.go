@@ -86,12 +86,18 @@ type channelState struct {
 	// so checkpoints are keptCheckpoints, carved from slabs (see
 	// newKept).
 	kept bool
-	// slab holds the checkpoints not handed out yet; made counts those
-	// handed out (a slab's size follows it).
-	slab []keptCheckpoint
-	made int
-	// ids holds the room not handed out yet for checkpoint ids (idRoom).
-	ids []byte
+	// slab holds checkpoints, those from slabAt on not handed out yet;
+	// made counts those handed out (a slab's size follows it). The slab
+	// stays put while it is handed out, and only the count moves: moving
+	// the slice would be a pointer write a checkpoint, through the write
+	// barrier while the collector marks.
+	slab   []keptCheckpoint
+	slabAt int
+	made   int
+	// ids holds room for checkpoint ids (idRoom), from idsAt on not
+	// handed out yet (it stays put, as slab does).
+	ids   []byte
+	idsAt int
 	// updatedIDs holds the room not handed out yet for a kept run's
 	// updated-channel lists, by id (keepUpdated).
 	updatedIDs []int32
@@ -1281,11 +1287,11 @@ const checkpointSlabMax = 8192 / int(unsafe.Sizeof(keptCheckpoint{}))
 // whose saver does not keep every checkpoint makes each on its own: a
 // slab would keep the siblings of any checkpoint it holds.
 func (cs *channelState) newKept() *keptCheckpoint {
-	if len(cs.slab) == 0 {
-		cs.slab = make([]keptCheckpoint, min(max(cs.made, 2), checkpointSlabMax))
+	if cs.slabAt == len(cs.slab) {
+		cs.slab, cs.slabAt = make([]keptCheckpoint, min(max(cs.made, 2), checkpointSlabMax)), 0
 	}
-	c := &cs.slab[0]
-	cs.slab = cs.slab[1:]
+	c := &cs.slab[cs.slabAt]
+	cs.slabAt++
 	cs.made++
 	return c
 }
@@ -1295,11 +1301,11 @@ func (cs *channelState) newKept() *keptCheckpoint {
 // slab holds), where each id was an allocation of its own that the
 // collector marked again in every cycle. A chunk holds no pointer.
 func (cs *channelState) idRoom() *[idLen]byte {
-	if len(cs.ids) < idLen {
-		cs.ids = make([]byte, idLen*min(max(cs.made, 2), checkpointSlabMax))
+	if len(cs.ids)-cs.idsAt < idLen {
+		cs.ids, cs.idsAt = make([]byte, idLen*min(max(cs.made, 2), checkpointSlabMax)), 0
 	}
-	b := (*[idLen]byte)(cs.ids)
-	cs.ids = cs.ids[idLen:]
+	b := (*[idLen]byte)(cs.ids[cs.idsAt:])
+	cs.idsAt += idLen
 	return b
 }
 
@@ -1322,13 +1328,13 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 		cs.sc().present = present[:0]
 	}()
 	if len(present) > len(cs.chans)/2 {
-		all := slices.Clone(*cs.g.noValues.base)
+		all := slices.Clone(cs.g.noValues.base())
 		for _, e := range present {
 			all[e.id] = e.val
 		}
 		return denseBase(all)
 	}
-	return idFrozen[any]{delta: slices.Clone(present), parent: cs.g.noValues}
+	return deltaOver(slices.Clone(present), cs.g.noValues)
 }
 
 // versionsBase is a full snapshot of the versions and versions_seen
@@ -1342,7 +1348,7 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 // is not worth counting them there.
 func (cs *channelState) versionsBase() idFrozen[Version] {
 	n := cs.verIndexLen()
-	if zero := cs.g.noVersions; cs.verLog.last == nil && zero != nil && len(*zero.base) == n {
+	if zero := cs.g.noVersions; cs.verLog.last == nil && zero != nil && int(zero.n) == n {
 		if set := setSlots(cs.ver) + setSlots(cs.seenV) + setFlags(cs.seenRan); 2*set <= n {
 			delta := make([]idEntry[Version], 0, set)
 			delta = appendSet(delta, cs.ver, 0)
@@ -1353,7 +1359,7 @@ func (cs *channelState) versionsBase() idFrozen[Version] {
 					delta = append(delta, idEntry[Version]{int32(at + i), 1})
 				}
 			}
-			return idFrozen[Version]{delta: delta, parent: zero}
+			return deltaOver(delta, zero)
 		}
 	}
 	return denseBase(cs.allIndexed())

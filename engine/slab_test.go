@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -85,11 +86,18 @@ func TestCheckpointSlabs_OnlyForKeptRuns(t *testing.T) {
 		t.Fatalf("not kept: slab %d, made %d", len(cs.slab), cs.made)
 	}
 	cs.kept = true
+	var kcs []*keptCheckpoint
 	for i := 0; i < 3*checkpointSlabMax; i++ {
-		cs.testCheckpoint("x", planHint{})
+		_, kc := cs.checkpoint(fmt.Sprint("x", i), time.Time{}, planHint{})
+		kcs = append(kcs, kc)
 	}
-	if cs.made != 3*checkpointSlabMax || len(cs.slab) >= checkpointSlabMax {
-		t.Fatalf("kept: made %d, %d left in the slab", cs.made, len(cs.slab))
+	for i, kc := range kcs { // each its own: none written over by a later one
+		if kc.id != fmt.Sprint("x", i) {
+			t.Fatalf("kept: checkpoint %d's id became %q", i, kc.id)
+		}
+	}
+	if cs.made != 3*checkpointSlabMax || len(cs.slab)-cs.slabAt >= checkpointSlabMax {
+		t.Fatalf("kept: made %d, %d left in the slab", cs.made, len(cs.slab)-cs.slabAt)
 	}
 	// Once slabs are full size, a checkpoint costs 1/checkpointSlabMax of an allocation
 	// (AllocsPerRun truncates to 0); each on its own costs one.
