@@ -17,13 +17,15 @@ type MemorySaver struct {
 	threads map[string]map[string]*memNamespace // thread -> ns -> checkpoints
 	// last is the namespace a write found last: a run writes its thread's
 	// one namespace twice a superstep (writes, checkpoint); rec is the
-	// record last put there (nil: none since), which a run's next writes
-	// are saved against. Records never move (chunks), and go only with
-	// their thread (DeleteThread).
+	// record last put there, by its place + 1 (0: none since), which a
+	// run's next writes are saved against. Records never move (chunks),
+	// and go only with their thread (DeleteThread). A place, not a
+	// pointer: it changes every superstep, and a pointer stored is a write
+	// through the barrier while the collector marks.
 	last struct {
 		thread, ns string
 		n          *memNamespace
-		rec        *memRecord
+		rec        int32
 	}
 }
 
@@ -37,8 +39,11 @@ type memNamespace struct {
 	// by the collector (one of pointers was marked again by every cycle).
 	order []int32
 	// chunks hold the records, many to an allocation, in the order they
-	// were made: a namespace's records live as long as it does.
+	// were made: a namespace's records live as long as it does. made
+	// counts them; chunks are made whole and stay as they are (a record
+	// made costs no pointer write).
 	chunks [][]memRecord
+	made   int32
 	// orphans holds writes against ids with no checkpoint (yet): the
 	// contract takes them, and a later Put of that id adopts them.
 	orphans map[string]*memWrites
@@ -68,20 +73,22 @@ const memChunk = 8192 / int(unsafe.Sizeof(memRecord{}))
 
 // newRecord returns a new zero record and its place.
 func (n *memNamespace) newRecord() (*memRecord, int32) {
-	k := len(n.chunks)
-	if k == 0 || len(n.chunks[k-1]) == memChunk {
-		n.chunks = append(n.chunks, make([]memRecord, 0, memChunk))
-		k++
+	p := n.made
+	if int(p) == len(n.chunks)*memChunk {
+		n.chunks = append(n.chunks, make([]memRecord, memChunk))
 	}
-	c := &n.chunks[k-1]
-	*c = (*c)[:len(*c)+1]
-	return &(*c)[len(*c)-1], int32((k-1)*memChunk + len(*c) - 1)
+	n.made++
+	return n.place(p), p
+}
+
+// place is the record at place p.
+func (n *memNamespace) place(p int32) *memRecord {
+	return &n.chunks[int(p)/memChunk][int(p)%memChunk]
 }
 
 // at returns the i-th record in id order.
 func (n *memNamespace) at(i int) *memRecord {
-	p := int(n.order[i])
-	return &n.chunks[p/memChunk][p%memChunk]
+	return n.place(n.order[i])
 }
 
 // find returns where id is or would go in n.order.
@@ -344,7 +351,13 @@ func (r memTask) id(g *Graph, cpID, ns string, step int) string {
 // task's writes: a task saved by id names the others first (name), and a
 // task saved by reference is saved by id once another is.
 type memWrites struct {
-	entries []memWrite
+	// over holds the entries once they outgrow first (capacity c; nil
+	// while they fit in first); n counts them. A pointer and a count,
+	// not a slice (24 bytes in every record), and no slice pointing into
+	// the record itself (a pointer write a superstep, through the write
+	// barrier while the collector marks).
+	over *memWrite
+	n, c int32
 	// more holds the ids of tasks saved by id and the index of tasks:
 	// nil for a run's usual checkpoint, whose tasks are by reference and
 	// few (a pointer, where they were 40 bytes in every record).
@@ -429,8 +442,9 @@ func (w *memWrites) from(task memTask) int {
 		}
 		return -1
 	}
-	for i := range w.entries {
-		if w.entries[i].key.task == task {
+	es := w.entries()
+	for i := range es {
+		if es[i].key.task == task {
 			return i
 		}
 	}
@@ -441,8 +455,9 @@ func (w *memWrites) indexed() bool { return w.more != nil && w.more.tasks != nil
 
 // find returns where k's write is, looking from entry i on, or -1.
 func (w *memWrites) find(k memWriteKey, i int) int {
-	for ; i >= 0 && i < len(w.entries); i++ {
-		if w.entries[i].key == k {
+	es := w.entries()
+	for ; i >= 0 && i < len(es); i++ {
+		if es[i].key == k {
 			return i
 		}
 	}
@@ -453,21 +468,44 @@ func (w *memWrites) find(k memWriteKey, i int) int {
 // together. It doubles, where append grows a long slice by a quarter and
 // copies a wide superstep's writes many times over.
 func (w *memWrites) grow(n int) {
-	if w.entries == nil {
-		w.entries = w.first[:0]
+	if have := w.room(); int(w.n)+n > len(have) {
+		more := make([]memWrite, max(2*len(have), int(w.n)+n))
+		copy(more, have[:w.n])
+		w.setRoom(more)
 	}
-	if len(w.entries)+n > cap(w.entries) {
-		w.entries = append(make([]memWrite, 0, max(2*cap(w.entries), len(w.entries)+n)), w.entries...)
+}
+
+// entries are the entries, in save order (in w: do not keep).
+func (w *memWrites) entries() []memWrite { return w.room()[:w.n] }
+
+// room is where the entries are, to its capacity.
+func (w *memWrites) room() []memWrite {
+	if w.over != nil {
+		return unsafe.Slice(w.over, w.c)
 	}
+	return w.first[:]
+}
+
+// setRoom moves the entries to room (to its capacity), which holds them
+// already (or has none to hold).
+func (w *memWrites) setRoom(room []memWrite) {
+	w.over, w.c = unsafe.SliceData(room), int32(cap(room))
+}
+
+// extend adds k zero entries (room for them made first) and returns them.
+func (w *memWrites) extend(k int) []memWrite {
+	w.grow(k)
+	at := int(w.n)
+	w.n += int32(k)
+	return w.room()[at:w.n]
 }
 
 // add appends e; first says it is its task's first entry, which the
 // index of tasks then records (no lookup per write).
 func (w *memWrites) add(e memWrite, first bool) {
-	w.grow(1)
-	w.entries = append(w.entries, e)
+	w.extend(1)[0] = e
 	w.count(e.key.task, 1)
-	w.indexAdded(len(w.entries)-1, first)
+	w.indexAdded(int(w.n)-1, first)
 }
 
 // count counts n more entries of task.
@@ -488,8 +526,8 @@ func (w *memWrites) indexAdded(at int, first bool) {
 		if first {
 			w.index(at)
 		}
-	case len(w.entries) > memWritesIndexAt:
-		for i := len(w.entries) - 1; i >= 0; i-- { // the first of each task wins
+	case w.n > memWritesIndexAt:
+		for i := int(w.n) - 1; i >= 0; i-- { // the first of each task wins
 			w.index(i)
 		}
 	}
@@ -499,9 +537,9 @@ func (w *memWrites) indexAdded(at int, first bool) {
 func (w *memWrites) index(i int) {
 	x := w.moreOf()
 	if x.tasks == nil {
-		x.tasks = make(map[uint64]int, 2*len(w.entries))
+		x.tasks = make(map[uint64]int, 2*w.n)
 	}
-	x.tasks[w.entries[i].key.task.slot()] = i
+	x.tasks[w.entries()[i].key.task.slot()] = i
 }
 
 // nameWrites gives every task saved by reference its id, for the
@@ -511,8 +549,9 @@ func (r *memRecord) nameWrites(ns string) {
 	if w.lazy == 0 {
 		return
 	}
-	for i := range w.entries {
-		k := &w.entries[i].key.task
+	es := w.entries()
+	for i := range es {
+		k := &es[i].key.task
 		if k.byRef() {
 			*k = w.byID(k.id(r.lazy().g, r.id(), ns, int(w.step)))
 			w.named++
@@ -521,7 +560,7 @@ func (r *memRecord) nameWrites(ns string) {
 	w.lazy = 0
 	if w.indexed() {
 		w.more.tasks = nil
-		for i := len(w.entries) - 1; i >= 0; i-- {
+		for i := int(w.n) - 1; i >= 0; i-- {
 			w.index(i)
 		}
 	}
@@ -536,7 +575,7 @@ func (w *memWrites) put(task memTask, writes []Write) {
 	base := 0
 	if task == memNullTask {
 		// Null-task writes accumulate across calls.
-		for _, e := range w.entries {
+		for _, e := range w.entries() {
 			if e.key.task == memNullTask && e.key.slot >= 0 {
 				base++
 			}
@@ -544,7 +583,7 @@ func (w *memWrites) put(task memTask, writes []Write) {
 	}
 	// A task's writes from an earlier call are searched from its first;
 	// in this call only special writes can repeat a key.
-	earlier, batch := w.from(task), len(w.entries)
+	earlier, batch := w.from(task), int(w.n)
 	w.grow(len(writes))
 	for i, wr := range writes {
 		e := memWrite{key: memWriteKey{task, int32(WriteSlot(wr.Channel, base+i))}, channel: wr.Channel, value: wr.Value}
@@ -554,9 +593,9 @@ func (w *memWrites) put(task memTask, writes []Write) {
 		}
 		switch {
 		case at < 0:
-			w.add(e, earlier < 0 && len(w.entries) == batch) // the task's first entry
+			w.add(e, earlier < 0 && int(w.n) == batch) // the task's first entry
 		case e.key.slot < 0:
-			w.entries[at] = e // special writes replace
+			w.entries()[at] = e // special writes replace
 		}
 	}
 }
@@ -574,15 +613,14 @@ func anySpecial(writes []Write) bool {
 // appendFirst is put for a task's first writes, none of them special:
 // no key can repeat, so they are appended as they are.
 func (w *memWrites) appendFirst(task memTask, writes []Write) {
-	w.grow(len(writes))
-	first := len(w.entries)
-	w.entries = w.entries[:first+len(writes)]
+	first := int(w.n)
+	es := w.extend(len(writes))
 	for i, wr := range writes {
 		// Field by field, not a struct copy: while the collector marks,
 		// copying a struct with pointers into kept memory is a bulk
 		// barrier that walks its type (hundreds of instructions a
 		// write); a pointer stored alone is a few. The room is zero.
-		e := &w.entries[first+i]
+		e := &es[i]
 		e.key = memWriteKey{task, int32(i)}
 		e.channel, e.value = wr.Channel, wr.Value
 	}
@@ -615,7 +653,7 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 		t[ns] = n
 	}
 	if create { // under the write lock: readers only share m.mu.RLock
-		m.last.thread, m.last.ns, m.last.n, m.last.rec = thread, ns, n, nil
+		m.last.thread, m.last.ns, m.last.n, m.last.rec = thread, ns, n, 0
 	}
 	return n
 }
@@ -649,7 +687,7 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 			if r.parentPrev = sameString(cfg.CheckpointID, last.id()); !r.parentPrev && cfg.CheckpointID != "" {
 				r.moreOf().parentID = cfg.CheckpointID
 			}
-			m.last.rec = r
+			m.last.rec = at + 1
 			m.mu.Unlock()
 			return
 		}
@@ -664,13 +702,13 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 		r.setCheckpoint(cp, kc)
 		r.setMetadata(*md)
 		n.setParent(i, r, cfg.CheckpointID)
-		m.last.rec = r
+		m.last.rec = n.order[i] + 1
 	} else {
 		r, at := n.newRecord()
 		r.setCheckpoint(cp, kc)
 		r.setMetadata(*md)
 		if w := n.orphans[id]; w != nil {
-			for _, e := range w.entries { // its ids are w's: kept again in r
+			for _, e := range w.entries() { // its ids are w's: kept again in r
 				if !e.key.task.byRef() {
 					e.key.task = r.writes.byID(w.taskID(e.key.task))
 				}
@@ -688,7 +726,7 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 			n.order = slices.Insert(n.order, i, at)
 		}
 		n.setParent(i, r, cfg.CheckpointID)
-		m.last.rec = r
+		m.last.rec = at + 1
 	}
 }
 
@@ -716,14 +754,17 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write) {
 	m.mu.Lock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	r := m.last.rec // a run saves against the checkpoint it put last
+	var r *memRecord
+	if at := m.last.rec; at > 0 { // a run saves against the checkpoint it put last
+		r = n.place(at - 1)
+	}
 	if r == nil || !sameString(r.id(), cfg.CheckpointID) {
 		r = n.record(cfg.CheckpointID)
 	}
 	if r != nil && r.ownedBy(g) && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
 		r.writes.step = int32(step)
-		if r.writes.entries == nil && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
-			r.writes.entries = n.writesRoom(len(writes))
+		if r.writes.n == 0 && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
+			r.writes.setRoom(n.writesRoom(len(writes)))
 		}
 		r.writes.put(task, writes)
 		m.mu.Unlock() // no defer: nothing here calls out or panics
@@ -775,7 +816,8 @@ func tuple(thread, ns string, n *memNamespace, i int) *CheckpointTuple {
 // record's namespace, which the ids of tasks saved by reference hash.
 func (r *memRecord) sortedWrites(ns string) []PendingWrite {
 	w := &r.writes
-	if len(w.entries) == 0 {
+	es := w.entries()
+	if len(es) == 0 {
 		return nil
 	}
 	// Named here, in a copy: a reader holds only the read lock.
@@ -783,9 +825,9 @@ func (r *memRecord) sortedWrites(ns string) []PendingWrite {
 		PendingWrite
 		slot int32
 	}
-	ws := make([]sortable, len(w.entries))
-	for i := range w.entries {
-		e := &w.entries[i]
+	ws := make([]sortable, len(es))
+	for i := range es {
+		e := &es[i]
 		var id string
 		if k := e.key.task; k.byRef() {
 			id = k.id(r.lazy().g, r.id(), ns, int(w.step))
@@ -857,7 +899,7 @@ func (m *MemorySaver) DeleteThread(_ context.Context, threadID string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.threads, threadID)
-	m.last.n, m.last.rec = nil, nil
+	m.last.n, m.last.rec = nil, 0
 	return nil
 }
 
