@@ -1226,18 +1226,21 @@ func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (c
 	var lz *lazyCheckpoint
 	if cs.kept {
 		kc = cs.newKept()
-		kc.id, kc.ts = id, ts
+		kc.setID(id)
+		kc.ts = ts
 		lz = &kc.lazy
 	} else {
 		both := &checkpointAlloc{}
 		cp = &both.cp
 		cp.V, cp.ID, cp.TS = CheckpointFormat, id, ts
 		lz = &both.lazy
-		cp.lazy = lz
+		both.ref.lz = lz
+		cp.lazy = &both.ref
 	}
 	lz.g = cs.g
 	if cs.extraVer != nil || cs.extraSeen != nil {
-		lz.extra = &lazyExtras{cs.extraVer, cs.extraSeen}
+		m := lz.moreOf()
+		m.extraVer, m.extraSeen = cs.extraVer, cs.extraSeen
 	}
 	cs.valLog.carve, cs.verLog.carve = cs.kept, cs.kept
 	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.valuesBase)
@@ -1245,7 +1248,7 @@ func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (c
 	lz.seen = cs.seen.snapshot()
 	if len(cs.appends) > 0 {
 		if kc != nil {
-			kc.appends = cs.appends
+			lz.moreOf().appends = cs.appends
 		} else {
 			cp.Appends = cs.appends
 		}
@@ -1268,9 +1271,11 @@ func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (c
 	return cp, kc
 }
 
-// checkpointAlloc is a checkpoint and its lazy part, in one allocation.
+// checkpointAlloc is a checkpoint, its lazy part and the link between
+// them, in one allocation.
 type checkpointAlloc struct {
 	cp   Checkpoint
+	ref  lazyRef
 	lazy lazyCheckpoint
 }
 

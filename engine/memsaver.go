@@ -195,7 +195,7 @@ var memSources = [...]string{"", SourceInput, SourceLoop, SourceUpdate, SourceFo
 // id is the record's checkpoint id.
 func (r *memRecord) id() string {
 	if r.kept != nil {
-		return r.kept.id
+		return r.kept.id()
 	}
 	return r.more.cp.ID
 }

@@ -92,8 +92,8 @@ func TestCheckpointSlabs_OnlyForKeptRuns(t *testing.T) {
 		kcs = append(kcs, kc)
 	}
 	for i, kc := range kcs { // each its own: none written over by a later one
-		if kc.id != fmt.Sprint("x", i) {
-			t.Fatalf("kept: checkpoint %d's id became %q", i, kc.id)
+		if kc.id() != fmt.Sprint("x", i) {
+			t.Fatalf("kept: checkpoint %d's id became %q", i, kc.id())
 		}
 	}
 	if cs.made != 3*checkpointSlabMax || len(cs.slab)-cs.slabAt >= checkpointSlabMax {
