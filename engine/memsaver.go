@@ -380,13 +380,37 @@ type memWritesMore struct {
 	// tasks indexes each task's first entry (by memTask.slot), from
 	// memWritesIndexAt entries on.
 	tasks map[uint64]int
+	// names are the channels of writes kept by name (memWrite.ch).
+	names []string
 }
 
-// memWrite is one pending write (its task is the key's).
+// memWrite is one pending write (its task is the key's). Its channel is
+// kept as the channel's id in the graph of the record's checkpoint when
+// the engine saved it with the id (ch >= 0: a run's writes, by
+// reference), else by name (ch < 0: at -1-ch in the names of its
+// memWrites' more): an id is 4 bytes in the key's padding where a name
+// was 16 (a string header, and a pointer the collector marked in every
+// cycle and the save wrote through the barrier while it marked).
 type memWrite struct {
-	key     memWriteKey
-	channel string
-	value   any
+	key   memWriteKey
+	ch    int32
+	value any
+}
+
+// byName is the ch of a write to channel name, kept by name in w.
+func (w *memWrites) byName(name string) int32 {
+	x := w.moreOf()
+	x.names = append(x.names, name)
+	return int32(-len(x.names))
+}
+
+// channel is the channel of e, one of w's entries; g is the graph of
+// w's record's checkpoint (nil: none), which ids are of.
+func (w *memWrites) channel(e *memWrite, g *Graph) string {
+	if e.ch >= 0 {
+		return g.channelOrder[e.ch]
+	}
+	return w.more.names[-1-e.ch]
 }
 
 const memWritesIndexAt = 16
@@ -549,12 +573,16 @@ func (r *memRecord) nameWrites(ns string) {
 	if w.lazy == 0 {
 		return
 	}
+	g := r.lazy().g
 	es := w.entries()
 	for i := range es {
 		k := &es[i].key.task
 		if k.byRef() {
-			*k = w.byID(k.id(r.lazy().g, r.id(), ns, int(w.step)))
+			*k = w.byID(k.id(g, r.id(), ns, int(w.step)))
 			w.named++
+		}
+		if es[i].ch >= 0 { // only a task by reference's: named with it
+			es[i].ch = w.byName(g.channelOrder[es[i].ch])
 		}
 	}
 	w.lazy = 0
@@ -567,9 +595,11 @@ func (r *memRecord) nameWrites(ns string) {
 }
 
 // put saves a task's writes (PutWrites' contract).
-func (w *memWrites) put(task memTask, writes []Write) {
+//
+// ids are the writes' channel ids, for appendFirst (nil: unknown).
+func (w *memWrites) put(task memTask, writes []Write, ids []chanID) {
 	if task != memNullTask && !anySpecial(writes) && w.from(task) < 0 {
-		w.appendFirst(task, writes)
+		w.appendFirst(task, writes, ids)
 		return
 	}
 	base := 0
@@ -586,15 +616,17 @@ func (w *memWrites) put(task memTask, writes []Write) {
 	earlier, batch := w.from(task), int(w.n)
 	w.grow(len(writes))
 	for i, wr := range writes {
-		e := memWrite{key: memWriteKey{task, int32(WriteSlot(wr.Channel, base+i))}, channel: wr.Channel, value: wr.Value}
+		e := memWrite{key: memWriteKey{task, int32(WriteSlot(wr.Channel, base+i))}, value: wr.Value}
 		at := w.find(e.key, earlier)
 		if at < 0 && e.key.slot < 0 {
 			at = w.find(e.key, batch)
 		}
 		switch {
 		case at < 0:
+			e.ch = w.byName(wr.Channel)
 			w.add(e, earlier < 0 && int(w.n) == batch) // the task's first entry
 		case e.key.slot < 0:
+			e.ch = w.byName(wr.Channel)
 			w.entries()[at] = e // special writes replace
 		}
 	}
@@ -611,8 +643,10 @@ func anySpecial(writes []Write) bool {
 }
 
 // appendFirst is put for a task's first writes, none of them special:
-// no key can repeat, so they are appended as they are.
-func (w *memWrites) appendFirst(task memTask, writes []Write) {
+// no key can repeat, so they are appended as they are. ids are the
+// writes' channel ids (nil: unknown; an id < 0: not a channel), of the
+// graph of w's record's checkpoint, if task is by reference.
+func (w *memWrites) appendFirst(task memTask, writes []Write, ids []chanID) {
 	first := int(w.n)
 	es := w.extend(len(writes))
 	for i, wr := range writes {
@@ -622,7 +656,12 @@ func (w *memWrites) appendFirst(task memTask, writes []Write) {
 		// write); a pointer stored alone is a few. The room is zero.
 		e := &es[i]
 		e.key = memWriteKey{task, int32(i)}
-		e.channel, e.value = wr.Channel, wr.Value
+		if ids != nil && ids[i] >= 0 {
+			e.ch = int32(ids[i])
+		} else {
+			e.ch = w.byName(wr.Channel)
+		}
+		e.value = wr.Value
 	}
 	w.count(task, int32(len(writes)))
 	w.indexAdded(first, true)
@@ -708,10 +747,11 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 		r.setCheckpoint(cp, kc)
 		r.setMetadata(*md)
 		if w := n.orphans[id]; w != nil {
-			for _, e := range w.entries() { // its ids are w's: kept again in r
+			for _, e := range w.entries() { // its ids and names are w's: kept again in r
 				if !e.key.task.byRef() {
 					e.key.task = r.writes.byID(w.taskID(e.key.task))
 				}
+				e.ch = r.writes.byName(w.channel(&e, nil))
 				r.writes.add(e, r.writes.from(e.key.task) < 0)
 			}
 			delete(n.orphans, id)
@@ -742,7 +782,7 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	} else {
 		w = n.orphan(cfg.CheckpointID)
 	}
-	w.put(w.byID(taskID), writes)
+	w.put(w.byID(taskID), writes, nil)
 	return nil
 }
 
@@ -750,8 +790,9 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 // checkpoint cfg.CheckpointID, by reference: its id is made when
 // something reads it (GetTuple, List, a PutWrites by id), not for every
 // task of a run. A write saved this way reads back exactly as if saved
-// by the task's id.
-func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write) {
+// by the task's id. ids are the writes' channel ids in g (nil: unknown;
+// see memWrite).
+func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write, ids []chanID) {
 	m.mu.Lock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
 	var r *memRecord
@@ -766,7 +807,7 @@ func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask
 		if r.writes.n == 0 && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
 			r.writes.setRoom(n.writesRoom(len(writes)))
 		}
-		r.writes.put(task, writes)
+		r.writes.put(task, writes, ids)
 		m.mu.Unlock() // no defer: nothing here calls out or panics
 		return
 	}
@@ -778,7 +819,7 @@ func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask
 	} else {
 		w = n.orphan(cfg.CheckpointID)
 	}
-	w.put(w.byID(task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)), writes)
+	w.put(w.byID(task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)), writes, nil)
 }
 
 // GetTuple implements Saver.
@@ -825,16 +866,20 @@ func (r *memRecord) sortedWrites(ns string) []PendingWrite {
 		PendingWrite
 		slot int32
 	}
+	var g *Graph // the graph of the ids of tasks and channels by reference
+	if lz := r.lazy(); lz != nil {
+		g = lz.g
+	}
 	ws := make([]sortable, len(es))
 	for i := range es {
 		e := &es[i]
 		var id string
 		if k := e.key.task; k.byRef() {
-			id = k.id(r.lazy().g, r.id(), ns, int(w.step))
+			id = k.id(g, r.id(), ns, int(w.step))
 		} else {
 			id = w.taskID(k)
 		}
-		ws[i] = sortable{PendingWrite{TaskID: id, Channel: e.channel, Value: e.value}, e.key.slot}
+		ws[i] = sortable{PendingWrite{TaskID: id, Channel: w.channel(e, g), Value: e.value}, e.key.slot}
 	}
 	sort.SliceStable(ws, func(i, j int) bool {
 		if a, b := ws[i].TaskID, ws[j].TaskID; a != b {

@@ -88,19 +88,9 @@ func (cs *channelState) writeIDs(t *task) []chanID {
 	var c *idCache
 	if n := t.node; n != nil && !n.call { // a Task call's node is made per call
 		c = &n.writeIDs
-		l := c.last.Load()
-		if l != nil && len(l.names) == len(ws) {
-			match := true
-			for i := range ws {
-				if !sameString(l.names[i], ws[i].Channel) {
-					match = false
-					break
-				}
-			}
-			if match {
-				c.hit()
-				return l.ids
-			}
+		if ids := n.knownWriteIDs(ws); ids != nil {
+			c.hit()
+			return ids
 		}
 	}
 	if c != nil && c.wantsList() {
@@ -118,6 +108,25 @@ func (cs *channelState) writeIDs(t *task) []chanID {
 	}
 	sc.ids = ids
 	return ids
+}
+
+// knownWriteIDs returns the channel ids of writes, a task of node n's,
+// if they are the node's remembered list's (nil if not, or n is nil or a
+// Task call's). The slice is shared and immutable.
+func (n *node) knownWriteIDs(ws []Write) []chanID {
+	if n == nil || n.call {
+		return nil
+	}
+	l := n.writeIDs.last.Load()
+	if l == nil || len(l.names) != len(ws) {
+		return nil
+	}
+	for i := range ws {
+		if !sameString(l.names[i], ws[i].Channel) {
+			return nil
+		}
+	}
+	return l.ids
 }
 
 // stateKeys returns, for the keys of a node's update, a list whose ids
