@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
