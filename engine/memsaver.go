@@ -50,6 +50,8 @@ type memNamespace struct {
 	// spare is room for a run's writes beyond a record's first (see
 	// writesRoom).
 	spare []memWrite
+	// names are the channels of the writes kept by name (memWrite).
+	names memNames
 }
 
 // writesRoom returns an empty slice with room for n writes, carved
@@ -380,37 +382,40 @@ type memWritesMore struct {
 	// tasks indexes each task's first entry (by memTask.slot), from
 	// memWritesIndexAt entries on.
 	tasks map[uint64]int
-	// names are the channels of writes kept by name (memWrite.ch).
-	names []string
 }
 
 // memWrite is one pending write (its task is the key's). Its channel is
 // kept as the channel's id in the graph of the record's checkpoint when
 // the engine saved it with the id (ch >= 0: a run's writes, by
-// reference), else by name (ch < 0: at -1-ch in the names of its
-// memWrites' more): an id is 4 bytes in the key's padding where a name
-// was 16 (a string header, and a pointer the collector marked in every
-// cycle and the save wrote through the barrier while it marked).
+// reference, once the node's ids are known), else by name (ch < 0: at
+// -1-ch in its namespace's memNames): an id is 4 bytes in the key's
+// padding where a name was 16 (a string header, and a pointer the
+// collector marked in every cycle and the save wrote through the barrier
+// while it marked).
 type memWrite struct {
 	key   memWriteKey
 	ch    int32
 	value any
 }
 
-// byName is the ch of a write to channel name, kept by name in w.
-func (w *memWrites) byName(name string) int32 {
-	x := w.moreOf()
-	x.names = append(x.names, name)
-	return int32(-len(x.names))
+// memNames are the channels of a namespace's writes kept by name
+// (memWrite.ch), in one list: a record's own would be an allocation or
+// two for each, on a graph's first run.
+type memNames []string
+
+// byName is the ch of a write to channel name.
+func (ns *memNames) byName(name string) int32 {
+	*ns = append(*ns, name)
+	return int32(-len(*ns))
 }
 
-// channel is the channel of e, one of w's entries; g is the graph of
-// w's record's checkpoint (nil: none), which ids are of.
-func (w *memWrites) channel(e *memWrite, g *Graph) string {
+// channel is e's channel; g is the graph of its record's checkpoint
+// (nil: none), which ids are of.
+func (ns memNames) channel(e *memWrite, g *Graph) string {
 	if e.ch >= 0 {
 		return g.channelOrder[e.ch]
 	}
-	return w.more.names[-1-e.ch]
+	return ns[-1-e.ch]
 }
 
 const memWritesIndexAt = 16
@@ -568,7 +573,7 @@ func (w *memWrites) index(i int) {
 
 // nameWrites gives every task saved by reference its id, for the
 // record's checkpoint in namespace ns.
-func (r *memRecord) nameWrites(ns string) {
+func (r *memRecord) nameWrites(names *memNames, ns string) {
 	w := &r.writes
 	if w.lazy == 0 {
 		return
@@ -582,7 +587,7 @@ func (r *memRecord) nameWrites(ns string) {
 			w.named++
 		}
 		if es[i].ch >= 0 { // only a task by reference's: named with it
-			es[i].ch = w.byName(g.channelOrder[es[i].ch])
+			es[i].ch = names.byName(g.channelOrder[es[i].ch])
 		}
 	}
 	w.lazy = 0
@@ -597,9 +602,9 @@ func (r *memRecord) nameWrites(ns string) {
 // put saves a task's writes (PutWrites' contract).
 //
 // ids are the writes' channel ids, for appendFirst (nil: unknown).
-func (w *memWrites) put(task memTask, writes []Write, ids []chanID) {
+func (w *memWrites) put(names *memNames, task memTask, writes []Write, ids []chanID) {
 	if task != memNullTask && !anySpecial(writes) && w.from(task) < 0 {
-		w.appendFirst(task, writes, ids)
+		w.appendFirst(names, task, writes, ids)
 		return
 	}
 	base := 0
@@ -623,10 +628,10 @@ func (w *memWrites) put(task memTask, writes []Write, ids []chanID) {
 		}
 		switch {
 		case at < 0:
-			e.ch = w.byName(wr.Channel)
+			e.ch = names.byName(wr.Channel)
 			w.add(e, earlier < 0 && int(w.n) == batch) // the task's first entry
 		case e.key.slot < 0:
-			e.ch = w.byName(wr.Channel)
+			e.ch = names.byName(wr.Channel)
 			w.entries()[at] = e // special writes replace
 		}
 	}
@@ -646,7 +651,7 @@ func anySpecial(writes []Write) bool {
 // no key can repeat, so they are appended as they are. ids are the
 // writes' channel ids (nil: unknown; an id < 0: not a channel), of the
 // graph of w's record's checkpoint, if task is by reference.
-func (w *memWrites) appendFirst(task memTask, writes []Write, ids []chanID) {
+func (w *memWrites) appendFirst(names *memNames, task memTask, writes []Write, ids []chanID) {
 	first := int(w.n)
 	es := w.extend(len(writes))
 	for i, wr := range writes {
@@ -659,7 +664,7 @@ func (w *memWrites) appendFirst(task memTask, writes []Write, ids []chanID) {
 		if ids != nil && ids[i] >= 0 {
 			e.ch = int32(ids[i])
 		} else {
-			e.ch = w.byName(wr.Channel)
+			e.ch = names.byName(wr.Channel)
 		}
 		e.value = wr.Value
 	}
@@ -737,7 +742,7 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 		// Put again: the checkpoint is replaced, its writes are kept
 		// (named first: the old checkpoint's graph names its tasks).
 		r := n.at(i)
-		r.nameWrites(cfg.CheckpointNS)
+		r.nameWrites(&n.names, cfg.CheckpointNS)
 		r.setCheckpoint(cp, kc)
 		r.setMetadata(*md)
 		n.setParent(i, r, cfg.CheckpointID)
@@ -747,11 +752,10 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 		r.setCheckpoint(cp, kc)
 		r.setMetadata(*md)
 		if w := n.orphans[id]; w != nil {
-			for _, e := range w.entries() { // its ids and names are w's: kept again in r
+			for _, e := range w.entries() { // its task ids are w's: kept again in r
 				if !e.key.task.byRef() {
 					e.key.task = r.writes.byID(w.taskID(e.key.task))
 				}
-				e.ch = r.writes.byName(w.channel(&e, nil))
 				r.writes.add(e, r.writes.from(e.key.task) < 0)
 			}
 			delete(n.orphans, id)
@@ -777,12 +781,12 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
 	var w *memWrites
 	if r := n.record(cfg.CheckpointID); r != nil {
-		r.nameWrites(cfg.CheckpointNS) // ids are compared with ids
+		r.nameWrites(&n.names, cfg.CheckpointNS) // ids are compared with ids
 		w = &r.writes
 	} else {
 		w = n.orphan(cfg.CheckpointID)
 	}
-	w.put(w.byID(taskID), writes, nil)
+	w.put(&n.names, w.byID(taskID), writes, nil)
 	return nil
 }
 
@@ -807,19 +811,19 @@ func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask
 		if r.writes.n == 0 && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
 			r.writes.setRoom(n.writesRoom(len(writes)))
 		}
-		r.writes.put(task, writes, ids)
+		r.writes.put(&n.names, task, writes, ids)
 		m.mu.Unlock() // no defer: nothing here calls out or panics
 		return
 	}
 	defer m.mu.Unlock()
 	var w *memWrites
 	if r != nil {
-		r.nameWrites(cfg.CheckpointNS)
+		r.nameWrites(&n.names, cfg.CheckpointNS)
 		w = &r.writes
 	} else {
 		w = n.orphan(cfg.CheckpointID)
 	}
-	w.put(w.byID(task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)), writes, nil)
+	w.put(&n.names, w.byID(task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)), writes, nil)
 }
 
 // GetTuple implements Saver.
@@ -848,14 +852,14 @@ func tuple(thread, ns string, n *memNamespace, i int) *CheckpointTuple {
 		Checkpoint:    r.checkpoint(),
 		Metadata:      r.metadata(),
 		ParentID:      n.parentID(i),
-		PendingWrites: r.sortedWrites(ns),
+		PendingWrites: r.sortedWrites(n.names, ns),
 	}
 }
 
 // sortedWrites returns the record's writes in task order, each task's
 // special writes first and then its regular writes by index. ns is the
 // record's namespace, which the ids of tasks saved by reference hash.
-func (r *memRecord) sortedWrites(ns string) []PendingWrite {
+func (r *memRecord) sortedWrites(names memNames, ns string) []PendingWrite {
 	w := &r.writes
 	es := w.entries()
 	if len(es) == 0 {
@@ -879,7 +883,7 @@ func (r *memRecord) sortedWrites(ns string) []PendingWrite {
 		} else {
 			id = w.taskID(k)
 		}
-		ws[i] = sortable{PendingWrite{TaskID: id, Channel: w.channel(e, g), Value: e.value}, e.key.slot}
+		ws[i] = sortable{PendingWrite{TaskID: id, Channel: names.channel(e, g), Value: e.value}, e.key.slot}
 	}
 	sort.SliceStable(ws, func(i, j int) bool {
 		if a, b := ws[i].TaskID, ws[j].TaskID; a != b {

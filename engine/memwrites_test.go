@@ -22,6 +22,7 @@ func TestMemWrites_EntriesSurviveEveryRoom(t *testing.T) {
 	for seed := int64(0); seed < 200; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		var w memWrites
+		var names memNames
 		if seed%3 == 0 { // as putTaskWrites does for a first batch > first
 			var n memNamespace
 			w.setRoom(n.writesRoom(3 + r.Intn(5)))
@@ -64,15 +65,15 @@ func TestMemWrites_EntriesSurviveEveryRoom(t *testing.T) {
 					}
 				}
 			}
-			w.put(task, writes, ids)
+			w.put(&names, task, writes, ids)
 		}
 		got := w.entries()
 		if len(got) != len(order) {
 			t.Fatalf("seed %d: %d entries, want %d", seed, len(got), len(order))
 		}
 		for i, e := range got {
-			if k := (key{e.key.task, e.key.slot}); k != order[i] || e.value != want[k] || w.channel(&got[i], g) != wantCh[k] {
-				t.Fatalf("seed %d: entry %d = %v %v %q, want %v %v %q", seed, i, k, e.value, w.channel(&got[i], g), order[i], want[order[i]], wantCh[order[i]])
+			if k := (key{e.key.task, e.key.slot}); k != order[i] || e.value != want[k] || names.channel(&got[i], g) != wantCh[k] {
+				t.Fatalf("seed %d: entry %d = %v %v %q, want %v %v %q", seed, i, k, e.value, names.channel(&got[i], g), order[i], want[order[i]], wantCh[order[i]])
 			}
 		}
 		if w.lazy != int32(len(got)) {
@@ -93,7 +94,7 @@ func TestMemWrites_CarvedRoomIsUsed(t *testing.T) {
 		for i := range writes {
 			writes[i] = Write{Channel: fmt.Sprint("c", i), Value: i}
 		}
-		w.put(newMemTask(0, pullTask, 0), writes, nil)
+		w.put(&n.names, newMemTask(0, pullTask, 0), writes, nil)
 		if es := w.entries(); len(es) != k || &es[0] != &room[:1][0] || es[k-1].value != k-1 {
 			t.Fatalf("%d writes: not saved in their carved room", k)
 		}
