@@ -1281,7 +1281,13 @@ type checkpointAlloc struct {
 
 // checkpointSlabMax is the most checkpoints one slab holds: as many
 // keptCheckpoints as fill the allocator's 8 KB size class.
-const checkpointSlabMax = 8192 / int(unsafe.Sizeof(keptCheckpoint{}))
+const checkpointSlabMax = slabBytes / int(unsafe.Sizeof(keptCheckpoint{}))
+
+// slabBytes is what an object with pointers may take of the allocator's
+// 8 KB size class: past 512 bytes such an object starts with an 8-byte
+// header of its type (runtime/malloc.go, mallocHeaderSize), so 8192
+// bytes of it would take the next class (9472 bytes).
+const slabBytes = 8192 - 8
 
 // newKept returns a zero keptCheckpoint, carved from a slab, as many as
 // the run has made so far (2 to checkpointSlabMax) in one allocation: the

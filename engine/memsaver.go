@@ -71,7 +71,7 @@ func (n *memNamespace) writesRoom(k int) []memWrite {
 
 // memChunk is how many records one allocation holds: as many as fill the
 // allocator's 8 KB size class.
-const memChunk = 8192 / int(unsafe.Sizeof(memRecord{}))
+const memChunk = slabBytes / int(unsafe.Sizeof(memRecord{}))
 
 // newRecord returns a new zero record and its place.
 func (n *memNamespace) newRecord() (*memRecord, int32) {
