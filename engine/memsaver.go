@@ -465,6 +465,9 @@ func (w *memWrites) taskID(task memTask) string {
 
 // from returns where task's first write is, or -1.
 func (w *memWrites) from(task memTask) int {
+	if w.n == 0 { // a task's first writes, usually
+		return -1
+	}
 	if w.indexed() {
 		if i, ok := w.more.tasks[task.slot()]; ok {
 			return i
@@ -653,7 +656,13 @@ func anySpecial(writes []Write) bool {
 // graph of w's record's checkpoint, if task is by reference.
 func (w *memWrites) appendFirst(names *memNames, task memTask, writes []Write, ids []chanID) {
 	first := int(w.n)
-	es := w.extend(len(writes))
+	var es []memWrite
+	if k := first + len(writes); w.over == nil && k <= len(w.first) { // usually: no call
+		es = w.first[first:k]
+		w.n = int32(k)
+	} else {
+		es = w.extend(len(writes))
+	}
 	for i, wr := range writes {
 		// Field by field, not a struct copy: while the collector marks,
 		// copying a struct with pointers into kept memory is a bulk
