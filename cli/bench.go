@@ -109,106 +109,52 @@ summary trace must equal it, and the file's perf counts must match the run
 			if saver != "bbolt" && cmd.Flags().Changed("durability") {
 				return usagef("--durability applies to --saver bbolt, not %s", saver)
 			}
-			ctx := cmd.Context()
-			f, err := loadScenario(args[0])
+			ctx, file := cmd.Context(), args[0]
+			f, err := loadScenario(file)
 			if err != nil {
 				return err
 			}
-			var op *scenario.Op
+			b := &bench{file: file, res: benchResult{Name: f.Name, Runs: runs, OK: true, Saver: saver}}
 			for i := range f.Ops {
 				if f.Ops[i].Kind == scenario.OpInvoke {
-					op = &f.Ops[i]
+					b.op = &f.Ops[i]
 					break
 				}
 			}
-			if op == nil {
-				return usagef("scenario %s has no invoke op to time", args[0])
+			if b.op == nil {
+				return usagef("scenario %s has no invoke op to time", file)
 			}
-			var opts []engine.CompileOption
-			res := benchResult{Name: f.Name, Runs: runs, OK: true, Saver: saver}
-			// settle commits what a run left buffered, untimed, so that each
-			// timed run pays for its own writes and not its predecessor's.
-			settle := func() error { return nil }
-			// forget drops a timed run's thread, untimed, so every run
-			// starts from the same saver: Go's collector scans what the
-			// earlier runs left in memory, which would tax later runs.
-			forget := func(string) error { return nil }
-			switch saver {
-			case "none":
-			case "memory":
-				ms := engine.NewMemorySaver()
-				opts = append(opts, engine.WithSaver(ms))
-				forget = func(thread string) error { return ms.DeleteThread(ctx, thread) }
-			case "bbolt":
-				st, cleanup, terr := tempStore(dur)
-				if terr != nil {
-					return terr
-				}
-				// Closed before its directory is removed, and after the
-				// timed runs: with async or exit durability Close commits.
-				defer func() {
-					if cerr := cleanup(); cerr != nil && err == nil {
-						err = failf("bench database: %v", cerr)
-					}
-				}()
-				opts = append(opts, engine.WithSaver(st))
-				settle = st.Flush
-				res.Saver += " " + dur.String()
-			default:
-				return usagef("--saver %q: want none, memory or bbolt", saver)
-			}
-			gr, _, err := scenario.Build(f, opts...)
-			if err != nil {
-				return usagef("scenario %s: %v", args[0], err)
-			}
-			if _, serr := os.Stat(summaryPath(args[0])); serr == nil {
-				// A traced run, before the timed ones: say where the time goes.
-				fmt.Fprintf(a.Stderr, "%s: bench: checking the result against %s first (one traced run, not timed)\n", a.Name, summaryPath(args[0]))
-			}
-			ok, err := checkSummary(ctx, f, args[0])
+			cleanup, err := b.useSaver(ctx, saver, dur)
 			if err != nil {
 				return err
 			}
-			res.OK = ok
-			runOpts := func(thread string) []engine.RunOption {
-				o := []engine.RunOption{engine.OnThread(thread)}
-				if op.RecursionLimit > 0 {
-					o = append(o, engine.WithRecursionLimit(op.RecursionLimit))
+			// Closed before its directory is removed, and after the timed
+			// runs: with async or exit durability Close commits.
+			defer func() {
+				if cerr := cleanup(); cerr != nil && err == nil {
+					err = failf("bench database: %v", cerr)
 				}
-				return o
+			}()
+			if b.graph, _, err = scenario.Build(f, b.opts...); err != nil {
+				return usagef("scenario %s: %v", file, err)
 			}
-			// One counted run, untimed: events cost time of their own.
-			counted := runOpts("bench-count")
-			counted = append(counted, engine.WithEvents(func(e engine.Event) {
-				switch {
-				case e.Kind == engine.EventCheckpoint && e.Namespace == "" && e.Metadata.Source == engine.SourceLoop:
-					res.Supersteps++
-				case e.Kind == engine.EventTask:
-					res.Tasks++
-				}
-			}))
-			if _, err := gr.Invoke(ctx, op.Input, counted...); err != nil {
-				return failf("%s: %v", args[0], err)
+			if _, serr := os.Stat(summaryPath(file)); serr == nil {
+				// A traced run, before the timed ones: say where the time goes.
+				fmt.Fprintf(a.Stderr, "%s: bench: checking the result against %s first (one traced run, not timed)\n", a.Name, summaryPath(file))
 			}
-			if err := settle(); err != nil {
-				return failf("bench database: %v", err)
+			if b.res.OK, err = checkSummary(ctx, f, file); err != nil {
+				return err
 			}
-			if err := forget("bench-count"); err != nil {
-				return failf("bench database: %v", err)
+			if err := b.count(ctx); err != nil {
+				return err
 			}
-			if f.Perf != nil && (f.Perf.Supersteps != res.Supersteps || f.Perf.Tasks != res.Tasks) {
-				res.OK = false
-				fmt.Fprintf(a.Stderr, "%s: %s declares %d supersteps and %d tasks; the run made %d and %d\n", a.Name, args[0], f.Perf.Supersteps, f.Perf.Tasks, res.Supersteps, res.Tasks)
+			if p := f.Perf; p != nil && (p.Supersteps != b.res.Supersteps || p.Tasks != b.res.Tasks) {
+				b.res.OK = false
+				fmt.Fprintf(a.Stderr, "%s: %s declares %d supersteps and %d tasks; the run made %d and %d\n", a.Name, file, p.Supersteps, p.Tasks, b.res.Supersteps, b.res.Tasks)
 			}
-			for i := 0; i < warmup; i++ {
-				if _, err := gr.Invoke(ctx, op.Input, runOpts(fmt.Sprintf("bench-warmup-%d", i))...); err != nil {
-					return failf("%s: %v", args[0], err)
-				}
-				if err := settle(); err != nil {
-					return failf("bench database: %v", err)
-				}
-				if err := forget(fmt.Sprintf("bench-warmup-%d", i)); err != nil {
-					return failf("bench database: %v", err)
+			for i := range warmup {
+				if err := b.run(ctx, fmt.Sprintf("bench-warmup-%d", i)); err != nil {
+					return failf("%s: warmup run %d: %v", file, i, err)
 				}
 			}
 			stopCPU, err := startCPUProfile(cpuProfile)
@@ -217,46 +163,21 @@ summary trace must equal it, and the file's perf counts must match the run
 			}
 			times := make([]time.Duration, runs)
 			for i := range runs {
-				thread := fmt.Sprintf("bench-%d", i)
-				start := time.Now()
-				_, err := gr.Invoke(ctx, op.Input, runOpts(thread)...)
-				times[i] = time.Since(start)
-				if err == nil {
-					err = settle()
-				}
-				if err == nil {
-					err = forget(thread)
-				}
-				if err != nil {
+				if times[i], err = b.timed(ctx, fmt.Sprintf("bench-%d", i)); err != nil {
 					stopCPU()
-					return failf("%s: run %d: %v", args[0], i, err)
+					return failf("%s: run %d: %v", file, i, err)
 				}
 			}
 			stopCPU()
 			if err := writeMemProfile(memProfile); err != nil {
 				return err
 			}
-			slices.Sort(times)
-			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-			res.MinMS, res.MaxMS = ms(times[0]), ms(times[len(times)-1])
-			res.MedianMS = ms(times[len(times)/2])
-			if len(times)%2 == 0 {
-				res.MedianMS = ms((times[len(times)/2-1] + times[len(times)/2]) / 2)
+			b.res.setTimes(times)
+			if err := a.printBench(g, b.res); err != nil {
+				return err
 			}
-			if g.json {
-				if err := writeJSON(a.Stdout, res); err != nil {
-					return err
-				}
-			} else {
-				verdict := "ok"
-				if !res.OK {
-					verdict = "MISMATCH with the summary trace"
-				}
-				fmt.Fprintf(a.Stdout, "%s: %d runs  median %.3f ms  min %.3f ms  max %.3f ms  (%d supersteps, %d tasks, saver %s)  %s\n",
-					res.Name, res.Runs, res.MedianMS, res.MinMS, res.MaxMS, res.Supersteps, res.Tasks, res.Saver, verdict)
-			}
-			if !res.OK {
-				return failf("%s: the run does not match its summary trace (%s) or its perf counts", args[0], summaryPath(args[0]))
+			if !b.res.OK {
+				return failf("%s: the run does not match its summary trace (%s) or its perf counts", file, summaryPath(file))
 			}
 			return nil
 		},
@@ -268,6 +189,130 @@ summary trace must equal it, and the file's perf counts must match the run
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile after the timed runs to this file")
 	return cmd
+}
+
+// bench times one scenario's first invoke op on a compiled graph.
+type bench struct {
+	file  string
+	op    *scenario.Op
+	graph *engine.Graph
+	opts  []engine.CompileOption
+	res   benchResult
+	// settle commits what a run left buffered, untimed, so that each timed
+	// run pays for its own writes and not its predecessor's.
+	settle func() error
+	// forget drops a finished run's thread, untimed, so every run starts
+	// from the same saver: Go's collector scans what the earlier runs left
+	// in memory, which would tax later runs.
+	forget func(ctx context.Context, thread string) error
+}
+
+// useSaver sets up the checkpoint store the runs use; cleanup closes it
+// (and removes a bbolt database's directory).
+func (b *bench) useSaver(ctx context.Context, saver string, dur persist.Durability) (cleanup func() error, err error) {
+	b.settle = func() error { return nil }
+	b.forget = func(context.Context, string) error { return nil }
+	cleanup = func() error { return nil }
+	switch saver {
+	case "none":
+	case "memory":
+		ms := engine.NewMemorySaver()
+		b.opts = append(b.opts, engine.WithSaver(ms))
+		b.forget = ms.DeleteThread
+	case "bbolt":
+		st, closeStore, err := tempStore(dur)
+		if err != nil {
+			return nil, err
+		}
+		b.opts = append(b.opts, engine.WithSaver(st))
+		b.settle, cleanup = st.Flush, closeStore
+		b.res.Saver += " " + dur.String()
+	default:
+		return nil, usagef("--saver %q: want none, memory or bbolt", saver)
+	}
+	return cleanup, nil
+}
+
+// runOpts are the options of a run on thread: the op's recursion limit.
+func (b *bench) runOpts(thread string) []engine.RunOption {
+	o := []engine.RunOption{engine.OnThread(thread)}
+	if b.op.RecursionLimit > 0 {
+		o = append(o, engine.WithRecursionLimit(b.op.RecursionLimit))
+	}
+	return o
+}
+
+// count makes one run, untimed (events cost time of their own), that
+// counts the supersteps and tasks.
+func (b *bench) count(ctx context.Context) error {
+	counted := append(b.runOpts("bench-count"), engine.WithEvents(func(e engine.Event) {
+		switch {
+		case e.Kind == engine.EventCheckpoint && e.Namespace == "" && e.Metadata.Source == engine.SourceLoop:
+			b.res.Supersteps++
+		case e.Kind == engine.EventTask:
+			b.res.Tasks++
+		}
+	}))
+	if _, err := b.graph.Invoke(ctx, b.op.Input, counted...); err != nil {
+		return failf("%s: %v", b.file, err)
+	}
+	return b.tidy(ctx, "bench-count")
+}
+
+// run makes one untimed run on thread and tidies after it.
+func (b *bench) run(ctx context.Context, thread string) error {
+	if _, err := b.graph.Invoke(ctx, b.op.Input, b.runOpts(thread)...); err != nil {
+		return err
+	}
+	return b.tidy(ctx, thread)
+}
+
+// timed makes one run on thread and times it; tidying after it is not
+// timed.
+func (b *bench) timed(ctx context.Context, thread string) (time.Duration, error) {
+	start := time.Now()
+	_, err := b.graph.Invoke(ctx, b.op.Input, b.runOpts(thread)...)
+	took := time.Since(start)
+	if err != nil {
+		return took, err
+	}
+	return took, b.tidy(ctx, thread)
+}
+
+// tidy settles and forgets a finished run's thread.
+func (b *bench) tidy(ctx context.Context, thread string) error {
+	if err := b.settle(); err != nil {
+		return failf("bench database: %v", err)
+	}
+	if err := b.forget(ctx, thread); err != nil {
+		return failf("bench database: %v", err)
+	}
+	return nil
+}
+
+// setTimes fills the median, fastest and slowest of the timed runs.
+func (r *benchResult) setTimes(times []time.Duration) {
+	slices.Sort(times)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	r.MinMS, r.MaxMS = ms(times[0]), ms(times[len(times)-1])
+	r.MedianMS = ms(times[len(times)/2])
+	if len(times)%2 == 0 {
+		r.MedianMS = ms((times[len(times)/2-1] + times[len(times)/2]) / 2)
+	}
+}
+
+// printBench prints the result, as JSON with --json.
+func (a *App) printBench(g *globals, res benchResult) error {
+	if g.json {
+		return writeJSON(a.Stdout, res)
+	}
+	verdict := "ok"
+	if !res.OK {
+		verdict = "MISMATCH with the summary trace"
+	}
+	fmt.Fprintf(a.Stdout, "%s: %d runs  median %.3f ms  min %.3f ms  max %.3f ms  (%d supersteps, %d tasks, saver %s)  %s\n",
+		res.Name, res.Runs, res.MedianMS, res.MinMS, res.MaxMS, res.Supersteps, res.Tasks, res.Saver, verdict)
+	return nil
 }
 
 // tempStore opens a bbolt database in a new temporary directory; cleanup

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -27,8 +28,15 @@ The checkpoint is --checkpoint (an id or any unique prefix), else the latest
 checkpoint of the thread's original run that planned NODE. A node started by
 several Sends there runs once per Send.
 
-Exit 0 when the writes equal the recorded ones, 1 when they differ or the
-node fails, 2 for a usage error.`,
+The outcome is compared before the writes: a node that fails now, no
+longer fails, asks another question than the one the recording waits on,
+asks one the recording has no answer for, or no longer asks, differs from
+the recording even when neither run wrote anything. A node that asks the
+question the recording still waits on ran as recorded.
+
+Exit 0 when the node ran as recorded (or the recording was cut off before
+it finished, so there is nothing to compare), 1 when it differs or fails,
+2 for a usage error.`,
 		Example: `  superstep exec t1 synthesize
   superstep exec t1 plan_queries --checkpoint e2c3cb43 --json`,
 		Args: cobra.ExactArgs(2),
@@ -131,85 +139,18 @@ type execJSON struct {
 }
 
 func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple, ids []string, asJSON bool, opts ...engine.RunOption) error {
-	differ := false
 	var docs []execJSON
-	saved := engine.ReadSavedWrites(t.PendingWrites)
+	var verdicts []recording.Verdict
 	for _, id := range ids {
 		r, err := gr.RerunTask(ctx, t, id, opts...)
 		if err != nil {
 			return failf("running %s again: %v", id, err)
 		}
-		doc := execJSON{Checkpoint: t.Checkpoint.ID, Step: t.Metadata.Step + 1, Node: r.Name, Task: id, Input: plainValue(r.Input),
-			Writes: writeList(r.Writes), Recorded: writeList(r.Recorded), Same: r.Err == nil && len(r.Interrupts) == 0 && r.Diff == nil}
-		sv, ok := saved.Task(id)
-		if ok && sv.Failed {
-			doc.RecordedError = oneLine(sv.Error)
-		}
-		if !ok || !sv.Finished && !sv.Failed && len(sv.Interrupts) == 0 {
-			// Cut off before it finished (a killed run): no outcome to
-			// compare with, which is not a difference.
-			doc.Unfinished, doc.Same, doc.Diff = true, false, nil
-			r.Diff = nil
-		}
-		if r.Err != nil {
-			doc.Error = oneLine(r.Err.Error())
-		}
-		// The recording stopped at a question and still waits for its
-		// answer: asked the same question, the task has the same outcome,
-		// with nothing written yet; asked another (a model wrote it), the
-		// difference is the question, not an answer the recording lacks.
-		recordingWaits := ok && len(sv.Interrupts) > 0 && len(sv.Answers) == 0 && !sv.Finished && !sv.Failed
-		asksAsRecorded := recordingWaits && r.Err == nil && len(r.Interrupts) > 0 &&
-			recording.InterruptValues(r.Interrupts) == recording.InterruptValues(sv.Interrupts) && r.Diff == nil && len(r.Writes) == 0 && len(r.Recorded) == 0
-		asksOtherwise := recordingWaits && r.Err == nil && len(r.Interrupts) > 0 && !asksAsRecorded
-		if asksAsRecorded {
-			doc.Same = true
-		}
-		if recordingWaits {
-			for _, in := range sv.Interrupts {
-				doc.RecordedInterrupts = append(doc.RecordedInterrupts, plainValue(in.Value))
-			}
-		}
-		for _, in := range r.Interrupts {
-			doc.Interrupts = append(doc.Interrupts, plainValue(in.Value))
-		}
-		for _, d := range r.Diff {
-			doc.Diff = append(doc.Diff, map[string]any{"channel": d.Channel, "recorded": plainValue(d.Recorded), "now": plainValue(d.Got)})
-		}
-		differ = differ || !doc.Same && !doc.Unfinished
-		docs = append(docs, doc)
-		if asJSON {
-			continue
-		}
-		w := a.Stdout
-		fmt.Fprintf(w, "node %s, step %d, from checkpoint %s, with the current code (nothing is written)\n", r.Name, doc.Step, engine.ShortID(t.Checkpoint.ID))
-		fmt.Fprintf(w, "input: %s\n", engine.MustEncode(r.Input))
-		switch {
-		case r.Err != nil:
-			fmt.Fprintf(w, "failed: %s\n", doc.Error)
-		case asksAsRecorded:
-			fmt.Fprintf(w, "interrupted with %s, as the recording did: it waits for an answer\n", recording.InterruptValues(r.Interrupts))
-		case asksOtherwise:
-			fmt.Fprintf(w, "interrupted with %s; the recording asked %s and waits for its answer\n", recording.InterruptValues(r.Interrupts), recording.InterruptValues(sv.Interrupts))
-		case len(r.Interrupts) > 0:
-			fmt.Fprintf(w, "interrupted with %s: the recording has no answer for it\n", recording.InterruptValues(r.Interrupts))
-		}
-		fmt.Fprintln(w, "writes now:")
-		printWrites(w, r.Writes)
-		fmt.Fprintln(w, "recorded writes:")
-		printWrites(w, r.Recorded)
-		if doc.RecordedError != "" {
-			fmt.Fprintf(w, "recorded: failed: %s\n", doc.RecordedError)
-		}
-		switch {
-		case doc.Unfinished:
-			fmt.Fprintln(w, "the recording was cut off before this task finished: nothing to compare")
-		case asksAsRecorded:
-		case doc.Same:
-			fmt.Fprintln(w, "same writes as recorded")
-		}
-		for _, d := range r.Diff {
-			fmt.Fprintf(w, "differs: %s recorded %s, now %s\n", d.Channel, writeValues(d.Recorded, d.HasRecorded), writeValues(d.Got, d.HasGot))
+		v := recording.JudgeRerun(r)
+		doc := newExecJSON(t, r, v)
+		docs, verdicts = append(docs, doc), append(verdicts, v)
+		if !asJSON {
+			printExec(a.Stdout, t, r, v, doc)
 		}
 	}
 	if asJSON {
@@ -217,20 +158,95 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 			return err
 		}
 	}
-	if !differ {
-		return nil
+	return execOutcome(docs, verdicts)
+}
+
+// newExecJSON is exec's account of one task run again, r, judged v.
+func newExecJSON(t *engine.CheckpointTuple, r *engine.TaskRerun, v recording.Verdict) execJSON {
+	doc := execJSON{Checkpoint: t.Checkpoint.ID, Step: t.Metadata.Step + 1, Node: r.Name, Task: r.ID, Input: plainValue(r.Input),
+		Writes: writeList(r.Writes), Recorded: writeList(r.Recorded),
+		Same: v.Kind == recording.Same || v.Kind == recording.WaitsAsRecorded, Unfinished: v.Kind == recording.NoOutcome}
+	if r.Recording.Err != nil {
+		doc.RecordedError = oneLine(r.Recording.Error)
 	}
-	for _, d := range docs {
-		switch {
-		case d.Error != "" && d.Error == d.RecordedError:
-			return failf("node %s fails with the current code as it did in the recording (see above)", d.Node)
-		case d.Error != "":
-			return failf("node %s fails with the current code (see above)", d.Node)
-		case d.RecordedInterrupts != nil && d.Interrupts != nil && !d.Same:
-			return failf("node %s asks another question than the recording did (see above)", d.Node)
+	if r.Err != nil {
+		doc.Error = oneLine(r.Err.Error())
+	}
+	if v.Kind == recording.WaitsAsRecorded || v.Kind == recording.AsksOtherwise || v.Kind == recording.NoLongerAsks {
+		for _, in := range recording.RecordedQuestions(r) {
+			doc.RecordedInterrupts = append(doc.RecordedInterrupts, plainValue(in.Value))
 		}
 	}
-	return failf("node %s does not write what the recording did (see above)", docs[0].Node)
+	for _, in := range r.Interrupts {
+		doc.Interrupts = append(doc.Interrupts, plainValue(in.Value))
+	}
+	for _, d := range v.Diff {
+		doc.Diff = append(doc.Diff, map[string]any{"channel": d.Channel, "recorded": plainValue(d.Recorded), "now": plainValue(d.Got)})
+	}
+	return doc
+}
+
+// printExec words one task run again for a person.
+func printExec(w io.Writer, t *engine.CheckpointTuple, r *engine.TaskRerun, v recording.Verdict, doc execJSON) {
+	fmt.Fprintf(w, "node %s, step %d, from checkpoint %s, with the current code (nothing is written)\n", r.Name, doc.Step, engine.ShortID(t.Checkpoint.ID))
+	fmt.Fprintf(w, "input: %s\n", engine.MustEncode(r.Input))
+	asked, recordedAsk := recording.InterruptValues(r.Interrupts), recording.InterruptValues(recording.RecordedQuestions(r))
+	switch {
+	case r.Err != nil:
+		fmt.Fprintf(w, "failed: %s\n", doc.Error)
+	case v.Kind == recording.WaitsAsRecorded:
+		fmt.Fprintf(w, "interrupted with %s, as the recording did: it waits for an answer\n", asked)
+	case v.Kind == recording.AsksOtherwise:
+		fmt.Fprintf(w, "interrupted with %s; the recording asked %s and waits for its answer\n", asked, recordedAsk)
+	case len(r.Interrupts) > 0:
+		fmt.Fprintf(w, "interrupted with %s: the recording has no answer for it\n", asked)
+	case v.Kind == recording.NoLongerAsks:
+		fmt.Fprintf(w, "finished without asking; the recording asked %s and waits for its answer\n", recordedAsk)
+	}
+	fmt.Fprintln(w, "writes now:")
+	printWrites(w, r.Writes)
+	fmt.Fprintln(w, "recorded writes:")
+	printWrites(w, r.Recorded)
+	if doc.RecordedError != "" {
+		fmt.Fprintf(w, "recorded: failed: %s\n", doc.RecordedError)
+	}
+	switch v.Kind {
+	case recording.NoOutcome:
+		fmt.Fprintln(w, "the recording was cut off before this task finished: nothing to compare")
+	case recording.RecordingFailed:
+		fmt.Fprintln(w, "it runs without the error the recording saved")
+	case recording.Same:
+		fmt.Fprintln(w, "same writes as recorded")
+	}
+	for _, d := range v.Diff {
+		fmt.Fprintf(w, "differs: %s recorded %s, now %s\n", d.Channel, writeValues(d.Recorded, d.HasRecorded), writeValues(d.Got, d.HasGot))
+	}
+}
+
+// execOutcome is exec's exit: nil when every task ran as recorded (or the
+// recording has no outcome to compare with), else the first task's
+// difference. A failure now is never a success, even the recorded one.
+func execOutcome(docs []execJSON, verdicts []recording.Verdict) error {
+	for i, v := range verdicts {
+		node := docs[i].Node
+		switch v.Kind {
+		case recording.FailsAgain:
+			return failf("node %s fails with the current code as it did in the recording (see above)", node)
+		case recording.FailsNow:
+			return failf("node %s fails with the current code (see above)", node)
+		case recording.AsksOtherwise:
+			return failf("node %s asks another question than the recording did (see above)", node)
+		case recording.AsksNow:
+			return failf("node %s asks a question the recording has no answer for (see above)", node)
+		case recording.NoLongerAsks:
+			return failf("node %s no longer asks the question the recording waits on (see above)", node)
+		case recording.RecordingFailed:
+			return failf("node %s no longer fails as the recording did (see above)", node)
+		case recording.WritesDiffer:
+			return failf("node %s does not write what the recording did (see above)", node)
+		}
+	}
+	return nil
 }
 
 // inSubgraph says which subgraph nodes of gr hold a node named node, for

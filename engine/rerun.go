@@ -23,6 +23,10 @@ type TaskRerun struct {
 	Err        error          // its failure, if it failed
 	// Diff compares Recorded with Writes channel by channel (DiffWrites).
 	Diff []WriteDiff
+	// Recording is the task as the checkpoint's snapshot shows it: what
+	// the recording saved for it (interrupts, answers, whether it waits,
+	// finished or failed, and its error).
+	Recording SnapshotTask
 }
 
 // RerunTask runs the task taskID, one of the tasks planned from the saved
@@ -73,7 +77,7 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 	if !found {
 		return nil, fmt.Errorf("%w: checkpoint %s plans no task %s", ErrNoCheckpoint, ShortID(t.Checkpoint.ID), taskID)
 	}
-	out := &TaskRerun{ID: taskID}
+	out := &TaskRerun{ID: taskID, Recording: task}
 	var answers []Write
 	for _, w := range t.PendingWrites {
 		switch {

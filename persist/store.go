@@ -1438,87 +1438,25 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 		if cfg.ThreadID == "" || tb == nil {
 			return nil
 		}
-		type cand struct {
-			ns  string
-			b   *nsBuckets
-			id  string
-			rec *cpRecord
-		}
-		var cands []cand
+		var cands []listCand
 		names := map[string]string{} // shared by the records read
-		collect := func(ns string, b *nsBuckets) error {
-			found := 0
-			c := b.cps.Cursor()
-			var k, v []byte
-			switch {
-			case cfg.CheckpointID != "":
-				if opt.Before != "" && cfg.CheckpointID >= opt.Before {
-					return nil
-				}
-				k = checkpointKey(cfg.CheckpointID)
-				var err error
-				if v, err = b.cps.Get(k); err != nil {
-					return err
-				}
-			case opt.Before != "":
-				if k, _ = c.Seek(checkpointKey(opt.Before)); k == nil {
-					k, v = c.Last()
-				} else {
-					k, v = c.Prev()
-				}
-			default:
-				k, v = c.Last()
-			}
-			for ; k != nil && v != nil; k, v = c.Prev() {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				id, err := parseCheckpointKey(k)
-				if err != nil {
-					return corruptf("checkpoint key %x: %v", k, err)
-				}
-				rec, err := decodeRecordNames(v, names)
-				if err != nil {
-					return err
-				}
-				if len(opt.Filter) > 0 {
-					md, err := decodeMetadata(rec.Meta)
-					if err != nil {
-						return err
-					}
-					if !engine.MatchesFilter(md, opt.Filter) {
-						continue
-					}
-				}
-				cands = append(cands, cand{ns, b, id, rec})
-				found++
-				if cfg.CheckpointID != "" || (opt.Limit > 0 && found >= opt.Limit) {
-					break
-				}
-			}
-			return c.Err()
-		}
-		if opt.AllNamespaces {
-			err := eachNamespace(tb, func(ns string) error {
-				b, err := nsIn(tb, cfg.ThreadID, ns, false)
-				if b == nil || err != nil {
-					return err
-				}
-				return collect(ns, b)
-			})
-			if err != nil {
-				return err
-			}
-		} else {
-			b, err := nsIn(tb, cfg.ThreadID, cfg.CheckpointNS, false)
+		collect := func(ns string) error {
+			b, err := nsIn(tb, cfg.ThreadID, ns, false)
 			if b == nil || err != nil {
 				return err
 			}
-			if err := collect(cfg.CheckpointNS, b); err != nil {
+			found, err := collectListed(ctx, ns, b, cfg, opt, names)
+			cands = append(cands, found...)
+			return err
+		}
+		if opt.AllNamespaces {
+			if err := eachNamespace(tb, collect); err != nil {
 				return err
 			}
+		} else if err := collect(cfg.CheckpointNS); err != nil {
+			return err
 		}
-		slices.SortStableFunc(cands, func(a, b cand) int {
+		slices.SortStableFunc(cands, func(a, b listCand) int {
 			if c := strings.Compare(b.id, a.id); c != 0 {
 				return c
 			}
@@ -1549,6 +1487,77 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 		return nil, err
 	}
 	return out, nil
+}
+
+// listCand is a checkpoint record List chose, before its tuple is built.
+type listCand struct {
+	ns  string
+	b   *nsBuckets
+	id  string
+	rec *cpRecord
+}
+
+// collectListed reads, newest first, the records of namespace ns that List
+// with cfg and opt returns: the one cfg names, or those before opt.Before,
+// matching opt.Filter, at most opt.Limit. names is shared by the records
+// read (decodeRecordNames).
+func collectListed(ctx context.Context, ns string, b *nsBuckets, cfg engine.Config, opt engine.ListOptions, names map[string]string) ([]listCand, error) {
+	if cfg.CheckpointID != "" && opt.Before != "" && cfg.CheckpointID >= opt.Before {
+		return nil, nil
+	}
+	c := b.cps.Cursor()
+	k, v, err := listStart(c, b, cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	var out []listCand
+	for ; k != nil && v != nil; k, v = c.Prev() {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		id, err := parseCheckpointKey(k)
+		if err != nil {
+			return out, corruptf("checkpoint key %x: %v", k, err)
+		}
+		rec, err := decodeRecordNames(v, names)
+		if err != nil {
+			return out, err
+		}
+		if len(opt.Filter) > 0 {
+			md, err := decodeMetadata(rec.Meta)
+			if err != nil {
+				return out, err
+			}
+			if !engine.MatchesFilter(md, opt.Filter) {
+				continue
+			}
+		}
+		out = append(out, listCand{ns, b, id, rec})
+		if cfg.CheckpointID != "" || (opt.Limit > 0 && len(out) >= opt.Limit) {
+			break
+		}
+	}
+	return out, c.Err()
+}
+
+// listStart places c on the newest record List can return: the one cfg
+// names, the last before opt.Before, or the last.
+func listStart(c *recordCursor, b *nsBuckets, cfg engine.Config, opt engine.ListOptions) (k, v []byte, err error) {
+	switch {
+	case cfg.CheckpointID != "":
+		k = checkpointKey(cfg.CheckpointID)
+		v, err = b.cps.Get(k)
+		return k, v, err
+	case opt.Before != "":
+		if k, _ = c.Seek(checkpointKey(opt.Before)); k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+		return k, v, nil
+	}
+	k, v = c.Last()
+	return k, v, nil
 }
 
 // DeleteThread implements engine.Saver: it removes every namespace,

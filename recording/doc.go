@@ -4,12 +4,15 @@
 // which recorded task a replay's task stands for (Step.Pair), which
 // recorded answer each of its interrupts is offered (Step.Answers), and
 // when the two diverge and why (Step.Judge, Step.JudgeCall,
-// Step.SameFailure).
+// Step.SameFailure); and how one task run again alone with the current
+// code (engine.Graph.RerunTask) compares with what the recording saved for
+// it (JudgeRerun, RecordedQuestions).
 //
 // The command line's replay (superstep replay, replay --rerun) and the
 // debugger's (R) both read a recorded superstep with Read and judge the
-// replay's superstep with Step's methods, so both say the same about the
-// same thread. The facts they rest on are the engine's: what a checkpoint's
+// replay's superstep with Step's methods, and the command line's exec and
+// the debugger's e both judge a task run alone with JudgeRerun, so both say
+// the same about the same thread. The facts they rest on are the engine's: what a checkpoint's
 // saved writes mean (engine.ReadSavedWrites), where a subgraph's answers
 // are saved (engine.Graph.TaskAnswers), how two runs of a task's writes
 // differ (engine.DiffWrites). How a replay is driven (a stepper run to the

@@ -74,6 +74,15 @@ const (
 	FailsNow                           // it fails; the recording's ran
 	RecordingFailed                    // the recording's failed; it ran
 	WritesDiffer                       // both ran and wrote differently (Diff)
+
+	// Kinds only a task run again alone has (JudgeRerun): a rerun stops at
+	// an interrupt it has no recorded answer for, where a replay goes on.
+
+	FailsAgain      // it fails with the error the recording saved
+	WaitsAsRecorded // it asks what the recording asked and still waits on
+	AsksOtherwise   // it asks another question than the one the recording waits on
+	AsksNow         // it asks a question the recording has no answer for
+	NoLongerAsks    // it finishes; the recording asked and waits for an answer
 )
 
 // Verdict is one replayed task against the recorded one it stands for.
@@ -86,8 +95,15 @@ type Verdict struct {
 	Diff []engine.WriteDiff // WritesDiffer: the channels, as engine.DiffWrites finds them
 }
 
-// Diverged reports whether the verdict is a difference.
-func (v Verdict) Diverged() bool { return v.Kind != Same && v.Kind != NoOutcome }
+// Diverged reports whether the verdict is a difference: the outcome or
+// the writes are not the recording's, or no outcome could be compared.
+func (v Verdict) Diverged() bool {
+	switch v.Kind {
+	case Same, NoOutcome, FailsAgain, WaitsAsRecorded:
+		return false
+	}
+	return true
+}
 
 // Judge compares replayed task got with rec, the recorded task it stands
 // for (nil: none), by outcome and then writes. calls are the Task calls

@@ -164,13 +164,7 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		m.openEdit()
 	case key.Matches(msg, k.Rerun) && k.Rerun.Enabled():
 		r, _ := m.tasks.selected()
-		recordedErr := ""
-		for _, t := range m.view.Tasks {
-			if t.ID == r.taskID && t.State == engine.TaskFailed && t.Err != nil {
-				recordedErr = t.Err.Error()
-			}
-		}
-		return m.rerunTask(m.view.CheckpointID, r.taskID, r.node, recordedErr)
+		return m.rerunTask(m.view.CheckpointID, r.taskID, r.node)
 	case key.Matches(msg, k.Mark) && k.Mark.Enabled():
 		m.setMark(m.view.CheckpointID)
 	case key.Matches(msg, k.Diff) && k.Diff.Enabled():

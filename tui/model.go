@@ -143,9 +143,6 @@ type Model struct {
 	// rerunAt and rerunIdx are the checkpoint and task e last ran alone.
 	rerunAt  string
 	rerunIdx int
-	// rerunRecordedErr is the error the recording saved for the task e
-	// runs alone, "" when it saved none.
-	rerunRecordedErr string
 	// mark is the checkpoint marked with m: d diffs against it instead of
 	// the parent, on any branch.
 	mark string

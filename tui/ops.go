@@ -146,7 +146,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		if from == modeDiff { // e in a run-alone result: the next task
 			from = m.diffPrev
 		}
-		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1], m.rerunRecordedErr)
+		m.diff = newRerunPane(msg.rerun, m.diffAB[0], m.diffAB[1])
 		if s := m.tree.selected(); from == modeTree && s != nil {
 			m.diff.nextTask = len(s.Tasks) > 1
 		}

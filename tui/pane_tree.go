@@ -690,5 +690,5 @@ func (m *Model) rerunTreeTask() tea.Cmd {
 	if len(s.Tasks) > 1 {
 		name = fmt.Sprintf("%s (task %d of %d)", t.Name, i+1, len(s.Tasks))
 	}
-	return m.rerunTask(s.Config.CheckpointID, t.ID, name, t.Error)
+	return m.rerunTask(s.Config.CheckpointID, t.ID, name)
 }

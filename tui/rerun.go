@@ -7,50 +7,70 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/recording"
 )
 
 // rerunTask runs one task planned from checkpoint cpID alone, against its
 // recorded input, with the current code; nothing is written to the
 // thread. The result opens as a diff of its writes against the recording.
-// recordedErr is the error the recording saved for the task, if any.
-func (m *Model) rerunTask(cpID, taskID, name, recordedErr string) tea.Cmd {
+func (m *Model) rerunTask(cpID, taskID, name string) tea.Cmd {
 	m.note = "running " + name + " alone against its recorded input (nothing is written)…"
 	m.diffAB = [2]string{name, shortID(cpID)}
-	m.rerunRecordedErr = recordedErr
 	return m.do(opRerun, func(ctx context.Context, s session) opDoneMsg {
 		r, err := s.RerunTask(ctx, cpID, taskID)
 		return opDoneMsg{rerun: r, err: err}
 	})
 }
 
-// newRerunPane lays out a rerun: the input, how it ended, and its writes
-// against the recorded ones, channel by channel.
-func newRerunPane(r *engine.TaskRerun, name, cp, recordedErr string) diffPane {
+// newRerunPane lays out a rerun: the input, how it ended against what the
+// recording saved (recording.JudgeRerun, the command line's exec verdict),
+// and its writes against the recorded ones, channel by channel.
+func newRerunPane(r *engine.TaskRerun, name, cp string) diffPane {
 	p := diffPane{title: fmt.Sprintf("Run alone · %s at %s · current code, recorded input · nothing written", name, cp)}
 	add := func(row taskRow) { p.rows = append(p.rows, row) }
 	add(taskRow{text: "input  " + preview(r.Input, previewBudget), value: r.Input, hasValue: true, name: name + " input"})
-	switch {
-	case r.Err != nil:
+	if r.Err != nil {
 		add(taskRow{text: glyphFailed + " failed: " + firstLine(r.Err.Error()), style: removedStyle, value: r.Err.Error(), hasValue: true, name: name + " error"})
-	case len(r.Interrupts) > 0:
-		for _, in := range r.Interrupts {
-			add(taskRow{text: glyphAttention + " interrupted: " + preview(in.Value, previewBudget), style: removedStyle, value: in.Value, hasValue: true, name: name + " interrupt"})
+	}
+	for _, in := range r.Interrupts {
+		add(taskRow{text: glyphAttention + " interrupted: " + preview(in.Value, previewBudget), style: dimStyle, value: in.Value, hasValue: true, name: name + " interrupt"})
+	}
+	questions := func(verb string) {
+		for _, in := range recording.RecordedQuestions(r) {
+			add(taskRow{text: "  " + verb + " " + preview(in.Value, previewBudget), style: dimStyle, value: in.Value, hasValue: true, name: name + " recorded question"})
 		}
-	case len(r.Recorded) == 0 && recordedErr != "":
+	}
+	v := recording.JudgeRerun(r)
+	switch v.Kind {
+	case recording.NoOutcome:
+		add(taskRow{text: "nothing was recorded for this task at this checkpoint (it never ran here, or was cut off before it finished): its writes now are below", style: dimStyle})
+	case recording.FailsAgain:
+		add(taskRow{text: "= fails as the recording did", style: dimStyle})
+	case recording.FailsNow:
+		add(taskRow{text: "≠ fails where the recording did not fail so", style: removedStyle})
+	case recording.WaitsAsRecorded:
+		add(taskRow{text: "= asks what the recording asked: it waits for an answer", style: addedStyle})
+	case recording.AsksOtherwise:
+		add(taskRow{text: "≠ asks another question than the one the recording waits on:", style: removedStyle})
+		questions("recorded")
+	case recording.AsksNow:
+		add(taskRow{text: "≠ asks a question the recording has no answer for", style: removedStyle})
+	case recording.NoLongerAsks:
+		add(taskRow{text: "≠ finishes without asking; the recording waits on:", style: removedStyle})
+		questions("recorded")
+	case recording.RecordingFailed:
 		add(taskRow{text: glyphOK + " ran without the error the recording saved: its writes now are below", style: addedStyle})
-	case len(r.Recorded) == 0:
-		add(taskRow{text: "nothing was recorded for this task at this checkpoint (it never ran here): its writes now are below", style: dimStyle})
-	case len(r.Diff) == 0:
-		add(taskRow{text: "= wrote the same as the recording", style: addedStyle})
-	default:
-		add(taskRow{text: fmt.Sprintf("≠ writes differ from the recording on %d channel(s)", len(r.Diff)), style: removedStyle})
-		for _, d := range r.Diff {
+	case recording.WritesDiffer:
+		add(taskRow{text: fmt.Sprintf("≠ writes differ from the recording on %d channel(s)", len(v.Diff)), style: removedStyle})
+		for _, d := range v.Diff {
 			add(taskRow{text: "  ~ " + d.Channel + ": " + preview(d.Recorded, previewBudget/2) + " → " + preview(d.Got, previewBudget/2),
 				value: map[string]any{"recorded": d.Recorded, "now": d.Got}, hasValue: true, name: d.Channel + " (recorded → now)"})
 		}
+	default:
+		add(taskRow{text: "= wrote the same as the recording", style: addedStyle})
 	}
-	if recordedErr != "" {
-		add(taskRow{text: "recorded: " + glyphFailed + " failed: " + firstLine(recordedErr), style: removedStyle, value: recordedErr, hasValue: true, name: name + " recorded error"})
+	if rec := r.Recording; rec.Err != nil {
+		add(taskRow{text: "recorded: " + glyphFailed + " failed: " + firstLine(rec.Error), style: removedStyle, value: rec.Error, hasValue: true, name: name + " recorded error"})
 	}
 	add(taskRow{text: "recorded writes", style: dimStyle})
 	for _, w := range r.Recorded {
