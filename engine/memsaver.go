@@ -13,7 +13,13 @@ import (
 // MemorySaver is the in-memory reference Saver. It keeps everything for the
 // life of the process. Safe for concurrent use.
 type MemorySaver struct {
-	mu      sync.RWMutex
+	// mu guards everything below, for writers and readers alike. A run
+	// saves twice a superstep, and an RWMutex's write lock takes two
+	// atomic operations more than a Mutex (one each way), as costly as
+	// the rest of the save on a busy machine; readers hold mu only to copy
+	// what they return, and make the maps of its checkpoints (the most of
+	// a read) after releasing it.
+	mu      sync.Mutex
 	threads map[string]map[string]*memNamespace // thread -> ns -> checkpoints
 	// last is the namespace a write found last: a run writes its thread's
 	// one namespace twice a superstep (writes, checkpoint); rec is the
@@ -213,13 +219,22 @@ func (r *memRecord) setCheckpoint(cp *Checkpoint, kc *keptCheckpoint) {
 	}
 }
 
-// checkpoint is the record's checkpoint, materialized, for a reader
-// (shared: checkpoints are immutable).
+// checkpoint is the record's checkpoint for a reader (shared:
+// checkpoints are immutable), to be materialized (materialize) once the
+// reader released the saver's lock.
 func (r *memRecord) checkpoint() *Checkpoint {
 	if r.kept != nil {
-		return r.kept.public().Materialize()
+		return r.kept.public()
 	}
-	return r.more.cp.Materialize()
+	return r.more.cp
+}
+
+// materialize fills the maps of the checkpoints of tuples (tuple made
+// them under the lock; Materialize is safe for concurrent use).
+func materialize(tuples ...*CheckpointTuple) {
+	for _, tp := range tuples {
+		tp.Checkpoint.Materialize()
+	}
 }
 
 // ownedBy reports whether the record's checkpoint is an engine snapshot
@@ -705,7 +720,7 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 		n = &memNamespace{}
 		t[ns] = n
 	}
-	if create { // under the write lock: readers only share m.mu.RLock
+	if create { // a write: a reader keeps its lookups out of m.last
 		m.last.thread, m.last.ns, m.last.n, m.last.rec = thread, ns, n, 0
 	}
 	return n
@@ -837,20 +852,29 @@ func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask
 
 // GetTuple implements Saver.
 func (m *MemorySaver) GetTuple(_ context.Context, cfg Config) (*CheckpointTuple, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	tp := m.getTuple(cfg)
+	if tp != nil {
+		materialize(tp)
+	}
+	return tp, nil
+}
+
+// getTuple is GetTuple's tuple, its checkpoint not materialized yet.
+func (m *MemorySaver) getTuple(cfg Config) *CheckpointTuple {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, false)
 	if n == nil || len(n.order) == 0 {
-		return nil, nil
+		return nil
 	}
 	i := len(n.order) - 1
 	if cfg.CheckpointID != "" {
 		var ok bool
 		if i, ok = n.find(cfg.CheckpointID); !ok {
-			return nil, nil
+			return nil
 		}
 	}
-	return tuple(cfg.ThreadID, cfg.CheckpointNS, n, i), nil
+	return tuple(cfg.ThreadID, cfg.CheckpointNS, n, i)
 }
 
 // tuple is the i-th record of namespace ns, n.
@@ -909,8 +933,15 @@ func (r *memRecord) sortedWrites(names memNames, ns string) []PendingWrite {
 
 // List implements Saver.
 func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*CheckpointTuple, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	out := m.list(cfg, opt)
+	materialize(out...)
+	return out, nil
+}
+
+// list is List's tuples, their checkpoints not materialized yet.
+func (m *MemorySaver) list(cfg Config, opt ListOptions) []*CheckpointTuple {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	t := m.threads[cfg.ThreadID]
 	type ref struct {
 		ns string
@@ -949,7 +980,7 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 			break
 		}
 	}
-	return out, nil
+	return out
 }
 
 // DeleteThread implements Saver.
@@ -965,8 +996,8 @@ var _ ThreadLister = (*MemorySaver)(nil)
 
 // Threads implements ThreadLister.
 func (m *MemorySaver) Threads(context.Context) ([]string, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	out := make([]string, 0, len(m.threads))
 	for t := range m.threads {
 		out = append(out, t)
