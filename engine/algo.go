@@ -98,6 +98,10 @@ type channelState struct {
 	// handed out yet (it stays put, as slab does).
 	ids   []byte
 	idsAt int
+	// mores holds room for kept checkpoints' lazyMore, from moreAt on
+	// not handed out yet (newMore).
+	mores  []lazyMore
+	moreAt int
 	// updatedIDs holds the room not handed out yet for a kept run's
 	// updated-channel lists, by id (keepUpdated).
 	updatedIDs []int32
@@ -1226,7 +1230,7 @@ func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (c
 	var lz *lazyCheckpoint
 	if cs.kept {
 		kc = cs.newKept()
-		kc.setID(id)
+		kc.setID(id, cs)
 		kc.ts = ts
 		lz = &kc.lazy
 	} else {
@@ -1239,7 +1243,7 @@ func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (c
 	}
 	lz.g = cs.g
 	if cs.extraVer != nil || cs.extraSeen != nil {
-		m := lz.moreOf()
+		m := lz.moreOf(cs)
 		m.extraVer, m.extraSeen = cs.extraVer, cs.extraSeen
 	}
 	cs.valLog.carve, cs.verLog.carve = cs.kept, cs.kept
@@ -1248,7 +1252,7 @@ func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (c
 	lz.seen = cs.seen.snapshot()
 	if len(cs.appends) > 0 {
 		if kc != nil {
-			lz.moreOf().appends = cs.appends
+			lz.moreOf(cs).appends = cs.appends
 		} else {
 			cp.Appends = cs.appends
 		}
@@ -1305,6 +1309,21 @@ func (cs *channelState) newKept() *keptCheckpoint {
 	cs.slabAt++
 	cs.made++
 	return c
+}
+
+// newMore returns a zero lazyMore for a checkpoint cs makes: in a kept
+// run carved from a slab of its own (a run that updates more channels a
+// superstep than a checkpoint's room holds needs one for every
+// checkpoint), else allocated alone, as the checkpoint is.
+func (cs *channelState) newMore() *lazyMore {
+	if cs == nil || !cs.kept {
+		return &lazyMore{}
+	}
+	if cs.moreAt == len(cs.mores) {
+		cs.mores, cs.moreAt = make([]lazyMore, 16), 0
+	}
+	cs.moreAt++
+	return &cs.mores[cs.moreAt-1]
 }
 
 // idRoom returns room for a kept run's next checkpoint id, carved like

@@ -112,10 +112,10 @@ type lazyMore struct {
 	id      string
 }
 
-// moreOf returns lz.more, made if lz has none.
-func (lz *lazyCheckpoint) moreOf() *lazyMore {
+// moreOf returns lz.more, made by cs (newMore) if lz has none.
+func (lz *lazyCheckpoint) moreOf(cs *channelState) *lazyMore {
 	if lz.more == nil {
-		lz.more = &lazyMore{}
+		lz.more = cs.newMore()
 	}
 	return lz.more
 }
@@ -136,13 +136,13 @@ type keptCheckpoint struct {
 	pub  atomic.Pointer[Checkpoint]
 }
 
-// setID makes id k's id.
-func (k *keptCheckpoint) setID(id string) {
+// setID makes id k's id (cs made k).
+func (k *keptCheckpoint) setID(id string, cs *channelState) {
 	if len(id) == idLen {
 		k.idAt = (*[idLen]byte)(unsafe.Pointer(unsafe.StringData(id))) // read only: never written through
 		return
 	}
-	k.lazy.moreOf().id = id
+	k.lazy.moreOf(cs).id = id
 }
 
 // id is k's id.

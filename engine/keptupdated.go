@@ -22,7 +22,7 @@ func (cs *channelState) keepUpdated(lz *lazyCheckpoint, h planHint) bool {
 	room := lz.updatedRoom[:]
 	if len(ids) > len(room) {
 		room = cs.updatedIDsRoom(len(ids))
-		lz.moreOf().updated = unsafe.SliceData(room)
+		lz.moreOf(cs).updated = unsafe.SliceData(room)
 	}
 	for i, id := range ids {
 		room[i] = int32(id)

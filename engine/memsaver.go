@@ -385,7 +385,7 @@ type memWrites struct {
 	named, lazy, step int32
 	// first holds the first entries, so a superstep's usual one task
 	// with a write or two needs no allocation for them.
-	first [2]memWrite
+	first [memWritesFirst]memWrite
 }
 
 // memWritesMore is what memWrites keeps beyond the usual.
@@ -434,6 +434,9 @@ func (ns memNames) channel(e *memWrite, g *Graph) string {
 }
 
 const memWritesIndexAt = 16
+
+// memWritesFirst is how many writes a record holds in its own room.
+const memWritesFirst = 2
 
 // moreOf returns w.more, made if w has none.
 func (w *memWrites) moreOf() *memWritesMore {
