@@ -414,23 +414,37 @@ type memWrite struct {
 }
 
 // memNames are the channels of a namespace's writes kept by name
-// (memWrite.ch), in one list: a record's own would be an allocation or
-// two for each, on a graph's first run.
-type memNames []string
+// (memWrite.ch), in one table: a record's own list would be an
+// allocation or two for each on a graph's first run. The table grows by
+// chunks that stay where they are, so a name costs a store, not a share
+// of copying the table as it grows.
+type memNames struct {
+	chunks [][]string
+	n      int32
+}
+
+// memNamesChunk is how many names a chunk of memNames holds.
+const memNamesChunk = 256
 
 // byName is the ch of a write to channel name.
 func (ns *memNames) byName(name string) int32 {
-	*ns = append(*ns, name)
-	return int32(-len(*ns))
+	k := int(ns.n) / memNamesChunk
+	if k == len(ns.chunks) {
+		ns.chunks = append(ns.chunks, make([]string, memNamesChunk))
+	}
+	ns.chunks[k][int(ns.n)%memNamesChunk] = name
+	ns.n++
+	return -ns.n
 }
 
 // channel is e's channel; g is the graph of its record's checkpoint
 // (nil: none), which ids are of.
-func (ns memNames) channel(e *memWrite, g *Graph) string {
+func (ns *memNames) channel(e *memWrite, g *Graph) string {
 	if e.ch >= 0 {
 		return g.channelOrder[e.ch]
 	}
-	return ns[-1-e.ch]
+	i := int(-1 - e.ch)
+	return ns.chunks[i/memNamesChunk][i%memNamesChunk]
 }
 
 const memWritesIndexAt = 16
@@ -888,14 +902,14 @@ func tuple(thread, ns string, n *memNamespace, i int) *CheckpointTuple {
 		Checkpoint:    r.checkpoint(),
 		Metadata:      r.metadata(),
 		ParentID:      n.parentID(i),
-		PendingWrites: r.sortedWrites(n.names, ns),
+		PendingWrites: r.sortedWrites(&n.names, ns),
 	}
 }
 
 // sortedWrites returns the record's writes in task order, each task's
 // special writes first and then its regular writes by index. ns is the
 // record's namespace, which the ids of tasks saved by reference hash.
-func (r *memRecord) sortedWrites(names memNames, ns string) []PendingWrite {
+func (r *memRecord) sortedWrites(names *memNames, ns string) []PendingWrite {
 	w := &r.writes
 	es := w.entries()
 	if len(es) == 0 {

@@ -171,3 +171,22 @@ func TestMemWrites_ChannelsByIDReadAsNames(t *testing.T) {
 		}
 	}
 }
+
+// A namespace's names table reads back every name by its ch, across its
+// chunks, and ids by the graph's channel order.
+func TestMemNames_ReadBackAcrossChunks(t *testing.T) {
+	var names memNames
+	var chs []int32
+	for i := range 3*memNamesChunk + 7 {
+		chs = append(chs, names.byName(fmt.Sprint("c", i)))
+	}
+	for i, ch := range chs {
+		if got := names.channel(&memWrite{ch: ch}, nil); got != fmt.Sprint("c", i) {
+			t.Fatalf("name %d reads back as %q", i, got)
+		}
+	}
+	g := &Graph{channelOrder: []string{"x", "y"}}
+	if got := names.channel(&memWrite{ch: 1}, g); got != "y" {
+		t.Fatalf("id 1 reads back as %q", got)
+	}
+}
