@@ -419,7 +419,8 @@ type memWrite struct {
 // chunks that stay where they are, so a name costs a store, not a share
 // of copying the table as it grows.
 type memNames struct {
-	chunks [][]string
+	chunks [][]string // full, then cur
+	cur    []string   // the chunk names go into (capacity memNamesChunk)
 	n      int32
 }
 
@@ -428,11 +429,11 @@ const memNamesChunk = 256
 
 // byName is the ch of a write to channel name.
 func (ns *memNames) byName(name string) int32 {
-	k := int(ns.n) / memNamesChunk
-	if k == len(ns.chunks) {
-		ns.chunks = append(ns.chunks, make([]string, memNamesChunk))
+	if len(ns.cur) == cap(ns.cur) {
+		ns.cur = make([]string, 0, memNamesChunk)
+		ns.chunks = append(ns.chunks, ns.cur)
 	}
-	ns.chunks[k][int(ns.n)%memNamesChunk] = name
+	ns.cur = append(ns.cur, name)
 	ns.n++
 	return -ns.n
 }
@@ -444,7 +445,7 @@ func (ns *memNames) channel(e *memWrite, g *Graph) string {
 		return g.channelOrder[e.ch]
 	}
 	i := int(-1 - e.ch)
-	return ns.chunks[i/memNamesChunk][i%memNamesChunk]
+	return ns.chunks[i/memNamesChunk][:memNamesChunk][i%memNamesChunk]
 }
 
 const memWritesIndexAt = 16
