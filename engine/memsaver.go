@@ -604,7 +604,7 @@ func (w *memWrites) index(i int) {
 	if x.tasks == nil {
 		x.tasks = make(map[uint64]int, 2*w.n)
 	}
-	x.tasks[w.entries()[i].key.task.slot()] = i
+	x.tasks[w.room()[i].key.task.slot()] = i
 }
 
 // nameWrites gives every task saved by reference its id, for the
@@ -696,12 +696,12 @@ func (w *memWrites) appendFirst(names *memNames, task memTask, writes []Write, i
 	} else {
 		es = w.extend(len(writes))
 	}
-	for i, wr := range writes {
+	for i := range writes {
 		// Field by field, not a struct copy: while the collector marks,
 		// copying a struct with pointers into kept memory is a bulk
 		// barrier that walks its type (hundreds of instructions a
 		// write); a pointer stored alone is a few. The room is zero.
-		e := &es[i]
+		wr, e := &writes[i], &es[i]
 		e.key = memWriteKey{task, int32(i)}
 		if ids != nil && ids[i] >= 0 {
 			e.ch = int32(ids[i])
