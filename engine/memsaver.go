@@ -688,14 +688,14 @@ func anySpecial(writes []Write) bool {
 // writes' channel ids (nil: unknown; an id < 0: not a channel), of the
 // graph of w's record's checkpoint, if task is by reference.
 func (w *memWrites) appendFirst(names *memNames, task memTask, writes []Write, ids []chanID) {
-	first := int(w.n)
-	var es []memWrite
-	if k := first + len(writes); w.over == nil && k <= len(w.first) { // usually: no call
-		es = w.first[first:k]
-		w.n = int32(k)
-	} else {
-		es = w.extend(len(writes))
+	first, k := int(w.n), int(w.n)+len(writes)
+	room := w.room()
+	if k > len(room) {
+		w.grow(len(writes))
+		room = w.room()
 	}
+	es := room[first:k]
+	w.n = int32(k)
 	for i := range writes {
 		// Field by field, not a struct copy: while the collector marks,
 		// copying a struct with pointers into kept memory is a bulk
