@@ -482,14 +482,7 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 			l.mu.Lock()
 			l.pending.addTask(t, writes)
 			l.mu.Unlock()
-			var ids []chanID
-			if len(writes) <= memWritesFirst {
-				// Channels as ids in a record's own room; a larger batch
-				// (a wide superstep's) keeps names: checking its names
-				// against the node's would cost more than it saves.
-				ids = t.node.knownWriteIDs(writes)
-			}
-			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, l.g, t.step, ref, writes, ids)
+			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, l.g, t.step, ref, writes, t.node.knownWriteIDs(writes))
 			return nil
 		}
 	}
