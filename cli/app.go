@@ -62,6 +62,11 @@ type DebugOptions struct {
 	// Program is the running program's name, for hints that name a
 	// command (App.Name).
 	Program string
+	// Notice is what the debugger's status line says first, in place of
+	// its own note: that a thread named with --thread was not in the
+	// database and starts as a new one (the warning on stderr is hidden
+	// while the debugger holds the screen).
+	Notice string
 	// Stdout and Stderr are the command's streams.
 	Stdout, Stderr io.Writer
 }

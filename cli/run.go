@@ -260,14 +260,19 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	o := DebugOptions{Program: a.Name, Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit,
 		// The switcher's check: the same as the command line's, with the
 		// note of a compatible change left out (it would garble the screen).
-		CheckThread: func(ctx context.Context, t string) error {
-			return checkTopology(ctx, st, t, gr, force, func(string) {})
+		CheckThread: func(checkCtx context.Context, t string) error {
+			err := checkTopology(checkCtx, st, t, gr, force, func(string) {})
+			if errors.Is(err, engine.ErrGraphChanged) {
+				return pickerRefusal(ctx, st, t, name, err)
+			}
+			return err
 		}}
 	if !exists {
 		o.Input = example
 		if named {
 			// A typo would otherwise open an empty new thread unseen.
 			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s lists those there)", thread, dbLabel(g), hintLine(ctx, "threads")))
+			o.Notice = fmt.Sprintf("thread %q was not in the database: this is a new run on it (T lists the threads there)", thread)
 		}
 	}
 	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {

@@ -56,6 +56,12 @@ func threadNotFound(ctx context.Context, st Store, thread string) error {
 	for i, ns := range nss {
 		names[i] = shellWord(ns)
 	}
-	return usagef("%w: thread %s has checkpoints only in subgraph namespaces (%s): show and history read one with --ns NS; %s writes them all",
-		ErrSubgraphsOnly, termtext.Name(thread), strings.Join(names, ", "), hintLine(ctx, "export", shellWord(thread)))
+	return usagef("%w: thread %s has checkpoints only in subgraph namespaces (%s): %s",
+		ErrSubgraphsOnly, termtext.Name(thread), strings.Join(names, ", "), subgraphsOnlyHint(ctx, thread))
+}
+
+// subgraphsOnlyHint says how to read a thread whose checkpoints are all in
+// subgraph namespaces, on the database the user named.
+func subgraphsOnlyHint(ctx context.Context, thread string) string {
+	return "show and history read one with --ns NS; " + hintLine(ctx, "export", shellWord(thread)) + " writes them all"
 }

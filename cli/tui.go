@@ -23,14 +23,15 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 		fmt.Fprintf(o.Stderr, "%[1]s: not a terminal, running headless (%[1]s run GRAPH is the scripted form)\n", o.program())
 		return Headless(ctx, g, o)
 	}
-	return tui.Run(ctx, g, tuiOptions(o))
+	return tui.Run(ctx, g, tuiOptions(ctx, o))
 }
 
 // tuiOptions are the debugger's options for a command's database and
 // graph: the database under the graph recorder keeps the settings and
-// sets the durability.
-func tuiOptions(o DebugOptions) tui.Options {
-	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.Title, SettingsKey: o.GraphKey, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition, RecursionLimit: o.RecursionLimit}
+// sets the durability. ctx is the command's: the hints the thread picker
+// shows name the program and the --db it was given (hintLine).
+func tuiOptions(ctx context.Context, o DebugOptions) tui.Options {
+	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.Title, SettingsKey: o.GraphKey, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition, RecursionLimit: o.RecursionLimit, Notice: o.Notice}
 	if opts.GraphName == "" {
 		opts.GraphName = o.GraphName
 	}
@@ -61,8 +62,8 @@ func tuiOptions(o DebugOptions) tui.Options {
 		}
 	}
 	if o.Threads != nil {
-		opts.Threads = func(ctx context.Context) ([]tui.ThreadSummary, error) {
-			infos, err := o.Threads(ctx)
+		opts.Threads = func(listCtx context.Context) ([]tui.ThreadSummary, error) {
+			infos, err := o.Threads(listCtx)
 			if err != nil {
 				return nil, err
 			}
@@ -75,11 +76,12 @@ func tuiOptions(o DebugOptions) tui.Options {
 				sum := tui.ThreadSummary{ID: t.ID, Step: t.LastStep, Source: t.LastSource, Updated: t.Updated, Graph: rec.displayName()}
 				switch {
 				case t.Err != nil:
-					sum.Refused = "cannot be read: " + storeMessage(t.Err)
+					sum.Status, sum.Refused = statusUnreadable, "cannot be read: "+storeMessage(t.Err)
 				case t.Checkpoints == 0:
 					// Listed by the threads command too; the debugger opens a
 					// thread at its own checkpoints.
-					sum.Refused = "has checkpoints only in subgraph namespaces (" + o.program() + " export writes them)"
+					sum.Status = statusSubgraphsOnly
+					sum.Refused = "has checkpoints only in subgraph namespaces: " + subgraphsOnlyHint(ctx, t.ID)
 				}
 				out = append(out, sum)
 			}
@@ -87,6 +89,27 @@ func tuiOptions(o DebugOptions) tui.Options {
 		}
 	}
 	return opts
+}
+
+// pickerRefusal is the thread picker's word on a thread of another graph
+// (checkTopology's refusal): its first line, all the picker shows, is the
+// command that opens the thread, which the picker cannot (another graph;
+// --force for the same graph changed incompatibly); the refusal with the
+// topology's differences follows. ctx is the command's, for the program's
+// name and --db; graphKey is the open graph's record name.
+func pickerRefusal(ctx context.Context, st Store, thread, graphKey string, refusal error) error {
+	fp, err := st.Fingerprint(ctx, thread)
+	rec, ok := decodeGraphRecord(fp)
+	if err != nil || !ok || rec.Graph == "" {
+		return refusal
+	}
+	what := "recorded with " + rec.displayName() // the picker shows it through termtext.Name
+	words := []string{shellWord(rec.Graph), "--thread", shellWord(thread)}
+	if rec.Graph == graphKey {
+		what = "the graph changed incompatibly since the thread was recorded"
+		words = append(words, "--force")
+	}
+	return fmt.Errorf("%s: %s opens it\n%w", what, hintLine(ctx, "tui", words...), refusal)
 }
 
 // CompileCondition compiles a debugger breakpoint or watch expression in

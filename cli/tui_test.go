@@ -7,10 +7,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/tui"
 )
 
 // The debugger gets the database under the graph recorder the command
@@ -22,7 +24,7 @@ func TestTUIOptions_SettingsAndDurabilityThroughTheRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	opts := tuiOptions(DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: st}})
+	opts := tuiOptions(context.Background(), DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: st}})
 	if opts.Settings == nil {
 		t.Fatal("no settings store: breakpoints and run settings would not be kept")
 	}
@@ -55,7 +57,7 @@ func TestTUIOptions_SharedDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sh.Close()
-	opts := tuiOptions(DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: sh}})
+	opts := tuiOptions(context.Background(), DebugOptions{GraphName: "research", Saver: &graphRecorder{Store: sh}})
 	ctx := context.Background()
 	if opts.Settings == nil {
 		t.Fatal("no settings store on a shared database")
@@ -118,12 +120,129 @@ func TestTUI_ScenarioTitleAndSettingsKey(t *testing.T) {
 		if code := app.Run(context.Background(), []string{"tui", c.arg, "--db", filepath.Join(dir, "t.db")}); code != 0 {
 			t.Fatalf("tui %s: exit %d: %s", c.arg, code, out.String())
 		}
-		opts := tuiOptions(got)
+		opts := tuiOptions(context.Background(), got)
 		if opts.GraphName != c.title || opts.SettingsKey != c.key {
 			t.Errorf("tui %s: title %q settings key %q, want %q and %q", c.arg, opts.GraphName, opts.SettingsKey, c.title, c.key)
 		}
 		if got.GraphName != c.arg {
 			t.Errorf("tui %s: hints should repeat the graph as typed, got %q", c.arg, got.GraphName)
 		}
+	}
+}
+
+// The thread picker's note on a thread it cannot open names the program
+// and the --db the debugger was opened with, and the --ns way to read it,
+// as the command line's own hints do: a bare "superstep export T" would
+// read the default database, where the thread is not.
+func TestTUIOptions_PickerHintRepeatsProgramAndDB(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "my data.db")
+	st, err := persist.Open(db, persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cp := &engine.Checkpoint{V: engine.CheckpointFormat, ID: "00000001", ChannelValues: map[string]any{"q": "one"}, ChannelVersions: map[string]engine.Version{"q": 1}}
+	if _, err := st.Put(ctx, engine.Config{ThreadID: "subonly", CheckpointNS: "inner:abc"}, cp, engine.Metadata{Source: engine.SourceLoop}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var sum []tui.ThreadSummary
+	app := &App{Name: "myagent", Stdout: &out, Stderr: &out, Debugger: func(ctx context.Context, _ *engine.Graph, o DebugOptions) error {
+		var err error
+		sum, err = tuiOptions(ctx, o).Threads(ctx)
+		return err
+	}}
+	if code := app.Run(ctx, []string{"tui", "linear", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	for _, s := range sum {
+		if s.ID != "subonly" {
+			continue
+		}
+		want := `show and history read one with --ns NS; myagent export subonly --db '` + db + `' writes them all`
+		if !strings.Contains(s.Refused, want) || s.Status != statusSubgraphsOnly {
+			t.Fatalf("picker says status %q, %q; want %q and %q", s.Status, s.Refused, statusSubgraphsOnly, want)
+		}
+		return
+	}
+	t.Fatalf("subonly not listed: %+v", sum)
+}
+
+// A thread named with --thread that is not in the database starts as a new
+// run: the warning on stderr is hidden while the debugger holds the
+// screen, so the debugger's status line says it (a typo otherwise opens
+// an empty thread unseen, and writes its input checkpoint).
+func TestTUI_NewNamedThreadNoticeReachesTheDebugger(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	var got DebugOptions
+	var out bytes.Buffer
+	app := &App{Stdout: &out, Stderr: &out, Debugger: func(_ context.Context, _ *engine.Graph, o DebugOptions) error {
+		got = o
+		return nil
+	}}
+	if code := app.Run(context.Background(), []string{"tui", "research", "--thread", "reserch", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	want := `thread "reserch" was not in the database: this is a new run on it`
+	if opts := tuiOptions(context.Background(), got); !strings.Contains(opts.Notice, want) {
+		t.Fatalf("the debugger's notice is %q, want %q", opts.Notice, want)
+	}
+	// The graph's own thread, not named, gets no notice.
+	if code := app.Run(context.Background(), []string{"tui", "linear", "--db", db}); code != 0 || got.Notice != "" {
+		t.Fatalf("exit %d, notice %q for an unnamed thread", code, got.Notice)
+	}
+}
+
+// The thread picker refuses a thread of another graph; what it shows (the
+// refusal's first line) is the command that opens it, on the same
+// database, rather than the start of a topology diff cut at the screen's
+// edge: the recorded graph, or --force for the same graph changed since.
+func TestTUI_PickerRefusalSaysWhatOpensTheThread(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	flow := filepath.Join(dir, "flow.json")
+	src, err := os.ReadFile(filepath.Join("testdata", "approve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(flow, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var check string // the thread the debugger's picker is asked about
+	var refusal error
+	app := &App{Name: "myagent", Stdout: &out, Stderr: &out, Debugger: func(ctx context.Context, _ *engine.Graph, o DebugOptions) error {
+		if check != "" {
+			refusal = o.CheckThread(ctx, check)
+		}
+		return nil
+	}}
+	for _, args := range [][]string{{"run", "research", "--thread", "r1"}, {"run", flow, "--thread", "f1"}} {
+		if code := app.Run(context.Background(), append(args, "--db", db)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, out.String())
+		}
+	}
+	// Another graph's thread.
+	check = "r1"
+	if code := app.Run(context.Background(), []string{"tui", "linear", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	if err, want := refusal, "recorded with research: myagent tui research --db "+db+" --thread r1 opens it\n"; err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, engine.ErrGraphChanged) {
+		t.Fatalf("refusal %v, want it to start %q", err, want)
+	}
+	// The same scenario file, changed incompatibly since the thread ran.
+	if err := os.WriteFile(flow, bytes.ReplaceAll(src, []byte(`"done"`), []byte(`"finish"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check = "f1"
+	if code := app.Run(context.Background(), []string{"tui", flow, "--thread", "other", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	if err, want := refusal, "the graph changed incompatibly since the thread was recorded: myagent tui "+flow+" --db "+db+" --thread f1 --force opens it\n"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("refusal %v, want it to start %q", err, want)
 	}
 }

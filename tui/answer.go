@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -29,9 +30,11 @@ func (m *Model) openAnswer() {
 		return
 	}
 	m.answer = newAnswerForm(m.view.Interrupts, m.paths, m.answerSuggestion())
+	recordingEnds, diverged := false, ""
 	if m.replay != nil {
 		// A replay answers as the recording did: offer its answer.
-		answers := m.replay.recordedAnswers(m.view)
+		var answers map[string]string
+		answers, recordingEnds, diverged = m.replay.recordedAnswers(m.view)
 		for i, in := range m.answer.ints {
 			if a, ok := answers[in.ID]; ok {
 				m.answer.inputs[i].SetValue(a)
@@ -43,6 +46,14 @@ func (m *Model) openAnswer() {
 	m.note = m.answer.where(0) + " interrupted: type an answer, enter resumes"
 	if len(ints) > 1 {
 		m.note = fmt.Sprintf("%d interrupts are waiting: one answer line each (↑↓), enter resumes with every answer typed", len(ints))
+	}
+	switch {
+	case diverged != "":
+		m.note = "replay DIVERGED at " + diverged
+	case recordingEnds && m.replay.diverged == "":
+		// As the command line's replay ends here: nothing recorded is
+		// left to compare an answer's run with.
+		m.note = fmt.Sprintf("the recording ends here, at this same question (%d supersteps before it matched): what you answer runs uncompared", m.replay.compared)
 	}
 }
 
@@ -201,7 +212,27 @@ func (f answerForm) View(st Styles, w, h int) string {
 	if len(f.ints) > 0 {
 		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (interrupt %s):", f.where(f.sel), shortID(f.ints[f.sel].ID))))
 	}
+	tail := f.tail(st)
+	ph := max(1, h-len(head)-len(tail))
+	f.payload.prepare(w, ph)
+	if len(head) > 0 && f.payload.cutOff(ph) {
+		// The inspector's own status line is dropped below: say here that
+		// the value goes on, and where the box is in it.
+		head[len(head)-1] += st.Dim.Render(cut("  "+f.payload.lineSpan(ph)+" · pgup pgdn", max(0, w-ansi.StringWidth(head[len(head)-1]))))
+	}
+	body := f.payload.View(st, w, ph+1)
+	// Drop the inspector's own status line: the box has its own hints.
+	if i := strings.LastIndex(body, "\n"); i >= 0 {
+		body = body[:i]
+	}
+	return strings.Join(append(append(head, body), tail...), "\n")
+}
+
+// tail is the answer box's last lines: the answer line of a single
+// interrupt, then the error or the hints.
+func (f answerForm) tail(st Styles) []string {
 	var tail []string
+	multi := len(f.ints) > 1
 	if !multi && len(f.inputs) == 1 {
 		tail = append(tail, f.inputs[0].View())
 	}
@@ -213,14 +244,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 	default:
 		tail = append(tail, st.Dim.Render("enter resume · esc close (r reopens) · JSON or plain text"))
 	}
-	ph := max(1, h-len(head)-len(tail))
-	f.payload.prepare(w, ph)
-	body := f.payload.View(st, w, ph+1)
-	// Drop the inspector's own status line: the box has its own hints.
-	if i := strings.LastIndex(body, "\n"); i >= 0 {
-		body = body[:i]
-	}
-	return strings.Join(append(append(head, body), tail...), "\n")
+	return tail
 }
 
 // setSize gives each answer line the width it has: the whole box, or what

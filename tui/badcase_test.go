@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/graphs"
 )
 
@@ -426,6 +428,36 @@ func TestModel_Open_InterruptedHeadShowsItsTasks(t *testing.T) {
 	golden(t, "reopen-interrupted-100x30.golden", screen)
 }
 
+// A thread reopened at an interrupt keeps its finished tasks' saved writes
+// aside as pending in the channels pane, as the session that stopped there
+// does (suba finished beside subb's question); reopened, the pane showed
+// only the checkpoint's value, with no mark that more was waiting.
+func TestModel_Open_InterruptedHeadShowsPendingChannels(t *testing.T) {
+	g, saver := scenarioGraph(t, "stream_sends_sub_interrupt.json")
+	opts := Options{Thread: "s", Input: map[string]any{"log": []any{}}, Saver: saver}
+	live := press(t, newTestModel(t, newEngineSession(g, opts), opts, 120, 30), "c", "esc")
+	reopened := newTestModel(t, newEngineSession(g, opts), Options{Thread: "s", Saver: saver}, 120, 30)
+	pendingLog := func(m Model) string {
+		for _, r := range m.chans.rows {
+			if r.cv.Name == "log" {
+				return r.pendingTxt
+			}
+		}
+		return ""
+	}
+	if got, want := pendingLog(reopened), pendingLog(live); !strings.Contains(want, `"slow:a", "after:a"`) || got != want {
+		t.Errorf("reopened: log %q; the live session: %q", got, want)
+	}
+	// And so does time travel to it.
+	back := press(t, live, "t", "enter")
+	if m := press(t, back, "esc"); m.mode == modeMain {
+		back = m
+	}
+	if got, want := pendingLog(back), pendingLog(live); got != want {
+		t.Errorf("after time travel: log %q; the live session: %q", got, want)
+	}
+}
+
 // A thread whose last superstep failed says so when reopened, with the
 // task that failed and its error; stepping runs the superstep again. It
 // showed "UPDATE done" and "nothing ran here yet".
@@ -531,4 +563,268 @@ func TestModel_Open_CutOffHeadShowsSavedTasks(t *testing.T) {
 	if screen := m.View(); m.err != nil || !strings.Contains(screen, "a reused") {
 		t.Fatalf("stepping the cut-off head (err %v):\n%s", m.err, screen)
 	}
+}
+
+// A thread the caller refuses for another reason than its graph (its
+// checkpoints are all in subgraph namespaces) keeps the status the caller
+// gave it: "other graph" would send the user looking for the wrong graph.
+func TestModel_Threads_RefusedStatusFromCaller(t *testing.T) {
+	why := "has checkpoints only in subgraph namespaces: show and history read one with --ns NS"
+	m := pickerOver(t, []ThreadSummary{{ID: "subonly", Status: "subgraphs only", Refused: why}}, 120, 30)
+	v := m.View()
+	if !strings.Contains(v, "subgraphs only") || strings.Contains(v, "other graph") || !strings.Contains(v, why) {
+		t.Fatalf("the picker should show the caller's status and why:\n%s", v)
+	}
+}
+
+// After a step fails, n runs it again from the checkpoint it planned
+// from, as a resumed run does (LangGraph's invoke(null) after an error):
+// the failed task runs again, the tasks that finished keep their saved
+// writes. The screen was a dead end ("fork or replay a checkpoint to go
+// on"): no step key worked until the user found the latest checkpoint in
+// the tree and made it current.
+func TestModel_Failed_StepRunsTheFailedTasksAgain(t *testing.T) {
+	var wCalls, vCalls atomic.Int32
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("plan", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"plan"}), nil }).
+		AddNode("w", func(context.Context, any) (any, error) {
+			wCalls.Add(1)
+			return engine.Pairs("log", []any{"w"}), nil
+		}).
+		AddNode("v", func(context.Context, any) (any, error) {
+			if vCalls.Add(1) == 1 {
+				return nil, errors.New("upstream 503")
+			}
+			return engine.Pairs("log", []any{"v"}), nil
+		}).
+		AddEdge(engine.Start, "plan").
+		AddConditionalEdges("plan", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "w", Arg: map[string]any{}}, engine.Send{Node: "v", Arg: map[string]any{}}}, nil
+		}, "w", "v").
+		Compile(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "t", Input: map[string]any{"log": []any{}}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusFailed || !strings.Contains(m.View(), "n runs the failed step again") {
+		t.Fatalf("status %v, screen:\n%s", m.view.Status, m.View())
+	}
+	failed := m.view.CheckpointID
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone || m.err != nil {
+		t.Fatalf("after c: status %v err %v note %q", m.view.Status, m.err, m.note)
+	}
+	if wCalls.Load() != 1 || vCalls.Load() != 2 {
+		t.Fatalf("w ran %d times, v %d: want w's saved writes kept and v run again", wCalls.Load(), vCalls.Load())
+	}
+	got := fmt.Sprint(m.view.Values["log"])
+	if !strings.Contains(got, "w") || !strings.Contains(got, "v") {
+		t.Fatalf("log %s, want both Sends' writes", got)
+	}
+	// Time travel to that checkpoint, now a past one, says what stepping
+	// from it does: a fork runs every task again, w included.
+	m = press(t, m, "t")
+	for m.tree.selected().Config.CheckpointID != failed {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	if !strings.Contains(m.note, "step 2 failed") || !strings.Contains(m.note, "stepping forks there and runs every task again") {
+		t.Fatalf("time travel to the failed checkpoint: note %q", m.note)
+	}
+	m = press(t, m, "s")
+	if wCalls.Load() != 2 {
+		t.Fatalf("the fork ran w %d times in all, want it run again (2)", wCalls.Load())
+	}
+
+	// The same when the failed step ran from a checkpoint update_state
+	// wrote (a run addressed at it forks and runs every task again; the
+	// run that goes on after an error is not addressed at any).
+	wCalls.Store(0)
+	vCalls.Store(0)
+	if _, err := g.UpdateState(context.Background(), engine.Config{ThreadID: "u"}, map[string]any{"log": []any{"edited"}}, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	opts = Options{Thread: "u", Saver: saver}
+	m = newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusFailed || m.view.Source != engine.SourceUpdate {
+		t.Fatalf("from the update: status %v source %q err %v", m.view.Status, m.view.Source, m.err)
+	}
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone || wCalls.Load() != 1 || vCalls.Load() != 2 {
+		t.Fatalf("after c from the update: status %v err %v, w ran %d times, v %d", m.view.Status, m.err, wCalls.Load(), vCalls.Load())
+	}
+}
+
+// At a checkpoint written by a Send's task, the engine infers the node
+// that sent it (the last to see a new channel version), not the task that
+// wrote last; the form said "the node that wrote last", so a user who
+// edited the Send's results expected the step after it and got the fan-out
+// again.
+func TestModel_Fork_SaysHowTheNodeIsInferred(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("plan", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"plan"}), nil }).
+		AddNode("w", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"w"}), nil }).
+		AddEdge(engine.Start, "plan").
+		AddConditionalEdges("plan", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "w", Arg: map[string]any{}}}, nil
+		}, "w").
+		Compile(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Invoke(context.Background(), map[string]any{"log": []any{}}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "t", Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 200, 40)
+	m = press(t, m, "f") // at the head, written by w
+	v := m.View()
+	if m.fork.inferred != "plan" || strings.Contains(v, "wrote last") || !strings.Contains(v, "plan (inferred: it saw the newest channel version") {
+		t.Fatalf("inferred %q, form:\n%s", m.fork.inferred, v)
+	}
+}
+
+// Making the thread's latest checkpoint current in the tree and stepping
+// goes on from it (a run addressed at the head resumes it): nothing is
+// forked. The note said "stepping … forks there", as for a past
+// checkpoint, so a user wanting to go on looked for another way.
+func TestModel_Tree_CheckoutOfTheHeadSaysItGoesOn(t *testing.T) {
+	m := engineModel(t, "linear", 160, 40)
+	m = press(t, m, "s", "s", "t") // a thread paused between supersteps
+	head := m.tree.snaps[0].ID
+	m = press(t, m, "enter")
+	if m.view.CheckpointID != head || !strings.Contains(m.note, "the thread's latest, is current: stepping (n s c) goes on from it") || strings.Contains(m.note, "forks") {
+		t.Fatalf("checkout of the head %s: at %s, note %q", shortID(head), shortID(m.view.CheckpointID), m.note)
+	}
+	m = press(t, m, "s")
+	if m.err != nil || m.view.Source != engine.SourceLoop || m.view.ParentID != head {
+		t.Fatalf("stepping on from the head: source %q parent %s err %v", m.view.Source, shortID(m.view.ParentID), m.err)
+	}
+	// A past checkpoint still says what stepping from it does.
+	m = press(t, m, "t", "down", "enter")
+	if !strings.Contains(m.note, "which forks there") {
+		t.Fatalf("checkout of a past checkpoint: note %q", m.note)
+	}
+	// So does a latest checkpoint that update_state wrote: a run from it
+	// forks (resumeAtHead excludes updates and forks).
+	ctx := context.Background()
+	if _, err := m.sess.UpdateState(ctx, m.view.CheckpointID, map[string]any{"total": 7.0}, ""); err != nil {
+		t.Fatal(err)
+	}
+	m = press(t, m, "t")
+	if m.tree.snaps[0].Source != engine.SourceUpdate {
+		t.Fatalf("head source %q", m.tree.snaps[0].Source)
+	}
+	m = press(t, m, "g", "enter") // g: the newest
+	if m.view.CheckpointID != m.tree.snaps[0].ID || !strings.Contains(m.note, "which forks there") {
+		t.Fatalf("checkout of an update at the head: at %s, note %q", shortID(m.view.CheckpointID), m.note)
+	}
+}
+
+// The versions_seen pane keeps its rows in view when they fit: its scroll
+// offset is kept for the worst-case explanation below it, so with a short
+// explanation the pane hid its first rows (essay at 80×24: __start__ and
+// plan) above blank lines, with no mark that anything was hidden.
+func TestModel_Seen_NoRowsHiddenAboveBlankLines(t *testing.T) {
+	m := engineModel(t, "essay", 80, 24)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("status %v err %v", m.view.Status, m.err)
+	}
+	v := m.View()
+	for _, want := range []string{"__start__ __start__", "plan      branch:to:plan", "revise"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("versions_seen lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+// The caller's notice (the command line's: the thread named was not in
+// the database) is the first thing the status line says, once.
+func TestModel_Open_ShowsTheCallersNoticeOnce(t *testing.T) {
+	g, ex, saver := compile(t, "linear")
+	opts := Options{Thread: "lineer", Input: ex.Input, Saver: saver, Notice: `thread "lineer" was not in the database: this is a new run on it`}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 30)
+	if !strings.Contains(m.View(), opts.Notice) {
+		t.Fatalf("the first screen lacks the notice:\n%s", m.View())
+	}
+	m = press(t, m, "n")
+	if strings.Contains(m.View(), opts.Notice) {
+		t.Fatalf("the notice stays after a step:\n%s", m.View())
+	}
+}
+
+// A functional entrypoint's channels are all internal: the channels pane
+// said "no channel matches" with no filter typed, as if one hid them.
+func TestModel_Channels_AllInternalSaysSo(t *testing.T) {
+	g, saver := scenarioGraph(t, "func_tasks_basic.json")
+	opts := Options{Thread: "f", Input: map[string]any{}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 30)
+	if v := m.View(); !strings.Contains(v, "no state channels: i shows the internal ones") || strings.Contains(v, "no channel matches") {
+		t.Fatalf("channels pane:\n%s", v)
+	}
+	if v := press(t, m, "i").View(); strings.Contains(v, "no state channels") {
+		t.Fatalf("after i:\n%s", v)
+	}
+}
+
+// A run stopped by the recursion limit (no task failed) goes on with n, as
+// a resumed run with a new budget does, and the screen says that rather
+// than "runs the failed step again".
+func TestModel_Failed_RecursionLimitGoesOn(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g := enginetest.AppendLoop(t, saver, 20, nil)
+	opts := Options{Thread: "t", Input: map[string]any{"n": 0.0, "items": []any{}}, Saver: saver, RecursionLimit: 4}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusFailed || !strings.Contains(m.View(), "n goes on from its last checkpoint") {
+		t.Fatalf("status %v, screen:\n%s", m.view.Status, m.View())
+	}
+	before := m.view.Values["n"].(float64)
+	m = press(t, m, "c")
+	if n := m.view.Values["n"].(float64); n <= before {
+		t.Fatalf("c after the limit: n %v, was %v (status %v err %v)", n, before, m.view.Status, m.err)
+	}
+}
+
+// The picker's word on a thread it cannot open is wrapped, not cut: the
+// command line's ends in the command that opens the thread (a scenario
+// path and --db run past 80 columns). The list keeps its cursor in view
+// and the frame its size with the longer note.
+func TestModel_Threads_RefusalWrapsWhole(t *testing.T) {
+	why := "recorded with approve: superstep tui /home/someone/projects/agents/flows/approve.json --db /home/someone/data/bugs.db --thread t19 opens it\nthe graph's topology differs …"
+	var list []ThreadSummary
+	for i := range 20 {
+		list = append(list, ThreadSummary{ID: fmt.Sprintf("t%d", i), Refused: why})
+	}
+	m := press(t, pickerOver(t, list, 80, 24), "G")
+	v := m.View()
+	for _, want := range []string{"/home/someone/data/bugs.db", "--thread t19 opens it", "t19 "} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("picker lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "topology differs") || strings.Contains(v, "opens it …") {
+		t.Fatalf("only the refusal's first line belongs on screen:\n%s", v)
+	}
+	checkFrame(t, m)
+}
+
+// pickerOver opens the linear graph at w×h with a thread picker (T) that
+// lists list, as a caller's Options.Threads gives it.
+func pickerOver(t *testing.T, list []ThreadSummary, w, h int) Model {
+	t.Helper()
+	saver := engine.NewMemorySaver()
+	e, _ := graphs.Get("linear")
+	linear, err := e.Build(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "l", Saver: saver, Threads: func(context.Context) ([]ThreadSummary, error) { return list, nil }}
+	return press(t, newTestModel(t, newEngineSession(linear, opts), opts, w, h), "T")
 }

@@ -161,7 +161,11 @@ func (f forkForm) View(st Styles, w, h int) string {
 	if as == "" {
 		switch {
 		case f.inferred != "":
-			as = f.inferred + " (inferred by the engine: the node that wrote last)"
+			// LangGraph's rule (engine.InferAsNode; langgraph
+			// pregel/main.py:1922-1933): not the node that wrote last (a
+			// Send's task sees no channel), and what runs next follows
+			// this node's edges.
+			as = f.inferred + " (inferred: it saw the newest channel version; what runs next follows it)"
 		case f.inferErr != "":
 			as = "(the engine cannot infer it: " + f.inferErr + "; ctrl+n picks one)"
 		default:

@@ -440,6 +440,12 @@ func (m *Model) enableMainKeys() {
 	k.Next.SetEnabled(step)
 	k.Superstep.SetEnabled(step)
 	k.Continue.SetEnabled(step)
+	if step && m.view.Status == engine.StatusFailed {
+		k.Next.SetHelp("n", "retry failed step")
+		if failedTask(m.view) == nil {
+			k.Next.SetHelp("n", "go on (resume)")
+		}
+	}
 	if m.continuing {
 		k.Continue.SetEnabled(true)
 		k.Continue.SetHelp("c", "pause")

@@ -23,9 +23,13 @@ func (l *listNav) follow(h, n int) {
 	l.off = clamp(l.off, 0, max(0, n-h))
 }
 
-// window returns the rows [from, to) to draw.
+// window returns the rows [from, to) to draw in h rows. A pane may draw
+// more rows than it followed the cursor with (the versions_seen pane
+// keeps room for its longest explanation): the window then starts no later
+// than where the last row fills it, so no row is hidden above blank lines;
+// the cursor, at or after the offset, stays in it.
 func (l listNav) window(h, n int) (from, to int) {
-	from = clamp(l.off, 0, max(0, n-1))
+	from = clamp(l.off, 0, max(0, n-max(h, 1)))
 	return from, min(n, from+max(h, 0))
 }
 

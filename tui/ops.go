@@ -50,7 +50,10 @@ type opDoneMsg struct {
 	sub     *subgraphLevel
 	rerun   *engine.TaskRerun
 	text    string
-	err     error
+	// atHead: a checkout of the thread's latest checkpoint, from which a
+	// step goes on (resumes) rather than forks.
+	atHead bool
+	err    error
 }
 
 // take hands the session to a Cmd. The model has none until the Cmd's
@@ -99,9 +102,23 @@ func (m *Model) step(op opKind) tea.Cmd {
 	if m.feed != nil && m.view != nil && (m.view.Phase == engine.PhasePlanned || op == opSuperstep) {
 		m.feed.reset() // the tasks about to execute report afresh
 	}
+	// After a failure, stepping goes on from the thread's latest
+	// checkpoint, the one the failed superstep planned from, as
+	// LangGraph's invoke(null) after an error does: not addressed at any
+	// checkpoint (that would fork from an update's or a fork's and run
+	// every task again), so the failed tasks run again and those that
+	// finished keep their saved writes (langgraph pregel/_loop.py:661-663,
+	// _reapply_writes_to_succeeded_nodes).
+	retry := m.view != nil && m.view.Status == engine.StatusFailed
+	thread := m.thread
 	return m.do(op, func(ctx context.Context, s session) opDoneMsg {
 		var v *engine.StepView
 		var err error
+		if retry {
+			if _, err := s.Open(ctx, thread); err != nil {
+				return opDoneMsg{err: err}
+			}
+		}
 		if op == opSuperstep {
 			v, err = s.Superstep(ctx)
 		} else {
@@ -193,8 +210,26 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	default:
 		m.note = ""
 	}
+	if m.opts.Notice != "" && (msg.op == opInit || msg.op == opStart) && msg.view != nil {
+		m.note, m.opts.Notice = m.opts.Notice, "" // the caller's word on the first open, once
+	}
+	if msg.op == opCheckout && msg.atHead {
+		// A run addressed at the thread's latest checkpoint resumes it
+		// (LangGraph.js pregel/loop.ts:666-672 resumeAtHead): nothing is
+		// forked.
+		m.note = "checkpoint " + shortID(msg.view.CheckpointID) + ", the thread's latest, is current: stepping (n s c) goes on from it"
+	}
 	if t := failedTask(msg.view); t != nil && msg.view.Phase == engine.PhaseCheckpoint && msg.view.Status == engine.StatusRunning {
-		m.note = fmt.Sprintf("%s: step %d failed (%s); n runs it again, tasks that finished keep their writes", m.note, msg.view.Step, firstLine(fmt.Sprint(t.Err)))
+		base, again := m.note, "n runs it again, tasks that finished keep their writes"
+		if msg.op == opCheckout { // the failure matters more than how the checkout steps
+			base = "checkpoint " + shortID(msg.view.CheckpointID) + " is current"
+			if !msg.atHead {
+				// Time travel re-executes the tasks that finished too
+				// (engine/loop.go skipDone; langgraph _loop.py:661).
+				again = "stepping forks there and runs every task again"
+			}
+		}
+		m.note = fmt.Sprintf("%s: step %d failed (%s); %s", base, msg.view.Step, firstLine(fmt.Sprint(t.Err)), again)
 	}
 	if msg.op == opCheckout && msg.text != "" {
 		m.note = "time travel " + msg.text + ": the run's checkpoint " + shortID(msg.view.CheckpointID) + " it was written under is current; stepping forks there and runs the subgraph task again"
@@ -343,6 +378,7 @@ func (m *Model) refreshPanes(running bool) {
 	}
 	m.graph.setTasks(v.Tasks, v.Waiting, running)
 	m.chans.setChannels(v.Channels, m.pending)
+	m.seen.replaying = m.replay != nil
 	m.seen.setView(v)
 	m.tasks.verdicts = nil
 	if m.replay != nil && judgedStep(v) {
@@ -366,6 +402,12 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 	r := m.replay
 	r.advance(v)
 	switch {
+	case judgedStep(v) && r.pastEnd():
+		r.verdicts = nil
+		m.refreshPanes(false)
+		if v.Status != engine.StatusFailed { // a failure's error says more
+			m.note = fmt.Sprintf("past the recording's end: step %d is not compared (%d supersteps matched)", v.Step, r.compared)
+		}
 	case judgedStep(v):
 		div := r.compare(v)
 		m.refreshPanes(false) // the tasks pane shows the verdicts
@@ -383,6 +425,8 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 		if v.Status == engine.StatusFailed {
 			m.note = fmt.Sprintf("the replay fails as the recording did: %d supersteps compared, the same tasks failed", r.compared)
 		}
+	case v.Status == engine.StatusDone && r.diverged == "" && r.pastEnd():
+		m.note = fmt.Sprintf("the replay matched the recording's %d supersteps, then ran past its end, uncompared", r.compared)
 	case v.Status == engine.StatusDone && r.diverged == "":
 		m.note = fmt.Sprintf("replay matches the recording: %d supersteps compared", r.compared)
 	}
@@ -404,6 +448,10 @@ func (m *Model) canStep() bool {
 		return true
 	case engine.StatusInterrupted:
 		return len(m.view.Interrupts) == 0
+	case engine.StatusFailed:
+		// step runs the failed superstep again; a replay has compared the
+		// failure and ends there.
+		return m.replay == nil
 	}
 	return false
 }

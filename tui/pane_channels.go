@@ -107,6 +107,18 @@ func (p chanPane) selectedName() string {
 	return cv.Name
 }
 
+// emptyText says why no channel is listed: the filter, or a graph whose
+// channels are all internal (a functional entrypoint's), which i shows.
+func (p chanPane) emptyText() string {
+	switch {
+	case p.filter.Value() != "":
+		return "no channel matches"
+	case len(p.rows) == 0:
+		return "no channels"
+	}
+	return "no state channels: i shows the internal ones"
+}
+
 func (p chanPane) title() string {
 	t := "Channels"
 	if !p.showInternal {
@@ -182,7 +194,7 @@ func (p chanPane) View(st Styles, watched map[string]bool, focused bool, w, h in
 		rows = append(rows, line)
 	}
 	if len(p.shown) == 0 {
-		rows = append(rows, st.Dim.Render("no channel matches"))
+		rows = append(rows, st.Dim.Render(p.emptyText()))
 	}
 	out := strings.Join(rows, "\n")
 	if p.filtering {

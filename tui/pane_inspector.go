@@ -197,16 +197,7 @@ func (p inspector) View(st Styles, w, h int) string {
 	for len(out) < body {
 		out = append(out, "")
 	}
-	first, last := 0, 0
-	if len(p.vis) > 0 {
-		first = p.vis[clamp(p.off, 0, len(p.vis)-1)].line + 1
-		last = p.vis[clamp(min(len(p.vis), p.off+body)-1, 0, len(p.vis)-1)].line + 1
-	}
-	pos := fmt.Sprintf("lines %d–%d of %d", first, last, len(p.lines))
-	if len(p.vis) > len(p.lines) && len(p.vis) > body {
-		// Wrapped lines longer than the pane: where in them the view is.
-		pos += fmt.Sprintf(" (rows %d–%d of %d)", p.off+1, min(len(p.vis), p.off+body), len(p.vis))
-	}
+	pos := p.position(body)
 	hint := " · ↑↓ pgup pgdn scroll · w no wrap · y copy · esc close"
 	if p.canConvo {
 		hint = " · v JSON · I ids" + hint
@@ -220,6 +211,30 @@ func (p inspector) View(st Styles, w, h int) string {
 	out = append(out, st.Dim.Render(cut(pos+hint, w)))
 	return strings.Join(out, "\n")
 }
+
+// lineSpan says which lines of the value body rows show, counted from 1:
+// "lines 3–9 of 40".
+func (p inspector) lineSpan(body int) string {
+	first, last := 0, 0
+	if len(p.vis) > 0 {
+		first = p.vis[clamp(p.off, 0, len(p.vis)-1)].line + 1
+		last = p.vis[clamp(min(len(p.vis), p.off+body)-1, 0, len(p.vis)-1)].line + 1
+	}
+	return fmt.Sprintf("lines %d–%d of %d", first, last, len(p.lines))
+}
+
+// position is lineSpan, and with wrapped lines the rows shown of them.
+func (p inspector) position(body int) string {
+	pos := p.lineSpan(body)
+	if len(p.vis) > len(p.lines) && len(p.vis) > body {
+		// Wrapped lines longer than the pane: where in them the view is.
+		pos += fmt.Sprintf(" (rows %d–%d of %d)", p.off+1, min(len(p.vis), p.off+body), len(p.vis))
+	}
+	return pos
+}
+
+// cutOff reports whether body rows show less than the whole value.
+func (p inspector) cutOff(body int) bool { return p.off > 0 || len(p.vis) > body }
 
 // setSize lays the value out for the room the inspector has.
 func (p *inspector) setSize(w, h int) { p.prepare(w, h) }

@@ -19,6 +19,9 @@ type seenPane struct {
 	// pinned is set once the person moves the cursor; until then it follows
 	// the node the run is about, so the explanation is the useful one.
 	pinned bool
+	// replaying: a replay runs the view, and stops at a failure (it has
+	// compared it) rather than running the failed step again.
+	replaying bool
 }
 
 type seenRow struct {
@@ -110,6 +113,9 @@ func (p seenPane) View(st Styles, focused bool, w, h int) string {
 	nodeW = min(nodeW, w/3)
 	chW = min(chW, max(8, w-nodeW-14))
 	explain := explainNode(p.view, p.selectedNode(), p.triggers(p.selectedNode()))
+	if p.replaying && p.view.Status == engine.StatusFailed {
+		explain = "The replay stops at this failure: t forks or replays a checkpoint."
+	}
 	ew := max(1, w)
 	expl := ansi.Wordwrap(explain, ew, " ")
 	explLines := min(strings.Count(expl, "\n")+1, max(1, h/3))
@@ -163,7 +169,10 @@ func explainNode(v *engine.StepView, node string, triggers []string) string {
 	case engine.StatusDone:
 		return "The run is done: no trigger channel is newer than what its node saw."
 	case engine.StatusFailed:
-		return "The run failed; fork or replay a checkpoint to go on."
+		if failedTask(v) == nil { // the recursion limit, a cancelled run
+			return "The run stopped: n goes on from its last checkpoint, as a resumed run (with a new recursion budget)."
+		}
+		return "The run failed: n runs the failed step again (finished tasks keep their writes)."
 	}
 	if v.Phase != engine.PhaseCheckpoint {
 		n := 0

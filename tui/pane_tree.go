@@ -539,9 +539,14 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		id := s.Config.CheckpointID
+		// A step from the thread's latest checkpoint goes on from it
+		// unless update_state or a fork wrote it (LangGraph.js
+		// pregel/loop.ts:666-672 resumeAtHead; engine/loop.go).
+		head := m.tree.snaps[0] // newest first
+		atHead := id == head.ID && head.Source != engine.SourceUpdate && head.Source != engine.SourceFork
 		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
 			v, err := ss.Checkout(ctx, id)
-			return opDoneMsg{view: v, err: err}
+			return opDoneMsg{view: v, err: err, atHead: atHead}
 		})
 	case key.Matches(msg, k.Fork):
 		if s := m.tree.selected(); s != nil && m.sess != nil {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,6 +26,7 @@ type replayRun struct {
 	// steps from another base.
 	chain []string
 	pos   int
+	wrote string // the replay's checkpoint that moved pos last (a view of it comes again at the end)
 	// read reads a recorded checkpoint whole (nil: the recording cannot be
 	// read and nothing is compared); rec caches the one at recPos.
 	read   snapshotReader
@@ -56,7 +58,16 @@ func newReplayRun(heads []engine.CheckpointHead, from string, read snapshotReade
 	if chain == nil {
 		return nil, fmt.Errorf("checkpoint %s is not in the thread's history", shortID(from))
 	}
-	return &replayRun{from: from, chain: chain, read: read, recPos: -1}, nil
+	r := &replayRun{from: from, chain: chain, read: read, recPos: -1}
+	// As the command line's replay: a replay that compared nothing must
+	// not pass. A recording that ends at from has a superstep to compare
+	// only if its tasks saved something there (asked, failed, finished).
+	if len(chain) == 1 && read != nil {
+		if rec := r.step(); rec != nil && !slices.ContainsFunc(rec.Tasks, func(t recording.Task) bool { return t.Saved }) {
+			return nil, fmt.Errorf("nothing to replay: the recording has no superstep after checkpoint %s (step %d); R on an earlier one", shortID(from), r.current().Metadata.Step)
+		}
+	}
+	return r, nil
 }
 
 // compare judges the tasks of an executed step against the recording
@@ -125,19 +136,34 @@ func verdictWhy(vd recording.Verdict) string {
 // too, under the same id), as JSON for the answer box: for each task
 // (and Task call), the recorded answer after those the replay has given it
 // already (recording.Step.Answers). A task the recording has no answer for
-// gets none: its line is left to type.
-func (r *replayRun) recordedAnswers(v *engine.StepView) map[string]string {
+// gets none: its line is left to type. ends reports that the recording
+// ends here, waiting at these same questions: whatever is answered runs
+// past it. diverged names the first interrupt the recording has no answer
+// for (another question, a task the recording ran without asking), as
+// the command line's replay stops there; "" when none.
+func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]string, ends bool, diverged string) {
 	rec := r.step()
 	if rec == nil || len(v.Interrupts) == 0 {
-		return nil
+		return nil, false, ""
 	}
 	given := r.givenAnswers(v.CheckpointID)
+	offer := rec.Answers(v, given)
 	out := map[string]string{}
-	for id, a := range rec.Answers(v, given).Resume {
+	for id, a := range offer.Resume {
 		out[id] = string(engine.MustEncode(a))
 	}
-	return out
+	if d := offer.Diverged; d != nil {
+		diverged = fmt.Sprintf("recorded step %d, %s: %s", r.rec.Metadata.Step+1, d.Node, d.Why)
+		if r.diverged == "" {
+			r.diverged = diverged
+		}
+	}
+	return out, offer.Waiting > 0 && len(offer.Resume) == 0 && offer.Diverged == nil, diverged
 }
+
+// pastEnd reports that the replay has gone on past the recorded branch's
+// last checkpoint: its supersteps are not compared with anything.
+func (r *replayRun) pastEnd() bool { return r.read != nil && r.pos >= len(r.chain) }
 
 // givenAnswers counts the answers each task of the replay's checkpoint id
 // has had so far, read from that checkpoint once: a task's saved answers
@@ -216,8 +242,9 @@ func (r *replayRun) current() *engine.StateSnapshot {
 // advance moves on when the replay wrote the checkpoint that ends a
 // superstep.
 func (r *replayRun) advance(v *engine.StepView) {
-	if v.Phase == engine.PhaseCheckpoint && v.Source == engine.SourceLoop {
+	if v.Phase == engine.PhaseCheckpoint && v.Source == engine.SourceLoop && v.CheckpointID != r.wrote {
 		r.pos++
+		r.wrote = v.CheckpointID
 	}
 }
 

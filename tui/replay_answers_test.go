@@ -158,3 +158,75 @@ func TestModel_Replay_OffersEachCallItsOwnAnswer(t *testing.T) {
 		t.Fatalf("after the recorded answers: replay %+v note %q", m.replay, m.note)
 	}
 }
+
+// A replay of a thread that waits at a question reaches the recording's
+// end there: the screen says so (the command line's replay ends there and
+// matches), and what the user answers runs past the recording. The
+// replay then said "replay matches the recording" at the end of a run it
+// had not compared, with nothing on screen to tell the two apart.
+func TestModel_Replay_SaysWhereTheRecordingEnds(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g := askTwice(t, saver)
+	if _, err := g.Invoke(context.Background(), map[string]any{"log": []any{}}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	m := replayFromInput(t, g, saver)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer || !strings.Contains(m.note, "the recording ends here, at this same question (2 supersteps before it matched)") {
+		t.Fatalf("at the recording's last question: mode %v note %q", m.mode, m.note)
+	}
+	m = press(t, m, "one", "down", "two", "enter", "c")
+	if m.view.Status != engine.StatusDone || m.replay.diverged != "" {
+		t.Fatalf("status %v diverged %q err %v", m.view.Status, m.replay.diverged, m.err)
+	}
+	if !strings.Contains(m.note, "then ran past its end, uncompared") || strings.Contains(m.note, "replay matches") {
+		t.Fatalf("after running past the recording: note %q", m.note)
+	}
+	if v := m.View(); !strings.Contains(v, "REPLAY past the recording") {
+		t.Fatalf("the header should say the replay is past the recording:\n%s", v)
+	}
+}
+
+// asker asks question once, then logs the answer; with no question it
+// logs "auto" without asking: the code before and after a change that
+// makes a node ask.
+func asker(t testing.TB, saver engine.Saver, question string, ids engine.IDSource) *engine.Graph {
+	t.Helper()
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			if question == "" {
+				return engine.Pairs("log", []any{"auto"}), nil
+			}
+			a, err := engine.Interrupt(ctx, question)
+			if err != nil {
+				return nil, err
+			}
+			return engine.Pairs("log", []any{fmt.Sprint(a)}), nil
+		}).
+		AddEdge(engine.Start, "ask").
+		Compile(engine.WithSaver(saver), engine.WithIDs(ids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// A replay whose task asks where the recorded one ran without asking
+// diverges at the question, as the command line's replay does ("the
+// replay interrupted with …"): the answer box opened with an empty line
+// and nothing said the replay had left the recording.
+func TestModel_Replay_NewQuestionDiverges(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	ctx := context.Background()
+	if _, err := asker(t, saver, "", &engine.CounterIDs{}).Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("rec")); err != nil {
+		t.Fatal(err)
+	}
+	m := replayFromInput(t, asker(t, saver, "are you sure?", engine.NewTimeIDs(nil)), saver)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer || !strings.Contains(m.note, `replay DIVERGED at recorded step 1, ask: the replay interrupted with "are you sure?"`) || m.replay.diverged == "" {
+		t.Fatalf("mode %v note %q", m.mode, m.note)
+	}
+	if v := m.View(); !strings.Contains(v, "REPLAY diverged") {
+		t.Fatalf("header:\n%s", v)
+	}
+}

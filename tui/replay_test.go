@@ -140,8 +140,10 @@ func TestModel_RerunTask(t *testing.T) {
 		t.Fatalf("focus %v, e enabled %v", m.focus, m.mainKeys.Rerun.Enabled())
 	}
 	m = press(t, m, "e")
-	if !strings.Contains(m.View(), "nothing was recorded for this task at this checkpoint") {
-		t.Fatalf("on a fork:\n%s", m.View())
+	// With nothing recorded, its heading says so rather than sit empty
+	// over "writes now", as if those were the recorded ones.
+	if v := m.View(); !strings.Contains(v, "nothing was recorded for this task at this checkpoint") || !strings.Contains(v, "recorded writes: none") {
+		t.Fatalf("on a fork:\n%s", v)
 	}
 }
 
@@ -227,10 +229,15 @@ func TestModel_Replay_FailureDiverges(t *testing.T) {
 	m := replayFromInput(t, quiet(t, saver, true, engine.NewTimeIDs(nil)), saver)
 	m = press(t, m, "c")
 	v := m.View()
-	for _, want := range []string{"replay DIVERGED at recorded step 2, b: fails now (node \"b\" failed at step 3: b broke); the recording ran", "REPLAY diverged"} {
+	for _, want := range []string{"replay DIVERGED at recorded step 2, b: fails now (node \"b\" failed at step 3: b broke); the recording ran", "REPLAY diverged", "The replay stops at this failure"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("screen lacks %q:\n%s", want, v)
 		}
+	}
+	// A replay does not run its failed step again (outside a replay, n
+	// does): the screen must not offer it.
+	if m.mainKeys.Next.Enabled() || strings.Contains(v, "n runs the failed step again") {
+		t.Fatalf("a failed replay offers n:\n%s", v)
 	}
 }
 
@@ -279,4 +286,26 @@ func TestModel_RerunTask_NextFromTheResult(t *testing.T) {
 		t.Fatalf("esc went to %v, not back to the tree", m.mode)
 	}
 	checkFrame(t, m)
+}
+
+// R on a checkpoint the recording ends at with nothing run there (a done
+// head, an update nothing ran after) has nothing to compare: it is
+// refused, as the command line's replay refuses it. It started a replay
+// that compared one empty superstep and called the run after it a match.
+func TestModel_Replay_NothingToCompareRefused(t *testing.T) {
+	saver := recorded(t)
+	opts := Options{Thread: "rec", Saver: saver}
+	m := newTestModel(t, newEngineSession(chain(t, saver, 1), opts), opts, 120, 40)
+	m = press(t, m, "t", "R") // the cursor is on the head: the run's end
+	if m.replay != nil || m.replayNext != nil || m.err == nil || !strings.Contains(m.err.Error(), "nothing to replay: the recording has no superstep after checkpoint") {
+		t.Fatalf("R at the recording's end: replay %v err %v", m.replay, m.err)
+	}
+	if h, _ := m.sess.History(context.Background()); len(h) != 4 {
+		t.Fatalf("a refused replay wrote to the thread: %d checkpoints", len(h))
+	}
+	// One step earlier there is a superstep to compare.
+	m = press(t, m, "down", "R", "c")
+	if m.replay == nil || !strings.Contains(m.note, "replay matches the recording: 1 supersteps compared") {
+		t.Fatalf("R one step earlier: note %q err %v", m.note, m.err)
+	}
 }

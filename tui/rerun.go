@@ -72,13 +72,17 @@ func newRerunPane(r *engine.TaskRerun, name, cp string) diffPane {
 	if rec := r.Recording; rec.Err != nil {
 		add(taskRow{text: "recorded: " + glyphFailed + " failed: " + firstLine(rec.Error), style: removedStyle, value: rec.Error, hasValue: true, name: name + " recorded error"})
 	}
-	add(taskRow{text: "recorded writes", style: dimStyle})
-	for _, w := range r.Recorded {
-		add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: w.Channel + " (recorded)"})
+	writes := func(title, which string, ws []engine.Write) {
+		if len(ws) == 0 {
+			add(taskRow{text: title + ": none", style: dimStyle}) // not a heading over the next section
+			return
+		}
+		add(taskRow{text: title, style: dimStyle})
+		for _, w := range ws {
+			add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: w.Channel + " (" + which + ")"})
+		}
 	}
-	add(taskRow{text: "writes now", style: dimStyle})
-	for _, w := range r.Writes {
-		add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: w.Channel + " (now)"})
-	}
+	writes("recorded writes", "recorded", r.Recorded)
+	writes("writes now", "now", r.Writes)
 	return p
 }

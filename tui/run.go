@@ -25,7 +25,8 @@ type ThreadSummary struct {
 	Graph string
 	// Status is the thread's status at its head: done, pending (work left
 	// to step), interrupted or error. The debugger fills it in for the
-	// threads it can open.
+	// threads it can open; the caller may set it for a thread it refuses
+	// ("subgraphs only"), else such a thread reads "other graph".
 	Status string
 	// Refused is why this graph cannot open the thread (the caller's
 	// CheckThread said so); empty when it can.
@@ -79,6 +80,11 @@ type Options struct {
 	// buffered before it switches.
 	Durability    func() string           // the store's durability now
 	SetDurability func(mode string) error // switch it
+	// Notice replaces the status line's first note, once the thread is
+	// open: what the caller has to say about it that the alternate screen
+	// would hide (the command line: a thread named on it was not in the
+	// database, so a new run started on it).
+	Notice string
 	// Answers suggest replies to the graph's interrupts; the first is the
 	// answer box's placeholder (graphs.Example.Answers).
 	Answers []string

@@ -200,7 +200,7 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	}
 	s.thread, s.from, s.fresh = thread, "", false
 	v := st.View()
-	s.st = st
+	s.st, s.pending = st, nil
 	// The stepper cannot know that the head is waiting for an answer or has
 	// nothing left to run; the snapshot's saved-write facts (the engine's)
 	// do. A head whose task saved an error still steps: the run retries it.
@@ -208,6 +208,7 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	case engine.CheckpointInterrupted:
 		v.Status, v.Interrupts, s.st = engine.StatusInterrupted, snap.Interrupts(), nil
 		v.Tasks = savedTasks(snap)
+		s.pending = s.savedPending(ctx, v)
 	case engine.CheckpointFailed:
 		v.Tasks = savedTasks(snap) // the stepper stays: n runs the step again
 	case engine.CheckpointPending:
@@ -296,6 +297,32 @@ func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error)
 
 func (s *engineSession) Pending() map[string]engine.ChannelView { return s.pending }
 
+// savedPending is, for a head stopped at an interrupt, what committed
+// keeps aside during a live run: the channels the finished tasks' saved
+// writes change, with the values they would have (the checkpoint applied
+// with them, as a subgraph's state is read), so a reopened thread shows
+// the same "pending →" as the session that stopped there.
+func (s *engineSession) savedPending(ctx context.Context, v *engine.StepView) map[string]engine.ChannelView {
+	t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: v.Thread, CheckpointNS: v.Namespace, CheckpointID: v.CheckpointID})
+	if err != nil || t == nil || len(t.PendingWrites) == 0 {
+		return nil
+	}
+	applied, err := s.g.SnapshotOf(t, true)
+	if err != nil {
+		return nil // the channels as saved are still true
+	}
+	out := map[string]engine.ChannelView{}
+	for _, c := range v.Channels {
+		after, ok := applied.Values[c.Name]
+		if !ok || c.HasValue && reflect.DeepEqual(engine.Normalize(c.Value), engine.Normalize(after)) {
+			continue
+		}
+		c.Value, c.HasValue, c.Available = after, true, true
+		out[c.Name] = c
+	}
+	return out
+}
+
 // committed makes a view stopped at an interrupt show the channels as its
 // checkpoint holds them, as the tree and superstep show do: the writes of
 // the tasks that finished are saved against the checkpoint, not applied,
@@ -349,13 +376,16 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	}
 	// Nothing is written yet: the fork, if any, is the engine's to write
 	// when stepping starts from here (live).
-	s.st, s.from, s.fresh = nil, id, false
+	s.st, s.from, s.fresh, s.pending = nil, id, false, nil
 	v := viewFromSnapshot(s.info, snap)
 	v.Status = viewStatus(snap)
 	v.Interrupts = snap.Interrupts()
 	v.Tasks = s.writers(ctx, snap)
 	if st := snap.Status(); st == engine.CheckpointInterrupted || st == engine.CheckpointFailed {
 		v.Tasks = savedTasks(snap)
+	}
+	if snap.Status() == engine.CheckpointInterrupted {
+		s.pending = s.savedPending(ctx, v)
 	}
 	return s.keep(v), nil
 }

@@ -216,6 +216,10 @@ func (p *subgraphPane) refresh() {
 	for _, t := range s.Tasks {
 		count[t.Name]++
 	}
+	// What each task saved (a finished sibling of a task that asks, a
+	// task that failed after some writes): the writes the parent's run
+	// applies when the subgraph goes on.
+	saved := engine.ReadSavedWrites(s.PendingWrites)
 	seen := map[string]int{}
 	for _, t := range s.Tasks {
 		seen[t.Name]++
@@ -231,6 +235,11 @@ func (p *subgraphPane) refresh() {
 			text += "  (finished)"
 		}
 		add(taskRow{text: text, value: t.Input, hasValue: true, name: label + " input", node: t.Name, taskID: t.ID, header: true, label: label})
+		if st, ok := saved.Task(t.ID); ok {
+			for _, w := range st.Writes {
+				add(taskRow{text: "    " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: label + " → " + w.Channel, node: t.Name})
+			}
+		}
 		if t.Error != "" {
 			add(taskRow{text: "    " + glyphFailed + " failed: " + firstLine(t.Error), style: taskStyle(engine.TaskFailed, false), value: t.Error, hasValue: true, name: label + " error", node: t.Name})
 		}

@@ -353,3 +353,33 @@ func TestModel_Subgraph_FailedTaskShowsItsError(t *testing.T) {
 		t.Fatalf("the failed task's error is not shown:\n%s", v)
 	}
 }
+
+// A subgraph's checkpoint shows what its finished tasks saved: at subb's
+// question, its sibling note has finished and saved log ← ["note:b"],
+// which the subgraph applies when it goes on. The view said only
+// "note (finished)": the write was nowhere on screen.
+func TestModel_Subgraph_ShowsSavedWrites(t *testing.T) {
+	g, saver := scenarioGraph(t, "stream_sends_sub_interrupt.json")
+	opts := Options{Thread: "s", Input: map[string]any{"log": []any{}}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "c", "esc")
+	for m.focus != paneTasks {
+		m = press(t, m, "tab")
+	}
+	for i := 0; i < 10; i++ {
+		if r, ok := m.tasks.selected(); ok && r.node == "subb" && r.header {
+			break
+		}
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	if m.mode != modeSubgraph {
+		t.Fatalf("mode %v err %v", m.mode, m.err)
+	}
+	v := m.View()
+	for _, want := range []string{"note  (finished)", `log ← ["note:b"]`, `△ interrupt (waiting) "ok b?"`} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("subgraph view lacks %q:\n%s", want, v)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/termtext"
 )
@@ -199,7 +200,21 @@ func (p threadsPane) View(st Styles, w, h int) string {
 		out = append(out, st.Dim.Render(p.err))
 	}
 	out = append(out, st.Dim.Render(fmt.Sprintf("%-24s %-14s %-12s %-8s %-6s %s", "THREAD", "GRAPH", "STATUS", "STEP", "SOURCE", "UPDATED")))
-	from, to := p.nav.window(h-len(out)-2, len(p.shown))
+	var refusal []string
+	if t, ok := p.selected(); ok && t.Refused != "" {
+		// Wrapped, not cut: it may end in the command that opens the
+		// thread, to be copied whole (at most three lines).
+		first, _, _ := strings.Cut(t.Refused, "\n") // the rest is detail the command it names prints
+		lines := strings.Split(ansi.Wrap(glyphFailed+" "+termtext.Name(first), max(1, w), " "), "\n")
+		if len(lines) > 3 {
+			lines = lines[:3]
+			lines[2] += " …"
+		}
+		for _, l := range lines {
+			refusal = append(refusal, st.Error.Render(cut(l, w)))
+		}
+	}
+	from, to := p.nav.window(h-len(out)-1-max(1, len(refusal)), len(p.shown))
 	for i := from; i < to; i++ {
 		t := p.list[p.shown[i]]
 		graph := t.Graph
@@ -207,8 +222,8 @@ func (p threadsPane) View(st Styles, w, h int) string {
 			graph = "?"
 		}
 		status := t.Status
-		if t.Refused != "" {
-			status = "other graph"
+		if t.Refused != "" && status == "" {
+			status = "other graph" // CheckThread refused it
 		}
 		line := fmt.Sprintf("%-24s %-14s %-12s step %-3d %-6s", cut(termtext.Name(t.ID), 24), cut(termtext.Name(graph), 14), status, t.Step, termtext.Name(t.Source))
 		if !t.Updated.IsZero() {
@@ -225,9 +240,7 @@ func (p threadsPane) View(st Styles, w, h int) string {
 		}
 		out = append(out, line)
 	}
-	if t, ok := p.selected(); ok && t.Refused != "" {
-		out = append(out, st.Error.Render(cut(glyphFailed+" "+termtext.Name(firstLine(t.Refused)), w)))
-	}
+	out = append(out, refusal...)
 	switch {
 	case len(p.list) == 0 && p.err == "":
 		out = append(out, st.Dim.Render("no threads yet"))
@@ -248,7 +261,7 @@ func (p threadsPane) View(st Styles, w, h int) string {
 // setSize keeps the cursor in view and gives the new-thread input the
 // box's room.
 func (p *threadsPane) setSize(w, bh int) {
-	p.nav.follow(bh-3, len(p.shown))
+	p.nav.follow(bh-5, len(p.shown)) // room for a refusal of three lines
 	p.area.SetWidth(max(10, w-4))
 	p.area.SetHeight(max(1, bh-4))
 }

@@ -78,8 +78,11 @@ func (m Model) viewHeader() string {
 	}
 	if m.replay != nil {
 		r := "REPLAY"
-		if m.replay.diverged != "" {
+		switch {
+		case m.replay.diverged != "":
 			r += " diverged"
+		case m.replay.pastEnd():
+			r += " past the recording"
 		}
 		parts = append(parts, st.Interrupted.Render(" "+r+" "))
 	}
