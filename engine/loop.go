@@ -482,7 +482,7 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 			l.mu.Lock()
 			l.pending.addTask(t, writes)
 			l.mu.Unlock()
-			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, l.g, t.step, ref, writes, t.node.knownWriteIDs(writes))
+			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, l.g, t.step, ref, writes, t.node.sameWriteIDs(writes))
 			return nil
 		}
 	}

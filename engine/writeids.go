@@ -110,10 +110,9 @@ func (cs *channelState) writeIDs(t *task) []chanID {
 	return ids
 }
 
-// knownWriteIDs returns the channel ids of writes, a task of node n's,
-// if they are the node's remembered list's (nil if not, or n is nil or a
-// Task call's). The slice is shared and immutable.
-func (n *node) knownWriteIDs(ws []Write) []chanID {
+// rememberedFor returns node n's remembered id list if it has one for
+// len(ws) names (nil if not, or n is nil or a Task call's).
+func (n *node) rememberedFor(ws []Write) *idList {
 	if n == nil || n.call {
 		return nil
 	}
@@ -121,8 +120,36 @@ func (n *node) knownWriteIDs(ws []Write) []chanID {
 	if l == nil || len(l.names) != len(ws) {
 		return nil
 	}
+	return l
+}
+
+// knownWriteIDs returns the channel ids of writes, a task of node n's,
+// if they are the node's remembered list's (nil if not). The slice is
+// shared and immutable.
+func (n *node) knownWriteIDs(ws []Write) []chanID {
+	l := n.rememberedFor(ws)
+	if l == nil {
+		return nil
+	}
 	for i := range ws {
 		if !sameString(l.names[i], ws[i].Channel) {
+			return nil
+		}
+	}
+	return l.ids
+}
+
+// sameWriteIDs is knownWriteIDs for names that are the very strings of
+// the remembered list (a node's usually are), and nil for names equal
+// only in content: it compares no bytes, for a caller that has another
+// way (MemorySaver keeps those writes' channels by name).
+func (n *node) sameWriteIDs(ws []Write) []chanID {
+	l := n.rememberedFor(ws)
+	if l == nil {
+		return nil
+	}
+	for i := range ws {
+		if len(l.names[i]) != len(ws[i].Channel) || unsafe.StringData(l.names[i]) != unsafe.StringData(ws[i].Channel) {
 			return nil
 		}
 	}
