@@ -10,9 +10,9 @@ import (
 
 // MapReduceState is the state of MapReduce.
 type MapReduceState struct {
-	Items   []int  `json:"items"`                    // the input list (split's default when absent)
-	Results []int  `json:"results" reducer:"append"` // each square, in Send order
-	Summary string `json:"summary"`                  // summarize's
+	Items   []int                 `json:"items"`   // the input list (split's default when absent)
+	Results typed.AppendList[int] `json:"results"` // each square, appended in Send order
+	Summary string                `json:"summary"` // summarize's
 }
 
 // Square is the argument of one Send to MapReduce's square node.
@@ -33,7 +33,7 @@ func MapReduce(opts ...engine.CompileOption) (*engine.Graph, error) {
 			return typed.Write(s, typed.Set(&s.Items, []int{3, 1, 2})), nil
 		})
 	typed.AddSendNode(g, "square", func(_ context.Context, arg Square, out *S) (typed.Update[S], error) {
-		return typed.Write(out, typed.Set(&out.Results, []int{arg.N * arg.N})), nil
+		return typed.Write(out, typed.Append(&out.Results, arg.N*arg.N)), nil
 	})
 	g.AddNode("summarize", func(_ context.Context, s *S) (typed.Update[S], error) {
 		return typed.Write(s, typed.Set(&s.Summary, fmt.Sprintf("n=%d results=%v", len(s.Results), s.Results))), nil

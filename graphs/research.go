@@ -11,11 +11,11 @@ import (
 
 // ResearchState is the state of Research.
 type ResearchState struct {
-	Question    string   `json:"question"`                  // the input, or the person's revision
-	SubQueries  []string `json:"sub_queries"`               // plan_queries's, one Send each
-	Findings    []string `json:"findings" reducer:"append"` // each investigation's, in Send order
-	Approved    bool     `json:"approved"`                  // human_review's verdict
-	FinalReport string   `json:"final_report"`              // synthesize's
+	Question    string                   `json:"question"`     // the input, or the person's revision
+	SubQueries  []string                 `json:"sub_queries"`  // plan_queries's, one Send each
+	Findings    typed.AppendList[string] `json:"findings"`     // each investigation's, appended in Send order
+	Approved    bool                     `json:"approved"`     // human_review's verdict
+	FinalReport string                   `json:"final_report"` // synthesize's
 }
 
 // ReviewRequest is what human_review shows the person it asks.
@@ -68,7 +68,7 @@ func Research(opts ...engine.CompileOption) (*engine.Graph, error) {
 			return typed.Write(s, typed.Set(&s.SubQueries, []string{q + " - 架构设计", q + " - 性能瓶颈与基准", q + " - 生产故障案例"})), nil
 		}, engine.WithDescription("splits the question into three sub-queries"))
 	typed.AddSendNode(g, "investigate", func(_ context.Context, arg subQuery, out *S) (typed.Update[S], error) {
-		return typed.Write(out, typed.Set(&out.Findings, []string{"[证据] 针对《" + arg.SubQuery + "》的调研结论摘要"})), nil
+		return typed.Write(out, typed.Append(&out.Findings, "[证据] 针对《"+arg.SubQuery+"》的调研结论摘要")), nil
 	}, engine.WithDescription("one Send task per sub-query"))
 	g.
 		AddNode("human_review", func(ctx context.Context, s *S) (typed.Update[S], error) {

@@ -53,9 +53,9 @@ func chainTyped(opts ...engine.CompileOption) (*typed.Graph[Chain], error) {
 // results; join counts them.
 
 type Fanout struct {
-	Items   []int `json:"items"`
-	Results []int `json:"results" reducer:"append"`
-	Total   int   `json:"total"`
+	Items   []int                 `json:"items"`
+	Results typed.AppendList[int] `json:"results"`
+	Total   int                   `json:"total"`
 }
 
 type Item struct {
@@ -89,7 +89,7 @@ func fanoutTyped(opts ...engine.CompileOption) (*typed.Graph[Fanout], error) {
 	g := typed.NewGraph[Fanout]("fanout_1000").
 		AddNode("split", func(context.Context, *Fanout) (typed.Update[Fanout], error) { return typed.Update[Fanout]{}, nil })
 	typed.AddSendNode(g, "work", func(_ context.Context, it Item, out *Fanout) (typed.Update[Fanout], error) {
-		return typed.Write(out, typed.Set(&out.Results, []int{it.X * 2})), nil
+		return typed.Write(out, typed.Append(&out.Results, it.X*2)), nil
 	})
 	g.AddNode("join", func(_ context.Context, s *Fanout) (typed.Update[Fanout], error) {
 		return typed.Write(s, typed.Set(&s.Total, len(s.Results))), nil
@@ -219,7 +219,7 @@ func itemsInput() (map[string]any, typed.Update[Fanout]) {
 		items[i], ints[i] = float64(i), i
 	}
 	var in Fanout
-	return map[string]any{"items": items, "results": []any{}}, typed.Write(&in, typed.Set(&in.Items, ints), typed.Set(&in.Results, []int{}))
+	return map[string]any{"items": items, "results": []any{}}, typed.Write(&in, typed.Set(&in.Items, ints), typed.Set(&in.Results, typed.AppendList[int]{}))
 }
 
 type runFunc = func(ctx context.Context, opts ...engine.RunOption) error

@@ -163,6 +163,9 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 	}
 	copyState(dst, c.ptr)
 	c.mu.Unlock()
+	if len(s.unshared) == 0 {
+		return nil
+	}
 	return s.decodeFields(s.unshared, state, dst)
 }
 
@@ -170,38 +173,58 @@ func (s *schema) decodeState(ctx context.Context, c *stateCache, state map[strin
 // only, or all of them. It reads the keys by position (engine.StateByKey)
 // when the engine keeps the state that way, and by name otherwise.
 func (s *schema) refreshCache(ctx context.Context, c *stateCache, keys []keySlot, state map[string]any, changed []int, incremental bool) error {
-	if !c.value.IsValid() {
-		c.value = reflect.New(s.typ)
-		c.ptr = c.value.UnsafePointer()
-		incremental = false
-	}
 	kv, _, byKey := c.byKey(ctx, state)
-	if !byKey {
-		return s.refreshByName(c, keys, state, changed, incremental)
+	if !incremental || !byKey || !c.value.IsValid() {
+		return s.refreshWhole(c, keys, state, kv, changed, incremental && c.value.IsValid(), byKey)
 	}
-	// The changed keys, or all of them.
-	n := len(changed)
-	if !incremental {
-		c.value.Elem().SetZero()
-		n = len(keys)
-	}
+	// The changed keys, the usual case (a chain's or a loop's next step),
+	// in a loop of its own: this code is read into the cache for every
+	// node, so what the other cases need is in refreshWhole.
 	base := c.ptr
-	for j := 0; j < n; j++ {
-		key := j
-		if incremental {
-			key = changed[j]
-		}
+	for _, key := range changed {
 		if key >= len(keys) || !keys[key].shared {
 			continue
 		}
 		k := &keys[key]
-		if x, ok := kv.Value(key); ok && k.fast == fastInt { // the usual case, inline: this runs per changed key
+		x, ok := kv.Value(key)
+		if ok && k.fast == fastInt { // the usual field, inline
 			if n, whole := wholeInt(x); whole {
 				*(*int)(unsafe.Add(base, k.offset)) = n
 				continue
 			}
 		}
+		if err := s.fields[k.field].setShared(c, x, ok); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refreshWhole is refreshCache's other cases: the first refresh, all the
+// keys, or a state read by name (the changed keys only when incremental).
+//
+//go:noinline
+func (s *schema) refreshWhole(c *stateCache, keys []keySlot, state map[string]any, kv engine.KeyedState, changed []int, incremental, byKey bool) error {
+	if !c.value.IsValid() {
+		c.value = reflect.New(s.typ)
+		c.ptr = c.value.UnsafePointer()
+	}
+	if !byKey {
+		return s.refreshByName(c, keys, state, changed, incremental)
+	}
+	c.value.Elem().SetZero() // by key, every key: refreshCache takes the changed ones
+	for key := range keys {
+		k := &keys[key]
+		if !k.shared {
+			continue
+		}
 		x, ok := kv.Value(key)
+		if ok && k.fast == fastInt { // the usual field, inline (a run's first node reads every key)
+			if n, whole := wholeInt(x); whole {
+				*(*int)(unsafe.Add(c.ptr, k.offset)) = n
+				continue
+			}
+		}
 		if err := s.fields[k.field].setShared(c, x, ok); err != nil {
 			return err
 		}

@@ -40,8 +40,8 @@
 // graph reports it as a *SchemaError (give the field a name). A field's channel
 // is LastValue, or:
 //
-//   - `reducer:"append"` on a slice: writes are appended (LangGraph's
-//     Annotated[list, operator.add]);
+//   - a field of type AppendList[T], or a slice tagged `reducer:"append"`:
+//     writes are appended (LangGraph's Annotated[list, operator.add]);
 //   - a field of type Messages (or tagged `reducer:"add_messages"`): chat
 //     messages merged by id;
 //   - `reducer:"name"`: a reducer registered on the graph with
@@ -69,7 +69,8 @@
 //
 // A NodeFunc gets its own copy of the state as *S and returns an Update:
 // Write(s, Set(&s.Field, value), …) lists the fields it changed, in order;
-// the zero Update writes nothing. Update.Goto and Update.Send make it a
+// the zero Update writes nothing. Append(&s.List, items…) is the write of
+// an AppendList field given as its items. Update.Goto and Update.Send make it a
 // Command (update and where to go next). A RouteFunc returns the next node's
 // name (AddConditionalEdges). A fan-out starts one task of a node added by
 // AddSendNode per argument, whose function gets its argument decoded into
@@ -138,6 +139,26 @@
 // cannot encode an *EncodeError; either is reported with the node's name
 // when the node returns, on the first run. Goto and Send on an Update
 // make it a Command.
+//
+// # Why Append only compiles on an AppendList
+//
+// An append field's write is the items to append, so Set(&s.Results,
+// []int{x}) says it with a list made for the occasion, which Set keeps
+// when it does not encode it (an allocation per call, on a fan-out's
+// hottest path). Append(&s.Results, x) takes the items themselves and
+// copies them. What it should mean on a LastValue field has no good
+// answer: replacing the field with the items drops the rest of its list,
+// and appending to the node's copy (s.Results plus the items) is a
+// read-modify-write that loses a sibling's write in the same superstep and
+// has no list to start from in a Send's zero out. So it does not compile
+// there: Append takes a *AppendList[T], a list type that declares its
+// field an append channel, and a pointer to a plain []T or to any other
+// field is a compile error. A reducer tag that contradicts the type
+// (`reducer:"max"` on an AppendList) is a *SchemaError when the graph is
+// built. The alternatives were an Append on any slice that fails at run
+// time on a LastValue field (a mistake found when the node first runs,
+// not when it is written) and a marker on the Change that the hot paths
+// would check for every write.
 //
 // # Other Go agent frameworks
 //
@@ -212,8 +233,11 @@
 // copies handed back while the slot is full go to a sync.Pool, whose Get
 // and Put cost more than the slot. A small state keeps the one allocation
 // it shares with the node's write (nodeTask): that allocation is needed
-// for the write anyway. Routes and Sends functions recycle at every size,
-// and so does a Send node for the zero state it lends its function (out).
+// for the write anyway, and so does the zero state a Send node lends its
+// function (out): recycling a small one through a sync.Pool cost about 120
+// instructions a task in its Get and Put, more than its share of an
+// allocation made anyway. Routes and Sends functions recycle at every
+// size, and a Send node its larger outs.
 // A recycled copy is never shared by two tasks at once, and its content is
 // overwritten (or zeroed) before reuse.
 //
@@ -234,24 +258,31 @@
 // and wide_state a typed run makes fewer allocations than the map run;
 // wide_state's allocates 4% more bytes (157.4 KB against 151.3 KB a run:
 // the engine's values by key position, and the result decoded). Its CPU
-// time is higher than its instructions say (+8…10% at +3…4%, +8% with GC
-// off too) for a reason outside the layer: the map benchmark's hundred
-// nodes are one closure, the typed benchmark's a hundred functions, and
-// running a hundred functions misses the instruction cache more (callgrind:
-// about 16,000 more first-level misses a run, the engine's code evicted by
-// the nodes'). With the map nodes written one by one as well
-// (wide_state_pernode) the typed overhead in CPU time is +1…5%.
-// fanout_1000's allocates 8% more bytes (1.373 MB against 1.267 MB a
-// run) in fewer allocations (7,144 against 8,125): per Send task the
-// one-element list in a 48-byte block (a map node's []any, its number and
-// the interface holding the list take as much in three), the node's
-// result with its write in 64 bytes, and the []int literal given to Set
-// (8 bytes: it escapes because Set keeps a value it does not encode);
-// the struct the node builds its update on is lent to it (SendFunc's
-// out, recycled: a struct of its own escaped into the Update, 64 bytes
-// a task). Per run, the lists of 1,000 items that the split node, its
-// fan-out function, the join and the result each decode (above) are
-// most of the difference.
+// time is higher than its instructions say (+6…12% at +3…4%) because of
+// the caches, not the count: every superstep's code and data are cold
+// again by the next one, and a typed node runs more distinct code (the
+// layer's decoding, resolving and boxing; the node's ten Set calls) and
+// touches more data (its 1.6 KB copy, the cache it is copied from, the
+// writes' field table) than a map node that reads ten keys of the map the
+// engine just wrote. Callgrind's cache model, per run: first-level
+// instruction misses 67.3k against 56.3k, data read misses 11.8k against
+// 8.5k (the engine's own writes to the state map miss too, as no typed
+// node reads it). The map benchmark's hundred nodes are one closure, the
+// typed benchmark's a hundred functions; with the map nodes written one
+// by one as well (wide_state_pernode) the typed overhead in CPU time is
+// +1…6%.
+// fanout_1000's allocates 11% more bytes (1.417 MB against 1.271 MB a
+// run) in fewer allocations (6,149 against 8,129): per Send task the
+// one-element list Append encodes in a 48-byte block (a map node's []any,
+// its number and the interface holding the list take as much in three),
+// and the zero state the node builds its update on (SendFunc's out)
+// allocated with the node's write and result in 112 bytes. Recycling out
+// instead, with the write in 64 bytes of its own, made 48 bytes a task
+// less but cost about 120 instructions a task in sync.Pool's Get and Put;
+// without them the typed run's instructions are the map run's (+0…1%) and
+// its CPU time is lower. Per run, the lists of 1,000 items that the split
+// node, its fan-out function, the join and the result each decode (above)
+// are most of the difference in bytes.
 //
 // An Update is four words: its one inline change resolved to the field's
 // offset and pointer type, and the value. More changes are resolved when

@@ -101,12 +101,13 @@ func ExampleStateGraph_AddConditionalEdges() {
 }
 
 // A fan-out to one node: the function returns one typed argument per
-// task, all run in one superstep, and the append field collects their
-// results in the arguments' order (LangGraph's map-reduce with Send).
+// task, all run in one superstep, and the append field (an AppendList)
+// collects their results in the arguments' order (LangGraph's map-reduce
+// with Send).
 func ExampleAddFanOut() {
 	type State struct {
-		Words   []string `json:"words"`
-		Lengths []int    `json:"lengths" reducer:"append"`
+		Words   []string              `json:"words"`
+		Lengths typed.AppendList[int] `json:"lengths"`
 	}
 	type Word struct {
 		Text string `json:"text"`
@@ -117,7 +118,7 @@ func ExampleAddFanOut() {
 		}).
 		AddEdge(engine.Start, "split")
 	typed.AddSendNode(g, "measure", func(_ context.Context, w Word, out *State) (typed.Update[State], error) {
-		return typed.Write(out, typed.Set(&out.Lengths, []int{len(w.Text)})), nil
+		return typed.Write(out, typed.Append(&out.Lengths, len(w.Text))), nil
 	})
 	typed.AddFanOut(g, "split", "measure", func(_ context.Context, s *State) (words []Word, _ error) {
 		for _, w := range s.Words {

@@ -31,16 +31,17 @@ type NodeFunc[S any] func(ctx context.Context, s *S) (Update[S], error)
 // decoded into A and returns its update of the graph state S, built on
 // out, a zero S the layer lends it for that:
 //
-//	return typed.Write(out, typed.Set(&out.Results, []int{arg.N * 2})), nil
+//	return typed.Write(out, typed.Append(&out.Results, arg.N*2)), nil
 //
 // A Send's node reads no state (LangGraph hands it the argument alone), but
 // an Update names its fields by their address in a struct (see "Why
 // Set(&s.Field, value)" in the package doc), so it needs one. A struct of
 // the node's own (var out S) would do as well, but its address in the
 // Update moves it to the heap: one allocation per task, the size of S, on
-// the hottest path of a fan-out. out is recycled instead, with the rule
-// NodeFunc's s has: it is valid until the node returns, and what the node
-// hands back is encoded first.
+// the hottest path of a fan-out. out is allocated with the node's write
+// instead (a state of up to 256 bytes) or recycled (a larger one), with
+// the rule NodeFunc's s has: it is valid until the node returns, and what
+// the node hands back is encoded first.
 type SendFunc[S, A any] func(ctx context.Context, arg A, out *S) (Update[S], error)
 
 // RouteFunc picks the next node of a conditional edge (or engine.End) from
@@ -110,7 +111,7 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 			s, dirty = g.states.get()
 		}
 		if err := g.decodeInput(ctx, input, s, dirty, true); err != nil {
-			return nil, fmt.Errorf("node %q: %w", name, err)
+			return nil, nodeError(name, err)
 		}
 		u, err := fn(ctx, s)
 		if err != nil {
@@ -124,6 +125,13 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 	}, opts...)
 	return g
 }
+
+// nodeError is err of node name's input (a call of its own: the closure
+// that calls it runs for every task, and its code is read into the
+// instruction cache each time).
+//
+//go:noinline
+func nodeError(name string, err error) error { return fmt.Errorf("node %q: %w", name, err) }
 
 // nodeTaskMaxState is the largest state a nodeTask holds; a larger one is
 // recycled (statePool). A small copy costs one allocation shared with the
@@ -188,7 +196,7 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 		return g
 	}
 	c := codecFor(reflect.TypeFor[A]())
-	n := &sendNode[S, A]{fn: fn, scalars: c.scalars, sendArg: sendArg{schema: g.schema, codec: c, name: name}}
+	n := &sendNode[S, A]{fn: fn, scalars: c.scalars, block: reflect.TypeFor[S]().Size() <= nodeTaskMaxState, sendArg: sendArg{schema: g.schema, codec: c, name: name}}
 	g.b.AddNode(name, func(ctx context.Context, input any) (any, error) {
 		var arg A // on this task's stack: the direct path is a static call
 		if n.scalars == nil || !n.scalars.decAt(unsafe.Pointer(&arg), input) {
@@ -197,12 +205,23 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 				return nil, err
 			}
 		}
+		if n.block {
+			// out and the room for the node's write in one allocation,
+			// as a NodeFunc's small state (nodeTask): zero as allocated.
+			t := new(nodeTask[S])
+			t.out = t.writes[:0]
+			u, err := n.fn(ctx, arg, &t.state)
+			if err != nil {
+				return nil, err
+			}
+			return n.output(u.update, &t.out)
+		}
 		out := n.scratch()
 		u, err := n.fn(ctx, arg, out)
 		if err != nil {
 			return nil, err // out may be in err: not reused
 		}
-		res, err := n.output(u.update)
+		res, err := n.output(u.update, nil)
 		if err == nil {
 			n.outs.Put(out) // the writes and Sends are encoded: nothing of them points into out
 		}
@@ -219,11 +238,17 @@ func AddSendNode[S, A any](g *StateGraph[S], name string, fn SendFunc[S, A], opt
 type sendNode[S, A any] struct {
 	fn      SendFunc[S, A]
 	scalars *scalarStruct // the argument's direct path (codec.scalars), or nil
-	// outs recycles the zero states fn builds its updates on (SendFunc's
-	// out). A sync.Pool, not statePool's slot: a fan-out's tasks run at
-	// once on every core, where one slot shared by all would move between
-	// their caches twice a task; the pool's Get and Put stay on one core
-	// and cost no more instructions (callgrind, fanout_1000).
+	// block: a task allocates its out with its write (nodeTask), for an S
+	// of at most nodeTaskMaxState bytes. The allocation replaces the
+	// write's own (oneWrite), so a small out costs its bytes and no
+	// call: recycling it through outs cost about 120 instructions a task
+	// in sync.Pool's Get and Put (callgrind, fanout_1000).
+	block bool
+	// outs recycles the larger zero states fn builds its updates on
+	// (SendFunc's out). A sync.Pool, not statePool's slot: a fan-out's
+	// tasks run at once on every core, where one slot shared by all would
+	// move between their caches twice a task; the pool's Get and Put stay
+	// on one core.
 	outs sync.Pool
 	sendArg
 }
@@ -251,8 +276,8 @@ type sendArg struct {
 // nodeOutput's arguments.
 //
 //go:noinline
-func (n *sendArg) output(u update) (any, error) {
-	return n.schema.nodeOutput(n.name, &u, nil)
+func (n *sendArg) output(u update, out *engine.Update) (any, error) {
+	return n.schema.nodeOutput(n.name, &u, out)
 }
 
 // decodeArg decodes a Send's argument through its codec, into a value of

@@ -651,11 +651,15 @@ func TestCodec_MapWithIntegerKeysRoundTrips(t *testing.T) {
 // before it on the same struct filled its copy in (out is recycled), and
 // what a task hands back stays its own after its out is reused.
 func TestAddSendNode_OutIsZeroOnEveryTask(t *testing.T) {
+	// A state past nodeTaskMaxState's 256 bytes: out is recycled (a
+	// smaller one is allocated with the task's write, zero as allocated:
+	// TestAppend_AppendsTheItemsAsSetOfAListWould checks that one).
 	type S struct {
 		Items []int    `json:"items"`
 		Tags  []string `json:"tags" reducer:"append"`
 		Note  string   `json:"note"`
 		Count int      `json:"count"`
+		Pad   [40]int  `json:"-"`
 	}
 	type Arg struct {
 		N int `json:"n"`
@@ -668,7 +672,7 @@ func TestAddSendNode_OutIsZeroOnEveryTask(t *testing.T) {
 			dirty <- fmt.Sprintf("task %d got %+v", a.N, *out)
 		}
 		// Fill every field, and hand back a list that shares out's.
-		out.Items, out.Note, out.Count = []int{a.N}, "left", a.N
+		out.Items, out.Note, out.Count, out.Pad[39] = []int{a.N}, "left", a.N, a.N
 		out.Tags = append(out.Tags, fmt.Sprint("t", a.N))
 		return typed.Write(out, typed.Set(&out.Tags, out.Tags)), nil
 	})
@@ -698,5 +702,129 @@ func TestAddSendNode_OutIsZeroOnEveryTask(t *testing.T) {
 	}
 	if !reflect.DeepEqual(res.State.Tags, want) || res.State.Note != "" || res.State.Count != 0 {
 		t.Fatalf("state %+v", res.State)
+	}
+}
+
+// Appended is a state with an AppendList of each kind Append has a path
+// for: ints and strings (encoded at once) and anything else (copied).
+type Appended struct {
+	Nums   typed.AppendList[int]    `json:"nums"`
+	Words  typed.AppendList[string] `json:"words" reducer:"append"` // the tag repeats the type: allowed
+	Places typed.AppendList[Place]  `json:"places"`
+	Note   string                   `json:"note"`
+}
+
+func TestAppend_AppendsTheItemsAsSetOfAListWould(t *testing.T) {
+	type Arg struct {
+		N int `json:"n"`
+	}
+	nums := []int{1 << 60} // beyond 2^53: not encoded at once, kept exact
+	g := typed.NewGraph[Appended]("append").
+		AddNode("start", func(_ context.Context, s *Appended) (typed.Update[Appended], error) {
+			items := []int{7, 8, 9, 10, 11, 12} // longer than a short list
+			places := []Place{{"Oslo", 59.9}}
+			u := typed.Write(s, typed.Append(&s.Nums, items...), typed.Append(&s.Nums, nums...),
+				typed.Append(&s.Words), typed.Append(&s.Places, places...))
+			items[0], places[0].City = -1, "changed" // the items were copied
+			return u, nil
+		})
+	typed.AddSendNode(g, "work", func(_ context.Context, a Arg, out *Appended) (typed.Update[Appended], error) {
+		if !reflect.DeepEqual(*out, Appended{}) {
+			t.Errorf("task %d got out %+v", a.N, *out)
+		}
+		return typed.Write(out, typed.Append(&out.Nums, a.N), typed.Append(&out.Words, fmt.Sprint("w", a.N), "x")), nil
+	})
+	typed.AddFanOut(g, "start", "work", func(_ context.Context, s *Appended) ([]Arg, error) {
+		return []Arg{{1}, {2}, {3}}, nil
+	})
+	compiled, err := g.AddEdge(engine.Start, "start").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in Appended
+	res, err := compiled.Run(context.Background(), typed.Write(&in, typed.Append(&in.Nums, 5), typed.Set(&in.Words, typed.AppendList[string]{"in"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Appended{
+		Nums:   typed.AppendList[int]{5, 7, 8, 9, 10, 11, 12, 1 << 60, 1, 2, 3},
+		Words:  typed.AppendList[string]{"in", "w1", "x", "w2", "x", "w3", "x"},
+		Places: typed.AppendList[Place]{{"Oslo", 59.9}},
+	}
+	if !reflect.DeepEqual(res.State, want) {
+		t.Fatalf("state\n got %+v\nwant %+v", res.State, want)
+	}
+	// The channels hold what a []T tagged `reducer:"append"` would.
+	if got := fmt.Sprint(res.Values["nums"].([]any)[:3]); got != "[5 7 8]" {
+		t.Fatalf("nums channel %s", got)
+	}
+	if _, isNumber := res.Values["nums"].([]any)[0].(float64); !isNumber {
+		t.Fatalf("nums channel holds %T, want the engine's numbers", res.Values["nums"].([]any)[0])
+	}
+}
+
+func TestAppendList_IsTheAppendChannel(t *testing.T) {
+	type Tagged struct {
+		Nums []int `json:"nums" reducer:"append"`
+	}
+	type Typed struct {
+		Nums typed.AppendList[int] `json:"nums"`
+	}
+	type Defined typed.AppendList[int] // a type of its own: a plain slice
+	type Plain struct {
+		Nums Defined `json:"nums"`
+	}
+	a, err := typed.NewGraph[Tagged]("g").AddNode("n", func(context.Context, *Tagged) (typed.Update[Tagged], error) { return typed.Update[Tagged]{}, nil }).AddEdge(engine.Start, "n").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := typed.NewGraph[Typed]("g").AddNode("n", func(context.Context, *Typed) (typed.Update[Typed], error) { return typed.Update[Typed]{}, nil }).AddEdge(engine.Start, "n").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := typed.NewGraph[Plain]("g").AddNode("n", func(context.Context, *Plain) (typed.Update[Plain], error) { return typed.Update[Plain]{}, nil }).AddEdge(engine.Start, "n").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(b.Describe().Channels), fmt.Sprint(a.Describe().Channels); got != want {
+		t.Fatalf("AppendList channels %s, want the tagged slice's %s", got, want)
+	}
+	if got := fmt.Sprint(c.Describe().Channels); got == fmt.Sprint(a.Describe().Channels) {
+		t.Fatalf("a type defined from AppendList is an append channel too: %s", got)
+	}
+}
+
+func TestAppendList_OtherReducerIsASchemaError(t *testing.T) {
+	type S struct {
+		Nums typed.AppendList[int] `json:"nums" reducer:"max"`
+	}
+	_, err := typed.NewGraph[S]("g", typed.WithReducer("max", func(a, b typed.AppendList[int]) typed.AppendList[int] { return a })).Compile()
+	var se *typed.SchemaError
+	if !errors.As(err, &se) || se.Field != "Nums" || !strings.Contains(err.Error(), `reducer "max"`) {
+		t.Fatalf("want a SchemaError naming Nums and the reducer, got %v", err)
+	}
+}
+
+func TestAppend_CopiesItsItems(t *testing.T) {
+	// One change: the Update holds it until the node returns, after the
+	// node has changed its list.
+	g, err := typed.NewGraph[Appended]("copy").
+		AddNode("n", func(_ context.Context, s *Appended) (typed.Update[Appended], error) {
+			places := []Place{{"Oslo", 59.9}}
+			u := typed.Write(s, typed.Append(&s.Places, places...))
+			places[0].City = "changed"
+			return u, nil
+		}).
+		AddEdge(engine.Start, "n").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in Appended
+	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Note, "in")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (typed.AppendList[Place]{{"Oslo", 59.9}}); !reflect.DeepEqual(res.State.Places, want) {
+		t.Fatalf("places %+v, want %+v", res.State.Places, want)
 	}
 }

@@ -32,12 +32,16 @@ func Set[T any](field *T, value T) Change {
 	// Built-in scalars are encoded here, where their type is known without
 	// reflect: a node's update then costs what a map node's costs.
 	// The any(value) below must not escape, or every Set would allocate
-	// it: each case stores its typed v, never the interface.
-	switch v := any(value).(type) {
-	case int:
+	// it: each case stores its typed v, never the interface. An int, the
+	// usual field, is tested first, by one compare of its type (the
+	// switch looks the type's hash up in a table first).
+	if v, ok := any(value).(int); ok {
 		if i := int64(v); i >= -(1<<53) && i <= 1<<53 {
 			return Change{ptr: field, value: float64(v)}
 		}
+		return Change{ptr: field, value: value}
+	}
+	switch v := any(value).(type) {
 	case float64:
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
 			return Change{ptr: field, value: v}
@@ -46,23 +50,36 @@ func Set[T any](field *T, value T) Change {
 		return Change{ptr: field, value: v}
 	case bool:
 		return Change{ptr: field, value: v}
-	case []int:
-		if len(v) == 1 && int64(v[0]) >= -(1<<53) && int64(v[0]) <= 1<<53 {
-			// A list of one, in Set's own frame: its allocation is one
-			// frame shallower on a fan-out task's stack (see oneList).
-			b := new(oneList[float64])
-			b.v = float64(v[0])
-			return Change{ptr: field, value: b.boxed(float64Type)}
-		}
-		if out := encodeIntList(v); out != nil {
+	case []int, []string:
+		if out := encodeList(v); out != nil {
 			return Change{ptr: field, value: out}
-		}
-	case []string:
-		if v != nil {
-			return Change{ptr: field, value: encodeStrings(v)}
 		}
 	}
 	return Change{ptr: field, value: value}
+}
+
+// encodeList is Set's and Append's encoding of a []int or a []string, or
+// nil for a list it leaves to the field's codec (a nil []string, an int
+// beyond ±2^53). It keeps nothing of l.
+func encodeList(l any) any {
+	switch v := l.(type) {
+	case []int:
+		if len(v) == 1 && int64(v[0]) >= -(1<<53) && int64(v[0]) <= 1<<53 {
+			// A list of one, the usual append, here and not in
+			// encodeIntList: a frame less on a fan-out task's stack.
+			b := new(oneList[float64])
+			b.v = float64(v[0])
+			return b.boxed(float64Type)
+		}
+		if out := encodeIntList(v); out != nil {
+			return out
+		}
+	case []string:
+		if v != nil {
+			return encodeStrings(v)
+		}
+	}
+	return nil
 }
 
 // encodeIntList is a non-nil []int as engine values, boxed, or nil when
@@ -449,7 +466,7 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 		return nil, nil
 	}
 	if base == nil {
-		return nil, fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
+		return nil, nilBase(s)
 	}
 	var out engine.Update
 	if cap(buf) >= len(changes) {
@@ -457,35 +474,50 @@ func (s *schema) pairs(base unsafe.Pointer, changes []Change, buf engine.Update)
 	} else {
 		out = make(engine.Update, len(changes))
 	}
-	hint := 0
+	slots := s.writes
+	hint := 0 // the field after the last one found: a node that sets several fields usually sets them in order
 	for i := range changes {
 		c := &changes[i]
 		pt, addr := ifaceWords(&c.ptr) // c.ptr holds a pointer: its data word is the address
-		var f *field
-		ok := false
-		// The field after the last one found, checked here: a node that
-		// sets several fields usually sets them in order.
-		if off := uintptr(addr) - uintptr(base); hint < len(s.offsets) && s.offsets[hint] == off && s.fields[hint].ptrType == pt {
-			f, ok = &s.fields[hint], true
-		} else if uintptr(addr) >= uintptr(base) {
-			f, ok = s.fieldFor(off, pt, hint)
+		off := uintptr(addr) - uintptr(base)
+		if hint >= len(slots) || slots[hint].offset != off || slots[hint].ptrType != pt {
+			// Not the next field: the offset table's, else a search.
+			if j := s.atOffsetIndex(off); j >= 0 && slots[j].ptrType == pt {
+				hint = j
+			} else {
+				f, ok := (*field)(nil), false
+				if uintptr(addr) >= uintptr(base) {
+					f, ok = s.fieldFor(off, pt, hint)
+				}
+				if !ok {
+					return nil, notAField(s, i+1, pt)
+				}
+				hint = f.order
+			}
 		}
-		if !ok {
-			return nil, notAField(s, i+1, pt)
-		}
-		hint = f.order + 1
-		out[i].Key = f.key
-		if vt, _ := ifaceWords(&c.value); vt != f.valType && f.valType != nil { // f.encoded's first case, inline
+		w := &slots[hint]
+		out[i].Key = w.key
+		if vt, _ := ifaceWords(&c.value); vt != w.valType && w.valType != nil { // field.encoded's first case, inline
 			out[i].Value = c.value
 		} else {
-			v, err := f.engineValue(&c.value)
+			v, err := s.fields[hint].engineValue(&c.value)
 			if err != nil {
 				return nil, err
 			}
 			out[i].Value = v
 		}
+		hint++
 	}
 	return out, nil
+}
+
+// nilBase is pairs' error for an Update built on a nil pointer (a call
+// of its own: pairs runs for every node that sets several fields, and its
+// code is read into the cache each time).
+//
+//go:noinline
+func nilBase(s *schema) error {
+	return fmt.Errorf("%w: the Update was built on a nil *%s", ErrNotAField, s.typ)
 }
 
 // resolve resolves u's changes to ordered state writes, in buf when an
@@ -532,6 +564,9 @@ func notAField(s *schema, i int, pt unsafe.Pointer) error {
 // encoded — takes a small frame, and everything else, errors included,
 // is nodeResult's.
 func (s *schema) nodeOutput(name string, u *update, out *engine.Update) (any, error) {
+	if r := u.rest(); r != nil && r.more == nil && r.writes != nil {
+		return boxed(&r.writes), nil // resolved at Write, and never changed again
+	}
 	if u.off != inRest && u.typ != nil {
 		if f := s.fieldAt(u.off, u.typ); f != nil && f.encoded(&u.value) {
 			if out == nil || cap(*out) == 0 {

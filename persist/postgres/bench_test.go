@@ -7,7 +7,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
-	"slices"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -129,11 +129,22 @@ type cpuSpan struct {
 	wal            int64
 	app            string                // the store's application_name, or ""
 	backends       map[int]time.Duration // CPU so far of the server processes serving app
+	gc             []metrics.Sample      // this process's garbage collections so far (gcMetrics)
+}
+
+// gcMetrics are the collector's cycles and its CPU time (the runtime's
+// estimate: stop-the-world phases count wall time times GOMAXPROCS, idle
+// mark workers their time), read at a span's start and end: a store's
+// allocations cost the client their collections.
+func gcMetrics() []metrics.Sample {
+	m := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(m)
+	return m
 }
 
 func startCPU(b *testing.B, conn *pgx.Conn, app string) *cpuSpan {
 	m := newCPUMeter(conn)
-	sp := &cpuSpan{m: m, conn: conn, syncs: walSyncs(conn), wal: walPosition(conn), app: app, backends: m.backends(conn, app)}
+	sp := &cpuSpan{m: m, conn: conn, syncs: walSyncs(conn), wal: walPosition(conn), app: app, backends: m.backends(conn, app), gc: gcMetrics()}
 	sp.client, sp.server = m.sample()
 	return sp
 }
@@ -164,6 +175,10 @@ func (sp *cpuSpan) report(b *testing.B) {
 	c, s := sp.m.sample()
 	if b.N == 0 {
 		return
+	}
+	if gc := gcMetrics(); gc[0].Value.Kind() == metrics.KindUint64 && gc[1].Value.Kind() == metrics.KindFloat64 {
+		b.ReportMetric(float64(gc[0].Value.Uint64()-sp.gc[0].Value.Uint64())*1000/float64(b.N), "gc-cycles/kop")
+		b.ReportMetric((gc[1].Value.Float64()-sp.gc[1].Value.Float64())*1e6/float64(b.N), "client-gc-cpu-µs/op")
 	}
 	// Commits per flush: how many commits of concurrent threads share
 	// one fsync (other sessions of the server count too).
@@ -250,8 +265,13 @@ type chatThread struct {
 	s        *postgres.Store
 	name, th string
 	i        int
-	msgs     []any
-	parent   string
+	// msgs is the list's storage, grown by doubling: each checkpoint
+	// gets msgs[:n:n], which no later append can change, as the engine's
+	// append reducer hands out its channel's list (engine
+	// reducerChannel.appendAll: a superstep costs what it appends, not a
+	// copy of the list).
+	msgs   []any
+	parent string
 }
 
 // step saves the thread's next superstep.
@@ -263,7 +283,8 @@ func (c *chatThread) step() error {
 	}
 	v := engine.Version(i)
 	msg := map[string]any{"role": "ai", "content": fmt.Sprintf("message %d", i)}
-	c.msgs = append(slices.Clip(c.msgs), msg)
+	c.msgs = append(c.msgs, msg)
+	msgs := c.msgs[:len(c.msgs):len(c.msgs)]
 	// The superstep's one task is its last to finish: the engine defers
 	// its writes to the checkpoint's commit and waits for them after the
 	// Put (engine.WriteDeferrer).
@@ -275,12 +296,12 @@ func (c *chatThread) step() error {
 		}
 	}
 	cp := &engine.Checkpoint{V: 4, ID: fmt.Sprintf("%032x", i), TS: time.Now(),
-		ChannelValues:   map[string]any{"messages": c.msgs, "step": float64(i)},
+		ChannelValues:   map[string]any{"messages": msgs, "step": float64(i)},
 		ChannelVersions: map[string]engine.Version{"messages": v, "step": v},
 		VersionsSeen:    map[string]map[string]engine.Version{"agent": {"messages": v - 1}},
 		// The engine records that the list only grew, as it does for an
 		// append reducer's channel.
-		Appends: map[string]engine.ListAppend{"messages": {From: v - 1, Len: len(c.msgs) - 1}},
+		Appends: map[string]engine.ListAppend{"messages": {From: v - 1, Len: len(msgs) - 1}},
 	}
 	if _, err := c.s.Put(ctx, engine.Config{ThreadID: c.th, CheckpointID: c.parent}, cp, engine.Metadata{Source: "loop", Step: i}, nil); err != nil {
 		return err

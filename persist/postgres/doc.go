@@ -76,10 +76,11 @@
 // store). So two processes that advance one thread at once never both
 // succeed, while processes writing different threads never wait on each
 // other. In a group, a thread whose claim is refused is stored nothing
-// and gets the error alone: the group's statement claims only threads
-// whose check passes, stores only their rows, and the refused thread's
-// own transaction (the claim function) then names the other writer. A
-// group creates the rows of new threads. A checkpoint that may replace a
+// and gets the error alone: the group's statement fails whole when a
+// thread's check does not pass, storing nothing, and each thread of the
+// group is then committed in its own transaction, where the refused
+// thread's claim (the claim function) names the other writer. A group
+// creates the rows of new threads. A checkpoint that may replace a
 // stored one (the first of a namespace the store knows nothing of yet, as
 // a thread's first) is stored by the group when it is new; when it is
 // stored, the group is sent again without it, and its own transaction

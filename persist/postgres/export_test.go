@@ -58,52 +58,88 @@ func GroupsSent(s *Store) (groups, threads int64) {
 // statement gave the thread (0 if it did not claim it) and the rows then
 // stored in writes, blobs and checkpoints.
 func RunGroupOfOne(ctx context.Context, s *Store, thread string, safe, writes bool) (seq int64, rows [3]int, err error) {
-	a := new(groupParams)
-	a.reset()
-	a.col[pWriter].text(s.writer)
-	a.col[pThreads].text(thread)
-	a.col[pObserved].int8(-1)
-	if writes {
-		for i, v := range []string{thread, "", "cp1", "task"} {
-			a.col[pWThread+i].text(v)
-		}
-		a.col[pWSlot].int8(0)
-		a.col[pWChan].text("count")
-		a.col[pWValue].bytea([]byte("1"))
-	}
-	for i, v := range []string{thread, "", "count"} {
-		a.col[pBThread+i].text(v)
-	}
-	a.col[pBVer].int8(1)
-	a.col[pBHash].int8(2)
-	a.col[pBRoot].int8(3)
-	a.col[pBBaseVer].null()
-	a.col[pBBaseHash].null()
-	a.col[pBDepth].int4(0)
-	a.col[pBHas].bool(true)
-	a.col[pBData].bytea([]byte("v"))
-	for i, v := range []string{thread, "", "cp2"} {
-		a.col[pCThread+i].text(v)
-	}
-	a.col[pCParent].text("cp1")
-	a.col[pCBase].text("cp2")
-	a.col[pCDepth].int4(0)
-	a.col[pCSource].text("loop")
-	a.col[pCStep].int4(1)
-	a.col[pCRec].bytea([]byte("r"))
+	a, ms := groupOf(s, []string{thread}, []int64{-1}, writes)
 	safeAt := 0
 	if safe {
 		safeAt = 1
 	}
-	claimed, err := s.runGroup(ctx, safeAt, 1, a, 1)
-	if err != nil {
+	if err := s.runGroup(ctx, safeAt, 1, a, ms); err != nil {
 		return 0, rows, err
 	}
+	if rows, err = RowCounts(ctx, s, thread); err != nil {
+		return 0, rows, err
+	}
+	if ms[0].claimed {
+		seq = ms[0].seq
+	}
+	return seq, rows, nil
+}
+
+// RunGroup runs the plain group statement (the create variant when
+// create is set) for threads, each with the sequence this store last saw
+// of it (observed, -1: never) and one blob and one checkpoint row, and
+// returns the statement's error.
+func RunGroup(ctx context.Context, s *Store, threads []string, observed []int64, create bool) error {
+	a, ms := groupOf(s, threads, observed, false)
+	createAt := 0
+	if create {
+		createAt = 1
+	}
+	return s.runGroup(ctx, 0, createAt, a, ms)
+}
+
+// groupOf is a group's parameters and members for threads (sorted), each
+// with its observed sequence, a blob, a checkpoint cp2 (child of cp1) and,
+// with writes, a task write at cp1.
+func groupOf(s *Store, threads []string, observed []int64, writes bool) (*groupParams, []*member) {
+	a := new(groupParams)
+	a.reset()
+	a.col[pWriter].text(s.writer)
+	ms := make([]*member, len(threads))
+	for i, thread := range threads {
+		ms[i] = &member{thread: thread, observed: observed[i]}
+		a.col[pThreads].text(thread)
+		a.col[pObserved].int8(observed[i])
+		if writes {
+			for j, v := range []string{thread, "", "cp1", "task"} {
+				a.col[pWThread+j].text(v)
+			}
+			a.col[pWSlot].int8(0)
+			a.col[pWChan].text("count")
+			a.col[pWValue].bytea([]byte("1"))
+		}
+		for j, v := range []string{thread, "", "count"} {
+			a.col[pBThread+j].text(v)
+		}
+		a.col[pBVer].int8(1)
+		a.col[pBHash].int8(2)
+		a.col[pBRoot].int8(3)
+		a.col[pBBaseVer].null()
+		a.col[pBBaseHash].null()
+		a.col[pBDepth].int4(0)
+		a.col[pBHas].bool(true)
+		a.col[pBData].bytea([]byte("v"))
+		for j, v := range []string{thread, "", "cp2"} {
+			a.col[pCThread+j].text(v)
+		}
+		a.col[pCParent].text("cp1")
+		a.col[pCBase].text("cp2")
+		a.col[pCDepth].int4(0)
+		a.col[pCSource].text("loop")
+		a.col[pCStep].int4(1)
+		a.col[pCRec].bytea([]byte("r"))
+	}
+	return a, ms
+}
+
+// RowCounts returns the rows of thread in writes, blobs, checkpoints and
+// threads.
+func RowCounts(ctx context.Context, s *Store, thread string) (rows [3]int, err error) {
 	for i, table := range []string{"writes", "blobs", "checkpoints"} {
 		q := "SELECT count(*) FROM " + pgx.Identifier{s.schema, table}.Sanitize() + " WHERE thread = $1"
 		if err := s.pool.QueryRow(ctx, q, bs(thread)).Scan(&rows[i]); err != nil {
-			return 0, rows, err
+			return rows, err
 		}
 	}
-	return claimed[thread], rows, nil
+	return rows, nil
 }

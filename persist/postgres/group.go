@@ -39,6 +39,9 @@ const uniqueViolation = "23505"
 // maxGroup bounds the threads of one group, and so its statement's size.
 const maxGroup = 256
 
+// maxSpareQueues bounds the queues of idle threads kept for reuse.
+const maxSpareQueues = 64
+
 // A group is the threads one commit sends together.
 type group struct {
 	members []*member
@@ -55,6 +58,7 @@ type member struct {
 	observed int64 // the thread's sequence this store last saw, or -1
 	ops      []*op
 	seq      int64 // the sequence the commit gave the thread
+	claimed  bool  // the group's statement claimed it (seq is set)
 	err      error
 }
 
@@ -201,7 +205,7 @@ func (s *Store) sendGroup(g *group) {
 		}
 	}
 	if len(grouped) > 0 {
-		claimed, err := s.sendGrouped(ctx, 0, create, grouped)
+		err := s.sendGrouped(ctx, 0, create, grouped)
 		if pgCode(err) == uniqueViolation {
 			// A row of the group is stored already (a fork's blob, a
 			// write saved again, a checkpoint replaced): the conflict
@@ -215,15 +219,13 @@ func (s *Store) sendGroup(g *group) {
 					safe = append(safe, m)
 				}
 			}
-			grouped, claimed, err = safe, nil, nil
+			grouped, err = safe, nil
 			if len(safe) > 0 {
-				claimed, err = s.sendGrouped(ctx, 1, create, safe)
+				err = s.sendGrouped(ctx, 1, create, safe)
 			}
 		}
 		for _, m := range grouped {
-			if seq, ok := claimed[m.thread]; ok && err == nil {
-				m.seq = seq
-			} else {
+			if !m.claimed || err != nil {
 				// Its claim found no row to advance or was refused, or
 				// the statement failed: the thread's own transaction
 				// creates the row, names the other writer, or gives the
@@ -232,11 +234,13 @@ func (s *Store) sendGroup(g *group) {
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	for _, m := range alone {
-		wg.Go(func() { m.seq, m.err = s.sendThread(ctx, m.thread, m.observed, m.ops) })
+	if len(alone) > 0 {
+		var wg sync.WaitGroup // allocated only here
+		for _, m := range alone {
+			wg.Go(func() { m.seq, m.err = s.sendThread(ctx, m.thread, m.observed, m.ops) })
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	s.mu.Lock()
 	s.ended(g)
 	s.mu.Unlock()
@@ -284,6 +288,14 @@ func (s *Store) settle(m *member) (idle bool) {
 	case len(q.ops) == 0:
 		delete(s.queues, m.thread)
 		idle = true
+		// A thread's queue is made again at its next superstep: keep it
+		// for reuse. Nothing refers to it any more but its group's
+		// member, read no more once the group's commit has ended (this
+		// runs under s.mu before the waiters learn of it).
+		if len(s.spare) < maxSpareQueues {
+			*q = threadQueue{}
+			s.spare = append(s.spare, q)
+		}
 	case q.again:
 		s.want(m.thread, q)
 	}
@@ -343,21 +355,21 @@ var groupStmtNames = [2][2][2]string{
 }
 
 // sendGrouped claims the threads of ms and stores the rows of those
-// claimed, in one statement: statements.group[safe][create][writes]. It returns
-// the new sequence of each thread claimed; a thread left out was stored
-// nothing.
+// claimed, in one statement: statements.group[safe][create][writes]. A
+// member claimed has claimed set and its new sequence in seq; one left out
+// was stored nothing. Both are meaningful only when it returns no error.
 //
 // The statement's arrays are encoded here, straight into PostgreSQL's
 // binary array format in buffers reused from group to group, and so are
 // the messages that run it (see execGroup): through pgx's parameter
 // encoding they cost a tenth of a superstep's CPU in this process, mostly
 // boxing each element and buffers it drops after each query.
-func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member) (map[string]int64, error) {
+func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member) error {
 	// Rows are locked in thread order, so two stores' groups that share
 	// threads cannot deadlock.
 	slices.SortFunc(ms, func(a, b *member) int { return strings.Compare(a.thread, b.thread) })
-	a := s.params.Get().(*groupParams)
-	defer s.params.Put(a)
+	a := s.params.get()
+	defer s.params.put(a)
 	a.reset()
 	a.col[pWriter].text(s.writer)
 	for _, m := range ms {
@@ -413,16 +425,16 @@ func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member)
 			a.col[pCRec].bytea(p.rec)
 		}
 	}
-	return s.runGroup(ctx, safe, create, a, len(ms))
+	return s.runGroup(ctx, safe, create, a, ms)
 }
 
 // runGroup runs statements.group[safe][create][writes] with a's
-// parameters for a group of members threads, writes set when a has task
-// writes to store as rows.
-func (s *Store) runGroup(ctx context.Context, safe, create int, a *groupParams, members int) (map[string]int64, error) {
+// parameters for the members ms (sorted by thread), writes set when a has
+// task writes to store as rows, and marks those claimed (see execGroup).
+func (s *Store) runGroup(ctx context.Context, safe, create int, a *groupParams, ms []*member) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer conn.Release()
 	writes := 0
@@ -431,41 +443,44 @@ func (s *Store) runGroup(ctx context.Context, safe, create int, a *groupParams, 
 	}
 	name := groupStmtNames[safe][create][writes]
 	if _, err := conn.Conn().Prepare(ctx, name, s.sql.group[safe][create][writes]); err != nil {
-		return nil, err
+		return err
 	}
-	return execGroup(ctx, conn.Conn().PgConn(), a.messages(name, writes == 1), members)
+	return execGroup(ctx, conn.Conn().PgConn(), a.messages(name, writes == 1), ms)
 }
 
 // execGroup sends msgs, the messages that run a group's statement, on an
 // idle connection and reads the claimed threads it returns, until the
-// server is ready again.
+// server is ready again: each is marked in ms, the group's members sorted
+// by thread (found by binary search, so an answer allocates nothing).
 //
 // It writes the messages itself, not through pgconn, which would copy them
 // into a buffer it regrows from 1 KB and drops after every query: that was
 // a quarter of the bytes a superstep allocated. The server reads every
 // message before it answers much, so writing them whole cannot deadlock.
 // A connection that fails midway is closed, and the pool drops it.
-func execGroup(ctx context.Context, pc *pgconn.PgConn, msgs []byte, members int) (map[string]int64, error) {
+func execGroup(ctx context.Context, pc *pgconn.PgConn, msgs []byte, ms []*member) error {
+	for _, m := range ms {
+		m.claimed, m.seq = false, 0
+	}
 	// pgconn may be reading in the background or hold read data: direct
 	// use of the connection must wait for that (nearly always a check).
 	if err := pc.SyncConn(ctx); err != nil {
 		pc.Close(ctx)
-		return nil, err
+		return err
 	}
 	if _, err := pc.Conn().Write(msgs); err != nil {
 		pc.Close(ctx)
-		return nil, err
+		return err
 	}
-	claimed := make(map[string]int64, members)
 	var failed error
 	for {
 		msg, err := pc.ReceiveMessage(ctx)
 		if err != nil {
 			pc.Close(ctx)
 			if failed != nil {
-				return nil, failed // the server's error before it hung up says why
+				return failed // the server's error before it hung up says why
 			}
-			return nil, err
+			return err
 		}
 		switch m := msg.(type) {
 		case *pgproto3.DataRow:
@@ -473,14 +488,25 @@ func execGroup(ctx context.Context, pc *pgconn.PgConn, msgs []byte, members int)
 				failed = fmt.Errorf("group commit: unexpected row %q", m.Values)
 				continue
 			}
-			claimed[string(m.Values[0])] = int64(binary.BigEndian.Uint64(m.Values[1]))
+			i, ok := slices.BinarySearchFunc(ms, m.Values[0], func(x *member, thread []byte) int {
+				// Comparisons of a converted []byte allocate nothing.
+				switch {
+				case x.thread < string(thread):
+					return -1
+				case x.thread == string(thread):
+					return 0
+				}
+				return 1
+			})
+			if !ok || ms[i].claimed {
+				failed = fmt.Errorf("group commit: unexpected thread %q", m.Values[0])
+				continue
+			}
+			ms[i].claimed, ms[i].seq = true, int64(binary.BigEndian.Uint64(m.Values[1]))
 		case *pgproto3.ErrorResponse:
 			failed = pgconn.ErrorResponseToPgError(m)
 		case *pgproto3.ReadyForQuery:
-			if failed != nil {
-				return nil, failed
-			}
-			return claimed, nil
+			return failed
 		}
 	}
 }

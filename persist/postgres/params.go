@@ -3,6 +3,7 @@ package postgres
 import (
 	"encoding/binary"
 	"math"
+	"sync"
 )
 
 // The parameters of a group's statement (statements.group), in order.
@@ -72,6 +73,50 @@ type groupParams struct {
 }
 
 // reset empties every column for a new group.
+// paramsList keeps the parameter buffers of groups sent, for the next
+// groups: a sync.Pool drops them at every garbage collection, which under
+// a steady stream of supersteps comes every few hundred, and regrowing
+// them was about a fiftieth of the bytes a superstep allocated.
+type paramsList struct {
+	mu   sync.Mutex
+	free []*groupParams
+}
+
+// maxSpareParams bounds the buffers kept (a few groups are sent at once),
+// and maxKeptParams the bytes one may hold to be kept: a rare large group
+// does not pin its buffers.
+const (
+	maxSpareParams = 8
+	maxKeptParams  = 1 << 20
+)
+
+func (l *paramsList) get() *groupParams {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		g := l.free[n-1]
+		l.free[n-1] = nil
+		l.free = l.free[:n-1]
+		return g
+	}
+	return new(groupParams)
+}
+
+func (l *paramsList) put(g *groupParams) {
+	size := cap(g.msg)
+	for i := range g.col {
+		size += cap(g.col[i].b)
+	}
+	if size > maxKeptParams {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.free) < maxSpareParams {
+		l.free = append(l.free, g)
+	}
+}
+
 func (g *groupParams) reset() {
 	for i := range g.col {
 		if i == pWriter {

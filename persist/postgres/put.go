@@ -51,9 +51,14 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err := persist.CheckRecordNames(cp, cfg.CheckpointID); err != nil {
 		return engine.Config{}, err
 	}
-	meta, err := encodeMeta(md)
-	if err != nil {
-		return engine.Config{}, fmt.Errorf("%w: %w", persist.ErrInvalidCheckpoint, err)
+	// Metadata without Extra, nearly all, is written straight into the
+	// record (buildPut); only Extra's values can fail to encode.
+	var meta []byte
+	if md.Extra != nil {
+		var err error
+		if meta, err = encodeMeta(md); err != nil {
+			return engine.Config{}, fmt.Errorf("%w: %w", persist.ErrInvalidCheckpoint, err)
+		}
 	}
 	key := nsKey{cfg.ThreadID, cfg.CheckpointNS}
 	parent, err := s.parentHead(ctx, key, cfg.CheckpointID)
@@ -202,6 +207,9 @@ func (s *Store) parentHead(ctx context.Context, key nsKey, id string) (*head, er
 // its op (the record, and a blob for every channel whose version changed)
 // and its head.
 //
+// meta is md's encoding, or nil when md has no Extra (then md is written
+// into the record as it is).
+//
 // With fold, the pack of one of the checkpoint's versions in fold's
 // range holds fold's writes, if any of its small values has such a
 // version (putOp.folded says whether).
@@ -209,8 +217,9 @@ func buildPut(ns string, cp *engine.Checkpoint, meta []byte, md engine.Metadata,
 	// A superstep's objects that live as long as each other are allocated
 	// together: the op with its putOp, the head with its state.
 	x := &struct {
-		o op
-		p putOp
+		o   op
+		p   putOp
+		one [1]blob // p.blobs when there is one (a superstep's values packed)
 	}{p: putOp{id: cp.ID, parent: parentID, source: md.Source, step: md.Step}}
 	y := &struct {
 		h  head
@@ -226,6 +235,10 @@ func buildPut(ns string, cp *engine.Checkpoint, meta []byte, md engine.Metadata,
 	}
 	var buf [16]string // a graph has a few channels: no allocation
 	chans := buf[:0]
+	// The blobs are built here and packed (packBlobs), then kept in x
+	// when one is left, as a superstep's small values make one pack.
+	var blobBuf [4]blob
+	blobs := blobBuf[:0]
 	for ch := range cp.ChannelVersions {
 		chans = append(chans, ch)
 	}
@@ -257,17 +270,25 @@ func buildPut(ns string, cp *engine.Checkpoint, meta []byte, md engine.Metadata,
 		}
 		st.refs = append(st.refs, chanRef{ch, b.ref})
 		h.values = append(h.values, enc)
-		if p.blobs == nil {
-			// A superstep changes a few channels: one allocation.
-			p.blobs = make([]blob, 0, min(n, 4))
-		}
-		p.blobs = append(p.blobs, b)
+		blobs = append(blobs, b)
 	}
-	p.blobs, p.folded = packBlobs(p.blobs, st, fold)
+	blobs, p.folded = packBlobs(blobs, st, fold)
+	switch len(blobs) {
+	case 0:
+	case 1:
+		x.one[0] = blobs[0]
+		p.blobs = x.one[:]
+	default:
+		p.blobs = slices.Clone(blobs)
+	}
 	if st.seen == nil {
 		st.seen = map[string]map[string]int64{}
 	}
-	p.rec, st.depth = encodeNewRecord(cp.V, cp.TS.UnixNano(), cp.UpdatedChannels, meta, st, pst)
+	var plain *engine.Metadata
+	if meta == nil {
+		plain = &md
+	}
+	p.rec, st.depth = encodeNewRecord(cp.V, cp.TS.UnixNano(), cp.UpdatedChannels, meta, plain, st, pst)
 	p.depth = st.depth
 	st.base = cp.ID
 	if st.depth > 0 {
@@ -325,8 +346,11 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 	if err := checkID("task id", taskID, maxIDLen, true); err != nil {
 		return queued, err
 	}
-	if len(writes) == 0 {
+	switch len(writes) {
+	case 0:
 		return queued, nil
+	case 1:
+		return s.queueWrite(cfg, taskID, writes[0])
 	}
 	// ops[0] holds the special writes, ops[1] the regular ones; only
 	// those used are queued (and leave the stack).
@@ -363,6 +387,33 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 			queued[i] = o
 		}
 	}
+	return queued, nil
+}
+
+// queueWrite is queueWrites for a task's one write (a node's usual
+// result): the op and its write are one allocation.
+func (s *Store) queueWrite(cfg engine.Config, taskID string, w engine.Write) (queued [2]*op, err error) {
+	if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
+		return queued, err
+	}
+	enc, err := engine.EncodeValue(w.Value)
+	if err != nil {
+		return queued, fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
+	}
+	x := &struct {
+		o op
+		w [1]taskWrite
+	}{o: op{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID}}
+	slot, kind := int64(engine.WriteSlot(w.Channel, 0)), 1
+	if slot < 0 {
+		kind = 0 // special
+	} else {
+		x.o.nullRun = taskID == engine.NullTaskID
+	}
+	x.w[0] = taskWrite{slot, w.Channel, enc}
+	x.o.writes = x.w[:]
+	s.enqueue(cfg.ThreadID, &x.o)
+	queued[kind] = &x.o
 	return queued, nil
 }
 

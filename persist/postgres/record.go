@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -101,9 +100,10 @@ type metaRecord struct {
 	Extra   map[string]json.RawMessage `json:"extra"`
 }
 
+// encodeMeta returns md's encoding.
 func encodeMeta(md engine.Metadata) (json.RawMessage, error) {
 	if md.Extra == nil {
-		// One allocation for most: no record to build.
+		// One allocation: no record to build.
 		return appendPlainMetaJSON(make([]byte, 0, 128), md.Source, md.Step, md.Parents), nil
 	}
 	r := metaRecord{Source: md.Source, Step: md.Step, Parents: md.Parents}
@@ -267,13 +267,32 @@ func (b *blob) seal() {
 	b.ref.Hash = hashBlob(b.data, b.has)
 }
 
+// hashBlob is a blob's hash: FNV-1a (64 bits) of its bytes, followed by
+// a zero byte when it has no value, shifted right by one (non-negative:
+// easier to read in psql). Stored hashes are keys: it must not change
+// (TestHashBlob checks it against hash/fnv). Written out rather than
+// through hash/fnv's interface, and four bytes a round: every superstep
+// hashes its pack.
 func hashBlob(data []byte, has bool) int64 {
-	h := fnv.New64a()
-	h.Write(data)
-	if !has {
-		h.Write([]byte{0})
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	for len(data) >= 4 {
+		h = (h ^ uint64(data[0])) * prime
+		h = (h ^ uint64(data[1])) * prime
+		h = (h ^ uint64(data[2])) * prime
+		h = (h ^ uint64(data[3])) * prime
+		data = data[4:]
 	}
-	return int64(h.Sum64() >> 1) // non-negative: easier to read in psql
+	for _, c := range data {
+		h = (h ^ uint64(c)) * prime
+	}
+	if !has {
+		h *= prime // a zero byte: h ^ 0 == h
+	}
+	return int64(h >> 1)
 }
 
 // appendSuffix returns the elements next adds to the JSON list prev, when

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/internal/jsonw"
 )
 
@@ -22,7 +23,10 @@ import (
 // bytes are json.Marshal of the cpRecord that says so (TestRecordJSON),
 // with del and sdel sorted, written straight from the states: building
 // the record's maps first was a tenth of the allocations of a superstep.
-func encodeNewRecord(v int, ts int64, updated []string, meta json.RawMessage, st, parent *cpState) ([]byte, int) {
+// The metadata is meta, or, when plain is not nil, plain's, which has no
+// Extra, written straight into the record (encoding it apart first cost
+// an allocation a superstep).
+func encodeNewRecord(v int, ts int64, updated []string, meta json.RawMessage, plain *engine.Metadata, st, parent *cpState) ([]byte, int) {
 	full := parent == nil || parent.depth+1 >= fullEvery
 	depth := 0
 	var prevRefs []chanRef
@@ -39,7 +43,9 @@ func encodeNewRecord(v int, ts int64, updated []string, meta json.RawMessage, st
 	b = append(b, `,"upd":`...)
 	b = jsonw.Strings(b, updated)
 	b = append(b, `,"md":`...)
-	if meta == nil {
+	if plain != nil {
+		b = appendPlainMetaJSON(b, plain.Source, plain.Step, plain.Parents)
+	} else if meta == nil {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, meta...)
@@ -160,7 +166,11 @@ func appendPlainMetaJSON(b []byte, source string, step int, parents map[string]s
 	b = append(b, `,"step":`...)
 	b = strconv.AppendInt(b, int64(step), 10)
 	b = append(b, `,"parents":`...)
-	b = jsonw.Object(b, parents, jsonw.String)
+	if parents != nil && len(parents) == 0 {
+		b = append(b, "{}"...) // the loop's usual: no map iteration to start
+	} else {
+		b = jsonw.Object(b, parents, jsonw.String)
+	}
 	return append(b, `,"extra":null}`...)
 }
 

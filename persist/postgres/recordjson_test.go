@@ -53,7 +53,7 @@ func TestRecordJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, depth := encodeNewRecord(4, int64(i)-5, c.upd, c.meta, c.st, c.parent)
+		got, depth := encodeNewRecord(4, int64(i)-5, c.upd, c.meta, nil, c.st, c.parent)
 		if got[0] != recordFormat || string(got[1:]) != string(want) || depth != rec.Depth {
 			t.Errorf("record %d:\n got %q depth %d\nwant %q depth %d", i, got, depth, append([]byte{recordFormat}, want...), rec.Depth)
 		}
@@ -76,10 +76,18 @@ func TestRecordJSON(t *testing.T) {
 		if m.Extra != nil {
 			continue
 		}
-		// What Put stores.
-		got, err = encodeMeta(engine.Metadata{Source: m.Source, Step: m.Step, Parents: m.Parents})
+		md := engine.Metadata{Source: m.Source, Step: m.Step, Parents: m.Parents}
+		got, err = encodeMeta(md)
 		if err != nil || string(got) != string(want) {
 			t.Errorf("encodeMeta of metadata %d:\n got %s %v\nwant %s", i, got, err, want)
+		}
+		// What Put stores: metadata without Extra written straight into
+		// the record, as the record with its encoding holds it.
+		st := refState(map[string]ref{"a": {1, 2, 3}}, nil)
+		plain, _ := encodeNewRecord(4, 5, nil, nil, &md, st, nil)
+		encoded, _ := encodeNewRecord(4, 5, nil, want, nil, st, nil)
+		if string(plain) != string(encoded) {
+			t.Errorf("record with metadata %d:\n got %s\nwant %s", i, plain, encoded)
 		}
 	}
 }

@@ -241,6 +241,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, readOnly bo
 
 // pgCode returns err's SQLSTATE, or "".
 func pgCode(err error) string {
+	if err == nil {
+		return "" // without errors.As's allocation
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return pe.Code

@@ -86,11 +86,12 @@ type Store struct {
 	observed    map[string]int64 // thread -> sequence this store last saw
 	heads       map[nsKey]*head  // the latest checkpoint this store put or loaded per namespace
 	queues      map[string]*threadQueue
+	spare       []*threadQueue   // queues of threads gone idle, for reuse (see settle)
 	open        *group           // the group threads that want a commit join
 	inFlight    int              // groups being sent
 	maxInFlight int              // Options.ConcurrentCommits
 	failed      map[string]error // thread -> a buffered write that failed
-	params      sync.Pool        // of *groupParams
+	params      paramsList       // buffers of group statements' parameters, for reuse
 	wake        chan struct{}
 	done        chan struct{}
 	// Group sizes (see mayStart), under mu: the threads in the groups
@@ -190,7 +191,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		writer: opts.Writer, addr: addr, readOnly: opts.ReadOnly,
 		observed: map[string]int64{}, heads: map[nsKey]*head{}, queues: map[string]*threadQueue{},
 		open: newGroup(), maxInFlight: opts.ConcurrentCommits,
-		params: sync.Pool{New: func() any { return new(groupParams) }}, failed: map[string]error{},
+		failed: map[string]error{},
 	}
 	if s.mode == persist.DurabilityAsync {
 		s.wake, s.done = make(chan struct{}, 1), make(chan struct{})

@@ -98,7 +98,11 @@ func (s *Store) enqueueLocked(thread string, o *op) {
 	}
 	q := s.queues[thread]
 	if q == nil {
-		q = &threadQueue{}
+		if n := len(s.spare); n > 0 {
+			q, s.spare = s.spare[n-1], s.spare[:n-1]
+		} else {
+			q = &threadQueue{}
+		}
 		q.ops = q.first.ops[:0]
 		s.queues[thread] = q
 		s.away = max(s.away-1, 0) // back (or new): no longer away
@@ -322,7 +326,7 @@ func (s *Store) detach(ctx context.Context, tx pgx.Tx, thread, ns, id string) er
 			return err
 		}
 		rec := recs[kid].rec
-		enc, _ := encodeNewRecord(rec.V, rec.TS, rec.Updated, rec.Meta, st, nil)
+		enc, _ := encodeNewRecord(rec.V, rec.TS, rec.Updated, rec.Meta, nil, st, nil)
 		if _, err := tx.Exec(ctx, s.sql.updateRecord, bs(thread), bs(ns), bs(kid), enc); err != nil {
 			return err
 		}
