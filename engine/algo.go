@@ -86,12 +86,22 @@ type channelState struct {
 	// so checkpoints are keptCheckpoints, carved from slabs (see
 	// newKept).
 	kept bool
-	// slab holds the checkpoints not handed out yet; made counts those
-	// handed out (a slab's size follows it).
-	slab []keptCheckpoint
-	made int
-	// ids holds the room not handed out yet for checkpoint ids (idRoom).
-	ids []byte
+	// slab holds checkpoints, those from slabAt on not handed out yet;
+	// made counts those handed out (a slab's size follows it). The slab
+	// stays put while it is handed out, and only the count moves: moving
+	// the slice would be a pointer write a checkpoint, through the write
+	// barrier while the collector marks.
+	slab   []keptCheckpoint
+	slabAt int
+	made   int
+	// ids holds room for checkpoint ids (idRoom), from idsAt on not
+	// handed out yet (it stays put, as slab does).
+	ids   []byte
+	idsAt int
+	// mores holds room for kept checkpoints' lazyMore, from moreAt on
+	// not handed out yet (newMore).
+	mores  []lazyMore
+	moreAt int
 	// updatedIDs holds the room not handed out yet for a kept run's
 	// updated-channel lists, by id (keepUpdated).
 	updatedIDs []int32
@@ -1220,18 +1230,21 @@ func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (c
 	var lz *lazyCheckpoint
 	if cs.kept {
 		kc = cs.newKept()
-		kc.id, kc.ts = id, ts
+		kc.setID(id, cs)
+		kc.ts = ts
 		lz = &kc.lazy
 	} else {
 		both := &checkpointAlloc{}
 		cp = &both.cp
 		cp.V, cp.ID, cp.TS = CheckpointFormat, id, ts
 		lz = &both.lazy
-		cp.lazy = lz
+		both.ref.lz = lz
+		cp.lazy = &both.ref
 	}
 	lz.g = cs.g
 	if cs.extraVer != nil || cs.extraSeen != nil {
-		lz.extra = &lazyExtras{cs.extraVer, cs.extraSeen}
+		m := lz.moreOf(cs)
+		m.extraVer, m.extraSeen = cs.extraVer, cs.extraSeen
 	}
 	cs.valLog.carve, cs.verLog.carve = cs.kept, cs.kept
 	cs.valLog.snapshotTo(&lz.values, lz.valuesRoom[:], len(cs.chans), cs.valuesBase)
@@ -1239,7 +1252,7 @@ func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (c
 	lz.seen = cs.seen.snapshot()
 	if len(cs.appends) > 0 {
 		if kc != nil {
-			kc.appends = cs.appends
+			lz.moreOf(cs).appends = cs.appends
 		} else {
 			cp.Appends = cs.appends
 		}
@@ -1262,15 +1275,23 @@ func (cs *channelState) checkpoint(id string, ts time.Time, updated planHint) (c
 	return cp, kc
 }
 
-// checkpointAlloc is a checkpoint and its lazy part, in one allocation.
+// checkpointAlloc is a checkpoint, its lazy part and the link between
+// them, in one allocation.
 type checkpointAlloc struct {
 	cp   Checkpoint
+	ref  lazyRef
 	lazy lazyCheckpoint
 }
 
 // checkpointSlabMax is the most checkpoints one slab holds: as many
 // keptCheckpoints as fill the allocator's 8 KB size class.
-const checkpointSlabMax = 8192 / int(unsafe.Sizeof(keptCheckpoint{}))
+const checkpointSlabMax = slabBytes / int(unsafe.Sizeof(keptCheckpoint{}))
+
+// slabBytes is what an object with pointers may take of the allocator's
+// 8 KB size class: past 512 bytes such an object starts with an 8-byte
+// header of its type (runtime/malloc.go, mallocHeaderSize), so 8192
+// bytes of it would take the next class (9472 bytes).
+const slabBytes = 8192 - 8
 
 // newKept returns a zero keptCheckpoint, carved from a slab, as many as
 // the run has made so far (2 to checkpointSlabMax) in one allocation: the
@@ -1281,13 +1302,28 @@ const checkpointSlabMax = 8192 / int(unsafe.Sizeof(keptCheckpoint{}))
 // whose saver does not keep every checkpoint makes each on its own: a
 // slab would keep the siblings of any checkpoint it holds.
 func (cs *channelState) newKept() *keptCheckpoint {
-	if len(cs.slab) == 0 {
-		cs.slab = make([]keptCheckpoint, min(max(cs.made, 2), checkpointSlabMax))
+	if cs.slabAt == len(cs.slab) {
+		cs.slab, cs.slabAt = make([]keptCheckpoint, min(max(cs.made, 2), checkpointSlabMax)), 0
 	}
-	c := &cs.slab[0]
-	cs.slab = cs.slab[1:]
+	c := &cs.slab[cs.slabAt]
+	cs.slabAt++
 	cs.made++
 	return c
+}
+
+// newMore returns a zero lazyMore for a checkpoint cs makes: in a kept
+// run carved from a slab of its own (a run that updates more channels a
+// superstep than a checkpoint's room holds needs one for every
+// checkpoint), else allocated alone, as the checkpoint is.
+func (cs *channelState) newMore() *lazyMore {
+	if cs == nil || !cs.kept {
+		return &lazyMore{}
+	}
+	if cs.moreAt == len(cs.mores) {
+		cs.mores, cs.moreAt = make([]lazyMore, 16), 0
+	}
+	cs.moreAt++
+	return &cs.mores[cs.moreAt-1]
 }
 
 // idRoom returns room for a kept run's next checkpoint id, carved like
@@ -1295,11 +1331,11 @@ func (cs *channelState) newKept() *keptCheckpoint {
 // slab holds), where each id was an allocation of its own that the
 // collector marked again in every cycle. A chunk holds no pointer.
 func (cs *channelState) idRoom() *[idLen]byte {
-	if len(cs.ids) < idLen {
-		cs.ids = make([]byte, idLen*min(max(cs.made, 2), checkpointSlabMax))
+	if len(cs.ids)-cs.idsAt < idLen {
+		cs.ids, cs.idsAt = make([]byte, idLen*min(max(cs.made, 2), checkpointSlabMax)), 0
 	}
-	b := (*[idLen]byte)(cs.ids)
-	cs.ids = cs.ids[idLen:]
+	b := (*[idLen]byte)(cs.ids[cs.idsAt:])
+	cs.idsAt += idLen
 	return b
 }
 
@@ -1322,13 +1358,13 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 		cs.sc().present = present[:0]
 	}()
 	if len(present) > len(cs.chans)/2 {
-		all := slices.Clone(*cs.g.noValues.base)
+		all := slices.Clone(cs.g.noValues.base())
 		for _, e := range present {
 			all[e.id] = e.val
 		}
 		return denseBase(all)
 	}
-	return idFrozen[any]{delta: slices.Clone(present), parent: cs.g.noValues}
+	return deltaOver(slices.Clone(present), cs.g.noValues)
 }
 
 // versionsBase is a full snapshot of the versions and versions_seen
@@ -1342,7 +1378,7 @@ func (cs *channelState) valuesBase() idFrozen[any] {
 // is not worth counting them there.
 func (cs *channelState) versionsBase() idFrozen[Version] {
 	n := cs.verIndexLen()
-	if zero := cs.g.noVersions; cs.verLog.last == nil && zero != nil && len(*zero.base) == n {
+	if zero := cs.g.noVersions; cs.verLog.last == nil && zero != nil && int(zero.n) == n {
 		if set := setSlots(cs.ver) + setSlots(cs.seenV) + setFlags(cs.seenRan); 2*set <= n {
 			delta := make([]idEntry[Version], 0, set)
 			delta = appendSet(delta, cs.ver, 0)
@@ -1353,7 +1389,7 @@ func (cs *channelState) versionsBase() idFrozen[Version] {
 					delta = append(delta, idEntry[Version]{int32(at + i), 1})
 				}
 			}
-			return idFrozen[Version]{delta: delta, parent: zero}
+			return deltaOver(delta, zero)
 		}
 	}
 	return denseBase(cs.allIndexed())

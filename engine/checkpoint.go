@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Version is a channel version. Versions are a logical clock shared by all
@@ -55,28 +56,30 @@ type Checkpoint struct {
 
 	// lazy holds the engine's O(1) snapshot of the maps above until they
 	// are filled; see Materialize.
-	lazy *lazyCheckpoint
+	lazy *lazyRef
+}
+
+// lazyRef is a Checkpoint's link to the engine's snapshot behind it, with
+// the once that fills the Checkpoint's maps from it: in the Checkpoint's
+// allocation, not the snapshot's, because a MemorySaver keeps the
+// snapshots of every checkpoint of a run and makes their Checkpoints only
+// when they are read.
+type lazyRef struct {
+	once sync.Once
+	lz   *lazyCheckpoint
 }
 
 // lazyCheckpoint is a checkpoint's state as the engine snapshotted it,
 // turned into the plain maps on first need. Writing a checkpoint then costs
 // what its superstep changed; only a reader pays for the maps.
 type lazyCheckpoint struct {
-	once sync.Once
-	// updated is 1 + how many channels the superstep updated, when a
-	// kept run's checkpoint holds them as ids (keepUpdated): in
-	// updatedRoom, or at updatedMore when more than it holds; 0 when
-	// UpdatedChannels is the checkpoint's own. (After once: in its
-	// padding.)
-	updated int32
 	// g is the graph whose channel ids and versions_seen slots values
-	// and versions index (see channelState.verIndexLen); extraVer are the
-	// versions of channels g lacks (from a checkpoint it restored); seen
-	// is versions_seen of the names that are not g's nodes.
+	// and versions index (see channelState.verIndexLen); seen is
+	// versions_seen of the names that are not g's nodes.
 	g        *Graph
 	values   idFrozen[any]
 	versions idFrozen[Version]
-	extra    *lazyExtras                   // nil: none
+	more     *lazyMore                     // nil: none
 	seen     map[string]map[string]Version // shared: see namedSeen
 	// Room for a usual superstep's changes, when the snapshots are deltas
 	// (see idLog.snapshotTo), and its updated channels: the checkpoint is
@@ -85,7 +88,36 @@ type lazyCheckpoint struct {
 	valuesRoom   [3]idEntry[any]
 	versionsRoom [5]idEntry[Version]
 	updatedRoom  [2]int32
-	updatedMore  *int32 // in a chunk with no pointer
+	// updated is 1 + how many channels the superstep updated, when a
+	// kept run's checkpoint holds them as ids (keepUpdated): in
+	// updatedRoom, or at more.updated when more than it holds; 0 when
+	// UpdatedChannels is the checkpoint's own.
+	updated int32
+}
+
+// lazyMore is what a checkpoint's snapshot holds beyond the usual, behind
+// one pointer (nil for a usual checkpoint): a MemorySaver keeps every
+// checkpoint of a run, and a field of each kind was 8 bytes in each.
+type lazyMore struct {
+	// extraVer are the versions of channels the graph lacks (from a
+	// checkpoint it restored); extraSeen: see channelState.extraSeen.
+	extraVer  map[string]Version
+	extraSeen map[string]map[string]Version
+	// updated holds the updated channels' ids when more than updatedRoom
+	// holds (in a chunk with no pointer).
+	updated *int32
+	// Of a keptCheckpoint: its appends, and its id when not the usual
+	// fixed width (keptCheckpoint.idAt is nil).
+	appends map[string]ListAppend
+	id      string
+}
+
+// moreOf returns lz.more, made by cs (newMore) if lz has none.
+func (lz *lazyCheckpoint) moreOf(cs *channelState) *lazyMore {
+	if lz.more == nil {
+		lz.more = cs.newMore()
+	}
+	return lz.more
 }
 
 // keptCheckpoint is a checkpoint of a run whose saver keeps every one
@@ -95,17 +127,44 @@ type lazyCheckpoint struct {
 // a superstep for the whole history). The public Checkpoint is made when
 // first read (public), once: its lazy part is this one's.
 type keptCheckpoint struct {
-	lazy    lazyCheckpoint
-	id      string
-	ts      time.Time
-	appends map[string]ListAppend
-	pub     atomic.Pointer[Checkpoint]
+	lazy lazyCheckpoint
+	// idAt is the id's bytes, when it has the usual width (in the run's
+	// chunk of ids, or the string's own): 8 bytes where a string is 16;
+	// nil: lazy.more.id.
+	idAt *[idLen]byte
+	ts   time.Time
+	pub  atomic.Pointer[Checkpoint]
+}
+
+// setID makes id k's id (cs made k).
+func (k *keptCheckpoint) setID(id string, cs *channelState) {
+	if len(id) == idLen {
+		k.idAt = (*[idLen]byte)(unsafe.Pointer(unsafe.StringData(id))) // read only: never written through
+		return
+	}
+	k.lazy.moreOf(cs).id = id
+}
+
+// id is k's id.
+func (k *keptCheckpoint) id() string {
+	if k.idAt != nil {
+		return unsafe.String(&k.idAt[0], idLen)
+	}
+	return k.lazy.more.id
+}
+
+// appends is k's Appends.
+func (k *keptCheckpoint) appends() map[string]ListAppend {
+	if k.lazy.more == nil {
+		return nil
+	}
+	return k.lazy.more.appends
 }
 
 // idOr is k's id, or cp's when k is nil.
 func (k *keptCheckpoint) idOr(cp *Checkpoint) string {
 	if k != nil {
-		return k.id
+		return k.id()
 	}
 	return cp.ID
 }
@@ -116,29 +175,30 @@ func (k *keptCheckpoint) public() *Checkpoint {
 	if cp := k.pub.Load(); cp != nil {
 		return cp
 	}
-	cp := &Checkpoint{V: CheckpointFormat, ID: k.id, TS: k.ts, Appends: k.appends, lazy: &k.lazy}
+	both := &publicAlloc{cp: Checkpoint{V: CheckpointFormat, ID: k.id(), TS: k.ts, Appends: k.appends()}}
+	both.ref.lz = &k.lazy
+	cp := &both.cp
+	cp.lazy = &both.ref
 	if k.pub.CompareAndSwap(nil, cp) {
 		return cp
 	}
 	return k.pub.Load()
 }
 
-// lazyExtras is what a graph's state holds beyond its own channels and
-// nodes, after restoring a checkpoint another graph made (rare: apart,
-// so that the usual checkpoint has no room for it).
-type lazyExtras struct {
-	extraVer map[string]Version
-	// extraSeen: see channelState.extraSeen.
-	extraSeen map[string]map[string]Version
+// publicAlloc is a kept checkpoint's public Checkpoint and its link to
+// the snapshot, in one allocation.
+type publicAlloc struct {
+	cp  Checkpoint
+	ref lazyRef
 }
 
 // extras returns the versions of channels and versions_seen of names
 // that are not the graph's (either may be nil).
 func (lz *lazyCheckpoint) extras() (map[string]Version, map[string]map[string]Version) {
-	if lz.extra == nil {
+	if lz.more == nil {
 		return nil, nil
 	}
-	return lz.extra.extraVer, lz.extra.extraSeen
+	return lz.more.extraVer, lz.more.extraSeen
 }
 
 // Materialize fills ChannelValues, ChannelVersions and VersionsSeen (and,
@@ -153,7 +213,7 @@ func (c *Checkpoint) Materialize() *Checkpoint {
 		return c
 	}
 	c.lazy.once.Do(func() {
-		lz := c.lazy
+		lz := c.lazy.lz
 		extraVer, extraSeen := lz.extras()
 		names := lz.g.channelOrder
 		values, all := lz.values.flat(), lz.versions.flat()
@@ -183,10 +243,10 @@ func (c *Checkpoint) Materialize() *Checkpoint {
 
 // lazyState returns the engine snapshot behind c, or nil.
 func (c *Checkpoint) lazyState() *lazyCheckpoint {
-	if c == nil {
+	if c == nil || c.lazy == nil {
 		return nil
 	}
-	return c.lazy
+	return c.lazy.lz
 }
 
 // Clone returns a copy whose maps can be modified without touching c,

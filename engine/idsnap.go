@@ -1,5 +1,7 @@
 package engine
 
+import "unsafe"
+
 // idSnap keeps O(changes) snapshots of a slice indexed by a small integer
 // id (a channel id): the run writes its versions and values by channel id,
 // and a checkpoint freezes what changed since the previous one, turning
@@ -11,14 +13,39 @@ type idEntry[V any] struct {
 	val V
 }
 
-// idFrozen is an immutable snapshot: a base (a full copy, by id) or a delta
-// (the changes made since parent, in order). The base, taken once in many
-// snapshots, is behind a pointer: every checkpoint holds two idFrozen, and
-// a slice header in each would make them 32 bytes larger.
+// idFrozen is an immutable snapshot: a base (a full copy, by id; parent
+// is nil) or a delta (the changes made since parent, in order). Every
+// checkpoint holds two, and a MemorySaver keeps every checkpoint of a
+// run, so a snapshot is one pointer to its contents and a count (24
+// bytes), where a base pointer and a delta's slice header beside the
+// parent made it 40: which of the two p points to follows from parent.
 type idFrozen[V any] struct {
-	base   *[]V
-	delta  []idEntry[V]
+	// p is the first of the base's values (*V) when parent is nil, else
+	// the first of the delta's entries (*idEntry[V]); nil when empty.
+	p      unsafe.Pointer
 	parent *idFrozen[V]
+	n      int32 // the base's length or the delta's
+}
+
+// base is a base snapshot's values (nil for a delta).
+func (f *idFrozen[V]) base() []V {
+	if f.parent != nil {
+		return nil
+	}
+	return unsafe.Slice((*V)(f.p), f.n)
+}
+
+// delta is a delta snapshot's changes since its parent (nil for a base).
+func (f *idFrozen[V]) delta() []idEntry[V] {
+	if f.parent == nil {
+		return nil
+	}
+	return unsafe.Slice((*idEntry[V])(f.p), f.n)
+}
+
+// deltaOver is the snapshot of the changes delta (kept) since parent.
+func deltaOver[V any](delta []idEntry[V], parent *idFrozen[V]) idFrozen[V] {
+	return idFrozen[V]{p: unsafe.Pointer(unsafe.SliceData(delta)), parent: parent, n: int32(len(delta))}
 }
 
 // idLog records a slice's changes between snapshots.
@@ -76,7 +103,7 @@ func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full f
 	copied := false // the log's entries are now the delta's too
 	switch {
 	case l.last != nil && len(l.log) == 0:
-		dst.setTo(l.last.base, l.last.delta, l.last.parent) // nothing changed: the same contents
+		dst.setTo(*l.last) // nothing changed: the same contents
 	case l.last != nil && l.depth < idDeltaDepth && l.since+len(l.log) <= max(n, 64):
 		copied = true
 		delta := room[:0]
@@ -91,12 +118,11 @@ func (l *idLog[V]) snapshotTo(dst *idFrozen[V], room []idEntry[V], n int, full f
 				delta[i].id, delta[i].val = e.id, e.val
 			}
 		}
-		dst.setTo(nil, delta, l.last)
+		dst.setTo(deltaOver(delta, l.last))
 		l.depth++
 		l.since += len(l.log)
 	default:
-		f := full()
-		dst.setTo(f.base, f.delta, f.parent)
+		dst.setTo(full())
 		l.depth, l.since = 0, 0
 	}
 	if !noRefs[V]() && !(copied && l.carve) {
@@ -144,23 +170,23 @@ func noRefs[V any]() bool {
 	return ok
 }
 
-// setTo sets the fields of f, which is zero (a new snapshot), one by one
-// (see snapshotTo), and only those that are not nil: each is a pointer
-// write, through the write barrier while the collector marks.
-func (f *idFrozen[V]) setTo(base *[]V, delta []idEntry[V], parent *idFrozen[V]) {
-	if base != nil {
-		f.base = base
+// setTo sets f, which is zero (a new snapshot), to src field by field
+// (see snapshotTo), and only the fields that are not zero: each pointer
+// is a write through the write barrier while the collector marks.
+func (f *idFrozen[V]) setTo(src idFrozen[V]) {
+	if src.p != nil {
+		f.p = src.p
 	}
-	if delta != nil {
-		f.delta = delta
+	if src.parent != nil {
+		f.parent = src.parent
 	}
-	if parent != nil {
-		f.parent = parent
-	}
+	f.n = src.n
 }
 
 // denseBase is a base holding all of s (which it keeps).
-func denseBase[V any](s []V) idFrozen[V] { return idFrozen[V]{base: &s} }
+func denseBase[V any](s []V) idFrozen[V] {
+	return idFrozen[V]{p: unsafe.Pointer(unsafe.SliceData(s)), n: int32(len(s))}
+}
 
 // flat returns the snapshot's contents by id, in a new slice.
 func (f *idFrozen[V]) flat() []V {
@@ -168,12 +194,9 @@ func (f *idFrozen[V]) flat() []V {
 	for ; f.parent != nil; f = f.parent {
 		chain = append(chain, f)
 	}
-	var out []V
-	if f.base != nil {
-		out = append(out, *f.base...)
-	}
+	out := append([]V(nil), f.base()...)
 	for i := len(chain) - 1; i >= 0; i-- {
-		for _, d := range chain[i].delta {
+		for _, d := range chain[i].delta() {
 			out[d.id] = d.val
 		}
 	}

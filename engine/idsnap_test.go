@@ -64,7 +64,7 @@ func TestIDLog_DropsReferencesUnlessKept(t *testing.T) {
 			l.note(int32(i), v)
 		}
 		l.snapshotTo(&f1, make([]idEntry[any], 0, 3), len(vals), full)
-		if f1.parent != &f0 || len(f1.delta) != 3 {
+		if f1.parent != &f0 || len(f1.delta()) != 3 {
 			t.Fatalf("kept %v: want a delta of 3 over the base, got %+v", kept, f1)
 		}
 		held := 0

@@ -22,7 +22,7 @@ func (cs *channelState) keepUpdated(lz *lazyCheckpoint, h planHint) bool {
 	room := lz.updatedRoom[:]
 	if len(ids) > len(room) {
 		room = cs.updatedIDsRoom(len(ids))
-		lz.updatedMore = unsafe.SliceData(room)
+		lz.moreOf(cs).updated = unsafe.SliceData(room)
 	}
 	for i, id := range ids {
 		room[i] = int32(id)
@@ -52,8 +52,8 @@ func (lz *lazyCheckpoint) updatedNames() ([]string, bool) {
 	}
 	n := int(lz.updated - 1)
 	ids := lz.updatedRoom[:min(n, len(lz.updatedRoom))]
-	if lz.updatedMore != nil {
-		ids = unsafe.Slice(lz.updatedMore, n)
+	if lz.more != nil && lz.more.updated != nil {
+		ids = unsafe.Slice(lz.more.updated, n)
 	}
 	out := make([]string, n)
 	for i, id := range ids {

@@ -508,7 +508,7 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 			l.mu.Lock()
 			l.pending.addTask(t, writes)
 			l.mu.Unlock()
-			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, l.g, t.step, ref, writes)
+			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, l.g, t.step, ref, writes, t.node.sameWriteIDs(writes))
 			return nil
 		}
 	}
@@ -534,7 +534,7 @@ func (l *loop) put(ctx context.Context, cfg Config, cp *Checkpoint, kc *keptChec
 // node (node.triggers[index] for a PULL task), which memTask.id reads.
 func (l *loop) planned(t *task) (memTask, bool) {
 	n := t.node
-	if t.cpID == "" || t.cpID != l.cpID || t.parentNS != l.cfg.CheckpointNS || n == nil || n.ord >= len(l.g.nodeList) || l.g.nodeList[n.ord] != n ||
+	if t.cpID == "" || !sameString(t.cpID, l.cpID) || !sameString(t.parentNS, l.cfg.CheckpointNS) || n == nil || n.ord >= len(l.g.nodeList) || l.g.nodeList[n.ord] != n ||
 		t.index >= math.MaxInt32 || t.step != int(int32(t.step)) {
 		return memTask{}, false
 	}

@@ -13,17 +13,25 @@ import (
 // MemorySaver is the in-memory reference Saver. It keeps everything for the
 // life of the process. Safe for concurrent use.
 type MemorySaver struct {
-	mu      sync.RWMutex
+	// mu guards everything below, for writers and readers alike. A run
+	// saves twice a superstep, and an RWMutex's write lock takes two
+	// atomic operations more than a Mutex (one each way), as costly as
+	// the rest of the save on a busy machine; readers hold mu only to copy
+	// what they return, and make the maps of its checkpoints (the most of
+	// a read) after releasing it.
+	mu      sync.Mutex
 	threads map[string]map[string]*memNamespace // thread -> ns -> checkpoints
 	// last is the namespace a write found last: a run writes its thread's
 	// one namespace twice a superstep (writes, checkpoint); rec is the
-	// record last put there (nil: none since), which a run's next writes
-	// are saved against. Records never move (chunks), and go only with
-	// their thread (DeleteThread).
+	// record last put there, by its place + 1 (0: none since), which a
+	// run's next writes are saved against. Records never move (chunks),
+	// and go only with their thread (DeleteThread). A place, not a
+	// pointer: it changes every superstep, and a pointer stored is a write
+	// through the barrier while the collector marks.
 	last struct {
 		thread, ns string
 		n          *memNamespace
-		rec        *memRecord
+		rec        int32
 	}
 }
 
@@ -37,14 +45,19 @@ type memNamespace struct {
 	// by the collector (one of pointers was marked again by every cycle).
 	order []int32
 	// chunks hold the records, many to an allocation, in the order they
-	// were made: a namespace's records live as long as it does.
+	// were made: a namespace's records live as long as it does. made
+	// counts them; chunks are made whole and stay as they are (a record
+	// made costs no pointer write).
 	chunks [][]memRecord
+	made   int32
 	// orphans holds writes against ids with no checkpoint (yet): the
 	// contract takes them, and a later Put of that id adopts them.
 	orphans map[string]*memWrites
 	// spare is room for a run's writes beyond a record's first (see
 	// writesRoom).
 	spare []memWrite
+	// names are the channels of the writes kept by name (memWrite).
+	names memNames
 }
 
 // writesRoom returns an empty slice with room for n writes, carved
@@ -64,24 +77,26 @@ func (n *memNamespace) writesRoom(k int) []memWrite {
 
 // memChunk is how many records one allocation holds: as many as fill the
 // allocator's 8 KB size class.
-const memChunk = 8192 / int(unsafe.Sizeof(memRecord{}))
+const memChunk = slabBytes / int(unsafe.Sizeof(memRecord{}))
 
 // newRecord returns a new zero record and its place.
 func (n *memNamespace) newRecord() (*memRecord, int32) {
-	k := len(n.chunks)
-	if k == 0 || len(n.chunks[k-1]) == memChunk {
-		n.chunks = append(n.chunks, make([]memRecord, 0, memChunk))
-		k++
+	p := n.made
+	if int(p) == len(n.chunks)*memChunk {
+		n.chunks = append(n.chunks, make([]memRecord, memChunk))
 	}
-	c := &n.chunks[k-1]
-	*c = (*c)[:len(*c)+1]
-	return &(*c)[len(*c)-1], int32((k-1)*memChunk + len(*c) - 1)
+	n.made++
+	return n.place(p), p
+}
+
+// place is the record at place p.
+func (n *memNamespace) place(p int32) *memRecord {
+	return &n.chunks[int(p)/memChunk][int(p)%memChunk]
 }
 
 // at returns the i-th record in id order.
 func (n *memNamespace) at(i int) *memRecord {
-	p := int(n.order[i])
-	return &n.chunks[p/memChunk][p%memChunk]
+	return n.place(n.order[i])
 }
 
 // find returns where id is or would go in n.order.
@@ -188,7 +203,7 @@ var memSources = [...]string{"", SourceInput, SourceLoop, SourceUpdate, SourceFo
 // id is the record's checkpoint id.
 func (r *memRecord) id() string {
 	if r.kept != nil {
-		return r.kept.id
+		return r.kept.id()
 	}
 	return r.more.cp.ID
 }
@@ -204,13 +219,22 @@ func (r *memRecord) setCheckpoint(cp *Checkpoint, kc *keptCheckpoint) {
 	}
 }
 
-// checkpoint is the record's checkpoint, materialized, for a reader
-// (shared: checkpoints are immutable).
+// checkpoint is the record's checkpoint for a reader (shared:
+// checkpoints are immutable), to be materialized (materialize) once the
+// reader released the saver's lock.
 func (r *memRecord) checkpoint() *Checkpoint {
 	if r.kept != nil {
-		return r.kept.public().Materialize()
+		return r.kept.public()
 	}
-	return r.more.cp.Materialize()
+	return r.more.cp
+}
+
+// materialize fills the maps of the checkpoints of tuples (tuple made
+// them under the lock; Materialize is safe for concurrent use).
+func materialize(tuples ...*CheckpointTuple) {
+	for _, tp := range tuples {
+		tp.Checkpoint.Materialize()
+	}
 }
 
 // ownedBy reports whether the record's checkpoint is an engine snapshot
@@ -344,7 +368,13 @@ func (r memTask) id(g *Graph, cpID, ns string, step int) string {
 // task's writes: a task saved by id names the others first (name), and a
 // task saved by reference is saved by id once another is.
 type memWrites struct {
-	entries []memWrite
+	// over holds the entries once they outgrow first (capacity c; nil
+	// while they fit in first); n counts them. A pointer and a count,
+	// not a slice (24 bytes in every record), and no slice pointing into
+	// the record itself (a pointer write a superstep, through the write
+	// barrier while the collector marks).
+	over *memWrite
+	n, c int32
 	// more holds the ids of tasks saved by id and the index of tasks:
 	// nil for a run's usual checkpoint, whose tasks are by reference and
 	// few (a pointer, where they were 40 bytes in every record).
@@ -355,7 +385,7 @@ type memWrites struct {
 	named, lazy, step int32
 	// first holds the first entries, so a superstep's usual one task
 	// with a write or two needs no allocation for them.
-	first [2]memWrite
+	first [memWritesFirst]memWrite
 }
 
 // memWritesMore is what memWrites keeps beyond the usual.
@@ -369,14 +399,59 @@ type memWritesMore struct {
 	tasks map[uint64]int
 }
 
-// memWrite is one pending write (its task is the key's).
+// memWrite is one pending write (its task is the key's). Its channel is
+// kept as the channel's id in the graph of the record's checkpoint when
+// the engine saved it with the id (ch >= 0: a run's writes, by
+// reference, once the node's ids are known), else by name (ch < 0: at
+// -1-ch in its namespace's memNames): an id is 4 bytes in the key's
+// padding where a name was 16 (a string header, and a pointer the
+// collector marked in every cycle and the save wrote through the barrier
+// while it marked).
 type memWrite struct {
-	key     memWriteKey
-	channel string
-	value   any
+	key   memWriteKey
+	ch    int32
+	value any
+}
+
+// memNames are the channels of a namespace's writes kept by name
+// (memWrite.ch), in one table: a record's own list would be an
+// allocation or two for each on a graph's first run. The table grows by
+// chunks that stay where they are, so a name costs a store, not a share
+// of copying the table as it grows.
+type memNames struct {
+	chunks [][]string // full, then cur
+	cur    []string   // the chunk names go into (capacity memNamesChunk)
+	n      int32
+}
+
+// memNamesChunk is how many names a chunk of memNames holds.
+const memNamesChunk = 256
+
+// byName is the ch of a write to channel name.
+func (ns *memNames) byName(name string) int32 {
+	if len(ns.cur) == cap(ns.cur) {
+		ns.cur = make([]string, 0, memNamesChunk)
+		ns.chunks = append(ns.chunks, ns.cur)
+	}
+	ns.cur = append(ns.cur, name)
+	ns.n++
+	return -ns.n
+}
+
+// channel is e's channel; g is the graph of its record's checkpoint
+// (nil: none), which ids are of.
+func (ns *memNames) channel(e *memWrite, g *Graph) string {
+	if e.ch >= 0 {
+		return g.channelOrder[e.ch]
+	}
+	i := int(-1 - e.ch)
+	return ns.chunks[i/memNamesChunk][:memNamesChunk][i%memNamesChunk]
 }
 
 const memWritesIndexAt = 16
+
+// memWritesFirst is how many writes a record holds in its own room.
+const memWritesFirst = 2
 
 // moreOf returns w.more, made if w has none.
 func (w *memWrites) moreOf() *memWritesMore {
@@ -423,14 +498,18 @@ func (w *memWrites) taskID(task memTask) string {
 
 // from returns where task's first write is, or -1.
 func (w *memWrites) from(task memTask) int {
+	if w.n == 0 { // a task's first writes, usually
+		return -1
+	}
 	if w.indexed() {
 		if i, ok := w.more.tasks[task.slot()]; ok {
 			return i
 		}
 		return -1
 	}
-	for i := range w.entries {
-		if w.entries[i].key.task == task {
+	es := w.entries()
+	for i := range es {
+		if es[i].key.task == task {
 			return i
 		}
 	}
@@ -441,8 +520,9 @@ func (w *memWrites) indexed() bool { return w.more != nil && w.more.tasks != nil
 
 // find returns where k's write is, looking from entry i on, or -1.
 func (w *memWrites) find(k memWriteKey, i int) int {
-	for ; i >= 0 && i < len(w.entries); i++ {
-		if w.entries[i].key == k {
+	es := w.entries()
+	for ; i >= 0 && i < len(es); i++ {
+		if es[i].key == k {
 			return i
 		}
 	}
@@ -453,21 +533,44 @@ func (w *memWrites) find(k memWriteKey, i int) int {
 // together. It doubles, where append grows a long slice by a quarter and
 // copies a wide superstep's writes many times over.
 func (w *memWrites) grow(n int) {
-	if w.entries == nil {
-		w.entries = w.first[:0]
+	if have := w.room(); int(w.n)+n > len(have) {
+		more := make([]memWrite, max(2*len(have), int(w.n)+n))
+		copy(more, have[:w.n])
+		w.setRoom(more)
 	}
-	if len(w.entries)+n > cap(w.entries) {
-		w.entries = append(make([]memWrite, 0, max(2*cap(w.entries), len(w.entries)+n)), w.entries...)
+}
+
+// entries are the entries, in save order (in w: do not keep).
+func (w *memWrites) entries() []memWrite { return w.room()[:w.n] }
+
+// room is where the entries are, to its capacity.
+func (w *memWrites) room() []memWrite {
+	if w.over != nil {
+		return unsafe.Slice(w.over, w.c)
 	}
+	return w.first[:]
+}
+
+// setRoom moves the entries to room (to its capacity), which holds them
+// already (or has none to hold).
+func (w *memWrites) setRoom(room []memWrite) {
+	w.over, w.c = unsafe.SliceData(room), int32(cap(room))
+}
+
+// extend adds k zero entries (room for them made first) and returns them.
+func (w *memWrites) extend(k int) []memWrite {
+	w.grow(k)
+	at := int(w.n)
+	w.n += int32(k)
+	return w.room()[at:w.n]
 }
 
 // add appends e; first says it is its task's first entry, which the
 // index of tasks then records (no lookup per write).
 func (w *memWrites) add(e memWrite, first bool) {
-	w.grow(1)
-	w.entries = append(w.entries, e)
+	w.extend(1)[0] = e
 	w.count(e.key.task, 1)
-	w.indexAdded(len(w.entries)-1, first)
+	w.indexAdded(int(w.n)-1, first)
 }
 
 // count counts n more entries of task.
@@ -488,8 +591,8 @@ func (w *memWrites) indexAdded(at int, first bool) {
 		if first {
 			w.index(at)
 		}
-	case len(w.entries) > memWritesIndexAt:
-		for i := len(w.entries) - 1; i >= 0; i-- { // the first of each task wins
+	case w.n > memWritesIndexAt:
+		for i := int(w.n) - 1; i >= 0; i-- { // the first of each task wins
 			w.index(i)
 		}
 	}
@@ -499,44 +602,51 @@ func (w *memWrites) indexAdded(at int, first bool) {
 func (w *memWrites) index(i int) {
 	x := w.moreOf()
 	if x.tasks == nil {
-		x.tasks = make(map[uint64]int, 2*len(w.entries))
+		x.tasks = make(map[uint64]int, 2*w.n)
 	}
-	x.tasks[w.entries[i].key.task.slot()] = i
+	x.tasks[w.room()[i].key.task.slot()] = i
 }
 
 // nameWrites gives every task saved by reference its id, for the
 // record's checkpoint in namespace ns.
-func (r *memRecord) nameWrites(ns string) {
+func (r *memRecord) nameWrites(names *memNames, ns string) {
 	w := &r.writes
 	if w.lazy == 0 {
 		return
 	}
-	for i := range w.entries {
-		k := &w.entries[i].key.task
+	g := r.lazy().g
+	es := w.entries()
+	for i := range es {
+		k := &es[i].key.task
 		if k.byRef() {
-			*k = w.byID(k.id(r.lazy().g, r.id(), ns, int(w.step)))
+			*k = w.byID(k.id(g, r.id(), ns, int(w.step)))
 			w.named++
+		}
+		if es[i].ch >= 0 { // only a task by reference's: named with it
+			es[i].ch = names.byName(g.channelOrder[es[i].ch])
 		}
 	}
 	w.lazy = 0
 	if w.indexed() {
 		w.more.tasks = nil
-		for i := len(w.entries) - 1; i >= 0; i-- {
+		for i := int(w.n) - 1; i >= 0; i-- {
 			w.index(i)
 		}
 	}
 }
 
 // put saves a task's writes (PutWrites' contract).
-func (w *memWrites) put(task memTask, writes []Write) {
+//
+// ids are the writes' channel ids, for appendFirst (nil: unknown).
+func (w *memWrites) put(names *memNames, task memTask, writes []Write, ids []chanID) {
 	if task != memNullTask && !anySpecial(writes) && w.from(task) < 0 {
-		w.appendFirst(task, writes)
+		w.appendFirst(names, task, writes, ids)
 		return
 	}
 	base := 0
 	if task == memNullTask {
 		// Null-task writes accumulate across calls.
-		for _, e := range w.entries {
+		for _, e := range w.entries() {
 			if e.key.task == memNullTask && e.key.slot >= 0 {
 				base++
 			}
@@ -544,19 +654,21 @@ func (w *memWrites) put(task memTask, writes []Write) {
 	}
 	// A task's writes from an earlier call are searched from its first;
 	// in this call only special writes can repeat a key.
-	earlier, batch := w.from(task), len(w.entries)
+	earlier, batch := w.from(task), int(w.n)
 	w.grow(len(writes))
 	for i, wr := range writes {
-		e := memWrite{key: memWriteKey{task, int32(WriteSlot(wr.Channel, base+i))}, channel: wr.Channel, value: wr.Value}
+		e := memWrite{key: memWriteKey{task, int32(WriteSlot(wr.Channel, base+i))}, value: wr.Value}
 		at := w.find(e.key, earlier)
 		if at < 0 && e.key.slot < 0 {
 			at = w.find(e.key, batch)
 		}
 		switch {
 		case at < 0:
-			w.add(e, earlier < 0 && len(w.entries) == batch) // the task's first entry
+			e.ch = names.byName(wr.Channel)
+			w.add(e, earlier < 0 && int(w.n) == batch) // the task's first entry
 		case e.key.slot < 0:
-			w.entries[at] = e // special writes replace
+			e.ch = names.byName(wr.Channel)
+			w.entries()[at] = e // special writes replace
 		}
 	}
 }
@@ -572,19 +684,31 @@ func anySpecial(writes []Write) bool {
 }
 
 // appendFirst is put for a task's first writes, none of them special:
-// no key can repeat, so they are appended as they are.
-func (w *memWrites) appendFirst(task memTask, writes []Write) {
-	w.grow(len(writes))
-	first := len(w.entries)
-	w.entries = w.entries[:first+len(writes)]
-	for i, wr := range writes {
+// no key can repeat, so they are appended as they are. ids are the
+// writes' channel ids (nil: unknown; an id < 0: not a channel), of the
+// graph of w's record's checkpoint, if task is by reference.
+func (w *memWrites) appendFirst(names *memNames, task memTask, writes []Write, ids []chanID) {
+	first, k := int(w.n), int(w.n)+len(writes)
+	room := w.room()
+	if k > len(room) {
+		w.grow(len(writes))
+		room = w.room()
+	}
+	es := room[first:k]
+	w.n = int32(k)
+	for i := range writes {
 		// Field by field, not a struct copy: while the collector marks,
 		// copying a struct with pointers into kept memory is a bulk
 		// barrier that walks its type (hundreds of instructions a
 		// write); a pointer stored alone is a few. The room is zero.
-		e := &w.entries[first+i]
+		wr, e := &writes[i], &es[i]
 		e.key = memWriteKey{task, int32(i)}
-		e.channel, e.value = wr.Channel, wr.Value
+		if ids != nil && ids[i] >= 0 {
+			e.ch = int32(ids[i])
+		} else {
+			e.ch = names.byName(wr.Channel)
+		}
+		e.value = wr.Value
 	}
 	w.count(task, int32(len(writes)))
 	w.indexAdded(first, true)
@@ -614,8 +738,8 @@ func (m *MemorySaver) ns(thread, ns string, create bool) *memNamespace {
 		n = &memNamespace{}
 		t[ns] = n
 	}
-	if create { // under the write lock: readers only share m.mu.RLock
-		m.last.thread, m.last.ns, m.last.n, m.last.rec = thread, ns, n, nil
+	if create { // a write: a reader keeps its lookups out of m.last
+		m.last.thread, m.last.ns, m.last.n, m.last.rec = thread, ns, n, 0
 	}
 	return n
 }
@@ -649,7 +773,7 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 			if r.parentPrev = sameString(cfg.CheckpointID, last.id()); !r.parentPrev && cfg.CheckpointID != "" {
 				r.moreOf().parentID = cfg.CheckpointID
 			}
-			m.last.rec = r
+			m.last.rec = at + 1
 			m.mu.Unlock()
 			return
 		}
@@ -660,17 +784,17 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 		// Put again: the checkpoint is replaced, its writes are kept
 		// (named first: the old checkpoint's graph names its tasks).
 		r := n.at(i)
-		r.nameWrites(cfg.CheckpointNS)
+		r.nameWrites(&n.names, cfg.CheckpointNS)
 		r.setCheckpoint(cp, kc)
 		r.setMetadata(*md)
 		n.setParent(i, r, cfg.CheckpointID)
-		m.last.rec = r
+		m.last.rec = n.order[i] + 1
 	} else {
 		r, at := n.newRecord()
 		r.setCheckpoint(cp, kc)
 		r.setMetadata(*md)
 		if w := n.orphans[id]; w != nil {
-			for _, e := range w.entries { // its ids are w's: kept again in r
+			for _, e := range w.entries() { // its task ids are w's: kept again in r
 				if !e.key.task.byRef() {
 					e.key.task = r.writes.byID(w.taskID(e.key.task))
 				}
@@ -688,7 +812,7 @@ func (m *MemorySaver) put(cfg *Config, cp *Checkpoint, kc *keptCheckpoint, md *M
 			n.order = slices.Insert(n.order, i, at)
 		}
 		n.setParent(i, r, cfg.CheckpointID)
-		m.last.rec = r
+		m.last.rec = at + 1
 	}
 }
 
@@ -699,12 +823,12 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
 	var w *memWrites
 	if r := n.record(cfg.CheckpointID); r != nil {
-		r.nameWrites(cfg.CheckpointNS) // ids are compared with ids
+		r.nameWrites(&n.names, cfg.CheckpointNS) // ids are compared with ids
 		w = &r.writes
 	} else {
 		w = n.orphan(cfg.CheckpointID)
 	}
-	w.put(w.byID(taskID), writes)
+	w.put(&n.names, w.byID(taskID), writes, nil)
 	return nil
 }
 
@@ -712,50 +836,63 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 // checkpoint cfg.CheckpointID, by reference: its id is made when
 // something reads it (GetTuple, List, a PutWrites by id), not for every
 // task of a run. A write saved this way reads back exactly as if saved
-// by the task's id.
-func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write) {
+// by the task's id. ids are the writes' channel ids in g (nil: unknown;
+// see memWrite).
+func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write, ids []chanID) {
 	m.mu.Lock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
-	r := m.last.rec // a run saves against the checkpoint it put last
+	var r *memRecord
+	if at := m.last.rec; at > 0 { // a run saves against the checkpoint it put last
+		r = n.place(at - 1)
+	}
 	if r == nil || !sameString(r.id(), cfg.CheckpointID) {
 		r = n.record(cfg.CheckpointID)
 	}
 	if r != nil && r.ownedBy(g) && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
 		r.writes.step = int32(step)
-		if r.writes.entries == nil && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
-			r.writes.entries = n.writesRoom(len(writes))
+		if r.writes.n == 0 && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
+			r.writes.setRoom(n.writesRoom(len(writes)))
 		}
-		r.writes.put(task, writes)
+		r.writes.put(&n.names, task, writes, ids)
 		m.mu.Unlock() // no defer: nothing here calls out or panics
 		return
 	}
 	defer m.mu.Unlock()
 	var w *memWrites
 	if r != nil {
-		r.nameWrites(cfg.CheckpointNS)
+		r.nameWrites(&n.names, cfg.CheckpointNS)
 		w = &r.writes
 	} else {
 		w = n.orphan(cfg.CheckpointID)
 	}
-	w.put(w.byID(task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)), writes)
+	w.put(&n.names, w.byID(task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)), writes, nil)
 }
 
 // GetTuple implements Saver.
 func (m *MemorySaver) GetTuple(_ context.Context, cfg Config) (*CheckpointTuple, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	tp := m.getTuple(cfg)
+	if tp != nil {
+		materialize(tp)
+	}
+	return tp, nil
+}
+
+// getTuple is GetTuple's tuple, its checkpoint not materialized yet.
+func (m *MemorySaver) getTuple(cfg Config) *CheckpointTuple {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, false)
 	if n == nil || len(n.order) == 0 {
-		return nil, nil
+		return nil
 	}
 	i := len(n.order) - 1
 	if cfg.CheckpointID != "" {
 		var ok bool
 		if i, ok = n.find(cfg.CheckpointID); !ok {
-			return nil, nil
+			return nil
 		}
 	}
-	return tuple(cfg.ThreadID, cfg.CheckpointNS, n, i), nil
+	return tuple(cfg.ThreadID, cfg.CheckpointNS, n, i)
 }
 
 // tuple is the i-th record of namespace ns, n.
@@ -766,16 +903,17 @@ func tuple(thread, ns string, n *memNamespace, i int) *CheckpointTuple {
 		Checkpoint:    r.checkpoint(),
 		Metadata:      r.metadata(),
 		ParentID:      n.parentID(i),
-		PendingWrites: r.sortedWrites(ns),
+		PendingWrites: r.sortedWrites(&n.names, ns),
 	}
 }
 
 // sortedWrites returns the record's writes in task order, each task's
 // special writes first and then its regular writes by index. ns is the
 // record's namespace, which the ids of tasks saved by reference hash.
-func (r *memRecord) sortedWrites(ns string) []PendingWrite {
+func (r *memRecord) sortedWrites(names *memNames, ns string) []PendingWrite {
 	w := &r.writes
-	if len(w.entries) == 0 {
+	es := w.entries()
+	if len(es) == 0 {
 		return nil
 	}
 	// Named here, in a copy: a reader holds only the read lock.
@@ -783,16 +921,20 @@ func (r *memRecord) sortedWrites(ns string) []PendingWrite {
 		PendingWrite
 		slot int32
 	}
-	ws := make([]sortable, len(w.entries))
-	for i := range w.entries {
-		e := &w.entries[i]
+	var g *Graph // the graph of the ids of tasks and channels by reference
+	if lz := r.lazy(); lz != nil {
+		g = lz.g
+	}
+	ws := make([]sortable, len(es))
+	for i := range es {
+		e := &es[i]
 		var id string
 		if k := e.key.task; k.byRef() {
-			id = k.id(r.lazy().g, r.id(), ns, int(w.step))
+			id = k.id(g, r.id(), ns, int(w.step))
 		} else {
 			id = w.taskID(k)
 		}
-		ws[i] = sortable{PendingWrite{TaskID: id, Channel: e.channel, Value: e.value}, e.key.slot}
+		ws[i] = sortable{PendingWrite{TaskID: id, Channel: names.channel(e, g), Value: e.value}, e.key.slot}
 	}
 	sort.SliceStable(ws, func(i, j int) bool {
 		if a, b := ws[i].TaskID, ws[j].TaskID; a != b {
@@ -809,8 +951,15 @@ func (r *memRecord) sortedWrites(ns string) []PendingWrite {
 
 // List implements Saver.
 func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*CheckpointTuple, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	out := m.list(cfg, opt)
+	materialize(out...)
+	return out, nil
+}
+
+// list is List's tuples, their checkpoints not materialized yet.
+func (m *MemorySaver) list(cfg Config, opt ListOptions) []*CheckpointTuple {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	t := m.threads[cfg.ThreadID]
 	type ref struct {
 		ns string
@@ -849,7 +998,7 @@ func (m *MemorySaver) List(_ context.Context, cfg Config, opt ListOptions) ([]*C
 			break
 		}
 	}
-	return out, nil
+	return out
 }
 
 // DeleteThread implements Saver.
@@ -857,7 +1006,7 @@ func (m *MemorySaver) DeleteThread(_ context.Context, threadID string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.threads, threadID)
-	m.last.n, m.last.rec = nil, nil
+	m.last.n, m.last.rec = nil, 0
 	return nil
 }
 
@@ -865,8 +1014,8 @@ var _ ThreadLister = (*MemorySaver)(nil)
 
 // Threads implements ThreadLister.
 func (m *MemorySaver) Threads(context.Context) ([]string, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	out := make([]string, 0, len(m.threads))
 	for t := range m.threads {
 		out = append(out, t)

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -85,11 +87,18 @@ func TestCheckpointSlabs_OnlyForKeptRuns(t *testing.T) {
 		t.Fatalf("not kept: slab %d, made %d", len(cs.slab), cs.made)
 	}
 	cs.kept = true
+	var kcs []*keptCheckpoint
 	for i := 0; i < 3*checkpointSlabMax; i++ {
-		cs.testCheckpoint("x", planHint{})
+		_, kc := cs.checkpoint(fmt.Sprint("x", i), time.Time{}, planHint{})
+		kcs = append(kcs, kc)
 	}
-	if cs.made != 3*checkpointSlabMax || len(cs.slab) >= checkpointSlabMax {
-		t.Fatalf("kept: made %d, %d left in the slab", cs.made, len(cs.slab))
+	for i, kc := range kcs { // each its own: none written over by a later one
+		if kc.id() != fmt.Sprint("x", i) {
+			t.Fatalf("kept: checkpoint %d's id became %q", i, kc.id())
+		}
+	}
+	if cs.made != 3*checkpointSlabMax || len(cs.slab)-cs.slabAt >= checkpointSlabMax {
+		t.Fatalf("kept: made %d, %d left in the slab", cs.made, len(cs.slab)-cs.slabAt)
 	}
 	// Once slabs are full size, a checkpoint costs 1/checkpointSlabMax of an allocation
 	// (AllocsPerRun truncates to 0); each on its own costs one.
@@ -138,4 +147,32 @@ func (cs *channelState) testCheckpoint(id string, h planHint) *Checkpoint {
 		return kc.public()
 	}
 	return cp
+}
+
+// slabSinks keep the slabs of TestSlabs_FitTheirSizeClass on the heap.
+var (
+	recordSink []memRecord
+	keptSink   []keptCheckpoint
+)
+
+// A MemorySaver's record chunks and a kept run's checkpoint slabs take
+// the allocator's 8 KB size class: an object with pointers has a header
+// past 512 bytes, and a slab of a full 8192 bytes would take the next
+// class (9472 bytes: 16% of every slab wasted).
+func TestSlabs_FitTheirSizeClass(t *testing.T) {
+	perSlab := func(alloc func()) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range 100 {
+			alloc()
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / 100
+	}
+	if got := perSlab(func() { recordSink = make([]memRecord, memChunk) }); got > 8192+256 {
+		t.Errorf("a chunk of %d records takes %d bytes, want the 8 KB class", memChunk, got)
+	}
+	if got := perSlab(func() { keptSink = make([]keptCheckpoint, checkpointSlabMax) }); got > 8192+256 {
+		t.Errorf("a slab of %d checkpoints takes %d bytes, want the 8 KB class", checkpointSlabMax, got)
+	}
 }

@@ -88,19 +88,9 @@ func (cs *channelState) writeIDs(t *task) []chanID {
 	var c *idCache
 	if n := t.node; n != nil && !n.call { // a Task call's node is made per call
 		c = &n.writeIDs
-		l := c.last.Load()
-		if l != nil && len(l.names) == len(ws) {
-			match := true
-			for i := range ws {
-				if !sameString(l.names[i], ws[i].Channel) {
-					match = false
-					break
-				}
-			}
-			if match {
-				c.hit()
-				return l.ids
-			}
+		if ids := n.knownWriteIDs(ws); ids != nil {
+			c.hit()
+			return ids
 		}
 	}
 	if c != nil && c.wantsList() {
@@ -118,6 +108,52 @@ func (cs *channelState) writeIDs(t *task) []chanID {
 	}
 	sc.ids = ids
 	return ids
+}
+
+// rememberedFor returns node n's remembered id list if it has one for
+// len(ws) names (nil if not, or n is nil or a Task call's).
+func (n *node) rememberedFor(ws []Write) *idList {
+	if n == nil || n.call {
+		return nil
+	}
+	l := n.writeIDs.last.Load()
+	if l == nil || len(l.names) != len(ws) {
+		return nil
+	}
+	return l
+}
+
+// knownWriteIDs returns the channel ids of writes, a task of node n's,
+// if they are the node's remembered list's (nil if not). The slice is
+// shared and immutable.
+func (n *node) knownWriteIDs(ws []Write) []chanID {
+	l := n.rememberedFor(ws)
+	if l == nil {
+		return nil
+	}
+	for i := range ws {
+		if !sameString(l.names[i], ws[i].Channel) {
+			return nil
+		}
+	}
+	return l.ids
+}
+
+// sameWriteIDs is knownWriteIDs for names that are the very strings of
+// the remembered list (a node's usually are), and nil for names equal
+// only in content: it compares no bytes, for a caller that has another
+// way (MemorySaver keeps those writes' channels by name).
+func (n *node) sameWriteIDs(ws []Write) []chanID {
+	l := n.rememberedFor(ws)
+	if l == nil {
+		return nil
+	}
+	for i := range ws {
+		if len(l.names[i]) != len(ws[i].Channel) || unsafe.StringData(l.names[i]) != unsafe.StringData(ws[i].Channel) {
+			return nil
+		}
+	}
+	return l.ids
 }
 
 // stateKeys returns, for the keys of a node's update, a list whose ids
