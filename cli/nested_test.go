@@ -70,7 +70,7 @@ func TestReplay_RecursionLimitOfTheRecording(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "r.db")
 	flow := own("recursion_sub_send_sibling.json")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "s1").want(t, 1, "recursion limit of 4")
-	superstep(t, "", "replay", "s1", "--db", db, "--graph", flow).want(t, 0, "step 2: sib, sub, sub match", "replay matches: 3 supersteps")
+	superstep(t, "", "replay", "s1", "--db", db, "--graph", flow).want(t, 0, "step 2: sib, suba, subb match", "replay matches: 3 supersteps")
 	superstep(t, "", "replay", "s1", "--db", db, "--graph", flow, "--recursion-limit", "25").want(t, 1, "recorded a failure, replay success")
 	superstep(t, "", "replay", "s1", "--db", db, "--graph", flow, "--recursion-limit", "0").want(t, 2, "--recursion-limit 0")
 	root := own("recursion_sends_continue.json")
