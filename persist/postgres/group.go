@@ -434,7 +434,7 @@ func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member)
 func (s *Store) runGroup(ctx context.Context, safe, create int, a *groupParams, ms []*member) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return s.lost(err)
 	}
 	defer conn.Release()
 	writes := 0

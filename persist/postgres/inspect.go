@@ -21,7 +21,7 @@ func (s *Store) Threads(ctx context.Context) ([]persist.ThreadInfo, error) {
 	}
 	rows, err := s.pool.Query(ctx, s.sql.threads, int64(engine.WriteSlot(engine.InterruptChannel, 0)))
 	if err != nil {
-		return nil, err
+		return nil, s.lost(err)
 	}
 	defer rows.Close()
 	var out []persist.ThreadInfo
@@ -75,7 +75,7 @@ func (s *Store) Fingerprint(ctx context.Context, threadID string) (string, error
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}
-	return fp, err
+	return fp, s.lost(err)
 }
 
 // maxCheckErrors bounds the problems Check reports.
@@ -174,7 +174,7 @@ func (s *Store) checkNS(ctx context.Context, thread, ns string) error {
 func (s *Store) strings(ctx context.Context, stmt string, args ...any) ([]string, error) {
 	rows, err := s.pool.Query(ctx, stmt, args...)
 	if err != nil {
-		return nil, err
+		return nil, s.lost(err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
 		var b []byte

@@ -539,7 +539,7 @@ func (s *Store) loadHead(ctx context.Context, thread, ns, id string) (*head, err
 	}
 	var latest []byte
 	if err := s.pool.QueryRow(ctx, s.sql.latestID, bs(thread), bs(ns)).Scan(&latest); err != nil {
-		return nil, err
+		return nil, s.lost(err)
 	}
 	h.maxID = string(latest)
 	return h, nil
@@ -561,7 +561,7 @@ func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 	var seq *int64
 	var latest []byte
 	if err := s.pool.QueryRow(ctx, s.sql.seqAndLatest, bs(cfg.ThreadID), bs(cfg.CheckpointNS)).Scan(&seq, &latest); err != nil {
-		return nil, err
+		return nil, s.lost(err)
 	}
 	if seq == nil {
 		seq = new(int64)
@@ -600,7 +600,7 @@ func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 	}
 	rows, err := s.pool.Query(ctx, stmt, args...)
 	if err != nil {
-		return nil, err
+		return nil, s.lost(err)
 	}
 	type cand struct{ ns, id string }
 	var cands []cand
