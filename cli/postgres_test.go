@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superstep/superstep/cli"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/persist/postgres"
 )
@@ -152,4 +154,29 @@ func TestPostgres_Namespaces(t *testing.T) {
 	a, b := superstep(t, "", "show", "n1", "--db", pg, "--ns", "sub"), superstep(t, "", "show", "n1", "--db", local, "--ns", "sub")
 	a.want(t, 0, "source update", `"edited"`)
 	b.want(t, 0, "source update", `"edited"`)
+}
+
+// The warning that a named thread is new names the PostgreSQL URL without
+// its password, as every other message does: it printed the URL whole.
+func TestPostgres_NewThreadWarningHidesThePassword(t *testing.T) {
+	db := postgresDB(t)
+	u, err := url.Parse(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, ok := u.User.Password()
+	if !ok || pw == "" {
+		t.Skip("the test server's URL has no password to hide")
+	}
+	var out bytes.Buffer
+	app := &cli.App{Stdout: &out, Stderr: &out, Debugger: func(context.Context, *engine.Graph, cli.DebugOptions) error { return nil }}
+	if code := app.Run(context.Background(), []string{"tui", "linear", "--thread", "typo", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	if !strings.Contains(out.String(), `thread "typo" is not in the database`) {
+		t.Fatalf("no new-thread warning: %s", out.String())
+	}
+	if strings.Contains(out.String(), ":"+pw+"@") {
+		t.Errorf("the warning shows the password: %s", out.String())
+	}
 }

@@ -605,5 +605,5 @@ func dbLabel(g *globals) string {
 	if err != nil {
 		return "(unknown)"
 	}
-	return p
+	return displayDB(p) // a URL's password is never shown
 }
