@@ -187,6 +187,26 @@ func (p threadsPane) selected() (ThreadSummary, bool) {
 	return ThreadSummary{}, false
 }
 
+// threadStatus is the STATUS column's word for t.
+func threadStatus(t ThreadSummary) string {
+	if t.Refused != "" && t.Status == "" {
+		return "other graph" // CheckThread refused it
+	}
+	return t.Status
+}
+
+// columnWidths are the STATUS and STEP columns' widths: wide enough for
+// every thread listed (a long thread's "step 20001", "subgraphs only"), so
+// the columns after them line up; the same whatever the filter shows.
+func (p threadsPane) columnWidths() (status, step int) {
+	status, step = 12, 8
+	for _, t := range p.list {
+		status = max(status, len(threadStatus(t)))
+		step = max(step, len(fmt.Sprintf("step %d", t.Step)))
+	}
+	return status, step
+}
+
 func (p threadsPane) View(st Styles, w, h int) string {
 	if p.creating {
 		tail := st.Dim.Render("ctrl+s start the thread · esc cancel")
@@ -199,7 +219,8 @@ func (p threadsPane) View(st Styles, w, h int) string {
 	if p.err != "" {
 		out = append(out, st.Dim.Render(p.err))
 	}
-	out = append(out, st.Dim.Render(fmt.Sprintf("%-24s %-14s %-12s %-8s %-6s %s", "THREAD", "GRAPH", "STATUS", "STEP", "SOURCE", "UPDATED")))
+	statusW, stepW := p.columnWidths()
+	out = append(out, st.Dim.Render(fmt.Sprintf("%-24s %-14s %-*s %-*s %-6s %s", "THREAD", "GRAPH", statusW, "STATUS", stepW, "STEP", "SOURCE", "UPDATED")))
 	var refusal []string
 	if t, ok := p.selected(); ok && t.Refused != "" {
 		// Wrapped, not cut: it may end in the command that opens the
@@ -221,11 +242,7 @@ func (p threadsPane) View(st Styles, w, h int) string {
 		if graph == "" {
 			graph = "?"
 		}
-		status := t.Status
-		if t.Refused != "" && status == "" {
-			status = "other graph" // CheckThread refused it
-		}
-		line := fmt.Sprintf("%-24s %-14s %-12s step %-3d %-6s", cut(termtext.Name(t.ID), 24), cut(termtext.Name(graph), 14), status, t.Step, termtext.Name(t.Source))
+		line := fmt.Sprintf("%-24s %-14s %-*s %-*s %-6s", cut(termtext.Name(t.ID), 24), cut(termtext.Name(graph), 14), statusW, threadStatus(t), stepW, fmt.Sprintf("step %d", t.Step), termtext.Name(t.Source))
 		if !t.Updated.IsZero() {
 			line += " " + t.Updated.Format("2006-01-02 15:04:05")
 		}
