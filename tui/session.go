@@ -361,12 +361,36 @@ func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepVie
 	if err != nil {
 		return nil, err
 	}
+	if from == "" {
+		if err := s.headStill(ctx); err != nil {
+			return nil, err
+		}
+	}
 	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, s.runOpts(s.thread, from)...)
 	if err != nil {
 		return nil, err
 	}
 	s.st, s.from = st, ""
 	return s.keep(st.View()), nil
+}
+
+// headStill checks that the thread's latest checkpoint is still the one
+// the screen shows: a run addressed at no checkpoint resumes whatever the
+// head is now, and another process (PostgreSQL has many writers) may
+// have answered the question and run on meanwhile, so the answer would
+// go, unseen, to a checkpoint the screen never showed.
+func (s *engineSession) headStill(ctx context.Context) error {
+	if s.last == nil || s.last.CheckpointID == "" {
+		return nil
+	}
+	snap, err := s.g.GetState(ctx, engine.Config{ThreadID: s.thread})
+	if err != nil {
+		return err
+	}
+	if now := snap.Config.CheckpointID; now != "" && now != s.last.CheckpointID {
+		return &ThreadMovedError{Thread: s.thread, Shown: s.last.CheckpointID, Now: now, Step: snap.Metadata.Step}
+	}
+	return nil
 }
 
 func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepView, error) {
