@@ -223,27 +223,26 @@ func printExec(w io.Writer, t *engine.CheckpointTuple, r *engine.TaskRerun, v re
 	}
 }
 
+// execDiffers words exec's exit for each verdict that is not the
+// recording's outcome; a failure now is never a success, even the
+// recorded one.
+var execDiffers = map[recording.VerdictKind]string{
+	recording.FailsAgain:      "node %s fails with the current code as it did in the recording (see above)",
+	recording.FailsNow:        "node %s fails with the current code (see above)",
+	recording.AsksOtherwise:   "node %s asks another question than the recording did (see above)",
+	recording.AsksNow:         "node %s asks a question the recording has no answer for (see above)",
+	recording.NoLongerAsks:    "node %s no longer asks the question the recording waits on (see above)",
+	recording.RecordingFailed: "node %s no longer fails as the recording did (see above)",
+	recording.WritesDiffer:    "node %s does not write what the recording did (see above)",
+}
+
 // execOutcome is exec's exit: nil when every task ran as recorded (or the
 // recording has no outcome to compare with), else the first task's
-// difference. A failure now is never a success, even the recorded one.
+// difference.
 func execOutcome(docs []execJSON, verdicts []recording.Verdict) error {
 	for i, v := range verdicts {
-		node := docs[i].Node
-		switch v.Kind {
-		case recording.FailsAgain:
-			return failf("node %s fails with the current code as it did in the recording (see above)", node)
-		case recording.FailsNow:
-			return failf("node %s fails with the current code (see above)", node)
-		case recording.AsksOtherwise:
-			return failf("node %s asks another question than the recording did (see above)", node)
-		case recording.AsksNow:
-			return failf("node %s asks a question the recording has no answer for (see above)", node)
-		case recording.NoLongerAsks:
-			return failf("node %s no longer asks the question the recording waits on (see above)", node)
-		case recording.RecordingFailed:
-			return failf("node %s no longer fails as the recording did (see above)", node)
-		case recording.WritesDiffer:
-			return failf("node %s does not write what the recording did (see above)", node)
+		if format, ok := execDiffers[v.Kind]; ok {
+			return failf(format, docs[i].Node)
 		}
 	}
 	return nil
