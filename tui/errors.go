@@ -16,7 +16,7 @@ var ErrThreadMoved = errors.New("the thread was advanced by another process")
 // ThreadMovedError names the thread, the head the screen showed and the
 // one the database holds now.
 type ThreadMovedError struct {
-	Thread string
+	Thread string // the thread the answer was for
 	Shown  string // the checkpoint the screen showed as the head
 	Now    string // the thread's latest checkpoint in the database
 	Step   int    // Now's step
