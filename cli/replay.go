@@ -284,7 +284,7 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 	}
 	rec.Open = true
 	rp.lastStep, rp.cutOff, rp.plannedNext = last.Metadata.Step, len(rec.Tasks) > 0, rec.Names()
-	if slices.ContainsFunc(rec.Tasks, func(t recording.Task) bool { return t.Saved }) {
+	if rec.Ran() {
 		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, rec: rec})
 	}
 	if !slices.ContainsFunc(rp.steps, func(r recStep) bool { return r.kind != "input" }) {

@@ -78,6 +78,14 @@ type Step struct {
 	Open bool
 }
 
+// Ran reports whether any task of the step saved something (writes, an
+// interrupt, an error, or that it wrote nothing): a step the recording
+// ends in (Open) has something a replay compares only then, and a replay
+// that would compare nothing has nothing to replay.
+func (s *Step) Ran() bool {
+	return slices.ContainsFunc(s.Tasks, func(t Task) bool { return t.Saved })
+}
+
 // Answerer finds the answers a recorded task was given where its subgraph
 // saved them; *engine.Graph is one.
 type Answerer interface {

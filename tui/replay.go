@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -63,7 +62,7 @@ func newReplayRun(heads []engine.CheckpointHead, from string, read snapshotReade
 	// not pass. A recording that ends at from has a superstep to compare
 	// only if its tasks saved something there (asked, failed, finished).
 	if len(chain) == 1 && read != nil {
-		if rec := r.step(); rec != nil && !slices.ContainsFunc(rec.Tasks, func(t recording.Task) bool { return t.Saved }) {
+		if rec := r.step(); rec != nil && !rec.Ran() {
 			return nil, fmt.Errorf("nothing to replay: the recording has no superstep after checkpoint %s (step %d); R on an earlier one", shortID(from), r.current().Metadata.Step)
 		}
 	}
