@@ -132,6 +132,9 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			if vd, ok := p.verdicts[t.ID]; ok {
 				if vd.same {
 					label += "  = recorded"
+					if vd.why != "" {
+						label += ": " + vd.why
+					}
 				} else {
 					label += "  ≠ recorded: " + vd.why
 					style = taskStyle(engine.TaskFailed, false)
