@@ -413,7 +413,7 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 	case judgedStep(v):
 		again := ""
 		if v.Status == engine.StatusFailed {
-			again = r.failedAgain(v) // before goesOnAfter marks this step
+			again = r.failedAgain(v) // before goOnPastFailure marks this step
 		}
 		div := r.compare(v)
 		if div == "" && again != "" {
@@ -432,7 +432,7 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 			m.dropQueue("the replay diverged")
 			return true
 		}
-		if v.Status == engine.StatusFailed && r.goesOnAfter(v) {
+		if v.Status == engine.StatusFailed && r.goOnPastFailure(v) {
 			m.note = "the replay fails as the recording's run did before it went on past the failure: n runs the step again, as it did"
 			return false // c goes on, as the recording's run did
 		}

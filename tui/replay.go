@@ -40,7 +40,7 @@ type replayRun struct {
 	diverged string
 	compared int // supersteps compared so far
 	// wentOn is the recorded position whose failure the replay reproduced
-	// when the recording's run went on past it (goesOnAfter): stepping
+	// when the recording's run went on past it (goOnPastFailure): stepping
 	// runs that superstep again, once (-1: none).
 	wentOn int
 }
@@ -169,13 +169,13 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]stri
 	return out, offer.Waiting > 0 && len(offer.Resume) == 0 && offer.Diverged == nil, diverged
 }
 
-// goesOnAfter reports, for a replayed step that failed (v), whether the
-// recording's run failed there too and went on past the failure
-// (recording.Step.WentOnAfterFailure): the replay may then run the step
-// again, as that run did. The first time only: a second failure is a
-// divergence (the recording's run failed once, then ran), which
-// failedAgain words.
-func (r *replayRun) goesOnAfter(v *engine.StepView) bool {
+// goOnPastFailure decides, for a replayed step that failed (v), whether
+// the replay goes on past the failure: the recording's run failed there
+// too and went on (recording.Step.WentOnAfterFailure), so stepping runs
+// the step again, as that run did. It marks the step when it does, and
+// does the first time only: a second failure is a divergence (the
+// recording's run failed once, then ran), which failedAgain words.
+func (r *replayRun) goOnPastFailure(v *engine.StepView) bool {
 	rec := r.step()
 	if rec == nil || r.wentOn == r.pos || !rec.WentOnAfterFailure("", v.Tasks) {
 		return false
@@ -195,7 +195,7 @@ func (r *replayRun) failedAgain(v *engine.StepView) string {
 }
 
 // mayRunFailedStepAgain reports that the replay stopped at a failure the
-// recording's run went on past (goesOnAfter), so stepping runs it again.
+// recording's run went on past (goOnPastFailure), so stepping runs it again.
 func (r *replayRun) mayRunFailedStepAgain() bool { return r.wentOn == r.pos && r.diverged == "" }
 
 // pastEnd reports that the replay has gone on past the recorded branch's
