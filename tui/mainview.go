@@ -444,13 +444,14 @@ func (m *Model) watchesHeight(botH int) int {
 	return min(len(m.watches)+2, botH/2)
 }
 
-// enableMainKeys enables the keys of the main view: stepping,
-// breakpoints, checkpoints, and what enter does on the focused pane.
+// enableMainKeys enables the keys of the main view, as mainKey groups
+// them: running, checkpoints, breakpoints, and the panes (what enter does
+// on the focused one). While the channels filter is open only its keys
+// are.
 func (m *Model) enableMainKeys() {
 	k := &m.mainKeys
 	*k = made(newMainKeyMap)
 	disableAll(k)
-	hasSess := m.sess != nil
 	if m.chans.filtering {
 		k.Back.SetEnabled(true)
 		k.Back.SetHelp("esc", "clear filter")
@@ -458,6 +459,16 @@ func (m *Model) enableMainKeys() {
 		k.Open.SetHelp("enter", "keep filter")
 		return
 	}
+	m.enableRunKeys()
+	m.enableCheckpointKeys()
+	m.enableBreakKeys()
+	m.enablePaneKeys()
+}
+
+// enableRunKeys enables runKey's keys that apply now.
+func (m *Model) enableRunKeys() {
+	k := &m.mainKeys
+	hasSess := m.sess != nil
 	step := m.canStep()
 	k.Cancel.SetEnabled(m.isBusy && (m.busy == opNext || m.busy == opSuperstep))
 	k.Next.SetEnabled(step)
@@ -476,18 +487,30 @@ func (m *Model) enableMainKeys() {
 		k.Back.SetHelp("esc", "pause")
 	}
 	k.Answer.SetEnabled(hasSess && m.view != nil && m.view.Status == engine.StatusInterrupted && len(m.view.Interrupts) > 0)
+	if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.node != "" && hasSess && m.view.Phase == engine.PhaseExecuted && m.view.Status == engine.StatusRunning {
+		k.EditWrites.SetEnabled(true)
+	}
+}
+
+// enableCheckpointKeys enables checkpointKey's keys that apply now.
+func (m *Model) enableCheckpointKeys() {
+	k := &m.mainKeys
+	hasSess := m.sess != nil
 	k.Tree.SetEnabled(hasSess && m.view != nil)
 	k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
 	k.Parent.SetEnabled(hasSess && m.view != nil && m.view.ParentID != "")
 	k.Mark.SetEnabled(m.view != nil && m.view.CheckpointID != "")
-	if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.node != "" && hasSess && m.view.Phase == engine.PhaseExecuted && m.view.Status == engine.StatusRunning {
-		k.EditWrites.SetEnabled(true)
-	}
 	if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.taskID != "" && hasSess && m.view.Phase == engine.PhasePlanned {
 		k.Rerun.SetEnabled(true)
 	}
 	k.Diff.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "" && (m.view.ParentID != "" || m.mark != "" && m.mark != m.view.CheckpointID))
 	k.Threads.SetEnabled(hasSess)
+	k.Settings.SetEnabled(hasSess)
+}
+
+// enableBreakKeys enables breakKey's keys that apply now.
+func (m *Model) enableBreakKeys() {
+	k := &m.mainKeys
 	k.Break.SetEnabled(len(m.graph.nodes) > 1 || m.focus == paneChannels)
 	k.BreakAfter.SetEnabled(len(m.graph.nodes) > 1)
 	if m.focus == paneChannels {
@@ -495,10 +518,16 @@ func (m *Model) enableMainKeys() {
 	} else {
 		k.Break.SetHelp("b", "break before node")
 	}
-	for _, b := range []*key.Binding{&k.Exprs.Condition, &k.Exprs.Watch, &k.Exprs.BreakOnError, &k.Breakpoints, &k.GraphView} {
+	for _, b := range []*key.Binding{&k.Exprs.Condition, &k.Exprs.Watch, &k.Exprs.BreakOnError, &k.Breakpoints} {
 		b.SetEnabled(true)
 	}
-	k.Settings.SetEnabled(hasSess)
+}
+
+// enablePaneKeys enables paneKey's keys, and says what enter does on the
+// focused pane.
+func (m *Model) enablePaneKeys() {
+	k := &m.mainKeys
+	hasSess := m.sess != nil
 	if m.graph.drawn {
 		k.GraphView.SetHelp("g", "graph as list")
 	} else {
@@ -506,7 +535,7 @@ func (m *Model) enableMainKeys() {
 	}
 	k.Left.SetEnabled(m.focus == paneGraph && m.graph.drawn)
 	k.Right.SetEnabled(m.focus == paneGraph && m.graph.drawn)
-	for _, b := range []*key.Binding{&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal} {
+	for _, b := range []*key.Binding{&k.GraphView, &k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal} {
 		b.SetEnabled(true)
 	}
 	switch m.focus {
