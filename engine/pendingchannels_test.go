@@ -6,32 +6,8 @@ import (
 	"testing"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 )
-
-// pendingGraph runs, at step 1, "same" (writes x the value it already
-// holds and appends to log) beside "ask", which asks twice.
-func pendingGraph(t *testing.T) (*engine.Graph, *engine.MemorySaver) {
-	t.Helper()
-	saver := engine.NewMemorySaver()
-	g, err := engine.NewStateGraph(engine.LastValueKey("x"), engine.AppendKey("log"), engine.LastValueKey("y")).
-		AddNode("same", func(context.Context, any) (any, error) {
-			return engine.Pairs("x", "kept", "log", []any{"same"}), nil
-		}).
-		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
-			a, err := engine.Interrupt(ctx, "first?")
-			if err != nil {
-				return nil, err
-			}
-			b, err := engine.Interrupt(ctx, "second?")
-			return engine.Pairs("y", []any{a, b}), err
-		}).
-		AddEdge(engine.Start, "same").AddEdge(engine.Start, "ask").
-		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, saver
-}
 
 // liveChanges are the channels a stepper stopped at an interrupt holds at
 // other versions than its checkpoint: the writes it applied in memory.
@@ -63,7 +39,8 @@ func liveChanges(t *testing.T, saver *engine.MemorySaver, v *engine.StepView) []
 // second.
 func TestGraph_PendingChannels_AsTheLiveRunHoldsThem(t *testing.T) {
 	ctx := context.Background()
-	g, saver := pendingGraph(t)
+	saver := engine.NewMemorySaver()
+	g := enginetest.WriteBesideInterrupt(t, saver)
 	st, err := g.Start(ctx, map[string]any{"x": "kept", "log": []any{"in"}}, engine.OnThread("p"))
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +88,8 @@ func TestGraph_PendingChannels_AsTheLiveRunHoldsThem(t *testing.T) {
 
 // A checkpoint with no pending writes changes nothing.
 func TestGraph_PendingChannels_NoWrites(t *testing.T) {
-	g, saver := pendingGraph(t)
+	saver := engine.NewMemorySaver()
+	g := enginetest.WriteBesideInterrupt(t, saver)
 	ctx := context.Background()
 	if _, err := g.Invoke(ctx, map[string]any{"x": "kept"}, engine.OnThread("n")); err != nil {
 		t.Fatal(err)

@@ -459,34 +459,14 @@ func TestModel_Open_InterruptedHeadShowsPendingChannels(t *testing.T) {
 	}
 }
 
-// equalWriteInterrupt is a graph whose step 1 runs same (writes x the
-// value x holds, appends to the reducer key log) beside ask (asks).
-func equalWriteInterrupt(t testing.TB) (*engine.Graph, *engine.MemorySaver) {
-	t.Helper()
-	saver := engine.NewMemorySaver()
-	g, err := engine.NewStateGraph(engine.LastValueKey("x"), engine.AppendKey("log"), engine.LastValueKey("y")).
-		AddNode("same", func(context.Context, any) (any, error) {
-			return engine.Pairs("x", "kept", "log", []any{"same"}), nil
-		}).
-		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
-			v, err := engine.Interrupt(ctx, "ok?")
-			return engine.Pairs("y", v), err
-		}).
-		AddEdge(engine.Start, "same").AddEdge(engine.Start, "ask").
-		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, saver
-}
-
 // The session that stops at an interrupt and the same thread reopened
 // show the same pending channels, by the engine's one rule: a write of the
 // value a channel holds changes it (its version goes up), as a reducer
 // key's append does. Reopened, x's equal write was not shown as pending,
 // while the live session showed it.
 func TestModel_Interrupt_LiveAndReopenedShowTheSamePending(t *testing.T) {
-	g, saver := equalWriteInterrupt(t)
+	saver := engine.NewMemorySaver()
+	g := enginetest.WriteBesideInterrupt(t, saver)
 	opts := Options{Thread: "e", Input: map[string]any{"x": "kept", "log": []any{"in"}}, Saver: saver}
 	live := press(t, newTestModel(t, newEngineSession(g, opts), opts, 120, 30), "c", "esc")
 	if live.view.Status != engine.StatusInterrupted {
