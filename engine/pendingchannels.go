@@ -3,7 +3,7 @@ package engine
 // PendingChannel is a channel that a checkpoint's saved writes change, as
 // it would be with them applied.
 type PendingChannel struct {
-	Name      string
+	Name      string  // the channel's name
 	Version   Version // the new version applying the writes gives it
 	Value     any     // the value it would hold, when Available
 	Available bool    // it would hold a value (a cleared channel does not)
