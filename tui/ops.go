@@ -279,14 +279,16 @@ func (m *Model) afterView(prev *engine.StepView, msg opDoneMsg) tea.Cmd {
 		m.openAnswer()
 		return nil
 	}
-	if msg.err != nil || v.Status == engine.StatusFailed {
+	// A replay goes on past a failure the recording's run went on past.
+	goesOn := m.replay != nil && v.Status == engine.StatusFailed && m.replay.mayRunFailedStepAgain()
+	if (msg.err != nil || v.Status == engine.StatusFailed) && !goesOn {
 		m.dropQueue("the run failed")
 	}
 	if v.Status == engine.StatusInterrupted {
 		m.note = "stopped at an engine breakpoint (interrupt_before/after: run settings or compiled in): n or c goes on"
 	}
 	if m.continuing {
-		if stop, why := m.shouldPause(prev, v); stop || msg.err != nil || v.Status != engine.StatusRunning || m.pauseReq {
+		if stop, why := m.shouldPause(prev, v); stop || (msg.err != nil || v.Status != engine.StatusRunning) && !goesOn || m.pauseReq {
 			m.continuing, m.pauseReq = false, false
 			if stop {
 				m.note = why
@@ -439,7 +441,15 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 			m.note = fmt.Sprintf("past the recording's end: step %d is not compared (%d supersteps matched)", v.Step, r.compared)
 		}
 	case judgedStep(v):
+		again := ""
+		if v.Status == engine.StatusFailed {
+			again = r.failedAgain(v) // before goesOnAfter marks this step
+		}
 		div := r.compare(v)
+		if div == "" && again != "" {
+			div = again
+			r.diverged = again
+		}
 		m.refreshPanes(false) // the tasks pane shows the verdicts
 		if v.Status == engine.StatusFailed {
 			// The note says how the failure compares; the tasks pane has
@@ -451,6 +461,10 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 			m.continuing = false
 			m.dropQueue("the replay diverged")
 			return true
+		}
+		if v.Status == engine.StatusFailed && r.goesOnAfter(v) {
+			m.note = "the replay fails as the recording's run did before it went on past the failure: n runs the step again, as it did"
+			return false // c goes on, as the recording's run did
 		}
 		if v.Status == engine.StatusFailed {
 			m.note = fmt.Sprintf("the replay fails as the recording did: %d supersteps compared, the same tasks failed", r.compared)
@@ -480,8 +494,9 @@ func (m *Model) canStep() bool {
 		return len(m.view.Interrupts) == 0
 	case engine.StatusFailed:
 		// step runs the failed superstep again; a replay has compared the
-		// failure and ends there.
-		return m.replay == nil
+		// failure and ends there, unless the recording's run went on past
+		// it.
+		return m.replay == nil || m.replay.mayRunFailedStepAgain()
 	}
 	return false
 }

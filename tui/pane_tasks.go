@@ -185,6 +185,9 @@ func (p *tasksPane) resultLabel(t engine.TaskView) (string, func(Styles) func(..
 	if vd, ok := p.verdicts[t.ID]; ok {
 		if vd.same {
 			label += "  = recorded"
+			if vd.why != "" {
+				label += ": " + vd.why
+			}
 		} else {
 			label += "  ≠ recorded: " + vd.why
 			style = taskStyle(engine.TaskFailed, false)

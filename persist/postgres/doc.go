@@ -86,4 +86,16 @@
 // stored, the group is sent again without it, and its own transaction
 // replaces it, rewriting the children stored as deltas of it. Null-task
 // writes also take their own transaction: they read what is stored.
+//
+// # Lost connections
+//
+// A store may stay open for hours while its server restarts, fails over or
+// drops off the network. A connection that breaks under a request (the
+// server ended the session, or the connection closed or reset) drops the
+// pool's other connections, which most likely broke with it. A read then
+// runs once more on a fresh connection. A group's statement that broke is
+// sent again as each thread's own transaction, as after any failure of
+// it. What still fails is ErrConnectionLost at the store's address, saying
+// what happened (and, for a write sent before the break, that it may or
+// may not be stored), or ErrUnreachable when no server answers any more.
 package postgres

@@ -41,6 +41,13 @@ var (
 // the winner.
 var ErrThreadConflict = errors.New("thread was advanced by another writer")
 
+// ErrConnectionLost is returned by an open store's operations when the
+// connection broke under the request: the server shut down or restarted,
+// ended the session, or the network dropped it. Reads have been tried once
+// more on a fresh connection first. The next operation connects afresh; if
+// the server is still gone, it returns ErrUnreachable.
+var ErrConnectionLost = errors.New("lost the connection to the PostgreSQL server")
+
 // OpenError is an Open failure with the address and database it concerns.
 type OpenError struct {
 	Addr     string // host:port or socket directory

@@ -25,6 +25,21 @@ func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, finger
 	if err := s.readable(ctx, threadID); err != nil {
 		return err
 	}
+	// The snapshot is read (again, on a fresh connection, if the first
+	// broke) before anything is written to w.
+	doc, err := readAgain(ctx, s, func() (*persist.ThreadDoc, error) { return s.exportDoc(ctx, threadID, fingerprint) })
+	if err != nil {
+		return err
+	}
+	if len(doc.Checkpoints) == 0 {
+		return fmt.Errorf("%w: %q", persist.ErrThreadNotFound, threadID)
+	}
+	return persist.WriteExport(w, doc)
+}
+
+// exportDoc reads threadID's checkpoints in one repeatable-read
+// transaction.
+func (s *Store) exportDoc(ctx context.Context, threadID, fingerprint string) (*persist.ThreadDoc, error) {
 	doc := &persist.ThreadDoc{Thread: threadID, Fingerprint: fingerprint}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		if doc.Fingerprint == "" {
@@ -80,13 +95,7 @@ func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, finger
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if len(doc.Checkpoints) == 0 {
-		return fmt.Errorf("%w: %q", persist.ErrThreadNotFound, threadID)
-	}
-	return persist.WriteExport(w, doc)
+	return doc, err
 }
 
 // Import reads a thread in persist's export format and stores it under the
@@ -169,5 +178,5 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite
 		return tx.SendBatch(ctx, b).Close()
 	})
 	s.forget(thread)
-	return err
+	return s.lostWrite(err)
 }

@@ -14,14 +14,19 @@ import (
 
 // Threads returns a summary of every thread, sorted by id, as
 // persist.Store.Threads does: a thread whose latest record does not decode
-// is listed with ThreadInfo.Err.
+// is listed with ThreadInfo.Err. A broken connection is handled as
+// GetTuple's.
 func (s *Store) Threads(ctx context.Context) ([]persist.ThreadInfo, error) {
+	return readAgain(ctx, s, func() ([]persist.ThreadInfo, error) { return s.threads(ctx) })
+}
+
+func (s *Store) threads(ctx context.Context) ([]persist.ThreadInfo, error) {
 	if err := s.readable(ctx, ""); err != nil {
 		return nil, err
 	}
 	rows, err := s.pool.Query(ctx, s.sql.threads, int64(engine.WriteSlot(engine.InterruptChannel, 0)))
 	if err != nil {
-		return nil, s.lost(err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []persist.ThreadInfo
@@ -62,11 +67,16 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 		return err
 	}
 	_, err := s.pool.Exec(ctx, s.sql.setFP, bs(threadID), fp)
-	return err
+	return s.lostWrite(err)
 }
 
-// Fingerprint returns the fingerprint recorded for a thread, or "".
+// Fingerprint returns the fingerprint recorded for a thread, or "". A
+// broken connection is handled as GetTuple's.
 func (s *Store) Fingerprint(ctx context.Context, threadID string) (string, error) {
+	return readAgain(ctx, s, func() (string, error) { return s.fingerprint(ctx, threadID) })
+}
+
+func (s *Store) fingerprint(ctx context.Context, threadID string) (string, error) {
 	if err := s.readable(ctx, threadID); err != nil {
 		return "", err
 	}
@@ -75,7 +85,7 @@ func (s *Store) Fingerprint(ctx context.Context, threadID string) (string, error
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}
-	return fp, s.lost(err)
+	return fp, err
 }
 
 // maxCheckErrors bounds the problems Check reports.
@@ -100,20 +110,23 @@ func (s *Store) Check() error {
 	}
 	threads, err := s.strings(ctx, s.sql.threadIDs)
 	if err != nil {
-		return err
+		return s.lost(err)
 	}
 	for _, th := range threads {
 		nss, err := s.strings(ctx, s.sql.namespaces, bs(th))
 		if err != nil {
-			return err
+			return s.lost(err)
 		}
 		for _, ns := range nss {
 			if err := s.checkNS(ctx, th, ns); err != nil {
+				if lost := s.lost(err); lost != err {
+					return lost // the server went away: not a problem of the rows
+				}
 				report(fmt.Errorf("%s: %w", persist.ThreadPlace(th, ns), err))
 			}
 		}
 		if err := s.checkHashes(ctx, th, report); err != nil {
-			return err
+			return s.lost(err)
 		}
 	}
 	if len(errs) == 0 {

@@ -549,7 +549,14 @@ func (s *Store) loadHead(ctx context.Context, thread, ns, id string) (*head, err
 // latest of its namespace, or nil and no error when there is none.
 // Reading a thread's latest checkpoint is what later writes are checked
 // against (see Put).
+//
+// A read whose connection broke runs once more on a fresh one; then the
+// error is ErrConnectionLost or ErrUnreachable.
 func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.CheckpointTuple, error) {
+	return readAgain(ctx, s, func() (*engine.CheckpointTuple, error) { return s.getTuple(ctx, cfg) })
+}
+
+func (s *Store) getTuple(ctx context.Context, cfg engine.Config) (*engine.CheckpointTuple, error) {
 	if err := s.readable(ctx, cfg.ThreadID); err != nil {
 		return nil, err
 	}
@@ -561,7 +568,7 @@ func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 	var seq *int64
 	var latest []byte
 	if err := s.pool.QueryRow(ctx, s.sql.seqAndLatest, bs(cfg.ThreadID), bs(cfg.CheckpointNS)).Scan(&seq, &latest); err != nil {
-		return nil, s.lost(err)
+		return nil, err
 	}
 	if seq == nil {
 		seq = new(int64)
@@ -586,8 +593,13 @@ func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 }
 
 // List implements engine.Saver: newest first (by id, then namespace),
-// with Before, Limit and Filter applied.
+// with Before, Limit and Filter applied. A broken connection is handled
+// as GetTuple's.
 func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOptions) ([]*engine.CheckpointTuple, error) {
+	return readAgain(ctx, s, func() ([]*engine.CheckpointTuple, error) { return s.list(ctx, cfg, opt) })
+}
+
+func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOptions) ([]*engine.CheckpointTuple, error) {
 	if err := s.readable(ctx, cfg.ThreadID); err != nil {
 		return nil, err
 	}
@@ -600,7 +612,7 @@ func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 	}
 	rows, err := s.pool.Query(ctx, stmt, args...)
 	if err != nil {
-		return nil, s.lost(err)
+		return nil, err
 	}
 	type cand struct{ ns, id string }
 	var cands []cand

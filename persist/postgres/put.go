@@ -63,7 +63,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	key := nsKey{cfg.ThreadID, cfg.CheckpointNS}
 	parent, err := s.parentHead(ctx, key, cfg.CheckpointID)
 	if err != nil {
-		return engine.Config{}, err
+		return engine.Config{}, s.lost(err)
 	}
 	// The task writes queued last, at the parent (the superstep's last
 	// task's, deferred to this commit), may go in this checkpoint's pack.
@@ -431,7 +431,7 @@ func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
 		return err
 	}
 	if err := s.deleteThread(ctx, s.pool, threadID); err != nil {
-		return err
+		return s.lostWrite(err)
 	}
 	s.forget(threadID)
 	return nil

@@ -256,22 +256,6 @@ func classify(err error, addr, database, user, schema string) error {
 	return err
 }
 
-// lost is err as a user can act on it when the store, open, can no longer
-// connect (the server stopped or went away mid-session): the driver's
-// text names its own connection parameters and dial steps, so it becomes
-// the ErrUnreachable Open returns, naming the store's address. Other
-// errors are returned as they are.
-func (s *Store) lost(err error) error {
-	var ce *pgconn.ConnectError
-	if !errors.As(err, &ce) {
-		return err
-	}
-	if c := classify(err, s.addr, "", "", s.schema); c != err {
-		return fmt.Errorf("postgres %s: %w", s.addr, c)
-	}
-	return fmt.Errorf("postgres %s: %w: %v", s.addr, ErrUnreachable, errors.Unwrap(ce))
-}
-
 func defaultWriter() string {
 	host, _ := os.Hostname()
 	var b [3]byte

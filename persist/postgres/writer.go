@@ -338,7 +338,7 @@ func (s *Store) detach(ctx context.Context, tx pgx.Tx, thread, ns, id string) er
 func (s *Store) writeError(thread string, err error) error {
 	var pe *pgconn.PgError
 	if err == nil || !errors.As(err, &pe) || pe.Code != conflictCode {
-		return s.lost(err)
+		return s.lostWrite(err)
 	}
 	at, _ := time.Parse(time.RFC3339, pe.Hint)
 	return &ConflictError{Thread: thread, Holder: pe.Detail, At: at}
