@@ -128,6 +128,9 @@ func (m *Model) step(op opKind) tea.Cmd {
 	})
 }
 
+// onDone takes an operation's result: an error with no view, a screen of
+// its own (a diff, the tree, the threads, a subgraph), or a new view of
+// the run, after which a continuing run steps on or stops.
 func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	m.sess, m.isBusy = msg.sess, false
 	if m.cancel != nil {
@@ -141,22 +144,42 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil && msg.view == nil {
-		m.dropQueue("the last step failed")
-		m.err = msg.err
-		m.continuing = false
-		if m.mode == modeFork {
-			m.fork.err = msg.err.Error()
-		}
-		if m.mode == modeThreads && m.threads.creating {
-			m.threads.newErr = msg.err.Error()
-		}
-		if msg.op == opThreads {
-			m.mode = modeThreads
-			m.threads.err = msg.err.Error()
-			m.threads.setList(nil)
-		}
+		m.opFailed(msg)
 		return nil
 	}
+	if m.showOpScreen(msg) {
+		return nil
+	}
+	prev := m.view
+	m.pending, m.paths = msg.pending, msg.paths
+	m.setView(msg.view, prev, msg.op)
+	m.err = msg.err
+	m.enterView(msg)
+	return m.afterView(prev, msg)
+}
+
+// opFailed shows an operation's error where it was asked for: the fork
+// form, the new-thread box, the threads screen, else the main view.
+func (m *Model) opFailed(msg opDoneMsg) {
+	m.dropQueue("the last step failed")
+	m.err = msg.err
+	m.continuing = false
+	if m.mode == modeFork {
+		m.fork.err = msg.err.Error()
+	}
+	if m.mode == modeThreads && m.threads.creating {
+		m.threads.newErr = msg.err.Error()
+	}
+	if msg.op == opThreads {
+		m.mode = modeThreads
+		m.threads.err = msg.err.Error()
+		m.threads.setList(nil)
+	}
+}
+
+// showOpScreen opens the screen an operation's result is shown on, when
+// it has one of its own, and reports whether it did.
+func (m *Model) showOpScreen(msg opDoneMsg) bool {
 	switch msg.op {
 	case opRerun:
 		from := m.mode
@@ -169,28 +192,28 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		}
 		m.note = ""
 		m.diffPrev, m.mode = from, modeDiff
-		return nil
 	case opSubgraph:
 		m.sub.push(m.subNext, msg.sub)
 		m.note, m.mode = "", modeSubgraph
-		return nil
 	case opDiff:
 		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], conversationChannels(m.info))
 		m.diffPrev, m.mode = m.mode, modeDiff
-		return nil
 	case opHistory:
 		m.showTree(msg.hist)
-		return nil
 	case opThreads:
 		m.threads.err = ""
 		m.threads.setList(msg.threads) // keeps the cursor's place, in range
 		m.mode = modeThreads
-		return nil
+	default:
+		return false
 	}
-	prev := m.view
-	m.pending, m.paths = msg.pending, msg.paths
-	m.setView(msg.view, prev, msg.op)
-	m.err = msg.err
+	return true
+}
+
+// enterView brings the main view to the operation's new view: an open,
+// a start, a checkout or a fork starts a replay if one was asked for;
+// the note says what happened and how stepping goes on from here.
+func (m *Model) enterView(msg opDoneMsg) {
 	switch msg.op {
 	case opInit, opOpen, opStart, opCheckout, opUpdate:
 		m.replay, m.replayNext = m.replayNext, nil
@@ -237,6 +260,13 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	if m.replay != nil && msg.op == opCheckout {
 		m.note = "replay from " + shortID(m.replay.from) + ": each step is compared with the recording; c runs to the first divergence"
 	}
+}
+
+// afterView decides what follows a new view: a replay's step is judged
+// against the recording, an interrupt opens the answer box, a failure
+// drops the queued step keys, and a continuing run steps on unless a
+// breakpoint, the end or a pause stops it; else the next queued key runs.
+func (m *Model) afterView(prev *engine.StepView, msg opDoneMsg) tea.Cmd {
 	v := m.view
 	if m.replay != nil && (msg.op == opNext || msg.op == opSuperstep) {
 		if stop := m.judgeReplay(v); stop {
