@@ -85,7 +85,7 @@ func benchFsyncPages(b *testing.B, pages int, sync bool) {
 		if err != nil {
 			return err
 		}
-		bk.FillPercent = 1 // appended in order: full leaves, as the store's fillPercent
+		bk.FillPercent = 1 // appended in order: full leaves
 		for i := range keys {
 			if err := bk.Put(fmt.Appendf(nil, "%08d", i), val); err != nil {
 				return err

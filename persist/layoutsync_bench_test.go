@@ -368,22 +368,12 @@ func (r *layoutReader) readClustered(tx *bolt.Tx, n int) error {
 // its child's parent link (here the model's list of ids, as the record
 // would name it), each read by a seek of its own.
 func (r *layoutReader) readLog(tx *bolt.Tx, n int) error {
-	head := tx.Bucket([]byte("heads")).Get(r.thread)
-	if head == nil {
-		return fmt.Errorf("no head for %s", r.thread)
+	if err := r.readHead(tx); err != nil {
+		return err
 	}
-	r.seen(head)
 	lb := tx.Bucket([]byte("log"))
 	for i := len(r.ids) - 1; i >= len(r.ids)-n; i-- {
-		prefix := appendString(appendString(nil, r.ids[i]), string(r.thread))
-		c := lb.Cursor()
-		found := false
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			r.seen(k)
-			r.seen(v)
-			found = found || len(v) == 280
-		}
-		if !found {
+		if !r.readLogged(lb, r.ids[i]) {
 			return fmt.Errorf("checkpoint %s missing", r.ids[i])
 		}
 		r.records++
@@ -391,15 +381,38 @@ func (r *layoutReader) readLog(tx *bolt.Tx, n int) error {
 	return nil
 }
 
-// readSegments: the newest checkpoints by point lookups in the live
-// segment, as readLog reads them, the older ones from the thread's
-// bucket, as readClustered reads them.
-func (r *layoutReader) readSegments(tx *bolt.Tx, n int) error {
+// readHead reads the thread's head from the heads bucket (the log
+// layouts').
+func (r *layoutReader) readHead(tx *bolt.Tx) error {
 	head := tx.Bucket([]byte("heads")).Get(r.thread)
 	if head == nil {
 		return fmt.Errorf("no head for %s", r.thread)
 	}
 	r.seen(head)
+	return nil
+}
+
+// readLogged reads checkpoint id's records from bk, keyed as the log
+// keys them (checkpoint id, thread, ...), by a seek of their own, and
+// reports whether its checkpoint record is there.
+func (r *layoutReader) readLogged(bk *bolt.Bucket, id string) (found bool) {
+	prefix := appendString(appendString(nil, id), string(r.thread))
+	c := bk.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		r.seen(k)
+		r.seen(v)
+		found = found || len(v) == 280
+	}
+	return found
+}
+
+// readSegments: the newest checkpoints by point lookups in the live
+// segment, as readLog reads them, the older ones from the thread's
+// bucket, as readClustered reads them.
+func (r *layoutReader) readSegments(tx *bolt.Tx, n int) error {
+	if err := r.readHead(tx); err != nil {
+		return err
+	}
 	segs := tx.Bucket([]byte("segs"))
 	var sb *bolt.Bucket
 	if v := segs.Get([]byte("cur")); v != nil {
@@ -407,15 +420,7 @@ func (r *layoutReader) readSegments(tx *bolt.Tx, n int) error {
 	}
 	i := len(r.ids) - 1
 	for ; sb != nil && i >= len(r.ids)-n; i-- {
-		prefix := appendString(appendString(nil, r.ids[i]), string(r.thread))
-		c := sb.Cursor()
-		found := false
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			r.seen(k)
-			r.seen(v)
-			found = found || len(v) == 280
-		}
-		if !found {
+		if !r.readLogged(sb, r.ids[i]) {
 			break // compacted: this one and the older ones are in the thread's bucket
 		}
 		r.records++
