@@ -57,7 +57,7 @@ func BenchmarkFsyncCommit(b *testing.B) {
 // costs CPU too) bound what group commit can give: with n threads at
 // most about n/2 supersteps share a commit (a thread whose superstep is
 // being committed cannot queue its next one), so supersteps/s at n threads
-// cannot pass (n/2) ÷ the ms of a commit of their pages (see
+// stays below about (n/2) ÷ the time of a commit of their pages (see
 // BenchmarkThreadsSync's writes/commit), however little CPU the store
 // spends.
 func BenchmarkFsyncCommitPages(b *testing.B) {
