@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -44,6 +45,82 @@ func BenchmarkFsyncCommit(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkFsyncCommitPages is what the disk under the test charges a
+// bbolt commit by its size: each commit rewrites one small value in each
+// of pages leaves of a bucket of about 200 leaves (plus the branch pages
+// above them and the meta page: writes/commit), with fsync and, for the
+// difference, without. ms/commit and cpu-µs/commit (the committing
+// thread's CPU time, system time included: on a virtual disk fdatasync
+// costs CPU too) bound what group commit can give: with n threads at
+// most about n/2 supersteps share a commit (a thread whose superstep is
+// being committed cannot queue its next one), so supersteps/s at n threads
+// stays below about (n/2) ÷ the time of a commit of their pages (see
+// BenchmarkThreadsSync's writes/commit), however little CPU the store
+// spends.
+func BenchmarkFsyncCommitPages(b *testing.B) {
+	for _, sync := range []bool{true, false} {
+		for _, pages := range []int{1, 8, 16, 32, 64} {
+			name := fmt.Sprintf("pages=%d", pages)
+			if !sync {
+				name = "nosync/" + name
+			}
+			b.Run(name, func(b *testing.B) { benchFsyncPages(b, pages, sync) })
+		}
+	}
+}
+
+func benchFsyncPages(b *testing.B, pages int, sync bool) {
+	const keys, perLeaf = 7200, 36 // 100-byte values: about 36 to a 4 KiB leaf
+	db, err := bolt.Open(filepath.Join(b.TempDir(), "raw.db"), 0o600, &bolt.Options{NoSync: !sync, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	val := make([]byte, 100)
+	err = db.Update(func(tx *bolt.Tx) error {
+		bk, err := tx.CreateBucket([]byte("b"))
+		if err != nil {
+			return err
+		}
+		bk.FillPercent = 1 // appended in order: full leaves
+		for i := range keys {
+			if err := bk.Put(fmt.Appendf(nil, "%08d", i), val); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	writes0, cpu0 := pagesWritten(db), threadCPUTime()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		err := db.Update(func(tx *bolt.Tx) error {
+			bk := tx.Bucket([]byte("b"))
+			for p := range pages {
+				// One key in each of pages leaves, evenly apart.
+				k := (p*(keys/pages) + i%perLeaf) % keys
+				if err := bk.Put(fmt.Appendf(nil, "%08d", k), val); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/commit")
+	b.ReportMetric(float64(pagesWritten(db)-writes0)/float64(b.N), "writes/commit")
+	if cpu := threadCPUTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/commit")
 	}
 }
 

@@ -40,6 +40,12 @@ import (
 //     supersteps, whatever their threads, append to the same last pages;
 //     the pending writes and child edge land beside the parent, which the
 //     commit before wrote.
+//   - segments: the log in segments of segmentSupersteps supersteps, each
+//     moved into clustered thread buckets by the superstep that fills it
+//     (layoutSegments): a commit appends to shared pages as the log's
+//     do, and a thread's bucket is rewritten once a segment rather than
+//     once a superstep; only the newest segment's supersteps are read
+//     the log's way.
 //
 // It reports pages written per superstep and the CPU time per superstep
 // of the whole process; run it under callgrind for exact instruction
@@ -47,7 +53,7 @@ import (
 // records, not the store.
 func BenchmarkLayoutPages(b *testing.B) {
 	for _, steps := range []int{20, 200} {
-		for _, l := range []string{"nested", "prefixed", "cpfirst", "ordered", "clustered", "log"} {
+		for _, l := range []string{"nested", "prefixed", "cpfirst", "ordered", "clustered", "log", "segments"} {
 			b.Run(fmt.Sprintf("%s/steps=%d", l, steps), func(b *testing.B) { benchLayout(b, l, steps) })
 		}
 	}
@@ -102,6 +108,8 @@ func layoutPut(tx *bolt.Tx, layout string, thread []byte, parent, id string, ste
 		return layoutLog(tx, thread, parent, id, step, record, small)
 	case "clustered":
 		return layoutClustered(tx, thread, parent, id, step, record, small)
+	case "segments":
+		return layoutSegments(tx, thread, parent, id, step, record, small)
 	case "nested":
 		return layoutNested(tx, thread, parent, id, step, record, small)
 	default:
@@ -256,4 +264,108 @@ func layoutPrefixed(tx *bolt.Tx, thread []byte, parent, id string, step int, rec
 		return err
 	}
 	return tb.Put(updated, binary.BigEndian.AppendUint64(nil, uint64(step)))
+}
+
+// segmentSupersteps is how many supersteps the segments model appends to
+// a segment before it moves the segment into the threads' buckets.
+const segmentSupersteps = 512
+
+// layoutSegments is a log with batched compaction: each superstep is
+// appended as in layoutLog, but to the newest segment, a bucket of its
+// own under "segs", so that a commit's supersteps, whatever their
+// threads, share the segment's last pages. The superstep that fills a
+// segment moves the segment's records into the threads' buckets, laid
+// out as layoutClustered lays them out (a thread's records together,
+// ordered by checkpoint id), and drops the segment. A thread's bucket is
+// then rewritten once a segment, for all the supersteps the segment
+// holds of it, instead of once a superstep; reads of a thread's older
+// history stay as cheap as the clustered layout's, and only the newest
+// segment is read by point lookups, as the log is.
+func layoutSegments(tx *bolt.Tx, thread []byte, parent, id string, step int, record, small []byte) error {
+	segs := tx.Bucket([]byte("segs"))
+	segs.FillPercent = fillPercent
+	var cur, count uint64
+	if v := segs.Get([]byte("cur")); v != nil {
+		cur, count = binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:])
+	}
+	name := binary.BigEndian.AppendUint64([]byte("s"), cur)
+	sb, err := segs.CreateBucketIfNotExists(name)
+	if err != nil {
+		return err
+	}
+	sb.FillPercent = fillPercent
+	key := func(cp string, kind byte, rest []byte) []byte {
+		return append(append(appendString(appendString(nil, cp), string(thread)), kind), rest...)
+	}
+	if parent != "" {
+		for slot := range int64(2) {
+			if err := sb.Put(key(parent, 'w', appendInt(appendString(nil, "9f811562-8306-a46e-6773-0986ebacd63b"), slot)), small); err != nil {
+				return err
+			}
+		}
+		if err := sb.Put(key(parent, 'k', appendString(nil, id)), small[:4]); err != nil {
+			return err
+		}
+	}
+	for ch := range 2 {
+		if err := sb.Put(key(id, 'b', appendString(nil, fmt.Sprint("channel", ch))), small); err != nil {
+			return err
+		}
+	}
+	if err := sb.Put(key(id, 'c', nil), record); err != nil {
+		return err
+	}
+	if err := tx.Bucket([]byte("heads")).Put(thread, append([]byte(id), binary.BigEndian.AppendUint64(nil, uint64(step))...)); err != nil {
+		return err
+	}
+	count++
+	if count == segmentSupersteps {
+		if err := compactSegment(tx, sb); err != nil {
+			return err
+		}
+		if err := segs.DeleteBucket(name); err != nil {
+			return err
+		}
+		cur, count = cur+1, 0
+	}
+	return segs.Put([]byte("cur"), binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, cur), count))
+}
+
+// compactSegment moves a segment's records into their threads' buckets,
+// keyed by checkpoint id, the kind and the rest, as layoutClustered keys
+// them (without child edges: a record names its parent).
+func compactSegment(tx *bolt.Tx, sb *bolt.Bucket) error {
+	threads := tx.Bucket(bucketThreads)
+	buckets := map[string]*bolt.Bucket{}
+	c := sb.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		cp, rest, err := readString(k)
+		if err != nil {
+			return err
+		}
+		thread, rest, err := readString(rest)
+		if err != nil {
+			return err
+		}
+		if len(rest) == 0 || rest[0] == 'k' {
+			continue
+		}
+		tb := buckets[thread]
+		if tb == nil {
+			if tb, err = threads.CreateBucketIfNotExists([]byte(thread)); err != nil {
+				return err
+			}
+			tb.FillPercent = fillPercent
+			buckets[thread] = tb
+		}
+		if err := tb.Put(append(appendString(nil, cp), rest...), v); err != nil {
+			return err
+		}
+	}
+	for _, tb := range buckets {
+		if err := tb.Put([]byte("\xffupdated"), make([]byte, 8)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package persist
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func BenchmarkLayoutSync(b *testing.B) {
 	for _, disk := range []string{"fsync", "model"} {
 		for _, engineCPU := range []time.Duration{0, 25 * time.Microsecond} {
 			for _, threads := range []int{1, 32} {
-				for _, l := range []string{"ordered", "clustered", "log"} {
+				for _, l := range []string{"ordered", "clustered", "log", "segments"} {
 					name := fmt.Sprintf("disk=%s/engine=%v/%s/threads=%d", disk, engineCPU, l, threads)
 					b.Run(name, func(b *testing.B) { benchLayoutSync(b, l, threads, engineCPU, disk == "model") })
 				}
@@ -136,7 +137,7 @@ func openLayoutDB(b *testing.B, noSync bool) *bolt.DB {
 	}
 	b.Cleanup(func() { db.Close() })
 	if err := db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketThreads, []byte("log"), []byte("heads")} {
+		for _, name := range [][]byte{bucketThreads, []byte("log"), []byte("heads"), []byte("segs")} {
 			if _, err := tx.CreateBucket(name); err != nil {
 				return err
 			}
@@ -202,7 +203,7 @@ func BenchmarkLayoutRead(b *testing.B) {
 	for _, steps := range []int{20, 200} {
 		for _, read := range []string{"history", "state"} {
 			for _, threads := range []int{1, 32} {
-				for _, l := range []string{"ordered", "clustered", "log"} {
+				for _, l := range []string{"ordered", "clustered", "log", "segments"} {
 					b.Run(fmt.Sprintf("steps=%d/%s/%s/threads=%d", steps, read, l, threads), func(b *testing.B) { benchLayoutRead(b, l, threads, steps, read) })
 				}
 			}
@@ -284,6 +285,8 @@ func (r *layoutReader) read(tx *bolt.Tx, what string) error {
 		return r.readLog(tx, n)
 	case "clustered":
 		return r.readClustered(tx, n)
+	case "segments":
+		return r.readSegments(tx, n)
 	default:
 		return r.readOrdered(tx, n)
 	}
@@ -365,25 +368,90 @@ func (r *layoutReader) readClustered(tx *bolt.Tx, n int) error {
 // its child's parent link (here the model's list of ids, as the record
 // would name it), each read by a seek of its own.
 func (r *layoutReader) readLog(tx *bolt.Tx, n int) error {
+	if err := r.readHead(tx); err != nil {
+		return err
+	}
+	lb := tx.Bucket([]byte("log"))
+	for i := len(r.ids) - 1; i >= len(r.ids)-n; i-- {
+		if !r.readLogged(lb, r.ids[i]) {
+			return fmt.Errorf("checkpoint %s missing", r.ids[i])
+		}
+		r.records++
+	}
+	return nil
+}
+
+// readHead reads the thread's head from the heads bucket (the log
+// layouts').
+func (r *layoutReader) readHead(tx *bolt.Tx) error {
 	head := tx.Bucket([]byte("heads")).Get(r.thread)
 	if head == nil {
 		return fmt.Errorf("no head for %s", r.thread)
 	}
 	r.seen(head)
-	lb := tx.Bucket([]byte("log"))
-	for i := len(r.ids) - 1; i >= len(r.ids)-n; i-- {
-		prefix := appendString(appendString(nil, r.ids[i]), string(r.thread))
-		c := lb.Cursor()
-		found := false
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			r.seen(k)
-			r.seen(v)
-			found = found || len(v) == 280
-		}
-		if !found {
-			return fmt.Errorf("checkpoint %s missing", r.ids[i])
+	return nil
+}
+
+// readLogged reads checkpoint id's records from bk, keyed as the log
+// keys them (checkpoint id, thread, ...), by a seek of their own, and
+// reports whether its checkpoint record is there.
+func (r *layoutReader) readLogged(bk *bolt.Bucket, id string) (found bool) {
+	prefix := appendString(appendString(nil, id), string(r.thread))
+	c := bk.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		r.seen(k)
+		r.seen(v)
+		found = found || len(v) == 280
+	}
+	return found
+}
+
+// readSegments: the newest checkpoints by point lookups in the live
+// segment, as readLog reads them, the older ones from the thread's
+// bucket, as readClustered reads them.
+func (r *layoutReader) readSegments(tx *bolt.Tx, n int) error {
+	if err := r.readHead(tx); err != nil {
+		return err
+	}
+	segs := tx.Bucket([]byte("segs"))
+	var sb *bolt.Bucket
+	if v := segs.Get([]byte("cur")); v != nil {
+		sb = segs.Bucket(binary.BigEndian.AppendUint64([]byte("s"), binary.BigEndian.Uint64(v)))
+	}
+	i := len(r.ids) - 1
+	for ; sb != nil && i >= len(r.ids)-n; i-- {
+		if !r.readLogged(sb, r.ids[i]) {
+			break // compacted: this one and the older ones are in the thread's bucket
 		}
 		r.records++
 	}
+	if i < len(r.ids)-n {
+		return nil
+	}
+	tb := tx.Bucket(bucketThreads).Bucket(r.thread)
+	if tb == nil {
+		return fmt.Errorf("no thread %s", r.thread)
+	}
+	// Back from just after checkpoint i's records ('\xff' sorts after
+	// every kind byte); the values of the oldest one read sort before
+	// its record, and are read last.
+	c := tb.Cursor()
+	k, v := c.Seek(append(appendString(nil, r.ids[i]), 0xff))
+	if k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	for ; k != nil && r.records < n; k, v = c.Prev() {
+		if k[0] == 0xff {
+			continue
+		}
+		r.seen(k)
+		r.seen(v)
+		if len(v) == 280 {
+			r.records++
+		}
+	}
+	r.scan(tb, append(appendString(nil, r.ids[len(r.ids)-n]), 'b'))
 	return nil
 }

@@ -106,7 +106,16 @@ func benchThreads(b *testing.B, threads int, disk string) {
 	// waiting: for the disk, or for a core).
 	b.ReportMetric(float64(time.Duration(s.w.fnTime.Load()-fnBefore).Microseconds())/supersteps, "tx-ops-µs/superstep")
 	if s.w.threadCPU != nil {
-		b.ReportMetric(float64(time.Duration(s.w.txCPU.Load()-txCPUBefore).Microseconds())/supersteps, "tx-cpu-µs/superstep")
+		txCPU := time.Duration(s.w.txCPU.Load() - txCPUBefore)
+		b.ReportMetric(float64(txCPU.Microseconds())/supersteps, "tx-cpu-µs/superstep")
+		// The most supersteps a second the single writer could commit
+		// if it never waited, for the disk or for a core: its CPU time
+		// alone (the store's ops, bbolt's page work, fdatasync's system
+		// time) at this many supersteps a commit. The goal's rate at 32
+		// threads (8x threads=1's supersteps/s) must be below it.
+		if txCPU > 0 {
+			b.ReportMetric(supersteps/txCPU.Seconds(), "writer-cpu-max-supersteps/s")
+		}
 	}
 	if cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/supersteps, "cpu-µs/superstep")
