@@ -394,8 +394,8 @@ type memWritesMore struct {
 	// memTask.path; places finds them once there are many.
 	ids    []string
 	places map[string]int32
-	// tasks indexes each task's first entry (by memTask.slot), from
-	// memWritesIndexAt entries on.
+	// tasks indexes each task's first entry (by memTask.slot), once
+	// from looks for a task among more than memWritesIndexAt entries.
 	tasks map[uint64]int
 }
 
@@ -501,6 +501,9 @@ func (w *memWrites) from(task memTask) int {
 	if w.n == 0 { // a task's first writes, usually
 		return -1
 	}
+	if !w.indexed() && w.n > memWritesIndexAt {
+		w.reindex()
+	}
 	if w.indexed() {
 		if i, ok := w.more.tasks[task.slot()]; ok {
 			return i
@@ -583,18 +586,22 @@ func (w *memWrites) count(task memTask, n int32) {
 	}
 }
 
-// indexAdded indexes the entries added from at on; first says the one at
-// at is its task's first.
+// indexAdded indexes the entries added from at on, if the entries are
+// indexed (else from indexes them when it needs to: one task's many
+// writes, a run's input, are usually all its checkpoint gets, and an
+// index made for them would go unread); first says the one at at is its
+// task's first.
 func (w *memWrites) indexAdded(at int, first bool) {
-	switch {
-	case w.indexed():
-		if first {
-			w.index(at)
-		}
-	case w.n > memWritesIndexAt:
-		for i := int(w.n) - 1; i >= 0; i-- { // the first of each task wins
-			w.index(i)
-		}
+	if first && w.indexed() {
+		w.index(at)
+	}
+}
+
+// reindex indexes every task's first entry anew.
+func (w *memWrites) reindex() {
+	w.moreOf().tasks = nil
+	for i := int(w.n) - 1; i >= 0; i-- { // the first of each task wins
+		w.index(i)
 	}
 }
 
@@ -628,10 +635,7 @@ func (r *memRecord) nameWrites(names *memNames, ns string) {
 	}
 	w.lazy = 0
 	if w.indexed() {
-		w.more.tasks = nil
-		for i := int(w.n) - 1; i >= 0; i-- {
-			w.index(i)
-		}
+		w.reindex()
 	}
 }
 

@@ -82,6 +82,33 @@ func TestMemWrites_EntriesSurviveEveryRoom(t *testing.T) {
 	}
 }
 
+// One task's many writes, usually all their checkpoint gets (a run's
+// input), make no index of tasks; the index is made when a task is looked
+// for among them, and finds the task's first entry.
+func TestMemWrites_IndexMadeWhenLookedFor(t *testing.T) {
+	var w memWrites
+	var names memNames
+	writes := make([]Write, 3*memWritesIndexAt)
+	for i := range writes {
+		writes[i] = Write{Channel: fmt.Sprint("c", i), Value: i}
+	}
+	a, b := newMemTask(0, pullTask, 0), newMemTask(1, pullTask, 0)
+	w.put(&names, a, writes, nil)
+	if w.indexed() {
+		t.Fatalf("%d writes of one task: indexed", len(writes))
+	}
+	w.put(&names, b, writes[:2], nil)
+	if !w.indexed() {
+		t.Fatalf("a second task's writes after %d: not indexed", len(writes))
+	}
+	if got, want := w.from(a), 0; got != want {
+		t.Fatalf("first of task a: %d, want %d", got, want)
+	}
+	if got, want := w.from(b), len(writes); got != want {
+		t.Fatalf("first of task b: %d, want %d", got, want)
+	}
+}
+
 // A batch given a carved room (putTaskWrites: a first batch larger than
 // the record's own) is saved in that room, not in one grown anew.
 func TestMemWrites_CarvedRoomIsUsed(t *testing.T) {
