@@ -217,3 +217,46 @@ func TestMemNames_ReadBackAcrossChunks(t *testing.T) {
 		t.Fatalf("id 1 reads back as %q", got)
 	}
 }
+
+// memTaskIndex finds what was set last for every task, through its growth
+// and the collisions of tasks that differ only in their node or path, as a
+// map would.
+func TestMemTaskIndex_AsAMap(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	var x memTaskIndex
+	want := map[uint64]int{}
+	var keys []uint64
+	for i := 0; i < 5000; i++ {
+		var task memTask
+		switch r.Intn(3) {
+		case 0:
+			task = newMemTask(r.Intn(4), pushTask, r.Intn(2000))
+		case 1:
+			task = newMemTask(r.Intn(4), pullTask, r.Intn(8))
+		default:
+			task = memTask{memByID, int32(r.Intn(500))}
+		}
+		k := task.slot()
+		keys = append(keys, k)
+		x.set(k, i)
+		want[k] = i
+		if got, ok := x.get(k); !ok || got != i {
+			t.Fatalf("set %d: get = %d %v", i, got, ok)
+		}
+	}
+	if x.n != len(want) {
+		t.Fatalf("%d entries, want %d", x.n, len(want))
+	}
+	for _, k := range keys {
+		if got, ok := x.get(k); !ok || got != want[k] {
+			t.Fatalf("task %x: %d %v, want %d", k, got, ok, want[k])
+		}
+	}
+	if _, ok := x.get(newMemTask(5, pullTask, 0).slot()); ok {
+		t.Fatal("a task never set is found")
+	}
+	var empty memTaskIndex
+	if _, ok := empty.get(keys[0]); ok {
+		t.Fatal("found in an empty index")
+	}
+}
