@@ -170,8 +170,17 @@ func TestKeepWrites_LoneTasksShareWriteMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for seed := 1.0; seed <= 3; seed++ {
-		res, err := g.Invoke(context.Background(), map[string]any{"seed": seed})
+	// With a MemorySaver too, which saves copies of the writes.
+	saved, err := sg.Compile(WithSaver(NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := 1.0; seed <= 6; seed++ {
+		g, opts := g, []RunOption(nil)
+		if seed > 3 {
+			g, opts = saved, []RunOption{OnThread(fmt.Sprint(seed))}
+		}
+		res, err := g.Invoke(context.Background(), map[string]any{"seed": seed}, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
