@@ -44,6 +44,7 @@ func TestBadInput(t *testing.T) {
 		{"graph given as a URL", []string{"run", "postgres://me@db.internal/agents", "--db", db}, 2, []string{"graph postgres://me@db.internal/agents: a URL, not a file", "--db"}},
 		{"scenario given as a URL", []string{"trace", "https://example.com/flow.json"}, 2, []string{"scenario https://example.com/flow.json: a URL, not a file"}},
 		{"bench scenario given as a URL", []string{"bench", "https://example.com/flow.json"}, 2, []string{"a URL, not a file"}},
+		{"graph given as a URL without //", []string{"run", "s3:flows/flow.json", "--db", db}, 2, []string{"graph s3:flows/flow.json: a URL, not a file", "written ./s3:flows/flow.json"}},
 		{"import given a URL", []string{"import", "postgres://me:secret@db.internal/agents", "--db", db}, 2, []string{"import postgres://me:xxxxx@db.internal/agents: a URL, not a file", "pull"}},
 		{"ambiguous prefix names the thread first", []string{"show", "t1", "--db", db, "--checkpoint", "1"}, 2, []string{`thread "t1": checkpoint prefix "1" is ambiguous`}},
 		{"unknown graph", []string{"run", "nosuch", "--db", db}, 2, []string{`unknown graph "nosuch"`, "research"}},
@@ -151,13 +152,19 @@ func TestWritingCommands_MissingDatabase(t *testing.T) {
 			}
 		}
 	}
-	for _, url := range []string{"postgres:/db.internal/agents", "postgresql:agents", "Postgres://me@db.internal/agents"} {
+	for url, want := range map[string]string{
+		"postgres:/db.internal/agents": "not a PostgreSQL URL (want postgres://user:password@host:port/database)",
+		"postgresql:agents":            "not a PostgreSQL URL (want postgres://user:password@host:port/database)",
+		// The scheme as typed, not as url.URL writes it back.
+		"Postgres://me:secret@db.internal/agents": "database Postgres://me:xxxxx@db.internal/agents: a PostgreSQL URL's scheme is postgres:// or postgresql://, in lower case",
+		"sqlite:agents.db":                        `database sqlite:agents.db: a "sqlite:" URL, which is not supported (want a file name or a postgres:// URL; a file whose name has a colon is written ./sqlite:agents.db)`,
+	} {
 		// Run in dir: a URL taken for a file name would be created there.
 		cmd := exec.Command(binary, "run", "linear", "--db", url, "--thread", "t1")
 		cmd.Dir, cmd.Env = dir, testEnv(t)
 		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "not a PostgreSQL URL (want postgres://user:password@host:port/database)") {
-			t.Fatalf("run --db %s: %v\n%s", url, err, out)
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), want) {
+			t.Fatalf("run --db %s: %v\n%s\nwant %q", url, err, out, want)
 		}
 	}
 	entries, err := os.ReadDir(dir)

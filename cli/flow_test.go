@@ -373,3 +373,43 @@ func TestTUI_ScenarioRecursionLimit(t *testing.T) {
 	r := superstep(t, "", "tui", flow, "--db", db, "--thread", "a")
 	r.want(t, 0, "done", `"n": 30`)
 }
+
+// Ctrl-C (or SIGTERM) during a run stops the tasks still running: they show
+// as cancelled, not as failed with "context canceled", the run says how to
+// go on, and going on runs only what did not finish.
+func TestRun_InterruptedBySignal(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"text", "json"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "signal.db")
+			args := []string{"run", testdata("slow.json"), "--db", db, "--thread", "s1"}
+			match, slowLine, end := "fast                 ran", "slow                 cancelled", "continue it with: superstep run "
+			if mode == "json" {
+				args = append(args, "--json")
+				match, slowLine, end = `"name":"fast","status":"ran"`, `"name":"slow","status":"cancelled"`, `"kind":"Canceled"`
+			}
+			cmd, lines, _ := startUntil(t, binary, nil, match, args...)
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			var rest []string
+			for lines.Scan() {
+				rest = append(rest, lines.Text())
+			}
+			cmd.Wait()
+			out := strings.Join(rest, "\n")
+			if code := cmd.ProcessState.ExitCode(); code != 1 {
+				t.Fatalf("exit code %d, want 1\n%s", code, out)
+			}
+			if !strings.Contains(out, slowLine) || !strings.Contains(out, end) || strings.Contains(out, "context canceled") {
+				t.Fatalf("after Ctrl-C:\n%s\nwant %q and %q, and no %q", out, slowLine, end, "context canceled")
+			}
+			r := superstep(t, "", "run", testdata("slow.json"), "--db", db, "--thread", "s1")
+			r.want(t, 0, "slow                 ran", `"slow"`, `"fast"`)
+			if strings.Contains(r.stdout, "fast                 ran") {
+				t.Fatalf("going on ran fast again:\n%s", r.stdout)
+			}
+		})
+	}
+}

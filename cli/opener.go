@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/superstep/superstep/persist/postgres"
@@ -14,6 +15,12 @@ var _ Store = (*postgres.Store)(nil)
 
 // urlScheme matches the start of a URL ("scheme://").
 var urlScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+
+// uriScheme matches the start of a URI without "//" ("sqlite:agents.db",
+// "mailto:…"): RFC 3986 reads it as a scheme too. One letter is left out
+// (a drive letter, "C:"); a file whose name has such a colon is written
+// ./name.
+var uriScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]+):`)
 
 // malformedPostgres matches what was meant as a PostgreSQL URL but is not
 // one postgres.IsURL accepts ("postgres:/host/db", "postgres:db",
@@ -29,10 +36,18 @@ func openStore(db string, o storeOptions) (Store, error) {
 		return openPostgres(db, o)
 	}
 	if malformedPostgres.MatchString(db) {
-		return nil, usagef("database %s: not a PostgreSQL URL (want postgres://user:password@host:port/database)", displayDB(db))
+		why := "not a PostgreSQL URL (want postgres://user:password@host:port/database)"
+		if m := urlScheme.FindStringSubmatch(db); m != nil {
+			// libpq too takes the two schemes in lower case only.
+			why = "a PostgreSQL URL's scheme is postgres:// or postgresql://, in lower case"
+		}
+		return nil, usagef("database %s: %s", displayDB(db), why)
 	}
 	if m := urlScheme.FindStringSubmatch(db); m != nil {
 		return nil, usagef("database %s: %q URLs are not supported (want a file name or a postgres:// URL)", displayDB(db), m[1])
+	}
+	if m := uriScheme.FindStringSubmatch(db); m != nil {
+		return nil, usagef("database %s: a %q URL, which is not supported (want a file name or a postgres:// URL; a file whose name has a colon is written ./%s)", db, m[1]+":", db)
 	}
 	return openBoltStore(db, o)
 }
@@ -41,10 +56,13 @@ func openStore(db string, o storeOptions) (Store, error) {
 // argument, e.g. "graph", "import"), saying what goes there instead: a URL
 // is never taken for a file name.
 func notAURL(what, arg, instead string) error {
-	if !urlScheme.MatchString(arg) {
-		return nil
+	switch {
+	case urlScheme.MatchString(arg):
+		return usagef("%s %s: a URL, not a file; %s", what, displayDB(arg), instead)
+	case uriScheme.MatchString(arg):
+		return usagef("%s %s: a URL, not a file; %s. A file whose name has a colon is written ./%s", what, arg, instead, arg)
 	}
-	return usagef("%s %s: a URL, not a file; %s", what, displayDB(arg), instead)
+	return nil
 }
 
 // postgresConnectTimeout bounds connecting to a server unless --timeout
@@ -69,14 +87,16 @@ func openPostgres(db string, o storeOptions) (Store, error) {
 	return nil, usagef("%v", err)
 }
 
-// displayDB is db as messages show it: a URL without its password.
+// displayDB is db as messages show it: a URL without its password, its
+// scheme as typed (url.URL writes it in lower case).
 func displayDB(db string) string {
-	if !urlScheme.MatchString(db) {
+	m := urlScheme.FindStringSubmatch(db)
+	if m == nil {
 		return db
 	}
 	u, err := url.Parse(db)
 	if err != nil {
 		return "(a URL that cannot be parsed)"
 	}
-	return u.Redacted()
+	return m[1] + strings.TrimPrefix(u.Redacted(), u.Scheme)
 }

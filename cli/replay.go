@@ -217,6 +217,11 @@ type replay struct {
 	// failed ("" if none): the verdict says so, for reproducing a failure
 	// is what a replay of a failed thread is for.
 	failedAgain string
+	// wentOn marks the recorded steps whose failure the replay reproduced
+	// and went on past, running the superstep again as the recording's run
+	// did (recording.Step.WentOnAfterFailure): once, for the recording
+	// keeps one failure of a task before the attempt that ran.
+	wentOn map[int]bool
 	// report is what the replay found, for --json.
 	report replayReport
 }
@@ -259,7 +264,7 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 			return nil, usagef("no checkpoint at step %d on %s (steps %d to %d)", bc.from, bc.describe, chain[0].Metadata.Step, chain[len(chain)-1].Metadata.Step)
 		}
 	}
-	rp := &replay{g: g, thread: thread, startID: chain[start].Checkpoint.ID, answered: map[string]int{}}
+	rp := &replay{g: g, thread: thread, startID: chain[start].Checkpoint.ID, answered: map[string]int{}, wentOn: map[int]bool{}}
 	for i := start + 1; i < len(chain); i++ {
 		t, parent := chain[i], chain[i-1]
 		switch t.Metadata.Source {
@@ -534,7 +539,11 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 			}
 		}
 		if err := s.Next(ctx); err != nil {
-			return s, rp.runFailed(rs.step, err, rs.rec, s)
+			again := false
+			if s, again, err = rp.failedStep(ctx, s, rs, err); !again {
+				return s, err
+			}
+			continue
 		}
 		v := s.View()
 		switch {
@@ -566,11 +575,31 @@ func (rp *replay) superstep(ctx context.Context, s *engine.Stepper, rs recStep) 
 				return s, nil
 			}
 			if err := s.Next(ctx); err != nil {
-				return s, rp.runFailed(rs.step, err, rs.rec, s)
+				again := false
+				if s, again, err = rp.failedStep(ctx, s, rs, err); !again {
+					return s, err
+				}
+				continue
 			}
 			return s, nil
 		}
 	}
+}
+
+// errRunAgain says that a failed step is run again (see runFailed).
+var errRunAgain = errors.New("the recording's run went on past this failure")
+
+// failedStep handles a failure of the replay in recorded step rs: the
+// verdict of runFailed, or, when the recording's run went on past the same
+// failure, a new run from the replay's head that runs the superstep again
+// (again) as LangGraph's invoke(null) does: finished tasks keep their
+// writes.
+func (rp *replay) failedStep(ctx context.Context, s *engine.Stepper, rs recStep, err error) (_ *engine.Stepper, again bool, _ error) {
+	if err = rp.runFailed(rs.step, err, rs.rec, s); !errors.Is(err, errRunAgain) {
+		return s, false, err
+	}
+	s, err = rp.continueRun(ctx, nil)
+	return s, err == nil, err
 }
 
 // answers builds the resume map for the replay's pending interrupts from the
@@ -592,8 +621,10 @@ func (rp *replay) answers(rs recStep, v *engine.StepView) (engine.ResumeMap, err
 }
 
 // runFailed turns a failure of the replayed run into a verdict: a match when
-// the recording failed the same way (recording.Step.SameFailure), a
-// divergence otherwise.
+// the recording failed the same way (recording.Step.SameFailure), errRunAgain
+// the first time it fails as the recording's run did before that run went on
+// past the failure (recording.Step.WentOnAfterFailure), a divergence
+// otherwise.
 func (rp *replay) runFailed(step int, err error, rec *recording.Step, s *engine.Stepper) error {
 	var ne *engine.NodeError
 	if errors.As(err, &ne) {
@@ -605,6 +636,14 @@ func (rp *replay) runFailed(step int, err error, rec *recording.Step, s *engine.
 			rp.failedAgain = fmt.Sprintf("node %s: %v", ne.Node, ne.Err)
 			rp.notes = append(rp.notes, fmt.Sprintf("%s failed, as in the recording: %v", ne.Node, ne.Err))
 			return nil
+		}
+		if rec != nil && rec.WentOnAfterFailure(ne.Node, tasks) {
+			if rp.wentOn[step] {
+				return rp.diverge("step %d, node %s: the replay failed again: %v; the recording's run failed here once, then ran", step, ne.Node, ne.Err)
+			}
+			rp.wentOn[step] = true
+			rp.notes = append(rp.notes, fmt.Sprintf("%s failed, as the recording's run did before it went on past the failure: %v; running the step again, as it did", ne.Node, ne.Err))
+			return errRunAgain
 		}
 		return rp.diverge("step %d, node %s: the replay failed: %v", step, ne.Node, ne.Err)
 	}
@@ -670,6 +709,12 @@ func (rp *replay) compare(rs recStep, got []engine.TaskView) error {
 		case recording.WritesDiffer:
 			if err := rp.writesDiffer(rs.step, t.Name, v.Diff[0]); err != nil {
 				return err
+			}
+		case recording.Same:
+			if r := v.Recorded; r != nil && r.FailedFirst != "" && !r.CancelledFirst && !rp.wentOn[rs.step] {
+				// Not a difference in what the step wrote, but the one a
+				// fix of a failure makes: worth a line.
+				rp.notes = append(rp.notes, fmt.Sprintf("%s ran at once; the recording's run failed here first (%s), and ran when run again", t.Name, oneLine(r.FailedFirst)))
 			}
 		}
 	}

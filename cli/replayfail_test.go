@@ -129,3 +129,49 @@ func TestHelp_RecursionLimitDefaultOnce(t *testing.T) {
 		}
 	}
 }
+
+// A thread that failed in production and was then run on past the failure
+// (invoke(null) after an error: the flaky node ran again and passed) keeps
+// both attempts. A replay with the code that failed reproduces both: it
+// fails as the recording's run did, runs the step again as that run did,
+// and matches. Code that fails twice diverges there; code without the
+// failure matches, with a note that the recording failed first.
+func TestReplay_FailureTheRecordingWentOnPast(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "f.db")
+	data, err := os.ReadFile(testdata("flaky.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	variant := func(name, from, to string) string {
+		t.Helper()
+		text := strings.Replace(string(data), from, to, 1)
+		if text == string(data) {
+			t.Fatalf("flaky.json changed: cannot make %s", name)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fixed := variant("fixed.json", `"fail": {"times": 1, "message": "flaky", "after_ms": 50}, `, "")
+	twice := variant("twice.json", `"times": 1`, `"times": 2`)
+
+	superstep(t, "", "run", testdata("flaky.json"), "--db", db, "--thread", "f1").want(t, 1, "check                error", "slow                 cancelled")
+	superstep(t, "", "run", fixed, "--db", db, "--thread", "f1").want(t, 0, "check                ran", "slow                 ran")
+
+	r := superstep(t, "", "replay", "f1", "--db", db, "--graph", testdata("flaky.json"))
+	r.want(t, 0, "step 2: check, slow match\n  check failed, as the recording's run did before it went on past the failure: check: flaky; running the step again, as it did\nstep 3: after match\n",
+		"replay matches: 4 supersteps")
+
+	superstep(t, "", "replay", "f1", "--db", db, "--graph", twice).
+		want(t, 1, "DIVERGED at step 2, node check: the replay failed again: check: flaky; the recording's run failed here once, then ran")
+
+	r = superstep(t, "", "replay", "f1", "--db", db, "--graph", fixed)
+	r.want(t, 0, "step 2: check, slow match\n  check ran at once; the recording's run failed here first (", "replay matches: 4 supersteps")
+	if strings.Contains(r.stdout, "slow ran at once") {
+		t.Errorf("a task cancelled beside the failure is noted as failing first:\n%s", r.stdout)
+	}
+}

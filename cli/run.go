@@ -41,6 +41,11 @@ branch, as the debugger's fork does.
 With --json it prints one JSON object per line: task and checkpoint events as
 they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
 
+Ctrl-C (or SIGTERM) stops a run as the debugger's X does: the tasks still
+running are cancelled and record the cancellation, finished tasks keep their
+writes, and running the thread again goes on from there. The run exits 1
+("cancelled", or {"event":"error","kind":"Canceled"} with --json).
+
 --stream MODE,... prints LangGraph's stream modes instead of the task and
 checkpoint events: values, updates, custom, messages, tasks, checkpoints,
 debug; with --json each chunk is {"event":"stream","mode":..,"ns":[..],
@@ -432,6 +437,9 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if errors.Is(err, engine.ErrEmptyInput) || errors.Is(err, engine.ErrNoCheckpoint) {
 			return asUsage(err)
 		}
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return r.cancelled(ctx)
+		}
 		r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(err.Error())}, "failed: "+oneLine(err.Error()))
 		return failf("thread %s: %v", r.thread, err)
 	}
@@ -470,6 +478,19 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 	return nil
 }
 
+// cancelled reports a run that Ctrl-C or SIGTERM stopped (main's signal
+// context): the engine cancelled the tasks still running, which record the
+// cancellation as their error while finished tasks keep their writes, as
+// after a failure, so running the thread again goes on from there.
+func (r *runner) cancelled(ctx context.Context) error {
+	const what = "the run was stopped: the tasks still running were cancelled, the finished ones' writes are kept"
+	r.emit(runEvent{Event: "error", Kind: "Canceled", Message: what}, "cancelled: "+what)
+	if !r.json {
+		fmt.Fprintf(r.out, "continue it with: %s\n", hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread)))
+	}
+	return failf("thread %s: cancelled", r.thread)
+}
+
 func (r *runner) onEvent(e engine.Event) {
 	step := e.Step
 	switch e.Kind {
@@ -487,10 +508,9 @@ func (r *runner) onEvent(e engine.Event) {
 			r.mu.Unlock()
 		}
 		status := "ran"
-		var cancelled *engine.CancelledError
 		switch {
-		case errors.As(e.Err, &cancelled):
-			status = "cancelled" // a sibling's failure stopped it
+		case engine.IsCancellation(e.Err):
+			status = "cancelled" // a sibling's failure or Ctrl-C stopped it
 		case e.Err != nil:
 			status = "error"
 		case len(e.Interrupts) > 0:

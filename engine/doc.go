@@ -163,6 +163,8 @@
 //     output, interrupts, answers, error, whether it finished or waits —
 //     and a checkpoint's status. The CLI, the debugger and the stores ask
 //     here instead of reading reserved channels themselves.
+//     pendingchannels.go: which channels those writes change, and what
+//     each would hold with them applied (the debugger's "pending →").
 //   - stepper.go: the caller-driven API (Plan, Execute, Update one phase at
 //     a time) that the debugger uses; run.go's Invoke and Stream loop over it.
 //   - functional.go: the functional API — entrypoints, Task calls as

@@ -252,49 +252,110 @@ func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, 
 	return l, nil
 }
 
-// first loads the thread and handles the run's input (LangGraph's _first):
-// new input writes an input checkpoint; nil input or a Command resumes; a
-// checkpoint id replays from there.
+// first loads the thread and handles the run's input (LangGraph's _first,
+// LangGraph.js pregel/loop.ts:1377-1620): new input writes an input
+// checkpoint; nil input or a Command resumes; a checkpoint id replays from
+// there. In steps: load the checkpoint the run starts from, restore the
+// run's state from it, decide how the run starts (startOf), map a Command
+// to writes, apply the null writes, then resume, take the input, or do
+// nothing (a subgraph its parent resumes).
 func (l *loop) first(ctx context.Context, input any) error {
-	var saved *CheckpointTuple
-	addressed := l.opts.CheckpointID != ""
-	// A subgraph of a root run that travels in time loads by the root's
-	// replay state and counts as addressed, not resumed (loop.js:406,
-	// 411-414: the replay state makes the load addressed and drops
-	// CONFIG_KEY_RESUMING).
-	replay := l.rootReplay()
-	if l.saver != nil && replay != nil {
-		var err error
-		if saved, err = l.loadReplayed(ctx, replay); err != nil {
-			return fmt.Errorf("loading thread %q: %w", l.cfg.ThreadID, err)
+	saved, replay, superseded, err := l.loadStart(ctx)
+	if err != nil {
+		return err
+	}
+	l.restore(saved)
+	s := l.startOf(input, replay, superseded)
+	l.skipDone = !(s.timeTravel || superseded)
+	l.resuming = s.isResuming
+
+	carried, err := l.commandInput(ctx, s)
+	if err != nil {
+		return err
+	}
+	nullWrites, err := l.applyRunNullWrites(carried)
+	if err != nil {
+		return err
+	}
+	if s.timeTravel {
+		// A replay asks its interrupts again: resume values saved
+		// before do not answer them (loop.ts:1471-1475).
+		l.pending.dropChannel(ResumeChannel)
+	}
+	if p := l.opts.parent; p != nil && p.hasNullResume && !s.forks && l.saver != nil {
+		// A subgraph keeps its parent's plain resume value as its own.
+		if err := l.putWrites(ctx, NullTaskID, []Write{{Channel: ResumeChannel, Value: p.nullResume}}); err != nil {
+			return err
 		}
-	} else if l.saver != nil {
-		var err error
+	}
+	switch {
+	case s.isResuming || s.isCommand && nullWrites:
+		err = l.resumeOrUpdate(ctx, s)
+	case s.input != nil && !s.isCommand:
+		err = l.takeInput(ctx, s.input)
+	case s.nestedResuming:
+		// A subgraph resumed by its parent with nothing of its own to
+		// resume: nothing to apply (LangGraph.js does the same).
+	default:
+		err = ErrEmptyInput
+	}
+	if err != nil {
+		return err
+	}
+	if l.opts.parent == nil && s.timeTravel {
+		l.replay = &replayState{bound: l.replayBound(s)}
+	}
+	l.phase = PhaseCheckpoint
+	return nil
+}
+
+// loadStart loads the checkpoint a run starts from: the one the run
+// addresses (RunOptions.CheckpointID), else the thread's latest; nil for
+// a new thread. A subgraph of a root run that travels in time loads by
+// the root's replay state, returned, and counts as addressed, not resumed
+// (loop.js:406, 411-414: the replay state makes the load addressed and
+// drops CONFIG_KEY_RESUMING). superseded reports an addressed checkpoint
+// that is not the thread's latest.
+func (l *loop) loadStart(ctx context.Context) (saved *CheckpointTuple, replay *replayState, superseded bool, err error) {
+	addressed := l.opts.CheckpointID != ""
+	replay = l.rootReplay()
+	switch {
+	case l.saver != nil && replay != nil:
+		if saved, err = l.loadReplayed(ctx, replay); err != nil {
+			return nil, nil, false, fmt.Errorf("loading thread %q: %w", l.cfg.ThreadID, err)
+		}
+	case l.saver != nil:
 		saved, err = l.saver.GetTuple(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.opts.CheckpointID})
 		if err != nil {
-			return fmt.Errorf("loading thread %q: %w", l.cfg.ThreadID, err)
+			return nil, nil, false, fmt.Errorf("loading thread %q: %w", l.cfg.ThreadID, err)
 		}
 		if saved == nil && addressed {
-			return fmt.Errorf("%w: %s on thread %q", ErrNoCheckpoint, l.opts.CheckpointID, l.cfg.ThreadID)
+			return nil, nil, false, fmt.Errorf("%w: %s on thread %q", ErrNoCheckpoint, l.opts.CheckpointID, l.cfg.ThreadID)
 		}
-	} else if addressed {
-		return ErrNoCheckpointer
+	case addressed:
+		return nil, nil, false, ErrNoCheckpointer
 	}
+	if saved != nil && addressed {
+		latest, err := l.saver.GetTuple(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS})
+		if err != nil {
+			return nil, nil, false, err
+		}
+		superseded = latest != nil && latest.Checkpoint.ID != saved.Checkpoint.ID
+	}
+	return saved, replay, superseded, nil
+}
+
+// restore makes the loaded checkpoint (nil: a new thread, before its
+// input) the run's current one: its metadata, saved writes and channels,
+// and the steps the run may take from it.
+func (l *loop) restore(saved *CheckpointTuple) {
 	var cp *Checkpoint
-	superseded := false
 	if saved != nil {
 		cp = saved.Checkpoint
 		l.md = saved.Metadata
 		l.cpID = cp.ID
 		l.parentID = saved.ParentID
 		l.pending = newPendingWrites(saved.PendingWrites)
-		if addressed {
-			latest, err := l.saver.GetTuple(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS})
-			if err != nil {
-				return err
-			}
-			superseded = latest != nil && latest.Checkpoint.ID != cp.ID
-		}
 	} else {
 		l.md = Metadata{Source: SourceInput, Step: -2, Parents: map[string]string{}}
 		l.pending = newPendingWrites(nil)
@@ -309,123 +370,168 @@ func (l *loop) first(ctx context.Context, input any) error {
 	}
 	l.step = l.md.Step + 1
 	l.stop = l.step + l.opts.RecursionLimit + 1
+}
 
+// runStart is how a run starts, decided once from its input and the
+// checkpoint it loaded: LangGraph.js _first's flags.
+type runStart struct {
+	input     any // the run's input; a nil map is nil: it continues the thread
+	cmd       Command
+	isCommand bool
+	// nestedResuming: a subgraph its parent resumes (CONFIG_KEY_RESUMING),
+	// unless the root replays.
+	nestedResuming bool
+	// isResuming: the thread has channel versions and the run continues
+	// it: nil input, a Command with a resume value, or nestedResuming
+	// (loop.ts:432-477 isResuming).
+	isResuming bool
+	// timeTravel: the run is addressed at a checkpoint (or under a root's
+	// replay) and does not resume it: it replays from there
+	// (loop.ts:1454-1469 isTimeTraveling). A resume, a subgraph its
+	// parent resumes, or a run addressed at the head that update_state
+	// or a fork did not write (resumeAtHead, loop.ts:658-672) resumes.
+	timeTravel bool
+	// forks: a time-travelling run that continues the checkpoint (a
+	// Command, or a resume) writes a fork first, so the old branch stays;
+	// not from an update or fork checkpoint that is the thread's head,
+	// which is already its own branch.
+	forks bool
+	// isUpdateOrFork: update_state or a fork wrote the checkpoint loaded.
+	isUpdateOrFork bool
+	// loadedParent is the parent of the checkpoint loaded, before any
+	// checkpoint first writes.
+	loadedParent string
+}
+
+// startOf decides how the run starts from input and the checkpoint
+// restore made current.
+func (l *loop) startOf(input any, replay *replayState, superseded bool) runStart {
 	if m, ok := input.(map[string]any); ok && m == nil {
 		input = nil // a nil map continues the thread, like untyped nil
 	}
-	cmd, isCommand := asCommand(input)
-	cmdResumes := isCommand && cmd.Resume != nil
-	nestedResuming := l.opts.parent != nil && l.opts.parent.run.resumingChildren() && replay == nil
-	isUpdateOrFork := l.md.Source == SourceUpdate || l.md.Source == SourceFork
-	resumeAtHead := addressed && !superseded && !isUpdateOrFork
-	isResuming := l.cs.hasVersions() && (input == nil || cmdResumes || nestedResuming)
-	timeTravel := (addressed || replay != nil) && !(cmdResumes || nestedResuming || resumeAtHead)
-	l.skipDone = !(timeTravel || superseded)
-	forks := timeTravel && (isCommand || isResuming) && (!isUpdateOrFork || superseded)
-	l.resuming = isResuming
+	s := runStart{input: input, loadedParent: l.parentID}
+	s.cmd, s.isCommand = asCommand(input)
+	addressed := l.opts.CheckpointID != ""
+	cmdResumes := s.isCommand && s.cmd.Resume != nil
+	s.nestedResuming = l.opts.parent != nil && l.opts.parent.run.resumingChildren() && replay == nil
+	s.isUpdateOrFork = l.md.Source == SourceUpdate || l.md.Source == SourceFork
+	resumeAtHead := addressed && !superseded && !s.isUpdateOrFork
+	s.isResuming = l.cs.hasVersions() && (input == nil || cmdResumes || s.nestedResuming)
+	s.timeTravel = (addressed || replay != nil) && !(cmdResumes || s.nestedResuming || resumeAtHead)
+	s.forks = s.timeTravel && (s.isCommand || s.isResuming) && (!s.isUpdateOrFork || superseded)
+	return s
+}
 
-	addressedParent := l.parentID // the parent of the checkpoint loaded
-
-	var carried []PendingWrite
-	if isCommand {
-		if rm, ok := cmd.Resume.(ResumeMap); ok {
-			l.resumeMap = rm
-		} else if rm, ok := cmd.Resume.(map[string]any); ok && isResumeMap(rm) {
-			l.resumeMap = ResumeMap(rm)
-			cmd.Resume = l.resumeMap
-		}
-		if cmd.Resume != nil && l.saver == nil {
-			return fmt.Errorf("cannot resume without a checkpointer: %w", ErrNoCheckpointer)
-		}
-		writes, err := l.g.commandWrites(cmd)
-		if err != nil {
-			return err
-		}
-		if len(writes) == 0 && l.resumeMap == nil {
-			return fmt.Errorf("%w: the Command has no update, goto or resume value", ErrEmptyInput)
-		}
-		if len(writes) > 0 {
-			if forks {
-				for _, w := range writes {
-					carried = append(carried, PendingWrite{TaskID: NullTaskID, Channel: w.Channel, Value: w.Value})
-				}
-			} else if err := l.putWrites(ctx, NullTaskID, writes); err != nil {
-				return err
-			}
-		}
+// commandInput maps a Command given as input to null-task writes and
+// saves them against the loaded checkpoint; a forking run carries them,
+// returned, to the fork instead. A resume map keyed by interrupt id
+// becomes the run's resume map (loop.ts:1395-1403).
+func (l *loop) commandInput(ctx context.Context, s runStart) (carried []PendingWrite, err error) {
+	if !s.isCommand {
+		return nil, nil
 	}
+	cmd := s.cmd
+	if rm, ok := cmd.Resume.(ResumeMap); ok {
+		l.resumeMap = rm
+	} else if rm, ok := cmd.Resume.(map[string]any); ok && isResumeMap(rm) {
+		l.resumeMap = ResumeMap(rm)
+		cmd.Resume = l.resumeMap
+	}
+	if cmd.Resume != nil && l.saver == nil {
+		return nil, fmt.Errorf("cannot resume without a checkpointer: %w", ErrNoCheckpointer)
+	}
+	writes, err := l.g.commandWrites(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if len(writes) == 0 && l.resumeMap == nil {
+		return nil, fmt.Errorf("%w: the Command has no update, goto or resume value", ErrEmptyInput)
+	}
+	if len(writes) == 0 {
+		return nil, nil
+	}
+	if s.forks {
+		for _, w := range writes {
+			carried = append(carried, PendingWrite{TaskID: NullTaskID, Channel: w.Channel, Value: w.Value})
+		}
+		return carried, nil
+	}
+	return nil, l.putWrites(ctx, NullTaskID, writes)
+}
+
+// applyRunNullWrites applies the null task's writes, saved and carried,
+// to the channels (loop.ts:1432-1449) and reports whether there were any.
+func (l *loop) applyRunNullWrites(carried []PendingWrite) (bool, error) {
 	var nullWrites []Write
 	for _, pw := range slices.Concat(l.pending.null, carried) {
 		if pw.TaskID == NullTaskID {
 			nullWrites = append(nullWrites, Write{Channel: pw.Channel, Value: pw.Value})
 		}
 	}
-	if len(nullWrites) > 0 {
-		if _, err := applyWrites(l.cs, []*task{{name: InputTask, writes: nullWrites}}); err != nil {
+	if len(nullWrites) == 0 {
+		return false, nil
+	}
+	_, err := applyWrites(l.cs, []*task{{name: InputTask, writes: nullWrites}})
+	return err == nil, err
+}
+
+// resumeOrUpdate starts a run that resumes the thread, or applies a
+// Command's update or goto: the interrupt has seen every channel's
+// version now, a time-travelling run writes its fork, a Command that
+// does not resume writes an input checkpoint, and the values are emitted
+// (loop.ts:1477-1536; resuming wins when both hold).
+func (l *loop) resumeOrUpdate(ctx context.Context, s runStart) error {
+	old, _ := l.cs.seen.get(InterruptChannel)
+	seen := maps.Clone(old)
+	if seen == nil {
+		seen = map[string]Version{}
+	}
+	maps.Copy(seen, l.cs.versionMap())
+	l.cs.setSeen(InterruptChannel, seen) // a new map: checkpoints share the old one
+	if s.forks {
+		l.pending.dropChannel(InterruptChannel)
+		if err := l.putCheckpoint(ctx, SourceFork); err != nil {
 			return err
 		}
 	}
-	commandUpdates := isCommand && len(nullWrites) > 0
-	if timeTravel {
-		l.pending.dropChannel(ResumeChannel)
-	}
-	if p := l.opts.parent; p != nil && p.hasNullResume && !forks && l.saver != nil {
-		// A subgraph keeps its parent's plain resume value as its own.
-		if err := l.putWrites(ctx, NullTaskID, []Write{{Channel: ResumeChannel, Value: p.nullResume}}); err != nil {
-			return err
-		}
-	}
-	switch {
-	case isResuming || commandUpdates:
-		old, _ := l.cs.seen.get(InterruptChannel)
-		seen := maps.Clone(old)
-		if seen == nil {
-			seen = map[string]Version{}
-		}
-		maps.Copy(seen, l.cs.versionMap())
-		l.cs.setSeen(InterruptChannel, seen) // a new map: checkpoints share the old one
-		if forks {
-			l.pending.dropChannel(InterruptChannel)
-			if err := l.putCheckpoint(ctx, SourceFork); err != nil {
-				return err
-			}
-		}
-		if !isResuming {
-			if err := l.putCheckpoint(ctx, SourceInput); err != nil {
-				return err
-			}
-		}
-		l.emitValues()
-	case input != nil && !isCommand:
-		discard := prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, planHint{})
-		inputTask := &task{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(input)}}}
-		updated, err := applyWrites(l.cs, append(discard, inputTask))
-		if err != nil {
-			return err
-		}
-		l.hint = l.cs.hint(updated)
+	if !s.isResuming {
 		if err := l.putCheckpoint(ctx, SourceInput); err != nil {
 			return err
 		}
-	case nestedResuming:
-		// A subgraph resumed by its parent with nothing of its own to
-		// resume: nothing to apply (LangGraph.js does the same).
-	default:
-		return ErrEmptyInput
 	}
-	if l.opts.parent == nil && timeTravel {
-		// The bound: the checkpoint run from (a fork's, once written),
-		// or the parent of an update or fork checkpoint (loop.js:940-944).
-		bound := l.cpID
-		if forks && isUpdateOrFork && addressedParent != "" {
-			bound = addressedParent
-		} else if (l.md.Source == SourceUpdate || l.md.Source == SourceFork) && l.parentID != "" {
-			bound = l.parentID
-		}
-		l.replay = &replayState{bound: bound}
-	}
-	l.phase = PhaseCheckpoint
+	l.emitValues()
 	return nil
+}
+
+// takeInput applies new input as the start node's write, beside the
+// tasks the checkpoint had planned, which it discards, and writes the
+// input checkpoint (loop.ts:1537-1585).
+func (l *loop) takeInput(ctx context.Context, input any) error {
+	discard := prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, planHint{})
+	inputTask := &task{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(input)}}}
+	updated, err := applyWrites(l.cs, append(discard, inputTask))
+	if err != nil {
+		return err
+	}
+	l.hint = l.cs.hint(updated)
+	return l.putCheckpoint(ctx, SourceInput)
+}
+
+// replayBound is the checkpoint a root run that travels in time tells
+// its subgraphs to load before, once first has written what it writes:
+// the checkpoint run from (a fork's, once written), or the parent of an
+// update or fork checkpoint (loop.ts:1598-1610): the loaded one's parent
+// when a fork was written from an update or fork checkpoint, else the
+// current checkpoint's parent when update_state or a fork wrote it (a
+// fork first wrote from a loop checkpoint bounds at that checkpoint).
+func (l *loop) replayBound(s runStart) string {
+	switch {
+	case s.forks && s.isUpdateOrFork && s.loadedParent != "":
+		return s.loadedParent
+	case (l.md.Source == SourceUpdate || l.md.Source == SourceFork) && l.parentID != "":
+		return l.parentID
+	}
+	return l.cpID
 }
 
 func asCommand(v any) (Command, bool) {

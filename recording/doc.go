@@ -4,7 +4,8 @@
 // which recorded task a replay's task stands for (Step.Pair), which
 // recorded answer each of its interrupts is offered (Step.Answers), and
 // when the two diverge and why (Step.Judge, Step.JudgeCall,
-// Step.SameFailure); and how one task run again alone with the current
+// Step.SameFailure), and when a replay that fails goes on as the recorded
+// run did after its failure (Step.WentOnAfterFailure); and how one task run again alone with the current
 // code (engine.Graph.RerunTask) compares with what the recording saved for
 // it (JudgeRerun, RecordedQuestions).
 //

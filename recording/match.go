@@ -74,6 +74,11 @@ const (
 	FailsNow                           // it fails; the recording's ran
 	RecordingFailed                    // the recording's failed; it ran
 	WritesDiffer                       // both ran and wrote differently (Diff)
+	// FailsAsFirst: it fails (or is cancelled) as the recording's first
+	// attempt was (Task.FailedFirst), before the recording's run went on
+	// past the failure; running the superstep again is compared with the
+	// attempt that ran.
+	FailsAsFirst
 
 	// Kinds only a task run again alone has (JudgeRerun): a rerun stops at
 	// an interrupt it has no recorded answer for, where a replay goes on.
@@ -89,8 +94,8 @@ const (
 type Verdict struct {
 	Kind     VerdictKind
 	Recorded *Task // nil when Unrecorded
-	// Err is the failure the verdict is about: the replay's (FailsNow) or
-	// the recording's (RecordingFailed).
+	// Err is the failure the verdict is about: the replay's (FailsNow,
+	// FailsAsFirst) or the recording's (RecordingFailed).
 	Err  string
 	Diff []engine.WriteDiff // WritesDiffer: the channels, as engine.DiffWrites finds them
 }
@@ -99,7 +104,7 @@ type Verdict struct {
 // the writes are not the recording's, or no outcome could be compared.
 func (v Verdict) Diverged() bool {
 	switch v.Kind {
-	case Same, NoOutcome, FailsAgain, WaitsAsRecorded:
+	case Same, NoOutcome, FailsAsFirst, FailsAgain, WaitsAsRecorded:
 		return false
 	}
 	return true
@@ -129,6 +134,8 @@ func (s *Step) Judge(rec *Task, got engine.TaskView, calls []engine.TaskView) Ve
 		if !slices.ContainsFunc(calls, failedCall) {
 			v.Kind, v.Err = RecordingFailed, rec.CallErr
 		}
+	case failed && rec.FailedFirst != "" && engine.IsCancellation(got.Err) == rec.CancelledFirst:
+		v.Kind, v.Err = FailsAsFirst, errText(got.Err)
 	case failed && rec.Err == "" && (rec.CallErr == "" || !slices.ContainsFunc(calls, failedCall)):
 		v.Kind, v.Err = FailsNow, errText(got.Err)
 	case !failed && rec.Err != "" && got.State != engine.TaskPlanned:

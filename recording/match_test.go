@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -46,6 +47,7 @@ func TestJudge(t *testing.T) {
 	failed := engine.TaskView{Name: "n", State: engine.TaskFailed, Err: errors.New("boom")}
 	waiting := engine.TaskView{Name: "n", State: engine.TaskInterrupted}
 	failedCall := engine.TaskView{Name: "c", Call: true, State: engine.TaskFailed, Err: errors.New("call broke")}
+	cancelled := engine.TaskView{Name: "n", State: engine.TaskFailed, Err: context.Canceled}
 	s, open := &Step{}, &Step{Open: true}
 	for _, c := range []struct {
 		name  string
@@ -67,6 +69,10 @@ func TestJudge(t *testing.T) {
 		{"its call no longer fails", open, &Task{Saved: true, Interrupted: true, CallErr: "call broke"}, waiting, nil, RecordingFailed},
 		{"its call failed, saved as its own error too", open, &Task{Saved: true, Interrupted: true, Err: "call broke", CallErr: "call broke"}, waiting, []engine.TaskView{failedCall}, Same},
 		{"caller failed with its call", s, &Task{Saved: true, Interrupted: true, CallErr: "call broke"}, failed, []engine.TaskView{failedCall}, Same},
+		{"fails as the recording did first", s, &Task{Saved: true, Writes: w(1), FailedFirst: "boom"}, failed, nil, FailsAsFirst},
+		{"cancelled as the recording was first", s, &Task{Saved: true, Writes: w(1), FailedFirst: "context canceled", CancelledFirst: true}, cancelled, nil, FailsAsFirst},
+		{"fails where the recording was only cancelled first", s, &Task{Saved: true, Writes: w(1), FailedFirst: "context canceled", CancelledFirst: true}, failed, nil, FailsNow},
+		{"runs where the recording failed first", s, &Task{Saved: true, Writes: w(1), FailedFirst: "boom"}, ran(1), nil, Same},
 	} {
 		if v := c.step.Judge(c.rec, c.got, c.calls); v.Kind != c.want {
 			t.Errorf("%s: verdict %v, want %v", c.name, v.Kind, c.want)
@@ -129,5 +135,29 @@ func TestSameFailure(t *testing.T) {
 	}
 	if !s.SameFailure("tool", []engine.TaskView{{Name: "tool", Call: true, State: engine.TaskFailed}}) {
 		t.Fatal("a failed call")
+	}
+}
+
+// A replay goes on past a failure where the recording's run did: the node
+// the error names (or a failed task of the superstep) failed first in the
+// recording and ran when run again; a task only cancelled beside the
+// failure does not count, nor does one that failed at the recording's end.
+func TestWentOnAfterFailure(t *testing.T) {
+	s := &Step{Tasks: []Task{
+		{Name: "check", Saved: true, FailedFirst: "flaky"},
+		{Name: "slow", Saved: true, FailedFirst: "context canceled", CancelledFirst: true},
+		{Name: "end", Saved: true, Err: "boom"},
+	}}
+	if !s.WentOnAfterFailure("check", nil) {
+		t.Fatal("by the node the error names")
+	}
+	if !s.WentOnAfterFailure("inner", []engine.TaskView{{Name: "check", State: engine.TaskFailed, Err: errors.New("flaky")}}) {
+		t.Fatal("a subgraph's failure, by the failed parent task")
+	}
+	if s.WentOnAfterFailure("slow", nil) || s.WentOnAfterFailure("end", nil) || s.WentOnAfterFailure("other", nil) {
+		t.Fatal("a cancelled task, a failure the recording ended in, or another node")
+	}
+	if s.WentOnAfterFailure("other", []engine.TaskView{{Name: "check", State: engine.TaskFailed, Err: context.Canceled}}) {
+		t.Fatal("check cancelled beside another node's failure")
 	}
 }

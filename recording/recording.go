@@ -21,7 +21,15 @@ type Task struct {
 	// they were used: its own, or its subgraph's (engine.Graph.TaskAnswers).
 	Answers     []any
 	Interrupted bool   // it saved interrupts
-	Err         string // its saved error, unless a later attempt saved writes
+	Err         string // its saved error, unless a later attempt finished
+	// FailedFirst is the error an earlier attempt saved when a later one
+	// saved writes: the recording's run failed in this superstep, and the
+	// thread was then run on past the failure (LangGraph's invoke(null)
+	// after an error), which ran the task again. CancelledFirst: that
+	// error was the task's cancellation beside a failing sibling, not its
+	// own failure.
+	FailedFirst    string
+	CancelledFirst bool
 	// CallErr is the error one of its functional API Task calls saved,
 	// which the run raised beside this task's interrupt.
 	CallErr string
@@ -78,6 +86,22 @@ type Step struct {
 	Open bool
 }
 
+// WentOnAfterFailure reports whether a replay that failed in node failed as
+// the recording's run did before the thread was run on past the failure
+// (Task.FailedFirst): the replay goes on as that run did, running the
+// superstep again. The node an error names may be one of a subgraph's, so
+// the replay's failed tasks of the superstep (tasks) count too; tasks
+// cancelled beside the failure do not.
+func (s *Step) WentOnAfterFailure(node string, tasks []engine.TaskView) bool {
+	failed := map[string]bool{node: true}
+	for _, t := range tasks {
+		if t.State == engine.TaskFailed && !engine.IsCancellation(t.Err) {
+			failed[t.Name] = true
+		}
+	}
+	return slices.ContainsFunc(s.Tasks, func(t Task) bool { return failed[t.Name] && t.FailedFirst != "" && !t.CancelledFirst })
+}
+
 // Ran reports whether any task of the step saved something (writes, an
 // interrupt, an error, or that it wrote nothing): a step the recording
 // ends in (Open) has something a replay compares only then, and a replay
@@ -123,8 +147,10 @@ func Read(ctx context.Context, a Answerer, snap *engine.StateSnapshot) (*Step, e
 				return nil, fmt.Errorf("reading the answers of task %s (%s) at checkpoint %s: %w", rt.Name, rt.ID, engine.ShortID(snap.Config.CheckpointID), err)
 			}
 		}
-		if len(rt.Writes) > 0 {
-			// A failed attempt that a later run retried successfully.
+		if sv.Finished && rt.Err != "" {
+			// A failed attempt that a later run retried successfully
+			// (writes, or the marker that it wrote nothing).
+			rt.FailedFirst, rt.CancelledFirst = rt.Err, engine.IsCancellation(sv.Err)
 			rt.Err = ""
 		}
 	}

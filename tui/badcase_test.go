@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -455,6 +456,40 @@ func TestModel_Open_InterruptedHeadShowsPendingChannels(t *testing.T) {
 	}
 	if got, want := pendingLog(back), pendingLog(live); got != want {
 		t.Errorf("after time travel: log %q; the live session: %q", got, want)
+	}
+}
+
+// The session that stops at an interrupt and the same thread reopened
+// show the same pending channels, by the engine's one rule: a write of the
+// value a channel holds changes it (its version goes up), as a reducer
+// key's append does. Reopened, x's equal write was not shown as pending,
+// while the live session showed it.
+func TestModel_Interrupt_LiveAndReopenedShowTheSamePending(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g := enginetest.WriteBesideInterrupt(t, saver)
+	opts := Options{Thread: "e", Input: map[string]any{"x": "kept", "log": []any{"in"}}, Saver: saver}
+	live := press(t, newTestModel(t, newEngineSession(g, opts), opts, 120, 30), "c", "esc")
+	if live.view.Status != engine.StatusInterrupted {
+		t.Fatalf("status %v", live.view.Status)
+	}
+	reopened := newTestModel(t, newEngineSession(g, opts), Options{Thread: "e", Saver: saver}, 120, 30)
+	pending := func(m Model) map[string]string {
+		out := map[string]string{}
+		for _, r := range m.chans.rows {
+			if r.pending != nil {
+				out[r.cv.Name] = fmt.Sprintf("%s v%d", r.pendingTxt, r.pending.Version)
+			}
+		}
+		return out
+	}
+	got, want := pending(reopened), pending(live)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("reopened shows pending:\n%v\nthe live session:\n%v", got, want)
+	}
+	for _, k := range []string{"x", "log"} {
+		if _, ok := want[k]; !ok {
+			t.Errorf("the live session shows no pending %s: %v", k, want)
+		}
 	}
 }
 

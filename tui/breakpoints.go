@@ -308,3 +308,26 @@ func (m *Model) settingsStore() (SettingsStore, bool) {
 	s, ok := m.opts.Saver.(SettingsStore)
 	return s, ok
 }
+
+// toggleWatch sets or clears the watchpoint on channel c and says which.
+func (b *breakpoints) toggleWatch(c string) (note string) {
+	if b.channels[c] = !b.channels[c]; b.channels[c] {
+		return "watchpoint set: c stops when " + c + " changes"
+	}
+	delete(b.channels, c)
+	return "watchpoint cleared on " + c
+}
+
+// toggleNode sets or clears the breakpoint before node n (after it, with
+// after) and says which.
+func (b *breakpoints) toggleNode(n string, after bool) (note string) {
+	set, where := b.before, "before"
+	if after {
+		set, where = b.after, "after"
+	}
+	if set[n] = !set[n]; set[n] {
+		return "breakpoint set " + where + " " + n
+	}
+	delete(set, n)
+	return "breakpoint cleared " + where + " " + n
+}

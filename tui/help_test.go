@@ -197,3 +197,32 @@ func TestHelp_ScrollsAndOpensFromTextBoxes(t *testing.T) {
 		t.Fatalf("closing the help should return to the prompt, mode %v", m.mode)
 	}
 }
+
+// No key is bound twice in the main view's key map: mainKey asks its key
+// groups (run, breakpoints, checkpoints, panes) in turn, which decides
+// nothing only while no key belongs to two of them.
+func TestMainKeyMap_NoKeyBoundTwice(t *testing.T) {
+	k := newMainKeyMap()
+	bindings := map[string]key.Binding{
+		"Next": k.Next, "Superstep": k.Superstep, "Continue": k.Continue, "Cancel": k.Cancel,
+		"Answer": k.Answer, "EditWrites": k.EditWrites, "Break": k.Break, "BreakAfter": k.BreakAfter,
+		"Condition": k.Exprs.Condition, "Watch": k.Exprs.Watch, "BreakOnError": k.Exprs.BreakOnError,
+		"Breakpoints": k.Breakpoints, "Tree": k.Tree, "Fork": k.Fork, "Parent": k.Parent, "Diff": k.Diff,
+		"Mark": k.Mark, "Rerun": k.Rerun, "Threads": k.Threads, "Settings": k.Settings,
+		"NextPane": k.NextPane, "PrevPane": k.PrevPane, "Up": k.Up, "Down": k.Down, "PageUp": k.PageUp,
+		"PageDown": k.PageDown, "Open": k.Open, "Filter": k.Filter, "Internal": k.Internal,
+		"GraphView": k.GraphView, "Left": k.Left, "Right": k.Right, "Back": k.Back,
+	}
+	if n := reflect.TypeOf(k).NumField() - 1 + reflect.TypeOf(k.Exprs).NumField(); len(bindings) != n {
+		t.Fatalf("the test lists %d bindings; mainKeyMap has %d: list the new one", len(bindings), n)
+	}
+	owner := map[string]string{}
+	for name, b := range bindings {
+		for _, s := range b.Keys() {
+			if other, ok := owner[s]; ok {
+				t.Errorf("%q is bound to both %s and %s", s, other, name)
+			}
+			owner[s] = name
+		}
+	}
+}

@@ -102,26 +102,31 @@ func (k mainKeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
+// mainKey handles a key on the main view. While the channels filter is
+// open it takes every key; otherwise the key goes to the group it belongs
+// to, as the help groups them: running the graph, breakpoints, the
+// thread's checkpoints, moving about the panes. No key is bound in two
+// groups, so the order they are asked in changes nothing.
 func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.mainKeys
 	if m.chans.filtering {
-		switch msg.Type {
-		case tea.KeyEsc:
-			m.chans.filtering = false
-			m.chans.filter.SetValue("")
-			m.chans.filter.Blur()
-		case tea.KeyEnter, tea.KeyTab:
-			m.chans.filtering = false
-			m.chans.filter.Blur()
-		default:
-			var cmd tea.Cmd
-			m.chans.filter, cmd = m.chans.filter.Update(msg)
-			m.refilter()
+		cmd := m.chans.filterKey(msg)
+		m.refilter() // the tasks pane filters by the same text
+		return cmd
+	}
+	for _, group := range []func(tea.KeyMsg) (tea.Cmd, bool){m.runKey, m.breakKey, m.checkpointKey, m.paneKey} {
+		if cmd, ok := group(msg); ok {
 			return cmd
 		}
-		m.refilter()
-		return nil
 	}
+	return nil
+}
+
+// runKey handles the keys that run the graph: step, superstep, continue
+// and pause, cancel, answer an interrupt, edit a task's writes. A step key
+// pressed while a step runs waits in the queue. It reports whether the
+// key was one of these, in a state where it applies.
+func (m *Model) runKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.mainKeys
 	if m.isBusy && key.Matches(msg, k.Cancel) {
 		if m.cancel != nil {
 			m.cancel()
@@ -129,11 +134,11 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		m.continuing = false
 		m.dropQueue("the step was cancelled")
 		m.note = "cancelling the tasks still running: each records the cancellation as its error, finished tasks keep their writes"
-		return nil
+		return nil, true
 	}
 	if m.isBusy && !m.continuing && isStepKey(k, msg) {
 		m.queueStep(msg.String())
-		return nil
+		return nil, true
 	}
 	switch {
 	case m.continuing && key.Matches(msg, k.Continue, k.Back):
@@ -143,87 +148,103 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 		m.dropQueue("esc")
 	case key.Matches(msg, k.Next) && m.canStep():
 		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
-		return m.step(opNext)
+		return m.step(opNext), true
 	case key.Matches(msg, k.Superstep) && m.canStep():
 		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
-		return m.step(opSuperstep)
+		return m.step(opSuperstep), true
 	case key.Matches(msg, k.Continue) && m.canStep():
 		m.continuing, m.pauseReq = true, false
 		m.note = "continuing to the next breakpoint, interrupt or end (c or esc pauses)"
 		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
-		return m.step(opNext)
+		return m.step(opNext), true
 	case key.Matches(msg, k.Answer) && k.Answer.Enabled():
 		m.openAnswer()
-	case key.Matches(msg, k.Tree) && m.sess != nil && m.view != nil:
-		return m.loadTree()
-	case key.Matches(msg, k.Threads) && m.sess != nil:
-		return m.loadThreads()
-	case key.Matches(msg, k.Fork) && k.Fork.Enabled():
-		return m.openFork(m.view.CheckpointID, m.view.Values)
 	case key.Matches(msg, k.EditWrites) && k.EditWrites.Enabled():
 		m.openEdit()
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// breakKey handles the breakpoint keys: b on the channels pane watches
+// the channel; b and B on a node break before and after it; C, W and E
+// add conditions and watches; L lists them all.
+func (m *Model) breakKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.mainKeys
+	switch {
+	case key.Matches(msg, k.Break) && m.focus == paneChannels:
+		cv, ok := m.chans.selected()
+		if !ok {
+			return nil, true
+		}
+		m.note = m.bp.toggleWatch(cv.Name)
+		return m.saveCmd(), true
+	case key.Matches(msg, k.Exprs.Condition, k.Exprs.Watch, k.Exprs.BreakOnError):
+		return m.addBreakKey(k.Exprs, msg), true
+	case key.Matches(msg, k.Breakpoints):
+		m.breaks = listNav{}
+		m.mode = modeBreaks
+	case key.Matches(msg, k.Break, k.BreakAfter):
+		n := m.selectedNode()
+		if n == "" {
+			m.note = "select a node (graph pane) to set a breakpoint"
+			return nil, true
+		}
+		m.note = m.bp.toggleNode(n, key.Matches(msg, k.BreakAfter))
+		return m.saveCmd(), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// checkpointKey handles the keys about the thread's checkpoints: the
+// tree, the threads, fork, run a task alone, mark and diff, the parent,
+// and the run settings the next steps take.
+func (m *Model) checkpointKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.mainKeys
+	switch {
+	case key.Matches(msg, k.Tree) && m.sess != nil && m.view != nil:
+		return m.loadTree(), true
+	case key.Matches(msg, k.Threads) && m.sess != nil:
+		return m.loadThreads(), true
+	case key.Matches(msg, k.Fork) && k.Fork.Enabled():
+		return m.openFork(m.view.CheckpointID, m.view.Values), true
 	case key.Matches(msg, k.Rerun) && k.Rerun.Enabled():
 		r, _ := m.tasks.selected()
-		return m.rerunTask(m.view.CheckpointID, r.taskID, r.node)
+		return m.rerunTask(m.view.CheckpointID, r.taskID, r.node), true
 	case key.Matches(msg, k.Mark) && k.Mark.Enabled():
 		m.setMark(m.view.CheckpointID)
 	case key.Matches(msg, k.Diff) && k.Diff.Enabled():
-		return m.diffWith(m.view.CheckpointID, m.view.ParentID)
+		return m.diffWith(m.view.CheckpointID, m.view.ParentID), true
 	case key.Matches(msg, k.Parent) && k.Parent.Enabled():
 		id := m.view.ParentID
 		return m.do(opCheckout, func(ctx context.Context, s session) opDoneMsg {
 			v, err := s.Checkout(ctx, id)
 			return opDoneMsg{view: v, err: err}
-		})
-	case key.Matches(msg, k.Break) && m.focus == paneChannels:
-		cv, ok := m.chans.selected()
-		if !ok {
-			return nil
-		}
-		m.bp.channels[cv.Name] = !m.bp.channels[cv.Name]
-		if m.bp.channels[cv.Name] {
-			m.note = "watchpoint set: c stops when " + cv.Name + " changes"
-		} else {
-			delete(m.bp.channels, cv.Name)
-			m.note = "watchpoint cleared on " + cv.Name
-		}
-		return m.saveCmd()
-	case key.Matches(msg, k.Exprs.Condition, k.Exprs.Watch, k.Exprs.BreakOnError):
-		return m.addBreakKey(k.Exprs, msg)
-	case key.Matches(msg, k.Breakpoints):
-		m.breaks = listNav{}
-		m.mode = modeBreaks
+		}), true
 	case key.Matches(msg, k.Settings) && m.sess != nil:
 		m.openSettings()
-	case key.Matches(msg, k.Break, k.BreakAfter):
-		n := m.selectedNode()
-		if n == "" {
-			m.note = "select a node (graph pane) to set a breakpoint"
-			return nil
-		}
-		set, where := m.bp.before, "before"
-		if key.Matches(msg, k.BreakAfter) {
-			set, where = m.bp.after, "after"
-		}
-		set[n] = !set[n]
-		if set[n] {
-			m.note = "breakpoint set " + where + " " + n
-		} else {
-			delete(set, n)
-			m.note = "breakpoint cleared " + where + " " + n
-		}
-		return m.saveCmd()
-	case key.Matches(msg, k.GraphView):
-		m.graph.drawn, m.graph.chosen, m.graph.track = !m.graph.drawn, true, true
-		if m.graph.drawn && m.view != nil && len(m.view.Tasks) > 0 {
-			m.graph.selectNode(m.view.Tasks[0].Name) // show where the run is
-		}
-	case key.Matches(msg, k.Left) && m.focus == paneGraph && m.graph.drawn:
-		m.graph.ox = max(0, m.graph.ox-8)
-		m.graph.track = false
-	case key.Matches(msg, k.Right) && m.focus == paneGraph && m.graph.drawn:
-		m.graph.ox += 8
-		m.graph.track = false
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// paneKey handles the keys that move about the panes: the graph pane's
+// own (its drawing), focus, the cursor, open, the filter, internal
+// channels.
+func (m *Model) paneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.mainKeys
+	var where string // the first task's node: where the run is
+	if m.view != nil && len(m.view.Tasks) > 0 {
+		where = m.view.Tasks[0].Name
+	}
+	if m.graph.drawingKey(msg, k, m.focus == paneGraph, where) {
+		return nil, true
+	}
+	switch {
 	case key.Matches(msg, k.NextPane):
 		m.focus = (m.focus + 1) % numPanes
 	case key.Matches(msg, k.PrevPane):
@@ -239,7 +260,7 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Open):
 		if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.header && m.tasks.subgraphs[r.node] && r.taskID != "" {
 			m.sub = subgraphPane{root: m.opts.GraphName, prev: m.mode}
-			return m.enterSubgraph(subgraphRef{node: r.node, taskID: r.taskID, label: r.label})
+			return m.enterSubgraph(subgraphRef{node: r.node, taskID: r.taskID, label: r.label}), true
 		}
 		m.openFocused()
 	case key.Matches(msg, k.Filter):
@@ -247,14 +268,16 @@ func (m *Model) mainKey(msg tea.KeyMsg) tea.Cmd {
 			m.focus = paneChannels
 		}
 		m.chans.filtering = true
-		return m.chans.filter.Focus()
+		return m.chans.filter.Focus(), true
 	case key.Matches(msg, k.Internal):
 		m.chans.showInternal = !m.chans.showInternal
 		m.chans.refilter()
 		m.treeChan.showInternal = m.chans.showInternal
 		m.treeChan.refilter()
+	default:
+		return nil, false
 	}
-	return nil
+	return nil, true
 }
 
 func (m *Model) moveFocused(d int) {
@@ -421,13 +444,14 @@ func (m *Model) watchesHeight(botH int) int {
 	return min(len(m.watches)+2, botH/2)
 }
 
-// enableMainKeys enables the keys of the main view: stepping,
-// breakpoints, checkpoints, and what enter does on the focused pane.
+// enableMainKeys enables the keys of the main view, as mainKey groups
+// them: running, checkpoints, breakpoints, and the panes (what enter does
+// on the focused one). While the channels filter is open only its keys
+// are.
 func (m *Model) enableMainKeys() {
 	k := &m.mainKeys
 	*k = made(newMainKeyMap)
 	disableAll(k)
-	hasSess := m.sess != nil
 	if m.chans.filtering {
 		k.Back.SetEnabled(true)
 		k.Back.SetHelp("esc", "clear filter")
@@ -435,6 +459,16 @@ func (m *Model) enableMainKeys() {
 		k.Open.SetHelp("enter", "keep filter")
 		return
 	}
+	m.enableRunKeys()
+	m.enableCheckpointKeys()
+	m.enableBreakKeys()
+	m.enablePaneKeys()
+}
+
+// enableRunKeys enables runKey's keys that apply now.
+func (m *Model) enableRunKeys() {
+	k := &m.mainKeys
+	hasSess := m.sess != nil
 	step := m.canStep()
 	k.Cancel.SetEnabled(m.isBusy && (m.busy == opNext || m.busy == opSuperstep))
 	k.Next.SetEnabled(step)
@@ -453,18 +487,30 @@ func (m *Model) enableMainKeys() {
 		k.Back.SetHelp("esc", "pause")
 	}
 	k.Answer.SetEnabled(hasSess && m.view != nil && m.view.Status == engine.StatusInterrupted && len(m.view.Interrupts) > 0)
+	if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.node != "" && hasSess && m.view.Phase == engine.PhaseExecuted && m.view.Status == engine.StatusRunning {
+		k.EditWrites.SetEnabled(true)
+	}
+}
+
+// enableCheckpointKeys enables checkpointKey's keys that apply now.
+func (m *Model) enableCheckpointKeys() {
+	k := &m.mainKeys
+	hasSess := m.sess != nil
 	k.Tree.SetEnabled(hasSess && m.view != nil)
 	k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
 	k.Parent.SetEnabled(hasSess && m.view != nil && m.view.ParentID != "")
 	k.Mark.SetEnabled(m.view != nil && m.view.CheckpointID != "")
-	if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.node != "" && hasSess && m.view.Phase == engine.PhaseExecuted && m.view.Status == engine.StatusRunning {
-		k.EditWrites.SetEnabled(true)
-	}
 	if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.taskID != "" && hasSess && m.view.Phase == engine.PhasePlanned {
 		k.Rerun.SetEnabled(true)
 	}
 	k.Diff.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "" && (m.view.ParentID != "" || m.mark != "" && m.mark != m.view.CheckpointID))
 	k.Threads.SetEnabled(hasSess)
+	k.Settings.SetEnabled(hasSess)
+}
+
+// enableBreakKeys enables breakKey's keys that apply now.
+func (m *Model) enableBreakKeys() {
+	k := &m.mainKeys
 	k.Break.SetEnabled(len(m.graph.nodes) > 1 || m.focus == paneChannels)
 	k.BreakAfter.SetEnabled(len(m.graph.nodes) > 1)
 	if m.focus == paneChannels {
@@ -472,10 +518,16 @@ func (m *Model) enableMainKeys() {
 	} else {
 		k.Break.SetHelp("b", "break before node")
 	}
-	for _, b := range []*key.Binding{&k.Exprs.Condition, &k.Exprs.Watch, &k.Exprs.BreakOnError, &k.Breakpoints, &k.GraphView} {
+	for _, b := range []*key.Binding{&k.Exprs.Condition, &k.Exprs.Watch, &k.Exprs.BreakOnError, &k.Breakpoints} {
 		b.SetEnabled(true)
 	}
-	k.Settings.SetEnabled(hasSess)
+}
+
+// enablePaneKeys enables paneKey's keys, and says what enter does on the
+// focused pane.
+func (m *Model) enablePaneKeys() {
+	k := &m.mainKeys
+	hasSess := m.sess != nil
 	if m.graph.drawn {
 		k.GraphView.SetHelp("g", "graph as list")
 	} else {
@@ -483,7 +535,7 @@ func (m *Model) enableMainKeys() {
 	}
 	k.Left.SetEnabled(m.focus == paneGraph && m.graph.drawn)
 	k.Right.SetEnabled(m.focus == paneGraph && m.graph.drawn)
-	for _, b := range []*key.Binding{&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal} {
+	for _, b := range []*key.Binding{&k.GraphView, &k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal} {
 		b.SetEnabled(true)
 	}
 	switch m.focus {

@@ -128,6 +128,9 @@ func (m *Model) step(op opKind) tea.Cmd {
 	})
 }
 
+// onDone takes an operation's result: an error with no view, a screen of
+// its own (a diff, the tree, the threads, a subgraph), or a new view of
+// the run, after which a continuing run steps on or stops.
 func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	m.sess, m.isBusy = msg.sess, false
 	if m.cancel != nil {
@@ -141,22 +144,42 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil && msg.view == nil {
-		m.dropQueue("the last step failed")
-		m.err = msg.err
-		m.continuing = false
-		if m.mode == modeFork {
-			m.fork.err = msg.err.Error()
-		}
-		if m.mode == modeThreads && m.threads.creating {
-			m.threads.newErr = msg.err.Error()
-		}
-		if msg.op == opThreads {
-			m.mode = modeThreads
-			m.threads.err = msg.err.Error()
-			m.threads.setList(nil)
-		}
+		m.opFailed(msg)
 		return nil
 	}
+	if m.showOpScreen(msg) {
+		return nil
+	}
+	prev := m.view
+	m.pending, m.paths = msg.pending, msg.paths
+	m.setView(msg.view, prev, msg.op)
+	m.err = msg.err
+	m.enterView(msg)
+	return m.afterView(prev, msg)
+}
+
+// opFailed shows an operation's error where it was asked for: the fork
+// form, the new-thread box, the threads screen, else the main view.
+func (m *Model) opFailed(msg opDoneMsg) {
+	m.dropQueue("the last step failed")
+	m.err = msg.err
+	m.continuing = false
+	if m.mode == modeFork {
+		m.fork.err = msg.err.Error()
+	}
+	if m.mode == modeThreads && m.threads.creating {
+		m.threads.newErr = msg.err.Error()
+	}
+	if msg.op == opThreads {
+		m.mode = modeThreads
+		m.threads.err = msg.err.Error()
+		m.threads.setList(nil)
+	}
+}
+
+// showOpScreen opens the screen an operation's result is shown on, when
+// it has one of its own, and reports whether it did.
+func (m *Model) showOpScreen(msg opDoneMsg) bool {
 	switch msg.op {
 	case opRerun:
 		from := m.mode
@@ -169,28 +192,28 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		}
 		m.note = ""
 		m.diffPrev, m.mode = from, modeDiff
-		return nil
 	case opSubgraph:
 		m.sub.push(m.subNext, msg.sub)
 		m.note, m.mode = "", modeSubgraph
-		return nil
 	case opDiff:
 		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], conversationChannels(m.info))
 		m.diffPrev, m.mode = m.mode, modeDiff
-		return nil
 	case opHistory:
 		m.showTree(msg.hist)
-		return nil
 	case opThreads:
 		m.threads.err = ""
 		m.threads.setList(msg.threads) // keeps the cursor's place, in range
 		m.mode = modeThreads
-		return nil
+	default:
+		return false
 	}
-	prev := m.view
-	m.pending, m.paths = msg.pending, msg.paths
-	m.setView(msg.view, prev, msg.op)
-	m.err = msg.err
+	return true
+}
+
+// enterView brings the main view to the operation's new view: an open,
+// a start, a checkout or a fork starts a replay if one was asked for;
+// the note says what happened and how stepping goes on from here.
+func (m *Model) enterView(msg opDoneMsg) {
 	switch msg.op {
 	case opInit, opOpen, opStart, opCheckout, opUpdate:
 		m.replay, m.replayNext = m.replayNext, nil
@@ -237,6 +260,13 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	if m.replay != nil && msg.op == opCheckout {
 		m.note = "replay from " + shortID(m.replay.from) + ": each step is compared with the recording; c runs to the first divergence"
 	}
+}
+
+// afterView decides what follows a new view: a replay's step is judged
+// against the recording, an interrupt opens the answer box, a failure
+// drops the queued step keys, and a continuing run steps on unless a
+// breakpoint, the end or a pause stops it; else the next queued key runs.
+func (m *Model) afterView(prev *engine.StepView, msg opDoneMsg) tea.Cmd {
 	v := m.view
 	if m.replay != nil && (msg.op == opNext || msg.op == opSuperstep) {
 		if stop := m.judgeReplay(v); stop {
@@ -249,14 +279,16 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		m.openAnswer()
 		return nil
 	}
-	if msg.err != nil || v.Status == engine.StatusFailed {
+	// A replay goes on past a failure the recording's run went on past.
+	goesOn := m.replay != nil && v.Status == engine.StatusFailed && m.replay.mayRunFailedStepAgain()
+	if (msg.err != nil || v.Status == engine.StatusFailed) && !goesOn {
 		m.dropQueue("the run failed")
 	}
 	if v.Status == engine.StatusInterrupted {
 		m.note = "stopped at an engine breakpoint (interrupt_before/after: run settings or compiled in): n or c goes on"
 	}
 	if m.continuing {
-		if stop, why := m.shouldPause(prev, v); stop || msg.err != nil || v.Status != engine.StatusRunning || m.pauseReq {
+		if stop, why := m.shouldPause(prev, v); stop || (msg.err != nil || v.Status != engine.StatusRunning) && !goesOn || m.pauseReq {
 			m.continuing, m.pauseReq = false, false
 			if stop {
 				m.note = why
@@ -409,7 +441,15 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 			m.note = fmt.Sprintf("past the recording's end: step %d is not compared (%d supersteps matched)", v.Step, r.compared)
 		}
 	case judgedStep(v):
+		again := ""
+		if v.Status == engine.StatusFailed {
+			again = r.failedAgain(v) // before goOnPastFailure marks this step
+		}
 		div := r.compare(v)
+		if div == "" && again != "" {
+			div = again
+			r.diverged = again
+		}
 		m.refreshPanes(false) // the tasks pane shows the verdicts
 		if v.Status == engine.StatusFailed {
 			// The note says how the failure compares; the tasks pane has
@@ -421,6 +461,10 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 			m.continuing = false
 			m.dropQueue("the replay diverged")
 			return true
+		}
+		if v.Status == engine.StatusFailed && r.goOnPastFailure(v) {
+			m.note = "the replay fails as the recording's run did before it went on past the failure: n runs the step again, as it did"
+			return false // c goes on, as the recording's run did
 		}
 		if v.Status == engine.StatusFailed {
 			m.note = fmt.Sprintf("the replay fails as the recording did: %d supersteps compared, the same tasks failed", r.compared)
@@ -450,8 +494,9 @@ func (m *Model) canStep() bool {
 		return len(m.view.Interrupts) == 0
 	case engine.StatusFailed:
 		// step runs the failed superstep again; a replay has compared the
-		// failure and ends there.
-		return m.replay == nil
+		// failure and ends there, unless the recording's run went on past
+		// it.
+		return m.replay == nil || m.replay.mayRunFailedStepAgain()
 	}
 	return false
 }

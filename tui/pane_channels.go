@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
@@ -224,4 +225,24 @@ func conversationPreview(v any, dflt string) string {
 		text += fmt.Sprintf(" [%d tool call(s)]", len(calls))
 	}
 	return fmt.Sprintf("%d messages · %s: %s", len(list), role, cut(text, previewBudget))
+}
+
+// filterKey handles a key while the filter is open: esc clears and
+// closes it, enter and tab close it keeping the text, any other key
+// edits the text. The caller refilters.
+func (p *chanPane) filterKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc:
+		p.filtering = false
+		p.filter.SetValue("")
+		p.filter.Blur()
+	case tea.KeyEnter, tea.KeyTab:
+		p.filtering = false
+		p.filter.Blur()
+	default:
+		var cmd tea.Cmd
+		p.filter, cmd = p.filter.Update(msg)
+		return cmd
+	}
+	return nil
 }

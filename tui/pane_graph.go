@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/draw"
@@ -306,4 +308,28 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 	}
 	rows = append(rows, foot)
 	return strings.Join(rows, "\n")
+}
+
+// drawingKey handles the graph pane's own keys and reports whether msg
+// was one: g switches between the list and the drawing from any pane,
+// showing where the run is (the node of the first task, if any) as the
+// drawing opens; left and right scroll the drawing while the pane has the
+// focus.
+func (p *graphPane) drawingKey(msg tea.KeyMsg, k *mainKeyMap, focused bool, where string) bool {
+	switch {
+	case key.Matches(msg, k.GraphView):
+		p.drawn, p.chosen, p.track = !p.drawn, true, true
+		if p.drawn && where != "" {
+			p.selectNode(where)
+		}
+	case key.Matches(msg, k.Left) && focused && p.drawn:
+		p.ox = max(0, p.ox-8)
+		p.track = false
+	case key.Matches(msg, k.Right) && focused && p.drawn:
+		p.ox += 8
+		p.track = false
+	default:
+		return false
+	}
+	return true
 }

@@ -45,13 +45,12 @@ type taskRow struct {
 	label  string
 }
 
+// setView lists what v shows of the superstep: the tasks planned (and
+// running), the checkpoint's changed state keys, or each task's writes,
+// interrupts and errors once it ran; ran are the tasks that wrote the
+// checkpoint shown.
 func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running bool) {
 	p.all = p.all[:0]
-	add := func(r taskRow) { p.all = append(p.all, r) }
-	var labels map[string]string
-	if v != nil {
-		labels = copyLabels(v.Tasks)
-	}
 	switch {
 	case v == nil:
 		p.title = "Tasks"
@@ -60,110 +59,144 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 		if running {
 			p.title = fmt.Sprintf("Tasks · step %d running", v.Step)
 		}
-		for _, t := range v.Tasks {
-			trig := strings.Join(t.Triggers, ",")
-			if t.Push {
-				trig = "Send"
-			}
-			st := t.State
-			mark := ""
-			if st == engine.TaskCached {
-				// Matched in the node cache right after Plan: its writes
-				// are already there and Execute will not run it.
-				mark = "  ◆ cached"
-			}
-			if p.subgraphs[t.Name] {
-				mark += "  ⤷"
-			}
-			add(taskRow{text: fmt.Sprintf("%s ← %s%s  %s", t.Name, trig, mark, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
-		}
-		p.addWaiting(v)
+		p.addPlanned(v, running)
 	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning && failedTask(v) == nil || v.Status == engine.StatusDone && len(v.Tasks) == 0:
 		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", termtext.Name(shortID(v.CheckpointID)), termtext.Name(v.Source))
-		if len(ran) > 0 {
-			add(taskRow{text: "ran: " + taskNames(ran), style: dimStyle})
-		}
-		for _, t := range v.Tasks {
-			if p.subgraphs[t.Name] {
-				add(taskRow{text: "⤷ " + labels[t.ID] + ": enter opens its subgraph", style: dimStyle, node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
-			}
-		}
-		n := 0
-		for _, c := range v.Channels {
-			if !c.Updated || c.Internal {
-				continue
-			}
-			n++
-			pv := preview(c.Value, previewBudget)
-			if c.Reducer == "add_messages" {
-				pv = conversationPreview(c.Value, pv)
-			}
-			add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, pv), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
-		}
-		switch {
-		case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning && len(savedDone(v.Tasks)) > 0:
-			add(taskRow{text: fmt.Sprintf("%s saved writes before superstep %d was cut off: n plans it and reuses them", taskNames(savedDone(v.Tasks)), v.Step), style: dimStyle})
-		case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning:
-			add(taskRow{text: fmt.Sprintf("nothing ran here yet: n plans step %d", v.Step), style: dimStyle})
-		case n == 0 && len(ran) > 0:
-			add(taskRow{text: "no state key changed", style: dimStyle})
-		}
-		p.addWaiting(v)
-		if v.Status == engine.StatusDone {
-			add(taskRow{text: "run finished", style: dimStyle})
-		}
+		p.addCheckpoint(v, ran)
 	default:
 		p.title = fmt.Sprintf("Tasks · step %d writes", v.Step)
-		for _, t := range v.Tasks {
-			label := stateLabel(t.State, false)
-			if t.Attempts > 1 {
-				label += fmt.Sprintf(" after %d attempts", t.Attempts)
-			}
-			if t.State == engine.TaskCached {
-				label = "◆ cached: did not run, writes from the node cache"
-			}
-			if t.Call {
-				label += "  ƒ call" // an engine.Task call made by another task's node
-			}
-			style := taskStyle(t.State, false)
-			if slices.Contains(p.edited, t.ID) {
-				label += "  " + glyphEdited + " writes edited"
-			}
-			if vd, ok := p.verdicts[t.ID]; ok {
-				if vd.same {
-					label += "  = recorded"
-				} else {
-					label += "  ≠ recorded: " + vd.why
-					style = taskStyle(engine.TaskFailed, false)
-				}
-			}
-			if p.subgraphs[t.Name] {
-				label += "  ⤷"
-			}
-			add(taskRow{text: t.Name + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
-			for _, w := range t.Writes {
-				add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name, taskID: t.ID})
-			}
-			for _, in := range t.Interrupts {
-				add(taskRow{text: "  " + glyphAttention + " interrupt " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: t.Name + " interrupt", node: t.Name})
-			}
-			for i, e := range t.Retried {
-				// Why the retry policy ran it again: the last attempt's
-				// outcome alone hides a flaky tool.
-				add(taskRow{text: fmt.Sprintf("  %s attempt %d failed: %s", glyphFailed, i+1, firstLine(e.Error())), style: dimStyle, value: e.Error(), hasValue: true, name: fmt.Sprintf("%s attempt %d error", t.Name, i+1), node: t.Name})
-			}
-			if t.Err != nil {
-				add(taskRow{text: "  " + glyphFailed + " " + t.Err.Error(), style: taskStyle(engine.TaskFailed, false), value: t.Err.Error(), hasValue: true, name: t.Name + " error", node: t.Name})
-			}
-			if len(t.Writes) == 0 && len(t.Interrupts) == 0 && t.Err == nil && t.State != engine.TaskPlanned {
-				add(taskRow{text: "  (no writes)", style: dimStyle})
-			}
-		}
+		p.addResults(v)
 	}
 	if v != nil && v.Phase != engine.PhasePlanned && v.Phase != engine.PhaseCheckpoint {
 		p.addWaiting(v)
 	}
 	p.setFilter(p.filter)
+}
+
+func (p *tasksPane) add(r taskRow) { p.all = append(p.all, r) }
+
+// addPlanned lists the planned tasks with what triggered each and its
+// input.
+func (p *tasksPane) addPlanned(v *engine.StepView, running bool) {
+	labels := copyLabels(v.Tasks)
+	for _, t := range v.Tasks {
+		trig := strings.Join(t.Triggers, ",")
+		if t.Push {
+			trig = "Send"
+		}
+		st := t.State
+		mark := ""
+		if st == engine.TaskCached {
+			// Matched in the node cache right after Plan: its writes
+			// are already there and Execute will not run it.
+			mark = "  ◆ cached"
+		}
+		if p.subgraphs[t.Name] {
+			mark += "  ⤷"
+		}
+		p.add(taskRow{text: fmt.Sprintf("%s ← %s%s  %s", t.Name, trig, mark, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
+	}
+	p.addWaiting(v)
+}
+
+// addCheckpoint lists, at a checkpoint between supersteps, the tasks that
+// wrote it, the subgraphs planned next, and the state keys that changed,
+// or why none did.
+func (p *tasksPane) addCheckpoint(v *engine.StepView, ran []engine.TaskView) {
+	labels := copyLabels(v.Tasks)
+	if len(ran) > 0 {
+		p.add(taskRow{text: "ran: " + taskNames(ran), style: dimStyle})
+	}
+	for _, t := range v.Tasks {
+		if p.subgraphs[t.Name] {
+			p.add(taskRow{text: "⤷ " + labels[t.ID] + ": enter opens its subgraph", style: dimStyle, node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
+		}
+	}
+	n := 0
+	for _, c := range v.Channels {
+		if !c.Updated || c.Internal {
+			continue
+		}
+		n++
+		pv := preview(c.Value, previewBudget)
+		if c.Reducer == "add_messages" {
+			pv = conversationPreview(c.Value, pv)
+		}
+		p.add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, pv), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
+	}
+	switch {
+	case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning && len(savedDone(v.Tasks)) > 0:
+		p.add(taskRow{text: fmt.Sprintf("%s saved writes before superstep %d was cut off: n plans it and reuses them", taskNames(savedDone(v.Tasks)), v.Step), style: dimStyle})
+	case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning:
+		p.add(taskRow{text: fmt.Sprintf("nothing ran here yet: n plans step %d", v.Step), style: dimStyle})
+	case n == 0 && len(ran) > 0:
+		p.add(taskRow{text: "no state key changed", style: dimStyle})
+	}
+	p.addWaiting(v)
+	if v.Status == engine.StatusDone {
+		p.add(taskRow{text: "run finished", style: dimStyle})
+	}
+}
+
+// addResults lists each task of the superstep with how it ended and,
+// under it, its writes, interrupts, retried attempts and error.
+func (p *tasksPane) addResults(v *engine.StepView) {
+	labels := copyLabels(v.Tasks)
+	for _, t := range v.Tasks {
+		label, style := p.resultLabel(t)
+		p.add(taskRow{text: t.Name + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
+		for _, w := range t.Writes {
+			p.add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name, taskID: t.ID})
+		}
+		for _, in := range t.Interrupts {
+			p.add(taskRow{text: "  " + glyphAttention + " interrupt " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: t.Name + " interrupt", node: t.Name})
+		}
+		for i, e := range t.Retried {
+			// Why the retry policy ran it again: the last attempt's
+			// outcome alone hides a flaky tool.
+			p.add(taskRow{text: fmt.Sprintf("  %s attempt %d failed: %s", glyphFailed, i+1, firstLine(e.Error())), style: dimStyle, value: e.Error(), hasValue: true, name: fmt.Sprintf("%s attempt %d error", t.Name, i+1), node: t.Name})
+		}
+		if t.Err != nil {
+			p.add(taskRow{text: "  " + glyphFailed + " " + t.Err.Error(), style: taskStyle(engine.TaskFailed, false), value: t.Err.Error(), hasValue: true, name: t.Name + " error", node: t.Name})
+		}
+		if len(t.Writes) == 0 && len(t.Interrupts) == 0 && t.Err == nil && t.State != engine.TaskPlanned {
+			p.add(taskRow{text: "  (no writes)", style: dimStyle})
+		}
+	}
+}
+
+// resultLabel is how task t ended, as its row says it: its state, its
+// attempts, a call, edited writes, a replay's verdict, a subgraph.
+func (p *tasksPane) resultLabel(t engine.TaskView) (string, func(Styles) func(...string) string) {
+	label := stateLabel(t.State, false)
+	if t.Attempts > 1 {
+		label += fmt.Sprintf(" after %d attempts", t.Attempts)
+	}
+	if t.State == engine.TaskCached {
+		label = "◆ cached: did not run, writes from the node cache"
+	}
+	if t.Call {
+		label += "  ƒ call" // an engine.Task call made by another task's node
+	}
+	style := taskStyle(t.State, false)
+	if slices.Contains(p.edited, t.ID) {
+		label += "  " + glyphEdited + " writes edited"
+	}
+	if vd, ok := p.verdicts[t.ID]; ok {
+		if vd.same {
+			label += "  = recorded"
+			if vd.why != "" {
+				label += ": " + vd.why
+			}
+		} else {
+			label += "  ≠ recorded: " + vd.why
+			style = taskStyle(engine.TaskFailed, false)
+		}
+	}
+	if p.subgraphs[t.Name] {
+		label += "  ⤷"
+	}
+	return label, style
 }
 
 // failedTask is the first task of v that failed: at a checkpoint, one that

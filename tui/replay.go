@@ -39,13 +39,18 @@ type replayRun struct {
 	// diverged names the first divergence ("" while every task matched).
 	diverged string
 	compared int // supersteps compared so far
+	// wentOn is the recorded position whose failure the replay reproduced
+	// when the recording's run went on past it (goOnPastFailure): stepping
+	// runs that superstep again, once (-1: none).
+	wentOn int
 }
 
 // replayVerdict is one replayed task against its recording.
 type replayVerdict struct {
 	same bool
 	// why says what differs: the channels whose writes differ, or that
-	// the recording has no such task.
+	// the recording has no such task; or, for a task judged the same, why
+	// a failure is (recording.FailsAsFirst).
 	why string
 }
 
@@ -57,7 +62,7 @@ func newReplayRun(heads []engine.CheckpointHead, from string, read snapshotReade
 	if chain == nil {
 		return nil, fmt.Errorf("checkpoint %s is not in the thread's history", shortID(from))
 	}
-	r := &replayRun{from: from, chain: chain, read: read, recPos: -1}
+	r := &replayRun{from: from, chain: chain, read: read, recPos: -1, wentOn: -1}
 	// As the command line's replay: a replay that compared nothing must
 	// not pass. A recording that ends at from has a superstep to compare
 	// only if its tasks saved something there (asked, failed, finished).
@@ -103,7 +108,9 @@ func (r *replayRun) compare(v *engine.StepView) string {
 	if m := pairs.Missing; first == "" && len(m) > 0 && v.Status != engine.StatusFailed {
 		first = fmt.Sprintf("recorded step %d, %s: the recording ran it; the replay did not", r.rec.Metadata.Step+1, m[0].Name)
 	}
-	r.compared++
+	if r.wentOn != r.pos { // a step run again where the recording's run went on is compared once
+		r.compared++
+	}
 	if first != "" && r.diverged == "" {
 		r.diverged = first
 	}
@@ -119,6 +126,8 @@ func verdictWhy(vd recording.Verdict) string {
 		return "fails now (" + firstLine(vd.Err) + "); the recording ran"
 	case recording.RecordingFailed:
 		return "the recording failed here (" + firstLine(vd.Err) + "); now it ran"
+	case recording.FailsAsFirst:
+		return "fails as at first, before the recording's run went on (n runs the step again)"
 	case recording.WritesDiffer:
 		var chans []string
 		for _, d := range vd.Diff {
@@ -159,6 +168,35 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]stri
 	}
 	return out, offer.Waiting > 0 && len(offer.Resume) == 0 && offer.Diverged == nil, diverged
 }
+
+// goOnPastFailure decides, for a replayed step that failed (v), whether
+// the replay goes on past the failure: the recording's run failed there
+// too and went on (recording.Step.WentOnAfterFailure), so stepping runs
+// the step again, as that run did. It marks the step when it does, and
+// does the first time only: a second failure is a divergence (the
+// recording's run failed once, then ran), which failedAgain words.
+func (r *replayRun) goOnPastFailure(v *engine.StepView) bool {
+	rec := r.step()
+	if rec == nil || r.wentOn == r.pos || !rec.WentOnAfterFailure("", v.Tasks) {
+		return false
+	}
+	r.wentOn = r.pos
+	return true
+}
+
+// failedAgain is the divergence of a step that fails again after the
+// replay ran it again where the recording's run went on past its failure
+// ("" otherwise).
+func (r *replayRun) failedAgain(v *engine.StepView) string {
+	if r.wentOn != r.pos || r.step() == nil || !r.step().WentOnAfterFailure("", v.Tasks) {
+		return ""
+	}
+	return fmt.Sprintf("recorded step %d: the replay failed again; the recording's run failed here once, then ran", r.rec.Metadata.Step+1)
+}
+
+// mayRunFailedStepAgain reports that the replay stopped at a failure the
+// recording's run went on past (goOnPastFailure), so stepping runs it again.
+func (r *replayRun) mayRunFailedStepAgain() bool { return r.wentOn == r.pos && r.diverged == "" }
 
 // pastEnd reports that the replay has gone on past the recorded branch's
 // last checkpoint: its supersteps are not compared with anything.

@@ -309,3 +309,50 @@ func TestModel_Replay_NothingToCompareRefused(t *testing.T) {
 		t.Fatalf("R one step earlier: note %q err %v", m.note, m.err)
 	}
 }
+
+// flakyB is quiet whose b fails its first failures runs (counted in this
+// graph) and then writes nothing.
+func flakyB(t testing.TB, saver engine.Saver, failures int) *engine.Graph {
+	t.Helper()
+	runs := 0
+	g, err := engine.NewStateGraph(engine.LastValueKey("total")).
+		AddNode("a", func(_ context.Context, s any) (any, error) { return engine.Pairs("total", 1.0), nil }).
+		AddNode("b", func(_ context.Context, s any) (any, error) {
+			if runs++; runs <= failures {
+				return nil, fmt.Errorf("b broke")
+			}
+			return nil, nil
+		}).
+		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("b", engine.End).
+		Compile(engine.WithSaver(saver), engine.WithIDs(engine.NewTimeIDs(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// A recording whose run failed and was then run on past the failure
+// (invoke(null): b ran again and passed) is replayed as it ran: the same
+// failure, then the step again, and c goes on through both. Code that
+// fails twice diverges where the recording's second attempt ran.
+func TestModel_Replay_FailureTheRecordingWentOnPast(t *testing.T) {
+	saver, ids := engine.NewMemorySaver(), &engine.CounterIDs{}
+	if _, err := quiet(t, saver, true, ids).Invoke(context.Background(), map[string]any{"total": 0.0}, engine.OnThread("rec")); err == nil {
+		t.Fatal("the recording should fail first")
+	}
+	if _, err := quiet(t, saver, false, ids).Invoke(context.Background(), nil, engine.OnThread("rec")); err != nil {
+		t.Fatalf("running the recording on past its failure: %v", err)
+	}
+
+	m := replayFromInput(t, flakyB(t, saver, 1), saver)
+	m = press(t, m, "c")
+	if m.replay.diverged != "" || m.view.Status != engine.StatusDone || !strings.Contains(m.note, "replay matches the recording: 3 supersteps compared") {
+		t.Fatalf("flaky code: diverged %q status %v note %q\n%s", m.replay.diverged, m.view.Status, m.note, m.View())
+	}
+
+	m = replayFromInput(t, flakyB(t, saver, 2), saver)
+	m = press(t, m, "c")
+	if !strings.Contains(m.replay.diverged, "the replay failed again; the recording's run failed here once, then ran") || m.mainKeys.Next.Enabled() {
+		t.Fatalf("code failing twice: diverged %q, n enabled %v\n%s", m.replay.diverged, m.mainKeys.Next.Enabled(), m.View())
+	}
+}

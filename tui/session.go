@@ -297,27 +297,32 @@ func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error)
 
 func (s *engineSession) Pending() map[string]engine.ChannelView { return s.pending }
 
-// savedPending is, for a head stopped at an interrupt, what committed
-// keeps aside during a live run: the channels the finished tasks' saved
-// writes change, with the values they would have (the checkpoint applied
-// with them, as a subgraph's state is read), so a reopened thread shows
-// the same "pending →" as the session that stopped there.
+// savedPending is, for a view stopped at an interrupt, the channels the
+// writes saved against its checkpoint change, each as it would be with
+// them applied: the engine's PendingChannels, the one rule a live session
+// (committed) and a reopened or checked-out thread share, so both show
+// the same "pending →".
 func (s *engineSession) savedPending(ctx context.Context, v *engine.StepView) map[string]engine.ChannelView {
 	t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: v.Thread, CheckpointNS: v.Namespace, CheckpointID: v.CheckpointID})
-	if err != nil || t == nil || len(t.PendingWrites) == 0 {
+	if err != nil || t == nil {
 		return nil
 	}
-	applied, err := s.g.SnapshotOf(t, true)
-	if err != nil {
+	changed, err := s.g.PendingChannels(t)
+	if err != nil || len(changed) == 0 {
 		return nil // the channels as saved are still true
+	}
+	byName := make(map[string]engine.PendingChannel, len(changed))
+	for _, p := range changed {
+		byName[p.Name] = p
 	}
 	out := map[string]engine.ChannelView{}
 	for _, c := range v.Channels {
-		after, ok := applied.Values[c.Name]
-		if !ok || c.HasValue && reflect.DeepEqual(engine.Normalize(c.Value), engine.Normalize(after)) {
+		p, ok := byName[c.Name]
+		if !ok {
 			continue
 		}
-		c.Value, c.HasValue, c.Available = after, true, true
+		c.Value, c.HasValue, c.Available = p.Value, p.Available, p.Available
+		c.Version, c.HasVer = p.Version, true
 		out[c.Name] = c
 	}
 	return out
@@ -326,7 +331,7 @@ func (s *engineSession) savedPending(ctx context.Context, v *engine.StepView) ma
 // committed makes a view stopped at an interrupt show the channels as its
 // checkpoint holds them, as the tree and superstep show do: the writes of
 // the tasks that finished are saved against the checkpoint, not applied,
-// so they are kept aside as pending.
+// so they are kept aside as pending (savedPending).
 func (s *engineSession) committed(ctx context.Context, v *engine.StepView) *engine.StepView {
 	s.pending = nil
 	if v.Status != engine.StatusInterrupted || v.Phase == engine.PhaseCheckpoint || v.CheckpointID == "" {
@@ -341,18 +346,13 @@ func (s *engineSession) committed(ctx context.Context, v *engine.StepView) *engi
 	for _, c := range cv.Channels {
 		byName[c.Name] = c
 	}
-	s.pending = map[string]engine.ChannelView{}
 	for i, live := range v.Channels {
-		c, ok := byName[live.Name]
-		if !ok {
-			continue
+		if c, ok := byName[live.Name]; ok {
+			v.Channels[i] = c
 		}
-		if live.Version != c.Version || live.HasVer != c.HasVer {
-			s.pending[live.Name] = live
-		}
-		v.Channels[i] = c
 	}
 	v.Versions, v.Values = cv.Versions, cv.Values
+	s.pending = s.savedPending(ctx, v)
 	return v
 }
 

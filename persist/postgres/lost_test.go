@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/superstep/superstep/engine"
@@ -27,6 +28,10 @@ type breakingProxy struct {
 	mu    sync.Mutex
 	conns []net.Conn
 	cutOn []byte
+	// afterOn: the request naming it (and not afterNot) reaches the
+	// server, which runs it, but its reply is dropped and the connection
+	// closed after a while: a commit whose reply never came.
+	afterOn, afterNot []byte
 }
 
 func newBreakingProxy(t *testing.T, target string) *breakingProxy {
@@ -51,16 +56,31 @@ func newBreakingProxy(t *testing.T, target string) *breakingProxy {
 			p.mu.Lock()
 			p.conns = append(p.conns, c, s)
 			p.mu.Unlock()
-			go p.relay(s, c)
-			go func() { io.Copy(c, s); c.Close() }()
+			var mute atomic.Bool
+			go p.relay(s, c, &mute)
+			go func() {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := s.Read(buf)
+					if n > 0 && !mute.Load() {
+						if _, err := c.Write(buf[:n]); err != nil {
+							break
+						}
+					}
+					if err != nil {
+						break
+					}
+				}
+				c.Close()
+			}()
 		}
 	}()
 	return p
 }
 
 // relay copies the client's bytes to the server until the connection
-// ends or carries cutOn.
-func (p *breakingProxy) relay(server, client net.Conn) {
+// ends or carries cutOn, or afterOn (whose replies mute drops).
+func (p *breakingProxy) relay(server, client net.Conn, mute *atomic.Bool) {
 	defer server.Close()
 	defer client.Close()
 	buf := make([]byte, 32<<10)
@@ -69,11 +89,22 @@ func (p *breakingProxy) relay(server, client net.Conn) {
 		if n > 0 {
 			p.mu.Lock()
 			cut := p.cutOn != nil && bytes.Contains(buf[:n], p.cutOn)
+			after := p.afterOn != nil && bytes.Contains(buf[:n], p.afterOn) && !bytes.Contains(buf[:n], p.afterNot)
+			if after {
+				p.afterOn = nil // once
+			}
 			p.mu.Unlock()
 			if cut {
 				return
 			}
+			if after {
+				mute.Store(true)
+			}
 			if _, err := server.Write(buf[:n]); err != nil {
+				return
+			}
+			if after {
+				time.Sleep(300 * time.Millisecond) // the server commits meanwhile
 				return
 			}
 		}
@@ -90,6 +121,12 @@ func (p *breakingProxy) cut() {
 		c.Close()
 	}
 	p.conns = nil
+}
+
+func (p *breakingProxy) dropReplyToRequestNaming(s, unless string) {
+	p.mu.Lock()
+	p.afterOn, p.afterNot = []byte(s), []byte(unless)
+	p.mu.Unlock()
 }
 
 func (p *breakingProxy) breakRequestsNaming(s string) {
@@ -210,5 +247,46 @@ func TestStore_SessionEndedByServer(t *testing.T) {
 	}
 	if tup, err := s.GetTuple(ctx, engine.Config{ThreadID: "t"}); err != nil || tup == nil {
 		t.Fatalf("GetTuple after the server ended the sessions: %v, %v", tup, err)
+	}
+}
+
+// A commit the server ran whose reply never came (the connection broke
+// after the server committed it) is sent again, as after any broken
+// commit. The thread's claim passes, for the store itself advanced it, and
+// the rows stored already are taken as stored: the run goes on, and the
+// thread holds each checkpoint once.
+func TestStore_CommitWhoseReplyWasLost(t *testing.T) {
+	s, g, p := openThroughProxy(t)
+	ctx := context.Background()
+	before, err := s.List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The group statement's execution names it; its preparation also
+	// carries its text.
+	p.dropReplyToRequestNaming("superstep_group", "INSERT")
+	res, err := g.Invoke(ctx, map[string]any{"n": 5.0}, engine.OnThread("t"))
+	if err != nil || res.Values["n"] != 6.0 {
+		t.Fatalf("a run whose commit's reply was lost: %v, %v", res, err)
+	}
+	p.mu.Lock()
+	dropped := p.afterOn == nil
+	p.mu.Unlock()
+	if !dropped {
+		t.Fatal("no group statement's reply was dropped: the test tested nothing")
+	}
+	after, err := s.List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, tup := range after {
+		if ids[tup.Checkpoint.ID] {
+			t.Fatalf("checkpoint %s is listed twice", tup.Checkpoint.ID)
+		}
+		ids[tup.Checkpoint.ID] = true
+	}
+	if len(after) != 2*len(before) {
+		t.Fatalf("%d checkpoints after a second run, %d after the first", len(after), len(before))
 	}
 }
