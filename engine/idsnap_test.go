@@ -91,3 +91,35 @@ func TestIDLog_DropsReferencesUnlessKept(t *testing.T) {
 		}
 	}
 }
+
+// A kept log (carve) takes a base once its deltas since the last one hold
+// several times as many changes as the slice has slots, not as many: each
+// base is kept too, and the run pays for its copy.
+func TestIDLog_KeptTakesFewerBases(t *testing.T) {
+	const n, snaps = 64, 1024
+	bases := map[bool]int{}
+	for _, kept := range []bool{false, true} {
+		var l idLog[int64]
+		l.carve = kept
+		cur := make([]int64, n)
+		for i := range snaps {
+			cur[i%n] = int64(i + 1)
+			l.note(int32(i%n), cur[i%n])
+			f := new(idFrozen[int64])
+			l.snapshotTo(f, make([]idEntry[int64], 0, 1), n, func() idFrozen[int64] { return denseBase(slices.Clone(cur)) })
+			if f.parent == nil {
+				bases[kept]++
+			}
+			if got := f.flat(); !slices.Equal(got, cur) {
+				t.Fatalf("kept %v: snapshot %d = %v, want %v", kept, i, got, cur)
+			}
+		}
+	}
+	// One change a snapshot: a base every n + 1 snapshots unless kept.
+	if plain := bases[false]; plain < snaps/(n+1) || plain > snaps/(n+1)+1 {
+		t.Errorf("not kept: %d bases of %d snapshots, want %d", plain, snaps, snaps/(n+1)+1)
+	}
+	if 2*bases[true] > bases[false] {
+		t.Errorf("kept: %d bases of %d snapshots, want at most half of %d (not kept)", bases[true], snaps, bases[false])
+	}
+}

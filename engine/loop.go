@@ -621,6 +621,16 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 	return l.putWrites(ctx, t.id(), writes)
 }
 
+// savedCopies reports whether the run's saver keeps copies of the writes
+// it saved, not the slices it was given, and nothing else of the run
+// reads them once applied: a MemorySaver (memWrites.put copies each
+// write), saving at once (under DurabilityExit the run keeps them for its
+// end), with no listener.
+func (l *loop) savedCopies() bool {
+	_, ok := l.saver.(*MemorySaver)
+	return ok && l.exit == nil && l.emit == nil
+}
+
 // put saves a checkpoint the run made (cp, or kc in a kept run: see
 // channelState.checkpoint) with its metadata.
 func (l *loop) put(ctx context.Context, cfg Config, cp *Checkpoint, kc *keptCheckpoint, md Metadata, newVersions map[string]Version) error {
@@ -903,12 +913,13 @@ func reusable(pw PendingWrite) bool {
 // the next superstep's lone task: a wide node's writes outgrow the task's
 // own buffer, and each superstep allocated them anew. Only where nothing
 // reads a task's writes once they are applied: a run of Invoke's (no view
-// of its tasks), with no saver, listener or hook, of a node with no cache
-// (which keeps writes) and no timeout (an abandoned attempt may still be
-// writing). Task calls add tasks: then there is not one.
+// of its tasks), with no listener or hook and no saver but a MemorySaver
+// that saved them (savedCopies), of a node with no cache (which keeps
+// writes) and no timeout (an abandoned attempt may still be writing).
+// Task calls add tasks: then there is not one.
 func (l *loop) keepWrites() {
 	l.cs.spareWrites = nil
-	if !l.invoked || !l.cs.valuesOff || l.opts.Hook != nil || len(l.tasks) != 1 {
+	if !l.invoked || !(l.cs.valuesOff || l.savedCopies()) || l.opts.Hook != nil || len(l.tasks) != 1 {
 		return
 	}
 	t := l.tasks[0]

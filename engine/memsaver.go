@@ -394,9 +394,63 @@ type memWritesMore struct {
 	// memTask.path; places finds them once there are many.
 	ids    []string
 	places map[string]int32
-	// tasks indexes each task's first entry (by memTask.slot), from
-	// memWritesIndexAt entries on.
-	tasks map[uint64]int
+	// tasks indexes each task's first entry (by memTask.slot), once
+	// from looks for a task among more than memWritesIndexAt entries.
+	tasks memTaskIndex
+}
+
+// memTaskIndex maps tasks (memTask.slot, never 0: a task's node is >= 1
+// or memByID) to their first entry, in one table with no pointer, open
+// addressing, linear probing: a fan-out's thousand tasks each add an
+// entry, and a map's growth (its table split and rehashed) cost them
+// about 600 instructions each, a third of what the MemorySaver added to
+// the superstep.
+type memTaskIndex struct {
+	slots []memTaskSlot // nil: no index; else a power of two long
+	n     int
+}
+
+type memTaskSlot struct {
+	key uint64 // 0: free
+	at  int32
+}
+
+// find returns where key is in slots, or the free slot it would go in.
+func (x *memTaskIndex) find(key uint64) *memTaskSlot {
+	mask := uint64(len(x.slots) - 1)
+	for i := (key * 0x9e3779b97f4a7c15) >> 32 & mask; ; i = (i + 1) & mask {
+		if s := &x.slots[i]; s.key == key || s.key == 0 {
+			return s
+		}
+	}
+}
+
+// get returns key's entry.
+func (x *memTaskIndex) get(key uint64) (int, bool) {
+	if len(x.slots) == 0 {
+		return 0, false
+	}
+	s := x.find(key)
+	return int(s.at), s.key == key
+}
+
+// set makes key's entry at, growing the table at half full.
+func (x *memTaskIndex) set(key uint64, at int) {
+	if 2*(x.n+1) > len(x.slots) {
+		old := x.slots
+		x.slots, x.n = make([]memTaskSlot, max(64, 2*len(old))), 0
+		for _, s := range old {
+			if s.key != 0 {
+				x.set(s.key, int(s.at))
+			}
+		}
+	}
+	s := x.find(key)
+	if s.key == 0 {
+		s.key = key
+		x.n++
+	}
+	s.at = int32(at)
 }
 
 // memWrite is one pending write (its task is the key's). Its channel is
@@ -501,8 +555,11 @@ func (w *memWrites) from(task memTask) int {
 	if w.n == 0 { // a task's first writes, usually
 		return -1
 	}
+	if !w.indexed() && w.n > memWritesIndexAt {
+		w.reindex()
+	}
 	if w.indexed() {
-		if i, ok := w.more.tasks[task.slot()]; ok {
+		if i, ok := w.more.tasks.get(task.slot()); ok {
 			return i
 		}
 		return -1
@@ -516,7 +573,7 @@ func (w *memWrites) from(task memTask) int {
 	return -1
 }
 
-func (w *memWrites) indexed() bool { return w.more != nil && w.more.tasks != nil }
+func (w *memWrites) indexed() bool { return w.more != nil && w.more.tasks.slots != nil }
 
 // find returns where k's write is, looking from entry i on, or -1.
 func (w *memWrites) find(k memWriteKey, i int) int {
@@ -583,28 +640,28 @@ func (w *memWrites) count(task memTask, n int32) {
 	}
 }
 
-// indexAdded indexes the entries added from at on; first says the one at
-// at is its task's first.
+// indexAdded indexes the entries added from at on, if the entries are
+// indexed (else from indexes them when it needs to: one task's many
+// writes, a run's input, are usually all its checkpoint gets, and an
+// index made for them would go unread); first says the one at at is its
+// task's first.
 func (w *memWrites) indexAdded(at int, first bool) {
-	switch {
-	case w.indexed():
-		if first {
-			w.index(at)
-		}
-	case w.n > memWritesIndexAt:
-		for i := int(w.n) - 1; i >= 0; i-- { // the first of each task wins
-			w.index(i)
-		}
+	if first && w.indexed() {
+		w.index(at)
+	}
+}
+
+// reindex indexes every task's first entry anew.
+func (w *memWrites) reindex() {
+	w.moreOf().tasks = memTaskIndex{}
+	for i := int(w.n) - 1; i >= 0; i-- { // the first of each task wins
+		w.index(i)
 	}
 }
 
 // index records entry i as its task's first.
 func (w *memWrites) index(i int) {
-	x := w.moreOf()
-	if x.tasks == nil {
-		x.tasks = make(map[uint64]int, 2*w.n)
-	}
-	x.tasks[w.room()[i].key.task.slot()] = i
+	w.moreOf().tasks.set(w.room()[i].key.task.slot(), i)
 }
 
 // nameWrites gives every task saved by reference its id, for the
@@ -628,10 +685,7 @@ func (r *memRecord) nameWrites(names *memNames, ns string) {
 	}
 	w.lazy = 0
 	if w.indexed() {
-		w.more.tasks = nil
-		for i := int(w.n) - 1; i >= 0; i-- {
-			w.index(i)
-		}
+		w.reindex()
 	}
 }
 

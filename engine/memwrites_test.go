@@ -82,6 +82,33 @@ func TestMemWrites_EntriesSurviveEveryRoom(t *testing.T) {
 	}
 }
 
+// One task's many writes, usually all their checkpoint gets (a run's
+// input), make no index of tasks; the index is made when a task is looked
+// for among them, and finds the task's first entry.
+func TestMemWrites_IndexMadeWhenLookedFor(t *testing.T) {
+	var w memWrites
+	var names memNames
+	writes := make([]Write, 3*memWritesIndexAt)
+	for i := range writes {
+		writes[i] = Write{Channel: fmt.Sprint("c", i), Value: i}
+	}
+	a, b := newMemTask(0, pullTask, 0), newMemTask(1, pullTask, 0)
+	w.put(&names, a, writes, nil)
+	if w.indexed() {
+		t.Fatalf("%d writes of one task: indexed", len(writes))
+	}
+	w.put(&names, b, writes[:2], nil)
+	if !w.indexed() {
+		t.Fatalf("a second task's writes after %d: not indexed", len(writes))
+	}
+	if got, want := w.from(a), 0; got != want {
+		t.Fatalf("first of task a: %d, want %d", got, want)
+	}
+	if got, want := w.from(b), len(writes); got != want {
+		t.Fatalf("first of task b: %d, want %d", got, want)
+	}
+}
+
 // A batch given a carved room (putTaskWrites: a first batch larger than
 // the record's own) is saved in that room, not in one grown anew.
 func TestMemWrites_CarvedRoomIsUsed(t *testing.T) {
@@ -188,5 +215,48 @@ func TestMemNames_ReadBackAcrossChunks(t *testing.T) {
 	g := &Graph{channelOrder: []string{"x", "y"}}
 	if got := names.channel(&memWrite{ch: 1}, g); got != "y" {
 		t.Fatalf("id 1 reads back as %q", got)
+	}
+}
+
+// memTaskIndex finds what was set last for every task, through its growth
+// and the collisions of tasks that differ only in their node or path, as a
+// map would.
+func TestMemTaskIndex_AsAMap(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	var x memTaskIndex
+	want := map[uint64]int{}
+	var keys []uint64
+	for i := 0; i < 5000; i++ {
+		var task memTask
+		switch r.Intn(3) {
+		case 0:
+			task = newMemTask(r.Intn(4), pushTask, r.Intn(2000))
+		case 1:
+			task = newMemTask(r.Intn(4), pullTask, r.Intn(8))
+		default:
+			task = memTask{memByID, int32(r.Intn(500))}
+		}
+		k := task.slot()
+		keys = append(keys, k)
+		x.set(k, i)
+		want[k] = i
+		if got, ok := x.get(k); !ok || got != i {
+			t.Fatalf("set %d: get = %d %v", i, got, ok)
+		}
+	}
+	if x.n != len(want) {
+		t.Fatalf("%d entries, want %d", x.n, len(want))
+	}
+	for _, k := range keys {
+		if got, ok := x.get(k); !ok || got != want[k] {
+			t.Fatalf("task %x: %d %v, want %d", k, got, ok, want[k])
+		}
+	}
+	if _, ok := x.get(newMemTask(5, pullTask, 0).slot()); ok {
+		t.Fatal("a task never set is found")
+	}
+	var empty memTaskIndex
+	if _, ok := empty.get(keys[0]); ok {
+		t.Fatal("found in an empty index")
 	}
 }
