@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -82,10 +84,32 @@ func envString(env Env) string {
 
 // sameValue compares two results, NaN equal to NaN and -0 unlike 0.
 func sameValue(a, b any) error {
-	if fmt.Sprintf("%#v", a) != fmt.Sprintf("%#v", b) {
-		return fmt.Errorf("%#v != %#v", a, b)
+	if typedString(a) != typedString(b) {
+		return fmt.Errorf("%s != %s", typedString(a), typedString(b))
 	}
 	return nil
+}
+
+// typedString prints v with the Go type of every value in it (%#v prints
+// a float64 2 and an int 2 alike), maps in sorted key order.
+func typedString(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = typedString(e)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case map[string]any:
+		parts := make([]string, 0, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			parts = append(parts, fmt.Sprintf("%q:%s", k, typedString(x[k])))
+		}
+		return "{" + strings.Join(parts, " ") + "}"
+	case engine.Send:
+		return fmt.Sprintf("Send(%q, %s)", x.Node, typedString(x.Arg))
+	}
+	return fmt.Sprintf("%T(%#v)", v, v)
 }
 
 // Every expression of every scenario file in the repository (the public
@@ -218,8 +242,8 @@ func randomExpr(r *rand.Rand, depth int) string {
 // would change nothing: a Go int or a list among the items is converted.
 func TestEval_SendEachShortcutConvertsWhatNeedsIt(t *testing.T) {
 	e, err := Compile("sendEach('w', state.items, 'x')")
-	if err != nil || e.sendKey == nil {
-		t.Fatalf("compile: %v, key %v", err, e.sendKey)
+	if err != nil || e.sends == nil {
+		t.Fatalf("compile: %v, sends %v", err, e.sends)
 	}
 	send := func(arg any) engine.Send { return engine.Send{Node: "w", Arg: map[string]any{"x": arg}} }
 	for _, tt := range []struct {
