@@ -41,6 +41,9 @@ type Expr struct {
 	// says which variables it reads (readsState, readsOther).
 	fast  fastFn
 	reads int
+	// arith is set for state.k OP c (a number) as the whole expression
+	// with closures.
+	arith *stateArith
 	// sends is set for sendEach(node, list, key) as the whole expression
 	// (with closures for its arguments): a fan-out's route.
 	sends *sendEachCall
@@ -78,6 +81,9 @@ func Compile(src string) (*Expr, error) {
 	e := &Expr{Src: src, prog: prog}
 	e.fast, e.reads = compileFast(prog.Node())
 	e.sends = compileSendEach(prog.Node())
+	if a, ok := stateArithOf(prog.Node()); ok && e.fast != nil {
+		e.arith = &a
+	}
 	if e.fast == nil {
 		e.reads = readsState | readsOther // unknown: give it everything
 	} else {

@@ -296,3 +296,36 @@ func TestPlainNode_ReturnsWhatTheUpdateDoes(t *testing.T) {
 		t.Fatal("the nodes counted no entries")
 	}
 }
+
+// A plain node with several writes computes state.k OP c inline (without
+// the expression's closure); whatever the input, it returns what the
+// update's ordinary evaluation returns.
+func TestPlainNode_InlineArithmeticIsTheUpdate(t *testing.T) {
+	inputs := []any{nil, map[string]any{}, map[string]any{"a": 7.0, "b": -2.5}, map[string]any{"a": "s", "b": nil},
+		map[string]any{"a": 0.0, "b": true}, map[string]any{"a": []any{1.0}}, "not an object"}
+	var entered atomic.Int64
+	for op := range binOps {
+		for _, c := range []string{"3", "0", "2.5"} {
+			e, err := Compile("state.a " + op + " " + c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.arith == nil {
+				t.Fatalf("%q: not inline", e.Src)
+			}
+			other, err := Compile(c + " " + op + " state.b")
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := update{keys: []KeyExpr{{Key: "a", Expr: e}, {Key: "b", Expr: other}}, schema: []string{"a", "b"}}
+			node := plainNodeFunc(spec, &entered)
+			for _, in := range inputs {
+				got, err := node(context.Background(), in)
+				want, werr := spec.eval(in, nil)
+				if fmt.Sprint(err) != fmt.Sprint(werr) || err == nil && sameValue(got, want) != nil {
+					t.Errorf("%q on %#v: node gives %#v (%v), the update %#v (%v)", e.Src, in, got, err, want, werr)
+				}
+			}
+		}
+	}
+}
