@@ -388,6 +388,9 @@ func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
 	writes := make([]fastWrite, len(keys))
 	for i, ke := range keys {
 		writes[i] = fastWrite{key: schemaName(upd.schema, ke.Key), fn: ke.Expr.fast}
+		if a := ke.Expr.arith; a != nil {
+			writes[i].arith, writes[i].stateArith = true, *a
+		}
 	}
 	return func(_ context.Context, input any) (out any, err error) {
 		entered.Add(1)
@@ -397,8 +400,16 @@ func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
 			}
 		}()
 		state := objectOrEmpty(input)
+		m, _ := state.(map[string]any)
 		u := make(engine.Update, len(writes))
-		for i, w := range writes {
+		for i := range writes {
+			w := &writes[i]
+			if w.arith {
+				if x, ok := m[w.stateArith.key].(float64); ok {
+					u[i] = engine.KV{Key: w.key, Value: w.op.floats(x, w.y)}
+					continue
+				}
+			}
 			v := w.fn(state, nil)
 			if !isScalar(v) {
 				v = mustValue(v)
@@ -409,10 +420,13 @@ func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
 	}
 }
 
-// fastWrite is one write of a plain node: its key and its closure.
+// fastWrite is one write of a plain node: its key and its closure, and,
+// for state.k OP c, that expression to compute inline (arith).
 type fastWrite struct {
 	key string
 	fn  fastFn
+	stateArith
+	arith bool
 }
 
 // schemaName is name as the schema holds it (the same bytes), or name

@@ -41,9 +41,12 @@ type Expr struct {
 	// says which variables it reads (readsState, readsOther).
 	fast  fastFn
 	reads int
-	// sendKey is set for sendEach(node, list, 'key') as the whole
-	// expression: its result is checked by that key (sendsInForm).
-	sendKey *string
+	// arith is set for state.k OP c (a number) as the whole expression
+	// with closures.
+	arith *stateArith
+	// sends is set for sendEach(node, list, key) as the whole expression
+	// (with closures for its arguments): a fan-out's route.
+	sends *sendEachCall
 }
 
 // Env holds the variables an expression can read.
@@ -77,7 +80,10 @@ func Compile(src string) (*Expr, error) {
 	}
 	e := &Expr{Src: src, prog: prog}
 	e.fast, e.reads = compileFast(prog.Node())
-	e.sendKey = sendEachKey(prog.Node())
+	e.sends = compileSendEach(prog.Node())
+	if a, ok := stateArithOf(prog.Node()); ok && e.fast != nil {
+		e.arith = &a
+	}
 	if e.fast == nil {
 		e.reads = readsState | readsOther // unknown: give it everything
 	} else {
@@ -213,11 +219,13 @@ func (e *Expr) Eval(env Env) (any, error) {
 // means they are all unset. Nodes and routes call it so that their frames
 // stay small and an Env is made at most once per call (see runFast).
 func (e *Expr) eval(state any, env *Env) (any, error) {
+	if e.sends != nil {
+		if v, ok := e.sends.run(state, env); ok {
+			return v, nil
+		}
+	}
 	if e.fast != nil {
 		if v, ok := e.runFast(state, env); ok {
-			if e.sendKey != nil && sendsInForm(v, *e.sendKey) {
-				return v, nil
-			}
 			return toValue(v)
 		}
 	}
@@ -236,44 +244,51 @@ func (e *Expr) evalVM(state any, env *Env) (any, error) {
 	return e.runVM(vars)
 }
 
-// sendEachKey is the key of sendEach(node, list, 'key') when that call is
-// the whole expression.
-func sendEachKey(n ast.Node) *string {
-	call, ok := n.(*ast.CallNode)
+// sendEachCall is sendEach(node, list, key) as the whole expression,
+// its arguments as closures.
+type sendEachCall struct {
+	node, list, key fastFn
+}
+
+// compileSendEach is the sendEachCall of tree (expr-lang's checked and
+// patched tree), or nil when tree is not such a call or an argument has
+// no closures.
+func compileSendEach(tree ast.Node) *sendEachCall {
+	call, ok := tree.(*ast.CallNode)
 	if !ok || len(call.Arguments) != 3 {
 		return nil
 	}
-	id, _ := call.Callee.(*ast.IdentifierNode)
-	key, _ := call.Arguments[2].(*ast.StringNode)
-	if id == nil || id.Value != "sendEach" || key == nil {
+	if id, _ := call.Callee.(*ast.IdentifierNode); id == nil || id.Value != "sendEach" {
 		return nil
 	}
-	return &key.Value
+	var args [3]fastFn
+	for i, a := range call.Arguments {
+		if args[i], _ = compileFast(a); args[i] == nil {
+			return nil
+		}
+	}
+	return &sendEachCall{node: args[0], list: args[1], key: args[2]}
 }
 
-// sendsInForm reports whether v, what sendEach made with key, is in engine
-// form already, as toValue would find walking it: each Send's argument
-// is the object {key: item} with a scalar item. It reads the item by key
-// instead of iterating each one-key object, most of a fan-out's toValue.
-func sendsInForm(v any, key string) bool {
-	list, ok := v.([]any)
-	if !ok {
-		return false
+// run is the call's result when it is in engine form as sendEach makes
+// it, which toValue would return as it is: a list of Sends, each with the
+// object {key: item} as its argument, every item a scalar. It tests the
+// items before the call, so that a fan-out reads no Send's object again;
+// ok is false for anything else (a list or a Go int among the items, an
+// error), which the ordinary evaluation then gives.
+func (c *sendEachCall) run(state any, env *Env) (v any, ok bool) {
+	defer func() {
+		if recover() != nil {
+			v, ok = nil, false
+		}
+	}()
+	state = objectOrEmpty(state)
+	node, list, key := c.node(state, env), c.list(state, env), c.key(state, env)
+	if _, isName := node.(string); !isName || list != nil && !isFlatList(list) {
+		return nil, false
 	}
-	for _, e := range list {
-		s, ok := e.(engine.Send)
-		if !ok {
-			return false
-		}
-		arg, ok := s.Arg.(map[string]any)
-		if !ok || len(arg) != 1 {
-			return false
-		}
-		if item, ok := arg[key]; !ok || !isScalar(item) {
-			return false
-		}
-	}
-	return true
+	out, err := sendEach(node, list, key)
+	return out, err == nil
 }
 
 // readsOnlyState reports whether the expression reads no variable but

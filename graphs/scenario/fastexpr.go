@@ -216,6 +216,35 @@ func (c *fastCompiler) binary(x *ast.BinaryNode) fastFn {
 	}
 }
 
+// stateArith is an expression state.k OP c, c a number literal: a plain
+// node computes it inline, without the closure's call, when state.k is a
+// number (see plainNodeFunc), as binary's closure does.
+type stateArith struct {
+	key string
+	op  binOp
+	y   float64
+}
+
+// stateArithOf is tree's stateArith; ok is false when tree is not one or
+// has no closures.
+func stateArithOf(tree ast.Node) (a stateArith, ok bool) {
+	x, isBinary := tree.(*ast.BinaryNode)
+	if !isBinary {
+		return a, false
+	}
+	op, isOp := binOps[x.Operator]
+	k, isConst := x.Right.(*ast.FloatNode)
+	if !isOp || !isConst {
+		return a, false
+	}
+	c := &fastCompiler{ok: true}
+	l := c.operand(x.Left)
+	if !l.stateKey || c.node(x.Right) == nil {
+		return a, false // not state.k, or a constant the closures leave to the VM
+	}
+	return stateArith{key: l.key, op: op, y: k.Value}, true
+}
+
 // binOp is an arithmetic or comparison operator.
 type binOp uint8
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -82,10 +84,32 @@ func envString(env Env) string {
 
 // sameValue compares two results, NaN equal to NaN and -0 unlike 0.
 func sameValue(a, b any) error {
-	if fmt.Sprintf("%#v", a) != fmt.Sprintf("%#v", b) {
-		return fmt.Errorf("%#v != %#v", a, b)
+	if typedString(a) != typedString(b) {
+		return fmt.Errorf("%s != %s", typedString(a), typedString(b))
 	}
 	return nil
+}
+
+// typedString prints v with the Go type of every value in it (%#v prints
+// a float64 2 and an int 2 alike), maps in sorted key order.
+func typedString(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = typedString(e)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case map[string]any:
+		parts := make([]string, 0, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			parts = append(parts, fmt.Sprintf("%q:%s", k, typedString(x[k])))
+		}
+		return "{" + strings.Join(parts, " ") + "}"
+	case engine.Send:
+		return fmt.Sprintf("Send(%q, %s)", x.Node, typedString(x.Arg))
+	}
+	return fmt.Sprintf("%T(%#v)", v, v)
 }
 
 // Every expression of every scenario file in the repository (the public
@@ -218,8 +242,8 @@ func randomExpr(r *rand.Rand, depth int) string {
 // would change nothing: a Go int or a list among the items is converted.
 func TestEval_SendEachShortcutConvertsWhatNeedsIt(t *testing.T) {
 	e, err := Compile("sendEach('w', state.items, 'x')")
-	if err != nil || e.sendKey == nil {
-		t.Fatalf("compile: %v, key %v", err, e.sendKey)
+	if err != nil || e.sends == nil {
+		t.Fatalf("compile: %v, sends %v", err, e.sends)
 	}
 	send := func(arg any) engine.Send { return engine.Send{Node: "w", Arg: map[string]any{"x": arg}} }
 	for _, tt := range []struct {
@@ -270,5 +294,38 @@ func TestPlainNode_ReturnsWhatTheUpdateDoes(t *testing.T) {
 	}
 	if entered.Load() == 0 {
 		t.Fatal("the nodes counted no entries")
+	}
+}
+
+// A plain node with several writes computes state.k OP c inline (without
+// the expression's closure); whatever the input, it returns what the
+// update's ordinary evaluation returns.
+func TestPlainNode_InlineArithmeticIsTheUpdate(t *testing.T) {
+	inputs := []any{nil, map[string]any{}, map[string]any{"a": 7.0, "b": -2.5}, map[string]any{"a": "s", "b": nil},
+		map[string]any{"a": 0.0, "b": true}, map[string]any{"a": []any{1.0}}, "not an object"}
+	var entered atomic.Int64
+	for op := range binOps {
+		for _, c := range []string{"3", "0", "2.5"} {
+			e, err := Compile("state.a " + op + " " + c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.arith == nil {
+				t.Fatalf("%q: not inline", e.Src)
+			}
+			other, err := Compile(c + " " + op + " state.b")
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := update{keys: []KeyExpr{{Key: "a", Expr: e}, {Key: "b", Expr: other}}, schema: []string{"a", "b"}}
+			node := plainNodeFunc(spec, &entered)
+			for _, in := range inputs {
+				got, err := node(context.Background(), in)
+				want, werr := spec.eval(in, nil)
+				if fmt.Sprint(err) != fmt.Sprint(werr) || err == nil && sameValue(got, want) != nil {
+					t.Errorf("%q on %#v: node gives %#v (%v), the update %#v (%v)", e.Src, in, got, err, want, werr)
+				}
+			}
+		}
 	}
 }
