@@ -256,11 +256,18 @@ func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *State
 			}
 			if t == nil {
 				if k == 0 && st.Error == "" {
-					// Not run yet: the empty snapshot, as for a subgraph
-					// node (LangGraph.js reads the state of every planned
-					// task of a node with subgraphs, declared ones
-					// included: pregel/index.ts:940-975, getSubgraphs).
-					st.State = emptySnapshot(thread, st.Subgraph)
+					// Nothing saved there yet: the empty snapshot, as for
+					// a subgraph node (LangGraph.js reads the state of
+					// every planned task of a node with subgraphs,
+					// declared ones included: pregel/index.ts:940-975).
+					// A namespace an undeclared graph wrote is not read.
+					saved, err := n.savedIn(ctx, saver, thread, ns)
+					if err != nil {
+						return err
+					}
+					if !saved {
+						st.State = emptySnapshot(thread, st.Subgraph)
+					}
 				}
 				break
 			}
