@@ -1488,3 +1488,12 @@ func storedSend(v any) any {
 	}
 	return v
 }
+
+// savedWrite is a pending write as read back from the saver: a Send
+// packet in it is in its stored form (storedSend).
+func savedWrite(pw PendingWrite) Write {
+	if pw.Channel == TasksChannel {
+		return Write{Channel: pw.Channel, Value: storedSend(pw.Value)}
+	}
+	return Write{Channel: pw.Channel, Value: pw.Value}
+}

@@ -200,6 +200,14 @@ func (l *loop) matchCachedWrites(ctx context.Context) error {
 			continue
 		}
 		t := last[k]
+		// LangGraph.js's InMemoryCache keeps writes serialized
+		// (checkpoint cache/memory.ts:50 dumpsTyped), and a Send comes
+		// back as the plain {node, args} object (serde/jsonplus.ts:213).
+		for i, w := range writes {
+			if w.Channel == TasksChannel {
+				writes[i].Value = storedSend(w.Value)
+			}
+		}
 		t.writes = append(t.writes, writes...)
 		matched = append(matched, t)
 	}

@@ -46,6 +46,19 @@ func (n *node) subgraphIn(ctx context.Context, saver Saver, thread, ns string) (
 	return nil, nil, nil
 }
 
+// savedIn reports whether ns of thread holds a checkpoint where n's
+// declared subgraphs keep theirs (either namespace form), whichever graph
+// wrote it.
+func (n *node) savedIn(ctx context.Context, saver Saver, thread, ns string) (bool, error) {
+	for _, u := range n.uses {
+		t, err := saver.GetTuple(ctx, Config{ThreadID: thread, CheckpointNS: u.g.ownNamespace(ns)})
+		if err != nil || t != nil {
+			return t != nil, err
+		}
+	}
+	return false, nil
+}
+
 // declaredMark is the part of a subgraph checkpoint's metadata that a
 // checkpoint written beside it in its namespace (an update, a copy) keeps:
 // the declared subgraph that ran there.

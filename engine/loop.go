@@ -889,11 +889,7 @@ func (l *loop) reuseSavedWrites() {
 		if t == nil || !reusable(pw) {
 			continue
 		}
-		v := pw.Value
-		if pw.Channel == TasksChannel {
-			v = storedSend(v) // a reused Send went through storage
-		}
-		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: v})
+		t.writes = append(t.writes, savedWrite(pw)) // a reused Send went through storage
 		r := &t.result
 		r.Reused, r.Done = true, true
 		r.Writes = t.writes

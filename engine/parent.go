@@ -47,9 +47,15 @@ func (l *loop) parentCommand(t *task, ret any) (err error, ok bool) {
 	return &ParentCommandError{Command: cmd, Target: l.cfg.CheckpointNS}, true
 }
 
-// takeParentCommand turns the ParentCommandError of a subgraph run in
-// namespace ns, when meant for it, into the Command the subgraph's node
-// returns; other errors pass through.
+// takeParentCommand turns a ParentCommandError meant for the task whose
+// checkpoint namespace is taskNS into the Command the task's node returns;
+// other errors pass through. A Command.PARENT is addressed to the
+// namespace of the graph its node ran in (LangGraph.js pregel/retry.ts:139-145,
+// getParentCheckpointNamespace), and a task takes only one addressed to its
+// own namespace (retry.ts:132: cmd.graph === the task's checkpoint_ns). So
+// it takes the Command of the first subgraph run in it, but neither that of
+// a second run ("<ns>|1") nor that of a stateful subgraph, whose namespace
+// has no task ids (index.ts:2313-2319): those go on up as bubble-ups.
 func takeParentCommand(ns string, err error) (any, error) {
 	var pc *ParentCommandError
 	if errors.As(err, &pc) && pc.Target == ns {
@@ -79,25 +85,4 @@ func stripTaskIDs(ns string) string {
 		parts[i], _, _ = strings.Cut(p, ":")
 	}
 	return strings.Join(parts, "|")
-}
-
-// takeInvokedParentCommand turns a ParentCommandError raised by a graph
-// that the task's node ran through InvokeSubgraph, and meant for this task,
-// into the Command the node returns; any other error passes through. The
-// target is the namespace of the first such run (the task's namespace, or
-// its stateful form): LangGraph.js compares cmd.graph with the task's
-// checkpoint_ns (pregel/retry.ts:132), so a Command from a second run
-// ("<ns>|1") is not the task's and bubbles on, as there.
-func (s *taskScope) takeInvokedParentCommand(err error) (any, error) {
-	var pc *ParentCommandError
-	if !errors.As(err, &pc) {
-		return nil, err
-	}
-	s.mu.Lock()
-	ns := s.invokedNS
-	s.mu.Unlock()
-	if ns == "" {
-		return nil, err
-	}
-	return takeParentCommand(ns, err)
 }

@@ -80,9 +80,9 @@ func (g *Graph) Stream(ctx context.Context, input any, opts ...RunOption) iter.S
 // node's update.
 func (l *loop) runSubgraph(ctx context.Context, scope *taskScope, t *task) (any, error) {
 	sub := t.node.subgraph
-	res, ns, err := l.runChild(ctx, scope, sub, "", t.input)
+	res, _, err := l.runChild(ctx, scope, sub, "", t.input)
 	if err != nil {
-		return takeParentCommand(ns, err)
+		return takeParentCommand(t.namespace(), err)
 	}
 	out := make(Update, 0, len(sub.keys))
 	for _, k := range sub.keys {
@@ -182,8 +182,9 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, decla
 // with a *ParentCommandError; the node returns it as its error, and the
 // calling task applies the Command (update, goto) as if the node had
 // returned it (LangGraph.js pregel/retry.ts:129-139). Only the first run
-// of a node execution is the task's own: a Command.PARENT from a second
-// run goes on up, as in LangGraph.js.
+// of a node execution, and only of a sub that is not stateful, is the
+// task's own: a Command.PARENT from a second run or from a stateful sub
+// goes on up, as in LangGraph.js (see takeParentCommand).
 //
 // Declare sub on the node (UsesSubgraph) to read and update its state by
 // namespace afterwards; an undeclared sub runs the same way but only its
@@ -193,15 +194,7 @@ func InvokeSubgraph(ctx context.Context, sub *Graph, input any) (map[string]any,
 	if scope == nil {
 		return nil, ErrOutsideNode
 	}
-	scope.mu.Lock()
-	first := scope.subgraphRuns == 0
-	scope.mu.Unlock()
-	res, ns, err := scope.run.runChild(ctx, scope, sub, scope.t.node.declaredName(sub), input)
-	if first {
-		scope.mu.Lock()
-		scope.invokedNS = ns
-		scope.mu.Unlock()
-	}
+	res, _, err := scope.run.runChild(ctx, scope, sub, scope.t.node.declaredName(sub), input)
 	if err != nil {
 		return nil, err
 	}

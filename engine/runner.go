@@ -97,9 +97,14 @@ func (l *loop) execute(ctx context.Context) error {
 			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id()})
 		}
 	}
-	if !stopped && bubble != nil {
+	if !stopped && bubble != nil && l.opts.parent != nil {
 		// Interrupts win over a Command for the parent (LangGraph.js
-		// pregel/runner.ts tick).
+		// pregel/runner.ts tick). In the root graph no task takes it (a
+		// Command.PARENT from a stateful subgraph or from a node's
+		// second subgraph run): the tick raises a bubble-up only in a
+		// nested loop (runner.ts:204; 1.7.3 dist runner.js:82), so the
+		// superstep ends as if the task had written nothing, its error
+		// saved (handleResult).
 		return l.fail(bubble)
 	}
 	if stopped {
@@ -802,7 +807,7 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 			// writers apply it as if the node had returned it
 			// (LangGraph.js pregel/retry.ts:129-139: cmd.graph ===
 			// the task's checkpoint_ns).
-			ret, err = scope.takeInvokedParentCommand(err)
+			ret, err = takeParentCommand(t.namespace(), err)
 		}
 	}
 	if err != nil {

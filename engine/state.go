@@ -255,6 +255,20 @@ func (g *Graph) readSubgraphStates(ctx context.Context, saver Saver, snap *State
 				return err
 			}
 			if t == nil {
+				if k == 0 && st.Error == "" {
+					// Nothing saved there yet: the empty snapshot, as for
+					// a subgraph node (LangGraph.js reads the state of
+					// every planned task of a node with subgraphs,
+					// declared ones included: pregel/index.ts:940-975).
+					// A namespace an undeclared graph wrote is not read.
+					saved, err := n.savedIn(ctx, saver, thread, ns)
+					if err != nil {
+						return err
+					}
+					if !saved {
+						st.State = emptySnapshot(thread, st.Subgraph)
+					}
+				}
 				break
 			}
 			run := SubgraphRun{Name: n.declaredName(sub), Namespace: ns}
@@ -876,7 +890,7 @@ func applyNullWrites(cs *channelState, pending []PendingWrite) error {
 	var ws []Write
 	for _, pw := range pending {
 		if pw.TaskID == NullTaskID {
-			ws = append(ws, Write{Channel: pw.Channel, Value: pw.Value})
+			ws = append(ws, savedWrite(pw))
 		}
 	}
 	if len(ws) == 0 {
@@ -901,7 +915,7 @@ func (g *Graph) attachSavedWrites(tasks []*task, pending []PendingWrite) {
 		case t == nil, pw.Channel == ErrorChannel, pw.Channel == ErrorSourceNodeChannel, pw.Channel == InterruptChannel, pw.Channel == ScheduledChannel:
 			continue
 		}
-		t.writes = append(t.writes, Write{Channel: pw.Channel, Value: pw.Value})
+		t.writes = append(t.writes, savedWrite(pw))
 	}
 }
 

@@ -42,9 +42,6 @@ type taskScope struct {
 	// subgraphRuns counts the subgraph runs of this task execution, all
 	// attempts together (LangGraph's scratchpad subgraph counter).
 	subgraphRuns int
-	// invokedNS is the namespace of the task's first InvokeSubgraph run,
-	// the one whose Command.PARENT the task takes.
-	invokedNS string
 	// calls counts the node's Task calls, all attempts together (the
 	// scratchpad's callCounter, made once per task: algo.ts:1499).
 	calls int

@@ -192,7 +192,7 @@ func (s *taskScope) forAttempt() *taskScope {
 	return &taskScope{t: s.t, run: s.run, step: s.step, resume: append([]any(nil), s.resume...),
 		nullResume: s.nullResume, hasNullResume: s.hasNullResume, counter: s.counter,
 		resumeWrite: s.resumeWrite, hasResume: s.hasResume, interrupt: s.interrupt, subgraphRuns: s.subgraphRuns,
-		invokedNS: s.invokedNS, calls: s.calls}
+		calls: s.calls}
 }
 
 // adopt takes back what a finished timed attempt did to its copy.
@@ -203,7 +203,7 @@ func (s *taskScope) adopt(as *taskScope) {
 	defer s.mu.Unlock()
 	s.resume, s.hasNullResume, s.counter = as.resume, as.hasNullResume, as.counter
 	s.resumeWrite, s.hasResume, s.interrupt = as.resumeWrite, as.hasResume, as.interrupt
-	s.subgraphRuns, s.invokedNS, s.calls = as.subgraphRuns, as.invokedNS, as.calls
+	s.subgraphRuns, s.calls = as.subgraphRuns, as.calls
 }
 
 // adoptSubgraphRuns takes back how many subgraph runs an abandoned timed

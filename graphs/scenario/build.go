@@ -575,13 +575,15 @@ func last(l []any) any {
 }
 
 // ErrorKind names an error the way traces do: InvalidUpdateError,
-// GraphRecursionError, NodeError (a scripted failure), EmptyInputError, or
-// Error:<detail>.
+// GraphRecursionError, NodeError (a scripted failure), EmptyInputError,
+// Error:ParentCommand (a Command.PARENT no task took, raised as a node
+// error: LangGraph.js names it ParentCommand, errors.ts), or Error:Error.
 func ErrorKind(err error) string {
 	var iu *engine.InvalidUpdateError
 	var gr *engine.GraphRecursionError
 	var sf *ScriptedFailure
 	var te *engine.NodeTimeoutError
+	var pc *engine.ParentCommandError
 	switch {
 	case errors.As(err, &te):
 		return "NodeTimeoutError"
@@ -593,6 +595,8 @@ func ErrorKind(err error) string {
 		return "InvalidUpdateError"
 	case errors.Is(err, engine.ErrEmptyInput):
 		return "EmptyInputError"
+	case errors.As(err, &pc):
+		return "Error:ParentCommand"
 	}
 	return "Error:Error"
 }

@@ -22,7 +22,7 @@ for path in sys.argv[2:]:
         for rec in trace["ops"]:
             res = rec.get("result") or {}
             op = sc["ops"][rec["op"]]
-            harness = op.get("at") or op.get("from") or op.get("by_node") or op.get("subgraph")
+            harness = op.get("at") or op.get("from") or op.get("by_node") or op.get("subgraph") or op.get("before")
             if res.get("status") == "error" and res.get("error") == "Error:Error" and harness:
                 refused = rec["op"]
                 break

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Random scenarios for LangGraph's functional API, which no other
+generator draws: an entrypoint calling tasks one by one and in groups,
+tasks that ask (interrupt), fail (with and without retries, backoff),
+work, or cache their results; the entrypoint's own interrupt, failure and
+save; runs under every durability mode, resumed by plain and by_node-free
+values, continued after failures (input null), replayed (at), updated
+(update_state), run again with new inputs (previous), caches cleared, and
+a second thread. Timing is explicit: the tasks of one group work
+different times (40 ms apart) and each task is called once per run (a
+repeated cached call is not scripted, see docs/scenario-format.md).
+python3 gen_func.py FIRST LAST OUTDIR, then python3 prune_ops.py
+SUPERSTEP_BINARY OUTDIR/*.json, then as gen_mixed.py"""
+import json, random, sys
+
+
+def gen(seed):
+    r = random.Random(seed)
+    nt = r.randint(2, 5)
+    tnames = [f"t{i}" for i in range(nt)]
+    tasks = {}
+    askers = []
+    for i, tn in enumerate(tnames):
+        t = {"result": f"'{tn}:' + str(state)"}
+        t["sleep_ms"] = 40 * i + 10
+        k = r.random()
+        if k < 0.3:
+            t["interrupt"] = f"'{tn}?' + str(state)"
+            t["result"] = f"'{tn}:' + str(resume)"
+            askers.append(tn)
+        elif k < 0.55:
+            times = r.choice([1, 1, 2])
+            t["fail"] = {"times": times, "message": "x", "after_ms": 40 * i + 20}
+            if r.random() < 0.7:
+                t["retry"] = {"max_attempts": times + r.choice([0, 1]),
+                              "initial_interval_ms": r.choice([0, 10]), "backoff_factor": r.choice([1, 2])}
+        if "interrupt" not in t and r.random() < 0.3:
+            t["cache"] = {"key": r.choice(["state", "str(state) + 'k'"])}
+            if r.random() < 0.3:
+                t["cache"]["ttl_s"] = 60
+        tasks[tn] = t
+    order = tnames[:]
+    r.shuffle(order)
+    calls, i = [], 0
+    args = ["state.n", "len(results)", "previous == null ? 0 : 1", "'a'"]
+    while i < len(order):
+        g = r.randint(1, min(3, len(order) - i))
+        # one asker a group: two interrupts raised at once come in an
+        # unspecified order
+        while g > 1 and sum(tn in askers for tn in order[i:i + g]) > 1:
+            g -= 1
+        items = [{"task": tn, "arg": r.choice(args)} for tn in order[i:i + g]]
+        calls.append(items[0] if g == 1 and r.random() < 0.6 else items)
+        i += g
+    ep = {"name": "main", "calls": calls,
+          "return": "{'out': results, 'prev': previous, 'n': state.n}"}
+    k = r.random()
+    if k < 0.2:
+        ep["interrupt"] = "'main?'"
+        ep["return"] = "{'out': results, 'ans': resume, 'n': state.n}"
+        askers.append("main")
+    elif k < 0.35:
+        ep["fail"] = {"times": 1, "message": "y", "after_ms": 30}
+    if r.random() < 0.3:
+        ep["save"] = "{'saved': state.n}"
+    sc = {"name": f"fz9_{seed}", "description": "generated (gen_func)", "tasks": tasks,
+          "entrypoint": ep, "ops": []}
+    ops = sc["ops"]
+
+    def run(op):
+        if r.random() < 0.5:
+            op["durability"] = r.choice(["exit", "sync"])
+        if r.random() < 0.3:
+            op["stream"] = r.sample(["values", "updates", "tasks"], r.randint(1, 2))
+        return op
+
+    ops.append(run({"op": "invoke", "input": {"n": 1}}))
+    ops.append({"op": "get_state"})
+    answers = 0
+    for _ in range(r.randint(3, 8)):
+        k = r.random()
+        if k < 0.3 and askers:
+            answers += 1
+            ops.append(run({"op": "resume", "value": f"r{answers}"}))
+        elif k < 0.45:
+            ops.append(run({"op": "invoke", "input": None}))
+        elif k < 0.6:
+            ops.append(run({"op": "invoke", "input": {"n": r.randint(2, 5)}}))
+        elif k < 0.68:
+            ops.append({"op": "clear_cache"})
+        elif k < 0.76:
+            ops.append(run({"op": "invoke", "input": None, "at": {"step": r.randint(-1, 3)}}))
+            ops.append({"op": "get_state"})
+        elif k < 0.84:
+            ops.append(run({"op": "invoke", "thread": "t2", "input": {"n": 9}}))
+        elif k < 0.92:
+            h = {"op": "history"}
+            if r.random() < 0.5:
+                h["limit"] = r.randint(1, 3)
+            ops.append(h)
+        else:
+            ops.append({"op": "get_state"})
+    ops.append({"op": "history"})
+    return sc
+
+
+out = sys.argv[3]
+for s in range(int(sys.argv[1]), int(sys.argv[2])):
+    json.dump(gen(s), open(f"{out}/fz9_{s}.json", "w"), indent=1)
