@@ -524,6 +524,8 @@ func (l *loop) takeInput(ctx context.Context, input any) error {
 // when a fork was written from an update or fork checkpoint, else the
 // current checkpoint's parent when update_state or a fork wrote it (a
 // fork first wrote from a loop checkpoint bounds at that checkpoint).
+// own/replay_fork_from_update_bound pins the first case against the
+// oracle: bounding at the loaded update checkpoint itself diverges.
 func (l *loop) replayBound(s runStart) string {
 	switch {
 	case s.forks && s.isUpdateOrFork && s.loadedParent != "":
