@@ -441,14 +441,12 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 			m.note = fmt.Sprintf("past the recording's end: step %d is not compared (%d supersteps matched)", v.Step, r.compared)
 		}
 	case judgedStep(v):
-		again := ""
-		if v.Status == engine.StatusFailed {
-			again = r.failedAgain(v) // before goOnPastFailure marks this step
-		}
 		div := r.compare(v)
-		if div == "" && again != "" {
-			div = again
-			r.diverged = again
+		goOn := false
+		if v.Status == engine.StatusFailed && div == "" {
+			if goOn, div = r.judgeFailure(v); div != "" {
+				r.diverged = div
+			}
 		}
 		m.refreshPanes(false) // the tasks pane shows the verdicts
 		if v.Status == engine.StatusFailed {
@@ -462,7 +460,7 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 			m.dropQueue("the replay diverged")
 			return true
 		}
-		if v.Status == engine.StatusFailed && r.goOnPastFailure(v) {
+		if goOn {
 			m.note = "the replay fails as the recording's run did before it went on past the failure: n runs the step again, as it did"
 			return false // c goes on, as the recording's run did
 		}

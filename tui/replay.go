@@ -40,7 +40,7 @@ type replayRun struct {
 	diverged string
 	compared int // supersteps compared so far
 	// wentOn is the recorded position whose failure the replay reproduced
-	// when the recording's run went on past it (goOnPastFailure): stepping
+	// when the recording's run went on past it (judgeFailure): stepping
 	// runs that superstep again, once (-1: none).
 	wentOn int
 }
@@ -169,33 +169,26 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]stri
 	return out, offer.Waiting > 0 && len(offer.Resume) == 0 && offer.Diverged == nil, diverged
 }
 
-// goOnPastFailure decides, for a replayed step that failed (v), whether
-// the replay goes on past the failure: the recording's run failed there
-// too and went on (recording.Step.WentOnAfterFailure), so stepping runs
-// the step again, as that run did. It marks the step when it does, and
-// does the first time only: a second failure is a divergence (the
-// recording's run failed once, then ran), which failedAgain words.
-func (r *replayRun) goOnPastFailure(v *engine.StepView) bool {
+// judgeFailure judges a replayed step that failed (v), compared already,
+// where the recording's run failed there too and went on past the failure
+// (recording.Step.WentOnAfterFailure). The first time, the replay goes on:
+// goOn, and the step is marked, so stepping runs it again as that run did.
+// A second time is a divergence (the recording's run failed once, then
+// ran). Neither where the recording's run did not go on.
+func (r *replayRun) judgeFailure(v *engine.StepView) (goOn bool, diverged string) {
 	rec := r.step()
-	if rec == nil || r.wentOn == r.pos || !rec.WentOnAfterFailure("", v.Tasks) {
-		return false
+	if rec == nil || !rec.WentOnAfterFailure("", v.Tasks) {
+		return false, ""
+	}
+	if r.wentOn == r.pos {
+		return false, fmt.Sprintf("recorded step %d: the replay failed again; the recording's run failed here once, then ran", r.rec.Metadata.Step+1)
 	}
 	r.wentOn = r.pos
-	return true
-}
-
-// failedAgain is the divergence of a step that fails again after the
-// replay ran it again where the recording's run went on past its failure
-// ("" otherwise).
-func (r *replayRun) failedAgain(v *engine.StepView) string {
-	if r.wentOn != r.pos || r.step() == nil || !r.step().WentOnAfterFailure("", v.Tasks) {
-		return ""
-	}
-	return fmt.Sprintf("recorded step %d: the replay failed again; the recording's run failed here once, then ran", r.rec.Metadata.Step+1)
+	return true, ""
 }
 
 // mayRunFailedStepAgain reports that the replay stopped at a failure the
-// recording's run went on past (goOnPastFailure), so stepping runs it again.
+// recording's run went on past (judgeFailure), so stepping runs it again.
 func (r *replayRun) mayRunFailedStepAgain() bool { return r.wentOn == r.pos && r.diverged == "" }
 
 // pastEnd reports that the replay has gone on past the recorded branch's
