@@ -28,7 +28,15 @@ func subgraphRerun(t *testing.T, inner *engine.Graph, next func(res *engine.Resu
 	if err != nil && !errors.As(err, &ne) {
 		t.Fatal(err)
 	}
-	hist, err := g.Saver().List(ctx, engine.Config{ThreadID: "r"}, engine.ListOptions{})
+	cp, id := plannedTask(t, g, "r", "sub")
+	return g, cp, id
+}
+
+// plannedTask finds the newest checkpoint of thread that plans a task of
+// node, and that task's id.
+func plannedTask(t *testing.T, g *engine.Graph, thread, node string) (*engine.CheckpointTuple, string) {
+	t.Helper()
+	hist, err := g.Saver().List(ctx, engine.Config{ThreadID: thread}, engine.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,13 +46,13 @@ func subgraphRerun(t *testing.T, inner *engine.Graph, next func(res *engine.Resu
 			t.Fatal(err)
 		}
 		for _, tk := range snap.Tasks {
-			if tk.Name == "sub" {
-				return g, h, tk.ID
+			if tk.Name == node {
+				return h, tk.ID
 			}
 		}
 	}
-	t.Fatal("no checkpoint plans sub")
-	return nil, nil, ""
+	t.Fatalf("no checkpoint plans %s", node)
+	return nil, ""
 }
 
 // TestGraph_RerunTask_SubgraphAnswersOnePerStop: a subgraph that asked
@@ -135,28 +143,12 @@ func TestGraph_RerunTask_TaskCallsFindTheirAnswers(t *testing.T) {
 	if _, err := g.Invoke(ctx, engine.Command{Resume: "yes"}, engine.OnThread("f")); err != nil {
 		t.Fatal(err)
 	}
-	hist, err := g.Saver().List(ctx, engine.Config{ThreadID: "f"}, engine.ListOptions{})
+	cp, id := plannedTask(t, g, "f", "main")
+	r, err := g.RerunTask(ctx, cp, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, h := range hist {
-		snap, err := g.SnapshotOf(h, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tk := range snap.Tasks {
-			if tk.Name != "main" {
-				continue
-			}
-			r, err := g.RerunTask(ctx, h, tk.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Err != nil || len(r.Interrupts) != 0 || r.Diff != nil || fmt.Sprint(r.Writes) != fmt.Sprint(r.Recorded) {
-				t.Fatalf("rerun %+v, want the recorded writes again", r)
-			}
-			return
-		}
+	if r.Err != nil || len(r.Interrupts) != 0 || r.Diff != nil || fmt.Sprint(r.Writes) != fmt.Sprint(r.Recorded) {
+		t.Fatalf("rerun %+v, want the recorded writes again", r)
 	}
-	t.Fatal("no checkpoint plans main")
 }
