@@ -636,9 +636,9 @@ func checkUpdateBatch(updates []StateUpdate) error {
 	return nil
 }
 
-// updateStep is one applyUpdates under way: the loop holding the channels
-// of the saved checkpoint it updates (nil for a thread's first) and what
-// the new checkpoint takes from it.
+// updateStep is one applyUpdates under way: the saved checkpoint it
+// updates (nil for a thread's first), a loop holding that checkpoint's
+// channels, and the step and parents the new checkpoint follows.
 type updateStep struct {
 	g     *Graph
 	l     *loop
