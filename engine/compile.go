@@ -201,14 +201,49 @@ func newGraph(name string, opts []CompileOption) *Graph {
 // Compile validates the builder and returns the runnable graph, or
 // CompileErrors naming every problem found.
 func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
-	errs := slices.Clone(b.errs)
-	fail := func(kind, format string, args ...any) {
-		errs = append(errs, &CompileError{Kind: kind, Msg: fmt.Sprintf(format, args...)})
+	c := &compiler{b: b, g: newGraph(b.name, opts), errs: slices.Clone(b.errs)}
+	c.addStateChannels()
+	c.addNodes()
+	// Static edges first, then joins, as LangGraph attaches them.
+	c.addStaticEdges()
+	c.addJoins()
+	c.addBranches()
+	if !c.hasEntry {
+		c.fail("MissingEntry", "graph must have an entrypoint: add at least one edge from %s to another node", Start)
 	}
-	isNode := func(n string) bool { _, ok := b.nodeIdx[n]; return ok }
+	c.checkInterruptNodes()
+	c.checkReachable()
+	if len(c.errs) > 0 {
+		return nil, c.errs
+	}
+	g := c.g
+	g.addChannel(TasksChannel, channelInfo{kind: KindTopic, internal: true})
+	g.indexTriggers()
+	g.indexChannels()
+	g.fingerprint = g.computeFingerprint()
+	return g, nil
+}
 
-	g := newGraph(b.name, opts)
-	g.keys, g.managed = slices.Clone(b.keys), slices.Clone(b.managed)
+// compiler is one Compile of a builder: the graph it fills in and the
+// problems found so far, all reported together.
+type compiler struct {
+	b    *StateGraph
+	g    *Graph
+	errs CompileErrors
+	// hasEntry: an edge or a route leaves __start__.
+	hasEntry bool
+}
+
+func (c *compiler) fail(kind, format string, args ...any) {
+	c.errs = append(c.errs, &CompileError{Kind: kind, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *compiler) isNode(n string) bool { _, ok := c.b.nodeIdx[n]; return ok }
+
+// addStateChannels adds a channel per state key, then __start__'s.
+func (c *compiler) addStateChannels() {
+	g := c.g
+	g.keys, g.managed = slices.Clone(c.b.keys), slices.Clone(c.b.managed)
 	for i := range g.keys {
 		k := &g.keys[i]
 		g.keyIndex[k.Name] = i
@@ -219,11 +254,15 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 		g.addChannel(k.Name, channelInfo{kind: kind, key: k})
 	}
 	g.addChannel(Start, channelInfo{kind: KindEphemeral, internal: true})
+}
 
-	start := &node{name: Start, triggers: []string{Start}, start: true}
-	g.nodes[Start] = start
+// addNodes adds the hidden __start__ node, then each declared node with
+// its trigger channel branch:to:<node>.
+func (c *compiler) addNodes() {
+	g := c.g
+	g.nodes[Start] = &node{name: Start, triggers: []string{Start}, start: true}
 	g.nodeOrder = append(g.nodeOrder, Start)
-	for _, ns := range b.nodes {
+	for _, ns := range c.b.nodes {
 		n := &node{name: ns.name, fn: ns.fn, subgraph: ns.subgraph, uses: slices.Clone(ns.uses), retry: ns.retry, timeout: ns.timeout, cache: ns.cache, deferred: ns.deferred, desc: ns.description}
 		if ns.hasEnds {
 			n.ends = ns.ends
@@ -241,34 +280,19 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 		g.nodes[ns.name] = n
 		g.nodeOrder = append(g.nodeOrder, ns.name)
 	}
+}
 
-	// Static edges first, then joins, as LangGraph attaches them.
-	hasEntry := false
-	for _, e := range b.edges {
-		if e.join {
+// addStaticEdges makes each valid edge's source write its target's
+// trigger (once, however many edges repeat it).
+func (c *compiler) addStaticEdges() {
+	g := c.g
+	for _, e := range c.b.edges {
+		if e.join || !c.validEdge(e.from[0], e.to) {
 			continue
 		}
 		from, to := e.from[0], e.to
-		ok := true
-		if from == End {
-			fail("InvalidEdge", "edge %s -> %s starts at %s", from, to, End)
-			ok = false
-		} else if from != Start && !isNode(from) {
-			fail("UnknownNode", "edge %s -> %s starts at unknown node %q", from, to, from)
-			ok = false
-		}
-		if to == Start {
-			fail("InvalidEdge", "edge %s -> %s ends at %s", from, to, Start)
-			ok = false
-		} else if to != End && !isNode(to) {
-			fail("UnknownNode", "edge %s -> %s ends at unknown node %q", from, to, to)
-			ok = false
-		}
-		if !ok {
-			continue
-		}
 		if from == Start {
-			hasEntry = true
+			c.hasEntry = true
 		}
 		info := EdgeInfo{From: []string{from}, To: to}
 		if to != End {
@@ -280,22 +304,35 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 		}
 		g.edges = append(g.edges, info)
 	}
-	for _, e := range b.edges {
-		if !e.join {
-			continue
-		}
-		ok := true
-		for _, f := range e.from {
-			if f == Start || f == End || !isNode(f) {
-				fail("UnknownNode", "join %v -> %s starts at unknown node %q", e.from, e.to, f)
-				ok = false
-			}
-		}
-		if e.to == End || e.to == Start || !isNode(e.to) {
-			fail("UnknownNode", "join %v -> %s ends at unknown node %q", e.from, e.to, e.to)
-			ok = false
-		}
-		if !ok {
+}
+
+// validEdge reports whether a static edge from → to joins known ends,
+// failing for each end that does not.
+func (c *compiler) validEdge(from, to string) bool {
+	ok := true
+	if from == End {
+		c.fail("InvalidEdge", "edge %s -> %s starts at %s", from, to, End)
+		ok = false
+	} else if from != Start && !c.isNode(from) {
+		c.fail("UnknownNode", "edge %s -> %s starts at unknown node %q", from, to, from)
+		ok = false
+	}
+	if to == Start {
+		c.fail("InvalidEdge", "edge %s -> %s ends at %s", from, to, Start)
+		ok = false
+	} else if to != End && !c.isNode(to) {
+		c.fail("UnknownNode", "edge %s -> %s ends at unknown node %q", from, to, to)
+		ok = false
+	}
+	return ok
+}
+
+// addJoins gives each valid join a barrier channel that triggers its
+// target once every source wrote it (a join repeated is one barrier).
+func (c *compiler) addJoins() {
+	g := c.g
+	for _, e := range c.b.edges {
+		if !e.join || !c.validJoin(e) {
 			continue
 		}
 		ch := JoinPrefix + strings.Join(e.from, "+") + ":" + e.to
@@ -314,17 +351,40 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 		}
 		g.edges = append(g.edges, EdgeInfo{From: slices.Clone(e.from), To: e.to, Join: true, Channel: ch})
 	}
-	for _, br := range b.branches {
-		if br.from != Start && !isNode(br.from) {
-			fail("UnknownNode", "conditional edge starts at unknown node %q", br.from)
+}
+
+// validJoin reports whether a join's sources and target are all declared
+// nodes, failing for each that is not.
+func (c *compiler) validJoin(e edgeSpec) bool {
+	ok := true
+	for _, f := range e.from {
+		if f == Start || f == End || !c.isNode(f) {
+			c.fail("UnknownNode", "join %v -> %s starts at unknown node %q", e.from, e.to, f)
+			ok = false
+		}
+	}
+	if e.to == End || e.to == Start || !c.isNode(e.to) {
+		c.fail("UnknownNode", "join %v -> %s ends at unknown node %q", e.from, e.to, e.to)
+		ok = false
+	}
+	return ok
+}
+
+// addBranches attaches each conditional edge to its source node, with an
+// edge per declared end ("*" when it may go anywhere).
+func (c *compiler) addBranches() {
+	g := c.g
+	for _, br := range c.b.branches {
+		if br.from != Start && !c.isNode(br.from) {
+			c.fail("UnknownNode", "conditional edge starts at unknown node %q", br.from)
 			continue
 		}
 		if br.from == Start {
-			hasEntry = true
+			c.hasEntry = true
 		}
 		for _, t := range br.ends {
-			if t != End && !isNode(t) {
-				fail("UnknownNode", "conditional edge from %q may go to unknown node %q", br.from, t)
+			if t != End && !c.isNode(t) {
+				c.fail("UnknownNode", "conditional edge from %q may go to unknown node %q", br.from, t)
 			}
 		}
 		g.nodes[br.from].branches = append(g.nodes[br.from].branches, br)
@@ -336,52 +396,65 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 			g.edges = append(g.edges, EdgeInfo{From: []string{br.from}, To: t, Conditional: true})
 		}
 	}
-	if !hasEntry {
-		fail("MissingEntry", "graph must have an entrypoint: add at least one edge from %s to another node", Start)
-	}
-	for _, phase := range [][]string{g.interrupts.before, g.interrupts.after} {
+}
+
+// checkInterruptNodes fails for each interrupt_before/after node that is
+// not a node ("*" stands for all).
+func (c *compiler) checkInterruptNodes() {
+	for _, phase := range [][]string{c.g.interrupts.before, c.g.interrupts.after} {
 		for _, n := range phase {
-			if n != "*" && !isNode(n) {
-				fail("UnknownNode", "interrupt node %q not found", n)
+			if n != "*" && !c.isNode(n) {
+				c.fail("UnknownNode", "interrupt node %q not found", n)
 			}
 		}
 	}
-	// Reachability: every node must be the target of an edge, a route (a
-	// route without ends reaches everything) or a Command's ends.
+}
+
+// checkReachable fails for each node nothing leads to: every node must be
+// the target of an edge, a route (a route without ends reaches
+// everything) or a Command's ends.
+func (c *compiler) checkReachable() {
+	reached := c.reachedNodes()
+	for _, ns := range c.b.nodes {
+		if !reached[ns.name] {
+			c.fail("UnreachableNodeError", "node %q is not reachable: no edge, route or Command end leads to it", ns.name)
+		}
+	}
+}
+
+// reachedNodes are the targets of the edges, routes and Command ends,
+// failing for each declared end that is not a node.
+func (c *compiler) reachedNodes() map[string]bool {
 	reached := map[string]bool{}
-	for _, e := range g.edges {
+	for _, e := range c.g.edges {
 		reached[e.To] = true
 	}
-	for _, br := range b.branches {
+	for _, br := range c.b.branches {
 		if br.ends == nil {
-			for _, ns := range b.nodes {
+			for _, ns := range c.b.nodes {
 				if ns.name != br.from {
 					reached[ns.name] = true
 				}
 			}
 		}
 	}
-	for _, ns := range b.nodes {
+	for _, ns := range c.b.nodes {
 		if !ns.hasEnds {
 			continue
 		}
 		for _, t := range ns.ends {
-			if t != End && !isNode(t) {
-				fail("UnknownNode", "node %q declares unknown end %q", ns.name, t)
+			if t != End && !c.isNode(t) {
+				c.fail("UnknownNode", "node %q declares unknown end %q", ns.name, t)
 			}
 			reached[t] = true
 		}
 	}
-	for _, ns := range b.nodes {
-		if !reached[ns.name] {
-			fail("UnreachableNodeError", "node %q is not reachable: no edge, route or Command end leads to it", ns.name)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
+	return reached
+}
 
-	g.addChannel(TasksChannel, channelInfo{kind: KindTopic, internal: true})
+// indexTriggers lists, for each trigger channel, the nodes it triggers,
+// sorted.
+func (g *Graph) indexTriggers() {
 	for _, name := range g.nodeOrder {
 		for _, t := range g.nodes[name].triggers {
 			g.triggerToNodes[t] = append(g.triggerToNodes[t], name)
@@ -390,9 +463,6 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	for _, l := range g.triggerToNodes {
 		sort.Strings(l)
 	}
-	g.indexChannels()
-	g.fingerprint = g.computeFingerprint()
-	return g, nil
 }
 
 func (g *Graph) addChannel(name string, info channelInfo) {

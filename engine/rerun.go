@@ -62,52 +62,23 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 	if err != nil {
 		return nil, err
 	}
-	found := false
-	var task SnapshotTask
-	for _, st := range snap.Tasks {
-		if st.ID == taskID {
-			found, task = true, st
-			continue
-		}
-		// Every other task counts as finished, so only taskID runs.
-		if err := mem.PutWrites(ctx, cfg, st.ID, []Write{{Channel: NoWritesChannel}}); err != nil {
-			return nil, err
-		}
+	task, found, err := finishOtherTasks(ctx, mem, cfg, snap.Tasks, taskID)
+	if err != nil {
+		return nil, err
 	}
 	if !found {
 		return nil, fmt.Errorf("%w: checkpoint %s plans no task %s", ErrNoCheckpoint, ShortID(t.Checkpoint.ID), taskID)
 	}
 	out := &TaskRerun{ID: taskID, Recording: task}
-	var answers []Write
-	for _, w := range t.PendingWrites {
-		switch {
-		case w.TaskID != taskID:
-		case w.Channel == ResumeChannel:
-			answers = append(answers, Write{Channel: w.Channel, Value: w.Value})
-		case !reservedWrite(w.Channel):
-			out.Recorded = append(out.Recorded, Write{Channel: w.Channel, Value: w.Value})
-		}
-	}
+	answers, recorded := savedForTask(t.PendingWrites, taskID)
+	out.Recorded = recorded
 	if len(answers) > 0 {
 		if err := mem.PutWrites(ctx, cfg, taskID, answers); err != nil {
 			return nil, err
 		}
 	}
-	// Task calls (functional API) save the answers they used under their
-	// own ids, which no checkpoint plans and which depend on the
-	// checkpoint and the caller (callTask): the copy has the same
-	// checkpoint, so its calls find them again.
-	planned := map[string]bool{}
-	for _, st := range snap.Tasks {
-		planned[st.ID] = true
-	}
-	for _, w := range t.PendingWrites {
-		if w.Channel != ResumeChannel || planned[w.TaskID] || w.TaskID == NullTaskID {
-			continue
-		}
-		if err := mem.PutWrites(ctx, cfg, w.TaskID, []Write{{Channel: w.Channel, Value: w.Value}}); err != nil {
-			return nil, err
-		}
+	if err := copyTaskCallAnswers(ctx, mem, cfg, t.PendingWrites, snap.Tasks); err != nil {
+		return nil, err
 	}
 	// Interrupts its subgraph raised were answered in the subgraph's
 	// namespace, one resume at a time: give those answers back the same
@@ -121,48 +92,126 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 	// opts are the recording's run options that shape the task's run (a
 	// subgraph inherits the recursion limit); the copy's thread comes last.
 	runOpts := append(slices.Clone(opts), OnThread(thread))
-	s, err := copyG.Start(ctx, nil, runOpts...)
+	s, runErr, err := copyG.runAnswering(ctx, taskID, later, runOpts)
 	if err != nil {
 		return nil, err
 	}
-	var runErr error
+	out.readRun(s.View())
+	if err := out.takeRunError(runErr); err != nil {
+		return nil, err
+	}
+	if out.Err == nil && len(out.Interrupts) == 0 {
+		out.Diff = DiffWrites(out.Recorded, out.Writes)
+	}
+	return out, nil
+}
+
+// finishOtherTasks marks every task of planned but taskID finished in
+// mem's checkpoint cfg, so only taskID runs, and returns taskID's task.
+func finishOtherTasks(ctx context.Context, mem *MemorySaver, cfg Config, planned []SnapshotTask, taskID string) (task SnapshotTask, found bool, err error) {
+	for _, st := range planned {
+		if st.ID == taskID {
+			found, task = true, st
+			continue
+		}
+		if err := mem.PutWrites(ctx, cfg, st.ID, []Write{{Channel: NoWritesChannel}}); err != nil {
+			return SnapshotTask{}, false, err
+		}
+	}
+	return task, found, nil
+}
+
+// savedForTask sorts what the recording saved for taskID: the answers to
+// its interrupts, and its output writes (no bookkeeping).
+func savedForTask(pending []PendingWrite, taskID string) (answers, recorded []Write) {
+	for _, w := range pending {
+		switch {
+		case w.TaskID != taskID:
+		case w.Channel == ResumeChannel:
+			answers = append(answers, Write{Channel: w.Channel, Value: w.Value})
+		case !reservedWrite(w.Channel):
+			recorded = append(recorded, Write{Channel: w.Channel, Value: w.Value})
+		}
+	}
+	return answers, recorded
+}
+
+// copyTaskCallAnswers copies into mem the answers task calls (functional
+// API) saved under their own ids, which no checkpoint plans and which
+// depend on the checkpoint and the caller (callTask): the copy has the
+// same checkpoint, so its calls find them again.
+func copyTaskCallAnswers(ctx context.Context, mem *MemorySaver, cfg Config, pending []PendingWrite, planned []SnapshotTask) error {
+	isPlanned := map[string]bool{}
+	for _, st := range planned {
+		isPlanned[st.ID] = true
+	}
+	for _, w := range pending {
+		if w.Channel != ResumeChannel || isPlanned[w.TaskID] || w.TaskID == NullTaskID {
+			continue
+		}
+		if err := mem.PutWrites(ctx, cfg, w.TaskID, []Write{{Channel: w.Channel, Value: w.Value}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runAnswering runs g (the private copy) until it stops for good: at
+// each stop of the task taskID it gives the task the next answer of
+// later, or starts again past its subgraph's breakpoint. It returns the
+// last run and its error (runErr); err is a run that could not start.
+func (g *Graph) runAnswering(ctx context.Context, taskID string, later []any, runOpts []RunOption) (s *Stepper, runErr, err error) {
+	if s, err = g.Start(ctx, nil, runOpts...); err != nil {
+		return nil, nil, err
+	}
 	for {
 		for s.Status() == StatusRunning && s.Phase() != PhaseExecuted && runErr == nil {
 			runErr = s.Next(ctx)
 		}
-		rm := ResumeMap{}
-		atBreakpoint := false
-		if runErr == nil && s.Status() == StatusInterrupted {
-			for _, tv := range s.View().Tasks {
-				if tv.ID != taskID {
-					continue
-				}
-				// Interrupted without interrupts: its subgraph stopped at
-				// a breakpoint, which the recording went on past.
-				atBreakpoint = tv.State == TaskInterrupted && len(tv.Interrupts) == 0
-				for _, in := range tv.Interrupts {
-					if len(later) > 0 {
-						rm[in.ID] = later[0]
-					}
-				}
-			}
+		rm, atBreakpoint := taskStop(s, runErr, taskID, later)
+		var input any
+		switch {
+		case atBreakpoint:
+		case len(rm) == 0:
+			return s, runErr, nil
+		default:
+			later = later[1:]
+			input = Command{Resume: rm}
 		}
-		if atBreakpoint {
-			if s, err = copyG.Start(ctx, nil, runOpts...); err != nil {
-				return nil, err
-			}
-			continue
+		if s, err = g.Start(ctx, input, runOpts...); err != nil {
+			return nil, nil, err
 		}
-		if len(rm) == 0 {
-			break
-		}
-		later = later[1:]
-		if s, err = copyG.Start(ctx, Command{Resume: rm}, runOpts...); err != nil {
-			return nil, err
-		}
+	}
+}
+
+// taskStop says how the run s stopped for the task taskID: the answers
+// its interrupts get next (the first of later), or that it was
+// interrupted without interrupts — its subgraph stopped at a breakpoint,
+// which the recording went on past.
+func taskStop(s *Stepper, runErr error, taskID string, later []any) (rm ResumeMap, atBreakpoint bool) {
+	rm = ResumeMap{}
+	if runErr != nil || s.Status() != StatusInterrupted {
+		return rm, false
 	}
 	for _, tv := range s.View().Tasks {
 		if tv.ID != taskID {
+			continue
+		}
+		atBreakpoint = tv.State == TaskInterrupted && len(tv.Interrupts) == 0
+		for _, in := range tv.Interrupts {
+			if len(later) > 0 {
+				rm[in.ID] = later[0]
+			}
+		}
+	}
+	return rm, atBreakpoint
+}
+
+// readRun takes what the task did from the run's view: its node, input,
+// how it ended and its output writes.
+func (out *TaskRerun) readRun(view *StepView) {
+	for _, tv := range view.Tasks {
+		if tv.ID != out.ID {
 			continue
 		}
 		out.Name, out.Push, out.Input = tv.Name, tv.Push, tv.Input
@@ -173,21 +222,23 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 			}
 		}
 	}
+}
+
+// takeRunError keeps the run's error runErr as the task's failure when it
+// is one, and returns it when it failed outside the task.
+func (out *TaskRerun) takeRunError(runErr error) error {
 	var ne *NodeError
 	switch {
 	case runErr == nil:
-	case errors.As(runErr, &ne) && ne.TaskID == taskID:
+	case errors.As(runErr, &ne) && ne.TaskID == out.ID:
 		out.Err = ne
 	case errors.As(runErr, &ne) && out.Err != nil:
 		// A node of its subgraph failed: the run's error names that node,
 		// and the task's own failure (out.Err) is what the recording saved.
 	default:
-		return nil, runErr
+		return runErr
 	}
-	if out.Err == nil && len(out.Interrupts) == 0 {
-		out.Diff = DiffWrites(out.Recorded, out.Writes)
-	}
-	return out, nil
+	return nil
 }
 
 // WriteDiff is one channel a task wrote differently: every value it wrote

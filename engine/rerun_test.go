@@ -40,21 +40,7 @@ func TestGraph_RerunTask_RunsOneTaskWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(hist)
-	find := func(node string) (*engine.CheckpointTuple, string) {
-		for _, h := range hist {
-			snap, err := g.SnapshotOf(h, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, tk := range snap.Tasks {
-				if tk.Name == node {
-					return h, tk.ID
-				}
-			}
-		}
-		t.Fatalf("no checkpoint plans %s", node)
-		return nil, ""
-	}
+	find := func(node string) (*engine.CheckpointTuple, string) { return plannedTask(t, g, "r", node) }
 
 	cp, id := find("model")
 	r, err := g.RerunTask(ctx, cp, id)

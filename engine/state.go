@@ -567,19 +567,8 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 
 // applyUpdates is updateSuperstep in the graph that owns cfg's namespace.
 func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpdate) (Config, error) {
-	if len(updates) == 0 {
-		return Config{}, &InvalidUpdateError{Msg: "no updates provided"}
-	}
-	values, asNode := updates[0].Values, updates[0].AsNode
-	if len(updates) > 1 {
-		for _, u := range updates {
-			switch u.AsNode {
-			case "":
-				return Config{}, &InvalidUpdateError{Msg: "the node to apply as is required when applying several updates"}
-			case AsInput, AsClear, AsCopy:
-				return Config{}, &InvalidUpdateError{Msg: fmt.Sprintf("%s takes a single update, not %d", u.AsNode, len(updates))}
-			}
-		}
+	if err := checkUpdateBatch(updates); err != nil {
+		return Config{}, err
 	}
 	saved, err := g.saver.GetTuple(ctx, cfg)
 	if err != nil {
@@ -588,160 +577,262 @@ func (g *Graph) applyUpdates(ctx context.Context, cfg Config, updates []StateUpd
 	if saved == nil && cfg.CheckpointID != "" {
 		return Config{}, fmt.Errorf("%w: %s", ErrNoCheckpoint, cfg.CheckpointID)
 	}
+	u := g.startUpdate(cfg, saved)
+	values, asNode := updates[0].Values, updates[0].AsNode
+	if values == nil && asNode == "" {
+		return u.put(ctx, SourceUpdate, u.step+1)
+	}
+	switch asNode {
+	case AsCopy:
+		return g.applyCopy(ctx, saved, values)
+	case AsClear:
+		if values == nil {
+			return u.clear(ctx)
+		}
+	case AsInput:
+		return u.input(ctx, values)
+	}
+	if cfg.CheckpointID == "" {
+		if err := u.applySavedWrites(); err != nil {
+			return Config{}, err
+		}
+	}
+	if asNode == "" {
+		if asNode, err = g.inferAsNode(u.l.cs); err != nil {
+			return Config{}, err
+		}
+		updates[0].AsNode = asNode
+	}
+	tasks, err := u.nodeTasks(ctx, updates)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := u.saveWrites(ctx, tasks); err != nil {
+		return Config{}, err
+	}
+	if _, err := applyWrites(u.l.cs, tasks); err != nil {
+		return Config{}, err
+	}
+	return u.put(ctx, SourceUpdate, u.step+1)
+}
+
+// checkUpdateBatch refuses an empty batch, and a batch of several updates
+// with one whose node is unnamed or special: those take a single update.
+func checkUpdateBatch(updates []StateUpdate) error {
+	if len(updates) == 0 {
+		return &InvalidUpdateError{Msg: "no updates provided"}
+	}
+	if len(updates) == 1 {
+		return nil
+	}
+	for _, u := range updates {
+		switch u.AsNode {
+		case "":
+			return &InvalidUpdateError{Msg: "the node to apply as is required when applying several updates"}
+		case AsInput, AsClear, AsCopy:
+			return &InvalidUpdateError{Msg: fmt.Sprintf("%s takes a single update, not %d", u.AsNode, len(updates))}
+		}
+	}
+	return nil
+}
+
+// updateStep is one applyUpdates under way: the saved checkpoint it
+// updates (nil for a thread's first), a loop holding that checkpoint's
+// channels, and the step and parents the new checkpoint follows.
+type updateStep struct {
+	g     *Graph
+	l     *loop
+	cfg   Config
+	saved *CheckpointTuple
+	// step is saved's step (-1 without one); parents its parents.
+	step    int
+	parents map[string]string
+}
+
+// startUpdate loads saved's channels (none when nil) into a loop that
+// writes nothing but the one checkpoint put writes.
+func (g *Graph) startUpdate(cfg Config, saved *CheckpointTuple) *updateStep {
 	l := &loop{g: g, saver: g.saver, ids: g.ids, cfg: Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS}}
-	step := -1
+	u := &updateStep{g: g, l: l, cfg: cfg, saved: saved, step: -1}
 	var cp *Checkpoint
 	if saved != nil {
 		cp = saved.Checkpoint
 		l.cpID = cp.ID
 		l.md = saved.Metadata
-		step = saved.Metadata.Step
+		u.step = saved.Metadata.Step
 	} else {
 		l.md = Metadata{Parents: map[string]string{}}
 	}
 	l.cs = newChannelState(g, cp)
-	parents := l.md.Parents
+	u.parents = l.md.Parents
+	return u
+}
 
-	put := func(source string, stepNo int) (Config, error) {
-		l.step = stepNo
-		id := l.ids.NewID()
-		ncp, _ := l.cs.checkpoint(id, g.clock(), planHint{}) // not kept: l.cs.kept is false
-		md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(parents), Extra: declaredMark(l.md)}
-		if md.Parents == nil {
-			md.Parents = map[string]string{}
-		}
-		newVersions := l.cs.newVersionsFor(g.saver)
-		return g.saver.Put(ctx, Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(g.saver, ncp), md, newVersions)
+// put saves the updated channels as a checkpoint of step stepNo from
+// source, child of the one updated.
+func (u *updateStep) put(ctx context.Context, source string, stepNo int) (Config, error) {
+	g, l := u.g, u.l
+	l.step = stepNo
+	id := l.ids.NewID()
+	ncp, _ := l.cs.checkpoint(id, g.clock(), planHint{}) // not kept: l.cs.kept is false
+	md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(u.parents), Extra: declaredMark(l.md)}
+	if md.Parents == nil {
+		md.Parents = map[string]string{}
 	}
+	newVersions := l.cs.newVersionsFor(g.saver)
+	return g.saver.Put(ctx, Config{ThreadID: u.cfg.ThreadID, CheckpointNS: u.cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(g.saver, ncp), md, newVersions)
+}
 
-	if values == nil && asNode == "" {
-		return put(SourceUpdate, step+1)
-	}
-	pendingTasks := func() []*task {
-		ts := prepareNextTasks(l.cs, l.cpID, cfg.CheckpointNS, step+1, planHint{})
-		g.attachSavedWrites(ts, saved.PendingWrites)
-		return ts
-	}
-	applyNull := func() error { return applyNullWrites(l.cs, saved.PendingWrites) }
+// pendingTasks are the tasks saved plans next, with the writes saved for
+// them.
+func (u *updateStep) pendingTasks() []*task {
+	ts := prepareNextTasks(u.l.cs, u.l.cpID, u.cfg.CheckpointNS, u.step+1, planHint{})
+	u.g.attachSavedWrites(ts, u.saved.PendingWrites)
+	return ts
+}
 
-	switch asNode {
-	case AsCopy:
-		fork, err := g.copyCheckpoint(ctx, saved, values)
-		if err != nil {
+// applyCopy is an update as __copy__: a fork of saved, with the copy's
+// updates applied to it when it has some.
+func (g *Graph) applyCopy(ctx context.Context, saved *CheckpointTuple, values any) (Config, error) {
+	fork, err := g.copyCheckpoint(ctx, saved, values)
+	if err != nil {
+		return Config{}, err
+	}
+	withUpdates, err := copyUpdates(values)
+	if err != nil || withUpdates == nil {
+		return fork, err
+	}
+	return g.updateCopy(ctx, saved, fork, withUpdates)
+}
+
+// clear is an update as __clear__ (End) without values: the planned
+// tasks' saved writes applied, so the new checkpoint plans nothing more.
+func (u *updateStep) clear(ctx context.Context) (Config, error) {
+	if u.saved != nil {
+		ts := u.pendingTasks()
+		if err := applyNullWrites(u.l.cs, u.saved.PendingWrites); err != nil {
 			return Config{}, err
 		}
-		withUpdates, err := copyUpdates(values)
-		if err != nil || withUpdates == nil {
-			return fork, err
-		}
-		return g.updateCopy(ctx, saved, fork, withUpdates)
-	case AsClear:
-		if values != nil {
-			break
-		}
-		if saved != nil {
-			ts := pendingTasks()
-			if err := applyNull(); err != nil {
-				return Config{}, err
-			}
-			if _, err := applyWrites(l.cs, ts); err != nil {
-				return Config{}, err
-			}
-		}
-		return put(SourceUpdate, step+1)
-	case AsInput:
-		pairs, err := updatePairs(values)
-		if err != nil || len(pairs) == 0 {
-			return Config{}, &InvalidUpdateError{Msg: "update as __input__ needs a map of state keys"}
-		}
-		for _, kv := range pairs {
-			if err := g.limits.checkWrite(InputTask, kv.Key, kv.Value); err != nil {
-				return Config{}, err
-			}
-		}
-		if _, err := applyWrites(l.cs, []*task{{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(values)}}}}); err != nil {
+		if _, err := applyWrites(u.l.cs, ts); err != nil {
 			return Config{}, err
 		}
-		next := -1
-		if saved != nil {
-			next = step + 1
-		}
-		return put(SourceInput, next)
 	}
+	return u.put(ctx, SourceUpdate, u.step+1)
+}
 
-	if cfg.CheckpointID == "" && saved != nil && len(saved.PendingWrites) > 0 {
-		ts := pendingTasks()
-		if err := applyNull(); err != nil {
+// input is an update as __input__: values written as a run's input, in a
+// checkpoint of source input.
+func (u *updateStep) input(ctx context.Context, values any) (Config, error) {
+	pairs, err := updatePairs(values)
+	if err != nil || len(pairs) == 0 {
+		return Config{}, &InvalidUpdateError{Msg: "update as __input__ needs a map of state keys"}
+	}
+	for _, kv := range pairs {
+		if err := u.g.limits.checkWrite(InputTask, kv.Key, kv.Value); err != nil {
 			return Config{}, err
 		}
-		var withWrites []*task
-		for _, t := range ts {
-			if len(t.writes) > 0 {
-				withWrites = append(withWrites, t)
-			}
-		}
-		if len(withWrites) > 0 {
-			if _, err := applyWrites(l.cs, withWrites); err != nil {
-				return Config{}, err
-			}
+	}
+	if _, err := applyWrites(u.l.cs, []*task{{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(values)}}}}); err != nil {
+		return Config{}, err
+	}
+	next := -1
+	if u.saved != nil {
+		next = u.step + 1
+	}
+	return u.put(ctx, SourceInput, next)
+}
+
+// applySavedWrites applies what saved's tasks already wrote (null writes
+// first), for an update of a thread's latest checkpoint (LangGraph.js
+// pregel/index.ts:1534-1589, "apply pending writes, if not on specific
+// checkpoint").
+func (u *updateStep) applySavedWrites() error {
+	if u.saved == nil || len(u.saved.PendingWrites) == 0 {
+		return nil
+	}
+	ts := u.pendingTasks()
+	if err := applyNullWrites(u.l.cs, u.saved.PendingWrites); err != nil {
+		return err
+	}
+	var withWrites []*task
+	for _, t := range ts {
+		if len(t.writes) > 0 {
+			withWrites = append(withWrites, t)
 		}
 	}
-	if asNode == "" {
-		asNode, err = g.inferAsNode(l.cs)
-		if err != nil {
-			return Config{}, err
-		}
-		updates[0].AsNode = asNode
+	if len(withWrites) == 0 {
+		return nil
 	}
-	// One task per update, ordered by position (path [__interrupt__, i]),
-	// ids uuid5("__interrupt__[:i]", checkpoint id) as LangGraph.js
-	// (pregel/index.ts:1687-1688).
+	_, err := applyWrites(u.l.cs, withWrites)
+	return err
+}
+
+// nodeTasks makes one task per update with the writes its node's writers
+// make of the update's values. The tasks are ordered by position (path
+// [__interrupt__, i]), ids uuid5("__interrupt__[:i]", checkpoint id) as
+// LangGraph.js (pregel/index.ts:1687-1688).
+func (u *updateStep) nodeTasks(ctx context.Context, updates []StateUpdate) ([]*task, error) {
+	g, l := u.g, u.l
 	tasks := make([]*task, 0, len(updates))
-	for i, u := range updates {
-		n := g.nodes[u.AsNode]
+	for i, up := range updates {
+		n := g.nodes[up.AsNode]
 		if n == nil {
-			return Config{}, &InvalidUpdateError{Msg: fmt.Sprintf("node %q does not exist", u.AsNode)}
+			return nil, &InvalidUpdateError{Msg: fmt.Sprintf("node %q does not exist", up.AsNode)}
 		}
 		name := InterruptChannel
 		if i > 0 {
 			name = fmt.Sprintf("%s:%d", InterruptChannel, i)
 		}
-		id := u.taskID
+		id := up.taskID
 		if id == "" {
 			id = hashID(name, l.cpID)
 		}
-		t := &task{name: u.AsNode, kind: pushTask, index: i, triggers: []string{InterruptChannel}, input: u.Values, node: n, ident: id}
-		var writes []Write
-		switch {
-		case n.start:
-			writes, err = l.startWrites(ctx, t)
-		case n.entry:
-			// An entrypoint's writers: the values become its output and
-			// what the next run sees as previous (func/index.ts:218-228).
-			writes = entryWrites(u.Values)
-		default:
-			writes, _, err = l.nodeWrites(ctx, t, u.Values)
-		}
-		if err == nil {
-			err = g.checkWrites(u.AsNode, writes, nil)
-		}
+		t := &task{name: up.AsNode, kind: pushTask, index: i, triggers: []string{InterruptChannel}, input: up.Values, node: n, ident: id}
+		writes, err := u.writesAs(ctx, t, up)
 		if err != nil {
-			return Config{}, err
+			return nil, err
 		}
 		t.writes = writes
 		tasks = append(tasks, t)
 	}
+	return tasks, nil
+}
+
+// writesAs is what t, the update up as its node, writes: its node's
+// writers applied to up's values, checked against the limits.
+func (u *updateStep) writesAs(ctx context.Context, t *task, up StateUpdate) ([]Write, error) {
+	var writes []Write
+	var err error
+	switch n := t.node; {
+	case n.start:
+		writes, err = u.l.startWrites(ctx, t)
+	case n.entry:
+		// An entrypoint's writers: the values become its output and
+		// what the next run sees as previous (func/index.ts:218-228).
+		writes = entryWrites(up.Values)
+	default:
+		writes, _, err = u.l.nodeWrites(ctx, t, up.Values)
+	}
+	if err == nil {
+		err = u.g.checkWrites(up.AsNode, writes, nil)
+	}
+	return writes, err
+}
+
+// saveWrites saves the tasks' writes with the checkpoint updated, when
+// there is one, as pending writes (the update's record).
+func (u *updateStep) saveWrites(ctx context.Context, tasks []*task) error {
+	if u.saved == nil {
+		return nil
+	}
 	for _, t := range tasks {
-		if saved != nil && len(t.writes) > 0 {
-			if err := g.saver.PutWrites(ctx, saved.Config, t.id(), t.writes); err != nil {
-				return Config{}, err
+		if len(t.writes) > 0 {
+			if err := u.g.saver.PutWrites(ctx, u.saved.Config, t.id(), t.writes); err != nil {
+				return err
 			}
 		}
 	}
-	if _, err := applyWrites(l.cs, tasks); err != nil {
-		return Config{}, err
-	}
-	return put(SourceUpdate, step+1)
+	return nil
 }
 
 // copyCheckpoint writes a copy of saved as a fork beside it: same channel

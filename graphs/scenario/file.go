@@ -897,14 +897,35 @@ var opFields = map[string][]string{
 
 func (p *parser) op(n *jnode, field string, i int) Op {
 	op := Op{Index: i, Thread: "t1", Pos: n.pos}
+	if !p.opKind(n, field, &op) {
+		return op
+	}
+	if v := n.field("thread"); v != nil {
+		op.Thread = p.name(v, join2(field, "thread"))
+	}
+	p.opInput(n, field, &op)
+	p.runOptions(n, field, &op)
+	p.streamOptions(n, field, &op)
+	p.subgraphAddress(n, field, &op)
+	p.opCommand(n, field, &op)
+	p.resumeAnswers(n, field, &op)
+	p.updateValues(n, field, &op)
+	p.historyOptions(n, field, &op)
+	return op
+}
+
+// opKind reads which op n is and checks n has only that op's fields: false
+// (after an error) when n is not an object, has no known op or has a
+// field the op does not take.
+func (p *parser) opKind(n *jnode, field string, op *Op) bool {
 	if n.kind != jsonObject {
 		p.fail(n, field, "expected an object, got %s", n.kind)
-		return op
+		return false
 	}
 	k := n.field("op")
 	if k == nil {
 		p.fail(n, field, "missing op")
-		return op
+		return false
 	}
 	op.Kind = p.str(k, join2(field, "op"))
 	allowed, ok := opFields[op.Kind]
@@ -912,21 +933,28 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 		if k.kind == jsonString {
 			p.fail(k, join2(field, "op"), "unknown op %q (expected invoke, resume, get_state, update_state, bulk_update, clear_cache or history)", op.Kind)
 		}
-		return op
+		return false
 	}
-	if !p.fields(n, field, allowed...) {
-		return op
+	return p.fields(n, field, allowed...)
+}
+
+// opInput reads an invoke's input: an object or null, or any value for an
+// entrypoint.
+func (p *parser) opInput(n *jnode, field string, op *Op) {
+	v := n.field("input")
+	if v == nil {
+		return
 	}
-	if v := n.field("thread"); v != nil {
-		op.Thread = p.name(v, join2(field, "thread"))
+	op.Input, op.HasInput = v.value(), true
+	if v.kind != jsonObject && v.kind != jsonNull && !p.functional {
+		p.fail(v, join2(field, "input"), "expected an object or null, got %s", v.kind)
 	}
-	if v := n.field("input"); v != nil {
-		op.Input, op.HasInput = v.value(), true
-		// An entrypoint takes any value as its input.
-		if v.kind != jsonObject && v.kind != jsonNull && !p.functional {
-			p.fail(v, join2(field, "input"), "expected an object or null, got %s", v.kind)
-		}
-	}
+}
+
+// runOptions reads how an invoke or resume runs: recursion_limit,
+// max_concurrency, durability, where it starts (from a fork or at a
+// step, not both) and its context.
+func (p *parser) runOptions(n *jnode, field string, op *Op) {
 	if v := n.field("recursion_limit"); v != nil {
 		op.RecursionLimit = p.integer(v, join2(field, "recursion_limit"), 1)
 	}
@@ -950,15 +978,17 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	if n.field("from") != nil && n.field("at") != nil {
 		p.fail(n, field, "from and at exclude each other")
 	}
-	if v := n.field("value"); v != nil {
-		op.Value, op.HasValue = v.value(), true
-	}
 	if v := n.field("context"); v != nil {
 		op.Context = v.value()
 		if v.kind != jsonObject {
 			p.fail(v, join2(field, "context"), "expected an object, got %s", v.kind)
 		}
 	}
+}
+
+// streamOptions reads the stream modes a run streams and whether its
+// subgraphs stream too.
+func (p *parser) streamOptions(n *jnode, field string, op *Op) {
 	if v := n.field("stream"); v != nil {
 		f := join2(field, "stream")
 		op.Stream = p.names(v, f)
@@ -971,6 +1001,12 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	if v := n.field("stream_subgraphs"); v != nil {
 		op.StreamSubs = p.boolean(v, join2(field, "stream_subgraphs"))
 	}
+}
+
+// subgraphAddress reads which subgraph's state an op reads or updates:
+// subgraphs (all of them, for get_state), or subgraph and which of its
+// tasks (subgraph_task, only with subgraph).
+func (p *parser) subgraphAddress(n *jnode, field string, op *Op) {
 	if v := n.field("subgraphs"); v != nil {
 		op.SubgraphState = p.boolean(v, join2(field, "subgraphs"))
 	}
@@ -983,11 +1019,26 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 			p.fail(v, join2(field, "subgraph_task"), "subgraph_task needs subgraph")
 		}
 	}
-	if v := n.field("command"); v != nil {
-		op.Command = p.command(v, join2(field, "command"))
-		if n.field("input") != nil || n.field("values") != nil {
-			p.fail(v, join2(field, "command"), "command excludes input and values")
-		}
+}
+
+// opCommand reads an op's command, which stands instead of input and
+// values.
+func (p *parser) opCommand(n *jnode, field string, op *Op) {
+	v := n.field("command")
+	if v == nil {
+		return
+	}
+	op.Command = p.command(v, join2(field, "command"))
+	if n.field("input") != nil || n.field("values") != nil {
+		p.fail(v, join2(field, "command"), "command excludes input and values")
+	}
+}
+
+// resumeAnswers reads what a resume answers: one value, or a value per
+// node (by_node) — exactly one of the two.
+func (p *parser) resumeAnswers(n *jnode, field string, op *Op) {
+	if v := n.field("value"); v != nil {
+		op.Value, op.HasValue = v.value(), true
 	}
 	if v := n.field("by_node"); v != nil {
 		f := join2(field, "by_node")
@@ -1002,6 +1053,11 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	if op.Kind == OpResume && op.HasValue == (op.ByNode != nil) {
 		p.fail(n, field, "a resume needs exactly one of value and by_node")
 	}
+}
+
+// updateValues reads what a state update writes: values as as_node, or a
+// bulk_update's supersteps (which it needs).
+func (p *parser) updateValues(n *jnode, field string, op *Op) {
 	if v := n.field("values"); v != nil {
 		op.Values = v.value()
 	}
@@ -1013,8 +1069,6 @@ func (p *parser) op(n *jnode, field string, i int) Op {
 	if v := n.field("as_node"); v != nil {
 		op.AsNode, op.HasAsNode = p.name(v, join2(field, "as_node")), true
 	}
-	p.historyOptions(n, field, &op)
-	return op
 }
 
 // historyOptions reads a history op's limit, filter and before.

@@ -222,114 +222,144 @@ func decodePack(dst []packEntry, ver int64, data []byte, want map[string]packWan
 	if len(data) == 0 || (data[0] != blobPack && data[0] != blobPackWrites) {
 		return nil, nil, corruptf("pack at version %d: not a pack", ver)
 	}
-	rest := data[1:]
 	bad := func() ([]packEntry, *packWrites, error) {
 		return nil, nil, corruptf("pack at version %d is damaged", ver)
 	}
-	uvarint := func() (uint64, bool) {
-		v, n := binary.Uvarint(rest)
-		if n <= 0 {
-			return 0, false
-		}
-		rest = rest[n:]
-		return v, true
-	}
-	varint := func() (int64, bool) {
-		v, n := binary.Varint(rest)
-		if n <= 0 {
-			return 0, false
-		}
-		rest = rest[n:]
-		return v, true
-	}
-	bytes := func() ([]byte, bool) {
-		n, ok := uvarint()
-		if !ok || n > uint64(len(rest)) {
-			return nil, false
-		}
-		b := rest[:n:n]
-		rest = rest[n:]
-		return b, true
-	}
+	r := packReader{rest: data[1:]}
 	var pw *packWrites
 	if data[0] == blobPackWrites {
-		cp, ok1 := bytes()
-		task, ok2 := bytes()
-		n, ok3 := uvarint()
-		if !ok1 || !ok2 || !ok3 || len(cp) == 0 || n == 0 || n > uint64(len(rest)) {
+		var ok bool
+		if pw, ok = r.writes(ver, folds); !ok {
 			return bad()
 		}
-		// Only a checkpoint's own range holds its writes: a pack of
-		// another fork at other versions may name it too.
-		if f, ok := folds[string(cp)]; folds == nil || ok && f.lo < ver && ver <= f.hi {
-			pw = &packWrites{checkpoint: string(cp), task: string(task), writes: make([]taskWrite, 0, n), lo: ver, hi: ver}
-		}
-		for range n {
-			slot, ok := varint()
-			if !ok || slot < 0 {
-				return bad()
-			}
-			ch, ok := bytes()
-			if !ok || len(ch) == 0 {
-				return bad()
-			}
-			val, ok := bytes()
-			if !ok {
-				return bad()
-			}
-			if pw != nil {
-				pw.writes = append(pw.writes, taskWrite{slot, string(ch), val})
-			}
-		}
 	}
-	count, ok := uvarint()
-	if !ok || count == 0 || count > uint64(len(rest)) {
+	count, ok := r.uvarint()
+	if !ok || count == 0 || count > uint64(len(r.rest)) {
 		return bad()
 	}
 	out := dst
 	for range count {
-		var e packEntry
-		ch, ok := bytes()
-		if !ok || len(ch) == 0 || len(rest) == 0 {
-			return bad()
-		}
-		keep := want == nil
-		if keep {
-			e.channel = string(ch)
-		} else if w, ok := want[string(ch)]; ok && w.lo <= ver && ver <= w.hi {
-			e.channel, keep = w.channel, true
-		}
-		e.has = rest[0]&1 != 0
-		rest = rest[1:]
-		var depth uint64
-		if e.root, ok = varint(); !ok {
-			return bad()
-		}
-		if depth, ok = uvarint(); !ok || depth > 1<<30 {
-			return bad()
-		}
-		e.depth = int(depth)
-		if e.depth > 0 {
-			b := ref{Root: e.root}
-			if b.Version, ok = varint(); !ok {
-				return bad()
-			}
-			if b.Hash, ok = varint(); !ok {
-				return bad()
-			}
-			if keep {
-				e.base = &b
-			}
-		}
-		if e.data, ok = bytes(); !ok {
+		e, keep, ok := r.entry(ver, want)
+		if !ok {
 			return bad()
 		}
 		if keep {
 			out = append(out, e)
 		}
 	}
-	if len(rest) > 0 {
+	if len(r.rest) > 0 {
 		return bad()
 	}
 	return out, pw, nil
+}
+
+// packReader reads a pack's fields in order from rest, what is left of
+// it; each read reports false when the pack ends early or is malformed.
+type packReader struct{ rest []byte }
+
+func (r *packReader) uvarint() (uint64, bool) {
+	v, n := binary.Uvarint(r.rest)
+	if n <= 0 {
+		return 0, false
+	}
+	r.rest = r.rest[n:]
+	return v, true
+}
+
+func (r *packReader) varint() (int64, bool) {
+	v, n := binary.Varint(r.rest)
+	if n <= 0 {
+		return 0, false
+	}
+	r.rest = r.rest[n:]
+	return v, true
+}
+
+// bytes reads a length and that many bytes, capped so appending to them
+// cannot overwrite the rest.
+func (r *packReader) bytes() ([]byte, bool) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.rest)) {
+		return nil, false
+	}
+	b := r.rest[:n:n]
+	r.rest = r.rest[n:]
+	return b, true
+}
+
+// writes reads the task writes a pack of version ver holds: nil when
+// folds asks for those of no checkpoint it names in a range holding ver
+// (always kept when folds is nil); they are checked either way.
+func (r *packReader) writes(ver int64, folds map[string]span) (*packWrites, bool) {
+	cp, ok1 := r.bytes()
+	task, ok2 := r.bytes()
+	n, ok3 := r.uvarint()
+	if !ok1 || !ok2 || !ok3 || len(cp) == 0 || n == 0 || n > uint64(len(r.rest)) {
+		return nil, false
+	}
+	var pw *packWrites
+	// Only a checkpoint's own range holds its writes: a pack of
+	// another fork at other versions may name it too.
+	if f, ok := folds[string(cp)]; folds == nil || ok && f.lo < ver && ver <= f.hi {
+		pw = &packWrites{checkpoint: string(cp), task: string(task), writes: make([]taskWrite, 0, n), lo: ver, hi: ver}
+	}
+	for range n {
+		slot, ok := r.varint()
+		if !ok || slot < 0 {
+			return nil, false
+		}
+		ch, ok := r.bytes()
+		if !ok || len(ch) == 0 {
+			return nil, false
+		}
+		val, ok := r.bytes()
+		if !ok {
+			return nil, false
+		}
+		if pw != nil {
+			pw.writes = append(pw.writes, taskWrite{slot, string(ch), val})
+		}
+	}
+	return pw, true
+}
+
+// entry reads a pack's next value, and whether want asks for it at the
+// pack's version ver (keep; all are when want is nil).
+func (r *packReader) entry(ver int64, want map[string]packWant) (e packEntry, keep, ok bool) {
+	ch, ok := r.bytes()
+	if !ok || len(ch) == 0 || len(r.rest) == 0 {
+		return e, false, false
+	}
+	keep = want == nil
+	if keep {
+		e.channel = string(ch)
+	} else if w, ok := want[string(ch)]; ok && w.lo <= ver && ver <= w.hi {
+		e.channel, keep = w.channel, true
+	}
+	e.has = r.rest[0]&1 != 0
+	r.rest = r.rest[1:]
+	var depth uint64
+	if e.root, ok = r.varint(); !ok {
+		return e, false, false
+	}
+	if depth, ok = r.uvarint(); !ok || depth > 1<<30 {
+		return e, false, false
+	}
+	e.depth = int(depth)
+	if e.depth > 0 {
+		b := ref{Root: e.root}
+		if b.Version, ok = r.varint(); !ok {
+			return e, false, false
+		}
+		if b.Hash, ok = r.varint(); !ok {
+			return e, false, false
+		}
+		if keep {
+			e.base = &b
+		}
+	}
+	if e.data, ok = r.bytes(); !ok {
+		return e, false, false
+	}
+	return e, keep, true
 }

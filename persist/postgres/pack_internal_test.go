@@ -148,3 +148,30 @@ func TestPack_Writes(t *testing.T) {
 		}
 	}
 }
+
+// TestPack_MalformedFieldsAreDamage: a pack whose every byte is there but
+// whose fields cannot be right — a write's negative slot or empty
+// channel, a value's empty channel or impossible depth — is reported as
+// damage, not misread.
+func TestPack_MalformedFieldsAreDamage(t *testing.T) {
+	val := blob{channel: "step", ref: ref{Version: 8, Root: 8}, has: true, kind: blobFull, payload: []byte("1")}
+	with := func(w taskWrite) *packWrites {
+		return &packWrites{checkpoint: "cp", task: "task", writes: []taskWrite{w}}
+	}
+	emptyChannel, deep := val, val
+	emptyChannel.channel = ""
+	deep.depth, deep.base = 1<<30+1, ref{Version: 7, Hash: 1, Root: 8}
+	for name, pk := range map[string]blob{
+		"negative slot":       newPack([]blob{val}, with(taskWrite{-1, "step", []byte("1")})),
+		"write to no channel": newPack([]blob{val}, with(taskWrite{0, "", []byte("1")})),
+		"value of no channel": newPack([]blob{emptyChannel}, nil),
+		"too deep":            newPack([]blob{deep}, nil),
+	} {
+		if _, _, err := decodePack(nil, 8, pk.data, nil, nil); err == nil {
+			t.Errorf("%s: decodes", name)
+		}
+	}
+	if _, _, err := decodePack(nil, 8, newPack([]blob{val}, with(taskWrite{0, "step", []byte("1")})).data, nil, nil); err != nil {
+		t.Errorf("the well-formed pack: %v", err)
+	}
+}

@@ -1,0 +1,61 @@
+package engine_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// TestUpdateState_RefusesWhatItCannotApply: each way an update is refused
+// says why, and writes no checkpoint.
+func TestUpdateState_RefusesWhatItCannotApply(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x")).
+		AddNode("a", update("x", 1.0)).AddEdge(engine.Start, "a"),
+		engine.WithLimits(engine.Limits{MaxWriteBytes: 16}))
+	if _, err := g.Invoke(ctx, map[string]any{"x": 0.0}, engine.OnThread("t")); err != nil {
+		t.Fatal(err)
+	}
+	on := engine.Config{ThreadID: "t"}
+	bulk := func(cfg engine.Config, us ...engine.StateUpdate) error {
+		_, err := g.BulkUpdateState(ctx, cfg, [][]engine.StateUpdate{us})
+		return err
+	}
+	one := func(cfg engine.Config, values any, asNode string) error {
+		_, err := g.UpdateState(ctx, cfg, values, asNode)
+		return err
+	}
+	tests := []struct {
+		name string
+		err  error
+		want string // the message, or "" for ErrNoCheckpoint
+	}{
+		{"input among several", bulk(on, engine.StateUpdate{Values: map[string]any{"x": 2.0}, AsNode: engine.AsInput}, engine.StateUpdate{Values: map[string]any{}, AsNode: "a"}), "__input__ takes a single update, not 2"},
+		{"unsaved checkpoint id", one(engine.Config{ThreadID: "t", CheckpointID: "no-such-id"}, map[string]any{"x": 2.0}, "a"), ""},
+		{"copy of nothing", one(engine.Config{ThreadID: "empty"}, nil, engine.AsCopy), "cannot copy a checkpoint that does not exist"},
+		{"clear with values", one(on, map[string]any{"x": 2.0}, engine.AsClear), `node "__end__" does not exist`},
+		{"input not a map", one(on, "x", engine.AsInput), "update as __input__ needs a map of state keys"},
+		{"input over the write limit", one(on, map[string]any{"x": strings.Repeat("y", 64)}, engine.AsInput), `the run input wrote a value to key "x" larger than 16 bytes`},
+		{"unknown node", one(on, map[string]any{"x": 2.0}, "ghost"), `node "ghost" does not exist`},
+		{"node write over the limit", one(on, map[string]any{"x": strings.Repeat("y", 64)}, "a"), "larger than 16 bytes"},
+	}
+	before, _ := g.Saver().List(ctx, on, engine.ListOptions{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.want == "" {
+				if !errors.Is(tt.err, engine.ErrNoCheckpoint) {
+					t.Fatalf("err %v, want ErrNoCheckpoint", tt.err)
+				}
+				return
+			}
+			if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
+				t.Fatalf("err %v, want one saying %q", tt.err, tt.want)
+			}
+		})
+	}
+	after, _ := g.Saver().List(ctx, on, engine.ListOptions{})
+	if len(after) != len(before) {
+		t.Fatalf("refused updates wrote %d checkpoints", len(after)-len(before))
+	}
+}
