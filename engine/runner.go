@@ -837,6 +837,8 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 		if err = l.g.checkNodeWrites(t.name, writes, states, &l.cs.view); err != nil {
 			writes = nil
 		}
+	} else {
+		writes = normalizedSends(writes) // saved unchecked with the cancellation
 	}
 	if err != nil && ctx.Err() == nil {
 		err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
@@ -1131,7 +1133,9 @@ func (l *loop) settleAbandoned(ctx context.Context, t *task, err error, writes [
 	l.deferLast(t) // counted finished, as every task is once
 	ne := &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
 	res := &t.result
-	writes = slices.Clip(writes) // its goroutine may append past them
+	// Its goroutine may append past them; they were not checked, which
+	// normalizes Sends (writeCheck.write).
+	writes = normalizedSends(slices.Clip(writes))
 	l.mu.Lock()
 	res.Err, res.Done, res.Writes = ne, true, writes
 	l.mu.Unlock()
