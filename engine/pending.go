@@ -26,6 +26,22 @@ type pendingWrites struct {
 
 const pendingIndexAt = 8
 
+// reserve sizes the lists for a superstep of n tasks (tasks), with room
+// for each task's entry when they will be saved (saved): a wide
+// superstep's tasks then add theirs without growing the lists, which
+// copied them some ten times over and left as much garbage (a fan-out's
+// thousand: ~50 KB a run).
+func (p *pendingWrites) reserve(n int, saved bool) {
+	p.tasks = n
+	if !saved || cap(p.order) >= n {
+		return
+	}
+	// New arrays are zero past the length, as grown needs.
+	p.order = slices.Grow(p.order, n-len(p.order))
+	p.refs = slices.Grow(p.refs, n-len(p.refs))
+	p.batches = slices.Grow(p.batches, n-len(p.batches))
+}
+
 func newPendingWrites(ws []PendingWrite) *pendingWrites {
 	p := &pendingWrites{}
 	for _, w := range ws {
@@ -110,10 +126,12 @@ func (p *pendingWrites) name() {
 
 // addTask is add for a task of this run, by reference: its id is made
 // only if something reads it. Once any task is saved by id, it is add.
-func (p *pendingWrites) addTask(t *task, writes []Write) {
+// It reports whether the task is known to save for the first time this
+// superstep (false when unknown: some task was saved by id).
+func (p *pendingWrites) addTask(t *task, writes []Write) (first bool) {
 	if len(p.order) > p.unnamed {
 		p.add(t.id(), writes)
-		return
+		return false
 	}
 	i := -1
 	if t.pendingRef { // saved before in this superstep (rare): search
@@ -121,8 +139,10 @@ func (p *pendingWrites) addTask(t *task, writes []Write) {
 	}
 	if i < 0 {
 		i = p.push("", t)
+		first = true
 	}
 	p.batches[i] = writes
+	return first
 }
 
 // id is the id of the task at place i in order.

@@ -35,7 +35,7 @@ func (l *loop) execute(ctx context.Context) error {
 	}
 	if len(run) > pendingIndexAt {
 		l.mu.Lock()
-		l.pending.tasks = len(l.tasks)
+		l.pending.reserve(len(l.tasks), l.saver != nil)
 		l.mu.Unlock()
 	}
 	l.prepareSubgraphTurns(run)
