@@ -3,7 +3,9 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -103,4 +105,75 @@ func TestSendArgument_ReachesItsTaskInEngineForm(t *testing.T) {
 			t.Errorf("log[%d] = %#v, want %#v", i, got[i], want[i])
 		}
 	}
+}
+
+// A run that travels to the thread's head, an update checkpoint (no
+// fork: LangGraph.js loop.ts:1454-1469), saves against that checkpoint,
+// where an earlier run of the same graph saved writes by reference in the
+// same MemorySaver: the writes saved there read back as the first run
+// left them, but for the interrupt saved again, for a superstep of one
+// other task and of many (a save against a checkpoint the run did not put
+// is never fresh: memSaveHint).
+func TestTravelToHead_SavesAgainstItKeepEachKeysFirstWrite(t *testing.T) {
+	for _, sends := range []int{2, 12} {
+		t.Run(fmt.Sprint("sends=", sends), func(t *testing.T) {
+			var run atomic.Int32
+			b := engine.NewStateGraph(engine.AppendKey("log")).
+				AddNode("split", func(context.Context, any) (any, error) { return nil, nil }).
+				AddNode("work", func(ctx context.Context, in any) (any, error) {
+					if in == 0.0 {
+						if _, err := engine.Interrupt(ctx, "stop"); err != nil {
+							return nil, err
+						}
+					}
+					return engine.Update{{Key: "log", Value: []any{fmt.Sprint(in, "/", run.Load())}}}, nil
+				}).
+				AddEdge(engine.Start, "split").
+				AddConditionalEdges("split", func(context.Context, map[string]any) (any, error) {
+					out := make([]any, sends)
+					for i := range out {
+						out[i] = engine.Send{Node: "work", Arg: float64(i)}
+					}
+					return out, nil
+				}, "work")
+			saver := engine.NewMemorySaver()
+			g := mustCompile(t, b, engine.WithSaver(saver))
+			if _, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t"), engine.BreakBefore("split")); err != nil {
+				t.Fatal(err)
+			}
+			up, err := g.UpdateState(ctx, engine.Config{ThreadID: "t"}, nil, "split")
+			if err != nil {
+				t.Fatal(err)
+			}
+			run.Store(1)
+			if res, err := g.Invoke(ctx, nil, engine.OnThread("t")); err != nil || res.Status != engine.StatusInterrupted {
+				t.Fatalf("first run from the update: %v %v", res, err)
+			}
+			first := savedLog(t, saver, up.CheckpointID)
+			run.Store(2)
+			if res, err := g.Invoke(ctx, nil, engine.OnThread("t"), engine.FromCheckpoint(up.CheckpointID)); err != nil || res.Status != engine.StatusInterrupted {
+				t.Fatalf("travel to the head: %v %v", res, err)
+			}
+			again := savedLog(t, saver, up.CheckpointID)
+			if len(first) != sends-1 || !reflect.DeepEqual(again, first) {
+				t.Errorf("log writes against the update checkpoint: %v, want the first run's %v", again, first)
+			}
+		})
+	}
+}
+
+// savedLog lists the log writes saved against checkpoint id, by task.
+func savedLog(t *testing.T, saver *engine.MemorySaver, id string) map[string][]any {
+	t.Helper()
+	tp, err := saver.GetTuple(ctx, engine.Config{ThreadID: "t", CheckpointID: id})
+	if err != nil || tp == nil {
+		t.Fatalf("GetTuple: %v %v", tp, err)
+	}
+	out := map[string][]any{}
+	for _, pw := range tp.PendingWrites {
+		if pw.Channel == "log" {
+			out[pw.TaskID] = append(out[pw.TaskID], pw.Value)
+		}
+	}
+	return out
 }
