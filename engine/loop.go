@@ -126,6 +126,9 @@ type loop struct {
 	// (fanout.left); made once for the run, on its first superstep with
 	// concurrent tasks.
 	stepEnded chan struct{}
+	// handoff hands the loop the ended tasks of its supersteps whose
+	// successes it saves (fanout.handoff); made once for the run.
+	handoff *taskHandoff
 	// saveOnLoop: this superstep's tasks leave saving a success to the
 	// loop's goroutine (fanout.commitOnLoop). Set and cleared by the
 	// loop around the tasks' goroutines; Task calls never read it.
