@@ -250,14 +250,26 @@ type meter struct {
 }
 
 // scalar adds a scalar of size n (scalarSize): only one sized as a
-// non-integral number may be out of engine form (a Go int, say).
+// non-integral number may be out of engine form (a Go int, say). Small
+// enough to be inlined: most values measured are scalars.
 func (m *meter) scalar(v any, n int) error {
-	if n == 24 && !m.raw {
-		if _, ok := v.(float64); !ok {
-			m.raw = !normalized(v)
-		}
+	if n == 24 {
+		m.number(v)
 	}
-	return m.add(n)
+	m.n += n
+	if m.n > m.limit {
+		return errTooLarge
+	}
+	return nil
+}
+
+// number notes a number out of engine form (see scalar), out of line.
+//
+//go:noinline
+func (m *meter) number(v any) {
+	if _, ok := v.(float64); !ok && !m.raw {
+		m.raw = !normalized(v)
+	}
 }
 
 func (m *meter) add(k int) error {
