@@ -348,7 +348,11 @@ func (m *meter) other(v any, depth int) error {
 			if err := m.add(stringSize(k)); err != nil {
 				return err
 			}
-			if err := m.value(e, depth+1); err != nil {
+			if n, ok := scalarSize(e); ok { // no call: a Send's object holds scalars, often
+				if err := m.scalar(e, n); err != nil {
+					return err
+				}
+			} else if err := m.value(e, depth+1); err != nil {
 				return err
 			}
 		}
