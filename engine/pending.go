@@ -19,8 +19,10 @@ type pendingWrites struct {
 	batches [][]Write      // each task's latest batch, as order
 	index   map[string]int // task id -> its place in order, past pendingIndexAt
 	unnamed int            // how many entries are refs
-	// tasks is the current superstep's task count, what the index is
-	// sized for (no growth while a wide superstep's tasks save).
+	// tasks is the current superstep's task count when it is wide (0
+	// otherwise): what the index is sized for (no growth while a wide
+	// superstep's tasks save), and each task's share of a checkpoint's
+	// room for writes (memSaveHint.tasks).
 	tasks int
 }
 
@@ -212,6 +214,7 @@ func (p *pendingWrites) reset() {
 	}
 	p.order, p.refs, p.batches = p.order[:0], p.refs[:0], p.batches[:0]
 	p.unnamed = 0
+	p.tasks = 0 // the next superstep's, if wide, is set by reserve
 }
 
 // grown returns s one element longer. The new element is zero: reset
