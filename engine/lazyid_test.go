@@ -139,7 +139,7 @@ func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range tasks {
-			m.putTaskWrites(cfg, g, 4, newMemTask(work, pushTask, i), []Write{{Channel: "out", Value: "first"}, {Channel: ErrorChannel, Value: "e1"}}, nil)
+			m.putTaskWrites(cfg, g, 4, newMemTask(work, pushTask, i), []Write{{Channel: "out", Value: "first"}, {Channel: ErrorChannel, Value: "e1"}}, nil, memSaveHint{})
 		}
 		id := pushTaskID(cfg.CheckpointID, "", 4, "work", 0)
 		if err := m.PutWrites(ctx, cfg, id, []Write{{Channel: "out", Value: "second"}, {Channel: ErrorChannel, Value: "e2"}}); err != nil {
@@ -149,7 +149,7 @@ func TestMemorySaver_ByReferenceThenByID(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Saved by reference once names are in use: by id, the same task.
-		m.putTaskWrites(cfg, g, 4, newMemTask(work, pushTask, 0), []Write{{Channel: "out", Value: "third"}}, nil)
+		m.putTaskWrites(cfg, g, 4, newMemTask(work, pushTask, 0), []Write{{Channel: "out", Value: "third"}}, nil, memSaveHint{})
 		tp, err := m.GetTuple(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -375,7 +375,7 @@ func TestMemorySaver_WritesFindTheirCheckpoint(t *testing.T) {
 		return out
 	}
 	save := func(cfg Config, value string) {
-		m.putTaskWrites(cfg, g, 4, newMemTask(work, pushTask, 0), []Write{{Channel: "out", Value: value}}, nil)
+		m.putTaskWrites(cfg, g, 4, newMemTask(work, pushTask, 0), []Write{{Channel: "out", Value: value}}, nil, memSaveHint{})
 	}
 	check := func(cfg Config, want ...any) {
 		t.Helper()

@@ -118,29 +118,32 @@ func (e *StateLimitError) Unwrap() error { return ErrStateTooLarge }
 
 // checkWrite measures a value written to key by node against the bounds.
 func (l Limits) checkWrite(node, key string, v any) error {
-	_, err := l.checkHeld(node, key, v, 0)
+	_, _, err := l.checkHeld(node, key, v, 0)
 	return err
 }
 
-// checkHeld is checkWrite that also reports whether v holds the map whose
-// identity is view (0: none), in the same walk.
-func (l Limits) checkHeld(node, key string, v any, view uintptr) (bool, error) {
+// checkHeld is checkWrite that also reports, in the same walk, whether v
+// holds the map whose identity is view (0: none) and whether v is not in
+// engine form (raw: Normalize would copy it).
+func (l Limits) checkHeld(node, key string, v any, view uintptr) (held, raw bool, err error) {
 	m := meter{limit: l.write(), view: view}
 	if err := m.value(v, 0); err != nil {
 		e := &ValueLimitError{Node: node, Key: key, Limit: m.limit, Err: ErrValueTooLarge}
 		if err == errTooDeep {
 			e.Limit, e.Err = MaxValueDepth, ErrValueTooDeep
 		}
-		return m.held, e
+		return m.held, m.raw, e
 	}
-	return m.held, nil
+	return m.held, m.raw, nil
 }
 
-// checkWrites checks a task's writes to state keys and Sends. With view,
+// checkWrites checks a task's writes to state keys and Sends, and puts
+// each Send's argument in engine form (see writeCheck.write). With view,
 // a write that holds the state map lends it for longer (stateview.go).
 func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) error {
 	c := g.newWriteCheck(node, view)
-	for _, w := range writes {
+	for i := range writes {
+		w := &writes[i]
 		if c.small && plainScalar(w.Value) {
 			continue // nothing to measure: no deeper, no larger, no map
 		}
@@ -159,7 +162,8 @@ func (g *Graph) checkWrites(node string, writes []Write, view *viewLending) erro
 // channel up.
 func (g *Graph) checkNodeWrites(node string, writes []Write, states int, view *viewLending) error {
 	c := g.newWriteCheck(node, view)
-	for i, w := range writes {
+	for i := range writes {
+		w := &writes[i]
 		if c.small && plainScalar(w.Value) {
 			continue
 		}
@@ -201,15 +205,26 @@ func plainScalar(v any) bool {
 // write checks one write to a state key, or a Send's argument. Every task
 // calls it on its own goroutine's small stack (see fanout.run): its frame
 // and the meter's stay small.
-func (c *writeCheck) write(w Write) error {
+//
+// A Send is written as the node made it (sendWrite): the walk that
+// measures its argument also finds whether it is in engine form, and only
+// one that is not is replaced here by its normalized copy. A fan-out's
+// Sends of objects were read twice otherwise, a map's iteration each
+// (a random start, ~400 instructions). Writes that leave a task unchecked
+// (a cancelled task's, an abandoned one's) go through normalizedSends.
+func (c *writeCheck) write(w *Write) error {
 	v := w.Value
-	if s, ok := v.(Send); ok && w.Channel == TasksChannel {
+	s, isSend := v.(Send)
+	if isSend && w.Channel == TasksChannel {
 		v = s.Arg
 	}
-	held, err := c.g.limits.checkHeld(c.node, w.Channel, v, c.id)
+	held, raw, err := c.g.limits.checkHeld(c.node, w.Channel, v, c.id)
 	if held {
 		c.view.lend()
 		c.id = 0
+	}
+	if raw && isSend && err == nil {
+		w.Value = Send{Node: s.Node, Arg: normalizeCopy(s.Arg)}
 	}
 	return err
 }
@@ -225,11 +240,36 @@ func measure(v any, depth, limit int) (int, error) {
 }
 
 // meter adds up a value's size and, given a map's identity (view), finds
-// whether the value holds that map (held).
+// whether the value holds that map (held). raw says whether the value
+// holds anything Normalize changes (normalized, in the same walk).
 type meter struct {
 	n, limit int
 	view     uintptr
 	held     bool
+	raw      bool
+}
+
+// scalar adds a scalar of size n (scalarSize): only one sized as a
+// non-integral number may be out of engine form (a Go int, say). Small
+// enough to be inlined: most values measured are scalars.
+func (m *meter) scalar(v any, n int) error {
+	if n == 24 {
+		m.number(v)
+	}
+	m.n += n
+	if m.n > m.limit {
+		return errTooLarge
+	}
+	return nil
+}
+
+// number notes a number out of engine form (see scalar), out of line.
+//
+//go:noinline
+func (m *meter) number(v any) {
+	if _, ok := v.(float64); !ok && !m.raw {
+		m.raw = !normalized(v)
+	}
 }
 
 func (m *meter) add(k int) error {
@@ -261,7 +301,7 @@ func scalarSize(v any) (n int, ok bool) {
 // recursive frame stays small.
 func (m *meter) value(v any, depth int) error {
 	if n, ok := scalarSize(v); ok {
-		return m.add(n)
+		return m.scalar(v, n)
 	}
 	if err := nest(v, depth); err != nil {
 		return err
@@ -275,7 +315,7 @@ func (m *meter) value(v any, depth int) error {
 	}
 	for _, e := range x {
 		if n, ok := scalarSize(e); ok {
-			if err := m.add(n); err != nil {
+			if err := m.scalar(e, n); err != nil {
 				return err
 			}
 		} else if err := m.value(e, depth+1); err != nil {
@@ -308,11 +348,16 @@ func (m *meter) other(v any, depth int) error {
 			if err := m.add(stringSize(k)); err != nil {
 				return err
 			}
-			if err := m.value(e, depth+1); err != nil {
+			if n, ok := scalarSize(e); ok { // no call: a Send's object holds scalars, often
+				if err := m.scalar(e, n); err != nil {
+					return err
+				}
+			} else if err := m.value(e, depth+1); err != nil {
 				return err
 			}
 		}
 	case *OrderedMap:
+		m.raw = true // Normalize makes it a map
 		if err := m.add(2 + 2*len(x.Keys)); err != nil {
 			return err
 		}
@@ -333,22 +378,29 @@ func (m *meter) other(v any, depth int) error {
 		if err := m.add(30 + stringSize(x.ID)); err != nil {
 			return err
 		}
-		return m.value(x.Value, depth+2)
+		raw := m.raw // Normalize keeps interrupts as they are
+		err := m.value(x.Value, depth+2)
+		m.raw = raw
+		return err
 	case []Interruption:
 		if err := m.add(2 + len(x)); err != nil {
 			return err
 		}
+		raw := m.raw
 		for _, e := range x {
 			if err := m.value(e, depth+1); err != nil {
 				return err
 			}
 		}
+		m.raw = raw
 	case Overwrite: // {"__overwrite__":…}
+		m.raw = true // stored in its wire form (overwrite.go)
 		if err := m.add(18); err != nil {
 			return err
 		}
 		return m.value(x.Value, depth+1)
 	case *Overwrite:
+		m.raw = true
 		if x != nil {
 			return m.value(*x, depth)
 		}

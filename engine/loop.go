@@ -126,6 +126,9 @@ type loop struct {
 	// (fanout.left); made once for the run, on its first superstep with
 	// concurrent tasks.
 	stepEnded chan struct{}
+	// handoff hands the loop the ended tasks of its supersteps whose
+	// successes it saves (fanout.handoff); made once for the run.
+	handoff *taskHandoff
 	// saveOnLoop: this superstep's tasks leave saving a success to the
 	// loop's goroutine (fanout.commitOnLoop). Set and cleared by the
 	// loop around the tasks' goroutines; Task calls never read it.
@@ -149,9 +152,12 @@ type loop struct {
 	emit func(Event)
 	ids  IDSource
 
-	cs       *channelState
-	sizes    stateSizes // the state keys' sizes, for Limits.MaxStateBytes
-	cpID     string     // the current checkpoint (parent of the next)
+	cs    *channelState
+	sizes stateSizes // the state keys' sizes, for Limits.MaxStateBytes
+	cpID  string     // the current checkpoint (parent of the next)
+	// cpOwn: this run saved the current checkpoint (putCheckpoint), so
+	// every write against it is this run's (see memSaveHint.fresh).
+	cpOwn    bool
 	parentID string
 	md       Metadata
 	step     int
@@ -614,9 +620,10 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 	if ms, ok := l.saver.(*MemorySaver); ok && l.exit == nil {
 		if ref, ok := l.planned(t); ok {
 			l.mu.Lock()
-			l.pending.addTask(t, writes)
+			first := l.pending.addTask(t, writes)
+			hint := memSaveHint{fresh: first && l.cpOwn, tasks: l.pending.tasks}
 			l.mu.Unlock()
-			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, l.g, t.step, ref, writes, t.node.sameWriteIDs(writes))
+			ms.putTaskWrites(Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID}, l.g, t.step, ref, writes, t.node.sameWriteIDs(writes), hint)
 			return nil
 		}
 	}
@@ -774,7 +781,7 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		}
 	}
 	l.parentID = l.cpID
-	l.cpID = id
+	l.cpID, l.cpOwn = id, save
 	l.md = md
 	if kc != nil && l.emit != nil {
 		cp = kc.public() // made now: a listener reads it

@@ -586,6 +586,25 @@ func (w *memWrites) find(k memWriteKey, i int) int {
 	return -1
 }
 
+// reserve makes room, in w with no entries yet, for a superstep's first
+// task's k writes, carved from namespace n's chunks when they are few,
+// or for as many from each of its tasks (a fan-out's tasks usually write
+// alike): the room then grows no more, where doubling allocated and
+// copied the entries some ten times over for a thousand tasks. A task
+// writing more than its share makes the room double as before.
+func (w *memWrites) reserve(n *memNamespace, k, tasks int) {
+	switch {
+	case tasks > 1 && k > 0:
+		w.grow(tasks * min(k, memWritesShare))
+	case k > len(w.first) && k <= maxCarved:
+		w.setRoom(n.writesRoom(k))
+	}
+}
+
+// memWritesShare bounds the room a task's writes reserve for each of its
+// superstep's tasks (reserve).
+const memWritesShare = 4
+
 // grow makes room for n more entries at once: a task's writes come
 // together. It doubles, where append grows a long slice by a quarter and
 // copies a wide superstep's writes many times over.
@@ -691,9 +710,10 @@ func (r *memRecord) nameWrites(names *memNames, ns string) {
 
 // put saves a task's writes (PutWrites' contract).
 //
-// ids are the writes' channel ids, for appendFirst (nil: unknown).
-func (w *memWrites) put(names *memNames, task memTask, writes []Write, ids []chanID) {
-	if task != memNullTask && !anySpecial(writes) && w.from(task) < 0 {
+// ids are the writes' channel ids, for appendFirst (nil: unknown); fresh
+// says the task has no writes in w yet (memSaveHint).
+func (w *memWrites) put(names *memNames, task memTask, writes []Write, ids []chanID, fresh bool) {
+	if task != memNullTask && !anySpecial(writes) && (fresh || w.from(task) < 0) {
 		w.appendFirst(names, task, writes, ids)
 		return
 	}
@@ -882,8 +902,21 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 	} else {
 		w = n.orphan(cfg.CheckpointID)
 	}
-	w.put(&n.names, w.byID(taskID), writes, nil)
+	w.put(&n.names, w.byID(taskID), writes, nil, false)
 	return nil
+}
+
+// memSaveHint is what a run knows of a task's save that the saver could
+// learn only at a cost.
+type memSaveHint struct {
+	// fresh: the task saves for the first time this superstep, against a
+	// checkpoint its run put (loop.cpOwn), so none of its keys is there
+	// yet: no search for its earlier writes, and no index of tasks made
+	// for one (a fan-out's thousand tasks each added an entry to it).
+	fresh bool
+	// tasks is the superstep's count of tasks (0: unknown), for the room
+	// its writes take.
+	tasks int
 }
 
 // putTaskWrites is PutWrites for a task the engine planned at step from
@@ -892,7 +925,7 @@ func (m *MemorySaver) PutWrites(_ context.Context, cfg Config, taskID string, wr
 // task of a run. A write saved this way reads back exactly as if saved
 // by the task's id. ids are the writes' channel ids in g (nil: unknown;
 // see memWrite).
-func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write, ids []chanID) {
+func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask, writes []Write, ids []chanID, hint memSaveHint) {
 	m.mu.Lock()
 	n := m.ns(cfg.ThreadID, cfg.CheckpointNS, true)
 	var r *memRecord
@@ -904,10 +937,10 @@ func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask
 	}
 	if r != nil && r.ownedBy(g) && r.writes.named == 0 && (r.writes.lazy == 0 || int(r.writes.step) == step) {
 		r.writes.step = int32(step)
-		if r.writes.n == 0 && len(writes) > len(r.writes.first) && len(writes) <= maxCarved {
-			r.writes.setRoom(n.writesRoom(len(writes)))
+		if r.writes.n == 0 {
+			r.writes.reserve(n, len(writes), hint.tasks)
 		}
-		r.writes.put(&n.names, task, writes, ids)
+		r.writes.put(&n.names, task, writes, ids, hint.fresh)
 		m.mu.Unlock() // no defer: nothing here calls out or panics
 		return
 	}
@@ -919,7 +952,7 @@ func (m *MemorySaver) putTaskWrites(cfg Config, g *Graph, step int, task memTask
 	} else {
 		w = n.orphan(cfg.CheckpointID)
 	}
-	w.put(&n.names, w.byID(task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)), writes, nil)
+	w.put(&n.names, w.byID(task.id(g, cfg.CheckpointID, cfg.CheckpointNS, step)), writes, nil, false)
 }
 
 // GetTuple implements Saver.

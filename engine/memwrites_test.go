@@ -65,7 +65,7 @@ func TestMemWrites_EntriesSurviveEveryRoom(t *testing.T) {
 					}
 				}
 			}
-			w.put(&names, task, writes, ids)
+			w.put(&names, task, writes, ids, false)
 		}
 		got := w.entries()
 		if len(got) != len(order) {
@@ -93,11 +93,11 @@ func TestMemWrites_IndexMadeWhenLookedFor(t *testing.T) {
 		writes[i] = Write{Channel: fmt.Sprint("c", i), Value: i}
 	}
 	a, b := newMemTask(0, pullTask, 0), newMemTask(1, pullTask, 0)
-	w.put(&names, a, writes, nil)
+	w.put(&names, a, writes, nil, false)
 	if w.indexed() {
 		t.Fatalf("%d writes of one task: indexed", len(writes))
 	}
-	w.put(&names, b, writes[:2], nil)
+	w.put(&names, b, writes[:2], nil, false)
 	if !w.indexed() {
 		t.Fatalf("a second task's writes after %d: not indexed", len(writes))
 	}
@@ -121,7 +121,7 @@ func TestMemWrites_CarvedRoomIsUsed(t *testing.T) {
 		for i := range writes {
 			writes[i] = Write{Channel: fmt.Sprint("c", i), Value: i}
 		}
-		w.put(&n.names, newMemTask(0, pullTask, 0), writes, nil)
+		w.put(&n.names, newMemTask(0, pullTask, 0), writes, nil, false)
 		if es := w.entries(); len(es) != k || &es[0] != &room[:1][0] || es[k-1].value != k-1 {
 			t.Fatalf("%d writes: not saved in their carved room", k)
 		}

@@ -19,12 +19,30 @@ type pendingWrites struct {
 	batches [][]Write      // each task's latest batch, as order
 	index   map[string]int // task id -> its place in order, past pendingIndexAt
 	unnamed int            // how many entries are refs
-	// tasks is the current superstep's task count, what the index is
-	// sized for (no growth while a wide superstep's tasks save).
+	// tasks is the current superstep's task count when it is wide (0
+	// otherwise): what the index is sized for (no growth while a wide
+	// superstep's tasks save), and each task's share of a checkpoint's
+	// room for writes (memSaveHint.tasks).
 	tasks int
 }
 
 const pendingIndexAt = 8
+
+// reserve sizes the lists for a superstep of n tasks (tasks), with room
+// for each task's entry when they will be saved (saved): a wide
+// superstep's tasks then add theirs without growing the lists, which
+// copied them some ten times over and left as much garbage (a fan-out's
+// thousand: ~50 KB a run).
+func (p *pendingWrites) reserve(n int, saved bool) {
+	p.tasks = n
+	if !saved || cap(p.order) >= n {
+		return
+	}
+	// New arrays are zero past the length, as grown needs.
+	p.order = slices.Grow(p.order, n-len(p.order))
+	p.refs = slices.Grow(p.refs, n-len(p.refs))
+	p.batches = slices.Grow(p.batches, n-len(p.batches))
+}
 
 func newPendingWrites(ws []PendingWrite) *pendingWrites {
 	p := &pendingWrites{}
@@ -110,10 +128,12 @@ func (p *pendingWrites) name() {
 
 // addTask is add for a task of this run, by reference: its id is made
 // only if something reads it. Once any task is saved by id, it is add.
-func (p *pendingWrites) addTask(t *task, writes []Write) {
+// It reports whether the task is known to save for the first time this
+// superstep (false when unknown: some task was saved by id).
+func (p *pendingWrites) addTask(t *task, writes []Write) (first bool) {
 	if len(p.order) > p.unnamed {
 		p.add(t.id(), writes)
-		return
+		return false
 	}
 	i := -1
 	if t.pendingRef { // saved before in this superstep (rare): search
@@ -121,8 +141,10 @@ func (p *pendingWrites) addTask(t *task, writes []Write) {
 	}
 	if i < 0 {
 		i = p.push("", t)
+		first = true
 	}
 	p.batches[i] = writes
+	return first
 }
 
 // id is the id of the task at place i in order.
@@ -192,6 +214,7 @@ func (p *pendingWrites) reset() {
 	}
 	p.order, p.refs, p.batches = p.order[:0], p.refs[:0], p.batches[:0]
 	p.unnamed = 0
+	p.tasks = 0 // the next superstep's, if wide, is set by reserve
 }
 
 // grown returns s one element longer. The new element is zero: reset

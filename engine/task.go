@@ -306,7 +306,7 @@ func (g *Graph) gotoWrite(from string, dest any) ([]Write, error) {
 		if g.nodes[d.Node] == nil || d.Node == Start {
 			return nil, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, from)}
 		}
-		return []Write{sendWrite(dest, d)}, nil
+		return []Write{sendWrite(dest)}, nil
 	case []any:
 		var out []Write
 		for _, x := range d {
@@ -343,7 +343,7 @@ func (g *Graph) routeWrites(out []Write, br *branchSpec, dest any) ([]Write, err
 		valid := "" // the node the last Send went to: a fan-out sends to one
 		for _, it := range d {
 			if s, ok := it.(Send); ok && valid != "" && s.Node == valid {
-				out = append(out, sendWrite(it, s)) // its node checked already
+				out = append(out, sendWrite(it)) // its node checked already
 				continue
 			}
 			if out, err = g.routeWrite(out, br, it); err != nil {
@@ -403,21 +403,41 @@ func (g *Graph) routeWrite(out []Write, br *branchSpec, dest any) ([]Write, erro
 		if g.nodes[d.Node] == nil || d.Node == Start {
 			return out, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, br.from)}
 		}
-		out = append(out, sendWrite(dest, d))
+		out = append(out, sendWrite(dest))
 	default:
 		return out, fmt.Errorf("route from %q returned %T: expected a node name or a Send", br.from, dest)
 	}
 	return out, nil
 }
 
-// sendWrite is the task-topic write of Send s, which boxed is. When s's
-// argument needs no normalizing, the write holds boxed itself: a fan-out
-// of many Sends costs no allocation per Send here.
-func sendWrite(boxed any, s Send) Write {
-	if normalized(s.Arg) {
-		return Write{Channel: TasksChannel, Value: boxed}
+// sendWrite is the task-topic write of a Send, boxed: the write
+// holds boxed itself (a fan-out of many Sends costs no allocation per
+// Send here), its argument as the node made it. The check of the task's
+// writes, which measures the argument, puts it in engine form in the same
+// walk (writeCheck.write); writes that leave a task unchecked go through
+// normalizedSends.
+func sendWrite(boxed any) Write {
+	return Write{Channel: TasksChannel, Value: boxed}
+}
+
+// normalizedSends returns writes with every Send's argument in engine
+// form: writes itself when all are, else a copy (the slice may be shared
+// with a goroutine the superstep abandoned). It serves the writes a task
+// keeps without their check: those made before it was cancelled or
+// abandoned between its writers.
+func normalizedSends(writes []Write) []Write {
+	for i, w := range writes {
+		if s, ok := w.Value.(Send); ok && w.Channel == TasksChannel && !normalized(s.Arg) {
+			out := slices.Clone(writes)
+			for j := i; j < len(out); j++ {
+				if s, ok := out[j].Value.(Send); ok && out[j].Channel == TasksChannel {
+					out[j].Value = Send{Node: s.Node, Arg: Normalize(s.Arg)}
+				}
+			}
+			return out
+		}
 	}
-	return Write{Channel: TasksChannel, Value: Send{Node: s.Node, Arg: normalizeCopy(s.Arg)}}
+	return writes
 }
 
 // localState is the graph state as one task sees it after its own writes:

@@ -165,13 +165,13 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet,
 				// the subgraph in its `subgraphs` option: its state is
 				// then read and updated by namespace.
 				nopts = append(nopts, engine.UsesSubgraph(name, sub))
-				b.AddNode(n.Name, invokeFunc(path, sub, sdef, c), nopts...)
+				b.AddNode(intern(n.Name), invokeFunc(path, sub, sdef, c), nopts...)
 				continue
 			}
 			b.AddSubgraph(n.Name, sub, nopts...)
 			continue
 		}
-		b.AddNode(n.Name, nodeFunc(path, n, c, tasks, schema), nopts...)
+		b.AddNode(intern(n.Name), nodeFunc(path, n, c, tasks, schema), nopts...)
 	}
 	for _, e := range def.Edges {
 		if e.Join {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"reflect"
+	"sync"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/vm/runtime"
@@ -80,7 +81,7 @@ func (c *fastCompiler) node(n ast.Node) fastFn {
 		v := any(x.Value)
 		return func(any, *Env) any { return v }
 	case *ast.StringNode:
-		v := any(x.Value)
+		v := any(intern(x.Value))
 		return func(any, *Env) any { return v }
 	case *ast.IdentifierNode:
 		return c.identifier(x)
@@ -328,7 +329,7 @@ func (c *fastCompiler) operand(n ast.Node) operand {
 		if id != nil && id.Value == "_get" && obj != nil && obj.Value == "state" && key != nil {
 			// No closure kept: the expressions of a scenario live as
 			// long as its graph, and the collector marks them all.
-			return operand{key: key.Value, stateKey: true}
+			return operand{key: intern(key.Value), stateKey: true}
 		}
 	}
 	return operand{fn: fn}
@@ -395,7 +396,7 @@ func (c *fastCompiler) object(x *ast.MapNode) fastFn {
 		if !ok {
 			return c.fail()
 		}
-		keys[i], values[i] = key.Value, c.node(pair.Value)
+		keys[i], values[i] = intern(key.Value), c.node(pair.Value)
 	}
 	if !c.ok {
 		return nil
@@ -454,7 +455,7 @@ func (c *fastCompiler) call(x *ast.CallNode) fastFn {
 // up inline.
 func (c *fastCompiler) member(x *ast.CallNode, obj, key fastFn) fastFn {
 	if k, ok := x.Arguments[1].(*ast.StringNode); ok {
-		name := k.Value
+		name := intern(k.Value)
 		if id, ok := x.Arguments[0].(*ast.IdentifierNode); ok && id.Value == "state" {
 			// state.k: the node's input read in place.
 			return func(state any, _ *Env) any {
@@ -485,4 +486,43 @@ func must(v any, err error) any {
 		panic(err)
 	}
 	return v
+}
+
+// interned keeps one copy of each short string an expression holds as a
+// constant (a Send's node, an object's key, a member read) and of each
+// node name (buildGraph), so that equal strings share their bytes: a map
+// lookup or a comparison of two such strings then finds them equal by
+// address, without reading the bytes (a fan-out's Sends name their node
+// by an expression's 'work', which the engine looks up among the node
+// names the file gave, and its tasks read state.x from objects made with
+// the key 'x': ~70 instructions a Send of byte comparisons otherwise).
+// It holds at most internMax strings, of at most internLen bytes: a
+// process that loads scenarios without end keeps no more.
+var interned struct {
+	sync.Mutex
+	m map[string]string
+}
+
+const (
+	internMax = 1 << 12
+	internLen = 64
+)
+
+// intern returns the kept copy of s, keeping s if there is none and room.
+func intern(s string) string {
+	if len(s) > internLen {
+		return s
+	}
+	interned.Lock()
+	defer interned.Unlock()
+	if k, ok := interned.m[s]; ok {
+		return k
+	}
+	if interned.m == nil {
+		interned.m = map[string]string{}
+	}
+	if len(interned.m) < internMax {
+		interned.m[s] = s
+	}
+	return s
 }
