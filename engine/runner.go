@@ -781,7 +781,7 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		if perr := l.putTaskWrites(saveCtx, t, saved); perr != nil {
 			return perr
 		}
-		l.emitResult(t, res)
+		l.emitFailed(t, res, scope.hasResume)
 		if cancelled {
 			return nil
 		}
@@ -1194,15 +1194,22 @@ func (l *loop) settleAbandoned(ctx context.Context, t *task, err error, writes [
 	if perr := l.putTaskWrites(ctx, t, saved); perr != nil {
 		return perr
 	}
-	if len(writes) > 0 {
-		l.emitResult(t, res) // as a task failed between its writers reports
-		return nil
-	}
-	if l.emit != nil && !t.node.start {
-		// t.writes are its goroutine's: the result reports none.
-		l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Update: map[string]any{}, Err: ne})
-	}
+	l.emitFailed(t, res, answers != nil)
 	return nil
+}
+
+// emitFailed reports the result of t, which failed, with the writes its
+// writers made before it failed (res.Writes: t.writes may be its
+// goroutine's). answered says it had taken an answer: LangGraph.js's
+// interrupt() puts the answers first among the task's writes
+// (interrupt.ts:89-101), the error is appended (runner.ts:448), and
+// _outputWrites looks only at the first write to leave out a failure's
+// update (loop.ts:872-885; io.ts:207-212 mapOutputUpdates), so the
+// update is streamed.
+func (l *loop) emitFailed(t *task, res *TaskResult, answered bool) {
+	if l.emit != nil && !t.node.start {
+		l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Writes: res.Writes, Update: l.g.stateUpdate(res.Writes), Err: res.Err, answered: answered})
+	}
 }
 
 // emitGate lets a run's listener be called from the run's goroutines

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -46,6 +48,52 @@ func TestResume_TakenPlainValueSavedOnlyBeforeItWasTaken(t *testing.T) {
 		res, err = g.Invoke(ctx, map[string]any{"n": 2.0}, th)
 		if err != nil || len(res.Interrupts) != 1 || res.Interrupts[0].Value != tc.want {
 			t.Fatalf("%v: new input: %+v, %v; want it to ask %q", tc.durability, res, err, tc.want)
+		}
+	}
+}
+
+// A node that took an answer and then fails streams an update ({node: {}})
+// before the run fails: LangGraph.js's interrupt() puts the answer first
+// among the task's writes (interrupt.ts:89-101), the error is appended
+// (runner.ts:448), and _outputWrites leaves out a failure's update only
+// when the first write is the error (loop.ts:872-885). A node that fails
+// without having taken one streams none.
+func TestStream_FailedTaskThatTookAnAnswerStreamsItsUpdate(t *testing.T) {
+	for _, asks := range []bool{true, false} {
+		g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+			AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+				if asks {
+					if _, err := engine.Interrupt(ctx, "ok?"); err != nil {
+						return nil, err
+					}
+				}
+				return nil, errors.New("boom")
+			}).
+			AddEdge(engine.Start, "ask"),
+			engine.WithSaver(engine.NewMemorySaver()))
+		th := engine.OnThread("s")
+		var in any = map[string]any{}
+		if asks {
+			if _, err := g.Invoke(ctx, in, th); err != nil {
+				t.Fatal(err)
+			}
+			in = engine.Command{Resume: "yes"}
+		}
+		var updates []any
+		var runErr error
+		for p, err := range g.StreamModes(ctx, in, []engine.StreamMode{engine.StreamUpdates}, th) {
+			if err != nil {
+				runErr = err
+				break
+			}
+			updates = append(updates, p.Data)
+		}
+		want := "[]"
+		if asks {
+			want = "[map[ask:map[]]]"
+		}
+		if runErr == nil || fmt.Sprint(updates) != want {
+			t.Fatalf("asks %v: updates %v (want %s), error %v", asks, updates, want, runErr)
 		}
 	}
 }
