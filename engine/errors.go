@@ -161,6 +161,30 @@ func (e *CancelledError) Error() string {
 // Is reports whether target is context.Canceled.
 func (e *CancelledError) Is(target error) bool { return target == context.Canceled }
 
+// StepErrors is returned when a superstep failed and Task calls failed
+// after its first failure, the calls it cancelled included (LangGraph.js's
+// AggregateError, pregel/runner.ts:184-191: a call's task carries no abort
+// signal of its own, runner.ts:582-584, so its error counts whenever it
+// settles, runner.ts:160 and retry.ts:210, where a node's error that came
+// after the abort does not). Errs[0] is the first failure, so errors.As
+// finds its NodeError first.
+type StepErrors struct {
+	Step int     // the superstep that failed
+	Errs []error // the first failure, then the calls' in the order they came
+}
+
+// Error names the superstep and every failure, the first first.
+func (e *StepErrors) Error() string {
+	msgs := make([]string, len(e.Errs))
+	for i, err := range e.Errs {
+		msgs[i] = err.Error()
+	}
+	return fmt.Sprintf("%d errors in superstep %d: %s", len(e.Errs), e.Step, strings.Join(msgs, "; "))
+}
+
+// Unwrap returns the failures.
+func (e *StepErrors) Unwrap() []error { return e.Errs }
+
 // NodeError is returned when a node fails (after its retries) or panics.
 type NodeError struct {
 	Node     string // the node that failed

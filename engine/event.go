@@ -63,4 +63,7 @@ type Event struct {
 	// lastStart marks the last task start of a superstep (EventTask): the
 	// streamer streams the superstep's held starts with it.
 	lastStart bool
+	// answered marks a failed task's result (EventTaskResult) whose
+	// task had taken an answer: its update streams (emitFailed).
+	answered bool
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // The functional API: an entrypoint (a graph of one function) and tasks
@@ -212,7 +213,9 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 		// Its superstep abandoned its tasks while the call was matched:
 		// it is settled as they were, before the superstep ends.
 		if err := l.settleAbandoned(saveContext(scope.Context, l), t, closed, nil, nil); err != nil {
-			l.callFailed(t, err)
+			l.callFailed(scope.Context, t, err)
+		} else {
+			l.callAborted(t, closed)
 		}
 		c.err = closed
 		l.settledCall(t, c)
@@ -257,12 +260,15 @@ func (l *loop) runCall(ctx context.Context, t *task, c *call, sl *slots) {
 		l.mu.Unlock()
 		return
 	}
-	if err != nil {
-		l.callFailed(t, err)
-	}
 	l.mu.Lock()
 	res := t.result
 	l.mu.Unlock()
+	if err != nil {
+		l.callFailed(ctx, t, err)
+	} else if res.Err != nil {
+		// It ended with its superstep's cancellation (settleStopped).
+		l.callAborted(t, context.Cause(ctx))
+	}
 	switch {
 	case res.Interrupted:
 		c.err = &InterruptError{Interrupts: res.Interrupts}
@@ -287,8 +293,12 @@ func (l *loop) abandonCalls(ctx context.Context, cause error) (failed *task, err
 	open := l.openCalls
 	l.mu.Unlock()
 	for _, t := range open {
+		if l.retryAborted(ctx, t, cause) {
+			continue
+		}
 		abandoned, serr := l.abandonTask(ctx, t, cause)
 		if abandoned {
+			l.callAborted(t, cause)
 			l.calls.Done()
 		}
 		if serr != nil && err == nil {
@@ -298,21 +308,118 @@ func (l *loop) abandonCalls(ctx context.Context, cause error) (failed *task, err
 	return failed, err
 }
 
+// retryAborted abandons call t, running, when a task's failure cancelled
+// its superstep and t's retry policy retries that, and ends it as
+// LangGraph.js does: a call's retry loop watches no abort signal (call()
+// hands _runWithRetry none, runner.ts:582-584, and retry.ts:102-107 checks
+// only that one), so its policy retries the AbortError its attempt ends
+// with (retry.ts:151-179); each further attempt enters the function
+// (RunnableCallable calls it, langgraph utils.ts, before @langchain/core's
+// RunnableSequence races it against the aborted signal,
+// runnables/base.js:958-959) and ends with the AbortError at once; the
+// superstep waits for the last (runner.ts:586 keeps the call among the
+// tasks the tick waits for). It reports whether it took t, which it
+// settles and counts ended once its policy gives up.
+func (l *loop) retryAborted(ctx context.Context, t *task, cause error) bool {
+	p := t.node.retry
+	if _, ok := cause.(*CancelledError); !ok || p == nil {
+		return false
+	}
+	// Under mu, against retryAfter: either t's goroutine starts the
+	// attempt it waited for, or this does.
+	l.mu.Lock()
+	attempt := len(l.retried[t]) + 1 // the one running, or waited for
+	wake, waiting := l.callBackoffs[t]
+	took := (waiting || p.retries(attempt, cause)) && t.state.CompareAndSwap(taskRunning, taskAbandoned)
+	l.mu.Unlock()
+	if !took {
+		return false
+	}
+	answers := t.scope.answersSoFar()
+	l.cs.view.lend() // as abandonTask does
+	l.abandoned = true
+	go func() {
+		defer l.calls.Done()
+		if waiting {
+			// Its wait ends, then the attempt it waited for starts.
+			time.Sleep(time.Until(wake))
+			l.enterAborted(t, cause)
+		}
+		for ; p.retries(attempt, cause); attempt++ {
+			time.Sleep(p.delay(attempt))
+			l.enterAborted(t, cause)
+		}
+		if err := l.settleAbandoned(ctx, t, cause, nil, answers); err == nil {
+			l.callAborted(t, cause)
+		}
+	}()
+	return true
+}
+
+// enterAborted is an attempt of call t after its superstep was cancelled
+// with cause (retryAborted): its function runs on a context ended with
+// cause, in a scope of its own, and its outcome is dropped.
+func (l *loop) enterAborted(t *task, cause error) {
+	var s taskScope
+	l.initScope(&s, t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	s.Context = ctx
+	defer func() { _ = recover() }() // a panic is an outcome too
+	_, _ = t.node.fn(&s, t.input)
+}
+
+// callAborted counts the error of call t, which its superstep abandoned
+// with cause, among the superstep's failures when a task's failure
+// cancelled it: LangGraph.js races a call against the signal the abort
+// fires (the caller's, which @langchain/core's ensureConfig hands on,
+// runnables/config.js:88-93), and counts the AbortError it settles with,
+// as it counts every call's error (runner.ts:160). The caller's
+// cancellation throws at once instead (runner.ts:313-319, 350).
+func (l *loop) callAborted(t *task, cause error) {
+	if _, ok := cause.(*CancelledError); !ok {
+		return
+	}
+	l.mu.Lock()
+	l.laterCallErrs = append(l.laterCallErrs, t.result.Err)
+	l.mu.Unlock()
+}
+
 // callFailed makes a call task's failure its superstep's, as a node's
 // is: the running tasks are cancelled and the superstep fails once they
 // ended, even when the caller caught the failure or had already stopped at
 // an interrupt, and the failure wins over interrupts (LangGraph.js
 // pregel/runner.ts:145-196 tick: every settled task's error, calls
 // included, aborts the others and is thrown before any GraphInterrupt).
-func (l *loop) callFailed(t *task, err error) {
+func (l *loop) callFailed(ctx context.Context, t *task, err error) {
 	l.mu.Lock()
 	fan := l.fan
-	if fan == nil && l.callErr == nil {
-		l.callErr = err
-	}
 	l.mu.Unlock()
 	if fan != nil {
 		fan.fail(t, err)
+		return
+	}
+	l.loneFailed(ctx, t, err)
+}
+
+// loneFailed records a failure in a superstep of one task: the task's
+// own, or one of its calls'. The first one fails the superstep and aborts
+// the calls still running, as a fanout's first failure does
+// (runner.ts:175 aborts the signal every call inherits, even when one
+// task runs); after it only a call's failure counts (StepErrors). A
+// failure to save an aborted call's error is lost behind the first
+// failure, as fanout.fail keeps only the first.
+func (l *loop) loneFailed(ctx context.Context, t *task, err error) {
+	l.mu.Lock()
+	first := l.loneErr == nil
+	if first {
+		l.loneErr = err
+	} else if t.node.call {
+		l.laterCallErrs = append(l.laterCallErrs, err)
+	}
+	l.mu.Unlock()
+	if first {
+		l.abandonCalls(saveContext(ctx, l), &CancelledError{By: t.name})
 	}
 }
 

@@ -81,12 +81,18 @@ type loop struct {
 	invoked bool
 	// calls are the Task calls still running in this superstep.
 	calls callTasks
-	// callErr is the first failure of a Task call this superstep (under
-	// mu): it fails the superstep whether or not the caller passed it on.
+	// loneErr is the first failure of a superstep of one task, which
+	// has no fanout to hold it: the task's own or one of its Task
+	// calls', which fails the superstep whether or not the caller passed
+	// it on (under mu; loneFailed).
 	// fan is the superstep's fanout while its tasks run concurrently
 	// (under mu): a call's failure cancels the superstep through it.
-	callErr error
+	loneErr error
 	fan     *fanout
+	// laterCallErrs are the failures of Task calls after the
+	// superstep's first failure, those it cancelled included (under mu):
+	// they fail it with the first (StepErrors).
+	laterCallErrs []error
 	// openCalls are the Task calls made this superstep, which
 	// abandonCalls abandons with the superstep's tasks (under mu);
 	// callsClosed is why it did (under mu; only ever set): a call made
@@ -140,6 +146,9 @@ type loop struct {
 	// their last (TaskView.Retried), under mu; nil until a task retries,
 	// so the task itself stays in its allocation size class.
 	retried map[*task][]error
+	// callBackoffs are when the Task calls waiting to retry start their
+	// next attempt (under mu; retryAborted).
+	callBackoffs map[*task]time.Time
 	// nullResumeTaken: a task of this superstep took the run's plain
 	// resume value (guarded by mu).
 	nullResumeTaken bool

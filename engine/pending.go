@@ -251,6 +251,18 @@ func (p *pendingWrites) dropChannel(ch string) {
 	}
 }
 
+// dropNullResume forgets the run's plain resume value once a task took
+// it, as LangGraph.js's consumeNullResume splices it from the loop's
+// pending writes (pregel/algo.ts:1505-1515): what was saved stays saved,
+// but a DurabilityExit run, which saves its pending writes only at exit
+// (loop.ts:1169 _flushPendingWrites), does not save it.
+func (p *pendingWrites) dropNullResume() {
+	i := slices.IndexFunc(p.null, func(w PendingWrite) bool { return w.Channel == ResumeChannel })
+	if i >= 0 {
+		p.null = slices.Delete(slices.Clone(p.null), i, i+1) // an earlier reader may hold the old slice
+	}
+}
+
 // resumeIndex is what Interrupt needs from the pending writes: each task's
 // saved answers and the run's plain resume value.
 type resumeIndex struct {

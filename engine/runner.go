@@ -60,8 +60,8 @@ func (l *loop) execute(ctx context.Context) error {
 		}
 		if isParentCommand(err) {
 			bubble = err
-		} else {
-			firstErr = err
+		} else if err != nil {
+			l.loneFailed(ctx, run[0], err) // unless a call of it failed first
 		}
 	default:
 		// A route whose node wrote no state key reads the shared state
@@ -76,11 +76,15 @@ func (l *loop) execute(ctx context.Context) error {
 	l.calls.Wait()
 	l.mu.Lock()
 	if firstErr == nil {
-		firstErr = l.callErr
+		firstErr = l.loneErr
 	}
-	l.callErr = nil
+	later := l.laterCallErrs
+	l.loneErr, l.laterCallErrs = nil, nil
 	l.mu.Unlock()
 	if firstErr != nil {
+		if len(later) > 0 {
+			firstErr = &StepErrors{Step: l.step, Errs: append([]error{firstErr}, later...)}
+		}
 		return l.failAbandoning(firstErr)
 	}
 	if err := ctx.Err(); err != nil {
@@ -538,6 +542,11 @@ func (f *fanout) fail(t *task, err error) {
 		if f.handoff != nil {
 			f.handoff.push(nil) // wakes wait to abandon the others
 		}
+	} else if t.node.call {
+		// A call's failure counts whenever it comes (StepErrors).
+		f.l.mu.Lock()
+		f.l.laterCallErrs = append(f.l.laterCallErrs, err)
+		f.l.mu.Unlock()
 	}
 }
 
@@ -634,7 +643,10 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 // retryAfter reports whether t runs again after attempt failed with err,
 // once the retry policy's delay passed.
 func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attempt int, err error) bool {
-	if scope.interrupt != nil || errors.As(err, new(*InterruptError)) || isParentCommand(err) || ctx.Err() != nil {
+	if scope.interrupt != nil || errors.As(err, new(*InterruptError)) || isParentCommand(err) || t.state.Load() == taskAbandoned {
+		return false
+	}
+	if ctx.Err() != nil && !retriesAbort(ctx, t) {
 		return false
 	}
 	policy := t.node.retry
@@ -646,19 +658,55 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 		l.retried = map[*task][]error{}
 	}
 	l.retried[t] = append(l.retried[t], err)
+	d := policy.delay(attempt)
+	if t.node.call {
+		if l.callBackoffs == nil {
+			l.callBackoffs = map[*task]time.Time{}
+		}
+		l.callBackoffs[t] = time.Now().Add(d)
+	}
 	l.mu.Unlock()
-	if d := policy.delay(attempt); d > 0 {
+	if d > 0 {
 		// The backoff waits on a timer (LangGraph.js pregel/retry.ts:177-179
 		// awaits setTimeout): the subgraph runs t belongs to leave their
 		// siblings' rotation meanwhile (WithSubgraphTurns).
 		back := scope.waitingOnTime(time.Now().Add(d))
+		wait := time.NewTimer(d)
 		select {
-		case <-time.After(d):
+		case <-wait.C:
 		case <-ctx.Done():
+			if retriesAbort(ctx, t) {
+				<-wait.C // a call's wait is not cut short
+			}
 		}
+		wait.Stop()
 		back()
 	}
-	return ctx.Err() == nil // cancelled while waiting: this attempt's failure stands
+	abandoned := t.state.Load() == taskAbandoned
+	if t.node.call {
+		// Under mu, against retryAborted: either this starts the attempt
+		// waited for, or retryAborted, which abandoned t, does.
+		l.mu.Lock()
+		delete(l.callBackoffs, t)
+		abandoned = t.state.Load() == taskAbandoned
+		l.mu.Unlock()
+	}
+	// Cancelled while waiting: this attempt's failure stands, but for a
+	// call's (retriesAbort). A call abandoned meanwhile ends here too;
+	// abandonCalls saw to its remaining attempts (retryAborted).
+	return (ctx.Err() == nil || retriesAbort(ctx, t)) && !abandoned
+}
+
+// retriesAbort reports whether t, whose context ended, goes on retrying
+// by its policy: a Task call whose superstep a task's failure cancelled.
+// LangGraph.js hands a call's retry loop no abort signal
+// (pregel/runner.ts:582-584), and that loop checks only its own
+// (retry.ts:102-107): the policy retries the AbortError each attempt ends
+// with at once, as it would any error, and each attempt enters the
+// function again (retryAborted says how).
+func retriesAbort(ctx context.Context, t *task) bool {
+	_, ok := context.Cause(ctx).(*CancelledError)
+	return ok && t.node.call
 }
 
 // settle saves and reports how t's last attempt ended: its writes, its
@@ -811,7 +859,7 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		if perr := l.putTaskWrites(saveCtx, t, saved); perr != nil {
 			return perr
 		}
-		l.emitResult(t, res)
+		l.emitFailed(t, res, scope.hasResume)
 		if cancelled {
 			return nil
 		}
@@ -1024,7 +1072,11 @@ func interruptOf(scope *taskScope, err error) *InterruptError {
 // addressed to it by interrupt id, and the run's plain resume value. The
 // scope lives in the task (one allocation less per task).
 func (l *loop) newScope(t *task) *taskScope {
-	s := &t.scope
+	return l.initScope(&t.scope, t)
+}
+
+// initScope makes s what newScope makes t's scope.
+func (l *loop) initScope(s *taskScope, t *task) *taskScope {
 	*s = taskScope{t: t, run: l, step: l.step}
 	if len(l.resumes.byTask) > 0 { // no id made when no answer waits
 		s.resume = slices.Clone(l.resumes.byTask[t.id()])
@@ -1224,15 +1276,22 @@ func (l *loop) settleAbandoned(ctx context.Context, t *task, err error, writes [
 	if perr := l.putTaskWrites(ctx, t, saved); perr != nil {
 		return perr
 	}
-	if len(writes) > 0 {
-		l.emitResult(t, res) // as a task failed between its writers reports
-		return nil
-	}
-	if l.emit != nil && !t.node.start {
-		// t.writes are its goroutine's: the result reports none.
-		l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Update: map[string]any{}, Err: ne})
-	}
+	l.emitFailed(t, res, answers != nil)
 	return nil
+}
+
+// emitFailed reports the result of t, which failed, with the writes its
+// writers made before it failed (res.Writes: t.writes may be its
+// goroutine's). answered says it had taken an answer: LangGraph.js's
+// interrupt() puts the answers first among the task's writes
+// (interrupt.ts:89-101), the error is appended (runner.ts:448), and
+// _outputWrites looks only at the first write to leave out a failure's
+// update (loop.ts:872-885; io.ts:207-212 mapOutputUpdates), so the
+// update is streamed.
+func (l *loop) emitFailed(t *task, res *TaskResult, answered bool) {
+	if l.emit != nil && !t.node.start {
+		l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Writes: res.Writes, Update: l.g.stateUpdate(res.Writes), Err: res.Err, answered: answered})
+	}
 }
 
 // emitGate lets a run's listener be called from the run's goroutines

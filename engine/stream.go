@@ -328,9 +328,9 @@ func (s *streamer) taskResult(e Event) {
 		ints := slices.Clone(e.Interrupts)
 		s.out(StreamUpdates, e.Namespace, UpdatesChunk{InterruptChannel: ints})
 		s.out(StreamValues, e.Namespace, ValuesChunk{InterruptChannel: ints})
-	case e.Err == nil:
+	case e.Err == nil || e.answered:
 		s.out(StreamUpdates, e.Namespace, updatesOf(s.graphOf(e), e.Node, e.Writes))
-		if s.modes[StreamMessages] {
+		if e.Err == nil && s.modes[StreamMessages] {
 			for _, m := range s.unseenMessages(s.graphOf(e), e.Writes) {
 				s.out(StreamMessages, e.Namespace, MessageChunk{Message: m, Metadata: messageMetadata(e)})
 			}

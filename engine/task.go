@@ -93,6 +93,7 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 		s.hasNullResume = false
 		s.run.mu.Lock()
 		s.run.nullResumeTaken = true
+		s.run.pending.dropNullResume()
 		s.run.mu.Unlock()
 		s.resume = append(s.resume, v)
 		s.resumeWrite = slices.Clone(s.resume)

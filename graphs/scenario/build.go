@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -577,14 +578,26 @@ func last(l []any) any {
 // ErrorKind names an error the way traces do: InvalidUpdateError,
 // GraphRecursionError, NodeError (a scripted failure), EmptyInputError,
 // Error:ParentCommand (a Command.PARENT no task took, raised as a node
-// error: LangGraph.js names it ParentCommand, errors.ts), or Error:Error.
+// error: LangGraph.js names it ParentCommand, errors.ts), Error:AbortError
+// (a task cancelled by a sibling's failure), or Error:Error; a superstep's
+// several failures (engine.StepErrors, LangGraph.js's AggregateError) are
+// their kinds, sorted and joined by "+", each once.
 func ErrorKind(err error) string {
 	var iu *engine.InvalidUpdateError
 	var gr *engine.GraphRecursionError
 	var sf *ScriptedFailure
 	var te *engine.NodeTimeoutError
 	var pc *engine.ParentCommandError
+	var se *engine.StepErrors
+	var ce *engine.CancelledError
 	switch {
+	case errors.As(err, &se):
+		var kinds []string
+		for _, e := range se.Errs {
+			kinds = append(kinds, ErrorKind(e))
+		}
+		slices.Sort(kinds)
+		return strings.Join(slices.Compact(kinds), "+")
 	case errors.As(err, &te):
 		return "NodeTimeoutError"
 	case errors.As(err, &gr):
@@ -597,6 +610,8 @@ func ErrorKind(err error) string {
 		return "EmptyInputError"
 	case errors.As(err, &pc):
 		return "Error:ParentCommand"
+	case errors.As(err, &ce):
+		return "Error:AbortError"
 	}
 	return "Error:Error"
 }

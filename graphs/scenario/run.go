@@ -299,7 +299,14 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 	var mu sync.Mutex
 	steps := map[int]map[string]*stepTask{}
 	order := map[int][]string{}
+	var lastOutput any // an entrypoint's, from the root's last values event
 	opts = append(opts, engine.WithEvents(func(e engine.Event) {
+		if e.Kind == engine.EventValues && e.Namespace == "" {
+			mu.Lock()
+			lastOutput = e.Output
+			mu.Unlock()
+			return
+		}
 		if e.Kind != engine.EventTask && e.Kind != engine.EventTaskResult || e.Namespace != "" {
 			return // steps list the root graph's tasks only
 		}
@@ -383,9 +390,13 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		values = res.Values
 		if r.graph.IsEntrypoint() {
 			// LangGraph.js streams an entrypoint's values when a step
-			// writes __end__: only its node does, and only when it
-			// finishes, so an interrupted run streamed none.
-			values = map[string]any{}
+			// writes __end__ (only its node does, as it finishes) and
+			// when a run resumes (loop.ts:1505-1510 streams the current
+			// __end__): an interrupted run's values are the last of
+			// these, if any, as the oracle takes them.
+			mu.Lock()
+			values = entrypointValues(lastOutput)
+			mu.Unlock()
 			if res.Status == engine.StatusDone {
 				values = entrypointValues(res.Output)
 			}

@@ -1,0 +1,177 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// abortPair is an entrypoint that calls two tasks together: while aFails,
+// "a" fails once "b" has started, and "b" works until its context ends or
+// the entrypoint has seen the failure (release), so that the old engine,
+// which let b finish, ends too; otherwise both return at once. bOpts
+// configure b's call.
+type abortPair struct {
+	aCalls, bCalls atomic.Int32
+	aFails         atomic.Bool
+	bCauses        chan error // the cause b saw its context end with, each attempt that did
+}
+
+func (p *abortPair) graph(t *testing.T, bOpts ...engine.TaskOption) *engine.Graph {
+	t.Helper()
+	p.aFails.Store(true)
+	p.bCauses = make(chan error, 8)
+	g, err := engine.NewEntrypoint("main", func(ctx context.Context, _ any) (any, error) {
+		started, release := make(chan struct{}), make(chan struct{})
+		defer close(release)
+		fb := engine.Task(ctx, "b", func(ctx context.Context, _ string) (string, error) {
+			n := p.bCalls.Add(1)
+			switch {
+			case !p.aFails.Load():
+				return "b", nil
+			case n > 1: // a retry after the cancellation
+				<-ctx.Done()
+				p.bCauses <- context.Cause(ctx)
+				return "", ctx.Err()
+			}
+			close(started)
+			select {
+			case <-ctx.Done():
+				p.bCauses <- context.Cause(ctx)
+				return "", ctx.Err()
+			case <-release:
+				return "b", nil
+			}
+		}, "", bOpts...)
+		fa := engine.Task(ctx, "a", func(context.Context, string) (string, error) {
+			p.aCalls.Add(1)
+			if p.aFails.Load() {
+				<-started
+				return "", errors.New("boom")
+			}
+			return "a", nil
+		}, "")
+		a, err := fa.Result()
+		if err != nil {
+			return nil, err
+		}
+		b, err := fb.Result()
+		if err != nil {
+			return nil, err
+		}
+		return a + b, nil
+	}, engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// stepErrorsOf checks that err is the failure of task failed followed by
+// the error of call cancelled, which that failure cancelled.
+func stepErrorsOf(t *testing.T, err error, failed, cancelled string) {
+	t.Helper()
+	var se *engine.StepErrors
+	if !errors.As(err, &se) || len(se.Errs) != 2 {
+		t.Fatalf("want %s's failure and %s's cancellation, got %v", failed, cancelled, err)
+	}
+	var first, second *engine.NodeError
+	var ce *engine.CancelledError
+	if !errors.As(se.Errs[0], &first) || first.Node != failed || !errors.As(se.Errs[1], &second) || second.Node != cancelled || !errors.As(second, &ce) || ce.By != failed {
+		t.Fatalf("want %s's NodeError, then %s's cancelled by it: %v", failed, cancelled, se)
+	}
+	var ne *engine.NodeError
+	if !errors.As(err, &ne) || ne.Node != failed {
+		t.Fatalf("errors.As finds the first failure's NodeError first, got %v", ne)
+	}
+}
+
+// A failing call cancels its sibling calls even when the caller is its
+// superstep's only task, and the run fails with both errors: LangGraph.js
+// aborts the superstep's signal on any task's error (runner.ts:175), the
+// calls inherit it, and a call's AbortError counts beside the failure
+// (runner.ts:160, 582-584: no signalAborted for a call), an
+// AggregateError (runner.ts:184-191). The cancelled call runs again when
+// the thread continues.
+func TestTask_CallFailureCancelsSiblingCalls(t *testing.T) {
+	var p abortPair
+	g := p.graph(t)
+	_, err := g.Invoke(ctx, "go", engine.OnThread("x"))
+	stepErrorsOf(t, err, "a", "b")
+	if got := len(p.bCauses); got != 0 {
+		t.Fatalf("b's context ended %d times; the lone caller's calls are abandoned, not cancelled", got)
+	}
+	p.aFails.Store(false)
+	res, err := g.Invoke(ctx, nil, engine.OnThread("x"))
+	if err != nil || res.Output != "ab" {
+		t.Fatalf("continue: %+v, %v", res, err)
+	}
+	if p.aCalls.Load() != 2 || p.bCalls.Load() != 2 {
+		t.Fatalf("a ran %d times, b %d; both want 2 (b was cancelled)", p.aCalls.Load(), p.bCalls.Load())
+	}
+}
+
+// A cancelled call whose retry policy retries the cancellation is entered
+// again for each attempt left, on an ended context, before the superstep
+// fails: a call's retry loop watches no abort signal (LangGraph.js
+// retry.ts:102-107; runner.ts:582-584 passes none), and each attempt
+// calls the function before @langchain/core's race rejects it. The
+// default policy does not retry a cancellation (retry.ts
+// DEFAULT_RETRY_ON_HANDLER refuses an AbortError).
+func TestTask_CancelledCallRetriedByItsPolicy(t *testing.T) {
+	retryAll := engine.RetryPolicy{MaxAttempts: 3, RetryOn: func(error) bool { return true }}
+	for _, tc := range []struct {
+		name   string
+		policy engine.RetryPolicy
+		calls  int32
+	}{
+		{"retries the cancellation", retryAll, 3},
+		{"default retry on", engine.RetryPolicy{MaxAttempts: 3}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p abortPair
+			g := p.graph(t, engine.TaskRetry(tc.policy))
+			_, err := g.Invoke(ctx, "go", engine.OnThread("x"))
+			stepErrorsOf(t, err, "a", "b")
+			if got := p.bCalls.Load(); got != tc.calls {
+				t.Fatalf("b entered %d times, want %d", got, tc.calls)
+			}
+			for range tc.calls - 1 {
+				var ce *engine.CancelledError
+				if cause := <-p.bCauses; !errors.As(cause, &ce) || ce.By != "a" {
+					t.Fatalf("a retry after the cancellation runs on a context ended by a's failure, got %v", cause)
+				}
+			}
+		})
+	}
+}
+
+// A node's failure cancels a call another node of its superstep made, and
+// the run fails with both errors; the other node, cancelled too, adds
+// nothing (a node's error after the abort does not count: runner.ts:160).
+func TestTask_NodeFailureCancelsCallsOfOtherNodes(t *testing.T) {
+	started := make(chan struct{})
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("x", func(ctx context.Context, _ any) (any, error) {
+			v, err := engine.Task(ctx, "slow", func(ctx context.Context, _ string) (string, error) {
+				close(started)
+				<-ctx.Done()
+				return "", ctx.Err()
+			}, "").Result()
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"log": []any{v}}, nil
+		}).
+		AddNode("y", func(context.Context, any) (any, error) {
+			<-started
+			return nil, errors.New("boom")
+		}).
+		AddEdge(engine.Start, "x").AddEdge(engine.Start, "y"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	_, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("n"))
+	stepErrorsOf(t, err, "y", "slow")
+}
