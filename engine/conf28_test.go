@@ -69,18 +69,24 @@ func TestParentCommand_FromStatefulSubgraphIsNotTaken(t *testing.T) {
 		asked := make(chan struct{})
 		g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
 			AddNode("ask", func(ctx context.Context, _ any) (any, error) {
-				close(asked)
 				_, err := engine.Interrupt(ctx, "ok?")
 				return nil, err
 			}).
 			AddNode("S", func(ctx context.Context, in any) (any, error) {
-				<-asked // the interrupt is seen first
+				<-asked // the runner has taken ask's interrupt
 				_, err := engine.InvokeSubgraph(ctx, sub, in)
 				return nil, err
 			}, engine.UsesSubgraph("sub", sub)).
 			AddEdge(engine.Start, "ask").AddEdge(engine.Start, "S"),
 			engine.WithSaver(engine.NewMemorySaver()))
-		_, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"))
+		// Events arrive on the run's goroutine as it takes each result, so
+		// closing asked on ask's result orders the two results; closing it
+		// inside ask would let S's result be taken first.
+		_, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"), engine.WithEvents(func(e engine.Event) {
+			if e.Kind == engine.EventTaskResult && e.Node == "ask" {
+				close(asked)
+			}
+		}))
 		var pc *engine.ParentCommandError
 		if !errors.As(err, &pc) {
 			t.Fatalf("run ended with %v, want the untaken ParentCommand as its error", err)
