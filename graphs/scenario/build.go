@@ -166,7 +166,7 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet,
 				// the subgraph in its `subgraphs` option: its state is
 				// then read and updated by namespace.
 				nopts = append(nopts, engine.UsesSubgraph(name, sub))
-				b.AddNode(intern(n.Name), invokeFunc(path, sub, sdef, c), nopts...)
+				b.AddNode(intern(n.Name), invokeFunc(path, sub, sdef, n.SleepMS, c), nopts...)
 				continue
 			}
 			b.AddSubgraph(n.Name, sub, nopts...)
@@ -546,13 +546,17 @@ func (u update) evalExpr(input any, env *Env) (any, error) {
 //go:noinline
 func updateKeyError(key string, err error) error { return fmt.Errorf("update.%s: %w", key, err) }
 
-// invokeFunc is a node whose function invokes sub with its input and
-// returns sub's final state as its update (a subgraph called from a node
-// function; a Command.PARENT from inside is applied by this node).
-func invokeFunc(path string, sub *engine.Graph, def *Graph, c *Counters) engine.NodeFunc {
+// invokeFunc is a node whose function works sleepMS, then invokes sub with
+// its input and returns sub's final state as its update (a subgraph called
+// from a node function; a Command.PARENT from inside is applied by this
+// node).
+func invokeFunc(path string, sub *engine.Graph, def *Graph, sleepMS int, c *Counters) engine.NodeFunc {
 	entered := c.entryCounter(path)
 	return func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
+		if err := work(ctx, sleepMS); err != nil {
+			return nil, err
+		}
 		out, err := engine.InvokeSubgraph(ctx, sub, input)
 		if err != nil {
 			return nil, err

@@ -697,7 +697,9 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 	}
 	if v := n.field("invoke"); v != nil {
 		nd.Invoke = p.name(v, join2(field, "invoke"))
-		for _, other := range []string{"subgraph", "interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache", "calls"} {
+		// sleep_ms is allowed: the node works that long before it
+		// invokes, which orders its subgraph's start after a sibling's.
+		for _, other := range []string{"subgraph", "interrupt", "update", "goto", "fail", "parent", "emit", "cache", "calls"} {
 			if o := n.field(other); o != nil {
 				p.fail(o, join2(field, other), "a node that invokes a subgraph cannot have %s", other)
 			}

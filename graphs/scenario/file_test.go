@@ -132,6 +132,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown task in a node", `{"nodes": [{"name": "a", "calls": [{"task": "t"}]}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:36: nodes[0].calls[0].task: unknown task "t"`, true},
 		{"entrypoint beside nodes", `{"entrypoint": {}, "nodes": [], "ops": []}`, `x.json:1:29: nodes: a file with an entrypoint has no nodes`, false},
 		{"invoke unknown subgraph", `{"nodes": [{"name": "a", "invoke": "s"}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:36: nodes[0] "a": invoke: unknown subgraph "s"`, true},
+		{"invoke with fail", `{"subgraphs": {"s": {"nodes": []}}, "nodes": [{"name": "a", "invoke": "s", "sleep_ms": 5, "fail": {}}]}`, `x.json:1:99: nodes[0] "a": fail: a node that invokes a subgraph cannot have fail`, false},
 		{"graph input beside a graph", `{"nodes": [], "ops": [{"op": "invoke", "input": 1}]}`, `x.json:1:49: ops[0].input: expected an object or null, got a number`, false},
 		{"unknown field", "{\n \"nodes\": [],\n \"edgs\": []}", `x.json:3:2: edgs: unknown field "edgs" (expected one of name, description, perf, subgraphs, interrupt_before, interrupt_after, ops, entrypoint, tasks, state, nodes, edges, branches)`, false},
 		{"unknown node field", `{"nodes": [{"name": "a", "updat": {}}]}`, `x.json:1:26: nodes[0] "a": updat: unknown field "updat" (expected one of name, interrupt, update, goto, fail, retry, subgraph, ends, sleep_ms, defer, timeout_ms, parent, emit, cache, invoke, calls)`, false},
