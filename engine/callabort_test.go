@@ -175,3 +175,65 @@ func TestTask_NodeFailureCancelsCallsOfOtherNodes(t *testing.T) {
 	_, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("n"))
 	stepErrorsOf(t, err, "y", "slow")
 }
+
+// ctxKey marks the caller's context values in a call's aborted retries.
+type ctxKey struct{}
+
+// The retries of a call its superstep abandoned do not hold the run when
+// the function ignores its context: the caller's cancellation ends the
+// run while a retry still blocks (LangGraph.js does not wait for the
+// function either: tick rejects at once on the caller's abort,
+// runner.ts:313-319). Each retry keeps the caller's context values.
+func TestTask_AbortedCallRetryIgnoringItsContextLeavesWithTheCaller(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	entered := make(chan any, 4) // the value each retry's context carries
+	var bCalls atomic.Int32
+	retryAll := engine.RetryPolicy{MaxAttempts: 5, RetryOn: func(error) bool { return true }}
+	g, err := engine.NewEntrypoint("main", func(ctx context.Context, _ any) (any, error) {
+		started := make(chan struct{})
+		fb := engine.Task(ctx, "b", func(ctx context.Context, _ string) (string, error) {
+			if bCalls.Add(1) == 1 {
+				close(started)
+				<-ctx.Done()
+				return "", ctx.Err()
+			}
+			entered <- ctx.Value(ctxKey{})
+			<-hold // ignores its context
+			return "b", nil
+		}, "", engine.TaskRetry(retryAll))
+		fa := engine.Task(ctx, "a", func(context.Context, string) (string, error) {
+			<-started
+			return "", errors.New("boom")
+		}, "")
+		if _, err := fa.Result(); err != nil {
+			return nil, err
+		}
+		return fb.Result()
+	}, engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller, cancel := context.WithCancel(context.WithValue(ctx, ctxKey{}, "mine"))
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Invoke(caller, "go", engine.OnThread("x"))
+		done <- err
+	}()
+	if v := <-entered; v != "mine" {
+		t.Fatalf("the retry's context carries %v, want the caller's value", v)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the run ended while the retry still ran and the caller was there: %v", err)
+	default:
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("want the caller's cancellation, got %v", err)
+	}
+	if n := bCalls.Load(); n != 2 {
+		t.Fatalf("b entered %d times; the caller left during its first retry", n)
+	}
+}

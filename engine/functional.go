@@ -318,8 +318,10 @@ func (l *loop) abandonCalls(ctx context.Context, cause error) (failed *task, err
 // RunnableSequence races it against the aborted signal,
 // runnables/base.js:958-959) and ends with the AbortError at once; the
 // superstep waits for the last (runner.ts:586 keeps the call among the
-// tasks the tick waits for). It reports whether it took t, which it
-// settles and counts ended once its policy gives up.
+// tasks the tick waits for). Only a RetryOn that retries cancellations
+// gets here: DefaultRetryOn refuses them, as retry.ts's default handler
+// refuses an AbortError. It reports whether it took t, which it settles
+// and counts ended once its policy gives up or the caller left.
 func (l *loop) retryAborted(ctx context.Context, t *task, cause error) bool {
 	p := t.node.retry
 	if _, ok := cause.(*CancelledError); !ok || p == nil {
@@ -336,18 +338,23 @@ func (l *loop) retryAborted(ctx context.Context, t *task, cause error) bool {
 		return false
 	}
 	answers := t.scope.answersSoFar()
-	l.cs.view.lend() // as abandonTask does
-	l.abandoned = true
+	l.markAbandoned()
+	caller := l.stepCaller
 	go func() {
 		defer l.calls.Done()
 		if waiting {
 			// Its wait ends, then the attempt it waited for starts.
-			time.Sleep(time.Until(wake))
-			l.enterAborted(t, cause)
+			if !l.enterAborted(caller, ctx, t, cause, time.Until(wake)) {
+				attempt = 0 // the caller left
+			}
 		}
-		for ; p.retries(attempt, cause); attempt++ {
-			time.Sleep(p.delay(attempt))
-			l.enterAborted(t, cause)
+		for ; attempt > 0 && p.retries(attempt, cause); attempt++ {
+			l.mu.Lock()
+			l.noteRetry(t, cause)
+			l.mu.Unlock()
+			if !l.enterAborted(caller, ctx, t, cause, p.delay(attempt)) {
+				break
+			}
 		}
 		if err := l.settleAbandoned(ctx, t, cause, nil, answers); err == nil {
 			l.callAborted(t, cause)
@@ -356,17 +363,51 @@ func (l *loop) retryAborted(ctx context.Context, t *task, cause error) bool {
 	return true
 }
 
-// enterAborted is an attempt of call t after its superstep was cancelled
-// with cause (retryAborted): its function runs on a context ended with
-// cause, in a scope of its own, and its outcome is dropped.
-func (l *loop) enterAborted(t *task, cause error) {
+// noteRetry records that task t is retried after an attempt that failed
+// with err (TaskView.Retried). The caller holds l.mu: a live view may
+// read it meanwhile.
+func (l *loop) noteRetry(t *task, err error) {
+	if l.retried == nil {
+		l.retried = map[*task][]error{}
+	}
+	l.retried[t] = append(l.retried[t], err)
+}
+
+// enterAborted is a further attempt of call t after its superstep was
+// cancelled with cause (retryAborted), once delay passed: its function
+// runs on a context ended with cause (which keeps ctx's values), in a
+// scope of its own, and its outcome is dropped. The superstep waits for
+// it, so that what it did on entering happened before the superstep ends,
+// until the caller leaves: a function that ignores its context does not
+// hold the run. It reports whether the caller is still there.
+func (l *loop) enterAborted(caller, ctx context.Context, t *task, cause error, delay time.Duration) bool {
+	left := caller.Done()
+	if delay > 0 {
+		wait := time.NewTimer(delay)
+		defer wait.Stop()
+		select {
+		case <-wait.C:
+		case <-left:
+			return false
+		}
+	}
 	var s taskScope
 	l.initScope(&s, t)
-	ctx, cancel := context.WithCancelCause(context.Background())
+	aborted, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	cancel(cause)
-	s.Context = ctx
-	defer func() { _ = recover() }() // a panic is an outcome too
-	_, _ = t.node.fn(&s, t.input)
+	s.Context = aborted
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { _ = recover() }() // a panic is an outcome too
+		_, _ = t.node.fn(&s, t.input)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-left:
+		return false
+	}
 }
 
 // callAborted counts the error of call t, which its superstep abandoned

@@ -116,8 +116,12 @@ type loop struct {
 	// events reach the root's listener through its own).
 	gate *emitGate
 	// abandoned: the current superstep ended without some of its tasks
-	// (fanout.abandon).
-	abandoned bool
+	// (abandonTask); set from a call's goroutine too (abandonCalls).
+	abandoned atomic.Bool
+	// stepCaller is the context execute was called with, the caller's:
+	// the retries of a call its superstep abandoned end when it does
+	// (retryAborted). Set before the superstep's tasks start.
+	stepCaller context.Context
 	// mayAbandon: a superstep of this run ran its tasks on goroutines
 	// that the loop may leave (runConcurrently); until then the tasks
 	// keep no state (task.state). Only ever set.

@@ -21,6 +21,7 @@ import (
 // :616-634 _should_stop_others; runner.ts:149-176 tick, :425-471
 // _commit). Interrupts let siblings finish.
 func (l *loop) execute(ctx context.Context) error {
+	l.stepCaller = ctx
 	run := l.tasks // no copy unless some task reuses saved writes
 	for i, t := range l.tasks {
 		if t.result.Reused {
@@ -72,7 +73,8 @@ func (l *loop) execute(ctx context.Context) error {
 	}
 	// Task calls a node started and did not wait for end with the
 	// superstep (runner.ts waits for every scheduled task); those of an
-	// abandoned superstep were abandoned with its tasks (abandonCalls).
+	// abandoned superstep were abandoned with its tasks (abandonCalls),
+	// and only their retries are waited for (retryAborted).
 	l.calls.Wait()
 	l.mu.Lock()
 	if firstErr == nil {
@@ -213,7 +215,9 @@ func (l *loop) runConcurrently(ctx context.Context, run []*task) (firstErr, bubb
 	// they do, not when their callers did (runner.ts waits for every
 	// scheduled task), and a failing call cancels the others through f.
 	// A superstep that abandoned its tasks abandoned their calls too
-	// (abandonCalls): it waits only for those settling.
+	// (abandonCalls): it waits for those settling, and for the retries
+	// of those whose policy retries the cancellation, until the caller
+	// leaves (retryAborted).
 	l.calls.Wait()
 	l.mu.Lock()
 	l.fan = nil
@@ -653,11 +657,8 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 	if !policy.retries(attempt, err) {
 		return false
 	}
-	l.mu.Lock() // a live view may read it meanwhile
-	if l.retried == nil {
-		l.retried = map[*task][]error{}
-	}
-	l.retried[t] = append(l.retried[t], err)
+	l.mu.Lock()
+	l.noteRetry(t, err)
 	d := policy.delay(attempt)
 	if t.node.call {
 		if l.callBackoffs == nil {
@@ -1200,11 +1201,16 @@ func (l *loop) abandonTask(ctx context.Context, t *task, cause error) (bool, err
 	default:
 		return false, nil
 	}
+	l.markAbandoned()
+	return true, l.settleAbandoned(ctx, t, cause, writes, answers)
+}
+
+// markAbandoned records that the superstep leaves a task behind.
+func (l *loop) markAbandoned() {
 	// An abandoned node may still read the state it was given: the loop
 	// must not change that map in place any more.
 	l.cs.view.lend()
-	l.abandoned = true
-	return true, l.settleAbandoned(ctx, t, cause, writes, answers)
+	l.abandoned.Store(true)
 }
 
 // answersSoFar are the answers the scope's task took so far, saved with
@@ -1328,7 +1334,7 @@ func (g *emitGate) close() {
 // events are out (fail reports a held result).
 func (l *loop) failAbandoning(err error) error {
 	err = l.fail(err)
-	if l.abandoned {
+	if l.abandoned.Load() {
 		l.gate.close()
 	}
 	return err
