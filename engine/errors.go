@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -271,5 +272,30 @@ func (es CompileErrors) Unwrap() []error {
 // superstep failed first (CancelledError) or the run's caller cancelled
 // the run (context.Canceled). It reads a run's error and a saved one
 // (SavedError) alike. A node's time limit is a failure, as LangGraph
-// reports a timed-out node.
-func IsCancellation(err error) bool { return errors.Is(err, context.Canceled) }
+// reports a timed-out node. A StepErrors (a subgraph's failure with the
+// calls it cancelled) is read by its first failure alone: the others
+// were cancelled because of it.
+func IsCancellation(err error) bool {
+	for err != nil {
+		if err == context.Canceled {
+			return true
+		}
+		if x, ok := err.(interface{ Is(error) bool }); ok && x.Is(context.Canceled) {
+			return true
+		}
+		switch e := err.(type) {
+		case *StepErrors:
+			if len(e.Errs) == 0 {
+				return false
+			}
+			err = e.Errs[0]
+		case interface{ Unwrap() []error }:
+			return slices.ContainsFunc(e.Unwrap(), IsCancellation)
+		case interface{ Unwrap() error }:
+			err = e.Unwrap()
+		default:
+			return false
+		}
+	}
+	return false
+}

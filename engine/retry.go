@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -50,11 +49,14 @@ type HTTPStatusError interface {
 var noRetryStatus = []int{400, 401, 402, 403, 404, 405, 406, 407, 409}
 
 // DefaultRetryOn is the retry predicate of a policy without RetryOn,
-// LangGraph.js's DEFAULT_RETRY_ON_HANDLER (retry.ts) in Go terms: a
+// LangGraph.js's DEFAULT_RETRY_ON_HANDLER (retry.ts:28-55) in Go terms: a
 // cancelled run, a missing checkpointer and an HTTP error for a bad request
 // (400-407, 409) are not retried; everything else is, timeouts included.
+// A subgraph's StepErrors is retried unless its first failure is a
+// cancellation (IsCancellation): the handler reads the AggregateError's
+// own name and message, which name no cancellation.
 func DefaultRetryOn(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, ErrNoCheckpointer) {
+	if IsCancellation(err) || errors.Is(err, ErrNoCheckpointer) {
 		return false
 	}
 	var hs HTTPStatusError

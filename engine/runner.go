@@ -836,7 +836,7 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		// failure: it is saved but not reported (runner.ts:160-176 keeps
 		// only errors raised before the node saw the abort).
 		cancelled := ctx.Err() != nil
-		if cancelled && errors.Is(err, context.Canceled) {
+		if cancelled && IsCancellation(err) {
 			err = context.Cause(ctx)
 		}
 		var ne *NodeError

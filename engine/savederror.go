@@ -23,7 +23,9 @@ import (
 //
 // where a cause is one of {"name": "NodeTimeoutError", "node", "kind",
 // "run_ns", "idle_ns", "elapsed_ns"}, {"name": "CancelledError", "by"},
-// {"name": "Canceled"}, {"name": "DeadlineExceeded"}, or {"name": "Error",
+// {"name": "Canceled"}, {"name": "DeadlineExceeded"}, {"name":
+// "StepErrors", "step", "errors": [{…}, …]} (a subgraph's failure and the
+// calls it cancelled, each encoded as a cause), or {"name": "Error",
 // "message", "cause"?} for any other error (its text, and what it wraps).
 // Writes saved before held the text alone (a string), and still read.
 
@@ -71,6 +73,12 @@ func encodeErrorAt(err error, depth int) map[string]any {
 		out = map[string]any{"name": "NodeTimeoutError", "node": e.Node, "kind": e.Kind, "run_ns": int64(e.Run), "idle_ns": int64(e.Idle), "elapsed_ns": int64(e.Elapsed)}
 	case *CancelledError:
 		out = map[string]any{"name": "CancelledError", "by": e.By}
+	case *StepErrors:
+		errs := make([]any, len(e.Errs))
+		for i, err := range e.Errs {
+			errs[i] = encodeCause(err, depth)
+		}
+		out = map[string]any{"name": "StepErrors", "step": int64(e.Step), "errors": errs}
 	default:
 		switch err {
 		case context.Canceled:
@@ -150,6 +158,17 @@ func decodeErrorValue(m map[string]any, depth int) error {
 		return context.Canceled
 	case "DeadlineExceeded":
 		return context.DeadlineExceeded
+	case "StepErrors":
+		se := &StepErrors{Step: int(savedInt(m["step"]))}
+		list, _ := m["errors"].([]any)
+		for _, v := range list {
+			if c, ok := v.(map[string]any); ok && depth < maxSavedErrorDepth {
+				se.Errs = append(se.Errs, decodeErrorValue(c, depth+1))
+			}
+		}
+		if len(se.Errs) > 0 {
+			return se
+		}
 	}
 	return &savedCause{msg: msg, err: cause}
 }

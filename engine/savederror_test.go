@@ -26,6 +26,10 @@ func TestSavedError_RoundTrip(t *testing.T) {
 		{"deadline", &NodeError{Node: "n", Step: 1, Err: context.DeadlineExceeded}, []error{context.DeadlineExceeded}},
 		{"panic", &NodeError{Node: "n", Step: 2, Panic: true, Err: errors.New("oops\nstack")}, nil},
 		{"joined", &NodeError{Node: "n", Err: errors.Join(errors.New("a"), context.Canceled)}, []error{context.Canceled}},
+		{"subgraph step errors", &NodeError{Node: "sub", Step: 1, Err: &StepErrors{Step: 2, Errs: []error{
+			&NodeError{Node: "a", Step: 2, Err: errors.New("boom")},
+			&NodeError{Node: "b", Step: 2, Err: &CancelledError{By: "a"}},
+		}}}, []error{context.Canceled}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,6 +63,13 @@ func TestSavedError_RoundTrip(t *testing.T) {
 			if errors.As(got, &nte) != errors.As(c.err, new(*NodeTimeoutError)) || (nte != nil && *nte != *timeout) {
 				t.Errorf("timeout %+v", nte)
 			}
+			if IsCancellation(got) != IsCancellation(c.err) {
+				t.Errorf("IsCancellation = %v, want %v", IsCancellation(got), IsCancellation(c.err))
+			}
+			var se, wantSE *StepErrors
+			if errors.As(got, &se) != errors.As(c.err, &wantSE) || (se != nil && (se.Step != wantSE.Step || len(se.Errs) != len(wantSE.Errs) || se.Error() != wantSE.Error())) {
+				t.Errorf("StepErrors %+v, want %+v", se, wantSE)
+			}
 		})
 	}
 }
@@ -86,5 +97,35 @@ func TestSavedError_OtherForms(t *testing.T) {
 	e := ReadSavedError(encodeTaskError(err))
 	if e.Error() != err.Error() {
 		t.Errorf("deep: %q", e.Error())
+	}
+}
+
+// A StepErrors is a failure, not a cancellation, when its first error is
+// one: the calls after it were cancelled because of it. The default retry
+// policy then retries it, as LangGraph.js's handler retries an
+// AggregateError (retry.ts:28-35 reads only its name and message).
+func TestIsCancellation_StepErrorsByTheirFirstFailure(t *testing.T) {
+	boom := &NodeError{Node: "a", Err: errors.New("boom")}
+	aborted := &NodeError{Node: "b", Err: &CancelledError{By: "a"}}
+	cases := []struct {
+		name      string
+		err       error
+		cancelled bool
+	}{
+		{"failure then cancelled calls", &NodeError{Node: "sub", Err: &StepErrors{Errs: []error{boom, aborted}}}, false},
+		{"cancelled first", &StepErrors{Errs: []error{aborted, boom}}, true},
+		{"wrapped caller cancellation", fmt.Errorf("fetch: %w", context.Canceled), true},
+		{"sibling's failure", &NodeError{Err: &CancelledError{By: "x"}}, true},
+		{"joined with a cancellation", errors.Join(errors.New("a"), context.Canceled), true},
+		{"failure", boom, false},
+		{"empty step errors", &StepErrors{}, false},
+	}
+	for _, c := range cases {
+		if got := IsCancellation(c.err); got != c.cancelled {
+			t.Errorf("%s: IsCancellation = %v, want %v", c.name, got, c.cancelled)
+		}
+		if got := DefaultRetryOn(c.err); got == c.cancelled {
+			t.Errorf("%s: DefaultRetryOn = %v, want %v", c.name, got, !c.cancelled)
+		}
 	}
 }
