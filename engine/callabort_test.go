@@ -237,3 +237,54 @@ func TestTask_AbortedCallRetryIgnoringItsContextLeavesWithTheCaller(t *testing.T
 		t.Fatalf("b entered %d times; the caller left during its first retry", n)
 	}
 }
+
+// refusesCancellations is a Saver that refuses to save a task's error
+// when it is a cancellation by a sibling's failure.
+type refusesCancellations struct{ engine.Saver }
+
+var errRefused = errors.New("store refused the write")
+
+func (s refusesCancellations) PutWrites(ctx context.Context, cfg engine.Config, taskID string, writes []engine.Write) error {
+	for _, w := range writes {
+		if m, ok := w.Value.(map[string]any); ok && w.Channel == engine.ErrorChannel {
+			if c, ok := m["cause"].(map[string]any); ok && c["name"] == "CancelledError" {
+				return errRefused
+			}
+		}
+	}
+	return s.Saver.PutWrites(ctx, cfg, taskID, writes)
+}
+
+// When a lone task's call fails and the store refuses to save the error
+// of a sibling call it aborted, the run reports that too, after the
+// failure and the aborted call's error, as a superstep of several tasks
+// does.
+func TestTask_LoneCallFailureReportsAnAbortedCallsSaveError(t *testing.T) {
+	g, err := engine.NewEntrypoint("main", func(ctx context.Context, _ any) (any, error) {
+		started := make(chan struct{})
+		fb := engine.Task(ctx, "b", func(ctx context.Context, _ string) (string, error) {
+			close(started)
+			<-ctx.Done()
+			return "", ctx.Err()
+		}, "")
+		fa := engine.Task(ctx, "a", func(context.Context, string) (string, error) {
+			<-started
+			return "", errors.New("boom")
+		}, "")
+		if _, err := fa.Result(); err != nil {
+			return nil, err
+		}
+		return fb.Result()
+	}, engine.WithSaver(refusesCancellations{engine.NewMemorySaver()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Invoke(ctx, "go", engine.OnThread("x"))
+	var se *engine.StepErrors
+	var ne *engine.NodeError
+	var ce *engine.CancelledError
+	if !errors.As(err, &se) || len(se.Errs) != 3 || !errors.As(se.Errs[0], &ne) || ne.Node != "a" ||
+		!errors.As(se.Errs[1], &ce) || ce.By != "a" || !errors.Is(se.Errs[2], errRefused) {
+		t.Fatalf("want a's failure, b's cancellation, then the refused save of it; got %v", err)
+	}
+}

@@ -356,8 +356,10 @@ func (l *loop) retryAborted(ctx context.Context, t *task, cause error) bool {
 				break
 			}
 		}
-		if err := l.settleAbandoned(ctx, t, cause, nil, answers); err == nil {
-			l.callAborted(t, cause)
+		err := l.settleAbandoned(ctx, t, cause, nil, answers)
+		l.callAborted(t, cause) // as abandonCalls counts one it settles
+		if err != nil {
+			l.callFailed(ctx, t, err)
 		}
 	}()
 	return true
@@ -445,11 +447,11 @@ func (l *loop) callFailed(ctx context.Context, t *task, err error) {
 
 // loneFailed records a failure in a superstep of one task: the task's
 // own, or one of its calls'. The first one fails the superstep and aborts
-// the calls still running, as a fanout's first failure does
-// (runner.ts:175 aborts the signal every call inherits, even when one
-// task runs); after it only a call's failure counts (StepErrors). A
-// failure to save an aborted call's error is lost behind the first
-// failure, as fanout.fail keeps only the first.
+// the calls still running (runner.ts:175 aborts the signal every call
+// inherits, even when one task runs); after it only a call's failure
+// counts (StepErrors), a failure to save an aborted call's error among
+// them, as fanout.fail counts them. The lone task itself is not
+// cancelled: it runs on the caller's context.
 func (l *loop) loneFailed(ctx context.Context, t *task, err error) {
 	l.mu.Lock()
 	first := l.loneErr == nil
@@ -460,7 +462,9 @@ func (l *loop) loneFailed(ctx context.Context, t *task, err error) {
 	}
 	l.mu.Unlock()
 	if first {
-		l.abandonCalls(saveContext(ctx, l), &CancelledError{By: t.name})
+		if call, serr := l.abandonCalls(saveContext(ctx, l), &CancelledError{By: t.name}); serr != nil {
+			l.loneFailed(ctx, call, serr)
+		}
 	}
 }
 
