@@ -431,8 +431,8 @@ func normalizedSends(writes []Write) []Write {
 		if s, ok := w.Value.(Send); ok && w.Channel == TasksChannel && !normalized(s.Arg) {
 			out := slices.Clone(writes)
 			for j := i; j < len(out); j++ {
-				if s, ok := out[j].Value.(Send); ok && out[j].Channel == TasksChannel {
-					out[j].Value = Send{Node: s.Node, Arg: Normalize(s.Arg)}
+				if _, ok := out[j].Value.(Send); ok && out[j].Channel == TasksChannel {
+					out[j].Value = Normalize(out[j].Value)
 				}
 			}
 			return out
