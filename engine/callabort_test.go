@@ -176,6 +176,19 @@ func TestTask_NodeFailureCancelsCallsOfOtherNodes(t *testing.T) {
 	stepErrorsOf(t, err, "y", "slow")
 }
 
+// failThenB calls task "a", which fails once started is closed, and
+// returns b's result, unless a's failure comes first (it does).
+func failThenB(ctx context.Context, started chan struct{}, fb *engine.Future[string]) (any, error) {
+	fa := engine.Task(ctx, "a", func(context.Context, string) (string, error) {
+		<-started
+		return "", errors.New("boom")
+	}, "")
+	if _, err := fa.Result(); err != nil {
+		return nil, err
+	}
+	return fb.Result()
+}
+
 // ctxKey marks the caller's context values in a call's aborted retries.
 type ctxKey struct{}
 
@@ -202,14 +215,7 @@ func TestTask_AbortedCallRetryIgnoringItsContextLeavesWithTheCaller(t *testing.T
 			<-hold // ignores its context
 			return "b", nil
 		}, "", engine.TaskRetry(retryAll))
-		fa := engine.Task(ctx, "a", func(context.Context, string) (string, error) {
-			<-started
-			return "", errors.New("boom")
-		}, "")
-		if _, err := fa.Result(); err != nil {
-			return nil, err
-		}
-		return fb.Result()
+		return failThenB(ctx, started, fb)
 	}, engine.WithSaver(engine.NewMemorySaver()))
 	if err != nil {
 		t.Fatal(err)
@@ -267,14 +273,7 @@ func TestTask_LoneCallFailureReportsAnAbortedCallsSaveError(t *testing.T) {
 			<-ctx.Done()
 			return "", ctx.Err()
 		}, "")
-		fa := engine.Task(ctx, "a", func(context.Context, string) (string, error) {
-			<-started
-			return "", errors.New("boom")
-		}, "")
-		if _, err := fa.Result(); err != nil {
-			return nil, err
-		}
-		return fb.Result()
+		return failThenB(ctx, started, fb)
 	}, engine.WithSaver(refusesCancellations{engine.NewMemorySaver()}))
 	if err != nil {
 		t.Fatal(err)
