@@ -278,7 +278,9 @@ func TestTask_LoneCallFailureReportsAnAbortedCallsSaveError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = g.Invoke(ctx, "go", engine.OnThread("x"))
+	caller, cancel := context.WithCancel(ctx)
+	defer cancel() // b, abandoned, waits for it
+	_, err = g.Invoke(caller, "go", engine.OnThread("x"))
 	var se *engine.StepErrors
 	var ne *engine.NodeError
 	var ce *engine.CancelledError

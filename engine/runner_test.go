@@ -66,6 +66,32 @@ func blockUntilCancelled(ctx context.Context, _ any) (any, error) {
 	return nil, ctx.Err()
 }
 
+// blocksFirst is a node that, the first time it runs, closes started and
+// works until its superstep is cancelled, and later appends its name to
+// the log. A sibling that fails waits for started: a task not yet started
+// when its superstep fails is not started at all, so without the wait
+// the first run would end before it ran, and the resume would block.
+func blocksFirst(name string, started chan struct{}) engine.NodeFunc {
+	var calls atomic.Int32
+	return func(ctx context.Context, in any) (any, error) {
+		if calls.Add(1) == 1 {
+			close(started)
+			return blockUntilCancelled(ctx, in)
+		}
+		return map[string]any{"log": []any{name}}, nil
+	}
+}
+
+// waitFor waits for c to close or ctx to end.
+func waitFor(ctx context.Context, c chan struct{}) error {
+	select {
+	case <-c:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 var errBoom = errors.New("boom")
 
 // failOnce fails (after waiting for wait, if set) the first time, then
@@ -138,13 +164,13 @@ func TestExecute_FailureAfterSiblingFinished_KeepsItsEdges(t *testing.T) {
 // nothing else, and runs again on resume.
 func TestExecute_FailureWhileSiblingWorks_CancelsIt(t *testing.T) {
 	var bCalls atomic.Int32
+	bStarted := make(chan struct{})
+	block := blocksFirst("b", bStarted)
 	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
-		AddNode("a", failOnce("a", nil)).
+		AddNode("a", failOnce("a", func(ctx context.Context) error { return waitFor(ctx, bStarted) })).
 		AddNode("b", func(ctx context.Context, in any) (any, error) {
-			if bCalls.Add(1) == 1 {
-				return blockUntilCancelled(ctx, in)
-			}
-			return map[string]any{"log": []any{"b"}}, nil
+			bCalls.Add(1)
+			return block(ctx, in)
 		}).
 		AddNode("c", appendLog("c")).
 		AddEdge(engine.Start, "a").AddEdge(engine.Start, "b").AddEdge("b", "c"))
@@ -195,19 +221,19 @@ func TestExecute_CancelledSibling_SavesCancelledError(t *testing.T) {
 // included), the one still working is cancelled and runs again.
 func TestExecute_FailureBesideSends(t *testing.T) {
 	sig := newFinishedSignal("fast")
-	var slowCalls atomic.Int32
+	slowStarted := make(chan struct{})
 	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
 		AddNode("fan", appendLog("fan")).
 		AddNode("fast", func(_ context.Context, in any) (any, error) {
 			return map[string]any{"log": []any{"fast"}}, nil
 		}).
-		AddNode("slow", func(ctx context.Context, in any) (any, error) {
-			if slowCalls.Add(1) == 1 {
-				return blockUntilCancelled(ctx, in)
+		AddNode("slow", blocksFirst("slow", slowStarted)).
+		AddNode("bad", failOnce("bad", func(ctx context.Context) error {
+			if err := sig.wait(ctx, "fast"); err != nil {
+				return err
 			}
-			return map[string]any{"log": []any{"slow"}}, nil
-		}).
-		AddNode("bad", failOnce("bad", func(ctx context.Context) error { return sig.wait(ctx, "fast") })).
+			return waitFor(ctx, slowStarted)
+		})).
 		AddNode("after", appendLog("after")).
 		AddEdge(engine.Start, "fan").AddEdge("fan", "bad").AddEdge("fast", "after").
 		AddConditionalEdges("fan", func(context.Context, map[string]any) (any, error) {
@@ -234,7 +260,8 @@ func TestExecute_FailureBesideSends(t *testing.T) {
 // working is cancelled.
 func TestExecute_RetriedNodeFailsOnLaterAttempt(t *testing.T) {
 	sig := newFinishedSignal("b")
-	var aCalls, dCalls atomic.Int32
+	var aCalls atomic.Int32
+	dStarted := make(chan struct{})
 	fixed := atomic.Bool{}
 	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
 		AddNode("a", func(ctx context.Context, _ any) (any, error) {
@@ -245,16 +272,14 @@ func TestExecute_RetriedNodeFailsOnLaterAttempt(t *testing.T) {
 				if err := sig.wait(ctx, "b"); err != nil {
 					return nil, err
 				}
+				if err := waitFor(ctx, dStarted); err != nil {
+					return nil, err
+				}
 			}
 			return nil, errBoom
 		}, engine.WithRetry(engine.RetryPolicy{MaxAttempts: 2})).
 		AddNode("b", appendLog("b")).AddNode("c", appendLog("c")).
-		AddNode("d", func(ctx context.Context, in any) (any, error) {
-			if dCalls.Add(1) == 1 {
-				return blockUntilCancelled(ctx, in)
-			}
-			return map[string]any{"log": []any{"d"}}, nil
-		}).
+		AddNode("d", blocksFirst("d", dStarted)).
 		AddEdge(engine.Start, "a").AddEdge(engine.Start, "b").AddEdge(engine.Start, "d").AddEdge("b", "c"))
 	_, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t"), engine.WithEvents(sig.onEvent))
 	var ne *engine.NodeError
