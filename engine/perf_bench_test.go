@@ -10,6 +10,31 @@ import (
 	"github.com/superstep/superstep/engine/enginetest"
 )
 
+// TestPerfWorkloads runs each Go-native perf workload once, the variant
+// with the scenario file's Send arguments too, and checks its final state:
+// the benchmarks and bench/peers time these graphs, so they must compute
+// what the workloads say.
+func TestPerfWorkloads(t *testing.T) {
+	for _, name := range append(enginetest.PerfWorkloadNames, enginetest.FanoutRecordArgs) {
+		t.Run(name, func(t *testing.T) {
+			w, err := enginetest.PerfGraph(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := w.Graph.Invoke(context.Background(), w.Input(), engine.OnThread("t"), engine.WithRecursionLimit(w.RecursionLimit))
+			if err != nil || res.Status != engine.StatusDone {
+				t.Fatalf("run: %v %v", err, res.Status)
+			}
+			if err := w.Check(res.Values); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if _, err := enginetest.PerfGraph("no_such_workload"); err == nil {
+		t.Error("PerfGraph(no_such_workload): no error")
+	}
+}
+
 // BenchmarkPerfWorkload runs the perf workloads with Go node functions,
 // without a saver and with MemorySaver, and reports the cost of one
 // superstep (ns/superstep, allocs/superstep) and, for the fan-out, of one

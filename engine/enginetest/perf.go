@@ -27,6 +27,16 @@ type PerfWorkload struct {
 // PerfWorkloadNames lists the workloads PerfGraph builds.
 var PerfWorkloadNames = []string{"chain_1000", "fanout_1000", "loop_5000", "wide_state"}
 
+// FanoutRecordArgs is a variant PerfGraph also builds: fanout_1000 with the
+// Send arguments testdata/perf/fanout_1000.json gives its Sends (its
+// sendEach('work', state.items, 'x') sends {x: item}, as LangGraph.js runs
+// it), where the fanout_1000 of PerfWorkloadNames sends the bare item, as
+// a Go program would. The scenario path's cost against Go node functions
+// (graphs/scenario's BenchmarkScenarioVsNative) reads on both: against this
+// one it is the cost of the expressions alone, since both build the same
+// record for each Send.
+const FanoutRecordArgs = "fanout_1000_record_args"
+
 // Sizes of the workloads, as in gen_perf.py.
 const (
 	perfChain      = 1000
@@ -46,7 +56,9 @@ func PerfGraph(name string, opts ...engine.CompileOption) (*PerfWorkload, error)
 	case "chain_1000":
 		build = perfChainGraph
 	case "fanout_1000":
-		build = perfFanoutGraph
+		build = func() (*engine.StateGraph, *PerfWorkload) { return perfFanoutGraph(false) }
+	case FanoutRecordArgs:
+		build = func() (*engine.StateGraph, *PerfWorkload) { return perfFanoutGraph(true) }
 	case "loop_5000":
 		build = perfLoopGraph
 	case "wide_state":
@@ -90,10 +102,15 @@ func perfChainGraph() (*engine.StateGraph, *PerfWorkload) {
 	}
 }
 
-func perfFanoutGraph() (*engine.StateGraph, *PerfWorkload) {
+// perfFanoutGraph builds fanout_1000; records says whether each Send's
+// argument is the record {x: item} (FanoutRecordArgs) or the bare item.
+func perfFanoutGraph(records bool) (*engine.StateGraph, *PerfWorkload) {
 	sg := engine.NewStateGraph(engine.LastValueKey("items"), engine.AppendKey("results"), engine.LastValueKey("total"))
 	sg.AddNode("split", func(context.Context, any) (any, error) { return nil, nil })
 	sg.AddNode("work", func(_ context.Context, x any) (any, error) {
+		if records {
+			x = x.(map[string]any)["x"]
+		}
 		return engine.Update{{Key: "results", Value: []any{x.(float64) * 2}}}, nil
 	})
 	sg.AddNode("join", func(_ context.Context, in any) (any, error) {
@@ -104,6 +121,9 @@ func perfFanoutGraph() (*engine.StateGraph, *PerfWorkload) {
 		items := st["items"].([]any)
 		sends := make([]any, len(items))
 		for i, x := range items {
+			if records {
+				x = map[string]any{"x": x}
+			}
 			sends[i] = engine.Send{Node: "work", Arg: x}
 		}
 		return sends, nil
