@@ -627,7 +627,7 @@ func (rp *replay) answers(rs recStep, v *engine.StepView) (engine.ResumeMap, err
 // otherwise.
 func (rp *replay) runFailed(step int, err error, rec *recording.Step, s *engine.Stepper) error {
 	var ne *engine.NodeError
-	if errors.As(err, &ne) {
+	if errors.As(engine.FirstFailure(err), &ne) {
 		var tasks []engine.TaskView
 		if s != nil {
 			tasks = s.View().Tasks

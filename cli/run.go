@@ -428,7 +428,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 	res, err := r.g.Invoke(ctx, input, append(opts, r.opts...)...)
 	if err != nil {
 		var ne *engine.NodeError
-		if errors.As(err, &ne) && !r.reported[ne.TaskID] {
+		if errors.As(engine.FirstFailure(err), &ne) && !r.reported[ne.TaskID] {
 			// Reported here only when no task event did (a failure in
 			// the writers, or before the task started).
 			step := ne.Step
@@ -552,8 +552,10 @@ func parseStreamModes(s string) ([]engine.StreamMode, error) {
 	return out, nil
 }
 
-// errorKind names a run's failure for run --json.
+// errorKind names a run's failure for run --json: the kind of the failure
+// that ended its superstep, not of a call that failed after it.
 func errorKind(err error) string {
+	err = engine.FirstFailure(err)
 	var ne *engine.NodeError
 	var gr *engine.GraphRecursionError
 	var iu *engine.InvalidUpdateError

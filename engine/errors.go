@@ -168,7 +168,9 @@ func (e *CancelledError) Is(target error) bool { return target == context.Cancel
 // signal of its own, runner.ts:582-584, so its error counts whenever it
 // settles, runner.ts:160 and retry.ts:210, where a node's error that came
 // after the abort does not). Errs[0] is the first failure, so errors.As
-// finds its NodeError first.
+// finds its NodeError first; when the first failure is no NodeError (the
+// writers refused an update), errors.As finds a later call's, so ask
+// FirstFailure which failure ended the superstep.
 type StepErrors struct {
 	Step int     // the superstep that failed
 	Errs []error // the first failure, then the calls' in the order they came
@@ -185,6 +187,24 @@ func (e *StepErrors) Error() string {
 
 // Unwrap returns the failures.
 func (e *StepErrors) Unwrap() []error { return e.Errs }
+
+// FirstFailure returns the failure that ended a superstep: err itself, or,
+// when err is a StepErrors (as a run's error, Invoke's or a Stepper's,
+// can be), its first failure. The
+// others a StepErrors holds are calls that failed after it, mostly because
+// it cancelled them, so a caller that names the failing task or the kind
+// of failure reads this one. It does not look inside a NodeError: a
+// subgraph's StepErrors there is the subgraph's, and the NodeError names
+// the task of this run that failed with it.
+func FirstFailure(err error) error {
+	for {
+		se, ok := err.(*StepErrors)
+		if !ok || len(se.Errs) == 0 {
+			return err
+		}
+		err = se.Errs[0]
+	}
+}
 
 // NodeError is returned when a node fails (after its retries) or panics.
 type NodeError struct {
