@@ -289,3 +289,91 @@ func TestTask_LoneCallFailureReportsAnAbortedCallsSaveError(t *testing.T) {
 		t.Fatalf("want a's failure, b's cancellation, then the refused save of it; got %v", err)
 	}
 }
+
+// When a call of the superstep's only task fails first, the task is
+// aborted as a fanout's running tasks are, whatever its function goes on
+// to do: an entrypoint that catches the failure and returns is saved with
+// a cancellation and runs again when the thread continues, calling the
+// task again (LangGraph.js saves {name: "AbortError"} for it and re-runs
+// it; measured with the oracle's LangGraph.js 1.7.3). On the loop's own
+// goroutine (a context that cannot end) and on runLone's alike.
+func TestLoneTask_AbortedByItsCallsFailure(t *testing.T) {
+	for _, cancellable := range []bool{false, true} {
+		t.Run(map[bool]string{false: "on the loop's goroutine", true: "on a goroutine of its own"}[cancellable], func(t *testing.T) {
+			var entered, flakyCalls atomic.Int32
+			g, err := engine.NewEntrypoint("main", func(ctx context.Context, in any) (any, error) {
+				entered.Add(1)
+				v, err := engine.Task(ctx, "flaky", func(_ context.Context, x float64) (float64, error) {
+					if flakyCalls.Add(1) == 1 {
+						return 0, errors.New("flaky failed")
+					}
+					return 2 * x, nil
+				}, in.(float64)).Result()
+				if err != nil {
+					return map[string]any{"r": "caught: " + err.Error()}, nil
+				}
+				return map[string]any{"r": v}, nil
+			}, engine.WithSaver(engine.NewMemorySaver()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if cancellable {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				defer cancel()
+			}
+			_, err = g.Invoke(ctx, 1.0, engine.OnThread("t"))
+			var ne *engine.NodeError
+			if !errors.As(engine.FirstFailure(err), &ne) || ne.Node != "flaky" {
+				t.Fatalf("first run: want flaky's failure, got %v", err)
+			}
+			st, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cancelled *engine.CancelledError
+			if len(st.Tasks) != 1 || st.Tasks[0].Name != "main" || st.Tasks[0].Finished || !errors.As(st.Tasks[0].Err, &cancelled) || cancelled.By != "flaky" {
+				t.Fatalf("saved tasks: want main cancelled by flaky, got %+v", st.Tasks)
+			}
+			res, err := g.Invoke(ctx, nil, engine.OnThread("t"))
+			if err != nil || res.Status != engine.StatusDone {
+				t.Fatalf("resume: %v %v", err, res.Status)
+			}
+			if r := res.Output.(map[string]any)["r"]; r != 2.0 {
+				t.Errorf("resumed output r = %v, want 2 (the entrypoint and its call ran again)", r)
+			}
+			if entered.Load() != 2 || flakyCalls.Load() != 2 {
+				t.Errorf("entered main %d times and flaky %d, want 2 and 2", entered.Load(), flakyCalls.Load())
+			}
+		})
+	}
+}
+
+// An aborted lone task is not retried: its retry loop stops at the abort
+// (LangGraph.js retry.ts:103-107), though its policy retries the error it
+// returned.
+func TestLoneTask_AbortedIsNotRetried(t *testing.T) {
+	var entered atomic.Int32
+	g, err := engine.NewStateGraph(engine.LastValueKey("n")).
+		AddNode("main", func(ctx context.Context, _ any) (any, error) {
+			entered.Add(1)
+			_, err := engine.Task(ctx, "flaky", func(context.Context, string) (string, error) {
+				return "", errors.New("flaky failed")
+			}, "").Result()
+			return nil, err
+		}, engine.WithRetry(engine.RetryPolicy{MaxAttempts: 3, RetryOn: func(error) bool { return true }})).
+		AddEdge(engine.Start, "main").
+		Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Invoke(context.Background(), map[string]any{"n": 1.0}, engine.OnThread("t"))
+	var ne *engine.NodeError
+	if !errors.As(engine.FirstFailure(err), &ne) || ne.Node != "flaky" {
+		t.Fatalf("want flaky's failure, got %v", err)
+	}
+	if n := entered.Load(); n != 1 {
+		t.Errorf("main entered %d times, want 1", n)
+	}
+}

@@ -450,17 +450,36 @@ func (l *loop) callFailed(ctx context.Context, t *task, err error) {
 // the calls still running (runner.ts:175 aborts the signal every call
 // inherits, even when one task runs); after it only a call's failure
 // counts (StepErrors), a failure to save an aborted call's error among
-// them, as fanout.fail counts them. The lone task itself is not
-// cancelled: it runs on the caller's context.
+// them, as fanout.fail counts them. When a call failed first, the lone
+// task is aborted too, as fanout.fail aborts a superstep's running tasks:
+// the abort rejects the task's run at once (@langchain/core races a
+// runnable against its signal, runnables/base.js:958-959), so it is
+// saved with the abort's error and runs again when the thread continues,
+// whatever its function went on to do (measured with the oracle's
+// LangGraph.js 1.7.3: an entrypoint that catches its call's failure and
+// returns saves {name: "AbortError"}, and runs again on resume). runLone
+// abandons the task it runs (woken here); a task running on the loop's
+// goroutine is settled so when it returns (runTask).
 func (l *loop) loneFailed(ctx context.Context, t *task, err error) {
 	l.mu.Lock()
 	first := l.loneErr == nil
 	if first {
 		l.loneErr = err
+		if t.node.call {
+			l.loneAbort = &CancelledError{By: t.name}
+			l.loneAborted.Store(true)
+		}
 	} else if t.node.call {
 		l.laterCallErrs = append(l.laterCallErrs, err)
 	}
+	wake := l.loneAbortWake
 	l.mu.Unlock()
+	if first && t.node.call && wake != nil {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
 	if first {
 		if call, serr := l.abandonCalls(saveContext(ctx, l), &CancelledError{By: t.name}); serr != nil {
 			l.loneFailed(ctx, call, serr)

@@ -85,10 +85,17 @@ type loop struct {
 	// has no fanout to hold it: the task's own or one of its Task
 	// calls', which fails the superstep whether or not the caller passed
 	// it on (under mu; loneFailed).
+	loneErr error
+	// loneAbort is set when loneErr is a call's: the lone task is
+	// aborted, as a fanout's running tasks are (loneFailed); under mu.
+	// loneAborted says so without the lock, and loneAbortWake wakes
+	// runLone to abandon the task (made once for the run).
+	loneAbort     error
+	loneAborted   atomic.Bool
+	loneAbortWake chan struct{}
 	// fan is the superstep's fanout while its tasks run concurrently
 	// (under mu): a call's failure cancels the superstep through it.
-	loneErr error
-	fan     *fanout
+	fan *fanout
 	// laterCallErrs are the failures of Task calls after the
 	// superstep's first failure, those it cancelled included (under mu):
 	// they fail it with the first (StepErrors).

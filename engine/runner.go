@@ -81,7 +81,8 @@ func (l *loop) execute(ctx context.Context) error {
 		firstErr = l.loneErr
 	}
 	later := l.laterCallErrs
-	l.loneErr, l.laterCallErrs = nil, nil
+	l.loneErr, l.laterCallErrs, l.loneAbort = nil, nil, nil
+	l.loneAborted.Store(false)
 	l.mu.Unlock()
 	if firstErr != nil {
 		if len(later) > 0 {
@@ -641,6 +642,16 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 	if watched && !t.state.CompareAndSwap(taskWriting, taskSettling) && !t.state.CompareAndSwap(taskRunning, taskSettling) {
 		return nil // abandoned: its superstep saved its error and ended
 	}
+	if !t.node.call && l.loneAborted.Load() {
+		// The lone task, aborted by its call's failure while it ran
+		// (loneFailed), which it may have seen before runLone left it, or
+		// on the loop's goroutine, where nothing could leave it: its own
+		// outcome does not count.
+		l.mu.Lock()
+		cause := l.loneAbort
+		l.mu.Unlock()
+		return l.settleAbandoned(ctx, t, cause, nil, scope.answersSoFar())
+	}
 	return l.settle(ctx, scope, t, writes, err)
 }
 
@@ -649,6 +660,9 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attempt int, err error) bool {
 	if scope.interrupt != nil || errors.As(err, new(*InterruptError)) || isParentCommand(err) || t.state.Load() == taskAbandoned {
 		return false
+	}
+	if !t.node.call && l.loneAborted.Load() {
+		return false // aborted (loneFailed): retry.ts:103-107 attempts no more
 	}
 	if ctx.Err() != nil && !retriesAbort(ctx, t) {
 		return false
@@ -1233,18 +1247,34 @@ func (l *loop) runLone(ctx context.Context, t *task) error {
 	l.mayAbandon.Store(true)
 	if l.loneDone == nil {
 		l.loneDone = make(chan error, 1) // one for the run: at most one send a superstep
+		l.mu.Lock()
+		l.loneAbortWake = make(chan struct{}, 1) // one for the run: loneFailed sends once a superstep
+		l.mu.Unlock()
+	}
+	select {
+	case <-l.loneAbortWake: // a late call's failure in an earlier superstep
+	default:
 	}
 	l.lone, l.loneCtx = t, ctx // read by the goroutine: no closure to allocate
 	go l.runLoneTask()
+	var abandoned bool
+	var err error
 	select {
 	case err := <-l.loneDone:
 		return err
+	case <-l.loneAbortWake:
+		// One of its calls failed first (loneFailed), which abandoned
+		// the calls.
+		l.mu.Lock()
+		cause := l.loneAbort
+		l.mu.Unlock()
+		abandoned, err = l.abandonTask(saveContext(ctx, l), t, cause)
 	case <-ctx.Done():
-	}
-	saveCtx, cause := saveContext(ctx, l), causeOf(ctx)
-	abandoned, err := l.abandonTask(saveCtx, t, cause)
-	if _, cerr := l.abandonCalls(saveCtx, cause); err == nil {
-		err = cerr
+		saveCtx, cause := saveContext(ctx, l), causeOf(ctx)
+		abandoned, err = l.abandonTask(saveCtx, t, cause)
+		if _, cerr := l.abandonCalls(saveCtx, cause); err == nil {
+			err = cerr
+		}
 	}
 	if !abandoned {
 		if lerr := <-l.loneDone; lerr != nil || err == nil {
