@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -111,6 +112,37 @@ func TestTask_CallFailureCancelsSiblingCalls(t *testing.T) {
 	}
 	if p.aCalls.Load() != 2 || p.bCalls.Load() != 2 {
 		t.Fatalf("a ran %d times, b %d; both want 2 (b was cancelled)", p.aCalls.Load(), p.bCalls.Load())
+	}
+}
+
+// With a context the caller can cancel, the superstep's only task runs on
+// a child of it (runLone), and the first failure cancels that, so the
+// calls still running see their contexts end with the failure as the
+// cause, as a fanout's tasks do (LangGraph.js aborts the signal every
+// call inherits, runner.ts:175).
+func TestTask_CallFailureCancelsSiblingCalls_CancellableCaller(t *testing.T) {
+	var p abortPair
+	g := p.graph(t)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	_, err := g.Invoke(cctx, "go", engine.OnThread("x"))
+	stepErrorsOf(t, err, "a", "b")
+	var ce *engine.CancelledError
+	select {
+	case cause := <-p.bCauses:
+		if !errors.As(cause, &ce) || ce.By != "a" {
+			t.Fatalf("b's context ended with %v, want a's failure as the cause", cause)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("b's context did not end") // b is abandoned: the run does not wait for it
+	}
+	if cctx.Err() != nil {
+		t.Fatal("the caller's context ended")
+	}
+	p.aFails.Store(false)
+	res, err := g.Invoke(cctx, nil, engine.OnThread("x"))
+	if err != nil || res.Output != "ab" {
+		t.Fatalf("continue: %+v, %v", res, err)
 	}
 }
 

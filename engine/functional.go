@@ -459,7 +459,11 @@ func (l *loop) callFailed(ctx context.Context, t *task, err error) {
 // LangGraph.js 1.7.3: an entrypoint that catches its call's failure and
 // returns saves {name: "AbortError"}, and runs again on resume). runLone
 // abandons the task it runs (woken here); a task running on the loop's
-// goroutine is settled so when it returns (runTask).
+// goroutine is settled so when it returns (runTask). The first failure
+// also cancels the context runLone runs the task on, and so its calls'
+// (loneContext), as a fanout's failure does; a task on the loop's
+// goroutine runs on the caller's context, which cannot end, so there
+// its calls are abandoned without their contexts ending.
 func (l *loop) loneFailed(ctx context.Context, t *task, err error) {
 	l.mu.Lock()
 	first := l.loneErr == nil
@@ -473,7 +477,14 @@ func (l *loop) loneFailed(ctx context.Context, t *task, err error) {
 		l.laterCallErrs = append(l.laterCallErrs, err)
 	}
 	wake := l.loneAbortWake
+	var cancel context.CancelCauseFunc
+	if l.loneCancelling {
+		cancel = l.loneCancel
+	}
 	l.mu.Unlock()
+	if first && cancel != nil {
+		cancel(&CancelledError{By: t.name})
+	}
 	if first && t.node.call && wake != nil {
 		select {
 		case wake <- struct{}{}:

@@ -93,6 +93,15 @@ type loop struct {
 	loneAbort     error
 	loneAborted   atomic.Bool
 	loneAbortWake chan struct{}
+	// loneCancel cancels the context runLone runs the superstep's task
+	// on, loneTaskCtx, a child of loneParent, the caller's; one for the
+	// run while the caller passes the same context (loneContext).
+	// loneCancelling: this superstep's task runs on it (under mu, with
+	// loneCancel).
+	loneCancel     context.CancelCauseFunc
+	loneCancelling bool
+	loneTaskCtx    context.Context
+	loneParent     context.Context
 	// fan is the superstep's fanout while its tasks run concurrently
 	// (under mu): a call's failure cancels the superstep through it.
 	fan *fanout
@@ -962,6 +971,12 @@ func (l *loop) fail(err error) error {
 }
 
 func (l *loop) finish(s Status) {
+	l.mu.Lock()
+	cancel := l.loneCancel
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel(nil) // the lone tasks' context, which its parent holds till then
+	}
 	if err := l.releaseHeld(); err != nil && l.err == nil {
 		l.err, s = err, StatusFailed
 	}

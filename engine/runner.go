@@ -83,6 +83,7 @@ func (l *loop) execute(ctx context.Context) error {
 	later := l.laterCallErrs
 	l.loneErr, l.laterCallErrs, l.loneAbort = nil, nil, nil
 	l.loneAborted.Store(false)
+	l.loneCancelling = false
 	l.mu.Unlock()
 	if firstErr != nil {
 		if len(later) > 0 {
@@ -1240,9 +1241,10 @@ func (s *taskScope) answersSoFar() []any {
 }
 
 // runLone runs a superstep's only task on a goroutine of its own, where
-// the caller can cancel: the loop waits for it or for ctx to end, and
-// then abandons it as fanout.abandon abandons a concurrent superstep's
-// tasks. There is no sibling to cancel, so the task runs on ctx itself.
+// the caller can cancel: the loop waits for it, for ctx to end or for a
+// call of it to fail first (loneFailed), and then abandons it as
+// fanout.abandon abandons a concurrent superstep's tasks. It runs on a
+// child of ctx that the superstep's first failure cancels (loneContext).
 func (l *loop) runLone(ctx context.Context, t *task) error {
 	l.mayAbandon.Store(true)
 	if l.loneDone == nil {
@@ -1255,7 +1257,7 @@ func (l *loop) runLone(ctx context.Context, t *task) error {
 	case <-l.loneAbortWake: // a late call's failure in an earlier superstep
 	default:
 	}
-	l.lone, l.loneCtx = t, ctx // read by the goroutine: no closure to allocate
+	l.lone, l.loneCtx = t, l.loneContext(ctx) // read by the goroutine: no closure to allocate
 	go l.runLoneTask()
 	var abandoned bool
 	var err error
@@ -1282,6 +1284,26 @@ func (l *loop) runLone(ctx context.Context, t *task) error {
 		}
 	}
 	return err
+}
+
+// loneContext is the context runLone runs a task on: a child of ctx, so
+// that the superstep's first failure cancels the task and its calls, as a
+// fanout's cancels its tasks (LangGraph.js aborts the signal they all
+// inherit, runner.ts:175, even when one task runs). One serves the run's
+// supersteps while the caller passes the same ctx and no failure
+// cancelled it; finish releases it.
+func (l *loop) loneContext(ctx context.Context) context.Context {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.loneParent != ctx || l.loneTaskCtx.Err() != nil {
+		if l.loneCancel != nil {
+			l.loneCancel(nil)
+		}
+		l.loneTaskCtx, l.loneCancel = context.WithCancelCause(ctx)
+		l.loneParent = ctx
+	}
+	l.loneCancelling = true
+	return l.loneTaskCtx
 }
 
 // runLoneTask is runLone's goroutine: fanout.run for the lone task, which
