@@ -130,6 +130,8 @@ func TestParseErrors(t *testing.T) {
 		{"top not object", `[]`, `x.json:1:1: expected an object, got a list`, false},
 		{"unknown task", `{"entrypoint": {"calls": [{"task": "nope"}]}, "ops": []}`, `x.json:1:27: entrypoint.calls[0].task: unknown task "nope"`, true},
 		{"unknown task in a node", `{"nodes": [{"name": "a", "calls": [{"task": "t"}]}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:36: nodes[0].calls[0].task: unknown task "t"`, true},
+		{"catch not an expression", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catch": 1}]}, "ops": []}`, `x.json:1:70: entrypoint.calls[0].catch: expected a string, got a number`, false},
+		{"unknown call field", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catchh": "1"}]}, "ops": []}`, `x.json:1:61: entrypoint.calls[0].catchh: unknown field "catchh" (expected one of task, arg, catch)`, false},
 		{"entrypoint beside nodes", `{"entrypoint": {}, "nodes": [], "ops": []}`, `x.json:1:29: nodes: a file with an entrypoint has no nodes`, false},
 		{"invoke unknown subgraph", `{"nodes": [{"name": "a", "invoke": "s"}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:36: nodes[0] "a": invoke: unknown subgraph "s"`, true},
 		{"invoke with fail", `{"subgraphs": {"s": {"nodes": []}}, "nodes": [{"name": "a", "invoke": "s", "sleep_ms": 5, "fail": {}}]}`, `x.json:1:99: nodes[0] "a": fail: a node that invokes a subgraph cannot have fail`, false},

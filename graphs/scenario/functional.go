@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/superstep/superstep/engine"
@@ -28,11 +29,15 @@ type CallGroup struct {
 	Parallel bool // the item was a list: its result is the list of results
 }
 
-// TaskCall is one call of a task with an argument expression.
+// TaskCall is one call of a task with an argument expression. Catch, when
+// set, is the call's result if it fails: the caller catches the failure
+// (a try/catch around the await). An interrupt or a Command for the
+// parent is no failure and is not caught.
 type TaskCall struct {
-	Task string
-	Arg  *Expr
-	Pos  Pos
+	Task  string
+	Arg   *Expr
+	Catch *Expr
+	Pos   Pos
 }
 
 // TaskDef is a task of "tasks": interrupts, fail and sleep as a node's,
@@ -104,7 +109,7 @@ func (p *parser) taskCall(n *jnode, field string) TaskCall {
 		p.fail(n, field, "expected a call {\"task\", \"arg\"} or a list of calls, got %s", n.kind)
 		return c
 	}
-	if !p.fields(n, field, "task", "arg") {
+	if !p.fields(n, field, "task", "arg", "catch") {
 		return c
 	}
 	if v := n.field("task"); v != nil {
@@ -114,6 +119,9 @@ func (p *parser) taskCall(n *jnode, field string) TaskCall {
 	}
 	if v := n.field("arg"); v != nil {
 		c.Arg = p.expr(v, join2(field, "arg"))
+	}
+	if v := n.field("catch"); v != nil {
+		c.Catch = p.expr(v, join2(field, "catch"))
 	}
 	return c
 }
@@ -284,10 +292,10 @@ func (ts *taskSet) run(ctx context.Context, groups []CallGroup, env Env) ([]any,
 	results := []any{}
 	for _, g := range groups {
 		futures := make([]*engine.Future[any], 0, len(g.Calls))
+		env.Results = results
 		for _, tc := range g.Calls {
 			var arg any
 			if tc.Arg != nil {
-				env.Results = results
 				v, err := tc.Arg.Eval(env)
 				if err != nil {
 					return nil, fmt.Errorf("call %s: arg: %w", tc.Task, err)
@@ -296,7 +304,7 @@ func (ts *taskSet) run(ctx context.Context, groups []CallGroup, env Env) ([]any,
 			}
 			futures = append(futures, engine.Task(ctx, tc.Task, ts.fns[tc.Task], arg, ts.opts[tc.Task]...))
 		}
-		vals, err := awaitAll(futures)
+		vals, err := awaitAll(futures, g.Calls, env)
 		if err != nil {
 			return nil, err
 		}
@@ -358,7 +366,7 @@ func buildEntrypoint(f *File, opts []engine.CompileOption) (*engine.Graph, *Coun
 // which rejects with the first rejection in time; LangGraph.js's call()
 // puts each call in executingTasksMap, pregel/runner.ts:586, and the tick
 // loop keeps running them, pregel/runner.ts:323-400).
-func awaitAll(futures []*engine.Future[any]) ([]any, error) {
+func awaitAll(futures []*engine.Future[any], calls []TaskCall, env Env) ([]any, error) {
 	type result struct {
 		i   int
 		v   any
@@ -368,6 +376,12 @@ func awaitAll(futures []*engine.Future[any]) ([]any, error) {
 	for i, fu := range futures {
 		go func() {
 			v, err := fu.Result()
+			if err != nil && calls[i].Catch != nil && !bubblesUp(err) {
+				v, err = calls[i].Catch.Eval(env)
+				if err != nil {
+					err = fmt.Errorf("call %s: catch: %w", calls[i].Task, err)
+				}
+			}
 			done <- result{i, v, err}
 		}()
 	}
@@ -380,6 +394,15 @@ func awaitAll(futures []*engine.Future[any]) ([]any, error) {
 		vals[r.i] = r.v
 	}
 	return vals, nil
+}
+
+// bubblesUp reports whether a call's error is no failure a caller
+// catches: an interrupt, or a Command for the parent graph (LangGraph's
+// GraphBubbleUp, which the oracle's catch passes on).
+func bubblesUp(err error) bool {
+	var ie *engine.InterruptError
+	var pc *engine.ParentCommandError
+	return errors.As(err, &ie) || errors.As(err, &pc)
 }
 
 // taskFunc is a scripted task: interrupts, fail, sleep, then its result.
