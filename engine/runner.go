@@ -22,18 +22,62 @@ import (
 // _commit). Interrupts let siblings finish.
 func (l *loop) execute(ctx context.Context) error {
 	l.stepCaller = ctx
-	run := l.tasks // no copy unless some task reuses saved writes
+	run := l.tasksToRun()
+	l.beginSuperstep(run)
+	firstErr, bubble := l.runSuperstep(ctx, run)
+	if firstErr = l.superstepFailure(firstErr); firstErr != nil {
+		return l.failAbandoning(firstErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return l.failAbandoning(err)
+	}
+	var interrupts []PendingInterrupt
+	stopped := false // a task interrupted, maybe with no interrupt values
+	for _, t := range sortTasks(l.tasks) {
+		stopped = stopped || t.result.Interrupted
+		if t.node.call {
+			continue // its caller reports the interrupt (loop.ts:874-880)
+		}
+		for _, in := range t.result.Interrupts {
+			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id()})
+		}
+	}
+	if !stopped && bubble != nil && l.opts.parent != nil {
+		// Interrupts win over a Command for the parent (LangGraph.js
+		// pregel/runner.ts tick). In the root graph no task takes it (a
+		// Command.PARENT from a stateful subgraph or from a node's
+		// second subgraph run): the tick raises a bubble-up only in a
+		// nested loop (runner.ts:204; 1.7.3 dist runner.js:82), so the
+		// superstep ends as if the task had written nothing, its error
+		// saved (handleResult).
+		return l.fail(bubble)
+	}
+	if stopped {
+		return l.stopAtInterrupts(ctx, interrupts)
+	}
+	l.phase = PhaseExecuted
+	return nil
+}
+
+// tasksToRun are the superstep's tasks without saved writes to reuse: the
+// planned list itself, uncopied, unless some task reuses its writes.
+func (l *loop) tasksToRun() []*task {
 	for i, t := range l.tasks {
 		if t.result.Reused {
-			run = slices.Clone(l.tasks[:i])
+			run := slices.Clone(l.tasks[:i])
 			for _, t := range l.tasks[i:] {
 				if !t.result.Reused {
 					run = append(run, t)
 				}
 			}
-			break
+			return run
 		}
 	}
+	return l.tasks
+}
+
+// beginSuperstep readies the loop's per-superstep bookkeeping for run.
+func (l *loop) beginSuperstep(run []*task) {
 	if len(run) > pendingIndexAt {
 		l.mu.Lock()
 		l.pending.reserve(len(l.tasks), l.saver != nil)
@@ -46,7 +90,12 @@ func (l *loop) execute(ctx context.Context) error {
 		clear(l.openCalls) // the last superstep's, all ended
 		l.openCalls = l.openCalls[:0]
 	}
-	var firstErr, bubble error // bubble: a Command for a parent graph; siblings go on
+}
+
+// runSuperstep runs the tasks and waits for the Task calls they made. It
+// returns the first failure of a concurrent superstep (a lone task's is
+// loneErr) and a Command for the parent graph, which lets siblings go on.
+func (l *loop) runSuperstep(ctx context.Context, run []*task) (firstErr, bubble error) {
 	switch {
 	case len(run) == 0:
 	case len(run) == 1:
@@ -76,6 +125,14 @@ func (l *loop) execute(ctx context.Context) error {
 	// abandoned superstep were abandoned with its tasks (abandonCalls),
 	// and only their retries are waited for (retryAborted).
 	l.calls.Wait()
+	return firstErr, bubble
+}
+
+// superstepFailure is the error the superstep failed with, nil if none:
+// its first failure (a concurrent superstep's, else loneErr), joined by
+// the Task calls' failures that came after it (StepErrors). It clears the
+// lone task's failure state for the next superstep.
+func (l *loop) superstepFailure(firstErr error) error {
 	l.mu.Lock()
 	if firstErr == nil {
 		firstErr = l.loneErr
@@ -85,82 +142,55 @@ func (l *loop) execute(ctx context.Context) error {
 	l.loneAborted.Store(false)
 	l.loneCancelling = false
 	l.mu.Unlock()
-	if firstErr != nil {
-		if len(later) > 0 {
-			firstErr = &StepErrors{Step: l.step, Errs: append([]error{firstErr}, later...)}
-		}
-		return l.failAbandoning(firstErr)
+	if firstErr != nil && len(later) > 0 {
+		return &StepErrors{Step: l.step, Errs: append([]error{firstErr}, later...)}
 	}
-	if err := ctx.Err(); err != nil {
-		return l.failAbandoning(err)
+	return firstErr
+}
+
+// stopAtInterrupts ends a superstep in which a task interrupted. A
+// subgraph stopped at its own breakpoint interrupts with no values and
+// stops the parent too (Python _runner.py _panic_or_proceed raises
+// GraphInterrupt for any interrupted task; _loop.py:667-671 raises an
+// empty GraphInterrupt at a nested breakpoint). The finished tasks'
+// writes show in the run's output, but no checkpoint is written: they stay
+// pending on the current one. A held result is reported first, as it
+// would have been.
+func (l *loop) stopAtInterrupts(ctx context.Context, interrupts []PendingInterrupt) error {
+	if err := l.releaseHeld(); err != nil {
+		return l.fail(err)
 	}
-	var interrupts []PendingInterrupt
-	stopped := false // a task interrupted, maybe with no interrupt values
-	for _, t := range sortTasks(l.tasks) {
-		stopped = stopped || t.result.Interrupted
-		if t.node.call {
-			continue // its caller reports the interrupt (loop.ts:874-880)
-		}
-		for _, in := range t.result.Interrupts {
-			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id()})
-		}
+	// A DurabilityExit run saves the state the superstep started
+	// from, before its writes are applied in memory below
+	// (loop.js:713-726: finishAndHandleError saves, then
+	// _suppressInterrupt applies).
+	l.interrupts = interrupts
+	l.status = StatusInterrupted
+	if err := l.saveAtExit(ctx); err != nil {
+		return err
 	}
-	if !stopped && bubble != nil && l.opts.parent != nil {
-		// Interrupts win over a Command for the parent (LangGraph.js
-		// pregel/runner.ts tick). In the root graph no task takes it (a
-		// Command.PARENT from a stateful subgraph or from a node's
-		// second subgraph run): the tick raises a bubble-up only in a
-		// nested loop (runner.ts:204; 1.7.3 dist runner.js:82), so the
-		// superstep ends as if the task had written nothing, its error
-		// saved (handleResult).
-		return l.fail(bubble)
+	l.status = StatusRunning
+	if _, err := applyWrites(l.cs, l.tasks); err != nil {
+		return l.fail(err)
 	}
-	if stopped {
-		// A subgraph stopped at its own breakpoint interrupts with no
-		// values and stops the parent too (Python _runner.py
-		// _panic_or_proceed raises GraphInterrupt for any interrupted
-		// task; _loop.py:667-671 raises an empty GraphInterrupt at a
-		// nested breakpoint).
-		// The finished tasks' writes show in the run's output, but no
-		// checkpoint is written: they stay pending on the current one.
-		// A held result is reported first, as it would have been.
-		if err := l.releaseHeld(); err != nil {
-			return l.fail(err)
-		}
-		// A DurabilityExit run saves the state the superstep started
-		// from, before its writes are applied in memory below
-		// (loop.js:713-726: finishAndHandleError saves, then
-		// _suppressInterrupt applies).
-		l.interrupts = interrupts
-		l.status = StatusInterrupted
-		if err := l.saveAtExit(ctx); err != nil {
-			return err
-		}
-		l.status = StatusRunning
-		if _, err := applyWrites(l.cs, l.tasks); err != nil {
-			return l.fail(err)
-		}
-		// The last values event, pending writes applied, is the root's
-		// only: a subgraph's interrupt is not suppressed
-		// (LangGraph.js pregel/loop.ts:1172-1200, _suppressInterrupt
-		// loop.ts:1373-1374 is false in a nested loop).
-		if l.emit != nil && l.opts.parent == nil && l.g.wroteOutput(l.tasks) {
-			l.emitValues()
-		}
-		if l.opts.parent == nil && len(interrupts) == 0 {
-			// Only subgraphs' breakpoints stopped the superstep: the
-			// root's interrupt has no values, and the root streams the
-			// breakpoint's empty interrupt (runner.ts throws the tasks'
-			// interrupts joined, dist runner.js:69,80; loop.ts:1206-1213
-			// emits {__interrupt__: []} for an interrupt with none, in
-			// the root only: _suppressInterrupt loop.ts:1373-1374).
-			l.emitBreakpoint()
-		}
-		l.interrupts = interrupts
-		l.finish(StatusInterrupted)
-		return nil
+	// The last values event, pending writes applied, is the root's
+	// only: a subgraph's interrupt is not suppressed
+	// (LangGraph.js pregel/loop.ts:1172-1200, _suppressInterrupt
+	// loop.ts:1373-1374 is false in a nested loop).
+	if l.emit != nil && l.opts.parent == nil && l.g.wroteOutput(l.tasks) {
+		l.emitValues()
 	}
-	l.phase = PhaseExecuted
+	if l.opts.parent == nil && len(interrupts) == 0 {
+		// Only subgraphs' breakpoints stopped the superstep: the
+		// root's interrupt has no values, and the root streams the
+		// breakpoint's empty interrupt (runner.ts throws the tasks'
+		// interrupts joined, dist runner.js:69,80; loop.ts:1206-1213
+		// emits {__interrupt__: []} for an interrupt with none, in
+		// the root only: _suppressInterrupt loop.ts:1373-1374).
+		l.emitBreakpoint()
+	}
+	l.interrupts = interrupts
+	l.finish(StatusInterrupted)
 	return nil
 }
 
