@@ -251,8 +251,31 @@ type stepTask struct {
 }
 
 func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
-	// Sibling subgraphs write their checkpoints in turns, so the trace is
-	// the same on every run.
+	opts := invokeOptions(op)
+	stream := r.streamRecorder(op, &opts)
+	runErr := r.startFrom(op, &opts)
+	input, err := r.invokeInput(ctx, op)
+	if err != nil {
+		runErr = err
+	}
+	steps := &stepRecorder{tasks: map[int]map[string]*stepTask{}, order: map[int][]string{}}
+	opts = append(opts, engine.WithEvents(steps.event))
+	var res *engine.Result
+	if runErr == nil {
+		res, runErr = r.graph.Invoke(ctx, input, opts...)
+	}
+	rec["steps"] = steps.records(r.rec)
+	if op.Stream != nil {
+		rec["stream"] = stream.records()
+	}
+	r.addCheckpoints(ctx, rec)
+	rec["result"] = r.invokeResult(res, runErr, steps.output())
+}
+
+// invokeOptions are the run options an invoke op asks for. Sibling
+// subgraphs write their checkpoints in turns, so the trace is the same on
+// every run.
+func invokeOptions(op Op) []engine.RunOption {
 	opts := []engine.RunOption{engine.OnThread(op.Thread), engine.WithSubgraphTurns()}
 	if op.RecursionLimit > 0 {
 		opts = append(opts, engine.WithRecursionLimit(op.RecursionLimit))
@@ -266,154 +289,173 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 	if d, err := engine.ParseDurability(op.Durability); err == nil && op.Durability != "" {
 		opts = append(opts, engine.WithDurability(d))
 	}
-	stream := r.streamRecorder(op, &opts)
-	var runErr error
+	return opts
+}
+
+// startFrom adds where the run starts when the op names it: the last
+// update_state's checkpoint (from: fork), or the thread's checkpoint of a
+// step (at_step).
+func (r *Runner) startFrom(op Op, opts *[]engine.RunOption) error {
 	switch {
 	case op.From == "fork":
 		if r.fork == nil {
-			runErr = errors.New("no update_state result to continue from")
-		} else {
-			opts = append(opts, engine.FromConfig(*r.fork))
+			return errors.New("no update_state result to continue from")
 		}
+		*opts = append(*opts, engine.FromConfig(*r.fork))
 	case op.AtStep != nil:
 		cfg, err := r.checkpointAtStep(op.Thread, *op.AtStep)
-		runErr = err
-		opts = append(opts, engine.FromCheckpoint(cfg.CheckpointID))
+		*opts = append(*opts, engine.FromCheckpoint(cfg.CheckpointID))
+		return err
 	}
-	var input any
+	return nil
+}
+
+// invokeInput is what the op runs the graph with: its input, a Command,
+// or a resume (by node, answering each node's interrupt).
+func (r *Runner) invokeInput(ctx context.Context, op Op) (any, error) {
 	switch {
 	case op.Kind == OpResume && op.ByNode != nil:
 		m, err := r.resumeByNode(ctx, op)
-		if err != nil {
-			runErr = err
-		}
-		input = engine.Command{Resume: m}
+		return engine.Command{Resume: m}, err
 	case op.Kind == OpResume:
-		input = engine.Command{Resume: op.Value}
+		return engine.Command{Resume: op.Value}, nil
 	case op.Command != nil:
-		input = op.Command.engineCommand()
-	default:
-		input = op.Input
+		return op.Command.engineCommand(), nil
 	}
+	return op.Input, nil
+}
 
-	var mu sync.Mutex
-	steps := map[int]map[string]*stepTask{}
-	order := map[int][]string{}
-	var lastOutput any // an entrypoint's, from the root's last values event
-	opts = append(opts, engine.WithEvents(func(e engine.Event) {
-		if e.Kind == engine.EventValues && e.Namespace == "" {
-			mu.Lock()
-			lastOutput = e.Output
-			mu.Unlock()
-			return
-		}
-		if e.Kind != engine.EventTask && e.Kind != engine.EventTaskResult || e.Namespace != "" {
-			return // steps list the root graph's tasks only
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		m := steps[e.Step]
-		if m == nil {
-			m = map[string]*stepTask{}
-			steps[e.Step] = m
-		}
-		t := m[e.TaskID]
-		if t == nil {
-			t = &stepTask{name: e.Node}
-			m[e.TaskID] = t
-			order[e.Step] = append(order[e.Step], e.TaskID)
-		}
-		if e.Kind == engine.EventTask {
-			t.push, t.input, t.triggers = e.IsPush, e.Input, e.Triggers
-			return
-		}
-		t.hasResult, t.writes, t.interrupts, t.failed = true, e.Update, e.Interrupts, e.Err != nil
-	}))
-	var res *engine.Result
-	if runErr == nil {
-		res, runErr = r.graph.Invoke(ctx, input, opts...)
+// stepRecorder fills the trace's steps from a run's events: the root
+// graph's tasks of each step, in the order they were first seen, and an
+// entrypoint's output from the root's last values event.
+type stepRecorder struct {
+	mu         sync.Mutex
+	tasks      map[int]map[string]*stepTask
+	order      map[int][]string
+	lastOutput any
+}
+
+func (sr *stepRecorder) event(e engine.Event) {
+	if e.Kind == engine.EventValues && e.Namespace == "" {
+		sr.mu.Lock()
+		sr.lastOutput = e.Output
+		sr.mu.Unlock()
+		return
 	}
+	if e.Kind != engine.EventTask && e.Kind != engine.EventTaskResult || e.Namespace != "" {
+		return // steps list the root graph's tasks only
+	}
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	m := sr.tasks[e.Step]
+	if m == nil {
+		m = map[string]*stepTask{}
+		sr.tasks[e.Step] = m
+	}
+	t := m[e.TaskID]
+	if t == nil {
+		t = &stepTask{name: e.Node}
+		m[e.TaskID] = t
+		sr.order[e.Step] = append(sr.order[e.Step], e.TaskID)
+	}
+	if e.Kind == engine.EventTask {
+		t.push, t.input, t.triggers = e.IsPush, e.Input, e.Triggers
+		return
+	}
+	t.hasResult, t.writes, t.interrupts, t.failed = true, e.Update, e.Interrupts, e.Err != nil
+}
 
-	stepNums := make([]int, 0, len(steps))
-	for s := range steps {
+// output is the entrypoint's output of the root's last values event.
+func (sr *stepRecorder) output() any {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	return sr.lastOutput
+}
+
+// records are the trace's steps, in step order, each task with what the
+// saver recorded it wrote (strict).
+func (sr *stepRecorder) records(saved *recorder) []any {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	stepNums := make([]int, 0, len(sr.tasks))
+	for s := range sr.tasks {
 		stepNums = append(stepNums, s)
 	}
 	sort.Ints(stepNums)
-	stepRecs := make([]any, 0, len(stepNums))
+	out := make([]any, 0, len(stepNums))
 	for _, s := range stepNums {
 		var tasks []any
-		for _, id := range order[s] {
-			t, ok := steps[s][id]
-			if !ok {
-				continue
-			}
-			tr := map[string]any{"name": t.name}
-			if t.push {
-				tr["input"] = plain(t.input)
-			}
-			if t.hasResult {
-				if t.failed {
-					tr["error"] = true
-				}
-				tr["writes"] = plain(t.writes)
-				if len(t.interrupts) > 0 {
-					tr["interrupts"] = plain(t.interrupts)
-				}
-			} else {
-				tr["reused"] = true
-			}
-			strict := map[string]any{"triggers": stringsToAny(t.triggers)}
-			r.rec.mu.Lock()
-			if w, ok := r.rec.taskWrites[id]; ok {
-				list := []any{}
-				for _, wr := range w {
-					if engine.IsControlWrite(wr.Channel) && wr.Channel != engine.NoWritesChannel {
-						continue // the oracle lists the no-writes marker
-					}
-					list = append(list, []any{wr.Channel, plain(wr.Value)})
-				}
-				strict["writes"] = list
-			}
-			r.rec.mu.Unlock()
-			tr["strict"] = strict
-			tasks = append(tasks, tr)
-		}
-		stepRecs = append(stepRecs, map[string]any{"step": float64(s), "tasks": sortRecords(tasks)})
-	}
-	rec["steps"] = stepRecs
-	if op.Stream != nil {
-		rec["stream"] = stream.records()
-	}
-	r.addCheckpoints(ctx, rec)
-	var values any
-	if res != nil {
-		values = res.Values
-		if r.graph.IsEntrypoint() {
-			// LangGraph.js streams an entrypoint's values when a step
-			// writes __end__ (only its node does, as it finishes) and
-			// when a run resumes (loop.ts:1505-1510 streams the current
-			// __end__): an interrupted run's values are the last of
-			// these, if any, as the oracle takes them.
-			mu.Lock()
-			values = entrypointValues(lastOutput)
-			mu.Unlock()
-			if res.Status == engine.StatusDone {
-				values = entrypointValues(res.Output)
+		for _, id := range sr.order[s] {
+			if t, ok := sr.tasks[s][id]; ok {
+				tasks = append(tasks, t.record(id, saved))
 			}
 		}
+		out = append(out, map[string]any{"step": float64(s), "tasks": sortRecords(tasks)})
 	}
-	switch {
-	case runErr != nil:
-		rec["result"] = errorResult(runErr)
-	case res.Status == engine.StatusInterrupted:
+	return out
+}
+
+// record is the task's entry in its step's record.
+func (t *stepTask) record(id string, saved *recorder) map[string]any {
+	tr := map[string]any{"name": t.name}
+	if t.push {
+		tr["input"] = plain(t.input)
+	}
+	if t.hasResult {
+		if t.failed {
+			tr["error"] = true
+		}
+		tr["writes"] = plain(t.writes)
+		if len(t.interrupts) > 0 {
+			tr["interrupts"] = plain(t.interrupts)
+		}
+	} else {
+		tr["reused"] = true
+	}
+	strict := map[string]any{"triggers": stringsToAny(t.triggers)}
+	saved.mu.Lock()
+	if w, ok := saved.taskWrites[id]; ok {
+		list := []any{}
+		for _, wr := range w {
+			if engine.IsControlWrite(wr.Channel) && wr.Channel != engine.NoWritesChannel {
+				continue // the oracle lists the no-writes marker
+			}
+			list = append(list, []any{wr.Channel, plain(wr.Value)})
+		}
+		strict["writes"] = list
+	}
+	saved.mu.Unlock()
+	tr["strict"] = strict
+	return tr
+}
+
+// invokeResult is the op's result record: the run's error, or its status
+// and values (with an interrupted run's interrupts). lastOutput is an
+// entrypoint's output from the root's last values event.
+func (r *Runner) invokeResult(res *engine.Result, runErr error, lastOutput any) map[string]any {
+	if runErr != nil {
+		return errorResult(runErr)
+	}
+	values := any(res.Values)
+	if r.graph.IsEntrypoint() {
+		// LangGraph.js streams an entrypoint's values when a step
+		// writes __end__ (only its node does, as it finishes) and
+		// when a run resumes (loop.ts:1505-1510 streams the current
+		// __end__): an interrupted run's values are the last of
+		// these, if any, as the oracle takes them.
+		values = entrypointValues(lastOutput)
+		if res.Status == engine.StatusDone {
+			values = entrypointValues(res.Output)
+		}
+	}
+	if res.Status == engine.StatusInterrupted {
 		ints := []any{}
 		for _, in := range res.Interrupts {
 			ints = append(ints, map[string]any{"node": in.Node, "value": plain(in.Value)})
 		}
-		rec["result"] = map[string]any{"status": "interrupted", "values": plain(values), "interrupts": sortRecords(ints)}
-	default:
-		rec["result"] = map[string]any{"status": "done", "values": plain(values)}
+		return map[string]any{"status": "interrupted", "values": plain(values), "interrupts": sortRecords(ints)}
 	}
+	return map[string]any{"status": "done", "values": plain(values)}
 }
 
 func (r *Runner) resumeByNode(ctx context.Context, op Op) (engine.ResumeMap, error) {
