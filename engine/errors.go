@@ -189,13 +189,13 @@ func (e *StepErrors) Error() string {
 func (e *StepErrors) Unwrap() []error { return e.Errs }
 
 // FirstFailure returns the failure that ended a superstep: err itself, or,
-// when err is a StepErrors (as a run's error, Invoke's or a Stepper's,
-// can be), its first failure. The
-// others a StepErrors holds are calls that failed after it, mostly because
-// it cancelled them, so a caller that names the failing task or the kind
-// of failure reads this one. It does not look inside a NodeError: a
-// subgraph's StepErrors there is the subgraph's, and the NodeError names
-// the task of this run that failed with it.
+// when err is a StepErrors (as a run's error, Invoke's or a Stepper's, can
+// be), its first failure. The others a StepErrors holds are calls that
+// failed after it, mostly because it cancelled them, so a caller that
+// names the failing task or the kind of failure reads this one. It does
+// not look inside a NodeError: a subgraph's StepErrors there is the
+// subgraph's, and the NodeError names the task of this run that failed
+// with it.
 func FirstFailure(err error) error {
 	for {
 		se, ok := err.(*StepErrors)

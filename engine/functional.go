@@ -459,27 +459,28 @@ func (l *loop) callFailed(ctx context.Context, t *task, err error) {
 // LangGraph.js 1.7.3: an entrypoint that catches its call's failure and
 // returns saves {name: "AbortError"}, and runs again on resume). runLone
 // abandons the task it runs (woken here); a task running on the loop's
-// goroutine is settled so when it returns (runTask). The first failure
-// also cancels the context runLone runs the task on, and so its calls'
-// (loneContext), as a fanout's failure does; a task on the loop's
-// goroutine runs on the caller's context, which cannot end, so there
-// its calls are abandoned without their contexts ending.
+// goroutine, which nothing can leave, is settled as aborted when it
+// returns (runTask). The first failure also cancels the context runLone
+// runs the task on, and so its calls' (loneContext), as a fanout's
+// failure does; a task on the loop's goroutine runs on the caller's
+// context, which cannot end, so there its calls are abandoned without
+// their contexts ending.
 func (l *loop) loneFailed(ctx context.Context, t *task, err error) {
 	l.mu.Lock()
-	first := l.loneErr == nil
+	first := l.lone.err == nil
 	if first {
-		l.loneErr = err
+		l.lone.err = err
 		if t.node.call {
-			l.loneAbort = &CancelledError{By: t.name}
-			l.loneAborted.Store(true)
+			l.lone.abort = &CancelledError{By: t.name}
+			l.lone.aborted.Store(true)
 		}
 	} else if t.node.call {
 		l.laterCallErrs = append(l.laterCallErrs, err)
 	}
-	wake := l.loneAbortWake
+	wake := l.lone.abortWake
 	var cancel context.CancelCauseFunc
-	if l.loneCancelling {
-		cancel = l.loneCancel
+	if l.lone.cancelling {
+		cancel = l.lone.cancel
 	}
 	l.mu.Unlock()
 	if first && cancel != nil {

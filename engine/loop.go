@@ -81,27 +81,9 @@ type loop struct {
 	invoked bool
 	// calls are the Task calls still running in this superstep.
 	calls callTasks
-	// loneErr is the first failure of a superstep of one task, which
-	// has no fanout to hold it: the task's own or one of its Task
-	// calls', which fails the superstep whether or not the caller passed
-	// it on (under mu; loneFailed).
-	loneErr error
-	// loneAbort is set when loneErr is a call's: the lone task is
-	// aborted, as a fanout's running tasks are (loneFailed); under mu.
-	// loneAborted says so without the lock, and loneAbortWake wakes
-	// runLone to abandon the task (made once for the run).
-	loneAbort     error
-	loneAborted   atomic.Bool
-	loneAbortWake chan struct{}
-	// loneCancel cancels the context runLone runs the superstep's task
-	// on, loneTaskCtx, a child of loneParent, the caller's; one for the
-	// run while the caller passes the same context (loneContext).
-	// loneCancelling: this superstep's task runs on it (under mu, with
-	// loneCancel).
-	loneCancel     context.CancelCauseFunc
-	loneCancelling bool
-	loneTaskCtx    context.Context
-	loneParent     context.Context
+	// lone is the state of a superstep of one task, which has no fanout
+	// to hold it (runLone, loneFailed).
+	lone loneStep
 	// fan is the superstep's fanout while its tasks run concurrently
 	// (under mu): a call's failure cancels the superstep through it.
 	fan *fanout
@@ -142,12 +124,6 @@ type loop struct {
 	// that the loop may leave (runConcurrently); until then the tasks
 	// keep no state (task.state). Only ever set.
 	mayAbandon atomic.Bool
-	// lone, loneCtx and loneDone are the task runLone runs, its context
-	// and where its goroutine hands back its outcome (made once for the
-	// run).
-	lone     *task
-	loneCtx  context.Context
-	loneDone chan error
 	// stepEnded tells the loop that the last task of a superstep ended
 	// (fanout.left); made once for the run, on its first superstep with
 	// concurrent tasks.
@@ -246,6 +222,37 @@ type TaskResult struct {
 	// not run (Reused is set too). (The flags come last: together they
 	// take one word, which keeps a task in a smaller size class.)
 	Cached bool
+}
+
+// loneStep is what a superstep of one task keeps beside the loop: its
+// first failure, the abort a call's failure makes of the task, and the
+// goroutine and context runLone runs the task on.
+type loneStep struct {
+	// err is the superstep's first failure: the task's own or one of
+	// its Task calls', which fails the superstep whether or not the
+	// caller passed it on (under loop.mu; loneFailed).
+	err error
+	// abort is set when err is a call's: the task is aborted, as a
+	// fanout's running tasks are (loneFailed; under loop.mu). aborted
+	// says so without the lock, and abortWake wakes runLone to abandon
+	// the task (made once for the run).
+	abort     error
+	aborted   atomic.Bool
+	abortWake chan struct{}
+	// cancel cancels taskCtx, the context runLone runs the task on, a
+	// child of parent, the caller's; one for the run while the caller
+	// passes the same context (loneContext). cancelling: this
+	// superstep's task runs on it. Under loop.mu.
+	cancel     context.CancelCauseFunc
+	cancelling bool
+	taskCtx    context.Context
+	parent     context.Context
+	// task, ctx and done are the task runLone runs, its context and
+	// where its goroutine hands back its outcome (made once for the
+	// run).
+	task *task
+	ctx  context.Context
+	done chan error
 }
 
 func newLoop(ctx context.Context, g *Graph, input any, opts RunOptions) (*loop, error) {
@@ -972,7 +979,7 @@ func (l *loop) fail(err error) error {
 
 func (l *loop) finish(s Status) {
 	l.mu.Lock()
-	cancel := l.loneCancel
+	cancel := l.lone.cancel
 	l.mu.Unlock()
 	if cancel != nil {
 		cancel(nil) // the lone tasks' context, which its parent holds till then

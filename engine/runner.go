@@ -94,7 +94,7 @@ func (l *loop) beginSuperstep(run []*task) {
 
 // runSuperstep runs the tasks and waits for the Task calls they made. It
 // returns the first failure of a concurrent superstep (a lone task's is
-// loneErr) and a Command for the parent graph, which lets siblings go on.
+// lone.err) and a Command for the parent graph, which lets siblings go on.
 func (l *loop) runSuperstep(ctx context.Context, run []*task) (firstErr, bubble error) {
 	switch {
 	case len(run) == 0:
@@ -129,18 +129,18 @@ func (l *loop) runSuperstep(ctx context.Context, run []*task) (firstErr, bubble 
 }
 
 // superstepFailure is the error the superstep failed with, nil if none:
-// its first failure (a concurrent superstep's, else loneErr), joined by
+// its first failure (a concurrent superstep's, else lone.err), joined by
 // the Task calls' failures that came after it (StepErrors). It clears the
 // lone task's failure state for the next superstep.
 func (l *loop) superstepFailure(firstErr error) error {
 	l.mu.Lock()
 	if firstErr == nil {
-		firstErr = l.loneErr
+		firstErr = l.lone.err
 	}
 	later := l.laterCallErrs
-	l.loneErr, l.laterCallErrs, l.loneAbort = nil, nil, nil
-	l.loneAborted.Store(false)
-	l.loneCancelling = false
+	l.lone.err, l.laterCallErrs, l.lone.abort = nil, nil, nil
+	l.lone.aborted.Store(false)
+	l.lone.cancelling = false
 	l.mu.Unlock()
 	if firstErr != nil && len(later) > 0 {
 		return &StepErrors{Step: l.step, Errs: append([]error{firstErr}, later...)}
@@ -673,13 +673,13 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 	if watched && !t.state.CompareAndSwap(taskWriting, taskSettling) && !t.state.CompareAndSwap(taskRunning, taskSettling) {
 		return nil // abandoned: its superstep saved its error and ended
 	}
-	if !t.node.call && l.loneAborted.Load() {
+	if !t.node.call && l.lone.aborted.Load() {
 		// The lone task, aborted by its call's failure while it ran
 		// (loneFailed), which it may have seen before runLone left it, or
 		// on the loop's goroutine, where nothing could leave it: its own
 		// outcome does not count.
 		l.mu.Lock()
-		cause := l.loneAbort
+		cause := l.lone.abort
 		l.mu.Unlock()
 		return l.settleAbandoned(ctx, t, cause, nil, scope.answersSoFar())
 	}
@@ -692,7 +692,7 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 	if scope.interrupt != nil || errors.As(err, new(*InterruptError)) || isParentCommand(err) || t.state.Load() == taskAbandoned {
 		return false
 	}
-	if !t.node.call && l.loneAborted.Load() {
+	if !t.node.call && l.lone.aborted.Load() {
 		return false // aborted (loneFailed): retry.ts:103-107 attempts no more
 	}
 	if ctx.Err() != nil && !retriesAbort(ctx, t) {
@@ -1277,28 +1277,28 @@ func (s *taskScope) answersSoFar() []any {
 // child of ctx that the superstep's first failure cancels (loneContext).
 func (l *loop) runLone(ctx context.Context, t *task) error {
 	l.mayAbandon.Store(true)
-	if l.loneDone == nil {
-		l.loneDone = make(chan error, 1) // one for the run: at most one send a superstep
+	if l.lone.done == nil {
+		l.lone.done = make(chan error, 1) // one for the run: at most one send a superstep
 		l.mu.Lock()
-		l.loneAbortWake = make(chan struct{}, 1) // one for the run: loneFailed sends once a superstep
+		l.lone.abortWake = make(chan struct{}, 1) // one for the run: loneFailed sends once a superstep
 		l.mu.Unlock()
 	}
 	select {
-	case <-l.loneAbortWake: // a late call's failure in an earlier superstep
+	case <-l.lone.abortWake: // a late call's failure in an earlier superstep
 	default:
 	}
-	l.lone, l.loneCtx = t, l.loneContext(ctx) // read by the goroutine: no closure to allocate
+	l.lone.task, l.lone.ctx = t, l.loneContext(ctx) // read by the goroutine: no closure to allocate
 	go l.runLoneTask()
 	var abandoned bool
 	var err error
 	select {
-	case err := <-l.loneDone:
+	case err := <-l.lone.done:
 		return err
-	case <-l.loneAbortWake:
+	case <-l.lone.abortWake:
 		// One of its calls failed first (loneFailed), which abandoned
 		// the calls.
 		l.mu.Lock()
-		cause := l.loneAbort
+		cause := l.lone.abort
 		l.mu.Unlock()
 		abandoned, err = l.abandonTask(saveContext(ctx, l), t, cause)
 	case <-ctx.Done():
@@ -1309,7 +1309,7 @@ func (l *loop) runLone(ctx context.Context, t *task) error {
 		}
 	}
 	if !abandoned {
-		if lerr := <-l.loneDone; lerr != nil || err == nil {
+		if lerr := <-l.lone.done; lerr != nil || err == nil {
 			return lerr // it was settling: its outcome stands
 		}
 	}
@@ -1325,21 +1325,21 @@ func (l *loop) runLone(ctx context.Context, t *task) error {
 func (l *loop) loneContext(ctx context.Context) context.Context {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.loneParent != ctx || l.loneTaskCtx.Err() != nil {
-		if l.loneCancel != nil {
-			l.loneCancel(nil)
+	if l.lone.parent != ctx || l.lone.taskCtx.Err() != nil {
+		if l.lone.cancel != nil {
+			l.lone.cancel(nil)
 		}
-		l.loneTaskCtx, l.loneCancel = context.WithCancelCause(ctx)
-		l.loneParent = ctx
+		l.lone.taskCtx, l.lone.cancel = context.WithCancelCause(ctx)
+		l.lone.parent = ctx
 	}
-	l.loneCancelling = true
-	return l.loneTaskCtx
+	l.lone.cancelling = true
+	return l.lone.taskCtx
 }
 
 // runLoneTask is runLone's goroutine: fanout.run for the lone task, which
-// hands its outcome back on loneDone (also after runtime.Goexit).
+// hands its outcome back on lone.done (also after runtime.Goexit).
 func (l *loop) runLoneTask() {
-	ctx, t, done := l.loneCtx, l.lone, l.loneDone
+	ctx, t, done := l.lone.ctx, l.lone.task, l.lone.done
 	var err error
 	defer func() { done <- err }()
 	err = l.runTask(ctx, t, true)
