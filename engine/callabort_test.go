@@ -95,54 +95,45 @@ func stepErrorsOf(t *testing.T, err error, failed, cancelled string) {
 // aborts the superstep's signal on any task's error (runner.ts:175), the
 // calls inherit it, and a call's AbortError counts beside the failure
 // (runner.ts:160, 582-584: no signalAborted for a call), an
-// AggregateError (runner.ts:184-191). The cancelled call runs again when
-// the thread continues.
+// AggregateError (runner.ts:184-191). The entrypoint runs on a child of
+// the caller's context that the failure cancels (runLone), so the calls
+// still running see their contexts end with the failure as the cause,
+// whether or not the caller's context can end. The cancelled call runs
+// again when the thread continues.
 func TestTask_CallFailureCancelsSiblingCalls(t *testing.T) {
-	var p abortPair
-	g := p.graph(t)
-	_, err := g.Invoke(ctx, "go", engine.OnThread("x"))
-	stepErrorsOf(t, err, "a", "b")
-	if got := len(p.bCauses); got != 0 {
-		t.Fatalf("b's context ended %d times; the lone caller's calls are abandoned, not cancelled", got)
-	}
-	p.aFails.Store(false)
-	res, err := g.Invoke(ctx, nil, engine.OnThread("x"))
-	if err != nil || res.Output != "ab" {
-		t.Fatalf("continue: %+v, %v", res, err)
-	}
-	if p.aCalls.Load() != 2 || p.bCalls.Load() != 2 {
-		t.Fatalf("a ran %d times, b %d; both want 2 (b was cancelled)", p.aCalls.Load(), p.bCalls.Load())
-	}
-}
-
-// With a context the caller can cancel, the superstep's only task runs on
-// a child of it (runLone), and the first failure cancels that, so the
-// calls still running see their contexts end with the failure as the
-// cause, as a fanout's tasks do (LangGraph.js aborts the signal every
-// call inherits, runner.ts:175).
-func TestTask_CallFailureCancelsSiblingCalls_CancellableCaller(t *testing.T) {
-	var p abortPair
-	g := p.graph(t)
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	_, err := g.Invoke(cctx, "go", engine.OnThread("x"))
-	stepErrorsOf(t, err, "a", "b")
-	var ce *engine.CancelledError
-	select {
-	case cause := <-p.bCauses:
-		if !errors.As(cause, &ce) || ce.By != "a" {
-			t.Fatalf("b's context ended with %v, want a's failure as the cause", cause)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("b's context did not end") // b is abandoned: the run does not wait for it
-	}
-	if cctx.Err() != nil {
-		t.Fatal("the caller's context ended")
-	}
-	p.aFails.Store(false)
-	res, err := g.Invoke(cctx, nil, engine.OnThread("x"))
-	if err != nil || res.Output != "ab" {
-		t.Fatalf("continue: %+v, %v", res, err)
+	for _, cancellable := range []bool{false, true} {
+		t.Run(map[bool]string{false: "caller cannot cancel", true: "caller can cancel"}[cancellable], func(t *testing.T) {
+			var p abortPair
+			g := p.graph(t)
+			cctx := ctx
+			if cancellable {
+				var cancel context.CancelFunc
+				cctx, cancel = context.WithCancel(ctx)
+				defer cancel()
+			}
+			_, err := g.Invoke(cctx, "go", engine.OnThread("x"))
+			stepErrorsOf(t, err, "a", "b")
+			var ce *engine.CancelledError
+			select {
+			case cause := <-p.bCauses:
+				if !errors.As(cause, &ce) || ce.By != "a" {
+					t.Fatalf("b's context ended with %v, want a's failure as the cause", cause)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("b's context did not end") // b is abandoned: the run does not wait for it
+			}
+			if cctx.Err() != nil {
+				t.Fatal("the caller's context ended")
+			}
+			p.aFails.Store(false)
+			res, err := g.Invoke(cctx, nil, engine.OnThread("x"))
+			if err != nil || res.Output != "ab" {
+				t.Fatalf("continue: %+v, %v", res, err)
+			}
+			if p.aCalls.Load() != 2 || p.bCalls.Load() != 2 {
+				t.Fatalf("a ran %d times, b %d; both want 2 (b was cancelled)", p.aCalls.Load(), p.bCalls.Load())
+			}
+		})
 	}
 }
 
@@ -327,11 +318,11 @@ func TestTask_LoneCallFailureReportsAnAbortedCallsSaveError(t *testing.T) {
 // to do: an entrypoint that catches the failure and returns is saved with
 // a cancellation and runs again when the thread continues, calling the
 // task again (LangGraph.js saves {name: "AbortError"} for it and re-runs
-// it; measured with the oracle's LangGraph.js 1.7.3). On the loop's own
-// goroutine (a context that cannot end) and on runLone's alike.
+// it; measured with the oracle's LangGraph.js 1.7.3). Whether or not the
+// caller's context can end.
 func TestLoneTask_AbortedByItsCallsFailure(t *testing.T) {
 	for _, cancellable := range []bool{false, true} {
-		t.Run(map[bool]string{false: "on the loop's goroutine", true: "on a goroutine of its own"}[cancellable], func(t *testing.T) {
+		t.Run(map[bool]string{false: "caller cannot cancel", true: "caller can cancel"}[cancellable], func(t *testing.T) {
 			var entered, flakyCalls atomic.Int32
 			g, err := engine.NewEntrypoint("main", func(ctx context.Context, in any) (any, error) {
 				entered.Add(1)
@@ -382,30 +373,51 @@ func TestLoneTask_AbortedByItsCallsFailure(t *testing.T) {
 	}
 }
 
-// An aborted lone task is not retried: its retry loop stops at the abort
-// (LangGraph.js retry.ts:103-107), though its policy retries the error it
-// returned.
-func TestLoneTask_AbortedIsNotRetried(t *testing.T) {
-	var entered atomic.Int32
+// A graph node that is its superstep's only task runs on the loop's own
+// goroutine when the caller cannot cancel, where nothing can leave it:
+// aborted by its call's failure, it is settled as aborted once it
+// returns, not retried (its retry loop stops at the abort, LangGraph.js
+// retry.ts:103-107) though its policy retries the error it returned, and
+// its write is not saved: it runs again when the thread continues.
+func TestLoneTask_AbortedOnTheLoopsGoroutine(t *testing.T) {
+	var entered, flakyCalls atomic.Int32
 	g, err := engine.NewStateGraph(engine.LastValueKey("n")).
 		AddNode("main", func(ctx context.Context, _ any) (any, error) {
 			entered.Add(1)
 			_, err := engine.Task(ctx, "flaky", func(context.Context, string) (string, error) {
-				return "", errors.New("flaky failed")
+				if flakyCalls.Add(1) == 1 {
+					return "", errors.New("flaky failed")
+				}
+				return "ok", nil
 			}, "").Result()
-			return nil, err
+			if entered.Load() == 1 {
+				// Its write must not be saved; an error would be retried.
+				return engine.Update{{Key: "n", Value: "caught"}}, err
+			}
+			return engine.Update{{Key: "n", Value: "ran again"}}, err
 		}, engine.WithRetry(engine.RetryPolicy{MaxAttempts: 3, RetryOn: func(error) bool { return true }})).
 		AddEdge(engine.Start, "main").
 		Compile(engine.WithSaver(engine.NewMemorySaver()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = g.Invoke(context.Background(), map[string]any{"n": 1.0}, engine.OnThread("t"))
+	_, err = g.Invoke(ctx, map[string]any{"n": "start"}, engine.OnThread("t"))
 	var ne *engine.NodeError
 	if !errors.As(engine.FirstFailure(err), &ne) || ne.Node != "flaky" {
 		t.Fatalf("want flaky's failure, got %v", err)
 	}
 	if n := entered.Load(); n != 1 {
 		t.Errorf("main entered %d times, want 1", n)
+	}
+	st, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Tasks) != 1 || st.Tasks[0].Finished || !engine.IsCancellation(st.Tasks[0].Err) {
+		t.Fatalf("saved tasks: want main cancelled, got %+v", st.Tasks)
+	}
+	res, err := g.Invoke(ctx, nil, engine.OnThread("t"))
+	if err != nil || res.Values["n"] != "ran again" {
+		t.Fatalf("continue: %v %v", res.Values, err)
 	}
 }

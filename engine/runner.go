@@ -100,10 +100,12 @@ func (l *loop) runSuperstep(ctx context.Context, run []*task) (firstErr, bubble 
 	case len(run) == 0:
 	case len(run) == 1:
 		// The common single-task superstep: no sibling to cancel, so it
-		// runs on the caller's context, and on the caller's goroutine
-		// unless the caller can cancel (runLone).
+		// runs on the caller's goroutine unless the caller can cancel or
+		// it is an entrypoint, whose Task calls' failure aborts it
+		// (runLone, loneFailed): a node running there can be left only
+		// once it returns.
 		var err error
-		if ctx.Done() == nil || !abandonable(run[0]) {
+		if (ctx.Done() == nil && !l.g.entrypoint) || !abandonable(run[0]) {
 			err = l.runTask(ctx, run[0], false)
 		} else {
 			err = l.runLone(ctx, run[0])
