@@ -1273,10 +1273,11 @@ func (s *taskScope) answersSoFar() []any {
 }
 
 // runLone runs a superstep's only task on a goroutine of its own, where
-// the caller can cancel: the loop waits for it, for ctx to end or for a
-// call of it to fail first (loneFailed), and then abandons it as
-// fanout.abandon abandons a concurrent superstep's tasks. It runs on a
-// child of ctx that the superstep's first failure cancels (loneContext).
+// the caller can cancel or the task is an entrypoint (runSuperstep): the
+// loop waits for it, for ctx to end or for a call of it to fail first
+// (loneFailed), and then abandons it as fanout.abandon abandons a
+// concurrent superstep's tasks. It runs on a child of ctx that the
+// superstep's first failure cancels (loneContext).
 func (l *loop) runLone(ctx context.Context, t *task) error {
 	l.mayAbandon.Store(true)
 	if l.lone.done == nil {
