@@ -145,10 +145,40 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 	if len(keys) == 0 && len(folds) == 0 {
 		return map[valueKey]valueEnc{}, nil, nil
 	}
-	// One version range per channel covers every wanted value and the
-	// lists it appends to; packs (channel '') are read by version range
-	// too, one range per chain, since any value of a chain may be packed,
-	// and one per checkpoint whose writes a pack may hold.
+	q := newValueQuery(keys, folds)
+	rows, err := db.Query(ctx, s.sql.values, bs(thread), bs(ns), q.chans, q.los, q.his)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	raw, folded, err := scanValues(rows, q.wanted, folds)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := resolveValues(keys, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, folded, nil
+}
+
+// valueQuery is what loadValues asks the values table for: a version
+// range per channel (chans, los, his side by side), and the channels it
+// wants from packs (wanted).
+type valueQuery struct {
+	chans  [][]byte
+	los    []int64
+	his    []int64
+	wanted map[string]packWant
+}
+
+// newValueQuery covers every wanted value and the lists it appends to
+// with one version range per channel; packs (channel ”) are read by
+// version range too, one range per chain, since any value of a chain may
+// be packed, and one per checkpoint whose writes a pack may hold.
+// Overlapping and adjacent pack ranges are merged: a pack is read once,
+// and a checkpoint's values and the writes above them in one range.
+func newValueQuery(keys []valueKey, folds map[string]span) valueQuery {
 	spans := map[string]span{}
 	packSpans := make([]span, 0, len(keys)+len(folds))
 	for _, k := range keys {
@@ -163,52 +193,53 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 	for _, f := range folds {
 		packSpans = append(packSpans, span{f.lo + 1, f.hi})
 	}
-	var chans [][]byte
-	var los, his []int64
+	q := valueQuery{wanted: make(map[string]packWant, len(spans))}
 	for ch, sp := range spans {
-		chans, los, his = append(chans, bs(ch)), append(los, sp.lo), append(his, sp.hi)
+		q.add(bs(ch), sp)
+		q.wanted[ch] = packWant{ch, sp.lo, sp.hi}
 	}
-	// Overlapping and adjacent pack ranges are merged: a pack is read
-	// once, and a checkpoint's values and the writes above them in one
-	// range.
 	slices.SortFunc(packSpans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	for i := 0; i < len(packSpans); {
 		sp := packSpans[i]
 		for i++; i < len(packSpans) && packSpans[i].lo <= sp.hi+1; i++ {
 			sp.hi = max(sp.hi, packSpans[i].hi)
 		}
-		chans, los, his = append(chans, bs(packChannel)), append(los, sp.lo), append(his, sp.hi)
+		q.add(bs(packChannel), sp)
 	}
-	rows, err := db.Query(ctx, s.sql.values, bs(thread), bs(ns), chans, los, his)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	type stored struct {
-		base  *ref
-		depth int
-		has   bool
-		data  []byte
-	}
-	raw := map[valueKey]stored{}
-	wanted := make(map[string]packWant, len(spans))
-	for ch, sp := range spans {
-		wanted[ch] = packWant{ch, sp.lo, sp.hi}
-	}
+	return q
+}
+
+func (q *valueQuery) add(ch []byte, sp span) {
+	q.chans, q.los, q.his = append(q.chans, ch), append(q.los, sp.lo), append(q.his, sp.hi)
+}
+
+// storedValue is one value row as stored: a full copy, or what it appends
+// to base.
+type storedValue struct {
+	base  *ref
+	depth int
+	has   bool
+	data  []byte
+}
+
+// scanValues reads the values query's rows: each value row by its key,
+// and each pack's wanted values (a chain stays in its channel and its
+// version range) and the writes it holds of the checkpoints folds names.
+func scanValues(rows pgx.Rows, wanted map[string]packWant, folds map[string]span) (map[valueKey]storedValue, map[string][]*packWrites, error) {
+	raw := map[valueKey]storedValue{}
 	var entries []packEntry
 	var folded map[string][]*packWrites
 	for rows.Next() {
 		var ch, data []byte
 		var k valueKey
 		var bv, bh *int64
-		var st stored
+		var st storedValue
 		if err := rows.Scan(&ch, &k.ref.Version, &k.ref.Hash, &k.ref.Root, &bv, &bh, &st.depth, &st.has, &data); err != nil {
 			return nil, nil, err
 		}
 		if string(ch) == packChannel {
-			// Only the values wanted: a chain stays in its channel and
-			// its version range.
 			var pw *packWrites
+			var err error
 			if entries, pw, err = decodePack(entries[:0], k.ref.Version, data, wanted, folds); err != nil {
 				return nil, nil, err
 			}
@@ -221,7 +252,7 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 			}
 			for _, e := range entries {
 				at := ref{Version: k.ref.Version, Hash: ^k.ref.Hash, Root: e.root}
-				raw[valueKey{e.channel, at}] = stored{base: e.base, depth: e.depth, has: e.has, data: e.data}
+				raw[valueKey{e.channel, at}] = storedValue{base: e.base, depth: e.depth, has: e.has, data: e.data}
 			}
 			continue
 		}
@@ -232,74 +263,80 @@ func (s *Store) loadValues(ctx context.Context, db querier, thread, ns string, k
 		st.data = data
 		raw[k] = st
 	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, err
-	}
+	return raw, folded, rows.Err()
+}
+
+// resolveValues joins each wanted value: its chain's full copy plus the
+// suffixes since, joined once. A chain stops early at a value already
+// resolved, so wanted values of one chain, taken oldest first, cost what
+// they add.
+func resolveValues(keys []valueKey, raw map[valueKey]storedValue) (map[valueKey]valueEnc, error) {
 	out := make(map[valueKey]valueEnc, len(keys))
-	// A wanted value is its chain's full copy plus the suffixes since,
-	// joined once; a chain stops early at a value already resolved, so
-	// wanted values of one chain, taken oldest first, cost what they add.
-	resolve := func(k valueKey) error {
-		if _, ok := out[k]; ok {
-			return nil
-		}
-		var suffixes [][]byte // newest first
-		var sizes []int
-		cur := k
-		var v valueEnc
-		for {
-			if done, ok := out[cur]; ok {
-				v = done
-				break
-			}
-			st, ok := raw[cur]
-			if !ok {
-				return corruptf("value of %q at version %d is missing", cur.channel, cur.ref.Version)
-			}
-			if len(st.data) == 0 {
-				return corruptf("value of %q at version %d is damaged", cur.channel, cur.ref.Version)
-			}
-			if st.data[0] == blobFull {
-				v = valueEnc{enc: st.data[1:], has: st.has, base: len(st.data) - 1}
-				break
-			}
-			if st.data[0] != blobAppend {
-				return unknownFormat("value", st.data[0])
-			}
-			if st.base == nil {
-				return corruptf("value of %q at version %d appends to nothing", cur.channel, cur.ref.Version)
-			}
-			if st.base.Version >= cur.ref.Version {
-				// Versions only grow: a chain that does not go down is
-				// damaged (and might loop).
-				return corruptf("value of %q at version %d appends to version %d, not an older one", cur.channel, cur.ref.Version, st.base.Version)
-			}
-			suffixes = append(suffixes, st.data[1:])
-			sizes = append(sizes, len(st.data)-1)
-			cur = valueKey{cur.channel, *st.base}
-		}
-		if len(suffixes) > 0 {
-			slices.Reverse(suffixes)
-			enc, err := joinAppends(v.enc, suffixes)
-			if err != nil {
-				return err
-			}
-			for _, n := range sizes {
-				v.appended += n
-			}
-			v.enc, v.has, v.depth = enc, true, v.depth+len(suffixes)
-		}
-		out[k] = v
-		return nil
-	}
 	sorted := slices.Clone(keys)
 	slices.SortFunc(sorted, func(a, b valueKey) int { return cmp.Compare(a.ref.Version, b.ref.Version) })
 	for _, k := range sorted {
-		if err := resolve(k); err != nil {
-			return nil, nil, err
+		if _, ok := out[k]; ok {
+			continue
 		}
+		v, err := resolveValue(k, raw, out)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
 	}
-	return out, folded, nil
+	return out, nil
+}
+
+// resolveValue follows k's chain down to its full copy or to a value
+// already in done, and joins the suffixes on the way.
+func resolveValue(k valueKey, raw map[valueKey]storedValue, done map[valueKey]valueEnc) (valueEnc, error) {
+	var suffixes [][]byte // newest first
+	var sizes []int
+	cur := k
+	var v valueEnc
+	for {
+		if d, ok := done[cur]; ok {
+			v = d
+			break
+		}
+		st, ok := raw[cur]
+		if !ok {
+			return v, corruptf("value of %q at version %d is missing", cur.channel, cur.ref.Version)
+		}
+		if len(st.data) == 0 {
+			return v, corruptf("value of %q at version %d is damaged", cur.channel, cur.ref.Version)
+		}
+		if st.data[0] == blobFull {
+			v = valueEnc{enc: st.data[1:], has: st.has, base: len(st.data) - 1}
+			break
+		}
+		if st.data[0] != blobAppend {
+			return v, unknownFormat("value", st.data[0])
+		}
+		if st.base == nil {
+			return v, corruptf("value of %q at version %d appends to nothing", cur.channel, cur.ref.Version)
+		}
+		if st.base.Version >= cur.ref.Version {
+			// Versions only grow: a chain that does not go down is
+			// damaged (and might loop).
+			return v, corruptf("value of %q at version %d appends to version %d, not an older one", cur.channel, cur.ref.Version, st.base.Version)
+		}
+		suffixes = append(suffixes, st.data[1:])
+		sizes = append(sizes, len(st.data)-1)
+		cur = valueKey{cur.channel, *st.base}
+	}
+	if len(suffixes) > 0 {
+		slices.Reverse(suffixes)
+		enc, err := joinAppends(v.enc, suffixes)
+		if err != nil {
+			return v, err
+		}
+		for _, n := range sizes {
+			v.appended += n
+		}
+		v.enc, v.has, v.depth = enc, true, v.depth+len(suffixes)
+	}
+	return v, nil
 }
 
 // storedWrite is a pending write with its slot and undecoded value.
