@@ -173,7 +173,7 @@ type valueQuery struct {
 }
 
 // newValueQuery covers every wanted value and the lists it appends to
-// with one version range per channel; packs (channel ”) are read by
+// with one version range per channel; packs (channel "", packChannel) are read by
 // version range too, one range per chain, since any value of a chain may
 // be packed, and one per checkpoint whose writes a pack may hold.
 // Overlapping and adjacent pack ranges are merged: a pack is read once,
