@@ -20,9 +20,7 @@ import (
 )
 
 func (a *App) runCommand(g *globals) *cobra.Command {
-	var thread, input, resume, durability, checkpoint, streamModes string
-	var recursionLimit int
-	var force, subgraphs bool
+	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run GRAPH",
 		Short: "Run a graph headless on a thread of the database",
@@ -65,134 +63,201 @@ thread keeps no per-step history of the run, as in LangGraph.`,
   superstep run research --thread t1 --checkpoint e2c3cb43
   superstep run perf/chain_1000.json --durability exit`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if input != "" && resume != "" {
-				return usagef("--input and --resume cannot be combined: resume answers an interrupt, input starts a new run")
-			}
-			var in any
-			if input != "" {
-				v, err := decodeJSON("--input", []byte(input))
-				if err != nil {
-					return err
-				}
-				in = v
-			}
-			dur, err := parseDurability(durability)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := f.check()
 			if err != nil {
 				return err
 			}
-			// The same word names what the run checkpoints (the engine's)
-			// and when the database's writes reach the disk (the store's).
-			runDur, err := engine.ParseDurability(durability)
-			if err != nil {
-				return usagef("--durability %q: want sync, async or exit", durability)
-			}
-			if err := checkThreadFlag(thread); err != nil {
-				return err
-			}
-			modes, err := parseStreamModes(streamModes)
-			if err != nil {
-				return err
-			}
-			if subgraphs && modes == nil {
-				return usagef("--subgraphs needs --stream: it adds subgraphs' stream chunks")
-			}
-			var answer any
-			if resume != "" {
-				if thread == "" {
-					return usagef("--resume needs --thread: the thread whose interrupt it answers")
-				}
-				if answer, err = resumeAnswer(resume); err != nil {
-					return err
-				}
-			}
-			if recursionLimit < 1 {
-				return usagef("--recursion-limit %d: want a positive number of supersteps", recursionLimit)
-			}
-			// --resume and --checkpoint continue a stored thread: its
-			// database must exist (a new run may create one).
-			st, err := a.openWith(g, storeOptions{Durability: dur, Existing: resume != "" || checkpoint != ""})
-			if err != nil {
-				return err
-			}
-			defer closeStore(st, &err)
-			rec := &graphRecorder{Store: st}
-			res, err := resolveGraph(cmd.Context(), args[0], engine.WithSaver(rec))
-			if err != nil {
-				return err
-			}
-			gr, example, name, exampleLimit := res.g, res.example, res.recordName, res.recursionLimit
-			if _, ok := in.(map[string]any); !ok && in != nil && !gr.IsEntrypoint() {
-				// An entrypoint takes any JSON value as its input.
-				return usagef("--input: want a JSON object of state keys, got %s", engine.MustEncode(in))
-			}
-			if m, ok := in.(map[string]any); ok && !gr.IsEntrypoint() {
-				if err := checkKeys(gr, m, "--input"); err != nil {
-					// The engine ignores such keys, as LangGraph does; a
-					// typo should not pass unseen.
-					a.warn(err.Error() + "; they are ignored")
-				}
-			}
-			ctx := cmd.Context()
-			if thread == "" {
-				thread = newThreadID()
-			}
-			exists, err := a.checkThread(ctx, st, thread, gr, force)
-			if err != nil {
-				return err
-			}
-			switch {
-			case resume != "":
-				if !exists {
-					return usagef("%w: %q has nothing to resume", ErrThreadNotFound, thread)
-				}
-				if err := checkPending(ctx, gr, thread, args[0]); err != nil {
-					return err
-				}
-				in = engine.Command{Resume: answer}
-			case in == nil && !exists:
-				if example == nil {
-					return usagef("graph %s has no example input: pass --input", args[0])
-				}
-				in = example
-			}
-			if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
-				return storeError(err, "recording the graph of thread %q", thread)
-			}
-			r := &runner{g: gr, st: rec, thread: thread, graphArg: args[0], json: g.json, out: a.Stdout, warn: a.warn, stream: modes, subgraphs: subgraphs}
-			r.opts = append(r.opts, engine.WithDurability(runDur))
-			if cmd.Flags().Changed("recursion-limit") || exampleLimit == 0 {
-				r.opts = append(r.opts, engine.WithRecursionLimit(recursionLimit))
-			} else {
-				r.opts = append(r.opts, engine.WithRecursionLimit(exampleLimit))
-			}
-			if checkpoint != "" {
-				if !exists {
-					return usagef("%w: %q: --checkpoint needs an existing thread", ErrThreadNotFound, thread)
-				}
-				list, err := threadCheckpoints(ctx, st, thread)
-				if err != nil {
-					return err
-				}
-				t, err := findCheckpoint(ctx, list, thread, checkpoint)
-				if err != nil {
-					return err
-				}
-				r.opts = append(r.opts, engine.FromCheckpoint(t.Checkpoint.ID))
-			}
-			return r.run(ctx, in, exists)
+			req.limitGiven = cmd.Flags().Changed("recursion-limit")
+			return a.runGraph(cmd.Context(), g, args[0], req)
 		},
 	}
-	cmd.Flags().StringVar(&thread, "thread", "", "thread id (default: a new thread)")
-	cmd.Flags().StringVar(&input, "input", "", "input as a JSON object of state keys")
-	cmd.Flags().StringVar(&resume, "resume", "", "answer to the pending interrupt, as JSON")
-	cmd.Flags().StringVar(&durability, "durability", "sync", "LangGraph's durability: sync, async or exit (one checkpoint when the run ends)")
-	cmd.Flags().BoolVar(&force, "force", false, "continue a thread whose recorded graph differs incompatibly")
-	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "continue from this checkpoint of the thread (time travel: a new branch)")
-	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "most supersteps the run may take; a scenario's own limit when it sets one")
-	cmd.Flags().StringVar(&streamModes, "stream", "", "stream modes to print, comma-separated: values, updates, custom, messages, tasks, checkpoints, debug")
-	cmd.Flags().BoolVar(&subgraphs, "subgraphs", false, "with --stream: include subgraphs' chunks")
+	cmd.Flags().StringVar(&f.thread, "thread", "", "thread id (default: a new thread)")
+	cmd.Flags().StringVar(&f.input, "input", "", "input as a JSON object of state keys")
+	cmd.Flags().StringVar(&f.resume, "resume", "", "answer to the pending interrupt, as JSON")
+	cmd.Flags().StringVar(&f.durability, "durability", "sync", "LangGraph's durability: sync, async or exit (one checkpoint when the run ends)")
+	cmd.Flags().BoolVar(&f.force, "force", false, "continue a thread whose recorded graph differs incompatibly")
+	cmd.Flags().StringVar(&f.checkpoint, "checkpoint", "", "continue from this checkpoint of the thread (time travel: a new branch)")
+	cmd.Flags().IntVar(&f.recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "most supersteps the run may take; a scenario's own limit when it sets one")
+	cmd.Flags().StringVar(&f.streamModes, "stream", "", "stream modes to print, comma-separated: values, updates, custom, messages, tasks, checkpoints, debug")
+	cmd.Flags().BoolVar(&f.subgraphs, "subgraphs", false, "with --stream: include subgraphs' chunks")
 	return cmd
+}
+
+// runFlags are run's flags as given.
+type runFlags struct {
+	thread, input, resume, durability, checkpoint, streamModes string
+	recursionLimit                                             int
+	force, subgraphs                                           bool
+}
+
+// runRequest is what run's flags ask for, checked and decoded.
+type runRequest struct {
+	runFlags
+	in     any // --input, nil without
+	answer any // --resume's answer
+	// storeDur and runDur are --durability for the database (when its
+	// writes reach the disk) and for the run (what it checkpoints).
+	storeDur persist.Durability
+	runDur   engine.Durability
+	modes    []engine.StreamMode
+	// limitGiven: --recursion-limit was given, so it wins over a
+	// scenario's own limit.
+	limitGiven bool
+}
+
+// check checks the flags on their own, before anything is opened.
+func (f runFlags) check() (*runRequest, error) {
+	r := &runRequest{runFlags: f}
+	if f.input != "" && f.resume != "" {
+		return nil, usagef("--input and --resume cannot be combined: resume answers an interrupt, input starts a new run")
+	}
+	if f.input != "" {
+		v, err := decodeJSON("--input", []byte(f.input))
+		if err != nil {
+			return nil, err
+		}
+		r.in = v
+	}
+	var err error
+	if r.storeDur, err = parseDurability(f.durability); err != nil {
+		return nil, err
+	}
+	// The same word names what the run checkpoints (the engine's) and
+	// when the database's writes reach the disk (the store's).
+	if r.runDur, err = engine.ParseDurability(f.durability); err != nil {
+		return nil, usagef("--durability %q: want sync, async or exit", f.durability)
+	}
+	if err := checkThreadFlag(f.thread); err != nil {
+		return nil, err
+	}
+	if r.modes, err = parseStreamModes(f.streamModes); err != nil {
+		return nil, err
+	}
+	if f.subgraphs && r.modes == nil {
+		return nil, usagef("--subgraphs needs --stream: it adds subgraphs' stream chunks")
+	}
+	if f.resume != "" {
+		if f.thread == "" {
+			return nil, usagef("--resume needs --thread: the thread whose interrupt it answers")
+		}
+		if r.answer, err = resumeAnswer(f.resume); err != nil {
+			return nil, err
+		}
+	}
+	if f.recursionLimit < 1 {
+		return nil, usagef("--recursion-limit %d: want a positive number of supersteps", f.recursionLimit)
+	}
+	return r, nil
+}
+
+// runGraph is run: it opens the database and the graph, works out the
+// run's input and options for the thread, and runs it.
+func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *runRequest) (err error) {
+	// --resume and --checkpoint continue a stored thread: its database
+	// must exist (a new run may create one).
+	st, err := a.openWith(g, storeOptions{Durability: req.storeDur, Existing: req.resume != "" || req.checkpoint != ""})
+	if err != nil {
+		return err
+	}
+	defer closeStore(st, &err)
+	rec := &graphRecorder{Store: st}
+	res, err := resolveGraph(ctx, graphArg, engine.WithSaver(rec))
+	if err != nil {
+		return err
+	}
+	gr, name := res.g, res.recordName
+	if err := a.checkInput(gr, req.in); err != nil {
+		return err
+	}
+	thread := req.thread
+	if thread == "" {
+		thread = newThreadID()
+	}
+	exists, err := a.checkThread(ctx, st, thread, gr, req.force)
+	if err != nil {
+		return err
+	}
+	in, err := runInput(ctx, gr, graphArg, thread, exists, req, res.example)
+	if err != nil {
+		return err
+	}
+	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
+		return storeError(err, "recording the graph of thread %q", thread)
+	}
+	r := &runner{g: gr, st: rec, thread: thread, graphArg: graphArg, json: g.json, out: a.Stdout, warn: a.warn, stream: req.modes, subgraphs: req.subgraphs}
+	r.opts = append(r.opts, engine.WithDurability(req.runDur))
+	if req.limitGiven || res.recursionLimit == 0 {
+		r.opts = append(r.opts, engine.WithRecursionLimit(req.recursionLimit))
+	} else {
+		r.opts = append(r.opts, engine.WithRecursionLimit(res.recursionLimit))
+	}
+	if req.checkpoint != "" {
+		from, err := fromCheckpoint(ctx, st, thread, exists, req.checkpoint)
+		if err != nil {
+			return err
+		}
+		r.opts = append(r.opts, from)
+	}
+	return r.run(ctx, in, exists)
+}
+
+// checkInput checks --input against the graph: a graph takes an object
+// of state keys (unknown keys are warned of), an entrypoint any JSON
+// value.
+func (a *App) checkInput(gr *engine.Graph, in any) error {
+	if gr.IsEntrypoint() || in == nil {
+		return nil
+	}
+	m, ok := in.(map[string]any)
+	if !ok {
+		return usagef("--input: want a JSON object of state keys, got %s", engine.MustEncode(in))
+	}
+	if err := checkKeys(gr, m, "--input"); err != nil {
+		// The engine ignores such keys, as LangGraph does; a typo
+		// should not pass unseen.
+		a.warn(err.Error() + "; they are ignored")
+	}
+	return nil
+}
+
+// runInput is what the run starts with: --resume's answer to the
+// thread's pending interrupt, --input, or for a new thread without it the
+// graph's example input.
+func runInput(ctx context.Context, gr *engine.Graph, graphArg, thread string, exists bool, req *runRequest, example any) (any, error) {
+	switch {
+	case req.resume != "":
+		if !exists {
+			return nil, usagef("%w: %q has nothing to resume", ErrThreadNotFound, thread)
+		}
+		if err := checkPending(ctx, gr, thread, graphArg); err != nil {
+			return nil, err
+		}
+		return engine.Command{Resume: req.answer}, nil
+	case req.in == nil && !exists:
+		if example == nil {
+			return nil, usagef("graph %s has no example input: pass --input", graphArg)
+		}
+		return example, nil
+	}
+	return req.in, nil
+}
+
+// fromCheckpoint is the option that runs the thread from its checkpoint
+// prefix names (--checkpoint: time travel).
+func fromCheckpoint(ctx context.Context, st Store, thread string, exists bool, prefix string) (engine.RunOption, error) {
+	if !exists {
+		return nil, usagef("%w: %q: --checkpoint needs an existing thread", ErrThreadNotFound, thread)
+	}
+	list, err := threadCheckpoints(ctx, st, thread)
+	if err != nil {
+		return nil, err
+	}
+	t, err := findCheckpoint(ctx, list, thread, prefix)
+	if err != nil {
+		return nil, err
+	}
+	return engine.FromCheckpoint(t.Checkpoint.ID), nil
 }
 
 // resumeAnswer reads --resume: JSON when it parses; else a bare word, such
