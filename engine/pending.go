@@ -35,7 +35,9 @@ const pendingIndexAt = 8
 // thousand: ~50 KB a run).
 func (p *pendingWrites) reserve(n int, saved bool) {
 	p.tasks = n
-	if !saved || cap(p.order) >= n {
+	// Each list grows on its own (push): append rounds a capacity to its
+	// element size's class, so one list's room says nothing of another's.
+	if !saved || cap(p.order) >= n && cap(p.refs) >= n && cap(p.batches) >= n {
 		return
 	}
 	// New arrays are zero past the length, as grown needs.
