@@ -156,16 +156,11 @@ func (f runFlags) check() (*runRequest, error) {
 func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *runRequest) (err error) {
 	// --resume and --checkpoint continue a stored thread: its database
 	// must exist (a new run may create one).
-	st, err := a.openWith(g, storeOptions{Durability: req.storeDur, Existing: req.resume != "" || req.checkpoint != ""})
+	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Durability: req.storeDur, Existing: req.resume != "" || req.checkpoint != ""}, graphArg)
 	if err != nil {
 		return err
 	}
 	defer closeStore(st, &err)
-	rec := &graphRecorder{Store: st}
-	res, err := resolveGraph(ctx, graphArg, engine.WithSaver(rec))
-	if err != nil {
-		return err
-	}
 	gr, name := res.g, res.recordName
 	if err := a.checkInput(gr, req.in); err != nil {
 		return err
@@ -200,6 +195,22 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 		r.opts = append(r.opts, from)
 	}
 	return r.run(ctx, in, exists)
+}
+
+// openGraph opens the database and the graph arg names, compiled to
+// checkpoint into it through a recorder of the graph's threads. The
+// caller closes the store (closeStore) when err is nil; on an error
+// nothing is left open.
+func (a *App) openGraph(ctx context.Context, g *globals, o storeOptions, arg string) (st Store, rec *graphRecorder, res *resolvedGraph, err error) {
+	if st, err = a.openWith(g, o); err != nil {
+		return nil, nil, nil, err
+	}
+	rec = &graphRecorder{Store: st}
+	if res, err = resolveGraph(ctx, arg, engine.WithSaver(rec)); err != nil {
+		closeStore(st, &err)
+		return nil, nil, nil, err
+	}
+	return st, rec, res, nil
 }
 
 // checkInput checks --input against the graph: a graph takes an object
@@ -305,16 +316,11 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	}
 	// Shared: commands that read the database work in another terminal
 	// while the debugger is open; other writers are kept out.
-	st, err := a.openWith(g, storeOptions{Shared: true})
+	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Shared: true}, arg)
 	if err != nil {
 		return err
 	}
 	defer closeStore(st, &err)
-	rec := &graphRecorder{Store: st}
-	res, err := resolveGraph(ctx, arg, engine.WithSaver(rec))
-	if err != nil {
-		return err
-	}
 	gr, example, name := res.g, res.example, res.recordName
 	named := thread != ""
 	if thread == "" {
