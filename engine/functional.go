@@ -74,6 +74,15 @@ type callSpec struct {
 // Result gives). The result goes through the checkpoint: a reused result
 // of a type other than R is converted through JSON. Called outside a
 // running node, Task returns a Future holding ErrOutsideNode.
+//
+// A call that fails (after its retries) fails its superstep even when the
+// caller handles the error, as in LangGraph: the superstep's tasks still
+// running, the caller among them, are aborted. Their contexts end
+// (context.Cause is a *CancelledError naming the call), what they return
+// no longer counts, and they are saved as cancelled, so they run again
+// when the thread continues. (A graph node that is its superstep's only
+// task, run on a context that cannot end, keeps running on the caller's
+// goroutine: it is settled as aborted once it returns.)
 func Task[A, R any](ctx context.Context, name string, fn func(context.Context, A) (R, error), arg A, opts ...TaskOption) *Future[R] {
 	f := &Future[R]{done: make(chan struct{})}
 	scope := scopeOf(ctx)
