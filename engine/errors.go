@@ -305,10 +305,9 @@ func IsCancellation(err error) bool {
 		}
 		switch e := err.(type) {
 		case *StepErrors:
-			if len(e.Errs) == 0 {
-				return false
+			if err = FirstFailure(e); err == e {
+				return false // no failure in it
 			}
-			err = e.Errs[0]
 		case interface{ Unwrap() []error }:
 			return slices.ContainsFunc(e.Unwrap(), IsCancellation)
 		case interface{ Unwrap() error }:

@@ -477,14 +477,17 @@ func (l *loop) callFailed(ctx context.Context, t *task, err error) {
 func (l *loop) loneFailed(ctx context.Context, t *task, err error) {
 	l.mu.Lock()
 	first := l.lone.err == nil
-	if first {
-		l.lone.err = err
+	if !first {
 		if t.node.call {
-			l.lone.abort = &CancelledError{By: t.name}
-			l.lone.aborted.Store(true)
+			l.laterCallErrs = append(l.laterCallErrs, err)
 		}
-	} else if t.node.call {
-		l.laterCallErrs = append(l.laterCallErrs, err)
+		l.mu.Unlock()
+		return
+	}
+	l.lone.err = err
+	cause := &CancelledError{By: t.name}
+	if t.node.call {
+		l.lone.abort.Store(cause)
 	}
 	wake := l.lone.abortWake
 	var cancel context.CancelCauseFunc
@@ -492,19 +495,17 @@ func (l *loop) loneFailed(ctx context.Context, t *task, err error) {
 		cancel = l.lone.cancel
 	}
 	l.mu.Unlock()
-	if first && cancel != nil {
-		cancel(&CancelledError{By: t.name})
+	if cancel != nil {
+		cancel(cause)
 	}
-	if first && t.node.call && wake != nil {
+	if t.node.call && wake != nil {
 		select {
 		case wake <- struct{}{}:
 		default:
 		}
 	}
-	if first {
-		if call, serr := l.abandonCalls(saveContext(ctx, l), &CancelledError{By: t.name}); serr != nil {
-			l.loneFailed(ctx, call, serr)
-		}
+	if call, serr := l.abandonCalls(saveContext(ctx, l), cause); serr != nil {
+		l.loneFailed(ctx, call, serr)
 	}
 }
 

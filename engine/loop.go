@@ -232,12 +232,11 @@ type loneStep struct {
 	// its Task calls', which fails the superstep whether or not the
 	// caller passed it on (under loop.mu; loneFailed).
 	err error
-	// abort is set when err is a call's: the task is aborted, as a
-	// fanout's running tasks are (loneFailed; under loop.mu). aborted
-	// says so without the lock, and abortWake wakes runLone to abandon
-	// the task (made once for the run).
-	abort     error
-	aborted   atomic.Bool
+	// abort is the cause the task is aborted with when err is a call's,
+	// as a fanout's running tasks are (loneFailed); abortWake wakes
+	// runLone to abandon the task (made once for the run, under
+	// loop.mu).
+	abort     atomic.Pointer[CancelledError]
 	abortWake chan struct{}
 	// cancel cancels taskCtx, the context runLone runs the task on, a
 	// child of parent, the caller's; one for the run while the caller

@@ -140,8 +140,8 @@ func (l *loop) superstepFailure(firstErr error) error {
 		firstErr = l.lone.err
 	}
 	later := l.laterCallErrs
-	l.lone.err, l.laterCallErrs, l.lone.abort = nil, nil, nil
-	l.lone.aborted.Store(false)
+	l.lone.err, l.laterCallErrs = nil, nil
+	l.lone.abort.Store(nil)
 	l.lone.cancelling = false
 	l.mu.Unlock()
 	if firstErr != nil && len(later) > 0 {
@@ -675,14 +675,11 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 	if watched && !t.state.CompareAndSwap(taskWriting, taskSettling) && !t.state.CompareAndSwap(taskRunning, taskSettling) {
 		return nil // abandoned: its superstep saved its error and ended
 	}
-	if !t.node.call && l.lone.aborted.Load() {
+	if cause := l.lone.abort.Load(); cause != nil && !t.node.call {
 		// The lone task, aborted by its call's failure while it ran
 		// (loneFailed), which it may have seen before runLone left it, or
 		// on the loop's goroutine, where nothing could leave it: its own
 		// outcome does not count.
-		l.mu.Lock()
-		cause := l.lone.abort
-		l.mu.Unlock()
 		return l.settleAbandoned(ctx, t, cause, nil, scope.answersSoFar())
 	}
 	return l.settle(ctx, scope, t, writes, err)
@@ -694,7 +691,7 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 	if scope.interrupt != nil || errors.As(err, new(*InterruptError)) || isParentCommand(err) || t.state.Load() == taskAbandoned {
 		return false
 	}
-	if !t.node.call && l.lone.aborted.Load() {
+	if !t.node.call && l.lone.abort.Load() != nil {
 		return false // aborted (loneFailed): retry.ts:103-107 attempts no more
 	}
 	if ctx.Err() != nil && !retriesAbort(ctx, t) {
@@ -1300,10 +1297,7 @@ func (l *loop) runLone(ctx context.Context, t *task) error {
 	case <-l.lone.abortWake:
 		// One of its calls failed first (loneFailed), which abandoned
 		// the calls.
-		l.mu.Lock()
-		cause := l.lone.abort
-		l.mu.Unlock()
-		abandoned, err = l.abandonTask(saveContext(ctx, l), t, cause)
+		abandoned, err = l.abandonTask(saveContext(ctx, l), t, l.lone.abort.Load())
 	case <-ctx.Done():
 		saveCtx, cause := saveContext(ctx, l), causeOf(ctx)
 		abandoned, err = l.abandonTask(saveCtx, t, cause)
