@@ -498,6 +498,38 @@ func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.St
 // command line shows and resolves.
 func shortID(id string) string { return engine.ShortID(id) }
 
+// navKey moves the tree's cursor for one of its navigation keys, page
+// rows for a page key, and says whether msg was one; note is what to tell
+// the user when the move cannot be made.
+func (p *treePane) navKey(msg tea.KeyMsg, page int) (handled bool, note string) {
+	k := &p.keys
+	n := len(p.snaps)
+	switch {
+	case key.Matches(msg, k.Top):
+		p.nav.cur = 0
+	case key.Matches(msg, k.Bottom):
+		p.nav.cur = n - 1
+	case key.Matches(msg, k.Up):
+		p.nav.move(-1, n)
+	case key.Matches(msg, k.Down):
+		p.nav.move(1, n)
+	case key.Matches(msg, k.PageUp):
+		p.nav.move(-page, n)
+	case key.Matches(msg, k.PageDown):
+		p.nav.move(page, n)
+	case key.Matches(msg, k.Parent):
+		if !p.jumpParent() {
+			note = "this checkpoint has no parent"
+		}
+	default:
+		return false, ""
+	}
+	return true, note
+}
+
+// treeKey handles a key of the checkpoint tree: the pane's own search
+// and navigation, then what acts on the session (make current, fork,
+// replay, rerun, diff) or on the other panes.
 func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 	k := &m.tree.keys
 	if m.tree.find.on {
@@ -505,34 +537,26 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		m.refreshTreePreview()
 		return cmd
 	}
-	moved := true
+	if moved, note := m.tree.navKey(msg, m.bodyHeight()-2); moved {
+		if note != "" {
+			m.note = note
+		}
+		m.refreshTreePreview()
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Find):
 		return m.tree.openFind()
-	case key.Matches(msg, k.Top):
-		m.tree.nav.cur = 0
-	case key.Matches(msg, k.Bottom):
-		m.tree.nav.cur = len(m.tree.snaps) - 1
 	case key.Matches(msg, k.Back):
 		m.mode = modeMain
 		return nil
-	case key.Matches(msg, k.Up):
-		m.tree.nav.move(-1, len(m.tree.snaps))
-	case key.Matches(msg, k.Down):
-		m.tree.nav.move(1, len(m.tree.snaps))
-	case key.Matches(msg, k.PageUp):
-		m.tree.nav.move(-m.bodyHeight()+2, len(m.tree.snaps))
-	case key.Matches(msg, k.PageDown):
-		m.tree.nav.move(m.bodyHeight()-2, len(m.tree.snaps))
-	case key.Matches(msg, k.Parent):
-		if !m.tree.jumpParent() {
-			m.note = "this checkpoint has no parent"
-		}
 	case key.Matches(msg, k.Internal):
 		m.treeChan.showInternal = !m.treeChan.showInternal
 		m.chans.showInternal = m.treeChan.showInternal
 		m.treeChan.refilter()
 		m.chans.refilter()
+		m.refreshTreePreview()
+		return nil
 	case key.Matches(msg, k.Open):
 		s := m.tree.selected()
 		if s == nil || m.sess == nil {
@@ -585,12 +609,6 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		if s := m.tree.selected(); s != nil && m.sess != nil {
 			return m.diffWith(s.Config.CheckpointID, s.ParentID)
 		}
-		return nil
-	default:
-		moved = false
-	}
-	if moved {
-		m.refreshTreePreview()
 	}
 	return nil
 }
