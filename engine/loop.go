@@ -737,10 +737,11 @@ func (l *loop) newCheckpointID() (id string, ts time.Time, read bool) {
 	return idFrom(now, seq), ts, read
 }
 
-// putCheckpoint stores the current state as a new checkpoint with source and
-// the current step, then advances the step counter.
-func (l *loop) putCheckpoint(ctx context.Context, source string) error {
-	id, ts, read := l.newCheckpointID()
+// checkpointMetadata is the metadata of the checkpoint the current step
+// makes with source: the run's own metadata, the edits that made it, the
+// subgraph it was declared as and its parents' checkpoint ids by
+// namespace.
+func (l *loop) checkpointMetadata(source string) Metadata {
 	md := Metadata{Source: source, Step: l.step}
 	switch {
 	case l.emit != nil || l.opts.parent != nil:
@@ -768,6 +769,14 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 		maps.Copy(md.Parents, p.run.md.Parents)
 		md.Parents[p.run.cfg.CheckpointNS] = p.run.cpID
 	}
+	return md
+}
+
+// putCheckpoint stores the current state as a new checkpoint with source and
+// the current step, then advances the step counter.
+func (l *loop) putCheckpoint(ctx context.Context, source string) error {
+	id, ts, read := l.newCheckpointID()
+	md := l.checkpointMetadata(source)
 	// Under DurabilityExit the checkpoint is made in memory only: its id,
 	// metadata and step advance, the saver sees it at the run's end
 	// (loop.js:1031 doCheckpoint, :1084).
