@@ -805,15 +805,7 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		cs.see(t)
 	}
 	maxV := cs.maxV
-	consumed := false
-	for _, id := range sc.consume {
-		if cs.chans[id].consume() {
-			cs.setVersion(id, maxV+1)
-			consumed = true
-			sc.touched = append(sc.touched, id)
-		}
-	}
-	if consumed {
+	if cs.consumeSeen(sc, maxV+1) {
 		maxV++
 	}
 	next := maxV + 1
@@ -854,36 +846,10 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		}
 	}
 	if bump {
-		// Untouched ephemeral and topic channels clear, in channel order.
-		for _, id := range cs.live {
-			if sc.slot[id] == 0 || !slices.Contains(out, cs.g.channelOrder[id]) {
-				sc.live = append(sc.live, id)
-			}
-		}
-		slices.Sort(sc.live)
-		for _, id := range sc.live {
-			if changed, _ := cs.chans[id].update(nil); changed {
-				cs.setVersion(id, next)
-				sc.touched = append(sc.touched, id)
-			}
-		}
+		cs.clearUnwritten(sc, out, next)
 	}
 	if bump && len(cs.g.finishable) > 0 && !triggersNextStep(cs.g, out) {
-		// Tentatively the last superstep: deferred nodes' channels finish
-		// and may make their nodes runnable (Python pregel/_algo.py:335-342,
-		// LangGraph.js pregel/algo.ts:423-436).
-		for _, c := range cs.g.finishable {
-			id := cs.g.chanIDs[c]
-			ch := cs.chans[id]
-			if ch.finish() {
-				cs.setVersion(id, next)
-				sc.touched = append(sc.touched, id)
-				if _, avail := ch.get(); avail {
-					out = append(out, c)
-					sc.updatedIDs = append(sc.updatedIDs, id)
-				}
-			}
-		}
+		out = cs.finishDeferred(sc, out, next)
 	}
 	cs.refreshAll(sc.touched)
 	cs.g.sortUpdated(out, sc.updatedIDs)
@@ -891,6 +857,59 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		sc.updated = out
 	}
 	return out, nil
+}
+
+// consumeSeen consumes the channels the step's tasks were triggered by
+// (barriers that reset once read), giving each that changed version ver,
+// and says whether any did.
+func (cs *channelState) consumeSeen(sc *applyScratch, ver Version) bool {
+	consumed := false
+	for _, id := range sc.consume {
+		if cs.chans[id].consume() {
+			cs.setVersion(id, ver)
+			consumed = true
+			sc.touched = append(sc.touched, id)
+		}
+	}
+	return consumed
+}
+
+// clearUnwritten clears, in channel order, the ephemeral and topic
+// channels this step did not update (out), giving each that changed
+// version next.
+func (cs *channelState) clearUnwritten(sc *applyScratch, out []string, next Version) {
+	for _, id := range cs.live {
+		if sc.slot[id] == 0 || !slices.Contains(out, cs.g.channelOrder[id]) {
+			sc.live = append(sc.live, id)
+		}
+	}
+	slices.Sort(sc.live)
+	for _, id := range sc.live {
+		if changed, _ := cs.chans[id].update(nil); changed {
+			cs.setVersion(id, next)
+			sc.touched = append(sc.touched, id)
+		}
+	}
+}
+
+// finishDeferred finishes the deferred nodes' channels when this is
+// tentatively the last superstep, which may make their nodes runnable
+// (Python pregel/_algo.py:335-342, LangGraph.js pregel/algo.ts:423-436):
+// each that changed gets version next, and joins out when it has a value.
+func (cs *channelState) finishDeferred(sc *applyScratch, out []string, next Version) []string {
+	for _, c := range cs.g.finishable {
+		id := cs.g.chanIDs[c]
+		ch := cs.chans[id]
+		if ch.finish() {
+			cs.setVersion(id, next)
+			sc.touched = append(sc.touched, id)
+			if _, avail := ch.get(); avail {
+				out = append(out, c)
+				sc.updatedIDs = append(sc.updatedIDs, id)
+			}
+		}
+	}
+	return out
 }
 
 // sortUpdated sorts the updated channels' names, and their ids beside
