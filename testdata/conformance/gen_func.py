@@ -22,8 +22,18 @@ call matches the hit again and doubles its writes and its cached update,
 an upstream quirk of promise timing (with two cached tasks in a group it
 even throws "BUG: multiple returns found", runner.ts:554-557), so a
 group holds one cached task at most: the others are called after it.
+A plain resume value answers one interrupt in superstep (and in
+LangGraph's rule, algo.ts consumeNullResume), but in LangGraph.js it can
+answer two: a call's scratchpad keeps the pending-writes array of when it
+was planned, and a caller that awaited calls plans its next ones before
+those calls' writes are put (event-loop order again), and putWrites
+replaces the array (loop.ts putWrites), so the next call's
+consumeNullResume splices a stale copy and a later call takes the same
+value. So an entrypoint with two askers or more is answered by_node
+(under its own name, which its tasks' interrupts are pending under), never
+by a plain value.
 python3 gen_func.py FIRST LAST OUTDIR, then python3 prune_ops.py
-SUPERSTEP_BINARY OUTDIR/*.json, then as gen_mixed.py"""
+--drop-by-node SUPERSTEP_BINARY OUTDIR/*.json, then as gen_mixed.py"""
 import json, random, sys
 
 
@@ -107,7 +117,13 @@ def gen(seed):
         k = r.random()
         if k < 0.3 and askers:
             answers += 1
-            ops.append(run({"op": "resume", "value": f"r{answers}"}))
+            if len(askers) == 1:
+                ops.append(run({"op": "resume", "value": f"r{answers}"}))
+            else:
+                # a task's interrupt is pending under the entrypoint's
+                # name; when none is (a failed run), prune_ops
+                # --drop-by-node drops the op instead of making it plain
+                ops.append(run({"op": "resume", "by_node": {"main": f"r{answers}"}}))
         elif k < 0.45:
             ops.append(run({"op": "invoke", "input": None}))
         elif k < 0.6:

@@ -4,12 +4,18 @@ refuses (a step with no checkpoint, no fork to continue, by_node with a
 node that has not exactly one pending interrupt, a subgraph with no pending
 task) is recorded by `superstep trace` as the error kind Error:Error; the
 oracle stops there instead. Each such op is dropped (a by_node resume
-becomes a plain one) and the file is traced again, until none is left.
-python3 prune_ops.py SUPERSTEP_BINARY FILE...  (gen_ops.py's files)"""
+becomes a plain one, unless --drop-by-node: gen_func.py's files, where a
+plain value could answer two interrupts) and the file is traced again,
+until none is left.
+python3 prune_ops.py [--drop-by-node] SUPERSTEP_BINARY FILE...  (gen_ops.py's files)"""
 import json, subprocess, sys
 
-binary = sys.argv[1]
-for path in sys.argv[2:]:
+args = sys.argv[1:]
+drop_by_node = args[:1] == ["--drop-by-node"]
+if drop_by_node:
+    args = args[1:]
+binary = args[0]
+for path in args[1:]:
     for _ in range(8):
         sc = json.load(open(path))
         out = subprocess.run([binary, "trace", path], capture_output=True, text=True, timeout=300)
@@ -29,7 +35,7 @@ for path in sys.argv[2:]:
         if refused is None:
             break
         op = sc["ops"][refused]
-        if op.get("by_node"):
+        if op.get("by_node") and not drop_by_node:
             op["value"] = list(op.pop("by_node").values())[0]
         else:
             del sc["ops"][refused]
