@@ -9,6 +9,9 @@ values, continued after failures (input null), replayed (at), updated
 a second thread. Timing is explicit: the tasks of one group work
 different times (40 ms apart) and each task is called once per run (a
 repeated cached call is not scripted, see docs/scenario-format.md).
+The last call may catch its task's failure (`catch`): the entrypoint then
+works on (sleep_ms) and raises nothing itself, so the superstep's abort
+finds it running.
 An entrypoint with more than one call item streams values only: in
 LangGraph.js the call that unblocks its caller has its result streamed
 (tasks, updates) after the caller's next calls started, an order of
@@ -84,7 +87,16 @@ def gen(seed):
         i += g
     ep = {"name": "main", "calls": calls,
           "return": "{'out': results, 'prev': previous, 'n': state.n}"}
-    k = r.random()
+    last = calls[-1]
+    caught = isinstance(last, dict) and "fail" in tasks[last["task"]] and r.random() < 0.4
+    if caught:
+        # the last call's failure is caught, and the entrypoint is still
+        # working when it comes: the abort that fails the superstep finds
+        # it running (a call made after the abort, or an interrupt raised
+        # at once, would meet it in an order of promise reactions)
+        last["catch"] = "'caught:' + str(len(results))"
+        ep["sleep_ms"] = 50
+    k = 1 if caught else r.random()
     if k < 0.2:
         ep["interrupt"] = "'main?'"
         ep["return"] = "{'out': results, 'ans': resume, 'n': state.n}"
