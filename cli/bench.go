@@ -80,9 +80,30 @@ type benchResult struct {
 	OK    bool   `json:"ok"`
 }
 
+// benchFlags are bench's flags.
+type benchFlags struct {
+	runs, warmup                              int
+	saver, durability, cpuProfile, memProfile string
+}
+
+// check refuses flags that cannot go together, before anything is loaded,
+// and returns the bbolt durability.
+func (fl *benchFlags) check(cmd *cobra.Command) (persist.Durability, error) {
+	if fl.runs < 1 || fl.warmup < 0 {
+		return 0, usagef("--runs must be at least 1 and --warmup at least 0")
+	}
+	dur, err := parseDurability(fl.durability)
+	if err != nil {
+		return 0, err
+	}
+	if fl.saver != "bbolt" && cmd.Flags().Changed("durability") {
+		return 0, usagef("--durability applies to --saver bbolt, not %s", fl.saver)
+	}
+	return dur, nil
+}
+
 func (a *App) benchCommand(g *globals) *cobra.Command {
-	var runs, warmup int
-	var saver, durability, cpuProfile, memProfile string
+	var fl benchFlags
 	cmd := &cobra.Command{
 		Use:   "bench FILE",
 		Short: "Time a scenario's first invoke",
@@ -99,32 +120,20 @@ summary trace must equal it, and the file's perf counts must match the run
   superstep bench perf/loop_5000.json --cpuprofile cpu.out`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if runs < 1 || warmup < 0 {
-				return usagef("--runs must be at least 1 and --warmup at least 0")
-			}
-			dur, err := parseDurability(durability)
+			dur, err := fl.check(cmd)
 			if err != nil {
 				return err
-			}
-			if saver != "bbolt" && cmd.Flags().Changed("durability") {
-				return usagef("--durability applies to --saver bbolt, not %s", saver)
 			}
 			ctx, file := cmd.Context(), args[0]
 			f, err := loadScenario(file)
 			if err != nil {
 				return err
 			}
-			b := &bench{file: file, res: benchResult{Name: f.Name, Runs: runs, OK: true, Saver: saver}}
-			for i := range f.Ops {
-				if f.Ops[i].Kind == scenario.OpInvoke {
-					b.op = &f.Ops[i]
-					break
-				}
+			b, err := newBench(file, f, fl.runs, fl.saver)
+			if err != nil {
+				return err
 			}
-			if b.op == nil {
-				return usagef("scenario %s has no invoke op to time", file)
-			}
-			cleanup, err := b.useSaver(ctx, saver, dur)
+			cleanup, err := b.useSaver(ctx, fl.saver, dur)
 			if err != nil {
 				return err
 			}
@@ -138,41 +147,12 @@ summary trace must equal it, and the file's perf counts must match the run
 			if b.graph, _, err = scenario.Build(f, b.opts...); err != nil {
 				return usagef("scenario %s: %v", file, err)
 			}
-			if _, serr := os.Stat(summaryPath(file)); serr == nil {
-				// A traced run, before the timed ones: say where the time goes.
-				fmt.Fprintf(a.Stderr, "%s: bench: checking the result against %s first (one traced run, not timed)\n", a.Name, summaryPath(file))
-			}
-			if b.res.OK, err = checkSummary(ctx, f, file); err != nil {
+			if err := a.checkBench(ctx, b, f); err != nil {
 				return err
 			}
-			if err := b.count(ctx); err != nil {
+			if err := b.timeRuns(ctx, &fl); err != nil {
 				return err
 			}
-			if p := f.Perf; p != nil && (p.Supersteps != b.res.Supersteps || p.Tasks != b.res.Tasks) {
-				b.res.OK = false
-				fmt.Fprintf(a.Stderr, "%s: %s declares %d supersteps and %d tasks; the run made %d and %d\n", a.Name, file, p.Supersteps, p.Tasks, b.res.Supersteps, b.res.Tasks)
-			}
-			for i := range warmup {
-				if err := b.run(ctx, fmt.Sprintf("bench-warmup-%d", i)); err != nil {
-					return failf("%s: warmup run %d: %v", file, i, err)
-				}
-			}
-			stopCPU, err := startCPUProfile(cpuProfile)
-			if err != nil {
-				return err
-			}
-			times := make([]time.Duration, runs)
-			for i := range runs {
-				if times[i], err = b.timed(ctx, fmt.Sprintf("bench-%d", i)); err != nil {
-					stopCPU()
-					return failf("%s: run %d: %v", file, i, err)
-				}
-			}
-			stopCPU()
-			if err := writeMemProfile(memProfile); err != nil {
-				return err
-			}
-			b.res.setTimes(times)
 			if err := a.printBench(g, b.res); err != nil {
 				return err
 			}
@@ -182,13 +162,74 @@ summary trace must equal it, and the file's perf counts must match the run
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&runs, "runs", 10, "timed runs")
-	cmd.Flags().IntVar(&warmup, "warmup", 1, "untimed runs before timing")
-	cmd.Flags().StringVar(&saver, "saver", "memory", "checkpoint store: none, memory or bbolt")
-	cmd.Flags().StringVar(&durability, "durability", "sync", "bbolt durability: sync, async or exit")
-	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
-	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile after the timed runs to this file")
+	cmd.Flags().IntVar(&fl.runs, "runs", 10, "timed runs")
+	cmd.Flags().IntVar(&fl.warmup, "warmup", 1, "untimed runs before timing")
+	cmd.Flags().StringVar(&fl.saver, "saver", "memory", "checkpoint store: none, memory or bbolt")
+	cmd.Flags().StringVar(&fl.durability, "durability", "sync", "bbolt durability: sync, async or exit")
+	cmd.Flags().StringVar(&fl.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	cmd.Flags().StringVar(&fl.memProfile, "memprofile", "", "write a heap profile after the timed runs to this file")
 	return cmd
+}
+
+// newBench is the bench of scenario f (read from file): its first invoke
+// op, runs times.
+func newBench(file string, f *scenario.File, runs int, saver string) (*bench, error) {
+	b := &bench{file: file, res: benchResult{Name: f.Name, Runs: runs, OK: true, Saver: saver}}
+	for i := range f.Ops {
+		if f.Ops[i].Kind == scenario.OpInvoke {
+			b.op = &f.Ops[i]
+			return b, nil
+		}
+	}
+	return nil, usagef("scenario %s has no invoke op to time", file)
+}
+
+// checkBench checks the scenario against its summary trace, when one sits
+// beside it, and counts the supersteps and tasks of a run against the
+// file's perf counts; a mismatch clears b.res.OK and is told on stderr.
+func (a *App) checkBench(ctx context.Context, b *bench, f *scenario.File) (err error) {
+	if _, serr := os.Stat(summaryPath(b.file)); serr == nil {
+		// A traced run, before the timed ones: say where the time goes.
+		fmt.Fprintf(a.Stderr, "%s: bench: checking the result against %s first (one traced run, not timed)\n", a.Name, summaryPath(b.file))
+	}
+	if b.res.OK, err = checkSummary(ctx, f, b.file); err != nil {
+		return err
+	}
+	if err := b.count(ctx); err != nil {
+		return err
+	}
+	if p := f.Perf; p != nil && (p.Supersteps != b.res.Supersteps || p.Tasks != b.res.Tasks) {
+		b.res.OK = false
+		fmt.Fprintf(a.Stderr, "%s: %s declares %d supersteps and %d tasks; the run made %d and %d\n", a.Name, b.file, p.Supersteps, p.Tasks, b.res.Supersteps, b.res.Tasks)
+	}
+	return nil
+}
+
+// timeRuns makes the warmup runs and then the timed ones, profiled as
+// fl asks, and fills b.res's times.
+func (b *bench) timeRuns(ctx context.Context, fl *benchFlags) error {
+	for i := range fl.warmup {
+		if err := b.run(ctx, fmt.Sprintf("bench-warmup-%d", i)); err != nil {
+			return failf("%s: warmup run %d: %v", b.file, i, err)
+		}
+	}
+	stopCPU, err := startCPUProfile(fl.cpuProfile)
+	if err != nil {
+		return err
+	}
+	times := make([]time.Duration, fl.runs)
+	for i := range fl.runs {
+		if times[i], err = b.timed(ctx, fmt.Sprintf("bench-%d", i)); err != nil {
+			stopCPU()
+			return failf("%s: run %d: %v", b.file, i, err)
+		}
+	}
+	stopCPU()
+	if err := writeMemProfile(fl.memProfile); err != nil {
+		return err
+	}
+	b.res.setTimes(times)
+	return nil
 }
 
 // bench times one scenario's first invoke op on a compiled graph.
