@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -92,68 +93,22 @@ func newTreePane(heads []engine.CheckpointHead, current string, sess any) treePa
 }
 
 // layout lays the checkpoints out in lanes: a row per checkpoint, and a
-// connector row where branches join.
+// connector row where branches join. A lane holds the id of the
+// checkpoint it waits for (the parent of the row drawn last in it), ""
+// when free.
 func (p *treePane) layout() {
 	var lanes []string
-	cell := func(j int, c string, fill string) string { return c + fill }
 	for i, s := range p.snaps {
-		id := s.ID
-		col, last := -1, -1
-		var joins []int
-		for j, want := range lanes {
-			if want == id {
-				if col < 0 {
-					col = j
-				} else {
-					joins = append(joins, j)
-					last = j
-				}
-			}
-		}
+		col, joins := lanesWaitingFor(lanes, s.ID)
 		if len(joins) > 0 {
-			var b strings.Builder
-			isJoin := map[int]bool{}
-			for _, j := range joins {
-				isJoin[j] = true
-			}
-			for j := range lanes {
-				inSpan := j > col && j < last
-				fill := " "
-				if j >= col && j < last {
-					fill = "─"
-				}
-				switch {
-				case j == col:
-					b.WriteString(cell(j, "├", fill))
-				case isJoin[j] && j == last:
-					b.WriteString(cell(j, "┘", fill))
-				case isJoin[j]:
-					b.WriteString(cell(j, "┴", fill))
-				case inSpan && lanes[j] != "":
-					b.WriteString(cell(j, "┼", fill))
-				case inSpan:
-					b.WriteString(cell(j, "─", fill))
-				case lanes[j] != "":
-					b.WriteString(cell(j, "│", fill))
-				default:
-					b.WriteString(cell(j, " ", fill))
-				}
-			}
-			p.rows = append(p.rows, treeRow{graph: strings.TrimRight(b.String(), " "), snap: -1})
+			p.rows = append(p.rows, treeRow{graph: joinRow(lanes, col, joins), snap: -1})
 			for _, j := range joins {
 				lanes[j] = ""
 			}
-			for len(lanes) > 0 && lanes[len(lanes)-1] == "" {
-				lanes = lanes[:len(lanes)-1]
-			}
+			lanes = trimLanes(lanes)
 		}
 		if col < 0 {
-			for j, want := range lanes {
-				if want == "" {
-					col = j
-					break
-				}
-			}
+			col = slices.Index(lanes, "")
 			if col < 0 {
 				col = len(lanes)
 				lanes = append(lanes, "")
@@ -162,10 +117,68 @@ func (p *treePane) layout() {
 		p.points = append(p.points, len(p.rows))
 		p.rows = append(p.rows, treeRow{graph: laneGraph(len(lanes), col, lanes), snap: i})
 		lanes[col] = s.ParentID
-		for len(lanes) > 0 && lanes[len(lanes)-1] == "" {
-			lanes = lanes[:len(lanes)-1]
+		lanes = trimLanes(lanes)
+	}
+}
+
+// lanesWaitingFor finds the lanes that wait for checkpoint id: the first
+// is where it is drawn (col, -1 when none waits), the others (joins) end
+// there, its forks' branches joining their parent.
+func lanesWaitingFor(lanes []string, id string) (col int, joins []int) {
+	col = -1
+	for j, want := range lanes {
+		switch {
+		case want != id:
+		case col < 0:
+			col = j
+		default:
+			joins = append(joins, j)
 		}
 	}
+	return col, joins
+}
+
+// joinRow draws the connector row where the lanes joins (ascending, right
+// of col) end in lane col: "├" there, "┴" and "┘" where they end, and the
+// lanes between crossed.
+func joinRow(lanes []string, col int, joins []int) string {
+	last := joins[len(joins)-1]
+	var b strings.Builder
+	for j := range lanes {
+		inSpan := j > col && j < last
+		var c string
+		switch {
+		case j == col:
+			c = "├"
+		case j == last:
+			c = "┘"
+		case slices.Contains(joins, j):
+			c = "┴"
+		case inSpan && lanes[j] != "":
+			c = "┼"
+		case inSpan:
+			c = "─"
+		case lanes[j] != "":
+			c = "│"
+		default:
+			c = " "
+		}
+		b.WriteString(c)
+		if j >= col && j < last {
+			b.WriteString("─")
+		} else {
+			b.WriteString(" ")
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// trimLanes drops the free lanes at the right.
+func trimLanes(lanes []string) []string {
+	for len(lanes) > 0 && lanes[len(lanes)-1] == "" {
+		lanes = lanes[:len(lanes)-1]
+	}
+	return lanes
 }
 
 // oneLane is the graph of every row of a thread without forks, shared.

@@ -1,0 +1,51 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// TestTreeLayoutJoins draws a thread whose checkpoint c1 has three forks
+// and c3 two, a branch crossing a lane on its way back: each
+// branch gets a lane while its newer checkpoints are drawn, and a
+// connector row joins the lanes where their parent is reached.
+func TestTreeLayoutJoins(t *testing.T) {
+	heads := []engine.CheckpointHead{ // newest first
+		{ID: "a", ParentID: "c1"},
+		{ID: "b", ParentID: "c3"},
+		{ID: "c", ParentID: "c1"},
+		{ID: "d", ParentID: "c3"},
+		{ID: "e", ParentID: "c1"},
+		{ID: "c3", ParentID: "c2"},
+		{ID: "c2", ParentID: "c1"},
+		{ID: "c1"},
+	}
+	p := &treePane{snaps: heads}
+	p.layout()
+	var got []string
+	for _, r := range p.rows {
+		got = append(got, strings.TrimRight(r.graph, " "))
+	}
+	want := []string{
+		"●",
+		"│ ●",
+		"│ │ ●",
+		"│ │ │ ●",
+		"│ │ │ │ ●",
+		"│ ├─┼─┘ │",
+		"│ ● │   │",
+		"│ ● │   │",
+		"├─┴─┴───┘",
+		"●",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for i, row := range p.points {
+		if p.rows[row].snap != i {
+			t.Errorf("points[%d] = row %d, which draws snapshot %d", i, row, p.rows[row].snap)
+		}
+	}
+}
