@@ -343,37 +343,14 @@ func (p *treePane) follow(h int) {
 	p.nav.off = rows.off
 }
 
+// describe is checkpoint i's row: its id, step and source, what made it,
+// what runs next, and what its tasks left (interrupts, failures).
 func (p treePane) describe(i int) string {
 	h := p.snaps[i]
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s step %-2d %-6s", shortID(h.ID), h.Step, termtext.Name(h.Source))
 	s := p.plan(i)
-	switch h.Source {
-	case engine.SourceLoop:
-		if j, ok := p.byID[h.ParentID]; ok {
-			var names []engine.TaskView
-			if parent := p.plan(j); parent != nil {
-				for _, t := range parent.Tasks {
-					names = append(names, engine.TaskView{Name: t.Name})
-				}
-			}
-			if len(names) > 0 {
-				b.WriteString(" by " + taskNames(names))
-			}
-		}
-	case engine.SourceFork, engine.SourceUpdate:
-		if h.ParentID != "" {
-			b.WriteString(" of " + shortID(h.ParentID))
-		}
-		if s == nil {
-			break
-		}
-		if ed, ok := s.Metadata.Extra[engine.MetaEditedWrites]; ok {
-			// Never indistinguishable from a real run: say whose writes
-			// were edited, and by whom.
-			fmt.Fprintf(&b, " "+glyphEdited+" writes of %s edited by %s", termtext.Name(fmt.Sprint(ed)), termtext.Name(fmt.Sprint(s.Metadata.Extra[engine.MetaEditedBy])))
-		}
-	}
+	b.WriteString(p.madeBy(h, s))
 	switch {
 	case s == nil && p.plans != nil && p.plans.err != nil:
 		b.WriteString(" " + glyphAttention + " tasks unreadable: " + termtext.Name(p.plans.err.Error()))
@@ -388,34 +365,82 @@ func (p treePane) describe(i int) string {
 		b.WriteString(" ■ end")
 	}
 	if s != nil {
-		if ints := s.Interrupts(); len(ints) > 0 {
-			fmt.Fprintf(&b, " "+glyphAttention+" %d interrupt", len(ints))
-		} else if answered(s) {
-			b.WriteString(" " + glyphOK + " answered")
-		}
-		// Where a failed thread failed, as an interrupt is shown where it
-		// asks: the recording's failure is what a bad case is pulled for.
-		// A task stopped by its sibling's failure (or the caller) saved
-		// its cancellation: it is named as cancelled, not as a failure.
-		var failed, cancelled []engine.TaskView
-		for _, t := range s.Tasks {
-			switch {
-			case t.Error == "":
-			case engine.IsCancellation(t.Err):
-				cancelled = append(cancelled, engine.TaskView{Name: t.Name})
-			default:
-				failed = append(failed, engine.TaskView{Name: t.Name})
-			}
-		}
-		if len(failed) > 0 {
-			b.WriteString(" " + glyphFailed + " " + taskNames(failed) + " failed")
-		}
-		if len(cancelled) > 0 {
-			b.WriteString(", " + taskNames(cancelled) + " cancelled")
-		}
+		b.WriteString(outcome(s))
 	}
 	if w := p.whole; w != nil && w.idx == i && w.err != nil {
 		b.WriteString(" " + glyphAttention + " values unreadable: " + termtext.Name(w.err.Error()))
+	}
+	return b.String()
+}
+
+// madeBy says what made checkpoint h (whose plan is s, nil if not read):
+// the tasks of its parent's superstep, or the checkpoint a fork or an
+// update started from and, for edited writes, whose and by whom.
+func (p treePane) madeBy(h engine.CheckpointHead, s *engine.StateSnapshot) string {
+	switch h.Source {
+	case engine.SourceLoop:
+		j, ok := p.byID[h.ParentID]
+		if !ok {
+			return ""
+		}
+		var names []engine.TaskView
+		if parent := p.plan(j); parent != nil {
+			for _, t := range parent.Tasks {
+				names = append(names, engine.TaskView{Name: t.Name})
+			}
+		}
+		if len(names) == 0 {
+			return ""
+		}
+		return " by " + taskNames(names)
+	case engine.SourceFork, engine.SourceUpdate:
+		var out string
+		if h.ParentID != "" {
+			out = " of " + shortID(h.ParentID)
+		}
+		if s == nil {
+			return out
+		}
+		if ed, ok := s.Metadata.Extra[engine.MetaEditedWrites]; ok {
+			// Never indistinguishable from a real run: say whose writes
+			// were edited, and by whom.
+			out += fmt.Sprintf(" "+glyphEdited+" writes of %s edited by %s", termtext.Name(fmt.Sprint(ed)), termtext.Name(fmt.Sprint(s.Metadata.Extra[engine.MetaEditedBy])))
+		}
+		return out
+	}
+	return ""
+}
+
+// outcome says what the tasks of s's superstep left: the interrupts that
+// wait (or that they were answered), and where a failed thread failed, as
+// an interrupt is shown where it asks: the failure is what a bad case is
+// pulled for. A task stopped by its sibling's failure, or by the caller,
+// saved its cancellation: it is named as cancelled, not as a failure.
+func outcome(s *engine.StateSnapshot) string {
+	var b strings.Builder
+	if ints := s.Interrupts(); len(ints) > 0 {
+		fmt.Fprintf(&b, " "+glyphAttention+" %d interrupt", len(ints))
+	} else if answered(s) {
+		b.WriteString(" " + glyphOK + " answered")
+	}
+	var failed, cancelled []engine.TaskView
+	for _, t := range s.Tasks {
+		switch {
+		case t.Error == "":
+		case engine.IsCancellation(t.Err):
+			cancelled = append(cancelled, engine.TaskView{Name: t.Name})
+		default:
+			failed = append(failed, engine.TaskView{Name: t.Name})
+		}
+	}
+	switch {
+	case len(failed) > 0 && len(cancelled) > 0:
+		b.WriteString(" " + glyphFailed + " " + taskNames(failed) + " failed, " + taskNames(cancelled) + " cancelled")
+	case len(failed) > 0:
+		b.WriteString(" " + glyphFailed + " " + taskNames(failed) + " failed")
+	case len(cancelled) > 0:
+		// The caller stopped the run: no task failed.
+		b.WriteString(" " + glyphFailed + " " + taskNames(cancelled) + " cancelled")
 	}
 	return b.String()
 }

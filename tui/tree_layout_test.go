@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -46,6 +48,26 @@ func TestTreeLayoutJoins(t *testing.T) {
 	for i, row := range p.points {
 		if p.rows[row].snap != i {
 			t.Errorf("points[%d] = row %d, which draws snapshot %d", i, row, p.rows[row].snap)
+		}
+	}
+}
+
+// TestTreeOutcome: a checkpoint row names the failed tasks, and the ones
+// cancelled beside them; a run its caller stopped names its cancelled
+// tasks alone, with no stray separator.
+func TestTreeOutcome(t *testing.T) {
+	boom := errors.New("boom")
+	for _, c := range []struct {
+		tasks []engine.SnapshotTask
+		want  string
+	}{
+		{[]engine.SnapshotTask{{Name: "a", Error: "boom", Err: boom}, {Name: "b", Error: "cancelled", Err: context.Canceled}}, " " + glyphFailed + " a failed, b cancelled"},
+		{[]engine.SnapshotTask{{Name: "a", Error: "boom", Err: boom}}, " " + glyphFailed + " a failed"},
+		{[]engine.SnapshotTask{{Name: "b", Error: "cancelled", Err: context.Canceled}}, " " + glyphFailed + " b cancelled"},
+		{[]engine.SnapshotTask{{Name: "b"}}, ""},
+	} {
+		if got := outcome(&engine.StateSnapshot{Tasks: c.tasks}); got != c.want {
+			t.Errorf("outcome(%v) = %q, want %q", c.tasks, got, c.want)
 		}
 	}
 }
