@@ -705,49 +705,10 @@ func checkSeen(in map[string]map[string]int64) (map[string]map[string]int64, err
 // importCommon validates what every export version's checkpoint has: ids,
 // format version, metadata, updated channels and saved writes.
 func importCommon(ns, id, parent string, v int, ts time.Time, emd exportMetadata, updated []string, writes []exportWrite) (importItem, error) {
-	if err := checkID("namespace", ns, maxNSLen, true); err != nil {
+	if err := checkImportIDs(ns, id, parent, v); err != nil {
 		return importItem{}, err
 	}
-	if err := checkID("checkpoint id", id, maxIDLen, false); err != nil {
-		return importItem{}, err
-	}
-	if err := checkID("parent id", parent, maxIDLen, true); err != nil {
-		return importItem{}, err
-	}
-	if parent == id {
-		return importItem{}, fmt.Errorf("checkpoint %q is its own parent", truncate(id, 40))
-	}
-	// A newer layout may mean things this build would store wrongly
-	// (LangGraph's "v", engine.CheckpointFormat).
-	if v > engine.CheckpointFormat {
-		return importItem{}, fmt.Errorf("checkpoint format version %d is newer than this superstep reads (%d): import it with a newer superstep", v, engine.CheckpointFormat)
-	}
-	if v < 0 {
-		return importItem{}, fmt.Errorf("checkpoint format version %d is not a version", v)
-	}
-	if len(emd.Source) > 64 {
-		return importItem{}, errors.New("metadata source longer than 64 bytes")
-	}
-	for k, p := range emd.Parents {
-		if err := checkID("metadata parent namespace", k, maxNSLen, true); err != nil {
-			return importItem{}, err
-		}
-		if err := checkID("metadata parent id", p, maxIDLen, true); err != nil {
-			return importItem{}, err
-		}
-	}
-	md := engine.Metadata{Source: emd.Source, Step: emd.Step, Parents: emd.Parents}
-	if emd.Extra != nil {
-		md.Extra = make(map[string]any, len(emd.Extra))
-		for k, raw := range emd.Extra {
-			val, err := engine.DecodeValue(raw)
-			if err != nil {
-				return importItem{}, fmt.Errorf("metadata %q: %v", truncate(k, 40), err)
-			}
-			md.Extra[k] = val
-		}
-	}
-	mdr, err := encodeMetadata(md)
+	mdr, err := importMetadata(emd)
 	if err != nil {
 		return importItem{}, err
 	}
@@ -757,37 +718,101 @@ func importCommon(ns, id, parent string, v int, ts time.Time, emd exportMetadata
 		}
 	}
 	it := importItem{ns: ns, id: id, parent: parent, v: v, ts: ts, md: mdr, updated: updated}
+	if it.writes, err = importWrites(writes); err != nil {
+		return importItem{}, err
+	}
+	return it, nil
+}
+
+// checkImportIDs checks a checkpoint's namespace, id and parent, and that
+// this build reads its format version.
+func checkImportIDs(ns, id, parent string, v int) error {
+	if err := checkID("namespace", ns, maxNSLen, true); err != nil {
+		return err
+	}
+	if err := checkID("checkpoint id", id, maxIDLen, false); err != nil {
+		return err
+	}
+	if err := checkID("parent id", parent, maxIDLen, true); err != nil {
+		return err
+	}
+	if parent == id {
+		return fmt.Errorf("checkpoint %q is its own parent", truncate(id, 40))
+	}
+	// A newer layout may mean things this build would store wrongly
+	// (LangGraph's "v", engine.CheckpointFormat).
+	if v > engine.CheckpointFormat {
+		return fmt.Errorf("checkpoint format version %d is newer than this superstep reads (%d): import it with a newer superstep", v, engine.CheckpointFormat)
+	}
+	if v < 0 {
+		return fmt.Errorf("checkpoint format version %d is not a version", v)
+	}
+	return nil
+}
+
+// importMetadata checks an exported checkpoint's metadata and encodes it
+// as the store keeps it.
+func importMetadata(emd exportMetadata) (mdRecord, error) {
+	if len(emd.Source) > 64 {
+		return mdRecord{}, errors.New("metadata source longer than 64 bytes")
+	}
+	for k, p := range emd.Parents {
+		if err := checkID("metadata parent namespace", k, maxNSLen, true); err != nil {
+			return mdRecord{}, err
+		}
+		if err := checkID("metadata parent id", p, maxIDLen, true); err != nil {
+			return mdRecord{}, err
+		}
+	}
+	md := engine.Metadata{Source: emd.Source, Step: emd.Step, Parents: emd.Parents}
+	if emd.Extra != nil {
+		md.Extra = make(map[string]any, len(emd.Extra))
+		for k, raw := range emd.Extra {
+			val, err := engine.DecodeValue(raw)
+			if err != nil {
+				return mdRecord{}, fmt.Errorf("metadata %q: %v", truncate(k, 40), err)
+			}
+			md.Extra[k] = val
+		}
+	}
+	return encodeMetadata(md)
+}
+
+// importWrites checks a checkpoint's saved writes (ids, each channel's
+// slot, no slot of a task twice) and encodes them as the store keeps them.
+func importWrites(writes []exportWrite) ([]importWrite, error) {
 	type slotKey struct {
 		task string
 		slot int64
 	}
 	seen := make(map[slotKey]bool, len(writes))
+	var out []importWrite
 	for _, w := range writes {
 		if err := checkID("task id", w.Task, maxIDLen, true); err != nil {
-			return importItem{}, err
+			return nil, err
 		}
 		if err := checkID("write channel", w.Channel, maxIDLen, false); err != nil {
-			return importItem{}, err
+			return nil, err
 		}
 		if want := int64(engine.WriteSlot(w.Channel, 0)); want < 0 && w.Slot != want {
-			return importItem{}, fmt.Errorf("write to %q has slot %d, want %d", w.Channel, w.Slot, want)
+			return nil, fmt.Errorf("write to %q has slot %d, want %d", w.Channel, w.Slot, want)
 		} else if want >= 0 && (w.Slot < 0 || w.Slot > 1<<31) {
-			return importItem{}, fmt.Errorf("write to %q has slot %d", truncate(w.Channel, 40), w.Slot)
+			return nil, fmt.Errorf("write to %q has slot %d", truncate(w.Channel, 40), w.Slot)
 		}
 		k := slotKey{w.Task, w.Slot}
 		if seen[k] {
-			return importItem{}, fmt.Errorf("two writes of task %q in slot %d", truncate(w.Task, 40), w.Slot)
+			return nil, fmt.Errorf("two writes of task %q in slot %d", truncate(w.Task, 40), w.Slot)
 		}
 		seen[k] = true
 		val, err := engine.DecodeValue(w.Value)
 		if err != nil {
-			return importItem{}, fmt.Errorf("write to %q: %v", truncate(w.Channel, 40), err)
+			return nil, fmt.Errorf("write to %q: %v", truncate(w.Channel, 40), err)
 		}
 		enc, err := engine.EncodeValue(val)
 		if err != nil {
-			return importItem{}, err
+			return nil, err
 		}
-		it.writes = append(it.writes, importWrite{task: w.Task, slot: w.Slot, rec: encodeWrite(w.Channel, enc)})
+		out = append(out, importWrite{task: w.Task, slot: w.Slot, rec: encodeWrite(w.Channel, enc)})
 	}
-	return it, nil
+	return out, nil
 }
