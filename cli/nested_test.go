@@ -54,7 +54,7 @@ func TestExec_SubgraphFailure(t *testing.T) {
 	flow := own("replay_sub_failure.json")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "f1").want(t, 1, `node "i2" failed`)
 	r := superstep(t, "", "exec", "f1", "sub", "--db", db, "--graph", flow)
-	r.want(t, 1, `recorded: failed: node "i2" failed at step 2: sub/i2: boom`, "node sub fails with the current code as it did in the recording")
+	r.want(t, 1, `recorded: failed: node "sub" failed at step 2: node "i2" failed at step 2: sub/i2: boom`, "node sub fails with the current code as it did in the recording")
 	if strings.Contains(r.stderr, "again:") {
 		t.Fatalf("exec stopped at the subgraph's failure:\n%s", r.stderr)
 	}

@@ -883,8 +883,12 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		if cancelled && IsCancellation(err) {
 			err = context.Cause(ctx)
 		}
+		// The writers' and a panic's failures are this task's NodeError
+		// already; any other is wrapped in one, also a subgraph's or a
+		// call's NodeError, which names a task inside this one and keeps
+		// its own node, step and attempts.
 		var ne *NodeError
-		if !errors.As(err, &ne) {
+		if !errors.As(err, &ne) || ne.TaskID != t.id() {
 			ne = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Err: err}
 		}
 		ne.Attempts = res.Attempts

@@ -173,12 +173,11 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// SameFailure reports whether a replayed run that failed in node (the node
-// its engine.NodeError names) failed as the recording did. The node an
-// error names may be one of a subgraph's (a subgraph's failure reaches the
-// parent as its own NodeError), so the replay's failed tasks of the
-// superstep (tasks) count too, and a failed Task call matches a recorded
-// call's failure.
+// SameFailure reports whether a replayed run that failed in node (the task
+// its engine.NodeError names; a subgraph's or a call's failure is wrapped
+// in its caller's) failed as the recording did. The replay's other failed
+// tasks of the superstep (tasks) count too, several failing at once, and a
+// failed Task call matches a recorded call's failure.
 func (s *Step) SameFailure(node string, tasks []engine.TaskView) bool {
 	failed := map[string]bool{node: true}
 	callFailed := false
