@@ -207,6 +207,10 @@ func FirstFailure(err error) error {
 }
 
 // NodeError is returned when a node fails (after its retries) or panics.
+// A subgraph node whose subgraph failed, and a caller whose Task call
+// failed, fail with a NodeError of their own that wraps the inner one: Node
+// and Step say where in the graph the caller ran, errors.As on Err finds
+// the task inside that failed.
 type NodeError struct {
 	Node     string // the node that failed
 	Step     int    // the superstep it ran in
