@@ -10,7 +10,9 @@ multiples of 5 ms, and a node sleeps 100i + 37 ms after its call (117 more
 when it catches, so that the abort of its superstep finds it working), so
 it ends at a time that is not one.
 python3 gen_calls.py FIRST LAST OUTDIR; same use as gen_mixed.py"""
-import json, random, sys
+import random
+
+from genlib import write_scenarios
 
 
 def gen(seed):
@@ -59,6 +61,4 @@ def gen(seed):
     return sc
 
 
-out = sys.argv[3]
-for s in range(int(sys.argv[1]), int(sys.argv[2])):
-    json.dump(gen(s), open(f"{out}/fzc_{s}.json", "w"), indent=1)
+write_scenarios(gen, "fzc")

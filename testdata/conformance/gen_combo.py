@@ -9,9 +9,9 @@ retries, deferred nodes beside Sends and interrupts, and every reducer
 (add, sum, concat, merge, sorted, add_messages, LastValue, Overwrite).
 Timing is explicit: tasks of one superstep work different times.
 python3 gen_combo.py FIRST LAST OUTDIR; same use as gen_mixed.py"""
-import json, random, sys
+import random
 
-from genlib import connect_unreached
+from genlib import connect_unreached, write_scenarios
 
 STATE = {"log": "add", "n": "sum", "s": "concat", "m": "merge", "srt": "sorted",
          "msgs": "add_messages", "v": None}
@@ -217,6 +217,4 @@ def gen(seed):
     return sc
 
 
-out = sys.argv[3]
-for s in range(int(sys.argv[1]), int(sys.argv[2])):
-    json.dump(gen(s), open(f"{out}/fz4_{s}.json", "w"), indent=1)
+write_scenarios(gen, "fz4")

@@ -13,9 +13,9 @@ and the Send tasks of one node carry no interrupt, failure, timeout or
 cache. One subgraph (node or invoking node) at most.
 python3 gen_ext.py FIRST LAST OUTDIR, then python3 prune_ops.py
 SUPERSTEP_BINARY OUTDIR/*.json, then as gen_mixed.py"""
-import json, random, sys
+import random
 
-from genlib import connect_unreached
+from genlib import connect_unreached, write_scenarios
 
 STATE = {"log": "add", "n": "sum", "v": None, "m": "merge"}
 
@@ -266,6 +266,4 @@ def branches_with_ends(branches):
     return out
 
 
-out = sys.argv[3]
-for s in range(int(sys.argv[1]), int(sys.argv[2])):
-    json.dump(gen(s), open(f"{out}/fz8_{s}.json", "w"), indent=1)
+write_scenarios(gen, "fz8")

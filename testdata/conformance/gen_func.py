@@ -37,7 +37,9 @@ value. So an entrypoint with two askers or more is answered by_node
 by a plain value.
 python3 gen_func.py FIRST LAST OUTDIR, then python3 prune_ops.py
 --drop-by-node SUPERSTEP_BINARY OUTDIR/*.json, then as gen_mixed.py"""
-import json, random, sys
+import random
+
+from genlib import write_scenarios
 
 
 def gen(seed):
@@ -158,6 +160,4 @@ def gen(seed):
     return sc
 
 
-out = sys.argv[3]
-for s in range(int(sys.argv[1]), int(sys.argv[2])):
-    json.dump(gen(s), open(f"{out}/fz9_{s}.json", "w"), indent=1)
+write_scenarios(gen, "fz9")

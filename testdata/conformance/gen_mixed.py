@@ -2,9 +2,9 @@
 """Random scenarios mixing reducers (add, sum, add_messages, Overwrite),
 deferred nodes, joins, routes, Sends, one interrupt, failures with retries,
 max_concurrency and update_state/forks. python3 gen_mixed.py FIRST LAST OUTDIR; run each through the oracle and `superstep trace`, then compare.py --strict"""
-import json, random, sys
+import random
 
-from genlib import connect_unreached
+from genlib import connect_unreached, write_scenarios
 
 def gen(seed):
     r = random.Random(seed)
@@ -87,6 +87,4 @@ def gen(seed):
     ops.append({"op": "history"})
     return sc
 
-out = sys.argv[3]
-for s in range(int(sys.argv[1]), int(sys.argv[2])):
-    json.dump(gen(s), open(f"{out}/fz2_{s}.json", "w"), indent=1)
+write_scenarios(gen, "fz2")

@@ -15,9 +15,9 @@ failure or stream. python3 gen_ops.py FIRST LAST OUTDIR, then
 python3 prune_ops.py SUPERSTEP_BINARY OUTDIR/*.json (the random op script
 may address steps or pending interrupts a run did not leave), then as
 gen_mixed.py"""
-import json, random, sys
+import random
 
-from genlib import connect_unreached
+from genlib import connect_unreached, write_scenarios
 
 STATE = {"log": "add", "n": "sum", "msgs": "add_messages", "v": None}
 
@@ -268,6 +268,4 @@ def gen(seed):
     return sc
 
 
-out = sys.argv[3]
-for s in range(int(sys.argv[1]), int(sys.argv[2])):
-    json.dump(gen(s), open(f"{out}/fz6_{s}.json", "w"), indent=1)
+write_scenarios(gen, "fz6")

@@ -2,9 +2,9 @@
 """Random scenarios with subgraphs: inner interrupts, failures, deferred
 inner nodes, Command.PARENT, Sends to subgraph nodes, reducers.
 python3 gen_subgraphs.py FIRST LAST OUTDIR; same use as gen_mixed.py"""
-import json, random, sys
+import random
 
-from genlib import connect_unreached
+from genlib import connect_unreached, write_scenarios
 
 def subgraph(r, tag, allow_interrupt, allow_parent, parent_nodes):
     k = r.randint(2, 4)
@@ -106,6 +106,4 @@ def gen(seed):
     ops.append({"op": "history"})
     return sc
 
-out = sys.argv[3]
-for s in range(int(sys.argv[1]), int(sys.argv[2])):
-    json.dump(gen(s), open(f"{out}/fz3_{s}.json", "w"), indent=1)
+write_scenarios(gen, "fz3")
