@@ -111,9 +111,17 @@ func (a *App) benchCommand(g *globals) *cobra.Command {
 times, each on a fresh thread, after --warmup untimed runs; print the median,
 fastest and slowest. --saver bbolt times the runs on a bbolt database in a
 temporary directory, removed afterwards, with --durability sync, async or
-exit; writes a run leaves buffered are committed after it, untimed. When NAME.summary.json sits next to FILE, the scenario's
-summary trace must equal it, and the file's perf counts must match the run
-(ok is false and the exit code 1 otherwise).`,
+exit; writes a run leaves buffered are committed after it, untimed. When
+NAME.summary.json sits next to FILE, the scenario's summary trace must equal
+it, and the file's perf counts must match the run (ok is false and the exit
+code 1 otherwise).
+
+The runs take the command's context, which Ctrl-C cancels, as a service's
+request context would be: a superstep of one task then runs it on a
+goroutine of its own, so that a cancelled run can leave a node that ignores
+its context. That costs about a microsecond a superstep, which Go code
+that runs a graph on context.Background does not pay (the engine's
+BenchmarkPerfWorkloadCancellable against BenchmarkPerfWorkload).`,
 		Example: `  superstep bench perf/chain_1000.json --runs 20
   superstep bench perf/fanout_1000.json --saver none --json
   superstep bench perf/chain_1000.json --saver bbolt --durability async
