@@ -89,6 +89,23 @@ func TestDebugger_NoArgumentsRunsResearch(t *testing.T) {
 	superstep(t, "", "tui", "linear", "--db", db, "--thread", "x").want(t, 0, "done")
 }
 
+// A scenario file gives the debugger a new thread id, not its path: the
+// path was taken as the thread id when it was absolute (the check compared
+// the graph's recorded name, a file's absolute path, with the argument).
+func TestDebugger_ScenarioPathIsNoThreadID(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "db")
+	abs, err := filepath.Abs(own("replay_sub_failure.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := superstep(t, "", "tui", abs, "--db", db)
+	r.want(t, 1, "thread t-")
+	if strings.Contains(r.stdout, "thread "+abs) {
+		t.Fatalf("the file's path became the thread id:\n%s", r.stdout)
+	}
+}
+
 func TestInspect_ShowDiffHistory(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "db")

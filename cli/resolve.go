@@ -40,6 +40,7 @@ type resolvedGraph struct {
 	// recordName finds the graph again: a built-in's name, or the
 	// scenario file's absolute path.
 	recordName string
+	builtin    bool // a built-in graph, not a scenario file
 }
 
 // resolveGraph is ResolveGraph; ctx names the program for the hint.
@@ -52,7 +53,7 @@ func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.Compile
 		if err != nil {
 			return nil, failf("graph %q does not compile: %v", nameOrPath, err)
 		}
-		return &resolvedGraph{g: g, example: maps.Clone(ex.Input), recordName: ex.Name}, nil
+		return &resolvedGraph{g: g, example: maps.Clone(ex.Input), recordName: ex.Name, builtin: true}, nil
 	}
 	if err := notAURL("graph", nameOrPath, "GRAPH is a built-in graph or a scenario file (a database URL goes in --db)"); err != nil {
 		return nil, err

@@ -323,11 +323,12 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	defer closeStore(st, &err)
 	gr, example, name := res.g, res.example, res.recordName
 	named := thread != ""
-	if thread == "" {
+	switch {
+	case named:
+	case res.builtin:
 		thread = arg
-		if name != arg { // a scenario path makes a poor thread id
-			thread = newThreadID()
-		}
+	default: // a scenario path, relative or not, makes a poor thread id
+		thread = newThreadID()
 	}
 	exists, err := a.checkThread(ctx, st, thread, gr, force)
 	if err != nil {
