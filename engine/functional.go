@@ -34,8 +34,9 @@ type Future[R any] struct {
 }
 
 // Result waits for the task and returns its result or its error. An
-// *InterruptError from a task that asked for input must be returned by the
-// calling node, as an Interrupt call's would.
+// *InterruptError from a task that asked for input, or a Command for the
+// parent graph, must be returned by the calling node, as an Interrupt
+// call's would (IsBubbleUp tells them from failures).
 func (f *Future[R]) Result() (R, error) {
 	<-f.done
 	return f.val, f.err

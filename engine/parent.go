@@ -66,6 +66,21 @@ func takeParentCommand(ns string, err error) (any, error) {
 	return nil, err
 }
 
+// IsBubbleUp reports whether err, a node's or a Task call's error, is no
+// failure but a signal the run handles above the node: an interrupt
+// (Interrupt's *InterruptError) or a Command for a parent graph
+// (*ParentCommandError), what LangGraph calls a GraphBubbleUp. It is never
+// retried, and a node that handles a Task call's error (Future.Result)
+// must return such a one as it is, or the run cannot ask or go to the
+// parent there.
+func IsBubbleUp(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ie *InterruptError
+	return errors.As(err, &ie) || isParentCommand(err)
+}
+
 // isParentCommand reports whether err carries a Command for a parent
 // graph. Every task's outcome is asked, so nil costs nothing (errors.As
 // would allocate its target).

@@ -688,7 +688,7 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 // retryAfter reports whether t runs again after attempt failed with err,
 // once the retry policy's delay passed.
 func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attempt int, err error) bool {
-	if scope.interrupt != nil || errors.As(err, new(*InterruptError)) || isParentCommand(err) || t.state.Load() == taskAbandoned {
+	if scope.interrupt != nil || IsBubbleUp(err) || t.state.Load() == taskAbandoned {
 		return false
 	}
 	if !t.node.call && l.lone.abort.Load() != nil {

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/superstep/superstep/engine"
@@ -376,7 +375,7 @@ func awaitAll(futures []*engine.Future[any], calls []TaskCall, env Env) ([]any, 
 	for i, fu := range futures {
 		go func() {
 			v, err := fu.Result()
-			if err != nil && calls[i].Catch != nil && !bubblesUp(err) {
+			if err != nil && calls[i].Catch != nil && !engine.IsBubbleUp(err) { // the oracle's catch passes these on
 				v, err = calls[i].Catch.Eval(env)
 				if err != nil {
 					err = fmt.Errorf("call %s: catch: %w", calls[i].Task, err)
@@ -394,15 +393,6 @@ func awaitAll(futures []*engine.Future[any], calls []TaskCall, env Env) ([]any, 
 		vals[r.i] = r.v
 	}
 	return vals, nil
-}
-
-// bubblesUp reports whether a call's error is no failure a caller
-// catches: an interrupt, or a Command for the parent graph (LangGraph's
-// GraphBubbleUp, which the oracle's catch passes on).
-func bubblesUp(err error) bool {
-	var ie *engine.InterruptError
-	var pc *engine.ParentCommandError
-	return errors.As(err, &ie) || errors.As(err, &pc)
 }
 
 // taskFunc is a scripted task: interrupts, fail, sleep, then its result.
