@@ -10,9 +10,11 @@ resumed, forked and replayed runs; add_messages removals carried by Sends;
 retries and failures beside interrupts, with history after the failure;
 `at` replays of steps that saved pending writes (interrupted, failed).
 Timing is explicit: nodes that can run in one superstep work different
-times (60 ms apart), and Send tasks of one node carry no interrupt,
-failure or stream. python3 gen_ops.py FIRST LAST OUTDIR, then
-python3 prune_ops.py SUPERSTEP_BINARY OUTDIR/*.json (the random op script
+times (60 ms apart), a failure comes 25 ms past a multiple of 60 ms, so
+that no attempt of a retried one ends when a sleep does (multiples of 30
+ms), and Send tasks of one node carry no interrupt, failure or stream.
+python3 gen_ops.py FIRST LAST OUTDIR, then python3 prune_ops.py
+SUPERSTEP_BINARY OUTDIR/*.json (the random op script
 may address steps or pending interrupts a run did not leave), then as
 gen_mixed.py"""
 import random
@@ -124,7 +126,7 @@ def gen(seed):
                 node["update"]["log"] = f"['{nm}:' + str(resume)]"
                 interrupters.append(nm)
             if i > 0 and r.random() < 0.25:
-                node["fail"] = {"times": r.choice([1, 1, 2]), "message": "x", "after_ms": 30 + 60 * i}
+                node["fail"] = {"times": r.choice([1, 1, 2]), "message": "x", "after_ms": 25 + 60 * i}
                 if any(is_sub) or r.random() < 0.6:
                     # a failure that ends the superstep beside a running
                     # subgraph leaves that subgraph running on in
