@@ -433,14 +433,15 @@ func outcome(s *engine.StateSnapshot) string {
 			failed = append(failed, engine.TaskView{Name: t.Name})
 		}
 	}
-	switch {
-	case len(failed) > 0 && len(cancelled) > 0:
-		b.WriteString(" " + glyphFailed + " " + taskNames(failed) + " failed, " + taskNames(cancelled) + " cancelled")
-	case len(failed) > 0:
-		b.WriteString(" " + glyphFailed + " " + taskNames(failed) + " failed")
-	case len(cancelled) > 0:
-		// The caller stopped the run: no task failed.
-		b.WriteString(" " + glyphFailed + " " + taskNames(cancelled) + " cancelled")
+	var parts []string
+	if len(failed) > 0 {
+		parts = append(parts, taskNames(failed)+" failed")
+	}
+	if len(cancelled) > 0 { // alone when the caller stopped the run
+		parts = append(parts, taskNames(cancelled)+" cancelled")
+	}
+	if len(parts) > 0 {
+		b.WriteString(" " + glyphFailed + " " + strings.Join(parts, ", "))
 	}
 	return b.String()
 }
