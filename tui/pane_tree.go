@@ -164,7 +164,7 @@ func joinRow(lanes []string, col int, joins []int) string {
 			c = " "
 		}
 		b.WriteString(c)
-		if j >= col && j < last {
+		if j == col || inSpan { // the join runs on to the right
 			b.WriteString("─")
 		} else {
 			b.WriteString(" ")
