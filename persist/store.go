@@ -168,23 +168,15 @@ func Open(path string, opts Options) (s *Store, err error) {
 	fail := func(err error) (*Store, error) {
 		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: err}
 	}
-	var wl *writerLock
-	if !opts.ReadOnly {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return fail(err)
-		}
-		if !opts.writerHeld {
-			var holder *Holder
-			if wl, holder, err = acquireWriterLock(path, opts.Timeout); err != nil {
-				return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: err, Holder: holder}
-			}
-			defer func() {
-				if s == nil {
-					wl.discard()
-				}
-			}()
-		}
+	wl, err := lockForWriting(path, opts)
+	if err != nil {
+		return nil, err
 	}
+	defer func() {
+		if s == nil {
+			wl.discard()
+		}
+	}()
 	fi, statErr := os.Stat(path)
 	if statErr == nil && fi.IsDir() {
 		return fail(ErrIsDirectory)
@@ -192,69 +184,17 @@ func Open(path string, opts Options) (s *Store, err error) {
 	if !opts.ReadOnly && errors.Is(statErr, fs.ErrNotExist) {
 		// This open creates the file. If setting it up fails (a full
 		// disk), no empty or half-written file may stay behind for the
-		// next command to call damaged. The writer lock, held until the
-		// deferred release above runs, keeps other writers out meanwhile.
+		// next command to call damaged. The writer lock, released after
+		// this (defers run last first), keeps other writers out meanwhile.
 		defer func() {
 			if s == nil {
 				_ = os.Remove(path)
 			}
 		}()
 	}
-	// bbolt trusts the header it validated; a damaged file past the header
-	// could still make it panic, and Open must fail instead.
-	defer faultSafe()()
-	defer func() {
-		if r := recover(); r != nil {
-			s, err = fail(corruptf("%v", r))
-		}
-	}()
-	if opts.ReadOnly {
-		// bbolt would try to initialise an empty file, which read-only
-		// cannot: say what the file is instead of the write error.
-		if fi, statErr := os.Stat(path); statErr == nil && fi.Size() == 0 {
-			return fail(fmt.Errorf("%w (the file is empty)", ErrNotDatabase))
-		}
-	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:  opts.Timeout,
-		ReadOnly: opts.ReadOnly,
-		NoSync:   opts.NoSync,
-		// The freelist is rebuilt at Open instead of being written by
-		// every commit: fewer pages per commit, a smaller file.
-		NoFreelistSync: true,
-		FreelistType:   bolt.FreelistMapType,
-		OpenFile:       openChecked(opts.ReadOnly, opts.Timeout),
-	})
-	var pathErr *fs.PathError
-	switch {
-	case errors.Is(err, berrors.ErrTimeout):
-		// The lock file names the writer; when this open holds the writer
-		// lock it names this process, which is not who holds the file.
-		var holder *Holder
-		if opts.ReadOnly {
-			holder, _ = ReadHolder(path)
-		}
-		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: ErrLocked, Holder: holder}
-	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrNotDatabase):
-		return fail(err)
-	case err != nil && !errors.As(err, &pathErr):
-		// bbolt refused the header (no marker, bad checksums, "file size
-		// too small"): say whether it is damage or not a database at all.
-		if verr := verifyFile(path, false); verr != nil && !errors.Is(verr, fs.ErrNotExist) {
-			return fail(verr)
-		}
-		return fail(fmt.Errorf("%w (%w)", ErrNotDatabase, err))
-	case err != nil:
-		return fail(err)
-	}
-	if opts.ReadOnly {
-		err = db.View(func(tx *bolt.Tx) error { return checkLayout(tx, true) })
-	} else {
-		err = db.Update(func(tx *bolt.Tx) error { return checkLayout(tx, false) })
-	}
+	db, err := openBolt(path, opts)
 	if err != nil {
-		db.Close()
-		return fail(err)
+		return nil, err
 	}
 	s = &Store{db: db, path: path, wl: wl, cache: newCache(), mode: opts.Durability, readOnly: opts.ReadOnly, now: opts.Now}
 	if s.now == nil {
@@ -266,6 +206,112 @@ func Open(path string, opts Options) (s *Store, err error) {
 		s.w.onCommit = s.cache.merge
 	}
 	return s, nil
+}
+
+// lockForWriting makes path's directory and takes the writer lock for a
+// writable open, unless the caller (OpenShared) holds it already: nil for
+// a read-only open. Its error is the *OpenError Open returns.
+func lockForWriting(path string, opts Options) (*writerLock, error) {
+	if opts.ReadOnly {
+		return nil, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: err}
+	}
+	if opts.writerHeld {
+		return nil, nil
+	}
+	wl, holder, err := acquireWriterLock(path, opts.Timeout)
+	if err != nil {
+		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: err, Holder: holder}
+	}
+	return wl, nil
+}
+
+// openBolt opens path with bbolt and checks superstep's layout in it,
+// creating the layout in a new writable file. Its error is the
+// *OpenError Open returns.
+//
+// bbolt trusts the header it validated; a damaged file past the header
+// could still make it panic, and Open must fail instead: the panic is
+// reported as damage, and the file closed.
+func openBolt(path string, opts Options) (db *bolt.DB, err error) {
+	defer faultSafe()()
+	defer func() {
+		if r := recover(); r != nil {
+			closeAfterPanic(db)
+			db, err = nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: corruptf("%v", r)}
+		}
+	}()
+	if opts.ReadOnly {
+		// bbolt would try to initialise an empty file, which read-only
+		// cannot: say what the file is instead of the write error.
+		if fi, statErr := os.Stat(path); statErr == nil && fi.Size() == 0 {
+			return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: fmt.Errorf("%w (the file is empty)", ErrNotDatabase)}
+		}
+	}
+	db, err = bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:  opts.Timeout,
+		ReadOnly: opts.ReadOnly,
+		NoSync:   opts.NoSync,
+		// The freelist is rebuilt at Open instead of being written by
+		// every commit: fewer pages per commit, a smaller file.
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+		OpenFile:       openChecked(opts.ReadOnly, opts.Timeout),
+	})
+	if err != nil {
+		return nil, boltOpenError(path, opts, err)
+	}
+	if opts.ReadOnly {
+		err = db.View(func(tx *bolt.Tx) error { return checkLayout(tx, true) })
+	} else {
+		err = db.Update(func(tx *bolt.Tx) error { return checkLayout(tx, false) })
+	}
+	if err != nil {
+		db.Close()
+		return nil, &OpenError{Path: path, Timeout: opts.Timeout, Err: err}
+	}
+	return db, nil
+}
+
+// closeAfterPanic closes a database a panic left open (nil: none was), and
+// keeps a second panic of its close from replacing the first's report.
+func closeAfterPanic(db *bolt.DB) {
+	if db == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	_ = db.Close()
+}
+
+// boltOpenError is the *OpenError for bbolt's refusal of path.
+func boltOpenError(path string, opts Options, err error) error {
+	fail := func(err error) error {
+		return &OpenError{Path: path, Timeout: opts.Timeout, Err: err}
+	}
+	var pathErr *fs.PathError
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		// The lock file names the writer; when this open holds the writer
+		// lock it names this process, which is not who holds the file.
+		var holder *Holder
+		if opts.ReadOnly {
+			holder, _ = ReadHolder(path)
+		}
+		return &OpenError{Path: path, Timeout: opts.Timeout, Err: ErrLocked, Holder: holder}
+	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrNotDatabase):
+		return fail(err)
+	case !errors.As(err, &pathErr):
+		// bbolt refused the header (no marker, bad checksums, "file size
+		// too small"): say whether it is damage or not a database at all.
+		if verr := verifyFile(path, false); verr != nil && !errors.Is(verr, fs.ErrNotExist) {
+			return fail(verr)
+		}
+		return fail(fmt.Errorf("%w (%w)", ErrNotDatabase, err))
+	default:
+		return fail(err)
+	}
 }
 
 // openChecked returns the function bbolt opens the file with. It takes
