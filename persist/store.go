@@ -832,24 +832,9 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 			return nil, err
 		}
 	}
-	var parent *cpState
-	if parentID != "" {
-		parent = cc.state(thread, ns, parentID)
-		var data []byte
-		if parent == nil {
-			if data, err = b.cps.Get(checkpointKey(parentID)); err != nil {
-				return nil, err
-			}
-		}
-		if parent == nil && data != nil {
-			prec, err := decodeRecord(data)
-			if err != nil {
-				return nil, err
-			}
-			if parent, err = loadState(b.cps, parentID, prec, nil); err != nil {
-				return nil, err
-			}
-		}
+	parent, err := b.parentState(parentID)
+	if err != nil {
+		return nil, err
 	}
 	res := &putResult{values: map[string]cachedValue{}}
 	var st *cpState
@@ -892,6 +877,27 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 	}
 	res.state = st
 	return res, nil
+}
+
+// parentState is the state of checkpoint parentID, which a Put's record
+// and values are stored as a delta from: the cache's, else decoded from
+// its stored record; nil when parentID is "" or not stored.
+func (b *nsBuckets) parentState(parentID string) (*cpState, error) {
+	if parentID == "" {
+		return nil, nil
+	}
+	if st := b.cache.state(b.thread, b.ns, parentID); st != nil {
+		return st, nil
+	}
+	data, err := b.cps.Get(checkpointKey(parentID))
+	if err != nil || data == nil {
+		return nil, err
+	}
+	rec, err := decodeRecord(data)
+	if err != nil {
+		return nil, err
+	}
+	return loadState(b.cps, parentID, rec, nil)
 }
 
 // putChanged stores the values of cp that changed since parent (nil: all
