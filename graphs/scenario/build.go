@@ -100,6 +100,9 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 	return g, c, nil
 }
 
+// buildGraph compiles def, the root graph of f or one of its subgraphs
+// (prefix: the path of the node that runs it, "" at the root), with its
+// subgraphs built first.
 func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet, opts []engine.CompileOption) (*engine.Graph, error) {
 	keys := make([]engine.KeySpec, 0, len(def.State))
 	schema := make([]string, 0, len(def.State))
@@ -117,36 +120,7 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet,
 		if prefix != "" {
 			path = prefix + "/" + n.Name
 		}
-		var nopts []engine.NodeOption
-		if n.Retry != nil {
-			nopts = append(nopts, engine.WithRetry(retryPolicy(n.Retry)))
-		}
-		if n.TimeoutMS > 0 {
-			nopts = append(nopts, engine.WithTimeout(engine.TimeoutPolicy{Run: time.Duration(n.TimeoutMS) * time.Millisecond}))
-		}
-		if n.Cache != nil {
-			nopts = append(nopts, engine.WithCachePolicy(cachePolicy(n.Cache)))
-		}
-		if n.Defer {
-			nopts = append(nopts, engine.WithDefer())
-		}
-		if n.Goto != nil {
-			ends := n.Ends
-			if ends == nil {
-				for _, other := range names {
-					if other != n.Name {
-						ends = append(ends, other)
-					}
-				}
-				ends = append(ends, engine.End)
-			}
-			nopts = append(nopts, engine.WithEnds(ends...))
-		}
-		if (n.Subgraph != "" || n.Invoke != "") && n.Ends != nil {
-			// The nodes a Command.PARENT from inside may go to
-			// (LangGraph's destinations).
-			nopts = append(nopts, engine.WithEnds(n.Ends...))
-		}
+		nopts := nodeOptions(n, names)
 		if name := cmp.Or(n.Subgraph, n.Invoke); name != "" {
 			sdef := f.Subgraphs[name]
 			if sdef == nil {
@@ -174,6 +148,48 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet,
 		}
 		b.AddNode(intern(n.Name), nodeFunc(path, n, c, tasks, schema), nopts...)
 	}
+	addEdges(b, def)
+	return b.Compile(opts...)
+}
+
+// nodeOptions are the engine's options for node n of a graph whose nodes
+// are names: its policies, and where it may go.
+func nodeOptions(n *Node, names []string) []engine.NodeOption {
+	var nopts []engine.NodeOption
+	if n.Retry != nil {
+		nopts = append(nopts, engine.WithRetry(retryPolicy(n.Retry)))
+	}
+	if n.TimeoutMS > 0 {
+		nopts = append(nopts, engine.WithTimeout(engine.TimeoutPolicy{Run: time.Duration(n.TimeoutMS) * time.Millisecond}))
+	}
+	if n.Cache != nil {
+		nopts = append(nopts, engine.WithCachePolicy(cachePolicy(n.Cache)))
+	}
+	if n.Defer {
+		nopts = append(nopts, engine.WithDefer())
+	}
+	if n.Goto != nil {
+		ends := n.Ends
+		if ends == nil {
+			for _, other := range names {
+				if other != n.Name {
+					ends = append(ends, other)
+				}
+			}
+			ends = append(ends, engine.End)
+		}
+		nopts = append(nopts, engine.WithEnds(ends...))
+	}
+	if (n.Subgraph != "" || n.Invoke != "") && n.Ends != nil {
+		// The nodes a Command.PARENT from inside may go to
+		// (LangGraph's destinations).
+		nopts = append(nopts, engine.WithEnds(n.Ends...))
+	}
+	return nopts
+}
+
+// addEdges adds def's edges and branches to b.
+func addEdges(b *engine.StateGraph, def *Graph) {
 	for _, e := range def.Edges {
 		if e.Join {
 			b.AddJoin(e.From, e.To)
@@ -199,7 +215,6 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet,
 		}
 		b.AddConditionalEdges(br.From, fn, br.Ends...)
 	}
-	return b.Compile(opts...)
 }
 
 // retryPolicy is a node's retry policy: every error is retried unless
