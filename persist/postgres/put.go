@@ -30,25 +30,8 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err := s.writable(ctx, cfg.ThreadID); err != nil {
 		return engine.Config{}, err
 	}
-	if err := checkConfig(cfg); err != nil {
-		return engine.Config{}, err
-	}
-	if cp == nil {
-		return engine.Config{}, fmt.Errorf("%w: nil checkpoint", persist.ErrInvalidCheckpoint)
-	}
-	cp = cp.Materialize()
-	if err := checkID("checkpoint id", cp.ID, maxIDLen, false); err != nil {
-		return engine.Config{}, err
-	}
-	if cp.ID == cfg.CheckpointID {
-		return engine.Config{}, fmt.Errorf("%w: checkpoint %q is its own parent", persist.ErrInvalidCheckpoint, cp.ID)
-	}
-	for ch := range cp.ChannelVersions {
-		if err := checkID("channel", ch, maxIDLen, false); err != nil {
-			return engine.Config{}, err
-		}
-	}
-	if err := persist.CheckRecordNames(cp, cfg.CheckpointID); err != nil {
+	cp, err := checkPut(cfg, cp)
+	if err != nil {
 		return engine.Config{}, err
 	}
 	// Metadata without Extra, nearly all, is written straight into the
@@ -92,17 +75,58 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if o.put.folded {
 		w.folded = true
 	}
-	old := s.heads[key]
+	s.setHeadLocked(key, parent, h, cp.ID, o)
+	// In the same hold of s.mu as the check above: the folded writes
+	// and the checkpoint go in one commit.
+	s.enqueueLocked(cfg.ThreadID, o)
+	s.mu.Unlock()
+	if err := s.afterEnqueue(ctx, cfg.ThreadID, o); err != nil {
+		return engine.Config{}, err
+	}
+	return engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
+}
+
+// checkPut refuses a Put of cp at cfg that names no thread or checkpoint
+// well, and returns cp materialized.
+func checkPut(cfg engine.Config, cp *engine.Checkpoint) (*engine.Checkpoint, error) {
+	if err := checkConfig(cfg); err != nil {
+		return nil, err
+	}
+	if cp == nil {
+		return nil, fmt.Errorf("%w: nil checkpoint", persist.ErrInvalidCheckpoint)
+	}
+	cp = cp.Materialize()
+	if err := checkID("checkpoint id", cp.ID, maxIDLen, false); err != nil {
+		return nil, err
+	}
+	if cp.ID == cfg.CheckpointID {
+		return nil, fmt.Errorf("%w: checkpoint %q is its own parent", persist.ErrInvalidCheckpoint, cp.ID)
+	}
+	for ch := range cp.ChannelVersions {
+		if err := checkID("channel", ch, maxIDLen, false); err != nil {
+			return nil, err
+		}
+	}
+	if err := persist.CheckRecordNames(cp, cfg.CheckpointID); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+// setHeadLocked makes h, the state of checkpoint id put by o as a child
+// of parent, the cached head of key's namespace, and says in o whether the
+// checkpoint may replace a stored one. s.mu is held.
+func (s *Store) setHeadLocked(key nsKey, parent, h *head, id string, o *op) {
 	// Ids are time-ordered: one after every id of the namespace is new;
 	// otherwise it may replace a stored checkpoint.
 	known := ""
-	for _, k := range []*head{old, parent} {
+	for _, k := range []*head{s.heads[key], parent} {
 		if k != nil && k.maxID > known {
 			known = k.maxID
 		}
 	}
-	o.put.mayExist = known == "" || cp.ID <= known
-	h.maxID = max(known, cp.ID)
+	o.put.mayExist = known == "" || id <= known
+	h.maxID = max(known, id)
 	h.own = !o.put.mayExist
 	// Cached heads stay valid when a checkpoint is replaced: a replacement
 	// rewrites stored deltas, not the states they describe.
@@ -115,14 +139,6 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 		}
 	}
 	s.heads[key] = h
-	// In the same hold of s.mu as the check above: the folded writes
-	// and the checkpoint go in one commit.
-	s.enqueueLocked(cfg.ThreadID, o)
-	s.mu.Unlock()
-	if err := s.afterEnqueue(ctx, cfg.ThreadID, o); err != nil {
-		return engine.Config{}, err
-	}
-	return engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
 
 // foldable returns the task writes that checkpoint child, whose parent is
