@@ -145,6 +145,7 @@ func Trace(ctx context.Context, f *File, opt RunOptions) (map[string]any, error)
 	return trace, nil
 }
 
+// runOp runs one op of the file and returns its trace record.
 func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 	r.count.TakeEntries()
 	rec := map[string]any{"op": float64(op.Index), "kind": op.Kind, "thread": op.Thread}
@@ -152,52 +153,9 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 	case OpInvoke, OpResume:
 		r.invoke(ctx, op, rec)
 	case OpGetState:
-		var opts []engine.StateOption
-		if op.SubgraphState {
-			opts = append(opts, engine.WithSubgraphState())
-		}
-		cfg, found, err := r.subgraphConfig(ctx, op)
-		if err == nil && !found {
-			err = fmt.Errorf("no pending task of subgraph node %q", op.SubgraphOf)
-		}
-		var snap *engine.StateSnapshot
-		if err == nil {
-			snap, err = r.graph.GetState(ctx, cfg, opts...)
-		}
-		if errors.Is(err, engine.ErrNoCheckpoint) {
-			// LangGraph's get_state of a thread (or a subgraph task's
-			// namespace) with no checkpoint is an empty snapshot, not an
-			// error (LangGraph.js pregel/index.ts getState →
-			// _prepareStateSnapshot:878-885); the engine reports
-			// ErrNoCheckpoint, which the trace shows that way.
-			snap, err = &engine.StateSnapshot{Config: cfg, Values: map[string]any{}, Next: []string{}}, nil
-		}
-		if err != nil {
-			rec["result"] = errorResult(err)
-		} else {
-			rec["state"] = r.snapshotRecord(snap)
-		}
+		r.getState(ctx, op, rec)
 	case OpHistory:
-		cfg, found, err := r.subgraphConfig(ctx, op)
-		opt := engine.ListOptions{Limit: op.Limit, Filter: op.Filter}
-		if err == nil && op.Before != nil {
-			var before engine.Config
-			before, err = r.checkpointAtStep(op.Thread, *op.Before)
-			opt.Before = before.CheckpointID
-		}
-		var hist []*engine.StateSnapshot
-		if err == nil && found {
-			hist, err = r.graph.History(ctx, cfg, opt)
-		}
-		if err != nil {
-			rec["result"] = errorResult(err)
-		} else {
-			list := make([]any, len(hist))
-			for i, s := range hist {
-				list[i] = r.snapshotRecord(s)
-			}
-			rec["history"] = list
-		}
+		r.history(ctx, op, rec)
 	case OpClearCache:
 		if err := r.graph.ClearCache(ctx); err != nil {
 			rec["result"] = errorResult(err)
@@ -205,23 +163,7 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 	case OpBulkUpdate:
 		r.bulkUpdate(ctx, op, rec)
 	case OpUpdateState:
-		cfg, err := r.updateConfig(ctx, op)
-		if err == nil {
-			var out engine.Config
-			values := op.Values
-			if op.Command != nil {
-				values = op.Command.engineCommand()
-			}
-			out, err = r.graph.UpdateState(ctx, cfg, values, op.AsNode)
-			if err == nil {
-				r.fork = &out
-				rec["result"] = map[string]any{"status": "done", "checkpoint": r.ordinalOf(out.CheckpointID)}
-			}
-		}
-		if err != nil {
-			rec["result"] = errorResult(err)
-		}
-		r.addCheckpoints(ctx, rec)
+		r.updateState(ctx, op, rec)
 	}
 	entries := map[string]any{}
 	for k, v := range r.count.TakeEntries() {
@@ -232,6 +174,82 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 		return summarize(rec)
 	}
 	return rec
+}
+
+// getState records the thread's state, or a subgraph task's, in rec.
+func (r *Runner) getState(ctx context.Context, op Op, rec map[string]any) {
+	var opts []engine.StateOption
+	if op.SubgraphState {
+		opts = append(opts, engine.WithSubgraphState())
+	}
+	cfg, found, err := r.subgraphConfig(ctx, op)
+	if err == nil && !found {
+		err = fmt.Errorf("no pending task of subgraph node %q", op.SubgraphOf)
+	}
+	var snap *engine.StateSnapshot
+	if err == nil {
+		snap, err = r.graph.GetState(ctx, cfg, opts...)
+	}
+	if errors.Is(err, engine.ErrNoCheckpoint) {
+		// LangGraph's get_state of a thread (or a subgraph task's
+		// namespace) with no checkpoint is an empty snapshot, not an
+		// error (LangGraph.js pregel/index.ts getState →
+		// _prepareStateSnapshot:878-885); the engine reports
+		// ErrNoCheckpoint, which the trace shows that way.
+		snap, err = &engine.StateSnapshot{Config: cfg, Values: map[string]any{}, Next: []string{}}, nil
+	}
+	if err != nil {
+		rec["result"] = errorResult(err)
+	} else {
+		rec["state"] = r.snapshotRecord(snap)
+	}
+}
+
+// history records the thread's history, or a subgraph task's, in rec.
+func (r *Runner) history(ctx context.Context, op Op, rec map[string]any) {
+	cfg, found, err := r.subgraphConfig(ctx, op)
+	opt := engine.ListOptions{Limit: op.Limit, Filter: op.Filter}
+	if err == nil && op.Before != nil {
+		var before engine.Config
+		before, err = r.checkpointAtStep(op.Thread, *op.Before)
+		opt.Before = before.CheckpointID
+	}
+	var hist []*engine.StateSnapshot
+	if err == nil && found {
+		hist, err = r.graph.History(ctx, cfg, opt)
+	}
+	if err != nil {
+		rec["result"] = errorResult(err)
+		return
+	}
+	list := make([]any, len(hist))
+	for i, s := range hist {
+		list[i] = r.snapshotRecord(s)
+	}
+	rec["history"] = list
+}
+
+// updateState runs the op's update_state and records its result and the
+// thread's checkpoints in rec; a later op's "from": "fork" starts at the
+// checkpoint it writes (r.fork).
+func (r *Runner) updateState(ctx context.Context, op Op, rec map[string]any) {
+	cfg, err := r.updateConfig(ctx, op)
+	if err == nil {
+		var out engine.Config
+		values := op.Values
+		if op.Command != nil {
+			values = op.Command.engineCommand()
+		}
+		out, err = r.graph.UpdateState(ctx, cfg, values, op.AsNode)
+		if err == nil {
+			r.fork = &out
+			rec["result"] = map[string]any{"status": "done", "checkpoint": r.ordinalOf(out.CheckpointID)}
+		}
+	}
+	if err != nil {
+		rec["result"] = errorResult(err)
+	}
+	r.addCheckpoints(ctx, rec)
 }
 
 func errorResult(err error) map[string]any {
