@@ -663,20 +663,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 
 	nd.Calls = p.calls(n, field)
 	nd.Interrupts = p.interrupts(n, field)
-	if v := n.field("update"); v != nil {
-		f := join2(field, "update")
-		switch v.kind {
-		case jsonObject:
-			nd.UpdateKeys = []KeyExpr{}
-			for _, k := range v.fields {
-				nd.UpdateKeys = append(nd.UpdateKeys, KeyExpr{k.key, p.expr(k.val, join2(f, k.key))})
-			}
-		case jsonString:
-			nd.UpdateExpr = p.expr(v, f)
-		default:
-			p.fail(v, f, "expected a map of expressions or one expression, got %s", v.kind)
-		}
-	}
+	p.update(n, field, nd)
 	if v := n.field("goto"); v != nil {
 		nd.Goto = p.expr(v, join2(field, "goto"))
 	}
@@ -687,24 +674,7 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 			nd.Retry = p.retry(v, f)
 		}
 	}
-	if v := n.field("subgraph"); v != nil {
-		nd.Subgraph = p.name(v, join2(field, "subgraph"))
-		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache", "calls"} {
-			if o := n.field(other); o != nil {
-				p.fail(o, join2(field, other), "a subgraph node cannot have %s", other)
-			}
-		}
-	}
-	if v := n.field("invoke"); v != nil {
-		nd.Invoke = p.name(v, join2(field, "invoke"))
-		// sleep_ms is allowed: the node works that long before it
-		// invokes, which orders its subgraph's start after a sibling's.
-		for _, other := range []string{"subgraph", "interrupt", "update", "goto", "fail", "parent", "emit", "cache", "calls"} {
-			if o := n.field(other); o != nil {
-				p.fail(o, join2(field, other), "a node that invokes a subgraph cannot have %s", other)
-			}
-		}
-	}
+	p.subgraphRef(n, field, nd)
 	if v := n.field("ends"); v != nil {
 		nd.Ends = p.names(v, join2(field, "ends"))
 		if nd.Goto == nil && nd.Subgraph == "" && nd.Invoke == "" {
@@ -728,6 +698,51 @@ func (p *parser) nodeDef(n *jnode, field string) *Node {
 		nd.Defer = p.boolean(v, join2(field, "defer"))
 	}
 	return nd
+}
+
+// update reads node n's update: a map of key expressions, or one
+// expression for the whole update.
+func (p *parser) update(n *jnode, field string, nd *Node) {
+	v := n.field("update")
+	if v == nil {
+		return
+	}
+	f := join2(field, "update")
+	switch v.kind {
+	case jsonObject:
+		nd.UpdateKeys = []KeyExpr{}
+		for _, k := range v.fields {
+			nd.UpdateKeys = append(nd.UpdateKeys, KeyExpr{k.key, p.expr(k.val, join2(f, k.key))})
+		}
+	case jsonString:
+		nd.UpdateExpr = p.expr(v, f)
+	default:
+		p.fail(v, f, "expected a map of expressions or one expression, got %s", v.kind)
+	}
+}
+
+// subgraphRef reads node n's subgraph or invoke, the subgraph it runs,
+// and refuses the fields such a node cannot have: the subgraph does its
+// work.
+func (p *parser) subgraphRef(n *jnode, field string, nd *Node) {
+	if v := n.field("subgraph"); v != nil {
+		nd.Subgraph = p.name(v, join2(field, "subgraph"))
+		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache", "calls"} {
+			if o := n.field(other); o != nil {
+				p.fail(o, join2(field, other), "a subgraph node cannot have %s", other)
+			}
+		}
+	}
+	if v := n.field("invoke"); v != nil {
+		nd.Invoke = p.name(v, join2(field, "invoke"))
+		// sleep_ms is allowed: the node works that long before it
+		// invokes, which orders its subgraph's start after a sibling's.
+		for _, other := range []string{"subgraph", "interrupt", "update", "goto", "fail", "parent", "emit", "cache", "calls"} {
+			if o := n.field(other); o != nil {
+				p.fail(o, join2(field, other), "a node that invokes a subgraph cannot have %s", other)
+			}
+		}
+	}
 }
 
 func (p *parser) retry(v *jnode, f string) *Retry {
