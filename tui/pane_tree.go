@@ -597,45 +597,14 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		m.refreshTreePreview()
 		return nil
 	case key.Matches(msg, k.Open):
-		s := m.tree.selected()
-		if s == nil || m.sess == nil {
-			return nil
-		}
-		id := s.Config.CheckpointID
-		// A step from the thread's latest checkpoint goes on from it
-		// unless update_state or a fork wrote it (LangGraph.js
-		// pregel/loop.ts:666-672 resumeAtHead; engine/loop.go).
-		head := m.tree.snaps[0] // newest first
-		atHead := id == head.ID && head.Source != engine.SourceUpdate && head.Source != engine.SourceFork
-		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
-			v, err := ss.Checkout(ctx, id)
-			return opDoneMsg{view: v, err: err, atHead: atHead}
-		})
+		return m.checkoutSelected()
 	case key.Matches(msg, k.Fork):
 		if s := m.tree.selected(); s != nil && m.sess != nil {
 			return m.openFork(s.Config.CheckpointID, s.Values)
 		}
 		return nil
 	case key.Matches(msg, k.Replay):
-		s := m.tree.selected()
-		if s == nil || m.sess == nil {
-			return nil
-		}
-		r, err := m.tree.replayFrom(s.Config.CheckpointID)
-		if err != nil {
-			m.err = err
-			return nil
-		}
-		m.replayNext = r
-		id := s.Config.CheckpointID
-		return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
-			checkout := ss.Checkout
-			if fs, ok := ss.(freshCheckouter); ok {
-				checkout = fs.CheckoutFresh
-			}
-			v, err := checkout(ctx, id)
-			return opDoneMsg{view: startView(v), err: err}
-		})
+		return m.replaySelected()
 	case key.Matches(msg, k.Rerun):
 		return m.rerunTreeTask()
 	case key.Matches(msg, k.Mark):
@@ -652,6 +621,51 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// checkoutSelected makes the checkpoint selected in the tree current.
+func (m *Model) checkoutSelected() tea.Cmd {
+	s := m.tree.selected()
+	if s == nil || m.sess == nil {
+		return nil
+	}
+	id := s.Config.CheckpointID
+	// A step from the thread's latest checkpoint goes on from it
+	// unless update_state or a fork wrote it (LangGraph.js
+	// pregel/loop.ts:666-672 resumeAtHead; engine/loop.go).
+	head := m.tree.snaps[0] // newest first
+	atHead := id == head.ID && head.Source != engine.SourceUpdate && head.Source != engine.SourceFork
+	return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
+		v, err := ss.Checkout(ctx, id)
+		return opDoneMsg{view: v, err: err, atHead: atHead}
+	})
+}
+
+// replaySelected starts a replay from the checkpoint selected in the
+// tree: a fresh checkout of it, whose steps are judged against the
+// recording.
+func (m *Model) replaySelected() tea.Cmd {
+	s := m.tree.selected()
+	if s == nil || m.sess == nil {
+		return nil
+	}
+	r, err := m.tree.replayFrom(s.Config.CheckpointID)
+	if err != nil {
+		m.err = err
+		return nil
+	}
+	m.replayNext = r
+	id := s.Config.CheckpointID
+	return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
+		checkout := ss.Checkout
+		if fs, ok := ss.(freshCheckouter); ok {
+			checkout = fs.CheckoutFresh
+		}
+		v, err := checkout(ctx, id)
+		return opDoneMsg{view: startView(v), err: err}
+	})
+}
+
+// refreshTreePreview shows the selected checkpoint's channels and
+// versions_seen beside the tree.
 func (m *Model) refreshTreePreview() {
 	s := m.tree.selected()
 	if s == nil {
