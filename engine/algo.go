@@ -1198,11 +1198,22 @@ func firedTrigger(cs *channelState, n *node) int {
 		if _, avail := cs.chans[id].get(); !avail {
 			continue
 		}
-		if cs.ver[id] > seen[i] {
+		if TriggerFires(true, cs.ver[id], seen[i]) {
 			return i
 		}
 	}
 	return -1
+}
+
+// TriggerFires is LangGraph's trigger rule for one of a node's trigger
+// channels (pregel/_algo.py _triggers, :1260-1277): the channel is
+// available and at a version newer than the one the node saw, a version
+// it never saw counting as the null version, 0 (:1251-1257). A node runs
+// as a PULL task in the next Plan when one of its triggers fires. Planning
+// applies it to the run's channels; a debugger explaining why a node runs
+// applies it to a StepView's Channels, Versions and VersionsSeen.
+func TriggerFires(available bool, current, seen Version) bool {
+	return available && current > seen
 }
 
 // shouldInterrupt reports whether a breakpoint on nodes fires for tasks: some

@@ -43,7 +43,7 @@ func (p *seenPane) setView(v *engine.StepView) {
 		for _, t := range n.Triggers {
 			seen, ok := v.VersionsSeen[n.Name][t]
 			cur := v.Versions[t]
-			p.rows = append(p.rows, seenRow{node: n.Name, channel: t, seen: seen, hasSeen: ok, cur: cur, avail: avail[t], due: avail[t] && cur > seen})
+			p.rows = append(p.rows, seenRow{node: n.Name, channel: t, seen: seen, hasSeen: ok, cur: cur, avail: avail[t], due: engine.TriggerFires(avail[t], cur, seen)})
 		}
 	}
 	if !p.pinned {
@@ -205,13 +205,13 @@ func explainNode(v *engine.StepView, node string, triggers []string) string {
 	for _, t := range triggers {
 		cur := v.Versions[t]
 		seen, saw := v.VersionsSeen[node][t]
-		switch {
-		case avail[t] && cur > seen && !saw:
+		switch fires := engine.TriggerFires(avail[t], cur, seen); {
+		case fires && !saw:
 			// The versions_seen pane shows "-" here: no entry, which the
 			// engine compares as version 0 (ENGINE-NOTES: a missing entry
 			// is the null version, pregel/_algo.py:1251-1257).
 			return fmt.Sprintf("%s will run: %s is at v%d, which %s has never seen.", node, t, cur, node)
-		case avail[t] && cur > seen:
+		case fires:
 			return fmt.Sprintf("%s will run: %s is at v%d, %s last saw v%d.", node, t, cur, node, seen)
 		case cur == 0:
 			why = append(why, t+" was never written")
