@@ -125,8 +125,12 @@ func CompileCondition(src string) (tui.Condition, error) {
 
 type stateCondition struct{ e *scenario.Expr }
 
-func (c stateCondition) Eval(state map[string]any) (any, error) {
-	return c.e.Eval(scenario.Env{State: state})
+func (c stateCondition) Eval(state map[string]any) (any, bool, error) {
+	v, err := c.e.Eval(scenario.Env{State: state})
+	if err != nil {
+		return nil, false, err
+	}
+	return v, scenario.Truthy(v), nil
 }
 
 // durabilityStore is a bbolt database whose durability can change while it

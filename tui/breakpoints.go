@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -15,8 +14,10 @@ import (
 // language of scenario files (`len(state.findings) >= 3`). The debugger
 // does not depend on that language: Options.Compile supplies it.
 type Condition interface {
-	// Eval evaluates the expression with state bound to `state`.
-	Eval(state map[string]any) (any, error)
+	// Eval evaluates the expression with state bound to `state`: its
+	// value, and whether the value is true in the language's sense (a
+	// conditional breakpoint stops where it becomes true).
+	Eval(state map[string]any) (value any, holds bool, err error)
 }
 
 // SettingsStore is the optional Saver capability of keeping small
@@ -66,12 +67,12 @@ func (x *exprSlot) eval(cp string, values map[string]any) {
 	if x.cond == nil {
 		return
 	}
-	v, err := x.cond.Eval(values)
-	text, holds, errText := "", false, ""
+	v, holds, err := x.cond.Eval(values)
+	text, errText := "", ""
 	if err != nil {
-		errText = firstLine(err.Error())
+		holds, errText = false, firstLine(err.Error())
 	} else {
-		text, holds = preview(v, previewBudget), truthy(v)
+		text = preview(v, previewBudget)
 	}
 	if cp != x.cp {
 		x.prev, x.held = x.cur, x.holds
@@ -86,22 +87,6 @@ func (x *exprSlot) eval(cp string, values map[string]any) {
 // changed reports whether a watch's value differs from the checkpoint
 // shown before.
 func (x *exprSlot) changed() bool { return x.err == "" && x.cur != x.prev }
-
-// truthy is the expression language's truth (JavaScript's): false, 0,
-// "", null are false.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case float64:
-		return x != 0 && !math.IsNaN(x)
-	case string:
-		return x != ""
-	}
-	return true
-}
 
 // savedBreakpoints is the document kept per graph in a SettingsStore.
 type savedBreakpoints struct {

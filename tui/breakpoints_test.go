@@ -20,12 +20,15 @@ func scenarioCompile(src string) (Condition, error) {
 	if err != nil {
 		return nil, err
 	}
-	return condFunc(func(state map[string]any) (any, error) { return e.Eval(scenario.Env{State: state}) }), nil
+	return condFunc(func(state map[string]any) (any, bool, error) {
+		v, err := e.Eval(scenario.Env{State: state})
+		return v, scenario.Truthy(v), err
+	}), nil
 }
 
-type condFunc func(map[string]any) (any, error)
+type condFunc func(map[string]any) (any, bool, error)
 
-func (f condFunc) Eval(s map[string]any) (any, error) { return f(s) }
+func (f condFunc) Eval(s map[string]any) (any, bool, error) { return f(s) }
 
 // settingsSaver is a MemorySaver with the SettingsStore capability.
 type settingsSaver struct {

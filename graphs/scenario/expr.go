@@ -656,6 +656,11 @@ var helperOptions = func() []expr.Option {
 	return opts
 }()
 
+// Truthy is the language's truth, JavaScript's: false, 0, NaN, "" and
+// null are false, every other value true. A condition (a breakpoint's, a
+// route's ?:) holds when its value is truthy.
+func Truthy(v any) bool { return truthy(v) }
+
 func truthy(v any) bool {
 	switch x := v.(type) {
 	case nil:
