@@ -253,7 +253,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 		return "", err
 	}
 	if opts.Thread != "" {
-		if err := checkID("thread id", opts.Thread, maxIDLen, false); err != nil {
+		if err := CheckName("thread id", opts.Thread, MaxIDLen, false); err != nil {
 			return "", err
 		}
 		thread = opts.Thread

@@ -348,8 +348,8 @@ func parseExport(data []byte) (thread, fingerprint string, items []importItem, e
 	if err := checkThreadID(head.Thread); err != nil {
 		return "", "", nil, badImportf("%v", err)
 	}
-	if len(head.Fingerprint) > maxNSLen {
-		return "", "", nil, badImportf("fingerprint longer than %d bytes", maxNSLen)
+	if len(head.Fingerprint) > MaxNSLen {
+		return "", "", nil, badImportf("fingerprint longer than %d bytes", MaxNSLen)
 	}
 	if n == 0 {
 		return "", "", nil, badImportf("no checkpoints")
@@ -678,7 +678,7 @@ func decodeImportValue(ch string, raw json.RawMessage) (any, error) {
 func checkVersions(in map[string]int64) (map[string]int64, error) {
 	out := make(map[string]int64, len(in))
 	for ch, v := range in {
-		if err := checkID("channel", ch, maxIDLen, false); err != nil {
+		if err := CheckName("channel", ch, MaxIDLen, false); err != nil {
 			return nil, err
 		}
 		out[ch] = v
@@ -689,11 +689,11 @@ func checkVersions(in map[string]int64) (map[string]int64, error) {
 func checkSeen(in map[string]map[string]int64) (map[string]map[string]int64, error) {
 	out := make(map[string]map[string]int64, len(in))
 	for n, m := range in {
-		if err := checkID("node", n, maxIDLen, false); err != nil {
+		if err := CheckName("node", n, MaxIDLen, false); err != nil {
 			return nil, err
 		}
 		for ch := range m {
-			if err := checkID("channel", ch, maxIDLen, false); err != nil {
+			if err := CheckName("channel", ch, MaxIDLen, false); err != nil {
 				return nil, err
 			}
 		}
@@ -713,7 +713,7 @@ func importCommon(ns, id, parent string, v int, ts time.Time, emd exportMetadata
 		return importItem{}, err
 	}
 	for _, ch := range updated {
-		if err := checkID("updated channel", ch, maxIDLen, false); err != nil {
+		if err := CheckName("updated channel", ch, MaxIDLen, false); err != nil {
 			return importItem{}, err
 		}
 	}
@@ -727,13 +727,13 @@ func importCommon(ns, id, parent string, v int, ts time.Time, emd exportMetadata
 // checkImportIDs checks a checkpoint's namespace, id and parent, and that
 // this build reads its format version.
 func checkImportIDs(ns, id, parent string, v int) error {
-	if err := checkID("namespace", ns, maxNSLen, true); err != nil {
+	if err := CheckName("namespace", ns, MaxNSLen, true); err != nil {
 		return err
 	}
-	if err := checkID("checkpoint id", id, maxIDLen, false); err != nil {
+	if err := CheckName("checkpoint id", id, MaxIDLen, false); err != nil {
 		return err
 	}
-	if err := checkID("parent id", parent, maxIDLen, true); err != nil {
+	if err := CheckName("parent id", parent, MaxIDLen, true); err != nil {
 		return err
 	}
 	if parent == id {
@@ -757,10 +757,10 @@ func importMetadata(emd exportMetadata) (mdRecord, error) {
 		return mdRecord{}, errors.New("metadata source longer than 64 bytes")
 	}
 	for k, p := range emd.Parents {
-		if err := checkID("metadata parent namespace", k, maxNSLen, true); err != nil {
+		if err := CheckName("metadata parent namespace", k, MaxNSLen, true); err != nil {
 			return mdRecord{}, err
 		}
-		if err := checkID("metadata parent id", p, maxIDLen, true); err != nil {
+		if err := CheckName("metadata parent id", p, MaxIDLen, true); err != nil {
 			return mdRecord{}, err
 		}
 	}
@@ -788,10 +788,10 @@ func importWrites(writes []exportWrite) ([]importWrite, error) {
 	seen := make(map[slotKey]bool, len(writes))
 	var out []importWrite
 	for _, w := range writes {
-		if err := checkID("task id", w.Task, maxIDLen, true); err != nil {
+		if err := CheckName("task id", w.Task, MaxIDLen, true); err != nil {
 			return nil, err
 		}
-		if err := checkID("write channel", w.Channel, maxIDLen, false); err != nil {
+		if err := CheckName("write channel", w.Channel, MaxIDLen, false); err != nil {
 			return nil, err
 		}
 		if want := int64(engine.WriteSlot(w.Channel, 0)); want < 0 && w.Slot != want {

@@ -222,7 +222,7 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 	if err := s.writable(ctx); err != nil {
 		return err
 	}
-	if err := checkID("thread id", threadID, maxIDLen, false); err != nil {
+	if err := CheckName("thread id", threadID, MaxIDLen, false); err != nil {
 		return err
 	}
 	return s.w.submit(opOther, 0, func(tx *bolt.Tx, _ *cache) error {

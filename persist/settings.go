@@ -18,7 +18,7 @@ const maxSettingKey = 512
 // there is none. The returned bytes are the caller's. Errors: ErrClosed or
 // the context's error.
 func (s *Store) Setting(ctx context.Context, key string) ([]byte, error) {
-	if err := checkID("setting key", key, maxSettingKey, false); err != nil {
+	if err := CheckName("setting key", key, maxSettingKey, false); err != nil {
 		return nil, err
 	}
 	var out []byte
@@ -43,7 +43,7 @@ func (s *Store) PutSetting(ctx context.Context, key string, doc []byte) error {
 	if err := s.writable(ctx); err != nil {
 		return err
 	}
-	if err := checkID("setting key", key, maxSettingKey, false); err != nil {
+	if err := CheckName("setting key", key, maxSettingKey, false); err != nil {
 		return err
 	}
 	doc = append([]byte{}, doc...)

@@ -127,10 +127,14 @@ var (
 // fillPercent is how full bbolt packs a page before splitting it.
 const fillPercent = 0.9
 
-// Limits on names, so keys stay far below bbolt's 32 KiB key limit.
+// Limits on the names a store keeps, the same in every store (this one
+// and persist/postgres), so that a thread copied between them (Import,
+// pull, push) fits: thread, checkpoint and task ids and channel and node
+// names MaxIDLen bytes, namespaces, which nest, MaxNSLen. They keep
+// bbolt's keys far below its 32 KiB key limit.
 const (
-	maxIDLen = 1024 // thread, checkpoint, task ids and channel names
-	maxNSLen = 4096 // namespaces nest, so they get more room
+	MaxIDLen = 1024
+	MaxNSLen = 4096
 )
 
 // Store is a checkpoint store in one bbolt file. It implements
@@ -525,7 +529,11 @@ func (s *Store) read(fn func(tx *bolt.Tx) error) (err error) {
 	return err
 }
 
-func checkID(what, id string, max int, allowEmpty bool) error {
+// CheckName returns nil when id, a store's what ("thread id",
+// "channel"), is 1 to max bytes long, or empty where allowEmpty; else an
+// error wrapping ErrInvalidID that names what, the id (its start, when
+// long) and the limit.
+func CheckName(what, id string, max int, allowEmpty bool) error {
 	if (id == "" && !allowEmpty) || len(id) > max {
 		return fmt.Errorf("%w: %s %q must be 1 to %d bytes", ErrInvalidID, what, truncate(id, 40), max)
 	}
@@ -540,11 +548,11 @@ func checkID(what, id string, max int, allowEmpty bool) error {
 // binary ids.)
 func CheckThreadID(id string) error { return checkThreadID(id) }
 
-// checkThreadID checks a thread id: 1 to maxIDLen bytes of UTF-8 without
+// checkThreadID checks a thread id: 1 to MaxIDLen bytes of UTF-8 without
 // control characters (NUL, escape, newline, ...), which no one types and
 // which only serve to fool a terminal or a log that prints the id.
 func checkThreadID(id string) error {
-	if err := checkID("thread id", id, maxIDLen, false); err != nil {
+	if err := CheckName("thread id", id, MaxIDLen, false); err != nil {
 		return err
 	}
 	if !utf8.ValidString(id) {
@@ -605,14 +613,16 @@ func CheckRecordNames(cp *engine.Checkpoint, parentID string) error {
 	return nil
 }
 
-func checkConfig(cfg engine.Config) error {
-	if err := checkID("thread id", cfg.ThreadID, maxIDLen, false); err != nil {
+// CheckConfig checks the thread id, namespace and checkpoint id of a
+// Saver call's config with CheckName.
+func CheckConfig(cfg engine.Config) error {
+	if err := CheckName("thread id", cfg.ThreadID, MaxIDLen, false); err != nil {
 		return err
 	}
-	if err := checkID("namespace", cfg.CheckpointNS, maxNSLen, true); err != nil {
+	if err := CheckName("namespace", cfg.CheckpointNS, MaxNSLen, true); err != nil {
 		return err
 	}
-	return checkID("checkpoint id", cfg.CheckpointID, maxIDLen, true)
+	return CheckName("checkpoint id", cfg.CheckpointID, MaxIDLen, true)
 }
 
 // nsBuckets are the record buckets of one thread's namespace.
@@ -738,20 +748,20 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err := s.writable(ctx); err != nil {
 		return engine.Config{}, err
 	}
-	if err := checkConfig(cfg); err != nil {
+	if err := CheckConfig(cfg); err != nil {
 		return engine.Config{}, err
 	}
 	if cp == nil {
 		return engine.Config{}, fmt.Errorf("%w: nil checkpoint", ErrInvalidCheckpoint)
 	}
-	if err := checkID("checkpoint id", cp.ID, maxIDLen, false); err != nil {
+	if err := CheckName("checkpoint id", cp.ID, MaxIDLen, false); err != nil {
 		return engine.Config{}, err
 	}
 	if cp.ID == cfg.CheckpointID {
 		return engine.Config{}, fmt.Errorf("%w: checkpoint %q is its own parent", ErrInvalidCheckpoint, cp.ID)
 	}
 	for ch := range cp.ChannelVersions {
-		if err := checkID("channel", ch, maxIDLen, false); err != nil {
+		if err := CheckName("channel", ch, MaxIDLen, false); err != nil {
 			return engine.Config{}, err
 		}
 	}
@@ -1113,10 +1123,10 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 	if err := s.writable(ctx); err != nil {
 		return nil, err
 	}
-	if err := checkConfig(cfg); err != nil {
+	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
-	if err := checkID("task id", taskID, maxIDLen, true); err != nil {
+	if err := CheckName("task id", taskID, MaxIDLen, true); err != nil {
 		return nil, err
 	}
 	if len(writes) == 0 {
@@ -1124,7 +1134,7 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 	}
 	recs := make([][]byte, len(writes))
 	for i, w := range writes {
-		if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
+		if err := CheckName("channel", w.Channel, MaxIDLen, false); err != nil {
 			return nil, err
 		}
 		enc, err := engine.EncodeValue(w.Value)

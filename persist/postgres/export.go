@@ -112,7 +112,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, o persist.ImportOptions
 		return "", err
 	}
 	if o.Thread != "" {
-		if err := checkID("thread id", o.Thread, maxIDLen, false); err != nil {
+		if err := persist.CheckName("thread id", o.Thread, persist.MaxIDLen, false); err != nil {
 			return "", err
 		}
 		doc.Thread = o.Thread

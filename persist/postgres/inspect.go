@@ -63,7 +63,7 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 	if err := s.writable(ctx, threadID); err != nil {
 		return err
 	}
-	if err := checkID("thread id", threadID, maxIDLen, false); err != nil {
+	if err := persist.CheckName("thread id", threadID, persist.MaxIDLen, false); err != nil {
 		return err
 	}
 	_, err := s.pool.Exec(ctx, s.sql.setFP, bs(threadID), fp)

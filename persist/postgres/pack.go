@@ -18,7 +18,7 @@ import (
 // and their WAL records, the larger part of what storing a value costs.
 //
 // A pack is the row (thread, ns, '', version, hash): no channel is named
-// '' (checkID), so packs and single values never share a key, and one
+// '' (persist.CheckName), so packs and single values never share a key, and one
 // range scan of channel '' reads the packs of a version range, as one of
 // a channel reads its single values. A packed value's ref holds the
 // bitwise complement of the pack's hash, which is negative (hashBlob's

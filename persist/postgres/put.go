@@ -89,21 +89,21 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 // checkPut refuses a Put of cp at cfg that names no thread or checkpoint
 // well, and returns cp materialized.
 func checkPut(cfg engine.Config, cp *engine.Checkpoint) (*engine.Checkpoint, error) {
-	if err := checkConfig(cfg); err != nil {
+	if err := persist.CheckConfig(cfg); err != nil {
 		return nil, err
 	}
 	if cp == nil {
 		return nil, fmt.Errorf("%w: nil checkpoint", persist.ErrInvalidCheckpoint)
 	}
 	cp = cp.Materialize()
-	if err := checkID("checkpoint id", cp.ID, maxIDLen, false); err != nil {
+	if err := persist.CheckName("checkpoint id", cp.ID, persist.MaxIDLen, false); err != nil {
 		return nil, err
 	}
 	if cp.ID == cfg.CheckpointID {
 		return nil, fmt.Errorf("%w: checkpoint %q is its own parent", persist.ErrInvalidCheckpoint, cp.ID)
 	}
 	for ch := range cp.ChannelVersions {
-		if err := checkID("channel", ch, maxIDLen, false); err != nil {
+		if err := persist.CheckName("channel", ch, persist.MaxIDLen, false); err != nil {
 			return nil, err
 		}
 	}
@@ -356,10 +356,10 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 	if err := s.writable(ctx, cfg.ThreadID); err != nil {
 		return queued, err
 	}
-	if err := checkConfig(cfg); err != nil {
+	if err := persist.CheckConfig(cfg); err != nil {
 		return queued, err
 	}
-	if err := checkID("task id", taskID, maxIDLen, true); err != nil {
+	if err := persist.CheckName("task id", taskID, persist.MaxIDLen, true); err != nil {
 		return queued, err
 	}
 	switch len(writes) {
@@ -376,7 +376,7 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 	}
 	special, regular := &ops[0], &ops[1]
 	for i, w := range writes {
-		if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
+		if err := persist.CheckName("channel", w.Channel, persist.MaxIDLen, false); err != nil {
 			return queued, err
 		}
 		enc, err := engine.EncodeValue(w.Value)
@@ -409,7 +409,7 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 // queueWrite is queueWrites for a task's one write (a node's usual
 // result): the op and its write are one allocation.
 func (s *Store) queueWrite(cfg engine.Config, taskID string, w engine.Write) (queued [2]*op, err error) {
-	if err := checkID("channel", w.Channel, maxIDLen, false); err != nil {
+	if err := persist.CheckName("channel", w.Channel, persist.MaxIDLen, false); err != nil {
 		return queued, err
 	}
 	enc, err := engine.EncodeValue(w.Value)

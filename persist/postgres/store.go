@@ -331,32 +331,6 @@ func (s *Store) readable(ctx context.Context, thread string) error {
 	return nil
 }
 
-// Limits on names, as the bbolt store's.
-const (
-	maxIDLen = 1024
-	maxNSLen = 4096
-)
-
-func checkID(what, id string, max int, allowEmpty bool) error {
-	if (id == "" && !allowEmpty) || len(id) > max {
-		if len(id) > 40 {
-			id = id[:40] + "…"
-		}
-		return fmt.Errorf("%w: %s %q must be 1 to %d bytes", persist.ErrInvalidID, what, id, max)
-	}
-	return nil
-}
-
-func checkConfig(cfg engine.Config) error {
-	if err := checkID("thread id", cfg.ThreadID, maxIDLen, false); err != nil {
-		return err
-	}
-	if err := checkID("namespace", cfg.CheckpointNS, maxNSLen, true); err != nil {
-		return err
-	}
-	return checkID("checkpoint id", cfg.CheckpointID, maxIDLen, true)
-}
-
 // bs is s as a non-nil byte slice: pgx sends a nil slice as NULL.
 func bs(s string) []byte {
 	if s == "" {
