@@ -421,7 +421,7 @@ func newHistoryRow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTu
 	for _, in := range waitingInterrupts(ctx, gr, t) {
 		who := names[in.TaskID]
 		if who == "" {
-			who = "task " + in.TaskID[:8]
+			who = "task " + taskPrefix(in.TaskID)
 		}
 		r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
 		r.shortInts = append(r.shortInts, termtext.Name(who)+": "+clip(string(engine.MustEncode(in.Value)), 60))
@@ -672,7 +672,7 @@ func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.C
 		for _, pw := range writes {
 			who := pw.Task
 			if pw.Node != "" {
-				who = pw.Node + " (" + pw.Task[:8] + ")"
+				who = pw.Node + " (" + taskPrefix(pw.Task) + ")"
 			}
 			value := pw.Value
 			if pw.Channel == engine.ErrorChannel {
@@ -1208,6 +1208,22 @@ func checkpointState(ctx context.Context, g *engine.Graph, t *engine.CheckpointT
 		return nil
 	}
 	return snap
+}
+
+// taskPrefix is how history and show name a task beside its node, or
+// alone when its node is not known: the first 8 characters of its id,
+// which tell a checkpoint's tasks apart (the engine's task ids are
+// hashes), or the whole id when it is no longer (a Saver takes any task
+// id: a program's own, an imported thread's).
+func taskPrefix(id string) string {
+	n := 0
+	for i := range id {
+		if n == 8 {
+			return id[:i]
+		}
+		n++
+	}
+	return id
 }
 
 // waitingInterrupts are the interrupts saved on checkpoint t that wait for

@@ -1,0 +1,46 @@
+package cli_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+)
+
+// TestInspect_ShortTaskIDs: a Saver takes task ids of any length (a
+// program's own, an imported thread's), and history and show name a
+// task by its id's start: an id shorter than that start must print
+// whole, not end the command with a panic.
+func TestInspect_ShortTaskIDs(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "short.db")
+	st, err := persist.Open(db, persist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := engine.Config{ThreadID: "short"}
+	cp := &engine.Checkpoint{
+		ID:              "00000000-0000-0000-0000-000000000001",
+		ChannelValues:   map[string]any{"n": 1.0},
+		ChannelVersions: map[string]engine.Version{"n": 1},
+		VersionsSeen:    map[string]map[string]engine.Version{},
+	}
+	out, err := st.Put(ctx, cfg, cp, engine.Metadata{Source: engine.SourceLoop, Step: 0}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := []engine.Interruption{{Value: "ok?", ID: "i1"}}
+	if err := st.PutWrites(ctx, out, "t7", []engine.Write{{Channel: engine.InterruptChannel, Value: asked}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutWrites(ctx, out, "t8", []engine.Write{{Channel: "n", Value: 2.0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "--db", db, "history", "short").want(t, 0, "t7")
+	superstep(t, "", "--db", db, "show", "short").want(t, 0, "t7", "t8")
+}
