@@ -675,30 +675,25 @@ func decodeImportValue(ch string, raw json.RawMessage) (any, error) {
 	return v, nil
 }
 
+// checkVersions checks an exported checkpoint's channel versions as Put
+// does, and returns them in a map of the import's own.
 func checkVersions(in map[string]int64) (map[string]int64, error) {
-	out := make(map[string]int64, len(in))
-	for ch, v := range in {
-		if err := CheckName("channel", ch, MaxIDLen, false); err != nil {
-			return nil, err
-		}
-		out[ch] = v
+	if err := checkVersionNames(in); err != nil {
+		return nil, err
 	}
+	out := make(map[string]int64, len(in))
+	maps.Copy(out, in)
 	return out, nil
 }
 
+// checkSeen checks an exported checkpoint's versions_seen as Put does,
+// and returns it in a map of the import's own.
 func checkSeen(in map[string]map[string]int64) (map[string]map[string]int64, error) {
-	out := make(map[string]map[string]int64, len(in))
-	for n, m := range in {
-		if err := CheckName("node", n, MaxIDLen, false); err != nil {
-			return nil, err
-		}
-		for ch := range m {
-			if err := CheckName("channel", ch, MaxIDLen, false); err != nil {
-				return nil, err
-			}
-		}
-		out[n] = m
+	if err := checkSeenNames(in); err != nil {
+		return nil, err
 	}
+	out := make(map[string]map[string]int64, len(in))
+	maps.Copy(out, in)
 	return out, nil
 }
 
@@ -712,10 +707,8 @@ func importCommon(ns, id, parent string, v int, ts time.Time, emd exportMetadata
 	if err != nil {
 		return importItem{}, err
 	}
-	for _, ch := range updated {
-		if err := CheckName("updated channel", ch, MaxIDLen, false); err != nil {
-			return importItem{}, err
-		}
+	if err := checkChannelNames("updated channel", updated); err != nil {
+		return importItem{}, err
 	}
 	it := importItem{ns: ns, id: id, parent: parent, v: v, ts: ts, md: mdr, updated: updated}
 	if it.writes, err = importWrites(writes); err != nil {
@@ -730,10 +723,10 @@ func checkImportIDs(ns, id, parent string, v int) error {
 	if err := CheckName("namespace", ns, MaxNSLen, true); err != nil {
 		return err
 	}
-	if err := CheckName("checkpoint id", id, MaxIDLen, false); err != nil {
+	if err := checkRecordName("checkpoint id", id, MaxIDLen, false); err != nil {
 		return err
 	}
-	if err := CheckName("parent id", parent, MaxIDLen, true); err != nil {
+	if err := checkRecordName("parent checkpoint id", parent, MaxIDLen, true); err != nil {
 		return err
 	}
 	if parent == id {
@@ -753,16 +746,8 @@ func checkImportIDs(ns, id, parent string, v int) error {
 // importMetadata checks an exported checkpoint's metadata and encodes it
 // as the store keeps it.
 func importMetadata(emd exportMetadata) (mdRecord, error) {
-	if len(emd.Source) > 64 {
-		return mdRecord{}, errors.New("metadata source longer than 64 bytes")
-	}
-	for k, p := range emd.Parents {
-		if err := CheckName("metadata parent namespace", k, MaxNSLen, true); err != nil {
-			return mdRecord{}, err
-		}
-		if err := CheckName("metadata parent id", p, MaxIDLen, true); err != nil {
-			return mdRecord{}, err
-		}
+	if err := checkMetadataNames(emd.Source, emd.Parents); err != nil {
+		return mdRecord{}, err
 	}
 	md := engine.Metadata{Source: emd.Source, Step: emd.Step, Parents: emd.Parents}
 	if emd.Extra != nil {

@@ -54,7 +54,7 @@ func TestLayout2_HostileNames(t *testing.T) {
 func hostileNamesOn(t *testing.T, path string) {
 	s := openAt(t, path, persist.Options{NoSync: true})
 	// Records are JSON: checkpoint ids and channel names are UTF-8
-	// (CheckRecordNames); namespaces and task ids are keys only.
+	// (CheckCheckpoint); namespaces and task ids are keys only.
 	var ids []string
 	for _, n := range hostileNames {
 		if utf8.ValidString(n) {

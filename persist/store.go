@@ -571,43 +571,121 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// CheckRecordNames returns an error wrapping ErrInvalidID when a name a
-// checkpoint record keeps is not UTF-8: the checkpoint's id, its parent's
-// (parentID), and the channel and node names of its versions. Records are
-// JSON, which cannot carry other bytes: encoding/json would store each
-// such name with U+FFFD in place of its bad bytes, so the checkpoint
-// would not read back (its values and its delta base named by names no
-// one wrote), and two names could become one. Keys (thread ids,
-// namespaces, task ids) carry any bytes and are not checked here. Both
-// stores call it before they encode anything.
-func CheckRecordNames(cp *engine.Checkpoint, parentID string) error {
-	bad := func(what, name string) error {
+// CheckCheckpoint refuses a Put of cp, with metadata md, at cfg (the
+// parent's config) that a store could not keep as it is, or that an
+// export could not carry back into a store. Both stores call it before
+// they encode anything, and Import applies the same rules to each name
+// (checkRecordName), so that any thread a store holds exports, imports
+// and copies.
+//
+// The ids of cfg and cp are keys, any bytes within the limits on names
+// (CheckConfig, CheckName). The names a checkpoint record keeps — cp's id
+// and its parent's, the channel and node names of its versions,
+// versions_seen and updated channels, its metadata's source and parent
+// checkpoints — are JSON in the record and in an export, which cannot
+// carry other bytes than UTF-8: encoding/json would store each such name
+// with U+FFFD in place of its bad bytes, so the checkpoint would not read
+// back (its values and its delta base named by names no one wrote), and
+// two names could become one. A channel or node name is not empty.
+//
+// Errors wrap ErrInvalidID (a name) or ErrInvalidCheckpoint.
+func CheckCheckpoint(cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata) error {
+	if err := CheckConfig(cfg); err != nil {
+		return err
+	}
+	if cp == nil {
+		return fmt.Errorf("%w: nil checkpoint", ErrInvalidCheckpoint)
+	}
+	if err := checkRecordName("checkpoint id", cp.ID, MaxIDLen, false); err != nil {
+		return err
+	}
+	if cp.ID == cfg.CheckpointID {
+		return fmt.Errorf("%w: checkpoint %q is its own parent", ErrInvalidCheckpoint, truncate(cp.ID, 40))
+	}
+	if err := checkRecordName("parent checkpoint id", cfg.CheckpointID, MaxIDLen, true); err != nil {
+		return err
+	}
+	if err := checkVersionNames(cp.ChannelVersions); err != nil {
+		return err
+	}
+	if err := checkSeenNames(cp.VersionsSeen); err != nil {
+		return err
+	}
+	if err := checkChannelNames("updated channel", cp.UpdatedChannels); err != nil {
+		return err
+	}
+	if err := checkMetadataNames(md.Source, md.Parents); err != nil {
+		return err
+	}
+	for k := range md.Extra {
+		if err := checkRecordName("metadata key", k, MaxIDLen, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRecordName is CheckName for a name a record keeps as JSON, which
+// must be UTF-8 too (CheckCheckpoint).
+func checkRecordName(what, name string, max int, allowEmpty bool) error {
+	if !utf8.ValidString(name) {
 		return fmt.Errorf("%w: %s %q is not UTF-8", ErrInvalidID, what, truncate(name, 40))
 	}
-	if !utf8.ValidString(cp.ID) {
-		return bad("checkpoint id", cp.ID)
-	}
-	if !utf8.ValidString(parentID) {
-		return bad("parent checkpoint id", parentID)
-	}
-	for ch := range cp.ChannelVersions {
-		if !utf8.ValidString(ch) {
-			return bad("channel", ch)
+	return CheckName(what, name, max, allowEmpty)
+}
+
+// checkVersionNames checks the channel names of channel_versions.
+func checkVersionNames(versions map[string]engine.Version) error {
+	for ch := range versions {
+		if err := checkRecordName("channel", ch, MaxIDLen, false); err != nil {
+			return err
 		}
 	}
-	for node, seen := range cp.VersionsSeen {
-		if !utf8.ValidString(node) {
-			return bad("node", node)
+	return nil
+}
+
+// checkSeenNames checks the node and channel names of versions_seen.
+func checkSeenNames(seen map[string]map[string]engine.Version) error {
+	for node, m := range seen {
+		if err := checkRecordName("node", node, MaxIDLen, false); err != nil {
+			return err
 		}
-		for ch := range seen {
-			if !utf8.ValidString(ch) {
-				return bad("channel", ch)
-			}
+		if err := checkVersionNames(m); err != nil {
+			return err
 		}
 	}
-	for _, ch := range cp.UpdatedChannels {
-		if !utf8.ValidString(ch) {
-			return bad("updated channel", ch)
+	return nil
+}
+
+// checkChannelNames checks a list of channel names, what they are.
+func checkChannelNames(what string, channels []string) error {
+	for _, ch := range channels {
+		if err := checkRecordName(what, ch, MaxIDLen, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxSourceLen bounds a checkpoint's metadata source ("input", "loop",
+// "update", "fork": LangGraph's few).
+const maxSourceLen = 64
+
+// checkMetadataNames checks a checkpoint's metadata source and parents
+// (namespace → checkpoint id).
+func checkMetadataNames(source string, parents map[string]string) error {
+	if len(source) > maxSourceLen {
+		return fmt.Errorf("%w: metadata source longer than %d bytes", ErrInvalidCheckpoint, maxSourceLen)
+	}
+	if err := checkRecordName("metadata source", source, maxSourceLen, true); err != nil {
+		return err
+	}
+	for ns, id := range parents {
+		if err := checkRecordName("metadata parent namespace", ns, MaxNSLen, true); err != nil {
+			return err
+		}
+		if err := checkRecordName("metadata parent id", id, MaxIDLen, true); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -748,24 +826,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err := s.writable(ctx); err != nil {
 		return engine.Config{}, err
 	}
-	if err := CheckConfig(cfg); err != nil {
-		return engine.Config{}, err
-	}
-	if cp == nil {
-		return engine.Config{}, fmt.Errorf("%w: nil checkpoint", ErrInvalidCheckpoint)
-	}
-	if err := CheckName("checkpoint id", cp.ID, MaxIDLen, false); err != nil {
-		return engine.Config{}, err
-	}
-	if cp.ID == cfg.CheckpointID {
-		return engine.Config{}, fmt.Errorf("%w: checkpoint %q is its own parent", ErrInvalidCheckpoint, cp.ID)
-	}
-	for ch := range cp.ChannelVersions {
-		if err := CheckName("channel", ch, MaxIDLen, false); err != nil {
-			return engine.Config{}, err
-		}
-	}
-	if err := CheckRecordNames(cp, cfg.CheckpointID); err != nil {
+	if err := CheckCheckpoint(cfg, cp, md); err != nil {
 		return engine.Config{}, err
 	}
 	// A channel without a version was never updated: its value is the

@@ -200,10 +200,11 @@ func TestStore_PacksMigrationKeepsPendingWrites(t *testing.T) {
 }
 
 // TestStore_RefusesNamesJSONCannotKeep: a checkpoint whose id, parent id,
-// channel or node name is not UTF-8 is refused with ErrInvalidID, and
+// channel or node name is not UTF-8, or whose node name is empty, is
+// refused with ErrInvalidID, and
 // nothing is stored: its record is JSON, which would keep such a name
 // with U+FFFD in place of its bytes, and the checkpoint would not read
-// back (persist.CheckRecordNames).
+// back (persist.CheckCheckpoint).
 func TestStore_RefusesNamesJSONCannotKeep(t *testing.T) {
 	t.Parallel()
 	s := open(t, schemaURL(t), postgres.Options{})
@@ -222,6 +223,12 @@ func TestStore_RefusesNamesJSONCannotKeep(t *testing.T) {
 		if !errors.Is(err, persist.ErrInvalidID) || !strings.Contains(err.Error(), "not UTF-8") {
 			t.Errorf("%s: Put: %v, want ErrInvalidID: not UTF-8", name, err)
 		}
+	}
+	// A name an export could not carry back into a store, as the bbolt
+	// store refuses it: the thread would not copy.
+	empty := &engine.Checkpoint{ID: "2", V: engine.CheckpointFormat, TS: time.Unix(2, 0).UTC(), VersionsSeen: map[string]map[string]engine.Version{"": {"a": 1}}}
+	if _, err := s.Put(ctx, engine.Config{ThreadID: "t", CheckpointID: "1"}, empty, engine.Metadata{}, nil); !errors.Is(err, persist.ErrInvalidID) || !strings.Contains(err.Error(), `node ""`) {
+		t.Errorf("empty node: Put: %v, want ErrInvalidID naming node \"\"", err)
 	}
 	hist, err := s.List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
 	if err != nil || len(hist) != 1 {

@@ -30,7 +30,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	if err := s.writable(ctx, cfg.ThreadID); err != nil {
 		return engine.Config{}, err
 	}
-	cp, err := checkPut(cfg, cp)
+	cp, err := checkPut(cfg, cp, md)
 	if err != nil {
 		return engine.Config{}, err
 	}
@@ -86,28 +86,14 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 	return engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS, CheckpointID: cp.ID}, nil
 }
 
-// checkPut refuses a Put of cp at cfg that names no thread or checkpoint
-// well, and returns cp materialized.
-func checkPut(cfg engine.Config, cp *engine.Checkpoint) (*engine.Checkpoint, error) {
-	if err := persist.CheckConfig(cfg); err != nil {
-		return nil, err
+// checkPut refuses a Put of cp, with metadata md, at cfg that the store
+// could not keep as it is (persist.CheckCheckpoint), and returns cp
+// materialized.
+func checkPut(cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata) (*engine.Checkpoint, error) {
+	if cp != nil {
+		cp = cp.Materialize()
 	}
-	if cp == nil {
-		return nil, fmt.Errorf("%w: nil checkpoint", persist.ErrInvalidCheckpoint)
-	}
-	cp = cp.Materialize()
-	if err := persist.CheckName("checkpoint id", cp.ID, persist.MaxIDLen, false); err != nil {
-		return nil, err
-	}
-	if cp.ID == cfg.CheckpointID {
-		return nil, fmt.Errorf("%w: checkpoint %q is its own parent", persist.ErrInvalidCheckpoint, cp.ID)
-	}
-	for ch := range cp.ChannelVersions {
-		if err := persist.CheckName("channel", ch, persist.MaxIDLen, false); err != nil {
-			return nil, err
-		}
-	}
-	if err := persist.CheckRecordNames(cp, cfg.CheckpointID); err != nil {
+	if err := persist.CheckCheckpoint(cfg, cp, md); err != nil {
 		return nil, err
 	}
 	return cp, nil

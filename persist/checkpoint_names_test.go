@@ -1,0 +1,101 @@
+package persist_test
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
+)
+
+// TestPut_RefusesWhatImportRefuses: Put refuses, with an error that names
+// the name, every checkpoint whose names an export could not carry back
+// into a store. A versions_seen entry for node "" was stored, and the
+// thread then failed to copy (copy is an export imported anew).
+func TestPut_RefusesWhatImportRefuses(t *testing.T) {
+	long := strings.Repeat("x", persist.MaxIDLen+1)
+	cp := func(edit func(*engine.Checkpoint, *engine.Metadata)) (*engine.Checkpoint, engine.Metadata) {
+		c := &engine.Checkpoint{
+			ID:              "00000000-0000-0000-0000-000000000001",
+			ChannelValues:   map[string]any{"n": 1.0},
+			ChannelVersions: map[string]engine.Version{"n": 1},
+			VersionsSeen:    map[string]map[string]engine.Version{"a": {"n": 1}},
+		}
+		md := engine.Metadata{Source: engine.SourceLoop}
+		edit(c, &md)
+		return c, md
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*engine.Checkpoint, *engine.Metadata)
+		want error
+		says string
+	}{
+		{"empty node", func(c *engine.Checkpoint, _ *engine.Metadata) { c.VersionsSeen[""] = map[string]engine.Version{"n": 1} }, persist.ErrInvalidID, `node ""`},
+		{"long node", func(c *engine.Checkpoint, _ *engine.Metadata) { c.VersionsSeen[long] = nil }, persist.ErrInvalidID, "node"},
+		{"empty seen channel", func(c *engine.Checkpoint, _ *engine.Metadata) { c.VersionsSeen["a"][""] = 1 }, persist.ErrInvalidID, `channel ""`},
+		{"long updated channel", func(c *engine.Checkpoint, _ *engine.Metadata) { c.UpdatedChannels = []string{long} }, persist.ErrInvalidID, "updated channel"},
+		{"node not UTF-8", func(c *engine.Checkpoint, _ *engine.Metadata) { c.VersionsSeen["a\xff"] = nil }, persist.ErrInvalidID, "not UTF-8"},
+		{"long source", func(_ *engine.Checkpoint, md *engine.Metadata) { md.Source = strings.Repeat("s", 65) }, persist.ErrInvalidCheckpoint, "metadata source"},
+		{"source not UTF-8", func(_ *engine.Checkpoint, md *engine.Metadata) { md.Source = "lo\xffp" }, persist.ErrInvalidID, "metadata source"},
+		{"metadata parent not UTF-8", func(_ *engine.Checkpoint, md *engine.Metadata) { md.Parents = map[string]string{"": "p\xff"} }, persist.ErrInvalidID, "metadata parent id"},
+		{"metadata key not UTF-8", func(_ *engine.Checkpoint, md *engine.Metadata) { md.Extra = map[string]any{"k\xff": 1.0} }, persist.ErrInvalidID, "metadata key"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openTemp(t, persist.Options{NoSync: true})
+			cp, md := cp(c.edit)
+			_, err := s.Put(ctx, engine.Config{ThreadID: "t"}, cp, md, nil)
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("Put: %v, want %v naming %q", err, c.want, c.says)
+			}
+			if tp, _ := s.GetTuple(ctx, engine.Config{ThreadID: "t"}); tp != nil {
+				t.Fatal("the refused checkpoint was stored")
+			}
+		})
+	}
+}
+
+// TestPut_OddNamesRoundTrip: names at the edges of what Put takes — a
+// checkpoint id that is no UUID, the longest names, metadata parents and
+// keys that are empty — export, and import back as they were.
+func TestPut_OddNamesRoundTrip(t *testing.T) {
+	s := openTemp(t, persist.Options{NoSync: true})
+	long := strings.Repeat("n", persist.MaxIDLen)
+	c := &engine.Checkpoint{
+		ID:              "a",
+		ChannelValues:   map[string]any{long: "v", "ch\x1b[31m\n": 2.0},
+		ChannelVersions: map[string]engine.Version{long: 1, "ch\x1b[31m\n": 1},
+		VersionsSeen:    map[string]map[string]engine.Version{long: {long: 1}, "__input__": {}},
+		UpdatedChannels: []string{long},
+	}
+	md := engine.Metadata{Source: strings.Repeat("s", 64), Step: -5, Parents: map[string]string{"": ""}, Extra: map[string]any{"": nil}}
+	if _, err := s.Put(ctx, engine.Config{ThreadID: "t"}, c, md, nil); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := s.Export(ctx, "t", &buf, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Import(ctx, &buf, persist.ImportOptions{Thread: "u"}); err != nil {
+		t.Fatalf("Import of what Put took: %v", err)
+	}
+	a, err := s.GetTuple(ctx, engine.Config{ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.GetTuple(ctx, engine.Config{ThreadID: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := a.Checkpoint, b.Checkpoint
+	if x.ID != y.ID || !reflect.DeepEqual(x.ChannelValues, y.ChannelValues) || !reflect.DeepEqual(x.ChannelVersions, y.ChannelVersions) ||
+		!reflect.DeepEqual(x.VersionsSeen, y.VersionsSeen) || !reflect.DeepEqual(x.UpdatedChannels, y.UpdatedChannels) {
+		t.Fatalf("imported checkpoint differs:\n%+v\n%+v", x, y)
+	}
+	if !reflect.DeepEqual(a.Metadata, b.Metadata) {
+		t.Fatalf("imported metadata differs:\n%+v\n%+v", a.Metadata, b.Metadata)
+	}
+}
