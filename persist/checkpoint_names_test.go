@@ -99,3 +99,33 @@ func TestPut_OddNamesRoundTrip(t *testing.T) {
 		t.Fatalf("imported metadata differs:\n%+v\n%+v", a.Metadata, b.Metadata)
 	}
 }
+
+// TestPutWrites_RefusesChannelsARecordCannotName: a write's channel is
+// named as a checkpoint record names its channels, UTF-8; a write to
+// "c\xff" was stored, and its thread then failed to export or copy.
+// Task ids are keys and keep any bytes.
+func TestPutWrites_RefusesChannelsARecordCannotName(t *testing.T) {
+	s := openTemp(t, persist.Options{NoSync: true})
+	cps := chain(t, s, "t", 1)
+	cfg := engine.Config{ThreadID: "t", CheckpointID: cps[0].ID}
+	err := s.PutWrites(ctx, cfg, "task1", []engine.Write{{Channel: "ok", Value: 1.0}, {Channel: "c\xff", Value: 2.0}})
+	if !errors.Is(err, persist.ErrInvalidID) || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Fatalf("PutWrites: %v, want ErrInvalidID: not UTF-8", err)
+	}
+	if err := s.PutWrites(ctx, cfg, "task\xff", []engine.Write{{Channel: "ok", Value: 1.0}}); err != nil {
+		t.Fatalf("PutWrites with a task id of any bytes: %v", err)
+	}
+	pw, err := s.PendingWrites(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range pw {
+		if strings.HasPrefix(w.TaskID, "task") {
+			got = append(got, w.TaskID+" "+w.Channel)
+		}
+	}
+	if len(got) != 1 || got[0] != "task\xff ok" {
+		t.Fatalf("pending writes of the tasks here %q, want task\\xff's one (the refused call stores nothing)", got)
+	}
+}

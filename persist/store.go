@@ -625,6 +625,26 @@ func CheckCheckpoint(cfg engine.Config, cp *engine.Checkpoint, md engine.Metadat
 	return nil
 }
 
+// CheckWrites refuses a PutWrites of task taskID's writes at cfg that a
+// store could not keep: the ids are keys, any bytes within the limits on
+// names, and each write's channel is named as a record names its
+// channels (CheckCheckpoint), which the write's value goes to. Both
+// stores call it before they encode anything. Errors wrap ErrInvalidID.
+func CheckWrites(cfg engine.Config, taskID string, writes []engine.Write) error {
+	if err := CheckConfig(cfg); err != nil {
+		return err
+	}
+	if err := CheckName("task id", taskID, MaxIDLen, true); err != nil {
+		return err
+	}
+	for _, w := range writes {
+		if err := checkRecordName("channel", w.Channel, MaxIDLen, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkRecordName is CheckName for a name a record keeps as JSON, which
 // must be UTF-8 too (CheckCheckpoint).
 func checkRecordName(what, name string, max int, allowEmpty bool) error {
@@ -1184,10 +1204,7 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 	if err := s.writable(ctx); err != nil {
 		return nil, err
 	}
-	if err := CheckConfig(cfg); err != nil {
-		return nil, err
-	}
-	if err := CheckName("task id", taskID, MaxIDLen, true); err != nil {
+	if err := CheckWrites(cfg, taskID, writes); err != nil {
 		return nil, err
 	}
 	if len(writes) == 0 {
@@ -1195,9 +1212,6 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 	}
 	recs := make([][]byte, len(writes))
 	for i, w := range writes {
-		if err := CheckName("channel", w.Channel, MaxIDLen, false); err != nil {
-			return nil, err
-		}
 		enc, err := engine.EncodeValue(w.Value)
 		if err != nil {
 			return nil, fmt.Errorf("%w: write to %q: %w", ErrInvalidCheckpoint, w.Channel, err)

@@ -230,8 +230,15 @@ func TestStore_RefusesNamesJSONCannotKeep(t *testing.T) {
 	if _, err := s.Put(ctx, engine.Config{ThreadID: "t", CheckpointID: "1"}, empty, engine.Metadata{}, nil); !errors.Is(err, persist.ErrInvalidID) || !strings.Contains(err.Error(), `node ""`) {
 		t.Errorf("empty node: Put: %v, want ErrInvalidID naming node \"\"", err)
 	}
+	// A write's channel is named as a record's channels are.
+	if err := s.PutWrites(ctx, engine.Config{ThreadID: "t", CheckpointID: "1"}, "task", []engine.Write{{Channel: "c\xff", Value: 1.0}}); !errors.Is(err, persist.ErrInvalidID) || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Errorf("write channel: PutWrites: %v, want ErrInvalidID: not UTF-8", err)
+	}
 	hist, err := s.List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
 	if err != nil || len(hist) != 1 {
 		t.Fatalf("List: %d checkpoints, %v; want the first only", len(hist), err)
+	}
+	if tp, err := s.GetTuple(ctx, engine.Config{ThreadID: "t", CheckpointID: "1"}); err != nil || len(tp.PendingWrites) != 0 {
+		t.Fatalf("GetTuple: %v, want no pending write", err)
 	}
 }

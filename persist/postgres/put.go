@@ -342,10 +342,7 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 	if err := s.writable(ctx, cfg.ThreadID); err != nil {
 		return queued, err
 	}
-	if err := persist.CheckConfig(cfg); err != nil {
-		return queued, err
-	}
-	if err := persist.CheckName("task id", taskID, persist.MaxIDLen, true); err != nil {
+	if err := persist.CheckWrites(cfg, taskID, writes); err != nil {
 		return queued, err
 	}
 	switch len(writes) {
@@ -362,9 +359,6 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 	}
 	special, regular := &ops[0], &ops[1]
 	for i, w := range writes {
-		if err := persist.CheckName("channel", w.Channel, persist.MaxIDLen, false); err != nil {
-			return queued, err
-		}
 		enc, err := engine.EncodeValue(w.Value)
 		if err != nil {
 			return queued, fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
@@ -393,11 +387,8 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 }
 
 // queueWrite is queueWrites for a task's one write (a node's usual
-// result): the op and its write are one allocation.
+// result), checked by it: the op and its write are one allocation.
 func (s *Store) queueWrite(cfg engine.Config, taskID string, w engine.Write) (queued [2]*op, err error) {
-	if err := persist.CheckName("channel", w.Channel, persist.MaxIDLen, false); err != nil {
-		return queued, err
-	}
 	enc, err := engine.EncodeValue(w.Value)
 	if err != nil {
 		return queued, fmt.Errorf("%w: write to %q: %w", persist.ErrInvalidCheckpoint, w.Channel, err)
