@@ -600,44 +600,74 @@ type shownInterrupt struct {
 // namespace; nil: not planned); root is the thread's graph, which finds
 // the namespaces of the subgraphs t's tasks ran.
 func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool) error {
-	cp := t.Checkpoint
-	status := checkpointStatus(ctx, gr, t)
-	names, next := taskNames(gr, t)
-	values := map[string]any{}
-	for k, v := range cp.ChannelValues {
+	sh := newShown(ctx, root, gr, t)
+	if asJSON {
+		return writeJSON(a.Stdout, sh.doc())
+	}
+	sh.writeText(ctx, a.Stdout)
+	return nil
+}
+
+// shown is what show says of a checkpoint.
+type shown struct {
+	t         *engine.CheckpointTuple
+	status    string
+	withGraph bool     // next is known
+	next      []string // the nodes of the tasks planned from it
+	values    map[string]any
+	writes    []shownWrite
+	ints      []shownInterrupt
+	subgraphs []string // namespaces of its subgraph tasks' checkpoints
+}
+
+// newShown gathers what show says of t; gr, when known, is the graph of
+// t's namespace and root the thread's.
+func newShown(ctx context.Context, root, gr *engine.Graph, t *engine.CheckpointTuple) *shown {
+	sh := &shown{t: t, status: checkpointStatus(ctx, gr, t), withGraph: gr != nil, values: map[string]any{}}
+	var names map[string]string
+	names, sh.next = taskNames(gr, t)
+	for k, v := range t.Checkpoint.ChannelValues {
 		if gr != nil && !gr.IsStateKey(k) {
 			continue
 		}
 		if gr == nil && internalChannel(k) {
 			continue
 		}
-		values[k] = plainValue(v)
+		sh.values[k] = plainValue(v)
 	}
-	var writes []shownWrite
 	for _, w := range t.PendingWrites {
-		writes = append(writes, shownWrite{Task: w.TaskID, Node: names[w.TaskID], Channel: w.Channel, Value: plainValue(w.Value)})
+		sh.writes = append(sh.writes, shownWrite{Task: w.TaskID, Node: names[w.TaskID], Channel: w.Channel, Value: plainValue(w.Value)})
 	}
-	var ints []shownInterrupt
 	for _, in := range waitingInterrupts(ctx, gr, t) {
-		ints = append(ints, shownInterrupt{Node: names[in.TaskID], Task: in.TaskID, ID: in.ID, Value: plainValue(in.Value)})
+		sh.ints = append(sh.ints, shownInterrupt{Node: names[in.TaskID], Task: in.TaskID, ID: in.ID, Value: plainValue(in.Value)})
 	}
-	subgraphs := checkpointSubgraphs(ctx, root, gr, t)
-	if asJSON {
-		doc := map[string]any{
-			"thread": t.Config.ThreadID, "checkpoint": cp.ID, "parent": t.ParentID,
-			"step": t.Metadata.Step, "source": t.Metadata.Source, "created": cp.TS,
-			"values": values, "versions": cp.ChannelVersions, "versions_seen": cp.VersionsSeen,
-			"pending_writes": nonNilSlice(writes), "interrupts": nonNilSlice(ints),
-			"namespace": t.Config.CheckpointNS, "subgraphs": nonNilSlice(subgraphs),
-		}
-		if gr != nil {
-			doc["next"] = nonNilSlice(next)
-		}
-		doc["status"] = status
-		return writeJSON(a.Stdout, doc)
+	sh.subgraphs = checkpointSubgraphs(ctx, root, gr, t)
+	return sh
+}
+
+// doc is show --json's document.
+func (sh *shown) doc() map[string]any {
+	t, cp := sh.t, sh.t.Checkpoint
+	doc := map[string]any{
+		"thread": t.Config.ThreadID, "checkpoint": cp.ID, "parent": t.ParentID,
+		"step": t.Metadata.Step, "source": t.Metadata.Source, "created": cp.TS,
+		"values": sh.values, "versions": cp.ChannelVersions, "versions_seen": cp.VersionsSeen,
+		"pending_writes": nonNilSlice(sh.writes), "interrupts": nonNilSlice(sh.ints),
+		"namespace": t.Config.CheckpointNS, "subgraphs": nonNilSlice(sh.subgraphs),
+		"status": sh.status,
 	}
-	w := a.Stdout
-	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s  status %s\n", termtext.Name(t.Config.ThreadID), termtext.Name(engine.ShortID(cp.ID)), t.Metadata.Step, termtext.Name(t.Metadata.Source), status)
+	if sh.withGraph {
+		doc["next"] = nonNilSlice(sh.next)
+	}
+	return doc
+}
+
+// writeText writes show's text: the checkpoint's header, then a section
+// each. An empty section or node says "(none)", as next does, rather
+// than a heading or a name with nothing after it.
+func (sh *shown) writeText(ctx context.Context, w io.Writer) {
+	t, cp := sh.t, sh.t.Checkpoint
+	fmt.Fprintf(w, "thread %s  checkpoint %s  step %d  source %s  status %s\n", termtext.Name(t.Config.ThreadID), termtext.Name(engine.ShortID(cp.ID)), t.Metadata.Step, termtext.Name(t.Metadata.Source), sh.status)
 	if ns := t.Config.CheckpointNS; ns != "" {
 		fmt.Fprintf(w, "namespace %s\n", termtext.Name(ns))
 	}
@@ -645,11 +675,9 @@ func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.C
 	if t.ParentID != "" {
 		fmt.Fprintf(w, "parent %s\n", termtext.Name(t.ParentID))
 	}
-	// An empty section or node says "(none)", as next does, rather than
-	// a heading or a name with nothing after it.
-	fmt.Fprintf(w, "\nvalues\n%s", noneLine(len(values)))
-	for _, k := range sortedKeys(values) {
-		fmt.Fprintf(w, "  %s = %s\n", termtext.Name(k), engine.MustEncode(values[k]))
+	fmt.Fprintf(w, "\nvalues\n%s", noneLine(len(sh.values)))
+	for _, k := range sortedKeys(sh.values) {
+		fmt.Fprintf(w, "  %s = %s\n", termtext.Name(k), engine.MustEncode(sh.values[k]))
 	}
 	fmt.Fprintf(w, "\nversions\n%s", noneLine(len(cp.ChannelVersions)))
 	for _, k := range sortedKeys(cp.ChannelVersions) {
@@ -664,12 +692,24 @@ func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.C
 		}
 		fmt.Fprintf(w, "  %s: %s\n", termtext.Name(node), orNone(strings.Join(parts, " ")))
 	}
-	if gr != nil {
-		fmt.Fprintf(w, "\nnext: %s\n", orNone(strings.Join(termtext.Names(next), ", ")))
+	if sh.withGraph {
+		fmt.Fprintf(w, "\nnext: %s\n", orNone(strings.Join(termtext.Names(sh.next), ", ")))
 	}
-	if len(writes) > 0 {
+	sh.writePending(w)
+	if len(sh.subgraphs) > 0 {
+		fmt.Fprintf(w, "\nsubgraphs (their checkpoints: %s)\n", hintLine(ctx, "show", shellWord(t.Config.ThreadID), "--ns", "NS"))
+		for _, ns := range sh.subgraphs {
+			fmt.Fprintf(w, "  --ns %s\n", shellWord(ns))
+		}
+	}
+}
+
+// writePending writes the checkpoint's pending writes and its interrupts
+// still waiting, each under its task's node when known.
+func (sh *shown) writePending(w io.Writer) {
+	if len(sh.writes) > 0 {
 		fmt.Fprintf(w, "\npending writes\n")
-		for _, pw := range writes {
+		for _, pw := range sh.writes {
 			who := pw.Task
 			if pw.Node != "" {
 				who = pw.Node + " (" + taskPrefix(pw.Task) + ")"
@@ -683,19 +723,12 @@ func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.C
 			fmt.Fprintf(w, "  %s  %s = %s\n", termtext.Name(who), termtext.Name(pw.Channel), engine.MustEncode(value))
 		}
 	}
-	if len(ints) > 0 {
+	if len(sh.ints) > 0 {
 		fmt.Fprintf(w, "\ninterrupts\n")
-		for _, in := range ints {
+		for _, in := range sh.ints {
 			fmt.Fprintf(w, "  %s id %s: %s\n", termtext.Name(orNone(in.Node)), termtext.Name(in.ID), engine.MustEncode(in.Value))
 		}
 	}
-	if len(subgraphs) > 0 {
-		fmt.Fprintf(w, "\nsubgraphs (their checkpoints: %s)\n", hintLine(ctx, "show", shellWord(t.Config.ThreadID), "--ns", "NS"))
-		for _, ns := range subgraphs {
-			fmt.Fprintf(w, "  --ns %s\n", shellWord(ns))
-		}
-	}
-	return nil
 }
 
 // clip shortens s to n runes for a one-line display.
