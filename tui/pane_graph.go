@@ -167,52 +167,7 @@ func (p graphPane) viewDrawing(st Styles, bp breakpoints, focused bool, w, h int
 	d := p.drawing
 	rows := make([]string, 0, h)
 	for y := p.oy; y < min(len(d.Lines), p.oy+h-1); y++ {
-		line := []rune(d.Lines[y])
-		type span struct {
-			x0, x1 int
-			style  func(...string) string
-		}
-		var spans []span
-		for name, b := range d.Boxes {
-			if y < b.Y || y >= b.Y+b.H {
-				continue
-			}
-			if y == b.Y && bp.before[name] {
-				line[b.X] = '●'
-			}
-			if y == b.Y+b.H-1 && bp.after[name] {
-				line[b.X] = '○'
-			}
-			var style func(...string) string
-			switch {
-			case focused && name == p.selected():
-				style = st.Cursor.Render
-			case p.tasks[name] != nil:
-				style = st.task(p.tasks[name].state, p.running).Render
-			case bp.before[name] || bp.after[name]:
-				style = st.Breakpoint.Render
-			}
-			if style != nil {
-				spans = append(spans, span{b.X, b.X + b.W, style})
-			}
-		}
-		sort.Slice(spans, func(i, j int) bool { return spans[i].x0 < spans[j].x0 })
-		x0, x1 := p.ox, min(len(line), p.ox+w)
-		var b strings.Builder
-		at := x0
-		for _, sp := range spans {
-			s0, s1 := max(sp.x0, x0), min(sp.x1, x1)
-			if s0 >= s1 {
-				continue
-			}
-			b.WriteString(string(line[at:s0]))
-			b.WriteString(sp.style(string(line[s0:s1])))
-			at = s1
-		}
-		if at < x1 {
-			b.WriteString(string(line[at:x1]))
-		}
-		rows = append(rows, b.String())
+		rows = append(rows, p.drawnRow(st, bp, focused, y, w))
 	}
 	for len(rows) < h-1 {
 		rows = append(rows, "")
@@ -226,6 +181,65 @@ func (p graphPane) viewDrawing(st Styles, bp breakpoints, focused bool, w, h int
 	}
 	rows = append(rows, st.Dim.Render(cut(legend, w)))
 	return strings.Join(rows, "\n")
+}
+
+// drawnRow is line y of the drawing, w columns from the scroll offset:
+// each box crossing it styled as its node is (selected, running or run,
+// with a breakpoint), and a breakpoint's mark on the box's top (before)
+// or bottom (after) line.
+func (p graphPane) drawnRow(st Styles, bp breakpoints, focused bool, y, w int) string {
+	line := []rune(p.drawing.Lines[y])
+	type span struct {
+		x0, x1 int
+		style  func(...string) string
+	}
+	var spans []span
+	for name, b := range p.drawing.Boxes {
+		if y < b.Y || y >= b.Y+b.H {
+			continue
+		}
+		if y == b.Y && bp.before[name] {
+			line[b.X] = '●'
+		}
+		if y == b.Y+b.H-1 && bp.after[name] {
+			line[b.X] = '○'
+		}
+		if style := p.boxStyle(st, bp, focused, name); style != nil {
+			spans = append(spans, span{b.X, b.X + b.W, style})
+		}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].x0 < spans[j].x0 })
+	x0, x1 := p.ox, min(len(line), p.ox+w)
+	var b strings.Builder
+	at := x0
+	for _, sp := range spans {
+		s0, s1 := max(sp.x0, x0), min(sp.x1, x1)
+		if s0 >= s1 {
+			continue
+		}
+		b.WriteString(string(line[at:s0]))
+		b.WriteString(sp.style(string(line[s0:s1])))
+		at = s1
+	}
+	if at < x1 {
+		b.WriteString(string(line[at:x1]))
+	}
+	return b.String()
+}
+
+// boxStyle is how node name's box is drawn: the cursor's style when it is
+// selected, its task's while it runs or after, the breakpoint's when it
+// has one; nil: plain.
+func (p graphPane) boxStyle(st Styles, bp breakpoints, focused bool, name string) func(...string) string {
+	switch {
+	case focused && name == p.selected():
+		return st.Cursor.Render
+	case p.tasks[name] != nil:
+		return st.task(p.tasks[name].state, p.running).Render
+	case bp.before[name] || bp.after[name]:
+		return st.Breakpoint.Render
+	}
+	return nil
 }
 
 func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) string {
