@@ -31,58 +31,82 @@ func (m *Model) loadThreads() tea.Cmd {
 	})
 }
 
+// newThreadKey handles a key of the new-thread form: its input state,
+// submitted as a new thread started on the graph.
+func (m *Model) newThreadKey(msg tea.KeyMsg) tea.Cmd {
+	p := &m.threads
+	k := &p.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		p.creating = false
+		p.area.Blur()
+		return nil
+	case key.Matches(msg, k.Submit):
+		in, err := parseState(p.area.Value())
+		if err != nil {
+			p.newErr = err.Error()
+			return nil
+		}
+		if len(in) == 0 {
+			p.newErr = "a new thread needs at least one state key"
+			return nil
+		}
+		m.lastInput = in
+		save := m.saveCmd()
+		id := p.unusedID(m.now().Format("run-20060102-150405"))
+		return tea.Batch(save, m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
+			v, err := s.Start(ctx, id, in)
+			return opDoneMsg{view: v, err: err}
+		}))
+	}
+	var cmd tea.Cmd
+	p.area, cmd = p.area.Update(msg)
+	p.newErr = ""
+	return cmd
+}
+
+// unusedID is base, or base-2, base-3, … when the database has a thread
+// of that id already: a second thread started within the same second
+// must not go on with the first.
+func (p *threadsPane) unusedID(base string) string {
+	used := make(map[string]bool, len(p.list))
+	for _, t := range p.list {
+		used[t.ID] = true
+	}
+	id := base
+	for n := 2; used[id]; n++ {
+		id = fmt.Sprintf("%s-%d", base, n)
+	}
+	return id
+}
+
+// filterKey handles a key typed into the threads list's filter.
+func (p *threadsPane) filterKey(msg tea.KeyMsg) tea.Cmd {
+	k := &p.keys
+	switch {
+	case key.Matches(msg, k.Back): // clear the filter
+		p.filter.SetValue("")
+		p.filtering = false
+		p.refilter()
+		return nil
+	case key.Matches(msg, k.Open): // keep it
+		p.filtering = false
+		return nil
+	}
+	var cmd tea.Cmd
+	p.filter, cmd = p.filter.Update(msg)
+	p.refilter()
+	return cmd
+}
+
 func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 	p := &m.threads
 	k := &p.keys
 	if p.creating {
-		switch {
-		case key.Matches(msg, k.Back):
-			p.creating = false
-			p.area.Blur()
-			return nil
-		case key.Matches(msg, k.Submit):
-			in, err := parseState(p.area.Value())
-			if err != nil {
-				p.newErr = err.Error()
-				return nil
-			}
-			if len(in) == 0 {
-				p.newErr = "a new thread needs at least one state key"
-				return nil
-			}
-			m.lastInput = in
-			save := m.saveCmd()
-			id := m.now().Format("run-20060102-150405")
-			for _, t := range p.list {
-				if t.ID == id {
-					id += fmt.Sprintf("-%d", len(p.list))
-				}
-			}
-			return tea.Batch(save, m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
-				v, err := s.Start(ctx, id, in)
-				return opDoneMsg{view: v, err: err}
-			}))
-		}
-		var cmd tea.Cmd
-		p.area, cmd = p.area.Update(msg)
-		p.newErr = ""
-		return cmd
+		return m.newThreadKey(msg)
 	}
 	if p.filtering {
-		switch {
-		case key.Matches(msg, k.Back): // clear the filter
-			p.filter.SetValue("")
-			p.filtering = false
-			p.refilter()
-			return nil
-		case key.Matches(msg, k.Open): // keep it
-			p.filtering = false
-			return nil
-		}
-		var cmd tea.Cmd
-		p.filter, cmd = p.filter.Update(msg)
-		p.refilter()
-		return cmd
+		return p.filterKey(msg)
 	}
 	page := max(1, m.bodyHeight()-4)
 	switch {
