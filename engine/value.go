@@ -123,6 +123,32 @@ func EncodeValue(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// AppendedElements reports whether next, a list's encoding
+// (EncodeValue), is the list encoded as prev with elements appended, and
+// returns the encodings of those elements as they stand in next,
+// comma-separated ("e1,e2"). A saver that keeps a grown list as what was
+// appended uses it on values the engine did not account for
+// (Checkpoint.AppendedTail). It relies on the codec being canonical
+// (sorted keys, one spelling per number): a list's prefix is then a byte
+// prefix, and since prev without its "]" ends after a complete element,
+// a "," right after it in next starts a new top-level element.
+func AppendedElements(prev, next []byte) ([]byte, bool) {
+	if len(prev) < 2 || prev[0] != '[' || prev[len(prev)-1] != ']' || len(next) <= len(prev) || next[len(next)-1] != ']' {
+		return nil, false
+	}
+	head := prev[:len(prev)-1]
+	if !bytes.HasPrefix(next, head) {
+		return nil, false
+	}
+	if len(prev) == 2 { // "[]"
+		return next[1 : len(next)-1], true
+	}
+	if next[len(head)] != ',' {
+		return nil, false
+	}
+	return next[len(head)+1 : len(next)-1], true
+}
+
 // MustEncode is EncodeValue for values known to be encodable; it returns the
 // encoding of a string describing the error otherwise. Meant for display.
 func MustEncode(v any) []byte {

@@ -489,21 +489,19 @@ func readBlob(blobs *records, channel string, ref chanRef) (blobValue, error) {
 	}
 }
 
-// appendSuffix reports whether the list encoded as next is the list encoded
-// as prev plus more elements, and returns the bytes that follow prev's last
-// element (",e1,..."). The engine's codec is canonical (sorted keys, one
-// spelling per number), so a list prefix is a byte prefix; and since prev
-// without its "]" ends after a complete top-level element, a "," right after
-// it in next separates top-level elements.
+// appendSuffix is engine.AppendedElements in the form this store keeps
+// an append: the bytes that follow prev's last element (",e1,..."), so
+// that a list is its full copy's bytes without "]" and its appends'
+// suffixes. A list that was empty ("[]") has no element to follow, and
+// is stored whole.
 func appendSuffix(prev, next []byte) ([]byte, bool) {
-	if len(prev) < 3 || prev[0] != '[' || prev[len(prev)-1] != ']' { // "[]" has no element to follow
+	if len(prev) < 3 {
 		return nil, false
 	}
-	head := prev[:len(prev)-1]
-	if len(next) <= len(prev) || !bytes.HasPrefix(next, head) || next[len(head)] != ',' || next[len(next)-1] != ']' {
+	if _, ok := engine.AppendedElements(prev, next); !ok {
 		return nil, false
 	}
-	return next[len(head) : len(next)-1], true
+	return next[len(prev)-1 : len(next)-1], true
 }
 
 // splitWrite parses a stored pending write into its channel and the JSON

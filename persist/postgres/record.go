@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -244,7 +243,7 @@ func newBlob(channel string, ver int64, val any, has bool, tail []any, prevRef *
 		}
 	}
 	if has && tail == nil && prev != nil && prev.enc != nil {
-		if suffix, ok := appendSuffix(prev.enc, enc); ok && prev.extend(len(suffix)) {
+		if suffix, ok := engine.AppendedElements(prev.enc, enc); ok && prev.extend(len(suffix)) {
 			return appendBlob(b, ver, prevRef, prev, suffix), valueEnc{enc: enc, has: true, depth: prev.depth + 1, base: prev.base, appended: prev.appended + len(suffix)}, nil
 		}
 	}
@@ -293,26 +292,6 @@ func hashBlob(data []byte, has bool) int64 {
 		h *= prime // a zero byte: h ^ 0 == h
 	}
 	return int64(h >> 1)
-}
-
-// appendSuffix returns the elements next adds to the JSON list prev, when
-// next is prev with elements appended (the engine's encoding is canonical,
-// so prev's bytes without the closing bracket are a prefix of next's).
-func appendSuffix(prev, next []byte) ([]byte, bool) {
-	if len(prev) < 2 || prev[0] != '[' || prev[len(prev)-1] != ']' || len(next) <= len(prev) || next[len(next)-1] != ']' {
-		return nil, false
-	}
-	head := prev[:len(prev)-1]
-	if !bytes.HasPrefix(next, head) {
-		return nil, false
-	}
-	if len(prev) == 2 { // "[]"
-		return next[1 : len(next)-1], true
-	}
-	if next[len(head)] != ',' {
-		return nil, false
-	}
-	return next[len(head)+1 : len(next)-1], true
 }
 
 // joinAppends rebuilds a list from its full copy's encoding and the
