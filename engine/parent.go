@@ -92,9 +92,11 @@ func isParentCommand(err error) bool {
 	return errors.As(err, &pc)
 }
 
-// stripTaskIDs drops the task ids of a checkpoint namespace:
-// "a:<id>|b:<id>" becomes "a|b".
-func stripTaskIDs(ns string) string {
+// NamespaceNodes is checkpoint namespace ns without its task ids, the
+// path of subgraph nodes it names: "a:<id>|b:<id>" becomes "a|b"
+// (LangGraph's recast_checkpoint_ns). A stateful subgraph keeps its one
+// history per thread there.
+func NamespaceNodes(ns string) string {
 	parts := strings.Split(ns, "|")
 	for i, p := range parts {
 		parts[i], _, _ = strings.Cut(p, ":")

@@ -127,7 +127,7 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, decla
 	if sub.stateful {
 		// One history per thread: the namespace without task ids
 		// (LangGraph.js pregel/index.ts _ownCheckpointConfig).
-		ns = stripTaskIDs(ns)
+		ns = NamespaceNodes(ns)
 	}
 	opts := RunOptions{
 		Thread:         l.cfg.ThreadID,

@@ -356,7 +356,7 @@ func (g *Graph) graphForNamespace(ctx context.Context, thread, ns string) (*Grap
 // recasts the namespace when checkpointer is True).
 func (g *Graph) ownNamespace(ns string) string {
 	if g.stateful {
-		return stripTaskIDs(ns)
+		return NamespaceNodes(ns)
 	}
 	return ns
 }

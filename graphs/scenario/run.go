@@ -538,7 +538,7 @@ func (r *Runner) addCheckpoints(ctx context.Context, rec map[string]any) {
 	for _, p := range puts {
 		if p.cfg.CheckpointNS != "" {
 			sub = append(sub, map[string]any{
-				"ns":               stripTaskIDs(p.cfg.CheckpointNS),
+				"ns":               engine.NamespaceNodes(p.cfg.CheckpointNS),
 				"step":             float64(p.md.Step),
 				"source":           p.md.Source,
 				"channel_values":   r.subgraphChannelValues(p),
@@ -570,7 +570,7 @@ func (r *Runner) subgraphChannelValues(p put) any {
 	if !ok {
 		return out
 	}
-	deferred := r.file.deferredIn(stripTaskIDs(p.cfg.CheckpointNS))
+	deferred := r.file.deferredIn(engine.NamespaceNodes(p.cfg.CheckpointNS))
 	for k, v := range p.cp.ChannelValues {
 		if node, ok := strings.CutPrefix(k, "branch:to:"); ok && v == nil && deferred[node] {
 			delete(out, k)
@@ -597,14 +597,6 @@ func (f *File) deferredIn(ns string) map[string]bool {
 		}
 	}
 	return set
-}
-
-func stripTaskIDs(ns string) string {
-	parts := strings.Split(ns, "|")
-	for i, p := range parts {
-		parts[i], _, _ = strings.Cut(p, ":")
-	}
-	return strings.Join(parts, "|")
 }
 
 func versionsJSON(m map[string]engine.Version) map[string]any {
