@@ -408,7 +408,6 @@ type stepReport struct {
 
 func (rp *replay) run(ctx context.Context) error {
 	rep := &rp.report
-	compared := 0
 	rep.Thread, rep.Start, rep.Result, rep.Steps = rp.thread, rp.startID, "error", []stepReport{}
 	from, err := recording.RunFrom(ctx, rp.g, rp.thread, rp.startID)
 	if err != nil {
@@ -435,39 +434,7 @@ func (rp *replay) run(ctx context.Context) error {
 	}
 	for _, rs := range rp.steps {
 		var err error
-		rp.notes = nil
-		sr := stepReport{Step: rs.step, Kind: "superstep"}
-		switch rs.kind {
-		case "input":
-			sr.Kind = "input"
-			if s, err = rp.newInput(ctx, s, rs); err == nil {
-				sr.Match = true
-				fmt.Fprintf(rp.out, "input at step %d: fed the recorded input\n", rs.step)
-			}
-		default:
-			for _, t := range rs.rec.Tasks {
-				sr.Tasks = append(sr.Tasks, t.Name)
-			}
-			s, err = rp.superstep(ctx, s, rs)
-			if err == nil {
-				compared++
-				rep.Compared, sr.Match = compared, true
-				verdict := "match"
-				if slices.ContainsFunc(rp.notes, func(n string) bool { return strings.Contains(n, " DIFFERS: ") }) {
-					verdict, sr.Match = "differ", false
-				}
-				fmt.Fprintf(rp.out, "step %d: %s %s\n", rs.step, taskList(rs.rec), verdict)
-			}
-		}
-		sr.Notes = rp.notes
-		rep.Steps = append(rep.Steps, sr)
-		if err != nil && rs.kind != "input" && len(rp.notes) > 0 {
-			// The notes are this step's: head them, as a step that matched is.
-			fmt.Fprintf(rp.out, "step %d: %s\n", rs.step, taskList(rs.rec))
-		}
-		for _, n := range rp.notes {
-			fmt.Fprintf(rp.out, "  %s\n", n)
-		}
+		s, err = rp.replayStep(ctx, s, rs)
 		var d *divergence
 		var stop *offlineStop
 		switch {
@@ -493,7 +460,7 @@ func (rp *replay) run(ctx context.Context) error {
 		}
 		return end("diverged", msg, failf("replay of thread %q diverged at %s", rp.thread, msg))
 	}
-	msg := fmt.Sprintf("%d supersteps, the same tasks and writes", compared)
+	msg := fmt.Sprintf("%d supersteps, the same tasks and writes", rep.Compared)
 	if rp.failedAgain != "" {
 		msg += fmt.Sprintf("; it fails as the recording did (%s)", rp.failedAgain)
 	}
@@ -526,6 +493,49 @@ func (rp *replay) newInput(ctx context.Context, s *engine.Stepper, rs recStep) (
 		return s, failf("step %d: the recorded input checkpoint holds no input value", rs.step)
 	}
 	return rp.continueRun(ctx, rs.input)
+}
+
+// replayStep replays one recorded step from s, an input fed again or a
+// superstep compared with the recording, prints its line and notes, and
+// adds its report; the error says why the replay cannot go on (a
+// divergence, an offline stop, a failure).
+func (rp *replay) replayStep(ctx context.Context, s *engine.Stepper, rs recStep) (*engine.Stepper, error) {
+	rep := &rp.report
+	var err error
+	rp.notes = nil
+	sr := stepReport{Step: rs.step, Kind: "superstep"}
+	switch rs.kind {
+	case "input":
+		sr.Kind = "input"
+		if s, err = rp.newInput(ctx, s, rs); err == nil {
+			sr.Match = true
+			fmt.Fprintf(rp.out, "input at step %d: fed the recorded input\n", rs.step)
+		}
+	default:
+		for _, t := range rs.rec.Tasks {
+			sr.Tasks = append(sr.Tasks, t.Name)
+		}
+		s, err = rp.superstep(ctx, s, rs)
+		if err == nil {
+			rep.Compared++
+			sr.Match = true
+			verdict := "match"
+			if slices.ContainsFunc(rp.notes, func(n string) bool { return strings.Contains(n, " DIFFERS: ") }) {
+				verdict, sr.Match = "differ", false
+			}
+			fmt.Fprintf(rp.out, "step %d: %s %s\n", rs.step, taskList(rs.rec), verdict)
+		}
+	}
+	sr.Notes = rp.notes
+	rep.Steps = append(rep.Steps, sr)
+	if err != nil && rs.kind != "input" && len(rp.notes) > 0 {
+		// The notes are this step's: head them, as a step that matched is.
+		fmt.Fprintf(rp.out, "step %d: %s\n", rs.step, taskList(rs.rec))
+	}
+	for _, n := range rp.notes {
+		fmt.Fprintf(rp.out, "  %s\n", n)
+	}
+	return s, err
 }
 
 // superstep drives the replay through one recorded superstep: plan,
