@@ -2,7 +2,8 @@ package tui
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/superstep/superstep/termtext"
 )
 
 // conversationLines renders a list of chat messages (maps with role or
@@ -29,16 +30,16 @@ func conversationLines(v any, withIDs bool) ([]string, bool) {
 		if role == "" {
 			return nil, false
 		}
-		head := fmt.Sprintf("── %d · %s", i+1, role)
+		head := fmt.Sprintf("── %d · %s", i+1, termtext.Name(role))
 		if name := str(m["name"]); name != "" {
-			head += " (" + name + ")"
+			head += " (" + termtext.Name(name) + ")"
 		}
 		if id := str(m["tool_call_id"]); id != "" {
-			head += " · answers " + id
+			head += " · answers " + termtext.Name(id)
 		}
 		if withIDs {
 			if id := str(m["id"]); id != "" {
-				head += " · id " + id
+				head += " · id " + termtext.Name(id)
 			}
 		}
 		out = append(out, head)
@@ -46,9 +47,9 @@ func conversationLines(v any, withIDs bool) ([]string, bool) {
 		if calls, ok := m["tool_calls"].([]any); ok {
 			for _, c := range calls {
 				cm, _ := c.(map[string]any)
-				call := "  " + glyphToolCall + " " + str(cm["name"]) + "(" + preview(cm["args"], previewBudget) + ")"
+				call := "  " + glyphToolCall + " " + termtext.Name(str(cm["name"])) + "(" + preview(cm["args"], previewBudget) + ")"
 				if id := str(cm["id"]); id != "" {
-					call += " · call " + id
+					call += " · call " + termtext.Name(id)
 				}
 				out = append(out, call)
 			}
@@ -68,7 +69,7 @@ func contentLines(c any) []string {
 			return nil
 		}
 		var out []string
-		for _, l := range strings.Split(x, "\n") {
+		for _, l := range textLines(x) {
 			out = append(out, "  "+l)
 		}
 		return out
@@ -79,7 +80,7 @@ func contentLines(c any) []string {
 			if t := str(bm["text"]); t != "" {
 				out = append(out, contentLines(t)...)
 			} else {
-				out = append(out, "  ["+str(bm["type"])+"] "+preview(b, previewBudget))
+				out = append(out, "  ["+termtext.Name(str(bm["type"]))+"] "+preview(b, previewBudget))
 			}
 		}
 		return out

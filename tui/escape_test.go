@@ -1,52 +1,41 @@
 package tui
 
 import (
-	"context"
 	"strings"
 	"testing"
-
-	"github.com/superstep/superstep/engine"
 )
 
-// hostileThreads is a fake session whose database holds threads named
-// with terminal escape sequences.
-type hostileThreads struct{ *fakeSession }
-
-const (
-	oscThread  = "srv\x1b]52;c;aGk=\a\nFORGED"
-	bidiThread = "bidi\u202eevil"
-)
-
-func (h hostileThreads) Threads(context.Context) ([]ThreadSummary, error) {
-	return []ThreadSummary{
-		{ID: oscThread, Graph: "g\x1b[2J", Source: "loop\x9b1m", Updated: fixedNow},
-		{ID: bidiThread, Step: 3, Source: "loop", Updated: fixedNow},
-	}, nil
-}
-
-// TestModel_EscapesNames: the header and the thread picker show thread,
-// graph and source names with their escape sequences made visible. (Test
-// views have no color, so any raw escape byte in them came from a name.)
-func TestModel_EscapesNames(t *testing.T) {
-	f := &fakeSession{info: fakeInfo(), view: &engine.StepView{Thread: oscThread, Status: engine.StatusRunning, Phase: engine.PhaseCheckpoint, CheckpointID: "cp", Source: "in\x1bput"}}
-	opts := Options{Thread: oscThread, GraphName: "evil\x1b]0;title\a"}
-	m := newTestModel(t, hostileThreads{f}, opts, 120, 30)
-	screens := map[string]string{"header": m.View()}
-	m = press(t, m, "T")
-	screens["thread picker"] = m.View()
-	for name, screen := range screens {
-		for _, bad := range []string{"\x1b", "\a", "\u009b", "\u202e"} {
-			if strings.Contains(screen, bad) {
-				t.Errorf("%s shows %q raw:\n%s", name, bad, screen)
-			}
-		}
-		for _, line := range strings.Split(screen, "\n") {
-			if strings.HasPrefix(strings.TrimLeft(line, " │|"), "FORGED") {
-				t.Errorf("%s has a line a thread id forged:\n%s", name, screen)
+// TestValueLines_EscapeTerminalControls: a stored string reaches the
+// inspector and the answer box as text a terminal shows, whatever it
+// holds: escape sequences, C1 controls, bidirectional overrides. A
+// string with a line break was split into lines and written raw: an
+// imported interrupt cleared the screen and turned it red.
+func TestValueLines_EscapeTerminalControls(t *testing.T) {
+	hostile := "\x1b[2J\x1b[31mred\a\r\n\ttab\u009b31m\u202eRTL"
+	check := func(what string, lines []string) {
+		t.Helper()
+		for _, l := range lines {
+			if strings.ContainsAny(l, "\x1b\a\r\t\u009b\u202e") {
+				t.Errorf("%s: line %q reaches the terminal raw", what, l)
 			}
 		}
 	}
-	if !strings.Contains(screens["thread picker"], `bidi\u202eevil`) {
-		t.Errorf("thread picker does not list the bidi thread escaped:\n%s", screens["thread picker"])
+	text, _ := prettyLines(hostile)
+	check("text", text)
+	if len(text) != 2 || text[1] != `    tab\u009b31m\u202eRTL` {
+		t.Errorf("text lines %q: want two, the second with its tab as spaces", text)
 	}
+	js, isJSON := prettyLines(map[string]any{"v": "one line \u009b31m\u202e"})
+	check("json", js)
+	if !isJSON {
+		t.Error("a map is not shown as JSON")
+	}
+	convo, ok := conversationLines([]any{map[string]any{
+		"role": "ai\x1b[31m", "name": "n\x1b]0;t\a", "id": "i\u202e", "content": hostile,
+		"tool_calls": []any{map[string]any{"name": "f\x1b[2J", "id": "c\x1b", "args": map[string]any{"a": hostile}}},
+	}}, true)
+	if !ok {
+		t.Fatal("not read as a conversation")
+	}
+	check("conversation", convo)
 }

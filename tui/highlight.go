@@ -15,6 +15,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // chromaKit is the lexer, style and formatters, built once: building a
@@ -102,16 +103,35 @@ func highlightJSONLine(line string) string {
 // isJSON tells whether the lines should be highlighted.
 func prettyLines(v any) (lines []string, isJSON bool) {
 	if s, ok := v.(string); ok && strings.Contains(s, "\n") {
-		return strings.Split(s, "\n"), false
+		return textLines(s), false
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(jsonable(v)); err != nil {
-		return strings.Split(fmt.Sprintf("%#v", v), "\n"), false
+		lines = strings.Split(fmt.Sprintf("%#v", v), "\n")
+	} else {
+		lines, isJSON = strings.Split(strings.TrimRight(b.String(), "\n"), "\n"), true
 	}
-	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n"), true
+	// JSON escapes C0 controls in strings, but not C1 controls,
+	// bidirectional overrides or zero-width characters.
+	for i, l := range lines {
+		lines[i] = termtext.Name(l)
+	}
+	return lines, isJSON
+}
+
+// textLines is text s as the lines it shows: a tab is spaces, a CRLF
+// line ends at its LF, and the rest a terminal would act on rather than
+// show (escape sequences, bidirectional overrides) is escaped.
+func textLines(s string) []string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		l = strings.TrimSuffix(strings.ReplaceAll(l, "\t", "    "), "\r")
+		lines[i] = termtext.Name(l)
+	}
+	return lines
 }
 
 // jsonable maps engine values that encoding/json would render poorly.
