@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/superstep/superstep/engine"
 )
 
 // TestValueLines_EscapeTerminalControls: a stored string reaches the
@@ -38,4 +40,17 @@ func TestValueLines_EscapeTerminalControls(t *testing.T) {
 		t.Fatal("not read as a conversation")
 	}
 	check("conversation", convo)
+}
+
+// TestDiffPane_EscapesStoredNames: a channel name or a map key from a
+// stored checkpoint is shown, not acted on.
+func TestDiffPane_EscapesStoredNames(t *testing.T) {
+	d := &engine.CheckpointDiff{Channels: []engine.ChannelDiff{{
+		Channel: "ch\x1b[2J", HasVersionB: true, VersionB: 1,
+		Changes: []engine.ValueChange{{Path: "k\x1b]0;title\a", Kind: engine.Added, B: "v"}},
+	}}}
+	out := newDiffPane(d, "a", "b", nil).View(DefaultStyles(), 80, 10)
+	if strings.ContainsAny(out, "\a") || strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\x1b]0") {
+		t.Fatalf("the diff writes stored names raw:\n%q", out)
+	}
 }

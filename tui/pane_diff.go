@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // diffPane draws engine.DiffCheckpoints: each channel that differs with
@@ -103,7 +104,7 @@ func (p diffPane) View(st Styles, w, h int) string {
 	out := make([]string, 0, h)
 	for i := from; i < to; i++ {
 		r := p.rows[i]
-		line := cut(r.text, w)
+		line := cut(termtext.Name(r.text), w)
 		if i == p.nav.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))
 		} else if r.style != nil {

@@ -157,7 +157,7 @@ func (p *tasksPane) addResults(v *engine.StepView) {
 			p.add(taskRow{text: fmt.Sprintf("  %s attempt %d failed: %s", glyphFailed, i+1, firstLine(e.Error())), style: dimStyle, value: e.Error(), hasValue: true, name: fmt.Sprintf("%s attempt %d error", t.Name, i+1), node: t.Name})
 		}
 		if t.Err != nil {
-			p.add(taskRow{text: "  " + glyphFailed + " " + t.Err.Error(), style: taskStyle(engine.TaskFailed, false), value: t.Err.Error(), hasValue: true, name: t.Name + " error", node: t.Name})
+			p.add(taskRow{text: "  " + glyphFailed + " " + firstLine(t.Err.Error()), style: taskStyle(engine.TaskFailed, false), value: t.Err.Error(), hasValue: true, name: t.Name + " error", node: t.Name})
 		}
 		if len(t.Writes) == 0 && len(t.Interrupts) == 0 && t.Err == nil && t.State != engine.TaskPlanned {
 			p.add(taskRow{text: "  (no writes)", style: dimStyle})
@@ -309,7 +309,7 @@ func (p tasksPane) View(st Styles, focused bool, w, h int) string {
 	out := make([]string, 0, max(h, 0))
 	for i := from; i < to; i++ {
 		r := p.rows[i]
-		line := cut(r.text, w)
+		line := cut(termtext.Name(r.text), w)
 		if focused && i == p.nav.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))
 		} else if r.style != nil {

@@ -8,6 +8,8 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/superstep/superstep/termtext"
 )
 
 // promptKind is what a one-line prompt adds.
@@ -176,7 +178,7 @@ func (m Model) breaksView(w, h int) string {
 	}
 	from, to := m.breaks.window(h-2, len(items))
 	for i := from; i < to; i++ {
-		line := cut(items[i].text, w)
+		line := cut(termtext.Name(items[i].text), w)
 		if i == m.breaks.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))
 		}
