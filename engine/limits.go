@@ -224,7 +224,7 @@ func (c *writeCheck) write(w *Write) error {
 		c.id = 0
 	}
 	if raw && isSend && err == nil {
-		w.Value = Send{Node: s.Node, Arg: normalizeCopy(s.Arg)}
+		w.Value = Send{Node: s.Node, Arg: normalizeCopy(s.Arg, 1)}
 	}
 	return err
 }

@@ -454,34 +454,49 @@ func FromJSON(v any) any {
 // maps, so values compare and print the same whatever produced them. A value
 // already in that form comes back as is, not copied (every write goes
 // through here).
-func Normalize(v any) any {
-	if normalized(v) {
+//
+// It walks no deeper than MaxValueDepth: what lies below is left as it
+// is, for the write's limits to refuse (ErrValueTooDeep). A value that
+// contains itself (a map holding itself) is such a value, not an endless
+// walk.
+func Normalize(v any) any { return normalizeAt(v, 0) }
+
+// normalizeAt is Normalize for v at nesting level depth.
+func normalizeAt(v any, depth int) any {
+	if normalizedAt(v, depth) {
 		return v
 	}
-	return normalizeCopy(v)
+	return normalizeCopy(v, depth)
 }
 
 // normalized reports whether Normalize would leave v as it is.
-func normalized(v any) bool {
+func normalized(v any) bool { return normalizedAt(v, 0) }
+
+// normalizedAt is normalized for v at nesting level depth: below
+// MaxValueDepth a value is left as it is.
+func normalizedAt(v any, depth int) bool {
+	if depth > MaxValueDepth {
+		return true
+	}
 	switch x := v.(type) {
 	case nil, bool, string, float64:
 		return true
 	case []any:
 		for _, e := range x {
-			if !normalized(e) {
+			if !normalizedAt(e, depth+1) {
 				return false
 			}
 		}
 		return true
 	case map[string]any:
 		for _, e := range x {
-			if !normalized(e) {
+			if !normalizedAt(e, depth+1) {
 				return false
 			}
 		}
 		return true
 	case Send:
-		return normalized(x.Arg)
+		return normalizedAt(x.Arg, depth+1)
 	case json.Number:
 		n, ok := Number(x).(json.Number)
 		return ok && n == x
@@ -492,9 +507,9 @@ func normalized(v any) bool {
 	}
 }
 
-// normalizeCopy is Normalize for a value that changes: lists and maps are
-// copied, with their elements normalized.
-func normalizeCopy(v any) any {
+// normalizeCopy is Normalize for a value at nesting level depth that
+// changes: lists and maps are copied, with their elements normalized.
+func normalizeCopy(v any, depth int) any {
 	switch x := v.(type) {
 	case int:
 		return intNumber(int64(x))
@@ -511,28 +526,28 @@ func normalizeCopy(v any) any {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = Normalize(e)
+			out[i] = normalizeAt(e, depth+1)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = Normalize(e)
+			out[k] = normalizeAt(e, depth+1)
 		}
 		return out
 	case *OrderedMap:
 		out := make(map[string]any, len(x.Keys))
 		for _, k := range x.Keys {
-			out[k] = Normalize(x.Values[k])
+			out[k] = normalizeAt(x.Values[k], depth+1)
 		}
 		return out
 	case Send:
-		return Send{Node: x.Node, Arg: Normalize(x.Arg)}
+		return Send{Node: x.Node, Arg: normalizeAt(x.Arg, depth+1)}
 	case Overwrite:
-		return map[string]any{OverwriteKey: Normalize(x.Value)}
+		return map[string]any{OverwriteKey: normalizeAt(x.Value, depth+1)}
 	case *Overwrite:
 		if x != nil {
-			return map[string]any{OverwriteKey: Normalize(x.Value)}
+			return map[string]any{OverwriteKey: normalizeAt(x.Value, depth+1)}
 		}
 		return nil
 	default:
