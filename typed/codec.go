@@ -25,7 +25,9 @@ import (
 // encoding/json, so it behaves as encoding/json documents.
 
 type codec struct {
-	enc func(v reflect.Value) (any, error)
+	// enc encodes v, at nesting level depth of the value written
+	// (enterLevel bounds it).
+	enc func(v reflect.Value, depth int) (any, error)
 	dec func(dst reflect.Value, v any) error
 	// scalars, when not nil, is the direct path of a struct of numbers,
 	// strings and bools (structCodec).
@@ -102,7 +104,7 @@ func buildCodec(t reflect.Type) codec {
 	switch t.Kind() {
 	case reflect.Bool:
 		return codec{
-			enc: func(v reflect.Value) (any, error) { return v.Bool(), nil },
+			enc: func(v reflect.Value, _ int) (any, error) { return v.Bool(), nil },
 			dec: func(dst reflect.Value, v any) error {
 				b, ok := v.(bool)
 				if !ok {
@@ -114,7 +116,7 @@ func buildCodec(t reflect.Type) codec {
 		}
 	case reflect.String:
 		return codec{
-			enc: func(v reflect.Value) (any, error) { return v.String(), nil },
+			enc: func(v reflect.Value, _ int) (any, error) { return v.String(), nil },
 			dec: func(dst reflect.Value, v any) error {
 				s, ok := v.(string)
 				if !ok {
@@ -126,17 +128,17 @@ func buildCodec(t reflect.Type) codec {
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return codec{
-			enc: func(v reflect.Value) (any, error) { return encodeInt(v.Int()), nil },
+			enc: func(v reflect.Value, _ int) (any, error) { return encodeInt(v.Int()), nil },
 			dec: decodeInt,
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return codec{
-			enc: func(v reflect.Value) (any, error) { return engine.Normalize(v.Uint()), nil },
+			enc: func(v reflect.Value, _ int) (any, error) { return engine.Normalize(v.Uint()), nil },
 			dec: decodeUint,
 		}
 	case reflect.Float32, reflect.Float64:
 		return codec{
-			enc: func(v reflect.Value) (any, error) {
+			enc: func(v reflect.Value, _ int) (any, error) {
 				f := v.Float()
 				if math.IsNaN(f) || math.IsInf(f, 0) {
 					return nil, fmt.Errorf("number %v has no JSON form", f)
@@ -185,7 +187,7 @@ func buildCodec(t reflect.Type) codec {
 		}}
 	}
 	return codec{
-		enc: func(v reflect.Value) (any, error) {
+		enc: func(reflect.Value, int) (any, error) {
 			return nil, fmt.Errorf("a %s cannot be stored in a state", t)
 		},
 		dec: func(dst reflect.Value, v any) error {
@@ -311,7 +313,7 @@ func decodeUint(dst reflect.Value, v any) error {
 
 // encodeAny canonicalizes an interface value: engine values pass through
 // (normalized), anything else is encoded by its dynamic type.
-func encodeAny(v reflect.Value) (any, error) {
+func encodeAny(v reflect.Value, depth int) (any, error) {
 	if v.Kind() == reflect.Interface {
 		if v.IsNil() {
 			return nil, nil
@@ -322,18 +324,21 @@ func encodeAny(v reflect.Value) (any, error) {
 		return nil, nil
 	}
 	if !engineTypes[v.Type()] {
-		return codecFor(v.Type()).enc(v) // no Interface: it would box v again
+		return codecFor(v.Type()).enc(v, depth) // no Interface: it would box v again
 	}
 	switch x := v.Interface().(type) {
 	case nil, bool, string, float64:
 		return x, nil
 	case engine.Send:
-		arg, err := encodeAny(reflect.ValueOf(&x.Arg).Elem())
+		arg, err := encodeAny(reflect.ValueOf(&x.Arg).Elem(), depth+1)
 		return engine.Send{Node: x.Node, Arg: arg}, err
 	case []any:
+		if err := enterLevel(depth); err != nil {
+			return nil, err
+		}
 		out := make([]any, len(x))
 		for i := range x {
-			e, err := encodeAny(reflect.ValueOf(&x[i]).Elem())
+			e, err := encodeAny(reflect.ValueOf(&x[i]).Elem(), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -341,9 +346,12 @@ func encodeAny(v reflect.Value) (any, error) {
 		}
 		return out, nil
 	case map[string]any:
+		if err := enterLevel(depth); err != nil {
+			return nil, err
+		}
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			ev, err := encodeAny(reflect.ValueOf(e))
+			ev, err := encodeAny(reflect.ValueOf(e), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -351,7 +359,22 @@ func encodeAny(v reflect.Value) (any, error) {
 		}
 		return out, nil
 	}
-	return codecFor(v.Type()).enc(v)
+	return codecFor(v.Type()).enc(v, depth)
+}
+
+// errTooDeep is enterLevel's refusal: the engine's own error, so a typed
+// graph's write past the bound reads as a map graph's does.
+var errTooDeep = fmt.Errorf("nested deeper than %d levels: %w", engine.MaxValueDepth, engine.ErrValueTooDeep)
+
+// enterLevel refuses to encode a list, map, struct or pointer at nesting
+// level depth past engine.MaxValueDepth: a value the engine would refuse
+// anyway, or one that contains itself (a tree whose nodes point back at
+// their parents), whose walk would not end.
+func enterLevel(depth int) error {
+	if depth >= engine.MaxValueDepth {
+		return errTooDeep
+	}
+	return nil
 }
 
 // engineTypes are the types encodeAny passes on as engine values.
@@ -378,7 +401,8 @@ func decodeAny(dst reflect.Value, v any) error {
 // encoding/json's rules for structs (tags, omitempty, embedding).
 func jsonCodec(t reflect.Type) codec {
 	return codec{
-		enc: func(v reflect.Value) (any, error) {
+		enc: func(v reflect.Value, _ int) (any, error) {
+			// encoding/json refuses a cycle itself.
 			b, err := json.Marshal(v.Interface())
 			if err != nil {
 				return nil, err
@@ -408,11 +432,11 @@ func sliceCodec(t reflect.Type) codec {
 	elem := codecBuilding(t.Elem())
 	fast, size := fastKindFor(t.Elem()), t.Elem().Size()
 	return codec{
-		enc: func(v reflect.Value) (any, error) {
+		enc: func(v reflect.Value, depth int) (any, error) {
 			if v.IsNil() {
 				return nil, nil
 			}
-			return encodeElems(elem, v)
+			return encodeElems(elem, v, depth)
 		},
 		dec: func(dst reflect.Value, v any) error {
 			if v == nil {
@@ -446,10 +470,13 @@ func sliceCodec(t reflect.Type) codec {
 
 // encodeElems encodes a slice's or an array's elements with elem, naming
 // the index of the first that fails.
-func encodeElems(elem *codec, v reflect.Value) (any, error) {
+func encodeElems(elem *codec, v reflect.Value, depth int) (any, error) {
+	if err := enterLevel(depth); err != nil {
+		return nil, err
+	}
 	out := make([]any, v.Len())
 	for i := range out {
-		e, err := elem.enc(v.Index(i))
+		e, err := elem.enc(v.Index(i), depth+1)
 		if err != nil {
 			return nil, fmt.Errorf("[%d]: %w", i, err)
 		}
@@ -461,8 +488,8 @@ func encodeElems(elem *codec, v reflect.Value) (any, error) {
 func arrayCodec(t reflect.Type) codec {
 	elem := codecBuilding(t.Elem())
 	return codec{
-		enc: func(v reflect.Value) (any, error) {
-			return encodeElems(elem, v)
+		enc: func(v reflect.Value, depth int) (any, error) {
+			return encodeElems(elem, v, depth)
 		},
 		dec: func(dst reflect.Value, v any) error {
 			l, ok := v.([]any)
@@ -482,13 +509,16 @@ func arrayCodec(t reflect.Type) codec {
 func mapCodec(t reflect.Type) codec {
 	elem := codecBuilding(t.Elem())
 	return codec{
-		enc: func(v reflect.Value) (any, error) {
+		enc: func(v reflect.Value, depth int) (any, error) {
 			if v.IsNil() {
 				return nil, nil
 			}
+			if err := enterLevel(depth); err != nil {
+				return nil, err
+			}
 			out := make(map[string]any, v.Len())
 			for it := v.MapRange(); it.Next(); {
-				e, err := elem.enc(it.Value())
+				e, err := elem.enc(it.Value(), depth+1)
 				if err != nil {
 					return nil, fmt.Errorf("[%q]: %w", it.Key().String(), err)
 				}
@@ -521,12 +551,24 @@ func mapCodec(t reflect.Type) codec {
 
 func pointerCodec(t reflect.Type) codec {
 	elem := codecBuilding(t.Elem())
+	ptrToPtr := t.Elem().Kind() == reflect.Pointer
 	return codec{
-		enc: func(v reflect.Value) (any, error) {
+		enc: func(v reflect.Value, depth int) (any, error) {
 			if v.IsNil() {
 				return nil, nil
 			}
-			return elem.enc(v.Elem())
+			if !ptrToPtr {
+				// A pointer adds no level to the value written; a
+				// cycle through it passes a struct, map or list,
+				// which does.
+				return elem.enc(v.Elem(), depth)
+			}
+			// Only a pointer to a pointer can point back at itself
+			// with nothing between: count it, so that walk ends too.
+			if err := enterLevel(depth); err != nil {
+				return nil, err
+			}
+			return elem.enc(v.Elem(), depth+1)
 		},
 		dec: func(dst reflect.Value, v any) error {
 			if v == nil {
@@ -550,7 +592,7 @@ func Encode(v any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	return encodeAny(reflect.ValueOf(v))
+	return encodeAny(reflect.ValueOf(v), 0)
 }
 
 // Decode reads an engine value into a T: numbers into Go numbers (whole

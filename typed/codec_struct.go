@@ -59,14 +59,17 @@ func structCodec(t reflect.Type) codec {
 	}
 	return codec{
 		scalars: newScalarStruct(fields),
-		enc: func(v reflect.Value) (any, error) {
+		enc: func(v reflect.Value, depth int) (any, error) {
+			if err := enterLevel(depth); err != nil {
+				return nil, err
+			}
 			out := make(map[string]any, len(fields))
 			for _, f := range fields {
 				fv := v.Field(f.index)
 				if f.omitEmpty && isEmpty(fv) {
 					continue
 				}
-				e, err := f.codec.enc(fv)
+				e, err := f.codec.enc(fv, depth+1)
 				if err != nil {
 					return nil, err
 				}

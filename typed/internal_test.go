@@ -43,7 +43,7 @@ func TestStructCodec_DirectEncodeMatchesReflect(t *testing.T) {
 		t.Fatal("no direct encoder for a struct of scalars")
 	}
 	for _, a := range []Arg{{}, {I: -3, Big: 1<<62 + 1, I32: 7, F: 0.5, S: "x", B: true, Z: 2}} {
-		want, err := c.enc(reflect.ValueOf(a))
+		want, err := c.enc(reflect.ValueOf(a), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,10 +45,10 @@ var messageType = reflect.TypeFor[Message]()
 func messageCodec() codec {
 	plain := structCodec(messageType)
 	return codec{
-		enc: func(v reflect.Value) (any, error) {
+		enc: func(v reflect.Value, depth int) (any, error) {
 			m := v.Interface().(Message)
 			if !m.Remove {
-				return plain.enc(v)
+				return plain.enc(v, depth)
 			}
 			if m.ID == "" {
 				return nil, errors.New("a message removal needs the id of the message to remove")

@@ -91,7 +91,7 @@ func WithReducer[T any](name string, fn Reducer[T]) Option {
 		if err := c.dec(reflect.ValueOf(&w).Elem(), write); err != nil {
 			return nil, fmt.Errorf("reducer %q: write: %w", name, err)
 		}
-		return c.enc(reflect.ValueOf(fn(cur, w)))
+		return c.enc(reflect.ValueOf(fn(cur, w)), 0)
 	}
 	return func(o *options) { o.reducers[name] = reducerDef{typ: t, fold: fold} }
 }
@@ -255,7 +255,7 @@ func keySpec(f field, o *options) (engine.KeySpec, error) {
 	if def.typ != f.typ {
 		return engine.KeySpec{}, fmt.Errorf("reducer %q folds %s, the field is %s", f.reducer, def.typ, f.typ)
 	}
-	zero, err := f.codec.enc(reflect.New(f.typ).Elem())
+	zero, err := f.codec.enc(reflect.New(f.typ).Elem(), 0)
 	if err != nil {
 		return engine.KeySpec{}, err
 	}
@@ -367,7 +367,7 @@ func (f *field) decodeError(err error) error {
 // An append field's nil slice writes an empty list (nothing appended), not
 // a null item.
 func (f *field) encode(v reflect.Value) (any, error) {
-	out, err := f.codec.enc(v)
+	out, err := f.codec.enc(v, 0)
 	if err != nil {
 		return nil, &EncodeError{Where: f.where, Err: err}
 	}
