@@ -141,7 +141,7 @@ func (g *Graph) cacheKeyOf(t *task) (CacheKey, bool, error) {
 	}
 	var key string
 	if p.Key != nil {
-		k, err := p.Key(t.input)
+		k, err := cacheKey(p.Key, t.input)
 		if err != nil {
 			return CacheKey{}, false, fmt.Errorf("cache key of %q: %w", t.name, err)
 		}
@@ -155,6 +155,16 @@ func (g *Graph) cacheKeyOf(t *task) (CacheKey, bool, error) {
 		key = hex.EncodeToString(sum[:16])
 	}
 	return CacheKey{NS: cacheNamespace(t.name), Key: key}, true, nil
+}
+
+// cacheKey is key(input), with a panic of key as its error.
+func cacheKey(key func(any) (string, error), input any) (k string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			k, err = "", panicError("the cache policy's Key", r)
+		}
+	}()
+	return key(input)
 }
 
 // matchCachedWrites gives the planned tasks that have no writes yet the

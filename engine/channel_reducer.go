@@ -63,7 +63,7 @@ func (c *reducerChannel) update(vals []any) (bool, error) {
 		if seenOverwrite {
 			continue
 		}
-		next, err := c.fn(c.val, v)
+		next, err := reduce(c.fn, c.val, v)
 		if err != nil {
 			// The reducer's own error, not an invalid update: LangGraph's
 			// BinaryOperatorAggregate.update lets the operator's exception
@@ -74,6 +74,19 @@ func (c *reducerChannel) update(vals []any) (bool, error) {
 		c.val = next
 	}
 	return true, nil
+}
+
+// reduce is fn(current, write), with a panic of fn as its error: the
+// graph's reducer is the program's code, and a panic in it must fail the
+// run, not end the process (the update runs on a goroutine of the
+// engine's under Stream).
+func reduce(fn Reducer, current, write any) (next any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			next, err = nil, panicError("the reducer", r)
+		}
+	}()
+	return fn(current, write)
 }
 
 // listBuf is one length of the list an append-only channel grows in

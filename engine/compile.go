@@ -250,10 +250,26 @@ func (c *compiler) addStateChannels() {
 		kind := KindLastValue
 		if k.Reducer != nil {
 			kind = KindReducer
+			c.checkDefault(k)
 		}
 		g.addChannel(k.Name, channelInfo{kind: kind, key: k})
 	}
 	g.addChannel(Start, channelInfo{kind: KindEphemeral, internal: true})
+}
+
+// checkDefault calls reducer key k's Default once, so that one that
+// panics is a compile error rather than a panic of every run (runs call
+// it where a channel starts, which reports no error).
+func (c *compiler) checkDefault(k *KeySpec) {
+	if k.Default == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.fail("InvalidDefault", "the default of reducer key %q panicked: %v", k.Name, r)
+		}
+	}()
+	_ = k.Default()
 }
 
 // addNodes adds the hidden __start__ node, then each declared node with

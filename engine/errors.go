@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -321,4 +322,12 @@ func IsCancellation(err error) bool {
 		}
 	}
 	return false
+}
+
+// panicError is r, recovered from a function the graph was built with
+// that is not a node (a reducer, a cache key, a retry policy's RetryOn),
+// as an error: what panicked, the panic's value, and the stack it
+// panicked on, as a node's panic is reported (NodeError.Panic).
+func panicError(what string, r any) error {
+	return fmt.Errorf("%s panicked: %v\n%s", what, r, debug.Stack())
 }

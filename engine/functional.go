@@ -342,7 +342,11 @@ func (l *loop) retryAborted(ctx context.Context, t *task, cause error) bool {
 	l.mu.Lock()
 	attempt := len(l.retried[t]) + 1 // the one running, or waited for
 	wake, waiting := l.callBackoffs[t]
-	took := (waiting || p.retries(attempt, cause)) && t.state.CompareAndSwap(taskRunning, taskAbandoned)
+	retry := waiting
+	if !retry {
+		retry, _ = p.retries(attempt, cause) // a RetryOn that panics retries nothing: the call ends aborted
+	}
+	took := retry && t.state.CompareAndSwap(taskRunning, taskAbandoned)
 	l.mu.Unlock()
 	if !took {
 		return false
@@ -358,7 +362,10 @@ func (l *loop) retryAborted(ctx context.Context, t *task, cause error) bool {
 				attempt = 0 // the caller left
 			}
 		}
-		for ; attempt > 0 && p.retries(attempt, cause); attempt++ {
+		for ; attempt > 0; attempt++ {
+			if retry, _ := p.retries(attempt, cause); !retry {
+				break
+			}
 			l.mu.Lock()
 			l.noteRetry(t, cause)
 			l.mu.Unlock()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -66,22 +67,30 @@ func DefaultRetryOn(err error) bool {
 	return true
 }
 
-// retries reports whether a failed attempt number attempt is retried.
-func (p *RetryPolicy) retries(attempt int, err error) bool {
+// retries reports whether a failed attempt number attempt is retried. A
+// RetryOn that panics retries nothing, and panicked says so, to fail the
+// task with in err's place: a panic on a task's goroutine would end the
+// process.
+func (p *RetryPolicy) retries(attempt int, err error) (retry bool, panicked error) {
 	if p == nil {
-		return false
+		return false, nil
 	}
 	maxAttempts := p.MaxAttempts
 	if maxAttempts <= 0 {
 		maxAttempts = defaultMaxAttempts
 	}
 	if attempt >= maxAttempts {
-		return false
+		return false, nil
 	}
 	if p.RetryOn != nil {
-		return p.RetryOn(err)
+		defer func() {
+			if r := recover(); r != nil {
+				retry, panicked = false, panicError(fmt.Sprintf("the retry policy's RetryOn, given %q,", err), r)
+			}
+		}()
+		return p.RetryOn(err), nil
 	}
-	return DefaultRetryOn(err)
+	return DefaultRetryOn(err), nil
 }
 
 // delay is the wait after failed attempt number attempt: min(MaxInterval,

@@ -42,6 +42,20 @@ func (g *Graph) Invoke(ctx context.Context, input any, opts ...RunOption) (*Resu
 	return res, err
 }
 
+// invokeRecovered is Invoke on a goroutine of Stream's or StreamModes':
+// a panic there would end the process, out of the caller's reach, so it
+// is the run's error instead (a panic of the program's code the engine
+// calls on its own goroutine: an event listener, a step hook).
+func (g *Graph) invokeRecovered(ctx context.Context, input any, opts []RunOption) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError("the run", r)
+		}
+	}()
+	_, err = g.Invoke(ctx, input, opts...)
+	return err
+}
+
 // Stream runs the graph like Invoke and yields its events as they happen.
 // A failure is yielded last, as the error of a zero Event.
 func (g *Graph) Stream(ctx context.Context, input any, opts ...RunOption) iter.Seq2[Event, error] {
@@ -57,7 +71,7 @@ func (g *Graph) Stream(ctx context.Context, input any, opts ...RunOption) iter.S
 			}
 		}
 		go func() {
-			_, err := g.Invoke(ctx, input, append(opts, WithEvents(forward))...)
+			err := g.invokeRecovered(ctx, input, append(opts, WithEvents(forward)))
 			done <- err
 			close(events)
 		}()

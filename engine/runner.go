@@ -668,7 +668,7 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 		} else {
 			writes, err = l.attemptOnce(ctx, scope, t)
 		}
-		if err == nil || !l.retryAfter(ctx, scope, t, attempt, err) {
+		if err == nil || !l.retryAfter(ctx, scope, t, attempt, &err) {
 			break
 		}
 	}
@@ -685,9 +685,11 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 	return l.settle(ctx, scope, t, writes, err)
 }
 
-// retryAfter reports whether t runs again after attempt failed with err,
-// once the retry policy's delay passed.
-func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attempt int, err error) bool {
+// retryAfter reports whether t runs again after attempt failed with *err,
+// once the retry policy's delay passed. When the policy's RetryOn
+// panicked, *err becomes that panic, which t then fails with.
+func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attempt int, errp *error) bool {
+	err := *errp
 	if scope.interrupt != nil || IsBubbleUp(err) || t.state.Load() == taskAbandoned {
 		return false
 	}
@@ -698,7 +700,11 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 		return false
 	}
 	policy := t.node.retry
-	if !policy.retries(attempt, err) {
+	retry, panicked := policy.retries(attempt, err)
+	if panicked != nil {
+		*errp = panicked
+	}
+	if !retry {
 		return false
 	}
 	l.mu.Lock()
