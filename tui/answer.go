@@ -86,10 +86,10 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 			return opDoneMsg{view: view, err: err}
 		})
 	case key.Matches(msg, k.Up):
-		m.answer.pick(m.answer.sel - 1)
+		m.answer.pick(m.answer.nav.cur - 1)
 		return nil
 	case key.Matches(msg, k.Down):
-		m.answer.pick(m.answer.sel + 1)
+		m.answer.pick(m.answer.nav.cur + 1)
 		return nil
 	case key.Matches(msg, k.PageUp):
 		m.answer.payload.scroll(-5, 5)
@@ -107,11 +107,13 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 
 // answerForm is the inline interrupt answer box: one answer line per
 // pending interrupt (parallel nodes, Send copies, subgraphs each raise
-// their own), answered together by interrupt id.
+// their own), answered together by interrupt id. A Send fan-out can stop
+// at thousands of interrupts: the answer lines then scroll, nav's cursor
+// being the selected line.
 type answerForm struct {
 	ints    []engine.PendingInterrupt
 	paths   map[string]string // interrupt id → mid › deep › b1
-	sel     int
+	nav     listNav
 	inputs  []textinput.Model
 	err     string
 	payload inspector
@@ -132,19 +134,20 @@ func newAnswerForm(ints []engine.PendingInterrupt, paths map[string]string, sugg
 }
 
 // input is the answer line of the selected interrupt.
-func (f *answerForm) input() *textinput.Model { return &f.inputs[f.sel] }
+func (f *answerForm) input() *textinput.Model { return &f.inputs[f.nav.cur] }
 
 func (f *answerForm) pick(i int) {
 	if len(f.ints) == 0 {
 		return
 	}
-	if f.sel < len(f.inputs) {
-		f.inputs[f.sel].Blur()
+	if f.nav.cur < len(f.inputs) {
+		f.inputs[f.nav.cur].Blur()
 	}
-	f.sel = (i + len(f.ints)) % len(f.ints)
-	f.inputs[f.sel].Focus()
-	in := f.ints[f.sel]
-	f.payload = newInspector(f.where(f.sel)+" asks", in.Value)
+	// ↑ on the first line goes to the last, ↓ on the last to the first.
+	f.nav.cur = (i + len(f.ints)) % len(f.ints)
+	f.inputs[f.nav.cur].Focus()
+	in := f.ints[f.nav.cur]
+	f.payload = newInspector(f.where(f.nav.cur)+" asks", in.Value)
 }
 
 // where names the node that raised interrupt i, through its subgraphs.
@@ -191,49 +194,93 @@ func (f answerForm) unanswered() int {
 	return n
 }
 
+// answerRows is how the box's rows are shared out: the answer lines
+// shown, the "is waiting" label (0 or 1) and the question's rows.
+type answerRows struct{ list, label, question int }
+
+// rows shares h rows out, the tail taking its own first. The answer lines
+// take up to half of the rest, but three if they have them, so two or
+// three interrupts are listed whole as they always were; the label and
+// at least one row of the question are never pushed out by them. A box
+// shorter than four rows keeps the selected line and the question's first
+// row before the label, which only repeats the node's name.
+func (f answerForm) rows(h int) answerRows {
+	avail := h - f.tailHeight()
+	r := answerRows{label: 1}
+	if len(f.ints) > 1 {
+		r.list = clamp(min(len(f.ints), max(3, (avail-1)/2)), 1, avail-2)
+	}
+	r.question = avail - r.list - r.label
+	if r.question < 1 {
+		r.label, r.question = 0, max(0, avail-r.list)
+	}
+	return r
+}
+
 func (f answerForm) View(st Styles, w, h int) string {
 	var head []string
-	multi := len(f.ints) > 1
-	for i, in := range f.ints {
-		if !multi {
-			break
-		}
+	rows := f.rows(h)
+	sel := f.nav.cur
+	// sync followed the selection in this same window: it is drawn.
+	from, to := f.nav.window(rows.list, len(f.ints))
+	for i := from; i < to; i++ {
 		mark := "  "
-		if i == f.sel {
+		if i == sel {
 			mark = "› "
 		}
-		label := cut(fmt.Sprintf("%s%s (%s)", mark, f.where(i), shortID(in.ID)), max(10, w/3))
+		label := cut(fmt.Sprintf("%s%s (%s)", mark, f.where(i), shortID(f.ints[i].ID)), max(10, w/3))
 		line := pad(label, max(10, w/3)) + " " + f.inputs[i].View()
-		if i == f.sel {
+		if i == sel {
 			line = st.Key.Render(pad(label, max(10, w/3))) + " " + f.inputs[i].View()
 		}
 		head = append(head, line)
 	}
-	if len(f.ints) > 0 {
-		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (interrupt %s):", f.where(f.sel), shortID(f.ints[f.sel].ID))))
+	if rows.label > 0 && len(f.ints) > 0 {
+		where := "interrupt " + shortID(f.ints[sel].ID)
+		if len(f.ints) > 1 && rows.list < len(f.ints) {
+			// Some answer lines are scrolled away: say which one of
+			// them all this is.
+			where += fmt.Sprintf(", %d of %d", sel+1, len(f.ints))
+		}
+		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (%s):", f.where(sel), where)))
 	}
-	tail := f.tail(st)
-	ph := max(1, h-len(head)-len(tail))
+	ph := rows.question
 	f.payload.prepare(w, ph)
-	if len(head) > 0 && f.payload.cutOff(ph) {
+	if rows.label > 0 && len(head) > 0 && f.payload.cutOff(ph) {
 		// The inspector's own status line is dropped below: say here that
 		// the value goes on, and where the box is in it.
 		head[len(head)-1] += st.Dim.Render(cut("  "+f.payload.lineSpan(ph)+" · pgup pgdn", max(0, w-ansi.StringWidth(head[len(head)-1]))))
 	}
-	body := f.payload.View(st, w, ph+1)
-	// Drop the inspector's own status line: the box has its own hints.
-	if i := strings.LastIndex(body, "\n"); i >= 0 {
-		body = body[:i]
+	out := head
+	if ph > 0 {
+		body := f.payload.View(st, w, ph+1)
+		// Drop the inspector's own status line: the box has its own hints.
+		if i := strings.LastIndex(body, "\n"); i >= 0 {
+			body = body[:i]
+		}
+		out = append(out, body)
 	}
-	return strings.Join(append(append(head, body), tail...), "\n")
+	return strings.Join(append(out, f.tail(st)...), "\n")
 }
+
+// tailHeight is the number of lines tail returns.
+func (f answerForm) tailHeight() int {
+	if f.single() {
+		return 2
+	}
+	return 1
+}
+
+// single reports whether the box has one interrupt, whose answer line is
+// in the tail rather than in a list.
+func (f answerForm) single() bool { return len(f.ints) <= 1 && len(f.inputs) == 1 }
 
 // tail is the answer box's last lines: the answer line of a single
 // interrupt, then the error or the hints.
 func (f answerForm) tail(st Styles) []string {
 	var tail []string
 	multi := len(f.ints) > 1
-	if !multi && len(f.inputs) == 1 {
+	if f.single() {
 		tail = append(tail, f.inputs[0].View())
 	}
 	switch {
@@ -248,8 +295,10 @@ func (f answerForm) tail(st Styles) []string {
 }
 
 // setSize gives each answer line the width it has: the whole box, or what
-// the list of interrupts beside it leaves.
-func (f *answerForm) setSize(w int) {
+// the list of interrupts beside it leaves; and scrolls the answer lines
+// the least needed to keep the selected one among the h rows of View.
+func (f *answerForm) setSize(w, h int) {
+	f.nav.follow(f.rows(h).list, len(f.ints))
 	for i := range f.inputs {
 		lw := max(10, w-14)
 		if len(f.inputs) > 1 {
@@ -304,17 +353,27 @@ func (f *answerForm) enableKeys(hasSess bool) {
 	}
 }
 
+// answerBoxHeight is the height of the answer box, borders included:
+// under the subgraph's breadcrumb, the body but that line; in the main
+// view, what the graph and channels row leaves.
+func (m *Model) answerBoxHeight(bh int) int {
+	if m.answer.prev == modeSubgraph {
+		return bh - 1
+	}
+	return bh - m.topHeight()
+}
+
 // answerView puts the answer box where versions_seen and the tasks were.
 func (m Model) answerView(w, bh int) string {
 	st := m.styles
+	boxH := (&m).answerBoxHeight(bh)
 	if m.answer.prev == modeSubgraph {
 		// Answered where they were raised: under the subgraph's breadcrumb.
 		line := st.Header.Render(cut(m.sub.breadcrumb(), w))
-		ans := st.box("Interrupts raised here · answer to resume the run", m.answer.View(st, w-2, bh-3), w, bh-1, true)
+		ans := st.box("Interrupts raised here · answer to resume the run", m.answer.View(st, w-2, boxH-2), w, boxH, true)
 		return lipgloss.JoinVertical(lipgloss.Left, pad(line, w), ans)
 	}
-	botH := bh - (&m).topHeight()
 	graph, chans, _, _ := m.mainPanes()
-	ans := st.box("Interrupt · answer to resume", m.answer.View(st, w-2, botH-2), w, botH, true)
+	ans := st.box("Interrupt · answer to resume", m.answer.View(st, w-2, boxH-2), w, boxH, true)
 	return lipgloss.JoinVertical(lipgloss.Left, lipgloss.JoinHorizontal(lipgloss.Top, graph, chans), ans)
 }

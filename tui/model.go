@@ -397,7 +397,7 @@ func (m *Model) sync() {
 	case modeThreads:
 		m.threads.setSize(m.width, bh)
 	case modeAnswer:
-		m.answer.setSize(m.width)
+		m.answer.setSize(m.width, m.answerBoxHeight(bh)-2)
 	}
 	m.help.Width = m.width
 	m.syncKeys()

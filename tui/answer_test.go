@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// manyInterrupts is a Send fan-out stopped at one interrupting node: n
+// interrupts, each asking about its own item, with ids whose short form
+// is the item's number.
+func manyInterrupts(n int) *engine.StepView {
+	v := twoInterrupts()
+	v.Interrupts = nil
+	for i := range n {
+		v.Interrupts = append(v.Interrupts, engine.PendingInterrupt{
+			Interruption: engine.Interruption{ID: fmt.Sprintf("00000000-0000-0000-0000-%012d", i), Value: fmt.Sprintf("keep item %d?", i)},
+			Node:         "c",
+		})
+	}
+	return v
+}
+
+// With more interrupts than the box has lines, the answer lines scroll:
+// the selected one stays on screen, and so do the question, the label
+// saying where the selection is, and the hints.
+func TestAnswerForm_View_ManyInterruptsScroll(t *testing.T) {
+	for _, h := range []int{15, 20, 24, 34, 48} {
+		t.Run(fmt.Sprintf("120x%d", h), func(t *testing.T) {
+			m := newTestModel(t, &fakeSession{info: fakeInfo(), view: manyInterrupts(40)}, Options{Thread: "f"}, 120, h)
+			for i := range 30 {
+				m = press(t, m, "down")
+				checkFrame(t, m)
+				wantAnswerBoxShows(t, m.View(), i+1, 40)
+			}
+			// ↑ from the first line wraps to the last.
+			m = press(t, m, strings.Split(strings.Repeat("up,", 31), ",")[:31]...)
+			wantAnswerBoxShows(t, m.View(), 39, 40)
+		})
+	}
+}
+
+// wantAnswerBoxShows fails unless screen shows interrupt sel's answer line
+// selected, its question, the label with sel's place among n, and the hints.
+func wantAnswerBoxShows(t *testing.T, screen string, sel, n int) {
+	t.Helper()
+	for _, want := range []string{
+		fmt.Sprintf("› c (%06d)", sel),
+		fmt.Sprintf(`"keep item %d?"`, sel),
+		fmt.Sprintf("c is waiting (interrupt %06d, %d of %d)", sel, sel+1, n),
+		"↑↓ choose · enter or ctrl+s resumes",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+}
+
+// The box never draws more lines than it has, whatever the number of
+// interrupts; one to three are listed whole whenever the label and a row
+// of the question fit below them, as before answer lines scrolled.
+func TestAnswerForm_View_FitsItsHeight(t *testing.T) {
+	st := DefaultStyles()
+	for _, n := range []int{1, 2, 3, 40} {
+		for h := 3; h <= 30; h++ {
+			f := newAnswerForm(manyInterrupts(n).Interrupts, nil, "yes")
+			f.setSize(82, h)
+			for range n / 2 {
+				f.pick(f.nav.cur + 1)
+				f.setSize(82, h)
+			}
+			got := strings.Split(f.View(st, 80, h), "\n")
+			if len(got) > h {
+				t.Fatalf("%d interrupts in %d rows: %d lines:\n%s", n, h, len(got), strings.Join(got, "\n"))
+			}
+			sel := fmt.Sprintf("keep item %d?", f.nav.cur)
+			if n > 1 {
+				sel = fmt.Sprintf("› c (%06d)", f.nav.cur)
+			}
+			if !strings.Contains(strings.Join(got, "\n"), sel) {
+				t.Fatalf("%d interrupts in %d rows: no %q:\n%s", n, h, sel, strings.Join(got, "\n"))
+			}
+			if listed := strings.Count(strings.Join(got, "\n"), "answer ›"); n > 1 && n <= 3 && h >= n+3 && listed != n {
+				t.Fatalf("%d interrupts in %d rows: %d answer lines listed", n, h, listed)
+			}
+		}
+	}
+}
