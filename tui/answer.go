@@ -92,10 +92,10 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 		m.answer.pick(m.answer.nav.cur + 1)
 		return nil
 	case key.Matches(msg, k.PageUp):
-		m.answer.payload.scroll(-5, 5)
+		m.answer.scrollQuestion(-1)
 		return nil
 	case key.Matches(msg, k.PageDown):
-		m.answer.payload.scroll(5, 5)
+		m.answer.scrollQuestion(1)
 		return nil
 	}
 	var cmd tea.Cmd
@@ -117,6 +117,9 @@ type answerForm struct {
 	inputs  []textinput.Model
 	err     string
 	payload inspector
+	// questionRows is the rows the question had at the last setSize:
+	// pgup and pgdn scroll it within them.
+	questionRows int
 	// byID: answers go by interrupt id even when there is one (the box
 	// holds some of the run's interrupts, those of a subgraph).
 	byID bool
@@ -294,11 +297,21 @@ func (f answerForm) tail(st Styles) []string {
 	return tail
 }
 
+// scrollQuestion moves the question by five rows, or by the rows it has
+// when they are fewer (a box crowded by answer lines may show it one row
+// at a time), and no further than its last row at the bottom.
+func (f *answerForm) scrollQuestion(dir int) {
+	rows := max(1, f.questionRows)
+	f.payload.scroll(dir*min(5, rows), rows)
+}
+
 // setSize gives each answer line the width it has: the whole box, or what
 // the list of interrupts beside it leaves; and scrolls the answer lines
 // the least needed to keep the selected one among the h rows of View.
 func (f *answerForm) setSize(w, h int) {
-	f.nav.follow(f.rows(h).list, len(f.ints))
+	rows := f.rows(h)
+	f.nav.follow(rows.list, len(f.ints))
+	f.questionRows = rows.question
 	for i := range f.inputs {
 		lw := max(10, w-14)
 		if len(f.inputs) > 1 {

@@ -88,3 +88,28 @@ func TestAnswerForm_View_FitsItsHeight(t *testing.T) {
 		}
 	}
 }
+
+// pgdn reaches the question's last row even when the box, crowded by
+// answer lines, shows fewer rows of it than pgdn scrolls.
+func TestAnswerForm_PageDown_ReachesTheQuestionsEnd(t *testing.T) {
+	v := manyInterrupts(40)
+	v.Interrupts[0].Value = map[string]any{"a": 1, "b": 2, "c": 3, "d": 4}
+	m := newTestModel(t, &fakeSession{info: fakeInfo(), view: v}, Options{Thread: "f"}, 120, 15)
+	if !strings.Contains(m.View(), "lines 1–1 of 6") {
+		t.Fatalf("want a one-row question:\n%s", m.View())
+	}
+	for _, want := range []string{"lines 2–2 of 6", "lines 3–3 of 6"} {
+		m = press(t, m, "pgdown")
+		if !strings.Contains(m.View(), want) {
+			t.Fatalf("after pgdn, want %q:\n%s", want, m.View())
+		}
+	}
+	m = press(t, m, "pgdown", "pgdown", "pgdown", "pgdown")
+	if !strings.Contains(m.View(), "lines 6–6 of 6") {
+		t.Fatalf("want the last row after pgdn:\n%s", m.View())
+	}
+	m = press(t, m, "pgup")
+	if !strings.Contains(m.View(), "lines 5–5 of 6") {
+		t.Fatalf("want one row back after pgup:\n%s", m.View())
+	}
+}
