@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/termtext"
 )
 
 // answerSuggestion is the answer box's placeholder: the graph's example
@@ -231,7 +232,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 		if i == sel {
 			mark = "› "
 		}
-		label := cut(fmt.Sprintf("%s%s (%s)", mark, f.where(i), shortID(f.ints[i].ID)), max(10, w/3))
+		label := cut(termtext.Name(fmt.Sprintf("%s%s (%s)", mark, f.where(i), shortID(f.ints[i].ID))), max(10, w/3))
 		line := pad(label, max(10, w/3)) + " " + f.inputs[i].View()
 		if i == sel {
 			line = st.Key.Render(pad(label, max(10, w/3))) + " " + f.inputs[i].View()
@@ -245,7 +246,7 @@ func (f answerForm) View(st Styles, w, h int) string {
 			// them all this is.
 			where += fmt.Sprintf(", %d of %d", sel+1, len(f.ints))
 		}
-		head = append(head, st.Label.Render(fmt.Sprintf("%s is waiting (%s):", f.where(sel), where)))
+		head = append(head, st.Label.Render(termtext.Name(fmt.Sprintf("%s is waiting (%s):", f.where(sel), where))))
 	}
 	ph := rows.question
 	f.payload.prepare(w, ph)
