@@ -66,7 +66,7 @@ var (
 // Limits.MaxWriteBytes (ErrValueTooLarge).
 type ValueLimitError struct {
 	Node  string // the node that wrote it; InputTask for run input
-	Key   string // the state key, or TasksChannel for a Send's argument
+	Key   string // the state key, TasksChannel for a Send's argument, ResumeChannel for an interrupt's answer
 	Limit int    // the bound passed: levels or bytes
 	Err   error  // ErrValueTooDeep or ErrValueTooLarge
 }
@@ -78,8 +78,14 @@ func (e *ValueLimitError) Error() string {
 		what = "the run input"
 	}
 	key := fmt.Sprintf("key %q", e.Key)
-	if e.Key == TasksChannel {
+	switch e.Key {
+	case TasksChannel:
 		key = "a Send's argument"
+	case ResumeChannel:
+		if e.Err == ErrValueTooDeep {
+			return fmt.Sprintf("the answer to an interrupt nests deeper than %d levels (the task that takes it keeps it in a list), which cannot be stored", e.Limit)
+		}
+		return fmt.Sprintf("the answer to an interrupt is larger than %d bytes (Limits.MaxWriteBytes)", e.Limit)
 	}
 	if e.Err == ErrValueTooDeep {
 		return fmt.Sprintf("%s wrote a value to %s nested deeper than %d levels, which cannot be stored", what, key, e.Limit)
@@ -135,6 +141,39 @@ func (l Limits) checkHeld(node, key string, v any, view uintptr) (held, raw bool
 		return m.held, m.raw, e
 	}
 	return m.held, m.raw, nil
+}
+
+// checkResume measures a Command's resume value, or each answer of a
+// ResumeMap, before any is saved: a task that takes an answer keeps the
+// answers it took as a list (its __resume__ write, LangGraph's
+// scratchpad resume list, pregel/_algo.py), one level deeper than the
+// answer. An answer that passed the bound only inside that list was
+// saved as the run's input, and the run then failed at every try to go
+// on, the thread's question counted as answered.
+func (l Limits) checkResume(resume any) error {
+	check := func(v any) error {
+		m := meter{limit: l.write()}
+		if err := m.value(v, 1); err != nil {
+			e := &ValueLimitError{Node: InputTask, Key: ResumeChannel, Limit: m.limit, Err: ErrValueTooLarge}
+			if err == errTooDeep {
+				e.Limit, e.Err = MaxValueDepth-1, ErrValueTooDeep
+			}
+			return e
+		}
+		return nil
+	}
+	if rm, ok := resume.(ResumeMap); ok {
+		for _, v := range rm {
+			if err := check(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if resume == nil {
+		return nil
+	}
+	return check(resume)
 }
 
 // checkWrites checks a task's writes to state keys and Sends, and puts

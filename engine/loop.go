@@ -481,6 +481,9 @@ func (l *loop) commandInput(ctx context.Context, s runStart) (carried []PendingW
 	if cmd.Resume != nil && l.saver == nil {
 		return nil, fmt.Errorf("cannot resume without a checkpointer: %w", ErrNoCheckpointer)
 	}
+	if err := l.g.limits.checkResume(cmd.Resume); err != nil {
+		return nil, err
+	}
 	writes, err := l.g.commandWrites(cmd)
 	if err != nil {
 		return nil, err
