@@ -39,6 +39,12 @@ type ImportOptions struct {
 // checkpoint as it is read. fingerprint is recorded in it; "" records the
 // thread's stored fingerprint.
 //
+// It carries the thread as stored, also what engine.Saver takes and a run
+// does not make: a checkpoint whose parent is not stored (marked
+// parent_missing, its state whole) and the writes saved against
+// checkpoint ids that are not stored (orphan_writes), so that Import
+// gives back the same thread and its export the same document.
+//
 // It reads one consistent snapshot. Errors: ErrThreadNotFound,
 // ErrInvalidID (ids that are not UTF-8 cannot be exported as JSON),
 // ErrClosed, ErrCorrupt, the context's error, or w's error.
@@ -65,6 +71,18 @@ func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, finger
 				return err
 			}
 			return b.exportRecords(ctx, ns, ew.write)
+		})
+		if err != nil {
+			return err
+		}
+		// The document lists the orphan writes after every checkpoint:
+		// a second walk over the namespaces.
+		err = eachNamespace(tb, func(ns string) error {
+			b, err := nsIn(tb, threadID, ns, false)
+			if b == nil || err != nil {
+				return err
+			}
+			return b.exportOrphans(ctx, ns, ew.writeOrphan)
 		})
 		if err != nil {
 			return err
@@ -110,6 +128,9 @@ func (b *nsBuckets) exportRecords(ctx context.Context, ns string, emit func(*exp
 		if err != nil {
 			return err
 		}
+		// A parent the thread does not hold (engine.Saver takes any
+		// parent id): the state goes whole, and the mark tells Import so.
+		er.ParentMissing = rec.Parent != "" && base == nil
 		if err := b.exportDelta(er, st, base); err != nil {
 			return err
 		}
@@ -124,6 +145,62 @@ func (b *nsBuckets) exportRecords(ctx context.Context, ns string, emit func(*exp
 		}
 		return emit(er)
 	})
+}
+
+// exportOrphans calls emit with the writes of the namespace saved against
+// each checkpoint id it does not hold, in key order (by id, then task,
+// special slots first). The writes of a stored checkpoint, exported with
+// it, are skipped with one seek.
+func (b *nsBuckets) exportOrphans(ctx context.Context, ns string, emit func(*exportOrphan) error) error {
+	c := b.writes.Cursor()
+	var cur *exportOrphan
+	for k, v := c.First(); k != nil; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cpID, task, slot, err := parseWriteKey(k)
+		if err != nil {
+			return corruptf("write key %x: %v", k, err)
+		}
+		if cur == nil || cpID != cur.Checkpoint {
+			if cur != nil {
+				if err := emit(cur); err != nil {
+					return err
+				}
+				cur = nil
+			}
+			if b.cps.Has(checkpointKey(cpID)) {
+				k, v = c.Seek(afterPrefix(writePrefix(cpID)))
+				continue
+			}
+			cur = &exportOrphan{NS: ns, Checkpoint: cpID}
+		}
+		ch, enc, err := splitWrite(v)
+		if err != nil {
+			return err
+		}
+		if !json.Valid(enc) {
+			return corruptf("write record for %q: value is not JSON", ch)
+		}
+		cur.Writes = append(cur.Writes, exportWrite{Task: task, Slot: slot, Channel: ch, Value: bytes.Clone(enc)})
+		k, v = c.Next()
+	}
+	if err := c.Err(); err != nil {
+		return err
+	}
+	if cur != nil {
+		return emit(cur)
+	}
+	return nil
+}
+
+// afterPrefix returns the least key above every key that starts with
+// prefix, a tuple prefix ending in a string's terminator (0, 0): 0, 1
+// sorts above the terminator and below an escaped byte (0, 0xff).
+func afterPrefix(prefix []byte) []byte {
+	out := bytes.Clone(prefix)
+	out[len(out)-1] = 1
+	return out
 }
 
 // stateOf is the state of checkpoint id, or nil when there is no such
@@ -226,7 +303,9 @@ func (b *nsBuckets) storedWrites(id string) ([]storedWrite, error) {
 
 // Import reads a thread written by Export (any export version this build
 // reads: 1 and 2) and stores it under the thread id it names, which it
-// returns. The whole input is validated before anything is written, each
+// returns. A checkpoint marked parent_missing keeps its parent id, and
+// orphan writes are stored against their ids, which a later Put adopts.
+// The whole input is validated before anything is written, each
 // checkpoint's state is rebuilt from its parent's as it is stored, and it
 // is all written in one transaction: on error the store is unchanged.
 //
@@ -248,10 +327,11 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 	if int64(len(data)) > limit {
 		return "", fmt.Errorf("%w: more than %d bytes", ErrImportTooLarge, limit)
 	}
-	thread, fp, items, err := parseExport(data)
+	p, err := parseExport(data)
 	if err != nil {
 		return "", err
 	}
+	thread, fp := p.thread, p.fingerprint
 	if opts.Thread != "" {
 		if err := CheckName("thread id", opts.Thread, MaxIDLen, false); err != nil {
 			return "", err
@@ -269,7 +349,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 				return err
 			}
 		}
-		err := rebuild(items, func(it *importItem, cp *engine.Checkpoint) error {
+		err := rebuild(p.items, func(it *importItem, cp *engine.Checkpoint) error {
 			pv, err := encodePut(cp, it.versions)
 			if err != nil {
 				return err
@@ -294,6 +374,19 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 		})
 		if err != nil {
 			return err
+		}
+		// Writes against ids the thread does not hold are keyed as any
+		// write: a later Put of the id adopts them, as in the original.
+		for _, o := range p.orphans {
+			b, err := openNS(tx, thread, o.ns, true)
+			if err != nil {
+				return err
+			}
+			for _, w := range o.writes {
+				if err := b.writes.Put(writeKey(o.id, w.task, w.slot), w.rec); err != nil {
+					return err
+				}
+			}
 		}
 		tb := threads.Bucket([]byte(thread))
 		if fp != "" {

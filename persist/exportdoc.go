@@ -1,8 +1,11 @@
 package persist
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -14,8 +17,22 @@ type ThreadDoc struct {
 	Thread      string // the thread's id
 	Fingerprint string // the graph fingerprint the thread was recorded with
 	// Checkpoints of every namespace. ReadExport returns them with each
-	// parent before its children; WriteExport takes any order.
+	// parent before its children; WriteExport takes any order. A
+	// checkpoint's Parent may be an id the thread does not hold
+	// (engine.Saver takes any): it is stored with that parent id.
 	Checkpoints []DocCheckpoint
+	// Orphans are the writes saved against checkpoint ids the thread does
+	// not hold, which a later Put of the id adopts. WriteExport writes
+	// them by namespace and id, whatever their order here.
+	Orphans []DocOrphan
+}
+
+// DocOrphan is the writes saved against one checkpoint id that a thread
+// does not hold.
+type DocOrphan struct {
+	NS         string     // the namespace of the id
+	Checkpoint string     // the checkpoint id the writes were saved against
+	Writes     []DocWrite // in the store's order: by task, special slots first
 }
 
 // DocCheckpoint is one checkpoint of a ThreadDoc with its saved writes.
@@ -51,12 +68,12 @@ func ReadExport(r io.Reader, maxBytes int64) (*ThreadDoc, error) {
 	if int64(len(data)) > maxBytes {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrImportTooLarge, maxBytes)
 	}
-	thread, fp, items, err := parseExport(data)
+	p, err := parseExport(data)
 	if err != nil {
 		return nil, err
 	}
-	doc := &ThreadDoc{Thread: thread, Fingerprint: fp, Checkpoints: make([]DocCheckpoint, 0, len(items))}
-	err = rebuild(items, func(it *importItem, cp *engine.Checkpoint) error {
+	doc := &ThreadDoc{Thread: p.thread, Fingerprint: p.fingerprint, Checkpoints: make([]DocCheckpoint, 0, len(p.items))}
+	err = rebuild(p.items, func(it *importItem, cp *engine.Checkpoint) error {
 		md, err := decodeMetadata(it.md)
 		if err != nil {
 			return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
@@ -74,6 +91,17 @@ func ReadExport(r io.Reader, maxBytes int64) (*ThreadDoc, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range p.orphans {
+		do := DocOrphan{NS: o.ns, Checkpoint: o.id, Writes: make([]DocWrite, 0, len(o.writes))}
+		for _, w := range o.writes {
+			ch, enc, err := splitWrite(w.rec)
+			if err != nil {
+				return nil, err
+			}
+			do.Writes = append(do.Writes, DocWrite{Task: w.task, Slot: w.slot, Channel: ch, Value: enc})
+		}
+		doc.Orphans = append(doc.Orphans, do)
 	}
 	return doc, nil
 }
@@ -104,6 +132,24 @@ func WriteExport(w io.Writer, doc *ThreadDoc) error {
 			return err
 		}
 	}
+	// Sorted as the bbolt store's export writes them, so that every store
+	// writes a thread as the same document.
+	orphans := slices.Clone(doc.Orphans)
+	slices.SortFunc(orphans, func(a, b DocOrphan) int {
+		return cmp.Or(strings.Compare(a.NS, b.NS), strings.Compare(a.Checkpoint, b.Checkpoint))
+	})
+	for _, o := range orphans {
+		if len(o.Writes) == 0 {
+			continue // nothing to carry, and Import refuses an empty entry
+		}
+		eo := &exportOrphan{NS: o.NS, Checkpoint: o.Checkpoint, Writes: make([]exportWrite, 0, len(o.Writes))}
+		for _, w := range o.Writes {
+			eo.Writes = append(eo.Writes, exportWrite{Task: w.Task, Slot: w.Slot, Channel: w.Channel, Value: w.Value})
+		}
+		if err := ew.writeOrphan(eo); err != nil {
+			return err
+		}
+	}
 	return ew.close(doc.Thread)
 }
 
@@ -124,6 +170,7 @@ func docRecord(dc *DocCheckpoint, byKey map[nsKey]*engine.Checkpoint) (*exportRe
 		base = p.Materialize()
 	} else {
 		base = &engine.Checkpoint{}
+		er.ParentMissing = dc.Parent != ""
 	}
 	for ch, ver := range cp.ChannelVersions {
 		if old, ok := base.ChannelVersions[ch]; ok && old == ver {

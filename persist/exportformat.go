@@ -63,6 +63,19 @@ type exportCheckpointV1 struct {
 type exportFile struct {
 	exportHead
 	Checkpoints []exportRecord `json:"checkpoints"`
+	// OrphanWrites are the saved writes against checkpoint ids the thread
+	// does not hold (omitted when none): engine.Saver takes writes before,
+	// or without, their checkpoint, and a later Put of the id adopts them.
+	// An export that dropped them would copy a thread without them.
+	OrphanWrites []exportOrphan `json:"orphan_writes,omitempty"`
+}
+
+// exportOrphan is the writes against one checkpoint id of a namespace that
+// the thread does not hold.
+type exportOrphan struct {
+	NS         string        `json:"ns"`
+	Checkpoint string        `json:"checkpoint"`
+	Writes     []exportWrite `json:"writes"`
 }
 
 // exportRecord is one checkpoint of a version 2 export. Versions, Values,
@@ -78,10 +91,17 @@ type exportFile struct {
 //     not in Versions has the parent's version and so the parent's value.
 //   - VersionsSeen: the nodes whose map differs from the parent's, whole;
 //     VersionsSeenRemoved: the parent's nodes this checkpoint lacks.
+//
+// ParentMissing marks a checkpoint whose parent id the thread does not
+// hold (engine.Saver takes any parent id: the parent was deleted, or a
+// program wrote it so); its state is whole. The mark is what lets Import
+// tell it from a checkpoint whose parent's line was lost from the
+// document, whose delta it would otherwise read as a whole state.
 type exportRecord struct {
 	NS                  string                      `json:"ns"`
 	ID                  string                      `json:"id"`
 	Parent              string                      `json:"parent"`
+	ParentMissing       bool                        `json:"parent_missing,omitempty"`
 	V                   int                         `json:"v"`
 	TS                  time.Time                   `json:"ts"`
 	Metadata            exportMetadata              `json:"metadata"`
@@ -220,10 +240,13 @@ func appendedJSON(suffix []byte) json.RawMessage {
 }
 
 // exportWriter writes an export document record by record, so that no
-// more than one checkpoint is held to write it.
+// more than one checkpoint is held to write it: every checkpoint (write),
+// then the orphan writes (writeOrphan), then close.
 type exportWriter struct {
 	bw *bufio.Writer
 	n  int
+	// orphans counts the orphan writes' entries written.
+	orphans int
 }
 
 func newExportWriter(w io.Writer, thread, fingerprint string) (*exportWriter, error) {
@@ -241,6 +264,9 @@ func newExportWriter(w io.Writer, thread, fingerprint string) (*exportWriter, er
 }
 
 func (ew *exportWriter) write(er *exportRecord) error {
+	if ew.orphans > 0 {
+		return errors.New("persist: internal error: a checkpoint exported after the orphan writes")
+	}
 	if err := er.checkNames(); err != nil {
 		return err
 	}
@@ -253,6 +279,34 @@ func (ew *exportWriter) write(er *exportRecord) error {
 	}
 	ew.bw.WriteByte('\n')
 	ew.n++
+	_, err = ew.bw.Write(line)
+	return err
+}
+
+// writeOrphan adds the writes against a checkpoint id the thread does not
+// hold, after every checkpoint.
+func (ew *exportWriter) writeOrphan(o *exportOrphan) error {
+	for _, s := range []string{o.NS, o.Checkpoint} {
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("%w: writes at checkpoint %q: %q is not UTF-8 and cannot be exported", ErrInvalidID, o.Checkpoint, s)
+		}
+	}
+	for _, w := range o.Writes {
+		if !utf8.ValidString(w.Task) || !utf8.ValidString(w.Channel) {
+			return fmt.Errorf("%w: write of task %q is not UTF-8 and cannot be exported", ErrInvalidID, w.Task)
+		}
+	}
+	line, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	if ew.orphans == 0 {
+		ew.bw.WriteString("\n],\"orphan_writes\":[")
+	} else {
+		ew.bw.WriteByte(',')
+	}
+	ew.bw.WriteByte('\n')
+	ew.orphans++
 	_, err = ew.bw.Write(line)
 	return err
 }
@@ -277,7 +331,10 @@ type importItem struct {
 	updated        []string
 	// whole: versions, seen and values are the whole state, not a delta
 	// (version 1).
-	whole           bool
+	whole bool
+	// parentMissing: the thread does not hold the parent (the export says
+	// so: exportRecord.ParentMissing); the state is whole.
+	parentMissing   bool
 	versions        map[string]int64
 	versionsRemoved []string
 	values          map[string]any
@@ -293,6 +350,22 @@ type importWrite struct {
 	rec  []byte
 }
 
+// importOrphan is the validated writes against a checkpoint id the thread
+// does not hold (exportFile.OrphanWrites).
+type importOrphan struct {
+	ns, id string
+	writes []importWrite
+}
+
+// parsedExport is a validated export: its checkpoints in an order where
+// every parent in the export comes before its children, and the writes
+// against checkpoint ids it does not hold.
+type parsedExport struct {
+	thread, fingerprint string
+	items               []importItem
+	orphans             []importOrphan
+}
+
 // importState is a checkpoint's whole state while its children are
 // rebuilt from it.
 type importState struct {
@@ -305,29 +378,28 @@ type importState struct {
 	appends map[string]engine.ListAppend
 }
 
-// parseExport validates an export of any version this build reads and
-// returns its checkpoints in an order where every parent comes before its
-// children.
-func parseExport(data []byte) (thread, fingerprint string, items []importItem, err error) {
+// parseExport validates an export of any version this build reads.
+func parseExport(data []byte) (*parsedExport, error) {
 	var head exportHead
 	if err := json.Unmarshal(data, &head); err != nil {
-		return "", "", nil, badImportf("not JSON: %v", err)
+		return nil, badImportf("not JSON: %v", err)
 	}
 	if head.Format != ExportFormat {
-		return "", "", nil, badImportf("format is %q, want %q", truncate(head.Format, 40), ExportFormat)
+		return nil, badImportf("format is %q, want %q", truncate(head.Format, 40), ExportFormat)
 	}
 	switch {
 	case head.Version > ExportVersion:
-		return "", "", nil, badImportf("export version %d is newer than this superstep reads (%d): import it with a newer superstep", head.Version, ExportVersion)
+		return nil, badImportf("export version %d is newer than this superstep reads (%d): import it with a newer superstep", head.Version, ExportVersion)
 	case head.Version < exportVersionFull:
-		return "", "", nil, badImportf("export version %d is not a version (this superstep reads versions %d to %d)", head.Version, exportVersionFull, ExportVersion)
+		return nil, badImportf("export version %d is not a version (this superstep reads versions %d to %d)", head.Version, exportVersionFull, ExportVersion)
 	}
 	var n int
 	var item func(i int) (importItem, string, error) // and the id, for errors
+	var orphans []exportOrphan
 	if head.Version == exportVersionFull {
 		var f exportFileV1
 		if err := decodeStrict(data, &f); err != nil {
-			return "", "", nil, err
+			return nil, err
 		}
 		head, n = f.exportHead, len(f.Checkpoints)
 		item = func(i int) (importItem, string, error) {
@@ -337,42 +409,93 @@ func parseExport(data []byte) (thread, fingerprint string, items []importItem, e
 	} else {
 		var f exportFile
 		if err := decodeStrict(data, &f); err != nil {
-			return "", "", nil, err
+			return nil, err
 		}
-		head, n = f.exportHead, len(f.Checkpoints)
+		head, n, orphans = f.exportHead, len(f.Checkpoints), f.OrphanWrites
 		item = func(i int) (importItem, string, error) {
 			it, err := importRecord(&f.Checkpoints[i])
 			return it, f.Checkpoints[i].ID, err
 		}
 	}
 	if err := checkThreadID(head.Thread); err != nil {
-		return "", "", nil, badImportf("%v", err)
+		return nil, badImportf("%v", err)
 	}
 	if len(head.Fingerprint) > MaxNSLen {
-		return "", "", nil, badImportf("fingerprint longer than %d bytes", MaxNSLen)
+		return nil, badImportf("fingerprint longer than %d bytes", MaxNSLen)
 	}
 	if n == 0 {
-		return "", "", nil, badImportf("no checkpoints")
+		return nil, badImportf("no checkpoints")
 	}
 	if n > maxImportCheckpoints {
-		return "", "", nil, badImportf("more than %d checkpoints", maxImportCheckpoints)
+		return nil, badImportf("more than %d checkpoints", maxImportCheckpoints)
 	}
-	items = make([]importItem, n)
+	if len(orphans) > maxImportCheckpoints {
+		return nil, badImportf("orphan writes at more than %d checkpoint ids", maxImportCheckpoints)
+	}
+	items := make([]importItem, n)
 	for i := range items {
 		var id string
+		var err error
 		if items[i], id, err = item(i); err != nil {
-			return "", "", nil, badImportf("checkpoint %d (%q): %v", i, truncate(id, 40), err)
+			return nil, badImportf("checkpoint %d (%q): %v", i, truncate(id, 40), err)
 		}
 	}
 	order, err := parentsFirst(items, compareItems)
 	if err != nil {
-		return "", "", nil, err
+		return nil, err
 	}
-	out := make([]importItem, len(order))
+	p := &parsedExport{thread: head.Thread, fingerprint: head.Fingerprint, items: make([]importItem, len(order))}
 	for i, j := range order {
-		out[i] = items[j]
+		p.items[i] = items[j]
 	}
-	return head.Thread, head.Fingerprint, out, nil
+	if p.orphans, err = importOrphans(orphans, items); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// importOrphans validates the writes against checkpoint ids an export does
+// not hold: each id once, not one of items (whose writes are the
+// checkpoint's own), and at least one write.
+func importOrphans(in []exportOrphan, items []importItem) ([]importOrphan, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	held := make(map[nsKey]bool, len(items))
+	for i := range items {
+		held[nsKey{items[i].ns, items[i].id}] = true
+	}
+	seen := make(map[nsKey]bool, len(in))
+	out := make([]importOrphan, len(in))
+	for i := range in {
+		o := &in[i]
+		fail := func(format string, args ...any) error {
+			return badImportf("orphan writes %d (checkpoint %q): %s", i, truncate(o.Checkpoint, 40), fmt.Sprintf(format, args...))
+		}
+		if err := CheckName("namespace", o.NS, MaxNSLen, true); err != nil {
+			return nil, fail("%v", err)
+		}
+		if err := checkRecordName("checkpoint id", o.Checkpoint, MaxIDLen, false); err != nil {
+			return nil, fail("%v", err)
+		}
+		k := nsKey{o.NS, o.Checkpoint}
+		if held[k] {
+			return nil, fail("the export holds that checkpoint in namespace %q: its writes belong in its own \"writes\"", truncate(o.NS, 40))
+		}
+		if seen[k] {
+			return nil, fail("appears twice in namespace %q", truncate(o.NS, 40))
+		}
+		seen[k] = true
+		if len(o.Writes) == 0 {
+			return nil, fail("no writes")
+		}
+		ws, err := importWrites(o.Writes)
+		if err != nil {
+			return nil, fail("%v", err)
+		}
+		out[i] = importOrphan{ns: o.NS, id: o.Checkpoint, writes: ws}
+	}
+	return out, nil
 }
 
 // decodeStrict decodes one export document into f, refusing unknown fields
@@ -395,7 +518,9 @@ type nsKey struct{ ns, id string }
 // comes before its children and, among the checkpoints ready at a time,
 // the least by less (namespace, then id) first: Kahn's algorithm over a
 // heap, so O(n log n) in the checkpoints however many roots or siblings
-// there are. A duplicate, a missing parent or a cycle is ErrBadImport.
+// there are. A checkpoint whose parent the thread does not hold starts a
+// tree as a root does. A duplicate, a cycle, or a parent missing from the
+// export but not marked so (or marked but present) is ErrBadImport.
 func parentsFirst(items []importItem, less func(a, b *importItem) int) ([]int, error) {
 	byKey := make(map[nsKey]int, len(items))
 	for i := range items {
@@ -414,10 +539,20 @@ func parentsFirst(items []importItem, less func(a, b *importItem) int) ([]int, e
 			continue
 		}
 		p, ok := byKey[nsKey{it.ns, it.parent}]
-		if !ok {
-			return nil, badImportf("checkpoint %q: parent %q is not in the export", truncate(it.id, 40), truncate(it.parent, 40))
+		switch {
+		case ok && it.parentMissing:
+			return nil, badImportf("checkpoint %q: its parent %q is in the export, but it is marked \"parent_missing\"", truncate(it.id, 40), truncate(it.parent, 40))
+		case ok:
+			children[p] = append(children[p], i)
+		case it.parentMissing || it.whole:
+			// Imported with the parent id as the store held it. A whole
+			// state (version 1) loses nothing without its parent.
+			ready.idx = append(ready.idx, i)
+		default:
+			// A delta whose base is not here: its parent's line was lost
+			// or its parent id changed. Importing it would lose state.
+			return nil, badImportf("checkpoint %q: parent %q is not in the export, and the checkpoint is not marked \"parent_missing\" (a checkpoint whose parent the thread does not hold is)", truncate(it.id, 40), truncate(it.parent, 40))
 		}
-		children[p] = append(children[p], i)
 	}
 	heap.Init(ready)
 	order := make([]int, 0, len(items))
@@ -510,6 +645,9 @@ func rebuild(items []importItem, fn func(it *importItem, cp *engine.Checkpoint) 
 func (it *importItem) state(base *importState) (*importState, error) {
 	if it.whole || base == nil {
 		if !it.whole && (len(it.versionsRemoved) > 0 || len(it.seenRemoved) > 0 || len(it.appended) > 0) {
+			if it.parent != "" {
+				return nil, fmt.Errorf("its parent %q is not in the export, so its state must be whole, but it removes or appends to its parent's channels", truncate(it.parent, 40))
+			}
 			return nil, errors.New("a checkpoint without a parent removes or appends to its parent's channels")
 		}
 		base = &importState{}
@@ -664,6 +802,10 @@ func importRecord(er *exportRecord) (importItem, error) {
 		}
 	}
 	it.seenRemoved = er.VersionsSeenRemoved
+	if er.ParentMissing && er.Parent == "" {
+		return it, errors.New(`it is marked "parent_missing" but has no parent`)
+	}
+	it.parentMissing = er.ParentMissing
 	return it, nil
 }
 
