@@ -15,7 +15,10 @@ import (
 
 // Export writes every checkpoint of a thread, in all namespaces, with its
 // pending writes, in persist's export format (persist.WriteExport), so that
-// persist.Store.Import reads it and the other way round. fingerprint is
+// persist.Store.Import reads it and the other way round. Like
+// persist.Store.Export it carries a checkpoint whose parent is not stored
+// and the writes against ids that are not, so both stores write a thread
+// as the same document. fingerprint is
 // recorded in it; "" records the thread's stored fingerprint. It reads one
 // consistent snapshot (a repeatable-read transaction).
 //
@@ -93,9 +96,34 @@ func (s *Store) exportDoc(ctx context.Context, threadID, fingerprint string) (*p
 			}
 			doc.Checkpoints = append(doc.Checkpoints, dc)
 		}
-		return nil
+		doc.Orphans, err = s.orphanWrites(ctx, tx, threadID)
+		return err
 	})
 	return doc, err
+}
+
+// orphanWrites reads threadID's writes against checkpoint ids it does not
+// hold, by namespace and id, each id's in task then slot order.
+func (s *Store) orphanWrites(ctx context.Context, tx pgx.Tx, threadID string) ([]persist.DocOrphan, error) {
+	rows, err := tx.Query(ctx, s.sql.orphanWrites, bs(threadID))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []persist.DocOrphan
+	for rows.Next() {
+		var ns, cp, task, ch, value []byte
+		var slot int64
+		if err := rows.Scan(&ns, &cp, &task, &slot, &ch, &value); err != nil {
+			return nil, err
+		}
+		if n := len(out); n == 0 || out[n-1].NS != string(ns) || out[n-1].Checkpoint != string(cp) {
+			out = append(out, persist.DocOrphan{NS: string(ns), Checkpoint: string(cp)})
+		}
+		o := &out[len(out)-1]
+		o.Writes = append(o.Writes, persist.DocWrite{Task: string(task), Slot: slot, Channel: string(ch), Value: value})
+	}
+	return out, rows.Err()
 }
 
 // Import reads a thread in persist's export format and stores it under the
@@ -146,7 +174,10 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite
 			return err
 		}
 		b := &pgx.Batch{}
-		heads := map[string]*head{} // by namespace and id: parents come first
+		// By namespace and id: parents come first. A checkpoint whose
+		// parent the thread does not hold finds no head and is stored
+		// whole, with its parent id, as Put stores it.
+		heads := map[string]*head{}
 		for _, dc := range doc.Checkpoints {
 			meta, err := encodeMeta(dc.Metadata)
 			if err != nil {
@@ -158,18 +189,12 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite
 			}
 			heads[dc.NS+"\x00"+dc.Checkpoint.ID] = h
 			s.queueOp(b, thread, o)
-			w := &op{ns: dc.NS, cp: dc.Checkpoint.ID}
-			for _, dw := range dc.Writes {
-				if w.task != dw.Task && len(w.writes) > 0 {
-					s.queueOp(b, thread, w)
-					w = &op{ns: dc.NS, cp: dc.Checkpoint.ID}
-				}
-				w.task = dw.Task
-				w.writes = append(w.writes, taskWrite{dw.Slot, dw.Channel, dw.Value})
-			}
-			if len(w.writes) > 0 {
-				s.queueOp(b, thread, w)
-			}
+			s.queueDocWrites(b, thread, dc.NS, dc.Checkpoint.ID, dc.Writes)
+		}
+		// Writes against ids the thread does not hold are rows as any:
+		// a later Put of the id adopts them.
+		for _, o := range doc.Orphans {
+			s.queueDocWrites(b, thread, o.NS, o.Checkpoint, o.Writes)
 		}
 		if doc.Fingerprint != "" {
 			b.Queue(s.sql.setFP, bs(thread), doc.Fingerprint)
@@ -179,4 +204,21 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite
 	})
 	s.forget(thread)
 	return s.lostWrite(err)
+}
+
+// queueDocWrites queues the writes of a document against checkpoint cp of
+// namespace ns, one statement per task, in their slots.
+func (s *Store) queueDocWrites(b *pgx.Batch, thread, ns, cp string, writes []persist.DocWrite) {
+	w := &op{ns: ns, cp: cp}
+	for _, dw := range writes {
+		if w.task != dw.Task && len(w.writes) > 0 {
+			s.queueOp(b, thread, w)
+			w = &op{ns: ns, cp: cp}
+		}
+		w.task = dw.Task
+		w.writes = append(w.writes, taskWrite{dw.Slot, dw.Channel, dw.Value})
+	}
+	if len(w.writes) > 0 {
+		s.queueOp(b, thread, w)
+	}
 }

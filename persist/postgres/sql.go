@@ -24,6 +24,7 @@ type statements struct {
 	updateRecord                         string
 	latestID, candidates, candidatesAll  string
 	chain, chainByParent, values, writes string
+	orphanWrites                         string
 	deleteThread                         []string
 	threads, fingerprint, setFP          string
 	threadIDs, namespaces                string
@@ -293,6 +294,14 @@ func newStatements(schema string) statements {
 			) AS b`),
 		writes: r.Replace(`SELECT checkpoint, task, slot, channel, value FROM S.writes
 			WHERE thread = $1 AND ns = $2 AND checkpoint = ANY ($3::bytea[]) ORDER BY checkpoint, task, slot`),
+		// orphanWrites returns a thread's writes against checkpoint ids
+		// it does not hold (PutWrites takes them; a later Put adopts
+		// them), in the order export writes them. Such writes are rows:
+		// a pack holds writes at a stored checkpoint only (foldable).
+		orphanWrites: r.Replace(`SELECT w.ns, w.checkpoint, w.task, w.slot, w.channel, w.value FROM S.writes w
+			WHERE w.thread = $1 AND NOT EXISTS (
+				SELECT 1 FROM S.checkpoints c WHERE c.thread = w.thread AND c.ns = w.ns AND c.id = w.checkpoint)
+			ORDER BY w.ns, w.checkpoint, w.task, w.slot`),
 		deleteThread: []string{
 			r.Replace(`DELETE FROM S.writes WHERE thread = $1`),
 			r.Replace(`DELETE FROM S.blobs WHERE thread = $1`),
