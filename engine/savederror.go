@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unicode/utf8"
 )
 
 // A task's error is saved as its __error__ write. LangGraph saves the
@@ -131,7 +132,31 @@ func ReadSavedError(v any) *SavedError {
 		}
 		return &SavedError{Message: msg, Kind: name, err: decodeErrorValue(x, 0)}
 	}
-	return &SavedError{Message: fmt.Sprint(v)}
+	return &SavedError{Message: foreignErrorText(v)}
+}
+
+// maxForeignErrorText bounds the message made of a saved error value no
+// run saves.
+const maxForeignErrorText = 200
+
+// foreignErrorText is the message of an error value no run saves (an
+// imported thread's, a program's own write to the error channel): its
+// JSON, as the value is shown everywhere else, cut short past
+// maxForeignErrorText bytes (a megabyte value is no one-line message).
+func foreignErrorText(v any) string {
+	b, err := EncodeValue(v)
+	if err != nil {
+		return fmt.Sprintf("(a saved error of %T)", v)
+	}
+	s := string(b)
+	if len(s) <= maxForeignErrorText {
+		return s
+	}
+	cut := maxForeignErrorText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // decodeErrorValue rebuilds one saved error and its causes.
