@@ -102,6 +102,9 @@ var (
 	// ErrUnknownDurability is returned for a durability mode that is not
 	// async, sync or exit (ParseDurability, a run's WithDurability).
 	ErrUnknownDurability = errors.New("unknown durability mode")
+	// ErrBadRecursionLimit is returned for a run given a recursion limit
+	// below 1 (WithRecursionLimit), as LangGraph refuses one.
+	ErrBadRecursionLimit = errors.New("the recursion limit must be at least 1")
 )
 
 // InvalidUpdateError is returned when writes cannot be applied: two values

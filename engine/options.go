@@ -49,9 +49,12 @@ type RunOptions struct {
 	// declaredAs names a declared subgraph's run (UsesSubgraph): its
 	// checkpoints record it under MetaSubgraph.
 	declaredAs string
-	streamers  []*streamer    // WithStreamParts
-	turns      *subgraphTurns // set for a subgraph run ordered with its siblings
-	turnAt     int            // its place in turns
+	streamers  []*streamer // WithStreamParts
+	// badLimit: WithRecursionLimit was given a limit below 1 (a
+	// RunOptions built by hand keeps 0 as "the default").
+	badLimit bool
+	turns    *subgraphTurns // set for a subgraph run ordered with its siblings
+	turnAt   int            // its place in turns
 }
 
 // RunOption sets a RunOptions field.
@@ -81,8 +84,15 @@ func FromConfig(cfg Config) RunOption {
 	}
 }
 
-// WithRecursionLimit sets the recursion limit.
-func WithRecursionLimit(n int) RunOption { return func(o *RunOptions) { o.RecursionLimit = n } }
+// WithRecursionLimit sets the recursion limit: how many supersteps the run
+// may start. A limit below 1 fails the run before it starts, as LangGraph
+// refuses one ("recursion_limit must be at least 1").
+func WithRecursionLimit(n int) RunOption {
+	return func(o *RunOptions) {
+		o.RecursionLimit = n
+		o.badLimit = n < 1
+	}
+}
 
 // BreakBefore sets this run's interrupt_before nodes.
 func BreakBefore(nodes ...string) RunOption {

@@ -54,3 +54,23 @@ func TestResume_TooDeepIsRefusedBeforeItIsSaved(t *testing.T) {
 		t.Fatalf("an answer one level less: %v %v", err, res)
 	}
 }
+
+// TestRecursionLimit_BelowOneIsRefused: WithRecursionLimit(0) or a
+// negative limit fails the run before it starts, as LangGraph refuses
+// one, where it silently meant the default of 25.
+func TestRecursionLimit_BelowOneIsRefused(t *testing.T) {
+	g, err := engine.NewStateGraph(engine.LastValueKey("x")).
+		AddNode("a", func(context.Context, any) (any, error) { return nil, nil }).
+		AddEdge(engine.Start, "a").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, -1} {
+		if _, err := g.Invoke(context.Background(), map[string]any{"x": 1.0}, engine.WithRecursionLimit(n)); !errors.Is(err, engine.ErrBadRecursionLimit) {
+			t.Errorf("WithRecursionLimit(%d): %v, want ErrBadRecursionLimit", n, err)
+		}
+	}
+	if _, err := g.Invoke(context.Background(), map[string]any{"x": 1.0}, engine.WithRecursionLimit(5)); err != nil {
+		t.Errorf("WithRecursionLimit(5): %v", err)
+	}
+}

@@ -32,6 +32,9 @@ func (g *Graph) Start(ctx context.Context, input any, opts ...RunOption) (*Stepp
 // (viewed false: Invoke).
 func (g *Graph) start(ctx context.Context, input any, viewed bool, opts []RunOption) (*Stepper, error) {
 	o := buildRunOptions(opts)
+	if o.badLimit {
+		return nil, fmt.Errorf("%w (WithRecursionLimit(%d))", ErrBadRecursionLimit, o.RecursionLimit)
+	}
 	l, err := newLoop(ctx, g, input, o)
 	if err != nil {
 		return nil, err
