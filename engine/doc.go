@@ -45,7 +45,14 @@
 //
 // Values are JSON's: nil, bool, float64, string, []any and map[string]any
 // (Normalize turns Go numbers into float64; a whole number beyond ±2^53
-// stays exact as a json.Number, see Number). A node must not modify the
+// stays exact as a json.Number, see Number). Other Go values (a struct, a
+// []int, a time.Time) go through a run as they are, and a saver that
+// encodes (persist, persist/postgres) gives them back as their JSON:
+// write JSON's values, or use package typed, whose codec does that for
+// Go types. The lists and maps inside the values the engine hands out
+// (Result.Values, a StateSnapshot's, an Event's) are shared with the
+// run's channels and with the checkpoints a MemorySaver keeps: read them,
+// and change a copy. A node must not modify the
 // state map it is given: the tasks of a superstep share it. The map is
 // valid until the node returns (the engine changes it in place for later
 // supersteps, rather than copying a wide state each time): to keep it, keep

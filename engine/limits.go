@@ -329,7 +329,7 @@ func scalarSize(v any) (n int, ok bool) {
 		return stringSize(x), true
 	case float64:
 		return numberSize(x), true
-	case int, int64, int32, uint64, float32, json.Number:
+	case int, int64, int32, int16, int8, uint, uint64, uint32, uint16, uint8, float32, json.Number:
 		return 24, true
 	}
 	return 0, false

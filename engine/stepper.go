@@ -253,8 +253,10 @@ func (s *Stepper) Err() error { return s.l.err }
 type Result struct {
 	Status Status // how the run ended (or StatusRunning for a Stepper mid-run)
 	// Values is the final state; for an interrupted run, the state with the
-	// finished tasks' writes applied (they are not checkpointed yet). It
-	// is the caller's: the run keeps no reference to it.
+	// finished tasks' writes applied (they are not checkpointed yet). The
+	// map is the caller's: the run keeps no reference to it. The lists and
+	// maps in it are shared with the run's checkpoints (a MemorySaver's):
+	// change a copy of one, not the value itself.
 	Values map[string]any
 	// Output is an entrypoint's output, the value on its __end__ channel
 	// (nil for a StateGraph, whose output is Values).

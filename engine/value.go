@@ -500,7 +500,7 @@ func normalizedAt(v any, depth int) bool {
 	case json.Number:
 		n, ok := Number(x).(json.Number)
 		return ok && n == x
-	case int, int64, int32, uint64, float32, *OrderedMap, Overwrite, *Overwrite:
+	case int, int64, int32, int16, int8, uint, uint64, uint32, uint16, uint8, float32, *OrderedMap, Overwrite, *Overwrite:
 		return false // Overwrite: stored in its wire form (overwrite.go)
 	default:
 		return true
@@ -517,8 +517,20 @@ func normalizeCopy(v any, depth int) any {
 		return intNumber(x)
 	case int32:
 		return float64(x)
+	case int16:
+		return float64(x)
+	case int8:
+		return float64(x)
+	case uint:
+		return uintNumber(uint64(x))
 	case uint64:
 		return uintNumber(x)
+	case uint32:
+		return float64(x)
+	case uint16:
+		return float64(x)
+	case uint8:
+		return float64(x)
 	case float32:
 		return float64(x)
 	case json.Number:
