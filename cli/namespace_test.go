@@ -166,3 +166,17 @@ func TestNamespace_Nested(t *testing.T) {
 	superstep(t, "", "show", "st1", "--db", db, "--checkpoint", at).want(t, 0, "\n  --ns sub\n")
 	superstep(t, "", "history", "st1", "--db", db, "--ns", "sub").want(t, 0, "step 0 loop")
 }
+
+// TestNamespace_GraphWithoutTheSubgraph: a graph that has no subgraph
+// where the thread's namespace ran (the thread's graph changed since, or
+// --graph names another) still reads the namespace's checkpoints, without
+// planning. It said the thread had no checkpoints there, and listed that
+// very namespace as one it has.
+func TestNamespace_GraphWithoutTheSubgraph(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "ns.db")
+	superstep(t, "", "run", testdata("sub_two_asks.json"), "--db", db, "--thread", "n1").want(t, 0, `"first?"`)
+	ns := subgraphsOf(t, db, "n1")[0]
+	superstep(t, "", "history", "n1", "--db", db, "--ns", ns, "--graph", "linear").want(t, 0, "step 0 loop", "step -1 input")
+	superstep(t, "", "show", "n1", "--db", db, "--ns", ns, "--graph", "linear").want(t, 0, "namespace "+ns, `"first?"`)
+}

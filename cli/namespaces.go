@@ -69,12 +69,18 @@ func lookupNS(ctx context.Context, st Store, gr *engine.Graph, thread, ns string
 	if gr != nil {
 		sub, stored, err := gr.SubgraphAt(ctx, engine.Config{ThreadID: thread, CheckpointNS: ns})
 		switch {
-		case errors.Is(err, engine.ErrUnknownSubgraph), errors.Is(err, engine.ErrNoCheckpoint):
+		case errors.Is(err, engine.ErrNoCheckpoint):
 			return n, false, nil
+		case errors.Is(err, engine.ErrUnknownSubgraph):
+			// The graph (changed since the thread ran, or another one)
+			// has no subgraph there: the stored checkpoints are still
+			// read, without planning, as with no graph at all.
+			n.graph = nil
 		case err != nil:
 			return n, false, storeError(err, "reading namespace %q of thread %q", ns, thread)
+		default:
+			n.graph, n.stored = sub, stored
 		}
-		n.graph, n.stored = sub, stored
 	}
 	cfg := n.cfg(thread)
 	if o, ok := st.(outliner); ok {
