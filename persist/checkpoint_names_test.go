@@ -129,3 +129,42 @@ func TestPutWrites_RefusesChannelsARecordCannotName(t *testing.T) {
 		t.Fatalf("pending writes of the tasks here %q, want task\\xff's one (the refused call stores nothing)", got)
 	}
 }
+
+// TestImport_ValueNoStoreKeeps: a value the document holds that decodes
+// but that no store can keep as the checkpoint is rebuilt (a Send's
+// argument at the depth bound, one level deeper inside its Send) is a bad
+// import naming the checkpoint, as every other fault of a document is; it
+// came back as the store's error, naming nothing.
+func TestImport_ValueNoStoreKeeps(t *testing.T) {
+	s := openTemp(t, persist.Options{NoSync: true})
+	c := &engine.Checkpoint{
+		ID:              "00000000-0000-0000-0000-000000000001",
+		ChannelValues:   map[string]any{engine.TasksChannel: []any{engine.Send{Node: "a", Arg: "ARG"}}},
+		ChannelVersions: map[string]engine.Version{engine.TasksChannel: 1},
+	}
+	if _, err := s.Put(ctx, engine.Config{ThreadID: "t"}, c, engine.Metadata{Source: engine.SourceLoop}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := s.Export(ctx, "t", &buf, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"ARG"`) {
+		t.Fatalf("no Send argument to deepen in the export:\n%s", buf.String())
+	}
+	refused := 0
+	for levels := engine.MaxValueDepth - 8; levels <= engine.MaxValueDepth+2; levels++ {
+		doc := strings.Replace(buf.String(), `"ARG"`, strings.Repeat("[", levels)+strings.Repeat("]", levels), 1)
+		_, err := s.Import(ctx, strings.NewReader(doc), persist.ImportOptions{Thread: "u", Overwrite: true})
+		if err == nil {
+			continue
+		}
+		refused++
+		if !errors.Is(err, persist.ErrBadImport) || !strings.Contains(err.Error(), "checkpoint") {
+			t.Errorf("a Send argument %d levels deep: %v, want ErrBadImport naming the checkpoint", levels, err)
+		}
+	}
+	if refused == 0 {
+		t.Fatal("no depth was refused: the test no longer reaches the bound")
+	}
+}

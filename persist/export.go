@@ -352,7 +352,10 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 		err := rebuild(p.items, func(it *importItem, cp *engine.Checkpoint) error {
 			pv, err := encodePut(cp, it.versions)
 			if err != nil {
-				return err
+				// A value the document holds that no store can keep
+				// (as rebuilt: a Send's argument one level down): the
+				// document's fault, named where it is.
+				return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
 			}
 			s.encoded.Add(int64(pv.size))
 			if err := s.putTx(tx, rc, thread, it.ns, it.parent, cp, pv, it.md); err != nil {

@@ -179,13 +179,15 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite
 		// whole, with its parent id, as Put stores it.
 		heads := map[string]*head{}
 		for _, dc := range doc.Checkpoints {
+			// A value the document holds that no store can keep is
+			// the document's fault, named where it is.
 			meta, err := encodeMeta(dc.Metadata)
 			if err != nil {
-				return err
+				return fmt.Errorf("%w: checkpoint %q: %v", persist.ErrBadImport, dc.Checkpoint.ID, err)
 			}
 			o, h, err := buildPut(dc.NS, dc.Checkpoint, meta, dc.Metadata, dc.Parent, heads[dc.NS+"\x00"+dc.Parent], nil)
 			if err != nil {
-				return err
+				return fmt.Errorf("%w: checkpoint %q: %v", persist.ErrBadImport, dc.Checkpoint.ID, err)
 			}
 			heads[dc.NS+"\x00"+dc.Checkpoint.ID] = h
 			s.queueOp(b, thread, o)
