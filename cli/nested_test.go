@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -256,4 +257,27 @@ func TestReplay_FromTheLatestCheckpointForks(t *testing.T) {
 			t.Fatalf("the recorded checkpoint has %d writes after the replay, %d before", c.Writes, rec[0].Writes)
 		}
 	}
+}
+
+// A thread that ends waiting at a question replays as a match only when
+// the replay asks that question: asked another (the code changed), the
+// replay diverges there, as exec says. It reported a match, "the same
+// tasks and writes".
+func TestReplay_WaitingAtAnotherQuestion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, file := filepath.Join(dir, "q.db"), filepath.Join(dir, "answer.json")
+	src, err := os.ReadFile(testdata("answer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "run", file, "--db", db, "--thread", "q1").want(t, 0, "how many?")
+	superstep(t, "", "replay", "q1", "--db", db).want(t, 0, "replay matches")
+	if err := os.WriteFile(file, []byte(strings.Replace(string(src), "'how many?'", "'how much?'", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "replay", "q1", "--db", db, "--force").want(t, 1, "DIVERGED", `the replay asked "how much?"; the recording waits on "how many?"`)
 }

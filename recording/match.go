@@ -255,6 +255,11 @@ func (s *Step) Answers(v *engine.StepView, given func(engine.TaskView) int) Offe
 			diverge(t.Name, "the replay interrupted with %s; the recording ran no such task", InterruptValues(t.Interrupts))
 		case n < len(r.Answers):
 			give(t, r.Answers[n])
+		case r.Interrupted && s.Open && len(r.Interrupts) > 0 && !sameQuestions(t.Interrupts, r.WaitingQuestions()):
+			// The recording ends waiting here, but on another question:
+			// compared by value (a subgraph's interrupt ids hash its own
+			// checkpoint, which a replay writes anew).
+			diverge(t.Name, "the replay asked %s; the recording waits on %s", InterruptValues(t.Interrupts), InterruptValues(r.WaitingQuestions()))
 		case r.Interrupted && s.Open:
 			o.Waiting++
 		default:
@@ -278,6 +283,24 @@ func (s *Step) callThatAsked(q string) *Call {
 
 func answered(rm engine.ResumeMap, t engine.TaskView) bool {
 	return slices.ContainsFunc(t.Interrupts, func(in engine.Interruption) bool { _, ok := rm[in.ID]; return ok })
+}
+
+// sameQuestions reports whether a and b ask the same, by value and in
+// any order (a subgraph's interrupts come in the order of its tasks'
+// ids, which a replay makes anew).
+func sameQuestions(a, b []engine.Interruption) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	values := func(ins []engine.Interruption) []string {
+		out := make([]string, len(ins))
+		for i, in := range ins {
+			out[i] = string(engine.MustEncode(in.Value))
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(values(a), values(b))
 }
 
 // InterruptValues are the interrupts' values, encoded, as a divergence

@@ -93,7 +93,7 @@ func TestJudge(t *testing.T) {
 // diverges otherwise, naming the node.
 func TestAnswers(t *testing.T) {
 	s := &Step{
-		Tasks: []Task{{ID: "r1", Name: "ask", Saved: true, Interrupted: true, Answers: []any{"first", "second"}}, {ID: "r2", Name: "main", Saved: true, Interrupted: true}},
+		Tasks: []Task{{ID: "r1", Name: "ask", Saved: true, Interrupted: true, Answers: []any{"first", "second"}, Interrupts: []engine.Interruption{in("r1", "again?")}}, {ID: "r2", Name: "main", Saved: true, Interrupted: true}},
 		Calls: []Call{{Questions: []string{`"q1?"`}, Answers: []any{true}}, {Questions: []string{`"q2?"`}, Answers: []any{false}}},
 	}
 	v := &engine.StepView{Tasks: []engine.TaskView{
@@ -114,6 +114,13 @@ func TestAnswers(t *testing.T) {
 	if o := s.Answers(v, func(t engine.TaskView) int { return given[t.ID] }); o.Diverged != nil || o.Waiting != 1 {
 		t.Fatalf("a question the recording left waiting: waiting %d, diverged %v", o.Waiting, o.Diverged)
 	}
+	// Where the recording ends waiting, the replay must ask what it
+	// waits on: another question is a divergence, not the same end.
+	v.Tasks[0].Interrupts[0].Value = "something else?"
+	if o := s.Answers(v, func(t engine.TaskView) int { return given[t.ID] }); o.Diverged == nil || o.Diverged.Node != "ask" || !strings.Contains(o.Diverged.Why, `the recording waits on "again?"`) {
+		t.Fatalf("another question where the recording waits: %+v", o.Diverged)
+	}
+	v.Tasks[0].Interrupts[0].Value = "again?"
 	v.Tasks[2].Interrupts[0].Value = "q3?"
 	s.Open = false
 	if o := s.Answers(v, func(engine.TaskView) int { return 0 }); o.Diverged == nil || !strings.Contains(o.Diverged.Why, "no call of the recording asked it") {

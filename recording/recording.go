@@ -20,8 +20,9 @@ type Task struct {
 	// Answers are the answers its interrupts were given, in the order
 	// they were used: its own, or its subgraph's (engine.Graph.TaskAnswers).
 	Answers     []any
-	Interrupted bool   // it saved interrupts
-	Err         string // its saved error, unless a later attempt finished
+	Interrupted bool                  // it saved interrupts
+	Interrupts  []engine.Interruption // those interrupts
+	Err         string                // its saved error, unless a later attempt finished
 	// FailedFirst is the error an earlier attempt saved when a later one
 	// saved writes: the recording's run failed in this superstep, and the
 	// thread was then run on past the failure (LangGraph's invoke(null)
@@ -140,7 +141,7 @@ func Read(ctx context.Context, a Answerer, snap *engine.StateSnapshot) (*Step, e
 		}
 		rt := &s.Tasks[i]
 		rt.Saved = true
-		rt.Writes, rt.Answers, rt.Interrupted, rt.Err = sv.Writes, sv.Answers, len(sv.Interrupts) > 0, sv.Error
+		rt.Writes, rt.Answers, rt.Interrupted, rt.Interrupts, rt.Err = sv.Writes, sv.Answers, len(sv.Interrupts) > 0, sv.Interrupts, sv.Error
 		if rt.Interrupted && len(rt.Answers) == 0 {
 			var err error
 			if rt.Answers, err = a.TaskAnswers(ctx, snap.Config, snap.Tasks[i]); err != nil {
@@ -156,6 +157,12 @@ func Read(ctx context.Context, a Answerer, snap *engine.StateSnapshot) (*Step, e
 	}
 	s.readCalls(saved, planned)
 	return s, nil
+}
+
+// WaitingQuestions are the questions t, which the recording left waiting
+// for an answer, waits on (waitingQuestions).
+func (t *Task) WaitingQuestions() []engine.Interruption {
+	return waitingQuestions(t.Interrupts, len(t.Answers))
 }
 
 // readCalls finds the Task calls (functional API) in a checkpoint's saved

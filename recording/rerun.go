@@ -50,13 +50,19 @@ func asksAsRecorded(r *engine.TaskRerun) bool {
 }
 
 // RecordedQuestions are the questions the recording waits on for the
-// rerun's task: those past its saved answers (a task's own Interrupt calls
-// save one interrupt each, in order), or all of them when the answers were
-// saved elsewhere (a subgraph's).
+// rerun's task (waitingQuestions).
 func RecordedQuestions(r *engine.TaskRerun) []engine.Interruption {
-	ins := r.Recording.Interrupts
-	if n := len(r.Recording.Answers); n < len(ins) {
-		return ins[n:]
+	return waitingQuestions(r.Recording.Interrupts, len(r.Recording.Answers))
+}
+
+// waitingQuestions are the questions a recorded task waits on, of the
+// interrupts it saved (ins) and the answers it was given: those past its
+// answers (a task's own Interrupt calls save one interrupt each, in
+// order), or all of them when the answers were saved elsewhere (a
+// subgraph's).
+func waitingQuestions(ins []engine.Interruption, answers int) []engine.Interruption {
+	if answers < len(ins) {
+		return ins[answers:]
 	}
 	return ins
 }
