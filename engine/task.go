@@ -238,6 +238,9 @@ func (l *loop) returnPairs(t *task, ret any) (Update, []any, error) {
 	case Command:
 		update, gotos = r.Update, r.Goto
 	case *Command:
+		if r == nil {
+			return nil, nil, &InvalidUpdateError{Msg: fmt.Sprintf("node %q returned a nil *Command: return nil for no update, or a Command", t.name)}
+		}
 		update, gotos = r.Update, r.Goto
 	case Send:
 		update, gotos = nil, []any{r}
