@@ -75,21 +75,13 @@ func resolveCheckpoint(ctx context.Context, ids []string, thread, ref string) (s
 	return id, nil
 }
 
-// shortIDs gives every checkpoint the short form every screen shows
-// (engine.ShortID), or its whole id in the rare case that two checkpoints
-// of the thread share a short form.
+// shortIDsOf gives every checkpoint of ids the short form every screen
+// shows, or its whole id where two share one (engine.ShortIDAmong).
 func shortIDsOf(ids []string) map[string]string {
-	count := map[string]int{}
-	for _, id := range ids {
-		count[engine.ShortID(id)]++
-	}
+	shared := engine.SharedShortIDs(ids)
 	out := make(map[string]string, len(ids))
 	for _, id := range ids {
-		if s := engine.ShortID(id); count[s] == 1 {
-			out[id] = s
-		} else {
-			out[id] = id
-		}
+		out[id] = engine.ShortIDAmong(id, shared)
 	}
 	return out
 }

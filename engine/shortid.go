@@ -27,13 +27,65 @@ func ShortID(id string) string {
 	return s[8:16]
 }
 
+// SharedShortIDs returns the short forms (ShortID) that more than one of
+// ids has, nil when none does: a screen that lists a thread's checkpoints
+// shows those ids whole (ShortIDAmong), so that no two rows read the
+// same. Time-ordered ids made by the engine differ there; ids a program
+// chose or imported may not.
+func SharedShortIDs(ids []string) map[string]bool {
+	seen := make(map[shortKey]bool, len(ids))
+	var shared map[string]bool
+	for _, id := range ids {
+		k := shortKeyOf(id)
+		if seen[k] {
+			if shared == nil {
+				shared = map[string]bool{}
+			}
+			shared[ShortID(id)] = true
+		}
+		seen[k] = true
+	}
+	return shared
+}
+
+// shortKey stands for an id's short form (ShortID) as parts of the id
+// itself, so that comparing the short forms of a long thread's ids
+// makes no string: a time-ordered id's two groups of clock digits, a
+// counter id's last digits (a empty), another id whole (b "\x00", which
+// no digits are).
+type shortKey struct{ a, b string }
+
+func shortKeyOf(id string) shortKey {
+	if !idLayout(id) {
+		return shortKey{id, "\x00"}
+	}
+	if strings.Trim(id[:8], "0") == "" && strings.Trim(id[9:13], "0") == "" && strings.Trim(id[14:18], "0") == "" {
+		return shortKey{"", id[30:]}
+	}
+	return shortKey{id[9:13], id[14:18]}
+}
+
+// ShortIDAmong is id's short form, or id whole when its short form is one
+// that other ids of its list share (SharedShortIDs).
+func ShortIDAmong(id string, shared map[string]bool) string {
+	if s := ShortID(id); !shared[s] {
+		return s
+	}
+	return id
+}
+
 // idDigits is id's 32 hex digits without dashes, when id has the layout
 // engine ids have (8-4-4-4-12).
 func idDigits(id string) (string, bool) {
-	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' {
+	if !idLayout(id) {
 		return "", false
 	}
 	return id[0:8] + id[9:13] + id[14:18] + id[19:23] + id[24:36], true
+}
+
+// idLayout reports whether id has the layout engine ids have.
+func idLayout(id string) bool {
+	return len(id) == 36 && id[8] == '-' && id[13] == '-' && id[18] == '-' && id[23] == '-'
 }
 
 // ResolveID finds the checkpoint id among ids that ref names: the whole id,

@@ -55,3 +55,24 @@ func TestResolveID_Prefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestShortIDAmong: ids whose short forms collide (a program's or an
+// import's, whose clock digits are the same) are named whole, the others
+// by their short form.
+func TestShortIDAmong(t *testing.T) {
+	ids := []string{
+		"18ed5db7-0000-0000-0000-000000000001",
+		"18ed5db7-0000-0000-0000-000000000002",
+		"187c4a21-e2c3-cb43-0000-000000000001",
+		"cp-a",
+	}
+	shared := engine.SharedShortIDs(ids)
+	for id, want := range map[string]string{ids[0]: ids[0], ids[1]: ids[1], ids[2]: "e2c3cb43", "cp-a": "cp-a"} {
+		if got := engine.ShortIDAmong(id, shared); got != want {
+			t.Errorf("ShortIDAmong(%s) = %s, want %s", id, got, want)
+		}
+	}
+	if engine.SharedShortIDs(ids[1:]) != nil {
+		t.Error("ids whose short forms differ share some")
+	}
+}

@@ -35,10 +35,13 @@ type treePane struct {
 	nav     listNav // over rows that are checkpoints (indexes into rows)
 	points  []int   // row index of each checkpoint, in snaps order
 	byID    map[string]int
-	current string
-	marked  string     // the checkpoint marked for diff
-	find    treeFind   // the / search
-	keys    treeKeyMap // made by enableKeys
+	// sharedShort are the short ids two or more of snaps share, whose
+	// rows show the whole id (rowID); nil in the usual case.
+	sharedShort map[string]bool
+	current     string
+	marked      string     // the checkpoint marked for diff
+	find        treeFind   // the / search
+	keys        treeKeyMap // made by enableKeys
 }
 
 // snapshotReader reads one checkpoint of the thread whole; the engine
@@ -82,9 +85,12 @@ func newTreePane(heads []engine.CheckpointHead, current string, sess any) treePa
 	p := treePane{snaps: heads, byID: make(map[string]int, len(heads)), current: current, whole: &wholeSnap{idx: -1}, plans: &treeWindow{}}
 	p.reader, _ = sess.(snapshotReader)
 	p.planner, _ = sess.(windowPlanner)
+	ids := make([]string, len(heads))
 	for i, s := range heads {
 		p.byID[s.ID] = i
+		ids[i] = s.ID
 	}
+	p.sharedShort = engine.SharedShortIDs(ids)
 	p.layout()
 	if i, ok := p.byID[current]; ok {
 		p.nav.cur = i
@@ -348,7 +354,7 @@ func (p *treePane) follow(h int) {
 func (p treePane) describe(i int) string {
 	h := p.snaps[i]
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s step %-2d %-6s", shortID(h.ID), h.Step, termtext.Name(h.Source))
+	fmt.Fprintf(&b, "%s step %-2d %-6s", termtext.Name(p.rowID(h.ID)), h.Step, termtext.Name(h.Source))
 	s := p.plan(i)
 	b.WriteString(p.madeBy(h, s))
 	switch {
@@ -396,7 +402,7 @@ func (p treePane) madeBy(h engine.CheckpointHead, s *engine.StateSnapshot) strin
 	case engine.SourceFork, engine.SourceUpdate:
 		var out string
 		if h.ParentID != "" {
-			out = " of " + shortID(h.ParentID)
+			out = " of " + termtext.Name(p.rowID(h.ParentID))
 		}
 		if s == nil {
 			return out
@@ -536,6 +542,10 @@ func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.St
 // shortID is the engine's one short form of a checkpoint id, the one the
 // command line shows and resolves.
 func shortID(id string) string { return engine.ShortID(id) }
+
+// rowID is how the tree names checkpoint id: its short form, or its whole
+// id where checkpoints of the thread share that short form.
+func (p treePane) rowID(id string) string { return engine.ShortIDAmong(id, p.sharedShort) }
 
 // navKey moves the tree's cursor for one of its navigation keys, page
 // rows for a page key, and says whether msg was one; note is what to tell
