@@ -10,6 +10,7 @@ import (
 // update checkpoint per superstep. It records what update_state records.
 func (r *Runner) bulkUpdate(ctx context.Context, op Op, rec map[string]any) {
 	cfg := engine.Config{ThreadID: op.Thread}
+	var out engine.Config
 	var err error
 	if op.AtStep != nil {
 		cfg, err = r.checkpointAtStep(op.Thread, *op.AtStep)
@@ -21,15 +22,7 @@ func (r *Runner) bulkUpdate(ctx context.Context, op Op, rec map[string]any) {
 				steps[i] = append(steps[i], engine.StateUpdate{Values: u.Values, AsNode: u.AsNode})
 			}
 		}
-		var out engine.Config
 		out, err = r.graph.BulkUpdateState(ctx, cfg, steps)
-		if err == nil {
-			r.fork = &out
-			rec["result"] = map[string]any{"status": "done", "checkpoint": r.ordinalOf(out.CheckpointID)}
-		}
 	}
-	if err != nil {
-		rec["result"] = errorResult(err)
-	}
-	r.addCheckpoints(ctx, rec)
+	r.recordUpdate(ctx, rec, out, err)
 }

@@ -234,20 +234,26 @@ func (r *Runner) history(ctx context.Context, op Op, rec map[string]any) {
 // checkpoint it writes (r.fork).
 func (r *Runner) updateState(ctx context.Context, op Op, rec map[string]any) {
 	cfg, err := r.updateConfig(ctx, op)
+	var out engine.Config
 	if err == nil {
-		var out engine.Config
 		values := op.Values
 		if op.Command != nil {
 			values = op.Command.engineCommand()
 		}
 		out, err = r.graph.UpdateState(ctx, cfg, values, op.AsNode)
-		if err == nil {
-			r.fork = &out
-			rec["result"] = map[string]any{"status": "done", "checkpoint": r.ordinalOf(out.CheckpointID)}
-		}
 	}
+	r.recordUpdate(ctx, rec, out, err)
+}
+
+// recordUpdate records in rec how an update_state or a bulk_update ended:
+// the checkpoint it wrote (where a later op's "from": "fork" starts), or
+// its error; and the thread's checkpoints after it.
+func (r *Runner) recordUpdate(ctx context.Context, rec map[string]any, out engine.Config, err error) {
 	if err != nil {
 		rec["result"] = errorResult(err)
+	} else {
+		r.fork = &out
+		rec["result"] = map[string]any{"status": "done", "checkpoint": r.ordinalOf(out.CheckpointID)}
 	}
 	r.addCheckpoints(ctx, rec)
 }
