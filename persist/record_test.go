@@ -14,6 +14,9 @@ import (
 	"github.com/superstep/superstep/engine"
 )
 
+// TestAppendSuffix: the store's form of an append, the bytes after the
+// previous list's last element; which changes are appends is
+// engine.AppendedElements's (its own test).
 func TestAppendSuffix(t *testing.T) {
 	tests := []struct {
 		prev, next string
@@ -21,19 +24,9 @@ func TestAppendSuffix(t *testing.T) {
 	}{
 		{`[1]`, `[1,2]`, `,2`},
 		{`[1]`, `[1,2,3]`, `,2,3`},
-		{`[[1]]`, `[[1],[2]]`, `,[2]`},
-		{`["a"]`, `["a","b"]`, `,"b"`},
 		{`[{"a":1}]`, `[{"a":1},{"b":2}]`, `,{"b":2}`},
-		{`[]`, `[1]`, ``},                    // nothing to follow: stored whole
-		{`[1]`, `[1]`, ``},                   // same value
-		{`[1]`, `[10]`, ``},                  // element grew, not the list
-		{`[1]`, `[10,2]`, ``},                // ditto
-		{`["a"]`, `["ab"]`, ``},              // string grew
-		{`[{"a":1}]`, `[{"a":1,"b":2}]`, ``}, // object grew
-		{`[1,2]`, `[1]`, ``},                 // shrank
-		{`[2]`, `[1,2]`, ``},                 // prepended
-		{`"ab"`, `"abc"`, ``},                // not a list
-		{`{"a":[1]}`, `{"a":[1,2]}`, ``},
+		{`[]`, `[1]`, ``},   // nothing to follow: stored whole
+		{`[1]`, `[10]`, ``}, // element grew, not the list
 	}
 	for _, tt := range tests {
 		got, ok := appendSuffix([]byte(tt.prev), []byte(tt.next))
