@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -251,7 +252,7 @@ func FuzzImport(f *testing.F) {
 	good := validExport(f)
 	f.Add(good)
 	orphans := openTemp(f, persist.Options{NoSync: true})
-	orphanThread(f, orphans, "t")
+	enginetest.OrphanThread(f, orphans, "t")
 	f.Add(export(f, orphans, "t"))
 	f.Add(good[:len(good)/2])
 	f.Add([]byte(`{"format":"superstep-thread","version":1,"thread":"t","fingerprint":"","checkpoints":[{"ns":"","id":"a","parent":"","v":4,"ts":"2025-01-01T00:00:00Z","metadata":{"source":"loop","step":0,"parents":{},"extra":null},"values":{"m":[1,2]},"versions":{"m":1},"versions_seen":{},"updated_channels":null,"writes":[]}]}`))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -19,50 +20,9 @@ import (
 // a later Put of that id adopts them). Export, Import and so copy must
 // carry both as they are.
 
-// missingParent is the parent id of orphanThread's checkpoint 2, never
-// stored.
-var missingParent = id(999)
-
-// orphanThread puts, in thread th: a root (1); a checkpoint (2) whose
-// parent was never stored, with a list value; its child (3), which appends
-// to the list; in a subgraph namespace, a checkpoint (4) whose parent was
-// never stored; and writes against ids never stored (0 and 7 at the root,
-// one of them special, and null-task writes; 8 in a namespace that has no
-// checkpoint) between writes at stored checkpoints (1 and 3).
-func orphanThread(t testing.TB, s engine.Saver, th string) {
-	t.Helper()
-	put := func(ns, parent string, cp *engine.Checkpoint, step int) {
-		t.Helper()
-		cp.V = 4
-		md := engine.Metadata{Source: engine.SourceLoop, Step: step, Parents: map[string]string{}}
-		if _, err := s.Put(ctx, engine.Config{ThreadID: th, CheckpointNS: ns, CheckpointID: parent}, cp, md, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put("", "", &engine.Checkpoint{ID: id(1), ChannelValues: map[string]any{"messages": []any{"a"}}, ChannelVersions: map[string]engine.Version{"messages": 1}}, 0)
-	put("", missingParent, &engine.Checkpoint{ID: id(2), ChannelValues: map[string]any{"messages": []any{"a", "b"}, "x": 1.0},
-		ChannelVersions: map[string]engine.Version{"messages": 2, "x": 2}, VersionsSeen: map[string]map[string]engine.Version{"n": {"x": 1}}}, 1)
-	put("", id(2), &engine.Checkpoint{ID: id(3), ChannelValues: map[string]any{"messages": []any{"a", "b", "c"}, "x": 1.0},
-		ChannelVersions: map[string]engine.Version{"messages": 3, "x": 2}, VersionsSeen: map[string]map[string]engine.Version{"n": {"x": 2}}}, 2)
-	put("sub:t1", id(998), &engine.Checkpoint{ID: id(4), ChannelValues: map[string]any{"q": "sub"}, ChannelVersions: map[string]engine.Version{"q": 1}}, 0)
-	writes := func(ns, cpID, task string, ws ...engine.Write) {
-		t.Helper()
-		if err := s.PutWrites(ctx, engine.Config{ThreadID: th, CheckpointNS: ns, CheckpointID: cpID}, task, ws); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writes("", id(1), "task-s", engine.Write{Channel: "x", Value: 1.0}, engine.Write{Channel: "y", Value: 2.0})
-	writes("", id(3), "task-s", engine.Write{Channel: engine.InterruptChannel, Value: []engine.Interruption{{ID: "i", Value: "ok?"}}})
-	writes("", id(3), "task-t", engine.Write{Channel: "x", Value: 3.0})
-	writes("", id(0), "task-a", engine.Write{Channel: "x", Value: 0.0})
-	writes("", id(7), "task-b", engine.Write{Channel: "x", Value: 5.0}, engine.Write{Channel: "messages", Value: "d"})
-	writes("", id(7), "task-a", engine.Write{Channel: engine.ErrorChannel, Value: "boom"})
-	writes("", id(7), engine.NullTaskID, engine.Write{Channel: engine.ResumeChannel, Value: "yes"})
-	writes("other:t2", id(8), "task-c", engine.Write{Channel: "q", Value: []any{1.0, 2.0}})
-}
-
-// adopt puts the checkpoints orphanThread wrote writes against (7, a child
-// of 3, and 8) and returns their tuples, with the writes they adopted.
+// adopt puts the checkpoints enginetest.OrphanThread wrote writes against
+// (7, a child of 3, and 8) and returns their tuples, with the writes they
+// adopted.
 func adopt(t testing.TB, s engine.Saver, th string) []*engine.CheckpointTuple {
 	t.Helper()
 	var out []*engine.CheckpointTuple
@@ -102,7 +62,7 @@ func withoutThread(tups []*engine.CheckpointTuple) []*engine.CheckpointTuple {
 // export → import → export is the same document.
 func TestExportImport_MissingParentAndOrphanWrites(t *testing.T) {
 	src := openTemp(t, persist.Options{NoSync: true})
-	orphanThread(t, src, "orphan")
+	enginetest.OrphanThread(t, src, "orphan")
 	if err := src.Check(); err != nil {
 		t.Fatalf("Check of a thread with a missing parent: %v", err)
 	}
@@ -128,8 +88,8 @@ func TestExportImport_MissingParentAndOrphanWrites(t *testing.T) {
 		}
 	}
 	for _, tp := range want {
-		if tp.Checkpoint.ID == id(2) && tp.ParentID != missingParent {
-			t.Errorf("checkpoint 2's parent is %q, want %q as stored", tp.ParentID, missingParent)
+		if tp.Checkpoint.ID == id(2) && tp.ParentID != enginetest.OrphanMissingParent {
+			t.Errorf("checkpoint 2's parent is %q, want %q as stored", tp.ParentID, enginetest.OrphanMissingParent)
 		}
 	}
 	if again := export(t, dst, "orphan"); !bytes.Equal(again, data) {
@@ -172,7 +132,7 @@ func TestExportImport_MissingParentAndOrphanWrites(t *testing.T) {
 // export does not hold.
 func TestImport_MissingParentRules(t *testing.T) {
 	src := openTemp(t, persist.Options{NoSync: true})
-	orphanThread(t, src, "t")
+	enginetest.OrphanThread(t, src, "t")
 	good := export(t, src, "t")
 	edit := func(fn func(doc map[string]any)) []byte {
 		var doc map[string]any
@@ -221,13 +181,13 @@ func TestImport_MissingParentRules(t *testing.T) {
 // record) exports the same thread as the same document.
 func TestExport_OrphansOnLayout2(t *testing.T) {
 	s3 := openTemp(t, persist.Options{NoSync: true})
-	orphanThread(t, s3, "orphan")
+	enginetest.OrphanThread(t, s3, "orphan")
 	want := export(t, s3, "orphan")
 	if !bytes.Contains(want, []byte(`"orphan_writes"`)) || !bytes.Contains(want, []byte(`"parent_missing":true`)) {
 		t.Fatalf("export carries no orphan writes or no parent_missing mark:\n%s", want)
 	}
 	s2 := openAt(t, copyLayout2(t), persist.Options{NoSync: true})
-	orphanThread(t, s2, "orphan")
+	enginetest.OrphanThread(t, s2, "orphan")
 	if got := export(t, s2, "orphan"); !bytes.Equal(got, want) {
 		t.Errorf("layout 2 export differs from layout 3's:\n%s\n---\n%s", got, want)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/engine/enginetest"
 	"github.com/superstep/superstep/persist"
 	"github.com/superstep/superstep/persist/postgres"
 )
@@ -20,43 +21,6 @@ type exporter interface {
 	engine.Saver
 	Export(ctx context.Context, thread string, w io.Writer, fingerprint string) error
 	Import(ctx context.Context, r io.Reader, o persist.ImportOptions) (string, error)
-}
-
-// orphanThread puts what engine.Saver takes and a run does not make: a
-// checkpoint (2) whose parent was never stored and its child (3), one in
-// a subgraph namespace (4) likewise, and writes against ids never stored
-// (0 and 7 at the root, 8 in a namespace without checkpoints) beside
-// writes at stored checkpoints (1, 3).
-func orphanThread(t testing.TB, s engine.Saver, th string) {
-	t.Helper()
-	id := func(n int) string { return fmt.Sprintf("%032x", n) }
-	put := func(ns, parent string, cp *engine.Checkpoint, step int) {
-		t.Helper()
-		cp.V, cp.TS = engine.CheckpointFormat, time.Date(2025, 5, 1, 12, 0, step, 0, time.UTC)
-		md := engine.Metadata{Source: engine.SourceLoop, Step: step, Parents: map[string]string{}}
-		if _, err := s.Put(ctx, engine.Config{ThreadID: th, CheckpointNS: ns, CheckpointID: parent}, cp, md, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put("", "", &engine.Checkpoint{ID: id(1), ChannelValues: map[string]any{"messages": []any{"a"}}, ChannelVersions: map[string]engine.Version{"messages": 1}}, 0)
-	put("", id(999), &engine.Checkpoint{ID: id(2), ChannelValues: map[string]any{"messages": []any{"a", "b"}, "x": 1.0},
-		ChannelVersions: map[string]engine.Version{"messages": 2, "x": 2}, VersionsSeen: map[string]map[string]engine.Version{"n": {"x": 1}}}, 1)
-	put("", id(2), &engine.Checkpoint{ID: id(3), ChannelValues: map[string]any{"messages": []any{"a", "b", "c"}, "x": 1.0},
-		ChannelVersions: map[string]engine.Version{"messages": 3, "x": 2}, VersionsSeen: map[string]map[string]engine.Version{"n": {"x": 2}}}, 2)
-	put("sub:t1", id(998), &engine.Checkpoint{ID: id(4), ChannelValues: map[string]any{"q": "sub"}, ChannelVersions: map[string]engine.Version{"q": 1}}, 0)
-	writes := func(ns, cpID, task string, ws ...engine.Write) {
-		t.Helper()
-		if err := s.PutWrites(ctx, engine.Config{ThreadID: th, CheckpointNS: ns, CheckpointID: cpID}, task, ws); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writes("", id(1), "task-s", engine.Write{Channel: "x", Value: 1.0}, engine.Write{Channel: "y", Value: 2.0})
-	writes("", id(3), "task-s", engine.Write{Channel: engine.InterruptChannel, Value: []engine.Interruption{{ID: "i", Value: "ok?"}}})
-	writes("", id(0), "task-a", engine.Write{Channel: "x", Value: 0.0})
-	writes("", id(7), "task-b", engine.Write{Channel: "x", Value: 5.0}, engine.Write{Channel: "messages", Value: "d"})
-	writes("", id(7), "task-a", engine.Write{Channel: engine.ErrorChannel, Value: "boom"})
-	writes("", id(7), engine.NullTaskID, engine.Write{Channel: engine.ResumeChannel, Value: "yes"})
-	writes("other:t2", id(8), "task-c", engine.Write{Channel: "q", Value: []any{1.0, 2.0}})
 }
 
 // adoptSeven puts checkpoint 7, a child of 3, and returns its tuple with
@@ -99,8 +63,8 @@ func TestExportImport_MissingParentAndOrphanWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { bb.Close() })
-	orphanThread(t, pg, "orphan")
-	orphanThread(t, bb, "orphan")
+	enginetest.OrphanThread(t, pg, "orphan")
+	enginetest.OrphanThread(t, bb, "orphan")
 	want := exportOf(t, bb, "orphan")
 	if !bytes.Contains(want, []byte(`"orphan_writes"`)) || !bytes.Contains(want, []byte(`"parent_missing":true`)) {
 		t.Fatalf("bbolt export carries no orphan writes or parent_missing mark:\n%s", want)
