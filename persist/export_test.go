@@ -160,17 +160,41 @@ func validExport(t testing.TB) []byte {
 	return export(t, s, "t")
 }
 
+// editedExport is export good with fn applied to its JSON document.
+func editedExport(t testing.TB, good []byte, fn func(doc map[string]any)) []byte {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(good, &doc); err != nil {
+		t.Fatal(err)
+	}
+	fn(doc)
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkRewrite checks that WriteExport of ReadExport's document of data,
+// an Export's, is data again.
+func checkRewrite(t testing.TB, data []byte) {
+	t.Helper()
+	doc, err := persist.ReadExport(bytes.NewReader(data), 0)
+	if err != nil {
+		t.Fatalf("ReadExport: %v", err)
+	}
+	var again bytes.Buffer
+	if err := persist.WriteExport(&again, doc); err != nil {
+		t.Fatalf("WriteExport: %v", err)
+	}
+	if !bytes.Equal(again.Bytes(), data) {
+		t.Errorf("WriteExport of the read document differs from Export (%d and %d bytes)", again.Len(), len(data))
+	}
+}
+
 func TestImport_Rejects(t *testing.T) {
 	good := validExport(t)
-	edit := func(fn func(doc map[string]any)) []byte {
-		var doc map[string]any
-		if err := json.Unmarshal(good, &doc); err != nil {
-			t.Fatal(err)
-		}
-		fn(doc)
-		b, _ := json.Marshal(doc)
-		return b
-	}
+	edit := func(fn func(doc map[string]any)) []byte { return editedExport(t, good, fn) }
 	cps := func(doc map[string]any) []any { return doc["checkpoints"].([]any) }
 	cp0 := func(doc map[string]any) map[string]any { return cps(doc)[0].(map[string]any) }
 	cpN := func(doc map[string]any, n int) map[string]any { return cps(doc)[n].(map[string]any) }

@@ -66,17 +66,7 @@ func TestExport_SizeLinearInChanges(t *testing.T) {
 	if got, want := listAll(t, dst, "t"), listAll(t, src, "t"); !reflect.DeepEqual(got, want) {
 		t.Errorf("imported thread differs from the exported one")
 	}
-	doc, err := persist.ReadExport(bytes.NewReader(data), 0)
-	if err != nil {
-		t.Fatalf("ReadExport: %v", err)
-	}
-	var again bytes.Buffer
-	if err := persist.WriteExport(&again, doc); err != nil {
-		t.Fatalf("WriteExport: %v", err)
-	}
-	if !bytes.Equal(again.Bytes(), data) {
-		t.Errorf("WriteExport of the read document differs from Export (%d and %d bytes)", again.Len(), len(data))
-	}
+	checkRewrite(t, data)
 }
 
 // TestExport_GrowingListOnce: a message list that grows by one element per

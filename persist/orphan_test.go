@@ -2,7 +2,6 @@ package persist_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -95,17 +94,7 @@ func TestExportImport_MissingParentAndOrphanWrites(t *testing.T) {
 	if again := export(t, dst, "orphan"); !bytes.Equal(again, data) {
 		t.Errorf("export of the imported thread differs from the original export:\n%s\n---\n%s", again, data)
 	}
-	doc, err := persist.ReadExport(bytes.NewReader(data), 0)
-	if err != nil {
-		t.Fatalf("ReadExport: %v", err)
-	}
-	var again bytes.Buffer
-	if err := persist.WriteExport(&again, doc); err != nil {
-		t.Fatalf("WriteExport: %v", err)
-	}
-	if !bytes.Equal(again.Bytes(), data) {
-		t.Errorf("WriteExport of the read document differs from Export:\n%s\n---\n%s", again.Bytes(), data)
-	}
+	checkRewrite(t, data)
 	for _, s := range []*persist.Store{src, dst} {
 		if err := s.Check(); err != nil {
 			t.Errorf("Check after import: %v", err)
@@ -134,15 +123,7 @@ func TestImport_MissingParentRules(t *testing.T) {
 	src := openTemp(t, persist.Options{NoSync: true})
 	enginetest.OrphanThread(t, src, "t")
 	good := export(t, src, "t")
-	edit := func(fn func(doc map[string]any)) []byte {
-		var doc map[string]any
-		if err := json.Unmarshal(good, &doc); err != nil {
-			t.Fatal(err)
-		}
-		fn(doc)
-		b, _ := json.Marshal(doc)
-		return b
-	}
+	edit := func(fn func(doc map[string]any)) []byte { return editedExport(t, good, fn) }
 	cp := func(doc map[string]any, n int) map[string]any { return doc["checkpoints"].([]any)[n].(map[string]any) }
 	orphans := func(doc map[string]any) []any { return doc["orphan_writes"].([]any) }
 	orphan := func(doc map[string]any, n int) map[string]any { return orphans(doc)[n].(map[string]any) }
