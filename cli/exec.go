@@ -43,12 +43,9 @@ it finished, so there is nothing to compare), 1 when it differs or fails,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			thread, node := args[0], args[1]
 			return a.readThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error {
-				gr, err := graphFor(ctx, st, thread, graphFlag)
+				gr, err := requireGraph(ctx, st, thread, graphFlag)
 				if err != nil {
 					return err
-				}
-				if gr == nil {
-					return usagef("thread %q has no recorded graph that still resolves: pass --graph", thread)
 				}
 				if !containsNode(gr, node) {
 					return usagef("graph %s has no node %q (nodes: %s)%s", gr.Name(), node, strings.Join(gr.NodeNames(), ", "), inSubgraph(gr, node))

@@ -109,6 +109,29 @@ func graphFor(ctx context.Context, st Store, thread, flag string) (*engine.Graph
 	return g, nil
 }
 
+// requireGraph is graphFor for a command that needs the graph (exec,
+// update): when there is none, the error says why — the thread names no
+// graph, the one it names no longer resolves, or it changed since the
+// thread ran — and what to pass.
+func requireGraph(ctx context.Context, st Store, thread, flag string) (*engine.Graph, error) {
+	g, err := graphFor(ctx, st, thread, flag)
+	if err != nil || g != nil {
+		return g, err
+	}
+	fp, err := st.Fingerprint(ctx, thread)
+	if err != nil {
+		return nil, storeError(err, "reading thread %q", thread)
+	}
+	rec, ok := decodeGraphRecord(fp)
+	if !ok || rec.Graph == "" {
+		return nil, usagef("thread %q has no recorded graph: pass --graph", thread)
+	}
+	if _, _, _, err := ResolveGraph(rec.Graph); err != nil {
+		return nil, usagef("thread %q was recorded with graph %s, which no longer resolves (%v): pass --graph", thread, termtext.Name(rec.Graph), err)
+	}
+	return nil, usagef("thread %q was recorded with graph %s, which has changed since: pass --graph %s to use it as it is now", thread, termtext.Name(rec.Graph), shellWord(rec.Graph))
+}
+
 // openInterrupts lists the interrupts saved on a checkpoint that still
 // wait for an answer, as the engine reads them.
 func openInterrupts(t *engine.CheckpointTuple) []engine.PendingInterrupt {

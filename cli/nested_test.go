@@ -281,3 +281,34 @@ func TestReplay_WaitingAtAnotherQuestion(t *testing.T) {
 	}
 	superstep(t, "", "replay", "q1", "--db", db, "--force").want(t, 1, "DIVERGED", `the replay asked "how much?"; the recording waits on "how many?"`)
 }
+
+// exec and update need the thread's graph: when the recorded one cannot
+// be used they say why — it changed since the thread ran, or it no longer
+// resolves — instead of "no recorded graph that still resolves" for both.
+func TestRequireGraph_SaysWhy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, file := filepath.Join(dir, "g.db"), filepath.Join(dir, "answer.json")
+	src, err := os.ReadFile(testdata("answer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "run", file, "--db", db, "--thread", "g1").want(t, 0, "how many?")
+	changed := strings.Replace(string(src), `["ask", "__end__"]`, `["ask", "more"], ["more", "__end__"]`, 1)
+	changed = strings.Replace(changed, `"update": {"total": "resume * 2"}}`, `"update": {"total": "resume * 2"}}, {"name": "more"}`, 1)
+	if changed == string(src) {
+		t.Fatal("the scenario no longer has the edge and node this test changes")
+	}
+	if err := os.WriteFile(file, []byte(changed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "exec", "g1", "ask", "--db", db).want(t, 2, "which has changed since: pass --graph "+file)
+	superstep(t, "", "update", "g1", "--values", `{"total":1}`, "--db", db).want(t, 2, "which has changed since")
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "exec", "g1", "ask", "--db", db).want(t, 2, "which no longer resolves")
+}

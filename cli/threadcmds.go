@@ -51,12 +51,9 @@ is the subgraph's; the parent's are not touched.`,
 			}
 			thread := args[0]
 			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
-				gr, err := graphFor(ctx, st, thread, graphFlag)
+				gr, err := requireGraph(ctx, st, thread, graphFlag)
 				if err != nil {
 					return err
-				}
-				if gr == nil {
-					return usagef("thread %q has no recorded graph that still resolves: pass --graph", thread)
 				}
 				n, err := resolveNS(ctx, st, gr, thread, ns)
 				if err != nil {
