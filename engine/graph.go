@@ -31,7 +31,8 @@ type NodeFunc func(ctx context.Context, input any) (any, error)
 // RouteFunc decides where a conditional edge goes. state is the graph state
 // at the start of the superstep plus the routing node's own update; like a
 // node's input it is read-only and valid until the route returns. It returns
-// a node name, End, a Send, or a []any / []string mixing them.
+// a node name, End, a Send, a []string or []Send of them, or a []any
+// mixing them.
 type RouteFunc func(ctx context.Context, state map[string]any) (any, error)
 
 // KeySpec declares one state key and its channel.

@@ -364,6 +364,19 @@ func (g *Graph) routeWrites(out []Write, br *branchSpec, dest any) ([]Write, err
 				return given, err
 			}
 		}
+	case []Send: // a fan-out, as Go builds it
+		out = slices.Grow(out, len(d))
+		valid := ""
+		for _, it := range d {
+			if valid != "" && it.Node == valid {
+				out = append(out, sendWrite(it))
+				continue
+			}
+			if out, err = g.routeWrite(out, br, it); err != nil {
+				return given, err
+			}
+			valid = it.Node
+		}
 	default:
 		if out, err = g.routeWrite(out, br, d); err != nil {
 			return given, err
