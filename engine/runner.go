@@ -26,6 +26,15 @@ func (l *loop) execute(ctx context.Context) error {
 	l.beginSuperstep(run)
 	firstErr, bubble := l.runSuperstep(ctx, run)
 	if firstErr = l.superstepFailure(firstErr); firstErr != nil {
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(firstErr, cerr) {
+			// The caller left while the superstep still waited (for a
+			// call's retries, which its failure did not end): its
+			// cancellation is how the run ends, as LangGraph.js's tick
+			// rejects with the caller's abort (runner.ts:313-319), after
+			// the failure that came first. Whether the cancelled call's
+			// own error was counted by then is the goroutines' race.
+			firstErr = &StepErrors{Step: l.step, Errs: append(stepErrs(firstErr), cerr)}
+		}
 		return l.failAbandoning(firstErr)
 	}
 	if err := ctx.Err(); err != nil {
@@ -148,6 +157,14 @@ func (l *loop) superstepFailure(firstErr error) error {
 		return &StepErrors{Step: l.step, Errs: append([]error{firstErr}, later...)}
 	}
 	return firstErr
+}
+
+// stepErrs is err's list of failures: a StepErrors' own, else err alone.
+func stepErrs(err error) []error {
+	if se, ok := err.(*StepErrors); ok {
+		return slices.Clone(se.Errs)
+	}
+	return []error{err}
 }
 
 // stopAtInterrupts ends a superstep in which a task interrupted. A
