@@ -273,11 +273,19 @@ func (l *loop) runCall(ctx context.Context, t *task, c *call, sl *slots) {
 	l.mu.Lock()
 	res := t.result
 	l.mu.Unlock()
-	if err != nil {
-		l.callFailed(ctx, t, err)
-	} else if res.Err != nil {
+	switch {
+	case err == nil && res.Err != nil:
 		// It ended with its superstep's cancellation (settleStopped).
 		l.callAborted(t, context.Cause(ctx))
+	case err != nil && res.Err != nil && err != error(res.Err) && ctx.Err() != nil:
+		// It ended with the cancellation, and saving that failed: both
+		// count, the cancellation first, as abandonCalls counts a call
+		// it abandoned whose save failed. Which of the two settles a
+		// call the abort reaches as it returns is the goroutines' race.
+		l.callAborted(t, context.Cause(ctx))
+		l.callFailed(ctx, t, err)
+	case err != nil:
+		l.callFailed(ctx, t, err)
 	}
 	switch {
 	case res.Interrupted:
