@@ -11,7 +11,7 @@ import (
 
 // TestCallbackPanics: a panic in the program's code that the engine calls
 // and that is not a node — a reducer, a cache key, a retry policy's
-// RetryOn, a reducer key's default — is an
+// RetryOn, a reducer key's default, an event listener under Stream — is an
 // error of the run (or of Compile), not a panic out of Invoke or, on one
 // of the engine's goroutines, the end of the process.
 func TestCallbackPanics(t *testing.T) {
@@ -50,6 +50,28 @@ func TestCallbackPanics(t *testing.T) {
 		streamed = err
 	}
 	panics("reducer under StreamModes", streamed, "reducer boom")
+
+	// A listener the caller passes to Stream gets the events too, and
+	// its panic, on the run's goroutine, is the run's error.
+	listening, err := engine.NewStateGraph(engine.LastValueKey("x")).AddNode("a", writeX).AddEdge(engine.Start, "a").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	heard, streamedEvents := 0, 0
+	for _, err := range listening.Stream(ctx, map[string]any{}, engine.WithEvents(func(engine.Event) { heard++ })) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		streamedEvents++
+	}
+	if heard == 0 || heard != streamedEvents {
+		t.Errorf("the caller's listener heard %d events, Stream yielded %d", heard, streamedEvents)
+	}
+	streamed = nil
+	for _, err := range listening.Stream(ctx, map[string]any{}, engine.WithEvents(func(engine.Event) { panic("listener boom") })) {
+		streamed = err
+	}
+	panics("an event listener under Stream", streamed, "listener boom")
 
 	keyed, err := engine.NewStateGraph(engine.LastValueKey("x")).
 		AddNode("a", writeX, engine.WithCachePolicy(engine.CachePolicy{Key: func(any) (string, error) { panic("key boom") }})).

@@ -147,6 +147,23 @@ func WithHook(h StepHook) RunOption { return func(o *RunOptions) { o.Hook = h } 
 // WithEvents delivers stream events to fn, on the run's goroutine.
 func WithEvents(fn func(Event)) RunOption { return func(o *RunOptions) { o.Events = fn } }
 
+// alsoEvents delivers the events to fn after the listener set so far
+// (WithEvents): Stream and StreamModes read the run's events this way,
+// so that a listener their caller passed gets them too.
+func alsoEvents(fn func(Event)) RunOption {
+	return func(o *RunOptions) {
+		prev := o.Events
+		if prev == nil {
+			o.Events = fn
+			return
+		}
+		o.Events = func(e Event) {
+			prev(e)
+			fn(e)
+		}
+	}
+}
+
 // StepHook is called at each phase boundary with the run's view. It may
 // block (the debugger's pause) and returns an error to stop the run, which
 // then ends with that error. A nil hook costs nothing.

@@ -71,7 +71,7 @@ func (g *Graph) Stream(ctx context.Context, input any, opts ...RunOption) iter.S
 			}
 		}
 		go func() {
-			err := g.invokeRecovered(ctx, input, append(opts, WithEvents(forward)))
+			err := g.invokeRecovered(ctx, input, append(opts, alsoEvents(forward)))
 			done <- err
 			close(events)
 		}()

@@ -130,7 +130,7 @@ func (g *Graph) StreamModes(ctx context.Context, input any, modes []StreamMode, 
 			}
 		})
 		go func() {
-			err := g.invokeRecovered(ctx, input, append(opts, WithEvents(s.onEvent)))
+			err := g.invokeRecovered(ctx, input, append(opts, alsoEvents(s.onEvent)))
 			done <- err
 			close(parts)
 		}()
