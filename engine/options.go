@@ -50,11 +50,12 @@ type RunOptions struct {
 	// checkpoints record it under MetaSubgraph.
 	declaredAs string
 	streamers  []*streamer // WithStreamParts
-	// badLimit: WithRecursionLimit was given a limit below 1 (a
+	// badLimit: WithRecursionLimit was given givenLimit, below 1 (a
 	// RunOptions built by hand keeps 0 as "the default").
-	badLimit bool
-	turns    *subgraphTurns // set for a subgraph run ordered with its siblings
-	turnAt   int            // its place in turns
+	badLimit   bool
+	givenLimit int
+	turns      *subgraphTurns // set for a subgraph run ordered with its siblings
+	turnAt     int            // its place in turns
 }
 
 // RunOption sets a RunOptions field.
@@ -90,7 +91,7 @@ func FromConfig(cfg Config) RunOption {
 func WithRecursionLimit(n int) RunOption {
 	return func(o *RunOptions) {
 		o.RecursionLimit = n
-		o.badLimit = n < 1
+		o.badLimit, o.givenLimit = n < 1, n
 	}
 }
 

@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -66,8 +68,9 @@ func TestRecursionLimit_BelowOneIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []int{0, -1} {
-		if _, err := g.Invoke(context.Background(), map[string]any{"x": 1.0}, engine.WithRecursionLimit(n)); !errors.Is(err, engine.ErrBadRecursionLimit) {
-			t.Errorf("WithRecursionLimit(%d): %v, want ErrBadRecursionLimit", n, err)
+		_, err := g.Invoke(context.Background(), map[string]any{"x": 1.0}, engine.WithRecursionLimit(n))
+		if !errors.Is(err, engine.ErrBadRecursionLimit) || !strings.Contains(err.Error(), fmt.Sprintf("WithRecursionLimit(%d)", n)) {
+			t.Errorf("WithRecursionLimit(%d): %v, want ErrBadRecursionLimit naming the limit given", n, err)
 		}
 	}
 	if _, err := g.Invoke(context.Background(), map[string]any{"x": 1.0}, engine.WithRecursionLimit(5)); err != nil {

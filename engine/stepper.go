@@ -33,7 +33,7 @@ func (g *Graph) Start(ctx context.Context, input any, opts ...RunOption) (*Stepp
 func (g *Graph) start(ctx context.Context, input any, viewed bool, opts []RunOption) (*Stepper, error) {
 	o := buildRunOptions(opts)
 	if o.badLimit {
-		return nil, fmt.Errorf("%w (WithRecursionLimit(%d))", ErrBadRecursionLimit, o.RecursionLimit)
+		return nil, fmt.Errorf("%w (WithRecursionLimit(%d))", ErrBadRecursionLimit, o.givenLimit)
 	}
 	l, err := newLoop(ctx, g, input, o)
 	if err != nil {
