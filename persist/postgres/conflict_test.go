@@ -376,3 +376,51 @@ func TestStore_GroupCommit_NewThreadsAndReplacement(t *testing.T) {
 		t.Fatalf("the next step of the new thread: %v", err)
 	}
 }
+
+// TestStore_Put_ThreadDeletedMeanwhile: a writer that read a thread is
+// refused when another process deleted it since, and stores nothing; it
+// made the thread again and stored deltas from checkpoints no longer
+// there, a damaged thread that delete could not remove. A thread deleted
+// and made again by another process is not taken for the one it read.
+func TestStore_Put_ThreadDeletedMeanwhile(t *testing.T) {
+	t.Parallel()
+	u := schemaURL(t)
+	a := open(t, u, postgres.Options{Writer: "host-a pid 1"})
+	b := open(t, u, postgres.Options{Writer: "host-b pid 2"})
+	md := engine.Metadata{Source: engine.SourceLoop}
+	first := engine.Config{ThreadID: "t", CheckpointID: fmt.Sprintf("%032x", 1)}
+	if _, err := a.Put(ctx, engine.Config{ThreadID: "t"}, checkpoint(1, 1), md, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.GetTuple(ctx, engine.Config{ThreadID: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.DeleteThread(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.Put(ctx, first, checkpoint(2, 2), md, nil)
+	var ce *postgres.ConflictError
+	if !errors.As(err, &ce) || !ce.Deleted || !errors.Is(err, postgres.ErrThreadConflict) {
+		t.Fatalf("a write after another process deleted the thread: %v, want a ConflictError saying it was deleted", err)
+	}
+	if tup, err := b.GetTuple(ctx, engine.Config{ThreadID: "t"}); err != nil || tup != nil {
+		t.Fatalf("after the refused write the thread holds %v (%v), want nothing", tup, err)
+	}
+
+	// Deleted and made again by b, with as many writes as a saw.
+	if _, err := a.GetTuple(ctx, engine.Config{ThreadID: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Put(ctx, engine.Config{ThreadID: "t"}, checkpoint(1, 1), md, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.DeleteThread(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(ctx, engine.Config{ThreadID: "t"}, checkpoint(1, 5), md, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Put(ctx, first, checkpoint(2, 2), md, nil); !errors.Is(err, postgres.ErrThreadConflict) {
+		t.Fatalf("a write to a thread deleted and made again since it was read: %v, want ErrThreadConflict", err)
+	}
+}

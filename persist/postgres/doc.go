@@ -73,9 +73,12 @@
 // A store remembers the sequence it last read or wrote for each thread;
 // when another store advanced the thread since, the commit is refused with
 // a *ConflictError naming the thread and the other writer (host, pid,
-// store). So two processes that advance one thread at once never both
-// succeed, while processes writing different threads never wait on each
-// other. In a group, a thread whose claim is refused is stored nothing
+// store); when another process deleted the thread since (delete, or a
+// push or import that replaced it), the ConflictError says so (Deleted)
+// and nothing is stored: a thread's first sequence is the time it was
+// made, so one made again is never taken for the one a store read. So
+// two processes that advance one thread at once never both succeed,
+// while processes writing different threads never wait on each other. In a group, a thread whose claim is refused is stored nothing
 // and gets the error alone: the group's statement fails whole when a
 // thread's check does not pass, storing nothing, and each thread of the
 // group is then committed in its own transaction, where the refused

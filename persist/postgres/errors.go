@@ -88,10 +88,17 @@ type ConflictError struct {
 	Holder string
 	// At is when it wrote.
 	At time.Time
+	// Deleted: another process deleted the thread (or replaced it, by a
+	// push or an import) after this one read it; Holder and At are not
+	// known.
+	Deleted bool
 }
 
 // Error names the thread and the writer that advanced it, and says what to do.
 func (e *ConflictError) Error() string {
+	if e.Deleted {
+		return fmt.Sprintf("thread %q was deleted by another process after this process read it; nothing of this write was stored — reload it and try again", e.Thread)
+	}
 	return fmt.Sprintf("thread %q was advanced by %s at %s after this process read it; two processes are running it — reload it and try again",
 		e.Thread, e.Holder, e.At.Format(time.RFC3339))
 }

@@ -132,6 +132,13 @@ func groupOf(s *Store, threads []string, observed []int64, writes bool) (*groupP
 	return a, ms
 }
 
+// ThreadSeq returns thread's claim sequence, as a read observes it.
+func ThreadSeq(ctx context.Context, s *Store, thread string) (seq int64, err error) {
+	q := "SELECT seq FROM " + pgx.Identifier{s.schema, "threads"}.Sanitize() + " WHERE thread = $1"
+	err = s.pool.QueryRow(ctx, q, bs(thread)).Scan(&seq)
+	return seq, err
+}
+
 // RowCounts returns the rows of thread in writes, blobs, checkpoints and
 // threads.
 func RowCounts(ctx context.Context, s *Store, thread string) (rows [3]int, err error) {

@@ -37,15 +37,20 @@ func TestStore_GroupStatementStoresNothingUnclaimed(t *testing.T) {
 		return all
 	}
 	before := rows()
-	// mate: b saw sequence 1 (a's one commit), so its claim passes;
-	// taken: b saw 0, long gone, so its claim is refused; fresh: new.
+	// mate: b saw its sequence now (a's one commit), so its claim
+	// passes; taken: b saw 0 (no such thread yet), long gone, so its
+	// claim is refused; fresh: new.
+	mate, err := postgres.ThreadSeq(ctx, b, "mate")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		threads  []string
 		observed []int64
 		create   bool
 	}{
-		{[]string{"mate", "taken"}, []int64{1, 0}, false},
-		{[]string{"fresh", "mate", "taken"}, []int64{-1, 1, 0}, true},
+		{[]string{"mate", "taken"}, []int64{mate, 0}, false},
+		{[]string{"fresh", "mate", "taken"}, []int64{-1, mate, 0}, true},
 	} {
 		if err := postgres.RunGroup(ctx, b, c.threads, c.observed, c.create); err == nil {
 			t.Errorf("group %v (create %v): no error with a claim refused", c.threads, c.create)
@@ -55,7 +60,7 @@ func TestStore_GroupStatementStoresNothingUnclaimed(t *testing.T) {
 		}
 	}
 	// Without the refused thread the same statement stores its rows.
-	if err := postgres.RunGroup(ctx, b, []string{"fresh", "mate"}, []int64{-1, 1}, true); err != nil {
+	if err := postgres.RunGroup(ctx, b, []string{"fresh", "mate"}, []int64{-1, mate}, true); err != nil {
 		t.Fatal(err)
 	}
 	want := before

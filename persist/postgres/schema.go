@@ -154,6 +154,54 @@ COMMENT ON TABLE S.blobs IS 'channel values by (thread, ns, channel, version, ha
 	`
 COMMENT ON TABLE S.blobs IS 'channel values by (thread, ns, channel, version, hash); the rows of channel '''' are packs: the small values of one version, and a task''s writes at the parent checkpoint (superstep schema 5)';
 `,
+	// 6: claim refuses a writer that saw the thread (observed above 0)
+	// when its row is gone: another process deleted it since (a delete,
+	// or a push or import that replaces it). Before, it made the row
+	// again, and the writer went on storing deltas from checkpoints that
+	// were no longer there: a damaged thread that delete could not
+	// remove. A thread's row now starts at a sequence no earlier
+	// observation can equal (the time it is made, in microseconds, where
+	// sequences used to start at 1), so that a thread deleted and made
+	// again is not taken for the one a writer saw. SSW02 is the refusal.
+	`
+CREATE OR REPLACE FUNCTION S.first_seq() RETURNS bigint LANGUAGE sql VOLATILE AS
+$$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint $$;
+CREATE OR REPLACE FUNCTION S.claim(p_thread bytea, p_observed bigint, p_writer text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	new_seq bigint;
+	cur_seq bigint;
+	cur_writer text;
+	cur_updated timestamptz;
+BEGIN
+	LOOP
+		UPDATE S.threads SET seq = seq + 1, writer = p_writer, updated = now()
+			WHERE thread = p_thread AND (p_observed < 0 OR seq = p_observed OR writer = p_writer)
+			RETURNING seq INTO new_seq;
+		IF FOUND THEN
+			RETURN new_seq;
+		END IF;
+		SELECT seq, writer, updated INTO cur_seq, cur_writer, cur_updated
+			FROM S.threads WHERE thread = p_thread FOR UPDATE;
+		IF FOUND THEN
+			IF p_observed >= 0 AND cur_seq <> p_observed AND cur_writer <> p_writer THEN
+				RAISE EXCEPTION USING ERRCODE = 'SSW01', MESSAGE = 'thread advanced by another writer',
+					DETAIL = cur_writer, HINT = to_char(cur_updated AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+			END IF;
+			CONTINUE;
+		END IF;
+		IF p_observed > 0 THEN
+			RAISE EXCEPTION USING ERRCODE = 'SSW02', MESSAGE = 'thread deleted by another writer';
+		END IF;
+		INSERT INTO S.threads (thread, seq, writer) VALUES (p_thread, S.first_seq(), p_writer)
+			ON CONFLICT (thread) DO NOTHING
+			RETURNING seq INTO new_seq;
+		IF FOUND THEN
+			RETURN new_seq;
+		END IF;
+	END LOOP;
+END $$;
+`,
 }
 
 // SchemaVersion is the newest schema version this package knows.
@@ -166,8 +214,12 @@ var SchemaVersion = len(migrations)
 // it. A migration that changes what readers query must raise it.
 const readableFrom = 1
 
-// conflictCode is the SQLSTATE claim raises.
-const conflictCode = "SSW01"
+// conflictCode is the SQLSTATE claim raises for a thread another writer
+// advanced, deletedCode for one another writer deleted (schema 6).
+const (
+	conflictCode = "SSW01"
+	deletedCode  = "SSW02"
+)
 
 // migrate brings schema up to SchemaVersion in one transaction, holding
 // an advisory lock so that processes opening a new database at once do not

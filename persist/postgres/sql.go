@@ -106,7 +106,7 @@ func groupStatement(r *strings.Replacer, safe, create, writes bool) string {
 		claimed = "a"
 		newThreads = `, n AS (
 		INSERT INTO S.threads (thread, seq, writer)
-		SELECT u.thread, 1, $3 FROM ` + unnestRows("$", 1, "thread bytea", "observed int8") + `
+		SELECT u.thread, S.first_seq(), $3 FROM ` + unnestRows("$", 1, "thread bytea", "observed int8") + `
 		WHERE u.observed < 0 AND NOT EXISTS (SELECT FROM S.threads t WHERE t.thread = u.thread OFFSET 0)
 		ON CONFLICT (thread) DO NOTHING
 		RETURNING thread, seq

@@ -337,8 +337,11 @@ func (s *Store) detach(ctx context.Context, tx pgx.Tx, thread, ns, id string) er
 // writeError names the thread and the winner when claim refused a write.
 func (s *Store) writeError(thread string, err error) error {
 	var pe *pgconn.PgError
-	if err == nil || !errors.As(err, &pe) || pe.Code != conflictCode {
+	if err == nil || !errors.As(err, &pe) || (pe.Code != conflictCode && pe.Code != deletedCode) {
 		return s.lostWrite(err)
+	}
+	if pe.Code == deletedCode {
+		return &ConflictError{Thread: thread, Deleted: true}
 	}
 	at, _ := time.Parse(time.RFC3339, pe.Hint)
 	return &ConflictError{Thread: thread, Holder: pe.Detail, At: at}
