@@ -140,6 +140,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, &OpenError{Addr: "?", Err: fmt.Errorf("%w: %v", ErrBadURL, err)}
 	}
 	if opts.Schema != "" {
+		if err := checkSchema(opts.Schema); err != nil {
+			return nil, &OpenError{Addr: "?", Err: fmt.Errorf("%w: %v", ErrBadURL, err)}
+		}
 		schema = opts.Schema
 	}
 	cfg, err := pgxpool.ParseConfig(cleanURL)
@@ -201,21 +204,55 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 }
 
 // splitSchema removes the "schema" parameter, which is superstep's and not
-// the server's, from a URL.
+// the server's, from a URL, and checks the name (checkSchema). The query
+// is split by hand: url.Query drops a pair it cannot parse (one with a
+// ";"), which then reached the server as a setting of its own.
 func splitSchema(raw string) (clean, schema string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", "", errors.New("not a URL")
 	}
 	schema = DefaultSchema
-	q := u.Query()
-	if v := q.Get("schema"); v != "" {
-		schema = v
-		q.Del("schema")
-		u.RawQuery = q.Encode()
+	var kept []string
+	for _, pair := range strings.Split(u.RawQuery, "&") {
+		key, value, _ := strings.Cut(pair, "=")
+		if k, err := url.QueryUnescape(key); err != nil || k != "schema" {
+			if pair != "" {
+				kept = append(kept, pair)
+			}
+			continue
+		}
+		if schema, err = url.QueryUnescape(value); err != nil {
+			return "", "", fmt.Errorf("schema %q: %v", value, err)
+		}
+		if err := checkSchema(schema); err != nil {
+			return "", "", err
+		}
 	}
+	u.RawQuery = strings.Join(kept, "&")
 	return u.String(), schema, nil
 }
+
+// checkSchema refuses a schema name the server would not keep as given:
+// empty, past PostgreSQL's 63 bytes (it cuts a longer name, so two long
+// names would share one schema and each other's threads), or one of the
+// server's own.
+func checkSchema(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty schema name")
+	case len(name) > maxSchemaLen:
+		return fmt.Errorf("schema name %q is longer than %d bytes: PostgreSQL would cut it, and two names would share one schema", name, maxSchemaLen)
+	case strings.ContainsRune(name, 0):
+		return fmt.Errorf("schema name %q holds a NUL byte", name)
+	case strings.HasPrefix(strings.ToLower(name), "pg_"), strings.EqualFold(name, "information_schema"):
+		return fmt.Errorf("schema %q is the server's own: name another", name)
+	}
+	return nil
+}
+
+// maxSchemaLen is PostgreSQL's identifier length (NAMEDATALEN - 1).
+const maxSchemaLen = 63
 
 // redact keeps a parse error from echoing a password.
 func redact(err error) error {
