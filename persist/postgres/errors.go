@@ -58,6 +58,9 @@ type OpenError struct {
 
 // Error names the server and the database, and why Open failed.
 func (e *OpenError) Error() string {
+	if e.Addr == "" || e.Addr == "?" {
+		return fmt.Sprintf("postgres: %v", e.Err) // the URL did not parse: no address to name
+	}
 	return fmt.Sprintf("postgres %s/%s: %v", e.Addr, e.Database, e.Err)
 }
 
