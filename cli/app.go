@@ -274,6 +274,8 @@ func closeStore(st Store, err *error) {
 	cerr := st.Close()
 	switch {
 	case cerr == nil:
+	case *err != nil && strings.Contains((*err).Error(), storeMessage(cerr)):
+		// The same failure, reported already (a run's flush).
 	case *err == nil:
 		*err = failf("saving the database: %s", storeMessage(cerr))
 	default:

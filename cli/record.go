@@ -20,6 +20,15 @@ type graphRecorder struct {
 	record func(ctx context.Context) error // nil once recorded
 }
 
+// Flush stores what the store buffers, when it buffers (a durability
+// other than sync).
+func (r *graphRecorder) Flush() error {
+	if f, ok := r.Store.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
 var (
 	_ Store                = (*graphRecorder)(nil)
 	_ engine.WriteDeferrer = (*graphRecorder)(nil)

@@ -515,6 +515,13 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(err.Error())}, "failed: "+oneLine(err.Error()))
 		return failf("thread %s: %v", r.thread, err)
 	}
+	if err := r.flush(); err != nil {
+		// Under --durability async or exit the checkpoints are stored
+		// now: the run's end is reported once they are, or as the
+		// failure it is (another process advanced the thread meanwhile).
+		r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(err.Error())}, "failed: "+oneLine(err.Error()))
+		return failf("thread %s: saving its checkpoints: %s", r.thread, storeMessage(err))
+	}
 	for _, in := range res.Interrupts {
 		r.emit(runEvent{Event: "interrupt", Node: in.Node, ID: in.ID, Value: plainValue(in.Value)},
 			fmt.Sprintf("interrupt in %s (id %s): %s", termtext.Name(in.Node), termtext.Name(in.ID), engine.MustEncode(in.Value)))
@@ -546,6 +553,14 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 			answer, what = "'"+ex.Answers[0]+"'", ""
 		}
 		fmt.Fprintf(r.out, "answer with: %s\n%s", hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread), "--resume", answer), what)
+	}
+	return nil
+}
+
+// flush stores what the run's store buffers (durability async or exit).
+func (r *runner) flush() error {
+	if f, ok := r.st.(interface{ Flush() error }); ok {
+		return f.Flush()
 	}
 	return nil
 }
