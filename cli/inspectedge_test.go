@@ -44,3 +44,15 @@ func TestInspect_ShortTaskIDs(t *testing.T) {
 	superstep(t, "", "--db", db, "history", "short").want(t, 0, "t7")
 	superstep(t, "", "--db", db, "show", "short").want(t, 0, "t7", "t8")
 }
+
+// TestPull_SameFileSpelledTwice: pull and push refuse a copy between two
+// spellings of one file as they refuse the same spelling; each open waited
+// for the other's lock, and the refusal read "locked by another process".
+func TestPull_SameFileSpelledTwice(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "l2.db")
+	superstep(t, "", "run", "linear", "--db", db, "--thread", "s1").want(t, 0)
+	other := dir + "/./l2.db" // not cleaned: another spelling of db
+	superstep(t, "", "--db", db, "pull", "s1", "--from", other, "--overwrite").want(t, 2, "names the database the thread is already in")
+	superstep(t, "", "--db", db, "push", "s1", "--to", other, "--overwrite").want(t, 2, "names the database the thread is already in")
+}
