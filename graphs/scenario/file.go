@@ -1298,7 +1298,10 @@ func (p *parser) checkCycles(f *File) {
 		}
 		state[name] = 1
 		for _, n := range f.Subgraphs[name].Nodes {
-			if n.Subgraph != "" && f.Subgraphs[n.Subgraph] != nil && !visit(n.Subgraph) {
+			// A node that invokes a subgraph builds it as a subgraph
+			// node does (buildGraph).
+			sub := cmp.Or(n.Subgraph, n.Invoke)
+			if sub != "" && f.Subgraphs[sub] != nil && !visit(sub) {
 				p.graphFail(n.Pos, join2("subgraphs", name), "subgraph %q contains itself through node %q", name, n.Name)
 				return false
 			}

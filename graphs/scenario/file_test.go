@@ -184,6 +184,7 @@ func TestParseErrors(t *testing.T) {
 		{"subgraph edge", `{"subgraphs": {"s": {"nodes": [{"name": "i"}], "edges": [["i", "j"]]}}}`, `x.json:1:64: subgraphs.s.edges[0][1]: unknown node "j"`, true},
 		{"subgraph node", `{"subgraphs": {"s": {"nodes": [{"name": "i", "goto": "x"}]}}}`, `x.json:1:54: subgraphs.s.nodes[0] "i": goto: expression does not compile: unknown name x (column 1)`, false},
 		{"subgraph cycle", `{"subgraphs": {"s": {"nodes": [{"name": "i", "subgraph": "s"}]}}}`, `x.json:1:32: subgraphs.s: subgraph "s" contains itself through node "i"`, true},
+		{"invoke cycle", `{"subgraphs": {"s": {"nodes": [{"name": "i", "invoke": "s"}]}}}`, `x.json:1:32: subgraphs.s: subgraph "s" contains itself through node "i"`, true},
 		{"subgraph field", `{"subgraphs": {"s": {"ops": []}}}`, `x.json:1:22: subgraphs.s.ops: unknown field "ops" (expected one of name, description, stateful, interrupt_before, interrupt_after, state, nodes, edges, branches)`, false},
 		{"as_node", `{"nodes": [{"name": "a"}], "ops": [{"op": "update_state", "values": {}, "as_node": "b"}]}`, `x.json:1:84: ops[0].as_node: unknown node "b"`, false},
 		{"as_node of a root node in a subgraph", `{"subgraphs": {"s": {"nodes": [{"name": "in"}], "edges": [["__start__", "in"]]}}, "nodes": [{"name": "a", "subgraph": "s"}], "edges": [["__start__", "a"]], "ops": [{"op": "update_state", "subgraph": "a", "values": {}, "as_node": "a"}]}`, `x.json:1:230: ops[0].as_node: unknown node "a"`, false},
