@@ -308,6 +308,13 @@ func (e *FileError) Unwrap() error { return e.Err }
 // Load reads and parses a scenario file: a regular file of at most
 // MaxFileBytes (else a *FileError).
 func Load(path string) (*File, error) {
+	// Stat first: opening a FIFO blocks until a writer comes, and the
+	// open of a device may act (a tape rewinds).
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, &FileError{Path: path, Err: ErrNotRegularFile}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -317,7 +324,7 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
+	if !fi.Mode().IsRegular() { // replaced between the two looks
 		return nil, &FileError{Path: path, Err: ErrNotRegularFile}
 	}
 	if fi.Size() > MaxFileBytes {
