@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -53,5 +54,19 @@ func TestRoute_ReturnsSendSlice(t *testing.T) {
 	}
 	if _, err := g.Invoke(context.Background(), map[string]any{"got": []any{}, "bad": true}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Fatalf("a Send to an unknown node: %v", err)
+	}
+}
+
+// TestFormatNumber_NotFinite: a number JSON cannot hold still prints, as
+// JavaScript prints it; it panicked (the debugger showing a node's
+// 1/0, and a node whose emit printed it failed with the panic).
+func TestFormatNumber_NotFinite(t *testing.T) {
+	for f, want := range map[float64]string{math.Inf(1): "Infinity", math.Inf(-1): "-Infinity", 1e21: "1e+21", 2.5: "2.5"} {
+		if got := engine.FormatNumber(f); got != want {
+			t.Errorf("FormatNumber(%v) = %q, want %q", f, got, want)
+		}
+	}
+	if got := engine.FormatNumber(math.NaN()); got != "NaN" {
+		t.Errorf("FormatNumber(NaN) = %q, want NaN", got)
 	}
 }

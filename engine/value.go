@@ -340,8 +340,18 @@ func encodeFloat(buf *bytes.Buffer, f float64) error {
 }
 
 // FormatNumber prints a number the way JavaScript does: integral values
-// without a fraction ("20"), others in shortest form ("2.5").
+// without a fraction ("20"), others in shortest form ("2.5"), and
+// "Infinity", "-Infinity" and "NaN" (which JSON cannot hold, but a value
+// in memory can).
 func FormatNumber(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case math.IsNaN(f):
+		return "NaN"
+	}
 	a := math.Abs(f)
 	if a == 0 || (a >= 1e-6 && a < 1e21) {
 		return strconv.FormatFloat(f, 'f', -1, 64)

@@ -796,17 +796,10 @@ func jsString(v any) string {
 		return strings.Join(parts, ",")
 	}
 	if f, ok := number(v); ok {
-		switch {
-		case math.IsNaN(f):
-			return "NaN"
-		case math.IsInf(f, 1):
-			return "Infinity"
-		case math.IsInf(f, -1):
-			return "-Infinity"
-		case f == 0:
+		if f == 0 {
 			return "0" // also -0
 		}
-		return engine.FormatNumber(f)
+		return engine.FormatNumber(f) // JavaScript's: also Infinity and NaN
 	}
 	return "[object Object]"
 }
