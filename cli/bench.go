@@ -92,6 +92,11 @@ func (fl *benchFlags) check(cmd *cobra.Command) (persist.Durability, error) {
 	if fl.runs < 1 || fl.warmup < 0 {
 		return 0, usagef("--runs must be at least 1 and --warmup at least 0")
 	}
+	if fl.runs > maxBenchRuns || fl.warmup > maxBenchRuns {
+		// Each timed run keeps its time: a count past this is a typo,
+		// and allocating for it ran out of memory or panicked.
+		return 0, usagef("--runs and --warmup must be at most %d", maxBenchRuns)
+	}
 	dur, err := parseDurability(fl.durability)
 	if err != nil {
 		return 0, err
@@ -178,6 +183,9 @@ BenchmarkPerfWorkloadCancellable against BenchmarkPerfWorkload).`,
 	cmd.Flags().StringVar(&fl.memProfile, "memprofile", "", "write a heap profile after the timed runs to this file")
 	return cmd
 }
+
+// maxBenchRuns bounds --runs and --warmup: each timed run keeps its time.
+const maxBenchRuns = 1_000_000
 
 // newBench is the bench of scenario f (read from file): its first invoke
 // op, runs times.

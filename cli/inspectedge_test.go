@@ -56,3 +56,11 @@ func TestPull_SameFileSpelledTwice(t *testing.T) {
 	superstep(t, "", "--db", db, "pull", "s1", "--from", other, "--overwrite").want(t, 2, "names the database the thread is already in")
 	superstep(t, "", "--db", db, "push", "s1", "--to", other, "--overwrite").want(t, 2, "names the database the thread is already in")
 }
+
+// TestBench_RunsBounded: a --runs past the bound is a usage error; it
+// panicked allocating a time for each run (or took gigabytes first).
+func TestBench_RunsBounded(t *testing.T) {
+	file := filepath.Join("..", "testdata", "perf", "chain_1000.json")
+	superstep(t, "", "bench", file, "--runs", "99999999999999").want(t, 2, "--runs and --warmup must be at most")
+	superstep(t, "", "bench", file, "--runs", "0").want(t, 2, "--runs must be at least 1")
+}
