@@ -411,6 +411,22 @@ func (l *loop) restore(saved *CheckpointTuple) {
 	}
 	l.step = l.md.Step + 1
 	l.stop = l.step + l.opts.RecursionLimit + 1
+	if l.stop < l.step { // a limit near the int's largest wrapped past it: no limit
+		l.stop = math.MaxInt
+	}
+}
+
+// recursionLeft is how many more supersteps the run may start
+// (StepView.RecursionLeft), without wrapping past the int's largest.
+func (l *loop) recursionLeft() int {
+	left := l.stop - l.step
+	if left < 0 {
+		return 0
+	}
+	if left < math.MaxInt {
+		left++
+	}
+	return left
 }
 
 // runStart is how a run starts, decided once from its input and the

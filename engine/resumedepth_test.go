@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -75,5 +76,22 @@ func TestRecursionLimit_BelowOneIsRefused(t *testing.T) {
 	}
 	if _, err := g.Invoke(context.Background(), map[string]any{"x": 1.0}, engine.WithRecursionLimit(5)); err != nil {
 		t.Errorf("WithRecursionLimit(5): %v", err)
+	}
+}
+
+// TestRecursionLimit_Largest: the largest limit is no limit, also for a
+// thread continued past its first steps; it wrapped past the int's
+// largest there, and the run stopped at once with the limit "reached".
+func TestRecursionLimit_Largest(t *testing.T) {
+	g, err := engine.NewStateGraph(engine.LastValueKey("x")).
+		AddNode("a", func(context.Context, any) (any, error) { return nil, nil }).
+		AddEdge(engine.Start, "a").Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := g.Invoke(context.Background(), map[string]any{"x": 1.0}, engine.OnThread("t"), engine.WithRecursionLimit(math.MaxInt)); err != nil {
+			t.Fatalf("run %d with the largest limit: %v", i+1, err)
+		}
 	}
 }

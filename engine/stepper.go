@@ -415,7 +415,7 @@ func (s *Stepper) View() *StepView {
 		HintKnown:       l.hint.known,
 		Interrupts:      slices.Clone(l.interrupts),
 		Err:             l.err,
-		RecursionLeft:   max(0, l.stop-l.step+1),
+		RecursionLeft:   l.recursionLeft(),
 		Values:          l.cs.stateValues(),
 	}
 	for k, m := range l.cs.seenMap() {
