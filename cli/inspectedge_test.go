@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -63,4 +64,20 @@ func TestBench_RunsBounded(t *testing.T) {
 	file := filepath.Join("..", "testdata", "perf", "chain_1000.json")
 	superstep(t, "", "bench", file, "--runs", "99999999999999").want(t, 2, "--runs and --warmup must be at most")
 	superstep(t, "", "bench", file, "--runs", "0").want(t, 2, "--runs must be at least 1")
+}
+
+// TestRun_InputTooDeepIsUsage: an input or an answer nested past the
+// bound is the command's input refused (exit 2), named as the input, and
+// nothing is saved; the input failed at its checkpoint's save, exit 1,
+// naming the internal __start__ channel.
+func TestRun_InputTooDeepIsUsage(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "d.db")
+	deep := strings.Repeat("[", 1500) + strings.Repeat("]", 1500)
+	superstep(t, "", "run", testdata("answer.json"), "--db", db, "--thread", "d1", "--input", `{"total":`+deep+`}`).want(t, 2, "the run input nests deeper than 1000 levels")
+	superstep(t, "", "run", testdata("answer.json"), "--db", db, "--thread", "d2").want(t, 0, "how many?")
+	superstep(t, "", "run", testdata("answer.json"), "--db", db, "--thread", "d2", "--resume", deep).want(t, 2, "the answer to an interrupt nests deeper")
+	superstep(t, "", "threads", "--db", db).want(t, 0, "d2")
+	if out := superstep(t, "", "threads", "--db", db); strings.Contains(out.stdout, "d1") {
+		t.Fatalf("the refused input's thread was saved:\n%s", out.stdout)
+	}
 }

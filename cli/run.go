@@ -509,6 +509,12 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if errors.Is(err, engine.ErrEmptyInput) || errors.Is(err, engine.ErrNoCheckpoint) {
 			return asUsage(err)
 		}
+		if badInput(err) {
+			// The input or the answer given, refused before anything
+			// was saved: the command's input, exit 2.
+			r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(err.Error())}, "failed: "+oneLine(err.Error()))
+			return asUsage(fmt.Errorf("thread %s: %w", r.thread, err))
+		}
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return r.cancelled(ctx)
 		}
@@ -555,6 +561,13 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		fmt.Fprintf(r.out, "answer with: %s\n%s", hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread), "--resume", answer), what)
 	}
 	return nil
+}
+
+// badInput reports a run refused for its input or resume value (too deep
+// or too large), which the run checks before it saves anything.
+func badInput(err error) bool {
+	var le *engine.ValueLimitError
+	return errors.As(err, &le) && le.Node == engine.InputTask && (le.Key == engine.Start || le.Key == engine.ResumeChannel)
 }
 
 // flush stores what the run's store buffers (durability async or exit).

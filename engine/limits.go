@@ -66,7 +66,7 @@ var (
 // Limits.MaxWriteBytes (ErrValueTooLarge).
 type ValueLimitError struct {
 	Node  string // the node that wrote it; InputTask for run input
-	Key   string // the state key, TasksChannel for a Send's argument, ResumeChannel for an interrupt's answer
+	Key   string // the state key, TasksChannel for a Send's argument, ResumeChannel for an interrupt's answer, Start for the run input whole
 	Limit int    // the bound passed: levels or bytes
 	Err   error  // ErrValueTooDeep or ErrValueTooLarge
 }
@@ -79,6 +79,11 @@ func (e *ValueLimitError) Error() string {
 	}
 	key := fmt.Sprintf("key %q", e.Key)
 	switch e.Key {
+	case Start:
+		if e.Err == ErrValueTooDeep {
+			return fmt.Sprintf("the run input nests deeper than %d levels, which cannot be stored", e.Limit)
+		}
+		return fmt.Sprintf("the run input is larger than %d bytes (Limits.MaxWriteBytes)", e.Limit)
 	case TasksChannel:
 		key = "a Send's argument"
 	case ResumeChannel:

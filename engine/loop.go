@@ -567,6 +567,13 @@ func (l *loop) resumeOrUpdate(ctx context.Context, s runStart) error {
 // tasks the checkpoint had planned, which it discards, and writes the
 // input checkpoint (loop.ts:1537-1585).
 func (l *loop) takeInput(ctx context.Context, input any) error {
+	// The input is kept whole in the input checkpoint (the __start__
+	// channel's value) before __start__ maps it to the state keys, whose
+	// writes are measured then: measured now, an input past the bounds is
+	// refused as the input it is, before anything is saved.
+	if err := l.g.limits.checkWrite(InputTask, Start, input); err != nil {
+		return err
+	}
 	discard := prepareNextTasks(l.cs, l.cpID, l.cfg.CheckpointNS, l.step, planHint{})
 	inputTask := &task{name: InputTask, writes: []Write{{Channel: Start, Value: Normalize(input)}}}
 	updated, err := applyWrites(l.cs, append(discard, inputTask))
