@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,5 +80,22 @@ func TestRun_InputTooDeepIsUsage(t *testing.T) {
 	superstep(t, "", "threads", "--db", db).want(t, 0, "d2")
 	if out := superstep(t, "", "threads", "--db", db); strings.Contains(out.stdout, "d1") {
 		t.Fatalf("the refused input's thread was saved:\n%s", out.stdout)
+	}
+}
+
+// TestRun_InputWithoutStateKeys: a run whose input writes no state key is
+// refused naming the graph's keys and --input, not with LangGraph's words
+// about the internal __start__ channel.
+func TestRun_InputWithoutStateKeys(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "noin.json")
+	src := `{"name":"b","state":{"x":null},"nodes":[{"name":"a","update":{"x":"1"}}],"edges":[["__start__","a"]],"ops":[{"op":"invoke","thread":"t","input":null}]}`
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := superstep(t, "", "run", file, "--db", filepath.Join(dir, "n.db"), "--thread", "t1")
+	r.want(t, 2, "writes no state key of graph b (x): pass --input")
+	if strings.Contains(r.stderr, "__start__") {
+		t.Fatalf("the error names the internal channel:\n%s", r.stderr)
 	}
 }

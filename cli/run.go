@@ -506,6 +506,12 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 			step := ne.Step
 			r.emit(runEvent{Event: "task", Step: &step, Name: ne.Node, Status: "error"}, fmt.Sprintf("step %-3d %-20s error", step, termtext.Name(ne.Node)))
 		}
+		if errors.Is(err, engine.ErrEmptyInput) && input != nil && !r.g.IsEntrypoint() {
+			// LangGraph's words name an internal channel: say what the
+			// input lacks, and where an input comes from.
+			return usagef("thread %s: the input %s writes no state key of graph %s (%s): pass --input with one", r.thread,
+				engine.MustEncode(plainValue(input)), termtext.Name(r.g.Name()), strings.Join(termtext.Names(r.g.StateKeys()), ", "))
+		}
 		if errors.Is(err, engine.ErrEmptyInput) || errors.Is(err, engine.ErrNoCheckpoint) {
 			return asUsage(err)
 		}
