@@ -99,3 +99,16 @@ func TestRun_InputWithoutStateKeys(t *testing.T) {
 		t.Fatalf("the error names the internal channel:\n%s", r.stderr)
 	}
 }
+
+// TestRun_UnsavableWriteNamesTheNode: a node's write that the store
+// cannot keep (1/0 is Infinity, which JSON cannot hold) fails the run
+// naming the node, not only the channel.
+func TestRun_UnsavableWriteNamesTheNode(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "div0.json")
+	src := `{"name":"b","state":{"x":null},"nodes":[{"name":"a","update":{"x":"1/0"}}],"edges":[["__start__","a"]],"ops":[{"op":"invoke","thread":"t","input":{"x":1}}]}`
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "run", file, "--db", filepath.Join(dir, "d.db"), "--thread", "t1").want(t, 1, `saving the writes of node "a"`, `write to "x"`)
+}

@@ -688,7 +688,17 @@ func (l *loop) putTaskWrites(ctx context.Context, t *task, writes []Write) error
 			return nil
 		}
 	}
-	return l.putWrites(ctx, t.id(), writes)
+	if err := l.putWrites(ctx, t.id(), writes); err != nil {
+		return writesNotSaved(t, err)
+	}
+	return nil
+}
+
+// writesNotSaved is the error of t's writes that the saver refused,
+// naming t's node: a store's refusal names only the channel (a value JSON
+// cannot hold, 1/0's Infinity).
+func writesNotSaved(t *task, err error) error {
+	return fmt.Errorf("saving the writes of node %q: %w", t.name, err)
 }
 
 // savedCopies reports whether the run's saver keeps copies of the writes

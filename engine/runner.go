@@ -801,7 +801,7 @@ func (l *loop) settle(ctx context.Context, scope *taskScope, t *task, writes []W
 		// writes with it; the result is reported after that Put.
 		wait, err := l.deferWrites(saveCtx, deferrer, t.id(), successWrites(scope, writes))
 		if err != nil {
-			return err
+			return writesNotSaved(t, err)
 		}
 		l.held = &heldResult{t: t, res: res, wait: wait}
 		return l.cacheWrites(saveCtx, t, writes)
