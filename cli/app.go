@@ -188,8 +188,14 @@ func (a *App) rootCommand() *cobra.Command {
 			return a.debug(cmd.Context(), g, graphs.Default, "", false)
 		},
 		// Hints repeat the --db the command was given.
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if g.db == "" && cmd.Flags().Changed("db") {
+				// An empty --db (an unset variable: --db "$DB") would
+				// quietly be the default database.
+				return usagef("--db is empty: name a database file or a postgres:// URL, or leave --db out for $SUPERSTEP_DB or the default")
+			}
 			cmd.SetContext(withInvocation(cmd.Context(), a.Name, g.db))
+			return nil
 		},
 	}
 	root.SetOut(a.Stdout)

@@ -112,3 +112,10 @@ func TestRun_UnsavableWriteNamesTheNode(t *testing.T) {
 	}
 	superstep(t, "", "run", file, "--db", filepath.Join(dir, "d.db"), "--thread", "t1").want(t, 1, `saving the writes of node "a"`, `write to "x"`)
 }
+
+// TestDB_EmptyIsRefused: an empty --db (an unset variable, --db "$DB")
+// is refused; it quietly opened, and created, the default database.
+func TestDB_EmptyIsRefused(t *testing.T) {
+	superstep(t, "", "--db", "", "threads").want(t, 2, "--db is empty")
+	superstep(t, "", "run", "linear", "--db", "").want(t, 2, "--db is empty")
+}
