@@ -119,3 +119,13 @@ func TestDB_EmptyIsRefused(t *testing.T) {
 	superstep(t, "", "--db", "", "threads").want(t, 2, "--db is empty")
 	superstep(t, "", "run", "linear", "--db", "").want(t, 2, "--db is empty")
 }
+
+// TestRun_RecursionLimitNamesTheFlag: the recursion limit's failure says
+// --recursion-limit raises it, not the engine's Go option.
+func TestRun_RecursionLimitNamesTheFlag(t *testing.T) {
+	r := superstep(t, "", "run", testdata("loop_limit_40.json"), "--db", filepath.Join(t.TempDir(), "l.db"), "--thread", "l1", "--recursion-limit", "3")
+	r.want(t, 1, "recursion limit of 3 reached", "--recursion-limit raises it")
+	if strings.Contains(r.stdout+r.stderr, "WithRecursionLimit") {
+		t.Fatalf("the message names the Go option:\n%s%s", r.stdout, r.stderr)
+	}
+}

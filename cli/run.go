@@ -524,8 +524,14 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return r.cancelled(ctx)
 		}
-		r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(err.Error())}, "failed: "+oneLine(err.Error()))
-		return failf("thread %s: %v", r.thread, err)
+		msg := err.Error()
+		var limit *engine.GraphRecursionError
+		if errors.As(err, &limit) {
+			// The engine's words name its Go option; here it is a flag.
+			msg = fmt.Sprintf("recursion limit of %d reached without hitting a stop condition (at step %d); --recursion-limit raises it", limit.Limit, limit.Step)
+		}
+		r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(msg)}, "failed: "+oneLine(msg))
+		return failf("thread %s: %s", r.thread, msg)
 	}
 	if err := r.flush(); err != nil {
 		// Under --durability async or exit the checkpoints are stored
