@@ -129,3 +129,15 @@ func TestRun_RecursionLimitNamesTheFlag(t *testing.T) {
 		t.Fatalf("the message names the Go option:\n%s%s", r.stdout, r.stderr)
 	}
 }
+
+// TestRun_FileRuntimeContext: run gives a scenario file's nodes the
+// runtime context of its first invoke op, as trace does; it dropped it.
+func TestRun_FileRuntimeContext(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ctx.json")
+	src := `{"name":"c","state":{"x":null},"nodes":[{"name":"a","update":{"x":"context.k"}}],"edges":[["__start__","a"]],"ops":[{"op":"invoke","thread":"t","input":{"x":0},"context":{"k":42}}]}`
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "run", file, "--db", filepath.Join(dir, "c.db"), "--thread", "c1").want(t, 0, `"x": 42`)
+}

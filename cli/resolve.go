@@ -37,6 +37,9 @@ type resolvedGraph struct {
 	example map[string]any
 	// recursionLimit is the scenario's first invoke op's, 0 if none.
 	recursionLimit int
+	// runtimeContext is the scenario's first invoke op's context (nil
+	// if none): what its nodes read as context.
+	runtimeContext any
 	// recordName finds the graph again: a built-in's name, or the
 	// scenario file's absolute path.
 	recordName string
@@ -82,6 +85,7 @@ func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.Compile
 			r.example = m
 		}
 		r.recursionLimit = op.RecursionLimit
+		r.runtimeContext = op.Context
 		break
 	}
 	r.recordName, err = filepath.Abs(nameOrPath)

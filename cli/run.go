@@ -187,6 +187,11 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 	} else {
 		r.opts = append(r.opts, engine.WithRecursionLimit(res.recursionLimit))
 	}
+	if res.runtimeContext != nil {
+		// The file's runtime context, as trace runs it: its nodes and
+		// routes read it (context.k), and no flag gives another.
+		r.opts = append(r.opts, engine.WithRuntimeContext(res.runtimeContext))
+	}
 	if req.checkpoint != "" {
 		from, err := fromCheckpoint(ctx, st, thread, exists, req.checkpoint)
 		if err != nil {
