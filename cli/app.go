@@ -56,6 +56,9 @@ type DebugOptions struct {
 	// RecursionLimit is the graph's own (a scenario file's first invoke's,
 	// as run uses it); 0 for the engine's default.
 	RecursionLimit int
+	// RuntimeContext is the graph's runs' runtime context (a scenario
+	// file's first invoke's, as run uses it); nil: none.
+	RuntimeContext any
 	// CheckThread says why this graph may not open a thread (another
 	// graph's), in the words the tui command itself uses; nil when it may.
 	CheckThread func(ctx context.Context, thread string) error

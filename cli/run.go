@@ -339,7 +339,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	if err != nil {
 		return err
 	}
-	o := DebugOptions{Program: a.Name, Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit,
+	o := DebugOptions{Program: a.Name, Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit, RuntimeContext: res.runtimeContext,
 		// The switcher's check: the same as the command line's, with the
 		// note of a compatible change left out (it would garble the screen).
 		CheckThread: func(checkCtx context.Context, t string) error {

@@ -31,7 +31,7 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 // sets the durability. ctx is the command's: the hints the thread picker
 // shows name the program and the --db it was given (hintLine).
 func tuiOptions(ctx context.Context, o DebugOptions) tui.Options {
-	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.Title, SettingsKey: o.GraphKey, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition, RecursionLimit: o.RecursionLimit, Notice: o.Notice}
+	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.Title, SettingsKey: o.GraphKey, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition, RecursionLimit: o.RecursionLimit, RuntimeContext: o.RuntimeContext, Notice: o.Notice}
 	if opts.GraphName == "" {
 		opts.GraphName = o.GraphName
 	}

@@ -92,6 +92,9 @@ type Options struct {
 	// file's, as `superstep run` uses it) for runs and `e` when the run
 	// settings (S) set none; 0: the engine's default.
 	RecursionLimit int
+	// RuntimeContext is the runs' runtime context (a scenario file's, as
+	// `superstep run` uses it; engine.WithRuntimeContext); nil: none.
+	RuntimeContext any
 	// In and Out replace the terminal (tests). With Out set the program does
 	// not take the alternate screen.
 	In  io.Reader // keys (default: the terminal)

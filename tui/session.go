@@ -106,6 +106,8 @@ type engineSession struct {
 	run     runSettings
 	// graphLimit is the graph's own recursion limit (Options.RecursionLimit).
 	graphLimit int
+	// runtimeContext is the runs' (Options.RuntimeContext), nil if none.
+	runtimeContext any
 	// from is a checkpoint made current by Checkout and not stepped from
 	// yet: the next step starts there (and the engine forks, if it must).
 	from string
@@ -117,7 +119,7 @@ type engineSession struct {
 var _ session = (*engineSession)(nil)
 
 func newEngineSession(g *engine.Graph, opts Options) *engineSession {
-	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe(), feed: newLiveFeed(time.Now), graphLimit: opts.RecursionLimit}
+	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe(), feed: newLiveFeed(time.Now), graphLimit: opts.RecursionLimit, runtimeContext: opts.RuntimeContext}
 }
 
 func (s *engineSession) Info() engine.GraphInfo { return s.info }
@@ -142,6 +144,9 @@ func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
 	}
 	if l := s.recursionLimit(); l > 0 {
 		opts = append(opts, engine.WithRecursionLimit(l))
+	}
+	if s.runtimeContext != nil {
+		opts = append(opts, engine.WithRuntimeContext(s.runtimeContext))
 	}
 	return opts
 }
@@ -641,6 +646,9 @@ func (s *engineSession) RerunTask(ctx context.Context, cpID, taskID string) (*en
 	var opts []engine.RunOption
 	if l := s.recursionLimit(); l > 0 {
 		opts = append(opts, engine.WithRecursionLimit(l))
+	}
+	if s.runtimeContext != nil {
+		opts = append(opts, engine.WithRuntimeContext(s.runtimeContext))
 	}
 	return s.g.RerunTask(ctx, t, taskID, opts...)
 }
