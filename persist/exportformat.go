@@ -221,10 +221,19 @@ func (er *exportRecord) checkNames() error {
 	return nil
 }
 
-// addWrite adds a saved write; enc is the value's JSON.
-func (er *exportRecord) addWrite(task, channel string, slot int64, enc []byte) error {
+// exportableWrite refuses a saved write whose task id or channel JSON
+// cannot carry (a key keeps any bytes; an export is JSON).
+func exportableWrite(task, channel string) error {
 	if !utf8.ValidString(task) || !utf8.ValidString(channel) {
 		return fmt.Errorf("%w: write of task %q is not UTF-8 and cannot be exported", ErrInvalidID, task)
+	}
+	return nil
+}
+
+// addWrite adds a saved write; enc is the value's JSON.
+func (er *exportRecord) addWrite(task, channel string, slot int64, enc []byte) error {
+	if err := exportableWrite(task, channel); err != nil {
+		return err
 	}
 	er.Writes = append(er.Writes, exportWrite{Task: task, Slot: slot, Channel: channel, Value: enc})
 	return nil
@@ -292,8 +301,8 @@ func (ew *exportWriter) writeOrphan(o *exportOrphan) error {
 		}
 	}
 	for _, w := range o.Writes {
-		if !utf8.ValidString(w.Task) || !utf8.ValidString(w.Channel) {
-			return fmt.Errorf("%w: write of task %q is not UTF-8 and cannot be exported", ErrInvalidID, w.Task)
+		if err := exportableWrite(w.Task, w.Channel); err != nil {
+			return err
 		}
 	}
 	line, err := json.Marshal(o)

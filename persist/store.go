@@ -697,8 +697,8 @@ func checkMetadataNames(source string, parents map[string]string) error {
 	if len(source) > maxSourceLen {
 		return fmt.Errorf("%w: metadata source longer than %d bytes", ErrInvalidCheckpoint, maxSourceLen)
 	}
-	if err := checkRecordName("metadata source", source, maxSourceLen, true); err != nil {
-		return err
+	if !utf8.ValidString(source) {
+		return fmt.Errorf("%w: metadata source %q is not UTF-8", ErrInvalidID, source)
 	}
 	for ns, id := range parents {
 		if err := checkRecordName("metadata parent namespace", ns, MaxNSLen, true); err != nil {
