@@ -137,11 +137,17 @@ func (l Limits) checkWrite(node, key string, v any) error {
 // holds the map whose identity is view (0: none) and whether v is not in
 // engine form (raw: Normalize would copy it).
 func (l Limits) checkHeld(node, key string, v any, view uintptr) (held, raw bool, err error) {
+	return l.checkAt(node, key, v, 0, view)
+}
+
+// checkAt is checkHeld for a value that will be kept depth levels down
+// (inside a list, say): it may nest MaxValueDepth-depth levels itself.
+func (l Limits) checkAt(node, key string, v any, depth int, view uintptr) (held, raw bool, err error) {
 	m := meter{limit: l.write(), view: view}
-	if err := m.value(v, 0); err != nil {
+	if err := m.value(v, depth); err != nil {
 		e := &ValueLimitError{Node: node, Key: key, Limit: m.limit, Err: ErrValueTooLarge}
 		if err == errTooDeep {
-			e.Limit, e.Err = MaxValueDepth, ErrValueTooDeep
+			e.Limit, e.Err = MaxValueDepth-depth, ErrValueTooDeep
 		}
 		return m.held, m.raw, e
 	}
@@ -157,15 +163,8 @@ func (l Limits) checkHeld(node, key string, v any, view uintptr) (held, raw bool
 // on, the thread's question counted as answered.
 func (l Limits) checkResume(resume any) error {
 	check := func(v any) error {
-		m := meter{limit: l.write()}
-		if err := m.value(v, 1); err != nil {
-			e := &ValueLimitError{Node: InputTask, Key: ResumeChannel, Limit: m.limit, Err: ErrValueTooLarge}
-			if err == errTooDeep {
-				e.Limit, e.Err = MaxValueDepth-1, ErrValueTooDeep
-			}
-			return e
-		}
-		return nil
+		_, _, err := l.checkAt(InputTask, ResumeChannel, v, 1, 0)
+		return err
 	}
 	if rm, ok := resume.(ResumeMap); ok {
 		for _, v := range rm {
