@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -26,6 +28,32 @@ var uriScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]+):`)
 // one postgres.IsURL accepts ("postgres:/host/db", "postgres:db",
 // "Postgres://…"): refused, so that no file of that name is created.
 var malformedPostgres = regexp.MustCompile(`(?i)^postgres(ql)?:`)
+
+// isFileName reports whether openStore takes db for a bbolt file: no
+// URL or URI of any scheme (those are a server or refused).
+func isFileName(db string) bool {
+	return !postgres.IsURL(db) && !malformedPostgres.MatchString(db) && !urlScheme.MatchString(db) && !uriScheme.MatchString(db)
+}
+
+// sameDatabase reports whether a and b name one database: the same text,
+// or two spellings of one file (./l.db and l.db, a link to it), which
+// would each wait for the other's lock. URLs are compared as given.
+func sameDatabase(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if !isFileName(a) || !isFileName(b) {
+		return false
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA != nil || errB != nil {
+		absA, errA := filepath.Abs(a)
+		absB, errB := filepath.Abs(b)
+		return errA == nil && errB == nil && absA == absB
+	}
+	return os.SameFile(fa, fb)
+}
 
 // openStore opens the database db names. It is the one place that decides
 // what db is: a postgres:// or postgresql:// URL is a PostgreSQL server,

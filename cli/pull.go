@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -100,25 +98,4 @@ func (a *App) openDB(g *globals, db string, o storeOptions) (Store, error) {
 	}
 	o.Timeout = g.timeout
 	return openStore(db, o)
-}
-
-// sameDatabase reports whether a and b name one database: the same text,
-// or two spellings of one file (./l.db and l.db, a link to it). Each
-// open would wait for the other's lock, and the refusal read "locked by
-// another process". URLs are compared as given.
-func sameDatabase(a, b string) bool {
-	if a == b {
-		return true
-	}
-	if urlScheme.MatchString(a) || uriScheme.MatchString(a) || urlScheme.MatchString(b) || uriScheme.MatchString(b) {
-		return false
-	}
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	if errA != nil || errB != nil {
-		absA, errA := filepath.Abs(a)
-		absB, errB := filepath.Abs(b)
-		return errA == nil && errB == nil && absA == absB
-	}
-	return os.SameFile(fa, fb)
 }

@@ -20,10 +20,13 @@ type graphRecorder struct {
 	record func(ctx context.Context) error // nil once recorded
 }
 
-// Flush stores what the store buffers, when it buffers (a durability
-// other than sync).
-func (r *graphRecorder) Flush() error {
-	if f, ok := r.Store.(interface{ Flush() error }); ok {
+// Flush stores what the store buffers (flushStore).
+func (r *graphRecorder) Flush() error { return flushStore(r.Store) }
+
+// flushStore stores what st buffers, when it buffers (a durability other
+// than sync): both stores do, and a wrapper of one (graphRecorder).
+func flushStore(st Store) error {
+	if f, ok := st.(interface{ Flush() error }); ok {
 		return f.Flush()
 	}
 	return nil

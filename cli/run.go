@@ -538,7 +538,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(msg)}, "failed: "+oneLine(msg))
 		return failf("thread %s: %s", r.thread, msg)
 	}
-	if err := r.flush(); err != nil {
+	if err := flushStore(r.st); err != nil {
 		// Under --durability async or exit the checkpoints are stored
 		// now: the run's end is reported once they are, or as the
 		// failure it is (another process advanced the thread meanwhile).
@@ -585,14 +585,6 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 func badInput(err error) bool {
 	var le *engine.ValueLimitError
 	return errors.As(err, &le) && le.Node == engine.InputTask && (le.Key == engine.Start || le.Key == engine.ResumeChannel)
-}
-
-// flush stores what the run's store buffers (durability async or exit).
-func (r *runner) flush() error {
-	if f, ok := r.st.(interface{ Flush() error }); ok {
-		return f.Flush()
-	}
-	return nil
 }
 
 // cancelled reports a run that Ctrl-C or SIGTERM stopped (main's signal
