@@ -533,7 +533,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		var limit *engine.GraphRecursionError
 		if errors.As(err, &limit) {
 			// The engine's words name its Go option; here it is a flag.
-			msg = fmt.Sprintf("recursion limit of %d reached without hitting a stop condition (at step %d); --recursion-limit raises it", limit.Limit, limit.Step)
+			msg = limit.Reached() + "; --recursion-limit raises it"
 		}
 		r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(msg)}, "failed: "+oneLine(msg))
 		return failf("thread %s: %s", r.thread, msg)

@@ -132,7 +132,13 @@ type GraphRecursionError struct {
 
 // Error says which limit was reached and how to raise it.
 func (e *GraphRecursionError) Error() string {
-	return fmt.Sprintf("recursion limit of %d reached without hitting a stop condition (at step %d); raise the limit with WithRecursionLimit", e.Limit, e.Step)
+	return e.Reached() + "; raise the limit with WithRecursionLimit"
+}
+
+// Reached says which limit was reached, without Error's hint: a program
+// that sets the limit otherwise (a command's flag) names its own way.
+func (e *GraphRecursionError) Reached() string {
+	return fmt.Sprintf("recursion limit of %d reached without hitting a stop condition (at step %d)", e.Limit, e.Step)
 }
 
 // ReducerError is returned when a key's reducer rejects a write (for
