@@ -330,7 +330,8 @@ type memTask struct {
 
 const memByID = -1
 
-// memNullTask is the null task (NullTaskID), whose writes accumulate.
+// memNullTask is the null task (NullTaskID): Command input and resume
+// values.
 var memNullTask = memTask{memByID, -1}
 
 // newMemTask is the memTask of the node at ord, of kind, at index.
@@ -713,25 +714,16 @@ func (r *memRecord) nameWrites(names *memNames, ns string) {
 // ids are the writes' channel ids, for appendFirst (nil: unknown); fresh
 // says the task has no writes in w yet (memSaveHint).
 func (w *memWrites) put(names *memNames, task memTask, writes []Write, ids []chanID, fresh bool) {
-	if task != memNullTask && !anySpecial(writes) && (fresh || w.from(task) < 0) {
+	if !anySpecial(writes) && (fresh || w.from(task) < 0) {
 		w.appendFirst(names, task, writes, ids)
 		return
-	}
-	base := 0
-	if task == memNullTask {
-		// Null-task writes accumulate across calls.
-		for _, e := range w.entries() {
-			if e.key.task == memNullTask && e.key.slot >= 0 {
-				base++
-			}
-		}
 	}
 	// A task's writes from an earlier call are searched from its first;
 	// in this call only special writes can repeat a key.
 	earlier, batch := w.from(task), int(w.n)
 	w.grow(len(writes))
 	for i, wr := range writes {
-		e := memWrite{key: memWriteKey{task, int32(WriteSlot(wr.Channel, base+i))}, value: wr.Value}
+		e := memWrite{key: memWriteKey{task, int32(WriteSlot(wr.Channel, i))}, value: wr.Value}
 		at := w.find(e.key, earlier)
 		if at < 0 && e.key.slot < 0 {
 			at = w.find(e.key, batch)

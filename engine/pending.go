@@ -166,9 +166,9 @@ func (p *pendingWrites) batch(task string) []Write {
 }
 
 // add records a batch: a task's batch replaces its earlier one, the null
-// task's too (LangGraph.js loop.ts putWrites drops every write of the task
-// id from checkpointPendingWrites before adding the new ones; the saver
-// keeps both). Within one batch of special writes only, the last of a
+// task's too (LangGraph.js loop.js:538 putWrites drops every write of the
+// task id from checkpointPendingWrites before adding the new ones; the
+// saver keeps the first write of each (task, index): see Saver.PutWrites). Within one batch of special writes only, the last of a
 // channel wins. A task's batch is kept as given (no copy per task of a
 // wide superstep): the caller does not modify it afterwards.
 func (p *pendingWrites) add(taskID string, writes []Write) {

@@ -21,7 +21,12 @@ type Saver interface {
 	// PutWrites stores a task's writes against the checkpoint cfg names.
 	// Regular writes are idempotent per (task, index): the first stored wins.
 	// Special writes (__error__, __interrupt__, __resume__, __scheduled__)
-	// replace the ones stored before. NullTaskID writes accumulate.
+	// replace the ones stored before. NullTaskID is a task like any other:
+	// a second Command on the same checkpoint (a node that asks again) keeps
+	// the first one's update writes in the saver, its resume the second's
+	// (LangGraph.js MemorySaver.putWrites, langgraph-checkpoint
+	// dist/memory.js:252-256, skips a stored (task, index) of any task; the
+	// loop keeps only the second in memory, pregel/loop.js:538).
 	PutWrites(ctx context.Context, cfg Config, taskID string, writes []Write) error
 	// GetTuple returns the checkpoint cfg names (the latest of the thread and
 	// namespace when cfg.CheckpointID is empty), or nil and no error when

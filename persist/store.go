@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1225,13 +1224,10 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 		size += len(recs[i])
 	}
 	// A task's keys are known now, outside the single writer's
-	// transaction; the null task's are numbered after the ones stored.
-	var keys [][]byte
-	if taskID != engine.NullTaskID {
-		keys = make([][]byte, len(writes))
-		for i, ch := range channels {
-			keys[i] = writeKey(cfg.CheckpointID, taskID, int64(engine.WriteSlot(ch, i)))
-		}
+	// transaction.
+	keys := make([][]byte, len(writes))
+	for i, ch := range channels {
+		keys[i] = writeKey(cfg.CheckpointID, taskID, int64(engine.WriteSlot(ch, i)))
 	}
 	s.encoded.Add(int64(size))
 	store := func(tx *bolt.Tx, _ *cache) error {
@@ -1239,37 +1235,24 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 		if err != nil {
 			return err
 		}
-		base := int64(0)
 		// fresh: the task has no write stored yet (one seek for all its
 		// slots instead of a lookup each), so each goes in as new.
 		fresh := false
 		// A special write's slot is fixed by its channel: a second one in
 		// the batch replaces the first (Put), it is not new.
 		var specialOnce slotSet
-		if taskID == engine.NullTaskID {
-			// Null-task writes (Command input, resume values) accumulate
-			// across calls: number them after the ones stored.
-			if base, err = nextRegularSlot(b.writes, cfg.CheckpointID, taskID); err != nil {
-				return err
-			}
-		} else if len(channels) > 1 {
+		if len(channels) > 1 {
 			fresh = !b.writes.HasPrefix(writePrefix(cfg.CheckpointID, taskID))
 		}
 		for i, ch := range channels {
-			slot := int64(engine.WriteSlot(ch, int(base)+i))
-			var key []byte
-			if keys != nil {
-				key = keys[i]
-			} else {
-				key = writeKey(cfg.CheckpointID, taskID, slot)
-			}
+			slot := int64(engine.WriteSlot(ch, i))
 			var err error
 			if fresh && (slot >= 0 || !specialOnce.seen(slot)) {
-				err = b.writes.PutNew(key, recs[i])
+				err = b.writes.PutNew(keys[i], recs[i])
 			} else if slot >= 0 {
-				_, err = b.writes.PutIfAbsent(key, recs[i]) // regular writes: the first stored wins
+				_, err = b.writes.PutIfAbsent(keys[i], recs[i]) // regular writes: the first stored wins
 			} else {
-				err = b.writes.Put(key, recs[i])
+				err = b.writes.Put(keys[i], recs[i])
 			}
 			if err != nil {
 				return err
@@ -1292,28 +1275,6 @@ func (s *slotSet) seen(slot int64) bool {
 	was := *s&bit != 0
 	*s |= bit
 	return was
-}
-
-// nextRegularSlot returns one past the highest regular slot stored for
-// (checkpoint, task), or 0.
-func nextRegularSlot(writes *records, cpID, taskID string) (int64, error) {
-	// The task's writes are few (one call's, or the null task's inputs
-	// and answers): walk them to the last.
-	var last []byte
-	c := writes.Cursor()
-	for k, _ := c.SeekPrefix(writePrefix(cpID, taskID)); k != nil; k, _ = c.Next() {
-		last = k
-	}
-	if err := c.Err(); err != nil {
-		return 0, err
-	}
-	if last == nil {
-		return 0, nil
-	}
-	if _, _, slot, err := parseWriteKey(last); err == nil && slot >= 0 && slot < math.MaxInt64 {
-		return slot + 1, nil
-	}
-	return 0, nil
 }
 
 // GetTuple implements engine.Saver. It returns nil, nil when the thread,

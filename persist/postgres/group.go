@@ -304,17 +304,13 @@ func (s *Store) settle(m *member) (idle bool) {
 }
 
 // groupable reports whether a thread's ops can go in a group's statement:
-// none numbers null-task writes after the stored ones (that reads what is
-// stored), and no two may write the same slot of a task, which one INSERT
+// no two may write the same slot of a task, which one INSERT
 // … ON CONFLICT DO UPDATE cannot. (A task's special writes, with negative
 // slots, and its regular ones are two ops that never share a slot.) A
 // checkpoint that may replace a stored one goes in a group on trial: see
 // mayReplace.
 func groupable(ops []*op) bool {
 	for i, o := range ops {
-		if o.nullRun {
-			return false
-		}
 		if o.put != nil {
 			continue
 		}

@@ -26,7 +26,6 @@ func TestGroupable(t *testing.T) {
 		{"a task's writes saved twice", []*op{writes("t", 0), writes("t", 0)}, false},
 		{"a task's special writes saved twice", []*op{writes("t", -3), writes("t", -1)}, false},
 		{"a checkpoint that may replace one", []*op{put(true)}, true},
-		{"null-task writes", []*op{{cp: "c1", writes: []taskWrite{{slot: 0}}, nullRun: true}}, false},
 	} {
 		if got := groupable(c.ops); got != c.want {
 			t.Errorf("%s: groupable = %v, want %v", c.name, got, c.want)

@@ -152,7 +152,7 @@ func (s *Store) foldable(key nsKey, parent *head, child string) *op {
 		return nil
 	}
 	w := q.ops[len(q.ops)-1]
-	if w.put != nil || w.nullRun || w.folded || w.g != nil || w.ns != key.ns || w.cp != parent.id ||
+	if w.put != nil || w.folded || w.g != nil || w.ns != key.ns || w.cp != parent.id ||
 		len(w.writes) == 0 || w.writes[0].slot < 0 {
 		return nil
 	}
@@ -355,7 +355,7 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 	// those used are queued (and leave the stack).
 	ops := [2]op{
 		{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID},
-		{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID, nullRun: taskID == engine.NullTaskID},
+		{ns: cfg.CheckpointNS, cp: cfg.CheckpointID, task: taskID},
 	}
 	special, regular := &ops[0], &ops[1]
 	for i, w := range writes {
@@ -367,8 +367,6 @@ func (s *Store) queueWrites(ctx context.Context, cfg engine.Config, taskID strin
 		slot := int64(engine.WriteSlot(w.Channel, i))
 		if slot < 0 {
 			o = special
-		} else if regular.nullRun {
-			slot = int64(len(regular.writes))
 		}
 		if o.writes == nil {
 			o.writes = make([]taskWrite, 0, len(writes)-i) // one allocation
@@ -400,8 +398,6 @@ func (s *Store) queueWrite(cfg engine.Config, taskID string, w engine.Write) (qu
 	slot, kind := int64(engine.WriteSlot(w.Channel, 0)), 1
 	if slot < 0 {
 		kind = 0 // special
-	} else {
-		x.o.nullRun = taskID == engine.NullTaskID
 	}
 	x.w[0] = taskWrite{slot, w.Channel, enc}
 	x.o.writes = x.w[:]

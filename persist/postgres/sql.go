@@ -18,7 +18,7 @@ type statements struct {
 	// group[safe][create][writes] claims many threads and stores the
 	// rows of those claimed: see groupStatement.
 	group                                [2][2][2]string
-	insWrites, insNullWrites             string
+	insWrites                            string
 	upsertWrites                         string
 	checkpointExists, deltaChildren      string
 	updateRecord                         string
@@ -240,14 +240,7 @@ func newStatements(schema string) statements {
 		insWrites: r.Replace(numberParams(insWritesSQL, "$W", 3, writesParams)),
 		// The writes a replaced checkpoint's pack held become rows
 		// (Store.unfold): a read finds them there as it did in the pack.
-		upsertWrites: r.Replace(numberParams(upsertWritesSQL, "$W", 3, writesParams)),
-		// Null-task writes accumulate: numbered after those stored.
-		insNullWrites: r.Replace(`INSERT INTO S.writes (thread, ns, checkpoint, task, slot, channel, value)
-			SELECT $1, $2, $3, $4, b.base + u.i, u.channel, u.value
-			FROM ` + unnestRows("$", 5, "i int8", "channel bytea", "value bytea") + `,
-				(SELECT COALESCE(max(slot) + 1, 0) AS base FROM S.writes
-				 WHERE thread = $1 AND ns = $2 AND checkpoint = $3 AND task = $4 AND slot >= 0) AS b
-			ON CONFLICT DO NOTHING`),
+		upsertWrites:     r.Replace(numberParams(upsertWritesSQL, "$W", 3, writesParams)),
 		checkpointExists: r.Replace(`SELECT EXISTS (SELECT 1 FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id = $3)`),
 		// deltaChildren finds the children stored as deltas of checkpoint
 		// $3: those with later ids along the primary key (few unless $3 is

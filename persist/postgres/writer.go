@@ -38,11 +38,10 @@ type threadQueue struct {
 type op struct {
 	ns string
 	// A checkpoint (put is set) or a task's writes.
-	put     *putOp
-	cp      string
-	task    string
-	writes  []taskWrite
-	nullRun bool // null-task regular writes: slots are offsets after those stored
+	put    *putOp
+	cp     string
+	task   string
+	writes []taskWrite
 	// folded: regular writes stored in the pack of the checkpoint queued
 	// after them (packWrites), not as rows of their own.
 	folded bool
@@ -88,7 +87,7 @@ func (s *Store) enqueue(thread string, o *op) {
 // writes at the newest checkpoint this store put in their namespace (see
 // head.wrote).
 func (s *Store) enqueueLocked(thread string, o *op) {
-	if o.put == nil && !o.nullRun && len(o.writes) > 0 && o.writes[0].slot >= 0 {
+	if o.put == nil && len(o.writes) > 0 && o.writes[0].slot >= 0 {
 		if h := s.heads[nsKey{thread, o.ns}]; h != nil && h.id == o.cp {
 			if h.wrote == nil {
 				h.wrote = h.one[:0]
@@ -133,8 +132,8 @@ func (s *Store) commit(ctx context.Context, thread string) error {
 // sendThread writes a thread's ops in one transaction, after claiming the
 // thread with the claim function, and returns the thread's new sequence.
 // It is the way of a thread that cannot go in a group's statement (see
-// sendGroup): its ops number null-task writes after those stored, or
-// replace a stored checkpoint (the group's statement found it stored), its
+// sendGroup): its ops write a task's slot twice, or replace a stored
+// checkpoint (the group's statement found it stored), its
 // claim was refused or found no row it could create, or the group's
 // statement failed.
 func (s *Store) sendThread(ctx context.Context, thread string, observed int64, ops []*op) (int64, error) {
@@ -186,12 +185,8 @@ func (s *Store) queueOp(b *pgx.Batch, thread string, o *op) {
 		s.queuePut(b, thread, nil, o)
 		return
 	}
-	stmt := s.sql.insWrites
-	if o.nullRun {
-		stmt = s.sql.insNullWrites
-	}
 	slots, chans, values := writeColumns(o.writes)
-	b.Queue(stmt, bs(thread), bs(o.ns), bs(o.cp), bs(o.task), slots, chans, values)
+	b.Queue(s.sql.insWrites, bs(thread), bs(o.ns), bs(o.cp), bs(o.task), slots, chans, values)
 }
 
 // queueOps queues the statements of ops in order. A task's writes followed
@@ -203,7 +198,7 @@ func (s *Store) queueOps(b *pgx.Batch, thread string, ops []*op) {
 		if o.folded {
 			continue // stored by the checkpoint after it
 		}
-		if i+1 < len(ops) && o.put == nil && !o.nullRun && ops[i+1].put != nil && ops[i+1].ns == o.ns {
+		if i+1 < len(ops) && o.put == nil && ops[i+1].put != nil && ops[i+1].ns == o.ns {
 			s.queuePut(b, thread, o, ops[i+1])
 			i++
 			continue
