@@ -11,14 +11,17 @@ import (
 // order sources arrived in, as LangGraph.js checkpoints it.
 type barrier struct {
 	name  string
-	names []string // sorted
+	names []string // sorted, each once
 	seen  []string // arrival order
 }
 
+// newBarrier makes the barrier of a join from sources. A source named twice
+// is one name: LangGraph.js builds the channel from new Set(starts)
+// (graph/state.js:682), so join [a a] -> j fires once a ran.
 func newBarrier(name string, sources []string) *barrier {
 	names := slices.Clone(sources)
 	sort.Strings(names)
-	return &barrier{name: name, names: names}
+	return &barrier{name: name, names: slices.Compact(names)}
 }
 
 func (c *barrier) complete() bool { return len(c.seen) == len(c.names) }

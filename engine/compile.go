@@ -312,13 +312,15 @@ func (c *compiler) addStaticEdges() {
 		}
 		info := EdgeInfo{From: []string{from}, To: to}
 		if to != End {
+			// An edge declared twice writes its channel twice, as
+			// LangGraph.js attaches a writer per declared edge (its edges
+			// are a Set of fresh arrays, graph/graph.js:97, so nothing is
+			// deduplicated; graph/state.js:501, 676).
 			info.Channel = BranchPrefix + to
 			src := g.nodes[from]
-			if !slices.ContainsFunc(src.edgeWrites, func(w Write) bool { return w.Channel == info.Channel }) {
-				src.edgeWrites = append(src.edgeWrites, Write{Channel: info.Channel})
-			}
+			src.edgeWrites = append(src.edgeWrites, Write{Channel: info.Channel})
 		}
-		g.edges = append(g.edges, info)
+		g.addEdgeInfo(info)
 	}
 }
 
@@ -344,7 +346,15 @@ func (c *compiler) validEdge(from, to string) bool {
 }
 
 // addJoins gives each valid join a barrier channel that triggers its
-// target once every source wrote it (a join repeated is one barrier).
+// target once every source wrote it.
+//
+// Joins are attached as LangGraph.js attaches them (graph/state.js:679-688),
+// each declared one in turn: its channel, named by its sources and target,
+// is made anew with its sources, and each source gets a writer. A join
+// declared twice is one barrier whose sources write it twice; two joins
+// whose names coincide (node names with "+") share the channel of the last
+// one, and a source of the first that is not one of the last one's fails
+// the step with an InvalidUpdateError when it writes.
 func (c *compiler) addJoins() {
 	g := c.g
 	for _, e := range c.b.edges {
@@ -352,20 +362,33 @@ func (c *compiler) addJoins() {
 			continue
 		}
 		ch := JoinPrefix + strings.Join(e.from, "+") + ":" + e.to
-		if _, dup := g.channelSpec[ch]; dup {
-			continue
-		}
 		target := g.nodes[e.to]
 		kind := KindBarrier
 		if target.deferred {
 			kind = KindBarrierAfterFinish // LangGraph.js graph/state.ts:1980
 		}
-		g.addChannel(ch, channelInfo{kind: kind, sources: slices.Clone(e.from), internal: true})
-		target.triggers = append(target.triggers, ch)
+		info := channelInfo{kind: kind, sources: slices.Clone(e.from), internal: true}
+		if _, again := g.channelSpec[ch]; again {
+			g.channelSpec[ch] = info // the target's trigger is there
+		} else {
+			g.addChannel(ch, info)
+			target.triggers = append(target.triggers, ch)
+		}
 		for _, f := range e.from {
 			g.nodes[f].edgeWrites = append(g.nodes[f].edgeWrites, Write{Channel: ch, Value: f})
 		}
-		g.edges = append(g.edges, EdgeInfo{From: slices.Clone(e.from), To: e.to, Join: true, Channel: ch})
+		g.addEdgeInfo(EdgeInfo{From: slices.Clone(e.from), To: e.to, Join: true, Channel: ch})
+	}
+}
+
+// addEdgeInfo adds e to the edges Describe draws, unless it is there: an
+// edge declared twice is drawn once.
+func (g *Graph) addEdgeInfo(e EdgeInfo) {
+	same := func(x EdgeInfo) bool {
+		return x.To == e.To && x.Join == e.Join && x.Channel == e.Channel && slices.Equal(x.From, e.From)
+	}
+	if !slices.ContainsFunc(g.edges, same) {
+		g.edges = append(g.edges, e)
 	}
 }
 

@@ -86,3 +86,20 @@ func TestCompile_SameJoinTwiceIsOneBarrier(t *testing.T) {
 		t.Fatalf("log %v, want j once after a and b", got)
 	}
 }
+
+// TestCompile_JoinSourceNamedTwice: a join that names a source twice waits
+// for that source once (LangGraph.js makes the barrier from a Set of its
+// sources); it used to wait for a second name that never came.
+func TestCompile_JoinSourceNamedTwice(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", appendLog("a")).AddNode("j", appendLog("j")).
+		AddEdge(engine.Start, "a").
+		AddJoin([]string{"a", "a"}, "j"))
+	res, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Values["log"].([]any); !slices.Equal(got, []any{"a", "j"}) {
+		t.Fatalf("log %v, want j after a", got)
+	}
+}
