@@ -94,6 +94,14 @@ func TestAddMessagesReducer(t *testing.T) {
 	if id, _ := got.([]any)[0].(map[string]any)["id"].(string); id == "" {
 		t.Fatal("a message without an id gets one")
 	}
+	aliased := []any{map[string]any{"id": "h", "role": "human", "content": "hi"}, map[string]any{"id": "a", "role": "ai", "content": "ok"}}
+	got, _ = AddMessagesReducer(nil, aliased)
+	if l := got.([]any); l[0].(map[string]any)["role"] != "user" || l[1].(map[string]any)["role"] != "assistant" {
+		t.Fatalf("roles human and ai read back as user and assistant, got %v", got)
+	}
+	if aliased[0].(map[string]any)["role"] != "human" {
+		t.Fatal("the reducer must not modify the written message")
+	}
 }
 
 func TestAppendReducer_DoesNotShareTails(t *testing.T) {

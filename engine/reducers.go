@@ -37,7 +37,8 @@ const RemoveAll = "__remove_all__"
 // AddMessagesReducer merges chat messages by id, as LangGraph's add_messages:
 // a message whose id exists replaces it in place, a new id appends, and
 // {"remove": id} deletes (an unknown id is an error). Messages are maps with
-// "id", "role" and "content"; a message without an id gets a random one.
+// "id", "role" and "content"; a message without an id gets a random one, and
+// the roles "human" and "ai" become "user" and "assistant".
 func AddMessagesReducer(current, write any) (any, error) {
 	left, err := messageList(current)
 	if err != nil {
@@ -112,11 +113,21 @@ func messageList(v any) ([]any, error) {
 				mm = cloneMap(mm)
 				mm["id"] = randomID()
 			}
+			if role, ok := mm["role"].(string); ok && roleAliases[role] != "" {
+				mm = cloneMap(mm)
+				mm["role"] = roleAliases[role]
+			}
 		}
 		out[i] = mm
 	}
 	return out, nil
 }
+
+// roleAliases are the roles add_messages reads as others: LangChain's
+// message coercion makes a "human" message a user's and an "ai" one the
+// assistant's (@langchain/core messages/utils.js:53-54), so a message
+// written with either reads back with the role it stands for.
+var roleAliases = map[string]string{"human": "user", "ai": "assistant"}
 
 func removalID(m any) (string, bool) {
 	mm, ok := m.(map[string]any)
