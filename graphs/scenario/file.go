@@ -734,7 +734,7 @@ func (p *parser) update(n *jnode, field string, nd *Node) {
 func (p *parser) subgraphRef(n *jnode, field string, nd *Node) {
 	if v := n.field("subgraph"); v != nil {
 		nd.Subgraph = p.name(v, join2(field, "subgraph"))
-		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "cache", "calls"} {
+		for _, other := range []string{"interrupt", "update", "goto", "fail", "sleep_ms", "parent", "emit", "calls"} {
 			if o := n.field(other); o != nil {
 				p.fail(o, join2(field, other), "a subgraph node cannot have %s", other)
 			}
@@ -744,7 +744,7 @@ func (p *parser) subgraphRef(n *jnode, field string, nd *Node) {
 		nd.Invoke = p.name(v, join2(field, "invoke"))
 		// sleep_ms is allowed: the node works that long before it
 		// invokes, which orders its subgraph's start after a sibling's.
-		for _, other := range []string{"subgraph", "interrupt", "update", "goto", "fail", "parent", "emit", "cache", "calls"} {
+		for _, other := range []string{"subgraph", "interrupt", "update", "goto", "fail", "parent", "emit", "calls"} {
 			if o := n.field(other); o != nil {
 				p.fail(o, join2(field, other), "a node that invokes a subgraph cannot have %s", other)
 			}
