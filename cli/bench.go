@@ -34,7 +34,13 @@ compares with LangGraph.js's.`,
 			}
 			// TraceFile, not Load+Trace: a graph LangGraph refuses to compile
 			// is a compile_error trace, as the reference runner prints it.
-			t, err := scenario.TraceFile(cmd.Context(), args[0], scenario.RunOptions{})
+			// An op's error is part of the trace, by its kind alone, as
+			// LangGraph.js's runner prints it; the person running it
+			// wants the message too.
+			opError := func(op scenario.Op, err error) {
+				a.warn(fmt.Sprintf("%s: ops[%d] (%s) failed: %v", args[0], op.Index, op.Kind, err))
+			}
+			t, err := scenario.TraceFile(cmd.Context(), args[0], scenario.RunOptions{OpError: opError})
 			if err != nil {
 				if os.IsNotExist(err) {
 					return usagef("scenario %s: no such file", args[0])
@@ -293,7 +299,7 @@ func (b *bench) useSaver(ctx context.Context, saver string, dur persist.Durabili
 // runOpts are the options of a run on thread: the op's recursion limit.
 func (b *bench) runOpts(thread string) []engine.RunOption {
 	o := []engine.RunOption{engine.OnThread(thread)}
-	if b.op.RecursionLimit > 0 {
+	if b.op.HasRecursionLimit {
 		o = append(o, engine.WithRecursionLimit(b.op.RecursionLimit))
 	}
 	return o

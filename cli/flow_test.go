@@ -289,6 +289,20 @@ func TestCommandLine_Items(t *testing.T) {
 	if !strings.Contains(r.stderr, `node "b" is not reachable`) {
 		t.Fatalf("trace's stderr lacks the compile error:\n%s", r.stderr)
 	}
+	// trace records a failed op by its kind, as LangGraph.js's runner does,
+	// and says on stderr which op failed and why; run refuses the file's
+	// example when its recursion_limit cannot run.
+	opErrors := filepath.Join("..", "testdata", "conformance", "own", "op_errors_continue.json")
+	r = superstep(t, "", "trace", opErrors)
+	r.want(t, 0, `"InvalidUpdateError"`)
+	for _, want := range []string{`ops[1] (update_state) failed: invalid update: node "nope" does not exist`, `ops[3] (resume) failed: the recursion limit must be at least 1`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Fatalf("trace's stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	zero := filepath.Join(dir, "zero.json")
+	os.WriteFile(zero, []byte(`{"name":"z","state":{"x":null},"nodes":[{"name":"a","update":{"x":"1"}}],"edges":[["__start__","a"]],"ops":[{"op":"invoke","input":{"x":0},"recursion_limit":0}]}`), 0o644)
+	superstep(t, "", "run", zero, "--db", db).want(t, 2, "ops[0].recursion_limit 0: want a positive number of supersteps")
 	// bench says when it checks correctness; run takes --recursion-limit.
 	perf := filepath.Join("..", "testdata", "perf", "chain_1000.json")
 	superstep(t, "", "bench", perf, "--runs", "1", "--warmup", "0").want(t, 0, "checking the result against")

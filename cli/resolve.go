@@ -84,6 +84,11 @@ func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.Compile
 		if m, ok := engine.Normalize(op.Input).(map[string]any); ok && op.HasInput {
 			r.example = m
 		}
+		if op.HasRecursionLimit && op.RecursionLimit < 1 {
+			// A trace records the op's failure, as LangGraph's; a run
+			// of the file's example cannot start.
+			return nil, usagef("scenario %s: ops[%d].recursion_limit %d: want a positive number of supersteps", nameOrPath, op.Index, op.RecursionLimit)
+		}
 		r.recursionLimit = op.RecursionLimit
 		r.runtimeContext = op.Context
 		break

@@ -165,13 +165,16 @@ const (
 
 // Op is one step of a scenario's script.
 type Op struct {
-	Index          int
-	Kind           string
-	Thread         string
-	Input          any // invoke; nil if null or absent
-	HasInput       bool
-	RecursionLimit int // 0 when not given
-	MaxConcurrency int // 0 when not given
+	Index    int
+	Kind     string
+	Thread   string
+	Input    any // invoke; nil if null or absent
+	HasInput bool
+	// RecursionLimit is the run's recursion limit, when HasRecursionLimit.
+	// One below 1 is kept: the op fails, as LangGraph's invoke refuses it.
+	RecursionLimit    int
+	HasRecursionLimit bool
+	MaxConcurrency    int // 0 when not given
 	// Durability is the run's durability ("sync", "async" or "exit";
 	// "" when not given: LangGraph's default, async).
 	Durability string
@@ -980,7 +983,8 @@ func (p *parser) opInput(n *jnode, field string, op *Op) {
 // step, not both) and its context.
 func (p *parser) runOptions(n *jnode, field string, op *Op) {
 	if v := n.field("recursion_limit"); v != nil {
-		op.RecursionLimit = p.integer(v, join2(field, "recursion_limit"), 1)
+		op.RecursionLimit = p.integer(v, join2(field, "recursion_limit"), math.MinInt32)
+		op.HasRecursionLimit = true
 	}
 	if v := n.field("max_concurrency"); v != nil {
 		op.MaxConcurrency = p.integer(v, join2(field, "max_concurrency"), 1)
@@ -1158,9 +1162,6 @@ func (p *parser) check(f *File) {
 	}
 	for i, op := range f.Ops {
 		field := index2("ops", i)
-		if fd := join2(field, "as_node"); op.HasAsNode && !f.asNodeSet(op)[op.AsNode] && !specialAsNode[op.AsNode] {
-			p.failAt(p.at(fd, op.Pos), fd, "unknown node %q", op.AsNode)
-		}
 		for _, kv := range op.ByNode {
 			if f := join2(join2(field, "by_node"), kv.Key); !nodes[kv.Key] {
 				p.failAt(p.at(f, op.Pos), f, "unknown node %q", kv.Key)

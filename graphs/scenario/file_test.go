@@ -104,7 +104,7 @@ func TestParseModel(t *testing.T) {
 	}
 	step := -1
 	want := []Op{
-		{Index: 0, Kind: "invoke", Thread: "t1", Input: map[string]any{"a": 1.0}, HasInput: true, RecursionLimit: 5, Pos: Pos{15, 5}},
+		{Index: 0, Kind: "invoke", Thread: "t1", Input: map[string]any{"a": 1.0}, HasInput: true, RecursionLimit: 5, HasRecursionLimit: true, Pos: Pos{15, 5}},
 		{Index: 1, Kind: "invoke", Thread: "t2", HasInput: true, AtStep: &step, Pos: Pos{16, 5}},
 		{Index: 2, Kind: "resume", Thread: "t1", From: "fork", ByNode: []KeyValue{{"y", "Y"}, {"x", 1.0}}, Pos: Pos{17, 5}},
 		{Index: 3, Kind: "resume", Thread: "t1", HasValue: true, Durability: "exit", Pos: Pos{18, 5}},
@@ -164,7 +164,7 @@ func TestParseErrors(t *testing.T) {
 		{"command beside values", `{"ops": [{"op": "update_state", "values": {}, "command": {"goto": "a"}}]}`, `x.json:1:58: ops[0].command: command excludes input and values`, false},
 		{"bulk_update without supersteps", `{"ops": [{"op": "bulk_update"}]}`, `x.json:1:10: ops[0]: a bulk_update needs supersteps`, false},
 		{"first error of several", `{"ops": [{"op": "invoke", "input": 1, "recursion_limit": 0, "from": "x", "context": 1}]}`, `x.json:1:36: ops[0].input: expected an object or null, got a number`, false},
-		{"first error of several, from recursion_limit", `{"ops": [{"op": "invoke", "recursion_limit": 0, "from": "x", "context": 1}]}`, `x.json:1:46: ops[0].recursion_limit: expected an integer of at least 1, got 0`, false},
+		{"first error of several, from recursion_limit", `{"ops": [{"op": "invoke", "recursion_limit": 1.5, "from": "x", "context": 1}]}`, `x.json:1:46: ops[0].recursion_limit: expected an integer, got 1.5`, false},
 		{"first error of several, from from", `{"ops": [{"op": "invoke", "from": "x", "context": 1, "stream": ["z"]}]}`, `x.json:1:35: ops[0].from: expected "fork", got "x"`, false},
 		{"first error of several, from context", `{"ops": [{"op": "invoke", "context": 1, "stream": ["z"]}]}`, `x.json:1:38: ops[0].context: expected an object, got a number`, false},
 		{"first error of several, from subgraph_task", `{"ops": [{"op": "update_state", "subgraph_task": 1, "command": {"goto": "a"}, "values": {}}]}`, `x.json:1:50: ops[0].subgraph_task: subgraph_task needs subgraph`, false},
@@ -186,8 +186,6 @@ func TestParseErrors(t *testing.T) {
 		{"subgraph cycle", `{"subgraphs": {"s": {"nodes": [{"name": "i", "subgraph": "s"}]}}}`, `x.json:1:32: subgraphs.s: subgraph "s" contains itself through node "i"`, true},
 		{"invoke cycle", `{"subgraphs": {"s": {"nodes": [{"name": "i", "invoke": "s"}]}}}`, `x.json:1:32: subgraphs.s: subgraph "s" contains itself through node "i"`, true},
 		{"subgraph field", `{"subgraphs": {"s": {"ops": []}}}`, `x.json:1:22: subgraphs.s.ops: unknown field "ops" (expected one of name, description, stateful, interrupt_before, interrupt_after, state, nodes, edges, branches)`, false},
-		{"as_node", `{"nodes": [{"name": "a"}], "ops": [{"op": "update_state", "values": {}, "as_node": "b"}]}`, `x.json:1:84: ops[0].as_node: unknown node "b"`, false},
-		{"as_node of a root node in a subgraph", `{"subgraphs": {"s": {"nodes": [{"name": "in"}], "edges": [["__start__", "in"]]}}, "nodes": [{"name": "a", "subgraph": "s"}], "edges": [["__start__", "a"]], "ops": [{"op": "update_state", "subgraph": "a", "values": {}, "as_node": "a"}]}`, `x.json:1:230: ops[0].as_node: unknown node "a"`, false},
 		{"by_node", `{"nodes": [{"name": "a"}], "ops": [{"op": "resume", "by_node": {"b": 1}}]}`, `x.json:1:65: ops[0].by_node.b: unknown node "b"`, false},
 		{"stream mode", `{"ops": [{"op": "invoke", "input": {}, "stream": ["debug"]}]}`, `x.json:1:51: ops[0].stream[0]: unknown stream mode "debug" (expected values, updates, custom or tasks)`, false},
 		{"durability", `{"ops": [{"op": "invoke", "input": {}, "durability": "later"}]}`, `x.json:1:54: ops[0].durability: expected "sync", "async" or "exit", got "later"`, false},

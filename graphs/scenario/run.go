@@ -66,6 +66,10 @@ type Runner struct {
 	emitted int
 	fork    *engine.Config
 	summary bool
+	// opErr is the error of the op running, if it failed; onOpError
+	// receives it (RunOptions.OpError).
+	opErr     error
+	onOpError func(op Op, err error)
 }
 
 // RunOptions configure Trace.
@@ -80,6 +84,10 @@ type RunOptions struct {
 	// section: the file's ops run against a graph written in Go. Node entry
 	// counts are not known for such a graph; its trace's entries are empty.
 	Graph func(opts ...engine.CompileOption) (*engine.Graph, error)
+	// OpError, when set, receives each op that fails and its error: the
+	// trace records only the error's kind (InvalidUpdateError), as
+	// LangGraph.js's runner prints it.
+	OpError func(op Op, err error)
 }
 
 // TraceFile loads a scenario file and traces it. A graph LangGraph would
@@ -133,7 +141,7 @@ func Trace(ctx context.Context, f *File, opt RunOptions) (map[string]any, error)
 		trace["ops"] = []any{}
 		return trace, nil
 	}
-	r := &Runner{file: f, graph: g, count: c, rec: rec, summary: opt.Summary}
+	r := &Runner{file: f, graph: g, count: c, rec: rec, summary: opt.Summary, onOpError: opt.OpError}
 	if opt.Summary {
 		trace["summary"] = true
 	}
@@ -158,13 +166,17 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 		r.history(ctx, op, rec)
 	case OpClearCache:
 		if err := r.graph.ClearCache(ctx); err != nil {
-			rec["result"] = errorResult(err)
+			rec["result"] = r.errorResult(err)
 		}
 	case OpBulkUpdate:
 		r.bulkUpdate(ctx, op, rec)
 	case OpUpdateState:
 		r.updateState(ctx, op, rec)
 	}
+	if r.opErr != nil && r.onOpError != nil {
+		r.onOpError(op, r.opErr)
+	}
+	r.opErr = nil
 	entries := map[string]any{}
 	for k, v := range r.count.TakeEntries() {
 		entries[k] = float64(v)
@@ -199,7 +211,7 @@ func (r *Runner) getState(ctx context.Context, op Op, rec map[string]any) {
 		snap, err = &engine.StateSnapshot{Config: cfg, Values: map[string]any{}, Next: []string{}}, nil
 	}
 	if err != nil {
-		rec["result"] = errorResult(err)
+		rec["result"] = r.errorResult(err)
 	} else {
 		rec["state"] = r.snapshotRecord(snap)
 	}
@@ -219,7 +231,7 @@ func (r *Runner) history(ctx context.Context, op Op, rec map[string]any) {
 		hist, err = r.graph.History(ctx, cfg, opt)
 	}
 	if err != nil {
-		rec["result"] = errorResult(err)
+		rec["result"] = r.errorResult(err)
 		return
 	}
 	list := make([]any, len(hist))
@@ -250,7 +262,7 @@ func (r *Runner) updateState(ctx context.Context, op Op, rec map[string]any) {
 // its error; and the thread's checkpoints after it.
 func (r *Runner) recordUpdate(ctx context.Context, rec map[string]any, out engine.Config, err error) {
 	if err != nil {
-		rec["result"] = errorResult(err)
+		rec["result"] = r.errorResult(err)
 	} else {
 		r.fork = &out
 		rec["result"] = map[string]any{"status": "done", "checkpoint": r.ordinalOf(out.CheckpointID)}
@@ -258,7 +270,11 @@ func (r *Runner) recordUpdate(ctx context.Context, rec map[string]any, out engin
 	r.addCheckpoints(ctx, rec)
 }
 
-func errorResult(err error) map[string]any {
+// errorResult is the result record of an op that failed with err: its
+// kind, normalized as LangGraph.js's runner prints it. The error itself
+// goes to RunOptions.OpError, for the person reading the trace.
+func (r *Runner) errorResult(err error) map[string]any {
+	r.opErr = err
 	return map[string]any{"status": "error", "error": ErrorKind(err)}
 }
 
@@ -301,7 +317,7 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 // every run.
 func invokeOptions(op Op) []engine.RunOption {
 	opts := []engine.RunOption{engine.OnThread(op.Thread), engine.WithSubgraphTurns()}
-	if op.RecursionLimit > 0 {
+	if op.HasRecursionLimit {
 		opts = append(opts, engine.WithRecursionLimit(op.RecursionLimit))
 	}
 	if op.Context != nil {
@@ -458,7 +474,7 @@ func (t *stepTask) record(id string, saved *recorder) map[string]any {
 // entrypoint's output from the root's last values event.
 func (r *Runner) invokeResult(res *engine.Result, runErr error, lastOutput any) map[string]any {
 	if runErr != nil {
-		return errorResult(runErr)
+		return r.errorResult(runErr)
 	}
 	values := any(res.Values)
 	if r.graph.IsEntrypoint() {
