@@ -473,9 +473,6 @@ func (p *parser) list(n *jnode, field string) []*jnode {
 	return n.elems
 }
 
-// specialAsNode are the as_node values of update_state that name no node.
-var specialAsNode = map[string]bool{Start: true, Input: true, End: true, Copy: true}
-
 // breakpoints reads interrupt_before / interrupt_after: a list of node
 // names, or the bare string "*" for every node (all). LangGraph takes "*"
 // only bare; in a list it is refused when the graph is built.
@@ -1168,19 +1165,6 @@ func (p *parser) check(f *File) {
 			}
 		}
 	}
-}
-
-// asNodeSet names the nodes op's as_node may name: those of the graph it
-// updates, the subgraph of the root node op.SubgraphOf when it addresses
-// one (LangGraph.js updateState on a subgraph's config delegates to the
-// subgraph, whose nodes as_node names).
-func (f *File) asNodeSet(op Op) map[string]bool {
-	if op.SubgraphOf != "" && f.Entrypoint == nil {
-		if sub := f.subgraphRunBy(&f.Graph, op.SubgraphOf); sub != nil {
-			return sub.nodeSet()
-		}
-	}
-	return f.nodeSet()
 }
 
 // subgraphRunBy is the subgraph that g's node named node runs (as a
