@@ -18,10 +18,10 @@ func chat(t testing.TB) (*engine.Graph, *engine.MemorySaver) {
 		AddNode("agent", func(_ context.Context, s any) (any, error) {
 			n := len(s.(map[string]any)["messages"].([]any))
 			if n == 1 {
-				return engine.Pairs("messages", []any{map[string]any{"id": "m2", "role": "ai", "content": "",
+				return engine.Pairs("messages", []any{map[string]any{"id": "m2", "role": "assistant", "content": "",
 					"tool_calls": []any{map[string]any{"id": "call_1", "name": "search", "args": map[string]any{"q": "sky colour"}}}}}), nil
 			}
-			return engine.Pairs("messages", []any{map[string]any{"id": "m4", "role": "ai", "content": "Rayleigh scattering:\nshort wavelengths scatter more."}}), nil
+			return engine.Pairs("messages", []any{map[string]any{"id": "m4", "role": "assistant", "content": "Rayleigh scattering:\nshort wavelengths scatter more."}}), nil
 		}).
 		AddNode("tool", func(context.Context, any) (any, error) {
 			return engine.Pairs("messages", []any{map[string]any{"id": "m3", "role": "tool", "tool_call_id": "call_1", "content": "blue light scatters most"}}), nil
@@ -43,7 +43,7 @@ func chat(t testing.TB) (*engine.Graph, *engine.MemorySaver) {
 
 func chatModel(t testing.TB, w, h int) Model {
 	g, saver := chat(t)
-	opts := Options{Thread: "chat", Input: map[string]any{"messages": []any{map[string]any{"id": "m1", "role": "human", "content": "Why is the sky blue?"}}}, Saver: saver}
+	opts := Options{Thread: "chat", Input: map[string]any{"messages": []any{map[string]any{"id": "m1", "role": "user", "content": "Why is the sky blue?"}}}, Saver: saver}
 	return newTestModel(t, newEngineSession(g, opts), opts, w, h)
 }
 
@@ -58,7 +58,7 @@ func TestModel_Conversation(t *testing.T) {
 			if m.view.Status != engine.StatusDone {
 				t.Fatalf("status %v err %v", m.view.Status, m.err)
 			}
-			if !strings.Contains(m.View(), "4 messages · ai: Rayl") {
+			if !strings.Contains(m.View(), "4 messages · assistan") {
 				t.Fatalf("channels pane:\n%s", m.View())
 			}
 			m = press(t, m, "tab", "enter")
@@ -66,7 +66,7 @@ func TestModel_Conversation(t *testing.T) {
 				t.Fatalf("mode %v convo %v", m.mode, m.insp.convo)
 			}
 			v := m.View()
-			for _, want := range []string{"── 1 · human", "Why is the sky blue?", "ƒ search({q: \"sky colour\"})", "── 3 · tool · answers call_1", "short wavelengths"} {
+			for _, want := range []string{"── 1 · user", "Why is the sky blue?", "ƒ search({q: \"sky colour\"})", "── 3 · tool · answers call_1", "short wavelengths"} {
 				if !strings.Contains(v, want) {
 					t.Fatalf("conversation lacks %q:\n%s", want, v)
 				}
@@ -83,7 +83,7 @@ func TestModel_Conversation(t *testing.T) {
 			}
 			// The diff of the last step names the message by role.
 			m = press(t, m, "esc", "d")
-			if !strings.Contains(m.View(), "+ ai [id=m4]:") {
+			if !strings.Contains(m.View(), "+ assistant [id=m4]:") {
 				t.Fatalf("diff:\n%s", m.View())
 			}
 		})

@@ -114,7 +114,7 @@ func TestE2E_RunSettings(t *testing.T) {
 // inspector.
 func TestE2E_Conversation(t *testing.T) {
 	g, saver := chat(t)
-	opts := Options{Thread: "chat", Input: map[string]any{"messages": []any{map[string]any{"id": "m1", "role": "human", "content": "Why is the sky blue?"}}}, Saver: saver}
+	opts := Options{Thread: "chat", Input: map[string]any{"messages": []any{map[string]any{"id": "m1", "role": "user", "content": "Why is the sky blue?"}}}, Saver: saver}
 	tm := program(t, newEngineSession(g, opts), opts, 120, 40)
 	waitFor(t, tm, "INPUT checkpoint")
 	typeKeys(tm, "c")
