@@ -1056,8 +1056,8 @@ func prepareNextTasks(cs *channelState, cpID, ns string, step int, hint planHint
 			if !ok {
 				continue
 			}
-			if n := cs.g.nodes[s.Node]; n == nil || n.start {
-				continue // LangGraph ignores Sends to unknown nodes
+			if cs.g.nodes[s.Node] == nil {
+				continue // LangGraph ignores Sends to unknown nodes (Start is one)
 			}
 			sends = append(sends, s)
 			sendIdx = append(sendIdx, i)

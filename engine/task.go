@@ -307,7 +307,7 @@ func (g *Graph) gotoWrite(from string, dest any) ([]Write, error) {
 		}
 		return []Write{{Channel: g.branchChannel(d), Value: from}}, nil
 	case Send:
-		if g.nodes[d.Node] == nil || d.Node == Start {
+		if g.nodes[d.Node] == nil {
 			return nil, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, from)}
 		}
 		return []Write{sendWrite(dest)}, nil
@@ -417,7 +417,7 @@ func (g *Graph) routeWrite(out []Write, br *branchSpec, dest any) ([]Write, erro
 		if d.Node == End {
 			return out, &InvalidUpdateError{Msg: "cannot send a packet to the END node"}
 		}
-		if g.nodes[d.Node] == nil || d.Node == Start {
+		if g.nodes[d.Node] == nil {
 			return out, &InvalidUpdateError{Msg: fmt.Sprintf("invalid node name %q in Send packet from %q", d.Node, br.from)}
 		}
 		out = append(out, sendWrite(dest))

@@ -13,7 +13,11 @@ import (
 
 // Send is a packet that schedules one task of Node with Arg as its whole
 // input (a PUSH task). Nodes return Sends from conditional edges or inside a
-// Command's Goto; they travel through the task topic channel.
+// Command's Goto; they travel through the task topic channel. Node may be
+// Start: its task takes Arg as the graph's input takes the run's (the state
+// keys it names are written) and fires Start's edges again, as LangGraph
+// runs __start__ as any node (pregel/algo.js checks only that a packet's
+// node is one of the graph's).
 type Send struct {
 	Node string // the node to run
 	Arg  any    // its whole input (not the graph state)
