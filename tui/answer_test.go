@@ -113,3 +113,29 @@ func TestAnswerForm_PageDown_ReachesTheQuestionsEnd(t *testing.T) {
 		t.Fatalf("want one row back after pgup:\n%s", m.View())
 	}
 }
+
+// A node that fails on its answer saved the answer with the failed task,
+// and every retry there replays it (LangGraph's rule): r must say why it
+// cannot give a new one and where to go instead, and the way it points
+// to (the parent, then a step, which forks) must ask the question again.
+func TestModel_AnswerKey_FailedOnSavedAnswer(t *testing.T) {
+	m := engineModel(t, "research", 120, 40)
+	m = press(t, m, "c", "h", "e", "l", "l", "o", "enter", "n", "n")
+	if m.view.Status != engine.StatusFailed {
+		t.Fatalf("status %v, want failed", m.view.Status)
+	}
+	if v := m.View(); !strings.Contains(v, "human_review's saved answer") {
+		t.Errorf("the hint does not say why n fails again:\n%s", v)
+	}
+	m = press(t, m, "r")
+	if !strings.Contains(m.note, "human_review failed on its saved answer") || !strings.Contains(m.note, "p then n") {
+		t.Fatalf("r says %q", m.note)
+	}
+	if v := m.View(); !strings.Contains(v, m.note) {
+		t.Errorf("the reason is not on screen:\n%s", v)
+	}
+	m = press(t, m, "p", "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("p then stepping did not ask again: mode %v, note %q", m.mode, m.note)
+	}
+}

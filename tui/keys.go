@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // Keys are owned by the components that handle them, as in Charm's apps:
@@ -161,4 +162,15 @@ func made[T any](newMap func() T) T {
 	v := newMap()
 	madeMaps.Store(t, v)
 	return v
+}
+
+// pressed reports whether msg is one of b's keys, whether or not b is
+// enabled: a key that does not apply now is still answered with a reason.
+func pressed(msg tea.KeyMsg, b key.Binding) bool {
+	for _, s := range b.Keys() {
+		if msg.String() == s {
+			return true
+		}
+	}
+	return false
 }

@@ -159,6 +159,10 @@ func (m *Model) runKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.step(opNext), true
 	case key.Matches(msg, k.Answer) && k.Answer.Enabled():
 		m.openAnswer()
+	case pressed(msg, k.Answer) && !m.isBusy:
+		// A disabled r must not do nothing silently; the reason replaces
+		// the failure's line (the tasks pane keeps the error).
+		m.err, m.note = nil, m.whyNoAnswer()
 	case key.Matches(msg, k.EditWrites) && k.EditWrites.Enabled():
 		m.openEdit()
 	default:

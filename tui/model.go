@@ -88,6 +88,10 @@ type Model struct {
 	pending map[string]engine.ChannelView
 	// paths name where each pending interrupt was raised (mid › deep › b1).
 	paths map[string]string
+	// answeredFail are the nodes of the view's failed tasks that failed on
+	// answers saved with them: n replays those answers, r cannot give new
+	// ones there (see reanswerHint).
+	answeredFail []string
 
 	busy       opKind
 	isBusy     bool

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/superstep/superstep/engine"
@@ -46,10 +45,13 @@ type opDoneMsg struct {
 	threads []ThreadSummary
 	pending map[string]engine.ChannelView
 	paths   map[string]string // interrupt id → where it was raised
-	diff    *engine.CheckpointDiff
-	sub     *subgraphLevel
-	rerun   *engine.TaskRerun
-	text    string
+	// answered are the failed tasks' nodes that failed on saved answers
+	// (session.AnsweredFailures).
+	answered []string
+	diff     *engine.CheckpointDiff
+	sub      *subgraphLevel
+	rerun    *engine.TaskRerun
+	text     string
 	// atHead: a checkout of the thread's latest checkpoint, from which a
 	// step goes on (resumes) rather than forks.
 	atHead bool
@@ -87,6 +89,9 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 			msg.pending = s.Pending()
 			if len(msg.view.Interrupts) > 0 {
 				msg.paths = s.InterruptPaths(ctx, msg.view.Interrupts)
+			}
+			if failedTask(msg.view) != nil {
+				msg.answered = s.AnsweredFailures(ctx, msg.view)
 			}
 		}
 		msg.sess = s
@@ -151,7 +156,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	prev := m.view
-	m.pending, m.paths = msg.pending, msg.paths
+	m.pending, m.paths, m.answeredFail = msg.pending, msg.paths, msg.answered
 	m.setView(msg.view, prev, msg.op)
 	m.err = msg.err
 	m.enterView(msg)
@@ -253,6 +258,12 @@ func (m *Model) enterView(msg opDoneMsg) {
 			}
 		}
 		m.note = fmt.Sprintf("%s: step %d failed (%s); %s", base, msg.view.Step, firstLine(fmt.Sprint(t.Err)), again)
+		if len(m.answeredFail) > 0 && (msg.op != opCheckout || msg.atHead) {
+			// Stepping from the head replays the answers saved with the
+			// task (a fork from elsewhere does not carry them): the way
+			// on comes before the error, which the tasks pane has whole.
+			m.note = fmt.Sprintf("%s: step %d failed on %s's saved answer, which n reuses; %s (%s)", base, msg.view.Step, m.answeredFail[0], reanswerHow, firstLine(fmt.Sprint(t.Err)))
+		}
 	}
 	if msg.op == opCheckout && msg.text != "" {
 		m.note = "time travel " + msg.text + ": the run's checkpoint " + shortID(msg.view.CheckpointID) + " it was written under is current; stepping forks there and runs the subgraph task again"
@@ -299,6 +310,27 @@ func (m *Model) afterView(prev *engine.StepView, msg opDoneMsg) tea.Cmd {
 		return m.step(opNext)
 	}
 	return m.drainQueue()
+}
+
+// reanswerHow says how to give a new answer where the saved one failed:
+// the engine keeps an answer with the task that failed on it (LangGraph's
+// rule) and replays it on every retry there, so the question is asked
+// again only from a fork.
+const reanswerHow = "p then n asks again (a fork), f edits in a fork"
+
+// whyNoAnswer says why r (answer) does nothing now, or "" when there is
+// nothing to say.
+func (m *Model) whyNoAnswer() string {
+	if m.view == nil {
+		return ""
+	}
+	switch {
+	case len(m.answeredFail) > 0 && failedTask(m.view) != nil:
+		return "r can't: " + m.answeredFail[0] + " failed on its saved answer, which n reuses; " + reanswerHow
+	case m.view.Status == engine.StatusInterrupted:
+		return "no question waits here: the run stopped at an engine breakpoint (interrupt_before/after), n or c goes on"
+	}
+	return "no interrupt is waiting for an answer here"
 }
 
 // queueStep keeps a step key pressed while a step runs.
@@ -411,6 +443,7 @@ func (m *Model) refreshPanes(running bool) {
 	m.graph.setTasks(v.Tasks, v.Waiting, running)
 	m.chans.setChannels(v.Channels, m.pending)
 	m.seen.replaying = m.replay != nil
+	m.seen.answeredFail = m.answeredFail
 	m.seen.setView(v)
 	m.tasks.verdicts = nil
 	if m.replay != nil && judgedStep(v) {
@@ -502,12 +535,5 @@ func (m *Model) canStep() bool {
 // isStepKey reports whether msg is one of the keys that advance the run,
 // whether or not it is enabled right now (it is not while a step runs).
 func isStepKey(k *mainKeyMap, msg tea.KeyMsg) bool {
-	for _, b := range []key.Binding{k.Next, k.Superstep, k.Continue} {
-		for _, s := range b.Keys() {
-			if msg.String() == s {
-				return true
-			}
-		}
-	}
-	return false
+	return pressed(msg, k.Next) || pressed(msg, k.Superstep) || pressed(msg, k.Continue)
 }

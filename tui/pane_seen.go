@@ -22,6 +22,9 @@ type seenPane struct {
 	// replaying: a replay runs the view, and stops at a failure (it has
 	// compared it) rather than running the failed step again.
 	replaying bool
+	// answeredFail are the failed tasks' nodes that failed on saved
+	// answers (Model.answeredFail): n cannot get past them.
+	answeredFail []string
 }
 
 type seenRow struct {
@@ -113,6 +116,9 @@ func (p seenPane) View(st Styles, focused bool, w, h int) string {
 	nodeW = min(nodeW, w/3)
 	chW = min(chW, max(8, w-nodeW-14))
 	explain := explainNode(p.view, p.selectedNode(), p.triggers(p.selectedNode()))
+	if len(p.answeredFail) > 0 && failedTask(p.view) != nil {
+		explain = "The run failed on " + p.answeredFail[0] + "'s saved answer, which n reuses: p then n asks again (a fork), f edits in a fork."
+	}
 	if p.replaying && p.view.Status == engine.StatusFailed {
 		explain = "The replay stops at this failure: t forks or replays a checkpoint."
 	}

@@ -60,6 +60,12 @@ type session interface {
 	// subgraphs it came from ("mid › deep › b1"), by interrupt id; an
 	// interrupt of a plain node is named by its node.
 	InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string
+	// AnsweredFailures names the nodes of v's failed tasks that failed
+	// after their Interrupt calls were answered, from the writes saved at
+	// v's checkpoint (engine.SnapshotTask.Answered): stepping again replays
+	// those answers, so they cannot be answered again there. Nil when none
+	// did or the saved writes cannot be read.
+	AnsweredFailures(ctx context.Context, v *engine.StepView) []string
 	// Subgraph reads, without running anything, the namespace of the
 	// subgraph reached through path from the thread's root graph.
 	Subgraph(ctx context.Context, path []subgraphRef) (*subgraphLevel, error)
@@ -556,6 +562,23 @@ func (s *engineSession) listThreads(ctx context.Context) ([]ThreadSummary, error
 
 func (s *engineSession) InferAsNode(ctx context.Context, id string) (string, error) {
 	return s.g.InferAsNode(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
+}
+
+func (s *engineSession) AnsweredFailures(ctx context.Context, v *engine.StepView) []string {
+	if v == nil || v.CheckpointID == "" {
+		return nil
+	}
+	snap, err := s.g.GetState(ctx, engine.Config{ThreadID: v.Thread, CheckpointNS: v.Namespace, CheckpointID: v.CheckpointID})
+	if err != nil {
+		return nil // the hint is only a hint; the failure itself is on screen
+	}
+	var out []string
+	for _, t := range snap.Tasks {
+		if t.Err != nil && t.Answered && !slices.Contains(out, t.Name) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }
 
 func (s *engineSession) InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string {
