@@ -42,6 +42,7 @@ func (m *Model) openAnswer() {
 			}
 		}
 	}
+	m.restoreDrafts()
 	m.mode = modeAnswer
 	ints := m.view.Interrupts
 	m.note = m.answer.where(0) + " interrupted: type an answer, enter resumes"
@@ -70,10 +71,15 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Back):
+		m.keepDrafts()
 		m.mode = m.answer.prev
 		m.note = "answer box closed: r reopens it"
+		if len(m.drafts.lines) > 0 {
+			m.note += " with what you typed"
+		}
 		return nil
 	case msg.Type == tea.KeyEnter || key.Matches(msg, k.Submit):
+		m.keepDrafts() // until the answer is taken: a refused resume keeps them
 		v, err := m.answer.answer()
 		if err != nil {
 			m.answer.err = err.Error()
@@ -104,6 +110,47 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 	*in, cmd = in.Update(msg)
 	m.answer.err = ""
 	return cmd
+}
+
+// answerDrafts are answer lines typed and not sent yet, by interrupt id,
+// at checkpoint at. Closing the box must not throw away what was typed
+// (esc says r reopens it); the drafts are forgotten once the answers are
+// taken or another checkpoint is current, whose questions are others.
+type answerDrafts struct {
+	at    string
+	lines map[string]string
+}
+
+// keepDrafts keeps the answer box's lines for the next time it opens on
+// this checkpoint.
+func (m *Model) keepDrafts() {
+	if m.view == nil {
+		return
+	}
+	if m.drafts.at != m.view.CheckpointID || m.drafts.lines == nil {
+		m.drafts = answerDrafts{at: m.view.CheckpointID, lines: map[string]string{}}
+	}
+	for i, in := range m.answer.ints {
+		if v := m.answer.inputs[i].Value(); v != "" {
+			m.drafts.lines[in.ID] = v
+		} else {
+			delete(m.drafts.lines, in.ID)
+		}
+	}
+}
+
+// restoreDrafts fills a new answer box with the lines kept for its
+// interrupts.
+func (m *Model) restoreDrafts() {
+	if m.view == nil || m.drafts.at != m.view.CheckpointID {
+		return
+	}
+	for i, in := range m.answer.ints {
+		if v, ok := m.drafts.lines[in.ID]; ok {
+			m.answer.inputs[i].SetValue(v)
+			m.answer.inputs[i].CursorEnd()
+		}
+	}
 }
 
 // answerForm is the inline interrupt answer box: one answer line per

@@ -139,3 +139,47 @@ func TestModel_AnswerKey_FailedOnSavedAnswer(t *testing.T) {
 		t.Fatalf("p then stepping did not ask again: mode %v, note %q", m.mode, m.note)
 	}
 }
+
+// esc closes the answer box, whose help says r reopens it: what was typed
+// on every answer line comes back with it, until it is sent or another
+// checkpoint is current.
+func TestModel_AnswerKey_EscKeepsDrafts(t *testing.T) {
+	f := &fakeSession{info: fakeInfo(), view: manyInterrupts(3)}
+	m := newTestModel(t, f, Options{Thread: "f"}, 120, 40)
+	if m.mode != modeAnswer {
+		t.Fatalf("mode %v, want the answer box", m.mode)
+	}
+	m = press(t, m, "y", "e", "s", "down", "n", "o", "esc")
+	if m.mode != modeMain {
+		t.Fatalf("esc left mode %v", m.mode)
+	}
+	m = press(t, m, "r")
+	if got := []string{m.answer.inputs[0].Value(), m.answer.inputs[1].Value(), m.answer.inputs[2].Value()}; got[0] != "yes" || got[1] != "no" || got[2] != "" {
+		t.Fatalf("reopened with %q, want the drafts [yes no ]", got)
+	}
+	m = press(t, m, "enter")
+	if len(f.resumed) != 1 {
+		t.Fatalf("resumed %d times", len(f.resumed))
+	}
+	// The answers were taken: the box the next question opens is empty.
+	if m.mode == modeAnswer && m.answer.inputs[0].Value() != "" {
+		t.Fatalf("sent drafts came back: %q", m.answer.inputs[0].Value())
+	}
+	m = press(t, m, "esc", "r")
+	if v := m.answer.inputs[0].Value(); v != "" {
+		t.Fatalf("sent drafts came back: %q", v)
+	}
+
+	// Another checkpoint's questions start empty.
+	m = press(t, m, "x", "esc")
+	next := manyInterrupts(3)
+	next.CheckpointID = "another"
+	f.view = next
+	m = send(t, m, opDoneMsg{sess: m.take(), op: opCheckout, view: next})
+	if m.mode != modeAnswer {
+		m = press(t, m, "r")
+	}
+	if v := m.answer.inputs[0].Value(); v != "" {
+		t.Fatalf("another checkpoint's box has %q", v)
+	}
+}

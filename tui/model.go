@@ -125,6 +125,7 @@ type Model struct {
 	tasks    tasksPane
 	insp     inspector
 	answer   answerForm
+	drafts   answerDrafts // answer lines typed and not sent
 	tree     treePane
 	treeChan chanPane
 	treeSeen seenPane

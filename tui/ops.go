@@ -429,6 +429,9 @@ func (m *Model) setView(v, prev *engine.StepView, op opKind) {
 	case v.Phase == engine.PhaseCheckpoint:
 		m.ran = nil
 	}
+	if op == opResume || v.CheckpointID != m.drafts.at {
+		m.drafts = answerDrafts{} // sent, or questions of another checkpoint
+	}
 	m.view = v
 	m.thread = v.Thread
 	m.evalExprs()

@@ -102,6 +102,7 @@ func (m *Model) openSubgraphAnswer() {
 	m.answer = newAnswerForm(ints, m.paths, m.answerSuggestion())
 	m.answer.byID = true
 	m.answer.prev = modeSubgraph
+	m.restoreDrafts()
 	m.mode = modeAnswer
 	m.note = fmt.Sprintf("%d interrupt(s) raised in %s: enter resumes the run with these answers (by id)", len(ints), m.sub.breadcrumb())
 }
