@@ -54,6 +54,10 @@ type exprSlot struct {
 	holds     bool // a condition's truth at cp
 	held      bool // at the checkpoint before
 	err       string
+	// errSaid: the person was told once that this condition cannot be
+	// evaluated (when it was added or when a step first hit the error);
+	// a condition that errors at every checkpoint is not told again.
+	errSaid bool
 }
 
 func newBreakpoints() breakpoints {
@@ -239,6 +243,23 @@ type settingsMsg struct {
 	// durabilityRefused: the store refused the durability asked for; the
 	// settings go back to the store's own so it is not asked again.
 	durabilityRefused bool
+}
+
+// condError says, once per conditional breakpoint, that one cannot be
+// evaluated at the checkpoint just reached (nil > 3, a string against a
+// number): such a condition never holds, so c would run past it in
+// silence. "" when there is nothing new to say; said marks it said, for
+// the caller to call once the message is on screen.
+func (m *Model) condError(v *engine.StepView) (msg string, said func()) {
+	if v.Phase != engine.PhaseCheckpoint {
+		return "", nil
+	}
+	for _, x := range m.bp.conds {
+		if x.cond != nil && x.err != "" && !x.errSaid {
+			return fmt.Sprintf("breakpoint %s cannot be evaluated at checkpoint %s (step %d) and stops nothing while it errs (L lists it): %s", x.src, shortID(v.CheckpointID), v.CheckpointStep, x.err), func() { x.errSaid = true }
+		}
+	}
+	return "", nil
 }
 
 // exprStops checks the breakpoints that are not about nodes at the phase

@@ -290,3 +290,47 @@ func TestModel_BreakpointBefore_StopsOncePerTask(t *testing.T) {
 		t.Fatalf("c after time travel: %q", m.note)
 	}
 }
+
+// A condition that cannot be evaluated (nil > 3, a string against a
+// number) never holds: it is said when it is added, if it errors there,
+// and else the first time a step reaches a checkpoint where it errors —
+// c stops there once, as gdb does — naming it and the checkpoint.
+func TestModel_ConditionalBreakpoint_SaysWhenItCannotBeEvaluated(t *testing.T) {
+	m := researchWith(t, engine.NewMemorySaver(), "t1", 120, 40)
+	m = press(t, m, "C", "state.question > 3", "enter")
+	if len(m.bp.conds) != 1 || !strings.Contains(m.note, "cannot be evaluated at checkpoint "+shortID(m.view.CheckpointID)) {
+		t.Fatalf("adding a condition that errors here says %q", m.note)
+	}
+	m = press(t, m, "c") // said once: c runs on to the interrupt
+	if m.view.Status != engine.StatusInterrupted {
+		t.Fatalf("status %v, want the interrupt", m.view.Status)
+	}
+
+	m = researchWith(t, engine.NewMemorySaver(), "t2", 120, 40)
+	m = press(t, m, "C", "len(state.findings) > 0 && state.nosuch > 3", "enter")
+	if strings.Contains(m.note, "cannot be evaluated") {
+		t.Fatalf("the condition evaluates at the input checkpoint, yet: %q", m.note)
+	}
+	m = press(t, m, "c")
+	if m.view.Phase != engine.PhaseCheckpoint || m.view.CheckpointStep != 2 {
+		t.Fatalf("stopped at checkpoint step %d phase %v status %v, want the checkpoint of step 2", m.view.CheckpointStep, m.view.Phase, m.view.Status)
+	}
+	want := "breakpoint len(state.findings) > 0 && state.nosuch > 3 cannot be evaluated at checkpoint " + shortID(m.view.CheckpointID)
+	if !strings.Contains(m.note, want) {
+		t.Fatalf("note %q lacks %q", m.note, want)
+	}
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusInterrupted {
+		t.Fatalf("c stopped again for the same error: %q", m.note)
+	}
+	// Stepping with n says it too, once per breakpoint.
+	m = researchWith(t, engine.NewMemorySaver(), "t3", 120, 40)
+	m = press(t, m, "C", "len(state.findings) > 0 && state.nosuch > 3", "enter", "s", "s")
+	if strings.Contains(m.note, "cannot be evaluated") {
+		t.Fatalf("said before it errs: %q", m.note)
+	}
+	m = press(t, m, "s")
+	if !strings.Contains(m.note, "cannot be evaluated at checkpoint "+shortID(m.view.CheckpointID)) {
+		t.Fatalf("s to the checkpoint where it errs says %q", m.note)
+	}
+}

@@ -298,8 +298,21 @@ func (m *Model) afterView(prev *engine.StepView, msg opDoneMsg) tea.Cmd {
 	if v.Status == engine.StatusInterrupted {
 		m.note = "stopped at an engine breakpoint (interrupt_before/after: run settings or compiled in): n or c goes on"
 	}
+	condErr, said := "", func() {}
+	if msg.op == opNext || msg.op == opSuperstep {
+		if e, f := m.condError(v); e != "" {
+			condErr, said = e, f
+		}
+	}
 	if m.continuing {
-		if stop, why := m.shouldPause(prev, v); stop || (msg.err != nil || v.Status != engine.StatusRunning) && !goesOn || m.pauseReq {
+		stop, why := m.shouldPause(prev, v)
+		if !stop && condErr != "" {
+			// As gdb does when a condition errors: stop, once, rather
+			// than run past a breakpoint that cannot say where to stop.
+			stop, why = true, "stopped: "+condErr
+			said()
+		}
+		if stop || (msg.err != nil || v.Status != engine.StatusRunning) && !goesOn || m.pauseReq {
 			m.continuing, m.pauseReq = false, false
 			if stop {
 				m.note = why
@@ -308,6 +321,10 @@ func (m *Model) afterView(prev *engine.StepView, msg opDoneMsg) tea.Cmd {
 			return m.drainQueue()
 		}
 		return m.step(opNext)
+	}
+	if condErr != "" && !m.continuing {
+		m.note = condErr
+		said()
 	}
 	return m.drainQueue()
 }

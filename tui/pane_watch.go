@@ -63,6 +63,11 @@ func (m *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
 			if x.holds {
 				m.note += " (it holds already: c stops when it next turns true)"
 			}
+			if x.err != "" && m.view != nil {
+				// Evaluated here it errors: say so now, not never.
+				x.errSaid = true
+				m.note = fmt.Sprintf("breakpoint added, but it cannot be evaluated at checkpoint %s and stops nothing while it errs (L lists it): %s", shortID(m.view.CheckpointID), x.err)
+			}
 		} else {
 			m.watches = append(m.watches, x)
 			m.note = "watching " + src
