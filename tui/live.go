@@ -26,7 +26,7 @@ type liveFeed struct {
 type liveTask struct {
 	node    string
 	end     time.Time
-	state   string   // running, done, cached, interrupted, failed
+	state   string   // running, reused, done, cached, interrupted, failed
 	emitted []string // the latest emitted values, previewed, oldest first
 	count   int      // how many values it emitted in all
 }
@@ -46,10 +46,8 @@ func (f *liveFeed) on(e engine.Event) {
 		f.inner(e)
 		return
 	}
-	// The engine reports a task when it is planned; what counts here is
-	// what it does while the step executes.
 	switch e.Kind {
-	case engine.EventCustom, engine.EventMessage, engine.EventCached, engine.EventTaskResult:
+	case engine.EventTask, engine.EventCustom, engine.EventMessage, engine.EventCached, engine.EventTaskResult:
 	default:
 		return
 	}
@@ -59,6 +57,14 @@ func (f *liveFeed) on(e engine.Event) {
 		f.tasks[e.TaskID] = t
 	}
 	switch e.Kind {
+	case engine.EventTask:
+		// The engine reports a task when it is planned (s plans and
+		// executes in one call, so this is how a silent task still
+		// running gets listed); a task whose saved writes are reused
+		// does not run at all.
+		if e.Reused {
+			t.end, t.state = f.now(), "reused"
+		}
 	case engine.EventCustom:
 		t.emit(preview(e.Value, previewBudget))
 	case engine.EventMessage:
@@ -177,8 +183,17 @@ func (f *liveFeed) rows(planned []engine.TaskView) []taskRow {
 			end = now
 		}
 		el := end.Sub(f.start).Round(100 * time.Millisecond)
-		st := map[string]engine.TaskState{"running": engine.TaskPlanned, "done": engine.TaskDone, "cached": engine.TaskCached, "interrupted": engine.TaskInterrupted, "failed": engine.TaskFailed}[t.state]
-		out = append(out, taskRow{text: fmt.Sprintf("%s  %s  %s", t.node, t.state, el), style: taskStyle(st, t.state == "running"), node: t.node})
+		if pt.State == engine.TaskReused {
+			// Planned with its saved writes (a retried step): it never
+			// runs, so it has no clock.
+			t.state = "reused"
+		}
+		st := map[string]engine.TaskState{"running": engine.TaskPlanned, "done": engine.TaskDone, "cached": engine.TaskCached, "interrupted": engine.TaskInterrupted, "failed": engine.TaskFailed, "reused": engine.TaskReused}[t.state]
+		text := fmt.Sprintf("%s  %s  %s", t.node, t.state, el)
+		if t.state == "reused" {
+			text = t.node + "  reused (its saved writes; it does not run again)"
+		}
+		out = append(out, taskRow{text: text, style: taskStyle(st, t.state == "running"), node: t.node})
 		if t.count > len(t.emitted) {
 			out = append(out, taskRow{text: fmt.Sprintf("  … %d earlier", t.count-len(t.emitted)), style: dimStyle, node: t.node})
 		}

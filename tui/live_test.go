@@ -205,3 +205,95 @@ func TestLiveFeed_SubgraphOutput(t *testing.T) {
 		}
 	}
 }
+
+// quietHanging is hanging with a task that says nothing while it runs:
+// only the engine's report of its start tells that it is there. Each run
+// of quiet sends on started, which the test receives before it cancels:
+// the engine does not wait for a task it abandons, and the race detector
+// needs that edge between the task's start and the view read after.
+func quietHanging(t testing.TB) (*engine.Graph, *engine.MemorySaver, chan struct{}) {
+	t.Helper()
+	saver := engine.NewMemorySaver()
+	started := make(chan struct{}, 4)
+	g, err := engine.NewStateGraph(engine.LastValueKey("x"), engine.LastValueKey("y")).
+		AddNode("fast", func(context.Context, any) (any, error) { return engine.Pairs("x", 1.0), nil }).
+		AddNode("quiet", func(ctx context.Context, _ any) (any, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}).
+		AddEdge(engine.Start, "fast").AddEdge(engine.Start, "quiet").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, saver, started
+}
+
+// startStep presses k (a step key) and runs its Cmd in the background
+// until the screen shows every one of want.
+func startStep(t *testing.T, m Model, k string, want ...string) (Model, chan tea.Msg) {
+	t.Helper()
+	nm, cmd := m.Update(keys(k)[0])
+	m = nm.(Model)
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v := m.View()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(v, w) {
+				missing = w
+			}
+		}
+		if missing == "" {
+			return m, done
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the running step never shows %q:\n%s", missing, v)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// s (finish the superstep) plans and executes in one call: the tasks
+// still running, silent ones too, are listed as with c, so the person
+// sees what X would cancel.
+func TestModel_Live_SuperstepListsRunningTasks(t *testing.T) {
+	g, saver, started := quietHanging(t)
+	opts := Options{Thread: "quiet", Input: map[string]any{"x": 0.0}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 30)
+	m = press(t, m, "s") // step 0: __start__
+	m, done := startStep(t, m, "s", "fast  done", "quiet  running", "X cancels")
+	<-started
+	m = cancelStep(t, m, done)
+	if m.view.Status != engine.StatusFailed {
+		t.Fatalf("status %v", m.view.Status)
+	}
+}
+
+// A retried step reuses the writes saved by the tasks that finished: they
+// show as reused from the start, not as running for the whole step.
+func TestModel_Live_RetryShowsReusedTasks(t *testing.T) {
+	for _, k := range []string{"n", "s"} {
+		t.Run(k, func(t *testing.T) {
+			g, saver, started := quietHanging(t)
+			opts := Options{Thread: "quiet", Input: map[string]any{"x": 0.0}, Saver: saver}
+			m := newTestModel(t, newEngineSession(g, opts), opts, 120, 30)
+			m = press(t, m, "s", "n")
+			m, done := startStep(t, m, "n", "fast  done", "quiet  running")
+			<-started
+			m = cancelStep(t, m, done)
+			if k == "n" {
+				m = press(t, m, "n") // plans again: fast's writes are reused
+			}
+			m, done = startStep(t, m, k, "fast  reused", "quiet  running")
+			if v := m.View(); strings.Contains(v, "fast  running") {
+				t.Fatalf("fast shows running:\n%s", v)
+			}
+			<-started
+			cancelStep(t, m, done)
+		})
+	}
+}
