@@ -18,6 +18,12 @@ type graphRecorder struct {
 	mu     sync.Mutex
 	thread string
 	record func(ctx context.Context) error // nil once recorded
+	// recordNew, when set, records the graph of any other thread whose
+	// first checkpoint is written through the recorder: the debugger
+	// starts threads of its own (the threads list's new thread), which
+	// run the graph that is open and must read back as the command
+	// line's threads do (the threads command, the picker's GRAPH).
+	recordNew func(ctx context.Context, thread string) error
 }
 
 // Flush stores what the store buffers (flushStore).
@@ -77,6 +83,13 @@ func (r *graphRecorder) Put(ctx context.Context, cfg engine.Config, cp *engine.C
 			return engine.Config{}, err
 		}
 		r.record = nil
+	}
+	// A checkpoint with no parent at the root is a new thread's first.
+	if record == nil && r.recordNew != nil && cfg.ThreadID != r.thread && cfg.CheckpointNS == "" && cfg.CheckpointID == "" {
+		if err := r.recordNew(ctx, cfg.ThreadID); err != nil {
+			r.mu.Unlock()
+			return engine.Config{}, err
+		}
 	}
 	r.mu.Unlock()
 	return r.Store.Put(ctx, cfg, cp, md, nv)

@@ -360,6 +360,15 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
 		return storeError(err, "recording the graph of thread %q", thread)
 	}
+	// Threads the debugger starts itself (T, then a new thread) run gr
+	// too: they are recorded as the one named here is. A thread that
+	// has a record already (one of subgraph checkpoints only) keeps it.
+	rec.recordNew = func(ctx context.Context, t string) error {
+		if fp, err := st.Fingerprint(ctx, t); err != nil || fp != "" {
+			return err
+		}
+		return recordGraph(ctx, st, t, gr, name)
+	}
 	return a.Debugger(ctx, gr, o)
 }
 

@@ -246,3 +246,34 @@ func TestTUI_PickerRefusalSaysWhatOpensTheThread(t *testing.T) {
 		t.Fatalf("refusal %v, want it to start %q", err, want)
 	}
 }
+
+// A thread the debugger starts itself (T, then a new thread) records the
+// open graph as a thread named on the command line does: the threads
+// command and the picker name its graph, not "(none)".
+func TestTUI_ThreadStartedInTheDebuggerRecordsItsGraph(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	var out bytes.Buffer
+	app := &App{Stdout: &out, Stderr: &out, Debugger: func(ctx context.Context, g *engine.Graph, o DebugOptions) error {
+		st, err := g.Start(ctx, o.Input, engine.OnThread("n1"))
+		if err != nil {
+			return err
+		}
+		return st.Next(ctx)
+	}}
+	if code := app.Run(context.Background(), []string{"tui", "research", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	out.Reset()
+	if code := app.Run(context.Background(), []string{"threads", "--db", db}); code != 0 {
+		t.Fatalf("threads: exit %d: %s", code, out.String())
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "n1 ") {
+			if !strings.Contains(line, "research") {
+				t.Fatalf("n1 records no graph: %q\n%s", line, out.String())
+			}
+			return
+		}
+	}
+	t.Fatalf("n1 is not listed:\n%s", out.String())
+}
