@@ -47,10 +47,13 @@ type breakpoints struct {
 type exprSlot struct {
 	src  string
 	cond Condition
-	// cp is the checkpoint cur was evaluated at; prev is the value at the
-	// checkpoint shown before it.
+	// cp is the checkpoint cur was evaluated at. base is a watch's value
+	// at cp's parent, when hasBase: * marks a watch whose value differs
+	// from it, as the channels pane marks what the superstep that wrote
+	// cp changed, whichever checkpoint was on screen before.
 	cp        string
-	cur, prev string
+	cur, base string
+	hasBase   bool
 	holds     bool // a condition's truth at cp
 	held      bool // at the checkpoint before
 	err       string
@@ -65,32 +68,46 @@ func newBreakpoints() breakpoints {
 }
 
 // eval brings the slot to checkpoint cp with state values. A new
-// checkpoint moves the current value to prev; the same one only
-// re-evaluates (after an edit).
+// checkpoint moves a condition's truth to held (c stops where it becomes
+// true); the same one only re-evaluates (after an edit).
 func (x *exprSlot) eval(cp string, values map[string]any) {
 	if x.cond == nil {
 		return
 	}
-	v, holds, err := x.cond.Eval(values)
-	text, errText := "", ""
-	if err != nil {
-		holds, errText = false, firstLine(err.Error())
-	} else {
-		text = preview(v, previewBudget)
-	}
+	text, holds, errText := x.evalAt(values)
 	if cp != x.cp {
-		x.prev, x.held = x.cur, x.holds
+		x.held = x.holds
 		if x.cp == "" {
-			x.prev, x.held = text, holds
+			x.held = holds
 		}
 		x.cp = cp
 	}
 	x.cur, x.holds, x.err = text, holds, errText
 }
 
-// changed reports whether a watch's value differs from the checkpoint
-// shown before.
-func (x *exprSlot) changed() bool { return x.err == "" && x.cur != x.prev }
+// evalAt evaluates the expression on values: its value previewed, its
+// truth, and its error's first line.
+func (x *exprSlot) evalAt(values map[string]any) (text string, holds bool, errText string) {
+	v, holds, err := x.cond.Eval(values)
+	if err != nil {
+		return "", false, firstLine(err.Error())
+	}
+	return preview(v, previewBudget), holds, ""
+}
+
+// evalBase evaluates a watch at the current checkpoint's parent (ok:
+// parent holds its values); a value it has not there ("" as for an
+// error) counts as a change.
+func (x *exprSlot) evalBase(parent map[string]any, ok bool) {
+	x.base, x.hasBase = "", ok && x.cond != nil
+	if x.hasBase {
+		x.base, _, _ = x.evalAt(parent)
+	}
+}
+
+// changed reports whether a watch's value differs from its value at the
+// checkpoint's parent.
+func (x *exprSlot) changed() bool { return x.err == "" && x.hasBase && x.cur != x.base }
 
 // savedBreakpoints is the document kept per graph in a SettingsStore.
 type savedBreakpoints struct {
@@ -194,8 +211,10 @@ func (m *Model) evalExprs() {
 	for _, x := range m.bp.conds {
 		x.eval(v.CheckpointID, v.Values)
 	}
+	parent, ok := m.parentValues, m.parentAt == v.CheckpointID && v.ParentID != ""
 	for _, x := range m.watches {
 		x.eval(v.CheckpointID, v.Values)
+		x.evalBase(parent, ok)
 	}
 }
 

@@ -334,3 +334,21 @@ func TestModel_ConditionalBreakpoint_SaysWhenItCannotBeEvaluated(t *testing.T) {
 		t.Fatalf("s to the checkpoint where it errs says %q", m.note)
 	}
 }
+
+// A watch's * compares its value with the checkpoint's parent, as the
+// channels pane does, not with whatever checkpoint was shown before: after
+// time travel back from where findings filled, the parent's checkpoint is
+// unchanged from its own parent.
+func TestModel_Watches_MarkComparesWithParent(t *testing.T) {
+	m := researchWith(t, engine.NewMemorySaver(), "t1", 120, 40)
+	m = press(t, m, "W", "len(state.findings)", "enter", "s", "s", "s")
+	if v := m.View(); !strings.Contains(v, "*len(state.findings) = 3") {
+		t.Fatalf("at the checkpoint that filled findings:\n%s", v)
+	}
+	m = press(t, m, "p")
+	v := m.View()
+	if !strings.Contains(v, " len(state.findings) = 0") || strings.Contains(v, "*len(state.findings)") {
+		t.Fatalf("at its parent, where findings did not change:\n%s", v)
+	}
+	checkFrame(t, m)
+}

@@ -109,8 +109,12 @@ type Model struct {
 	feed    *liveFeed
 	bp      breakpoints
 	watches []*exprSlot
-	prompt  promptForm
-	breaks  listNav // cursor of the breakpoints list
+	// parentValues are the state values of parentAt's parent, which the
+	// watches compare with; read with a view while there are watches.
+	parentValues map[string]any
+	parentAt     string
+	prompt       promptForm
+	breaks       listNav // cursor of the breakpoints list
 	// run is the engine options of the runs started (S edits them);
 	// lastInput is the input of the last new thread of this graph.
 	edit      editForm

@@ -48,10 +48,14 @@ type opDoneMsg struct {
 	// answered are the failed tasks' nodes that failed on saved answers
 	// (session.AnsweredFailures).
 	answered []string
-	diff     *engine.CheckpointDiff
-	sub      *subgraphLevel
-	rerun    *engine.TaskRerun
-	text     string
+	// parent holds the state values of the view's checkpoint's parent,
+	// when hasParent (read for the watches).
+	parent    map[string]any
+	hasParent bool
+	diff      *engine.CheckpointDiff
+	sub       *subgraphLevel
+	rerun     *engine.TaskRerun
+	text      string
 	// atHead: a checkout of the thread's latest checkpoint, from which a
 	// step goes on (resumes) rather than forks.
 	atHead bool
@@ -78,6 +82,9 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 	m.isBusy, m.busy, m.busySince = true, op, m.now()
 	m.err = nil
 	rs := m.run
+	// The watches compare with the parent's values: read them once per
+	// checkpoint, and only while there are watches.
+	watching, known := len(m.watches) > 0, m.parentAt
 	run := func() tea.Msg {
 		defer cancel()
 		s.SetRunSettings(rs) // a no-op unless they changed
@@ -92,6 +99,11 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 			}
 			if failedTask(msg.view) != nil {
 				msg.answered = s.AnsweredFailures(ctx, msg.view)
+			}
+			if r, ok := s.(snapshotReader); ok && watching && msg.view.ParentID != "" && msg.view.CheckpointID != known && msg.view.Namespace == "" {
+				if snap, err := r.Snapshot(ctx, msg.view.ParentID); err == nil {
+					msg.parent, msg.hasParent = snap.Values, true
+				}
 			}
 		}
 		msg.sess = s
@@ -157,6 +169,9 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	}
 	prev := m.view
 	m.pending, m.paths, m.answeredFail = msg.pending, msg.paths, msg.answered
+	if msg.hasParent {
+		m.parentValues, m.parentAt = msg.parent, msg.view.CheckpointID
+	}
 	m.setView(msg.view, prev, msg.op)
 	m.err = msg.err
 	m.enterView(msg)

@@ -56,6 +56,7 @@ func (m *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		if v := m.view; v != nil {
 			x.eval(v.CheckpointID, v.Values)
+			x.evalBase(m.parentValues, m.parentAt == v.CheckpointID && v.ParentID != "")
 		}
 		if m.prompt.kind == promptCondition {
 			m.bp.conds = append(m.bp.conds, x)
@@ -197,7 +198,7 @@ func (m Model) breaksView(w, h int) string {
 }
 
 // watchesView lists the watches with their values at the checkpoint on
-// screen; * marks those that changed since the checkpoint shown before.
+// screen; * marks those whose value differs at the checkpoint's parent.
 func (m Model) watchesView(w, h int) string {
 	st := m.styles
 	var out []string
