@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/formatters"
@@ -186,11 +187,28 @@ func (p *previewer) write(s string) bool {
 		return false
 	}
 	if len(s) > p.left+1 {
-		s = s[:p.left+1]
+		// Over the budget: what fits, on a character's boundary, and no more.
+		p.b.WriteString(headBytes(s, p.left+1))
+		p.left = -1
+		return false
 	}
 	p.b.WriteString(s)
 	p.left -= len(s)
 	return p.left >= 0
+}
+
+// headBytes is s's longest prefix of at most n bytes that does not split
+// a UTF-8 character: a byte cut in the middle of one would be quoted as
+// \xe6\x8… or drawn as a replacement character.
+func headBytes(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	n = max(n, 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func (p *previewer) value(v any) bool {
@@ -198,9 +216,7 @@ func (p *previewer) value(v any) bool {
 	case nil:
 		return p.write("null")
 	case string:
-		if len(x) > p.left+2 {
-			x = x[:p.left+2]
-		}
+		x = headBytes(x, p.left+2)
 		q := strconv.Quote(x)
 		return p.write(q)
 	case bool:

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -60,5 +61,23 @@ func TestHighlightJSONLine_NoColorProfile(t *testing.T) {
 	line := `  "key": "value",`
 	if got := highlightJSONLine(line); got != line {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// preview cuts on character boundaries: a string of CJK text cut at any
+// budget stays valid UTF-8 and is never quoted as \xe6\x8… bytes.
+func TestPreview_CutsOnCharacterBoundaries(t *testing.T) {
+	vals := []any{
+		"LangGraph 在生产环境的可靠性",
+		[]any{"[证据] 针对《LangGraph 在生产环境的可靠性 - 架构设计》的调研结论摘要"},
+		map[string]any{"问题": "在生产环境的可靠性", "b": "é"},
+	}
+	for _, v := range vals {
+		for budget := 0; budget < 80; budget++ {
+			got := preview(v, budget)
+			if !utf8.ValidString(got) || strings.Contains(got, `\x`) {
+				t.Fatalf("preview(%v, %d) = %q splits a character", v, budget, got)
+			}
+		}
 	}
 }
