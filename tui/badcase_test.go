@@ -91,6 +91,30 @@ func TestModel_StepKeys_QueuedWhileBusy(t *testing.T) {
 	}
 }
 
+// esc takes back the step keys queued while a step runs, and says so;
+// the step itself goes on.
+func TestModel_StepKeys_EscClearsTheQueue(t *testing.T) {
+	m := engineModel(t, "research", 100, 30)
+	nm, cmd := m.Update(keys("n")[0])
+	m = nm.(Model)
+	for range 5 {
+		nm, _ := m.Update(keys("n")[0])
+		m = nm.(Model)
+	}
+	if !m.mainKeys.Back.Enabled() {
+		t.Fatal("esc is not offered while keys are queued")
+	}
+	nm, _ = m.Update(keys("esc")[0])
+	m = nm.(Model)
+	if len(m.queued) != 0 || !strings.Contains(m.note, "esc cleared 5 queued step key(s)") || strings.Contains(m.View(), "queued nnnnn") {
+		t.Fatalf("queue %v, note %q", m.queued, m.note)
+	}
+	m = runCmd(t, m, cmd)
+	if m.view.Phase != engine.PhasePlanned {
+		t.Fatalf("the step ran on to %v", m.view.Phase)
+	}
+}
+
 // After an answered interrupt, the tasks pane must not claim the
 // interrupted node ran, and the header keeps counting the same steps.
 func TestModel_Resume_PanesAgree(t *testing.T) {

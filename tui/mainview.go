@@ -145,7 +145,9 @@ func (m *Model) runKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.pauseReq = true
 		m.note = "pausing after this phase…"
 	case key.Matches(msg, k.Back) && len(m.queued) > 0:
-		m.dropQueue("esc")
+		n := len(m.queued)
+		m.queued = nil
+		m.note = fmt.Sprintf("esc cleared %d queued step key(s): the step running goes on (X cancels it)", n)
 	case key.Matches(msg, k.Next) && m.canStep():
 		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
 		return m.step(opNext), true
@@ -483,6 +485,11 @@ func (m *Model) enableRunKeys() {
 		if failedTask(m.view) == nil {
 			k.Next.SetHelp("n", "go on (resume)")
 		}
+	}
+	if len(m.queued) > 0 {
+		// The queue is shown in the header; esc is how to take it back.
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "clear queued keys")
 	}
 	if m.continuing {
 		k.Continue.SetEnabled(true)
