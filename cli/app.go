@@ -67,9 +67,13 @@ type DebugOptions struct {
 	Program string
 	// Notice is what the debugger's status line says first, in place of
 	// its own note: that a thread named with --thread was not in the
-	// database and starts as a new one (the warning on stderr is hidden
-	// while the debugger holds the screen).
+	// database and starts as a new one.
 	Notice string
+	// Warning says the same on stderr, for a debugger that has no screen
+	// to show Notice on (headless). The terminal debugger does not print
+	// it: written before the full screen takes the terminal, it was
+	// hidden behind it and read only after quitting, when it was stale.
+	Warning string
 	// Stdout and Stderr are the command's streams.
 	Stdout, Stderr io.Writer
 }

@@ -169,7 +169,10 @@ func TestPostgres_NewThreadWarningHidesThePassword(t *testing.T) {
 		t.Skip("the test server's URL has no password to hide")
 	}
 	var out bytes.Buffer
-	app := &cli.App{Stdout: &out, Stderr: &out, Debugger: func(context.Context, *engine.Graph, cli.DebugOptions) error { return nil }}
+	app := &cli.App{Stdout: &out, Stderr: &out, Debugger: func(_ context.Context, _ *engine.Graph, o cli.DebugOptions) error {
+		out.WriteString(o.Warning) // what a headless debugger prints
+		return nil
+	}}
 	if code := app.Run(context.Background(), []string{"tui", "linear", "--thread", "typo", "--db", db}); code != 0 {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}

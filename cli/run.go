@@ -353,7 +353,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 		o.Input = example
 		if named {
 			// A typo would otherwise open an empty new thread unseen.
-			a.warn(fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s lists those there)", thread, dbLabel(g), hintLine(ctx, "threads")))
+			o.Warning = fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s lists those there)", thread, dbLabel(g), hintLine(ctx, "threads"))
 			o.Notice = fmt.Sprintf("thread %q was not in the database: this is a new run on it (T lists the threads there)", thread)
 		}
 	}
@@ -375,6 +375,9 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 // Headless is the debugger used until a terminal UI is installed: it runs
 // the thread to its next stop and prints a readable log.
 func Headless(ctx context.Context, g *engine.Graph, o DebugOptions) error {
+	if o.Warning != "" { // it has no screen to show o.Notice on
+		fmt.Fprintf(o.Stderr, "%s: warning: %s\n", o.program(), o.Warning)
+	}
 	st, _ := o.Saver.(Store)
 	r := &runner{g: g, st: st, thread: o.Thread, graphArg: o.GraphName, out: o.Stdout, warn: func(string) {}}
 	if o.RecursionLimit > 0 {

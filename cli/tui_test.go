@@ -191,6 +191,14 @@ func TestTUI_NewNamedThreadNoticeReachesTheDebugger(t *testing.T) {
 	if opts := tuiOptions(context.Background(), got); !strings.Contains(opts.Notice, want) {
 		t.Fatalf("the debugger's notice is %q, want %q", opts.Notice, want)
 	}
+	// Not on stderr as well, where it would be hidden behind the full
+	// screen and read, stale, after quitting; a headless debugger has it.
+	if strings.Contains(out.String(), "is not in the database") {
+		t.Fatalf("the warning went to stderr before the debugger opened: %s", out.String())
+	}
+	if !strings.Contains(got.Warning, `thread "reserch" is not in the database`) {
+		t.Fatalf("no warning for a headless debugger: %q", got.Warning)
+	}
 	// The graph's own thread, not named, gets no notice.
 	if code := app.Run(context.Background(), []string{"tui", "linear", "--db", db}); code != 0 || got.Notice != "" {
 		t.Fatalf("exit %d, notice %q for an unnamed thread", code, got.Notice)
