@@ -25,6 +25,8 @@ type diffPane struct {
 	// nextTask: a run-alone result opened from the tree on a checkpoint
 	// that plans several tasks; e runs the next one alone.
 	nextTask bool
+	// rerun: the pane shows a task run alone, not a diff.
+	rerun bool
 }
 
 func newDiffPane(d *engine.CheckpointDiff, labelA, labelB string, convo map[string]bool) diffPane {
@@ -208,6 +210,9 @@ func (p *diffPane) enableKeys() {
 	k.Open.SetEnabled(ok && r.hasValue)
 	k.Open.SetHelp("enter", "inspect value")
 	k.Back.SetHelp("esc", "close diff")
+	if p.rerun {
+		k.Back.SetHelp("esc", "close")
+	}
 	k.Next.SetEnabled(p.nextTask)
 	k.Next.SetHelp("e", "next task alone")
 }

@@ -26,7 +26,7 @@ func (m *Model) rerunTask(cpID, taskID, name string) tea.Cmd {
 // recording saved (recording.JudgeRerun, the command line's exec verdict),
 // and its writes against the recorded ones, channel by channel.
 func newRerunPane(r *engine.TaskRerun, name, cp string) diffPane {
-	p := diffPane{title: fmt.Sprintf("Run alone · %s at %s · current code, recorded input · nothing written", name, cp)}
+	p := diffPane{title: fmt.Sprintf("Run alone · %s at %s · current code, recorded input · nothing written", name, cp), rerun: true}
 	add := func(row taskRow) { p.rows = append(p.rows, row) }
 	add(taskRow{text: "input  " + preview(r.Input, previewBudget), value: r.Input, hasValue: true, name: name + " input"})
 	if r.Err != nil {

@@ -366,8 +366,28 @@ func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
 			m.insp = newInspector(r.name, r.value)
 			m.prevMode, m.mode = m.mode, modeInspect
 		}
+	default:
+		m.subgraphWhyNot(msg)
 	}
 	return nil
+}
+
+// subgraphWhyNot answers a main-view key pressed in a namespace, which is
+// read only, with where it applies instead of with nothing.
+func (m *Model) subgraphWhyNot(msg tea.KeyMsg) {
+	mk := newMainKeyMap()
+	switch {
+	case pressed(msg, mk.Next), pressed(msg, mk.Superstep), pressed(msg, mk.Continue):
+		m.note = "a subgraph's namespace is read only: its run steps from the root graph (esc back to it, then n s c)"
+	case pressed(msg, mk.Fork):
+		m.note = "a subgraph's namespace is read only: fork at the root graph (esc back, f), or enter time-travels to the checkpoint it was written under"
+	case pressed(msg, mk.Break), pressed(msg, mk.BreakAfter):
+		m.note = "breakpoints are set on the root graph's nodes (esc back to it, b or B)"
+	case pressed(msg, mk.Tree):
+		m.note = "this view is the namespace's checkpoint list; the thread's tree is the root graph's (esc back, t)"
+	case pressed(msg, mk.Rerun):
+		m.note = "run a task alone from the root graph's tasks pane or tree (esc back, e)"
+	}
 }
 
 // subLeftWidth is the width of the checkpoint list in a w-wide body.

@@ -110,6 +110,11 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	page := max(1, m.bodyHeight()-4)
 	switch {
+	case key.Matches(msg, k.Back) && p.filter.Value() != "":
+		// A kept filter is cleared first, as in the filter box: the
+		// list it hides is what esc was pressed to get back.
+		p.filter.SetValue("")
+		p.refilter()
 	case key.Matches(msg, k.Back):
 		m.mode = modeMain
 	case key.Matches(msg, k.Up):
@@ -354,5 +359,8 @@ func (p *threadsPane) enableKeys(hasSess bool) {
 	k.NewThread.SetEnabled(true)
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.Filter, &k.Back} {
 		b.SetEnabled(true)
+	}
+	if p.filter.Value() != "" {
+		k.Back.SetHelp("esc", "clear filter")
 	}
 }
