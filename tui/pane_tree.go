@@ -531,6 +531,14 @@ func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.St
 	for _, ci := range info.Channels {
 		ver, hasVer := cp.ChannelVersions[ci.Name]
 		val, hasVal := cp.ChannelValues[ci.Name]
+		if sv, ok := s.Values[ci.Name]; ok && !hasVal && !ci.Internal {
+			// A store may keep no value for a channel never written (the
+			// bbolt store keeps one per version); the engine's state
+			// still holds its start value, as a reducer's [] is held and
+			// available live (BinaryOperatorAggregate starts from its
+			// type's zero value).
+			val, hasVal = sv, true
+		}
 		v.Channels = append(v.Channels, engine.ChannelView{
 			Name: ci.Name, Kind: ci.Kind, Reducer: ci.Reducer, Internal: ci.Internal,
 			Version: ver, HasVer: hasVer, Available: hasVal, Value: val, HasValue: hasVal, Updated: updated[ci.Name],

@@ -1,8 +1,12 @@
 package tui
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/superstep/superstep/engine"
 )
 
 // A kept threads filter that matches nothing says esc clears it: esc
@@ -52,5 +56,52 @@ func TestModel_AnswerKey_AtEngineBreakpointSaysWhy(t *testing.T) {
 	m = press(t, m, "r")
 	if !strings.Contains(m.note, "engine breakpoint") || m.mode != modeMain {
 		t.Fatalf("r at an engine breakpoint: mode %v note %q", m.mode, m.note)
+	}
+}
+
+// versionedOnly is a saver that, like the bbolt store, keeps a value only
+// for the channels that have a version.
+type versionedOnly struct{ *engine.MemorySaver }
+
+func (s versionedOnly) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata, nv map[string]engine.Version) (engine.Config, error) {
+	c := *cp
+	c.ChannelValues = map[string]any{}
+	for k, v := range cp.ChannelValues {
+		if _, ok := cp.ChannelVersions[k]; ok {
+			c.ChannelValues[k] = v
+		}
+	}
+	return s.MemorySaver.Put(ctx, cfg, &c, md, nv)
+}
+
+// A reducer channel never written reads the same at the input checkpoint
+// live and after time travel to it: available with its start value ([]),
+// as the engine reports it, even from a store that keeps no value for it.
+func TestModel_TimeTravel_ReducerStartValueAsLive(t *testing.T) {
+	_, ex, _ := compile(t, "research")
+	saver := versionedOnly{engine.NewMemorySaver()}
+	g, err := ex.Build(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "t1", Input: ex.Input, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	findings := func(m Model) engine.ChannelView {
+		for _, c := range m.view.Channels {
+			if c.Name == "findings" {
+				return c
+			}
+		}
+		t.Fatal("no findings channel")
+		return engine.ChannelView{}
+	}
+	live := findings(m)
+	m = press(t, m, "s", "p")
+	if m.view.CheckpointStep != -1 {
+		t.Fatalf("p went to step %d", m.view.CheckpointStep)
+	}
+	back := findings(m)
+	if back.Available != live.Available || back.HasValue != live.HasValue || fmt.Sprint(back.Value) != fmt.Sprint(live.Value) {
+		t.Fatalf("live %+v, after time travel %+v", live, back)
 	}
 }
