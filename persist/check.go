@@ -203,6 +203,7 @@ func checkNSBuckets(nb *bolt.Bucket, thread, ns string, rep *checkReport) {
 // go to rep. Every record counts in rep's digest.
 func (r *records) scan(fn func(k, v []byte), rep *checkReport) {
 	c := r.rawCursor()
+	c.tolerant = true
 	for k := c.first(); k != nil; k = c.next() {
 		stored := c.at
 		if stored != nil && r.sealed {

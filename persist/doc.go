@@ -76,7 +76,11 @@
 // From layout 2 on, every stored value ends with a seal, a CRC-32C of its
 // kind, thread, namespace, key and value (sealed.go): every read checks
 // it, and a record that fails is a DamagedRecordError naming the thread
-// and record, never a misread value. The meta bucket keeps the file's
+// and record, never a misread value. A damaged key can also stop being
+// any record's key (a separator changed): the reads that walk records
+// refuse such a key where they meet it, and one just past the records a
+// walk returns, as Check does, rather than step over the record under it
+// (sealed.go, rawCursor). The meta bucket keeps the file's
 // digest, the count and XOR of every seal, so that intact records rolled
 // back to an older copy of their page, or lost with it, are found too.
 // Check verifies the pages (pages.go), both meta pages (a damaged one

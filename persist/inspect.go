@@ -104,7 +104,9 @@ func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 	if b == nil || err != nil {
 		return info, err
 	}
-	info.Checkpoints = b.cps.Len()
+	if info.Checkpoints, err = b.cps.Len(); err != nil {
+		return info, err
+	}
 	lastID, data, err := b.find("")
 	if data == nil || err != nil {
 		return info, err

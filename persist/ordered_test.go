@@ -71,8 +71,8 @@ func TestOrdered_CheckpointWalkJumpsOverWrites(t *testing.T) {
 		if !slices.Equal(back, ids) || c.moves > most {
 			t.Errorf("backward walk: %v after %d moves past other records, want %v in at most %d", back, c.moves, ids, most)
 		}
-		if n := cps.Len(); n != len(ids) {
-			t.Errorf("Len: %d, want %d", n, len(ids))
+		if n, err := cps.Len(); n != len(ids) || err != nil {
+			t.Errorf("Len: %d, %v; want %d", n, err, len(ids))
 		}
 		return nil
 	})

@@ -149,6 +149,13 @@ func (r *records) damaged(k []byte, why string) error {
 	return e
 }
 
+// unknownKey is the damage of a stored key that is no record's key, named
+// as Check names it.
+func (r *records) unknownKey(stored []byte) error {
+	return &DamagedRecordError{Thread: r.thread, Namespace: r.ns, Record: fmt.Sprintf("unknown key %q", stored),
+		Reason: "(a record's key with a damaged byte: its record cannot be read)"}
+}
+
 // describeKey names the record stored under k, for an error.
 func describeKey(kind byte, k []byte) string {
 	switch kind {
@@ -214,8 +221,10 @@ func (r *records) Has(k []byte) bool { return r.get(k) != nil }
 // HasPrefix reports whether a record's key starts with prefix (whole
 // elements, as seekPrefix takes them; not a value's): one seek where
 // looking up each key with it would take one per key.
-func (r *records) HasPrefix(prefix []byte) bool {
-	return r.rawCursor().seekPrefix(prefix) != nil
+func (r *records) HasPrefix(prefix []byte) (bool, error) {
+	c := r.rawCursor()
+	k := c.seekPrefix(prefix)
+	return k != nil, c.err
 }
 
 // HasVersion reports whether a value is stored at version ver, for any
@@ -307,10 +316,11 @@ func (r *records) badKey(k []byte) error {
 // NextSequence is bbolt's, of the bucket r's records are in.
 func (r *records) NextSequence() (uint64, error) { return r.bk.NextSequence() }
 
-// Len counts the records.
-func (r *records) Len() int {
+// Len counts the records; in the ordered layout, a key among them that is
+// no record's is damage (rawCursor.err).
+func (r *records) Len() (int, error) {
 	if !r.ordered {
-		return r.bk.Stats().KeyN
+		return r.bk.Stats().KeyN, nil
 	}
 	// The walk jumps over a checkpoint's many writes (rawCursor.walk): a
 	// thread list counts every thread's checkpoints.
@@ -319,7 +329,7 @@ func (r *records) Len() int {
 	for k := c.first(); k != nil; k = c.next() {
 		n++
 	}
-	return n
+	return n, c.err
 }
 
 // ForEach calls fn with every record in key order, opened; a record that
@@ -354,6 +364,16 @@ type rawCursor struct {
 	// the kind's range or a seekPrefix's; nested: a seekPrefix's or nil).
 	bound []byte
 	moves int // keys of other kinds passed, and seeks past them (tests)
+	// err is the damage that ended the walk: a key where the walk looks
+	// that is no record's key. A damaged byte in a key (its separator, its
+	// kind byte) makes it so, and the record under it is one the walk
+	// would have returned: stepping over it would read a thread without
+	// one of its writes, checkpoints or edges as if it were whole.
+	err error
+	// tolerant steps over such keys instead: Check's scan, which reports
+	// every unknown key itself (checkOrderedKeys, checkThread) and must go
+	// on to count the records after it in the digest.
+	tolerant bool
 }
 
 func (c *rawCursor) first() []byte {
@@ -431,9 +451,18 @@ func (c *rawCursor) back(k, v []byte) []byte { return c.walk(k, v, false) }
 func (c *rawCursor) walk(k, v []byte, forward bool) []byte {
 	skipped := 0
 	for k != nil {
-		if out, ok := c.accept(k, v); ok {
+		out, ok := c.accept(k, v)
+		if ok {
 			return out
-		} else if out == nil {
+		}
+		// A malformed key past the bound counts too: a damaged byte that
+		// ends a key's first element early or late sorts the key just
+		// beside the records a prefix walk returns.
+		if !c.tolerant && c.malformed(k, v) {
+			c.err = c.r.unknownKey(k)
+			break
+		}
+		if out == nil {
 			break // past the bound
 		}
 		c.moves++
@@ -491,15 +520,71 @@ func (c *rawCursor) accept(k, v []byte) (out []byte, ok bool) {
 		return nil, false
 	}
 	if !c.r.ordered {
+		if !wellFormed(c.r.kind, k) {
+			return k, false
+		}
 		c.at = v
 		return k, true
 	}
 	kk, ok := kindKey(c.r.kind, k)
-	if !ok {
+	if !ok || !wellFormed(c.r.kind, kk) {
 		return k, false
 	}
 	c.at = v
 	return kk, true
+}
+
+// malformed reports whether stored key k, which the walk does not return,
+// is where a record of some kind would be stored but is no record's key:
+// in the nested layouts any key of the kind's bucket that does not parse,
+// in the ordered layout a key of a record range that is no kind's
+// well-formed key, or a bucket there.
+func (c *rawCursor) malformed(k, v []byte) bool {
+	if !c.r.ordered {
+		return !wellFormed(c.r.kind, k)
+	}
+	if len(k) == 0 || (k[0] != rangeValues && k[0] != rangeRecords) {
+		return false // the thread's own keys and its namespace buckets
+	}
+	kind, ok := orderedKind(k)
+	if !ok || v == nil {
+		return true
+	}
+	if kind == kindBlob {
+		return false // orderedKind checked its whole shape
+	}
+	n := firstLen(k[1:])
+	return !wellFormedTail(kind, k[1+n+1:])
+}
+
+// wellFormed reports whether k is a whole key of the kind's shape
+// (keys.go), without decoding it. The keys of settings and of a thread's
+// own records are names, any bytes.
+func wellFormed(kind byte, k []byte) bool {
+	switch kind {
+	case kindCheckpoint, kindBlob, kindWrite, kindChild:
+		n := firstLen(k)
+		return n >= 0 && wellFormedTail(kind, k[n:])
+	}
+	return true
+}
+
+// wellFormedTail reports whether tail is what follows the first element
+// of a key of the kind, one of the four record kinds.
+func wellFormedTail(kind byte, tail []byte) bool {
+	switch kind {
+	case kindCheckpoint:
+		return len(tail) == 0
+	case kindBlob:
+		return len(tail) == 16
+	case kindWrite:
+		n := firstLen(tail)
+		return n >= 0 && len(tail) == n+8
+	case kindChild:
+		n := firstLen(tail)
+		return n >= 0 && len(tail) == n
+	}
+	return false
 }
 
 // recordCursor is a rawCursor that opens every record it moves to. A
@@ -527,6 +612,9 @@ func (c *recordCursor) SeekPrefix(prefix []byte) ([]byte, []byte) {
 func (c *recordCursor) Err() error { return c.err }
 
 func (c *recordCursor) open(k []byte) ([]byte, []byte) {
+	if c.err == nil {
+		c.err = c.raw.err
+	}
 	if k == nil || c.err != nil {
 		return nil, nil
 	}

@@ -1242,7 +1242,11 @@ func (s *Store) putWrites(ctx context.Context, cfg engine.Config, taskID string,
 		// the batch replaces the first (Put), it is not new.
 		var specialOnce slotSet
 		if len(channels) > 1 {
-			fresh = !b.writes.HasPrefix(writePrefix(cfg.CheckpointID, taskID))
+			has, err := b.writes.HasPrefix(writePrefix(cfg.CheckpointID, taskID))
+			if err != nil {
+				return err
+			}
+			fresh = !has
 		}
 		for i, ch := range channels {
 			slot := int64(engine.WriteSlot(ch, i))
