@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -234,6 +235,25 @@ func TestImport_Rejects(t *testing.T) {
 		"negative format":  edit(func(d map[string]any) { cpN(d, 1)["v"] = -1 }),
 		"trailing data":    append(bytes.Clone(good), []byte(`{"more":1}`)...),
 	}
+	// A field every export writes and a hand edit dropped: decoding it as
+	// its zero value would change what is imported (a delta made a root,
+	// step 0, the null task), so each is refused, naming the field.
+	missing := map[string]func(d map[string]any){
+		"fingerprint": func(d map[string]any) { delete(d, "fingerprint") },
+	}
+	for _, f := range []string{"ns", "id", "parent", "v", "ts", "metadata", "versions", "versions_seen", "updated_channels", "writes"} {
+		missing[f] = func(d map[string]any) { delete(cpN(d, 2), f) }
+	}
+	for _, f := range []string{"source", "step", "parents", "extra"} {
+		missing["metadata."+f] = func(d map[string]any) { delete(cpN(d, 2)["metadata"].(map[string]any), f) }
+	}
+	for _, f := range []string{"task", "slot", "channel", "value"} {
+		missing[f] = func(d map[string]any) { delete(lastWrite(cp0(d)), f) }
+	}
+	missing["metadata"] = func(d map[string]any) { cpN(d, 2)["metadata"] = nil } // null: never written
+	for f, fn := range missing {
+		cases["without "+f] = edit(fn)
+	}
 	// "bad value" needs a value that is not JSON, which json.Marshal cannot
 	// produce: splice it in.
 	cases["bad value"] = bytes.Replace(cases["bad value"], []byte(`"x":"ignored"`), []byte(`"x":nope`), 1)
@@ -242,6 +262,13 @@ func TestImport_Rejects(t *testing.T) {
 		_, err := s.Import(ctx, bytes.NewReader(data), persist.ImportOptions{})
 		if !errors.Is(err, persist.ErrBadImport) {
 			t.Errorf("%s: Import: %v, want ErrBadImport", name, err)
+		}
+	}
+	for f := range missing {
+		_, err := s.Import(ctx, bytes.NewReader(cases["without "+f]), persist.ImportOptions{})
+		short := f[strings.LastIndex(f, ".")+1:]
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("missing field %q", short)) && !strings.Contains(err.Error(), fmt.Sprintf("missing field %q", f)) {
+			t.Errorf("without %s: Import: %v, want it named", f, err)
 		}
 	}
 	// A newer checkpoint layout is named as such, not as bad data.

@@ -416,14 +416,31 @@ func parseExport(data []byte) (*parsedExport, error) {
 			return it, f.Checkpoints[i].ID, err
 		}
 	} else {
-		var f exportFile
+		var f fileIn
 		if err := decodeStrict(data, &f); err != nil {
 			return nil, err
 		}
-		head, n, orphans = f.exportHead, len(f.Checkpoints), f.OrphanWrites
+		if f.Fingerprint == nil {
+			return nil, badImportf("missing field %q", "fingerprint")
+		}
+		head, n = f.exportHead, len(f.Checkpoints)
+		head.Fingerprint = *f.Fingerprint
 		item = func(i int) (importItem, string, error) {
-			it, err := importRecord(&f.Checkpoints[i])
-			return it, f.Checkpoints[i].ID, err
+			in := &f.Checkpoints[i]
+			er, err := in.record()
+			if err != nil {
+				return importItem{}, in.exportRecord.ID, err
+			}
+			it, err := importRecord(er)
+			return it, er.ID, err
+		}
+		orphans = make([]exportOrphan, len(f.OrphanWrites))
+		for i := range f.OrphanWrites {
+			o, err := f.OrphanWrites[i].orphan()
+			if err != nil {
+				return nil, badImportf("orphan writes %d: %v", i, err)
+			}
+			orphans[i] = *o
 		}
 	}
 	if err := checkThreadID(head.Thread); err != nil {
@@ -503,6 +520,155 @@ func importOrphans(in []exportOrphan, items []importItem) ([]importOrphan, error
 			return nil, fail("%v", err)
 		}
 		out[i] = importOrphan{ns: o.NS, id: o.Checkpoint, writes: ws}
+	}
+	return out, nil
+}
+
+// How Import reads a version 2 document. Every field the export writes
+// is required, except those the format calls optional (parent_missing,
+// versions_removed, values, appended, versions_seen_removed,
+// orphan_writes): Go's decoder leaves a missing field at its zero value,
+// and a zero is a meaning here — a missing "parent" would make a delta a
+// root, a missing "metadata" step 0, a missing "task" the null task. The
+// types below shadow those fields of the format's types with ones that
+// say whether the document had them, so one pass decodes both, and each
+// checks its fields and hands back the format's type.
+
+// fileIn is an exportFile as read.
+type fileIn struct {
+	exportHead
+	Fingerprint  *string    `json:"fingerprint"`
+	Checkpoints  []recordIn `json:"checkpoints"`
+	OrphanWrites []orphanIn `json:"orphan_writes"`
+}
+
+// recordIn is an exportRecord as read.
+type recordIn struct {
+	exportRecord
+	NS              *string           `json:"ns"`
+	ID              *string           `json:"id"`
+	Parent          *string           `json:"parent"`
+	V               *int              `json:"v"`
+	TS              *time.Time        `json:"ts"`
+	Metadata        *metadataIn       `json:"metadata"`
+	UpdatedChannels present[[]string] `json:"updated_channels"`
+	Writes          []writeIn         `json:"writes"`
+}
+
+// metadataIn is an exportMetadata as read.
+type metadataIn struct {
+	exportMetadata
+	Source  *string                             `json:"source"`
+	Step    *int                                `json:"step"`
+	Parents present[map[string]string]          `json:"parents"`
+	Extra   present[map[string]json.RawMessage] `json:"extra"`
+}
+
+// writeIn is an exportWrite as read; Value is nil when missing ("null"
+// is a value).
+type writeIn struct {
+	exportWrite
+	Task    *string `json:"task"`
+	Slot    *int64  `json:"slot"`
+	Channel *string `json:"channel"`
+}
+
+// orphanIn is an exportOrphan as read.
+type orphanIn struct {
+	exportOrphan
+	NS         *string   `json:"ns"`
+	Checkpoint *string   `json:"checkpoint"`
+	Writes     []writeIn `json:"writes"`
+}
+
+// present is a field that may be null but must be there.
+type present[T any] struct {
+	v   T
+	set bool
+}
+
+// UnmarshalJSON is called for null too, which is what tells null from
+// missing.
+func (p *present[T]) UnmarshalJSON(b []byte) error {
+	p.set = true
+	return json.Unmarshal(b, &p.v)
+}
+
+// missingField is the error of a required field the document lacks (or
+// has as null where the format never writes null).
+func missingField(name string) error { return fmt.Errorf("missing field %q", name) }
+
+// record checks the required fields and returns the exportRecord.
+func (in *recordIn) record() (*exportRecord, error) {
+	er := &in.exportRecord
+	for _, f := range []struct {
+		name string
+		ok   bool
+	}{
+		{"ns", in.NS != nil}, {"id", in.ID != nil}, {"parent", in.Parent != nil}, {"v", in.V != nil},
+		{"ts", in.TS != nil}, {"metadata", in.Metadata != nil}, {"versions", er.Versions != nil},
+		{"versions_seen", er.VersionsSeen != nil}, {"updated_channels", in.UpdatedChannels.set},
+		{"writes", in.Writes != nil},
+	} {
+		if !f.ok {
+			if in.ID != nil {
+				er.ID = *in.ID // for the error's prefix
+			}
+			return nil, missingField(f.name)
+		}
+	}
+	er.NS, er.ID, er.Parent, er.V, er.TS = *in.NS, *in.ID, *in.Parent, *in.V, *in.TS
+	md := in.Metadata
+	switch {
+	case md.Source == nil:
+		return nil, missingField("metadata.source")
+	case md.Step == nil:
+		return nil, missingField("metadata.step")
+	case !md.Parents.set:
+		return nil, missingField("metadata.parents")
+	case !md.Extra.set:
+		return nil, missingField("metadata.extra")
+	}
+	er.Metadata = exportMetadata{Source: *md.Source, Step: *md.Step, Parents: md.Parents.v, Extra: md.Extra.v}
+	er.UpdatedChannels = in.UpdatedChannels.v
+	var err error
+	er.Writes, err = writesOf(in.Writes)
+	return er, err
+}
+
+// orphan checks the required fields and returns the exportOrphan.
+func (in *orphanIn) orphan() (*exportOrphan, error) {
+	switch {
+	case in.NS == nil:
+		return nil, missingField("ns")
+	case in.Checkpoint == nil:
+		return nil, missingField("checkpoint")
+	case in.Writes == nil:
+		return nil, missingField("writes")
+	}
+	ws, err := writesOf(in.Writes)
+	return &exportOrphan{NS: *in.NS, Checkpoint: *in.Checkpoint, Writes: ws}, err
+}
+
+// writesOf checks the required fields of each write.
+func writesOf(in []writeIn) ([]exportWrite, error) {
+	out := make([]exportWrite, len(in))
+	for i, w := range in {
+		var missing string
+		switch {
+		case w.Task == nil:
+			missing = "task"
+		case w.Slot == nil:
+			missing = "slot"
+		case w.Channel == nil:
+			missing = "channel"
+		case w.exportWrite.Value == nil:
+			missing = "value"
+		}
+		if missing != "" {
+			return nil, fmt.Errorf("write %d: %w", i, missingField(missing))
+		}
+		out[i] = exportWrite{Task: *w.Task, Slot: *w.Slot, Channel: *w.Channel, Value: w.exportWrite.Value}
 	}
 	return out, nil
 }
