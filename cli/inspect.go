@@ -935,7 +935,7 @@ changed, not with its length times the size of its state.`,
 }
 
 func (a *App) importCommand(g *globals) *cobra.Command {
-	var overwrite bool
+	var replace replaceFlags
 	cmd := &cobra.Command{
 		Use:     "import FILE",
 		Short:   "Add an exported thread to the database",
@@ -944,6 +944,9 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if err := notAURL("import", args[0], "FILE is an export file (pull copies a thread from a server)"); err != nil {
+				return err
+			}
+			if err := replace.check(); err != nil {
 				return err
 			}
 			name, r := "stdin", a.Stdin
@@ -971,17 +974,25 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 			}
 			// Refused before the database is opened: a bad file must not
 			// leave a new, empty database behind or wait for the lock.
-			if _, err := persist.ReadExport(bytes.NewReader(data), persist.DefaultMaxImportBytes); err != nil {
+			doc, err := persist.ReadExport(bytes.NewReader(data), persist.DefaultMaxImportBytes)
+			if err != nil {
 				return storeError(err, "import %s", name)
+			}
+			db, err := dbPath(g)
+			if err != nil {
+				return err
 			}
 			st, err := a.open(g, false)
 			if err != nil {
 				return err
 			}
 			defer closeStore(st, &err)
-			id, err := st.Import(cmd.Context(), bytes.NewReader(data), persist.ImportOptions{Overwrite: overwrite})
+			id, err := st.Import(cmd.Context(), bytes.NewReader(data), replace.options(0))
 			if errors.Is(err, persist.ErrThreadExists) {
-				return usagef("import %s: its thread already exists in the database (--overwrite replaces it)", name)
+				return usagef("import %s: thread %q already exists in %s (--overwrite replaces it)", name, doc.Thread, displayDB(db))
+			}
+			if errors.Is(err, persist.ErrWouldDiscard) {
+				return usagef("import %s: not replacing thread %q in %s: %s; export it again from where it went on, or pass --force to drop what only it has", name, doc.Thread, displayDB(db), replaceLoss(err))
 			}
 			if err != nil {
 				return storeError(err, "import %s", name)
@@ -993,7 +1004,7 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "replace a thread of the same id")
+	replace.add(cmd, "replace a thread of the same id")
 	return cmd
 }
 

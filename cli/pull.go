@@ -15,7 +15,7 @@ import (
 // writes and recorded graph, from one database to another through the
 // export format: what export writes, import reads, in one transaction on
 // the receiving side.
-func copyThread(ctx context.Context, thread, fromDB, toDB string, from, to Store, overwrite bool) error {
+func copyThread(ctx context.Context, thread, fromDB, toDB string, from, to Store, o replaceFlags, pull bool) error {
 	var buf bytes.Buffer
 	if err := from.Export(ctx, thread, &buf, ""); err != nil {
 		if errors.Is(err, persist.ErrThreadNotFound) {
@@ -23,17 +23,54 @@ func copyThread(ctx context.Context, thread, fromDB, toDB string, from, to Store
 		}
 		return storeError(err, "read thread %q from %s", thread, displayDB(fromDB))
 	}
-	_, err := to.Import(ctx, &buf, persist.ImportOptions{Overwrite: overwrite, MaxBytes: int64(buf.Len())})
+	_, err := to.Import(ctx, &buf, o.options(int64(buf.Len())))
 	if errors.Is(err, persist.ErrThreadExists) {
 		return usagef("thread %q is already in %s; pass --overwrite to replace it", thread, displayDB(toDB))
 	}
+	if errors.Is(err, persist.ErrWouldDiscard) {
+		again := "push it first, or pull into another database"
+		if !pull {
+			again = "pull it again and push after redoing your change there"
+		}
+		return usagef("not replacing thread %q in %s: %s; %s, or pass --force to drop what only it has", thread, displayDB(toDB), replaceLoss(err), again)
+	}
 	return storeError(err, "write thread %q to %s", thread, displayDB(toDB))
+}
+
+// replaceFlags are --overwrite and --force of the commands that replace a
+// thread (import, pull, push).
+type replaceFlags struct{ overwrite, force bool }
+
+func (f *replaceFlags) add(cmd *cobra.Command, overwriteHelp string) {
+	cmd.Flags().BoolVar(&f.overwrite, "overwrite", false, overwriteHelp+", if the copy has everything the thread there has")
+	cmd.Flags().BoolVar(&f.force, "force", false, "with --overwrite: replace it even if that drops checkpoints, pending writes or a recorded graph only it has")
+}
+
+func (f replaceFlags) check() error {
+	if f.force && !f.overwrite {
+		return usagef("--force only goes with --overwrite")
+	}
+	return nil
+}
+
+func (f replaceFlags) options(maxBytes int64) persist.ImportOptions {
+	return persist.ImportOptions{Overwrite: f.overwrite, Discard: f.force, SameGraph: sameGraph, MaxBytes: maxBytes}
+}
+
+// replaceLoss is what a refused replace would have lost, without the
+// store's sentinel text.
+func replaceLoss(err error) string {
+	var re *persist.ReplaceError
+	if !errors.As(err, &re) {
+		return storeMessage(err)
+	}
+	return "it has " + re.Loss()
 }
 
 // transferCommand is pull (remote → --db) or push (--db → remote).
 func (a *App) transferCommand(g *globals, pull bool) *cobra.Command {
 	var remote string
-	var overwrite bool
+	var replace replaceFlags
 	use, flag, short, long, example := "push THREAD --to URL", "to",
 		"Copy a thread from the local database to another (a PostgreSQL server)",
 		`Copy a thread — every checkpoint of every branch and subgraph, its pending
@@ -54,6 +91,9 @@ debug it offline: superstep tui --thread THREAD afterwards.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			thread := args[0]
+			if err := replace.check(); err != nil {
+				return err
+			}
 			if remote == "" {
 				return usagef("--%s is required: the database to copy %s", flag, map[bool]string{true: "from", false: "to"}[pull])
 			}
@@ -78,7 +118,7 @@ debug it offline: superstep tui --thread THREAD afterwards.`,
 				return err
 			}
 			defer closeStore(to, &err)
-			if err := copyThread(cmd.Context(), thread, fromDB, toDB, from, to, overwrite); err != nil {
+			if err := copyThread(cmd.Context(), thread, fromDB, toDB, from, to, replace, pull); err != nil {
 				return err
 			}
 			verb := map[bool]string{true: "pulled", false: "pushed"}[pull]
@@ -87,7 +127,7 @@ debug it offline: superstep tui --thread THREAD afterwards.`,
 		},
 	}
 	cmd.Flags().StringVar(&remote, flag, "", "the other database: a postgres:// URL or a file")
-	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "replace the thread if the receiving database has it")
+	replace.add(cmd, "replace the thread if the receiving database has it")
 	return cmd
 }
 

@@ -159,6 +159,15 @@ func decodeGraphRecord(s string) (graphRecord, bool) {
 	return r, true
 }
 
+// sameGraph reports whether two stored graph records name the same graph:
+// the same engine fingerprint, wherever the scenario file lay. It is what
+// a replace (import, pull, push --overwrite) compares.
+func sameGraph(held, incoming string) bool {
+	a, okA := decodeGraphRecord(held)
+	b, okB := decodeGraphRecord(incoming)
+	return okA == okB && a.Fingerprint == b.Fingerprint
+}
+
 // recordGraph stores g's record for thread when the thread has none yet or
 // a different one.
 func recordGraph(ctx context.Context, st Store, thread string, g *engine.Graph, name string) error {

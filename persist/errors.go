@@ -75,6 +75,12 @@ var (
 	// ErrThreadExists is returned by Import when the thread is already in
 	// the store and ImportOptions.Overwrite is false.
 	ErrThreadExists = errors.New("thread already exists (import with overwrite to replace it)")
+	// ErrWouldDiscard is returned by Import with ImportOptions.Overwrite
+	// when the thread it would replace holds checkpoints or pending writes
+	// the import lacks, or was recorded with another graph, and
+	// ImportOptions.Discard is not set. The concrete error is a
+	// *ReplaceError saying what would be lost.
+	ErrWouldDiscard = errors.New("replacing the thread would discard what only it holds")
 	// ErrBadImport is returned by Import for input that is not a valid
 	// export: malformed JSON, wrong format or version, bad ids, missing
 	// parents, undecodable values. It is wrapped with the reason.

@@ -22,8 +22,19 @@ const maxImportCheckpoints = 1 << 20
 // ImportOptions configures Import.
 type ImportOptions struct {
 	// Overwrite replaces a thread of the same id; without it Import fails
-	// with ErrThreadExists.
+	// with ErrThreadExists. It replaces only a thread whose every
+	// checkpoint and pending write the import has too, recorded with the
+	// same graph: otherwise Import fails with a *ReplaceError
+	// (ErrWouldDiscard), unless Discard is set.
 	Overwrite bool
+	// Discard, with Overwrite, replaces the thread even when that drops
+	// checkpoints, pending writes or a recorded graph only it has.
+	Discard bool
+	// SameGraph reports whether two recorded graph fingerprints
+	// (SetFingerprint) name the same graph; nil compares them as strings.
+	// The store keeps fingerprints as they are given: what they mean is
+	// the caller's.
+	SameGraph func(held, incoming string) bool
 	// MaxBytes caps the input (default DefaultMaxImportBytes).
 	MaxBytes int64
 	// Thread, when set, is the id the thread is imported under instead of
@@ -341,9 +352,18 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 	err = s.w.submitWait(func(tx *bolt.Tx, rc *cache) error {
 		threads := tx.Bucket(bucketThreads)
 		caches{rc, s.cache}.dropThread(thread)
-		if threads.Bucket([]byte(thread)) != nil {
+		if tb := threads.Bucket([]byte(thread)); tb != nil {
 			if !opts.Overwrite {
 				return fmt.Errorf("%w: %q", ErrThreadExists, thread)
+			}
+			// In the transaction that replaces it: nothing can be added
+			// to the thread between the check and the replace.
+			have, err := storedContent(ctx, tb, thread)
+			if err != nil {
+				return err
+			}
+			if err := opts.checkReplace(thread, have, parsedContent(p)); err != nil {
+				return err
 			}
 			if err := dropThread(tx, thread); err != nil {
 				return err

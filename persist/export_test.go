@@ -128,8 +128,12 @@ func TestImport_ExistingThread(t *testing.T) {
 	if n := len(listAll(t, dst, "t")); n != 30 {
 		t.Fatalf("refused import changed the thread: %d checkpoints", n)
 	}
-	if _, err := dst.Import(ctx, bytes.NewReader(data), persist.ImportOptions{Overwrite: true}); err != nil {
-		t.Fatalf("Import with Overwrite: %v", err)
+	// Another thread of the same id: replacing it drops all it has.
+	if _, err := dst.Import(ctx, bytes.NewReader(data), persist.ImportOptions{Overwrite: true}); !errors.Is(err, persist.ErrWouldDiscard) {
+		t.Fatalf("Import with Overwrite: %v, want ErrWouldDiscard", err)
+	}
+	if _, err := dst.Import(ctx, bytes.NewReader(data), persist.ImportOptions{Overwrite: true, Discard: true}); err != nil {
+		t.Fatalf("Import with Overwrite and Discard: %v", err)
 	}
 	if got, want := listAll(t, dst, "t"), listAll(t, src, "t"); !reflect.DeepEqual(got, want) {
 		t.Errorf("overwritten thread differs from the source (%d vs %d checkpoints)", len(got), len(want))

@@ -43,8 +43,19 @@ func (s *Store) Export(ctx context.Context, threadID string, w io.Writer, finger
 // exportDoc reads threadID's checkpoints in one repeatable-read
 // transaction.
 func (s *Store) exportDoc(ctx context.Context, threadID, fingerprint string) (*persist.ThreadDoc, error) {
-	doc := &persist.ThreadDoc{Thread: threadID, Fingerprint: fingerprint}
+	var doc *persist.ThreadDoc
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var err error
+		doc, err = s.readDoc(ctx, tx, threadID, fingerprint)
+		return err
+	})
+	return doc, err
+}
+
+// readDoc reads threadID's checkpoints in tx.
+func (s *Store) readDoc(ctx context.Context, tx pgx.Tx, threadID, fingerprint string) (*persist.ThreadDoc, error) {
+	doc := &persist.ThreadDoc{Thread: threadID, Fingerprint: fingerprint}
+	err := func() error {
 		if doc.Fingerprint == "" {
 			if err := tx.QueryRow(ctx, s.sql.fingerprint, bs(threadID)).Scan(&doc.Fingerprint); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return err
@@ -98,7 +109,7 @@ func (s *Store) exportDoc(ctx context.Context, threadID, fingerprint string) (*p
 		}
 		doc.Orphans, err = s.orphanWrites(ctx, tx, threadID)
 		return err
-	})
+	}()
 	return doc, err
 }
 
@@ -145,12 +156,13 @@ func (s *Store) Import(ctx context.Context, r io.Reader, o persist.ImportOptions
 		}
 		doc.Thread = o.Thread
 	}
-	return doc.Thread, s.ImportDoc(ctx, doc, o.Overwrite)
+	return doc.Thread, s.ImportDoc(ctx, doc, o)
 }
 
 // ImportDoc stores a thread read with persist.ReadExport, replacing a
-// thread of the same id when overwrite is set, in one transaction.
-func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite bool) error {
+// thread of the same id when o.Overwrite says so (and
+// persist.CheckReplace allows), in one transaction.
+func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, o persist.ImportOptions) error {
 	thread := doc.Thread
 	if err := s.writable(ctx, thread); err != nil {
 		return err
@@ -167,8 +179,23 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, overwrite
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+pgx.Identifier{s.schema}.Sanitize()+`.checkpoints WHERE thread = $1)`, bs(thread)).Scan(&exists); err != nil {
 			return err
 		}
-		if exists && !overwrite {
+		if exists && !o.Overwrite {
 			return fmt.Errorf("%w: %q", persist.ErrThreadExists, thread)
+		}
+		if exists && !o.Discard {
+			// Read in this transaction, after claim locked the thread's
+			// row: every writer claims it before it commits, so nothing
+			// is added to the thread between this read and the replace.
+			// (A writer that has not yet committed when the claim is
+			// taken waits for it, and then fails as a writer whose
+			// thread another process advanced.)
+			have, err := s.readDoc(ctx, tx, thread, "")
+			if err != nil {
+				return err
+			}
+			if err := persist.CheckReplace(have, doc, o); err != nil {
+				return err
+			}
 		}
 		if err := s.deleteThread(ctx, tx, thread); err != nil {
 			return err
