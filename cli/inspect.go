@@ -96,7 +96,8 @@ func graphFor(ctx context.Context, st Store, thread, flag string) (*engine.Graph
 	}
 	fp, err := st.Fingerprint(ctx, thread)
 	if err != nil {
-		return nil, nil
+		// Damage, not the absence of a record: say so, as check does.
+		return nil, storeError(err, "reading the recorded graph of thread %q", thread)
 	}
 	rec, ok := decodeGraphRecord(fp)
 	if !ok || rec.Graph == "" {
@@ -244,7 +245,14 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 				case t.Checkpoints == 0:
 					row.Status = statusSubgraphsOnly
 				default:
-					row.Status = threadStatus(ctx, st, t, graphsByRecord)
+					status, err := threadStatus(ctx, st, t, graphsByRecord)
+					if err != nil {
+						// Its latest checkpoint, a value or a write does
+						// not read back: damage, as any other.
+						status, row.Error = statusUnreadable, storeMessage(err)
+						unreadable++
+					}
+					row.Status = status
 				}
 				rows = append(rows, row)
 			}
@@ -1219,10 +1227,13 @@ func first(list []*engine.CheckpointTuple) *engine.CheckpointTuple {
 // (engine.StateSnapshot.Status, the same facts show, run and the debugger
 // use): planned with the thread's recorded graph when it still resolves,
 // else from the saved writes alone.
-func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map[string]*engine.Graph) string {
+func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map[string]*engine.Graph) (string, error) {
 	tuple, err := st.GetTuple(ctx, engine.Config{ThreadID: t.ID})
-	if err != nil || tuple == nil {
-		return "unknown"
+	if err != nil {
+		return "", err
+	}
+	if tuple == nil {
+		return "unknown", nil
 	}
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	g, ok := cache[rec.Graph+" "+rec.Fingerprint]
@@ -1230,7 +1241,7 @@ func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map
 		g, _ = graphFor(ctx, st, t.ID, "")
 		cache[rec.Graph+" "+rec.Fingerprint] = g
 	}
-	return checkpointStatus(ctx, g, tuple)
+	return checkpointStatus(ctx, g, tuple), nil
 }
 
 // checkpointStatus is the engine's status of checkpoint t: with the graph,
