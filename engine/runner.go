@@ -670,11 +670,11 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 	}
 	var err error
 	var writes []Write
-	for attempt := 1; ; attempt++ {
+	attempt := 1
+	for ; ; attempt++ {
 		if attempt > 1 {
 			t.state.CompareAndSwap(taskWriting, taskRunning) // its node runs again
 		}
-		t.result.Attempts = attempt
 		// Each attempt re-runs the node from its top with no writes
 		// (_retry.py clears task.writes): its Interrupt calls count from
 		// the first again, and the answers gathered so far (the run's
@@ -692,6 +692,9 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 	if watched && !t.state.CompareAndSwap(taskWriting, taskSettling) && !t.state.CompareAndSwap(taskRunning, taskSettling) {
 		return nil // abandoned: its superstep saved its error and ended
 	}
+	// Only now, not per attempt: an abandoned task's goroutine may go on
+	// retrying while the superstep, which has moved on, reads its result.
+	t.result.Attempts = attempt
 	if cause := l.lone.abort.Load(); cause != nil && !t.node.call {
 		// The lone task, aborted by its call's failure while it ran
 		// (loneFailed), which it may have seen before runLone left it, or
