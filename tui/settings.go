@@ -178,10 +178,23 @@ func (rs runSettings) describe() string {
 	return strings.Join(parts, "; ")
 }
 
+// settingsView lays the form out in w×h. The explanations wrap to the
+// width, so every word of them can be read; the error sits right under
+// the fields it is about. When the form is taller than the room, it
+// scrolls so the focused field (and the error) stay on screen: a field
+// typed into off screen is typed into blind.
 func (m Model) settingsView(w, h int) string {
 	st := m.styles
 	f := m.settings
-	lines := []string{st.Label.Render(cut("Run settings: the engine's options for the runs the debugger starts (LangGraph's interrupt_before / interrupt_after, recursion_limit, durability)", w)), ""}
+	var lines []string
+	para := func(style func(...string) string, s string) {
+		for _, l := range strings.Split(ansi.Wrap(s, max(1, w), " "), "\n") {
+			lines = append(lines, style(l))
+		}
+	}
+	para(st.Label.Render, "Run settings: the engine's options for the runs the debugger starts (LangGraph's interrupt_before / interrupt_after, recursion_limit, durability)")
+	lines = append(lines, "")
+	first := len(lines)
 	for i, in := range f.inputs {
 		label := pad(settingsLabels[i], 18)
 		if i == f.sel {
@@ -189,20 +202,38 @@ func (m Model) settingsView(w, h int) string {
 		}
 		lines = append(lines, label+" "+in.View())
 	}
-	lines = append(lines, "", st.Dim.Render(cut("The debugger's own breakpoints (b, B, C) stop without writing anything; these interrupts are recorded in the checkpoints.", w)))
+	// keep is the last line that must stay in view with the focused field.
+	keep := len(lines) - 1
+	if f.err != "" {
+		para(st.Error.Render, glyphFailed+" "+f.err)
+		keep = len(lines) - 1
+	}
+	lines = append(lines, "")
+	para(st.Dim.Render, "The debugger's own breakpoints (b, B, C) stop without writing anything; these interrupts are recorded in the checkpoints.")
 	if f.durable {
-		lines = append(lines, st.Dim.Render(cut("Durability: sync commits each checkpoint before the next step, async while it runs, exit when the debugger closes (async and exit keep the database open: other commands wait).", w)))
+		para(st.Dim.Render, "Durability: sync commits each checkpoint before the next step, async while it runs, exit when the debugger closes (async and exit keep the database open: other commands wait).")
 	} else {
-		lines = append(lines, st.Dim.Render(cut("Durability: this store keeps checkpoints in memory; there is no disk to choose when to write to.", w)))
+		para(st.Dim.Render, "Durability: this store keeps checkpoints in memory; there is no disk to choose when to write to.")
 	}
 	if m.lastInput != nil {
-		lines = append(lines, st.Dim.Render(cut("A new thread (T, n) starts from the last input used with this graph: "+preview(m.lastInput, previewBudget), w)))
+		para(st.Dim.Render, "A new thread (T, n) starts from the last input used with this graph: "+preview(m.lastInput, previewBudget))
 	}
-	if f.err != "" {
-		lines = append(lines, st.Error.Render(cut(glyphFailed+" "+f.err, w)))
-	}
-	out := fit(strings.Join(lines, "\n"), w, h-1)
+	room := max(1, h-1)
+	off := formOffset(len(lines), room, first+f.sel, keep)
+	out := fit(strings.Join(lines[off:], "\n"), w, h-1)
 	return out + "\n" + st.Dim.Render(ansi.Truncate("tab/↑↓ field · enter apply · esc cancel", w, "…"))
+}
+
+// formOffset is the first of n lines a form shows in room lines: none
+// scrolled off when all fit; else the fewest that show every line from
+// focus to keep (the fields and the error under them), and never so many
+// that the focused line scrolls off the top.
+func formOffset(n, room, focus, keep int) int {
+	if n <= room {
+		return 0
+	}
+	off := max(0, keep-room+1)
+	return clamp(min(off, focus), 0, n-room)
 }
 
 // settingsKeyMap is the run settings form's keys: move between its

@@ -153,3 +153,92 @@ func TestModel_Settings_Durability(t *testing.T) {
 		t.Fatalf("a refused durability was kept: run %+v saved %s", m2.run, saver.docs["tui/graph/research"])
 	}
 }
+
+// boxText is the words of a boxed screen's lines, borders dropped and
+// wrapped lines joined, so a test can look for a sentence however it wraps.
+func boxText(view string) string {
+	var words []string
+	for _, l := range strings.Split(view, "\n") {
+		l = strings.Trim(l, "│ ")
+		words = append(words, strings.Fields(l)...)
+	}
+	return strings.Join(words, " ")
+}
+
+// The explanations wrap to the width: at common sizes each can be read to
+// its end (they were cut with an ellipsis at 120 columns).
+func TestModel_Settings_ExplanationsWrap(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		m := researchWith(t, engine.NewMemorySaver(), "t1", sz.w, sz.h)
+		d := &fakeDurability{mode: "sync"}
+		m.opts.Durability, m.opts.SetDurability = d.get, d.set
+		m = press(t, m, "S")
+		checkFrame(t, m)
+		text := boxText(m.View())
+		for _, want := range []string{
+			"(LangGraph's interrupt_before / interrupt_after, recursion_limit, durability)",
+			"these interrupts are recorded in the checkpoints.",
+			"(async and exit keep the database open: other commands wait).",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%dx%d: %q is not shown whole:\n%s", sz.w, sz.h, want, m.View())
+			}
+		}
+	}
+}
+
+// In a small window the form scrolls so the focused field, and the error
+// under the fields, stay on screen: the person never types blind.
+func TestModel_Settings_SmallWindowShowsFocusedField(t *testing.T) {
+	m := researchWith(t, engine.NewMemorySaver(), "t1", 30, 10)
+	d := &fakeDurability{mode: "sync"}
+	m.opts.Durability, m.opts.SetDurability = d.get, d.set
+	m = press(t, m, "S")
+	if v := m.View(); !strings.Contains(v, "interrupt before") {
+		t.Fatalf("the first field is off screen:\n%s", v)
+	}
+	m = press(t, m, "tab", "tab", "x")
+	checkFrame(t, m)
+	if v := m.View(); !hasLine(v, "recursion limit", " x ") {
+		t.Fatalf("the focused recursion limit is off screen:\n%s", v)
+	}
+	m = press(t, m, "enter")
+	if v := m.View(); !hasLine(v, "recursion limit", " x ") || !strings.Contains(v, "✗ recursion") {
+		t.Fatalf("the field and its error should both show:\n%s", v)
+	}
+	m = press(t, m, "tab", "exit")
+	checkFrame(t, m)
+	if v := m.View(); !hasLine(v, "durability", " exit ") {
+		t.Fatalf("the focused durability is off screen:\n%s", v)
+	}
+	m = press(t, m, "shift+tab", "shift+tab", "shift+tab")
+	if v := m.View(); !strings.Contains(v, "interrupt before") {
+		t.Fatalf("back on the first field, it is off screen:\n%s", v)
+	}
+}
+
+// hasLine reports whether a line of view holds both a and b.
+func hasLine(view, a, b string) bool {
+	for _, l := range strings.Split(view, "\n") {
+		if strings.Contains(l, a) && strings.Contains(l, b) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFormOffset(t *testing.T) {
+	for _, c := range []struct{ n, room, focus, keep, want int }{
+		{10, 12, 5, 8, 0}, // all fits
+		{20, 4, 7, 10, 7}, // the fields 7..10 exactly fill the room
+		{20, 4, 9, 10, 7},
+		{20, 4, 7, 11, 7}, // an error below does not push the focus off the top
+		{20, 4, 9, 11, 8},
+		{20, 6, 2, 5, 0}, // the title stays while there is room for it
+		{5, 4, 4, 4, 1},
+	} {
+		if got := formOffset(c.n, c.room, c.focus, c.keep); got != c.want {
+			t.Errorf("formOffset(%d, %d, %d, %d) = %d, want %d", c.n, c.room, c.focus, c.keep, got, c.want)
+		}
+	}
+}
