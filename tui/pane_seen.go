@@ -113,8 +113,12 @@ func (p seenPane) View(st Styles, focused bool, w, h int) string {
 		nodeW = max(nodeW, len(r.node))
 		chW = max(chW, len(r.channel))
 	}
+	// A row is node, trigger and 13 cells of versions (" seen now" and the
+	// mark), which must show whole: the trigger column gives way first
+	// (cutLeft keeps its telling end), down to 4 cells, then the node.
 	nodeW = min(nodeW, w/3)
-	chW = min(chW, max(8, w-nodeW-14))
+	chW = min(chW, max(4, w-nodeW-14))
+	nodeW = max(1, min(nodeW, w-14-chW))
 	explain := explainNode(p.view, p.selectedNode(), p.triggers(p.selectedNode()))
 	if len(p.answeredFail) > 0 && failedTask(p.view) != nil {
 		explain = "The run failed on " + p.answeredFail[0] + "'s saved answer, which n reuses: p then n asks again (a fork), f edits in a fork."
