@@ -35,7 +35,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	case modeDiff:
 		if wheel != 0 {
 			m.diff.nav.move(wheel, len(m.diff.rows))
-		} else if row := msg.Y - bodyTop - 1 + m.diff.nav.off; row >= 0 && row < len(m.diff.rows) {
+		} else if row := m.diff.rowAt(msg.Y-bodyTop-1, m.width-2, m.bodyHeight()-2); row >= 0 {
 			m.diff.nav.cur = row
 		}
 	case modeSubgraph:

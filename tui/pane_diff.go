@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
@@ -100,25 +101,108 @@ func (p diffPane) selected() (taskRow, bool) {
 	return taskRow{}, false
 }
 
+// View draws the rows in w×h. A row with a value is one line, cut to the
+// width: enter opens the value whole. A row without one (a verdict, a
+// note) has nowhere else to be read, so it wraps; the window is worked out
+// in lines, so the cursor's row shows to its end.
 func (p diffPane) View(st Styles, w, h int) string {
 	body := h - 1
-	from, to := p.nav.window(body, len(p.rows))
+	texts, from, to := p.layout(w, body)
 	out := make([]string, 0, h)
-	for i := from; i < to; i++ {
+	for i := from; i < to && len(out) < body; i++ {
 		r := p.rows[i]
-		line := cut(termtext.Name(r.text), w)
-		if i == p.nav.cur {
-			line = st.Cursor.Render(pad(ansi.Strip(line), w))
-		} else if r.style != nil {
-			line = r.style(st)(line)
+		for _, line := range texts[i] {
+			if len(out) == body {
+				break
+			}
+			if i == p.nav.cur {
+				line = st.Cursor.Render(pad(ansi.Strip(line), w))
+			} else if r.style != nil {
+				line = r.style(st)(line)
+			}
+			out = append(out, line)
 		}
-		out = append(out, line)
 	}
 	for len(out) < body {
 		out = append(out, "")
 	}
 	out = append(out, st.Dim.Render(cut("↑↓ move · enter inspect · esc close", w)))
 	return strings.Join(out, "\n")
+}
+
+// layout wraps every row for w cells and picks the rows that show in
+// body lines.
+func (p diffPane) layout(w, body int) (texts [][]string, from, to int) {
+	texts = make([][]string, len(p.rows))
+	for i, r := range p.rows {
+		texts[i] = p.rowLines(r, w)
+	}
+	from, to = p.lineWindow(texts, body)
+	return texts, from, to
+}
+
+// rowAt is the row drawn on line y (0: the first) of a w×h View, or -1:
+// a click lands on the row it shows, however many lines the rows above
+// it wrapped to.
+func (p diffPane) rowAt(y, w, h int) int {
+	if y < 0 || y >= h-1 {
+		return -1
+	}
+	texts, from, to := p.layout(w, h-1)
+	for i := from; i < to; i++ {
+		if y < len(texts[i]) {
+			return i
+		}
+		y -= len(texts[i])
+	}
+	return -1
+}
+
+// rowLines is row r as it shows in w cells: one cut line when it has a
+// value, else its text wrapped, the later lines indented as its first.
+func (p diffPane) rowLines(r taskRow, w int) []string {
+	text := termtext.Name(r.text)
+	if r.hasValue || lipgloss.Width(text) <= w {
+		return []string{cut(text, w)}
+	}
+	body := strings.TrimLeft(text, " ")
+	indent := strings.Repeat(" ", min(len(text)-len(body), w/2))
+	lines := strings.Split(ansi.Wrap(body, max(1, w-len(indent)), " "), "\n")
+	for i := range lines {
+		lines[i] = indent + lines[i]
+	}
+	return lines
+}
+
+// lineWindow returns the rows [from, to) to draw in body lines, rows
+// being texts[i] tall: from the offset the model follows the cursor with
+// (by rows), moved down until the cursor's row ends on screen, and up
+// while the rows after it leave lines blank.
+func (p diffPane) lineWindow(texts [][]string, body int) (from, to int) {
+	n := len(texts)
+	if n == 0 {
+		return 0, 0
+	}
+	cur := clamp(p.nav.cur, 0, n-1)
+	from = clamp(p.nav.off, 0, cur)
+	height := func(a, b int) int {
+		s := 0
+		for i := a; i < b; i++ {
+			s += len(texts[i])
+		}
+		return s
+	}
+	for from < cur && height(from, cur+1) > body {
+		from++
+	}
+	for from > 0 && height(from-1, n) <= body {
+		from--
+	}
+	to = from
+	for used := 0; to < n && used < body; to++ {
+		used += len(texts[to])
+	}
+	return from, to
 }
 
 // setMark marks checkpoint id for d (or unmarks it when it is marked).
