@@ -975,10 +975,11 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 				return usagef("import %s: %v", name, err)
 			}
 			// Import would only say the input is not JSON; the line and
-			// column are what someone who edited the file needs.
-			if len(data) <= persist.DefaultMaxImportBytes && !json.Valid(data) {
+			// column are what someone who edited the file needs. A byte
+			// order mark is not malformed: Import skips it.
+			if body := persist.TrimBOM(data); len(data) <= persist.DefaultMaxImportBytes && !json.Valid(body) {
 				var raw json.RawMessage
-				return usagef("import %s: %s", name, jsonErrorAt(data, json.Unmarshal(data, &raw)))
+				return usagef("import %s: %s", name, jsonErrorAt(body, json.Unmarshal(body, &raw)))
 			}
 			// Refused before the database is opened: a bad file must not
 			// leave a new, empty database behind or wait for the lock.

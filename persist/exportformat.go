@@ -31,6 +31,16 @@ const (
 	exportVersionFull = 1
 )
 
+// utf8BOM is the byte order mark some editors (Notepad, PowerShell's
+// Out-File) put before the UTF-8 text they save.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// TrimBOM returns data without a leading UTF-8 byte order mark: the
+// document Import and ReadExport read. JSON has no place for the mark
+// (RFC 8259 lets a reader ignore it), and an export a person opened and
+// saved again is still the export. The result aliases data.
+func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, utf8BOM) }
+
 // exportHead is the header of every export version, read loosely first so
 // that a newer version is reported as such rather than as unknown fields.
 type exportHead struct {
@@ -389,6 +399,7 @@ type importState struct {
 
 // parseExport validates an export of any version this build reads.
 func parseExport(data []byte) (*parsedExport, error) {
+	data = TrimBOM(data)
 	var head exportHead
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, badImportf("not JSON: %v", err)

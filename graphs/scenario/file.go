@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 
@@ -347,6 +348,10 @@ func Load(path string) (*File, error) {
 // Parse parses a scenario file; path is used in errors. Every error is an
 // *Error. When the only errors wrap ErrInvalidGraph the File is returned too.
 func Parse(path string, data []byte) (*File, error) {
+	// A byte order mark before the JSON (Notepad, PowerShell's Out-File
+	// write one) is not part of the document, and positions count from
+	// after it, as the editor that hid it shows them.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	root, err := parseTree(data, newLines(data))
 	if err != nil {
 		se := err.(*syntaxError)

@@ -257,3 +257,17 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParse_ByteOrderMark: a scenario file saved with a UTF-8 byte order
+// mark first parses as without it, and positions count from after it (it
+// was refused as "invalid character 'ï'").
+func TestParse_ByteOrderMark(t *testing.T) {
+	f, err := Parse("x.json", []byte("\xef\xbb\xbf{\"name\": \"bom\", \"nodes\": [{\"name\": \"a\"}], \"edges\": [[\"__start__\", \"a\"]], \"ops\": []}"))
+	if err != nil || f.Name != "bom" {
+		t.Fatalf("Parse after a byte order mark: %+v, %v", f, err)
+	}
+	_, err = Parse("x.json", []byte("\xef\xbb\xbf{\"nodes\": [1,]}"))
+	if want := `x.json:1:14: invalid JSON: invalid character ']' looking for beginning of value`; err == nil || err.Error() != want {
+		t.Errorf("Parse of a malformed file after a byte order mark: %v, want %s", err, want)
+	}
+}

@@ -1,0 +1,44 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// exportOf runs linear into a new database as thread t1 and writes its
+// export to dir/t1.json, whose path and contents it returns.
+func exportOf(t *testing.T, dir string) (string, []byte) {
+	t.Helper()
+	db := filepath.Join(dir, "src.db")
+	superstep(t, "", "run", "linear", "--db", db, "--thread", "t1").want(t, 0)
+	data := []byte(superstep(t, "", "export", "t1", "--db", db).stdout)
+	path := filepath.Join(dir, "t1.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, data
+}
+
+// TestImport_ByteOrderMark: an export an editor saved with a UTF-8 byte
+// order mark first imports (it was "invalid character 'ï'"), and so does
+// a scenario file saved so.
+func TestImport_ByteOrderMark(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, data := exportOf(t, dir)
+	bom := filepath.Join(dir, "bom.json")
+	if err := os.WriteFile(bom, append([]byte("\xef\xbb\xbf"), data...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "import", bom, "--db", filepath.Join(dir, "dst.db")).want(t, 0, "imported thread t1")
+	scenario, err := os.ReadFile(testdata("approve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flow := filepath.Join(dir, "flow.json")
+	if err := os.WriteFile(flow, append([]byte("\xef\xbb\xbf"), scenario...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "graph", flow).want(t, 0)
+}
