@@ -1,8 +1,10 @@
 package cli_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,4 +43,22 @@ func TestImport_ByteOrderMark(t *testing.T) {
 		t.Fatal(err)
 	}
 	superstep(t, "", "graph", flow).want(t, 0)
+}
+
+// TestImport_WrongTypeNamesField: import of valid JSON whose field has
+// the wrong type says which field wants what, and where, not "not JSON:
+// json: cannot unmarshal … into Go struct field exportHead.version".
+func TestImport_WrongTypeNamesField(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, data := exportOf(t, dir)
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, bytes.Replace(data, []byte(`"version":2`), []byte(`"version":2.5`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := superstep(t, "", "import", bad, "--db", filepath.Join(dir, "dst.db"))
+	r.want(t, 2, `import `+bad+`: invalid thread export: field "version" wants an integer, not number 2.5 (line 1)`)
+	if strings.Contains(r.stderr, "not JSON") || strings.Contains(r.stderr, "Go struct") {
+		t.Errorf("import of valid JSON with a wrong type: %s", r.stderr)
+	}
 }

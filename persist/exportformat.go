@@ -3,12 +3,14 @@ package persist
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/heap"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -402,7 +404,7 @@ func parseExport(data []byte) (*parsedExport, error) {
 	data = TrimBOM(data)
 	var head exportHead
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, badImportf("not JSON: %v", err)
+		return nil, badImportf("%v", decodeError(data, err))
 	}
 	if head.Format != ExportFormat {
 		return nil, badImportf("format is %q, want %q", truncate(head.Format, 40), ExportFormat)
@@ -419,7 +421,7 @@ func parseExport(data []byte) (*parsedExport, error) {
 	if head.Version == exportVersionFull {
 		var f exportFileV1
 		if err := decodeStrict(data, &f); err != nil {
-			return nil, err
+			return nil, locateError[exportCheckpointV1, exportOrphan](data, err)
 		}
 		head, n = f.exportHead, len(f.Checkpoints)
 		item = func(i int) (importItem, string, error) {
@@ -429,7 +431,7 @@ func parseExport(data []byte) (*parsedExport, error) {
 	} else {
 		var f fileIn
 		if err := decodeStrict(data, &f); err != nil {
-			return nil, err
+			return nil, locateError[recordIn, orphanIn](data, err)
 		}
 		if f.Fingerprint == nil {
 			return nil, badImportf("missing field %q", "fingerprint")
@@ -685,17 +687,149 @@ func writesOf(in []writeIn) ([]exportWrite, error) {
 }
 
 // decodeStrict decodes one export document into f, refusing unknown fields
-// and trailing data.
+// and trailing data. A decoding error is returned as encoding/json's, for
+// locateError; trailing data is ErrBadImport.
 func decodeStrict(data []byte, f any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(f); err != nil {
-		return badImportf("%v", err)
+		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badImportf("trailing data after the export")
 	}
 	return nil
+}
+
+// locateError is err, from decoding the document data, as ErrBadImport
+// that says where: encoding/json names a field by its path from the
+// top ("checkpoints.metadata.step") and a byte offset, and neither tells
+// someone who opens the file which checkpoint it is. So, on this error
+// path only, each checkpoint (CP) and orphan writes entry (OR) is decoded
+// again alone, and the first that fails is the one: its index and id
+// prefix the error, as the checks after decoding name theirs, and its
+// field is named from inside it ("metadata.step").
+func locateError[CP, OR any](data []byte, err error) error {
+	if errors.Is(err, ErrBadImport) {
+		return err
+	}
+	var items struct {
+		Checkpoints  []json.RawMessage `json:"checkpoints"`
+		OrphanWrites []json.RawMessage `json:"orphan_writes"`
+	}
+	if json.Unmarshal(data, &items) == nil {
+		if i, id, ierr := firstBad[CP](items.Checkpoints); ierr != nil {
+			return badImportf("checkpoint %d (%q): %v", i, truncate(id, 40), decodeError(data, relocate(ierr, err)))
+		}
+		if i, id, ierr := firstBad[OR](items.OrphanWrites); ierr != nil {
+			return badImportf("orphan writes %d (checkpoint %q): %v", i, truncate(id, 40), decodeError(data, relocate(ierr, err)))
+		}
+	}
+	return badImportf("%v", decodeError(data, err))
+}
+
+// firstBad decodes each of raws into a T as the document is decoded and
+// returns the first that fails: its index, its id ("id", or "checkpoint"
+// for orphan writes) and the error.
+func firstBad[T any](raws []json.RawMessage) (int, string, error) {
+	for i, raw := range raws {
+		var v T
+		if err := decodeStrict(raw, &v); err != nil {
+			var ids struct {
+				ID         any `json:"id"`
+				Checkpoint any `json:"checkpoint"`
+			}
+			_ = json.Unmarshal(raw, &ids)
+			id, _ := cmp.Or(ids.ID, ids.Checkpoint).(string)
+			return i, id, err
+		}
+	}
+	return 0, "", nil
+}
+
+// relocate is the error of an entry decoded alone (inner) with the
+// offset of the same error in the whole document (outer), so that its
+// line is the file's.
+func relocate(inner, outer error) error {
+	var it, ot *json.UnmarshalTypeError
+	if errors.As(inner, &it) && errors.As(outer, &ot) {
+		e := *it
+		e.Offset = ot.Offset
+		return &e
+	}
+	return inner
+}
+
+// decodeError says what encoding/json found wrong with the document data
+// in the export's own terms. A value of the wrong type is named by its
+// field as the document spells it, with what the format wants there and
+// what the document has, and the line ("field \"version\" wants an
+// integer, not number 2.5 (line 1)"): the document is JSON, and
+// "cannot unmarshal … into Go struct field exportHead.version" says
+// neither. Only malformed JSON is "not JSON".
+func decodeError(data []byte, err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the document"
+		} else {
+			field = fmt.Sprintf("field %q", field)
+		}
+		return fmt.Errorf("%s wants %s, not %s (line %d)", field, jsonWant(te.Type), jsonGot(te.Value), lineAt(data, te.Offset))
+	case errors.As(err, &se):
+		return fmt.Errorf("not JSON: %v (line %d)", err, lineAt(data, se.Offset))
+	}
+	return err
+}
+
+// lineAt is the line, counted from 1, of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// jsonWant says what JSON a Go type of the format's reads.
+func jsonWant(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
+
+// jsonGot says what encoding/json's UnmarshalTypeError.Value is: "number
+// 2.5" (a number it could not store), or a kind of JSON value.
+func jsonGot(v string) string {
+	switch v {
+	case "number":
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	}
+	return v
 }
 
 type nsKey struct{ ns, id string }

@@ -2,6 +2,7 @@ package persist_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/superstep/superstep/persist"
@@ -22,5 +23,49 @@ func TestImport_ByteOrderMark(t *testing.T) {
 	}
 	if again := export(t, s, "t"); !bytes.Equal(again, good) {
 		t.Error("the imported thread exports differently from the original")
+	}
+}
+
+// TestImport_WrongTypeNamesField: a field of valid JSON with the wrong
+// type was "not JSON: json: cannot unmarshal number 2.5 into Go struct
+// field exportHead.version". The error names the field as the document
+// spells it, what the format wants and what it has, and where: the line,
+// and the checkpoint (index and id) or orphan writes entry it is in.
+func TestImport_WrongTypeNamesField(t *testing.T) {
+	good := validExport(t)
+	edit := func(fn func(doc map[string]any)) []byte { return editedExport(t, good, fn) }
+	cp := func(doc map[string]any, n int) map[string]any { return doc["checkpoints"].([]any)[n].(map[string]any) }
+	var second string
+	edit(func(d map[string]any) { second = cp(d, 1)["id"].(string) })
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"version", bytes.Replace(good, []byte(`"version":2`), []byte(`"version":2.5`), 1),
+			`invalid thread export: field "version" wants an integer, not number 2.5 (line 1)`},
+		{"thread", edit(func(d map[string]any) { d["thread"] = 7 }),
+			`invalid thread export: field "thread" wants a string, not a number (line 1)`},
+		{"step", edit(func(d map[string]any) { cp(d, 1)["metadata"].(map[string]any)["step"] = "one" }),
+			`invalid thread export: checkpoint 1 ("` + second + `"): field "metadata.step" wants an integer, not a string (line 1)`},
+		{"checkpoints", edit(func(d map[string]any) { d["checkpoints"] = 5 }),
+			`invalid thread export: field "checkpoints" wants a list, not a number (line 1)`},
+	}
+	// The line is the file's: a checkpoint is a line of an export as
+	// Export writes it.
+	lines := bytes.Split(good, []byte("\n"))
+	lines[2] = bytes.Replace(lines[2], []byte(`"v":4`), []byte(`"v":"4"`), 1)
+	cases = append(cases, struct {
+		name string
+		data []byte
+		want string
+	}{"line", bytes.Join(lines, []byte("\n")), `invalid thread export: checkpoint 1 ("` + second + `"): field "v" wants an integer, not a string (line 3)`})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := persist.ReadExport(bytes.NewReader(c.data), 0)
+			if !errors.Is(err, persist.ErrBadImport) || err.Error() != c.want {
+				t.Errorf("ReadExport: %v\nwant ErrBadImport: %s", err, c.want)
+			}
+		})
 	}
 }
