@@ -273,6 +273,7 @@ func (a *App) openWith(g *globals, o storeOptions) (Store, error) {
 		return nil, err
 	}
 	o.Timeout = g.timeout
+	o.program = a.Name
 	if a.storeOpener != nil {
 		return a.storeOpener(p, o)
 	}

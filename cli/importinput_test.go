@@ -62,3 +62,20 @@ func TestImport_WrongTypeNamesField(t *testing.T) {
 		t.Errorf("import of valid JSON with a wrong type: %s", r.stderr)
 	}
 }
+
+// TestOpen_ExportGivenAsDatabase: an export file given where a database
+// goes (--db, pull --from, push --to) said only "not a bbolt file": it
+// says the file is a thread export and gives the import command, into
+// --db when the export was the other database.
+func TestOpen_ExportGivenAsDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	export, _ := exportOf(t, dir)
+	db := filepath.Join(dir, "bug.db")
+	said := "open database " + export + ": not a superstep database: a superstep thread export (JSON); to read its thread into a database: superstep import " + export
+	superstep(t, "", "threads", "--db", export).want(t, 2, said+"\n")
+	superstep(t, "", "history", "t1", "--db", export).want(t, 2, said+"\n")
+	superstep(t, "", "pull", "t1", "--from", export, "--db", db).want(t, 2, said+" --db "+db+"\n")
+	superstep(t, "", "run", "linear", "--db", db).want(t, 0)
+	superstep(t, "", "push", "t1", "--to", export, "--db", db).want(t, 2, said+" --db "+db+"\n")
+}

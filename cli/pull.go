@@ -137,5 +137,9 @@ func (a *App) openDB(g *globals, db string, o storeOptions) (Store, error) {
 		return nil, usagef("--timeout %v: want a positive duration such as 1s or 500ms", g.timeout)
 	}
 	o.Timeout = g.timeout
+	o.program = a.Name
+	if local, err := dbPath(g); err == nil && !sameDatabase(db, local) {
+		o.importDB = g.db // an export given as --from or --to goes into --db
+	}
 	return openStore(db, o)
 }

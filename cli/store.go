@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,6 +54,10 @@ type storeOptions struct {
 	Timeout time.Duration
 	// Durability says when writes reach the disk (run --durability).
 	Durability persist.Durability
+	// program and importDB make the hint for a thread export given
+	// where a database goes: the program's name, and the database to
+	// import it into ("" for the default: the export was --db itself).
+	program, importDB string
 	// Shared opens the database for a long session (the debugger) that
 	// other processes can read meanwhile: persist.OpenShared.
 	Shared bool
@@ -103,6 +108,8 @@ func openBoltStore(path string, o storeOptions) (Store, error) {
 		return nil, usagef("%w at %s (run a graph first, or pass --db)", ErrNoDatabase, path)
 	case errors.Is(err, persist.ErrLocked):
 		return nil, usagef("%v; try again when it is done, or wait longer with --timeout", err)
+	case errors.Is(err, persist.ErrIsExport):
+		return nil, usagef("%s; to read its thread into a database: %s", storeMessage(err), commandLine(cmp.Or(o.program, defaultProgram), o.importDB, "import", shellWord(path)))
 	case errors.Is(err, persist.ErrCorrupt), diskFailure(err):
 		return nil, failf("%s", storeMessage(err))
 	}

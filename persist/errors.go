@@ -19,6 +19,11 @@ var (
 	// bbolt file whose meta pages are damaged, or that is shorter than they
 	// say, is ErrCorrupt.)
 	ErrNotDatabase = errors.New("not a superstep database: not a bbolt file")
+	// ErrIsExport is returned by Open when the file is not a database but
+	// a thread export (the JSON Export writes, its header first): the one
+	// file of superstep's that is not a database, and easily given where
+	// one goes. Import reads it. It matches ErrNotDatabase too.
+	ErrIsExport error = notDatabaseError("not a superstep database: a superstep thread export (JSON)")
 	// ErrForeign is returned by Open when the file is a bbolt database
 	// written by another program: it lacks superstep's meta bucket.
 	ErrForeign = errors.New("not a superstep database: a bbolt file of another program")
@@ -90,8 +95,17 @@ var (
 	ErrImportTooLarge = errors.New("thread export too large")
 )
 
+// notDatabaseError is a more telling ErrNotDatabase.
+type notDatabaseError string
+
+func (e notDatabaseError) Error() string { return string(e) }
+
+// Is reports whether target is ErrNotDatabase.
+func (e notDatabaseError) Is(target error) bool { return target == ErrNotDatabase }
+
 // OpenError is returned by Open; it names the file and wraps the cause
-// (ErrLocked, ErrNotDatabase, ErrForeign, a *FormatError, or an I/O error).
+// (ErrLocked, ErrNotDatabase or ErrIsExport, ErrForeign, a *FormatError, or
+// an I/O error).
 type OpenError struct {
 	Path    string        // the database file
 	Timeout time.Duration // the lock timeout, reported with ErrLocked

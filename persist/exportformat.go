@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"reflect"
 	"slices"
 	"time"
@@ -42,6 +43,38 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // (RFC 8259 lets a reader ignore it), and an export a person opened and
 // saved again is still the export. The result aliases data.
 func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, utf8BOM) }
+
+// isExport reports whether the file at path starts as an export does:
+// a JSON object whose "format" is ExportFormat, found among the first
+// fields (Export writes it first) within the first 64 KiB. Open asks
+// it of a file that is not a database, to say what the file is.
+func isExport(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head, _ := io.ReadAll(io.LimitReader(f, 64<<10))
+	dec := json.NewDecoder(bytes.NewReader(TrimBOM(head)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for range 8 {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if key == "format" {
+			var format string
+			return dec.Decode(&format) == nil && format == ExportFormat
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
+}
 
 // exportHead is the header of every export version, read loosely first so
 // that a newer version is reported as such rather than as unknown fields.

@@ -3,7 +3,11 @@ package persist_test
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/superstep/superstep/persist"
 )
@@ -67,5 +71,41 @@ func TestImport_WrongTypeNamesField(t *testing.T) {
 				t.Errorf("ReadExport: %v\nwant ErrBadImport: %s", err, c.want)
 			}
 		})
+	}
+}
+
+// TestOpen_ExportFile: an export given where a database goes said only
+// "not a bbolt file". Open says it is a thread export (ErrIsExport, still
+// ErrNotDatabase) for a writable or read-only open, and leaves the file
+// as it was; other JSON is not a bbolt file, as before.
+func TestOpen_ExportFile(t *testing.T) {
+	dir := t.TempDir()
+	good := validExport(t)
+	for name, data := range map[string][]byte{
+		"export":          good,
+		"export with BOM": append([]byte("\xef\xbb\xbf"), good...),
+		"other JSON":      []byte(`{"checkpoints": [], "format": "something-else"}`),
+	} {
+		path := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, ro := range []bool{false, true} {
+			s, err := persist.Open(path, persist.Options{ReadOnly: ro, Timeout: time.Second})
+			if err == nil {
+				s.Close()
+				t.Fatalf("%s (read-only %v): opened as a database", name, ro)
+			}
+			isExport := name != "other JSON"
+			if !errors.Is(err, persist.ErrNotDatabase) || errors.Is(err, persist.ErrIsExport) != isExport {
+				t.Errorf("%s (read-only %v): %v, want ErrNotDatabase, ErrIsExport %v", name, ro, err, isExport)
+			}
+			if isExport && !strings.Contains(err.Error(), "a superstep thread export (JSON)") {
+				t.Errorf("%s: %v does not say what the file is", name, err)
+			}
+		}
+		if after, _ := os.ReadFile(path); !bytes.Equal(after, data) {
+			t.Errorf("%s: Open changed the file", name)
+		}
 	}
 }

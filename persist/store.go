@@ -291,6 +291,9 @@ func closeAfterPanic(db *bolt.DB) {
 // boltOpenError is the *OpenError for bbolt's refusal of path.
 func boltOpenError(path string, opts Options, err error) error {
 	fail := func(err error) error {
+		if errors.Is(err, ErrNotDatabase) && isExport(path) {
+			err = ErrIsExport
+		}
 		return &OpenError{Path: path, Timeout: opts.Timeout, Err: err}
 	}
 	var pathErr *fs.PathError
