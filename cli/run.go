@@ -431,8 +431,9 @@ func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string)
 	return usagef("%w: thread %q (%s)", engine.ErrNothingPending, thread, hint)
 }
 
-// checkThreadFlag refuses a --thread no store would accept (control
-// characters, not UTF-8, too long) before anything runs.
+// checkThreadFlag refuses a --thread that is not an id a person may give
+// (persist.CheckThreadID: control characters, not UTF-8, too long, blank,
+// white space at an end) before anything runs.
 func checkThreadFlag(thread string) error {
 	if thread == "" {
 		return nil

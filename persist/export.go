@@ -344,7 +344,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 	}
 	thread, fp := p.thread, p.fingerprint
 	if opts.Thread != "" {
-		if err := CheckName("thread id", opts.Thread, MaxIDLen, false); err != nil {
+		if err := checkThreadID(opts.Thread); err != nil {
 			return "", err
 		}
 		thread = opts.Thread

@@ -543,16 +543,24 @@ func CheckName(what, id string, max int, allowEmpty bool) error {
 }
 
 // CheckThreadID returns nil if id is a thread id a person may give: 1 to
-// 1024 bytes of UTF-8 without control characters. Otherwise it returns an
-// error wrapping ErrInvalidID that says why. Import refuses other ids, and
-// commands refuse them before they start. (The Saver methods take any id
-// of 1 to 1024 bytes, as engine.Saver's contract asks: a program may use
-// binary ids.)
+// 1024 bytes of UTF-8 without control characters, not blank, and not
+// starting or ending with white space. Otherwise it returns an error
+// wrapping ErrInvalidID that says why. Import refuses other ids (the
+// document's, or ImportOptions.Thread), and commands refuse them before
+// they start. (The Saver methods take any id of 1 to 1024 bytes, as
+// engine.Saver's contract asks: a program may use binary ids.)
 func CheckThreadID(id string) error { return checkThreadID(id) }
 
 // checkThreadID checks a thread id: 1 to MaxIDLen bytes of UTF-8 without
 // control characters (NUL, escape, newline, ...), which no one types and
 // which only serve to fool a terminal or a log that prints the id.
+//
+// Nor may it be blank or have white space at either end, though white
+// space inside ("bug 42") is a name like any: a list of threads pads its
+// columns with spaces, so " " shows as an empty row and " t1" as "t1",
+// and the shell, a copy from that list or a script's trimming drops the
+// spaces at the ends, so such an id cannot be typed back to the commands
+// that read it.
 func checkThreadID(id string) error {
 	if err := CheckName("thread id", id, MaxIDLen, false); err != nil {
 		return err
@@ -562,6 +570,12 @@ func checkThreadID(id string) error {
 	}
 	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
 		return fmt.Errorf("%w: thread id %q contains the control character %U", ErrInvalidID, truncate(id, 40), []rune(id[i:])[0])
+	}
+	switch trimmed := strings.TrimSpace(id); {
+	case trimmed == "":
+		return fmt.Errorf("%w: thread id %q is blank", ErrInvalidID, truncate(id, 40))
+	case trimmed != id:
+		return fmt.Errorf("%w: thread id %q starts or ends with white space (%q would do)", ErrInvalidID, truncate(id, 40), truncate(trimmed, 40))
 	}
 	return nil
 }

@@ -151,7 +151,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, o persist.ImportOptions
 		return "", err
 	}
 	if o.Thread != "" {
-		if err := persist.CheckName("thread id", o.Thread, persist.MaxIDLen, false); err != nil {
+		if err := persist.CheckThreadID(o.Thread); err != nil {
 			return "", err
 		}
 		doc.Thread = o.Thread
