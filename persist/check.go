@@ -202,18 +202,89 @@ func checkNSBuckets(nb *bolt.Bucket, thread, ns string, rep *checkReport) {
 // scan opens every record and calls fn with those that open; the others
 // go to rep. Every record counts in rep's digest.
 func (r *records) scan(fn func(k, v []byte), rep *checkReport) {
+	r.scanEach(fn, func(_ []byte, err error) { rep.bad(err) }, &rep.sum)
+}
+
+// scanEach is scan with the records that do not open handed to bad, with
+// their keys.
+func (r *records) scanEach(fn func(k, v []byte), bad func(k []byte, err error), sum *digest) {
 	c := r.rawCursor()
 	c.tolerant = true
 	for k := c.first(); k != nil; k = c.next() {
 		stored := c.at
 		if stored != nil && r.sealed {
-			rep.sum.add(stored, true)
+			sum.add(stored, true)
 		}
-		v, err := r.open(k, stored)
-		if !rep.bad(err) {
+		if v, err := r.open(k, stored); err != nil {
+			bad(k, err)
+		} else {
 			fn(k, v)
 		}
 	}
+}
+
+// stateDamage is what breaks the state of one or more checkpoints: a
+// damaged checkpoint record, a missing delta base. A checkpoint's state
+// is its record's delta over its parent's, so the damage breaks every
+// checkpoint built on it too, up to the next full image: Check reports
+// it once, with how many those are, rather than once for each
+// checkpoint that meets it (fifty identical lines for one record).
+type stateDamage struct {
+	err   error
+	built int // the checkpoints after the first that it breaks
+}
+
+func (d *stateDamage) Error() string {
+	switch d.built {
+	case 0:
+		return d.err.Error()
+	case 1:
+		return fmt.Sprintf("%v; the state of 1 checkpoint built on it cannot be read either", d.err)
+	}
+	return fmt.Sprintf("%v; the state of %d checkpoints built on it cannot be read either", d.err, d.built)
+}
+
+func (d *stateDamage) Unwrap() error { return d.err }
+
+// stateDamages collects a namespace's stateDamage, in the order found.
+type stateDamages struct {
+	list   []*stateDamage
+	byText map[string]*stateDamage
+	// of is the damage each broken checkpoint's state meets.
+	of map[string]*stateDamage
+}
+
+// add records that checkpoint id's state cannot be read for err. An
+// error that says the same as one found before is that damage met again
+// (a checkpoint whose delta chain reached the same damaged record before
+// Check came to it), and counts as built on it. id is "" when its key is
+// damaged too.
+func (ds *stateDamages) add(id string, err error) {
+	d := ds.byText[err.Error()]
+	if d == nil {
+		d = &stateDamage{err: err}
+		ds.byText[err.Error()] = d
+		ds.list = append(ds.list, d)
+	} else {
+		d.built++
+	}
+	if id != "" {
+		ds.of[id] = d
+	}
+}
+
+// builtOn reports whether rec, of checkpoint id, is a delta over a
+// checkpoint whose state is broken, and then counts id as broken by the
+// same damage: its own state cannot be read either, and reading it would
+// only meet that damage again.
+func (ds *stateDamages) builtOn(id string, rec *cpRecord) bool {
+	d := ds.of[rec.Parent]
+	if !rec.Delta || d == nil {
+		return false
+	}
+	d.built++
+	ds.of[id] = d
+	return true
 }
 
 // check verifies one namespace and returns what is wrong with it. Its
@@ -247,20 +318,26 @@ func (b *nsBuckets) check(sum *digest) []error {
 		}
 	}, &rep)
 	memo := map[string]*cpState{}
-	b.cps.scan(func(k, v []byte) {
+	damaged := stateDamages{byText: map[string]*stateDamage{}, of: map[string]*stateDamage{}}
+	b.cps.scanEach(func(k, v []byte) {
 		id, err := parseCheckpointKey(k)
 		if bad(err) {
 			return
 		}
 		rec, err := decodeRecord(v)
-		if bad(err) {
+		if err != nil {
+			damaged.add(id, err)
 			return
 		}
 		if _, err := decodeMetadata(rec.Meta); bad(err) {
 			return
 		}
+		if damaged.builtOn(id, rec) {
+			return
+		}
 		st, err := loadState(b.cps, id, rec, memo)
-		if bad(err) {
+		if err != nil {
+			damaged.add(id, err)
 			return
 		}
 		for ch, ref := range st.refs {
@@ -273,7 +350,13 @@ func (b *nsBuckets) check(sum *digest) []error {
 		if len(memo) > 4*fullEvery {
 			clear(memo)
 		}
-	}, &rep)
+	}, func(k []byte, err error) {
+		id, _ := parseCheckpointKey(k) // a key that does not parse is damage of its own
+		damaged.add(id, err)
+	}, &rep.sum)
+	for _, d := range damaged.list {
+		bad(d)
+	}
 	b.writes.scan(func(k, v []byte) {
 		if _, _, _, err := parseWriteKey(k); bad(err) {
 			return
