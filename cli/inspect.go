@@ -125,12 +125,25 @@ func requireGraph(ctx context.Context, st Store, thread, flag string) (*engine.G
 	}
 	rec, ok := decodeGraphRecord(fp)
 	if !ok || rec.Graph == "" {
-		return nil, usagef("thread %q has no recorded graph: pass --graph", thread)
+		return nil, noRecordedGraph(thread)
 	}
 	if _, _, _, err := ResolveGraph(rec.Graph); err != nil {
-		return nil, usagef("thread %q was recorded with graph %s, which no longer resolves (%v): pass --graph", thread, termtext.Name(rec.Graph), err)
+		return nil, unresolvedRecordedGraph(thread, rec.Graph, err)
 	}
 	return nil, usagef("thread %q was recorded with graph %s, which has changed since: pass --graph %s to use it as it is now", thread, termtext.Name(rec.Graph), shellWord(rec.Graph))
+}
+
+// noRecordedGraph and unresolvedRecordedGraph are the errors of every
+// command that takes a thread's graph from its record (exec, update,
+// replay) when it cannot: the thread names none, or the one it names
+// (graph, a built-in's name or a scenario file's path) no longer
+// resolves, for err. Both say what to pass.
+func noRecordedGraph(thread string) error {
+	return usagef("thread %q has no recorded graph: pass --graph", thread)
+}
+
+func unresolvedRecordedGraph(thread, graph string, err error) error {
+	return usagef("thread %q was recorded with graph %s, which no longer resolves (%v): pass --graph", thread, termtext.Name(graph), err)
 }
 
 // openInterrupts lists the interrupts saved on a checkpoint that still

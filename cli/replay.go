@@ -132,13 +132,18 @@ func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag strin
 		return nil, 0, storeError(err, "reading thread %q", thread)
 	}
 	rec, recorded := decodeGraphRecord(fp)
-	if graphFlag == "" {
+	fromRecord := graphFlag == ""
+	if fromRecord {
 		if rec.Graph == "" {
-			return nil, 0, usagef("thread %q has no recorded graph: pass --graph", thread)
+			return nil, 0, noRecordedGraph(thread)
 		}
 		graphFlag = rec.Graph
 	}
 	res, err := resolveGraph(ctx, graphFlag, engine.WithSaver(st))
+	if err != nil && fromRecord {
+		// Not a graph the user named: say whose it is, as exec does.
+		return nil, 0, unresolvedRecordedGraph(thread, rec.Graph, err)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
