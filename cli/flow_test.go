@@ -352,11 +352,11 @@ func TestExec_RecordedFailure(t *testing.T) {
 	flow, _ := filepath.Abs("../testdata/conformance/own/interrupt_and_failure.json")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "f1").want(t, 1, "bad")
 	r := superstep(t, "", "exec", "f1", "bad", "--db", db)
-	r.want(t, 1, `recorded: failed: node "bad" failed at step 2: bad: boom`, "node bad fails with the current code as it did in the recording")
+	r.want(t, 1, `recorded: failed: node "bad" failed at step 2: boom`, "node bad fails with the current code as it did in the recording")
 	if strings.Contains(r.stderr, "does not write") {
 		t.Fatalf("a failure reported as different writes:\n%s", r.stderr)
 	}
-	superstep(t, "", "exec", "f1", "bad", "--db", db, "--json").want(t, 1, `"recorded_error": "node \"bad\" failed at step 2: bad: boom"`)
+	superstep(t, "", "exec", "f1", "bad", "--db", db, "--json").want(t, 1, `"recorded_error": "node \"bad\" failed at step 2: boom"`)
 }
 
 // A thread whose answers went to interrupts its subgraphs raised replays

@@ -410,7 +410,8 @@ type historyRow struct {
 
 // savedFailures lists the tasks of t that saved an error: those that
 // failed, "node: error" each, and those cancelled (engine.IsCancellation),
-// by node (a task the graph does not plan is named by its id).
+// by node (a task the graph does not plan is named by the node its error
+// names, else by its id).
 func savedFailures(t *engine.CheckpointTuple, names map[string]string) (failed, cancelled []string) {
 	if !slices.ContainsFunc(t.PendingWrites, func(w engine.PendingWrite) bool { return w.Channel == engine.ErrorChannel }) {
 		return nil, nil // the usual row: no task's writes are read again
@@ -420,7 +421,14 @@ func savedFailures(t *engine.CheckpointTuple, names map[string]string) (failed, 
 			continue
 		}
 		who := names[st.ID]
-		if who == "" {
+		var ne *engine.NodeError
+		switch {
+		case who != "":
+		case errors.As(st.Err, &ne) && ne.Node != "":
+			// A task the graph does not plan (a functional task a
+			// node called) is named by the node its error names.
+			who = ne.Node
+		default:
 			who = "task " + engine.ShortID(st.ID)
 		}
 		if engine.IsCancellation(st.Err) {

@@ -55,7 +55,7 @@ func TestExec_SubgraphFailure(t *testing.T) {
 	flow := own("replay_sub_failure.json")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "f1").want(t, 1, `node "i2" failed`)
 	r := superstep(t, "", "exec", "f1", "sub", "--db", db, "--graph", flow)
-	r.want(t, 1, `recorded: failed: node "sub" failed at step 2: node "i2" failed at step 2: sub/i2: boom`, "node sub fails with the current code as it did in the recording")
+	r.want(t, 1, `recorded: failed: node "sub" failed at step 2: node "i2" failed at step 2: boom`, "node sub fails with the current code as it did in the recording")
 	if strings.Contains(r.stderr, "again:") {
 		t.Fatalf("exec stopped at the subgraph's failure:\n%s", r.stderr)
 	}
@@ -188,7 +188,7 @@ func TestReplay_FunctionalCalls(t *testing.T) {
 	superstep(t, "", "run", flow, "--db", db, "--thread", "w1", "--resume", "B").want(t, 0, "done", `"t": "A+B"`)
 	superstep(t, "", "replay", "w1", "--db", db, "--graph", flow).want(t, 0, "step 0: main match", "replay matches")
 	flow = own("func_interrupt_then_failure.json")
-	superstep(t, "", "run", flow, "--db", db, "--thread", "x1").want(t, 1, "task:flaky: boom")
+	superstep(t, "", "run", flow, "--db", db, "--thread", "x1").want(t, 1, `node "flaky" failed at step 0: boom`)
 	superstep(t, "", "replay", "x1", "--db", db, "--graph", flow).want(t, 0, "replay matches")
 }
 

@@ -19,9 +19,9 @@ func TestReplay_FailedThreadReproducedAndFixed(t *testing.T) {
 	superstep(t, "", "run", testdata("failing.json"), "--db", db, "--thread", "f1").want(t, 1, "boom")
 
 	r := superstep(t, "", "replay", "f1", "--db", db)
-	r.want(t, 0, "step 1: boom match\n  boom failed, as in the recording: boom: boom\n",
-		"replay matches: 2 supersteps, the same tasks and writes; it fails as the recording did (node boom: boom: boom)")
-	superstep(t, "", "replay", "f1", "--db", db, "--json").want(t, 0, `"boom failed, as in the recording: boom: boom"`)
+	r.want(t, 0, "step 1: boom match\n  boom failed, as in the recording: boom\n",
+		"replay matches: 2 supersteps, the same tasks and writes; it fails as the recording did (node boom: boom)")
+	superstep(t, "", "replay", "f1", "--db", db, "--json").want(t, 0, `"boom failed, as in the recording: boom"`)
 
 	data, err := os.ReadFile(testdata("failing.json"))
 	if err != nil {
@@ -77,13 +77,13 @@ func TestHistory_ShowsWhereTheThreadFailed(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "f.db")
 	superstep(t, "", "run", testdata("failing.json"), "--db", db, "--thread", "f1").want(t, 1, "boom")
 	r := superstep(t, "", "history", "f1", "--db", db)
-	// The node's own error: the line names the node already (the
-	// scenario's scripted failure says "boom: boom" itself).
-	r.want(t, 0, `next: boom  failed: boom: boom: boom  (end of the recorded run)`)
+	// The node's own error, once after the node's name: the scripted
+	// failure's text named its node too ("boom: boom: boom").
+	r.want(t, 0, `next: boom  failed: boom: boom  (end of the recorded run)`)
 	if n := strings.Count(r.stdout, "failed:"); n != 1 {
 		t.Fatalf("history shows %d failures, want the one checkpoint's:\n%s", n, r.stdout)
 	}
-	superstep(t, "", "history", "f1", "--db", db, "--json").want(t, 0, `"failures": [`, `"boom: boom: boom"`)
+	superstep(t, "", "history", "f1", "--db", db, "--json").want(t, 0, `"failures": [`, `"boom: boom"`)
 }
 
 // A task cancelled by its sibling's failure saved its cancellation as its
@@ -95,7 +95,7 @@ func TestHistory_CancelledSiblingIsNotAFailure(t *testing.T) {
 	flow := filepath.Join("..", "testdata", "conformance", "own", "fail_while_sibling_works.json")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "c1").want(t, 1, "boom")
 	r := superstep(t, "", "history", "c1", "--db", db)
-	r.want(t, 0, `failed: a: a: boom  cancelled: b  (end of the recorded run)`)
+	r.want(t, 0, `failed: a: boom  cancelled: b  (end of the recorded run)`)
 	if strings.Contains(r.stdout, "failed: b") {
 		t.Fatalf("history calls the cancelled sibling a failure:\n%s", r.stdout)
 	}
@@ -163,11 +163,11 @@ func TestReplay_FailureTheRecordingWentOnPast(t *testing.T) {
 	superstep(t, "", "run", fixed, "--db", db, "--thread", "f1").want(t, 0, "check                ran", "slow                 ran")
 
 	r := superstep(t, "", "replay", "f1", "--db", db, "--graph", testdata("flaky.json"))
-	r.want(t, 0, "step 2: check, slow match\n  check failed, as the recording's run did before it went on past the failure: check: flaky; running the step again, as it did\nstep 3: after match\n",
+	r.want(t, 0, "step 2: check, slow match\n  check failed, as the recording's run did before it went on past the failure: flaky; running the step again, as it did\nstep 3: after match\n",
 		"replay matches: 4 supersteps")
 
 	superstep(t, "", "replay", "f1", "--db", db, "--graph", twice).
-		want(t, 1, "DIVERGED at step 2, node check: the replay failed again: check: flaky; the recording's run failed here once, then ran")
+		want(t, 1, "DIVERGED at step 2, node check: the replay failed again: flaky; the recording's run failed here once, then ran")
 
 	r = superstep(t, "", "replay", "f1", "--db", db, "--graph", fixed)
 	r.want(t, 0, "step 2: check, slow match\n  check ran at once; the recording's run failed here first (", "replay matches: 4 supersteps")

@@ -16,11 +16,15 @@ import (
 
 // ScriptedFailure is the error a node's "fail" raises.
 type ScriptedFailure struct {
-	Node    string
+	Node    string // the node's path (a subgraph's "sub/node", a task's "task:name")
 	Message string
 }
 
-func (e *ScriptedFailure) Error() string { return fmt.Sprintf("%s: %s", e.Node, e.Message) }
+// Error is the scripted message alone, as a node's own error is its
+// exception's message: the engine's NodeError around it names the node
+// (and each subgraph node it failed in), so naming it here too printed
+// it twice ("fetch: fetch: upstream 503").
+func (e *ScriptedFailure) Error() string { return e.Message }
 
 // Counters count node entries (per op, for traces) and scripted failures
 // (per scenario). Safe for concurrent use: nodes of a superstep run at once.
