@@ -556,7 +556,7 @@ func TestModel_Rerun_ShowsTheRecordedFailure(t *testing.T) {
 	m := reopened(t, "fail_while_sibling_works.json")
 	m = press(t, m, "t", "e") // the head plans a (failed) and b; a fails once only
 	screen := m.View()
-	for _, want := range []string{"Run alone · a", "✓ ran without the error the recording saved", `recorded: ✗ failed: node "a" failed at step 1: a: boom`} {
+	for _, want := range []string{"Run alone · a", "✓ ran without the error the recording saved", `recorded: ✗ failed: node "a" failed at step 1: boom`} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("rerun of the failed task lacks %q:\n%s", want, screen)
 		}
