@@ -358,6 +358,9 @@ func (l *loop) first(ctx context.Context, input any) error {
 // drops CONFIG_KEY_RESUMING). superseded reports an addressed checkpoint
 // that is not the thread's latest.
 func (l *loop) loadStart(ctx context.Context) (saved *CheckpointTuple, replay *replayState, superseded bool, err error) {
+	if err := l.rootOfConfig(ctx); err != nil {
+		return nil, nil, false, fmt.Errorf("loading thread %q: %w", l.cfg.ThreadID, err)
+	}
 	addressed := l.opts.CheckpointID != ""
 	replay = l.rootReplay()
 	switch {
@@ -384,6 +387,25 @@ func (l *loop) loadStart(ctx context.Context) (saved *CheckpointTuple, replay *r
 		superseded = latest != nil && latest.Checkpoint.ID != saved.Checkpoint.ID
 	}
 	return saved, replay, superseded, nil
+}
+
+// rootOfConfig makes the root checkpoint a subgraph checkpoint given to
+// FromConfig was written under the one a root run starts from: LangGraph's
+// checkpoint map, {"": root id} from the checkpoint's parents (see
+// FromConfig). A checkpoint not found, or with no root parent, leaves the
+// run on the thread's latest root checkpoint, as a config without a map.
+func (l *loop) rootOfConfig(ctx context.Context) error {
+	if l.opts.fromNSCheckpoint == "" || l.opts.parent != nil || l.saver == nil {
+		return nil
+	}
+	sub, err := l.saver.GetTuple(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.opts.fromNS, CheckpointID: l.opts.fromNSCheckpoint})
+	if err != nil || sub == nil {
+		return err
+	}
+	if root := sub.Metadata.Parents[""]; root != "" {
+		l.opts.CheckpointID = root
+	}
+	return nil
 }
 
 // restore makes the loaded checkpoint (nil: a new thread, before its

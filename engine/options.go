@@ -54,8 +54,11 @@ type RunOptions struct {
 	// RunOptions built by hand keeps 0 as "the default").
 	badLimit   bool
 	givenLimit int
-	turns      *subgraphTurns // set for a subgraph run ordered with its siblings
-	turnAt     int            // its place in turns
+	// fromNS and fromNSCheckpoint: FromConfig was given this subgraph
+	// checkpoint, whose root parent the run starts from (rootOfConfig).
+	fromNS, fromNSCheckpoint string
+	turns                    *subgraphTurns // set for a subgraph run ordered with its siblings
+	turnAt                   int            // its place in turns
 }
 
 // RunOption sets a RunOptions field.
@@ -70,17 +73,26 @@ func FromCheckpoint(id string) RunOption { return func(o *RunOptions) { o.Checkp
 // FromConfig runs from the checkpoint cfg addresses, as a config returned by
 // GetState, History or UpdateState. A config in a subgraph's namespace
 // (SnapshotTask.State.Config, or what UpdateState returned for a subgraph
-// checkpoint) continues the thread from its latest root checkpoint: a run
-// of the root graph drops a subgraph namespace and its checkpoint id
-// (Python pregel/_loop.py:341-345, LangGraph.js pregel/loop.ts:569-578);
-// the subgraph's task then continues from the latest checkpoint of its
-// namespace, an update written there included.
+// checkpoint) runs the root graph from the root checkpoint that subgraph
+// checkpoint was written under (its Metadata.Parents[""]): a run of the
+// root graph drops a subgraph namespace and its checkpoint id, and takes
+// the root's from the config's checkpoint map, which LangGraph fills from
+// the checkpoint's parents (LangGraph.js pregel/loop.js:400-405,
+// pregel/utils/index.js:38-45 patchCheckpointMap; Python
+// pregel/_loop.py:341-350). Like FromCheckpoint, that replays when the
+// root has moved on since. The subgraph's task then continues from the
+// latest checkpoint of its namespace, an update written there included. A
+// subgraph checkpoint with no parents continues the thread's latest root
+// checkpoint.
 func FromConfig(cfg Config) RunOption {
 	return func(o *RunOptions) {
 		o.Thread = cfg.ThreadID
 		o.CheckpointID = ""
+		o.fromNS, o.fromNSCheckpoint = "", ""
 		if cfg.CheckpointNS == "" {
 			o.CheckpointID = cfg.CheckpointID
+		} else {
+			o.fromNS, o.fromNSCheckpoint = cfg.CheckpointNS, cfg.CheckpointID
 		}
 	}
 }
