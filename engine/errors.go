@@ -41,6 +41,9 @@ func reservedWrite(ch string) bool {
 
 // Sentinel errors.
 var (
+	// ErrNoUpdates is BulkUpdateState's refusal of no supersteps, or of a
+	// superstep with no updates.
+	ErrNoUpdates = errors.New("bulk update with nothing to apply")
 	// ErrEmptyInput is returned when a run has neither input nor anything
 	// to resume ("Received no input writes for __start__"), and for a
 	// Command input with nothing in it (a nil resume value included).

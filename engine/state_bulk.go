@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"slices"
 )
 
 // StateUpdate is one update of a bulk update: Values written as if AsNode
@@ -23,13 +25,16 @@ type StateUpdate struct {
 // several updates in a superstep each must name its node. It returns the
 // config of the last checkpoint written.
 func (g *Graph) BulkUpdateState(ctx context.Context, cfg Config, supersteps [][]StateUpdate) (Config, error) {
+	// Both refusals come before anything is written, and are not
+	// InvalidUpdateErrors: LangGraph.js checks every superstep first and
+	// throws a plain Error (pregel/index.js:638-639).
 	if len(supersteps) == 0 {
-		return Config{}, &InvalidUpdateError{Msg: "no supersteps provided"}
+		return Config{}, fmt.Errorf("%w: no supersteps", ErrNoUpdates)
+	}
+	if i := slices.IndexFunc(supersteps, func(u []StateUpdate) bool { return len(u) == 0 }); i >= 0 {
+		return Config{}, fmt.Errorf("%w: superstep %d has no updates", ErrNoUpdates, i)
 	}
 	for _, updates := range supersteps {
-		if len(updates) == 0 {
-			return Config{}, &InvalidUpdateError{Msg: "no updates provided in a superstep"}
-		}
 		out, err := g.updateSuperstep(ctx, cfg, updates)
 		if err != nil {
 			return Config{}, err

@@ -39,6 +39,10 @@ func TestUpdateState_RefusesWhatItCannotApply(t *testing.T) {
 		{"input over the write limit", one(on, map[string]any{"x": strings.Repeat("y", 64)}, engine.AsInput), `the run input wrote a value to key "x" larger than 16 bytes`},
 		{"unknown node", one(on, map[string]any{"x": 2.0}, "ghost"), `node "ghost" does not exist`},
 		{"node write over the limit", one(on, map[string]any{"x": strings.Repeat("y", 64)}, "a"), "larger than 16 bytes"},
+		{"no supersteps", bulkOf(g, on), "no supersteps"},
+		// The good first superstep is not written either: every superstep
+		// is checked first, as LangGraph.js does.
+		{"an empty superstep after a good one", bulkOf(g, on, []engine.StateUpdate{{Values: map[string]any{"x": 2.0}, AsNode: "a"}}, nil), "superstep 1 has no updates"},
 	}
 	before, _ := g.Saver().List(ctx, on, engine.ListOptions{})
 	for _, tt := range tests {
@@ -54,8 +58,17 @@ func TestUpdateState_RefusesWhatItCannotApply(t *testing.T) {
 			}
 		})
 	}
+	if err := bulkOf(g, on); !errors.Is(err, engine.ErrNoUpdates) {
+		t.Fatalf("no supersteps: %v, want ErrNoUpdates", err)
+	}
 	after, _ := g.Saver().List(ctx, on, engine.ListOptions{})
 	if len(after) != len(before) {
 		t.Fatalf("refused updates wrote %d checkpoints", len(after)-len(before))
 	}
+}
+
+// bulkOf is BulkUpdateState's error for these supersteps.
+func bulkOf(g *engine.Graph, cfg engine.Config, supersteps ...[]engine.StateUpdate) error {
+	_, err := g.BulkUpdateState(ctx, cfg, supersteps)
+	return err
 }
