@@ -186,6 +186,15 @@ type loop struct {
 	// replay is set on a root run that travels in time: its subgraphs
 	// load checkpoints by it (replay.go).
 	replay *replayState
+	// checkpointMap is set on a root run from a subgraph checkpoint's
+	// config (FromConfig): LangGraph's checkpoint map, namespace →
+	// checkpoint id, that checkpoint's parents and itself. The root run
+	// starts from its "" entry; a subgraph run of a namespace in it starts
+	// from its entry, as one addressed there (rootOfConfig, mapped).
+	checkpointMap map[string]string
+	// mappedNS: this subgraph run was addressed by the root's checkpoint
+	// map, and so travels in time (loop.js:843).
+	mappedNS bool
 	// turns orders this superstep's subgraph tasks' checkpoint writes
 	// (WithSubgraphTurns); turnOf maps their task ids to turns.
 	turns  *subgraphTurns
@@ -361,10 +370,11 @@ func (l *loop) loadStart(ctx context.Context) (saved *CheckpointTuple, replay *r
 	if err := l.rootOfConfig(ctx); err != nil {
 		return nil, nil, false, fmt.Errorf("loading thread %q: %w", l.cfg.ThreadID, err)
 	}
+	l.mapped()
 	addressed := l.opts.CheckpointID != ""
 	replay = l.rootReplay()
 	switch {
-	case l.saver != nil && replay != nil:
+	case l.saver != nil && replay != nil && !l.mappedNS: // a mapped id comes first (loop.js:405-411)
 		if saved, err = l.loadReplayed(ctx, replay); err != nil {
 			return nil, nil, false, fmt.Errorf("loading thread %q: %w", l.cfg.ThreadID, err)
 		}
@@ -405,7 +415,30 @@ func (l *loop) rootOfConfig(ctx context.Context) error {
 	if root := sub.Metadata.Parents[""]; root != "" {
 		l.opts.CheckpointID = root
 	}
+	l.checkpointMap = maps.Clone(sub.Metadata.Parents)
+	if l.checkpointMap == nil {
+		l.checkpointMap = map[string]string{}
+	}
+	l.checkpointMap[l.opts.fromNS] = l.opts.fromNSCheckpoint
 	return nil
+}
+
+// mapped addresses a subgraph run at its namespace's checkpoint in the
+// root run's checkpoint map, if the map has one (LangGraph.js
+// pregel/loop.js:405, which the task configs inherit, algo.js:551, 679).
+// Such a run travels in time: it replays from the checkpoint, forking if
+// the namespace has moved on since, and asks its interrupts again.
+func (l *loop) mapped() {
+	if l.opts.parent == nil || l.opts.CheckpointID != "" {
+		return
+	}
+	root := l
+	for root.opts.parent != nil {
+		root = root.opts.parent.run
+	}
+	if id := root.checkpointMap[l.cfg.CheckpointNS]; id != "" {
+		l.opts.CheckpointID, l.mappedNS = id, true
+	}
 }
 
 // restore makes the loaded checkpoint (nil: a new thread, before its
@@ -496,7 +529,7 @@ func (l *loop) startOf(input any, replay *replayState, superseded bool) runStart
 	s.isUpdateOrFork = l.md.Source == SourceUpdate || l.md.Source == SourceFork
 	resumeAtHead := addressed && !superseded && !s.isUpdateOrFork
 	s.isResuming = l.cs.hasVersions() && (input == nil || cmdResumes || s.nestedResuming)
-	s.timeTravel = (addressed || replay != nil) && !(cmdResumes || s.nestedResuming || resumeAtHead)
+	s.timeTravel = (addressed || replay != nil) && (l.mappedNS || !(cmdResumes || s.nestedResuming || resumeAtHead))
 	s.forks = s.timeTravel && (s.isCommand || s.isResuming) && (!s.isUpdateOrFork || superseded)
 	return s
 }

@@ -80,9 +80,12 @@ func FromCheckpoint(id string) RunOption { return func(o *RunOptions) { o.Checkp
 // the checkpoint's parents (LangGraph.js pregel/loop.js:400-405,
 // pregel/utils/index.js:38-45 patchCheckpointMap; Python
 // pregel/_loop.py:341-350). Like FromCheckpoint, that replays when the
-// root has moved on since. The subgraph's task then continues from the
-// latest checkpoint of its namespace, an update written there included. A
-// subgraph checkpoint with no parents continues the thread's latest root
+// root has moved on since (its tasks, and so their namespaces, are new).
+// When it has not, the subgraph task of the config's namespace starts from
+// the config's checkpoint too, as one addressed there: it replays from it,
+// forking when the namespace has moved on since, and asks its interrupts
+// again (the map's entry for the namespace, loop.js:405, 843). A subgraph
+// checkpoint with no parents continues the thread's latest root
 // checkpoint.
 func FromConfig(cfg Config) RunOption {
 	return func(o *RunOptions) {
