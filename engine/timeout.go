@@ -113,8 +113,8 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 	// may reach the task (timeout.ts drops the attempt's late writes).
 	as := scope.forAttempt()
 	clock := &attemptClock{last: time.Now(), heartbeatOnly: tp.HeartbeatOnly, idle: max(tp.Idle, 0)}
-	actx, cancel := context.WithCancel(context.WithValue(ctx, attemptClockKey{}, clock))
-	defer cancel()
+	actx, cancel := context.WithCancelCause(context.WithValue(ctx, attemptClockKey{}, clock))
+	defer cancel(nil)
 	type outcome struct {
 		writes []Write
 		err    error
@@ -140,15 +140,20 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 		defer idle.Stop()
 		idleC = idle.C
 	}
-	abandon := func(err error) ([]Write, error) {
+	// abandon ends the attempt with err. The Task calls it started end
+	// with cause, and count among the superstep's failures as one its
+	// failure cancelled (callAborted): LangGraph.js's calls inherit the
+	// attempt's abort signal, and every call's AbortError counts
+	// (pregel/runner.ts:160, retry.ts signalAborted).
+	abandon := func(err, cause error) ([]Write, error) {
 		clock.close()
-		cancel()
+		cancel(cause)
 		l.cs.view.lend() // the abandoned node may still read its state
 		scope.adoptSubgraphRuns(as)
 		return nil, err
 	}
 	timedOut := func(kind string) ([]Write, error) {
-		return abandon(&NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)})
+		return abandon(&NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)}, &CancelledError{By: t.name})
 	}
 	// The end of the superstep's context — the caller's cancellation or a
 	// sibling's failure — abandons the attempt as its limit would:
@@ -160,7 +165,7 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 	for {
 		select {
 		case <-ctx.Done():
-			return abandon(ctx.Err())
+			return abandon(ctx.Err(), context.Cause(ctx))
 		case o := <-done:
 			// A node that finished late still timed out (timeout.ts
 			// checks the clocks once more after the race).
