@@ -44,8 +44,13 @@ func (l *loop) execute(ctx context.Context) error {
 	stopped := false // a task interrupted, maybe with no interrupt values
 	for _, t := range sortTasks(l.tasks) {
 		stopped = stopped || t.result.Interrupted
-		if t.node.call {
-			continue // its caller reports the interrupt (loop.ts:874-880)
+		if t.node.call && l.opts.parent == nil {
+			// Its caller reports the interrupt (loop.ts:874-880). A
+			// nested loop raises both, the call's and its caller's
+			// re-raised copy: LangGraph.js's tick joins every task's
+			// GraphInterrupt (runner.js:69) and throws the join to the
+			// parent's task (runner.js:80), which saves them all.
+			continue
 		}
 		for _, in := range t.result.Interrupts {
 			interrupts = append(interrupts, PendingInterrupt{Interruption: in, Node: t.name, TaskID: t.id()})
