@@ -399,27 +399,25 @@ func (l *loop) loadStart(ctx context.Context) (saved *CheckpointTuple, replay *r
 	return saved, replay, superseded, nil
 }
 
-// rootOfConfig makes the root checkpoint a subgraph checkpoint given to
-// FromConfig was written under the one a root run starts from: LangGraph's
-// checkpoint map, {"": root id} from the checkpoint's parents (see
-// FromConfig). A checkpoint not found, or with no root parent, leaves the
-// run on the thread's latest root checkpoint, as a config without a map.
+// rootOfConfig builds the checkpoint map of a root run from a subgraph
+// checkpoint given to FromConfig, as LangGraph builds it for that
+// checkpoint's config (patchCheckpointMap): its parents and itself, none
+// when it has no parents. The run starts from the map's root entry. A
+// checkpoint not found leaves the run on the thread's latest root
+// checkpoint, as a config without a map.
 func (l *loop) rootOfConfig(ctx context.Context) error {
 	if l.opts.fromNSCheckpoint == "" || l.opts.parent != nil || l.saver == nil {
 		return nil
 	}
 	sub, err := l.saver.GetTuple(ctx, Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.opts.fromNS, CheckpointID: l.opts.fromNSCheckpoint})
-	if err != nil || sub == nil {
+	if err != nil || sub == nil || len(sub.Metadata.Parents) == 0 {
 		return err
 	}
-	if root := sub.Metadata.Parents[""]; root != "" {
+	l.checkpointMap = maps.Clone(sub.Metadata.Parents)
+	l.checkpointMap[l.opts.fromNS] = l.opts.fromNSCheckpoint
+	if root := l.checkpointMap[""]; root != "" {
 		l.opts.CheckpointID = root
 	}
-	l.checkpointMap = maps.Clone(sub.Metadata.Parents)
-	if l.checkpointMap == nil {
-		l.checkpointMap = map[string]string{}
-	}
-	l.checkpointMap[l.opts.fromNS] = l.opts.fromNSCheckpoint
 	return nil
 }
 
