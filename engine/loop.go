@@ -97,6 +97,9 @@ type loop struct {
 	// since fails at once with it.
 	openCalls   []*task
 	callsClosed error
+	// interrupted are this superstep's tasks that stopped at an
+	// interrupt, in the order they stopped (under mu).
+	interrupted []*task
 	// stepCalls: a task of this superstep made a Task call (calls report
 	// their results in the order they finish, so nothing is held back).
 	stepCalls atomic.Bool

@@ -42,7 +42,15 @@ func (l *loop) execute(ctx context.Context) error {
 	}
 	var interrupts []PendingInterrupt
 	stopped := false // a task interrupted, maybe with no interrupt values
-	for _, t := range sortTasks(l.tasks) {
+	order := sortTasks(l.tasks)
+	if l.opts.parent != nil {
+		// A nested loop raises its tasks' interrupts in the order the
+		// tasks stopped: LangGraph.js's tick joins each task's
+		// GraphInterrupt as it settles (runner.js:69) and throws the join
+		// to the parent's task, which saves it (runner.js:80).
+		order = l.interrupted
+	}
+	for _, t := range order {
 		stopped = stopped || t.result.Interrupted
 		if t.node.call && l.opts.parent == nil {
 			// Its caller reports the interrupt (loop.ts:874-880). A
@@ -98,6 +106,7 @@ func (l *loop) beginSuperstep(run []*task) {
 		l.mu.Unlock()
 	}
 	l.prepareSubgraphTurns(run)
+	l.interrupted = l.interrupted[:0]
 	l.unfinished.Store(int32(len(run)))
 	l.stepCalls.Store(false)
 	if len(l.openCalls) > 0 {
@@ -864,6 +873,7 @@ func (l *loop) settleStopped(ctx context.Context, scope *taskScope, t *task, wri
 		}
 		l.mu.Lock()
 		res.Interrupts, res.Interrupted, res.Done = ie.Interrupts, true, true
+		l.interrupted = append(l.interrupted, t)
 		l.mu.Unlock()
 		// An interrupt with no values (a subgraph's breakpoint) saves
 		// nothing, so the task runs again on resume, and reports no task
