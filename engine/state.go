@@ -196,7 +196,12 @@ func (g *Graph) subgraphsWaiting(ctx context.Context, saver Saver, snap *StateSn
 			if t == nil {
 				break
 			}
-			inner, err := sub.snapshot(t, true)
+			// Its saved interrupts, without applying its pending
+			// writes: a plain get_state does not read the subgraph's
+			// state (LangGraph.js getState recurses only with
+			// subgraphs, pregel/index.js:519), so writes there that
+			// conflict must not fail it.
+			inner, err := sub.snapshot(t, false)
 			if err != nil {
 				return err
 			}
