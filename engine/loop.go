@@ -492,7 +492,7 @@ type runStart struct {
 	cmd       Command
 	isCommand bool
 	// nestedResuming: a subgraph its parent resumes (CONFIG_KEY_RESUMING),
-	// unless the root replays.
+	// unless the root replays and the subgraph loads by its replay state.
 	nestedResuming bool
 	// isResuming: the thread has channel versions and the run continues
 	// it: nil input, a Command with a resume value, or nestedResuming
@@ -526,7 +526,9 @@ func (l *loop) startOf(input any, replay *replayState, superseded bool) runStart
 	s.cmd, s.isCommand = asCommand(input)
 	addressed := l.opts.CheckpointID != ""
 	cmdResumes := s.isCommand && s.cmd.Resume != nil
-	s.nestedResuming = l.opts.parent != nil && l.opts.parent.run.resumingChildren() && replay == nil
+	// A root replay's state drops the resuming flag its subgraphs load by;
+	// a namespace the checkpoint map addresses keeps it (loop.js:405-413).
+	s.nestedResuming = l.opts.parent != nil && l.opts.parent.run.resumingChildren() && (replay == nil || l.mappedNS)
 	s.isUpdateOrFork = l.md.Source == SourceUpdate || l.md.Source == SourceFork
 	resumeAtHead := addressed && !superseded && !s.isUpdateOrFork
 	s.isResuming = l.cs.hasVersions() && (input == nil || cmdResumes || s.nestedResuming)
