@@ -402,12 +402,12 @@ func (l *loop) loadStart(ctx context.Context) (saved *CheckpointTuple, replay *r
 	return saved, replay, superseded, nil
 }
 
-// rootOfConfig builds the checkpoint map of a root run from a subgraph
-// checkpoint given to FromConfig, as LangGraph builds it for that
-// checkpoint's config (patchCheckpointMap): its parents and itself, none
-// when it has no parents. The run starts from the map's root entry. A
-// checkpoint not found leaves the run on the thread's latest root
-// checkpoint, as a config without a map.
+// rootOfConfig builds the checkpoint map of a root run from a checkpoint
+// given to FromConfig, as LangGraph builds it for that checkpoint's config
+// (patchCheckpointMap): its parents and itself, none when it has no
+// parents (a root checkpoint that no run with a map wrote). The run starts
+// from the map's root entry. A subgraph checkpoint not found leaves the
+// run on the thread's latest root checkpoint, as a config without a map.
 func (l *loop) rootOfConfig(ctx context.Context) error {
 	if l.opts.fromNSCheckpoint == "" || l.opts.parent != nil || l.saver == nil {
 		return nil
@@ -838,6 +838,11 @@ func (l *loop) newCheckpointID() (id string, ts time.Time, read bool) {
 func (l *loop) checkpointMetadata(source string) Metadata {
 	md := Metadata{Source: source, Step: l.step}
 	switch {
+	case l.checkpointMap != nil:
+		// A root run's checkpoints record its checkpoint map as their
+		// parents (LangGraph.js pregel/loop.js:1058), so a config of one
+		// carries the map on (patchCheckpointMap).
+		md.Parents = maps.Clone(l.checkpointMap)
 	case l.emit != nil || l.opts.parent != nil:
 		md.Parents = map[string]string{}
 	case l.saver != nil:

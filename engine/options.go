@@ -54,8 +54,8 @@ type RunOptions struct {
 	// RunOptions built by hand keeps 0 as "the default").
 	badLimit   bool
 	givenLimit int
-	// fromNS and fromNSCheckpoint: FromConfig was given this subgraph
-	// checkpoint, whose root parent the run starts from (rootOfConfig).
+	// fromNS and fromNSCheckpoint: FromConfig was given this checkpoint,
+	// whose parents make the run's checkpoint map (rootOfConfig).
 	fromNS, fromNSCheckpoint string
 	turns                    *subgraphTurns // set for a subgraph run ordered with its siblings
 	turnAt                   int            // its place in turns
@@ -86,17 +86,17 @@ func FromCheckpoint(id string) RunOption { return func(o *RunOptions) { o.Checkp
 // forking when the namespace has moved on since, and asks its interrupts
 // again (the map's entry for the namespace, loop.js:405, 843). A subgraph
 // checkpoint with no parents continues the thread's latest root
-// checkpoint.
+// checkpoint. The checkpoints such a run writes record the map as their
+// parents, as LangGraph's do, so a root checkpoint's config (an
+// update_state of it included) carries the map on to the next run.
 func FromConfig(cfg Config) RunOption {
 	return func(o *RunOptions) {
 		o.Thread = cfg.ThreadID
 		o.CheckpointID = ""
-		o.fromNS, o.fromNSCheckpoint = "", ""
 		if cfg.CheckpointNS == "" {
 			o.CheckpointID = cfg.CheckpointID
-		} else {
-			o.fromNS, o.fromNSCheckpoint = cfg.CheckpointNS, cfg.CheckpointID
 		}
+		o.fromNS, o.fromNSCheckpoint = cfg.CheckpointNS, cfg.CheckpointID
 	}
 }
 
