@@ -27,7 +27,8 @@ var allowedImports = map[string]struct {
 	// internal/jsonpos says where JSON a person typed is malformed, for
 	// the command line and the debugger's forms alike; standard library only.
 	"internal/jsonpos": {},
-	"persist":          {ours: []string{"engine", "internal/jsonw"}, outside: []string{"go.etcd.io/bbolt"}},
+	// persist names the line of an export file's error with it.
+	"persist": {ours: []string{"engine", "internal/jsonw", "internal/jsonpos"}, outside: []string{"go.etcd.io/bbolt"}},
 	// Only persist/postgres links pgx, so programs that do not use it do not.
 	"persist/postgres": {ours: []string{"engine", "persist", "internal/jsonw"}, outside: []string{"github.com/jackc/pgx/v5"}},
 	"typed":            {ours: []string{"engine"}},

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/internal/jsonpos"
 )
 
 // The export format (docs/export-format.md): one JSON object, a header and
@@ -811,17 +812,17 @@ func decodeError(data []byte, err error) error {
 		} else {
 			field = fmt.Sprintf("field %q", field)
 		}
-		return fmt.Errorf("%s wants %s, not %s (line %d)", field, jsonWant(te.Type), jsonGot(te.Value), lineAt(data, te.Offset))
+		return fmt.Errorf("%s wants %s, not %s (line %d)", field, jsonWant(te.Type), jsonGot(te.Value), line(data, te.Offset))
 	case errors.As(err, &se):
-		return fmt.Errorf("not JSON: %v (line %d)", err, lineAt(data, se.Offset))
+		return fmt.Errorf("not JSON: %v (line %d)", err, line(data, se.Offset))
 	}
 	return err
 }
 
-// lineAt is the line, counted from 1, of byte offset off in data.
-func lineAt(data []byte, off int64) int {
-	off = min(max(off, 0), int64(len(data)))
-	return bytes.Count(data[:off], []byte("\n")) + 1
+// line is the line, counted from 1, of byte offset off in data.
+func line(data []byte, off int64) int {
+	l, _ := jsonpos.LineCol(data, off)
+	return l
 }
 
 // jsonWant says what JSON a Go type of the format's reads.
