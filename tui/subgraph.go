@@ -367,9 +367,49 @@ func (m *Model) subgraphKey(msg tea.KeyMsg) tea.Cmd {
 			m.prevMode, m.mode = m.mode, modeInspect
 		}
 	default:
-		m.subgraphWhyNot(msg)
+		if !m.subgraphOwnWhyNot(msg) {
+			m.subgraphWhyNot(msg)
+		}
 	}
 	return nil
+}
+
+// subgraphOwnWhyNot says why one of the namespace's own keys, pressed
+// where it does not apply, does nothing; it reports whether msg was one.
+func (m *Model) subgraphOwnWhyNot(msg tea.KeyMsg) bool {
+	p := &m.sub
+	k := &p.keys
+	s := p.selectedSnap()
+	switch {
+	case m.sess == nil && (pressed(msg, k.Answer) || pressed(msg, k.Open)):
+		m.note = "wait: the debugger is busy with the run (esc back to it)"
+	case pressed(msg, k.Answer):
+		m.note = m.subgraphNoAnswer()
+	case pressed(msg, k.Diff) && s != nil:
+		m.note = "d: checkpoint " + shortID(s.Config.CheckpointID) + " is this namespace's first and nothing else is marked: m marks one to diff it with"
+	case pressed(msg, k.Open) && !p.detail && s != nil:
+		m.note = "enter: checkpoint " + shortID(s.Config.CheckpointID) + " names no checkpoint of the run to time-travel to"
+	case pressed(msg, k.Open) && p.detail:
+		m.note = "enter: this row has no value to inspect"
+	default:
+		return false
+	}
+	return true
+}
+
+// subgraphNoAnswer says why r has nothing to answer in this namespace:
+// no interrupt waits, or those that wait were raised in a subgraph below
+// it, whose namespace answers them.
+func (m *Model) subgraphNoAnswer() string {
+	lv := m.sub.level()
+	if lv != nil && len(lv.snaps) > 0 {
+		for _, t := range lv.snaps[0].Tasks {
+			if lv.subgraphs[t.Name] && t.Waiting && len(t.Interrupts) > 0 {
+				return "r answers the interrupts raised in " + m.sub.breadcrumb() + ": " + t.Name + "'s was raised in its subgraph below (tab, enter on " + t.Name + ", then r), or esc back and r answers every one"
+			}
+		}
+	}
+	return "no interrupt of the run is waiting in " + m.sub.breadcrumb()
 }
 
 // subgraphWhyNot answers a main-view key pressed in a namespace, which is

@@ -105,3 +105,30 @@ func TestModel_TimeTravel_ReducerStartValueAsLive(t *testing.T) {
 		t.Fatalf("live %+v, after time travel %+v", live, back)
 	}
 }
+
+// In a namespace, its own keys that do not apply say why: r where the
+// waiting interrupt was raised in a subgraph below (mid's deep), d on the
+// namespace's first checkpoint with nothing marked.
+func TestModel_Subgraph_OwnKeysSayWhy(t *testing.T) {
+	m, _ := nestedModel(t, 120, 40)
+	m = press(t, m, "enter")
+	if m.mode != modeSubgraph {
+		t.Fatalf("mode %v", m.mode)
+	}
+	m = press(t, m, "r")
+	if m.mode != modeSubgraph || !strings.Contains(m.note, "deep's was raised in its subgraph below") {
+		t.Fatalf("r in mid: mode %v note %q", m.mode, m.note)
+	}
+	m = press(t, m, "down", "down")
+	if s := m.sub.selectedSnap(); s == nil || s.ParentID != "" {
+		t.Fatalf("the cursor is not on mid's first checkpoint: %+v", s)
+	}
+	m.note = ""
+	m = press(t, m, "d")
+	if m.mode != modeSubgraph || !strings.Contains(m.note, "m marks one") {
+		t.Fatalf("d on the first checkpoint: mode %v note %q", m.mode, m.note)
+	}
+	if !strings.Contains(m.View(), "m marks one") {
+		t.Fatalf("the note is not on screen:\n%s", m.View())
+	}
+}
