@@ -325,6 +325,13 @@ func (m *Model) openFocused() {
 			return
 		}
 		m.insp = newInspector(r.name, r.value)
+	case paneSeen:
+		// The explanation whole, which the pane may cut.
+		n := m.seen.selectedNode()
+		if n == "" {
+			return
+		}
+		m.insp = newInspector("why "+n+" runs or not", m.seen.explanation())
 	case paneGraph:
 		// Enter on a node shows why it runs: jump to its versions_seen row.
 		n := m.graph.selected()
@@ -564,6 +571,9 @@ func (m *Model) enablePaneKeys() {
 	case paneGraph:
 		k.Open.SetEnabled(true)
 		k.Open.SetHelp("enter", "why does it run?")
+	case paneSeen:
+		k.Open.SetEnabled(m.seen.selectedNode() != "")
+		k.Open.SetHelp("enter", "explain")
 	}
 }
 

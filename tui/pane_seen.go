@@ -119,16 +119,14 @@ func (p seenPane) View(st Styles, focused bool, w, h int) string {
 	nodeW = min(nodeW, w/3)
 	chW = min(chW, max(4, w-nodeW-14))
 	nodeW = max(1, min(nodeW, w-14-chW))
-	explain := explainNode(p.view, p.selectedNode(), p.triggers(p.selectedNode()))
-	if len(p.answeredFail) > 0 && failedTask(p.view) != nil {
-		explain = "The run failed on " + p.answeredFail[0] + "'s saved answer, which n reuses: p then n asks again (a fork), f edits in a fork."
-	}
-	if p.replaying && p.view.Status == engine.StatusFailed {
-		explain = "The replay stops at this failure: t forks or replays a checkpoint."
-	}
 	ew := max(1, w)
-	expl := ansi.Wordwrap(explain, ew, " ")
+	expl := ansi.Wordwrap(p.explanation(), ew, " ")
 	explLines := min(strings.Count(expl, "\n")+1, max(1, h/3))
+	if fit := h - 1 - len(p.rows); fit >= 1 && explLines > fit {
+		// Rows that fit stay in view; the explanation is cut (enter
+		// shows it whole).
+		explLines = fit
+	}
 	body := h - 1 - explLines
 	out := []string{st.Dim.Render(pad("node", nodeW) + " " + pad("trigger", chW) + "  seen  now")}
 	from, to := p.nav.window(body, len(p.rows))
@@ -160,11 +158,27 @@ func (p seenPane) View(st Styles, focused bool, w, h int) string {
 	el := strings.Split(expl, "\n")
 	if len(el) > explLines {
 		el = el[:explLines]
+		el[explLines-1] = cut(el[explLines-1]+" …", max(1, w-8)) + " (enter)"
 	}
 	for _, l := range el {
 		out = append(out, st.Label.Render(l))
 	}
 	return strings.Join(out, "\n")
+}
+
+// explanation is what the pane says under its rows about the selected
+// node: why it runs or not, or why the run stopped.
+func (p seenPane) explanation() string {
+	if p.view == nil {
+		return ""
+	}
+	switch {
+	case p.replaying && p.view.Status == engine.StatusFailed:
+		return "The replay stops at this failure: t forks or replays a checkpoint."
+	case len(p.answeredFail) > 0 && failedTask(p.view) != nil:
+		return "The run failed on " + p.answeredFail[0] + "'s saved answer, which n reuses: p then n asks again (a fork), f edits in a fork."
+	}
+	return explainNode(p.view, p.selectedNode(), p.triggers(p.selectedNode()))
 }
 
 // explainNode says in one sentence why node will run in the next Plan or
@@ -175,33 +189,19 @@ func explainNode(v *engine.StepView, node string, triggers []string) string {
 	if v == nil || node == "" {
 		return ""
 	}
+	// At the end of the run (the header and the status line say so) why
+	// a node does not run is still the question: a trigger may be newer
+	// than what its node saw and yet be cleared.
+	done := v.Status == engine.StatusDone
 	switch v.Status {
-	case engine.StatusDone:
-		return "The run is done: no trigger channel is newer than what its node saw."
 	case engine.StatusFailed:
 		if failedTask(v) == nil { // the recursion limit, a cancelled run
 			return "The run stopped: n goes on from its last checkpoint, as a resumed run (with a new recursion budget)."
 		}
 		return "The run failed: n runs the failed step again (finished tasks keep their writes)."
 	}
-	if v.Phase != engine.PhaseCheckpoint {
-		n := 0
-		for _, t := range v.Tasks {
-			if t.Name == node {
-				n++
-			}
-		}
-		if n > 0 {
-			what := "is planned"
-			if v.Phase == engine.PhaseExecuted {
-				what = "ran"
-			}
-			if n > 1 {
-				return fmt.Sprintf("%s %s in step %d as %d tasks (Send).", node, what, v.Step, n)
-			}
-			return fmt.Sprintf("%s %s in step %d.", node, what, v.Step)
-		}
-		return fmt.Sprintf("%s has no task in step %d.", node, v.Step)
+	if v.Phase != engine.PhaseCheckpoint && !done {
+		return explainTasks(v, node)
 	}
 	avail := map[string]bool{}
 	var tasks any
@@ -225,13 +225,15 @@ func explainNode(v *engine.StepView, node string, triggers []string) string {
 			return fmt.Sprintf("%s will run: %s is at v%d, %s last saw v%d.", node, t, cur, node, seen)
 		case cur == 0:
 			why = append(why, t+" was never written")
-		case !avail[t]:
+		case !avail[t] && saw && cur > seen:
+			why = append(why, fmt.Sprintf("%s is newer (v%d > v%d) but cleared", t, cur, seen))
+		case !avail[t] && !saw:
 			why = append(why, fmt.Sprintf("%s is not available (cleared at v%d)", t, cur))
 		default:
 			why = append(why, fmt.Sprintf("%s is at v%d and %s already saw it", t, cur, node))
 		}
 	}
-	if n := sendsTo(tasks, node); n > 0 {
+	if n := sendsTo(tasks, node); n > 0 && !done {
 		return fmt.Sprintf("%s will run as %d Send task(s) from %s.", node, n, engine.TasksChannel)
 	}
 	if len(why) == 0 {
@@ -240,6 +242,65 @@ func explainNode(v *engine.StepView, node string, triggers []string) string {
 	return node + " will not run: " + strings.Join(why, "; ") + "."
 }
 
+// explainTasks says what node's tasks of the superstep on screen are
+// doing, by their state: planned, or how each ended (at an interrupt some
+// ran and some wait for an answer).
+func explainTasks(v *engine.StepView, node string) string {
+	var states []engine.TaskState
+	for _, t := range v.Tasks {
+		if t.Name == node {
+			states = append(states, t.State)
+		}
+	}
+	if len(states) == 0 {
+		return fmt.Sprintf("%s has no task in step %d.", node, v.Step)
+	}
+	// word is what a task in state s did, and what that means.
+	word := func(s engine.TaskState) (verb, means string) {
+		switch s {
+		case engine.TaskDone:
+			return "ran", ""
+		case engine.TaskInterrupted:
+			return "is interrupted", ": r answers it"
+		case engine.TaskFailed:
+			return "failed", ""
+		case engine.TaskReused:
+			return "reuses its saved writes", ": it does not run again"
+		case engine.TaskCached:
+			return "took its writes from the node cache", ": it did not run"
+		}
+		if v.Phase == engine.PhaseExecuted {
+			return "ran", "" // a task the engine left planned after Execute
+		}
+		return "is planned", ""
+	}
+	first, means := word(states[0])
+	same := true
+	for _, s := range states {
+		verb, _ := word(s)
+		same = same && verb == first
+	}
+	switch {
+	case len(states) == 1:
+		return fmt.Sprintf("%s %s in step %d%s.", node, first, v.Step, means)
+	case same:
+		return fmt.Sprintf("%s %s in step %d as %d tasks (Send)%s.", node, first, v.Step, len(states), means)
+	}
+	count := map[string]int{}
+	var order []string
+	for _, s := range states {
+		verb, _ := word(s)
+		if count[verb] == 0 {
+			order = append(order, verb)
+		}
+		count[verb]++
+	}
+	parts := make([]string, len(order))
+	for i, verb := range order {
+		parts[i] = fmt.Sprintf("%d %s", count[verb], verb)
+	}
+	return fmt.Sprintf("%s has %d tasks (Send) in step %d: %s.", node, len(states), v.Step, strings.Join(parts, ", "))
+}
 func sendsTo(tasks any, node string) int {
 	n := 0
 	switch xs := tasks.(type) {

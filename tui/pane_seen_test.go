@@ -7,6 +7,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/superstep/superstep/engine"
 )
 
 // The seen and now columns show whole in a narrow pane: at 60 columns the
@@ -36,4 +38,71 @@ func TestSeenPane_View_NarrowKeepsVersions(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "seen  now") {
 		t.Errorf("the header's now is cut at 60 columns:\n%s", v)
 	}
+}
+
+// At the end of a run, a node whose trigger is newer than what it saw but
+// cleared (an ephemeral branch channel its own run consumed) is explained
+// as such: the pane said no trigger was newer, beside "5  6" in its row.
+func TestExplainNode_DoneSaysWhyEachNodeStops(t *testing.T) {
+	v := &engine.StepView{Status: engine.StatusDone, Phase: engine.PhaseCheckpoint,
+		Channels:     []engine.ChannelView{{Name: "branch:to:a", Version: 6, HasVer: true}, {Name: "branch:to:b", Version: 2, HasVer: true}},
+		Versions:     map[string]engine.Version{"branch:to:a": 6, "branch:to:b": 2},
+		VersionsSeen: map[string]map[string]engine.Version{"a": {"branch:to:a": 5}, "b": {"branch:to:b": 2}},
+	}
+	for node, want := range map[string]string{
+		"a": "a will not run: branch:to:a is newer (v6 > v5) but cleared.",
+		"b": "b will not run: branch:to:b is at v2 and b already saw it.",
+	} {
+		if got := explainNode(v, node, []string{"branch:to:" + node}); got != want {
+			t.Errorf("%s: %q, want %q", node, got, want)
+		}
+	}
+}
+
+// At an interrupt the tasks that finished ran and the one that asks is
+// interrupted: the pane said each "is planned".
+func TestExplainNode_InterruptedSaysHowEachTaskEnded(t *testing.T) {
+	v := &engine.StepView{Status: engine.StatusInterrupted, Phase: engine.PhasePlanned, Step: 1, Tasks: []engine.TaskView{
+		{Name: "r", State: engine.TaskDone}, {Name: "sub", State: engine.TaskInterrupted},
+		{Name: "q", State: engine.TaskDone, Push: true}, {Name: "q", State: engine.TaskInterrupted, Push: true}, {Name: "q", State: engine.TaskInterrupted, Push: true},
+		{Name: "c", State: engine.TaskCached},
+	}}
+	for node, want := range map[string]string{
+		"r":   "r ran in step 1.",
+		"sub": "sub is interrupted in step 1: r answers it.",
+		"q":   "q has 3 tasks (Send) in step 1: 1 ran, 2 is interrupted.",
+		"c":   "c took its writes from the node cache in step 1: it did not run.",
+		"x":   "x has no task in step 1.",
+	} {
+		if got := explainNode(v, node, nil); got != want {
+			t.Errorf("%s: %q, want %q", node, got, want)
+		}
+	}
+}
+
+// An explanation longer than the room under the rows is cut with a mark,
+// the rows kept in view, and enter on the pane shows it whole (it was cut
+// without a mark, and enter there did nothing).
+func TestModel_Seen_EnterShowsTheWholeExplanation(t *testing.T) {
+	m := engineModel(t, "essay", 80, 24)
+	m = press(t, m, "c")
+	for m.focus != paneSeen {
+		m = press(t, m, "tab")
+	}
+	for m.seen.selectedNode() != "review" {
+		m = press(t, m, "down")
+	}
+	whole := m.seen.explanation()
+	if !strings.Contains(whole, "join:writer_a+writer_b:review is newer") {
+		t.Fatalf("explanation %q", whole)
+	}
+	v := m.View()
+	if !strings.Contains(v, "(enter)") || !strings.Contains(v, "__start__ __start__") {
+		t.Fatalf("the cut explanation is not marked, or rows are hidden:\n%s", v)
+	}
+	m = press(t, m, "enter")
+	if m.mode != modeInspect || m.insp.value != whole {
+		t.Fatalf("enter on the versions_seen pane: mode %v", m.mode)
+	}
+	checkFrame(t, m)
 }
