@@ -148,8 +148,10 @@ func (f forkForm) update(edited map[string]any) (map[string]any, error) {
 			return nil, fmt.Errorf("%s cannot be removed: set it to null instead", k)
 		}
 	}
-	if len(out) == 0 {
-		return nil, errors.New("nothing changed: edit a value first")
+	if len(out) == 0 && f.asNode() == "" {
+		// With a node chosen an update of no values is LangGraph's
+		// update_state(config, None, as_node): that node's edges run next.
+		return nil, errors.New("nothing changed: edit a value, or ctrl+n picks a node to write as (no values: its edges run next)")
 	}
 	return out, nil
 }

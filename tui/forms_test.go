@@ -65,3 +65,30 @@ func TestModel_Answer_WiderTerminalShowsTheWholeAnswer(t *testing.T) {
 	}
 	checkFrame(t, m)
 }
+
+// A fork with no value changed but a node chosen (ctrl+n) is written, as
+// update_state(config, None, as_node) is: the node's edges run next. It
+// was refused as "nothing changed"; with no node chosen it still is.
+func TestModel_Fork_AsNodeWithoutValues(t *testing.T) {
+	m := engineModel(t, "linear", 100, 30)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("status %v err %v", m.view.Status, m.err)
+	}
+	m = press(t, m, "f", "ctrl+s")
+	if m.mode != modeFork || !strings.Contains(m.fork.err, "ctrl+n picks a node") {
+		t.Fatalf("no change, no node: mode %v err %q", m.mode, m.fork.err)
+	}
+	m = press(t, m, "ctrl+n")
+	if m.fork.asNode() != "a" {
+		t.Fatalf("ctrl+n chose %q", m.fork.asNode())
+	}
+	m = press(t, m, "ctrl+s")
+	if m.mode == modeFork || m.err != nil || m.view.Source != engine.SourceUpdate {
+		t.Fatalf("as a, no values: mode %v err %v source %q (%s)", m.mode, m.err, m.view.Source, m.fork.err)
+	}
+	m = press(t, m, "n")
+	if len(m.view.Tasks) != 1 || m.view.Tasks[0].Name != "b" {
+		t.Fatalf("after the update as a, planned %+v, want b", m.view.Tasks)
+	}
+}
