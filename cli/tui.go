@@ -61,6 +61,7 @@ func tuiOptions(ctx context.Context, o DebugOptions) tui.Options {
 			return d.SetDurability(m)
 		}
 	}
+	store, _ := base.(Store)
 	if o.Threads != nil {
 		opts.Threads = func(listCtx context.Context) ([]tui.ThreadSummary, error) {
 			infos, err := o.Threads(listCtx)
@@ -68,6 +69,7 @@ func tuiOptions(ctx context.Context, o DebugOptions) tui.Options {
 				return nil, err
 			}
 			out := make([]tui.ThreadSummary, 0, len(infos))
+			graphs := map[string]*engine.Graph{}
 			for _, t := range infos {
 				if t.Checkpoints == 0 && t.Namespaces == 0 && t.Err == nil { // nothing to open, as the threads command skips it
 					continue
@@ -82,6 +84,13 @@ func tuiOptions(ctx context.Context, o DebugOptions) tui.Options {
 					// thread at its own checkpoints.
 					sum.Status = statusSubgraphsOnly
 					sum.Refused = "has checkpoints only in subgraph namespaces: " + subgraphsOnlyHint(ctx, t.ID)
+				case store != nil:
+					// With the graph it was recorded with, as the threads
+					// command reads it: the debugger's own graph cannot
+					// say how another graph's thread stands.
+					if status, err := threadStatus(listCtx, store, t, graphs); err == nil {
+						sum.Status = status
+					}
 				}
 				out = append(out, sum)
 			}

@@ -285,3 +285,33 @@ func TestTUI_ThreadStartedInTheDebuggerRecordsItsGraph(t *testing.T) {
 	}
 	t.Fatalf("n1 is not listed:\n%s", out.String())
 }
+
+// The thread picker lists another graph's thread with its status, read
+// with the graph it was recorded with, as the threads command does: it
+// read "other graph" instead, so an interrupted thread of another graph
+// looked like every other one.
+func TestTUI_PickerListsAnotherGraphsThreadWithItsStatus(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	var out bytes.Buffer
+	var listed []tui.ThreadSummary
+	var listErr error
+	app := &App{Name: "superstep", Stdout: &out, Stderr: &out, Debugger: func(ctx context.Context, _ *engine.Graph, o DebugOptions) error {
+		listed, listErr = tuiOptions(ctx, o).Threads(ctx)
+		return nil
+	}}
+	for _, args := range [][]string{{"run", "research", "--thread", "r1"}, {"run", "linear", "--thread", "l1"}, {"tui", "linear", "--thread", "l1"}} {
+		if code := app.Run(context.Background(), append(args, "--db", db)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, out.String())
+		}
+	}
+	if listErr != nil {
+		t.Fatal(listErr)
+	}
+	status := map[string]string{}
+	for _, s := range listed {
+		status[s.ID] = s.Status
+	}
+	if status["r1"] != "interrupted" || status["l1"] != "done" {
+		t.Fatalf("statuses %v, want r1 interrupted and l1 done", status)
+	}
+}
