@@ -141,8 +141,11 @@ func (m *Model) threadsKey(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		if t.Refused != "" {
-			// The same words the command line uses; nothing is opened.
-			m.err = errors.New(termtext.Name(t.Refused))
+			// The same words the command line uses, the first line as the
+			// list shows it (the rest is what the command it names prints);
+			// nothing is opened.
+			first, _, _ := strings.Cut(t.Refused, "\n")
+			m.err = errors.New(termtext.Name(first))
 			return nil
 		}
 		id := t.ID
@@ -194,7 +197,7 @@ func (p *threadsPane) refilter() {
 	f := strings.ToLower(strings.TrimSpace(p.filter.Value()))
 	p.shown = p.shown[:0]
 	for i, t := range p.list {
-		if f == "" || strings.Contains(strings.ToLower(t.ID), f) || strings.Contains(strings.ToLower(t.Graph), f) || strings.Contains(strings.ToLower(t.Status), f) {
+		if f == "" || strings.Contains(strings.ToLower(t.ID), f) || strings.Contains(strings.ToLower(t.Graph), f) || strings.Contains(strings.ToLower(threadStatus(t)), f) {
 			p.shown = append(p.shown, i)
 		}
 	}
@@ -216,7 +219,9 @@ func (p threadsPane) selected() (ThreadSummary, bool) {
 	return ThreadSummary{}, false
 }
 
-// threadStatus is the STATUS column's word for t.
+// threadStatus is the STATUS column's word for t: its status, which the
+// caller may give for a thread this graph cannot open (read with the
+// graph it was recorded with), else "other graph".
 func threadStatus(t ThreadSummary) string {
 	if t.Refused != "" && t.Status == "" {
 		return "other graph" // CheckThread refused it

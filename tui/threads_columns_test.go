@@ -33,3 +33,30 @@ func TestModel_Threads_ColumnsLineUp(t *testing.T) {
 		t.Errorf("the SOURCE column starts at %v, want one offset; screen:\n%s", col, ansi.Strip(m.View()))
 	}
 }
+
+// The threads filter keeps what the list shows: "other graph" for a
+// refused thread without a status (it matched nothing), and a refused
+// thread's refusal reaches the status line as its first line, not with
+// its line breaks escaped ("opens it\nthe graph's…").
+func TestModel_Threads_FilterAndRefusalAsShown(t *testing.T) {
+	m := pickerOver(t, []ThreadSummary{
+		{ID: "mine", Status: "done"},
+		{ID: "r1", Refused: "recorded with research: superstep tui research --thread r1 opens it\nthe graph's topology differs"},
+		{ID: "s1", Status: "interrupted", Refused: "recorded with essay: superstep tui essay --thread s1 opens it"},
+	}, 120, 30)
+	m = press(t, m, "/", "other", "enter")
+	if len(m.threads.shown) != 1 || m.threads.list[m.threads.shown[0]].ID != "r1" {
+		t.Fatalf("/other keeps %v:\n%s", m.threads.shown, m.View())
+	}
+	m = press(t, m, "enter")
+	if m.err == nil || m.err.Error() != "recorded with research: superstep tui research --thread r1 opens it" {
+		t.Fatalf("refusal on the status line: %v", m.err)
+	}
+	if v := m.View(); strings.Contains(v, `\n`) {
+		t.Fatalf("an escaped line break on screen:\n%s", v)
+	}
+	m = press(t, m, "esc", "/", "interr", "enter")
+	if len(m.threads.shown) != 1 || m.threads.list[m.threads.shown[0]].ID != "s1" || !strings.Contains(m.View(), "interrupted") {
+		t.Fatalf("/interr keeps %v:\n%s", m.threads.shown, m.View())
+	}
+}
