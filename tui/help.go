@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The ? overlay (f1 also opens it from a text box, where ? is typed)
@@ -104,26 +105,45 @@ func madeAs(km help.KeyMap) help.KeyMap {
 	return km
 }
 
-// columns lays groups side by side, or two by two when the window is too
-// narrow for all of them in a row.
+// columns lays groups side by side, or two by two, or one under another
+// when the window is too narrow for more of them in a row.
 func (m Model) columns(groups [][]key.Binding, w int) string {
 	hm := m.help
 	hm.Width = 0
-	all := hm.FullHelpView(groups)
-	if lipgloss.Width(all) <= w {
-		return all
+	var nonEmpty [][]key.Binding
+	for _, g := range groups {
+		if len(g) > 0 {
+			nonEmpty = append(nonEmpty, g)
+		}
 	}
-	half := (len(groups) + 1) / 2
-	return hm.FullHelpView(groups[:half]) + "\n\n" + hm.FullHelpView(groups[half:])
+	for _, per := range []int{len(groups), (len(nonEmpty) + 1) / 2, 1} {
+		if per < 1 {
+			break
+		}
+		src := nonEmpty
+		if per == len(groups) {
+			src = groups
+		}
+		var rows []string
+		for i := 0; i < len(src); i += per {
+			rows = append(rows, hm.FullHelpView(src[i:min(i+per, len(src))]))
+		}
+		text := strings.Join(rows, "\n\n")
+		if lipgloss.Width(text) <= w || per == 1 {
+			return text
+		}
+	}
+	return ""
 }
 
 // helpLines is the overlay's whole text, w cells wide.
 func (m Model) helpLines(w int) []string {
 	st := m.styles
 	here, elsewhere := m.helpSections()
+	wrap := func(s string) string { return ansi.Wordwrap(s, max(1, w), " ") }
 	text := st.Label.Render("Keys here") + "\n" + m.columns(here, w) + "\n\n" +
-		st.Label.Render("Keys elsewhere (other screens, or once the run is there)") + "\n" + st.Dim.Render(m.columns(elsewhere, w)) + "\n\n" +
-		st.Dim.Render("Mouse: a click focuses a pane and selects a row, the wheel scrolls (shift+drag selects text).\nf1 opens this help from a text box. ↑↓ pgup pgdn scroll it; any other key closes it.")
+		st.Label.Render(wrap("Keys elsewhere (other screens, or once the run is there)")) + "\n" + st.Dim.Render(m.columns(elsewhere, w)) + "\n\n" +
+		st.Dim.Render(wrap("Mouse: a click focuses a pane and selects a row, the wheel scrolls (shift+drag selects text).")+"\n"+wrap("f1 opens this help from a text box. ↑↓ pgup pgdn scroll it; any other key closes it."))
 	return strings.Split(text, "\n")
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The help overlay lists every key binding of every component (those
@@ -225,4 +227,25 @@ func TestMainKeyMap_NoKeyBoundTwice(t *testing.T) {
 			owner[s] = name
 		}
 	}
+}
+
+// In a narrow window the help lays its columns one under another when two
+// side by side do not fit: at 40 columns the second column was cut
+// ("t checkpoi…"), so half the keys could not be read.
+func TestHelp_NarrowWindowKeepsEveryKeyWhole(t *testing.T) {
+	m := engineModel(t, "research", 40, 12)
+	m = press(t, m, "?")
+	lines := m.helpLines(m.width - 2)
+	for _, l := range lines {
+		if w := lipgloss.Width(l); w > m.width-2 {
+			t.Errorf("help line %d cells wide in a %d-cell box: %q", w, m.width-2, ansi.Strip(l))
+		}
+	}
+	text := ansi.Strip(strings.Join(lines, "\n"))
+	for _, want := range []string{"t checkpoint tree", "f fork checkpoint", "why does it run?"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the help lacks %q:\n%s", want, text)
+		}
+	}
+	checkFrame(t, m)
 }
