@@ -86,10 +86,15 @@ func (p *tasksPane) addPlanned(v *engine.StepView, running bool) {
 		}
 		st := t.State
 		mark := ""
-		if st == engine.TaskCached {
+		switch st {
+		case engine.TaskCached:
 			// Matched in the node cache right after Plan: its writes
 			// are already there and Execute will not run it.
 			mark = "  ◆ cached"
+		case engine.TaskReused:
+			// Its writes were saved before (a failed step run again),
+			// as the live list and the graph say: not by colour alone.
+			mark = "  reused (its saved writes; it does not run again)"
 		}
 		if p.subgraphs[t.Name] {
 			mark += "  ⤷"
