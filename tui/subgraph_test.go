@@ -383,3 +383,33 @@ func TestModel_Subgraph_ShowsSavedWrites(t *testing.T) {
 		}
 	}
 }
+
+// A namespace's tasks show the answers they were resumed with: p1's,
+// which it finished with, and p2's first, before the question it asks
+// next; they were not shown anywhere on screen.
+func TestModel_Subgraph_ShowsTheAnswersGiven(t *testing.T) {
+	g, saver := scenarioGraph(t, "sub_parallel_interrupts_plain.json")
+	opts := Options{Thread: "sp", Input: map[string]any{"log": []any{}}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer || len(m.answer.ints) != 3 {
+		t.Fatalf("mode %v note %q", m.mode, m.note)
+	}
+	m = press(t, m, "R1", "down", "P1", "down", "P2a", "enter", "c", "esc")
+	for m.focus != paneTasks {
+		m = press(t, m, "tab")
+	}
+	for r, ok := m.tasks.selected(); !ok || r.node != "sub" || !r.header; r, ok = m.tasks.selected() {
+		if m.tasks.nav.cur == len(m.tasks.rows)-1 {
+			t.Fatalf("no sub task row:\n%s", m.View())
+		}
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	v := m.View()
+	for _, want := range []string{`✓ answer 1: "P1"`, `✓ answer 1: "P2a"`, `△ interrupt (waiting) "p2b?"`} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("the namespace lacks %q:\n%s", want, v)
+		}
+	}
+}
