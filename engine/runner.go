@@ -690,10 +690,14 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 			t.state.CompareAndSwap(taskWriting, taskRunning) // its node runs again
 		}
 		// Each attempt re-runs the node from its top with no writes
-		// (_retry.py clears task.writes): its Interrupt calls count from
-		// the first again, and the answers gathered so far (the run's
-		// plain resume value included) stay matched to them.
-		scope.counter = 0
+		// (LangGraph.js pregel/retry.js:44 and _retry.py clear
+		// task.writes): its Interrupt calls count from the first again,
+		// and the answers gathered so far (the run's plain resume value
+		// included) stay matched to them. The __resume__ write is one of
+		// the cleared writes: an attempt saves the answers only if its
+		// own Interrupt calls take them again (interrupt.js:76 re-sends
+		// them), so a retry that stops before reaching them does not.
+		scope.newAttempt()
 		if t.node.timeout == nil {
 			writes, err = l.attempt(ctx, scope, t) // one frame less on the task's stack
 		} else {

@@ -49,6 +49,15 @@ type taskScope struct {
 
 type taskScopeKey struct{}
 
+// newAttempt readies the scope for an attempt of its task: no Interrupt
+// call made yet, no answer written (see runTask).
+func (s *taskScope) newAttempt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counter = 0
+	s.resumeWrite, s.hasResume = nil, false
+}
+
 // Value answers taskScopeKey with the scope and asks the wrapped context
 // for anything else.
 func (s *taskScope) Value(key any) any {
