@@ -947,6 +947,93 @@ func TestRoute_LocalReadRefusedWriteFailsTheTask(t *testing.T) {
 	}
 }
 
+// A Task call that a timed node started and did not wait for outlives the
+// node's attempt: a sibling's failure after the attempt ended does not
+// cancel it, the superstep waits for it, and the step fails with the
+// sibling's error alone. LangGraph.js aborts a timed attempt's signal only
+// on a timeout and disposes it when the node settles first
+// (pregel/timeout.js:191-198). The run's caller can still cancel it.
+func TestTimeout_CallsOutliveTheirTimedCaller(t *testing.T) {
+	release := make(chan struct{})
+	callCancelled := make(chan error, 1)
+	slow := func(ctx context.Context, _ any) (string, error) {
+		select {
+		case <-release:
+			return "slow", nil
+		case <-ctx.Done():
+			callCancelled <- context.Cause(ctx)
+			return "", context.Cause(ctx)
+		}
+	}
+	timedSettled, failed := make(chan struct{}), make(chan struct{})
+	events := engine.WithEvents(func(e engine.Event) {
+		if e.Kind != engine.EventTaskResult {
+			return
+		}
+		switch e.Node {
+		case "timed":
+			close(timedSettled)
+		case "fails":
+			close(failed)
+		}
+	})
+	build := func(sibling bool) *engine.Graph {
+		b := engine.NewStateGraph(engine.LastValueKey("x")).
+			AddNode("timed", func(ctx context.Context, _ any) (any, error) {
+				engine.Task(ctx, "slow", slow, nil) // not waited for
+				return engine.Pairs("x", 1.0), nil
+			}, engine.WithTimeout(engine.TimeoutPolicy{Run: time.Hour})).
+			AddEdge(engine.Start, "timed")
+		if sibling {
+			b = b.AddNode("fails", func(context.Context, any) (any, error) {
+				<-timedSettled
+				return nil, errors.New("boom")
+			}).AddEdge(engine.Start, "fails")
+		}
+		return mustCompile(t, b)
+	}
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := build(true).Invoke(ctx, map[string]any{"x": 0.0}, events)
+		done <- err
+	}()
+	<-failed
+	select {
+	case cause := <-callCancelled:
+		t.Fatalf("the sibling's failure cancelled the call its timed caller left running: %v", cause)
+	case err := <-done:
+		t.Fatalf("the run did not wait for the call: %v", err)
+	default:
+	}
+	close(release)
+	if err := returnsPromptly(t, done, "the call"); err == nil || err.Error() != `node "fails" failed at step 1: boom` {
+		t.Fatalf("want the sibling's failure alone, got %v", err)
+	}
+
+	timedSettled, failed = make(chan struct{}), make(chan struct{})
+	release = make(chan struct{})
+	defer close(release)
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		_, err := build(false).Invoke(cctx, map[string]any{"x": 0.0}, events)
+		done <- err
+	}()
+	<-timedSettled
+	cancel()
+	if err := returnsPromptly(t, done, "a call its timed caller left running, after the caller cancelled"); !errors.Is(err, context.Canceled) {
+		t.Errorf("want the cancellation, got %v", err)
+	}
+	select {
+	case cause := <-callCancelled:
+		if !errors.Is(cause, context.Canceled) {
+			t.Errorf("the call's context ended with %v, want the caller's cancellation", cause)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the caller's cancellation did not reach the call its timed caller left running")
+	}
+}
+
 // A timed node that does not watch its context is abandoned when the run's
 // caller cancels, as its limit would abandon it: Invoke returns at once
 // with the cancellation and the thread continues from its checkpoint,

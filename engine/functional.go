@@ -232,6 +232,11 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 		return c
 	}
 	sl.take()
+	if scope.timedCalls != nil {
+		scope.mu.Lock()
+		*scope.timedCalls = append(*scope.timedCalls, startedCall{t, c})
+		scope.mu.Unlock()
+	}
 	go l.runCall(scope.Context, t, c, sl)
 	return c
 }
@@ -310,7 +315,11 @@ func (l *loop) abandonCalls(ctx context.Context, cause error) (failed *task, err
 	}
 	open := l.openCalls
 	l.mu.Unlock()
+	_, sibling := cause.(*CancelledError)
 	for _, t := range open {
+		if sibling && l.outlivedCall(t) {
+			continue // it runs on, and the superstep waits for it (attemptTimed)
+		}
 		if l.retryAborted(ctx, t, cause) {
 			continue
 		}
@@ -324,6 +333,14 @@ func (l *loop) abandonCalls(ctx context.Context, cause error) (failed *task, err
 		}
 	}
 	return failed, err
+}
+
+// outlivedCall reports whether call t outlived its timed caller's
+// attempt (loop.outlived).
+func (l *loop) outlivedCall(t *task) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.outlived[t]
 }
 
 // retryAborted abandons call t, running, when a task's failure cancelled

@@ -97,6 +97,10 @@ type loop struct {
 	// since fails at once with it.
 	openCalls   []*task
 	callsClosed error
+	// outlived are this superstep's Task calls whose timed caller's
+	// attempt ended while they ran (attemptTimed): a sibling's failure
+	// neither cancels nor abandons them (under mu).
+	outlived map[*task]bool
 	// interrupted are this superstep's tasks that stopped at an
 	// interrupt, in the order they stopped (under mu).
 	interrupted []*task

@@ -113,6 +113,9 @@ func (l *loop) beginSuperstep(run []*task) {
 		clear(l.openCalls) // the last superstep's, all ended
 		l.openCalls = l.openCalls[:0]
 	}
+	if len(l.outlived) > 0 {
+		clear(l.outlived)
+	}
 }
 
 // runSuperstep runs the tasks and waits for the Task calls they made. It

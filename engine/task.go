@@ -45,6 +45,16 @@ type taskScope struct {
 	// calls counts the node's Task calls, all attempts together (the
 	// scratchpad's callCounter, made once per task: algo.ts:1499).
 	calls int
+	// timedCalls, in a timed attempt's scope (forAttempt), gathers the
+	// calls the attempt started, which may outlive it (attemptTimed).
+	timedCalls *[]startedCall
+}
+
+// startedCall is a Task call a timed attempt started: its task and its
+// outcome.
+type startedCall struct {
+	t *task
+	c *call
 }
 
 type taskScopeKey struct{}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,7 +16,11 @@ import (
 // which a retry policy may retry like any other error (the clock restarts
 // for each attempt). Like every task, a timed attempt is also abandoned at
 // once when the run's caller cancels its context (Invoke's ctx) or a
-// sibling fails (see Graph.Invoke).
+// sibling fails (see Graph.Invoke). Task calls an attempt started and left
+// running when it ended before its limit (a return, an error or an
+// interrupt) run on in its context: only the run's caller's cancellation
+// ends them then, not a sibling's failure, and the superstep waits for
+// them (LangGraph.js aborts the attempt's signal only on a timeout).
 type TimeoutPolicy struct {
 	Run, Idle     time.Duration // the attempt's and the idle limit (0: none)
 	HeartbeatOnly bool          // only Heartbeat counts as progress, not Emit
@@ -112,9 +117,28 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 	// abandoned node may go on calling Interrupt or Emit, and none of that
 	// may reach the task (timeout.ts drops the attempt's late writes).
 	as := scope.forAttempt()
+	as.timedCalls = new([]startedCall)
 	clock := &attemptClock{last: time.Now(), heartbeatOnly: tp.HeartbeatOnly, idle: max(tp.Idle, 0)}
-	actx, cancel := context.WithCancelCause(context.WithValue(ctx, attemptClockKey{}, clock))
-	defer cancel(nil)
+	// The attempt, and the Task calls it starts, run on actx. It follows
+	// ctx until the attempt ends; then a sibling's failure no longer
+	// reaches it, and it is cancelled once the calls have ended
+	// (releaseAfterCalls): an attempt that returns, an error or an
+	// interrupt included, lets its calls run on. LangGraph.js aborts the
+	// attempt's signal only on a timeout, and when the node settles first
+	// it disposes the signal it composed from the superstep's
+	// (timeout.js:191-198, utils/index.js:73-75), so a sibling's failure
+	// no longer aborts them and the runner waits for them. The caller's
+	// own cancellation still reaches them here: it ends the run, and the
+	// calls' work with it.
+	var ended atomic.Bool
+	actx, cancel := context.WithCancelCause(attemptContext{context.WithValue(context.WithoutCancel(ctx), attemptClockKey{}, clock), ctx})
+	stopFollowing := context.AfterFunc(ctx, func() {
+		cause := context.Cause(ctx)
+		if _, sibling := cause.(*CancelledError); sibling && ended.Load() {
+			return
+		}
+		cancel(cause)
+	})
 	type outcome struct {
 		writes []Write
 		err    error
@@ -147,6 +171,7 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 	// (pregel/runner.ts:160, retry.ts signalAborted).
 	abandon := func(err, cause error) ([]Write, error) {
 		clock.close()
+		stopFollowing()
 		cancel(cause)
 		l.cs.view.lend() // the abandoned node may still read its state
 		scope.adoptSubgraphRuns(as)
@@ -176,7 +201,19 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 			case tp.Idle > 0 && now.Sub(clock.idleSince()) >= tp.Idle:
 				return timedOut(TimeoutIdle)
 			}
+			ended.Store(true)
+			l.outlive(as.endedAttemptCalls())
 			scope.adopt(as)
+			if as.startedCalls() {
+				go func() {
+					as.waitCalls()
+					stopFollowing()
+					cancel(nil)
+				}()
+			} else {
+				stopFollowing()
+				cancel(nil)
+			}
 			return o.writes, o.err
 		case <-runC:
 			return timedOut(TimeoutRun)
@@ -199,6 +236,66 @@ func (s *taskScope) forAttempt() *taskScope {
 		resumeWrite: s.resumeWrite, hasResume: s.hasResume, interrupt: s.interrupt, subgraphRuns: s.subgraphRuns,
 		calls: s.calls}
 }
+
+// endedAttemptCalls are the Task calls a timed attempt that just ended
+// started and that still run.
+func (s *taskScope) endedAttemptCalls() []*task {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var running []*task
+	for _, sc := range *s.timedCalls {
+		select {
+		case <-sc.c.done:
+		default:
+			running = append(running, sc.t)
+		}
+	}
+	return running
+}
+
+// startedCalls reports whether the timed attempt of s started Task calls.
+func (s *taskScope) startedCalls() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(*s.timedCalls) > 0
+}
+
+// waitCalls waits for the Task calls the timed attempt of s started;
+// the superstep waits for them too, so this ends with it.
+func (s *taskScope) waitCalls() {
+	s.mu.Lock()
+	started := *s.timedCalls
+	s.mu.Unlock()
+	for _, sc := range started {
+		<-sc.c.done
+	}
+}
+
+// outlive marks calls as having outlived their timed caller's attempt:
+// a sibling's failure does not abandon them (abandonCalls).
+func (l *loop) outlive(calls []*task) {
+	if len(calls) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.outlived == nil {
+		l.outlived = map[*task]bool{}
+	}
+	for _, t := range calls {
+		l.outlived[t] = true
+	}
+}
+
+// attemptContext is a timed attempt's context before its cancellation:
+// the values of the superstep's context without its cancellation, which
+// attemptTimed forwards itself, and its deadline.
+type attemptContext struct {
+	context.Context // context.WithoutCancel of parent
+	parent          context.Context
+}
+
+func (c attemptContext) Deadline() (time.Time, bool) { return c.parent.Deadline() }
 
 // adopt takes back what a finished timed attempt did to its copy.
 func (s *taskScope) adopt(as *taskScope) {
