@@ -30,7 +30,12 @@ A new thread starts from --input, or from the graph's example input. An
 existing thread continues from its latest checkpoint, or takes --input as new
 input. --resume answers the thread's pending interrupt with a JSON value (or
 a JSON object keyed by interrupt id to answer several); an answer that is not
-JSON, such as --resume approve, is taken as that string.
+JSON, such as --resume approve, is taken as that string. --update adds a
+JSON object of state keys to the answer, as LangGraph's Command(resume=...,
+update={...}): it is written through the keys' reducers before the answered
+node runs again, so that node, and every node after it, sees it. The update
+goes to the graph the run resumes, the root, also when the interrupt was
+raised in a subgraph; a key that is not one of its state keys is refused.
 
 --checkpoint travels in time: the run continues from that checkpoint of the
 thread (an id or any unique prefix of one) instead of the latest, on a new
@@ -59,6 +64,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
   superstep run research --thread t1 --input '{"question":"why?"}' --json
   superstep run research --json --stream updates,custom
   superstep run research --thread t1 --resume '{"action":"approve"}'
+  superstep run research --thread t1 --resume '{"action":"approve"}' --update '{"question":"why not?"}'
   superstep run ./my-scenario.json --thread s1
   superstep run research --thread t1 --checkpoint e2c3cb43
   superstep run perf/chain_1000.json --durability exit`,
@@ -75,6 +81,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 	cmd.Flags().StringVar(&f.thread, "thread", "", "thread id (default: a new thread)")
 	cmd.Flags().StringVar(&f.input, "input", "", "input as a JSON object of state keys")
 	cmd.Flags().StringVar(&f.resume, "resume", "", "answer to the pending interrupt, as JSON")
+	cmd.Flags().StringVar(&f.update, "update", "", "with --resume: state keys to write with the answer, as a JSON object (Command update)")
 	cmd.Flags().StringVar(&f.durability, "durability", "sync", "LangGraph's durability: sync, async or exit (one checkpoint when the run ends)")
 	cmd.Flags().BoolVar(&f.force, "force", false, "continue a thread whose recorded graph differs incompatibly")
 	cmd.Flags().StringVar(&f.checkpoint, "checkpoint", "", "continue from this checkpoint of the thread (time travel: a new branch)")
@@ -86,9 +93,9 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 
 // runFlags are run's flags as given.
 type runFlags struct {
-	thread, input, resume, durability, checkpoint, streamModes string
-	recursionLimit                                             int
-	force, subgraphs                                           bool
+	thread, input, resume, update, durability, checkpoint, streamModes string
+	recursionLimit                                                     int
+	force, subgraphs                                                   bool
 }
 
 // runRequest is what run's flags ask for, checked and decoded.
@@ -96,6 +103,9 @@ type runRequest struct {
 	runFlags
 	in     any // --input, nil without
 	answer any // --resume's answer
+	// update is --update's state keys, written with the answer (nil
+	// without).
+	update map[string]any
 	// storeDur and runDur are --durability for the database (when its
 	// writes reach the disk) and for the run (what it checkpoints).
 	storeDur persist.Durability
@@ -109,6 +119,12 @@ type runRequest struct {
 // check checks the flags on their own, before anything is opened.
 func (f runFlags) check() (*runRequest, error) {
 	r := &runRequest{runFlags: f}
+	if f.update != "" && f.input != "" {
+		return nil, usagef("--update and --input cannot be combined: --update goes with --resume's answer, --input starts a new run")
+	}
+	if f.update != "" && f.resume == "" {
+		return nil, usagef("--update needs --resume: it is written with the answer to the pending interrupt (superstep update writes state on its own)")
+	}
 	if f.input != "" && f.resume != "" {
 		return nil, usagef("--input and --resume cannot be combined: resume answers an interrupt, input starts a new run")
 	}
@@ -145,6 +161,17 @@ func (f runFlags) check() (*runRequest, error) {
 			return nil, err
 		}
 	}
+	if f.update != "" {
+		v, err := decodeJSON("--update", []byte(f.update))
+		if err != nil {
+			return nil, err
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, usagef("--update: want a JSON object of state keys, got %s", engine.MustEncode(v))
+		}
+		r.update = m
+	}
 	if f.recursionLimit < 1 {
 		return nil, usagef("--recursion-limit %d: want a positive number of supersteps", f.recursionLimit)
 	}
@@ -164,6 +191,13 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 	gr, name := res.g, res.recordName
 	if err := a.checkInput(gr, req.in); err != nil {
 		return err
+	}
+	if req.update != nil {
+		// Refused, not warned of as --input's are: the engine would drop
+		// the key, and the answer would go with an update short of it.
+		if err := checkKeys(gr, req.update, "--update"); err != nil {
+			return err
+		}
 	}
 	thread := req.thread
 	if thread == "" {
@@ -238,7 +272,7 @@ func (a *App) checkInput(gr *engine.Graph, in any) error {
 }
 
 // runInput is what the run starts with: --resume's answer to the
-// thread's pending interrupt, --input, or for a new thread without it the
+// thread's pending interrupt (with --update's state keys), --input, or for a new thread without it the
 // graph's example input.
 func runInput(ctx context.Context, gr *engine.Graph, graphArg, thread string, exists bool, req *runRequest, example any) (any, error) {
 	switch {
@@ -249,7 +283,11 @@ func runInput(ctx context.Context, gr *engine.Graph, graphArg, thread string, ex
 		if err := checkPending(ctx, gr, thread, graphArg); err != nil {
 			return nil, err
 		}
-		return engine.Command{Resume: req.answer}, nil
+		cmd := engine.Command{Resume: req.answer}
+		if req.update != nil {
+			cmd.Update = req.update
+		}
+		return cmd, nil
 	case req.in == nil && !exists:
 		if example == nil {
 			return nil, usagef("graph %s has no example input: pass --input", graphArg)

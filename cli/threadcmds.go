@@ -116,16 +116,11 @@ func containsNode(g *engine.Graph, name string) bool {
 	return false
 }
 
-// checkKeys refuses values for keys the graph's state does not have.
+// checkKeys refuses values for keys the graph's state does not have (the
+// engine's check, engine.Graph.CheckStateKeys), naming the flag.
 func checkKeys(g *engine.Graph, values map[string]any, flag string) error {
-	var unknown []string
-	for _, k := range sortedKeys(values) {
-		if !g.IsStateKey(k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		return usagef("%s: %s not a state key of graph %s (state keys: %s)", flag, strings.Join(unknown, ", "), g.Name(), strings.Join(g.StateKeys(), ", "))
+	if err := g.CheckStateKeys(values); err != nil {
+		return usagef("%s: %v", flag, err)
 	}
 	return nil
 }

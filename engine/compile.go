@@ -589,6 +589,24 @@ func (g *Graph) StateKeys() []string {
 // IsStateKey reports whether name is a state key.
 func (g *Graph) IsStateKey(name string) bool { _, ok := g.keyIndex[name]; return ok }
 
+// CheckStateKeys refuses values with keys that are not state keys of the
+// graph, naming them (*UnknownKeysError). The engine itself ignores such
+// keys in an input, an update or a Command's update, as LangGraph does;
+// a person's update is checked first so that a typo is not dropped unseen.
+func (g *Graph) CheckStateKeys(values map[string]any) error {
+	var unknown []string
+	for k := range values {
+		if !g.IsStateKey(k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return &UnknownKeysError{Graph: g.Name(), Keys: unknown, StateKeys: g.StateKeys()}
+}
+
 // NodeNames returns the user nodes in declaration order.
 func (g *Graph) NodeNames() []string { return slices.Clone(g.userNodes()) }
 

@@ -126,6 +126,22 @@ func (e *InvalidUpdateError) Error() string {
 	return "invalid update: " + e.Msg
 }
 
+// UnknownKeysError is CheckStateKeys's refusal: values for keys that are
+// not state keys of the graph.
+type UnknownKeysError struct {
+	Graph     string   // the graph's name
+	Keys      []string // the keys that are not state keys, sorted
+	StateKeys []string // the graph's state keys, in declaration order
+}
+
+// Error names the keys, the graph and its state keys.
+func (e *UnknownKeysError) Error() string {
+	if len(e.StateKeys) == 0 {
+		return fmt.Sprintf("%s not a state key of graph %s (it has none)", strings.Join(e.Keys, ", "), e.Graph)
+	}
+	return fmt.Sprintf("%s not a state key of graph %s (state keys: %s)", strings.Join(e.Keys, ", "), e.Graph, strings.Join(e.StateKeys, ", "))
+}
+
 // GraphRecursionError is returned when a run reaches its recursion limit
 // without finishing.
 type GraphRecursionError struct {
