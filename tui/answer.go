@@ -25,12 +25,31 @@ func (m *Model) answerSuggestion() string {
 	return "JSON, or plain text taken as a string"
 }
 
+// newAnswer is an answer box on ints whose state update starts from the
+// view's state: the root graph's, as the run resumed is the root's even
+// when a subgraph asked (LangGraph's Command.update goes to the graph
+// invoked).
+func (m *Model) newAnswer(ints []engine.PendingInterrupt) answerForm {
+	f := newAnswerForm(ints, m.paths, m.answerSuggestion())
+	f.stateAt, f.stateCP, f.info = m.view.Values, m.view.CheckpointID, m.info
+	return f
+}
+
+// checkStateKeys is the engine's refusal of keys that are not state keys
+// (session.CheckStateKeys), nil without a session.
+func (m *Model) checkStateKeys() func(map[string]any) error {
+	if m.sess == nil {
+		return nil
+	}
+	return m.sess.CheckStateKeys
+}
+
 // openAnswer opens the answer box on every pending interrupt of the run.
 func (m *Model) openAnswer() {
 	if len(m.view.Interrupts) == 0 {
 		return
 	}
-	m.answer = newAnswerForm(m.view.Interrupts, m.paths, m.answerSuggestion())
+	m.answer = m.newAnswer(m.view.Interrupts)
 	recordingEnds, diverged := false, ""
 	if m.replay != nil {
 		// A replay answers as the recording did: offer its answer.
@@ -69,29 +88,26 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.answer.editing {
+		return m.stateUpdateKey(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Back):
 		m.keepDrafts()
 		m.mode = m.answer.prev
 		m.note = "answer box closed: r reopens it"
-		if len(m.drafts.lines) > 0 {
+		if len(m.drafts.lines) > 0 || m.drafts.state != "" {
 			m.note += " with what you typed"
 		}
 		return nil
 	case msg.Type == tea.KeyEnter || key.Matches(msg, k.Submit):
-		m.keepDrafts() // until the answer is taken: a refused resume keeps them
-		v, err := m.answer.answer()
-		if err != nil {
-			m.answer.err = err.Error()
-			return nil
-		}
-		if m.sess == nil {
-			return nil
-		}
-		return m.do(opResume, func(ctx context.Context, s session) opDoneMsg {
-			view, err := s.Resume(ctx, v)
-			return opDoneMsg{view: view, err: err}
-		})
+		return m.submitAnswer()
+	case key.Matches(msg, k.State):
+		m.answer.editState()
+		return nil
+	case pressed(msg, k.State):
+		m.answer.err = "an entrypoint has no state keys: its answer goes without a state update"
+		return nil
 	case key.Matches(msg, k.Up):
 		m.answer.pick(m.answer.nav.cur - 1)
 		return nil
@@ -112,6 +128,61 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
+// stateUpdateKey handles a key while the state update is edited: ctrl+s
+// resumes with the answers and the update, tab or esc go back to the
+// answer lines (the edit is kept), pgup and pgdn scroll the question, and
+// every other key, enter and the arrows included, edits the JSON.
+func (m *Model) stateUpdateKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.answer.keys
+	switch {
+	case key.Matches(msg, k.Submit):
+		return m.submitAnswer()
+	case key.Matches(msg, k.State), key.Matches(msg, k.Back):
+		m.answer.editAnswers()
+		return nil
+	case key.Matches(msg, k.PageUp):
+		m.answer.scrollQuestion(-1)
+		return nil
+	case key.Matches(msg, k.PageDown):
+		m.answer.scrollQuestion(1)
+		return nil
+	}
+	var cmd tea.Cmd
+	m.answer.state.area, cmd = m.answer.state.area.Update(msg)
+	m.answer.err = ""
+	return cmd
+}
+
+// submitAnswer resumes the run with the answers typed and the state
+// update, if the state was changed; either refused keeps the box open
+// with the error, the update's naming where it is wrong.
+func (m *Model) submitAnswer() tea.Cmd {
+	m.keepDrafts() // until the answer is taken: a refused resume keeps them
+	v, err := m.answer.answer()
+	if err != nil {
+		m.answer.err = err.Error()
+		return nil
+	}
+	update, err := m.answer.update(m.checkStateKeys())
+	if err != nil {
+		// parseState names the JSON "state": here it is the update's.
+		m.answer.err = "state update: " + strings.TrimPrefix(err.Error(), "state: ")
+		m.answer.editState() // where it is wrong
+		return nil
+	}
+	if m.sess == nil {
+		return nil
+	}
+	with := ""
+	if len(update) > 0 {
+		with = strings.Join(sortedKeys(update), ", ")
+	}
+	return m.do(opResume, func(ctx context.Context, s session) opDoneMsg {
+		view, err := s.Resume(ctx, v, update)
+		return opDoneMsg{view: view, err: err, text: with}
+	})
+}
+
 // answerDrafts are answer lines typed and not sent yet, by interrupt id,
 // at checkpoint at. Closing the box must not throw away what was typed
 // (esc says r reopens it); the drafts are forgotten once the answers are
@@ -119,10 +190,11 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 type answerDrafts struct {
 	at    string
 	lines map[string]string
+	state string // the state update's text, "" when the state is unchanged
 }
 
-// keepDrafts keeps the answer box's lines for the next time it opens on
-// this checkpoint.
+// keepDrafts keeps the answer box's lines, and its state update, for the
+// next time it opens on this checkpoint.
 func (m *Model) keepDrafts() {
 	if m.view == nil {
 		return
@@ -137,6 +209,7 @@ func (m *Model) keepDrafts() {
 			delete(m.drafts.lines, in.ID)
 		}
 	}
+	m.drafts.state = m.answer.stateDraft()
 }
 
 // restoreDrafts fills a new answer box with the lines kept for its
@@ -150,6 +223,12 @@ func (m *Model) restoreDrafts() {
 			m.answer.inputs[i].SetValue(v)
 			m.answer.inputs[i].CursorEnd()
 		}
+	}
+	if m.drafts.state != "" {
+		m.answer.editState()
+		m.answer.state.area.SetValue(m.drafts.state)
+		cursorToTop(&m.answer.state.area)
+		m.answer.editAnswers()
 	}
 }
 
@@ -173,6 +252,55 @@ type answerForm struct {
 	byID bool
 	prev mode         // where esc returns: the main view or the subgraph view
 	keys answerKeyMap // made by enableKeys
+	// state is the state update sent with the answers, nil until tab
+	// opens it on stateAt, the state at checkpoint stateCP (the root's);
+	// editing: keys go to it rather than to the answer lines.
+	state   *stateEdit
+	editing bool
+	stateAt map[string]any
+	stateCP string
+	info    engine.GraphInfo
+}
+
+// editState moves the keys to the state update, opening it on the
+// checkpoint's state the first time.
+func (f *answerForm) editState() {
+	if f.state == nil {
+		e := newStateEdit(f.stateAt, f.info)
+		f.state = &e
+	}
+	f.editing = true
+	f.inputs[f.nav.cur].Blur()
+	f.state.area.Focus()
+}
+
+// editAnswers moves the keys back to the answer lines; the state update
+// stays as edited.
+func (f *answerForm) editAnswers() {
+	f.editing = false
+	if f.state != nil {
+		f.state.area.Blur()
+	}
+	f.inputs[f.nav.cur].Focus()
+}
+
+// update is the state update to send with the answers: the keys changed
+// in the state (stateEdit, as the fork form makes its update), nil when
+// the state update was not opened or nothing in it changed.
+func (f answerForm) update(check func(map[string]any) error) (map[string]any, error) {
+	if f.state == nil {
+		return nil, nil
+	}
+	return f.state.toUpdate(check)
+}
+
+// stateDraft is the state update's text to keep when the box closes, ""
+// when it is the state as it was.
+func (f answerForm) stateDraft() string {
+	if f.state == nil || f.state.area.Value() == toJSON(f.stateAt) {
+		return ""
+	}
+	return f.state.area.Value()
 }
 
 func newAnswerForm(ints []engine.PendingInterrupt, paths map[string]string, suggestion string) answerForm {
@@ -246,8 +374,9 @@ func (f answerForm) unanswered() int {
 }
 
 // answerRows is how the box's rows are shared out: the answer lines
-// shown, the "is waiting" label (0 or 1) and the question's rows.
-type answerRows struct{ list, label, question int }
+// shown, the "is waiting" label (0 or 1), the question's rows, and the
+// state update's (its label and its text; 0 while it is not open).
+type answerRows struct{ list, label, question, state int }
 
 // rows shares h rows out, the tail taking its own first. The answer lines
 // take up to half of the rest, but three if they have them, so two or
@@ -255,9 +384,16 @@ type answerRows struct{ list, label, question int }
 // at least one row of the question are never pushed out by them. A box
 // shorter than four rows keeps the selected line and the question's first
 // row before the label, which only repeats the node's name.
+//
+// An open state update takes half of the rows the tail leaves, at least
+// its label and one line of its text, before the rest is shared so.
 func (f answerForm) rows(h int) answerRows {
 	avail := h - f.tailHeight()
 	r := answerRows{label: 1}
+	if f.state != nil {
+		r.state = clamp(avail/2, min(2, max(0, avail)), max(0, avail))
+		avail -= r.state
+	}
 	if len(f.ints) > 1 {
 		r.list = clamp(min(len(f.ints), max(3, (avail-1)/2)), 1, avail-2)
 	}
@@ -311,7 +447,24 @@ func (f answerForm) View(st Styles, w, h int) string {
 		}
 		out = append(out, body)
 	}
-	return strings.Join(append(out, f.tail(st)...), "\n")
+	if rows.state > 0 {
+		out = append(out, f.stateView(st, w, rows.state))
+	}
+	return strings.Join(append(out, f.tail(st, w)...), "\n")
+}
+
+// stateView is the state update in h rows: its label, then its text.
+func (f answerForm) stateView(st Styles, w, h int) string {
+	where := "the state at checkpoint " + shortID(f.stateCP)
+	if f.prev == modeSubgraph {
+		// The run resumes at the root, whose state the update edits.
+		where = "the root graph's state at " + shortID(f.stateCP) + " (the run resumes there)"
+	}
+	label := st.Label.Render(cut("State update · "+where+": changed keys go with the answers", w))
+	if h < 2 {
+		return label
+	}
+	return label + "\n" + f.state.area.View()
 }
 
 // tailHeight is the number of lines tail returns.
@@ -327,20 +480,32 @@ func (f answerForm) tailHeight() int {
 func (f answerForm) single() bool { return len(f.ints) <= 1 && len(f.inputs) == 1 }
 
 // tail is the answer box's last lines: the answer line of a single
-// interrupt, then the error or the hints.
-func (f answerForm) tail(st Styles) []string {
+// interrupt, then the error or the hints, in w cells.
+func (f answerForm) tail(st Styles, w int) []string {
 	var tail []string
 	multi := len(f.ints) > 1
+	tab := " · tab state update"
+	if f.info.Entrypoint {
+		tab = ""
+	}
 	if f.single() {
 		tail = append(tail, f.inputs[0].View())
 	}
 	switch {
 	case f.err != "":
 		tail = append(tail, st.Error.Render(glyphFailed+" "+f.err))
+	case f.editing:
+		tail = append(tail, st.Dim.Render("ctrl+s resumes with the answers and this state update · tab or esc back to the answers"))
 	case multi:
-		tail = append(tail, st.Dim.Render(fmt.Sprintf("↑↓ choose · enter or ctrl+s resumes with every answer typed (%d of %d) · esc close", len(f.ints)-f.unanswered(), len(f.ints))))
+		typed, n := len(f.ints)-f.unanswered(), len(f.ints)
+		hint := fmt.Sprintf("↑↓ choose · enter or ctrl+s resumes with every answer typed (%d of %d)%s · esc close", typed, n, tab)
+		if ansi.StringWidth(hint) > w {
+			// Every key kept, in fewer words (ctrl+s is in the footer).
+			hint = fmt.Sprintf("↑↓ choose · enter resumes (%d of %d typed)%s · esc close", typed, n, tab)
+		}
+		tail = append(tail, st.Dim.Render(hint))
 	default:
-		tail = append(tail, st.Dim.Render("enter resume · esc close (r reopens) · JSON or plain text"))
+		tail = append(tail, st.Dim.Render("enter resume"+tab+" · esc close (r reopens) · JSON or plain text"))
 	}
 	return tail
 }
@@ -367,29 +532,38 @@ func (f *answerForm) setSize(w, h int) {
 		}
 		setLineWidth(&f.inputs[i], lw)
 	}
+	if f.state != nil {
+		f.state.area.SetWidth(max(10, w-2))
+		f.state.area.SetHeight(max(1, rows.state-1))
+	}
 	f.payload.layout(w - 2) // View lays out a copy: do it once here
 }
 
 // answerKeyMap is the answer box's keys: enter (or ctrl+s with several
-// answer lines) resumes, ↑↓ choose the line, pgup and pgdn scroll the
-// interrupt's value, esc closes the box. Letters are typed: no k or j.
+// answer lines, or in the state update) resumes, ↑↓ choose the line, pgup
+// and pgdn scroll the interrupt's value, tab edits the state update sent
+// with the answers (and goes back), esc closes the box. Letters are
+// typed: no k or j.
 type answerKeyMap struct {
-	Submit, Open, Up, Down, PageUp, PageDown, Back key.Binding
+	Submit, Open, State, Up, Down, PageUp, PageDown, Back key.Binding
 }
 
 func newAnswerKeyMap() answerKeyMap {
 	return answerKeyMap{
-		Submit: keySubmit(), Open: keyOpen(),
+		Submit: keySubmit(), Open: keyOpen(), State: bind("tab", "answer with a state update", "tab"),
 		Up: bind("↑", "previous answer", "up"), Down: bind("↓", "next answer", "down"),
 		PageUp: bind("pgup", "scroll the value up", "pgup"), PageDown: bind("pgdn", "scroll the value down", "pgdown"),
 		Back: keyBack(),
 	}
 }
 
-func (k answerKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Submit, k.Open, k.Back} }
+func (k answerKeyMap) ShortHelp() []key.Binding {
+	// esc before tab: a narrow footer that cuts keys off keeps it.
+	return []key.Binding{k.Submit, k.Open, k.Back, k.State}
+}
 
 func (k answerKeyMap) FullHelp() [][]key.Binding {
-	cols := helpColumns(colForms, k.Submit, k.Back)
+	cols := helpColumns(colForms, k.Submit, k.State, k.Back)
 	cols[colMoving] = []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Open}
 	return cols
 }
@@ -405,12 +579,26 @@ func (f *answerForm) enableKeys(hasSess bool) {
 	k.Back.SetHelp("esc", "close")
 	k.PageUp.SetEnabled(true)
 	k.PageDown.SetEnabled(true)
+	k.State.SetEnabled(!f.info.Entrypoint)
+	if f.state != nil {
+		k.State.SetHelp("tab", "edit the state update")
+	}
 	if len(f.ints) > 1 {
 		k.Up.SetEnabled(true)
 		k.Down.SetEnabled(true)
 		k.Open.SetHelp("enter", "resume with all answers")
 		k.Submit.SetEnabled(hasSess)
 		k.Submit.SetHelp("ctrl+s", "resume with all answers")
+	}
+	if f.editing {
+		// enter and the arrows edit the JSON there.
+		k.Open.SetEnabled(false)
+		k.Up.SetEnabled(false)
+		k.Down.SetEnabled(false)
+		k.Submit.SetEnabled(hasSess)
+		k.Submit.SetHelp("ctrl+s", "resume with the update")
+		k.State.SetHelp("tab", "back to the answers")
+		k.Back.SetHelp("esc", "back to the answers")
 	}
 }
 

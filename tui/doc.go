@@ -29,7 +29,9 @@
 //     FullHelp for the overlay), an enableKeys that turns on the bindings
 //     that apply, and the handling of them. They own their size (setSize)
 //     and their View: mainview.go (the 2×2 grid of pane_*.go),
-//     pane_inspector.go, answer.go (one answer box per interrupt), fork.go,
+//     pane_inspector.go, answer.go (one answer box per interrupt, and a
+//     state update sent with the answers), fork.go (stateedit.go: the
+//     state as JSON and the update an edit of it makes, for both),
 //     threads.go, pane_tree.go (tree_load.go reads it), pane_diff.go,
 //     subgraph.go (subgraph_actions.go: diff, answers and time travel
 //     from a namespace), settings.go, editwrites.go, pane_watch.go (prompt and

@@ -22,9 +22,11 @@ type fakeSession struct {
 	info    engine.GraphInfo
 	view    *engine.StepView
 	resumed []any
-	updates []map[string]any
-	err     error
-	inUse   bool
+	// resumeUpdates are the state updates sent with each answer.
+	resumeUpdates []map[string]any
+	updates       []map[string]any
+	err           error
+	inUse         bool
 }
 
 func (f *fakeSession) use() func() {
@@ -55,9 +57,10 @@ func (f *fakeSession) Superstep(context.Context) (*engine.StepView, error) {
 	defer f.use()()
 	return f.view, f.err
 }
-func (f *fakeSession) Resume(_ context.Context, answer any) (*engine.StepView, error) {
+func (f *fakeSession) Resume(_ context.Context, answer any, update map[string]any) (*engine.StepView, error) {
 	defer f.use()()
 	f.resumed = append(f.resumed, answer)
+	f.resumeUpdates = append(f.resumeUpdates, update)
 	return f.view, f.err
 }
 func (f *fakeSession) Checkout(context.Context, string) (*engine.StepView, error) {
@@ -85,6 +88,8 @@ func (f *fakeSession) Live() *liveFeed { return nil }
 func (f *fakeSession) SetRunSettings(runSettings) {}
 
 func (f *fakeSession) CheckWrites([]engine.Write) error { return nil }
+
+func (f *fakeSession) CheckStateKeys(map[string]any) error { return nil }
 
 func (f *fakeSession) EditWrites(context.Context, string, []engine.Write, string) (*engine.StepView, error) {
 	defer f.use()()

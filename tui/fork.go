@@ -3,13 +3,9 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
-	"reflect"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/superstep/superstep/engine"
@@ -37,9 +33,9 @@ func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
 		m.fork.as = (m.fork.as + 1) % len(m.fork.nodes)
 		return nil
 	case key.Matches(msg, k.Submit):
-		edited, err := parseState(m.fork.area.Value())
+		edited, err := m.fork.toUpdate(m.checkStateKeys())
 		if err == nil {
-			edited, err = m.fork.update(edited)
+			err = m.fork.needsChange(edited)
 		}
 		if err != nil {
 			m.fork.err = err.Error()
@@ -61,13 +57,11 @@ func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
 // forkForm edits a checkpoint's state as JSON and writes it as a new
 // checkpoint with UpdateState.
 type forkForm struct {
-	cpID     string
-	area     textarea.Model
-	nodes    []string // "" (let the engine infer), the nodes, __input__
-	as       int
-	err      string
-	orig     map[string]any    // the state the form started from
-	reducers map[string]string // state key -> reducer name
+	cpID string
+	stateEdit
+	nodes []string // "" (let the engine infer), the nodes, __input__
+	as    int
+	err   string
 	// inferred is the node the engine writes as when none is chosen, and
 	// inferErr why it cannot choose (an ambiguous update).
 	inferred, inferErr string
@@ -75,85 +69,35 @@ type forkForm struct {
 }
 
 func newForkForm(cpID string, values map[string]any, info engine.GraphInfo) forkForm {
-	ta := textarea.New()
-	ta.ShowLineNumbers = false
-	ta.Cursor.SetMode(cursor.CursorStatic)
-	ta.CharLimit = 0
-	ta.SetValue(toJSON(values))
-	ta.Focus()
-	cursorToTop(&ta)
 	nodes := []string{""}
 	for _, n := range info.Nodes {
 		nodes = append(nodes, n.Name)
 	}
 	nodes = append(nodes, engine.AsInput)
-	reducers := map[string]string{}
-	for _, c := range info.Channels {
-		if c.Reducer != "" {
-			reducers[c.Name] = c.Reducer
-		}
-	}
-	return forkForm{cpID: cpID, area: ta, nodes: nodes, orig: values, reducers: reducers}
+	return forkForm{cpID: cpID, stateEdit: newStateEdit(values, info), nodes: nodes}
 }
 
-// update turns the edited state into the update to write: only the keys
-// that changed, since every written key goes through its reducer. An
-// appending key ("add") sends just the items added at its end; a message
-// key (add_messages, merged by id) sends the edited messages and a removal
-// for each one deleted.
+// update is the fork's update of the edited state (stateEdit.changes),
+// refused when nothing changed and no node is chosen (needsChange).
 func (f forkForm) update(edited map[string]any) (map[string]any, error) {
-	out := map[string]any{}
-	for k, v := range edited {
-		old, had := f.orig[k]
-		if had && reflect.DeepEqual(engine.Normalize(old), engine.Normalize(v)) {
-			continue
-		}
-		switch f.reducers[k] {
-		case "add":
-			oldList, _ := old.([]any)
-			newList, ok := v.([]any)
-			if !ok || len(newList) < len(oldList) || !reflect.DeepEqual(engine.Normalize(oldList), engine.Normalize(newList[:len(oldList)])) {
-				return nil, fmt.Errorf("%s appends (reducer add): keep its items and add new ones at the end", k)
-			}
-			out[k] = newList[len(oldList):]
-		case "add_messages":
-			msgs, ok := v.([]any)
-			if !ok {
-				return nil, fmt.Errorf("%s holds messages: expected a list", k)
-			}
-			kept := map[string]bool{}
-			for _, m := range msgs {
-				if mm, ok := m.(map[string]any); ok {
-					if id, ok := mm["id"].(string); ok {
-						kept[id] = true
-					}
-				}
-			}
-			update := append([]any{}, msgs...)
-			oldMsgs, _ := old.([]any)
-			for _, m := range oldMsgs {
-				if mm, ok := m.(map[string]any); ok {
-					if id, ok := mm["id"].(string); ok && !kept[id] {
-						update = append(update, map[string]any{"remove": id})
-					}
-				}
-			}
-			out[k] = update
-		default:
-			out[k] = v
-		}
+	out, err := f.changes(edited)
+	if err == nil {
+		err = f.needsChange(out)
 	}
-	for k := range f.orig {
-		if _, kept := edited[k]; !kept && f.reducers[k] == "" {
-			return nil, fmt.Errorf("%s cannot be removed: set it to null instead", k)
-		}
-	}
-	if len(out) == 0 && f.asNode() == "" {
-		// With a node chosen an update of no values is LangGraph's
-		// update_state(config, None, as_node): that node's edges run next.
-		return nil, errors.New("nothing changed: edit a value, or ctrl+n picks a node to write as (no values: its edges run next)")
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// needsChange refuses a fork of no values unless a node is chosen: with
+// one, an update of no values is LangGraph's update_state(config, None,
+// as_node), and that node's edges run next.
+func (f forkForm) needsChange(update map[string]any) error {
+	if len(update) == 0 && f.asNode() == "" {
+		return errors.New("nothing changed: edit a value, or ctrl+n picks a node to write as (no values: its edges run next)")
+	}
+	return nil
 }
 
 func (f forkForm) asNode() string { return f.nodes[f.as] }

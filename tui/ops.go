@@ -249,7 +249,11 @@ func (m *Model) enterView(msg opDoneMsg) {
 		m.note = "writes edited: n applies them (the checkpoint will say they were edited), a edits them again"
 	case opResume:
 		m.mode = modeMain
-		m.note = fmt.Sprintf("answered: n steps on, c continues (a resumed run has its own recursion budget: %d supersteps)", msg.view.RecursionLeft)
+		with := ""
+		if msg.text != "" {
+			with = " with a state update of " + termtext.Name(msg.text)
+		}
+		m.note = fmt.Sprintf("answered%s: n steps on, c continues (a resumed run has its own recursion budget: %d supersteps)", with, msg.view.RecursionLeft)
 	default:
 		m.note = ""
 	}

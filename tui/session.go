@@ -37,8 +37,10 @@ type session interface {
 	// View is the live run's view, or the last one shown.
 	View() *engine.StepView
 	// Resume answers the pending interrupts (a value or an engine.ResumeMap)
-	// and pauses where the resumed run starts.
-	Resume(ctx context.Context, answer any) (*engine.StepView, error)
+	// and pauses where the resumed run starts. update, when not empty, is
+	// written with the answers to the root's state keys (LangGraph's
+	// Command(resume=..., update=...)) before the answered nodes run again.
+	Resume(ctx context.Context, answer any, update map[string]any) (*engine.StepView, error)
 	// Checkout makes checkpoint id current (time travel) and writes
 	// nothing: the next step goes on from there, and only then does the
 	// engine write a fork checkpoint when id is not the head.
@@ -81,6 +83,10 @@ type session interface {
 	// CheckWrites says why writes cannot replace a task's (the engine's
 	// rule, engine.Graph.CheckWrites), before EditWrites is asked.
 	CheckWrites(writes []engine.Write) error
+	// CheckStateKeys refuses values with keys that are not state keys of
+	// the graph (the engine's check, engine.Graph.CheckStateKeys), before
+	// UpdateState or Resume is asked: the engine would drop them unseen.
+	CheckStateKeys(values map[string]any) error
 	// RerunTask runs task taskID, planned from checkpoint cpID, alone
 	// against its recorded input with the current code, writing nothing to
 	// the thread (engine.Graph.RerunTask).
@@ -367,7 +373,7 @@ func (s *engineSession) committed(ctx context.Context, v *engine.StepView) *engi
 	return v
 }
 
-func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepView, error) {
+func (s *engineSession) Resume(ctx context.Context, answer any, update map[string]any) (*engine.StepView, error) {
 	from, err := s.startPoint(ctx)
 	if err != nil {
 		return nil, err
@@ -377,7 +383,11 @@ func (s *engineSession) Resume(ctx context.Context, answer any) (*engine.StepVie
 			return nil, err
 		}
 	}
-	st, err := s.g.Start(ctx, engine.Command{Resume: answer}, s.runOpts(s.thread, from)...)
+	cmd := engine.Command{Resume: answer}
+	if len(update) > 0 {
+		cmd.Update = update
+	}
+	st, err := s.g.Start(ctx, cmd, s.runOpts(s.thread, from)...)
 	if err != nil {
 		return nil, err
 	}
@@ -655,6 +665,10 @@ func answered(snap *engine.StateSnapshot) bool {
 }
 
 func (s *engineSession) CheckWrites(writes []engine.Write) error { return s.g.CheckWrites(writes) }
+
+func (s *engineSession) CheckStateKeys(values map[string]any) error {
+	return s.g.CheckStateKeys(values)
+}
 
 func (s *engineSession) RerunTask(ctx context.Context, cpID, taskID string) (*engine.TaskRerun, error) {
 	t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointID: cpID})

@@ -99,7 +99,7 @@ func (m *Model) openSubgraphAnswer() {
 		m.note = "no interrupt of the run is waiting in this namespace"
 		return
 	}
-	m.answer = newAnswerForm(ints, m.paths, m.answerSuggestion())
+	m.answer = m.newAnswer(ints)
 	m.answer.byID = true
 	m.answer.prev = modeSubgraph
 	m.restoreDrafts()

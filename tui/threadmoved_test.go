@@ -56,7 +56,7 @@ func TestModel_Answer_RefusedWhenAnotherProcessMovedTheThread(t *testing.T) {
 		t.Fatal(err)
 	}
 	var moved *ThreadMovedError
-	if _, err := s.Resume(ctx, "x"); !errors.As(err, &moved) || !errors.Is(err, ErrThreadMoved) || moved.Shown == moved.Now {
+	if _, err := s.Resume(ctx, "x", nil); !errors.As(err, &moved) || !errors.Is(err, ErrThreadMoved) || moved.Shown == moved.Now {
 		t.Errorf("Resume after another process wrote: %v, want a *ThreadMovedError", err)
 	}
 }
