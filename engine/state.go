@@ -29,10 +29,14 @@ type StateSnapshot struct {
 // SnapshotTask is one task planned from a checkpoint, with what was saved
 // for it.
 type SnapshotTask struct {
-	ID         string         // the task id
-	Name       string         // its node
-	Push       bool           // started by a Send
-	Input      any            // the state it reads, or its Send's argument
+	ID   string // the task id
+	Name string // its node
+	Push bool   // started by a Send
+	// Input is what the task reads: a Send's argument, the run's input
+	// for the start node, else the state at the checkpoint, before the
+	// saved writes of finished tasks (shared with Values when there are
+	// none: read it, do not change it).
+	Input      any
 	Interrupts []Interruption // its saved interrupts
 	// Answers are the saved answers to its Interrupt calls, by call
 	// position; Answered reports that there are some.
@@ -450,6 +454,9 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 		Checkpoint:    t.Checkpoint,
 		PendingWrites: t.PendingWrites,
 	}
+	// read is the state the planned PULL tasks read: the checkpoint's,
+	// before the saved writes of finished tasks change it below.
+	var read map[string]any
 	if applyPending {
 		g.attachSavedWrites(tasks, t.PendingWrites)
 		var withWrites []*task
@@ -459,12 +466,16 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			}
 		}
 		if len(withWrites) > 0 {
+			read = cs.stateValues()
 			if _, err := applyWrites(cs, withWrites); err != nil {
 				return nil, err
 			}
 		}
 	}
 	snap.Values = cs.stateValues()
+	if read == nil {
+		read = snap.Values
+	}
 	snap.Output = cs.output()
 	saved := ReadSavedWrites(t.PendingWrites)
 	for _, tk := range tasks {
@@ -472,8 +483,11 @@ func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot,
 			snap.Next = append(snap.Next, tk.name)
 		}
 		st := SnapshotTask{ID: tk.id(), Name: tk.name, Push: tk.kind == pushTask}
-		if tk.kind == pushTask {
-			st.Input = tk.input
+		switch {
+		case tk.kind == pushTask, tk.node.start, tk.node.entry:
+			st.Input = tk.input // a Send's argument, or the run's input
+		default:
+			st.Input = read
 		}
 		if tk.node.runsSubgraphs() {
 			st.Subgraph = tk.namespace()

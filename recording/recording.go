@@ -125,13 +125,10 @@ func Read(ctx context.Context, a Answerer, snap *engine.StateSnapshot) (*Step, e
 	planned := map[string]bool{}
 	for _, st := range snap.Tasks {
 		planned[st.ID] = true
-		input := st.Input
-		if !st.Push {
-			// A pull task reads the state at the checkpoint; the snapshot
-			// carries inputs of Send tasks only.
-			input = snap.Values
-		}
-		s.Tasks = append(s.Tasks, Task{ID: st.ID, Name: st.Name, Push: st.Push, Input: input})
+		// The snapshot's input of a pull task is the state at the
+		// checkpoint, as the task read it (before its siblings' saved
+		// writes).
+		s.Tasks = append(s.Tasks, Task{ID: st.ID, Name: st.Name, Push: st.Push, Input: st.Input})
 	}
 	saved := engine.ReadSavedWrites(snap.PendingWrites)
 	for i := range s.Tasks {

@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// reopenedResearch runs research to its interrupt outside the debugger
+// (superstep run), then opens the debugger on that thread.
+func reopenedResearch(t *testing.T, w, h int) (Model, *engine.Graph) {
+	t.Helper()
+	g, ex, saver := compile(t, "research")
+	if _, err := g.Invoke(context.Background(), ex.Input, engine.OnThread("t1")); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "t1", Saver: saver, Answers: ex.Answers}
+	m := newTestModel(t, newEngineSession(g, opts), opts, w, h)
+	if m.view == nil || m.view.Status != engine.StatusInterrupted {
+		t.Fatalf("reopened thread: view %v err %v", m.view, m.err)
+	}
+	return m, g
+}
+
+// selectTask focuses the tasks pane on node's row.
+func selectTask(t *testing.T, m Model, node string) Model {
+	t.Helper()
+	for m.focus != paneTasks {
+		m = press(t, m, "tab")
+	}
+	for r, ok := m.tasks.selected(); !ok || r.node != node || !r.header; r, ok = m.tasks.selected() {
+		if m.tasks.nav.cur == len(m.tasks.rows)-1 {
+			t.Fatalf("no %s task row:\n%s", node, m.View())
+		}
+		m = press(t, m, "down")
+	}
+	return m
+}
+
+// A thread interrupted earlier and reopened shows what its waiting task
+// reads, as the live run showed it: the state at the checkpoint. The
+// engine's snapshot carried the input of Send tasks only, and the
+// inspector showed null.
+func TestModel_Reopened_TaskInputIsTheState(t *testing.T) {
+	m, g := reopenedResearch(t, 120, 40)
+	m = press(t, m, "esc")
+	m = selectTask(t, m, "human_review")
+	m = press(t, m, "enter")
+	if m.mode != modeInspect || !strings.Contains(m.insp.title, "human_review input") {
+		t.Fatalf("mode %v inspector %q", m.mode, m.insp.title)
+	}
+	snap, err := g.GetState(context.Background(), engine.Config{ThreadID: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Join(m.insp.lines, "\n")
+	if body == "null" || !strings.Contains(body, `"question": "`+snap.Values["question"].(string)+`"`) {
+		t.Fatalf("human_review's input:\n%s", body)
+	}
+}
