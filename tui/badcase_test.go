@@ -120,7 +120,7 @@ func TestModel_StepKeys_EscClearsTheQueue(t *testing.T) {
 func TestModel_Resume_PanesAgree(t *testing.T) {
 	m := engineModel(t, "research", 120, 40)
 	m = press(t, m, "c")
-	if !strings.Contains(viewHeaderOf(m), "step 3") {
+	if !strings.Contains(viewHeaderOf(m), "step 2 → 3") {
 		t.Fatalf("interrupt header: %s", viewHeaderOf(m))
 	}
 	m = press(t, m, `{"action":"approve"}`, "enter")

@@ -141,7 +141,7 @@ func fakeInfo() engine.GraphInfo {
 
 func twoInterrupts() *engine.StepView {
 	return &engine.StepView{
-		Thread: "f", Step: 2, Phase: engine.PhasePlanned, Status: engine.StatusInterrupted, CheckpointID: "cp",
+		Thread: "f", Step: 2, CheckpointStep: 1, Phase: engine.PhasePlanned, Status: engine.StatusInterrupted, CheckpointID: "cp",
 		Tasks: []engine.TaskView{{Name: "a", State: engine.TaskInterrupted}, {Name: "c", State: engine.TaskInterrupted}},
 		Interrupts: []engine.PendingInterrupt{
 			{Interruption: engine.Interruption{ID: "11111111-1111-1111-1111-111111111111", Value: "first?"}, Node: "a"},

@@ -60,3 +60,33 @@ func TestModel_Reopened_TaskInputIsTheState(t *testing.T) {
 		t.Fatalf("human_review's input:\n%s", body)
 	}
 }
+
+// stepOf is the header's step label.
+func stepOf(t *testing.T, m Model) string {
+	t.Helper()
+	for _, part := range strings.Split(viewHeaderOf(m), " · ") {
+		if strings.HasPrefix(part, "step ") {
+			return part
+		}
+	}
+	t.Fatalf("no step in the header: %s", viewHeaderOf(m))
+	return ""
+}
+
+// The checkpoint a run stopped at for an answer reads the same in the
+// header whether the run stopped there live, was reopened there, or was
+// travelled back to: live it said "step 3", the others "step 2 → 3".
+func TestModel_InterruptedCheckpoint_SameStepEverywhere(t *testing.T) {
+	m := engineModel(t, "research", 120, 40)
+	m = press(t, m, "c")
+	live, cp := stepOf(t, m), m.view.CheckpointID
+	m = press(t, m, "esc", "t", "enter")
+	if m.view.CheckpointID != cp {
+		t.Fatalf("time travel to %s, want %s", m.view.CheckpointID, cp)
+	}
+	travelled := stepOf(t, m)
+	reopened, _ := reopenedResearch(t, 120, 40)
+	if live != "step 2 → 3" || travelled != live || stepOf(t, reopened) != live {
+		t.Fatalf("live %q, time travel %q, reopened %q: want step 2 → 3 for each", live, travelled, stepOf(t, reopened))
+	}
+}

@@ -99,9 +99,13 @@ func (m Model) viewHeader() string {
 
 // stepLabel says which superstep the screen is about, the same way before
 // and after a resume: at a checkpoint, the step that wrote it and the one
-// the next Plan starts; between phases, the step being run.
+// the next Plan starts; between phases, the step being run. A run stopped
+// at an interrupt is at its checkpoint, whose tasks wait to run again,
+// whether it stopped there live or was reopened or travelled to: all
+// three read "step 2 → 3" (live it read "step 3").
 func stepLabel(v *engine.StepView) string {
-	if v.Phase == engine.PhaseCheckpoint && v.Status != engine.StatusFailed {
+	atCheckpoint := v.Phase == engine.PhaseCheckpoint || v.Status == engine.StatusInterrupted && v.CheckpointID != ""
+	if atCheckpoint && v.Status != engine.StatusFailed {
 		if v.Status == engine.StatusDone {
 			return fmt.Sprintf("step %d", v.CheckpointStep)
 		}
