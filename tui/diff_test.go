@@ -91,3 +91,38 @@ func TestDiffPane_Messages(t *testing.T) {
 		t.Fatalf("message diff:\n%s", got)
 	}
 }
+
+// What enter opens from a diff names the checkpoint its value is from, by
+// id and step, as the diff's title names them: it said "at b", and the
+// inspector does not show the title.
+func TestModel_Diff_InspectorNamesTheCheckpoints(t *testing.T) {
+	m := engineModel(t, "research", 120, 40)
+	m = press(t, m, "s", "s", "s")
+	b, parent, step := m.view.CheckpointID, m.view.ParentID, m.view.CheckpointStep
+	m = press(t, m, "d")
+	atB := fmt.Sprintf("%s (step %d)", shortID(b), step)
+	atA := fmt.Sprintf("parent %s (step %d)", shortID(parent), step-1)
+	if !strings.Contains(m.diff.title, "a "+atA+" → b "+atB) {
+		t.Fatalf("title %q, want it to name %q and %q", m.diff.title, atA, atB)
+	}
+	opened := map[string]bool{}
+	for i := range m.diff.rows {
+		m.diff.nav.cur = i
+		if !m.diff.rows[i].hasValue {
+			continue
+		}
+		m = press(t, m, "enter")
+		opened[m.insp.title] = true
+		m = press(t, m, "esc")
+	}
+	for _, want := range []string{"findings at " + atB, "findings [2] (added at " + atB + ")"} {
+		if !opened[want] {
+			t.Errorf("no inspector titled %q among %v", want, opened)
+		}
+	}
+	for title := range opened {
+		if strings.HasSuffix(title, " at b") || strings.Contains(title, "(a → b)") {
+			t.Errorf("inspector title %q names a side, not a checkpoint", title)
+		}
+	}
+}

@@ -107,9 +107,9 @@ func (f *fakeSession) InterruptPaths(context.Context, []engine.PendingInterrupt)
 	return nil
 }
 
-func (f *fakeSession) Diff(context.Context, string, string) (*engine.CheckpointDiff, error) {
+func (f *fakeSession) Diff(context.Context, string, string) (*engine.CheckpointDiff, [2]int, error) {
 	defer f.use()()
-	return &engine.CheckpointDiff{}, f.err
+	return &engine.CheckpointDiff{}, [2]int{}, f.err
 }
 
 func (f *fakeSession) Subgraph(context.Context, []subgraphRef) (*subgraphLevel, error) {

@@ -53,6 +53,7 @@ type opDoneMsg struct {
 	parent    map[string]any
 	hasParent bool
 	diff      *engine.CheckpointDiff
+	diffSteps [2]int // the steps of diff's two checkpoints
 	sub       *subgraphLevel
 	rerun     *engine.TaskRerun
 	text      string
@@ -216,7 +217,8 @@ func (m *Model) showOpScreen(msg opDoneMsg) bool {
 		m.sub.push(m.subNext, msg.sub)
 		m.note, m.mode = "", modeSubgraph
 	case opDiff:
-		m.diff = newDiffPane(msg.diff, m.diffAB[0], m.diffAB[1], conversationChannels(m.info))
+		a, b := m.diffAB[0]+" "+stepNote(msg.diffSteps[0]), m.diffAB[1]+" "+stepNote(msg.diffSteps[1])
+		m.diff = newDiffPane(msg.diff, a, b, conversationChannels(m.info))
 		m.diffPrev, m.mode = m.mode, modeDiff
 	case opHistory:
 		m.showTree(msg.hist)

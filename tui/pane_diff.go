@@ -30,6 +30,11 @@ type diffPane struct {
 	rerun bool
 }
 
+// stepNote is how a diff names a checkpoint's step beside its id.
+func stepNote(step int) string { return fmt.Sprintf("(step %d)", step) }
+
+// newDiffPane lists d; labelA and labelB name its two checkpoints (id and
+// step), in the title and in what enter opens, whose side they say.
 func newDiffPane(d *engine.CheckpointDiff, labelA, labelB string, convo map[string]bool) diffPane {
 	p := diffPane{title: fmt.Sprintf("Diff · a %s → b %s", labelA, labelB)}
 	add := func(r taskRow) { p.rows = append(p.rows, r) }
@@ -41,7 +46,7 @@ func newDiffPane(d *engine.CheckpointDiff, labelA, labelB string, convo map[stri
 		if len(c.Changes) == 0 {
 			head += "  (version only)"
 		}
-		add(taskRow{text: head, style: updatedStyle, value: c.ValueB, hasValue: c.HasValueB, name: c.Channel + " at b"})
+		add(taskRow{text: head, style: updatedStyle, value: c.ValueB, hasValue: c.HasValueB, name: c.Channel + " at " + labelB})
 		for _, ch := range c.Changes {
 			path := ch.Path
 			if path == "" {
@@ -52,12 +57,12 @@ func newDiffPane(d *engine.CheckpointDiff, labelA, labelB string, convo map[stri
 			}
 			switch ch.Kind {
 			case engine.Added:
-				add(taskRow{text: "  + " + path + ": " + preview(ch.B, previewBudget), style: addedStyle, value: ch.B, hasValue: true, name: c.Channel + " " + path + " (added)"})
+				add(taskRow{text: "  + " + path + ": " + preview(ch.B, previewBudget), style: addedStyle, value: ch.B, hasValue: true, name: c.Channel + " " + path + " (added at " + labelB + ")"})
 			case engine.Removed:
-				add(taskRow{text: "  - " + path + ": " + preview(ch.A, previewBudget), style: removedStyle, value: ch.A, hasValue: true, name: c.Channel + " " + path + " (removed)"})
+				add(taskRow{text: "  - " + path + ": " + preview(ch.A, previewBudget), style: removedStyle, value: ch.A, hasValue: true, name: c.Channel + " " + path + " (removed: at " + labelA + ")"})
 			default:
 				add(taskRow{text: "  ~ " + path + ": " + preview(ch.A, previewBudget/2) + " → " + preview(ch.B, previewBudget/2),
-					value: map[string]any{"a": ch.A, "b": ch.B}, hasValue: true, name: c.Channel + " " + path + " (a → b)"})
+					value: map[string]any{"a": ch.A, "b": ch.B}, hasValue: true, name: c.Channel + " " + path + " (a " + labelA + " → b " + labelB + ")"})
 			}
 		}
 	}
@@ -229,8 +234,8 @@ func (m *Model) diffWith(b, parent string) tea.Cmd {
 	}
 	m.diffAB = [2]string{la, shortID(b)}
 	return m.do(opDiff, func(ctx context.Context, s session) opDoneMsg {
-		d, err := s.Diff(ctx, a, b)
-		return opDoneMsg{diff: d, err: err}
+		d, steps, err := s.Diff(ctx, a, b)
+		return opDoneMsg{diff: d, diffSteps: steps, err: err}
 	})
 }
 

@@ -71,8 +71,10 @@ type session interface {
 	// Subgraph reads, without running anything, the namespace of the
 	// subgraph reached through path from the thread's root graph.
 	Subgraph(ctx context.Context, path []subgraphRef) (*subgraphLevel, error)
-	// Diff compares checkpoints a and b of the thread (engine.DiffCheckpoints).
-	Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error)
+	// Diff compares checkpoints a and b of the thread (engine.DiffCheckpoints),
+	// with the steps they were written at (their metadata's), which name
+	// them on screen.
+	Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, [2]int, error)
 	// SetRunSettings sets the engine options of the runs started from now
 	// on; a run paused at a checkpoint is restarted there, so the next
 	// step uses them.
@@ -638,19 +640,20 @@ func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInte
 	return path
 }
 
-func (s *engineSession) Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, error) {
+func (s *engineSession) Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, [2]int, error) {
 	var cps [2]*engine.Checkpoint
+	var steps [2]int
 	for i, id := range []string{a, b} {
 		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointID: id})
 		if err != nil {
-			return nil, err
+			return nil, steps, err
 		}
 		if t == nil {
-			return nil, fmt.Errorf("%w: checkpoint %s of thread %q", engine.ErrNoCheckpoint, shortID(id), s.thread)
+			return nil, steps, fmt.Errorf("%w: checkpoint %s of thread %q", engine.ErrNoCheckpoint, shortID(id), s.thread)
 		}
-		cps[i] = t.Checkpoint
+		cps[i], steps[i] = t.Checkpoint, t.Metadata.Step
 	}
-	return engine.DiffCheckpoints(cps[0], cps[1]), nil
+	return engine.DiffCheckpoints(cps[0], cps[1]), steps, nil
 }
 
 // answered reports whether some task's saved interrupts were answered, so

@@ -24,9 +24,9 @@ func (m *Model) subgraphDiff() tea.Cmd {
 	if lv == nil || b == nil {
 		return nil
 	}
-	want, la := b.ParentID, "parent "+shortID(b.ParentID)
+	want, la := b.ParentID, "parent "
 	if p.mark != "" && p.mark != b.Config.CheckpointID {
-		want, la = p.mark, "marked "+shortID(p.mark)
+		want, la = p.mark, "marked "
 	}
 	var a *engine.StateSnapshot
 	for _, s := range lv.snaps {
@@ -39,7 +39,8 @@ func (m *Model) subgraphDiff() tea.Cmd {
 		return nil
 	}
 	d := engine.DiffCheckpoints(a.Checkpoint, b.Checkpoint)
-	m.diff = newDiffPane(d, p.breadcrumb()+" · "+la, shortID(b.Config.CheckpointID), lv.convo)
+	la += shortID(want) + " " + stepNote(a.Metadata.Step)
+	m.diff = newDiffPane(d, p.breadcrumb()+" · "+la, shortID(b.Config.CheckpointID)+" "+stepNote(b.Metadata.Step), lv.convo)
 	m.diffPrev, m.mode = m.mode, modeDiff
 	return nil
 }
