@@ -101,7 +101,8 @@ func (f *fakeSession) RerunTask(context.Context, string, string) (*engine.TaskRe
 	return &engine.TaskRerun{}, f.err
 }
 
-func (f *fakeSession) AnsweredFailures(context.Context, *engine.StepView) []string { return nil }
+func (f *fakeSession) AnsweredFailures(context.Context, *engine.StepView) []string     { return nil }
+func (f *fakeSession) SavedAnswers(context.Context, *engine.StepView) map[string][]any { return nil }
 
 func (f *fakeSession) InterruptPaths(context.Context, []engine.PendingInterrupt) map[string]string {
 	return nil

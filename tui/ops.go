@@ -48,6 +48,8 @@ type opDoneMsg struct {
 	// answered are the failed tasks' nodes that failed on saved answers
 	// (session.AnsweredFailures).
 	answered []string
+	// answers are the answers the view's tasks saved (session.SavedAnswers).
+	answers map[string][]any
 	// parent holds the state values of the view's checkpoint's parent,
 	// when hasParent (read for the watches).
 	parent    map[string]any
@@ -101,6 +103,7 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 			if failedTask(msg.view) != nil {
 				msg.answered = s.AnsweredFailures(ctx, msg.view)
 			}
+			msg.answers = s.SavedAnswers(ctx, msg.view)
 			if r, ok := s.(snapshotReader); ok && watching && msg.view.ParentID != "" && msg.view.CheckpointID != known && msg.view.Namespace == "" {
 				if snap, err := r.Snapshot(ctx, msg.view.ParentID); err == nil {
 					msg.parent, msg.hasParent = snap.Values, true
@@ -170,6 +173,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	}
 	prev := m.view
 	m.pending, m.paths, m.answeredFail = msg.pending, msg.paths, msg.answered
+	m.tasks.answers = msg.answers
 	if msg.hasParent {
 		m.parentValues, m.parentAt = msg.parent, msg.view.CheckpointID
 	}

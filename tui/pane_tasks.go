@@ -28,6 +28,9 @@ type tasksPane struct {
 	// subgraphs are the nodes that run a subgraph: enter on their task
 	// opens its namespace.
 	subgraphs map[string]bool
+	// answers are the answers the tasks saved, by task id
+	// (session.SavedAnswers).
+	answers map[string][]any
 }
 
 // taskRow is one line; rows with a value open in the inspector.
@@ -164,10 +167,24 @@ func (p *tasksPane) addResults(v *engine.StepView) {
 		if t.Err != nil {
 			p.add(taskRow{text: "  " + glyphFailed + " " + firstLine(t.Err.Error()), style: taskStyle(engine.TaskFailed, false), value: t.Err.Error(), hasValue: true, name: t.Name + " error", node: t.Name})
 		}
+		p.all = append(p.all, taskAnswerRows("  ", labels[t.ID], t.Name, p.answers[t.ID])...)
 		if len(t.Writes) == 0 && len(t.Interrupts) == 0 && t.Err == nil && t.State != engine.TaskPlanned {
 			p.add(taskRow{text: "  (no writes)", style: dimStyle})
 		}
 	}
+}
+
+// taskAnswerRows are the rows of the answers a task was resumed with, in the
+// order its Interrupt calls use them (a node that asks twice keeps only
+// its last question, but every answer), indented by indent under the
+// task labelled label (node, or node[i] among copies): the tasks pane's
+// and a subgraph namespace's.
+func taskAnswerRows(indent, label, node string, answers []any) []taskRow {
+	rows := make([]taskRow, 0, len(answers))
+	for i, a := range answers {
+		rows = append(rows, taskRow{text: fmt.Sprintf("%s%s answer %d: %s", indent, glyphOK, i+1, preview(a, previewBudget)), value: a, hasValue: true, name: fmt.Sprintf("%s answer %d", label, i+1), node: node})
+	}
+	return rows
 }
 
 // resultLabel is how task t ended, as its row says it: its state, its

@@ -90,3 +90,52 @@ func TestModel_InterruptedCheckpoint_SameStepEverywhere(t *testing.T) {
 		t.Fatalf("live %q, time travel %q, reopened %q: want step 2 → 3 for each", live, travelled, stepOf(t, reopened))
 	}
 }
+
+// A root task's answers show in the main tasks pane, as a subgraph
+// namespace's list them (one owner of the rows, taskAnswerRows): a node
+// that asks twice, answered once, waits on its second question with its
+// first answer under it, live and reopened; an answered task that
+// finished shows its answer under its writes.
+func TestModel_Tasks_ShowRootAnswers(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			first, err := engine.Interrupt(ctx, "first?")
+			if err != nil {
+				return nil, err
+			}
+			second, err := engine.Interrupt(ctx, "second?")
+			if err != nil {
+				return nil, err
+			}
+			return engine.Pairs("log", []any{first, second}), nil
+		}).
+		AddEdge(engine.Start, "ask").
+		Compile(engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "a", Input: map[string]any{"log": []any{}}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 36)
+	m = press(t, m, "c", "one", "enter")
+	m = press(t, m, "c")
+	if m.mode != modeAnswer || !strings.Contains(m.View(), `"second?"`) {
+		t.Fatalf("the second question: mode %v\n%s", m.mode, m.View())
+	}
+	m = press(t, m, "esc")
+	if !containsLine(m.View(), `✓ answer 1: "one"`) {
+		t.Fatalf("live: the first answer is not under ask:\n%s", m.View())
+	}
+	reopened := newTestModel(t, newEngineSession(g, Options{Thread: "a", Saver: saver}), Options{Thread: "a", Saver: saver}, 120, 36)
+	reopened = press(t, reopened, "esc")
+	if !containsLine(reopened.View(), `✓ answer 1: "one"`) {
+		t.Fatalf("reopened: the first answer is not under ask:\n%s", reopened.View())
+	}
+	m = press(t, m, "r", "two", "enter")
+	m = press(t, m, "n")
+	m = press(t, m, "n")
+	v := m.View()
+	if !containsLine(v, `✓ answer 1: "one"`) || !containsLine(v, `✓ answer 2: "two"`) || !containsLine(v, `log ← ["one", "two"]`) {
+		t.Fatalf("the finished task's answers:\n%s", v)
+	}
+}

@@ -68,6 +68,12 @@ type session interface {
 	// those answers, so they cannot be answered again there. Nil when none
 	// did or the saved writes cannot be read.
 	AnsweredFailures(ctx context.Context, v *engine.StepView) []string
+	// SavedAnswers are the answers v's tasks saved at its checkpoint (the
+	// __resume__ writes: what each task's Interrupt calls were answered
+	// with, by call position), by task id, once the tasks ran (Execute,
+	// an interrupt or a failure). Nil when none did or they cannot
+	// be read.
+	SavedAnswers(ctx context.Context, v *engine.StepView) map[string][]any
 	// Subgraph reads, without running anything, the namespace of the
 	// subgraph reached through path from the thread's root graph.
 	Subgraph(ctx context.Context, path []subgraphRef) (*subgraphLevel, error)
@@ -588,6 +594,31 @@ func (s *engineSession) AnsweredFailures(ctx context.Context, v *engine.StepView
 	for _, t := range snap.Tasks {
 		if t.Err != nil && t.Answered && !slices.Contains(out, t.Name) {
 			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+func (s *engineSession) SavedAnswers(ctx context.Context, v *engine.StepView) map[string][]any {
+	if v == nil || v.CheckpointID == "" || len(v.Tasks) == 0 {
+		return nil
+	}
+	ran := v.Phase == engine.PhaseExecuted || v.Status == engine.StatusInterrupted || v.Status == engine.StatusFailed
+	if !ran {
+		return nil // at a checkpoint the tasks are the step before's
+	}
+	t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: v.Thread, CheckpointNS: v.Namespace, CheckpointID: v.CheckpointID})
+	if err != nil || t == nil {
+		return nil // the answers are shown when they can be read
+	}
+	saved := engine.ReadSavedWrites(t.PendingWrites)
+	var out map[string][]any
+	for _, tv := range v.Tasks {
+		if st, ok := saved.Task(tv.ID); ok && st.Answered() {
+			if out == nil {
+				out = map[string][]any{}
+			}
+			out[tv.ID] = st.Answers
 		}
 	}
 	return out

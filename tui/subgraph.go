@@ -250,13 +250,8 @@ func (p *subgraphPane) refresh() {
 			}
 			add(taskRow{text: "    " + glyphAttention + " interrupt (" + st + ") " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: label + " interrupt", node: t.Name})
 		}
-		// The answers it was resumed with, in the order its interrupt
-		// calls use them: a node that asks twice keeps only its last
-		// question, but every answer.
 		if st, ok := saved.Task(t.ID); ok {
-			for i, a := range st.Answers {
-				add(taskRow{text: fmt.Sprintf("    %s answer %d: %s", glyphOK, i+1, preview(a, previewBudget)), value: a, hasValue: true, name: fmt.Sprintf("%s answer %d", label, i+1), node: t.Name})
-			}
+			p.rows = append(p.rows, taskAnswerRows("    ", label, t.Name, st.Answers)...)
 		}
 	}
 	p.nav.cur = clamp(p.nav.cur, 0, len(p.rows)-1)
