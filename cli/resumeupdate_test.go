@@ -109,7 +109,7 @@ func TestRun_ResumeWithUpdate_Refused(t *testing.T) {
 		{[]string{"--update", `{"total":5}`, "--input", `{"total":1}`}, []string{"--update and --input cannot be combined"}},
 		{[]string{"--resume", "yes", "--update", `[1]`}, []string{"--update: want a JSON object of state keys"}},
 		{[]string{"--resume", "yes", "--update", `{"total":`}, []string{"--update: invalid JSON", "line 1"}},
-		{[]string{"--resume", "yes", "--update", `{"totl":5,"total":6}`}, []string{"--update: totl not a state key of graph approve", "state keys: total, visited"}},
+		{[]string{"--resume", "yes", "--update", `{"totl":5,"total":6}`}, []string{"--update: totl is not a state key of graph approve", "state keys: total, visited"}},
 	} {
 		args := append([]string{"run", flow, "--db", db, "--thread", "t1"}, c.args...)
 		superstep(t, "", args...).want(t, 2, c.want...)

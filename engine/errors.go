@@ -136,10 +136,14 @@ type UnknownKeysError struct {
 
 // Error names the keys, the graph and its state keys.
 func (e *UnknownKeysError) Error() string {
-	if len(e.StateKeys) == 0 {
-		return fmt.Sprintf("%s not a state key of graph %s (it has none)", strings.Join(e.Keys, ", "), e.Graph)
+	what := "is not a state key"
+	if len(e.Keys) > 1 {
+		what = "are not state keys"
 	}
-	return fmt.Sprintf("%s not a state key of graph %s (state keys: %s)", strings.Join(e.Keys, ", "), e.Graph, strings.Join(e.StateKeys, ", "))
+	if len(e.StateKeys) == 0 {
+		return fmt.Sprintf("%s %s of graph %s (it has none)", strings.Join(e.Keys, ", "), what, e.Graph)
+	}
+	return fmt.Sprintf("%s %s of graph %s (state keys: %s)", strings.Join(e.Keys, ", "), what, e.Graph, strings.Join(e.StateKeys, ", "))
 }
 
 // GraphRecursionError is returned when a run reaches its recursion limit

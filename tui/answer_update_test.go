@@ -93,7 +93,7 @@ func TestModel_Answer_StateUpdateRefused(t *testing.T) {
 	m = press(t, m, "c", `{"action":"approve"}`, "tab")
 	orig := m.answer.state.area.Value()
 	for _, c := range []struct{ edit, want string }{
-		{`{"nope": 1}`, `state update: nope not a state key of graph research (state keys: question, sub_queries, findings, approved, final_report)`},
+		{`{"nope": 1}`, `state update: nope is not a state key of graph research (state keys: question, sub_queries, findings, approved, final_report)`},
 		{"{\n  \"question\": 1,\n}", "state update: invalid JSON at line 3, column 1"},
 		{`{"findings": ["x"]}`, "state update: findings appends (reducer add)"},
 	} {
@@ -210,7 +210,7 @@ func TestModel_Fork_RefusesKeysThatAreNotStateKeys(t *testing.T) {
 	state["totl"] = 100
 	m.fork.area.SetValue(toJSON(state))
 	m = press(t, m, "ctrl+s")
-	if m.mode != modeFork || !strings.Contains(m.fork.err, "totl not a state key of graph linear") {
+	if m.mode != modeFork || !strings.Contains(m.fork.err, "totl is not a state key of graph linear") {
 		t.Fatalf("mode %v err %q", m.mode, m.fork.err)
 	}
 	if h, _ := m.sess.History(context.Background()); len(h) != 4 {
