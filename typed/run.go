@@ -66,8 +66,18 @@ type Result[S any] struct {
 // map of state keys a map-API run is given (the input checkpoint stores
 // that map, and its keys are written in sorted order, as LangGraph writes
 // a dict input). An input that sets nothing continues the thread instead
-// (see Continue).
+// (see Continue). An input with Goto or Send is a Command instead, as
+// LangGraph's invoke(Command(update=..., goto=...)): its fields are written
+// in the order they were set and the nodes it names run next, from the
+// thread's checkpoint.
 func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunOption) (*Result[S], error) {
+	if len(input.gotos()) > 0 {
+		cmd, err := g.command(&input)
+		if err != nil {
+			return nil, err
+		}
+		return g.finish(g.Graph.Invoke(ctx, cmd, opts...))
+	}
 	if input.empty() {
 		return g.Continue(ctx, opts...)
 	}
@@ -98,6 +108,42 @@ func (g *Graph[S]) Resume(ctx context.Context, answer any, opts ...engine.RunOpt
 		return nil, err
 	}
 	return g.finish(g.Graph.Invoke(ctx, cmd, opts...))
+}
+
+// ResumeWith is Resume with a state update, as LangGraph's
+// Command(resume=answer, update=..., goto=...): the fields update sets are
+// written through their channels before the answered nodes run again, and
+// its Goto and Send name nodes to run next. The zero Update is Resume.
+func (g *Graph[S]) ResumeWith(ctx context.Context, answer any, update Update[S], opts ...engine.RunOption) (*Result[S], error) {
+	cmd, err := Resume(answer)
+	if err != nil {
+		return nil, err
+	}
+	upd, err := g.command(&update)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Update, cmd.Goto = upd.Update, upd.Goto
+	return g.finish(g.Graph.Invoke(ctx, cmd, opts...))
+}
+
+// command is update as an engine.Command: its writes in the order they
+// were set and its gotos, each Send's argument encoded as a node's are.
+func (g *Graph[S]) command(update *Update[S]) (engine.Command, error) {
+	var cmd engine.Command
+	pairs, err := update.pairs(g.schema)
+	if err != nil {
+		return cmd, err
+	}
+	if pairs != nil {
+		cmd.Update = pairs
+	}
+	if gotos := update.gotos(); len(gotos) > 0 {
+		if cmd.Goto, err = encodeGotos(gotos); err != nil {
+			return engine.Command{}, err
+		}
+	}
+	return cmd, nil
 }
 
 func (g *Graph[S]) finish(res *engine.Result, err error) (*Result[S], error) {
@@ -197,15 +243,18 @@ func (g *Graph[S]) InvokeSubgraph(ctx context.Context, input Update[S]) (S, erro
 
 // UpdateState writes update into the thread at cfg as if node asNode had
 // returned it (engine.Graph.UpdateState): at an old checkpoint this forks
-// the thread. It returns the new checkpoint's config.
+// the thread. An update with Goto or Send is a Command asNode returned, so
+// the nodes it names run next. It returns the new checkpoint's config.
 func (g *Graph[S]) UpdateState(ctx context.Context, cfg engine.Config, update Update[S], asNode string) (engine.Config, error) {
-	pairs, err := update.pairs(g.schema)
+	cmd, err := g.command(&update)
 	if err != nil {
 		return engine.Config{}, err
 	}
 	var values any
-	if pairs != nil {
-		values = pairs
+	if cmd.Goto != nil {
+		values = cmd
+	} else if cmd.Update != nil {
+		values = cmd.Update
 	}
 	return g.Graph.UpdateState(ctx, cfg, values, asNode)
 }
@@ -236,6 +285,7 @@ func Interrupt[A any](ctx context.Context, payload any) (A, error) {
 // Resume is the run input that answers a pending interrupt with a Go value
 // (engine.Command{Resume: …} with the value encoded). An engine.ResumeMap
 // answers several interrupts by id; each of its values is encoded.
+// Graph.ResumeWith answers with a state update too.
 func Resume(answer any) (engine.Command, error) {
 	if byID, ok := answer.(engine.ResumeMap); ok {
 		out := make(engine.ResumeMap, len(byID))
