@@ -28,7 +28,8 @@
 // (StateGraph.AddConditionalEdges), Send fan-out (AddFanOut, and
 // StateGraph.AddSends for Sends to several nodes), an
 // interrupt answered and a Command's Goto (Interrupt), a fork
-// (Graph.UpdateState), a chat history (Messages), a typed stream
+// (Graph.UpdateState), a chat history (Messages), a ReAct agent's tool calls
+// (ToolCall), a typed stream
 // (Graph.Stream) and the debugger on your own graph (the package's Debugger
 // example).
 //
@@ -63,7 +64,9 @@
 // an int64 — is a DecodeError too.
 //
 // A Messages field merges messages by id; a write of RemoveMessage(id)
-// deletes one, and RemoveAllMessages() everything before it.
+// deletes one, and RemoveAllMessages() everything before it. A Message
+// carries an assistant's ToolCalls and a tool result's ToolCallID, under
+// LangChain's keys.
 //
 // # Nodes, routes, Sends and interrupts
 //

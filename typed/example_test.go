@@ -383,3 +383,74 @@ func ExampleMessages() {
 	// u1 user: hello
 	// a1 assistant: hello, how can I help?
 }
+
+// A ReAct agent: the model's assistant message asks for tool calls, a tool
+// node answers each with a "tool" message naming its call, and the model
+// runs again until it answers without calling a tool. (The model and the
+// tool are Go functions here.)
+func ExampleToolCall() {
+	type State struct {
+		Messages typed.Messages `json:"messages"`
+	}
+	model := func(history typed.Messages) typed.Message {
+		last := history[len(history)-1]
+		if last.Role == "tool" {
+			return typed.Message{Role: "assistant", Content: "2 + 3 = " + last.Content}
+		}
+		return typed.Message{Role: "assistant", ToolCalls: []typed.ToolCall{
+			{ID: "call1", Name: "add", Args: map[string]any{"a": 2, "b": 3}},
+		}}
+	}
+	tools := map[string]func(args map[string]any) string{
+		"add": func(args map[string]any) string { // numbers come back as float64
+			return fmt.Sprint(args["a"].(float64) + args["b"].(float64))
+		},
+	}
+	g, err := typed.NewGraph[State]("react").
+		AddNode("agent", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Messages, typed.Messages{model(s.Messages)})), nil
+		}).
+		AddNode("tools", func(_ context.Context, s *State) (typed.Update[State], error) {
+			var results typed.Messages
+			for _, call := range s.Messages[len(s.Messages)-1].ToolCalls {
+				results = append(results, typed.Message{
+					Role: "tool", Name: call.Name, ToolCallID: call.ID, Content: tools[call.Name](call.Args),
+				})
+			}
+			return typed.Write(s, typed.Set(&s.Messages, results)), nil
+		}).
+		AddEdge(engine.Start, "agent").
+		AddConditionalEdges("agent", func(_ context.Context, s *State) (string, error) {
+			if len(s.Messages[len(s.Messages)-1].ToolCalls) > 0 {
+				return "tools", nil
+			}
+			return engine.End, nil
+		}, "tools", engine.End).
+		AddEdge("tools", "agent").
+		Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	res, err := g.Run(context.Background(), typed.Write(&in, typed.Set(&in.Messages, typed.Messages{
+		{Role: "user", Content: "what is 2 + 3?"},
+	})), engine.OnThread("t1"))
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range res.State.Messages {
+		fmt.Printf("%s: %q", m.Role, m.Content)
+		for _, c := range m.ToolCalls {
+			fmt.Printf(" calls %s %s(%v)", c.ID, c.Name, c.Args)
+		}
+		if m.ToolCallID != "" {
+			fmt.Printf(" answers %s", m.ToolCallID)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// user: "what is 2 + 3?"
+	// assistant: "" calls call1 add(map[a:2 b:3])
+	// tool: "5" answers call1
+	// assistant: "2 + 3 = 5"
+}

@@ -10,7 +10,14 @@ import (
 // Message is one chat message of a Messages field, in the shape LangGraph's
 // add_messages merges: by ID, replacing a message with the same ID in place
 // and appending a new one. A message written without an ID gets a random
-// one. Fields beyond these three are not kept.
+// one.
+//
+// A tool-calling agent (ReAct) keeps its model's tool calls and their
+// results in the history: an assistant message lists the calls it asks for
+// in ToolCalls, and each result is a "tool" message whose ToolCallID names
+// the call it answers, as LangChain's AIMessage.tool_calls and
+// ToolMessage.tool_call_id (the same keys, which the debugger's
+// conversation view reads). Fields left empty are not stored.
 //
 // A write may also remove messages: RemoveMessage(id) deletes the message
 // with that ID, and RemoveAllMessages() everything before it (LangGraph's
@@ -19,9 +26,25 @@ type Message struct {
 	ID      string `json:"id,omitempty"` // "" gets a random id when merged
 	Role    string `json:"role"`         // "user", "assistant", "system", "tool"
 	Content string `json:"content"`      // the text
+	// Name is the author's name (a tool's, on a tool message).
+	Name string `json:"name,omitempty"`
+	// ToolCalls are the tools an assistant message asks to call.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID is, on a tool message, the ID of the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
 	// Remove makes the message a removal of the message with ID: it is
 	// written as {"remove": ID} and never stored. Use RemoveMessage.
 	Remove bool `json:"-"`
+}
+
+// ToolCall is one call of a tool that an assistant message asks for
+// (LangChain's ToolCall): the tool's name and its arguments, and an ID
+// that the tool message with its result names in ToolCallID. Args hold
+// JSON's values once read back from a checkpoint: a number is a float64.
+type ToolCall struct {
+	ID   string         `json:"id"`   // what the result's ToolCallID names
+	Name string         `json:"name"` // the tool
+	Args map[string]any `json:"args"` // its arguments by name
 }
 
 // Messages is a chat history. A state field of this type is an add_messages

@@ -244,7 +244,7 @@ func keySpec(f field, o *options) (engine.KeySpec, error) {
 		return engine.AppendKey(f.key), nil
 	case "add_messages":
 		if f.typ != messagesType {
-			return engine.KeySpec{}, fmt.Errorf(`reducer "add_messages" needs a typed.Messages field, the field is %s`, f.typ)
+			return engine.KeySpec{}, fmt.Errorf(`reducer "add_messages" needs a typed.Messages field (a Message carries tool calls), the field is %s`, f.typ)
 		}
 		return engine.MessagesKey(f.key), nil
 	}
