@@ -617,7 +617,8 @@ type Final struct {
 // Previous returns what the entrypoint's last run on this thread returned
 // (or saved with Final), nil on a thread's first run (LangGraph's
 // getPreviousState; the value of the __previous__ channel as the task was
-// planned, algo.ts:801).
+// planned, algo.ts:801). Read back from a saver that encodes, it is JSON's
+// values, whatever Go value was returned (see NewEntrypoint).
 func Previous(ctx context.Context) any {
 	s := scopeOf(ctx)
 	if s == nil || !s.run.g.entrypoint {
@@ -637,6 +638,11 @@ type EntrypointOption = CompileOption
 // written to __end__ (the run's output) and to __previous__ (what Previous
 // gives the next run). A Final return splits the two. Inside fn, Task
 // calls are checkpointed. Pass WithSaver to make it resumable.
+//
+// fn gets the run's input as the caller gave it, until a run reads it back
+// from a saver that encodes (package persist, persist/postgres): then it is
+// JSON's values, and a Go struct given as input is a map[string]any (as
+// Previous's value is). typed.Decode reads either into a Go type.
 func NewEntrypoint(name string, fn NodeFunc, opts ...CompileOption) (*Graph, error) {
 	switch {
 	case name == "" || isReservedName(name) || name == PreviousChannel:

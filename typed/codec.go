@@ -598,7 +598,10 @@ func Encode(v any) (any, error) {
 // Decode reads an engine value into a T: numbers into Go numbers (whole
 // numbers only for integer types), strings into time.Time and other text
 // types, lists into slices, objects into maps and structs (by their json
-// tags). A value that does not fit is a *DecodeError.
+// tags). A value that does not fit is a *DecodeError. A value that is
+// already a T is returned as it is: a value read live (an entrypoint's input,
+// as the caller gave it) and the same value read back from a checkpoint (its
+// JSON) decode alike (example: Decode).
 func Decode[T any](v any) (T, error) {
 	var out T
 	err := codecFor(reflect.TypeFor[T]()).dec(reflect.ValueOf(&out).Elem(), v)
