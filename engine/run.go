@@ -57,7 +57,11 @@ func (g *Graph) invokeRecovered(ctx context.Context, input any, opts []RunOption
 }
 
 // Stream runs the graph like Invoke and yields its events as they happen.
-// A failure is yielded last, as the error of a zero Event.
+// A failure is yielded last, as the error of a zero Event. Leaving the loop
+// early (break, return) cancels the run as cancelling ctx does (see Invoke)
+// and returns once the run has stopped; the run may have gone on past the
+// last event read (events are buffered), and the thread continues from its
+// latest checkpoint.
 func (g *Graph) Stream(ctx context.Context, input any, opts ...RunOption) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		events := make(chan Event, 64)

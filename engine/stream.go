@@ -116,7 +116,8 @@ type DebugChunk struct {
 // StreamModes runs the graph like Invoke and yields the chunks of the
 // given modes as they happen (LangGraph's stream(input, stream_mode=[...])).
 // With WithSubgraphs, subgraph runs stream too, under their namespace. A
-// failure is yielded last, as the error of a zero StreamPart.
+// failure is yielded last, as the error of a zero StreamPart. Leaving the
+// loop early cancels the run, as it does for Stream.
 func (g *Graph) StreamModes(ctx context.Context, input any, modes []StreamMode, opts ...RunOption) iter.Seq2[StreamPart, error] {
 	return func(yield func(StreamPart, error) bool) {
 		parts := make(chan StreamPart, 64)

@@ -146,3 +146,35 @@ func TestStreamModes_NodeWithoutWritesStreamsEmptyUpdate(t *testing.T) {
 		t.Fatalf("stream = %+v, want one updates chunk %v", got, want)
 	}
 }
+
+// Leaving a stream's loop early cancels the run, as its doc says: Stream
+// returns once the run stopped, before the end, at a superstep with its
+// inc task (which may have saved writes before the cancellation).
+func TestStreamModes_BreakCancelsTheRun(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("n")).
+		AddNode("inc", func(_ context.Context, in any) (any, error) {
+			return map[string]any{"n": in.(map[string]any)["n"].(float64) + 1}, nil
+		}).
+		AddEdge(engine.Start, "inc").
+		AddConditionalEdges("inc", func(_ context.Context, s map[string]any) (any, error) {
+			if s["n"].(float64) >= 200 {
+				return engine.End, nil
+			}
+			return "inc", nil
+		}, "inc", engine.End), engine.WithSaver(engine.NewMemorySaver()))
+	ctx, thread := context.Background(), engine.OnThread("t")
+	limit := engine.WithRecursionLimit(1000)
+	for _, err := range g.StreamModes(ctx, map[string]any{"n": 0}, []engine.StreamMode{engine.StreamValues}, thread, limit) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := snap.Values["n"].(float64); n >= 200 || len(snap.Tasks) != 1 || snap.Tasks[0].Name != "inc" {
+		t.Fatalf("after break: n %v, tasks %+v; want the run stopped before n 200, at an inc task", n, snap.Tasks)
+	}
+}

@@ -38,7 +38,8 @@ type Part[S any] struct {
 // as they happen, typed (see Part). The engine's event stream stays
 // available as g.Graph.Stream. A value that does not fit S is yielded as
 // a *DecodeError with its part; the run's own failure comes last, as in
-// engine.Graph.StreamModes.
+// engine.Graph.StreamModes. Leaving the loop early cancels the run (see
+// engine.Graph.Stream).
 func (g *Graph[S]) Stream(ctx context.Context, input Update[S], modes []engine.StreamMode, opts ...engine.RunOption) iter.Seq2[Part[S], error] {
 	var in any
 	if !input.empty() {
