@@ -381,7 +381,14 @@ type StepView struct {
 	// Interrupts are the interrupts the run stopped at, or, at a checkpoint
 	// of a resumed thread, the ones saved and still waiting for an answer.
 	Interrupts []PendingInterrupt
-	Err        error // the error that ended the run, if any
+	// SavedAnswer is the plain resume value a Command saved against the
+	// current checkpoint that no task has taken yet (a resume answered
+	// and not yet run, or a run stopped before the task that asked ran
+	// again): the next superstep's waiting task takes it. HasSavedAnswer
+	// reports one.
+	SavedAnswer    any
+	HasSavedAnswer bool
+	Err            error // the error that ended the run, if any
 	// Waiting lists the deferred nodes (WithDefer) that were triggered and
 	// wait for the run to run out of other work, sorted.
 	Waiting []string
@@ -424,6 +431,12 @@ func (s *Stepper) View() *StepView {
 	v.Waiting = l.cs.waitingNodes()
 	if len(v.Interrupts) == 0 && l.phase == PhaseCheckpoint {
 		v.Interrupts = l.savedInterrupts()
+	}
+	for _, w := range l.pending.null {
+		if w.Channel == ResumeChannel {
+			l.cs.view.lentIn(w.Value) // the caller may keep it
+			v.SavedAnswer, v.HasSavedAnswer = w.Value, true
+		}
 	}
 	// At a checkpoint the tasks are those of the superstep that wrote it
 	// (none right after Start).

@@ -135,6 +135,10 @@ func (p *tasksPane) addCheckpoint(v *engine.StepView, ran []engine.TaskView) {
 	switch {
 	case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning && len(savedDone(v.Tasks)) > 0:
 		p.add(taskRow{text: fmt.Sprintf("%s saved writes before superstep %d was cut off: n plans it and reuses them", taskNames(savedDone(v.Tasks)), v.Step), style: dimStyle})
+	case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning && v.HasSavedAnswer:
+		// Answered and not yet run (the run was left after r, or reopened):
+		// nothing else on screen says the answer is waiting.
+		p.add(taskRow{text: fmt.Sprintf("answer %s saved, not taken yet: n plans step %d, whose waiting task takes it", preview(v.SavedAnswer, previewBudget), v.Step), style: dimStyle, value: v.SavedAnswer, hasValue: true, name: "answer"})
 	case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning:
 		p.add(taskRow{text: fmt.Sprintf("nothing ran here yet: n plans step %d", v.Step), style: dimStyle})
 	case n == 0 && len(ran) > 0:

@@ -139,3 +139,41 @@ func TestModel_Tasks_ShowRootAnswers(t *testing.T) {
 		t.Fatalf("the finished task's answers:\n%s", v)
 	}
 }
+
+// tasksRows is the tasks pane's rows as text.
+func tasksRows(m Model) string {
+	var b strings.Builder
+	for _, r := range m.tasks.rows {
+		b.WriteString(r.text + "\n")
+	}
+	return b.String()
+}
+
+// An answer sent and not yet run (the run is left right after r, or the
+// thread is reopened then) is said in the tasks pane with its value: the
+// checkpoint read "nothing ran here yet", and nothing on screen showed
+// that the next step would take an answer. Once the task took it, the
+// line is gone.
+func TestModel_SavedAnswerNotYetTaken(t *testing.T) {
+	g, ex, saver := compile(t, "research")
+	opts := Options{Thread: "t1", Input: ex.Input, Saver: saver, Answers: ex.Answers}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("mode %v note %q", m.mode, m.note)
+	}
+	m = press(t, m, `{"action":"approve"}`, "enter")
+	const want = `answer {action: "approve"} saved, not taken yet: n plans step 3`
+	if rows := tasksRows(m); !strings.Contains(rows, want) {
+		t.Fatalf("answered, not run: tasks pane\n%s\nwant %q", rows, want)
+	}
+	reopenOpts := Options{Thread: "t1", Saver: saver, Answers: ex.Answers}
+	r := newTestModel(t, newEngineSession(g, reopenOpts), reopenOpts, 120, 40)
+	if rows := tasksRows(r); !strings.Contains(rows, want) {
+		t.Fatalf("reopened: tasks pane\n%s\nwant %q", rows, want)
+	}
+	r = press(t, r, "s")
+	if rows := tasksRows(r); strings.Contains(rows, "saved, not taken yet") || r.view.Status == engine.StatusInterrupted {
+		t.Fatalf("after the step: status %v, tasks pane\n%s", r.view.Status, rows)
+	}
+}
