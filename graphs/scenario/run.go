@@ -309,7 +309,7 @@ func (r *Runner) invoke(ctx context.Context, op Op, rec map[string]any) {
 		rec["stream"] = stream.records()
 	}
 	r.addCheckpoints(ctx, rec)
-	rec["result"] = r.invokeResult(res, runErr, steps.output())
+	rec["result"] = r.invokeResult(ctx, op.Thread, res, runErr, steps.output())
 }
 
 // invokeOptions are the run options an invoke op asks for. Sibling
@@ -472,7 +472,7 @@ func (t *stepTask) record(id string, saved *recorder) map[string]any {
 // invokeResult is the op's result record: the run's error, or its status
 // and values (with an interrupted run's interrupts). lastOutput is an
 // entrypoint's output from the root's last values event.
-func (r *Runner) invokeResult(res *engine.Result, runErr error, lastOutput any) map[string]any {
+func (r *Runner) invokeResult(ctx context.Context, thread string, res *engine.Result, runErr error, lastOutput any) map[string]any {
 	if runErr != nil {
 		return r.errorResult(runErr)
 	}
@@ -489,13 +489,38 @@ func (r *Runner) invokeResult(res *engine.Result, runErr error, lastOutput any) 
 		}
 	}
 	if res.Status == engine.StatusInterrupted {
+		nodeOf := r.pendingInterruptNodes(ctx, thread)
 		ints := []any{}
 		for _, in := range res.Interrupts {
-			ints = append(ints, map[string]any{"node": in.Node, "value": plain(in.Value)})
+			var node any // null: not pending at the thread's latest checkpoint
+			if n, ok := nodeOf[in.ID]; ok {
+				node = n
+			}
+			ints = append(ints, map[string]any{"node": node, "value": plain(in.Value)})
 		}
 		return map[string]any{"status": "interrupted", "values": plain(values), "interrupts": sortRecords(ints)}
 	}
 	return map[string]any{"status": "done", "values": plain(values)}
+}
+
+// pendingInterruptNodes maps the ids of the interrupts pending at the
+// thread's latest checkpoint to the node of the task that raised each:
+// the trace format's "node" of an interrupted run's interrupt
+// (docs/trace-format.md; the oracle matches them the same way). An
+// interrupt raised by a run from an older checkpoint, once the thread
+// has moved on past it, is pending at none and has no node.
+func (r *Runner) pendingInterruptNodes(ctx context.Context, thread string) map[string]string {
+	snap, err := r.graph.GetState(ctx, engine.Config{ThreadID: thread})
+	if err != nil {
+		return nil
+	}
+	nodeOf := map[string]string{}
+	for _, t := range snap.Tasks {
+		for _, in := range t.Interrupts {
+			nodeOf[in.ID] = t.Name
+		}
+	}
+	return nodeOf
 }
 
 func (r *Runner) resumeByNode(ctx context.Context, op Op) (engine.ResumeMap, error) {
