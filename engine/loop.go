@@ -615,6 +615,16 @@ func (l *loop) resumeOrUpdate(ctx context.Context, s runStart) error {
 		if err := l.putCheckpoint(ctx, SourceFork); err != nil {
 			return err
 		}
+		// A subgraph that forks (the checkpoint map addressed a
+		// checkpoint its namespace has moved on from) keeps its parent's
+		// plain resume value on the fork, as run does on the checkpoint
+		// it continues (loop.ts: _first writes nullResume after the fork
+		// checkpoint, dist/pregel/loop.js:902-903).
+		if p := l.opts.parent; p != nil && p.hasNullResume && l.saver != nil {
+			if err := l.putWrites(ctx, NullTaskID, []Write{{Channel: ResumeChannel, Value: p.nullResume}}); err != nil {
+				return err
+			}
+		}
 	}
 	if !s.isResuming {
 		if err := l.putCheckpoint(ctx, SourceInput); err != nil {
