@@ -974,18 +974,29 @@ func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 		node string
 	}
 	var all []seenAt
+	fresh := true // nothing has seen a version, the interrupt included
 	for node, m := range cs.seenMap() {
-		if node == InterruptChannel {
-			continue
-		}
 		for _, v := range m {
-			if v != 0 {
+			if v == 0 {
+				continue
+			}
+			fresh = false
+			if node != InterruptChannel {
 				all = append(all, seenAt{v, node})
 			}
 		}
 	}
-	if len(all) == 0 {
+	// A thread nothing has seen yet is updated as its input; one where
+	// only the interrupt has seen versions (a Command's update or goto
+	// on a new thread) names no node: ambiguous (index.ts: nonNullVersion
+	// counts the interrupt's entry, lastSeenByNode leaves it out).
+	// LangGraph.js 1.7.3 fails there with a TypeError, reading the last of
+	// an empty list; InvalidUpdateError is the refusal its code means.
+	if fresh {
 		return Start, nil
+	}
+	if len(all) == 0 {
+		return "", &InvalidUpdateError{Msg: "ambiguous update: specify the node to apply it as"}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
 	if len(all) == 1 || all[len(all)-1].v != all[len(all)-2].v {

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -71,4 +72,37 @@ func TestUpdateState_RefusesWhatItCannotApply(t *testing.T) {
 func bulkOf(g *engine.Graph, cfg engine.Config, supersteps ...[]engine.StateUpdate) error {
 	_, err := g.BulkUpdateState(ctx, cfg, supersteps)
 	return err
+}
+
+// An update without a node on a thread whose only seen versions are the
+// interrupt's (a Command's goto on a new thread, stopped at an interrupt
+// before any node saw a channel) names no node: it is refused as
+// ambiguous, as LangGraph's update_state means to (index.ts counts the
+// interrupt's entry as "not a new thread", then finds no node; 1.7.3
+// fails there with a TypeError). It was written as __start__.
+func TestUpdateState_OnlyTheInterruptHasSeenIsAmbiguous(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", func(ctx context.Context, _ any) (any, error) {
+			if _, err := engine.Interrupt(ctx, "a?"); err != nil {
+				return nil, err
+			}
+			return engine.Pairs("log", []any{"a"}), nil
+		}).
+		AddNode("b", update("log", []any{"b"})).
+		AddEdge(engine.Start, "a").AddEdge("a", "b"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	res, err := g.Invoke(ctx, engine.Command{Update: map[string]any{"log": []any{"in"}}, Goto: []any{"a"}}, engine.OnThread("t"))
+	if err != nil || res.Status != engine.StatusInterrupted {
+		t.Fatalf("invoke: %v %v", res, err)
+	}
+	before, _ := g.Saver().List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
+	_, err = g.UpdateState(ctx, engine.Config{ThreadID: "t"}, map[string]any{"log": []any{"u"}}, "")
+	var iu *engine.InvalidUpdateError
+	if !errors.As(err, &iu) || !strings.Contains(err.Error(), "ambiguous update") {
+		t.Fatalf("err %v, want an ambiguous InvalidUpdateError", err)
+	}
+	after, _ := g.Saver().List(ctx, engine.Config{ThreadID: "t"}, engine.ListOptions{})
+	if len(after) != len(before) {
+		t.Fatalf("%d checkpoints after the refusal, %d before", len(after), len(before))
+	}
 }
