@@ -613,7 +613,7 @@ func (s *Store) getTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 	id := cfg.CheckpointID
 	if id == "" {
 		if latest == nil {
-			s.observe(cfg.ThreadID, *seq)
+			s.observe(cfg.ThreadID, cfg.CheckpointNS, *seq)
 			return nil, nil
 		}
 		id = string(latest)
@@ -625,7 +625,7 @@ func (s *Store) getTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 	if err != nil {
 		return nil, err
 	}
-	s.observe(cfg.ThreadID, *seq)
+	s.observe(cfg.ThreadID, cfg.CheckpointNS, *seq)
 	return l.tuple(cfg.ThreadID, cfg.CheckpointNS, id)
 }
 

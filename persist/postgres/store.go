@@ -384,12 +384,20 @@ func nullable(s string) []byte {
 	return []byte(s)
 }
 
-// observe records the thread sequence a read of its latest state saw: the
+// observe records the thread sequence a read of namespace ns saw: the
 // writes that follow build on it, and an earlier buffered failure of the
-// thread is forgotten.
-func (s *Store) observe(thread string, seq int64) {
+// thread is forgotten. Only a read of the root namespace reloads a thread
+// the store already observed: a run reads it there when it starts, while
+// a subgraph reads its own namespace in the middle of its parent's run,
+// whose root state is still the one read before; taking that read for a
+// reload let a run that another process overtook meanwhile store its
+// next checkpoints beside the other's. A subgraph's read of a thread the
+// store never read is its first observation.
+func (s *Store) observe(thread, ns string, seq int64) {
 	s.mu.Lock()
-	s.observed[thread] = seq
-	delete(s.failed, thread)
+	if _, seen := s.observed[thread]; ns == "" || !seen {
+		s.observed[thread] = seq
+		delete(s.failed, thread)
+	}
 	s.mu.Unlock()
 }
