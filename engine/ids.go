@@ -29,7 +29,9 @@ var SystemClock Clock = time.Now
 
 // TimeIDs makes ids from a clock: 16 hex digits of Unix nanoseconds and 16 of
 // a counter, laid out like a UUID (8-4-4-4-12). Ids from one TimeIDs are
-// strictly increasing even if the clock stalls or steps back.
+// strictly increasing even if the clock stalls or steps back, and sort
+// after the checkpoint a run or an update continues from, even one made
+// by a clock ahead of this one (another machine's).
 type TimeIDs struct {
 	mu    sync.Mutex
 	clock Clock
@@ -98,6 +100,62 @@ func (t *TimeIDs) advance(now uint64) (uint64, uint64) {
 	t.last = now
 	t.seq++
 	return now, t.seq
+}
+
+// after makes the ids t gives from now on sort after id, the checkpoint a
+// run or an update continues from, when id has an id's layout: its first
+// 16 hex digits, the time of one of TimeIDs', are taken as a reading of
+// the clock that made it. A checkpoint made on a machine whose clock is
+// ahead of this one's (by any skew between the machines a service runs
+// on, or a laptop behind the server it pulled a thread from) otherwise got
+// children whose ids sort before it, and the thread's latest checkpoint,
+// its greatest id, stayed that parent: the run's progress was hidden and
+// the next run did its work again.
+func (t *TimeIDs) after(id string) {
+	hi, ok := idTime(id)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	if hi > t.last {
+		t.last = hi
+	}
+	t.mu.Unlock()
+}
+
+// idTime returns the first 64 bits of an id laid out as layout writes
+// them, and false for an id of another form.
+func idTime(id string) (uint64, bool) {
+	if len(id) != idLen || id[8] != '-' || id[13] != '-' || id[18] != '-' {
+		return 0, false
+	}
+	var hi uint64
+	for i := 0; i < 18; i++ {
+		c := id[i]
+		var d byte
+		switch {
+		case i == 8 || i == 13:
+			continue
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		hi = hi<<4 | uint64(d)
+	}
+	return hi, true
+}
+
+// idsAfter makes ids's next ids sort after id when ids is a TimeIDs (see
+// TimeIDs.after); other sources are the caller's to order.
+func idsAfter(ids IDSource, id string) {
+	if t, ok := ids.(*TimeIDs); ok && id != "" {
+		t.after(id)
+	}
 }
 
 // idLen is an id's length: a UUID's layout.

@@ -455,6 +455,7 @@ func (l *loop) restore(saved *CheckpointTuple) {
 		cp = saved.Checkpoint
 		l.md = saved.Metadata
 		l.cpID = cp.ID
+		idsAfter(l.ids, cp.ID)
 		l.parentID = saved.ParentID
 		l.pending = newPendingWrites(saved.PendingWrites)
 	} else {

@@ -677,6 +677,7 @@ func (g *Graph) startUpdate(cfg Config, saved *CheckpointTuple) *updateStep {
 	if saved != nil {
 		cp = saved.Checkpoint
 		l.cpID = cp.ID
+		idsAfter(l.ids, cp.ID)
 		l.md = saved.Metadata
 		u.step = saved.Metadata.Step
 	} else {
