@@ -10,7 +10,9 @@ import (
 // refused: an empty one and one with ";" reached the server as a setting
 // ("unrecognized configuration parameter"), and two names longer than 63
 // bytes shared one schema (PostgreSQL cuts them), reading and deleting
-// each other's threads.
+// each other's threads. A name holding "$$" ended the quoted body of the
+// functions the first migration makes: "syntax error at or near" at
+// Open.
 func TestSplitSchema(t *testing.T) {
 	base := "postgres://u:p@127.0.0.1:5432/db"
 	for raw, want := range map[string][2]string{
@@ -32,6 +34,7 @@ func TestSplitSchema(t *testing.T) {
 		base + "?schema=pg_catalog",
 		base + "?schema=information_schema",
 		base + "?schema=%00x",
+		base + "?schema=x%24%24y", // x$$y
 	} {
 		if _, _, err := splitSchema(raw); err == nil {
 			t.Errorf("splitSchema(%s): no error", raw)

@@ -236,7 +236,9 @@ func splitSchema(raw string) (clean, schema string, err error) {
 // checkSchema refuses a schema name the server would not keep as given:
 // empty, past PostgreSQL's 63 bytes (it cuts a longer name, so two long
 // names would share one schema and each other's threads), or one of the
-// server's own.
+// server's own; and one holding "$$", which ended the quoted body of a
+// function the first migration makes (a syntax error, or SQL of the URL's
+// run as the schema's).
 func checkSchema(name string) error {
 	switch {
 	case name == "":
@@ -245,6 +247,10 @@ func checkSchema(name string) error {
 		return fmt.Errorf("schema name %q is longer than %d bytes: PostgreSQL would cut it, and two names would share one schema", name, maxSchemaLen)
 	case strings.ContainsRune(name, 0):
 		return fmt.Errorf("schema name %q holds a NUL byte", name)
+	case strings.Contains(name, "$$"):
+		// The functions the schema is made with name it in their
+		// bodies, which are quoted by $$: it would end one there.
+		return fmt.Errorf("schema name %q holds \"$$\", which superstep cannot put in its functions' bodies: name another", name)
 	case strings.HasPrefix(strings.ToLower(name), "pg_"), strings.EqualFold(name, "information_schema"):
 		return fmt.Errorf("schema %q is the server's own: name another", name)
 	}
