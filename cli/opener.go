@@ -115,8 +115,10 @@ func openPostgres(db string, o storeOptions) (Store, error) {
 	return nil, usagef("%v", err)
 }
 
-// displayDB is db as messages show it: a URL without its password, its
-// scheme as typed (url.URL writes it in lower case).
+// displayDB is db as messages show it: a URL without its passwords, its
+// scheme as typed (url.URL writes it in lower case). A password may also
+// be given as the password or sslpassword parameter, as libpq and pgx
+// take it; it was shown as typed.
 func displayDB(db string) string {
 	m := urlScheme.FindStringSubmatch(db)
 	if m == nil {
@@ -125,6 +127,16 @@ func displayDB(db string) string {
 	u, err := url.Parse(db)
 	if err != nil {
 		return "(a URL that cannot be parsed)"
+	}
+	if u.RawQuery != "" {
+		pairs := strings.Split(u.RawQuery, "&")
+		for i, pair := range pairs {
+			key, _, _ := strings.Cut(pair, "=")
+			if k, err := url.QueryUnescape(key); err != nil || k == "password" || k == "sslpassword" {
+				pairs[i] = key + "=xxxxx"
+			}
+		}
+		u.RawQuery = strings.Join(pairs, "&")
 	}
 	return m[1] + strings.TrimPrefix(u.Redacted(), u.Scheme)
 }

@@ -183,3 +183,39 @@ func TestPostgres_NewThreadWarningHidesThePassword(t *testing.T) {
 		t.Errorf("the warning shows the password: %s", out.String())
 	}
 }
+
+// TestPostgres_PasswordParameterIsHidden: a URL may carry its password as
+// the password parameter (libpq's and pgx's form, often how a secret store
+// hands it out); the messages that name the database show it masked, as
+// they mask the one before the host. They showed it as typed: in pull's
+// report, in the hint of a thread not found, in check's line.
+func TestPostgres_PasswordParameterIsHidden(t *testing.T) {
+	db := postgresDB(t)
+	u, err := url.Parse(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, ok := u.User.Password()
+	if !ok || pw == "" {
+		t.Skip("the test server's URL has no password to move")
+	}
+	u.User = url.User(u.User.Username())
+	u.RawQuery += "&password=" + url.QueryEscape(pw)
+	db = u.String()
+	local := filepath.Join(t.TempDir(), "local.db")
+	for _, args := range [][]string{
+		{"run", "linear", "--thread", "t1", "--db", db},
+		{"history", "typo", "--db", db},
+		{"check", "--db", db},
+		{"pull", "t1", "--from", db, "--db", local},
+		{"pull", "typo", "--from", db, "--db", local},
+		{"push", "t1", "--db", local, "--to", db},
+	} {
+		var out bytes.Buffer
+		app := &cli.App{Stdout: &out, Stderr: &out}
+		app.Run(context.Background(), args)
+		if strings.Contains(out.String(), "password="+url.QueryEscape(pw)) {
+			t.Errorf("%s shows the password: %s", strings.Join(args[:2], " "), out.String())
+		}
+	}
+}
