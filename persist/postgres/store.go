@@ -210,7 +210,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 func splitSchema(raw string) (clean, schema string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", "", errors.New("not a URL")
+		return "", "", urlProblem(err)
 	}
 	schema = DefaultSchema
 	var kept []string
@@ -231,6 +231,27 @@ func splitSchema(raw string) (clean, schema string, err error) {
 	}
 	u.RawQuery = strings.Join(kept, "&")
 	return u.String(), schema, nil
+}
+
+// urlProblem says what url.Parse found wrong in a URL without quoting
+// it: a quoted piece may be part of the password (one holding '/', '?' or
+// '#' ends the host early, and its rest is read as the port).
+func urlProblem(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var esc url.EscapeError
+	var host url.InvalidHostError
+	switch {
+	case errors.As(err, &esc):
+		return errors.New("a '%' in it is not followed by two hex digits (write a password's '%' as %25)")
+	case errors.As(err, &host):
+		return errors.New("invalid character in the host")
+	case strings.HasPrefix(err.Error(), "invalid port"):
+		return errors.New("invalid port after the host (a password holding '/', '?', '#' or '@' must be percent-encoded)")
+	}
+	return err
 }
 
 // checkSchema refuses a schema name the server would not keep as given:
@@ -260,11 +281,23 @@ func checkSchema(name string) error {
 // maxSchemaLen is PostgreSQL's identifier length (NAMEDATALEN - 1).
 const maxSchemaLen = 63
 
-// redact keeps a parse error from echoing a password.
+// redact keeps a parse error from echoing a password: it says what is
+// wrong without the URL ("invalid port", "failed to configure TLS (sslmode
+// is invalid)"), which pgx masks only as best it can. Cut at the first
+// ':' it said "cannot parse `postgres", and never what was wrong.
 func redact(err error) error {
 	var pe *pgconn.ParseConfigError
 	if errors.As(err, &pe) {
-		return errors.New(strings.SplitN(pe.Error(), ":", 2)[0])
+		msg := pe.Error()
+		if pe.ConnString != "" {
+			if _, why, ok := strings.Cut(msg, pe.ConnString+"`: "); ok {
+				return errors.New(why)
+			}
+		}
+		if i := strings.LastIndex(msg, "`: "); i >= 0 {
+			return errors.New(msg[i+3:])
+		}
+		return errors.New("cannot parse the URL")
 	}
 	return err
 }
