@@ -384,10 +384,9 @@ type StepView struct {
 	// SavedAnswer is the plain resume value a Command saved against the
 	// current checkpoint that no task has taken yet (a resume answered
 	// and not yet run, or a run stopped before the task that asked ran
-	// again): the next superstep's waiting task takes it. HasSavedAnswer
-	// reports one.
+	// again): the next superstep's waiting task takes it.
 	SavedAnswer    any
-	HasSavedAnswer bool
+	HasSavedAnswer bool  // SavedAnswer holds one (it may be nil itself)
 	Err            error // the error that ended the run, if any
 	// Waiting lists the deferred nodes (WithDefer) that were triggered and
 	// wait for the run to run out of other work, sorted.
