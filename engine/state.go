@@ -989,8 +989,9 @@ func (g *Graph) inferAsNode(cs *channelState) (string, error) {
 	}
 	// A thread nothing has seen yet is updated as its input; one where
 	// only the interrupt has seen versions (a Command's update or goto
-	// on a new thread) names no node: ambiguous (index.ts: nonNullVersion
-	// counts the interrupt's entry, lastSeenByNode leaves it out).
+	// on a new thread) names no node: ambiguous (LangGraph.js
+	// dist/pregel/index.js:839-857: nonNullVersion counts the interrupt's
+	// entry, lastSeenByNode leaves it out, then InvalidUpdateError).
 	// LangGraph.js 1.7.3 fails there with a TypeError, reading the last of
 	// an empty list; InvalidUpdateError is the refusal its code means.
 	if fresh {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -202,17 +203,20 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 				return timedOut(TimeoutIdle)
 			}
 			ended.Store(true)
-			l.outlive(as.endedAttemptCalls())
+			started := as.attemptCalls()
+			l.outlive(started)
 			scope.adopt(as)
-			if as.startedCalls() {
-				go func() {
-					as.waitCalls()
-					stopFollowing()
-					cancel(nil)
-				}()
-			} else {
+			release := func() {
+				for _, sc := range started {
+					<-sc.c.done // the superstep waits for them too
+				}
 				stopFollowing()
 				cancel(nil)
+			}
+			if len(started) > 0 {
+				go release()
+			} else {
+				release()
 			}
 			return o.writes, o.err
 		case <-runC:
@@ -237,53 +241,29 @@ func (s *taskScope) forAttempt() *taskScope {
 		calls: s.calls}
 }
 
-// endedAttemptCalls are the Task calls a timed attempt that just ended
-// started and that still run.
-func (s *taskScope) endedAttemptCalls() []*task {
+// attemptCalls are the Task calls the timed attempt of s started.
+func (s *taskScope) attemptCalls() []startedCall {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var running []*task
-	for _, sc := range *s.timedCalls {
+	return slices.Clone(*s.timedCalls)
+}
+
+// outlive marks the calls of a timed attempt that ended and still run as
+// having outlived it: a sibling's failure does not abandon them
+// (abandonCalls).
+func (l *loop) outlive(calls []startedCall) {
+	for _, sc := range calls {
 		select {
 		case <-sc.c.done:
+			continue // ended already
 		default:
-			running = append(running, sc.t)
 		}
-	}
-	return running
-}
-
-// startedCalls reports whether the timed attempt of s started Task calls.
-func (s *taskScope) startedCalls() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(*s.timedCalls) > 0
-}
-
-// waitCalls waits for the Task calls the timed attempt of s started;
-// the superstep waits for them too, so this ends with it.
-func (s *taskScope) waitCalls() {
-	s.mu.Lock()
-	started := *s.timedCalls
-	s.mu.Unlock()
-	for _, sc := range started {
-		<-sc.c.done
-	}
-}
-
-// outlive marks calls as having outlived their timed caller's attempt:
-// a sibling's failure does not abandon them (abandonCalls).
-func (l *loop) outlive(calls []*task) {
-	if len(calls) == 0 {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.outlived == nil {
-		l.outlived = map[*task]bool{}
-	}
-	for _, t := range calls {
-		l.outlived[t] = true
+		l.mu.Lock()
+		if l.outlived == nil {
+			l.outlived = map[*task]bool{}
+		}
+		l.outlived[sc.t] = true
+		l.mu.Unlock()
 	}
 }
 
