@@ -160,14 +160,7 @@ func TestPostgres_Namespaces(t *testing.T) {
 // its password, as every other message does: it printed the URL whole.
 func TestPostgres_NewThreadWarningHidesThePassword(t *testing.T) {
 	db := postgresDB(t)
-	u, err := url.Parse(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, ok := u.User.Password()
-	if !ok || pw == "" {
-		t.Skip("the test server's URL has no password to hide")
-	}
+	_, pw := postgresPassword(t, db)
 	var out bytes.Buffer
 	app := &cli.App{Stdout: &out, Stderr: &out, Debugger: func(_ context.Context, _ *engine.Graph, o cli.DebugOptions) error {
 		out.WriteString(o.Warning) // what a headless debugger prints
@@ -191,14 +184,7 @@ func TestPostgres_NewThreadWarningHidesThePassword(t *testing.T) {
 // report, in the hint of a thread not found, in check's line.
 func TestPostgres_PasswordParameterIsHidden(t *testing.T) {
 	db := postgresDB(t)
-	u, err := url.Parse(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, ok := u.User.Password()
-	if !ok || pw == "" {
-		t.Skip("the test server's URL has no password to move")
-	}
+	u, pw := postgresPassword(t, db)
 	u.User = url.User(u.User.Username())
 	u.RawQuery += "&password=" + url.QueryEscape(pw)
 	db = u.String()
@@ -218,4 +204,21 @@ func TestPostgres_PasswordParameterIsHidden(t *testing.T) {
 			t.Errorf("%s shows the password: %s", strings.Join(args[:2], " "), out.String())
 		}
 	}
+}
+
+// postgresPassword parses the test server's URL and returns it with its
+// password; a server reached without one (a local socket's peer
+// authentication) has nothing to hide, and the test is skipped, saying so.
+// .ci/pg.sh's server requires one.
+func postgresPassword(t *testing.T, db string) (*url.URL, string) {
+	t.Helper()
+	u, err := url.Parse(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, ok := u.User.Password()
+	if !ok || pw == "" {
+		t.Skip("the test server's URL has no password")
+	}
+	return u, pw
 }
