@@ -953,6 +953,64 @@ func TestRoute_LocalReadRefusedWriteFailsTheTask(t *testing.T) {
 // sibling's error alone. LangGraph.js aborts a timed attempt's signal only
 // on a timeout and disposes it when the node settles first
 // (pregel/timeout.js:191-198). The run's caller can still cancel it.
+// A timed node's timeout that aborts a Task call still running makes the
+// call's AbortError a failure of its own, and the retry the node's policy
+// asks for does not run; with no retry left both failures count
+// (timeoutAbort; LangGraph.js's runner adds a call's error whenever it
+// settles, and the retry waits on a timer the abort beats). Scenarios
+// timeout_retry_aborted_call and timeout_node_with_running_call are the
+// same with LangGraph.js's traces.
+func TestTimeout_AbortedCallEndsTheRetry(t *testing.T) {
+	waits := func(ctx context.Context, _ any) (string, error) {
+		<-ctx.Done()
+		return "", context.Cause(ctx)
+	}
+	for _, attempts := range []int{3, 1} {
+		var entered atomic.Int32
+		g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x")).
+			AddNode("timed", func(ctx context.Context, _ any) (any, error) {
+				entered.Add(1)
+				_, err := engine.Task(ctx, "waits", waits, nil).Result()
+				return nil, err
+			}, engine.WithTimeout(engine.TimeoutPolicy{Run: 20 * time.Millisecond}), engine.WithRetry(engine.RetryPolicy{MaxAttempts: attempts})).
+			AddEdge(engine.Start, "timed"))
+		_, err := g.Invoke(ctx, map[string]any{"x": 0.0})
+		if n := entered.Load(); n != 1 {
+			t.Errorf("attempts %d: the timed node ran %d times, want once", attempts, n)
+		}
+		var failed []string
+		for _, e := range stepErrs(err) {
+			var ne *engine.NodeError
+			var te *engine.NodeTimeoutError
+			switch {
+			case !errors.As(e, &ne):
+				failed = append(failed, e.Error())
+			case errors.As(e, &te):
+				failed = append(failed, ne.Node+" timed out")
+			case errors.Is(e, context.Canceled):
+				failed = append(failed, ne.Node+" aborted")
+			default:
+				failed = append(failed, e.Error())
+			}
+		}
+		want := []string{"waits aborted"}
+		if attempts == 1 {
+			want = []string{"timed timed out", "waits aborted"}
+		}
+		if !slices.Equal(failed, want) {
+			t.Errorf("attempts %d: the run failed with %q, want %q (%v)", attempts, failed, want, err)
+		}
+	}
+}
+
+// stepErrs is err's failures: a StepErrors' in order, else err alone.
+func stepErrs(err error) []error {
+	if se, ok := err.(*engine.StepErrors); ok {
+		return se.Errs
+	}
+	return []error{err}
+}
+
 func TestTimeout_CallsOutliveTheirTimedCaller(t *testing.T) {
 	release := make(chan struct{})
 	callCancelled := make(chan error, 1)

@@ -138,6 +138,9 @@ type call struct {
 	done chan struct{}
 	val  any
 	err  error
+	// aborted is set (under loop.mu) when its caller's timeout cancelled
+	// it: how its failure counts waits for the caller (timeoutAbort).
+	aborted *timeoutAbort
 }
 
 func (c *call) wait() (any, error) {
@@ -280,14 +283,15 @@ func (l *loop) runCall(ctx context.Context, t *task, c *call, sl *slots) {
 	l.mu.Unlock()
 	switch {
 	case err == nil && res.Err != nil:
-		// It ended with its superstep's cancellation (settleStopped).
-		l.callAborted(t, context.Cause(ctx))
+		// It ended with its superstep's cancellation, or its caller's
+		// timeout's (settleStopped).
+		l.countAborted(ctx, t, c, context.Cause(ctx))
 	case err != nil && res.Err != nil && err != error(res.Err) && ctx.Err() != nil:
 		// It ended with the cancellation, and saving that failed: both
 		// count, the cancellation first, as abandonCalls counts a call
 		// it abandoned whose save failed. Which of the two settles a
 		// call the abort reaches as it returns is the goroutines' race.
-		l.callAborted(t, context.Cause(ctx))
+		l.countAborted(ctx, t, c, context.Cause(ctx))
 		l.callFailed(ctx, t, err)
 	case err != nil:
 		l.callFailed(ctx, t, err)

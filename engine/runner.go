@@ -730,24 +730,24 @@ func (l *loop) runTask(ctx context.Context, t *task, watched bool) error {
 // once the retry policy's delay passed. When the policy's RetryOn
 // panicked, *err becomes that panic, which t then fails with.
 func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attempt int, errp *error) bool {
-	err := *errp
-	if scope.interrupt != nil || IsBubbleUp(err) || t.state.Load() == taskAbandoned {
-		return false
-	}
-	if !t.node.call && l.lone.abort.Load() != nil {
-		return false // aborted (loneFailed): retry.ts:103-107 attempts no more
-	}
-	if ctx.Err() != nil && !retriesAbort(ctx, t) {
-		return false
-	}
-	policy := t.node.retry
-	retry, panicked := policy.retries(attempt, err)
-	if panicked != nil {
-		*errp = panicked
+	retry := l.retries(ctx, scope, t, attempt, errp)
+	if ta := scope.takeTimeoutAbort(); ta != nil {
+		// The attempt timed out with calls running: they count their
+		// failures as this decides, and a retry waits for them, which
+		// end the superstep (timeoutAbort).
+		ta.decide(retry)
+		if retry && !t.node.call {
+			// (A timed Task call retries all the same: its retry
+			// loop watches no abort signal, retriesAbort.)
+			ta.waitCalls(ctx)
+			retry = ctx.Err() == nil && l.lone.abort.Load() == nil
+		}
 	}
 	if !retry {
 		return false
 	}
+	err := *errp
+	policy := t.node.retry
 	l.mu.Lock()
 	l.noteRetry(t, err)
 	d := policy.delay(attempt)
@@ -787,6 +787,26 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 	// call's (retriesAbort). A call abandoned meanwhile ends here too;
 	// abandonCalls saw to its remaining attempts (retryAborted).
 	return (ctx.Err() == nil || retriesAbort(ctx, t)) && !abandoned
+}
+
+// retries reports whether t's policy retries it after attempt failed
+// with *err, which becomes the policy's panic when RetryOn panicked.
+func (l *loop) retries(ctx context.Context, scope *taskScope, t *task, attempt int, errp *error) bool {
+	err := *errp
+	if scope.interrupt != nil || IsBubbleUp(err) || t.state.Load() == taskAbandoned {
+		return false
+	}
+	if !t.node.call && l.lone.abort.Load() != nil {
+		return false // aborted (loneFailed): retry.ts:103-107 attempts no more
+	}
+	if ctx.Err() != nil && !retriesAbort(ctx, t) {
+		return false
+	}
+	retry, panicked := t.node.retry.retries(attempt, err)
+	if panicked != nil {
+		*errp = panicked
+	}
+	return retry
 }
 
 // retriesAbort reports whether t, whose context ended, goes on retrying

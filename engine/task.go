@@ -48,6 +48,9 @@ type taskScope struct {
 	// timedCalls, in a timed attempt's scope (forAttempt), gathers the
 	// calls the attempt started, which may outlive it (attemptTimed).
 	timedCalls *[]startedCall
+	// timeoutAbort, in a task's scope, is what its last attempt's
+	// timeout aborted, until the task decides whether it retries.
+	timeoutAbort *timeoutAbort
 }
 
 // startedCall is a Task call a timed attempt started: its task and its

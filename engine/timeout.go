@@ -17,7 +17,12 @@ import (
 // which a retry policy may retry like any other error (the clock restarts
 // for each attempt). Like every task, a timed attempt is also abandoned at
 // once when the run's caller cancels its context (Invoke's ctx) or a
-// sibling fails (see Graph.Invoke). Task calls an attempt started and left
+// sibling fails (see Graph.Invoke). Task calls still running when an
+// attempt hits its limit are cancelled with it, and each one's
+// cancellation is a failure of its own: the superstep fails with them,
+// beside the NodeTimeoutError when the policy retries no more, and
+// instead of the retry when it would retry (LangGraph.js's behaviour;
+// see timeoutAbort). Task calls an attempt started and left
 // running when it ended before its limit (a return, an error or an
 // interrupt) run on in its context: only the run's caller's cancellation
 // ends them then, not a sibling's failure, and the superstep waits for
@@ -166,10 +171,11 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 		idleC = idle.C
 	}
 	// abandon ends the attempt with err. The Task calls it started end
-	// with cause, and count among the superstep's failures as one its
-	// failure cancelled (callAborted): LangGraph.js's calls inherit the
-	// attempt's abort signal, and every call's AbortError counts
-	// (pregel/runner.ts:160, retry.ts signalAborted).
+	// with cause, and count among the superstep's failures: LangGraph.js's
+	// calls inherit the attempt's abort signal, and every call's
+	// AbortError counts (pregel/runner.ts:160, retry.ts signalAborted);
+	// when cause is the timeout's, as its task decides (timeoutAbort),
+	// else as ones a task's failure cancelled (callAborted).
 	abandon := func(err, cause error) ([]Write, error) {
 		clock.close()
 		stopFollowing()
@@ -179,7 +185,9 @@ func (l *loop) attemptTimed(ctx context.Context, scope *taskScope, t *task) ([]W
 		return nil, err
 	}
 	timedOut := func(kind string) ([]Write, error) {
-		return abandon(&NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)}, &CancelledError{By: t.name})
+		cause := &CancelledError{By: t.name}
+		l.abortCalls(scope, as.attemptCalls(), cause)
+		return abandon(&NodeTimeoutError{Node: t.name, Kind: kind, Run: tp.Run, Idle: tp.Idle, Elapsed: time.Since(start)}, cause)
 	}
 	// The end of the superstep's context — the caller's cancellation or a
 	// sibling's failure — abandons the attempt as its limit would:
@@ -265,6 +273,104 @@ func (l *loop) outlive(calls []startedCall) {
 		l.outlived[sc.t] = true
 		l.mu.Unlock()
 	}
+}
+
+// timeoutAbort is what a timed attempt's timeout did to the Task calls it
+// had started and that still ran: it cancelled them with cause. Each such
+// call's AbortError is a failure of its own, counted when the call settles
+// whoever aborted it (LangGraph.js runs a call's task with no abort signal
+// of its own, runner.js:253, so the tick adds its error whenever it comes,
+// runner.js:71), but how it counts depends on what the timed-out task does
+// next, which LangGraph.js settles first: the task catches its
+// NodeTimeoutError and chooses to retry or not in the same turn of the
+// event loop as the abort (timeout.js:203-206, retry.js:50-76), before the
+// call's rejection reaches the runner. When the task gives up, both
+// errors count (the call's after the task's, as a later call failure);
+// when it retries, the call's failure is the superstep's first and aborts
+// it while the task waits out its backoff, so the retry never runs
+// (retry.js:43 leaves the loop on the aborted signal, and the task's own
+// error then does not count, runner.js:71). The calls wait for the
+// decision (decided); the retry waits for the calls (retryAfter).
+type timeoutAbort struct {
+	cause   error // the attempt context's cancellation cause
+	calls   []startedCall
+	decided chan struct{} // closed once retries is set
+	retries bool
+}
+
+// abortCalls records, in the task scope, the calls of a timed attempt that
+// still run as aborted by its timeout with cause (timeoutAbort), before
+// the attempt's context is cancelled.
+func (l *loop) abortCalls(scope *taskScope, started []startedCall, cause error) {
+	ta := &timeoutAbort{cause: cause, decided: make(chan struct{})}
+	for _, sc := range started {
+		select {
+		case <-sc.c.done:
+			continue // settled already: it was not aborted
+		default:
+		}
+		ta.calls = append(ta.calls, sc)
+	}
+	if len(ta.calls) == 0 {
+		return
+	}
+	l.mu.Lock()
+	for _, sc := range ta.calls {
+		sc.c.aborted = ta
+	}
+	l.mu.Unlock()
+	scope.mu.Lock()
+	scope.timeoutAbort = ta
+	scope.mu.Unlock()
+}
+
+// takeTimeoutAbort returns and clears what the timeout of the scope's last
+// attempt aborted, nil if none.
+func (s *taskScope) takeTimeoutAbort() *timeoutAbort {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ta := s.timeoutAbort
+	s.timeoutAbort = nil
+	return ta
+}
+
+// decide publishes whether the timed-out task retries.
+func (ta *timeoutAbort) decide(retries bool) {
+	ta.retries = retries
+	close(ta.decided)
+}
+
+// waitCalls waits until the aborted calls settled and counted their
+// failures, or ctx ends (the first of those failures ends it).
+func (ta *timeoutAbort) waitCalls(ctx context.Context) {
+	for _, sc := range ta.calls {
+		select {
+		case <-sc.c.done:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// countAborted counts the failure of call t, which ended with its
+// context's cancellation cause, among the superstep's: as its caller's
+// timeout decides when that timeout aborted it (timeoutAbort), else as
+// one a task's failure cancelled (callAborted).
+func (l *loop) countAborted(ctx context.Context, t *task, c *call, cause error) {
+	l.mu.Lock()
+	ta := c.aborted
+	err := t.result.Err
+	l.mu.Unlock()
+	if ta == nil || ta.cause != cause {
+		l.callAborted(t, cause)
+		return
+	}
+	<-ta.decided // the caller decides at once after its attempt ends
+	if ta.retries {
+		l.callFailed(ctx, t, err)
+		return
+	}
+	l.callAborted(t, cause)
 }
 
 // attemptContext is a timed attempt's context before its cancellation:
