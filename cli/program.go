@@ -68,23 +68,32 @@ func hintLine(ctx context.Context, command string, words ...string) string {
 // program name where it names a superstep command: the texts are written
 // as the superstep binary's, and a command line there is "superstep" at
 // the start of a line or after a space, a parenthesis, a pipe or a quote,
-// followed by a space or a line break. Only help texts are renamed here,
-// never a message that holds the user's data.
+// followed by one of root's commands, a flag or a comment (or, at the very
+// start of a text, by a space: the root's own description). The word
+// "superstep" of the engine's vocabulary ("every superstep matches") is
+// left alone. Only help texts are renamed here, never a message that holds
+// the user's data.
 func renameHelp(root *cobra.Command, name string) {
 	if name == defaultProgram {
 		return
 	}
+	var commands []string
+	for _, c := range root.Commands() {
+		commands = append(commands, c.Name())
+	}
 	for _, c := range append(root.Commands(), root) {
-		c.Short = renameCommands(c.Short, name)
-		c.Long = renameCommands(c.Long, name)
-		c.Example = renameCommands(c.Example, name)
+		c.Short = renameCommands(c.Short, name, commands)
+		c.Long = renameCommands(c.Long, name, commands)
+		c.Example = renameCommands(c.Example, name, commands)
 	}
 }
 
 // renameCommands replaces each "superstep" that starts a command line in
-// text (see renameHelp) with name.
-func renameCommands(text, name string) string {
+// text (see renameHelp) with name; commands are the names a command line
+// may go on with.
+func renameCommands(text, name string, commands []string) string {
 	var b strings.Builder
+	start := true
 	for {
 		i := strings.Index(text, defaultProgram)
 		if i < 0 {
@@ -93,15 +102,35 @@ func renameCommands(text, name string) string {
 		}
 		end := i + len(defaultProgram)
 		before := i == 0 || strings.ContainsRune(" \t\n(|`'\"", rune(text[i-1]))
-		after := end < len(text) && strings.ContainsRune(" \n", rune(text[end]))
+		after := end < len(text) && strings.ContainsRune(" \n", rune(text[end])) &&
+			(start && i == 0 || startsCommand(text[end:], commands))
 		b.WriteString(text[:i])
 		if before && after {
 			b.WriteString(name)
 		} else {
 			b.WriteString(defaultProgram)
 		}
-		text = text[end:]
+		text, start = text[end:], false
 	}
+}
+
+// startsCommand reports whether rest, what follows "superstep" and a
+// space, goes on as a command line: a command's name, a flag or a comment.
+func startsCommand(rest string, commands []string) bool {
+	rest = strings.TrimLeft(rest, " \n")
+	if strings.HasPrefix(rest, "-") || strings.HasPrefix(rest, "#") {
+		return true
+	}
+	for _, c := range commands {
+		if after, ok := strings.CutPrefix(rest, c); ok && (after == "" || !isWordByte(after[0])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // commandLine is a command for a hint to tell the user to run: prog, the
