@@ -151,6 +151,9 @@ func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag strin
 	if recorded {
 		return gr, res.recursionLimit, checkTopology(ctx, st, thread, gr, force, a.warn)
 	}
+	if err := checkUnrecorded(ctx, st, thread, gr, force, a.warn); err != nil {
+		return nil, 0, err
+	}
 	a.warn(fmt.Sprintf("thread %q has no recorded topology: cannot check that the graph is the same", thread))
 	// From now on the thread names the graph it was replayed with.
 	if err := st.SetFingerprint(ctx, thread, newGraphRecord(gr, graphFlag).encode()); err != nil {

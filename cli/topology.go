@@ -76,7 +76,10 @@ func checkTopology(ctx context.Context, st Store, thread string, g *engine.Graph
 		return storeError(err, "reading thread %q", thread)
 	}
 	rec, ok := decodeGraphRecord(fp)
-	if !ok || rec.Fingerprint == g.Fingerprint() {
+	if !ok {
+		return checkUnrecorded(ctx, st, thread, g, force, warn)
+	}
+	if rec.Fingerprint == g.Fingerprint() {
 		return nil
 	}
 	what := "recorded with " + orNone(rec.Graph)
@@ -106,4 +109,49 @@ func checkTopology(ctx context.Context, st Store, thread string, g *engine.Graph
 		return nil
 	}
 	return usagef("%w for thread %q (%s): %s; --force goes on anyway", engine.ErrGraphChanged, thread, what, why)
+}
+
+// checkUnrecorded checks g against a thread that has no recorded graph: one
+// a service wrote through engine.WithSaver, which records none. Its latest
+// checkpoint still names the nodes that ran (versions_seen) and the
+// channels that were written (channel versions); a graph that lacks any of
+// them is not the thread's — planning with it would run other nodes on
+// another state — and is refused like an incompatible change, unless force
+// (then a warning). A graph that has them all may still differ (an edge):
+// nothing says so without a record.
+func checkUnrecorded(ctx context.Context, st Store, thread string, g *engine.Graph, force bool, warn func(string)) error {
+	t, err := st.GetTuple(ctx, engine.Config{ThreadID: thread})
+	if err != nil {
+		return storeError(err, "reading thread %q", thread)
+	}
+	if t == nil || t.Checkpoint == nil {
+		return nil
+	}
+	nodes := append([]string{engine.Start}, g.NodeNames()...)
+	var channels []string
+	for _, l := range g.Topology() {
+		if rest, ok := strings.CutPrefix(l, "channel "); ok {
+			channels = append(channels, strings.SplitN(rest, " ", 2)[0])
+		}
+	}
+	var missing []string
+	for _, n := range sortedKeys(t.Checkpoint.VersionsSeen) {
+		if !strings.HasPrefix(n, "__") && !slices.Contains(nodes, n) {
+			missing = append(missing, "node "+n)
+		}
+	}
+	for _, c := range sortedKeys(t.Checkpoint.ChannelVersions) {
+		if !strings.HasPrefix(c, "__") && !slices.Contains(channels, c) {
+			missing = append(missing, "channel "+c)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("it has no recorded graph, and its checkpoints name what graph %s lacks: %s", orNone(g.Name()), strings.Join(missing, ", "))
+	if force {
+		warn(fmt.Sprintf("%v for thread %q (%s); going on because of --force", engine.ErrGraphChanged, thread, what))
+		return nil
+	}
+	return usagef("%w for thread %q: %s; is it another graph's thread? --force goes on anyway", engine.ErrGraphChanged, thread, what)
 }
