@@ -127,24 +127,7 @@ func checkUnrecorded(ctx context.Context, st Store, thread string, g *engine.Gra
 	if t == nil || t.Checkpoint == nil {
 		return nil
 	}
-	nodes := append([]string{engine.Start}, g.NodeNames()...)
-	var channels []string
-	for _, l := range g.Topology() {
-		if rest, ok := strings.CutPrefix(l, "channel "); ok {
-			channels = append(channels, strings.SplitN(rest, " ", 2)[0])
-		}
-	}
-	var missing []string
-	for _, n := range sortedKeys(t.Checkpoint.VersionsSeen) {
-		if !strings.HasPrefix(n, "__") && !slices.Contains(nodes, n) {
-			missing = append(missing, "node "+n)
-		}
-	}
-	for _, c := range sortedKeys(t.Checkpoint.ChannelVersions) {
-		if !strings.HasPrefix(c, "__") && !slices.Contains(channels, c) {
-			missing = append(missing, "channel "+c)
-		}
-	}
+	missing := g.ForeignNames(t.Checkpoint)
 	if len(missing) == 0 {
 		return nil
 	}

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"maps"
 	"math/bits"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -369,6 +371,28 @@ func (g *Graph) Topology() []string {
 	}
 	sort.Strings(lines)
 	return lines
+}
+
+// ForeignNames lists what checkpoint cp names that g does not have: the
+// nodes its versions_seen records as having run and the channels it holds
+// versions of, as "node X" and "channel Y", nodes first, each sorted.
+// Reserved names (those starting "__") are every graph's. A checkpoint of
+// another graph's thread names some, as a rule; an empty list does not
+// prove cp is g's (an edge may differ), which only a recorded topology
+// settles.
+func (g *Graph) ForeignNames(cp *Checkpoint) []string {
+	var foreign []string
+	for _, n := range slices.Sorted(maps.Keys(cp.VersionsSeen)) {
+		if _, ok := g.nodes[n]; !ok && !strings.HasPrefix(n, "__") {
+			foreign = append(foreign, "node "+n)
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(cp.ChannelVersions)) {
+		if _, ok := g.channelSpec[c]; !ok && !strings.HasPrefix(c, "__") {
+			foreign = append(foreign, "channel "+c)
+		}
+	}
+	return foreign
 }
 
 func reducerSuffix(ci channelInfo) string {
