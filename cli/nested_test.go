@@ -282,6 +282,29 @@ func TestReplay_WaitingAtAnotherQuestion(t *testing.T) {
 	superstep(t, "", "replay", "q1", "--db", db, "--force").want(t, 1, "DIVERGED", `the replay asked "how much?"; the recording waits on "how many?"`)
 }
 
+// A replay does not give a recorded human answer to a question the person
+// never saw: the code now asks something else, and the replay diverges
+// there naming both questions and the answer.
+func TestReplay_AnswerToAnotherQuestion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, file := filepath.Join(dir, "q.db"), filepath.Join(dir, "answer.json")
+	src, err := os.ReadFile(testdata("answer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "run", file, "--db", db, "--thread", "q1").want(t, 0, "how many?")
+	superstep(t, "", "run", file, "--db", db, "--thread", "q1", "--resume", "3").want(t, 0, "6")
+	superstep(t, "", "replay", "q1", "--db", db).want(t, 0, "replay matches")
+	if err := os.WriteFile(file, []byte(strings.Replace(string(src), "'how many?'", "'how much?'", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "replay", "q1", "--db", db, "--force").want(t, 1, "DIVERGED", `the replay asked "how much?"; the recording's answer 3 was to "how many?"`)
+}
+
 // exec and update need the thread's graph: when the recorded one cannot
 // be used they say why — it changed since the thread ran, or it no longer
 // resolves — instead of "no recorded graph that still resolves" for both.

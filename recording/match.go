@@ -253,6 +253,11 @@ func (s *Step) Answers(v *engine.StepView, given func(engine.TaskView) int) Offe
 		switch n := given(t); {
 		case r == nil:
 			diverge(t.Name, "the replay interrupted with %s; the recording ran no such task", InterruptValues(t.Interrupts))
+		case n < len(r.Answers) && askedOther(t, r, n, s.Open):
+			// A person answered another question: the answer is not
+			// theirs to give to this one.
+			q, _ := r.AnsweredQuestion(n, s.Open)
+			diverge(t.Name, "the replay asked %s; the recording's answer %s was to %s", InterruptValues(t.Interrupts), engine.MustEncode(r.Answers[n]), InterruptValues([]engine.Interruption{q}))
 		case n < len(r.Answers):
 			give(t, r.Answers[n])
 		case r.Interrupted && s.Open && len(r.Interrupts) > 0 && !sameQuestions(t.Interrupts, r.WaitingQuestions()):
@@ -267,6 +272,14 @@ func (s *Step) Answers(v *engine.StepView, given func(engine.TaskView) int) Offe
 		}
 	}
 	return o
+}
+
+// askedOther reports whether the replay's task t asks another question
+// than the one the recording's answer n of r went to, when the recording
+// kept that question (Task.AnsweredQuestion).
+func askedOther(t engine.TaskView, r *Task, n int, open bool) bool {
+	q, ok := r.AnsweredQuestion(n, open)
+	return ok && !sameQuestions(t.Interrupts, []engine.Interruption{q})
 }
 
 func (s *Step) callThatAsked(q string) *Call {

@@ -120,6 +120,17 @@ func TestAnswers(t *testing.T) {
 	if o := s.Answers(v, func(t engine.TaskView) int { return given[t.ID] }); o.Diverged == nil || o.Diverged.Node != "ask" || !strings.Contains(o.Diverged.Why, `the recording waits on "again?"`) {
 		t.Fatalf("another question where the recording waits: %+v", o.Diverged)
 	}
+	// An answer the recording gave to another question is not given:
+	// the task keeps its last question, the one its last answer went to.
+	s.Open = false
+	given["g1"] = 1
+	if o := s.Answers(v, func(t engine.TaskView) int { return given[t.ID] }); o.Diverged == nil || o.Diverged.Node != "ask" || !strings.Contains(o.Diverged.Why, `the replay asked "something else?"; the recording's answer "second" was to "again?"`) || o.Resume["i1"] != nil {
+		t.Fatalf("the last answer offered to another question: %+v, diverged %+v", o, o.Diverged)
+	}
+	given["g1"] = 0 // the first answer's question is not kept
+	if o := s.Answers(v, func(t engine.TaskView) int { return given[t.ID] }); o.Diverged != nil || o.Resume["i1"] != "first" {
+		t.Fatalf("an earlier answer, whose question was not kept: %+v, diverged %+v", o, o.Diverged)
+	}
 	v.Tasks[0].Interrupts[0].Value = "again?"
 	v.Tasks[2].Interrupts[0].Value = "q3?"
 	s.Open = false

@@ -156,6 +156,21 @@ func Read(ctx context.Context, a Answerer, snap *engine.StateSnapshot) (*Step, e
 	return s, nil
 }
 
+// AnsweredQuestion is the question the recording's answer n went to, when
+// the recording kept it: a task saves only its latest question (its
+// interrupt write is replaced each time it asks), so that is answer n's
+// when n is its last answer and it did not ask again after it (open: the
+// recording ended in this superstep, where an interrupted task with no
+// writes waits on a later question). A task that asked several questions
+// at once (a subgraph's tasks) keeps none that one answer went to.
+func (t *Task) AnsweredQuestion(n int, open bool) (engine.Interruption, bool) {
+	waiting := open && t.Interrupted && len(t.Writes) == 0 && t.Err == ""
+	if n != len(t.Answers)-1 || len(t.Interrupts) != 1 || waiting {
+		return engine.Interruption{}, false
+	}
+	return t.Interrupts[0], true
+}
+
 // WaitingQuestions are the questions t, which the recording left waiting
 // for an answer, waits on (waitingQuestions).
 func (t *Task) WaitingQuestions() []engine.Interruption {
