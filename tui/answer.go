@@ -91,7 +91,12 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 	if m.answer.editing {
 		return m.stateUpdateKey(msg)
 	}
+	first := m.answer.byItself
+	m.answer.byItself = false
 	switch {
+	case first && key.Matches(msg, keyAnswer()) && m.answer.input().Value() == "":
+		m.note = "the answer box is open already: type the answer here (that r was not typed)"
+		return nil
 	case key.Matches(msg, k.Back):
 		m.keepDrafts()
 		m.mode = m.answer.prev
@@ -260,6 +265,11 @@ type answerForm struct {
 	stateAt map[string]any
 	stateCP string
 	info    engine.GraphInfo
+	// byItself: the box opened at an interrupt, not by r, and no key
+	// reached it yet; a first r (the key that opens it, which a person
+	// who has not noticed the box presses) is not typed into the empty
+	// answer line.
+	byItself bool
 }
 
 // editState moves the keys to the state update, opening it on the

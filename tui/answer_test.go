@@ -183,3 +183,30 @@ func TestModel_AnswerKey_EscKeepsDrafts(t *testing.T) {
 		t.Fatalf("another checkpoint's box has %q", v)
 	}
 }
+
+// The answer box opens by itself at an interrupt; a person who has not
+// noticed it presses r, the key that opens it: that r is not typed into
+// the empty answer (it would be sent as the answer "r"), and the note says
+// the box is open. Later keys, a later r included, are typed.
+func TestModel_AnswerKey_FirstRIntoABoxThatOpenedByItself(t *testing.T) {
+	f := &fakeSession{info: fakeInfo(), view: manyInterrupts(1)}
+	m := newTestModel(t, f, Options{Thread: "f"}, 120, 40)
+	if m.mode != modeAnswer || !m.answer.byItself {
+		t.Fatalf("mode %v (by itself %v), want the answer box open by itself", m.mode, m.answer.byItself)
+	}
+	m = press(t, m, "r")
+	if v := m.answer.inputs[0].Value(); v != "" || !strings.Contains(m.note, "open already") {
+		t.Fatalf("after r: answer %q, note %q", v, m.note)
+	}
+	m = press(t, m, "r", "e", "j")
+	if v := m.answer.inputs[0].Value(); v != "rej" {
+		t.Fatalf("typed %q, want rej", v)
+	}
+	// Opened with r, the box types every key.
+	m = press(t, m, "esc", "r")
+	m.answer.inputs[0].SetValue("")
+	m = press(t, m, "r")
+	if v := m.answer.inputs[0].Value(); v != "r" {
+		t.Fatalf("a box r opened: typed %q, want r", v)
+	}
+}

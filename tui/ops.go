@@ -313,6 +313,7 @@ func (m *Model) afterView(prev *engine.StepView, msg opDoneMsg) tea.Cmd {
 		m.continuing = false
 		m.dropQueue("an interrupt is waiting")
 		m.openAnswer()
+		m.answer.byItself = true
 		return nil
 	}
 	// A replay goes on past a failure the recording's run went on past.
