@@ -253,7 +253,7 @@ func (s *Step) Answers(v *engine.StepView, given func(engine.TaskView) int) Offe
 		switch n := given(t); {
 		case r == nil:
 			diverge(t.Name, "the replay interrupted with %s; the recording ran no such task", InterruptValues(t.Interrupts))
-		case n < len(r.Answers) && askedOther(t, r, n, s.Open):
+		case n < len(r.Answers) && s.askedOther(t, r, n):
 			// A person answered another question: the answer is not
 			// theirs to give to this one.
 			q, _ := r.AnsweredQuestion(n, s.Open)
@@ -276,10 +276,20 @@ func (s *Step) Answers(v *engine.StepView, given func(engine.TaskView) int) Offe
 
 // askedOther reports whether the replay's task t asks another question
 // than the one the recording's answer n of r went to, when the recording
-// kept that question (Task.AnsweredQuestion).
-func askedOther(t engine.TaskView, r *Task, n int, open bool) bool {
-	q, ok := r.AnsweredQuestion(n, open)
-	return ok && !sameQuestions(t.Interrupts, []engine.Interruption{q})
+// kept that question (Task.AnsweredQuestion) and it was r's own: a
+// caller's interrupt write reports its Task calls' questions too, which
+// the calls' answers answered (Answers pairs those by question).
+func (s *Step) askedOther(t engine.TaskView, r *Task, n int) bool {
+	q, ok := r.AnsweredQuestion(n, s.Open)
+	if !ok || s.callThatAskedExactly(string(engine.MustEncode(q.Value))) {
+		return false
+	}
+	return !sameQuestions(t.Interrupts, []engine.Interruption{q})
+}
+
+// callThatAskedExactly reports whether a recorded call asked q.
+func (s *Step) callThatAskedExactly(q string) bool {
+	return slices.ContainsFunc(s.Calls, func(c Call) bool { return slices.Contains(c.Questions, q) })
 }
 
 func (s *Step) callThatAsked(q string) *Call {
