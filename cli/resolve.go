@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"maps"
 	"os"
@@ -108,19 +107,16 @@ func builtinNames() []string {
 	return names
 }
 
-// graphRecord is what the command line stores as a thread's fingerprint:
-// the graph's name, its hash, and the topology lines the hash was made from,
-// so that a later replay can name what changed rather than only say that
-// something did. Stores see it as an opaque string.
-type graphRecord struct {
-	Graph       string   `json:"graph"`
-	Name        string   `json:"name,omitempty"` // the graph's own name`
-	Fingerprint string   `json:"fingerprint"`
-	Topology    []string `json:"topology"`
-}
+// graphRecord is what the command line stores as a thread's fingerprint,
+// the engine's GraphRecord (the graph's name, its hash and the topology
+// lines the hash was made from, so that a later replay can name what
+// changed rather than only say that something did), which a run on a
+// store records for a thread a service started too. Stores see it as an
+// opaque string.
+type graphRecord struct{ engine.GraphRecord }
 
 func newGraphRecord(g *engine.Graph, name string) graphRecord {
-	return graphRecord{Graph: name, Name: g.Name(), Fingerprint: g.Fingerprint(), Topology: g.Topology()}
+	return graphRecord{g.Record(name)}
 }
 
 // displayName is the graph's name for a listing or a title: its own name,
@@ -141,22 +137,12 @@ func graphTitle(own, recordName string) string {
 	return base
 }
 
-func (r graphRecord) encode() string {
-	b, _ := json.Marshal(r)
-	return string(b)
-}
+func (r graphRecord) encode() string { return r.Encode() }
 
-// decodeGraphRecord reads a stored fingerprint; a bare hash written by
-// another tool comes back with no topology.
+// decodeGraphRecord reads a stored fingerprint (engine.DecodeGraphRecord).
 func decodeGraphRecord(s string) (graphRecord, bool) {
-	if s == "" {
-		return graphRecord{}, false
-	}
-	var r graphRecord
-	if err := json.Unmarshal([]byte(s), &r); err != nil || r.Fingerprint == "" {
-		return graphRecord{Fingerprint: s}, true
-	}
-	return r, true
+	r, ok := engine.DecodeGraphRecord(s)
+	return graphRecord{r}, ok
 }
 
 // sameGraph reports whether two stored graph records name the same graph:

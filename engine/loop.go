@@ -792,7 +792,7 @@ func (l *loop) put(ctx context.Context, cfg Config, cp *Checkpoint, kc *keptChec
 		l.saver.(*MemorySaver).putKept(&cfg, kc, &md)
 		return nil
 	}
-	_, err := l.saver.Put(ctx, cfg, forSaver(l.saver, cp), md, newVersions)
+	_, err := l.g.putFirst(ctx, l.saver, cfg, forSaver(l.saver, cp), md, newVersions)
 	return err
 }
 

@@ -700,7 +700,7 @@ func (u *updateStep) put(ctx context.Context, source string, stepNo int) (Config
 		md.Parents = map[string]string{}
 	}
 	newVersions := l.cs.newVersionsFor(g.saver)
-	return g.saver.Put(ctx, Config{ThreadID: u.cfg.ThreadID, CheckpointNS: u.cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(g.saver, ncp), md, newVersions)
+	return g.putFirst(ctx, g.saver, Config{ThreadID: u.cfg.ThreadID, CheckpointNS: u.cfg.CheckpointNS, CheckpointID: l.cpID}, forSaver(g.saver, ncp), md, newVersions)
 }
 
 // pendingTasks are the tasks saved plans next, with the writes saved for
@@ -869,7 +869,7 @@ func (g *Graph) copyCheckpoint(ctx context.Context, saved *CheckpointTuple, valu
 		md.Parents = map[string]string{}
 	}
 	parent := Config{ThreadID: saved.Config.ThreadID, CheckpointNS: saved.Config.CheckpointNS, CheckpointID: saved.ParentID}
-	return g.saver.Put(ctx, parent, forSaver(g.saver, cp), md, map[string]Version{})
+	return g.putFirst(ctx, g.saver, parent, forSaver(g.saver, cp), md, map[string]Version{})
 }
 
 // copyUpdates reads the values of an update as __copy__: nil for a plain

@@ -18,8 +18,11 @@
 // layout version, read by every open and written only when the file is
 // created; a foreign file, or one of a newer layout, is refused with an
 // error naming the file and both versions) and "threads", with one bucket
-// per thread. A thread's bucket holds its fingerprint, the time it was
-// last written, and its checkpoint namespaces' records, of four kinds:
+// per thread. A thread's bucket holds its fingerprint (the graph that
+// wrote it: SetFingerprint, or the engine's record of a run that started
+// the thread, engine.GraphRecorder, committed with its first checkpoint),
+// the time it was last written, and its checkpoint namespaces' records,
+// of four kinds:
 //
 //   - checkpoint records keyed by id. A record keeps metadata, parent,
 //     timestamp and updated channels, and its channel versions and

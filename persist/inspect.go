@@ -236,6 +236,32 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 	})
 }
 
+// RecordGraph implements engine.GraphRecorder: it queues record as the
+// fingerprint of a thread that has none (a thread with one keeps it), for
+// the commit of the checkpoint the engine puts next (wait, as
+// DeferWrites'). Errors: SetFingerprint's.
+func (s *Store) RecordGraph(ctx context.Context, threadID, record string) (wait func() error, err error) {
+	if err := s.writable(ctx); err != nil {
+		return nil, err
+	}
+	if err := CheckName("thread id", threadID, MaxIDLen, false); err != nil {
+		return nil, err
+	}
+	return s.w.submitDeferred(opOther, len(record), func(tx *bolt.Tx, _ *cache) error {
+		tb, err := tx.Bucket(bucketThreads).CreateBucketIfNotExists([]byte(threadID))
+		if err != nil {
+			return err
+		}
+		keys := threadKeys(tb, threadID)
+		if held, err := keys.Get(keyFingerprint); err != nil || len(held) > 0 {
+			return err
+		}
+		return keys.Put(keyFingerprint, []byte(record))
+	})
+}
+
+var _ engine.GraphRecorder = (*Store)(nil)
+
 // Fingerprint returns the fingerprint recorded for a thread, or "" when
 // there is none. Errors: ErrClosed, ErrCorrupt or the context's error.
 func (s *Store) Fingerprint(ctx context.Context, threadID string) (string, error) {

@@ -7,7 +7,9 @@
 // three durabilities) and the browsing methods of persist.Store the command
 // line uses: Threads, Fingerprint, SetFingerprint, Check, and Export and
 // Import in persist's export format, so a thread moves between the two
-// stores unchanged (superstep pull and push).
+// stores unchanged (superstep pull and push). As engine.GraphRecorder it
+// records the graph of each thread a run starts on it, so a service's
+// thread names its graph when it is pulled.
 //
 // Start with Open, given a postgres:// URL, and hand the Store to
 // engine.WithSaver (example: Open); IsURL tells a URL from a file name.

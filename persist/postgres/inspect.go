@@ -70,6 +70,24 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 	return s.lostWrite(err)
 }
 
+// RecordGraph implements engine.GraphRecorder: it records record as the
+// fingerprint of a thread that has none (a thread with one keeps it). It
+// is stored when it returns: wait has nothing left to do.
+func (s *Store) RecordGraph(ctx context.Context, threadID, record string) (wait func() error, err error) {
+	if err := s.writable(ctx, threadID); err != nil {
+		return nil, err
+	}
+	if err := persist.CheckName("thread id", threadID, persist.MaxIDLen, false); err != nil {
+		return nil, err
+	}
+	if _, err := s.pool.Exec(ctx, s.sql.recordFP, bs(threadID), record); err != nil {
+		return nil, s.lostWrite(err)
+	}
+	return func() error { return nil }, nil
+}
+
+var _ engine.GraphRecorder = (*Store)(nil)
+
 // Fingerprint returns the fingerprint recorded for a thread, or "". A
 // broken connection is handled as GetTuple's.
 func (s *Store) Fingerprint(ctx context.Context, threadID string) (string, error) {

@@ -27,6 +27,7 @@ type statements struct {
 	orphanWrites                         string
 	deleteThread                         []string
 	threads, fingerprint, setFP          string
+	recordFP                             string
 	threadIDs, namespaces                string
 }
 
@@ -315,6 +316,9 @@ func newStatements(schema string) statements {
 		fingerprint: r.Replace(`SELECT fingerprint FROM S.threads WHERE thread = $1`),
 		setFP: r.Replace(`INSERT INTO S.threads (thread, fingerprint) VALUES ($1, $2)
 			ON CONFLICT (thread) DO UPDATE SET fingerprint = EXCLUDED.fingerprint`),
+		// A thread's first record of its graph: one it has stays.
+		recordFP: r.Replace(`INSERT INTO S.threads (thread, fingerprint) VALUES ($1, $2)
+			ON CONFLICT (thread) DO UPDATE SET fingerprint = EXCLUDED.fingerprint WHERE S.threads.fingerprint = ''`),
 		threadIDs:  r.Replace(`SELECT DISTINCT thread FROM S.checkpoints ORDER BY thread`),
 		namespaces: r.Replace(`SELECT DISTINCT ns FROM S.checkpoints WHERE thread = $1 ORDER BY ns`),
 	}
