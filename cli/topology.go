@@ -36,6 +36,15 @@ func compareTopology(recorded, current []string) topologyChange {
 	return c
 }
 
+// maxChangeLines is how many differing lines a message names; the rest
+// are counted.
+const maxChangeLines = 12
+
+// String names the differing lines, removed (-) then added (+), at most
+// maxChangeLines of them: a graph rewritten whole differs in scores of
+// lines, which made a message of one line thousands of characters long
+// (the command line prints an error on one line). superstep graph shows
+// a graph's whole topology.
 func (c topologyChange) String() string {
 	var parts []string
 	for _, l := range c.removed {
@@ -43,6 +52,9 @@ func (c topologyChange) String() string {
 	}
 	for _, l := range c.added {
 		parts = append(parts, "+ "+l)
+	}
+	if n := len(parts) - maxChangeLines; n > 0 {
+		parts = append(parts[:maxChangeLines], fmt.Sprintf("… and %d more", n))
 	}
 	return strings.Join(parts, "; ")
 }
