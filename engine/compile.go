@@ -208,11 +208,15 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	c.addStaticEdges()
 	c.addJoins()
 	c.addBranches()
-	if !c.hasEntry {
+	// Without a node AddNode refused, whether the graph has an entry and
+	// what reaches what are not the user's graph's.
+	if !c.hasEntry && len(b.refused) == 0 {
 		c.fail("MissingEntry", "graph must have an entrypoint: add at least one edge from %s to another node", Start)
 	}
 	c.checkInterruptNodes()
-	c.checkReachable()
+	if len(b.refused) == 0 {
+		c.checkReachable()
+	}
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
@@ -239,6 +243,15 @@ func (c *compiler) fail(kind, format string, args ...any) {
 }
 
 func (c *compiler) isNode(n string) bool { _, ok := c.b.nodeIdx[n]; return ok }
+
+// failUnknown fails for an unknown node, whose name is the format's last
+// argument, unless AddNode refused that node: its error says why already.
+func (c *compiler) failUnknown(format string, args ...any) {
+	if name, _ := args[len(args)-1].(string); c.b.refused[name] {
+		return
+	}
+	c.fail("UnknownNode", format, args...)
+}
 
 // addStateChannels adds a channel per state key, then __start__'s.
 func (c *compiler) addStateChannels() {
@@ -332,14 +345,14 @@ func (c *compiler) validEdge(from, to string) bool {
 		c.fail("InvalidEdge", "edge %s -> %s starts at %s", from, to, End)
 		ok = false
 	} else if from != Start && !c.isNode(from) {
-		c.fail("UnknownNode", "edge %s -> %s starts at unknown node %q", from, to, from)
+		c.failUnknown("edge %s -> %s starts at unknown node %q", from, to, from)
 		ok = false
 	}
 	if to == Start {
 		c.fail("InvalidEdge", "edge %s -> %s ends at %s", from, to, Start)
 		ok = false
 	} else if to != End && !c.isNode(to) {
-		c.fail("UnknownNode", "edge %s -> %s ends at unknown node %q", from, to, to)
+		c.failUnknown("edge %s -> %s ends at unknown node %q", from, to, to)
 		ok = false
 	}
 	return ok
@@ -398,12 +411,12 @@ func (c *compiler) validJoin(e edgeSpec) bool {
 	ok := true
 	for _, f := range e.from {
 		if f == Start || f == End || !c.isNode(f) {
-			c.fail("UnknownNode", "join %v -> %s starts at unknown node %q", e.from, e.to, f)
+			c.failUnknown("join %v -> %s starts at unknown node %q", e.from, e.to, f)
 			ok = false
 		}
 	}
 	if e.to == End || e.to == Start || !c.isNode(e.to) {
-		c.fail("UnknownNode", "join %v -> %s ends at unknown node %q", e.from, e.to, e.to)
+		c.failUnknown("join %v -> %s ends at unknown node %q", e.from, e.to, e.to)
 		ok = false
 	}
 	return ok
@@ -415,7 +428,7 @@ func (c *compiler) addBranches() {
 	g := c.g
 	for _, br := range c.b.branches {
 		if br.from != Start && !c.isNode(br.from) {
-			c.fail("UnknownNode", "conditional edge starts at unknown node %q", br.from)
+			c.failUnknown("conditional edge starts at unknown node %q", br.from)
 			continue
 		}
 		if br.from == Start {
@@ -423,7 +436,7 @@ func (c *compiler) addBranches() {
 		}
 		for _, t := range br.ends {
 			if t != End && !c.isNode(t) {
-				c.fail("UnknownNode", "conditional edge from %q may go to unknown node %q", br.from, t)
+				c.failUnknown("conditional edge from %q may go to unknown node %q", br.from, t)
 			}
 		}
 		g.nodes[br.from].branches = append(g.nodes[br.from].branches, br)
@@ -443,7 +456,7 @@ func (c *compiler) checkInterruptNodes() {
 	for _, phase := range [][]string{c.g.interrupts.before, c.g.interrupts.after} {
 		for _, n := range phase {
 			if n != "*" && !c.isNode(n) {
-				c.fail("UnknownNode", "interrupt node %q not found", n)
+				c.failUnknown("interrupt node %q not found", n)
 			}
 		}
 	}
@@ -483,7 +496,7 @@ func (c *compiler) reachedNodes() map[string]bool {
 		}
 		for _, t := range ns.ends {
 			if t != End && !c.isNode(t) {
-				c.fail("UnknownNode", "node %q declares unknown end %q", ns.name, t)
+				c.failUnknown("node %q declares unknown end %q", ns.name, t)
 			}
 			reached[t] = true
 		}

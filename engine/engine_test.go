@@ -70,6 +70,36 @@ func TestCompile_ErrorsNameTheProblem(t *testing.T) {
 	}
 }
 
+// A node AddNode refused is its one error: the edges to and from it, the
+// entry it would have been and the nodes only it reaches are not reported
+// as errors of their own (they buried a name clash under four more).
+func TestCompile_RefusedNodeIsItsOneError(t *testing.T) {
+	nop := func(context.Context, any) (any, error) { return nil, nil }
+	for _, tt := range []struct{ name, node, kind string }{
+		{"name clash", "plan", "NameClash"},
+		{"reserved name", "x:y", "InvalidNode"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := engine.NewStateGraph(engine.LastValueKey("plan")).
+				AddNode(tt.node, nop).AddNode("act", nop).
+				AddEdge(engine.Start, tt.node).AddEdge(tt.node, "act").AddEdge("act", engine.End).
+				AddConditionalEdges("act", func(context.Context, map[string]any) (any, error) { return tt.node, nil }, tt.node, engine.End).
+				Compile(engine.WithInterruptBefore(tt.node))
+			var ces engine.CompileErrors
+			if !errors.As(err, &ces) || len(ces) != 1 || ces[0].Kind != tt.kind {
+				t.Fatalf("want one %s error, got %v", tt.kind, err)
+			}
+		})
+	}
+	// A node that is not there because it was never added is still
+	// reported, with the errors that follow.
+	_, err := engine.NewStateGraph().AddNode("act", nop).AddEdge("ghost", "act").Compile()
+	var ces engine.CompileErrors
+	if !errors.As(err, &ces) || len(ces) != 3 || ces[0].Kind != "UnknownNode" || ces[1].Kind != "MissingEntry" || ces[2].Kind != "UnreachableNodeError" {
+		t.Fatalf("an edge from a node never added: %v", err)
+	}
+}
+
 func TestInvoke_ParallelJoinAndReducerOrder(t *testing.T) {
 	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
 		AddNode("p", appendLog("p")).

@@ -162,6 +162,11 @@ type StateGraph struct {
 	edges    []edgeSpec
 	branches []*branchSpec
 	errs     CompileErrors
+	// refused are the names of nodes AddNode refused (a bad or clashing
+	// name, bad options): the compiler does not report what follows from
+	// their absence (an edge to an unknown node, no entrypoint, a node
+	// nothing reaches), which would bury the one error that matters.
+	refused map[string]bool
 }
 
 // NewStateGraph starts a graph over the given state keys.
@@ -235,40 +240,54 @@ func (g *StateGraph) AddSubgraph(name string, sub *Graph, opts ...NodeOption) *S
 }
 
 func (g *StateGraph) addNode(n *nodeSpec, opts []NodeOption) *StateGraph {
+	if !g.admitNode(n, opts) && n.name != "" && n.name != Start && n.name != End {
+		if _, added := g.nodeIdx[n.name]; !added {
+			if g.refused == nil {
+				g.refused = map[string]bool{}
+			}
+			g.refused[n.name] = true
+		}
+	}
+	return g
+}
+
+// admitNode adds node n with its options, or fails saying why it cannot,
+// and reports whether it added it.
+func (g *StateGraph) admitNode(n *nodeSpec, opts []NodeOption) bool {
 	switch {
 	case n.name == "":
 		g.fail("InvalidNode", "a node has an empty name")
-		return g
+		return false
 	case n.name == Start || n.name == End:
 		g.fail("InvalidNode", fmt.Sprintf("node name %q is reserved", n.name))
-		return g
+		return false
 	case !utf8.ValidString(n.name):
 		g.fail("InvalidNode", fmt.Sprintf("node name %q is not valid UTF-8", n.name))
-		return g
+		return false
 	case strings.ContainsAny(n.name, "|:"):
 		g.fail("InvalidNode", fmt.Sprintf("node name %q must not contain '|' or ':'", n.name))
-		return g
+		return false
 	case isReservedName(n.name):
 		g.fail("InvalidNode", fmt.Sprintf("node name %q is reserved", n.name))
-		return g
+		return false
 	case g.hasKey(n.name):
 		g.fail("NameClash", fmt.Sprintf("node name %q is already used as a state key", n.name))
-		return g
+		return false
 	}
 	if _, dup := g.nodeIdx[n.name]; dup {
 		g.fail("DuplicateNode", fmt.Sprintf("node %q is added twice", n.name))
-		return g
+		return false
 	}
 	for _, o := range opts {
 		o(n)
 	}
 	if msg := checkUses(n); msg != "" {
 		g.fail("InvalidNode", msg)
-		return g
+		return false
 	}
 	g.nodeIdx[n.name] = len(g.nodes)
 	g.nodes = append(g.nodes, n)
-	return g
+	return true
 }
 
 // AddEdge runs to after from, in the next superstep.
