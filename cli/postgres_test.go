@@ -19,7 +19,7 @@ import (
 
 // postgresDB returns a URL of the test server with a schema of its own,
 // dropped when the test ends; without SUPERSTEP_TEST_POSTGRES it skips.
-func postgresDB(t *testing.T) string {
+func postgresDB(t testing.TB) string {
 	t.Helper()
 	server := os.Getenv("SUPERSTEP_TEST_POSTGRES")
 	if server == "" {
