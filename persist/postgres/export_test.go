@@ -150,3 +150,10 @@ func RowCounts(ctx context.Context, s *Store, thread string) (rows [3]int, err e
 	}
 	return rows, nil
 }
+
+// ReadStatements returns the statements a read looks checkpoints and
+// writes up by id with ($1 thread, $2 namespace, $3 the ids), by name, and
+// the store's schema.
+func ReadStatements(s *Store) (stmts map[string]string, schema string) {
+	return map[string]string{"chain": s.sql.chain, "chainByParent": s.sql.chainByParent, "writes": s.sql.writes}, s.schema
+}
