@@ -1249,19 +1249,31 @@ func first(list []*engine.CheckpointTuple) *engine.CheckpointTuple {
 // (engine.StateSnapshot.Status, the same facts show, run and the debugger
 // use): planned with the thread's recorded graph when it still resolves,
 // else from the saved writes alone.
+//
+// With the graph, the checkpoint Threads listed as the latest
+// (ThreadInfo.LastID) is read once, by GetState, as checkpointState reads
+// it: reading it first with GetTuple only to learn its id read every
+// thread's latest checkpoint twice, the cost of a listing on PostgreSQL.
+// When that fails (damage, or the thread changed since it was listed),
+// the status is found as before from the latest checkpoint read alone.
 func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map[string]*engine.Graph) (string, error) {
+	rec, _ := decodeGraphRecord(t.Fingerprint)
+	g, ok := cache[rec.Graph+" "+rec.Fingerprint]
+	if !ok && rec.Graph != "" {
+		g, _ = graphFor(ctx, st, t.ID, "")
+		cache[rec.Graph+" "+rec.Fingerprint] = g
+	}
+	if g != nil && t.LastID != "" {
+		if snap := rootState(ctx, g, t.ID, t.LastID); snap != nil {
+			return snap.Status().String(), nil
+		}
+	}
 	tuple, err := st.GetTuple(ctx, engine.Config{ThreadID: t.ID})
 	if err != nil {
 		return "", err
 	}
 	if tuple == nil {
 		return "unknown", nil
-	}
-	rec, _ := decodeGraphRecord(t.Fingerprint)
-	g, ok := cache[rec.Graph+" "+rec.Fingerprint]
-	if !ok && rec.Graph != "" {
-		g, _ = graphFor(ctx, st, t.ID, "")
-		cache[rec.Graph+" "+rec.Fingerprint] = g
 	}
 	return checkpointStatus(ctx, g, tuple), nil
 }
@@ -1295,7 +1307,14 @@ func checkpointState(ctx context.Context, g *engine.Graph, t *engine.CheckpointT
 	if g == nil || t.Config.CheckpointNS != "" {
 		return nil
 	}
-	snap, err := g.GetState(ctx, engine.Config{ThreadID: t.Config.ThreadID, CheckpointID: t.Checkpoint.ID})
+	return rootState(ctx, g, t.Config.ThreadID, t.Checkpoint.ID)
+}
+
+// rootState is the engine's snapshot of checkpoint id of thread's root
+// namespace, read through the store without applying its pending writes
+// (an explicit id), nil when it cannot be read.
+func rootState(ctx context.Context, g *engine.Graph, thread, id string) *engine.StateSnapshot {
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: thread, CheckpointID: id})
 	if err != nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -221,4 +222,49 @@ func postgresPassword(t *testing.T, db string) (*url.URL, string) {
 		t.Skip("the test server's URL has no password")
 	}
 	return u, pw
+}
+
+// TestPostgres_ThreadsStatusesAsFile: threads gives the threads of a
+// PostgreSQL database the statuses it gives them in a file: done, waiting
+// at an interrupt, waiting at a subgraph's interrupt, failed.
+func TestPostgres_ThreadsStatusesAsFile(t *testing.T) {
+	t.Parallel()
+	pg := postgresDB(t)
+	local := filepath.Join(t.TempDir(), "local.db")
+	modes := []string{"done", "ask", "subask", "boom"}
+	for _, mode := range modes {
+		input := `{"n":0,"k":0,"limit":70,"mode":"` + mode + `"}`
+		code := 0
+		if mode == "boom" {
+			code = 1
+		}
+		superstep(t, "", "run", "testdata/threads_mix.json", "--db", local, "--thread", mode, "--input", input).want(t, code)
+		superstep(t, "", "push", mode, "--db", local, "--to", pg).want(t, 0)
+	}
+	statuses := func(db string) map[string]string {
+		r := superstep(t, "", "threads", "--db", db, "--json")
+		r.want(t, 0)
+		var rows []struct{ Thread, Status string }
+		if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, row := range rows {
+			out[row.Thread] = row.Status
+		}
+		return out
+	}
+	want := map[string]string{"done": "done", "ask": "interrupted", "subask": "interrupted", "boom": "error"}
+	for _, db := range []string{local, pg} {
+		if got := statuses(db); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: statuses %v, want %v", displayName(db), got, want)
+		}
+	}
+}
+
+func displayName(db string) string {
+	if strings.HasPrefix(db, "postgres") {
+		return "PostgreSQL"
+	}
+	return "file"
 }

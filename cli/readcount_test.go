@@ -145,3 +145,39 @@ func TestHistory_PagesThroughOutline(t *testing.T) {
 		}
 	}
 }
+
+// TestThreads_ReadsEachLatestCheckpointOnce: threads reads each thread's
+// latest checkpoint once for its status, with the recorded graph through
+// GetState at the id Threads listed; it read it first with GetTuple too,
+// only to learn that id (twice the reads, the bulk of a listing on
+// PostgreSQL). The statuses are the engine's, as before: a thread that
+// waits at an interrupt, one at a subgraph's, one that failed, one done,
+// and one without a recorded graph (the saved writes alone).
+func TestThreads_ReadsEachLatestCheckpointOnce(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	for _, mode := range []string{"done", "ask", "subask", "boom"} {
+		var errOut bytes.Buffer
+		app := &App{Stdout: &bytes.Buffer{}, Stderr: &errOut}
+		input := fmt.Sprintf(`{"n":0,"k":0,"limit":60,"mode":%q}`, mode)
+		if code := app.Run(context.Background(), []string{"run", "testdata/threads_mix.json", "--db", db, "--thread", mode, "--input", input}); code != 0 && mode != "boom" {
+			t.Fatalf("run %s: exit %d\n%s", mode, code, errOut.String())
+		}
+	}
+	putThread(t, db, 3) // thread "t", no recorded graph
+	cs, out := runCounted(t, db, "threads", "--json")
+	if cs.withValues != 5 {
+		t.Errorf("threads read %d checkpoints with their values, want 5 (one a thread)", cs.withValues)
+	}
+	var rows []threadRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rows {
+		got[r.ID] = r.Status
+	}
+	want := map[string]string{"done": "done", "ask": "interrupted", "subask": "interrupted", "boom": "error", "t": "unknown"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+}
