@@ -124,3 +124,48 @@ func (p planNode) walk(fn func(planNode)) {
 		c.walk(fn)
 	}
 }
+
+// TestThreads_CountsCheckpointsAndNamespaces: Threads counts a thread's
+// root checkpoints and its namespaces, the root's counted when it has
+// checkpoints: a thread with subgraph namespaces, one with subgraph
+// checkpoints only, one with a recorded graph only.
+func TestThreads_CountsCheckpointsAndNamespaces(t *testing.T) {
+	t.Parallel()
+	s := open(t, schemaURL(t), postgres.Options{})
+	put := func(thread, ns string, n int) {
+		parent := ""
+		for i := 1; i <= n; i++ {
+			id := fmt.Sprintf("1f0a3c00-%04x-6000-8000-%012x", i, len(ns))
+			cp := &engine.Checkpoint{V: engine.CheckpointFormat, ID: id, TS: time.Unix(1700000000, int64(i)).UTC(),
+				ChannelValues: map[string]any{}, ChannelVersions: map[string]engine.Version{}, VersionsSeen: map[string]map[string]engine.Version{}}
+			if _, err := s.Put(ctx, engine.Config{ThreadID: thread, CheckpointNS: ns, CheckpointID: parent}, cp, engine.Metadata{Source: engine.SourceLoop, Step: i - 1}, nil); err != nil {
+				t.Fatal(err)
+			}
+			parent = id
+		}
+	}
+	put("nested", "", 5)
+	put("nested", "a:1", 2)
+	put("nested", "b:2", 3)
+	put("nested", "b:2|c:3", 1)
+	put("subonly", "a:1", 2)
+	put("subonly", "b:1", 1)
+	if err := s.SetFingerprint(ctx, "fponly", "fp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	infos, err := s.Threads(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]int{}
+	for _, in := range infos {
+		got[in.ID] = [2]int{in.Checkpoints, in.Namespaces}
+	}
+	want := map[string][2]int{"nested": {5, 4}, "subonly": {0, 2}, "fponly": {0, 0}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("(checkpoints, namespaces) by thread %v, want %v", got, want)
+	}
+}

