@@ -43,6 +43,8 @@ branch, as the debugger's fork does.
 
 With --json it prints one JSON object per line: task and checkpoint events as
 they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
+A task its retry policy runs again says so first, with the failed attempt's
+error ("retrying", {"event":"task","status":"retrying","message":..}).
 
 Ctrl-C (or SIGTERM) stops a run as the debugger's X does: the tasks still
 running are cancelled and record the cancellation, finished tasks keep their
@@ -677,6 +679,13 @@ func (r *runner) onEvent(e engine.Event) {
 			status = "interrupted"
 		}
 		r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: status}, fmt.Sprintf("step %-3d %-20s %s", step, termtext.Name(e.Node), status))
+	case engine.EventRetry:
+		if e.Namespace != "" {
+			return
+		}
+		msg := oneLine(e.Err.Error())
+		r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: "retrying", Message: msg},
+			fmt.Sprintf("step %-3d %-20s retrying: attempt %d failed: %s", step, termtext.Name(e.Node), e.Attempt, termtext.Name(msg)))
 	case engine.EventCheckpoint:
 		if e.Namespace != "" {
 			return

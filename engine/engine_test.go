@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -336,8 +337,28 @@ func TestRetryAndPanics(t *testing.T) {
 			return engine.Pairs("n", 1.0), nil
 		}, engine.WithRetry(engine.RetryPolicy{MaxAttempts: 3})).
 		AddEdge(engine.Start, "flaky"))
-	if res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t")); err != nil || res.Values["n"] != 1.0 {
+	// Each retry is an EventRetry for a listener (the attempt that
+	// failed and its error), in no stream mode.
+	var retries []string
+	events := engine.WithEvents(func(e engine.Event) {
+		if e.Kind == engine.EventRetry {
+			retries = append(retries, fmt.Sprintf("%s %d %v", e.Node, e.Attempt, e.Err))
+		}
+	})
+	if res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"), events); err != nil || res.Values["n"] != 1.0 {
 		t.Fatalf("retry: %v", err)
+	}
+	if want := []string{"flaky 1 transient", "flaky 2 transient"}; !slices.Equal(retries, want) {
+		t.Errorf("retry events %q, want %q", retries, want)
+	}
+	attempts.Store(0)
+	for part, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamValues, engine.StreamUpdates, engine.StreamCustom, engine.StreamMessages, engine.StreamTasks, engine.StreamCheckpoints, engine.StreamDebug}, engine.OnThread("s")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(fmt.Sprint(part.Data), "transient") {
+			t.Errorf("a retry streamed in mode %s: %v", part.Mode, part.Data)
+		}
 	}
 	g = mustCompile(t, engine.NewStateGraph(engine.LastValueKey("n")).
 		AddNode("boom", func(context.Context, any) (any, error) { panic("kaboom") }).

@@ -22,6 +22,13 @@ const (
 	EventBreakpoint EventKind = "breakpoint"
 	// EventMessage: a chat message a node streamed (StreamMessage).
 	EventMessage EventKind = "message"
+	// EventRetry: a task's attempt failed and its retry policy runs it
+	// again (Attempt, the attempt that failed, and Err set), after the
+	// policy's wait. No stream mode carries it (LangGraph streams none;
+	// it only logs the retry, pregel/retry.js:78): it is for a
+	// listener's eyes, a debugger's or a log's, so that a flaky tool
+	// shows before the attempt that worked hides it.
+	EventRetry EventKind = "retry"
 )
 
 // Event is one stream event. Fields not meaningful for the kind are zero.
@@ -43,7 +50,8 @@ type Event struct {
 	// Update is a task's state-key update (EventTaskResult, EventCached).
 	Update     map[string]any
 	Interrupts []Interruption // the task's interrupts
-	Err        error          // the task's failure
+	Err        error          // the task's failure (EventRetry: the attempt's)
+	Attempt    int            // the attempt that failed, from 1 (EventRetry)
 	Reused     bool           // its writes were saved before and reused, not recomputed
 	// Checkpoint and Metadata describe a written checkpoint.
 	Checkpoint *Checkpoint

@@ -758,6 +758,9 @@ func (l *loop) retryAfter(ctx context.Context, scope *taskScope, t *task, attemp
 		l.callBackoffs[t] = time.Now().Add(d)
 	}
 	l.mu.Unlock()
+	if l.emit != nil {
+		l.emit(Event{Kind: EventRetry, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), IsCall: t.node.call, Attempt: attempt, Err: err})
+	}
 	if d > 0 {
 		// The backoff waits on a timer (LangGraph.js pregel/retry.ts:177-179
 		// awaits setTimeout): the subgraph runs t belongs to leave their

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -127,6 +128,23 @@ func TestLiveFeed_MessagesAndCached(t *testing.T) {
 		got = append(got, r.text)
 	}
 	want := []string{"agent  running  0s", "  › {progress: 1}", "  › msg ai: hello there [1 tool call(s)]", "lookup  cached  0s"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("rows\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A task its retry policy runs again shows the attempt running and why the
+// earlier ones failed while the step executes (engine.EventRetry): the
+// attempt that works would hide a flaky tool.
+func TestLiveFeed_Retries(t *testing.T) {
+	f := newLiveFeed(func() time.Time { return fixedNow })
+	f.reset()
+	f.on(engine.Event{Kind: engine.EventRetry, TaskID: "t1", Node: "tools", Attempt: 1, Err: errors.New("connection reset\nby peer")})
+	var got []string
+	for _, r := range f.rows([]engine.TaskView{{ID: "t1", Name: "tools"}}) {
+		got = append(got, r.text)
+	}
+	want := []string{"tools  running  0s  · attempt 2", "  " + glyphFailed + " attempt 1 failed: connection reset …"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("rows\n%q\nwant\n%q", got, want)
 	}

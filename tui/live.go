@@ -29,6 +29,10 @@ type liveTask struct {
 	state   string   // running, reused, done, cached, interrupted, failed
 	emitted []string // the latest emitted values, previewed, oldest first
 	count   int      // how many values it emitted in all
+	// failed are the errors of its attempts that failed and were retried
+	// (engine.EventRetry), first lines, oldest first: the attempt running
+	// is the next one.
+	failed []string
 }
 
 // liveKeep is how many emitted values a task shows.
@@ -47,7 +51,7 @@ func (f *liveFeed) on(e engine.Event) {
 		return
 	}
 	switch e.Kind {
-	case engine.EventTask, engine.EventCustom, engine.EventMessage, engine.EventCached, engine.EventTaskResult:
+	case engine.EventTask, engine.EventCustom, engine.EventMessage, engine.EventCached, engine.EventTaskResult, engine.EventRetry:
 	default:
 		return
 	}
@@ -72,6 +76,10 @@ func (f *liveFeed) on(e engine.Event) {
 	case engine.EventCached:
 		// Its writes came from the node cache: it does not run.
 		t.end, t.state = f.now(), "cached"
+	case engine.EventRetry:
+		// Its policy runs it again: a flaky tool shows before the
+		// attempt that works hides it.
+		t.failed = append(t.failed, firstLine(errText(e.Err)))
 	case engine.EventTaskResult:
 		t.end = f.now()
 		switch {
@@ -190,10 +198,16 @@ func (f *liveFeed) rows(planned []engine.TaskView) []taskRow {
 		}
 		st := map[string]engine.TaskState{"running": engine.TaskPlanned, "done": engine.TaskDone, "cached": engine.TaskCached, "interrupted": engine.TaskInterrupted, "failed": engine.TaskFailed, "reused": engine.TaskReused}[t.state]
 		text := fmt.Sprintf("%s  %s  %s", t.node, t.state, el)
+		if n := len(t.failed); n > 0 && t.state == "running" {
+			text += fmt.Sprintf("  · attempt %d", n+1)
+		}
 		if t.state == "reused" {
 			text = t.node + "  reused (its saved writes; it does not run again)"
 		}
 		out = append(out, taskRow{text: text, style: taskStyle(st, t.state == "running"), node: t.node})
+		for i, e := range t.failed {
+			out = append(out, taskRow{text: fmt.Sprintf("  %s attempt %d failed: %s", glyphFailed, i+1, e), style: dimStyle, node: t.node})
+		}
 		if t.count > len(t.emitted) {
 			out = append(out, taskRow{text: fmt.Sprintf("  … %d earlier", t.count-len(t.emitted)), style: dimStyle, node: t.node})
 		}
