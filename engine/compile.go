@@ -153,11 +153,17 @@ type CompileOption func(*Graph)
 func WithSaver(s Saver) CompileOption { return func(g *Graph) { g.saver = s } }
 
 // WithInterruptBefore stops a run before these nodes run ("*": every node).
+// A Task call to a task of one of these names is not run while the
+// breakpoint applies: it returns nil and the superstep stops when its
+// tasks end, before their writes are applied (as LangGraph's acceptPush).
 func WithInterruptBefore(nodes ...string) CompileOption {
 	return func(g *Graph) { g.interrupts.before = slices.Clone(nodes) }
 }
 
 // WithInterruptAfter stops a run after these nodes ran ("*": every node).
+// A node named here gets nil from the Task calls it makes, which do not
+// run: the superstep stops before its writes are applied, and continuing
+// applies them and stops after it again (as LangGraph's acceptPush).
 func WithInterruptAfter(nodes ...string) CompileOption {
 	return func(g *Graph) { g.interrupts.after = slices.Clone(nodes) }
 }

@@ -170,6 +170,14 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	scope.calls++
 	scope.mu.Unlock()
 	caller := scope.t
+	if l.breakpointKeeps(caller) {
+		// A breakpoint after the caller keeps its calls from running:
+		// each returns nothing, and the superstep stops (LangGraph.js
+		// 1.7.3 dist pregel/loop.js:730-734 acceptPush; runner.js:233-234
+		// call returns undefined when nothing was scheduled).
+		close(c.done)
+		return c
+	}
 	parentNS := caller.namespace()
 	// The id depends on the checkpoint, the call's namespace, the step,
 	// the name and the call's path: the caller and the call's position
@@ -178,6 +186,12 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	id := hashID(l.cpID, parentNS+"|"+name, strconv.Itoa(l.step), name, Push, caller.id(), strconv.Itoa(idx))
 	t := &task{name: name, kind: pushTask, index: idx, triggers: pushTriggers, input: input, parentNS: parentNS, ident: id,
 		node: &node{name: name, fn: fn, retry: spec.retry, timeout: spec.timeout, cache: spec.cache, call: true}}
+	if l.breakpointBefore(t) {
+		// So does a breakpoint before the called task, which is
+		// planned but not added to the superstep (loop.js:749-752).
+		close(c.done)
+		return c
+	}
 	l.mu.Lock()
 	saved := l.pending.batch(id)
 	l.tasks = append(l.tasks, t)
@@ -242,6 +256,31 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	}
 	go l.runCall(scope.Context, t, c, sl)
 	return c
+}
+
+// breakpointKeeps reports whether an interrupt_after breakpoint on caller
+// keeps the Task calls it makes from running, and counts the call if so.
+func (l *loop) breakpointKeeps(caller *task) bool {
+	return len(l.after) > 0 && l.breakpointCall(l.after, caller)
+}
+
+// breakpointBefore reports whether an interrupt_before breakpoint on the
+// called task t keeps it from running, and counts the call if so.
+func (l *loop) breakpointBefore(t *task) bool {
+	return len(l.before) > 0 && l.breakpointCall(l.before, t)
+}
+
+// breakpointCall applies the breakpoint on nodes to a call's task t (the
+// caller or the callee, as LangGraph's shouldInterrupt takes either). The
+// channels it reads are not written while tasks run.
+func (l *loop) breakpointCall(nodes []string, t *task) bool {
+	if !shouldInterrupt(l.cs, nodes, []*task{t}) {
+		return false
+	}
+	l.mu.Lock()
+	l.breakpointCalls++
+	l.mu.Unlock()
+	return true
 }
 
 // settledCall ends call c, whose task t was settled by its caller's

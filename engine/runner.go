@@ -77,6 +77,15 @@ func (l *loop) execute(ctx context.Context) error {
 	if stopped {
 		return l.stopAtInterrupts(ctx, interrupts)
 	}
+	if l.breakpointCalls > 0 {
+		// A breakpoint kept a Task call from running: the superstep
+		// stops as at a breakpoint, its writes pending, no checkpoint
+		// written; continuing reuses them, and an interrupt_after on
+		// the caller stops the run again after they are applied
+		// (LangGraph.js 1.7.3 dist pregel/loop.js:620-622, tick throws
+		// for acceptPush's toInterrupt before applying writes).
+		return l.stopAtInterrupts(ctx, nil)
+	}
 	l.phase = PhaseExecuted
 	return nil
 }
@@ -107,6 +116,7 @@ func (l *loop) beginSuperstep(run []*task) {
 	}
 	l.prepareSubgraphTurns(run)
 	l.interrupted = l.interrupted[:0]
+	l.breakpointCalls = 0
 	l.unfinished.Store(int32(len(run)))
 	l.stepCalls.Store(false)
 	if len(l.openCalls) > 0 {
