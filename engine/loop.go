@@ -198,6 +198,9 @@ type loop struct {
 	// replay is set on a root run that travels in time: its subgraphs
 	// load checkpoints by it (replay.go).
 	replay *replayState
+	// reservedVisits are the stable namespaces whose first replay visit
+	// the current superstep's subgraph nodes reserved (replay.go).
+	reservedVisits []string
 	// checkpointMap is set on a root run from a subgraph checkpoint's
 	// config (FromConfig): LangGraph's checkpoint map, namespace →
 	// checkpoint id, that checkpoint's parents and itself. The root run

@@ -22,19 +22,78 @@ type replayState struct {
 
 	mu      sync.Mutex
 	visited map[string]bool // stable namespaces seen in the run
+	// reserved holds, for a stable namespace not yet visited, the task
+	// of a superstep running now whose subgraph run takes its first
+	// visit: the first planned one (reserveFirstVisits).
+	reserved map[string]*task
 }
 
-// firstVisit reports whether ns (its last task id dropped, so one subgraph
-// node's runs share a visit) is visited for the first time in the run, and
-// records the visit (replay.ts #isFirstVisit).
-func (r *replayState) firstVisit(ns string) bool {
-	stable := ns
+// stableNamespace is ns without its last task id, so that one subgraph
+// node's runs share a visit (replay.ts #isFirstVisit).
+func stableNamespace(ns string) string {
 	if i := strings.LastIndexByte(ns, ':'); i >= 0 {
-		stable = ns[:i]
+		return ns[:i]
 	}
+	return ns
+}
+
+// reserveFirstVisits gives each not yet visited subgraph namespace that
+// run's subgraph nodes load to the first of them in planned order, and
+// returns the namespaces it reserved. LangGraph.js starts a superstep's
+// tasks in planned order and a subgraph node loads its checkpoint before
+// its first await that waits for anything, so the first planned run
+// visits first (runner.ts tick); goroutines load in any order. A node
+// whose function runs a subgraph loads when it gets there, so it takes
+// its visit as it comes.
+func (r *replayState) reserveFirstVisits(run []*task) []string {
+	var keys []string
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.visited[stable] {
+	for _, t := range run {
+		sub := t.node.subgraph
+		if sub == nil {
+			continue
+		}
+		ns := t.namespace()
+		if sub.stateful {
+			ns = NamespaceNodes(ns)
+		}
+		stable := stableNamespace(ns)
+		if r.visited[stable] || r.reserved[stable] != nil {
+			continue
+		}
+		if r.reserved == nil {
+			r.reserved = map[string]*task{}
+		}
+		r.reserved[stable] = t
+		keys = append(keys, stable)
+	}
+	return keys
+}
+
+// release drops the reservations of a superstep that ended, the visits
+// its tasks did not take included.
+func (r *replayState) release(keys []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, k := range keys {
+		delete(r.reserved, k)
+	}
+}
+
+// firstVisit reports whether ns, loaded by a subgraph run in task t, is
+// the first visit to its stable namespace in the run, and records the
+// visit (replay.ts #isFirstVisit): the visit reserved for a task is its
+// own, and no other run takes it first.
+func (r *replayState) firstVisit(ns string, t *task) bool {
+	stable := stableNamespace(ns)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	owner, reserved := r.reserved[stable]
+	switch {
+	case reserved && owner == t:
+		delete(r.reserved, stable)
+	case reserved, r.visited[stable]:
 		return false
 	}
 	if r.visited == nil {
@@ -47,12 +106,18 @@ func (r *replayState) firstVisit(ns string) bool {
 // rootReplay is the replay state of the root run above a subgraph run, nil
 // when the root run does not travel in time.
 func (l *loop) rootReplay() *replayState {
+	if l.opts.parent == nil {
+		return nil
+	}
+	return l.runReplay()
+}
+
+// runReplay is the replay state of the run l belongs to: its root's, nil
+// when the root run does not travel in time.
+func (l *loop) runReplay() *replayState {
 	root := l
 	for root.opts.parent != nil {
 		root = root.opts.parent.run
-	}
-	if root == l {
-		return nil
 	}
 	return root.replay
 }
@@ -62,7 +127,7 @@ func (l *loop) rootReplay() *replayState {
 // getCheckpoint: list with before and limit 1), else the latest.
 func (l *loop) loadReplayed(ctx context.Context, r *replayState) (*CheckpointTuple, error) {
 	cfg := Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS}
-	if !r.firstVisit(l.cfg.CheckpointNS) {
+	if !r.firstVisit(l.cfg.CheckpointNS, l.opts.parent.t) {
 		return l.saver.GetTuple(ctx, cfg)
 	}
 	list, err := l.saver.List(ctx, cfg, ListOptions{Before: r.bound, Limit: 1})

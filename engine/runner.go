@@ -117,6 +117,10 @@ func (l *loop) beginSuperstep(run []*task) {
 	l.prepareSubgraphTurns(run)
 	l.interrupted = l.interrupted[:0]
 	l.breakpointCalls = 0
+	if r := l.runReplay(); r != nil {
+		r.release(l.reservedVisits)
+		l.reservedVisits = r.reserveFirstVisits(run)
+	}
 	l.unfinished.Store(int32(len(run)))
 	l.stepCalls.Store(false)
 	if len(l.openCalls) > 0 {
