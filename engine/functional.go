@@ -84,6 +84,11 @@ type callSpec struct {
 // when the thread continues. (A graph node that is its superstep's only
 // task, run on a context that cannot end, keeps running on the caller's
 // goroutine: it is settled as aborted once it returns.)
+//
+// A breakpoint that applies to the call keeps it from running, as in
+// LangGraph: when the caller is named in interrupt_after, or the task's
+// name in interrupt_before, Task returns R's zero value and no error, and
+// the superstep stops before applying its writes (StepView.HeldCalls).
 func Task[A, R any](ctx context.Context, name string, fn func(context.Context, A) (R, error), arg A, opts ...TaskOption) *Future[R] {
 	f := &Future[R]{done: make(chan struct{})}
 	scope := scopeOf(ctx)
@@ -170,7 +175,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	scope.calls++
 	scope.mu.Unlock()
 	caller := scope.t
-	if l.breakpointKeeps(caller) {
+	if l.breakpointKeeps(caller, name) {
 		// A breakpoint after the caller keeps its calls from running:
 		// each returns nothing, and the superstep stops (LangGraph.js
 		// 1.7.3 dist pregel/loop.js:730-734 acceptPush; runner.js:233-234
@@ -186,7 +191,7 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 	id := hashID(l.cpID, parentNS+"|"+name, strconv.Itoa(l.step), name, Push, caller.id(), strconv.Itoa(idx))
 	t := &task{name: name, kind: pushTask, index: idx, triggers: pushTriggers, input: input, parentNS: parentNS, ident: id,
 		node: &node{name: name, fn: fn, retry: spec.retry, timeout: spec.timeout, cache: spec.cache, call: true}}
-	if l.breakpointBefore(t) {
+	if l.breakpointBefore(caller, t) {
 		// So does a breakpoint before the called task, which is
 		// planned but not added to the superstep (loop.js:749-752).
 		close(c.done)
@@ -259,28 +264,40 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 }
 
 // breakpointKeeps reports whether an interrupt_after breakpoint on caller
-// keeps the Task calls it makes from running, and counts the call if so.
-func (l *loop) breakpointKeeps(caller *task) bool {
-	return len(l.after) > 0 && l.breakpointCall(l.after, caller)
+// keeps the Task call to name it makes from running, and records the call
+// if so.
+func (l *loop) breakpointKeeps(caller *task, name string) bool {
+	return len(l.after) > 0 && l.breakpointCall(l.after, caller, HeldCall{Caller: caller.name, Task: name, After: true})
 }
 
 // breakpointBefore reports whether an interrupt_before breakpoint on the
-// called task t keeps it from running, and counts the call if so.
-func (l *loop) breakpointBefore(t *task) bool {
-	return len(l.before) > 0 && l.breakpointCall(l.before, t)
+// called task t keeps it from running, and records the call if so.
+func (l *loop) breakpointBefore(caller, t *task) bool {
+	return len(l.before) > 0 && l.breakpointCall(l.before, t, HeldCall{Caller: caller.name, Task: t.name})
 }
 
 // breakpointCall applies the breakpoint on nodes to a call's task t (the
 // caller or the callee, as LangGraph's shouldInterrupt takes either). The
 // channels it reads are not written while tasks run.
-func (l *loop) breakpointCall(nodes []string, t *task) bool {
+func (l *loop) breakpointCall(nodes []string, t *task, held HeldCall) bool {
 	if !shouldInterrupt(l.cs, nodes, []*task{t}) {
 		return false
 	}
 	l.mu.Lock()
-	l.breakpointCalls++
+	l.heldCalls = append(l.heldCalls, held)
 	l.mu.Unlock()
 	return true
+}
+
+// HeldCall is a Task call a breakpoint kept from running: the node that
+// made it is in interrupt_after, or the called task is named in
+// interrupt_before. The call returned nil to its caller, and its superstep
+// stopped before applying its writes (StepView.HeldCalls).
+type HeldCall struct {
+	Caller string // the task that made the call
+	Task   string // the called task's name
+	// After: the breakpoint after Caller held it; else the one before Task.
+	After bool
 }
 
 // settledCall ends call c, whose task t was settled by its caller's

@@ -104,11 +104,11 @@ type loop struct {
 	// interrupted are this superstep's tasks that stopped at an
 	// interrupt, in the order they stopped (under mu).
 	interrupted []*task
-	// breakpointCalls counts this superstep's Task calls that a
-	// breakpoint kept from running: made by a node in interrupt_after,
-	// or calling a task in interrupt_before (acceptCall). The superstep
-	// then stops before its writes are applied (under mu).
-	breakpointCalls int
+	// heldCalls are this superstep's Task calls that a breakpoint kept
+	// from running: made by a node in interrupt_after, or calling a task
+	// in interrupt_before (acceptCall). The superstep then stops before
+	// its writes are applied (under mu).
+	heldCalls []HeldCall
 	// stepCalls: a task of this superstep made a Task call (calls report
 	// their results in the order they finish, so nothing is held back).
 	stepCalls atomic.Bool

@@ -77,7 +77,7 @@ func (l *loop) execute(ctx context.Context) error {
 	if stopped {
 		return l.stopAtInterrupts(ctx, interrupts)
 	}
-	if l.breakpointCalls > 0 {
+	if len(l.heldCalls) > 0 {
 		// A breakpoint kept a Task call from running: the superstep
 		// stops as at a breakpoint, its writes pending, no checkpoint
 		// written; continuing reuses them, and an interrupt_after on
@@ -116,7 +116,7 @@ func (l *loop) beginSuperstep(run []*task) {
 	}
 	l.prepareSubgraphTurns(run)
 	l.interrupted = l.interrupted[:0]
-	l.breakpointCalls = 0
+	l.heldCalls = nil
 	if r := l.runReplay(); r != nil {
 		r.release(l.reservedVisits)
 		l.reservedVisits = r.reserveFirstVisits(run)

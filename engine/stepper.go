@@ -381,6 +381,11 @@ type StepView struct {
 	// Interrupts are the interrupts the run stopped at, or, at a checkpoint
 	// of a resumed thread, the ones saved and still waiting for an answer.
 	Interrupts []PendingInterrupt
+	// HeldCalls are the Task calls a breakpoint kept from running in the
+	// superstep just executed: each returned nil to its caller, and the
+	// run stopped before applying the superstep's writes, which continuing
+	// applies.
+	HeldCalls []HeldCall
 	// SavedAnswer is the plain resume value a Command saved against the
 	// current checkpoint that no task has taken yet (a resume answered
 	// and not yet run, or a run stopped before the task that asked ran
@@ -420,6 +425,7 @@ func (s *Stepper) View() *StepView {
 		Unsaved:         l.exit != nil && !l.exit.done && l.cpID != l.exit.savedID,
 		HintKnown:       l.hint.known,
 		Interrupts:      slices.Clone(l.interrupts),
+		HeldCalls:       slices.Clone(l.heldCalls),
 		Err:             l.err,
 		RecursionLeft:   l.recursionLeft(),
 		Values:          l.cs.stateValues(),

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -298,6 +299,23 @@ func (m *Model) enterView(msg opDoneMsg) {
 	}
 }
 
+// breakpointNote says why the run stopped at an engine breakpoint: the
+// Task calls one held, when it did, else the breakpoint itself.
+func breakpointNote(held []engine.HeldCall) string {
+	if len(held) == 0 {
+		return "stopped at an engine breakpoint (interrupt_before/after: run settings or compiled in): n or c goes on"
+	}
+	why := make([]string, len(held))
+	for i, h := range held {
+		if h.After {
+			why[i] = fmt.Sprintf("%s's call to %s (interrupt_after %s)", h.Caller, h.Task, h.Caller)
+		} else {
+			why[i] = fmt.Sprintf("%s's call to %s (interrupt_before %s)", h.Caller, h.Task, h.Task)
+		}
+	}
+	return "breakpoint: held " + strings.Join(why, ", ") + ", which returned nothing; n or c applies the step's writes"
+}
+
 // afterView decides what follows a new view: a replay's step is judged
 // against the recording, an interrupt opens the answer box, a failure
 // drops the queued step keys, and a continuing run steps on unless a
@@ -322,7 +340,7 @@ func (m *Model) afterView(prev *engine.StepView, msg opDoneMsg) tea.Cmd {
 		m.dropQueue("the run failed")
 	}
 	if v.Status == engine.StatusInterrupted {
-		m.note = "stopped at an engine breakpoint (interrupt_before/after: run settings or compiled in): n or c goes on"
+		m.note = breakpointNote(v.HeldCalls)
 	}
 	condErr, said := "", func() {}
 	if msg.op == opNext || msg.op == opSuperstep {
