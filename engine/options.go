@@ -19,6 +19,9 @@ type RunOptions struct {
 	InterruptBefore, InterruptAfter []string
 	// Hook is called at every phase boundary; see StepHook.
 	Hook StepHook
+	// StepSubgraphs makes Hook see the phases of every subgraph run too
+	// (WithSubgraphSteps).
+	StepSubgraphs bool
 	// Events receives stream events as they happen.
 	Events func(Event)
 	// Metadata is added to every checkpoint the run writes (Metadata.Extra).
@@ -159,6 +162,19 @@ func WithMaxConcurrency(n int) RunOption { return func(o *RunOptions) { o.MaxCon
 // debugger's way to watch or hold a run started by Invoke or Stream, as a
 // Stepper does for a run its caller drives.
 func WithHook(h StepHook) RunOption { return func(o *RunOptions) { o.Hook = h } }
+
+// WithSubgraphSteps makes the run's Hook (WithHook, or a Stepper's) see
+// its subgraph runs phase by phase too, nested ones included, so a
+// debugger can step into them: it is called at the start of each subgraph
+// run and at each of its phase boundaries, with the subgraph run's view
+// (StepView.Namespace is its checkpoint namespace, never ""), from the
+// goroutine of the parent task running it, while the parent's Execute
+// phase waits for that task. Subgraph runs of concurrent tasks call it
+// concurrently. A hook that blocks should also return when ctx ends: ctx
+// is the parent task's, which ends when the superstep abandons the task
+// (a sibling failed, the caller cancelled). An error the hook returns
+// ends that subgraph run with it, and so fails its parent task.
+func WithSubgraphSteps() RunOption { return func(o *RunOptions) { o.StepSubgraphs = true } }
 
 // WithEvents delivers stream events to fn, on the run's goroutine.
 func WithEvents(fn func(Event)) RunOption { return func(o *RunOptions) { o.Events = fn } }

@@ -167,11 +167,17 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, decla
 			defer ls.leave(at)
 		}
 	}
+	if l.opts.StepSubgraphs && l.opts.Hook != nil {
+		opts.Hook, opts.StepSubgraphs = l.opts.Hook, true
+	}
 	child, err := newLoop(ctx, sub, input, opts)
 	if err != nil {
 		return nil, ns, err
 	}
-	s := &Stepper{l: child}
+	s := &Stepper{l: child, viewed: opts.Hook != nil}
+	if err := s.callHook(ctx); err != nil {
+		return nil, ns, err // the run's start, as Start shows it
+	}
 	if res, err = s.Run(ctx); err != nil {
 		return nil, ns, err
 	}
