@@ -61,9 +61,12 @@ func TestHeldCalls_BreakpointKeepsACallFromRunning(t *testing.T) {
 			if got := v.Values["log"]; !slices.Equal(got.([]any), []any{"b", ""}) {
 				t.Fatalf("values %v, want the node's writes with the call's zero result applied in memory", got)
 			}
+			if res := s.Result(); !slices.Equal(res.HeldCalls, v.HeldCalls) {
+				t.Fatalf("Result.HeldCalls %+v, the view's %+v", res.HeldCalls, v.HeldCalls)
+			}
 			res, err := g.Invoke(ctx, nil, engine.OnThread("t"))
-			if err != nil || res.Status != engine.StatusInterrupted || runs != 0 {
-				t.Fatalf("continuing: %v, %v, call runs %d; want stopped again, the call not run", res, err, runs)
+			if err != nil || res.Status != engine.StatusInterrupted || runs != 0 || len(res.HeldCalls) != 0 {
+				t.Fatalf("continuing: %v, %v, call runs %d; want stopped again (at the breakpoint: no call held), the call not run", res, err, runs)
 			}
 			snap, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
 			if err != nil {

@@ -263,6 +263,11 @@ type Result struct {
 	Output any
 	// Interrupts waiting for answers (empty for a static breakpoint).
 	Interrupts []PendingInterrupt
+	// HeldCalls are the Task calls a breakpoint kept from running in the
+	// last superstep (StepView.HeldCalls): an interrupted run with no
+	// Interrupts stopped because of them, before applying its writes,
+	// when there are any, else at a static breakpoint.
+	HeldCalls []HeldCall
 	// Checkpoint addresses the run's latest checkpoint.
 	Checkpoint Config
 	Err        error // the error that ended the run, if any
@@ -289,6 +294,7 @@ func (s *Stepper) Result() *Result {
 		Values:     vals,
 		Output:     l.cs.output(),
 		Interrupts: slices.Clone(l.interrupts),
+		HeldCalls:  slices.Clone(l.heldCalls),
 		Checkpoint: Config{ThreadID: l.cfg.ThreadID, CheckpointNS: l.cfg.CheckpointNS, CheckpointID: l.cpID},
 		Err:        l.err,
 	}
