@@ -3,6 +3,7 @@ package persist
 import (
 	"context"
 	"encoding/binary"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -29,10 +30,11 @@ type ThreadInfo struct {
 	PendingWrites int
 	// Interrupted reports that a task of the latest checkpoint waits for
 	// an answer (engine.SavedWrites.Waiting): the thread waits for a
-	// resume.
+	// resume. SetLatestWrites sets it.
 	Interrupted bool
-	// Failed reports a saved error against the latest checkpoint: its
-	// superstep failed (engine.SavedWrites.Failed).
+	// Failed reports a saved error against the latest checkpoint while no
+	// task waits for an answer: its superstep failed
+	// (engine.SavedWrites.Failed). SetLatestWrites sets it.
 	Failed bool
 	// Fingerprint is the graph fingerprint recorded with SetFingerprint.
 	Fingerprint string
@@ -119,7 +121,6 @@ func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 	c := b.writes.Cursor()
 	var saved []engine.PendingWrite
 	for k, v := c.SeekPrefix(writePrefix(lastID)); k != nil; k, v = c.Next() {
-		info.PendingWrites++
 		_, task, _, err := parseWriteKey(k)
 		if err != nil {
 			return info, corruptf("write key: %v", err)
@@ -133,15 +134,51 @@ func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 	if err := c.Err(); err != nil {
 		return info, err
 	}
-	// Whether tasks remain needs the graph; the saved writes alone say
-	// whether the thread waits for an answer or failed.
-	switch engine.ReadSavedWrites(saved).Status(true) {
-	case engine.CheckpointInterrupted:
-		info.Interrupted = true
-	case engine.CheckpointFailed:
-		info.Failed = true
-	}
+	info.SetLatestWrites(saved)
 	return info, nil
+}
+
+// statusChannels are the channels of the saved writes whose values say
+// whether a thread waits for an answer: a task's questions and the
+// answers it took (engine.SavedWrites.Waiting counts them).
+var statusChannels = [...]string{engine.InterruptChannel, engine.ResumeChannel}
+
+// StatusChannels returns the channels of the saved writes whose values
+// SetLatestWrites reads; a store need fetch no other write's value to
+// list its threads. The slice is the caller's.
+func StatusChannels() []string { return statusChannels[:] }
+
+// SetLatestWrites sets PendingWrites, Interrupted and Failed from ws, the
+// writes saved against the thread's latest root checkpoint in saved
+// order. Every store's Threads calls it, so that the stores say the same
+// of a thread: engine.SavedWrites.Status decides, as for the state a
+// graph reads, with tasks assumed to remain since whether they do needs
+// the graph. A thread neither Interrupted nor Failed may then be done or
+// pending; one whose task waits and whose superstep saved an error is
+// Interrupted (a resume is what it needs next).
+//
+// Only the values of writes to StatusChannels are read: the other
+// values are dropped before the writes are read, so that a store that
+// fetches every value and one that fetches only those (the PostgreSQL
+// store) cannot come to different answers. ws is not modified.
+func (t *ThreadInfo) SetLatestWrites(ws []engine.PendingWrite) {
+	t.PendingWrites, t.Interrupted, t.Failed = len(ws), false, false
+	if len(ws) == 0 {
+		return
+	}
+	kept := make([]engine.PendingWrite, len(ws))
+	for i, w := range ws {
+		kept[i] = engine.PendingWrite{TaskID: w.TaskID, Channel: w.Channel}
+		if slices.Contains(statusChannels[:], w.Channel) {
+			kept[i].Value = w.Value
+		}
+	}
+	switch engine.ReadSavedWrites(kept).Status(true) {
+	case engine.CheckpointInterrupted:
+		t.Interrupted = true
+	case engine.CheckpointFailed:
+		t.Failed = true
+	}
 }
 
 // Children returns the ids of the checkpoints whose parent is

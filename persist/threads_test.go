@@ -55,3 +55,54 @@ func TestThreads_OneUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// TestSetLatestWrites: the status flags a store lists for a thread come
+// from engine.SavedWrites.Status of its latest checkpoint's writes, and
+// do not depend on the values of writes other than questions and answers
+// (a store may leave those nil).
+func TestSetLatestWrites(t *testing.T) {
+	ask := engine.PendingWrite{TaskID: "a", Channel: engine.InterruptChannel, Value: []engine.Interruption{{ID: "q1", Value: "how many?"}}}
+	answer := engine.PendingWrite{TaskID: "a", Channel: engine.ResumeChannel, Value: []any{2.0}}
+	fail := engine.PendingWrite{TaskID: "a", Channel: engine.ErrorChannel, Value: map[string]any{"message": "boom", "name": "Error"}}
+	out := engine.PendingWrite{TaskID: "b", Channel: "x", Value: 1.0}
+	for _, tc := range []struct {
+		name                string
+		ws                  []engine.PendingWrite
+		interrupted, failed bool
+	}{
+		{"none", nil, false, false},
+		{"outputs only", []engine.PendingWrite{out}, false, false},
+		{"asks", []engine.PendingWrite{ask, out}, true, false},
+		{"fails", []engine.PendingWrite{fail, out}, false, true},
+		// It took its answer, then failed: it waits for nothing.
+		{"answered then failed", []engine.PendingWrite{fail, ask, answer}, false, true},
+		// One task waits while another's error is saved: a resume is
+		// what the thread needs.
+		{"asks beside a failure", []engine.PendingWrite{ask, {TaskID: "b", Channel: engine.ErrorChannel, Value: "boom"}}, true, false},
+		// Answered and finished: nothing waits.
+		{"answered and finished", []engine.PendingWrite{ask, answer, {TaskID: "a", Channel: "x", Value: 2.0}}, false, false},
+		// A plain resume value no task used yet answers the question.
+		{"resume value waiting to be used", []engine.PendingWrite{{TaskID: engine.NullTaskID, Channel: engine.ResumeChannel, Value: 2.0}, ask}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var info persist.ThreadInfo
+			info.SetLatestWrites(tc.ws)
+			if info.Interrupted != tc.interrupted || info.Failed != tc.failed || info.PendingWrites != len(tc.ws) {
+				t.Errorf("interrupted %v, failed %v, %d pending writes; want %v, %v, %d", info.Interrupted, info.Failed, info.PendingWrites, tc.interrupted, tc.failed, len(tc.ws))
+			}
+			// Without the values SetLatestWrites does not read.
+			bare := make([]engine.PendingWrite, len(tc.ws))
+			for i, w := range tc.ws {
+				bare[i] = w
+				if w.Channel != engine.InterruptChannel && w.Channel != engine.ResumeChannel {
+					bare[i].Value = nil
+				}
+			}
+			var without persist.ThreadInfo
+			without.SetLatestWrites(bare)
+			if without != info {
+				t.Errorf("without the values of other writes: %+v, with them %+v", without, info)
+			}
+		})
+	}
+}
