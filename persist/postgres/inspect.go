@@ -24,7 +24,11 @@ func (s *Store) threads(ctx context.Context) ([]persist.ThreadInfo, error) {
 	if err := s.readable(ctx, ""); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, s.sql.threads, int64(engine.WriteSlot(engine.InterruptChannel, 0)))
+	var status [][]byte
+	for _, ch := range persist.StatusChannels() {
+		status = append(status, bs(ch))
+	}
+	rows, err := s.pool.Query(ctx, s.sql.threads, status)
 	if err != nil {
 		return nil, err
 	}
@@ -32,29 +36,54 @@ func (s *Store) threads(ctx context.Context) ([]persist.ThreadInfo, error) {
 	var out []persist.ThreadInfo
 	for rows.Next() {
 		var id, last, rec []byte
+		var tasks, channels, vals [][]byte
 		var info persist.ThreadInfo
 		var updated time.Time
-		if err := rows.Scan(&id, &info.Fingerprint, &updated, &info.Checkpoints, &info.Namespaces, &last, &rec, &info.PendingWrites, &info.Interrupted); err != nil {
+		if err := rows.Scan(&id, &info.Fingerprint, &updated, &info.Checkpoints, &info.Namespaces, &last, &rec, &tasks, &channels, &vals); err != nil {
 			return nil, err
 		}
-		info.ID, info.LastID, info.Updated = string(id), string(last), updated
+		info.ID, info.Updated = string(id), updated
 		if rec != nil {
-			// A record that does not decode marks its thread only
-			// (ThreadInfo.Err); the other threads are listed.
-			r, err := decodeRecord(rec)
-			var md engine.Metadata
-			if err == nil {
-				md, err = decodeMeta(r.Meta)
-			}
-			if err != nil {
-				info.Err = err
-			} else {
-				info.LastStep, info.LastSource, info.LastTS = md.Step, md.Source, r.ts()
-			}
+			// A record or write that does not decode marks its thread
+			// only (ThreadInfo.Err); the other threads are listed.
+			info.Err = latestInfo(&info, string(last), rec, tasks, channels, vals)
 		}
 		out = append(out, info)
 	}
 	return out, rows.Err()
+}
+
+// latestInfo fills in what info says of the thread's latest root
+// checkpoint, id: from its record rec, and from the task and channel of
+// each write saved against it, with the values of those to
+// persist.StatusChannels (nil for the others). As the bbolt store's, it
+// sets nothing when the record does not decode, and no pending writes
+// when one of those values does not.
+func latestInfo(info *persist.ThreadInfo, id string, rec []byte, tasks, channels, vals [][]byte) error {
+	r, err := decodeRecord(rec)
+	if err != nil {
+		return err
+	}
+	md, err := decodeMeta(r.Meta)
+	if err != nil {
+		return err
+	}
+	info.LastID, info.LastStep, info.LastSource, info.LastTS = id, md.Step, md.Source, r.ts()
+	if len(channels) != len(tasks) || len(vals) != len(tasks) {
+		return fmt.Errorf("threads: %d tasks, %d channels and %d values for the writes of checkpoint %q", len(tasks), len(channels), len(vals), id)
+	}
+	ws := make([]engine.PendingWrite, len(tasks))
+	for i := range tasks {
+		ws[i] = engine.PendingWrite{TaskID: string(tasks[i]), Channel: string(channels[i])}
+		if vals[i] == nil {
+			continue
+		}
+		if ws[i].Value, err = engine.DecodeValue(vals[i]); err != nil {
+			return corruptf("checkpoint %q: write of task %q to %q: %v", id, ws[i].TaskID, ws[i].Channel, err)
+		}
+	}
+	info.SetLatestWrites(ws)
+	return nil
 }
 
 // SetFingerprint records the fingerprint of the graph that runs a thread.

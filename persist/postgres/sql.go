@@ -325,16 +325,31 @@ func newStatements(schema string) statements {
 		// from the key in order past the root's: count(DISTINCT ns) read
 		// and sorted the root's checkpoints too (45-60 ms for the whole
 		// statement on 35 threads of 2,550 checkpoints, 18-25 now).
+		//
+		// It returns the latest root checkpoint's writes (rows only: a
+		// namespace's newest checkpoint has none in a pack, see
+		// foldable) as three arrays, each write's task and channel and,
+		// for the channels $1 names (persist.StatusChannels), its
+		// value: what persist.ThreadInfo.SetLatestWrites reads, without
+		// the values of task outputs, which may be large. The arrays are
+		// aggregates of one pass over the same rows, so their elements
+		// line up; the rows come in key order, as the primary key's
+		// index reads them, rather than each array sorting its own
+		// (array_agg(... ORDER BY)). A thread with no writes there, as most
+		// are, costs one index probe.
 		threads: r.Replace(`SELECT t.thread, t.fingerprint, t.updated, r.n,
 				(r.n > 0)::int + (SELECT count(*) FROM (SELECT DISTINCT ns FROM S.checkpoints c WHERE c.thread = t.thread AND c.ns > ''::bytea) d),
-				l.id, l.rec,
-				(SELECT count(*) FROM S.writes w WHERE w.thread = t.thread AND w.ns = ''::bytea AND w.checkpoint = l.id),
-				EXISTS (SELECT 1 FROM S.writes w WHERE w.thread = t.thread AND w.ns = ''::bytea AND w.checkpoint = l.id AND w.slot = $1)
+				l.id, l.rec, w.tasks, w.channels, w.vals
 			FROM S.threads t CROSS JOIN LATERAL (
 				SELECT count(*) AS n FROM S.checkpoints c WHERE c.thread = t.thread AND c.ns = ''::bytea
 			) r LEFT JOIN LATERAL (
 				SELECT id, rec FROM S.checkpoints c WHERE c.thread = t.thread AND c.ns = ''::bytea ORDER BY id DESC LIMIT 1
-			) l ON true
+			) l ON true LEFT JOIN LATERAL (
+				SELECT array_agg(w.task) AS tasks, array_agg(w.channel) AS channels,
+					array_agg(CASE WHEN w.channel = ANY ($1::bytea[]) THEN w.value END) AS vals
+				FROM (SELECT task, channel, value FROM S.writes w
+					WHERE w.thread = t.thread AND w.ns = ''::bytea AND w.checkpoint = l.id ORDER BY task, slot) w
+			) w ON true
 			WHERE EXISTS (SELECT 1 FROM S.checkpoints c WHERE c.thread = t.thread) OR t.fingerprint <> ''
 			ORDER BY t.thread`),
 		fingerprint: r.Replace(`SELECT fingerprint FROM S.threads WHERE thread = $1`),
