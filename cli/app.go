@@ -174,9 +174,11 @@ for it, then gives up with exit code 2.
 Exit codes:
   0  success
   1  a run failed, a replay diverged, or a check found damage
-  2  usage or input error: bad flags, missing file, malformed JSON, unknown
-     graph, node, thread or checkpoint, a database that is not superstep's
-     or is in use by another process`
+  2  usage or input error, or nothing could be done: bad flags, missing
+     file, malformed JSON, unknown graph, node, thread or checkpoint, a
+     database that is not superstep's, is in use by another process, or
+     cannot be reached (a PostgreSQL server that does not answer, a wrong
+     password); a server lost while a command runs fails it (1)`
 
 func (a *App) rootCommand() *cobra.Command {
 	g := &globals{}

@@ -15,6 +15,6 @@
 // Exit codes: 0 success; 1 a run that failed, a replay that diverged or a
 // check that found damage; 2 a usage or input error (bad flags, missing
 // files, malformed JSON, unknown graph, node, thread or checkpoint, a
-// database that is not superstep's or that another process holds for longer
-// than --timeout).
+// database that is not superstep's, that another process holds for longer
+// than --timeout, or a PostgreSQL server that cannot be reached).
 package cli

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -97,22 +96,21 @@ func notAURL(what, arg, instead string) error {
 // asks for longer.
 const postgresConnectTimeout = 10 * time.Second
 
-// openPostgres opens a PostgreSQL store. A server that cannot be reached
-// is a failure (exit 1); a URL, user, password, database, schema or
-// permission the user must change is an input error (exit 2).
+// openPostgres opens a PostgreSQL store. Every error of Open is exit 2:
+// a URL, user, password, database, schema or permission the user must
+// change, and a server that cannot be reached, as a bbolt file another
+// process holds is. Nothing ran, so exit 1 (a run failed, a replay
+// diverged, a check found damage) would tell a script something false.
 func openPostgres(db string, o storeOptions) (Store, error) {
 	s, err := postgres.Open(context.Background(), db, postgres.Options{
 		Durability:     o.Durability,
 		ReadOnly:       o.ReadOnly,
 		ConnectTimeout: max(o.Timeout, postgresConnectTimeout),
 	})
-	switch {
-	case err == nil:
-		return s, nil
-	case errors.Is(err, postgres.ErrUnreachable):
-		return nil, failf("%v", err)
+	if err != nil {
+		return nil, usagef("%v", err)
 	}
-	return nil, usagef("%v", err)
+	return s, nil
 }
 
 // displayDB is db as messages show it: a URL without its passwords, its

@@ -119,7 +119,7 @@ func TestPostgres_OpenErrors(t *testing.T) {
 	superstep(t, "", "threads", "--db", noDB.String()).want(t, 2, `database does not exist: "no_such_db"`)
 	down := *u
 	down.Host = "127.0.0.1:1"
-	superstep(t, "", "threads", "--db", down.String()).want(t, 1, "nothing listens at 127.0.0.1:1")
+	superstep(t, "", "threads", "--db", down.String()).want(t, 2, "nothing listens at 127.0.0.1:1")
 	superstep(t, "", "threads", "--db", pg).want(t, 2, "no superstep schema")
 	superstep(t, "", "threads", "--db", "mysql://u@h/db").want(t, 2, `"mysql" URLs are not supported`)
 	r := superstep(t, "", "threads", "--db", wrongPW.String())
