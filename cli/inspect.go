@@ -184,12 +184,18 @@ func taskNames(g *engine.Graph, t *engine.CheckpointTuple) (names map[string]str
 
 // threadRow is one thread as superstep threads prints it.
 type threadRow struct {
-	ID          string    `json:"thread"`
-	Checkpoints int       `json:"checkpoints"`
-	Latest      string    `json:"latest"` // id of the newest root checkpoint
-	Step        int       `json:"step"`
-	Source      string    `json:"source"`
-	Updated     time.Time `json:"updated"`
+	ID          string `json:"thread"`
+	Checkpoints int    `json:"checkpoints"`
+	Latest      string `json:"latest"` // id of the newest root checkpoint
+	Step        int    `json:"step"`
+	Source      string `json:"source"`
+	// LastCheckpoint is when the latest checkpoint was written, by the
+	// process that wrote it: for a thread pulled or imported, when the
+	// service last checkpointed it (zero with subgraph checkpoints only).
+	LastCheckpoint time.Time `json:"last_checkpoint,omitzero"`
+	// Updated is when this database last wrote the thread: a run here, or
+	// the pull or import that brought it.
+	Updated time.Time `json:"updated"`
 	// Interrupted: the thread waits for an answer (run --resume).
 	Interrupted bool `json:"interrupted"`
 	// Failed: the latest superstep saved an error (fix and run again).
@@ -221,14 +227,19 @@ func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	return threadRow{
 		ID: t.ID, Checkpoints: t.Checkpoints, Latest: t.LastID, Step: t.LastStep, Source: t.LastSource,
-		Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph, GraphName: rec.displayName(),
+		LastCheckpoint: t.LastTS, Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph, GraphName: rec.displayName(),
 	}
 }
 
 func (a *App) threadsCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:     "threads",
-		Short:   "List the database's threads",
+		Use:   "threads",
+		Short: "List the database's threads",
+		Long: `List the database's threads, the one this database wrote last first.
+LAST CHECKPOINT is when the thread's latest checkpoint was written, by
+whichever process wrote it: for a thread pulled from a server or imported,
+when the service last checkpointed it. UPDATED is when this database last
+wrote the thread: a run here, or the pull or import that brought it.`,
 		Example: "  superstep threads\n  superstep threads --db ./bug.db --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
@@ -284,17 +295,26 @@ func (a *App) threadsCommand(g *globals) *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tUPDATED\tGRAPH\tSTATUS")
+			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tLAST CHECKPOINT\tUPDATED\tGRAPH\tSTATUS")
 			for _, r := range rows {
 				status := r.Status
 				if r.Error != "" {
 					status += ": " + r.Error
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), r.Updated.Local().Format("2006-01-02 15:04:05"), termtext.Name(orNone(r.GraphName)), termtext.Name(status))
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), listTime(r.LastCheckpoint), listTime(r.Updated), termtext.Name(orNone(r.GraphName)), termtext.Name(status))
 			}
 			return tw.Flush()
 		},
 	}
+}
+
+// listTime is a time as the threads list shows it, in local time; "-"
+// when it is not known.
+func listTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
 }
 
 func (a *App) historyCommand(g *globals) *cobra.Command {
