@@ -49,6 +49,12 @@ func (f *fakeSession) Start(_ context.Context, thread string, _ map[string]any) 
 	v.Thread = thread
 	return &v, f.err
 }
+func (f *fakeSession) Preview(_ context.Context, thread string, _ map[string]any) (*engine.StepView, error) {
+	defer f.use()()
+	v := *f.view
+	v.Thread, v.CheckpointID = thread, ""
+	return &v, f.err
+}
 func (f *fakeSession) Next(context.Context) (*engine.StepView, error) {
 	defer f.use()()
 	return f.view, f.err

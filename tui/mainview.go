@@ -514,7 +514,7 @@ func (m *Model) enableRunKeys() {
 func (m *Model) enableCheckpointKeys() {
 	k := &m.mainKeys
 	hasSess := m.sess != nil
-	k.Tree.SetEnabled(hasSess && m.view != nil)
+	k.Tree.SetEnabled(hasSess && m.view != nil && !unwritten(m.view)) // a new thread has no checkpoints yet
 	k.Fork.SetEnabled(hasSess && m.view != nil && m.view.CheckpointID != "")
 	k.Parent.SetEnabled(hasSess && m.view != nil && m.view.ParentID != "")
 	k.Mark.SetEnabled(m.view != nil && m.view.CheckpointID != "")

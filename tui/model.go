@@ -181,7 +181,7 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 		treeChan: newChanPane(), treeSeen: seenPane{info: info},
 		width: 80, height: 24,
 	}
-	m.tasks.subgraphs = map[string]bool{}
+	m.tasks.subgraphs, m.tasks.closeThreads = map[string]bool{}, opts.CloseThreads
 	for _, n := range info.Nodes {
 		if n.Subgraph {
 			m.tasks.subgraphs[n.Name] = true
@@ -217,12 +217,18 @@ func (m Model) Init() tea.Cmd {
 }
 
 func (m Model) open() tea.Cmd {
-	thread, input := m.thread, m.opts.Input
+	thread, input, deferNew := m.thread, m.opts.Input, m.opts.DeferNewThread
 	return m.do(opInit, func(ctx context.Context, s session) opDoneMsg {
 		v, err := s.Open(ctx, thread)
 		if errors.Is(err, engine.ErrNoCheckpoint) {
 			if input == nil {
 				return opDoneMsg{err: fmt.Errorf("thread %q has no checkpoints yet: press T to start one", thread)}
+			}
+			if deferNew {
+				// Shown, not written: a thread opened by a mistyped id
+				// must leave nothing behind; the first step writes it.
+				v, err = s.Preview(ctx, thread, input)
+				return opDoneMsg{op: opPreview, view: v, err: err}
 			}
 			v, err = s.Start(ctx, thread, input)
 			return opDoneMsg{op: opStart, view: v, err: err}

@@ -30,6 +30,8 @@ const (
 	opSubgraph
 	opRerun
 	opEdit
+	// opPreview shows a new thread without writing it (session.Preview).
+	opPreview
 )
 
 // stepQueueCap bounds the step keys (n, s, c) kept while a step runs: a
@@ -242,12 +244,13 @@ func (m *Model) showOpScreen(msg opDoneMsg) bool {
 // the note says what happened and how stepping goes on from here.
 func (m *Model) enterView(msg opDoneMsg) {
 	switch msg.op {
-	case opInit, opOpen, opStart, opCheckout, opUpdate:
+	case opInit, opOpen, opStart, opPreview, opCheckout, opUpdate:
 		m.replay, m.replayNext = m.replayNext, nil
 		m.mode = modeMain
 		m.note = map[opKind]string{
 			opInit: "opened thread " + termtext.Name(m.thread), opOpen: "opened thread " + termtext.Name(m.thread),
 			opStart:    "new run on thread " + termtext.Name(m.thread) + ": paused after the input checkpoint, n plans step 0",
+			opPreview:  "new thread " + termtext.Name(m.thread) + ": nothing is written until you step; n writes its input checkpoint and plans step 0",
 			opCheckout: "time travel: checkpoint " + shortID(msg.view.CheckpointID) + " is current; nothing is written until you step (n s c), which forks there",
 			opUpdate:   "forked: checkpoint " + shortID(msg.view.CheckpointID) + " written and current",
 		}[msg.op]
@@ -264,7 +267,7 @@ func (m *Model) enterView(msg opDoneMsg) {
 	default:
 		m.note = ""
 	}
-	if m.opts.Notice != "" && (msg.op == opInit || msg.op == opStart) && msg.view != nil {
+	if m.opts.Notice != "" && (msg.op == opInit || msg.op == opStart || msg.op == opPreview) && msg.view != nil {
 		m.note, m.opts.Notice = m.opts.Notice, "" // the caller's word on the first open, once
 	}
 	if msg.op == opCheckout && msg.atHead {
@@ -471,7 +474,7 @@ func (m *Model) setView(v, prev *engine.StepView, op opKind) {
 		return
 	}
 	stepped := op == opNext || op == opSuperstep
-	if op == opInit || op == opOpen || op == opStart || op == opCheckout {
+	if op == opInit || op == opOpen || op == opStart || op == opPreview || op == opCheckout {
 		m.stoppedBefore = nil
 	}
 	if v.Phase != engine.PhaseExecuted {

@@ -31,6 +31,9 @@ type tasksPane struct {
 	// answers are the answers the tasks saved, by task id
 	// (session.SavedAnswers).
 	answers map[string][]any
+	// closeThreads are the database's threads with ids close to a new
+	// thread's (Options.CloseThreads), listed while it is not written.
+	closeThreads []string
 }
 
 // taskRow is one line; rows with a value open in the inspector.
@@ -63,6 +66,17 @@ func (p *tasksPane) setView(v *engine.StepView, ran []engine.TaskView, running b
 			p.title = fmt.Sprintf("Tasks · step %d running", v.Step)
 		}
 		p.addPlanned(v, running)
+	case unwritten(v):
+		p.title = "Tasks · new thread"
+		p.add(taskRow{text: "not in the database: nothing is", style: dimStyle})
+		p.add(taskRow{text: "written until you step (n s c)", style: dimStyle})
+		if len(p.closeThreads) > 0 {
+			p.add(taskRow{text: "", style: dimStyle})
+			p.add(taskRow{text: "close ids in the database (T):", style: dimStyle})
+			for _, id := range p.closeThreads {
+				p.add(taskRow{text: "  " + termtext.Name(id)})
+			}
+		}
 	case v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning && failedTask(v) == nil || v.Status == engine.StatusDone && len(v.Tasks) == 0:
 		p.title = fmt.Sprintf("Tasks · checkpoint %s (%s)", termtext.Name(shortID(v.CheckpointID)), termtext.Name(v.Source))
 		p.addCheckpoint(v, ran)

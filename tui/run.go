@@ -38,12 +38,24 @@ type ThreadSummary struct {
 type Options struct {
 	// Thread is the thread to open. If it has checkpoints the debugger opens
 	// at its latest one; otherwise a new run starts on it with Input, paused
-	// after the input checkpoint, before the first Plan. Empty means a new
-	// thread with a generated id when Input is set, else "default".
+	// after the input checkpoint, before the first Plan (with
+	// DeferNewThread, the input checkpoint is written by the first step).
+	// Empty means a new thread with a generated id when Input is set, else
+	// "default".
 	Thread string
 	// Input is the example input of a new thread (state keys). It also fills
 	// the "new thread" form.
 	Input map[string]any
+	// DeferNewThread shows a new Thread without writing it: the screen
+	// says the thread is new, and its input checkpoint is written by the
+	// first step (n, s or c), so a thread opened by a mistyped id and
+	// left leaves nothing in the database. The command line sets it;
+	// when false the input checkpoint is written as the debugger opens.
+	DeferNewThread bool
+	// CloseThreads are the database's threads whose ids are close to
+	// Thread when it is not in the database (a mistyped id, most likely):
+	// the new thread's screen lists them until it is written.
+	CloseThreads []string
 	// GraphName is shown in the header, the graph pane's title and the
 	// subgraph breadcrumb (default: the graph's own name).
 	GraphName string

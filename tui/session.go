@@ -29,6 +29,11 @@ type session interface {
 	// Start begins a run on thread with new input, paused after the input
 	// checkpoint.
 	Start(ctx context.Context, thread string, input map[string]any) (*engine.StepView, error)
+	// Preview shows a new thread as Start would, writing nothing: the
+	// view of the input checkpoint, which is not written yet (its
+	// CheckpointID is empty). The first Next or Superstep writes it and
+	// goes on from it; opening another thread forgets it.
+	Preview(ctx context.Context, thread string, input map[string]any) (*engine.StepView, error)
 	// Next advances one phase, first continuing the thread from its latest
 	// checkpoint if no run is live (after Open, a breakpoint or an answer).
 	Next(ctx context.Context) (*engine.StepView, error)
@@ -134,6 +139,9 @@ type engineSession struct {
 	// fresh: a replay starts at from (CheckoutFresh), whose superstep must
 	// run again whole, so the first step runs from recording.RunFrom.
 	fresh bool
+	// unstarted is the input of a new thread Preview showed and no step
+	// has started yet: the next step writes its input checkpoint.
+	unstarted map[string]any
 }
 
 var _ session = (*engineSession)(nil)
@@ -223,7 +231,7 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	if err != nil {
 		return nil, err
 	}
-	s.thread, s.from, s.fresh = thread, "", false
+	s.thread, s.from, s.fresh, s.unstarted = thread, "", false, nil
 	v := st.View()
 	s.st, s.pending = st, nil
 	// The stepper cannot know that the head is waiting for an answer or has
@@ -266,8 +274,22 @@ func (s *engineSession) Start(ctx context.Context, thread string, input map[stri
 	if err != nil {
 		return nil, err
 	}
-	s.thread, s.st, s.from, s.fresh = thread, st, "", false
+	s.thread, s.st, s.from, s.fresh, s.unstarted = thread, st, "", false, nil
 	return s.keep(st.View()), nil
+}
+
+// Preview runs Start's first phase under DurabilityExit, which keeps the
+// input checkpoint in memory until the run ends, and drops that run: a
+// thread opened by a mistyped id leaves nothing in the database.
+func (s *engineSession) Preview(ctx context.Context, thread string, input map[string]any) (*engine.StepView, error) {
+	st, err := s.g.Start(ctx, input, append(s.runOpts(thread, ""), engine.WithDurability(engine.DurabilityExit))...)
+	if err != nil {
+		return nil, err
+	}
+	v := st.View()
+	v.CheckpointID, v.Unsaved = "", false // no checkpoint has this id, or ever will
+	s.thread, s.st, s.from, s.fresh, s.pending, s.unstarted = thread, nil, "", false, nil, input
+	return s.keep(v), nil
 }
 
 func (s *engineSession) live(ctx context.Context) error {
@@ -276,6 +298,14 @@ func (s *engineSession) live(ctx context.Context) error {
 	}
 	if s.thread == "" {
 		return errors.New("no thread is open")
+	}
+	if in := s.unstarted; in != nil {
+		st, err := s.g.Start(ctx, in, s.runOpts(s.thread, "")...)
+		if err != nil {
+			return err
+		}
+		s.st, s.unstarted = st, nil
+		return nil
 	}
 	from, err := s.startPoint(ctx)
 	if err != nil {

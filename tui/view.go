@@ -39,6 +39,9 @@ func (m Model) phaseLabel() (string, lipgloss.Style) {
 	if v == nil {
 		return "NO RUN", st.Done
 	}
+	if unwritten(v) {
+		return "NEW THREAD", st.PhaseUpdate
+	}
 	switch v.Status {
 	case engine.StatusInterrupted:
 		return "INTERRUPTED", st.Interrupted
@@ -69,7 +72,10 @@ func (m Model) viewHeader() string {
 	if m.width >= 100 {
 		parts = append([]string{st.Header.Render("superstep")}, parts...)
 	}
-	if v := m.view; v != nil {
+	switch v := m.view; {
+	case unwritten(v):
+		parts = append(parts, "not written yet")
+	case v != nil:
 		parts = append(parts, "cp "+shortID(v.CheckpointID), stepLabel(v))
 	}
 	parts = append(parts, ls.Render(" "+label+" "))
@@ -95,6 +101,13 @@ func (m Model) viewHeader() string {
 		h += "  " + m.spin.View() + " " + el.String()
 	}
 	return h
+}
+
+// unwritten reports a view of a new thread the database does not have
+// yet (session.Preview): its input checkpoint is written by the first
+// step.
+func unwritten(v *engine.StepView) bool {
+	return v != nil && v.CheckpointID == "" && v.Phase == engine.PhaseCheckpoint
 }
 
 // stepLabel says which superstep the screen is about, the same way before
