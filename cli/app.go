@@ -69,6 +69,10 @@ type DebugOptions struct {
 	// its own note: that a thread named with --thread was not in the
 	// database and starts as a new one.
 	Notice string
+	// CloseThreads are the database's threads whose ids are close to a
+	// Thread named with --thread that the database lacks (a typo, as
+	// likely as not); the debugger lists them on the new thread's screen.
+	CloseThreads []string
 	// Warning says the same on stderr, for a debugger that has no screen
 	// to show Notice on (headless). The terminal debugger does not print
 	// it: written before the full screen takes the terminal, it was

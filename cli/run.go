@@ -211,8 +211,12 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 	}
 	in, err := runInput(ctx, gr, graphArg, thread, exists, req, res.example)
 	if err != nil {
+		if errors.Is(err, ErrThreadNotFound) {
+			return withCloseThreads(ctx, st, thread, err)
+		}
 		return err
 	}
+
 	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
 		return storeError(err, "recording the graph of thread %q", thread)
 	}
@@ -231,9 +235,19 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 	if req.checkpoint != "" {
 		from, err := fromCheckpoint(ctx, st, thread, exists, req.checkpoint)
 		if err != nil {
+			if !exists {
+				return withCloseThreads(ctx, st, thread, err)
+			}
 			return err
 		}
 		r.opts = append(r.opts, from)
+	}
+	if !exists && req.thread != "" {
+		// A new thread is what run is for; a --thread a letter away from
+		// one the database has is more likely a typo of it.
+		if close := closeThreads(ctx, st, thread); len(close) > 0 {
+			a.warn(fmt.Sprintf("thread %q is not in the database %s, so this run starts it; close ids there: %s", thread, dbLabel(g), closeThreadsText(close)))
+		}
 	}
 	return r.run(ctx, in, exists)
 }
@@ -393,8 +407,13 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 		o.Input = example
 		if named {
 			// A typo would otherwise open an empty new thread unseen.
-			o.Warning = fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s lists those there)", thread, dbLabel(g), hintLine(ctx, "threads"))
-			o.Notice = fmt.Sprintf("thread %q was not in the database: this is a new run on it (T lists the threads there)", thread)
+			o.CloseThreads = closeThreads(ctx, st, thread)
+			close := ""
+			if len(o.CloseThreads) > 0 {
+				close = "close ids there: " + closeThreadsText(o.CloseThreads) + "; "
+			}
+			o.Warning = fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s%s lists those there)", thread, dbLabel(g), close, hintLine(ctx, "threads"))
+			o.Notice = fmt.Sprintf("thread %q is not in the database: a new thread, written when you step (n s c); T lists the threads", thread)
 		}
 	}
 	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {

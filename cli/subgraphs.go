@@ -50,7 +50,7 @@ func hasCheckpoints(ctx context.Context, st Store, thread string) bool {
 func threadNotFound(ctx context.Context, st Store, thread string) error {
 	nss := subgraphNamespaces(ctx, st, thread)
 	if len(nss) == 0 {
-		return usagef("%w: %q (%s lists them)", ErrThreadNotFound, thread, hintLine(ctx, "threads"))
+		return withCloseThreads(ctx, st, thread, usagef("%w: %q (%s lists them)", ErrThreadNotFound, thread, hintLine(ctx, "threads")))
 	}
 	names := make([]string, len(nss))
 	for i, ns := range nss {

@@ -31,7 +31,10 @@ func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 // sets the durability. ctx is the command's: the hints the thread picker
 // shows name the program and the --db it was given (hintLine).
 func tuiOptions(ctx context.Context, o DebugOptions) tui.Options {
-	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.Title, SettingsKey: o.GraphKey, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition, RecursionLimit: o.RecursionLimit, RuntimeContext: o.RuntimeContext, Notice: o.Notice}
+	opts := tui.Options{Thread: o.Thread, Input: o.Input, GraphName: o.Title, SettingsKey: o.GraphKey, Saver: o.Saver, CheckThread: o.CheckThread, Compile: CompileCondition, RecursionLimit: o.RecursionLimit, RuntimeContext: o.RuntimeContext, Notice: o.Notice,
+		// A thread named on the command line that the database lacks is
+		// shown, not written, until the first step: a typo leaves nothing.
+		DeferNewThread: true, CloseThreads: o.CloseThreads}
 	if opts.GraphName == "" {
 		opts.GraphName = o.GraphName
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,8 +175,9 @@ func TestTUIOptions_PickerHintRepeatsProgramAndDB(t *testing.T) {
 
 // A thread named with --thread that is not in the database starts as a new
 // run: the warning on stderr is hidden while the debugger holds the
-// screen, so the debugger's status line says it (a typo otherwise opens
-// an empty thread unseen, and writes its input checkpoint).
+// screen, so the debugger's status line says it, its screen lists the
+// threads with close ids (a typo otherwise opens an empty thread unseen),
+// and it writes nothing until the first step (DeferNewThread).
 func TestTUI_NewNamedThreadNoticeReachesTheDebugger(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.db")
 	var got DebugOptions
@@ -184,12 +186,23 @@ func TestTUI_NewNamedThreadNoticeReachesTheDebugger(t *testing.T) {
 		got = o
 		return nil
 	}}
+	if code := app.Run(context.Background(), []string{"run", "linear", "--thread", "research", "--db", db}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	out.Reset()
 	if code := app.Run(context.Background(), []string{"tui", "research", "--thread", "reserch", "--db", db}); code != 0 {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
-	want := `thread "reserch" was not in the database: this is a new run on it`
-	if opts := tuiOptions(context.Background(), got); !strings.Contains(opts.Notice, want) {
+	want := `thread "reserch" is not in the database: a new thread, written when you step`
+	opts := tuiOptions(context.Background(), got)
+	if !strings.Contains(opts.Notice, want) {
 		t.Fatalf("the debugger's notice is %q, want %q", opts.Notice, want)
+	}
+	if !opts.DeferNewThread || !slices.Equal(opts.CloseThreads, []string{"research"}) {
+		t.Fatalf("DeferNewThread %v, CloseThreads %q: want the new thread unwritten until a step, and research named", opts.DeferNewThread, opts.CloseThreads)
+	}
+	if !strings.Contains(got.Warning, "close ids there: research;") {
+		t.Fatalf("the headless warning does not name the close id: %q", got.Warning)
 	}
 	// Not on stderr as well, where it would be hidden behind the full
 	// screen and read, stale, after quitting; a headless debugger has it.
