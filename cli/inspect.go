@@ -384,8 +384,11 @@ subgraph namespaces).`,
 				drawTree(len(rows), func(i int) (id, parent string) { return rows[i].ID, rows[i].Parent }, func(graph string, i int) {
 					r := &rows[i]
 					line := graph + termtext.Name(short[r.ID]) + r.line()
-					if r.RecordedRun {
+					switch {
+					case r.RecordedRun:
 						line += "  (end of the recorded run)"
+					case r.Replay != "":
+						line += "  (replay)"
 					}
 					fmt.Fprintln(out, line)
 				}, func(connector string) { fmt.Fprintln(out, connector) })
@@ -421,6 +424,9 @@ type historyRow struct {
 	// RecordedRun marks the last checkpoint of the original run, the
 	// branch replay compares with by default.
 	RecordedRun bool `json:"recorded_run,omitempty"`
+	// Replay is, for a checkpoint superstep replay wrote, the recorded
+	// checkpoint the replay started from (recording.MetaReplay).
+	Replay string `json:"replay_of,omitempty"`
 	// planned: a graph planned Next (without one, the line says nothing
 	// of what comes next); shortInts are the interrupts as the line shows
 	// them (escaped, values clipped).
@@ -491,6 +497,7 @@ func newHistoryRow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTu
 		r.shortInts = append(r.shortInts, termtext.Name(who)+": "+clip(string(engine.MustEncode(in.Value)), 60))
 	}
 	r.Failures, r.Cancelled = savedFailures(t, names)
+	r.Replay, _ = recording.ReplayOf(t.Metadata)
 	return r
 }
 

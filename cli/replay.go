@@ -422,7 +422,7 @@ func (rp *replay) run(ctx context.Context) error {
 		rep.Message = err.Error()
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
 	}
-	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(from), engine.WithRecursionLimit(rp.recursionLimit))
+	s, err := rp.g.Start(ctx, nil, engine.OnThread(rp.thread), engine.FromCheckpoint(from), engine.WithRecursionLimit(rp.recursionLimit), rp.tag())
 	if err != nil {
 		rep.Message = err.Error()
 		return failf("starting the replay of thread %q from %s: %v", rp.thread, rp.startID, err)
@@ -477,10 +477,18 @@ func (rp *replay) run(ctx context.Context) error {
 	return nil
 }
 
+// tag marks every checkpoint the replay writes as a replay's, of the
+// recorded checkpoint it started from (recording.MetaReplay): its branch
+// is then told from a person's forks in the tree and history, and a run
+// that goes on from it says so.
+func (rp *replay) tag() engine.RunOption {
+	return engine.WithMetadata(recording.ReplayMetadata(rp.startID))
+}
+
 // continueRun restarts a stopped replay at the head of its branch: after a
 // static breakpoint (nil input) or an interrupt (a resume command).
 func (rp *replay) continueRun(ctx context.Context, input any) (*engine.Stepper, error) {
-	s, err := rp.g.Start(ctx, input, engine.OnThread(rp.thread), engine.WithRecursionLimit(rp.recursionLimit))
+	s, err := rp.g.Start(ctx, input, engine.OnThread(rp.thread), engine.WithRecursionLimit(rp.recursionLimit), rp.tag())
 	if err != nil {
 		return nil, failf("continuing the replay: %v", err)
 	}

@@ -242,6 +242,15 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 		}
 		r.opts = append(r.opts, from)
 	}
+	if exists && req.checkpoint == "" && req.in == nil {
+		// Going on from the head, which a replay moved onto its branch:
+		// say so, and how to go on from where the recorded run ended.
+		if note := replayHeadNote(ctx, gr, thread, "this run goes on from the replay's branch", func(end string) string {
+			return "--checkpoint " + end + " goes on from there"
+		}); note != "" {
+			a.warn(note)
+		}
+	}
 	if !exists && req.thread != "" {
 		// A new thread is what run is for; a --thread a letter away from
 		// one the database has is more likely a typo of it.
@@ -415,6 +424,17 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 			o.Warning = fmt.Sprintf("thread %q is not in the database %s: starting it as a new thread (%s%s lists those there)", thread, dbLabel(g), close, hintLine(ctx, "threads"))
 			o.Notice = fmt.Sprintf("thread %q is not in the database: a new thread, written when you step (n s c); T lists the threads", thread)
 		}
+	}
+	if exists {
+		// The head a replay moved onto its branch is where the debugger
+		// opens: say so, and where the recorded run ended.
+		how := "the debugger goes on from the replay's branch"
+		o.Notice = replayHeadNote(ctx, gr, thread, how, func(string) string {
+			return "t shows it, enter there makes it current"
+		})
+		o.Warning = replayHeadNote(ctx, gr, thread, how, func(end string) string {
+			return hintLine(ctx, "run", shellWord(arg), "--thread", shellWord(thread), "--checkpoint", end) + " goes on from there"
+		})
 	}
 	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
 		return storeError(err, "recording the graph of thread %q", thread)

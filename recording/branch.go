@@ -36,3 +36,40 @@ func OriginalRun(heads []engine.CheckpointHead, from string) []string {
 	}
 	return chain
 }
+
+// MetaReplay is the metadata key (engine.Metadata.Extra) a replay tags
+// each checkpoint it writes with: the id of the recorded checkpoint the
+// replay started from. It tells a replay's branch from a fork or a run a
+// person made (both are source fork, then loop), for the tree, history,
+// and a command that goes on from the thread's latest checkpoint.
+const MetaReplay = "superstep_replay"
+
+// ReplayMetadata is the metadata a replay from recorded checkpoint from
+// runs with (engine.WithMetadata).
+func ReplayMetadata(from string) map[string]any {
+	return map[string]any{MetaReplay: from}
+}
+
+// ReplayOf returns the recorded checkpoint the replay that wrote a
+// checkpoint with metadata md started from, and whether a replay wrote it.
+func ReplayOf(md engine.Metadata) (string, bool) {
+	from, ok := md.Extra[MetaReplay].(string)
+	return from, ok && from != ""
+}
+
+// RecordedEnd is the last checkpoint of the thread's original run (what a
+// replay compares with by default, OriginalRun from its oldest root), ""
+// when heads has none. heads are the thread's checkpoints, in any order.
+func RecordedEnd(heads []engine.CheckpointHead) string {
+	root := ""
+	for _, h := range heads {
+		if h.ParentID == "" && (root == "" || h.ID < root) {
+			root = h.ID
+		}
+	}
+	if root == "" {
+		return ""
+	}
+	chain := OriginalRun(heads, root)
+	return chain[len(chain)-1]
+}
