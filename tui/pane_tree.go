@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/recording"
 	"github.com/superstep/superstep/termtext"
 )
 
@@ -39,6 +40,10 @@ type treePane struct {
 	// rows show the whole id (rowID); nil in the usual case.
 	sharedShort map[string]bool
 	current     string
+	// recordedEnd is the last checkpoint of the thread's original run
+	// (recording.RecordedEnd): what a replay compares with, and where a
+	// pulled production run stopped, however many branches are newer.
+	recordedEnd string
 	marked      string     // the checkpoint marked for diff
 	find        treeFind   // the / search
 	keys        treeKeyMap // made by enableKeys
@@ -91,6 +96,11 @@ func newTreePane(heads []engine.CheckpointHead, current string, sess any) treePa
 		ids[i] = s.ID
 	}
 	p.sharedShort = engine.SharedShortIDs(ids)
+	if forked := slices.ContainsFunc(heads, func(h engine.CheckpointHead) bool { return !recording.MadeByRun(h.Source) }); forked {
+		// Marked only where something branched off the recorded run: on a
+		// thread that is one run, its end is plainly the newest.
+		p.recordedEnd = recording.RecordedEnd(heads)
+	}
 	p.layout()
 	if i, ok := p.byID[current]; ok {
 		p.nav.cur = i
@@ -356,6 +366,17 @@ func (p treePane) describe(i int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s step %-2d %-6s", termtext.Name(p.rowID(h.ID)), h.Step, termtext.Name(h.Source))
 	s := p.plan(i)
+	// First, where a narrow pane still shows them: which branch is the
+	// recorded run (its end, however many branches are newer) and which
+	// ones a replay wrote, told from a person's forks.
+	switch {
+	case h.ID == p.recordedEnd:
+		b.WriteString(" [recorded end]")
+	case s != nil:
+		if _, ok := recording.ReplayOf(s.Metadata); ok {
+			b.WriteString(" [replay]")
+		}
+	}
 	b.WriteString(p.madeBy(h, s))
 	switch {
 	case s == nil && p.plans != nil && p.plans.err != nil:

@@ -142,6 +142,10 @@ type engineSession struct {
 	// unstarted is the input of a new thread Preview showed and no step
 	// has started yet: the next step writes its input checkpoint.
 	unstarted map[string]any
+	// replayOf is the recorded checkpoint a replay (R, CheckoutFresh)
+	// started from: the runs stepped from there tag their checkpoints as
+	// a replay's (recording.ReplayMetadata), as superstep replay does.
+	replayOf string
 }
 
 var _ session = (*engineSession)(nil)
@@ -175,6 +179,9 @@ func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
 	}
 	if s.runtimeContext != nil {
 		opts = append(opts, engine.WithRuntimeContext(s.runtimeContext))
+	}
+	if s.replayOf != "" {
+		opts = append(opts, engine.WithMetadata(recording.ReplayMetadata(s.replayOf)))
 	}
 	return opts
 }
@@ -231,7 +238,7 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	if err != nil {
 		return nil, err
 	}
-	s.thread, s.from, s.fresh, s.unstarted = thread, "", false, nil
+	s.thread, s.from, s.fresh, s.unstarted, s.replayOf = thread, "", false, nil, ""
 	v := st.View()
 	s.st, s.pending = st, nil
 	// The stepper cannot know that the head is waiting for an answer or has
@@ -274,7 +281,7 @@ func (s *engineSession) Start(ctx context.Context, thread string, input map[stri
 	if err != nil {
 		return nil, err
 	}
-	s.thread, s.st, s.from, s.fresh, s.unstarted = thread, st, "", false, nil
+	s.thread, s.st, s.from, s.fresh, s.unstarted, s.replayOf = thread, st, "", false, nil, ""
 	return s.keep(st.View()), nil
 }
 
@@ -288,7 +295,7 @@ func (s *engineSession) Preview(ctx context.Context, thread string, input map[st
 	}
 	v := st.View()
 	v.CheckpointID, v.Unsaved = "", false // no checkpoint has this id, or ever will
-	s.thread, s.st, s.from, s.fresh, s.pending, s.unstarted = thread, nil, "", false, nil, input
+	s.thread, s.st, s.from, s.fresh, s.pending, s.unstarted, s.replayOf = thread, nil, "", false, nil, input, ""
 	return s.keep(v), nil
 }
 
@@ -459,7 +466,7 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	}
 	// Nothing is written yet: the fork, if any, is the engine's to write
 	// when stepping starts from here (live).
-	s.st, s.from, s.fresh, s.pending = nil, id, false, nil
+	s.st, s.from, s.fresh, s.pending, s.replayOf = nil, id, false, nil, ""
 	v := viewFromSnapshot(s.info, snap)
 	v.Status = viewStatus(snap)
 	v.Interrupts = snap.Interrupts()
@@ -479,7 +486,7 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 func (s *engineSession) CheckoutFresh(ctx context.Context, id string) (*engine.StepView, error) {
 	v, err := s.Checkout(ctx, id)
 	if err == nil {
-		s.fresh = true
+		s.fresh, s.replayOf = true, id
 	}
 	return v, err
 }
