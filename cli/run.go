@@ -46,6 +46,12 @@ they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
 A task its retry policy runs again says so first, with the failed attempt's
 error ("retrying", {"event":"task","status":"retrying","message":..}).
 
+A run stopped by a breakpoint (interrupt_before/after) says so and how to go
+on. When the breakpoint held a node's Task call (the node is in
+interrupt_after, or the called task in interrupt_before, as in LangGraph),
+the call returned nothing and the step's writes wait, saved, until the run
+continues; the run names the call ("held_calls" in the done event).
+
 Ctrl-C (or SIGTERM) stops a run as the debugger's X does: the tasks still
 running are cancelled and record the cancellation, finished tasks keep their
 writes, and running the thread again goes on from there. The run exits 1
@@ -561,6 +567,30 @@ type runEvent struct {
 	// Output is what an entrypoint's run returned (its output, null
 	// until set), in place of values: an entrypoint has no state keys.
 	Output json.RawMessage `json:"output,omitempty"`
+	// HeldCalls are the Task calls a breakpoint kept from running, when
+	// they stopped the run (engine.Result.HeldCalls).
+	HeldCalls []heldCall `json:"held_calls,omitempty"`
+}
+
+// heldCall is an engine.HeldCall in run --json.
+type heldCall struct {
+	Caller string `json:"caller"`
+	Task   string `json:"task"`
+	// Breakpoint is "interrupt_after" (on Caller) or "interrupt_before"
+	// (on Task).
+	Breakpoint string `json:"breakpoint"`
+}
+
+func heldCalls(held []engine.HeldCall) []heldCall {
+	var out []heldCall
+	for _, h := range held {
+		bp := "interrupt_before"
+		if h.After {
+			bp = "interrupt_after"
+		}
+		out = append(out, heldCall{Caller: h.Caller, Task: h.Task, Breakpoint: bp})
+	}
+	return out
 }
 
 func (r *runner) emit(e runEvent, text string) {
@@ -649,7 +679,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		returned = plainValue(res.Output)
 	}
 	if r.json {
-		done := runEvent{Event: "done", Status: status, Thread: r.thread}
+		done := runEvent{Event: "done", Status: status, Thread: r.thread, HeldCalls: heldCalls(res.HeldCalls)}
 		if r.g.IsEntrypoint() {
 			done.Output = json.RawMessage(engine.MustEncode(res.Output))
 		} else {
@@ -668,6 +698,17 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 			answer, what = "'"+ex.Answers[0]+"'", ""
 		}
 		fmt.Fprintf(r.out, "answer with: %s\n%s", hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread), "--resume", answer), what)
+	}
+	if res.Status == engine.StatusInterrupted && len(res.Interrupts) == 0 {
+		why := "stopped at a breakpoint (interrupt_before/after)"
+		if len(res.HeldCalls) > 0 {
+			held := make([]string, len(res.HeldCalls))
+			for i, h := range res.HeldCalls {
+				held[i] = h.String()
+			}
+			why = "a breakpoint held " + strings.Join(held, ", ") + ", which returned nothing: the step's writes are saved, not yet applied"
+		}
+		fmt.Fprintf(r.out, "%s; continue it with: %s\n", termtext.Name(why), hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread)))
 	}
 	return nil
 }

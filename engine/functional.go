@@ -300,6 +300,15 @@ type HeldCall struct {
 	After bool
 }
 
+// String names the call and the breakpoint that held it: "b's call to m
+// (interrupt_after b)".
+func (h HeldCall) String() string {
+	if h.After {
+		return fmt.Sprintf("%s's call to %s (interrupt_after %s)", h.Caller, h.Task, h.Caller)
+	}
+	return fmt.Sprintf("%s's call to %s (interrupt_before %s)", h.Caller, h.Task, h.Task)
+}
+
 // settledCall ends call c, whose task t was settled by its caller's
 // goroutine (a reused or cached result, or an abandonment).
 func (l *loop) settledCall(t *task, c *call) {

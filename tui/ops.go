@@ -310,11 +310,7 @@ func breakpointNote(held []engine.HeldCall) string {
 	}
 	why := make([]string, len(held))
 	for i, h := range held {
-		if h.After {
-			why[i] = fmt.Sprintf("%s's call to %s (interrupt_after %s)", h.Caller, h.Task, h.Caller)
-		} else {
-			why[i] = fmt.Sprintf("%s's call to %s (interrupt_before %s)", h.Caller, h.Task, h.Task)
-		}
+		why[i] = h.String()
 	}
 	return "breakpoint: held " + strings.Join(why, ", ") + ", which returned nothing; n or c applies the step's writes"
 }
