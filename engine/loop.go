@@ -1117,6 +1117,12 @@ func (l *loop) finish(s Status) {
 	if err := l.releaseHeld(); err != nil && l.err == nil {
 		l.err, s = err, StatusFailed
 	}
+	if len(l.reservedVisits) > 0 {
+		// A first visit its superstep's task did not take is not kept
+		// from the runs that follow this one.
+		l.runReplay().release(l.reservedVisits)
+		l.reservedVisits = nil
+	}
 	l.status = s
 	if s == StatusDone || s == StatusInterrupted {
 		if cs := l.cs; l.invoked && !cs.view.lent.Load() {
