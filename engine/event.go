@@ -64,6 +64,11 @@ type Event struct {
 	// value, nil when unset); a StateGraph's state is Values.
 	Output any
 	Value  any // the custom value (EventCustom, EventMessage)
+	// Unstarted marks a reused task (EventTask with Reused) of a
+	// superstep whose every task had its writes saved: nothing runs and
+	// the superstep goes on to apply them. LangGraph streams them as
+	// cached updates and streams no task start (no tasks-mode chunk).
+	Unstarted bool
 
 	// graph is the (sub)graph whose run made the event, when it is not
 	// the one the listener was given to (set for subgraph events).

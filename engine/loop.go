@@ -1045,6 +1045,18 @@ func (l *loop) plan(ctx context.Context) error {
 			l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id(), Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: t.result.Reused, Writes: t.result.Writes, lastStart: i == last})
 		}
 	}
+	if l.emit != nil && allReused {
+		// Every task has its writes already (its superstep stopped before
+		// applying them: a breakpoint held a Task call, or the process
+		// ended between Execute and Update): they stream as cached
+		// updates and the superstep goes on to apply them, no task start
+		// streamed (LangGraph.js 1.7.3 dist pregel/loop.js:693-696).
+		for _, t := range l.tasks {
+			if !t.node.start && len(t.result.Writes) > 0 {
+				l.emit(Event{Kind: EventTask, Step: l.step, Node: t.name, TaskID: t.id(), Input: t.input, Triggers: t.triggers, IsPush: t.kind == pushTask, Reused: true, Writes: t.result.Writes, Unstarted: true})
+			}
+		}
+	}
 	// After the task events, as LangGraph.js matches the cache after tick.
 	if err := l.matchCachedWrites(ctx); err != nil {
 		return l.fail(err)

@@ -282,7 +282,7 @@ func (s *streamer) taskStart(e Event) {
 			s.markSeen(v)
 		}
 	}
-	if !s.modes[StreamTasks] && !s.modes[StreamDebug] || e.IsCall && e.Reused {
+	if !s.modes[StreamTasks] && !s.modes[StreamDebug] || e.IsCall && e.Reused || e.Unstarted {
 		return // a call's start went with its first event (functional.go)
 	}
 	tc := TaskChunk{ID: e.TaskID, Name: e.Node, Input: e.Input, Triggers: slices.Clone(e.Triggers)}

@@ -385,6 +385,9 @@ func (sr *stepRecorder) event(e engine.Event) {
 	if e.Kind != engine.EventTask && e.Kind != engine.EventTaskResult || e.Namespace != "" {
 		return // steps list the root graph's tasks only
 	}
+	if e.Unstarted {
+		return // a superstep of saved writes only: LangGraph.js starts no task
+	}
 	sr.mu.Lock()
 	defer sr.mu.Unlock()
 	m := sr.tasks[e.Step]
