@@ -123,6 +123,8 @@ type savedBreakpoints struct {
 	RecursionLimit  int            `json:"recursion_limit,omitempty"`
 	Durability      string         `json:"durability,omitempty"`
 	LastInput       map[string]any `json:"last_input,omitempty"`
+	// StepIntoSubgraphs: n and s stop in the subgraph runs a step starts (>).
+	StepIntoSubgraphs bool `json:"step_into_subgraphs,omitempty"`
 }
 
 // settingsKey names a graph's document: breakpoints, watches, run
@@ -153,6 +155,7 @@ func (m *Model) savedBreakpoints() savedBreakpoints {
 		Before: setList(m.bp.before), After: setList(m.bp.after), Channels: setList(m.bp.channels),
 		Conditions: srcs(m.bp.conds), OnError: m.bp.onError, Watches: srcs(m.watches),
 		InterruptBefore: m.run.before, InterruptAfter: m.run.after, RecursionLimit: m.run.limit, Durability: m.run.durability, LastInput: m.lastInput,
+		StepIntoSubgraphs: m.into.on,
 	}
 }
 
@@ -178,6 +181,7 @@ func (m *Model) applySaved(s savedBreakpoints) {
 	if s.LastInput != nil {
 		m.lastInput, _ = engine.FromJSON(s.LastInput).(map[string]any)
 	}
+	m.into.on = m.into.on || s.StepIntoSubgraphs && m.into.gate != nil
 	m.evalExprs()
 }
 

@@ -213,7 +213,7 @@ func TestMainKeyMap_NoKeyBoundTwice(t *testing.T) {
 		"Mark": k.Mark, "Rerun": k.Rerun, "Threads": k.Threads, "Settings": k.Settings,
 		"NextPane": k.NextPane, "PrevPane": k.PrevPane, "Up": k.Up, "Down": k.Down, "PageUp": k.PageUp,
 		"PageDown": k.PageDown, "Open": k.Open, "Filter": k.Filter, "Internal": k.Internal,
-		"GraphView": k.GraphView, "Left": k.Left, "Right": k.Right, "Back": k.Back,
+		"GraphView": k.GraphView, "Left": k.Left, "Right": k.Right, "Back": k.Back, "StepInto": k.StepInto,
 	}
 	if n := reflect.TypeOf(k).NumField() - 1 + reflect.TypeOf(k.Exprs).NumField(); len(bindings) != n {
 		t.Fatalf("the test lists %d bindings; mainKeyMap has %d: list the new one", len(bindings), n)

@@ -49,6 +49,8 @@ type mainKeyMap struct {
 	GraphView, Left, Right key.Binding
 	// Back clears the filter, pauses c, or drops the step keys queued.
 	Back key.Binding
+	// StepInto turns stepping into subgraph runs on or off (substep.go).
+	StepInto key.Binding
 }
 
 func newMainKeyMap() mainKeyMap {
@@ -86,16 +88,17 @@ func newMainKeyMap() mainKeyMap {
 		Left:      keyLeft(),
 		Right:     keyRight(),
 		Back:      keyBack(),
+		StepInto:  keyStepInto(),
 	}
 }
 
 func (k mainKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Open, k.Tree, k.Fork, k.Parent, k.Diff, k.Back}
+	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.Open, k.Tree, k.Fork, k.Parent, k.Diff, k.Back, k.StepInto}
 }
 
 func (k mainKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		colRun:         {k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.EditWrites, k.Break, k.BreakAfter, k.Exprs.Condition, k.Exprs.Watch, k.Exprs.BreakOnError, k.Breakpoints},
+		colRun:         {k.Next, k.Superstep, k.Continue, k.Cancel, k.Answer, k.EditWrites, k.StepInto, k.Break, k.BreakAfter, k.Exprs.Condition, k.Exprs.Watch, k.Exprs.BreakOnError, k.Breakpoints},
 		colCheckpoints: {k.Tree, k.Fork, k.Parent, k.Diff, k.Mark, k.Rerun, k.Threads, k.Settings},
 		colMoving:      {k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Filter, k.Internal, k.GraphView, k.Left, k.Right},
 		colForms:       {k.Back},
@@ -167,6 +170,8 @@ func (m *Model) runKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.err, m.note = nil, m.whyNoAnswer()
 	case key.Matches(msg, k.EditWrites) && k.EditWrites.Enabled():
 		m.openEdit()
+	case key.Matches(msg, k.StepInto):
+		return m.toggleStepInto(), true
 	default:
 		return nil, false
 	}
@@ -504,6 +509,8 @@ func (m *Model) enableRunKeys() {
 		k.Back.SetEnabled(true)
 		k.Back.SetHelp("esc", "pause")
 	}
+	k.StepInto.SetEnabled(m.into.gate != nil)
+	setStepIntoHelp(&k.StepInto, m.into.on)
 	k.Answer.SetEnabled(hasSess && m.view != nil && m.view.Status == engine.StatusInterrupted && len(m.view.Interrupts) > 0)
 	if r, ok := m.tasks.selected(); ok && m.focus == paneTasks && r.node != "" && hasSess && m.view.Phase == engine.PhaseExecuted && m.view.Status == engine.StatusRunning {
 		k.EditWrites.SetEnabled(true)

@@ -33,6 +33,7 @@ const (
 	modeSettings // run settings
 	modeEdit     // a task's writes at the Execute pause
 	modeSubgraph // a subgraph task's namespace, read only
+	modeSubStep  // a subgraph run held live, stepped (substep.go)
 )
 
 // paneID orders the main panes for tab: reading order of the 2×2 grid.
@@ -140,6 +141,8 @@ type Model struct {
 	subNext  subgraphRef // the level being read
 	sub      subgraphPane
 	diffAB   [2]string // labels of the two sides of the diff being loaded
+	// into steps subgraph runs live (>), while the root's step waits.
+	into subStepPane
 	// replay is the step-by-step replay in progress (R in the tree), and
 	// replayNext the one that starts when its checkout is done.
 	replay, replayNext *replayRun
@@ -188,6 +191,7 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 		}
 	}
 	m.feed = s.Live()
+	m.into.gate = subgraphSteps(s)
 	if m.thread == "" {
 		m.thread = "default"
 		if opts.Input != nil {
@@ -245,6 +249,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
 	case opDoneMsg:
 		cmd = m.onDone(msg)
+	case subPauseMsg:
+		m.onSubPause(msg)
 	case copiedMsg:
 		m.onCopied(msg)
 	case settingsMsg:
@@ -297,6 +303,9 @@ func (m *Model) runInProgress() bool {
 func (m *Model) quit() tea.Cmd {
 	if m.cancel != nil {
 		m.cancel()
+	}
+	if m.into.gate != nil {
+		m.into.gate.close() // a subgraph run held now fails at once
 	}
 	return tea.Quit
 }
@@ -365,6 +374,8 @@ func (m *Model) route(msg tea.KeyMsg) tea.Cmd {
 		return m.editKey(msg)
 	case modeSubgraph:
 		return m.subgraphKey(msg)
+	case modeSubStep:
+		return m.subStepKey(msg)
 	}
 	return m.mainKey(msg)
 }
@@ -390,9 +401,12 @@ func (m *Model) askQuit() tea.Cmd {
 // that do something now. Each component sizes itself and says which of its
 // keys apply; sync only tells it the room it has.
 func (m *Model) sync() {
+	m.syncSubStepMode()
 	bh := m.bodyHeight()
 	m.sizeMain()
 	switch m.mode {
+	case modeSubStep:
+		m.sizeSubStep()
 	case modeInspect:
 		m.insp.setSize(m.width-m.leftWidth()-2, bh-3)
 	case modeTree:
@@ -446,6 +460,8 @@ func (m *Model) syncKeys() {
 		m.breaksKeys.enableKeys(len(m.breakItems()))
 	case modeSubgraph:
 		m.sub.enableKeys(hasSess, len(m.subgraphInterrupts()))
+	case modeSubStep:
+		m.into.enableKeys(m.isBusy)
 	case modeDiff:
 		m.diff.enableKeys()
 	case modeFork:
@@ -475,6 +491,8 @@ func (m *Model) activeKeys() help.KeyMap {
 		return m.breaksKeys
 	case modeSubgraph:
 		return m.sub.keys
+	case modeSubStep:
+		return m.into.keys
 	case modeDiff:
 		return m.diff.keys
 	case modeFork:
@@ -495,7 +513,7 @@ func componentKeyMaps() []help.KeyMap {
 		newForkKeyMap(), newTreeKeyMap(), newInspectorKeyMap(), newMainKeyMap(), newBreaksKeyMap(),
 		newThreadsKeyMap(), newDiffKeyMap(), newSubgraphKeyMap(), newAnswerKeyMap(),
 		newEditKeyMap(), newSettingsKeyMap(), newPromptKeyMap(), newHelpKeyMap(),
-		newGlobalKeyMap(),
+		newSubStepKeyMap(), newGlobalKeyMap(),
 	}
 }
 

@@ -116,6 +116,12 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 		msg.sess = s
 		return msg
 	}
+	if g := m.into.gate; g != nil {
+		// The session's runs may hold subgraph runs for the person: a
+		// step's Cmd brings back the first pause, or its result.
+		stepping := m.into.on && !m.continuing && (op == opNext || op == opSuperstep)
+		run = g.race(run, stepping)
+	}
 	if m.static {
 		return run
 	}
@@ -157,6 +163,7 @@ func (m *Model) step(op opKind) tea.Cmd {
 // the run, after which a continuing run steps on or stops.
 func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	m.sess, m.isBusy = msg.sess, false
+	m.into.leave() // the subgraph runs of the step ended with it
 	if m.cancel != nil {
 		m.cancel()
 		m.cancel = nil

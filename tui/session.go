@@ -146,13 +146,23 @@ type engineSession struct {
 	// started from: the runs stepped from there tag their checkpoints as
 	// a replay's (recording.ReplayMetadata), as superstep replay does.
 	replayOf string
+	// into holds the runs' subgraph runs for the person to step (nil
+	// when the graph runs no subgraphs).
+	into *subStepGate
 }
 
 var _ session = (*engineSession)(nil)
 
 func newEngineSession(g *engine.Graph, opts Options) *engineSession {
-	return &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe(), feed: newLiveFeed(time.Now), graphLimit: opts.RecursionLimit, runtimeContext: opts.RuntimeContext}
+	s := &engineSession{g: g, saver: opts.Saver, threads: opts.Threads, check: opts.CheckThread, info: g.Describe(), feed: newLiveFeed(time.Now), graphLimit: opts.RecursionLimit, runtimeContext: opts.RuntimeContext}
+	if slices.ContainsFunc(s.info.Nodes, func(n engine.NodeInfo) bool { return n.Subgraph }) {
+		s.into = newSubStepGate(describeSubgraph(g))
+	}
+	return s
 }
+
+// SubgraphSteps is the gate the session's runs hold subgraph runs at.
+func (s *engineSession) SubgraphSteps() *subStepGate { return s.into }
 
 func (s *engineSession) Info() engine.GraphInfo { return s.info }
 
@@ -182,6 +192,11 @@ func (s *engineSession) runOpts(thread, from string) []engine.RunOption {
 	}
 	if s.replayOf != "" {
 		opts = append(opts, engine.WithMetadata(recording.ReplayMetadata(s.replayOf)))
+	}
+	if s.into != nil {
+		// The hook holds a subgraph run only while the person steps into
+		// them; otherwise every view passes through at once.
+		opts = append(opts, engine.WithHook(s.into.hook), engine.WithSubgraphSteps())
 	}
 	return opts
 }

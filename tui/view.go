@@ -18,12 +18,16 @@ func (m Model) View() string {
 		return fit("superstep: window too small", m.width, m.height)
 	}
 	body := m.viewBody()
+	head := m.viewHeader()
+	if m.baseMode() == modeSubStep {
+		head = m.subStepHeader()
+	}
 	foot := m.help.ShortHelpView(m.footerKeys())
 	if m.mode == modeHelp {
 		foot = m.styles.Dim.Render("↑↓ pgup pgdn scroll · any other key closes the help")
 	}
 	return lipgloss.JoinVertical(lipgloss.Left,
-		pad(m.viewHeader(), m.width),
+		pad(head, m.width),
 		pad(m.viewStatus(), m.width),
 		body,
 		pad(foot, m.width),
@@ -91,6 +95,9 @@ func (m Model) viewHeader() string {
 			r += " past the recording"
 		}
 		parts = append(parts, st.Interrupted.Render(" "+r+" "))
+	}
+	if m.into.on {
+		parts = append(parts, st.Notice.Render("⤷ step into"))
 	}
 	if len(m.queued) > 0 {
 		parts = append(parts, st.Notice.Render(fmt.Sprintf("queued %s (%d)", strings.Join(m.queued, ""), len(m.queued))))
@@ -168,6 +175,8 @@ func (m Model) viewBody() string {
 		return st.box(m.diff.title, m.diff.View(st, w-2, bh-2), w, bh, true)
 	case modeSubgraph:
 		return m.subgraphView(w, bh)
+	case modeSubStep:
+		return m.subStepView(w, bh)
 	case modePrompt:
 		return st.box("Add", m.promptView(w-2, bh-2), w, bh, true)
 	case modeSettings:
