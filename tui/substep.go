@@ -125,7 +125,8 @@ func (g *subStepGate) begin(stepping bool) {
 	defer g.mu.Unlock()
 	g.stepping = stepping
 	g.active, g.toEnd, g.toCheckpoint = nil, map[string]bool{}, map[string]bool{}
-	g.planned = map[string][]engine.TaskView{}
+	// The root's tasks were planned by the step before (n at its Plan).
+	g.planned = map[string][]engine.TaskView{"": g.planned[""]}
 	g.passTurn()
 }
 

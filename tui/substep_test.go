@@ -2,9 +2,13 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs/scenario"
@@ -14,23 +18,29 @@ import (
 // session, with stepping into subgraphs turned on (>).
 func substepModel(t *testing.T, file string, input map[string]any, w, h int) Model {
 	t.Helper()
+	m := substepOpen(t, file, engine.NewMemorySaver(), "t", input, w, h)
+	m = press(t, m, ">")
+	if !m.into.on {
+		t.Fatal("> did not turn stepping into subgraphs on")
+	}
+	return m
+}
+
+// substepOpen opens the scenario on saver and thread.
+func substepOpen(t *testing.T, file string, saver engine.Saver, thread string, input map[string]any, w, h int) Model {
+	t.Helper()
 	f, err := scenario.Load("testdata/substep/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	saver := engine.NewMemorySaver()
 	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Thread: "t", Input: input, Saver: saver, GraphName: strings.TrimSuffix(file, ".json")}
+	opts := Options{Thread: thread, Input: input, Saver: saver, GraphName: strings.TrimSuffix(filepath.Base(file), ".json")}
 	m := newTestModel(t, newEngineSession(g, opts), opts, w, h)
 	if m.into.gate == nil {
 		t.Fatal("the session of a graph with subgraphs has no gate to step into them")
-	}
-	m = press(t, m, ">")
-	if !m.into.on {
-		t.Fatal("> did not turn stepping into subgraphs on")
 	}
 	return m
 }
@@ -96,5 +106,178 @@ func TestModel_SubStep_Nested(t *testing.T) {
 	// through its parent's add reducer.
 	if m.view.Status != engine.StatusDone || fmt.Sprint(m.view.Values["out"]) != "[pre pre m1 pre m1 b1 post]" {
 		t.Fatalf("the run ended %v with %v", m.view.Status, m.view.Values)
+	}
+}
+
+// waitersAre waits until n subgraph runs wait for the turn (they reach
+// the hook on their own goroutines) and returns their names.
+func waitersAre(t *testing.T, m Model, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ws := m.into.gate.waiters()
+		if len(ws) == n {
+			return ws
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d subgraph runs wait for the turn (%q), want %d", len(ws), ws, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A Send fan-out to a subgraph node runs its three subgraph runs
+// concurrently: they are stepped one at a time, and the screen names the
+// others, which wait their turn; c runs the one held to its end and the
+// next one is held.
+func TestModel_SubStep_FanOut(t *testing.T) {
+	m := substepModel(t, "fanout.json", map[string]any{"log": []any{}}, 120, 40)
+	m = press(t, m, "s", "s", "n") // the input, fan; step 2 plans sub three times
+	at(t, m, "", "sub ← Send  ⤷")
+	m = press(t, m, "n")
+	first := strings.Join(m.into.level().crumbs, "")
+	if !strings.HasPrefix(first, "sub[") {
+		t.Fatalf("the run held is %q, want one of sub[1..3]", first)
+	}
+	ws := waitersAre(t, m, 2)
+	at(t, m, first, "2 more wait their turn: "+strings.Join(ws, ", "), "a1", "a2")
+	m = press(t, m, "n", "n", "n", "n") // its step 0 (the input), the Plan of a1
+	at(t, m, first, "PLAN done", "a1 ← branch:to:a1")
+	seen := map[string]bool{first: true}
+	for left := 1; left >= 0; left-- {
+		m = press(t, m, "c")
+		next := strings.Join(m.into.level().crumbs, "")
+		if seen[next] {
+			t.Fatalf("%s is held twice", next)
+		}
+		seen[next] = true
+		waitersAre(t, m, left)
+		at(t, m, next, "INPUT checkpoint")
+	}
+	m = press(t, m, "c")
+	at(t, m, "", "EXECUTE done")
+	m = press(t, m, "c")
+	got := fmt.Sprint(m.view.Values["log"])
+	for _, want := range []string{"a1:1 a2:1", "a1:2 a2:2", "a1:3 a2:3", "join"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("log %s lacks %q", got, want)
+		}
+	}
+}
+
+// An interrupt raised inside a subgraph run being stepped ends that run
+// and its parent's interrupted, as each one's last view says; back at the
+// root the answer box asks for it as it does without stepping, and the
+// answer resumes the run.
+func TestModel_SubStep_InterruptReachesRoot(t *testing.T) {
+	m := substepModel(t, "../../../testdata/conformance/own/nested_subgraph.json", map[string]any{"out": []any{}}, 120, 40)
+	m = press(t, m, "s", "s", "n", "n") // into mid
+	at(t, m, "mid", "INPUT checkpoint")
+	m = press(t, m, "s", "s", "n", "n") // mid's steps 0 and 1, the Plan of deep, into deep
+	at(t, m, "mid › deep", "INPUT checkpoint")
+	m = press(t, m, "s", "n", "n")
+	at(t, m, "mid › deep", "INTERRUPTED", "mid › deep stopped at an interrupt")
+	m = press(t, m, "n")
+	at(t, m, "mid", "INTERRUPTED")
+	m = press(t, m, "n")
+	if m.mode != modeAnswer || !strings.Contains(m.View(), `n=2`) {
+		t.Fatalf("mode %v, want the answer box asking n=2:\n%s", m.mode, m.View())
+	}
+	m = press(t, m, "ok", "enter", "c")
+	if m.err != nil || m.view.Status != engine.StatusDone || !strings.Contains(fmt.Sprint(m.view.Values["out"]), "b1:ok") {
+		t.Fatalf("after the answer: %v %v %v", m.err, m.view.Status, m.view.Values)
+	}
+}
+
+// Quitting while a subgraph run is held and two more wait for the turn
+// releases them all: the step's goroutines end, none is left behind.
+func TestModel_SubStep_QuitWhileHeld(t *testing.T) {
+	before := runtime.NumGoroutine()
+	m := substepModel(t, "fanout.json", map[string]any{"log": []any{}}, 100, 30)
+	m = press(t, m, "s", "s", "n", "n", "n")
+	waitersAre(t, m, 2)
+	at(t, m, strings.Join(m.into.level().crumbs, ""), "PLAN done")
+	m = press(t, m, "q")
+	if m.mode != modeQuit {
+		t.Fatalf("q while a subgraph is held should ask first, mode %v", m.mode)
+	}
+	nm, cmd := m.Update(keys("y")[0])
+	if msg := cmd(); msg != tea.Quit() {
+		t.Fatalf("y did not quit: %T", msg)
+	}
+	_ = nm
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines left, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Stepping into subgraphs is kept with the graph's settings: a debugger
+// opened on the graph again steps into them until > turns it off.
+func TestModel_SubStep_SettingPersists(t *testing.T) {
+	saver := &settingsSaver{MemorySaver: engine.NewMemorySaver(), docs: map[string][]byte{}}
+	in := map[string]any{"out": []any{}}
+	m := substepOpen(t, "nested.json", saver, "t1", in, 120, 40)
+	if m.into.on || strings.Contains(m.View(), "⤷ step into") {
+		t.Fatal("stepping into subgraphs is on before > turned it on")
+	}
+	m = press(t, m, ">")
+	m2 := substepOpen(t, "nested.json", saver, "t2", in, 120, 40)
+	if !m2.into.on {
+		t.Fatalf("the setting was not kept: %s", saver.docs["tui/graph/nested"])
+	}
+	m2 = press(t, m2, "s", "s", "n", "n")
+	at(t, m2, "mid", "INPUT checkpoint")
+	m2 = press(t, m2, ">")
+	at(t, m2, "", "EXECUTE done", "mid done")
+	if m3 := substepOpen(t, "nested.json", saver, "t3", in, 120, 40); m3.into.on {
+		t.Fatal("> did not turn the kept setting off")
+	}
+}
+
+// Turned off while a fan-out's run is held and two wait, stepping into
+// lets all three run through, and the root's Execute ends.
+func TestModel_SubStep_TurnedOffWhileHeld(t *testing.T) {
+	m := substepModel(t, "fanout.json", map[string]any{"log": []any{}}, 120, 40)
+	m = press(t, m, "s", "s", "n", "n")
+	waitersAre(t, m, 2)
+	m = press(t, m, ">")
+	at(t, m, "", "EXECUTE done")
+	if m.into.on || m.err != nil {
+		t.Fatalf("on %v err %v", m.into.on, m.err)
+	}
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone || !strings.Contains(fmt.Sprint(m.view.Values["log"]), "a2:3") {
+		t.Fatalf("the run ended %v with %v", m.view.Status, m.view.Values)
+	}
+}
+
+// c at the root runs through subgraph runs while stepping into them is
+// on, to the root's breakpoints, which keep working.
+func TestModel_SubStep_ContinueRunsThroughToBreakpoint(t *testing.T) {
+	m := substepModel(t, "nested.json", map[string]any{"out": []any{}}, 120, 40)
+	for m.graph.selected() != "post" {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "b", "c")
+	at(t, m, "", "breakpoint: before post", "PLAN done")
+	if !strings.Contains(fmt.Sprint(m.view.Values["out"]), "b1") {
+		t.Fatalf("mid did not run: %v", m.view.Values)
+	}
+}
+
+func TestModel_SubStep_Golden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m := substepModel(t, "nested.json", map[string]any{"out": []any{}}, sz.w, sz.h)
+			m = press(t, m, "s", "s", "n", "n", "n", "n", "n", "n", "n", "n", "n", "n")
+			at(t, m, "mid › deep")
+			m = press(t, m, "n", "tab")
+			golden(t, fmt.Sprintf("substep-%dx%d.golden", sz.w, sz.h), m.View())
+		})
 	}
 }

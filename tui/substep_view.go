@@ -148,9 +148,9 @@ type subStepKeyMap struct {
 
 func newSubStepKeyMap() subStepKeyMap {
 	return subStepKeyMap{
-		Next:      bind("n", "subgraph: next phase", "n"),
-		Superstep: bind("s", "subgraph: finish its superstep", "s"),
-		Continue:  bind("c", "subgraph: run to its end", "c"),
+		Next:      bind("n", "next phase", "n"),
+		Superstep: bind("s", "finish superstep", "s"),
+		Continue:  bind("c", "run subgraph to its end", "c"),
 		Cancel:    bind("X", "cancel running tasks", "X"),
 		StepInto:  keyStepInto(),
 		NextPane:  keyNextPane(),
@@ -320,9 +320,11 @@ func (m *Model) toggleStepInto() tea.Cmd {
 		return m.saveCmd()
 	}
 	m.note = "stepping over subgraphs: a step runs its subgraph tasks whole"
+	if p.gate != nil {
+		p.gate.stopStepping() // the runs of a step in progress too
+	}
 	var release tea.Cmd
 	if p.inside() {
-		p.gate.stopStepping()
 		release = m.releaseSubgraph(subToEnd)
 		m.note = "stepping over subgraphs: the subgraph runs of this step run through"
 	}
