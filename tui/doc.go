@@ -34,7 +34,9 @@
 //     state as JSON and the update an edit of it makes, for both),
 //     threads.go, pane_tree.go (tree_load.go reads it), pane_diff.go,
 //     subgraph.go (subgraph_actions.go: diff, answers and time travel
-//     from a namespace), settings.go, editwrites.go, pane_watch.go (prompt and
+//     from a namespace), substep_view.go (a subgraph run held live and
+//     stepped; substep.go is the engine hook that holds it and brings
+//     its pauses to the model through the step's Cmd), settings.go, editwrites.go, pane_watch.go (prompt and
 //     the list of breakpoints), help.go (the ? overlay, built from every
 //     component's FullHelp). The root model keeps only the global keys
 //     (help, quit) and routes each key to the component on screen.

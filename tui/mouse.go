@@ -40,6 +40,8 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		}
 	case modeSubgraph:
 		m.sub.mouse(msg.X, msg.Y-bodyTop, m.width, wheel)
+	case modeSubStep:
+		m.mouseSubStep(msg, wheel)
 	case modeTree:
 		if wheel != 0 {
 			m.tree.nav.move(wheel, len(m.tree.snaps))

@@ -330,6 +330,9 @@ func (m Model) inspectView(w, bh int) string {
 	st := m.styles
 	rw := w - m.leftWidth()
 	graph, _, seen, _ := m.mainPanes()
+	if m.showsSubStep() { // opened from a subgraph run being stepped
+		graph, _, seen, _ = m.subStepPanes(m.into.level(), w, bh)
+	}
 	insp := st.box("Inspect · "+m.insp.title, m.insp.View(st, rw-2, bh-2), rw, bh, true)
 	return lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.JoinVertical(lipgloss.Left, graph, seen), insp)
 }

@@ -281,3 +281,40 @@ func TestModel_SubStep_Golden(t *testing.T) {
 		})
 	}
 }
+
+// enter on a channel of the run held opens its value in the inspector,
+// beside that run's graph and versions_seen; esc comes back to it. A
+// click focuses the pane under the pointer.
+func TestModel_SubStep_InspectAndClick(t *testing.T) {
+	m := substepModel(t, "nested.json", map[string]any{"out": []any{}}, 120, 40)
+	m = press(t, m, "s", "s", "n", "n", "n", "n", "n", "n", "n", "n")
+	at(t, m, "mid", "UPDATE done")
+	m = send(t, m, tea.MouseMsg{X: 100, Y: bodyTop + 3, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if m.into.focus != paneChannels {
+		t.Fatalf("a click on the channels focused pane %v", m.into.focus)
+	}
+	m = press(t, m, "enter")
+	v := m.View()
+	if m.mode != modeInspect || !strings.Contains(v, "Inspect · out · reduce(add) · v3 · subgraph mid") || !strings.Contains(v, "Graph · mid") || !strings.Contains(v, "⤷ mid") {
+		t.Fatalf("mode %v:\n%s", m.mode, v)
+	}
+	m = press(t, m, "esc")
+	at(t, m, "mid", "UPDATE done")
+}
+
+// X while a subgraph run is held cancels the step: the held run and those
+// waiting end with the cancellation, the root's step ends failed, and n
+// runs it again.
+func TestModel_SubStep_CancelWhileHeld(t *testing.T) {
+	m := substepModel(t, "fanout.json", map[string]any{"log": []any{}}, 120, 40)
+	m = press(t, m, "s", "s", "n", "n")
+	waitersAre(t, m, 2)
+	m = press(t, m, "X")
+	if m.mode != modeMain || m.isBusy || m.view.Status != engine.StatusFailed {
+		t.Fatalf("after X: mode %v busy %v status %v", m.mode, m.isBusy, m.view.Status)
+	}
+	m = press(t, m, ">", "c")
+	if m.view.Status != engine.StatusDone || !strings.Contains(fmt.Sprint(m.view.Values["log"]), "a2:3") {
+		t.Fatalf("the step run again ended %v with %v (%v)", m.view.Status, m.view.Values, m.err)
+	}
+}

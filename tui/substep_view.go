@@ -260,6 +260,12 @@ func (m *Model) subStepKey(msg tea.KeyMsg) tea.Cmd {
 			m.cancel()
 		}
 		m.note = "cancelling the step: the subgraph runs held and the tasks still running end with the cancellation as their error"
+		if h := p.held; h != nil {
+			// The held run returns on the cancellation by itself; what
+			// comes back is the step's end.
+			p.held = nil
+			return h.next
+		}
 	case key.Matches(msg, k.StepInto):
 		return m.toggleStepInto()
 	case key.Matches(msg, k.NextPane):
@@ -467,23 +473,44 @@ func (m Model) subStepView(w, bh int) string {
 	}
 	state += " · namespace " + termtext.Name(l.ns)
 	if ws := p.gate.waiters(); len(ws) > 0 {
-		state = fmt.Sprintf("  live · %d more wait their turn: %s", len(ws), strings.Join(escapeAll(ws), ", ")) + state[len("  live"):]
+		wait := "more wait their turn"
+		if len(ws) == 1 {
+			wait = "more waits its turn"
+		}
+		state = fmt.Sprintf("  live · %d %s: %s", len(ws), wait, strings.Join(escapeAll(ws), ", ")) + state[len("  live"):]
 	}
 	line := st.Header.Render(cut(crumb, w)) + st.Dim.Render(cut(state, max(0, w-lipgloss.Width(crumb))))
 
-	lw := m.leftWidth()
-	rw := w - lw
-	topH, botH := (&m).subStepHeights(l)
-	main := m.baseMode() == modeSubStep
-	focused := func(id paneID) bool { return p.focus == id && main }
-	title := "Graph · " + termtext.Name(l.crumbs[len(l.crumbs)-1])
-	graph := st.box(title, l.graph.View(st, breakpoints{}, focused(paneGraph), lw-2, topH-2), lw, topH, focused(paneGraph))
-	chans := st.box(l.chans.title(), l.chans.View(st, nil, focused(paneChannels), rw-2, topH-2), rw, topH, focused(paneChannels))
-	seen := st.box("versions_seen · why a node runs", l.seen.View(st, focused(paneSeen), lw-2, botH-2), lw, botH, focused(paneSeen))
-	tasks := st.box(l.tasks.heading(), l.tasks.View(st, focused(paneTasks), rw-2, botH-2), rw, botH, focused(paneTasks))
+	graph, chans, seen, tasks := m.subStepPanes(l, w, bh-1)
 	return lipgloss.JoinVertical(lipgloss.Left, pad(line, w),
 		lipgloss.JoinHorizontal(lipgloss.Top, graph, chans),
 		lipgloss.JoinHorizontal(lipgloss.Top, seen, tasks))
+}
+
+// subStepPanes renders the four panes of run l in w×h, as mainPanes does
+// the root's.
+func (m Model) subStepPanes(l *subStepLevel, w, h int) (graph, chans, seen, tasks string) {
+	st := m.styles
+	p := &m.into
+	lw := m.leftWidth()
+	rw := w - lw
+	topH, _ := (&m).subStepHeights(l)
+	botH := h - topH
+	main := m.baseMode() == modeSubStep
+	focused := func(id paneID) bool { return p.focus == id && main }
+	title := "Graph · " + termtext.Name(l.crumbs[len(l.crumbs)-1])
+	graph = st.box(title, l.graph.View(st, breakpoints{}, focused(paneGraph), lw-2, topH-2), lw, topH, focused(paneGraph))
+	chans = st.box(l.chans.title(), l.chans.View(st, nil, focused(paneChannels), rw-2, topH-2), rw, topH, focused(paneChannels))
+	seen = st.box("versions_seen · why a node runs", l.seen.View(st, focused(paneSeen), lw-2, botH-2), lw, botH, focused(paneSeen))
+	tasks = st.box(l.tasks.heading(), l.tasks.View(st, focused(paneTasks), rw-2, botH-2), rw, botH, focused(paneTasks))
+	return graph, chans, seen, tasks
+}
+
+// showsSubStep reports whether the screen is about a subgraph run being
+// stepped: its own, or the inspector opened from it.
+func (m Model) showsSubStep() bool {
+	md := m.baseMode()
+	return m.into.level() != nil && (md == modeSubStep || md == modeInspect && m.prevMode == modeSubStep)
 }
 
 // subStepHeader is the header while a subgraph run is stepped: where it
@@ -537,4 +564,33 @@ func escapeAll(ss []string) []string {
 		out[i] = termtext.Name(s)
 	}
 	return out
+}
+
+// mouseSubStep focuses the pane clicked (under the breadcrumb line, the
+// grid is the main view's) and scrolls the focused one with the wheel.
+func (m *Model) mouseSubStep(msg tea.MouseMsg, wheel int) {
+	l := m.into.level()
+	if l == nil {
+		return
+	}
+	if wheel != 0 {
+		l.move(m.into.focus, wheel)
+		return
+	}
+	y := msg.Y - bodyTop - 1
+	if y < 0 {
+		return
+	}
+	top, _ := m.subStepHeights(l)
+	right := msg.X >= m.leftWidth()
+	switch {
+	case y < top && !right:
+		m.into.focus = paneGraph
+	case y < top:
+		m.into.focus = paneChannels
+	case !right:
+		m.into.focus = paneSeen
+	default:
+		m.into.focus = paneTasks
+	}
 }

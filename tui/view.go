@@ -19,7 +19,7 @@ func (m Model) View() string {
 	}
 	body := m.viewBody()
 	head := m.viewHeader()
-	if m.baseMode() == modeSubStep {
+	if m.showsSubStep() {
 		head = m.subStepHeader()
 	}
 	foot := m.help.ShortHelpView(m.footerKeys())
