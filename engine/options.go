@@ -173,7 +173,8 @@ func WithHook(h StepHook) RunOption { return func(o *RunOptions) { o.Hook = h } 
 // concurrently. A hook that blocks should also return when ctx ends: ctx
 // is the parent task's, which ends when the superstep abandons the task
 // (a sibling failed, the caller cancelled). An error the hook returns
-// ends that subgraph run with it, and so fails its parent task.
+// ends that subgraph run with it, and so fails its parent task. A
+// subgraph run's last view, failed ones included, reaches the hook too.
 func WithSubgraphSteps() RunOption { return func(o *RunOptions) { o.StepSubgraphs = true } }
 
 // WithEvents delivers stream events to fn, on the run's goroutine.

@@ -77,6 +77,12 @@ func (s *Stepper) Next(ctx context.Context) error {
 		}
 	}
 	if err != nil {
+		if l.opts.parent != nil && l.opts.StepSubgraphs && l.opts.Hook != nil {
+			// A subgraph run's caller is its parent task, not the one
+			// stepping it: the hook sees how it ended (WithSubgraphSteps),
+			// and its own error cannot change that.
+			_ = l.opts.Hook(ctx, s.View())
+		}
 		return err
 	}
 	return s.callHook(ctx)

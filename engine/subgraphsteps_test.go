@@ -137,3 +137,40 @@ func TestWithSubgraphSteps_HookErrorsAndAbandonment(t *testing.T) {
 		t.Fatalf("err %v, want the sibling's failure", err)
 	}
 }
+
+// A subgraph run that fails shows the hook its failed last view, as one
+// that ends otherwise does: a node that catches its declared subgraph's
+// failure goes on, and a debugger holding the run knows it ended.
+func TestWithSubgraphSteps_FailedRunShowsItsEnd(t *testing.T) {
+	ctx := context.Background()
+	boom := errors.New("boom")
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("s", func(context.Context, any) (any, error) { return nil, boom }).
+		AddEdge(engine.Start, "s"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("caller", func(ctx context.Context, _ any) (any, error) {
+			if _, err := engine.InvokeSubgraph(ctx, sub, map[string]any{"log": []any{}}); !errors.Is(err, boom) {
+				return nil, fmt.Errorf("subgraph: %v", err)
+			}
+			return map[string]any{"log": []any{"caught"}}, nil
+		}, engine.UsesSubgraph("sub", sub)).
+		AddEdge(engine.Start, "caller"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	var mu sync.Mutex
+	var ends []engine.Status
+	res, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t"), engine.WithSubgraphSteps(),
+		engine.WithHook(func(_ context.Context, v *engine.StepView) error {
+			if v.Namespace != "" && v.Status != engine.StatusRunning {
+				mu.Lock()
+				ends = append(ends, v.Status)
+				mu.Unlock()
+			}
+			return nil
+		}))
+	if err != nil || res.Status != engine.StatusDone {
+		t.Fatalf("%v %v", res, err)
+	}
+	if len(ends) != 1 || ends[0] != engine.StatusFailed {
+		t.Fatalf("the hook saw the subgraph run end %v, want once, failed", ends)
+	}
+}
