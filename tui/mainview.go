@@ -237,6 +237,11 @@ func (m *Model) checkpointKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		}), true
 	case key.Matches(msg, k.Settings) && m.sess != nil:
 		m.openSettings()
+	case unwritten(m.view) && !m.isBusy && (pressed(msg, k.Tree) || pressed(msg, k.Fork) || pressed(msg, k.Parent) || pressed(msg, k.Diff) || pressed(msg, k.Mark)):
+		// These keys are off on a new thread: it has no checkpoint to
+		// show, fork, diff or go back from, which would otherwise go
+		// unsaid.
+		m.err, m.note = nil, "a new thread has no checkpoints yet: n, s or c writes its input checkpoint, then "+msg.String()+" applies"
 	default:
 		return nil, false
 	}

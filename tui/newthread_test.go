@@ -88,3 +88,23 @@ func TestModel_DeferNewThread_LeftUnwritten(t *testing.T) {
 		t.Fatalf("threads in the saver: %v, want only t-42", ids)
 	}
 }
+
+// The checkpoint keys are off on a new thread, which has none yet; each
+// says so and how to get one, rather than doing nothing (t, f, p, d and
+// m looked broken on a thread opened by a mistyped --thread), and writes
+// nothing.
+func TestModel_DeferNewThread_CheckpointKeysSayWhy(t *testing.T) {
+	g, ex, saver := compile(t, "linear")
+	opts := Options{Thread: "t-24", Input: ex.Input, Saver: saver, DeferNewThread: true}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 100, 30)
+	for _, k := range []string{"t", "f", "p", "d", "m"} {
+		m.note = ""
+		m = press(t, m, k)
+		if m.mode != modeMain || !strings.Contains(m.note, "a new thread has no checkpoints yet") || !strings.Contains(m.View(), "no checkpoints yet") {
+			t.Errorf("%s on a new thread: mode %v, note %q", k, m.mode, m.note)
+		}
+	}
+	if ids, err := saver.Threads(context.Background()); err != nil || len(ids) != 0 {
+		t.Fatalf("the keys wrote threads %v (%v)", ids, err)
+	}
+}
