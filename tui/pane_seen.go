@@ -25,6 +25,10 @@ type seenPane struct {
 	// answeredFail are the failed tasks' nodes that failed on saved
 	// answers (Model.answeredFail): n cannot get past them.
 	answeredFail []string
+	// live: the view is a subgraph run held while its root's step runs
+	// (substep_view.go). Its end goes back to its parent on n: it is
+	// neither answered (r) nor run again there, as the root's is.
+	live bool
 }
 
 type seenRow struct {
@@ -177,6 +181,12 @@ func (p seenPane) explanation() string {
 		return "The replay stops at this failure: t forks or replays a checkpoint."
 	case len(p.answeredFail) > 0 && failedTask(p.view) != nil:
 		return "The run failed on " + p.answeredFail[0] + "'s saved answer, which n reuses: p then n asks again (a fork), f edits in a fork."
+	case p.live && p.view.Status == engine.StatusFailed:
+		return "This subgraph run failed: n takes the failure back to its parent."
+	case p.live && p.view.Status == engine.StatusInterrupted && len(p.view.Interrupts) == 0:
+		return "This subgraph run stopped at a breakpoint compiled into it: n goes back to its parent, and the root's step stops there too."
+	case p.live:
+		return explainNodeAnswer(p.view, p.selectedNode(), p.triggers(p.selectedNode()), ": the root asks for the answer when its step ends")
 	}
 	return explainNode(p.view, p.selectedNode(), p.triggers(p.selectedNode()))
 }
@@ -186,6 +196,12 @@ func (p seenPane) explanation() string {
 // when one of its trigger channels is available at a version newer than
 // the one the node last saw.
 func explainNode(v *engine.StepView, node string, triggers []string) string {
+	return explainNodeAnswer(v, node, triggers, ": r answers it")
+}
+
+// explainNodeAnswer is explainNode saying how an interrupted task of node
+// is answered: answer follows "node is interrupted in step N".
+func explainNodeAnswer(v *engine.StepView, node string, triggers []string, answer string) string {
 	if v == nil || node == "" {
 		return ""
 	}
@@ -201,7 +217,7 @@ func explainNode(v *engine.StepView, node string, triggers []string) string {
 		return "The run failed: n runs the failed step again (finished tasks keep their writes)."
 	}
 	if v.Phase != engine.PhaseCheckpoint && !done {
-		return explainTasks(v, node)
+		return explainTasks(v, node, answer)
 	}
 	avail := map[string]bool{}
 	var tasks any
@@ -245,7 +261,7 @@ func explainNode(v *engine.StepView, node string, triggers []string) string {
 // explainTasks says what node's tasks of the superstep on screen are
 // doing, by their state: planned, or how each ended (at an interrupt some
 // ran and some wait for an answer).
-func explainTasks(v *engine.StepView, node string) string {
+func explainTasks(v *engine.StepView, node, answer string) string {
 	var states []engine.TaskState
 	for _, t := range v.Tasks {
 		if t.Name == node {
@@ -261,7 +277,7 @@ func explainTasks(v *engine.StepView, node string) string {
 		case engine.TaskDone:
 			return "ran", ""
 		case engine.TaskInterrupted:
-			return "is interrupted", ": r answers it"
+			return "is interrupted", answer
 		case engine.TaskFailed:
 			return "failed", ""
 		case engine.TaskReused:

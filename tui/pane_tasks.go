@@ -34,6 +34,10 @@ type tasksPane struct {
 	// closeThreads are the database's threads with ids close to a new
 	// thread's (Options.CloseThreads), listed while it is not written.
 	closeThreads []string
+	// live: the pane shows a subgraph run held while the root's step
+	// runs, where no namespace can be opened (the step owns the
+	// session): its subgraph tasks are marked, not offered to enter.
+	live bool
 }
 
 // taskRow is one line; rows with a value open in the inspector.
@@ -130,7 +134,10 @@ func (p *tasksPane) addCheckpoint(v *engine.StepView, ran []engine.TaskView) {
 		p.add(taskRow{text: "ran: " + taskNames(ran), style: dimStyle})
 	}
 	for _, t := range v.Tasks {
-		if p.subgraphs[t.Name] {
+		switch {
+		case p.subgraphs[t.Name] && p.live:
+			p.add(taskRow{text: "⤷ " + labels[t.ID] + " ran a subgraph (enter opens it after the step)", style: dimStyle, node: t.Name})
+		case p.subgraphs[t.Name]:
 			p.add(taskRow{text: "⤷ " + labels[t.ID] + ": enter opens its subgraph", style: dimStyle, node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
 		}
 	}

@@ -318,3 +318,63 @@ func TestModel_SubStep_CancelWhileHeld(t *testing.T) {
 		t.Fatalf("the step run again ended %v with %v (%v)", m.view.Status, m.view.Values, m.err)
 	}
 }
+
+// A subgraph run held at its end says how that end goes on from there:
+// its parent takes it on n. versions_seen's explanation and the status
+// line said what the root's view says (r answers an interrupt, n runs a
+// failed step again, an interrupt's answer is asked for at a breakpoint
+// that asks nothing), and none of those keys does that here.
+func TestModel_SubStep_EndSaysHowItGoesOn(t *testing.T) {
+	const own = "../../../testdata/conformance/own/"
+	t.Run("interrupt", func(t *testing.T) {
+		m := substepModel(t, own+"nested_subgraph.json", map[string]any{"out": []any{}}, 120, 40)
+		m = press(t, m, "s", "s", "n", "n", "s", "s", "n", "n", "s", "n", "n")
+		at(t, m, "mid › deep", "INTERRUPTED", "mid › deep stopped at an interrupt: n goes back, and the root asks for the answer")
+		if got := m.into.level().seen.explanation(); !strings.HasSuffix(got, "is interrupted in step 1: the root asks for the answer when its step ends.") {
+			t.Fatalf("versions_seen says %q", got)
+		}
+		if v := m.View(); strings.Contains(v, "r answers it") {
+			t.Fatalf("r does not answer a subgraph run held live:\n%s", v)
+		}
+	})
+	t.Run("failure", func(t *testing.T) {
+		m := substepModel(t, own+"sub_failure_state.json", map[string]any{"log": []any{}}, 120, 40)
+		m = press(t, m, "s", "n", "n")
+		at(t, m, "sub", "INPUT checkpoint")
+		for i := 0; i < 20 && m.into.held != nil && !m.into.held.final(); i++ {
+			m = press(t, m, "s")
+		}
+		at(t, m, "sub", "ERROR", "n goes back to its parent")
+		if got := m.into.level().seen.explanation(); got != "This subgraph run failed: n takes the failure back to its parent." {
+			t.Fatalf("versions_seen says %q", got)
+		}
+		if v := m.View(); strings.Contains(v, "n runs the failed step again") {
+			t.Fatalf("n does not run a failed subgraph step again where it is held:\n%s", v)
+		}
+	})
+	t.Run("held call", func(t *testing.T) {
+		m := substepModel(t, own+"held_call_in_subgraph_continue.json", map[string]any{"log": []any{}}, 120, 40)
+		m = press(t, m, "s", "s", "n", "n", "s", "n", "n")
+		at(t, m, "s", "INTERRUPTED", "s stopped at a breakpoint, which held s0's call to m (interrupt_after s0): n goes back; the root stops there too")
+		if got := m.into.level().seen.explanation(); !strings.HasPrefix(got, "This subgraph run stopped at a breakpoint compiled into it: n goes back") {
+			t.Fatalf("versions_seen says %q", got)
+		}
+		if v := m.View(); strings.Contains(v, "asks for the answer") || strings.Contains(v, "r answers") {
+			t.Fatalf("a breakpoint asks nothing:\n%s", v)
+		}
+		m = press(t, m, "n")
+		at(t, m, "", "INTERRUPTED", "engine breakpoint")
+	})
+}
+
+// At a checkpoint of a subgraph run held live, a task that ran a subgraph
+// is marked, but enter cannot open its namespace while the step runs: the
+// row says where it opens instead of offering enter.
+func TestModel_SubStep_SubgraphTaskRowSaysWhereItOpens(t *testing.T) {
+	m := substepModel(t, "nested.json", map[string]any{"out": []any{}}, 120, 40)
+	m = press(t, m, "s", "s", "n", "n", "s", "s", "n", "n", "c", "n")
+	at(t, m, "mid", "UPDATE done", "⤷ deep ran a subgraph (enter opens it after the step)")
+	if v := m.View(); strings.Contains(v, "enter opens its subgraph") {
+		t.Fatalf("the live view offers enter on a subgraph task:\n%s", v)
+	}
+}

@@ -30,8 +30,8 @@ type subStepLevel struct {
 
 func newSubStepLevel(p *subPause) *subStepLevel {
 	l := &subStepLevel{ns: p.view.Namespace, info: p.info, infoErr: p.infoErr,
-		graph: newGraphPane(p.info), chans: newChanPane(), seen: seenPane{info: p.info}}
-	l.tasks.subgraphs = map[string]bool{}
+		graph: newGraphPane(p.info), chans: newChanPane(), seen: seenPane{info: p.info, live: true}}
+	l.tasks.subgraphs, l.tasks.live = map[string]bool{}, true
 	for _, n := range p.info.Nodes {
 		if n.Subgraph {
 			l.tasks.subgraphs[n.Name] = true
@@ -394,6 +394,10 @@ func (m *Model) onSubPause(msg subPauseMsg) {
 	v := msg.pause.view
 	name := termtext.Name(strings.Join(msg.pause.crumbs, " › "))
 	switch {
+	case v.Status == engine.StatusInterrupted && len(v.Interrupts) == 0:
+		// A breakpoint compiled into the subgraph: no question waits,
+		// and the root stops there too (its note says how to go on).
+		m.note = name + " stopped at a breakpoint" + heldCallsText(v.HeldCalls) + ": n goes back; the root stops there too"
 	case v.Status == engine.StatusInterrupted:
 		m.note = name + " stopped at an interrupt: n goes back, and the root asks for the answer when its step ends"
 	case v.Status == engine.StatusFailed:
@@ -411,6 +415,22 @@ func (m *Model) onSubPause(msg subPauseMsg) {
 	if msg.pause.infoErr != nil {
 		m.err = msg.pause.infoErr
 	}
+}
+
+// heldCallsText names the Task calls a subgraph's breakpoint held
+// (", which held s0's call to m (interrupt_after s0)"; the call returned
+// nothing and the step's writes wait to be applied): the root's view
+// does not carry them, so the subgraph's last view is the one place that
+// can say why its step stopped before applying its writes.
+func heldCallsText(held []engine.HeldCall) string {
+	if len(held) == 0 {
+		return ""
+	}
+	why := make([]string, len(held))
+	for i, h := range held {
+		why[i] = h.String()
+	}
+	return ", which held " + strings.Join(why, ", ")
 }
 
 // syncSubStepMode shows a subgraph run being stepped where the main view
