@@ -378,3 +378,15 @@ func TestModel_SubStep_SubgraphTaskRowSaysWhereItOpens(t *testing.T) {
 		t.Fatalf("the live view offers enter on a subgraph task:\n%s", v)
 	}
 }
+
+// A subgraph's own breakpoints (compiled into it) are marked on its graph
+// while it is stepped, as the root's are on the root's: they are where
+// stepping it stops, and nothing on screen said so.
+func TestModel_SubStep_GraphMarksItsCompiledBreakpoints(t *testing.T) {
+	m := substepModel(t, "../../../testdata/conformance/own/held_call_in_subgraph_continue.json", map[string]any{"log": []any{}}, 120, 40)
+	m = press(t, m, "s", "s", "n", "n")
+	at(t, m, "s", "INPUT checkpoint", " ○s0 ")
+	if v := m.View(); strings.Contains(v, " ○s1 ") {
+		t.Fatalf("s1 has no breakpoint:\n%s", v)
+	}
+}

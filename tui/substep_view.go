@@ -22,16 +22,26 @@ type subStepLevel struct {
 	ran     []engine.TaskView
 	info    engine.GraphInfo
 	infoErr error
-	graph   graphPane
-	chans   chanPane
-	seen    seenPane
-	tasks   tasksPane
+	// bp are the breakpoints compiled into the subgraph, marked on its
+	// graph as the root's are: stepping it, they are where it stops.
+	bp    breakpoints
+	graph graphPane
+	chans chanPane
+	seen  seenPane
+	tasks tasksPane
 }
 
 func newSubStepLevel(p *subPause) *subStepLevel {
 	l := &subStepLevel{ns: p.view.Namespace, info: p.info, infoErr: p.infoErr,
 		graph: newGraphPane(p.info), chans: newChanPane(), seen: seenPane{info: p.info, live: true}}
 	l.tasks.subgraphs, l.tasks.live = map[string]bool{}, true
+	l.bp = breakpoints{before: map[string]bool{}, after: map[string]bool{}}
+	for _, n := range p.info.InterruptBefore {
+		l.bp.before[n] = true
+	}
+	for _, n := range p.info.InterruptAfter {
+		l.bp.after[n] = true
+	}
 	for _, n := range p.info.Nodes {
 		if n.Subgraph {
 			l.tasks.subgraphs[n.Name] = true
@@ -519,7 +529,7 @@ func (m Model) subStepPanes(l *subStepLevel, w, h int) (graph, chans, seen, task
 	main := m.baseMode() == modeSubStep
 	focused := func(id paneID) bool { return p.focus == id && main }
 	title := "Graph · " + termtext.Name(l.crumbs[len(l.crumbs)-1])
-	graph = st.box(title, l.graph.View(st, breakpoints{}, focused(paneGraph), lw-2, topH-2), lw, topH, focused(paneGraph))
+	graph = st.box(title, l.graph.View(st, l.bp, focused(paneGraph), lw-2, topH-2), lw, topH, focused(paneGraph))
 	chans = st.box(l.chans.title(), l.chans.View(st, nil, focused(paneChannels), rw-2, topH-2), rw, topH, focused(paneChannels))
 	seen = st.box("versions_seen · why a node runs", l.seen.View(st, focused(paneSeen), lw-2, botH-2), lw, botH, focused(paneSeen))
 	tasks = st.box(l.tasks.heading(), l.tasks.View(st, focused(paneTasks), rw-2, botH-2), rw, botH, focused(paneTasks))
