@@ -435,9 +435,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 		// The head a replay moved onto its branch is where the debugger
 		// opens: say so, and where the recorded run ended.
 		how := "the debugger goes on from the replay's branch"
-		o.Notice = replayHeadNote(ctx, gr, thread, how, func(string) string {
-			return "t shows it, enter there makes it current"
-		})
+		o.Notice = replayHeadNotice(ctx, gr, thread)
 		o.Warning = replayHeadNote(ctx, gr, thread, how, func(end string) string {
 			return hintLine(ctx, "run", shellWord(arg), "--thread", shellWord(thread), "--checkpoint", end) + " goes on from there"
 		})

@@ -328,3 +328,28 @@ func TestTUI_PickerListsAnotherGraphsThreadWithItsStatus(t *testing.T) {
 		t.Fatalf("statuses %v, want r1 interrupted and l1 done", status)
 	}
 }
+
+// On a thread whose head a replay wrote, the debugger's status line says
+// so and names the recorded run's end within one 100-column line: the
+// sentence stderr gets was cut at 120 columns before it named the end.
+func TestTUI_ReplayHeadNoticeFitsTheStatusLine(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	var got DebugOptions
+	var out bytes.Buffer
+	app := &App{Stdout: &out, Stderr: &out, Debugger: func(_ context.Context, _ *engine.Graph, o DebugOptions) error {
+		got = o
+		return nil
+	}}
+	for _, args := range [][]string{{"run", "linear", "--thread", "t-42"}, {"replay", "t-42"}, {"tui", "linear", "--thread", "t-42"}} {
+		if code := app.Run(context.Background(), append(args, "--db", db)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, out.String())
+		}
+	}
+	notice := tuiOptions(context.Background(), got).Notice
+	if !strings.Contains(notice, "replay's branch") || !strings.Contains(notice, "the recorded run ended at ") {
+		t.Fatalf("notice %q does not say the head is a replay's and where the recorded run ended", notice)
+	}
+	if n := len([]rune(notice)); n > 100 {
+		t.Fatalf("notice is %d columns, cut on a 100-column status line: %q", n, notice)
+	}
+}
