@@ -577,6 +577,9 @@ type heldCall struct {
 	// Breakpoint is "interrupt_after" (on Caller) or "interrupt_before"
 	// (on Task).
 	Breakpoint string `json:"breakpoint"`
+	// Namespace is the subgraph run's whose breakpoint held it, "" (left
+	// out) at the root.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 func heldCalls(held []engine.HeldCall) []heldCall {
@@ -586,7 +589,7 @@ func heldCalls(held []engine.HeldCall) []heldCall {
 		if h.After {
 			bp = "interrupt_after"
 		}
-		out = append(out, heldCall{Caller: h.Caller, Task: h.Task, Breakpoint: bp})
+		out = append(out, heldCall{Caller: h.Caller, Task: h.Task, Breakpoint: bp, Namespace: h.Namespace})
 	}
 	return out
 }

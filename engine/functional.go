@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -267,13 +268,13 @@ func (l *loop) acceptCall(scope *taskScope, name string, fn NodeFunc, input any,
 // keeps the Task call to name it makes from running, and records the call
 // if so.
 func (l *loop) breakpointKeeps(caller *task, name string) bool {
-	return len(l.after) > 0 && l.breakpointCall(l.after, caller, HeldCall{Caller: caller.name, Task: name, After: true})
+	return len(l.after) > 0 && l.breakpointCall(l.after, caller, HeldCall{Caller: caller.name, Task: name, After: true, Namespace: l.cfg.CheckpointNS})
 }
 
 // breakpointBefore reports whether an interrupt_before breakpoint on the
 // called task t keeps it from running, and records the call if so.
 func (l *loop) breakpointBefore(caller, t *task) bool {
-	return len(l.before) > 0 && l.breakpointCall(l.before, t, HeldCall{Caller: caller.name, Task: t.name})
+	return len(l.before) > 0 && l.breakpointCall(l.before, t, HeldCall{Caller: caller.name, Task: t.name, Namespace: l.cfg.CheckpointNS})
 }
 
 // breakpointCall applies the breakpoint on nodes to a call's task t (the
@@ -298,15 +299,23 @@ type HeldCall struct {
 	Task   string // the called task's name
 	// After: the breakpoint after Caller held it; else the one before Task.
 	After bool
+	// Namespace is the checkpoint namespace of the subgraph run whose
+	// breakpoint held it, "" at the root. A parent run whose task's
+	// subgraph stopped so lists the call too.
+	Namespace string
 }
 
 // String names the call and the breakpoint that held it: "b's call to m
-// (interrupt_after b)".
+// (interrupt_after b)", "s0's call to m in s (interrupt_after s0)".
 func (h HeldCall) String() string {
-	if h.After {
-		return fmt.Sprintf("%s's call to %s (interrupt_after %s)", h.Caller, h.Task, h.Caller)
+	where := ""
+	if h.Namespace != "" {
+		where = " in " + strings.ReplaceAll(NamespaceNodes(h.Namespace), "|", " › ")
 	}
-	return fmt.Sprintf("%s's call to %s (interrupt_before %s)", h.Caller, h.Task, h.Task)
+	if h.After {
+		return fmt.Sprintf("%s's call to %s%s (interrupt_after %s)", h.Caller, h.Task, where, h.Caller)
+	}
+	return fmt.Sprintf("%s's call to %s%s (interrupt_before %s)", h.Caller, h.Task, where, h.Task)
 }
 
 // settledCall ends call c, whose task t was settled by its caller's

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/superstep/superstep/engine"
@@ -76,5 +77,36 @@ func TestHeldCalls_BreakpointKeepsACallFromRunning(t *testing.T) {
 				t.Fatalf("after continuing the checkpoint is step %d, want 1 (the step's writes applied)", snap.Metadata.Step)
 			}
 		})
+	}
+}
+
+// A call held by a subgraph's own breakpoint stops the subgraph, and so
+// the root through its task; the root's result names the call and the
+// subgraph run whose breakpoint held it.
+func TestHeldCalls_InASubgraphReachTheRoot(t *testing.T) {
+	ctx := context.Background()
+	m := func(_ context.Context, x string) (string, error) { return "m:" + x, nil }
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("s0", func(ctx context.Context, _ any) (any, error) {
+			v, err := engine.Task(ctx, "m", m, "s0").Result()
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"log": []any{"s0", v}}, nil
+		}).
+		AddEdge(engine.Start, "s0"),
+		engine.WithInterruptAfter("s0"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("s", sub).AddEdge(engine.Start, "s"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	res, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t"))
+	if err != nil || res.Status != engine.StatusInterrupted {
+		t.Fatalf("%v %v", res, err)
+	}
+	if len(res.HeldCalls) != 1 || !strings.HasPrefix(res.HeldCalls[0].Namespace, "s:") {
+		t.Fatalf("held %+v, want s0's call in the subgraph's namespace", res.HeldCalls)
+	}
+	if got, want := res.HeldCalls[0].String(), "s0's call to m in s (interrupt_after s0)"; got != want {
+		t.Fatalf("%q, want %q", got, want)
 	}
 }

@@ -182,6 +182,13 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, decla
 		return nil, ns, err
 	}
 	if res.Status == StatusInterrupted {
+		if len(res.HeldCalls) > 0 {
+			// The parent's stop names the calls its subgraph's
+			// breakpoints held (it stops for the task's interrupt).
+			l.mu.Lock()
+			l.heldCalls = append(l.heldCalls, res.HeldCalls...)
+			l.mu.Unlock()
+		}
 		ints := make([]Interruption, len(res.Interrupts))
 		for i, in := range res.Interrupts {
 			ints[i] = in.Interruption

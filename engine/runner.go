@@ -77,7 +77,7 @@ func (l *loop) execute(ctx context.Context) error {
 	if stopped {
 		return l.stopAtInterrupts(ctx, interrupts)
 	}
-	if len(l.heldCalls) > 0 {
+	if l.heldHere() {
 		// A breakpoint kept a Task call from running: the superstep
 		// stops as at a breakpoint, its writes pending, no checkpoint
 		// written; continuing reuses them, and an interrupt_after on
@@ -88,6 +88,18 @@ func (l *loop) execute(ctx context.Context) error {
 	}
 	l.phase = PhaseExecuted
 	return nil
+}
+
+// heldHere reports whether a breakpoint of this run held a Task call in
+// the current superstep (the calls its subgraph runs' breakpoints held
+// are listed too, for its view; they stop it through their task).
+func (l *loop) heldHere() bool {
+	for _, h := range l.heldCalls {
+		if h.Namespace == l.cfg.CheckpointNS {
+			return true
+		}
+	}
+	return false
 }
 
 // tasksToRun are the superstep's tasks without saved writes to reuse: the
@@ -220,8 +232,15 @@ func (l *loop) stopAtInterrupts(ctx context.Context, interrupts []PendingInterru
 		return err
 	}
 	l.status = StatusRunning
-	if _, err := applyWrites(l.cs, l.tasks); err != nil {
-		return l.fail(err)
+	if l.opts.parent == nil {
+		// Only the root shows the finished tasks' writes applied (its
+		// Result.Values, its last values event); a subgraph run's state
+		// stays as its checkpoint holds it, which is what a debugger
+		// stepping it shows (LangGraph.js _suppressInterrupt applies
+		// them in the root only: 1.7.3 dist pregel/loop.js:719-724, :830).
+		if _, err := applyWrites(l.cs, l.tasks); err != nil {
+			return l.fail(err)
+		}
 	}
 	// The last values event, pending writes applied, is the root's
 	// only: a subgraph's interrupt is not suppressed

@@ -174,3 +174,45 @@ func TestWithSubgraphSteps_FailedRunShowsItsEnd(t *testing.T) {
 		t.Fatalf("the hook saw the subgraph run end %v, want once, failed", ends)
 	}
 }
+
+// A subgraph run that stops at an interrupt keeps its state as its
+// checkpoint holds it: the finished sibling's writes stay pending, not
+// applied, as LangGraph applies them for the root's output only. A
+// debugger stepping the subgraph shows the state its checkpoint has.
+func TestWithSubgraphSteps_InterruptedRunShowsItsCheckpointState(t *testing.T) {
+	ctx := context.Background()
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", func(context.Context, any) (any, error) { return map[string]any{"log": []any{"a"}}, nil }).
+		AddNode("q", func(ctx context.Context, _ any) (any, error) {
+			v, err := engine.Interrupt(ctx, "ok?")
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"log": []any{v}}, nil
+		}).
+		AddEdge(engine.Start, "a").AddEdge(engine.Start, "q"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("sub", sub).AddEdge(engine.Start, "sub"),
+		engine.WithSaver(engine.NewMemorySaver()))
+	var last *engine.StepView
+	res, err := g.Invoke(ctx, map[string]any{"log": []any{"in"}}, engine.OnThread("t"), engine.WithSubgraphSteps(),
+		engine.WithHook(func(_ context.Context, v *engine.StepView) error {
+			if v.Namespace != "" {
+				last = v
+			}
+			return nil
+		}))
+	if err != nil || res.Status != engine.StatusInterrupted {
+		t.Fatalf("%v %v", res, err)
+	}
+	if last == nil || last.Status != engine.StatusInterrupted {
+		t.Fatalf("the subgraph's last view %+v, want interrupted", last)
+	}
+	if got := fmt.Sprint(last.Values["log"]); got != "[in]" {
+		t.Fatalf("the interrupted subgraph's state log=%s, want [in] (a's write pending, not applied)", got)
+	}
+	if got := fmt.Sprint(res.Values["log"]); got != "[in]" {
+		// The root's own superstep wrote nothing: sub interrupted.
+		t.Fatalf("root log=%s", got)
+	}
+}

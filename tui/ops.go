@@ -315,11 +315,20 @@ func breakpointNote(held []engine.HeldCall) string {
 	if len(held) == 0 {
 		return "stopped at an engine breakpoint (interrupt_before/after: run settings or compiled in): n or c goes on"
 	}
+	return "breakpoint: held " + heldCallList(held, "") + ", which returned nothing; n or c applies the step's writes"
+}
+
+// heldCallList names held calls, those of the run of namespace ns without
+// their namespace, which the screen already shows.
+func heldCallList(held []engine.HeldCall, ns string) string {
 	why := make([]string, len(held))
 	for i, h := range held {
+		if h.Namespace == ns {
+			h.Namespace = ""
+		}
 		why[i] = h.String()
 	}
-	return "breakpoint: held " + strings.Join(why, ", ") + ", which returned nothing; n or c applies the step's writes"
+	return strings.Join(why, ", ")
 }
 
 // afterView decides what follows a new view: a replay's step is judged

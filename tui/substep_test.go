@@ -363,7 +363,8 @@ func TestModel_SubStep_EndSaysHowItGoesOn(t *testing.T) {
 			t.Fatalf("a breakpoint asks nothing:\n%s", v)
 		}
 		m = press(t, m, "n")
-		at(t, m, "", "INTERRUPTED", "engine breakpoint")
+		// The root names the call its subgraph's breakpoint held.
+		at(t, m, "", "INTERRUPTED", "breakpoint: held s0's call to m in s (interrupt_after s0)")
 	})
 }
 

@@ -407,7 +407,7 @@ func (m *Model) onSubPause(msg subPauseMsg) {
 	case v.Status == engine.StatusInterrupted && len(v.Interrupts) == 0:
 		// A breakpoint compiled into the subgraph: no question waits,
 		// and the root stops there too (its note says how to go on).
-		m.note = name + " stopped at a breakpoint" + heldCallsText(v.HeldCalls) + ": n goes back; the root stops there too"
+		m.note = name + " stopped at a breakpoint" + heldCallsText(v.HeldCalls, v.Namespace) + ": n goes back; the root stops there too"
 	case v.Status == engine.StatusInterrupted:
 		m.note = name + " stopped at an interrupt: n goes back, and the root asks for the answer when its step ends"
 	case v.Status == engine.StatusFailed:
@@ -429,18 +429,13 @@ func (m *Model) onSubPause(msg subPauseMsg) {
 
 // heldCallsText names the Task calls a subgraph's breakpoint held
 // (", which held s0's call to m (interrupt_after s0)"; the call returned
-// nothing and the step's writes wait to be applied): the root's view
-// does not carry them, so the subgraph's last view is the one place that
-// can say why its step stopped before applying its writes.
-func heldCallsText(held []engine.HeldCall) string {
+// nothing and the step's writes wait to be applied), in the subgraph run
+// of namespace ns, where its name goes without saying.
+func heldCallsText(held []engine.HeldCall, ns string) string {
 	if len(held) == 0 {
 		return ""
 	}
-	why := make([]string, len(held))
-	for i, h := range held {
-		why[i] = h.String()
-	}
-	return ", which held " + strings.Join(why, ", ")
+	return ", which held " + heldCallList(held, ns)
 }
 
 // syncSubStepMode shows a subgraph run being stepped where the main view
