@@ -296,28 +296,10 @@ func (m *Model) paneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-func (m *Model) moveFocused(d int) {
-	switch m.focus {
-	case paneGraph:
-		m.graph.nav.move(d, len(m.graph.nodes))
-		m.graph.track = true
-	case paneChannels:
-		m.chans.nav.move(d, len(m.chans.shown))
-	case paneSeen:
-		m.seen.nav.move(d, len(m.seen.rows))
-		m.seen.pinned = true
-	case paneTasks:
-		m.tasks.nav.move(d, len(m.tasks.rows))
-	}
-}
+func (m *Model) moveFocused(d int) { m.move(m.focus, d) }
 
 func (m *Model) openFocused() {
-	switch m.focus {
-	case paneChannels:
-		cv, ok := m.chans.selected()
-		if !ok {
-			return
-		}
+	insp, ok, focus := m.openRow(m.focus, func(cv engine.ChannelView) inspector {
 		title := fmt.Sprintf("%s · %s · v%d", cv.Name, kindName(cv), cv.Version)
 		if !cv.Available {
 			title += " · not available"
@@ -328,35 +310,13 @@ func (m *Model) openFocused() {
 			title = fmt.Sprintf("%s · pending write (checkpoint has v%d)", cv.Name, cv.Version)
 			val = pv.Value
 		}
-		m.insp = newInspector(title, val)
-	case paneTasks:
-		r, ok := m.tasks.selected()
-		if !ok || !r.hasValue {
-			return
-		}
-		m.insp = newInspector(r.name, r.value)
-	case paneSeen:
-		// The explanation whole, which the pane may cut.
-		n := m.seen.selectedNode()
-		if n == "" {
-			return
-		}
-		m.insp = newInspector("why "+n+" runs or not", m.seen.explanation())
-	case paneGraph:
-		// Enter on a node shows why it runs: jump to its versions_seen row.
-		n := m.graph.selected()
-		for i, r := range m.seen.rows {
-			if r.node == n {
-				m.seen.nav.cur = i
-				m.focus = paneSeen
-				break
-			}
-		}
-		return
-	default:
-		return
+		return newInspector(title, val)
+	})
+	m.focus = focus
+	if ok {
+		m.insp = insp
+		m.prevMode, m.mode = m.mode, modeInspect
 	}
-	m.prevMode, m.mode = m.mode, modeInspect
 }
 
 // conversationChannels are the channels of info that hold messages
@@ -568,24 +528,10 @@ func (m *Model) enablePaneKeys() {
 	for _, b := range []*key.Binding{&k.GraphView, &k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Filter, &k.Internal} {
 		b.SetEnabled(true)
 	}
-	switch m.focus {
-	case paneChannels:
-		k.Open.SetEnabled(len(m.chans.shown) > 0)
-		k.Open.SetHelp("enter", "inspect value")
-	case paneTasks:
-		r, ok := m.tasks.selected()
-		k.Open.SetEnabled(ok && r.hasValue)
-		k.Open.SetHelp("enter", "inspect value")
-		if ok && r.header && m.tasks.subgraphs[r.node] && r.taskID != "" {
-			k.Open.SetEnabled(hasSess)
-			k.Open.SetHelp("enter", "into its subgraph")
-		}
-	case paneGraph:
-		k.Open.SetEnabled(true)
-		k.Open.SetHelp("enter", "why does it run?")
-	case paneSeen:
-		k.Open.SetEnabled(m.seen.selectedNode() != "")
-		k.Open.SetHelp("enter", "explain")
+	m.enableOpen(m.focus, &k.Open)
+	if r, ok := m.tasks.selected(); m.focus == paneTasks && ok && r.header && m.tasks.subgraphs[r.node] && r.taskID != "" {
+		k.Open.SetEnabled(hasSess)
+		k.Open.SetHelp("enter", "into its subgraph")
 	}
 }
 

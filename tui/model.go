@@ -124,23 +124,20 @@ type Model struct {
 	settings  settingsForm
 	lastInput map[string]any
 
-	graph    graphPane
-	chans    chanPane
-	seen     seenPane
-	tasks    tasksPane
-	insp     inspector
-	answer   answerForm
-	drafts   answerDrafts // answer lines typed and not sent
-	tree     treePane
-	treeChan chanPane
-	treeSeen seenPane
-	fork     forkForm
-	threads  threadsPane
-	diff     diffPane
-	diffPrev mode        // where the diff returns to
-	subNext  subgraphRef // the level being read
-	sub      subgraphPane
-	diffAB   [2]string // labels of the two sides of the diff being loaded
+	stepPanes // the root run's graph, channels, versions_seen and tasks
+	insp      inspector
+	answer    answerForm
+	drafts    answerDrafts // answer lines typed and not sent
+	tree      treePane
+	treeChan  chanPane
+	treeSeen  seenPane
+	fork      forkForm
+	threads   threadsPane
+	diff      diffPane
+	diffPrev  mode        // where the diff returns to
+	subNext   subgraphRef // the level being read
+	sub       subgraphPane
+	diffAB    [2]string // labels of the two sides of the diff being loaded
 	// into steps subgraph runs live (>), while the root's step waits.
 	into subStepPane
 	// replay is the step-by-step replay in progress (R in the tree), and
@@ -177,11 +174,11 @@ func newModel(ctx context.Context, s session, opts Options) Model {
 	m := Model{
 		ctx: ctx, sess: s, info: info, opts: opts, thread: opts.Thread,
 		styles: DefaultStyles(), help: h,
-		spin:  spinner.New(spinner.WithSpinner(spinner.MiniDot)),
-		now:   time.Now,
-		bp:    newBreakpoints(),
-		graph: newGraphPane(info), chans: newChanPane(), seen: seenPane{info: info},
-		treeChan: newChanPane(), treeSeen: seenPane{info: info},
+		spin:      spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		now:       time.Now,
+		bp:        newBreakpoints(),
+		stepPanes: stepPanes{graph: newGraphPane(info), chans: newChanPane(), seen: seenPane{info: info}},
+		treeChan:  newChanPane(), treeSeen: seenPane{info: info},
 		width: 80, height: 24,
 	}
 	m.tasks.subgraphs, m.tasks.closeThreads = map[string]bool{}, opts.CloseThreads

@@ -24,16 +24,13 @@ type subStepLevel struct {
 	infoErr error
 	// bp are the breakpoints compiled into the subgraph, marked on its
 	// graph as the root's are: stepping it, they are where it stops.
-	bp    breakpoints
-	graph graphPane
-	chans chanPane
-	seen  seenPane
-	tasks tasksPane
+	bp breakpoints
+	stepPanes
 }
 
 func newSubStepLevel(p *subPause) *subStepLevel {
 	l := &subStepLevel{ns: p.view.Namespace, info: p.info, infoErr: p.infoErr,
-		graph: newGraphPane(p.info), chans: newChanPane(), seen: seenPane{info: p.info, live: true}}
+		stepPanes: stepPanes{graph: newGraphPane(p.info), chans: newChanPane(), seen: seenPane{info: p.info, live: true}}}
 	l.tasks.subgraphs, l.tasks.live = map[string]bool{}, true
 	l.bp = breakpoints{before: map[string]bool{}, after: map[string]bool{}}
 	for _, n := range p.info.InterruptBefore {
@@ -231,21 +228,7 @@ func (p *subStepPane) enableKeys(busy bool) {
 	if l.graph.drawn {
 		k.GraphView.SetHelp("g", "graph as list")
 	}
-	switch p.focus {
-	case paneChannels:
-		k.Open.SetEnabled(len(l.chans.shown) > 0)
-		k.Open.SetHelp("enter", "inspect value")
-	case paneTasks:
-		r, ok := l.tasks.selected()
-		k.Open.SetEnabled(ok && r.hasValue)
-		k.Open.SetHelp("enter", "inspect value")
-	case paneGraph:
-		k.Open.SetEnabled(true)
-		k.Open.SetHelp("enter", "why does it run?")
-	case paneSeen:
-		k.Open.SetEnabled(l.seen.selectedNode() != "")
-		k.Open.SetHelp("enter", "explain")
-	}
+	l.enableOpen(p.focus, &k.Open)
 }
 
 // subStepKey handles a key on a subgraph run being stepped.
@@ -347,55 +330,17 @@ func (m *Model) toggleStepInto() tea.Cmd {
 	return tea.Batch(m.saveCmd(), release)
 }
 
-func (l *subStepLevel) move(focus paneID, d int) {
-	switch focus {
-	case paneGraph:
-		l.graph.nav.move(d, len(l.graph.nodes))
-		l.graph.track = true
-	case paneChannels:
-		l.chans.nav.move(d, len(l.chans.shown))
-	case paneSeen:
-		l.seen.nav.move(d, len(l.seen.rows))
-		l.seen.pinned = true
-	case paneTasks:
-		l.tasks.nav.move(d, len(l.tasks.rows))
-	}
-}
-
 // openSubStepFocused opens the focused row: a value in the inspector, why
 // a node runs.
 func (m *Model) openSubStepFocused(l *subStepLevel) {
-	switch m.into.focus {
-	case paneChannels:
-		cv, ok := l.chans.selected()
-		if !ok {
-			return
-		}
-		m.insp = newInspector(fmt.Sprintf("%s · %s · v%d · subgraph %s", cv.Name, kindName(cv), cv.Version, strings.Join(l.crumbs, " › ")), cv.Value)
-	case paneTasks:
-		r, ok := l.tasks.selected()
-		if !ok || !r.hasValue {
-			return
-		}
-		m.insp = newInspector(r.name, r.value)
-	case paneSeen:
-		n := l.seen.selectedNode()
-		if n == "" {
-			return
-		}
-		m.insp = newInspector("why "+n+" runs or not", l.seen.explanation())
-	case paneGraph:
-		n := l.graph.selected()
-		for i, r := range l.seen.rows {
-			if r.node == n {
-				l.seen.nav.cur = i
-				m.into.focus = paneSeen
-				break
-			}
-		}
-		return
+	insp, ok, focus := l.openRow(m.into.focus, func(cv engine.ChannelView) inspector {
+		return newInspector(fmt.Sprintf("%s · %s · v%d · subgraph %s", cv.Name, kindName(cv), cv.Version, strings.Join(l.crumbs, " › ")), cv.Value)
+	})
+	m.into.focus = focus
+	if ok {
+		m.insp = insp
+		m.prevMode, m.mode = m.mode, modeInspect
 	}
-	m.prevMode, m.mode = m.mode, modeInspect
 }
 
 // onSubPause takes a subgraph run's pause: the screen goes to it.
@@ -546,7 +491,7 @@ func (m Model) subStepHeader() string {
 	v := l.view
 	label, ls := "RUNNING", st.Running
 	if m.into.held != nil {
-		label, ls = subPhaseLabel(st, v)
+		label, ls = viewLabel(st, v)
 	}
 	parts := []string{st.Header.Render(m.opts.GraphName), "thread " + termtext.Name(m.thread)}
 	if m.width >= 100 {
@@ -557,29 +502,6 @@ func (m Model) subStepHeader() string {
 		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("root step %d executing", m.view.Step)))
 	}
 	return strings.Join(parts, st.HeaderDim.Render(" · "))
-}
-
-// subPhaseLabel is where a held subgraph run is, as phaseLabel says it
-// for the root.
-func subPhaseLabel(st Styles, v *engine.StepView) (string, lipgloss.Style) {
-	switch v.Status {
-	case engine.StatusInterrupted:
-		return "INTERRUPTED", st.Interrupted
-	case engine.StatusDone:
-		return "DONE", st.Done
-	case engine.StatusFailed:
-		return "ERROR", st.Failed
-	}
-	switch v.Phase {
-	case engine.PhasePlanned:
-		return "PLAN done", st.PhasePlan
-	case engine.PhaseExecuted:
-		return "EXECUTE done", st.PhaseExecute
-	}
-	if v.Source != engine.SourceLoop {
-		return termtext.Name(strings.ToUpper(v.Source)) + " checkpoint", st.PhaseUpdate
-	}
-	return "UPDATE done", st.PhaseUpdate
 }
 
 // escapeAll makes names safe to show.

@@ -46,6 +46,16 @@ func (m Model) phaseLabel() (string, lipgloss.Style) {
 	if unwritten(v) {
 		return "NEW THREAD", st.PhaseUpdate
 	}
+	if v.Status == engine.StatusRunning && v.Phase == engine.PhaseCheckpoint && failedTask(v) != nil {
+		return "ERROR", st.Failed // saved by the run that stopped here
+	}
+	return viewLabel(st, v)
+}
+
+// viewLabel says where a run's view is: how it ended, else the phase it
+// completed last, or the kind of checkpoint it stands at. The root's
+// header and a subgraph run stepped live both say it so.
+func viewLabel(st Styles, v *engine.StepView) (string, lipgloss.Style) {
 	switch v.Status {
 	case engine.StatusInterrupted:
 		return "INTERRUPTED", st.Interrupted
@@ -53,9 +63,6 @@ func (m Model) phaseLabel() (string, lipgloss.Style) {
 		return "DONE", st.Done
 	case engine.StatusFailed:
 		return "ERROR", st.Failed
-	}
-	if v.Phase == engine.PhaseCheckpoint && failedTask(v) != nil {
-		return "ERROR", st.Failed // saved by the run that stopped here
 	}
 	switch v.Phase {
 	case engine.PhasePlanned:
