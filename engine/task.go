@@ -274,12 +274,18 @@ func (l *loop) returnPairs(t *task, ret any) (Update, []any, error) {
 	return pairs, gotos, nil
 }
 
-// gotoWrites appends the control writes of a Command's goto destinations.
+// gotoWrites appends the control writes of a Command's goto destinations,
+// all or none: one bad destination fails the node with none of them
+// written (LangGraph.js writes a goto's destinations in one writer call,
+// which checks every Send before it writes any: 1.7.3 dist
+// graph/state.js:768-781, pregel/algo.js:95-101 _localWrite). The
+// node's update, written before them, stays.
 func (g *Graph) gotoWrites(writes []Write, from string, gotos []any) ([]Write, error) {
+	before := len(writes)
 	for _, dest := range gotos {
 		w, err := g.gotoWrite(from, dest)
 		if err != nil {
-			return writes, err
+			return writes[:before], err
 		}
 		writes = append(writes, w...)
 	}
