@@ -344,8 +344,13 @@ func (l *loop) runCall(ctx context.Context, t *task, c *call, sl *slots) {
 		}
 	}()
 	defer close(c.done)
+	// The slot is freed once the call's failure is counted: a failure
+	// finds the failed call still holding it, as LangGraph.js's runner
+	// takes a task from its executing map only as it settles, and starts
+	// the tasks that wait for a slot on the aborted superstep only while
+	// another runs (fanout.fail, commitUnstarted).
+	defer sl.release()
 	err := l.runTask(ctx, t, true)
-	sl.release()
 	if t.state.Load() == taskAbandoned {
 		l.mu.Lock()
 		c.err = l.callsClosed
