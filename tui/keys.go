@@ -50,6 +50,10 @@ func keySubmit() key.Binding   { return bind("ctrl+s", "submit", "ctrl+s") }
 func keyLeft() key.Binding     { return bind("←/h", "scroll left", "left", "h") }
 func keyRight() key.Binding    { return bind("→/l", "scroll right", "right", "l") }
 func keyNextPane() key.Binding { return bind("tab", "next pane", "tab") }
+func keyPrevPane() key.Binding { return bind("⇧tab", "previous pane", "shift+tab") }
+func keyGraphView() key.Binding {
+	return bind("g", "draw graph", "g") // the help says "graph as list" once drawn
+}
 func keyInternal() key.Binding { return bind("i", "internal channels", "i") }
 func keyAnswer() key.Binding   { return bind("r", "answer interrupt", "r") }
 func keyFork() key.Binding     { return bind("f", "fork checkpoint", "f") }

@@ -76,7 +76,7 @@ func newMainKeyMap() mainKeyMap {
 		Settings: bind("S", "run settings", "S"),
 
 		NextPane:  keyNextPane(),
-		PrevPane:  bind("⇧tab", "previous pane", "shift+tab"),
+		PrevPane:  keyPrevPane(),
 		Up:        keyUp(),
 		Down:      keyDown(),
 		PageUp:    keyPageUp(),
@@ -84,7 +84,7 @@ func newMainKeyMap() mainKeyMap {
 		Open:      keyOpen(),
 		Filter:    bind("/", "filter channels and tasks", "/"),
 		Internal:  keyInternal(),
-		GraphView: bind("g", "draw graph", "g"),
+		GraphView: keyGraphView(),
 		Left:      keyLeft(),
 		Right:     keyRight(),
 		Back:      keyBack(),
