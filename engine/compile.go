@@ -12,9 +12,13 @@ import (
 // their triggers and writers, and the trigger→nodes index. It is safe for
 // concurrent use; each run keeps its own channel state.
 type Graph struct {
-	name     string
-	keys     []KeySpec
-	keyIndex map[string]int
+	name string
+	// declaredAs is set on the copy of a declared subgraph (UsesSubgraph)
+	// that UpdateState writes its namespace with: the name its checkpoints
+	// record (MetaSubgraph).
+	declaredAs string
+	keys       []KeySpec
+	keyIndex   map[string]int
 	// managed are the managed values nodes read (managed.go).
 	managed []KeySpec
 	// channelOrder lists every channel: state keys, __start__, one

@@ -75,8 +75,9 @@ func declaredMark(md Metadata) map[string]any {
 // Event.Namespace give it) and the namespace they are stored under: a
 // stateful subgraph keeps one without task ids. Reading the checkpoints
 // there with that graph (SnapshotOf) shows them as GetState does. An
-// unknown node is ErrUnknownSubgraph; a declared subgraph's namespace where
-// none has run yet is ErrNoCheckpoint.
+// unknown node is ErrUnknownSubgraph; where nothing has run yet it is the
+// first subgraph the node declared (as LangGraph finds a node's subgraph),
+// and where only a subgraph it did not declare ran, ErrNoCheckpoint.
 func (g *Graph) SubgraphAt(ctx context.Context, cfg Config) (*Graph, string, error) {
 	owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 	if err != nil {

@@ -319,10 +319,19 @@ func (g *Graph) stateWithSubgraphs(ctx context.Context, saver Saver, t *Checkpoi
 // node of the graph before it that runs subgraphs (recast_checkpoint_ns,
 // _internal/_config.py:38-49; get_subgraphs, pregel/main.py:1076). A
 // subgraph node runs its one graph; for a node with declared subgraphs
-// (UsesSubgraph) the checkpoints of that run say which one ran.
+// (UsesSubgraph) the checkpoints of that run say which one ran, and
+// before one ran it is the first declared.
 func (g *Graph) graphForNamespace(ctx context.Context, thread, ns string) (*Graph, error) {
+	owner, _, err := g.declaredForNamespace(ctx, thread, ns)
+	return owner, err
+}
+
+// declaredForNamespace is graphForNamespace that also says, when ns's last
+// part is a node's declared subgraph (UsesSubgraph), the name it was
+// declared under: what the checkpoints written there record.
+func (g *Graph) declaredForNamespace(ctx context.Context, thread, ns string) (owner *Graph, declared string, err error) {
 	if ns == "" {
-		return g, nil
+		return g, "", nil
 	}
 	cur := g
 	parts := strings.Split(ns, "|") // NS_SEP
@@ -333,10 +342,10 @@ func (g *Graph) graphForNamespace(ctx context.Context, thread, ns string) (*Grap
 		}
 		n := cur.nodes[name]
 		if n == nil || !n.runsSubgraphs() {
-			return nil, fmt.Errorf("%w: %q in namespace %q", ErrUnknownSubgraph, name, ns)
+			return nil, "", fmt.Errorf("%w: %q in namespace %q", ErrUnknownSubgraph, name, ns)
 		}
 		if n.subgraph != nil {
-			cur = n.subgraph
+			cur, declared = n.subgraph, ""
 			continue
 		}
 		// The run this part names: its task's namespace and run counter.
@@ -346,18 +355,30 @@ func (g *Graph) graphForNamespace(ctx context.Context, thread, ns string) (*Grap
 		}
 		runNS := strings.Join(parts[:end], "|")
 		if g.saver == nil {
-			return nil, ErrNoCheckpointer
+			return nil, "", ErrNoCheckpointer
 		}
 		sub, t, err := n.subgraphIn(ctx, g.saver, thread, runNS)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if t == nil {
-			return nil, fmt.Errorf("%w: thread %q namespace %q: no subgraph that node %q declares has run there", ErrNoCheckpoint, thread, runNS, name)
+			// Nothing has run there yet (its task is pending): the
+			// node's first declared subgraph, as LangGraph.js's
+			// getSubgraphs yields the first of a node's subgraphs for its
+			// namespace (1.7.3 dist pregel/index.js:398-405). Checkpoints
+			// no declared subgraph wrote are not read as its.
+			saved, err := n.savedIn(ctx, g.saver, thread, runNS)
+			if err != nil {
+				return nil, "", err
+			}
+			if saved {
+				return nil, "", fmt.Errorf("%w: thread %q namespace %q: no subgraph that node %q declares has run there", ErrNoCheckpoint, thread, runNS, name)
+			}
+			sub = n.uses[0].g
 		}
-		cur = sub
+		cur, declared = sub, n.declaredName(sub)
 	}
-	return cur, nil
+	return cur, declared, nil
 }
 
 // ownNamespace is where a graph run in ns keeps its checkpoints: a stateful
@@ -570,14 +591,16 @@ func (g *Graph) updateSuperstep(ctx context.Context, cfg Config, updates []State
 		return Config{}, ErrNoCheckpointer
 	}
 	if cfg.CheckpointNS != "" {
-		owner, err := g.graphForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
+		owner, declared, err := g.declaredForNamespace(ctx, cfg.ThreadID, cfg.CheckpointNS)
 		if err != nil {
 			return Config{}, err
 		}
 		// The subgraph, writing to this graph's saver with its ids, as
-		// the subgraph's runs do.
+		// the subgraph's runs do, and recording the name it was declared
+		// under as they do (the first checkpoint there may be this one).
 		sub := *owner
 		sub.saver, sub.ids, sub.clock, sub.wallClock = g.saver, g.ids, g.clock, g.wallClock
+		sub.declaredAs = declared
 		cfg.CheckpointNS = owner.ownNamespace(cfg.CheckpointNS)
 		return sub.applyUpdates(ctx, cfg, updates)
 	}
@@ -696,6 +719,9 @@ func (u *updateStep) put(ctx context.Context, source string, stepNo int) (Config
 	id := l.ids.NewID()
 	ncp, _ := l.cs.checkpoint(id, g.clock(), planHint{}) // not kept: l.cs.kept is false
 	md := Metadata{Source: source, Step: stepNo, Parents: maps.Clone(u.parents), Extra: declaredMark(l.md)}
+	if md.Extra == nil && g.declaredAs != "" {
+		md.Extra = map[string]any{MetaSubgraph: g.declaredAs}
+	}
 	if md.Parents == nil {
 		md.Parents = map[string]string{}
 	}
