@@ -76,7 +76,8 @@ type Event struct {
 	// lastStart marks the last task start of a superstep (EventTask): the
 	// streamer streams the superstep's held starts with it.
 	lastStart bool
-	// answered marks a failed task's result (EventTaskResult) whose
-	// task had taken an answer: its update streams (emitFailed).
-	answered bool
+	// failedUpdate marks a failed task's result (EventTaskResult) whose
+	// update streams: it wrote, or took an answer, before it failed
+	// (emitFailed).
+	failedUpdate bool
 }

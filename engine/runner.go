@@ -1475,15 +1475,17 @@ func (l *loop) settleAbandoned(ctx context.Context, t *task, err error, writes [
 
 // emitFailed reports the result of t, which failed, with the writes its
 // writers made before it failed (res.Writes: t.writes may be its
-// goroutine's). answered says it had taken an answer: LangGraph.js's
-// interrupt() puts the answers first among the task's writes
-// (interrupt.ts:89-101), the error is appended (runner.ts:448), and
-// _outputWrites looks only at the first write to leave out a failure's
-// update (loop.ts:872-885; io.ts:207-212 mapOutputUpdates), so the
-// update is streamed.
+// goroutine's). answered says it had taken an answer. LangGraph.js keeps a
+// failed task's writes and appends the error (runner.ts:448; 1.7.3 dist
+// runner.js:201-210), interrupt() putting the answers first
+// (interrupt.ts:89-101), and _outputWrites looks only at the first write
+// to leave out a failure's update (loop.ts:872-885, dist loop.js:578;
+// io.ts:207-212 mapOutputUpdates, dist io.js:105): a task that wrote (its
+// route failed after its update was written) or took an answer before it
+// failed streams its update.
 func (l *loop) emitFailed(t *task, res *TaskResult, answered bool) {
 	if l.emit != nil && !t.node.start {
-		l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Writes: res.Writes, Update: l.g.stateUpdate(res.Writes), Err: res.Err, answered: answered})
+		l.emit(Event{Kind: EventTaskResult, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Triggers: t.triggers, Writes: res.Writes, Update: l.g.stateUpdate(res.Writes), Err: res.Err, failedUpdate: answered || len(res.Writes) > 0})
 	}
 }
 

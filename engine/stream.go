@@ -329,7 +329,7 @@ func (s *streamer) taskResult(e Event) {
 		ints := slices.Clone(e.Interrupts)
 		s.out(StreamUpdates, e.Namespace, UpdatesChunk{InterruptChannel: ints})
 		s.out(StreamValues, e.Namespace, ValuesChunk{InterruptChannel: ints})
-	case e.Err == nil || e.answered:
+	case e.Err == nil || e.failedUpdate:
 		s.out(StreamUpdates, e.Namespace, updatesOf(s.graphOf(e), e.Node, e.Writes))
 		if e.Err == nil && s.modes[StreamMessages] {
 			for _, m := range s.unseenMessages(s.graphOf(e), e.Writes) {
