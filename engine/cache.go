@@ -236,10 +236,16 @@ func (l *loop) matchCachedWrites(ctx context.Context) error {
 	return nil
 }
 
-// cacheWrites stores a finished task's writes under its cache key.
+// cacheWrites stores a finished task's writes under its cache key; a task
+// that wrote nothing caches the marker that says so, which a hit then
+// reuses (LangGraph.js caches the writes putWrites saves, __no_writes__
+// among them: 1.7.3 dist pregel/loop.js:554-563, runner.js:212-215).
 func (l *loop) cacheWrites(ctx context.Context, t *task, writes []Write) error {
-	if t.cacheKey == nil || len(writes) == 0 {
+	if t.cacheKey == nil {
 		return nil
+	}
+	if len(writes) == 0 {
+		writes = []Write{{Channel: NoWritesChannel}}
 	}
 	return l.g.cache.Set(ctx, *t.cacheKey, writes, t.node.cache.TTL)
 }
