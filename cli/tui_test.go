@@ -112,16 +112,11 @@ func TestTUI_ScenarioTitleAndSettingsKey(t *testing.T) {
 		{filepath.Join("testdata", "approve.json"), "approve", named},
 		{"research", "research", "research"},
 	} {
-		var got DebugOptions
-		var out bytes.Buffer
-		app := &App{Stdout: &out, Stderr: &out, Debugger: func(_ context.Context, _ *engine.Graph, o DebugOptions) error {
-			got = o
-			return nil
-		}}
+		app, got, out := capturingDebugger()
 		if code := app.Run(context.Background(), []string{"tui", c.arg, "--db", filepath.Join(dir, "t.db")}); code != 0 {
 			t.Fatalf("tui %s: exit %d: %s", c.arg, code, out.String())
 		}
-		opts := tuiOptions(context.Background(), got)
+		opts := tuiOptions(context.Background(), *got)
 		if opts.GraphName != c.title || opts.SettingsKey != c.key {
 			t.Errorf("tui %s: title %q settings key %q, want %q and %q", c.arg, opts.GraphName, opts.SettingsKey, c.title, c.key)
 		}
@@ -180,12 +175,7 @@ func TestTUIOptions_PickerHintRepeatsProgramAndDB(t *testing.T) {
 // and it writes nothing until the first step (DeferNewThread).
 func TestTUI_NewNamedThreadNoticeReachesTheDebugger(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.db")
-	var got DebugOptions
-	var out bytes.Buffer
-	app := &App{Stdout: &out, Stderr: &out, Debugger: func(_ context.Context, _ *engine.Graph, o DebugOptions) error {
-		got = o
-		return nil
-	}}
+	app, got, out := capturingDebugger()
 	if code := app.Run(context.Background(), []string{"run", "linear", "--thread", "research", "--db", db}); code != 0 {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
@@ -194,7 +184,7 @@ func TestTUI_NewNamedThreadNoticeReachesTheDebugger(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
 	want := `thread "reserch" is not in the database: a new thread, written when you step`
-	opts := tuiOptions(context.Background(), got)
+	opts := tuiOptions(context.Background(), *got)
 	if !strings.Contains(opts.Notice, want) {
 		t.Fatalf("the debugger's notice is %q, want %q", opts.Notice, want)
 	}
@@ -334,22 +324,29 @@ func TestTUI_PickerListsAnotherGraphsThreadWithItsStatus(t *testing.T) {
 // sentence stderr gets was cut at 120 columns before it named the end.
 func TestTUI_ReplayHeadNoticeFitsTheStatusLine(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.db")
-	var got DebugOptions
-	var out bytes.Buffer
-	app := &App{Stdout: &out, Stderr: &out, Debugger: func(_ context.Context, _ *engine.Graph, o DebugOptions) error {
-		got = o
-		return nil
-	}}
+	app, got, out := capturingDebugger()
 	for _, args := range [][]string{{"run", "linear", "--thread", "t-42"}, {"replay", "t-42"}, {"tui", "linear", "--thread", "t-42"}} {
 		if code := app.Run(context.Background(), append(args, "--db", db)); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, out.String())
 		}
 	}
-	notice := tuiOptions(context.Background(), got).Notice
+	notice := tuiOptions(context.Background(), *got).Notice
 	if !strings.Contains(notice, "replay's branch") || !strings.Contains(notice, "the recorded run ended at ") {
 		t.Fatalf("notice %q does not say the head is a replay's and where the recorded run ended", notice)
 	}
 	if n := len([]rune(notice)); n > 100 {
 		t.Fatalf("notice is %d columns, cut on a 100-column status line: %q", n, notice)
 	}
+}
+
+// capturingDebugger is an App whose debugger records the options the
+// command line opened it with, instead of taking the terminal; out holds
+// what the command printed.
+func capturingDebugger() (app *App, got *DebugOptions, out *bytes.Buffer) {
+	got, out = &DebugOptions{}, &bytes.Buffer{}
+	app = &App{Stdout: out, Stderr: out, Debugger: func(_ context.Context, _ *engine.Graph, o DebugOptions) error {
+		*got = o
+		return nil
+	}}
+	return app, got, out
 }
