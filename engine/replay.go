@@ -42,7 +42,8 @@ func stableNamespace(ns string) string {
 // returns the namespaces it reserved. LangGraph.js starts a superstep's
 // tasks in planned order and a subgraph node loads its checkpoint before
 // its first await that waits for anything, so the first planned run
-// visits first (runner.ts tick); goroutines load in any order. A node
+// visits first (1.7.3 dist pregel/runner.js:137-146 starts them in order;
+// the load, loop.js:412-413); goroutines load in any order. A node
 // whose function runs a subgraph loads when it gets there, so it takes
 // its visit as it comes.
 func (r *replayState) reserveFirstVisits(run []*task) []string {
