@@ -41,7 +41,7 @@ func BenchmarkLayoutSync(b *testing.B) {
 	for _, disk := range []string{"fsync", "model"} {
 		for _, engineCPU := range []time.Duration{0, 25 * time.Microsecond} {
 			for _, threads := range []int{1, 32} {
-				for _, l := range []string{"ordered", "clustered", "log", "segments"} {
+				for _, l := range []string{"ordered", "clustered", "shared", "log", "segments"} {
 					name := fmt.Sprintf("disk=%s/engine=%v/%s/threads=%d", disk, engineCPU, l, threads)
 					b.Run(name, func(b *testing.B) { benchLayoutSync(b, l, threads, engineCPU, disk == "model") })
 				}
@@ -137,7 +137,7 @@ func openLayoutDB(b *testing.B, noSync bool) *bolt.DB {
 	}
 	b.Cleanup(func() { db.Close() })
 	if err := db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketThreads, []byte("log"), []byte("heads"), []byte("segs")} {
+		for _, name := range [][]byte{bucketThreads, []byte("log"), []byte("heads"), []byte("segs"), []byte("shared")} {
 			if _, err := tx.CreateBucket(name); err != nil {
 				return err
 			}
