@@ -76,6 +76,17 @@
 // interface, which a store of your own implements too (enginetest's
 // SaverSuite checks it).
 //
+// A thread takes one run at a time: serialize the runs of a thread
+// yourself (a service that serves a thread's requests concurrently takes
+// a lock per thread id). Two runs started on one thread at once both go
+// on from the checkpoint that was the thread's latest when each began,
+// and each writes its own branch from there; the thread's latest
+// checkpoint is then the newest one either wrote, and two resumes of one
+// interrupt both run the interrupted node. LangGraph behaves the same.
+// persist/postgres refuses the second of two processes that advance one
+// thread at once (its ConflictError); two runs in one process share the
+// store and are not refused.
+//
 // # Interrupts
 //
 // A node that calls Interrupt stops the run with a question: Invoke returns
