@@ -53,6 +53,58 @@ func closeThreadIDs(ids []string, thread string) []string {
 	return out
 }
 
+// continuesSeries reports whether thread is the next of a numbered series
+// of ids: among ids, some have thread's letters with other numbers in
+// place of its digits (run-1, run-2 for run-3), and thread's last number
+// is above all of theirs. Such an id is a new thread started in order,
+// not a typo of its siblings (run-24 beside run-42 still is one).
+func continuesSeries(ids []string, thread string) bool {
+	skel, last, ok := numberedID(thread)
+	if !ok {
+		return false
+	}
+	siblings := 0
+	for _, id := range ids {
+		s, n, ok := numberedID(id)
+		if !ok || s != skel || id == thread {
+			continue
+		}
+		if n >= last {
+			return false
+		}
+		siblings++
+	}
+	return siblings > 0
+}
+
+// numberedID splits id into its letters, each run of digits replaced by
+// '#', and the value of its last run of digits; ok is false when it has
+// none, or a number too long to compare.
+func numberedID(id string) (skel string, last uint64, ok bool) {
+	var b strings.Builder
+	for i := 0; i < len(id); {
+		if id[i] < '0' || id[i] > '9' {
+			b.WriteByte(id[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(id) && id[j] >= '0' && id[j] <= '9' {
+			j++
+		}
+		if j-i > 18 {
+			return "", 0, false
+		}
+		last, ok = 0, true
+		for _, c := range id[i:j] {
+			last = last*10 + uint64(c-'0')
+		}
+		b.WriteByte('#')
+		i = j
+	}
+	return b.String(), last, ok
+}
+
 // editDistance is the optimal string alignment distance of a and b, in
 // runes: insertions, deletions, substitutions and swaps of two neighbours.
 func editDistance(a, b string) int {
@@ -84,6 +136,12 @@ func editDistance(a, b string) int {
 // (closeThreadIDs), for a message about a thread st does not have. It
 // says nothing when the threads cannot be listed: the message is a hint.
 func closeThreads(ctx context.Context, st Store, thread string) []string {
+	return closeThreadIDs(threadIDs(ctx, st), thread)
+}
+
+// threadIDs are the ids of the threads st has, nil when they cannot be
+// listed.
+func threadIDs(ctx context.Context, st Store) []string {
 	infos, err := st.Threads(ctx)
 	if err != nil {
 		return nil
@@ -94,7 +152,7 @@ func closeThreads(ctx context.Context, st Store, thread string) []string {
 			ids = append(ids, t.ID)
 		}
 	}
-	return closeThreadIDs(ids, thread)
+	return ids
 }
 
 // closeThreadsText names ids for a message: `"a", "b"`.
