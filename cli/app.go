@@ -182,7 +182,8 @@ Exit codes:
      file, malformed JSON, unknown graph, node, thread or checkpoint, a
      database that is not superstep's, is in use by another process, or
      cannot be reached (a PostgreSQL server that does not answer, a wrong
-     password); a server lost while a command runs fails it (1)`
+     password); a server lost while a command runs and not back
+     within 30 seconds fails it (1)`
 
 func (a *App) rootCommand() *cobra.Command {
 	g := &globals{}

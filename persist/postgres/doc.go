@@ -95,12 +95,18 @@
 // # Lost connections
 //
 // A store may stay open for hours while its server restarts, fails over or
-// drops off the network. A connection that breaks under a request (the
+// drops off the network. A request that cannot connect (nothing listens,
+// the server is shutting down or starting up, no answer) waits for the
+// server to come back, up to Options.Reconnect (DefaultReconnect, 30s),
+// and is then sent: it never reached the server, so a run whose server
+// restarts while a node works goes on as if nothing happened, and its
+// node does not run again. A connection that breaks under a request (the
 // server ended the session, or the connection closed or reset) drops the
 // pool's other connections, which most likely broke with it. A read then
 // runs once more on a fresh connection. A group's statement that broke is
 // sent again as each thread's own transaction, as after any failure of
 // it. What still fails is ErrConnectionLost at the store's address, saying
 // what happened (and, for a write sent before the break, that it may or
-// may not be stored), or ErrUnreachable when no server answers any more.
+// may not be stored), or ErrUnreachable when no server answered within
+// Reconnect.
 package postgres

@@ -170,7 +170,17 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, o persist
 	if err := s.commit(ctx, thread); err != nil {
 		return err
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	// A server that cannot be reached is waited for: the transaction
+	// runs whole or not at all.
+	err := reconnectingErr(ctx, s, func() error { return s.importTx(ctx, doc, o) })
+	s.forget(thread)
+	return s.lostWrite(err)
+}
+
+// importTx is ImportDoc's transaction.
+func (s *Store) importTx(ctx context.Context, doc *persist.ThreadDoc, o persist.ImportOptions) error {
+	thread := doc.Thread
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var seq int64
 		if err := tx.QueryRow(ctx, s.sql.claim, bs(thread), int64(-1), s.writer).Scan(&seq); err != nil {
 			return err
@@ -231,8 +241,6 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, o persist
 		b.Queue(s.sql.claim, bs(thread), int64(-1), s.writer)
 		return tx.SendBatch(ctx, b).Close()
 	})
-	s.forget(thread)
-	return s.lostWrite(err)
 }
 
 // queueDocWrites queues the writes of a document against checkpoint cp of

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Group commit. Threads that want their writes committed at the same time
@@ -428,7 +429,7 @@ func (s *Store) sendGrouped(ctx context.Context, safe, create int, ms []*member)
 // parameters for the members ms (sorted by thread), writes set when a has
 // task writes to store as rows, and marks those claimed (see execGroup).
 func (s *Store) runGroup(ctx context.Context, safe, create int, a *groupParams, ms []*member) error {
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := reconnecting(ctx, s, func() (*pgxpool.Conn, error) { return s.pool.Acquire(ctx) })
 	if err != nil {
 		return s.lost(err)
 	}

@@ -95,7 +95,10 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 	if err := persist.CheckName("thread id", threadID, persist.MaxIDLen, false); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, s.sql.setFP, bs(threadID), fp)
+	err := reconnectingErr(ctx, s, func() error {
+		_, err := s.pool.Exec(ctx, s.sql.setFP, bs(threadID), fp)
+		return err
+	})
 	return s.lostWrite(err)
 }
 
@@ -109,7 +112,11 @@ func (s *Store) RecordGraph(ctx context.Context, threadID, record string) (wait 
 	if err := persist.CheckName("thread id", threadID, persist.MaxIDLen, false); err != nil {
 		return nil, err
 	}
-	if _, err := s.pool.Exec(ctx, s.sql.recordFP, bs(threadID), record); err != nil {
+	err = reconnectingErr(ctx, s, func() error {
+		_, err := s.pool.Exec(ctx, s.sql.recordFP, bs(threadID), record)
+		return err
+	})
+	if err != nil {
 		return nil, s.lostWrite(err)
 	}
 	return func() error { return nil }, nil

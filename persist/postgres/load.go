@@ -587,7 +587,8 @@ func (s *Store) loadHead(ctx context.Context, thread, ns, id string) (*head, err
 // Reading a thread's latest checkpoint is what later writes are checked
 // against (see Put).
 //
-// A read whose connection broke runs once more on a fresh one; then the
+// A read whose connection broke runs once more on a fresh one, and one
+// that cannot connect waits for the server (Options.Reconnect); then the
 // error is ErrConnectionLost or ErrUnreachable.
 func (s *Store) GetTuple(ctx context.Context, cfg engine.Config) (*engine.CheckpointTuple, error) {
 	return readAgain(ctx, s, func() (*engine.CheckpointTuple, error) { return s.getTuple(ctx, cfg) })

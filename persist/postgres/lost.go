@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -80,16 +81,68 @@ func connectionLoss(err error) string {
 	return ""
 }
 
+// reconnecting runs req, and while it fails because no connection to the
+// server could be made (lost says ErrUnreachable: nothing listens, the
+// server is starting or shutting down, no answer before the connect
+// timeout), runs it again, waiting a little longer each time, for up to
+// the store's reconnect (Options.Reconnect) from the first failure.
+// Such a failure is pgconn's ConnectError, which comes before anything
+// is sent, so req, a write too, runs whole or not at all as it would
+// have. A req that makes more than one request must be safe to run
+// again after any of them succeeded (reads are). The last failure, or
+// ctx's end while waiting, is returned as lost words it.
+func reconnecting[T any](ctx context.Context, s *Store, req func() (T, error)) (T, error) {
+	v, err := req()
+	if err == nil || s.reconnect <= 0 || !unreachable(s, err) {
+		return v, err
+	}
+	deadline := time.Now().Add(s.reconnect)
+	pause := 50 * time.Millisecond
+	for {
+		wait := min(pause, time.Until(deadline))
+		if wait <= 0 {
+			return v, fmt.Errorf("%w (waited %v for it to come back)", s.lost(err), s.reconnect)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return v, fmt.Errorf("%w (%w while waiting for it to come back)", s.lost(err), ctx.Err())
+		case <-t.C:
+		}
+		pause = min(2*pause, time.Second)
+		if v, err = req(); err == nil || !unreachable(s, err) {
+			return v, err
+		}
+	}
+}
+
+// unreachable reports whether err is a failure to connect that a server
+// coming back ends: not the server refusing the store's user, database
+// or schema.
+func unreachable(s *Store, err error) bool {
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce) && errors.Is(s.lost(err), ErrUnreachable)
+}
+
 // readAgain runs read and, when the connection it used broke, runs it once
 // more on a fresh one: a read changes nothing, so running it twice is
 // safe, and the pool checks a connection before use only when it has been
 // idle for over a second (pgxpool's default ShouldPing), so a request just
 // after a restart or failover meets a dead one. A second failure is the
 // answer, as lost words it.
+//
+// A server that cannot be connected to is waited for (reconnecting).
 func readAgain[T any](ctx context.Context, s *Store, read func() (T, error)) (T, error) {
-	v, err := read()
+	v, err := reconnecting(ctx, s, read)
 	if err != nil && ctx.Err() == nil && errors.Is(s.lost(err), ErrConnectionLost) {
-		v, err = read()
+		v, err = reconnecting(ctx, s, read)
 	}
 	return v, s.lost(err)
+}
+
+// reconnectingErr is reconnecting for a request with no result.
+func reconnectingErr(ctx context.Context, s *Store, req func() error) error {
+	_, err := reconnecting(ctx, s, func() (struct{}, error) { return struct{}{}, req() })
+	return err
 }

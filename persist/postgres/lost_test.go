@@ -24,10 +24,11 @@ import (
 // name reaches the server only in a query), so even fresh connections
 // break under their first such request.
 type breakingProxy struct {
-	l     net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-	cutOn []byte
+	l      net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []net.Conn
+	cutOn  []byte
 	// afterOn: the request naming it (and not afterNot) reaches the
 	// server, which runs it, but its reply is dropped and the connection
 	// closed after a while: a commit whose reply never came.
@@ -40,9 +41,44 @@ func newBreakingProxy(t *testing.T, target string) *breakingProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &breakingProxy{l: l}
-	t.Cleanup(func() { l.Close(); p.cut() })
-	go func() {
+	p := &breakingProxy{l: l, target: target}
+	t.Cleanup(func() { p.listener().Close(); p.cut() })
+	go p.serve(l)
+	return p
+}
+
+// listener is the proxy's listener now (start replaces it).
+func (p *breakingProxy) listener() net.Listener {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.l
+}
+
+// stop takes the server away as a stopped or restarting server goes:
+// every connection breaks, and nothing listens at the address until
+// start.
+func (p *breakingProxy) stop() {
+	p.listener().Close()
+	p.cut()
+}
+
+// start listens at the address again, after stop.
+func (p *breakingProxy) start(t *testing.T) {
+	t.Helper()
+	l, err := net.Listen("tcp", p.listener().Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.l = l
+	p.mu.Unlock()
+	go p.serve(l)
+}
+
+// serve relays the connections l accepts until l is closed.
+func (p *breakingProxy) serve(l net.Listener) {
+	target := p.target
+	func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
@@ -75,7 +111,6 @@ func newBreakingProxy(t *testing.T, target string) *breakingProxy {
 			}()
 		}
 	}()
-	return p
 }
 
 // relay copies the client's bytes to the server until the connection
@@ -140,17 +175,28 @@ func (p *breakingProxy) breakRequestsNaming(s string) {
 // "t" once.
 func openThroughProxy(t *testing.T) (*postgres.Store, *engine.Graph, *breakingProxy) {
 	t.Helper()
+	return openThroughProxyWith(t, postgres.Options{Reconnect: -1}, nil)
+}
+
+// openThroughProxyWith is openThroughProxy with opts, and node as the
+// graph's node when not nil.
+func openThroughProxyWith(t *testing.T, opts postgres.Options, node engine.NodeFunc) (*postgres.Store, *engine.Graph, *breakingProxy) {
+	t.Helper()
 	u, err := url.Parse(withParam(schemaURL(t), "application_name", appName(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := newBreakingProxy(t, u.Host)
 	u.Host = p.l.Addr().String()
-	s := open(t, u.String(), postgres.Options{})
+	s := open(t, u.String(), opts)
+	inc := func(_ context.Context, in any) (any, error) {
+		return engine.Update{{Key: "n", Value: in.(map[string]any)["n"].(float64) + 1}}, nil
+	}
+	if node == nil {
+		node = inc
+	}
 	g, err := engine.NewStateGraph(engine.LastValueKey("n")).
-		AddNode("inc", func(_ context.Context, in any) (any, error) {
-			return engine.Update{{Key: "n", Value: in.(map[string]any)["n"].(float64) + 1}}, nil
-		}).
+		AddNode("inc", node).
 		AddEdge(engine.Start, "inc").AddEdge("inc", engine.End).
 		Compile(engine.WithSaver(s))
 	if err != nil {
@@ -217,8 +263,8 @@ func TestStore_ConnectionLostIsNamed(t *testing.T) {
 		t.Fatalf("a run whose commit broke: %v, want ErrConnectionLost saying the write may or may not be stored", err)
 	}
 
-	p.l.Close()
-	p.cut()
+	p.stop()
+
 	if _, err := s.GetTuple(ctx, engine.Config{ThreadID: "t"}); !errors.Is(err, postgres.ErrUnreachable) {
 		t.Fatalf("GetTuple with the server gone: %v, want ErrUnreachable", err)
 	}

@@ -195,7 +195,7 @@ func (s *Store) parentHead(ctx context.Context, key nsKey, id string) (*head, er
 	if err := s.commit(ctx, key.thread); err != nil {
 		return nil, err
 	}
-	loaded, err := s.loadHead(ctx, key.thread, key.ns, id)
+	loaded, err := reconnecting(ctx, s, func() (*head, error) { return s.loadHead(ctx, key.thread, key.ns, id) })
 	if err != nil || loaded == nil {
 		return nil, err
 	}
@@ -419,7 +419,7 @@ func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
 	if err := s.commit(ctx, threadID); err != nil {
 		return err
 	}
-	if err := s.deleteThread(ctx, s.pool, threadID); err != nil {
+	if err := reconnectingErr(ctx, s, func() error { return s.deleteThread(ctx, s.pool, threadID) }); err != nil {
 		return s.lostWrite(err)
 	}
 	s.forget(threadID)

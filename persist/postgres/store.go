@@ -26,9 +26,14 @@ import (
 // schema parameter or Options.Schema names another.
 const DefaultSchema = "superstep"
 
+// DefaultReconnect is how long a request waits for a server that went
+// away unless Options.Reconnect says otherwise: a restart or a failover
+// takes seconds, and a run that fails on it pays its tasks again.
+const DefaultReconnect = 30 * time.Second
+
 // Options configures Open. The zero value uses DefaultSchema, synchronous
-// durability, 16 connections, 2 concurrent commits and a 10-second connect
-// timeout.
+// durability, 16 connections, 2 concurrent commits, a 10-second connect
+// timeout, and waits DefaultReconnect for a server that went away.
 type Options struct {
 	// Schema holds superstep's tables (default: the URL's "schema"
 	// parameter, else DefaultSchema). It is created on first use.
@@ -50,6 +55,16 @@ type Options struct {
 	ConcurrentCommits int
 	// ConnectTimeout bounds connecting (default 10s).
 	ConnectTimeout time.Duration
+	// Reconnect is how long a request of an open store waits for a
+	// server it cannot connect to (stopped, restarting, failing over, out
+	// of reach) to accept connections again before it fails with
+	// ErrUnreachable: default DefaultReconnect, negative not at all. Such
+	// a request never reached the server, so a write waits and is sent
+	// once, as it would have been. A connection that breaks under a
+	// request is not waited for (ErrConnectionLost), nor is a server that
+	// refuses the store's user or database. Open does not wait: a server
+	// missing then is a setting to fix.
+	Reconnect time.Duration
 	// ReadOnly neither creates nor migrates the schema (it must exist; an
 	// older version is read as it is when its tables are this version's,
 	// see readableFrom) and refuses writes with persist.ErrReadOnly.
@@ -81,6 +96,8 @@ type Store struct {
 	// readOnly refuses writes.
 	readOnly bool
 	closed   atomic.Bool
+	// reconnect is Options.Reconnect, 0 for not at all.
+	reconnect time.Duration
 
 	mu          sync.Mutex
 	observed    map[string]int64 // thread -> sequence this store last saw
@@ -189,9 +206,15 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if opts.ConcurrentCommits <= 0 {
 		opts.ConcurrentCommits = defaultConcurrentCommits
 	}
+	switch {
+	case opts.Reconnect == 0:
+		opts.Reconnect = DefaultReconnect
+	case opts.Reconnect < 0:
+		opts.Reconnect = 0
+	}
 	s := &Store{
 		pool: pool, schema: schema, sql: newStatements(schema), mode: opts.Durability,
-		writer: opts.Writer, addr: addr, readOnly: opts.ReadOnly,
+		writer: opts.Writer, addr: addr, readOnly: opts.ReadOnly, reconnect: opts.Reconnect,
 		observed: map[string]int64{}, heads: map[nsKey]*head{}, queues: map[string]*threadQueue{},
 		open: newGroup(), maxInFlight: opts.ConcurrentCommits,
 		failed: map[string]error{},

@@ -149,11 +149,18 @@ func (s *Store) sendThread(ctx context.Context, thread string, observed int64, o
 		b := &pgx.Batch{}
 		b.Queue(s.sql.claim, bs(thread), observed, s.writer).QueryRow(func(r pgx.Row) error { return r.Scan(&seq) })
 		s.queueOps(b, thread, ops)
-		err := s.pool.SendBatch(ctx, b).Close()
+		err := reconnectingErr(ctx, s, func() error { return s.pool.SendBatch(ctx, b).Close() })
 		return seq, s.writeError(thread, err)
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, s.sql.claim, bs(thread), observed, s.writer).Scan(&seq); err != nil {
+	err := reconnectingErr(ctx, s, func() error { return s.sendThreadTx(ctx, thread, observed, ops, &seq) })
+	return seq, s.writeError(thread, err)
+}
+
+// sendThreadTx is sendThread's transaction, for a thread whose ops may
+// replace a stored checkpoint.
+func (s *Store) sendThreadTx(ctx context.Context, thread string, observed int64, ops []*op, seq *int64) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, s.sql.claim, bs(thread), observed, s.writer).Scan(seq); err != nil {
 			return err
 		}
 		for _, o := range ops {
@@ -173,7 +180,6 @@ func (s *Store) sendThread(ctx context.Context, thread string, observed int64, o
 		}
 		return nil
 	})
-	return seq, s.writeError(thread, err)
 }
 
 // queueOp queues o's statement.
