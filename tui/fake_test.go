@@ -110,7 +110,7 @@ func (f *fakeSession) RerunTask(context.Context, string, string) (*engine.TaskRe
 func (f *fakeSession) AnsweredFailures(context.Context, *engine.StepView) []string     { return nil }
 func (f *fakeSession) SavedAnswers(context.Context, *engine.StepView) map[string][]any { return nil }
 
-func (f *fakeSession) InterruptPaths(context.Context, []engine.PendingInterrupt) map[string]string {
+func (f *fakeSession) InterruptPaths(context.Context, *engine.StepView) map[string]string {
 	return nil
 }
 

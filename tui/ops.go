@@ -101,7 +101,7 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 		if msg.view != nil {
 			msg.pending = s.Pending()
 			if len(msg.view.Interrupts) > 0 {
-				msg.paths = s.InterruptPaths(ctx, msg.view.Interrupts)
+				msg.paths = s.InterruptPaths(ctx, msg.view)
 			}
 			if failedTask(msg.view) != nil {
 				msg.answered = s.AnsweredFailures(ctx, msg.view)

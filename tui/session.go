@@ -63,10 +63,12 @@ type session interface {
 	// holds yet (their live view, by name); the step's view shows the
 	// checkpoint's channels. Nil otherwise.
 	Pending() map[string]engine.ChannelView
-	// InterruptPaths names where each interrupt was raised, through the
-	// subgraphs it came from ("mid › deep › b1"), by interrupt id; an
+	// InterruptPaths names where each of v's interrupts was raised,
+	// through the subgraphs it came from ("mid › deep › b1"), by
+	// interrupt id; each run and task is named as stepping names it
+	// (runLabel: "worker[2] › check" when v's step ran worker twice). An
 	// interrupt of a plain node is named by its node.
-	InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string
+	InterruptPaths(ctx context.Context, v *engine.StepView) map[string]string
 	// AnsweredFailures names the nodes of v's failed tasks that failed
 	// after their Interrupt calls were answered, from the writes saved at
 	// v's checkpoint (engine.SnapshotTask.Answered): stepping again replays
@@ -676,10 +678,10 @@ func (s *engineSession) SavedAnswers(ctx context.Context, v *engine.StepView) ma
 	return out
 }
 
-func (s *engineSession) InterruptPaths(ctx context.Context, ints []engine.PendingInterrupt) map[string]string {
-	out := make(map[string]string, len(ints))
-	for _, in := range ints {
-		out[in.ID] = strings.Join(s.interruptPath(ctx, in), " › ")
+func (s *engineSession) InterruptPaths(ctx context.Context, v *engine.StepView) map[string]string {
+	out := make(map[string]string, len(v.Interrupts))
+	for _, in := range v.Interrupts {
+		out[in.ID] = strings.Join(s.interruptPath(ctx, in, v.Tasks), " › ")
 	}
 	return out
 }
@@ -688,12 +690,13 @@ func (s *engineSession) InterruptPaths(ctx context.Context, ints []engine.Pendin
 // subgraph task's namespace is "node:taskID" below its parent's, and the
 // interrupt carries the same id at every level, so at each level the
 // subgraph's own snapshot of its latest checkpoint names the task that
-// raised it.
-func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInterrupt) []string {
-	path := []string{in.Node}
+// raised it. Each level is named by runLabel among the tasks of its
+// parent's step: tasks, the root's, then each subgraph snapshot's.
+func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInterrupt, tasks []engine.TaskView) []string {
 	ns, node, taskID := "", in.Node, in.TaskID
+	child := engine.TaskNamespace(ns, node, taskID)
+	path := []string{runLabel(child, tasks)}
 	for taskID != "" {
-		child := engine.TaskNamespace(ns, node, taskID)
 		sub, own, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: child})
 		if err != nil {
 			break // not a subgraph's task: the interrupt was raised here
@@ -717,10 +720,21 @@ func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInte
 		if next == "" {
 			break
 		}
-		path = append(path, next)
-		ns, node = own, next
+		ns, node, tasks = own, next, snapshotTaskViews(snap.Tasks)
+		child = engine.TaskNamespace(ns, node, taskID)
+		path = append(path, runLabel(child, tasks))
 	}
 	return path
+}
+
+// snapshotTaskViews are a snapshot's tasks as runLabel reads them: their
+// ids and nodes, in the snapshot's order.
+func snapshotTaskViews(ts []engine.SnapshotTask) []engine.TaskView {
+	out := make([]engine.TaskView, len(ts))
+	for i, t := range ts {
+		out[i] = engine.TaskView{ID: t.ID, Name: t.Name, Push: t.Push}
+	}
+	return out
 }
 
 func (s *engineSession) Diff(ctx context.Context, a, b string) (*engine.CheckpointDiff, [2]int, error) {

@@ -317,13 +317,23 @@ func lastPart(ns string) nsPart {
 	return p
 }
 
-// label names run ns as the breadcrumb shows it: its node, node[i] when
-// its parent's step ran several copies, and which run of its task it is
-// when not the first. The caller holds mu.
+// label names run ns as the breadcrumb shows it (runLabel), by the tasks
+// its parent planned last. The caller holds mu.
 func (g *subStepGate) label(ns string) string {
+	return runLabel(ns, g.planned[lastPart(ns).parent])
+}
+
+// runLabel names the innermost run of namespace ns: its node, node[i]
+// when its parent's step ran several copies (parentTasks are that step's
+// tasks, in the order the engine planned them), and which run of its task
+// it is when not the first. It is the one naming of a subgraph run: the
+// breadcrumb of a run stepped and the answer box's path to an interrupt
+// (engineSession.interruptPath) both use it, so a question is named by
+// the run that asked it as stepping named that run.
+func runLabel(ns string, parentTasks []engine.TaskView) string {
 	p := lastPart(ns)
 	l := p.node
-	if c, ok := copyLabels(g.planned[p.parent])[p.taskID]; ok {
+	if c, ok := copyLabels(parentTasks)[p.taskID]; ok {
 		l = c
 	}
 	if p.run > 0 {

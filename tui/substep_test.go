@@ -391,3 +391,78 @@ func TestModel_SubStep_GraphMarksItsCompiledBreakpoints(t *testing.T) {
 		t.Fatalf("s1 has no breakpoint:\n%s", v)
 	}
 }
+
+// stepToEnd steps the subgraph run held with s until its last view.
+func stepToEnd(t *testing.T, m Model) Model {
+	t.Helper()
+	for i := 0; i < 20 && m.into.held != nil && !m.into.held.final(); i++ {
+		m = press(t, m, "s")
+	}
+	if m.into.held == nil || !m.into.held.final() {
+		t.Fatalf("the subgraph run did not stop on its last view:\n%s", m.View())
+	}
+	return m
+}
+
+// channelValue is the value of channel name in the view of the subgraph
+// run held.
+func channelValue(t *testing.T, m Model, name string) string {
+	t.Helper()
+	for _, c := range m.into.level().view.Channels {
+		if c.Name == name {
+			return fmt.Sprint(c.Value)
+		}
+	}
+	t.Fatalf("the run held has no channel %s", name)
+	return ""
+}
+
+// Two runs of a Send fan-out to a subgraph node both interrupt: the
+// answer box names each question by the run that asks it, as stepping
+// named that run on the breadcrumb (worker[1] › check), not both
+// "worker › check"; and each answer goes, by interrupt id, to the run
+// its line names.
+func TestModel_SubStep_FanOutAnswersNameTheirRuns(t *testing.T) {
+	m := substepModel(t, "../../../testdata/conformance/own/subgraph_send_interrupt.json", map[string]any{"out": []any{}}, 120, 40)
+	m = press(t, m, "s", "s", "n", "n") // the input, split; worker planned twice; into the first run
+	items := map[string]string{}        // run label → the item it was sent
+	for len(items) < 2 {
+		crumbs := m.into.level().crumbs
+		run := crumbs[len(crumbs)-1]
+		if _, ok := items[run]; ok {
+			t.Fatalf("%s is held twice", run)
+		}
+		m = stepToEnd(t, m)
+		at(t, m, run, "INTERRUPTED")
+		items[run] = channelValue(t, m, "item")
+		m = press(t, m, "n")
+	}
+	if m.mode != modeAnswer || len(m.answer.ints) != 2 {
+		t.Fatalf("mode %v with %d interrupts, want the answer box on 2:\n%s", m.mode, len(m.answer.ints), m.View())
+	}
+	answers := map[string]string{"worker[1]": "one", "worker[2]": "two"}
+	for i := range m.answer.ints {
+		where := m.answer.where(i)
+		run, ok := strings.CutSuffix(where, " › check")
+		if _, stepped := items[run]; !ok || !stepped {
+			t.Fatalf("interrupt %d is named %q, want a run stepping named (%v) › check:\n%s", i, where, items, m.View())
+		}
+		m.answer.inputs[i].SetValue(answers[run])
+	}
+	v := m.View()
+	for run := range items {
+		if !strings.Contains(v, run+" › check") {
+			t.Fatalf("the answer box does not name %s:\n%s", run, v)
+		}
+	}
+	m = press(t, m, "enter", "c")
+	out := fmt.Sprint(m.view.Values["out"])
+	if m.err != nil || m.view.Status != engine.StatusDone {
+		t.Fatalf("after the answers: %v %v %s", m.err, m.view.Status, out)
+	}
+	for run, item := range items {
+		if want := "check:" + item + ":" + answers[run]; !strings.Contains(out, want) {
+			t.Fatalf("%s was sent %s and answered %s, but out is %s (want %s)", run, item, answers[run], out, want)
+		}
+	}
+}
