@@ -40,7 +40,7 @@ type subStepChoice int
 const (
 	subNextPhase subStepChoice = iota // n: to its next phase boundary
 	subSuperstep                      // s: to its next checkpoint
-	subToEnd                          // c, or stepping into turned off: to its end, nested runs included
+	subToEnd                          // c: to its last view, nested runs whole (stepping into turned off: through it)
 )
 
 // errDebuggerQuit fails a subgraph run held by a debugger that quit.
@@ -90,9 +90,9 @@ type subStepGate struct {
 	// active are the subgraph runs holding the turn, outermost first: the
 	// one being stepped and the runs it is nested in.
 	active []string
-	// toEnd are runs released with c: neither they nor runs nested in
-	// them are held again. toCheckpoint are runs released with s: held
-	// again at their next checkpoint (or end).
+	// toEnd are runs released with c: held again only at their own last
+	// view, runs nested in them not at all. toCheckpoint are runs
+	// released with s: held again at their next checkpoint (or end).
 	toEnd, toCheckpoint map[string]bool
 	// waiting are the runs that wait for the turn, by namespace.
 	waiting map[string]bool
@@ -159,7 +159,11 @@ func (g *subStepGate) hook(ctx context.Context, v *engine.StepView) error {
 		return nil
 	}
 	final := v.Status != engine.StatusRunning
-	if !g.stepping || g.underToEnd(ns) || g.toCheckpoint[ns] && !final && v.Phase != engine.PhaseCheckpoint {
+	// A run released with c is held again at its last view, as n and s
+	// hold it there (the runs nested in it run through, last views and
+	// all); one released with s at its next checkpoint or last view.
+	through := g.underToEnd(ns) && !(final && g.toEnd[ns])
+	if !g.stepping || through || g.toCheckpoint[ns] && !final && v.Phase != engine.PhaseCheckpoint {
 		if final {
 			g.ended(ns)
 		}

@@ -128,8 +128,8 @@ func waitersAre(t *testing.T, m Model, n int) []string {
 
 // A Send fan-out to a subgraph node runs its three subgraph runs
 // concurrently: they are stepped one at a time, and the screen names the
-// others, which wait their turn; c runs the one held to its end and the
-// next one is held.
+// others, which wait their turn; c runs the one held to its last view,
+// and n there takes it back and holds the next one.
 func TestModel_SubStep_FanOut(t *testing.T) {
 	m := substepModel(t, "fanout.json", map[string]any{"log": []any{}}, 120, 40)
 	m = press(t, m, "s", "s", "n") // the input, fan; step 2 plans sub three times
@@ -146,6 +146,8 @@ func TestModel_SubStep_FanOut(t *testing.T) {
 	seen := map[string]bool{first: true}
 	for left := 1; left >= 0; left-- {
 		m = press(t, m, "c")
+		at(t, m, strings.Join(m.into.level().crumbs, ""), "DONE")
+		m = press(t, m, "n")
 		next := strings.Join(m.into.level().crumbs, "")
 		if seen[next] {
 			t.Fatalf("%s is held twice", next)
@@ -154,7 +156,7 @@ func TestModel_SubStep_FanOut(t *testing.T) {
 		waitersAre(t, m, left)
 		at(t, m, next, "INPUT checkpoint")
 	}
-	m = press(t, m, "c")
+	m = press(t, m, "c", "n")
 	at(t, m, "", "EXECUTE done")
 	m = press(t, m, "c")
 	got := fmt.Sprint(m.view.Values["log"])
@@ -373,7 +375,7 @@ func TestModel_SubStep_EndSaysHowItGoesOn(t *testing.T) {
 // row says where it opens instead of offering enter.
 func TestModel_SubStep_SubgraphTaskRowSaysWhereItOpens(t *testing.T) {
 	m := substepModel(t, "nested.json", map[string]any{"out": []any{}}, 120, 40)
-	m = press(t, m, "s", "s", "n", "n", "s", "s", "n", "n", "c", "n")
+	m = press(t, m, "s", "s", "n", "n", "s", "s", "n", "n", "c", "n", "n") // c stops on deep's last view
 	at(t, m, "mid", "UPDATE done", "⤷ deep ran a subgraph (enter opens it after the step)")
 	if v := m.View(); strings.Contains(v, "enter opens its subgraph") {
 		t.Fatalf("the live view offers enter on a subgraph task:\n%s", v)
@@ -465,4 +467,51 @@ func TestModel_SubStep_FanOutAnswersNameTheirRuns(t *testing.T) {
 			t.Fatalf("%s was sent %s and answered %s, but out is %s (want %s)", run, item, answers[run], out, want)
 		}
 	}
+}
+
+// c in a subgraph run held runs it to its end, the runs nested in it
+// whole, and stops on its last view as n and s do: done, interrupted or
+// failed, with how it goes on; n then takes it back to its parent.
+func TestModel_SubStep_ContinueStopsOnLastView(t *testing.T) {
+	const own = "../../../testdata/conformance/own/"
+	t.Run("done", func(t *testing.T) {
+		m := substepModel(t, "nested.json", map[string]any{"out": []any{}}, 120, 40)
+		m = press(t, m, "s", "s", "n", "n")
+		at(t, m, "mid", "INPUT checkpoint")
+		m = press(t, m, "c") // deep, nested in mid, runs whole
+		at(t, m, "mid", "DONE", "mid is done: n goes back to its parent")
+		m = press(t, m, "n")
+		at(t, m, "", "EXECUTE done", "mid done")
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		m := substepModel(t, own+"nested_subgraph.json", map[string]any{"out": []any{}}, 120, 40)
+		m = press(t, m, "s", "s", "n", "n")
+		at(t, m, "mid", "INPUT checkpoint")
+		m = press(t, m, "c")
+		at(t, m, "mid", "INTERRUPTED", "mid stopped at an interrupt: n goes back")
+		m = press(t, m, "n")
+		if m.mode != modeAnswer {
+			t.Fatalf("mode %v, want the answer box:\n%s", m.mode, m.View())
+		}
+	})
+	t.Run("failed", func(t *testing.T) {
+		m := substepModel(t, own+"sub_failure_state.json", map[string]any{"log": []any{}}, 120, 40)
+		m = press(t, m, "s", "n", "n")
+		at(t, m, "sub", "INPUT checkpoint")
+		m = press(t, m, "c")
+		at(t, m, "sub", "ERROR", "n goes back to its parent")
+	})
+	t.Run("fan-out", func(t *testing.T) {
+		m := substepModel(t, "fanout.json", map[string]any{"log": []any{}}, 120, 40)
+		m = press(t, m, "s", "s", "n", "n")
+		first := strings.Join(m.into.level().crumbs, "")
+		m = press(t, m, "c") // the next run waits until this one's last view goes back
+		at(t, m, first, "DONE", first+" is done")
+		m = press(t, m, "n")
+		next := strings.Join(m.into.level().crumbs, "")
+		if next == first {
+			t.Fatalf("%s is held again", first)
+		}
+		at(t, m, next, "INPUT checkpoint")
+	})
 }
