@@ -148,9 +148,7 @@ func (m *Model) runKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.pauseReq = true
 		m.note = "pausing after this phase…"
 	case key.Matches(msg, k.Back) && len(m.queued) > 0:
-		n := len(m.queued)
-		m.queued = nil
-		m.note = fmt.Sprintf("esc cleared %d queued step key(s): the step running goes on (X cancels it)", n)
+		m.clearQueue()
 	case key.Matches(msg, k.Next) && m.canStep():
 		m.refreshPanes(m.view.Phase == engine.PhasePlanned)
 		return m.step(opNext), true

@@ -247,7 +247,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case opDoneMsg:
 		cmd = m.onDone(msg)
 	case subPauseMsg:
-		m.onSubPause(msg)
+		cmd = m.onSubPause(msg)
 	case copiedMsg:
 		m.onCopied(msg)
 	case settingsMsg:
@@ -458,7 +458,7 @@ func (m *Model) syncKeys() {
 	case modeSubgraph:
 		m.sub.enableKeys(hasSess, len(m.subgraphInterrupts()))
 	case modeSubStep:
-		m.into.enableKeys(m.isBusy)
+		m.into.enableKeys(m.isBusy, len(m.queued))
 	case modeDiff:
 		m.diff.enableKeys()
 	case modeFork:

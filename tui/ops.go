@@ -418,19 +418,48 @@ func (m *Model) queueStep(k string) {
 	m.queued = append(m.queued, k)
 }
 
-// drainQueue runs the oldest queued step key once the model may step.
+// drainQueue runs the oldest queued step key once the model may step:
+// on the root's view when its step ended, or on the subgraph run held
+// when one paused (the keys step whatever the screen shows next, as a
+// key typed while a root step runs steps its next view). Over an overlay
+// the keys wait for the next view.
 func (m *Model) drainQueue() tea.Cmd {
-	if len(m.queued) == 0 || m.mode != modeMain {
+	if len(m.queued) == 0 {
 		return nil
 	}
-	if !m.canStep() {
+	m.syncSubStepMode() // the screen the view just taken is shown on
+	held := m.into.held != nil
+	switch {
+	case held && m.mode != modeSubStep, !held && m.mode != modeMain:
+		return nil
+	case !held && !m.canStep():
 		m.dropQueue("there is nothing left to step")
 		return nil
 	}
-	k := m.queued[0]
+	k := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(m.queued[0])}
 	m.queued = m.queued[1:]
-	m.syncKeys() // the keys enabled now that the session is back
-	return m.mainKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+	m.syncKeys() // the keys enabled now that the session, or the pause, is back
+	if held {
+		return m.subStepKey(k)
+	}
+	return m.mainKey(k)
+}
+
+// clearQueue is esc while step keys are queued: they are forgotten, the
+// step running goes on.
+func (m *Model) clearQueue() {
+	n := len(m.queued)
+	m.queued = nil
+	m.note = fmt.Sprintf("esc cleared %d queued step key(s): the step running goes on (X cancels it)", n)
+}
+
+// queuedLabel is the header's count of the queued step keys, "" when
+// none is.
+func (m Model) queuedLabel() string {
+	if len(m.queued) == 0 {
+		return ""
+	}
+	return m.styles.Notice.Render(fmt.Sprintf("queued %s (%d)", strings.Join(m.queued, ""), len(m.queued)))
 }
 
 // dropQueue forgets queued step keys, saying why: they were typed for a

@@ -515,3 +515,67 @@ func TestModel_SubStep_ContinueStopsOnLastView(t *testing.T) {
 		at(t, m, next, "INPUT checkpoint")
 	})
 }
+
+// releaseAndType presses rel on the subgraph run held and types more
+// before the Cmd that waits for its next pause runs: the keys a person
+// types faster than the run pauses again. It returns that Cmd.
+func releaseAndType(t *testing.T, m Model, rel string, more ...string) (Model, tea.Cmd) {
+	t.Helper()
+	nm, cmd := m.Update(keys(rel)[0])
+	m = nm.(Model)
+	if m.into.held != nil || cmd == nil {
+		t.Fatalf("%s did not release the run held", rel)
+	}
+	return send(t, m, keys(more...)...), cmd
+}
+
+// Step keys typed while a subgraph run stepped runs on, before its next
+// pause reaches the screen, are queued as the root queues keys typed
+// while a step runs: counted in the header, then each one steps the next
+// pause in turn; esc clears them; a run that stops at an interrupt or
+// fails drops them, as the root does, and says so.
+func TestModel_SubStep_QueuesStepKeysTypedWhileRunning(t *testing.T) {
+	in := map[string]any{"out": []any{}}
+	t.Run("queued", func(t *testing.T) {
+		want := press(t, substepModel(t, "nested.json", in, 120, 40), "s", "s", "n", "n", "n", "n", "n")
+		m := press(t, substepModel(t, "nested.json", in, 120, 40), "s", "s", "n", "n")
+		at(t, m, "mid", "INPUT checkpoint")
+		m, cmd := releaseAndType(t, m, "n", "n", "n")
+		if strings.Join(m.queued, "") != "nn" || !strings.Contains(m.View(), "queued nn (2)") {
+			t.Fatalf("queued %q, want nn counted in the header:\n%s", m.queued, m.View())
+		}
+		m = runCmd(t, m, cmd)
+		at(t, m, "mid", "UPDATE done")
+		sameSpot(t, m, want, "n n n")
+	})
+	t.Run("esc clears", func(t *testing.T) {
+		want := press(t, substepModel(t, "nested.json", in, 120, 40), "s", "s", "n", "n", "n")
+		m := press(t, substepModel(t, "nested.json", in, 120, 40), "s", "s", "n", "n")
+		m, cmd := releaseAndType(t, m, "n", "s", "c", "esc")
+		if len(m.queued) != 0 || !strings.Contains(m.note, "esc cleared 2 queued step key(s)") {
+			t.Fatalf("queued %q, note %q", m.queued, m.note)
+		}
+		m = runCmd(t, m, cmd)
+		sameSpot(t, m, want, "n alone")
+	})
+	t.Run("dropped at an interrupt", func(t *testing.T) {
+		m := press(t, substepModel(t, "../../../testdata/conformance/own/subgraph_send_interrupt.json", in, 120, 40), "s", "s", "n", "n")
+		run := strings.Join(m.into.level().crumbs, "")
+		m, cmd := releaseAndType(t, m, "c", "n", "n")
+		m = runCmd(t, m, cmd)
+		at(t, m, run, "INTERRUPTED", "2 queued step key(s) dropped: "+run+" stopped at an interrupt: n goes back")
+		if len(m.queued) != 0 {
+			t.Fatalf("queued %q", m.queued)
+		}
+	})
+}
+
+// sameSpot asserts m holds the subgraph run want holds, at the same step
+// and phase, with no key queued.
+func sameSpot(t *testing.T, m, want Model, how string) {
+	t.Helper()
+	wv, gv := want.into.level().view, m.into.level().view
+	if len(m.queued) != 0 || gv.Namespace != wv.Namespace || gv.Step != wv.Step || gv.Phase != wv.Phase {
+		t.Fatalf("queued %q; at %s step %d %v, want %s step %d %v as %s:\n%s", m.queued, gv.Namespace, gv.Step, gv.Phase, wv.Namespace, wv.Step, wv.Phase, how, m.View())
+	}
+}

@@ -148,6 +148,8 @@ func (p *subStepPane) leave() { p.levels, p.held = nil, nil }
 // stepping keys, which step it, and the main view's moving keys.
 type subStepKeyMap struct {
 	Next, Superstep, Continue, Cancel, StepInto key.Binding
+	// Back clears the step keys queued while the run runs on.
+	Back key.Binding
 
 	NextPane, PrevPane, Up, Down, PageUp, PageDown, Open, Internal key.Binding
 	GraphView, Left, Right                                         key.Binding
@@ -160,6 +162,7 @@ func newSubStepKeyMap() subStepKeyMap {
 		Continue:  bind("c", "run subgraph to its end", "c"),
 		Cancel:    bind("X", "cancel running tasks", "X"),
 		StepInto:  keyStepInto(),
+		Back:      keyBack(),
 		NextPane:  keyNextPane(),
 		PrevPane:  keyPrevPane(),
 		Up:        keyUp(),
@@ -175,7 +178,7 @@ func newSubStepKeyMap() subStepKeyMap {
 }
 
 func (k subStepKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Cancel, k.Open, k.NextPane, k.StepInto}
+	return []key.Binding{k.Next, k.Superstep, k.Continue, k.Cancel, k.Back, k.Open, k.NextPane, k.StepInto}
 }
 
 func (k subStepKeyMap) FullHelp() [][]key.Binding {
@@ -183,7 +186,7 @@ func (k subStepKeyMap) FullHelp() [][]key.Binding {
 		colRun:         {k.Next, k.Superstep, k.Continue, k.Cancel, k.StepInto},
 		colCheckpoints: nil,
 		colMoving:      {k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Internal, k.GraphView, k.Left, k.Right},
-		colForms:       nil,
+		colForms:       {k.Back},
 	}
 }
 
@@ -201,8 +204,9 @@ func setStepIntoHelp(b *key.Binding, on bool) {
 }
 
 // enableKeys enables the keys that apply: stepping while a run is held,
-// cancelling while the root's step runs (always, here).
-func (p *subStepPane) enableKeys(busy bool) {
+// cancelling while the root's step runs (always, here), clearing the
+// queued step keys while there are some.
+func (p *subStepPane) enableKeys(busy bool, queued int) {
 	k := &p.keys
 	*k = made(newSubStepKeyMap)
 	disableAll(k)
@@ -214,6 +218,11 @@ func (p *subStepPane) enableKeys(busy bool) {
 		k.Next.SetHelp("n", "back to the parent")
 	}
 	k.Cancel.SetEnabled(busy)
+	if queued > 0 {
+		// The queue is shown in the header; esc is how to take it back.
+		k.Back.SetEnabled(true)
+		k.Back.SetHelp("esc", "clear queued keys")
+	}
 	k.StepInto.SetEnabled(true)
 	setStepIntoHelp(&k.StepInto, p.on)
 	for _, b := range []*key.Binding{&k.NextPane, &k.PrevPane, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Internal, &k.GraphView} {
@@ -247,11 +256,16 @@ func (m *Model) subStepKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Continue):
 		return m.releaseSubgraph(subToEnd)
 	case isStepKey(&m.mainKeys, msg) && p.held == nil:
-		m.note = "the subgraph run is running: its next pause comes back here (X cancels the step)"
+		// Typed faster than the run pauses again: the key steps the
+		// next pause, as one typed while a root step runs does.
+		m.queueStep(msg.String())
+	case key.Matches(msg, k.Back):
+		m.clearQueue()
 	case key.Matches(msg, k.Cancel):
 		if m.cancel != nil {
 			m.cancel()
 		}
+		m.dropQueue("the step was cancelled")
 		m.note = "cancelling the step: the subgraph runs held and the tasks still running end with the cancellation as their error"
 		if h := p.held; h != nil {
 			// The held run returns on the cancellation by itself; what
@@ -343,8 +357,11 @@ func (m *Model) openSubStepFocused(l *subStepLevel) {
 	}
 }
 
-// onSubPause takes a subgraph run's pause: the screen goes to it.
-func (m *Model) onSubPause(msg subPauseMsg) {
+// onSubPause takes a subgraph run's pause: the screen goes to it, and
+// the oldest step key queued while the run ran on steps it. A run that
+// stopped at an interrupt or failed drops the queue, as the root does:
+// the keys were typed for a run that has since stopped.
+func (m *Model) onSubPause(msg subPauseMsg) tea.Cmd {
 	entered := m.into.hold(msg.pause)
 	v := msg.pause.view
 	name := termtext.Name(strings.Join(msg.pause.crumbs, " › "))
@@ -370,6 +387,10 @@ func (m *Model) onSubPause(msg subPauseMsg) {
 	if msg.pause.infoErr != nil {
 		m.err = msg.pause.infoErr
 	}
+	if v.Status == engine.StatusInterrupted && len(v.Interrupts) > 0 || v.Status == engine.StatusFailed {
+		m.dropQueue(m.note) // "2 queued step key(s) dropped: mid stopped at an interrupt: n goes back…"
+	}
+	return m.drainQueue()
 }
 
 // heldCallsText names the Task calls a subgraph's breakpoint held
@@ -500,6 +521,9 @@ func (m Model) subStepHeader() string {
 	parts = append(parts, "⤷ "+termtext.Name(strings.Join(l.crumbs, " › ")), "cp "+shortID(v.CheckpointID), stepLabel(v), ls.Render(" "+label+" "))
 	if m.view != nil {
 		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("root step %d executing", m.view.Step)))
+	}
+	if q := m.queuedLabel(); q != "" {
+		parts = append(parts, q)
 	}
 	return strings.Join(parts, st.HeaderDim.Render(" · "))
 }

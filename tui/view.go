@@ -106,8 +106,8 @@ func (m Model) viewHeader() string {
 	if m.into.on {
 		parts = append(parts, st.Notice.Render("⤷ step into"))
 	}
-	if len(m.queued) > 0 {
-		parts = append(parts, st.Notice.Render(fmt.Sprintf("queued %s (%d)", strings.Join(m.queued, ""), len(m.queued))))
+	if q := m.queuedLabel(); q != "" {
+		parts = append(parts, q)
 	}
 	h := strings.Join(parts, st.HeaderDim.Render(" · "))
 	if m.isBusy {
