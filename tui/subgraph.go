@@ -212,21 +212,13 @@ func (p *subgraphPane) refresh() {
 	if len(s.Tasks) > 0 {
 		add(taskRow{text: "next tasks", style: updatedStyle})
 	}
-	count := map[string]int{}
-	for _, t := range s.Tasks {
-		count[t.Name]++
-	}
+	labels := copyLabels(snapshotTaskViews(s.Tasks)) // as stepping names them
 	// What each task saved (a finished sibling of a task that asks, a
 	// task that failed after some writes): the writes the parent's run
 	// applies when the subgraph goes on.
 	saved := engine.ReadSavedWrites(s.PendingWrites)
-	seen := map[string]int{}
 	for _, t := range s.Tasks {
-		seen[t.Name]++
-		label := t.Name
-		if count[t.Name] > 1 {
-			label = fmt.Sprintf("%s[%d]", t.Name, seen[t.Name])
-		}
+		label := labels[t.ID]
 		text := "  " + label
 		if p.level().subgraphs[t.Name] {
 			text += "  ⤷ enter: its subgraph"
