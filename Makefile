@@ -9,11 +9,15 @@ all: build
 build:
 	$(GO) build -o bin/superstep .
 
-## test: formatting, vet, and the whole suite with the race detector.
+## test: formatting, vet (here, and for Windows and macOS, so that the
+## code and its tests build where Go developers work), and the whole
+## suite with the race detector.
 test:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	GOOS=windows GOARCH=amd64 $(GO) vet $(PKGS)
+	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 	$(GO) test -race -count=1 $(PKGS)
 
 ## test-postgres: the PostgreSQL store's and the command line's tests

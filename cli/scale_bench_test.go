@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -92,8 +91,8 @@ func BenchmarkScale(b *testing.B) {
 					if out, err := cmd.CombinedOutput(); err != nil {
 						b.Fatalf("%v: %v\n%.500s", args, err, out)
 					}
-					if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-						peak = max(peak, ru.Maxrss)
+					if kb, ok := peakRSSKB(cmd.ProcessState); ok {
+						peak = max(peak, kb)
 					}
 				}
 				b.ReportMetric(float64(peak)/1024, "maxrss-MB")
