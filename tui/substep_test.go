@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -577,5 +578,54 @@ func sameSpot(t *testing.T, m, want Model, how string) {
 	wv, gv := want.into.level().view, m.into.level().view
 	if len(m.queued) != 0 || gv.Namespace != wv.Namespace || gv.Step != wv.Step || gv.Phase != wv.Phase {
 		t.Fatalf("queued %q; at %s step %d %v, want %s step %d %v as %s:\n%s", m.queued, gv.Namespace, gv.Step, gv.Phase, wv.Namespace, wv.Step, wv.Phase, how, m.View())
+	}
+}
+
+// On a subgraph run's last view (done, interrupted, failed) n, s and c
+// all take it back to its parent, and the footer and the ? overlay say
+// so for each of them: s and c said "finish superstep" and "run subgraph
+// to its end", which they do not do there. They stay enabled: s there
+// goes back as n does.
+func TestModel_SubStep_LastViewHelpSaysBack(t *testing.T) {
+	const own = "../../../testdata/conformance/own/"
+	cases := []struct {
+		name, file, key string
+		in              map[string]any
+		to              func(t *testing.T, m Model) Model
+		end             string
+	}{
+		{"done", "nested.json", "s", map[string]any{"out": []any{}}, func(t *testing.T, m Model) Model {
+			return press(t, m, "s", "s", "n", "n", "c")
+		}, "DONE"},
+		{"interrupted", own + "nested_subgraph.json", "c", map[string]any{"out": []any{}}, func(t *testing.T, m Model) Model {
+			return press(t, m, "s", "s", "n", "n", "c")
+		}, "INTERRUPTED"},
+		{"failed", own + "sub_failure_state.json", "s", map[string]any{"log": []any{}}, func(t *testing.T, m Model) Model {
+			return press(t, m, "s", "n", "n", "c")
+		}, "ERROR"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.to(t, substepModel(t, tc.file, tc.in, 160, 40))
+			crumb := strings.Join(m.into.level().crumbs, " › ")
+			at(t, m, crumb, tc.end, "n back to the parent • s back to the parent • c back to the parent")
+			if v := m.View(); strings.Contains(v, "finish superstep") || strings.Contains(v, "run subgraph to its end") {
+				t.Fatalf("the footer offers what s and c do not do on a last view:\n%s", v)
+			}
+			h := press(t, m, "?")
+			here, _, _ := strings.Cut(strings.Join(h.helpLines(h.width-2), "\n"), "Keys elsewhere")
+			for _, k := range []string{"n", "s", "c"} {
+				if !regexp.MustCompile(`(?m)^` + k + ` +back to the parent`).MatchString(here) {
+					t.Fatalf("the overlay does not list %s as going back to the parent:\n%s", k, here)
+				}
+			}
+			if strings.Contains(here, "finish superstep") || strings.Contains(here, "run subgraph to its end") {
+				t.Fatalf("the overlay offers what s and c do not do on a last view:\n%s", here)
+			}
+			m = press(t, m, tc.key)
+			if m.into.inside() {
+				t.Fatalf("%s on %s's last view did not go back to its parent:\n%s", tc.key, crumb, m.View())
+			}
+		})
 	}
 }

@@ -203,7 +203,8 @@ func setStepIntoHelp(b *key.Binding, on bool) {
 	}
 }
 
-// enableKeys enables the keys that apply: stepping while a run is held,
+// enableKeys enables the keys that apply: stepping while a run is held
+// (on its last view n, s and c all take it back to its parent),
 // cancelling while the root's step runs (always, here), clearing the
 // queued step keys while there are some.
 func (p *subStepPane) enableKeys(busy bool, queued int) {
@@ -215,7 +216,12 @@ func (p *subStepPane) enableKeys(busy bool, queued int) {
 	k.Superstep.SetEnabled(held)
 	k.Continue.SetEnabled(held)
 	if held && p.held.final() {
-		k.Next.SetHelp("n", "back to the parent")
+		// The run's last view: released, it goes back to its parent
+		// whichever key releases it, so s and c (a queued one too) do
+		// what n does, and their help says so.
+		for _, b := range []*key.Binding{&k.Next, &k.Superstep, &k.Continue} {
+			b.SetHelp(b.Help().Key, "back to the parent")
+		}
 	}
 	k.Cancel.SetEnabled(busy)
 	if queued > 0 {
