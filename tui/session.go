@@ -66,8 +66,9 @@ type session interface {
 	// InterruptPaths names where each of v's interrupts was raised,
 	// through the subgraphs it came from ("mid › deep › b1"), by
 	// interrupt id; each run and task is named as stepping names it
-	// (runLabel: "worker[2] › check" when v's step ran worker twice). An
-	// interrupt of a plain node is named by its node.
+	// (runLabel: "worker[2] › check" when v's step ran worker twice,
+	// "child run 2 › ask" when the second run of child's subgraph in its
+	// task asked). An interrupt of a plain node is named by its node.
 	InterruptPaths(ctx context.Context, v *engine.StepView) map[string]string
 	// AnsweredFailures names the nodes of v's failed tasks that failed
 	// after their Interrupt calls were answered, from the writes saved at
@@ -689,42 +690,67 @@ func (s *engineSession) InterruptPaths(ctx context.Context, v *engine.StepView) 
 // interruptPath follows an interrupt down the subgraphs that raised it: a
 // subgraph task's namespace is "node:taskID" below its parent's, and the
 // interrupt carries the same id at every level, so at each level the
-// subgraph's own snapshot of its latest checkpoint names the task that
-// raised it. Each level is named by runLabel among the tasks of its
-// parent's step: tasks, the root's, then each subgraph snapshot's.
+// snapshot of the subgraph run that raised it names the task that did.
+// Each level is named by runLabel among the tasks of its parent's step:
+// tasks, the root's, then each subgraph snapshot's.
 func (s *engineSession) interruptPath(ctx context.Context, in engine.PendingInterrupt, tasks []engine.TaskView) []string {
+	var path []string
 	ns, node, taskID := "", in.Node, in.TaskID
-	child := engine.TaskNamespace(ns, node, taskID)
-	path := []string{runLabel(child, tasks)}
-	for taskID != "" {
-		sub, own, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: child})
+	for {
+		child := engine.TaskNamespace(ns, node, taskID)
+		if taskID != "" {
+			if r, ok := s.raisingRun(ctx, child, in.ID); ok {
+				path = append(path, runLabel(r.ns, tasks))
+				ns, node, taskID, tasks = r.own, r.node, r.taskID, snapshotTaskViews(r.tasks)
+				continue
+			}
+		}
+		// Not a subgraph's task, or none of its runs holds the
+		// interrupt: it was raised here.
+		return append(path, runLabel(child, tasks))
+	}
+}
+
+// raisingRun is the subgraph run, among those task namespace child ran
+// (a task runs its subgraph again when it is retried or its node invokes
+// it twice: engine.SubgraphRunNamespace numbers them), whose latest
+// checkpoint has a task holding interrupt id, and that task. ok is false
+// when child ran no subgraph, or none of its runs holds the interrupt.
+func (s *engineSession) raisingRun(ctx context.Context, child, id string) (r raisingRun, ok bool) {
+	for k := 0; ; k++ {
+		runNS := engine.SubgraphRunNamespace(child, k)
+		sub, own, err := s.g.SubgraphAt(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: runNS})
 		if err != nil {
-			break // not a subgraph's task: the interrupt was raised here
+			return r, ok // not a subgraph's task, or no run k
 		}
 		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: own})
 		if err != nil || t == nil {
-			break
+			return r, ok // the runs end at the first that saved nothing
 		}
 		snap, err := sub.SnapshotOf(t, false)
 		if err != nil {
-			break
+			return r, ok
 		}
-		next := ""
 		for _, st := range snap.Tasks {
 			for _, i := range st.Interrupts {
-				if i.ID == in.ID {
-					next, taskID = st.Name, st.ID
+				if i.ID == id {
+					// The interrupt's id is made from the namespace of
+					// the task that raised it, so one run holds it; were
+					// there two, the later one asked last.
+					r, ok = raisingRun{ns: runNS, own: own, node: st.Name, taskID: st.ID, tasks: snap.Tasks}, true
 				}
 			}
 		}
-		if next == "" {
-			break
-		}
-		ns, node, tasks = own, next, snapshotTaskViews(snap.Tasks)
-		child = engine.TaskNamespace(ns, node, taskID)
-		path = append(path, runLabel(child, tasks))
 	}
-	return path
+}
+
+// raisingRun is one subgraph run on an interrupt's path: its namespace
+// (ns: which run of its task it is; own: where its checkpoints are,
+// without task ids for a stateful subgraph), the task in it that the
+// interrupt came from, and the tasks of its latest checkpoint.
+type raisingRun struct {
+	ns, own, node, taskID string
+	tasks                 []engine.SnapshotTask
 }
 
 // snapshotTaskViews are a snapshot's tasks as runLabel reads them: their
