@@ -71,17 +71,25 @@ func (e *EncodeError) Unwrap() error { return e.Err }
 // schema: an unknown reducer name, a reducer tag on a type it cannot fold,
 // two fields with one key.
 type SchemaError struct {
+	// Graph is the name given to NewGraph: one state type may serve
+	// several graphs (a subgraph's included), and a reducer is registered
+	// on each graph with WithReducer, not on the type.
+	Graph  string
 	Struct reflect.Type // the state type
 	Field  string       // the Go field at fault; "" for the whole struct
 	Msg    string       // what is wrong
 }
 
-// Error names the state type, the field and the problem.
+// Error names the graph, the state type, the field and the problem.
 func (e *SchemaError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("typed: state %s: %s", e.Struct, e.Msg)
+	graph := ""
+	if e.Graph != "" {
+		graph = fmt.Sprintf("graph %q: ", e.Graph)
 	}
-	return fmt.Sprintf("typed: state %s, field %s: %s", e.Struct, e.Field, e.Msg)
+	if e.Field == "" {
+		return fmt.Sprintf("typed: %sstate %s: %s", graph, e.Struct, e.Msg)
+	}
+	return fmt.Sprintf("typed: %sstate %s, field %s: %s", graph, e.Struct, e.Field, e.Msg)
 }
 
 func describe(v any) string {

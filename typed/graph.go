@@ -2,6 +2,7 @@ package typed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -82,6 +83,14 @@ func NewGraph[S any](name string, opts ...Option) *StateGraph[S] {
 	var keys []engine.KeySpec
 	if err == nil {
 		keys, err = sc.keySpecs(o)
+	}
+	var se *SchemaError
+	if errors.As(err, &se) {
+		// The schema's own errors are cached per type: name the graph on
+		// a copy.
+		named := *se
+		named.Graph = name
+		err = &named
 	}
 	g := &StateGraph[S]{schema: sc, cache: &stateCache{}, states: &statePool[S]{}, err: err}
 	g.cached = err == nil && len(sc.shared) >= cacheFrom

@@ -828,3 +828,29 @@ func TestAppend_CopiesItsItems(t *testing.T) {
 		t.Fatalf("places %+v, want %+v", res.State.Places, want)
 	}
 }
+
+// One state type may serve several graphs, a subgraph's included, and a
+// reducer is registered per graph: the error names the graph that lacks it.
+func TestSchemaError_NamesTheGraph(t *testing.T) {
+	type S struct {
+		Runs int `json:"runs" reducer:"sum"`
+	}
+	sum := typed.WithReducer("sum", func(a, b int) int { return a + b })
+	_, err := typed.NewGraph[S]("parent", sum).Compile()
+	var se *typed.SchemaError
+	if errors.As(err, &se) {
+		t.Fatalf("parent registers sum: unexpected schema error %v", err)
+	}
+	_, err = typed.NewGraph[S]("summary").Compile()
+	if !errors.As(err, &se) || se.Graph != "summary" || se.Field != "Runs" {
+		t.Fatalf("want a SchemaError for graph summary, field Runs; got %#v", err)
+	}
+	if want := `typed: graph "summary": state typed_test.S, field Runs: reducer "sum" is not registered`; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q\nwant it to start with %q", err, want)
+	}
+	// The schema is cached per type: another graph's error names its own.
+	_, err = typed.NewGraph[S]("other").Compile()
+	if !errors.As(err, &se) || se.Graph != "other" {
+		t.Errorf("second graph: want Graph other, got %v", err)
+	}
+}
