@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"context"
 	"errors"
 	"reflect"
 
@@ -60,6 +61,26 @@ func RemoveMessage(id string) Message { return Message{ID: id, Remove: true} }
 // message before it; the messages after it in the same write are kept
 // (REMOVE_ALL_MESSAGES: libs/langgraph/langgraph/graph/message.py:38, :209).
 func RemoveAllMessages() Message { return RemoveMessage(engine.RemoveAll) }
+
+// StreamMessage streams m from a running node to the "messages" stream
+// mode (engine.StreamMessage) as the engine's value of a message, the form
+// Graph.Stream decodes into Part.Message. A message with an ID that the
+// node then returns in its update is not streamed a second time; give
+// the message its ID before streaming it (one without gets a random ID
+// when merged, which the stream cannot know). engine.StreamMessage given
+// the Message itself streams the Go value as it is: Part.Message stays nil
+// and the update streams the message again.
+//
+// The error is m's encoding's (an *EncodeError for a tool call argument
+// with no JSON form); nothing is streamed then.
+func StreamMessage(ctx context.Context, m Message) error {
+	v, err := Encode(m)
+	if err != nil {
+		return err
+	}
+	engine.StreamMessage(ctx, v)
+	return nil
+}
 
 var messageType = reflect.TypeFor[Message]()
 

@@ -29,7 +29,9 @@ type Part[S any] struct {
 	// StreamUpdates when it pauses; empty for a breakpoint).
 	Interrupts []engine.Interruption
 	// Message is a chat message (StreamMessages) that has the shape of a
-	// Message, with where it came from.
+	// Message, with where it came from: one a node streamed with
+	// StreamMessage, or returned in its update (nil for a value of another
+	// shape, left to Data).
 	Message  *Message               // the message
 	Metadata engine.MessageMetadata // the task that streamed it
 }
