@@ -120,13 +120,13 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 			s, dirty = g.states.get()
 		}
 		if err := g.decodeInput(ctx, input, s, dirty, true); err != nil {
-			return nil, nodeError(name, err)
+			return nil, err // the engine's NodeError names the node
 		}
 		u, err := fn(ctx, s)
 		if err != nil {
 			return nil, err // s may be in err (an interrupt's payload): not reused
 		}
-		res, err := g.schema.nodeOutput(name, &u.update, out)
+		res, err := g.schema.nodeOutput(&u.update, out)
 		if err == nil && !block {
 			g.states.put(s) // the writes and Sends are encoded: nothing of them points into s
 		}
@@ -134,13 +134,6 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...engine.Node
 	}, opts...)
 	return g
 }
-
-// nodeError is err of node name's input (a call of its own: the closure
-// that calls it runs for every task, and its code is read into the
-// instruction cache each time).
-//
-//go:noinline
-func nodeError(name string, err error) error { return fmt.Errorf("node %q: %w", name, err) }
 
 // nodeTaskMaxState is the largest state a nodeTask holds; a larger one is
 // recycled (statePool). A small copy costs one allocation shared with the
@@ -286,7 +279,7 @@ type sendArg struct {
 //
 //go:noinline
 func (n *sendArg) output(u update, out *engine.Update) (any, error) {
-	return n.schema.nodeOutput(n.name, &u, out)
+	return n.schema.nodeOutput(&u, out)
 }
 
 // decodeArg decodes a Send's argument through its codec, into a value of
@@ -325,7 +318,8 @@ func (g *StateGraph[S]) decodeInput(ctx context.Context, input any, s *S, dirty,
 			return nil
 		}
 		if !ok {
-			return &DecodeError{Where: "state", Type: g.schema.typ, Value: input}
+			// Only a Send gives a node something else than the state.
+			return &DecodeError{Where: "Send argument, read as the state (AddSendNode adds a node that takes an argument of its own type)", Type: g.schema.typ, Value: input}
 		}
 		if !view {
 			return g.schema.decodeAt(m, unsafe.Pointer(s))

@@ -556,14 +556,14 @@ func notAField(s *schema, i int, pt unsafe.Pointer) error {
 	return fmt.Errorf("%w: change %d (a %s) is not the address of a state field of that %s", ErrNotAField, i, reflect.TypeOf(p), s.typ)
 }
 
-// nodeOutput is what node name returns to the engine for its Update u:
+// nodeOutput is what a node returns to the engine for its Update u:
 // ordered writes, or a Command when there are gotos. out, when not nil,
 // is room for them (*out[:cap]) and the slice header the result points to
 // (boxed); u's own room comes first. It runs on the node's task stack
 // right after the node, so its common case — one change whose value Set
 // encoded — takes a small frame, and everything else, errors included,
 // is nodeResult's.
-func (s *schema) nodeOutput(name string, u *update, out *engine.Update) (any, error) {
+func (s *schema) nodeOutput(u *update, out *engine.Update) (any, error) {
 	if r := u.rest(); r != nil && r.more == nil && r.writes != nil {
 		return boxed(&r.writes), nil // resolved at Write, and never changed again
 	}
@@ -579,7 +579,7 @@ func (s *schema) nodeOutput(name string, u *update, out *engine.Update) (any, er
 			return boxed(out), nil
 		}
 	}
-	return s.nodeResult(name, u, out)
+	return s.nodeResult(u, out)
 }
 
 // oneWrite is a node result's single write and the slice header the result
@@ -615,11 +615,11 @@ var updateType = typeWord(engine.Update(nil))
 // nodeResult is nodeOutput's general case.
 //
 //go:noinline
-func (s *schema) nodeResult(name string, u *update, out *engine.Update) (any, error) {
+func (s *schema) nodeResult(u *update, out *engine.Update) (any, error) {
 	var upd any
 	if r := u.rest(); r != nil {
 		if err := r.err(); err != nil {
-			return nil, fmt.Errorf("node %q: %w", name, err)
+			return nil, err // the engine's NodeError names the node
 		}
 		if r.writes != nil {
 			upd = boxed(&r.writes) // resolved at Write, and never changed again
@@ -631,7 +631,7 @@ func (s *schema) nodeResult(name string, u *update, out *engine.Update) (any, er
 		}
 		pairs, err := s.pairOne(u, buf)
 		if err != nil {
-			return nil, fmt.Errorf("node %q: %w", name, err)
+			return nil, err // the engine's NodeError names the node
 		}
 		if pairs != nil && out != nil {
 			*out = pairs
@@ -646,7 +646,7 @@ func (s *schema) nodeResult(name string, u *update, out *engine.Update) (any, er
 	}
 	encoded, err := encodeGotos(gotos)
 	if err != nil {
-		return nil, fmt.Errorf("node %q: %w", name, err)
+		return nil, err // the engine's NodeError names the node
 	}
 	return engine.Command{Update: upd, Goto: encoded}, nil
 }
