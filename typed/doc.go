@@ -29,7 +29,8 @@
 // StateGraph.AddSends for Sends to several nodes), an
 // interrupt answered and a Command's Goto (Interrupt), a fork
 // (Graph.UpdateState), a chat history (Messages), a ReAct agent's tool calls
-// (ToolCall), a typed stream
+// (ToolCall) and the same calls run in parallel (AddFanOut's toolCalls
+// example), a typed stream
 // (Graph.Stream) and the debugger on your own graph (the package's Debugger
 // example).
 //

@@ -454,3 +454,70 @@ func ExampleToolCall() {
 	// tool: "5" answers call1
 	// assistant: "2 + 3 = 5"
 }
+
+// A tool-calling loop whose tools run in parallel: the model's tool calls
+// fan out, one task each, and a conditional edge from the same node goes
+// on when there is no call (LangGraph's route returning Sends or a node's
+// name). The fan-out returns no arguments when the route goes on; the
+// route returns engine.End when the fan-out has work.
+func ExampleAddFanOut_toolCalls() {
+	type State struct {
+		Messages typed.Messages `json:"messages"`
+		Answer   string         `json:"answer"`
+	}
+	model := func(history typed.Messages) typed.Message {
+		if history[len(history)-1].Role == "tool" {
+			return typed.Message{Role: "assistant", Content: "all looked up"}
+		}
+		return typed.Message{Role: "assistant", ToolCalls: []typed.ToolCall{
+			{ID: "c1", Name: "order", Args: map[string]any{"id": "A-17"}},
+			{ID: "c2", Name: "customer", Args: map[string]any{"email": "x@example.com"}},
+		}}
+	}
+	g := typed.NewGraph[State]("tools").
+		AddNode("agent", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Messages, typed.Messages{model(s.Messages)})), nil
+		}).
+		AddNode("reply", func(_ context.Context, s *State) (typed.Update[State], error) {
+			return typed.Write(s, typed.Set(&s.Answer, s.Messages[len(s.Messages)-1].Content)), nil
+		}).
+		AddEdge(engine.Start, "agent")
+	typed.AddSendNode(g, "tool", func(_ context.Context, call typed.ToolCall, out *State) (typed.Update[State], error) {
+		result := fmt.Sprintf("%s %v: found", call.Name, call.Args)
+		return typed.Write(out, typed.Set(&out.Messages, typed.Messages{
+			{Role: "tool", Name: call.Name, ToolCallID: call.ID, Content: result},
+		})), nil
+	})
+	typed.AddFanOut(g, "agent", "tool", func(_ context.Context, s *State) ([]typed.ToolCall, error) {
+		return s.Messages[len(s.Messages)-1].ToolCalls, nil // none: the route goes on
+	})
+	compiled, err := g.
+		AddConditionalEdges("agent", func(_ context.Context, s *State) (string, error) {
+			if len(s.Messages[len(s.Messages)-1].ToolCalls) > 0 {
+				return engine.End, nil // the fan-out has work
+			}
+			return "reply", nil
+		}, "reply", engine.End).
+		AddEdge("tool", "agent").
+		Compile()
+	if err != nil {
+		panic(err)
+	}
+	var in State
+	res, err := compiled.Run(context.Background(), typed.Write(&in, typed.Set(&in.Messages, typed.Messages{
+		{Role: "user", Content: "where is my order?"},
+	})))
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range res.State.Messages[1:] {
+		fmt.Printf("%s %s %q\n", m.Role, m.ToolCallID, m.Content)
+	}
+	fmt.Println(res.State.Answer)
+	// Output:
+	// assistant  ""
+	// tool c1 "order map[id:A-17]: found"
+	// tool c2 "customer map[email:x@example.com]: found"
+	// assistant  "all looked up"
+	// all looked up
+}

@@ -424,6 +424,12 @@ type FanOutFunc[S, A any] func(ctx context.Context, s *S) ([]A, error)
 // until each is encoded into the engine's value, where Send boxes each
 // into an engine.Send first. AddSends remains for Sends to several nodes.
 // (A method cannot take the type parameter A, hence a function.)
+//
+// A LangGraph route that returns either Sends or a node's name (a tool
+// call loop: one task per tool call, else on to the next node) is a
+// fan-out and a conditional edge from the same node: the fan-out returns
+// no arguments when the route goes to a node, and the route returns
+// engine.End when the fan-out has work (see the toolCalls example).
 func AddFanOut[S, A any](g *StateGraph[S], from, to string, args FanOutFunc[S, A]) *StateGraph[S] {
 	if args == nil {
 		g.b.AddConditionalEdges(from, nil, to)
