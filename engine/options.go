@@ -67,7 +67,10 @@ type RunOptions struct {
 // RunOption sets a RunOptions field.
 type RunOption func(*RunOptions)
 
-// OnThread runs on thread id.
+// OnThread runs on thread id. A run without it is on the thread "default"
+// (RunOptions.Thread), where LangGraph refuses a run with a checkpointer
+// and no thread_id: a service that shares one saver between conversations
+// gives each its own thread, or their checkpoints make one history.
 func OnThread(id string) RunOption { return func(o *RunOptions) { o.Thread = id } }
 
 // FromCheckpoint runs from checkpoint id of the thread (replay / fork).

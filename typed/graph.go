@@ -450,7 +450,9 @@ func AddFanOut[S, A any](g *StateGraph[S], from, to string, args FanOutFunc[S, A
 // (engine.StateGraph.AddSubgraph): the subgraph's final state is the node's
 // update, so a `reducer:"append"` field the subgraph's state shares gets
 // its whole list appended again (engine.StateGraph.AddSubgraph says why
-// and what to do instead).
+// and what to do instead), and so is every reducer field: a WithReducer
+// sum counts the parent's total a second time. A Messages field is merged
+// by id and keeps one copy of each message.
 func (g *StateGraph[S]) AddSubgraph(name string, sub *engine.Graph, opts ...engine.NodeOption) *StateGraph[S] {
 	g.b.AddSubgraph(name, sub, opts...)
 	return g

@@ -98,6 +98,9 @@ func (g *Graph[S]) Continue(ctx context.Context, opts ...engine.RunOption) (*Res
 
 // Resume answers the thread's pending interrupt with answer (any Go value;
 // the node reads it with Interrupt into its own type) and continues the run.
+// With several interrupts pending (parallel Send tasks that each ask), one
+// answer answers every one of them; an engine.ResumeMap answers each by
+// its interrupt id (State's snapshot's Interrupts lists them).
 // A thread with no pending interrupt runs no task and returns its state,
 // StatusDone, without an error, as the engine does (see
 // engine.ErrNothingPending): a caller that must refuse such an answer
