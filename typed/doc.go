@@ -96,7 +96,8 @@
 // Stepper, GetState, History, StreamModes and map-valued Invoke and
 // UpdateState are all there; Run, Continue, Resume (ResumeWith to answer
 // with a state update), State (StateIn for a subgraph, read through the
-// graph that ran it), UpdateState and Stream (typed parts of the stream
+// graph that ran it), UpdateState (UpdateStateIn for a subgraph, written
+// through the graph that ran it) and Stream (typed parts of the stream
 // modes) are their typed forms (an Update with Goto given to Run or
 // UpdateState is a Command, as a node's is), and
 // g.Graph.Stream the engine's event stream. The map API remains for scenario files and graphs

@@ -185,7 +185,21 @@ func (g *Graph[S]) resultByKey(res *engine.Result) (engine.KeyedState, []keySlot
 // read through the graph's own saver. A graph that runs inside another
 // has none: read its state with StateIn.
 func (g *Graph[S]) State(ctx context.Context, cfg engine.Config) (S, *engine.StateSnapshot, error) {
+	if err := g.ownSaver(cfg, "State", "StateIn"); err != nil {
+		var s S
+		return s, nil, err
+	}
 	return g.StateIn(ctx, g.Graph, cfg)
+}
+
+// ownSaver refuses a subgraph's namespace on a graph without a saver, which
+// is how a graph that runs inside another is compiled, naming the method
+// that reads or writes through the graph that ran it.
+func (g *Graph[S]) ownSaver(cfg engine.Config, method, through string) error {
+	if g.Graph.Saver() != nil || cfg.CheckpointNS == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %s of graph %q in namespace %q: a graph that runs inside another keeps its checkpoints in its parent's saver; use %s with the parent's graph", engine.ErrNoCheckpointer, method, g.Name(), cfg.CheckpointNS, through)
 }
 
 // StateIn is State for a graph that runs inside another — a subgraph
@@ -249,6 +263,26 @@ func (g *Graph[S]) InvokeSubgraph(ctx context.Context, input Update[S]) (S, erro
 // the thread. An update with Goto or Send is a Command asNode returned, so
 // the nodes it names run next. It returns the new checkpoint's config.
 func (g *Graph[S]) UpdateState(ctx context.Context, cfg engine.Config, update Update[S], asNode string) (engine.Config, error) {
+	if err := g.ownSaver(cfg, "UpdateState", "UpdateStateIn"); err != nil {
+		return engine.Config{}, err
+	}
+	return g.UpdateStateIn(ctx, g.Graph, cfg, update, asNode)
+}
+
+// UpdateStateIn is UpdateState for a graph that runs inside another (see
+// StateIn): update is written as node asNode of this graph returned it,
+// into the subgraph's checkpoint in the run cfg.CheckpointNS names, through
+// owner, the graph whose saver keeps it (LangGraph's update_state with a
+// subgraph's config). The run goes on with the edit when the parent is
+// resumed or continued:
+//
+//	cfg, err := sub.UpdateStateIn(ctx, parent.Graph, engine.Config{ThreadID: "t", CheckpointNS: ns}, typed.Write(&c, typed.Set(&c.Draft, "fixed")), "write")
+//
+// A nil owner is engine.ErrNoCheckpointer.
+func (g *Graph[S]) UpdateStateIn(ctx context.Context, owner *engine.Graph, cfg engine.Config, update Update[S], asNode string) (engine.Config, error) {
+	if owner == nil {
+		return engine.Config{}, fmt.Errorf("%w: UpdateStateIn was given no graph to write through", engine.ErrNoCheckpointer)
+	}
 	cmd, err := g.command(&update)
 	if err != nil {
 		return engine.Config{}, err
@@ -259,7 +293,7 @@ func (g *Graph[S]) UpdateState(ctx context.Context, cfg engine.Config, update Up
 	} else if cmd.Update != nil {
 		values = cmd.Update
 	}
-	return g.Graph.UpdateState(ctx, cfg, values, asNode)
+	return owner.UpdateState(ctx, cfg, values, asNode)
 }
 
 // Interrupt pauses the node for a person's answer, as engine.Interrupt, with
