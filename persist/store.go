@@ -38,6 +38,11 @@ const (
 	DurabilityAsync
 	// DurabilityExit keeps writes in memory until Flush or Close (or a read,
 	// which must see them) commits them.
+	//
+	// Under async and exit a process that ends without Close or Flush
+	// loses what is still buffered, a whole run's checkpoints under exit:
+	// os.Exit and log.Fatal skip deferred calls, so a program that opens
+	// its store with them closes it before it exits.
 	DurabilityExit
 )
 
