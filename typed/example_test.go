@@ -521,3 +521,48 @@ func ExampleAddFanOut_toolCalls() {
 	// assistant  "all looked up"
 	// all looked up
 }
+
+// The caller reads an interrupt's payload back as the engine's value
+// (JSON's data model); Decode turns it into the payload's type again.
+func ExampleDecode_interruptPayload() {
+	type State struct {
+		Amount float64 `json:"amount"`
+		Status string  `json:"status"`
+	}
+	type Refund struct {
+		Order  string  `json:"order"`
+		Amount float64 `json:"amount"`
+	}
+	g, err := typed.NewGraph[State]("refund").
+		AddNode("approve", func(ctx context.Context, s *State) (typed.Update[State], error) {
+			ok, err := typed.Interrupt[bool](ctx, Refund{Order: "A-17", Amount: s.Amount})
+			if err != nil {
+				return typed.Update[State]{}, err
+			}
+			return typed.Write(s, typed.Set(&s.Status, fmt.Sprint("approved: ", ok))), nil
+		}).
+		AddEdge(engine.Start, "approve").
+		Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		panic(err)
+	}
+	ctx, thread := context.Background(), engine.OnThread("t1")
+	var in State
+	res, err := g.Run(ctx, typed.Write(&in, typed.Set(&in.Amount, 42.5)), thread)
+	if err != nil {
+		panic(err)
+	}
+	ask, err := typed.Decode[Refund](res.Interrupts[0].Value)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s asks: %+v\n", res.Interrupts[0].Node, ask)
+	res, err = g.Resume(ctx, ask.Amount < 100, thread)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.State.Status)
+	// Output:
+	// approve asks: {Order:A-17 Amount:42.5}
+	// approved: true
+}

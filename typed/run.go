@@ -300,6 +300,10 @@ func (g *Graph[S]) UpdateStateIn(ctx context.Context, owner *engine.Graph, cfg e
 // a typed payload and a typed answer: payload is encoded like a state value
 // and the answer decoded into A. On the first call it returns the error the
 // node must return; after a resume it returns the answer.
+//
+// The caller reads the payload back as the engine's value, in
+// Result.Interrupts (engine.PendingInterrupt.Value) or a snapshot's
+// Interrupts: Decode[T] turns it into the payload's type again.
 func Interrupt[A any](ctx context.Context, payload any) (A, error) {
 	var answer A
 	p, err := Encode(payload)
