@@ -11,7 +11,8 @@ import (
 // Part is one chunk of a typed stream: the engine's chunk (mode, namespace
 // and data, as engine.Graph.StreamModes yields it) with the chunks that
 // carry state decoded for the root graph. A subgraph's chunks (Namespace
-// not empty) have another state type and are left to Data.
+// not empty) have another state type and are left to Data, for the
+// subgraph's Graph.DecodePart; their chat messages are decoded (Message).
 type Part[S any] struct {
 	engine.StreamPart
 
@@ -83,12 +84,50 @@ func (g *Graph[S]) stream(ctx context.Context, input any, modes []engine.StreamM
 	}
 }
 
-// typedPart decodes the state in a root graph's chunk.
+// DecodePart decodes a chunk of a run of g, as Stream does for the root
+// graph's: a subgraph's chunks (Namespace not empty), which its parent's
+// Stream leaves to Data, are decoded with the subgraph's own graph,
+// sub.DecodePart(part.StreamPart) (the namespace's last element,
+// "node:task-id", names the node whose subgraph streamed the chunk):
+//
+//	for part, err := range parent.Stream(ctx, input, modes, engine.WithSubgraphs()) {
+//		if len(part.Namespace) > 0 {
+//			part, err := sub.DecodePart(part.StreamPart)
+//			…
+//		}
+//	}
+//
+// A value that does not fit S is a *DecodeError, returned with the part.
+func (g *Graph[S]) DecodePart(p engine.StreamPart) (Part[S], error) {
+	return g.decodePart(p)
+}
+
+// typedPart decodes the state in a root graph's chunk; a subgraph's keeps
+// its state in Data (another type), and its chat messages are decoded.
 func (g *Graph[S]) typedPart(p engine.StreamPart) (Part[S], error) {
-	part := Part[S]{StreamPart: p}
 	if len(p.Namespace) > 0 {
+		part := Part[S]{StreamPart: p}
+		if d, ok := p.Data.(engine.MessageChunk); ok {
+			part.Metadata = d.Metadata
+			part.Message = decodeMessage(d.Message)
+		}
 		return part, nil
 	}
+	return g.decodePart(p)
+}
+
+// decodeMessage is a streamed message in a Message's shape, else nil.
+func decodeMessage(v any) *Message {
+	if m, ok := v.(map[string]any); ok {
+		if msg, err := Decode[Message](m); err == nil {
+			return &msg
+		}
+	}
+	return nil
+}
+
+func (g *Graph[S]) decodePart(p engine.StreamPart) (Part[S], error) {
+	part := Part[S]{StreamPart: p}
 	switch d := p.Data.(type) {
 	case engine.ValuesChunk:
 		if ints, ok := d[engine.InterruptChannel].([]engine.Interruption); ok {
@@ -101,11 +140,7 @@ func (g *Graph[S]) typedPart(p engine.StreamPart) (Part[S], error) {
 		return part, g.decodeUpdate(d, &part)
 	case engine.MessageChunk:
 		part.Metadata = d.Metadata
-		if m, ok := d.Message.(map[string]any); ok {
-			if msg, err := Decode[Message](m); err == nil {
-				part.Message = &msg
-			}
-		}
+		part.Message = decodeMessage(d.Message)
 	}
 	return part, nil
 }
