@@ -2,6 +2,7 @@ package typed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync/atomic"
@@ -79,7 +80,11 @@ func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunO
 		return g.finish(g.Graph.Invoke(ctx, cmd, opts...))
 	}
 	if input.empty() {
-		return g.Continue(ctx, opts...)
+		res, err := g.Continue(ctx, opts...)
+		if errors.Is(err, engine.ErrEmptyInput) {
+			err = fmt.Errorf("typed: Run was given an input that sets no field, which continues the thread, and the thread has no checkpoint to go on from (without a saver it never has): %w", err)
+		}
+		return res, err
 	}
 	in, err := g.inputOf(&input)
 	if err != nil {

@@ -854,3 +854,41 @@ func TestSchemaError_NamesTheGraph(t *testing.T) {
 		t.Errorf("second graph: want Graph other, got %v", err)
 	}
 }
+
+// Run with an Update that sets nothing continues the thread; where there
+// is nothing to continue the error says that it was Run's empty input,
+// and still matches engine.ErrEmptyInput.
+func TestRun_EmptyInputWithNothingToContinueSaysSo(t *testing.T) {
+	type S struct {
+		N int `json:"n"`
+	}
+	build := func(opts ...engine.CompileOption) *typed.Graph[S] {
+		g, err := typed.NewGraph[S]("g").
+			AddNode("a", func(_ context.Context, s *S) (typed.Update[S], error) {
+				return typed.Write(s, typed.Set(&s.N, s.N+1)), nil
+			}).
+			AddEdge(engine.Start, "a").Compile(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	var in S
+	for name, run := range map[string]func() error{
+		"no saver": func() error { _, err := build().Run(context.Background(), typed.Write(&in)); return err },
+		"new thread": func() error {
+			_, err := build(engine.WithSaver(engine.NewMemorySaver())).Run(context.Background(), typed.Update[S]{}, engine.OnThread("new"))
+			return err
+		},
+	} {
+		err := run()
+		if !errors.Is(err, engine.ErrEmptyInput) || !strings.Contains(err.Error(), "input that sets no field") {
+			t.Errorf("%s: %v, want ErrEmptyInput saying the input set no field", name, err)
+		}
+	}
+	// Continue itself keeps the engine's error as it is.
+	_, err := build().Continue(context.Background())
+	if !errors.Is(err, engine.ErrEmptyInput) || strings.Contains(err.Error(), "typed:") {
+		t.Errorf("Continue: %v", err)
+	}
+}
