@@ -3,6 +3,7 @@ package persist
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 )
@@ -117,6 +118,10 @@ type OpenError struct {
 // Error names the file and why it did not open; for a lock, the process
 // that holds it when that is known.
 func (e *OpenError) Error() string {
+	if errors.Is(e.Err, ErrLocked) && e.Holder != nil && e.Holder.PID == os.Getpid() {
+		// Not another process: this one opened the file twice.
+		return fmt.Sprintf("database %s is already open in this process, %s (waited %v for its lock): a Store holds the file until its Close; open it once and share that Store, which is safe for concurrent use", e.Path, e.Holder, e.Timeout)
+	}
 	if errors.Is(e.Err, ErrLocked) && e.Holder != nil {
 		return fmt.Sprintf("database %s is in use by another superstep process, %s (waited %v for its lock)", e.Path, e.Holder, e.Timeout)
 	}
