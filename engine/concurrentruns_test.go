@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -81,5 +82,45 @@ func TestConcurrentRunsOnOneThread(t *testing.T) {
 	}
 	if log := latest.Values["log"].([]any); len(log) != 2 {
 		t.Errorf("latest state's log %v, want the input and one run's answer", log)
+	}
+}
+
+// A graph with a saver refuses a run without a thread, as LangGraph
+// refuses a run with a checkpointer and no thread_id, and writes nothing;
+// without a saver a run needs none.
+func TestRunWithoutThread(t *testing.T) {
+	ctx := context.Background()
+	build := func(opts ...engine.CompileOption) *engine.Graph {
+		g, err := engine.NewStateGraph(engine.AppendKey("log")).
+			AddNode("a", func(context.Context, any) (any, error) {
+				return engine.Update{{Key: "log", Value: []any{"a"}}}, nil
+			}).
+			AddEdge(engine.Start, "a").
+			Compile(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	saver := engine.NewMemorySaver()
+	g := build(engine.WithSaver(saver))
+	if _, err := g.Invoke(ctx, map[string]any{"log": []any{"in"}}); !errors.Is(err, engine.ErrNoThread) {
+		t.Errorf("Invoke without a thread: %v, want ErrNoThread", err)
+	}
+	if _, err := g.Start(ctx, map[string]any{"log": []any{"in"}}, engine.OnThread("")); !errors.Is(err, engine.ErrNoThread) {
+		t.Errorf("Start on thread \"\": %v, want ErrNoThread", err)
+	}
+	for _, err := range g.Stream(ctx, map[string]any{"log": []any{"in"}}) {
+		if !errors.Is(err, engine.ErrNoThread) {
+			t.Errorf("Stream without a thread: %v, want ErrNoThread", err)
+		}
+		break
+	}
+	if tuples, err := saver.List(ctx, engine.Config{}, engine.ListOptions{}); err != nil || len(tuples) != 0 {
+		t.Errorf("the refused runs stored %d checkpoints (%v), want none", len(tuples), err)
+	}
+	res, err := build().Invoke(ctx, map[string]any{"log": []any{"in"}})
+	if err != nil || res.Status != engine.StatusDone {
+		t.Errorf("a run without a saver or a thread: %v %v, want done", res.Status, err)
 	}
 }

@@ -181,7 +181,7 @@ func TestParentCommand_SavedAsErrorStreamsFailedTaskResult(t *testing.T) {
 	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
 		AddSubgraph("sub", sub).AddEdge(engine.Start, "sub"))
 	var inner []engine.TaskResultChunk
-	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamTasks}, engine.WithSubgraphs()) {
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamTasks}, engine.WithSubgraphs(), engine.OnThread("t")) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,7 +45,7 @@ func TestStreamModes_SubgraphTaskStartsBeforeSiblingChunks(t *testing.T) {
 		AddSubgraph("A", subA).AddSubgraph("B", subB).
 		AddEdge(engine.Start, "A").AddEdge(engine.Start, "B"))
 	var got []string
-	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates, engine.StreamTasks}, engine.WithSubgraphs()) {
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates, engine.StreamTasks}, engine.WithSubgraphs(), engine.OnThread("t")) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,8 @@
 //
 // # Run it
 //
-// Invoke runs a thread (OnThread; "default" otherwise) until it finishes, is
+// Invoke runs a thread (OnThread; a graph with a saver refuses a run
+// without one, ErrNoThread) until it finishes, is
 // interrupted, or fails, and returns a Result: the status and the final state
 // (example: Graph.Invoke). A run is a series of supersteps: the nodes
 // triggered by the last superstep's writes run concurrently, and their writes

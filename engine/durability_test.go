@@ -208,7 +208,7 @@ func TestDurabilityExit_Error(t *testing.T) {
 	s2 := newCallLog()
 	s2.failPut = errors.New("disk full")
 	g2 := chainGraph(t, s2, false)
-	res, err := g2.Invoke(ctx, map[string]any{"log": []any{}}, engine.WithDurability(engine.DurabilityExit))
+	res, err := g2.Invoke(ctx, map[string]any{"log": []any{}}, engine.WithDurability(engine.DurabilityExit), engine.OnThread("t"))
 	if !errors.Is(err, s2.failPut) || res.Status != engine.StatusFailed {
 		t.Fatalf("status %v err %v", res.Status, err)
 	}
@@ -222,7 +222,7 @@ func TestDurability_SyncAsyncSameCalls(t *testing.T) {
 	for _, d := range []engine.Durability{engine.DurabilityAsync, engine.DurabilitySync} {
 		s := newCallLog()
 		g := chainGraph(t, s, false)
-		if _, err := g.Invoke(context.Background(), map[string]any{"log": []any{}}, engine.WithDurability(d)); err != nil {
+		if _, err := g.Invoke(context.Background(), map[string]any{"log": []any{}}, engine.WithDurability(d), engine.OnThread("t")); err != nil {
 			t.Fatal(err)
 		}
 		logs = append(logs, s.calls())
@@ -305,7 +305,7 @@ func TestDurabilityExit_Stepper(t *testing.T) {
 		}
 		return nil
 	}
-	st, err := g.Start(ctx, map[string]any{"log": []any{}}, engine.WithDurability(engine.DurabilityExit), engine.WithHook(hook))
+	st, err := g.Start(ctx, map[string]any{"log": []any{}}, engine.WithDurability(engine.DurabilityExit), engine.WithHook(hook), engine.OnThread("t"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestParseDurability(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	g := chainGraph(t, engine.NewMemorySaver(), false)
-	if _, err := g.Invoke(context.Background(), map[string]any{"log": []any{}}, engine.WithDurability(7)); !errors.Is(err, engine.ErrUnknownDurability) {
+	if _, err := g.Invoke(context.Background(), map[string]any{"log": []any{}}, engine.WithDurability(7), engine.OnThread("t")); !errors.Is(err, engine.ErrUnknownDurability) {
 		t.Fatalf("err %v", err)
 	}
 }
@@ -442,7 +442,7 @@ func TestDurabilityExit_CloseSaveFails(t *testing.T) {
 	ctx := context.Background()
 	s := newCallLog()
 	g := chainGraph(t, s, false)
-	st, err := g.Start(ctx, map[string]any{"log": []any{}}, engine.WithDurability(engine.DurabilityExit))
+	st, err := g.Start(ctx, map[string]any{"log": []any{}}, engine.WithDurability(engine.DurabilityExit), engine.OnThread("t"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +462,7 @@ func TestClose_AsyncSavesNothingMore(t *testing.T) {
 	ctx := context.Background()
 	s := newCallLog()
 	g := chainGraph(t, s, false)
-	st, err := g.Start(ctx, map[string]any{"log": []any{}})
+	st, err := g.Start(ctx, map[string]any{"log": []any{}}, engine.OnThread("t"))
 	if err != nil {
 		t.Fatal(err)
 	}

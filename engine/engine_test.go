@@ -529,7 +529,7 @@ func TestOverwrite_BypassesReducer(t *testing.T) {
 		g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("messages")).
 			AddNode("a", write([]any{"a"})).AddNode("b", write(engine.Overwrite{Value: []any{"b"}})).
 			AddEdge(engine.Start, "a").AddEdge("a", "b"))
-		res, err := g.Invoke(ctx, map[string]any{"messages": []any{"START"}})
+		res, err := g.Invoke(ctx, map[string]any{"messages": []any{"START"}}, engine.OnThread("t"))
 		if err != nil || !reflect.DeepEqual(res.Values["messages"], []any{"b"}) {
 			t.Fatalf("got %v, %v", res.Values, err)
 		}
@@ -539,7 +539,7 @@ func TestOverwrite_BypassesReducer(t *testing.T) {
 			AddNode("a", write([]any{"a"})).AddNode("b", write(map[string]any{engine.OverwriteKey: []any{"b"}})).
 			AddNode("c", write([]any{"c"})).AddNode("d", write([]any{"d"})).
 			AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("a", "c").AddEdge("b", "d").AddEdge("c", "d"))
-		res, err := g.Invoke(ctx, map[string]any{"messages": []any{"START"}})
+		res, err := g.Invoke(ctx, map[string]any{"messages": []any{"START"}}, engine.OnThread("t"))
 		if err != nil || !reflect.DeepEqual(res.Values["messages"], []any{"b", "d"}) {
 			t.Fatalf("got %v, %v", res.Values, err)
 		}
@@ -549,7 +549,7 @@ func TestOverwrite_BypassesReducer(t *testing.T) {
 			AddNode("a", write([]any{"a"})).AddNode("b", write(engine.Overwrite{Value: []any{"b"}})).
 			AddNode("c", write(engine.Overwrite{Value: []any{"c"}})).
 			AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("a", "c"))
-		_, err := g.Invoke(ctx, map[string]any{"messages": []any{"START"}})
+		_, err := g.Invoke(ctx, map[string]any{"messages": []any{"START"}}, engine.OnThread("t"))
 		var iu *engine.InvalidUpdateError
 		if !errors.As(err, &iu) || iu.Channel != "messages" {
 			t.Fatalf("want an InvalidUpdateError on messages, got %v", err)
@@ -588,7 +588,7 @@ func TestDefer_RunsWhenNothingElseIsLeft(t *testing.T) {
 			b.AddEdge("r1", "qa").AddEdge("r2", "qa")
 		}
 		g := mustCompile(t, b)
-		s, err := g.Start(ctx, map[string]any{})
+		s, err := g.Start(ctx, map[string]any{}, engine.OnThread("t"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -629,7 +629,7 @@ func TestTimeout_RunAndRetry(t *testing.T) {
 	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x")).
 		AddNode("slow", slow, engine.WithTimeout(engine.TimeoutPolicy{Run: 30 * time.Millisecond})).
 		AddEdge(engine.Start, "slow"))
-	_, err := g.Invoke(ctx, map[string]any{"x": 0.0})
+	_, err := g.Invoke(ctx, map[string]any{"x": 0.0}, engine.OnThread("t"))
 	var te *engine.NodeTimeoutError
 	if !errors.As(err, &te) || te.Node != "slow" || te.Kind != engine.TimeoutRun {
 		t.Fatalf("want a run NodeTimeoutError for slow, got %v", err)
@@ -645,7 +645,7 @@ func TestTimeout_RunAndRetry(t *testing.T) {
 		}, engine.WithTimeout(engine.TimeoutPolicy{Run: 30 * time.Millisecond}),
 			engine.WithRetry(engine.RetryPolicy{MaxAttempts: 3, InitialInterval: time.Millisecond})).
 		AddEdge(engine.Start, "flaky"))
-	res, err := g.Invoke(ctx, map[string]any{"x": 0.0})
+	res, err := g.Invoke(ctx, map[string]any{"x": 0.0}, engine.OnThread("t"))
 	if err != nil || res.Values["x"] != 1.0 || attempts.Load() != 2 {
 		t.Fatalf("retry after a timeout: %v %v after %d attempts", err, res.Values, attempts.Load())
 	}
@@ -687,7 +687,7 @@ func TestTimeout_IdleAndHeartbeat(t *testing.T) {
 		g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("x")).
 			AddNode("n", node, engine.WithTimeout(engine.TimeoutPolicy{Idle: idle})).
 			AddEdge(engine.Start, "n"))
-		_, err := g.Invoke(ctx, map[string]any{})
+		_, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"))
 		var te *engine.NodeTimeoutError
 		if beat && err != nil {
 			t.Fatalf("heartbeats keep an idle timeout from firing: %v", err)
@@ -720,7 +720,7 @@ func TestRuntimeContext_NodesRoutesAndSubgraphs(t *testing.T) {
 			}
 			return engine.End, nil
 		}, "child", engine.End))
-	res, err := g.Invoke(ctx, map[string]any{}, engine.WithRuntimeContext(Ctx{"sk_123456"}))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.WithRuntimeContext(Ctx{"sk_123456"}), engine.OnThread("t"))
 	if err != nil || !reflect.DeepEqual(res.Values["log"], []any{"outer:sk_123456", "outer:sk_123456", "inner:sk_123456"}) {
 		t.Fatalf("got %v, %v", res.Values, err)
 	}
@@ -754,7 +754,7 @@ func TestManagedValues_RemainingAndLastStep(t *testing.T) {
 			return engine.Command{Goto: []any{"loop"}}, nil
 		}, engine.WithEnds("loop", engine.End)).
 		AddEdge(engine.Start, "loop"))
-	res, err := g.Invoke(ctx, map[string]any{}, engine.WithRecursionLimit(5))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.WithRecursionLimit(5), engine.OnThread("t"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -799,7 +799,7 @@ func TestManagedValues_RoutesReadThem(t *testing.T) {
 				}
 				return engine.End, nil
 			}, "work", engine.End))
-		if _, err := g.Invoke(ctx, map[string]any{}, engine.WithRecursionLimit(5)); err != nil {
+		if _, err := g.Invoke(ctx, map[string]any{}, engine.WithRecursionLimit(5), engine.OnThread("t")); err != nil {
 			t.Fatalf("node writes %v: %v", writes, err)
 		}
 		// Steps 1..3 at limit 5 (stop = 5): the route sees 4, 3, 2.
@@ -831,7 +831,7 @@ func TestMaxConcurrency_BoundsRunningTasks(t *testing.T) {
 		}, engine.WithEnds("w")).
 		AddNode("w", work).
 		AddEdge(engine.Start, "fan"))
-	res, err := g.Invoke(ctx, map[string]any{}, engine.WithMaxConcurrency(2))
+	res, err := g.Invoke(ctx, map[string]any{}, engine.WithMaxConcurrency(2), engine.OnThread("t"))
 	if err != nil || len(res.Values["log"].([]any)) != 5 {
 		t.Fatalf("all five tasks run: %v %v", res.Values, err)
 	}
@@ -874,7 +874,7 @@ func TestParentCommand_UpdatesAndRoutesTheParent(t *testing.T) {
 	// From the root graph there is no parent: an error, not a silent drop.
 	root := mustCompile(t, engine.NewStateGraph(keys()...).AddNode("tool", tool, engine.WithEnds(engine.End)).AddEdge(engine.Start, "tool"))
 	var iu *engine.InvalidUpdateError
-	if _, err := root.Invoke(ctx, map[string]any{}); !errors.As(err, &iu) {
+	if _, err := root.Invoke(ctx, map[string]any{}, engine.OnThread("t")); !errors.As(err, &iu) {
 		t.Fatalf("Command.PARENT from the root graph: want InvalidUpdateError, got %v", err)
 	}
 }
@@ -965,7 +965,7 @@ func TestRoute_ToStartIsDroppedEmptyNameFails(t *testing.T) {
 			AddEdge(engine.Start, "r").
 			AddConditionalEdges("r", func(context.Context, map[string]any) (any, error) { return dest, nil }))
 	}
-	res, err := build([]any{"x", engine.Start}).Invoke(ctx, map[string]any{})
+	res, err := build([]any{"x", engine.Start}).Invoke(ctx, map[string]any{}, engine.OnThread("t"))
 	if err != nil || !reflect.DeepEqual(res.Values["log"], []any{"r", "x"}) {
 		t.Fatalf("route [x __start__]: %v %v, want log [r x]", res.Values, err)
 	}
@@ -1025,7 +1025,7 @@ func TestTimeout_AbortedCallEndsTheRetry(t *testing.T) {
 				return nil, err
 			}, engine.WithTimeout(engine.TimeoutPolicy{Run: 20 * time.Millisecond}), engine.WithRetry(engine.RetryPolicy{MaxAttempts: attempts})).
 			AddEdge(engine.Start, "timed"))
-		_, err := g.Invoke(ctx, map[string]any{"x": 0.0})
+		_, err := g.Invoke(ctx, map[string]any{"x": 0.0}, engine.OnThread("t"))
 		if n := entered.Load(); n != 1 {
 			t.Errorf("attempts %d: the timed node ran %d times, want once", attempts, n)
 		}
@@ -1104,7 +1104,7 @@ func TestTimeout_CallsOutliveTheirTimedCaller(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() {
-		_, err := build(true).Invoke(ctx, map[string]any{"x": 0.0}, events)
+		_, err := build(true).Invoke(ctx, map[string]any{"x": 0.0}, events, engine.OnThread("t"))
 		done <- err
 	}()
 	<-failed
@@ -1125,7 +1125,7 @@ func TestTimeout_CallsOutliveTheirTimedCaller(t *testing.T) {
 	defer close(release)
 	cctx, cancel := context.WithCancel(ctx)
 	go func() {
-		_, err := build(false).Invoke(cctx, map[string]any{"x": 0.0}, events)
+		_, err := build(false).Invoke(cctx, map[string]any{"x": 0.0}, events, engine.OnThread("t"))
 		done <- err
 	}()
 	<-timedSettled
@@ -1192,7 +1192,7 @@ func TestTimeout_CallerCancelAbandonsATimedAttempt(t *testing.T) {
 		}, engine.WithTimeout(engine.TimeoutPolicy{Run: time.Hour})).
 		AddNode("fails", func(context.Context, any) (any, error) { return nil, errors.New("boom") }).
 		AddEdge(engine.Start, "deaf").AddEdge(engine.Start, "fails"))
-	if _, err := g.Invoke(ctx, map[string]any{"x": 0.0}); err == nil || err.Error() != `node "fails" failed at step 1: boom` {
+	if _, err := g.Invoke(ctx, map[string]any{"x": 0.0}, engine.OnThread("t")); err == nil || err.Error() != `node "fails" failed at step 1: boom` {
 		t.Fatalf("a sibling's failure: want it at once, got %v", err)
 	}
 }

@@ -108,6 +108,11 @@ var (
 	// ErrBadRecursionLimit is returned for a run given a recursion limit
 	// below 1 (WithRecursionLimit), as LangGraph refuses one.
 	ErrBadRecursionLimit = errors.New("the recursion limit must be at least 1")
+	// ErrNoThread is returned when a graph with a saver is run without a
+	// thread (OnThread), as LangGraph refuses a run with a checkpointer
+	// and no thread_id (pregel/index.js:1124 in LangGraph.js 1.7.3): its
+	// checkpoints would join whatever else ran without one.
+	ErrNoThread = errors.New("a graph with a saver runs on a thread: pass engine.OnThread(id)")
 )
 
 // InvalidUpdateError is returned when writes cannot be applied: two values

@@ -7,7 +7,9 @@ const DefaultRecursionLimit = 25
 
 // RunOptions configure one run. Build them with RunOption functions.
 type RunOptions struct {
-	// Thread is the thread to run on (default "default").
+	// Thread is the thread to run on. A graph with a saver needs one
+	// (ErrNoThread); without a saver a run keeps nothing, and is on the
+	// thread "default" when none is given.
 	Thread string
 	// CheckpointID runs from that checkpoint instead of the thread's latest:
 	// replay (time travel), which first writes a fork checkpoint.
@@ -67,10 +69,11 @@ type RunOptions struct {
 // RunOption sets a RunOptions field.
 type RunOption func(*RunOptions)
 
-// OnThread runs on thread id. A run without it is on the thread "default"
-// (RunOptions.Thread), where LangGraph refuses a run with a checkpointer
-// and no thread_id: a service that shares one saver between conversations
-// gives each its own thread, or their checkpoints make one history.
+// OnThread runs on thread id: the conversation whose checkpoints the run
+// continues and adds to. A graph with a saver refuses a run without it
+// (ErrNoThread), as LangGraph refuses a run with a checkpointer and no
+// thread_id: a service that shares one saver between conversations gives
+// each its own thread.
 func OnThread(id string) RunOption { return func(o *RunOptions) { o.Thread = id } }
 
 // FromCheckpoint runs from checkpoint id of the thread (replay / fork).
@@ -206,7 +209,7 @@ func alsoEvents(fn func(Event)) RunOption {
 type StepHook func(ctx context.Context, v *StepView) error
 
 func buildRunOptions(opts []RunOption) RunOptions {
-	o := RunOptions{Thread: "default", RecursionLimit: DefaultRecursionLimit}
+	o := RunOptions{RecursionLimit: DefaultRecursionLimit}
 	for _, fn := range opts {
 		fn(&o)
 	}

@@ -86,7 +86,7 @@ func TestSendArgument_ReachesItsTaskInEngineForm(t *testing.T) {
 				engine.Send{Node: "work", Arg: &engine.OrderedMap{Keys: []string{"k"}, Values: map[string]any{"k": int32(4)}}},
 			}, nil
 		}, "work")
-	res, err := mustCompile(t, b).Invoke(ctx, map[string]any{"log": []any{}})
+	res, err := mustCompile(t, b).Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t"))
 	if err != nil {
 		t.Fatal(err)
 	}

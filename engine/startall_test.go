@@ -47,7 +47,7 @@ func TestUnbounded_EveryTaskStartsWhileTheOthersWait(t *testing.T) {
 			return map[string]any{"log": []any{arg}}, nil
 		}).
 		AddEdge(engine.Start, "fan"))
-	res, err := g.Invoke(ctx, map[string]any{})
+	res, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestUnbounded_GoexitInOneTaskLeavesTheOthers(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		g.Invoke(ctx, map[string]any{}) //nolint:errcheck // how the Goexit ends the run is not what this test is about
+		g.Invoke(ctx, map[string]any{}, engine.OnThread("t")) //nolint:errcheck // how the Goexit ends the run is not what this test is about
 	}()
 	select {
 	case <-done:

@@ -51,7 +51,7 @@ func TestStateView_ChangedInPlaceWhenNothingKeepsIt(t *testing.T) {
 		kept = in.(map[string]any)
 		return engine.Pairs("a", 2), nil
 	})
-	if _, err := g.Invoke(ctx, map[string]any{"a": 1}); err != nil {
+	if _, err := g.Invoke(ctx, map[string]any{"a": 1}, engine.OnThread("t")); err != nil {
 		t.Fatal(err)
 	}
 	if kept["a"] != float64(4) {
@@ -92,7 +92,7 @@ func TestStateView_KeptValueHoldingItIsNotChanged(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := lendChain(t, func(ctx context.Context, in any) (any, error) { return c.body(ctx, in.(map[string]any)) })
-			res, err := g.Invoke(ctx, map[string]any{"a": 1})
+			res, err := g.Invoke(ctx, map[string]any{"a": 1}, engine.OnThread("t"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func TestStateView_SendArgumentIsTheStateWhenSent(t *testing.T) {
 	}, engine.WithEnds("sink")).
 		AddNode("sink", func(_ context.Context, in any) (any, error) { got = in; return engine.Pairs("a", 5), nil }).
 		AddEdge(engine.Start, "first")
-	if _, err := mustCompile(t, b).Invoke(ctx, map[string]any{"a": 1}); err != nil {
+	if _, err := mustCompile(t, b).Invoke(ctx, map[string]any{"a": 1}, engine.OnThread("t")); err != nil {
 		t.Fatal(err)
 	}
 	wantFrozen(t, "Send from a node", got)
@@ -130,7 +130,7 @@ func TestStateView_SendArgumentIsTheStateWhenSent(t *testing.T) {
 		AddConditionalEdges("first", func(_ context.Context, st map[string]any) (any, error) {
 			return engine.Send{Node: "sink", Arg: st}, nil
 		}, "sink")
-	if _, err := mustCompile(t, b).Invoke(ctx, map[string]any{"a": 1}); err != nil {
+	if _, err := mustCompile(t, b).Invoke(ctx, map[string]any{"a": 1}, engine.OnThread("t")); err != nil {
 		t.Fatal(err)
 	}
 	wantFrozen(t, "Send from a route", got)
@@ -181,7 +181,7 @@ func TestStateView_PublishedIsNotChanged(t *testing.T) {
 		}
 		return engine.Pairs("a", 2), nil
 	})
-	if _, err := g.Invoke(ctx, map[string]any{"a": 1}, listen); err != nil {
+	if _, err := g.Invoke(ctx, map[string]any{"a": 1}, listen, engine.OnThread("t")); err != nil {
 		t.Fatal(err)
 	}
 	wantFrozen(t, "custom event", custom)
@@ -189,7 +189,7 @@ func TestStateView_PublishedIsNotChanged(t *testing.T) {
 	wantFrozen(t, "Task argument", call)
 
 	// A Stepper's view of the planned tasks.
-	s, err := g.Start(ctx, map[string]any{"a": 1})
+	s, err := g.Start(ctx, map[string]any{"a": 1}, engine.OnThread("t"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestStateView_StepperShowsTheInputATaskRead(t *testing.T) {
 	// At the checkpoint of a superstep, a Stepper's view lists the tasks
 	// that wrote it with the state they read, not the state they made.
 	g := lendChain(t, func(context.Context, any) (any, error) { return engine.Pairs("a", 2), nil })
-	s, err := g.Start(ctx, map[string]any{"a": 1})
+	s, err := g.Start(ctx, map[string]any{"a": 1}, engine.OnThread("t"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestStateView_UpdateStateFromANodeKeepsItsValues(t *testing.T) {
 		_, err := other.UpdateState(ctx, engine.Config{ThreadID: "other"}, map[string]any{"kept": in}, "third")
 		return engine.Pairs("a", 2), err
 	})
-	if _, err := g.Invoke(ctx, map[string]any{"a": 1}); err != nil {
+	if _, err := g.Invoke(ctx, map[string]any{"a": 1}, engine.OnThread("t")); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := other.GetState(ctx, engine.Config{ThreadID: "other"})
@@ -305,7 +305,7 @@ func TestStateView_TimedOutNodeKeepsReadingItsState(t *testing.T) {
 		AddNode("second", func(context.Context, any) (any, error) { return engine.Pairs("a", 3), nil }).
 		AddNode("third", func(context.Context, any) (any, error) { return engine.Pairs("a", 4), nil }).
 		AddEdge(engine.Start, "first").AddEdge("first", "second").AddEdge("second", "third")
-	res, err := mustCompile(t, b).Invoke(ctx, map[string]any{"a": 1})
+	res, err := mustCompile(t, b).Invoke(ctx, map[string]any{"a": 1}, engine.OnThread("t"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestStateView_SiblingsReadWhileNothingWrites(t *testing.T) {
 			}
 			return "inc", nil
 		}, "inc", engine.End)
-	res, err := mustCompile(t, b).Invoke(ctx, map[string]any{"n": 0, "x": 0, "y": 0}, engine.WithRecursionLimit(10*rounds))
+	res, err := mustCompile(t, b).Invoke(ctx, map[string]any{"n": 0, "x": 0, "y": 0}, engine.WithRecursionLimit(10*rounds), engine.OnThread("t"))
 	if err != nil {
 		t.Fatal(err)
 	}

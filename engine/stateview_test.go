@@ -114,7 +114,7 @@ func TestStateChanges_OnlyForTheSharedViewOfARunningTask(t *testing.T) {
 		AddConditionalEdges("fan", func(context.Context, map[string]any) (any, error) {
 			return []any{engine.Send{Node: "work", Arg: map[string]any{"a": 1.0}}}, nil
 		}, "work"))
-	if _, err := g.Invoke(ctx, map[string]any{"a": 0}); err != nil {
+	if _, err := g.Invoke(ctx, map[string]any{"a": 0}, engine.OnThread("t")); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0] != (engine.StateMark{}) || got[1] != (engine.StateMark{}) {
@@ -133,7 +133,7 @@ func TestStateChanges_ForgetsOldGenerations(t *testing.T) {
 		prev = name
 	}
 	g = mustCompile(t, b)
-	if _, err := g.Invoke(ctx, map[string]any{"n": 0}); err != nil {
+	if _, err := g.Invoke(ctx, map[string]any{"n": 0}, engine.OnThread("t")); err != nil {
 		t.Fatal(err)
 	}
 	if s := l.seen["n3"]; !s.incremental || !slices.Equal(s.changed, []string{"n"}) {

@@ -35,6 +35,15 @@ func (g *Graph) start(ctx context.Context, input any, viewed bool, opts []RunOpt
 	if o.badLimit {
 		return nil, fmt.Errorf("%w (WithRecursionLimit(%d))", ErrBadRecursionLimit, o.givenLimit)
 	}
+	if o.Thread == "" {
+		if g.saver != nil {
+			if g.name == "" {
+				return nil, ErrNoThread
+			}
+			return nil, fmt.Errorf("graph %q: %w", g.name, ErrNoThread)
+		}
+		o.Thread = "default"
+	}
 	l, err := newLoop(ctx, g, input, o)
 	if err != nil {
 		return nil, err

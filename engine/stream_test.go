@@ -29,7 +29,7 @@ func TestStreamModes_TypedChunks(t *testing.T) {
 		AddSubgraph("child", sub).
 		AddEdge(engine.Start, "llm").AddEdge("llm", "child"))
 	var got []engine.StreamPart
-	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates, engine.StreamMessages, engine.StreamCustom}, engine.WithSubgraphs()) {
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates, engine.StreamMessages, engine.StreamCustom}, engine.WithSubgraphs(), engine.OnThread("t")) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestStreamModes_CustomFromSubgraphWithoutSubgraphs(t *testing.T) {
 	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
 		AddSubgraph("sub", sub).AddEdge(engine.Start, "sub"))
 	var got []engine.StreamPart
-	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamCustom, engine.StreamUpdates}) {
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamCustom, engine.StreamUpdates}, engine.OnThread("t")) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestStreamModes_NodeWithoutWritesStreamsEmptyUpdate(t *testing.T) {
 		AddNode("quiet", func(context.Context, any) (any, error) { return nil, nil }).
 		AddEdge(engine.Start, "quiet"))
 	var got []engine.StreamPart
-	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates}) {
+	for p, err := range g.StreamModes(ctx, map[string]any{}, []engine.StreamMode{engine.StreamUpdates}, engine.OnThread("t")) {
 		if err != nil {
 			t.Fatal(err)
 		}
