@@ -44,7 +44,10 @@ branch, as the debugger's fork does.
 With --json it prints one JSON object per line: task and checkpoint events as
 they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
 A task its retry policy runs again says so first, with the failed attempt's
-error ("retrying", {"event":"task","status":"retrying","message":..}).
+error ("retrying", {"event":"task","status":"retrying","message":..}). A
+route or Command goto to a node the graph does not have is dropped, as
+LangGraph drops it, and the run goes on without it (often to its end):
+run warns ({"event":"warning","name":..,"message":..}).
 
 A run stopped by a breakpoint (interrupt_before/after) says so and how to go
 on. When the breakpoint held a node's Task call (the node is in
@@ -769,6 +772,10 @@ func (r *runner) onEvent(e engine.Event) {
 		msg := oneLine(e.Err.Error())
 		r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: "retrying", Message: msg},
 			fmt.Sprintf("step %-3d %-20s retrying: attempt %d failed: %s", step, termtext.Name(e.Node), e.Attempt, termtext.Name(msg)))
+	case engine.EventUnknownNode:
+		msg := e.UnknownNodeText()
+		r.emit(runEvent{Event: "warning", Step: &step, Name: e.Node, Message: msg},
+			fmt.Sprintf("step %-3d %-20s warning: %s", step, termtext.Name(e.Node), termtext.Name(msg)))
 	case engine.EventCheckpoint:
 		if e.Namespace != "" {
 			return

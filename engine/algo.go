@@ -151,6 +151,16 @@ type applyScratch struct {
 	// ids holds a task's write channels when its node keeps none
 	// (writeIDs).
 	ids []chanID
+	// unknown are the writes of the last applyWrites that routed to a
+	// node the graph does not have, which it dropped (as LangGraph does).
+	unknown []unknownDest
+}
+
+// unknownDest is a route or goto of task t to node, which the graph does
+// not have.
+type unknownDest struct {
+	t    *task
+	node string
 }
 
 type channelWrites struct {
@@ -184,6 +194,8 @@ func (sc *applyScratch) reset() {
 		sc.slot[cw.id] = 0
 	}
 	sc.groups = sc.groups[:0]
+	clear(sc.unknown)
+	sc.unknown = sc.unknown[:0]
 }
 
 // sc is the run's applyScratch, taken from the graph's pool on first use.
@@ -815,6 +827,10 @@ func applyWrites(cs *channelState, tasks []*task) ([]string, error) {
 		for i := range t.writes {
 			if id := ids[i]; id >= 0 {
 				sc.add(id, cs.chans[id], t.writes[i].Value)
+			} else if node, ok := strings.CutPrefix(t.writes[i].Channel, BranchPrefix); ok {
+				// A route to no node: no channel takes it (LangGraph.js
+				// 1.7.3 dist pregel/algo.js:136 skips such a write).
+				sc.unknown = append(sc.unknown, unknownDest{t, node})
 			}
 		}
 	}

@@ -1,5 +1,11 @@
 package engine
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // EventKind names a stream event.
 type EventKind string
 
@@ -29,6 +35,14 @@ const (
 	// listener's eyes, a debugger's or a log's, so that a flaky tool
 	// shows before the attempt that worked hides it.
 	EventRetry EventKind = "retry"
+	// EventUnknownNode: a task's route or Command goto named a node the
+	// graph does not have (Node and TaskID name the task, Unknown the
+	// names), most often a typo in a route without declared ends.
+	// LangGraph drops such a write without a word (1.7.3 dist
+	// pregel/algo.js:136, a write to a channel the graph lacks) and the
+	// run goes on without it, often to its end; the event says so, at the
+	// Update that drops it. No stream mode carries it.
+	EventUnknownNode EventKind = "unknown_node"
 )
 
 // Event is one stream event. Fields not meaningful for the kind are zero.
@@ -52,6 +66,7 @@ type Event struct {
 	Interrupts []Interruption // the task's interrupts
 	Err        error          // the task's failure (EventRetry: the attempt's)
 	Attempt    int            // the attempt that failed, from 1 (EventRetry)
+	Unknown    []string       // the node names no node has (EventUnknownNode)
 	Reused     bool           // its writes were saved before and reused, not recomputed
 	// Checkpoint and Metadata describe a written checkpoint.
 	Checkpoint *Checkpoint
@@ -80,4 +95,18 @@ type Event struct {
 	// update streams: it wrote, or took an answer, before it failed
 	// (emitFailed).
 	failedUpdate bool
+}
+
+// UnknownNodeText says what an EventUnknownNode means, for a person:
+// which task routed where, and that the write was dropped.
+func (e Event) UnknownNodeText() string {
+	q := make([]string, len(e.Unknown))
+	for i, n := range e.Unknown {
+		q[i] = strconv.Quote(n)
+	}
+	what := "is no node"
+	if len(q) > 1 {
+		what = "are no nodes"
+	}
+	return fmt.Sprintf("%s routed to %s, which %s of the graph: the route was dropped, as LangGraph drops it, and the run went on without it", strconv.Quote(e.Node), strings.Join(q, ", "), what)
 }

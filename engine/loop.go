@@ -1155,6 +1155,9 @@ func (l *loop) update(ctx context.Context) error {
 	if err != nil {
 		return l.fail(err)
 	}
+	if sc := l.cs.sc(); len(sc.unknown) > 0 && l.emit != nil {
+		l.emitUnknownNodes(sc.unknown)
+	}
 	if err := l.checkStateSize(); err != nil {
 		return l.fail(err)
 	}
@@ -1239,4 +1242,17 @@ func (l *loop) releaseHeld() error {
 	}
 	l.emitResult(h.t, h.res)
 	return nil
+}
+
+// emitUnknownNodes says, one event a task, which routes of the superstep
+// applied last named a node the graph does not have (EventUnknownNode).
+func (l *loop) emitUnknownNodes(unknown []unknownDest) {
+	for i := 0; i < len(unknown); {
+		t := unknown[i].t
+		var names []string
+		for ; i < len(unknown) && unknown[i].t == t; i++ {
+			names = append(names, unknown[i].node)
+		}
+		l.emit(Event{Kind: EventUnknownNode, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Unknown: names})
+	}
 }

@@ -20,6 +20,9 @@ type liveFeed struct {
 	now   func() time.Time
 	start time.Time // when the step being executed started
 	tasks map[string]*liveTask
+	// unknown are the engine's words on routes to nodes the graph does
+	// not have, until takeUnknown.
+	unknown []string
 }
 
 // liveTask is one task of the step being executed.
@@ -35,6 +38,21 @@ type liveTask struct {
 	failed []string
 }
 
+// takeUnknown returns, and forgets, what the engine said of routes to
+// nodes the graph does not have since it was last asked
+// (engine.EventUnknownNode): they come at an Update, after the tasks
+// report, and the step's note shows them.
+func (f *liveFeed) takeUnknown() []string {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.unknown
+	f.unknown = nil
+	return out
+}
+
 // liveKeep is how many emitted values a task shows.
 const liveKeep = 3
 
@@ -46,6 +64,10 @@ func newLiveFeed(now func() time.Time) *liveFeed {
 func (f *liveFeed) on(e engine.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if e.Kind == engine.EventUnknownNode {
+		f.unknown = append(f.unknown, e.UnknownNodeText())
+		return
+	}
 	if e.Namespace != "" {
 		f.inner(e)
 		return

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
@@ -53,7 +55,7 @@ func (m *Model) newThreadKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.lastInput = in
 		save := m.saveCmd()
-		id := p.unusedID(m.now().Format("run-20060102-150405"))
+		id := p.newID(m.thread, m.now())
 		return tea.Batch(save, m.do(opStart, func(ctx context.Context, s session) opDoneMsg {
 			v, err := s.Start(ctx, id, in)
 			return opDoneMsg{view: v, err: err}
@@ -63,6 +65,16 @@ func (m *Model) newThreadKey(msg tea.KeyMsg) tea.Cmd {
 	p.area, cmd = p.area.Update(msg)
 	p.newErr = ""
 	return cmd
+}
+
+// newID is the id of a thread started from the list: the thread the
+// debugger was opened on (--thread) when the database does not have it
+// yet, as the person named it, else one made of the time (unusedID).
+func (p *threadsPane) newID(current string, now time.Time) string {
+	if current != "" && !slices.ContainsFunc(p.list, func(t ThreadSummary) bool { return t.ID == current }) {
+		return current
+	}
+	return p.unusedID(now.Format("run-20060102-150405"))
 }
 
 // unusedID is base, or base-2, base-3, … when the database has a thread
