@@ -23,8 +23,11 @@ const (
 	StatusDone
 	// StatusInterrupted: a node called Interrupt or a breakpoint fired.
 	StatusInterrupted
-	// StatusFailed: a node failed, writes conflicted or the recursion limit
-	// was reached.
+	// StatusFailed: a node failed, writes conflicted, the recursion limit
+	// was reached, or the run's context ended: cancelled (IsCancellation
+	// says so) or past its deadline (context.DeadlineExceeded). Invoke
+	// with nil input on the same thread goes on from its last checkpoint
+	// whichever it was.
 	StatusFailed
 )
 
