@@ -9,9 +9,12 @@ a subgraph or subgraph-invoking node (inner interrupts, inner custom
 chunks, Command.PARENT with update and goto, a stateful one), retries that
 succeed, node caches (cached tasks' updates, a second thread and new
 inputs that hit them, clear_cache), deferred nodes, joins, a routed loop,
-static breakpoints (interrupt_before/after, then input null), update_state
-(values or a Command) continued from the fork, replays (at), durability
-modes (async, sync, exit); one file in five is a functional-API
+static breakpoints (interrupt_before/after, then input null; a
+subgraph's own), run timeouts retried, a subgraph retried whole by the
+node that runs it, Command inputs (update, goto; update beside a resume),
+update_state (values, a Command, __copy__, __end__) and bulk_update
+continued from the fork, replays (at), durability modes (async, sync,
+exit), max_concurrency 2; one file in five is a functional-API
 entrypoint instead (tasks that ask, fail and retry, cache; one call item,
 a call or a group, streamed in every mode).
 
@@ -20,7 +23,8 @@ Timing is explicit, so that each chunk's place is specified:
   node i works 50 + 80 i ms, a subgraph's inner node j base + 40 j ms;
   custom chunks are emitted after the work, so they too are apart;
 * a failing attempt raises at fail.after_ms (never the time another event
-  is due), and is retried (max_attempts 2): the op goes on, a failed op's
+  is due), a timed-out one at timeout_ms (60 ms past its work, its failure
+  due 60 ms later), and is retried (max_attempts 2): the op goes on, a failed op's
   stream being unspecified (LangGraph.js loses its last chunks);
 * an interrupt is raised at once when its node starts (zero time): so at
   most one root node asks, and a subgraph's interrupt is never in its
@@ -35,6 +39,8 @@ Timing is explicit, so that each chunk's place is specified:
 * one node writes the LastValue key (a conflict fails the op);
 * a list of interrupts (the next one raised at once when the first is
   answered) only when one node asks;
+* with two askers, a run that may meet both pending (input null, a
+  replay, a fork) records no stream: both are asked again at once;
 * with two askers (the root one and the subgraph's), resumes answer
   by_node (prune_ops.py turns one into a plain value when its node has no
   pending interrupt): a plain value may answer two askers in LangGraph.js;
@@ -99,7 +105,17 @@ def subgraph(r, tag, base_ms, parent_targets):
     sg = {"state": {"log": "add", "n": "sum"}, "nodes": nodes, "edges": edges}
     if r.random() < 0.25:
         sg["stateful"] = True
-    return sg, has_int, parent_goto, names
+    outer_retry = False
+    failing = [nd for nd in nodes if "fail" in nd]
+    if failing and r.random() < 0.5:
+        # the failure ends the subgraph's run; the node running it retries
+        # it whole
+        failing[0].pop("retry")
+        outer_retry = True
+    if k > 2 and r.random() < 0.15:
+        # the subgraph's own breakpoint, after its first node worked
+        sg[r.choice(["interrupt_before", "interrupt_after"])] = [names[1]]
+    return sg, has_int, parent_goto, names, outer_retry
 
 
 def gen_graph(r, seed):
@@ -113,9 +129,11 @@ def gen_graph(r, seed):
         ms = 50 + 80 * i
         if i == sub_at:
             targets = [x for x in names if x != nm and x != names[0]]
-            sg, hi, pg, inner = subgraph(r, f"{nm}_", ms, targets)
+            sg, hi, pg, inner, outer_retry = subgraph(r, f"{nm}_", ms, targets)
             subs[f"g{i}"] = sg
             node = {"name": nm, r.choice(["subgraph", "subgraph", "invoke"]): f"g{i}"}
+            if outer_retry:
+                node["retry"] = {"max_attempts": 2}
             if pg:
                 node["ends"] = [pg]
             if hi:
@@ -143,9 +161,15 @@ def gen_graph(r, seed):
                     node["update"]["log"] = f"['{nm}:' + str(resume)]"
                 root_asker = nm
                 interrupters.append(nm)
-            elif i > 0 and k < 0.55:
+            elif i > 0 and k < 0.5:
                 node["fail"] = {"times": 1, "message": "x", "after_ms": ms - 30}
                 node["retry"] = {"max_attempts": 2, "initial_interval_ms": r.choice([0, 10])}
+            elif i > 0 and k < 0.6:
+                # a run timeout: the first attempt works past it, the
+                # retry well inside it
+                node["timeout_ms"] = ms + 60
+                node["fail"] = {"times": 1, "message": "slow", "after_ms": ms + 120}
+                node["retry"] = {"max_attempts": 2, "retry_on": ["NodeTimeoutError"]}
             if "interrupt" not in node and r.random() < 0.25:
                 node["cache"] = {"key": r.choice(["len(state.log)", "state.n"])}
                 if r.random() < 0.3:
@@ -206,13 +230,18 @@ def gen_graph(r, seed):
     sub_stream = bool(subs) and root_asker is None and r.random() < 0.7
     ops = sc["ops"]
 
-    def run(op):
-        if r.random() < 0.9:
+    def run(op, again=False):
+        # again: a run that may ask pending interrupts again without an
+        # answer; with two askers both come at once, so it records no stream
+        if r.random() < 0.9 and not (again and len(interrupters) >= 2):
             op["stream"] = modes(r)
             if sub_stream and r.random() < 0.8:
                 op["stream_subgraphs"] = True
         if r.random() < 0.4:
             op["durability"] = r.choice(["exit", "sync", "async"])
+        if r.random() < 0.1:
+            # (1 runs a single task of a superstep in LangGraph.js 1.7.3)
+            op["max_concurrency"] = 2
         op["recursion_limit"] = 12
         return op
 
@@ -223,15 +252,24 @@ def gen_graph(r, seed):
         answers += 1
         if len(interrupters) >= 2:
             return run({"op": "resume", "by_node": {r.choice(interrupters): f"b{answers}"}})
+        if r.random() < 0.2:
+            # a Command with an update beside the answer
+            return run({"op": "invoke", "command": {"update": {"log": [f"c{answers}"]}, "resume": f"r{answers}"}})
         return run({"op": "resume", "value": f"r{answers}"})
 
-    ops.append(run({"op": "invoke", "input": {"log": [], "n": 0}}))
+    if r.random() < 0.2:
+        c = {"update": {"log": ["cmd"], "n": 0}}
+        if r.random() < 0.6:
+            c["goto"] = r.choice(names[1:])
+        ops.append(run({"op": "invoke", "command": c}))
+    else:
+        ops.append(run({"op": "invoke", "input": {"log": [], "n": 0}}))
     for _ in range(r.randint(4, 9)):
         k = r.random()
         if k < 0.3 and interrupters:
             ops.append(resume())
         elif k < 0.42:
-            ops.append(run({"op": "invoke", "input": None}))
+            ops.append(run({"op": "invoke", "input": None}, True))
         elif k < 0.52:
             c = {"update": {"log": ["uc"], "n": 7}}
             if r.random() < 0.5:
@@ -246,15 +284,31 @@ def gen_graph(r, seed):
             ops.append(u)
             ops.append(run({"op": "invoke", "input": None, "from": "fork"}))
         elif k < 0.62:
-            ops.append(run({"op": "invoke", "input": None, "at": {"step": r.randint(0, 4)}}))
-        elif k < 0.68:
+            ops.append(run({"op": "invoke", "input": None, "at": {"step": r.randint(0, 4)}}, True))
+        elif k < 0.66:
             ops.append({"op": "clear_cache"})
-        elif k < 0.76 and sub_nodes and root_asker is None:
+        elif k < 0.7:
+            u = {"op": "update_state", "values": None, "as_node": r.choice(["__copy__", "__end__"])}
+            if r.random() < 0.5:
+                u["at"] = {"step": r.randint(0, 3)}
+            ops.append(u)
+            ops.append(run({"op": "invoke", "input": None, "from": "fork"}, True))
+        elif k < 0.73:
+            a, b = r.sample(names, 2)
+            ops.append({"op": "bulk_update", "supersteps": [[{"values": {"log": ["b1"]}, "as_node": a}],
+                                                            [{"values": {"log": ["b2"], "n": 3}, "as_node": b}]]})
+            ops.append(run({"op": "invoke", "input": None, "from": "fork"}))
+        elif k < 0.78 and sub_nodes and root_asker is None:
             # (an update to the subgraph's last node ends its run at once,
             # beside a root interrupt raised at once)
             sn, inner = sub_nodes[0]
             ops.append({"op": "update_state", "subgraph": sn, "values": {"log": ["su"], "n": 5}, "as_node": r.choice(inner)})
-            ops.append(run({"op": "invoke", "input": None}))
+            # continued at the thread's head, or from the update (LangGraph's
+            # checkpoint map: the root run knows the subgraph's checkpoint)
+            cont = {"op": "invoke", "input": None}
+            if r.random() < 0.5:
+                cont["from"] = "fork"
+            ops.append(run(cont))
         elif k < 0.86:
             ops.append(run({"op": "invoke", "thread": "t2", "input": {"log": ["t2"], "n": 1}}))
         elif k < 0.92:
