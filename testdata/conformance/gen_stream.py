@@ -24,8 +24,10 @@ Timing is explicit, so that each chunk's place is specified:
   custom chunks are emitted after the work, so they too are apart;
 * a failing attempt raises at fail.after_ms (never the time another event
   is due), a timed-out one at timeout_ms (60 ms past its work, its failure
-  due 60 ms later), and is retried (max_attempts 2): the op goes on, a failed op's
-  stream being unspecified (LangGraph.js loses its last chunks);
+  due 60 ms later), and is retried (max_attempts 2): the op goes on. An op
+  that fails all the same (a routed loop or a Command.PARENT goto past
+  the recursion limit) has an unspecified stream (LangGraph.js loses its
+  last chunks): compare such ops without their streams;
 * an interrupt is raised at once when its node starts (zero time): so at
   most one root node asks, and a subgraph's interrupt is never in its
   first inner node (the subgraph's first node works before anything in
