@@ -33,9 +33,10 @@ Timing is explicit, so that each chunk's place is specified:
   first inner node (the subgraph's first node works before anything in
   it asks). Subgraph chunks are recorded only when no root node asks (a
   root interrupt and a subgraph's first chunk are both due at once);
-* a Send goes to a worker node that nothing else reaches (edges, routes,
-  gotos), one Send per worker from one route, so that no two tasks of one
-  node run in one superstep (they would work the same time);
+* a Send goes to a worker node (working longer than any root node) that
+  nothing else reaches (edges, routes, gotos), one Send per worker from
+  one route, so that no two tasks of one node run in one superstep (they
+  would work the same time);
 * update_state into a subgraph's namespace only without a root asker:
   the subgraph may have nothing left to work, and ends at once;
 * one node writes the LastValue key (a conflict fails the op);
@@ -198,7 +199,9 @@ def gen_graph(r, seed):
         elif k < 0.85 and i != sub_at:
             # a fan-out to two workers of their own, which work different times
             w = [f"w{len(workers)}", f"w{len(workers) + 1}"]
-            base = 50 + 80 * n + 60 * len(workers)
+            # after every root node's last event (a timed-out node's retry
+            # ends at 2 (50 + 80 i) + 60 ms): a deferred node may run beside
+            base = 60 + 160 * n + 60 * len(workers)
             for j, wn in enumerate(w):
                 wnode = {"name": wn, "update": {"log": "state.log", "n": "1"}, "sleep_ms": base + 30 * j}
                 if r.random() < 0.3:
