@@ -4,34 +4,9 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
-
-func TestCloseThreadIDs(t *testing.T) {
-	ids := []string{"t-42", "t-17", "prod-thread-42", "prod-thread-43", "Prod-Thread-24", "research", "7d3f0a52-1c9e-4b8a-9f21-0e5c6d7a8b90"}
-	cases := []struct {
-		typed string
-		want  []string
-	}{
-		{"t-24", []string{"t-42"}}, // two letters swapped
-		{"t-4", []string{"t-42"}},  // cut short
-		{"t-99", nil},              // another id, not a typo
-		{"prod-thread-24", []string{"Prod-Thread-24", "prod-thread-42"}}, // case, then a swap
-		{"prod-thread-4", []string{"Prod-Thread-24", "prod-thread-42", "prod-thread-43"}},
-		{"prod-thread-99", nil},
-		{"reserch", []string{"research"}},
-		{"research", nil}, // itself
-		{"7d3f0a52-1c9e-4b8a-9f21-0e5c6d7a8b9", []string{"7d3f0a52-1c9e-4b8a-9f21-0e5c6d7a8b90"}},
-		{"7d3f0a52-1c9e-4b8a-9f21-0e5c6d7a8c91", []string{"7d3f0a52-1c9e-4b8a-9f21-0e5c6d7a8b90"}},
-	}
-	for _, c := range cases {
-		if got := closeThreadIDs(ids, c.typed); !slices.Equal(got, c.want) && (len(got) > 0 || len(c.want) > 0) {
-			t.Errorf("closeThreadIDs(%q) = %q, want %q", c.typed, got, c.want)
-		}
-	}
-}
 
 func TestContinuesSeries(t *testing.T) {
 	ids := []string{"run-1", "run-2", "run-10", "user-7-run-3", "research", "t-42"}
