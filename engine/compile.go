@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/superstep/superstep/internal/spelling"
 )
 
 // Graph is a compiled, immutable StateGraph: its channels, its nodes with
@@ -246,6 +248,12 @@ type compiler struct {
 	errs CompileErrors
 	// hasEntry: an edge or a route leaves __start__.
 	hasEntry bool
+	// presumed are the nodes an edge, a route or a Command end would reach
+	// if the unknown names they give were the nodes those names are
+	// close to (spelling.Meant): the checks that follow read the graph as
+	// the "did you mean" of the unknown name's error would fix it, so a
+	// typo is one error, not also a missing entry or an unreachable node.
+	presumed map[string]bool
 }
 
 func (c *compiler) fail(kind, format string, args ...any) {
@@ -256,11 +264,43 @@ func (c *compiler) isNode(n string) bool { _, ok := c.b.nodeIdx[n]; return ok }
 
 // failUnknown fails for an unknown node, whose name is the format's last
 // argument, unless AddNode refused that node: its error says why already.
+// The error names the node it likely meant, if one is close.
 func (c *compiler) failUnknown(format string, args ...any) {
-	if name, _ := args[len(args)-1].(string); c.b.refused[name] {
+	name, _ := args[len(args)-1].(string)
+	if c.b.refused[name] {
 		return
 	}
-	c.fail("UnknownNode", format, args...)
+	c.fail("UnknownNode", format+"%s", append(args, spelling.Hint(c.nodeNames(), name))...)
+}
+
+// nodeNames are the names of the nodes added.
+func (c *compiler) nodeNames() []string {
+	names := make([]string, len(c.b.nodes))
+	for i, ns := range c.b.nodes {
+		names[i] = ns.name
+	}
+	return names
+}
+
+// meant is the node an unknown name likely meant, or "" (spelling.Meant).
+func (c *compiler) meant(name string) string {
+	return spelling.Meant(c.nodeNames(), name)
+}
+
+// presume records that to is reached, had the unknown name that an edge,
+// a route or a Command end gives been the node it likely meant; from
+// is where it leaves (to reached from __start__ is the graph's entry).
+func (c *compiler) presume(from, to string) {
+	if to == "" || to == End || !c.isNode(to) {
+		return
+	}
+	if c.presumed == nil {
+		c.presumed = map[string]bool{}
+	}
+	c.presumed[to] = true
+	if from == Start {
+		c.hasEntry = true
+	}
 }
 
 // addStateChannels adds a channel per state key, then __start__'s.
@@ -356,6 +396,9 @@ func (c *compiler) validEdge(from, to string) bool {
 		ok = false
 	} else if from != Start && !c.isNode(from) {
 		c.failUnknown("edge %s -> %s starts at unknown node %q", from, to, from)
+		if c.meant(from) != "" {
+			c.presume(from, to)
+		}
 		ok = false
 	}
 	if to == Start {
@@ -363,6 +406,7 @@ func (c *compiler) validEdge(from, to string) bool {
 		ok = false
 	} else if to != End && !c.isNode(to) {
 		c.failUnknown("edge %s -> %s ends at unknown node %q", from, to, to)
+		c.presume(from, c.meant(to))
 		ok = false
 	}
 	return ok
@@ -427,7 +471,11 @@ func (c *compiler) validJoin(e edgeSpec) bool {
 	}
 	if e.to == End || e.to == Start || !c.isNode(e.to) {
 		c.failUnknown("join %v -> %s ends at unknown node %q", e.from, e.to, e.to)
-		ok = false
+		c.presume("", c.meant(e.to))
+		return false
+	}
+	if !ok {
+		c.presume("", e.to)
 	}
 	return ok
 }
@@ -439,6 +487,9 @@ func (c *compiler) addBranches() {
 	for _, br := range c.b.branches {
 		if br.from != Start && !c.isNode(br.from) {
 			c.failUnknown("conditional edge starts at unknown node %q", br.from)
+			if c.meant(br.from) != "" {
+				c.presumeRoute(br)
+			}
 			continue
 		}
 		if br.from == Start {
@@ -447,6 +498,7 @@ func (c *compiler) addBranches() {
 		for _, t := range br.ends {
 			if t != End && !c.isNode(t) {
 				c.failUnknown("conditional edge from %q may go to unknown node %q", br.from, t)
+				c.presume(br.from, c.meant(t))
 			}
 		}
 		g.nodes[br.from].branches = append(g.nodes[br.from].branches, br)
@@ -457,6 +509,19 @@ func (c *compiler) addBranches() {
 		for _, t := range targets {
 			g.edges = append(g.edges, EdgeInfo{From: []string{br.from}, To: t, Conditional: true})
 		}
+	}
+}
+
+// presumeRoute presumes the ends of a route whose source is unknown
+// reached, every node for a route without declared ends.
+func (c *compiler) presumeRoute(br *branchSpec) {
+	if br.ends == nil {
+		for _, n := range c.nodeNames() {
+			c.presume("", n)
+		}
+	}
+	for _, t := range br.ends {
+		c.presume("", t)
 	}
 }
 
@@ -478,7 +543,7 @@ func (c *compiler) checkInterruptNodes() {
 func (c *compiler) checkReachable() {
 	reached := c.reachedNodes()
 	for _, ns := range c.b.nodes {
-		if !reached[ns.name] {
+		if !reached[ns.name] && !c.presumed[ns.name] {
 			c.fail("UnreachableNodeError", "node %q is not reachable: no edge, route or Command end leads to it", ns.name)
 		}
 	}
@@ -507,6 +572,7 @@ func (c *compiler) reachedNodes() map[string]bool {
 		for _, t := range ns.ends {
 			if t != End && !c.isNode(t) {
 				c.failUnknown("node %q declares unknown end %q", ns.name, t)
+				c.presume(ns.name, c.meant(t))
 			}
 			reached[t] = true
 		}

@@ -103,3 +103,90 @@ func TestCompile_JoinSourceNamedTwice(t *testing.T) {
 		t.Fatalf("log %v, want j after a", got)
 	}
 }
+
+// TestCompile_TypoIsOneError: a name close to one node (spelling.Meant)
+// says which one it likely meant, and the checks after it read the graph
+// as that fix would make it: a misspelt entry edge is not also a missing
+// entry, and the node it meant is not also unreachable. A name close to
+// no node, or to two, keeps every error that follows from it.
+func TestCompile_TypoIsOneError(t *testing.T) {
+	nop := update()
+	route := func(context.Context, map[string]any) (any, error) { return engine.End, nil }
+	for _, tt := range []struct {
+		name  string
+		build func(b *engine.StateGraph) *engine.StateGraph
+		want  []string
+	}{
+		{"edges", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "reserch").AddEdge("research", "wirte").AddEdge("write", engine.End)
+		}, []string{
+			`UnknownNode: edge __start__ -> reserch ends at unknown node "reserch" (did you mean "research"?)`,
+			`UnknownNode: edge research -> wirte ends at unknown node "wirte" (did you mean "write"?)`,
+		}},
+		{"edge source", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "research").AddEdge("Research", "write")
+		}, []string{
+			`UnknownNode: edge Research -> write starts at unknown node "Research" (did you mean "research"?)`,
+		}},
+		{"join", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "research").AddJoin([]string{"research", "rsearch"}, "writ")
+		}, []string{
+			`UnknownNode: join [research rsearch] -> writ starts at unknown node "rsearch" (did you mean "research"?)`,
+			`UnknownNode: join [research rsearch] -> writ ends at unknown node "writ" (did you mean "write"?)`,
+		}},
+		{"route ends", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddConditionalEdges(engine.Start, route, "reseach", engine.End).AddEdge("research", "write")
+		}, []string{
+			`UnknownNode: conditional edge from "__start__" may go to unknown node "reseach" (did you mean "research"?)`,
+		}},
+		{"route source", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "research").AddConditionalEdges("reserch", route, "write")
+		}, []string{
+			`UnknownNode: conditional edge starts at unknown node "reserch" (did you mean "research"?)`,
+		}},
+		{"interrupt", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "research").AddEdge("research", "write")
+		}, []string{
+			`UnknownNode: interrupt node "wrte" not found (did you mean "write"?)`,
+		}},
+		{"close to none", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "summary").AddEdge("research", "write")
+		}, []string{
+			`UnknownNode: edge __start__ -> summary ends at unknown node "summary"`,
+			`MissingEntry: graph must have an entrypoint: add at least one edge from __start__ to another node`,
+			`UnreachableNodeError: node "research" is not reachable: no edge, route or Command end leads to it`,
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.build(engine.NewStateGraph().AddNode("research", nop).AddNode("write", nop))
+			var opts []engine.CompileOption
+			if tt.name == "interrupt" {
+				opts = append(opts, engine.WithInterruptBefore("wrte"))
+			}
+			_, err := b.Compile(opts...)
+			ces, ok := err.(engine.CompileErrors)
+			if !ok {
+				t.Fatalf("err %v (%T), want CompileErrors", err, err)
+			}
+			var got []string
+			for _, ce := range ces {
+				got = append(got, ce.Kind+": "+ce.Msg)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("errors\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+	// A Command end close to a node: the node it meant is reached.
+	_, err := engine.NewStateGraph().AddNode("research", nop, engine.WithEnds("wirte")).AddNode("write", nop).
+		AddEdge(engine.Start, "research").Compile()
+	if want := `node "research" declares unknown end "wirte" (did you mean "write"?)`; err == nil || err.Error() != "graph does not compile: "+want {
+		t.Fatalf("a Command end's typo: %v, want only %s", err, want)
+	}
+	// Two nodes equally close: no guess, and each unreached one is named.
+	_, err = engine.NewStateGraph().AddNode("tool_a", nop).AddNode("tool_b", nop).
+		AddEdge(engine.Start, "tool_c").Compile()
+	if err == nil || strings.Contains(err.Error(), "did you mean") || !strings.Contains(err.Error(), `node "tool_b" is not reachable`) {
+		t.Fatalf("a name two nodes are equally close to: %v", err)
+	}
+}
