@@ -31,9 +31,9 @@ func TestRun_RouteToUnknownNodeWarns(t *testing.T) {
 		if code := (&App{Stdout: &out, Stderr: &errb}).Run(context.Background(), args); code != 0 {
 			t.Fatalf("%q: exit %d: %s", args, code, errb.String())
 		}
-		want := `warning: "a" routed to "bb", which is no node of the graph`
+		want := `warning: "a" routed to "bb" (did you mean "b"?), which is no node of the graph`
 		if json {
-			want = `{"event":"warning","step":1,"name":"a","message":"\"a\" routed to \"bb\", which is no node of the graph`
+			want = `{"event":"warning","step":1,"name":"a","message":"\"a\" routed to \"bb\" (did you mean \"b\"?), which is no node of the graph`
 		}
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("run (json %v) printed no warning %s:\n%s", json, want, out.String())

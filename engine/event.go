@@ -67,7 +67,10 @@ type Event struct {
 	Err        error          // the task's failure (EventRetry: the attempt's)
 	Attempt    int            // the attempt that failed, from 1 (EventRetry)
 	Unknown    []string       // the node names no node has (EventUnknownNode)
-	Reused     bool           // its writes were saved before and reused, not recomputed
+	// Meant is, for each of Unknown, the node it likely meant (a typo of
+	// it), or "" when none is close (EventUnknownNode).
+	Meant  []string
+	Reused bool // its writes were saved before and reused, not recomputed
 	// Checkpoint and Metadata describe a written checkpoint.
 	Checkpoint *Checkpoint
 	Metadata   Metadata // the checkpoint's metadata
@@ -103,6 +106,9 @@ func (e Event) UnknownNodeText() string {
 	q := make([]string, len(e.Unknown))
 	for i, n := range e.Unknown {
 		q[i] = strconv.Quote(n)
+		if i < len(e.Meant) && e.Meant[i] != "" {
+			q[i] += " (did you mean " + strconv.Quote(e.Meant[i]) + "?)"
+		}
 	}
 	what := "is no node"
 	if len(q) > 1 {

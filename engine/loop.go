@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/superstep/superstep/internal/spelling"
 )
 
 // Status is where a run stands.
@@ -1252,10 +1254,11 @@ func (l *loop) releaseHeld() error {
 func (l *loop) emitUnknownNodes(unknown []unknownDest) {
 	for i := 0; i < len(unknown); {
 		t := unknown[i].t
-		var names []string
+		var names, meant []string
 		for ; i < len(unknown) && unknown[i].t == t; i++ {
 			names = append(names, unknown[i].node)
+			meant = append(meant, spelling.Meant(l.g.userNodes(), unknown[i].node))
 		}
-		l.emit(Event{Kind: EventUnknownNode, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Unknown: names})
+		l.emit(Event{Kind: EventUnknownNode, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Unknown: names, Meant: meant})
 	}
 }

@@ -29,7 +29,7 @@ func TestModel_RouteToUnknownNodeIsNoted(t *testing.T) {
 	if m.view.Status != engine.StatusDone {
 		t.Fatalf("status %v, want done (the route is dropped)", m.view.Status)
 	}
-	if want := `"plan" routed to "wirte", which is no node of the graph`; !strings.Contains(m.note, want) {
+	if want := `"plan" routed to "wirte" (did you mean "write"?), which is no node of the graph`; !strings.Contains(m.note, want) {
 		t.Fatalf("note %q, want it to say %s", m.note, want)
 	}
 	if v := m.View(); !strings.Contains(v, "warning:") || !strings.Contains(v, "wirte") {
