@@ -48,7 +48,7 @@ it finished, so there is nothing to compare), 1 when it differs or fails,
 					return err
 				}
 				if !containsNode(gr, node) {
-					return usagef("graph %s has no node %q (nodes: %s)%s", gr.Name(), node, strings.Join(gr.NodeNames(), ", "), inSubgraph(gr, node))
+					return usagef("%s%s", noNode(gr, node), inSubgraph(gr, node))
 				}
 				if err := checkTopology(ctx, st, thread, gr, force, a.warn); err != nil {
 					return err

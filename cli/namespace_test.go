@@ -112,7 +112,7 @@ func TestNamespace_Update(t *testing.T) {
 	// The subgraph's own keys and nodes are what --values and --as-node
 	// name.
 	superstep(t, "", "update", "u1", "--db", db, "--ns", ns, "--values", `{"log":[]}`, "--as-node", "sub").
-		want(t, 2, `--as-node "sub"`, "no such node (nodes: a1, a2)", "in namespace "+ns)
+		want(t, 2, `--as-node: graph`, `has no node "sub" (nodes: a1, a2)`, "in namespace "+ns)
 	superstep(t, "", "update", "u1", "--db", db, "--ns", ns, "--values", `{"log":[]}`, "--as-node", "a1").want(t, 0, "in namespace")
 
 	// As a1 the update planned a2, which the resume's answer answers:

@@ -170,7 +170,7 @@ func (rp *replay) setRerun(nodes []string, offline bool) error {
 	rp.rerun, rp.matched, rp.reused, rp.offline = map[string]bool{}, map[string]bool{}, map[string]bool{}, offline
 	for _, n := range nodes {
 		if !containsNode(rp.g, n) {
-			return usagef("--rerun %s: graph %s has no such node (nodes: %s)", n, rp.g.Name(), strings.Join(rp.g.NodeNames(), ", "))
+			return usagef("--rerun: %s", noNode(rp.g, n))
 		}
 		rp.rerun[n] = true
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/internal/spelling"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -75,7 +76,7 @@ is the subgraph's; the parent's are not touched.`,
 					return n.refuse(err)
 				}
 				if asNode != "" && asNode != engine.Start && !containsNode(gr, asNode) {
-					return n.refuse(usagef("--as-node %q: graph %s has no such node (nodes: %s)", asNode, gr.Name(), strings.Join(gr.NodeNames(), ", ")))
+					return n.refuse(usagef("--as-node: %s", noNode(gr, asNode)))
 				}
 				// The thread's graph finds the subgraph a namespace names
 				// and writes there (engine: updateSuperstep).
@@ -105,6 +106,14 @@ is the subgraph's; the parent's are not touched.`,
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph of the thread (default: the one recorded for it)")
 	addNSFlag(cmd, &ns, a.Name)
 	return cmd
+}
+
+// noNode says that graph g has no node name, with the node name likely
+// meant and the nodes it has: the one wording of every flag or argument
+// that names a node.
+func noNode(g *engine.Graph, name string) string {
+	nodes := g.NodeNames()
+	return fmt.Sprintf("graph %s has no node %q%s (nodes: %s)", g.Name(), name, spelling.Hint(nodes, name), strings.Join(nodes, ", "))
 }
 
 func containsNode(g *engine.Graph, name string) bool {

@@ -7,6 +7,7 @@ import (
 
 	"fmt"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/internal/spelling"
 	"io"
 	"math"
 	"os"
@@ -1152,7 +1153,7 @@ func (p *parser) check(f *File) {
 	}{{"interrupt_before", f.InterruptBefore}, {"interrupt_after", f.InterruptAfter}} {
 		for i, name := range list.names {
 			if field := index2(list.field, i); !nodes[name] {
-				p.graphFail(p.at(field, Pos{}), field, "unknown node %q", name)
+				p.graphFail(p.at(field, Pos{}), field, "unknown node %q%s", name, spelling.Hint(sortedKeys(nodes), name))
 			}
 		}
 	}
@@ -1160,7 +1161,7 @@ func (p *parser) check(f *File) {
 		field := index2("ops", i)
 		for _, kv := range op.ByNode {
 			if f := join2(join2(field, "by_node"), kv.Key); !nodes[kv.Key] {
-				p.failAt(p.at(f, op.Pos), f, "unknown node %q", kv.Key)
+				p.failAt(p.at(f, op.Pos), f, "unknown node %q%s", kv.Key, spelling.Hint(sortedKeys(nodes), kv.Key))
 			}
 		}
 	}
@@ -1201,7 +1202,7 @@ func (g *Graph) nodeSet() map[string]bool {
 	return set
 }
 
-func sortedKeys(m map[string]*Graph) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -1214,7 +1215,7 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 	nodes := map[string]bool{}
 	ref := func(pos Pos, field, name string, extra string) {
 		if !nodes[name] && name != extra {
-			p.graphFail(p.at(field, pos), field, "unknown node %q", name)
+			p.graphFail(p.at(field, pos), field, "unknown node %q%s", name, spelling.Hint(sortedKeys(nodes), name))
 		}
 	}
 	for i, n := range g.Nodes {

@@ -176,6 +176,8 @@ func TestParseErrors(t *testing.T) {
 		{"edge from end", `{"nodes": [{"name": "a"}], "edges": [["__end__", "a"]]}`, `x.json:1:39: edges[0][0]: unknown node "__end__"`, true},
 		{"join from unknown", `{"nodes": [{"name": "a"}], "edges": [[["a", "c"], "a"]]}`, `x.json:1:45: edges[0][0][1]: unknown node "c"`, true},
 		{"branch from", `{"nodes": [{"name": "a"}], "branches": [{"from": "z", "route": "'a'"}]}`, `x.json:1:50: branches[0].from: unknown node "z"`, true},
+		{"edge to a typo", `{"nodes": [{"name": "research"}], "edges": [["__start__", "reserch"]]}`, `x.json:1:59: edges[0][1]: unknown node "reserch" (did you mean "research"?)`, true},
+		{"interrupt at a typo", `{"nodes": [{"name": "research"}], "edges": [["__start__", "research"]], "interrupt_before": ["Research"]}`, `x.json:1:94: interrupt_before[0]: unknown node "Research" (did you mean "research"?)`, true},
 		{"branch ends", `{"nodes": [{"name": "a"}], "branches": [{"from": "a", "route": "'a'", "ends": ["a", "__start__"]}]}`, `x.json:1:85: branches[0].ends[1]: unknown node "__start__"`, true},
 		{"node ends", `{"nodes": [{"name": "a", "goto": "'b'", "ends": ["b"]}]}`, `x.json:1:50: nodes[0] "a": ends[0]: unknown node "b"`, true},
 		{"interrupt_before", "{\"nodes\": [{\"name\": \"a\"}],\n \"interrupt_before\": [\"a\", \"b\"]}", `x.json:2:28: interrupt_before[1]: unknown node "b"`, true},
