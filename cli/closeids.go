@@ -5,17 +5,17 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/superstep/superstep/internal/spelling"
+	"github.com/superstep/superstep/engine"
 )
 
 // maxCloseThreads bounds how many close ids a message names.
 const maxCloseThreads = 5
 
 // closeThreadIDs are the ids among ids that thread may be a mistyping of,
-// closest first, at most maxCloseThreads (spelling.Close says what is
-// close).
+// closest first, at most maxCloseThreads (engine.CloseNames says what
+// is close).
 func closeThreadIDs(ids []string, thread string) []string {
-	return spelling.Close(ids, thread, maxCloseThreads)
+	return engine.CloseNames(ids, thread, maxCloseThreads)
 }
 
 // continuesSeries reports whether thread is the next of a numbered series

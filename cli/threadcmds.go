@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
-	"github.com/superstep/superstep/internal/spelling"
 	"github.com/superstep/superstep/persist"
 )
 
@@ -113,7 +112,7 @@ is the subgraph's; the parent's are not touched.`,
 // that names a node.
 func noNode(g *engine.Graph, name string) string {
 	nodes := g.NodeNames()
-	return fmt.Sprintf("graph %s has no node %q%s (nodes: %s)", g.Name(), name, spelling.Hint(nodes, name), strings.Join(nodes, ", "))
+	return fmt.Sprintf("graph %s has no node %q%s (nodes: %s)", g.Name(), name, engine.DidYouMean(nodes, name), strings.Join(nodes, ", "))
 }
 
 func containsNode(g *engine.Graph, name string) bool {

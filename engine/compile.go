@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/superstep/superstep/internal/spelling"
 )
 
 // Graph is a compiled, immutable StateGraph: its channels, its nodes with
@@ -250,7 +248,7 @@ type compiler struct {
 	hasEntry bool
 	// presumed are the nodes an edge, a route or a Command end would reach
 	// if the unknown names they give were the nodes those names are
-	// close to (spelling.Meant): the checks that follow read the graph as
+	// close to (MeantName): the checks that follow read the graph as
 	// the "did you mean" of the unknown name's error would fix it, so a
 	// typo is one error, not also a missing entry or an unreachable node.
 	presumed map[string]bool
@@ -270,7 +268,7 @@ func (c *compiler) failUnknown(format string, args ...any) {
 	if c.b.refused[name] {
 		return
 	}
-	c.fail("UnknownNode", format+"%s", append(args, spelling.Hint(c.nodeNames(), name))...)
+	c.fail("UnknownNode", format+"%s", append(args, DidYouMean(c.nodeNames(), name))...)
 }
 
 // nodeNames are the names of the nodes added.
@@ -282,9 +280,9 @@ func (c *compiler) nodeNames() []string {
 	return names
 }
 
-// meant is the node an unknown name likely meant, or "" (spelling.Meant).
+// meant is the node an unknown name likely meant, or "" (MeantName).
 func (c *compiler) meant(name string) string {
-	return spelling.Meant(c.nodeNames(), name)
+	return MeantName(c.nodeNames(), name)
 }
 
 // presume records that to is reached, had the unknown name that an edge,

@@ -104,7 +104,7 @@ func TestCompile_JoinSourceNamedTwice(t *testing.T) {
 	}
 }
 
-// TestCompile_TypoIsOneError: a name close to one node (spelling.Meant)
+// TestCompile_TypoIsOneError: a name close to one node (engine.MeantName)
 // says which one it likely meant, and the checks after it read the graph
 // as that fix would make it: a misspelt entry edge is not also a missing
 // entry, and the node it meant is not also unreachable. A name close to

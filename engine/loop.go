@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/superstep/superstep/internal/spelling"
 )
 
 // Status is where a run stands.
@@ -1257,7 +1255,7 @@ func (l *loop) emitUnknownNodes(unknown []unknownDest) {
 		var names, meant []string
 		for ; i < len(unknown) && unknown[i].t == t; i++ {
 			names = append(names, unknown[i].node)
-			meant = append(meant, spelling.Meant(l.g.userNodes(), unknown[i].node))
+			meant = append(meant, MeantName(l.g.userNodes(), unknown[i].node))
 		}
 		l.emit(Event{Kind: EventUnknownNode, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Unknown: names, Meant: meant})
 	}

@@ -7,7 +7,6 @@ import (
 
 	"fmt"
 	"github.com/superstep/superstep/engine"
-	"github.com/superstep/superstep/internal/spelling"
 	"io"
 	"math"
 	"os"
@@ -1153,7 +1152,7 @@ func (p *parser) check(f *File) {
 	}{{"interrupt_before", f.InterruptBefore}, {"interrupt_after", f.InterruptAfter}} {
 		for i, name := range list.names {
 			if field := index2(list.field, i); !nodes[name] {
-				p.graphFail(p.at(field, Pos{}), field, "unknown node %q%s", name, spelling.Hint(sortedKeys(nodes), name))
+				p.graphFail(p.at(field, Pos{}), field, "unknown node %q%s", name, engine.DidYouMean(sortedKeys(nodes), name))
 			}
 		}
 	}
@@ -1161,7 +1160,7 @@ func (p *parser) check(f *File) {
 		field := index2("ops", i)
 		for _, kv := range op.ByNode {
 			if f := join2(join2(field, "by_node"), kv.Key); !nodes[kv.Key] {
-				p.failAt(p.at(f, op.Pos), f, "unknown node %q%s", kv.Key, spelling.Hint(sortedKeys(nodes), kv.Key))
+				p.failAt(p.at(f, op.Pos), f, "unknown node %q%s", kv.Key, engine.DidYouMean(sortedKeys(nodes), kv.Key))
 			}
 		}
 	}
@@ -1215,7 +1214,7 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 	nodes := map[string]bool{}
 	ref := func(pos Pos, field, name string, extra string) {
 		if !nodes[name] && name != extra {
-			p.graphFail(p.at(field, pos), field, "unknown node %q%s", name, spelling.Hint(sortedKeys(nodes), name))
+			p.graphFail(p.at(field, pos), field, "unknown node %q%s", name, engine.DidYouMean(sortedKeys(nodes), name))
 		}
 	}
 	for i, n := range g.Nodes {

@@ -1,8 +1,9 @@
-// Package spelling finds the names a mistyped name may have meant: the
-// thread ids a --thread may be a typo of, the node a route or an edge
-// misnames. It owns the one rule of what is close, so that every message
-// that says "did you mean" means the same by it.
-package spelling
+package engine
+
+// This file owns the one rule of what a mistyped name is close to: the
+// node an edge, a route or a scenario misnames, the thread ids a --thread
+// may be a typo of. Every message that says "did you mean" means the same
+// by it.
 
 import (
 	"slices"
@@ -10,14 +11,14 @@ import (
 	"strings"
 )
 
-// Close returns the names among names that name may be a mistyping of,
+// CloseNames returns the names among names that name may be a mistyping of,
 // closest first, at most max (0: no bound): the same name in another case,
 // a name that name begins (cut short) or that begins name, or one an edit
 // away (a letter added, dropped, changed, or two swapped: 42 for 24); two
 // edits for a name of 16 letters or more, three from 32, since two edits
 // of a short name reach its siblings (t-17 for t-42). No edit replaces a
 // name whole (b is not close to a), and name itself is not returned.
-func Close(names []string, name string, max int) []string {
+func CloseNames(names []string, name string, max int) []string {
 	found := closest(names, name)
 	if max > 0 && len(found) > max {
 		found = found[:max]
@@ -29,10 +30,10 @@ func Close(names []string, name string, max int) []string {
 	return out
 }
 
-// Meant is the one name among names that name most likely meant, or ""
-// when none is close (Close) or two are equally close: a guess between
+// MeantName is the one name among names that name most likely meant, or ""
+// when none is close (CloseNames) or two are equally close: a guess between
 // two would mislead.
-func Meant(names []string, name string) string {
+func MeantName(names []string, name string) string {
 	found := closest(names, name)
 	if len(found) == 0 || len(found) > 1 && found[1].dist == found[0].dist {
 		return ""
@@ -40,24 +41,24 @@ func Meant(names []string, name string) string {
 	return found[0].name
 }
 
-// near is a name close to the one looked up, dist edits away.
-type near struct {
+// nearName is a name close to the one looked up, dist edits away.
+type nearName struct {
 	name string
 	dist int
 }
 
-// closest is Close's names with their distances, closest first.
-func closest(names []string, name string) []near {
+// closest is CloseNames's names with their distances, closest first.
+func closest(names []string, name string) []nearName {
 	n := len([]rune(name))
 	limit := min(1+n/16, 3) // a uuid's 36 letters: 3
 	lower := strings.ToLower(name)
-	var found []near
+	var found []nearName
 	for _, cand := range names {
 		if cand == name {
 			continue
 		}
 		l := strings.ToLower(cand)
-		d := Distance(lower, l)
+		d := editDistance(lower, l)
 		switch {
 		case l == lower:
 			d = 0
@@ -66,9 +67,9 @@ func closest(names []string, name string) []near {
 		case d > limit || d >= n:
 			continue
 		}
-		found = append(found, near{cand, d})
+		found = append(found, nearName{cand, d})
 	}
-	slices.SortFunc(found, func(a, b near) int {
+	slices.SortFunc(found, func(a, b nearName) int {
 		if a.dist != b.dist {
 			return a.dist - b.dist
 		}
@@ -77,18 +78,18 @@ func closest(names []string, name string) []near {
 	return found
 }
 
-// Hint is " (did you mean "x"?)" for the name Meant finds, or "" for
+// DidYouMean is " (did you mean "x"?)" for the name MeantName finds, or "" for
 // none: for the end of a message about an unknown name.
-func Hint(names []string, name string) string {
-	if m := Meant(names, name); m != "" {
+func DidYouMean(names []string, name string) string {
+	if m := MeantName(names, name); m != "" {
 		return " (did you mean " + strconv.Quote(m) + "?)"
 	}
 	return ""
 }
 
-// Distance is the optimal string alignment distance of a and b, in
+// editDistance is the optimal string alignment distance of a and b, in
 // runes: insertions, deletions, substitutions and swaps of two neighbours.
-func Distance(a, b string) int {
+func editDistance(a, b string) int {
 	s, t := []rune(a), []rune(b)
 	prev2 := make([]int, len(t)+1)
 	prev := make([]int, len(t)+1)

@@ -1,11 +1,11 @@
-package spelling
+package engine
 
 import (
 	"slices"
 	"testing"
 )
 
-func TestClose(t *testing.T) {
+func TestCloseNames(t *testing.T) {
 	ids := []string{"t-42", "t-17", "prod-thread-42", "prod-thread-43", "Prod-Thread-24", "research", "7d3f0a52-1c9e-4b8a-9f21-0e5c6d7a8b90"}
 	cases := []struct {
 		typed string
@@ -23,16 +23,16 @@ func TestClose(t *testing.T) {
 		{"7d3f0a52-1c9e-4b8a-9f21-0e5c6d7a8c91", []string{"7d3f0a52-1c9e-4b8a-9f21-0e5c6d7a8b90"}},
 	}
 	for _, c := range cases {
-		if got := Close(ids, c.typed, 5); !slices.Equal(got, c.want) && (len(got) > 0 || len(c.want) > 0) {
-			t.Errorf("Close(%q) = %q, want %q", c.typed, got, c.want)
+		if got := CloseNames(ids, c.typed, 5); !slices.Equal(got, c.want) && (len(got) > 0 || len(c.want) > 0) {
+			t.Errorf("CloseNames(%q) = %q, want %q", c.typed, got, c.want)
 		}
 	}
-	if got := Close(ids, "prod-thread-4", 2); len(got) != 2 {
+	if got := CloseNames(ids, "prod-thread-4", 2); len(got) != 2 {
 		t.Errorf("max 2: got %q", got)
 	}
 }
 
-func TestMeant(t *testing.T) {
+func TestMeantName(t *testing.T) {
 	nodes := []string{"research", "write", "tool_a", "tool_b", "a", "b"}
 	cases := map[string]string{
 		"reserch":  "research",
@@ -45,19 +45,19 @@ func TestMeant(t *testing.T) {
 		"research": "",
 	}
 	for typed, want := range cases {
-		if got := Meant(nodes, typed); got != want {
-			t.Errorf("Meant(%q) = %q, want %q", typed, got, want)
+		if got := MeantName(nodes, typed); got != want {
+			t.Errorf("MeantName(%q) = %q, want %q", typed, got, want)
 		}
 	}
-	if got, want := Hint(nodes, "wirte"), ` (did you mean "write"?)`; got != want {
-		t.Errorf("Hint = %q, want %q", got, want)
+	if got, want := DidYouMean(nodes, "wirte"), ` (did you mean "write"?)`; got != want {
+		t.Errorf("DidYouMean = %q, want %q", got, want)
 	}
-	if got := Hint(nodes, "summary"); got != "" {
-		t.Errorf("Hint of a name close to none = %q", got)
+	if got := DidYouMean(nodes, "summary"); got != "" {
+		t.Errorf("DidYouMean of a name close to none = %q", got)
 	}
 }
 
-func TestDistance(t *testing.T) {
+func TestEditDistance(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
 		d    int
@@ -65,11 +65,11 @@ func TestDistance(t *testing.T) {
 		{"", "", 0}, {"abc", "abc", 0}, {"", "abc", 3}, {"ab", "ba", 1},
 		{"kitten", "sitting", 3}, {"naïve", "naive", 1}, {"t-24", "t-42", 1},
 	} {
-		if got := Distance(c.a, c.b); got != c.d {
-			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		if got := editDistance(c.a, c.b); got != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
 		}
-		if got := Distance(c.b, c.a); got != c.d {
-			t.Errorf("Distance(%q, %q) = %d, want %d", c.b, c.a, got, c.d)
+		if got := editDistance(c.b, c.a); got != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.b, c.a, got, c.d)
 		}
 	}
 }
