@@ -94,6 +94,10 @@ type Event struct {
 	// lastStart marks the last task start of a superstep (EventTask): the
 	// streamer streams the superstep's held starts with it.
 	lastStart bool
+	// streamNS is the namespace a root run's breakpoint streams its empty
+	// interrupt under (EventBreakpoint; loop.breakpointStreamNS). Namespace
+	// stays the root's: the root's loop stopped.
+	streamNS string
 	// failedUpdate marks a failed task's result (EventTaskResult) whose
 	// update streams: it wrote, or took an answer, before it failed
 	// (emitFailed).

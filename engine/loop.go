@@ -965,8 +965,46 @@ func (l *loop) putCheckpoint(ctx context.Context, source string) error {
 // emitBreakpoint tells listeners a static breakpoint stopped the run.
 func (l *loop) emitBreakpoint() {
 	if l.emit != nil {
-		l.emit(Event{Kind: EventBreakpoint, Step: l.step})
+		l.emit(Event{Kind: EventBreakpoint, Step: l.step, streamNS: l.breakpointStreamNS()})
 	}
+}
+
+// breakpointStreamNS is the namespace a run streams its breakpoint's
+// empty interrupt under. A root run that streams its subgraphs and has a
+// checkpoint map (it was started from a config that carries one: an
+// update_state in a subgraph's namespace, or a checkpoint a run with a
+// map wrote) streams it under the map's deepest namespace, the subgraph
+// being travelled in, not under the root's: LangGraph.js
+// #interruptStreamNamespace (1.7.3 dist pregel/loop.js:959-964, used only
+// for the breakpoint's chunks at :726; the comment at :133-150). It looks
+// at the map alone, so the chunk goes there whichever graph's breakpoint
+// stopped the run. Without subgraph streaming (the stream key is set only
+// then, pregel/index.js:1211-1214) it streams under the run's own
+// namespace.
+func (l *loop) breakpointStreamNS() string {
+	if l.opts.parent != nil || !l.opts.StreamSubgraphs {
+		return l.cfg.CheckpointNS
+	}
+	return deepestNamespace(l.checkpointMap)
+}
+
+// deepestNamespace is the deepest namespace of checkpoint map m, "" when
+// it has none but the root's. A nested namespace extends its parent's, so
+// LangGraph.js takes the longest key (deepestCheckpointMapNamespace,
+// 1.7.3 dist pregel/loop.js:146-150). The keys of a map made from one
+// checkpoint's parents lie on one path, so the longest is unique; should
+// two keys tie (namespaces of sibling subgraphs, one inherited from the
+// map of the run that wrote the other), LangGraph.js takes the first in
+// the map's insertion order, which neither a Go map nor a saver keeps:
+// here the smaller key wins, an unspecified choice.
+func deepestNamespace(m map[string]string) string {
+	deepest := ""
+	for k := range m {
+		if len(k) > len(deepest) || len(k) == len(deepest) && k < deepest {
+			deepest = k
+		}
+	}
+	return deepest
 }
 
 func (l *loop) emitValues() {

@@ -261,7 +261,7 @@ func (s *streamer) onEvent(e Event) {
 		u["__metadata__"] = map[string]any{"cached": true}
 		s.out(StreamUpdates, e.Namespace, u)
 	case EventBreakpoint:
-		s.staticBreakpoint(e.Namespace)
+		s.staticBreakpoint(e)
 	}
 }
 
@@ -356,13 +356,15 @@ func (s *streamer) taskResult(e Event) {
 // {"__interrupt__": []}), from the root only: a subgraph's loop does not
 // suppress its interrupt (_suppressInterrupt, loop.ts:1373-1374, is false
 // when nested) but throws it to its parent, and the root streams it when
-// no task's interrupt carried values (runner.go tick).
-func (s *streamer) staticBreakpoint(ns string) {
-	if ns != "" {
+// no task's interrupt carried values (runner.go tick). The root streams
+// it under the namespace the event names: its own, or with subgraph
+// streaming the deepest of its checkpoint map (loop.breakpointStreamNS).
+func (s *streamer) staticBreakpoint(e Event) {
+	if e.Namespace != "" {
 		return
 	}
-	s.out(StreamUpdates, ns, UpdatesChunk{InterruptChannel: []Interruption{}})
-	s.out(StreamValues, ns, ValuesChunk{InterruptChannel: []Interruption{}})
+	s.out(StreamUpdates, e.streamNS, UpdatesChunk{InterruptChannel: []Interruption{}})
+	s.out(StreamValues, e.streamNS, ValuesChunk{InterruptChannel: []Interruption{}})
 }
 
 // updatesOf is a task's updates chunk: {node: {key: value}} of its state
