@@ -92,10 +92,12 @@ func TestStore_ReconnectGivesUp(t *testing.T) {
 		t.Errorf("GetTuple gave up after %v, before Reconnect's 400ms", waited)
 	}
 
-	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	defer cancel()
 	s2, _, p2 := openThroughProxyWith(t, postgres.Options{Reconnect: time.Hour}, nil)
 	p2.stop()
+	// The deadline starts once the server is gone: a slow open must not
+	// spend it, or GetTuple finds its context ended before it waits.
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
 	_, err = s2.GetTuple(cctx, engine.Config{ThreadID: "t"})
 	if !errors.Is(err, postgres.ErrUnreachable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("GetTuple whose context ended while it waited: %v, want ErrUnreachable and the context's error", err)
