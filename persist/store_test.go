@@ -44,20 +44,29 @@ func TestStore_SaverSuite(t *testing.T) {
 	for _, d := range []persist.Durability{persist.DurabilitySync, persist.DurabilityAsync, persist.DurabilityExit} {
 		t.Run(d.String(), func(t *testing.T) {
 			opts := persist.Options{Durability: d, NoSync: true}
-			enginetest.SaverSuite(t,
-				func(t *testing.T) engine.Saver { return openTemp(t, opts) },
-				func(t *testing.T, s engine.Saver) engine.Saver {
-					st := s.(*persist.Store)
-					if err := st.Close(); err != nil {
-						t.Fatalf("Close: %v", err)
-					}
-					re := openAt(t, st.Path(), opts)
-					if err := re.Check(); err != nil {
-						t.Fatalf("Check after reopen: %v", err)
-					}
-					return re
-				})
+			enginetest.SaverSuite(t, func(t *testing.T) engine.Saver { return openTemp(t, opts) }, reopenChecked(opts))
 		})
+	}
+}
+
+func TestStore_OutlinerSuite(t *testing.T) {
+	opts := persist.Options{NoSync: true}
+	enginetest.OutlinerSuite(t, func(t *testing.T) engine.Saver { return openTemp(t, opts) }, reopenChecked(opts))
+}
+
+// reopenChecked closes a suite's store, opens its file again with opts
+// and checks it.
+func reopenChecked(opts persist.Options) func(t *testing.T, s engine.Saver) engine.Saver {
+	return func(t *testing.T, s engine.Saver) engine.Saver {
+		st := s.(*persist.Store)
+		if err := st.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		re := openAt(t, st.Path(), opts)
+		if err := re.Check(); err != nil {
+			t.Fatalf("Check after reopen: %v", err)
+		}
+		return re
 	}
 }
 

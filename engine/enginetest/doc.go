@@ -9,8 +9,10 @@
 // functions, for the engine's benchmarks and for bench/peers, which runs
 // the same workloads on other Go runtimes.
 //
-// OutlineSaver is a MemorySaver that outlines (engine.Outliner) and lists
-// heads (engine.HeadLister).
+// OutlinerSuite checks a saver that reads checkpoints without their values
+// (engine.Outliner, engine.HeadLister, IDLister) against its own List: both
+// stores run it. OutlineSaver is a MemorySaver that does all three, from
+// List.
 //
 // AppendLoop is the growing-list workload (one element appended per
 // superstep) of the stores' append tests and benchmarks.

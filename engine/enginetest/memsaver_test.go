@@ -15,6 +15,10 @@ func TestMemorySaver_SaverSuite(t *testing.T) {
 	enginetest.SaverSuite(t, func(*testing.T) engine.Saver { return engine.NewMemorySaver() }, nil)
 }
 
+func TestOutlineSaver_OutlinerSuite(t *testing.T) {
+	enginetest.OutlinerSuite(t, func(*testing.T) engine.Saver { return enginetest.OutlineSaver{MemorySaver: engine.NewMemorySaver()} }, nil)
+}
+
 // Writes saved against a checkpoint id before that checkpoint is put are
 // kept, and are the checkpoint's once it is (the contract does not make
 // PutWrites wait for Put; LangGraph's in-memory saver keys writes by id

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -44,6 +45,18 @@ func (s OutlineSaver) Heads(ctx context.Context, cfg engine.Config) ([]engine.Ch
 	out := make([]engine.CheckpointHead, len(list))
 	for i, t := range list {
 		out[i] = engine.HeadOf(t)
+	}
+	return out, err
+}
+
+// CheckpointIDs implements IDLister from List.
+func (s OutlineSaver) CheckpointIDs(ctx context.Context, cfg engine.Config, prefix string, limit int) ([]string, error) {
+	list, err := s.MemorySaver.List(ctx, engine.Config{ThreadID: cfg.ThreadID, CheckpointNS: cfg.CheckpointNS}, engine.ListOptions{})
+	var out []string
+	for _, t := range slices.Backward(list) {
+		if id := t.Checkpoint.ID; strings.HasPrefix(id, prefix) && (limit <= 0 || len(out) < limit) {
+			out = append(out, id)
+		}
 	}
 	return out, err
 }
