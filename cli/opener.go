@@ -138,3 +138,8 @@ func displayDB(db string) string {
 	}
 	return m[1] + strings.TrimPrefix(u.Redacted(), u.Scheme)
 }
+
+// Both stores read a thread's outline, its heads and its ids without its
+// values: show, history and the debugger's tree do not decode every value
+// of a long thread.
+var _ outliner = (*postgres.Store)(nil)

@@ -83,7 +83,7 @@ func (s *Store) readDoc(ctx context.Context, tx pgx.Tx, threadID, fingerprint st
 		}
 		loads := map[string]*loaded{}
 		for ns, ids := range byNS {
-			if loads[ns], err = s.load(ctx, tx, threadID, ns, ids); err != nil {
+			if loads[ns], err = s.load(ctx, tx, threadID, ns, ids, nil); err != nil {
 				return err
 			}
 		}

@@ -3,7 +3,9 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -404,12 +406,14 @@ func scanWrites(rows pgx.Rows) (map[string][]storedWrite, error) {
 	return out, rows.Err()
 }
 
-// loaded is a namespace's checkpoints read back in full.
+// loaded is a namespace's checkpoints read back: in full, or outlined
+// (keep not nil: only the values of the channels keep accepts).
 type loaded struct {
 	recs   map[string]chainRow
 	states map[string]*cpState
 	values map[valueKey]valueEnc
 	writes map[string][]storedWrite
+	keep   func(channel string) bool
 }
 
 // errNotStored is load's error for a checkpoint that is not stored.
@@ -419,8 +423,12 @@ var errNotStored = errors.New("checkpoint not stored")
 // What it finds damaged may instead have been written by a newer schema
 // since this store opened (a process upgraded and migrated the database
 // while this one ran): that is then the error, not damage.
-func (s *Store) load(ctx context.Context, db querier, thread, ns string, ids []string) (l *loaded, err error) {
-	l, err = s.loadAs(ctx, db, thread, ns, ids)
+//
+// keep, when not nil, says which channels' values to read (Outline's): the
+// others are left out of the tuples, and their pending writes' values
+// undecoded. nil reads every value.
+func (s *Store) load(ctx context.Context, db querier, thread, ns string, ids []string, keep func(channel string) bool) (l *loaded, err error) {
+	l, err = s.loadAs(ctx, db, thread, ns, ids, keep)
 	if errors.Is(err, persist.ErrCorrupt) {
 		if newer := s.newerSchema(ctx); newer != nil {
 			return nil, newer
@@ -442,8 +450,8 @@ func (s *Store) newerSchema(ctx context.Context) error {
 }
 
 // loadAs is load without the schema check.
-func (s *Store) loadAs(ctx context.Context, db querier, thread, ns string, ids []string) (*loaded, error) {
-	l := &loaded{states: map[string]*cpState{}}
+func (s *Store) loadAs(ctx context.Context, db querier, thread, ns string, ids []string, keep func(channel string) bool) (*loaded, error) {
+	l := &loaded{states: map[string]*cpState{}, keep: keep}
 	// The records and the writes in one round trip; the values they name
 	// in a second.
 	idKeys := byteKeys(ids)
@@ -483,7 +491,9 @@ func (s *Store) loadAs(ctx context.Context, db querier, thread, ns string, ids [
 			return nil, err
 		}
 		for _, c := range st.refs {
-			need[valueKey{c.channel, c.ref}] = true
+			if keep == nil || keep(c.channel) {
+				need[valueKey{c.channel, c.ref}] = true
+			}
 		}
 	}
 	keys := make([]valueKey, 0, len(need))
@@ -549,11 +559,17 @@ func (l *loaded) tuple(thread, ns, id string) (*engine.CheckpointTuple, error) {
 		Checkpoint: cp, Metadata: md, ParentID: row.parent,
 	}
 	for _, w := range l.writes[id] {
-		val, err := engine.DecodeValue(w.enc)
-		if err != nil {
-			return nil, corruptf("checkpoint %q: write of task %q to %q: %v", id, w.task, w.channel, err)
+		pw := engine.PendingWrite{TaskID: w.task, Channel: w.channel}
+		// An outline decodes what planning and the tree read: control
+		// writes, the input's, and the kept channels' (engine.Outliner).
+		if l.keep == nil || engine.IsControlWrite(w.channel) || w.task == engine.NullTaskID || l.keep(w.channel) {
+			val, err := engine.DecodeValue(w.enc)
+			if err != nil {
+				return nil, corruptf("checkpoint %q: write of task %q to %q: %v", id, w.task, w.channel, err)
+			}
+			pw.Value = val
 		}
-		tup.PendingWrites = append(tup.PendingWrites, engine.PendingWrite{TaskID: w.task, Channel: w.channel, Value: val})
+		tup.PendingWrites = append(tup.PendingWrites, pw)
 	}
 	return tup, nil
 }
@@ -562,7 +578,7 @@ func (l *loaded) tuple(thread, ns, id string) (*engine.CheckpointTuple, error) {
 // encodings, and the greatest id of its namespace. It returns nil when the
 // checkpoint is not stored.
 func (s *Store) loadHead(ctx context.Context, thread, ns, id string) (*head, error) {
-	l, err := s.load(ctx, s.pool, thread, ns, []string{id})
+	l, err := s.load(ctx, s.pool, thread, ns, []string{id}, nil)
 	if errors.Is(err, errNotStored) {
 		return nil, nil
 	}
@@ -619,7 +635,7 @@ func (s *Store) getTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 		}
 		id = string(latest)
 	}
-	l, err := s.load(ctx, s.pool, cfg.ThreadID, cfg.CheckpointNS, []string{id})
+	l, err := s.load(ctx, s.pool, cfg.ThreadID, cfg.CheckpointNS, []string{id}, nil)
 	if errors.Is(err, errNotStored) {
 		return nil, nil
 	}
@@ -634,10 +650,25 @@ func (s *Store) getTuple(ctx context.Context, cfg engine.Config) (*engine.Checkp
 // with Before, Limit and Filter applied. A broken connection is handled
 // as GetTuple's.
 func (s *Store) List(ctx context.Context, cfg engine.Config, opt engine.ListOptions) ([]*engine.CheckpointTuple, error) {
-	return readAgain(ctx, s, func() ([]*engine.CheckpointTuple, error) { return s.list(ctx, cfg, opt) })
+	return readAgain(ctx, s, func() ([]*engine.CheckpointTuple, error) { return s.list(ctx, cfg, opt, nil) })
 }
 
-func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOptions) ([]*engine.CheckpointTuple, error) {
+// Outline implements engine.Outliner: the checkpoints List would list,
+// with the values of only the channels keep accepts (nil: none) read and
+// decoded, and of the pending writes those, the control writes and the
+// input's. The debugger's tree and the CLI's history read a thread's
+// outline a page at a time, so a long thread whose state is large costs
+// its records, not every value of every checkpoint. A broken connection
+// is handled as GetTuple's.
+func (s *Store) Outline(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(channel string) bool) ([]*engine.CheckpointTuple, error) {
+	if keep == nil {
+		keep = func(string) bool { return false }
+	}
+	return readAgain(ctx, s, func() ([]*engine.CheckpointTuple, error) { return s.list(ctx, cfg, opt, keep) })
+}
+
+// list is List, or Outline when keep is not nil.
+func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOptions, keep func(string) bool) ([]*engine.CheckpointTuple, error) {
 	if err := s.readable(ctx, cfg.ThreadID); err != nil {
 		return nil, err
 	}
@@ -690,7 +721,7 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 	}
 	loads := map[string]*loaded{}
 	for ns, ids := range byNS {
-		if loads[ns], err = s.load(ctx, s.pool, cfg.ThreadID, ns, ids); err != nil {
+		if loads[ns], err = s.load(ctx, s.pool, cfg.ThreadID, ns, ids, keep); err != nil {
 			return nil, err
 		}
 	}
@@ -701,4 +732,93 @@ func (s *Store) list(ctx context.Context, cfg engine.Config, opt engine.ListOpti
 		}
 	}
 	return slices.Clip(out), nil
+}
+
+// Heads implements engine.HeadLister: the id, parent, step and source of
+// every checkpoint of cfg's thread and namespace, newest first, read from
+// the checkpoint records alone: no versions rebuilt, no value or pending
+// write read, so the debugger draws a thread's tree from a query of its
+// records. A broken connection is handled as GetTuple's.
+func (s *Store) Heads(ctx context.Context, cfg engine.Config) ([]engine.CheckpointHead, error) {
+	return readAgain(ctx, s, func() ([]engine.CheckpointHead, error) { return s.listHeads(ctx, cfg) })
+}
+
+func (s *Store) listHeads(ctx context.Context, cfg engine.Config) ([]engine.CheckpointHead, error) {
+	if err := s.readable(ctx, cfg.ThreadID); err != nil || cfg.ThreadID == "" {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, s.sql.heads, bs(cfg.ThreadID), bs(cfg.CheckpointNS))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []engine.CheckpointHead
+	for rows.Next() {
+		var id, parent, data []byte
+		if err := rows.Scan(&id, &parent, &data); err != nil {
+			return nil, err
+		}
+		h, err := decodeHead(data)
+		if err != nil {
+			return nil, corruptf("checkpoint %q: %v", id, err)
+		}
+		h.ID, h.ParentID = string(id), string(parent)
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// decodeHead reads a record's step and source, skipping its versions.
+func decodeHead(data []byte) (engine.CheckpointHead, error) {
+	if len(data) == 0 {
+		return engine.CheckpointHead{}, corruptf("empty checkpoint record")
+	}
+	if data[0] != recordFormat {
+		return engine.CheckpointHead{}, fmt.Errorf("%w: checkpoint record format %d", persist.ErrUnknownValueFormat, data[0])
+	}
+	var rec struct {
+		Meta struct {
+			Source string `json:"source"`
+			Step   int    `json:"step"`
+		} `json:"md"`
+	}
+	if err := json.Unmarshal(data[1:], &rec); err != nil {
+		return engine.CheckpointHead{}, corruptf("checkpoint record: %v", err)
+	}
+	return engine.CheckpointHead{Step: rec.Meta.Step, Source: rec.Meta.Source}, nil
+}
+
+// CheckpointIDs returns the ids of cfg's thread and namespace that start
+// with prefix, in order, at most limit of them (limit <= 0: all). It reads
+// ids only, so resolving an id prefix does not depend on the length of the
+// thread's values. A broken connection is handled as GetTuple's.
+func (s *Store) CheckpointIDs(ctx context.Context, cfg engine.Config, prefix string, limit int) ([]string, error) {
+	return readAgain(ctx, s, func() ([]string, error) { return s.checkpointIDs(ctx, cfg, prefix, limit) })
+}
+
+func (s *Store) checkpointIDs(ctx context.Context, cfg engine.Config, prefix string, limit int) ([]string, error) {
+	if err := s.readable(ctx, cfg.ThreadID); err != nil || cfg.ThreadID == "" {
+		return nil, err
+	}
+	var max *int
+	if limit > 0 {
+		max = &limit
+	}
+	rows, err := s.pool.Query(ctx, s.sql.checkpointIDs, bs(cfg.ThreadID), bs(cfg.CheckpointNS), bs(prefix), max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id []byte
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		if !strings.HasPrefix(string(id), prefix) {
+			break
+		}
+		out = append(out, string(id))
+	}
+	return out, rows.Err()
 }

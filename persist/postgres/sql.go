@@ -23,6 +23,7 @@ type statements struct {
 	checkpointExists, deltaChildren      string
 	updateRecord                         string
 	latestID, candidates, candidatesAll  string
+	heads, checkpointIDs                 string
 	chain, chainByParent, values, writes string
 	orphanWrites                         string
 	deleteThread                         []string
@@ -252,6 +253,12 @@ func newStatements(schema string) statements {
 			SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND parent = $3 AND depth > 0 AND id <= parent`),
 		updateRecord: r.Replace(`UPDATE S.checkpoints SET depth = 0, base = id, rec = $4 WHERE thread = $1 AND ns = $2 AND id = $3`),
 		latestID:     r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 ORDER BY id DESC LIMIT 1`),
+		// heads reads a namespace's records alone, newest first; no
+		// value or write is read (Heads).
+		heads: r.Replace(`SELECT id, parent, rec FROM S.checkpoints WHERE thread = $1 AND ns = $2 ORDER BY id DESC`),
+		// checkpointIDs reads the ids from $3 on, in order, at most $4
+		// (NULL: all): the ids with prefix $3 come first (CheckpointIDs).
+		checkpointIDs: r.Replace(`SELECT id FROM S.checkpoints WHERE thread = $1 AND ns = $2 AND id >= $3 ORDER BY id LIMIT $4`),
 		candidates: r.Replace(`SELECT ns, id, rec FROM S.checkpoints
 			WHERE thread = $1 AND ns = $2 AND ($3::bytea IS NULL OR id = $3) AND ($4::bytea IS NULL OR id < $4)
 			ORDER BY id DESC`),

@@ -126,6 +126,11 @@ type Store struct {
 
 var _ engine.Saver = (*Store)(nil)
 
+var (
+	_ engine.Outliner   = (*Store)(nil)
+	_ engine.HeadLister = (*Store)(nil)
+)
+
 type nsKey struct{ thread, ns string }
 
 // head is what the store knows of the newest checkpoint of a namespace:
