@@ -27,14 +27,7 @@ func TestCompile_ReportsEveryProblemInOrder(t *testing.T) {
 		AddConditionalEdges("phantom", route, "b").
 		AddConditionalEdges("a", route, "b", "spectre")
 	_, err := b.Compile(engine.WithInterruptBefore("ghost-int"), engine.WithInterruptAfter("*"))
-	ces, ok := err.(engine.CompileErrors)
-	if !ok {
-		t.Fatalf("err %v (%T), want CompileErrors", err, err)
-	}
-	var got []string
-	for _, ce := range ces {
-		got = append(got, ce.Kind+": "+ce.Msg)
-	}
+	got := compileErrorLines(t, err)
 	want := []string{
 		`InvalidEdge: edge __end__ -> a starts at __end__`,
 		`InvalidEdge: edge a -> __start__ ends at __start__`,
@@ -164,15 +157,7 @@ func TestCompile_TypoIsOneError(t *testing.T) {
 				opts = append(opts, engine.WithInterruptBefore("wrte"))
 			}
 			_, err := b.Compile(opts...)
-			ces, ok := err.(engine.CompileErrors)
-			if !ok {
-				t.Fatalf("err %v (%T), want CompileErrors", err, err)
-			}
-			var got []string
-			for _, ce := range ces {
-				got = append(got, ce.Kind+": "+ce.Msg)
-			}
-			if !slices.Equal(got, tt.want) {
+			if got := compileErrorLines(t, err); !slices.Equal(got, tt.want) {
 				t.Fatalf("errors\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
 			}
 		})
@@ -189,4 +174,18 @@ func TestCompile_TypoIsOneError(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "did you mean") || !strings.Contains(err.Error(), `node "tool_b" is not reachable`) {
 		t.Fatalf("a name two nodes are equally close to: %v", err)
 	}
+}
+
+// compileErrorLines are err's CompileErrors as "Kind: message" lines.
+func compileErrorLines(t *testing.T, err error) []string {
+	t.Helper()
+	ces, ok := err.(engine.CompileErrors)
+	if !ok {
+		t.Fatalf("err %v (%T), want CompileErrors", err, err)
+	}
+	var got []string
+	for _, ce := range ces {
+		got = append(got, ce.Kind+": "+ce.Msg)
+	}
+	return got
 }
