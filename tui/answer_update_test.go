@@ -85,7 +85,7 @@ func stateJSON(t *testing.T, s string) map[string]any {
 // A state update that cannot be written keeps the box open with the error
 // where the fork form shows its own, and nothing is resumed: a key that
 // is not a state key (the engine would drop it unseen), JSON that does
-// not parse (line and column), an appending key rewritten.
+// not parse (line and column), an appending key set to what is not a list.
 func TestModel_Answer_StateUpdateRefused(t *testing.T) {
 	g, ex, saver := compile(t, "research")
 	opts := Options{Thread: "t1", Input: ex.Input, Saver: saver, Answers: ex.Answers}
@@ -95,7 +95,7 @@ func TestModel_Answer_StateUpdateRefused(t *testing.T) {
 	for _, c := range []struct{ edit, want string }{
 		{`{"nope": 1}`, `state update: nope is not a state key of graph research (state keys: question, sub_queries, findings, approved, final_report)`},
 		{"{\n  \"question\": 1,\n}", "state update: invalid JSON at line 3, column 1"},
-		{`{"findings": ["x"]}`, "state update: findings appends (reducer add)"},
+		{`{"findings": "x"}`, "state update: findings appends (reducer add): expected a list"},
 	} {
 		state := stateJSON(t, orig)
 		edit := stateJSON(t, "{}")

@@ -120,7 +120,7 @@ func (f forkForm) View(st Styles, w, h int) string {
 	}
 	head := []string{
 		st.Label.Render("Fork checkpoint "+shortID(f.cpID)+": edit the state, then ctrl+s") +
-			st.Dim.Render("  (changed keys are written through their reducers)"),
+			st.Dim.Render("  (only the keys you change are written)"),
 		"as node: " + st.Key.Render(as) + st.Dim.Render("  (ctrl+n to change)"),
 	}
 	tail := st.Dim.Render("ctrl+s write fork · esc cancel")

@@ -4,10 +4,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs/scenario"
 )
 
 func TestForkForm_UpdateWritesOnlyChanges(t *testing.T) {
@@ -36,10 +38,16 @@ func TestForkForm_UpdateWritesOnlyChanges(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("update %v, want %v", got, want)
 	}
+	// Items of an appending key changed or removed cannot be sent as
+	// items to append: the edit replaces the list (an Overwrite).
+	got, err = f.update(map[string]any{"drafts": []any{"x"}, "msgs": orig["msgs"], "final": "b", "topic": "t"})
+	if want := map[string]any{"drafts": map[string]any{engine.OverwriteKey: []any{"x"}}}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("rewrite an appended: update %v err %v, want %v", got, err, want)
+	}
 	for name, edited := range map[string]map[string]any{
-		"nothing changed":     {"drafts": []any{"a", "b"}, "msgs": orig["msgs"], "final": "b", "topic": "t"},
-		"rewrite an appended": {"drafts": []any{"x"}, "msgs": orig["msgs"], "final": "b", "topic": "t"},
-		"remove a key":        {"drafts": []any{"a", "b"}, "msgs": orig["msgs"], "final": "b"},
+		"nothing changed": {"drafts": []any{"a", "b"}, "msgs": orig["msgs"], "final": "b", "topic": "t"},
+		"not a list":      {"drafts": "x", "msgs": orig["msgs"], "final": "b", "topic": "t"},
+		"remove a key":    {"drafts": []any{"a", "b"}, "msgs": orig["msgs"], "final": "b"},
 	} {
 		if _, err := f.update(edited); err == nil {
 			t.Errorf("%s: want an error", name)
@@ -90,5 +98,58 @@ func TestModel_Fork_AsNodeWithoutValues(t *testing.T) {
 	m = press(t, m, "n")
 	if len(m.view.Tasks) != 1 || m.view.Tasks[0].Name != "b" {
 		t.Fatalf("after the update as a, planned %+v, want b", m.view.Tasks)
+	}
+}
+
+// reducers is a graph whose keys fold their writes in other ways than
+// appending: a counter, a string joined, a map merged, and a list.
+const reducers = `{"name": "reducers",
+ "state": {"turn": "sum", "text": "concat", "meta": "merge", "notes": "add", "last": null},
+ "nodes": [
+  {"name": "a", "update": {"turn": "1", "text": "'ab'", "meta": "{'k': 1}", "notes": "['n1', 'n2']", "last": "'a'"}},
+  {"name": "b", "update": {"last": "'b:' + str(state.turn) + ':' + state.text + ':' + str(len(state.notes))"}}
+ ],
+ "edges": [["__start__", "a"], ["a", "b"], ["b", "__end__"]],
+ "ops": []}`
+
+// A fork leaves every key holding what was typed in the form. The edit
+// of a reducer key was written as a plain value, which the reducer folded
+// into the old one: a counter edited from 1 to 3 held 4, a string "ab"
+// edited to "abc" held "ababc"; an appending list could only be added to.
+func TestModel_Fork_ReducerKeysHoldWhatWasTyped(t *testing.T) {
+	f, err := scenario.Parse("reducers.json", []byte(reducers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saver := engine.NewMemorySaver()
+	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "r", Input: map[string]any{"last": "in"}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "n", "n", "n", "n", "n", "n") // step 0: a ran; b is planned next
+	if m.view.CheckpointStep != 1 {
+		t.Fatalf("at step %d, state %v (err %v)", m.view.CheckpointStep, m.view.Values, m.err)
+	}
+	m = press(t, m, "f")
+	if m.mode != modeFork {
+		t.Fatalf("f: mode %v note %q", m.mode, m.note)
+	}
+	state := stateJSON(t, m.fork.area.Value())
+	state["turn"], state["text"], state["meta"], state["notes"] = 3, "abc", map[string]any{"j": 2}, []any{"n2"}
+	m.fork.area.SetValue(toJSON(state))
+	m = press(t, m, "ctrl+s")
+	if m.mode == modeFork || m.err != nil {
+		t.Fatalf("fork: mode %v err %v (%s)", m.mode, m.err, m.fork.err)
+	}
+	snap := latest(t, g, "r")
+	want := map[string]any{"turn": 3, "text": "abc", "meta": map[string]any{"j": 2}, "notes": []any{"n2"}, "last": "a"}
+	if !reflect.DeepEqual(engine.Normalize(snap.Values), engine.Normalize(want)) {
+		t.Fatalf("after the fork the state is %v, want %v", snap.Values, want)
+	}
+	m = press(t, m, "c")
+	if got := latest(t, g, "r").Values["last"]; got != "b:3:abc:1" {
+		t.Fatalf("b read last %v after the fork, want b:3:abc:1", got)
 	}
 }

@@ -58,10 +58,16 @@ func (e stateEdit) toUpdate(check func(map[string]any) error) (map[string]any, e
 }
 
 // changes turns the edited state into the update to write: only the keys
-// that changed, since every written key goes through its reducer. An
-// appending key ("add") sends just the items added at its end; a message
-// key (add_messages, merged by id) sends the edited messages and a removal
-// for each one deleted.
+// that changed, each written so that the key then holds what was typed.
+// Every written key goes through its reducer, so an edit is not written
+// as it stands there: an appending key ("add") sends just the items added
+// at its end; a message key (add_messages, merged by id) sends the edited
+// messages and a removal for each one deleted; any other edit of a reducer
+// key (a counter's "sum", "concat", "merge", a custom reducer, or an
+// appending key's items changed or removed) is written as an Overwrite,
+// which replaces the value past the reducer (LangGraph's Overwrite), where
+// the plain value would be folded into the old one (a sum edited from 1 to
+// 3 became 4).
 func (e stateEdit) changes(edited map[string]any) (map[string]any, error) {
 	out := map[string]any{}
 	for k, v := range edited {
@@ -70,13 +76,19 @@ func (e stateEdit) changes(edited map[string]any) (map[string]any, error) {
 			continue
 		}
 		switch e.reducers[k] {
+		case "":
+			out[k] = v
 		case "add":
 			oldList, _ := old.([]any)
 			newList, ok := v.([]any)
-			if !ok || len(newList) < len(oldList) || !reflect.DeepEqual(engine.Normalize(oldList), engine.Normalize(newList[:len(oldList)])) {
-				return nil, fmt.Errorf("%s appends (reducer add): keep its items and add new ones at the end", k)
+			if !ok {
+				return nil, fmt.Errorf("%s appends (reducer add): expected a list", k)
 			}
-			out[k] = newList[len(oldList):]
+			if len(newList) >= len(oldList) && reflect.DeepEqual(engine.Normalize(oldList), engine.Normalize(newList[:len(oldList)])) {
+				out[k] = newList[len(oldList):]
+			} else {
+				out[k] = overwrite(v)
+			}
 		case "add_messages":
 			msgs, ok := v.([]any)
 			if !ok {
@@ -101,7 +113,7 @@ func (e stateEdit) changes(edited map[string]any) (map[string]any, error) {
 			}
 			out[k] = update
 		default:
-			out[k] = v
+			out[k] = overwrite(v)
 		}
 	}
 	for k := range e.orig {
@@ -111,3 +123,7 @@ func (e stateEdit) changes(edited map[string]any) (map[string]any, error) {
 	}
 	return out, nil
 }
+
+// overwrite is v written to a reducer key so that it replaces the key's
+// value (engine.Overwrite in its wire form, which a store keeps as it is).
+func overwrite(v any) map[string]any { return map[string]any{engine.OverwriteKey: v} }
