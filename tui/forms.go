@@ -58,7 +58,9 @@ func toJSON(v any) string {
 // value reads from the top, and arrows go down into it (SetValue leaves
 // the cursor at the end).
 func cursorToTop(ta *textarea.Model) {
-	for range ta.LineCount() {
+	// CursorUp moves by rows as wrapped at the area's width, so a long
+	// value takes several: go up until the first line, however many.
+	for n := ta.Length() + ta.LineCount(); ta.Line() > 0 && n > 0; n-- {
 		ta.CursorUp()
 	}
 	ta.CursorStart()

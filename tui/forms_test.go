@@ -153,3 +153,23 @@ func TestModel_Fork_ReducerKeysHoldWhatWasTyped(t *testing.T) {
 		t.Fatalf("b read last %v after the fork, want b:3:abc:1", got)
 	}
 }
+
+// The fork form opens with the cursor at the top of the state, so what is
+// typed first goes there. A value longer than the area's width wraps, and
+// the cursor stopped as many rows short of the top as the long values
+// wrapped to: text typed at once landed in the middle of the JSON.
+func TestModel_Fork_OpensWithTheCursorAtTheTop(t *testing.T) {
+	m := engineModel(t, "research", 80, 24)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("mode %v note %q", m.mode, m.note)
+	}
+	m = press(t, m, "esc", "f")
+	if m.mode != modeFork {
+		t.Fatalf("f: mode %v note %q", m.mode, m.note)
+	}
+	m = press(t, m, "#")
+	if v := m.fork.area.Value(); !strings.HasPrefix(v, "#{") {
+		t.Fatalf("typed at line %d, not the top:\n%s", m.fork.area.Line(), v)
+	}
+}
