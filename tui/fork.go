@@ -25,9 +25,21 @@ func (m *Model) openFork(cpID string, values map[string]any) tea.Cmd {
 
 func (m *Model) forkKey(msg tea.KeyMsg) tea.Cmd {
 	k := &m.fork.keys
+	if !key.Matches(msg, k.Back) {
+		m.fork.discard = false // any other key goes on with the edit
+	}
 	switch {
 	case key.Matches(msg, k.Back):
+		if m.fork.edited() && !m.fork.discard {
+			// The edit may be minutes of work and nothing can bring it
+			// back: a second esc discards it.
+			m.fork.discard = true
+			return nil
+		}
 		m.mode = m.prevMode
+		if m.fork.edited() {
+			m.note = "fork not written: the edit was discarded"
+		}
 		return nil
 	case key.Matches(msg, k.AsNode):
 		m.fork.as = (m.fork.as + 1) % len(m.fork.nodes)
@@ -62,6 +74,9 @@ type forkForm struct {
 	nodes []string // "" (let the engine infer), the nodes, __input__
 	as    int
 	err   string
+	// discard: esc was pressed on an edited form, which another esc
+	// closes, throwing the edit away; any other key keeps editing.
+	discard bool
 	// inferred is the node the engine writes as when none is chosen, and
 	// inferErr why it cannot choose (an ambiguous update).
 	inferred, inferErr string
@@ -124,7 +139,10 @@ func (f forkForm) View(st Styles, w, h int) string {
 		"as node: " + st.Key.Render(as) + st.Dim.Render("  (ctrl+n to change)"),
 	}
 	tail := st.Dim.Render("ctrl+s write fork · esc cancel")
-	if f.err != "" {
+	switch {
+	case f.discard:
+		tail = st.Error.Render("esc again discards your edit of the state · ctrl+s writes it · any other key goes on editing")
+	case f.err != "":
 		tail = st.Error.Render(glyphFailed + " " + f.err)
 	}
 	return strings.Join(append(head, f.area.View(), tail), "\n")
@@ -159,4 +177,7 @@ func (f *forkForm) enableKeys(hasSess bool) {
 	k.AsNode.SetEnabled(true)
 	k.Back.SetEnabled(true)
 	k.Back.SetHelp("esc", "cancel")
+	if f.discard {
+		k.Back.SetHelp("esc", "discard the edit")
+	}
 }

@@ -173,3 +173,41 @@ func TestModel_Fork_OpensWithTheCursorAtTheTop(t *testing.T) {
 		t.Fatalf("typed at line %d, not the top:\n%s", m.fork.area.Line(), v)
 	}
 }
+
+// esc in the fork form with the state edited asks first: the edit may be
+// minutes of work that nothing brings back, and esc is also the key that
+// closes everything else. A second esc discards it, any other key goes on
+// editing; an unedited form closes at once. One esc threw the edit away.
+func TestModel_Fork_EscAsksBeforeDiscardingAnEdit(t *testing.T) {
+	m := engineModel(t, "linear", 100, 30)
+	m = press(t, m, "c")
+	if m.view.Status != engine.StatusDone {
+		t.Fatalf("status %v err %v", m.view.Status, m.err)
+	}
+	m = press(t, m, "f", "esc")
+	if m.mode != modeMain {
+		t.Fatalf("esc on an unedited form: mode %v", m.mode)
+	}
+	m = press(t, m, "f")
+	state := stateJSON(t, m.fork.area.Value())
+	state["total"] = 99
+	m.fork.area.SetValue(toJSON(state))
+	m = press(t, m, "esc")
+	if m.mode != modeFork || !strings.Contains(m.View(), "esc again discards your edit") {
+		t.Fatalf("one esc on an edited form: mode %v\n%s", m.mode, m.View())
+	}
+	m = press(t, m, "end", "esc")
+	if m.mode != modeFork {
+		t.Fatalf("esc after going on editing closed the form: mode %v", m.mode)
+	}
+	m = press(t, m, "ctrl+s")
+	if m.mode != modeMain || m.err != nil || m.view.Source != engine.SourceUpdate {
+		t.Fatalf("ctrl+s after esc: mode %v err %v source %q (%s)", m.mode, m.err, m.view.Source, m.fork.err)
+	}
+	m = press(t, m, "f")
+	m.fork.area.SetValue("{}")
+	m = press(t, m, "esc", "esc")
+	if m.mode != modeMain || !strings.Contains(m.note, "edit was discarded") {
+		t.Fatalf("esc esc: mode %v note %q", m.mode, m.note)
+	}
+}

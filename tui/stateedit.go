@@ -17,6 +17,7 @@ import (
 type stateEdit struct {
 	area     textarea.Model
 	orig     map[string]any    // the state the editor started from
+	start    string            // orig as the area first held it
 	reducers map[string]string // state key -> reducer name
 }
 
@@ -34,8 +35,12 @@ func newStateEdit(values map[string]any, info engine.GraphInfo) stateEdit {
 			reducers[c.Name] = c.Reducer
 		}
 	}
-	return stateEdit{area: ta, orig: values, reducers: reducers}
+	return stateEdit{area: ta, orig: values, start: ta.Value(), reducers: reducers}
 }
+
+// edited reports whether the text was changed from the state it started
+// from.
+func (e stateEdit) edited() bool { return e.area.Value() != e.start }
 
 // toUpdate reads the edited state (a JSON object of state keys, its
 // error naming the line and column) and turns it into the update to write
