@@ -5,10 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/superstep/superstep/engine"
-	"github.com/superstep/superstep/graphs/scenario"
 )
 
 // askUpdate is a graph whose two nodes ask at once and log their answer
@@ -139,15 +137,9 @@ func TestModel_Answer_StateUpdateRefused(t *testing.T) {
 // Two interrupts answered by id with one state update: both answered
 // nodes see it, and so does the node after them.
 func TestModel_Answer_SeveralInterruptsWithStateUpdate(t *testing.T) {
-	f, err := scenario.Parse("ask_update.json", []byte(askUpdate))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseScenario(t, "ask_update.json", askUpdate)
 	saver := engine.NewMemorySaver()
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := buildScenario(t, f, saver)
 	opts := Options{Thread: "u", Input: map[string]any{"log": []any{}, "flag": "old"}, Saver: saver}
 	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
 	m = press(t, m, "c")

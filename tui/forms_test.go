@@ -4,12 +4,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/superstep/superstep/engine"
-	"github.com/superstep/superstep/graphs/scenario"
 )
 
 func TestForkForm_UpdateWritesOnlyChanges(t *testing.T) {
@@ -117,15 +115,9 @@ const reducers = `{"name": "reducers",
 // into the old one: a counter edited from 1 to 3 held 4, a string "ab"
 // edited to "abc" held "ababc"; an appending list could only be added to.
 func TestModel_Fork_ReducerKeysHoldWhatWasTyped(t *testing.T) {
-	f, err := scenario.Parse("reducers.json", []byte(reducers))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseScenario(t, "reducers.json", reducers)
 	saver := engine.NewMemorySaver()
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := buildScenario(t, f, saver)
 	opts := Options{Thread: "r", Input: map[string]any{"last": "in"}, Saver: saver}
 	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
 	m = press(t, m, "n", "n", "n", "n", "n", "n") // step 0: a ran; b is planned next

@@ -15,6 +15,7 @@ import (
 
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/graphs/scenario"
 )
 
 // updating reports -update: rewrite the golden files under testdata/. The
@@ -173,4 +174,25 @@ func checkFrame(t testing.TB, m Model) {
 			t.Fatalf("line %d is %d cells wide, window is %d:\n%s", i, w, m.width, v)
 		}
 	}
+}
+
+// parseScenario parses scenario file src, named name in its errors.
+func parseScenario(t testing.TB, name, src string) *scenario.File {
+	t.Helper()
+	f, err := scenario.Parse(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// buildScenario builds f's graph on saver with counted ids and the tests'
+// fixed clock.
+func buildScenario(t testing.TB, f *scenario.File, saver engine.Saver) *engine.Graph {
+	t.Helper()
+	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

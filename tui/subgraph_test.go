@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -271,10 +270,7 @@ func scenarioGraph(t testing.TB, name string) (*engine.Graph, *engine.MemorySave
 		t.Fatal(err)
 	}
 	saver := engine.NewMemorySaver()
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := buildScenario(t, f, saver)
 	return g, saver
 }
 

@@ -34,10 +34,7 @@ func substepOpen(t *testing.T, file string, saver engine.Saver, thread string, i
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _, err := scenario.Build(f, engine.WithSaver(saver), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := buildScenario(t, f, saver)
 	opts := Options{Thread: thread, Input: input, Saver: saver, GraphName: strings.TrimSuffix(filepath.Base(file), ".json")}
 	m := newTestModel(t, newEngineSession(g, opts), opts, w, h)
 	if m.into.gate == nil {
