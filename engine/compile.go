@@ -262,13 +262,16 @@ func (c *compiler) isNode(n string) bool { _, ok := c.b.nodeIdx[n]; return ok }
 
 // failUnknown fails for an unknown node, whose name is the format's last
 // argument, unless AddNode refused that node: its error says why already.
-// The error names the node it likely meant, if one is close.
-func (c *compiler) failUnknown(format string, args ...any) {
+// The error names the node it likely meant, if one is close, and
+// failUnknown returns that node ("" for none, or a refused node).
+func (c *compiler) failUnknown(format string, args ...any) (meant string) {
 	name, _ := args[len(args)-1].(string)
 	if c.b.refused[name] {
-		return
+		return ""
 	}
-	c.fail("UnknownNode", format+"%s", append(args, DidYouMean(c.nodeNames(), name))...)
+	meant = MeantName(c.nodeNames(), name)
+	c.fail("UnknownNode", format+"%s", append(args, meantHint(meant))...)
+	return meant
 }
 
 // nodeNames are the names of the nodes added.
@@ -278,11 +281,6 @@ func (c *compiler) nodeNames() []string {
 		names[i] = ns.name
 	}
 	return names
-}
-
-// meant is the node an unknown name likely meant, or "" (MeantName).
-func (c *compiler) meant(name string) string {
-	return MeantName(c.nodeNames(), name)
 }
 
 // presume records that to is reached, had the unknown name that an edge,
@@ -393,8 +391,7 @@ func (c *compiler) validEdge(from, to string) bool {
 		c.fail("InvalidEdge", "edge %s -> %s starts at %s", from, to, End)
 		ok = false
 	} else if from != Start && !c.isNode(from) {
-		c.failUnknown("edge %s -> %s starts at unknown node %q", from, to, from)
-		if c.meant(from) != "" {
+		if c.failUnknown("edge %s -> %s starts at unknown node %q", from, to, from) != "" {
 			c.presume(from, to)
 		}
 		ok = false
@@ -403,8 +400,7 @@ func (c *compiler) validEdge(from, to string) bool {
 		c.fail("InvalidEdge", "edge %s -> %s ends at %s", from, to, Start)
 		ok = false
 	} else if to != End && !c.isNode(to) {
-		c.failUnknown("edge %s -> %s ends at unknown node %q", from, to, to)
-		c.presume(from, c.meant(to))
+		c.presume(from, c.failUnknown("edge %s -> %s ends at unknown node %q", from, to, to))
 		ok = false
 	}
 	return ok
@@ -468,8 +464,7 @@ func (c *compiler) validJoin(e edgeSpec) bool {
 		}
 	}
 	if e.to == End || e.to == Start || !c.isNode(e.to) {
-		c.failUnknown("join %v -> %s ends at unknown node %q", e.from, e.to, e.to)
-		c.presume("", c.meant(e.to))
+		c.presume("", c.failUnknown("join %v -> %s ends at unknown node %q", e.from, e.to, e.to))
 		return false
 	}
 	if !ok {
@@ -484,8 +479,7 @@ func (c *compiler) addBranches() {
 	g := c.g
 	for _, br := range c.b.branches {
 		if br.from != Start && !c.isNode(br.from) {
-			c.failUnknown("conditional edge starts at unknown node %q", br.from)
-			if c.meant(br.from) != "" {
+			if c.failUnknown("conditional edge starts at unknown node %q", br.from) != "" {
 				c.presumeRoute(br)
 			}
 			continue
@@ -495,8 +489,7 @@ func (c *compiler) addBranches() {
 		}
 		for _, t := range br.ends {
 			if t != End && !c.isNode(t) {
-				c.failUnknown("conditional edge from %q may go to unknown node %q", br.from, t)
-				c.presume(br.from, c.meant(t))
+				c.presume(br.from, c.failUnknown("conditional edge from %q may go to unknown node %q", br.from, t))
 			}
 		}
 		g.nodes[br.from].branches = append(g.nodes[br.from].branches, br)
@@ -569,8 +562,7 @@ func (c *compiler) reachedNodes() map[string]bool {
 		}
 		for _, t := range ns.ends {
 			if t != End && !c.isNode(t) {
-				c.failUnknown("node %q declares unknown end %q", ns.name, t)
-				c.presume(ns.name, c.meant(t))
+				c.presume(ns.name, c.failUnknown("node %q declares unknown end %q", ns.name, t))
 			}
 			reached[t] = true
 		}

@@ -110,8 +110,8 @@ func (e Event) UnknownNodeText() string {
 	q := make([]string, len(e.Unknown))
 	for i, n := range e.Unknown {
 		q[i] = strconv.Quote(n)
-		if i < len(e.Meant) && e.Meant[i] != "" {
-			q[i] += " (did you mean " + strconv.Quote(e.Meant[i]) + "?)"
+		if i < len(e.Meant) {
+			q[i] += meantHint(e.Meant[i])
 		}
 	}
 	what := "is no node"

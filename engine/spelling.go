@@ -81,10 +81,16 @@ func closest(names []string, name string) []nearName {
 // DidYouMean is " (did you mean "x"?)" for the name MeantName finds, or "" for
 // none: for the end of a message about an unknown name.
 func DidYouMean(names []string, name string) string {
-	if m := MeantName(names, name); m != "" {
-		return " (did you mean " + strconv.Quote(m) + "?)"
+	return meantHint(MeantName(names, name))
+}
+
+// meantHint is " (did you mean "m"?)", or "" for no m: the one wording of
+// the guess.
+func meantHint(m string) string {
+	if m == "" {
+		return ""
 	}
-	return ""
+	return " (did you mean " + strconv.Quote(m) + "?)"
 }
 
 // editDistance is the optimal string alignment distance of a and b, in
