@@ -3,9 +3,7 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -766,26 +764,6 @@ func (s *Store) listHeads(ctx context.Context, cfg engine.Config) ([]engine.Chec
 		out = append(out, h)
 	}
 	return out, rows.Err()
-}
-
-// decodeHead reads a record's step and source, skipping its versions.
-func decodeHead(data []byte) (engine.CheckpointHead, error) {
-	if len(data) == 0 {
-		return engine.CheckpointHead{}, corruptf("empty checkpoint record")
-	}
-	if data[0] != recordFormat {
-		return engine.CheckpointHead{}, fmt.Errorf("%w: checkpoint record format %d", persist.ErrUnknownValueFormat, data[0])
-	}
-	var rec struct {
-		Meta struct {
-			Source string `json:"source"`
-			Step   int    `json:"step"`
-		} `json:"md"`
-	}
-	if err := json.Unmarshal(data[1:], &rec); err != nil {
-		return engine.CheckpointHead{}, corruptf("checkpoint record: %v", err)
-	}
-	return engine.CheckpointHead{Step: rec.Meta.Step, Source: rec.Meta.Source}, nil
 }
 
 // CheckpointIDs returns the ids of cfg's thread and namespace that start

@@ -143,17 +143,40 @@ func seenEqual(a, b map[string]int64) bool {
 }
 
 func decodeRecord(data []byte) (*cpRecord, error) {
-	if len(data) == 0 {
-		return nil, corruptf("empty checkpoint record")
-	}
-	if data[0] != recordFormat {
-		return nil, fmt.Errorf("%w: checkpoint record format %d", persist.ErrUnknownValueFormat, data[0])
-	}
 	var rec cpRecord
-	if err := json.Unmarshal(data[1:], &rec); err != nil {
-		return nil, corruptf("checkpoint record: %v", err)
+	if err := unmarshalRecord(data, &rec); err != nil {
+		return nil, err
 	}
 	return &rec, nil
+}
+
+// decodeHead reads a record's step and source, skipping its versions.
+func decodeHead(data []byte) (engine.CheckpointHead, error) {
+	var rec struct {
+		Meta struct {
+			Source string `json:"source"`
+			Step   int    `json:"step"`
+		} `json:"md"`
+	}
+	if err := unmarshalRecord(data, &rec); err != nil {
+		return engine.CheckpointHead{}, err
+	}
+	return engine.CheckpointHead{Step: rec.Meta.Step, Source: rec.Meta.Source}, nil
+}
+
+// unmarshalRecord checks a stored record's format byte and decodes the
+// JSON after it into v (a cpRecord, or a part of one).
+func unmarshalRecord(data []byte, v any) error {
+	if len(data) == 0 {
+		return corruptf("empty checkpoint record")
+	}
+	if data[0] != recordFormat {
+		return fmt.Errorf("%w: checkpoint record format %d", persist.ErrUnknownValueFormat, data[0])
+	}
+	if err := json.Unmarshal(data[1:], v); err != nil {
+		return corruptf("checkpoint record: %v", err)
+	}
+	return nil
 }
 
 // apply returns the state rec describes on top of parent (nil for a full
