@@ -335,3 +335,41 @@ func TestRequireGraph_SaysWhy(t *testing.T) {
 	}
 	superstep(t, "", "exec", "g1", "ask", "--db", db).want(t, 2, "which no longer resolves")
 }
+
+// Message ids a run minted are names: a subgraph that adds a message
+// without an id returns it under the id its add_messages drew, which a
+// replay draws again differently, and the nodes after it edit and remove
+// messages by the ids their run minted. The replay matches, and so does
+// exec of the subgraph's node; --rerun of it reuses the later tasks; a
+// node that now edits another message diverges.
+func TestReplay_MintedMessageIDsAreNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, file := filepath.Join(dir, "m.db"), filepath.Join(dir, "minted_ids.json")
+	src, err := os.ReadFile(testdata("minted_ids.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "run", file, "--db", db, "--thread", "m1").want(t, 0, "edited: hello 1")
+	superstep(t, "", "replay", "m1", "--db", db).want(t, 0, "replay matches: 5 supersteps")
+	superstep(t, "", "exec", "m1", "child", "--db", db).want(t, 0, "same writes as recorded")
+	// --rerun reuses the tasks after child although child minted other
+	// ids: their recorded writes edit and remove the replay's messages.
+	superstep(t, "", "replay", "m1", "--db", db, "--rerun", "child", "--offline").want(t, 0, "edit reused (input equal to the recording)", "prune reused", "replay matches: 5 supersteps")
+	show := superstep(t, "", "show", "m1", "--db", db, "--json")
+	show.want(t, 0, "edited: hello 1")
+	if n := strings.Count(show.stdout, `"role"`); n != 2 {
+		t.Fatalf("the replay's state has %d messages, want 2 (u1 and the edited reply):\n%s", n, show.stdout)
+	}
+	changed := strings.Replace(string(src), "msg(state.messages[1].id, 'assistant', 'edited: ' + state.messages[1].content)", "msg(state.messages[0].id, 'assistant', 'edited: ' + state.messages[1].content)", 1)
+	if changed == string(src) {
+		t.Fatal("the scenario no longer has the edit this test changes")
+	}
+	if err := os.WriteFile(file, []byte(changed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	superstep(t, "", "replay", "m1", "--db", db, "--force").want(t, 1, "DIVERGED at step 3, node edit, channel messages")
+}

@@ -872,8 +872,19 @@ func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recSt
 			rp.notes = append(rp.notes, t.Name+" ran (no such task in the recording)")
 		case !r.Saved || r.Err != "" || r.Interrupted && len(r.Writes) == 0:
 			rp.notes = append(rp.notes, t.Name+" ran (the recording has no finished writes for it)")
-		case string(engine.MustEncode(t.Input)) == string(engine.MustEncode(r.Input)):
-			writes := r.Writes
+		default:
+			// The same input, up to the ids each run minted for its
+			// messages, takes the recorded writes, in the replay's ids.
+			ids, same := engine.SameInput(r.Input, t.Input)
+			if !same {
+				keys := changedKeys(r.Input, t.Input)
+				if rp.offline {
+					return s, &offlineStop{msg: fmt.Sprintf("step %d, task %s: its input differs from the recording in %s, so it would run with the current code; --offline stops here (drop --offline to run it, or add it to --rerun)", rs.step, t.Name, keys)}
+				}
+				rp.notes = append(rp.notes, fmt.Sprintf("%s ran (input changed: %s)", t.Name, keys))
+				continue
+			}
+			writes := ids.Rename(r.Writes)
 			if len(writes) == 0 {
 				writes = []engine.Write{{Channel: engine.NoWritesChannel}}
 			}
@@ -883,12 +894,6 @@ func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recSt
 			rp.reused[t.ID] = true
 			reused++
 			rp.notes = append(rp.notes, t.Name+" reused (input equal to the recording)")
-		default:
-			keys := changedKeys(r.Input, t.Input)
-			if rp.offline {
-				return s, &offlineStop{msg: fmt.Sprintf("step %d, task %s: its input differs from the recording in %s, so it would run with the current code; --offline stops here (drop --offline to run it, or add it to --rerun)", rs.step, t.Name, keys)}
-			}
-			rp.notes = append(rp.notes, fmt.Sprintf("%s ran (input changed: %s)", t.Name, keys))
 		}
 	}
 	if reused == 0 {
@@ -902,7 +907,8 @@ type offlineStop struct{ msg string }
 
 func (o *offlineStop) Error() string { return o.msg }
 
-// changedKeys names the top-level keys where two task inputs differ.
+// changedKeys names the top-level keys where two task inputs differ, other
+// than in the ids each run minted for its messages (engine.SameInput).
 func changedKeys(rec, got any) string {
 	rm, rok := rec.(map[string]any)
 	gm, gok := got.(map[string]any)
@@ -911,7 +917,7 @@ func changedKeys(rec, got any) string {
 	}
 	var keys []string
 	for k := range rm {
-		if _, ok := gm[k]; !ok || string(engine.MustEncode(rm[k])) != string(engine.MustEncode(gm[k])) {
+		if _, same := engine.SameInput(rm[k], gm[k]); !same {
 			keys = append(keys, k)
 		}
 	}

@@ -101,7 +101,7 @@ func (g *Graph) RerunTask(ctx context.Context, t *CheckpointTuple, taskID string
 		return nil, err
 	}
 	if out.Err == nil && len(out.Interrupts) == 0 {
-		out.Diff = DiffWrites(out.Recorded, out.Writes)
+		out.Diff = DiffWrites(RunWrites{Input: out.Input, Writes: out.Recorded}, RunWrites{Input: out.Input, Writes: out.Writes})
 	}
 	return out, nil
 }
@@ -251,19 +251,37 @@ type WriteDiff struct {
 	HasGot      bool   // the run now wrote it
 }
 
+// RunWrites is one run of a task as DiffWrites compares it: the input it
+// read and the output writes it made.
+type RunWrites struct {
+	Input  any     // the task's input: its state, or its Send's argument
+	Writes []Write // its output writes, in order
+}
+
 // DiffWrites compares two runs of a task's writes channel by channel, in
 // the order the channels were first written; several writes to one channel
 // compare as a list. Bookkeeping writes (interrupts, answers, errors) are
-// not compared. It returns nil when both wrote the same.
-func DiffWrites(recorded, got []Write) []WriteDiff {
-	rm, order := groupWrites(recorded, nil)
-	gm, order := groupWrites(got, order)
+// not compared. Message ids compare as names (mintedids.go): the same
+// messages under ids each run minted, or under the ids each run's input
+// gave them, are the same writes. It returns nil when both wrote the same.
+func DiffWrites(recorded, got RunWrites) []WriteDiff {
+	rm, order := groupWrites(recorded.Writes, nil)
+	gm, order := groupWrites(got.Writes, order)
+	var ids *idRenaming // built at the first channel whose encodings differ
 	var out []WriteDiff
 	for _, ch := range order {
 		rv, rok := rm[ch]
 		gv, gok := gm[ch]
-		if rok == gok && string(MustEncode(rv)) == string(MustEncode(gv)) {
-			continue
+		if rok == gok {
+			if string(MustEncode(rv)) == string(MustEncode(gv)) {
+				continue
+			}
+			if ids == nil {
+				ids = renamingOf(recorded.Input, got.Input)
+			}
+			if ids.sameValues(rv, gv) {
+				continue
+			}
 		}
 		out = append(out, WriteDiff{Channel: ch, Recorded: rv, Got: gv, HasRecorded: rok, HasGot: gok})
 	}

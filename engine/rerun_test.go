@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"sync/atomic"
 	"testing"
 
@@ -78,12 +80,104 @@ func TestGraph_RerunTask_RunsOneTaskWritesNothing(t *testing.T) {
 func TestDiffWrites_ChannelByChannel(t *testing.T) {
 	rec := []engine.Write{{Channel: "a", Value: 1.0}, {Channel: "log", Value: "x"}, {Channel: "log", Value: "y"}, {Channel: engine.InterruptChannel, Value: 1}}
 	got := []engine.Write{{Channel: "log", Value: "x"}, {Channel: "log", Value: "y"}, {Channel: "a", Value: 1.0}}
-	if d := engine.DiffWrites(rec, got); d != nil {
+	if d := engine.DiffWrites(engine.RunWrites{Writes: rec}, engine.RunWrites{Writes: got}); d != nil {
 		t.Fatalf("equal writes differ: %+v", d)
 	}
 	got = append(got[:2:2], engine.Write{Channel: "b", Value: true})
-	d := engine.DiffWrites(rec, got)
+	d := engine.DiffWrites(engine.RunWrites{Writes: rec}, engine.RunWrites{Writes: got})
 	if len(d) != 2 || d[0].Channel != "a" || d[0].HasGot || d[1].Channel != "b" || d[1].HasRecorded {
 		t.Fatalf("diff %+v, want a missing and b added", d)
+	}
+}
+
+// Message ids are names: writes that differ only in the ids each run
+// minted, or in the ids each run's input gave the same messages, are the
+// same writes; any other difference in ids is not.
+func TestDiffWrites_MessageIDsAreNames(t *testing.T) {
+	msg := func(id, content string) map[string]any {
+		return map[string]any{"id": id, "role": "assistant", "content": content}
+	}
+	msgs := func(ms ...any) []engine.Write { return []engine.Write{{Channel: "messages", Value: ms}} }
+	input := func(ids ...string) map[string]any {
+		l := make([]any, len(ids))
+		for i, id := range ids {
+			l[i] = msg(id, "m"+fmt.Sprint(i))
+		}
+		return map[string]any{"messages": l}
+	}
+	cases := []struct {
+		name         string
+		recIn, gotIn any
+		rec, got     []engine.Write
+		same         bool
+	}{
+		{"both minted", input("u1"), input("u1"), msgs(msg("u1", "m0"), msg("x1", "hi")), msgs(msg("u1", "m0"), msg("y1", "hi")), true},
+		{"minted ids used consistently", input("u1"), input("u1"), msgs(msg("x1", "a"), map[string]any{"remove": "x1"}), msgs(msg("y1", "a"), map[string]any{"remove": "y1"}), true},
+		{"inputs' ids at the same places", input("u1", "x1"), input("u1", "y1"), msgs(msg("x1", "edited")), msgs(msg("y1", "edited")), true},
+		{"removal of the input's message at the same place", input("u1", "x1"), input("u1", "y1"), msgs(map[string]any{"remove": "x1"}), msgs(map[string]any{"remove": "y1"}), true},
+		{"another message of the input", input("u1", "x1"), input("u1", "y1"), msgs(msg("x1", "edited")), msgs(msg("u1", "edited")), false},
+		{"a minted id against an input's", input("u1"), input("u1"), msgs(msg("x1", "hi")), msgs(msg("u1", "hi")), false},
+		{"one minted id against two", input(), input(), msgs(msg("x1", "a"), msg("x1", "b")), msgs(msg("y1", "a"), msg("y2", "b")), false},
+		{"two minted ids against one", input(), input(), msgs(msg("x1", "a"), msg("x2", "b")), msgs(msg("y1", "a"), msg("y1", "b")), false},
+		{"content differs", input(), input(), msgs(msg("x1", "a")), msgs(msg("y1", "b")), false},
+		{"a record's id is not a message's", nil, nil, []engine.Write{{Channel: "user", Value: map[string]any{"id": "r1", "name": "n"}}}, []engine.Write{{Channel: "user", Value: map[string]any{"id": "r2", "name": "n"}}}, false},
+		{"no inputs at all", nil, nil, msgs(msg("x1", "hi")), msgs(msg("y1", "hi")), true},
+	}
+	for _, c := range cases {
+		d := engine.DiffWrites(engine.RunWrites{Input: c.recIn, Writes: c.rec}, engine.RunWrites{Input: c.gotIn, Writes: c.got})
+		if (d == nil) != c.same {
+			t.Errorf("%s: diff %+v, want same=%v", c.name, d, c.same)
+		}
+	}
+
+	// A channel that differs pairs no ids for the channels after it.
+	rec := []engine.Write{{Channel: "a", Value: msg("x1", "one")}, {Channel: "b", Value: msg("x1", "three")}}
+	got := []engine.Write{{Channel: "a", Value: msg("y1", "two")}, {Channel: "b", Value: msg("z1", "three")}}
+	d := engine.DiffWrites(engine.RunWrites{Writes: rec}, engine.RunWrites{Writes: got})
+	if len(d) != 1 || d[0].Channel != "a" {
+		t.Fatalf("diff %+v, want channel a only", d)
+	}
+}
+
+// A task's input is the same when only its messages' ids differ, one to
+// one; the recorded writes then come back in the other run's ids, those
+// the recorded run minted kept, and values of other kinds intact.
+func TestSameInput_RenamesRecordedWrites(t *testing.T) {
+	msg := func(id, content string) map[string]any {
+		return map[string]any{"id": id, "role": "assistant", "content": content}
+	}
+	rec := map[string]any{"messages": []any{msg("u1", "hi"), msg("x1", "hello")}, "n": 1.0}
+	got := map[string]any{"messages": []any{msg("u1", "hi"), msg("y1", "hello")}, "n": 1.0}
+	ids, same := engine.SameInput(rec, got)
+	if !same {
+		t.Fatal("inputs that differ only in a message's id are not the same")
+	}
+	writes := []engine.Write{
+		{Channel: "messages", Value: []any{msg("x1", "edited"), map[string]any{"remove": "x1"}, msg("x9", "new")}},
+		{Channel: engine.TasksChannel, Value: engine.Send{Node: "reply", Arg: map[string]any{"m": msg("x1", "hello")}}},
+		{Channel: "n", Value: 2.0},
+	}
+	renamed := ids.Rename(writes)
+	want := []engine.Write{
+		{Channel: "messages", Value: []any{msg("y1", "edited"), map[string]any{"remove": "y1"}, msg("x9", "new")}},
+		{Channel: engine.TasksChannel, Value: engine.Send{Node: "reply", Arg: map[string]any{"m": msg("y1", "hello")}}},
+		{Channel: "n", Value: 2.0},
+	}
+	if !reflect.DeepEqual(renamed, want) {
+		t.Fatalf("renamed writes\n%#v\nwant\n%#v", renamed, want)
+	}
+	if writes[0].Value.([]any)[0].(map[string]any)["id"] != "x1" {
+		t.Fatal("Rename changed the recorded writes")
+	}
+
+	for name, other := range map[string]any{
+		"content differs": map[string]any{"messages": []any{msg("u1", "hi"), msg("y1", "bye")}, "n": 1.0},
+		"two ids for one": map[string]any{"messages": []any{msg("y1", "hi"), msg("y1", "hello")}, "n": 1.0},
+		"another key":     map[string]any{"messages": []any{msg("u1", "hi"), msg("y1", "hello")}, "n": 2.0},
+		"a message fewer": map[string]any{"messages": []any{msg("u1", "hi")}, "n": 1.0},
+	} {
+		if _, same := engine.SameInput(rec, other); same {
+			t.Errorf("%s: the same input", name)
+		}
 	}
 }

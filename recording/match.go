@@ -144,7 +144,7 @@ func (s *Step) Judge(rec *Task, got engine.TaskView, calls []engine.TaskView) Ve
 		// Both failed: the same outcome. The messages are not compared
 		// (they name the step, which a fork moves).
 	default:
-		if v.Diff = engine.DiffWrites(rec.Writes, got.Writes); v.Diff != nil {
+		if v.Diff = engine.DiffWrites(engine.RunWrites{Input: rec.Input, Writes: rec.Writes}, engine.RunWrites{Input: got.Input, Writes: got.Writes}); v.Diff != nil {
 			v.Kind = WritesDiffer
 		}
 	}

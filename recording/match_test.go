@@ -11,14 +11,16 @@ import (
 
 func in(id string, v any) engine.Interruption { return engine.Interruption{ID: id, Value: v} }
 
-// Tasks pair by node, Sends by argument too, in order; calls are not
-// paired; what is left over on either side is named.
+// Tasks pair by node, Sends by argument too (the ids each run minted for
+// its messages aside), in order; calls are not paired; what is left over
+// on either side is named.
 func TestPair(t *testing.T) {
 	s := &Step{Tasks: []Task{
 		{ID: "r1", Name: "plan"},
 		{ID: "r2", Name: "ask", Push: true, Input: map[string]any{"item": "x"}},
 		{ID: "r3", Name: "ask", Push: true, Input: map[string]any{"item": "y"}},
 		{ID: "r4", Name: "gone"},
+		{ID: "r6", Name: "reply", Push: true, Input: map[string]any{"m": map[string]any{"id": "minted-1", "role": "user", "content": "hi"}}},
 	}}
 	got := []engine.TaskView{
 		{ID: "g3", Name: "ask", Push: true, Input: map[string]any{"item": "y"}},
@@ -26,9 +28,10 @@ func TestPair(t *testing.T) {
 		{ID: "g2", Name: "ask", Push: true, Input: map[string]any{"item": "x"}},
 		{ID: "c1", Name: "tool", Push: true, Call: true},
 		{ID: "g5", Name: "extra"},
+		{ID: "g6", Name: "reply", Push: true, Input: map[string]any{"m": map[string]any{"id": "minted-2", "role": "user", "content": "hi"}}},
 	}
 	p := s.Pair(got)
-	for g, r := range map[string]string{"g1": "r1", "g2": "r2", "g3": "r3"} {
+	for g, r := range map[string]string{"g1": "r1", "g2": "r2", "g3": "r3", "g6": "r6"} {
 		if p.Of[g] == nil || p.Of[g].ID != r {
 			t.Errorf("%s paired with %+v, want %s", g, p.Of[g], r)
 		}

@@ -32,7 +32,7 @@ func TestJudgeRerun(t *testing.T) {
 		{"asks once more", engine.TaskRerun{Interrupts: q("ok?"), Recorded: w, Recording: finished}, AsksNow},
 		{"no longer fails", engine.TaskRerun{Recording: failed}, RecordingFailed},
 		{"no longer asks", engine.TaskRerun{Recording: waiting}, NoLongerAsks},
-		{"writes differ", engine.TaskRerun{Recorded: w, Writes: w2, Diff: engine.DiffWrites(w, w2), Recording: finished}, WritesDiffer},
+		{"writes differ", engine.TaskRerun{Recorded: w, Writes: w2, Diff: engine.DiffWrites(engine.RunWrites{Writes: w}, engine.RunWrites{Writes: w2}), Recording: finished}, WritesDiffer},
 		{"same", engine.TaskRerun{Recorded: w, Writes: w, Recording: finished}, Same},
 	} {
 		got := JudgeRerun(&c.r)
