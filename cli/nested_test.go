@@ -266,19 +266,10 @@ func TestReplay_FromTheLatestCheckpointForks(t *testing.T) {
 func TestReplay_WaitingAtAnotherQuestion(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db, file := filepath.Join(dir, "q.db"), filepath.Join(dir, "answer.json")
-	src, err := os.ReadFile(testdata("answer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	db, file := filepath.Join(dir, "q.db"), copyScenario(t, dir, "answer.json")
 	superstep(t, "", "run", file, "--db", db, "--thread", "q1").want(t, 0, "how many?")
 	superstep(t, "", "replay", "q1", "--db", db).want(t, 0, "replay matches")
-	if err := os.WriteFile(file, []byte(strings.Replace(string(src), "'how many?'", "'how much?'", 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editScenario(t, file, "'how many?'", "'how much?'")
 	superstep(t, "", "replay", "q1", "--db", db, "--force").want(t, 1, "DIVERGED", `the replay asked "how much?"; the recording waits on "how many?"`)
 }
 
@@ -288,20 +279,11 @@ func TestReplay_WaitingAtAnotherQuestion(t *testing.T) {
 func TestReplay_AnswerToAnotherQuestion(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db, file := filepath.Join(dir, "q.db"), filepath.Join(dir, "answer.json")
-	src, err := os.ReadFile(testdata("answer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	db, file := filepath.Join(dir, "q.db"), copyScenario(t, dir, "answer.json")
 	superstep(t, "", "run", file, "--db", db, "--thread", "q1").want(t, 0, "how many?")
 	superstep(t, "", "run", file, "--db", db, "--thread", "q1", "--resume", "3").want(t, 0, "6")
 	superstep(t, "", "replay", "q1", "--db", db).want(t, 0, "replay matches")
-	if err := os.WriteFile(file, []byte(strings.Replace(string(src), "'how many?'", "'how much?'", 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editScenario(t, file, "'how many?'", "'how much?'")
 	superstep(t, "", "replay", "q1", "--db", db, "--force").want(t, 1, "DIVERGED", `the replay asked "how much?"; the recording's answer 3 was to "how many?"`)
 }
 
@@ -311,23 +293,10 @@ func TestReplay_AnswerToAnotherQuestion(t *testing.T) {
 func TestRequireGraph_SaysWhy(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db, file := filepath.Join(dir, "g.db"), filepath.Join(dir, "answer.json")
-	src, err := os.ReadFile(testdata("answer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	db, file := filepath.Join(dir, "g.db"), copyScenario(t, dir, "answer.json")
 	superstep(t, "", "run", file, "--db", db, "--thread", "g1").want(t, 0, "how many?")
-	changed := strings.Replace(string(src), `["ask", "__end__"]`, `["ask", "more"], ["more", "__end__"]`, 1)
-	changed = strings.Replace(changed, `"update": {"total": "resume * 2"}}`, `"update": {"total": "resume * 2"}}, {"name": "more"}`, 1)
-	if changed == string(src) {
-		t.Fatal("the scenario no longer has the edge and node this test changes")
-	}
-	if err := os.WriteFile(file, []byte(changed), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editScenario(t, file, `["ask", "__end__"]`, `["ask", "more"], ["more", "__end__"]`)
+	editScenario(t, file, `"update": {"total": "resume * 2"}}`, `"update": {"total": "resume * 2"}}, {"name": "more"}`)
 	superstep(t, "", "exec", "g1", "ask", "--db", db).want(t, 2, "which has changed since: pass --graph "+file)
 	superstep(t, "", "update", "g1", "--values", `{"total":1}`, "--db", db).want(t, 2, "which has changed since")
 	if err := os.Remove(file); err != nil {
@@ -345,14 +314,7 @@ func TestRequireGraph_SaysWhy(t *testing.T) {
 func TestReplay_MintedMessageIDsAreNames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db, file := filepath.Join(dir, "m.db"), filepath.Join(dir, "minted_ids.json")
-	src, err := os.ReadFile(testdata("minted_ids.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	db, file := filepath.Join(dir, "m.db"), copyScenario(t, dir, "minted_ids.json")
 	superstep(t, "", "run", file, "--db", db, "--thread", "m1").want(t, 0, "edited: hello 1")
 	superstep(t, "", "replay", "m1", "--db", db).want(t, 0, "replay matches: 5 supersteps")
 	superstep(t, "", "exec", "m1", "child", "--db", db).want(t, 0, "same writes as recorded")
@@ -364,12 +326,38 @@ func TestReplay_MintedMessageIDsAreNames(t *testing.T) {
 	if n := strings.Count(show.stdout, `"role"`); n != 2 {
 		t.Fatalf("the replay's state has %d messages, want 2 (u1 and the edited reply):\n%s", n, show.stdout)
 	}
-	changed := strings.Replace(string(src), "msg(state.messages[1].id, 'assistant', 'edited: ' + state.messages[1].content)", "msg(state.messages[0].id, 'assistant', 'edited: ' + state.messages[1].content)", 1)
-	if changed == string(src) {
-		t.Fatal("the scenario no longer has the edit this test changes")
-	}
-	if err := os.WriteFile(file, []byte(changed), 0o600); err != nil {
+	editScenario(t, file, "msg(state.messages[1].id, 'assistant'", "msg(state.messages[0].id, 'assistant'")
+	superstep(t, "", "replay", "m1", "--db", db, "--force").want(t, 1, "DIVERGED at step 3, node edit, channel messages")
+}
+
+// copyScenario copies the scenario file testdata/name into dir, for a test
+// that edits it, and returns the copy's path.
+func copyScenario(t *testing.T, dir, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(testdata(name))
+	if err != nil {
 		t.Fatal(err)
 	}
-	superstep(t, "", "replay", "m1", "--db", db, "--force").want(t, 1, "DIVERGED at step 3, node edit, channel messages")
+	file := filepath.Join(dir, name)
+	if err := os.WriteFile(file, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// editScenario replaces the first from in the scenario file with to, and
+// fails the test when the file no longer has from.
+func editScenario(t *testing.T, file, from, to string) {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), from, to, 1)
+	if edited == string(src) {
+		t.Fatalf("%s no longer has %s, which the test changes", filepath.Base(file), from)
+	}
+	if err := os.WriteFile(file, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
