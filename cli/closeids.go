@@ -18,56 +18,47 @@ func closeThreadIDs(ids []string, thread string) []string {
 	return engine.CloseNames(ids, thread, maxCloseThreads)
 }
 
-// continuesSeries reports whether thread is the next of a numbered series
-// of ids: among ids, some have thread's letters with other numbers in
-// place of its digits (run-1, run-2 for run-3), and thread's last number
-// is above all of theirs. Such an id is a new thread started in order,
-// not a typo of its siblings (run-24 beside run-42 still is one).
-func continuesSeries(ids []string, thread string) bool {
-	skel, last, ok := numberedID(thread)
-	if !ok {
-		return false
-	}
-	siblings := 0
-	for _, id := range ids {
-		s, n, ok := numberedID(id)
-		if !ok || s != skel || id == thread {
-			continue
+// suspectedTypos are the close ids (closeThreadIDs) that a new thread
+// id may be a mistyping of, for run's warning: those of its own numbered
+// series are left out. Scripts number the threads they start (th-1,
+// th-2, ...) and start them in parallel, in any order, so th-3 begun
+// while th-6 exists is a sibling, not a typo of it; a difference in the
+// letters (reserch-1 for research-1) still is one.
+func suspectedTypos(ids []string, thread string) []string {
+	var out []string
+	for _, id := range closeThreadIDs(ids, thread) {
+		if !sameSeries(id, thread) {
+			out = append(out, id)
 		}
-		if n >= last {
-			return false
-		}
-		siblings++
 	}
-	return siblings > 0
+	return out
 }
 
-// numberedID splits id into its letters, each run of digits replaced by
-// '#', and the value of its last run of digits; ok is false when it has
-// none, or a number too long to compare.
-func numberedID(id string) (skel string, last uint64, ok bool) {
+// sameSeries reports whether ids a and b are numbers of one series:
+// both have digits, and they are equal once each run of digits is read
+// as one number, whichever (run-3, run-10 and run-03 are one series;
+// run-3, run3 and Run-3 are not).
+func sameSeries(a, b string) bool {
+	sa, aNumbered := seriesName(a)
+	sb, bNumbered := seriesName(b)
+	return aNumbered && bNumbered && sa == sb
+}
+
+// seriesName is id with each run of digits replaced by '#' (run-#-step-#
+// for run-12-step-3), and whether it had any digits.
+func seriesName(id string) (name string, numbered bool) {
 	var b strings.Builder
-	for i := 0; i < len(id); {
+	for i := 0; i < len(id); i++ {
 		if id[i] < '0' || id[i] > '9' {
 			b.WriteByte(id[i])
-			i++
 			continue
 		}
-		j := i
-		for j < len(id) && id[j] >= '0' && id[j] <= '9' {
-			j++
+		if i == 0 || id[i-1] < '0' || id[i-1] > '9' {
+			b.WriteByte('#')
+			numbered = true
 		}
-		if j-i > 18 {
-			return "", 0, false
-		}
-		last, ok = 0, true
-		for _, c := range id[i:j] {
-			last = last*10 + uint64(c-'0')
-		}
-		b.WriteByte('#')
-		i = j
 	}
-	return b.String(), last, ok
+	return b.String(), numbered
 }
 
 // closeThreads lists the threads of st whose ids are close to thread's

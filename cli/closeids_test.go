@@ -4,36 +4,49 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-func TestContinuesSeries(t *testing.T) {
-	ids := []string{"run-1", "run-2", "run-10", "user-7-run-3", "research", "t-42"}
+func TestSuspectedTypos(t *testing.T) {
+	ids := []string{"th-6", "th-10", "research-1", "user-7-run-3", "nightly", "Run-5"}
 	cases := []struct {
 		thread string
-		want   bool
+		want   []string
 	}{
-		{"run-11", true},
-		{"run-3", false}, // below run-10: a typo of it, or a gap refilled
-		{"run-2", false}, // itself
-		{"user-7-run-4", true},
-		{"user-8-run-4", true}, // the last number decides
-		{"t-24", false},        // a swap of t-42
-		{"t-43", true},
-		{"research2", false}, // no sibling with a number
-		{"nightly", false},
-		{"run-99999999999999999999", false}, // too long to compare
+		// Numbered series started in parallel, in any order: no typo.
+		{"th-3", nil},
+		{"th-7", nil},
+		{"th-11", nil},
+		{"th-06", nil},
+		{"research-2", nil},
+		{"user-8-run-3", nil}, // every number may differ
+		{"user-7-run-4", nil},
+		// A difference outside the numbers is one.
+		{"reserch-1", []string{"research-1"}},  // a letter dropped
+		{"researhc-1", []string{"research-1"}}, // two swapped
+		{"research_1", []string{"research-1"}}, // one changed
+		{"th6", []string{"th-6"}},              // the separator dropped
+		{"th-6x", []string{"th-6"}},            // one added
+		{"run-5", []string{"Run-5"}},           // the case of a letter
+		{"nightli", []string{"nightly"}},       // no number at all
+		{"nightly-1", []string{"nightly"}},     // a number added to a plain id
+		// A literal '#' is a letter, not a number.
+		{"th-#", []string{"th-6"}},
+		{"weekly", nil},
 	}
 	for _, c := range cases {
-		if got := continuesSeries(ids, c.thread); got != c.want {
-			t.Errorf("continuesSeries(%q) = %v, want %v", c.thread, got, c.want)
+		if got := suspectedTypos(ids, c.thread); !slices.Equal(got, c.want) {
+			t.Errorf("suspectedTypos(%q) = %q, want %q", c.thread, got, c.want)
 		}
 	}
 }
 
 // run starts threads, so a new --thread is no error; one an edit away from
-// a thread the database has is more likely a typo of it, and run says so.
+// a thread the database has is more likely a typo of it, and run says so,
+// unless only its number differs: scripts start numbered threads in
+// parallel, th-3 while th-6 already exists.
 func TestRun_NewThreadCloseToAnotherWarns(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.db")
 	var out, errb bytes.Buffer
@@ -46,17 +59,19 @@ func TestRun_NewThreadCloseToAnotherWarns(t *testing.T) {
 		}
 		return errb.String()
 	}
-	run("run", "linear", "--thread", "t-42")
-	if got := run("run", "linear", "--thread", "t-24"); !strings.Contains(got, `warning: thread "t-24" is not in the database`) || !strings.Contains(got, "close ids there: t-42") {
-		t.Fatalf("no warning naming t-42: %q", got)
+	run("run", "linear", "--thread", "th-6")
+	run("run", "linear", "--thread", "research-1")
+	for _, sibling := range []string{"th-3", "th-7", "th-60", "research-2"} {
+		if got := run("run", "linear", "--thread", sibling); got != "" {
+			t.Fatalf("%s, a thread of a numbered series, warned: %q", sibling, got)
+		}
 	}
-	// The next of a numbered series is no typo: t-43 after t-42.
-	if got := run("run", "linear", "--thread", "t-43"); got != "" {
-		t.Fatalf("the next thread of a series warned: %q", got)
+	if got := run("run", "linear", "--thread", "reserch-1"); !strings.Contains(got, `warning: thread "reserch-1" is not in the database`) || !strings.Contains(got, "close ids there: research-1\n") {
+		t.Fatalf("no warning naming research-1 alone: %q", got)
 	}
-	// One below the series' last is still more likely a typo.
-	if got := run("run", "linear", "--thread", "t-41"); !strings.Contains(got, "close ids there: t-42, t-43") {
-		t.Fatalf("no warning naming t-42, t-43: %q", got)
+	// A character dropped outside the number: th-7 is one edit away.
+	if got := run("run", "linear", "--thread", "th7"); !strings.Contains(got, "close ids there: th-7\n") {
+		t.Fatalf("no warning naming th-7: %q", got)
 	}
 	if got := run("run", "linear", "--thread", "nightly-7"); got != "" {
 		t.Fatalf("a new thread with no close id warned: %q", got)

@@ -262,10 +262,9 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 	}
 	if !exists && req.thread != "" {
 		// A new thread is what run is for; a --thread a letter away from
-		// one the database has is more likely a typo of it, unless it
-		// is the next of a numbered series (run-3 after run-1, run-2).
-		ids := threadIDs(ctx, st)
-		if close := closeThreadIDs(ids, thread); len(close) > 0 && !continuesSeries(ids, thread) {
+		// one the database has is more likely a typo of it, unless only
+		// its number differs (suspectedTypos).
+		if close := suspectedTypos(threadIDs(ctx, st), thread); len(close) > 0 {
 			a.warn(fmt.Sprintf("thread %q is not in the database %s, so this run starts it; close ids there: %s", thread, dbLabel(g), closeThreadsText(close)))
 		}
 	}
