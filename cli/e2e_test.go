@@ -80,6 +80,33 @@ func TestRun_NodeFailureExitsOne(t *testing.T) {
 	r.want(t, 1, `"status":"error"`, `"event":"error","kind":"NodeError"`)
 }
 
+// A failed run's error was printed twice, as "failed: ..." on stdout and
+// again on stderr. It is one line on stderr now; stdout keeps the run's
+// events, and with --json ends with the error event, every line JSON.
+func TestRun_FailureSaidOnceOnStderr(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "db")
+	const why = `node "boom" failed at step 1: boom`
+	r := superstep(t, "", "run", testdata("failing.json"), "--db", db, "--thread", "f1")
+	r.want(t, 1, "step 1   boom                 error")
+	if r.stderr != "superstep: thread f1: "+why+"\n" {
+		t.Errorf("stderr is not the error's one line:\n%s", r.stderr)
+	}
+	if strings.Contains(r.stdout, why) {
+		t.Errorf("stdout repeats the error:\n%s", r.stdout)
+	}
+
+	r = superstep(t, "", "run", testdata("failing.json"), "--db", db, "--thread", "f2", "--json")
+	r.want(t, 1)
+	lines := jsonLines(t, r.stdout)
+	if last := lines[len(lines)-1]; last["event"] != "error" || last["kind"] != "NodeError" || last["message"] != why {
+		t.Errorf("stdout does not end with the error event: %v", last)
+	}
+	if r.stderr != "superstep: thread f2: "+why+"\n" {
+		t.Errorf("stderr is not the error's one line:\n%s", r.stderr)
+	}
+}
+
 // Without a terminal the debugger falls back to a headless run (the
 // interactive path is covered by tui's teatest flows and by hand in tmux).
 func TestDebugger_NoArgumentsRunsResearch(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 func TestHistory_FailureNamesNodeOnce(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "f.db")
-	superstep(t, "", "run", testdata("failing.json"), "--db", db, "--thread", "f1").want(t, 1, `failed: node "boom" failed at step 1: boom`+"\n")
+	superstep(t, "", "run", testdata("failing.json"), "--db", db, "--thread", "f1").want(t, 1, `thread f1: node "boom" failed at step 1: boom`+"\n")
 	r := superstep(t, "", "history", "f1", "--db", db)
 	r.want(t, 0, "failed: boom: boom  (end")
 	if strings.Contains(r.stdout, "boom: boom: boom") {

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -50,6 +51,7 @@ func startUntil(t *testing.T, bin string, env []string, match string, args ...st
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(testEnv(t), env...)
+	cmd.Stderr = new(bytes.Buffer) // the caller reads it after cmd.Wait
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -391,7 +393,8 @@ func TestTUI_ScenarioRecursionLimit(t *testing.T) {
 
 // Ctrl-C (or SIGTERM) during a run stops the tasks still running: they show
 // as cancelled, not as failed with "context canceled", the run says how to
-// go on, and going on runs only what did not finish.
+// go on (once, on stderr; with --json the error event ends stdout), and
+// going on runs only what did not finish.
 func TestRun_InterruptedBySignal(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"text", "json"} {
@@ -399,7 +402,7 @@ func TestRun_InterruptedBySignal(t *testing.T) {
 			t.Parallel()
 			db := filepath.Join(t.TempDir(), "signal.db")
 			args := []string{"run", testdata("slow.json"), "--db", db, "--thread", "s1"}
-			match, slowLine, end := "fast                 ran", "slow                 cancelled", "continue it with: superstep run "
+			match, slowLine, end := "fast                 ran", "slow                 cancelled", ""
 			if mode == "json" {
 				args = append(args, "--json")
 				match, slowLine, end = `"name":"fast","status":"ran"`, `"name":"slow","status":"cancelled"`, `"kind":"Canceled"`
@@ -419,6 +422,13 @@ func TestRun_InterruptedBySignal(t *testing.T) {
 			}
 			if !strings.Contains(out, slowLine) || !strings.Contains(out, end) || strings.Contains(out, "context canceled") {
 				t.Fatalf("after Ctrl-C:\n%s\nwant %q and %q, and no %q", out, slowLine, end, "context canceled")
+			}
+			if mode == "text" && strings.Contains(out, "the run was stopped") {
+				t.Fatalf("stdout repeats the error after Ctrl-C:\n%s", out)
+			}
+			stderr := cmd.Stderr.(*bytes.Buffer).String()
+			if !strings.HasPrefix(stderr, "superstep: thread s1: cancelled: the run was stopped") || !strings.Contains(stderr, "; continue it with: superstep run ") || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("stderr after Ctrl-C is not one line saying how to go on:\n%s", stderr)
 			}
 			r := superstep(t, "", "run", testdata("slow.json"), "--db", db, "--thread", "s1")
 			r.want(t, 0, "slow                 ran", `"slow"`, `"fast"`)

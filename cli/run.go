@@ -49,6 +49,11 @@ route or Command goto to a node the graph does not have is dropped, as
 LangGraph drops it, and the run goes on without it (often to its end):
 run warns ({"event":"warning","name":..,"message":..}).
 
+A run that fails exits 1 (2 when its input or answer is refused) and says
+why once, on stderr, in one line naming the thread; stdout keeps what the
+run printed until then, and with --json ends with the error event, so a
+reader of the lines always gets how the run ended there.
+
 A run stopped by a breakpoint (interrupt_before/after) says so and how to go
 on. When the breakpoint held a node's Task call (the node is in
 interrupt_after, or the called task in interrupt_before, as in LangGraph),
@@ -58,7 +63,8 @@ continues; the run names the call ("held_calls" in the done event).
 Ctrl-C (or SIGTERM) stops a run as the debugger's X does: the tasks still
 running are cancelled and record the cancellation, finished tasks keep their
 writes, and running the thread again goes on from there. The run exits 1
-("cancelled", or {"event":"error","kind":"Canceled"} with --json).
+("cancelled" on stderr, with the command that goes on; and
+{"event":"error","kind":"Canceled"} last on stdout with --json).
 
 --stream MODE,... prints LangGraph's stream modes instead of the task and
 checkpoint events: values, updates, custom, messages, tasks, checkpoints,
@@ -650,8 +656,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if badInput(err) {
 			// The input or the answer given, refused before anything
 			// was saved: the command's input, exit 2.
-			r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(err.Error())}, "failed: "+oneLine(err.Error()))
-			return asUsage(fmt.Errorf("thread %s: %w", r.thread, err))
+			return r.failed(errorKind(err), err.Error(), asUsage(fmt.Errorf("thread %s: %w", r.thread, err)))
 		}
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return r.cancelled(ctx)
@@ -662,15 +667,13 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 			// The engine's words name its Go option; here it is a flag.
 			msg = limit.Reached() + "; --recursion-limit raises it"
 		}
-		r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(msg)}, "failed: "+oneLine(msg))
-		return failf("thread %s: %s", r.thread, msg)
+		return r.failed(errorKind(err), msg, failf("thread %s: %s", r.thread, msg))
 	}
 	if err := flushStore(r.st); err != nil {
 		// Under --durability async or exit the checkpoints are stored
 		// now: the run's end is reported once they are, or as the
 		// failure it is (another process advanced the thread meanwhile).
-		r.emit(runEvent{Event: "error", Kind: errorKind(err), Message: oneLine(err.Error())}, "failed: "+oneLine(err.Error()))
-		return failf("thread %s: saving its checkpoints: %s", r.thread, storeMessage(err))
+		return r.failed(errorKind(err), err.Error(), failf("thread %s: saving its checkpoints: %s", r.thread, storeMessage(err)))
 	}
 	for _, in := range res.Interrupts {
 		r.emit(runEvent{Event: "interrupt", Node: in.Node, ID: in.ID, Value: plainValue(in.Value)},
@@ -731,11 +734,21 @@ func badInput(err error) bool {
 // after a failure, so running the thread again goes on from there.
 func (r *runner) cancelled(ctx context.Context) error {
 	const what = "the run was stopped: the tasks still running were cancelled, the finished ones' writes are kept"
-	r.emit(runEvent{Event: "error", Kind: "Canceled", Message: what}, "cancelled: "+what)
-	if !r.json {
-		fmt.Fprintf(r.out, "continue it with: %s\n", hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread)))
+	return r.failed("Canceled", what, failf("thread %s: cancelled: %s; continue it with: %s", r.thread, what,
+		hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread))))
+}
+
+// failed reports a run that ended in err, which the command returns:
+// App.Run prints its one line on stderr, once, for a person, and its exit
+// code says the run failed. Stdout keeps the run's own output: the events
+// as they happened, and with --json a last {"event":"error","kind":..,
+// "message":..} in place of "done", so a machine reader of the lines
+// always gets the run's end there; plain text gets no copy of the error.
+func (r *runner) failed(kind, message string, err error) error {
+	if r.json {
+		r.emit(runEvent{Event: "error", Kind: kind, Message: oneLine(message)}, "")
 	}
-	return failf("thread %s: cancelled", r.thread)
+	return err
 }
 
 func (r *runner) onEvent(e engine.Event) {
