@@ -39,7 +39,12 @@ raised in a subgraph; a key that is not one of its state keys is refused.
 
 --checkpoint travels in time: the run continues from that checkpoint of the
 thread (an id or any unique prefix of one) instead of the latest, on a new
-branch, as the debugger's fork does.
+branch, as the debugger's fork does. With --resume it answers the interrupt
+waiting at that checkpoint, on a new branch from it, as the debugger's
+answer box does there (LangGraph: Command(resume=...) with the checkpoint's
+id in the config). An interrupt answered there already keeps its answer, as
+in LangGraph: run from the checkpoint without --resume to be asked again on
+a fork, then answer that.
 
 With --json it prints one JSON object per line: task and checkpoint events as
 they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
@@ -84,6 +89,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
   superstep run research --thread t1 --resume '{"action":"approve"}' --update '{"question":"why not?"}'
   superstep run ./my-scenario.json --thread s1
   superstep run research --thread t1 --checkpoint e2c3cb43
+  superstep run research --thread t1 --checkpoint e2c3cb43 --resume '{"action":"approve"}'
   superstep run perf/chain_1000.json --durability exit`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -224,7 +230,17 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 	if err != nil {
 		return err
 	}
-	in, err := runInput(ctx, gr, graphArg, thread, exists, req, res.example)
+	var from checkpointFlag
+	if req.checkpoint != "" {
+		// Resolved first: a --resume answers what waits there.
+		if from, err = fromCheckpoint(ctx, st, thread, exists, req.checkpoint); err != nil {
+			if !exists {
+				return withCloseThreads(ctx, st, thread, err)
+			}
+			return err
+		}
+	}
+	in, err := runInput(ctx, gr, graphArg, thread, from, exists, req, res.example)
 	if err != nil {
 		if errors.Is(err, ErrThreadNotFound) {
 			return withCloseThreads(ctx, st, thread, err)
@@ -247,15 +263,8 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 		// routes read it (context.k), and no flag gives another.
 		r.opts = append(r.opts, engine.WithRuntimeContext(res.runtimeContext))
 	}
-	if req.checkpoint != "" {
-		from, err := fromCheckpoint(ctx, st, thread, exists, req.checkpoint)
-		if err != nil {
-			if !exists {
-				return withCloseThreads(ctx, st, thread, err)
-			}
-			return err
-		}
-		r.opts = append(r.opts, from)
+	if from.id != "" {
+		r.opts = append(r.opts, engine.FromCheckpoint(from.id))
 	}
 	if exists && req.checkpoint == "" && req.in == nil {
 		// Going on from the head, which a replay moved onto its branch:
@@ -313,15 +322,16 @@ func (a *App) checkInput(gr *engine.Graph, in any) error {
 }
 
 // runInput is what the run starts with: --resume's answer to the
-// thread's pending interrupt (with --update's state keys), --input, or for a new thread without it the
+// interrupt pending at the thread's latest checkpoint, or at from's (with
+// --update's state keys), --input, or for a new thread without it the
 // graph's example input.
-func runInput(ctx context.Context, gr *engine.Graph, graphArg, thread string, exists bool, req *runRequest, example any) (any, error) {
+func runInput(ctx context.Context, gr *engine.Graph, graphArg, thread string, from checkpointFlag, exists bool, req *runRequest, example any) (any, error) {
 	switch {
 	case req.resume != "":
 		if !exists {
 			return nil, usagef("%w: %q has nothing to resume", ErrThreadNotFound, thread)
 		}
-		if err := checkPending(ctx, gr, thread, graphArg); err != nil {
+		if err := checkPending(ctx, gr, thread, graphArg, from); err != nil {
 			return nil, err
 		}
 		cmd := engine.Command{Resume: req.answer}
@@ -338,21 +348,33 @@ func runInput(ctx context.Context, gr *engine.Graph, graphArg, thread string, ex
 	return req.in, nil
 }
 
-// fromCheckpoint is the option that runs the thread from its checkpoint
-// prefix names (--checkpoint: time travel).
-func fromCheckpoint(ctx context.Context, st Store, thread string, exists bool, prefix string) (engine.RunOption, error) {
+// checkpointFlag is --checkpoint resolved on its thread: the run goes on
+// from checkpoint id (engine.FromCheckpoint: time travel, or with
+// --resume the answer to what waits there). The zero value is no
+// --checkpoint: the thread's latest.
+type checkpointFlag struct {
+	id string
+	// older: id is not the thread's latest checkpoint, so the run starts
+	// a branch beside the ones that follow it.
+	older bool
+}
+
+// fromCheckpoint resolves the checkpoint prefix names on thread
+// (--checkpoint).
+func fromCheckpoint(ctx context.Context, st Store, thread string, exists bool, prefix string) (checkpointFlag, error) {
 	if !exists {
-		return nil, usagef("%w: %q: --checkpoint needs an existing thread", ErrThreadNotFound, thread)
+		return checkpointFlag{}, usagef("%w: %q: --checkpoint needs an existing thread", ErrThreadNotFound, thread)
 	}
 	list, err := threadCheckpoints(ctx, st, thread)
 	if err != nil {
-		return nil, err
+		return checkpointFlag{}, err
 	}
 	t, err := findCheckpoint(ctx, list, thread, prefix)
 	if err != nil {
-		return nil, err
+		return checkpointFlag{}, err
 	}
-	return engine.FromCheckpoint(t.Checkpoint.ID), nil
+	// list is newest first; its first is what the engine loads as latest.
+	return checkpointFlag{id: t.Checkpoint.ID, older: t.Checkpoint.ID != list[0].Checkpoint.ID}, nil
 }
 
 // resumeAnswer reads --resume: JSON when it parses; else a bare word, such
@@ -497,31 +519,72 @@ func threadExists(ctx context.Context, s engine.Saver, thread string) (bool, err
 	return t != nil, nil
 }
 
-// checkPending refuses a resume on a thread with no interrupt to answer,
-// before the engine writes anything.
-func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string) error {
-	snap, err := g.GetState(ctx, engine.Config{ThreadID: thread})
+// checkPending refuses a resume with no interrupt to answer, before the
+// engine writes anything: at the thread's latest checkpoint, or at
+// from's, whose interrupt the run answers on a new branch from it, as the
+// debugger's answer box does there and as LangGraph resumes a config that
+// names a checkpoint_id (the engine runs it so).
+func checkPending(ctx context.Context, g *engine.Graph, thread, graphArg string, from checkpointFlag) error {
+	cfg := engine.Config{ThreadID: thread}
+	if from.older {
+		// The latest is read as the latest (its finished tasks' writes
+		// applied) whether --checkpoint names it or not.
+		cfg.CheckpointID = from.id
+	}
+	snap, err := g.GetState(ctx, cfg)
 	if err != nil {
 		return asUsage(err)
 	}
 	if len(snap.Interrupts()) > 0 {
 		return nil
 	}
+	if from.older {
+		return nothingPendingAt(ctx, snap, thread, graphArg)
+	}
+	where := fmt.Sprintf("thread %q", thread)
+	if from.id != "" {
+		where = fmt.Sprintf("checkpoint %s of thread %q", engine.ShortID(from.id), thread)
+	}
+	goOn := hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread))
 	for _, t := range snap.Tasks {
 		if t.Answered && t.Error != "" {
 			// LangGraph keeps a saved answer: re-running the node feeds it
-			// the same one, so a new --resume would be ignored.
-			return usagef("%w: thread %q: node %s was answered %s and failed with it (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Continue with it: %s; or be asked again on a fork from the checkpoint before: %s, then --resume",
-				engine.ErrNothingPending, thread, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error),
-				hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread)),
+			// the same one, so a new --resume would be ignored. A run
+			// addressed at the latest checkpoint resumes it; a fork from
+			// the one before asks again.
+			return usagef("%w: %s: node %s was answered %s and failed with it (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Continue with it: %s; or be asked again on a fork from the checkpoint before: %s, then --resume",
+				engine.ErrNothingPending, where, t.Name, engine.MustEncode(t.Answers), oneLine(t.Error), goOn,
 				hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread), "--checkpoint", engine.ShortID(snap.ParentID)))
 		}
 	}
 	hint := "it has finished"
 	if len(snap.Next) > 0 {
-		hint = fmt.Sprintf("it is paused before %s; continue it with: %s", strings.Join(snap.Next, ", "), hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread)))
+		hint = fmt.Sprintf("it is paused before %s; continue it with: %s", strings.Join(snap.Next, ", "), goOn)
 	}
-	return usagef("%w: thread %q (%s)", engine.ErrNothingPending, thread, hint)
+	return usagef("%w: %s (%s)", engine.ErrNothingPending, where, hint)
+}
+
+// nothingPendingAt is checkPending's refusal at snap, a checkpoint older
+// than its thread's latest, where nothing waits for an answer. A question
+// answered there keeps its answer, as LangGraph keeps a saved answer: a
+// resume from there would feed it to the node again (whether the node
+// then went on or failed), so a new one would be ignored. A run from
+// there without --resume travels in time: a fork that asks again.
+func nothingPendingAt(ctx context.Context, snap *engine.StateSnapshot, thread, graphArg string) error {
+	id := engine.ShortID(snap.Config.CheckpointID)
+	where := fmt.Sprintf("checkpoint %s of thread %q", id, thread)
+	fromThere := hintLine(ctx, "run", shellWord(graphArg), "--thread", shellWord(thread), "--checkpoint", id)
+	for _, t := range snap.Tasks {
+		if t.Answered && len(t.Interrupts) > 0 {
+			return usagef("%w: %s: node %s was answered there (%s); the saved answer is kept, as LangGraph keeps it, so a new --resume would be ignored. Be asked again on a fork from it: %s, then --resume",
+				engine.ErrNothingPending, where, t.Name, engine.MustEncode(t.Answers), fromThere)
+		}
+	}
+	hint := "its run ended there"
+	if len(snap.Next) > 0 {
+		hint = fmt.Sprintf("none of its tasks asked: it plans %s; go on from it with: %s", strings.Join(snap.Next, ", "), fromThere)
+	}
+	return usagef("%w: %s (%s)", engine.ErrNothingPending, where, hint)
 }
 
 // checkThreadFlag refuses a --thread that is not an id a person may give
