@@ -847,8 +847,8 @@ func (r *runner) onEvent(e engine.Event) {
 		msg := oneLine(e.Err.Error())
 		r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: "retrying", Message: msg},
 			fmt.Sprintf("step %-3d %-20s retrying: attempt %d failed: %s", step, termtext.Name(e.Node), e.Attempt, termtext.Name(msg)))
-	case engine.EventUnknownNode:
-		msg := e.UnknownNodeText()
+	case engine.EventUnknownNode, engine.EventUnknownKey:
+		msg := e.Warning()
 		r.emit(runEvent{Event: "warning", Step: &step, Name: e.Node, Message: msg},
 			fmt.Sprintf("step %-3d %-20s warning: %s", step, termtext.Name(e.Node), termtext.Name(msg)))
 	case engine.EventCheckpoint:

@@ -43,6 +43,16 @@ const (
 	// run goes on without it, often to its end; the event says so, at the
 	// Update that drops it. No stream mode carries it.
 	EventUnknownNode EventKind = "unknown_node"
+	// EventUnknownKey: a task's update (a returned map or Update, a
+	// Command's update) named keys that are no state key of the graph
+	// but close to one (Unknown the keys, Meant the state key each is
+	// likely a typo of). LangGraph keeps only the graph's keys of an
+	// update (1.7.3 dist graph/state.js:625) and drops the rest without
+	// a word, and so does the engine; the event says so, at the Update
+	// that would have applied them. Keys close to no state key (a
+	// subgraph's own keys in the state it returns) raise none. No stream
+	// mode carries it.
+	EventUnknownKey EventKind = "unknown_key"
 )
 
 // Event is one stream event. Fields not meaningful for the kind are zero.
@@ -66,9 +76,11 @@ type Event struct {
 	Interrupts []Interruption // the task's interrupts
 	Err        error          // the task's failure (EventRetry: the attempt's)
 	Attempt    int            // the attempt that failed, from 1 (EventRetry)
-	Unknown    []string       // the node names no node has (EventUnknownNode)
-	// Meant is, for each of Unknown, the node it likely meant (a typo of
-	// it), or "" when none is close (EventUnknownNode).
+	// Unknown are the node names no node has (EventUnknownNode), or the
+	// update keys no state key has (EventUnknownKey).
+	Unknown []string
+	// Meant is, for each of Unknown, the node or state key it likely
+	// meant (a typo of it), or "" when none is close.
 	Meant  []string
 	Reused bool // its writes were saved before and reused, not recomputed
 	// Checkpoint and Metadata describe a written checkpoint.
@@ -102,6 +114,36 @@ type Event struct {
 	// update streams: it wrote, or took an answer, before it failed
 	// (emitFailed).
 	failedUpdate bool
+}
+
+// Warning says what an event that warns means, for a person
+// (EventUnknownNode, EventUnknownKey), and is "" for the other kinds: a
+// listener that shows warnings shows these, and those added later.
+func (e Event) Warning() string {
+	switch e.Kind {
+	case EventUnknownNode:
+		return e.UnknownNodeText()
+	case EventUnknownKey:
+		return e.unknownKeyText()
+	}
+	return ""
+}
+
+// unknownKeyText says what an EventUnknownKey means: which task wrote
+// which keys, and that they were dropped.
+func (e Event) unknownKeyText() string {
+	q := make([]string, len(e.Unknown))
+	for i, k := range e.Unknown {
+		q[i] = strconv.Quote(k)
+		if i < len(e.Meant) {
+			q[i] += meantHint(e.Meant[i])
+		}
+	}
+	what := "is no state key"
+	if len(q) > 1 {
+		what = "are no state keys"
+	}
+	return fmt.Sprintf("%s wrote %s, which %s of the graph: the write was dropped, as LangGraph drops it", strconv.Quote(e.Node), strings.Join(q, ", "), what)
 }
 
 // UnknownNodeText says what an EventUnknownNode means, for a person:

@@ -187,6 +187,10 @@ type loop struct {
 	mu      sync.Mutex
 	pending *pendingWrites // writes saved against cpID
 	resumes resumeIndex    // answers available to this superstep's tasks
+	// misspelt are this superstep's tasks' update keys that are no state
+	// key but close to one, which stateWrites dropped (under mu; nil until
+	// a task has one: EventUnknownKey).
+	misspelt map[*task][]string
 
 	tasks     []*task // each holds its own TaskResult
 	skipDone  bool
@@ -1199,6 +1203,7 @@ func (l *loop) update(ctx context.Context) error {
 	if sc := l.cs.sc(); len(sc.unknown) > 0 && l.emit != nil {
 		l.emitUnknownNodes(sc.unknown)
 	}
+	l.emitMisspeltKeys()
 	if err := l.checkStateSize(); err != nil {
 		return l.fail(err)
 	}
@@ -1283,6 +1288,59 @@ func (l *loop) releaseHeld() error {
 	}
 	l.emitResult(h.t, h.res)
 	return nil
+}
+
+// noteMisspeltKeys keeps, for EventUnknownKey, the keys of t's update
+// pairs that stateWrites dropped as no state key of the graph and that are
+// close to one: a typo loses the write without a word otherwise (LangGraph
+// keeps only the graph's keys of an update: 1.7.3 dist graph/state.js:625).
+// Keys close to none (a subgraph's own keys in the state it returns) are
+// dropped as quietly as LangGraph drops them. Called only when some pair
+// was dropped.
+func (l *loop) noteMisspeltKeys(t *task, pairs Update) {
+	if l.emit == nil {
+		return
+	}
+	var keys []string
+	for _, kv := range pairs {
+		if !l.g.IsStateKey(kv.Key) && MeantName(l.g.StateKeys(), kv.Key) != "" && !slices.Contains(keys, kv.Key) {
+			keys = append(keys, kv.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.misspelt == nil {
+		l.misspelt = map[*task][]string{}
+	}
+	l.misspelt[t] = keys
+}
+
+// emitMisspeltKeys says, one event a task in the superstep's order, which
+// update keys its tasks wrote that are no state key but close to one
+// (noteMisspeltKeys), and forgets them.
+func (l *loop) emitMisspeltKeys() {
+	l.mu.Lock()
+	misspelt := l.misspelt
+	l.misspelt = nil
+	l.mu.Unlock()
+	if len(misspelt) == 0 {
+		return
+	}
+	keys := l.g.StateKeys()
+	for _, t := range l.tasks {
+		names, ok := misspelt[t]
+		if !ok {
+			continue
+		}
+		meant := make([]string, len(names))
+		for i, k := range names {
+			meant[i] = MeantName(keys, k)
+		}
+		l.emit(Event{Kind: EventUnknownKey, Step: l.step, Node: t.name, TaskID: t.id(), TaskNS: t.namespace(), Unknown: names, Meant: meant})
+	}
 }
 
 // emitUnknownNodes says, one event a task, which routes of the superstep

@@ -212,6 +212,9 @@ func (l *loop) nodeWrites(ctx context.Context, t *task, ret any) (writes []Write
 		writes = make([]Write, 0, need)
 	}
 	writes = l.g.stateWrites(n, writes, pairs)
+	if len(writes) < len(pairs) {
+		l.noteMisspeltKeys(t, pairs)
+	}
 	for i := range writes {
 		// Here, not in stateWrites: a fan-out task runs on a small stack,
 		// which Normalize's frames under both would overflow.
