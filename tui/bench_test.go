@@ -221,7 +221,7 @@ func BenchmarkDiff_1MB(b *testing.B) {
 		if len(d.Channels) != 1 || len(d.Channels[0].Changes) != 1 {
 			b.Fatalf("diff %+v", d.Channels)
 		}
-		_ = newDiffPane(d, "a", "b", nil).View(st, 198, 56)
+		_ = newDiffPane(d, "a", "b", diffRoles{}, false).View(st, 198, 56)
 	}
 }
 

@@ -18,7 +18,7 @@ func TestModel_Diff_WithParent(t *testing.T) {
 		t.Fatalf("mode %v err %v", m.mode, m.err)
 	}
 	v := m.View()
-	for _, want := range []string{"findings  - → v4", "+ [2]:", "3 channels differ"} {
+	for _, want := range []string{"findings  - → v4", "+ [2]:", "1 channel differs, 4 unchanged · 2 internal differences hidden: i shows them"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("diff lacks %q:\n%s", want, v)
 		}
@@ -85,7 +85,7 @@ func TestDiffPane_Messages(t *testing.T) {
 		&engine.Checkpoint{ID: "a", ChannelValues: map[string]any{"messages": []any{map[string]any{"id": "m1", "role": "human", "content": "hi"}}}, ChannelVersions: map[string]engine.Version{"messages": 1}},
 		&engine.Checkpoint{ID: "b", ChannelValues: map[string]any{"messages": []any{map[string]any{"id": "m1", "role": "human", "content": "hi"}, map[string]any{"id": "m2", "role": "ai", "content": "hello"}}}, ChannelVersions: map[string]engine.Version{"messages": 2}},
 	)
-	p := newDiffPane(d, "a", "b", map[string]bool{"messages": true})
+	p := newDiffPane(d, "a", "b", diffRoles{convo: map[string]bool{"messages": true}}, false)
 	got := p.View(DefaultStyles(), 80, 10)
 	if !strings.Contains(got, "+ ai [id=m2]:") {
 		t.Fatalf("message diff:\n%s", got)

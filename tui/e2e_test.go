@@ -77,7 +77,7 @@ func TestE2E_ConditionalBreakpointDiffDraw(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("c")})
 	waitFor(t, tm, "became true at checkpoint")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("d")})
-	waitFor(t, tm, "channels differ")
+	waitFor(t, tm, "1 channel differs")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("g")})
 	waitFor(t, tm, "│ investigate │")

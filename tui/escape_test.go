@@ -49,7 +49,7 @@ func TestDiffPane_EscapesStoredNames(t *testing.T) {
 		Channel: "ch\x1b[2J", HasVersionB: true, VersionB: 1,
 		Changes: []engine.ValueChange{{Path: "k\x1b]0;title\a", Kind: engine.Added, B: "v"}},
 	}}}
-	out := newDiffPane(d, "a", "b", nil).View(DefaultStyles(), 80, 10)
+	out := newDiffPane(d, "a", "b", diffRoles{}, false).View(DefaultStyles(), 80, 10)
 	if strings.ContainsAny(out, "\a") || strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\x1b]0") {
 		t.Fatalf("the diff writes stored names raw:\n%q", out)
 	}

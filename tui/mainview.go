@@ -284,10 +284,7 @@ func (m *Model) paneKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.chans.filtering = true
 		return m.chans.filter.Focus(), true
 	case key.Matches(msg, k.Internal):
-		m.chans.showInternal = !m.chans.showInternal
-		m.chans.refilter()
-		m.treeChan.showInternal = m.chans.showInternal
-		m.treeChan.refilter()
+		m.setShowInternal(!m.chans.showInternal)
 	default:
 		return nil, false
 	}
@@ -315,6 +312,18 @@ func (m *Model) openFocused() {
 		m.insp = insp
 		m.prevMode, m.mode = m.mode, modeInspect
 	}
+}
+
+// setShowInternal is i on the main view, the tree and the diff: one
+// setting, so that the internal channels a person asked for on one
+// screen are there on the others. A subgraph run stepped live keeps its
+// own (its graph's channels are others).
+func (m *Model) setShowInternal(on bool) {
+	m.chans.showInternal = on
+	m.chans.refilter()
+	m.treeChan.showInternal = on
+	m.treeChan.refilter()
+	m.diff.toggleInternal(on)
 }
 
 // conversationChannels are the channels of info that hold messages

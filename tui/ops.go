@@ -247,7 +247,7 @@ func (m *Model) showOpScreen(msg opDoneMsg) bool {
 		m.note, m.mode = "", modeSubgraph
 	case opDiff:
 		a, b := m.diffAB[0]+" "+stepNote(msg.diffSteps[0]), m.diffAB[1]+" "+stepNote(msg.diffSteps[1])
-		m.diff = newDiffPane(msg.diff, a, b, conversationChannels(m.info))
+		m.diff = newDiffPane(msg.diff, a, b, diffRolesOf(m.info), m.chans.showInternal)
 		m.diffPrev, m.mode = m.mode, modeDiff
 	case opHistory:
 		m.showTree(msg.hist)

@@ -629,10 +629,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		m.mode = modeMain
 		return nil
 	case key.Matches(msg, k.Internal):
-		m.treeChan.showInternal = !m.treeChan.showInternal
-		m.chans.showInternal = m.treeChan.showInternal
-		m.treeChan.refilter()
-		m.chans.refilter()
+		m.setShowInternal(!m.treeChan.showInternal)
 		m.refreshTreePreview()
 		return nil
 	case key.Matches(msg, k.Open):

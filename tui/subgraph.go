@@ -46,8 +46,8 @@ type subgraphLevel struct {
 	runOf []int
 	// subgraphs are the subgraph's own nodes that run subgraphs.
 	subgraphs map[string]bool
-	// convo are its channels that hold messages (diffs show them so).
-	convo map[string]bool
+	// roles are its graph's, which its diffs are drawn with.
+	roles diffRoles
 }
 
 // Subgraph reads the namespace of the subgraph reached through path. A
@@ -82,7 +82,7 @@ func (s *engineSession) Subgraph(ctx context.Context, path []subgraphRef) (*subg
 		}
 		own[ns] = true
 		if k == 0 {
-			lv.ns, lv.convo = ns, conversationChannels(g.Describe())
+			lv.ns, lv.roles = ns, diffRolesOf(g.Describe())
 		}
 		var snaps []*engine.StateSnapshot
 		for _, t := range tuples {

@@ -40,7 +40,7 @@ func (m *Model) subgraphDiff() tea.Cmd {
 	}
 	d := engine.DiffCheckpoints(a.Checkpoint, b.Checkpoint)
 	la += shortID(want) + " " + stepNote(a.Metadata.Step)
-	m.diff = newDiffPane(d, p.breadcrumb()+" · "+la, shortID(b.Config.CheckpointID)+" "+stepNote(b.Metadata.Step), lv.convo)
+	m.diff = newDiffPane(d, p.breadcrumb()+" · "+la, shortID(b.Config.CheckpointID)+" "+stepNote(b.Metadata.Step), lv.roles, m.chans.showInternal)
 	m.diffPrev, m.mode = m.mode, modeDiff
 	return nil
 }

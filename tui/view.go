@@ -156,6 +156,16 @@ func (m Model) viewStatus() string {
 	return ""
 }
 
+// plural counts n of a thing: "1 channel", "2 channels", "0 channels".
+// Every noun the debugger counts takes an s; one that does not would
+// need its own words, not this.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i] + " …"

@@ -1,0 +1,104 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// The bad-case workflow as a person walks it in the debugger: a model
+// asks for a tool, the tool fails at step 2 (once), a human approves its
+// result, and done logs the end. The person runs it to the failure, runs
+// the step again, answers the interrupt, forks with an edited state and
+// diffs. Each test here failed on the debugger before the fix it names.
+const toolFails = `{"name": "toolfails",
+ "state": {"question": null, "draft": null, "result": null, "approved": null, "log": "add"},
+ "nodes": [
+  {"name": "model", "update": {"draft": "'use search for ' + state.question", "log": "['model']"}},
+  {"name": "tool", "fail": {"times": 1, "message": "tool timed out"}, "update": {"result": "'42 results'", "log": "['tool']"}},
+  {"name": "approve", "interrupt": "'approve ' + state.result + '?'", "update": {"approved": "resume", "log": "['approve']"}},
+  {"name": "done", "update": {"log": "['done']"}}
+ ],
+ "edges": [["__start__", "model"], ["model", "tool"], ["tool", "approve"], ["approve", "done"], ["done", "__end__"]],
+ "ops": []}`
+
+// toolFailsModel opens the graph on a new thread of a fresh MemorySaver.
+func toolFailsModel(t *testing.T, w, h int) (Model, *engine.Graph) {
+	t.Helper()
+	saver := engine.NewMemorySaver()
+	g := buildScenario(t, parseScenario(t, "toolfails.json", toolFails), saver)
+	opts := Options{Thread: "t1", Input: map[string]any{"question": "why?", "log": []any{}}, Saver: saver}
+	return newTestModel(t, newEngineSession(g, opts), opts, w, h), g
+}
+
+// toolFailsAnswered walks the run to its end: to the failure at step 2,
+// the step again, the approval answered "yes", and on to done.
+func toolFailsAnswered(t *testing.T, w, h int) (Model, *engine.Graph) {
+	t.Helper()
+	m, g := toolFailsModel(t, w, h)
+	m = press(t, m, "s", "s", "s")
+	if m.view.Status != engine.StatusFailed || failedTask(m.view) == nil || failedTask(m.view).Name != "tool" {
+		t.Fatalf("want tool failed at step 2, got status %v step %d:\n%s", m.view.Status, m.view.Step, m.View())
+	}
+	m = press(t, m, "s", "s")
+	if m.mode != modeAnswer {
+		t.Fatalf("want the approval asked, mode %v:\n%s", m.mode, m.View())
+	}
+	m = press(t, m, "yes", "enter", "c")
+	if m.view.Status != engine.StatusDone || m.err != nil {
+		t.Fatalf("want the run done, status %v err %v:\n%s", m.view.Status, m.err, m.View())
+	}
+	return m, g
+}
+
+// A diff shows what differs for the person: the state's channels and the
+// nodes' versions_seen. The engine's bookkeeping — branch:to:… channels,
+// the __interrupt__ entries a resumed run adds to versions_seen for every
+// channel — is counted and hidden until i lists it after the rest; one
+// channel that differs is "1 channel differs".
+func TestModel_Diff_HidesInternalDifferences(t *testing.T) {
+	m, _ := toolFailsAnswered(t, 120, 40)
+	m = press(t, m, "p", "d") // the checkpoint approve wrote after the answer
+	if m.mode != modeDiff || m.err != nil {
+		t.Fatalf("mode %v err %v", m.mode, m.err)
+	}
+	v := m.View()
+	for _, want := range []string{"approved  - → v", `+ value: "yes"`, "approve · branch:to:approve", "2 channels differ", "internal differences hidden: i shows them"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("diff lacks %q:\n%s", want, v)
+		}
+	}
+	for _, noise := range []string{"branch:to:done  ", engine.InterruptChannel} {
+		if strings.Contains(v, noise) {
+			t.Errorf("diff shows the internal %q before i:\n%s", noise, v)
+		}
+	}
+	if !m.diff.keys.Internal.Enabled() || !strings.Contains(m.View(), "i show internal differences") {
+		t.Errorf("i is not offered in the help:\n%s", m.View())
+	}
+
+	m = press(t, m, "i")
+	v = m.View()
+	user, internal := strings.Index(v, "approved  - → v"), strings.Index(v, "branch:to:done  ")
+	if user < 0 || internal < 0 || internal < user || !strings.Contains(v, engine.InterruptChannel+" · ") {
+		t.Fatalf("i should list the internal differences after the state's:\n%s", v)
+	}
+	if !m.chans.showInternal {
+		t.Error("i in the diff is the main view's setting too")
+	}
+	m = press(t, m, "i")
+	if strings.Contains(m.View(), "branch:to:done  ") {
+		t.Fatalf("i again hides them:\n%s", m.View())
+	}
+
+	// A fork that edits one key: one channel differs.
+	m = press(t, m, "esc", "f")
+	state := stateJSON(t, m.fork.area.Value())
+	state["result"] = "7 results"
+	m.fork.area.SetValue(toJSON(state))
+	m = press(t, m, "ctrl+s", "d")
+	if v := m.View(); !strings.Contains(v, "1 channel differs,") || !strings.Contains(v, `~ value: "42 results" → "7 results"`) {
+		t.Fatalf("the fork's diff:\n%s", v)
+	}
+}
