@@ -74,7 +74,7 @@ func (m *Model) openAnswer() {
 	case recordingEnds && m.replay.diverged == "":
 		// As the command line's replay ends here: nothing recorded is
 		// left to compare an answer's run with.
-		m.note = fmt.Sprintf("the recording ends here, at this same question (%d supersteps before it matched): what you answer runs uncompared", m.replay.compared)
+		m.note = fmt.Sprintf("the recording ends here, at this same question (%s before it matched): what you answer runs uncompared", plural(m.replay.compared, "superstep"))
 	}
 }
 

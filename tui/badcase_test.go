@@ -106,7 +106,7 @@ func TestModel_StepKeys_EscClearsTheQueue(t *testing.T) {
 	}
 	nm, _ = m.Update(keys("esc")[0])
 	m = nm.(Model)
-	if len(m.queued) != 0 || !strings.Contains(m.note, "esc cleared 5 queued step key(s)") || strings.Contains(m.View(), "queued nnnnn") {
+	if len(m.queued) != 0 || !strings.Contains(m.note, "esc cleared 5 queued step keys") || strings.Contains(m.View(), "queued nnnnn") {
 		t.Fatalf("queue %v, note %q", m.queued, m.note)
 	}
 	m = runCmd(t, m, cmd)

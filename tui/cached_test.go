@@ -127,7 +127,7 @@ func TestLiveFeed_MessagesAndCached(t *testing.T) {
 	for _, r := range f.rows([]engine.TaskView{{ID: "t1", Name: "agent"}, {ID: "t2", Name: "lookup"}}) {
 		got = append(got, r.text)
 	}
-	want := []string{"agent  running  0s", "  › {progress: 1}", "  › msg ai: hello there [1 tool call(s)]", "lookup  cached  0s"}
+	want := []string{"agent  running  0s", "  › {progress: 1}", "  › msg ai: hello there [1 tool call]", "lookup  cached  0s"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("rows\n%q\nwant\n%q", got, want)
 	}

@@ -71,5 +71,5 @@ func (m *Model) onCopied(msg copiedMsg) {
 		return
 	}
 	// The file first: a narrow status line cuts the end.
-	m.note = fmt.Sprintf("copied to %s (%d bytes of %s), and to the clipboard if the terminal allows OSC 52", msg.file, msg.size, msg.what)
+	m.note = fmt.Sprintf("copied to %s (%s of %s), and to the clipboard if the terminal allows OSC 52", msg.file, plural(msg.size, "byte"), msg.what)
 }

@@ -62,7 +62,7 @@ func (f editForm) parse(check func([]engine.Write) error) ([]engine.Write, error
 	out := make([]engine.Write, 0, len(pairs))
 	for i, p := range pairs {
 		if len(p) != 2 {
-			return nil, fmt.Errorf("write %d: expected [channel, value], got %d items", i+1, len(p))
+			return nil, fmt.Errorf("write %d: expected [channel, value], got %s", i+1, plural(len(p), "item"))
 		}
 		var ch string
 		if err := json.Unmarshal(p[0], &ch); err != nil || ch == "" {

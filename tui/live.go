@@ -172,7 +172,7 @@ func messagePreview(v any) string {
 		text = s
 	}
 	if calls, ok := m["tool_calls"].([]any); ok && len(calls) > 0 {
-		text += fmt.Sprintf(" [%d tool call(s)]", len(calls))
+		text += " [" + plural(len(calls), "tool call") + "]"
 	}
 	return "msg " + role + ": " + cut(text, previewBudget)
 }

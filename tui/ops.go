@@ -285,7 +285,7 @@ func (m *Model) enterView(msg opDoneMsg) {
 		if msg.text != "" {
 			with = " with a state update of " + termtext.Name(msg.text)
 		}
-		m.note = fmt.Sprintf("answered%s: n steps on, c continues (a resumed run has its own recursion budget: %d supersteps)", with, msg.view.RecursionLeft)
+		m.note = fmt.Sprintf("answered%s: n steps on, c continues (a resumed run has its own recursion budget: %s)", with, plural(msg.view.RecursionLeft, "superstep"))
 	default:
 		m.note = ""
 	}
@@ -465,7 +465,7 @@ func (m *Model) drainQueue() tea.Cmd {
 func (m *Model) clearQueue() {
 	n := len(m.queued)
 	m.queued = nil
-	m.note = fmt.Sprintf("esc cleared %d queued step key(s): the step running goes on (X cancels it)", n)
+	m.note = fmt.Sprintf("esc cleared %s: the step running goes on (X cancels it)", plural(n, "queued step key"))
 }
 
 // queuedLabel is the header's count of the queued step keys, "" when
@@ -483,7 +483,7 @@ func (m *Model) dropQueue(why string) {
 	if len(m.queued) == 0 {
 		return
 	}
-	m.note = fmt.Sprintf("%d queued step key(s) dropped: %s", len(m.queued), why)
+	m.note = fmt.Sprintf("%s dropped: %s", plural(len(m.queued), "queued step key"), why)
 	m.queued = nil
 }
 
@@ -594,7 +594,7 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 		r.verdicts = nil
 		m.refreshPanes(false)
 		if v.Status != engine.StatusFailed { // a failure's error says more
-			m.note = fmt.Sprintf("past the recording's end: step %d is not compared (%d supersteps matched)", v.Step, r.compared)
+			m.note = fmt.Sprintf("past the recording's end: step %d is not compared (%s matched)", v.Step, plural(r.compared, "superstep"))
 		}
 	case judgedStep(v):
 		div := r.compare(v)
@@ -621,12 +621,12 @@ func (m *Model) judgeReplay(v *engine.StepView) (stop bool) {
 			return false // c goes on, as the recording's run did
 		}
 		if v.Status == engine.StatusFailed {
-			m.note = fmt.Sprintf("the replay fails as the recording did: %d supersteps compared, the same tasks failed", r.compared)
+			m.note = fmt.Sprintf("the replay fails as the recording did: %s compared, the same tasks failed", plural(r.compared, "superstep"))
 		}
 	case v.Status == engine.StatusDone && r.diverged == "" && r.pastEnd():
-		m.note = fmt.Sprintf("the replay matched the recording's %d supersteps, then ran past its end, uncompared", r.compared)
+		m.note = fmt.Sprintf("the replay matched the recording's %s, then ran past its end, uncompared", plural(r.compared, "superstep"))
 	case v.Status == engine.StatusDone && r.diverged == "":
-		m.note = fmt.Sprintf("replay matches the recording: %d supersteps compared", r.compared)
+		m.note = "replay matches the recording: " + plural(r.compared, "superstep") + " compared"
 	}
 	return false
 }

@@ -222,9 +222,9 @@ func conversationPreview(v any, dflt string) string {
 		text = strings.ReplaceAll(s, "\n", " ")
 	}
 	if calls, ok := last["tool_calls"].([]any); ok && len(calls) > 0 {
-		text += fmt.Sprintf(" [%d tool call(s)]", len(calls))
+		text += " [" + plural(len(calls), "tool call") + "]"
 	}
-	return fmt.Sprintf("%d messages · %s: %s", len(list), role, cut(text, previewBudget))
+	return fmt.Sprintf("%s · %s: %s", plural(len(list), "message"), role, cut(text, previewBudget))
 }
 
 // filterKey handles a key while the filter is open: esc clears and

@@ -250,7 +250,7 @@ func explainNodeAnswer(v *engine.StepView, node string, triggers []string, answe
 		}
 	}
 	if n := sendsTo(tasks, node); n > 0 && !done {
-		return fmt.Sprintf("%s will run as %d Send task(s) from %s.", node, n, engine.TasksChannel)
+		return fmt.Sprintf("%s will run as %s from %s.", node, plural(n, "Send task"), engine.TasksChannel)
 	}
 	if len(why) == 0 {
 		return node + " has no trigger channel; only a Send or a goto runs it."

@@ -446,7 +446,7 @@ func (p treePane) madeBy(h engine.CheckpointHead, s *engine.StateSnapshot) strin
 func outcome(s *engine.StateSnapshot) string {
 	var b strings.Builder
 	if ints := s.Interrupts(); len(ints) > 0 {
-		fmt.Fprintf(&b, " "+glyphAttention+" %d interrupt", len(ints))
+		b.WriteString(" " + glyphAttention + " " + plural(len(ints), "interrupt"))
 	} else if answered(s) {
 		b.WriteString(" " + glyphOK + " answered")
 	}

@@ -115,7 +115,7 @@ func TestModel_RerunTask(t *testing.T) {
 		t.Fatalf("mode %v err %v", m.mode, m.err)
 	}
 	v := m.View()
-	for _, want := range []string{"Run alone · b at", "≠ writes differ from the recording on 1 channel(s)", "~ total: [11] → [110]"} {
+	for _, want := range []string{"Run alone · b at", "≠ writes differ from the recording on 1 channel", "~ total: [11] → [110]"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("rerun lacks %q:\n%s", want, v)
 		}
@@ -305,7 +305,7 @@ func TestModel_Replay_NothingToCompareRefused(t *testing.T) {
 	}
 	// One step earlier there is a superstep to compare.
 	m = press(t, m, "down", "R", "c")
-	if m.replay == nil || !strings.Contains(m.note, "replay matches the recording: 1 supersteps compared") {
+	if m.replay == nil || !strings.Contains(m.note, "replay matches the recording: 1 superstep compared") {
 		t.Fatalf("R one step earlier: note %q err %v", m.note, m.err)
 	}
 }

@@ -61,7 +61,7 @@ func newRerunPane(r *engine.TaskRerun, name, cp string) diffPane {
 	case recording.RecordingFailed:
 		add(taskRow{text: glyphOK + " ran without the error the recording saved: its writes now are below", style: addedStyle})
 	case recording.WritesDiffer:
-		add(taskRow{text: fmt.Sprintf("≠ writes differ from the recording on %d channel(s)", len(v.Diff)), style: removedStyle})
+		add(taskRow{text: "≠ writes differ from the recording on " + plural(len(v.Diff), "channel"), style: removedStyle})
 		for _, d := range v.Diff {
 			add(taskRow{text: "  ~ " + d.Channel + ": " + preview(d.Recorded, previewBudget/2) + " → " + preview(d.Got, previewBudget/2),
 				value: map[string]any{"recorded": d.Recorded, "now": d.Got}, hasValue: true, name: d.Channel + " (recorded → now)"})

@@ -105,5 +105,5 @@ func (m *Model) openSubgraphAnswer() {
 	m.answer.prev = modeSubgraph
 	m.restoreDrafts()
 	m.mode = modeAnswer
-	m.note = fmt.Sprintf("%d interrupt(s) raised in %s: enter resumes the run with these answers (by id)", len(ints), m.sub.breadcrumb())
+	m.note = fmt.Sprintf("%s raised in %s: enter resumes the run with these answers (by id)", plural(len(ints), "interrupt"), m.sub.breadcrumb())
 }

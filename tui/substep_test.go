@@ -550,7 +550,7 @@ func TestModel_SubStep_QueuesStepKeysTypedWhileRunning(t *testing.T) {
 		want := press(t, substepModel(t, "nested.json", in, 120, 40), "s", "s", "n", "n", "n")
 		m := press(t, substepModel(t, "nested.json", in, 120, 40), "s", "s", "n", "n")
 		m, cmd := releaseAndType(t, m, "n", "s", "c", "esc")
-		if len(m.queued) != 0 || !strings.Contains(m.note, "esc cleared 2 queued step key(s)") {
+		if len(m.queued) != 0 || !strings.Contains(m.note, "esc cleared 2 queued step keys") {
 			t.Fatalf("queued %q, note %q", m.queued, m.note)
 		}
 		m = runCmd(t, m, cmd)
@@ -561,7 +561,7 @@ func TestModel_SubStep_QueuesStepKeysTypedWhileRunning(t *testing.T) {
 		run := strings.Join(m.into.level().crumbs, "")
 		m, cmd := releaseAndType(t, m, "c", "n", "n")
 		m = runCmd(t, m, cmd)
-		at(t, m, run, "INTERRUPTED", "2 queued step key(s) dropped: "+run+" stopped at an interrupt: n goes back")
+		at(t, m, run, "INTERRUPTED", "2 queued step keys dropped: "+run+" stopped at an interrupt: n goes back")
 		if len(m.queued) != 0 {
 			t.Fatalf("queued %q", m.queued)
 		}
