@@ -44,5 +44,7 @@
 //     words, the overlay's columns, the global keys. The help test checks
 //     every component's map against its FullHelp, the overlay and the
 //     README's key table. styles.go (one Styles), highlight.go
-//     (chroma, built once, lines highlighted lazily).
+//     (chroma, built once, lines highlighted lazily), changed.go (which
+//     channels a checkpoint changed: the one answer every * is drawn
+//     from, worked out for the checkpoints update_state writes).
 package tui

@@ -153,14 +153,17 @@ func (p *tasksPane) addCheckpoint(v *engine.StepView, ran []engine.TaskView) {
 		}
 		p.add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, pv), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
 	}
+	// A checkpoint reopened or travelled to does not say which tasks
+	// wrote it (ran is empty): what the next step holds is said instead,
+	// under the keys the checkpoint changed.
 	switch {
-	case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning && len(savedDone(v.Tasks)) > 0:
+	case len(ran) == 0 && v.Status == engine.StatusRunning && len(savedDone(v.Tasks)) > 0:
 		p.add(taskRow{text: fmt.Sprintf("%s saved writes before superstep %d was cut off: n plans it and reuses them", taskNames(savedDone(v.Tasks)), v.Step), style: dimStyle})
-	case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning && v.HasSavedAnswer:
+	case len(ran) == 0 && v.Status == engine.StatusRunning && v.HasSavedAnswer:
 		// Answered and not yet run (the run was left after r, or reopened):
 		// nothing else on screen says the answer is waiting.
 		p.add(taskRow{text: fmt.Sprintf("answer %s saved, not taken yet: n plans step %d, whose waiting task takes it", preview(v.SavedAnswer, previewBudget), v.Step), style: dimStyle, value: v.SavedAnswer, hasValue: true, name: "answer"})
-	case n == 0 && len(ran) == 0 && v.Status == engine.StatusRunning:
+	case len(ran) == 0 && v.Status == engine.StatusRunning:
 		p.add(taskRow{text: fmt.Sprintf("nothing ran here yet: n plans step %d", v.Step), style: dimStyle})
 	case n == 0 && len(ran) > 0:
 		p.add(taskRow{text: "no state key changed", style: dimStyle})

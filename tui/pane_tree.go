@@ -29,6 +29,7 @@ import (
 type treePane struct {
 	snaps   []engine.CheckpointHead // the thread's checkpoints, newest first
 	reader  snapshotReader          // nil: no values (the outline is shown)
+	changes changeReader            // nil: no channel is marked changed
 	planner windowPlanner           // nil: rows show their heads only
 	whole   *wholeSnap
 	plans   *treeWindow
@@ -49,6 +50,13 @@ type treePane struct {
 	keys        treeKeyMap // made by enableKeys
 }
 
+// changeReader says which channels a checkpoint the tree shows changed
+// (changedIn: reading its parent when it recorded none); the engine
+// session is one.
+type changeReader interface {
+	Changed(ctx context.Context, snap *engine.StateSnapshot) map[string]bool
+}
+
 // snapshotReader reads one checkpoint of the thread whole; the engine
 // session is one.
 type snapshotReader interface {
@@ -63,11 +71,13 @@ type windowPlanner interface {
 }
 
 // wholeSnap is the checkpoint under the cursor read whole (or why it could
-// not be): a cache of one, shared by the pane's copies.
+// not be), with the channels it changed: a cache of one, shared by the
+// pane's copies.
 type wholeSnap struct {
-	idx  int
-	snap *engine.StateSnapshot
-	err  error
+	idx     int
+	snap    *engine.StateSnapshot
+	changed map[string]bool
+	err     error
 }
 
 // treeWindow holds the outline snapshots of the checkpoints last drawn,
@@ -89,6 +99,7 @@ type treeRow struct {
 func newTreePane(heads []engine.CheckpointHead, current string, sess any) treePane {
 	p := treePane{snaps: heads, byID: make(map[string]int, len(heads)), current: current, whole: &wholeSnap{idx: -1}, plans: &treeWindow{}}
 	p.reader, _ = sess.(snapshotReader)
+	p.changes, _ = sess.(changeReader)
 	p.planner, _ = sess.(windowPlanner)
 	ids := make([]string, len(heads))
 	for i, s := range heads {
@@ -315,6 +326,9 @@ func (p treePane) selected() *engine.StateSnapshot {
 		if p.whole.idx != p.nav.cur {
 			full, err := p.reader.Snapshot(context.Background(), p.snaps[p.nav.cur].ID)
 			*p.whole = wholeSnap{idx: p.nav.cur, snap: full, err: err}
+			if full != nil && p.changes != nil {
+				p.whole.changed = p.changes.Changed(context.Background(), full)
+			}
 		}
 		if p.whole.snap != nil {
 			return p.whole.snap
@@ -325,6 +339,16 @@ func (p treePane) selected() *engine.StateSnapshot {
 		return s
 	}
 	return p.head(p.nav.cur)
+}
+
+// selectedChanged names the channels the checkpoint under the cursor
+// changed, once selected has read it whole (nil before, or when it could
+// not be read).
+func (p treePane) selectedChanged() map[string]bool {
+	if w := p.whole; w != nil && w.idx == p.nav.cur {
+		return w.changed
+	}
+	return nil
 }
 
 // replayFrom starts a replay of the recorded branch down from checkpoint
@@ -527,8 +551,9 @@ func (p treePane) checkpointsIn(from, to int) (first, last int) {
 // viewFromSnapshot turns a stored checkpoint into the view the channels
 // and versions_seen panes draw, so a tree checkpoint reads like a live one.
 // Availability is inferred from the stored values: a checkpoint stores the
-// value of every channel that has one.
-func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.StepView {
+// value of every channel that has one. changed names the channels the
+// checkpoint changed (changedIn), which its view marks as updated.
+func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot, changed map[string]bool) *engine.StepView {
 	cp := s.Checkpoint
 	v := &engine.StepView{
 		Thread: s.Config.ThreadID, Step: s.Metadata.Step + 1, CheckpointStep: s.Metadata.Step, Phase: engine.PhaseCheckpoint,
@@ -545,10 +570,6 @@ func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.St
 		return v
 	}
 	v.Versions, v.VersionsSeen = cp.ChannelVersions, cp.VersionsSeen
-	updated := map[string]bool{}
-	for _, c := range cp.UpdatedChannels {
-		updated[c] = true
-	}
 	for _, ci := range info.Channels {
 		ver, hasVer := cp.ChannelVersions[ci.Name]
 		val, hasVal := cp.ChannelValues[ci.Name]
@@ -562,7 +583,7 @@ func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot) *engine.St
 		}
 		v.Channels = append(v.Channels, engine.ChannelView{
 			Name: ci.Name, Kind: ci.Kind, Reducer: ci.Reducer, Internal: ci.Internal,
-			Version: ver, HasVer: hasVer, Available: hasVal, Value: val, HasValue: hasVal, Updated: updated[ci.Name],
+			Version: ver, HasVer: hasVer, Available: hasVal, Value: val, HasValue: hasVal, Updated: changed[ci.Name],
 		})
 	}
 	return v
@@ -707,7 +728,7 @@ func (m *Model) refreshTreePreview() {
 	if s == nil {
 		return
 	}
-	v := viewFromSnapshot(m.info, s)
+	v := viewFromSnapshot(m.info, s, m.tree.selectedChanged())
 	m.treeChan.setChannels(v.Channels, nil)
 	m.treeSeen.setView(v)
 }

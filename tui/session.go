@@ -152,6 +152,8 @@ type engineSession struct {
 	// into holds the runs' subgraph runs for the person to step (nil
 	// when the graph runs no subgraphs).
 	into *subStepGate
+	// changedLast is the last checkpoint's changed channels (changed.go).
+	changedLast changedCache
 }
 
 var _ session = (*engineSession)(nil)
@@ -235,8 +237,10 @@ func (s *engineSession) View() *engine.StepView {
 	return s.last
 }
 
-func (s *engineSession) keep(v *engine.StepView) *engine.StepView {
-	s.last = v
+// keep makes v the last view shown, with the channels its checkpoint
+// changed marked (markChanged).
+func (s *engineSession) keep(ctx context.Context, v *engine.StepView) *engine.StepView {
+	s.last = s.markChanged(ctx, v)
 	return v
 }
 
@@ -279,7 +283,7 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	case engine.CheckpointDone:
 		v.Status, s.st = engine.StatusDone, nil
 	}
-	return s.keep(v), nil
+	return s.keep(ctx, v), nil
 }
 
 // viewStatus is the status a view of snap shows: the engine's checkpoint
@@ -300,7 +304,7 @@ func (s *engineSession) Start(ctx context.Context, thread string, input map[stri
 		return nil, err
 	}
 	s.thread, s.st, s.from, s.fresh, s.unstarted, s.replayOf = thread, st, "", false, nil, ""
-	return s.keep(st.View()), nil
+	return s.keep(ctx, st.View()), nil
 }
 
 // Preview runs Start's first phase under DurabilityExit, which keeps the
@@ -314,7 +318,7 @@ func (s *engineSession) Preview(ctx context.Context, thread string, input map[st
 	v := st.View()
 	v.CheckpointID, v.Unsaved = "", false // no checkpoint has this id, or ever will
 	s.thread, s.st, s.from, s.fresh, s.pending, s.unstarted, s.replayOf = thread, nil, "", false, nil, input, ""
-	return s.keep(v), nil
+	return s.keep(ctx, v), nil
 }
 
 func (s *engineSession) live(ctx context.Context) error {
@@ -364,7 +368,7 @@ func (s *engineSession) Next(ctx context.Context) (*engine.StepView, error) {
 		return nil, err
 	}
 	err := s.st.Next(ctx)
-	return s.keep(s.committed(ctx, s.st.View())), err
+	return s.keep(ctx, s.committed(ctx, s.st.View())), err
 }
 
 func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error) {
@@ -372,7 +376,7 @@ func (s *engineSession) Superstep(ctx context.Context) (*engine.StepView, error)
 		return nil, err
 	}
 	err := s.st.Superstep(ctx)
-	return s.keep(s.committed(ctx, s.st.View())), err
+	return s.keep(ctx, s.committed(ctx, s.st.View())), err
 }
 
 func (s *engineSession) Pending() map[string]engine.ChannelView { return s.pending }
@@ -421,7 +425,7 @@ func (s *engineSession) committed(ctx context.Context, v *engine.StepView) *engi
 	if err != nil {
 		return v // the live view is still true to the run
 	}
-	cv := viewFromSnapshot(s.info, snap)
+	cv := viewFromSnapshot(s.info, snap, s.Changed(ctx, snap))
 	byName := make(map[string]engine.ChannelView, len(cv.Channels))
 	for _, c := range cv.Channels {
 		byName[c.Name] = c
@@ -455,7 +459,7 @@ func (s *engineSession) Resume(ctx context.Context, answer any, update map[strin
 		return nil, err
 	}
 	s.st, s.from = st, ""
-	return s.keep(st.View()), nil
+	return s.keep(ctx, st.View()), nil
 }
 
 // headStill checks that the thread's latest checkpoint is still the one
@@ -485,7 +489,7 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	// Nothing is written yet: the fork, if any, is the engine's to write
 	// when stepping starts from here (live).
 	s.st, s.from, s.fresh, s.pending, s.replayOf = nil, id, false, nil, ""
-	v := viewFromSnapshot(s.info, snap)
+	v := viewFromSnapshot(s.info, snap, s.Changed(ctx, snap))
 	v.Status = viewStatus(snap)
 	v.Interrupts = snap.Interrupts()
 	v.Tasks = s.writers(ctx, snap)
@@ -495,7 +499,7 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	if snap.Status() == engine.CheckpointInterrupted {
 		s.pending = s.savedPending(ctx, v)
 	}
-	return s.keep(v), nil
+	return s.keep(ctx, v), nil
 }
 
 // CheckoutFresh is Checkout for a replay: the first step runs id's
@@ -816,12 +820,12 @@ func (s *engineSession) RerunTask(ctx context.Context, cpID, taskID string) (*en
 	return s.g.RerunTask(ctx, t, taskID, opts...)
 }
 
-func (s *engineSession) EditWrites(_ context.Context, taskID string, writes []engine.Write, by string) (*engine.StepView, error) {
+func (s *engineSession) EditWrites(ctx context.Context, taskID string, writes []engine.Write, by string) (*engine.StepView, error) {
 	if s.st == nil {
 		return nil, errNoStepper
 	}
 	if err := s.st.EditWrites(taskID, writes, by); err != nil {
 		return nil, err
 	}
-	return s.keep(s.st.View()), nil
+	return s.keep(ctx, s.st.View()), nil
 }

@@ -102,3 +102,46 @@ func TestModel_Diff_HidesInternalDifferences(t *testing.T) {
 		t.Fatalf("the fork's diff:\n%s", v)
 	}
 }
+
+// A checkpoint update_state wrote (a fork, an answer's state update)
+// records no updated channels, as in LangGraph; the views mark what it
+// changed all the same, from its channel versions against its parent's:
+// the key edited in a fork has its * in the main view, in the tasks pane
+// and in the tree, and the keys left alone have none.
+func TestModel_Fork_MarksTheEditedKeys(t *testing.T) {
+	m, g := toolFailsAnswered(t, 120, 40)
+	m = press(t, m, "f")
+	state := stateJSON(t, m.fork.area.Value())
+	state["result"] = "7 results"
+	m.fork.area.SetValue(toJSON(state))
+	m = press(t, m, "ctrl+s")
+	if m.err != nil || m.view.Source != engine.SourceUpdate {
+		t.Fatalf("fork: err %v source %q", m.err, m.view.Source)
+	}
+	if cp := latest(t, g, "t1").Checkpoint; cp.UpdatedChannels != nil {
+		t.Fatalf("the engine recorded updated channels for update_state: %v", cp.UpdatedChannels)
+	}
+	marked := func(where string, chans []engine.ChannelView) {
+		t.Helper()
+		for _, c := range chans {
+			if c.Internal {
+				continue
+			}
+			if want := c.Name == "result"; c.Updated != want {
+				t.Errorf("%s: %s marked changed %v, want %v", where, c.Name, c.Updated, want)
+			}
+		}
+	}
+	marked("main view", m.view.Channels)
+	if v := m.View(); !strings.Contains(v, "*result") || strings.Contains(v, "*draft") || !strings.Contains(v, `result = "7 results"`) {
+		t.Errorf("the main view does not mark the edit:\n%s", v)
+	}
+	m = press(t, m, "t")
+	if s := m.tree.selected(); s == nil || s.Config.CheckpointID != m.view.CheckpointID {
+		t.Fatalf("the tree opens on another checkpoint")
+	}
+	marked("tree", viewFromSnapshot(m.info, m.tree.selected(), m.tree.selectedChanged()).Channels)
+	if v := m.View(); !strings.Contains(v, "*result") {
+		t.Errorf("the tree's channels do not mark the edit:\n%s", v)
+	}
+}
