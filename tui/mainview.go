@@ -464,7 +464,7 @@ func (m *Model) enableRunKeys() {
 	k.Next.SetEnabled(step)
 	k.Superstep.SetEnabled(step)
 	k.Continue.SetEnabled(step)
-	if step && m.view.Status == engine.StatusFailed {
+	if step && failedHere(m.view) {
 		k.Next.SetHelp("n", "retry failed step")
 		if failedTask(m.view) == nil {
 			k.Next.SetHelp("n", "go on (resume)")

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -143,5 +144,52 @@ func TestModel_Fork_MarksTheEditedKeys(t *testing.T) {
 	marked("tree", viewFromSnapshot(m.info, m.tree.selected(), m.tree.selectedChanged()).Channels)
 	if v := m.View(); !strings.Contains(v, "*result") {
 		t.Errorf("the tree's channels do not mark the edit:\n%s", v)
+	}
+}
+
+// What n does is what its help says, in every state the run can be in:
+// a failed step (live, or a thread reopened at its failure, whose header
+// says ERROR as well) is run again; a run waiting for an answer or done
+// is not stepped, so n is not offered there.
+func TestModel_Help_SaysWhatNDoesAfterAFailure(t *testing.T) {
+	helpHere := func(m Model) string {
+		t.Helper()
+		m = press(t, m, "?")
+		here := strings.Join(m.helpLines(m.width-2), "\n")
+		here, _, _ = strings.Cut(here, "Keys elsewhere")
+		return here
+	}
+	m, g := toolFailsModel(t, 120, 40)
+	m = press(t, m, "s", "s", "s")
+	if h := helpHere(m); !strings.Contains(h, "n retry failed step") {
+		t.Fatalf("a live failure: help\n%s", h)
+	}
+
+	// The thread reopened at its failure.
+	opts := Options{Thread: "t1", Saver: m.opts.Saver}
+	m = newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	if label, _ := m.phaseLabel(); label != "ERROR" {
+		t.Fatalf("reopened at the failure, the header says %q", label)
+	}
+	if h := helpHere(m); !strings.Contains(h, "n retry failed step") || strings.Contains(h, "n next phase") {
+		t.Fatalf("reopened at the failure: help\n%s", h)
+	}
+	if f := m.help.ShortHelpView(m.footerKeys()); !strings.Contains(f, "n retry failed step") {
+		t.Fatalf("reopened at the failure: footer %q", f)
+	}
+
+	// Waiting for the approval (answer box closed), then done.
+	m = press(t, m, "n", "n", "n", "s")
+	if m.mode != modeAnswer {
+		t.Fatalf("want the approval asked, mode %v:\n%s", m.mode, m.View())
+	}
+	m = press(t, m, "esc")
+	offersN := regexp.MustCompile(`(^|\s)n +\S`).MatchString
+	if h := helpHere(m); offersN(h) || !strings.Contains(h, "r answer interrupt") {
+		t.Fatalf("waiting for an answer: help\n%s", h)
+	}
+	m = press(t, m, "r", "yes", "enter", "c")
+	if h := helpHere(m); m.view.Status != engine.StatusDone || offersN(h) {
+		t.Fatalf("done (status %v): help\n%s", m.view.Status, h)
 	}
 }

@@ -46,10 +46,21 @@ func (m Model) phaseLabel() (string, lipgloss.Style) {
 	if unwritten(v) {
 		return "NEW THREAD", st.PhaseUpdate
 	}
-	if v.Status == engine.StatusRunning && v.Phase == engine.PhaseCheckpoint && failedTask(v) != nil {
-		return "ERROR", st.Failed // saved by the run that stopped here
+	if failedHere(v) {
+		return "ERROR", st.Failed // live, or saved by the run that stopped here
 	}
 	return viewLabel(st, v)
+}
+
+// failedHere reports a view that stands at a failed superstep, which
+// stepping runs again: the run failed live, or the checkpoint a reopened
+// or travelled-to thread stands at holds a task's saved error (the run
+// stopped there). The header says ERROR and n's help "retry" for both.
+func failedHere(v *engine.StepView) bool {
+	if v == nil {
+		return false
+	}
+	return v.Status == engine.StatusFailed || v.Status == engine.StatusRunning && v.Phase == engine.PhaseCheckpoint && failedTask(v) != nil
 }
 
 // viewLabel says where a run's view is: how it ended, else the phase it
