@@ -212,6 +212,38 @@ func cutLeft(s string, w int) string {
 	return "…" + string(r)
 }
 
+// cutMiddle keeps both ends of plain text s in w cells, … between them,
+// taking a cell from the end first: ids of a series share their start
+// and differ at the end.
+func cutMiddle(s string, w int) string {
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	if w <= 1 {
+		return cut(s, w)
+	}
+	r := []rune(s)
+	i, j := 0, len(r) // kept: r[:i] and r[j:]
+	used := 1         // the …
+	for i < j {
+		k := i // the next rune kept: from the end while it is not longer
+		if len(r)-j <= i {
+			k = j - 1
+		}
+		cw := lipgloss.Width(string(r[k]))
+		if used+cw > w {
+			break
+		}
+		used += cw
+		if k == i {
+			i++
+		} else {
+			j--
+		}
+	}
+	return string(r[:i]) + "…" + string(r[j:])
+}
+
 // cut truncates s to w cells with an ellipsis, without padding.
 func cut(s string, w int) string {
 	if w <= 0 {

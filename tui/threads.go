@@ -241,16 +241,78 @@ func threadStatus(t ThreadSummary) string {
 	return t.Status
 }
 
-// columnWidths are the STATUS and STEP columns' widths: wide enough for
-// every thread listed (a long thread's "step 20001", "subgraphs only"), so
-// the columns after them line up; the same whatever the filter shows.
-func (p threadsPane) columnWidths() (status, step int) {
-	status, step = 12, 8
-	for _, t := range p.list {
-		status = max(status, len(threadStatus(t)))
-		step = max(step, len(fmt.Sprintf("step %d", t.Step)))
+// threadColumns is the picker's layout: each column's width, and how
+// UPDATED is written ("" when it does not fit).
+type threadColumns struct {
+	id, graph, status, step, source int
+	updated                         string // a time layout
+	open                            int    // room for " ← open" on the thread open now
+}
+
+// The ways UPDATED is written, widest first.
+const (
+	updatedFull  = "2006-01-02 15:04:05"
+	updatedShort = "01-02 15:04"
+)
+
+// threadGap is the space between two columns.
+const threadGap = "  "
+
+// width is a row's width with every column.
+func (c threadColumns) width() int {
+	w := c.id + c.graph + c.status + c.step + c.source + 4*len(threadGap) + c.open
+	if c.updated != "" {
+		w += len(threadGap) + len(c.updated)
 	}
-	return status, step
+	return w
+}
+
+// columns lays the columns out for w cells. Each is as wide as the
+// threads listed need (THREAD at most 24, GRAPH 14), the same whatever
+// the filter shows, so the columns line up. When a row is wider than the
+// window, the columns give way in the order they are missed least:
+// UPDATED drops its year and seconds, THREAD and GRAPH shrink to what
+// tells one thread from another (the filter finds the rest), then
+// UPDATED goes. Past that the row is cut at the window's edge.
+func (p threadsPane) columns(w int) threadColumns {
+	c := threadColumns{id: len("THREAD"), graph: len("GRAPH"), status: len("STATUS"), step: len("STEP"), source: len("SOURCE"), updated: updatedFull}
+	for _, t := range p.list {
+		c.id = max(c.id, min(24, ansi.StringWidth(termtext.Name(t.ID))))
+		c.graph = max(c.graph, min(14, ansi.StringWidth(termtext.Name(t.Graph))))
+		c.status = max(c.status, len(threadStatus(t)))
+		c.step = max(c.step, len(fmt.Sprintf("step %d", t.Step)))
+		c.source = max(c.source, ansi.StringWidth(termtext.Name(t.Source)))
+		if t.ID == p.current {
+			c.open = len(" ← open")
+		}
+	}
+	if c.width() <= w {
+		return c
+	}
+	c.updated = updatedShort
+	for _, col := range []struct {
+		width *int
+		least int
+	}{{&c.id, 12}, {&c.graph, 8}, {&c.id, 8}} {
+		if over := c.width() - w; over > 0 {
+			*col.width = max(min(*col.width, col.least), *col.width-over)
+		}
+	}
+	if c.width() > w {
+		c.updated = ""
+	}
+	return c
+}
+
+// row lays cells out in the columns, measured in cells (a thread id may
+// be wide text), each cut with … when it is wider than its column: the
+// id in its middle, where ids of a series are alike.
+func (c threadColumns) row(id, graph, status, step, source, updated string) string {
+	line := strings.Join([]string{pad(cutMiddle(id, c.id), c.id), pad(graph, c.graph), pad(status, c.status), pad(step, c.step), pad(source, c.source)}, threadGap)
+	if c.updated != "" && updated != "" {
+		line += threadGap + updated
+	}
+	return line
 }
 
 func (p threadsPane) View(st Styles, w, h int) string {
@@ -265,8 +327,8 @@ func (p threadsPane) View(st Styles, w, h int) string {
 	if p.err != "" {
 		out = append(out, st.Dim.Render(p.err))
 	}
-	statusW, stepW := p.columnWidths()
-	out = append(out, st.Dim.Render(fmt.Sprintf("%-24s %-14s %-*s %-*s %-6s %s", "THREAD", "GRAPH", statusW, "STATUS", stepW, "STEP", "SOURCE", "UPDATED")))
+	cols := p.columns(w)
+	out = append(out, st.Dim.Render(cols.row("THREAD", "GRAPH", "STATUS", "STEP", "SOURCE", "UPDATED")))
 	var refusal []string
 	if t, ok := p.selected(); ok && t.Refused != "" {
 		// Wrapped, not cut: it may end in the command that opens the
@@ -288,10 +350,11 @@ func (p threadsPane) View(st Styles, w, h int) string {
 		if graph == "" {
 			graph = "?"
 		}
-		line := fmt.Sprintf("%-24s %-14s %-*s %-*s %-6s", cut(termtext.Name(t.ID), 24), cut(termtext.Name(graph), 14), statusW, threadStatus(t), stepW, fmt.Sprintf("step %d", t.Step), termtext.Name(t.Source))
-		if !t.Updated.IsZero() {
-			line += " " + t.Updated.Format("2006-01-02 15:04:05")
+		updated := ""
+		if !t.Updated.IsZero() && cols.updated != "" {
+			updated = t.Updated.Format(cols.updated)
 		}
+		line := cols.row(termtext.Name(t.ID), termtext.Name(graph), threadStatus(t), fmt.Sprintf("step %d", t.Step), termtext.Name(t.Source), updated)
 		if t.ID == p.current {
 			line += " ← open"
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/superstep/superstep/engine"
 )
 
@@ -191,5 +193,75 @@ func TestModel_Help_SaysWhatNDoesAfterAFailure(t *testing.T) {
 	m = press(t, m, "r", "yes", "enter", "c")
 	if h := helpHere(m); m.view.Status != engine.StatusDone || offersN(h) {
 		t.Fatalf("done (status %v): help\n%s", m.view.Status, h)
+	}
+}
+
+// At 80 columns the header gives way whole parts, never a word cut in
+// two ("bud…"): a long thread id pushes out the graph's name (the graph
+// pane's title has it) before the budget.
+func TestModel_Header_NarrowDropsWholeParts(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g := buildScenario(t, parseScenario(t, "toolfails.json", toolFails), saver)
+	opts := Options{Thread: "bad-case-from-production-42", Input: map[string]any{"question": "why?", "log": []any{}}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 80, 24)
+	m = press(t, m, "s", "s", "s")
+	head, _, _ := strings.Cut(m.View(), "\n")
+	for _, want := range []string{"thread bad-case-from-production-42", "cp ", "step 2", "ERROR", "budget 24"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("header lacks %q: %q", want, head)
+		}
+	}
+	if strings.Contains(head, "…") || strings.Contains(head, "toolfails") {
+		t.Errorf("header should drop the graph's name, not cut a part: %q", head)
+	}
+	checkFrame(t, m)
+	// Narrower still, the thread's id gives up its middle, not the state.
+	m = send(t, m, tea.WindowSizeMsg{Width: 50, Height: 14})
+	head, _, _ = strings.Cut(m.View(), "\n")
+	if !strings.Contains(head, "thread bad-case") || !strings.Contains(head, "-42 · ") || !strings.HasSuffix(strings.TrimRight(head, " "), "ERROR") {
+		t.Errorf("header at 50 columns: %q", head)
+	}
+	checkFrame(t, m)
+}
+
+// At 80 columns the threads list keeps every column whole: its columns
+// are as wide as the threads need, and UPDATED drops its year and seconds
+// before anything is cut ("2026-12-…").
+func TestModel_Threads_FitEightyColumns(t *testing.T) {
+	list := []ThreadSummary{
+		{ID: "bad-case-from-prod-42", Graph: "toolfails", Status: "interrupted", Step: 3, Source: "loop", Updated: fixedNow},
+		{ID: "t1", Graph: "toolfails", Status: "done", Step: 12, Source: "update", Updated: fixedNow},
+	}
+	m := pickerOver(t, list, 80, 24)
+	checkFrame(t, m)
+	var rows []string
+	for _, line := range strings.Split(m.View(), "\n") {
+		if strings.Contains(line, "UPDATED") || strings.Contains(line, "toolfails ") {
+			rows = append(rows, line)
+		}
+	}
+	if len(rows) != 3 {
+		t.Fatalf("want the heading and two rows:\n%s", m.View())
+	}
+	for _, r := range rows {
+		if strings.Contains(r, "…") {
+			t.Errorf("a cell is cut: %q", r)
+		}
+	}
+	for _, r := range rows[1:] {
+		if !strings.Contains(r, "01-02 03:04") || !strings.Contains(r, "bad-case-from-prod-42") && !strings.Contains(r, "t1 ") {
+			t.Errorf("row %q lacks its id or its time", r)
+		}
+	}
+}
+
+// At 50×14 every screen of the workflow fits the window: no line wider
+// than it, none missing, no panic.
+func TestModel_Workflow_SmallWindowFits(t *testing.T) {
+	m, _ := toolFailsModel(t, 50, 14)
+	screens := [][]string{{"s", "s", "s"}, {"?"}, {"esc", "d"}, {"i"}, {"esc", "t"}, {"esc", "T"}, {"esc", "s", "s"}, {"esc", "r"}, {"yes", "enter", "c", "f"}}
+	for _, keys := range screens {
+		m = press(t, m, keys...)
+		checkFrame(t, m)
 	}
 }

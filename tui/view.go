@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,22 +88,35 @@ func viewLabel(st Styles, v *engine.StepView) (string, lipgloss.Style) {
 	return termtext.Name(strings.ToUpper(v.Source)) + " checkpoint", st.PhaseUpdate
 }
 
+// viewHeader is the top line: where the screen is (graph, thread,
+// checkpoint, step), how the run stands, and what is on (a replay,
+// stepping into subgraphs, queued keys). In a narrow window the parts the
+// screen says elsewhere give way whole, never cut mid-word: the graph's
+// name (the graph pane's title has it), then the recursion budget, then
+// the checkpoint id (the tasks pane's and the tree's titles have it);
+// then the thread's id is shortened.
 func (m Model) viewHeader() string {
 	st := m.styles
 	label, ls := m.phaseLabel()
-	parts := []string{st.Header.Render(m.opts.GraphName), "thread " + termtext.Name(m.thread)}
+	// A part's drop is its turn to give way (0: never; the highest first).
+	type part struct {
+		text string
+		drop int
+	}
+	thread := termtext.Name(m.thread)
+	parts := []part{{st.Header.Render(m.opts.GraphName), 3}, {"thread " + thread, 0}}
 	if m.width >= 100 {
-		parts = append([]string{st.Header.Render("superstep")}, parts...)
+		parts = append([]part{{st.Header.Render("superstep"), 4}}, parts...)
 	}
 	switch v := m.view; {
 	case unwritten(v):
-		parts = append(parts, "not written yet")
+		parts = append(parts, part{"not written yet", 0})
 	case v != nil:
-		parts = append(parts, "cp "+shortID(v.CheckpointID), stepLabel(v))
+		parts = append(parts, part{"cp " + shortID(v.CheckpointID), 1}, part{stepLabel(v), 0})
 	}
-	parts = append(parts, ls.Render(" "+label+" "))
+	parts = append(parts, part{ls.Render(" " + label + " "), 0})
 	if v := m.view; v != nil && v.RecursionLeft >= 0 {
-		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("budget %d", v.RecursionLeft)))
+		parts = append(parts, part{st.HeaderDim.Render(fmt.Sprintf("budget %d", v.RecursionLeft)), 2})
 	}
 	if m.replay != nil {
 		r := "REPLAY"
@@ -112,20 +126,50 @@ func (m Model) viewHeader() string {
 		case m.replay.pastEnd():
 			r += " past the recording"
 		}
-		parts = append(parts, st.Interrupted.Render(" "+r+" "))
+		parts = append(parts, part{st.Interrupted.Render(" " + r + " "), 0})
 	}
 	if m.into.on {
-		parts = append(parts, st.Notice.Render("⤷ step into"))
+		parts = append(parts, part{st.Notice.Render("⤷ step into"), 0})
 	}
 	if q := m.queuedLabel(); q != "" {
-		parts = append(parts, q)
+		parts = append(parts, part{q, 0})
 	}
-	h := strings.Join(parts, st.HeaderDim.Render(" · "))
+	busy := ""
 	if m.isBusy {
 		el := m.now().Sub(m.busySince).Round(100 * time.Millisecond)
-		h += "  " + m.spin.View() + " " + el.String()
+		busy = "  " + m.spin.View() + " " + el.String()
 	}
-	return h
+	sep := st.HeaderDim.Render(" · ")
+	join := func() string {
+		texts := make([]string, len(parts))
+		for i, p := range parts {
+			texts[i] = p.text
+		}
+		return strings.Join(texts, sep) + busy
+	}
+	for lipgloss.Width(join()) > m.width {
+		worst := -1
+		for i, p := range parts {
+			if p.drop > 0 && (worst < 0 || p.drop > parts[worst].drop) {
+				worst = i
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		parts = slices.Delete(parts, worst, worst+1)
+	}
+	// Still too wide: the thread's id gives up its middle (a numbered
+	// series differs at the end), down to a few cells; past that the
+	// line is cut at the window's edge.
+	if over := lipgloss.Width(join()) - m.width; over > 0 {
+		for i, p := range parts {
+			if p.text == "thread "+thread {
+				parts[i].text = "thread " + cutMiddle(thread, max(8, lipgloss.Width(thread)-over))
+			}
+		}
+	}
+	return join()
 }
 
 // unwritten reports a view of a new thread the database does not have
