@@ -20,9 +20,10 @@ type liveFeed struct {
 	now   func() time.Time
 	start time.Time // when the step being executed started
 	tasks map[string]*liveTask
-	// unknown are the engine's words on routes to nodes the graph does
-	// not have, until takeUnknown.
-	unknown []string
+	// warnings are the engine's words on events that warn (a route to a
+	// node the graph does not have, a misspelt update key: Event.Warning),
+	// until takeWarnings.
+	warnings []string
 }
 
 // liveTask is one task of the step being executed.
@@ -38,18 +39,18 @@ type liveTask struct {
 	failed []string
 }
 
-// takeUnknown returns, and forgets, what the engine said of routes to
-// nodes the graph does not have since it was last asked
-// (engine.EventUnknownNode): they come at an Update, after the tasks
+// takeWarnings returns, and forgets, what the engine warned of since it
+// was last asked (engine.Event.Warning: routes to nodes the graph does not
+// have, misspelt update keys): they come at an Update, after the tasks
 // report, and the step's note shows them.
-func (f *liveFeed) takeUnknown() []string {
+func (f *liveFeed) takeWarnings() []string {
 	if f == nil {
 		return nil
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := f.unknown
-	f.unknown = nil
+	out := f.warnings
+	f.warnings = nil
 	return out
 }
 
@@ -64,8 +65,8 @@ func newLiveFeed(now func() time.Time) *liveFeed {
 func (f *liveFeed) on(e engine.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if e.Kind == engine.EventUnknownNode {
-		f.unknown = append(f.unknown, e.UnknownNodeText())
+	if w := e.Warning(); w != "" {
+		f.warnings = append(f.warnings, w)
 		return
 	}
 	if e.Namespace != "" {

@@ -103,11 +103,11 @@ type Model struct {
 	queued []string
 
 	note string
-	// unknownRoutes are the engine's words on routes to nodes the graph
-	// does not have (engine.EventUnknownNode) in the steps a c runs
-	// through, noted when it stops.
-	unknownRoutes []string
-	err           error
+	// warnings are the engine's warnings (engine.Event.Warning: routes to
+	// nodes the graph does not have, misspelt update keys) in the steps a
+	// c runs through, noted when it stops.
+	warnings []string
+	err      error
 
 	// feed is what the running tasks report (nil when the session has no
 	// feed); read on each frame while a step runs.

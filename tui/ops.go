@@ -48,9 +48,9 @@ type opDoneMsg struct {
 	threads []ThreadSummary
 	pending map[string]engine.ChannelView
 	paths   map[string]string // interrupt id → where it was raised
-	// unknown says which routes of the op's steps named no node
-	// (engine.EventUnknownNode), which the note shows.
-	unknown []string
+	// warnings are what the engine warned of in the op's steps
+	// (engine.Event.Warning), which the note shows.
+	warnings []string
 	// answered are the failed tasks' nodes that failed on saved answers
 	// (session.AnsweredFailures).
 	answered []string
@@ -102,7 +102,7 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 			msg.op = op
 		}
 		if msg.view != nil {
-			msg.unknown = s.Live().takeUnknown()
+			msg.warnings = s.Live().takeWarnings()
 			msg.pending = s.Pending()
 			if len(msg.view.Interrupts) > 0 {
 				msg.paths = s.InterruptPaths(ctx, msg.view)
@@ -194,16 +194,16 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	m.setView(msg.view, prev, msg.op)
 	m.err = msg.err
 	m.enterView(msg)
-	m.unknownRoutes = append(m.unknownRoutes, msg.unknown...)
+	m.warnings = append(m.warnings, msg.warnings...)
 	cmd := m.afterView(prev, msg)
-	if !m.continuing && len(m.unknownRoutes) > 0 {
+	if !m.continuing && len(m.warnings) > 0 {
 		// A route the graph dropped, in this step or in those c ran
 		// through: most often why the run ended early.
-		note := "warning: " + strings.Join(m.unknownRoutes, "; ")
+		note := "warning: " + strings.Join(m.warnings, "; ")
 		if m.note != "" {
 			note += " · " + m.note
 		}
-		m.note, m.unknownRoutes = note, nil
+		m.note, m.warnings = note, nil
 	}
 	return cmd
 }

@@ -36,3 +36,22 @@ func TestModel_RouteToUnknownNodeIsNoted(t *testing.T) {
 		t.Errorf("the screen does not show the warning:\n%s", v)
 	}
 }
+
+// A misspelt update key is dropped, as LangGraph drops it; the step's note
+// says which node wrote it and which state key it likely meant.
+func TestModel_MisspeltUpdateKeyIsNoted(t *testing.T) {
+	saver := engine.NewMemorySaver()
+	g, err := engine.NewStateGraph(engine.LastValueKey("findings")).
+		AddNode("search", func(context.Context, any) (any, error) { return engine.Pairs("finidngs", "x"), nil }).
+		AddEdge(engine.Start, "search").AddEdge("search", engine.End).
+		Compile(engine.WithSaver(saver))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Thread: "t", Input: map[string]any{"findings": ""}, Saver: saver}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 160, 40)
+	m = press(t, m, "c")
+	if want := `"search" wrote "finidngs" (did you mean "findings"?), which is no state key of the graph`; !strings.Contains(m.note, want) {
+		t.Fatalf("note %q, want it to say %s", m.note, want)
+	}
+}
