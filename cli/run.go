@@ -51,8 +51,10 @@ they happen, interrupts, and last {"event":"done",...} or {"event":"error",...}.
 A task its retry policy runs again says so first, with the failed attempt's
 error ("retrying", {"event":"task","status":"retrying","message":..}). A
 route or Command goto to a node the graph does not have is dropped, as
-LangGraph drops it, and the run goes on without it (often to its end):
-run warns ({"event":"warning","name":..,"message":..}).
+LangGraph drops it, and the run goes on without it (often to its end);
+so is an update key that is no state key, and when it is close to one (a
+typo: "finidngs" for "findings") run warns of both
+({"event":"warning","name":..,"message":..}).
 
 A run that fails exits 1 (2 when its input or answer is refused) and says
 why once, on stderr, in one line naming the thread; stdout keeps what the
