@@ -348,7 +348,7 @@ subgraph namespaces).`,
 				// channel's value is read.
 				var plan func(string) bool
 				if gr != nil {
-					plan = internalChannel
+					plan = func(ch string) bool { return !gr.IsStateKey(ch) }
 				}
 				var rows []historyRow
 				err = eachOutlinePage(ctx, st, n.cfg(args[0]), plan, func(page []*engine.CheckpointTuple) error {
@@ -701,7 +701,7 @@ func newShown(ctx context.Context, root, gr *engine.Graph, t *engine.CheckpointT
 		if gr != nil && !gr.IsStateKey(k) {
 			continue
 		}
-		if gr == nil && internalChannel(k) {
+		if gr == nil && engine.IsInternalName(k) {
 			continue
 		}
 		sh.values[k] = plainValue(v)
@@ -1209,12 +1209,6 @@ func eachOutlinePage(ctx context.Context, st Store, cfg engine.Config, keep func
 		}
 		opt.Before = page[len(page)-1].Checkpoint.ID
 	}
-}
-
-// internalChannel reports a channel that is not a state key: a reserved,
-// trigger, branch or join channel.
-func internalChannel(ch string) bool {
-	return strings.HasPrefix(ch, "__") || strings.HasPrefix(ch, engine.BranchPrefix) || strings.HasPrefix(ch, engine.JoinPrefix)
 }
 
 // oneCheckpoint reads the checkpoint ref names on thread ("" for the

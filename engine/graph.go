@@ -208,6 +208,16 @@ func isReservedName(n string) bool {
 	return n == Start || n == End || strings.HasPrefix(n, "__pregel") || reservedWrite(n) || n == InputTask
 }
 
+// IsInternalName reports whether name is one no state key may have: a
+// name the engine reserves for its own channels and writes (__start__,
+// __interrupt__, …) or the name of a channel that triggers a node
+// (branch:to:…, join:…), as NewStateGraph refuses them. A checkpoint read
+// without its graph tells its state keys from the engine's channels by
+// it; with the graph, ChannelInfo.Internal says so.
+func IsInternalName(name string) bool {
+	return isReservedName(name) || strings.HasPrefix(name, BranchPrefix) || strings.HasPrefix(name, JoinPrefix)
+}
+
 // Named sets the graph's name (shown by the debugger).
 func (g *StateGraph) Named(name string) *StateGraph { g.name = name; return g }
 
