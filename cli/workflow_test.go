@@ -67,7 +67,8 @@ var fix = []string{"MYAGENT_FIX=1"}
 // imported on the "laptop", opened in the debugger while a second process
 // reads it; a fork tries a fix; the recorded branch is replayed with the fix
 // (exit 1 naming the node) and without (exit 0); a graph whose node answers
-// differently every run replays with --rerun (exit 0).
+// differently every run replays with --rerun (exit 0); a tool-calling agent
+// whose model names its calls anew every run replays (exit 0).
 func TestWorkflow_README(t *testing.T) {
 	t.Parallel()
 	bin := buildMyAgent(t)
@@ -135,6 +136,17 @@ func TestWorkflow_README(t *testing.T) {
 		t.Fatalf("exec wrote %d checkpoints", after-before)
 	}
 	agent(t, bin, nil, "check", "--db", laptop).want(t, 0, "ok")
+
+	// A tool-calling agent: its model names its message and its tool calls
+	// anew every run, and each tool's result names the call it answers, so
+	// a replay names them all differently; they are names, and it matches.
+	agent(t, bin, nil, "run", "tools", "--db", laptop, "--thread", "tc").want(t, 1, `refund: bad amount "42.50"`)
+	agent(t, bin, nil, "replay", "tc", "--db", laptop).want(t, 0, "step 2: tools, tools match", "it fails as the recording did")
+	// The model runs again, naming its calls anew; the tools' Sends pair
+	// with the recorded ones and reuse their results, answering the
+	// replay's calls.
+	agent(t, bin, nil, "replay", "tc", "--db", laptop, "--rerun", "model").want(t, 0, "tools reused (input equal to the recording)", "step 3: model match")
+	agent(t, bin, fix, "replay", "tc", "--db", laptop).want(t, 1, "DIVERGED at step 4, node tools: recorded a failure, replay success")
 
 	// The program speaks with its own name (Main takes it from
 	// os.Args[0]): in errors, hints and help, and in the debugger's note

@@ -13,17 +13,24 @@ import (
 // carries the ids its own add_messages minted into its parent's writes, and
 // a replay's later nodes read and write back the ids the replay minted.
 //
-// So two runs' writes compare up to a renaming of message ids: one
-// one-to-one map from the recorded run's ids to the run's now, which
-//   - pairs the ids of the messages at the same places in the two runs'
-//     inputs (a replay whose earlier supersteps minted other ids reads
-//     them where the recording read its own), and
-//   - may pair an id neither input holds with another such id: both runs
-//     minted it;
+// A tool call's id is a name too: a model's provider mints one per call
+// (LangChain's ToolCall.id, @langchain/core dist/messages/tool.d.ts:93), and the
+// tool message with the result refers to it by tool_call_id. Two runs of
+// a model that asked for the same calls name them differently, and a
+// replay's tools answer the calls by the replay's names.
 //
-// any other pair of different ids, an id used for two, or a message that
+// So two runs' writes compare up to a renaming of these names: one
+// one-to-one map per kind of name (message, tool call) from the recorded
+// run's names to the run's now, which
+//   - pairs the names of the messages and tool calls at the same places in
+//     the two runs' inputs (a replay whose earlier supersteps minted other
+//     ids reads them where the recording read its own), and
+//   - may pair a name neither input holds with another such name: both
+//     runs minted it;
+//
+// any other pair of different names, a name used for two, or a message that
 // keeps a name the other run's input gives another message, differs.
-// Values other than message ids compare exactly.
+// Values other than these names compare exactly.
 
 // InputRenaming is how a task's recorded input names its messages in
 // another run's input of the task, when the two are the same input up to
@@ -71,17 +78,16 @@ func (m *InputRenaming) Rename(ws []Write) []Write {
 	return out
 }
 
-// rename writes the paired names over the recorded ids in v, a plain JSON
-// value, and reports whether it changed any.
+// rename writes the paired names over the recorded names in v, a plain
+// JSON value, and reports whether it changed any.
 func (r *idRenaming) rename(v any) bool {
 	changed := false
 	switch x := v.(type) {
 	case map[string]any:
-		_, isMessage := messageIDOf(x)
-		_, isRemoval := removalID(x)
+		names := namesIn(x)
 		for k, e := range x {
-			if id, ok := e.(string); ok && (isMessage && k == "id" || isRemoval && k == "remove") {
-				if to, paired := r.toGot[id]; paired && to != id {
+			if kind, isName := names[k]; isName {
+				if to, paired := r.toGot[kind.key(e.(string))]; paired && to != e {
 					x[k], changed = to, true
 				}
 				continue
@@ -96,20 +102,33 @@ func (r *idRenaming) rename(v any) bool {
 	return changed
 }
 
-// idRenaming is the one-to-one map from the recorded run's message ids to
-// the run's now, with the ids each run's input holds.
+// nameKind is what a minted name names. Each kind is renamed on its own:
+// a message and a tool call that happen to share an id are not the same.
+type nameKind byte
+
+const (
+	messageName  nameKind = 'm' // a message's id, and a removal's
+	toolCallName nameKind = 'c' // a tool call's id, and a tool result's tool_call_id
+)
+
+// key is how a name of the kind is kept in a renaming's maps.
+func (k nameKind) key(name string) string { return string(k) + name }
+
+// idRenaming is the one-to-one map from the recorded run's names to the
+// run's now, with the names each run's input holds. Names are kept by
+// nameKind.key in toGot's and toRec's keys, in their values as they are.
 type idRenaming struct {
 	toGot, toRec       map[string]string
 	recKnown, gotKnown map[string]bool
-	paired             []string // recorded ids paired by same, to undo
+	paired             []string // recorded keys paired by same, to undo
 }
 
-// renamingOf pairs the message ids of two runs' inputs, place by place.
+// renamingOf pairs the names of two runs' inputs, place by place.
 func renamingOf(recInput, gotInput any) *idRenaming {
 	r := newRenaming()
 	rec, got := plainJSON(recInput), plainJSON(gotInput)
-	collectMessageIDs(rec, r.recKnown)
-	collectMessageIDs(got, r.gotKnown)
+	collectNames(rec, r.recKnown)
+	collectNames(got, r.gotKnown)
 	r.pairInputs(rec, got)
 	return r
 }
@@ -118,8 +137,8 @@ func newRenaming() *idRenaming {
 	return &idRenaming{toGot: map[string]string{}, toRec: map[string]string{}, recKnown: map[string]bool{}, gotKnown: map[string]bool{}}
 }
 
-// pairInputs walks the two inputs together and pairs the ids of messages
-// at the same places. Places where the inputs differ in shape pair nothing:
+// pairInputs walks the two inputs together and pairs the names held at
+// the same places. Places where the inputs differ in shape pair nothing:
 // the inputs are the state each run read, equal up to names when the runs
 // agreed so far, and no guess is made where they did not.
 func (r *idRenaming) pairInputs(rec, got any) {
@@ -129,13 +148,20 @@ func (r *idRenaming) pairInputs(rec, got any) {
 		if !ok {
 			return
 		}
-		ra, rok := messageIDOf(a)
-		gb, gok := messageIDOf(b)
-		if rok && gok && r.toGot[ra] == "" && r.toRec[gb] == "" {
-			r.toGot[ra], r.toRec[gb] = gb, ra
+		an, bn := namesIn(a), namesIn(b)
+		for k, kind := range an {
+			if bn[k] != kind {
+				continue
+			}
+			ra, gb := kind.key(a[k].(string)), kind.key(b[k].(string))
+			_, recPaired := r.toGot[ra]
+			_, gotPaired := r.toRec[gb]
+			if !recPaired && !gotPaired {
+				r.toGot[ra], r.toRec[gb] = b[k].(string), a[k].(string)
+			}
 		}
 		for k, v := range a {
-			if w, ok := b[k]; ok {
+			if w, ok := b[k]; ok && an[k] == 0 {
 				r.pairInputs(v, w)
 			}
 		}
@@ -151,7 +177,7 @@ func (r *idRenaming) pairInputs(rec, got any) {
 }
 
 // same reports whether rec and got, plain JSON values, are equal up to the
-// renaming, pairing ids both runs minted as it meets them.
+// renaming, pairing names both runs minted as it meets them.
 func (r *idRenaming) same(rec, got any) bool {
 	switch a := rec.(type) {
 	case map[string]any:
@@ -159,15 +185,14 @@ func (r *idRenaming) same(rec, got any) bool {
 		if !ok || len(a) != len(b) {
 			return false
 		}
-		_, isMessage := messageIDOf(a)
-		_, isRemoval := removalID(a)
+		names := namesIn(a)
 		for k, v := range a {
 			w, ok := b[k]
 			if !ok {
 				return false
 			}
-			if isMessage && k == "id" || isRemoval && k == "remove" {
-				if !r.sameID(v.(string), w) {
+			if kind, isName := names[k]; isName {
+				if !r.sameName(kind, v.(string), w) {
 					return false
 				}
 				continue
@@ -196,76 +221,108 @@ func (r *idRenaming) same(rec, got any) bool {
 	}
 }
 
-// sameID reports whether the recorded id a and the run's got name the same
-// message, pairing them when both runs minted them.
-func (r *idRenaming) sameID(a string, got any) bool {
+// sameName reports whether the recorded name a and the run's got name the
+// same message or tool call, pairing them when both runs minted them.
+func (r *idRenaming) sameName(kind nameKind, a string, got any) bool {
 	b, ok := got.(string)
 	if !ok {
 		return false
 	}
-	if to, paired := r.toGot[a]; paired {
+	ka, kb := kind.key(a), kind.key(b)
+	if to, paired := r.toGot[ka]; paired {
 		return to == b
 	}
-	if from, paired := r.toRec[b]; paired {
+	if from, paired := r.toRec[kb]; paired {
 		return from == a
 	}
 	switch {
-	case a == b && r.recKnown[a] != r.gotKnown[b]:
-		// One run's input has the message and the other's has not.
+	case a == b && r.recKnown[ka] != r.gotKnown[kb]:
+		// One run's input has the name and the other's has not.
 		return false
-	case a != b && (r.recKnown[a] || r.gotKnown[b]):
-		// Not minted by both: a message of an input renamed.
+	case a != b && (r.recKnown[ka] || r.gotKnown[kb]):
+		// Not minted by both: a name of an input renamed.
 		return false
 	}
-	r.toGot[a], r.toRec[b] = b, a
-	r.paired = append(r.paired, a)
+	r.toGot[ka], r.toRec[kb] = b, a
+	r.paired = append(r.paired, ka)
 	return true
 }
 
 // sameValues reports whether two runs' values for one channel are the same
-// up to the renaming. Ids it paired stay paired only when they are.
+// up to the renaming. Names it paired stay paired only when they are.
 func (r *idRenaming) sameValues(rec, got []any) bool {
 	mark := len(r.paired)
 	if r.same(plainJSON(rec), plainJSON(got)) {
 		return true
 	}
-	for _, a := range r.paired[mark:] {
-		delete(r.toRec, r.toGot[a])
-		delete(r.toGot, a)
+	for _, ka := range r.paired[mark:] {
+		delete(r.toRec, ka[:1]+r.toGot[ka])
+		delete(r.toGot, ka)
 	}
 	r.paired = r.paired[:mark]
 	return false
 }
 
-// messageIDOf returns the id of m when m is a message: a map with a string
-// id and a role, content or type, as add_messages and LangChain's messages
-// have. Other maps with an id (a user record, a document) are not renamed.
-func messageIDOf(m map[string]any) (string, bool) {
-	id, ok := m["id"].(string)
-	if !ok || id == "" {
-		return "", false
-	}
-	for _, k := range [...]string{"role", "content", "type"} {
-		if _, has := m[k]; has {
-			return id, true
+// namesIn returns the keys of m that hold minted names, with their kind:
+//   - a tool call (LangChain's ToolCall: a string id with a name and args,
+//     @langchain/core dist/messages/tool.d.ts:93; or the provider's form,
+//     an id with a "function"): its id;
+//   - a message (a map with a role, content or type, as add_messages and
+//     LangChain's messages have): its id, and a tool result's tool_call_id
+//     (tool.d.ts:40), which a message written without an id has too;
+//   - a removal ({"remove": id}): the id.
+//
+// A tool call is told first: LangChain's carries type "tool_call", which
+// would make it a message. Other maps with an id (a user record, a
+// document) hold no names. It returns nil when m holds none.
+func namesIn(m map[string]any) map[string]nameKind {
+	id, _ := m["id"].(string)
+	if id != "" {
+		_, name := m["name"].(string)
+		_, args := m["args"]
+		_, function := m["function"].(map[string]any)
+		if name && args || function {
+			return map[string]nameKind{"id": toolCallName}
 		}
 	}
-	return "", false
+	if removed, ok := removalID(m); ok && removed != "" {
+		return map[string]nameKind{"remove": messageName}
+	}
+	var names map[string]nameKind
+	for _, k := range [...]string{"role", "content", "type"} {
+		if _, has := m[k]; !has {
+			continue
+		}
+		// A message; one written without an id still names its call.
+		names = map[string]nameKind{}
+		if id != "" {
+			names["id"] = messageName
+		}
+		if call, _ := m["tool_call_id"].(string); call != "" {
+			names["tool_call_id"] = toolCallName
+		}
+		break
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return names
 }
 
-// collectMessageIDs adds the ids of every message in v to ids.
-func collectMessageIDs(v any, ids map[string]bool) {
+// collectNames adds the names held anywhere in v to names, by
+// nameKind.key.
+func collectNames(v any, names map[string]bool) {
 	switch x := v.(type) {
 	case map[string]any:
-		if id, ok := messageIDOf(x); ok {
-			ids[id] = true
+		for k, kind := range namesIn(x) {
+			names[kind.key(x[k].(string))] = true
 		}
 		for _, e := range x {
-			collectMessageIDs(e, ids)
+			collectNames(e, names)
 		}
 	case []any:
 		for _, e := range x {
-			collectMessageIDs(e, ids)
+			collectNames(e, names)
 		}
 	}
 }
@@ -283,28 +340,29 @@ func plainJSON(v any) any {
 	return out
 }
 
-// WithoutMessageIDs returns v as plain JSON with every message's id, and
-// every removal's, made empty: what two runs that minted different ids
-// for the same messages agree on. A replay pairs its Sends with the
-// recorded ones by their arguments this way (recording.KeyOf).
-func WithoutMessageIDs(v any) any { return blankMessageIDs(plainJSON(v)) }
+// WithoutMessageIDs returns v as plain JSON with every minted name made
+// empty: messages' ids, removals', tool calls' and tool results'
+// tool_call_id. It is what two runs that minted different names for the
+// same messages and calls agree on. A replay pairs its Sends with the
+// recorded ones by their arguments this way (recording.KeyOf): a Send of
+// one tool call each, the model's calls named anew by the replay, pairs
+// with the recorded Send of the same call.
+func WithoutMessageIDs(v any) any { return blankNames(plainJSON(v)) }
 
-func blankMessageIDs(v any) any {
+func blankNames(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
-		_, isMessage := messageIDOf(x)
-		_, isRemoval := removalID(x)
+		names := namesIn(x)
 		for k, e := range x {
-			switch {
-			case isMessage && k == "id", isRemoval && k == "remove":
+			if _, isName := names[k]; isName {
 				x[k] = ""
-			default:
-				x[k] = blankMessageIDs(e)
+				continue
 			}
+			x[k] = blankNames(e)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = blankMessageIDs(e)
+			x[i] = blankNames(e)
 		}
 	}
 	return v

@@ -181,3 +181,83 @@ func TestSameInput_RenamesRecordedWrites(t *testing.T) {
 		}
 	}
 }
+
+// A tool call's id is a name as a message's is: a model's provider mints
+// one per call, and the tool's result refers to it by tool_call_id. Two
+// runs that asked for the same calls, and answered each, match; a result
+// that answers another call than the recording's did differs.
+func TestDiffWrites_ToolCallIDsAreNames(t *testing.T) {
+	call := func(id, name string) map[string]any {
+		return map[string]any{"id": id, "name": name, "args": map[string]any{"q": name}, "type": "tool_call"}
+	}
+	asks := func(msgID string, calls ...any) map[string]any {
+		return map[string]any{"id": msgID, "role": "assistant", "content": "", "tool_calls": calls}
+	}
+	result := func(msgID, callID string) map[string]any {
+		return map[string]any{"id": msgID, "role": "tool", "content": "found", "tool_call_id": callID}
+	}
+	msgs := func(ms ...any) []engine.Write { return []engine.Write{{Channel: "messages", Value: ms}} }
+	user := map[string]any{"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "hi"}}}
+	history := func(msgID string, callIDs ...string) map[string]any {
+		calls := make([]any, len(callIDs))
+		for i, id := range callIDs {
+			calls[i] = call(id, fmt.Sprint("t", i))
+		}
+		return map[string]any{"messages": []any{user["messages"].([]any)[0], asks(msgID, calls...)}}
+	}
+	cases := []struct {
+		name         string
+		recIn, gotIn any
+		rec, got     []engine.Write
+		same         bool
+	}{
+		{"a model's minted call ids", user, user,
+			msgs(asks("m1", call("call_a", "t0"), call("call_b", "t1"))), msgs(asks("m2", call("call_x", "t0"), call("call_y", "t1"))), true},
+		{"the provider's form of a call", user, user,
+			msgs(asks("m1", map[string]any{"id": "call_a", "type": "function", "function": map[string]any{"name": "t0"}})),
+			msgs(asks("m2", map[string]any{"id": "call_x", "type": "function", "function": map[string]any{"name": "t0"}})), true},
+		{"one call id for two", user, user,
+			msgs(asks("m1", call("call_a", "t0"), call("call_b", "t1"))), msgs(asks("m2", call("call_x", "t0"), call("call_x", "t1"))), false},
+		{"results answer the input's calls at the same places", history("m1", "call_a", "call_b"), history("m2", "call_x", "call_y"),
+			msgs(result("r1", "call_a"), result("r2", "call_b")), msgs(result("r3", "call_x"), result("r4", "call_y")), true},
+		{"a result answers another call", history("m1", "call_a", "call_b"), history("m2", "call_x", "call_y"),
+			msgs(result("r1", "call_a")), msgs(result("r3", "call_y")), false},
+		{"a Send of one call, answered", call("call_a", "t0"), call("call_x", "t0"),
+			msgs(result("r1", "call_a")), msgs(result("r2", "call_x")), true},
+		{"a result written without an id", call("call_a", "t0"), call("call_x", "t0"),
+			msgs(map[string]any{"role": "tool", "content": "found", "tool_call_id": "call_a"}),
+			msgs(map[string]any{"role": "tool", "content": "found", "tool_call_id": "call_x"}), true},
+		{"a message id is not a call id", history("m1", "call_a"), history("m2", "call_x"),
+			msgs(result("r1", "call_a")), msgs(result("r2", "m2")), false},
+	}
+	for _, c := range cases {
+		d := engine.DiffWrites(engine.RunWrites{Input: c.recIn, Writes: c.rec}, engine.RunWrites{Input: c.gotIn, Writes: c.got})
+		if (d == nil) != c.same {
+			t.Errorf("%s: diff %+v, want same=%v", c.name, d, c.same)
+		}
+	}
+}
+
+// A reused tool result, recorded for the recording's call, answers the
+// replay's call: Rename writes tool_call_id in the replay's name, and a
+// Send of a tool call blanks its name for pairing (WithoutMessageIDs).
+func TestSameInput_RenamesToolCallIDs(t *testing.T) {
+	call := func(id string) map[string]any {
+		return map[string]any{"id": id, "name": "lookup", "args": map[string]any{"order": "A-17"}}
+	}
+	ids, same := engine.SameInput(call("call_a"), call("call_x"))
+	if !same {
+		t.Fatal("two Sends of one tool call under minted ids are not the same input")
+	}
+	rec := []engine.Write{{Channel: "messages", Value: []any{map[string]any{"id": "r1", "role": "tool", "content": "found", "tool_call_id": "call_a"}}}}
+	want := []engine.Write{{Channel: "messages", Value: []any{map[string]any{"id": "r1", "role": "tool", "content": "found", "tool_call_id": "call_x"}}}}
+	if got := ids.Rename(rec); !reflect.DeepEqual(got, want) {
+		t.Fatalf("renamed writes\n%#v\nwant\n%#v", got, want)
+	}
+	if a, b := engine.MustEncode(engine.WithoutMessageIDs(call("call_a"))), engine.MustEncode(engine.WithoutMessageIDs(call("call_x"))); string(a) != string(b) {
+		t.Fatalf("a tool call's id is not blanked: %s, %s", a, b)
+	}
+	if _, same := engine.SameInput(call("call_a"), map[string]any{"id": "call_x", "name": "lookup", "args": map[string]any{"order": "B-9"}}); same {
+		t.Fatal("calls with other arguments are the same input")
+	}
+}

@@ -5,7 +5,7 @@
 //
 // MYAGENT_SLOW (a duration) makes lookup slow, so a run can be killed in the
 // middle of a superstep; MYAGENT_FIX=1 is "the fix": write and fetch then
-// write something else.
+// write something else, and the refund tool takes cents.
 package main
 
 import (
@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/superstep/superstep/cli"
@@ -77,11 +78,68 @@ func buildChatty(opts ...engine.CompileOption) (*engine.Graph, error) {
 		Compile(opts...)
 }
 
+// buildTools is a tool-calling agent: its model asks for the same calls
+// every run but names them, and its message, anew, as a provider does;
+// tools runs one task per call (Send) and answers it by tool_call_id.
+// The refund tool fails on an amount with cents until the fix.
+func buildTools(opts ...engine.CompileOption) (*engine.Graph, error) {
+	minted := func(prefix string) string { return fmt.Sprintf("%s%016x", prefix, rand.Uint64()) }
+	lastCalls := func(s any) []any {
+		msgs, _ := state(s)["messages"].([]any)
+		calls, _ := msgs[len(msgs)-1].(map[string]any)["tool_calls"].([]any)
+		return calls
+	}
+	return engine.NewStateGraph(engine.MessagesKey("messages")).
+		Named("tools").
+		AddNode("model", func(_ context.Context, s any) (any, error) {
+			msgs, _ := state(s)["messages"].([]any)
+			ask := map[string]any{"id": minted("msg_"), "role": "assistant", "content": "done"}
+			call := func(name string, args map[string]any) any {
+				return map[string]any{"id": minted("call_"), "name": name, "args": args}
+			}
+			switch len(msgs) {
+			case 1:
+				ask["content"], ask["tool_calls"] = "looking up", []any{call("lookup", map[string]any{"order": "A-17"}), call("policy", map[string]any{"order": "A-17"})}
+			case 4:
+				ask["content"], ask["tool_calls"] = "refunding", []any{call("refund", map[string]any{"amount": "42.50"})}
+			}
+			return engine.Pairs("messages", []any{ask}), nil
+		}).
+		AddNode("tools", func(_ context.Context, arg any) (any, error) {
+			c := arg.(map[string]any)
+			result := fmt.Sprint(c["name"], ": ok")
+			if c["name"] == "refund" {
+				amount := fmt.Sprint(c["args"].(map[string]any)["amount"])
+				if _, err := strconv.Atoi(amount); err != nil && !fixed() {
+					return nil, fmt.Errorf("refund: bad amount %q", amount)
+				}
+				result = "refunded " + amount
+			}
+			return engine.Pairs("messages", []any{map[string]any{"role": "tool", "content": result, "tool_call_id": c["id"]}}), nil
+		}).
+		AddEdge(engine.Start, "model").
+		AddConditionalEdges("model", func(_ context.Context, s map[string]any) (any, error) {
+			calls := lastCalls(s)
+			if len(calls) == 0 {
+				return engine.End, nil
+			}
+			sends := make([]any, len(calls))
+			for i, c := range calls {
+				sends[i] = engine.Send{Node: "tools", Arg: c}
+			}
+			return sends, nil
+		}, "tools", engine.End).
+		AddEdge("tools", "model").
+		Compile(opts...)
+}
+
 func main() {
 	must(graphs.Register(graphs.Example{Name: "myagent", Description: "search and lookup, then write", Build: buildAgent,
 		Input: map[string]any{"question": "why?", "notes": []any{}}}))
 	must(graphs.Register(graphs.Example{Name: "chatty", Description: "a model that answers differently every run", Build: buildChatty,
 		Input: map[string]any{"topic": "pregel"}}))
+	must(graphs.Register(graphs.Example{Name: "tools", Description: "a tool-calling agent whose model names its calls anew every run", Build: buildTools,
+		Input: map[string]any{"messages": []any{map[string]any{"role": "user", "content": "refund A-17"}}}}))
 	os.Exit(cli.Main(context.Background(), os.Args[1:]))
 }
 
