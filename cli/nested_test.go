@@ -361,3 +361,20 @@ func editScenario(t *testing.T, file, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// A replay whose route sends other arguments than the recording's (run
+// on past plan's difference with --rerun) names
+// the Send that found no match and counts the node's Sends on both sides:
+// each argument of its own is one on one side and none on the other,
+// which is not how many times the node ran.
+func TestReplay_UnmatchedSendNamesItsArgument(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, file := filepath.Join(dir, "f.db"), copyScenario(t, dir, "fanout.json")
+	superstep(t, "", "run", file, "--db", db, "--thread", "f1").want(t, 0, `"a"`, `"b"`)
+	editScenario(t, file, "sendEach('work', state.items, 'item')", "sendEach('work', [state.items[0], 'c'], 'item')")
+	// --rerun shows the differences downstream of plan's Sends.
+	superstep(t, "", "replay", "f1", "--db", db, "--rerun", "plan").want(t, 1, `DIVERGED at step 2, node work: the recording's Send with argument {"item":"b"} has no match in the replay (2 Sends recorded, 2 replayed)`)
+	editScenario(t, file, "[state.items[0], 'c']", "[state.items[0], state.items[1], 'c']")
+	superstep(t, "", "replay", "f1", "--db", db, "--rerun", "plan").want(t, 1, `DIVERGED at step 2, node work: the replay's Send with argument {"item":"c"} has no match in the recording (2 Sends recorded, 3 replayed)`)
+}

@@ -688,26 +688,38 @@ func taskList(rec *recording.Step) string {
 // same outcome and writes channel by channel.
 func (rp *replay) compare(rs recStep, got []engine.TaskView) error {
 	p := rs.rec.Pair(got)
-	count := func(key string) (rec, replay int) {
+	// A Send pairs by its argument too (recording.Task.Key): name the
+	// argument that found no match, and count the node's Sends, not the
+	// Sends of that one argument, which are one on one side and none on
+	// the other.
+	count := func(name string) (rec, replay int) {
 		for _, t := range rs.rec.Tasks {
-			if t.Key() == key {
+			if t.Name == name {
 				rec++
 			}
 		}
 		for _, t := range got {
-			if !t.Call && recording.KeyOf(t) == key {
+			if !t.Call && t.Name == name {
 				replay++
 			}
 		}
 		return rec, replay
 	}
 	if len(p.Missing) > 0 {
-		r, g := count(p.Missing[0].Key())
-		return rp.diverge("step %d, node %s: it ran %d times in the recording, %d in the replay", rs.step, p.Missing[0].Name, r, g)
+		m := p.Missing[0]
+		r, g := count(m.Name)
+		if m.Push {
+			return rp.diverge("step %d, node %s: the recording's Send with argument %s has no match in the replay (%s recorded, %d replayed)", rs.step, m.Name, clip(string(engine.MustEncode(m.Input)), 200), sends(r), g)
+		}
+		return rp.diverge("step %d, node %s: it ran %s in the recording, %s in the replay", rs.step, m.Name, times(r), times(g))
 	}
 	if len(p.Extra) > 0 {
-		r, g := count(recording.KeyOf(p.Extra[0]))
-		return rp.diverge("step %d, node %s: it ran %d times in the replay, %d in the recording", rs.step, p.Extra[0].Name, g, r)
+		x := p.Extra[0]
+		r, g := count(x.Name)
+		if x.Push {
+			return rp.diverge("step %d, node %s: the replay's Send with argument %s has no match in the recording (%s recorded, %d replayed)", rs.step, x.Name, clip(string(engine.MustEncode(x.Input)), 200), sends(r), g)
+		}
+		return rp.diverge("step %d, node %s: it ran %s in the replay, %s in the recording", rs.step, x.Name, times(g), times(r))
 	}
 	var calls []engine.TaskView
 	for _, t := range got {
@@ -900,6 +912,25 @@ func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recSt
 		return s, nil
 	}
 	return rp.continueRun(ctx, nil)
+}
+
+// times says how many times a task ran, in words.
+func times(n int) string {
+	switch n {
+	case 0:
+		return "not"
+	case 1:
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// sends counts Sends in words.
+func sends(n int) string {
+	if n == 1 {
+		return "1 Send"
+	}
+	return fmt.Sprintf("%d Sends", n)
 }
 
 // offlineStop ends a --offline replay before a task with changed input.
