@@ -375,6 +375,10 @@ func TestReplay_UnmatchedSendNamesItsArgument(t *testing.T) {
 	editScenario(t, file, "sendEach('work', state.items, 'item')", "sendEach('work', [state.items[0], 'c'], 'item')")
 	// --rerun shows the differences downstream of plan's Sends.
 	superstep(t, "", "replay", "f1", "--db", db, "--rerun", "plan").want(t, 1, `DIVERGED at step 2, node work: the recording's Send with argument {"item":"b"} has no match in the replay (2 Sends recorded, 2 replayed)`)
+	// --offline runs no task --rerun does not name: not the Send the
+	// recording has no run of.
+	superstep(t, "", "replay", "f1", "--db", db, "--rerun", "plan", "--offline").want(t, 1,
+		`stopped at step 2, task work: the recording has no such task (a Send with argument {"item":"c"}), so it would run with the current code; --offline stops here`)
 	editScenario(t, file, "[state.items[0], 'c']", "[state.items[0], state.items[1], 'c']")
 	superstep(t, "", "replay", "f1", "--db", db, "--rerun", "plan").want(t, 1, `DIVERGED at step 2, node work: the replay's Send with argument {"item":"c"} has no match in the recording (2 Sends recorded, 3 replayed)`)
 }

@@ -60,8 +60,11 @@ executes only the named nodes with the current code: every other task whose
 input equals its recorded input takes its recorded writes (reported as
 reused). A task whose input changed (a re-run node upstream wrote something
 else) executes and is reported; with --offline the replay stops there
-instead, naming the task, its step and the changed input keys, so no model
-or tool is called by surprise. superstep exec runs one node alone.
+instead, naming the task, its step and the changed input keys, as it does
+before any other task that --rerun does not name and the recording has no
+writes of to reuse (a Send it did not make, a run that failed or still
+waits), so no model or tool is called by surprise.
+superstep exec runs one node alone.
 
 Before running anything the graph's topology (nodes, triggers, edges,
 channels) is compared with the one recorded for the thread; a different
@@ -112,7 +115,7 @@ exit 1 naming the step, the node and the channel with both values.`,
 	cmd.Flags().IntVar(&f.from, "from", -1, "step of the recorded checkpoint to start from")
 	cmd.Flags().StringVar(&f.branch, "branch", "", "compare with the branch that ends at this checkpoint (default: the thread's original run)")
 	cmd.Flags().StringSliceVar(&f.rerun, "rerun", nil, "execute only these nodes (comma-separated); other tasks with unchanged input reuse their recorded writes")
-	cmd.Flags().BoolVar(&f.offline, "offline", false, "with --rerun: stop at a task whose input changed instead of executing it")
+	cmd.Flags().BoolVar(&f.offline, "offline", false, "with --rerun: stop at a task --rerun does not name that would execute (its input changed, or no recorded writes to reuse)")
 	cmd.Flags().StringVar(&f.start, "checkpoint", "", "start from this recorded checkpoint (id or prefix)")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replay even if the topology changed")
 	cmd.Flags().IntVar(&f.recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with; a scenario's own limit when it sets one")
@@ -881,8 +884,14 @@ func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recSt
 		case rp.rerun[t.Name]:
 			rp.notes = append(rp.notes, t.Name+" ran (--rerun)")
 		case r == nil:
+			if rp.offline {
+				return s, offlineStopAt(rs.step, t, "the recording has no such task"+sendArgument(t))
+			}
 			rp.notes = append(rp.notes, t.Name+" ran (no such task in the recording)")
 		case !r.Saved || r.Err != "" || r.Interrupted && len(r.Writes) == 0:
+			if rp.offline {
+				return s, offlineStopAt(rs.step, t, "the recording has no finished writes for it ("+unfinished(r)+")")
+			}
 			rp.notes = append(rp.notes, t.Name+" ran (the recording has no finished writes for it)")
 		default:
 			// The same input, up to the ids each run minted for its
@@ -891,7 +900,7 @@ func (rp *replay) reuseRecorded(ctx context.Context, s *engine.Stepper, rs recSt
 			if !same {
 				keys := changedKeys(r.Input, t.Input)
 				if rp.offline {
-					return s, &offlineStop{msg: fmt.Sprintf("step %d, task %s: its input differs from the recording in %s, so it would run with the current code; --offline stops here (drop --offline to run it, or add it to --rerun)", rs.step, t.Name, keys)}
+					return s, offlineStopAt(rs.step, t, "its input differs from the recording in "+keys)
 				}
 				rp.notes = append(rp.notes, fmt.Sprintf("%s ran (input changed: %s)", t.Name, keys))
 				continue
@@ -933,8 +942,35 @@ func sends(n int) string {
 	return fmt.Sprintf("%d Sends", n)
 }
 
-// offlineStop ends a --offline replay before a task with changed input.
+// offlineStop ends a --offline replay before a task that would run with
+// the current code although --rerun does not name it: its input changed,
+// the recording has no such task, or no finished writes for it. Each would
+// call what the node calls (a model, a tool) by surprise.
 type offlineStop struct{ msg string }
+
+// offlineStopAt stops before task t of step, saying why it would run.
+func offlineStopAt(step int, t engine.TaskView, why string) *offlineStop {
+	return &offlineStop{msg: fmt.Sprintf("step %d, task %s: %s, so it would run with the current code; --offline stops here (drop --offline to run it, or add it to --rerun)", step, t.Name, why)}
+}
+
+// sendArgument names a Send's argument, for a task the recording has not.
+func sendArgument(t engine.TaskView) string {
+	if !t.Push {
+		return ""
+	}
+	return " (a Send with argument " + clip(string(engine.MustEncode(t.Input)), 200) + ")"
+}
+
+// unfinished says why the recording has no finished writes for r.
+func unfinished(r *recording.Task) string {
+	switch {
+	case r.Err != "":
+		return "it failed: " + oneLine(r.Err)
+	case r.Interrupted:
+		return "it waits on an interrupt"
+	}
+	return "its run was cut off"
+}
 
 func (o *offlineStop) Error() string { return o.msg }
 

@@ -175,3 +175,16 @@ func TestReplay_FailureTheRecordingWentOnPast(t *testing.T) {
 		t.Errorf("a task cancelled beside the failure is noted as failing first:\n%s", r.stdout)
 	}
 }
+
+// --offline runs no task --rerun does not name, and a task whose recorded
+// run failed has no writes to reuse: the replay stops before it, saying
+// how it failed, rather than calling what it calls by surprise.
+func TestReplay_OfflineStopsBeforeARecordedFailure(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "f.db")
+	superstep(t, "", "run", testdata("flaky.json"), "--db", db, "--thread", "f1").want(t, 1, "flaky")
+	superstep(t, "", "replay", "f1", "--db", db, "--rerun", "start", "--offline").want(t, 1,
+		"start ran (--rerun)",
+		"stopped at step 2, task check: the recording has no finished writes for it (it failed: ",
+		"so it would run with the current code; --offline stops here")
+}
