@@ -62,7 +62,8 @@ func (k ChangeKind) String() string {
 
 // ValueChange is one difference inside a value, at Path: "" for the value
 // itself, then `.key` or `["odd key"]` for map keys, `[3]` for list
-// positions and `[id=m-2]` for messages matched by id.
+// positions, `[id=m-2]` for messages matched by id and `[id=m-2→m-7]` for
+// a message each side named with an id of its own (diffMessages).
 type ValueChange struct {
 	Path string     // where in the value
 	Kind ChangeKind // what happened there
@@ -268,23 +269,54 @@ func messageIDs(l []any) ([]string, bool) {
 }
 
 // diffMessages reports messages removed (in a's order), then changed or
-// added (in b's order).
+// added (in b's order). A message only a has and one only b has that are
+// the same up to the names each side minted (mintedids.go: its id, its
+// tool calls' ids, the call it answers) are one message named anew, as
+// two branches of a thread name the same conversation when each ran its
+// nodes (a replay, a fork run again): paired in order, the pair is
+// diffed at `[id=a→b]`, where only the names differ.
 func diffMessages(path string, a, b []any, ia, ib []string, out *[]ValueChange) {
 	inB := make(map[string]int, len(ib))
 	for i, id := range ib {
 		inB[id] = i
 	}
 	inA := make(map[string]int, len(ia))
+	var onlyA []int
 	for i, id := range ia {
 		inA[id] = i
 		if _, ok := inB[id]; !ok {
-			*out = append(*out, ValueChange{Path: path + "[id=" + id + "]", Kind: Removed, A: a[i]})
+			onlyA = append(onlyA, i)
+		}
+	}
+	renamedFrom := map[int]int{} // b's index → a's, for messages named anew
+	next := 0                    // onlyA's first message not yet paired
+	for j, id := range ib {
+		if _, ok := inA[id]; ok {
+			continue
+		}
+		bare := string(MustEncode(WithoutMessageIDs(b[j])))
+		for k := next; k < len(onlyA); k++ {
+			if string(MustEncode(WithoutMessageIDs(a[onlyA[k]]))) == bare {
+				renamedFrom[j], next = onlyA[k], k+1
+				break
+			}
+		}
+	}
+	renamed := make(map[int]bool, len(renamedFrom))
+	for _, i := range renamedFrom {
+		renamed[i] = true
+	}
+	for _, i := range onlyA {
+		if !renamed[i] {
+			*out = append(*out, ValueChange{Path: path + "[id=" + ia[i] + "]", Kind: Removed, A: a[i]})
 		}
 	}
 	for j, id := range ib {
 		p := path + "[id=" + id + "]"
 		if i, ok := inA[id]; ok {
 			diffAt(p, a[i], b[j], out)
+		} else if i, ok := renamedFrom[j]; ok {
+			diffAt(path+"[id="+ia[i]+"→"+id+"]", a[i], b[j], out)
 		} else {
 			*out = append(*out, ValueChange{Path: p, Kind: Added, B: b[j]})
 		}

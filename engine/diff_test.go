@@ -31,6 +31,16 @@ func TestDiffValues(t *testing.T) {
 			{Path: "[id=m2].content", Kind: engine.Changed, A: "old", B: "new"},
 			{Path: "[id=m3]", Kind: engine.Added, B: msg("m3", "added")},
 		}},
+		{"messages named anew", // a replay's branch against the recording's
+			[]any{msg("u1", "hi"), msg("x1", "old"), msg("x2", "ask"), map[string]any{"id": "x3", "role": "tool", "content": "42", "tool_call_id": "call_a"}},
+			[]any{msg("u1", "hi"), msg("y2", "ask"), map[string]any{"id": "y3", "role": "tool", "content": "42", "tool_call_id": "call_b"}, msg("y4", "new")},
+			[]engine.ValueChange{
+				{Path: "[id=x1]", Kind: engine.Removed, A: msg("x1", "old")},
+				{Path: "[id=x2→y2].id", Kind: engine.Changed, A: "x2", B: "y2"},
+				{Path: "[id=x3→y3].id", Kind: engine.Changed, A: "x3", B: "y3"},
+				{Path: "[id=x3→y3].tool_call_id", Kind: engine.Changed, A: "call_a", B: "call_b"},
+				{Path: "[id=y4]", Kind: engine.Added, B: msg("y4", "new")},
+			}},
 		{"type change", []any{1.0}, "x", []engine.ValueChange{{Path: "", Kind: engine.Changed, A: []any{1.0}, B: "x"}}},
 	}
 	for _, c := range cases {
