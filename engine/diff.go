@@ -290,13 +290,20 @@ func diffMessages(path string, a, b []any, ia, ib []string, out *[]ValueChange) 
 	}
 	renamedFrom := map[int]int{} // b's index → a's, for messages named anew
 	next := 0                    // onlyA's first message not yet paired
+	var bareA []string           // onlyA's messages without their names, encoded once
 	for j, id := range ib {
-		if _, ok := inA[id]; ok {
+		if _, ok := inA[id]; ok || len(onlyA) == 0 {
 			continue
+		}
+		if bareA == nil {
+			bareA = make([]string, len(onlyA))
+			for k, i := range onlyA {
+				bareA[k] = string(MustEncode(WithoutMessageIDs(a[i])))
+			}
 		}
 		bare := string(MustEncode(WithoutMessageIDs(b[j])))
 		for k := next; k < len(onlyA); k++ {
-			if string(MustEncode(WithoutMessageIDs(a[onlyA[k]]))) == bare {
+			if bareA[k] == bare {
 				renamedFrom[j], next = onlyA[k], k+1
 				break
 			}
