@@ -298,10 +298,10 @@ func diffMessages(path string, a, b []any, ia, ib []string, out *[]ValueChange) 
 		if bareA == nil {
 			bareA = make([]string, len(onlyA))
 			for k, i := range onlyA {
-				bareA[k] = string(MustEncode(WithoutMessageIDs(a[i])))
+				bareA[k] = string(MustEncode(WithoutMintedNames(a[i])))
 			}
 		}
-		bare := string(MustEncode(WithoutMessageIDs(b[j])))
+		bare := string(MustEncode(WithoutMintedNames(b[j])))
 		for k := next; k < len(onlyA); k++ {
 			if bareA[k] == bare {
 				renamedFrom[j], next = onlyA[k], k+1

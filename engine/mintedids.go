@@ -340,14 +340,14 @@ func plainJSON(v any) any {
 	return out
 }
 
-// WithoutMessageIDs returns v as plain JSON with every minted name made
+// WithoutMintedNames returns v as plain JSON with every minted name made
 // empty: messages' ids, removals', tool calls' and tool results'
 // tool_call_id. It is what two runs that minted different names for the
 // same messages and calls agree on. A replay pairs its Sends with the
 // recorded ones by their arguments this way (recording.KeyOf): a Send of
 // one tool call each, the model's calls named anew by the replay, pairs
 // with the recorded Send of the same call.
-func WithoutMessageIDs(v any) any { return blankNames(plainJSON(v)) }
+func WithoutMintedNames(v any) any { return blankNames(plainJSON(v)) }
 
 func blankNames(v any) any {
 	switch x := v.(type) {

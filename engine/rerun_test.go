@@ -240,7 +240,7 @@ func TestDiffWrites_ToolCallIDsAreNames(t *testing.T) {
 
 // A reused tool result, recorded for the recording's call, answers the
 // replay's call: Rename writes tool_call_id in the replay's name, and a
-// Send of a tool call blanks its name for pairing (WithoutMessageIDs).
+// Send of a tool call blanks its name for pairing (WithoutMintedNames).
 func TestSameInput_RenamesToolCallIDs(t *testing.T) {
 	call := func(id string) map[string]any {
 		return map[string]any{"id": id, "name": "lookup", "args": map[string]any{"order": "A-17"}}
@@ -254,7 +254,7 @@ func TestSameInput_RenamesToolCallIDs(t *testing.T) {
 	if got := ids.Rename(rec); !reflect.DeepEqual(got, want) {
 		t.Fatalf("renamed writes\n%#v\nwant\n%#v", got, want)
 	}
-	if a, b := engine.MustEncode(engine.WithoutMessageIDs(call("call_a"))), engine.MustEncode(engine.WithoutMessageIDs(call("call_x"))); string(a) != string(b) {
+	if a, b := engine.MustEncode(engine.WithoutMintedNames(call("call_a"))), engine.MustEncode(engine.WithoutMintedNames(call("call_x"))); string(a) != string(b) {
 		t.Fatalf("a tool call's id is not blanked: %s, %s", a, b)
 	}
 	if _, same := engine.SameInput(call("call_a"), map[string]any{"id": "call_x", "name": "lookup", "args": map[string]any{"order": "B-9"}}); same {

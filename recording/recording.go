@@ -42,7 +42,7 @@ type Task struct {
 
 // Key says which recorded task a replayed one can stand for: the same
 // node, and for a Send the same argument, whatever ids the two runs
-// minted for its messages (engine.WithoutMessageIDs).
+// minted for its messages (engine.WithoutMintedNames).
 func (t *Task) Key() string { return key(t.Name, t.Push, t.Input) }
 
 // KeyOf is a replayed task's Key.
@@ -50,7 +50,7 @@ func KeyOf(t engine.TaskView) string { return key(t.Name, t.Push, t.Input) }
 
 func key(name string, push bool, input any) string {
 	if push {
-		return name + " " + string(engine.MustEncode(engine.WithoutMessageIDs(input)))
+		return name + " " + string(engine.MustEncode(engine.WithoutMintedNames(input)))
 	}
 	return name
 }
