@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -102,19 +103,7 @@ func (p *inspector) layout(w int) {
 			p.vis = append(p.vis, visRow{i, 0, len(l)})
 			continue
 		}
-		from, cells := 0, 0
-		for j, r := range l {
-			rw := 1
-			if r >= 0x300 { // ASCII and Latin take one cell; measure the rest
-				rw = max(0, ansi.StringWidth(string(r)))
-			}
-			if cells+rw > w && j > from {
-				p.vis = append(p.vis, visRow{i, from, j})
-				from, cells = j, 0
-			}
-			cells += rw
-		}
-		p.vis = append(p.vis, visRow{i, from, len(l)})
+		p.vis = wrapLine(p.vis, i, l, w)
 	}
 	p.off = 0
 	for k, r := range p.vis {
@@ -123,6 +112,38 @@ func (p *inspector) layout(w int) {
 			break
 		}
 	}
+}
+
+// wrapLine appends the rows of line i, l, at width w: each row ends after
+// the last space (or wide character) that fits, so that words, ids and
+// numbers stay whole, and a word longer than a row is cut where the row
+// ends.
+func wrapLine(rows []visRow, i int, l string, w int) []visRow {
+	from, cells := 0, 0
+	brk, brkCells := -1, 0 // just after the row's last space, and the cells before it
+	for j, r := range l {
+		rw := 1
+		if r >= 0x300 { // ASCII and Latin take one cell; measure the rest
+			rw = max(0, ansi.StringWidth(string(r)))
+		}
+		if cells+rw > w && j > from {
+			if brk > from {
+				rows = append(rows, visRow{i, from, brk})
+				from, cells = brk, cells-brkCells
+			} else {
+				rows = append(rows, visRow{i, from, j})
+				from, cells = j, 0
+			}
+			brk = -1
+		}
+		cells += rw
+		if r == ' ' || rw == 2 {
+			// A space ends a word; wide (CJK) text breaks between any
+			// two of its characters.
+			brk, brkCells = j+utf8.RuneLen(r), cells
+		}
+	}
+	return append(rows, visRow{i, from, len(l)})
 }
 
 func (p *inspector) scroll(d, h int) {
