@@ -132,23 +132,20 @@ func (e Event) Warning() string {
 // unknownKeyText says what an EventUnknownKey means: which task wrote
 // which keys, and that they were dropped.
 func (e Event) unknownKeyText() string {
-	q := make([]string, len(e.Unknown))
-	for i, k := range e.Unknown {
-		q[i] = strconv.Quote(k)
-		if i < len(e.Meant) {
-			q[i] += meantHint(e.Meant[i])
-		}
-	}
-	what := "is no state key"
-	if len(q) > 1 {
-		what = "are no state keys"
-	}
-	return fmt.Sprintf("%s wrote %s, which %s of the graph: the write was dropped, as LangGraph drops it", strconv.Quote(e.Node), strings.Join(q, ", "), what)
+	names, what := e.unknownNames("is no state key", "are no state keys")
+	return fmt.Sprintf("%s wrote %s, which %s of the graph: the write was dropped, as LangGraph drops it", strconv.Quote(e.Node), names, what)
 }
 
 // UnknownNodeText says what an EventUnknownNode means, for a person:
 // which task routed where, and that the write was dropped.
 func (e Event) UnknownNodeText() string {
+	names, what := e.unknownNames("is no node", "are no nodes")
+	return fmt.Sprintf("%s routed to %s, which %s of the graph: the route was dropped, as LangGraph drops it, and the run went on without it", strconv.Quote(e.Node), names, what)
+}
+
+// unknownNames lists Unknown, quoted, each with the name it likely meant,
+// and says one or many: what the warning events name.
+func (e Event) unknownNames(one, many string) (names, what string) {
 	q := make([]string, len(e.Unknown))
 	for i, n := range e.Unknown {
 		q[i] = strconv.Quote(n)
@@ -156,9 +153,8 @@ func (e Event) UnknownNodeText() string {
 			q[i] += meantHint(e.Meant[i])
 		}
 	}
-	what := "is no node"
 	if len(q) > 1 {
-		what = "are no nodes"
+		return strings.Join(q, ", "), many
 	}
-	return fmt.Sprintf("%s routed to %s, which %s of the graph: the route was dropped, as LangGraph drops it, and the run went on without it", strconv.Quote(e.Node), strings.Join(q, ", "), what)
+	return strings.Join(q, ", "), one
 }
