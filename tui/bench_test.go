@@ -157,8 +157,8 @@ func BenchmarkTree_Open5000(b *testing.B) {
 	}
 }
 
-// BenchmarkTree_Move5000: one cursor move in the open tree, preview of the
-// checkpoint's channels included.
+// BenchmarkTree_Move5000: one cursor move in the open tree, the Cmd that
+// reads the checkpoint and the preview of its channels included.
 func BenchmarkTree_Move5000(b *testing.B) {
 	m, h := treeModel(b)
 	s := m.sess
@@ -173,8 +173,7 @@ func BenchmarkTree_Move5000(b *testing.B) {
 			k = up
 		}
 		i++
-		nm, _ := m.Update(k)
-		m = nm.(Model)
+		m = send(b, m, k)
 		_ = m.View()
 	}
 }

@@ -60,11 +60,8 @@ type changedCache struct {
 }
 
 // changed is changedIn for checkpoint id of the thread's namespace ns,
-// whose parent is parentID; cp is the checkpoint when the caller has it
-// (nil: it is read). The parent is read only when the checkpoint recorded
-// nothing; one that cannot be read counts as none, so that every channel
-// with a version is marked rather than none. Nil when the checkpoint
-// cannot be read.
+// whose parent is parentID (savedThread.changed), remembered for the
+// next ask about the same checkpoint.
 func (s *engineSession) changed(ctx context.Context, ns, id, parentID string, cp *engine.Checkpoint) map[string]bool {
 	if id == "" {
 		return nil
@@ -72,12 +69,29 @@ func (s *engineSession) changed(ctx context.Context, ns, id, parentID string, cp
 	if c := s.changedLast; c.changed != nil && c.thread == s.thread && c.ns == ns && c.id == id {
 		return c.changed
 	}
+	out := s.savedThread().changed(ctx, ns, id, parentID, cp)
+	if out != nil {
+		s.changedLast = changedCache{thread: s.thread, ns: ns, id: id, changed: out}
+	}
+	return out
+}
+
+// changed is changedIn for checkpoint id of the thread's namespace ns,
+// whose parent is parentID; cp is the checkpoint when the caller has it
+// (nil: it is read). The parent is read only when the checkpoint recorded
+// nothing; one that cannot be read counts as none, so that every channel
+// with a version is marked rather than none. Nil when the checkpoint
+// cannot be read.
+func (t savedThread) changed(ctx context.Context, ns, id, parentID string, cp *engine.Checkpoint) map[string]bool {
+	if id == "" {
+		return nil
+	}
 	read := func(id string) *engine.Checkpoint {
-		t, err := s.saver.GetTuple(ctx, engine.Config{ThreadID: s.thread, CheckpointNS: ns, CheckpointID: id})
-		if err != nil || t == nil {
+		tu, err := t.saver.GetTuple(ctx, engine.Config{ThreadID: t.thread, CheckpointNS: ns, CheckpointID: id})
+		if err != nil || tu == nil {
 			return nil
 		}
-		return t.Checkpoint
+		return tu.Checkpoint
 	}
 	if cp == nil {
 		if cp = read(id); cp == nil {
@@ -88,9 +102,7 @@ func (s *engineSession) changed(ctx context.Context, ns, id, parentID string, cp
 	if cp.UpdatedChannels == nil && parentID != "" {
 		parent = read(parentID)
 	}
-	out := changedIn(cp, parent)
-	s.changedLast = changedCache{thread: s.thread, ns: ns, id: id, changed: out}
-	return out
+	return changedIn(cp, parent)
 }
 
 // markChanged sets Updated on a live view's channels when the engine's
@@ -109,7 +121,7 @@ func (s *engineSession) markChanged(ctx context.Context, v *engine.StepView) *en
 	return v
 }
 
-// Changed is changed for a checkpoint the tree shows (changeReader).
-func (s *engineSession) Changed(ctx context.Context, snap *engine.StateSnapshot) map[string]bool {
+// changedOf is changed for a checkpoint the session has read whole.
+func (s *engineSession) changedOf(ctx context.Context, snap *engine.StateSnapshot) map[string]bool {
 	return s.changed(ctx, snap.Config.CheckpointNS, snap.Config.CheckpointID, snap.ParentID, snap.Checkpoint)
 }

@@ -17,7 +17,9 @@
 //     component on screen (mode), sizes it (sync) and asks it which keys
 //     apply now (syncKeys). Update never does I/O: each engine or saver
 //     call is a tea.Cmd built by a model method (ops.go) and its result
-//     comes back as an opDoneMsg.
+//     comes back as an opDoneMsg. The checkpoint tree's reads are Cmds of
+//     their own (tree_reads.go), through a reader of the thread that is
+//     not the session, so that browsing never waits on the store.
 //   - session.go is the narrow interface the model talks to (Open, Start,
 //     Next, Superstep, Resume, Checkout, History, UpdateState, Threads) and
 //     its implementation over *engine.Graph and engine.Saver. Tests use a
@@ -32,7 +34,8 @@
 //     pane_inspector.go, answer.go (one answer box per interrupt, and a
 //     state update sent with the answers), fork.go (stateedit.go: the
 //     state as JSON and the update an edit of it makes, for both),
-//     threads.go, pane_tree.go (tree_load.go reads it), pane_diff.go,
+//     threads.go, pane_tree.go (tree_load.go loads it, tree_reads.go
+//     reads what it draws), pane_diff.go,
 //     subgraph.go (subgraph_actions.go: diff, answers and time travel
 //     from a namespace), substep_view.go (a subgraph run held live and
 //     stepped; substep.go is the engine hook that holds it and brings

@@ -133,6 +133,9 @@ type Model struct {
 	answer    answerForm
 	drafts    answerDrafts // answer lines typed and not sent
 	tree      treePane
+	// treeReads numbers the tree's reads (tree_reads.go), across trees:
+	// an answer to a tree since replaced never passes for this one's.
+	treeReads int
 	treeChan  chanPane
 	treeSeen  seenPane
 	fork      forkForm
@@ -144,9 +147,8 @@ type Model struct {
 	diffAB    [2]string // labels of the two sides of the diff being loaded
 	// into steps subgraph runs live (>), while the root's step waits.
 	into subStepPane
-	// replay is the step-by-step replay in progress (R in the tree), and
-	// replayNext the one that starts when its checkout is done.
-	replay, replayNext *replayRun
+	// replay is the step-by-step replay in progress (R in the tree).
+	replay *replayRun
 	// stoppedBefore are the planned tasks ("checkpoint/task id") a
 	// breakpoint before their node has stopped at: a superstep resumed
 	// after an interrupt plans the same tasks again, and the breakpoint
@@ -252,6 +254,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onDone(msg)
 	case subPauseMsg:
 		cmd = m.onSubPause(msg)
+	case treeSnapMsg:
+		if m.tree.takeSelected(msg) {
+			m.refreshTreePreview()
+		}
+	case treePlansMsg:
+		m.tree.takePlans(msg)
+	case treeActMsg:
+		cmd = m.onTreeAct(msg)
 	case copiedMsg:
 		m.onCopied(msg)
 	case settingsMsg:
@@ -289,7 +299,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onKey(msg)
 	}
 	m.sync()
-	return m, cmd
+	return m, tea.Batch(cmd, m.readTree())
 }
 
 // runInProgress is what makes q ask first: an engine call in flight or a
@@ -308,6 +318,7 @@ func (m *Model) quit() tea.Cmd {
 	if m.into.gate != nil {
 		m.into.gate.close() // a subgraph run held now fails at once
 	}
+	m.tree.stopReads()
 	return tea.Quit
 }
 

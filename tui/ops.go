@@ -60,6 +60,8 @@ type opDoneMsg struct {
 	// when hasParent (read for the watches).
 	parent    map[string]any
 	hasParent bool
+	// replay is the replay a checkout starts (R in the tree).
+	replay    *replayRun
 	diff      *engine.CheckpointDiff
 	diffSteps [2]int // the steps of diff's two checkpoints
 	sub       *subgraphLevel
@@ -267,7 +269,7 @@ func (m *Model) showOpScreen(msg opDoneMsg) bool {
 func (m *Model) enterView(msg opDoneMsg) {
 	switch msg.op {
 	case opInit, opOpen, opStart, opPreview, opCheckout, opUpdate:
-		m.replay, m.replayNext = m.replayNext, nil
+		m.replay = msg.replay
 		m.mode = modeMain
 		m.note = map[opKind]string{
 			opInit: "opened thread " + termtext.Name(m.thread), opOpen: "opened thread " + termtext.Name(m.thread),

@@ -25,18 +25,29 @@ import (
 // step, source) and its layout row, nothing more. The tasks and next nodes
 // a row shows are planned for the rows drawn only (planner, a window of
 // outline snapshots); the checkpoint under the cursor is read whole from
-// reader when the panes beside the tree or a fork need its values.
+// reader for the panes beside the tree. Neither is read while the screen
+// is drawn or a key handled: Cmds read them (tree_reads.go) and their
+// answers fill whole and plans; until then a row shows its head and the
+// panes beside say they are reading.
 type treePane struct {
 	snaps   []engine.CheckpointHead // the thread's checkpoints, newest first
+	thread  string                  // whose checkpoints: each read's answer names it
 	reader  snapshotReader          // nil: no values (the outline is shown)
 	changes changeReader            // nil: no channel is marked changed
 	planner windowPlanner           // nil: rows show their heads only
-	whole   *wholeSnap
-	plans   *treeWindow
-	rows    []treeRow
-	nav     listNav // over rows that are checkpoints (indexes into rows)
-	points  []int   // row index of each checkpoint, in snaps order
-	byID    map[string]int
+	// ctx is the context of the pane's reads: the model's, cancelled when
+	// the pane is replaced or the debugger quits (stopReads), so that a
+	// read waiting on a slow server does not outlive what asked for it.
+	ctx    context.Context
+	stop   context.CancelFunc
+	whole  wholeSnap
+	plans  treeWindow
+	asked  treeAsked
+	height int // the rows View draws: the window whose plans are read
+	rows   []treeRow
+	nav    listNav // over rows that are checkpoints (indexes into rows)
+	points []int   // row index of each checkpoint, in snaps order
+	byID   map[string]int
 	// sharedShort are the short ids two or more of snaps share, whose
 	// rows show the whole id (rowID); nil in the usual case.
 	sharedShort map[string]bool
@@ -70,25 +81,26 @@ type windowPlanner interface {
 	Outline(ctx context.Context, before string, limit int) ([]*engine.StateSnapshot, error)
 }
 
-// wholeSnap is the checkpoint under the cursor read whole (or why it could
-// not be), with the channels it changed: a cache of one, shared by the
-// pane's copies.
+// wholeSnap is checkpoint id read whole (or why it could not be), with
+// the channels it changed: a cache of one, for the checkpoint under the
+// cursor.
 type wholeSnap struct {
-	idx     int
+	id      string
 	snap    *engine.StateSnapshot
 	changed map[string]bool
 	err     error
 }
 
-// treeWindow holds the outline snapshots of the checkpoints last drawn,
-// shared by the pane's copies: snaps[i] is checkpoint from+i; extra holds
-// parents outside the run (for "by …"). It is replaced, not grown, when
-// other rows are drawn, so the pane keeps a screenful of plans at most.
+// treeWindow holds the outline snapshots of checkpoints [from, to), the
+// rows drawn when they were asked for: snaps[i] is checkpoint from+i;
+// extra holds parents outside the run (for "by …"). It is replaced, not
+// grown, when other rows are drawn, so the pane keeps a screenful of
+// plans at most.
 type treeWindow struct {
-	from  int
-	snaps []*engine.StateSnapshot
-	extra map[int]*engine.StateSnapshot
-	err   error
+	from, to int
+	snaps    []*engine.StateSnapshot
+	extra    map[int]*engine.StateSnapshot
+	err      error
 }
 
 type treeRow struct {
@@ -96,11 +108,15 @@ type treeRow struct {
 	snap  int // -1 for a connector row
 }
 
-func newTreePane(heads []engine.CheckpointHead, current string, sess any) treePane {
-	p := treePane{snaps: heads, byID: make(map[string]int, len(heads)), current: current, whole: &wholeSnap{idx: -1}, plans: &treeWindow{}}
-	p.reader, _ = sess.(snapshotReader)
-	p.changes, _ = sess.(changeReader)
-	p.planner, _ = sess.(windowPlanner)
+// newTreePane lays out thread's checkpoints (heads, newest first) with
+// current marked; src reads them (a savedThread: any of snapshotReader,
+// changeReader and windowPlanner it is), with contexts made from ctx.
+func newTreePane(ctx context.Context, heads []engine.CheckpointHead, current, thread string, src any) treePane {
+	p := treePane{snaps: heads, thread: thread, byID: make(map[string]int, len(heads)), current: current}
+	p.ctx, p.stop = context.WithCancel(ctx)
+	p.reader, _ = src.(snapshotReader)
+	p.changes, _ = src.(changeReader)
+	p.planner, _ = src.(windowPlanner)
 	ids := make([]string, len(heads))
 	for i, s := range heads {
 		p.byID[s.ID] = i
@@ -261,101 +277,68 @@ func (p treePane) head(i int) *engine.StateSnapshot {
 // plan returns checkpoint i's outline snapshot (its tasks and next nodes,
 // no values) when the last window planned it, else nil.
 func (p treePane) plan(i int) *engine.StateSnapshot {
-	w := p.plans
-	if w == nil {
-		return nil
-	}
+	return p.plans.plan(i, p.snaps[i].ID)
+}
+
+// plan returns checkpoint i's outline snapshot when the window holds it
+// and it is checkpoint id: the thread may have changed since its heads
+// were read, and a plan is only ever shown on its own checkpoint.
+func (w treeWindow) plan(i int, id string) *engine.StateSnapshot {
 	s := w.extra[i]
 	if j := i - w.from; j >= 0 && j < len(w.snaps) {
 		s = w.snaps[j]
 	}
-	// The thread may have changed since its heads were read: a plan is
-	// only ever shown on its own checkpoint.
-	if s == nil || s.Config.CheckpointID != p.snaps[i].ID {
+	if s == nil || s.Config.CheckpointID != id {
 		return nil
 	}
 	return s
 }
 
-// planRows plans checkpoints [lo, hi) (and the parents of their loop
-// checkpoints, for "by …") unless the current window holds them already:
-// one outline read of the run and one per parent outside it.
-func (p treePane) planRows(lo, hi int) {
-	if p.planner == nil || p.plans == nil || lo >= hi {
-		return
-	}
-	w := p.plans
-	if w.err == nil && lo >= w.from && hi <= w.from+len(w.snaps) {
-		return
-	}
-	// The row below the window is usually the last row's parent.
-	hi = min(hi+1, len(p.snaps))
-	before := ""
-	if lo > 0 {
-		before = p.snaps[lo-1].ID
-	}
-	ctx := context.Background()
-	snaps, err := p.planner.Outline(ctx, before, hi-lo)
-	*w = treeWindow{from: lo, snaps: snaps, err: err}
-	for i := lo; i < hi && err == nil; i++ {
-		j, ok := p.byID[p.snaps[i].ParentID]
-		if !ok || p.plan(j) != nil || p.snaps[i].Source != engine.SourceLoop {
-			continue
-		}
-		before := ""
-		if j > 0 {
-			before = p.snaps[j-1].ID
-		}
-		if one, err := p.planner.Outline(ctx, before, 1); err == nil && len(one) == 1 {
-			if w.extra == nil {
-				w.extra = map[int]*engine.StateSnapshot{}
-			}
-			w.extra[j] = one[0]
-		}
-	}
-}
-
-// selected returns the snapshot under the cursor, with its values: read
-// whole once while the cursor stays on it. When it cannot be read, its
-// outline (or its head) is returned and describe says why.
+// selected returns the snapshot under the cursor as far as it is known:
+// read whole, else its outline, else its head (reading says whether its
+// values are still to come; describe says why they could not be read).
 func (p treePane) selected() *engine.StateSnapshot {
 	if p.nav.cur >= len(p.snaps) || len(p.snaps) == 0 {
 		return nil
 	}
-	if p.reader != nil && p.whole != nil {
-		if p.whole.idx != p.nav.cur {
-			full, err := p.reader.Snapshot(context.Background(), p.snaps[p.nav.cur].ID)
-			*p.whole = wholeSnap{idx: p.nav.cur, snap: full, err: err}
-			if full != nil && p.changes != nil {
-				p.whole.changed = p.changes.Changed(context.Background(), full)
-			}
-		}
-		if p.whole.snap != nil {
-			return p.whole.snap
-		}
+	if s := p.selectedWhole(); s != nil {
+		return s
 	}
-	p.planRows(p.nav.cur, p.nav.cur+1)
 	if s := p.plan(p.nav.cur); s != nil {
 		return s
 	}
 	return p.head(p.nav.cur)
 }
 
-// selectedChanged names the channels the checkpoint under the cursor
-// changed, once selected has read it whole (nil before, or when it could
-// not be read).
-func (p treePane) selectedChanged() map[string]bool {
-	if w := p.whole; w != nil && w.idx == p.nav.cur {
-		return w.changed
+// selectedWhole returns the checkpoint under the cursor with its values,
+// nil until its read has come back, or when it could not be read.
+func (p treePane) selectedWhole() *engine.StateSnapshot {
+	if p.nav.cur < len(p.snaps) && p.whole.id == p.snaps[p.nav.cur].ID {
+		return p.whole.snap
 	}
 	return nil
 }
 
-// replayFrom starts a replay of the recorded branch down from checkpoint
-// from: the chain is found from the heads, each recorded checkpoint read
-// whole when the replay reaches it.
-func (p treePane) replayFrom(from string) (*replayRun, error) {
-	return newReplayRun(p.snaps, from, p.reader)
+// reading reports that the values of the checkpoint under the cursor are
+// being read (or are about to be): there is a reader and no answer yet.
+func (p treePane) reading() bool {
+	return p.reader != nil && p.nav.cur < len(p.snaps) && p.whole.id != p.snaps[p.nav.cur].ID
+}
+
+// tasksKnown reports that selected's tasks are the checkpoint's: it was
+// read whole or planned, or nothing can read it.
+func (p treePane) tasksKnown() bool {
+	return p.reader == nil || p.selectedWhole() != nil || p.nav.cur < len(p.snaps) && p.plan(p.nav.cur) != nil
+}
+
+// selectedChanged names the channels the checkpoint under the cursor
+// changed, once it has been read whole (nil before, or when it could not
+// be read).
+func (p treePane) selectedChanged() map[string]bool {
+	if p.nav.cur < len(p.snaps) && p.whole.id == p.snaps[p.nav.cur].ID {
+		return p.whole.changed
+	}
+	return nil
 }
 
 // jumpParent moves the cursor to the selected checkpoint's parent.
@@ -403,7 +386,7 @@ func (p treePane) describe(i int) string {
 	}
 	b.WriteString(p.madeBy(h, s))
 	switch {
-	case s == nil && p.plans != nil && p.plans.err != nil:
+	case s == nil && p.plans.err != nil && i >= p.plans.from && i < p.plans.to:
 		b.WriteString(" " + glyphAttention + " tasks unreadable: " + termtext.Name(p.plans.err.Error()))
 	case s == nil:
 	case len(s.Next) > 0:
@@ -418,7 +401,7 @@ func (p treePane) describe(i int) string {
 	if s != nil {
 		b.WriteString(outcome(s))
 	}
-	if w := p.whole; w != nil && w.idx == i && w.err != nil {
+	if w := p.whole; w.id == h.ID && w.err != nil {
 		b.WriteString(" " + glyphAttention + " values unreadable: " + termtext.Name(w.err.Error()))
 	}
 	return b.String()
@@ -503,9 +486,6 @@ func (p treePane) View(st Styles, w, h int) string {
 	}
 	out := make([]string, 0, max(h, 0))
 	end := min(len(p.rows), p.nav.off+h)
-	if first, last := p.checkpointsIn(p.nav.off, end); first < last {
-		p.planRows(first, last)
-	}
 	for r := p.nav.off; r < end; r++ {
 		row := p.rows[r]
 		if row.snap < 0 {
@@ -656,10 +636,7 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Open):
 		return m.checkoutSelected()
 	case key.Matches(msg, k.Fork):
-		if s := m.tree.selected(); s != nil && m.sess != nil {
-			return m.openFork(s.Config.CheckpointID, s.Values)
-		}
-		return nil
+		return m.forkSelected()
 	case key.Matches(msg, k.Replay):
 		return m.replaySelected()
 	case key.Matches(msg, k.Rerun):
@@ -696,36 +673,55 @@ func (m *Model) checkoutSelected() tea.Cmd {
 	})
 }
 
+// forkSelected opens the fork form on the checkpoint selected in the
+// tree, with its values: at once when they have been read, else once its
+// own Cmd has read them (treeActMsg).
+func (m *Model) forkSelected() tea.Cmd {
+	s := m.tree.selected()
+	if s == nil || m.sess == nil {
+		return nil
+	}
+	id := s.Config.CheckpointID
+	if whole := m.tree.selectedWhole(); whole != nil || m.tree.reader == nil {
+		return m.openFork(id, s.Values)
+	}
+	m.note = "reading checkpoint " + shortID(id) + " for the fork…"
+	return m.tree.readFor(treeActFork, id)
+}
+
 // replaySelected starts a replay from the checkpoint selected in the
 // tree: a fresh checkout of it, whose steps are judged against the
-// recording.
+// recording. The replay is made in the Cmd: finding what it compares
+// may read the recording's last checkpoint.
 func (m *Model) replaySelected() tea.Cmd {
 	s := m.tree.selected()
 	if s == nil || m.sess == nil {
 		return nil
 	}
-	r, err := m.tree.replayFrom(s.Config.CheckpointID)
-	if err != nil {
-		m.err = err
-		return nil
-	}
-	m.replayNext = r
 	id := s.Config.CheckpointID
+	heads, read := m.tree.snaps, m.tree.reader
 	return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
+		r, err := newReplayRun(ctx, heads, id, read)
+		if err != nil {
+			return opDoneMsg{err: err}
+		}
 		checkout := ss.Checkout
 		if fs, ok := ss.(freshCheckouter); ok {
 			checkout = fs.CheckoutFresh
 		}
 		v, err := checkout(ctx, id)
-		return opDoneMsg{view: startView(v), err: err}
+		return opDoneMsg{view: startView(v), err: err, replay: r}
 	})
 }
 
 // refreshTreePreview shows the selected checkpoint's channels and
-// versions_seen beside the tree.
+// versions_seen beside the tree, once it has been read whole. Until then
+// the panes keep the rows of the checkpoint shown before (drawn as
+// "reading…"), so that their cursors stay on the same channel and node
+// when the values come.
 func (m *Model) refreshTreePreview() {
 	s := m.tree.selected()
-	if s == nil {
+	if s == nil || m.tree.reading() {
 		return
 	}
 	v := viewFromSnapshot(m.info, s, m.tree.selectedChanged())
@@ -740,6 +736,7 @@ func (m *Model) sizeTree(bh int) {
 		rows-- // the search box's line
 	}
 	m.tree.follow(rows)
+	m.tree.height = bh - 2 // as treeView draws it, the search box's row included
 	th := bh / 2
 	m.treeChan.nav.follow(th-2, len(m.treeChan.shown))
 	m.treeSeen.nav.follow(bh-th-3, len(m.treeSeen.rows))
@@ -759,7 +756,8 @@ func (p *treePane) enableKeys(hasSess bool) {
 	k.Mark.SetEnabled(has)
 	k.Diff.SetEnabled(has && hasSess)
 	k.Replay.SetEnabled(has && hasSess)
-	k.Rerun.SetEnabled(has && hasSess && len(sel.Tasks) > 0)
+	// Until the checkpoint is planned, e reads its tasks (rerunTreeTask).
+	k.Rerun.SetEnabled(has && hasSess && (len(sel.Tasks) > 0 || !p.tasksKnown()))
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.Find, &k.Internal, &k.Back} {
 		b.SetEnabled(true)
 	}
@@ -798,17 +796,30 @@ func (m Model) treeView(w, bh int) string {
 	if s := m.tree.selected(); s != nil {
 		sel = "at " + shortID(s.Config.CheckpointID)
 	}
-	pc := st.box(m.treeChan.title()+" "+sel, m.treeChan.View(st, m.bp.channels, false, pw-2, th-2), pw, th, false)
-	ps := st.box("versions_seen "+sel, m.treeSeen.View(st, false, pw-2, bh-th-2), pw, bh-th, false)
+	chans, seen := m.treeChan.View(st, m.bp.channels, false, pw-2, th-2), m.treeSeen.View(st, false, pw-2, bh-th-2)
+	if m.tree.reading() {
+		chans, seen = st.Dim.Render("reading…"), ""
+	}
+	pc := st.box(m.treeChan.title()+" "+sel, chans, pw, th, false)
+	ps := st.box("versions_seen "+sel, seen, pw, bh-th, false)
 	return lipgloss.JoinHorizontal(lipgloss.Top, tree, lipgloss.JoinVertical(lipgloss.Left, pc, ps))
 }
 
-// rerunTreeTask runs the selected checkpoint's next planned task alone: the
-// first, or after the one e last ran there. When the checkpoint plans
-// several, the title numbers the task, since a fan-out's tasks share the
-// node's name.
+// rerunTreeTask runs the selected checkpoint's next planned task alone
+// (rerunTaskOf); a checkpoint not planned yet is read in a Cmd first.
 func (m *Model) rerunTreeTask() tea.Cmd {
 	s := m.tree.selected()
+	if s != nil && m.sess != nil && !m.tree.tasksKnown() {
+		m.note = "reading checkpoint " + shortID(s.Config.CheckpointID) + "'s tasks…"
+		return m.tree.readFor(treeActRerun, s.Config.CheckpointID)
+	}
+	return m.rerunTaskOf(s)
+}
+
+// rerunTaskOf runs checkpoint s's next planned task alone: the first, or
+// after the one e last ran there. When the checkpoint plans several, the
+// title numbers the task, since a fan-out's tasks share the node's name.
+func (m *Model) rerunTaskOf(s *engine.StateSnapshot) tea.Cmd {
 	if s == nil || m.sess == nil || len(s.Tasks) == 0 {
 		m.note = "no task is planned from this checkpoint"
 		return nil

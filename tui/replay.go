@@ -56,8 +56,10 @@ type replayVerdict struct {
 
 // newReplayRun follows the recorded branch down from checkpoint from in
 // heads (every branch): the original run (recording.OriginalRun), not the
-// forks and updates made later.
-func newReplayRun(heads []engine.CheckpointHead, from string, read snapshotReader) (*replayRun, error) {
+// forks and updates made later. When the branch ends at from, its
+// checkpoint is read with ctx, to tell whether there is anything to
+// compare.
+func newReplayRun(ctx context.Context, heads []engine.CheckpointHead, from string, read snapshotReader) (*replayRun, error) {
 	chain := recording.OriginalRun(heads, from)
 	if chain == nil {
 		return nil, fmt.Errorf("checkpoint %s is not in the thread's history", shortID(from))
@@ -67,8 +69,8 @@ func newReplayRun(heads []engine.CheckpointHead, from string, read snapshotReade
 	// not pass. A recording that ends at from has a superstep to compare
 	// only if its tasks saved something there (asked, failed, finished).
 	if len(chain) == 1 && read != nil {
-		if rec := r.step(); rec != nil && !rec.Ran() {
-			return nil, fmt.Errorf("nothing to replay: the recording has no superstep after checkpoint %s (step %d); R on an earlier one", shortID(from), r.current().Metadata.Step)
+		if rec := r.step(ctx); rec != nil && !rec.Ran() {
+			return nil, fmt.Errorf("nothing to replay: the recording has no superstep after checkpoint %s (step %d); R on an earlier one", shortID(from), r.current(ctx).Metadata.Step)
 		}
 	}
 	return r, nil
@@ -80,7 +82,7 @@ func newReplayRun(heads []engine.CheckpointHead, from string, read snapshotReade
 // match).
 func (r *replayRun) compare(v *engine.StepView) string {
 	r.verdicts = map[string]replayVerdict{}
-	rec := r.step()
+	rec := r.step(context.Background())
 	if rec == nil {
 		return ""
 	}
@@ -150,7 +152,7 @@ func verdictWhy(vd recording.Verdict) string {
 // for (another question, a task the recording ran without asking), as
 // the command line's replay stops there; "" when none.
 func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]string, ends bool, diverged string) {
-	rec := r.step()
+	rec := r.step(context.Background())
 	if rec == nil || len(v.Interrupts) == 0 {
 		return nil, false, ""
 	}
@@ -176,7 +178,7 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]stri
 // A second time is a divergence (the recording's run failed once, then
 // ran). Neither where the recording's run did not go on.
 func (r *replayRun) judgeFailure(v *engine.StepView) (goOn bool, diverged string) {
-	rec := r.step()
+	rec := r.step(context.Background())
 	if rec == nil || !rec.WentOnAfterFailure("", v.Tasks) {
 		return false, ""
 	}
@@ -222,8 +224,8 @@ func (r *replayRun) givenAnswers(id string) func(engine.TaskView) int {
 // step is the recorded superstep the replay's current one stands for
 // (recording.Read of current()), read once; nil past the end of the
 // recording or when it cannot be read (the divergence then says why).
-func (r *replayRun) step() *recording.Step {
-	snap := r.current()
+func (r *replayRun) step(ctx context.Context) *recording.Step {
+	snap := r.current(ctx)
 	if snap == nil {
 		return nil
 	}
@@ -232,7 +234,7 @@ func (r *replayRun) step() *recording.Step {
 		if ta == nil {
 			ta = noAnswers{}
 		}
-		rec, err := recording.Read(context.Background(), ta, snap)
+		rec, err := recording.Read(ctx, ta, snap)
 		if err != nil {
 			if r.diverged == "" {
 				r.diverged = fmt.Sprintf("recorded checkpoint %s: %v", shortID(r.chain[r.pos]), err)
@@ -255,12 +257,12 @@ func (noAnswers) TaskAnswers(context.Context, engine.Config, engine.SnapshotTask
 // current is the recorded checkpoint the replay's current superstep
 // stands for, read whole once; nil past the end of the recording, or when
 // it cannot be read (the divergence then says why).
-func (r *replayRun) current() *engine.StateSnapshot {
+func (r *replayRun) current(ctx context.Context) *engine.StateSnapshot {
 	if r.pos >= len(r.chain) || r.read == nil {
 		return nil
 	}
 	if r.recPos != r.pos {
-		rec, err := r.read.Snapshot(context.Background(), r.chain[r.pos])
+		rec, err := r.read.Snapshot(ctx, r.chain[r.pos])
 		if err != nil && r.diverged == "" {
 			r.diverged = fmt.Sprintf("recorded checkpoint %s is unreadable: %v", shortID(r.chain[r.pos]), err)
 		}

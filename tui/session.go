@@ -425,7 +425,7 @@ func (s *engineSession) committed(ctx context.Context, v *engine.StepView) *engi
 	if err != nil {
 		return v // the live view is still true to the run
 	}
-	cv := viewFromSnapshot(s.info, snap, s.Changed(ctx, snap))
+	cv := viewFromSnapshot(s.info, snap, s.changedOf(ctx, snap))
 	byName := make(map[string]engine.ChannelView, len(cv.Channels))
 	for _, c := range cv.Channels {
 		byName[c.Name] = c
@@ -489,7 +489,7 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	// Nothing is written yet: the fork, if any, is the engine's to write
 	// when stepping starts from here (live).
 	s.st, s.from, s.fresh, s.pending, s.replayOf = nil, id, false, nil, ""
-	v := viewFromSnapshot(s.info, snap, s.Changed(ctx, snap))
+	v := viewFromSnapshot(s.info, snap, s.changedOf(ctx, snap))
 	v.Status = viewStatus(snap)
 	v.Interrupts = snap.Interrupts()
 	v.Tasks = s.writers(ctx, snap)

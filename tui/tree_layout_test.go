@@ -79,7 +79,7 @@ func TestTree_CollidingShortIDs(t *testing.T) {
 		{ID: "18ed5db7-0000-0000-0000-000000000002", ParentID: "18ed5db7-0000-0000-0000-000000000001", Step: 0, Source: engine.SourceLoop},
 		{ID: "18ed5db7-0000-0000-0000-000000000001", Step: -1, Source: engine.SourceInput},
 	}
-	p := newTreePane(heads, heads[0].ID, nil)
+	p := newTreePane(context.Background(), heads, heads[0].ID, "t", nil)
 	for i, h := range heads {
 		if row := p.describe(i); !strings.HasPrefix(row, h.ID) {
 			t.Errorf("row %d %q does not name its checkpoint whole", i, row)

@@ -77,7 +77,7 @@ func TestTree_ReadsOutlineAndSelectedOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.View() // plans the rows it draws: all of them here
+	// Opening it planned the rows it draws (in a Cmd): all of them here.
 	for i := range m.tree.snaps {
 		s := m.tree.plan(i)
 		if s == nil {
@@ -88,8 +88,7 @@ func TestTree_ReadsOutlineAndSelectedOnly(t *testing.T) {
 		}
 	}
 	before = saver.reads()
-	m.View()
-	m = press(t, m, "down")
+	m = press(t, m, "down") // and the Cmd that reads the checkpoint
 	sel := m.tree.selected()
 	m.View()
 	if got := saver.reads() - before; got != 1 {
@@ -176,7 +175,7 @@ func TestTreePane_NoObjectPerRow(t *testing.T) {
 			heads[i].ParentID = fmt.Sprintf("%08d", n-i-1)
 		}
 	}
-	allocs := testing.AllocsPerRun(3, func() { newTreePane(heads, "", nil) })
+	allocs := testing.AllocsPerRun(3, func() { newTreePane(context.Background(), heads, "", "t", nil) })
 	if allocs > n/20 {
 		t.Errorf("laying out %d checkpoints made %v allocations, want at most %d", n, allocs, n/20)
 	}
