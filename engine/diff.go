@@ -16,8 +16,11 @@ type CheckpointDiff struct {
 	// Channels lists the channels whose version or value differs, sorted
 	// by name.
 	Channels []ChannelDiff
-	// Unchanged counts the channels that are the same on both sides.
-	Unchanged int
+	// Unchanged counts the channels that are the same on both sides;
+	// UnchangedInternal how many of them are the engine's own
+	// (IsInternalName), so that a view that hides those counts the
+	// state's alone.
+	Unchanged, UnchangedInternal int
 	// Seen lists the versions_seen entries that differ, sorted by node
 	// then channel.
 	Seen []SeenDiff
@@ -105,6 +108,9 @@ func DiffCheckpoints(a, b *Checkpoint) *CheckpointDiff {
 		}
 		if len(cd.Changes) == 0 && cd.VersionA == cd.VersionB && cd.HasVersionA == cd.HasVersionB {
 			d.Unchanged++
+			if IsInternalName(name) {
+				d.UnchangedInternal++
+			}
 			continue
 		}
 		d.Channels = append(d.Channels, cd)

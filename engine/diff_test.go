@@ -81,3 +81,18 @@ func TestDiffCheckpoints(t *testing.T) {
 		t.Fatalf("seen %+v", d.Seen)
 	}
 }
+
+// TestDiffCheckpoints_UnchangedInternal: the unchanged count says how
+// many of its channels are the engine's own, which a diff that hides
+// them leaves out.
+func TestDiffCheckpoints_UnchangedInternal(t *testing.T) {
+	vals := map[string]any{"x": 1.0, "same": "s", engine.Start: map[string]any{"x": 1.0}}
+	a := &engine.Checkpoint{ID: "a", ChannelValues: vals,
+		ChannelVersions: map[string]engine.Version{"x": 1, "same": 1, engine.Start: 1, engine.BranchPrefix + "n": 1}}
+	b := &engine.Checkpoint{ID: "b", ChannelValues: map[string]any{"x": 2.0, "same": "s", engine.Start: map[string]any{"x": 1.0}},
+		ChannelVersions: map[string]engine.Version{"x": 2, "same": 1, engine.Start: 1, engine.BranchPrefix + "n": 1}}
+	d := engine.DiffCheckpoints(a, b)
+	if d.Unchanged != 3 || d.UnchangedInternal != 2 {
+		t.Fatalf("unchanged %d (%d internal), want 3 (2 internal: %s and %sn)", d.Unchanged, d.UnchangedInternal, engine.Start, engine.BranchPrefix)
+	}
+}
