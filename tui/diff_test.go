@@ -18,10 +18,15 @@ func TestModel_Diff_WithParent(t *testing.T) {
 		t.Fatalf("mode %v err %v", m.mode, m.err)
 	}
 	v := m.View()
-	for _, want := range []string{"findings  - → v4", "+ [2]:", "1 channel differs, 4 unchanged · 2 internal differences hidden: i shows them"} {
+	// The unchanged are counted as the differences are: the state's
+	// (question, sub_queries), the engine's own channels only with i.
+	for _, want := range []string{"findings  - → v4", "+ [2]:", "1 channel differs, 2 unchanged · 2 internal differences hidden: i shows them"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("diff lacks %q:\n%s", want, v)
 		}
+	}
+	if v := press(t, m, "i").View(); !strings.Contains(v, "1 channel differs, 4 unchanged · 2 internal differences listed last") {
+		t.Fatalf("with the internal channels shown the summary does not count theirs:\n%s", v)
 	}
 	m = press(t, m, "esc")
 	if m.mode != modeMain {

@@ -136,7 +136,13 @@ func (p *diffPane) build() {
 	if len(chans) == 1 {
 		verb = "differs"
 	}
-	sum := fmt.Sprintf("%s %s, %d unchanged", plural(len(chans), "channel"), verb, d.Unchanged)
+	// What is unchanged is counted as the differences are: the engine's
+	// own channels only when they are shown.
+	unchanged := d.Unchanged
+	if !p.showInternal {
+		unchanged -= d.UnchangedInternal
+	}
+	sum := fmt.Sprintf("%s %s, %d unchanged", plural(len(chans), "channel"), verb, unchanged)
 	switch {
 	case hidden > 0 && p.showInternal:
 		sum += " · " + plural(hidden, "internal difference") + " listed last"
