@@ -119,7 +119,7 @@ func (p seenPane) View(st Styles, focused bool, w, h int) string {
 	}
 	// A row is node, trigger and 13 cells of versions (" seen now" and the
 	// mark), which must show whole: the trigger column gives way first
-	// (cutLeft keeps its telling end), down to 4 cells, then the node.
+	// (cutTrigger keeps what tells), down to 4 cells, then the node.
 	nodeW = min(nodeW, w/3)
 	chW = min(chW, max(4, w-nodeW-14))
 	nodeW = max(1, min(nodeW, w-14-chW))
@@ -150,7 +150,7 @@ func (p seenPane) View(st Styles, focused bool, w, h int) string {
 			cur = st.Stale.Render(fmt.Sprintf("%4d", r.cur))
 			mark = st.Stale.Render(" " + glyphStale)
 		}
-		line := pad(r.node, nodeW) + " " + pad(cutLeft(r.channel, chW), chW) + " " + seen + " " + cur + mark
+		line := pad(r.node, nodeW) + " " + pad(cutTrigger(r.channel, chW), chW) + " " + seen + " " + cur + mark
 		if focused && i == p.nav.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))
 		}

@@ -106,3 +106,23 @@ func TestModel_Seen_EnterShowsTheWholeExplanation(t *testing.T) {
 	}
 	checkFrame(t, m)
 }
+
+// TestCutTrigger: a trigger too long for its column keeps what tells: a
+// branch:to:… channel is named →node, never cut to "…nch:to:approve",
+// and what still does not fit is cut in the middle, as ids are.
+func TestCutTrigger(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		w    int
+		want string
+	}{
+		{"branch:to:approve", 17, "branch:to:approve"},
+		{"branch:to:approve", 15, "→approve"},
+		{"branch:to:approve", 6, "→a…ove"},
+		{"join:a+b:c", 8, "joi…+b:c"},
+	} {
+		if got := cutTrigger(c.name, c.w); got != c.want {
+			t.Errorf("cutTrigger(%q, %d) = %q, want %q", c.name, c.w, got, c.want)
+		}
+	}
+}

@@ -196,20 +196,18 @@ func pad(s string, w int) string {
 	return s + strings.Repeat(" ", max(0, w-sw))
 }
 
-// cutLeft keeps the end of s, which is the telling part of a channel name
-// like branch:to:plan_queries.
-func cutLeft(s string, w int) string {
-	if w <= 0 {
-		return ""
+// cutTrigger fits trigger channel name into w cells. A branch:to:…
+// channel that does not fit whole is named for the node it triggers,
+// →node; what still does not fit is cut in the middle, as ids are, so
+// that neither its kind nor its node is cut to a stray "…nch:to:".
+func cutTrigger(name string, w int) string {
+	if lipgloss.Width(name) <= w {
+		return name
 	}
-	if lipgloss.Width(s) <= w {
-		return s
+	if node, ok := strings.CutPrefix(name, engine.BranchPrefix); ok {
+		name = "→" + node
 	}
-	r := []rune(s)
-	for len(r) > 0 && lipgloss.Width(string(r)) > w-1 {
-		r = r[1:]
-	}
-	return "…" + string(r)
+	return cutMiddle(name, w)
 }
 
 // cutMiddle keeps both ends of plain text s in w cells, … between them,
