@@ -465,9 +465,14 @@ func (m *Model) enableRunKeys() {
 	k.Superstep.SetEnabled(step)
 	k.Continue.SetEnabled(step)
 	if step && failedHere(m.view) {
+		// Each step key runs the failed step again first (Model.step).
 		k.Next.SetHelp("n", "retry failed step")
+		k.Superstep.SetHelp("s", "retry, finish superstep")
+		k.Continue.SetHelp("c", "retry and continue")
 		if failedTask(m.view) == nil {
 			k.Next.SetHelp("n", "go on (resume)")
+			k.Superstep.SetHelp("s", "go on, finish superstep")
+			k.Continue.SetHelp("c", "go on and continue")
 		}
 	}
 	if len(m.queued) > 0 {
