@@ -33,6 +33,10 @@ type breakingProxy struct {
 	// server, which runs it, but its reply is dropped and the connection
 	// closed after a while: a commit whose reply never came.
 	afterOn, afterNot []byte
+	// frozen: nothing is relayed either way and no connection closes, as
+	// with a server that stopped answering (SIGSTOP, a dead route): bytes
+	// wait in the relays until thaw.
+	frozen chan struct{}
 }
 
 func newBreakingProxy(t *testing.T, target string) *breakingProxy {
@@ -42,7 +46,7 @@ func newBreakingProxy(t *testing.T, target string) *breakingProxy {
 		t.Fatal(err)
 	}
 	p := &breakingProxy{l: l, target: target}
-	t.Cleanup(func() { p.listener().Close(); p.cut() })
+	t.Cleanup(func() { p.thaw(); p.listener().Close(); p.cut() })
 	go p.serve(l)
 	return p
 }
@@ -98,6 +102,7 @@ func (p *breakingProxy) serve(l net.Listener) {
 				buf := make([]byte, 32<<10)
 				for {
 					n, err := s.Read(buf)
+					p.waitThawed()
 					if n > 0 && !mute.Load() {
 						if _, err := c.Write(buf[:n]); err != nil {
 							break
@@ -135,6 +140,7 @@ func (p *breakingProxy) relay(server, client net.Conn, mute *atomic.Bool) {
 			if after {
 				mute.Store(true)
 			}
+			p.waitThawed()
 			if _, err := server.Write(buf[:n]); err != nil {
 				return
 			}
@@ -146,6 +152,33 @@ func (p *breakingProxy) relay(server, client net.Conn, mute *atomic.Bool) {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// freeze stops the server answering, connections open, until thaw.
+func (p *breakingProxy) freeze() {
+	p.mu.Lock()
+	p.frozen = make(chan struct{})
+	p.mu.Unlock()
+}
+
+// thaw lets the frozen relays go on.
+func (p *breakingProxy) thaw() {
+	p.mu.Lock()
+	if p.frozen != nil {
+		close(p.frozen)
+		p.frozen = nil
+	}
+	p.mu.Unlock()
+}
+
+// waitThawed returns once the proxy is not frozen.
+func (p *breakingProxy) waitThawed() {
+	p.mu.Lock()
+	f := p.frozen
+	p.mu.Unlock()
+	if f != nil {
+		<-f
 	}
 }
 

@@ -110,3 +110,30 @@ func TestStore_ReconnectGivesUp(t *testing.T) {
 		t.Fatalf("GetTuple with Reconnect < 0: %v, want ErrUnreachable at once", err)
 	}
 }
+
+// A server that stops answering with its connections open (frozen, or cut
+// off without a reset) holds Close up no longer than the connect timeout.
+// The pool pinged a connection that sat idle before handing it out, and
+// that ping ran on for up to a minute after the read that asked was
+// cancelled; then closing each connection waited up to 15 seconds for the
+// server: a debugger's process stayed alive long after its screen had gone.
+func TestStore_FrozenServerDoesNotHoldClose(t *testing.T) {
+	s, _, p := openThroughProxyWith(t, postgres.Options{Reconnect: -1, ConnectTimeout: 500 * time.Millisecond}, nil)
+	time.Sleep(1100 * time.Millisecond) // the pool pings connections idle over a second
+	p.freeze()
+	ctx, cancel := context.WithCancel(context.Background()) // cancelled, as the debugger's on quit: no deadline
+	time.AfterFunc(200*time.Millisecond, cancel)
+	if _, err := s.GetTuple(ctx, engine.Config{ThreadID: "t"}); err == nil {
+		t.Fatal("a read from a frozen server succeeded")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	case <-time.After(10 * time.Second): // 20 times the connect timeout; pgx's own bounds are 15s and a minute
+		t.Fatal("Close still waits on the frozen server after 10s, with a connect timeout of 500ms")
+	}
+}

@@ -53,7 +53,8 @@ type Options struct {
 	// CPU is contended, where a commit spends most of its time waiting
 	// to run: each waits less, at the price of smaller groups.
 	ConcurrentCommits int
-	// ConnectTimeout bounds connecting (default 10s).
+	// ConnectTimeout bounds connecting, and the ping of a connection
+	// that sat idle, after which it is taken for dead (default 10s).
 	ConnectTimeout time.Duration
 	// Reconnect is how long a request of an open store waits for a
 	// server it cannot connect to (stopped, restarting, failing over, out
@@ -98,6 +99,9 @@ type Store struct {
 	closed   atomic.Bool
 	// reconnect is Options.Reconnect, 0 for not at all.
 	reconnect time.Duration
+	// connectTimeout is Options.ConnectTimeout: how long Close waits for
+	// connections a silent server holds open.
+	connectTimeout time.Duration
 
 	mu          sync.Mutex
 	observed    map[string]int64 // thread -> sequence this store last saw
@@ -185,6 +189,14 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if cc.ConnectTimeout == 0 || cc.ConnectTimeout > opts.ConnectTimeout {
 		cc.ConnectTimeout = opts.ConnectTimeout
 	}
+	if cfg.PingTimeout == 0 { // no pool_ping_timeout in the URL
+		// The pool pings a connection that sat idle before handing it
+		// out, and lets the ping run on when the caller gives up: with no
+		// bound, a server that stopped answering (frozen, or cut off
+		// without a reset) kept Close waiting for that ping up to a
+		// minute after the debugger's screen had gone.
+		cfg.PingTimeout = opts.ConnectTimeout
+	}
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	} else if !strings.Contains(cleanURL, "pool_max_conns") {
@@ -219,7 +231,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	s := &Store{
 		pool: pool, schema: schema, sql: newStatements(schema), mode: opts.Durability,
-		writer: opts.Writer, addr: addr, readOnly: opts.ReadOnly, reconnect: opts.Reconnect,
+		writer: opts.Writer, addr: addr, readOnly: opts.ReadOnly, reconnect: opts.Reconnect, connectTimeout: opts.ConnectTimeout,
 		observed: map[string]int64{}, heads: map[nsKey]*head{}, queues: map[string]*threadQueue{},
 		open: newGroup(), maxInFlight: opts.ConcurrentCommits,
 		failed: map[string]error{},
@@ -387,6 +399,12 @@ func (s *Store) Flush() error {
 
 // Close commits buffered writes and closes the connections. It returns the
 // first buffered write failure. Closing twice is a no-op.
+//
+// A connection closes with a goodbye to the server; one that stopped
+// answering with its connections open (frozen, or cut off without a reset)
+// would keep the pool closing each for up to 15 seconds, its own bound.
+// Close waits for them no longer than Options.ConnectTimeout and lets them
+// close in the background: the writes are committed by then, or failed.
 func (s *Store) Close() error {
 	if s.closed.Load() {
 		return nil
@@ -396,7 +414,17 @@ func (s *Store) Close() error {
 	if s.done != nil {
 		close(s.done)
 	}
-	s.pool.Close()
+	closed := make(chan struct{})
+	go func() {
+		s.pool.Close()
+		close(closed)
+	}()
+	wait := time.NewTimer(s.connectTimeout)
+	defer wait.Stop()
+	select {
+	case <-closed:
+	case <-wait.C:
+	}
 	return err
 }
 
