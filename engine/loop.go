@@ -1301,9 +1301,15 @@ func (l *loop) noteMisspeltKeys(t *task, pairs Update) {
 	if l.emit == nil {
 		return
 	}
-	var keys []string
+	var keys, stateKeys []string
 	for _, kv := range pairs {
-		if !l.g.IsStateKey(kv.Key) && MeantName(l.g.StateKeys(), kv.Key) != "" && !slices.Contains(keys, kv.Key) {
+		if l.g.IsStateKey(kv.Key) || slices.Contains(keys, kv.Key) {
+			continue
+		}
+		if stateKeys == nil {
+			stateKeys = l.g.StateKeys()
+		}
+		if MeantName(stateKeys, kv.Key) != "" {
 			keys = append(keys, kv.Key)
 		}
 	}
