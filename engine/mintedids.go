@@ -32,15 +32,15 @@ import (
 // keeps a name the other run's input gives another message, differs.
 // Values other than these names compare exactly.
 
-// InputRenaming is how a task's recorded input names its messages in
-// another run's input of the task, when the two are the same input up to
-// those names (SameInput).
+// InputRenaming is how a task's recorded input names its messages and
+// tool calls in another run's input of the task, when the two are the same
+// input up to those names (SameInput).
 type InputRenaming struct{ r *idRenaming }
 
 // SameInput reports whether got, a task's input in a run now, is its
-// recorded input rec up to a one-to-one renaming of message ids: a replay
-// whose earlier supersteps minted other ids for the same messages gives
-// the task the same input. The renaming says how to write the recorded
+// recorded input rec up to a one-to-one renaming of minted names (message
+// and tool call ids): a replay whose earlier supersteps minted other ids
+// for the same messages and calls gives the task the same input. The renaming says how to write the recorded
 // run's writes in the run's names (Rename).
 func SameInput(rec, got any) (*InputRenaming, bool) {
 	r := newRenaming()
@@ -53,10 +53,11 @@ func SameInput(rec, got any) (*InputRenaming, bool) {
 	return &InputRenaming{r}, true
 }
 
-// Rename returns the recorded run's writes ws with the ids of the input's
-// messages in the run's names, so that a reused write edits or removes
-// the message the run's state holds. Ids the input does not hold (those
-// the recorded run minted) are kept. ws is not changed.
+// Rename returns the recorded run's writes ws with the names the input
+// holds (its messages' and tool calls' ids) in the run's names, so that a
+// reused write edits or removes the message the run's state holds, or
+// answers the call it asked. Names the input does not hold (those the
+// recorded run minted) are kept. ws is not changed.
 func (m *InputRenaming) Rename(ws []Write) []Write {
 	if len(m.r.toGot) == 0 {
 		return ws
