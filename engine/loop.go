@@ -231,11 +231,12 @@ type loop struct {
 }
 
 // PendingInterrupt is an interrupt waiting for an answer, with the node that
-// raised it.
+// raised it. encoding/json writes it flat and in lower case, as
+// Interruption: {"id", "value", "node", "task_id"}.
 type PendingInterrupt struct {
 	Interruption
-	Node   string // the node that called Interrupt
-	TaskID string // its task
+	Node   string `json:"node"`    // the node that called Interrupt
+	TaskID string `json:"task_id"` // its task
 }
 
 // TaskResult is what happened to one task of a superstep.

@@ -61,10 +61,13 @@ type Write struct {
 }
 
 // Interruption is a request for human input raised by Interrupt inside a
-// node. ID is stable for the same task and call position.
+// node. ID is stable for the same task and call position. encoding/json
+// writes it as LangGraph's chunks carry an interrupt, {"id", "value"}, so
+// that a stream chunk holding one is lower case throughout; checkpoints
+// encode it with the engine's own codec (EncodeValue), not with these tags.
 type Interruption struct {
-	ID    string // answers a ResumeMap entry
-	Value any    // what the node asked, as it passed it to Interrupt
+	ID    string `json:"id"`    // answers a ResumeMap entry
+	Value any    `json:"value"` // what the node asked, as it passed it to Interrupt
 }
 
 // updateFrom turns what a node returned into ordered state writes. Unknown
