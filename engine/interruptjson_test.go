@@ -55,3 +55,16 @@ func TestInterruption_JSON_LowerCaseKeys(t *testing.T) {
 		t.Errorf("pending interrupts encode as\n%s\nwant\n%s", b, want)
 	}
 }
+
+// A messages chunk encodes in lower case too, as its metadata does.
+func TestMessageChunk_JSON_LowerCaseKeys(t *testing.T) {
+	c := engine.MessageChunk{Message: map[string]any{"id": "m1"}, Metadata: engine.MessageMetadata{Node: "chat", Step: 1}}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"message":{"id":"m1"},"metadata":{"langgraph_node":"chat","langgraph_step":1,"langgraph_triggers":null,"langgraph_checkpoint_ns":"","task_id":""}}`
+	if string(b) != want {
+		t.Errorf("messages chunk encodes as\n%s\nwant\n%s", b, want)
+	}
+}

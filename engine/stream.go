@@ -64,8 +64,8 @@ type UpdatesChunk map[string]any
 
 // MessageChunk is one message with where it came from (StreamMessages).
 type MessageChunk struct {
-	Message  any             // the message (a map with id, role, content) or a streamed piece
-	Metadata MessageMetadata // the task that streamed it
+	Message  any             `json:"message"`  // the message (a map with id, role, content) or a streamed piece
+	Metadata MessageMetadata `json:"metadata"` // the task that streamed it
 }
 
 // MessageMetadata says which task streamed a message (LangGraph's
