@@ -58,8 +58,9 @@ type StreamPart struct {
 type ValuesChunk map[string]any
 
 // UpdatesChunk maps a node to its update (StreamUpdates). A task that
-// reuses saved writes adds "__metadata__": {"cached": true}; an interrupt
-// is {"__interrupt__": [...]}.
+// reuses writes instead of running — its saved writes on resume, or a node
+// cache hit (WithCachePolicy) — adds "__metadata__": {"cached": true}; an
+// interrupt is {"__interrupt__": [...]}.
 type UpdatesChunk map[string]any
 
 // MessageChunk is one message with where it came from (StreamMessages).

@@ -234,3 +234,38 @@ func TestBigIntegers_ThatDoNotFitNameTheField(t *testing.T) {
 		t.Errorf("any: got %v (%T), %v", v, v, err)
 	}
 }
+
+// A node cache hit streams its update marked Cached, as a resumed task's
+// saved writes are (Part.Cached says both).
+func TestStream_CacheHitIsCached(t *testing.T) {
+	type S struct {
+		N int `json:"n"`
+	}
+	runs := 0
+	g, err := typed.NewGraph[S]("hit").
+		AddNode("double", func(_ context.Context, s *S) (typed.Update[S], error) {
+			runs++
+			return typed.Write(s, typed.Set(&s.N, s.N*2)), nil
+		}, engine.WithCachePolicy(engine.CachePolicy{})).
+		AddEdge(engine.Start, "double").
+		Compile(engine.WithCache(engine.NewMemoryCache()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cached []bool
+	for range 2 {
+		var in S
+		for p, err := range g.Stream(context.Background(), typed.Write(&in, typed.Set(&in.N, 2)), []engine.StreamMode{engine.StreamUpdates}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			cached = append(cached, p.Cached)
+			if p.Update == nil || p.Update.N != 4 {
+				t.Errorf("update %+v, want n=4", p.Update)
+			}
+		}
+	}
+	if runs != 1 || len(cached) != 2 || cached[0] || !cached[1] {
+		t.Errorf("node ran %d times, updates cached %v; want 1 run, [false true]", runs, cached)
+	}
+}

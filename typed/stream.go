@@ -21,11 +21,14 @@ type Part[S any] struct {
 	// Node wrote Update (StreamUpdates): the fields it set hold its
 	// writes, and Keys lists their state keys (in field order); a key
 	// written twice holds the last write (Data has every one). Cached
-	// marks writes re-applied from a checkpoint on resume.
+	// marks writes the node did not make in this run: a task's saved
+	// writes re-applied on resume, or a node cache hit
+	// (engine.WithCachePolicy), as LangGraph marks both
+	// ("__metadata__": {"cached": true}).
 	Node   string   // the node
 	Update *S       // its writes
 	Keys   []string // the keys it wrote
-	Cached bool     // re-applied on resume
+	Cached bool     // reused, not run: resumed or from the node cache
 	// Interrupts are the run's pending interrupts (StreamValues and
 	// StreamUpdates when it pauses; empty for a breakpoint).
 	Interrupts []engine.Interruption
