@@ -19,7 +19,10 @@
 //     call is a tea.Cmd built by a model method (ops.go) and its result
 //     comes back as an opDoneMsg. The checkpoint tree's reads are Cmds of
 //     their own (tree_reads.go), through a reader of the thread that is
-//     not the session, so that browsing never waits on the store.
+//     not the session, so that browsing never waits on the store. A
+//     replay's reads of the recording (replay.go) ride with the Cmd of the
+//     step they are for: the judge and the answer box work from what it
+//     read.
 //   - session.go is the narrow interface the model talks to (Open, Start,
 //     Next, Superstep, Resume, Checkout, History, UpdateState, Threads) and
 //     its implementation over *engine.Graph and engine.Saver. Tests use a

@@ -60,13 +60,15 @@ type opDoneMsg struct {
 	// when hasParent (read for the watches).
 	parent    map[string]any
 	hasParent bool
-	// replay is the replay a checkout starts (R in the tree).
-	replay    *replayRun
-	diff      *engine.CheckpointDiff
-	diffSteps [2]int // the steps of diff's two checkpoints
-	sub       *subgraphLevel
-	rerun     *engine.TaskRerun
-	text      string
+	// replay is the replay a checkout starts (R in the tree); replayRead
+	// what the Cmd read of the recording for the replay going on.
+	replay     *replayRun
+	replayRead *replayReads
+	diff       *engine.CheckpointDiff
+	diffSteps  [2]int // the steps of diff's two checkpoints
+	sub        *subgraphLevel
+	rerun      *engine.TaskRerun
+	text       string
 	// atHead: a checkout of the thread's latest checkpoint, from which a
 	// step goes on (resumes) rather than forks.
 	atHead bool
@@ -96,6 +98,14 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 	// The watches compare with the parent's values: read them once per
 	// checkpoint, and only while there are watches.
 	watching, known := len(m.watches) > 0, m.parentAt
+	// A replay's step is judged against the recording, and its questions
+	// offered the recorded answers, from what this Cmd reads: against a
+	// database across the network those reads are round trips, which
+	// Update must never wait on.
+	var replay *replayAsk
+	if r := m.replay; r != nil {
+		replay = r.ask()
+	}
 	run := func() tea.Msg {
 		defer cancel()
 		s.SetRunSettings(rs) // a no-op unless they changed
@@ -117,6 +127,9 @@ func (m *Model) do(op opKind, fn func(context.Context, session) opDoneMsg) tea.C
 				if snap, err := r.Snapshot(ctx, msg.view.ParentID); err == nil {
 					msg.parent, msg.hasParent = snap.Values, true
 				}
+			}
+			if replay != nil {
+				msg.replayRead = replay.reads(ctx, msg.op, msg.view)
 			}
 		}
 		msg.sess = s
@@ -169,6 +182,11 @@ func (m *Model) step(op opKind) tea.Cmd {
 // the run, after which a continuing run steps on or stops.
 func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	m.sess, m.isBusy = msg.sess, false
+	if m.replay != nil {
+		// What the Cmd read for the replay; a checkout replaces the
+		// replay (enterView), and this with it.
+		m.replay.take(msg.replayRead)
+	}
 	m.into.leave() // the subgraph runs of the step ended with it
 	if m.cancel != nil {
 		m.cancel()

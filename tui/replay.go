@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,24 +17,26 @@ import (
 // recording saved for the same task, so the divergence shows the moment
 // it happens. The recorded branch is found from the thread's checkpoint
 // heads when the replay starts; each recorded checkpoint is read whole
-// when the replay reaches it.
+// when the replay reaches it, by the Cmd of the step that reaches it
+// (replayAsk): the model judges from what that Cmd read and never reads
+// the recording itself.
 type replayRun struct {
 	from string // the recorded checkpoint the replay starts at
 	// chain is the recorded branch from there on, oldest first: the
 	// replay's k-th superstep plans from a copy of chain[k]. Positions, not
 	// step numbers, pair them: the fork the replay starts with may count
-	// steps from another base.
+	// steps from another base. Never written after newReplayRun, so Cmds
+	// may read it.
 	chain []string
 	pos   int
 	wrote string // the replay's checkpoint that moved pos last (a view of it comes again at the end)
 	// read reads a recorded checkpoint whole (nil: the recording cannot be
-	// read and nothing is compared); rec caches the one at recPos.
-	read   snapshotReader
-	rec    *engine.StateSnapshot
-	recPos int
-	// recStep is rec's superstep as the recording package reads it.
-	recStep    *recording.Step
-	recStepPos int
+	// read and nothing is compared). The model only hands it to Cmds.
+	read snapshotReader
+	// rec is the recorded superstep a Cmd read last, and given the answers
+	// the tasks waiting at one of the replay's checkpoints had been given.
+	rec   recordedStep
+	given answerCounts
 	// verdicts are the comparisons of the step last executed, by task id.
 	verdicts map[string]replayVerdict
 	// diverged names the first divergence ("" while every task matched).
@@ -43,6 +46,48 @@ type replayRun struct {
 	// when the recording's run went on past it (judgeFailure): stepping
 	// runs that superstep again, once (-1: none).
 	wentOn int
+}
+
+// recordedStep is the recorded superstep at position pos of the branch,
+// as a Cmd read it (readRecorded).
+type recordedStep struct {
+	pos int // -1: none read yet
+	// step is nil when the recording could not be read there; why then
+	// says why, and is the replay's divergence.
+	step *recording.Step
+	why  string
+	num  int // the recorded checkpoint's step number
+}
+
+// answerCounts count the answers each task waiting at the replay's
+// checkpoint at had been given when a Cmd counted them (countAnswers), by
+// task id: a Task call's under the call's own id.
+type answerCounts struct {
+	at     string
+	counts map[string]int
+}
+
+// replayReads is what the Cmd that brought a view read of the recording
+// for it (replayAsk.reads): the recorded superstep the judge compares the
+// view with, unless the replay has it already, and, when the view waits
+// at interrupts, the answers its tasks have been given, which the answer
+// box needs to offer the next recorded one. Either is nil when not read.
+type replayReads struct {
+	rec   *recordedStep
+	given *answerCounts
+}
+
+// replayAsk is what a Cmd needs to read the recording for a replay,
+// copied from it when the Cmd is made: the Cmd never touches the replay
+// the model owns. The session is lent to one Cmd at a time and the
+// replay moves only when that Cmd's message comes back, so what the Cmd
+// reads is for where the replay is when the message is taken.
+type replayAsk struct {
+	read  snapshotReader
+	chain []string
+	pos   int
+	wrote string
+	has   int // the position whose recorded superstep the replay has (rec.pos)
 }
 
 // replayVerdict is one replayed task against its recording.
@@ -58,19 +103,21 @@ type replayVerdict struct {
 // heads (every branch): the original run (recording.OriginalRun), not the
 // forks and updates made later. When the branch ends at from, its
 // checkpoint is read with ctx, to tell whether there is anything to
-// compare.
+// compare: it is called in a Cmd (Model.replaySelected).
 func newReplayRun(ctx context.Context, heads []engine.CheckpointHead, from string, read snapshotReader) (*replayRun, error) {
 	chain := recording.OriginalRun(heads, from)
 	if chain == nil {
 		return nil, fmt.Errorf("checkpoint %s is not in the thread's history", shortID(from))
 	}
-	r := &replayRun{from: from, chain: chain, read: read, recPos: -1, wentOn: -1}
+	r := &replayRun{from: from, chain: chain, read: read, rec: recordedStep{pos: -1}, wentOn: -1}
 	// As the command line's replay: a replay that compared nothing must
 	// not pass. A recording that ends at from has a superstep to compare
 	// only if its tasks saved something there (asked, failed, finished).
 	if len(chain) == 1 && read != nil {
-		if rec := r.step(ctx); rec != nil && !rec.Ran() {
-			return nil, fmt.Errorf("nothing to replay: the recording has no superstep after checkpoint %s (step %d); R on an earlier one", shortID(from), r.current(ctx).Metadata.Step)
+		rec := readRecorded(ctx, read, chain, 0)
+		r.take(&replayReads{rec: &rec})
+		if rec.step != nil && !rec.step.Ran() {
+			return nil, fmt.Errorf("nothing to replay: the recording has no superstep after checkpoint %s (step %d); R on an earlier one", shortID(from), rec.num)
 		}
 	}
 	return r, nil
@@ -82,7 +129,7 @@ func newReplayRun(ctx context.Context, heads []engine.CheckpointHead, from strin
 // match).
 func (r *replayRun) compare(v *engine.StepView) string {
 	r.verdicts = map[string]replayVerdict{}
-	rec := r.step(context.Background())
+	rec := r.step()
 	if rec == nil {
 		return ""
 	}
@@ -104,11 +151,11 @@ func (r *replayRun) compare(v *engine.StepView) string {
 		verdict := replayVerdict{same: !vd.Diverged(), why: verdictWhy(vd)}
 		r.verdicts[t.ID] = verdict
 		if !verdict.same && first == "" {
-			first = fmt.Sprintf("recorded step %d, %s: %s", r.rec.Metadata.Step+1, t.Name, verdict.why)
+			first = fmt.Sprintf("recorded step %d, %s: %s", r.rec.num+1, t.Name, verdict.why)
 		}
 	}
 	if m := pairs.Missing; first == "" && len(m) > 0 && v.Status != engine.StatusFailed {
-		first = fmt.Sprintf("recorded step %d, %s: the recording ran it; the replay did not", r.rec.Metadata.Step+1, m[0].Name)
+		first = fmt.Sprintf("recorded step %d, %s: the recording ran it; the replay did not", r.rec.num+1, m[0].Name)
 	}
 	if r.wentOn != r.pos { // a step run again where the recording's run went on is compared once
 		r.compared++
@@ -145,25 +192,27 @@ func verdictWhy(vd recording.Verdict) string {
 // v, by interrupt id (a Task call's interrupt is reported by its caller
 // too, under the same id), as JSON for the answer box: for each task
 // (and Task call), the recorded answer after those the replay has given it
-// already (recording.Step.Answers). A task the recording has no answer for
+// already (recording.Step.Answers), as the Cmd that brought v counted
+// them (countAnswers). A task the recording has no answer for
 // gets none: its line is left to type. ends reports that the recording
 // ends here, waiting at these same questions: whatever is answered runs
 // past it. diverged names the first interrupt the recording has no answer
 // for (another question, a task the recording ran without asking), as
 // the command line's replay stops there; "" when none.
 func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]string, ends bool, diverged string) {
-	rec := r.step(context.Background())
-	if rec == nil || len(v.Interrupts) == 0 {
+	rec := r.step()
+	if rec == nil || len(v.Interrupts) == 0 || r.given.at != v.CheckpointID {
+		// Without the counts of this checkpoint's answers, the answer to
+		// offer is not known: none is offered rather than a wrong one.
 		return nil, false, ""
 	}
-	given := r.givenAnswers(v.CheckpointID)
-	offer := rec.Answers(v, given)
+	offer := rec.Answers(v, func(t engine.TaskView) int { return r.given.counts[t.ID] })
 	out := map[string]string{}
 	for id, a := range offer.Resume {
 		out[id] = string(engine.MustEncode(a))
 	}
 	if d := offer.Diverged; d != nil {
-		diverged = fmt.Sprintf("recorded step %d, %s: %s", r.rec.Metadata.Step+1, d.Node, d.Why)
+		diverged = fmt.Sprintf("recorded step %d, %s: %s", r.rec.num+1, d.Node, d.Why)
 		if r.diverged == "" {
 			r.diverged = diverged
 		}
@@ -178,12 +227,12 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]stri
 // A second time is a divergence (the recording's run failed once, then
 // ran). Neither where the recording's run did not go on.
 func (r *replayRun) judgeFailure(v *engine.StepView) (goOn bool, diverged string) {
-	rec := r.step(context.Background())
+	rec := r.step()
 	if rec == nil || !rec.WentOnAfterFailure("", v.Tasks) {
 		return false, ""
 	}
 	if r.wentOn == r.pos {
-		return false, fmt.Sprintf("recorded step %d: the replay failed again; the recording's run failed here once, then ran", r.rec.Metadata.Step+1)
+		return false, fmt.Sprintf("recorded step %d: the replay failed again; the recording's run failed here once, then ran", r.rec.num+1)
 	}
 	r.wentOn = r.pos
 	return true, ""
@@ -197,54 +246,125 @@ func (r *replayRun) mayRunFailedStepAgain() bool { return r.wentOn == r.pos && r
 // last checkpoint: its supersteps are not compared with anything.
 func (r *replayRun) pastEnd() bool { return r.read != nil && r.pos >= len(r.chain) }
 
-// givenAnswers counts the answers each task of the replay's checkpoint id
-// has had so far, read from that checkpoint once: a task's saved answers
-// (its subgraph's included), a Task call's under the call's own id.
-func (r *replayRun) givenAnswers(id string) func(engine.TaskView) int {
-	ta, _ := r.read.(recording.Answerer)
-	now, err := r.read.Snapshot(context.Background(), id)
-	if ta == nil || err != nil {
-		return func(engine.TaskView) int { return 0 }
+// step is the recorded superstep the replay's current one stands for,
+// as the Cmd that brought the view read it; nil past the end of the
+// recording or when it could not be read (the divergence then says why).
+func (r *replayRun) step() *recording.Step {
+	if r.pos >= len(r.chain) || r.rec.pos != r.pos {
+		return nil
 	}
-	saved := engine.ReadSavedWrites(now.PendingWrites)
-	return func(t engine.TaskView) int {
-		for _, st := range now.Tasks {
-			if st.ID == t.ID {
-				a, _ := ta.TaskAnswers(context.Background(), now.Config, st)
-				return len(a)
-			}
+	return r.rec.step
+}
+
+// take keeps what a Cmd read of the recording (replayAsk.reads); a
+// recorded checkpoint that could not be read is the replay's divergence,
+// unless it diverged before.
+func (r *replayRun) take(got *replayReads) {
+	if got == nil {
+		return
+	}
+	if got.rec != nil {
+		r.rec = *got.rec
+		if got.rec.why != "" && r.diverged == "" {
+			r.diverged = got.rec.why
 		}
-		if st, ok := saved.Task(t.ID); ok {
-			return len(st.Answers) // a Task call, which no checkpoint plans
-		}
-		return 0
+	}
+	if got.given != nil {
+		r.given = *got.given
 	}
 }
 
-// step is the recorded superstep the replay's current one stands for
-// (recording.Read of current()), read once; nil past the end of the
-// recording or when it cannot be read (the divergence then says why).
-func (r *replayRun) step(ctx context.Context) *recording.Step {
-	snap := r.current(ctx)
-	if snap == nil {
+// ask is what a Cmd made now needs to read the recording for the view it
+// brings (replayAsk).
+func (r *replayRun) ask() *replayAsk {
+	return &replayAsk{read: r.read, chain: r.chain, pos: r.pos, wrote: r.wrote, has: r.rec.pos}
+}
+
+// reads reads, in the Cmd whose operation op brought view v, what the
+// model needs of the recording for v: for a step (n, s, c) whose tasks
+// ran, the recorded superstep at the position v moves the replay to
+// (moved), which the judge compares v with; for a view waiting at
+// interrupts, that superstep and the answers v's tasks have been given,
+// which the answer box offers the next recorded one from. Nil when v
+// needs nothing read: past the recording's end nothing is compared or
+// offered.
+func (a *replayAsk) reads(ctx context.Context, op opKind, v *engine.StepView) *replayReads {
+	stepped := op == opNext || op == opSuperstep
+	waiting := len(v.Interrupts) > 0
+	if a.read == nil || !(stepped && judgedStep(v)) && !waiting {
 		return nil
 	}
-	if r.recStep == nil || r.recStepPos != r.pos {
-		ta, _ := r.read.(recording.Answerer)
-		if ta == nil {
-			ta = noAnswers{}
-		}
-		rec, err := recording.Read(ctx, ta, snap)
-		if err != nil {
-			if r.diverged == "" {
-				r.diverged = fmt.Sprintf("recorded checkpoint %s: %v", shortID(r.chain[r.pos]), err)
-			}
-			return nil
-		}
-		rec.Open = r.pos == len(r.chain)-1
-		r.recStep, r.recStepPos = rec, r.pos
+	pos := a.pos
+	if stepped {
+		pos, _ = moved(a.pos, a.wrote, v)
 	}
-	return r.recStep
+	if pos >= len(a.chain) {
+		return nil
+	}
+	var out replayReads
+	if pos != a.has {
+		rec := readRecorded(ctx, a.read, a.chain, pos)
+		out.rec = &rec
+	}
+	if waiting {
+		out.given = countAnswers(ctx, a.read, v)
+	}
+	return &out
+}
+
+// readRecorded reads the recorded superstep at position pos of chain:
+// its checkpoint whole, and what each of its tasks saved there
+// (recording.Read).
+func readRecorded(ctx context.Context, read snapshotReader, chain []string, pos int) recordedStep {
+	out := recordedStep{pos: pos}
+	snap, err := read.Snapshot(ctx, chain[pos])
+	if err != nil {
+		out.why = fmt.Sprintf("recorded checkpoint %s is unreadable: %v", shortID(chain[pos]), err)
+		return out
+	}
+	out.num = snap.Metadata.Step
+	ta, _ := read.(recording.Answerer)
+	if ta == nil {
+		ta = noAnswers{}
+	}
+	step, err := recording.Read(ctx, ta, snap)
+	if err != nil {
+		out.why = fmt.Sprintf("recorded checkpoint %s: %v", shortID(chain[pos]), err)
+		return out
+	}
+	step.Open = pos == len(chain)-1
+	out.step = step
+	return out
+}
+
+// countAnswers counts the answers each task waiting in v has been given,
+// read from v's checkpoint: a task's saved answers (its subgraph's
+// included), a Task call's under the call's own id. Only tasks with
+// interrupts are counted: recording.Step.Answers asks of no other. A
+// checkpoint that cannot be read counts none.
+func countAnswers(ctx context.Context, read snapshotReader, v *engine.StepView) *answerCounts {
+	out := &answerCounts{at: v.CheckpointID, counts: map[string]int{}}
+	ta, _ := read.(recording.Answerer)
+	if ta == nil {
+		return out
+	}
+	now, err := read.Snapshot(ctx, v.CheckpointID)
+	if err != nil {
+		return out
+	}
+	saved := engine.ReadSavedWrites(now.PendingWrites)
+	for _, t := range v.Tasks {
+		if len(t.Interrupts) == 0 {
+			continue
+		}
+		if i := slices.IndexFunc(now.Tasks, func(st engine.SnapshotTask) bool { return st.ID == t.ID }); i >= 0 {
+			a, _ := ta.TaskAnswers(ctx, now.Config, now.Tasks[i])
+			out.counts[t.ID] = len(a)
+		} else if st, ok := saved.Task(t.ID); ok {
+			out.counts[t.ID] = len(st.Answers) // a Task call, which no checkpoint plans
+		}
+	}
+	return out
 }
 
 // noAnswers stands for a session that cannot read a subgraph's answers.
@@ -254,30 +374,21 @@ func (noAnswers) TaskAnswers(context.Context, engine.Config, engine.SnapshotTask
 	return nil, nil
 }
 
-// current is the recorded checkpoint the replay's current superstep
-// stands for, read whole once; nil past the end of the recording, or when
-// it cannot be read (the divergence then says why).
-func (r *replayRun) current(ctx context.Context) *engine.StateSnapshot {
-	if r.pos >= len(r.chain) || r.read == nil {
-		return nil
+// moved is where view v moves a replay at position pos whose checkpoint
+// wrote moved it last: on by one when the replay wrote the checkpoint
+// that ends a superstep. The replay's advance and the Cmd that reads
+// ahead for v (replayAsk.reads) both ask it.
+func moved(pos int, wrote string, v *engine.StepView) (int, string) {
+	if v.Phase == engine.PhaseCheckpoint && v.Source == engine.SourceLoop && v.CheckpointID != wrote {
+		return pos + 1, v.CheckpointID
 	}
-	if r.recPos != r.pos {
-		rec, err := r.read.Snapshot(ctx, r.chain[r.pos])
-		if err != nil && r.diverged == "" {
-			r.diverged = fmt.Sprintf("recorded checkpoint %s is unreadable: %v", shortID(r.chain[r.pos]), err)
-		}
-		r.rec, r.recPos = rec, r.pos
-	}
-	return r.rec
+	return pos, wrote
 }
 
 // advance moves on when the replay wrote the checkpoint that ends a
-// superstep.
+// superstep (moved).
 func (r *replayRun) advance(v *engine.StepView) {
-	if v.Phase == engine.PhaseCheckpoint && v.Source == engine.SourceLoop && v.CheckpointID != r.wrote {
-		r.pos++
-		r.wrote = v.CheckpointID
-	}
+	r.pos, r.wrote = moved(r.pos, r.wrote, v)
 }
 
 // startView is the view a replay starts from: recorded checkpoint v as
