@@ -5,10 +5,13 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/graphs/scenario"
 )
 
 // uiGuard is a saver that fails the test when it is asked anything while
@@ -124,4 +127,57 @@ func (g *uiGuard) run(t testing.TB, m Model, cmd tea.Cmd) Model {
 		}
 	}
 	return m
+}
+
+// TestModel_NoStoreIOInUpdateOrView walks the debugger through what it
+// does on the examples and a nested subgraph — stepping, answering,
+// breakpoints and watches, the tree (browse, find, diff, fork, run alone,
+// time travel, replay), the threads, the inspector, the overlays — with
+// the store guarded: no key handled and no screen drawn may ask it
+// anything. (Stepping into subgraphs is left out: its held runs go on
+// reading in the background while the screen is drawn, as they may.)
+func TestModel_NoStoreIOInUpdateOrView(t *testing.T) {
+	walk := [][]string{
+		{"n", "n", "n", "s", "s", "c"},
+		{"esc", "r", `{"action":"approve"}`, "enter", "c"},
+		{"t", "j", "j", "k", "end", "home", "m", "j", "d", "esc"},
+		{"t", "j", "f", "ctrl+s"},
+		{"t", "j", "j", "e", "e", "esc"},
+		{"t", "/", "0", "enter", "p", "i", "enter", "n", "n"},
+		{"t", "end", "k", "R", "c"},
+		{"T", "j", "k", "enter"},
+		{"S", "esc", "?", "esc", "L", "esc"},
+		{"tab", "b", "B", "tab", "g", "g", "i", "I", "w", "/", "a", "esc"},
+		{"W", "state", "enter", "C", "true", "enter", "c"},
+		{"tab", "tab", "tab", "enter", "esc", "a", "esc"},
+		{"d", "esc", "p", "esc", "q", "n"},
+	}
+	for _, name := range []string{"research", "essay", "mapreduce", "router"} {
+		t.Run(name, func(t *testing.T) {
+			ex, _ := graphs.Get(name)
+			guard := newUIGuard(t)
+			g, err := ex.Build(engine.WithSaver(guard), engine.WithIDs(&engine.CounterIDs{}), engine.WithClock(func() time.Time { return fixedNow }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{Thread: "t1", Input: ex.Input, Saver: guard, Answers: ex.Answers}
+			m := guard.model(t, newEngineSession(g, opts), opts, 120, 40)
+			for _, ks := range walk {
+				m = guard.press(t, m, ks...)
+				m = guard.press(t, m, "esc", "esc")
+			}
+		})
+	}
+	t.Run("nested subgraph", func(t *testing.T) {
+		f, err := scenario.Load("../testdata/conformance/own/nested_subgraph.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		guard := newUIGuard(t)
+		opts := Options{Thread: "nested", Input: map[string]any{"out": []any{}}, Saver: guard, GraphName: "nested"}
+		m := guard.model(t, newEngineSession(buildScenario(t, f, guard), opts), opts, 120, 40)
+		m = guard.press(t, m, "c", "esc", "tab", "tab", "tab", "enter", "j", "j", "tab", "enter", "d", "esc", "esc", "esc", "esc")
+		m = guard.press(t, m, "r", "ok", "enter", "s", "t", "j", "R", "c", "esc", "r", "esc")
+		guard.press(t, m, "t", "end", "R", "c")
+	})
 }
