@@ -26,7 +26,14 @@ const (
 	StreamMessages StreamMode = "messages"
 	// StreamTasks: task starts and results (TaskChunk, TaskResultChunk).
 	StreamTasks StreamMode = "tasks"
-	// StreamCheckpoints: each checkpoint written (CheckpointChunk).
+	// StreamCheckpoints: each checkpoint written (CheckpointChunk), when
+	// it is written. This differs from LangGraph, whose chunk comes when
+	// a superstep is planned from the checkpoint and names the tasks
+	// planned (next, tasks): a resumed run streams the checkpoint it
+	// resumes from first, and one written at an interrupt_after
+	// breakpoint is not streamed (LangGraph.js 1.7.3 dist
+	// pregel/loop.js:684, debug.js mapDebugCheckpoint). The conformance
+	// traces do not record this mode.
 	StreamCheckpoints StreamMode = "checkpoints"
 	// StreamDebug: checkpoints and tasks, wrapped with their step
 	// (DebugChunk).
