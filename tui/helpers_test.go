@@ -89,10 +89,29 @@ func send(t testing.TB, m Model, msgs ...tea.Msg) Model {
 
 func runCmd(t testing.TB, m Model, cmd tea.Cmd) Model {
 	t.Helper()
+	eachMsg(t, cmd, func(msg tea.Msg) (tea.Cmd, bool) {
+		if _, quit := msg.(tea.QuitMsg); quit {
+			return nil, false
+		}
+		nm, next := m.Update(msg)
+		m = nm.(Model)
+		return next, true
+	})
+	return m
+}
+
+// eachMsg runs cmd and the Cmds its batches and its messages lead to, in
+// order, as bubbletea's loop does: every message but a batch goes to
+// deliver, which returns the Cmd it led to and whether to go on. It may
+// run on a goroutine of its own (inBackground), so a runaway loop is an
+// error, not a Fatal.
+func eachMsg(t testing.TB, cmd tea.Cmd, deliver func(tea.Msg) (tea.Cmd, bool)) {
+	t.Helper()
 	queue := []tea.Cmd{cmd}
 	for n := 0; len(queue) > 0; n++ {
 		if n > 10000 {
-			t.Fatal("runaway Cmd loop")
+			t.Error("runaway Cmd loop")
+			return
 		}
 		c := queue[0]
 		queue = queue[1:]
@@ -103,15 +122,14 @@ func runCmd(t testing.TB, m Model, cmd tea.Cmd) Model {
 		case nil:
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
-		case tea.QuitMsg:
-			return m
 		default:
-			nm, next := m.Update(msg)
-			m = nm.(Model)
+			next, goOn := deliver(msg)
+			if !goOn {
+				return
+			}
 			queue = append(queue, next)
 		}
 	}
-	return m
 }
 
 // keys turns "n", "enter", "ctrl+s" or literal text into key messages.

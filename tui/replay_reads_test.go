@@ -147,7 +147,7 @@ func TestReplay_QuitCancelsRecordingRead(t *testing.T) {
 	m.replay.read = r
 	r.holdNext()
 	m, cmd := update(m, keys("n")[0]) // Execute, then its comparison
-	answers := inBackground(cmd)
+	answers := inBackground(t, cmd)
 	select {
 	case <-r.entered: // the step ran; the Cmd reads the recording
 	case msg := <-answers:

@@ -96,25 +96,14 @@ func slowTree(t *testing.T) (Model, *slowReader) {
 
 // inBackground runs cmd, and the Cmds it batches, on another goroutine,
 // as bubbletea does, and sends their messages on the channel returned.
-func inBackground(cmd tea.Cmd) <-chan tea.Msg {
+func inBackground(t testing.TB, cmd tea.Cmd) <-chan tea.Msg {
 	out := make(chan tea.Msg, 8)
 	go func() {
 		defer close(out)
-		queue := []tea.Cmd{cmd}
-		for len(queue) > 0 {
-			c := queue[0]
-			queue = queue[1:]
-			if c == nil {
-				continue
-			}
-			switch msg := c().(type) {
-			case nil:
-			case tea.BatchMsg:
-				queue = append(queue, msg...)
-			default:
-				out <- msg
-			}
-		}
+		eachMsg(t, cmd, func(msg tea.Msg) (tea.Cmd, bool) {
+			out <- msg
+			return nil, true
+		})
 	}()
 	return out
 }
@@ -144,7 +133,7 @@ func TestTree_ReadsOffTheUIPath(t *testing.T) {
 	left := m.tree.snaps[m.tree.nav.cur].ID
 
 	r.holdNext()
-	answers := inBackground(cmd)
+	answers := inBackground(t, cmd)
 	<-r.entered // the read waits on the server
 	m, cmd = update(m, keys("j")[0])
 	view = m.View()
@@ -173,7 +162,7 @@ func TestTree_ReadsOffTheUIPath(t *testing.T) {
 	}
 
 	r.holdNext()
-	answers = inBackground(cmd)
+	answers = inBackground(t, cmd)
 	<-r.entered
 	r.release <- struct{}{}
 	m, _ = update(m, <-answers)
@@ -237,7 +226,7 @@ func TestTree_QuitCancelsReads(t *testing.T) {
 	m, r := slowTree(t)
 	m, cmd := update(m, keys("j")[0])
 	r.holdNext()
-	answers := inBackground(cmd)
+	answers := inBackground(t, cmd)
 	<-r.entered
 	_, cmd = update(m, keys("ctrl+c")[0])
 	if _, ok := cmd().(tea.QuitMsg); !ok {

@@ -104,28 +104,14 @@ func (g *uiGuard) update(m Model, msg tea.Msg) (Model, tea.Cmd) {
 // run is runCmd, guarded.
 func (g *uiGuard) run(t testing.TB, m Model, cmd tea.Cmd) Model {
 	t.Helper()
-	queue := []tea.Cmd{cmd}
-	for n := 0; len(queue) > 0; n++ {
-		if n > 10000 {
-			t.Fatal("runaway Cmd loop")
+	eachMsg(t, cmd, func(msg tea.Msg) (tea.Cmd, bool) {
+		if _, quit := msg.(tea.QuitMsg); quit {
+			return nil, false
 		}
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		switch msg := c().(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case tea.QuitMsg:
-			return m
-		default:
-			var next tea.Cmd
-			m, next = g.update(m, msg)
-			queue = append(queue, next)
-		}
-	}
+		var next tea.Cmd
+		m, next = g.update(m, msg)
+		return next, true
+	})
 	return m
 }
 
