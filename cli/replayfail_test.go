@@ -79,8 +79,8 @@ func TestHistory_ShowsWhereTheThreadFailed(t *testing.T) {
 	r := superstep(t, "", "history", "f1", "--db", db)
 	// The node's own error, once after the node's name: the scripted
 	// failure's text named its node too ("boom: boom: boom").
-	r.want(t, 0, `next: boom  failed: boom: boom  (end of the recorded run)`)
-	if n := strings.Count(r.stdout, "failed:"); n != 1 {
+	r.want(t, 0, `next: boom  failed in step 1: boom: boom  (end of the recorded run)`)
+	if n := strings.Count(r.stdout, "failed in step"); n != 1 {
 		t.Fatalf("history shows %d failures, want the one checkpoint's:\n%s", n, r.stdout)
 	}
 	superstep(t, "", "history", "f1", "--db", db, "--json").want(t, 0, `"failures": [`, `"boom: boom"`)
@@ -95,8 +95,8 @@ func TestHistory_CancelledSiblingIsNotAFailure(t *testing.T) {
 	flow := filepath.Join("..", "testdata", "conformance", "own", "fail_while_sibling_works.json")
 	superstep(t, "", "run", flow, "--db", db, "--thread", "c1").want(t, 1, "boom")
 	r := superstep(t, "", "history", "c1", "--db", db)
-	r.want(t, 0, `failed: a: boom  cancelled: b  (end of the recorded run)`)
-	if strings.Contains(r.stdout, "failed: b") {
+	r.want(t, 0, `failed in step 1: a: boom  cancelled: b  (end of the recorded run)`)
+	if strings.Contains(r.stdout, "failed in step 1: b") {
 		t.Fatalf("history calls the cancelled sibling a failure:\n%s", r.stdout)
 	}
 	superstep(t, "", "history", "c1", "--db", db, "--json").want(t, 0, `"cancelled": [`)
