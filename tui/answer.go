@@ -102,7 +102,7 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 		m.mode = m.answer.prev
 		m.note = "answer box closed: r reopens it"
 		if len(m.drafts.lines) > 0 || m.drafts.state != "" {
-			m.note += " with what you typed"
+			m.note += " as you left it" // typed, or offered by a replay
 		}
 		return nil
 	case msg.Type == tea.KeyEnter || key.Matches(msg, k.Submit):

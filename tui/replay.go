@@ -309,6 +309,12 @@ func (a *replayAsk) reads(ctx context.Context, op opKind, v *engine.StepView) *r
 	if waiting {
 		out.given = countAnswers(ctx, a.read, v)
 	}
+	if ctx.Err() != nil {
+		// Cancelled (X, or quitting) while it read: what it read is not
+		// the recording's, and no divergence; the step, run again, reads
+		// again.
+		return nil
+	}
 	return &out
 }
 
