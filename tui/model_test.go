@@ -294,7 +294,7 @@ func TestExplainNode(t *testing.T) {
 	if got, want := explainNode(v, "review", []string{"join:a+b:review"}), "review will run: join:a+b:review is at v4, which review has never seen."; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	if got, want := explainNode(v, "plan", []string{"branch:to:plan"}), "plan will not run: branch:to:plan is newer (v3 > v2) but cleared."; got != want {
+	if got, want := explainNode(v, "plan", []string{"branch:to:plan"}), "plan will not run: branch:to:plan was cleared at v3, after the v2 plan saw."; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 	v.Channels[1].Available = true

@@ -242,7 +242,10 @@ func explainNodeAnswer(v *engine.StepView, node string, triggers []string, answe
 		case cur == 0:
 			why = append(why, t+" was never written")
 		case !avail[t] && saw && cur > seen:
-			why = append(why, fmt.Sprintf("%s is newer (v%d > v%d) but cleared", t, cur, seen))
+			// A channel a step cleared (an ephemeral one not written
+			// again) gets a new version by the clearing: newer than what
+			// the node saw, and empty.
+			why = append(why, fmt.Sprintf("%s was cleared at v%d, after the v%d %s saw", t, cur, seen, node))
 		case !avail[t] && !saw:
 			why = append(why, fmt.Sprintf("%s is not available (cleared at v%d)", t, cur))
 		default:

@@ -50,7 +50,7 @@ func TestExplainNode_DoneSaysWhyEachNodeStops(t *testing.T) {
 		VersionsSeen: map[string]map[string]engine.Version{"a": {"branch:to:a": 5}, "b": {"branch:to:b": 2}},
 	}
 	for node, want := range map[string]string{
-		"a": "a will not run: branch:to:a is newer (v6 > v5) but cleared.",
+		"a": "a will not run: branch:to:a was cleared at v6, after the v5 a saw.",
 		"b": "b will not run: branch:to:b is at v2 and b already saw it.",
 	} {
 		if got := explainNode(v, node, []string{"branch:to:" + node}); got != want {
@@ -93,7 +93,7 @@ func TestModel_Seen_EnterShowsTheWholeExplanation(t *testing.T) {
 		m = press(t, m, "down")
 	}
 	whole := m.seen.explanation()
-	if !strings.Contains(whole, "join:writer_a+writer_b:review is newer") {
+	if !strings.Contains(whole, "join:writer_a+writer_b:review was cleared at") {
 		t.Fatalf("explanation %q", whole)
 	}
 	v := m.View()
