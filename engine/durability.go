@@ -51,9 +51,10 @@ const (
 	// parent's checkpoint. A crash loses the whole run, and so does a
 	// Stepper dropped before its run ended without Stepper.Close (which
 	// saves as any end does). Values and updates stream as
-	// in the other modes; EventCheckpoint (the checkpoints stream)
-	// reports only the checkpoint written at the end, where LangGraph.js
-	// streams each superstep's checkpoint from memory (loop.js tick).
+	// in the other modes, and so does the checkpoints mode, each
+	// superstep's checkpoint from memory as LangGraph.js streams it
+	// (loop.js:684; see StreamCheckpoints); EventCheckpoint reports
+	// only the checkpoint written at the end.
 	DurabilityExit
 )
 
@@ -90,6 +91,9 @@ type exitState struct {
 	loaded  map[string]Version // its channel versions: the exit Put's new versions are the ones changed since
 	written map[string]bool    // task ids whose writes this run put (LangGraph.js _writtenTaskIds); under loop.mu
 	done    bool               // the run ended and saveAtExit ran
+	// savedParent is savedID's parent: EventPlanned reports savedID and
+	// it while the run goes on (loop.emitPlanned).
+	savedParent string
 }
 
 // saveAtExit writes a DurabilityExit run's one checkpoint and its pending
@@ -186,7 +190,7 @@ func (l *loop) flushExitWrites(ctx context.Context) error {
 
 // startExit sets up a DurabilityExit run once its thread is loaded.
 func (l *loop) startExit() {
-	l.exit = &exitState{savedID: l.cpID, written: map[string]bool{}}
+	l.exit = &exitState{savedID: l.cpID, savedParent: l.parentID, written: map[string]bool{}}
 	if !keepsSnapshots(l.saver) {
 		l.exit.loaded = l.cs.versionMap()
 		l.cs.dirtyOff = true // the exit Put compares with loaded instead

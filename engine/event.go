@@ -15,8 +15,26 @@ const (
 	EventTask EventKind = "task"
 	// EventTaskResult: a task ended (Writes, Interrupts or Err set).
 	EventTaskResult EventKind = "task_result"
-	// EventCheckpoint: a checkpoint was written.
+	// EventCheckpoint: a checkpoint was written (Checkpoint, Metadata,
+	// ParentID set). Under DurabilityExit that is once, at the run's end.
 	EventCheckpoint EventKind = "checkpoint"
+	// EventPlanned: the run planned a superstep from its current
+	// checkpoint (CheckpointID, ParentID, Metadata, Values and Planned
+	// set; Step is the planned superstep). It is what the checkpoints
+	// stream mode streams, where LangGraph.js streams its checkpoints
+	// chunk: in tick, right after planning the tasks, whether or not any
+	// were planned and before an interrupt_before breakpoint stops the
+	// run (1.7.3 dist pregel/loop.js:684, payload debug.js:94-126
+	// mapDebugCheckpoint). So a resumed run reports the checkpoint it
+	// resumes from first, the last checkpoint of a finished run is
+	// reported with no tasks, and a checkpoint written where an
+	// interrupt_after breakpoint stops the run is reported only by the
+	// run that resumes from it. Only a run with a saver reports it, as
+	// LangGraph.js streams it only with a checkpointer; and, to cost
+	// nothing otherwise, only a run streaming the checkpoints or debug
+	// mode (StreamModes, WithStreamParts) — a WithEvents listener sees
+	// it only then.
+	EventPlanned EventKind = "planned"
 	// EventValues: the state after a superstep.
 	EventValues EventKind = "values"
 	// EventCustom: a value a node passed to Emit.
@@ -88,6 +106,13 @@ type Event struct {
 	Metadata   Metadata // the checkpoint's metadata
 	ParentID   string   // the checkpoint's parent, "" for the first
 	Namespace  string   // the checkpoint namespace ("" at the root)
+	// CheckpointID is the checkpoint a superstep was planned from
+	// (EventPlanned): under DurabilityExit the one the run started from
+	// ("" for none), as its later ones are not saved until the end.
+	CheckpointID string
+	// Planned are the tasks planned from it (EventPlanned), in planning
+	// order, with what was saved for them against it.
+	Planned []PlannedTask
 	// Values is the state (EventValues) or a custom value (EventCustom).
 	Values map[string]any
 	// Output is an entrypoint's output in its EventValues (its __end__

@@ -1054,6 +1054,11 @@ func (l *loop) plan(ctx context.Context) error {
 		nameTasks(l.tasks)
 	}
 	l.addManagedValues(l.tasks)
+	if l.opts.planEvents && l.emit != nil && l.saver != nil {
+		// Before the end and the breakpoint below, as LangGraph.js
+		// streams its checkpoints chunk (loop.js:684).
+		l.emitPlanned()
+	}
 	if len(l.tasks) == 0 {
 		l.finish(StatusDone)
 		return nil
@@ -1108,6 +1113,48 @@ func (l *loop) plan(ctx context.Context) error {
 		return l.fail(err)
 	}
 	return nil
+}
+
+// emitPlanned reports the tasks just planned from the current checkpoint
+// with what was saved for them against it (EventPlanned; LangGraph.js
+// 1.7.3 dist pregel/loop.js:684, debug.js:94-160). Under DurabilityExit
+// the checkpoints the run makes are not saved, and LangGraph.js's config
+// keeps addressing the one it started from (storeCheckpoint,
+// loop.js:1032-1050, runs only when it saves): so does the event, with
+// the current metadata and values.
+func (l *loop) emitPlanned() {
+	id, parent := l.cpID, l.parentID
+	if x := l.exit; x != nil {
+		id, parent = x.savedID, x.savedParent
+	}
+	var saved *SavedWrites
+	if !l.pending.empty() {
+		saved = ReadSavedWrites(l.pending.all())
+	}
+	planned := make([]PlannedTask, len(l.tasks))
+	for i, t := range l.tasks {
+		p := PlannedTask{ID: t.id(), Name: t.name, Interrupts: []Interruption{}}
+		if t.node.runsSubgraphs() {
+			p.Subgraph = t.namespace()
+		}
+		if saved == nil {
+			planned[i] = p
+			continue
+		}
+		if sv, ok := saved.Task(p.ID); ok {
+			p.Error = sv.Error
+			if len(sv.Interrupts) > 0 {
+				p.Interrupts = sv.Interrupts
+			}
+			// Its writes to output keys, failed or not (tasksWithWrites
+			// looks for any output write, debug.js:131).
+			if upd := l.g.taskResult(sv.Writes); len(upd) > 0 {
+				p.Result = upd
+			}
+		}
+		planned[i] = p
+	}
+	l.emit(Event{Kind: EventPlanned, Step: l.step, CheckpointID: id, ParentID: parent, Metadata: l.md, Namespace: l.cfg.CheckpointNS, Values: l.cs.stateValues(), Planned: planned})
 }
 
 // reuseSavedWrites copies writes saved for a task id onto the planned task,

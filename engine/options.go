@@ -55,6 +55,9 @@ type RunOptions struct {
 	// checkpoints record it under MetaSubgraph.
 	declaredAs string
 	streamers  []*streamer // WithStreamParts
+	// planEvents: a stream of the checkpoints or debug mode listens, and
+	// the run reports EventPlanned (streamer.wantPlanned).
+	planEvents bool
 	// badLimit: WithRecursionLimit was given givenLimit, below 1 (a
 	// RunOptions built by hand keeps 0 as "the default").
 	badLimit   bool

@@ -160,6 +160,7 @@ func (l *loop) runChild(ctx context.Context, scope *taskScope, sub *Graph, decla
 	}
 	if l.opts.StreamSubgraphs && l.emit != nil {
 		opts.StreamSubgraphs, opts.Events = true, subgraphEvents(ns, sub, l.emit)
+		opts.planEvents = l.opts.planEvents
 	}
 	if ls := l.turns; ls != nil {
 		if at, ok := l.turnOf[t.id()]; ok && ls.isActive(at) {

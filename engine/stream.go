@@ -26,14 +26,21 @@ const (
 	StreamMessages StreamMode = "messages"
 	// StreamTasks: task starts and results (TaskChunk, TaskResultChunk).
 	StreamTasks StreamMode = "tasks"
-	// StreamCheckpoints: each checkpoint written (CheckpointChunk), when
-	// it is written. This differs from LangGraph, whose chunk comes when
-	// a superstep is planned from the checkpoint and names the tasks
-	// planned (next, tasks): a resumed run streams the checkpoint it
-	// resumes from first, and one written at an interrupt_after
-	// breakpoint is not streamed (LangGraph.js 1.7.3 dist
-	// pregel/loop.js:684, debug.js mapDebugCheckpoint). The conformance
-	// traces do not record this mode.
+	// StreamCheckpoints: the checkpoint each superstep is planned from,
+	// with the tasks planned (CheckpointChunk), as LangGraph.js streams
+	// it: in tick, right after planning, only with a saver (1.7.3 dist
+	// pregel/loop.js:684; payload debug.js:94-126 mapDebugCheckpoint).
+	// A new run streams its input checkpoint (next: the start node)
+	// and then each loop checkpoint; a resumed run first streams the
+	// checkpoint it resumes from, with its saved interrupts, errors and
+	// results; a finished run's last checkpoint streams with no tasks;
+	// an interrupt_before breakpoint streams its checkpoint before it
+	// stops the run, while a checkpoint written where an interrupt_after
+	// breakpoint stops it streams only when a run resumes from it.
+	// Under DurabilityExit each superstep's checkpoint streams though
+	// only the last is saved: its id is then the checkpoint the run
+	// started from ("" on a new thread), as LangGraph.js's config keeps
+	// addressing it. The conformance traces do not record this mode.
 	StreamCheckpoints StreamMode = "checkpoints"
 	// StreamDebug: checkpoints and tasks, wrapped with their step
 	// (DebugChunk).
@@ -103,13 +110,31 @@ type TaskResultChunk struct {
 	Error      string         `json:"error,omitempty"` // its failure, if any
 }
 
-// CheckpointChunk is a checkpoint written (StreamCheckpoints).
+// CheckpointChunk is a checkpoint a superstep was planned from, with the
+// tasks planned (StreamCheckpoints; LangGraph.js debug.js:94-126
+// mapDebugCheckpoint's config, parentConfig, metadata, values, next and
+// tasks).
 type CheckpointChunk struct {
 	ID       string         `json:"id"`                  // the checkpoint id
 	ParentID string         `json:"parent_id,omitempty"` // the checkpoint it follows
 	Step     int            `json:"step"`                // its step
 	Source   string         `json:"source"`              // input, loop, update or fork
 	Values   map[string]any `json:"values"`              // the state keys that have a value
+	Next     []string       `json:"next"`                // the names of the tasks planned, in order
+	Tasks    []PlannedTask  `json:"tasks"`               // the tasks planned, in order
+}
+
+// PlannedTask is a task planned from a checkpoint, with what was saved
+// for it against that checkpoint (LangGraph.js debug.js:127-160
+// tasksWithWrites): nothing for a checkpoint just written; a resumed
+// run's saved interrupts, error and output.
+type PlannedTask struct {
+	ID         string         `json:"id"`                 // the task id
+	Name       string         `json:"name"`               // its node
+	Error      string         `json:"error,omitempty"`    // its saved error text
+	Interrupts []Interruption `json:"interrupts"`         // its saved interrupts
+	Result     map[string]any `json:"result,omitempty"`   // its saved writes to output keys (SnapshotTask.Result)
+	Subgraph   string         `json:"subgraph,omitempty"` // the namespace of the subgraph its node runs (LangGraph's state.configurable.checkpoint_ns)
 }
 
 // DebugChunk wraps a task, task result or checkpoint with its step
@@ -139,7 +164,7 @@ func (g *Graph) StreamModes(ctx context.Context, input any, modes []StreamMode, 
 			}
 		})
 		go func() {
-			err := g.invokeRecovered(ctx, input, append(opts, alsoEvents(s.onEvent)))
+			err := g.invokeRecovered(ctx, input, append(opts, alsoEvents(s.onEvent), s.wantPlanned))
 			done <- err
 			close(parts)
 		}()
@@ -162,7 +187,10 @@ func (g *Graph) StreamModes(ctx context.Context, input any, modes []StreamMode, 
 // goroutines (sibling tasks at once): it must be safe for concurrent use.
 func WithStreamParts(g *Graph, modes []StreamMode, fn func(StreamPart)) RunOption {
 	s := newStreamer(g, modes, fn)
-	return func(o *RunOptions) { o.streamers = append(o.streamers, s) }
+	return func(o *RunOptions) {
+		o.streamers = append(o.streamers, s)
+		s.wantPlanned(o)
+	}
 }
 
 // WithSubgraphs makes a run deliver its subgraphs' events too (StreamModes
@@ -219,6 +247,14 @@ func newStreamer(g *Graph, modes []StreamMode, send func(StreamPart)) *streamer 
 	return s
 }
 
+// wantPlanned asks the run for EventPlanned when s streams a mode made
+// of it (checkpoints, debug): other runs do not make it.
+func (s *streamer) wantPlanned(o *RunOptions) {
+	if s.modes[StreamCheckpoints] || s.modes[StreamDebug] {
+		o.planEvents = true
+	}
+}
+
 func (s *streamer) out(mode StreamMode, ns string, data any) {
 	if s.modes[mode] {
 		s.send(StreamPart{Mode: mode, Namespace: splitNamespace(ns), Data: data})
@@ -256,10 +292,16 @@ func (s *streamer) onEvent(e Event) {
 	case EventMessage:
 		s.markSeen(e.Value)
 		s.out(StreamMessages, e.Namespace, MessageChunk{Message: e.Value, Metadata: messageMetadata(e)})
-	case EventCheckpoint:
-		cp := CheckpointChunk{ID: e.Checkpoint.ID, ParentID: e.ParentID, Step: e.Metadata.Step, Source: e.Metadata.Source, Values: stateOf(s.graphOf(e), e.Checkpoint)}
+	case EventPlanned:
+		next := make([]string, len(e.Planned))
+		for i, t := range e.Planned {
+			next[i] = t.Name
+		}
+		cp := CheckpointChunk{ID: e.CheckpointID, ParentID: e.ParentID, Step: e.Metadata.Step, Source: e.Metadata.Source, Values: e.Values, Next: next, Tasks: e.Planned}
 		s.out(StreamCheckpoints, e.Namespace, cp)
-		s.out(StreamDebug, e.Namespace, DebugChunk{Type: "checkpoint", Step: e.Step, Timestamp: e.Checkpoint.TS, Payload: cp})
+		// The debug wrapper's step is the planned superstep's less one
+		// (LangGraph.js loop.js:972), the checkpoint's own step.
+		s.out(StreamDebug, e.Namespace, DebugChunk{Type: "checkpoint", Step: e.Step - 1, Timestamp: time.Now(), Payload: cp})
 	case EventTask:
 		s.taskStart(e)
 	case EventTaskResult:
@@ -414,16 +456,6 @@ func updatesOf(g *Graph, node string, writes []Write) UpdatesChunk {
 		}
 	}
 	return UpdatesChunk{node: g.stateUpdate(writes)}
-}
-
-func stateOf(g *Graph, cp *Checkpoint) map[string]any {
-	out := map[string]any{}
-	for k, v := range cp.ChannelValues {
-		if g.IsStateKey(k) {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 func messageMetadata(e Event) MessageMetadata {
