@@ -19,8 +19,8 @@ const (
 	// ParentID set). Under DurabilityExit that is once, at the run's end.
 	EventCheckpoint EventKind = "checkpoint"
 	// EventPlanned: the run planned a superstep from its current
-	// checkpoint (CheckpointID, ParentID, Metadata, Values and Planned
-	// set; Step is the planned superstep). It is what the checkpoints
+	// checkpoint (CheckpointID, ParentID, Metadata, Values, Output and
+	// Planned set; Step is the planned superstep). It is what the checkpoints
 	// stream mode streams, where LangGraph.js streams its checkpoints
 	// chunk: in tick, right after planning the tasks, whether or not any
 	// were planned and before an interrupt_before breakpoint stops the
@@ -115,8 +115,9 @@ type Event struct {
 	Planned []PlannedTask
 	// Values is the state (EventValues) or a custom value (EventCustom).
 	Values map[string]any
-	// Output is an entrypoint's output in its EventValues (its __end__
-	// value, nil when unset); a StateGraph's state is Values.
+	// Output is an entrypoint's output in its EventValues and
+	// EventPlanned (its __end__ value, nil when unset); a StateGraph's
+	// state is Values.
 	Output any
 	Value  any // the custom value (EventCustom, EventMessage)
 	// Unstarted marks a reused task (EventTask with Reused) of a

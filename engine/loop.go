@@ -1154,7 +1154,11 @@ func (l *loop) emitPlanned() {
 		}
 		planned[i] = p
 	}
-	l.emit(Event{Kind: EventPlanned, Step: l.step, CheckpointID: id, ParentID: parent, Metadata: l.md, Namespace: l.cfg.CheckpointNS, Values: l.cs.stateValues(), Planned: planned})
+	values := l.cs.stateValues()
+	if values == nil {
+		values = map[string]any{} // LangGraph.js's readChannels gives {}
+	}
+	l.emit(Event{Kind: EventPlanned, Step: l.step, CheckpointID: id, ParentID: parent, Metadata: l.md, Namespace: l.cfg.CheckpointNS, Values: values, Output: l.cs.output(), Planned: planned})
 }
 
 // reuseSavedWrites copies writes saved for a task id onto the planned task,

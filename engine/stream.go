@@ -115,13 +115,17 @@ type TaskResultChunk struct {
 // mapDebugCheckpoint's config, parentConfig, metadata, values, next and
 // tasks).
 type CheckpointChunk struct {
-	ID       string         `json:"id"`                  // the checkpoint id
-	ParentID string         `json:"parent_id,omitempty"` // the checkpoint it follows
-	Step     int            `json:"step"`                // its step
-	Source   string         `json:"source"`              // input, loop, update or fork
-	Values   map[string]any `json:"values"`              // the state keys that have a value
-	Next     []string       `json:"next"`                // the names of the tasks planned, in order
-	Tasks    []PlannedTask  `json:"tasks"`               // the tasks planned, in order
+	ID       string `json:"id"`                  // the checkpoint id
+	ParentID string `json:"parent_id,omitempty"` // the checkpoint it follows
+	Step     int    `json:"step"`                // its step
+	Source   string `json:"source"`              // input, loop, update or fork
+	// Values are the state keys that have a value (a map[string]any),
+	// or an entrypoint's output (nil until it returned), as LangGraph.js
+	// reads a single output channel as its value (readChannels of the
+	// stream channels, debug.js:118).
+	Values any           `json:"values"`
+	Next   []string      `json:"next"`  // the names of the tasks planned, in order
+	Tasks  []PlannedTask `json:"tasks"` // the tasks planned, in order
 }
 
 // PlannedTask is a task planned from a checkpoint, with what was saved
@@ -298,6 +302,9 @@ func (s *streamer) onEvent(e Event) {
 			next[i] = t.Name
 		}
 		cp := CheckpointChunk{ID: e.CheckpointID, ParentID: e.ParentID, Step: e.Metadata.Step, Source: e.Metadata.Source, Values: e.Values, Next: next, Tasks: e.Planned}
+		if s.graphOf(e).entrypoint {
+			cp.Values = e.Output
+		}
 		s.out(StreamCheckpoints, e.Namespace, cp)
 		// The debug wrapper's step is the planned superstep's less one
 		// (LangGraph.js loop.js:972), the checkpoint's own step.

@@ -104,7 +104,7 @@ func streamCheckpoints(t *testing.T, g *engine.Graph, names cpNames, input any, 
 		if p.Namespace != nil {
 			ns = strings.SplitN(p.Namespace[0], ":", 2)[0] + " "
 		}
-		out = append(out, fmt.Sprintf("%s%s%s<%s %d %s log=%v next=%v", prefix, ns, names.of(c.ID), names.of(c.ParentID), c.Step, c.Source, c.Values["log"], tasks))
+		out = append(out, fmt.Sprintf("%s%s%s<%s %d %s log=%v next=%v", prefix, ns, names.of(c.ID), names.of(c.ParentID), c.Step, c.Source, c.Values.(map[string]any)["log"], tasks))
 	}
 	return out
 }
@@ -310,4 +310,86 @@ func TestStreamModes_NoPlannedEventsUnlessWanted(t *testing.T) {
 	if planned != 0 {
 		t.Errorf("%d EventPlanned without a checkpoints or debug stream", planned)
 	}
+}
+
+// Sends are planned first, then the nodes (next lists a Send's node once
+// per Send), as LangGraph.js's prepared tasks are.
+func TestStreamModes_CheckpointsOfSends(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"a"}), nil }).
+		AddNode("z", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"z"}), nil }).
+		AddNode("w", func(_ context.Context, in any) (any, error) {
+			return engine.Pairs("log", []any{fmt.Sprint("w", in.(map[string]any)["x"])}), nil
+		}).
+		AddEdge(engine.Start, "a").AddEdge("a", "z").
+		AddConditionalEdges("a", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "w", Arg: map[string]any{"x": 1.0}}, engine.Send{Node: "w", Arg: map[string]any{"x": 2.0}}}, nil
+		}, "w"))
+	got := streamCheckpoints(t, g, cpNames{}, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"))
+	wantLines(t, "sends", got, []string{
+		"cp0<- -1 input log=[] next=[__start__]",
+		"cp1<cp0 0 loop log=[] next=[a]",
+		"cp2<cp1 1 loop log=[a] next=[w w z]",
+		"cp3<cp2 2 loop log=[a z w1 w2] next=[]",
+	})
+}
+
+// A replay streams the fork checkpoint it writes first (loop.js:902, then
+// tick plans from it), and a run from an update_state checkpoint the
+// update checkpoint itself.
+func TestStreamModes_CheckpointsOfReplayAndUpdate(t *testing.T) {
+	g := cpGraph(t, false)
+	names := cpNames{}
+	wantLines(t, "first", streamCheckpoints(t, g, names, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t")), []string{
+		"cp0<- -1 input log=[] next=[__start__]",
+		"cp1<cp0 0 loop log=[] next=[a]",
+		"cp2<cp1 1 loop log=[a] next=[b]",
+		"cp3<cp2 2 loop log=[a b] next=[]",
+	})
+	byName := map[string]string{}
+	for id, n := range names {
+		byName[n] = id
+	}
+	wantLines(t, "replay", streamCheckpoints(t, g, names, nil, onlyCheckpoints, engine.OnThread("t"), engine.FromCheckpoint(byName["cp2"])), []string{
+		"cp4<cp2 2 fork log=[a] next=[b]",
+		"cp5<cp4 3 loop log=[a b] next=[]",
+	})
+	up, err := g.UpdateState(ctx, engine.Config{ThreadID: "t", CheckpointID: byName["cp1"]}, map[string]any{"log": []any{"u"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := names.of(up.CheckpointID); n != "cp6" {
+		t.Fatalf("update checkpoint %s", n)
+	}
+	wantLines(t, "from update", streamCheckpoints(t, g, names, nil, onlyCheckpoints, engine.FromConfig(up)), []string{
+		"cp6<cp1 1 update log=[u] next=[a]",
+		"cp7<cp6 2 loop log=[u a] next=[b]",
+		"cp8<cp7 3 loop log=[u a b] next=[]",
+	})
+}
+
+// An entrypoint's checkpoints carry its output as their values (nil
+// until it returned), and next names the entrypoint alone: its Task calls
+// are made while it runs, not planned (LangGraph.js 1.7.3 streams
+// values null, next ["main"], then values 4, next []).
+func TestStreamModes_CheckpointsOfEntrypoint(t *testing.T) {
+	g, err := engine.NewEntrypoint("main", func(ctx context.Context, in any) (any, error) {
+		y, err := engine.Task(ctx, "t1", func(_ context.Context, x float64) (float64, error) { return x + 1, nil }, in.(float64)).Result()
+		if err != nil {
+			return nil, err
+		}
+		return y * 2, nil
+	}, engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for p, err := range g.StreamModes(ctx, 1.0, onlyCheckpoints, engine.OnThread("t")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := p.Data.(engine.CheckpointChunk)
+		got = append(got, fmt.Sprintf("%d %s %v %v", c.Step, c.Source, c.Values, c.Next))
+	}
+	wantLines(t, "entrypoint", got, []string{"-1 input <nil> [main]", "0 loop 4 []"})
 }
