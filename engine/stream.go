@@ -42,8 +42,10 @@ const (
 	// started from ("" on a new thread), as LangGraph.js's config keeps
 	// addressing it. The conformance traces do not record this mode.
 	StreamCheckpoints StreamMode = "checkpoints"
-	// StreamDebug: checkpoints and tasks, wrapped with their step
-	// (DebugChunk).
+	// StreamDebug: the checkpoints and tasks modes' chunks, wrapped with
+	// their step (DebugChunk): a task's superstep, a checkpoint's own
+	// step, one less than the superstep planned from it (LangGraph.js
+	// loop.js:972).
 	StreamDebug StreamMode = "debug"
 )
 
