@@ -68,3 +68,23 @@ func TestMessageChunk_JSON_LowerCaseKeys(t *testing.T) {
 		t.Errorf("messages chunk encodes as\n%s\nwant\n%s", b, want)
 	}
 }
+
+// A stream part encodes as {"mode", "ns", "data"}, as superstep run
+// --stream --json prints it, with no "ns" at the root.
+func TestStreamPart_JSON(t *testing.T) {
+	for _, c := range []struct {
+		part engine.StreamPart
+		want string
+	}{
+		{engine.StreamPart{Mode: engine.StreamCustom, Data: "hi"}, `{"mode":"custom","data":"hi"}`},
+		{engine.StreamPart{Mode: engine.StreamValues, Namespace: []string{"child:1"}, Data: engine.ValuesChunk{"x": 1.0}}, `{"mode":"values","ns":["child:1"],"data":{"x":1}}`},
+	} {
+		b, err := json.Marshal(c.part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != c.want {
+			t.Errorf("%+v encodes as %s, want %s", c.part, b, c.want)
+		}
+	}
+}

@@ -63,10 +63,14 @@ func ParseStreamMode(name string) (StreamMode, bool) {
 // of the (sub)graph it comes from (empty for the root graph; one
 // "node:task-id" element per subgraph level), and the chunk, whose type
 // depends on the mode.
+//
+// In JSON it is {"mode", "ns", "data"}, the names superstep run --stream
+// --json prints, and LangGraph's (namespace, mode, chunk) tuple in words;
+// "ns" is left out at the root.
 type StreamPart struct {
-	Mode      StreamMode // the mode the chunk belongs to
-	Namespace []string   // nil for the root graph
-	Data      any        // the chunk: ValuesChunk, UpdatesChunk, MessageChunk, …
+	Mode      StreamMode `json:"mode"`         // the mode the chunk belongs to
+	Namespace []string   `json:"ns,omitempty"` // nil for the root graph
+	Data      any        `json:"data"`         // the chunk: ValuesChunk, UpdatesChunk, MessageChunk, …
 }
 
 // ValuesChunk is the state (StreamValues). An interrupt streams
