@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/recording"
+	"github.com/superstep/superstep/termtext"
 )
 
 func (a *App) execCommand(g *globals) *cobra.Command {
@@ -274,6 +275,10 @@ func printWrites(w interface{ Write([]byte) (int, error) }, ws []engine.Write) {
 		fmt.Fprintln(w, "  (none)")
 	}
 	for _, x := range ws {
+		if node, ok := x.RoutesTo(); ok {
+			fmt.Fprintf(w, "  → %s\n", termtext.Name(node)) // a route: its null says nothing
+			continue
+		}
 		fmt.Fprintf(w, "  %s = %s\n", x.Channel, engine.MustEncode(x.Value))
 	}
 }

@@ -317,7 +317,7 @@ func TestReplay_MintedMessageIDsAreNames(t *testing.T) {
 	db, file := filepath.Join(dir, "m.db"), copyScenario(t, dir, "minted_ids.json")
 	superstep(t, "", "run", file, "--db", db, "--thread", "m1").want(t, 0, "edited: hello 1")
 	superstep(t, "", "replay", "m1", "--db", db).want(t, 0, "replay matches: 5 supersteps")
-	superstep(t, "", "exec", "m1", "child", "--db", db).want(t, 0, "same writes as recorded")
+	superstep(t, "", "exec", "m1", "child", "--db", db).want(t, 0, "same writes as recorded", "\n  → edit\n")
 	// --rerun reuses the tasks after child although child minted other
 	// ids: their recorded writes edit and remove the replay's messages.
 	superstep(t, "", "replay", "m1", "--db", db, "--rerun", "child", "--offline").want(t, 0, "edit reused (input equal to the recording)", "prune reused", "replay matches: 5 supersteps")

@@ -27,3 +27,13 @@ func TestIsInternalName(t *testing.T) {
 		}
 	}
 }
+
+// A write to a node's trigger channel reads as the node it routes to.
+func TestWrite_RoutesTo(t *testing.T) {
+	if node, ok := (engine.Write{Channel: engine.BranchPrefix + "edit"}).RoutesTo(); !ok || node != "edit" {
+		t.Fatalf("RoutesTo = %q, %v", node, ok)
+	}
+	if _, ok := (engine.Write{Channel: "messages"}).RoutesTo(); ok {
+		t.Fatal("a state key's write routes")
+	}
+}

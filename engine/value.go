@@ -60,6 +60,14 @@ type Write struct {
 	Value   any    // what is written
 }
 
+// RoutesTo returns the node the write sends the run to: an edge's, a
+// route's or a Command goto's write to the node's trigger channel
+// (branch:to:NODE), whose value carries nothing. A person reads it as
+// "→ NODE" rather than as a channel and a null.
+func (w Write) RoutesTo() (node string, ok bool) {
+	return strings.CutPrefix(w.Channel, BranchPrefix)
+}
+
 // Interruption is a request for human input raised by Interrupt inside a
 // node. ID is stable for the same task and call position. encoding/json
 // writes it as LangGraph's chunks carry an interrupt, {"id", "value"}, so

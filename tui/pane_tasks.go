@@ -182,7 +182,7 @@ func (p *tasksPane) addResults(v *engine.StepView) {
 		label, style := p.resultLabel(t)
 		p.add(taskRow{text: t.Name + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
 		for _, w := range t.Writes {
-			p.add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name, taskID: t.ID})
+			p.add(taskRow{text: "  " + writeText(w), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name, taskID: t.ID})
 		}
 		for _, in := range t.Interrupts {
 			p.add(taskRow{text: "  " + glyphAttention + " interrupt " + preview(in.Value, previewBudget), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: t.Name + " interrupt", node: t.Name})
@@ -368,4 +368,14 @@ func (p tasksPane) View(st Styles, focused bool, w, h int) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// writeText is a task's write as a row reads it: "channel ← value", or
+// "→ node" for a write that only sends the run to a node (its trigger
+// channel's null: engine.Write.RoutesTo).
+func writeText(w engine.Write) string {
+	if node, ok := w.RoutesTo(); ok {
+		return glyphRoute + " " + termtext.Name(node)
+	}
+	return w.Channel + " ← " + preview(w.Value, previewBudget)
 }

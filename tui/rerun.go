@@ -79,7 +79,7 @@ func newRerunPane(r *engine.TaskRerun, name, cp string) diffPane {
 		}
 		add(taskRow{text: title, style: dimStyle})
 		for _, w := range ws {
-			add(taskRow{text: "  " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: w.Channel + " (" + which + ")"})
+			add(taskRow{text: "  " + writeText(w), value: w.Value, hasValue: true, name: w.Channel + " (" + which + ")"})
 		}
 	}
 	writes("recorded writes", "recorded", r.Recorded)

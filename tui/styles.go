@@ -55,6 +55,7 @@ const (
 	glyphStale     = "◂" // a versions_seen cell behind its channel
 	glyphToolCall  = "ƒ" // a tool call in a conversation, as "ƒ call" is a task's
 	glyphGoto      = "↳" // a Command goto edge
+	glyphRoute     = "→" // a write that sends the run to a node, as an edge does
 	glyphEdited    = "✱" // writes edited by hand
 )
 

@@ -229,7 +229,7 @@ func (p *subgraphPane) refresh() {
 		add(taskRow{text: text, value: t.Input, hasValue: true, name: label + " input", node: t.Name, taskID: t.ID, header: true, label: label})
 		if st, ok := saved.Task(t.ID); ok {
 			for _, w := range st.Writes {
-				add(taskRow{text: "    " + w.Channel + " ← " + preview(w.Value, previewBudget), value: w.Value, hasValue: true, name: label + " → " + w.Channel, node: t.Name})
+				add(taskRow{text: "    " + writeText(w), value: w.Value, hasValue: true, name: label + " → " + w.Channel, node: t.Name})
 			}
 		}
 		if t.Error != "" {
