@@ -5,15 +5,14 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/superstep/superstep/cli"
 )
 
 func main() {
-	// Ctrl-C cancels the run so the database is closed cleanly.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Ctrl-C cancels the run so the database is closed cleanly; a second
+	// one ends the process at once.
+	ctx, stop := cli.WithSignals(context.Background())
 	app := &cli.App{Debugger: cli.TUI}
 	code := app.Run(ctx, os.Args[1:])
 	stop()

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,9 +100,27 @@ type Debugger func(ctx context.Context, g *engine.Graph, o DebugOptions) error
 // Main runs the command line on the process's streams and returns the exit
 // code. A program that registers its own graphs (graphs.Register) can end
 // its main with os.Exit(cli.Main(ctx, os.Args[1:])); help, errors and hints
-// then name that program (os.Args[0]'s base name), not superstep.
+// then name that program (os.Args[0]'s base name), not superstep. Ctrl-C
+// stops a run there as it does superstep's (WithSignals).
 func Main(ctx context.Context, args []string) int {
+	ctx, stop := WithSignals(ctx)
+	defer stop()
 	return (&App{Name: programName(os.Args[0]), Debugger: TUI}).Run(ctx, args)
+}
+
+// WithSignals returns ctx cancelled by Ctrl-C (SIGINT) or SIGTERM: a run
+// then cancels the tasks still running, saves what finished and says how
+// to go on. Once one has come, both take their default action again, so
+// a second Ctrl-C ends the process at once when stopping waits on
+// something that does not answer (a node that ignores its context, a
+// database server that stopped answering). stop releases the signals.
+func WithSignals(ctx context.Context) (_ context.Context, stop context.CancelFunc) {
+	ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }
 
 // Run executes args (without the program name) and returns the exit code.

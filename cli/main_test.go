@@ -16,6 +16,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(signalHelper) != "" {
+		os.Exit(signalMain())
+	}
 	dir, err := os.MkdirTemp("", "superstep-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -71,7 +71,9 @@ Ctrl-C (or SIGTERM) stops a run as the debugger's X does: the tasks still
 running are cancelled and record the cancellation, finished tasks keep their
 writes, and running the thread again goes on from there. The run exits 1
 ("cancelled" on stderr, with the command that goes on; and
-{"event":"error","kind":"Canceled"} last on stdout with --json).
+{"event":"error","kind":"Canceled"} last on stdout with --json). A second
+Ctrl-C ends the process at once, for a stop that waits on something that
+does not answer, such as a database server that stopped answering.
 
 --stream MODE,... prints LangGraph's stream modes instead of the task and
 checkpoint events: values, updates, custom, messages, tasks, checkpoints,
