@@ -161,7 +161,7 @@ func (a *App) execTasks(ctx context.Context, gr *engine.Graph, t *engine.Checkpo
 
 // newExecJSON is exec's account of one task run again, r, judged v.
 func newExecJSON(t *engine.CheckpointTuple, r *engine.TaskRerun, v recording.Verdict) execJSON {
-	doc := execJSON{Checkpoint: t.Checkpoint.ID, Step: t.Metadata.Step + 1, Node: r.Name, Task: r.ID, Input: plainValue(r.Input),
+	doc := execJSON{Checkpoint: t.Checkpoint.ID, Step: t.Metadata.TaskStep(), Node: r.Name, Task: r.ID, Input: plainValue(r.Input),
 		Writes: writeList(r.Writes), Recorded: writeList(r.Recorded),
 		Same: v.Kind == recording.Same || v.Kind == recording.WaitsAsRecorded, Unfinished: v.Kind == recording.NoOutcome}
 	if r.Recording.Err != nil {

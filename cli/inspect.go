@@ -518,9 +518,9 @@ func (r *historyRow) line() string {
 		line += "  interrupted: " + strings.Join(r.shortInts, "; ")
 	}
 	for _, f := range r.Failures {
-		// The tasks planned from a checkpoint of step N run in step N+1,
-		// the step a run's failure names (LangGraph's langgraph_step).
-		line += fmt.Sprintf("  failed in step %d: %s", r.Step+1, termtext.Name(clip(f, 100)))
+		// The step its tasks ran in, which a run's failure names.
+		failedIn := engine.Metadata{Step: r.Step}.TaskStep()
+		line += fmt.Sprintf("  failed in step %d: %s", failedIn, termtext.Name(clip(f, 100)))
 	}
 	if len(r.Cancelled) > 0 {
 		line += "  cancelled: " + strings.Join(termtext.Names(r.Cancelled), ",")

@@ -301,7 +301,7 @@ func newReplay(ctx context.Context, g *engine.Graph, list []*engine.CheckpointTu
 	rec.Open = true
 	rp.lastStep, rp.cutOff, rp.plannedNext = last.Metadata.Step, len(rec.Tasks) > 0, rec.Names()
 	if rec.Ran() {
-		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.Step + 1, rec: rec})
+		rp.steps = append(rp.steps, recStep{kind: "open", step: last.Metadata.TaskStep(), rec: rec})
 	}
 	if !slices.ContainsFunc(rp.steps, func(r recStep) bool { return r.kind != "input" }) {
 		return nil, usagef("nothing to replay: %s of thread %q has no superstep after checkpoint %s (step %d); choose an earlier start (--from, --checkpoint) or another branch (--branch)",

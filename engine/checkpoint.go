@@ -311,6 +311,12 @@ type Metadata struct {
 	Extra map[string]any
 }
 
+// TaskStep is the superstep the tasks planned from a checkpoint with this
+// metadata run in, and the step a run's failure there names: one after
+// the checkpoint's (LangGraph.js 1.7.3 dist pregel/loop.js:461, a run's
+// step is the loaded checkpoint's plus one).
+func (m Metadata) TaskStep() int { return m.Step + 1 }
+
 // Config addresses a thread, a checkpoint namespace and optionally one
 // checkpoint. An empty CheckpointID means "the latest".
 type Config struct {

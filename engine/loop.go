@@ -486,7 +486,7 @@ func (l *loop) restore(saved *CheckpointTuple) {
 		l.startExit()
 		l.deferrer = nil // nothing is committed with a checkpoint Put
 	}
-	l.step = l.md.Step + 1
+	l.step = l.md.TaskStep()
 	l.stop = l.step + l.opts.RecursionLimit + 1
 	if l.stop < l.step { // a limit near the int's largest wrapped past it: no limit
 		l.stop = math.MaxInt

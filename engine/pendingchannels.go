@@ -45,7 +45,7 @@ func (g *Graph) PendingChannels(t *CheckpointTuple) ([]PendingChannel, error) {
 	if err := applyNullWrites(cs, t.PendingWrites); err != nil {
 		return nil, err
 	}
-	tasks := prepareNextTasks(cs, t.Checkpoint.ID, t.Config.CheckpointNS, t.Metadata.Step+1, planHint{})
+	tasks := prepareNextTasks(cs, t.Checkpoint.ID, t.Config.CheckpointNS, t.Metadata.TaskStep(), planHint{})
 	g.attachSavedWrites(tasks, t.PendingWrites)
 	if _, err := applyWrites(cs, tasks); err != nil {
 		return nil, err

@@ -459,7 +459,7 @@ func (g *Graph) plan(t *CheckpointTuple) (*channelState, []*task, error) {
 	if err := applyNullWrites(cs, t.PendingWrites); err != nil {
 		return nil, nil, err
 	}
-	return cs, prepareNextTasks(cs, t.Checkpoint.ID, t.Config.CheckpointNS, t.Metadata.Step+1, planHint{}), nil
+	return cs, prepareNextTasks(cs, t.Checkpoint.ID, t.Config.CheckpointNS, t.Metadata.TaskStep(), planHint{}), nil
 }
 
 func (g *Graph) snapshot(t *CheckpointTuple, applyPending bool) (*StateSnapshot, error) {

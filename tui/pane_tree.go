@@ -536,7 +536,7 @@ func (p treePane) checkpointsIn(from, to int) (first, last int) {
 func viewFromSnapshot(info engine.GraphInfo, s *engine.StateSnapshot, changed map[string]bool) *engine.StepView {
 	cp := s.Checkpoint
 	v := &engine.StepView{
-		Thread: s.Config.ThreadID, Step: s.Metadata.Step + 1, CheckpointStep: s.Metadata.Step, Phase: engine.PhaseCheckpoint,
+		Thread: s.Config.ThreadID, Step: s.Metadata.TaskStep(), CheckpointStep: s.Metadata.Step, Phase: engine.PhaseCheckpoint,
 		// No run holds this checkpoint yet, so no recursion budget is
 		// known: the header leaves it out until a step starts one.
 		RecursionLeft: -1,

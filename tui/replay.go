@@ -56,7 +56,7 @@ type recordedStep struct {
 	// says why, and is the replay's divergence.
 	step *recording.Step
 	why  string
-	num  int // the recorded checkpoint's step number
+	md   engine.Metadata // the recorded checkpoint's (its step; its tasks ran in md.TaskStep())
 }
 
 // answerCounts count the answers each task waiting at the replay's
@@ -117,7 +117,7 @@ func newReplayRun(ctx context.Context, heads []engine.CheckpointHead, from strin
 		rec := readRecorded(ctx, read, chain, 0)
 		r.take(&replayReads{rec: &rec})
 		if rec.step != nil && !rec.step.Ran() {
-			return nil, fmt.Errorf("nothing to replay: the recording has no superstep after checkpoint %s (step %d); R on an earlier one", shortID(from), rec.num)
+			return nil, fmt.Errorf("nothing to replay: the recording has no superstep after checkpoint %s (step %d); R on an earlier one", shortID(from), rec.md.Step)
 		}
 	}
 	return r, nil
@@ -151,11 +151,11 @@ func (r *replayRun) compare(v *engine.StepView) string {
 		verdict := replayVerdict{same: !vd.Diverged(), why: verdictWhy(vd)}
 		r.verdicts[t.ID] = verdict
 		if !verdict.same && first == "" {
-			first = fmt.Sprintf("recorded step %d, %s: %s", r.rec.num+1, t.Name, verdict.why)
+			first = fmt.Sprintf("recorded step %d, %s: %s", r.rec.md.TaskStep(), t.Name, verdict.why)
 		}
 	}
 	if m := pairs.Missing; first == "" && len(m) > 0 && v.Status != engine.StatusFailed {
-		first = fmt.Sprintf("recorded step %d, %s: the recording ran it; the replay did not", r.rec.num+1, m[0].Name)
+		first = fmt.Sprintf("recorded step %d, %s: the recording ran it; the replay did not", r.rec.md.TaskStep(), m[0].Name)
 	}
 	if r.wentOn != r.pos { // a step run again where the recording's run went on is compared once
 		r.compared++
@@ -212,7 +212,7 @@ func (r *replayRun) recordedAnswers(v *engine.StepView) (answers map[string]stri
 		out[id] = string(engine.MustEncode(a))
 	}
 	if d := offer.Diverged; d != nil {
-		diverged = fmt.Sprintf("recorded step %d, %s: %s", r.rec.num+1, d.Node, d.Why)
+		diverged = fmt.Sprintf("recorded step %d, %s: %s", r.rec.md.TaskStep(), d.Node, d.Why)
 		if r.diverged == "" {
 			r.diverged = diverged
 		}
@@ -232,7 +232,7 @@ func (r *replayRun) judgeFailure(v *engine.StepView) (goOn bool, diverged string
 		return false, ""
 	}
 	if r.wentOn == r.pos {
-		return false, fmt.Sprintf("recorded step %d: the replay failed again; the recording's run failed here once, then ran", r.rec.num+1)
+		return false, fmt.Sprintf("recorded step %d: the replay failed again; the recording's run failed here once, then ran", r.rec.md.TaskStep())
 	}
 	r.wentOn = r.pos
 	return true, ""
@@ -328,7 +328,7 @@ func readRecorded(ctx context.Context, read snapshotReader, chain []string, pos 
 		out.why = fmt.Sprintf("recorded checkpoint %s is unreadable: %v", shortID(chain[pos]), err)
 		return out
 	}
-	out.num = snap.Metadata.Step
+	out.md = snap.Metadata
 	ta, _ := read.(recording.Answerer)
 	if ta == nil {
 		ta = noAnswers{}
