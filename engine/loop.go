@@ -1380,6 +1380,9 @@ func (l *loop) noteMisspeltKeys(t *task, pairs Update) {
 // update keys its tasks wrote that are no state key but close to one
 // (noteMisspeltKeys), and forgets them.
 func (l *loop) emitMisspeltKeys() {
+	if l.emit == nil {
+		return // noteMisspeltKeys notes nothing then: no lock a superstep
+	}
 	l.mu.Lock()
 	misspelt := l.misspelt
 	l.misspelt = nil
