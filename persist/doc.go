@@ -5,7 +5,8 @@
 // debugger needs to browse a file — Threads, Tree, Children, PendingWrites,
 // graph fingerprints, Check — plus Export and Import of a thread as
 // self-contained JSON, each checkpoint a delta from its parent
-// (docs/export-format.md; version 1 exports still import).
+// (docs/export-format.md; version 1 exports still import), which
+// ExportHandler serves over HTTP from a running service.
 //
 // Start with Open and hand the Store to engine.WithSaver: every run of the
 // graph then checkpoints into the file (example: Open). Close it when done;

@@ -1,0 +1,146 @@
+package persist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Exporter is a store whose threads ExportHandler serves: Store and the
+// PostgreSQL store both are.
+type Exporter interface {
+	// Export writes thread's export document to w (Store.Export).
+	Export(ctx context.Context, thread string, w io.Writer, fingerprint string) error
+}
+
+// ExportPath is the path, under where ExportHandler is mounted, that
+// serves a thread's export: ExportPath + the thread id, path-escaped.
+const ExportPath = "/threads/"
+
+// ExportStatusHeader is the header every answer of ExportHandler
+// carries: one word for what it answered (ExportOK, ExportThreadNotFound,
+// ExportRefused), so that a client tells the handler's answers from those
+// of a wrong path, a proxy or a login page.
+const ExportStatusHeader = "Superstep-Export"
+
+// The values of ExportStatusHeader.
+const (
+	ExportOK             = "ok"               // the body is the export document
+	ExportThreadNotFound = "thread-not-found" // the store has no such thread
+	ExportRefused        = "refused"          // anything else; the body says why
+)
+
+// ExportHandler serves the export document of a thread, as Export writes
+// it (docs/export-format.md), to `superstep pull THREAD --from URL`.
+//
+// It is for a service whose graphs run on a bbolt file. The file is the
+// service's for as long as it runs (Open holds its lock), so a command
+// beside it cannot read it; mounted in the service, the handler lets
+// someone copy a failing thread onto a laptop without stopping the service
+// or writing code:
+//
+//	mux.Handle("/debug/superstep/", http.StripPrefix("/debug/superstep", persist.ExportHandler(store)))
+//
+// and then `superstep pull t-42 --from https://svc.internal/debug/superstep`.
+//
+// GET (or HEAD) ExportPath + thread answers 200 with the document
+// (application/json, with its length), 404 when the thread is not stored,
+// 400 for an id that cannot be exported, 405 for any other method, and
+// 503 once the store is closed; errors are one line of text. The export
+// is written to a temporary file first and sent from there, so the read
+// transaction lasts as long as the export, not as long as a slow client
+// takes to download it (a long bbolt read transaction can hold up the
+// service's writes when the file must grow).
+//
+// The handler serves every thread to whoever reaches it and checks no
+// credentials: mount it where only the people who debug the service can
+// reach it, behind the service's own authentication (pull's --header
+// sends a token).
+func ExportHandler(src Exporter) http.Handler {
+	return &exportHandler{src: src}
+}
+
+type exportHandler struct{ src Exporter }
+
+func (h *exportHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		httpError(w, http.StatusMethodNotAllowed, ExportRefused, "%s %s: only GET serves an export", r.Method, r.URL.Path)
+		return
+	}
+	// The escaped path keeps a thread id's own slashes (%2F) apart from
+	// the path's.
+	rest, ok := strings.CutPrefix(r.URL.EscapedPath(), ExportPath)
+	if !ok || rest == "" || strings.Contains(rest, "/") {
+		httpError(w, http.StatusNotFound, ExportRefused, "%s: not a thread's export; GET %sTHREAD (the thread id path-escaped)", r.URL.Path, ExportPath)
+		return
+	}
+	thread, err := url.PathUnescape(rest)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, ExportRefused, "thread id %q: %v", rest, err)
+		return
+	}
+	f, err := os.CreateTemp("", "superstep-export-*.json")
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, ExportRefused, "export of thread %q: %v", thread, err)
+		return
+	}
+	defer func() {
+		f.Close()
+		os.Remove(f.Name())
+	}()
+	if err := h.src.Export(r.Context(), thread, f, ""); err != nil {
+		if r.Context().Err() != nil {
+			return // the client is gone: nobody reads an answer
+		}
+		status, word := exportStatus(err)
+		httpError(w, status, word, "export of thread %q: %v", thread, err)
+		return
+	}
+	size, err := f.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, ExportRefused, "export of thread %q: %v", thread, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set(ExportStatusHeader, ExportOK)
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	_, _ = io.Copy(w, f) // a client that leaves mid-way has nothing to be told
+}
+
+// exportStatus is the HTTP status and ExportStatusHeader of Export's
+// error.
+func exportStatus(err error) (int, string) {
+	switch {
+	case errors.Is(err, ErrThreadNotFound):
+		return http.StatusNotFound, ExportThreadNotFound
+	case errors.Is(err, ErrInvalidID):
+		return http.StatusBadRequest, ExportRefused
+	case errors.Is(err, ErrClosed):
+		return http.StatusServiceUnavailable, ExportRefused
+	}
+	return http.StatusInternalServerError, ExportRefused
+}
+
+// httpError answers status with one line of text.
+func httpError(w http.ResponseWriter, status int, word, format string, args ...any) {
+	msg := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " ")
+	w.Header().Set(ExportStatusHeader, word)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	fmt.Fprintln(w, msg)
+}
