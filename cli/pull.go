@@ -16,14 +16,34 @@ import (
 // export format: what export writes, import reads, in one transaction on
 // the receiving side.
 func copyThread(ctx context.Context, thread, fromDB, toDB string, from, to Store, o replaceFlags, pull bool) error {
-	var buf bytes.Buffer
-	if err := from.Export(ctx, thread, &buf, ""); err != nil {
-		if errors.Is(err, persist.ErrThreadNotFound) {
-			return usagef("thread %q is not in %s", thread, displayDB(fromDB))
-		}
-		return storeError(err, "read thread %q from %s", thread, displayDB(fromDB))
+	doc, err := exportThread(ctx, thread, fromDB, from)
+	if err != nil {
+		return err
 	}
-	_, err := to.Import(ctx, &buf, o.options(int64(buf.Len())))
+	return importThread(ctx, thread, toDB, to, doc, o, pull)
+}
+
+// exportThread reads thread's export document from a database or a
+// service's export handler (pull --from http://…).
+func exportThread(ctx context.Context, thread, fromDB string, from persist.Exporter) (*bytes.Buffer, error) {
+	var doc bytes.Buffer
+	if err := from.Export(ctx, thread, &doc, ""); err != nil {
+		if errors.Is(err, persist.ErrThreadNotFound) {
+			return nil, usagef("thread %q is not in %s", thread, displayDB(fromDB))
+		}
+		var said *exitError
+		if errors.As(err, &said) {
+			return nil, err // a service's answer, worded already
+		}
+		return nil, storeError(err, "read thread %q from %s", thread, displayDB(fromDB))
+	}
+	return &doc, nil
+}
+
+// importThread writes an export document of thread into to, as
+// copyThread's receiving side.
+func importThread(ctx context.Context, thread, toDB string, to Store, doc *bytes.Buffer, o replaceFlags, pull bool) error {
+	_, err := to.Import(ctx, doc, o.options(int64(doc.Len())))
 	if errors.Is(err, persist.ErrThreadExists) {
 		return usagef("thread %q is already in %s; pass --overwrite to replace it", thread, displayDB(toDB))
 	}
@@ -70,6 +90,7 @@ func replaceLoss(err error) string {
 // transferCommand is pull (remote → --db) or push (--db → remote).
 func (a *App) transferCommand(g *globals, pull bool) *cobra.Command {
 	var remote string
+	var headers []string
 	var replace replaceFlags
 	use, flag, short, long, example := "push THREAD --to URL", "to",
 		"Copy a thread from the local database to another (a PostgreSQL server)",
@@ -83,8 +104,12 @@ names, typically a PostgreSQL server shared by a service.`,
 			`Copy a thread — every checkpoint of every branch and subgraph, its pending
 writes and its recorded graph — from the database --from names (typically
 the PostgreSQL server a service runs on) into the local database (--db), to
-debug it offline: superstep tui --thread THREAD afterwards.`,
-			"  superstep pull t1 --from postgres://me@db.internal/agents\n  superstep pull t1 --from \"$PROD_DB\" --db ./bug.db --overwrite"
+debug it offline: superstep tui --thread THREAD afterwards.
+
+A service that runs on a bbolt file holds the file while it runs; mounted
+in the service, persist.ExportHandler serves its threads, and --from is
+then the handler's http:// or https:// URL (--header sends credentials).`,
+			"  superstep pull t1 --from postgres://me@db.internal/agents\n  superstep pull t1 --from \"$PROD_DB\" --db ./bug.db --overwrite\n  superstep pull t1 --from https://svc.internal/debug/superstep --header \"Authorization: Bearer $TOKEN\""
 	}
 	cmd := &cobra.Command{
 		Use: use, Short: short, Long: long, Example: example,
@@ -100,6 +125,15 @@ debug it offline: superstep tui --thread THREAD afterwards.`,
 			local, err := dbPath(g)
 			if err != nil {
 				return err
+			}
+			if isServiceURL(remote) {
+				if !pull {
+					return usagef("--to %s: a service's persist.ExportHandler serves pull only; push to a database file or a postgres:// URL", displayDB(remote))
+				}
+				return a.pullFromService(cmd.Context(), g, thread, remote, local, headers, replace)
+			}
+			if len(headers) > 0 {
+				return usagef("--header goes with an http:// or https:// --from (a service's persist.ExportHandler)")
 			}
 			fromDB, toDB := remote, local
 			if !pull {
@@ -126,9 +160,38 @@ debug it offline: superstep tui --thread THREAD afterwards.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&remote, flag, "", "the other database: a postgres:// URL or a file")
+	if pull {
+		cmd.Flags().StringVar(&remote, flag, "", "the other database: a postgres:// URL or a file, or a service's persist.ExportHandler URL (http:// or https://)")
+		cmd.Flags().StringArrayVar(&headers, "header", nil, "with an http(s) --from: a header to send, \"Name: value\" (repeatable)")
+	} else {
+		cmd.Flags().StringVar(&remote, flag, "", "the other database: a postgres:// URL or a file")
+	}
 	replace.add(cmd, "replace the thread if the receiving database has it")
 	return cmd
+}
+
+// pullFromService is pull --from an http(s) URL: the thread's export from
+// the persist.ExportHandler a service mounts there, imported into local.
+func (a *App) pullFromService(ctx context.Context, g *globals, thread, service, local string, headers []string, replace replaceFlags) (err error) {
+	from, err := newServiceExporter(service, headers, max(g.timeout, postgresConnectTimeout))
+	if err != nil {
+		return err
+	}
+	// The export first: a service that refuses leaves no new file behind.
+	doc, err := exportThread(ctx, thread, service, from)
+	if err != nil {
+		return err
+	}
+	to, err := a.openDB(g, local, storeOptions{})
+	if err != nil {
+		return err
+	}
+	defer closeStore(to, &err)
+	if err := importThread(ctx, thread, local, to, doc, replace, true); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(a.Stdout, "pulled thread %s from %s into %s\n", thread, displayDB(service), displayDB(local))
+	return err
 }
 
 // openDB opens a database other than --db with the global --timeout.

@@ -110,8 +110,8 @@ func openBoltStore(path string, o storeOptions) (Store, error) {
 		// A service that runs its graph on the file (engine.WithSaver on
 		// persist.Open) holds it as long as it runs: waiting does not
 		// help there, and the README's first step, export on the server,
-		// is then made from inside it.
-		return nil, usagef("%v; try again when it is done, or wait longer with --timeout (a service that keeps the database open lets go only when it stops: export from inside it with persist.Store.Export)", err)
+		// is then pulled from the handler it mounts.
+		return nil, usagef("%v; try again when it is done, or wait longer with --timeout (a service that keeps the database open lets go only when it stops: pull its threads from the persist.ExportHandler it mounts)", err)
 	case errors.Is(err, persist.ErrIsExport):
 		return nil, usagef("%s; to read its thread into a database: %s", storeMessage(err), commandLine(cmp.Or(o.program, defaultProgram), o.importDB, "import", shellWord(path)))
 	case errors.Is(err, persist.ErrCorrupt), diskFailure(err):

@@ -49,7 +49,7 @@ func TestDatabase_Locked(t *testing.T) {
 	} {
 		start := time.Now()
 		r := superstep(t, "", append(args, "--db", db, "--timeout", "100ms")...)
-		r.want(t, 2, inUse, db, "waited 100ms", "--timeout", "export from inside it with persist.Store.Export")
+		r.want(t, 2, inUse, db, "waited 100ms", "--timeout", "pull its threads from the persist.ExportHandler it mounts")
 		if n := countLines(r.stderr); n != 1 {
 			t.Fatalf("%s: stderr has %d lines, want one:\n%s", args[0], n, r.stderr)
 		}
