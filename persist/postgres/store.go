@@ -496,3 +496,6 @@ func (s *Store) observe(thread, ns string, seq int64) {
 	}
 	s.mu.Unlock()
 }
+
+// ExportHandler serves this store's threads too.
+var _ persist.Exporter = (*Store)(nil)
