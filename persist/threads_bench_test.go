@@ -28,6 +28,19 @@ import (
 // slower or busy. The modeldisk variants wait as modelDisk says, longer
 // for a commit of more pages, as BenchmarkLayoutSync's do
 // (SUPERSTEP_MODEL_DISK sets its costs).
+//
+// What bounds the ratio: a thread whose superstep is being committed
+// cannot queue its next one, so with n threads the threads split into
+// two groups that take turns and a commit carries about n/2 supersteps
+// (commits/superstep). A commit of k supersteps keeps the single writer
+// busy for about F + k·c: F what any commit costs (the meta page, two
+// fdatasyncs), c what a superstep adds (its records' ops and the pages
+// they dirty, writes/commit ÷ k). One thread's superstep costs F + c,
+// so 32 threads reach at most 16(F + c) / (F + 16c) times its rate, and
+// 8x needs c ≤ F/14. On the 2-core VM this was written on, F ≈ 270µs
+// (BenchmarkFsyncCommitPages/pages=1) and c ≈ 80µs (3.5 scattered pages
+// of about 17µs each, with fsync, and 25-30µs of ops): about 4x. A disk
+// whose fsync costs more (a larger F) gives a larger ratio for the same c.
 func BenchmarkThreadsSync(b *testing.B) {
 	for _, disk := range []string{"", "nosync/", "fastdisk/", "modeldisk/"} {
 		for _, threads := range []int{1, 8, 32} {
