@@ -557,9 +557,17 @@ func (m *Model) setView(v, prev *engine.StepView, op opKind) {
 		m.edited = nil
 	}
 	switch {
+	case op == opCheckout && v.Phase == engine.PhaseCheckpoint && v.Status == engine.StatusRunning:
+		// Checking out ran nothing either, but the tasks its view lists
+		// at a checkpoint that goes on are those of the step that wrote
+		// it (engineSession.writers, the tree's "by …"), not saved ones
+		// of the next step that was cut off: stepping from a past
+		// checkpoint forks and runs its next step afresh (ENGINE-NOTES
+		// 7.2).
+		m.ran = v.Tasks
 	case !stepped:
-		// Opening, resuming or checking out ran nothing: the tasks a view
-		// lists at a checkpoint then are saved ones, not ones that ran.
+		// Opening or resuming ran nothing: the tasks a view lists at a
+		// checkpoint then are saved ones, not ones that ran.
 		m.ran = nil
 	case v.Phase == engine.PhaseCheckpoint && len(v.Tasks) > 0:
 		// At a checkpoint the view lists the tasks whose writes made it.

@@ -284,16 +284,15 @@ func TestModel_Subgraph_EnterAfterTimeTravel(t *testing.T) {
 		t.Fatalf("status %v err %v", m.view.Status, m.err)
 	}
 	m = press(t, m, "p") // the checkpoint mid's step wrote
-	found := false
-	for i, r := range m.tasks.rows {
-		if strings.HasPrefix(r.text, "⤷ mid") {
-			m.tasks.nav.cur, found = i, true
-		}
+	for m.focus != paneTasks {
+		m = press(t, m, "tab")
 	}
-	if !found {
+	for i := 0; i < len(m.tasks.rows) && !strings.HasPrefix(m.tasks.rows[m.tasks.nav.cur].text, "⤷ mid"); i++ {
+		m = press(t, m, "down")
+	}
+	if !strings.HasPrefix(m.tasks.rows[m.tasks.nav.cur].text, "⤷ mid") {
 		t.Fatalf("no ⤷ mid row after time travel:\n%s", m.View())
 	}
-	m.focus = paneTasks
 	m = press(t, m, "enter")
 	if m.mode != modeSubgraph || !strings.Contains(m.View(), "nested › mid") {
 		t.Fatalf("mode %v err %v\n%s", m.mode, m.err, m.View())
