@@ -277,6 +277,14 @@ func TestModel_SubStep_Golden(t *testing.T) {
 			m = press(t, m, "s", "s", "n", "n", "n", "n", "n", "n", "n", "n", "n", "n")
 			at(t, m, "mid › deep")
 			m = press(t, m, "n", "tab")
+			// Where the run is held and that the root waits for it fit
+			// the header at every size: the parts said elsewhere give way.
+			head, _, _ := strings.Cut(m.View(), "\n")
+			for _, want := range []string{"PLAN done", "root step 2 executing"} {
+				if !strings.Contains(head, want) {
+					t.Errorf("the header lacks %q: %q", want, head)
+				}
+			}
 			golden(t, fmt.Sprintf("substep-%dx%d.golden", sz.w, sz.h), m.View())
 		})
 	}
@@ -625,4 +633,23 @@ func TestModel_SubStep_LastViewHelpSaysBack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// At 80×24, stepping a fan-out's run while another waits its turn, the
+// header still says where the run is held and the line under it that it
+// is paused: the names of the runs waiting and the namespace are what a
+// narrow window cuts.
+func TestModel_SubStep_NarrowFanOut(t *testing.T) {
+	m := substepModel(t, "fanout.json", map[string]any{"log": []any{}}, 80, 24)
+	m = press(t, m, "s", "s", "n", "n")
+	waitersAre(t, m, 2)
+	lines := strings.Split(m.View(), "\n")
+	if !strings.Contains(lines[0], "INPUT checkpoint") || !strings.Contains(lines[0], "root step 2 executing") {
+		t.Errorf("the header does not say where the run is held: %q", lines[0])
+	}
+	if !strings.Contains(lines[2], "live · paused · 2 more wait their turn") {
+		t.Errorf("the breadcrumb line does not say the run is paused: %q", lines[2])
+	}
+	m = press(t, m, ">") // let them all run through
+	at(t, m, "", "EXECUTE done")
 }

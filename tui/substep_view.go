@@ -464,18 +464,20 @@ func (m Model) subStepView(w, bh int) string {
 		return fit("", w, bh)
 	}
 	crumb := strings.Join(append([]string{m.opts.GraphName}, escapeAll(l.crumbs)...), " › ")
+	// Whether the run is held comes first: in a narrow window the
+	// waiters' names and the namespace are cut at the edge, not it.
 	state := "  live · running"
 	if p.held != nil {
 		state = "  live · paused"
 	}
-	state += " · namespace " + termtext.Name(l.ns)
 	if ws := p.gate.waiters(); len(ws) > 0 {
 		wait := "more wait their turn"
 		if len(ws) == 1 {
 			wait = "more waits its turn"
 		}
-		state = fmt.Sprintf("  live · %d %s: %s", len(ws), wait, strings.Join(escapeAll(ws), ", ")) + state[len("  live"):]
+		state += fmt.Sprintf(" · %d %s: %s", len(ws), wait, strings.Join(escapeAll(ws), ", "))
 	}
+	state += " · namespace " + termtext.Name(l.ns)
 	line := st.Header.Render(cut(crumb, w)) + st.Dim.Render(cut(state, max(0, w-lipgloss.Width(crumb))))
 
 	graph, chans, seen, tasks := m.subStepPanes(l, w, bh-1)
@@ -511,7 +513,11 @@ func (m Model) showsSubStep() bool {
 }
 
 // subStepHeader is the header while a subgraph run is stepped: where it
-// is held, and that the root's step waits for it.
+// is held, and that the root's step waits for it. In a narrow window the
+// parts the screen says elsewhere give way whole, as the root's header's
+// do (viewHeader): the graph's name and the run's breadcrumb (the line
+// under the header has both), then the checkpoint id, then the root's
+// step; where the run is held (step, phase) and the keys queued stay.
 func (m Model) subStepHeader() string {
 	st := m.styles
 	l := m.into.level()
@@ -520,18 +526,20 @@ func (m Model) subStepHeader() string {
 	if m.into.held != nil {
 		label, ls = viewLabel(st, v)
 	}
-	parts := []string{st.Header.Render(m.opts.GraphName), "thread " + termtext.Name(m.thread)}
+	thread := termtext.Name(m.thread)
+	parts := []headerPart{{st.Header.Render(m.opts.GraphName), 5}, {"thread " + thread, 0}}
 	if m.width >= 100 {
-		parts = append([]string{st.Header.Render("superstep")}, parts...)
+		parts = append([]headerPart{{st.Header.Render("superstep"), 6}}, parts...)
 	}
-	parts = append(parts, "⤷ "+termtext.Name(strings.Join(l.crumbs, " › ")), "cp "+shortID(v.CheckpointID), stepLabel(v), ls.Render(" "+label+" "))
+	parts = append(parts, headerPart{"⤷ " + termtext.Name(strings.Join(l.crumbs, " › ")), 4}, headerPart{"cp " + shortID(v.CheckpointID), 3},
+		headerPart{stepLabel(v), 0}, headerPart{ls.Render(" " + label + " "), 0})
 	if m.view != nil {
-		parts = append(parts, st.HeaderDim.Render(fmt.Sprintf("root step %d executing", m.view.Step)))
+		parts = append(parts, headerPart{st.HeaderDim.Render(fmt.Sprintf("root step %d executing", m.view.Step)), 2})
 	}
 	if q := m.queuedLabel(); q != "" {
-		parts = append(parts, q)
+		parts = append(parts, headerPart{q, 0})
 	}
-	return strings.Join(parts, st.HeaderDim.Render(" · "))
+	return fitHeader(st, parts, thread, "", m.width)
 }
 
 // escapeAll makes names safe to show.

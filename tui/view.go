@@ -98,11 +98,7 @@ func viewLabel(st Styles, v *engine.StepView) (string, lipgloss.Style) {
 func (m Model) viewHeader() string {
 	st := m.styles
 	label, ls := m.phaseLabel()
-	// A part's drop is its turn to give way (0: never; the highest first).
-	type part struct {
-		text string
-		drop int
-	}
+	type part = headerPart
 	thread := termtext.Name(m.thread)
 	parts := []part{{st.Header.Render(m.opts.GraphName), 3}, {"thread " + thread, 0}}
 	if m.width >= 100 {
@@ -139,6 +135,23 @@ func (m Model) viewHeader() string {
 		el := m.now().Sub(m.busySince).Round(100 * time.Millisecond)
 		busy = "  " + m.spin.View() + " " + el.String()
 	}
+	return fitHeader(st, parts, thread, busy, m.width)
+}
+
+// headerPart is one part of a header line; drop is its turn to give way
+// in a narrow window (0: never; the highest first).
+type headerPart struct {
+	text string
+	drop int
+}
+
+// fitHeader joins parts into a header line of at most width cells: the
+// parts that may give way do, whole, the highest drop first; then the
+// part "thread <thread>" gives up the middle of the id (a numbered series
+// differs at the end), down to a few cells; past that the line is cut at
+// the window's edge. busy goes last, as it is.
+func fitHeader(st Styles, parts []headerPart, thread, busy string, width int) string {
+	parts = slices.Clone(parts)
 	sep := st.HeaderDim.Render(" · ")
 	join := func() string {
 		texts := make([]string, len(parts))
@@ -147,7 +160,7 @@ func (m Model) viewHeader() string {
 		}
 		return strings.Join(texts, sep) + busy
 	}
-	for lipgloss.Width(join()) > m.width {
+	for lipgloss.Width(join()) > width {
 		worst := -1
 		for i, p := range parts {
 			if p.drop > 0 && (worst < 0 || p.drop > parts[worst].drop) {
@@ -159,10 +172,7 @@ func (m Model) viewHeader() string {
 		}
 		parts = slices.Delete(parts, worst, worst+1)
 	}
-	// Still too wide: the thread's id gives up its middle (a numbered
-	// series differs at the end), down to a few cells; past that the
-	// line is cut at the window's edge.
-	if over := lipgloss.Width(join()) - m.width; over > 0 {
+	if over := lipgloss.Width(join()) - width; over > 0 {
 		for i, p := range parts {
 			if p.text == "thread "+thread {
 				parts[i].text = "thread " + cutMiddle(thread, max(8, lipgloss.Width(thread)-over))
