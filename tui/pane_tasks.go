@@ -120,7 +120,7 @@ func (p *tasksPane) addPlanned(v *engine.StepView, running bool) {
 		if p.subgraphs[t.Name] {
 			mark += "  ⤷"
 		}
-		p.add(taskRow{text: fmt.Sprintf("%s ← %s%s  %s", t.Name, trig, mark, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
+		p.add(taskRow{text: fmt.Sprintf("%s ← %s%s  %s", labels[t.ID], trig, mark, preview(t.Input, previewBudget)), style: taskStyle(st, running), value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
 	}
 	p.addWaiting(v)
 }
@@ -180,7 +180,7 @@ func (p *tasksPane) addResults(v *engine.StepView) {
 	labels := copyLabels(v.Tasks)
 	for _, t := range v.Tasks {
 		label, style := p.resultLabel(t)
-		p.add(taskRow{text: t.Name + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
+		p.add(taskRow{text: labels[t.ID] + " " + label, style: style, value: t.Input, hasValue: true, name: t.Name + " input", node: t.Name, taskID: t.ID, header: true, label: labels[t.ID]})
 		for _, w := range t.Writes {
 			p.add(taskRow{text: "  " + writeText(w), value: w.Value, hasValue: true, name: t.Name + " → " + w.Channel, node: t.Name, taskID: t.ID})
 		}

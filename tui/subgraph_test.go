@@ -125,8 +125,9 @@ func TestModel_Subgraph_Mouse(t *testing.T) {
 	}
 }
 
-// Send copies of a subgraph node are named node[i] in the breadcrumb, in
-// task order; a namespace with no checkpoints says so.
+// Send copies of a subgraph node are named node[i] in the tasks pane and
+// in the breadcrumb of the run the row opens, in task order; a namespace
+// with no checkpoints says so.
 func TestModel_Subgraph_CopiesNamedByIndex(t *testing.T) {
 	info := fakeInfo()
 	info.Nodes[1].Subgraph = true // b
@@ -143,7 +144,7 @@ func TestModel_Subgraph_CopiesNamedByIndex(t *testing.T) {
 	for m.focus != paneTasks {
 		m = press(t, m, "tab")
 	}
-	if v := m.View(); !containsLine(v, "b ← Send  ⤷") || containsLine(v, "a ← branch:to:a  ⤷") {
+	if v := m.View(); !containsLine(v, "b[1] ← Send  ⤷") || !containsLine(v, "b[2] ← Send  ⤷") || containsLine(v, "a ← branch:to:a  ⤷") {
 		t.Fatalf("subgraph tasks not marked ⤷ (and only they):\n%s", v)
 	}
 	m = press(t, m, "down", "enter")

@@ -131,7 +131,7 @@ func waitersAre(t *testing.T, m Model, n int) []string {
 func TestModel_SubStep_FanOut(t *testing.T) {
 	m := substepModel(t, "fanout.json", map[string]any{"log": []any{}}, 120, 40)
 	m = press(t, m, "s", "s", "n") // the input, fan; step 2 plans sub three times
-	at(t, m, "", "sub ← Send  ⤷")
+	at(t, m, "", "sub[1] ← Send  ⤷", "sub[2] ← Send  ⤷", "sub[3] ← Send  ⤷")
 	m = press(t, m, "n")
 	first := strings.Join(m.into.level().crumbs, "")
 	if !strings.HasPrefix(first, "sub[") {
