@@ -300,6 +300,8 @@ func explainTasks(v *engine.StepView, node, answer string) string {
 		same = same && verb == first
 	}
 	switch {
+	case len(states) == 1 && first == "is planned":
+		return fmt.Sprintf("%s is planned in step %d%s.", node, v.Step, plannedBecause(v, node))
 	case len(states) == 1:
 		return fmt.Sprintf("%s %s in step %d%s.", node, first, v.Step, means)
 	case same:
@@ -320,6 +322,31 @@ func explainTasks(v *engine.StepView, node, answer string) string {
 	}
 	return fmt.Sprintf("%s has %d tasks (Send) in step %d: %s.", node, len(states), v.Step, strings.Join(parts, ", "))
 }
+
+// plannedBecause says why node's one planned task was planned, from the
+// facts Plan used: the trigger it names (TaskView.Triggers) was newer
+// than what node had seen of it. versions_seen is written when the step's
+// writes are applied (Update), so between Plan and Update it still holds
+// what node saw before ("" for a Send, which the caller names, or when
+// the view does not say).
+func plannedBecause(v *engine.StepView, node string) string {
+	for _, t := range v.Tasks {
+		if t.Name != node || t.Push || len(t.Triggers) == 0 {
+			continue
+		}
+		trig := t.Triggers[0]
+		cur, ok := v.Versions[trig]
+		if !ok {
+			return ""
+		}
+		if seen, saw := v.VersionsSeen[node][trig]; saw {
+			return fmt.Sprintf(": %s is at v%d, %s last saw v%d", trig, cur, node, seen)
+		}
+		return fmt.Sprintf(": %s is at v%d, which %s has never seen", trig, cur, node)
+	}
+	return ""
+}
+
 func sendsTo(tasks any, node string) int {
 	n := 0
 	switch xs := tasks.(type) {

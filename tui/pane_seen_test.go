@@ -126,3 +126,32 @@ func TestCutTrigger(t *testing.T) {
 		}
 	}
 }
+
+// Why a planned node runs is said while it is planned, when it matters
+// most, from the facts Plan used: its trigger's version against what the
+// node saw of it (versions_seen is written at Update, so at Plan it still
+// holds the old one). A Send says so instead.
+func TestExplainTasks_PlannedSaysWhy(t *testing.T) {
+	v := &engine.StepView{
+		Step: 3, Phase: engine.PhasePlanned, Status: engine.StatusRunning,
+		Versions: map[string]engine.Version{"branch:to:a": 5, "branch:to:b": 4},
+		VersionsSeen: map[string]map[string]engine.Version{
+			"a": {"branch:to:a": 2},
+		},
+		Tasks: []engine.TaskView{
+			{ID: "1", Name: "a", Triggers: []string{"branch:to:a"}},
+			{ID: "2", Name: "b", Triggers: []string{"branch:to:b"}},
+			{ID: "3", Name: "s", Push: true},
+			{ID: "4", Name: "s", Push: true},
+		},
+	}
+	for node, want := range map[string]string{
+		"a": "a is planned in step 3: branch:to:a is at v5, a last saw v2.",
+		"b": "b is planned in step 3: branch:to:b is at v4, which b has never seen.",
+		"s": "s is planned in step 3 as 2 tasks (Send).",
+	} {
+		if got := explainTasks(v, node, ""); got != want {
+			t.Errorf("%s: %q, want %q", node, got, want)
+		}
+	}
+}
