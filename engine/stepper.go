@@ -412,8 +412,16 @@ type StepView struct {
 	// and not yet run, or a run stopped before the task that asked ran
 	// again): the next superstep's waiting task takes it.
 	SavedAnswer    any
-	HasSavedAnswer bool  // SavedAnswer holds one (it may be nil itself)
-	Err            error // the error that ended the run, if any
+	HasSavedAnswer bool // SavedAnswer holds one (it may be nil itself)
+	// Answers are the answers by interrupt id (a Command's ResumeMap)
+	// that this run holds for interrupts of Interrupts, still waiting:
+	// the next superstep's task that asked takes its answer, and an
+	// interrupt with none goes on waiting. LangGraph keeps a resume map
+	// in the run's config, not in the checkpoint (LangGraph.js 1.7.3
+	// dist pregel/algo.js:762-772, _scratchpad's resumeMap), so a run
+	// started anew holds none.
+	Answers ResumeMap
+	Err     error // the error that ended the run, if any
 	// Waiting lists the deferred nodes (WithDefer) that were triggered and
 	// wait for the run to run out of other work, sorted.
 	Waiting []string
@@ -457,6 +465,15 @@ func (s *Stepper) View() *StepView {
 	v.Waiting = l.cs.waitingNodes()
 	if len(v.Interrupts) == 0 && l.phase == PhaseCheckpoint {
 		v.Interrupts = l.savedInterrupts()
+	}
+	for _, in := range v.Interrupts {
+		if a, ok := l.resumeMap[in.ID]; ok {
+			if v.Answers == nil {
+				v.Answers = ResumeMap{}
+			}
+			l.cs.view.lentIn(a) // the caller may keep it
+			v.Answers[in.ID] = a
+		}
 	}
 	for _, w := range l.pending.null {
 		if w.Channel == ResumeChannel {
