@@ -207,7 +207,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	}
 	prev := m.view
 	m.pending, m.paths, m.answeredFail = msg.pending, msg.paths, msg.answered
-	m.tasks.answers = msg.answers
+	m.tasks.answers, m.tasks.paths = msg.answers, msg.paths
 	if msg.hasParent {
 		m.parentValues, m.parentAt = msg.parent, msg.view.CheckpointID
 	}

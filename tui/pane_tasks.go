@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,6 +32,9 @@ type tasksPane struct {
 	// answers are the answers the tasks saved, by task id
 	// (session.SavedAnswers).
 	answers map[string][]any
+	// paths name where each pending interrupt was raised, by interrupt
+	// id (session.InterruptPaths).
+	paths map[string]string
 	// closeThreads are the database's threads with ids close to a new
 	// thread's (Options.CloseThreads), listed while it is not written.
 	closeThreads []string
@@ -159,6 +163,8 @@ func (p *tasksPane) addCheckpoint(v *engine.StepView, ran []engine.TaskView) {
 	switch {
 	case len(ran) == 0 && v.Status == engine.StatusRunning && len(savedDone(v.Tasks)) > 0:
 		p.add(taskRow{text: fmt.Sprintf("%s saved writes before superstep %d was cut off: n plans it and reuses them", taskNames(savedDone(v.Tasks)), v.Step), style: dimStyle})
+	case len(ran) == 0 && v.Status == engine.StatusRunning && len(v.Answers) > 0:
+		p.addHeldAnswers(v)
 	case len(ran) == 0 && v.Status == engine.StatusRunning && v.HasSavedAnswer:
 		// Answered and not yet run (the run was left after r, or reopened):
 		// nothing else on screen says the answer is waiting.
@@ -172,6 +178,22 @@ func (p *tasksPane) addCheckpoint(v *engine.StepView, ran []engine.TaskView) {
 	if v.Status == engine.StatusDone {
 		p.add(taskRow{text: "run finished", style: dimStyle})
 	}
+}
+
+// addHeldAnswers says, at a checkpoint resumed with answers by interrupt
+// id, which interrupts the run holds an answer for and which go on
+// waiting: until the next step runs, the answers are the run's alone
+// (engine.StepView.Answers), and nothing else on screen says so.
+func (p *tasksPane) addHeldAnswers(v *engine.StepView) {
+	for _, in := range v.Interrupts {
+		where := cmp.Or(p.paths[in.ID], in.Node)
+		if a, ok := v.Answers[in.ID]; ok {
+			p.add(taskRow{text: fmt.Sprintf("answer %s for %s, held by this run", preview(a, previewBudget), where), style: dimStyle, value: a, hasValue: true, name: where + " answer", node: in.Node})
+			continue
+		}
+		p.add(taskRow{text: fmt.Sprintf("%s %s still waits: no answer given", glyphAttention, where), style: taskStyle(engine.TaskInterrupted, false), value: in.Value, hasValue: true, name: where + " interrupt", node: in.Node})
+	}
+	p.add(taskRow{text: fmt.Sprintf("n plans step %d, whose tasks take the answers and save them", v.Step), style: dimStyle})
 }
 
 // addResults lists each task of the superstep with how it ended and,
