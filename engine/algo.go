@@ -738,6 +738,17 @@ type task struct {
 // Only interrupts and subgraphs need it, so it is built on demand.
 func (t *task) namespace() string { return TaskNamespace(t.parentNS, t.name, t.id()) }
 
+// path is the task's path as LangGraph writes it (a planned task's
+// PlannedTask.Path): [PULL, node] or [PUSH, Send index] (LangGraph.js
+// 1.7.3 dist pregel/algo.js:241 and the PULL path of
+// _prepareSingleTask).
+func (t *task) path() []any {
+	if t.kind == pushTask {
+		return []any{Push, t.index}
+	}
+	return []any{Pull, t.name}
+}
+
 // id is the task's id (LangGraph's, hashed from the checkpoint, namespace,
 // step and task path: algo.py prepare_single_task). A run nobody watches or
 // saves never reads most ids, so planning leaves them to be made here, on

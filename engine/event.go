@@ -129,6 +129,9 @@ type Event struct {
 	// graph is the (sub)graph whose run made the event, when it is not
 	// the one the listener was given to (set for subgraph events).
 	graph *Graph
+	// config and parentConfig address the checkpoint an EventPlanned
+	// reports and its parent (nil for none), as a checkpoints chunk does.
+	config, parentConfig *CheckpointConfig
 	// lastStart marks the last task start of a superstep (EventTask): the
 	// streamer streams the superstep's held starts with it.
 	lastStart bool

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -1133,16 +1134,19 @@ func (l *loop) emitPlanned() {
 	}
 	planned := make([]PlannedTask, len(l.tasks))
 	for i, t := range l.tasks {
-		p := PlannedTask{ID: t.id(), Name: t.name, Interrupts: []Interruption{}}
+		p := PlannedTask{ID: t.id(), Name: t.name, Path: t.path(), Interrupts: []Interruption{}}
 		if t.node.runsSubgraphs() {
-			p.Subgraph = t.namespace()
+			p.State = &SubgraphConfig{Configurable: SubgraphAddress{ThreadID: l.cfg.ThreadID, CheckpointNS: t.namespace()}}
 		}
 		if saved == nil {
 			planned[i] = p
 			continue
 		}
 		if sv, ok := saved.Task(p.ID); ok {
-			p.Error = sv.Error
+			if sv.Failed {
+				// A failed task has no state (debug.js:139-146).
+				p.Error, p.State = taskErrorOf(sv), nil
+			}
 			if len(sv.Interrupts) > 0 {
 				p.Interrupts = sv.Interrupts
 			}
@@ -1158,7 +1162,75 @@ func (l *loop) emitPlanned() {
 	if values == nil {
 		values = map[string]any{} // LangGraph.js's readChannels gives {}
 	}
-	l.emit(Event{Kind: EventPlanned, Step: l.step, CheckpointID: id, ParentID: parent, Metadata: l.md, Namespace: l.cfg.CheckpointNS, Values: values, Output: l.cs.output(), Planned: planned})
+	cfg := l.streamConfig(id)
+	var parentCfg *CheckpointConfig
+	if parent != "" {
+		pc := cfg
+		pc.Configurable.CheckpointID = parent
+		parentCfg = &pc
+	}
+	l.emit(Event{Kind: EventPlanned, Step: l.step, CheckpointID: id, ParentID: parent, Metadata: l.md, Namespace: l.cfg.CheckpointNS, Values: values, Output: l.cs.output(), Planned: planned, config: &cfg, parentConfig: parentCfg})
+}
+
+// streamConfig is the config a checkpoints chunk addresses checkpoint id
+// of this run with: LangGraph.js's checkpointConfig, the run's config
+// with the checkpoint's address (loop.js:431-439, :1044-1050). A
+// subgraph's run has its task's config (LangGraph passes it on): its
+// metadata adds the task's, its run name is the task's node and its
+// checkpoint map the checkpoints its parents planned it from.
+func (l *loop) streamConfig(id string) CheckpointConfig {
+	md := map[string]any{"ls_integration": "langgraph"} // pregel/index.js:1128
+	root := l
+	for root.opts.parent != nil {
+		root = root.opts.parent.run
+	}
+	maps.Copy(md, root.opts.Metadata)
+	md["thread_id"] = l.cfg.ThreadID
+	cfg := CheckpointConfig{
+		Configurable:   CheckpointConfigurable{CheckpointNS: l.cfg.CheckpointNS, ThreadID: l.cfg.ThreadID, CheckpointID: id},
+		Metadata:       md,
+		RecursionLimit: l.opts.RecursionLimit,
+		Tags:           []string{},
+	}
+	if p := l.opts.parent; p != nil {
+		// The task's own metadata (LangGraph.js algo.js task config).
+		ns := p.t.namespace()
+		md["langgraph_step"] = p.step
+		md["langgraph_node"] = p.t.name
+		md["langgraph_triggers"] = slices.Clone(p.t.triggers)
+		md["langgraph_path"] = p.t.path()
+		md["langgraph_checkpoint_ns"] = ns
+		md["checkpoint_ns"] = ns
+		cfg.RunName = p.t.name
+		cmap := maps.Clone(p.run.md.Parents)
+		if cmap == nil {
+			cmap = map[string]string{}
+		}
+		cmap[p.run.cfg.CheckpointNS] = p.run.cpID
+		cfg.Configurable.CheckpointMap = cmap
+	} else if l.checkpointMap != nil {
+		cfg.Configurable.CheckpointMap = maps.Clone(l.checkpointMap)
+	}
+	return cfg
+}
+
+// taskErrorOf is a failed task's saved error as LangGraph.js streams it
+// (TaskError): a node's failure is the error the node returned, which
+// the saved NodeError wraps as its cause (savederror.go).
+func taskErrorOf(sv *SavedTask) *TaskError {
+	var se *SavedError
+	if !errors.As(sv.Err, &se) {
+		return &TaskError{Message: sv.Error, Name: "Error"}
+	}
+	if se.Kind == "" {
+		return &TaskError{Message: se.Message, Name: "Error"}
+	}
+	var ne *NodeError
+	if se.Kind == "NodeError" && errors.As(se.Unwrap(), &ne) && ne.Err != nil {
+		name, _ := encodeTaskError(ne.Err)["name"].(string)
+		return &TaskError{Message: ne.Err.Error(), Name: name}
+	}
+	return &TaskError{Message: se.Message, Name: se.Kind}
 }
 
 // reuseSavedWrites copies writes saved for a task id onto the planned task,

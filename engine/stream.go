@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -117,34 +120,162 @@ type TaskResultChunk struct {
 }
 
 // CheckpointChunk is a checkpoint a superstep was planned from, with the
-// tasks planned (StreamCheckpoints; LangGraph.js debug.js:94-126
-// mapDebugCheckpoint's config, parentConfig, metadata, values, next and
-// tasks).
+// tasks planned (StreamCheckpoints). Its JSON is LangGraph.js's chunk
+// field for field (1.7.3 dist pregel/debug.js:94-126 mapDebugCheckpoint):
+// {"config", "values", "metadata", "next", "tasks", "parentConfig"}, the
+// last left out for a checkpoint with no parent.
 type CheckpointChunk struct {
-	ID       string `json:"id"`                  // the checkpoint id
-	ParentID string `json:"parent_id,omitempty"` // the checkpoint it follows
-	Step     int    `json:"step"`                // its step
-	Source   string `json:"source"`              // input, loop, update or fork
+	// Config addresses the checkpoint, with the run's config.
+	Config CheckpointConfig `json:"config"`
 	// Values are the state keys that have a value (a map[string]any),
 	// or an entrypoint's output (nil until it returned), as LangGraph.js
 	// reads a single output channel as its value (readChannels of the
 	// stream channels, debug.js:118).
-	Values any           `json:"values"`
-	Next   []string      `json:"next"`  // the names of the tasks planned, in order
-	Tasks  []PlannedTask `json:"tasks"` // the tasks planned, in order
+	Values any `json:"values"`
+	// Metadata is the checkpoint's whole metadata.
+	Metadata CheckpointMetadata `json:"metadata"`
+	Next     []string           `json:"next"`  // the names of the tasks planned, in order
+	Tasks    []PlannedTask      `json:"tasks"` // the tasks planned, in order
+	// ParentConfig addresses the checkpoint this one follows, nil for
+	// the first of its namespace.
+	ParentConfig *CheckpointConfig `json:"parentConfig,omitempty"`
+}
+
+// ID is the checkpoint's id (Config's checkpoint_id).
+func (c CheckpointChunk) ID() string { return c.Config.Configurable.CheckpointID }
+
+// ParentID is the id of the checkpoint c follows, "" for none.
+func (c CheckpointChunk) ParentID() string {
+	if c.ParentConfig == nil {
+		return ""
+	}
+	return c.ParentConfig.Configurable.CheckpointID
+}
+
+// CheckpointConfig is the config a checkpoints chunk addresses a
+// checkpoint with: LangGraph's run config with the checkpoint's address
+// in Configurable (debug.js:95-106 formatConfig; the loop's
+// checkpointConfig, loop.js:431-439 and :1044-1050).
+type CheckpointConfig struct {
+	// Configurable addresses the checkpoint.
+	Configurable CheckpointConfigurable `json:"configurable"`
+	// Metadata is the run's metadata as LangGraph.js gives it to the run:
+	// {"ls_integration": "langgraph"} (pregel/index.js:1128, every run's),
+	// the metadata the run was given (WithMetadata), "thread_id"; in a
+	// subgraph's run also its task's langgraph_step, langgraph_node,
+	// langgraph_triggers, langgraph_path, langgraph_checkpoint_ns and
+	// checkpoint_ns, as LangGraph passes a task's config on to the
+	// subgraph it runs. Owned by the chunk; do not change it.
+	Metadata map[string]any `json:"metadata"`
+	// RecursionLimit is the run's recursion limit (a subgraph's: its
+	// root run's).
+	RecursionLimit int `json:"recursion_limit"`
+	// RunName is, in a subgraph's run, the node that runs it ("" at the
+	// root, and then left out).
+	RunName string `json:"run_name,omitempty"`
+	// Tags are the run's tags: always empty, as superstep runs have none.
+	Tags []string `json:"tags"`
+}
+
+// CheckpointConfigurable is a checkpoint's address in a CheckpointConfig.
+type CheckpointConfigurable struct {
+	CheckpointNS string `json:"checkpoint_ns"` // "" at the root
+	ThreadID     string `json:"thread_id"`     // the thread
+	// CheckpointMap maps the namespaces above a subgraph's to the
+	// checkpoints its run was planned from (its checkpoints' parents);
+	// nil, and left out, at the root.
+	CheckpointMap map[string]string `json:"checkpoint_map,omitempty"`
+	// CheckpointID is the checkpoint; "" (left out) under DurabilityExit
+	// before a thread's first checkpoint is saved.
+	CheckpointID string `json:"checkpoint_id,omitempty"`
+}
+
+// CheckpointMetadata is a checkpoint's Metadata as a checkpoints chunk
+// carries it: in JSON {"source", "step", "parents"} and the Extra keys
+// beside them, as LangGraph saves metadata flat. Metadata(m) converts it.
+type CheckpointMetadata Metadata
+
+// MarshalJSON encodes m flat: source, step, parents ({} when none), then
+// the Extra keys in sorted order. An Extra key named like one of the
+// three is left out.
+func (m CheckpointMetadata) MarshalJSON() ([]byte, error) {
+	parents := m.Parents
+	if parents == nil {
+		parents = map[string]string{}
+	}
+	b, err := json.Marshal(struct {
+		Source  string            `json:"source"`
+		Step    int               `json:"step"`
+		Parents map[string]string `json:"parents"`
+	}{m.Source, m.Step, parents})
+	if err != nil || len(m.Extra) == 0 {
+		return b, err
+	}
+	keys := slices.Sorted(maps.Keys(m.Extra))
+	b = b[:len(b)-1]
+	for _, k := range keys {
+		if k == "source" || k == "step" || k == "parents" {
+			continue
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		vb, err := json.Marshal(m.Extra[k])
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint metadata %q: %w", k, err)
+		}
+		b = append(append(append(append(b, ','), kb...), ':'), vb...)
+	}
+	return append(b, '}'), nil
 }
 
 // PlannedTask is a task planned from a checkpoint, with what was saved
 // for it against that checkpoint (LangGraph.js debug.js:127-160
 // tasksWithWrites): nothing for a checkpoint just written; a resumed
-// run's saved interrupts, error and output.
+// run's saved interrupts, error and output. Its JSON is LangGraph.js's:
+// {"id", "name", "path", "error"?, "interrupts", "state"?, "result"?}.
 type PlannedTask struct {
-	ID         string         `json:"id"`                 // the task id
-	Name       string         `json:"name"`               // its node
-	Error      string         `json:"error,omitempty"`    // its saved error text
-	Interrupts []Interruption `json:"interrupts"`         // its saved interrupts
-	Result     map[string]any `json:"result,omitempty"`   // its saved writes to output keys (SnapshotTask.Result)
-	Subgraph   string         `json:"subgraph,omitempty"` // the namespace of the subgraph its node runs (LangGraph's state.configurable.checkpoint_ns)
+	ID   string `json:"id"`   // the task id
+	Name string `json:"name"` // its node
+	// Path is the task's path, what its id is made of: ["__pregel_pull",
+	// node] for a node, ["__pregel_push", index] for a Send (its index
+	// among the superstep's Sends).
+	Path []any `json:"path"`
+	// Error is its saved failure, nil for none.
+	Error      *TaskError     `json:"error,omitempty"`
+	Interrupts []Interruption `json:"interrupts"` // its saved interrupts
+	// State addresses the subgraph its node runs, nil for a node that
+	// runs none or a task that failed (LangGraph.js gives a failed task
+	// no state, debug.js:139-146).
+	State *SubgraphConfig `json:"state,omitempty"`
+	// Result is its saved writes to output keys (SnapshotTask.Result),
+	// nil for none.
+	Result map[string]any `json:"result,omitempty"`
+}
+
+// TaskError is a failed task's error as LangGraph.js saves and streams
+// it: {"message", "name"} (pregel/runner.js:202-205). For a node's
+// failure it is what the node returned, not the NodeError around it:
+// Name is "Error" for an error of the node's own, or the engine's kind
+// of it (NodeTimeoutError, CancelledError, Canceled, DeadlineExceeded);
+// a saved error of a kind superstep does not make keeps its own.
+type TaskError struct {
+	Message string `json:"message"` // the error's text
+	Name    string `json:"name"`    // its kind
+}
+
+// SubgraphConfig addresses the subgraph a planned task's node runs (a
+// PlannedTask's state, debug.js:105-113): its thread and namespace.
+type SubgraphConfig struct {
+	// Configurable is the subgraph's address.
+	Configurable SubgraphAddress `json:"configurable"`
+}
+
+// SubgraphAddress is the thread and checkpoint namespace of a subgraph.
+type SubgraphAddress struct {
+	ThreadID     string `json:"thread_id"`     // the thread
+	CheckpointNS string `json:"checkpoint_ns"` // "<node>:<task id>", under its parent's
 }
 
 // DebugChunk wraps a task, task result or checkpoint with its step
@@ -307,7 +438,10 @@ func (s *streamer) onEvent(e Event) {
 		for i, t := range e.Planned {
 			next[i] = t.Name
 		}
-		cp := CheckpointChunk{ID: e.CheckpointID, ParentID: e.ParentID, Step: e.Metadata.Step, Source: e.Metadata.Source, Values: e.Values, Next: next, Tasks: e.Planned}
+		cp := CheckpointChunk{Values: e.Values, Metadata: CheckpointMetadata(e.Metadata), Next: next, Tasks: e.Planned, ParentConfig: e.parentConfig}
+		if e.config != nil {
+			cp.Config = *e.config
+		}
 		if s.graphOf(e).entrypoint {
 			cp.Values = e.Output
 		}

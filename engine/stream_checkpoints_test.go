@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -89,14 +91,14 @@ func streamCheckpoints(t *testing.T, g *engine.Graph, names cpNames, input any, 
 			for _, in := range tk.Interrupts {
 				s += "!" + fmt.Sprint(in.Value)
 			}
-			if tk.Error != "" {
-				s += " error " + tk.Error
+			if tk.Error != nil {
+				s += " error " + tk.Error.Name + ": " + tk.Error.Message
 			}
 			if tk.Result != nil {
 				s += fmt.Sprint(" =", tk.Result["log"])
 			}
-			if tk.Subgraph != "" {
-				s += " @" + strings.SplitN(tk.Subgraph, ":", 2)[0]
+			if tk.State != nil {
+				s += " @" + strings.SplitN(tk.State.Configurable.CheckpointNS, ":", 2)[0]
 			}
 			tasks = append(tasks, s)
 		}
@@ -104,7 +106,7 @@ func streamCheckpoints(t *testing.T, g *engine.Graph, names cpNames, input any, 
 		if p.Namespace != nil {
 			ns = strings.SplitN(p.Namespace[0], ":", 2)[0] + " "
 		}
-		out = append(out, fmt.Sprintf("%s%s%s<%s %d %s log=%v next=%v", prefix, ns, names.of(c.ID), names.of(c.ParentID), c.Step, c.Source, c.Values.(map[string]any)["log"], tasks))
+		out = append(out, fmt.Sprintf("%s%s%s<%s %d %s log=%v next=%v", prefix, ns, names.of(c.ID()), names.of(c.ParentID()), c.Metadata.Step, c.Metadata.Source, c.Values.(map[string]any)["log"], tasks))
 	}
 	return out
 }
@@ -203,8 +205,9 @@ func TestStreamModes_CheckpointsAcrossInterrupt(t *testing.T) {
 
 // A run resumed after a failure streams the checkpoint it resumes from
 // with the failed task's error and the finished sibling's result
-// (tasksWithWrites, debug.js:129-139). LangGraph.js saves the error as
-// an object; here it is its saved text (SnapshotTask.Error's).
+// (tasksWithWrites, debug.js:129-139): the error the node returned, as
+// LangGraph.js saves it ({message, name}; see
+// TestStreamModes_CheckpointChunkJSONOfFailure).
 func TestStreamModes_CheckpointsAfterFailure(t *testing.T) {
 	var fail atomic.Bool
 	fail.Store(true)
@@ -239,7 +242,7 @@ func TestStreamModes_CheckpointsAfterFailure(t *testing.T) {
 	fail.Store(false)
 	got = streamCheckpoints(t, g, names, nil, onlyCheckpoints, engine.OnThread("t"))
 	wantLines(t, "resumed", got, []string{
-		`cp0<cp1 1 loop log=[a] next=[b error node "b" failed at step 2: boom c =[c]]`,
+		"cp0<cp1 1 loop log=[a] next=[b error Error: boom c =[c]]",
 		"cp2<cp0 2 loop log=[a b c] next=[]",
 	})
 }
@@ -389,7 +392,318 @@ func TestStreamModes_CheckpointsOfEntrypoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := p.Data.(engine.CheckpointChunk)
-		got = append(got, fmt.Sprintf("%d %s %v %v", c.Step, c.Source, c.Values, c.Next))
+		got = append(got, fmt.Sprintf("%d %s %v %v", c.Metadata.Step, c.Metadata.Source, c.Values, c.Next))
 	}
 	wantLines(t, "entrypoint", got, []string{"-1 input <nil> [main]", "0 loop 4 []"})
+}
+
+// jsonChunks is how a consumer sees the chunks: each checkpoints chunk
+// (or debug checkpoint chunk) JSON-encoded, then made comparable with
+// LangGraph.js's the way the oracle script's output was (norm.py, kept
+// out of the repository): checkpoint ids are named cp0, cp1, ... and
+// task and interrupt ids t0, ... and i0, ... in the order they first
+// appear (across all the chunks given the same ids), a debug
+// timestamp is "TS", and object keys are sorted. Each line is "mode
+// ns json", ns "-" at the root.
+type jsonChunks struct {
+	t     *testing.T
+	names map[string]string
+	count map[string]int
+}
+
+func newJSONChunks(t *testing.T) *jsonChunks {
+	return &jsonChunks{t: t, names: map[string]string{}, count: map[string]int{}}
+}
+
+func (j *jsonChunks) run(g *engine.Graph, input any, modes []engine.StreamMode, opts ...engine.RunOption) []string {
+	j.t.Helper()
+	var out []string
+	for p, err := range g.StreamModes(ctx, input, modes, opts...) {
+		if err != nil {
+			out = append(out, "error "+err.Error())
+			break
+		}
+		var c engine.CheckpointChunk
+		switch d := p.Data.(type) {
+		case engine.CheckpointChunk:
+			c = d
+		case engine.DebugChunk:
+			if d.Type != "checkpoint" {
+				continue
+			}
+			c = d.Payload.(engine.CheckpointChunk)
+		default:
+			continue
+		}
+		out = append(out, j.line(p, c))
+	}
+	return out
+}
+
+func (j *jsonChunks) line(p engine.StreamPart, c engine.CheckpointChunk) string {
+	j.t.Helper()
+	kind := map[string]string{}
+	addCfg := func(cfg *engine.CheckpointConfig) {
+		if cfg == nil {
+			return
+		}
+		if id := cfg.Configurable.CheckpointID; id != "" {
+			kind[id] = "cp"
+		}
+		for _, id := range cfg.Configurable.CheckpointMap {
+			kind[id] = "cp"
+		}
+	}
+	addCfg(&c.Config)
+	addCfg(c.ParentConfig)
+	for _, id := range c.Metadata.Parents {
+		kind[id] = "cp"
+	}
+	for _, tk := range c.Tasks {
+		kind[tk.ID] = "t"
+		for _, in := range tk.Interrupts {
+			kind[in.ID] = "i"
+		}
+	}
+	b, err := json.Marshal(p.Data)
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	text := string(b)
+	// Ids seen in earlier chunks (a parent task's id in a namespace).
+	for id := range j.names {
+		if _, ok := kind[id]; !ok && strings.Contains(text, id) {
+			kind[id] = ""
+		}
+	}
+	var alts []string
+	for id := range kind {
+		alts = append(alts, regexp.QuoteMeta(id))
+	}
+	if len(alts) > 0 {
+		slices.SortFunc(alts, func(a, b string) int { return len(b) - len(a) })
+		text = regexp.MustCompile(strings.Join(alts, "|")).ReplaceAllStringFunc(text, func(id string) string {
+			if n, ok := j.names[id]; ok {
+				return n
+			}
+			k := kind[id]
+			n := fmt.Sprintf("%s%d", k, j.count[k])
+			j.count[k]++
+			j.names[id] = n
+			return n
+		})
+	}
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		j.t.Fatal(err)
+	}
+	if m, ok := v.(map[string]any); ok && p.Mode == engine.StreamDebug {
+		m["timestamp"] = "TS"
+	}
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		j.t.Fatal(err)
+	}
+	ns := "-"
+	if len(p.Namespace) > 0 {
+		ns = strings.Join(p.Namespace, "|")
+		for id, n := range j.names {
+			ns = strings.ReplaceAll(ns, id, n)
+		}
+	}
+	return fmt.Sprintf("%s %s %s", p.Mode, ns, strings.TrimSuffix(buf.String(), "\n"))
+}
+
+// The root graph's chunks, field for field: config (the checkpoint's
+// address with the run's config: LangGraph.js's ls_integration label,
+// thread_id, recursion_limit, tags), values, the checkpoint's whole
+// metadata, next, tasks with their path, and parentConfig, left out for
+// the input checkpoint. Expected: the oracle's scratch script s1.mjs
+// with argument "ok" (a → b over an append key, MemorySaver, thread
+// "t", streamMode ["checkpoints"]), through norm.py.
+func TestStreamModes_CheckpointChunkJSON(t *testing.T) {
+	j := newJSONChunks(t)
+	got := j.run(cpGraph(t, false), map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"))
+	wantLines(t, "finished run", got, []string{
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"input","step":-1},"next":["__start__"],"tasks":[{"id":"t0","interrupts":[],"name":"__start__","path":["__pregel_pull","__start__"]}],"values":{"log":[]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":0},"next":["a"],"parentConfig":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[{"id":"t1","interrupts":[],"name":"a","path":["__pregel_pull","a"]}],"values":{"log":[]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":["b"],"parentConfig":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[{"id":"t2","interrupts":[],"name":"b","path":["__pregel_pull","b"]}],"values":{"log":["a"]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp3","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":2},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[],"values":{"log":["a","b"]}}`,
+	})
+	// The debug mode wraps the same payload (s1.mjs "ok" "debug").
+	j = newJSONChunks(t)
+	got = j.run(cpGraph(t, false), map[string]any{"log": []any{}}, []engine.StreamMode{engine.StreamDebug}, engine.OnThread("t"))
+	if len(got) != 4 || !strings.HasPrefix(got[1], `debug - {"payload":{"config":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":0},"next":["a"],"parentConfig":{"configurable":{"checkpoint_id":"cp0"`) ||
+		!strings.HasSuffix(got[1], `"values":{"log":[]}},"step":0,"timestamp":"TS","type":"checkpoint"}`) {
+		t.Errorf("debug checkpoints: %q", got)
+	}
+}
+
+// An interrupted task's entry carries its interrupts, {id, value}, when
+// the run resumes. Expected: s1.mjs "ask" (b calls interrupt("q?"), then
+// the run resumes with Command({resume: "yes"})), through norm.py, with
+// one change: LangGraph.js's first chunk of a run that loads a
+// checkpoint has the parentConfig its saver handed back, the address
+// alone; here parentConfig always has config's run fields, as in every
+// other chunk (the address, what a consumer reads, is the same).
+func TestStreamModes_CheckpointChunkJSONOfInterrupt(t *testing.T) {
+	j := newJSONChunks(t)
+	g := cpGraph(t, true)
+	j.run(g, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"))
+	got := j.run(g, engine.Command{Resume: "yes"}, onlyCheckpoints, engine.OnThread("t"))
+	wantLines(t, "resumed", got, []string{
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":["b"],"parentConfig":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[{"id":"t2","interrupts":[{"id":"i0","value":"q?"}],"name":"b","path":["__pregel_pull","b"]}],"values":{"log":["a"]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp3","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":2},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[],"values":{"log":["a","b:yes"]}}`,
+	})
+}
+
+// A failed task's entry carries its error as LangGraph.js saves it,
+// {message, name}: the node's own error, not the NodeError around it;
+// the sibling that finished carries its result. Expected: s1.mjs "fail"
+// (a → b, c; b throws new Error("boom") after c returned; then the run
+// resumes with null), through norm.py, with parentConfig's run fields
+// as in TestStreamModes_CheckpointChunkJSONOfInterrupt.
+func TestStreamModes_CheckpointChunkJSONOfFailure(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	cDone := make(chan struct{})
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"a"}), nil }).
+		AddNode("b", func(context.Context, any) (any, error) {
+			if fail.Load() {
+				<-cDone
+				return nil, errors.New("boom")
+			}
+			return engine.Pairs("log", []any{"b"}), nil
+		}).
+		AddNode("c", func(context.Context, any) (any, error) {
+			defer func() {
+				if fail.Load() {
+					close(cDone)
+				}
+			}()
+			return engine.Pairs("log", []any{"c"}), nil
+		}).
+		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("a", "c"))
+	j := newJSONChunks(t)
+	first := j.run(g, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"))
+	if len(first) != 4 || !strings.HasPrefix(first[3], "error ") {
+		t.Fatalf("failed run: %q", first)
+	}
+	fail.Store(false)
+	got := j.run(g, nil, onlyCheckpoints, engine.OnThread("t"))
+	wantLines(t, "resumed", got, []string{
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":["b","c"],"parentConfig":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[{"error":{"message":"boom","name":"Error"},"id":"t2","interrupts":[],"name":"b","path":["__pregel_pull","b"]},{"id":"t3","interrupts":[],"name":"c","path":["__pregel_pull","c"],"result":{"log":["c"]}}],"values":{"log":["a"]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp3","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":2},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[],"values":{"log":["a","b","c"]}}`,
+	})
+}
+
+// A subgraph's chunks, under its namespace: its config has the task's
+// config (checkpoint_map, the task's langgraph_* metadata, run_name),
+// and the task that runs it carries the subgraph's address as its state.
+// Expected: the oracle's scratch script s2.mjs with argument "ok" (root
+// node p runs a subgraph whose node s appends "s"; MemorySaver, thread
+// "t", recursionLimit 10, streamMode ["checkpoints"], subgraphs: true),
+// through norm.py, which drops the "__pregel_*" keys LangGraph.js's
+// configurable carries inside a subgraph: its runtime's own objects
+// (stream, abort signals, scratchpad, "[MemorySaver]"), no address.
+func TestStreamModes_CheckpointChunkJSONOfSubgraph(t *testing.T) {
+	g, _ := cpSubgraph(t, false)
+	j := newJSONChunks(t)
+	got := j.run(g, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"), engine.WithRecursionLimit(10), engine.WithSubgraphs())
+	wantLines(t, "subgraph", got, []string{
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"input","step":-1},"next":["__start__"],"tasks":[{"id":"t0","interrupts":[],"name":"__start__","path":["__pregel_pull","__start__"]}],"values":{"log":[]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"loop","step":0},"next":["p"],"parentConfig":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"tasks":[{"id":"t1","interrupts":[],"name":"p","path":["__pregel_pull","p"],"state":{"configurable":{"checkpoint_ns":"p:t1","thread_id":"t"}}}],"values":{"log":[]}}`,
+		`checkpoints p:t1 {"config":{"configurable":{"checkpoint_id":"cp2","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"metadata":{"parents":{"":"cp1"},"source":"input","step":-1},"next":["__start__"],"tasks":[{"id":"t2","interrupts":[],"name":"__start__","path":["__pregel_pull","__start__"]}],"values":{"log":[]}}`,
+		`checkpoints p:t1 {"config":{"configurable":{"checkpoint_id":"cp3","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"metadata":{"parents":{"":"cp1"},"source":"loop","step":0},"next":["s"],"parentConfig":{"configurable":{"checkpoint_id":"cp2","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"tasks":[{"id":"t3","interrupts":[],"name":"s","path":["__pregel_pull","s"]}],"values":{"log":[]}}`,
+		`checkpoints p:t1 {"config":{"configurable":{"checkpoint_id":"cp4","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"metadata":{"parents":{"":"cp1"},"source":"loop","step":1},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp3","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"tasks":[],"values":{"log":["s"]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp5","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"tasks":[],"values":{"log":["s"]}}`,
+	})
+}
+
+// An interrupt in a subgraph, resumed: the root's task p carries the
+// interrupt and the subgraph's address, and the subgraph streams the
+// checkpoint it resumes from, its task s with the interrupt. Expected:
+// s2.mjs "ask" (s calls interrupt("q?"); the run resumes with
+// Command({resume: "yes"})), through norm.py, with parentConfig's run
+// fields as in TestStreamModes_CheckpointChunkJSONOfInterrupt (there
+// LangGraph.js's first subgraph chunk also lacks the checkpoint_map its
+// own config has).
+func TestStreamModes_CheckpointChunkJSONOfSubgraphInterrupt(t *testing.T) {
+	g, _ := cpSubgraph(t, true)
+	j := newJSONChunks(t)
+	first := j.run(g, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"), engine.WithRecursionLimit(10), engine.WithSubgraphs())
+	if len(first) != 4 {
+		t.Fatalf("interrupted run: %q", first)
+	}
+	got := j.run(g, engine.Command{Resume: "yes"}, onlyCheckpoints, engine.OnThread("t"), engine.WithRecursionLimit(10), engine.WithSubgraphs())
+	wantLines(t, "resumed", got, []string{
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"loop","step":0},"next":["p"],"parentConfig":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"tasks":[{"id":"t1","interrupts":[{"id":"i0","value":"q?"}],"name":"p","path":["__pregel_pull","p"],"state":{"configurable":{"checkpoint_ns":"p:t1","thread_id":"t"}}}],"values":{"log":[]}}`,
+		`checkpoints p:t1 {"config":{"configurable":{"checkpoint_id":"cp3","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"metadata":{"parents":{"":"cp1"},"source":"loop","step":0},"next":["s"],"parentConfig":{"configurable":{"checkpoint_id":"cp2","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"tasks":[{"id":"t3","interrupts":[{"id":"i0","value":"q?"}],"name":"s","path":["__pregel_pull","s"]}],"values":{"log":[]}}`,
+		`checkpoints p:t1 {"config":{"configurable":{"checkpoint_id":"cp4","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"metadata":{"parents":{"":"cp1"},"source":"loop","step":1},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp3","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"tasks":[],"values":{"log":["s:yes"]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp5","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"tasks":[],"values":{"log":["s:yes"]}}`,
+	})
+}
+
+// cpSubgraph is s2.mjs's graph: root node p runs a subgraph whose node s
+// appends "s", or asks "q?" with Interrupt and appends "s:<answer>".
+func cpSubgraph(t *testing.T, ask bool) (*engine.Graph, *engine.Graph) {
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("s", func(ctx context.Context, _ any) (any, error) {
+			if !ask {
+				return engine.Pairs("log", []any{"s"}), nil
+			}
+			ans, err := engine.Interrupt(ctx, "q?")
+			if err != nil {
+				return nil, err
+			}
+			return engine.Pairs("log", []any{"s:" + fmt.Sprint(ans)}), nil
+		}).
+		AddEdge(engine.Start, "s"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("p", sub).
+		AddEdge(engine.Start, "p"))
+	return g, sub
+}
+
+// The metadata a run is given (WithMetadata) is in its config's
+// metadata, a subgraph's included. Expected: s2.mjs "ok" with META=1
+// (metadata {user: "u1"}), whose configs' metadata add "user": "u1".
+// (LangGraph.js 1.7.3 saves none of it in the checkpoint's own metadata;
+// superstep saves it there as Metadata.Extra, so a root checkpoint's
+// "metadata" has "user" too: what the checkpoint carries, streamed
+// whole.)
+func TestStreamModes_CheckpointChunkConfigMetadata(t *testing.T) {
+	g, _ := cpSubgraph(t, false)
+	var got []string
+	for p, err := range g.StreamModes(ctx, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"), engine.WithSubgraphs(), engine.WithMetadata(map[string]any{"user": "u1"})) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := p.Data.(engine.CheckpointChunk)
+		md := c.Config.Metadata
+		got = append(got, fmt.Sprint(len(p.Namespace), " ", md["ls_integration"], " ", md["user"], " ", md["thread_id"], " ", md["langgraph_node"], " ", c.Config.RunName))
+	}
+	wantLines(t, "config metadata", got, []string{
+		"0 langgraph u1 t <nil> ", "0 langgraph u1 t <nil> ",
+		"1 langgraph u1 t p p", "1 langgraph u1 t p p", "1 langgraph u1 t p p",
+		"0 langgraph u1 t <nil> ",
+	})
+}
+
+// A checkpoint's metadata streams whole: its Extra keys beside source,
+// step and parents.
+func TestCheckpointMetadata_MarshalJSON(t *testing.T) {
+	b, err := json.Marshal(engine.CheckpointMetadata{Source: "loop", Step: 2, Extra: map[string]any{"user": "u1", "a": 1, "step": 9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"source":"loop","step":2,"parents":{},"a":1,"user":"u1"}`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+	if _, err := json.Marshal(engine.CheckpointMetadata{Extra: map[string]any{"f": func() {}}}); err == nil || !strings.Contains(err.Error(), `"f"`) {
+		t.Errorf("unencodable extra: %v", err)
+	}
 }
