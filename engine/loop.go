@@ -1215,22 +1215,35 @@ func (l *loop) streamConfig(id string) CheckpointConfig {
 }
 
 // taskErrorOf is a failed task's saved error as LangGraph.js streams it
-// (TaskError): a node's failure is the error the node returned, which
-// the saved NodeError wraps as its cause (savederror.go).
+// (TaskError; see taskErrorFrom).
 func taskErrorOf(sv *SavedTask) *TaskError {
-	var se *SavedError
-	if !errors.As(sv.Err, &se) {
+	if sv.Err == nil {
 		return &TaskError{Message: sv.Error, Name: "Error"}
 	}
-	if se.Kind == "" {
-		return &TaskError{Message: se.Message, Name: "Error"}
+	return taskErrorFrom(sv.Err)
+}
+
+// taskErrorFrom is a task's error as LangGraph.js saves and streams it,
+// {message, name} of what the node threw (pregel/runner.js:202-205): a
+// node's failure is the error the node returned, which the NodeError
+// (and a saved one, savederror.go) wraps; its name is the kind the
+// engine saves it as. A saved error of a kind no run of the engine
+// saves keeps its own kind ("Error" for text alone).
+func taskErrorFrom(err error) *TaskError {
+	var se *SavedError
+	if errors.As(err, &se) && se.Kind != "NodeError" {
+		name := se.Kind
+		if name == "" {
+			name = "Error"
+		}
+		return &TaskError{Message: se.Message, Name: name}
 	}
 	var ne *NodeError
-	if se.Kind == "NodeError" && errors.As(se.Unwrap(), &ne) && ne.Err != nil {
-		name, _ := encodeTaskError(ne.Err)["name"].(string)
-		return &TaskError{Message: ne.Err.Error(), Name: name}
+	if errors.As(err, &ne) && ne.Err != nil {
+		err = ne.Err
 	}
-	return &TaskError{Message: se.Message, Name: se.Kind}
+	name, _ := encodeTaskError(err)["name"].(string)
+	return &TaskError{Message: err.Error(), Name: name}
 }
 
 // reuseSavedWrites copies writes saved for a task id onto the planned task,

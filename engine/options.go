@@ -56,7 +56,7 @@ type RunOptions struct {
 	declaredAs string
 	streamers  []*streamer // WithStreamParts
 	// planEvents: a stream of the checkpoints or debug mode listens, and
-	// the run reports EventPlanned (streamer.wantPlanned).
+	// the run reports EventPlanned (streamer.attach).
 	planEvents bool
 	// badLimit: WithRecursionLimit was given givenLimit, below 1 (a
 	// RunOptions built by hand keeps 0 as "the default").
@@ -221,6 +221,9 @@ func buildRunOptions(opts []RunOption) RunOptions {
 	}
 	if len(o.streamers) > 0 {
 		events, streamers := o.Events, o.streamers
+		for _, s := range streamers {
+			s.attach(&o) // after every option: it reads the run's metadata
+		}
 		o.Events = func(e Event) {
 			if events != nil {
 				events(e)

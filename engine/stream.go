@@ -102,21 +102,38 @@ type MessageMetadata struct {
 	TaskID       string   `json:"task_id"`                 // the task id
 }
 
-// TaskChunk is a task that starts (StreamTasks).
+// TaskChunk is a task that starts (StreamTasks). Its JSON is
+// LangGraph.js's (1.7.3 dist pregel/debug.js:45-61 mapDebugTasks).
 type TaskChunk struct {
 	ID       string   `json:"id"`       // the task id
 	Name     string   `json:"name"`     // its node
 	Input    any      `json:"input"`    // the state it reads, or its Send's argument
 	Triggers []string `json:"triggers"` // the channels that started it
+	// Interrupts are the interrupts the task has raised: none when it
+	// starts ([]), as in LangGraph.js, whose task starts list them.
+	Interrupts []Interruption `json:"interrupts"`
+	// Metadata is the run's metadata a task's stream chunk forwards
+	// (debug.js:35-43 buildTaskMetadata): {"ls_integration":
+	// "langgraph"} and the metadata the run was given (WithMetadata),
+	// without LangGraph's own keys (thread_id, checkpoint_*,
+	// langgraph_*). Shared by the run's chunks: do not change it.
+	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
-// TaskResultChunk is a task that ended (StreamTasks).
+// TaskResultChunk is a task that ended (StreamTasks). Its JSON is
+// LangGraph.js's (debug.js:80-92 mapDebugTaskResults): {"id", "name",
+// "result", "interrupts", "error"}, error null unless it failed.
 type TaskResultChunk struct {
-	ID         string         `json:"id"`              // the task id
-	Name       string         `json:"name"`            // its node
-	Result     map[string]any `json:"result"`          // its state-key writes
-	Interrupts []Interruption `json:"interrupts"`      // the interrupts it raised
-	Error      string         `json:"error,omitempty"` // its failure, if any
+	ID         string         `json:"id"`         // the task id
+	Name       string         `json:"name"`       // its node
+	Result     map[string]any `json:"result"`     // its state-key writes
+	Interrupts []Interruption `json:"interrupts"` // the interrupts it raised
+	// Error is the text of the error the run reports for its failure
+	// ("" if none); not in the JSON, which has Failure.
+	Error string `json:"-"`
+	// Failure is its failure as LangGraph.js streams it, the error the
+	// node returned as {message, name}; nil (null) if none.
+	Failure *TaskError `json:"error"`
 }
 
 // CheckpointChunk is a checkpoint a superstep was planned from, with the
@@ -305,7 +322,7 @@ func (g *Graph) StreamModes(ctx context.Context, input any, modes []StreamMode, 
 			}
 		})
 		go func() {
-			err := g.invokeRecovered(ctx, input, append(opts, alsoEvents(s.onEvent), s.wantPlanned))
+			err := g.invokeRecovered(ctx, input, append(opts, alsoEvents(s.onEvent), s.attach))
 			done <- err
 			close(parts)
 		}()
@@ -330,7 +347,6 @@ func WithStreamParts(g *Graph, modes []StreamMode, fn func(StreamPart)) RunOptio
 	s := newStreamer(g, modes, fn)
 	return func(o *RunOptions) {
 		o.streamers = append(o.streamers, s)
-		s.wantPlanned(o)
 	}
 }
 
@@ -372,6 +388,11 @@ type streamer struct {
 	// before any task runs (1.7.3 dist loop.js:705-709:
 	// _outputCachedWrites(taskList), then mapDebugTasks(taskList)).
 	planned map[string][]plannedTask
+	// runMeta is the metadata the run was given (RunOptions.Metadata),
+	// read when the run starts (attach); taskMeta is what task chunks
+	// forward of it, made once (taskMetadata).
+	runMeta  map[string]any
+	taskMeta map[string]any
 }
 
 // plannedTask is a task start held back (streamer.planned).
@@ -388,9 +409,13 @@ func newStreamer(g *Graph, modes []StreamMode, send func(StreamPart)) *streamer 
 	return s
 }
 
-// wantPlanned asks the run for EventPlanned when s streams a mode made
-// of it (checkpoints, debug): other runs do not make it.
-func (s *streamer) wantPlanned(o *RunOptions) {
+// attach readies s for the run o configures: it keeps the run's
+// metadata for task chunks, and asks the run for EventPlanned when s
+// streams a mode made of it (checkpoints, debug): other runs do not make
+// it. It runs after every other option of the run: StreamModes applies
+// it last, and buildRunOptions calls it for WithStreamParts.
+func (s *streamer) attach(o *RunOptions) {
+	s.runMeta = o.Metadata
 	if s.modes[StreamCheckpoints] || s.modes[StreamDebug] {
 		o.planEvents = true
 	}
@@ -482,7 +507,7 @@ func (s *streamer) taskStart(e Event) {
 	if !s.modes[StreamTasks] && !s.modes[StreamDebug] || e.IsCall && e.Reused || e.Unstarted {
 		return // a call's start went with its first event (functional.go)
 	}
-	tc := TaskChunk{ID: e.TaskID, Name: e.Node, Input: e.Input, Triggers: slices.Clone(e.Triggers)}
+	tc := TaskChunk{ID: e.TaskID, Name: e.Node, Input: e.Input, Triggers: slices.Clone(e.Triggers), Interrupts: []Interruption{}, Metadata: s.taskMetadata()}
 	if e.IsCall {
 		s.out(StreamTasks, e.Namespace, tc)
 		s.out(StreamDebug, e.Namespace, DebugChunk{Type: "task", Step: e.Step, Timestamp: time.Now(), Payload: tc})
@@ -503,6 +528,37 @@ func (s *streamer) taskStart(e Event) {
 		// these tasks worked.
 		s.flushNamespace(e.Namespace)
 	}
+}
+
+// taskMetadata is what a task chunk forwards of the run's metadata
+// (TaskChunk.Metadata), made on first use and shared by the run's
+// chunks.
+func (s *streamer) taskMetadata() map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.taskMeta == nil {
+		md := map[string]any{"ls_integration": "langgraph"} // pregel/index.js:1128
+		for k, v := range s.runMeta {
+			if !excludedTaskMetadata(k) {
+				md[k] = v
+			}
+		}
+		s.taskMeta = md
+	}
+	return s.taskMeta
+}
+
+// excludedTaskMetadata reports whether a task chunk leaves metadata key
+// k out: LangGraph's own bookkeeping, which the chunk's fields and
+// namespace say already (@langchain/langgraph-checkpoint 1.2.2 dist
+// base.js:222-232 EXCLUDED_METADATA_KEYS).
+func excludedTaskMetadata(k string) bool {
+	switch k {
+	case "thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map",
+		"langgraph_step", "langgraph_node", "langgraph_triggers", "langgraph_path", "langgraph_checkpoint_ns":
+		return true
+	}
+	return false
 }
 
 // flushNamespace streams the task starts held back in namespace ns.
@@ -542,7 +598,7 @@ func (s *streamer) taskResult(e Event) {
 		r.Interrupts = []Interruption{}
 	}
 	if e.Err != nil {
-		r.Error = e.Err.Error()
+		r.Error, r.Failure = e.Err.Error(), taskErrorFrom(e.Err)
 	}
 	s.out(StreamTasks, e.Namespace, r)
 	s.out(StreamDebug, e.Namespace, DebugChunk{Type: "task_result", Step: e.Step, Timestamp: time.Now(), Payload: r})

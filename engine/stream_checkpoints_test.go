@@ -423,26 +423,33 @@ func (j *jsonChunks) run(g *engine.Graph, input any, modes []engine.StreamMode, 
 			out = append(out, "error "+err.Error())
 			break
 		}
-		var c engine.CheckpointChunk
-		switch d := p.Data.(type) {
-		case engine.CheckpointChunk:
-			c = d
-		case engine.DebugChunk:
-			if d.Type != "checkpoint" {
-				continue
-			}
-			c = d.Payload.(engine.CheckpointChunk)
-		default:
-			continue
+		switch p.Data.(type) {
+		case engine.CheckpointChunk, engine.DebugChunk, engine.TaskChunk, engine.TaskResultChunk:
+			out = append(out, j.line(p))
 		}
-		out = append(out, j.line(p, c))
 	}
 	return out
 }
 
-func (j *jsonChunks) line(p engine.StreamPart, c engine.CheckpointChunk) string {
+func (j *jsonChunks) line(p engine.StreamPart) string {
 	j.t.Helper()
 	kind := map[string]string{}
+	data := p.Data
+	if d, ok := data.(engine.DebugChunk); ok {
+		data = d.Payload
+	}
+	var c engine.CheckpointChunk
+	switch d := data.(type) {
+	case engine.CheckpointChunk:
+		c = d
+	case engine.TaskChunk:
+		kind[d.ID] = "t"
+	case engine.TaskResultChunk:
+		kind[d.ID] = "t"
+		for _, in := range d.Interrupts {
+			kind[in.ID] = "i"
+		}
+	}
 	addCfg := func(cfg *engine.CheckpointConfig) {
 		if cfg == nil {
 			return
@@ -454,8 +461,10 @@ func (j *jsonChunks) line(p engine.StreamPart, c engine.CheckpointChunk) string 
 			kind[id] = "cp"
 		}
 	}
-	addCfg(&c.Config)
-	addCfg(c.ParentConfig)
+	if c.Next != nil {
+		addCfg(&c.Config)
+		addCfg(c.ParentConfig)
+	}
 	for _, id := range c.Metadata.Parents {
 		kind[id] = "cp"
 	}
@@ -532,13 +541,22 @@ func TestStreamModes_CheckpointChunkJSON(t *testing.T) {
 		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":["b"],"parentConfig":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[{"id":"t2","interrupts":[],"name":"b","path":["__pregel_pull","b"]}],"values":{"log":["a"]}}`,
 		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp3","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":2},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[],"values":{"log":["a","b"]}}`,
 	})
-	// The debug mode wraps the same payload (s1.mjs "ok" "debug").
+	// The debug mode wraps the same payload with its step, and the task
+	// chunks with theirs: a task start with its interrupts ([]) and the
+	// run's metadata, a result with its error (null). Expected: s1.mjs
+	// "ok" "debug" (streamMode ["debug"]), through norm.py.
 	j = newJSONChunks(t)
 	got = j.run(cpGraph(t, false), map[string]any{"log": []any{}}, []engine.StreamMode{engine.StreamDebug}, engine.OnThread("t"))
-	if len(got) != 4 || !strings.HasPrefix(got[1], `debug - {"payload":{"config":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":0},"next":["a"],"parentConfig":{"configurable":{"checkpoint_id":"cp0"`) ||
-		!strings.HasSuffix(got[1], `"values":{"log":[]}},"step":0,"timestamp":"TS","type":"checkpoint"}`) {
-		t.Errorf("debug checkpoints: %q", got)
-	}
+	wantLines(t, "debug", got, []string{
+		`debug - {"payload":{"config":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"input","step":-1},"next":["__start__"],"tasks":[{"id":"t0","interrupts":[],"name":"__start__","path":["__pregel_pull","__start__"]}],"values":{"log":[]}},"step":-1,"timestamp":"TS","type":"checkpoint"}`,
+		`debug - {"payload":{"config":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":0},"next":["a"],"parentConfig":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[{"id":"t1","interrupts":[],"name":"a","path":["__pregel_pull","a"]}],"values":{"log":[]}},"step":0,"timestamp":"TS","type":"checkpoint"}`,
+		`debug - {"payload":{"id":"t1","input":{"log":[]},"interrupts":[],"metadata":{"ls_integration":"langgraph"},"name":"a","triggers":["branch:to:a"]},"step":1,"timestamp":"TS","type":"task"}`,
+		`debug - {"payload":{"error":null,"id":"t1","interrupts":[],"name":"a","result":{"log":["a"]}},"step":1,"timestamp":"TS","type":"task_result"}`,
+		`debug - {"payload":{"config":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":["b"],"parentConfig":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[{"id":"t2","interrupts":[],"name":"b","path":["__pregel_pull","b"]}],"values":{"log":["a"]}},"step":1,"timestamp":"TS","type":"checkpoint"}`,
+		`debug - {"payload":{"id":"t2","input":{"log":["a"]},"interrupts":[],"metadata":{"ls_integration":"langgraph"},"name":"b","triggers":["branch:to:b"]},"step":2,"timestamp":"TS","type":"task"}`,
+		`debug - {"payload":{"error":null,"id":"t2","interrupts":[],"name":"b","result":{"log":["b"]}},"step":2,"timestamp":"TS","type":"task_result"}`,
+		`debug - {"payload":{"config":{"configurable":{"checkpoint_id":"cp3","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":2},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[],"values":{"log":["a","b"]}},"step":2,"timestamp":"TS","type":"checkpoint"}`,
+	})
 }
 
 // An interrupted task's entry carries its interrupts, {id, value}, when
@@ -566,27 +584,7 @@ func TestStreamModes_CheckpointChunkJSONOfInterrupt(t *testing.T) {
 // resumes with null), through norm.py, with parentConfig's run fields
 // as in TestStreamModes_CheckpointChunkJSONOfInterrupt.
 func TestStreamModes_CheckpointChunkJSONOfFailure(t *testing.T) {
-	var fail atomic.Bool
-	fail.Store(true)
-	cDone := make(chan struct{})
-	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
-		AddNode("a", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"a"}), nil }).
-		AddNode("b", func(context.Context, any) (any, error) {
-			if fail.Load() {
-				<-cDone
-				return nil, errors.New("boom")
-			}
-			return engine.Pairs("log", []any{"b"}), nil
-		}).
-		AddNode("c", func(context.Context, any) (any, error) {
-			defer func() {
-				if fail.Load() {
-					close(cDone)
-				}
-			}()
-			return engine.Pairs("log", []any{"c"}), nil
-		}).
-		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("a", "c"))
+	g, fail := cpFailing(t)
 	j := newJSONChunks(t)
 	first := j.run(g, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"))
 	if len(first) != 4 || !strings.HasPrefix(first[3], "error ") {
@@ -706,4 +704,66 @@ func TestCheckpointMetadata_MarshalJSON(t *testing.T) {
 	if _, err := json.Marshal(engine.CheckpointMetadata{Extra: map[string]any{"f": func() {}}}); err == nil || !strings.Contains(err.Error(), `"f"`) {
 		t.Errorf("unencodable extra: %v", err)
 	}
+}
+
+// cpFailing is s1.mjs "fail"'s graph: a → b, c over an append key; b
+// fails with "boom" after c returned, until fail is set to false.
+func cpFailing(t *testing.T) (*engine.Graph, *atomic.Bool) {
+	fail := new(atomic.Bool)
+	fail.Store(true)
+	cDone := make(chan struct{})
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"a"}), nil }).
+		AddNode("b", func(context.Context, any) (any, error) {
+			if fail.Load() {
+				<-cDone
+				return nil, errors.New("boom")
+			}
+			return engine.Pairs("log", []any{"b"}), nil
+		}).
+		AddNode("c", func(context.Context, any) (any, error) {
+			defer func() {
+				if fail.Load() {
+					close(cDone)
+				}
+			}()
+			return engine.Pairs("log", []any{"c"}), nil
+		}).
+		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("a", "c"))
+	return g, fail
+}
+
+// The tasks chunks, field for field: a start with its interrupts ([])
+// and the run's metadata, a result with its error, null or the node's
+// own error as {message, name}. Expected: s1.mjs "fail" "tasks"
+// (streamMode ["tasks"]) and s2.mjs "ok" "tasks" with META=1 (a
+// subgraph's, metadata {user: "u1"}), through norm.py.
+func TestStreamModes_TaskChunkJSON(t *testing.T) {
+	g, fail := cpFailing(t)
+	tasks := []engine.StreamMode{engine.StreamTasks}
+	j := newJSONChunks(t)
+	got := j.run(g, map[string]any{"log": []any{}}, tasks, engine.OnThread("t"))
+	fail.Store(false)
+	got = append(got, j.run(g, nil, tasks, engine.OnThread("t"))...)
+	wantLines(t, "failed and resumed", got, []string{
+		`tasks - {"id":"t0","input":{"log":[]},"interrupts":[],"metadata":{"ls_integration":"langgraph"},"name":"a","triggers":["branch:to:a"]}`,
+		`tasks - {"error":null,"id":"t0","interrupts":[],"name":"a","result":{"log":["a"]}}`,
+		`tasks - {"id":"t1","input":{"log":["a"]},"interrupts":[],"metadata":{"ls_integration":"langgraph"},"name":"b","triggers":["branch:to:b"]}`,
+		`tasks - {"id":"t2","input":{"log":["a"]},"interrupts":[],"metadata":{"ls_integration":"langgraph"},"name":"c","triggers":["branch:to:c"]}`,
+		`tasks - {"error":null,"id":"t2","interrupts":[],"name":"c","result":{"log":["c"]}}`,
+		`tasks - {"error":{"message":"boom","name":"Error"},"id":"t1","interrupts":[],"name":"b","result":{}}`,
+		`error node "b" failed at step 2: boom`,
+		`tasks - {"id":"t1","input":{"log":["a"]},"interrupts":[],"metadata":{"ls_integration":"langgraph"},"name":"b","triggers":["branch:to:b"]}`,
+		`tasks - {"id":"t2","input":{"log":["a"]},"interrupts":[],"metadata":{"ls_integration":"langgraph"},"name":"c","triggers":["branch:to:c"]}`,
+		`tasks - {"error":null,"id":"t1","interrupts":[],"name":"b","result":{"log":["b"]}}`,
+	})
+	root, _ := cpSubgraph(t, false)
+	j = newJSONChunks(t)
+	got = j.run(root, map[string]any{"log": []any{}}, tasks, engine.OnThread("t"), engine.WithRecursionLimit(10), engine.WithSubgraphs(), engine.WithMetadata(map[string]any{"user": "u1", "thread_id": "x", "langgraph_node": "x"}))
+	wantLines(t, "subgraph", got, []string{
+		`tasks - {"id":"t0","input":{"log":[]},"interrupts":[],"metadata":{"ls_integration":"langgraph","user":"u1"},"name":"p","triggers":["branch:to:p"]}`,
+		`tasks p:t0 {"id":"t1","input":{"log":[]},"interrupts":[],"metadata":{"ls_integration":"langgraph","user":"u1"},"name":"s","triggers":["branch:to:s"]}`,
+		`tasks p:t0 {"error":null,"id":"t1","interrupts":[],"name":"s","result":{"log":["s"]}}`,
+		`tasks - {"error":null,"id":"t0","interrupts":[],"name":"p","result":{"log":["s"]}}`,
+	})
 }
