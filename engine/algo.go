@@ -738,13 +738,13 @@ type task struct {
 // Only interrupts and subgraphs need it, so it is built on demand.
 func (t *task) namespace() string { return TaskNamespace(t.parentNS, t.name, t.id()) }
 
-// path is the task's path as LangGraph writes it (a planned task's
-// PlannedTask.Path): [PULL, node] or [PUSH, Send index] (LangGraph.js
-// 1.7.3 dist pregel/algo.js:241 and the PULL path of
-// _prepareSingleTask).
+// path is the task's path as LangGraph.js streams it (a planned task's
+// PlannedTask.Path): [PULL, node], or [PUSH, Send index, false] (1.7.3
+// dist pregel/algo.js:375, a Send's path cut to three elements and
+// false added; :241 makes [PUSH, index]).
 func (t *task) path() []any {
 	if t.kind == pushTask {
-		return []any{Push, t.index}
+		return []any{Push, t.index, false}
 	}
 	return []any{Pull, t.name}
 }

@@ -1226,8 +1226,8 @@ func taskErrorOf(sv *SavedTask) *TaskError {
 // taskErrorFrom is a task's error as LangGraph.js saves and streams it,
 // {message, name} of what the node threw (pregel/runner.js:202-205): a
 // node's failure is the error the node returned, which the NodeError
-// (and a saved one, savederror.go) wraps; its name is the kind the
-// engine saves it as. A saved error of a kind no run of the engine
+// (and a saved one, savederror.go) wraps, and a subgraph's node's
+// within its own; its name is the kind the engine saves it as. A saved error of a kind no run of the engine
 // saves keeps its own kind ("Error" for text alone).
 func taskErrorFrom(err error) *TaskError {
 	var se *SavedError
@@ -1238,8 +1238,17 @@ func taskErrorFrom(err error) *TaskError {
 		}
 		return &TaskError{Message: se.Message, Name: name}
 	}
-	var ne *NodeError
-	if errors.As(err, &ne) && ne.Err != nil {
+	if se != nil {
+		err = se.Unwrap() // the rebuilt NodeError
+	}
+	// A subgraph node's failure is the NodeError of the subgraph's node
+	// inside its own: LangGraph.js's task carries the error the innermost
+	// node threw, which a subgraph rethrows as it is.
+	for {
+		ne, ok := err.(*NodeError)
+		if !ok || ne.Err == nil {
+			break
+		}
 		err = ne.Err
 	}
 	name, _ := encodeTaskError(err)["name"].(string)

@@ -256,8 +256,8 @@ type PlannedTask struct {
 	ID   string `json:"id"`   // the task id
 	Name string `json:"name"` // its node
 	// Path is the task's path, what its id is made of: ["__pregel_pull",
-	// node] for a node, ["__pregel_push", index] for a Send (its index
-	// among the superstep's Sends).
+	// node] for a node, ["__pregel_push", index, false] for a Send (its
+	// index among the superstep's Sends), as LangGraph.js writes them.
 	Path []any `json:"path"`
 	// Error is its saved failure, nil for none.
 	Error      *TaskError     `json:"error,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -584,9 +585,9 @@ func TestStreamModes_CheckpointChunkJSONOfInterrupt(t *testing.T) {
 // resumes with null), through norm.py, with parentConfig's run fields
 // as in TestStreamModes_CheckpointChunkJSONOfInterrupt.
 func TestStreamModes_CheckpointChunkJSONOfFailure(t *testing.T) {
-	g, fail := cpFailing(t)
+	g, fail, cResult := cpFailing(t)
 	j := newJSONChunks(t)
-	first := j.run(g, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"))
+	first := j.run(g, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"), cResult)
 	if len(first) != 4 || !strings.HasPrefix(first[3], "error ") {
 		t.Fatalf("failed run: %q", first)
 	}
@@ -707,30 +708,31 @@ func TestCheckpointMetadata_MarshalJSON(t *testing.T) {
 }
 
 // cpFailing is s1.mjs "fail"'s graph: a → b, c over an append key; b
-// fails with "boom" after c returned, until fail is set to false.
-func cpFailing(t *testing.T) (*engine.Graph, *atomic.Bool) {
+// fails with "boom" until fail is set to false, once c's result was
+// streamed: a run of it takes the option returned, which says when
+// (its streamer hears of c's result after the run's StreamModes one).
+func cpFailing(t *testing.T) (*engine.Graph, *atomic.Bool, engine.RunOption) {
 	fail := new(atomic.Bool)
 	fail.Store(true)
-	cDone := make(chan struct{})
+	cStreamed := make(chan struct{})
+	var once sync.Once
 	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
 		AddNode("a", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"a"}), nil }).
 		AddNode("b", func(context.Context, any) (any, error) {
 			if fail.Load() {
-				<-cDone
+				<-cStreamed
 				return nil, errors.New("boom")
 			}
 			return engine.Pairs("log", []any{"b"}), nil
 		}).
-		AddNode("c", func(context.Context, any) (any, error) {
-			defer func() {
-				if fail.Load() {
-					close(cDone)
-				}
-			}()
-			return engine.Pairs("log", []any{"c"}), nil
-		}).
+		AddNode("c", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"c"}), nil }).
 		AddEdge(engine.Start, "a").AddEdge("a", "b").AddEdge("a", "c"))
-	return g, fail
+	cResult := engine.WithStreamParts(g, []engine.StreamMode{engine.StreamTasks}, func(p engine.StreamPart) {
+		if r, ok := p.Data.(engine.TaskResultChunk); ok && r.Name == "c" {
+			once.Do(func() { close(cStreamed) })
+		}
+	})
+	return g, fail, cResult
 }
 
 // The tasks chunks, field for field: a start with its interrupts ([])
@@ -739,10 +741,10 @@ func cpFailing(t *testing.T) (*engine.Graph, *atomic.Bool) {
 // (streamMode ["tasks"]) and s2.mjs "ok" "tasks" with META=1 (a
 // subgraph's, metadata {user: "u1"}), through norm.py.
 func TestStreamModes_TaskChunkJSON(t *testing.T) {
-	g, fail := cpFailing(t)
+	g, fail, cResult := cpFailing(t)
 	tasks := []engine.StreamMode{engine.StreamTasks}
 	j := newJSONChunks(t)
-	got := j.run(g, map[string]any{"log": []any{}}, tasks, engine.OnThread("t"))
+	got := j.run(g, map[string]any{"log": []any{}}, tasks, engine.OnThread("t"), cResult)
 	fail.Store(false)
 	got = append(got, j.run(g, nil, tasks, engine.OnThread("t"))...)
 	wantLines(t, "failed and resumed", got, []string{
@@ -766,4 +768,84 @@ func TestStreamModes_TaskChunkJSON(t *testing.T) {
 		`tasks p:t0 {"error":null,"id":"t1","interrupts":[],"name":"s","result":{"log":["s"]}}`,
 		`tasks - {"error":null,"id":"t0","interrupts":[],"name":"p","result":{"log":["s"]}}`,
 	})
+}
+
+// A Send's task has the path [PUSH, index, false]. Expected: the
+// oracle's scratch script s3.mjs (a → z, and a sends w twice with x: 1
+// and x: 2; MemorySaver, thread "t", streamMode ["checkpoints"]),
+// through norm.py.
+func TestStreamModes_CheckpointChunkJSONOfSends(t *testing.T) {
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("a", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"a"}), nil }).
+		AddNode("z", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"z"}), nil }).
+		AddNode("w", func(_ context.Context, in any) (any, error) {
+			return engine.Pairs("log", []any{fmt.Sprint("w", in.(map[string]any)["x"])}), nil
+		}).
+		AddEdge(engine.Start, "a").AddEdge("a", "z").
+		AddConditionalEdges("a", func(context.Context, map[string]any) (any, error) {
+			return []any{engine.Send{Node: "w", Arg: map[string]any{"x": 1.0}}, engine.Send{Node: "w", Arg: map[string]any{"x": 2.0}}}, nil
+		}, "w"))
+	got := newJSONChunks(t).run(g, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"))
+	wantLines(t, "sends", got, []string{
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"input","step":-1},"next":["__start__"],"tasks":[{"id":"t0","interrupts":[],"name":"__start__","path":["__pregel_pull","__start__"]}],"values":{"log":[]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":0},"next":["a"],"parentConfig":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[{"id":"t1","interrupts":[],"name":"a","path":["__pregel_pull","a"]}],"values":{"log":[]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":["w","w","z"],"parentConfig":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[{"id":"t2","interrupts":[],"name":"w","path":["__pregel_push",0,false]},{"id":"t3","interrupts":[],"name":"w","path":["__pregel_push",1,false]},{"id":"t4","interrupts":[],"name":"z","path":["__pregel_pull","z"]}],"values":{"log":["a"]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp3","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"loop","step":2},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp2","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"tasks":[],"values":{"log":["a","z","w1","w2"]}}`,
+	})
+}
+
+// A subgraph's failure: resumed, the root's task p carries the error
+// the subgraph's node returned and no state (a failed task has none),
+// and the subgraph's task s the same error. Expected: s2.mjs "fail" (s
+// throws new Error("boom") in the first run; the run resumes with
+// null), the resumed run's chunks through norm.py, with parentConfig's
+// run fields (and checkpoint map) as in
+// TestStreamModes_CheckpointChunkJSONOfSubgraphInterrupt.
+func TestStreamModes_CheckpointChunkJSONOfSubgraphFailure(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	sub := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddNode("s", func(context.Context, any) (any, error) {
+			if fail.Load() {
+				return nil, errors.New("boom")
+			}
+			return engine.Pairs("log", []any{"s"}), nil
+		}).
+		AddEdge(engine.Start, "s"))
+	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+		AddSubgraph("p", sub).
+		AddEdge(engine.Start, "p"))
+	j := newJSONChunks(t)
+	opts := []engine.RunOption{engine.OnThread("t"), engine.WithRecursionLimit(10), engine.WithSubgraphs()}
+	first := j.run(g, map[string]any{"log": []any{}}, onlyCheckpoints, opts...)
+	if len(first) != 5 || !strings.HasPrefix(first[4], "error ") {
+		t.Fatalf("failed run: %q", first)
+	}
+	fail.Store(false)
+	got := j.run(g, nil, onlyCheckpoints, opts...)
+	wantLines(t, "resumed", got, []string{
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"loop","step":0},"next":["p"],"parentConfig":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"tasks":[{"error":{"message":"boom","name":"Error"},"id":"t1","interrupts":[],"name":"p","path":["__pregel_pull","p"]}],"values":{"log":[]}}`,
+		`checkpoints p:t1 {"config":{"configurable":{"checkpoint_id":"cp3","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"metadata":{"parents":{"":"cp1"},"source":"loop","step":0},"next":["s"],"parentConfig":{"configurable":{"checkpoint_id":"cp2","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"tasks":[{"error":{"message":"boom","name":"Error"},"id":"t3","interrupts":[],"name":"s","path":["__pregel_pull","s"]}],"values":{"log":[]}}`,
+		`checkpoints p:t1 {"config":{"configurable":{"checkpoint_id":"cp4","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"metadata":{"parents":{"":"cp1"},"source":"loop","step":1},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp3","checkpoint_map":{"":"cp1"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"tasks":[],"values":{"log":["s"]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp5","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":[],"parentConfig":{"configurable":{"checkpoint_id":"cp1","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"tasks":[],"values":{"log":["s"]}}`,
+	})
+}
+
+// WithStreamParts's task chunks forward the run's metadata wherever
+// WithMetadata stands among the options.
+func TestWithStreamParts_TaskMetadataOfLaterOption(t *testing.T) {
+	g := cpGraph(t, false)
+	var mu sync.Mutex
+	var got []string
+	parts := engine.WithStreamParts(g, []engine.StreamMode{engine.StreamTasks}, func(p engine.StreamPart) {
+		if c, ok := p.Data.(engine.TaskChunk); ok {
+			mu.Lock()
+			got = append(got, fmt.Sprint(c.Name, " ", c.Metadata["user"], " ", c.Metadata["ls_integration"]))
+			mu.Unlock()
+		}
+	})
+	if _, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t"), parts, engine.WithMetadata(map[string]any{"user": "u1"})); err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, "task metadata", got, []string{"a u1 langgraph", "b u1 langgraph"})
 }
