@@ -849,3 +849,21 @@ func TestWithStreamParts_TaskMetadataOfLaterOption(t *testing.T) {
 	}
 	wantLines(t, "task metadata", got, []string{"a u1 langgraph", "b u1 langgraph"})
 }
+
+// Under exit durability no checkpoint is saved until the run ends: the
+// chunks' config has no checkpoint_id and none has a parentConfig, and
+// a subgraph's checkpoint map names the root's checkpoint in memory.
+// Expected: s2.mjs "ok" "checkpoints" "exit" (durability "exit"),
+// through norm.py.
+func TestStreamModes_CheckpointChunkJSONUnderExitDurability(t *testing.T) {
+	g, _ := cpSubgraph(t, false)
+	got := newJSONChunks(t).run(g, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"), engine.WithRecursionLimit(10), engine.WithSubgraphs(), engine.WithDurability(engine.DurabilityExit))
+	wantLines(t, "exit durability", got, []string{
+		`checkpoints - {"config":{"configurable":{"checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"input","step":-1},"next":["__start__"],"tasks":[{"id":"t0","interrupts":[],"name":"__start__","path":["__pregel_pull","__start__"]}],"values":{"log":[]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"loop","step":0},"next":["p"],"tasks":[{"id":"t1","interrupts":[],"name":"p","path":["__pregel_pull","p"],"state":{"configurable":{"checkpoint_ns":"p:t1","thread_id":"t"}}}],"values":{"log":[]}}`,
+		`checkpoints p:t1 {"config":{"configurable":{"checkpoint_map":{"":"cp0"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"metadata":{"parents":{"":"cp0"},"source":"input","step":-1},"next":["__start__"],"tasks":[{"id":"t2","interrupts":[],"name":"__start__","path":["__pregel_pull","__start__"]}],"values":{"log":[]}}`,
+		`checkpoints p:t1 {"config":{"configurable":{"checkpoint_map":{"":"cp0"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"metadata":{"parents":{"":"cp0"},"source":"loop","step":0},"next":["s"],"tasks":[{"id":"t3","interrupts":[],"name":"s","path":["__pregel_pull","s"]}],"values":{"log":[]}}`,
+		`checkpoints p:t1 {"config":{"configurable":{"checkpoint_map":{"":"cp0"},"checkpoint_ns":"p:t1","thread_id":"t"},"metadata":{"checkpoint_ns":"p:t1","langgraph_checkpoint_ns":"p:t1","langgraph_node":"p","langgraph_path":["__pregel_pull","p"],"langgraph_step":1,"langgraph_triggers":["branch:to:p"],"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"run_name":"p","tags":[]},"metadata":{"parents":{"":"cp0"},"source":"loop","step":1},"next":[],"tasks":[],"values":{"log":["s"]}}`,
+		`checkpoints - {"config":{"configurable":{"checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":[],"tasks":[],"values":{"log":["s"]}}`,
+	})
+}
