@@ -1227,8 +1227,9 @@ func taskErrorOf(sv *SavedTask) *TaskError {
 // {message, name} of what the node threw (pregel/runner.js:202-205): a
 // node's failure is the error the node returned, which the NodeError
 // (and a saved one, savederror.go) wraps, and a subgraph's node's
-// within its own; its name is the kind the engine saves it as. A saved error of a kind no run of the engine
-// saves keeps its own kind ("Error" for text alone).
+// within its own; its name is the kind the engine saves it as. A saved
+// error of a kind no run of the engine saves keeps its own kind ("Error"
+// for text alone).
 func taskErrorFrom(err error) *TaskError {
 	var se *SavedError
 	if errors.As(err, &se) && se.Kind != "NodeError" {
@@ -1239,7 +1240,9 @@ func taskErrorFrom(err error) *TaskError {
 		return &TaskError{Message: se.Message, Name: name}
 	}
 	if se != nil {
-		err = se.Unwrap() // the rebuilt NodeError
+		if err = se.Unwrap(); err == nil { // the rebuilt NodeError
+			return &TaskError{Message: se.Message, Name: se.Kind}
+		}
 	}
 	// A subgraph node's failure is the NodeError of the subgraph's node
 	// inside its own: LangGraph.js's task carries the error the innermost

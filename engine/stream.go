@@ -182,7 +182,8 @@ type CheckpointConfig struct {
 	// subgraph's run also its task's langgraph_step, langgraph_node,
 	// langgraph_triggers, langgraph_path, langgraph_checkpoint_ns and
 	// checkpoint_ns, as LangGraph passes a task's config on to the
-	// subgraph it runs. Owned by the chunk; do not change it.
+	// subgraph it runs. Shared with the chunk's ParentConfig: do not
+	// change it.
 	Metadata map[string]any `json:"metadata"`
 	// RecursionLimit is the run's recursion limit (a subgraph's: its
 	// root run's).

@@ -867,3 +867,40 @@ func TestStreamModes_CheckpointChunkJSONUnderExitDurability(t *testing.T) {
 		`checkpoints - {"config":{"configurable":{"checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":10,"tags":[]},"metadata":{"parents":{},"source":"loop","step":1},"next":[],"tasks":[],"values":{"log":["s"]}}`,
 	})
 }
+
+// A saved error no run of the engine wrote (an imported LangGraph.js
+// thread's {message, name}) streams as it was saved; text alone streams
+// with the name "Error".
+func TestStreamModes_CheckpointChunkForeignError(t *testing.T) {
+	for _, tc := range []struct {
+		saved any
+		want  engine.TaskError
+	}{
+		{map[string]any{"message": "bad", "name": "TypeError"}, engine.TaskError{Message: "bad", Name: "TypeError"}},
+		{"bad text", engine.TaskError{Message: "bad text", Name: "Error"}},
+	} {
+		g := cpGraph(t, false, engine.WithInterruptBefore("b"))
+		if _, err := g.Invoke(ctx, map[string]any{"log": []any{}}, engine.OnThread("t")); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := g.GetState(ctx, engine.Config{ThreadID: "t"})
+		if err != nil || len(snap.Tasks) != 1 {
+			t.Fatalf("state: %v %+v", err, snap)
+		}
+		if err := g.Saver().PutWrites(ctx, snap.Config, snap.Tasks[0].ID, []engine.Write{{Channel: engine.ErrorChannel, Value: tc.saved}}); err != nil {
+			t.Fatal(err)
+		}
+		var got *engine.TaskError
+		for p, err := range g.StreamModes(ctx, nil, onlyCheckpoints, engine.OnThread("t")) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := p.Data.(engine.CheckpointChunk); got == nil && len(c.Tasks) == 1 {
+				got = c.Tasks[0].Error
+			}
+		}
+		if got == nil || *got != tc.want {
+			t.Errorf("saved %v: error %+v, want %+v", tc.saved, got, tc.want)
+		}
+	}
+}
