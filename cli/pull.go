@@ -109,7 +109,7 @@ debug it offline: superstep tui --thread THREAD afterwards.
 A service that runs on a bbolt file holds the file while it runs; mounted
 in the service, persist.ExportHandler serves its threads, and --from is
 then the handler's http:// or https:// URL (--header sends credentials).`,
-			"  superstep pull t1 --from postgres://me@db.internal/agents\n  superstep pull t1 --from \"$PROD_DB\" --db ./bug.db --overwrite\n  superstep pull t1 --from https://svc.internal/debug/superstep --header \"Authorization: Bearer $TOKEN\""
+			"  superstep pull t1 --from postgres://me@db.internal/agents\n  superstep pull t1 --from \"$PROD_DB\" --db ./bug.db --overwrite\n  superstep pull t1 --from https://svc.internal/debug/checkpoints --header \"Authorization: Bearer $TOKEN\""
 	}
 	cmd := &cobra.Command{
 		Use: use, Short: short, Long: long, Example: example,

@@ -33,9 +33,9 @@ func TestPull_FromAService(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	exports := http.StripPrefix("/debug/superstep", persist.ExportHandler(store))
+	exports := http.StripPrefix("/debug/checkpoints", persist.ExportHandler(store))
 	mux := http.NewServeMux()
-	mux.Handle("/debug/superstep/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/debug/checkpoints/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer s3cret" {
 			http.Error(w, "who are you?", http.StatusUnauthorized)
 			return
@@ -44,7 +44,7 @@ func TestPull_FromAService(t *testing.T) {
 	}))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	base := srv.URL + "/debug/superstep"
+	base := srv.URL + "/debug/checkpoints"
 	auth := []string{"--header", "Authorization: Bearer s3cret"}
 
 	pull := func(args ...string) result {
@@ -76,7 +76,7 @@ func TestPull_FromAService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone := "http://" + l.Addr().String() + "/debug/superstep"
+	gone := "http://" + l.Addr().String() + "/debug/checkpoints"
 	l.Close()
 	fresh := filepath.Join(dir, "fresh.db")
 	pull("t1", "--from", gone, "--db", fresh).want(t, 2, "cannot reach "+gone, "refused")

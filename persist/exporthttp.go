@@ -45,9 +45,9 @@ const (
 // someone copy a failing thread onto a laptop without stopping the service
 // or writing code:
 //
-//	mux.Handle("/debug/superstep/", http.StripPrefix("/debug/superstep", persist.ExportHandler(store)))
+//	mux.Handle("/debug/checkpoints/", http.StripPrefix("/debug/checkpoints", persist.ExportHandler(store)))
 //
-// and then `superstep pull t-42 --from https://svc.internal/debug/superstep`.
+// and then `superstep pull t-42 --from https://svc.internal/debug/checkpoints`.
 //
 // GET (or HEAD) ExportPath + thread answers 200 with the document
 // (application/json, with its length), 404 when the thread is not stored,

@@ -29,7 +29,7 @@ func TestExportHandler(t *testing.T) {
 		}
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/debug/superstep/", http.StripPrefix("/debug/superstep", persist.ExportHandler(s)))
+	mux.Handle("/debug/checkpoints/", http.StripPrefix("/debug/checkpoints", persist.ExportHandler(s)))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
@@ -55,7 +55,7 @@ func TestExportHandler(t *testing.T) {
 		if err := s.Export(ctx, thread, &want, ""); err != nil {
 			t.Fatal(err)
 		}
-		resp, body := get("GET", "/debug/superstep/threads/"+url.PathEscape(thread))
+		resp, body := get("GET", "/debug/checkpoints/threads/"+url.PathEscape(thread))
 		if resp.StatusCode != 200 || resp.Header.Get(persist.ExportStatusHeader) != persist.ExportOK {
 			t.Fatalf("GET %q: %s %q: %s", thread, resp.Status, resp.Header.Get(persist.ExportStatusHeader), body)
 		}
@@ -65,7 +65,7 @@ func TestExportHandler(t *testing.T) {
 		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("Content-Type %q", ct)
 		}
-		head, _ := get("HEAD", "/debug/superstep/threads/"+url.PathEscape(thread))
+		head, _ := get("HEAD", "/debug/checkpoints/threads/"+url.PathEscape(thread))
 		if head.StatusCode != 200 || head.ContentLength != int64(want.Len()) {
 			t.Errorf("HEAD %q: %s, length %d, want %d", thread, head.Status, head.ContentLength, want.Len())
 		}
@@ -76,11 +76,11 @@ func TestExportHandler(t *testing.T) {
 		status       int
 		word, says   string
 	}{
-		{"GET", "/debug/superstep/threads/nope", 404, persist.ExportThreadNotFound, `export of thread "nope": `},
-		{"GET", "/debug/superstep/threads/", 404, persist.ExportRefused, "GET /threads/THREAD"},
-		{"GET", "/debug/superstep/threads/a/b", 404, persist.ExportRefused, "not a thread's export"},
-		{"GET", "/debug/superstep/", 404, persist.ExportRefused, "not a thread's export"},
-		{"POST", "/debug/superstep/threads/t1", 405, persist.ExportRefused, "only GET serves an export"},
+		{"GET", "/debug/checkpoints/threads/nope", 404, persist.ExportThreadNotFound, `export of thread "nope": `},
+		{"GET", "/debug/checkpoints/threads/", 404, persist.ExportRefused, "GET /threads/THREAD"},
+		{"GET", "/debug/checkpoints/threads/a/b", 404, persist.ExportRefused, "not a thread's export"},
+		{"GET", "/debug/checkpoints/", 404, persist.ExportRefused, "not a thread's export"},
+		{"POST", "/debug/checkpoints/threads/t1", 405, persist.ExportRefused, "only GET serves an export"},
 	} {
 		resp, body := get(tc.method, tc.path)
 		if resp.StatusCode != tc.status || resp.Header.Get(persist.ExportStatusHeader) != tc.word || !strings.Contains(body, tc.says) {
@@ -90,12 +90,12 @@ func TestExportHandler(t *testing.T) {
 			t.Errorf("%s %s: more than one line: %q", tc.method, tc.path, body)
 		}
 	}
-	if resp, _ := get("POST", "/debug/superstep/threads/t1"); resp.Header.Get("Allow") != "GET, HEAD" {
+	if resp, _ := get("POST", "/debug/checkpoints/threads/t1"); resp.Header.Get("Allow") != "GET, HEAD" {
 		t.Errorf("405 without Allow: %q", resp.Header.Get("Allow"))
 	}
 
 	s.Close()
-	resp, body := get("GET", "/debug/superstep/threads/t1")
+	resp, body := get("GET", "/debug/checkpoints/threads/t1")
 	if resp.StatusCode != 503 || !strings.Contains(body, "closed") {
 		t.Errorf("after Close: %s %q, want 503 saying the store is closed", resp.Status, body)
 	}
