@@ -109,4 +109,21 @@
 // what happened (and, for a write sent before the break, that it may or
 // may not be stored), or ErrUnreachable when no server answered within
 // Reconnect.
+//
+// A server that stops answering with its connections open (frozen by
+// SIGSTOP, or cut off by a route that drops packets without a reset) gives
+// a commit sent to it no answer, and TCP gives up only after many minutes.
+// A write waits for its commit however long it takes while its caller
+// wants it; once the caller's context ends (a run cancelled by Ctrl-C, a
+// service shutting down), and in Close, the wait goes on only while the
+// server answers a new connection, and ends once one is left unanswered
+// for Options.ConnectTimeout (unanswered.go). The write then fails with a
+// *CommitUnknownError (ErrCommitUnknown) naming the thread and the
+// checkpoints and tasks' writes in flight: they may or may not be stored,
+// never reported stored when no answer came, nor lost when one might.
+// The commit goes on in the background and is not sent again: once the
+// server answers, a read of the thread waits for it and shows whether it
+// was stored. Close after such a write does not wait a second time. A
+// server that is down (connections refused) is still waited for up to
+// Reconnect, as above.
 package postgres

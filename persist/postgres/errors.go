@@ -48,6 +48,13 @@ var ErrThreadConflict = errors.New("thread was advanced by another writer")
 // the server is still gone, it returns ErrUnreachable.
 var ErrConnectionLost = errors.New("lost the connection to the PostgreSQL server")
 
+// ErrCommitUnknown is returned by a write whose caller stopped waiting
+// (its context ended) and by Close, when a commit they waited for had
+// been sent and the server then stopped answering (frozen, or cut off
+// without a reset): the writes may or may not be stored. The concrete
+// error is a *CommitUnknownError naming them.
+var ErrCommitUnknown = errors.New("the PostgreSQL server did not answer a commit")
+
 // OpenError is an Open failure with the address and database it concerns.
 type OpenError struct {
 	Addr     string // host:port or socket directory

@@ -86,9 +86,26 @@ func (s *Store) want(thread string, q *threadQueue) *group {
 // await returns once o is committed, with its outcome, sending the group
 // that holds it when that is its turn. ctx ends the wait, not a commit
 // under way: o is then still committed, by a later group.
-func (s *Store) await(ctx context.Context, thread string, o *op) error {
+//
+// bound is for the caller that made o (a write) or Close: when ctx ends,
+// the wait goes on until o is committed or the server stops answering
+// (see watch), which returns a *CommitUnknownError; a wait that started
+// with w, a watch already started, ends when w gives up. A caller that
+// might stop waiting sends the group on a goroutine of its own, which
+// finishes the commit whatever the caller does.
+func (s *Store) await(ctx context.Context, thread string, o *op, bound bool, w *watch) error {
+	done := ctx.Done()
+	var silent <-chan struct{}
+	if w != nil {
+		silent = w.silent
+	}
 	s.mu.Lock()
 	for !o.committed {
+		if o.unknown != nil && (bound || w != nil) {
+			err := o.unknown
+			s.mu.Unlock()
+			return err
+		}
 		var wait, lead chan struct{}
 		switch q := s.queues[thread]; {
 		case o.g != nil: // being sent
@@ -101,9 +118,13 @@ func (s *Store) await(ctx context.Context, thread string, o *op) error {
 			g := s.want(thread, q)
 			if s.mayStart(g) {
 				s.seal(g)
-				s.mu.Unlock()
-				s.sendGroup(g)
-				s.mu.Lock()
+				if done == nil && silent == nil {
+					s.mu.Unlock()
+					s.sendGroup(g)
+					s.mu.Lock()
+				} else {
+					go s.sendGroup(g)
+				}
 				continue
 			}
 			// One waiter takes the token and sends the group; the
@@ -114,8 +135,20 @@ func (s *Store) await(ctx context.Context, thread string, o *op) error {
 		select {
 		case <-wait:
 		case <-lead:
-		case <-ctx.Done():
-			return ctx.Err()
+		case <-done:
+			if !bound {
+				return ctx.Err()
+			}
+			// The caller gave up on the write, not the write on the
+			// server: wait while the server answers.
+			done = nil
+			if w == nil {
+				w = s.startWatch()
+				defer w.stop()
+				silent = w.silent
+			}
+		case <-silent:
+			return s.unknown(thread, o, ctx.Err())
 		}
 		s.mu.Lock()
 	}
@@ -261,6 +294,7 @@ func (s *Store) ended(g *group) {
 	// counts them (see mayStart) until they queue again, and forgets
 	// those that left before the group that ended before this one.
 	s.away, s.left = left+min(s.away, s.left), left
+	s.silent = false // the server answered, or the connection failed
 	s.inFlight--
 	s.flying -= len(g.members)
 	s.signalOpen()

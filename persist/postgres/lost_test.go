@@ -37,6 +37,10 @@ type breakingProxy struct {
 	// with a server that stopped answering (SIGSTOP, a dead route): bytes
 	// wait in the relays until thaw.
 	frozen chan struct{}
+	// holding is signalled (without blocking) when a request of the
+	// client's, or the server's reply, waits in a frozen relay: it was
+	// sent and is unanswered.
+	holding chan struct{}
 }
 
 func newBreakingProxy(t *testing.T, target string) *breakingProxy {
@@ -45,7 +49,7 @@ func newBreakingProxy(t *testing.T, target string) *breakingProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &breakingProxy{l: l, target: target}
+	p := &breakingProxy{l: l, target: target, holding: make(chan struct{}, 1)}
 	t.Cleanup(func() { p.thaw(); p.listener().Close(); p.cut() })
 	go p.serve(l)
 	return p
@@ -102,6 +106,9 @@ func (p *breakingProxy) serve(l net.Listener) {
 				buf := make([]byte, 32<<10)
 				for {
 					n, err := s.Read(buf)
+					if n > 0 {
+						p.hold()
+					}
 					p.waitThawed()
 					if n > 0 && !mute.Load() {
 						if _, err := c.Write(buf[:n]); err != nil {
@@ -140,6 +147,7 @@ func (p *breakingProxy) relay(server, client net.Conn, mute *atomic.Bool) {
 			if after {
 				mute.Store(true)
 			}
+			p.hold()
 			p.waitThawed()
 			if _, err := server.Write(buf[:n]); err != nil {
 				return
@@ -170,6 +178,20 @@ func (p *breakingProxy) thaw() {
 		p.frozen = nil
 	}
 	p.mu.Unlock()
+}
+
+// hold signals holding when the proxy is frozen: a request or its
+// reply is about to wait in a relay.
+func (p *breakingProxy) hold() {
+	p.mu.Lock()
+	frozen := p.frozen != nil
+	p.mu.Unlock()
+	if frozen {
+		select {
+		case p.holding <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // waitThawed returns once the proxy is not frozen.

@@ -54,7 +54,10 @@ type Options struct {
 	// to run: each waits less, at the price of smaller groups.
 	ConcurrentCommits int
 	// ConnectTimeout bounds connecting, and the ping of a connection
-	// that sat idle, after which it is taken for dead (default 10s).
+	// that sat idle, after which it is taken for dead (default 10s). It
+	// also bounds the wait for a commit sent to a server that stopped
+	// answering, once the writer's context ended or in Close (see
+	// CommitUnknownError).
 	ConnectTimeout time.Duration
 	// Reconnect is how long a request of an open store waits for a
 	// server it cannot connect to (stopped, restarting, failing over, out
@@ -100,7 +103,8 @@ type Store struct {
 	// reconnect is Options.Reconnect, 0 for not at all.
 	reconnect time.Duration
 	// connectTimeout is Options.ConnectTimeout: how long Close waits for
-	// connections a silent server holds open.
+	// connections a silent server holds open, and a wait given up on for
+	// a commit's answer (watch).
 	connectTimeout time.Duration
 
 	mu          sync.Mutex
@@ -112,9 +116,12 @@ type Store struct {
 	inFlight    int              // groups being sent
 	maxInFlight int              // Options.ConcurrentCommits
 	failed      map[string]error // thread -> a buffered write that failed
-	params      paramsList       // buffers of group statements' parameters, for reuse
-	wake        chan struct{}
-	done        chan struct{}
+	// silent: a wait gave up on the server (see watch) and nothing has
+	// been heard from it since.
+	silent bool
+	params paramsList // buffers of group statements' parameters, for reuse
+	wake   chan struct{}
+	done   chan struct{}
 	// Group sizes (see mayStart), under mu: the threads in the groups
 	// being sent, and the crowd, how many threads recently committed at
 	// once (the most in the groups being sent and the one sealed, and
@@ -394,22 +401,32 @@ func (s *Store) Flush() error {
 	if s.closed.Load() {
 		return persist.ErrClosed
 	}
-	return s.flushAll(context.Background())
+	return s.flushAll(context.Background(), nil)
 }
 
 // Close commits buffered writes and closes the connections. It returns the
 // first buffered write failure. Closing twice is a no-op.
 //
+// A commit that the server does not answer is waited for while the server
+// answers new connections, and given up on once it leaves one unanswered
+// for Options.ConnectTimeout (frozen, or cut off without a reset): Close
+// then returns a *CommitUnknownError (ErrCommitUnknown) naming the thread
+// and the writes in flight, which may or may not be stored. One given up
+// on already (a write whose caller cancelled it) is not waited for again.
+//
 // A connection closes with a goodbye to the server; one that stopped
-// answering with its connections open (frozen, or cut off without a reset)
-// would keep the pool closing each for up to 15 seconds, its own bound.
-// Close waits for them no longer than Options.ConnectTimeout and lets them
-// close in the background: the writes are committed by then, or failed.
+// answering with its connections open would keep the pool closing each
+// for up to 15 seconds, its own bound. Close waits for them no longer
+// than Options.ConnectTimeout, not at all once it gave up on a commit,
+// and lets them close in the background: the writes are committed by
+// then, failed, or reported unknown.
 func (s *Store) Close() error {
 	if s.closed.Load() {
 		return nil
 	}
-	err := s.flushAll(context.Background())
+	w := s.startWatch()
+	err := s.flushAll(context.Background(), w)
+	w.stop()
 	s.closed.Store(true)
 	if s.done != nil {
 		close(s.done)
@@ -419,6 +436,9 @@ func (s *Store) Close() error {
 		s.pool.Close()
 		close(closed)
 	}()
+	if errors.Is(err, ErrCommitUnknown) {
+		return err // the server does not answer: nothing to wait for
+	}
 	wait := time.NewTimer(s.connectTimeout)
 	defer wait.Stop()
 	select {
@@ -456,7 +476,7 @@ func (s *Store) readable(ctx context.Context, thread string) error {
 		return err
 	}
 	if thread == "" {
-		_ = s.flushAll(ctx)
+		_ = s.flushAll(ctx, nil)
 	} else {
 		_ = s.commit(ctx, thread)
 	}

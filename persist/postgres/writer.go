@@ -50,6 +50,10 @@ type op struct {
 	g         *group
 	committed bool
 	err       error
+	// unknown: a wait for the commit that holds the op gave up on the
+	// server (see watch) before it ended: what every wait for the op
+	// returns until then.
+	unknown error
 }
 
 // taskWrite is one write of a task's: its slot, channel and encoded value.
@@ -126,7 +130,7 @@ func (s *Store) commit(ctx context.Context, thread string) error {
 	if last == nil {
 		return nil
 	}
-	return s.await(ctx, thread, last)
+	return s.await(ctx, thread, last, false, nil)
 }
 
 // sendThread writes a thread's ops in one transaction, after claiming the
@@ -359,7 +363,7 @@ func (s *Store) afterEnqueue(ctx context.Context, thread string, ops ...*op) err
 			if o == nil { // none of a kind (queueWrites)
 				continue
 			}
-			if err := s.await(ctx, thread, o); err != nil {
+			if err := s.await(ctx, thread, o, true, nil); err != nil {
 				return err
 			}
 		}
@@ -390,15 +394,18 @@ func (s *Store) background() {
 		case <-s.done:
 			return
 		case <-s.wake:
-			s.flushAll(context.Background())
+			s.flushAll(context.Background(), nil)
 		}
 	}
 }
 
 // flushAll commits every thread's queue, as few groups as the size of a
 // group allows. It returns persist.ErrAsyncWrite wrapping the first
-// failure, of this flush or an earlier buffered one.
-func (s *Store) flushAll(ctx context.Context) error {
+// failure, of this flush or an earlier buffered one. With w, a started
+// watch (Close), a commit the server leaves unanswered is given up on:
+// the first such is returned as it is, a *CommitUnknownError, and the
+// thread is not marked failed (the commit may yet be stored).
+func (s *Store) flushAll(ctx context.Context, w *watch) error {
 	type pending struct {
 		thread string
 		last   *op
@@ -412,13 +419,23 @@ func (s *Store) flushAll(ctx context.Context) error {
 		}
 	}
 	s.mu.Unlock()
+	var unknown error
 	for _, p := range all {
-		if err := s.await(ctx, p.thread, p.last); err != nil {
+		if err := s.await(ctx, p.thread, p.last, w != nil, w); err != nil {
 			if ctx.Err() != nil {
 				return err // the caller gave up; the writes stay queued
 			}
+			if errors.Is(err, ErrCommitUnknown) {
+				if unknown == nil {
+					unknown = err
+				}
+				continue
+			}
 			s.failThread(p.thread, err)
 		}
+	}
+	if unknown != nil {
+		return unknown
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
