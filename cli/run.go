@@ -16,6 +16,7 @@ import (
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
 	"github.com/superstep/superstep/persist"
+	"github.com/superstep/superstep/persist/postgres"
 	"github.com/superstep/superstep/termtext"
 )
 
@@ -71,9 +72,14 @@ Ctrl-C (or SIGTERM) stops a run as the debugger's X does: the tasks still
 running are cancelled and record the cancellation, finished tasks keep their
 writes, and running the thread again goes on from there. The run exits 1
 ("cancelled" on stderr, with the command that goes on; and
-{"event":"error","kind":"Canceled"} last on stdout with --json). A second
-Ctrl-C ends the process at once, for a stop that waits on something that
-does not answer, such as a database server that stopped answering.
+{"event":"error","kind":"Canceled"} last on stdout with --json). When a
+superstep's commit is waiting on a PostgreSQL server that stopped answering
+(frozen, cut off), the run waits for it at most the connect timeout (10s,
+or --timeout if longer), then says which checkpoint and writes of the
+thread may or may not be saved, and how to see which once the server is
+back (kind "CommitUnknown"). A second Ctrl-C ends the process at once, for
+a stop that waits on something that does not answer, such as a node that
+ignores its context.
 
 --stream MODE,... prints LangGraph's stream modes instead of the task and
 checkpoint events: values, updates, custom, messages, tasks, checkpoints,
@@ -725,6 +731,10 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 			// was saved: the command's input, exit 2.
 			return r.failed(errorKind(err), err.Error(), asUsage(fmt.Errorf("thread %s: %w", r.thread, err)))
 		}
+		var unknown *postgres.CommitUnknownError
+		if errors.As(err, &unknown) {
+			return r.commitUnknown(ctx, unknown)
+		}
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return r.cancelled(ctx)
 		}
@@ -803,6 +813,21 @@ func (r *runner) cancelled(ctx context.Context) error {
 	const what = "the run was stopped: the tasks still running were cancelled, the finished ones' writes are kept"
 	return r.failed("Canceled", what, failf("thread %s: cancelled: %s; continue it with: %s", r.thread, what,
 		hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread))))
+}
+
+// commitUnknown reports a run stopped (Ctrl-C) while its commit waited on
+// a PostgreSQL server that stopped answering: the store gave up on it
+// after its connect timeout, and what it sent may or may not be stored.
+// The message is the store's, which names the thread and the checkpoint
+// and writes in flight, with the commands that tell and that go on.
+func (r *runner) commitUnknown(ctx context.Context, ue *postgres.CommitUnknownError) error {
+	what := "stopped"
+	if ue.Cause != nil {
+		what = "cancelled"
+	}
+	msg := fmt.Sprintf("%s while its commit was in flight: %s: %s, then continue it with: %s", what, ue.Error(),
+		hintLine(ctx, "history", shellWord(r.thread)), hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread)))
+	return r.failed("CommitUnknown", msg, failf("thread %s: %s", r.thread, msg))
 }
 
 // failed reports a run that ended in err, which the command returns:
@@ -904,6 +929,8 @@ func errorKind(err error) string {
 		return "GraphRecursionError"
 	case errors.As(err, &iu):
 		return "InvalidUpdateError"
+	case errors.Is(err, postgres.ErrCommitUnknown):
+		return "CommitUnknown"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return "Canceled"
 	}
