@@ -319,16 +319,7 @@ func TestStreamModes_NoPlannedEventsUnlessWanted(t *testing.T) {
 // Sends are planned first, then the nodes (next lists a Send's node once
 // per Send), as LangGraph.js's prepared tasks are.
 func TestStreamModes_CheckpointsOfSends(t *testing.T) {
-	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
-		AddNode("a", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"a"}), nil }).
-		AddNode("z", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"z"}), nil }).
-		AddNode("w", func(_ context.Context, in any) (any, error) {
-			return engine.Pairs("log", []any{fmt.Sprint("w", in.(map[string]any)["x"])}), nil
-		}).
-		AddEdge(engine.Start, "a").AddEdge("a", "z").
-		AddConditionalEdges("a", func(context.Context, map[string]any) (any, error) {
-			return []any{engine.Send{Node: "w", Arg: map[string]any{"x": 1.0}}, engine.Send{Node: "w", Arg: map[string]any{"x": 2.0}}}, nil
-		}, "w"))
+	g := sendsGraph(t)
 	got := streamCheckpoints(t, g, cpNames{}, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"))
 	wantLines(t, "sends", got, []string{
 		"cp0<- -1 input log=[] next=[__start__]",
@@ -770,12 +761,10 @@ func TestStreamModes_TaskChunkJSON(t *testing.T) {
 	})
 }
 
-// A Send's task has the path [PUSH, index, false]. Expected: the
-// oracle's scratch script s3.mjs (a → z, and a sends w twice with x: 1
-// and x: 2; MemorySaver, thread "t", streamMode ["checkpoints"]),
-// through norm.py.
-func TestStreamModes_CheckpointChunkJSONOfSends(t *testing.T) {
-	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
+// sendsGraph is a → z, and a sends w twice, with x: 1 and x: 2.
+func sendsGraph(t *testing.T) *engine.Graph {
+	t.Helper()
+	return mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
 		AddNode("a", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"a"}), nil }).
 		AddNode("z", func(context.Context, any) (any, error) { return engine.Pairs("log", []any{"z"}), nil }).
 		AddNode("w", func(_ context.Context, in any) (any, error) {
@@ -785,6 +774,14 @@ func TestStreamModes_CheckpointChunkJSONOfSends(t *testing.T) {
 		AddConditionalEdges("a", func(context.Context, map[string]any) (any, error) {
 			return []any{engine.Send{Node: "w", Arg: map[string]any{"x": 1.0}}, engine.Send{Node: "w", Arg: map[string]any{"x": 2.0}}}, nil
 		}, "w"))
+}
+
+// A Send's task has the path [PUSH, index, false]. Expected: the
+// oracle's scratch script s3.mjs (a → z, and a sends w twice with x: 1
+// and x: 2; MemorySaver, thread "t", streamMode ["checkpoints"]),
+// through norm.py.
+func TestStreamModes_CheckpointChunkJSONOfSends(t *testing.T) {
+	g := sendsGraph(t)
 	got := newJSONChunks(t).run(g, map[string]any{"log": []any{}}, onlyCheckpoints, engine.OnThread("t"))
 	wantLines(t, "sends", got, []string{
 		`checkpoints - {"config":{"configurable":{"checkpoint_id":"cp0","checkpoint_ns":"","thread_id":"t"},"metadata":{"ls_integration":"langgraph","thread_id":"t"},"recursion_limit":25,"tags":[]},"metadata":{"parents":{},"source":"input","step":-1},"next":["__start__"],"tasks":[{"id":"t0","interrupts":[],"name":"__start__","path":["__pregel_pull","__start__"]}],"values":{"log":[]}}`,
