@@ -296,19 +296,22 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 	return r.run(ctx, in, exists)
 }
 
-// openGraph opens the database and the graph arg names, compiled to
-// checkpoint into it through a recorder of the graph's threads. The
-// caller closes the store (closeStore) when err is nil; on an error
-// nothing is left open.
+// openGraph opens the graph arg names and the database, the graph
+// compiled to checkpoint into it through a recorder of the graph's
+// threads. The graph comes first: a file that does not load or compile
+// leaves no new, empty database behind. The caller closes the store
+// (closeStore) when err is nil; on an error nothing is left open.
 func (a *App) openGraph(ctx context.Context, g *globals, o storeOptions, arg string) (st Store, rec *graphRecorder, res *resolvedGraph, err error) {
+	// Compiling only keeps the saver; the recorder gets its store below,
+	// before anything runs.
+	rec = &graphRecorder{}
+	if res, err = resolveGraph(ctx, arg, engine.WithSaver(rec)); err != nil {
+		return nil, nil, nil, err
+	}
 	if st, err = a.openWith(g, o); err != nil {
 		return nil, nil, nil, err
 	}
-	rec = &graphRecorder{Store: st}
-	if res, err = resolveGraph(ctx, arg, engine.WithSaver(rec)); err != nil {
-		closeStore(st, &err)
-		return nil, nil, nil, err
-	}
+	rec.Store = st
 	return st, rec, res, nil
 }
 
