@@ -3,8 +3,53 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
+
+// TestRun_ScenarioMistakes runs the mistakes a new user makes while
+// writing a scenario file by hand (testdata/mistakes, one file each):
+// run, tui and graph each refuse the file with one line that names the
+// file, the line and column and the field, says what is wrong and the
+// likely fix; nothing runs and no database is created. Those LangGraph
+// would run (a Send to no node, a misspelt update key) are refused by
+// scenario.File.Lint.
+func TestRun_ScenarioMistakes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		file string
+		want string // the message after "FILE:"
+	}{
+		{"send_to_missing_node.json", `10:33: branches[0].route: Send to "wroker", which is no node of the graph (did you mean "worker"?)`},
+		{"goto_to_missing_node.json", `5:56: nodes[0] "agent": goto: "tools" is no node of the graph (did you mean "tool"?)`},
+		{"misspelt_update_key.json", `5:36: nodes[0] "agent": update.mesages: "mesages" is no state key (did you mean "messages"?)`},
+		{"input_wrong_type.json", `8:41: ops[0].input.n: the sum reducer of "n" refuses "three": sum expects numbers, got a number and a string`},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			db := filepath.Join(dir, "new.db")
+			file := testdata(filepath.Join("mistakes", c.file))
+			want := "superstep: " + file + ":" + c.want + "\n"
+			for _, args := range [][]string{
+				{"run", file, "--db", db, "--thread", "t1"},
+				{"tui", file, "--db", db, "--thread", "t1"},
+				{"graph", file},
+			} {
+				r := superstep(t, "", args...)
+				if r.code != 2 || r.stderr != want || r.stdout != "" {
+					t.Errorf("superstep %s: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 2, no output and stderr\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
+				}
+			}
+			for _, p := range []string{db, db + ".lock"} {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					t.Errorf("a refused file left %s behind (%v)", p, err)
+				}
+			}
+		})
+	}
+}
 
 // A directory or a URL given as the graph is refused as such, and the
 // database is not created either.

@@ -70,6 +70,12 @@ func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.Compile
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
+	// Mistakes LangGraph would run with (a Send to no node, a misspelt
+	// update key) are refused before anything is written; trace, which
+	// must show what LangGraph does with them, does not lint.
+	if err := f.Lint(); err != nil {
+		return nil, usagef("%v", err)
+	}
 	g, _, err := scenario.Build(f, opts...)
 	if err != nil {
 		return nil, usagef("scenario %s: %v", nameOrPath, err)

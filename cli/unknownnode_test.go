@@ -11,14 +11,16 @@ import (
 
 // A route to a node the graph does not have is dropped, as LangGraph
 // drops it, and the run ends early: run says which task routed where,
-// in its text and as a warning event of --json.
+// in its text and as a warning event of --json. (The name is computed
+// when the route runs: a literal one is refused when the file loads,
+// scenario.File.Lint.)
 func TestRun_RouteToUnknownNodeWarns(t *testing.T) {
 	dir := t.TempDir()
 	graph := filepath.Join(dir, "typo.json")
 	if err := os.WriteFile(graph, []byte(`{"name":"typo","state":{"log":"add"},
  "nodes":[{"name":"a","update":{"log":"['a']"}},{"name":"b","update":{"log":"['b']"}}],
  "edges":[["__start__","a"],["b","__end__"]],
- "branches":[{"from":"a","route":"'bb'"}]}`), 0o600); err != nil {
+ "branches":[{"from":"a","route":"'b' + 'b'"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "t.db")

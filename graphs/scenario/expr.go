@@ -37,6 +37,11 @@ type Expr struct {
 	// branch of ?:, && or ||); yieldsState: it can yield its input.
 	literalKeys [][]string
 	yieldsState bool
+	// names are the string literals the expression can yield as its
+	// result or as an item of a list it yields (a goto's or a route's
+	// node names); sendNodes the literal first arguments of its send and
+	// sendEach calls. Lint checks both against the graph's nodes.
+	names, sendNodes []string
 	// fast is the expression as closures (nil: the VM runs it); reads
 	// says which variables it reads (readsState, readsOther).
 	fast  fastFn
@@ -96,6 +101,8 @@ func Compile(src string) (*Expr, error) {
 	}
 	if tree, err := exprparser.Parse(src); err == nil {
 		e.noteResults(tree.Node)
+		e.noteNames(tree.Node)
+		ast.Walk(&tree.Node, sendVisitor{e})
 	}
 	return e, nil
 }
@@ -159,6 +166,46 @@ func (e *Expr) noteResults(n ast.Node) {
 		if x.Value == "state" {
 			e.yieldsState = true
 		}
+	}
+}
+
+// noteNames records the string literals n can yield, alone or as items
+// of a list literal it yields.
+func (e *Expr) noteNames(n ast.Node) {
+	switch x := n.(type) {
+	case *ast.StringNode:
+		e.names = append(e.names, x.Value)
+	case *ast.ArrayNode:
+		for _, item := range x.Nodes {
+			e.noteNames(item)
+		}
+	case *ast.ConditionalNode:
+		e.noteNames(x.Exp1)
+		e.noteNames(x.Exp2)
+	case *ast.BinaryNode:
+		switch x.Operator {
+		case "||", "??":
+			e.noteNames(x.Left)
+			e.noteNames(x.Right)
+		case "&&": // the left operand is yielded only when it is falsy
+			e.noteNames(x.Right)
+		}
+	}
+}
+
+// sendVisitor records the literal node names of send and sendEach calls.
+type sendVisitor struct{ e *Expr }
+
+func (v sendVisitor) Visit(node *ast.Node) {
+	c, ok := (*node).(*ast.CallNode)
+	if !ok || len(c.Arguments) == 0 {
+		return
+	}
+	if id, _ := c.Callee.(*ast.IdentifierNode); id == nil || (id.Value != "send" && id.Value != "sendEach") {
+		return
+	}
+	if s, ok := c.Arguments[0].(*ast.StringNode); ok {
+		v.e.sendNodes = append(v.e.sendNodes, s.Value)
 	}
 }
 

@@ -40,6 +40,10 @@ type File struct {
 	InterruptBeforeAll, InterruptAfterAll bool
 	Ops                                   []Op
 	Perf                                  *Perf // nil when absent
+
+	// lintPos says where Lint's findings were written: expressions by
+	// their field, update and input keys by their field.
+	lintPos map[string]Pos
 }
 
 // Perf is the expected size of a performance workload.
@@ -357,8 +361,9 @@ func Parse(path string, data []byte) (*File, error) {
 		se := err.(*syntaxError)
 		return nil, &Error{Path: path, Pos: se.pos, Msg: se.msg}
 	}
-	p := &parser{path: path, namePos: map[string]Pos{}}
+	p := &parser{path: path, namePos: map[string]Pos{}, lintPos: map[string]Pos{}}
 	f := p.file(root)
+	f.lintPos = p.lintPos
 	if p.err == nil {
 		p.check(f)
 	}
@@ -382,6 +387,8 @@ type parser struct {
 	node, nodeField string
 	// where each name was written, for errors found after the whole file is read
 	namePos map[string]Pos
+	// where expressions, update keys and input keys were written (Lint)
+	lintPos map[string]Pos
 }
 
 func (p *parser) failAt(pos Pos, field, format string, args ...any) {
@@ -505,6 +512,7 @@ func (p *parser) expr(n *jnode, field string) *Expr {
 	if n.kind != jsonString {
 		return nil
 	}
+	p.lintPos[field] = n.pos
 	e, err := Compile(src)
 	if err != nil {
 		p.fail(n, field, "expression does not compile: %v", err)
@@ -724,6 +732,7 @@ func (p *parser) update(n *jnode, field string, nd *Node) {
 	case jsonObject:
 		nd.UpdateKeys = []KeyExpr{}
 		for _, k := range v.fields {
+			p.lintPos[join2(f, k.key)+keySuffix] = k.keyPos
 			nd.UpdateKeys = append(nd.UpdateKeys, KeyExpr{k.key, p.expr(k.val, join2(f, k.key))})
 		}
 	case jsonString:
@@ -969,6 +978,11 @@ func (p *parser) opInput(n *jnode, field string, op *Op) {
 		return
 	}
 	op.Input, op.HasInput = v.value(), true
+	if v.kind == jsonObject {
+		for _, k := range v.fields {
+			p.lintPos[join2(join2(field, "input"), k.key)+keySuffix] = k.keyPos
+		}
+	}
 	if v.kind != jsonObject && v.kind != jsonNull && !p.functional {
 		p.fail(v, join2(field, "input"), "expected an object or null, got %s", v.kind)
 	}

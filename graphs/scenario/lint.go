@@ -1,0 +1,226 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// keySuffix marks a lintPos entry that is where a key was written, not
+// its value.
+const keySuffix = "#key"
+
+// Lint returns the first mistake in f that LangGraph lets a graph run
+// with but that a scenario written by hand cannot mean, as an *Error
+// naming the file, the position and the field; nil when it finds none.
+// What it finds:
+//
+//   - an update key (of a node's update map, or of a map literal its
+//     update expression yields) that is no state key of the node's graph:
+//     LangGraph drops such a write (state.py _get_updates), so a misspelt
+//     key loses its value without a word;
+//   - a send or sendEach whose literal node is no node of the graph:
+//     LangGraph fails the sending task when it runs (InvalidUpdateError),
+//     after the supersteps before it were checkpointed;
+//   - a literal name a goto or a route yields that is no node of the graph
+//     (nor __end__), not in the route's path_map, or outside the ends the
+//     branch or node lists: LangGraph drops an unknown name with a warning
+//     (_algo.py:310-313), or fails the routing node;
+//   - an invoke op's input key that is no state key, or whose value the
+//     key's reducer refuses (a string for a sum): the run would write its
+//     input checkpoint and then fail.
+//
+// Parse does not apply these rules: the conformance scenarios exercise
+// exactly those runtime behaviours, and a trace must show what LangGraph
+// does with them. The command line lints every scenario file it runs.
+// Nodes with "parent" are skipped (their update and goto address the
+// parent graph), as are functional files' entrypoint and tasks.
+func (f *File) Lint() error {
+	if f.Entrypoint == nil {
+		if err := f.lintGraph(&f.Graph, ""); err != nil {
+			return err
+		}
+	}
+	for _, name := range sortedKeys(f.Subgraphs) {
+		if err := f.lintGraph(f.Subgraphs[name], join2("subgraphs", name)); err != nil {
+			return err
+		}
+	}
+	if f.Entrypoint == nil {
+		return f.lintInputs()
+	}
+	return nil
+}
+
+// lintErr is an *Error at field (or, when field has no recorded
+// position, at fallback), inside node nd when nd is not nil.
+func (f *File) lintErr(field string, fallback Pos, nd *Node, nodeField, format string, args ...any) *Error {
+	pos, ok := f.lintPos[field]
+	if !ok {
+		pos = fallback
+	}
+	e := &Error{Path: f.Path, Pos: pos, Field: strings.TrimSuffix(field, keySuffix), Msg: fmt.Sprintf(format, args...)}
+	if nd != nil {
+		e.node, e.nodeField = nd.Name, nodeField
+	}
+	return e
+}
+
+// stateNames lists g's state keys, in file order.
+func (g *Graph) stateNames() []string {
+	out := make([]string, len(g.State))
+	for i, k := range g.State {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// unknownKey says that key is none of keys, with the likely one or the
+// list, and how to declare it.
+func unknownKey(key string, keys []string) string {
+	if len(keys) == 0 {
+		return fmt.Sprintf("%q is no state key: the graph has none; declare it under \"state\" (\"%s\": null)", key, key)
+	}
+	if hint := engine.DidYouMean(keys, key); hint != "" {
+		return fmt.Sprintf("%q is no state key%s", key, hint)
+	}
+	return fmt.Sprintf("%q is no state key (state keys: %s); declare it under \"state\" or write one of those", key, strings.Join(keys, ", "))
+}
+
+func (f *File) lintGraph(g *Graph, prefix string) error {
+	keys := g.stateNames()
+	nodes := make([]string, 0, len(g.Nodes))
+	for _, n := range g.Nodes {
+		nodes = append(nodes, n.Name)
+	}
+	isNode := func(s string) bool { return slices.Contains(nodes, s) }
+	// target checks a literal name a goto or route yields.
+	target := func(name string, ends []string, field string, pos Pos, nd *Node, nodeField string) error {
+		switch {
+		case name != End && !isNode(name):
+			return f.lintErr(field, pos, nd, nodeField, "%q is no node of the graph%s", name, engine.DidYouMean(append(slices.Clone(nodes), End), name))
+		case ends != nil && !slices.Contains(ends, name):
+			return f.lintErr(field, pos, nd, nodeField, "%q is not in its ends (%s): add it there", name, strings.Join(ends, ", "))
+		}
+		return nil
+	}
+	// sends checks the literal nodes of e's Sends.
+	sends := func(e *Expr, field string, pos Pos, nd *Node, nodeField string) error {
+		if e == nil {
+			return nil
+		}
+		for _, s := range e.sendNodes {
+			switch {
+			case s == Start || s == End:
+				return f.lintErr(field, pos, nd, nodeField, "a Send cannot go to %s: send to a node of the graph", s)
+			case !isNode(s):
+				return f.lintErr(field, pos, nd, nodeField, "Send to %q, which is no node of the graph%s", s, engine.DidYouMean(nodes, s))
+			}
+		}
+		return nil
+	}
+	for i, nd := range g.Nodes {
+		field := index2(join2(prefix, "nodes"), i)
+		if nd.Parent {
+			continue
+		}
+		for _, k := range nd.UpdateKeys {
+			if !slices.Contains(keys, k.Key) {
+				return f.lintErr(join2(join2(field, "update"), k.Key)+keySuffix, nd.Pos, nd, field, "%s", unknownKey(k.Key, keys))
+			}
+		}
+		if e := nd.UpdateExpr; e != nil {
+			for _, lit := range e.literalKeys {
+				for _, k := range lit {
+					if !slices.Contains(keys, k) {
+						return f.lintErr(join2(field, "update"), nd.Pos, nd, field, "the map it yields writes %s", unknownKey(k, keys))
+					}
+				}
+			}
+		}
+		for _, k := range nd.UpdateKeys {
+			if err := sends(k.Expr, join2(join2(field, "update"), k.Key), nd.Pos, nd, field); err != nil {
+				return err
+			}
+		}
+		if err := sends(nd.UpdateExpr, join2(field, "update"), nd.Pos, nd, field); err != nil {
+			return err
+		}
+		if nd.Goto == nil {
+			continue
+		}
+		gotoField := join2(field, "goto")
+		if err := sends(nd.Goto, gotoField, nd.Pos, nd, field); err != nil {
+			return err
+		}
+		for _, name := range nd.Goto.names {
+			if err := target(name, nd.Ends, gotoField, nd.Pos, nd, field); err != nil {
+				return err
+			}
+		}
+	}
+	for i, b := range g.Branches {
+		field := join2(index2(join2(prefix, "branches"), i), "route")
+		if b.Route == nil {
+			continue
+		}
+		if err := sends(b.Route, field, b.Pos, nil, ""); err != nil {
+			return err
+		}
+		for _, name := range b.Route.names {
+			if b.PathMap != nil {
+				labels := make([]string, len(b.PathMap))
+				for j, kv := range b.PathMap {
+					labels[j] = kv.Key
+				}
+				if !slices.Contains(labels, name) {
+					return f.lintErr(field, b.Pos, nil, "", "%q is no label of its path_map (%s)%s", name, strings.Join(labels, ", "), engine.DidYouMean(labels, name))
+				}
+				continue
+			}
+			if err := target(name, b.Ends, field, b.Pos, nil, ""); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// lintInputs checks the input maps of the invoke ops against the root
+// graph's state keys and their reducers.
+func (f *File) lintInputs() error {
+	keys := f.Graph.stateNames()
+	for _, op := range f.Ops {
+		in, ok := op.Input.(map[string]any)
+		if op.Kind != OpInvoke || !ok {
+			continue
+		}
+		field := join2(index2("ops", op.Index), "input")
+		for _, k := range sortedKeys(in) {
+			kf := join2(field, k)
+			i := slices.Index(keys, k)
+			if i < 0 {
+				return f.lintErr(kf+keySuffix, op.Pos, nil, "", "%s", unknownKey(k, keys))
+			}
+			sk := f.Graph.State[i]
+			fn, _, known := engine.NamedReducer(sk.Reducer)
+			v := engine.Normalize(in[k])
+			if !known || isOverwrite(v) {
+				continue // LastValue takes anything; an Overwrite replaces
+			}
+			if _, err := fn(sk.Default, v); err != nil {
+				return f.lintErr(kf+keySuffix, op.Pos, nil, "", "the %s reducer of %q refuses %s: %v", sk.Reducer, k, engine.MustEncode(v), err)
+			}
+		}
+	}
+	return nil
+}
+
+// isOverwrite reports whether v is an Overwrite in its wire form.
+func isOverwrite(v any) bool {
+	m, ok := v.(map[string]any)
+	_, has := m[engine.OverwriteKey]
+	return ok && len(m) == 1 && has
+}

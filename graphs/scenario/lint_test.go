@@ -1,0 +1,116 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFile_Lint_Mistakes: each file parses (LangGraph would run it) but
+// holds a mistake Lint names, with where it is and the likely fix.
+func TestFile_Lint_Mistakes(t *testing.T) {
+	const edges = `"edges": [["__start__", "a"]]`
+	tests := []struct{ name, src, at, want string }{
+		{"misspelt update key", `{"state": {"messages": "add_messages"}, "nodes": [{"name": "a", "update": {"mesages": "[]"}}], ` + edges + `}`, `"mesages"`,
+			`nodes[0] "a": update.mesages: "mesages" is no state key (did you mean "messages"?)`},
+		{"update key far from any", `{"state": {"n": null}, "nodes": [{"name": "a", "update": {"total": "1"}}], ` + edges + `}`, `"total"`,
+			`nodes[0] "a": update.total: "total" is no state key (state keys: n); declare it under "state" or write one of those`},
+		{"no state at all", `{"nodes": [{"name": "a", "update": {"n": "1"}}], ` + edges + `}`, `"n": "1"`,
+			`nodes[0] "a": update.n: "n" is no state key: the graph has none; declare it under "state" ("n": null)`},
+		{"update expression's map literal", `{"state": {"n": null}, "nodes": [{"name": "a", "update": "state.n > 1 ? {'m': 1} : {'n': 2}"}], ` + edges + `}`, `"state.n > 1`,
+			`nodes[0] "a": update: the map it yields writes "m" is no state key (state keys: n); declare it under "state" or write one of those`},
+		{"send to a misspelt node", `{"state": {"n": null}, "nodes": [{"name": "a", "goto": "[send('worker', 1)]"}, {"name": "workers"}], ` + edges + `}`, `"[send(`,
+			`nodes[0] "a": goto: Send to "worker", which is no node of the graph (did you mean "workers"?)`},
+		{"sendEach in a route", `{"state": {"n": null}, "nodes": [{"name": "a"}], ` + edges + `, "branches": [{"from": "a", "route": "sendEach('b', [1], 'x')"}]}`, `"sendEach(`,
+			`branches[0].route: Send to "b", which is no node of the graph`},
+		{"send to end", `{"state": {"n": null}, "nodes": [{"name": "a", "goto": "send('__end__', 1)"}], ` + edges + `}`, `"send(`,
+			`nodes[0] "a": goto: a Send cannot go to __end__: send to a node of the graph`},
+		{"goto a name in a ternary", `{"state": {"n": null}, "nodes": [{"name": "a", "goto": "state.n ? '__end__' : 'b'"}], ` + edges + `}`, `"state.n ?`,
+			`nodes[0] "a": goto: "b" is no node of the graph`},
+		{"goto a name outside its ends", `{"state": {"n": null}, "nodes": [{"name": "a", "goto": "['b']", "ends": ["c"]}, {"name": "b"}, {"name": "c"}], ` + edges + `}`, `"['b']"`,
+			`nodes[0] "a": goto: "b" is not in its ends (c): add it there`},
+		{"route to a misspelt node", `{"state": {"n": null}, "nodes": [{"name": "a"}, {"name": "tools"}], ` + edges + `, "branches": [{"from": "a", "route": "state.n || 'tool'"}]}`, `"state.n ||`,
+			`branches[0].route: "tool" is no node of the graph (did you mean "tools"?)`},
+		{"route to a label the path_map lacks", `{"state": {"n": null}, "nodes": [{"name": "a"}], ` + edges + `, "branches": [{"from": "a", "route": "'ends'", "path_map": {"end": "__end__"}}]}`, `"'ends'"`,
+			`branches[0].route: "ends" is no label of its path_map (end) (did you mean "end"?)`},
+		{"route outside its ends", `{"state": {"n": null}, "nodes": [{"name": "a"}, {"name": "b"}], ` + edges + `, "branches": [{"from": "a", "route": "'b'", "ends": ["__end__"]}]}`, `"'b'", "ends"`,
+			`branches[0].route: "b" is not in its ends (__end__): add it there`},
+		{"subgraph's own keys and nodes", `{"state": {"n": null}, "nodes": [{"name": "a", "subgraph": "s"}], ` + edges + `, "subgraphs": {"s": {"state": {"m": null}, "nodes": [{"name": "i", "update": {"n": "1"}}], "edges": [["__start__", "i"]]}}}`, `"n": "1"`,
+			`subgraphs.s.nodes[0] "i": update.n: "n" is no state key (state keys: m); declare it under "state" or write one of those`},
+		{"misspelt input key", `{"state": {"question": null}, "nodes": [{"name": "a"}], ` + edges + `, "ops": [{"op": "invoke", "input": {"qestion": "why?"}}]}`, `"qestion"`,
+			`ops[0].input.qestion: "qestion" is no state key (did you mean "question"?)`},
+		{"input the reducer refuses", `{"state": {"n": "sum"}, "nodes": [{"name": "a"}], ` + edges + `, "ops": [{"op": "invoke", "input": {"n": "3"}}]}`, `"n": "3"`,
+			`ops[0].input.n: the sum reducer of "n" refuses "3": sum expects numbers, got a number and a string`},
+		{"a later invoke's input", `{"state": {"log": "concat"}, "nodes": [{"name": "a"}], ` + edges + `, "ops": [{"op": "invoke", "input": {"log": "x"}}, {"op": "invoke", "thread": "t2", "input": {"log": ["x"]}}]}`, `"log": ["x"]`,
+			`ops[1].input.log: the concat reducer of "log" refuses ["x"]: concat expects strings, got a string and a list`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse("x.json", []byte(tt.src))
+			if err != nil {
+				t.Fatalf("Parse: %v (the file must parse: LangGraph runs it)", err)
+			}
+			err = f.Lint()
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("Lint: %v (%T), want an *Error", err, err)
+			}
+			// The position is that of at, the key or the expression
+			// the message is about (the sources are one line of ASCII).
+			i := strings.Index(tt.src, tt.at)
+			if i < 0 {
+				t.Fatalf("%q is not in the source", tt.at)
+			}
+			if want := fmt.Sprintf("x.json:1:%d: %s", i+1, tt.want); err.Error() != want {
+				t.Errorf("Lint\n  %s\nwant\n  %s", err, want)
+			}
+		})
+	}
+}
+
+// TestFile_Lint_Clean: what Lint must let through — names computed at
+// run time, labels of a path_map, __end__, a parent Command's keys and
+// gotos, Overwrites and valid inputs — and every public scenario.
+func TestFile_Lint_Clean(t *testing.T) {
+	const edges = `"edges": [["__start__", "a"]]`
+	for _, src := range []string{
+		`{"state": {"n": null, "next": null}, "nodes": [{"name": "a", "goto": "state.next"}, {"name": "b"}], ` + edges + `}`,
+		`{"state": {"n": null}, "nodes": [{"name": "a", "goto": "state.n == 'x' ? 'b' : '__end__'"}, {"name": "b"}], ` + edges + `}`,
+		`{"state": {"n": null}, "nodes": [{"name": "a", "goto": "[send('b', state), 'b']"}, {"name": "b"}], ` + edges + `}`,
+		`{"state": {"n": null}, "nodes": [{"name": "a"}], ` + edges + `, "branches": [{"from": "a", "route": "state.n ? 'go' : 'stop'", "path_map": {"go": "a", "stop": "__end__"}}]}`,
+		`{"state": {"n": null}, "nodes": [{"name": "a", "update": "state"}], ` + edges + `}`,
+		`{"state": {"n": null}, "nodes": [{"name": "a", "subgraph": "s"}], ` + edges + `, "subgraphs": {"s": {"state": {"m": null}, "nodes": [{"name": "i", "parent": true, "update": {"n": "1"}, "goto": "'elsewhere'"}], "edges": [["__start__", "i"]]}}}`,
+		`{"state": {"n": "sum", "log": "add"}, "nodes": [{"name": "a"}], ` + edges + `, "ops": [{"op": "invoke", "input": {"n": 2, "log": {"__overwrite__": ["x"]}}}, {"op": "invoke", "input": null}]}`,
+	} {
+		f, err := Parse("x.json", []byte(src))
+		if err != nil {
+			t.Fatalf("Parse %s: %v", src, err)
+		}
+		if err := f.Lint(); err != nil {
+			t.Errorf("Lint %s: %v", src, err)
+		}
+	}
+	for _, path := range publicFiles(t) {
+		f, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Lint(); err != nil {
+			t.Errorf("%s: %v", filepath.Base(path), err)
+		}
+	}
+}
+
+// TestParse_DoesNotLint: Parse (and so trace, which must show what
+// LangGraph does) accepts what Lint refuses.
+func TestParse_DoesNotLint(t *testing.T) {
+	f, err := Parse("x.json", []byte(`{"state": {"n": null}, "nodes": [{"name": "a", "update": {"m": "1"}, "goto": "send('zz', 1)"}], "edges": [["__start__", "a"]]}`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if err := f.Lint(); err == nil || !strings.Contains(err.Error(), `"m" is no state key`) {
+		t.Errorf("Lint: %v", err)
+	}
+}
