@@ -20,10 +20,20 @@ func TestRun_ScenarioMistakes(t *testing.T) {
 		file string
 		want string // the message after "FILE:"
 	}{
+		{"misspelt_field.json", `5:23: nodes[0] "step": updte: unknown field "updte" (did you mean "update"?)`},
+		{"edge_to_missing_node.json", `7:48: edges[1][1]: unknown node "tool"`},
+		{"string_for_number.json", `5:75: nodes[0] "fetch": retry.max_attempts: expected an integer, got the string "3": write 3 without quotes`},
+		{"expr_no_parse.json", `5:40: nodes[0] "step": update.n: expression does not compile: unexpected token EOF (column 9)`},
+		{"expr_unknown_name.json", `5:40: nodes[0] "step": update.n: expression does not compile: unknown name stat (did you mean state? the variables are state, resume, resumes, context, results, previous) (column 1)`},
+		{"missing_node_name.json", `5:5: nodes[0]: missing node name`},
+		{"duplicate_node.json", `6:5: nodes[1]: duplicate node name "step"`},
+		{"trailing_comma.json", `5:47: invalid JSON: a comma before ']', which JSON does not allow: remove it`},
+		{"unknown_reducer.json", `3:21: state.log: unknown reducer "append" (did you mean "add"? expected add, add_messages, concat, sum, merge or sorted)`},
 		{"send_to_missing_node.json", `10:33: branches[0].route: Send to "wroker", which is no node of the graph (did you mean "worker"?)`},
 		{"goto_to_missing_node.json", `5:56: nodes[0] "agent": goto: "tools" is no node of the graph (did you mean "tool"?)`},
 		{"misspelt_update_key.json", `5:36: nodes[0] "agent": update.mesages: "mesages" is no state key (did you mean "messages"?)`},
 		{"input_wrong_type.json", `8:41: ops[0].input.n: the sum reducer of "n" refuses "three": sum expects numbers, got a number and a string`},
+		{"empty.json", `1:1: the file is empty: a scenario file is a JSON object with state, nodes and edges (docs/scenario-format.md)`},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -124,7 +124,11 @@ func compileProgram(src string) (*vm.Program, error) {
 		return nil, js.err
 	}
 	if err != nil {
-		return nil, oneLine(err)
+		err = oneLine(err)
+		if e, ok := err.(*exprError); ok && (strings.Contains(src, "===") || strings.Contains(src, "!==")) {
+			e.msg += " (=== and !== are not in the common subset: write == and !=)"
+		}
+		return nil, err
 	}
 	return prog, nil
 }
@@ -411,7 +415,19 @@ var evaluators = sync.Pool{New: func() any { return new(evaluator) }}
 func oneLine(err error) error {
 	var fe *file.Error
 	if errors.As(err, &fe) {
-		return &exprError{msg: fe.Message, col: fe.Column + 1}
+		msg := fe.Message
+		if name, ok := strings.CutPrefix(msg, "unknown name "); ok {
+			// expr-lang names the identifier; say what can be read.
+			hint := "the variables are " + strings.Join(userVariables, ", ")
+			if m := engine.MeantName(userVariables, name); m != "" {
+				hint = "did you mean " + m + "? " + hint
+			} else {
+				// Most often a string written bare: "update": {"status": "done"}.
+				hint = "a string goes in quotes: '" + name + "'; " + hint
+			}
+			msg += " (" + hint + ")"
+		}
+		return &exprError{msg: msg, col: fe.Column + 1}
 	}
 	return err
 }
@@ -634,7 +650,14 @@ func (p *jsSubset) Visit(node *ast.Node) {
 		ast.Patch(node, call("_get", n.Node, n.Property))
 	case *ast.CallNode:
 		id, ok := n.Callee.(*ast.IdentifierNode)
-		if !ok || !userHelper(id.Value) {
+		switch {
+		case ok && !userHelper(id.Value) && !strings.HasPrefix(id.Value, "_"):
+			// A name the author meant as a function: say which exist.
+			p.reject(n, "function %s", id.Value)
+			if e, _ := p.err.(*exprError); e != nil {
+				e.msg += " (" + functionsHint(id.Value) + ")"
+			}
+		case !ok || !userHelper(id.Value):
 			p.reject(n, "this call")
 		}
 	case *ast.BuiltinNode:
@@ -642,6 +665,29 @@ func (p *jsSubset) Visit(node *ast.Node) {
 	default:
 		p.reject(*node, "this construct")
 	}
+}
+
+// userFunctions are the functions an expression may call, as the format
+// lists them.
+var userFunctions = []string{"len", "str", "send", "sendEach", "join", "msg", "removeMsg", "overwrite"}
+
+// userVariables are the variables an expression may read (exprVars).
+var userVariables = []string{"state", "resume", "resumes", "context", "results", "previous"}
+
+// functionsHint names the function meant by name, when one is close, and
+// the ones there are.
+func functionsHint(name string) string {
+	hint := "the functions are " + strings.Join(userFunctions, ", ")
+	if m := engine.MeantName(slices.Concat(userFunctions, []string{"length", "size", "count"}), name); m != "" && m != name {
+		if !slices.Contains(userFunctions, m) {
+			m = "len" // length, size and count are len's other names
+		}
+		return fmt.Sprintf("did you mean %s? %s", m, hint)
+	}
+	if name == "length" || name == "size" || name == "count" {
+		return "did you mean len? " + hint
+	}
+	return hint
 }
 
 // userHelper reports whether scenario expressions may call name: one of

@@ -3,9 +3,10 @@ package scenario
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
-
 	"fmt"
+
 	"github.com/superstep/superstep/engine"
 	"io"
 	"math"
@@ -356,6 +357,9 @@ func Parse(path string, data []byte) (*File, error) {
 	// write one) is not part of the document, and positions count from
 	// after it, as the editor that hid it shows them.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &Error{Path: path, Pos: Pos{1, 1}, Msg: "the file is empty: a scenario file is a JSON object with state, nodes and edges (docs/scenario-format.md)"}
+	}
 	root, err := parseTree(data, newLines(data))
 	if err != nil {
 		se := err.(*syntaxError)
@@ -430,7 +434,11 @@ func (p *parser) fields(n *jnode, field string, allowed ...string) bool {
 	}
 	for _, f := range n.fields {
 		if !slices.Contains(allowed, f.key) {
-			p.failAt(f.keyPos, join2(field, f.key), "unknown field %q (expected one of %s)", f.key, strings.Join(allowed, ", "))
+			if m := engine.MeantName(allowed, f.key); m != "" {
+				p.failAt(f.keyPos, join2(field, f.key), "unknown field %q (did you mean %q?)", f.key, m)
+			} else {
+				p.failAt(f.keyPos, join2(field, f.key), "unknown field %q (expected one of %s)", f.key, strings.Join(allowed, ", "))
+			}
 			return false
 		}
 	}
@@ -457,6 +465,8 @@ func (p *parser) name(n *jnode, field string) string {
 func (p *parser) integer(n *jnode, field string, least int) int {
 	f, ok := n.scalar.(float64)
 	switch {
+	case !ok && n.kind == jsonString && isNumeral(n.scalar.(string)):
+		p.fail(n, field, "expected an integer, got the string %q: write %s without quotes", n.scalar, n.scalar)
 	case !ok:
 		p.fail(n, field, "expected an integer, got %s", n.kind)
 	case f != math.Trunc(f) || math.Abs(f) > 1<<53:
@@ -467,6 +477,15 @@ func (p *parser) integer(n *jnode, field string, least int) int {
 		return int(f)
 	}
 	return 0
+}
+
+// isNumeral reports whether s is a JSON number, which an author may have
+// quoted by mistake.
+func isNumeral(s string) bool {
+	var v any
+	err := json.Unmarshal([]byte(s), &v)
+	_, num := v.(float64)
+	return err == nil && num
 }
 
 func (p *parser) boolean(n *jnode, field string) bool {
@@ -656,9 +675,37 @@ func (p *parser) stateKey(f jfield, field string) StateKey {
 		return k
 	}
 	if _, _, known := engine.NamedReducer(k.Reducer); v.kind == jsonString && !known {
-		p.graphFail(v.pos, field, "unknown reducer %q (expected add, add_messages, concat, sum, merge or sorted)", k.Reducer)
+		hint := "expected add, add_messages, concat, sum, merge or sorted"
+		if m := reducerMeant(k.Reducer); m != "" {
+			hint = fmt.Sprintf("did you mean %q? %s", m, hint)
+		}
+		p.graphFail(v.pos, field, "unknown reducer %q (%s)", k.Reducer, hint)
 	}
 	return k
+}
+
+// reducerMeant is the reducer a name an author wrote most likely meant:
+// a close spelling, or another library's name for it ("" when none).
+func reducerMeant(name string) string {
+	switch strings.ToLower(name) {
+	case "append", "extend", "list", "operator.add", "concat_list", "+":
+		return ReducerAdd
+	case "messages", "addmessages", "add_message":
+		return ReducerAddMessages
+	case "add", "add_messages", "concat", "sum", "merge", "sorted":
+		return strings.ToLower(name) // a capital letter
+	}
+	// A name that begins with another reducer's counts as close to it
+	// (engine.CloseNames), so add_mesages would be as close to add as to
+	// add_messages: leave out the reducers the name begins with and goes
+	// on past by more than a letter.
+	var names []string
+	for _, r := range []string{"add", "add_messages", "concat", "sum", "merge", "sorted"} {
+		if len(name) <= len(r)+1 || !strings.HasPrefix(strings.ToLower(name), r) {
+			names = append(names, r)
+		}
+	}
+	return engine.MeantName(names, name)
 }
 
 var nodeFields = []string{"name", "interrupt", "update", "goto", "fail", "retry", "subgraph", "ends", "sleep_ms", "defer", "timeout_ms", "parent", "emit", "cache", "invoke", "calls"}

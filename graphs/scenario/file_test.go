@@ -123,7 +123,7 @@ func TestParseErrors(t *testing.T) {
 		name, src, want string
 		graph           bool // wraps ErrInvalidGraph
 	}{
-		{"syntax", "{\n  \"nodes\": [1,]\n}", `x.json:2:15: invalid JSON: invalid character ']' looking for beginning of value`, false},
+		{"syntax", "{\n  \"nodes\": [1,]\n}", `x.json:2:14: invalid JSON: a comma before ']', which JSON does not allow: remove it`, false},
 		{"truncated", "{\"nodes\": [", `x.json:1:12: invalid JSON: unexpected end of input`, false},
 		{"trailing", "{} {}", `x.json:1:4: unexpected data after the end of the top-level value`, false},
 		{"duplicate key", "{\"name\": \"a\",\n \"name\": \"b\"}", `x.json:2:2: duplicate key "name"`, false},
@@ -131,13 +131,13 @@ func TestParseErrors(t *testing.T) {
 		{"unknown task", `{"entrypoint": {"calls": [{"task": "nope"}]}, "ops": []}`, `x.json:1:27: entrypoint.calls[0].task: unknown task "nope"`, true},
 		{"unknown task in a node", `{"nodes": [{"name": "a", "calls": [{"task": "t"}]}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:36: nodes[0].calls[0].task: unknown task "t"`, true},
 		{"catch not an expression", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catch": 1}]}, "ops": []}`, `x.json:1:70: entrypoint.calls[0].catch: expected a string, got a number`, false},
-		{"unknown call field", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catchh": "1"}]}, "ops": []}`, `x.json:1:61: entrypoint.calls[0].catchh: unknown field "catchh" (expected one of task, arg, catch)`, false},
+		{"unknown call field", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catchh": "1"}]}, "ops": []}`, `x.json:1:61: entrypoint.calls[0].catchh: unknown field "catchh" (did you mean "catch"?)`, false},
 		{"entrypoint beside nodes", `{"entrypoint": {}, "nodes": [], "ops": []}`, `x.json:1:29: nodes: a file with an entrypoint has no nodes`, false},
 		{"invoke unknown subgraph", `{"nodes": [{"name": "a", "invoke": "s"}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:36: nodes[0] "a": invoke: unknown subgraph "s"`, true},
 		{"invoke with fail", `{"subgraphs": {"s": {"nodes": []}}, "nodes": [{"name": "a", "invoke": "s", "sleep_ms": 5, "fail": {}}]}`, `x.json:1:99: nodes[0] "a": fail: a node that invokes a subgraph cannot have fail`, false},
 		{"graph input beside a graph", `{"nodes": [], "ops": [{"op": "invoke", "input": 1}]}`, `x.json:1:49: ops[0].input: expected an object or null, got a number`, false},
-		{"unknown field", "{\n \"nodes\": [],\n \"edgs\": []}", `x.json:3:2: edgs: unknown field "edgs" (expected one of name, description, perf, subgraphs, interrupt_before, interrupt_after, ops, entrypoint, tasks, state, nodes, edges, branches)`, false},
-		{"unknown node field", `{"nodes": [{"name": "a", "updat": {}}]}`, `x.json:1:26: nodes[0] "a": updat: unknown field "updat" (expected one of name, interrupt, update, goto, fail, retry, subgraph, ends, sleep_ms, defer, timeout_ms, parent, emit, cache, invoke, calls)`, false},
+		{"unknown field", "{\n \"nodes\": [],\n \"edgs\": []}", `x.json:3:2: edgs: unknown field "edgs" (did you mean "edges"?)`, false},
+		{"unknown node field", `{"nodes": [{"name": "a", "updat": {}}]}`, `x.json:1:26: nodes[0] "a": updat: unknown field "updat" (did you mean "update"?)`, false},
 		{"defer not a bool", `{"nodes": [{"name": "a", "defer": 1}]}`, `x.json:1:35: nodes[0] "a": defer: expected true or false, got a number`, false},
 		{"missing name", `{"nodes": [{"update": {}}]}`, `x.json:1:12: nodes[0]: missing node name`, false},
 		{"name type", `{"nodes": [{"name": 3}]}`, `x.json:1:21: nodes[0].name: expected a string, got a number`, false},
@@ -146,14 +146,14 @@ func TestParseErrors(t *testing.T) {
 		{"update type", `{"nodes": [{"name": "a", "update": 1}]}`, `x.json:1:36: nodes[0] "a": update: expected a map of expressions or one expression, got a number`, false},
 		{"expr", "{\"nodes\": [{\"name\": \"a\"},\n  {\"name\": \"review\", \"update\": {\"total\": \"state.total +\"}}]}", `x.json:2:42: nodes[1] "review": update.total: expression does not compile: unexpected token EOF (column 13)`, false},
 		{"expr subset", `{"nodes": [{"name": "a", "goto": "2 ^ 3"}]}`, `x.json:1:34: nodes[0] "a": goto: expression does not compile: operator "^" is not in the common subset of JavaScript and expr-lang (column 3)`, false},
-		{"route expr", `{"nodes": [{"name": "a"}], "branches": [{"from": "a", "route": "foo"}]}`, `x.json:1:64: branches[0].route: expression does not compile: unknown name foo (column 1)`, false},
+		{"route expr", `{"nodes": [{"name": "a"}], "branches": [{"from": "a", "route": "foo"}]}`, `x.json:1:64: branches[0].route: expression does not compile: unknown name foo (a string goes in quotes: 'foo'; the variables are state, resume, resumes, context, results, previous) (column 1)`, false},
 		{"fail times", `{"nodes": [{"name": "a", "fail": {"times": 1.5}}]}`, `x.json:1:44: nodes[0] "a": fail.times: expected an integer, got 1.5`, false},
 		{"retry", `{"nodes": [{"name": "a", "retry": {"max_attempts": 0}}]}`, `x.json:1:52: nodes[0] "a": retry.max_attempts: expected an integer of at least 1, got 0`, false},
 		{"ends without goto", `{"nodes": [{"name": "a", "ends": ["a"]}]}`, `x.json:1:34: nodes[0] "a": ends: ends is only allowed with goto or on a subgraph or invoke node`, false},
 		{"unknown op", `{"ops": [{"op": "invok"}]}`, `x.json:1:17: ops[0].op: unknown op "invok" (expected invoke, resume, get_state, update_state, bulk_update, clear_cache or history)`, false},
 		{"op field", `{"ops": [{"op": "get_state", "input": {}}]}`, `x.json:1:30: ops[0].input: unknown field "input" (expected one of op, thread, subgraphs, subgraph, subgraph_task)`, false},
 		{"resume", `{"ops": [{"op": "resume"}]}`, `x.json:1:10: ops[0]: a resume needs exactly one of value and by_node`, false},
-		{"at", `{"ops": [{"op": "invoke", "at": {"step": "1"}}]}`, `x.json:1:42: ops[0].at.step: expected an integer, got a string`, false},
+		{"at", `{"ops": [{"op": "invoke", "at": {"step": "1"}}]}`, `x.json:1:42: ops[0].at.step: expected an integer, got the string "1": write 1 without quotes`, false},
 		{"op not an object", `{"ops": [1]}`, `x.json:1:10: ops[0]: expected an object, got a number`, false},
 		{"op missing", `{"ops": [{"thread": "t"}]}`, `x.json:1:10: ops[0]: missing op`, false},
 		{"op not a string", `{"ops": [{"op": 1}]}`, `x.json:1:17: ops[0].op: expected a string, got a number`, false},
@@ -184,7 +184,7 @@ func TestParseErrors(t *testing.T) {
 		{"interrupt_after", `{"nodes": [{"name": "a"}], "interrupt_after": ["__end__"]}`, `x.json:1:48: interrupt_after[0]: unknown node "__end__"`, true},
 		{"subgraph", `{"nodes": [{"name": "a", "subgraph": "nope"}]}`, `x.json:1:38: nodes[0] "a": subgraph: unknown subgraph "nope"`, true},
 		{"subgraph edge", `{"subgraphs": {"s": {"nodes": [{"name": "i"}], "edges": [["i", "j"]]}}}`, `x.json:1:64: subgraphs.s.edges[0][1]: unknown node "j"`, true},
-		{"subgraph node", `{"subgraphs": {"s": {"nodes": [{"name": "i", "goto": "x"}]}}}`, `x.json:1:54: subgraphs.s.nodes[0] "i": goto: expression does not compile: unknown name x (column 1)`, false},
+		{"subgraph node", `{"subgraphs": {"s": {"nodes": [{"name": "i", "goto": "x"}]}}}`, `x.json:1:54: subgraphs.s.nodes[0] "i": goto: expression does not compile: unknown name x (a string goes in quotes: 'x'; the variables are state, resume, resumes, context, results, previous) (column 1)`, false},
 		{"subgraph cycle", `{"subgraphs": {"s": {"nodes": [{"name": "i", "subgraph": "s"}]}}}`, `x.json:1:32: subgraphs.s: subgraph "s" contains itself through node "i"`, true},
 		{"invoke cycle", `{"subgraphs": {"s": {"nodes": [{"name": "i", "invoke": "s"}]}}}`, `x.json:1:32: subgraphs.s: subgraph "s" contains itself through node "i"`, true},
 		{"subgraph field", `{"subgraphs": {"s": {"ops": []}}}`, `x.json:1:22: subgraphs.s.ops: unknown field "ops" (expected one of name, description, stateful, interrupt_before, interrupt_after, state, nodes, edges, branches)`, false},
@@ -195,6 +195,25 @@ func TestParseErrors(t *testing.T) {
 		{"history limit", `{"ops": [{"op": "history", "limit": 0}]}`, `x.json:1:37: ops[0].limit: expected an integer of at least 1, got 0`, false},
 		{"history filter", `{"ops": [{"op": "history", "filter": {"node": "a"}}]}`, `x.json:1:39: ops[0].filter.node: unknown field "node" (expected one of source, step)`, false},
 		{"history before in a subgraph", `{"ops": [{"op": "history", "subgraph": "a", "before": {"step": 1}}]}`, `x.json:1:55: ops[0].before: before addresses a root checkpoint: not with subgraph`, false},
+		// The mistakes of JSON written by hand, each with its fix.
+		{"trailing comma in an object", "{\"name\": \"a\",\n}", `x.json:1:13: invalid JSON: a comma before '}', which JSON does not allow: remove it`, false},
+		{"comment", "{\"name\": \"a\", // mine\n \"nodes\": []}", `x.json:1:15: invalid JSON: a comment, which JSON does not have: remove it ("description" can hold a note)`, false},
+		{"single quotes", "{'name': 'a'}", `x.json:1:2: invalid JSON: a single quote: JSON strings and keys take double quotes (single quotes go inside expressions)`, false},
+		{"other syntax errors keep the decoder's words", "{\"name\" \"a\"}", `x.json:1:9: invalid JSON: invalid character '"' after object key`, false},
+		{"empty file", "", `x.json:1:1: the file is empty: a scenario file is a JSON object with state, nodes and edges (docs/scenario-format.md)`, false},
+		{"blank file", " \n\t\n", `x.json:1:1: the file is empty: a scenario file is a JSON object with state, nodes and edges (docs/scenario-format.md)`, false},
+		{"unknown field far from any", `{"nodes": [{"name": "a", "zzz": 1}]}`, `x.json:1:26: nodes[0] "a": zzz: unknown field "zzz" (expected one of name, interrupt, update, goto, fail, retry, subgraph, ends, sleep_ms, defer, timeout_ms, parent, emit, cache, invoke, calls)`, false},
+		{"quoted number", `{"nodes": [{"name": "a", "sleep_ms": "100"}]}`, `x.json:1:38: nodes[0] "a": sleep_ms: expected an integer, got the string "100": write 100 without quotes`, false},
+		{"string not a number", `{"nodes": [{"name": "a", "sleep_ms": "long"}]}`, `x.json:1:38: nodes[0] "a": sleep_ms: expected an integer, got a string`, false},
+		{"misspelt variable", `{"nodes": [{"name": "a", "update": {"n": "stat.n"}}]}`, `x.json:1:42: nodes[0] "a": update.n: expression does not compile: unknown name stat (did you mean state? the variables are state, resume, resumes, context, results, previous) (column 1)`, false},
+		{"bare string", `{"nodes": [{"name": "a", "update": {"status": "done"}}]}`, `x.json:1:47: nodes[0] "a": update.status: expression does not compile: unknown name done (a string goes in quotes: 'done'; the variables are state, resume, resumes, context, results, previous) (column 1)`, false},
+		{"unknown function", `{"nodes": [{"name": "a", "update": {"n": "length(state.xs)"}}]}`, `x.json:1:42: nodes[0] "a": update.n: expression does not compile: function length is not in the common subset of JavaScript and expr-lang (did you mean len? the functions are len, str, send, sendEach, join, msg, removeMsg, overwrite) (column 1)`, false},
+		{"misspelt function", `{"nodes": [{"name": "a", "goto": "sendeach('b', state.xs, 'x')"}]}`, `x.json:1:34: nodes[0] "a": goto: expression does not compile: function sendeach is not in the common subset of JavaScript and expr-lang (did you mean sendEach? the functions are len, str, send, sendEach, join, msg, removeMsg, overwrite) (column 1)`, false},
+		{"strict equality", `{"nodes": [{"name": "a", "goto": "state.n === 1 ? 'b' : 'c'"}]}`, `x.json:1:34: nodes[0] "a": goto: expression does not compile: unexpected token Operator("=") (=== and !== are not in the common subset: write == and !=) (column 11)`, false},
+		{"reducer named as elsewhere", `{"state": {"log": "append"}}`, `x.json:1:19: state.log: unknown reducer "append" (did you mean "add"? expected add, add_messages, concat, sum, merge or sorted)`, true},
+		{"misspelt reducer", `{"state": {"log": {"reducer": "add_mesages"}}}`, `x.json:1:31: state.log: unknown reducer "add_mesages" (did you mean "add_messages"? expected add, add_messages, concat, sum, merge or sorted)`, true},
+		{"reducer a letter long", `{"state": {"log": "addd"}}`, `x.json:1:19: state.log: unknown reducer "addd" (did you mean "add"? expected add, add_messages, concat, sum, merge or sorted)`, true},
+		{"reducer far from any", `{"state": {"log": "frobnicate"}}`, `x.json:1:19: state.log: unknown reducer "frobnicate" (expected add, add_messages, concat, sum, merge or sorted)`, true},
 		{"columns count characters", "{\"description\": \"版本\", \"nodes\": 1}", `x.json:1:32: nodes: expected a list, got a number`, false},
 	}
 	for _, tt := range tests {
@@ -269,7 +288,7 @@ func TestParse_ByteOrderMark(t *testing.T) {
 		t.Fatalf("Parse after a byte order mark: %+v, %v", f, err)
 	}
 	_, err = Parse("x.json", []byte("\xef\xbb\xbf{\"nodes\": [1,]}"))
-	if want := `x.json:1:14: invalid JSON: invalid character ']' looking for beginning of value`; err == nil || err.Error() != want {
+	if want := `x.json:1:13: invalid JSON: a comma before ']', which JSON does not allow: remove it`; err == nil || err.Error() != want {
 		t.Errorf("Parse of a malformed file after a byte order mark: %v, want %s", err, want)
 	}
 }

@@ -140,6 +140,31 @@ func (r *treeReader) skip(off int) int {
 	return off
 }
 
+// syntaxHint is the error for se, which the decoder found at the byte at
+// off (its Offset, in token mode), with the fix for the mistakes JSON written by hand has most
+// often: a comma after the last item, a comment, single quotes.
+func (r *treeReader) syntaxHint(off int, se *json.SyntaxError) *syntaxError {
+	bad := byte(0)
+	if off >= 0 && off < len(r.data) {
+		bad = r.data[off]
+	}
+	switch bad {
+	case ']', '}':
+		i := off - 1
+		for i >= 0 && (r.data[i] == ' ' || r.data[i] == '\t' || r.data[i] == '\r' || r.data[i] == '\n') {
+			i--
+		}
+		if i >= 0 && r.data[i] == ',' {
+			return &syntaxError{r.lines.pos(i), fmt.Sprintf("invalid JSON: a comma before %q, which JSON does not allow: remove it", bad)}
+		}
+	case '/':
+		return &syntaxError{r.lines.pos(off), "invalid JSON: a comment, which JSON does not have: remove it (\"description\" can hold a note)"}
+	case '\'':
+		return &syntaxError{r.lines.pos(off), "invalid JSON: a single quote: JSON strings and keys take double quotes (single quotes go inside expressions)"}
+	}
+	return &syntaxError{r.lines.pos(off), "invalid JSON: " + se.Error()}
+}
+
 func (r *treeReader) token() (json.Token, Pos, error) {
 	start := r.skip(int(r.dec.InputOffset()))
 	tok, err := r.dec.Token()
@@ -149,7 +174,7 @@ func (r *treeReader) token() (json.Token, Pos, error) {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		return nil, Pos{}, &syntaxError{r.lines.pos(int(se.Offset)), "invalid JSON: " + se.Error()}
+		return nil, Pos{}, r.syntaxHint(int(se.Offset), se)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return nil, Pos{}, &syntaxError{r.lines.pos(len(r.data)), "invalid JSON: unexpected end of input"}
 	default:
