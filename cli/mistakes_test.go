@@ -74,3 +74,22 @@ func TestRun_GraphNotAFileCreatesNoDatabase(t *testing.T) {
 		t.Errorf("a refused graph left %s behind (%v)", db, err)
 	}
 }
+
+// run prints the final state as its values are: a page's "<html>" and
+// "a & b" as written, not as encoding/json's \u003c and \u0026.
+func TestRun_FinalStateUnescaped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "page.json")
+	if err := os.WriteFile(graph, []byte(`{"name": "page", "state": {"page": null},
+ "nodes": [{"name": "fetch", "update": {"page": "'<html>a & b</html>'"}}],
+ "edges": [["__start__", "fetch"], ["fetch", "__end__"]],
+ "ops": [{"op": "invoke", "input": {"page": ""}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := superstep(t, "", "run", graph, "--db", filepath.Join(dir, "t.db"))
+	r.want(t, 0, `"page": "<html>a & b</html>"`)
+	if strings.Contains(r.stdout, `\u003c`) {
+		t.Errorf("escaped output:\n%s", r.stdout)
+	}
+}

@@ -963,11 +963,16 @@ func plainMap(m map[string]any) map[string]any {
 }
 
 func indentJSON(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	// For people: "<html>" and "a & b" as written, not as \u003c and
+	// \u0026 (encoding/json's escaping for HTML pages).
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func sortedKeys[V any](m map[string]V) []string {
