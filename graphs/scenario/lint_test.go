@@ -1,11 +1,15 @@
 package scenario
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/superstep/superstep/engine"
 )
 
 // TestFile_Lint_Mistakes: each file parses (LangGraph would run it) but
@@ -112,5 +116,38 @@ func TestParse_DoesNotLint(t *testing.T) {
 	}
 	if err := f.Lint(); err == nil || !strings.Contains(err.Error(), `"m" is no state key`) {
 		t.Errorf("Lint: %v", err)
+	}
+}
+
+// TestFormatDoc_SmallestFile: the complete file docs/scenario-format.md
+// starts a reader with parses, lints clean and runs to its end.
+func TestFormatDoc_SmallestFile(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/scenario-format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "A smallest complete file")
+	if !ok {
+		t.Fatal(`docs/scenario-format.md has no "A smallest complete file"`)
+	}
+	_, rest, _ = strings.Cut(rest, "```json\n")
+	src, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("no JSON block after it")
+	}
+	f, err := Parse("count.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Lint(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Trace(context.Background(), f, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := tr["ops"].([]any)[0].(map[string]any)
+	if got := engine.MustEncode(op["result"]); string(got) != `{"status":"done","values":{"n":1}}` {
+		t.Errorf("its invoke: %s", got)
 	}
 }
