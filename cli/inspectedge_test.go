@@ -83,9 +83,10 @@ func TestRun_InputTooDeepIsUsage(t *testing.T) {
 	}
 }
 
-// TestRun_InputWithoutStateKeys: a run whose input writes no state key is
-// refused naming the graph's keys and --input, not with LangGraph's words
-// about the internal __start__ channel.
+// TestRun_InputWithoutStateKeys: a run of a file whose invoke input is
+// null is refused naming --input, not with LangGraph's words about the
+// internal __start__ channel. (It was refused as an input of {} writing
+// no state key: a nil map passed as the example; the file has none.)
 func TestRun_InputWithoutStateKeys(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "noin.json")
@@ -94,7 +95,7 @@ func TestRun_InputWithoutStateKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := superstep(t, "", "run", file, "--db", filepath.Join(dir, "n.db"), "--thread", "t1")
-	r.want(t, 2, "writes no state key of graph b (x): pass --input")
+	r.want(t, 2, "noin.json has no example input (no invoke op with an input): pass --input")
 	if strings.Contains(r.stderr, "__start__") {
 		t.Fatalf("the error names the internal channel:\n%s", r.stderr)
 	}

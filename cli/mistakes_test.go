@@ -93,3 +93,26 @@ func TestRun_FinalStateUnescaped(t *testing.T) {
 		t.Errorf("escaped output:\n%s", r.stdout)
 	}
 }
+
+// A file with no ops and no name runs as a first file is often written:
+// run asks for --input (the file has no example; it ran {}, which the
+// engine then refused naming no cause), and the graph takes the file's
+// name (run said "on graph " and threads showed no GRAPH).
+func TestRun_ScenarioWithoutNameOrOps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "first.json")
+	if err := os.WriteFile(graph, []byte(`{"state": {"n": "sum"},
+ "nodes": [{"name": "step", "update": {"n": "1"}}],
+ "edges": [["__start__", "step"]]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "t.db")
+	r := superstep(t, "", "run", graph, "--db", db, "--thread", "t1")
+	r.want(t, 2, "first.json has no example input (no invoke op with an input): pass --input")
+	if countLines(r.stderr) != 1 {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	superstep(t, "", "run", graph, "--db", db, "--thread", "t2", "--input", `{"n": 1}`).want(t, 0, "thread t2 (new) on graph first\n", `"n": 2`)
+	superstep(t, "", "threads", "--db", db).want(t, 0, "first")
+}

@@ -76,6 +76,11 @@ func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.Compile
 	if err := f.Lint(); err != nil {
 		return nil, usagef("%v", err)
 	}
+	if f.Name == "" {
+		// A file without a name is its graph's name: the debugger's
+		// title, run's "on graph" and threads' GRAPH column say it.
+		f.Name = strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
+	}
 	g, _, err := scenario.Build(f, opts...)
 	if err != nil {
 		return nil, usagef("scenario %s: %v", nameOrPath, err)

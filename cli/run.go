@@ -338,7 +338,7 @@ func (a *App) checkInput(gr *engine.Graph, in any) error {
 // interrupt pending at the thread's latest checkpoint, or at from's (with
 // --update's state keys), --input, or for a new thread without it the
 // graph's example input.
-func runInput(ctx context.Context, gr *engine.Graph, graphArg, thread string, from checkpointFlag, exists bool, req *runRequest, example any) (any, error) {
+func runInput(ctx context.Context, gr *engine.Graph, graphArg, thread string, from checkpointFlag, exists bool, req *runRequest, example map[string]any) (any, error) {
 	switch {
 	case req.resume != "":
 		if !exists {
@@ -354,7 +354,9 @@ func runInput(ctx context.Context, gr *engine.Graph, graphArg, thread string, fr
 		return cmd, nil
 	case req.in == nil && !exists:
 		if example == nil {
-			return nil, usagef("graph %s has no example input: pass --input", graphArg)
+			// (A map, not an any: a scenario without an invoke input
+			// has a nil map, which as an any is not nil and ran as {}.)
+			return nil, usagef("graph %s has no example input (no invoke op with an input): pass --input", graphArg)
 		}
 		return example, nil
 	}
