@@ -1275,7 +1275,7 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 	nodes := map[string]bool{}
 	ref := func(pos Pos, field, name string, extra string) {
 		if !nodes[name] && name != extra {
-			p.graphFail(p.at(field, pos), field, "unknown node %q%s", name, engine.DidYouMean(sortedKeys(nodes), name))
+			p.graphFail(p.at(field, pos), field, "unknown node %q%s", name, nodeHint(sortedKeys(nodes), name, extra))
 		}
 	}
 	for i, n := range g.Nodes {
@@ -1334,6 +1334,17 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 			ref(b.Pos, join2(join2(field, "path_map"), kv.Key), kv.Value.(string), End)
 		}
 	}
+}
+
+// nodeHint is " (did you mean …?)" for name, a node name that is none
+// of names: the close one, or the entry or exit name (extra, "" for
+// none) as LangGraph's Python and JavaScript spell their constants (START,
+// END) or a user shortens them (start, end).
+func nodeHint(names []string, name, extra string) string {
+	if extra != "" && strings.EqualFold(strings.Trim(name, "_"), strings.Trim(extra, "_")) {
+		return fmt.Sprintf(" (did you mean %q?)", extra)
+	}
+	return engine.DidYouMean(names, name)
 }
 
 // checkCycles rejects subgraphs that contain themselves, which would make

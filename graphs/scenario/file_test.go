@@ -214,6 +214,10 @@ func TestParseErrors(t *testing.T) {
 		{"misspelt reducer", `{"state": {"log": {"reducer": "add_mesages"}}}`, `x.json:1:31: state.log: unknown reducer "add_mesages" (did you mean "add_messages"? expected add, add_messages, concat, sum, merge or sorted)`, true},
 		{"reducer a letter long", `{"state": {"log": "addd"}}`, `x.json:1:19: state.log: unknown reducer "addd" (did you mean "add"? expected add, add_messages, concat, sum, merge or sorted)`, true},
 		{"reducer far from any", `{"state": {"log": "frobnicate"}}`, `x.json:1:19: state.log: unknown reducer "frobnicate" (expected add, add_messages, concat, sum, merge or sorted)`, true},
+		{"LangGraph's START", `{"nodes": [{"name": "a"}], "edges": [["START", "a"]]}`, `x.json:1:39: edges[0][0]: unknown node "START" (did you mean "__start__"?)`, true},
+		{"end for __end__", `{"nodes": [{"name": "a"}], "edges": [["__start__", "a"], ["a", "end"]]}`, `x.json:1:64: edges[1][1]: unknown node "end" (did you mean "__end__"?)`, true},
+		{"END in ends", `{"nodes": [{"name": "a", "goto": "'a'", "ends": ["END"]}], "edges": [["__start__", "a"]]}`, `x.json:1:50: nodes[0] "a": ends[0]: unknown node "END" (did you mean "__end__"?)`, true},
+		{"START is no end", `{"nodes": [{"name": "a"}], "edges": [["__start__", "a"], ["a", "START"]]}`, `x.json:1:64: edges[1][1]: unknown node "START"`, true},
 		{"columns count characters", "{\"description\": \"版本\", \"nodes\": 1}", `x.json:1:32: nodes: expected a list, got a number`, false},
 	}
 	for _, tt := range tests {

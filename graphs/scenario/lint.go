@@ -100,7 +100,7 @@ func (f *File) lintGraph(g *Graph, prefix string) error {
 	target := func(name string, ends []string, field string, pos Pos, nd *Node, nodeField string) error {
 		switch {
 		case name != End && !isNode(name):
-			return f.lintErr(field, pos, nd, nodeField, "%q is no node of the graph%s", name, engine.DidYouMean(append(slices.Clone(nodes), End), name))
+			return f.lintErr(field, pos, nd, nodeField, "%q is no node of the graph%s", name, nodeHint(append(slices.Clone(nodes), End), name, End))
 		case ends != nil && !slices.Contains(ends, name):
 			return f.lintErr(field, pos, nd, nodeField, "%q is not in its ends (%s): add it there", name, strings.Join(ends, ", "))
 		}

@@ -37,6 +37,8 @@ func TestFile_Lint_Mistakes(t *testing.T) {
 			`nodes[0] "a": goto: "b" is not in its ends (c): add it there`},
 		{"route to a misspelt node", `{"state": {"n": null}, "nodes": [{"name": "a"}, {"name": "tools"}], ` + edges + `, "branches": [{"from": "a", "route": "state.n || 'tool'"}]}`, `"state.n ||`,
 			`branches[0].route: "tool" is no node of the graph (did you mean "tools"?)`},
+		{"route to END", `{"state": {"n": null}, "nodes": [{"name": "a"}], ` + edges + `, "branches": [{"from": "a", "route": "state.n ? 'a' : 'END'"}]}`, `"state.n ?`,
+			`branches[0].route: "END" is no node of the graph (did you mean "__end__"?)`},
 		{"route to a label the path_map lacks", `{"state": {"n": null}, "nodes": [{"name": "a"}], ` + edges + `, "branches": [{"from": "a", "route": "'ends'", "path_map": {"end": "__end__"}}]}`, `"'ends'"`,
 			`branches[0].route: "ends" is no label of its path_map (end) (did you mean "end"?)`},
 		{"route outside its ends", `{"state": {"n": null}, "nodes": [{"name": "a"}, {"name": "b"}], ` + edges + `, "branches": [{"from": "a", "route": "'b'", "ends": ["__end__"]}]}`, `"'b'", "ends"`,
