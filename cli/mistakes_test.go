@@ -116,3 +116,29 @@ func TestRun_ScenarioWithoutNameOrOps(t *testing.T) {
 	superstep(t, "", "run", graph, "--db", db, "--thread", "t2", "--input", `{"n": 1}`).want(t, 0, "thread t2 (new) on graph first\n", `"n": 2`)
 	superstep(t, "", "threads", "--db", db).want(t, 0, "first")
 }
+
+// A --input value its key's reducer refuses (a string for a sum) is
+// refused before the database opens: the run wrote its input checkpoint
+// and then failed. An input its reducers take runs.
+func TestRun_InputRefusedByReducer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "new.db")
+	file := testdata(filepath.Join("mistakes", "input_wrong_type.json"))
+	graph := filepath.Join(dir, "counter.json")
+	if err := os.WriteFile(graph, []byte(`{"name": "counter", "state": {"n": "sum", "log": "add"},
+ "nodes": [{"name": "step", "update": {"n": "1"}}],
+ "edges": [["__start__", "step"]]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := superstep(t, "", "run", graph, "--db", db, "--input", `{"n": "two"}`)
+	if want := "superstep: --input: n: the sum reducer of \"n\" refuses \"two\": sum expects numbers, got a number and a string\n"; r.code != 2 || r.stderr != want || r.stdout != "" {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 2 and\n%s", r.code, r.stdout, r.stderr, want)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("a refused input left %s behind (%v)", db, err)
+	}
+	superstep(t, "", "run", graph, "--db", db, "--input", `{"n": 2, "log": {"__overwrite__": ["x"]}}`).want(t, 0, `"n": 3`)
+	// The file's own input is refused where it is written.
+	superstep(t, "", "run", file, "--db", db).want(t, 2, "input_wrong_type.json:8:41: ops[0].input.n")
+}

@@ -43,6 +43,9 @@ type resolvedGraph struct {
 	// scenario file's absolute path.
 	recordName string
 	builtin    bool // a built-in graph, not a scenario file
+	// file is the scenario file's model (nil for a built-in graph),
+	// which checks a --input against its reducers.
+	file *scenario.File
 }
 
 // resolveGraph is ResolveGraph; ctx names the program for the hint.
@@ -85,7 +88,7 @@ func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.Compile
 	if err != nil {
 		return nil, usagef("scenario %s: %v", nameOrPath, err)
 	}
-	r := &resolvedGraph{g: g}
+	r := &resolvedGraph{g: g, file: f}
 	// The file's first invoke is its example: its input and its limit.
 	for _, op := range f.Ops {
 		if op.Kind != scenario.OpInvoke {

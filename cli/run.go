@@ -216,15 +216,15 @@ func (f runFlags) check() (*runRequest, error) {
 func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *runRequest) (err error) {
 	// --resume and --checkpoint continue a stored thread: its database
 	// must exist (a new run may create one).
-	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Durability: req.storeDur, Existing: req.resume != "" || req.checkpoint != ""}, graphArg)
+	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Durability: req.storeDur, Existing: req.resume != "" || req.checkpoint != ""}, graphArg, func(res *resolvedGraph) error {
+		// Before the database opens: a refused input creates none.
+		return a.checkInput(res, req.in)
+	})
 	if err != nil {
 		return err
 	}
 	defer closeStore(st, &err)
 	gr, name := res.g, res.recordName
-	if err := a.checkInput(gr, req.in); err != nil {
-		return err
-	}
 	if req.update != nil {
 		// Refused, not warned of as --input's are: the engine would drop
 		// the key, and the answer would go with an update short of it.
@@ -298,15 +298,21 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 
 // openGraph opens the graph arg names and the database, the graph
 // compiled to checkpoint into it through a recorder of the graph's
-// threads. The graph comes first: a file that does not load or compile
-// leaves no new, empty database behind. The caller closes the store
+// threads. The graph comes first, and check (when not nil) on it: a file
+// that does not load or compile, or a refused input, leaves no new,
+// empty database behind. The caller closes the store
 // (closeStore) when err is nil; on an error nothing is left open.
-func (a *App) openGraph(ctx context.Context, g *globals, o storeOptions, arg string) (st Store, rec *graphRecorder, res *resolvedGraph, err error) {
+func (a *App) openGraph(ctx context.Context, g *globals, o storeOptions, arg string, check func(*resolvedGraph) error) (st Store, rec *graphRecorder, res *resolvedGraph, err error) {
 	// Compiling only keeps the saver; the recorder gets its store below,
 	// before anything runs.
 	rec = &graphRecorder{}
 	if res, err = resolveGraph(ctx, arg, engine.WithSaver(rec)); err != nil {
 		return nil, nil, nil, err
+	}
+	if check != nil {
+		if err := check(res); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	if st, err = a.openWith(g, o); err != nil {
 		return nil, nil, nil, err
@@ -316,15 +322,21 @@ func (a *App) openGraph(ctx context.Context, g *globals, o storeOptions, arg str
 }
 
 // checkInput checks --input against the graph: a graph takes an object
-// of state keys (unknown keys are warned of), an entrypoint any JSON
-// value.
-func (a *App) checkInput(gr *engine.Graph, in any) error {
+// of state keys (unknown keys are warned of), whose values a scenario
+// file's reducers take; an entrypoint any JSON value.
+func (a *App) checkInput(res *resolvedGraph, in any) error {
+	gr := res.g
 	if gr.IsEntrypoint() || in == nil {
 		return nil
 	}
 	m, ok := in.(map[string]any)
 	if !ok {
 		return usagef("--input: want a JSON object of state keys, got %s", engine.MustEncode(in))
+	}
+	if res.file != nil {
+		if err := res.file.CheckInput(m); err != nil {
+			return usagef("--input: %v", err)
+		}
 	}
 	if err := checkKeys(gr, m, "--input"); err != nil {
 		// The engine ignores such keys, as LangGraph does; a typo
@@ -437,7 +449,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	}
 	// Shared: commands that read the database work in another terminal
 	// while the debugger is open; other writers are kept out.
-	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Shared: true}, arg)
+	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Shared: true}, arg, nil)
 	if err != nil {
 		return err
 	}

@@ -191,31 +191,60 @@ func (f *File) lintGraph(g *Graph, prefix string) error {
 // lintInputs checks the input maps of the invoke ops against the root
 // graph's state keys and their reducers.
 func (f *File) lintInputs() error {
-	keys := f.Graph.stateNames()
 	for _, op := range f.Ops {
 		in, ok := op.Input.(map[string]any)
 		if op.Kind != OpInvoke || !ok {
 			continue
 		}
 		field := join2(index2("ops", op.Index), "input")
-		for _, k := range sortedKeys(in) {
-			kf := join2(field, k)
-			i := slices.Index(keys, k)
-			if i < 0 {
-				return f.lintErr(kf+keySuffix, op.Pos, nil, "", "%s", unknownKey(k, keys))
-			}
-			sk := f.Graph.State[i]
-			fn, _, known := engine.NamedReducer(sk.Reducer)
-			v := engine.Normalize(in[k])
-			if !known || isOverwrite(v) {
-				continue // LastValue takes anything; an Overwrite replaces
-			}
-			if _, err := fn(sk.Default, v); err != nil {
-				return f.lintErr(kf+keySuffix, op.Pos, nil, "", "the %s reducer of %q refuses %s: %v", sk.Reducer, k, engine.MustEncode(v), err)
-			}
+		if k, msg := f.checkInput(in, true); msg != "" {
+			return f.lintErr(join2(field, k)+keySuffix, op.Pos, nil, "", "%s", msg)
 		}
 	}
 	return nil
+}
+
+// CheckInput checks in, a run's input for the root graph (the command
+// line's --input), as Lint checks the invoke ops' inputs: an error naming
+// the first state key, in sorted order, whose value its reducer refuses
+// (the run would write its input checkpoint and then fail); nil for a
+// functional file, whose input may be anything. Keys that are no state
+// key are left to the caller, which may warn of them: LangGraph drops
+// them.
+func (f *File) CheckInput(in map[string]any) error {
+	if f.Entrypoint != nil {
+		return nil
+	}
+	if k, msg := f.checkInput(in, false); msg != "" {
+		return fmt.Errorf("%s: %s", k, msg)
+	}
+	return nil
+}
+
+// checkInput is the first key of in that the root graph refuses, and why
+// ("" when it takes them all); a key that is no state key is refused only
+// when unknown is set.
+func (f *File) checkInput(in map[string]any, unknown bool) (key, msg string) {
+	keys := f.Graph.stateNames()
+	for _, k := range sortedKeys(in) {
+		i := slices.Index(keys, k)
+		switch {
+		case i < 0 && unknown:
+			return k, unknownKey(k, keys)
+		case i < 0:
+			continue
+		}
+		sk := f.Graph.State[i]
+		fn, _, known := engine.NamedReducer(sk.Reducer)
+		v := engine.Normalize(in[k])
+		if !known || isOverwrite(v) {
+			continue // LastValue takes anything; an Overwrite replaces
+		}
+		if _, err := fn(sk.Default, v); err != nil {
+			return k, fmt.Sprintf("the %s reducer of %q refuses %s: %v", sk.Reducer, k, engine.MustEncode(v), err)
+		}
+	}
+	return "", ""
 }
 
 // isOverwrite reports whether v is an Overwrite in its wire form.

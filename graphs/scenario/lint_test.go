@@ -153,3 +153,34 @@ func TestFormatDoc_SmallestFile(t *testing.T) {
 		t.Errorf("its invoke: %s", got)
 	}
 }
+
+// TestFile_CheckInput: a --input's values are checked against their
+// keys' reducers; keys that are no state key are left to the caller, and
+// an entrypoint takes anything.
+func TestFile_CheckInput(t *testing.T) {
+	f, err := Parse("x.json", []byte(`{"state": {"n": "sum", "s": "concat", "v": null}, "nodes": [{"name": "a"}], "edges": [["__start__", "a"]]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		in   map[string]any
+		want string
+	}{
+		{map[string]any{"n": 1, "s": "x", "v": []any{1}, "other": "y"}, ""},
+		{map[string]any{"n": "1"}, `n: the sum reducer of "n" refuses "1": sum expects numbers, got a number and a string`},
+		{map[string]any{"s": 2, "n": "1"}, `n: the sum reducer of "n" refuses "1": sum expects numbers, got a number and a string`},
+		{map[string]any{"s": map[string]any{"__overwrite__": "z"}}, ""},
+	} {
+		err := f.CheckInput(tt.in)
+		if got := fmt.Sprint(err); (err == nil) != (tt.want == "") || err != nil && got != tt.want {
+			t.Errorf("CheckInput(%v) = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+	e, err := Parse("x.json", []byte(`{"entrypoint": {"return": "state"}, "ops": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CheckInput(map[string]any{"n": "1"}); err != nil {
+		t.Errorf("an entrypoint's input: %v", err)
+	}
+}
