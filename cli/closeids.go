@@ -27,11 +27,23 @@ func closeThreadIDs(ids []string, thread string) []string {
 func suspectedTypos(ids []string, thread string) []string {
 	var out []string
 	for _, id := range closeThreadIDs(ids, thread) {
-		if !sameSeries(id, thread) {
+		if !sameSeries(id, thread) && !otherSeries(id, thread) {
 			out = append(out, id)
 		}
 	}
 	return out
+}
+
+// otherSeries reports whether ids a and b are numbered alike but their
+// letters are not close (engine.CloseNames): m1 beside a1, t2 beside r2.
+// An edit away as ids, such short names are still not typos of each
+// other: a user names threads m1, a1 and r1 on purpose, and the warning
+// then fired at each new one.
+func otherSeries(a, b string) bool {
+	sa, aNumbered := seriesName(a)
+	sb, bNumbered := seriesName(b)
+	la, lb := strings.ReplaceAll(sa, "#", ""), strings.ReplaceAll(sb, "#", "")
+	return aNumbered && bNumbered && la != lb && len(engine.CloseNames([]string{la}, lb, 1)) == 0
 }
 
 // sameSeries reports whether ids a and b are numbers of one series:

@@ -10,7 +10,7 @@ import (
 )
 
 func TestSuspectedTypos(t *testing.T) {
-	ids := []string{"th-6", "th-10", "research-1", "user-7-run-3", "nightly", "Run-5"}
+	ids := []string{"th-6", "th-10", "research-1", "user-7-run-3", "nightly", "Run-5", "a1", "r2", "ac1"}
 	cases := []struct {
 		thread string
 		want   []string
@@ -32,6 +32,10 @@ func TestSuspectedTypos(t *testing.T) {
 		{"run-5", []string{"Run-5"}},           // the case of a letter
 		{"nightli", []string{"nightly"}},       // no number at all
 		{"nightly-1", []string{"nightly"}},     // a number added to a plain id
+		// Short ids whose letters differ whole name other series.
+		{"m1", nil},
+		{"t2", nil},
+		{"ab1", []string{"a1", "ac1"}}, // but a letter added or changed in two is a typo
 		// A literal '#' is a letter, not a number.
 		{"th-#", []string{"th-6"}},
 		{"weekly", nil},
