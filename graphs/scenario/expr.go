@@ -647,6 +647,20 @@ func (p *jsSubset) Visit(node *ast.Node) {
 			p.reject(n, "optional chaining")
 			return
 		}
+		if prop, ok := n.Property.(*ast.StringNode); ok && prop.Value == "length" {
+			if _, top := n.Node.(*ast.IdentifierNode); !top {
+				// x.length: JavaScript's length of a list or string,
+				// which expr-lang reads as a key (state.length, a state
+				// key, stays a key: the doc lists .length as not in the
+				// subset, and refusing it here, not when it runs, says
+				// so before the graph has run half its steps).
+				p.reject(n, ".length")
+				if e, _ := p.err.(*exprError); e != nil {
+					e.msg += " (use len(x))"
+				}
+				return
+			}
+		}
 		ast.Patch(node, call("_get", n.Node, n.Property))
 	case *ast.CallNode:
 		id, ok := n.Callee.(*ast.IdentifierNode)

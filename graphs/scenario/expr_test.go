@@ -231,8 +231,8 @@ func TestEvalErrors(t *testing.T) {
 		{"resume.action", "cannot read action of null"},
 		{"len(5)", "len() of number"},
 		{"len(true)", "len() of boolean"},
-		{"state.s + 1", "invalid operation"}, // JavaScript would concatenate: outside the subset
-		{"state.items.length", ".length is not in the common subset"},
+		{"state.s + 1", "invalid operation"},                                  // JavaScript would concatenate: outside the subset
+		{"state.items['len' + 'gth']", ".length is not in the common subset"}, // a computed key: known when it runs
 		{"sendEach('w', 'abc', 'k')", "sendEach: expected a list"},
 		{"send(1, 2)", "send: node must be a string"},
 		{"join('abc', ',')", "join: expected a list"},
@@ -262,6 +262,7 @@ func TestCompileErrors(t *testing.T) {
 		{"true and false", `operator "and"`},
 		{"state.a?.b", "optional chaining"},
 		{"state.s.upper()", "method call"},
+		{"state.items.length", ".length is not in the common subset of JavaScript and expr-lang (use len(x))"},
 		{"upper('a')", "function upper"},
 		{"filter([1], # > 0)", "not in the common subset"},
 		{"[1, 2][0:1]", "not in the common subset"},

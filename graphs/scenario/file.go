@@ -527,10 +527,18 @@ func (p *parser) names(n *jnode, field string) []string {
 }
 
 func (p *parser) expr(n *jnode, field string) *Expr {
-	src := p.str(n, field)
 	if n.kind != jsonString {
+		// An expression is a string: say how to write what was meant.
+		switch n.kind {
+		case jsonNumber, jsonBool, jsonNull:
+			v, _ := json.Marshal(n.value())
+			p.fail(n, field, "expected an expression (a string), got %s: write \"%s\"", n.kind, v)
+		default:
+			p.fail(n, field, "expected an expression (a string), got %s: write it as one, e.g. \"{'k': state.k}\" or \"[1, 2]\"", n.kind)
+		}
 		return nil
 	}
+	src := n.scalar.(string)
 	p.lintPos[field] = n.pos
 	e, err := Compile(src)
 	if err != nil {

@@ -130,7 +130,7 @@ func TestParseErrors(t *testing.T) {
 		{"top not object", `[]`, `x.json:1:1: expected an object, got a list`, false},
 		{"unknown task", `{"entrypoint": {"calls": [{"task": "nope"}]}, "ops": []}`, `x.json:1:27: entrypoint.calls[0].task: unknown task "nope"`, true},
 		{"unknown task in a node", `{"nodes": [{"name": "a", "calls": [{"task": "t"}]}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:36: nodes[0].calls[0].task: unknown task "t"`, true},
-		{"catch not an expression", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catch": 1}]}, "ops": []}`, `x.json:1:70: entrypoint.calls[0].catch: expected a string, got a number`, false},
+		{"catch not an expression", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catch": 1}]}, "ops": []}`, `x.json:1:70: entrypoint.calls[0].catch: expected an expression (a string), got a number: write "1"`, false},
 		{"unknown call field", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catchh": "1"}]}, "ops": []}`, `x.json:1:61: entrypoint.calls[0].catchh: unknown field "catchh" (did you mean "catch"?)`, false},
 		{"entrypoint beside nodes", `{"entrypoint": {}, "nodes": [], "ops": []}`, `x.json:1:29: nodes: a file with an entrypoint has no nodes`, false},
 		{"invoke unknown subgraph", `{"nodes": [{"name": "a", "invoke": "s"}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:36: nodes[0] "a": invoke: unknown subgraph "s"`, true},
@@ -218,6 +218,10 @@ func TestParseErrors(t *testing.T) {
 		{"end for __end__", `{"nodes": [{"name": "a"}], "edges": [["__start__", "a"], ["a", "end"]]}`, `x.json:1:64: edges[1][1]: unknown node "end" (did you mean "__end__"?)`, true},
 		{"END in ends", `{"nodes": [{"name": "a", "goto": "'a'", "ends": ["END"]}], "edges": [["__start__", "a"]]}`, `x.json:1:50: nodes[0] "a": ends[0]: unknown node "END" (did you mean "__end__"?)`, true},
 		{"START is no end", `{"nodes": [{"name": "a"}], "edges": [["__start__", "a"], ["a", "START"]]}`, `x.json:1:64: edges[1][1]: unknown node "START"`, true},
+		{"number for an expression", `{"nodes": [{"name": "a", "update": {"n": 1.5}}]}`, `x.json:1:42: nodes[0] "a": update.n: expected an expression (a string), got a number: write "1.5"`, false},
+		{"boolean for an expression", `{"nodes": [{"name": "a", "update": {"ok": true}}]}`, `x.json:1:43: nodes[0] "a": update.ok: expected an expression (a string), got a boolean: write "true"`, false},
+		{"object for an expression", `{"nodes": [{"name": "a", "interrupt": {"q": "ok?"}}]}`, `x.json:1:39: nodes[0] "a": interrupt: expected an expression (a string), got an object: write it as one, e.g. "{'k': state.k}" or "[1, 2]"`, false},
+		{".length", `{"nodes": [{"name": "a", "update": {"n": "state.items.length"}}]}`, `x.json:1:42: nodes[0] "a": update.n: expression does not compile: .length is not in the common subset of JavaScript and expr-lang (use len(x)) (column 13)`, false},
 		{"columns count characters", "{\"description\": \"版本\", \"nodes\": 1}", `x.json:1:32: nodes: expected a list, got a number`, false},
 	}
 	for _, tt := range tests {
@@ -294,5 +298,18 @@ func TestParse_ByteOrderMark(t *testing.T) {
 	_, err = Parse("x.json", []byte("\xef\xbb\xbf{\"nodes\": [1,]}"))
 	if want := `x.json:1:13: invalid JSON: a comma before ']', which JSON does not allow: remove it`; err == nil || err.Error() != want {
 		t.Errorf("Parse of a malformed file after a byte order mark: %v, want %s", err, want)
+	}
+}
+
+// TestParse_LengthKey: .length is refused as JavaScript's length of a
+// list (x.items.length), not as a key of state or context.
+func TestParse_LengthKey(t *testing.T) {
+	f, err := Parse("x.json", []byte(`{"state": {"length": null}, "nodes": [{"name": "a", "update": {"length": "state.length + context.length"}}], "edges": [["__start__", "a"]], "ops": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := f.Nodes[0].UpdateKeys[0].Expr.Eval(Env{State: map[string]any{"length": 2.0}, Context: map[string]any{"length": 3.0}})
+	if err != nil || v != 5.0 {
+		t.Errorf("state.length + context.length = %v, %v", v, err)
 	}
 }
