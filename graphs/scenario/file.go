@@ -555,6 +555,16 @@ var (
 
 func (p *parser) file(n *jnode) *File {
 	f := &File{Path: p.path}
+	if n.kind == jsonObject && n.field("trace_version") != nil {
+		// A trace (docs/trace-format.md) sits beside its scenario under
+		// a like name, and is the file a tab completion picks as often.
+		name := ""
+		if v := n.field("scenario"); v != nil {
+			name, _ = v.scalar.(string)
+		}
+		p.fail(n, "", "a trace (docs/trace-format.md), not a scenario file: give the scenario it was made from, %s", traceScenario(p.path, name))
+		return f
+	}
 	if !p.fields(n, "", fileFields...) {
 		return f
 	}
@@ -1383,4 +1393,17 @@ func (p *parser) checkCycles(f *File) {
 	for _, name := range sortedKeys(f.Subgraphs) {
 		visit(name)
 	}
+}
+
+// traceScenario names the scenario file a trace at path was made from:
+// by the repository's naming (NAME.trace.json beside NAME.json), or by
+// the graph name the trace records.
+func traceScenario(path, name string) string {
+	if base, ok := strings.CutSuffix(path, ".trace.json"); ok && base != "" {
+		return base + ".json"
+	}
+	if name != "" {
+		return fmt.Sprintf("the file of scenario %q", name)
+	}
+	return "the file of its scenario"
 }

@@ -128,6 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{"trailing", "{} {}", `x.json:1:4: unexpected data after the end of the top-level value`, false},
 		{"duplicate key", "{\"name\": \"a\",\n \"name\": \"b\"}", `x.json:2:2: duplicate key "name"`, false},
 		{"top not object", `[]`, `x.json:1:1: expected an object, got a list`, false},
+		{"a trace", `{"trace_version": 1, "scenario": "approve", "ops": []}`, `x.json:1:1: a trace (docs/trace-format.md), not a scenario file: give the scenario it was made from, the file of scenario "approve"`, false},
 		{"unknown task", `{"entrypoint": {"calls": [{"task": "nope"}]}, "ops": []}`, `x.json:1:27: entrypoint.calls[0].task: unknown task "nope"`, true},
 		{"unknown task in a node", `{"nodes": [{"name": "a", "calls": [{"task": "t"}]}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:36: nodes[0].calls[0].task: unknown task "t"`, true},
 		{"catch not an expression", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catch": 1}]}, "ops": []}`, `x.json:1:70: entrypoint.calls[0].catch: expected an expression (a string), got a number: write "1"`, false},
