@@ -109,7 +109,7 @@ func TestRun_ResumeWithUpdate_Refused(t *testing.T) {
 		{[]string{"--update", `{"total":5}`, "--input", `{"total":1}`}, []string{"--update and --input cannot be combined"}},
 		{[]string{"--resume", "yes", "--update", `[1]`}, []string{"--update: want a JSON object of state keys"}},
 		{[]string{"--resume", "yes", "--update", `{"total":`}, []string{"--update: invalid JSON", "line 1"}},
-		{[]string{"--resume", "yes", "--update", `{"totl":5,"total":6}`}, []string{"--update: totl is not a state key of graph approve", "state keys: total, visited"}},
+		{[]string{"--resume", "yes", "--update", `{"totl":5,"total":6}`}, []string{"--update: totl is not a state key of graph approve (did you mean total? state keys: total, visited)"}},
 	} {
 		args := append([]string{"run", flow, "--db", db, "--thread", "t1"}, c.args...)
 		superstep(t, "", args...).want(t, 2, c.want...)
@@ -119,4 +119,8 @@ func TestRun_ResumeWithUpdate_Refused(t *testing.T) {
 		t.Fatalf("a refused --update wrote: checkpoint %s (was %s), interrupts %v, total %v", snap.Config.CheckpointID, before, snap.Interrupts(), snap.Values["total"])
 	}
 	superstep(t, "", "run", flow, "--db", db, "--thread", "t1", "--resume", "yes", "--update", `{"total":10}`).want(t, 0, `"total": 11`, "answer=yes")
+	// --input's unknown keys are ignored, as LangGraph ignores them, and
+	// said: the likely key, and "it" for one.
+	superstep(t, "", "run", flow, "--db", db, "--thread", "t2", "--input", `{"totl":1}`).
+		want(t, 0, "warning: --input: totl is not a state key of graph approve (did you mean total? state keys: total, visited); it is ignored")
 }

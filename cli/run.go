@@ -341,7 +341,12 @@ func (a *App) checkInput(res *resolvedGraph, in any) error {
 	if err := checkKeys(gr, m, "--input"); err != nil {
 		// The engine ignores such keys, as LangGraph does; a typo
 		// should not pass unseen.
-		a.warn(err.Error() + "; they are ignored")
+		ignored := "; it is ignored"
+		var uk *engine.UnknownKeysError
+		if errors.As(err, &uk) && len(uk.Keys) > 1 {
+			ignored = "; they are ignored"
+		}
+		a.warn(err.Error() + ignored)
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func containsNode(g *engine.Graph, name string) bool {
 // engine's check, engine.Graph.CheckStateKeys), naming the flag.
 func checkKeys(g *engine.Graph, values map[string]any, flag string) error {
 	if err := g.CheckStateKeys(values); err != nil {
-		return usagef("%s: %v", flag, err)
+		return usagef("%s: %w", flag, err)
 	}
 	return nil
 }

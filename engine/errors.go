@@ -148,7 +148,26 @@ func (e *UnknownKeysError) Error() string {
 	if len(e.StateKeys) == 0 {
 		return fmt.Sprintf("%s %s of graph %s (it has none)", strings.Join(e.Keys, ", "), what, e.Graph)
 	}
-	return fmt.Sprintf("%s %s of graph %s (state keys: %s)", strings.Join(e.Keys, ", "), what, e.Graph, strings.Join(e.StateKeys, ", "))
+	return fmt.Sprintf("%s %s of graph %s (%sstate keys: %s)", strings.Join(e.Keys, ", "), what, e.Graph, e.meant(), strings.Join(e.StateKeys, ", "))
+}
+
+// meant is "did you mean …? " for the keys that are a likely misspelling
+// of a state key (MeantName), "" when none is.
+func (e *UnknownKeysError) meant() string {
+	var guesses []string
+	for _, k := range e.Keys {
+		if m := MeantName(e.StateKeys, k); m != "" {
+			if len(e.Keys) == 1 {
+				guesses = append(guesses, m)
+			} else {
+				guesses = append(guesses, m+" for "+k)
+			}
+		}
+	}
+	if len(guesses) == 0 {
+		return ""
+	}
+	return "did you mean " + strings.Join(guesses, ", ") + "? "
 }
 
 // GraphRecursionError is returned when a run reaches its recursion limit
