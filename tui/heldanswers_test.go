@@ -62,3 +62,23 @@ func TestModel_AnswersHeldByID(t *testing.T) {
 		t.Fatalf("after the step: status %v interrupts %+v, want p1 asked again", m.view.Status, m.view.Interrupts)
 	}
 }
+
+// Copies of one node keep the names the answer box gave them (q[1],
+// q[2]): the checkpoint a resumed run stands at has not planned them
+// again, and would name both q.
+func TestModel_AnswersHeldByID_CopiesKeepTheirNames(t *testing.T) {
+	g, saver := scenarioGraph(t, "send_two_interrupts.json")
+	opts := Options{Thread: "s", Input: map[string]any{"out": []any{}}, Saver: saver, GraphName: "s"}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer || len(m.answer.ints) != 2 {
+		t.Fatalf("mode %v with %d questions, want the answer box with two", m.mode, len(m.answer.ints))
+	}
+	m = press(t, m, "down", "y", "e", "s", "enter")
+	v := m.View()
+	for _, want := range []string{"q[1] still waits: no answer given", `answer "yes" for q[2], held by this run`} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("the tasks pane does not say %q:\n%s", want, v)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -206,8 +207,8 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 		return nil
 	}
 	prev := m.view
-	m.pending, m.paths, m.answeredFail = msg.pending, msg.paths, msg.answered
-	m.tasks.answers, m.tasks.paths = msg.answers, msg.paths
+	m.pending, m.paths, m.answeredFail = msg.pending, keepCopyNames(msg.paths, m.paths), msg.answered
+	m.tasks.answers, m.tasks.paths = msg.answers, m.paths
 	if msg.hasParent {
 		m.parentValues, m.parentAt = msg.parent, msg.view.CheckpointID
 	}
@@ -687,4 +688,22 @@ func (m *Model) canStep() bool {
 // whether or not it is enabled right now (it is not while a step runs).
 func isStepKey(k *mainKeyMap, msg tea.KeyMsg) bool {
 	return pressed(msg, k.Next) || pressed(msg, k.Superstep) || pressed(msg, k.Continue)
+}
+
+// copyIndex is the [i] that names one copy of a node among several.
+var copyIndex = regexp.MustCompile(`\[[0-9]+\]`)
+
+// keepCopyNames is paths, the places of a view's interrupts, with the
+// names an earlier view gave the same interrupts where they said more: a
+// run resumed by interrupt id stands at the checkpoint before the step
+// that asked, whose tasks (q[1], q[2]) it has not planned again, so its
+// own paths name the copies of a node alike (q). An interrupt keeps its id
+// until it is answered, so the earlier name is still its own.
+func keepCopyNames(paths, earlier map[string]string) map[string]string {
+	for id, p := range paths {
+		if e, ok := earlier[id]; ok && e != p && copyIndex.ReplaceAllString(e, "") == p {
+			paths[id] = e
+		}
+	}
+	return paths
 }
