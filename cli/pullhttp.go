@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -67,7 +68,12 @@ func (s *serviceExporter) Export(ctx context.Context, thread string, w io.Writer
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return usagef("cannot reach %s: %v", displayDB(s.base), unwrapURLError(err))
+		hint := ""
+		var unknownCA x509.UnknownAuthorityError
+		if errors.As(err, &unknownCA) {
+			hint = " (a service whose certificate an in-house authority signed: SSL_CERT_FILE=its certificate)"
+		}
+		return usagef("cannot reach %s: %v%s", displayDB(s.base), unwrapURLError(err), hint)
 	}
 	defer resp.Body.Close()
 	from := resp.Header.Get(persist.ExportStatusHeader)

@@ -71,6 +71,13 @@ func TestPull_FromAService(t *testing.T) {
 	pull("t1", "--from", served, "--db", laptop, "--header", "A: b").want(t, 2, "--header goes with an http:// or https:// --from")
 	superstep(t, "", "push", "t1", "--db", laptop, "--to", base).want(t, 2, "serves pull only")
 
+	// A service whose certificate this machine does not trust: said, with
+	// how to trust it.
+	tlsSrv := httptest.NewTLSServer(mux)
+	defer tlsSrv.Close()
+	pull("t1", "--from", tlsSrv.URL+"/debug/checkpoints", "--db", laptop).
+		want(t, 2, "cannot reach "+tlsSrv.URL+"/debug/checkpoints", "certificate", "SSL_CERT_FILE=")
+
 	// Nothing listens: said at once, exit 2 as for a server that is down.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
