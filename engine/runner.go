@@ -1066,7 +1066,15 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 			err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Panic: true, Err: fmt.Errorf("%v\n%s", r, debug.Stack())}
 		}
 	}()
-	scope.Context = ctx
+	// Written once per scope (initScope leaves it nil): an untimed task's
+	// attempts all run on the task's ctx (runTask), and a node that an
+	// earlier attempt's subgraph left working (its superstep, aborted by a
+	// Task call's failure, does not wait for the caller) may still read it
+	// while the task retries. A timed attempt has a scope of its own
+	// (forAttempt).
+	if scope.Context == nil {
+		scope.Context = ctx
+	}
 	ctx = scope // the scope is the task's context: no WithValue per task
 	if t.node.start {
 		writes, err := l.startWrites(ctx, t)
