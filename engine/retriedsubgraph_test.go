@@ -18,8 +18,10 @@ type probeKey struct{}
 // node reads through its context must not be rewritten by the retry (a
 // data race under -race: each attempt used to reset the task scope's
 // context). The left node synchronizes with nothing after the retry
-// starts, so the race detector sees any such write. Found by differential
-// fuzzing (scenario own/subgraph_calls_retried_whole).
+// starts, so the race detector sees any such write. The root sibling p
+// makes the root superstep a fan-out: with the subgraph node alone there,
+// the retry came only after the left node had returned. Found by
+// differential fuzzing (scenario own/subgraph_calls_retried_whole).
 func TestSubgraphRetry_LeftNodeReadsItsContext(t *testing.T) {
 	var entered atomic.Int32
 	leftDone := make(chan any, 1)
