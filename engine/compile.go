@@ -255,22 +255,36 @@ type compiler struct {
 }
 
 func (c *compiler) fail(kind, format string, args ...any) {
-	c.errs = append(c.errs, &CompileError{Kind: kind, Msg: fmt.Sprintf(format, args...)})
+	c.failOn(&CompileError{Kind: kind}, format, args...)
+}
+
+// failOn records e, the problem its fields say, with the message format
+// and args make.
+func (c *compiler) failOn(e *CompileError, format string, args ...any) {
+	e.Msg = fmt.Sprintf(format, args...)
+	c.errs = append(c.errs, e)
 }
 
 func (c *compiler) isNode(n string) bool { _, ok := c.b.nodeIdx[n]; return ok }
 
 // failUnknown fails for an unknown node, whose name is the format's last
 // argument, unless AddNode refused that node: its error says why already.
-// The error names the node it likely meant, if one is close, and
-// failUnknown returns that node ("" for none, or a refused node).
-func (c *compiler) failUnknown(format string, args ...any) (meant string) {
+// at says where the name was given: its Edge or its Interrupt, or the
+// Node whose declared ends give it; failUnknown sets its Kind, and its
+// Node to the name unless at names a node already. The error
+// names the node it likely meant, if one is close, and failUnknown
+// returns that node ("" for none, or a refused node).
+func (c *compiler) failUnknown(at CompileError, format string, args ...any) (meant string) {
 	name, _ := args[len(args)-1].(string)
 	if c.b.refused[name] {
 		return ""
 	}
 	meant = MeantName(c.nodeNames(), name)
-	c.fail("UnknownNode", format+"%s", append(args, meantHint(meant))...)
+	at.Kind = "UnknownNode"
+	if at.Node == "" {
+		at.Node = name
+	}
+	c.failOn(&at, format+"%s", append(args, meantHint(meant))...)
 	return meant
 }
 
@@ -325,7 +339,7 @@ func (c *compiler) checkDefault(k *KeySpec) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			c.fail("InvalidDefault", "the default of reducer key %q panicked: %v", k.Name, r)
+			c.failOn(&CompileError{Kind: "InvalidDefault", Key: k.Name}, "the default of reducer key %q panicked: %v", k.Name, r)
 		}
 	}()
 	_ = k.Default()
@@ -362,7 +376,7 @@ func (c *compiler) addNodes() {
 func (c *compiler) addStaticEdges() {
 	g := c.g
 	for _, e := range c.b.edges {
-		if e.join || !c.validEdge(e.from[0], e.to) {
+		if e.join || !c.validEdge(e) {
 			continue
 		}
 		from, to := e.from[0], e.to
@@ -383,24 +397,25 @@ func (c *compiler) addStaticEdges() {
 	}
 }
 
-// validEdge reports whether a static edge from → to joins known ends,
-// failing for each end that does not.
-func (c *compiler) validEdge(from, to string) bool {
-	ok := true
+// validEdge reports whether static edge e joins known ends, failing for
+// each end that does not.
+func (c *compiler) validEdge(e edgeSpec) bool {
+	from, to, ok := e.from[0], e.to, true
+	at := CompileError{Edge: e.ref()}
 	if from == End {
-		c.fail("InvalidEdge", "edge %s -> %s starts at %s", from, to, End)
+		c.failOn(&CompileError{Kind: "InvalidEdge", Node: from, Edge: e.ref()}, "edge %s -> %s starts at %s", from, to, End)
 		ok = false
 	} else if from != Start && !c.isNode(from) {
-		if c.failUnknown("edge %s -> %s starts at unknown node %q", from, to, from) != "" {
+		if c.failUnknown(at, "edge %s -> %s starts at unknown node %q", from, to, from) != "" {
 			c.presume(from, to)
 		}
 		ok = false
 	}
 	if to == Start {
-		c.fail("InvalidEdge", "edge %s -> %s ends at %s", from, to, Start)
+		c.failOn(&CompileError{Kind: "InvalidEdge", Node: to, Edge: e.ref()}, "edge %s -> %s ends at %s", from, to, Start)
 		ok = false
 	} else if to != End && !c.isNode(to) {
-		c.presume(from, c.failUnknown("edge %s -> %s ends at unknown node %q", from, to, to))
+		c.presume(from, c.failUnknown(at, "edge %s -> %s ends at unknown node %q", from, to, to))
 		ok = false
 	}
 	return ok
@@ -457,14 +472,15 @@ func (g *Graph) addEdgeInfo(e EdgeInfo) {
 // nodes, failing for each that is not.
 func (c *compiler) validJoin(e edgeSpec) bool {
 	ok := true
+	at := CompileError{Edge: e.ref()}
 	for _, f := range e.from {
 		if f == Start || f == End || !c.isNode(f) {
-			c.failUnknown("join %v -> %s starts at unknown node %q", e.from, e.to, f)
+			c.failUnknown(at, "join %v -> %s starts at unknown node %q", e.from, e.to, f)
 			ok = false
 		}
 	}
 	if e.to == End || e.to == Start || !c.isNode(e.to) {
-		c.presume("", c.failUnknown("join %v -> %s ends at unknown node %q", e.from, e.to, e.to))
+		c.presume("", c.failUnknown(at, "join %v -> %s ends at unknown node %q", e.from, e.to, e.to))
 		return false
 	}
 	if !ok {
@@ -478,8 +494,9 @@ func (c *compiler) validJoin(e edgeSpec) bool {
 func (c *compiler) addBranches() {
 	g := c.g
 	for _, br := range c.b.branches {
+		at := CompileError{Edge: routeRef(br.from, br.index)}
 		if br.from != Start && !c.isNode(br.from) {
-			if c.failUnknown("conditional edge starts at unknown node %q", br.from) != "" {
+			if c.failUnknown(at, "conditional edge starts at unknown node %q", br.from) != "" {
 				c.presumeRoute(br)
 			}
 			continue
@@ -489,7 +506,7 @@ func (c *compiler) addBranches() {
 		}
 		for _, t := range br.ends {
 			if t != End && !c.isNode(t) {
-				c.presume(br.from, c.failUnknown("conditional edge from %q may go to unknown node %q", br.from, t))
+				c.presume(br.from, c.failUnknown(at, "conditional edge from %q may go to unknown node %q", br.from, t))
 			}
 		}
 		g.nodes[br.from].branches = append(g.nodes[br.from].branches, br)
@@ -519,10 +536,13 @@ func (c *compiler) presumeRoute(br *branchSpec) {
 // checkInterruptNodes fails for each interrupt_before/after node that is
 // not a node ("*" stands for all).
 func (c *compiler) checkInterruptNodes() {
-	for _, phase := range [][]string{c.g.interrupts.before, c.g.interrupts.after} {
-		for _, n := range phase {
+	for _, phase := range []struct {
+		when  string
+		nodes []string
+	}{{"before", c.g.interrupts.before}, {"after", c.g.interrupts.after}} {
+		for _, n := range phase.nodes {
 			if n != "*" && !c.isNode(n) {
-				c.failUnknown("interrupt node %q not found", n)
+				c.failUnknown(CompileError{Interrupt: phase.when}, "interrupt node %q not found", n)
 			}
 		}
 	}
@@ -535,7 +555,7 @@ func (c *compiler) checkReachable() {
 	reached := c.reachedNodes()
 	for _, ns := range c.b.nodes {
 		if !reached[ns.name] && !c.presumed[ns.name] {
-			c.fail("UnreachableNodeError", "node %q is not reachable: no edge, route or Command end leads to it", ns.name)
+			c.failOn(&CompileError{Kind: "UnreachableNodeError", Node: ns.name}, "node %q is not reachable: no edge, route or Command end leads to it", ns.name)
 		}
 	}
 }
@@ -562,7 +582,7 @@ func (c *compiler) reachedNodes() map[string]bool {
 		}
 		for _, t := range ns.ends {
 			if t != End && !c.isNode(t) {
-				c.presume(ns.name, c.failUnknown("node %q declares unknown end %q", ns.name, t))
+				c.presume(ns.name, c.failUnknown(CompileError{Node: ns.name}, "node %q declares unknown end %q", ns.name, t))
 			}
 			reached[t] = true
 		}

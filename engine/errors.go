@@ -319,9 +319,47 @@ func (e *NodeTimeoutError) Error() string {
 }
 
 // CompileError is returned by StateGraph.Compile; it names what is wrong.
+// Besides the message it says which declaration the problem is about, so
+// that a caller that built the graph from a source of its own (a file, a
+// form) can point at the place to edit: Node, Key, Edge and Interrupt are
+// set as they apply, and a problem with none of them set is the graph's
+// as a whole (it has no entry: no edge or route leaves Start).
 type CompileError struct {
 	Kind string // e.g. "UnreachableNodeError", "UnknownNode", "DuplicateNode"
 	Msg  string // the problem, naming the node, edge or key at fault
+	// Node is the node the problem is about, as the builder was given
+	// it: one nothing reaches, one AddNode or AddSubgraph refused (its
+	// name is invalid, reserved, a state key's or added before), or one
+	// whose declared ends (WithEnds) name no node. With Edge, it is the
+	// edge's, join's or route's end that is at fault (a name that is no
+	// node, or Start or End where it cannot be); with Interrupt, the name
+	// the interrupt list gives. "" when no node is at fault.
+	Node string
+	// Key is the state key the problem is about ("" when none).
+	Key string
+	// Edge is the edge, join or route the problem is in; nil when none.
+	Edge *EdgeRef
+	// Interrupt is "before" or "after" when Node is a name given to
+	// WithInterruptBefore or WithInterruptAfter that is no node; "" else.
+	Interrupt string
+}
+
+// EdgeRef says which declared edge, join or route a CompileError is
+// about: its ends as declared, and its place among the builder's calls.
+type EdgeRef struct {
+	// From are its sources: an edge's or a route's one, a join's all.
+	From []string
+	// To is an edge's or a join's target; "" for a route, whose ends
+	// are its own.
+	To string
+	// Join is set for a join (AddJoin), Route for a route
+	// (AddConditionalEdges, AddConditionalEdgesMap).
+	Join, Route bool
+	// Index is its place, from 0, among the builder's AddEdge and AddJoin
+	// calls together (an edge or a join), or among its
+	// AddConditionalEdges and AddConditionalEdgesMap calls (a route).
+	// Calls the builder refused are counted.
+	Index int
 }
 
 // Error returns Msg.

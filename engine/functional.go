@@ -729,9 +729,9 @@ type EntrypointOption = CompileOption
 func NewEntrypoint(name string, fn NodeFunc, opts ...CompileOption) (*Graph, error) {
 	switch {
 	case name == "" || isReservedName(name) || name == PreviousChannel:
-		return nil, CompileErrors{&CompileError{Kind: "InvalidNode", Msg: fmt.Sprintf("entrypoint name %q is empty or reserved", name)}}
+		return nil, CompileErrors{&CompileError{Kind: "InvalidNode", Node: name, Msg: fmt.Sprintf("entrypoint name %q is empty or reserved", name)}}
 	case fn == nil:
-		return nil, CompileErrors{&CompileError{Kind: "InvalidNode", Msg: fmt.Sprintf("entrypoint %q has no function", name)}}
+		return nil, CompileErrors{&CompileError{Kind: "InvalidNode", Node: name, Msg: fmt.Sprintf("entrypoint %q has no function", name)}}
 	}
 	g := newGraph(name, opts)
 	g.entrypoint = true

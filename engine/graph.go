@@ -134,14 +134,21 @@ type nodeSpec struct {
 }
 
 type edgeSpec struct {
-	from []string
-	to   string
-	join bool
+	from  []string
+	to    string
+	join  bool
+	index int // its place among AddEdge and AddJoin calls (EdgeRef.Index)
+}
+
+// ref names the edge in a CompileError.
+func (e edgeSpec) ref() *EdgeRef {
+	return &EdgeRef{From: slices.Clone(e.from), To: e.to, Join: e.join, Index: e.index}
 }
 
 type branchSpec struct {
 	from  string
 	route RouteFunc
+	index int      // its place among AddConditionalEdges… calls (EdgeRef.Index)
 	ends  []string // nil: any node
 	// pathMap maps the labels route returns to nodes (nil: route returns
 	// node names).
@@ -162,6 +169,9 @@ type StateGraph struct {
 	edges    []edgeSpec
 	branches []*branchSpec
 	errs     CompileErrors
+	// edgeCalls and routeCalls count the AddEdge and AddJoin calls, and
+	// the AddConditionalEdges… calls, refused ones too (EdgeRef.Index).
+	edgeCalls, routeCalls int
 	// refused are the names of nodes AddNode refused (a bad or clashing
 	// name, bad options): the compiler does not report what follows from
 	// their absence (an edge to an unknown node, no entrypoint, a node
@@ -175,19 +185,19 @@ func NewStateGraph(keys ...KeySpec) *StateGraph {
 	for _, k := range keys {
 		switch {
 		case k.Name == "":
-			g.fail("InvalidKey", "a state key has an empty name")
+			g.failOn(&CompileError{Kind: "InvalidKey"}, "a state key has an empty name")
 		case !utf8.ValidString(k.Name):
 			// Checkpoints store names as JSON strings, which would turn the
 			// bad bytes into U+FFFD: the key could never be read back.
-			g.fail("InvalidKey", fmt.Sprintf("state key %q is not valid UTF-8", k.Name))
+			g.failOn(&CompileError{Kind: "InvalidKey", Key: k.Name}, "state key %q is not valid UTF-8", k.Name)
 		case isReservedName(k.Name):
-			g.fail("InvalidKey", fmt.Sprintf("state key %q is a reserved name", k.Name))
+			g.failOn(&CompileError{Kind: "InvalidKey", Key: k.Name}, "state key %q is a reserved name", k.Name)
 		case strings.HasPrefix(k.Name, BranchPrefix) || strings.HasPrefix(k.Name, JoinPrefix):
 			// The names of the channels that trigger nodes: a state key
 			// there would be the same channel as a node's trigger.
-			g.fail("InvalidKey", fmt.Sprintf("state key %q is named like a node's trigger channel (%s…, %s…)", k.Name, BranchPrefix, JoinPrefix))
+			g.failOn(&CompileError{Kind: "InvalidKey", Key: k.Name}, "state key %q is named like a node's trigger channel (%s…, %s…)", k.Name, BranchPrefix, JoinPrefix)
 		case g.hasKey(k.Name) || slices.ContainsFunc(g.managed, func(m KeySpec) bool { return m.Name == k.Name }):
-			g.fail("DuplicateKey", fmt.Sprintf("state key %q is declared twice", k.Name))
+			g.failOn(&CompileError{Kind: "DuplicateKey", Key: k.Name}, "state key %q is declared twice", k.Name)
 		case k.managed != "":
 			g.managed = append(g.managed, k)
 		default:
@@ -200,8 +210,11 @@ func NewStateGraph(keys ...KeySpec) *StateGraph {
 
 func (g *StateGraph) hasKey(k string) bool { _, ok := g.keyIndex[k]; return ok }
 
-func (g *StateGraph) fail(kind, msg string) {
-	g.errs = append(g.errs, &CompileError{Kind: kind, Msg: msg})
+// failOn records e, the problem its fields say, with the message
+// format and args make.
+func (g *StateGraph) failOn(e *CompileError, format string, args ...any) {
+	e.Msg = fmt.Sprintf(format, args...)
+	g.errs = append(g.errs, e)
 }
 
 func isReservedName(n string) bool {
@@ -224,7 +237,7 @@ func (g *StateGraph) Named(name string) *StateGraph { g.name = name; return g }
 // AddNode adds a node running fn.
 func (g *StateGraph) AddNode(name string, fn NodeFunc, opts ...NodeOption) *StateGraph {
 	if fn == nil {
-		g.fail("InvalidNode", fmt.Sprintf("node %q has no function", name))
+		g.failOn(&CompileError{Kind: "InvalidNode", Node: name}, "node %q has no function", name)
 		return g
 	}
 	return g.addNode(&nodeSpec{name: name, fn: fn}, opts)
@@ -243,7 +256,7 @@ func (g *StateGraph) AddNode(name string, fn NodeFunc, opts ...NodeOption) *Stat
 // that returns what it chooses.
 func (g *StateGraph) AddSubgraph(name string, sub *Graph, opts ...NodeOption) *StateGraph {
 	if sub == nil {
-		g.fail("InvalidNode", fmt.Sprintf("subgraph node %q has no graph", name))
+		g.failOn(&CompileError{Kind: "InvalidNode", Node: name}, "subgraph node %q has no graph", name)
 		return g
 	}
 	return g.addNode(&nodeSpec{name: name, subgraph: sub}, opts)
@@ -264,35 +277,38 @@ func (g *StateGraph) addNode(n *nodeSpec, opts []NodeOption) *StateGraph {
 // admitNode adds node n with its options, or fails saying why it cannot,
 // and reports whether it added it.
 func (g *StateGraph) admitNode(n *nodeSpec, opts []NodeOption) bool {
+	fail := func(kind, format string, args ...any) {
+		g.failOn(&CompileError{Kind: kind, Node: n.name}, format, args...)
+	}
 	switch {
 	case n.name == "":
-		g.fail("InvalidNode", "a node has an empty name")
+		fail("InvalidNode", "a node has an empty name")
 		return false
 	case n.name == Start || n.name == End:
-		g.fail("InvalidNode", fmt.Sprintf("node name %q is reserved", n.name))
+		fail("InvalidNode", "node name %q is reserved", n.name)
 		return false
 	case !utf8.ValidString(n.name):
-		g.fail("InvalidNode", fmt.Sprintf("node name %q is not valid UTF-8", n.name))
+		fail("InvalidNode", "node name %q is not valid UTF-8", n.name)
 		return false
 	case strings.ContainsAny(n.name, "|:"):
-		g.fail("InvalidNode", fmt.Sprintf("node name %q must not contain '|' or ':'", n.name))
+		fail("InvalidNode", "node name %q must not contain '|' or ':'", n.name)
 		return false
 	case isReservedName(n.name):
-		g.fail("InvalidNode", fmt.Sprintf("node name %q is reserved", n.name))
+		fail("InvalidNode", "node name %q is reserved", n.name)
 		return false
 	case g.hasKey(n.name):
-		g.fail("NameClash", fmt.Sprintf("node name %q is already used as a state key", n.name))
+		fail("NameClash", "node name %q is already used as a state key", n.name)
 		return false
 	}
 	if _, dup := g.nodeIdx[n.name]; dup {
-		g.fail("DuplicateNode", fmt.Sprintf("node %q is added twice", n.name))
+		fail("DuplicateNode", "node %q is added twice", n.name)
 		return false
 	}
 	for _, o := range opts {
 		o(n)
 	}
 	if msg := checkUses(n); msg != "" {
-		g.fail("InvalidNode", msg)
+		fail("InvalidNode", "%s", msg)
 		return false
 	}
 	g.nodeIdx[n.name] = len(g.nodes)
@@ -302,18 +318,21 @@ func (g *StateGraph) admitNode(n *nodeSpec, opts []NodeOption) bool {
 
 // AddEdge runs to after from, in the next superstep.
 func (g *StateGraph) AddEdge(from, to string) *StateGraph {
-	g.edges = append(g.edges, edgeSpec{from: []string{from}, to: to})
+	g.edges = append(g.edges, edgeSpec{from: []string{from}, to: to, index: g.edgeCalls})
+	g.edgeCalls++
 	return g
 }
 
 // AddJoin runs to once every node of from has run (a barrier; the sources may
 // finish in different supersteps).
 func (g *StateGraph) AddJoin(from []string, to string) *StateGraph {
+	e := edgeSpec{from: slices.Clone(from), to: to, join: true, index: g.edgeCalls}
+	g.edgeCalls++
 	if len(from) == 0 {
-		g.fail("InvalidEdge", fmt.Sprintf("join into %q has no sources", to))
+		g.failOn(&CompileError{Kind: "InvalidEdge", Edge: e.ref()}, "join into %q has no sources", to)
 		return g
 	}
-	g.edges = append(g.edges, edgeSpec{from: slices.Clone(from), to: to, join: true})
+	g.edges = append(g.edges, e)
 	return g
 }
 
@@ -321,16 +340,24 @@ func (g *StateGraph) AddJoin(from []string, to string) *StateGraph {
 // ran. ends lists every name route may return (End included); leave it empty
 // to allow any node.
 func (g *StateGraph) AddConditionalEdges(from string, route RouteFunc, ends ...string) *StateGraph {
+	index := g.routeCalls
+	g.routeCalls++
 	if route == nil {
-		g.fail("InvalidEdge", fmt.Sprintf("conditional edge from %q has no route function", from))
+		g.failOn(&CompileError{Kind: "InvalidEdge", Edge: routeRef(from, index)}, "conditional edge from %q has no route function", from)
 		return g
 	}
 	var e []string
 	if len(ends) > 0 {
 		e = slices.Clone(ends)
 	}
-	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: e, fromValue: from})
+	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: e, fromValue: from, index: index})
 	return g
+}
+
+// routeRef names the route from source declared by the index-th
+// AddConditionalEdges… call in a CompileError.
+func routeRef(from string, index int) *EdgeRef {
+	return &EdgeRef{From: []string{from}, Route: true, Index: index}
 }
 
 // AddConditionalEdgesMap routes from a node through a path map: route
@@ -338,8 +365,10 @@ func (g *StateGraph) AddConditionalEdges(from string, route RouteFunc, ends ...s
 // goes to (LangGraph's add_conditional_edges(source, path, path_map)). A
 // label outside the map is an error of the routing task.
 func (g *StateGraph) AddConditionalEdgesMap(from string, route RouteFunc, pathMap map[string]string) *StateGraph {
+	index := g.routeCalls
+	g.routeCalls++
 	if route == nil || len(pathMap) == 0 {
-		g.fail("InvalidEdge", fmt.Sprintf("conditional edge from %q needs a route function and a non-empty path map", from))
+		g.failOn(&CompileError{Kind: "InvalidEdge", Edge: routeRef(from, index)}, "conditional edge from %q needs a route function and a non-empty path map", from)
 		return g
 	}
 	ends := make([]string, 0, len(pathMap))
@@ -349,7 +378,7 @@ func (g *StateGraph) AddConditionalEdgesMap(from string, route RouteFunc, pathMa
 		}
 	}
 	slices.Sort(ends)
-	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: ends, pathMap: maps.Clone(pathMap), fromValue: from})
+	g.branches = append(g.branches, &branchSpec{from: from, route: route, ends: ends, pathMap: maps.Clone(pathMap), fromValue: from, index: index})
 	return g
 }
 
