@@ -75,7 +75,10 @@ func (c *Counters) TakeEntries() map[string]int {
 
 // Build compiles the scenario's root graph (with its subgraphs) into an
 // engine graph. opts are passed to Compile (a saver, id source, …); the
-// file's interrupt_before/after are added.
+// file's interrupt_before/after are added. A graph that does not compile
+// is an Errors, one *Error for each engine.CompileError (which it wraps,
+// with ErrInvalidGraph), at the place in the file to edit: a subgraph's
+// inside its definition.
 func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, error) {
 	if f.Entrypoint != nil {
 		if f.usesCache() {
@@ -86,18 +89,18 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 	c := newCounters()
 	root := Graph{InterruptBefore: f.InterruptBefore, InterruptAfter: f.InterruptAfter, InterruptBeforeAll: f.InterruptBeforeAll, InterruptAfterAll: f.InterruptAfterAll}
 	if err := root.starInList(); err != nil {
-		return nil, nil, err
+		return nil, nil, f.compileErrors(&f.Graph, "", err)
 	}
-	for _, sdef := range f.Subgraphs {
-		if err := sdef.starInList(); err != nil {
-			return nil, nil, err
+	for _, name := range sortedKeys(f.Subgraphs) {
+		if err := f.Subgraphs[name].starInList(); err != nil {
+			return nil, nil, f.compileErrors(f.Subgraphs[name], join2("subgraphs", name), err)
 		}
 	}
 	opts = append(opts, root.breakpointOptions()...)
 	if f.usesCache() {
 		opts = append(opts, engine.WithCache(engine.NewMemoryCache()))
 	}
-	g, err := buildGraph(f, &f.Graph, "", c, newTaskSet(f, c), opts)
+	g, err := buildGraph(f, &f.Graph, "", "", c, newTaskSet(f, c), opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,9 +108,10 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 }
 
 // buildGraph compiles def, the root graph of f or one of its subgraphs
-// (prefix: the path of the node that runs it, "" at the root), with its
-// subgraphs built first.
-func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet, opts []engine.CompileOption) (*engine.Graph, error) {
+// (prefix: the path of the node that runs it, "" at the root; field:
+// where it is written, "" or subgraphs.NAME), with its subgraphs built
+// first. Its compile errors are placed in the file (compileErrors).
+func buildGraph(f *File, def *Graph, prefix, field string, c *Counters, tasks *taskSet, opts []engine.CompileOption) (*engine.Graph, error) {
 	keys := make([]engine.KeySpec, 0, len(def.State))
 	schema := make([]string, 0, len(def.State))
 	for _, k := range def.State {
@@ -135,7 +139,11 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet,
 				sopts = append(sopts, engine.AsStatefulSubgraph())
 			}
 			sopts = append(sopts, sdef.breakpointOptions()...)
-			sub, err := buildGraph(f, sdef, path, c, tasks, sopts)
+			sub, err := buildGraph(f, sdef, path, join2("subgraphs", name), c, tasks, sopts)
+			var placed Errors
+			if errors.As(err, &placed) {
+				return nil, err // each error says where in the subgraph
+			}
 			if err != nil {
 				return nil, fmt.Errorf("subgraph %q: %w", name, err)
 			}
@@ -153,7 +161,11 @@ func buildGraph(f *File, def *Graph, prefix string, c *Counters, tasks *taskSet,
 		b.AddNode(intern(n.Name), nodeFunc(path, n, c, tasks, schema), nopts...)
 	}
 	addEdges(b, def)
-	return b.Compile(opts...)
+	g, err := b.Compile(opts...)
+	if err != nil {
+		return nil, f.compileErrors(def, field, err)
+	}
+	return g, nil
 }
 
 // nodeOptions are the engine's options for node n of a graph whose nodes
@@ -663,9 +675,12 @@ func (c *Command) engineCommand() engine.Command {
 // starInList rejects "*" inside a breakpoint list: LangGraph takes "*" only
 // as a bare string, never in a list.
 func (g *Graph) starInList() error {
-	for _, list := range [][]string{g.InterruptBefore, g.InterruptAfter} {
-		if slices.Contains(list, "*") {
-			return engine.CompileErrors{{Kind: "UnknownNode", Msg: "interrupt node \"*\" not found: list the nodes"}}
+	for _, list := range []struct {
+		when  string
+		nodes []string
+	}{{"before", g.InterruptBefore}, {"after", g.InterruptAfter}} {
+		if slices.Contains(list.nodes, "*") {
+			return engine.CompileErrors{{Kind: "UnknownNode", Node: "*", Interrupt: list.when, Msg: "interrupt node \"*\" not found: list the nodes"}}
 		}
 	}
 	return nil

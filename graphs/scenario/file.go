@@ -45,6 +45,12 @@ type File struct {
 	// lintPos says where Lint's findings were written: expressions by
 	// their field, update and input keys by their field.
 	lintPos map[string]Pos
+	// namePos says where each name was written, by its field
+	// (edges[0][1], branches[2].path_map.done, interrupt_before[0]), and
+	// graphPos where each graph ("" the root, subgraphs.NAME), its edges
+	// field and its state keys were: Build points a graph's compile
+	// errors at them.
+	namePos, graphPos map[string]Pos
 }
 
 // Perf is the expected size of a performance workload.
@@ -258,6 +264,7 @@ type Error struct {
 	node      string // name of the node Field is inside of, if known
 	nodeField string // Field's prefix that designates that node
 	graph     bool   // wraps ErrInvalidGraph
+	cause     error  // the engine's *CompileError it places, or nil
 }
 
 func (e *Error) Error() string {
@@ -276,11 +283,41 @@ func (e *Error) Error() string {
 	return loc + where + ": " + e.Msg
 }
 
-func (e *Error) Unwrap() error {
+// Unwrap returns ErrInvalidGraph for a graph LangGraph would refuse to
+// compile, and the engine's *engine.CompileError that an error of Build
+// places in the file.
+func (e *Error) Unwrap() []error {
+	var errs []error
 	if e.graph {
-		return ErrInvalidGraph
+		errs = append(errs, ErrInvalidGraph)
 	}
-	return nil
+	if e.cause != nil {
+		errs = append(errs, e.cause)
+	}
+	return errs
+}
+
+// Errors are several problems of one scenario file, each at its place,
+// in the order a person fixes them: Build's errors for a graph that does
+// not compile, one for each engine.CompileError.
+type Errors []*Error
+
+// Error is the problems' messages, one a line.
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap exposes each problem to errors.Is and errors.As.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
 }
 
 // MaxFileBytes bounds a scenario file's size. The largest scenario in
@@ -365,9 +402,9 @@ func Parse(path string, data []byte) (*File, error) {
 		se := err.(*syntaxError)
 		return nil, &Error{Path: path, Pos: se.pos, Msg: se.msg}
 	}
-	p := &parser{path: path, namePos: map[string]Pos{}, lintPos: map[string]Pos{}}
+	p := &parser{path: path, namePos: map[string]Pos{}, lintPos: map[string]Pos{}, graphPos: map[string]Pos{}}
 	f := p.file(root)
-	f.lintPos = p.lintPos
+	f.lintPos, f.namePos, f.graphPos = p.lintPos, p.namePos, p.graphPos
 	if p.err == nil {
 		p.check(f)
 	}
@@ -393,6 +430,9 @@ type parser struct {
 	namePos map[string]Pos
 	// where expressions, update keys and input keys were written (Lint)
 	lintPos map[string]Pos
+	// where graphs, their edges fields and state keys were written
+	// (File.graphPos)
+	graphPos map[string]Pos
 }
 
 func (p *parser) failAt(pos Pos, field, format string, args ...any) {
@@ -635,10 +675,17 @@ func keys(n *jnode) []string {
 
 func (p *parser) graph(n *jnode, prefix string) Graph {
 	var g Graph
+	p.graphPos[prefix] = n.pos
+	for _, f := range n.fields {
+		if f.key == "edges" {
+			p.graphPos[join2(prefix, "edges")] = f.keyPos
+		}
+	}
 	if v := n.field("state"); v != nil {
 		field := join2(prefix, "state")
 		if p.fields(v, field, keys(v)...) {
 			for _, k := range v.fields {
+				p.graphPos[join2(field, k.key)] = k.keyPos
 				g.State = append(g.State, p.stateKey(k, join2(field, k.key)))
 			}
 		}

@@ -127,12 +127,12 @@ func Trace(ctx context.Context, f *File, opt RunOptions) (map[string]any, error)
 		g, c, err = Build(f, engine.WithSaver(rec), engine.WithIDs(opt.IDs))
 	}
 	if err != nil {
-		var ce engine.CompileErrors
-		if !errors.As(err, &ce) {
+		ces := compileErrorsIn(err)
+		if len(ces) == 0 {
 			return nil, err
 		}
 		kind := "Error:Error"
-		for _, e := range ce {
+		for _, e := range ces {
 			if e.Kind == "UnreachableNodeError" {
 				kind = "UnreachableNodeError"
 			}
@@ -151,6 +151,27 @@ func Trace(ctx context.Context, f *File, opt RunOptions) (map[string]any, error)
 	}
 	trace["ops"] = ops
 	return trace, nil
+}
+
+// compileErrorsIn are the engine's compile errors err holds: Build's, as
+// placed in the file (Errors), or an entrypoint's (engine.CompileErrors).
+func compileErrorsIn(err error) []*engine.CompileError {
+	var out []*engine.CompileError
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case *engine.CompileError:
+			out = append(out, e)
+		case interface{ Unwrap() []error }:
+			for _, u := range e.Unwrap() {
+				walk(u)
+			}
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
+		}
+	}
+	walk(err)
+	return out
 }
 
 // runOp runs one op of the file and returns its trace record.
