@@ -141,8 +141,8 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	root := a.rootCommand()
 	root.SetArgs(args)
 	err := root.ExecuteContext(withInvocation(ctx, a.Name, ""))
-	if err != nil {
-		fmt.Fprintln(a.Stderr, a.Name+": "+termtext.Name(oneLine(err.Error())))
+	for _, line := range errorLines(err) {
+		fmt.Fprintln(a.Stderr, a.Name+": "+termtext.Name(line))
 	}
 	return exitCode(err)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,7 +51,9 @@ compares with LangGraph.js's.`,
 			if _, ok := t["compile_error"]; ok {
 				// The trace keeps the normalized kind LangGraph.js prints;
 				// the person running it wants the message.
-				a.warn(fmt.Sprintf("scenario %s does not compile: %s", args[0], compileMessage(args[0])))
+				for _, line := range compileMessages(args[0]) {
+					a.warn(fmt.Sprintf("scenario %s does not compile: %s", args[0], line))
+				}
 			}
 			a.Stdout.Write(scenario.Canonical(t, 1))
 			_, err = fmt.Fprintln(a.Stdout)
@@ -164,7 +167,7 @@ BenchmarkPerfWorkloadCancellable against BenchmarkPerfWorkload).`,
 				}
 			}()
 			if b.graph, _, err = scenario.Build(f, b.opts...); err != nil {
-				return usagef("scenario %s: %v", file, err)
+				return buildError(file, err)
 			}
 			if err := a.checkBench(ctx, b, f); err != nil {
 				return err
@@ -459,14 +462,27 @@ func writeMemProfile(path string) error {
 	return nil
 }
 
-// compileMessage is why the scenario at path does not compile.
-func compileMessage(path string) string {
+// compileMessages are why the scenario at path does not compile, one
+// line a problem.
+func compileMessages(path string) []string {
 	f, err := scenario.Load(path)
 	if err == nil {
 		_, _, err = scenario.Build(f)
 	}
 	if err == nil {
-		return "(no message)"
+		return []string{"(no message)"}
 	}
-	return oneLine(err.Error())
+	return errorLines(err)
+}
+
+// buildError is scenario.Build's error for the file at path, an input
+// error: a graph that does not compile is its problems as they are, each
+// naming the file and its place in it; any other error is prefixed by
+// the file.
+func buildError(path string, err error) error {
+	var es scenario.Errors
+	if errors.As(err, &es) {
+		return asUsage(err)
+	}
+	return usagef("scenario %s: %v", path, err)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs/scenario"
 	"github.com/superstep/superstep/internal/jsonpos"
 )
 
@@ -72,3 +73,22 @@ func decodeJSON(what string, data []byte) (any, error) {
 
 // jsonErrorAt rewrites encoding/json's byte offsets as line and column.
 func jsonErrorAt(data []byte, err error) string { return jsonpos.Describe(data, err) }
+
+// errorLines are the lines err prints as (none for nil): one, or for the
+// several problems of a scenario file and nothing else (scenario.Errors:
+// a graph that does not compile) one a problem, each at its place in the
+// file, in the order they are best fixed, as a compiler prints them.
+func errorLines(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var es scenario.Errors
+	if errors.As(err, &es) && len(es) > 1 && es.Error() == err.Error() {
+		lines := make([]string, len(es))
+		for i, e := range es {
+			lines[i] = oneLine(e.Error())
+		}
+		return lines
+	}
+	return []string{oneLine(err.Error())}
+}

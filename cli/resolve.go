@@ -86,7 +86,7 @@ func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.Compile
 	}
 	g, _, err := scenario.Build(f, opts...)
 	if err != nil {
-		return nil, usagef("scenario %s: %v", nameOrPath, err)
+		return nil, buildError(nameOrPath, err)
 	}
 	r := &resolvedGraph{g: g, file: f}
 	// The file's first invoke is its example: its input and its limit.
