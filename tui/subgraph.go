@@ -266,8 +266,8 @@ func (p *subgraphPane) View(st Styles, w, h int) string {
 	}
 	lw := subLeftWidth(w)
 	rw := w - lw
-	var left []string
 	from, to := p.cps.window(h-2, len(lv.snaps))
+	var rows [][]string
 	for i := from; i < to; i++ {
 		s := lv.snaps[i]
 		mark := " "
@@ -275,10 +275,14 @@ func (p *subgraphPane) View(st Styles, w, h int) string {
 			mark = "◆"
 		}
 		run := ""
-		if len(lv.runs) > 1 { // before the step, where a narrow pane keeps it
-			run = fmt.Sprintf("  run %d", lv.runOf[i]+1)
+		if len(lv.runs) > 1 {
+			run = fmt.Sprintf("run %d", lv.runOf[i]+1)
 		}
-		line := cut(fmt.Sprintf("%s%s%s  step %d  %s  %s", mark, shortID(s.Config.CheckpointID), run, s.Metadata.Step, termtext.Name(s.Metadata.Source), s.Status()), lw-2)
+		rows = append(rows, subCheckpointRow(mark, s, run))
+	}
+	left := subListLines(rows, lw-2)
+	for i := from; i < to; i++ {
+		line := left[i-from]
 		if i == p.cps.cur {
 			if p.detail {
 				line = st.Current.Render(line)
@@ -286,13 +290,54 @@ func (p *subgraphPane) View(st Styles, w, h int) string {
 				line = st.Cursor.Render(pad(ansi.Strip(line), lw-2))
 			}
 		}
-		left = append(left, line)
+		left[i-from] = line
 	}
 	title := fmt.Sprintf("Checkpoints · %d", len(lv.snaps))
 	cp := st.box(title, strings.Join(left, "\n"), lw, h, !p.detail)
 	rp := tasksPane{rows: p.rows, nav: p.nav}
 	det := st.box("read only · state, versions, tasks", rp.View(st, p.detail, rw-2, h-2), rw, h, p.detail)
 	return lipgloss.JoinHorizontal(lipgloss.Top, cp, det)
+}
+
+// subListGiveWay lists the columns of a row of the namespace's checkpoint
+// list (mark, id, run, step, source, status: see subCheckpointRow) that a
+// narrower list keeps, from the whole row on. A narrow list gives way from
+// its least telling column: the source first, then the id (the details
+// beside name the selected checkpoint whole), and only then is a row cut,
+// so that the run, the step and the status stay in view.
+var subListGiveWay = [][]int{{0, 1, 2, 3, 4, 5}, {0, 1, 2, 3, 5}, {0, 2, 3, 5}}
+
+// subCheckpointRow is checkpoint s's columns in the namespace's list:
+// mark, id, run (when the task ran its subgraph several times, else ""),
+// step, source and status.
+func subCheckpointRow(mark string, s *engine.StateSnapshot, run string) []string {
+	return []string{mark, shortID(s.Config.CheckpointID), run, fmt.Sprintf("step %d", s.Metadata.Step), termtext.Name(s.Metadata.Source), s.Status().String()}
+}
+
+// subListLines draws rows (subCheckpointRow) in w cells each, all keeping
+// the same columns so that they line up: the most that every row holds.
+func subListLines(rows [][]string, w int) []string {
+	join := func(row []string, keep []int) string {
+		var cols []string
+		for _, c := range keep[1:] {
+			if row[c] != "" {
+				cols = append(cols, row[c])
+			}
+		}
+		return row[0] + strings.Join(cols, "  ")
+	}
+	keep := subListGiveWay[len(subListGiveWay)-1]
+	for _, k := range subListGiveWay {
+		if !slices.ContainsFunc(rows, func(r []string) bool { return lipgloss.Width(join(r, k)) > w }) {
+			keep = k
+			break
+		}
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = cut(join(r, keep), w)
+	}
+	return out
 }
 
 func (p *subgraphPane) selectedRow() (taskRow, bool) {

@@ -324,9 +324,10 @@ func TestModel_Subgraph_RetriedRuns(t *testing.T) {
 		}
 	}
 	checkFrame(t, m)
-	// At 80 columns the run still shows, in the list and the header.
+	// At 80 columns the run still shows, in the list and the header, with
+	// the status (the source gives way first).
 	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-	if v := m.View(); !strings.Contains(v, "run 1  step 1  loop") || !strings.Contains(v, "run 2 of 2") {
+	if v := m.View(); !strings.Contains(v, "run 1  step 1  error") || !strings.Contains(v, "run 2 of 2") {
 		t.Fatalf("at 80 columns the runs are cut off:\n%s", v)
 	}
 }
