@@ -73,6 +73,10 @@ type opDoneMsg struct {
 	// atHead: a checkout of the thread's latest checkpoint, from which a
 	// step goes on (resumes) rather than forks.
 	atHead bool
+	// cutOff, on a checkout at the head, are the done tasks of its
+	// superstep that was cut off (cutOffTasks), whose writes stepping
+	// reuses.
+	cutOff []engine.TaskView
 	err    error
 }
 
@@ -208,7 +212,7 @@ func (m *Model) onDone(msg opDoneMsg) tea.Cmd {
 	}
 	prev := m.view
 	m.pending, m.paths, m.answeredFail = msg.pending, keepCopyNames(msg.paths, m.paths), msg.answered
-	m.tasks.answers, m.tasks.paths = msg.answers, m.paths
+	m.tasks.answers, m.tasks.paths, m.tasks.cutOff = msg.answers, m.paths, msg.cutOff
 	if msg.hasParent {
 		m.parentValues, m.parentAt = msg.parent, msg.view.CheckpointID
 	}
@@ -318,6 +322,9 @@ func (m *Model) enterView(msg opDoneMsg) {
 		// (LangGraph.js pregel/loop.ts:666-672 resumeAtHead): nothing is
 		// forked.
 		m.note = "checkpoint " + shortID(msg.view.CheckpointID) + ", the thread's latest, is current: stepping (n s c) goes on from it"
+		if len(msg.cutOff) > 0 {
+			m.note = "checkpoint " + shortID(msg.view.CheckpointID) + ", the thread's latest, is current: " + cutOffSaid(msg.cutOff, msg.view.Step)
+		}
 	}
 	if t := failedTask(msg.view); t != nil && msg.view.Phase == engine.PhaseCheckpoint && msg.view.Status == engine.StatusRunning {
 		base, again := m.note, "n runs it again, tasks that finished keep their writes"

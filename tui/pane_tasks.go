@@ -38,6 +38,10 @@ type tasksPane struct {
 	// closeThreads are the database's threads with ids close to a new
 	// thread's (Options.CloseThreads), listed while it is not written.
 	closeThreads []string
+	// cutOff are the done tasks of the superstep of a head checked out
+	// in the tree, which was cut off after they saved their writes
+	// (cutOffTasks): stepping reuses them. Nil for any other view.
+	cutOff []engine.TaskView
 	// live: the pane shows a subgraph run held while the root's step
 	// runs, where no namespace can be opened (the step owns the
 	// session): its subgraph tasks are marked, not offered to enter.
@@ -157,12 +161,22 @@ func (p *tasksPane) addCheckpoint(v *engine.StepView, ran []engine.TaskView) {
 		}
 		p.add(taskRow{text: fmt.Sprintf("%s = %s", c.Name, pv), style: updatedStyle, value: c.Value, hasValue: true, name: c.Name})
 	}
+	// A cut-off head's done tasks saved their writes: a thread opened
+	// there lists them as its tasks (ran is empty); the head checked out
+	// in the tree lists the tasks that wrote it, and has them apart.
+	cut := p.cutOff
+	if len(ran) == 0 && len(savedDone(v.Tasks)) > 0 {
+		cut = savedDone(v.Tasks)
+	}
+	if len(cut) > 0 && v.Status == engine.StatusRunning {
+		p.add(taskRow{text: cutOffSaid(cut, v.Step), style: dimStyle})
+	}
 	// A checkpoint reopened or travelled to does not say which tasks
 	// wrote it (ran is empty): what the next step holds is said instead,
 	// under the keys the checkpoint changed.
 	switch {
-	case len(ran) == 0 && v.Status == engine.StatusRunning && len(savedDone(v.Tasks)) > 0:
-		p.add(taskRow{text: fmt.Sprintf("%s saved writes before superstep %d was cut off: n plans it and reuses them", taskNames(savedDone(v.Tasks)), v.Step), style: dimStyle})
+	case len(cut) > 0 && v.Status == engine.StatusRunning && len(ran) == 0:
+		// Said above: the next step holds their writes.
 	case len(ran) == 0 && v.Status == engine.StatusRunning && len(v.Answers) > 0:
 		p.addHeldAnswers(v)
 	case len(ran) == 0 && v.Status == engine.StatusRunning && v.HasSavedAnswer:
@@ -334,6 +348,14 @@ func (p tasksPane) heading() string {
 
 // savedDone lists the tasks of a reopened checkpoint that saved their
 // writes (session.Open fills them from the saved writes).
+// cutOffSaid says that the done tasks of superstep step, cut off before
+// its checkpoint was written (cutOffTasks), saved their writes and that
+// stepping reuses them: the words of the tasks pane when the thread is
+// opened there and of the note when its head is checked out.
+func cutOffSaid(done []engine.TaskView, step int) string {
+	return fmt.Sprintf("%s saved writes before superstep %d was cut off: n plans it and reuses them", taskNames(done), step)
+}
+
 func savedDone(ts []engine.TaskView) []engine.TaskView {
 	var out []engine.TaskView
 	for _, t := range ts {

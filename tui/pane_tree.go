@@ -667,9 +667,23 @@ func (m *Model) checkoutSelected() tea.Cmd {
 	// pregel/loop.ts:666-672 resumeAtHead; engine/loop.go).
 	head := m.tree.snaps[0] // newest first
 	atHead := id == head.ID && head.Source != engine.SourceUpdate && head.Source != engine.SourceFork
+	// From the head, stepping plans its superstep again and reuses what
+	// its tasks saved before it was cut off: the checkout says so, from
+	// the checkpoint read whole (the tree's, or read here).
+	whole, read := m.tree.selectedWhole(), m.tree.reader
 	return m.do(opCheckout, func(ctx context.Context, ss session) opDoneMsg {
 		v, err := ss.Checkout(ctx, id)
-		return opDoneMsg{view: v, err: err, atHead: atHead}
+		msg := opDoneMsg{view: v, err: err, atHead: atHead}
+		if err != nil || !atHead || v.Status != engine.StatusRunning {
+			return msg
+		}
+		if whole == nil && read != nil {
+			whole, _ = read.Snapshot(ctx, id) // unread, the checkout says what it did before
+		}
+		if whole != nil {
+			msg.cutOff = savedDone(cutOffTasks(whole))
+		}
+		return msg
 	})
 }
 

@@ -276,9 +276,9 @@ func (s *engineSession) Open(ctx context.Context, thread string) (*engine.StepVi
 	case engine.CheckpointPending:
 		// Tasks that saved their writes before the superstep was cut off
 		// (a killed run, a replay stopped at a difference) ran: the tasks
-		// pane says so, and stepping reuses their writes.
-		if slices.ContainsFunc(snap.Tasks, func(t engine.SnapshotTask) bool { return t.Finished }) {
-			v.Tasks = savedTasks(snap)
+		// pane says so (cutOffSaid), and stepping reuses their writes.
+		if ts := cutOffTasks(snap); ts != nil {
+			v.Tasks = ts
 		}
 	case engine.CheckpointDone:
 		v.Status, s.st = engine.StatusDone, nil
@@ -545,6 +545,21 @@ func savedTasks(snap *engine.StateSnapshot) []engine.TaskView {
 		out = append(out, tv)
 	}
 	return out
+}
+
+// cutOffTasks are the tasks of snap's superstep when some of them saved
+// their writes before it was cut off (a killed run, a replay stopped at a
+// difference: the checkpoint is pending and a task finished), as
+// savedTasks lists them; nil otherwise. At the thread's latest checkpoint
+// stepping plans the superstep again and reuses those writes: opening the
+// thread and checking out its head both say so from these (cutOffSaid).
+// At an older checkpoint a finished task is one of the step that wrote
+// the next checkpoint, which is not cut off.
+func cutOffTasks(snap *engine.StateSnapshot) []engine.TaskView {
+	if snap.Status() != engine.CheckpointPending || !slices.ContainsFunc(snap.Tasks, func(t engine.SnapshotTask) bool { return t.Finished }) {
+		return nil
+	}
+	return savedTasks(snap)
 }
 
 // shownApart reports the saved writes a task's row shows in their own
