@@ -262,6 +262,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tree.takePlans(msg)
 	case treeActMsg:
 		cmd = m.onTreeAct(msg)
+	case treeSubgraphsMsg:
+		cmd = m.onTreeSubgraphs(msg)
 	case copiedMsg:
 		m.onCopied(msg)
 	case settingsMsg:
@@ -461,7 +463,7 @@ func (m *Model) syncKeys() {
 	case modeAnswer:
 		m.answer.enableKeys(hasSess)
 	case modeTree:
-		m.tree.enableKeys(hasSess)
+		m.tree.enableKeys(hasSess, len(m.tasks.subgraphs) > 0)
 	case modeEdit:
 		m.edit.enableKeys(hasSess)
 	case modeSettings:

@@ -56,9 +56,10 @@ type treePane struct {
 	// (recording.RecordedEnd): what a replay compares with, and where a
 	// pulled production run stopped, however many branches are newer.
 	recordedEnd string
-	marked      string     // the checkpoint marked for diff
-	find        treeFind   // the / search
-	keys        treeKeyMap // made by enableKeys
+	marked      string      // the checkpoint marked for diff
+	find        treeFind    // the / search
+	pick        treeSubPick // o's list, when the step ran several subgraphs
+	keys        treeKeyMap  // made by enableKeys
 }
 
 // changeReader says which channels a checkpoint the tree shows changed
@@ -616,6 +617,9 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		m.refreshTreePreview()
 		return cmd
 	}
+	if m.tree.pick.on() {
+		return m.pickKey(msg)
+	}
 	if moved, note := m.tree.navKey(msg, m.bodyHeight()-2); moved {
 		if note != "" {
 			m.note = note
@@ -635,6 +639,8 @@ func (m *Model) treeKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Open):
 		return m.checkoutSelected()
+	case key.Matches(msg, k.Subgraph):
+		return m.openTreeSubgraph()
 	case key.Matches(msg, k.Fork):
 		return m.forkSelected()
 	case key.Matches(msg, k.Replay):
@@ -749,6 +755,9 @@ func (m *Model) sizeTree(bh int) {
 	if m.tree.find.on {
 		rows-- // the search box's line
 	}
+	if m.tree.pick.on() {
+		rows -= min(len(m.tree.pick.refs)+1, max(bh-3, 0)) // o's list
+	}
 	m.tree.follow(rows)
 	m.tree.height = bh - 2 // as treeView draws it, the search box's row included
 	th := bh / 2
@@ -756,8 +765,9 @@ func (m *Model) sizeTree(bh int) {
 	m.treeSeen.nav.follow(bh-th-3, len(m.treeSeen.rows))
 }
 
-// enableKeys enables the tree's keys for the checkpoint selected.
-func (p *treePane) enableKeys(hasSess bool) {
+// enableKeys enables the tree's keys for the checkpoint selected;
+// subgraphs says whether the graph has nodes that run subgraphs (o).
+func (p *treePane) enableKeys(hasSess, subgraphs bool) {
 	k := &p.keys
 	*k = made(newTreeKeyMap)
 	disableAll(k)
@@ -765,6 +775,7 @@ func (p *treePane) enableKeys(hasSess bool) {
 	has := sel != nil
 	k.Open.SetEnabled(has && hasSess)
 	k.Open.SetHelp("enter", "make current")
+	k.Subgraph.SetEnabled(has && hasSess && subgraphs && p.reader != nil)
 	k.Fork.SetEnabled(has && hasSess)
 	k.Parent.SetEnabled(has)
 	k.Mark.SetEnabled(has)
@@ -788,6 +799,16 @@ func (p *treePane) enableKeys(hasSess bool) {
 		k.Up.SetKeys("up")
 		k.Down.SetKeys("down")
 	}
+	if p.pick.on() {
+		disableAll(k)
+		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Open, &k.Back} {
+			b.SetEnabled(true)
+		}
+		k.Up.SetHelp("↑/k", "previous subgraph")
+		k.Down.SetHelp("↓/j", "next subgraph")
+		k.Open.SetHelp("enter", "open its subgraph")
+		k.Back.SetHelp("esc", "back to the tree")
+	}
 }
 
 // treeView is the checkpoint tree with the selected checkpoint's channels
@@ -803,6 +824,14 @@ func (m Model) treeView(w, bh int) string {
 		// The search box takes the pane's last line.
 		lines := strings.Split(body, "\n")
 		lines = append(lines[:min(len(lines), max(bh-3, 0))], cut(m.tree.findLine(), tw-2))
+		body = strings.Join(lines, "\n")
+	}
+	if p := m.tree.pick; p.on() {
+		// o's list takes the pane's last lines.
+		pick := p.lines(st, tw-2)
+		pick = pick[:min(len(pick), max(bh-2, 0))]
+		lines := strings.Split(body, "\n")
+		lines = append(lines[:min(len(lines), max(bh-2-len(pick), 0))], pick...)
 		body = strings.Join(lines, "\n")
 	}
 	tree := st.box(title, body, tw, bh, true)

@@ -492,10 +492,7 @@ func (s *engineSession) Checkout(ctx context.Context, id string) (*engine.StepVi
 	v := viewFromSnapshot(s.info, snap, s.changedOf(ctx, snap))
 	v.Status = viewStatus(snap)
 	v.Interrupts = snap.Interrupts()
-	v.Tasks = s.writers(ctx, snap)
-	if st := snap.Status(); st == engine.CheckpointInterrupted || st == engine.CheckpointFailed {
-		v.Tasks = savedTasks(snap)
-	}
+	v.Tasks = checkoutTasks(ctx, s.savedThread(), snap)
 	if snap.Status() == engine.CheckpointInterrupted {
 		s.pending = s.savedPending(ctx, v)
 	}
@@ -572,15 +569,27 @@ func shownApart(channel string) bool {
 	return false
 }
 
+// checkoutTasks are the tasks the view of checkpoint snap lists when it
+// is checked out (time travel), whose subgraphs enter opens there and o
+// in the tree opens without checking out: the tasks of its own superstep,
+// with what each saved, when the run stopped there at an interrupt or a
+// failure; else the tasks that wrote it (writers), read from r.
+func checkoutTasks(ctx context.Context, r snapshotReader, snap *engine.StateSnapshot) []engine.TaskView {
+	if st := snap.Status(); st == engine.CheckpointInterrupted || st == engine.CheckpointFailed {
+		return savedTasks(snap)
+	}
+	return writers(ctx, r, snap)
+}
+
 // writers are the tasks of the superstep that wrote a loop checkpoint,
 // as a view at a checkpoint lists them after a step: its parent's planned
 // tasks (the tree's "by …"), so a subgraph task among them can be entered.
 // Unknown (nil) for other checkpoints or when the parent cannot be read.
-func (s *engineSession) writers(ctx context.Context, snap *engine.StateSnapshot) []engine.TaskView {
+func writers(ctx context.Context, r snapshotReader, snap *engine.StateSnapshot) []engine.TaskView {
 	if snap.Metadata.Source != engine.SourceLoop || snap.ParentID == "" {
 		return nil
 	}
-	parent, err := s.g.GetState(ctx, engine.Config{ThreadID: s.thread, CheckpointID: snap.ParentID})
+	parent, err := r.Snapshot(ctx, snap.ParentID)
 	if err != nil {
 		return nil
 	}

@@ -195,6 +195,7 @@ func TestModel_NoStoreIOInUpdateOrView(t *testing.T) {
 		m := guard.model(t, newEngineSession(buildScenario(t, f, guard), opts), opts, 120, 40)
 		m = guard.press(t, m, "c", "esc", "tab", "tab", "tab", "enter", "j", "j", "tab", "enter", "d", "esc", "esc", "esc", "esc")
 		m = guard.press(t, m, "r", "ok", "enter", "s", "t", "j", "R", "c", "esc", "r", "esc")
+		m = guard.press(t, m, "t", "home", "o", "tab", "enter", "esc", "esc", "j", "o", "j", "o", "esc", "esc")
 		guard.press(t, m, "t", "end", "R", "c")
 	})
 	// Stepping into the nested subgraphs (>), through the interrupt deep
