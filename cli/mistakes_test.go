@@ -115,8 +115,19 @@ func TestRun_ScenarioWithoutNameOrOps(t *testing.T) {
 	if countLines(r.stderr) != 1 {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
+	// Refused before the database opens: no thread can be stored in a
+	// file that does not exist, nor under a new thread's id.
+	superstep(t, "", "run", graph, "--db", db).want(t, 2, "has no example input")
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("a refused run left %s behind (%v)", db, err)
+	}
 	superstep(t, "", "run", graph, "--db", db, "--thread", "t2", "--input", `{"n": 1}`).want(t, 0, "thread t2 (new) on graph first\n", `"n": 2`)
 	superstep(t, "", "threads", "--db", db).want(t, 0, "first")
+	// The database exists: a thread named in it goes on without input, a
+	// new one is still refused.
+	superstep(t, "", "run", graph, "--db", db, "--thread", "t2").want(t, 0, "thread t2 (continued)", `"n": 2`)
+	superstep(t, "", "run", graph, "--db", db, "--thread", "t3").want(t, 2, "has no example input")
+	superstep(t, "", "run", graph, "--db", db).want(t, 2, "has no example input")
 }
 
 // A --input value its key's reducer refuses (a string for a sum) is

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -218,7 +220,13 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 	// must exist (a new run may create one).
 	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Durability: req.storeDur, Existing: req.resume != "" || req.checkpoint != ""}, graphArg, func(res *resolvedGraph) error {
 		// Before the database opens: a refused input creates none.
-		return a.checkInput(res, req.in)
+		if err := a.checkInput(res, req.in); err != nil {
+			return err
+		}
+		if req.in == nil && req.resume == "" && req.checkpoint == "" && res.example == nil && (req.thread == "" || noDatabaseYet(g)) {
+			return noExampleInput(graphArg) // a new thread, with nothing to start from
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -351,6 +359,23 @@ func (a *App) checkInput(res *resolvedGraph, in any) error {
 	return nil
 }
 
+// noExampleInput refuses a new thread of a graph with no example input
+// and no --input.
+func noExampleInput(graphArg string) error {
+	return usagef("graph %s has no example input (no invoke op with an input): pass --input", graphArg)
+}
+
+// noDatabaseYet reports whether --db names a database file that does not
+// exist yet: no thread is stored in it.
+func noDatabaseYet(g *globals) bool {
+	path, err := dbPath(g)
+	if err != nil || !isFileName(path) {
+		return false
+	}
+	_, err = os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
 // runInput is what the run starts with: --resume's answer to the
 // interrupt pending at the thread's latest checkpoint, or at from's (with
 // --update's state keys), --input, or for a new thread without it the
@@ -373,7 +398,7 @@ func runInput(ctx context.Context, gr *engine.Graph, graphArg, thread string, fr
 		if example == nil {
 			// (A map, not an any: a scenario without an invoke input
 			// has a nil map, which as an any is not nil and ran as {}.)
-			return nil, usagef("graph %s has no example input (no invoke op with an input): pass --input", graphArg)
+			return nil, noExampleInput(graphArg)
 		}
 		return example, nil
 	}
