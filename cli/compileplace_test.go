@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,20 +21,7 @@ func TestRun_GraphThatDoesNotCompile(t *testing.T) {
 		file + `:5:5: nodes[0] "plan": node "plan" is not reachable: no edge, route or Command end leads to it`,
 		file + `:7:5: nodes[2] "report": node "report" is not reachable: no edge, route or Command end leads to it`,
 	}
-	want := "superstep: " + strings.Join(lines, "\nsuperstep: ") + "\n"
-	for _, args := range [][]string{
-		{"run", file, "--db", db, "--thread", "t1"},
-		{"tui", file, "--db", db, "--thread", "t1"},
-		{"graph", file},
-	} {
-		r := superstep(t, "", args...)
-		if r.code != 2 || r.stderr != want || r.stdout != "" {
-			t.Errorf("superstep %s: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 2, no output and stderr\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
-		}
-	}
-	if _, err := os.Stat(db); !os.IsNotExist(err) {
-		t.Errorf("a refused file left %s behind (%v)", db, err)
-	}
+	refusedEverywhere(t, file, db, "superstep: "+strings.Join(lines, "\nsuperstep: ")+"\n")
 	r := superstep(t, "", "trace", file)
 	r.want(t, 0, `"compile_error": "UnreachableNodeError"`)
 	wantWarn := "superstep: warning: scenario " + file + " does not compile: " + strings.Join(lines, "\nsuperstep: warning: scenario "+file+" does not compile: ") + "\n"

@@ -43,23 +43,30 @@ func TestRun_ScenarioMistakes(t *testing.T) {
 			dir := t.TempDir()
 			db := filepath.Join(dir, "new.db")
 			file := testdata(filepath.Join("mistakes", c.file))
-			want := "superstep: " + file + ":" + c.want + "\n"
-			for _, args := range [][]string{
-				{"run", file, "--db", db, "--thread", "t1"},
-				{"tui", file, "--db", db, "--thread", "t1"},
-				{"graph", file},
-			} {
-				r := superstep(t, "", args...)
-				if r.code != 2 || r.stderr != want || r.stdout != "" {
-					t.Errorf("superstep %s: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 2, no output and stderr\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
-				}
-			}
-			for _, p := range []string{db, db + ".lock"} {
-				if _, err := os.Stat(p); !os.IsNotExist(err) {
-					t.Errorf("a refused file left %s behind (%v)", p, err)
-				}
-			}
+			refusedEverywhere(t, file, db, "superstep: "+file+":"+c.want+"\n")
 		})
+	}
+}
+
+// refusedEverywhere checks that run, tui and graph each refuse the
+// scenario file with exit 2, no output and exactly want on stderr, and
+// that no database (nor its lock file) is left at db.
+func refusedEverywhere(t *testing.T, file, db, want string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"run", file, "--db", db, "--thread", "t1"},
+		{"tui", file, "--db", db, "--thread", "t1"},
+		{"graph", file},
+	} {
+		r := superstep(t, "", args...)
+		if r.code != 2 || r.stderr != want || r.stdout != "" {
+			t.Errorf("superstep %s: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 2, no output and stderr\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
+		}
+	}
+	for _, p := range []string{db, db + ".lock"} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("a refused file left %s behind (%v)", p, err)
+		}
 	}
 }
 

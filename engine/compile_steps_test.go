@@ -179,13 +179,20 @@ func TestCompile_TypoIsOneError(t *testing.T) {
 // compileErrorLines are err's CompileErrors as "Kind: message" lines.
 func compileErrorLines(t *testing.T, err error) []string {
 	t.Helper()
+	var got []string
+	for _, ce := range compileErrors(t, err) {
+		got = append(got, ce.Kind+": "+ce.Msg)
+	}
+	return got
+}
+
+// compileErrors is err as the CompileErrors Compile returns, failing the
+// test when it is not.
+func compileErrors(t *testing.T, err error) engine.CompileErrors {
+	t.Helper()
 	ces, ok := err.(engine.CompileErrors)
 	if !ok {
 		t.Fatalf("err %v (%T), want CompileErrors", err, err)
 	}
-	var got []string
-	for _, ce := range ces {
-		got = append(got, ce.Kind+": "+ce.Msg)
-	}
-	return got
+	return ces
 }

@@ -14,12 +14,8 @@ import (
 // about, not by its message.
 func whereLines(t *testing.T, err error) []string {
 	t.Helper()
-	ces, ok := err.(engine.CompileErrors)
-	if !ok {
-		t.Fatalf("err %v (%T), want CompileErrors", err, err)
-	}
 	var got []string
-	for _, ce := range ces {
+	for _, ce := range compileErrors(t, err) {
 		s := ce.Kind
 		if ce.Node != "" {
 			s += fmt.Sprintf(" node=%q", ce.Node)
