@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,7 +38,8 @@ const (
 )
 
 // ExportHandler serves the export document of a thread, as Export writes
-// it (docs/export-format.md), to `superstep pull THREAD --from URL`.
+// it (docs/export-format.md), to `superstep pull THREAD --from URL`, and
+// the list of threads to `superstep threads --from URL`.
 //
 // It is for a service whose graphs run on a bbolt file. The file is the
 // service's for as long as it runs (Open holds its lock), so a command
@@ -58,6 +60,12 @@ const (
 // takes to download it (a long bbolt read transaction can hold up the
 // service's writes when the file must grow).
 //
+// GET (or HEAD) ExportPath itself lists the threads, when the store is a
+// ThreadLister (each of this module's stores is): the one written last
+// first, ?limit=N of them, as a document ReadThreadList reads (`superstep
+// threads --from URL` prints it), so that someone looking for the failing
+// thread sees which threads failed or wait for an answer.
+//
 // The handler serves every thread to whoever reaches it and checks no
 // credentials: mount it where only the people who debug the service can
 // reach it, behind the service's own authentication (pull's --header
@@ -77,8 +85,12 @@ func (h *exportHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The escaped path keeps a thread id's own slashes (%2F) apart from
 	// the path's.
 	rest, ok := strings.CutPrefix(r.URL.EscapedPath(), ExportPath)
-	if !ok || rest == "" || strings.Contains(rest, "/") {
-		httpError(w, http.StatusNotFound, ExportRefused, "%s: not a thread's export; GET %sTHREAD (the thread id path-escaped)", r.URL.Path, ExportPath)
+	if ok && rest == "" {
+		h.serveList(w, r)
+		return
+	}
+	if !ok || strings.Contains(rest, "/") {
+		httpError(w, http.StatusNotFound, ExportRefused, "%s: not a thread's export; GET %sTHREAD (the thread id path-escaped), or GET %s for the list", r.URL.Path, ExportPath, ExportPath)
 		return
 	}
 	thread, err := url.PathUnescape(rest)
@@ -119,6 +131,49 @@ func (h *exportHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = io.Copy(w, f) // a client that leaves mid-way has nothing to be told
+}
+
+// serveList answers GET ExportPath: the list document of the store's
+// threads (ReadThreadList), newest first, ?limit=N of them.
+func (h *exportHandler) serveList(w http.ResponseWriter, r *http.Request) {
+	lister, ok := h.src.(ThreadLister)
+	if !ok {
+		httpError(w, http.StatusNotFound, ExportRefused, "this store does not list its threads; GET %sTHREAD (the thread id path-escaped)", ExportPath)
+		return
+	}
+	limit := 0
+	if q := r.URL.Query().Get("limit"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n <= 0 {
+			httpError(w, http.StatusBadRequest, ExportRefused, "limit=%s: want a positive number of threads", q)
+			return
+		}
+		limit = n
+	}
+	threads, err := lister.Threads(r.Context())
+	if err != nil {
+		if r.Context().Err() != nil {
+			return
+		}
+		status, _ := exportStatus(err)
+		httpError(w, status, ExportRefused, "listing threads: %v", err)
+		return
+	}
+	// The store's transaction is over: a slow client holds no read of the
+	// file, only this answer's bytes.
+	var body bytes.Buffer
+	if err := writeThreadList(&body, threads, limit); err != nil {
+		httpError(w, http.StatusInternalServerError, ExportRefused, "listing threads: %v", err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set(ExportStatusHeader, ExportOK)
+	w.Header().Set("Content-Length", strconv.Itoa(body.Len()))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	_, _ = body.WriteTo(w)
 }
 
 // exportStatus is the HTTP status and ExportStatusHeader of Export's

@@ -77,7 +77,7 @@ func TestExportHandler(t *testing.T) {
 		word, says   string
 	}{
 		{"GET", "/debug/checkpoints/threads/nope", 404, persist.ExportThreadNotFound, `export of thread "nope": `},
-		{"GET", "/debug/checkpoints/threads/", 404, persist.ExportRefused, "GET /threads/THREAD"},
+		{"GET", "/debug/checkpoints/threads/?limit=x", 400, persist.ExportRefused, "limit=x"},
 		{"GET", "/debug/checkpoints/threads/a/b", 404, persist.ExportRefused, "not a thread's export"},
 		{"GET", "/debug/checkpoints/", 404, persist.ExportRefused, "not a thread's export"},
 		{"POST", "/debug/checkpoints/threads/t1", 405, persist.ExportRefused, "only GET serves an export"},
