@@ -232,36 +232,58 @@ func newThreadRow(t persist.ThreadInfo) threadRow {
 }
 
 func (a *App) threadsCommand(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var from string
+	var headers []string
+	var limit int
+	cmd := &cobra.Command{
 		Use:   "threads",
 		Short: "List the database's threads",
 		Long: `List the database's threads, the one this database wrote last first.
 LAST CHECKPOINT is when the thread's latest checkpoint was written, by
 whichever process wrote it: for a thread pulled from a server or imported,
 when the service last checkpointed it. UPDATED is when this database last
-wrote the thread: a run here, or the pull or import that brought it.`,
-		Example: "  superstep threads\n  superstep threads --db ./bug.db --json",
+wrote the thread: a run here, or the pull or import that brought it.
+
+--from lists another database's threads instead, what pull --from would
+copy: a file, a postgres:// URL, or the http:// or https:// URL where a
+service mounts persist.ExportHandler (--header sends credentials). A
+service's threads show the status their saved writes tell (interrupted,
+error), or unknown: whether tasks remain needs the graph.`,
+		Example: "  superstep threads\n  superstep threads --db ./bug.db --json\n  superstep threads --from https://svc.internal/debug/checkpoints --limit 20",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			st, err := a.open(g, true)
+			if limit < 0 {
+				return usagef("--limit %d: want the number of threads to list, or 0 for all", limit)
+			}
+			ctx := cmd.Context()
+			if isServiceURL(from) {
+				return a.serviceThreads(ctx, g, from, headers, limit)
+			}
+			if len(headers) > 0 {
+				return usagef("--header goes with an http:// or https:// --from (a service's persist.ExportHandler)")
+			}
+			src := g
+			if from != "" {
+				other := *g
+				other.db = from
+				src = &other
+			}
+			st, err := a.open(src, true)
 			if err != nil {
 				return err
 			}
 			defer closeStore(st, &err)
-			ctx := cmd.Context()
 			infos, err := st.Threads(ctx)
 			if err != nil {
 				return storeError(err, "listing threads")
 			}
 			rows := make([]threadRow, 0, len(infos))
 			graphsByRecord := map[string]*engine.Graph{}
-			unreadable := 0
 			for _, t := range infos {
 				row := newThreadRow(t)
 				switch {
 				case t.Err != nil:
 					row.Status, row.Error = statusUnreadable, storeMessage(t.Err)
-					unreadable++
 				case t.Checkpoints == 0 && !hasCheckpoints(ctx, st, t.ID):
 					// A thread without checkpoints (SetFingerprint alone
 					// makes one) has nothing to show or export.
@@ -274,38 +296,108 @@ wrote the thread: a run here, or the pull or import that brought it.`,
 						// Its latest checkpoint, a value or a write does
 						// not read back: damage, as any other.
 						status, row.Error = statusUnreadable, storeMessage(err)
-						unreadable++
 					}
 					row.Status = status
 				}
 				rows = append(rows, row)
 			}
-			if unreadable > 0 {
-				defer func() {
-					fmt.Fprintf(a.Stderr, "%s: %d thread(s) cannot be read (%s names the damage)\n", a.Name, unreadable, hintLine(ctx, "check"))
-				}()
-			}
 			// The thread worked on last comes first.
 			sort.SliceStable(rows, func(i, j int) bool { return rows[i].Updated.After(rows[j].Updated) })
-			if g.json {
-				return writeJSON(a.Stdout, rows)
+			total := len(rows)
+			if limit > 0 && len(rows) > limit {
+				rows = rows[:limit]
 			}
-			if len(rows) == 0 {
-				fmt.Fprintln(a.Stdout, "no threads")
-				return nil
+			checkHint := hintLine(ctx, "check")
+			if from != "" {
+				checkHint = commandLine(invocationOf(ctx).program, from, "check")
 			}
-			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tLAST CHECKPOINT\tUPDATED\tGRAPH\tSTATUS")
-			for _, r := range rows {
-				status := r.Status
-				if r.Error != "" {
-					status += ": " + r.Error
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), listTime(r.LastCheckpoint), listTime(r.Updated), termtext.Name(orNone(r.GraphName)), termtext.Name(status))
-			}
-			return tw.Flush()
+			return a.printThreads(g, rows, total, checkHint)
 		},
 	}
+	cmd.Flags().StringVar(&from, "from", "", "list this database's threads instead: a file, a postgres:// URL, or a service's persist.ExportHandler URL (http:// or https://)")
+	cmd.Flags().StringArrayVar(&headers, "header", nil, "with an http(s) --from: a header to send, \"Name: value\" (repeatable)")
+	cmd.Flags().IntVar(&limit, "limit", 0, "list only the threads written last, this many (0: all)")
+	return cmd
+}
+
+// serviceThreads is threads --from an http(s) URL: the list a service's
+// persist.ExportHandler serves there.
+func (a *App) serviceThreads(ctx context.Context, g *globals, service string, headers []string, limit int) error {
+	src, err := newServiceExporter(service, headers, max(g.timeout, postgresConnectTimeout))
+	if err != nil {
+		return err
+	}
+	infos, total, err := src.Threads(ctx, limit)
+	if err != nil {
+		return err
+	}
+	rows := make([]threadRow, 0, len(infos))
+	for _, t := range infos {
+		row := newThreadRow(t)
+		row.Status = listedStatus(t)
+		if t.Err != nil {
+			row.Error = t.Err.Error()
+		}
+		rows = append(rows, row)
+	}
+	return a.printThreads(g, rows, total, "")
+}
+
+// listedStatus is the status of a thread another store listed, from what
+// it tells without the graph: its saved writes, as threadStatus tells it
+// without one.
+func listedStatus(t persist.ThreadInfo) string {
+	switch {
+	case t.Err != nil:
+		return statusUnreadable
+	case t.Checkpoints == 0:
+		return statusSubgraphsOnly
+	case t.Interrupted:
+		return engine.CheckpointInterrupted.String()
+	case t.Failed:
+		return engine.CheckpointFailed.String()
+	}
+	return "unknown"
+}
+
+// printThreads prints rows (newest first, the first of total) as a table,
+// or as JSON with --json. Unreadable rows are counted on stderr, with
+// the command line that names the damage (checkHint; "" when none can
+// from here), and a cut list says how many were left out.
+func (a *App) printThreads(g *globals, rows []threadRow, total int, checkHint string) error {
+	unreadable := 0
+	for _, r := range rows {
+		if r.Status == statusUnreadable {
+			unreadable++
+		}
+	}
+	if unreadable > 0 {
+		where := ""
+		if checkHint != "" {
+			where = " (" + checkHint + " names the damage)"
+		}
+		defer fmt.Fprintf(a.Stderr, "%s: %d thread(s) cannot be read%s\n", a.Name, unreadable, where)
+	}
+	if total > len(rows) {
+		defer fmt.Fprintf(a.Stderr, "%s: listed the %d written last of %d threads (--limit)\n", a.Name, len(rows), total)
+	}
+	if g.json {
+		return writeJSON(a.Stdout, rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(a.Stdout, "no threads")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tLAST CHECKPOINT\tUPDATED\tGRAPH\tSTATUS")
+	for _, r := range rows {
+		status := r.Status
+		if r.Error != "" {
+			status += ": " + r.Error
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), listTime(r.LastCheckpoint), listTime(r.Updated), termtext.Name(orNone(r.GraphName)), termtext.Name(status))
+	}
+	return tw.Flush()
 }
 
 // listTime is a time as the threads list shows it, in local time; "-"

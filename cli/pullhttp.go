@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,36 +58,77 @@ func newServiceExporter(base string, headers []string, dial time.Duration) (*ser
 // does not have is persist.ErrThreadNotFound; any other refusal says what
 // the service answered.
 func (s *serviceExporter) Export(ctx context.Context, thread string, w io.Writer, _ string) error {
-	target := strings.TrimRight(s.base, "/") + persist.ExportPath + url.PathEscape(thread)
+	resp, err := s.get(ctx, persist.ExportPath+url.PathEscape(thread))
+	if err != nil {
+		if errors.Is(err, errServiceThreadNotFound) {
+			return fmt.Errorf("%w: %q", persist.ErrThreadNotFound, thread)
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return fmt.Errorf("reading the export from %s: %w", displayDB(s.base), unwrapURLError(err))
+	}
+	return nil
+}
+
+// Threads fetches the service's list of threads, the newest limit of them
+// (0: all), and how many it has.
+func (s *serviceExporter) Threads(ctx context.Context, limit int) ([]persist.ThreadInfo, int, error) {
+	path := persist.ExportPath
+	if limit > 0 {
+		path += "?limit=" + strconv.Itoa(limit)
+	}
+	resp, err := s.get(ctx, path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	threads, total, err := persist.ReadThreadList(resp.Body)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the list of threads from %s: %w", displayDB(s.base), unwrapURLError(err))
+	}
+	return threads, total, nil
+}
+
+// errServiceThreadNotFound is get's error for the handler's answer that
+// it has no such thread.
+var errServiceThreadNotFound = errors.New("the service has no such thread")
+
+// get GETs path under the service's base and returns the handler's answer
+// of ExportOK, whose body the caller reads and closes. Any other answer is
+// an error saying what answered: errServiceThreadNotFound for the
+// handler's own "no such thread", a usage error with a hint for what is
+// not the handler (a wrong path, a proxy, a login page), the service's
+// line for its other refusals.
+func (s *serviceExporter) get(ctx context.Context, path string) (*http.Response, error) {
+	target := strings.TrimRight(s.base, "/") + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return usagef("--from %s: %v", displayDB(s.base), unwrapURLError(err))
+		return nil, usagef("--from %s: %v", displayDB(s.base), unwrapURLError(err))
 	}
 	req.Header = s.headers.Clone()
 	resp, err := s.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 		hint := ""
 		var unknownCA x509.UnknownAuthorityError
 		if errors.As(err, &unknownCA) {
 			hint = " (a service whose certificate an in-house authority signed: SSL_CERT_FILE=its certificate)"
 		}
-		return usagef("cannot reach %s: %v%s", displayDB(s.base), unwrapURLError(err), hint)
+		return nil, usagef("cannot reach %s: %v%s", displayDB(s.base), unwrapURLError(err), hint)
 	}
-	defer resp.Body.Close()
 	from := resp.Header.Get(persist.ExportStatusHeader)
 	if resp.StatusCode == http.StatusOK && from == persist.ExportOK {
-		if _, err := io.Copy(w, resp.Body); err != nil {
-			return fmt.Errorf("reading the export from %s: %w", displayDB(s.base), unwrapURLError(err))
-		}
-		return nil
+		return resp, nil
 	}
+	defer resp.Body.Close()
 	said := firstLine(resp.Body)
 	switch {
 	case from == persist.ExportThreadNotFound:
-		return fmt.Errorf("%w: %q", persist.ErrThreadNotFound, thread)
+		return nil, errServiceThreadNotFound
 	case from == "":
 		// Not the handler's answer: a wrong path, a proxy, a login page.
 		what := resp.Status
@@ -98,9 +140,9 @@ func (s *serviceExporter) Export(ctx context.Context, thread string, w io.Writer
 		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 			hint = "pass the service's credentials with --header, e.g. --header \"Authorization: Bearer $TOKEN\""
 		}
-		return usagef("GET %s answered %s, not a superstep export%s; %s", displayDB(target), what, quoted(said), hint)
+		return nil, usagef("GET %s answered %s, not a superstep export%s; %s", displayDB(target), what, quoted(said), hint)
 	}
-	return fmt.Errorf("%s%s", resp.Status, quoted(said))
+	return nil, fmt.Errorf("%s%s", resp.Status, quoted(said))
 }
 
 // firstLine is the first line of an error answer's body, at most 300
