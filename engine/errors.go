@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -273,7 +272,7 @@ type NodeError struct {
 	Step     int    // the superstep it ran in
 	TaskID   string // its task
 	Attempts int    // how many times it ran, retries included
-	Panic    bool   // it panicked; Err holds the panic value and stack
+	Panic    bool   // it panicked; Err is the *PanicError, with the value and stack
 	Err      error  // the node's error
 }
 
@@ -420,8 +419,9 @@ func IsCancellation(err error) bool {
 
 // panicError is r, recovered from a function the graph was built with
 // that is not a node (a reducer, a cache key, a retry policy's RetryOn),
-// as an error: what panicked, the panic's value, and the stack it
-// panicked on, as a node's panic is reported (NodeError.Panic).
+// as an error: what panicked, and the *PanicError, as a node's panic is
+// reported (NodeError.Panic). It must be called from the deferred
+// function that recovered r (recoveredPanic reads the frames).
 func panicError(what string, r any) error {
-	return fmt.Errorf("%s panicked: %v\n%s", what, r, debug.Stack())
+	return fmt.Errorf("%s panicked: %w", what, recoveredPanic(r))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -1063,7 +1062,7 @@ func (l *loop) attempt(ctx context.Context, scope *taskScope, t *task) (writes [
 	defer func() {
 		if r := recover(); r != nil {
 			t.state.CompareAndSwap(taskRouting, taskWriting) // a route panicked: the task settles its failure
-			err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Panic: true, Err: fmt.Errorf("%v\n%s", r, debug.Stack())}
+			err = &NodeError{Node: t.name, Step: l.step, TaskID: t.id(), Panic: true, Err: recoveredPanic(r)}
 		}
 	}()
 	// Written once per scope (initScope leaves it nil): an untimed task's

@@ -23,7 +23,10 @@ import (
 //	 "task_id": …, "attempts": …, "panic": …, "cause": {…}}
 //
 // where a cause is one of {"name": "NodeTimeoutError", "node", "kind",
-// "run_ns", "idle_ns", "elapsed_ns"}, {"name": "CancelledError", "by"},
+// "run_ns", "idle_ns", "elapsed_ns"}, {"name": "PanicError", "value",
+// "at", "stack", "cause"?} (the panic's value as text, where it happened
+// and its frames; the cause when the value was an error), {"name":
+// "CancelledError", "by"},
 // {"name": "Canceled"}, {"name": "DeadlineExceeded"}, {"name":
 // "StepErrors", "step", "errors": [{…}, …]} (a subgraph's failure and the
 // calls it cancelled, each encoded as a cause), or {"name": "Error",
@@ -74,6 +77,11 @@ func encodeErrorAt(err error, depth int) map[string]any {
 		out = map[string]any{"name": "NodeTimeoutError", "node": e.Node, "kind": e.Kind, "run_ns": int64(e.Run), "idle_ns": int64(e.Idle), "elapsed_ns": int64(e.Elapsed)}
 	case *CancelledError:
 		out = map[string]any{"name": "CancelledError", "by": e.By}
+	case *PanicError:
+		out = map[string]any{"name": "PanicError", "value": fmt.Sprint(e.Value), "at": e.At, "stack": e.Stack}
+		if inner := e.Unwrap(); inner != nil {
+			out["cause"] = encodeCause(inner, depth)
+		}
 	case *StepErrors:
 		errs := make([]any, len(e.Errs))
 		for i, err := range e.Errs {
@@ -176,6 +184,12 @@ func decodeErrorValue(m map[string]any, depth int) error {
 		return &NodeTimeoutError{Node: str("node"), Kind: str("kind"), Run: time.Duration(savedInt(m["run_ns"])), Idle: time.Duration(savedInt(m["idle_ns"])), Elapsed: time.Duration(savedInt(m["elapsed_ns"]))}
 	case "CancelledError":
 		return &CancelledError{By: str("by")}
+	case "PanicError":
+		pe := &PanicError{Value: str("value"), At: str("at"), Stack: str("stack")}
+		if cause != nil {
+			pe.Value = &savedCause{msg: str("value"), err: cause}
+		}
+		return pe
 	case "Canceled", "AbortError": // AbortError: LangGraph.js's cancellation
 		if name == "AbortError" {
 			return &savedCause{msg: msg, err: context.Canceled}

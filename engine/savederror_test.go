@@ -24,7 +24,9 @@ func TestSavedError_RoundTrip(t *testing.T) {
 		{"sibling", &NodeError{Node: "n", Step: 1, Err: &CancelledError{By: "m"}}, []error{context.Canceled}},
 		{"caller", &NodeError{Node: "n", Step: 1, Err: fmt.Errorf("fetch: %w", context.Canceled)}, []error{context.Canceled}},
 		{"deadline", &NodeError{Node: "n", Step: 1, Err: context.DeadlineExceeded}, []error{context.DeadlineExceeded}},
-		{"panic", &NodeError{Node: "n", Step: 2, Panic: true, Err: errors.New("oops\nstack")}, nil},
+		{"panic", &NodeError{Node: "n", Step: 2, Panic: true, Err: &PanicError{Value: "oops", At: "main.tool, tools.go:42", Stack: "main.tool\n\t/src/tools.go:42\n"}}, nil},
+		{"panic(err)", &NodeError{Node: "n", Step: 2, Panic: true, Err: &PanicError{Value: fmt.Errorf("fetch: %w", context.Canceled), At: "main.tool, tools.go:42"}}, []error{context.Canceled}},
+		{"panic saved before PanicError", &NodeError{Node: "n", Step: 2, Panic: true, Err: errors.New("oops\nstack")}, nil},
 		{"joined", &NodeError{Node: "n", Err: errors.Join(errors.New("a"), context.Canceled)}, []error{context.Canceled}},
 		{"subgraph step errors", &NodeError{Node: "sub", Step: 1, Err: &StepErrors{Step: 2, Errs: []error{
 			&NodeError{Node: "a", Step: 2, Err: errors.New("boom")},
@@ -65,6 +67,9 @@ func TestSavedError_RoundTrip(t *testing.T) {
 			}
 			if IsCancellation(got) != IsCancellation(c.err) {
 				t.Errorf("IsCancellation = %v, want %v", IsCancellation(got), IsCancellation(c.err))
+			}
+			if PanicStack(got) != PanicStack(c.err) {
+				t.Errorf("PanicStack %q, want %q", PanicStack(got), PanicStack(c.err))
 			}
 			var se, wantSE *StepErrors
 			if errors.As(got, &se) != errors.As(c.err, &wantSE) || (se != nil && (se.Step != wantSE.Step || len(se.Errs) != len(wantSE.Errs) || se.Error() != wantSE.Error())) {
