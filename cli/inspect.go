@@ -879,13 +879,15 @@ func (sh *shown) writePending(w io.Writer) {
 			if pw.Node != "" {
 				who = pw.Node + " (" + taskPrefix(pw.Task) + ")"
 			}
-			value := pw.Value
+			value, stack := pw.Value, ""
 			if pw.Channel == engine.ErrorChannel {
 				// The text, as the run reported it; --json has the
 				// error's kind and causes.
-				value = engine.ReadSavedError(value).Message
+				saved := engine.ReadSavedError(value)
+				value, stack = saved.Message, engine.PanicStack(saved)
 			}
 			fmt.Fprintf(w, "  %s  %s = %s\n", termtext.Name(who), termtext.Name(pw.Channel), engine.MustEncode(value))
+			writeStack(w, stack)
 		}
 	}
 	if len(sh.ints) > 0 {
@@ -893,6 +895,23 @@ func (sh *shown) writePending(w io.Writer) {
 		for _, in := range sh.ints {
 			fmt.Fprintf(w, "  %s id %s: %s\n", termtext.Name(orNone(in.Node)), termtext.Name(in.ID), engine.MustEncode(in.Value))
 		}
+	}
+}
+
+// writeStack writes a panic's saved frames (engine.PanicStack) under its
+// task's error, indented, each line made safe for the terminal (a thread
+// pulled from elsewhere saved them).
+func writeStack(w io.Writer, stack string) {
+	if stack == "" {
+		return
+	}
+	fmt.Fprintf(w, "    panicked at:\n")
+	for _, line := range strings.Split(strings.TrimSuffix(stack, "\n"), "\n") {
+		indent := "      "
+		if rest, ok := strings.CutPrefix(line, "\t"); ok {
+			indent, line = "          ", rest
+		}
+		fmt.Fprintf(w, "%s%s\n", indent, termtext.Name(line))
 	}
 }
 

@@ -226,10 +226,10 @@ func (p *tasksPane) addResults(v *engine.StepView) {
 		for i, e := range t.Retried {
 			// Why the retry policy ran it again: the last attempt's
 			// outcome alone hides a flaky tool.
-			p.add(taskRow{text: fmt.Sprintf("  %s attempt %d failed: %s", glyphFailed, i+1, firstLine(e.Error())), style: dimStyle, value: e.Error(), hasValue: true, name: fmt.Sprintf("%s attempt %d error", t.Name, i+1), node: t.Name})
+			p.add(taskRow{text: fmt.Sprintf("  %s attempt %d failed: %s", glyphFailed, i+1, firstLine(e.Error())), style: dimStyle, value: errorDetail(e), hasValue: true, name: fmt.Sprintf("%s attempt %d error", t.Name, i+1), node: t.Name})
 		}
 		if t.Err != nil {
-			p.add(taskRow{text: "  " + glyphFailed + " " + firstLine(t.Err.Error()), style: taskStyle(engine.TaskFailed, false), value: t.Err.Error(), hasValue: true, name: t.Name + " error", node: t.Name})
+			p.add(taskRow{text: "  " + glyphFailed + " " + firstLine(t.Err.Error()), style: taskStyle(engine.TaskFailed, false), value: errorDetail(t.Err), hasValue: true, name: t.Name + " error", node: t.Name})
 		}
 		p.all = append(p.all, taskAnswerRows("  ", labels[t.ID], t.Name, p.answers[t.ID])...)
 		if len(t.Writes) == 0 && len(t.Interrupts) == 0 && t.Err == nil && t.State != engine.TaskPlanned {

@@ -30,7 +30,7 @@ func newRerunPane(r *engine.TaskRerun, name, cp string) diffPane {
 	add := func(row taskRow) { p.rows = append(p.rows, row) }
 	add(taskRow{text: "input  " + preview(r.Input, previewBudget), value: r.Input, hasValue: true, name: name + " input"})
 	if r.Err != nil {
-		add(taskRow{text: glyphFailed + " failed: " + firstLine(r.Err.Error()), style: removedStyle, value: r.Err.Error(), hasValue: true, name: name + " error"})
+		add(taskRow{text: glyphFailed + " failed: " + firstLine(r.Err.Error()), style: removedStyle, value: errorDetail(r.Err), hasValue: true, name: name + " error"})
 	}
 	for _, in := range r.Interrupts {
 		add(taskRow{text: glyphAttention + " interrupted: " + preview(in.Value, previewBudget), style: dimStyle, value: in.Value, hasValue: true, name: name + " interrupt"})

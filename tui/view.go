@@ -231,6 +231,15 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// errorDetail is what the value viewer shows of a task's error: its
+// text, and the frames of a panic (engine.PanicStack) under it.
+func errorDetail(err error) string {
+	if stack := engine.PanicStack(err); stack != "" {
+		return err.Error() + "\n\npanicked at:\n" + stack
+	}
+	return err.Error()
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i] + " …"
