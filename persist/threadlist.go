@@ -84,6 +84,7 @@ type ListedThreadError struct {
 	Message string // the store's error, as the service wrote it
 }
 
+// Error is the store's message.
 func (e *ListedThreadError) Error() string { return e.Message }
 
 // NewestFirst orders threads as a list of them is read: the one written
