@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"slices"
@@ -61,24 +62,57 @@ type TreeNode struct {
 // (ErrCorrupt or ErrUnknownValueFormat), so one damaged thread does not
 // hide the others. Errors: ErrClosed, ErrCorrupt (the list of threads
 // itself), or the context's error.
+//
+// Each thread is read whole in one transaction, threadsPerRead threads to
+// a transaction: a file of many threads (a service's, listed through
+// ExportHandler) is never held by one long read, which would keep the
+// writer from growing the file until it ended. A thread written meanwhile
+// is listed as it was before or after that write.
 func (s *Store) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	var out []ThreadInfo
-	err := s.view(ctx, func(tx *bolt.Tx) error {
-		threads := tx.Bucket(bucketThreads)
-		return threads.ForEachBucket(func(name []byte) error {
-			if err := ctx.Err(); err != nil {
-				return err
+	var after []byte // the last thread listed, a copy: tx's bytes end with it
+	for more := true; more; {
+		more = false
+		err := s.view(ctx, func(tx *bolt.Tx) error {
+			threads := tx.Bucket(bucketThreads)
+			c := threads.Cursor()
+			k, v := c.First()
+			if after != nil {
+				if k, v = c.Seek(after); k != nil && bytes.Equal(k, after) {
+					k, v = c.Next()
+				}
 			}
-			info, err := threadInfo(threads.Bucket(name), string(name))
-			if err != nil {
-				info.Err = err
+			for n := 0; k != nil; k, v = c.Next() {
+				if v != nil {
+					continue // a value, not a thread's bucket
+				}
+				if n == threadsPerRead {
+					more = true
+					return nil
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				info, err := threadInfo(threads.Bucket(k), string(k))
+				if err != nil {
+					info.Err = err
+				}
+				out = append(out, info)
+				after = append(after[:0], k...)
+				n++
 			}
-			out = append(out, info)
 			return nil
 		})
-	})
-	return out, err
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
+
+// threadsPerRead is how many threads Threads reads in one transaction:
+// a few milliseconds of reading each.
+const threadsPerRead = 256
 
 func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 	info := ThreadInfo{ID: id}
