@@ -370,53 +370,120 @@ func (p *treePane) follow(h int) {
 // describe is checkpoint i's row: its id, step and source, what made it,
 // what runs next, and what its tasks left (interrupts, failures).
 func (p treePane) describe(i int) string {
-	h := p.snaps[i]
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s step %-2d %-6s", termtext.Name(p.rowID(h.ID)), h.Step, termtext.Name(h.Source))
+	for _, part := range p.rowParts(i) {
+		b.WriteString(part.text)
+	}
+	return b.String()
+}
+
+// Turns to give way in a narrow tree (headerPart.drop): what made a
+// checkpoint goes first (the row above says what runs next, the same
+// tasks), then what runs next, then whether a fork's writes were edited.
+// The id, step and source, the recorded run's end, a replay's mark and
+// what the tasks left (interrupts, failures: what a bad case is pulled
+// for) never give way; past them the row is cut at its end.
+const (
+	dropEdited = 1
+	dropNext   = 2
+	dropMadeBy = 3
+)
+
+// rowParts is describe in parts, each with its turn to give way when
+// the row does not fit (fitRow).
+func (p treePane) rowParts(i int) []headerPart {
+	h := p.snaps[i]
+	parts := []headerPart{{fmt.Sprintf("%s step %-2d %-6s", termtext.Name(p.rowID(h.ID)), h.Step, termtext.Name(h.Source)), 0}}
+	add := func(text string, drop int) {
+		if text != "" {
+			parts = append(parts, headerPart{text, drop})
+		}
+	}
 	s := p.plan(i)
 	// First, where a narrow pane still shows them: which branch is the
 	// recorded run (its end, however many branches are newer) and which
 	// ones a replay wrote, told from a person's forks.
 	switch {
 	case h.ID == p.recordedEnd:
-		b.WriteString(" [recorded end]")
+		add(" [recorded end]", 0)
 	case s != nil:
 		if _, ok := recording.ReplayOf(s.Metadata); ok {
-			b.WriteString(" [replay]")
+			add(" [replay]", 0)
 		}
 	}
-	b.WriteString(p.madeBy(h, s))
+	by, edited := p.madeBy(h, s)
+	add(by, dropMadeBy)
+	add(edited, dropEdited)
 	switch {
 	case s == nil && p.plans.err != nil && i >= p.plans.from && i < p.plans.to:
-		b.WriteString(" " + glyphAttention + " tasks unreadable: " + termtext.Name(p.plans.err.Error()))
+		add(" "+glyphAttention+" tasks unreadable: "+termtext.Name(p.plans.err.Error()), 0)
 	case s == nil:
 	case len(s.Next) > 0:
 		var ts []engine.TaskView
 		for _, n := range s.Next {
 			ts = append(ts, engine.TaskView{Name: n})
 		}
-		b.WriteString(" → " + taskNames(ts))
+		add(" → "+taskNames(ts), dropNext)
 	case len(s.Tasks) == 0:
-		b.WriteString(" ■ end")
+		add(" ■ end", dropNext)
 	}
 	if s != nil {
-		b.WriteString(outcome(s))
+		add(outcome(s), 0)
 	}
 	if w := p.whole; w.id == h.ID && w.err != nil {
-		b.WriteString(" " + glyphAttention + " values unreadable: " + termtext.Name(w.err.Error()))
+		add(" "+glyphAttention+" values unreadable: "+termtext.Name(w.err.Error()), 0)
 	}
-	return b.String()
+	return parts
+}
+
+// fitRow joins a tree row's parts into at most w cells, followed by its
+// marks (" ← current", " ◆ marked"), which are never cut: the parts that
+// may give way do, whole, the highest drop first, except that the marks
+// give up their words (short: " ←", " ◆"; the lane's ◉ marks the current
+// checkpoint too) before what runs next does; what is left is cut at its
+// end.
+func fitRow(parts []headerPart, marks, short string, w int) string {
+	parts = slices.Clone(parts)
+	join := func() string {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.text)
+		}
+		return b.String()
+	}
+	for lipgloss.Width(join()+marks) > w {
+		worst := -1
+		for i, p := range parts {
+			if p.drop > 0 && (worst < 0 || p.drop > parts[worst].drop) {
+				worst = i
+			}
+		}
+		if worst < 0 || parts[worst].drop <= dropNext && marks != short {
+			if marks == short {
+				break
+			}
+			marks = short
+			continue
+		}
+		parts = slices.Delete(parts, worst, worst+1)
+	}
+	text := join()
+	if room := w - lipgloss.Width(marks); lipgloss.Width(text) > room {
+		text = ansi.Truncate(text, max(room, 0), "…")
+	}
+	return ansi.Truncate(text+marks, max(w, 0), "…")
 }
 
 // madeBy says what made checkpoint h (whose plan is s, nil if not read):
 // the tasks of its parent's superstep, or the checkpoint a fork or an
-// update started from and, for edited writes, whose and by whom.
-func (p treePane) madeBy(h engine.CheckpointHead, s *engine.StateSnapshot) string {
+// update started from; and, apart (edited), for edited writes whose and
+// by whom.
+func (p treePane) madeBy(h engine.CheckpointHead, s *engine.StateSnapshot) (by, edited string) {
 	switch h.Source {
 	case engine.SourceLoop:
 		j, ok := p.byID[h.ParentID]
 		if !ok {
-			return ""
+			return "", ""
 		}
 		var names []engine.TaskView
 		if parent := p.plan(j); parent != nil {
@@ -425,25 +492,24 @@ func (p treePane) madeBy(h engine.CheckpointHead, s *engine.StateSnapshot) strin
 			}
 		}
 		if len(names) == 0 {
-			return ""
+			return "", ""
 		}
-		return " by " + taskNames(names)
+		return " by " + taskNames(names), ""
 	case engine.SourceFork, engine.SourceUpdate:
-		var out string
 		if h.ParentID != "" {
-			out = " of " + termtext.Name(p.rowID(h.ParentID))
+			by = " of " + termtext.Name(p.rowID(h.ParentID))
 		}
 		if s == nil {
-			return out
+			return by, ""
 		}
 		if ed, ok := s.Metadata.Extra[engine.MetaEditedWrites]; ok {
 			// Never indistinguishable from a real run: say whose writes
 			// were edited, and by whom.
-			out += fmt.Sprintf(" "+glyphEdited+" writes of %s edited by %s", termtext.Name(fmt.Sprint(ed)), termtext.Name(fmt.Sprint(s.Metadata.Extra[engine.MetaEditedBy])))
+			edited = fmt.Sprintf(" "+glyphEdited+" writes of %s edited by %s", termtext.Name(fmt.Sprint(ed)), termtext.Name(fmt.Sprint(s.Metadata.Extra[engine.MetaEditedBy])))
 		}
-		return out
+		return by, edited
 	}
-	return ""
+	return "", ""
 }
 
 // outcome says what the tasks of s's superstep left: the interrupts that
@@ -493,16 +559,17 @@ func (p treePane) View(st Styles, w, h int) string {
 			out = append(out, st.Branch.Render(fitLanes(row.graph, w/3)))
 			continue
 		}
-		text := p.describe(row.snap)
 		g := fitLanes(row.graph, w/3)
 		id := p.snaps[row.snap].ID
+		marks, short := "", ""
 		if id == p.current {
 			g = strings.Replace(g, "●", "◉", 1)
-			text += " ← current"
+			marks, short = marks+" ← current", short+" ←"
 		}
 		if id == p.marked {
-			text += " ◆ marked"
+			marks, short = marks+" ◆ marked", short+" ◆"
 		}
+		text := fitRow(p.rowParts(row.snap), marks, short, w-lipgloss.Width(g))
 		line := st.Branch.Render(g) + text
 		if row.snap == p.nav.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))

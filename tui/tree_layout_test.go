@@ -86,3 +86,58 @@ func TestTree_CollidingShortIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestTree_RowKeepsCurrentMark: a row too long for the pane gives up what
+// made the checkpoint, then what runs next, and keeps its "← current"
+// mark and what its tasks left (the research thread travelled back to
+// its answered review at 120 columns, where the row was cut mid-mark).
+func TestTree_RowKeepsCurrentMark(t *testing.T) {
+	m := engineModel(t, "research", 120, 40)
+	m = press(t, m, "c", `{"action":"approve"}`, "enter", "c", "t")
+	var answered string
+	for _, s := range m.tree.snaps {
+		if strings.Contains(m.tree.describe(m.tree.byID[s.ID]), glyphOK+" answered") {
+			answered = s.ID
+		}
+	}
+	if answered == "" {
+		t.Fatal("no answered checkpoint in the tree")
+	}
+	m.tree.nav.cur = m.tree.byID[answered]
+	m = press(t, m, "enter", "t", "g") // current, and the cursor away from it
+	checkFrame(t, m)
+	screen := m.View()
+	golden(t, "tree-current-120x40.golden", screen)
+	var row string
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, shortID(answered)+" step") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, glyphOK+" answered ← current") {
+		t.Errorf("the current row lost its outcome or mark:\n%s", row)
+	}
+	if strings.Contains(row, " by ") {
+		t.Errorf("the row kept what made it and cut something it needs:\n%s", row)
+	}
+}
+
+// TestFitRow: parts give way highest drop first, then the marks give up
+// their words, then the text is cut at its end; the marks are never cut.
+func TestFitRow(t *testing.T) {
+	parts := []headerPart{{"abc step 1  loop  ", 0}, {" by x", 3}, {" → y", 2}, {" ✗ z failed", 0}}
+	for _, c := range []struct {
+		w    int
+		want string
+	}{
+		{60, "abc step 1  loop   by x → y ✗ z failed ← current"},
+		{44, "abc step 1  loop   → y ✗ z failed ← current"},
+		{40, "abc step 1  loop   → y ✗ z failed ←"},
+		{34, "abc step 1  loop   ✗ z failed ←"},
+		{24, "abc step 1  loop   ✗ … ←"},
+	} {
+		if got := fitRow(parts, " ← current", " ←", c.w); got != c.want {
+			t.Errorf("fitRow(%d) = %q, want %q", c.w, got, c.want)
+		}
+	}
+}

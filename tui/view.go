@@ -138,8 +138,9 @@ func (m Model) viewHeader() string {
 	return fitHeader(st, parts, thread, busy, m.width)
 }
 
-// headerPart is one part of a header line; drop is its turn to give way
-// in a narrow window (0: never; the highest first).
+// headerPart is one part of a header line or of a checkpoint tree's row
+// (fitRow); drop is its turn to give way in a narrow window (0: never;
+// the highest first).
 type headerPart struct {
 	text string
 	drop int
