@@ -310,3 +310,21 @@ func TestModel_Keys_BurstIsSplit(t *testing.T) {
 		t.Fatalf("cursor %d after jjj, want 3", m.graph.nav.cur)
 	}
 }
+
+// The footer keeps the global keys whatever the width: the screen's keys
+// give way before ? help and q quit (at 80 and 120 columns the main
+// view's footer was cut before them, so ? was never named).
+func TestModel_Footer_KeepsGlobalKeys(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}, {200, 50}} {
+		for _, ks := range [][]string{{"n"}, {"c", "esc", "t"}} {
+			m := engineModel(t, "research", sz.w, sz.h)
+			m = press(t, m, ks...)
+			checkFrame(t, m)
+			lines := strings.Split(m.View(), "\n")
+			foot := strings.TrimRight(lines[len(lines)-1], " ")
+			if !strings.HasSuffix(foot, "• ? help • q quit") {
+				t.Errorf("%dx%d after %v: the footer %q does not end with the global keys", sz.w, sz.h, ks, foot)
+			}
+		}
+	}
+}

@@ -23,7 +23,7 @@ func (m Model) View() string {
 	if m.showsSubStep() {
 		head = m.subStepHeader()
 	}
-	foot := m.help.ShortHelpView(m.footerKeys())
+	foot := m.footer()
 	if m.mode == modeHelp {
 		foot = m.styles.Dim.Render("↑↓ pgup pgdn scroll · any other key closes the help")
 	}
@@ -286,9 +286,46 @@ func (m Model) viewBody() string {
 // footerKeys are the footer's keys: the screen's own, then the global
 // ones. Under the quit prompt every key but y keeps the run.
 func (m Model) footerKeys() []key.Binding {
-	keys := m.activeKeys().ShortHelp()
+	return append(m.screenKeys(), m.global.ShortHelp()...)
+}
+
+// screenKeys are the footer's keys of the screen on show.
+func (m Model) screenKeys() []key.Binding {
 	if m.mode == modeQuit {
-		keys = []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "stay"))}
+		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("any other key", "stay"))}
 	}
-	return append(keys, m.global.ShortHelp()...)
+	return m.activeKeys().ShortHelp()
+}
+
+// footer is the bottom line: as many of the screen's keys as fit (an
+// ellipsis says some did not), then the global ones (help, quit), which
+// a narrow window never cuts off: ? is how a user finds the keys the line
+// had no room for. It is drawn as the help bubble draws a short help.
+func (m Model) footer() string {
+	st := m.help.Styles
+	items := func(bs []key.Binding) []string {
+		var out []string
+		for _, b := range bs {
+			if b.Enabled() {
+				out = append(out, st.ShortKey.Inline(true).Render(b.Help().Key)+" "+st.ShortDesc.Inline(true).Render(b.Help().Desc))
+			}
+		}
+		return out
+	}
+	sep := st.ShortSeparator.Inline(true).Render(m.help.ShortSeparator)
+	screen, global := items(m.screenKeys()), items(m.global.ShortHelp())
+	tail := strings.Join(global, sep)
+	for n := len(screen); n > 0; n-- {
+		line := strings.Join(screen[:n], sep)
+		if n < len(screen) {
+			line += " " + st.Ellipsis.Inline(true).Render(m.help.Ellipsis)
+		}
+		if tail != "" {
+			line += sep + tail
+		}
+		if lipgloss.Width(line) <= m.width {
+			return line
+		}
+	}
+	return tail
 }
