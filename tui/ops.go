@@ -336,7 +336,9 @@ func (m *Model) enterView(msg opDoneMsg) {
 				again = "stepping forks there and runs every task again"
 			}
 		}
-		m.note = fmt.Sprintf("%s: step %d failed (%s); %s", base, msg.view.Step, firstLine(fmt.Sprint(t.Err)), again)
+		// The way on comes before the error, which a narrow line cuts
+		// and the tasks pane has whole.
+		m.note = fmt.Sprintf("%s: step %d failed; %s (%s)", base, msg.view.Step, again, firstLine(fmt.Sprint(t.Err)))
 		if len(m.answeredFail) > 0 && (msg.op != opCheckout || msg.atHead) {
 			// Stepping from the head replays the answers saved with the
 			// task (a fork from elsewhere does not carry them): the way
