@@ -58,3 +58,24 @@ func TestModel_Open_FailureNoteSaysTheWayOnFirst(t *testing.T) {
 		t.Errorf("the note lost the error: %q", m.note)
 	}
 }
+
+// o in the tree on the checkpoint a failed step stopped at, whose row
+// says it was written "by work ×3" (a Send's copies of a subgraph node),
+// offers those copies: the failed step's own tasks (summarize) run no
+// subgraph. It said "ran no subgraph task".
+func TestModel_Tree_OpenAtFailureOffersTheWriters(t *testing.T) {
+	m, _ := fanFailed(t, 120, 40)
+	m = press(t, m, "t", "g")
+	if row := m.tree.describe(m.tree.nav.cur); !strings.Contains(row, "by work ×3") || !strings.Contains(row, "summarize failed") {
+		t.Fatalf("not on the failed checkpoint: %q", row)
+	}
+	m = press(t, m, "o")
+	v := m.View()
+	if m.mode != modeTree || !m.tree.pick.on() || len(m.tree.pick.refs) != 3 || !strings.Contains(v, "work[1]") {
+		t.Fatalf("o at the failure: note %q err %v\n%s", m.note, m.err, v)
+	}
+	m = press(t, m, "enter")
+	if v := m.View(); m.mode != modeSubgraph || m.err != nil || !strings.Contains(v, "fanfail › work[1]") {
+		t.Fatalf("enter on work[1]: mode %v err %v\n%s", m.mode, m.err, v)
+	}
+}

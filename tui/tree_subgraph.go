@@ -37,7 +37,9 @@ type treeSubPick struct {
 func (p treeSubPick) on() bool { return len(p.refs) > 0 }
 
 // readSubgraphTasks is the Cmd that reads checkpoint id's tasks as a
-// checkout would list them and keeps those of the nodes in subgraphs.
+// checkout would list them and keeps those of the nodes in subgraphs; at
+// a checkpoint whose own step failed or waits, and ran none, those of the
+// step that wrote it.
 func (p treePane) readSubgraphTasks(id string, subgraphs map[string]bool) tea.Cmd {
 	ctx, reader, thread := p.ctx, p.reader, p.thread
 	return func() tea.Msg {
@@ -48,6 +50,12 @@ func (p treePane) readSubgraphTasks(id string, subgraphs map[string]bool) tea.Cm
 			return msg
 		}
 		msg.refs = subgraphRefs(checkoutTasks(ctx, reader, snap), subgraphs)
+		if len(msg.refs) == 0 {
+			// A checkpoint its next step failed or stopped at lists
+			// that step's tasks; when none of them runs a subgraph, the
+			// step that wrote it (its row's "by …") may have.
+			msg.refs = subgraphRefs(writers(ctx, reader, snap), subgraphs)
+		}
 		return msg
 	}
 }
