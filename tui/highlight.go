@@ -99,10 +99,18 @@ func highlightJSONLine(line string) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// prose is text the debugger wrote for people (why a node runs), which
+// the inspector shows as it is: a value of type string is shown quoted,
+// as the JSON it is.
+type prose string
+
 // prettyLines renders v for the inspector: indented JSON, or the text
 // itself for a string with line breaks (a report reads better as text).
 // isJSON tells whether the lines should be highlighted.
 func prettyLines(v any) (lines []string, isJSON bool) {
+	if p, ok := v.(prose); ok {
+		return textLines(string(p)), false
+	}
 	if s, ok := v.(string); ok && strings.Contains(s, "\n") {
 		return textLines(s), false
 	}

@@ -328,3 +328,16 @@ func TestModel_Footer_KeepsGlobalKeys(t *testing.T) {
 		}
 	}
 }
+
+// enter on a versions_seen row opens why its node runs as the sentence it
+// is; it was shown as a quoted JSON string.
+func TestModel_WhyInspector_ShowsProse(t *testing.T) {
+	m := engineModel(t, "research", 120, 40)
+	m = press(t, m, "n", "enter", "enter") // the graph's node, then its versions_seen row
+	if m.mode != modeInspect || !strings.HasPrefix(m.insp.title, "why ") {
+		t.Fatalf("mode %v title %q:\n%s", m.mode, m.insp.title, m.View())
+	}
+	if got := strings.Join(m.insp.lines, " "); !strings.HasPrefix(got, "__start__ is planned") || strings.Contains(got, `"`) {
+		t.Errorf("the explanation reads %q", got)
+	}
+}

@@ -101,7 +101,7 @@ func TestModel_Seen_EnterShowsTheWholeExplanation(t *testing.T) {
 		t.Fatalf("the cut explanation is not marked, or rows are hidden:\n%s", v)
 	}
 	m = press(t, m, "enter")
-	if m.mode != modeInspect || m.insp.value != whole {
+	if m.mode != modeInspect || m.insp.value != prose(whole) {
 		t.Fatalf("enter on the versions_seen pane: mode %v", m.mode)
 	}
 	checkFrame(t, m)

@@ -52,7 +52,7 @@ func (p *stepPanes) openRow(focus paneID, channel func(engine.ChannelView) inspe
 	case paneSeen:
 		// The explanation whole, which the pane may cut.
 		if n := p.seen.selectedNode(); n != "" {
-			return newInspector("why "+n+" runs or not", p.seen.explanation()), true, focus
+			return newInspector("why "+n+" runs or not", prose(p.seen.explanation())), true, focus
 		}
 	case paneGraph:
 		n := p.graph.selected()
