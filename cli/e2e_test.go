@@ -81,15 +81,19 @@ func TestRun_NodeFailureExitsOne(t *testing.T) {
 }
 
 // A failed run's error was printed twice, as "failed: ..." on stdout and
-// again on stderr. It is one line on stderr now; stdout keeps the run's
-// events, and with --json ends with the error event, every line JSON.
+// again on stderr. It is one line on stderr now, with the command that
+// runs the thread again; stdout keeps the run's events, and with --json
+// ends with the error event (the error alone), every line JSON.
 func TestRun_FailureSaidOnceOnStderr(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "db")
 	const why = `node "boom" failed at step 1: boom`
+	again := func(thread string) string {
+		return "; superstep run " + testdata("failing.json") + " --db " + db + " --thread " + thread + " runs it again, the step's finished tasks keeping their writes"
+	}
 	r := superstep(t, "", "run", testdata("failing.json"), "--db", db, "--thread", "f1")
 	r.want(t, 1, "step 1   boom                 error")
-	if r.stderr != "superstep: thread f1: "+why+"\n" {
+	if r.stderr != "superstep: thread f1: "+why+again("f1")+"\n" {
 		t.Errorf("stderr is not the error's one line:\n%s", r.stderr)
 	}
 	if strings.Contains(r.stdout, why) {
@@ -102,7 +106,7 @@ func TestRun_FailureSaidOnceOnStderr(t *testing.T) {
 	if last := lines[len(lines)-1]; last["event"] != "error" || last["kind"] != "NodeError" || last["message"] != why {
 		t.Errorf("stdout does not end with the error event: %v", last)
 	}
-	if r.stderr != "superstep: thread f2: "+why+"\n" {
+	if r.stderr != "superstep: thread f2: "+why+again("f2")+"\n" {
 		t.Errorf("stderr is not the error's one line:\n%s", r.stderr)
 	}
 }

@@ -785,13 +785,17 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return r.cancelled(ctx)
 		}
-		msg := err.Error()
+		msg, hint := err.Error(), ""
 		var limit *engine.GraphRecursionError
 		if errors.As(err, &limit) {
 			// The engine's words name its Go option; here it is a flag.
 			msg = limit.Reached() + "; --recursion-limit raises it"
+		} else if errors.As(engine.FirstFailure(err), new(*engine.NodeError)) {
+			// For the person reading stderr; --json's message is the
+			// error alone, as a program matches it.
+			hint = r.failedNodeHint(ctx, err)
 		}
-		return r.failed(errorKind(err), msg, failf("thread %s: %s", r.thread, msg))
+		return r.failed(errorKind(err), msg, failf("thread %s: %s%s", r.thread, msg, hint))
 	}
 	if err := flushStore(r.st); err != nil {
 		// Under --durability async or exit the checkpoints are stored
@@ -843,6 +847,18 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		fmt.Fprintf(r.out, "%s; continue it with: %s\n", termtext.Name(why), hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread)))
 	}
 	return nil
+}
+
+// failedNodeHint is what follows a node's failure: the command that runs
+// the thread again (the failed step's finished tasks keep their saved
+// writes, as the debugger's n does), and for a panic the one that prints
+// where it panicked (its frames are saved with the task's error).
+func (r *runner) failedNodeHint(ctx context.Context, err error) string {
+	again := hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread))
+	if engine.PanicStack(err) != "" {
+		return fmt.Sprintf("; %s prints where it panicked, and %s runs it again", hintLine(ctx, "show", shellWord(r.thread)), again)
+	}
+	return fmt.Sprintf("; %s runs it again, the step's finished tasks keeping their writes", again)
 }
 
 // badInput reports a run refused for its input or resume value (too deep
