@@ -84,7 +84,11 @@ func Build(f *File, opts ...engine.CompileOption) (*engine.Graph, *Counters, err
 		if f.usesCache() {
 			opts = append(opts, engine.WithCache(engine.NewMemoryCache()))
 		}
-		return buildEntrypoint(f, opts)
+		g, c, err := buildEntrypoint(f, opts)
+		if err != nil {
+			return nil, nil, f.entrypointErrors(err)
+		}
+		return g, c, nil
 	}
 	c := newCounters()
 	root := Graph{InterruptBefore: f.InterruptBefore, InterruptAfter: f.InterruptAfter, InterruptBeforeAll: f.InterruptBeforeAll, InterruptAfterAll: f.InterruptAfterAll}

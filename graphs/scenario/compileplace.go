@@ -26,6 +26,32 @@ func (f *File) compileErrors(def *Graph, field string, err error) error {
 	return out
 }
 
+// entrypointErrors places the engine's compile errors of the file's
+// entrypoint (a name it refuses) at its name, or at the entrypoint when
+// the name was left out, each with the likely fix. err is returned as it
+// is when it holds no compile errors.
+func (f *File) entrypointErrors(err error) error {
+	var ces engine.CompileErrors
+	if !errors.As(err, &ces) {
+		return err
+	}
+	out := make(Errors, 0, len(ces))
+	for _, ce := range ces {
+		e := &Error{Path: f.Path, Msg: ce.Msg, graph: true, cause: ce}
+		if ce.Kind == "InvalidNode" {
+			e.Msg += `: name it otherwise, or leave "name" out for "main"`
+		}
+		if !f.placeAt(e, "entrypoint.name", f.namePos) {
+			e.Field, e.Pos = "entrypoint", f.Entrypoint.Pos
+		}
+		if e.Pos == (Pos{}) {
+			e.Pos = Pos{1, 1} // a File built in Go, not parsed
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // place sets e's position and field to where ce's problem is in def, the
 // graph at field: the edge or route (at its end that is at fault), the
 // interrupt list's entry, the node's entry, the state key, and for the

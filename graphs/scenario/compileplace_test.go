@@ -173,6 +173,22 @@ x.json:4:4: nodes[2] "c": node "c" is not reachable: no edge, route or Command e
 			want: `x.json:5:24: subgraphs.s.interrupt_after[0]: interrupt node "*" not found: list the nodes`,
 			kind: "UnknownNode",
 		},
+		{
+			name: "entrypoint name the engine refuses",
+			src: `{"tasks": {"t": {"result": "1"}},
+ "entrypoint": {"calls": [{"task": "t"}],
+   "name": "__start__"}}`,
+			want: `x.json:3:12: entrypoint.name: entrypoint name "__start__" is empty or reserved: name it otherwise, or leave "name" out for "main"`,
+			kind: "InvalidNode",
+		},
+		{
+			name: "entrypoint refused, its name not written",
+			src: `{"tasks": {"t": {"result": "1"}},
+ "entrypoint": {"calls": [{"task": "t"}]}}`,
+			edit: func(f *File) { f.Entrypoint.Name = "__previous__" },
+			want: `x.json:2:16: entrypoint: entrypoint name "__previous__" is empty or reserved: name it otherwise, or leave "name" out for "main"`,
+			kind: "InvalidNode",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

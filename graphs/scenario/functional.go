@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -220,8 +221,10 @@ func (p *parser) failSpec(n *jnode, field string) *Fail {
 // entrypoint.
 func (p *parser) checkFunctional(f *File, n *jnode) {
 	known := map[string]bool{}
+	var names []string
 	for _, t := range f.Tasks {
 		known[t.Name] = true
+		names = append(names, t.Name)
 	}
 	check := func(groups []CallGroup, field string) {
 		for i, g := range groups {
@@ -231,7 +234,7 @@ func (p *parser) checkFunctional(f *File, n *jnode) {
 					field = index2(field, j)
 				}
 				if c.Task != "" && !known[c.Task] {
-					p.graphFail(c.Pos, join2(field, "task"), "unknown task %q", c.Task)
+					p.graphFail(p.at(join2(field, "task"), c.Pos), join2(field, "task"), "%s", unknownTask(c.Task, names))
 				}
 			}
 		}
@@ -253,6 +256,18 @@ func (p *parser) checkFunctional(f *File, n *jnode) {
 		}
 	}
 	check(f.Entrypoint.Calls, "entrypoint")
+}
+
+// unknownTask says that name is none of the file's tasks (names), with
+// the likely one or the list, and how to declare it.
+func unknownTask(name string, names []string) string {
+	switch {
+	case len(names) == 0:
+		return fmt.Sprintf("unknown task %q: the file has no \"tasks\"; declare it there (\"tasks\": {\"%s\": {\"result\": \"state\"}})", name, name)
+	case engine.DidYouMean(names, name) != "":
+		return fmt.Sprintf("unknown task %q%s", name, engine.DidYouMean(names, name))
+	}
+	return fmt.Sprintf("unknown task %q (tasks: %s); declare it under \"tasks\" or call one of those", name, strings.Join(names, ", "))
 }
 
 // taskSet is a file's scripted tasks, ready to call.
