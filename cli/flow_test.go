@@ -304,7 +304,7 @@ func TestCommandLine_Items(t *testing.T) {
 	}
 	zero := filepath.Join(dir, "zero.json")
 	os.WriteFile(zero, []byte(`{"name":"z","state":{"x":null},"nodes":[{"name":"a","update":{"x":"1"}}],"edges":[["__start__","a"]],"ops":[{"op":"invoke","input":{"x":0},"recursion_limit":0}]}`), 0o644)
-	superstep(t, "", "run", zero, "--db", db).want(t, 2, "ops[0].recursion_limit 0: want a positive number of supersteps")
+	superstep(t, "", "run", zero, "--db", db).want(t, 2, zero+":1:158: ops[0].recursion_limit: 0: want a positive number of supersteps, or leave it out for 25")
 	// bench says when it checks correctness; run takes --recursion-limit.
 	perf := filepath.Join("..", "testdata", "perf", "chain_1000.json")
 	superstep(t, "", "bench", perf, "--runs", "1", "--warmup", "0").want(t, 0, "checking the result against")

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -100,7 +101,7 @@ func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.Compile
 		if op.HasRecursionLimit && op.RecursionLimit < 1 {
 			// A trace records the op's failure, as LangGraph's; a run
 			// of the file's example cannot start.
-			return nil, usagef("scenario %s: ops[%d].recursion_limit %d: want a positive number of supersteps", nameOrPath, op.Index, op.RecursionLimit)
+			return nil, usagef("%v", f.ErrorAt(fmt.Sprintf("ops[%d].recursion_limit", op.Index), "%d: want a positive number of supersteps, or leave it out for %d", op.RecursionLimit, engine.DefaultRecursionLimit))
 		}
 		r.recursionLimit = op.RecursionLimit
 		r.runtimeContext = op.Context

@@ -1105,6 +1105,7 @@ func (p *parser) opInput(n *jnode, field string, op *Op) {
 // step, not both) and its context.
 func (p *parser) runOptions(n *jnode, field string, op *Op) {
 	if v := n.field("recursion_limit"); v != nil {
+		p.lintPos[join2(field, "recursion_limit")] = v.pos
 		op.RecursionLimit = p.integer(v, join2(field, "recursion_limit"), math.MinInt32)
 		op.HasRecursionLimit = true
 	}

@@ -68,6 +68,30 @@ func (f *File) lintErr(field string, fallback Pos, nd *Node, nodeField, format s
 	return e
 }
 
+// ErrorAt is an *Error at field, written as Error's fields are
+// (ops[0].recursion_limit), where the file has it: at the field's value
+// when the parser kept its place (expressions, names, update and input
+// keys, recursion limits), else at the op the field is in, else at the
+// start of the file. A caller that refuses what the file says, for a
+// reason of its own, points at it with this.
+func (f *File) ErrorAt(field, format string, args ...any) *Error {
+	pos, ok := f.lintPos[field]
+	if !ok {
+		pos, ok = f.namePos[field]
+	}
+	if !ok {
+		for _, op := range f.Ops {
+			if strings.HasPrefix(field, index2("ops", op.Index)) {
+				pos, ok = op.Pos, true
+			}
+		}
+	}
+	if !ok || pos == (Pos{}) {
+		pos = Pos{1, 1}
+	}
+	return &Error{Path: f.Path, Pos: pos, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
 // stateNames lists g's state keys, in file order.
 func (g *Graph) stateNames() []string {
 	out := make([]string, len(g.State))
