@@ -184,6 +184,11 @@ reimplementation of LangGraph's runtime. Without arguments it opens the
 debugger on the built-in "research" graph with the default database.
 
 GRAPH is a built-in graph name (see superstep graphs) or a scenario file.
+A scenario file with a likely mistake that LangGraph would run anyway (an
+update key that is no state key, a Send or route to no node) is refused,
+before anything is written, by the commands that run its nodes (run, tui,
+replay, exec) and by graph; their --lint=warn warns of each instead and
+goes on (docs/scenario-format.md).
 
 The database is --db, else $SUPERSTEP_DB, else
 $XDG_DATA_HOME/superstep/superstep.db (when that path is absolute), else
@@ -219,7 +224,7 @@ func (a *App) rootCommand() *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.debug(cmd.Context(), g, graphs.Default, "", false)
+			return a.debug(cmd.Context(), g, graphs.Default, "", false, lintError)
 		},
 		// Hints repeat the --db the command was given.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

@@ -77,10 +77,14 @@ func jsonErrorAt(data []byte, err error) string { return jsonpos.Describe(data, 
 // errorLines are the lines err prints as (none for nil): one, or for the
 // several problems of a scenario file and nothing else (scenario.Errors:
 // a graph that does not compile) one a problem, each at its place in the
-// file, in the order they are best fixed, as a compiler prints them.
+// file, in the order they are best fixed, as a compiler prints them (a
+// file refused for its lint findings: those, then how to go on).
 func errorLines(err error) []string {
 	if err == nil {
 		return nil
+	}
+	if lr := (*lintRefusal)(nil); errors.As(err, &lr) && lr.Error() == err.Error() {
+		return lr.lines()
 	}
 	var es scenario.Errors
 	if errors.As(err, &es) && len(es) > 1 && es.Error() == err.Error() {

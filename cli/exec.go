@@ -17,6 +17,7 @@ func (a *App) execCommand(g *globals) *cobra.Command {
 	var ckpt, graphFlag string
 	var force bool
 	var recursionLimit int
+	var lint lintMode
 	cmd := &cobra.Command{
 		Use:   "exec THREAD NODE",
 		Short: "Run one node again against its recorded input; write nothing",
@@ -44,7 +45,7 @@ it finished, so there is nothing to compare), 1 when it differs or fails,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			thread, node := args[0], args[1]
 			return a.readThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error {
-				gr, err := requireGraph(ctx, st, thread, graphFlag)
+				gr, err := requireGraph(ctx, st, thread, graphFlag, a.lintWith(lint))
 				if err != nil {
 					return err
 				}
@@ -73,6 +74,7 @@ it finished, so there is nothing to compare), 1 when it differs or fails,
 	cmd.Flags().StringVar(&graphFlag, "graph", "", "graph with the current code (default: the one recorded for the thread)")
 	cmd.Flags().BoolVar(&force, "force", false, "run even if the topology changed incompatibly")
 	cmd.Flags().IntVar(&recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with, which a subgraph node's subgraph inherits; a scenario's own limit when it sets one")
+	addLintFlag(cmd, &lint)
 	return cmd
 }
 
@@ -309,7 +311,7 @@ func recordedLimit(ctx context.Context, st Store, thread, graphFlag string) int 
 	if name == "" {
 		return 0
 	}
-	res, err := resolveGraph(ctx, name)
+	res, err := resolveGraph(ctx, name, noLint)
 	if err != nil {
 		return 0
 	}

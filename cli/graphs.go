@@ -48,6 +48,7 @@ func (a *App) graphsCommand(g *globals) *cobra.Command {
 
 func (a *App) graphCommand(g *globals) *cobra.Command {
 	var mermaid bool
+	var lint lintMode
 	cmd := &cobra.Command{
 		Use:   "graph GRAPH",
 		Short: "Show a graph's topology",
@@ -56,10 +57,11 @@ edges, and its channels; or, with --mermaid, a Mermaid flowchart.`,
 		Example: "  superstep graph research\n  superstep graph research --mermaid > research.mmd\n  superstep graph ./my-scenario.json --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			gr, _, _, err := ResolveGraph(args[0])
+			res, err := resolveGraph(cmd.Context(), args[0], a.lintWith(lint))
 			if err != nil {
 				return err
 			}
+			gr := res.g
 			if mermaid {
 				_, err := fmt.Fprint(a.Stdout, gr.Mermaid())
 				return err
@@ -73,6 +75,7 @@ edges, and its channels; or, with --mermaid, a Mermaid flowchart.`,
 		},
 	}
 	cmd.Flags().BoolVar(&mermaid, "mermaid", false, "print a Mermaid flowchart")
+	addLintFlag(cmd, &lint)
 	return cmd
 }
 

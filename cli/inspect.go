@@ -88,11 +88,15 @@ func shortIDsOf(ids []string) map[string]string {
 
 // graphFor compiles the graph to interpret a thread with: --graph when
 // given, else the graph recorded for the thread when it still resolves, else
-// nil (commands then show what the store alone knows).
-func graphFor(ctx context.Context, st Store, thread, flag string) (*engine.Graph, error) {
+// nil (commands then show what the store alone knows). lint lints a
+// scenario file (noLint for a command that runs none of its nodes).
+func graphFor(ctx context.Context, st Store, thread, flag string, lint linting) (*engine.Graph, error) {
 	if flag != "" {
-		g, _, _, err := ResolveGraph(flag, engine.WithSaver(st))
-		return g, err
+		res, err := resolveGraph(ctx, flag, lint, engine.WithSaver(st))
+		if err != nil {
+			return nil, err
+		}
+		return res.g, nil
 	}
 	fp, err := st.Fingerprint(ctx, thread)
 	if err != nil {
@@ -103,19 +107,19 @@ func graphFor(ctx context.Context, st Store, thread, flag string) (*engine.Graph
 	if !ok || rec.Graph == "" {
 		return nil, nil
 	}
-	g, _, _, err := ResolveGraph(rec.Graph, engine.WithSaver(st))
-	if err != nil || g.Fingerprint() != rec.Fingerprint {
+	res, err := resolveGraph(ctx, rec.Graph, lint, engine.WithSaver(st))
+	if err != nil || res.g.Fingerprint() != rec.Fingerprint {
 		return nil, nil
 	}
-	return g, nil
+	return res.g, nil
 }
 
 // requireGraph is graphFor for a command that needs the graph (exec,
 // update): when there is none, the error says why — the thread names no
 // graph, the one it names no longer resolves, or it changed since the
 // thread ran — and what to pass.
-func requireGraph(ctx context.Context, st Store, thread, flag string) (*engine.Graph, error) {
-	g, err := graphFor(ctx, st, thread, flag)
+func requireGraph(ctx context.Context, st Store, thread, flag string, lint linting) (*engine.Graph, error) {
+	g, err := graphFor(ctx, st, thread, flag, lint)
 	if err != nil || g != nil {
 		return g, err
 	}
@@ -127,7 +131,14 @@ func requireGraph(ctx context.Context, st Store, thread, flag string) (*engine.G
 	if !ok || rec.Graph == "" {
 		return nil, noRecordedGraph(thread)
 	}
-	if _, _, _, err := ResolveGraph(rec.Graph); err != nil {
+	again := lint
+	if again.mode == lintWarn {
+		again = noLint // warned of already, when graphFor resolved it
+	}
+	if _, err := resolveGraph(ctx, rec.Graph, again); err != nil {
+		if lr := (*lintRefusal)(nil); errors.As(err, &lr) {
+			return nil, err // the file's mistakes, each at its place
+		}
 		return nil, unresolvedRecordedGraph(thread, rec.Graph, err)
 	}
 	return nil, usagef("thread %q was recorded with graph %s, which has changed since: pass --graph %s to use it as it is now", thread, termtext.Name(rec.Graph), shellWord(rec.Graph))
@@ -424,7 +435,7 @@ subgraph namespaces).`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
-				gr, err := graphFor(ctx, st, args[0], graphFlag)
+				gr, err := graphFor(ctx, st, args[0], graphFlag, noLint)
 				if err != nil {
 					return err
 				}
@@ -725,7 +736,7 @@ checkpoint instead (--checkpoint then names one of that namespace).`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
-				gr, err := graphFor(ctx, st, args[0], graphFlag)
+				gr, err := graphFor(ctx, st, args[0], graphFlag, noLint)
 				if err != nil {
 					return err
 				}
@@ -962,7 +973,7 @@ that subgraph namespace.`,
 			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
 				n := threadNS{}
 				if ns != "" {
-					gr, err := graphFor(ctx, st, args[0], "")
+					gr, err := graphFor(ctx, st, args[0], "", noLint)
 					if err != nil {
 						return err
 					}
@@ -1394,7 +1405,7 @@ func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	g, ok := cache[rec.Graph+" "+rec.Fingerprint]
 	if !ok && rec.Graph != "" {
-		g, _ = graphFor(ctx, st, t.ID, "")
+		g, _ = graphFor(ctx, st, t.ID, "", noLint)
 		cache[rec.Graph+" "+rec.Fingerprint] = g
 	}
 	if g != nil && t.LastID != "" {

@@ -13,29 +13,30 @@ import (
 // file, the line and column and the field, says what is wrong and the
 // likely fix; nothing runs and no database is created. Those LangGraph
 // would run (a Send to no node, a misspelt update key) are refused by
-// scenario.File.Lint.
+// scenario.File.Lint, with a last line that says how to run them anyway.
 func TestRun_ScenarioMistakes(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		file string
 		want string // the message after "FILE:"
+		lint bool   // a Lint finding: the hint line follows
 	}{
-		{"misspelt_field.json", `5:23: nodes[0] "step": updte: unknown field "updte" (did you mean "update"?)`},
-		{"edge_to_missing_node.json", `7:48: edges[1][1]: unknown node "tool"`},
-		{"string_for_number.json", `5:75: nodes[0] "fetch": retry.max_attempts: expected an integer, got the string "3": write 3 without quotes`},
-		{"expr_no_parse.json", `5:40: nodes[0] "step": update.n: expression does not compile: unexpected token EOF (column 9)`},
-		{"expr_unknown_name.json", `5:40: nodes[0] "step": update.n: expression does not compile: unknown name stat (did you mean state? the variables are state, resume, resumes, context, results, previous) (column 1)`},
-		{"missing_node_name.json", `5:5: nodes[0]: missing node name`},
-		{"duplicate_node.json", `6:5: nodes[1]: duplicate node name "step"`},
-		{"trailing_comma.json", `5:47: invalid JSON: a comma before ']', which JSON does not allow: remove it`},
-		{"unknown_reducer.json", `3:21: state.log: unknown reducer "append" (did you mean "add"? expected add, add_messages, concat, sum, merge or sorted)`},
-		{"send_to_missing_node.json", `10:33: branches[0].route: Send to "wroker", which is no node of the graph (did you mean "worker"?)`},
-		{"goto_to_missing_node.json", `5:56: nodes[0] "agent": goto: "tools" is no node of the graph (did you mean "tool"?)`},
-		{"misspelt_update_key.json", `5:36: nodes[0] "agent": update.mesages: "mesages" is no state key (did you mean "messages"?)`},
-		{"input_wrong_type.json", `8:41: ops[0].input.n: the sum reducer of "n" refuses "three": sum expects numbers, got a number and a string`},
-		{"empty.json", `1:1: the file is empty: a scenario file is a JSON object with state, nodes and edges (docs/scenario-format.md)`},
-		{"unreachable_node.json", `6:5: nodes[1] "review": node "review" is not reachable: no edge, route or Command end leads to it`},
-		{"node_named_like_key.json", `6:5: nodes[1] "n": node name "n" is already used as a state key`},
+		{"misspelt_field.json", `5:23: nodes[0] "step": updte: unknown field "updte" (did you mean "update"?)`, false},
+		{"edge_to_missing_node.json", `7:48: edges[1][1]: unknown node "tool"`, false},
+		{"string_for_number.json", `5:75: nodes[0] "fetch": retry.max_attempts: expected an integer, got the string "3": write 3 without quotes`, false},
+		{"expr_no_parse.json", `5:40: nodes[0] "step": update.n: expression does not compile: unexpected token EOF (column 9)`, false},
+		{"expr_unknown_name.json", `5:40: nodes[0] "step": update.n: expression does not compile: unknown name stat (did you mean state? the variables are state, resume, resumes, context, results, previous) (column 1)`, false},
+		{"missing_node_name.json", `5:5: nodes[0]: missing node name`, false},
+		{"duplicate_node.json", `6:5: nodes[1]: duplicate node name "step"`, false},
+		{"trailing_comma.json", `5:47: invalid JSON: a comma before ']', which JSON does not allow: remove it`, false},
+		{"unknown_reducer.json", `3:21: state.log: unknown reducer "append" (did you mean "add"? expected add, add_messages, concat, sum, merge or sorted)`, false},
+		{"send_to_missing_node.json", `10:33: branches[0].route: Send to "wroker", which is no node of the graph (did you mean "worker"?)`, true},
+		{"goto_to_missing_node.json", `5:56: nodes[0] "agent": goto: "tools" is no node of the graph (did you mean "tool"?)`, true},
+		{"misspelt_update_key.json", `5:36: nodes[0] "agent": update.mesages: "mesages" is no state key (did you mean "messages"?)`, true},
+		{"input_wrong_type.json", `8:41: ops[0].input.n: the sum reducer of "n" refuses "three": sum expects numbers, got a number and a string`, true},
+		{"empty.json", `1:1: the file is empty: a scenario file is a JSON object with state, nodes and edges (docs/scenario-format.md)`, false},
+		{"unreachable_node.json", `6:5: nodes[1] "review": node "review" is not reachable: no edge, route or Command end leads to it`, false},
+		{"node_named_like_key.json", `6:5: nodes[1] "n": node name "n" is already used as a state key`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -43,7 +44,11 @@ func TestRun_ScenarioMistakes(t *testing.T) {
 			dir := t.TempDir()
 			db := filepath.Join(dir, "new.db")
 			file := testdata(filepath.Join("mistakes", c.file))
-			refusedEverywhere(t, file, db, "superstep: "+file+":"+c.want+"\n")
+			want := "superstep: " + file + ":" + c.want + "\n"
+			if c.lint {
+				want += "superstep: " + file + ": LangGraph runs a file with this mistake (superstep trace shows what it does); if it is meant, pass --lint=warn to go on as LangGraph does, warning of each\n"
+			}
+			refusedEverywhere(t, file, db, want)
 		})
 	}
 }

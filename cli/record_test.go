@@ -83,7 +83,7 @@ func TestGraphRecorder_DefersWritesToTheStore(t *testing.T) {
 	ctx := context.Background()
 	history := func(t *testing.T, st Store, thread string) []*engine.CheckpointTuple {
 		t.Helper()
-		res, err := resolveGraph(ctx, "linear", engine.WithSaver(&graphRecorder{Store: st}))
+		res, err := resolveGraph(ctx, "linear", noLint, engine.WithSaver(&graphRecorder{Store: st}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestGraphRecorder_PassesHeadsOn(t *testing.T) {
 	counted := &listCounter{Store: st}
 	heads := func(s Store) []engine.CheckpointHead {
 		t.Helper()
-		res, err := resolveGraph(ctx, "linear", engine.WithSaver(&graphRecorder{Store: s}))
+		res, err := resolveGraph(ctx, "linear", noLint, engine.WithSaver(&graphRecorder{Store: s}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,7 @@ type replayFlags struct {
 	force, offline       bool
 	rerun                []string
 	recursionLimit       int
+	lint                 lintMode
 }
 
 // check refuses flag combinations that mean nothing, before anything opens.
@@ -84,7 +85,7 @@ exit 1 naming the step, the node and the channel with both values.`,
 			}
 			thread := args[0]
 			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) error {
-				gr, limit, err := a.replayGraph(ctx, st, thread, f.graph, f.force)
+				gr, limit, err := a.replayGraph(ctx, st, thread, f.graph, f.force, a.lintWith(f.lint))
 				if err != nil {
 					return err
 				}
@@ -119,6 +120,7 @@ exit 1 naming the step, the node and the channel with both values.`,
 	cmd.Flags().StringVar(&f.start, "checkpoint", "", "start from this recorded checkpoint (id or prefix)")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replay even if the topology changed")
 	cmd.Flags().IntVar(&f.recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "the recursion limit the recording ran with; a scenario's own limit when it sets one")
+	addLintFlag(cmd, &f.lint)
 	return cmd
 }
 
@@ -129,7 +131,7 @@ exit 1 naming the step, the node and the channel with both values.`,
 // It also returns the scenario's recursion limit (0 for none): a run
 // without --recursion-limit ran with it, and a subgraph that reached it
 // failed there, so the replay must run with it too.
-func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag string, force bool) (*engine.Graph, int, error) {
+func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag string, force bool, lint linting) (*engine.Graph, int, error) {
 	fp, err := st.Fingerprint(ctx, thread)
 	if err != nil {
 		return nil, 0, storeError(err, "reading thread %q", thread)
@@ -142,7 +144,10 @@ func (a *App) replayGraph(ctx context.Context, st Store, thread, graphFlag strin
 		}
 		graphFlag = rec.Graph
 	}
-	res, err := resolveGraph(ctx, graphFlag, engine.WithSaver(st))
+	res, err := resolveGraph(ctx, graphFlag, lint, engine.WithSaver(st))
+	if lr := (*lintRefusal)(nil); errors.As(err, &lr) {
+		return nil, 0, err // the file's mistakes, each at its place
+	}
 	if err != nil && fromRecord {
 		// Not a graph the user named: say whose it is, as exec does.
 		return nil, 0, unresolvedRecordedGraph(thread, rec.Graph, err)

@@ -20,9 +20,10 @@ import (
 // invoke op's input), and the name recorded with a thread's fingerprint so a
 // later command can find the graph again (the built-in's name or the
 // scenario file's absolute path). Errors name the graph and, for a scenario,
-// the file position.
+// the file position. A scenario file with a finding of scenario.File.Lint
+// is refused, each finding a line.
 func ResolveGraph(nameOrPath string, opts ...engine.CompileOption) (g *engine.Graph, example map[string]any, fingerprintName string, err error) {
-	r, err := resolveGraph(context.Background(), nameOrPath, opts...)
+	r, err := resolveGraph(context.Background(), nameOrPath, linting{mode: lintError}, opts...)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -49,8 +50,9 @@ type resolvedGraph struct {
 	file *scenario.File
 }
 
-// resolveGraph is ResolveGraph; ctx names the program for the hint.
-func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.CompileOption) (*resolvedGraph, error) {
+// resolveGraph is ResolveGraph; ctx names the program for the hint, and
+// lint says what a scenario file's lint findings do (--lint).
+func resolveGraph(ctx context.Context, nameOrPath string, lint linting, opts ...engine.CompileOption) (*resolvedGraph, error) {
 	if nameOrPath == "" {
 		return nil, usagef("no graph given: name a built-in graph (%s graphs) or a scenario file", program(ctx))
 	}
@@ -75,10 +77,11 @@ func resolveGraph(ctx context.Context, nameOrPath string, opts ...engine.Compile
 		return nil, usagef("%v", err)
 	}
 	// Mistakes LangGraph would run with (a Send to no node, a misspelt
-	// update key) are refused before anything is written; trace, which
-	// must show what LangGraph does with them, does not lint.
-	if err := f.Lint(); err != nil {
-		return nil, usagef("%v", err)
+	// update key) are refused before anything is written, unless the
+	// command's --lint=warn says they are meant; trace, which must show
+	// what LangGraph does with them, does not lint.
+	if err := lint.check(f); err != nil {
+		return nil, err
 	}
 	if f.Name == "" {
 		// A file without a name is its graph's name: the debugger's

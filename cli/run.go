@@ -123,6 +123,7 @@ thread keeps no per-step history of the run, as in LangGraph.`,
 	cmd.Flags().IntVar(&f.recursionLimit, "recursion-limit", engine.DefaultRecursionLimit, "most supersteps the run may take; a scenario's own limit when it sets one")
 	cmd.Flags().StringVar(&f.streamModes, "stream", "", "stream modes to print, comma-separated: values, updates, custom, messages, tasks, checkpoints, debug")
 	cmd.Flags().BoolVar(&f.subgraphs, "subgraphs", false, "with --stream: include subgraphs' chunks")
+	addLintFlag(cmd, &f.lint)
 	return cmd
 }
 
@@ -131,6 +132,7 @@ type runFlags struct {
 	thread, input, resume, update, durability, checkpoint, streamModes string
 	recursionLimit                                                     int
 	force, subgraphs                                                   bool
+	lint                                                               lintMode
 }
 
 // runRequest is what run's flags ask for, checked and decoded.
@@ -218,7 +220,7 @@ func (f runFlags) check() (*runRequest, error) {
 func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *runRequest) (err error) {
 	// --resume and --checkpoint continue a stored thread: its database
 	// must exist (a new run may create one).
-	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Durability: req.storeDur, Existing: req.resume != "" || req.checkpoint != ""}, graphArg, func(res *resolvedGraph) error {
+	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Durability: req.storeDur, Existing: req.resume != "" || req.checkpoint != ""}, graphArg, req.lint, func(res *resolvedGraph) error {
 		// Before the database opens: a refused input creates none.
 		if err := a.checkInput(res, req.in); err != nil {
 			return err
@@ -310,11 +312,11 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 // that does not load or compile, or a refused input, leaves no new,
 // empty database behind. The caller closes the store
 // (closeStore) when err is nil; on an error nothing is left open.
-func (a *App) openGraph(ctx context.Context, g *globals, o storeOptions, arg string, check func(*resolvedGraph) error) (st Store, rec *graphRecorder, res *resolvedGraph, err error) {
+func (a *App) openGraph(ctx context.Context, g *globals, o storeOptions, arg string, lint lintMode, check func(*resolvedGraph) error) (st Store, rec *graphRecorder, res *resolvedGraph, err error) {
 	// Compiling only keeps the saver; the recorder gets its store below,
 	// before anything runs.
 	rec = &graphRecorder{}
-	if res, err = resolveGraph(ctx, arg, engine.WithSaver(rec)); err != nil {
+	if res, err = resolveGraph(ctx, arg, a.lintWith(lint), engine.WithSaver(rec)); err != nil {
 		return nil, nil, nil, err
 	}
 	if check != nil {
@@ -454,6 +456,7 @@ func resumeAnswer(s string) (any, error) {
 func (a *App) tuiCommand(g *globals) *cobra.Command {
 	var thread string
 	var force bool
+	var lint lintMode
 	cmd := &cobra.Command{
 		Use:   "tui GRAPH",
 		Short: "Open the debugger on a graph",
@@ -464,22 +467,23 @@ thread from the graph's example input unless --thread names an existing one).`,
   superstep tui ./my-scenario.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.debug(cmd.Context(), g, args[0], thread, force)
+			return a.debug(cmd.Context(), g, args[0], thread, force, lint)
 		},
 	}
+	addLintFlag(cmd, &lint)
 	cmd.Flags().BoolVar(&force, "force", false, "open a thread whose recorded graph differs incompatibly")
 	cmd.Flags().StringVar(&thread, "thread", "", "thread id (default: the graph's name for a built-in graph, a new thread for a file)")
 	return cmd
 }
 
 // debug opens the debugger on graph arg and thread.
-func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force bool) (err error) {
+func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force bool, lint lintMode) (err error) {
 	if err := checkThreadFlag(thread); err != nil {
 		return err
 	}
 	// Shared: commands that read the database work in another terminal
 	// while the debugger is open; other writers are kept out.
-	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Shared: true}, arg, nil)
+	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Shared: true}, arg, lint, nil)
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ is the subgraph's; the parent's are not touched.`,
 			}
 			thread := args[0]
 			return a.writeThread(cmd, g, thread, func(ctx context.Context, st Store, list []*engine.CheckpointTuple) (err error) {
-				gr, err := requireGraph(ctx, st, thread, graphFlag)
+				gr, err := requireGraph(ctx, st, thread, graphFlag, noLint)
 				if err != nil {
 					return err
 				}

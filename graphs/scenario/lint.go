@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,10 +13,10 @@ import (
 // its value.
 const keySuffix = "#key"
 
-// Lint returns the first mistake in f that LangGraph lets a graph run
-// with but that a scenario written by hand cannot mean, as an *Error
-// naming the file, the position and the field; nil when it finds none.
-// What it finds:
+// Lint returns the mistakes in f that LangGraph lets a graph run with but
+// that a scenario written by hand cannot mean, as Errors, one *Error for
+// each, naming the file, the position and the field, in the order of
+// their places in the file; nil when it finds none. What it finds:
 //
 //   - an update key (of a node's update map, or of a map literal its
 //     update expression yields) that is no state key of the node's graph:
@@ -32,26 +33,32 @@ const keySuffix = "#key"
 //     key's reducer refuses (a string for a sum): the run would write its
 //     input checkpoint and then fail.
 //
-// Parse does not apply these rules: the conformance scenarios exercise
-// exactly those runtime behaviours, and a trace must show what LangGraph
-// does with them. The command line lints every scenario file it runs.
-// Nodes with "parent" are skipped (their update and goto address the
-// parent graph), as are functional files' entrypoint and tasks.
+// Each expression, update key and input key is reported once, for its
+// first mistake. Parse does not apply these rules: the conformance
+// scenarios exercise exactly those runtime behaviours, and a trace must
+// show what LangGraph does with them. The command line lints every
+// scenario file it runs (its --lint says whether a finding refuses the
+// file or is a warning). Nodes with "parent" are skipped (their update and
+// goto address the parent graph), as are functional files' entrypoint and
+// tasks.
 func (f *File) Lint() error {
+	var out Errors
 	if f.Entrypoint == nil {
-		if err := f.lintGraph(&f.Graph, ""); err != nil {
-			return err
-		}
+		f.lintGraph(&f.Graph, "", &out)
 	}
 	for _, name := range sortedKeys(f.Subgraphs) {
-		if err := f.lintGraph(f.Subgraphs[name], join2("subgraphs", name)); err != nil {
-			return err
-		}
+		f.lintGraph(f.Subgraphs[name], join2("subgraphs", name), &out)
 	}
 	if f.Entrypoint == nil {
-		return f.lintInputs()
+		f.lintInputs(&out)
 	}
-	return nil
+	if len(out) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(out, func(a, b *Error) int {
+		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
+	})
+	return out
 }
 
 // lintErr is an *Error at field (or, when field has no recorded
@@ -113,15 +120,22 @@ func unknownKey(key string, keys []string) string {
 	return fmt.Sprintf("%q is no state key (state keys: %s); declare it under \"state\" or write one of those", key, strings.Join(keys, ", "))
 }
 
-func (f *File) lintGraph(g *Graph, prefix string) error {
+// lintGraph adds g's findings (g written at prefix) to out.
+func (f *File) lintGraph(g *Graph, prefix string, out *Errors) {
 	keys := g.stateNames()
 	nodes := make([]string, 0, len(g.Nodes))
 	for _, n := range g.Nodes {
 		nodes = append(nodes, n.Name)
 	}
 	isNode := func(s string) bool { return slices.Contains(nodes, s) }
+	add := func(e *Error) bool {
+		if e != nil {
+			*out = append(*out, e)
+		}
+		return e != nil
+	}
 	// target checks a literal name a goto or route yields.
-	target := func(name string, ends []string, field string, pos Pos, nd *Node, nodeField string) error {
+	target := func(name string, ends []string, field string, pos Pos, nd *Node, nodeField string) *Error {
 		switch {
 		case name != End && !isNode(name):
 			return f.lintErr(field, pos, nd, nodeField, "%q is no node of the graph%s", name, nodeHint(append(slices.Clone(nodes), End), name, End))
@@ -131,7 +145,7 @@ func (f *File) lintGraph(g *Graph, prefix string) error {
 		return nil
 	}
 	// sends checks the literal nodes of e's Sends.
-	sends := func(e *Expr, field string, pos Pos, nd *Node, nodeField string) error {
+	sends := func(e *Expr, field string, pos Pos, nd *Node, nodeField string) *Error {
 		if e == nil {
 			return nil
 		}
@@ -152,80 +166,82 @@ func (f *File) lintGraph(g *Graph, prefix string) error {
 		}
 		for _, k := range nd.UpdateKeys {
 			if !slices.Contains(keys, k.Key) {
-				return f.lintErr(join2(join2(field, "update"), k.Key)+keySuffix, nd.Pos, nd, field, "%s", unknownKey(k.Key, keys))
+				add(f.lintErr(join2(join2(field, "update"), k.Key)+keySuffix, nd.Pos, nd, field, "%s", unknownKey(k.Key, keys)))
+				continue
 			}
+			add(sends(k.Expr, join2(join2(field, "update"), k.Key), nd.Pos, nd, field))
 		}
-		if e := nd.UpdateExpr; e != nil {
-			for _, lit := range e.literalKeys {
-				for _, k := range lit {
-					if !slices.Contains(keys, k) {
-						return f.lintErr(join2(field, "update"), nd.Pos, nd, field, "the map it yields writes %s", unknownKey(k, keys))
-					}
-				}
-			}
-		}
-		for _, k := range nd.UpdateKeys {
-			if err := sends(k.Expr, join2(join2(field, "update"), k.Key), nd.Pos, nd, field); err != nil {
-				return err
-			}
-		}
-		if err := sends(nd.UpdateExpr, join2(field, "update"), nd.Pos, nd, field); err != nil {
-			return err
+		if e := nd.UpdateExpr; e != nil && !add(f.lintLiteralKeys(e, keys, join2(field, "update"), nd, field)) {
+			add(sends(e, join2(field, "update"), nd.Pos, nd, field))
 		}
 		if nd.Goto == nil {
 			continue
 		}
 		gotoField := join2(field, "goto")
-		if err := sends(nd.Goto, gotoField, nd.Pos, nd, field); err != nil {
-			return err
+		if add(sends(nd.Goto, gotoField, nd.Pos, nd, field)) {
+			continue
 		}
 		for _, name := range nd.Goto.names {
-			if err := target(name, nd.Ends, gotoField, nd.Pos, nd, field); err != nil {
-				return err
+			if add(target(name, nd.Ends, gotoField, nd.Pos, nd, field)) {
+				break
 			}
 		}
 	}
 	for i, b := range g.Branches {
 		field := join2(index2(join2(prefix, "branches"), i), "route")
-		if b.Route == nil {
+		if b.Route == nil || add(sends(b.Route, field, b.Pos, nil, "")) {
 			continue
 		}
-		if err := sends(b.Route, field, b.Pos, nil, ""); err != nil {
-			return err
-		}
 		for _, name := range b.Route.names {
-			if b.PathMap != nil {
-				labels := make([]string, len(b.PathMap))
-				for j, kv := range b.PathMap {
-					labels[j] = kv.Key
-				}
-				if !slices.Contains(labels, name) {
-					return f.lintErr(field, b.Pos, nil, "", "%q is no label of its path_map (%s)%s", name, strings.Join(labels, ", "), engine.DidYouMean(labels, name))
-				}
-				continue
+			if add(f.lintRoute(b, name, field, target)) {
+				break
 			}
-			if err := target(name, b.Ends, field, b.Pos, nil, ""); err != nil {
-				return err
+		}
+	}
+}
+
+// lintLiteralKeys is the first key of a map literal update expression e
+// yields that is none of keys, as an *Error at field; nil when none is.
+func (f *File) lintLiteralKeys(e *Expr, keys []string, field string, nd *Node, nodeField string) *Error {
+	for _, lit := range e.literalKeys {
+		for _, k := range lit {
+			if !slices.Contains(keys, k) {
+				return f.lintErr(field, nd.Pos, nd, nodeField, "the map it yields writes %s", unknownKey(k, keys))
 			}
 		}
 	}
 	return nil
 }
 
+// lintRoute checks name, a literal that branch b's route yields, written
+// at field: a label of its path_map, or a target (a node in its ends).
+func (f *File) lintRoute(b *Branch, name, field string, target func(string, []string, string, Pos, *Node, string) *Error) *Error {
+	if b.PathMap == nil {
+		return target(name, b.Ends, field, b.Pos, nil, "")
+	}
+	labels := make([]string, len(b.PathMap))
+	for j, kv := range b.PathMap {
+		labels[j] = kv.Key
+	}
+	if !slices.Contains(labels, name) {
+		return f.lintErr(field, b.Pos, nil, "", "%q is no label of its path_map (%s)%s", name, strings.Join(labels, ", "), engine.DidYouMean(labels, name))
+	}
+	return nil
+}
+
 // lintInputs checks the input maps of the invoke ops against the root
 // graph's state keys and their reducers.
-func (f *File) lintInputs() error {
+func (f *File) lintInputs(out *Errors) {
 	for _, op := range f.Ops {
 		in, ok := op.Input.(map[string]any)
 		if op.Kind != OpInvoke || !ok {
 			continue
 		}
 		field := join2(index2("ops", op.Index), "input")
-		if k, msg := f.checkInput(in, true); msg != "" {
-			return f.lintErr(join2(field, k)+keySuffix, op.Pos, nil, "", "%s", msg)
+		for _, bad := range f.checkInput(in, true) {
+			*out = append(*out, f.lintErr(join2(field, bad.key)+keySuffix, op.Pos, nil, "", "%s", bad.msg))
 		}
 	}
-	return nil
 }
 
 // CheckInput checks in, a run's input for the root graph (the command
@@ -239,22 +255,27 @@ func (f *File) CheckInput(in map[string]any) error {
 	if f.Entrypoint != nil {
 		return nil
 	}
-	if k, msg := f.checkInput(in, false); msg != "" {
-		return fmt.Errorf("%s: %s", k, msg)
+	if bad := f.checkInput(in, false); len(bad) > 0 {
+		return fmt.Errorf("%s: %s", bad[0].key, bad[0].msg)
 	}
 	return nil
 }
 
-// checkInput is the first key of in that the root graph refuses, and why
-// ("" when it takes them all); a key that is no state key is refused only
-// when unknown is set.
-func (f *File) checkInput(in map[string]any, unknown bool) (key, msg string) {
+// refusedKey is a key of an input the root graph refuses, and why.
+type refusedKey struct{ key, msg string }
+
+// checkInput is the keys of in that the root graph refuses, in sorted
+// order, and why (none when it takes them all); a key that is no state
+// key is refused only when unknown is set.
+func (f *File) checkInput(in map[string]any, unknown bool) []refusedKey {
 	keys := f.Graph.stateNames()
+	var out []refusedKey
 	for _, k := range sortedKeys(in) {
 		i := slices.Index(keys, k)
 		switch {
 		case i < 0 && unknown:
-			return k, unknownKey(k, keys)
+			out = append(out, refusedKey{k, unknownKey(k, keys)})
+			continue
 		case i < 0:
 			continue
 		}
@@ -265,10 +286,10 @@ func (f *File) checkInput(in map[string]any, unknown bool) (key, msg string) {
 			continue // LastValue takes anything; an Overwrite replaces
 		}
 		if _, err := fn(sk.Default, v); err != nil {
-			return k, fmt.Sprintf("the %s reducer of %q refuses %s: %v", sk.Reducer, k, engine.MustEncode(v), err)
+			out = append(out, refusedKey{k, fmt.Sprintf("the %s reducer of %q refuses %s: %v", sk.Reducer, k, engine.MustEncode(v), err)})
 		}
 	}
-	return "", ""
+	return out
 }
 
 // isOverwrite reports whether v is an Overwrite in its wire form.

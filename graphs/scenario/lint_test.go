@@ -76,6 +76,39 @@ func TestFile_Lint_Mistakes(t *testing.T) {
 	}
 }
 
+// TestFile_Lint_EveryMistake: a file with several mistakes gets one
+// *Error for each, in the order of their places in the file, each
+// expression or key once (its first mistake), so one reading fixes them
+// all.
+func TestFile_Lint_EveryMistake(t *testing.T) {
+	src := `{"state": {"n": null},
+ "subgraphs": {"s": {"state": {"m": null}, "nodes": [{"name": "i", "update": {"n": "1"}}], "edges": [["__start__", "i"]]}},
+ "nodes": [{"name": "a", "update": {"total": "1", "n": "send('c', 1)"}, "goto": "['x', 'y']"},
+   {"name": "b", "subgraph": "s"}],
+ "edges": [["__start__", "a"]],
+ "branches": [{"from": "b", "route": "'ends'", "path_map": {"end": "__end__"}}],
+ "ops": [{"op": "invoke", "input": {"n": 1, "q": 2, "r": 3}}]}`
+	f, err := Parse("x.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.Lint()
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("Lint: %v (%T), want Errors", err, err)
+	}
+	want := `x.json:2:79: subgraphs.s.nodes[0] "i": update.n: "n" is no state key (state keys: m); declare it under "state" or write one of those
+x.json:3:37: nodes[0] "a": update.total: "total" is no state key (state keys: n); declare it under "state" or write one of those
+x.json:3:56: nodes[0] "a": update.n: Send to "c", which is no node of the graph
+x.json:3:81: nodes[0] "a": goto: "x" is no node of the graph
+x.json:6:38: branches[0].route: "ends" is no label of its path_map (end) (did you mean "end"?)
+x.json:7:45: ops[0].input.q: "q" is no state key (state keys: n); declare it under "state" or write one of those
+x.json:7:53: ops[0].input.r: "r" is no state key (state keys: n); declare it under "state" or write one of those`
+	if err.Error() != want {
+		t.Errorf("Lint\n%s\nwant\n%s", err, want)
+	}
+}
+
 // TestFile_Lint_Clean: what Lint must let through — names computed at
 // run time, labels of a path_map, __end__, a parent Command's keys and
 // gotos, Overwrites and valid inputs — and every public scenario.

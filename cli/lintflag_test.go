@@ -1,0 +1,71 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLintFlag_WarnRunsTheFileAsLangGraphDoes: a file with a mistake
+// LangGraph runs with (an update key that is no state key) is refused by
+// every command that runs its nodes, and by graph, each finding a line
+// and a last line naming --lint=warn; with --lint=warn each command warns
+// of the finding, once, and goes on. A thread so started is read, and
+// updated, without the flag: those commands run none of its nodes.
+func TestLintFlag_WarnRunsTheFileAsLangGraphDoes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "note.json")
+	if err := os.WriteFile(file, []byte(`{"name": "note", "state": {"n": "sum"},
+ "nodes": [{"name": "a", "update": {"n": "1", "note": "'x'"}}],
+ "edges": [["__start__", "a"], ["a", "__end__"]],
+ "ops": [{"op": "invoke", "input": {"n": 0}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "t.db")
+	finding := file + `:2:47: nodes[0] "a": update.note: "note" is no state key (state keys: n); declare it under "state" or write one of those`
+	refused := "superstep: " + finding + "\nsuperstep: " + file + ": LangGraph runs a file with this mistake (superstep trace shows what it does); if it is meant, pass --lint=warn to go on as LangGraph does, warning of each\n"
+	warned := "superstep: warning: " + finding + "\n"
+
+	refusedEverywhere(t, file, db, refused)
+	r := superstep(t, "", "run", file, "--db", db, "--thread", "t1", "--lint=warn")
+	r.want(t, 0, `"n": 1`)
+	if r.stderr != warned {
+		t.Errorf("run --lint=warn's stderr\n%s\nwant\n%s", r.stderr, warned)
+	}
+	r = superstep(t, "", "graph", file, "--lint", "warn")
+	r.want(t, 0, "graph note")
+	if r.stderr != warned {
+		t.Errorf("graph --lint warn's stderr\n%s\nwant\n%s", r.stderr, warned)
+	}
+	r = superstep(t, "", "tui", file, "--db", db, "--thread", "t2", "--lint=warn")
+	r.want(t, 0, `"n": 1`)
+	if !strings.HasPrefix(r.stderr, warned) || strings.Count(r.stderr, finding) != 1 {
+		t.Errorf("tui --lint=warn's stderr\n%s\nwant it to start with\n%s", r.stderr, warned)
+	}
+
+	// The thread's recorded graph is the file: replay and exec run its
+	// nodes, and lint it as run does.
+	for _, args := range [][]string{{"replay", "t1"}, {"exec", "t1", "a"}} {
+		r = superstep(t, "", append(args, "--db", db)...)
+		if r.code != 2 || r.stderr != refused {
+			t.Errorf("superstep %s: exit %d, stderr\n%s\nwant exit 2 and\n%s", strings.Join(args, " "), r.code, r.stderr, refused)
+		}
+		r = superstep(t, "", append(args, "--db", db, "--lint=warn")...)
+		r.want(t, 0)
+		if r.stderr != warned {
+			t.Errorf("superstep %s --lint=warn: stderr\n%s\nwant\n%s", strings.Join(args, " "), r.stderr, warned)
+		}
+	}
+	// history and update run none of its nodes: no finding, no refusal,
+	// and the graph is at hand (update needs it).
+	for _, args := range [][]string{{"history", "t1"}, {"update", "t1", "--values", `{"n": 5}`}} {
+		r = superstep(t, "", append(args, "--db", db)...)
+		r.want(t, 0)
+		if r.stderr != "" {
+			t.Errorf("superstep %s: stderr\n%s\nwant none", strings.Join(args, " "), r.stderr)
+		}
+	}
+	superstep(t, "", "run", file, "--db", db, "--lint=none").want(t, 2, `invalid argument "none" for "--lint" flag: want error or warn, got "none"`)
+}
