@@ -142,6 +142,36 @@ func TestRun_ScenarioWithoutNameOrOps(t *testing.T) {
 	superstep(t, "", "run", graph, "--db", db).want(t, 2, "has no example input")
 }
 
+// tui without a terminal runs headless, which has no --input: a file with
+// no example input is refused on a new thread, saying how to start one,
+// before a database is created (the engine refused it after, naming its
+// __start__ channel); a thread the database has opens as before.
+func TestTUI_HeadlessWithoutExampleInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "first.json")
+	if err := os.WriteFile(graph, []byte(`{"state": {"n": "sum"},
+ "nodes": [{"name": "step", "update": {"n": "1"}}],
+ "edges": [["__start__", "step"]]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "t.db")
+	const refused = "has no example input (no invoke op with an input), and without a terminal the debugger runs headless, with no way to ask for one: superstep run "
+	for _, args := range [][]string{{"tui", graph, "--db", db}, {"tui", graph, "--db", db, "--thread", "t1"}} {
+		r := superstep(t, "", args...)
+		r.want(t, 2, refused)
+		if strings.Contains(r.stderr, "__start__") {
+			t.Errorf("stderr names the engine's channel:\n%s", r.stderr)
+		}
+		if _, err := os.Stat(db); !os.IsNotExist(err) {
+			t.Fatalf("a refused tui left %s behind (%v)", db, err)
+		}
+	}
+	superstep(t, "", "run", graph, "--db", db, "--thread", "t1", "--input", `{"n": 1}`).want(t, 0, `"n": 2`)
+	superstep(t, "", "tui", graph, "--db", db, "--thread", "t2").want(t, 2, refused)
+	superstep(t, "", "tui", graph, "--db", db, "--thread", "t1").want(t, 0, `"n": 2`)
+}
+
 // A --input value its key's reducer refuses (a string for a sum) is
 // refused before the database opens: the run wrote its input checkpoint
 // and then failed. An input its reducers take runs.

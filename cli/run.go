@@ -367,6 +367,12 @@ func noExampleInput(graphArg string) error {
 	return usagef("graph %s has no example input (no invoke op with an input): pass --input", graphArg)
 }
 
+// noExampleHeadless refuses a new thread of a graph with no example input
+// in the headless debugger, which has no --input: run has.
+func noExampleHeadless(ctx context.Context, graphArg string) error {
+	return usagef("graph %s has no example input (no invoke op with an input), and without a terminal the debugger runs headless, with no way to ask for one: %s --input '{...}' starts a thread (or add an input to the file's first invoke op)", graphArg, hintLine(ctx, "run", shellWord(graphArg)))
+}
+
 // noDatabaseYet reports whether --db names a database file that does not
 // exist yet: no thread is stored in it.
 func noDatabaseYet(g *globals) bool {
@@ -483,7 +489,16 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	}
 	// Shared: commands that read the database work in another terminal
 	// while the debugger is open; other writers are kept out.
-	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Shared: true}, arg, lint, nil)
+	st, rec, res, err := a.openGraph(ctx, g, storeOptions{Shared: true}, arg, lint, func(res *resolvedGraph) error {
+		// Without a terminal the debugger runs headless, which has no
+		// way to ask for an input (the debugger's T has): a new thread
+		// with nothing to start from is refused before the database
+		// opens, so none is created.
+		if res.example == nil && (thread == "" || noDatabaseYet(g)) && !hasTerminal() {
+			return noExampleHeadless(ctx, arg)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -555,6 +570,17 @@ func Headless(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 		fmt.Fprintf(o.Stderr, "%s: warning: %s\n", o.program(), o.Warning)
 	}
 	st, _ := o.Saver.(Store)
+	if o.Input == nil {
+		// No input: the thread must exist, for there is nothing to start
+		// it from (the engine's own error names its __start__ channel).
+		exists, err := threadExists(ctx, o.Saver, o.Thread)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			return noExampleHeadless(ctx, o.GraphName)
+		}
+	}
 	r := &runner{g: g, st: st, thread: o.Thread, graphArg: o.GraphName, out: o.Stdout, warn: func(string) {}}
 	if o.RecursionLimit > 0 {
 		r.opts = append(r.opts, engine.WithRecursionLimit(o.RecursionLimit))

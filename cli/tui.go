@@ -19,12 +19,16 @@ import (
 // terminal (a pipe, a CI log) it runs the thread headless instead, so
 // scripts get output rather than a hang.
 func TUI(ctx context.Context, g *engine.Graph, o DebugOptions) error {
-	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+	if !hasTerminal() {
 		fmt.Fprintf(o.Stderr, "%[1]s: not a terminal, running headless (%[1]s run GRAPH is the scripted form)\n", o.program())
 		return Headless(ctx, g, o)
 	}
 	return tui.Run(ctx, g, tuiOptions(ctx, o))
 }
+
+// hasTerminal reports whether the process reads and writes a terminal,
+// where TUI opens the debugger (else it runs the thread headless).
+func hasTerminal() bool { return term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd()) }
 
 // tuiOptions are the debugger's options for a command's database and
 // graph: the database under the graph recorder keeps the settings and
