@@ -474,7 +474,7 @@ func (p *parser) fields(n *jnode, field string, allowed ...string) bool {
 	}
 	for _, f := range n.fields {
 		if !slices.Contains(allowed, f.key) {
-			if m := engine.MeantName(allowed, f.key); m != "" {
+			if m := fieldMeant(allowed, f.key); m != "" {
 				p.failAt(f.keyPos, join2(field, f.key), "unknown field %q (did you mean %q?)", f.key, m)
 			} else {
 				p.failAt(f.keyPos, join2(field, f.key), "unknown field %q (expected one of %s)", f.key, strings.Join(allowed, ", "))
@@ -483,6 +483,39 @@ func (p *parser) fields(n *jnode, field string, allowed ...string) bool {
 		}
 	}
 	return true
+}
+
+// fieldAliases are field names of LangGraph's APIs (Python's, JavaScript's)
+// and the scenario fields that mean the same.
+var fieldAliases = map[string]string{
+	"max_retries": "max_attempts", "retries": "max_attempts", "retry_policy": "retry",
+	"cache_policy": "cache", "checkpoint_during": "durability",
+}
+
+// fieldMeant is the field of allowed that key likely means: a misspelling
+// of one, LangGraph.js's camelCase form of one (maxAttempts), or a name
+// LangGraph uses for it; "" when none.
+func fieldMeant(allowed []string, key string) string {
+	if m := engine.MeantName(allowed, key); m != "" {
+		return m
+	}
+	var snake strings.Builder
+	for i, r := range key {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				snake.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		snake.WriteRune(r)
+	}
+	if s := snake.String(); s != key && slices.Contains(allowed, s) {
+		return s
+	}
+	if m, ok := fieldAliases[key]; ok && slices.Contains(allowed, m) {
+		return m
+	}
+	return ""
 }
 
 func (p *parser) str(n *jnode, field string) string {
@@ -538,10 +571,53 @@ func (p *parser) boolean(n *jnode, field string) bool {
 
 func (p *parser) list(n *jnode, field string) []*jnode {
 	if n.kind != jsonArray {
-		p.fail(n, field, "expected a list, got %s", n.kind)
+		// One item written without its list: say how to write the list.
+		switch n.kind {
+		case jsonObject:
+			p.fail(n, field, "expected a list, got %s: put it in brackets, [{…}]", n.kind)
+		case jsonNull:
+			p.fail(n, field, "expected a list, got null: write [] for none")
+		default:
+			v, _ := json.Marshal(n.value())
+			p.fail(n, field, "expected a list, got %s: write [%s]", n.kind, v)
+		}
 		return nil
 	}
 	return n.elems
+}
+
+// listAsObject is the object an author who wrote list n likely meant, as
+// JSON: its strings as keys, each with the value val ("null", or "same"
+// for the string itself), or its objects by their "name", each {…}.
+func listAsObject(n *jnode, val string) string {
+	var parts []string
+	for _, e := range n.elems {
+		name := ""
+		switch e.kind {
+		case jsonString:
+			name = e.scalar.(string)
+		case jsonObject:
+			if v := e.field("name"); v != nil && v.kind == jsonString {
+				name = v.scalar.(string)
+			}
+		}
+		if name == "" {
+			continue
+		}
+		k, _ := json.Marshal(name)
+		switch {
+		case e.kind == jsonObject:
+			parts = append(parts, string(k)+": {…}")
+		case val == "same":
+			parts = append(parts, string(k)+": "+string(k))
+		default:
+			parts = append(parts, string(k)+": "+val)
+		}
+	}
+	if len(parts) == 0 {
+		return "{…}"
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // breakpoints reads interrupt_before / interrupt_after: a list of node
@@ -683,7 +759,9 @@ func (p *parser) graph(n *jnode, prefix string) Graph {
 	}
 	if v := n.field("state"); v != nil {
 		field := join2(prefix, "state")
-		if p.fields(v, field, keys(v)...) {
+		if v.kind == jsonArray {
+			p.fail(v, field, "expected an object of state keys and their channels, got a list: write %s", listAsObject(v, "null"))
+		} else if p.fields(v, field, keys(v)...) {
 			for _, k := range v.fields {
 				p.graphPos[join2(field, k.key)] = k.keyPos
 				g.State = append(g.State, p.stateKey(k, join2(field, k.key)))
@@ -976,6 +1054,12 @@ func (p *parser) command(v *jnode, f string) *Command {
 
 func (p *parser) edge(n *jnode, field string) Edge {
 	e := Edge{Pos: n.pos}
+	if n.kind == jsonObject && n.field("from") != nil && n.field("to") != nil {
+		from, _ := json.Marshal(n.field("from").value())
+		to, _ := json.Marshal(n.field("to").value())
+		p.fail(n, field, "expected [from, to], got an object: write [%s, %s]", from, to)
+		return e
+	}
 	if n.kind != jsonArray || len(n.elems) != 2 {
 		p.fail(n, field, "expected [from, to]")
 		return e
@@ -1016,6 +1100,8 @@ func (p *parser) branch(n *jnode, field string) *Branch {
 		f := join2(field, "path_map")
 		if n.field("ends") != nil {
 			p.fail(v, f, "path_map and ends exclude each other (the map's nodes are the ends)")
+		} else if v.kind == jsonArray {
+			p.fail(v, f, "expected an object of the route's labels and the nodes they go to, got a list: write %s, or list the nodes as \"ends\"", listAsObject(v, "same"))
 		} else if p.fields(v, f, keys(v)...) {
 			b.PathMap = []KeyValue{}
 			for _, kv := range v.fields {
@@ -1286,8 +1372,12 @@ func (p *parser) check(f *File) {
 	for i, op := range f.Ops {
 		field := index2("ops", i)
 		for _, kv := range op.ByNode {
-			if f := join2(join2(field, "by_node"), kv.Key); !nodes[kv.Key] {
-				p.failAt(p.at(f, op.Pos), f, "unknown node %q%s", kv.Key, engine.DidYouMean(sortedKeys(nodes), kv.Key))
+			if at := join2(join2(field, "by_node"), kv.Key); !nodes[kv.Key] {
+				hint := engine.DidYouMean(sortedKeys(nodes), kv.Key)
+				if hint == "" && f.Entrypoint != nil {
+					hint = fmt.Sprintf(": the entrypoint asks its tasks' questions, so answer by_node %q", f.Entrypoint.Name)
+				}
+				p.failAt(p.at(at, op.Pos), at, "unknown node %q%s", kv.Key, hint)
 			}
 		}
 	}

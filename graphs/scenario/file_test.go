@@ -133,6 +133,17 @@ func TestParseErrors(t *testing.T) {
 		{"misspelt task", `{"tasks": {"fetch": {}, "parse": {}}, "entrypoint": {"calls": [{"task": "fecth"}]}, "ops": []}`, `x.json:1:73: entrypoint.calls[0].task: unknown task "fecth" (did you mean "fetch"?)`, true},
 		{"task far from any", `{"tasks": {"fetch": {}, "parse": {}}, "entrypoint": {"calls": [[{"task": "fetch"}, {"task": "summarize"}]]}, "ops": []}`, `x.json:1:93: entrypoint.calls[0][1].task: unknown task "summarize" (tasks: fetch, parse); declare it under "tasks" or call one of those`, true},
 		{"unknown task in a node", `{"nodes": [{"name": "a", "calls": [{"task": "t"}]}], "edges": [["__start__", "a"]], "ops": []}`, `x.json:1:45: nodes[0].calls[0].task: unknown task "t": the file has no "tasks"; declare it there ("tasks": {"t": {"result": "state"}})`, true},
+		{"tasks as a list", `{"tasks": [{"name": "fetch"}, {"name": "parse"}], "entrypoint": {}}`, `x.json:1:11: tasks: expected an object of tasks by name, got a list: write {"fetch": {…}, "parse": {…}}`, false},
+		{"a task with a node's update", `{"tasks": {"fetch": {"update": {"page": "1"}}}, "entrypoint": {}}`, `x.json:1:32: tasks.fetch.update: a task has no update, as a node has: it returns its "result" (an expression), which its caller reads in results`, false},
+		{"calls as one object", `{"tasks": {"t": {}}, "entrypoint": {"calls": {"task": "t"}}}`, `x.json:1:46: entrypoint.calls: expected a list, got an object: put it in brackets, [{…}]`, false},
+		{"a functional file's question answered by task", `{"tasks": {"ask": {"interrupt": "'ok?'"}}, "entrypoint": {"calls": [{"task": "ask"}]}, "ops": [{"op": "resume", "by_node": {"ask": 1}}]}`, `x.json:1:125: ops[0].by_node.ask: unknown node "ask": the entrypoint asks its tasks' questions, so answer by_node "main"`, false},
+		{"state as a list", `{"state": ["messages", "n"]}`, `x.json:1:11: state: expected an object of state keys and their channels, got a list: write {"messages": null, "n": null}`, false},
+		{"edge as an object", `{"nodes": [{"name": "a"}], "edges": [{"from": "__start__", "to": "a"}]}`, `x.json:1:38: edges[0]: expected [from, to], got an object: write ["__start__", "a"]`, false},
+		{"path_map as a list", `{"nodes": [{"name": "a"}], "branches": [{"from": "a", "route": "'a'", "path_map": ["a", "__end__"]}]}`, `x.json:1:83: branches[0].path_map: expected an object of the route's labels and the nodes they go to, got a list: write {"a": "a", "__end__": "__end__"}, or list the nodes as "ends"`, false},
+		{"a string for a list", `{"nodes": [{"name": "a", "retry": {"retry_on": "boom"}}]}`, `x.json:1:48: nodes[0] "a": retry.retry_on: expected a list, got a string: write ["boom"]`, false},
+		{"null for a list", `{"edges": null}`, `x.json:1:11: edges: expected a list, got null: write [] for none`, false},
+		{"LangGraph.js's field name", `{"nodes": [{"name": "a", "retry": {"maxAttempts": 2}}]}`, `x.json:1:36: nodes[0] "a": retry.maxAttempts: unknown field "maxAttempts" (did you mean "max_attempts"?)`, false},
+		{"LangGraph's other field name", `{"nodes": [{"name": "a", "retry": {"max_retries": 2}}]}`, `x.json:1:36: nodes[0] "a": retry.max_retries: unknown field "max_retries" (did you mean "max_attempts"?)`, false},
 		{"catch not an expression", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catch": 1}]}, "ops": []}`, `x.json:1:70: entrypoint.calls[0].catch: expected an expression (a string), got a number: write "1"`, false},
 		{"unknown call field", `{"tasks": {"t": {}}, "entrypoint": {"calls": [{"task": "t", "catchh": "1"}]}, "ops": []}`, `x.json:1:61: entrypoint.calls[0].catchh: unknown field "catchh" (did you mean "catch"?)`, false},
 		{"entrypoint beside nodes", `{"entrypoint": {}, "nodes": [], "ops": []}`, `x.json:1:29: nodes: a file with an entrypoint has no nodes`, false},
@@ -225,7 +236,7 @@ func TestParseErrors(t *testing.T) {
 		{"boolean for an expression", `{"nodes": [{"name": "a", "update": {"ok": true}}]}`, `x.json:1:43: nodes[0] "a": update.ok: expected an expression (a string), got a boolean: write "true"`, false},
 		{"object for an expression", `{"nodes": [{"name": "a", "interrupt": {"q": "ok?"}}]}`, `x.json:1:39: nodes[0] "a": interrupt: expected an expression (a string), got an object: write it as one, e.g. "{'k': state.k}" or "[1, 2]"`, false},
 		{".length", `{"nodes": [{"name": "a", "update": {"n": "state.items.length"}}]}`, `x.json:1:42: nodes[0] "a": update.n: expression does not compile: .length is not in the common subset of JavaScript and expr-lang (use len(x)) (column 13)`, false},
-		{"columns count characters", "{\"description\": \"版本\", \"nodes\": 1}", `x.json:1:32: nodes: expected a list, got a number`, false},
+		{"columns count characters", "{\"description\": \"版本\", \"nodes\": 1}", `x.json:1:32: nodes: expected a list, got a number: write [1]`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -128,6 +128,10 @@ func (p *parser) taskCall(n *jnode, field string) TaskCall {
 
 func (p *parser) tasks(n *jnode) []*TaskDef {
 	var out []*TaskDef
+	if n.kind == jsonArray {
+		p.fail(n, "tasks", "expected an object of tasks by name, got a list: write %s", listAsObject(n, "null"))
+		return nil
+	}
 	if !p.fields(n, "tasks", keys(n)...) {
 		return nil
 	}
@@ -135,6 +139,13 @@ func (p *parser) tasks(n *jnode) []*TaskDef {
 		field := join2("tasks", kv.key)
 		t := &TaskDef{Name: kv.key}
 		out = append(out, t)
+		if kv.val.kind == jsonObject {
+			for _, nf := range []string{"update", "goto"} {
+				if v := kv.val.field(nf); v != nil {
+					p.fail(v, join2(field, nf), "a task has no %s, as a node has: it returns its \"result\" (an expression), which its caller reads in results", nf)
+				}
+			}
+		}
 		if !p.fields(kv.val, field, taskFields...) {
 			continue
 		}
