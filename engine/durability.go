@@ -113,7 +113,7 @@ func (l *loop) saveAtExit(ctx context.Context) error {
 	if l.opts.parent != nil && l.status != StatusInterrupted && l.status != StatusFailed && strings.Contains(l.cfg.CheckpointNS, ":") {
 		return nil
 	}
-	ctx = context.WithoutCancel(ctx) // a cancelled run is saved too
+	ctx = detach(ctx) // a cancelled run is saved too (RunContext)
 	err := l.putExitCheckpoint(ctx)
 	if err == nil {
 		err = l.flushExitWrites(ctx)

@@ -912,10 +912,11 @@ func successWrites(scope *taskScope, writes []Write) []Write {
 
 // saveContext is the context a task's writes are saved with. Saving never
 // takes the step's cancellation: a cancelled task saves what it wrote, as
-// LangGraph's runners do.
+// LangGraph's runners do. The saver can still learn of the cancellation
+// (RunContext), to bound a wait that would otherwise never end.
 func saveContext(ctx context.Context, l *loop) context.Context {
-	if ctx.Done() != nil && l.saver != nil {
-		return context.WithoutCancel(ctx)
+	if l.saver != nil {
+		return detach(ctx)
 	}
 	return ctx
 }

@@ -1,0 +1,100 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/superstep/superstep/engine"
+)
+
+// saveWatcher is a Saver (not a MemorySaver: its PutWrites is called by
+// the tasks, with the context a task's writes are saved with) that
+// records, for each call, whether its context ended and whether the run
+// it was detached from (RunContext) did.
+type saveWatcher struct {
+	engine.Saver
+	mu    sync.Mutex
+	saves []saveSeen
+}
+
+// saveSeen is what one saver call saw of its context.
+type saveSeen struct {
+	what            string
+	ended, detached bool  // ctx.Err() != nil; RunContext(ctx) != nil
+	runEnded        error // the run's context's cause, when detached
+}
+
+func (w *saveWatcher) see(what string, ctx context.Context) {
+	s := saveSeen{what: what, ended: ctx.Err() != nil}
+	if run := engine.RunContext(ctx); run != nil {
+		s.detached, s.runEnded = true, context.Cause(run)
+	}
+	w.mu.Lock()
+	w.saves = append(w.saves, s)
+	w.mu.Unlock()
+}
+
+func (w *saveWatcher) PutWrites(ctx context.Context, cfg engine.Config, task string, writes []engine.Write) error {
+	w.see("writes", ctx)
+	return w.Saver.PutWrites(ctx, cfg, task, writes)
+}
+
+func (w *saveWatcher) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata, v map[string]engine.Version) (engine.Config, error) {
+	w.see("checkpoint", ctx)
+	return w.Saver.Put(ctx, cfg, cp, md, v)
+}
+
+// A run cancelled while its tasks finish saves their writes with a
+// context the cancellation does not end, as LangGraph saves them; the
+// saver learns of the cancellation from RunContext, to bound a wait that
+// could otherwise last forever. So does the checkpoint a DurabilityExit
+// run saves at its end. A context the engine did not detach has no run.
+func TestRunContext_CancelledRunSavesWithTheRunReachable(t *testing.T) {
+	if engine.RunContext(context.Background()) != nil {
+		t.Fatal("RunContext of a context no run detached is not nil")
+	}
+	for _, d := range []engine.Durability{engine.DurabilitySync, engine.DurabilityExit} {
+		t.Run(d.String(), func(t *testing.T) {
+			w := &saveWatcher{Saver: engine.NewMemorySaver()}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			node := func(context.Context, any) (any, error) {
+				cancel() // Ctrl-C while the node finishes
+				return engine.Update{{Key: "out", Value: 1.0}}, nil
+			}
+			g, err := engine.NewStateGraph(engine.LastValueKey("out")).
+				AddNode("a", node).AddNode("b", node).
+				AddEdge(engine.Start, "a").AddEdge(engine.Start, "b").
+				AddEdge("a", engine.End).AddEdge("b", engine.End).
+				Compile(engine.WithSaver(w))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t"), engine.WithDurability(d)); !errors.Is(err, context.Canceled) {
+				t.Fatalf("Invoke: %v, want it cancelled", err)
+			}
+			var afterCancel, checkpoints int
+			for _, s := range w.saves {
+				switch {
+				case s.what == "writes":
+					if s.ended || !s.detached {
+						t.Errorf("writes saved with a context that ended: %v, detached from the run: %v; want not ended, detached", s.ended, s.detached)
+					}
+					if errors.Is(s.runEnded, context.Canceled) {
+						afterCancel++
+					}
+				case d == engine.DurabilityExit: // the one checkpoint, at the run's end
+					checkpoints++
+					if s.ended || !s.detached || !errors.Is(s.runEnded, context.Canceled) {
+						t.Errorf("the exit checkpoint saved with a context that ended: %v, detached from the run: %v, the run ended: %v; want not ended, detached from the cancelled run", s.ended, s.detached, s.runEnded)
+					}
+				}
+			}
+			if afterCancel != 2 || (d == engine.DurabilityExit && checkpoints != 1) {
+				t.Errorf("saves %+v: want both tasks' writes after the cancel, and under exit the run's one checkpoint", w.saves)
+			}
+		})
+	}
+}
