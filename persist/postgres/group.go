@@ -11,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/superstep/superstep/engine"
 )
 
 // Group commit. Threads that want their writes committed at the same time
@@ -90,18 +92,29 @@ func (s *Store) want(thread string, q *threadQueue) *group {
 // bound is for the caller that made o (a write) or Close: when ctx ends,
 // the wait goes on until o is committed or the server stops answering
 // (see watch), which returns a *CommitUnknownError; a wait that started
-// with w, a watch already started, ends when w gives up. A caller that
-// might stop waiting sends the group on a goroutine of its own, which
-// finishes the commit whatever the caller does.
+// with w, a watch already started, ends when w gives up. A write the
+// engine makes whatever becomes of its run (a task's writes: ctx never
+// ends, engine.RunContext) is bound the same way once the run's context
+// ends. A caller that might stop waiting sends the group on a goroutine
+// of its own, which finishes the commit whatever the caller does.
 func (s *Store) await(ctx context.Context, thread string, o *op, bound bool, w *watch) error {
 	done := ctx.Done()
+	var run context.Context // the run a never-ending ctx was detached from
+	if done == nil && bound {
+		if run = engine.RunContext(ctx); run != nil {
+			done = run.Done()
+		}
+	}
 	var silent <-chan struct{}
 	if w != nil {
 		silent = w.silent
 	}
 	s.mu.Lock()
 	for !o.committed {
-		if o.unknown != nil && (bound || w != nil) {
+		if o.unknown != nil && (bound || w != nil) && s.silent {
+			// Given up on, and nothing heard from the server since:
+			// not waited for again. Once it answered, o is waited for
+			// (and sent, if it waited behind) as any write.
 			err := o.unknown
 			s.mu.Unlock()
 			return err
@@ -148,6 +161,9 @@ func (s *Store) await(ctx context.Context, thread string, o *op, bound bool, w *
 				silent = w.silent
 			}
 		case <-silent:
+			if run != nil {
+				return s.unknown(thread, o, context.Cause(run))
+			}
 			return s.unknown(thread, o, ctx.Err())
 		}
 		s.mu.Lock()

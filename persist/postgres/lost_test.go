@@ -41,6 +41,9 @@ type breakingProxy struct {
 	// client's, or the server's reply, waits in a frozen relay: it was
 	// sent and is unanswered.
 	holding chan struct{}
+	// accepted, when set, is signalled (without blocking) as each new
+	// connection is accepted.
+	accepted chan struct{}
 }
 
 func newBreakingProxy(t *testing.T, target string) *breakingProxy {
@@ -91,6 +94,15 @@ func (p *breakingProxy) serve(l net.Listener) {
 			c, err := l.Accept()
 			if err != nil {
 				return
+			}
+			p.mu.Lock()
+			accepted := p.accepted
+			p.mu.Unlock()
+			if accepted != nil {
+				select {
+				case accepted <- struct{}{}:
+				default:
+				}
 			}
 			s, err := net.Dial("tcp", target)
 			if err != nil {
@@ -237,13 +249,7 @@ func openThroughProxy(t *testing.T) (*postgres.Store, *engine.Graph, *breakingPr
 // graph's node when not nil.
 func openThroughProxyWith(t *testing.T, opts postgres.Options, node engine.NodeFunc) (*postgres.Store, *engine.Graph, *breakingProxy) {
 	t.Helper()
-	u, err := url.Parse(withParam(schemaURL(t), "application_name", appName(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := newBreakingProxy(t, u.Host)
-	u.Host = p.l.Addr().String()
-	s := open(t, u.String(), opts)
+	s, p := storeThroughProxy(t, opts)
 	inc := func(_ context.Context, in any) (any, error) {
 		return engine.Update{{Key: "n", Value: in.(map[string]any)["n"].(float64) + 1}}, nil
 	}
@@ -261,6 +267,19 @@ func openThroughProxyWith(t *testing.T, opts postgres.Options, node engine.NodeF
 		t.Fatal(err)
 	}
 	return s, g, p
+}
+
+// storeThroughProxy opens a store with opts on a fresh schema, its
+// connections going through a breakingProxy.
+func storeThroughProxy(t *testing.T, opts postgres.Options) (*postgres.Store, *breakingProxy) {
+	t.Helper()
+	u, err := url.Parse(withParam(schemaURL(t), "application_name", appName(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newBreakingProxy(t, u.Host)
+	u.Host = p.l.Addr().String()
+	return open(t, u.String(), opts), p
 }
 
 // A server that restarts or a network that drops every connection at once

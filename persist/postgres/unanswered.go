@@ -43,6 +43,11 @@ type CommitUnknownError struct {
 	// writes were queued behind commits sent and not answered: they are
 	// sent after those if the store stays open.
 	Sent bool
+	// Behind are the thread's writes queued behind the commit when Sent,
+	// in the order they were made: not sent yet, they are sent after it if
+	// the store stays open (a read of the thread sends them), so they too
+	// may or may not be stored.
+	Behind []UnknownWrite
 	// Waited is the bound the store waited for an answer
 	// (Options.ConnectTimeout).
 	Waited time.Duration
@@ -68,8 +73,23 @@ type UnknownWrite struct {
 func (e *CommitUnknownError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "postgres %s: thread %q: ", e.Addr, e.Thread)
-	what := make([]string, len(e.Writes))
-	for i, w := range e.Writes {
+	list := writeList(e.Writes)
+	if e.Sent {
+		fmt.Fprintf(&b, "the server did not answer the commit of %s within %v", list, e.Waited)
+		if len(e.Behind) > 0 {
+			fmt.Fprintf(&b, ", and %s wait behind it", writeList(e.Behind))
+		}
+	} else {
+		fmt.Fprintf(&b, "the server did not answer within %v the commits sent before %s, which wait behind them", e.Waited, list)
+	}
+	b.WriteString("; they may or may not be saved: once the server answers again, read the thread to see which")
+	return b.String()
+}
+
+// writeList names ws, separated by commas.
+func writeList(ws []UnknownWrite) string {
+	what := make([]string, len(ws))
+	for i, w := range ws {
 		ns := ""
 		if w.NS != "" {
 			ns = fmt.Sprintf(" (namespace %q)", w.NS)
@@ -80,14 +100,7 @@ func (e *CommitUnknownError) Error() string {
 			what[i] = fmt.Sprintf("the writes of task %s at checkpoint %s%s", w.Task, w.Checkpoint, ns)
 		}
 	}
-	list := strings.Join(what, ", ")
-	if e.Sent {
-		fmt.Fprintf(&b, "the server did not answer the commit of %s within %v", list, e.Waited)
-	} else {
-		fmt.Fprintf(&b, "the server did not answer within %v the commits sent before %s, which wait behind them", e.Waited, list)
-	}
-	b.WriteString("; they may or may not be saved: once the server answers again, read the thread to see which")
-	return b.String()
+	return strings.Join(what, ", ")
 }
 
 // Is reports whether target is ErrCommitUnknown.
@@ -196,12 +209,13 @@ func isTimeout(err error) bool {
 }
 
 // unknown is the error of a wait for o, a write of thread, given up on:
-// it names the thread's writes in flight (those of the group being sent)
-// or, when o was not sent yet, those queued up to o; each of them is
-// marked with it (op.unknown), so a wait for another of them (a task's
-// writes deferred to the checkpoint's commit) does not wait again. cause
-// is the caller's context's error, if any. If o's commit ended meanwhile,
-// its outcome is returned.
+// it names the thread's writes in flight (those of the group being sent,
+// and those queued behind it) or, when o was not sent yet, those queued
+// up to o; each of them is marked with it (op.unknown), so a wait for
+// another of them (a task's writes deferred to the checkpoint's commit, a
+// parallel task's queued behind) does not wait again, and reports the
+// same writes. cause is the caller's context's error, if any. If o's
+// commit ended meanwhile, its outcome is returned.
 func (s *Store) unknown(thread string, o *op, cause error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -209,13 +223,16 @@ func (s *Store) unknown(thread string, o *op, cause error) error {
 		return o.err
 	}
 	e := &CommitUnknownError{Addr: s.addr, Thread: thread, Waited: s.connectTimeout, Cause: cause}
-	var ops []*op
+	var ops, behind []*op
 	if o.g != nil {
 		e.Sent = true
 		for _, m := range o.g.members {
 			if m.thread == thread {
 				ops = m.ops
 			}
+		}
+		if q := s.queues[thread]; q != nil {
+			behind = q.ops
 		}
 	} else if q := s.queues[thread]; q != nil {
 		for i, x := range q.ops {
@@ -228,18 +245,13 @@ func (s *Store) unknown(thread string, o *op, cause error) error {
 	if len(ops) == 0 {
 		ops = []*op{o}
 	}
-	for _, x := range ops {
-		if x.put != nil {
-			e.Writes = append(e.Writes, UnknownWrite{NS: x.ns, Checkpoint: x.put.id})
-		} else {
-			e.Writes = append(e.Writes, UnknownWrite{NS: x.ns, Checkpoint: x.cp, Task: x.task})
-		}
-	}
+	e.Writes = unknownWrites(ops)
+	e.Behind = unknownWrites(behind)
 	// The others learn of it without the caller's cause: they did not
 	// give up, the server did not answer.
 	other := *e
 	other.Cause = nil
-	for _, x := range ops {
+	for _, x := range append(ops[:len(ops):len(ops)], behind...) {
 		if x != o && x.unknown == nil {
 			x.unknown = &other
 		}
@@ -248,4 +260,18 @@ func (s *Store) unknown(thread string, o *op, cause error) error {
 		o.unknown = &other
 	}
 	return e
+}
+
+// unknownWrites names ops, checkpoints and tasks' writes, for a
+// CommitUnknownError; nil for none.
+func unknownWrites(ops []*op) []UnknownWrite {
+	var ws []UnknownWrite
+	for _, x := range ops {
+		if x.put != nil {
+			ws = append(ws, UnknownWrite{NS: x.ns, Checkpoint: x.put.id})
+		} else {
+			ws = append(ws, UnknownWrite{NS: x.ns, Checkpoint: x.cp, Task: x.task})
+		}
+	}
+	return ws
 }
