@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/persist"
 	"github.com/superstep/superstep/persist/postgres"
 )
 
@@ -164,6 +165,26 @@ func flushed(s *postgres.Store) chan error {
 	ch := make(chan error, 1)
 	go func() { ch <- s.Flush() }()
 	return ch
+}
+
+// Flush waits for a commit while the server answers, and gives up on a
+// frozen one within about the connect timeout, with a *CommitUnknownError
+// naming what was in flight. Once the server answers, the thread reads
+// whole.
+func TestStore_FlushGivesUpOnAFrozenServer(t *testing.T) {
+	s, _, p := openThroughProxyWith(t, postgres.Options{Reconnect: -1, ConnectTimeout: giveUpBound, Durability: persist.DurabilityExit}, nil)
+	t.Cleanup(p.thaw)
+	p.freeze() // the run's writes are buffered: Flush sends them
+	err := within(t, "Flush", flushed(s))
+	var ue *postgres.CommitUnknownError
+	if !errors.As(err, &ue) || ue.Thread != "t" || ue.Cause != nil || !ue.Sent || len(ue.Writes) == 0 {
+		t.Fatalf("Flush: %v; want a *CommitUnknownError for thread t's writes sent, with no cause", err)
+	}
+	if !strings.Contains(err.Error(), "may or may not be saved") {
+		t.Errorf("Flush: %q, want it to say the writes may or may not be saved", err)
+	}
+	p.thaw()
+	readBack(t, s)
 }
 
 // A server that is slow to commit but answers is waited for after the run

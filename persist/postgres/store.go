@@ -397,11 +397,20 @@ func (s *Store) Durability() persist.Durability { return s.mode }
 
 // Flush commits every buffered write and waits for it. It returns
 // persist.ErrAsyncWrite wrapping the first buffered write that failed.
+//
+// As Close does, it waits for a commit the server does not answer while
+// the server answers new connections, and gives up once it leaves one
+// unanswered for Options.ConnectTimeout: Flush then returns a
+// *CommitUnknownError (ErrCommitUnknown) naming the thread and the writes
+// in flight, which may or may not be stored; the commit goes on in the
+// background.
 func (s *Store) Flush() error {
 	if s.closed.Load() {
 		return persist.ErrClosed
 	}
-	return s.flushAll(context.Background(), nil)
+	w := s.startWatch()
+	defer w.stop()
+	return s.flushAll(context.Background(), w)
 }
 
 // Close commits buffered writes and closes the connections. It returns the
