@@ -1310,7 +1310,7 @@ func (l *loop) keepWrites() {
 func (l *loop) fail(err error) error {
 	l.err = err
 	l.finish(StatusFailed)
-	return err
+	return l.err // err, with what finish adds to a cancellation
 }
 
 func (l *loop) finish(s Status) {
@@ -1320,8 +1320,18 @@ func (l *loop) finish(s Status) {
 	if cancel != nil {
 		cancel(nil) // the lone tasks' context, which its parent holds till then
 	}
-	if err := l.releaseHeld(); err != nil && l.err == nil {
-		l.err, s = err, StatusFailed
+	if err := l.releaseHeld(); err != nil {
+		switch {
+		case l.err == nil:
+			l.err, s = err, StatusFailed
+		case errors.Is(l.err, context.Canceled) || errors.Is(l.err, context.DeadlineExceeded):
+			// A cancelled run still saves its last task's writes
+			// (saveContext); when that failed (a store that gave up on
+			// a server that stopped answering says they may or may not
+			// be saved), the run says so beside its cancellation,
+			// rather than losing it without a word.
+			l.err = fmt.Errorf("%w; %w", l.err, err)
+		}
 	}
 	if len(l.reservedVisits) > 0 {
 		// A first visit its superstep's task did not take is not kept

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -96,5 +97,45 @@ func TestRunContext_CancelledRunSavesWithTheRunReachable(t *testing.T) {
 				t.Errorf("saves %+v: want both tasks' writes after the cancel, and under exit the run's one checkpoint", w.saves)
 			}
 		})
+	}
+}
+
+// errHeldSave is the failure of deferredFailer's writes.
+var errHeldSave = errors.New("the writes may or may not be saved")
+
+// deferredFailer is a Saver and WriteDeferrer whose deferred writes after
+// the input's are in flight when the run is cancelled (Ctrl-C), and then
+// fail to save.
+type deferredFailer struct {
+	engine.Saver
+	cancel context.CancelFunc
+	calls  int
+}
+
+func (d *deferredFailer) DeferWrites(ctx context.Context, cfg engine.Config, task string, writes []engine.Write) (func() error, error) {
+	if d.calls++; d.calls == 1 {
+		return func() error { return nil }, d.PutWrites(ctx, cfg, task, writes)
+	}
+	d.cancel()
+	return func() error { return errHeldSave }, nil
+}
+
+// A cancelled run whose last task's writes, saved all the same, failed
+// to save says so beside its cancellation: the failure is not lost.
+func TestInvoke_CancelledRunReportsItsHeldWritesFailure(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	node := func(context.Context, any) (any, error) {
+		return engine.Update{{Key: "out", Value: 1.0}}, nil
+	}
+	g, err := engine.NewStateGraph(engine.LastValueKey("out")).
+		AddNode("a", node).AddEdge(engine.Start, "a").AddEdge("a", engine.End).
+		Compile(engine.WithSaver(&deferredFailer{Saver: engine.NewMemorySaver(), cancel: cancel}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Invoke(ctx, map[string]any{}, engine.OnThread("t"))
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, errHeldSave) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("Invoke: %v; want one line, the cancellation and the writes' failure", err)
 	}
 }
