@@ -115,7 +115,9 @@
 // a commit sent to it no answer, and TCP gives up only after many minutes.
 // A write waits for its commit however long it takes while its caller
 // wants it; once the caller's context ends (a run cancelled by Ctrl-C, a
-// service shutting down), and in Close, the wait goes on only while the
+// service shutting down; for a task's writes, which the engine saves with
+// a context that does not end, its run's: engine.RunContext), and in
+// Flush and Close, the wait goes on only while the
 // server answers a new connection, and ends once one is left unanswered
 // for Options.ConnectTimeout (unanswered.go). The write then fails with a
 // *CommitUnknownError (ErrCommitUnknown) naming the thread and the
