@@ -34,6 +34,9 @@ var allowedImports = map[string]struct {
 	"typed":            {ours: []string{"engine"}},
 	"graphs":           {ours: []string{"engine", "typed"}},
 	"graphs/scenario":  {ours: []string{"engine"}, outside: []string{"github.com/expr-lang/expr"}},
+	// examples/toolagent is a program a user would write: it stands on
+	// the public packages a Go program builds and stores a graph with.
+	"examples/toolagent": {ours: []string{"engine", "typed", "persist"}},
 	// draw lays graphs out as text for the debugger and the command line.
 	"draw": {ours: []string{"engine"}},
 	// recording matches a replay with its recording for the command line's
