@@ -87,3 +87,65 @@ func TestDecodePart_SubgraphChunks(t *testing.T) {
 		t.Errorf("subgraph chunks: %d updates, %d values, %d messages; want 1, some, 1", updates, values, messages)
 	}
 }
+
+// A subgraph's updates chunk in its parent's stream says which node wrote
+// which keys, and a subgraph's interrupt is one, without DecodePart: only
+// the values, of the subgraph's type, are left to Data.
+func TestStream_SubgraphUpdateNamesItsNode(t *testing.T) {
+	type Child struct {
+		Topic string   `json:"topic"`
+		Draft string   `json:"draft"`
+		Notes []string `json:"notes"`
+	}
+	type Parent struct {
+		Topic string `json:"topic"`
+		Draft string `json:"draft"`
+	}
+	sub, err := typed.NewGraph[Child]("child").
+		AddNode("write", func(_ context.Context, s *Child) (typed.Update[Child], error) {
+			return typed.Write(s, typed.Set(&s.Notes, []string{"n"}), typed.Set(&s.Draft, "on "+s.Topic)), nil
+		}).
+		AddNode("ask", func(ctx context.Context, s *Child) (typed.Update[Child], error) {
+			ok, err := typed.Interrupt[bool](ctx, "publish?")
+			if err != nil {
+				return typed.Update[Child]{}, err
+			}
+			_ = ok
+			return typed.Update[Child]{}, nil
+		}).
+		AddEdge(engine.Start, "write").AddEdge("write", "ask").Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, err := typed.NewGraph[Parent]("parent").
+		AddSubgraph("child", sub.Graph).
+		AddEdge(engine.Start, "child").Compile(engine.WithSaver(engine.NewMemorySaver()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in Parent
+	var nodes []string
+	var asked int
+	for part, err := range parent.Stream(context.Background(), typed.Write(&in, typed.Set(&in.Topic, "go")), []engine.StreamMode{engine.StreamUpdates}, engine.OnThread("t"), engine.WithSubgraphs()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(part.Namespace) == 0 {
+			continue
+		}
+		if part.Update != nil {
+			t.Errorf("the parent decoded a subgraph update into its own type: %+v", part.Update)
+		}
+		if len(part.Interrupts) > 0 {
+			asked++
+			if part.Interrupts[0].Value != "publish?" {
+				t.Errorf("subgraph interrupt: %+v", part.Interrupts)
+			}
+			continue
+		}
+		nodes = append(nodes, part.Node+":"+strings.Join(part.Keys, ","))
+	}
+	if got := strings.Join(nodes, " "); got != "write:draft,notes" || asked != 1 {
+		t.Errorf("subgraph updates %q and %d interrupts, want \"write:draft,notes\" and 1", got, asked)
+	}
+}

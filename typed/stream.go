@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"reflect"
+	"slices"
 
 	"github.com/superstep/superstep/engine"
 )
@@ -11,8 +12,13 @@ import (
 // Part is one chunk of a typed stream: the engine's chunk (mode, namespace
 // and data, as engine.Graph.StreamModes yields it) with the chunks that
 // carry state decoded for the root graph. A subgraph's chunks (Namespace
-// not empty) have another state type and are left to Data, for the
-// subgraph's Graph.DecodePart; their chat messages are decoded (Message).
+// not empty) have another state type: their state is left to Data, for the
+// subgraph's Graph.DecodePart, and the rest is read as at the root — chat
+// messages (Message), and an update's Node, Keys (sorted by name), Cached
+// and Interrupts — so that a stream's printer needs no DecodePart to say
+// which subgraph node wrote which keys. engine.NamespaceNodes(
+// strings.Join(Namespace, "|")) is the path of subgraph nodes without task
+// ids ("researcher" for "researcher:<task id>").
 type Part[S any] struct {
 	engine.StreamPart
 
@@ -106,17 +112,62 @@ func (g *Graph[S]) DecodePart(p engine.StreamPart) (Part[S], error) {
 }
 
 // typedPart decodes the state in a root graph's chunk; a subgraph's keeps
-// its state in Data (another type), and its chat messages are decoded.
+// its state in Data (another type), and what does not depend on the state's
+// type is read as at the root: its chat messages, and an update's node, keys,
+// cache mark and interrupts.
 func (g *Graph[S]) typedPart(p engine.StreamPart) (Part[S], error) {
 	if len(p.Namespace) > 0 {
 		part := Part[S]{StreamPart: p}
-		if d, ok := p.Data.(engine.MessageChunk); ok {
+		switch d := p.Data.(type) {
+		case engine.MessageChunk:
 			part.Metadata = d.Metadata
 			part.Message = decodeMessage(d.Message)
+		case engine.UpdatesChunk:
+			subgraphUpdate(d, &part)
+		case engine.ValuesChunk:
+			part.Interrupts, _ = d[engine.InterruptChannel].([]engine.Interruption)
 		}
 		return part, nil
 	}
 	return g.decodePart(p)
+}
+
+// subgraphUpdate reads what a subgraph's updates chunk says beside its
+// values: the node, the keys it wrote (sorted, as no field order is known
+// here), whether it was cached, or the interrupts.
+func subgraphUpdate[S any](d engine.UpdatesChunk, part *Part[S]) {
+	if ints, ok := d[engine.InterruptChannel].([]engine.Interruption); ok {
+		part.Interrupts = ints
+		return
+	}
+	if meta, ok := d["__metadata__"].(map[string]any); ok {
+		part.Cached, _ = meta["cached"].(bool)
+	}
+	for node, u := range d {
+		if node == "__metadata__" {
+			continue
+		}
+		part.Node = node
+		switch w := u.(type) {
+		case map[string]any:
+			part.Keys = addKeys(part.Keys, w)
+		case []any:
+			for _, x := range w {
+				if m, ok := x.(map[string]any); ok {
+					part.Keys = addKeys(part.Keys, m)
+				}
+			}
+		}
+	}
+	slices.Sort(part.Keys)
+	part.Keys = slices.Compact(part.Keys)
+}
+
+func addKeys(keys []string, w map[string]any) []string {
+	for k := range w {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // decodeMessage is a streamed message in a Message's shape, else nil.

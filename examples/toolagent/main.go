@@ -129,12 +129,12 @@ func buildResearch() (*typed.Graph[ResearchState], error) {
 }
 
 // build compiles the agent with its checkpoints in saver.
-func build(saver engine.Saver, t *tools) (*typed.Graph[State], *typed.Graph[ResearchState], error) {
+func build(saver engine.Saver, t *tools) (*typed.Graph[State], error) {
 	research, err := buildResearch()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	g, err := typed.NewGraph[State]("toolagent").
+	return typed.NewGraph[State]("toolagent").
 		// A node may not share a name with a state key: "research" is one.
 		AddSubgraph("researcher", research.Graph).
 		AddNode("agent", func(ctx context.Context, s *State) (typed.Update[State], error) {
@@ -198,26 +198,23 @@ func build(saver engine.Saver, t *tools) (*typed.Graph[State], *typed.Graph[Rese
 		}, "tools", engine.End).
 		AddEdge("tools", "agent").
 		Compile(engine.WithSaver(saver))
-	return g, research, err
 }
 
 // modes are the stream modes printed while a run goes.
 var modes = []engine.StreamMode{engine.StreamUpdates, engine.StreamMessages, engine.StreamCustom}
 
 // print prints a run's stream, one line a chunk, and returns the run's error.
-func print(out io.Writer, research *typed.Graph[ResearchState], parts iter.Seq2[typed.Part[State], error]) error {
+func print(out io.Writer, parts iter.Seq2[typed.Part[State], error]) error {
 	for p, err := range parts {
 		if err != nil {
 			return err
 		}
 		prefix := ""
 		if len(p.Namespace) > 0 {
-			// "researcher:<task id>" names the subgraph node that streamed it.
+			// A subgraph's chunk: "researcher:<task id>" names the node
+			// that ran it. Its state (p.Data) has the subgraph's type,
+			// which research.DecodePart(p.StreamPart) decodes.
 			prefix = "[" + engine.NamespaceNodes(strings.Join(p.Namespace, "|")) + "] "
-			if sp, err := research.DecodePart(p.StreamPart); err == nil && sp.Node != "" {
-				fmt.Fprintf(out, "%supdate %s: %s\n", prefix, sp.Node, strings.Join(sp.Keys, ", "))
-				continue
-			}
 		}
 		switch {
 		case len(p.Interrupts) > 0:
@@ -255,7 +252,7 @@ func run(ctx context.Context, out io.Writer, db string, args []string, hang bool
 		return err
 	}
 	defer store.Close()
-	g, research, err := build(store, &tools{hang: hang})
+	g, err := build(store, &tools{hang: hang})
 	if err != nil {
 		return err
 	}
@@ -265,7 +262,7 @@ func run(ctx context.Context, out io.Writer, db string, args []string, hang bool
 		var s State
 		q := "what is superstep?"
 		in := typed.Write(&s, typed.Set(&s.Question, q), typed.Set(&s.Messages, typed.Messages{{Role: "user", Content: q}}))
-		return print(out, research, g.Stream(ctx, in, modes, on, engine.WithSubgraphs()))
+		return print(out, g.Stream(ctx, in, modes, on, engine.WithSubgraphs()))
 	case "approve":
 		if len(args) != 2 || (args[1] != "yes" && args[1] != "no") {
 			return errors.New("approve takes yes or no")
@@ -277,10 +274,10 @@ func run(ctx context.Context, out io.Writer, db string, args []string, hang bool
 		if len(snap.Interrupts()) == 0 {
 			return engine.ErrNothingPending // Resume would run nothing and say done
 		}
-		return print(out, research, g.StreamResume(ctx, args[1] == "yes", modes, on))
+		return print(out, g.StreamResume(ctx, args[1] == "yes", modes, on))
 	case "continue":
 		// The zero Update is no input: the thread goes on from its checkpoint.
-		return print(out, research, g.Stream(ctx, typed.Update[State]{}, modes, on))
+		return print(out, g.Stream(ctx, typed.Update[State]{}, modes, on))
 	case "inspect":
 		return inspect(ctx, out, g)
 	}

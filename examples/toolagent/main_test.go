@@ -77,7 +77,7 @@ fork answered no: done, answer "Done: 3 results for \"superstep\"; refused by a 
 		t.Fatal(err)
 	}
 	defer store.Close()
-	g, _, err := build(store, &tools{})
+	g, err := build(store, &tools{})
 	if err != nil {
 		t.Fatal(err)
 	}
