@@ -99,7 +99,7 @@ func Interrupt(ctx context.Context, value any) (any, error) {
 		return nil, errors.New("engine.Interrupt called outside a running node")
 	}
 	if s.run.saver == nil {
-		return nil, ErrNoCheckpointer
+		return nil, fmt.Errorf("%w: an interrupt waits in a checkpoint for its answer; compile the graph with engine.WithSaver (engine.NewMemorySaver(), or a persist store) and run it on a thread (engine.OnThread)", ErrNoCheckpointer)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
