@@ -110,6 +110,13 @@
 // run left them; only a run from the thread's latest checkpoint, when that
 // one is not an update or a fork, resumes what it holds, as LangGraph does.
 //
+// An interrupt answered at a checkpoint keeps its answer there: a
+// Command{Resume: …} run FromCheckpoint at it runs the task with the saved
+// answer, not the new one (LangGraph reads a task's saved answer before the
+// run's). To answer an old question differently, run on from its checkpoint
+// with nil input, which asks it again on a new branch, and resume that
+// (example: package typed's Graph.Resume, fork).
+//
 // # Streams
 //
 // Stream runs like Invoke and yields the run's Events as they happen: tasks

@@ -79,7 +79,12 @@ type RunOption func(*RunOptions)
 // each its own thread.
 func OnThread(id string) RunOption { return func(o *RunOptions) { o.Thread = id } }
 
-// FromCheckpoint runs from checkpoint id of the thread (replay / fork).
+// FromCheckpoint runs from checkpoint id of the thread (replay / fork):
+// with nil input it replays from there, on a new branch when id is not the
+// thread's latest checkpoint. An interrupt already answered at id keeps its
+// saved answer, even when the run's input is a Command with a new one (see
+// the package doc's "Time travel and forks"). An id the thread does not have
+// is ErrNoCheckpoint.
 func FromCheckpoint(id string) RunOption { return func(o *RunOptions) { o.CheckpointID = id } }
 
 // FromConfig runs from the checkpoint cfg addresses, as a config returned by

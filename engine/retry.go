@@ -12,7 +12,13 @@ import (
 // LangGraph.js pregel/retry.ts _runWithRetry, Python pregel/_retry.py).
 // Without a policy a node is never retried. Interrupts are never retried.
 // Each attempt runs the node from its top with no writes kept from the
-// previous one.
+// previous one; what a failed attempt streamed (Emit, StreamMessage) was
+// streamed already, and stays so, as in LangGraph.
+//
+// A zero field takes the default its comment names, which is not always
+// LangGraph's: RetryPolicy{MaxAttempts: 3} retries at once, without
+// backoff or jitter, where Python's RetryPolicy(max_attempts=3) waits 0.5s
+// and then longer; DefaultRetryPolicy is LangGraph's default policy.
 type RetryPolicy struct {
 	// MaxAttempts counts every attempt, the first included (0: 3).
 	MaxAttempts int

@@ -100,7 +100,11 @@ type stateOptions struct{ subgraphs bool }
 // planned task runs, into SnapshotTask.State, down to the deepest subgraph.
 func WithSubgraphState() StateOption { return func(o *stateOptions) { o.subgraphs = true } }
 
-// Interrupts lists the interrupts that wait for an answer, by task.
+// Interrupts lists the interrupts that wait for an answer, by task: nil
+// when none waits. An interrupt answered since (a checkpoint of History
+// that a later run resumed) is not listed; the task that raised it still
+// has it in SnapshotTask.Interrupts, and its answers in Answers, so a walk
+// of History finds where a question was asked by those.
 func (s *StateSnapshot) Interrupts() []PendingInterrupt {
 	var out []PendingInterrupt
 	for _, t := range s.Tasks {

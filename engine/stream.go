@@ -65,7 +65,8 @@ func ParseStreamMode(name string) (StreamMode, bool) {
 // StreamPart is one chunk of a multi-mode stream: the mode, the namespace
 // of the (sub)graph it comes from (empty for the root graph; one
 // "node:task-id" element per subgraph level), and the chunk, whose type
-// depends on the mode.
+// depends on the mode. NamespaceNodes(strings.Join(Namespace, "|")) is the
+// path of subgraph nodes without task ids ("researcher|search").
 //
 // In JSON it is {"mode", "ns", "data"}, the names superstep run --stream
 // --json prints, and LangGraph's (namespace, mode, chunk) tuple in words;

@@ -32,7 +32,12 @@
 // (ToolCall) and the same calls run in parallel (AddFanOut's toolCalls
 // example), a typed stream
 // (Graph.Stream) and the debugger on your own graph (the package's Debugger
-// example).
+// example). For a tool-calling agent: a retried node (StateGraph.AddNode's
+// retry example), a subgraph node and its stream (StateGraph.AddSubgraph),
+// a run cancelled by Ctrl-C and continued (Graph.Continue), and an old
+// interrupt answered differently on a fork (Graph.Resume's fork example);
+// examples/toolagent in the repository puts them together in one program,
+// checkpointed in a bbolt file, that its test runs end to end.
 //
 // # The state struct
 //

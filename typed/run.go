@@ -109,7 +109,15 @@ func (g *Graph[S]) Continue(ctx context.Context, opts ...engine.RunOption) (*Res
 // A thread with no pending interrupt runs no task and returns its state,
 // StatusDone, without an error, as the engine does (see
 // engine.ErrNothingPending): a caller that must refuse such an answer
-// checks State's snapshot's Interrupts first.
+// checks State's snapshot's Interrupts first. That includes a thread id
+// that has no checkpoint yet (a mistyped one), where the run writes an
+// empty input checkpoint.
+//
+// With engine.FromCheckpoint at a checkpoint whose interrupt was answered
+// already, the saved answer is the one the node gets, not answer: to
+// answer an old question differently, Continue from that checkpoint (it
+// asks again, on a new branch) and Resume then (example: Graph.Resume,
+// fork).
 func (g *Graph[S]) Resume(ctx context.Context, answer any, opts ...engine.RunOption) (*Result[S], error) {
 	cmd, err := Resume(answer)
 	if err != nil {

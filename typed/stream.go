@@ -47,7 +47,9 @@ type Part[S any] struct {
 }
 
 // Stream runs the graph like Run and yields the chunks of the given modes
-// as they happen, typed (see Part). The engine's event stream stays
+// as they happen, typed (see Part). As with Run, an input that sets nothing
+// (the zero Update) continues the thread from its checkpoint, as Continue
+// does (LangGraph's stream(None)). The engine's event stream stays
 // available as g.Graph.Stream. A value that does not fit S is yielded as
 // a *DecodeError with its part; the run's own failure comes last, as in
 // engine.Graph.StreamModes. Leaving the loop early cancels the run (see
