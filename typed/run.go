@@ -80,11 +80,8 @@ func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunO
 		return g.finish(g.Graph.Invoke(ctx, cmd, opts...))
 	}
 	if input.empty() {
-		res, err := g.Continue(ctx, opts...)
-		if errors.Is(err, engine.ErrEmptyInput) {
-			err = fmt.Errorf("typed: Run was given an input that sets no field, which continues the thread, and the thread has no checkpoint to go on from (without a saver it never has): %w", err)
-		}
-		return res, err
+		res, err := g.finish(g.Graph.Invoke(ctx, nil, opts...))
+		return res, nothingToContinue(err, "Run was given an input that sets no field, which continues the thread, and", opts)
 	}
 	in, err := g.inputOf(&input)
 	if err != nil {
@@ -96,9 +93,36 @@ func (g *Graph[S]) Run(ctx context.Context, input Update[S], opts ...engine.RunO
 // Continue runs the thread on from its checkpoint without new input
 // (LangGraph's invoke(None)): past a breakpoint, or from a fork made by
 // UpdateState (with engine.FromCheckpoint). A thread with nothing to
-// continue returns engine.ErrEmptyInput.
+// continue returns engine.ErrEmptyInput, with the thread's id: one that
+// has no checkpoint (not started with Run yet, or mistyped).
 func (g *Graph[S]) Continue(ctx context.Context, opts ...engine.RunOption) (*Result[S], error) {
-	return g.finish(g.Graph.Invoke(ctx, nil, opts...))
+	res, err := g.finish(g.Graph.Invoke(ctx, nil, opts...))
+	if t := threadOf(opts); t != "" && errors.Is(err, engine.ErrEmptyInput) {
+		err = fmt.Errorf("Continue: thread %q has no checkpoint to go on from (start it with Run; a mistyped thread id?): %w", t, err)
+	}
+	return res, err
+}
+
+// threadOf is the thread opts run on, "" for none.
+func threadOf(opts []engine.RunOption) string {
+	var o engine.RunOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.Thread
+}
+
+// nothingToContinue says, when err is the engine's ErrEmptyInput (which
+// names no thread), that what was asked (Run's or Stream's empty input)
+// continues a thread, and which thread had no checkpoint to go on from.
+func nothingToContinue(err error, what string, opts []engine.RunOption) error {
+	if !errors.Is(err, engine.ErrEmptyInput) {
+		return err
+	}
+	if t := threadOf(opts); t != "" {
+		return fmt.Errorf("typed: %s thread %q has no checkpoint to go on from (start it with an input that sets a field; a mistyped thread id?): %w", what, t, err)
+	}
+	return fmt.Errorf("typed: %s the run has no thread and so no checkpoint to go on from (without a saver it never has): %w", what, err)
 }
 
 // Resume answers the thread's pending interrupt with answer (any Go value;

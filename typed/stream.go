@@ -84,6 +84,9 @@ func (g *Graph[S]) stream(ctx context.Context, input any, modes []engine.StreamM
 	return func(yield func(Part[S], error) bool) {
 		for p, err := range g.Graph.StreamModes(ctx, input, modes, opts...) {
 			if err != nil {
+				if input == nil {
+					err = nothingToContinue(err, "Stream was given an input that sets no field, which continues the thread, and", opts)
+				}
 				yield(Part[S]{StreamPart: p}, err)
 				return
 			}
