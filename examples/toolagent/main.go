@@ -203,8 +203,8 @@ func build(saver engine.Saver, t *tools) (*typed.Graph[State], error) {
 // modes are the stream modes printed while a run goes.
 var modes = []engine.StreamMode{engine.StreamUpdates, engine.StreamMessages, engine.StreamCustom}
 
-// print prints a run's stream, one line a chunk, and returns the run's error.
-func print(out io.Writer, parts iter.Seq2[typed.Part[State], error]) error {
+// show prints a run's stream, one line a chunk, and returns the run's error.
+func show(out io.Writer, parts iter.Seq2[typed.Part[State], error]) error {
 	for p, err := range parts {
 		if err != nil {
 			return err
@@ -262,7 +262,7 @@ func run(ctx context.Context, out io.Writer, db string, args []string, hang bool
 		var s State
 		q := "what is superstep?"
 		in := typed.Write(&s, typed.Set(&s.Question, q), typed.Set(&s.Messages, typed.Messages{{Role: "user", Content: q}}))
-		return print(out, g.Stream(ctx, in, modes, on, engine.WithSubgraphs()))
+		return show(out, g.Stream(ctx, in, modes, on, engine.WithSubgraphs()))
 	case "approve":
 		if len(args) != 2 || (args[1] != "yes" && args[1] != "no") {
 			return errors.New("approve takes yes or no")
@@ -274,10 +274,10 @@ func run(ctx context.Context, out io.Writer, db string, args []string, hang bool
 		if len(snap.Interrupts()) == 0 {
 			return engine.ErrNothingPending // Resume would run nothing and say done
 		}
-		return print(out, g.StreamResume(ctx, args[1] == "yes", modes, on))
+		return show(out, g.StreamResume(ctx, args[1] == "yes", modes, on))
 	case "continue":
 		// The zero Update is no input: the thread goes on from its checkpoint.
-		return print(out, g.Stream(ctx, typed.Update[State]{}, modes, on))
+		return show(out, g.Stream(ctx, typed.Update[State]{}, modes, on))
 	case "inspect":
 		return inspect(ctx, out, g)
 	}
