@@ -33,19 +33,8 @@ func TestPull_FromAService(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	exports := http.StripPrefix("/debug/checkpoints", persist.ExportHandler(store))
-	mux := http.NewServeMux()
-	mux.Handle("/debug/checkpoints/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer s3cret" {
-			http.Error(w, "who are you?", http.StatusUnauthorized)
-			return
-		}
-		exports.ServeHTTP(w, r)
-	}))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	base := srv.URL + "/debug/checkpoints"
-	auth := []string{"--header", "Authorization: Bearer s3cret"}
+	srv, base, auth := serveExports(t, store)
+	mux := srv.Config.Handler
 
 	pull := func(args ...string) result {
 		return superstep(t, "", append([]string{"pull"}, args...)...)
@@ -90,4 +79,24 @@ func TestPull_FromAService(t *testing.T) {
 	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
 		t.Errorf("a pull that fetched nothing left %s behind (%v)", fresh, err)
 	}
+}
+
+// serveExports serves store's threads as a service does: ExportHandler
+// mounted at /debug/checkpoints behind the service's own login (a bearer
+// token). It returns the server (closed with the test), the URL to give
+// --from and the --header flags that pass the login.
+func serveExports(t *testing.T, store persist.Exporter) (srv *httptest.Server, base string, auth []string) {
+	t.Helper()
+	exports := http.StripPrefix("/debug/checkpoints", persist.ExportHandler(store))
+	mux := http.NewServeMux()
+	mux.Handle("/debug/checkpoints/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			http.Error(w, "who are you?", http.StatusUnauthorized)
+			return
+		}
+		exports.ServeHTTP(w, r)
+	}))
+	srv = httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv, srv.URL + "/debug/checkpoints", []string{"--header", "Authorization: Bearer s3cret"}
 }

@@ -2,8 +2,6 @@ package cli_test
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -34,19 +32,7 @@ func TestThreads_FromAService(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	exports := http.StripPrefix("/debug/checkpoints", persist.ExportHandler(store))
-	mux := http.NewServeMux()
-	mux.Handle("/debug/checkpoints/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer s3cret" {
-			http.Error(w, "who are you?", http.StatusUnauthorized)
-			return
-		}
-		exports.ServeHTTP(w, r)
-	}))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	base := srv.URL + "/debug/checkpoints"
-	auth := []string{"--header", "Authorization: Bearer s3cret"}
+	srv, base, auth := serveExports(t, store)
 	threads := func(args ...string) result {
 		return superstep(t, "", append([]string{"threads"}, args...)...)
 	}
