@@ -2,6 +2,7 @@ package persist
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -58,7 +59,9 @@ const (
 // is written to a temporary file first and sent from there, so the read
 // transaction lasts as long as the export, not as long as a slow client
 // takes to download it (a long bbolt read transaction can hold up the
-// service's writes when the file must grow).
+// service's writes when the file must grow). Answers of 200 are gzip
+// compressed for a client that accepts it (Accept-Encoding; Go's client
+// asks and decompresses on its own), and carry their length otherwise.
 //
 // GET (or HEAD) ExportPath itself lists the threads, when the store is a
 // ThreadLister (each of this module's stores is): the one written last
@@ -125,12 +128,47 @@ func (h *exportHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set(ExportStatusHeader, ExportOK)
-	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
+	send(w, r, f, size)
+}
+
+// send answers 200 with size bytes of body, compressed when the client
+// takes gzip (a list of 10,000 threads is 10 MiB of JSON, 0.3 MiB
+// compressed; an export is mostly JSON too).
+func send(w http.ResponseWriter, r *http.Request, body io.Reader, size int64) {
+	w.Header().Add("Vary", "Accept-Encoding")
+	if r.Method == http.MethodHead || !acceptsGzip(r) {
+		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+		w.WriteHeader(http.StatusOK)
+		if r.Method != http.MethodHead {
+			_, _ = io.Copy(w, body) // a client that leaves mid-way has nothing to be told
+		}
 		return
 	}
-	_, _ = io.Copy(w, f) // a client that leaves mid-way has nothing to be told
+	w.Header().Set("Content-Encoding", "gzip")
+	w.WriteHeader(http.StatusOK)
+	gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // a valid level: no error
+	if _, err := io.Copy(gz, body); err == nil {
+		_ = gz.Close()
+	}
+}
+
+// acceptsGzip reports whether r's Accept-Encoding takes gzip.
+func acceptsGzip(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(v, ",") {
+			coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+				continue
+			}
+			q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
+			if !ok {
+				return true
+			}
+			f, err := strconv.ParseFloat(q, 64)
+			return err == nil && f > 0
+		}
+	}
+	return false
 }
 
 // serveList answers GET ExportPath: the list document of the store's
@@ -168,12 +206,7 @@ func (h *exportHandler) serveList(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set(ExportStatusHeader, ExportOK)
-	w.Header().Set("Content-Length", strconv.Itoa(body.Len()))
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
-		return
-	}
-	_, _ = body.WriteTo(w)
+	send(w, r, &body, int64(body.Len()))
 }
 
 // exportStatus is the HTTP status and ExportStatusHeader of Export's

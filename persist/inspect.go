@@ -37,6 +37,11 @@ type ThreadInfo struct {
 	// task waits for an answer: its superstep failed
 	// (engine.SavedWrites.Failed). SetLatestWrites sets it.
 	Failed bool
+	// Failure is the error that failed the latest superstep when Failed:
+	// what the first task to save one saved (engine.SavedTask.Error, one
+	// line; a panic's names the function and file:line), so that a list
+	// of threads tells a tool's error from a bug. SetLatestWrites sets it.
+	Failure string
 	// Fingerprint is the graph fingerprint recorded with SetFingerprint.
 	Fingerprint string
 	// Updated is when the store last wrote to the thread (Options.Now).
@@ -175,14 +180,14 @@ func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 // statusChannels are the channels of the saved writes whose values say
 // whether a thread waits for an answer: a task's questions and the
 // answers it took (engine.SavedWrites.Waiting counts them).
-var statusChannels = [...]string{engine.InterruptChannel, engine.ResumeChannel}
+var statusChannels = [...]string{engine.InterruptChannel, engine.ResumeChannel, engine.ErrorChannel}
 
 // StatusChannels returns the channels of the saved writes whose values
 // SetLatestWrites reads; a store need fetch no other write's value to
 // list its threads. The slice is the caller's.
 func StatusChannels() []string { return statusChannels[:] }
 
-// SetLatestWrites sets PendingWrites, Interrupted and Failed from ws, the
+// SetLatestWrites sets PendingWrites, Interrupted, Failed and Failure from ws, the
 // writes saved against the thread's latest root checkpoint in saved
 // order. Every store's Threads calls it, so that the stores say the same
 // of a thread: engine.SavedWrites.Status decides, as for the state a
@@ -196,7 +201,7 @@ func StatusChannels() []string { return statusChannels[:] }
 // fetches every value and one that fetches only those (the PostgreSQL
 // store) cannot come to different answers. ws is not modified.
 func (t *ThreadInfo) SetLatestWrites(ws []engine.PendingWrite) {
-	t.PendingWrites, t.Interrupted, t.Failed = len(ws), false, false
+	t.PendingWrites, t.Interrupted, t.Failed, t.Failure = len(ws), false, false, ""
 	if len(ws) == 0 {
 		return
 	}
@@ -207,11 +212,18 @@ func (t *ThreadInfo) SetLatestWrites(ws []engine.PendingWrite) {
 			kept[i].Value = w.Value
 		}
 	}
-	switch engine.ReadSavedWrites(kept).Status(true) {
+	saved := engine.ReadSavedWrites(kept)
+	switch saved.Status(true) {
 	case engine.CheckpointInterrupted:
 		t.Interrupted = true
 	case engine.CheckpointFailed:
 		t.Failed = true
+		for _, task := range saved.Tasks {
+			if task.Failed {
+				t.Failure = task.Error
+				break
+			}
+		}
 	}
 }
 

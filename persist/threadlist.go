@@ -47,6 +47,7 @@ type listedThread struct {
 	PendingWrites int       `json:"pending_writes"`
 	Interrupted   bool      `json:"interrupted"`
 	Failed        bool      `json:"failed"`
+	Failure       string    `json:"failure,omitempty"`
 	Fingerprint   string    `json:"fingerprint,omitempty"`
 	Updated       time.Time `json:"updated,omitzero"`
 	Error         string    `json:"error,omitempty"`
@@ -56,7 +57,7 @@ func listed(t ThreadInfo) listedThread {
 	l := listedThread{
 		ID: t.ID, Checkpoints: t.Checkpoints, Namespaces: t.Namespaces, LastID: t.LastID, LastStep: t.LastStep,
 		LastSource: t.LastSource, LastTS: t.LastTS, PendingWrites: t.PendingWrites, Interrupted: t.Interrupted,
-		Failed: t.Failed, Fingerprint: t.Fingerprint, Updated: t.Updated,
+		Failed: t.Failed, Failure: t.Failure, Fingerprint: t.Fingerprint, Updated: t.Updated,
 	}
 	if t.Err != nil {
 		l.Error = t.Err.Error()
@@ -68,7 +69,7 @@ func (l listedThread) info() ThreadInfo {
 	t := ThreadInfo{
 		ID: l.ID, Checkpoints: l.Checkpoints, Namespaces: l.Namespaces, LastID: l.LastID, LastStep: l.LastStep,
 		LastSource: l.LastSource, LastTS: l.LastTS, PendingWrites: l.PendingWrites, Interrupted: l.Interrupted,
-		Failed: l.Failed, Fingerprint: l.Fingerprint, Updated: l.Updated,
+		Failed: l.Failed, Failure: l.Failure, Fingerprint: l.Fingerprint, Updated: l.Updated,
 	}
 	if l.Error != "" {
 		t.Err = &ListedThreadError{Thread: l.ID, Message: l.Error}

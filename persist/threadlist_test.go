@@ -2,6 +2,7 @@ package persist_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -21,8 +22,10 @@ import (
 
 // TestExportHandler_ListsThreads: GET ExportPath answers the store's
 // threads as Threads reads them, the one written last first, without the
-// threads that have nothing to pull; ?limit=N keeps the newest N and says
-// how many there are; a damaged thread is listed with its error.
+// threads that have nothing to pull; a failed thread carries its error;
+// ?limit=N keeps the newest N and says how many there are; a damaged
+// thread is listed with its error; a client that takes gzip gets the list
+// compressed.
 func TestExportHandler_ListsThreads(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "svc.db")
 	clock := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
@@ -115,8 +118,43 @@ func TestExportHandler_ListsThreads(t *testing.T) {
 			t.Errorf("thread %q listed as\n%+v\nThreads reads\n%+v", got.ID, got, want)
 		}
 	}
-	if th := byID["failed"]; !th.Failed || byID["asks"].Interrupted != true || byID["done"].Failed || byID["done"].Interrupted {
+	if th := byID["failed"]; !th.Failed || th.Failure != "boom" || byID["asks"].Interrupted != true || byID["done"].Failed || byID["done"].Interrupted || byID["done"].Failure != "" {
 		t.Errorf("the store's flags are not what the test set up: %+v", byID)
+	}
+
+	// Compressed for a client that takes gzip (Go's asks on its own), the
+	// same document; plain, with its length, for one that does not.
+	get := func(acceptGzip bool) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/debug/checkpoints"+persist.ExportPath, nil)
+		if acceptGzip {
+			req.Header.Set("Accept-Encoding", "gzip")
+		}
+		resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, body
+	}
+	plainResp, plain := get(false)
+	gzResp, zipped := get(true)
+	if plainResp.Header.Get("Content-Encoding") != "" || plainResp.ContentLength != int64(len(plain)) {
+		t.Errorf("plain list: Content-Encoding %q, length %d of %d bytes", plainResp.Header.Get("Content-Encoding"), plainResp.ContentLength, len(plain))
+	}
+	if gzResp.Header.Get("Content-Encoding") != "gzip" || gzResp.Header.Get(persist.ExportStatusHeader) != persist.ExportOK {
+		t.Fatalf("list for a client that takes gzip: %s, Content-Encoding %q", gzResp.Status, gzResp.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unzipped, err := io.ReadAll(zr); err != nil || !bytes.Equal(unzipped, plain) {
+		t.Errorf("the gzip list reads %d bytes (%v), want the plain list's %d", len(unzipped), err, len(plain))
 	}
 
 	threads, total = list("?limit=2")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -58,8 +59,9 @@ func TestThreads_OneUnreadable(t *testing.T) {
 
 // TestSetLatestWrites: the status flags a store lists for a thread come
 // from engine.SavedWrites.Status of its latest checkpoint's writes, and
-// do not depend on the values of writes other than questions and answers
-// (a store may leave those nil).
+// do not depend on the values of writes other than questions, answers and
+// errors (a store may leave those nil); a failed thread's Failure is the
+// saved error.
 func TestSetLatestWrites(t *testing.T) {
 	ask := engine.PendingWrite{TaskID: "a", Channel: engine.InterruptChannel, Value: []engine.Interruption{{ID: "q1", Value: "how many?"}}}
 	answer := engine.PendingWrite{TaskID: "a", Channel: engine.ResumeChannel, Value: []any{2.0}}
@@ -90,11 +92,15 @@ func TestSetLatestWrites(t *testing.T) {
 			if info.Interrupted != tc.interrupted || info.Failed != tc.failed || info.PendingWrites != len(tc.ws) {
 				t.Errorf("interrupted %v, failed %v, %d pending writes; want %v, %v, %d", info.Interrupted, info.Failed, info.PendingWrites, tc.interrupted, tc.failed, len(tc.ws))
 			}
+			// A failed thread says what failed it; no other does.
+			if want := map[bool]string{true: "boom"}[tc.failed]; info.Failure != want {
+				t.Errorf("failure %q, want %q", info.Failure, want)
+			}
 			// Without the values SetLatestWrites does not read.
 			bare := make([]engine.PendingWrite, len(tc.ws))
 			for i, w := range tc.ws {
 				bare[i] = w
-				if w.Channel != engine.InterruptChannel && w.Channel != engine.ResumeChannel {
+				if !slices.Contains(persist.StatusChannels(), w.Channel) {
 					bare[i].Value = nil
 				}
 			}
