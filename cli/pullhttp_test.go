@@ -3,11 +3,13 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/superstep/superstep/persist"
@@ -99,4 +101,36 @@ func serveExports(t *testing.T, store persist.Exporter) (srv *httptest.Server, b
 	srv = httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv, srv.URL + "/debug/checkpoints", []string{"--header", "Authorization: Bearer s3cret"}
+}
+
+// TestPull_ServiceCutsOff: a service that stops or restarts in the middle
+// of its answer (or before it) is said to have, with how much came, and
+// nothing is written.
+func TestPull_ServiceCutsOff(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mid/threads/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(persist.ExportStatusHeader, persist.ExportOK)
+		w.Header().Set("Content-Length", "4096")
+		fmt.Fprint(w, strings.Repeat(" ", 100))
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler) // the connection is cut
+	})
+	mux.HandleFunc("/before/threads/", func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	db := filepath.Join(t.TempDir(), "bug.db")
+	superstep(t, "", "pull", "t1", "--from", srv.URL+"/mid", "--db", db).
+		want(t, 2, srv.URL+`/mid sent 100 bytes of thread "t1"'s export of 4.0 KiB, then closed the connection (unexpected EOF): did it stop or restart? Nothing was written; try again`)
+	superstep(t, "", "threads", "--from", srv.URL+"/mid").want(t, 2, srv.URL+"/mid sent 100 bytes of the list of threads of 4.0 KiB, then closed the connection")
+	superstep(t, "", "pull", "t1", "--from", srv.URL+"/before", "--db", db).
+		want(t, 2, srv.URL+"/before closed the connection before answering (EOF): did the service stop or restart? Nothing was written")
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("a pull cut off left %s behind (%v)", db, err)
+	}
 }
