@@ -11,18 +11,6 @@ import (
 	"github.com/superstep/superstep/persist"
 )
 
-// copyThread copies a thread, every branch and namespace with its pending
-// writes and recorded graph, from one database to another through the
-// export format: what export writes, import reads, in one transaction on
-// the receiving side.
-func copyThread(ctx context.Context, thread, fromDB, toDB string, from, to Store, o replaceFlags, pull bool) error {
-	doc, err := exportThread(ctx, thread, fromDB, from)
-	if err != nil {
-		return err
-	}
-	return importThread(ctx, thread, toDB, to, doc, o, pull)
-}
-
 // exportThread reads thread's export document from a database or a
 // service's export handler (pull --from http://…).
 func exportThread(ctx context.Context, thread, fromDB string, from persist.Exporter) (*bytes.Buffer, error) {
@@ -40,17 +28,33 @@ func exportThread(ctx context.Context, thread, fromDB string, from persist.Expor
 	return &doc, nil
 }
 
-// importThread writes an export document of thread into to, as
-// copyThread's receiving side.
-func importThread(ctx context.Context, thread, toDB string, to Store, doc *bytes.Buffer, o replaceFlags, pull bool) error {
-	_, err := to.Import(ctx, doc, o.options(int64(doc.Len())))
+// importThread writes an export document of thread into to, in one
+// transaction (pull and push copy a thread, every branch and namespace
+// with its pending writes and recorded graph, through the export format),
+// under the id as (pull --as) when it is
+// not "".
+func importThread(ctx context.Context, thread, toDB string, to Store, doc *bytes.Buffer, o replaceFlags, pull bool, as string) error {
+	opts := o.options(int64(doc.Len()))
+	if as != "" {
+		thread, opts.Thread = as, as
+	}
+	_, err := to.Import(ctx, doc, opts)
 	if errors.Is(err, persist.ErrThreadExists) {
-		return usagef("thread %q is already in %s; pass --overwrite to replace it", thread, displayDB(toDB))
+		again := "pass --overwrite to replace it"
+		if pull {
+			again += ", or --as NEW to pull it beside it"
+		}
+		return usagef("thread %q is already in %s; %s", thread, displayDB(toDB), again)
 	}
 	if errors.Is(err, persist.ErrWouldDiscard) {
 		again := "push it first, or pull into another database"
-		if !pull {
+		switch {
+		case !pull:
 			again = "pull it again and push after redoing your change there"
+		case o.service:
+			// A service's handler takes no pushes: what only the local
+			// thread has stays local.
+			again = "pull it beside yours with --as NEW, or into another database"
 		}
 		return usagef("not replacing thread %q in %s: %s; %s, or pass --force to drop what only it has", thread, displayDB(toDB), replaceLoss(err), again)
 	}
@@ -59,7 +63,10 @@ func importThread(ctx context.Context, thread, toDB string, to Store, doc *bytes
 
 // replaceFlags are --overwrite and --force of the commands that replace a
 // thread (import, pull, push).
-type replaceFlags struct{ overwrite, force bool }
+type replaceFlags struct {
+	overwrite, force bool
+	service          bool // the copy comes from a service's ExportHandler
+}
 
 func (f *replaceFlags) add(cmd *cobra.Command, overwriteHelp string) {
 	cmd.Flags().BoolVar(&f.overwrite, "overwrite", false, overwriteHelp+", if the copy has everything the thread there has")
@@ -89,7 +96,7 @@ func replaceLoss(err error) string {
 
 // transferCommand is pull (remote → --db) or push (--db → remote).
 func (a *App) transferCommand(g *globals, pull bool) *cobra.Command {
-	var remote string
+	var remote, as string
 	var headers []string
 	var replace replaceFlags
 	use, flag, short, long, example := "push THREAD --to URL", "to",
@@ -108,8 +115,11 @@ debug it offline: superstep tui --thread THREAD afterwards.
 
 A service that runs on a bbolt file holds the file while it runs; mounted
 in the service, persist.ExportHandler serves its threads, and --from is
-then the handler's http:// or https:// URL (--header sends credentials).`,
-			"  superstep pull t1 --from postgres://me@db.internal/agents\n  superstep pull t1 --from \"$PROD_DB\" --db ./bug.db --overwrite\n  superstep pull t1 --from https://svc.internal/debug/checkpoints --header \"Authorization: Bearer $TOKEN\""
+then the handler's http:// or https:// URL (--header sends credentials).
+
+--as stores the thread under another id: pull a thread again, as it is
+now, beside the copy you have been working on.`,
+			"  superstep pull t1 --from postgres://me@db.internal/agents\n  superstep pull t1 --from \"$PROD_DB\" --db ./bug.db --overwrite\n  superstep pull t1 --from https://svc.internal/debug/checkpoints --header \"Authorization: Bearer $TOKEN\"\n  superstep pull t1 --from https://svc.internal/debug/checkpoints --as t1-now"
 	}
 	cmd := &cobra.Command{
 		Use: use, Short: short, Long: long, Example: example,
@@ -122,6 +132,12 @@ then the handler's http:// or https:// URL (--header sends credentials).`,
 			if remote == "" {
 				return usagef("--%s is required: the database to copy %s", flag, map[bool]string{true: "from", false: "to"}[pull])
 			}
+			if as != "" {
+				// Before anything is fetched: a refused id fails at once.
+				if err := persist.CheckThreadID(as); err != nil {
+					return usagef("--as: %s", storeMessage(err))
+				}
+			}
 			local, err := dbPath(g)
 			if err != nil {
 				return err
@@ -130,7 +146,8 @@ then the handler's http:// or https:// URL (--header sends credentials).`,
 				if !pull {
 					return usagef("--to %s: a service's persist.ExportHandler serves pull only; push to a database file or a postgres:// URL", displayDB(remote))
 				}
-				return a.pullFromService(cmd.Context(), g, thread, remote, local, headers, replace)
+				replace.service = true
+				return a.pullFromService(cmd.Context(), g, thread, remote, local, headers, replace, as)
 			}
 			if len(headers) > 0 {
 				return usagef("--header goes with an http:// or https:// --from (a service's persist.ExportHandler)")
@@ -147,22 +164,27 @@ then the handler's http:// or https:// URL (--header sends credentials).`,
 				return err
 			}
 			defer closeStore(from, &err)
-			to, err := a.openDB(g, toDB, storeOptions{})
+			to, err := a.openDB(g, toDB, storeOptions{pullInto: pull})
 			if err != nil {
 				return err
 			}
 			defer closeStore(to, &err)
-			if err := copyThread(cmd.Context(), thread, fromDB, toDB, from, to, replace, pull); err != nil {
+			doc, err := exportThread(cmd.Context(), thread, fromDB, from)
+			if err != nil {
+				return err
+			}
+			if err := importThread(cmd.Context(), thread, toDB, to, doc, replace, pull, as); err != nil {
 				return err
 			}
 			verb := map[bool]string{true: "pulled", false: "pushed"}[pull]
-			_, err = fmt.Fprintf(a.Stdout, "%s thread %s from %s into %s\n", verb, thread, displayDB(fromDB), displayDB(toDB))
+			_, err = fmt.Fprintf(a.Stdout, "%s thread %s from %s into %s%s\n", verb, thread, displayDB(fromDB), displayDB(toDB), asSaid(as))
 			return err
 		},
 	}
 	if pull {
 		cmd.Flags().StringVar(&remote, flag, "", "the other database: a postgres:// URL or a file, or a service's persist.ExportHandler URL (http:// or https://)")
 		cmd.Flags().StringArrayVar(&headers, "header", nil, "with an http(s) --from: a header to send, \"Name: value\" (repeatable)")
+		cmd.Flags().StringVar(&as, "as", "", "store the thread under this id instead (pull a thread again beside the copy you work on)")
 	} else {
 		cmd.Flags().StringVar(&remote, flag, "", "the other database: a postgres:// URL or a file")
 	}
@@ -172,7 +194,7 @@ then the handler's http:// or https:// URL (--header sends credentials).`,
 
 // pullFromService is pull --from an http(s) URL: the thread's export from
 // the persist.ExportHandler a service mounts there, imported into local.
-func (a *App) pullFromService(ctx context.Context, g *globals, thread, service, local string, headers []string, replace replaceFlags) (err error) {
+func (a *App) pullFromService(ctx context.Context, g *globals, thread, service, local string, headers []string, replace replaceFlags, as string) (err error) {
 	from, err := newServiceExporter(service, headers, max(g.timeout, postgresConnectTimeout))
 	if err != nil {
 		return err
@@ -182,16 +204,24 @@ func (a *App) pullFromService(ctx context.Context, g *globals, thread, service, 
 	if err != nil {
 		return err
 	}
-	to, err := a.openDB(g, local, storeOptions{})
+	to, err := a.openDB(g, local, storeOptions{pullInto: true})
 	if err != nil {
 		return err
 	}
 	defer closeStore(to, &err)
-	if err := importThread(ctx, thread, local, to, doc, replace, true); err != nil {
+	if err := importThread(ctx, thread, local, to, doc, replace, true, as); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(a.Stdout, "pulled thread %s from %s into %s\n", thread, displayDB(service), displayDB(local))
+	_, err = fmt.Fprintf(a.Stdout, "pulled thread %s from %s into %s%s\n", thread, displayDB(service), displayDB(local), asSaid(as))
 	return err
+}
+
+// asSaid is how pull's line names the id --as gave the thread.
+func asSaid(as string) string {
+	if as == "" {
+		return ""
+	}
+	return " as " + as
 }
 
 // openDB opens a database other than --db with the global --timeout.

@@ -58,6 +58,9 @@ type storeOptions struct {
 	// where a database goes: the program's name, and the database to
 	// import it into ("" for the default: the export was --db itself).
 	program, importDB string
+	// pullInto: the database is where pull writes a thread (the hint
+	// for a database another process holds says so).
+	pullInto bool
 	// Shared opens the database for a long session (the debugger) that
 	// other processes can read meanwhile: persist.OpenShared.
 	Shared bool
@@ -106,6 +109,10 @@ func openBoltStore(path string, o storeOptions) (Store, error) {
 	case o.ReadOnly && errors.Is(err, fs.ErrNotExist):
 		// A read-only open must not create the file; say how one is made.
 		return nil, usagef("%w at %s (run a graph first, or pass --db)", ErrNoDatabase, path)
+	case errors.Is(err, persist.ErrLocked) && o.pullInto:
+		// The service's own file, as often as not: the handler is
+		// where its threads come from, --db is where they go.
+		return nil, usagef("%v; pull writes into --db: try again when that process is done, wait longer with --timeout, or pull into a database of your own (--db ./bug.db)", err)
 	case errors.Is(err, persist.ErrLocked):
 		// A service that runs its graph on the file (engine.WithSaver on
 		// persist.Open) holds it as long as it runs: waiting does not
