@@ -211,6 +211,8 @@ type threadRow struct {
 	Interrupted bool `json:"interrupted"`
 	// Failed: the latest superstep saved an error (fix and run again).
 	Failed bool `json:"failed,omitempty"`
+	// Failure is that error, as the first task to fail saved it.
+	Failure string `json:"failure,omitempty"`
 	// PendingWrites counts task writes saved against the latest
 	// checkpoint: a superstep that has not completed.
 	PendingWrites int    `json:"pending_writes"`
@@ -238,7 +240,7 @@ func newThreadRow(t persist.ThreadInfo) threadRow {
 	rec, _ := decodeGraphRecord(t.Fingerprint)
 	return threadRow{
 		ID: t.ID, Checkpoints: t.Checkpoints, Latest: t.LastID, Step: t.LastStep, Source: t.LastSource,
-		LastCheckpoint: t.LastTS, Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, PendingWrites: t.PendingWrites, Graph: rec.Graph, GraphName: rec.displayName(),
+		LastCheckpoint: t.LastTS, Updated: t.Updated, Interrupted: t.Interrupted, Failed: t.Failed, Failure: t.Failure, PendingWrites: t.PendingWrites, Graph: rec.Graph, GraphName: rec.displayName(),
 	}
 }
 
@@ -403,8 +405,11 @@ func (a *App) printThreads(g *globals, rows []threadRow, total int, checkHint st
 	fmt.Fprintln(tw, "THREAD\tCHECKPOINTS\tSTEP\tSOURCE\tLAST CHECKPOINT\tUPDATED\tGRAPH\tSTATUS")
 	for _, r := range rows {
 		status := r.Status
-		if r.Error != "" {
+		switch {
+		case r.Error != "":
 			status += ": " + r.Error
+		case r.Failure != "" && r.Status == engine.CheckpointFailed.String():
+			status += ": " + r.Failure
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", termtext.Name(r.ID), r.Checkpoints, r.Step, termtext.Name(r.Source), listTime(r.LastCheckpoint), listTime(r.Updated), termtext.Name(orNone(r.GraphName)), termtext.Name(status))
 	}
