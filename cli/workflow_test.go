@@ -16,12 +16,19 @@ import (
 // clone (this repository).
 func buildMyAgent(t *testing.T) string {
 	t.Helper()
+	return buildProgram(t, "myagent")
+}
+
+// buildProgram builds testdata/NAME/main.go as buildMyAgent builds
+// myagent: module example.com/NAME, superstep replaced by this clone.
+func buildProgram(t *testing.T, name string) string {
+	t.Helper()
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "myagent", "main.go"))
+	src, err := os.ReadFile(filepath.Join("testdata", name, "main.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +46,9 @@ func buildMyAgent(t *testing.T) string {
 	// needs no network when the module cache has them (go test filled it).
 	must(os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
 	for _, args := range [][]string{
-		{"mod", "init", "example.com/myagent"},
+		{"mod", "init", "example.com/" + name},
 		{"mod", "edit", "-require=github.com/superstep/superstep@v0.0.0-00010101000000-000000000000", "-replace=github.com/superstep/superstep=" + repo},
-		{"build", "-mod=mod", "-o", "myagent", "."},
+		{"build", "-mod=mod", "-o", name, "."},
 	} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
@@ -50,7 +57,7 @@ func buildMyAgent(t *testing.T) string {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	return filepath.Join(dir, "myagent")
+	return filepath.Join(dir, name)
 }
 
 // agent runs the built program like superstep, with extra environment.
