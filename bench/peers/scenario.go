@@ -35,7 +35,11 @@ func (s *scenarioSystem) prepare(wl string) (func() error, error) {
 	op := f.Ops[0]
 	return func() error {
 		s.runs++
-		res, err := g.Invoke(context.Background(), op.Input, engine.OnThread(fmt.Sprint("t", s.runs)), engine.WithRecursionLimit(op.RecursionLimit))
+		opts := []engine.RunOption{engine.OnThread(fmt.Sprint("t", s.runs))}
+		if op.RecursionLimit > 0 { // none in the file: the engine's default
+			opts = append(opts, engine.WithRecursionLimit(op.RecursionLimit))
+		}
+		res, err := g.Invoke(context.Background(), op.Input, opts...)
 		if err != nil {
 			return err
 		}
