@@ -36,7 +36,7 @@ func (s *scenarioSystem) prepare(wl string) (func() error, error) {
 	return func() error {
 		s.runs++
 		opts := []engine.RunOption{engine.OnThread(fmt.Sprint("t", s.runs))}
-		if op.RecursionLimit > 0 { // none in the file: the engine's default
+		if op.HasRecursionLimit { // none in the file: the engine's default
 			opts = append(opts, engine.WithRecursionLimit(op.RecursionLimit))
 		}
 		res, err := g.Invoke(context.Background(), op.Input, opts...)

@@ -40,7 +40,7 @@ func BenchmarkWorkload(b *testing.B) {
 						_ = ms.DeleteThread(context.Background(), fmt.Sprint("t", i-1))
 						b.StartTimer()
 					}
-					res, err := g.Invoke(context.Background(), op.Input, engine.OnThread(fmt.Sprint("t", i)), engine.WithRecursionLimit(op.RecursionLimit))
+					res, err := g.Invoke(context.Background(), op.Input, runOptions(op, fmt.Sprint("t", i))...)
 					if err != nil || res.Status != engine.StatusDone {
 						b.Fatalf("run: %v %v", err, res.Status)
 					}
@@ -74,7 +74,7 @@ func BenchmarkScenarioVsNative(b *testing.B) {
 			op := f.Ops[0]
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				res, err := g.Invoke(context.Background(), op.Input, engine.OnThread(fmt.Sprint("t", i)), engine.WithRecursionLimit(op.RecursionLimit))
+				res, err := g.Invoke(context.Background(), op.Input, runOptions(op, fmt.Sprint("t", i))...)
 				if err != nil || res.Status != engine.StatusDone {
 					b.Fatalf("run: %v %v", err, res.Status)
 				}
@@ -106,4 +106,14 @@ func benchNative(b *testing.B, name string) {
 			}
 		}
 	}
+}
+
+// runOptions runs op on thread as the file says: its recursion limit when
+// it sets one, else the engine's default.
+func runOptions(op scenario.Op, thread string) []engine.RunOption {
+	opts := []engine.RunOption{engine.OnThread(thread)}
+	if op.HasRecursionLimit {
+		opts = append(opts, engine.WithRecursionLimit(op.RecursionLimit))
+	}
+	return opts
 }
