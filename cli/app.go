@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/graphs/scenario"
 	"github.com/superstep/superstep/persist"
 	"github.com/superstep/superstep/termtext"
 )
@@ -82,6 +83,10 @@ type DebugOptions struct {
 	Warning string
 	// Stdout and Stderr are the command's streams.
 	Stdout, Stderr io.Writer
+	// Scenario is the scenario file the graph was built from (nil for a
+	// built-in graph): a run's failure and warnings point at the
+	// expression in it that made them (scenario.File.Where).
+	Scenario *scenario.File
 }
 
 // program is o.Program, or superstep when the caller gave none.

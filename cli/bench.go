@@ -39,6 +39,13 @@ compares with LangGraph.js's.`,
 			// LangGraph.js's runner prints it; the person running it
 			// wants the message too.
 			opError := func(op scenario.Op, err error) {
+				if at := (*scenario.Error)(nil); errors.As(err, &at) {
+					// At the expression that made it, as run prints it.
+					placed := *at
+					placed.Msg = fmt.Sprintf("ops[%d] (%s) failed: %s", op.Index, op.Kind, at.Msg)
+					a.warn(placed.Error())
+					return
+				}
 				a.warn(fmt.Sprintf("%s: ops[%d] (%s) failed: %v", args[0], op.Index, op.Kind, err))
 			}
 			t, err := scenario.TraceFile(cmd.Context(), args[0], scenario.RunOptions{OpError: opError})

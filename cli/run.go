@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
 	"github.com/superstep/superstep/graphs"
+	"github.com/superstep/superstep/graphs/scenario"
 	"github.com/superstep/superstep/persist"
 	"github.com/superstep/superstep/persist/postgres"
 	"github.com/superstep/superstep/termtext"
@@ -271,7 +272,7 @@ func (a *App) runGraph(ctx context.Context, g *globals, graphArg string, req *ru
 	if err := rec.recordFor(ctx, thread, exists, func(ctx context.Context) error { return recordGraph(ctx, st, thread, gr, name) }); err != nil {
 		return storeError(err, "recording the graph of thread %q", thread)
 	}
-	r := &runner{g: gr, st: rec, thread: thread, graphArg: graphArg, json: g.json, out: a.Stdout, warn: a.warn, stream: req.modes, subgraphs: req.subgraphs}
+	r := &runner{g: gr, st: rec, thread: thread, graphArg: graphArg, json: g.json, out: a.Stdout, warn: a.warn, stream: req.modes, subgraphs: req.subgraphs, file: res.file}
 	r.opts = append(r.opts, engine.WithDurability(req.runDur))
 	if req.limitGiven || res.recursionLimit == 0 {
 		r.opts = append(r.opts, engine.WithRecursionLimit(req.recursionLimit))
@@ -516,7 +517,7 @@ func (a *App) debug(ctx context.Context, g *globals, arg, thread string, force b
 	if err != nil {
 		return err
 	}
-	o := DebugOptions{Program: a.Name, Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit, RuntimeContext: res.runtimeContext,
+	o := DebugOptions{Program: a.Name, Thread: thread, GraphName: arg, Title: graphTitle(gr.Name(), name), GraphKey: name, Saver: rec, Threads: st.Threads, Stdout: a.Stdout, Stderr: a.Stderr, RecursionLimit: res.recursionLimit, RuntimeContext: res.runtimeContext, Scenario: res.file,
 		// The switcher's check: the same as the command line's, with the
 		// note of a compatible change left out (it would garble the screen).
 		CheckThread: func(checkCtx context.Context, t string) error {
@@ -581,7 +582,7 @@ func Headless(ctx context.Context, g *engine.Graph, o DebugOptions) error {
 			return noExampleHeadless(ctx, o.GraphName)
 		}
 	}
-	r := &runner{g: g, st: st, thread: o.Thread, graphArg: o.GraphName, out: o.Stdout, warn: func(string) {}}
+	r := &runner{g: g, st: st, thread: o.Thread, graphArg: o.GraphName, out: o.Stdout, warn: func(string) {}, file: o.Scenario}
 	if o.RecursionLimit > 0 {
 		r.opts = append(r.opts, engine.WithRecursionLimit(o.RecursionLimit))
 	}
@@ -697,6 +698,9 @@ type runner struct {
 	out      io.Writer
 	warn     func(string)
 	opts     []engine.RunOption // more options for Invoke
+	// file is the scenario file the graph was built from (nil for a
+	// built-in): a run's error and warnings point at its expression.
+	file *scenario.File
 	// reported marks failed tasks whose failure a task event reported.
 	reported  map[string]bool
 	stream    []engine.StreamMode // --stream: print these modes' chunks
@@ -825,7 +829,7 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 			// error alone, as a program matches it.
 			hint = r.failedNodeHint(ctx, err)
 		}
-		return r.failed(errorKind(err), msg, failf("thread %s: %s%s", r.thread, msg, hint))
+		return r.failed(errorKind(err), msg, failf("%s%s", r.placed(err, fmt.Sprintf("thread %s: %s", r.thread, msg)), hint))
 	}
 	if err := flushStore(r.st); err != nil {
 		// Under --durability async or exit the checkpoints are stored
@@ -877,6 +881,20 @@ func (r *runner) run(ctx context.Context, input any, existed bool) error {
 		fmt.Fprintf(r.out, "%s; continue it with: %s\n", termtext.Name(why), hintLine(ctx, "run", shellWord(r.graphArg), "--thread", shellWord(r.thread)))
 	}
 	return nil
+}
+
+// placed is msg, the line that reports err, a run's failure, for a
+// person: at the place in the scenario file of the expression that made
+// err (file:line:column and its field first, as a compiler prints it),
+// or as it is when err names none or the graph is a built-in.
+func (r *runner) placed(err error, msg string) string {
+	if r.file == nil {
+		return msg
+	}
+	if at, ok := r.file.Where(err, msg); ok {
+		return at.Error()
+	}
+	return msg
 }
 
 // failedNodeHint is what follows a node's failure: the command that runs
@@ -970,9 +988,14 @@ func (r *runner) onEvent(e engine.Event) {
 		r.emit(runEvent{Event: "task", Step: &step, Name: e.Node, Status: "retrying", Message: msg},
 			fmt.Sprintf("step %-3d %-20s retrying: attempt %d failed: %s", step, termtext.Name(e.Node), e.Attempt, termtext.Name(msg)))
 	case engine.EventUnknownNode, engine.EventUnknownKey:
-		msg := e.Warning()
+		msg, text := e.Warning(), e.Warning()
+		if r.file != nil {
+			if at, ok := r.file.WhereTask(e.TaskID, msg); ok {
+				text = at.Error() // the expression that named it
+			}
+		}
 		r.emit(runEvent{Event: "warning", Step: &step, Name: e.Node, Message: msg},
-			fmt.Sprintf("step %-3d %-20s warning: %s", step, termtext.Name(e.Node), termtext.Name(msg)))
+			fmt.Sprintf("step %-3d %-20s warning: %s", step, termtext.Name(e.Node), termtext.Name(text)))
 	case engine.EventCheckpoint:
 		if e.Namespace != "" {
 			return

@@ -127,6 +127,7 @@ func buildGraph(f *File, def *Graph, prefix, field string, c *Counters, tasks *t
 	for _, n := range def.Nodes {
 		names = append(names, n.Name)
 	}
+	nodeSet := def.nodeSet()
 	for _, n := range def.Nodes {
 		path := n.Name
 		if prefix != "" {
@@ -162,9 +163,9 @@ func buildGraph(f *File, def *Graph, prefix, field string, c *Counters, tasks *t
 			b.AddSubgraph(n.Name, sub, nopts...)
 			continue
 		}
-		b.AddNode(intern(n.Name), nodeFunc(path, n, c, tasks, schema), nopts...)
+		b.AddNode(intern(n.Name), nodeFunc(path, n, c, tasks, schema, f.sites, nodeSet), nopts...)
 	}
-	addEdges(b, def)
+	addEdges(b, def, f.sites)
 	g, err := b.Compile(opts...)
 	if err != nil {
 		return nil, f.compileErrors(def, field, err)
@@ -208,8 +209,10 @@ func nodeOptions(n *Node, names []string) []engine.NodeOption {
 	return nopts
 }
 
-// addEdges adds def's edges and branches to b.
-func addEdges(b *engine.StateGraph, def *Graph) {
+// addEdges adds def's edges and branches to b; a route that returns a
+// destination the engine refuses or drops is noted in sites.
+func addEdges(b *engine.StateGraph, def *Graph, sites *siteLog) {
+	nodes := def.nodeSet()
 	for _, e := range def.Edges {
 		if e.Join {
 			b.AddJoin(e.From, e.To)
@@ -219,11 +222,26 @@ func addEdges(b *engine.StateGraph, def *Graph) {
 	}
 	for _, br := range def.Branches {
 		route := br.Route
-		fn := func(ctx context.Context, state map[string]any) (any, error) {
-			if route.readsOnlyState() {
-				return route.eval(state, nil)
+		dest := &destinations{nodes: nodes, ends: br.Ends}
+		if br.PathMap != nil {
+			dest.pathMap = map[string]bool{}
+			for _, kv := range br.PathMap {
+				dest.pathMap[kv.Key] = true
 			}
-			return route.Eval(Env{State: state, Context: engine.RuntimeContext(ctx)})
+		}
+		fn := func(ctx context.Context, state map[string]any) (v any, err error) {
+			if route.readsOnlyState() {
+				v, err = route.eval(state, nil)
+			} else {
+				v, err = route.Eval(Env{State: state, Context: engine.RuntimeContext(ctx)})
+			}
+			if err != nil {
+				return nil, route.placed(err)
+			}
+			if dest.doubtful(v) {
+				sites.note(ctx, route.site)
+			}
+			return v, nil
 		}
 		if br.PathMap != nil {
 			m := make(map[string]string, len(br.PathMap))
@@ -273,7 +291,7 @@ func cachePolicy(c *Cache) engine.CachePolicy {
 		p.Key = func(input any) (string, error) {
 			v, err := key.Eval(Env{State: input})
 			if err != nil {
-				return "", err
+				return "", key.placed(err)
 			}
 			return string(Canonical(plain(v), 0)), nil
 		}
@@ -321,12 +339,14 @@ func keySpec(k StateKey) engine.KeySpec {
 // nodeFunc is a scripted node: its task calls first, then interrupts (each
 // returns its answer), the scripted failure, the sleep, and finally update
 // and goto, evaluated on the node's input and the calls' results.
-// schema lists the state keys in declaration order.
-func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string) engine.NodeFunc {
+// schema lists the state keys in declaration order, nodes the nodes of
+// its graph; a goto to one it lacks is noted in sites.
+func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string, sites *siteLog, nodes map[string]bool) engine.NodeFunc {
 	entered := c.entryCounter(path)
+	gotos := &destinations{nodes: nodes}
 	upd := updateOf(n, schema)
 	if n.onlyUpdatesState() {
-		return plainNodeFunc(upd, entered)
+		return plainNodeFunc(upd, entered, sites)
 	}
 	return func(ctx context.Context, input any) (any, error) {
 		entered.Add(1)
@@ -346,13 +366,16 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 		if n.Emit != nil {
 			v, err := n.Emit.eval(input, env)
 			if err != nil {
-				return nil, fmt.Errorf("emit: %w", err)
+				return nil, n.Emit.placed(fmt.Errorf("emit: %w", err))
 			}
 			engine.Emit(ctx, v)
 		}
 		update, err := upd.eval(input, env)
 		if err != nil {
 			return nil, err
+		}
+		if upd.notAnUpdate(update, n.Goto == nil && !n.Parent) {
+			sites.note(ctx, upd.expr.site)
 		}
 		if n.Goto == nil && !n.Parent {
 			return update, nil
@@ -362,7 +385,10 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 		}
 		g, err := n.Goto.eval(input, env)
 		if err != nil {
-			return nil, fmt.Errorf("goto: %w", err)
+			return nil, n.Goto.placed(fmt.Errorf("goto: %w", err))
+		}
+		if g != nil && gotos.doubtful(g) {
+			sites.note(ctx, n.Goto.site)
 		}
 		var gotos []any
 		switch x := g.(type) {
@@ -387,7 +413,10 @@ func nodeFunc(path string, n *Node, c *Counters, tasks *taskSet, schema []string
 // them itself, with one recover for all; when one of them needs the VM,
 // the recover evaluates the whole update again (expressions have no side
 // effects).
-func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
+//
+// An update expression that yields no update (notAnUpdate) is noted in
+// sites: the engine refuses it.
+func plainNodeFunc(spec update, entered *atomic.Int64, sites *siteLog) engine.NodeFunc {
 	upd := &spec // by pointer: the deferred closures stay small
 	keys := upd.keys
 	for _, ke := range keys {
@@ -397,9 +426,13 @@ func plainNodeFunc(spec update, entered *atomic.Int64) engine.NodeFunc {
 	}
 	switch len(keys) {
 	case 0:
-		return func(_ context.Context, input any) (any, error) {
+		return func(ctx context.Context, input any) (any, error) {
 			entered.Add(1)
-			return upd.eval(input, nil)
+			v, err := upd.eval(input, nil)
+			if err == nil && upd.notAnUpdate(v, true) {
+				sites.note(ctx, upd.expr.site)
+			}
+			return v, err
 		}
 	case 1:
 		key, fn := keys[0].Key, keys[0].Expr.fast
@@ -543,13 +576,29 @@ func (u update) eval(input any, env *Env) (any, error) {
 	return nil, nil
 }
 
+// notAnUpdate reports whether v, what u's expression yielded, is none of
+// what a node may return as its update (a map, null, or a Send when
+// sendOK: a node that returns a Send), which the engine refuses.
+func (u update) notAnUpdate(v any, sendOK bool) bool {
+	if u.expr == nil {
+		return false
+	}
+	switch v.(type) {
+	case nil, engine.Update:
+		return false
+	case engine.Send:
+		return !sendOK
+	}
+	return true
+}
+
 // evalKeys is an update given as a map of expressions, one write each.
 func (u update) evalKeys(input any, env *Env) (any, error) {
 	out := make(engine.Update, len(u.keys))
 	for i, ke := range u.keys {
 		v, err := ke.Expr.eval(input, env)
 		if err != nil {
-			return nil, updateKeyError(ke.Key, err)
+			return nil, ke.Expr.placed(updateKeyError(ke.Key, err))
 		}
 		out[i] = engine.KV{Key: ke.Key, Value: v}
 	}
@@ -562,7 +611,7 @@ func (u update) evalKeys(input any, env *Env) (any, error) {
 func (u update) evalExpr(input any, env *Env) (any, error) {
 	v, err := u.expr.eval(input, env)
 	if err != nil {
-		return nil, fmt.Errorf("update: %w", err)
+		return nil, u.expr.placed(fmt.Errorf("update: %w", err))
 	}
 	m, ok := v.(map[string]any)
 	if !ok {

@@ -52,6 +52,9 @@ type Expr struct {
 	// sends is set for sendEach(node, list, key) as the whole expression
 	// (with closures for its arguments): a fan-out's route.
 	sends *sendEachCall
+	// site is where the file has the expression (nil: made by Compile
+	// alone); its run errors point there (ExprError).
+	site *site
 }
 
 // Env holds the variables an expression can read.

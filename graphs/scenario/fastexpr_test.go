@@ -282,7 +282,7 @@ func TestPlainNode_ReturnsWhatTheUpdateDoes(t *testing.T) {
 			{keys: []KeyExpr{{Key: "a", Expr: exprs[(i+1)%len(exprs)]}, {Key: "b", Expr: e}}, schema: schema},
 		}
 		for _, spec := range specs {
-			node := plainNodeFunc(spec, &entered)
+			node := plainNodeFunc(spec, &entered, nil)
 			for _, env := range fastEnvs() {
 				got, err := node(context.Background(), env.State)
 				want, werr := spec.eval(env.State, nil)
@@ -318,7 +318,7 @@ func TestPlainNode_InlineArithmeticIsTheUpdate(t *testing.T) {
 				t.Fatal(err)
 			}
 			spec := update{keys: []KeyExpr{{Key: "a", Expr: e}, {Key: "b", Expr: other}}, schema: []string{"a", "b"}}
-			node := plainNodeFunc(spec, &entered)
+			node := plainNodeFunc(spec, &entered, nil)
 			for _, in := range inputs {
 				got, err := node(context.Background(), in)
 				want, werr := spec.eval(in, nil)

@@ -51,6 +51,9 @@ type File struct {
 	// field and its state keys were: Build points a graph's compile
 	// errors at them.
 	namePos, graphPos map[string]Pos
+	// sites notes which expression returned a destination the engine
+	// refused, by task, for Where (nil for a File not parsed).
+	sites *siteLog
 }
 
 // Perf is the expected size of a performance workload.
@@ -405,6 +408,7 @@ func Parse(path string, data []byte) (*File, error) {
 	p := &parser{path: path, namePos: map[string]Pos{}, lintPos: map[string]Pos{}, graphPos: map[string]Pos{}}
 	f := p.file(root)
 	f.lintPos, f.namePos, f.graphPos = p.lintPos, p.namePos, p.graphPos
+	f.sites = &siteLog{}
 	if p.err == nil {
 		p.check(f)
 	}
@@ -660,6 +664,10 @@ func (p *parser) expr(n *jnode, field string) *Expr {
 	if err != nil {
 		p.fail(n, field, "expression does not compile: %v", err)
 		return nil
+	}
+	e.site = &site{path: p.path, pos: n.pos, field: field}
+	if p.node != "" && strings.HasPrefix(field, p.nodeField) {
+		e.site.node, e.site.nodeField = p.node, p.nodeField
 	}
 	return e
 }

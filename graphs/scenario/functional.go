@@ -137,6 +137,7 @@ func (p *parser) tasks(n *jnode) []*TaskDef {
 	}
 	for _, kv := range n.fields {
 		field := join2("tasks", kv.key)
+		p.lintPos[field+keySuffix] = kv.keyPos
 		t := &TaskDef{Name: kv.key}
 		out = append(out, t)
 		if kv.val.kind == jsonObject {
@@ -323,7 +324,7 @@ func (ts *taskSet) run(ctx context.Context, groups []CallGroup, env Env) ([]any,
 			if tc.Arg != nil {
 				v, err := tc.Arg.Eval(env)
 				if err != nil {
-					return nil, fmt.Errorf("call %s: arg: %w", tc.Task, err)
+					return nil, tc.Arg.placed(fmt.Errorf("call %s: arg: %w", tc.Task, err))
 				}
 				arg = v
 			}
@@ -364,7 +365,7 @@ func buildEntrypoint(f *File, opts []engine.CompileOption) (*engine.Graph, *Coun
 		var value any
 		if e.Return != nil {
 			if value, err = e.Return.Eval(env); err != nil {
-				return nil, fmt.Errorf("return: %w", err)
+				return nil, e.Return.placed(fmt.Errorf("return: %w", err))
 			}
 		}
 		if e.Save == nil {
@@ -372,7 +373,7 @@ func buildEntrypoint(f *File, opts []engine.CompileOption) (*engine.Graph, *Coun
 		}
 		save, err := e.Save.Eval(env)
 		if err != nil {
-			return nil, fmt.Errorf("save: %w", err)
+			return nil, e.Save.placed(fmt.Errorf("save: %w", err))
 		}
 		return engine.Final{Value: value, Save: save}, nil
 	}
@@ -404,7 +405,7 @@ func awaitAll(futures []*engine.Future[any], calls []TaskCall, env Env) ([]any, 
 			if err != nil && calls[i].Catch != nil && !engine.IsBubbleUp(err) { // the oracle's catch passes these on
 				v, err = calls[i].Catch.Eval(env)
 				if err != nil {
-					err = fmt.Errorf("call %s: catch: %w", calls[i].Task, err)
+					err = calls[i].Catch.placed(fmt.Errorf("call %s: catch: %w", calls[i].Task, err))
 				}
 			}
 			done <- result{i, v, err}
@@ -436,7 +437,7 @@ func taskFunc(path string, td *TaskDef, c *Counters) func(context.Context, any) 
 		}
 		v, err := td.Result.Eval(Env{State: arg, Resume: last(resumes), Resumes: resumes, Context: rc})
 		if err != nil {
-			return nil, fmt.Errorf("result: %w", err)
+			return nil, td.Result.placed(fmt.Errorf("result: %w", err))
 		}
 		return v, nil
 	}
@@ -451,7 +452,7 @@ func prelude(ctx context.Context, path string, interrupts []*Expr, fail *Fail, s
 		env.Resume, env.Resumes = last(resumes), append([]any(nil), resumes...)
 		payload, err := e.Eval(env)
 		if err != nil {
-			return nil, fmt.Errorf("interrupt expression: %w", err)
+			return nil, e.placed(fmt.Errorf("interrupt expression: %w", err))
 		}
 		answer, err := engine.Interrupt(ctx, payload)
 		if err != nil {

@@ -86,7 +86,9 @@ type RunOptions struct {
 	Graph func(opts ...engine.CompileOption) (*engine.Graph, error)
 	// OpError, when set, receives each op that fails and its error: the
 	// trace records only the error's kind (InvalidUpdateError), as
-	// LangGraph.js's runner prints it.
+	// LangGraph.js's runner prints it. When an expression of the file
+	// made the error (File.Where), err is an *Error at that expression,
+	// whose message is the error's and which wraps it.
 	OpError func(op Op, err error)
 }
 
@@ -195,7 +197,11 @@ func (r *Runner) runOp(ctx context.Context, op Op) map[string]any {
 		r.updateState(ctx, op, rec)
 	}
 	if r.opErr != nil && r.onOpError != nil {
-		r.onOpError(op, r.opErr)
+		err := r.opErr
+		if at, ok := r.file.Where(err, err.Error()); ok {
+			err = at
+		}
+		r.onOpError(op, err)
 	}
 	r.opErr = nil
 	entries := map[string]any{}
