@@ -31,7 +31,15 @@ const keySuffix = "#key"
 //     (_algo.py:310-313), or fails the routing node;
 //   - an invoke op's input key that is no state key, or whose value the
 //     key's reducer refuses (a string for a sum): the run would write its
-//     input checkpoint and then fail.
+//     input checkpoint and then fail;
+//   - a task (functional API) named "", with a reserved name (__start__),
+//     or like the entrypoint or a node: LangGraph runs it, and its calls
+//     then read as something else in traces, streams and interrupts;
+//   - a task call whose argument lacks a key the task reads (state.k of a
+//     map literal without k, or of no argument at all, which is null);
+//   - a resume's by_node answer to a node that never asks (no interrupt,
+//     task call or subgraph; for an entrypoint, no interrupt in it or a
+//     task): the op fails when it runs, after the ops before it.
 //
 // Each expression, update key and input key is reported once, for its
 // first mistake. Parse does not apply these rules: the conformance
@@ -39,8 +47,7 @@ const keySuffix = "#key"
 // show what LangGraph does with them. The command line lints every
 // scenario file it runs (its --lint says whether a finding refuses the
 // file or is a warning). Nodes with "parent" are skipped (their update and
-// goto address the parent graph), as are functional files' entrypoint and
-// tasks.
+// goto address the parent graph).
 func (f *File) Lint() error {
 	var out Errors
 	if f.Entrypoint == nil {
@@ -52,6 +59,8 @@ func (f *File) Lint() error {
 	if f.Entrypoint == nil {
 		f.lintInputs(&out)
 	}
+	f.lintTasks(&out)
+	f.lintAnswers(&out)
 	if len(out) == 0 {
 		return nil
 	}

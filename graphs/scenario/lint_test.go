@@ -217,3 +217,65 @@ func TestFile_CheckInput(t *testing.T) {
 		t.Errorf("an entrypoint's input: %v", err)
 	}
 }
+
+// TestFile_Lint_Functional: a functional file's tasks and calls get the
+// same care as a graph's nodes: a task named so that its calls read as
+// something else, a call whose argument lacks what the task reads, a
+// by_node answer to what never asks; each at its place, with the fix.
+// What the file cannot be sure of (an argument known only when it runs,
+// a task that reads its argument whole) is not a finding.
+func TestFile_Lint_Functional(t *testing.T) {
+	const ep = `"entrypoint": {"calls": [{"task": "t", "arg": "state"}], "return": "{'r': results[0]}"}`
+	tests := []struct{ name, src, at, want string }{
+		{"task named like the entrypoint", `{"tasks": {"main": {"result": "1"}, "t": {"result": "state"}}, ` + ep + `}`, `"main"`,
+			`tasks.main: task "main" is named like the entrypoint: its calls and the entrypoint then read alike in traces, streams and interrupts; name the task otherwise`},
+		{"task with a reserved name", `{"tasks": {"__start__": {"result": "1"}, "t": {"result": "state"}}, ` + ep + `}`, `"__start__"`,
+			`tasks.__start__: "__start__" is a reserved name (names starting with __ are the graph's own, as __start__ and __end__): name the task otherwise`},
+		{"task named empty", `{"tasks": {"": {"result": "1"}, "t": {"result": "state"}}, ` + ep + `}`, `""`,
+			`tasks[""]: a task named "": name it, as its calls are traced, streamed and asked by its name`},
+		{"task named like a node", `{"state": {"n": null}, "tasks": {"a": {"result": "1"}}, "nodes": [{"name": "a", "calls": [{"task": "a"}]}], "edges": [["__start__", "a"]]}`, `"a": {"result"`,
+			`tasks.a: task "a" is named like node "a": its calls then read as the node's in traces and streams, and a breakpoint on the node holds them too; name the task otherwise`},
+		{"argument with a misspelt key", `{"tasks": {"t": {"result": "state.item * 2"}}, "entrypoint": {"calls": [{"task": "t", "arg": "{'itme': 1}"}]}}`, `"{'itme'`,
+			`entrypoint.calls[0].arg: task "t" reads state.item, which this argument has not (its keys: itme): "itme" and "item" are likely one key; spell them alike`},
+		{"argument lacking a key, in a list of calls", `{"tasks": {"t": {"interrupt": "state.q", "result": "state.n"}}, "entrypoint": {"calls": [[{"task": "t", "arg": "{'q': 1, 'n': 2}"}, {"task": "t", "arg": "state.x ? {'q': 1} : {'q': 2}"}]]}}`, `"state.x ?`,
+			`entrypoint.calls[0][1].arg: task "t" reads state.n, which this argument has not (its keys: q): add "n" to it`},
+		{"no argument for a task that reads one", `{"tasks": {"t": {"result": "state.url"}}, "entrypoint": {"calls": [{"task": "t"}]}}`, `{"task": "t"}`,
+			`entrypoint.calls[0]: task "t" reads state.url, but the call passes no argument, so state is null: add "arg", e.g. "arg": "{'url': …}"`},
+		{"a node's call", `{"state": {"n": null}, "tasks": {"t": {"result": "state.k"}}, "nodes": [{"name": "a", "calls": [{"task": "t", "arg": "{'j': 1}"}]}], "edges": [["__start__", "a"]]}`, `"{'j': 1}"`,
+			`nodes[0] "a": calls[0].arg: task "t" reads state.k, which this argument has not (its keys: j): add "k" to it`},
+		{"by_node to a node that never asks", `{"state": {"n": null}, "nodes": [{"name": "a"}, {"name": "b", "interrupt": "1"}], "edges": [["__start__", "a"], ["a", "b"]], "ops": [{"op": "resume", "by_node": {"a": 1}}]}`, `"a": 1}`,
+			`ops[0].by_node.a: "a" never asks (no "interrupt", no task calls, no subgraph), so it has no question to answer: answer a node that interrupts`},
+		{"by_node to an entrypoint that never asks", `{"tasks": {"t": {"result": "state"}}, ` + ep + `, "ops": [{"op": "resume", "by_node": {"main": 1}}]}`, `"main": 1`,
+			`ops[0].by_node.main: "main" never asks (no "interrupt" in it or in a task), so it has no question to answer: answer a node that interrupts`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse("x.json", []byte(tt.src))
+			if err != nil {
+				t.Fatalf("Parse: %v (the file must parse: LangGraph runs it)", err)
+			}
+			err = f.Lint()
+			i := strings.Index(tt.src, tt.at)
+			if i < 0 {
+				t.Fatalf("%q is not in the source", tt.at)
+			}
+			if want := fmt.Sprintf("x.json:1:%d: %s", i+1, tt.want); err == nil || err.Error() != want {
+				t.Errorf("Lint\n  %v\nwant\n  %s", err, want)
+			}
+		})
+	}
+	for _, ok := range []string{
+		// The argument is known only when it runs; the task reads it whole.
+		`{"tasks": {"t": {"result": "state.a"}, "u": {"result": "state == null ? 0 : state.a"}}, "entrypoint": {"calls": [{"task": "t", "arg": "state.x"}, {"task": "u"}]}}`,
+		// A task that interrupts answers to the entrypoint.
+		`{"tasks": {"t": {"interrupt": "1", "result": "state"}}, ` + ep + `, "ops": [{"op": "resume", "by_node": {"main": 1}}]}`,
+	} {
+		f, err := Parse("x.json", []byte(ok))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Lint(); err != nil {
+			t.Errorf("Lint of a file without a mistake: %v", err)
+		}
+	}
+}
