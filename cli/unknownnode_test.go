@@ -33,7 +33,8 @@ func TestRun_RouteToUnknownNodeWarns(t *testing.T) {
 		if code := (&App{Stdout: &out, Stderr: &errb}).Run(context.Background(), args); code != 0 {
 			t.Fatalf("%q: exit %d: %s", args, code, errb.String())
 		}
-		want := `warning: "a" routed to "bb" (did you mean "b"?), which is no node of the graph`
+		// The warning points at the route in the file that made it.
+		want := `warning: ` + graph + `:4:34: branches[0].route: "a" routed to "bb" (did you mean "b"?), which is no node of the graph`
 		if json {
 			want = `{"event":"warning","step":1,"name":"a","message":"\"a\" routed to \"bb\" (did you mean \"b\"?), which is no node of the graph`
 		}
