@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,7 +167,8 @@ func ReadHolder(path string) (*Holder, error) {
 	return &h, nil
 }
 
-// commandLine is how this process was started, program name shortened.
+// commandLine is how this process was started, program name shortened,
+// secrets left out (redactArgs): another process prints it when refused.
 func commandLine() string {
 	if len(os.Args) == 0 {
 		return ""
@@ -177,9 +179,99 @@ func commandLine() string {
 			args = append(args, a)
 		}
 	}
-	s := strings.Join(args, " ")
+	s := strings.Join(redactArgs(args), " ")
 	if len(s) > 200 {
 		s = s[:200] + "…"
 	}
 	return s
+}
+
+// redacted stands in for a secret in a recorded command line.
+const redacted = "xxxxx"
+
+// redactArgs is args with what looks like a secret replaced by redacted:
+// the value of a flag whose name says it holds one (--token, --password,
+// --api-key, a header's value: "Authorization: xxxxx"), whether given as
+// --flag=value or as the next argument, and a URL's password and the
+// values of its query parameters so named. The lock file records the
+// command line for the refusal another process prints, which may end up
+// in a terminal's scrollback or a bug report.
+func redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	secretNext := ""
+	for i, a := range args {
+		switch {
+		case secretNext != "":
+			out[i] = redactValue(secretNext, a)
+			secretNext = ""
+			continue
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "---"):
+			name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if secretName(name) {
+				if hasValue {
+					out[i] = a[:len(a)-len(value)] + redactValue(name, value)
+				} else {
+					out[i], secretNext = a, name
+				}
+				continue
+			}
+		}
+		out[i] = redactURL(a)
+	}
+	return out
+}
+
+// secretName reports whether a flag or query parameter so named holds a
+// secret.
+func secretName(name string) bool {
+	name = strings.ToLower(name)
+	for _, word := range []string{"token", "passw", "secret", "key", "auth", "credential", "header", "cookie", "sig"} {
+		if strings.Contains(name, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactValue is a secret flag's value redacted; a header keeps its name.
+func redactValue(flag, value string) string {
+	if strings.Contains(strings.ToLower(flag), "header") {
+		if name, _, ok := strings.Cut(value, ":"); ok {
+			return name + ": " + redacted
+		}
+	}
+	return redacted
+}
+
+// redactURL is a with its password and secret query values redacted when
+// it is a URL; any other argument as it is.
+func redactURL(a string) string {
+	if !strings.Contains(a, "://") {
+		return a
+	}
+	u, err := url.Parse(a)
+	if err != nil {
+		return a
+	}
+	changed := false
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), redacted)
+		changed = true
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			if secretName(k) {
+				q[k] = []string{redacted}
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
+	}
+	if !changed {
+		return a
+	}
+	return u.String()
 }
