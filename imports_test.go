@@ -27,8 +27,11 @@ var allowedImports = map[string]struct {
 	// internal/jsonpos says where JSON a person typed is malformed, for
 	// the command line and the debugger's forms alike; standard library only.
 	"internal/jsonpos": {},
+	// internal/redact says which names hold secrets, for the lock file's
+	// command line and the command line's URLs alike; standard library only.
+	"internal/redact": {},
 	// persist names the line of an export file's error with it.
-	"persist": {ours: []string{"engine", "internal/jsonw", "internal/jsonpos"}, outside: []string{"go.etcd.io/bbolt"}},
+	"persist": {ours: []string{"engine", "internal/jsonw", "internal/jsonpos", "internal/redact"}, outside: []string{"go.etcd.io/bbolt"}},
 	// Only persist/postgres links pgx, so programs that do not use it do not.
 	"persist/postgres": {ours: []string{"engine", "persist", "internal/jsonw"}, outside: []string{"github.com/jackc/pgx/v5"}},
 	"typed":            {ours: []string{"engine"}},
@@ -44,7 +47,7 @@ var allowedImports = map[string]struct {
 	"recording": {ours: []string{"engine"}},
 	// cli is main's logic: it may use every package of ours (persist and
 	// tui once they are merged) and the command-line library.
-	"cli": {ours: []string{"engine", "graphs", "graphs/scenario", "persist", "persist/postgres", "termtext", "tui", "draw", "internal/jsonpos", "recording"}, outside: []string{"github.com/spf13/cobra", "github.com/charmbracelet/x/term"}},
+	"cli": {ours: []string{"engine", "graphs", "graphs/scenario", "persist", "persist/postgres", "termtext", "tui", "draw", "internal/jsonpos", "internal/redact", "recording"}, outside: []string{"github.com/spf13/cobra", "github.com/charmbracelet/x/term"}},
 	"tui": {ours: []string{"engine", "draw", "termtext", "internal/jsonpos", "recording"}, outside: []string{"github.com/charmbracelet/", "github.com/alecthomas/chroma/", "github.com/muesli/", "github.com/lucasb-eyer/"}},
 }
 

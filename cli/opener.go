@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/superstep/superstep/internal/redact"
 	"github.com/superstep/superstep/persist/postgres"
 )
 
@@ -130,8 +131,8 @@ func displayDB(db string) string {
 		pairs := strings.Split(u.RawQuery, "&")
 		for i, pair := range pairs {
 			key, _, _ := strings.Cut(pair, "=")
-			if k, err := url.QueryUnescape(key); err != nil || k == "password" || k == "sslpassword" {
-				pairs[i] = key + "=xxxxx"
+			if k, err := url.QueryUnescape(key); err != nil || redact.Secret(k) {
+				pairs[i] = key + "=" + redact.Mask
 			}
 		}
 		u.RawQuery = strings.Join(pairs, "&")

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/superstep/superstep/internal/redact"
 )
 
 // Holder is the process that holds a database's writer lock, as it
@@ -186,10 +188,7 @@ func commandLine() string {
 	return s
 }
 
-// redacted stands in for a secret in a recorded command line.
-const redacted = "xxxxx"
-
-// redactArgs is args with what looks like a secret replaced by redacted:
+// redactArgs is args with what looks like a secret replaced by redact.Mask:
 // the value of a flag whose name says it holds one (--token, --password,
 // --api-key, a header's value: "Authorization: xxxxx"), whether given as
 // --flag=value or as the next argument, and a URL's password and the
@@ -207,7 +206,7 @@ func redactArgs(args []string) []string {
 			continue
 		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "---"):
 			name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			if secretName(name) {
+			if redact.Secret(name) {
 				if hasValue {
 					out[i] = a[:len(a)-len(value)] + redactValue(name, value)
 				} else {
@@ -221,29 +220,17 @@ func redactArgs(args []string) []string {
 	return out
 }
 
-// secretName reports whether a flag or query parameter so named holds a
-// secret.
-func secretName(name string) bool {
-	name = strings.ToLower(name)
-	for _, word := range []string{"token", "passw", "secret", "key", "auth", "credential", "header", "cookie", "sig"} {
-		if strings.Contains(name, word) {
-			return true
-		}
-	}
-	return false
-}
-
-// redactValue is a secret flag's value redacted; a header keeps its name.
+// redactValue is a secret flag's value masked; a header keeps its name.
 func redactValue(flag, value string) string {
 	if strings.Contains(strings.ToLower(flag), "header") {
 		if name, _, ok := strings.Cut(value, ":"); ok {
-			return name + ": " + redacted
+			return name + ": " + redact.Mask
 		}
 	}
-	return redacted
+	return redact.Mask
 }
 
-// redactURL is a with its password and secret query values redacted when
+// redactURL is a with its password and secret query values redact.Mask when
 // it is a URL; any other argument as it is.
 func redactURL(a string) string {
 	if !strings.Contains(a, "://") {
@@ -255,14 +242,14 @@ func redactURL(a string) string {
 	}
 	changed := false
 	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), redacted)
+		u.User = url.UserPassword(u.User.Username(), redact.Mask)
 		changed = true
 	}
 	if u.RawQuery != "" {
 		q := u.Query()
 		for k := range q {
-			if secretName(k) {
-				q[k] = []string{redacted}
+			if redact.Secret(k) {
+				q[k] = []string{redact.Mask}
 				changed = true
 			}
 		}
