@@ -248,7 +248,7 @@ func (a *App) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&g.db, "db", "", "database file or postgres:// URL (default $SUPERSTEP_DB or the user data directory)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print data as JSON")
 	root.PersistentFlags().DurationVar(&g.timeout, "timeout", time.Second, "how long to wait for a database another process is using")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usagef("%v%s", err, flagErrorHint(cmd, err)) })
 	root.AddCommand(
 		a.tuiCommand(g), a.runCommand(g), a.traceCommand(g), a.benchCommand(g),
 		a.graphsCommand(g), a.graphCommand(g),

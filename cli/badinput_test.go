@@ -39,6 +39,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"unknown command", []string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`}},
 		{"unknown flag", []string{"run", "linear", "--bogus"}, 2, []string{"unknown flag: --bogus"}},
+		{"misspelt flag", []string{"run", "linear", "--thred", "t1"}, 2, []string{"unknown flag: --thred (did you mean --thread?)"}},
+		{"thread id starting with -", []string{"show", "-t1", "--db", db}, 2, []string{"unknown shorthand flag: 't' in -t1; an argument that starts with - (a thread id, say) goes after --: superstep show -- -t1"}},
 		{"missing argument", []string{"run"}, 2, []string{"run: accepts 1 arg", "usage: superstep run GRAPH"}},
 		{"too many arguments", []string{"diff", "t1", "a", "--db", db}, 2, []string{"diff: accepts 3 arg", "usage: superstep diff THREAD CKPT_A CKPT_B"}},
 		{"graph given as a URL", []string{"run", "postgres://me@db.internal/agents", "--db", db}, 2, []string{"graph postgres://me@db.internal/agents: a URL, not a file", "--db"}},
