@@ -209,7 +209,14 @@ func newGraph(name string, opts []CompileOption) *Graph {
 }
 
 // Compile validates the builder and returns the runnable graph, or
-// CompileErrors naming every problem found.
+// CompileErrors naming every problem found: first those of the
+// declarations (keys, nodes, edges, joins, routes, Command ends, interrupt
+// lists), in the order they were declared, then the graph's missing entry,
+// then the nodes nothing reaches. A problem that follows only from another
+// is not reported: an edge or a route from Start gives the graph its
+// entry even when its target is no node, and a node is reached when any
+// declared edge, route or Command end names it, even one whose source is
+// no node, as LangGraph validates (see checkReachable).
 func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	c := &compiler{b: b, g: newGraph(b.name, opts), errs: slices.Clone(b.errs)}
 	c.addStateChannels()
@@ -218,14 +225,15 @@ func (b *StateGraph) Compile(opts ...CompileOption) (*Graph, error) {
 	c.addStaticEdges()
 	c.addJoins()
 	c.addBranches()
+	c.checkInterruptNodes()
 	// Without a node AddNode refused, whether the graph has an entry and
 	// what reaches what are not the user's graph's.
-	if !c.hasEntry && len(b.refused) == 0 {
-		c.fail("MissingEntry", "graph must have an entrypoint: add at least one edge from %s to another node", Start)
-	}
-	c.checkInterruptNodes()
 	if len(b.refused) == 0 {
-		c.checkReachable()
+		reached := c.reachedNodes()
+		if !c.hasEntry {
+			c.fail("MissingEntry", "graph must have an entrypoint: add at least one edge from %s to another node", Start)
+		}
+		c.checkReachable(reached)
 	}
 	if len(c.errs) > 0 {
 		return nil, c.errs
@@ -244,13 +252,18 @@ type compiler struct {
 	b    *StateGraph
 	g    *Graph
 	errs CompileErrors
-	// hasEntry: an edge or a route leaves __start__.
+	// hasEntry: an edge or a route leaves __start__, whatever its
+	// target: one to a name that is no node is that name's error, not
+	// also a missing entry (LangGraph's entry check reads only the
+	// sources of the edges, Python graph/state.py:1131-1145, and
+	// LangGraph.js has none).
 	hasEntry bool
-	// presumed are the nodes an edge, a route or a Command end would reach
-	// if the unknown names they give were the nodes those names are
-	// close to (MeantName): the checks that follow read the graph as
-	// the "did you mean" of the unknown name's error would fix it, so a
-	// typo is one error, not also a missing entry or an unreachable node.
+	// presumed are the nodes a declaration in error still reaches: the
+	// target of an edge, the ends of a route or join, whose source is no
+	// node (LangGraph counts every declared target, whatever its source:
+	// LangGraph.js dist/graph/graph.js:157-166), and the node an unknown
+	// target is close to (MeantName), as the "did you mean" of its error
+	// would fix it. So a typo is one error, not also an unreachable node.
 	presumed map[string]bool
 }
 
@@ -297,10 +310,9 @@ func (c *compiler) nodeNames() []string {
 	return names
 }
 
-// presume records that to is reached, had the unknown name that an edge,
-// a route or a Command end gives been the node it likely meant; from
-// is where it leaves (to reached from __start__ is the graph's entry).
-func (c *compiler) presume(from, to string) {
+// presume records that to is reached by a declaration in error: one
+// whose source is no node, or one whose unknown target likely meant to.
+func (c *compiler) presume(to string) {
 	if to == "" || to == End || !c.isNode(to) {
 		return
 	}
@@ -308,9 +320,6 @@ func (c *compiler) presume(from, to string) {
 		c.presumed = map[string]bool{}
 	}
 	c.presumed[to] = true
-	if from == Start {
-		c.hasEntry = true
-	}
 }
 
 // addStateChannels adds a channel per state key, then __start__'s.
@@ -380,9 +389,6 @@ func (c *compiler) addStaticEdges() {
 			continue
 		}
 		from, to := e.from[0], e.to
-		if from == Start {
-			c.hasEntry = true
-		}
 		info := EdgeInfo{From: []string{from}, To: to}
 		if to != End {
 			// An edge declared twice writes its channel twice, as
@@ -402,20 +408,22 @@ func (c *compiler) addStaticEdges() {
 func (c *compiler) validEdge(e edgeSpec) bool {
 	from, to, ok := e.from[0], e.to, true
 	at := CompileError{Edge: e.ref()}
+	if from == Start {
+		c.hasEntry = true // even when to is no node
+	}
 	if from == End {
 		c.failOn(&CompileError{Kind: "InvalidEdge", Node: from, Edge: e.ref()}, "edge %s -> %s starts at %s", from, to, End)
 		ok = false
 	} else if from != Start && !c.isNode(from) {
-		if c.failUnknown(at, "edge %s -> %s starts at unknown node %q", from, to, from) != "" {
-			c.presume(from, to)
-		}
+		c.failUnknown(at, "edge %s -> %s starts at unknown node %q", from, to, from)
+		c.presume(to)
 		ok = false
 	}
 	if to == Start {
 		c.failOn(&CompileError{Kind: "InvalidEdge", Node: to, Edge: e.ref()}, "edge %s -> %s ends at %s", from, to, Start)
 		ok = false
 	} else if to != End && !c.isNode(to) {
-		c.presume(from, c.failUnknown(at, "edge %s -> %s ends at unknown node %q", from, to, to))
+		c.presume(c.failUnknown(at, "edge %s -> %s ends at unknown node %q", from, to, to))
 		ok = false
 	}
 	return ok
@@ -480,11 +488,11 @@ func (c *compiler) validJoin(e edgeSpec) bool {
 		}
 	}
 	if e.to == End || e.to == Start || !c.isNode(e.to) {
-		c.presume("", c.failUnknown(at, "join %v -> %s ends at unknown node %q", e.from, e.to, e.to))
+		c.presume(c.failUnknown(at, "join %v -> %s ends at unknown node %q", e.from, e.to, e.to))
 		return false
 	}
 	if !ok {
-		c.presume("", e.to)
+		c.presume(e.to)
 	}
 	return ok
 }
@@ -496,9 +504,8 @@ func (c *compiler) addBranches() {
 	for _, br := range c.b.branches {
 		at := CompileError{Edge: routeRef(br.from, br.index)}
 		if br.from != Start && !c.isNode(br.from) {
-			if c.failUnknown(at, "conditional edge starts at unknown node %q", br.from) != "" {
-				c.presumeRoute(br)
-			}
+			c.failUnknown(at, "conditional edge starts at unknown node %q", br.from)
+			c.presumeRoute(br)
 			continue
 		}
 		if br.from == Start {
@@ -506,7 +513,7 @@ func (c *compiler) addBranches() {
 		}
 		for _, t := range br.ends {
 			if t != End && !c.isNode(t) {
-				c.presume(br.from, c.failUnknown(at, "conditional edge from %q may go to unknown node %q", br.from, t))
+				c.presume(c.failUnknown(at, "conditional edge from %q may go to unknown node %q", br.from, t))
 			}
 		}
 		g.nodes[br.from].branches = append(g.nodes[br.from].branches, br)
@@ -525,11 +532,11 @@ func (c *compiler) addBranches() {
 func (c *compiler) presumeRoute(br *branchSpec) {
 	if br.ends == nil {
 		for _, n := range c.nodeNames() {
-			c.presume("", n)
+			c.presume(n)
 		}
 	}
 	for _, t := range br.ends {
-		c.presume("", t)
+		c.presume(t)
 	}
 }
 
@@ -550,9 +557,12 @@ func (c *compiler) checkInterruptNodes() {
 
 // checkReachable fails for each node nothing leads to: every node must be
 // the target of an edge, a route (a route without ends reaches
-// everything) or a Command's ends.
-func (c *compiler) checkReachable() {
-	reached := c.reachedNodes()
+// everything) or a Command's ends, as LangGraph.js checks
+// (dist/graph/graph.js:157-174: every declared target counts, whatever
+// its source; Python LangGraph has no such check). reached are the
+// targets of the valid declarations (reachedNodes); presumed adds those
+// of the declarations in error.
+func (c *compiler) checkReachable(reached map[string]bool) {
 	for _, ns := range c.b.nodes {
 		if !reached[ns.name] && !c.presumed[ns.name] {
 			c.failOn(&CompileError{Kind: "UnreachableNodeError", Node: ns.name}, "node %q is not reachable: no edge, route or Command end leads to it", ns.name)
@@ -582,7 +592,7 @@ func (c *compiler) reachedNodes() map[string]bool {
 		}
 		for _, t := range ns.ends {
 			if t != End && !c.isNode(t) {
-				c.presume(ns.name, c.failUnknown(CompileError{Node: ns.name}, "node %q declares unknown end %q", ns.name, t))
+				c.presume(c.failUnknown(CompileError{Node: ns.name}, "node %q declares unknown end %q", ns.name, t))
 			}
 			reached[t] = true
 		}

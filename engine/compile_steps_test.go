@@ -37,10 +37,10 @@ func TestCompile_ReportsEveryProblemInOrder(t *testing.T) {
 		`UnknownNode: join [a] -> __end__ ends at unknown node "__end__"`,
 		`UnknownNode: conditional edge starts at unknown node "phantom"`,
 		`UnknownNode: conditional edge from "a" may go to unknown node "spectre"`,
-		`MissingEntry: graph must have an entrypoint: add at least one edge from __start__ to another node`,
 		`UnknownNode: interrupt node "ghost-int" not found`,
 		`UnknownNode: node "b" declares unknown end "ghost-end"`,
-		`UnreachableNodeError: node "a" is not reachable: no edge, route or Command end leads to it`,
+		`MissingEntry: graph must have an entrypoint: add at least one edge from __start__ to another node`,
+		// "a" is reached: the edge from "nowhere" names it.
 		`UnreachableNodeError: node "lost" is not reachable: no edge, route or Command end leads to it`,
 	}
 	if !slices.Equal(got, want) {
@@ -101,7 +101,9 @@ func TestCompile_JoinSourceNamedTwice(t *testing.T) {
 // says which one it likely meant, and the checks after it read the graph
 // as that fix would make it: a misspelt entry edge is not also a missing
 // entry, and the node it meant is not also unreachable. A name close to
-// no node, or to two, keeps every error that follows from it.
+// no node is not a missing entry either (an edge from __start__ is the
+// entry, whatever its target), but the node nothing names stays
+// unreachable, as LangGraph.js reports it.
 func TestCompile_TypoIsOneError(t *testing.T) {
 	nop := update()
 	route := func(context.Context, map[string]any) (any, error) { return engine.End, nil }
@@ -145,8 +147,10 @@ func TestCompile_TypoIsOneError(t *testing.T) {
 		{"close to none", func(b *engine.StateGraph) *engine.StateGraph {
 			return b.AddEdge(engine.Start, "summary").AddEdge("research", "write")
 		}, []string{
+			// The edge from __start__ is the entry, summary or not;
+			// research is unreachable whatever summary is, as
+			// LangGraph.js reports it.
 			`UnknownNode: edge __start__ -> summary ends at unknown node "summary"`,
-			`MissingEntry: graph must have an entrypoint: add at least one edge from __start__ to another node`,
 			`UnreachableNodeError: node "research" is not reachable: no edge, route or Command end leads to it`,
 		}},
 	} {
@@ -195,4 +199,72 @@ func compileErrors(t *testing.T, err error) engine.CompileErrors {
 		t.Fatalf("err %v (%T), want CompileErrors", err, err)
 	}
 	return ces
+}
+
+// TestCompile_FollowOnsOfAnUnknownNameAreNotReported: an edge or a route
+// naming a node that does not exist is reported first, and nothing that
+// follows only from it: an edge from __start__ gives the graph its entry
+// whatever its target (Python LangGraph's entry check reads only the
+// edges' sources, and LangGraph.js has none), and a node an edge or a
+// route names is reached even when that edge's source is no node
+// (LangGraph.js counts every declared target). Errors that do not follow
+// from the unknown name are all kept.
+func TestCompile_FollowOnsOfAnUnknownNameAreNotReported(t *testing.T) {
+	nop := update()
+	route := func(context.Context, map[string]any) (any, error) { return engine.End, nil }
+	unreachable := func(n string) string {
+		return `UnreachableNodeError: node "` + n + `" is not reachable: no edge, route or Command end leads to it`
+	}
+	for _, tt := range []struct {
+		name  string
+		build func(*engine.StateGraph) *engine.StateGraph
+		want  []string
+	}{
+		{"entry edge to no node", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "respond").AddEdge("answer", "check").AddEdge("check", engine.End)
+		}, []string{
+			`UnknownNode: edge __start__ -> respond ends at unknown node "respond"`,
+			unreachable("answer"), // whatever respond is: LangGraph.js reports it
+		}},
+		{"entry edge to no node, and an independent unreachable node", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "respond").AddEdge("answer", engine.End)
+		}, []string{
+			`UnknownNode: edge __start__ -> respond ends at unknown node "respond"`,
+			unreachable("answer"),
+			unreachable("check"),
+		}},
+		{"edge from no node", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "answer").AddEdge("xyz", "check")
+		}, []string{
+			`UnknownNode: edge xyz -> check starts at unknown node "xyz"`,
+		}},
+		{"route from no node", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "answer").AddConditionalEdges("xyz", route, "check", engine.End)
+		}, []string{
+			`UnknownNode: conditional edge starts at unknown node "xyz"`,
+		}},
+		{"route from no node, without ends", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "answer").AddConditionalEdges("xyz", route)
+		}, []string{
+			`UnknownNode: conditional edge starts at unknown node "xyz"`,
+		}},
+		{"entry route to no node", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddConditionalEdges(engine.Start, route, "respond", "answer").AddEdge("answer", "check")
+		}, []string{
+			`UnknownNode: conditional edge from "__start__" may go to unknown node "respond"`,
+		}},
+		{"no entry at all, and an edge from no node", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge("xyz", "answer").AddEdge("answer", "check")
+		}, []string{
+			`UnknownNode: edge xyz -> answer starts at unknown node "xyz"`,
+			`MissingEntry: graph must have an entrypoint: add at least one edge from __start__ to another node`,
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.build(engine.NewStateGraph().AddNode("answer", nop).AddNode("check", nop)).Compile()
+			if got := compileErrorLines(t, err); !slices.Equal(got, tt.want) {
+				t.Fatalf("errors\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
 }

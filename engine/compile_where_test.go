@@ -97,8 +97,8 @@ func TestCompileError_SaysWhatItIsAbout(t *testing.T) {
 	_, err = b.Compile()
 	got = whereLines(t, err)
 	want = []string{
-		`MissingEntry`,
 		`UnknownNode node="b"`,
+		`MissingEntry`,
 		`UnreachableNodeError node="a"`,
 		`UnreachableNodeError node="lost"`,
 	}
