@@ -36,7 +36,7 @@ func TestRun_ScenarioMistakes(t *testing.T) {
 		{"input_wrong_type.json", `8:41: ops[0].input.n: the sum reducer of "n" refuses "three": sum expects numbers, got a number and a string`, true},
 		{"empty.json", `1:1: the file is empty: a scenario file is a JSON object with state, nodes and edges (docs/scenario-format.md)`, false},
 		{"unreachable_node.json", `6:5: nodes[1] "review": node "review" is not reachable: no edge, route or Command end leads to it`, false},
-		{"node_named_like_key.json", `6:5: nodes[1] "n": node name "n" is already used as a state key`, false},
+		{"node_named_like_key.json", `6:5: nodes[1] "n": node name "n" is already used as a state key: rename the node or the key (a node and a state key cannot share a name)`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -103,6 +103,20 @@ func TestCompile_RefusedNodeIsItsOneError(t *testing.T) {
 	}
 }
 
+// A node named like a state key is refused, as LangGraph.js refuses it,
+// with what to do about it; the error keeps its kind and names the node.
+func TestCompile_NameClashSaysWhatToDo(t *testing.T) {
+	_, err := engine.NewStateGraph(engine.LastValueKey("answer")).
+		AddNode("answer", update()).AddEdge(engine.Start, "answer").Compile()
+	var ces engine.CompileErrors
+	if !errors.As(err, &ces) || len(ces) != 1 || ces[0].Kind != "NameClash" || ces[0].Node != "answer" {
+		t.Fatalf("want one NameClash error about node answer, got %v", err)
+	}
+	if want := `node name "answer" is already used as a state key: rename the node or the key`; !strings.HasPrefix(ces[0].Msg, want) {
+		t.Fatalf("message %q, want it to start with %q", ces[0].Msg, want)
+	}
+}
+
 func TestInvoke_ParallelJoinAndReducerOrder(t *testing.T) {
 	g := mustCompile(t, engine.NewStateGraph(engine.AppendKey("log")).
 		AddNode("p", appendLog("p")).

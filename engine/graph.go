@@ -297,7 +297,9 @@ func (g *StateGraph) admitNode(n *nodeSpec, opts []NodeOption) bool {
 		fail("InvalidNode", "node name %q is reserved", n.name)
 		return false
 	case g.hasKey(n.name):
-		fail("NameClash", "node name %q is already used as a state key", n.name)
+		// LangGraph.js refuses it too (dist/graph/state.js:350 in
+		// 1.7.3); Python LangGraph has allowed it since June 2025.
+		fail("NameClash", "node name %q is already used as a state key: rename the node or the key (a node and a state key cannot share a name)", n.name)
 		return false
 	}
 	if _, dup := g.nodeIdx[n.name]; dup {

@@ -39,7 +39,7 @@ func TestBuild_CompileErrorsPointIntoTheFile(t *testing.T) {
  "nodes": [{"name": "a"},
    {"name": "x"}],
  "edges": [["__start__", "a"], ["a", "x"]]}`,
-			want: `x.json:3:4: nodes[1] "x": node name "x" is already used as a state key`,
+			want: `x.json:3:4: nodes[1] "x": node name "x" is already used as a state key: rename the node or the key (a node and a state key cannot share a name)`,
 			kind: "NameClash",
 		},
 		{
