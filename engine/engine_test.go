@@ -493,6 +493,32 @@ func TestInvoke_EmptyInputAndNothingToResume(t *testing.T) {
 	}
 }
 
+// A resume on a thread with no checkpoint (a mistyped thread id) is no
+// error, as in LangGraph.js (own/error_ops pins the trace): nothing runs,
+// the run writes an empty input checkpoint at step -1 and returns done,
+// and the thread's state then has nothing next and no interrupt.
+func TestInvoke_ResumeOnThreadWithNoCheckpointRunsNothing(t *testing.T) {
+	ran := false
+	g := mustCompile(t, engine.NewStateGraph(engine.LastValueKey("n")).
+		AddNode("ask", func(ctx context.Context, _ any) (any, error) {
+			ran = true
+			v, err := engine.Interrupt(ctx, "q?")
+			return engine.Pairs("n", v), err
+		}).AddEdge(engine.Start, "ask"))
+	res, err := g.Invoke(ctx, engine.Command{Resume: "x"}, engine.OnThread("mistyped"))
+	if err != nil || res.Status != engine.StatusDone || len(res.Values) != 0 || ran {
+		t.Fatalf("resume on a thread with no checkpoint: %v %+v (node ran: %v); want done, no values, nothing run", err, res, ran)
+	}
+	hist, err := g.History(ctx, engine.Config{ThreadID: "mistyped"}, engine.ListOptions{})
+	if err != nil || len(hist) != 1 || hist[0].Metadata.Source != engine.SourceInput || hist[0].Metadata.Step != -1 {
+		t.Fatalf("history %v %+v; want one input checkpoint at step -1", err, hist)
+	}
+	snap, err := g.GetState(ctx, engine.Config{ThreadID: "mistyped"})
+	if err != nil || len(snap.Next) != 0 || len(snap.Interrupts()) != 0 {
+		t.Fatalf("state %v %+v; want nothing next and no interrupt", err, snap)
+	}
+}
+
 // Sibling subgraph tasks taking turns write their checkpoints in turn, and a
 // retried sibling or one that fails leaves the rotation without a deadlock.
 func TestSubgraphTurns_NoDeadlockOnFailure(t *testing.T) {

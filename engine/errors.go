@@ -59,9 +59,15 @@ var (
 	// null-task write without looking for an interrupt), Invoke with
 	// Command{Resume: …} on a finished thread runs no task, returns
 	// StatusDone and leaves the answer saved unused on the latest
-	// checkpoint. A caller that must refuse it checks
-	// StateSnapshot.Interrupts first and returns this sentinel, as the
-	// command line does.
+	// checkpoint. On a thread that has no checkpoint at all (a mistyped
+	// thread id) it is the same, and no error either: the run writes an
+	// empty input checkpoint (step -1) and returns StatusDone with no
+	// values, as LangGraph.js does (dist/pregel/loop.js:886-910 in
+	// 1.7.3: a Command's null writes make an input checkpoint when there
+	// is nothing to resume). A caller that must refuse either checks
+	// StateSnapshot.Interrupts first (GetState of a thread with no
+	// checkpoint has none) and returns this sentinel, as the command
+	// line does.
 	ErrNothingPending = errors.New("nothing to resume: the thread has no pending interrupt")
 	// ErrRunFinished is returned by a Stepper that is asked to advance after
 	// its run ended.

@@ -32,7 +32,9 @@ type Command struct {
 	Goto   []any // node names (string, End included) and Sends, in order
 	// Resume answers pending interrupts when a Command is given as run input.
 	// A value answers the single pending interrupt; a ResumeMap answers
-	// interrupts by id.
+	// interrupts by id. A thread with none pending, one that has no
+	// checkpoint included (a mistyped thread id), is not an error: the
+	// run runs nothing and returns StatusDone (see ErrNothingPending).
 	Resume any
 	// Graph, when Parent, sends the Command to the graph that runs this
 	// one as a subgraph: its update and goto apply there, as if the

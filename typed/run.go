@@ -135,7 +135,7 @@ func nothingToContinue(err error, what string, opts []engine.RunOption) error {
 // engine.ErrNothingPending): a caller that must refuse such an answer
 // checks State's snapshot's Interrupts first. That includes a thread id
 // that has no checkpoint yet (a mistyped one), where the run writes an
-// empty input checkpoint.
+// empty input checkpoint and returns a zero state, as LangGraph.js does.
 //
 // With engine.FromCheckpoint at a checkpoint whose interrupt was answered
 // already, the saved answer is the one the node gets, not answer: to
