@@ -20,7 +20,9 @@
 // its node ran (example: StateGraph.AddConditionalEdges), AddJoin a node that
 // waits until several others have all run. Compile checks the
 // builder and returns an immutable *Graph, safe for concurrent use, or
-// CompileErrors naming every problem.
+// CompileErrors naming every problem: those of each declaration first (a
+// name that is no node, say), then a missing entry and the nodes nothing
+// reaches, leaving out what follows only from an earlier one.
 //
 // # Run it
 //
