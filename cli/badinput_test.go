@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,11 +124,7 @@ func TestImport_BadFileCreatesNoDatabase(t *testing.T) {
 	}
 	db := filepath.Join(dir, "new.db")
 	superstep(t, "", "import", foreign, "--db", db).want(t, 2, "flow.json", "invalid thread export")
-	for _, p := range []string{db, db + ".lock"} {
-		if _, err := os.Stat(p); !os.IsNotExist(err) {
-			t.Errorf("a refused import left %s behind (%v)", p, err)
-		}
-	}
+	wantNoFiles(t, "a refused import", db, db+".lock")
 }
 
 // A command that works on a stored thread and writes (replay, update,
@@ -148,11 +145,7 @@ func TestWritingCommands_MissingDatabase(t *testing.T) {
 		{"run", "linear", "--thread", "t1", "--checkpoint", "abc"},
 	} {
 		superstep(t, "", append(args, "--db", db)...).want(t, 2, "no database at "+db)
-		for _, p := range []string{db, db + ".lock"} {
-			if _, err := os.Stat(p); !os.IsNotExist(err) {
-				t.Fatalf("%s on a missing database left %s behind (%v)", args[0], p, err)
-			}
-		}
+		wantNoFiles(t, fmt.Sprintf("%s on a missing database", args[0]), db, db+".lock")
 	}
 	for url, want := range map[string]string{
 		"postgres:/db.internal/agents": "not a PostgreSQL URL (want postgres://user:password@host:port/database)",

@@ -105,3 +105,14 @@ func testdata(name string) string {
 	p, _ := filepath.Abs(filepath.Join("testdata", name))
 	return p
 }
+
+// wantNoFiles fails t for each of paths that exists: what (a refused
+// command, named for the message) must leave nothing behind.
+func wantNoFiles(t *testing.T, what string, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left %s behind (%v)", what, p, err)
+		}
+	}
+}

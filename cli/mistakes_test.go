@@ -68,11 +68,7 @@ func refusedEverywhere(t *testing.T, file, db, want string) {
 			t.Errorf("superstep %s: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 2, no output and stderr\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
 		}
 	}
-	for _, p := range []string{db, db + ".lock"} {
-		if _, err := os.Stat(p); !os.IsNotExist(err) {
-			t.Errorf("a refused file left %s behind (%v)", p, err)
-		}
-	}
+	wantNoFiles(t, "a refused file", db, db+".lock")
 }
 
 // A directory or a URL given as the graph is refused as such, and the
@@ -84,9 +80,7 @@ func TestRun_GraphNotAFileCreatesNoDatabase(t *testing.T) {
 	superstep(t, "", "run", dir, "--db", db).want(t, 2, dir+": not a regular file")
 	superstep(t, "", "run", "https://example.com/flow.json", "--db", db).want(t, 2, "a URL, not a file")
 	superstep(t, "", "run", filepath.Join(dir, "flow.json"), "--db", db).want(t, 2, "no such file")
-	if _, err := os.Stat(db); !os.IsNotExist(err) {
-		t.Errorf("a refused graph left %s behind (%v)", db, err)
-	}
+	wantNoFiles(t, "a refused graph", db)
 }
 
 // run prints the final state as its values are: a page's "<html>" and
@@ -130,9 +124,7 @@ func TestRun_ScenarioWithoutNameOrOps(t *testing.T) {
 	// Refused before the database opens: no thread can be stored in a
 	// file that does not exist, nor under a new thread's id.
 	superstep(t, "", "run", graph, "--db", db).want(t, 2, "has no example input")
-	if _, err := os.Stat(db); !os.IsNotExist(err) {
-		t.Errorf("a refused run left %s behind (%v)", db, err)
-	}
+	wantNoFiles(t, "a refused run", db)
 	superstep(t, "", "run", graph, "--db", db, "--thread", "t2", "--input", `{"n": 1}`).want(t, 0, "thread t2 (new) on graph first\n", `"n": 2`)
 	superstep(t, "", "threads", "--db", db).want(t, 0, "first")
 	// The database exists: a thread named in it goes on without input, a
@@ -163,9 +155,7 @@ func TestTUI_HeadlessWithoutExampleInput(t *testing.T) {
 		if strings.Contains(r.stderr, "__start__") {
 			t.Errorf("stderr names the engine's channel:\n%s", r.stderr)
 		}
-		if _, err := os.Stat(db); !os.IsNotExist(err) {
-			t.Fatalf("a refused tui left %s behind (%v)", db, err)
-		}
+		wantNoFiles(t, "a refused tui", db)
 	}
 	superstep(t, "", "run", graph, "--db", db, "--thread", "t1", "--input", `{"n": 1}`).want(t, 0, `"n": 2`)
 	superstep(t, "", "tui", graph, "--db", db, "--thread", "t2").want(t, 2, refused)
@@ -190,9 +180,7 @@ func TestRun_InputRefusedByReducer(t *testing.T) {
 	if want := "superstep: --input: n: the sum reducer of \"n\" refuses \"two\": sum expects numbers, got a number and a string\n"; r.code != 2 || r.stderr != want || r.stdout != "" {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 2 and\n%s", r.code, r.stdout, r.stderr, want)
 	}
-	if _, err := os.Stat(db); !os.IsNotExist(err) {
-		t.Errorf("a refused input left %s behind (%v)", db, err)
-	}
+	wantNoFiles(t, "a refused input", db)
 	superstep(t, "", "run", graph, "--db", db, "--input", `{"n": 2, "log": {"__overwrite__": ["x"]}}`).want(t, 0, `"n": 3`)
 	// The file's own input is refused where it is written.
 	superstep(t, "", "run", file, "--db", db).want(t, 2, "input_wrong_type.json:8:41: ops[0].input.n")

@@ -3,7 +3,6 @@ package cli_test
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -108,8 +107,6 @@ func TestOnCall_Service(t *testing.T) {
 	}
 	fresh := filepath.Join(dir, "fresh.db")
 	pull("u-0002", "--from", base, "--db", fresh).want(t, 2, "cannot reach "+base)
-	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
-		t.Errorf("a pull from a stopped service left %s behind (%v)", fresh, err)
-	}
+	wantNoFiles(t, "a pull from a stopped service", fresh)
 	agent(t, ops, nil, "check", "--db", svcDB).want(t, 0)
 }

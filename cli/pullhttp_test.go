@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,9 +77,7 @@ func TestPull_FromAService(t *testing.T) {
 	l.Close()
 	fresh := filepath.Join(dir, "fresh.db")
 	pull("t1", "--from", gone, "--db", fresh).want(t, 2, "cannot reach "+gone, "refused")
-	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
-		t.Errorf("a pull that fetched nothing left %s behind (%v)", fresh, err)
-	}
+	wantNoFiles(t, "a pull that fetched nothing", fresh)
 }
 
 // serveExports serves store's threads as a service does: ExportHandler
@@ -130,7 +127,5 @@ func TestPull_ServiceCutsOff(t *testing.T) {
 	superstep(t, "", "threads", "--from", srv.URL+"/mid").want(t, 2, srv.URL+"/mid sent 100 bytes of the list of threads of 4.0 KiB, then closed the connection")
 	superstep(t, "", "pull", "t1", "--from", srv.URL+"/before", "--db", db).
 		want(t, 2, srv.URL+"/before closed the connection before answering (EOF): did the service stop or restart? Nothing was written")
-	if _, err := os.Stat(db); !os.IsNotExist(err) {
-		t.Errorf("a pull cut off left %s behind (%v)", db, err)
-	}
+	wantNoFiles(t, "a pull cut off", db)
 }
