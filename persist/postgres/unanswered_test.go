@@ -81,13 +81,7 @@ func TestStore_CancelledRunDoesNotWaitForAFrozenServer(t *testing.T) {
 	cancel()
 	err := within(t, "the cancelled run", done)
 
-	var ue *postgres.CommitUnknownError
-	if !errors.As(err, &ue) || !errors.Is(err, postgres.ErrCommitUnknown) {
-		t.Fatalf("the cancelled run: %v, want a *CommitUnknownError", err)
-	}
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("the cancelled run: %v, want it to match context.Canceled too", err)
-	}
+	ue := cancelledRunUnknown(t, err)
 	if ue.Thread != "t" || !ue.Sent || ue.Waited != giveUpBound || ue.Addr != p.l.Addr().String() {
 		t.Errorf("error fields: thread %q, sent %v, waited %v, addr %q; want thread t, sent, %v, %s", ue.Thread, ue.Sent, ue.Waited, ue.Addr, giveUpBound, p.l.Addr())
 	}
@@ -219,4 +213,19 @@ func TestStore_CloseWaitsReconnectForADownServer(t *testing.T) {
 	if !errors.Is(err, postgres.ErrUnreachable) || errors.Is(err, postgres.ErrCommitUnknown) || !strings.Contains(err.Error(), "waited 1.5s") {
 		t.Fatalf("Close with the server down: %v; want ErrUnreachable after waiting Reconnect", err)
 	}
+}
+
+// cancelledRunUnknown is err, a cancelled run's error, as the
+// *CommitUnknownError a store that gave up on a frozen server returns; it
+// matches ErrCommitUnknown and the cancellation too.
+func cancelledRunUnknown(t *testing.T, err error) *postgres.CommitUnknownError {
+	t.Helper()
+	var ue *postgres.CommitUnknownError
+	if !errors.As(err, &ue) || !errors.Is(err, postgres.ErrCommitUnknown) {
+		t.Fatalf("the cancelled run: %v, want a *CommitUnknownError", err)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled run: %v, want it to match context.Canceled too", err)
+	}
+	return ue
 }
