@@ -855,27 +855,28 @@ func (p *treePane) enableKeys(hasSess, subgraphs bool) {
 	}
 	k.Back.SetHelp("esc", "close tree")
 	if p.find.on {
-		disableAll(k)
-		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Open, &k.Back} {
-			b.SetEnabled(true)
-		}
-		k.Up.SetHelp("↑", "previous match")
-		k.Down.SetHelp("↓", "next match")
-		k.Open.SetHelp("enter", "go there")
-		k.Back.SetHelp("esc", "back to where it was")
+		k.listOnly("↑", "previous match", "↓", "next match", "go there", "back to where it was")
+		// Typing the search takes the letters: only the arrows move.
 		k.Up.SetKeys("up")
 		k.Down.SetKeys("down")
 	}
 	if p.pick.on() {
-		disableAll(k)
-		for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Open, &k.Back} {
-			b.SetEnabled(true)
-		}
-		k.Up.SetHelp("↑/k", "previous subgraph")
-		k.Down.SetHelp("↓/j", "next subgraph")
-		k.Open.SetHelp("enter", "open its subgraph")
-		k.Back.SetHelp("esc", "back to the tree")
+		k.listOnly("↑/k", "previous subgraph", "↓/j", "next subgraph", "open its subgraph", "back to the tree")
 	}
+}
+
+// listOnly leaves up, down, enter and esc the tree's only keys, with the
+// help a list shown within the tree (the find's matches, the subgraphs
+// to open) gives them.
+func (k *treeKeyMap) listOnly(upKey, up, downKey, down, open, back string) {
+	disableAll(k)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Open, &k.Back} {
+		b.SetEnabled(true)
+	}
+	k.Up.SetHelp(upKey, up)
+	k.Down.SetHelp(downKey, down)
+	k.Open.SetHelp("enter", open)
+	k.Back.SetHelp("esc", back)
 }
 
 // treeView is the checkpoint tree with the selected checkpoint's channels
