@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/superstep/superstep/engine"
@@ -168,7 +169,7 @@ func (d *destinations) doubtful(v any) bool {
 		if d.pathMap != nil {
 			return !d.pathMap[x]
 		}
-		if d.ends != nil && !containsString(d.ends, x) {
+		if d.ends != nil && !slices.Contains(d.ends, x) {
 			return true
 		}
 		return x != End && !d.nodes[x]
@@ -190,13 +191,4 @@ func (d *destinations) doubtful(v any) bool {
 		return false
 	}
 	return true
-}
-
-func containsString(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
