@@ -88,9 +88,9 @@ type ListedThreadError struct {
 // Error is the store's message.
 func (e *ListedThreadError) Error() string { return e.Message }
 
-// NewestFirst orders threads as a list of them is read: the one written
+// newestFirst orders threads as a list of them is read: the one written
 // last (ThreadInfo.Updated) first, ties by id.
-func NewestFirst(threads []ThreadInfo) {
+func newestFirst(threads []ThreadInfo) {
 	slices.SortStableFunc(threads, func(a, b ThreadInfo) int {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
@@ -104,7 +104,7 @@ func NewestFirst(threads []ThreadInfo) {
 // newest first, at most limit of them (0: all).
 func writeThreadList(w io.Writer, threads []ThreadInfo, limit int) error {
 	kept := slices.DeleteFunc(threads, func(t ThreadInfo) bool { return t.Err == nil && t.Checkpoints == 0 && t.Namespaces == 0 })
-	NewestFirst(kept)
+	newestFirst(kept)
 	doc := threadList{Format: threadListFormat, Version: threadListVersion, Total: len(kept), Threads: []listedThread{}}
 	if limit > 0 && len(kept) > limit {
 		kept = kept[:limit]
