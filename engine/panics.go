@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 )
@@ -62,9 +61,21 @@ func PanicStack(err error) string {
 // recursion's stack is no use in full, and it is saved with the task.
 const maxPanicFrames = 64
 
-// closureSuffix is what Go appends to a function's name for a closure in
-// it: "pkg.f.func1", "pkg.f.func1.2".
-var closureSuffix = regexp.MustCompile(`(\.func\d+)?(\.\d+)*$`)
+// enclosing is the function a closure named name is in: Go names a
+// closure "pkg.f.func1", and one inside that "pkg.f.func1.2".
+func enclosing(name string) string {
+	for {
+		i := strings.LastIndexByte(name, '.')
+		if i < 0 {
+			return name
+		}
+		last := strings.TrimPrefix(name[i+1:], "func")
+		if last == "" || strings.Trim(last, "0123456789") != "" {
+			return name
+		}
+		name = name[:i]
+	}
+}
 
 // recoveredPanic is r, recovered by a deferred function of the engine's,
 // as a *PanicError. It must be called from that deferred function (or a
@@ -99,7 +110,7 @@ func recoveredPanic(r any) *PanicError {
 	// the program's frames end.
 	recoverer := ""
 	if start >= 2 {
-		recoverer = closureSuffix.ReplaceAllString(all[start-2].Function, "")
+		recoverer = enclosing(all[start-2].Function)
 	}
 	var b strings.Builder
 	kept := 0
