@@ -167,7 +167,7 @@ func (s *Store) ImportDoc(ctx context.Context, doc *persist.ThreadDoc, o persist
 	if err := s.writable(ctx, thread); err != nil {
 		return err
 	}
-	if err := s.commit(ctx, thread); err != nil {
+	if err := s.commit(ctx, thread, false); err != nil {
 		return err
 	}
 	// A server that cannot be reached is waited for: the transaction

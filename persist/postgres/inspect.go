@@ -105,6 +105,12 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 // RecordGraph implements engine.GraphRecorder: it records record as the
 // fingerprint of a thread that has none (a thread with one keeps it). It
 // is stored when it returns: wait has nothing left to do.
+//
+// A DurabilityExit run records its new thread's graph once the run
+// ended, cancelled too, with a context that does not end: on a server
+// that stopped answering, that is given up on as a commit is (see
+// CommitUnknownError), with ErrUnreachable saying the record may or may
+// not be stored.
 func (s *Store) RecordGraph(ctx context.Context, threadID, record string) (wait func() error, err error) {
 	if err := s.writable(ctx, threadID); err != nil {
 		return nil, err
@@ -112,9 +118,14 @@ func (s *Store) RecordGraph(ctx context.Context, threadID, record string) (wait 
 	if err := persist.CheckName("thread id", threadID, persist.MaxIDLen, false); err != nil {
 		return nil, err
 	}
-	err = reconnectingErr(ctx, s, func() error {
-		_, err := s.pool.Exec(ctx, s.sql.recordFP, bs(threadID), record)
-		return err
+	what := func() string {
+		return fmt.Sprintf("recording the graph of thread %q, which may or may not be stored", threadID)
+	}
+	_, err = whileAnswered(ctx, s, what, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, reconnectingErr(ctx, s, func() error {
+			_, err := s.pool.Exec(ctx, s.sql.recordFP, bs(threadID), record)
+			return err
+		})
 	})
 	if err != nil {
 		return nil, s.lostWrite(err)

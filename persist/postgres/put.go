@@ -44,7 +44,7 @@ func (s *Store) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoin
 		}
 	}
 	key := nsKey{cfg.ThreadID, cfg.CheckpointNS}
-	parent, err := s.parentHead(ctx, key, cfg.CheckpointID)
+	parent, err := s.parentHead(ctx, key, cfg.CheckpointID, cp.ID)
 	if err != nil {
 		return engine.Config{}, s.lost(err)
 	}
@@ -179,10 +179,18 @@ func (s *Store) foldable(key nsKey, parent *head, child string) *op {
 // in memory.
 const maxHeads = 1024
 
-// parentHead returns what is known of checkpoint id of a namespace: from
-// the cache when it is the newest this store put, else read back. It
-// returns nil for no parent or a parent that is not stored.
-func (s *Store) parentHead(ctx context.Context, key nsKey, id string) (*head, error) {
+// parentHead returns what is known of checkpoint id of a namespace, the
+// parent of checkpoint child: from the cache when it is the newest this
+// store put, else read back. It returns nil for no parent or a parent that
+// is not stored.
+//
+// It waits for the thread's commits in flight as Put waits for its own,
+// and reads as whileAnswered says: a DurabilityExit run saves its one
+// checkpoint once it ended, cancelled too, with a context that does not
+// end (engine.RunContext), and on a server that stopped answering with
+// its connections open that read waited for ever after the run was
+// cancelled.
+func (s *Store) parentHead(ctx context.Context, key nsKey, id, child string) (*head, error) {
 	if id == "" {
 		return nil, nil
 	}
@@ -192,10 +200,15 @@ func (s *Store) parentHead(ctx context.Context, key nsKey, id string) (*head, er
 	if h != nil && h.id == id {
 		return h, nil
 	}
-	if err := s.commit(ctx, key.thread); err != nil {
+	if err := s.commit(ctx, key.thread, true); err != nil {
 		return nil, err
 	}
-	loaded, err := reconnecting(ctx, s, func() (*head, error) { return s.loadHead(ctx, key.thread, key.ns, id) })
+	what := func() string {
+		return fmt.Sprintf("reading checkpoint %s of thread %q%s, the parent of checkpoint %s, which was not saved", id, key.thread, nsNote(key.ns), child)
+	}
+	loaded, err := whileAnswered(ctx, s, what, func(ctx context.Context) (*head, error) {
+		return reconnecting(ctx, s, func() (*head, error) { return s.loadHead(ctx, key.thread, key.ns, id) })
+	})
 	if err != nil || loaded == nil {
 		return nil, err
 	}
@@ -416,7 +429,7 @@ func (s *Store) DeleteThread(ctx context.Context, threadID string) error {
 	if threadID == "" {
 		return nil
 	}
-	if err := s.commit(ctx, threadID); err != nil {
+	if err := s.commit(ctx, threadID, false); err != nil {
 		return err
 	}
 	if err := reconnectingErr(ctx, s, func() error { return s.deleteThread(ctx, s.pool, threadID) }); err != nil {

@@ -487,7 +487,7 @@ func (s *Store) readable(ctx context.Context, thread string) error {
 	if thread == "" {
 		_ = s.flushAll(ctx, nil)
 	} else {
-		_ = s.commit(ctx, thread)
+		_ = s.commit(ctx, thread, false)
 	}
 	return nil
 }

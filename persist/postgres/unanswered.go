@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/superstep/superstep/engine"
 )
 
 // A commit once sent cannot be taken back: giving up on it leaves its fate
@@ -90,17 +92,22 @@ func (e *CommitUnknownError) Error() string {
 func writeList(ws []UnknownWrite) string {
 	what := make([]string, len(ws))
 	for i, w := range ws {
-		ns := ""
-		if w.NS != "" {
-			ns = fmt.Sprintf(" (namespace %q)", w.NS)
-		}
 		if w.Task == "" {
-			what[i] = fmt.Sprintf("checkpoint %s%s", w.Checkpoint, ns)
+			what[i] = fmt.Sprintf("checkpoint %s%s", w.Checkpoint, nsNote(w.NS))
 		} else {
-			what[i] = fmt.Sprintf("the writes of task %s at checkpoint %s%s", w.Task, w.Checkpoint, ns)
+			what[i] = fmt.Sprintf("the writes of task %s at checkpoint %s%s", w.Task, w.Checkpoint, nsNote(w.NS))
 		}
 	}
 	return strings.Join(what, ", ")
+}
+
+// nsNote names a checkpoint namespace after a checkpoint's id, "" for the
+// root graph's.
+func nsNote(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (namespace %q)", ns)
 }
 
 // Is reports whether target is ErrCommitUnknown.
@@ -206,6 +213,54 @@ func (s *Store) heard() {
 func isTimeout(err error) bool {
 	var te interface{ Timeout() bool }
 	return errors.As(err, &te) && te.Timeout()
+}
+
+// errUnanswered is the cause whileAnswered cancels a request with.
+var errUnanswered = errors.New("the server left a new connection unanswered")
+
+// whileAnswered runs req, a request other than a commit (a read a write
+// needs first, a graph's record), with the context to send it with on
+// behalf of ctx. A context that can end is req's own: the request ends
+// with it. One the engine made not to end (engine.RunContext: a task's
+// writes, or a DurabilityExit run's save once it ended) ends, as a wait
+// for a commit does (await), once the run's context ended and then the
+// server left a new connection unanswered for Options.ConnectTimeout
+// (watch): the request is abandoned, and its error is ErrUnreachable
+// saying what (what's words: "reading …, which was not saved"), with
+// the run's cause. While the server answers, req runs to its end, so the
+// save of a cancelled run is made. Before the run ended, req is waited
+// for however long it takes, as a write is while its caller wants it.
+func whileAnswered[T any](ctx context.Context, s *Store, what func() string, req func(context.Context) (T, error)) (T, error) {
+	run := engine.RunContext(ctx)
+	if ctx.Done() != nil || run == nil {
+		return req(ctx)
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	quit := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-quit:
+			return
+		case <-run.Done():
+		}
+		w := s.startWatch()
+		defer w.stop()
+		select {
+		case <-quit:
+		case <-w.silent:
+			cancel(errUnanswered)
+		}
+	}()
+	v, err := req(rctx)
+	close(quit)
+	<-watched // it ends at once: nothing of the request outlives it
+	if err != nil && errors.Is(context.Cause(rctx), errUnanswered) {
+		return v, fmt.Errorf("postgres %s: %w: no answer within %v while %s (%w)", s.addr, ErrUnreachable, s.connectTimeout, what(), context.Cause(run))
+	}
+	return v, err
 }
 
 // unknown is the error of a wait for o, a write of thread, given up on:

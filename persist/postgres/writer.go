@@ -119,8 +119,9 @@ func (s *Store) enqueueLocked(thread string, o *op) {
 
 // commit commits every op queued for thread so far, and waits for those
 // already being committed. It returns the outcome of the newest one, or
-// nil when there was nothing to commit.
-func (s *Store) commit(ctx context.Context, thread string) error {
+// nil when there was nothing to commit. bound is await's: a write's
+// caller (Put) waits for them as for its own commit.
+func (s *Store) commit(ctx context.Context, thread string, bound bool) error {
 	s.mu.Lock()
 	var last *op
 	if q := s.queues[thread]; q != nil && q.last != nil && !q.last.committed {
@@ -130,7 +131,7 @@ func (s *Store) commit(ctx context.Context, thread string) error {
 	if last == nil {
 		return nil
 	}
-	return s.await(ctx, thread, last, false, nil)
+	return s.await(ctx, thread, last, bound, nil)
 }
 
 // sendThread writes a thread's ops in one transaction, after claiming the
