@@ -40,6 +40,8 @@ var allowedImports = map[string]struct {
 	// examples/toolagent is a program a user would write: it stands on
 	// the public packages a Go program builds and stores a graph with.
 	"examples/toolagent": {ours: []string{"engine", "typed", "persist"}},
+	// examples/pgservice is a service a user would write on PostgreSQL.
+	"examples/pgservice": {ours: []string{"engine", "persist", "persist/postgres"}},
 	// draw lays graphs out as text for the debugger and the command line.
 	"draw": {ours: []string{"engine"}},
 	// recording matches a replay with its recording for the command line's
