@@ -13,6 +13,10 @@
 //
 // Start with Open, given a postgres:// URL, and hand the Store to
 // engine.WithSaver (example: Open); IsURL tells a URL from a file name.
+// persist.ExportHandler serves its threads to superstep pull as it
+// serves a bbolt file's. docs/postgres-service.md walks a service on
+// many machines through it, errors included, and examples/pgservice is
+// one.
 //
 // # Layout
 //
