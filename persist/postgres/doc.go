@@ -72,7 +72,9 @@
 // engine reports it; the engine defers the last task's writes of a
 // superstep to its checkpoint's commit (engine.WriteDeferrer).
 // DurabilityAsync commits in the background; DurabilityExit at Flush,
-// Close or a read.
+// Close or a read. Their buffered writes are bounded in bytes
+// (Options.MaxBuffered): a write past the bound commits them all and
+// waits, as under sync.
 //
 // Every commit first claims the thread's row: it locks the row for the
 // transaction and advances the thread's sequence.

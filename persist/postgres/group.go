@@ -332,6 +332,7 @@ func (s *Store) settle(m *member) (idle bool) {
 	}
 	for _, o := range m.ops {
 		o.err, o.committed = m.err, true
+		s.held -= o.size
 	}
 	q := m.q
 	q.in = nil

@@ -69,6 +69,16 @@ type Options struct {
 	// refuses the store's user or database. Open does not wait: a server
 	// missing then is a setting to fix.
 	Reconnect time.Duration
+	// MaxBuffered bounds the memory that writes not yet committed may
+	// take under async and exit durability, in bytes of their encoded
+	// values, records and metadata (default persist.DefaultMaxBuffered,
+	// 64 MiB), counted until their commit ends. A write that passes it
+	// commits everything buffered and waits for that commit, as under
+	// sync durability: while its caller wants it, and once the caller's
+	// context ended, only while the server answers (CommitUnknownError).
+	// Without it, a server slower than the writers, or one that stopped
+	// answering, let buffered writes grow without limit.
+	MaxBuffered int
 	// ReadOnly neither creates nor migrates the schema (it must exist; an
 	// older version is read as it is when its tables are this version's,
 	// see readableFrom) and refuses writes with persist.ErrReadOnly.
@@ -116,6 +126,10 @@ type Store struct {
 	inFlight    int              // groups being sent
 	maxInFlight int              // Options.ConcurrentCommits
 	failed      map[string]error // thread -> a buffered write that failed
+	// held is the bytes of the ops queued or being committed under
+	// async and exit durability (op.size); past maxBuffered
+	// (Options.MaxBuffered) a write waits for a commit (makeRoom).
+	held, maxBuffered int
 	// silent: a wait gave up on the server (see watch) and nothing has
 	// been heard from it since.
 	silent bool
@@ -236,12 +250,15 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	case opts.Reconnect < 0:
 		opts.Reconnect = 0
 	}
+	if opts.MaxBuffered <= 0 {
+		opts.MaxBuffered = persist.DefaultMaxBuffered
+	}
 	s := &Store{
 		pool: pool, schema: schema, sql: newStatements(schema), mode: opts.Durability,
 		writer: opts.Writer, addr: addr, readOnly: opts.ReadOnly, reconnect: opts.Reconnect, connectTimeout: opts.ConnectTimeout,
 		observed: map[string]int64{}, heads: map[nsKey]*head{}, queues: map[string]*threadQueue{},
 		open: newGroup(), maxInFlight: opts.ConcurrentCommits,
-		failed: map[string]error{},
+		failed: map[string]error{}, maxBuffered: opts.MaxBuffered,
 	}
 	if s.mode == persist.DurabilityAsync {
 		s.wake, s.done = make(chan struct{}, 1), make(chan struct{})
@@ -410,7 +427,7 @@ func (s *Store) Flush() error {
 	}
 	w := s.startWatch()
 	defer w.stop()
-	return s.flushAll(context.Background(), w)
+	return s.flushAll(context.Background(), true, w)
 }
 
 // Close commits buffered writes and closes the connections. It returns the
@@ -434,7 +451,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	w := s.startWatch()
-	err := s.flushAll(context.Background(), w)
+	err := s.flushAll(context.Background(), true, w)
 	w.stop()
 	s.closed.Store(true)
 	if s.done != nil {
@@ -485,7 +502,7 @@ func (s *Store) readable(ctx context.Context, thread string) error {
 		return err
 	}
 	if thread == "" {
-		_ = s.flushAll(ctx, nil)
+		_ = s.flushAll(ctx, false, nil)
 	} else {
 		_ = s.commit(ctx, thread, false)
 	}

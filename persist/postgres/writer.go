@@ -54,6 +54,9 @@ type op struct {
 	// server (see watch) before it ended: what every wait for the op
 	// returns until then.
 	unknown error
+	// size is the bytes the op holds, counted in Store.held under async
+	// and exit durability until its commit ends.
+	size int
 }
 
 // taskWrite is one write of a task's: its slot, channel and encoded value.
@@ -115,6 +118,27 @@ func (s *Store) enqueueLocked(thread string, o *op) {
 	}
 	q.ops = append(q.ops, o)
 	q.last = o
+	if s.mode != persist.DurabilitySync {
+		o.size = o.bytes()
+		s.held += o.size
+	}
+}
+
+// bytes is what o holds in memory, roughly: its encoded values, record
+// and channel names.
+func (o *op) bytes() int {
+	n := 0
+	if p := o.put; p != nil {
+		n += len(p.rec)
+		for _, b := range p.blobs {
+			n += len(b.channel) + len(b.data)
+		}
+		return n
+	}
+	for _, w := range o.writes {
+		n += len(w.channel) + len(w.value)
+	}
+	return n
 }
 
 // commit commits every op queued for thread so far, and waits for those
@@ -356,7 +380,8 @@ func (s *Store) writeError(thread string, err error) error {
 // afterEnqueue commits per the durability mode: sync waits until ops are
 // committed (in a group with whatever else is queued, of this thread and
 // others) and returns their outcome; async wakes the background
-// committer; exit leaves them for Flush, Close or a read.
+// committer; exit leaves them for Flush, Close or a read. Past
+// Options.MaxBuffered, async and exit wait as sync does (makeRoom).
 func (s *Store) afterEnqueue(ctx context.Context, thread string, ops ...*op) error {
 	switch s.mode {
 	case persist.DurabilitySync:
@@ -368,13 +393,59 @@ func (s *Store) afterEnqueue(ctx context.Context, thread string, ops ...*op) err
 				return err
 			}
 		}
-	case persist.DurabilityAsync:
-		select {
-		case s.wake <- struct{}{}:
-		default:
+	default:
+		s.mu.Lock()
+		full := s.held > s.maxBuffered
+		s.mu.Unlock()
+		if full {
+			return s.makeRoom(ctx, thread)
+		}
+		if s.mode == persist.DurabilityAsync {
+			select {
+			case s.wake <- struct{}{}:
+			default:
+			}
 		}
 	}
 	return nil
+}
+
+// makeRoom commits every thread's buffered writes, thread's just queued
+// among them, once their bytes passed Options.MaxBuffered, and waits for
+// those commits as a write under sync durability waits for its own (await
+// with bound): on a server that stopped answering, no longer than the
+// connect timeout once ctx ended. It returns the outcome of thread's
+// writes, or the *CommitUnknownError of the first wait given up on; the
+// failure of another thread's writes is that thread's, reported by its
+// next write and Flush as a failed background commit is.
+func (s *Store) makeRoom(ctx context.Context, thread string) error {
+	type pending struct {
+		thread string
+		last   *op
+	}
+	var all []pending
+	s.mu.Lock()
+	for th, q := range s.queues {
+		if q.last != nil && !q.last.committed {
+			all = append(all, pending{th, q.last})
+			s.want(th, q)
+		}
+	}
+	s.mu.Unlock()
+	var own error
+	for _, p := range all {
+		err := s.await(ctx, p.thread, p.last, true, nil)
+		switch {
+		case err == nil:
+		case p.thread == thread:
+			own = err
+		case errors.Is(err, ErrCommitUnknown):
+			return err // the server does not answer: nor would it for thread's
+		default:
+			s.failThread(p.thread, err)
+		}
+	}
+	return own
 }
 
 // failThread records that a buffered write of thread failed: the thread's
@@ -395,7 +466,7 @@ func (s *Store) background() {
 		case <-s.done:
 			return
 		case <-s.wake:
-			s.flushAll(context.Background(), nil)
+			s.flushAll(context.Background(), false, nil)
 		}
 	}
 }
@@ -403,10 +474,11 @@ func (s *Store) background() {
 // flushAll commits every thread's queue, as few groups as the size of a
 // group allows. It returns persist.ErrAsyncWrite wrapping the first
 // failure, of this flush or an earlier buffered one. With w, a started
-// watch (Close), a commit the server leaves unanswered is given up on:
-// the first such is returned as it is, a *CommitUnknownError, and the
-// thread is not marked failed (the commit may yet be stored).
-func (s *Store) flushAll(ctx context.Context, w *watch) error {
+// watch (Flush, Close), a commit the server leaves unanswered is given
+// up on: the first such is returned as it is, a *CommitUnknownError, and
+// the thread is not marked failed (the commit may yet be stored). bound
+// is await's.
+func (s *Store) flushAll(ctx context.Context, bound bool, w *watch) error {
 	type pending struct {
 		thread string
 		last   *op
@@ -422,7 +494,7 @@ func (s *Store) flushAll(ctx context.Context, w *watch) error {
 	s.mu.Unlock()
 	var unknown error
 	for _, p := range all {
-		if err := s.await(ctx, p.thread, p.last, w != nil, w); err != nil {
+		if err := s.await(ctx, p.thread, p.last, bound, w); err != nil {
 			if ctx.Err() != nil {
 				return err // the caller gave up; the writes stay queued
 			}
