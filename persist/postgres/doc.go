@@ -132,8 +132,8 @@
 // The commit goes on in the background and is not sent again: once the
 // server answers, a read of the thread waits for it and shows whether it
 // was stored. Close after such a write does not wait a second time. What
-// a save sends before its commit (the parent checkpoint a
-// DurabilityExit run's one checkpoint is stored against, when another
+// a save sends before its commit (the parent checkpoint an
+// engine.DurabilityExit run's one checkpoint is stored against, when another
 // store wrote it; the graph of a new thread) is bounded alike once the
 // run's context ended, and then fails with ErrUnreachable saying what was
 // not saved. A server that is down (connections refused) is still waited

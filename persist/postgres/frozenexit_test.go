@@ -49,7 +49,7 @@ func besideThroughProxy(t *testing.T, s *postgres.Store, p *breakingProxy, opts 
 	return open(t, u.String(), opts)
 }
 
-// cancelWhenHeld starts a DurabilityExit run of g on thread with input n,
+// cancelWhenHeld starts an engine.DurabilityExit run of g on thread with input n,
 // and cancels it once a request waits in the frozen proxy p: its outcome.
 func cancelWhenHeld(t *testing.T, g *engine.Graph, p *breakingProxy, thread string, n float64) error {
 	t.Helper()
@@ -67,7 +67,7 @@ func cancelWhenHeld(t *testing.T, g *engine.Graph, p *breakingProxy, thread stri
 	return within(t, "the cancelled run", done)
 }
 
-// checkGaveUp checks err, a cancelled DurabilityExit run's, says the
+// checkGaveUp checks err, a cancelled engine.DurabilityExit run's, says the
 // server did not answer and what became of the save, in one line, and
 // matches ErrUnreachable and the cancellation.
 func checkGaveUp(t *testing.T, err error, wants ...string) {
@@ -86,7 +86,7 @@ func checkGaveUp(t *testing.T, err error, wants ...string) {
 	}
 }
 
-// A DurabilityExit run saves its one checkpoint once it ended, cancelled
+// An engine.DurabilityExit run saves its one checkpoint once it ended, cancelled
 // too, with a context that does not end (engine.RunContext). A store that
 // does not hold the parent in memory (another machine ran the thread
 // last) reads it first. Cancelled while that read waits on a server that
@@ -130,7 +130,7 @@ func TestStore_CancelledExitRunDoesNotWaitForAFrozenRead(t *testing.T) {
 	}
 }
 
-// A DurabilityExit run on a new thread records its graph as it saves its
+// An engine.DurabilityExit run on a new thread records its graph as it saves its
 // first checkpoint, once the run ended: cancelled while that record waits
 // on a server that stopped answering, the run returns within about the
 // connect timeout, saying the record may or may not be stored. Once the
@@ -161,7 +161,7 @@ func TestStore_CancelledExitRunDoesNotWaitToRecordItsGraph(t *testing.T) {
 	}
 }
 
-// Two DurabilityExit runs of one thread at once on one store (a request
+// Two engine.DurabilityExit runs of one thread at once on one store (a request
 // sent twice to a service): the first saves its checkpoint, whose commit
 // the server, now frozen, leaves unanswered; the second, cancelled, saves
 // its own after it, and waits first for the thread's commit in flight as

@@ -106,7 +106,7 @@ func (s *Store) SetFingerprint(ctx context.Context, threadID, fp string) error {
 // fingerprint of a thread that has none (a thread with one keeps it). It
 // is stored when it returns: wait has nothing left to do.
 //
-// A DurabilityExit run records its new thread's graph once the run
+// An engine.DurabilityExit run records its new thread's graph once the run
 // ended, cancelled too, with a context that does not end: on a server
 // that stopped answering, that is given up on as a commit is (see
 // CommitUnknownError), with ErrUnreachable saying the record may or may

@@ -185,7 +185,7 @@ const maxHeads = 1024
 // is not stored.
 //
 // It waits for the thread's commits in flight as Put waits for its own,
-// and reads as whileAnswered says: a DurabilityExit run saves its one
+// and reads as whileAnswered says: an engine.DurabilityExit run saves its one
 // checkpoint once it ended, cancelled too, with a context that does not
 // end (engine.RunContext), and on a server that stopped answering with
 // its connections open that read waited for ever after the run was

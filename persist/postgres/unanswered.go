@@ -222,7 +222,7 @@ var errUnanswered = errors.New("the server left a new connection unanswered")
 // needs first, a graph's record), with the context to send it with on
 // behalf of ctx. A context that can end is req's own: the request ends
 // with it. One the engine made not to end (engine.RunContext: a task's
-// writes, or a DurabilityExit run's save once it ended) ends, as a wait
+// writes, or an engine.DurabilityExit run's save once it ended) ends, as a wait
 // for a commit does (await), once the run's context ended and then the
 // server left a new connection unanswered for Options.ConnectTimeout
 // (watch): the request is abandoned, and its error is ErrUnreachable
