@@ -101,7 +101,8 @@ type exitState struct {
 // the run stops, before an interrupted superstep's writes are applied in
 // memory (the checkpoint holds the state the superstep started from, as
 // finishAndHandleError saves before _suppressInterrupt applies them). A
-// saver error fails the run unless it had already failed.
+// saver error becomes the run's error as adoptSaveError says, and is
+// returned as the run's error then; nil means the run's own error stands.
 func (l *loop) saveAtExit(ctx context.Context) error {
 	x := l.exit
 	if x == nil || x.done {
@@ -118,9 +119,9 @@ func (l *loop) saveAtExit(ctx context.Context) error {
 	if err == nil {
 		err = l.flushExitWrites(ctx)
 	}
-	if err != nil && l.err == nil {
-		l.err, l.status = err, StatusFailed
-		return err
+	if err != nil && l.adoptSaveError(err) {
+		l.status = StatusFailed
+		return l.err
 	}
 	return nil
 }

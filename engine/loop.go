@@ -1313,6 +1313,26 @@ func (l *loop) fail(err error) error {
 	return l.err // err, with what finish adds to a cancellation
 }
 
+// adoptSaveError makes err, a save made as the run ends that failed (its
+// last task's held writes, a DurabilityExit run's checkpoint), part of the
+// run's error, and reports whether it did. A run with no error fails with
+// it. A cancelled run still saves (RunContext); when that failed (a store
+// that gave up on a server that stopped answering says what may or may
+// not be saved), the run says so beside its cancellation, rather than
+// losing it without a word. A run that failed by itself keeps its own
+// error, which the save's would only hide.
+func (l *loop) adoptSaveError(err error) bool {
+	switch {
+	case l.err == nil:
+		l.err = err
+	case errors.Is(l.err, context.Canceled) || errors.Is(l.err, context.DeadlineExceeded):
+		l.err = fmt.Errorf("%w; %w", l.err, err)
+	default:
+		return false
+	}
+	return true
+}
+
 func (l *loop) finish(s Status) {
 	l.mu.Lock()
 	cancel := l.lone.cancel
@@ -1320,18 +1340,8 @@ func (l *loop) finish(s Status) {
 	if cancel != nil {
 		cancel(nil) // the lone tasks' context, which its parent holds till then
 	}
-	if err := l.releaseHeld(); err != nil {
-		switch {
-		case l.err == nil:
-			l.err, s = err, StatusFailed
-		case errors.Is(l.err, context.Canceled) || errors.Is(l.err, context.DeadlineExceeded):
-			// A cancelled run still saves its last task's writes
-			// (saveContext); when that failed (a store that gave up on
-			// a server that stopped answering says they may or may not
-			// be saved), the run says so beside its cancellation,
-			// rather than losing it without a word.
-			l.err = fmt.Errorf("%w; %w", l.err, err)
-		}
+	if err := l.releaseHeld(); err != nil && l.adoptSaveError(err) && s != StatusFailed {
+		s = StatusFailed
 	}
 	if len(l.reservedVisits) > 0 {
 		// A first visit its superstep's task did not take is not kept

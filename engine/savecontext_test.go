@@ -139,3 +139,53 @@ func TestInvoke_CancelledRunReportsItsHeldWritesFailure(t *testing.T) {
 		t.Fatalf("Invoke: %v; want one line, the cancellation and the writes' failure", err)
 	}
 }
+
+// exitFailer is a Saver whose checkpoints fail to save once the run it
+// saves for was cancelled, as a store that gave up on a server that
+// stopped answering fails them.
+type exitFailer struct{ engine.Saver }
+
+func (f exitFailer) Put(ctx context.Context, cfg engine.Config, cp *engine.Checkpoint, md engine.Metadata, v map[string]engine.Version) (engine.Config, error) {
+	if run := engine.RunContext(ctx); run != nil && run.Err() != nil {
+		return engine.Config{}, errHeldSave
+	}
+	return f.Saver.Put(ctx, cfg, cp, md, v)
+}
+
+// A DurabilityExit run cancelled while its node works saves its one
+// checkpoint all the same; when that save fails, the run says so beside
+// its cancellation, by Invoke and by a Stepper stepped by hand, instead
+// of returning the cancellation alone as if the checkpoint were saved.
+func TestInvoke_CancelledExitRunReportsItsSaveFailure(t *testing.T) {
+	for _, how := range []string{"invoke", "stepper"} {
+		t.Run(how, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			g, err := engine.NewStateGraph(engine.LastValueKey("out")).
+				AddNode("a", func(context.Context, any) (any, error) {
+					cancel() // Ctrl-C while the node works
+					return nil, context.Canceled
+				}).
+				AddEdge(engine.Start, "a").AddEdge("a", engine.End).
+				Compile(engine.WithSaver(exitFailer{engine.NewMemorySaver()}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := []engine.RunOption{engine.OnThread("t"), engine.WithDurability(engine.DurabilityExit)}
+			if how == "invoke" {
+				_, err = g.Invoke(ctx, map[string]any{}, opts...)
+			} else {
+				s, serr := g.Start(ctx, map[string]any{}, opts...)
+				if serr != nil {
+					t.Fatal(serr)
+				}
+				for err == nil && s.Status() == engine.StatusRunning {
+					err = s.Next(ctx)
+				}
+			}
+			if !errors.Is(err, context.Canceled) || !errors.Is(err, errHeldSave) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%v; want one line, the cancellation and the checkpoint's failure", err)
+			}
+		})
+	}
+}

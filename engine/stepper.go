@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -81,8 +82,8 @@ func (s *Stepper) Next(ctx context.Context) error {
 		err = l.update(ctx)
 	}
 	if l.status != StatusRunning {
-		if xerr := l.saveAtExit(ctx); err == nil {
-			err = xerr
+		if xerr := l.saveAtExit(ctx); xerr != nil && (err == nil || errors.Is(xerr, err)) {
+			err = xerr // the save's failure, alone or beside the cancellation
 		}
 	}
 	if err != nil {
@@ -226,7 +227,9 @@ func (s *Stepper) callHook(ctx context.Context) error {
 		if s.l.status == StatusRunning {
 			s.l.fail(err)
 		}
-		s.l.saveAtExit(ctx)
+		if xerr := s.l.saveAtExit(ctx); xerr != nil && errors.Is(xerr, err) {
+			return xerr // beside the cancellation that stopped the hook
+		}
 		return err
 	}
 	return nil
