@@ -1000,12 +1000,14 @@ func (p *parser) supersteps(v *jnode, f string) [][]Update {
 		var ups []Update
 		for j, u := range p.list(st, sf) {
 			uf := index2(sf, j)
+			p.lintPos[uf] = u.pos
 			if !p.fields(u, uf, "values", "as_node") {
 				continue
 			}
 			var up Update
 			if x := u.field("values"); x != nil {
 				up.Values = x.value()
+				p.updateKeyPos(x, join2(uf, "values"))
 			}
 			if x := u.field("as_node"); x != nil {
 				up.AsNode, up.HasAsNode = p.name(x, join2(uf, "as_node")), true
@@ -1029,6 +1031,7 @@ func (p *parser) command(v *jnode, f string) *Command {
 			p.fail(u, join2(f, "update"), "expected a map of state keys, got %s", u.kind)
 		}
 		c.Update = u.value()
+		p.updateKeyPos(u, join2(f, "update"))
 	}
 	if g := v.field("goto"); g != nil {
 		targets := []*jnode{g}
@@ -1305,6 +1308,7 @@ func (p *parser) resumeAnswers(n *jnode, field string, op *Op) {
 func (p *parser) updateValues(n *jnode, field string, op *Op) {
 	if v := n.field("values"); v != nil {
 		op.Values = v.value()
+		p.updateKeyPos(v, join2(field, "values"))
 	}
 	if v := n.field("supersteps"); v != nil {
 		op.Supersteps = p.supersteps(v, join2(field, "supersteps"))
@@ -1313,6 +1317,29 @@ func (p *parser) updateValues(n *jnode, field string, op *Op) {
 	}
 	if v := n.field("as_node"); v != nil {
 		op.AsNode, op.HasAsNode = p.name(v, join2(field, "as_node")), true
+	}
+}
+
+// updateKeyPos records, for Lint, where each key of an update's values
+// v (written at f) was written, and for a copy's list of [values,
+// as_node] pairs each pair's keys and node.
+func (p *parser) updateKeyPos(v *jnode, f string) {
+	switch v.kind {
+	case jsonObject:
+		for _, k := range v.fields {
+			p.lintPos[join2(f, k.key)+keySuffix] = k.keyPos
+		}
+	case jsonArray:
+		for i, pair := range v.elems {
+			if pair.kind != jsonArray || len(pair.elems) != 2 {
+				continue // not a pair: the update refuses it when it runs
+			}
+			pf := index2(f, i)
+			if pair.elems[0].kind == jsonObject {
+				p.updateKeyPos(pair.elems[0], index2(pf, 0))
+			}
+			p.namePos[index2(pf, 1)] = pair.elems[1].pos
+		}
 	}
 }
 

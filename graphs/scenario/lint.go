@@ -32,6 +32,13 @@ const keySuffix = "#key"
 //   - an invoke op's input key that is no state key, or whose value the
 //     key's reducer refuses (a string for a sum): the run would write its
 //     input checkpoint and then fail;
+//   - a key of a state update (update_state's values or command.update,
+//     a bulk_update's values, an invoke's command.update) that is no
+//     state key of the graph it updates: LangGraph drops its value; an
+//     update's as_node that is no node of that graph (nor __start__,
+//     __input__, __copy__, or __end__ with null values), or an update
+//     without as_node in a bulk_update superstep of several: LangGraph
+//     refuses the op when it runs (lintUpdates);
 //   - a task (functional API) named "", with a reserved name (__start__),
 //     or like the entrypoint or a node: LangGraph runs it, and its calls
 //     then read as something else in traces, streams and interrupts;
@@ -59,6 +66,7 @@ func (f *File) Lint() error {
 	if f.Entrypoint == nil {
 		f.lintInputs(&out)
 	}
+	f.lintUpdates(&out)
 	f.lintTasks(&out)
 	f.lintAnswers(&out)
 	if len(out) == 0 {
@@ -105,7 +113,7 @@ func (f *File) ErrorAt(field, format string, args ...any) *Error {
 	if !ok || pos == (Pos{}) {
 		pos = Pos{1, 1}
 	}
-	return &Error{Path: f.Path, Pos: pos, Field: field, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Path: f.Path, Pos: pos, Field: strings.TrimSuffix(field, keySuffix), Msg: fmt.Sprintf(format, args...)}
 }
 
 // stateNames lists g's state keys, in file order.
