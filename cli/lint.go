@@ -115,11 +115,11 @@ func (e *lintRefusal) lines() []string {
 		lines = append(lines, oneLine(f.Error()))
 	}
 	if e.flag {
-		what := "this mistake"
+		what, meant := "this mistake", "it is"
 		if len(e.findings) > 1 {
-			what = "these mistakes"
+			what, meant = "these mistakes", "they are"
 		}
-		lines = append(lines, fmt.Sprintf("%s: LangGraph runs a file with %s (superstep trace shows what it does); if it is meant, pass --lint=warn to go on as LangGraph does, warning of each", e.path, what))
+		lines = append(lines, fmt.Sprintf("%s: LangGraph runs a file with %s (superstep trace shows what it does); if %s meant, pass --lint=warn to go on as LangGraph does, warning of each", e.path, what, meant))
 	}
 	return lines
 }

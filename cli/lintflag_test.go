@@ -69,3 +69,32 @@ func TestLintFlag_WarnRunsTheFileAsLangGraphDoes(t *testing.T) {
 	}
 	superstep(t, "", "run", file, "--db", db, "--lint=none").want(t, 2, `invalid argument "none" for "--lint" flag: want error or warn, got "none"`)
 }
+
+// TestLintFlag_UpdateOps: a state update of the file's ops that names a
+// key the state lacks (LangGraph drops its value) or a node the graph
+// lacks (LangGraph refuses the op) is refused by every command that runs
+// the file's nodes, each finding at its place; --lint=warn runs it.
+func TestLintFlag_UpdateOps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "upd.json")
+	if err := os.WriteFile(file, []byte(`{"name": "upd", "state": {"messages": "add"},
+ "nodes": [{"name": "agent", "update": {"messages": "['x']"}}],
+ "edges": [["__start__", "agent"], ["agent", "__end__"]],
+ "ops": [{"op": "invoke", "input": {"messages": []}},
+  {"op": "update_state", "values": {"mesages": ["y"]}, "as_node": "agnet"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "t.db")
+	findings := []string{
+		file + `:5:37: ops[1].values.mesages: "mesages" is no state key (did you mean "messages"?); LangGraph drops its value`,
+		file + `:5:67: ops[1].as_node: "agnet" is no node of the graph (did you mean "agent"?): LangGraph refuses the update when it runs`,
+	}
+	refused := "superstep: " + findings[0] + "\nsuperstep: " + findings[1] + "\nsuperstep: " + file + ": LangGraph runs a file with these mistakes (superstep trace shows what it does); if they are meant, pass --lint=warn to go on as LangGraph does, warning of each\n"
+	refusedEverywhere(t, file, db, refused)
+	r := superstep(t, "", "run", file, "--db", db, "--thread", "t1", "--lint=warn")
+	r.want(t, 0, `"messages": [`)
+	if want := "superstep: warning: " + findings[0] + "\nsuperstep: warning: " + findings[1] + "\n"; r.stderr != want {
+		t.Errorf("run --lint=warn's stderr\n%s\nwant\n%s", r.stderr, want)
+	}
+}
