@@ -30,8 +30,12 @@ import (
 // {"name": "Canceled"}, {"name": "DeadlineExceeded"}, {"name":
 // "StepErrors", "step", "errors": [{…}, …]} (a subgraph's failure and the
 // calls it cancelled, each encoded as a cause), or {"name": "Error",
-// "message", "cause"?} for any other error (its text, and what it wraps).
-// Writes saved before held the text alone (a string), and still read.
+// "message", "cause"?, "detail_kind"?, "detail"?} for any other error
+// (its text, what it wraps, and what it keeps of its own: SavedDetailer).
+// Writes saved before held the text alone (a string), and still read;
+// "Error"s saved before detail_kind existed read as they did, and a
+// version that does not know detail_kind reads one saved with it as an
+// "Error" (its text and cause).
 
 // SavedError is a task's error as a checkpoint saved it (SavedTask.Err,
 // SnapshotTask.Err). Error returns the text the run reported. Unwrap
@@ -55,6 +59,36 @@ func (e *SavedError) Error() string { return e.Message }
 
 // Unwrap returns the rebuilt error, nil when only text was saved.
 func (e *SavedError) Unwrap() error { return e.err }
+
+// SavedDetailer is implemented by an error of a caller's own that keeps
+// facts beside its text when a checkpoint saves it in a task's error:
+// SavedDetail returns a kind that names them for the reader that knows
+// them (a package-qualified name, "" to keep none) and plain data (JSON
+// values: strings, numbers, booleans, maps and lists of them). A reader
+// of the checkpoint finds them as a *DetailedError, where the error was
+// in the saved chain. The scenario package keeps the field of the
+// expression that failed, so that a thread's failure read from a store
+// is placed in its file as the run placed it.
+type SavedDetailer interface {
+	SavedDetail() (kind string, detail map[string]any)
+}
+
+// DetailedError is, in an error read back from a checkpoint (the chain
+// a *SavedError unwraps to), an error that kept facts of its own
+// (SavedDetailer): its text, those facts and what it wrapped. errors.As
+// finds it; Kind says whose facts Detail holds.
+type DetailedError struct {
+	Kind   string         // the saved SavedDetail kind
+	Detail map[string]any // the saved data, as the store gave it back
+	msg    string
+	err    error
+}
+
+// Error returns the saved text.
+func (e *DetailedError) Error() string { return e.msg }
+
+// Unwrap returns the error it wrapped, rebuilt (nil when none).
+func (e *DetailedError) Unwrap() error { return e.err }
 
 // maxSavedErrorDepth bounds how many wrapped errors a saved error keeps;
 // deeper ones are kept as text.
@@ -96,6 +130,11 @@ func encodeErrorAt(err error, depth int) map[string]any {
 			out = map[string]any{"name": "DeadlineExceeded"}
 		default:
 			out = map[string]any{"name": "Error"}
+			if d, ok := err.(SavedDetailer); ok {
+				if kind, detail := d.SavedDetail(); kind != "" {
+					out["detail_kind"], out["detail"] = kind, detail
+				}
+			}
 			if inner := errors.Unwrap(err); inner != nil {
 				out["cause"] = encodeCause(inner, depth)
 			} else if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -208,6 +247,10 @@ func decodeErrorValue(m map[string]any, depth int) error {
 		if len(se.Errs) > 0 {
 			return se
 		}
+	}
+	if kind, _ := m["detail_kind"].(string); kind != "" {
+		detail, _ := m["detail"].(map[string]any)
+		return &DetailedError{Kind: kind, Detail: detail, msg: msg, err: cause}
 	}
 	return &savedCause{msg: msg, err: cause}
 }

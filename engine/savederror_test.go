@@ -134,3 +134,59 @@ func TestIsCancellation_StepErrorsByTheirFirstFailure(t *testing.T) {
 		}
 	}
 }
+
+// placedErr is a caller's error that keeps facts of its own.
+type placedErr struct {
+	field string
+	err   error
+}
+
+func (e *placedErr) Error() string { return e.err.Error() }
+func (e *placedErr) Unwrap() error { return e.err }
+func (e *placedErr) SavedDetail() (string, map[string]any) {
+	if e.field == "" {
+		return "", nil
+	}
+	return "test.placed", map[string]any{"field": e.field, "line": 4}
+}
+
+// An error that keeps facts of its own (SavedDetailer) is read back from
+// a saved task error as a *DetailedError with them, its text and what it
+// wrapped, after a JSON round trip; one that keeps none, and an "Error"
+// saved before detail_kind existed, read as they did.
+func TestSavedError_Detail(t *testing.T) {
+	roundTrip := func(err error) *SavedError {
+		t.Helper()
+		b, jerr := json.Marshal(encodeTaskError(err))
+		if jerr != nil {
+			t.Fatal(jerr)
+		}
+		var v any
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		if jerr := d.Decode(&v); jerr != nil {
+			t.Fatal(jerr)
+		}
+		return ReadSavedError(v)
+	}
+	cause := fmt.Errorf("update.total: %w", context.DeadlineExceeded)
+	run := &NodeError{Node: "b", Step: 2, Err: &placedErr{field: "nodes[1].update.total", err: cause}}
+	got := roundTrip(run)
+	var de *DetailedError
+	if !errors.As(got, &de) {
+		t.Fatalf("no DetailedError in %#v", got)
+	}
+	if de.Kind != "test.placed" || de.Detail["field"] != "nodes[1].update.total" || savedInt(de.Detail["line"]) != 4 || de.Error() != cause.Error() {
+		t.Errorf("DetailedError %q %v %q", de.Kind, de.Detail, de.Error())
+	}
+	if got.Error() != run.Error() || !errors.Is(got, context.DeadlineExceeded) {
+		t.Errorf("text %q, Is(DeadlineExceeded) %v: the detail hides the rest", got.Error(), errors.Is(got, context.DeadlineExceeded))
+	}
+	if got := roundTrip(&NodeError{Node: "b", Err: &placedErr{err: cause}}); errors.As(got, &de) {
+		t.Errorf("an error that keeps nothing read back as %#v", de)
+	}
+	old := map[string]any{"name": "NodeError", "node": "b", "message": "node b failed", "cause": map[string]any{"name": "Error", "message": "update.total: boom"}}
+	if got := ReadSavedError(old); errors.As(got, &de) || got.Error() != "node b failed" {
+		t.Errorf("a saved error of before read back as %q, %#v", got.Error(), de)
+	}
+}
