@@ -54,6 +54,9 @@ type File struct {
 	// sites notes which expression returned a destination the engine
 	// refused, by task, for Where (nil for a File not parsed).
 	sites *siteLog
+	// exprs are the expressions' places by their field, for Where to
+	// place an error read back from a store (nil for a File not parsed).
+	exprs map[string]*site
 }
 
 // Perf is the expected size of a performance workload.
@@ -405,9 +408,9 @@ func Parse(path string, data []byte) (*File, error) {
 		se := err.(*syntaxError)
 		return nil, &Error{Path: path, Pos: se.pos, Msg: se.msg}
 	}
-	p := &parser{path: path, namePos: map[string]Pos{}, lintPos: map[string]Pos{}, graphPos: map[string]Pos{}}
+	p := &parser{path: path, namePos: map[string]Pos{}, lintPos: map[string]Pos{}, graphPos: map[string]Pos{}, exprs: map[string]*site{}}
 	f := p.file(root)
-	f.lintPos, f.namePos, f.graphPos = p.lintPos, p.namePos, p.graphPos
+	f.lintPos, f.namePos, f.graphPos, f.exprs = p.lintPos, p.namePos, p.graphPos, p.exprs
 	f.sites = &siteLog{}
 	if p.err == nil {
 		p.check(f)
@@ -437,6 +440,8 @@ type parser struct {
 	// where graphs, their edges fields and state keys were written
 	// (File.graphPos)
 	graphPos map[string]Pos
+	// each expression's place, by its field (File.exprs)
+	exprs map[string]*site
 }
 
 func (p *parser) failAt(pos Pos, field, format string, args ...any) {
@@ -669,6 +674,7 @@ func (p *parser) expr(n *jnode, field string) *Expr {
 	if p.node != "" && strings.HasPrefix(field, p.nodeField) {
 		e.site.node, e.site.nodeField = p.node, p.nodeField
 	}
+	p.exprs[field] = e.site
 	return e
 }
 

@@ -44,6 +44,22 @@ func (e *ExprError) Error() string { return e.Err.Error() }
 // Unwrap returns Err, for errors.Is and errors.As.
 func (e *ExprError) Unwrap() error { return e.Err }
 
+// exprErrorKind names what an ExprError keeps in a saved task error.
+const exprErrorKind = "scenario.ExprError"
+
+// SavedDetail is what a checkpoint keeps of e beside its text, when its
+// task's error is saved (engine.SavedDetailer): the field of the
+// expression and its node, by which Where finds the place again in the
+// file a later command parses. A field, not a line and column: the file
+// may have been edited since, and the field still names the expression
+// while it is there.
+func (e *ExprError) SavedDetail() (kind string, detail map[string]any) {
+	if e.site == nil {
+		return "", nil
+	}
+	return exprErrorKind, map[string]any{"field": e.site.field, "node": e.site.node}
+}
+
 // placed wraps err, an error of evaluating e, with where e was written;
 // err as it is when e has no place (a Compile'd expression).
 //
@@ -97,15 +113,19 @@ func (l *siteLog) of(id string) *site {
 
 // Where is the place in f of the expression that made err, the error of
 // a run of the graph Build made of f: an expression that failed (an
-// *ExprError inside err), or one that returned a destination the engine
+// *ExprError inside err, or what it saved in a task error read back from
+// a store: engine.DetailedError), or one that returned a destination the engine
 // refused (a route's label outside its path_map or name outside its ends,
 // a Send to no node, from a route or a goto). It returns an *Error at
 // that place, its field the expression's (nodes[1].update.total,
 // branches[0].route, tasks.fetch.result), with message msg and wrapping
 // err, so errors.Is and errors.As still find the engine's errors; false
 // when err names no place of f (a scripted fail, a recursion limit, an
-// error of a file not parsed from text). The place comes from positions
-// recorded when f was parsed, never from err's text.
+// error of a file not parsed from text, a saved error whose field f no
+// longer has in that node, a refused destination read back from a store:
+// the task that returned it is noted only while the run lasts). The
+// place comes from positions recorded when f was parsed, never from
+// err's text.
 func (f *File) Where(err error, msg string) (*Error, bool) {
 	if f == nil || err == nil {
 		return nil, false
@@ -116,6 +136,16 @@ func (f *File) Where(err error, msg string) (*Error, bool) {
 	}
 	if ee := (*ExprError)(nil); errors.As(first, &ee) && ee.site != nil {
 		return ee.site.at(msg, err), true
+	}
+	// The same error read back from a store (show, history): the field
+	// it saved, while f still has an expression there in the same node.
+	if de := (*engine.DetailedError)(nil); errors.As(first, &de) && de.Kind == exprErrorKind {
+		field, _ := de.Detail["field"].(string)
+		node, _ := de.Detail["node"].(string)
+		if s := f.exprs[field]; s != nil && s.node == node {
+			return s.at(msg, err), true
+		}
+		return nil, false
 	}
 	// The engine's own refusal: the innermost failed task that noted a
 	// destination (a subgraph's node inside the node that ran it).
