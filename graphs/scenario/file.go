@@ -273,8 +273,16 @@ type Error struct {
 	cause     error  // the engine's *CompileError it places, or nil
 }
 
+// Error is the place, then the message: path:line:column: field: msg.
 func (e *Error) Error() string {
-	loc := fmt.Sprintf("%s:%d:%d: ", e.Path, e.Pos.Line, e.Pos.Col)
+	return e.Place() + ": " + e.Msg
+}
+
+// Place is where the error is, as Error begins with it: the file's path,
+// line and column, then the field when there is one, with the node it
+// is inside of ("flow.json:4:42: nodes[1] \"b\": update.n").
+func (e *Error) Place() string {
+	loc := fmt.Sprintf("%s:%d:%d", e.Path, e.Pos.Line, e.Pos.Col)
 	where := e.Field
 	if e.node != "" && strings.HasPrefix(where, e.nodeField) {
 		rest := strings.TrimPrefix(strings.TrimPrefix(where, e.nodeField), ".")
@@ -284,9 +292,9 @@ func (e *Error) Error() string {
 		}
 	}
 	if where == "" {
-		return loc + e.Msg
+		return loc
 	}
-	return loc + where + ": " + e.Msg
+	return loc + ": " + where
 }
 
 // Unwrap returns ErrInvalidGraph for a graph LangGraph would refuse to
@@ -670,7 +678,7 @@ func (p *parser) expr(n *jnode, field string) *Expr {
 		p.fail(n, field, "expression does not compile: %v", err)
 		return nil
 	}
-	e.site = &site{path: p.path, pos: n.pos, field: field}
+	e.site = &site{path: p.path, pos: n.pos, field: field, src: src}
 	if p.node != "" && strings.HasPrefix(field, p.nodeField) {
 		e.site.node, e.site.nodeField = p.node, p.nodeField
 	}

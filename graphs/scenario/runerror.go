@@ -3,7 +3,9 @@ package scenario
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/superstep/superstep/engine"
@@ -16,6 +18,7 @@ type site struct {
 	path  string
 	pos   Pos
 	field string // e.g. nodes[1].update.total, branches[0].route
+	src   string // the expression as written
 	// node and nodeField: the node the field is inside of, as Error
 	// names it ("" outside a node).
 	node, nodeField string
@@ -49,15 +52,24 @@ const exprErrorKind = "scenario.ExprError"
 
 // SavedDetail is what a checkpoint keeps of e beside its text, when its
 // task's error is saved (engine.SavedDetailer): the field of the
-// expression and its node, by which Where finds the place again in the
-// file a later command parses. A field, not a line and column: the file
-// may have been edited since, and the field still names the expression
-// while it is there.
+// expression, its node and a hash of its source, by which Where finds
+// the place again in the file a later command parses. A field, not a
+// line and column: the file may have been edited since; the field names
+// the expression while it is there, and the hash tells when another
+// expression took its field.
 func (e *ExprError) SavedDetail() (kind string, detail map[string]any) {
 	if e.site == nil {
 		return "", nil
 	}
-	return exprErrorKind, map[string]any{"field": e.site.field, "node": e.site.node}
+	return exprErrorKind, map[string]any{"field": e.site.field, "node": e.site.node, "src": srcHash(e.site.src)}
+}
+
+// srcHash is a short hash of an expression's source, which a saved
+// error keeps instead of the source (that may be long).
+func srcHash(src string) string {
+	h := fnv.New64a()
+	h.Write([]byte(src))
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 // placed wraps err, an error of evaluating e, with where e was written;
@@ -138,11 +150,13 @@ func (f *File) Where(err error, msg string) (*Error, bool) {
 		return ee.site.at(msg, err), true
 	}
 	// The same error read back from a store (show, history): the field
-	// it saved, while f still has an expression there in the same node.
+	// it saved, while f still has the same expression there, in the same
+	// node.
 	if de := (*engine.DetailedError)(nil); errors.As(first, &de) && de.Kind == exprErrorKind {
 		field, _ := de.Detail["field"].(string)
 		node, _ := de.Detail["node"].(string)
-		if s := f.exprs[field]; s != nil && s.node == node {
+		src, _ := de.Detail["src"].(string)
+		if s := f.exprs[field]; s != nil && s.node == node && srcHash(s.src) == src {
 			return s.at(msg, err), true
 		}
 		return nil, false

@@ -17,8 +17,8 @@ import (
 // back from the store the run saved it in (as show and history read it,
 // in another process), is placed at that expression as the run's own
 // error was, in a node or a subgraph's node; the same file edited so
-// that the field now belongs to another node, or no longer exists,
-// places it nowhere rather than at the wrong expression.
+// that the field now belongs to another node, no longer exists, or holds
+// another expression, places it nowhere rather than at the wrong one.
 func TestFile_Where_SavedError(t *testing.T) {
 	tests := []struct {
 		name, src string
@@ -63,6 +63,7 @@ func TestFile_Where_SavedError(t *testing.T) {
 	for _, edited := range []string{
 		strings.ReplaceAll(src, `"b"`, `"c"`),
 		strings.Replace(src, `"update": {"n": "state.xs[3].v"}`, `"update": {"m": "state.xs[3].v"}`, 1),
+		strings.Replace(src, `"update": {"n": "state.xs[3].v"}`, `"update": {"n": "state.xs[2].v"}`, 1),
 	} {
 		f, err := scenario.Parse(path, []byte(edited))
 		if err != nil {
