@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/superstep/superstep/engine"
+	"github.com/superstep/superstep/graphs/scenario"
 	"github.com/superstep/superstep/persist"
 	"github.com/superstep/superstep/recording"
 	"github.com/superstep/superstep/termtext"
@@ -91,12 +92,19 @@ func shortIDsOf(ids []string) map[string]string {
 // nil (commands then show what the store alone knows). lint lints a
 // scenario file (noLint for a command that runs none of its nodes).
 func graphFor(ctx context.Context, st Store, thread, flag string, lint linting) (*engine.Graph, error) {
+	res, err := threadGraph(ctx, st, thread, flag, lint)
+	if res == nil || err != nil {
+		return nil, err
+	}
+	return res.g, nil
+}
+
+// threadGraph is graphFor's graph as resolved, with the scenario file it
+// was built from (show and history place a saved error in it); nil when
+// graphFor's graph is.
+func threadGraph(ctx context.Context, st Store, thread, flag string, lint linting) (*resolvedGraph, error) {
 	if flag != "" {
-		res, err := resolveGraph(ctx, flag, lint, engine.WithSaver(st))
-		if err != nil {
-			return nil, err
-		}
-		return res.g, nil
+		return resolveGraph(ctx, flag, lint, engine.WithSaver(st))
 	}
 	fp, err := st.Fingerprint(ctx, thread)
 	if err != nil {
@@ -111,7 +119,7 @@ func graphFor(ctx context.Context, st Store, thread, flag string, lint linting) 
 	if err != nil || res.g.Fingerprint() != rec.Fingerprint {
 		return nil, nil
 	}
-	return res.g, nil
+	return res, nil
 }
 
 // requireGraph is graphFor for a command that needs the graph (exec,
@@ -440,15 +448,15 @@ subgraph namespaces).`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
-				gr, err := graphFor(ctx, st, args[0], graphFlag, noLint)
+				res, err := threadGraph(ctx, st, args[0], graphFlag, noLint)
 				if err != nil {
 					return err
 				}
-				n, err := resolveNS(ctx, st, gr, args[0], ns)
+				n, err := resolveNS(ctx, st, res.graph(), args[0], ns)
 				if err != nil {
 					return err
 				}
-				gr = n.graph
+				gr, file := n.graph, res.scenarioFile()
 				// One page of checkpoints is held at a time; each becomes a
 				// row, whose line is drawn with its short id and the
 				// recorded run's mark once every checkpoint is known.
@@ -461,7 +469,7 @@ subgraph namespaces).`,
 				var rows []historyRow
 				err = eachOutlinePage(ctx, st, n.cfg(args[0]), plan, func(page []*engine.CheckpointTuple) error {
 					for _, t := range page {
-						r := newHistoryRow(ctx, gr, t)
+						r := newHistoryRow(ctx, gr, file, t)
 						// The row above is usually this one's child: its
 						// parent id can be this id, one string for two.
 						if n := len(rows); n > 0 && rows[n-1].Parent == r.ID {
@@ -524,10 +532,13 @@ type historyRow struct {
 	Writes     int      `json:"writes"`
 	Interrupts []string `json:"interrupts,omitempty"`
 	// Failures are the errors the checkpoint's tasks saved ("node: error"):
-	// where a failed thread failed. Cancelled are the tasks stopped there
-	// before they finished (a sibling's failure, the caller), which saved
-	// their cancellation as their error.
+	// where a failed thread failed. FailedAt is, for each, the place in
+	// the thread's scenario file of the expression that raised it
+	// (savedErrorPlace), "" for none. Cancelled are the tasks stopped
+	// there before they finished (a sibling's failure, the caller), which
+	// saved their cancellation as their error.
 	Failures  []string `json:"failures,omitempty"`
+	FailedAt  []string `json:"failed_at,omitempty"`
 	Cancelled []string `json:"cancelled,omitempty"`
 	// RecordedRun marks the last checkpoint of the original run, the
 	// branch replay compares with by default.
@@ -543,13 +554,15 @@ type historyRow struct {
 }
 
 // savedFailures lists the tasks of t that saved an error: those that
-// failed, "node: error" each, and those cancelled (engine.IsCancellation),
-// by node (a task the graph does not plan is named by the node its error
-// names, else by its id).
-func savedFailures(t *engine.CheckpointTuple, names map[string]string) (failed, cancelled []string) {
+// failed, "node: error" each, with the place in file of the expression
+// that raised each (at, "" for none: savedErrorPlace) when any has one,
+// and those cancelled (engine.IsCancellation), by node (a task the graph
+// does not plan is named by the node its error names, else by its id).
+func savedFailures(t *engine.CheckpointTuple, names map[string]string, file *scenario.File) (failed, at, cancelled []string) {
 	if !slices.ContainsFunc(t.PendingWrites, func(w engine.PendingWrite) bool { return w.Channel == engine.ErrorChannel }) {
-		return nil, nil // the usual row: no task's writes are read again
+		return nil, nil, nil // the usual row: no task's writes are read again
 	}
+	placed := false
 	for _, st := range engine.ReadSavedWrites(t.PendingWrites).Tasks {
 		if !st.Failed {
 			continue
@@ -570,8 +583,14 @@ func savedFailures(t *engine.CheckpointTuple, names map[string]string) (failed, 
 			continue
 		}
 		failed = append(failed, who+": "+nodeErrorText(st.Err, st.Error))
+		place := savedErrorPlace(file, st.Err)
+		at = append(at, place)
+		placed = placed || place != ""
 	}
-	return failed, cancelled
+	if !placed {
+		at = nil
+	}
+	return failed, at, cancelled
 }
 
 // nodeErrorText is a task's error where the line names its node already:
@@ -586,7 +605,9 @@ func nodeErrorText(err error, text string) string {
 	return text
 }
 
-func newHistoryRow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTuple) historyRow {
+// newHistoryRow is checkpoint t as history prints it, planned with gr
+// (nil: not planned), its failures placed in file (nil: not placed).
+func newHistoryRow(ctx context.Context, gr *engine.Graph, file *scenario.File, t *engine.CheckpointTuple) historyRow {
 	names, next := taskNames(gr, t)
 	r := historyRow{ID: t.Checkpoint.ID, Parent: t.ParentID, Step: t.Metadata.Step, Source: t.Metadata.Source, Next: next, planned: gr != nil}
 	for _, w := range t.PendingWrites {
@@ -604,7 +625,7 @@ func newHistoryRow(ctx context.Context, gr *engine.Graph, t *engine.CheckpointTu
 		r.Interrupts = append(r.Interrupts, who+": "+string(engine.MustEncode(in.Value)))
 		r.shortInts = append(r.shortInts, termtext.Name(who)+": "+clip(string(engine.MustEncode(in.Value)), 60))
 	}
-	r.Failures, r.Cancelled = savedFailures(t, names)
+	r.Failures, r.FailedAt, r.Cancelled = savedFailures(t, names, file)
 	r.Replay, _ = recording.ReplayOf(t.Metadata)
 	return r
 }
@@ -625,10 +646,13 @@ func (r *historyRow) line() string {
 	if len(r.shortInts) > 0 {
 		line += "  interrupted: " + strings.Join(r.shortInts, "; ")
 	}
-	for _, f := range r.Failures {
+	for i, f := range r.Failures {
 		// The step its tasks ran in, which a run's failure names.
 		failedIn := engine.Metadata{Step: r.Step}.TaskStep()
 		line += fmt.Sprintf("  failed in step %d: %s", failedIn, termtext.Name(clip(f, 100)))
+		if i < len(r.FailedAt) && r.FailedAt[i] != "" {
+			line += " (at " + termtext.Name(r.FailedAt[i]) + ")"
+		}
 	}
 	if len(r.Cancelled) > 0 {
 		line += "  cancelled: " + strings.Join(termtext.Names(r.Cancelled), ",")
@@ -741,11 +765,11 @@ checkpoint instead (--checkpoint then names one of that namespace).`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withThread(cmd, g, args[0], true, nil, func(ctx context.Context, st Store, _ []*engine.CheckpointTuple) (err error) {
-				gr, err := graphFor(ctx, st, args[0], graphFlag, noLint)
+				res, err := threadGraph(ctx, st, args[0], graphFlag, noLint)
 				if err != nil {
 					return err
 				}
-				n, err := resolveNS(ctx, st, gr, args[0], ns)
+				n, err := resolveNS(ctx, st, res.graph(), args[0], ns)
 				if err != nil {
 					return err
 				}
@@ -753,7 +777,7 @@ checkpoint instead (--checkpoint then names one of that namespace).`,
 				if err != nil {
 					return err
 				}
-				return a.writeShow(ctx, gr, n.graph, t, g.json)
+				return a.writeShow(ctx, res.graph(), n.graph, res.scenarioFile(), t, g.json)
 			})
 		},
 	}
@@ -768,6 +792,9 @@ type shownWrite struct {
 	Node    string `json:"node,omitempty"`
 	Channel string `json:"channel"`
 	Value   any    `json:"value"`
+	// Place is, for a task's error, where in the thread's scenario file
+	// the expression that raised it is (savedErrorPlace).
+	Place string `json:"place,omitempty"`
 }
 
 type shownInterrupt struct {
@@ -779,9 +806,10 @@ type shownInterrupt struct {
 
 // writeShow prints checkpoint t, planned with gr (the graph of t's
 // namespace; nil: not planned); root is the thread's graph, which finds
-// the namespaces of the subgraphs t's tasks ran.
-func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, t *engine.CheckpointTuple, asJSON bool) error {
-	sh := newShown(ctx, root, gr, t)
+// the namespaces of the subgraphs t's tasks ran, and file the scenario
+// file it was built from (nil: none), where saved errors are placed.
+func (a *App) writeShow(ctx context.Context, root, gr *engine.Graph, file *scenario.File, t *engine.CheckpointTuple, asJSON bool) error {
+	sh := newShown(ctx, root, gr, file, t)
 	if asJSON {
 		return writeJSON(a.Stdout, sh.doc())
 	}
@@ -802,8 +830,9 @@ type shown struct {
 }
 
 // newShown gathers what show says of t; gr, when known, is the graph of
-// t's namespace and root the thread's.
-func newShown(ctx context.Context, root, gr *engine.Graph, t *engine.CheckpointTuple) *shown {
+// t's namespace and root the thread's; file, when known, the scenario
+// file they were built from.
+func newShown(ctx context.Context, root, gr *engine.Graph, file *scenario.File, t *engine.CheckpointTuple) *shown {
 	sh := &shown{t: t, status: checkpointStatus(ctx, gr, t), withGraph: gr != nil, values: map[string]any{}}
 	var names map[string]string
 	names, sh.next = taskNames(gr, t)
@@ -817,7 +846,11 @@ func newShown(ctx context.Context, root, gr *engine.Graph, t *engine.CheckpointT
 		sh.values[k] = plainValue(v)
 	}
 	for _, w := range t.PendingWrites {
-		sh.writes = append(sh.writes, shownWrite{Task: w.TaskID, Node: names[w.TaskID], Channel: w.Channel, Value: plainValue(w.Value)})
+		sw := shownWrite{Task: w.TaskID, Node: names[w.TaskID], Channel: w.Channel, Value: plainValue(w.Value)}
+		if w.Channel == engine.ErrorChannel && file != nil {
+			sw.Place = savedErrorPlace(file, engine.ReadSavedError(w.Value))
+		}
+		sh.writes = append(sh.writes, sw)
 	}
 	for _, in := range waitingInterrupts(ctx, gr, t) {
 		sh.ints = append(sh.ints, shownInterrupt{Node: names[in.TaskID], Task: in.TaskID, ID: in.ID, Value: plainValue(in.Value)})
@@ -903,6 +936,9 @@ func (sh *shown) writePending(w io.Writer) {
 				value, stack = saved.Message, engine.PanicStack(saved)
 			}
 			fmt.Fprintf(w, "  %s  %s = %s\n", termtext.Name(who), termtext.Name(pw.Channel), engine.MustEncode(value))
+			if pw.Place != "" {
+				fmt.Fprintf(w, "    at %s\n", termtext.Name(pw.Place))
+			}
 			writeStack(w, stack)
 		}
 	}
