@@ -19,11 +19,25 @@ func (f *File) compileErrors(def *Graph, field string, err error) error {
 	}
 	out := make(Errors, 0, len(ces))
 	for _, ce := range ces {
-		e := &Error{Path: f.Path, Msg: ce.Msg, graph: true, cause: ce}
+		e := &Error{Path: f.Path, Msg: ce.Msg + endHint(def, ce), graph: true, cause: ce}
 		f.place(e, def, field, ce)
 		out = append(out, e)
 	}
 	return out
+}
+
+// endHint is " (did you mean "__end__"?)" for ce, an end of an edge or a
+// route that is no node of def, when it is LangGraph's END spelt as
+// Python and JavaScript spell the constant or a person shortens it
+// (END, end) and the engine found no node it likely meant; "" else.
+func endHint(def *Graph, ce *engine.CompileError) string {
+	if ce.Kind != "UnknownNode" || ce.Edge == nil || slices.Contains(ce.Edge.From, ce.Node) {
+		return ""
+	}
+	if engine.MeantName(def.nodeNames(), ce.Node) != "" {
+		return "" // the engine's message says which node
+	}
+	return nodeHint(nil, ce.Node, End)
 }
 
 // entrypointErrors places the engine's compile errors of the file's

@@ -220,3 +220,44 @@ x.json:4:4: nodes[2] "c": node "c" is not reachable: no edge, route or Command e
 		})
 	}
 }
+
+// TestBuild_UnknownEndIsTheEngines: an edge's or a route's end, or an
+// interrupt list's name, that is no node parses, and Build refuses it
+// with the engine's compile error at the place the loader pointed at,
+// beside the engine's other findings (a node nothing reaches), as
+// LangGraph.js reports an unreachable node before such an end. A
+// spelling of END gets the hint the engine has not.
+func TestBuild_UnknownEndIsTheEngines(t *testing.T) {
+	for _, tt := range []struct{ name, src, want string }{
+		{"edge to unknown", "{\"nodes\": [{\"name\": \"a\"}],\n \"edges\": [[\"__start__\", \"b\"]]}",
+			"x.json:2:26: edges[0][1]: edge __start__ -> b ends at unknown node \"b\"\n" +
+				`x.json:1:12: nodes[0] "a": node "a" is not reachable: no edge, route or Command end leads to it`},
+		{"edge to a typo", `{"nodes": [{"name": "research"}], "edges": [["__start__", "reserch"]]}`,
+			`x.json:1:59: edges[0][1]: edge __start__ -> reserch ends at unknown node "reserch" (did you mean "research"?)`},
+		{"interrupt at a typo", `{"nodes": [{"name": "research"}], "edges": [["__start__", "research"]], "interrupt_before": ["Research"]}`,
+			`x.json:1:94: interrupt_before[0]: interrupt node "Research" not found (did you mean "research"?)`},
+		{"end for __end__", `{"nodes": [{"name": "a"}], "edges": [["__start__", "a"], ["a", "end"]]}`,
+			`x.json:1:64: edges[1][1]: edge a -> end ends at unknown node "end" (did you mean "__end__"?)`},
+		{"START is no end", `{"nodes": [{"name": "a"}], "edges": [["__start__", "a"], ["a", "START"]]}`,
+			`x.json:1:64: edges[1][1]: edge a -> START ends at unknown node "START"`},
+		{"route's end", `{"nodes": [{"name": "a"}], "edges": [["__start__", "a"]], "branches": [{"from": "a", "route": "'x'", "ends": ["__end__", "ghost"]}]}`,
+			`x.json:1:122: branches[0].ends[1]: conditional edge from "a" may go to unknown node "ghost"`},
+		{"subgraph edge", `{"nodes": [{"name": "a", "subgraph": "s"}], "edges": [["__start__", "a"]], "subgraphs": {"s": {"nodes": [{"name": "i"}], "edges": [["__start__", "i"], ["i", "j"]]}}}`,
+			`x.json:1:158: subgraphs.s.edges[1][1]: edge i -> j ends at unknown node "j"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse("x.json", []byte(tt.src))
+			if err != nil {
+				t.Fatalf("Parse: %v (an unknown end is the engine's to refuse)", err)
+			}
+			_, _, err = Build(f)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("Build:\n%v\nwant\n%s", err, tt.want)
+			}
+			var ce *engine.CompileError
+			if !errors.As(err, &ce) || ce.Kind != "UnknownNode" || !errors.Is(err, ErrInvalidGraph) {
+				t.Errorf("errors.As CompileError: %v; errors.Is ErrInvalidGraph: %v", ce, errors.Is(err, ErrInvalidGraph))
+			}
+		})
+	}
+}

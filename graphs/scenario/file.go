@@ -1408,16 +1408,7 @@ func (p *parser) check(f *File) {
 	p.checkGraph(&f.Graph, "", f.Subgraphs)
 	p.checkCycles(f)
 	nodes := f.nodeSet()
-	for _, list := range []struct {
-		field string
-		names []string
-	}{{"interrupt_before", f.InterruptBefore}, {"interrupt_after", f.InterruptAfter}} {
-		for i, name := range list.names {
-			if field := index2(list.field, i); !nodes[name] {
-				p.graphFail(p.at(field, Pos{}), field, "unknown node %q%s", name, engine.DidYouMean(sortedKeys(nodes), name))
-			}
-		}
-	}
+	// An interrupt_before/after name that is no node: see checkGraph.
 	for i, op := range f.Ops {
 		field := index2("ops", i)
 		for _, kv := range op.ByNode {
@@ -1483,6 +1474,19 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 			p.graphFail(p.at(field, pos), field, "unknown node %q%s", name, nodeHint(sortedKeys(nodes), name, extra))
 		}
 	}
+	// target checks an end of an edge or a route: only __start__, which
+	// is none. A name that is no node is the engine's compile check's,
+	// which Build places at the same end: LangGraph.js looks for ends that
+	// are no node only after it looked for nodes nothing reaches (1.7.3
+	// dist/graph/graph.js:165-172), so a file with both fails as
+	// UnreachableNodeError there, and here too when the engine reports
+	// both. Sources and joins stay here: LangGraph.js refuses them before
+	// (graph.js:155-156; a join when it is added, state.js:411-416).
+	target := func(pos Pos, field, name string) {
+		if name == Start {
+			ref(pos, field, name, End)
+		}
+	}
 	for i, n := range g.Nodes {
 		field := index2(join2(prefix, "nodes"), i)
 		if nodes[n.Name] {
@@ -1509,15 +1513,9 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 		}
 		p.node, p.nodeField = "", ""
 	}
-	for _, list := range []struct {
-		field string
-		names []string
-	}{{"interrupt_before", g.InterruptBefore}, {"interrupt_after", g.InterruptAfter}} {
-		for i, name := range list.names {
-			field := index2(join2(prefix, list.field), i)
-			ref(Pos{}, field, name, "")
-		}
-	}
+	// An interrupt_before/after name that is no node is the engine's
+	// (its compile check), placed at the entry by Build: LangGraph.js
+	// looks for it last (graph.js:173).
 	for i, e := range g.Edges {
 		field := index2(join2(prefix, "edges"), i)
 		for j, from := range e.From {
@@ -1527,16 +1525,20 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 			}
 			ref(e.Pos, f, from, Start)
 		}
-		ref(e.Pos, index2(field, 1), e.To, End)
+		if e.Join {
+			ref(e.Pos, index2(field, 1), e.To, End)
+		} else {
+			target(e.Pos, index2(field, 1), e.To)
+		}
 	}
 	for i, b := range g.Branches {
 		field := index2(join2(prefix, "branches"), i)
 		ref(b.Pos, join2(field, "from"), b.From, Start)
 		for j, e := range b.Ends {
-			ref(b.Pos, index2(join2(field, "ends"), j), e, End)
+			target(b.Pos, index2(join2(field, "ends"), j), e)
 		}
 		for _, kv := range b.PathMap {
-			ref(b.Pos, join2(join2(field, "path_map"), kv.Key), kv.Value.(string), End)
+			target(b.Pos, join2(join2(field, "path_map"), kv.Key), kv.Value.(string))
 		}
 	}
 }
