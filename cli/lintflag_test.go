@@ -98,3 +98,23 @@ func TestLintFlag_UpdateOps(t *testing.T) {
 		t.Errorf("run --lint=warn's stderr\n%s\nwant\n%s", r.stderr, want)
 	}
 }
+
+// TestLintFlag_CompileErrorFirst: a file whose graph does not compile is
+// refused for that, before its lint findings and with --lint=warn too:
+// LangGraph refuses it, so no flag can run it.
+func TestLintFlag_CompileErrorFirst(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "both.json")
+	if err := os.WriteFile(file, []byte(`{"name": "both", "state": {"n": "sum"},
+ "nodes": [{"name": "a", "update": {"m": "1"}}],
+ "edges": [["__start__", "a"], ["a", "ghost"]]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "superstep: " + file + `:3:38: edges[1][1]: edge a -> ghost ends at unknown node "ghost"` + "\n"
+	db := filepath.Join(dir, "t.db")
+	refusedEverywhere(t, file, db, want)
+	if r := superstep(t, "", "run", file, "--db", db, "--lint=warn"); r.code != 2 || r.stderr != want {
+		t.Errorf("run --lint=warn: exit %d, stderr\n%s\nwant exit 2 and\n%s", r.code, r.stderr, want)
+	}
+}

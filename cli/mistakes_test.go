@@ -22,7 +22,7 @@ func TestRun_ScenarioMistakes(t *testing.T) {
 		lint bool   // a Lint finding: the hint line follows
 	}{
 		{"misspelt_field.json", `5:23: nodes[0] "step": updte: unknown field "updte" (did you mean "update"?)`, false},
-		{"edge_to_missing_node.json", `7:48: edges[1][1]: unknown node "tool"`, false},
+		{"edge_to_missing_node.json", `7:48: edges[1][1]: edge agent -> tool ends at unknown node "tool"`, false},
 		{"string_for_number.json", `5:75: nodes[0] "fetch": retry.max_attempts: expected an integer, got the string "3": write 3 without quotes`, false},
 		{"expr_no_parse.json", `5:40: nodes[0] "step": update.n: expression does not compile: unexpected token EOF (column 9)`, false},
 		{"expr_unknown_name.json", `5:40: nodes[0] "step": update.n: expression does not compile: unknown name stat (did you mean state? the variables are state, resume, resumes, context, results, previous) (column 1)`, false},

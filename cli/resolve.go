@@ -76,21 +76,23 @@ func resolveGraph(ctx context.Context, nameOrPath string, lint linting, opts ...
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
+	if f.Name == "" {
+		// A file without a name is its graph's name: the debugger's
+		// title, run's "on graph" and threads' GRAPH column say it.
+		f.Name = strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
+	}
+	// A graph that does not compile is said first: LangGraph refuses it,
+	// and --lint=warn cannot run it.
+	g, _, err := scenario.Build(f, opts...)
+	if err != nil {
+		return nil, buildError(nameOrPath, err)
+	}
 	// Mistakes LangGraph would run with (a Send to no node, a misspelt
 	// update key) are refused before anything is written, unless the
 	// command's --lint=warn says they are meant; trace, which must show
 	// what LangGraph does with them, does not lint.
 	if err := lint.check(f); err != nil {
 		return nil, err
-	}
-	if f.Name == "" {
-		// A file without a name is its graph's name: the debugger's
-		// title, run's "on graph" and threads' GRAPH column say it.
-		f.Name = strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
-	}
-	g, _, err := scenario.Build(f, opts...)
-	if err != nil {
-		return nil, buildError(nameOrPath, err)
 	}
 	r := &resolvedGraph{g: g, file: f}
 	// The file's first invoke is its example: its input and its limit.
