@@ -70,6 +70,8 @@ func (e *SavedError) Unwrap() error { return e.err }
 // expression that failed, so that a thread's failure read from a store
 // is placed in its file as the run placed it.
 type SavedDetailer interface {
+	// SavedDetail returns what to keep: kind ("" for nothing) and the
+	// data, read when the task's error is saved.
 	SavedDetail() (kind string, detail map[string]any)
 }
 
