@@ -254,8 +254,11 @@ type Pos struct {
 }
 
 // ErrInvalidGraph is wrapped by errors about a graph that is well formed but
-// that LangGraph would refuse to compile (an unknown node name, a duplicate
-// node, an unknown reducer or subgraph). The reference runner reports such a
+// that LangGraph would refuse to compile: Parse's (an edge, join or route
+// from no node, a join or a node's ends to none, a duplicate node, an
+// unknown reducer or subgraph) and Build's, which place the engine's
+// compile errors (a node nothing reaches, an edge's or route's end or an
+// interrupt name that is no node). The reference runner reports such a
 // graph as a compile_error trace, so Parse returns the File along with the
 // error for callers that need to do the same.
 var ErrInvalidGraph = errors.New("invalid graph")
