@@ -1249,7 +1249,7 @@ func (a *App) checkCommand(g *globals) *cobra.Command {
 				return err
 			}
 			defer closeStore(st, &err)
-			cerr := st.Check()
+			cerr := checkStore(cmd.Context(), st)
 			unsealed := unsealedRecords(st)
 			if g.json {
 				doc := map[string]any{"database": displayDB(p), "ok": cerr == nil, "checksums": !unsealed}
@@ -1542,4 +1542,16 @@ func waitingInterrupts(ctx context.Context, g *engine.Graph, t *engine.Checkpoin
 		}
 	}
 	return out
+}
+
+// checkStore runs st's Check, ended by ctx (Ctrl-C) where the store can
+// be: a PostgreSQL store's check reads every row over the network, and a
+// server that stopped answering would hold it until a second Ctrl-C.
+func checkStore(ctx context.Context, st Store) error {
+	if c, ok := st.(interface {
+		CheckContext(context.Context) error
+	}); ok {
+		return c.CheckContext(ctx)
+	}
+	return st.Check()
 }

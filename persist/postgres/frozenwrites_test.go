@@ -270,3 +270,24 @@ func waitingOnLock(t *testing.T, app string) chan error {
 	}()
 	return ch
 }
+
+// A check of a server that stopped answering ends with its context (the
+// command's Ctrl-C), as any read does; Check alone would read until TCP
+// gave up, minutes later. Once the server answers, the check passes.
+func TestStore_CheckEndsWithItsContextOnAFrozenServer(t *testing.T) {
+	s, _, p := openThroughProxyWith(t, postgres.Options{Reconnect: -1, ConnectTimeout: giveUpBound}, nil)
+	t.Cleanup(p.thaw)
+	p.freeze()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.CheckContext(ctx) }()
+	<-p.holding // the check's first read is held by the frozen server
+	cancel()
+	if err := within(t, "CheckContext", done); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CheckContext: %v, want the cancellation", err)
+	}
+	p.thaw()
+	if err := s.Check(); err != nil {
+		t.Fatalf("Check once the server answers: %v", err)
+	}
+}

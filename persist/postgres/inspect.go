@@ -162,8 +162,13 @@ const maxCheckErrors = 50
 // the hash they are stored under, and every saved write decodes. It
 // returns nil, or persist.ErrCorrupt wrapping the problems found (at most
 // 50). The server checks its own pages; this checks superstep's rows.
-func (s *Store) Check() error {
-	ctx := context.Background()
+// It reads for as long as it takes: CheckContext ends with a context.
+func (s *Store) Check() error { return s.CheckContext(context.Background()) }
+
+// CheckContext is Check, ended by ctx: a check of a large database, or of
+// a server that stopped answering, returns ctx's error once ctx ends (a
+// command's Ctrl-C), with the problems found so far left unreported.
+func (s *Store) CheckContext(ctx context.Context) error {
 	if err := s.readable(ctx, ""); err != nil {
 		return err
 	}
