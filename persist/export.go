@@ -316,9 +316,12 @@ func (b *nsBuckets) storedWrites(id string) ([]storedWrite, error) {
 // reads: 1 and 2) and stores it under the thread id it names, which it
 // returns. A checkpoint marked parent_missing keeps its parent id, and
 // orphan writes are stored against their ids, which a later Put adopts.
-// The whole input is validated before anything is written, each
-// checkpoint's state is rebuilt from its parent's as it is stored, and it
-// is all written in one transaction: on error the store is unchanged.
+//
+// The document is read as a stream (exportread.go): each checkpoint is
+// validated, rebuilt from its parent's state and encoded as it is read,
+// so the input is never held whole. Nothing is written until all of it
+// has been read and found valid, and then it is written in one
+// transaction: on error the store is unchanged.
 //
 // Errors: ErrImportTooLarge, ErrBadImport (wrapped with the reason),
 // ErrThreadExists, ErrReadOnly, ErrClosed, ErrAsyncWrite, the reader's or
@@ -331,22 +334,18 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 	if limit <= 0 {
 		limit = DefaultMaxImportBytes
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return "", err
-	}
-	if int64(len(data)) > limit {
-		return "", fmt.Errorf("%w: more than %d bytes", ErrImportTooLarge, limit)
-	}
-	p, err := parseExport(data)
-	if err != nil {
-		return "", err
-	}
-	thread, fp := p.thread, p.fingerprint
 	if opts.Thread != "" {
 		if err := checkThreadID(opts.Thread); err != nil {
 			return "", err
 		}
+	}
+	in := &importPuts{ctx: ctx, content: newThreadContent("")}
+	thread, fp, err := readExport(r, limit, in)
+	if err != nil {
+		return "", err
+	}
+	in.content.fingerprint = fp
+	if opts.Thread != "" {
 		thread = opts.Thread
 	}
 	err = s.w.submitWait(func(tx *bolt.Tx, rc *cache) error {
@@ -362,53 +361,28 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 			if err != nil {
 				return err
 			}
-			if err := opts.checkReplace(thread, have, parsedContent(p)); err != nil {
+			if err := opts.checkReplace(thread, have, in.content); err != nil {
 				return err
 			}
 			if err := dropThread(tx, thread); err != nil {
 				return err
 			}
 		}
-		err := rebuild(p.items, func(it *importItem, cp *engine.Checkpoint) error {
-			pv, err := encodePut(cp, it.versions)
-			if err != nil {
-				// A value the document holds that no store can keep
-				// (as rebuilt: a Send's argument one level down): the
-				// document's fault, named where it is.
-				return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
-			}
-			s.encoded.Add(int64(pv.size))
-			if err := s.putTx(tx, rc, thread, it.ns, it.parent, cp, pv, it.md); err != nil {
+		for i := range in.puts {
+			p := &in.puts[i]
+			s.encoded.Add(int64(p.pv.size))
+			if err := s.putTx(tx, rc, thread, p.ns, p.parent, p.cp, p.pv, p.md); err != nil {
 				return err
 			}
-			if len(it.writes) == 0 {
-				return nil
-			}
-			b, err := openNS(tx, thread, it.ns, true)
-			if err != nil {
+			if err := putImportWrites(tx, thread, p.ns, p.cp.ID, p.writes); err != nil {
 				return err
 			}
-			for _, w := range it.writes {
-				if err := b.writes.Put(writeKey(it.id, w.task, w.slot), w.rec); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
 		// Writes against ids the thread does not hold are keyed as any
 		// write: a later Put of the id adopts them, as in the original.
-		for _, o := range p.orphans {
-			b, err := openNS(tx, thread, o.ns, true)
-			if err != nil {
+		for _, o := range in.orphans {
+			if err := putImportWrites(tx, thread, o.ns, o.id, o.writes); err != nil {
 				return err
-			}
-			for _, w := range o.writes {
-				if err := b.writes.Put(writeKey(o.id, w.task, w.slot), w.rec); err != nil {
-					return err
-				}
 			}
 		}
 		tb := threads.Bucket([]byte(thread))
@@ -423,4 +397,64 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 		return "", err
 	}
 	return thread, nil
+}
+
+// putImportWrites stores the saved writes of checkpoint id.
+func putImportWrites(tx *bolt.Tx, thread, ns, id string, writes []importWrite) error {
+	if len(writes) == 0 {
+		return nil
+	}
+	b, err := openNS(tx, thread, ns, true)
+	if err != nil {
+		return err
+	}
+	for _, w := range writes {
+		if err := b.writes.Put(writeKey(id, w.task, w.slot), w.rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importPuts is the sink of Import's read: each checkpoint encoded as a
+// Put encodes it (only the values that changed, a grown list as its new
+// elements), the writes, and the content a replace compares.
+type importPuts struct {
+	ctx     context.Context
+	puts    []importPut
+	orphans []*importOrphan
+	content *threadContent
+}
+
+// importPut is one checkpoint ready for putTx.
+type importPut struct {
+	ns, parent string
+	cp         *engine.Checkpoint // without its values: pv holds them
+	pv         *putValues
+	md         mdRecord
+	writes     []importWrite
+}
+
+func (in *importPuts) checkpoint(it *importItem, cp *engine.Checkpoint) error {
+	if err := in.ctx.Err(); err != nil {
+		return err
+	}
+	pv, err := encodePut(cp, it.versions)
+	if err != nil {
+		// A value the document holds that no store can keep (as
+		// rebuilt: a Send's argument one level down): the document's
+		// fault, named where it is.
+		return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
+	}
+	lite := &engine.Checkpoint{V: cp.V, ID: cp.ID, TS: cp.TS, ChannelVersions: cp.ChannelVersions,
+		VersionsSeen: cp.VersionsSeen, UpdatedChannels: cp.UpdatedChannels, Appends: cp.Appends}
+	in.puts = append(in.puts, importPut{ns: it.ns, parent: it.parent, cp: lite, pv: pv, md: it.md, writes: it.writes})
+	in.content.addCheckpoint(it.ns, it.id, it.md.Step, it.writes)
+	return nil
+}
+
+func (in *importPuts) orphan(o *importOrphan) error {
+	in.orphans = append(in.orphans, o)
+	in.content.addWrites(o.ns, o.id, o.writes)
+	return nil
 }

@@ -61,49 +61,54 @@ func ReadExport(r io.Reader, maxBytes int64) (*ThreadDoc, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxImportBytes
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
+	dr := &docRead{}
+	thread, fp, err := readExport(r, maxBytes, dr)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrImportTooLarge, maxBytes)
-	}
-	p, err := parseExport(data)
+	dr.doc.Thread, dr.doc.Fingerprint = thread, fp
+	return &dr.doc, nil
+}
+
+// docRead is the sink of ReadExport's read: the document, whole.
+type docRead struct{ doc ThreadDoc }
+
+func (dr *docRead) checkpoint(it *importItem, cp *engine.Checkpoint) error {
+	md, err := decodeMetadata(it.md)
 	if err != nil {
-		return nil, err
+		return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
 	}
-	doc := &ThreadDoc{Thread: p.thread, Fingerprint: p.fingerprint, Checkpoints: make([]DocCheckpoint, 0, len(p.items))}
-	err = rebuild(p.items, func(it *importItem, cp *engine.Checkpoint) error {
-		md, err := decodeMetadata(it.md)
+	ws, err := docWrites(it.writes)
+	if err != nil {
+		return err
+	}
+	dr.doc.Checkpoints = append(dr.doc.Checkpoints, DocCheckpoint{NS: it.ns, Parent: it.parent, Checkpoint: cp, Metadata: md, Writes: ws})
+	return nil
+}
+
+func (dr *docRead) orphan(o *importOrphan) error {
+	ws, err := docWrites(o.writes)
+	if err != nil {
+		return err
+	}
+	if ws == nil {
+		ws = []DocWrite{}
+	}
+	dr.doc.Orphans = append(dr.doc.Orphans, DocOrphan{NS: o.ns, Checkpoint: o.id, Writes: ws})
+	return nil
+}
+
+// docWrites are imported writes as a ThreadDoc holds them.
+func docWrites(writes []importWrite) ([]DocWrite, error) {
+	var out []DocWrite
+	for _, w := range writes {
+		ch, enc, err := splitWrite(w.rec)
 		if err != nil {
-			return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
+			return nil, err
 		}
-		dc := DocCheckpoint{NS: it.ns, Parent: it.parent, Checkpoint: cp, Metadata: md}
-		for _, w := range it.writes {
-			ch, enc, err := splitWrite(w.rec)
-			if err != nil {
-				return err
-			}
-			dc.Writes = append(dc.Writes, DocWrite{Task: w.task, Slot: w.slot, Channel: ch, Value: enc})
-		}
-		doc.Checkpoints = append(doc.Checkpoints, dc)
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		out = append(out, DocWrite{Task: w.task, Slot: w.slot, Channel: ch, Value: enc})
 	}
-	for _, o := range p.orphans {
-		do := DocOrphan{NS: o.ns, Checkpoint: o.id, Writes: make([]DocWrite, 0, len(o.writes))}
-		for _, w := range o.writes {
-			ch, enc, err := splitWrite(w.rec)
-			if err != nil {
-				return nil, err
-			}
-			do.Writes = append(do.Writes, DocWrite{Task: w.task, Slot: w.slot, Channel: ch, Value: enc})
-		}
-		doc.Orphans = append(doc.Orphans, do)
-	}
-	return doc, nil
+	return out, nil
 }
 
 // WriteExport writes doc as an export document that Import and ReadExport

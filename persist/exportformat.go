@@ -3,8 +3,6 @@ package persist
 import (
 	"bufio"
 	"bytes"
-	"cmp"
-	"container/heap"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/superstep/superstep/engine"
-	"github.com/superstep/superstep/internal/jsonpos"
 )
 
 // The export format (docs/export-format.md): one JSON object, a header and
@@ -379,6 +376,7 @@ func (ew *exportWriter) close(thread string) error {
 // importItem is one validated checkpoint of an export, its state still a
 // delta (or, from a version 1 export, whole).
 type importItem struct {
+	index          int // in the document, for errors
 	ns, id, parent string
 	v              int
 	ts             time.Time
@@ -412,15 +410,6 @@ type importOrphan struct {
 	writes []importWrite
 }
 
-// parsedExport is a validated export: its checkpoints in an order where
-// every parent in the export comes before its children, and the writes
-// against checkpoint ids it does not hold.
-type parsedExport struct {
-	thread, fingerprint string
-	items               []importItem
-	orphans             []importOrphan
-}
-
 // importState is a checkpoint's whole state while its children are
 // rebuilt from it.
 type importState struct {
@@ -431,144 +420,6 @@ type importState struct {
 	// the store then encodes just the new elements, so importing a growing
 	// list costs what it appended, as running it did.
 	appends map[string]engine.ListAppend
-}
-
-// parseExport validates an export of any version this build reads.
-func parseExport(data []byte) (*parsedExport, error) {
-	data = TrimBOM(data)
-	var head exportHead
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, badImportf("%v", decodeError(data, err))
-	}
-	if head.Format != ExportFormat {
-		return nil, badImportf("format is %q, want %q", truncate(head.Format, 40), ExportFormat)
-	}
-	switch {
-	case head.Version > ExportVersion:
-		return nil, badImportf("export version %d is newer than this superstep reads (%d): import it with a newer superstep", head.Version, ExportVersion)
-	case head.Version < exportVersionFull:
-		return nil, badImportf("export version %d is not a version (this superstep reads versions %d to %d)", head.Version, exportVersionFull, ExportVersion)
-	}
-	var n int
-	var item func(i int) (importItem, string, error) // and the id, for errors
-	var orphans []exportOrphan
-	if head.Version == exportVersionFull {
-		var f exportFileV1
-		if err := decodeStrict(data, &f); err != nil {
-			return nil, locateError[exportCheckpointV1, exportOrphan](data, err)
-		}
-		head, n = f.exportHead, len(f.Checkpoints)
-		item = func(i int) (importItem, string, error) {
-			it, err := importCheckpointV1(&f.Checkpoints[i])
-			return it, f.Checkpoints[i].ID, err
-		}
-	} else {
-		var f fileIn
-		if err := decodeStrict(data, &f); err != nil {
-			return nil, locateError[recordIn, orphanIn](data, err)
-		}
-		if f.Fingerprint == nil {
-			return nil, badImportf("missing field %q", "fingerprint")
-		}
-		head, n = f.exportHead, len(f.Checkpoints)
-		head.Fingerprint = *f.Fingerprint
-		item = func(i int) (importItem, string, error) {
-			in := &f.Checkpoints[i]
-			er, err := in.record()
-			if err != nil {
-				return importItem{}, in.exportRecord.ID, err
-			}
-			it, err := importRecord(er)
-			return it, er.ID, err
-		}
-		orphans = make([]exportOrphan, len(f.OrphanWrites))
-		for i := range f.OrphanWrites {
-			o, err := f.OrphanWrites[i].orphan()
-			if err != nil {
-				return nil, badImportf("orphan writes %d: %v", i, err)
-			}
-			orphans[i] = *o
-		}
-	}
-	if err := checkThreadID(head.Thread); err != nil {
-		return nil, badImportf("%v", err)
-	}
-	if len(head.Fingerprint) > MaxNSLen {
-		return nil, badImportf("fingerprint longer than %d bytes", MaxNSLen)
-	}
-	if n == 0 {
-		return nil, badImportf("no checkpoints")
-	}
-	if n > maxImportCheckpoints {
-		return nil, badImportf("more than %d checkpoints", maxImportCheckpoints)
-	}
-	if len(orphans) > maxImportCheckpoints {
-		return nil, badImportf("orphan writes at more than %d checkpoint ids", maxImportCheckpoints)
-	}
-	items := make([]importItem, n)
-	for i := range items {
-		var id string
-		var err error
-		if items[i], id, err = item(i); err != nil {
-			return nil, badImportf("checkpoint %d (%q): %v", i, truncate(id, 40), err)
-		}
-	}
-	order, err := parentsFirst(items, compareItems)
-	if err != nil {
-		return nil, err
-	}
-	p := &parsedExport{thread: head.Thread, fingerprint: head.Fingerprint, items: make([]importItem, len(order))}
-	for i, j := range order {
-		p.items[i] = items[j]
-	}
-	if p.orphans, err = importOrphans(orphans, items); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// importOrphans validates the writes against checkpoint ids an export does
-// not hold: each id once, not one of items (whose writes are the
-// checkpoint's own), and at least one write.
-func importOrphans(in []exportOrphan, items []importItem) ([]importOrphan, error) {
-	if len(in) == 0 {
-		return nil, nil
-	}
-	held := make(map[nsKey]bool, len(items))
-	for i := range items {
-		held[nsKey{items[i].ns, items[i].id}] = true
-	}
-	seen := make(map[nsKey]bool, len(in))
-	out := make([]importOrphan, len(in))
-	for i := range in {
-		o := &in[i]
-		fail := func(format string, args ...any) error {
-			return badImportf("orphan writes %d (checkpoint %q): %s", i, truncate(o.Checkpoint, 40), fmt.Sprintf(format, args...))
-		}
-		if err := CheckName("namespace", o.NS, MaxNSLen, true); err != nil {
-			return nil, fail("%v", err)
-		}
-		if err := checkRecordName("checkpoint id", o.Checkpoint, MaxIDLen, false); err != nil {
-			return nil, fail("%v", err)
-		}
-		k := nsKey{o.NS, o.Checkpoint}
-		if held[k] {
-			return nil, fail("the export holds that checkpoint in namespace %q: its writes belong in its own \"writes\"", truncate(o.NS, 40))
-		}
-		if seen[k] {
-			return nil, fail("appears twice in namespace %q", truncate(o.NS, 40))
-		}
-		seen[k] = true
-		if len(o.Writes) == 0 {
-			return nil, fail("no writes")
-		}
-		ws, err := importWrites(o.Writes)
-		if err != nil {
-			return nil, fail("%v", err)
-		}
-		out[i] = importOrphan{ns: o.NS, id: o.Checkpoint, writes: ws}
-	}
-	return out, nil
 }
 
 // How Import reads a version 2 document. Every field the export writes
@@ -735,96 +586,6 @@ func decodeStrict(data []byte, f any) error {
 	return nil
 }
 
-// locateError is err, from decoding the document data, as ErrBadImport
-// that says where: encoding/json names a field by its path from the
-// top ("checkpoints.metadata.step") and a byte offset, and neither tells
-// someone who opens the file which checkpoint it is. So, on this error
-// path only, each checkpoint (CP) and orphan writes entry (OR) is decoded
-// again alone, and the first that fails is the one: its index and id
-// prefix the error, as the checks after decoding name theirs, and its
-// field is named from inside it ("metadata.step").
-func locateError[CP, OR any](data []byte, err error) error {
-	if errors.Is(err, ErrBadImport) {
-		return err
-	}
-	var items struct {
-		Checkpoints  []json.RawMessage `json:"checkpoints"`
-		OrphanWrites []json.RawMessage `json:"orphan_writes"`
-	}
-	if json.Unmarshal(data, &items) == nil {
-		if i, id, ierr := firstBad[CP](items.Checkpoints); ierr != nil {
-			return badImportf("checkpoint %d (%q): %v", i, truncate(id, 40), decodeError(data, relocate(ierr, err)))
-		}
-		if i, id, ierr := firstBad[OR](items.OrphanWrites); ierr != nil {
-			return badImportf("orphan writes %d (checkpoint %q): %v", i, truncate(id, 40), decodeError(data, relocate(ierr, err)))
-		}
-	}
-	return badImportf("%v", decodeError(data, err))
-}
-
-// firstBad decodes each of raws into a T as the document is decoded and
-// returns the first that fails: its index, its id ("id", or "checkpoint"
-// for orphan writes) and the error.
-func firstBad[T any](raws []json.RawMessage) (int, string, error) {
-	for i, raw := range raws {
-		var v T
-		if err := decodeStrict(raw, &v); err != nil {
-			var ids struct {
-				ID         any `json:"id"`
-				Checkpoint any `json:"checkpoint"`
-			}
-			_ = json.Unmarshal(raw, &ids)
-			id, _ := cmp.Or(ids.ID, ids.Checkpoint).(string)
-			return i, id, err
-		}
-	}
-	return 0, "", nil
-}
-
-// relocate is the error of an entry decoded alone (inner) with the
-// offset of the same error in the whole document (outer), so that its
-// line is the file's.
-func relocate(inner, outer error) error {
-	var it, ot *json.UnmarshalTypeError
-	if errors.As(inner, &it) && errors.As(outer, &ot) {
-		e := *it
-		e.Offset = ot.Offset
-		return &e
-	}
-	return inner
-}
-
-// decodeError says what encoding/json found wrong with the document data
-// in the export's own terms. A value of the wrong type is named by its
-// field as the document spells it, with what the format wants there and
-// what the document has, and the line ("field \"version\" wants an
-// integer, not number 2.5 (line 1)"): the document is JSON, and
-// "cannot unmarshal … into Go struct field exportHead.version" says
-// neither. Only malformed JSON is "not JSON".
-func decodeError(data []byte, err error) error {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			field = "the document"
-		} else {
-			field = fmt.Sprintf("field %q", field)
-		}
-		return fmt.Errorf("%s wants %s, not %s (line %d)", field, jsonWant(te.Type), jsonGot(te.Value), line(data, te.Offset))
-	case errors.As(err, &se):
-		return fmt.Errorf("not JSON: %v (line %d)", err, line(data, se.Offset))
-	}
-	return err
-}
-
-// line is the line, counted from 1, of byte offset off in data.
-func line(data []byte, off int64) int {
-	l, _ := jsonpos.LineCol(data, off)
-	return l
-}
-
 // jsonWant says what JSON a Go type of the format's reads.
 func jsonWant(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
@@ -868,79 +629,6 @@ func jsonGot(v string) string {
 
 type nsKey struct{ ns, id string }
 
-// parentsFirst returns the indexes of items in an order where every parent
-// comes before its children and, among the checkpoints ready at a time,
-// the least by less (namespace, then id) first: Kahn's algorithm over a
-// heap, so O(n log n) in the checkpoints however many roots or siblings
-// there are. A checkpoint whose parent the thread does not hold starts a
-// tree as a root does. A duplicate, a cycle, or a parent missing from the
-// export but not marked so (or marked but present) is ErrBadImport.
-func parentsFirst(items []importItem, less func(a, b *importItem) int) ([]int, error) {
-	byKey := make(map[nsKey]int, len(items))
-	for i := range items {
-		k := nsKey{items[i].ns, items[i].id}
-		if _, dup := byKey[k]; dup {
-			return nil, badImportf("checkpoint %q appears twice in namespace %q", truncate(k.id, 40), truncate(k.ns, 40))
-		}
-		byKey[k] = i
-	}
-	children := make(map[int][]int)
-	ready := &itemHeap{items: items, less: less}
-	for i := range items {
-		it := &items[i]
-		if it.parent == "" {
-			ready.idx = append(ready.idx, i)
-			continue
-		}
-		p, ok := byKey[nsKey{it.ns, it.parent}]
-		switch {
-		case ok && it.parentMissing:
-			return nil, badImportf("checkpoint %q: its parent %q is in the export, but it is marked \"parent_missing\"", truncate(it.id, 40), truncate(it.parent, 40))
-		case ok:
-			children[p] = append(children[p], i)
-		case it.parentMissing || it.whole:
-			// Imported with the parent id as the store held it. A whole
-			// state (version 1) loses nothing without its parent.
-			ready.idx = append(ready.idx, i)
-		default:
-			// A delta whose base is not here: its parent's line was lost
-			// or its parent id changed. Importing it would lose state.
-			return nil, badImportf("checkpoint %q: parent %q is not in the export, and the checkpoint is not marked \"parent_missing\" (a checkpoint whose parent the thread does not hold is)", truncate(it.id, 40), truncate(it.parent, 40))
-		}
-	}
-	heap.Init(ready)
-	order := make([]int, 0, len(items))
-	for ready.Len() > 0 {
-		next := heap.Pop(ready).(int)
-		order = append(order, next)
-		for _, c := range children[next] {
-			heap.Push(ready, c)
-		}
-	}
-	if len(order) != len(items) {
-		return nil, badImportf("parent links form a cycle")
-	}
-	return order, nil
-}
-
-// itemHeap is a min-heap of indexes into items.
-type itemHeap struct {
-	items []importItem
-	idx   []int
-	less  func(a, b *importItem) int
-}
-
-func (h *itemHeap) Len() int           { return len(h.idx) }
-func (h *itemHeap) Less(i, j int) bool { return h.less(&h.items[h.idx[i]], &h.items[h.idx[j]]) < 0 }
-func (h *itemHeap) Swap(i, j int)      { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
-func (h *itemHeap) Push(x any)         { h.idx = append(h.idx, x.(int)) }
-func (h *itemHeap) Pop() any {
-	n := len(h.idx) - 1
-	x := h.idx[n]
-	h.idx = h.idx[:n]
-	return x
-}
-
 func compareItems(a, b *importItem) int {
 	switch {
 	case a.ns != b.ns && a.ns < b.ns:
@@ -955,48 +643,9 @@ func compareItems(a, b *importItem) int {
 	return 0
 }
 
-// rebuild turns items (parents first, as parseExport orders them) into
-// whole checkpoints and calls fn with each, in order. A checkpoint's state
-// is kept only until its last child is rebuilt, and checkpoints share
-// their parent's unchanged values, so the memory it holds is what changed
-// plus the states of the checkpoints with children still to come. fn must
-// not change cp's maps or values.
-func rebuild(items []importItem, fn func(it *importItem, cp *engine.Checkpoint) error) error {
-	kids := make(map[nsKey]int)
-	for i := range items {
-		if items[i].parent != "" {
-			kids[nsKey{items[i].ns, items[i].parent}]++
-		}
-	}
-	live := map[nsKey]*importState{}
-	for i := range items {
-		it := &items[i]
-		pk := nsKey{it.ns, it.parent}
-		base := live[pk]
-		st, err := it.state(base)
-		if err != nil {
-			return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
-		}
-		cp := &engine.Checkpoint{V: it.v, ID: it.id, TS: it.ts, ChannelValues: st.values,
-			ChannelVersions: st.versions, VersionsSeen: st.seen, UpdatedChannels: it.updated,
-			Appends: st.appends}
-		if err := fn(it, cp); err != nil {
-			return err
-		}
-		if k := (nsKey{it.ns, it.id}); kids[k] > 0 {
-			live[k] = st
-		}
-		if it.parent != "" {
-			if kids[pk]--; kids[pk] == 0 {
-				delete(live, pk)
-			}
-		}
-	}
-	return nil
-}
-
-// state applies the item to its parent's state (nil for a root).
-func (it *importItem) state(base *importState) (*importState, error) {
+// state applies the item to its parent's state (nil for a root); lists
+// grow in lists.
+func (it *importItem) state(base *importState, lists listArena) (*importState, error) {
 	if it.whole || base == nil {
 		if !it.whole && (len(it.versionsRemoved) > 0 || len(it.seenRemoved) > 0 || len(it.appended) > 0) {
 			if it.parent != "" {
@@ -1029,7 +678,7 @@ func (it *importItem) state(base *importState) (*importState, error) {
 			if !hadPrev || !isList {
 				return nil, fmt.Errorf("appends to channel %q, whose value at the parent is not a list", truncate(ch, 40))
 			}
-			st.values[ch] = joinList(list, elems)
+			st.values[ch] = lists.join(list, elems)
 			if st.appends == nil {
 				st.appends = map[string]engine.ListAppend{}
 			}
@@ -1060,26 +709,6 @@ func listElems(v any) ([]any, bool) {
 		return out, true
 	}
 	return nil, false
-}
-
-// joinList is the decoded value of list a followed by b, as decoding the
-// whole list would give it (engine.FromJSON: a list of interrupts only is
-// a []Interruption).
-func joinList(a, b []any) any {
-	out := make([]any, 0, len(a)+len(b))
-	out = append(append(out, a...), b...)
-	if _, ok := out[0].(engine.Interruption); !ok {
-		return out
-	}
-	ints := make([]engine.Interruption, 0, len(out))
-	for _, e := range out {
-		in, ok := e.(engine.Interruption)
-		if !ok {
-			return out
-		}
-		ints = append(ints, in)
-	}
-	return ints
 }
 
 // importCheckpointV1 validates one checkpoint of a version 1 export.

@@ -3,13 +3,27 @@ package persist
 import (
 	"fmt"
 	"testing"
+
+	"github.com/superstep/superstep/engine"
 )
 
-// TestParentsFirst_ManyRoots is item 9 of issue 17: ordering an import's
-// checkpoints sorted every ready set again (O(n² log n) with n roots; 11.7 s
-// at 40k). The comparisons are counted: with a heap they stay within
-// a small multiple of n log n for many roots and for many siblings.
-func TestParentsFirst_ManyRoots(t *testing.T) {
+// orderSink records the ids a streamOrder hands on.
+type orderSink struct{ ids []string }
+
+func (o *orderSink) checkpoint(it *importItem, _ *engine.Checkpoint) error {
+	o.ids = append(o.ids, it.id)
+	return nil
+}
+
+func (o *orderSink) orphan(*importOrphan) error { return nil }
+
+// TestStreamOrder_ParentsFirst is item 9 of issue 17 (ordering an
+// import's checkpoints sorted every ready set again: O(n² log n) with n
+// roots, 11.7 s at 40k), read as a stream: checkpoints in reverse id
+// order, so that each waits for its parent, come out parents first and,
+// among those ready together, least id first — for many roots, many
+// siblings and one long chain.
+func TestStreamOrder_ParentsFirst(t *testing.T) {
 	const n = 20000
 	shapes := map[string]func(i int) string{
 		"roots":    func(int) string { return "" },
@@ -22,28 +36,28 @@ func TestParentsFirst_ManyRoots(t *testing.T) {
 		},
 	}
 	for name, parent := range shapes {
-		items := make([]importItem, n)
-		for i := range items {
-			// Reverse id order, so that no input order helps.
-			items[i] = importItem{id: fmt.Sprintf("%08d", n-1-i)}
-			items[i].parent = parent(n - 1 - i)
-		}
-		compares := 0
-		order, err := parentsFirst(items, func(a, b *importItem) int {
-			compares++
-			return compareItems(a, b)
-		})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for i, j := range order {
-			if want := fmt.Sprintf("%08d", i); items[j].id != want {
-				t.Fatalf("%s: position %d is %s, want %s", name, i, items[j].id, want)
+		sink := &orderSink{}
+		o := newStreamOrder(sink)
+		for i := n - 1; i >= 0; i-- {
+			it := &importItem{index: n - 1 - i, id: fmt.Sprintf("%08d", i), parent: parent(i)}
+			if err := o.add(it); err != nil {
+				t.Fatalf("%s: add %s: %v", name, it.id, err)
 			}
 		}
-		// log2(20000) < 15; a heap does about 2 log n per push and pop.
-		if limit := 4 * n * 15; compares > limit {
-			t.Errorf("%s: %d comparisons to order %d checkpoints, want at most %d (n log n)", name, compares, n, limit)
+		if err := o.finish(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(sink.ids) != n {
+			t.Fatalf("%s: %d checkpoints handed on, want %d", name, len(sink.ids), n)
+		}
+		for i, id := range sink.ids {
+			want := fmt.Sprintf("%08d", i)
+			if name == "roots" {
+				want = fmt.Sprintf("%08d", n-1-i) // each ready as it is read
+			}
+			if id != want {
+				t.Fatalf("%s: position %d is %s, want %s", name, i, id, want)
+			}
 		}
 	}
 }

@@ -56,22 +56,17 @@ func docContent(doc *ThreadDoc) *threadContent {
 	return c
 }
 
-// parsedContent is the content of a validated export.
-func parsedContent(p *parsedExport) *threadContent {
-	c := newThreadContent(p.fingerprint)
-	for i := range p.items {
-		it := &p.items[i]
-		c.checkpoints[nsKey{it.ns, it.id}] = it.md.Step
-		for _, w := range it.writes {
-			c.writes[writeSlot{it.ns, it.id, w.task, w.slot}] = true
-		}
+// addCheckpoint adds an imported checkpoint and its writes.
+func (c *threadContent) addCheckpoint(ns, id string, step int, writes []importWrite) {
+	c.checkpoints[nsKey{ns, id}] = step
+	c.addWrites(ns, id, writes)
+}
+
+// addWrites adds imported writes saved against checkpoint id.
+func (c *threadContent) addWrites(ns, id string, writes []importWrite) {
+	for _, w := range writes {
+		c.writes[writeSlot{ns, id, w.task, w.slot}] = true
 	}
-	for _, o := range p.orphans {
-		for _, w := range o.writes {
-			c.writes[writeSlot{o.ns, o.id, w.task, w.slot}] = true
-		}
-	}
-	return c
 }
 
 // storedContent reads the content of thread bucket tb in tx: keys and
