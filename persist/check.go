@@ -84,6 +84,7 @@ func (s *Store) check() error {
 			}
 			checkThread(threads.Bucket(k), string(k), &rep)
 		}
+		checkImporting(tx, &rep)
 		if sealedTx(tx) && len(rep.errs) == 0 {
 			checkDigest(tx, rep.sum, &rep)
 		}
@@ -98,14 +99,15 @@ func (s *Store) check() error {
 	return nil
 }
 
-// checkTop checks the top level: the meta, threads and settings buckets
-// and nothing else, the meta bucket's keys and the settings' records. A
+// checkTop checks the top level: the meta, threads, settings and importing
+// buckets and nothing else, the meta bucket's keys and the settings'
+// records. A
 // damaged name turns a bucket into one the layout does not have, which is
 // reported rather than skipped: its records would silently vanish.
 func checkTop(tx *bolt.Tx, rep *checkReport) {
 	c := tx.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		known := bytes.Equal(k, bucketMeta) || bytes.Equal(k, bucketThreads) || bytes.Equal(k, bucketSettings)
+		known := bytes.Equal(k, bucketMeta) || bytes.Equal(k, bucketThreads) || bytes.Equal(k, bucketSettings) || bytes.Equal(k, bucketImporting)
 		if v != nil || !known {
 			rep.bad(corruptf("the file has an unknown top-level entry %q", k))
 		}
@@ -124,6 +126,32 @@ func checkTop(tx *bolt.Tx, rep *checkReport) {
 	}
 	if b := tx.Bucket(bucketSettings); b != nil {
 		settingRecords(b).scan(func([]byte, []byte) {}, rep)
+	}
+}
+
+// checkImporting checks the threads of imports a process left unfinished
+// when it died (importstage.go) as threads: their records are in the
+// file's digest until the next import drops them.
+func checkImporting(tx *bolt.Tx, rep *checkReport) {
+	root := tx.Bucket(bucketImporting)
+	if root == nil {
+		return
+	}
+	c := root.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		ib := root.Bucket(k)
+		if v != nil || ib == nil || len(k) != 8 {
+			rep.bad(corruptf("importing bucket: %q is not an import", k))
+			continue
+		}
+		ic := ib.Cursor()
+		for t, tv := ic.First(); t != nil; t, tv = ic.Next() {
+			if tv != nil || ib.Bucket(t) == nil {
+				rep.bad(corruptf("import %x: %q is a record, not a thread", k, t))
+				continue
+			}
+			checkThread(ib.Bucket(t), string(t), rep)
+		}
 	}
 }
 

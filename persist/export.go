@@ -8,8 +8,6 @@ import (
 	"io"
 
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/superstep/superstep/engine"
 )
 
 // DefaultMaxImportBytes is the largest export Import reads unless
@@ -319,14 +317,17 @@ func (b *nsBuckets) storedWrites(id string) ([]storedWrite, error) {
 //
 // The document is read as a stream (exportread.go): each checkpoint is
 // validated, rebuilt from its parent's state and encoded as it is read,
-// so the input is never held whole. Nothing is written until all of it
-// has been read and found valid, and then it is written in one
-// transaction: on error the store is unchanged.
+// and committed a few megabytes at a time where no reader sees it; once
+// the whole document has been read and found valid, one small
+// transaction makes it the thread (importstage.go). So memory stays
+// bounded however large the thread, and the import is still all or
+// nothing: on error, cancellation or a crash the store's threads are as
+// they were.
 //
 // Errors: ErrImportTooLarge, ErrBadImport (wrapped with the reason),
-// ErrThreadExists, ErrReadOnly, ErrClosed, ErrAsyncWrite, the reader's or
-// the commit's error.
-func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (string, error) {
+// ErrThreadExists, ErrReadOnly, ErrClosed, ErrAsyncWrite, the context's
+// error, the reader's or the commit's error.
+func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (thread string, err error) {
 	if err := s.writable(ctx); err != nil {
 		return "", err
 	}
@@ -339,122 +340,21 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (st
 			return "", err
 		}
 	}
-	in := &importPuts{ctx: ctx, content: newThreadContent("")}
-	thread, fp, err := readExport(r, limit, in)
+	st := &importStage{s: s, ctx: ctx, as: opts.Thread, content: newThreadContent("")}
+	defer func() {
+		if err != nil {
+			st.abort()
+		}
+	}()
+	_, fp, err := readExport(r, limit, st)
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return "", cerr // what cut the input off, most likely
+		}
 		return "", err
 	}
-	in.content.fingerprint = fp
-	if opts.Thread != "" {
-		thread = opts.Thread
-	}
-	err = s.w.submitWait(func(tx *bolt.Tx, rc *cache) error {
-		threads := tx.Bucket(bucketThreads)
-		caches{rc, s.cache}.dropThread(thread)
-		if tb := threads.Bucket([]byte(thread)); tb != nil {
-			if !opts.Overwrite {
-				return fmt.Errorf("%w: %q", ErrThreadExists, thread)
-			}
-			// In the transaction that replaces it: nothing can be added
-			// to the thread between the check and the replace.
-			have, err := storedContent(ctx, tb, thread)
-			if err != nil {
-				return err
-			}
-			if err := opts.checkReplace(thread, have, in.content); err != nil {
-				return err
-			}
-			if err := dropThread(tx, thread); err != nil {
-				return err
-			}
-		}
-		for i := range in.puts {
-			p := &in.puts[i]
-			s.encoded.Add(int64(p.pv.size))
-			if err := s.putTx(tx, rc, thread, p.ns, p.parent, p.cp, p.pv, p.md); err != nil {
-				return err
-			}
-			if err := putImportWrites(tx, thread, p.ns, p.cp.ID, p.writes); err != nil {
-				return err
-			}
-		}
-		// Writes against ids the thread does not hold are keyed as any
-		// write: a later Put of the id adopts them, as in the original.
-		for _, o := range in.orphans {
-			if err := putImportWrites(tx, thread, o.ns, o.id, o.writes); err != nil {
-				return err
-			}
-		}
-		tb := threads.Bucket([]byte(thread))
-		if fp != "" {
-			if err := threadKeys(tb, thread).Put(keyFingerprint, []byte(fp)); err != nil {
-				return err
-			}
-		}
-		return s.touch(tx, thread)
-	})
-	if err != nil {
+	if err := st.finish(opts, fp); err != nil {
 		return "", err
 	}
-	return thread, nil
-}
-
-// putImportWrites stores the saved writes of checkpoint id.
-func putImportWrites(tx *bolt.Tx, thread, ns, id string, writes []importWrite) error {
-	if len(writes) == 0 {
-		return nil
-	}
-	b, err := openNS(tx, thread, ns, true)
-	if err != nil {
-		return err
-	}
-	for _, w := range writes {
-		if err := b.writes.Put(writeKey(id, w.task, w.slot), w.rec); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// importPuts is the sink of Import's read: each checkpoint encoded as a
-// Put encodes it (only the values that changed, a grown list as its new
-// elements), the writes, and the content a replace compares.
-type importPuts struct {
-	ctx     context.Context
-	puts    []importPut
-	orphans []*importOrphan
-	content *threadContent
-}
-
-// importPut is one checkpoint ready for putTx.
-type importPut struct {
-	ns, parent string
-	cp         *engine.Checkpoint // without its values: pv holds them
-	pv         *putValues
-	md         mdRecord
-	writes     []importWrite
-}
-
-func (in *importPuts) checkpoint(it *importItem, cp *engine.Checkpoint) error {
-	if err := in.ctx.Err(); err != nil {
-		return err
-	}
-	pv, err := encodePut(cp, it.versions)
-	if err != nil {
-		// A value the document holds that no store can keep (as
-		// rebuilt: a Send's argument one level down): the document's
-		// fault, named where it is.
-		return badImportf("checkpoint %q: %v", truncate(it.id, 40), err)
-	}
-	lite := &engine.Checkpoint{V: cp.V, ID: cp.ID, TS: cp.TS, ChannelVersions: cp.ChannelVersions,
-		VersionsSeen: cp.VersionsSeen, UpdatedChannels: cp.UpdatedChannels, Appends: cp.Appends}
-	in.puts = append(in.puts, importPut{ns: it.ns, parent: it.parent, cp: lite, pv: pv, md: it.md, writes: it.writes})
-	in.content.addCheckpoint(it.ns, it.id, it.md.Step, it.writes)
-	return nil
-}
-
-func (in *importPuts) orphan(o *importOrphan) error {
-	in.orphans = append(in.orphans, o)
-	in.content.addWrites(o.ns, o.id, o.writes)
-	return nil
+	return st.thread, nil
 }

@@ -73,6 +73,8 @@ func ReadExport(r io.Reader, maxBytes int64) (*ThreadDoc, error) {
 // docRead is the sink of ReadExport's read: the document, whole.
 type docRead struct{ doc ThreadDoc }
 
+func (dr *docRead) begin(string) error { return nil }
+
 func (dr *docRead) checkpoint(it *importItem, cp *engine.Checkpoint) error {
 	md, err := decodeMetadata(it.md)
 	if err != nil {

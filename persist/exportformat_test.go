@@ -15,6 +15,8 @@ func (o *orderSink) checkpoint(it *importItem, _ *engine.Checkpoint) error {
 	return nil
 }
 
+func (o *orderSink) begin(string) error { return nil }
+
 func (o *orderSink) orphan(*importOrphan) error { return nil }
 
 // TestStreamOrder_ParentsFirst is item 9 of issue 17 (ordering an

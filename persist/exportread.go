@@ -37,6 +37,9 @@ import (
 // each checkpoint whole, parents before children, then the orphan writes.
 // A sink must not change cp's maps or values.
 type exportSink interface {
+	// begin is called once, before the first checkpoint, with the
+	// document's thread id, checked.
+	begin(thread string) error
 	checkpoint(it *importItem, cp *engine.Checkpoint) error
 	orphan(o *importOrphan) error
 }
@@ -120,6 +123,7 @@ type docReader struct {
 
 	head                     exportHead
 	haveFormat, haveVersion  bool
+	haveThread, begun        bool
 	fingerprint              *string // nil: missing (or null)
 	unknown                  string  // the first unknown top-level field
 	sawCheckpoints, sawOrphs bool
@@ -213,12 +217,12 @@ func (d *docReader) field(key string) error {
 			return badImportf("field %q appears twice (line %d)", key, d.in.line(d.dec.InputOffset()))
 		}
 		d.sawCheckpoints = true
-		if !d.haveFormat || !d.haveVersion {
+		if !d.haveFormat || !d.haveVersion || !d.haveThread {
 			l, err := d.later()
 			d.laterCheckpoints = l
 			return err
 		}
-		if err := d.headReady(); err != nil {
+		if err := d.begin(); err != nil {
 			return err
 		}
 		if err := d.list(key, d.checkpoint); err != nil {
@@ -291,6 +295,8 @@ func (d *docReader) headField(key string, raw json.RawMessage, start int64) erro
 		d.haveFormat = true
 	case "version":
 		d.haveVersion = true
+	case "thread":
+		d.haveThread = true
 	}
 	if d.haveFormat && d.haveVersion && (key == "format" || key == "version") {
 		return d.headReady()
@@ -314,6 +320,22 @@ func (d *docReader) headReady() error {
 		return badImportf("json: unknown field %q", d.unknown)
 	}
 	return nil
+}
+
+// begin checks the header before the first checkpoint is handed on: the
+// sink writes each under the thread's id.
+func (d *docReader) begin() error {
+	if d.begun {
+		return nil
+	}
+	if err := d.headReady(); err != nil {
+		return err
+	}
+	if err := checkThreadID(d.head.Thread); err != nil {
+		return badImportf("%v", err)
+	}
+	d.begun = true
+	return d.sink.begin(d.head.Thread)
 }
 
 // list reads the list of field key from the decoder, calling entry with
@@ -480,6 +502,9 @@ func (d *docReader) finish() error {
 	}
 	if l := d.laterCheckpoints; l != nil {
 		d.laterCheckpoints = nil
+		if err := d.begin(); err != nil {
+			return err
+		}
 		if err := d.listFrom("checkpoints", l, d.checkpoint); err != nil {
 			return err
 		}

@@ -715,21 +715,30 @@ func dropThread(tx *bolt.Tx, thread string) error {
 	if tb == nil {
 		return nil
 	}
-	r := roundOf(tx)
-	if r != nil {
+	if r := roundOf(tx); r != nil {
 		r.dropThread(thread)
+	}
+	return dropBucket(tx, threads, []byte(thread))
+}
+
+// dropBucket deletes bucket key of parent, taking the records in it and
+// its buckets out of the digest. A missing bucket is not an error.
+func dropBucket(tx *bolt.Tx, parent *bolt.Bucket, key []byte) error {
+	b := parent.Bucket(key)
+	if b == nil {
+		return nil
 	}
 	if sealedTx(tx) {
 		var gone digest
-		eachStored(tb, func(stored []byte) { gone.add(stored, false) })
-		if r != nil {
+		eachStored(b, func(stored []byte) { gone.add(stored, false) })
+		if r := roundOf(tx); r != nil {
 			r.delta.n += gone.n
 			r.delta.x ^= gone.x
 		} else if err := addDigest(tx, gone); err != nil {
 			return err
 		}
 	}
-	return threads.DeleteBucket([]byte(thread))
+	return parent.DeleteBucket(key)
 }
 
 // eachStored calls fn with every stored value in bucket b and the buckets

@@ -924,6 +924,13 @@ func (s *Store) putRecord(tx *bolt.Tx, cc caches, thread, ns, parentID string, c
 	if err != nil {
 		return nil, err
 	}
+	return putRecordIn(b, cc, thread, ns, parentID, cp, pv, mdr)
+}
+
+// putRecordIn is putRecord into the namespace's buckets b: a thread's, or
+// a thread being imported (importstage.go).
+func putRecordIn(b *nsBuckets, cc caches, thread, ns, parentID string, cp *engine.Checkpoint, pv *putValues, mdr mdRecord) (*putResult, error) {
+	var err error
 	b.thread, b.ns, b.cache = thread, ns, cc
 	var key, kidKey []byte
 	if p := pv.prep; p != nil {
