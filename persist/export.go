@@ -11,8 +11,12 @@ import (
 )
 
 // DefaultMaxImportBytes is the largest export Import reads unless
-// ImportOptions.MaxBytes says otherwise.
-const DefaultMaxImportBytes = 256 << 20
+// ImportOptions.MaxBytes says otherwise. Import reads a document as a
+// stream and commits it in chunks, so its memory does not grow with the
+// document (it was read whole, which is what a limit of 256 MiB guarded);
+// the limit is what stops an endless or hostile input before it fills the
+// disk, set well above the largest thread a run makes.
+const DefaultMaxImportBytes int64 = 4 << 30
 
 // maxImportCheckpoints bounds the checkpoints of one import.
 const maxImportCheckpoints = 1 << 20

@@ -70,6 +70,27 @@ func ReadExport(r io.Reader, maxBytes int64) (*ThreadDoc, error) {
 	return &dr.doc, nil
 }
 
+// CheckExport reads and validates an export document as Import does,
+// without storing or keeping it, and returns its thread id: a caller can
+// refuse a bad document before it opens a database. The document is read
+// as a stream (Import's memory, without the database). Errors:
+// ErrImportTooLarge (maxBytes, default DefaultMaxImportBytes),
+// ErrBadImport wrapped with the reason, or the reader's error.
+func CheckExport(r io.Reader, maxBytes int64) (string, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxImportBytes
+	}
+	thread, _, err := readExport(r, maxBytes, discardSink{})
+	return thread, err
+}
+
+// discardSink is CheckExport's: the checks are readExport's.
+type discardSink struct{}
+
+func (discardSink) begin(string) error                               { return nil }
+func (discardSink) checkpoint(*importItem, *engine.Checkpoint) error { return nil }
+func (discardSink) orphan(*importOrphan) error                       { return nil }
+
 // docRead is the sink of ReadExport's read: the document, whole.
 type docRead struct{ doc ThreadDoc }
 

@@ -63,7 +63,23 @@ type docInput struct {
 	// lines counts the forgotten ones.
 	nl    []int64
 	lines int
+	// Where the input is: in a string (after an escape), or in a run of
+	// white space between tokens of that many bytes. encoding/json's
+	// Decoder keeps such a run whole in its buffer until a token ends
+	// it, so a run longer than maxSpace is refused (spaceAt: where).
+	inString, escaped bool
+	space             int
+	spaceAt           int64
 }
+
+// maxSpace is the longest run of white space between two tokens an
+// export may have: far more than any indentation, and what keeps an input
+// of nothing but white space from growing the decoder's buffer to the
+// size limit.
+const maxSpace = 1 << 20
+
+// errSpace stops the decoder at a run of white space over maxSpace.
+var errSpace = errors.New("persist: too much white space")
 
 func newDocInput(r io.Reader, limit int64) *docInput {
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -77,17 +93,37 @@ func (d *docInput) Read(p []byte) (int, error) {
 	if d.over {
 		return 0, errTooLarge
 	}
+	if d.spaceAt > 0 {
+		return 0, errSpace
+	}
 	// One byte past the limit is enough to know.
 	if room := d.limit + 1 - d.n; int64(len(p)) > room {
 		p = p[:room]
 	}
 	n, err := d.r.Read(p)
 	for i, c := range p[:n] {
+		switch {
+		case d.escaped:
+			d.escaped = false
+		case d.inString:
+			d.escaped = c == '\\'
+			d.inString = c != '"'
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+			if d.space++; d.space > maxSpace && d.spaceAt == 0 {
+				d.spaceAt = d.n + int64(i)
+			}
+		default:
+			d.space = 0
+			d.inString = c == '"'
+		}
 		if c == '\n' {
 			d.nl = append(d.nl, d.n+int64(i))
 		}
 	}
 	d.n += int64(n)
+	if d.spaceAt > 0 {
+		return n, errSpace
+	}
 	if err != nil && err != io.EOF && d.err == nil {
 		d.err = err
 	}
@@ -195,8 +231,8 @@ func (d *docReader) document() error {
 	// Nothing may follow but white space; reading to the end also finds
 	// a document over the size limit by its last bytes.
 	if _, err := d.dec.Token(); err != io.EOF {
-		if d.in.over || d.in.err != nil {
-			return err
+		if d.in.over || d.in.err != nil || d.in.spaceAt > 0 {
+			return d.syntax(err)
 		}
 		return badImportf("trailing data after the export")
 	}
@@ -549,6 +585,9 @@ func (d *docReader) finish() error {
 func (d *docReader) syntax(err error) error {
 	if d.in.over || d.in.err != nil {
 		return err
+	}
+	if d.in.spaceAt > 0 {
+		return badImportf("more than %d bytes of white space between two values (line %d)", maxSpace, d.in.line(d.in.spaceAt))
 	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return badImportf("not JSON: unexpected end of JSON input (line %d)", d.in.line(d.in.n))

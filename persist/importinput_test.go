@@ -3,6 +3,7 @@ package persist_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,78 @@ func TestOpen_ExportFile(t *testing.T) {
 		}
 		if after, _ := os.ReadFile(path); !bytes.Equal(after, data) {
 			t.Errorf("%s: Open changed the file", name)
+		}
+	}
+}
+
+// spaced is data with n spaces after each comma outside its strings:
+// valid JSON still, and as large as a test needs without a value as
+// large.
+func spaced(data []byte, n int) io.Reader {
+	pad := bytes.Repeat([]byte(" "), n)
+	var parts []io.Reader
+	inString, escaped, from := false, false, 0
+	for i, c := range data {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped, inString = c == '\\', c != '"'
+		case c == '"':
+			inString = true
+		case c == ',':
+			parts = append(parts, bytes.NewReader(data[from:i+1]), bytes.NewReader(pad))
+			from = i + 1
+		}
+	}
+	return io.MultiReader(append(parts, bytes.NewReader(data[from:]))...)
+}
+
+// TestImport_LargerThanItsMemory: Import reads a document as a stream, so
+// its default limit is the one that stops an endless input, not the
+// 256 MiB that guarded a document read whole. An export spaced out to
+// more than 256 MiB (JSON allows white space between values) is imported.
+// A run of white space longer than
+// maxSpace, which the decoder would hold whole, is refused, naming its
+// line.
+func TestImport_LargerThanItsMemory(t *testing.T) {
+	src := openTemp(t, persist.Options{NoSync: true})
+	chain(t, src, "t", 300)
+	data := export(t, src, "t")
+	commas := 0
+	for _, c := range data {
+		if c == ',' {
+			commas++
+		}
+	}
+	n := (257<<20)/commas + 1
+	if n > 1<<20 {
+		t.Fatalf("fixture: %d commas need runs of %d spaces", commas, n)
+	}
+	s := openTemp(t, persist.Options{NoSync: true})
+	if th, err := s.Import(ctx, spaced(data, n), persist.ImportOptions{}); err != nil || th != "t" {
+		t.Fatalf("Import of a %d MiB export = %q, %v", (commas*n)>>20, th, err)
+	}
+	endless := io.MultiReader(bytes.NewReader(data[:len(data)-2]), bytes.NewReader(bytes.Repeat([]byte("\n"), 2<<20)))
+	if _, err := persist.CheckExport(endless, 0); !errors.Is(err, persist.ErrBadImport) || !strings.Contains(err.Error(), "bytes of white space between two values (line ") {
+		t.Errorf("CheckExport of 2 MiB of white space: %v, want it refused", err)
+	}
+}
+
+// TestCheckExport_AsImport: CheckExport refuses what Import refuses, with
+// the same error, and stores nothing anywhere.
+func TestCheckExport_AsImport(t *testing.T) {
+	good := validExport(t)
+	s := openTemp(t, persist.Options{NoSync: true})
+	for name, data := range map[string][]byte{
+		"not JSON":  []byte("{\n\"format\": \"superstep-thread\",\n\"thread\": \n}"),
+		"truncated": good[:len(good)/2],
+		"bad field": bytes.Replace(good, []byte(`"version":2`), []byte(`"version":2.5`), 1),
+	} {
+		_, cerr := persist.CheckExport(bytes.NewReader(data), 0)
+		_, ierr := s.Import(ctx, bytes.NewReader(data), persist.ImportOptions{})
+		if !errors.Is(cerr, persist.ErrBadImport) || ierr == nil || cerr.Error() != ierr.Error() {
+			t.Errorf("%s: CheckExport: %v\nImport: %v", name, cerr, ierr)
 		}
 	}
 }
