@@ -1,44 +1,109 @@
 package cli
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/superstep/superstep/persist"
 )
 
-// exportThread reads thread's export document from a database or a
-// service's export handler (pull --from http://…).
-func exportThread(ctx context.Context, thread, fromDB string, from persist.Exporter) (*bytes.Buffer, error) {
-	var doc bytes.Buffer
-	if err := from.Export(ctx, thread, &doc, ""); err != nil {
-		if errors.Is(err, persist.ErrThreadNotFound) {
-			return nil, usagef("thread %q is not in %s", thread, displayDB(fromDB))
-		}
-		var said *exitError
-		if errors.As(err, &said) {
-			return nil, err // a service's answer, worded already
-		}
-		return nil, storeError(err, "read thread %q from %s", thread, displayDB(fromDB))
-	}
-	return &doc, nil
+// exportStream is a thread's export document as its source writes it: a
+// database's Export or a service's answer, read as it comes (pull and
+// push copy a thread through the export format, every branch and
+// namespace with its pending writes and recorded graph), so that a large
+// thread is never held whole.
+type exportStream struct {
+	r    *bufio.Reader
+	pr   *io.PipeReader
+	done chan error // the export's result
+	// thread and fromDB word the export's errors.
+	thread, fromDB string
 }
 
-// importThread writes an export document of thread into to, in one
-// transaction (pull and push copy a thread, every branch and namespace
-// with its pending writes and recorded graph, through the export format),
-// under the id as (pull --as) when it is
-// not "".
-func importThread(ctx context.Context, thread, toDB string, to Store, doc *bytes.Buffer, o replaceFlags, pull bool, as string) error {
-	opts := o.options(int64(doc.Len()))
+// exportFailed is how the export's own error reaches the import through
+// the pipe, told apart from the import's errors.
+type exportFailed struct{ err error }
+
+func (e *exportFailed) Error() string { return e.err.Error() }
+
+// errImportStopped ends an export whose reader stopped reading.
+var errImportStopped = errors.New("the import stopped reading")
+
+// startExport starts reading thread's export from from, and returns once
+// its first bytes came: a thread the source does not have or a service
+// that refuses fails here, before the receiving database is opened, so it
+// leaves no new file behind.
+func startExport(ctx context.Context, thread, fromDB string, from persist.Exporter) (*exportStream, error) {
+	pr, pw := io.Pipe()
+	x := &exportStream{r: bufio.NewReaderSize(pr, 64<<10), pr: pr, done: make(chan error, 1), thread: thread, fromDB: fromDB}
+	go func() {
+		err := from.Export(ctx, thread, pw, "")
+		if err != nil {
+			pw.CloseWithError(&exportFailed{err})
+		} else {
+			pw.Close()
+		}
+		x.done <- err
+	}()
+	if _, err := x.r.Peek(1); err != nil {
+		x.pr.CloseWithError(errImportStopped)
+		if err := <-x.done; err != nil {
+			return nil, x.failed(err)
+		}
+		// Nothing, and no error: Import says the document is empty.
+		x.done <- nil
+	}
+	return x, nil
+}
+
+// failed words the export's error.
+func (x *exportStream) failed(err error) error {
+	if errors.Is(err, persist.ErrThreadNotFound) {
+		return usagef("thread %q is not in %s", x.thread, displayDB(x.fromDB))
+	}
+	var said *exitError
+	if errors.As(err, &said) {
+		return err // a service's answer, worded already
+	}
+	return storeError(err, "read thread %q from %s", x.thread, displayDB(x.fromDB))
+}
+
+// end stops the export if the import stopped reading, waits for it, and
+// returns its error when it is what failed the import (importErr): an
+// export cut off (a service that stopped, the command interrupted) says
+// so, rather than that the document ended early. nil means importErr, if
+// any, is the import's own.
+func (x *exportStream) end(ctx context.Context, importErr error) error {
+	x.pr.CloseWithError(errImportStopped)
+	exportErr := <-x.done
+	var ef *exportFailed
+	switch {
+	case errors.As(importErr, &ef):
+		return x.failed(ef.err)
+	case exportErr != nil && (importErr == nil || ctx.Err() != nil):
+		return x.failed(exportErr)
+	}
+	return nil
+}
+
+// importThread writes an export document of thread, read from x, into
+// to, all or nothing, under the id as (pull --as) when it is not "".
+func importThread(ctx context.Context, thread, toDB string, to Store, x *exportStream, o replaceFlags, pull bool, as string) error {
+	opts := o.options(0)
 	if as != "" {
 		thread, opts.Thread = as, as
 	}
-	_, err := to.Import(ctx, doc, opts)
+	_, err := to.Import(ctx, x.r, opts)
+	if xerr := x.end(ctx, err); xerr != nil {
+		return xerr
+	}
 	if errors.Is(err, persist.ErrThreadExists) {
 		again := "pass --overwrite to replace it"
 		if pull {
@@ -164,16 +229,16 @@ now, beside the copy you have been working on.`,
 				return err
 			}
 			defer closeStore(from, &err)
-			to, err := a.openDB(g, toDB, storeOptions{pullInto: pull})
+			to, err := a.openNewDB(g, toDB, storeOptions{pullInto: pull}, &err)
 			if err != nil {
 				return err
 			}
 			defer closeStore(to, &err)
-			doc, err := exportThread(cmd.Context(), thread, fromDB, from)
+			x, err := startExport(cmd.Context(), thread, fromDB, from)
 			if err != nil {
 				return err
 			}
-			if err := importThread(cmd.Context(), thread, toDB, to, doc, replace, pull, as); err != nil {
+			if err := importThread(cmd.Context(), thread, toDB, to, x, replace, pull, as); err != nil {
 				return err
 			}
 			verb := map[bool]string{true: "pulled", false: "pushed"}[pull]
@@ -200,16 +265,17 @@ func (a *App) pullFromService(ctx context.Context, g *globals, thread, service, 
 		return err
 	}
 	// The export first: a service that refuses leaves no new file behind.
-	doc, err := exportThread(ctx, thread, service, from)
+	x, err := startExport(ctx, thread, service, from)
 	if err != nil {
 		return err
 	}
-	to, err := a.openDB(g, local, storeOptions{pullInto: true})
+	to, err := a.openNewDB(g, local, storeOptions{pullInto: true}, &err)
 	if err != nil {
+		x.end(ctx, err)
 		return err
 	}
 	defer closeStore(to, &err)
-	if err := importThread(ctx, thread, local, to, doc, replace, true, as); err != nil {
+	if err := importThread(ctx, thread, local, to, x, replace, true, as); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(a.Stdout, "pulled thread %s from %s into %s%s\n", thread, displayDB(service), displayDB(local), asSaid(as))
@@ -222,6 +288,46 @@ func asSaid(as string) string {
 		return ""
 	}
 	return " as " + as
+}
+
+// openNewDB is openDB for the database a thread is copied into. A
+// database file that this opens anew is removed again when the command
+// fails (*cmdErr when it returns): the copy reads the source as it
+// writes, so a source that fails midway (a service cut off) would
+// otherwise leave an empty database where there was none. It is removed
+// while it is still open, so no other process can have opened it since.
+func (a *App) openNewDB(g *globals, db string, o storeOptions, cmdErr *error) (Store, error) {
+	_, statErr := os.Stat(db)
+	_, lockErr := os.Stat(persist.LockPath(db))
+	st, err := a.openDB(g, db, o)
+	if err != nil || !errors.Is(statErr, fs.ErrNotExist) {
+		return st, err
+	}
+	if file, ok := st.(*persist.Store); ok {
+		r := &removeOnFailure{Store: st, paths: []string{file.Path()}, err: cmdErr}
+		if errors.Is(lockErr, fs.ErrNotExist) {
+			r.paths = append(r.paths, persist.LockPath(file.Path()))
+		}
+		return r, nil
+	}
+	return st, nil
+}
+
+// removeOnFailure is a database that openNewDB created: Close removes
+// it, and the lock file the open created, first when the command failed.
+type removeOnFailure struct {
+	Store
+	paths []string
+	err   *error
+}
+
+func (r *removeOnFailure) Close() error {
+	if *r.err != nil {
+		for _, p := range r.paths {
+			_ = os.Remove(p)
+		}
+	}
+	return r.Store.Close()
 }
 
 // openDB opens a database other than --db with the global --timeout.
