@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -1182,23 +1181,27 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 				defer f.Close()
 				name, r = args[0], f
 			}
-			// One byte over the limit is enough for Import to refuse it.
-			data, err := io.ReadAll(io.LimitReader(r, persist.DefaultMaxImportBytes+1))
+			in, err := seekableImport(r)
 			if err != nil {
-				return usagef("import %s: %v", name, err)
+				return failf("import %s: %v", name, err)
 			}
-			// Import would only say the input is not JSON; the line and
-			// column are what someone who edited the file needs. A byte
-			// order mark is not malformed: Import skips it.
-			if body := persist.TrimBOM(data); len(data) <= persist.DefaultMaxImportBytes && !json.Valid(body) {
-				var raw json.RawMessage
-				return usagef("import %s: %s", name, jsonErrorAt(body, json.Unmarshal(body, &raw)))
-			}
+			defer in.Close()
 			// Refused before the database is opened: a bad file must not
 			// leave a new, empty database behind or wait for the lock.
-			doc, err := persist.ReadExport(bytes.NewReader(data), persist.DefaultMaxImportBytes)
+			// The check reads the document as a stream, as Import does.
+			thread, err := persist.CheckExport(in, 0)
 			if err != nil {
+				if errors.Is(err, persist.ErrBadImport) {
+					// Import says the input is not JSON and its line; the
+					// column too is what someone who edited the file needs.
+					if at := malformedJSON(in); at != "" {
+						return usagef("import %s: %s", name, at)
+					}
+				}
 				return storeError(err, "import %s", name)
+			}
+			if _, err := in.Seek(0, io.SeekStart); err != nil {
+				return failf("import %s: %v", name, err)
 			}
 			db, err := dbPath(g)
 			if err != nil {
@@ -1209,12 +1212,12 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 				return err
 			}
 			defer closeStore(st, &err)
-			id, err := st.Import(cmd.Context(), bytes.NewReader(data), replace.options(0))
+			id, err := st.Import(cmd.Context(), in, replace.options(0))
 			if errors.Is(err, persist.ErrThreadExists) {
-				return usagef("import %s: thread %q already exists in %s (--overwrite replaces it)", name, doc.Thread, displayDB(db))
+				return usagef("import %s: thread %q already exists in %s (--overwrite replaces it)", name, thread, displayDB(db))
 			}
 			if errors.Is(err, persist.ErrWouldDiscard) {
-				return usagef("import %s: not replacing thread %q in %s: %s; export it again from where it went on, or pass --force to drop what only it has", name, doc.Thread, displayDB(db), replaceLoss(err))
+				return usagef("import %s: not replacing thread %q in %s: %s; export it again from where it went on, or pass --force to drop what only it has", name, thread, displayDB(db), replaceLoss(err))
 			}
 			if err != nil {
 				return storeError(err, "import %s", name)
@@ -1228,6 +1231,72 @@ func (a *App) importCommand(g *globals) *cobra.Command {
 	}
 	replace.add(cmd, "replace a thread of the same id")
 	return cmd
+}
+
+// seekableImport is import's input as a file it can read twice (checked,
+// then imported): the file itself, or, for a pipe, a temporary copy of
+// it, which Close removes. The copy is on disk, not in memory: an export
+// may be hundreds of megabytes.
+func seekableImport(r io.Reader) (io.ReadSeekCloser, error) {
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			return nopCloser{f}, nil
+		}
+	}
+	tmp, err := os.CreateTemp("", "superstep-import-*.json")
+	if err != nil {
+		return nil, err
+	}
+	spool := &tempFile{tmp}
+	// One byte over the limit is enough for the check to refuse it.
+	if _, err := io.Copy(tmp, io.LimitReader(r, persist.DefaultMaxImportBytes+1)); err != nil {
+		spool.Close()
+		return nil, err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		spool.Close()
+		return nil, err
+	}
+	return spool, nil
+}
+
+// nopCloser is a file the caller closes itself.
+type nopCloser struct{ *os.File }
+
+func (nopCloser) Close() error { return nil }
+
+// tempFile is a temporary file that Close removes.
+type tempFile struct{ *os.File }
+
+func (t *tempFile) Close() error {
+	err := t.File.Close()
+	if rerr := os.Remove(t.Name()); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// maxJSONCheck is the largest input malformedJSON reads to place an error.
+const maxJSONCheck = 256 << 20
+
+// malformedJSON says where in, an export CheckExport refused, is not JSON
+// (line and column), or "" when it is JSON (the refusal says what is
+// wrong) or too large to read again whole. It reads in from its start: an
+// error path only.
+func malformedJSON(in io.ReadSeeker) string {
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return ""
+	}
+	data, err := io.ReadAll(io.LimitReader(in, maxJSONCheck+1))
+	if err != nil || len(data) > maxJSONCheck {
+		return ""
+	}
+	body := persist.TrimBOM(data)
+	if json.Valid(body) {
+		return ""
+	}
+	var raw json.RawMessage
+	return jsonErrorAt(body, json.Unmarshal(body, &raw))
 }
 
 func (a *App) checkCommand(g *globals) *cobra.Command {
