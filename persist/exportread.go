@@ -410,22 +410,17 @@ func (d *docReader) listFrom(key string, l *rawList, entry func(raw json.RawMess
 	line := func(off int64) int {
 		return l.line + bytes.Count(l.raw[:min(max(off-l.start, 0), int64(len(l.raw)))], []byte("\n"))
 	}
-	if bytes.Equal(l.raw, []byte("null")) {
-		return nil
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(l.raw, &elems); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return badImportf("field %q wants a list, not %s (line %d)", key, jsonGot(te.Value), l.line)
-		}
-		return badImportf("%v", err)
-	}
-	// Each element's offset: the list is valid JSON, so a decoder over it
-	// gives each element's end.
+	// The list is valid JSON (the decoder read it): a decoder over it
+	// gives each element and where it ends.
 	dec := json.NewDecoder(bytes.NewReader(l.raw))
-	dec.Token()
-	for i := 0; dec.More(); i++ {
+	switch tok, _ := dec.Token(); tok {
+	case json.Delim('['):
+	case nil:
+		return nil // null: no entries
+	default:
+		return badImportf("field %q wants a list, not %s (line %d)", key, tokenKind(tok), l.line)
+	}
+	for dec.More() {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return badImportf("%v", err)
@@ -433,7 +428,6 @@ func (d *docReader) listFrom(key string, l *rawList, entry func(raw json.RawMess
 		if err := entry(raw, l.start+dec.InputOffset()-int64(len(raw)), line); err != nil {
 			return err
 		}
-		elems[i] = nil
 	}
 	return nil
 }
