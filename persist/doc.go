@@ -23,7 +23,9 @@
 // wrote it: SetFingerprint, or the engine's record of a run that started
 // the thread, engine.GraphRecorder, committed with its first checkpoint),
 // the time it was last written, and its checkpoint namespaces' records,
-// of four kinds:
+// of four kinds (a thread being imported is built the same way in a
+// third bucket, "importing", and moved into "threads" whole when it is
+// complete: importstage.go):
 //
 //   - checkpoint records keyed by id. A record keeps metadata, parent,
 //     timestamp and updated channels, and its channel versions and
