@@ -39,17 +39,6 @@ var bucketImporting = []byte("importing")
 // megabytes, small against the memory an import may take.
 var importChunkBytes = 8 << 20
 
-// activeImports holds the imports this process is running, by database
-// file and sequence number: a bucket of "importing" that is not among
-// them was left by a process that stopped mid-import (only one process
-// writes a file).
-var activeImports sync.Map // importID → struct{}
-
-type importID struct {
-	path string
-	seq  uint64
-}
-
 // importStage is Import's sink: it encodes each checkpoint as Put does and
 // commits them into the import's bucket a chunk at a time.
 type importStage struct {
@@ -181,7 +170,7 @@ func (st *importStage) commit() error {
 	})
 	if err != nil {
 		if st.seq == 0 {
-			activeImports.Delete(importID{st.s.path, seq})
+			st.s.imports.Delete(seq)
 		}
 		return err
 	}
@@ -200,13 +189,13 @@ func (st *importStage) bucket(tx *bolt.Tx) (*bolt.Bucket, uint64, error) {
 	}
 	seq := st.seq
 	if seq == 0 {
-		if err := dropDeadImports(tx, root, st.s.path); err != nil {
+		if err := dropDeadImports(tx, root, &st.s.imports); err != nil {
 			return nil, 0, err
 		}
 		if seq, err = root.NextSequence(); err != nil {
 			return nil, 0, err
 		}
-		activeImports.Store(importID{st.s.path, seq}, struct{}{})
+		st.s.imports.Store(seq, struct{}{})
 	}
 	ib, err := root.CreateBucketIfNotExists(importKey(seq))
 	if err != nil {
@@ -219,13 +208,14 @@ func (st *importStage) bucket(tx *bolt.Tx) (*bolt.Bucket, uint64, error) {
 func importKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
 
 // dropDeadImports drops the buckets in root (bucketImporting) of imports
-// no goroutine of this process runs.
-func dropDeadImports(tx *bolt.Tx, root *bolt.Bucket, path string) error {
+// not among running (Store.imports): only one Store writes a file at a
+// time (its lock), so any other was left by one that stopped mid-import.
+func dropDeadImports(tx *bolt.Tx, root *bolt.Bucket, running *sync.Map) error {
 	var dead [][]byte
 	c := root.Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		if len(k) == 8 {
-			if _, ok := activeImports.Load(importID{path, binary.BigEndian.Uint64(k)}); ok {
+			if _, ok := running.Load(binary.BigEndian.Uint64(k)); ok {
 				continue
 			}
 		}
@@ -303,7 +293,7 @@ func (st *importStage) finish(opts ImportOptions, fingerprint string) error {
 		return s.touch(tx, thread)
 	})
 	if err == nil {
-		activeImports.Delete(importID{s.path, st.seq})
+		s.imports.Delete(st.seq)
 	}
 	return err
 }
@@ -315,7 +305,6 @@ func (st *importStage) abort() {
 	if st.seq == 0 {
 		return
 	}
-	id := importID{st.s.path, st.seq}
 	_ = st.s.w.submitWait(func(tx *bolt.Tx, _ *cache) error {
 		root := tx.Bucket(bucketImporting)
 		if root == nil {
@@ -329,7 +318,7 @@ func (st *importStage) abort() {
 		}
 		return nil
 	})
-	activeImports.Delete(id)
+	st.s.imports.Delete(st.seq)
 }
 
 // putImportWrites stores the saved writes of checkpoint id in b.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -155,6 +156,11 @@ type Store struct {
 	cache    *cache
 	now      func() time.Time
 	closed   atomic.Bool
+	// imports holds the sequence numbers of the "importing" buckets this
+	// store's imports are writing (importstage.go): only one store writes
+	// a file at a time, so any other such bucket was left by one that
+	// stopped mid-import, and the next import drops it.
+	imports sync.Map // uint64 → struct{}
 	// encoded counts the bytes of values Put and PutWrites encoded, for
 	// tests that a superstep costs what it changed.
 	encoded atomic.Int64
