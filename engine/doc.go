@@ -201,7 +201,10 @@
 //     included; state_bulk.go several supersteps at once). declared.go
 //     finds which declared subgraph (UsesSubgraph) ran in a namespace;
 //     subgraphruns.go lists the namespaces a task's subgraph runs keep
-//     their checkpoints in.
+//     their checkpoints in. recordedplan.go plans a stored checkpoint from
+//     the topology a GraphRecord kept, with the same planning code on a
+//     graph made of the recorded nodes and channels: a thread's status
+//     where the compiled graph is not at hand.
 //   - checkpoint.go, saver.go, memsaver.go: plain-data checkpoints, the
 //     storage contract and its in-memory implementation.
 //   - limits.go: the bounds on what runs write — the one value depth limit

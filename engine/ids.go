@@ -402,7 +402,11 @@ func reducerSuffix(ci channelInfo) string {
 	return ""
 }
 
-func (g *Graph) computeFingerprint() string {
-	sum := sha256.Sum256([]byte(strings.Join(g.Topology(), "\n")))
+func (g *Graph) computeFingerprint() string { return fingerprintOf(g.Topology()) }
+
+// fingerprintOf is the fingerprint of topology lines, sorted as Topology
+// sorts them: a graph's, or those a GraphRecord kept (PlanFromRecord).
+func fingerprintOf(lines []string) string {
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 	return hex.EncodeToString(sum[:16])
 }
