@@ -67,7 +67,9 @@ const (
 // ThreadLister (each of this module's stores is): the one written last
 // first, ?limit=N of them, as a document ReadThreadList reads (`superstep
 // threads --from URL` prints it), so that someone looking for the failing
-// thread sees which threads failed or wait for an answer.
+// thread sees which threads failed or wait for an answer, and, planned from
+// each thread's graph record (ThreadInfo.Status), which are done and which
+// still have tasks to run: a run that died or was cancelled mid-way.
 //
 // The handler serves every thread to whoever reaches it and checks no
 // credentials: mount it where only the people who debug the service can

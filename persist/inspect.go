@@ -42,6 +42,16 @@ type ThreadInfo struct {
 	// line; a panic's names the function and file:line), so that a list
 	// of threads tells a tool's error from a bug. SetLatestWrites sets it.
 	Failure string
+	// Status is the engine's status of the latest root checkpoint, done,
+	// pending, interrupted or failed, decided without the graph from the
+	// topology of the thread's graph record (engine.RecordedPlan.Status,
+	// as GetState would say it) when StatusKnown. StatusKnown is false
+	// where the record cannot decide (no record, a bare fingerprint, a
+	// topology this build cannot read: engine.ErrUndecided) or the thread
+	// has only subgraph checkpoints; Interrupted and Failed then say what
+	// the saved writes alone tell.
+	Status      engine.CheckpointStatus
+	StatusKnown bool
 	// Fingerprint is the graph fingerprint recorded with SetFingerprint.
 	Fingerprint string
 	// Updated is when the store last wrote to the thread (Options.Now).
@@ -73,9 +83,14 @@ type TreeNode struct {
 // ExportHandler) is never held by one long read, which would keep the
 // writer from growing the file until it ended. A thread written meanwhile
 // is listed as it was before or after that write.
+//
+// A thread's Status is planned from its graph record (StatusKnown), in
+// the same transaction: a listing plans each distinct record once.
 func (s *Store) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	var out []ThreadInfo
 	var after []byte // the last thread listed, a copy: tx's bytes end with it
+	plans := recordedPlans{}
+	names := map[string]string{} // shared by the records read
 	for more := true; more; {
 		more = false
 		err := s.view(ctx, func(tx *bolt.Tx) error {
@@ -98,7 +113,7 @@ func (s *Store) Threads(ctx context.Context) ([]ThreadInfo, error) {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				info, err := threadInfo(threads.Bucket(k), string(k))
+				info, err := threadInfo(threads.Bucket(k), string(k), plans, s.cache, names)
 				if err != nil {
 					info.Err = err
 				}
@@ -119,7 +134,7 @@ func (s *Store) Threads(ctx context.Context) ([]ThreadInfo, error) {
 // a few milliseconds of reading each.
 const threadsPerRead = 256
 
-func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
+func threadInfo(tb *bolt.Bucket, id string, plans recordedPlans, rc *cache, names map[string]string) (ThreadInfo, error) {
 	info := ThreadInfo{ID: id}
 	keys := threadKeys(tb, id)
 	fp, err := keys.Get(keyFingerprint)
@@ -157,6 +172,22 @@ func threadInfo(tb *bolt.Bucket, id string) (ThreadInfo, error) {
 		return info, err
 	}
 	info.LastID, info.LastStep, info.LastSource, info.LastTS = lastID, rec.Meta.Step, rec.Meta.Source, rec.TS
+	if plan := plans.of(info.Fingerprint); plan != nil {
+		// The latest checkpoint's versions, the values planning reads
+		// and the saved writes (their control values): what GetState
+		// plans from, and what SetLatestWrites reads.
+		st, err := listedState(rc, b.cps, id, lastID, rec, names)
+		if err != nil {
+			return info, err
+		}
+		tup, err := b.tupleOf(id, "", lastID, rec, st, plan.Reads)
+		if err != nil {
+			return info, err
+		}
+		info.SetLatestWrites(tup.PendingWrites)
+		info.setRecordedStatus(plan, tup)
+		return info, nil
+	}
 	c := b.writes.Cursor()
 	var saved []engine.PendingWrite
 	for k, v := c.SeekPrefix(writePrefix(lastID)); k != nil; k, v = c.Next() {

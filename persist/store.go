@@ -1366,6 +1366,11 @@ func (b *nsBuckets) tuple(thread, ns, id string, rec *cpRecord, memo map[string]
 	if err != nil {
 		return nil, err
 	}
+	return b.tupleOf(thread, ns, id, rec, st, keep)
+}
+
+// tupleOf is tuple with the checkpoint's versions rebuilt already (st).
+func (b *nsBuckets) tupleOf(thread, ns, id string, rec *cpRecord, st *cpState, keep func(channel string) bool) (*engine.CheckpointTuple, error) {
 	cp := &engine.Checkpoint{
 		V: rec.V, ID: id, TS: rec.TS,
 		ChannelValues:   make(map[string]any, len(st.refs)),

@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/superstep/superstep/engine"
 )
 
 // ThreadLister is a store whose threads ExportHandler lists: Store,
@@ -48,9 +50,13 @@ type listedThread struct {
 	Interrupted   bool      `json:"interrupted"`
 	Failed        bool      `json:"failed"`
 	Failure       string    `json:"failure,omitempty"`
-	Fingerprint   string    `json:"fingerprint,omitempty"`
-	Updated       time.Time `json:"updated,omitzero"`
-	Error         string    `json:"error,omitempty"`
+	// Status is ThreadInfo.Status when StatusKnown. Added in version 1
+	// without a new version: an older reader skips the field, and a
+	// document without it (an older service's) lists no status.
+	Status      string    `json:"status,omitempty"`
+	Fingerprint string    `json:"fingerprint,omitempty"`
+	Updated     time.Time `json:"updated,omitzero"`
+	Error       string    `json:"error,omitempty"`
 }
 
 func listed(t ThreadInfo) listedThread {
@@ -61,6 +67,9 @@ func listed(t ThreadInfo) listedThread {
 	}
 	if t.Err != nil {
 		l.Error = t.Err.Error()
+	}
+	if t.StatusKnown {
+		l.Status = t.Status.String()
 	}
 	return l
 }
@@ -74,8 +83,18 @@ func (l listedThread) info() ThreadInfo {
 	if l.Error != "" {
 		t.Err = &ListedThreadError{Thread: l.ID, Message: l.Error}
 	}
+	// A word this build does not know (a newer service's) is no status.
+	for _, st := range listedStatuses {
+		if l.Status != "" && l.Status == st.String() {
+			t.Status, t.StatusKnown = st, true
+		}
+	}
 	return t
 }
+
+// listedStatuses are the statuses a list document names, by their
+// engine names.
+var listedStatuses = [...]engine.CheckpointStatus{engine.CheckpointDone, engine.CheckpointPending, engine.CheckpointInterrupted, engine.CheckpointFailed}
 
 // ListedThreadError is ThreadInfo.Err of a thread a list document
 // (ReadThreadList) says its store could not read: the store's own error
@@ -143,6 +162,97 @@ func ReadThreadList(r io.Reader) (threads []ThreadInfo, total int, err error) {
 		threads = append(threads, l.info())
 	}
 	return threads, doc.Total, nil
+}
+
+// recordedPlans caches, by graph record as a thread stores it, what a
+// listing plans its threads' latest checkpoints with: one
+// engine.RecordedPlan for the many threads of one graph, nil for a record
+// that cannot decide (no record, a bare fingerprint, a topology this build
+// cannot read).
+type recordedPlans map[string]*engine.RecordedPlan
+
+// of is the plan of record, read once.
+func (ps recordedPlans) of(record string) *engine.RecordedPlan {
+	if p, ok := ps[record]; ok {
+		return p
+	}
+	var p *engine.RecordedPlan
+	if rec, ok := engine.DecodeGraphRecord(record); ok {
+		p, _ = engine.PlanFromRecord(rec) // ErrUndecided: nil, no status
+	}
+	ps[record] = p
+	return p
+}
+
+// setRecordedStatus sets Status from plan, the thread's recorded graph,
+// and latest, its latest root checkpoint with its saved writes (the
+// values plan.Reads accepts are enough). A checkpoint the record cannot
+// decide (engine.ErrUndecided), or whose saved input does not apply, as
+// GetState's would not, leaves it unknown.
+func (t *ThreadInfo) setRecordedStatus(plan *engine.RecordedPlan, latest *engine.CheckpointTuple) {
+	t.Status, t.StatusKnown = 0, false
+	if st, err := plan.Status(latest); err == nil {
+		t.Status, t.StatusKnown = st, true
+	}
+}
+
+// listedState is loadState for a listing, which rebuilds one checkpoint of
+// each of many threads: the writer's cached state of the thread's newest
+// checkpoint when it has it (a thread being written), else the delta chain
+// read newest first into one state, its records' names shared through
+// names across threads. loadState instead copies the state once per
+// record of the chain (it keeps each in a memo for List's other
+// checkpoints), which a listing of one checkpoint a thread has no use for.
+//
+// A record's delta applies its Dropped before its Versions (applyDelta):
+// newest first, the first record that names a channel or node, in its
+// versions or its dropped ones, decides it, its versions winning.
+func listedState(c *cache, cps *records, thread, id string, rec *cpRecord, names map[string]string) (*cpState, error) {
+	if st := c.state(thread, "", id); st != nil {
+		return st, nil
+	}
+	st := &cpState{refs: map[string]chanRef{}, seen: map[string]map[string]int64{}, depth: rec.Depth}
+	decidedRef, decidedSeen := map[string]bool{}, map[string]bool{}
+	cur := rec
+	for n := 0; ; n++ {
+		for ch, v := range cur.Versions {
+			if !decidedRef[ch] {
+				decidedRef[ch] = true
+				st.refs[ch] = chanRef{v, cur.Seqs[ch]}
+			}
+		}
+		for node, m := range cur.Seen {
+			if !decidedSeen[node] {
+				decidedSeen[node] = true
+				st.seen[node] = m
+			}
+		}
+		if !cur.Delta {
+			return st, nil
+		}
+		for _, ch := range cur.Dropped {
+			decidedRef[ch] = true
+		}
+		for _, node := range cur.SeenDropped {
+			decidedSeen[node] = true
+		}
+		switch {
+		case n >= maxChain:
+			return nil, corruptf("checkpoint %q: delta chain longer than %d", id, maxChain)
+		case cur.Parent == "":
+			return nil, corruptf("checkpoint %q: a delta without a parent", id)
+		}
+		data, err := cps.Get(checkpointKey(cur.Parent))
+		if err != nil {
+			return nil, err
+		}
+		if data == nil {
+			return nil, corruptf("checkpoint %q: delta base %q is missing", id, cur.Parent)
+		}
+		if cur, err = decodeRecordNames(data, names); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // Both stores of this package serve ExportHandler's list.
