@@ -45,12 +45,13 @@ type ThreadInfo struct {
 	// Status is the engine's status of the latest root checkpoint, done,
 	// pending, interrupted or failed, decided without the graph from the
 	// topology of the thread's graph record (engine.RecordedPlan.Status,
-	// as GetState would say it) when StatusKnown. StatusKnown is false
-	// where the record cannot decide (no record, a bare fingerprint, a
-	// topology this build cannot read: engine.ErrUndecided) or the thread
-	// has only subgraph checkpoints; Interrupted and Failed then say what
-	// the saved writes alone tell.
-	Status      engine.CheckpointStatus
+	// as GetState would say it), when StatusKnown.
+	Status engine.CheckpointStatus
+	// StatusKnown reports that Status was decided. It is false where the
+	// record cannot decide (no record, a bare fingerprint, a topology
+	// this build cannot read: engine.ErrUndecided) or the thread has only
+	// subgraph checkpoints; Interrupted and Failed then say what the
+	// saved writes alone tell.
 	StatusKnown bool
 	// Fingerprint is the graph fingerprint recorded with SetFingerprint.
 	Fingerprint string
