@@ -228,8 +228,9 @@ type threadRow struct {
 	// (a built-in's name or a scenario file's path).
 	GraphName string `json:"graph_name,omitempty"`
 	// Status is the engine's status of the latest checkpoint: done,
-	// pending, interrupted or error ("unknown" without the graph, which
-	// says whether tasks remain; "unreadable" with Error).
+	// pending, interrupted or error, planned with the graph or from the
+	// topology its record keeps ("unknown" where neither can say whether
+	// tasks remain; "unreadable" with Error).
 	Status string `json:"status"`
 	// Error says why the thread cannot be read (damage): it is listed so
 	// that the others still are.
@@ -266,9 +267,13 @@ wrote the thread: a run here, or the pull or import that brought it.
 
 --from lists another database's threads instead, what pull --from would
 copy: a file, a postgres:// URL, or the http:// or https:// URL where a
-service mounts persist.ExportHandler (--header sends credentials). A
-service's threads show the status their saved writes tell (interrupted,
-error), or unknown: whether tasks remain needs the graph.`,
+service mounts persist.ExportHandler (--header sends credentials).
+
+STATUS is done, pending (tasks remain: a run stopped at a breakpoint,
+cancelled or killed mid-way), interrupted or error. Without the graph it is
+planned from the graph's topology each thread recorded; a service computes
+it so. It is unknown where that cannot say: a thread with no recorded
+topology, or a service older than this command.`,
 		Example: "  superstep threads\n  superstep threads --db ./bug.db --json\n  superstep threads --from https://svc.internal/debug/checkpoints --limit 20",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
@@ -363,15 +368,18 @@ func (a *App) serviceThreads(ctx context.Context, g *globals, service string, he
 	return a.printThreads(g, rows, total, "")
 }
 
-// listedStatus is the status of a thread another store listed, from what
-// it tells without the graph: its saved writes, as threadStatus tells it
-// without one.
+// listedStatus is the status of a thread a service listed, from what it
+// tells without the graph: the status it planned from the thread's graph
+// record (persist.ThreadInfo.Status), else its saved writes, as
+// threadStatus tells it without one.
 func listedStatus(t persist.ThreadInfo) string {
 	switch {
 	case t.Err != nil:
 		return statusUnreadable
 	case t.Checkpoints == 0:
 		return statusSubgraphsOnly
+	case t.StatusKnown:
+		return t.Status.String()
 	case t.Interrupted:
 		return engine.CheckpointInterrupted.String()
 	case t.Failed:
@@ -1503,7 +1511,14 @@ func first(list []*engine.CheckpointTuple) *engine.CheckpointTuple {
 // threadStatus is the engine's status of a thread's latest checkpoint
 // (engine.StateSnapshot.Status, the same facts show, run and the debugger
 // use): planned with the thread's recorded graph when it still resolves,
-// else from the saved writes alone.
+// else from the saved writes alone, which tell interrupted and error;
+// done or pending then comes from the store's listing, which planned the
+// checkpoint from the topology the thread's graph record keeps
+// (persist.ThreadInfo.Status), where it could.
+//
+// The checkpoint is read all the same, values included: a listing names
+// a thread whose latest checkpoint is damaged, which the listing's own
+// read, without the state's values, would not see.
 //
 // With the graph, the checkpoint Threads listed as the latest
 // (ThreadInfo.LastID) is read once, by GetState, as checkpointState reads
@@ -1527,10 +1542,14 @@ func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map
 	if err != nil {
 		return "", err
 	}
-	if tuple == nil {
-		return "unknown", nil
+	status := "unknown"
+	if tuple != nil {
+		status = checkpointStatus(ctx, g, tuple)
 	}
-	return checkpointStatus(ctx, g, tuple), nil
+	if status == "unknown" && t.StatusKnown {
+		return t.Status.String(), nil
+	}
+	return status, nil
 }
 
 // checkpointStatus is the engine's status of checkpoint t: with the graph,

@@ -11,9 +11,9 @@ import (
 )
 
 // TestThreads_FromAService: threads --from lists what a running service's
-// persist.ExportHandler serves, newest first, with the statuses its saved
-// writes tell (what the local listing says of the same threads without
-// their graph), --limit keeps the newest and says how many were left
+// persist.ExportHandler serves, newest first, with the statuses it tells
+// without the graph (from the saved writes and the recorded topology),
+// --limit keeps the newest and says how many were left
 // out, and every refusal says what to do.
 func TestThreads_FromAService(t *testing.T) {
 	t.Parallel()
@@ -48,8 +48,9 @@ func TestThreads_FromAService(t *testing.T) {
 		{"boom", "error", mix},
 		{"subask", "interrupted", mix},
 		{"ask", "interrupted", mix},
-		// Done or pending needs the graph: the service's list cannot say.
-		{"done", "unknown", mix},
+		// Done or pending: the service planned it from the thread's
+		// recorded topology.
+		{"done", "done", mix},
 	}
 	if !reflect.DeepEqual(rows, want) {
 		t.Errorf("threads --from the service:\n%+v\nwant\n%+v", rows, want)
