@@ -26,6 +26,39 @@ func TestThreads_StatusWithoutTheGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
+	want := writeBillingThreads(t, store)
+	_, base, auth := serveExports(t, store)
+	wantStatuses(t, "the service", want, superstep(t, "", append([]string{"threads", "--from", base, "--json"}, auth...)...))
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantStatuses(t, "the database", want, superstep(t, "", "threads", "--db", db, "--json"))
+}
+
+// TestThreads_StatusWithoutTheGraph_Postgres: the same threads pushed to
+// PostgreSQL, whose listing plans nothing, list the same statuses: the
+// command plans the latest checkpoint it reads from the recorded topology.
+func TestThreads_StatusWithoutTheGraph_Postgres(t *testing.T) {
+	pg := postgresDB(t)
+	db := filepath.Join(t.TempDir(), "service.db")
+	store, err := persist.Open(db, persist.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := writeBillingThreads(t, store)
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for thread := range want {
+		superstep(t, "", "push", thread, "--db", db, "--to", pg).want(t, 0)
+	}
+	wantStatuses(t, "PostgreSQL", want, superstep(t, "", "threads", "--db", pg, "--json"))
+}
+
+// writeBillingThreads writes, as a program of its own would, threads of a
+// graph this command does not have, and returns the status of each.
+func writeBillingThreads(t *testing.T, store *persist.Store) map[string]string {
+	t.Helper()
 	ctx := context.Background()
 	g, err := engine.NewStateGraph(engine.LastValueKey("mode"), engine.AppendKey("log")).Named("billing-agent").
 		AddNode("charge", func(ctx context.Context, in any) (any, error) {
@@ -67,31 +100,28 @@ func TestThreads_StatusWithoutTheGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	run("bare", "done")
-	want := map[string]string{"done": "done", "breakpoint": "pending", "limited": "pending", "asks": "interrupted", "fails": "error", "bare": "unknown"}
-	statuses := func(from string, r result) {
-		t.Helper()
-		r.want(t, 0)
-		var rows []struct{ Thread, Status string }
-		if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
-			t.Fatalf("%s: %v\n%s", from, err, r.stdout)
-		}
-		got := map[string]string{}
-		for _, row := range rows {
-			got[row.Thread] = row.Status
-		}
-		for thread, status := range want {
-			if got[thread] != status {
-				t.Errorf("%s: thread %s is %q, want %q", from, thread, got[thread], status)
-			}
-		}
-		if len(rows) != len(want) {
-			t.Errorf("%s: %d threads, want %d", from, len(rows), len(want))
+	return map[string]string{"done": "done", "breakpoint": "pending", "limited": "pending", "asks": "interrupted", "fails": "error", "bare": "unknown"}
+}
+
+// wantStatuses checks that r, a threads --json listing, lists the threads
+// of want with their statuses.
+func wantStatuses(t *testing.T, from string, want map[string]string, r result) {
+	t.Helper()
+	r.want(t, 0)
+	var rows []struct{ Thread, Status string }
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatalf("%s: %v\n%s", from, err, r.stdout)
+	}
+	got := map[string]string{}
+	for _, row := range rows {
+		got[row.Thread] = row.Status
+	}
+	for thread, status := range want {
+		if got[thread] != status {
+			t.Errorf("%s: thread %s is %q, want %q", from, thread, got[thread], status)
 		}
 	}
-	_, base, auth := serveExports(t, store)
-	statuses("the service", superstep(t, "", append([]string{"threads", "--from", base, "--json"}, auth...)...))
-	if err := store.Close(); err != nil {
-		t.Fatal(err)
+	if len(rows) != len(want) {
+		t.Errorf("%s: %d threads, want %d", from, len(rows), len(want))
 	}
-	statuses("the database", superstep(t, "", "threads", "--db", db, "--json"))
 }
