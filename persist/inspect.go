@@ -90,7 +90,7 @@ type TreeNode struct {
 func (s *Store) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	var out []ThreadInfo
 	var after []byte // the last thread listed, a copy: tx's bytes end with it
-	plans := recordedPlans{}
+	plans := NewThreadPlans()
 	names := map[string]string{} // shared by the records read
 	for more := true; more; {
 		more = false
@@ -135,7 +135,7 @@ func (s *Store) Threads(ctx context.Context) ([]ThreadInfo, error) {
 // a few milliseconds of reading each.
 const threadsPerRead = 256
 
-func threadInfo(tb *bolt.Bucket, id string, plans recordedPlans, rc *cache, names map[string]string) (ThreadInfo, error) {
+func threadInfo(tb *bolt.Bucket, id string, plans *ThreadPlans, rc *cache, names map[string]string) (ThreadInfo, error) {
 	info := ThreadInfo{ID: id}
 	keys := threadKeys(tb, id)
 	fp, err := keys.Get(keyFingerprint)
@@ -173,7 +173,7 @@ func threadInfo(tb *bolt.Bucket, id string, plans recordedPlans, rc *cache, name
 		return info, err
 	}
 	info.LastID, info.LastStep, info.LastSource, info.LastTS = lastID, rec.Meta.Step, rec.Meta.Source, rec.TS
-	if plan := plans.of(info.Fingerprint); plan != nil {
+	if reads := plans.Reads(&info); reads != nil {
 		// The latest checkpoint's versions, the values planning reads
 		// and the saved writes (their control values): what GetState
 		// plans from, and what SetLatestWrites reads.
@@ -181,12 +181,12 @@ func threadInfo(tb *bolt.Bucket, id string, plans recordedPlans, rc *cache, name
 		if err != nil {
 			return info, err
 		}
-		tup, err := b.tupleOf(id, "", lastID, rec, st, plan.Reads)
+		tup, err := b.tupleOf(id, "", lastID, rec, st, reads)
 		if err != nil {
 			return info, err
 		}
 		info.SetLatestWrites(tup.PendingWrites)
-		info.setRecordedStatus(plan, tup)
+		plans.SetStatus(&info, tup)
 		return info, nil
 	}
 	c := b.writes.Cursor()

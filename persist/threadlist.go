@@ -184,6 +184,37 @@ func (ps recordedPlans) of(record string) *engine.RecordedPlan {
 	return p
 }
 
+// ThreadPlans plans the latest checkpoints of a listing's threads from
+// their graph records, one engine.RecordedPlan per distinct record, so
+// that every store's Threads says the same Status of a thread (Store's
+// plans in its read of the thread; the PostgreSQL store's after its one
+// query). Not safe for concurrent use.
+type ThreadPlans struct{ plans recordedPlans }
+
+// NewThreadPlans returns a ThreadPlans with no record read yet.
+func NewThreadPlans() *ThreadPlans { return &ThreadPlans{plans: recordedPlans{}} }
+
+// Reads returns which channels' values planning t's latest checkpoint
+// reads (an engine.Outliner's keep), or nil when t's record cannot decide
+// (no record, a bare fingerprint, a topology this build cannot read): its
+// status stays unknown, and nothing need be read for it.
+func (p *ThreadPlans) Reads(t *ThreadInfo) func(channel string) bool {
+	if plan := p.plans.of(t.Fingerprint); plan != nil {
+		return plan.Reads
+	}
+	return nil
+}
+
+// SetStatus sets t.Status and t.StatusKnown from latest, t's latest root
+// checkpoint (t.LastID) with its saved writes, read with the values Reads
+// accepts at least.
+func (p *ThreadPlans) SetStatus(t *ThreadInfo, latest *engine.CheckpointTuple) {
+	t.Status, t.StatusKnown = 0, false
+	if plan := p.plans.of(t.Fingerprint); plan != nil {
+		t.setRecordedStatus(plan, latest)
+	}
+}
+
 // setRecordedStatus sets Status from plan, the thread's recorded graph,
 // and latest, its latest root checkpoint with its saved writes (the
 // values plan.Reads accepts are enough). A checkpoint the record cannot

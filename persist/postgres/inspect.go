@@ -50,7 +50,11 @@ func (s *Store) threads(ctx context.Context) ([]persist.ThreadInfo, error) {
 		}
 		out = append(out, info)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close() // its connection, before each thread's query takes one
+	return out, s.plannedStatuses(ctx, out)
 }
 
 // latestInfo fills in what info says of the thread's latest root
