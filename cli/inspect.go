@@ -1546,18 +1546,8 @@ func threadStatus(ctx context.Context, st Store, t persist.ThreadInfo, cache map
 	if tuple != nil {
 		status = checkpointStatus(ctx, g, tuple)
 	}
-	switch {
-	case status != "unknown":
-	case t.StatusKnown:
+	if status == "unknown" && t.StatusKnown {
 		status = t.Status.String()
-	case tuple != nil:
-		// A store whose listing plans nothing (PostgreSQL's reads every
-		// thread in one query): the checkpoint just read, planned here.
-		if plan, err := engine.PlanFromRecord(rec.GraphRecord); err == nil {
-			if s, err := plan.Status(tuple); err == nil {
-				status = s.String()
-			}
-		}
 	}
 	return status, nil
 }

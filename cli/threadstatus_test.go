@@ -36,8 +36,7 @@ func TestThreads_StatusWithoutTheGraph(t *testing.T) {
 }
 
 // TestThreads_StatusWithoutTheGraph_Postgres: the same threads pushed to
-// PostgreSQL, whose listing plans nothing, list the same statuses: the
-// command plans the latest checkpoint it reads from the recorded topology.
+// PostgreSQL list the same statuses, planned by that store's listing.
 func TestThreads_StatusWithoutTheGraph_Postgres(t *testing.T) {
 	pg := postgresDB(t)
 	db := filepath.Join(t.TempDir(), "service.db")
