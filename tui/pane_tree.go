@@ -371,7 +371,7 @@ func (p *treePane) follow(h int) {
 // what runs next, and what its tasks left (interrupts, failures).
 func (p treePane) describe(i int) string {
 	var b strings.Builder
-	for _, part := range p.rowParts(i) {
+	for _, part := range p.rowParts(i, false) {
 		b.WriteString(part.text)
 	}
 	return b.String()
@@ -379,36 +379,51 @@ func (p treePane) describe(i int) string {
 
 // Turns to give way in a narrow tree (headerPart.drop): what made a
 // checkpoint goes first (the row above says what runs next, the same
-// tasks), then what runs next, then whether a fork's writes were edited.
-// The id, step and source, the recorded run's end, a replay's mark and
+// tasks), then what runs next, then which branch the row is on (the
+// recorded run's end, a replay's mark: the lanes still draw the branch),
+// then whether a fork's writes were edited. The id, step and source and
 // what the tasks left (interrupts, failures: what a bad case is pulled
 // for) never give way; past them the row is cut at its end.
 const (
 	dropEdited = 1
-	dropNext   = 2
-	dropMadeBy = 3
+	dropBranch = 2
+	dropNext   = 3
+	dropMadeBy = 4
 )
 
+// narrowTree is the tree pane's inner width below which every row names
+// its step by its number alone ("efdbd78c  3 loop"): at 80 columns the
+// pane has 42 cells, and "step " is what a failed row's "✗ summarize
+// failed" was cut for. All rows take the same form, so the columns stay
+// aligned.
+const narrowTree = 50
+
 // rowParts is describe in parts, each with its turn to give way when
-// the row does not fit (fitRow).
-func (p treePane) rowParts(i int) []headerPart {
+// the row does not fit (fitRow); narrow rows name the step by its number
+// alone (narrowTree).
+func (p treePane) rowParts(i int, narrow bool) []headerPart {
 	h := p.snaps[i]
-	parts := []headerPart{{fmt.Sprintf("%s step %-2d %-6s", termtext.Name(p.rowID(h.ID)), h.Step, termtext.Name(h.Source)), 0}}
+	format := "%s step %-2d %-6s"
+	if narrow {
+		format = "%s %2d %-6s"
+	}
+	parts := []headerPart{{fmt.Sprintf(format, termtext.Name(p.rowID(h.ID)), h.Step, termtext.Name(h.Source)), 0}}
 	add := func(text string, drop int) {
 		if text != "" {
 			parts = append(parts, headerPart{text, drop})
 		}
 	}
 	s := p.plan(i)
-	// First, where a narrow pane still shows them: which branch is the
-	// recorded run (its end, however many branches are newer) and which
-	// ones a replay wrote, told from a person's forks.
+	// First, which branch is the recorded run (its end, however many
+	// branches are newer) and which ones a replay wrote, told from a
+	// person's forks; a row too narrow for them and what its tasks left
+	// keeps the latter.
 	switch {
 	case h.ID == p.recordedEnd:
-		add(" [recorded end]", 0)
+		add(" [recorded end]", dropBranch)
 	case s != nil:
 		if _, ok := recording.ReplayOf(s.Metadata); ok {
-			add(" [replay]", 0)
+			add(" [replay]", dropBranch)
 		}
 	}
 	by, edited := p.madeBy(h, s)
@@ -440,8 +455,8 @@ func (p treePane) rowParts(i int) []headerPart {
 // marks (" ← current", " ◆ marked"), which are never cut: the parts that
 // may give way do, whole, the highest drop first, except that the marks
 // give up their words (short: " ←", " ◆"; the lane's ◉ marks the current
-// checkpoint too) before what runs next does; what is left is cut at its
-// end.
+// checkpoint too) before what runs next, the branch's tag or the edit's
+// note does; what is left is cut at its end.
 func fitRow(parts []headerPart, marks, short string, w int) string {
 	parts = slices.Clone(parts)
 	join := func() string {
@@ -569,7 +584,7 @@ func (p treePane) View(st Styles, w, h int) string {
 		if id == p.marked {
 			marks, short = marks+" ◆ marked", short+" ◆"
 		}
-		text := fitRow(p.rowParts(row.snap), marks, short, w-lipgloss.Width(g))
+		text := fitRow(p.rowParts(row.snap, w < narrowTree), marks, short, w-lipgloss.Width(g))
 		line := st.Branch.Render(g) + text
 		if row.snap == p.nav.cur {
 			line = st.Cursor.Render(pad(ansi.Strip(line), w))

@@ -124,15 +124,17 @@ func TestTree_RowKeepsCurrentMark(t *testing.T) {
 
 // TestFitRow: parts give way highest drop first, then the marks give up
 // their words, then the text is cut at its end; the marks are never cut.
+// The branch's tag goes before what the tasks left is cut.
 func TestFitRow(t *testing.T) {
-	parts := []headerPart{{"abc step 1  loop  ", 0}, {" by x", 3}, {" → y", 2}, {" ✗ z failed", 0}}
+	parts := []headerPart{{"abc step 1  loop  ", 0}, {" [replay]", dropBranch}, {" by x", dropMadeBy}, {" → y", dropNext}, {" ✗ z failed", 0}}
 	for _, c := range []struct {
 		w    int
 		want string
 	}{
-		{60, "abc step 1  loop   by x → y ✗ z failed ← current"},
-		{44, "abc step 1  loop   → y ✗ z failed ← current"},
-		{40, "abc step 1  loop   → y ✗ z failed ←"},
+		{70, "abc step 1  loop   [replay] by x → y ✗ z failed ← current"},
+		{53, "abc step 1  loop   [replay] → y ✗ z failed ← current"},
+		{49, "abc step 1  loop   [replay] → y ✗ z failed ←"},
+		{43, "abc step 1  loop   [replay] ✗ z failed ←"},
 		{34, "abc step 1  loop   ✗ z failed ←"},
 		{24, "abc step 1  loop   ✗ … ←"},
 	} {
