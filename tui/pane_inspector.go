@@ -121,6 +121,7 @@ func (p *inspector) layout(w int) {
 func wrapLine(rows []visRow, i int, l string, w int) []visRow {
 	from, cells := 0, 0
 	brk, brkCells := -1, 0 // just after the row's last space, and the cells before it
+	word := false          // the row has a character that is not a space
 	for j, r := range l {
 		rw := 1
 		if r >= 0x300 { // ASCII and Latin take one cell; measure the rest
@@ -129,18 +130,26 @@ func wrapLine(rows []visRow, i int, l string, w int) []visRow {
 		if cells+rw > w && j > from {
 			if brk > from {
 				rows = append(rows, visRow{i, from, brk})
-				from, cells = brk, cells-brkCells
+				// What moves down is the word after the last space.
+				from, cells, word = brk, cells-brkCells, j > brk
 			} else {
 				rows = append(rows, visRow{i, from, j})
-				from, cells = j, 0
+				from, cells, word = j, 0, false
 			}
 			brk = -1
 		}
 		cells += rw
-		if r == ' ' || rw == 2 {
+		switch {
+		case r == ' ' && !word:
+			// An indent (a panic's frame's file, a nested JSON value)
+			// is no place to break: the row would be blank.
+		case r == ' ' || rw == 2:
 			// A space ends a word; wide (CJK) text breaks between any
 			// two of its characters.
 			brk, brkCells = j+utf8.RuneLen(r), cells
+		}
+		if r != ' ' {
+			word = true
 		}
 	}
 	return append(rows, visRow{i, from, len(l)})

@@ -19,6 +19,10 @@ func TestWrapLine(t *testing.T) {
 		{"abcdefghij klm", 4, []string{"abcd", "efgh", "ij ", "klm"}},
 		{"fits exactly", 12, []string{"fits exactly"}},
 		{"可靠性 - 性能瓶颈与基准", 10, []string{"可靠性 - ", "性能瓶颈与", "基准"}},
+		// A panic's frame's file under its function: the indent is no
+		// break (it left a blank row), the path is cut where the row ends.
+		{"    /usr/local/go/src/runtime/panic.go:236", 36, []string{"    /usr/local/go/src/runtime/panic.", "go:236"}},
+		{"  a bb", 4, []string{"  a ", "bb"}},
 	} {
 		var got []string
 		for _, r := range wrapLine(nil, 0, c.line, c.w) {
