@@ -70,7 +70,7 @@ func newRerunPane(r *engine.TaskRerun, name, cp string) diffPane {
 		add(taskRow{text: "= wrote the same as the recording", style: addedStyle})
 	}
 	if rec := r.Recording; rec.Err != nil {
-		add(taskRow{text: "recorded: " + glyphFailed + " failed: " + firstLine(rec.Error), style: removedStyle, value: rec.Error, hasValue: true, name: name + " recorded error"})
+		add(taskRow{text: "recorded: " + glyphFailed + " failed: " + firstLine(rec.Error), style: removedStyle, value: errorDetail(rec.Err), hasValue: true, name: name + " recorded error"})
 	}
 	writes := func(title, which string, ws []engine.Write) {
 		if len(ws) == 0 {

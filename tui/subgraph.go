@@ -232,8 +232,8 @@ func (p *subgraphPane) refresh() {
 				add(taskRow{text: "    " + writeText(w), value: w.Value, hasValue: true, name: label + " → " + w.Channel, node: t.Name})
 			}
 		}
-		if t.Error != "" {
-			add(taskRow{text: "    " + glyphFailed + " failed: " + firstLine(t.Error), style: taskStyle(engine.TaskFailed, false), value: t.Error, hasValue: true, name: label + " error", node: t.Name})
+		if t.Err != nil {
+			add(taskRow{text: "    " + glyphFailed + " failed: " + firstLine(t.Error), style: taskStyle(engine.TaskFailed, false), value: errorDetail(t.Err), hasValue: true, name: label + " error", node: t.Name})
 		}
 		for _, in := range t.Interrupts {
 			st := "answered"

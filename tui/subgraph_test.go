@@ -349,6 +349,19 @@ func TestModel_Subgraph_FailedTaskShowsItsError(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "✗ failed: ") || !strings.Contains(v, "flaky") {
 		t.Fatalf("the failed task's error is not shown:\n%s", v)
 	}
+	// enter on it reads the error as text, as the root's tasks pane
+	// does: it showed a JSON string.
+	m = press(t, m, "tab")
+	for r, ok := m.sub.selectedRow(); !ok || !strings.HasSuffix(r.name, " error"); r, ok = m.sub.selectedRow() {
+		if m.sub.nav.cur == len(m.sub.rows)-1 {
+			t.Fatalf("no error row:\n%s", m.View())
+		}
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	if got := strings.Join(m.insp.lines, "\n"); m.mode != modeInspect || strings.HasPrefix(got, `"`) || !strings.Contains(got, "flaky") {
+		t.Fatalf("mode %v, the inspector shows %q", m.mode, got)
+	}
 }
 
 // A subgraph's checkpoint shows what its finished tasks saved: at subb's

@@ -233,12 +233,14 @@ func plural(n int, noun string) string {
 }
 
 // errorDetail is what the value viewer shows of a task's error: its
-// text, and the frames of a panic (engine.PanicStack) under it.
-func errorDetail(err error) string {
+// text, and the frames of a panic (engine.PanicStack) under it. It is
+// prose, shown and copied as it reads: an error of one line was shown as
+// a JSON string, its quotes escaped (node \"summarize\" failed).
+func errorDetail(err error) prose {
 	if stack := engine.PanicStack(err); stack != "" {
-		return err.Error() + "\n\npanicked at:\n" + stack
+		return prose(err.Error() + "\n\npanicked at:\n" + stack)
 	}
-	return err.Error()
+	return prose(err.Error())
 }
 
 func firstLine(s string) string {
