@@ -130,22 +130,31 @@ func (m *Model) editKey(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func (f editForm) View(st Styles, w, h int) string {
-	head := []string{
-		st.Label.Render(cut("Edit the writes of "+f.name+" before Update applies them: [channel, value] pairs, in order", w)),
-		st.Dim.Render(cut("The checkpoint will say the writes were edited and by whom (source update); what the task really wrote stays saved.", w)),
-	}
-	tail := st.Dim.Render("ctrl+s use these writes · esc cancel")
+// chrome is the form's lines above its text area (what it does) and
+// under it (its keys, or its error), wrapped at w cells.
+func (f editForm) chrome(st Styles, w int) (head, tail []string) {
+	head = append(wrapLines(st.Label.Render("Edit the writes of "+f.name+" before Update applies them: [channel, value] pairs, in order"), w),
+		wrapLines(st.Dim.Render("The checkpoint will say the writes were edited and by whom (source update); what the task really wrote stays saved."), w)...)
+	tail = wrapLines(st.Dim.Render("ctrl+s use these writes · esc cancel"), w)
 	if f.err != "" {
-		tail = st.Error.Render(cut(glyphFailed+" "+f.err, w))
+		tail = wrapLines(st.Error.Render(glyphFailed+" "+f.err), w)
 	}
-	return strings.Join(append(head, f.area.View(), tail), "\n")
+	return head, tail
+}
+
+func (f editForm) View(st Styles, w, h int) string {
+	head, tail := f.chrome(st, w)
+	return strings.Join(append(append(head, f.area.View()), tail...), "\n")
 }
 
 var errNoStepper = errors.New("no run is paused after Execute")
 
-// setSize gives the text area the box's room.
-func (f *editForm) setSize(w, bh int) { sizeArea(&f.area, w, bh) }
+// setSize gives the text area the room of a w-wide box of body height
+// bh that the form's other lines leave.
+func (f *editForm) setSize(st Styles, w, bh int) {
+	head, tail := f.chrome(st, w-2)
+	sizeArea(&f.area, w, bh, len(head)+len(tail))
+}
 
 // editKeyMap is the edit form's keys: use the writes typed, or cancel.
 type editKeyMap struct {

@@ -117,7 +117,11 @@ func (f forkForm) needsChange(update map[string]any) error {
 
 func (f forkForm) asNode() string { return f.nodes[f.as] }
 
-func (f forkForm) View(st Styles, w, h int) string {
+// chrome is the form's lines above its text area (what it does, the
+// node it writes as) and under it (its keys, or its error), wrapped at w
+// cells: at 80 columns "what runs next follows it" and an error's way
+// on ("ctrl+n picks a node to write as") were cut.
+func (f forkForm) chrome(st Styles, w int) (head, tail []string) {
 	as := f.asNode()
 	if as == "" {
 		switch {
@@ -133,23 +137,30 @@ func (f forkForm) View(st Styles, w, h int) string {
 			as = "(inferred by the engine)"
 		}
 	}
-	head := []string{
-		st.Label.Render("Fork checkpoint "+shortID(f.cpID)+": edit the state, then ctrl+s") +
-			st.Dim.Render("  (only the keys you change are written)"),
-		"as node: " + st.Key.Render(as) + st.Dim.Render("  (ctrl+n to change)"),
-	}
-	tail := st.Dim.Render("ctrl+s write fork · esc cancel")
+	head = append(wrapLines(st.Label.Render("Fork checkpoint "+shortID(f.cpID)+": edit the state, then ctrl+s")+
+		st.Dim.Render("  (only the keys you change are written)"), w),
+		wrapLines("as node: "+st.Key.Render(as)+st.Dim.Render("  (ctrl+n to change)"), w)...)
+	tail = wrapLines(st.Dim.Render("ctrl+s write fork · esc cancel"), w)
 	switch {
 	case f.discard:
-		tail = st.Error.Render("esc again discards your edit of the state · ctrl+s writes it · any other key goes on editing")
+		tail = wrapLines(st.Error.Render("esc again discards your edit of the state · ctrl+s writes it · any other key goes on editing"), w)
 	case f.err != "":
-		tail = st.Error.Render(glyphFailed + " " + f.err)
+		tail = wrapLines(st.Error.Render(glyphFailed+" "+f.err), w)
 	}
-	return strings.Join(append(head, f.area.View(), tail), "\n")
+	return head, tail
 }
 
-// setSize gives the text area the box's room.
-func (f *forkForm) setSize(w, bh int) { sizeArea(&f.area, w, bh) }
+func (f forkForm) View(st Styles, w, h int) string {
+	head, tail := f.chrome(st, w)
+	return strings.Join(append(append(head, f.area.View()), tail...), "\n")
+}
+
+// setSize gives the text area the room of a w-wide box of body height
+// bh that the form's other lines leave.
+func (f *forkForm) setSize(st Styles, w, bh int) {
+	head, tail := f.chrome(st, w-2)
+	sizeArea(&f.area, w, bh, len(head)+len(tail))
+}
 
 // forkKeyMap is the fork form's keys: write the fork, choose the node it
 // is written as, cancel.

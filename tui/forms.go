@@ -67,10 +67,11 @@ func cursorToTop(ta *textarea.Model) {
 }
 
 // sizeArea gives a form's text area the room a w-wide box of body height
-// bh leaves under the form's two lines of explanation.
-func sizeArea(ta *textarea.Model, w, bh int) {
+// bh leaves beside the form's rows of explanation and error, which wrap
+// (wrapLines).
+func sizeArea(ta *textarea.Model, w, bh, rows int) {
 	ta.SetWidth(max(10, w-4))
-	ta.SetHeight(max(1, bh-5))
+	ta.SetHeight(max(1, bh-2-rows))
 }
 
 // setLineWidth gives a one-line text box w cells. The box keeps the part

@@ -203,3 +203,45 @@ func TestModel_Fork_EscAsksBeforeDiscardingAnEdit(t *testing.T) {
 		t.Fatalf("esc esc: mode %v note %q", m.mode, m.note)
 	}
 }
+
+// At 80 columns the fork form's lines wrap rather than cut: the node it
+// is written as, with what runs next, and an error with its way on
+// ("ctrl+n picks a node to write as"), which ended "ctrl+n picks a n…";
+// the text area gives up the rows they take, so the frame stays whole.
+func TestModel_Fork_NarrowFormWrapsItsLines(t *testing.T) {
+	m := engineModel(t, "linear", 80, 24)
+	m = press(t, m, "c", "f")
+	checkFrame(t, m)
+	if got := boxText(m.View()); !strings.Contains(got, "(inferred: it saw the newest channel version; what runs next follows it) (ctrl+n to change)") {
+		t.Errorf("the node's line is not whole:\n%s", m.View())
+	}
+	m = press(t, m, "ctrl+s")
+	checkFrame(t, m)
+	if got := boxText(m.View()); !strings.Contains(got, glyphFailed+" "+m.fork.err) || m.fork.err == "" {
+		t.Errorf("the error %q is not whole:\n%s", m.fork.err, m.View())
+	}
+	golden(t, "fork-error-80x24.golden", m.View())
+	state := stateJSON(t, m.fork.area.Value())
+	state["total"] = 99
+	m.fork.area.SetValue(toJSON(state))
+	m = press(t, m, "esc")
+	checkFrame(t, m)
+	if got := boxText(m.View()); !strings.Contains(got, "any other key goes on editing") {
+		t.Errorf("the discard question is not whole:\n%s", m.View())
+	}
+}
+
+// The conditional breakpoint's error is whole at 80 columns: the
+// expression language says where it stopped, at the line's end.
+func TestModel_Prompt_NarrowErrorWraps(t *testing.T) {
+	m := engineModel(t, "linear", 80, 24)
+	m = press(t, m, "C", "len(state.visited) >= ")
+	m = press(t, m, "enter")
+	if m.mode != modePrompt || m.prompt.err == "" {
+		t.Fatalf("mode %v err %q", m.mode, m.prompt.err)
+	}
+	checkFrame(t, m)
+	if got := boxText(m.View()); !strings.Contains(got, strings.Join(strings.Fields(glyphFailed+" "+m.prompt.err), " ")) {
+		t.Errorf("the error %q is not whole:\n%s", m.prompt.err, m.View())
+	}
+}

@@ -426,9 +426,9 @@ func (m *Model) sync() {
 	case modeTree:
 		m.sizeTree(bh)
 	case modeEdit:
-		m.edit.setSize(m.width, bh)
+		m.edit.setSize(m.styles, m.width, bh)
 	case modeFork:
-		m.fork.setSize(m.width, bh)
+		m.fork.setSize(m.styles, m.width, bh)
 	case modeDiff:
 		m.diff.setSize(bh)
 	case modeSubgraph:

@@ -226,9 +226,11 @@ func (m Model) promptView(w, h int) string {
 	if m.prompt.kind == promptWatch {
 		what = "Watch: the expression's value at each checkpoint, marked when it changes"
 	}
-	lines := []string{st.Label.Render(cut(what, w)), st.Dim.Render(cut("the scenario files' expressions over state: len(state.messages) > 6, state.approved == false", w)), "", m.prompt.input.View()}
+	lines := append(wrapLines(st.Label.Render(what), w), wrapLines(st.Dim.Render("the scenario files' expressions over state: len(state.messages) > 6, state.approved == false"), w)...)
+	lines = append(lines, "", m.prompt.input.View())
 	if m.prompt.err != "" {
-		lines = append(lines, st.Error.Render(cut(glyphFailed+" "+m.prompt.err, w)))
+		// Whole: the expression language's error says where it stopped.
+		lines = append(lines, wrapLines(st.Error.Render(glyphFailed+" "+m.prompt.err), w)...)
 	}
 	return fit(strings.Join(lines, "\n"), w, h)
 }

@@ -188,9 +188,7 @@ func (m Model) settingsView(w, h int) string {
 	f := m.settings
 	var lines []string
 	para := func(style func(...string) string, s string) {
-		for _, l := range strings.Split(ansi.Wrap(s, max(1, w), " "), "\n") {
-			lines = append(lines, style(l))
-		}
+		lines = append(lines, wrapLines(style(s), w)...)
 	}
 	para(st.Label.Render, "Run settings: the engine's options for the runs the debugger starts (LangGraph's interrupt_before / interrupt_after, recursion_limit, durability)")
 	lines = append(lines, "")

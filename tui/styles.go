@@ -243,6 +243,15 @@ func cutMiddle(s string, w int) string {
 	return string(r[:i]) + "…" + string(r[j:])
 }
 
+// wrapLines lays styled text s out in lines of at most w cells, broken
+// at spaces (a word longer than a line is broken where it ends), each
+// line keeping the styles it spans. A form's explanation and its error
+// are read whole so in a narrow window, where cutting them took what to
+// do next.
+func wrapLines(s string, w int) []string {
+	return strings.Split(lipgloss.NewStyle().Width(max(w, 1)).Render(s), "\n")
+}
+
 // cut truncates s to w cells with an ellipsis, without padding.
 func cut(s string, w int) string {
 	if w <= 0 {
