@@ -350,7 +350,8 @@ func (m *Model) enterView(msg opDoneMsg) {
 		m.note = "time travel " + msg.text + ": the run's checkpoint " + shortID(msg.view.CheckpointID) + " it was written under is current; stepping forks there and runs the subgraph task again"
 	}
 	if m.replay != nil && msg.op == opCheckout {
-		m.note = "replay from " + shortID(m.replay.from) + ": each step is compared with the recording; c runs to the first divergence"
+		// The way on first: at 80 columns the status line cut it.
+		m.note = "replay from " + shortID(m.replay.from) + ": c runs to the first divergence, n steps; each step is compared with the recording"
 	}
 }
 

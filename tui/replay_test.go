@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/superstep/superstep/engine"
 )
 
@@ -354,5 +356,17 @@ func TestModel_Replay_FailureTheRecordingWentOnPast(t *testing.T) {
 	m = press(t, m, "c")
 	if !strings.Contains(m.replay.diverged, "the replay failed again; the recording's run failed here once, then ran") || m.mainKeys.Next.Enabled() {
 		t.Fatalf("code failing twice: diverged %q, n enabled %v\n%s", m.replay.diverged, m.mainKeys.Next.Enabled(), m.View())
+	}
+}
+
+// A replay's first note says its keys before what it does: at 80
+// columns the status line cut "c runs to the f…".
+func TestModel_Replay_NarrowNoteSaysTheKeys(t *testing.T) {
+	saver := recorded(t)
+	m := replayFromInput(t, chain(t, saver, 1), saver)
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	status := strings.Split(m.View(), "\n")[1]
+	if !strings.Contains(status, "c runs to the first divergence, n steps") {
+		t.Errorf("the status line does not say how to go on:\n%s", status)
 	}
 }
