@@ -94,7 +94,9 @@ func (p treePane) findLine() string {
 	case q == "":
 		return p.find.input.View()
 	case len(p.find.found) == 0:
-		return p.find.input.View() + "  no match"
+		// What it finds by, for a word of a row's text (a node's name,
+		// "failed"), which the checkpoints' heads do not hold.
+		return p.find.input.View() + "  no match (id prefix, step, source)"
 	}
 	return p.find.input.View() + fmt.Sprintf("  %d of %d", p.find.at+1, len(p.find.found))
 }

@@ -15,7 +15,7 @@ func newTreeKeyMap() treeKeyMap {
 	return treeKeyMap{
 		Up: keyUp(), Down: keyDown(), PageUp: keyPageUp(), PageDown: keyPageDown(), Open: keyOpen(), Internal: keyInternal(),
 		Top: bind("home/g", "top", "home", "g"), Bottom: bind("end/G", "bottom", "end", "G"),
-		Find:     bind("/", "find checkpoint (id, step)", "/"),
+		Find:     bind("/", "find by id, step, source", "/"),
 		Subgraph: bind("o", "open a subgraph it ran", "o"),
 		Fork:     keyFork(), Parent: keyParent(), Diff: keyDiff(), Mark: keyMark(),
 		Replay: bind("R", "replay from here", "R"), Rerun: keyRerun(), Back: keyBack(),
