@@ -33,3 +33,32 @@ func TestModel_GraphDrawn(t *testing.T) {
 		})
 	}
 }
+
+// The graph list's legend names the edge kinds the graph has and the
+// breakpoint marks while one is set, so that at 80 columns it ends with
+// its key, g: it listed every kind and was cut at "●…" on every graph.
+func TestModel_GraphLegend_NamesWhatIsDrawn(t *testing.T) {
+	m := engineModel(t, "linear", 80, 24)
+	legend := func() string {
+		lines := strings.Split(m.View(), "\n")
+		return lines[2+m.topHeight()-2] // the graph box's last inner row
+	}
+	if l := legend(); !strings.Contains(l, "│→ edge · g draw ") || strings.Contains(l, "conditional") || strings.Contains(l, "before") {
+		t.Errorf("a graph of plain edges, no breakpoint: %q", l)
+	}
+	m = press(t, m, "j", "b", "tab") // a breakpoint before a; the focus away
+	if !m.bp.before["a"] {
+		t.Fatalf("b set no breakpoint: %+v", m.bp)
+	}
+	if l := legend(); !strings.Contains(l, "→ edge  ● before ○ after · g draw") {
+		t.Errorf("with a breakpoint: %q", l)
+	}
+	m = press(t, m, "shift+tab", "b", "tab")
+	if l := legend(); m.bp.before["a"] || strings.Contains(l, "before") {
+		t.Errorf("the breakpoint removed, the legend kept its marks: %q", l)
+	}
+	m = engineModel(t, "research", 80, 24)
+	if l := legend(); !strings.Contains(l, "⇢ conditional") || !strings.Contains(l, "g draw") {
+		t.Errorf("research: %q", l)
+	}
+}

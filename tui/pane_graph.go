@@ -316,12 +316,47 @@ func (p graphPane) View(st Styles, bp breakpoints, focused bool, w, h int) strin
 	for len(rows) < h-1 {
 		rows = append(rows, "")
 	}
-	foot := st.Dim.Render("→ edge ⇢ conditional " + glyphGoto + " goto ⋈ join  ● before ○ after · g draw")
+	foot := st.Dim.Render(p.legend(bp))
 	if n := p.selected(); focused && n != "" && n != engine.Start {
 		foot = st.Dim.Render(n + " triggers on " + strings.Join(p.trig[n], ", "))
 	}
 	rows = append(rows, foot)
 	return strings.Join(rows, "\n")
+}
+
+// legend names the marks the list draws, only those it can draw: the
+// kinds of edge the graph has and, while any is set, the breakpoints'
+// marks; then g. At 80 columns the legend of every kind was cut before
+// "g draw", the one key it names, in a graph of plain edges.
+func (p graphPane) legend(bp breakpoints) string {
+	has := map[byte]bool{}
+	for _, es := range p.edges {
+		for _, e := range es {
+			has[e.kind] = true
+		}
+	}
+	var parts []string
+	for _, k := range []struct {
+		kind byte
+		text string
+	}{{'>', "→ edge"}, {'?', "⇢ conditional"}, {'g', glyphGoto + " goto"}, {'j', "⋈ join"}} {
+		if has[k.kind] {
+			parts = append(parts, k.text)
+		}
+	}
+	legend := strings.Join(parts, " ")
+	set := func(nodes map[string]bool) bool {
+		for _, on := range nodes {
+			if on {
+				return true
+			}
+		}
+		return false
+	}
+	if set(bp.before) || set(bp.after) {
+		legend += "  ● before ○ after"
+	}
+	return legend + " · g draw"
 }
 
 // drawingKey handles the graph pane's own keys and reports whether msg
