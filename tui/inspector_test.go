@@ -59,3 +59,23 @@ func TestInspector_CopyValue(t *testing.T) {
 		t.Fatalf("y closed the inspector: mode %v", m.mode)
 	}
 }
+
+// The inspector's last line gives up its keys whole, those the footer
+// also has first: at 80 columns it ended "↑↓ pgup pgdn scroll …".
+func TestInspector_HintsGiveWayWhole(t *testing.T) {
+	p := newInspector("v", map[string]any{"a": 1})
+	p.setSize(36, 10)
+	for _, c := range []struct {
+		w    int
+		want string
+	}{
+		{120, "lines 1–3 of 3 · ↑↓ pgup pgdn scroll · w no wrap · y copy · esc close"},
+		{60, "lines 1–3 of 3 · ↑↓ pgup pgdn scroll · w no wrap · y copy"},
+		{36, "lines 1–3 of 3 · w no wrap"},
+		{10, "lines 1–3 of 3"},
+	} {
+		if got := p.hints(9, c.w); got != c.want {
+			t.Errorf("hints at %d = %q, want %q", c.w, got, c.want)
+		}
+	}
+}

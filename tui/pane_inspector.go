@@ -227,19 +227,34 @@ func (p inspector) View(st Styles, w, h int) string {
 	for len(out) < body {
 		out = append(out, "")
 	}
-	pos := p.position(body)
-	hint := " · ↑↓ pgup pgdn scroll · w no wrap · y copy · esc close"
-	if p.canConvo {
-		hint = " · v JSON · I ids" + hint
-		if !p.convo {
-			hint = " · v conversation" + hint[len(" · v JSON · I ids"):]
-		}
-	}
-	if p.nowrap {
-		hint = fmt.Sprintf(" · col %d · ←→ scroll · w wrap · esc close", p.hoff+1)
-	}
-	out = append(out, st.Dim.Render(cut(pos+hint, w)))
+	out = append(out, st.Dim.Render(cut(p.hints(body, w), w)))
 	return strings.Join(out, "\n")
+}
+
+// hints is the inspector's last line: where in the value it is, then its
+// keys, each whole or not at all; those the footer also has (y, esc) give
+// way first, then scrolling, then the form's own (v, I, w). At 80
+// columns it was cut in the middle of "scroll".
+func (p inspector) hints(body, w int) string {
+	type part = headerPart
+	parts := []part{{p.position(body), 0}}
+	switch {
+	case p.nowrap:
+		parts = append(parts, part{fmt.Sprintf("col %d", p.hoff+1), 0}, part{"←→ scroll", 3}, part{"w wrap", 2})
+	case p.convo:
+		parts = append(parts, part{"v JSON", 1}, part{"I ids", 1})
+	case p.canConvo:
+		parts = append(parts, part{"v conversation", 1})
+	}
+	if !p.nowrap {
+		parts = append(parts, part{"↑↓ pgup pgdn scroll", 3}, part{"w no wrap", 2})
+	}
+	parts = append(parts, part{"y copy", 4}, part{"esc close", 5})
+	var texts []string
+	for _, pt := range fitParts(parts, " · ", w) {
+		texts = append(texts, pt.text)
+	}
+	return strings.Join(texts, " · ")
 }
 
 // lineSpan says which lines of the value body rows show, counted from 1:

@@ -152,14 +152,36 @@ type headerPart struct {
 // differs at the end), down to a few cells; past that the line is cut at
 // the window's edge. busy goes last, as it is.
 func fitHeader(st Styles, parts []headerPart, thread, busy string, width int) string {
-	parts = slices.Clone(parts)
 	sep := st.HeaderDim.Render(" · ")
+	parts = fitParts(parts, sep, width-lipgloss.Width(busy))
 	join := func() string {
 		texts := make([]string, len(parts))
 		for i, p := range parts {
 			texts[i] = p.text
 		}
 		return strings.Join(texts, sep) + busy
+	}
+	if over := lipgloss.Width(join()) - width; over > 0 {
+		for i, p := range parts {
+			if p.text == "thread "+thread {
+				parts[i].text = "thread " + cutMiddle(thread, max(8, lipgloss.Width(thread)-over))
+			}
+		}
+	}
+	return join()
+}
+
+// fitParts is the parts that fit in width cells joined by sep: those
+// that may give way do, whole, the highest drop first, until the rest
+// fits or none is left to give way. The result is a new slice.
+func fitParts(parts []headerPart, sep string, width int) []headerPart {
+	parts = slices.Clone(parts)
+	join := func() string {
+		texts := make([]string, len(parts))
+		for i, p := range parts {
+			texts[i] = p.text
+		}
+		return strings.Join(texts, sep)
 	}
 	for lipgloss.Width(join()) > width {
 		worst := -1
@@ -173,14 +195,7 @@ func fitHeader(st Styles, parts []headerPart, thread, busy string, width int) st
 		}
 		parts = slices.Delete(parts, worst, worst+1)
 	}
-	if over := lipgloss.Width(join()) - width; over > 0 {
-		for i, p := range parts {
-			if p.text == "thread "+thread {
-				parts[i].text = "thread " + cutMiddle(thread, max(8, lipgloss.Width(thread)-over))
-			}
-		}
-	}
-	return join()
+	return parts
 }
 
 // unwritten reports a view of a new thread the database does not have
