@@ -2,6 +2,7 @@ package tui
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -229,7 +230,7 @@ func (p *tasksPane) addResults(v *engine.StepView) {
 			p.add(taskRow{text: fmt.Sprintf("  %s attempt %d failed: %s", glyphFailed, i+1, firstLine(e.Error())), style: dimStyle, value: errorDetail(e), hasValue: true, name: fmt.Sprintf("%s attempt %d error", t.Name, i+1), node: t.Name})
 		}
 		if t.Err != nil {
-			p.add(taskRow{text: "  " + glyphFailed + " " + firstLine(t.Err.Error()), style: taskStyle(engine.TaskFailed, false), value: errorDetail(t.Err), hasValue: true, name: t.Name + " error", node: t.Name})
+			p.add(taskRow{text: "  " + glyphFailed + " " + firstLine(errorCause(t.Name, t.Err)), style: taskStyle(engine.TaskFailed, false), value: errorDetail(t.Err), hasValue: true, name: t.Name + " error", node: t.Name})
 		}
 		p.all = append(p.all, taskAnswerRows("  ", labels[t.ID], t.Name, p.answers[t.ID])...)
 		if len(t.Writes) == 0 && len(t.Interrupts) == 0 && t.Err == nil && t.State != engine.TaskPlanned {
@@ -422,4 +423,27 @@ func writeText(w engine.Write) string {
 		return glyphRoute + " " + termtext.Name(node)
 	}
 	return w.Channel + " ← " + preview(w.Value, previewBudget)
+}
+
+// errorCause is what the row under a failed task's own says of its
+// error: the task's row names the node and that it failed, the pane's
+// title the step, so the engine's NodeError (node, step, attempts) is
+// left out for what it wraps, "panicked: " before a panic's value and the
+// attempts when it was retried. At 80 columns the whole text, node
+// "summarize" failed at step 4: …, left no room for the cause. enter
+// shows the whole (errorDetail). Another error, or one of another node
+// (a Task call's), is its text.
+func errorCause(node string, err error) string {
+	var ne *engine.NodeError
+	if !errors.As(err, &ne) || ne.Node != node || ne.Err == nil {
+		return err.Error()
+	}
+	cause := ne.Err.Error()
+	if ne.Panic {
+		cause = "panicked: " + cause
+	}
+	if ne.Attempts > 1 {
+		cause = fmt.Sprintf("after %d attempts: %s", ne.Attempts, cause)
+	}
+	return cause
 }

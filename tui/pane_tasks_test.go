@@ -55,3 +55,31 @@ func TestModel_Tasks_PlannedReusedSaysSo(t *testing.T) {
 		t.Fatalf("planned rows: w %q, v %q", w, v)
 	}
 }
+
+// The row under a failed task says what failed inside it, which the
+// engine's NodeError wraps: its own row names the node and the pane's
+// title the step. At 80 columns the row read ✗ node "summarize" failed at
+// step 4…, the cause cut whole.
+func TestTasksPane_ErrorRowSaysTheCause(t *testing.T) {
+	m, _ := replayedFailure(t, 80, 24)
+	m = press(t, m, "esc")
+	if v := m.View(); !strings.Contains(v, "│summarize failed") || !strings.Contains(v, "│  ✗ upstream model returned 503") {
+		t.Errorf("the failed task's rows:\n%s", v)
+	}
+	cause := errors.New("upstream model returned 503")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&engine.NodeError{Node: "s", Step: 4, Err: cause}, "upstream model returned 503"},
+		{&engine.NodeError{Node: "s", Step: 4, Attempts: 3, Err: cause}, "after 3 attempts: upstream model returned 503"},
+		{&engine.NodeError{Node: "s", Step: 4, Panic: true, Err: &engine.PanicError{Value: "boom", At: "main.s, s.go:9"}}, "panicked: boom (main.s, s.go:9)"},
+		// A Task call's failure names the call's node: kept whole.
+		{&engine.NodeError{Node: "call", Step: 4, Err: cause}, `node "call" failed at step 4: upstream model returned 503`},
+		{cause, "upstream model returned 503"},
+	} {
+		if got := errorCause("s", c.err); got != c.want {
+			t.Errorf("errorCause(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}

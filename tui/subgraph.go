@@ -233,7 +233,7 @@ func (p *subgraphPane) refresh() {
 			}
 		}
 		if t.Err != nil {
-			add(taskRow{text: "    " + glyphFailed + " failed: " + firstLine(t.Error), style: taskStyle(engine.TaskFailed, false), value: errorDetail(t.Err), hasValue: true, name: label + " error", node: t.Name})
+			add(taskRow{text: "    " + glyphFailed + " failed: " + firstLine(errorCause(t.Name, t.Err)), style: taskStyle(engine.TaskFailed, false), value: errorDetail(t.Err), hasValue: true, name: label + " error", node: t.Name})
 		}
 		for _, in := range t.Interrupts {
 			st := "answered"
