@@ -120,8 +120,17 @@ func (p chanPane) emptyText() string {
 	return "no state channels: i shows the internal ones"
 }
 
-func (p chanPane) title() string {
+func (p chanPane) title() string { return p.titleAt("") }
+
+// titleAt is the title of the pane showing the checkpoint at says
+// (the tree's "at 6c2da931"), which comes before the count of hidden
+// channels: a narrow box cuts its title's end, and at 80 columns it cut
+// the id the pane is about ("at e3…").
+func (p chanPane) titleAt(at string) string {
 	t := "Channels"
+	if at != "" {
+		t += " " + at
+	}
 	if !p.showInternal {
 		hidden := 0
 		for _, r := range p.rows {

@@ -926,7 +926,7 @@ func (m Model) treeView(w, bh int) string {
 	if m.tree.reading() {
 		chans, seen = st.Dim.Render("reading…"), ""
 	}
-	pc := st.box(m.treeChan.title()+" "+sel, chans, pw, th, false)
+	pc := st.box(m.treeChan.titleAt(sel), chans, pw, th, false)
 	ps := st.box("versions_seen "+sel, seen, pw, bh-th, false)
 	return lipgloss.JoinHorizontal(lipgloss.Top, tree, lipgloss.JoinVertical(lipgloss.Left, pc, ps))
 }

@@ -68,6 +68,11 @@ func TestTree_NarrowFailedRowsKeepTheFailure(t *testing.T) {
 		if failed != 2 {
 			t.Errorf("%dx%d: %d rows say summarize failed, want the recording's and the replay's:\n%s", size[0], size[1], failed, screen)
 		}
+		// The preview's title names its checkpoint before what it may
+		// cut: it read "Channels (+5 internal: i) at 00…".
+		if at := "Channels at " + shortID(m.tree.selected().Config.CheckpointID); !strings.Contains(screen, at) {
+			t.Errorf("%dx%d: no %q:\n%s", size[0], size[1], at, screen)
+		}
 		if size[0] == 80 {
 			golden(t, "tree-failed-replayed-80x24.golden", screen)
 		}
