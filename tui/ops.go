@@ -314,8 +314,10 @@ func (m *Model) enterView(msg opDoneMsg) {
 	default:
 		m.note = ""
 	}
+	noticed := false
 	if m.opts.Notice != "" && (msg.op == opInit || msg.op == opStart || msg.op == opPreview) && msg.view != nil {
 		m.note, m.opts.Notice = m.opts.Notice, "" // the caller's word on the first open, once
+		noticed = true
 	}
 	if msg.op == opCheckout && msg.atHead {
 		// A run addressed at the thread's latest checkpoint resumes it
@@ -328,6 +330,15 @@ func (m *Model) enterView(msg opDoneMsg) {
 	}
 	if t := failedTask(msg.view); t != nil && msg.view.Phase == engine.PhaseCheckpoint && msg.view.Status == engine.StatusRunning {
 		base, again := m.note, "n runs it again, tasks that finished keep their writes"
+		// The caller's notice is a sentence of its own that may end in
+		// a way on to another checkpoint (the command line's "the
+		// recorded run ended at daf7d587: t, enter on it"): the failure
+		// is the open checkpoint's, said apart, not "…enter on it: step 5
+		// failed".
+		at := ": step"
+		if noticed {
+			at = "; here step"
+		}
 		if msg.op == opCheckout { // the failure matters more than how the checkout steps
 			base = "checkpoint " + shortID(msg.view.CheckpointID) + " is current"
 			if !msg.atHead {
@@ -338,12 +349,12 @@ func (m *Model) enterView(msg opDoneMsg) {
 		}
 		// The way on comes before the error, which a narrow line cuts
 		// and the tasks pane has whole.
-		m.note = fmt.Sprintf("%s: step %d failed; %s (%s)", base, msg.view.Step, again, firstLine(fmt.Sprint(t.Err)))
+		m.note = fmt.Sprintf("%s%s %d failed; %s (%s)", base, at, msg.view.Step, again, firstLine(fmt.Sprint(t.Err)))
 		if len(m.answeredFail) > 0 && (msg.op != opCheckout || msg.atHead) {
 			// Stepping from the head replays the answers saved with the
 			// task (a fork from elsewhere does not carry them): the way
 			// on comes before the error, which the tasks pane has whole.
-			m.note = fmt.Sprintf("%s: step %d failed on %s's saved answer, which n reuses; %s (%s)", base, msg.view.Step, m.answeredFail[0], reanswerHow, firstLine(fmt.Sprint(t.Err)))
+			m.note = fmt.Sprintf("%s%s %d failed on %s's saved answer, which n reuses; %s (%s)", base, at, msg.view.Step, m.answeredFail[0], reanswerHow, firstLine(fmt.Sprint(t.Err)))
 		}
 	}
 	if msg.op == opCheckout && msg.text != "" {

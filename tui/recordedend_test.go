@@ -29,6 +29,15 @@ const prodFail = `{
 // branch, ending at its failure, and the replay's.
 func replayedFailure(t *testing.T, w, h int) (Model, string) {
 	t.Helper()
+	g, saver, end := replayedFailureThread(t)
+	opts := Options{Thread: "prod", Saver: saver}
+	return press(t, newTestModel(t, newEngineSession(g, opts), opts, w, h), "t"), end
+}
+
+// replayedFailureThread writes thread "prod" of replayedFailure and
+// returns its graph, its saver and the recorded run's end.
+func replayedFailureThread(t *testing.T) (*engine.Graph, *engine.MemorySaver, string) {
+	t.Helper()
 	saver := engine.NewMemorySaver()
 	g := buildScenario(t, parseScenario(t, "prodfail.json", prodFail), saver)
 	ctx := context.Background()
@@ -43,8 +52,7 @@ func replayedFailure(t *testing.T, w, h int) (Model, string) {
 	if _, err := g.Invoke(ctx, nil, engine.OnThread("prod"), engine.FromCheckpoint(input), engine.WithMetadata(recording.ReplayMetadata(input))); err == nil {
 		t.Fatal("the replay did not fail")
 	}
-	opts := Options{Thread: "prod", Saver: saver}
-	return press(t, newTestModel(t, newEngineSession(g, opts), opts, w, h), "t"), end
+	return g, saver, end
 }
 
 // At 80 columns the recorded run's end gives up its "[recorded end]" tag
@@ -76,5 +84,19 @@ func TestTree_NarrowFailedRowsKeepTheFailure(t *testing.T) {
 		if size[0] == 80 {
 			golden(t, "tree-failed-replayed-80x24.golden", screen)
 		}
+	}
+}
+
+// Opened at a failed head with the caller's notice (the command line's,
+// when a replay's branch is the head), the status line says the failure
+// apart from the notice's own way on: it read "…the recorded run ended
+// at 000005: t, enter on it: step 4 failed", as if that one had.
+func TestModel_Open_FailureAfterTheCallersNotice(t *testing.T) {
+	g, saver, end := replayedFailureThread(t)
+	notice := "the head ends a replay's branch; the recorded run ended at " + shortID(end) + ": t, enter on it"
+	opts := Options{Thread: "prod", Saver: saver, Notice: notice}
+	m := newTestModel(t, newEngineSession(g, opts), opts, 120, 40)
+	if want := notice + "; here step 4 failed; n runs it again"; !strings.HasPrefix(m.note, want) {
+		t.Errorf("note %q, want it to start %q", m.note, want)
 	}
 }
