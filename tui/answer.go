@@ -109,6 +109,8 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 		return m.submitAnswer()
 	case key.Matches(msg, k.State):
 		m.answer.editState()
+		// The note said "enter resumes", which here types a new line.
+		m.note = "state update: ctrl+s resumes with it and the answers (enter is a new line here)"
 		return nil
 	case pressed(msg, k.State):
 		m.answer.err = "an entrypoint has no state keys: its answer goes without a state update"
@@ -144,6 +146,7 @@ func (m *Model) stateUpdateKey(msg tea.KeyMsg) tea.Cmd {
 		return m.submitAnswer()
 	case key.Matches(msg, k.State), key.Matches(msg, k.Back):
 		m.answer.editAnswers()
+		m.note = "back to the answers: enter resumes, with the state update if you changed it"
 		return nil
 	case key.Matches(msg, k.PageUp):
 		m.answer.scrollQuestion(-1)
@@ -470,7 +473,11 @@ func (f answerForm) stateView(st Styles, w, h int) string {
 		// The run resumes at the root, whose state the update edits.
 		where = "the root graph's state at " + shortID(f.stateCP) + " (the run resumes there)"
 	}
-	label := st.Label.Render(cut("State update · "+where+": changed keys go with the answers", w))
+	text := "State update · " + where + ": changed keys go with the answers"
+	if ansi.StringWidth(text) > w && f.prev != modeSubgraph {
+		text = "State update at " + shortID(f.stateCP) + ": the keys you change go with the answers"
+	}
+	label := st.Label.Render(cut(text, w))
 	if h < 2 {
 		return label
 	}
@@ -505,7 +512,11 @@ func (f answerForm) tail(st Styles, w int) []string {
 	case f.err != "":
 		tail = append(tail, st.Error.Render(glyphFailed+" "+f.err))
 	case f.editing:
-		tail = append(tail, st.Dim.Render("ctrl+s resumes with the answers and this state update · tab or esc back to the answers"))
+		hint := "ctrl+s resumes with the answers and this state update · tab or esc back to the answers"
+		if ansi.StringWidth(hint) > w {
+			hint = "ctrl+s resumes with this update · tab or esc: the answers" // every key kept, in fewer words
+		}
+		tail = append(tail, st.Dim.Render(hint))
 	case multi:
 		typed, n := len(f.ints)-f.unanswered(), len(f.ints)
 		hint := fmt.Sprintf("↑↓ choose · enter or ctrl+s resumes with every answer typed (%d of %d)%s · esc close", typed, n, tab)
@@ -616,8 +627,13 @@ func (f *answerForm) enableKeys(hasSess bool) {
 // under the subgraph's breadcrumb, the body but that line; in the main
 // view, what the graph and channels row leaves.
 func (m *Model) answerBoxHeight(bh int) int {
-	if m.answer.prev == modeSubgraph {
+	switch {
+	case m.answer.prev == modeSubgraph:
 		return bh - 1
+	case m.answer.editing:
+		// The state update takes the graph's room, as the fork form
+		// takes the screen: under the graph it had three lines at 80×24.
+		return bh
 	}
 	return bh - m.topHeight()
 }
@@ -632,7 +648,10 @@ func (m Model) answerView(w, bh int) string {
 		ans := st.box("Interrupts raised here · answer to resume the run", m.answer.View(st, w-2, boxH-2), w, boxH, true)
 		return lipgloss.JoinVertical(lipgloss.Left, pad(line, w), ans)
 	}
-	graph, chans, _, _ := m.mainPanes()
 	ans := st.box("Interrupt · answer to resume", m.answer.View(st, w-2, boxH-2), w, boxH, true)
+	if m.answer.editing {
+		return ans
+	}
+	graph, chans, _, _ := m.mainPanes()
 	return lipgloss.JoinVertical(lipgloss.Left, lipgloss.JoinHorizontal(lipgloss.Top, graph, chans), ans)
 }

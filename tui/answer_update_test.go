@@ -234,3 +234,37 @@ func TestModel_Answer_EntrypointHasNoStateUpdate(t *testing.T) {
 		t.Fatalf("tab on an entrypoint's answer:\n%s", m.View())
 	}
 }
+
+// At 80×24 the state update takes the graph's room while it is edited
+// (it had three lines under the graph), and the status line stops saying
+// "enter resumes": enter is a new line there.
+func TestModel_Answer_StateUpdateTakesTheRoom(t *testing.T) {
+	m := engineModel(t, "research", 80, 24)
+	m = press(t, m, "c")
+	if m.mode != modeAnswer {
+		t.Fatalf("mode %v", m.mode)
+	}
+	m = press(t, m, "tab")
+	checkFrame(t, m)
+	v := m.View()
+	if h := m.answer.state.area.Height(); h < 6 {
+		t.Errorf("the state update has %d lines:\n%s", h, v)
+	}
+	if strings.Contains(v, "Graph · research") {
+		t.Errorf("the graph stays above the state update:\n%s", v)
+	}
+	status := strings.Split(v, "\n")[1]
+	if strings.Contains(status, "enter resumes") || !strings.Contains(status, "ctrl+s resumes") {
+		t.Errorf("status line while the state is edited: %q", status)
+	}
+	for _, want := range []string{"State update at ", "ctrl+s resumes with this update · tab or esc: the answers"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q at 80 columns:\n%s", want, v)
+		}
+	}
+	m = press(t, m, "tab")
+	checkFrame(t, m)
+	if v := m.View(); !strings.Contains(v, "Graph · research") || !strings.Contains(strings.Split(v, "\n")[1], "enter resumes") {
+		t.Errorf("back to the answers:\n%s", v)
+	}
+}
