@@ -315,14 +315,30 @@ func subCheckpointRow(mark string, s *engine.StateSnapshot, run string) []string
 }
 
 // subListLines draws rows (subCheckpointRow) in w cells each, all keeping
-// the same columns so that they line up: the most that every row holds.
+// the same columns, the most that every row holds, each column as wide as
+// its widest cell so that they line up ("step 0" beside "step -1" pushed
+// the status a cell over; a column no row has is left out).
 func subListLines(rows [][]string, w int) []string {
+	var widths []int
+	for _, r := range rows {
+		for c, cell := range r {
+			if c >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[c] = max(widths[c], lipgloss.Width(cell))
+		}
+	}
 	join := func(row []string, keep []int) string {
 		var cols []string
-		for _, c := range keep[1:] {
-			if row[c] != "" {
-				cols = append(cols, row[c])
+		for i, c := range keep[1:] {
+			if widths[c] == 0 {
+				continue
 			}
+			cell := row[c]
+			if i < len(keep)-2 { // the last column is not padded
+				cell = pad(cell, widths[c])
+			}
+			cols = append(cols, cell)
 		}
 		return row[0] + strings.Join(cols, "  ")
 	}

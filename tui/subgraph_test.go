@@ -41,7 +41,7 @@ func TestModel_Subgraph_EnterAndBack(t *testing.T) {
 		t.Fatalf("mode %v err %v", m.mode, m.err)
 	}
 	v := m.View()
-	for _, want := range []string{"nested › mid  read only · namespace mid:", "Checkpoints · 3", "step 1  loop  interrupted", "out = [\"pre\", \"m1\"]", "branch:to:deep v3", "m1: branch:to:m1 v2", "deep  ⤷ enter: its subgraph", "△ interrupt (waiting) \"n=2\""} {
+	for _, want := range []string{"nested › mid  read only · namespace mid:", "Checkpoints · 3", "step 1   loop   interrupted", "out = [\"pre\", \"m1\"]", "branch:to:deep v3", "m1: branch:to:m1 v2", "deep  ⤷ enter: its subgraph", "△ interrupt (waiting) \"n=2\""} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("subgraph view lacks %q:\n%s", want, v)
 		}
@@ -81,7 +81,7 @@ func TestModel_Subgraph_EnterAndBack(t *testing.T) {
 	}
 	m = press(t, m, "enter")
 	v = m.View()
-	for _, want := range []string{"nested › mid  read only", "step 2  loop  done", `"m1", "b1:ok"]`, "n = 20"} {
+	for _, want := range []string{"nested › mid  read only", "step 2   loop   done", `"m1", "b1:ok"]`, "n = 20"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("finished subgraph view lacks %q:\n%s", want, v)
 		}
@@ -318,7 +318,7 @@ func TestModel_Subgraph_RetriedRuns(t *testing.T) {
 	if m.mode != modeSubgraph || m.err != nil {
 		t.Fatalf("mode %v err %v\n%s", m.mode, m.err, v)
 	}
-	for _, want := range []string{"read only · run 2 of 2 · namespace", "Checkpoints · 7", "run 2  step 2  loop  done", "namespace child:b468b256-0c94-684d-f9d0-15238e2e9ffe|1", `log = ["s1", "s2"]`, "run 1  step 1  loop  error"} {
+	for _, want := range []string{"read only · run 2 of 2 · namespace", "Checkpoints · 7", "run 2  step 2   loop   done", "namespace child:b468b256-0c94-684d-f9d0-15238e2e9ffe|1", `log = ["s1", "s2"]`, "run 1  step 1   loop   error"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("the retried subgraph's view lacks %q:\n%s", want, v)
 		}
@@ -327,7 +327,7 @@ func TestModel_Subgraph_RetriedRuns(t *testing.T) {
 	// At 80 columns the run still shows, in the list and the header, with
 	// the status (the source gives way first).
 	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-	if v := m.View(); !strings.Contains(v, "run 1  step 1  error") || !strings.Contains(v, "run 2 of 2") {
+	if v := m.View(); !strings.Contains(v, "run 1  step 1   error") || !strings.Contains(v, "run 2 of 2") {
 		t.Fatalf("at 80 columns the runs are cut off:\n%s", v)
 	}
 }
