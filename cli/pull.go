@@ -176,7 +176,9 @@ names, typically a PostgreSQL server shared by a service.`,
 			`Copy a thread — every checkpoint of every branch and subgraph, its pending
 writes and its recorded graph — from the database --from names (typically
 the PostgreSQL server a service runs on) into the local database (--db), to
-debug it offline: superstep tui --thread THREAD afterwards.
+debug it offline: superstep tui GRAPH --thread THREAD afterwards, GRAPH
+the graph's name in your program or its scenario file (superstep threads
+names the graph each thread recorded).
 
 A service that runs on a bbolt file holds the file while it runs; mounted
 in the service, persist.ExportHandler serves its threads, and --from is
