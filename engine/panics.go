@@ -118,7 +118,13 @@ func recoveredPanic(r any) *PanicError {
 		if f.Function == recoverer {
 			break
 		}
-		if pe.At == "" && !strings.HasPrefix(f.Function, "runtime.") {
+		if pe.At == "" {
+			if strings.HasPrefix(f.Function, "runtime.") {
+				// The runtime's raising of a fault (goPanicIndex,
+				// panicBounds, mapassign): how, not where; Go's own
+				// traceback hides these frames too.
+				continue
+			}
 			pe.At = fmt.Sprintf("%s, %s:%d", shortFuncName(f.Function), filepath.Base(f.File), f.Line)
 		}
 		if kept == maxPanicFrames {

@@ -52,6 +52,9 @@ func TestPanic_OneLineWithItsPlace(t *testing.T) {
 	if !errors.As(err, &pe) || !strings.Contains(pe.At, "engine_test.assignNil, panics_test.go:") {
 		t.Errorf("a runtime fault is placed at %q (%v), want the program's assignNil", pe.At, err)
 	}
+	if !strings.HasPrefix(pe.Stack, "github.com/superstep/superstep/engine_test.assignNil\n\t") {
+		t.Errorf("a runtime fault's stack does not start at the program's frame (the runtime's raising of it is noise):\n%s", pe.Stack)
+	}
 
 	// A reducer's panic.
 	g = mustCompile(t, engine.NewStateGraph(engine.ReducerKey("n", func(any, any) (any, error) { panic("bad reducer") }, nil)).
