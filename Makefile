@@ -20,15 +20,16 @@ test:
 	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 	$(GO) test -race -count=1 $(PKGS)
 
-## test-postgres: the PostgreSQL store's and the command line's tests
-## against a throwaway PostgreSQL 15 cluster (.ci/pg.sh starts and stops
+## test-postgres: the PostgreSQL store's, the command line's and the
+## examples/pgservice service's tests against a throwaway PostgreSQL 15 cluster (.ci/pg.sh starts and stops
 ## it), the concurrency test at the issue's 4×50 threads. make test runs
 ## them too (4×12 under the race detector) when SUPERSTEP_TEST_POSTGRES is
 ## set, as .ci/run does.
 test-postgres:
 	@set -e; eval "$$(.ci/pg.sh start)"; trap '.ci/pg.sh stop' EXIT; \
 	  $(GO) test -race -count=1 ./persist/postgres/ -args -pg.threads=50; \
-	  $(GO) test -race -count=1 -run Postgres ./cli/
+	  $(GO) test -race -count=1 -run Postgres ./cli/; \
+	  $(GO) test -race -count=1 ./examples/pgservice/
 
 ## bench-postgres: the PostgreSQL store's benchmarks on a throwaway
 ## cluster: a superstep's sync cost beside one committed INSERT, 1/8/32

@@ -42,11 +42,13 @@ const (
 // it (docs/export-format.md), to `superstep pull THREAD --from URL`, and
 // the list of threads to `superstep threads --from URL`.
 //
-// It is for a service whose graphs run on a bbolt file. The file is the
-// service's for as long as it runs (Open holds its lock), so a command
-// beside it cannot read it; mounted in the service, the handler lets
-// someone copy a failing thread onto a laptop without stopping the service
-// or writing code:
+// src is any Exporter: this package's Store, or a PostgreSQL store
+// (persist/postgres). It matters most for a service whose graphs run on a
+// bbolt file: the file is the service's for as long as it runs (Open holds
+// its lock), so a command beside it cannot read it. On PostgreSQL it
+// spares the people who debug the service the database's credentials.
+// Mounted in the service, the handler lets someone copy a failing thread
+// onto a laptop without stopping the service or writing code:
 //
 //	mux.Handle("/debug/checkpoints/", http.StripPrefix("/debug/checkpoints", persist.ExportHandler(store)))
 //
