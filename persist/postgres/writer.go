@@ -419,19 +419,7 @@ func (s *Store) afterEnqueue(ctx context.Context, thread string, ops ...*op) err
 // failure of another thread's writes is that thread's, reported by its
 // next write and Flush as a failed background commit is.
 func (s *Store) makeRoom(ctx context.Context, thread string) error {
-	type pending struct {
-		thread string
-		last   *op
-	}
-	var all []pending
-	s.mu.Lock()
-	for th, q := range s.queues {
-		if q.last != nil && !q.last.committed {
-			all = append(all, pending{th, q.last})
-			s.want(th, q)
-		}
-	}
-	s.mu.Unlock()
+	all := s.wantAll()
 	var own error
 	for _, p := range all {
 		err := s.await(ctx, p.thread, p.last, true, nil)
@@ -446,6 +434,27 @@ func (s *Store) makeRoom(ctx context.Context, thread string) error {
 		}
 	}
 	return own
+}
+
+// pendingCommit is a thread's newest write not committed yet.
+type pendingCommit struct {
+	thread string
+	last   *op
+}
+
+// wantAll asks for every thread's queued writes to be committed (want)
+// and returns each thread's newest, to wait for.
+func (s *Store) wantAll() []pendingCommit {
+	var all []pendingCommit
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for th, q := range s.queues {
+		if q.last != nil && !q.last.committed {
+			all = append(all, pendingCommit{th, q.last})
+			s.want(th, q)
+		}
+	}
+	return all
 }
 
 // failThread records that a buffered write of thread failed: the thread's
@@ -479,19 +488,7 @@ func (s *Store) background() {
 // the thread is not marked failed (the commit may yet be stored). bound
 // is await's.
 func (s *Store) flushAll(ctx context.Context, bound bool, w *watch) error {
-	type pending struct {
-		thread string
-		last   *op
-	}
-	var all []pending
-	s.mu.Lock()
-	for th, q := range s.queues {
-		if q.last != nil && !q.last.committed {
-			all = append(all, pending{th, q.last})
-			s.want(th, q)
-		}
-	}
-	s.mu.Unlock()
+	all := s.wantAll()
 	var unknown error
 	for _, p := range all {
 		if err := s.await(ctx, p.thread, p.last, bound, w); err != nil {
