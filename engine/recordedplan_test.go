@@ -113,6 +113,12 @@ func TestRecordedPlan_HandMade(t *testing.T) {
 		}
 		return engine.Pairs("log", []any{fmt.Sprint("answer ", a)}), nil
 	}
+	// askThenAfter asks, then appends "after".
+	askThenAfter := func(s engine.Saver) *engine.Graph {
+		return compilePlain(t, engine.NewStateGraph(engine.AppendKey("log")).
+			AddNode("ask", ask).AddNode("after", appendTo("log", "after")).
+			AddEdge(engine.Start, "ask").AddEdge("ask", "after"), engine.WithSaver(s))
+	}
 	cases := []struct {
 		name string
 		// build compiles the graph on the saver; drive runs it on thread "t".
@@ -169,20 +175,12 @@ func TestRecordedPlan_HandMade(t *testing.T) {
 		},
 		head: "done",
 	}, {
-		name: "interrupted",
-		build: func(s engine.Saver) *engine.Graph {
-			return compilePlain(t, engine.NewStateGraph(engine.AppendKey("log")).
-				AddNode("ask", ask).AddNode("after", appendTo("log", "after")).
-				AddEdge(engine.Start, "ask").AddEdge("ask", "after"), engine.WithSaver(s))
-		},
-		head: "interrupted",
+		name:  "interrupted",
+		build: askThenAfter,
+		head:  "interrupted",
 	}, {
-		name: "answered",
-		build: func(s engine.Saver) *engine.Graph {
-			return compilePlain(t, engine.NewStateGraph(engine.AppendKey("log")).
-				AddNode("ask", ask).AddNode("after", appendTo("log", "after")).
-				AddEdge(engine.Start, "ask").AddEdge("ask", "after"), engine.WithSaver(s))
-		},
+		name:  "answered",
+		build: askThenAfter,
 		drive: func(g *engine.Graph) error {
 			if _, err := g.Invoke(ctx, map[string]any{}, engine.OnThread("t")); err != nil {
 				return err
