@@ -261,10 +261,14 @@ type compiler struct {
 	// presumed are the nodes a declaration in error still reaches: the
 	// target of an edge, the ends of a route or join, whose source is no
 	// node (LangGraph counts every declared target, whatever its source:
-	// LangGraph.js dist/graph/graph.js:157-166), and the node an unknown
-	// target is close to (MeantName), as the "did you mean" of its error
-	// would fix it. So a typo is one error, not also an unreachable node.
+	// LangGraph.js dist/graph/graph.js:157-166).
 	presumed map[string]bool
+	// meantBy are, for each node an unknown end is close to (MeantName),
+	// the errors of those ends: the node counts as reached, as the "did
+	// you mean" of the errors would fix it, so a typo is one error, not
+	// also an unreachable node. checkReachable marks the errors when
+	// nothing else reaches it (MeantUnreached), which LangGraph reports.
+	meantBy map[string][]*CompileError
 }
 
 func (c *compiler) fail(kind, format string, args ...any) {
@@ -293,12 +297,26 @@ func (c *compiler) failUnknown(at CompileError, format string, args ...any) (mea
 		return ""
 	}
 	meant = MeantName(c.nodeNames(), name)
-	at.Kind = "UnknownNode"
+	at.Kind, at.Meant = "UnknownNode", meant
 	if at.Node == "" {
 		at.Node = name
 	}
 	c.failOn(&at, format+"%s", append(args, meantHint(meant))...)
 	return meant
+}
+
+// failUnknownEnd fails for an end that is no node (failUnknown) and
+// presumes the node it likely meant reached, as the fix its message
+// suggests would: a typo is one error, not also an unreachable node.
+func (c *compiler) failUnknownEnd(at CompileError, format string, args ...any) {
+	meant := c.failUnknown(at, format, args...)
+	if meant == "" {
+		return
+	}
+	if c.meantBy == nil {
+		c.meantBy = map[string][]*CompileError{}
+	}
+	c.meantBy[meant] = append(c.meantBy[meant], c.errs[len(c.errs)-1])
 }
 
 // nodeNames are the names of the nodes added.
@@ -311,7 +329,7 @@ func (c *compiler) nodeNames() []string {
 }
 
 // presume records that to is reached by a declaration in error: one
-// whose source is no node, or one whose unknown target likely meant to.
+// whose source is no node.
 func (c *compiler) presume(to string) {
 	if to == "" || to == End || !c.isNode(to) {
 		return
@@ -423,7 +441,7 @@ func (c *compiler) validEdge(e edgeSpec) bool {
 		c.failOn(&CompileError{Kind: "InvalidEdge", Node: to, Edge: e.ref()}, "edge %s -> %s ends at %s", from, to, Start)
 		ok = false
 	} else if to != End && !c.isNode(to) {
-		c.presume(c.failUnknown(at, "edge %s -> %s ends at unknown node %q", from, to, to))
+		c.failUnknownEnd(at, "edge %s -> %s ends at unknown node %q", from, to, to)
 		ok = false
 	}
 	return ok
@@ -488,7 +506,7 @@ func (c *compiler) validJoin(e edgeSpec) bool {
 		}
 	}
 	if e.to == End || e.to == Start || !c.isNode(e.to) {
-		c.presume(c.failUnknown(at, "join %v -> %s ends at unknown node %q", e.from, e.to, e.to))
+		c.failUnknownEnd(at, "join %v -> %s ends at unknown node %q", e.from, e.to, e.to)
 		return false
 	}
 	if !ok {
@@ -513,7 +531,7 @@ func (c *compiler) addBranches() {
 		}
 		for _, t := range br.ends {
 			if t != End && !c.isNode(t) {
-				c.presume(c.failUnknown(at, "conditional edge from %q may go to unknown node %q", br.from, t))
+				c.failUnknownEnd(at, "conditional edge from %q may go to unknown node %q", br.from, t)
 			}
 		}
 		g.nodes[br.from].branches = append(g.nodes[br.from].branches, br)
@@ -561,12 +579,20 @@ func (c *compiler) checkInterruptNodes() {
 // (dist/graph/graph.js:157-174: every declared target counts, whatever
 // its source; Python LangGraph has no such check). reached are the
 // targets of the valid declarations (reachedNodes); presumed adds those
-// of the declarations in error.
+// of the declarations whose source is no node, and meantBy the nodes the
+// ends that are no node likely meant.
 func (c *compiler) checkReachable(reached map[string]bool) {
 	for _, ns := range c.b.nodes {
-		if !reached[ns.name] && !c.presumed[ns.name] {
-			c.failOn(&CompileError{Kind: "UnreachableNodeError", Node: ns.name}, "node %q is not reachable: no edge, route or Command end leads to it", ns.name)
+		if reached[ns.name] || c.presumed[ns.name] {
+			continue
 		}
+		if meant := c.meantBy[ns.name]; len(meant) > 0 {
+			for _, e := range meant {
+				e.MeantUnreached = true
+			}
+			continue
+		}
+		c.failOn(&CompileError{Kind: "UnreachableNodeError", Node: ns.name}, "node %q is not reachable: no edge, route or Command end leads to it", ns.name)
 	}
 }
 
@@ -592,7 +618,7 @@ func (c *compiler) reachedNodes() map[string]bool {
 		}
 		for _, t := range ns.ends {
 			if t != End && !c.isNode(t) {
-				c.presume(c.failUnknown(CompileError{Node: ns.name}, "node %q declares unknown end %q", ns.name, t))
+				c.failUnknownEnd(CompileError{Node: ns.name, End: t}, "node %q declares unknown end %q", ns.name, t)
 			}
 			reached[t] = true
 		}

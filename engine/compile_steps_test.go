@@ -180,6 +180,67 @@ func TestCompile_TypoIsOneError(t *testing.T) {
 	}
 }
 
+// TestCompile_TypoSaysWhatLangGraphWouldReport: an unknown end's error
+// names the node it likely meant (Meant), and says when nothing else
+// reaches that node (MeantUnreached), which LangGraph.js, checking
+// reachability over the ends as written before it checks that they are
+// nodes (dist/graph/graph.js:165-172), reports as UnreachableNodeError. A
+// Command end's error names the end as well as its node.
+func TestCompile_TypoSaysWhatLangGraphWouldReport(t *testing.T) {
+	nop := update()
+	route := func(context.Context, map[string]any) (any, error) { return engine.End, nil }
+	for _, tt := range []struct {
+		name           string
+		build          func(b *engine.StateGraph) *engine.StateGraph
+		meantUnreached bool
+	}{
+		{"edge, only the typo", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "research").AddEdge("research", "wirte")
+		}, true},
+		{"edge, another edge reaches it", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "research").AddEdge("research", "wirte").AddEdge("research", "write")
+		}, false},
+		{"join, only the typo", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "research").AddJoin([]string{"research"}, "wirte")
+		}, true},
+		{"route, only the typo", func(b *engine.StateGraph) *engine.StateGraph {
+			return b.AddEdge(engine.Start, "research").AddConditionalEdges("research", route, "wirte", engine.End)
+		}, true},
+		{"route, an edge from no node reaches it", func(b *engine.StateGraph) *engine.StateGraph {
+			// LangGraph.js counts the target of an edge whatever its
+			// source (graph.js:157-166).
+			return b.AddEdge(engine.Start, "research").AddConditionalEdges("research", route, "wirte").AddEdge("xyz", "write")
+		}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.build(engine.NewStateGraph().AddNode("research", nop).AddNode("write", nop))
+			_, err := b.Compile()
+			var typo *engine.CompileError
+			for _, ce := range compileErrors(t, err) {
+				if ce.Kind == "UnreachableNodeError" {
+					t.Errorf("reported unreachable besides the typo: %v", ce)
+				}
+				if ce.Node == "wirte" {
+					typo = ce
+				}
+			}
+			if typo == nil || typo.Meant != "write" || typo.MeantUnreached != tt.meantUnreached {
+				t.Fatalf("typo's error %+v, want Meant write, MeantUnreached %v", typo, tt.meantUnreached)
+			}
+		})
+	}
+	_, err := engine.NewStateGraph().AddNode("research", nop, engine.WithEnds("wirte", engine.End)).AddNode("write", nop).
+		AddEdge(engine.Start, "research").Compile()
+	ces := compileErrors(t, err)
+	if ce := ces[0]; len(ces) != 1 || ce.Node != "research" || ce.End != "wirte" || ce.Meant != "write" || !ce.MeantUnreached {
+		t.Fatalf("a Command end's typo: %+v, want Node research, End wirte, Meant write, MeantUnreached", ces)
+	}
+	_, err = engine.NewStateGraph().AddNode("research", nop).AddEdge(engine.Start, "zzz").AddEdge("research", engine.End).Compile()
+	if ce := compileErrors(t, err)[0]; ce.Meant != "" || ce.MeantUnreached {
+		t.Fatalf("a name close to no node: %+v, want no Meant", ce)
+	}
+}
+
 // compileErrorLines are err's CompileErrors as "Kind: message" lines.
 func compileErrorLines(t *testing.T, err error) []string {
 	t.Helper()

@@ -347,6 +347,22 @@ type CompileError struct {
 	// Interrupt is "before" or "after" when Node is a name given to
 	// WithInterruptBefore or WithInterruptAfter that is no node; "" else.
 	Interrupt string
+	// End is, with Node, the name in Node's declared ends (WithEnds)
+	// that is no node; "" else.
+	End string
+	// Meant is, for a name that is no node (Kind "UnknownNode"), the node
+	// it most likely meant (MeantName), the one its message suggests; ""
+	// when none is close.
+	Meant string
+	// MeantUnreached is set when the unknown name is an end (of an edge,
+	// join or route, or in a node's declared ends) and no declared end
+	// names Meant: only the misspelt name leads to it. Compile presumes
+	// the suggestion and does not report Meant unreachable as well, a
+	// consequence of this one mistake. LangGraph.js checks reachability
+	// over the ends as declared, before it checks that they are nodes
+	// (dist/graph/graph.js:165-172), so it refuses such a graph with
+	// UnreachableNodeError for Meant.
+	MeantUnreached bool
 }
 
 // EdgeRef says which declared edge, join or route a CompileError is

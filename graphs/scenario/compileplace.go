@@ -19,25 +19,26 @@ func (f *File) compileErrors(def *Graph, field string, err error) error {
 	}
 	out := make(Errors, 0, len(ces))
 	for _, ce := range ces {
-		e := &Error{Path: f.Path, Msg: ce.Msg + endHint(def, ce), graph: true, cause: ce}
+		e := &Error{Path: f.Path, Msg: ce.Msg + endHint(ce), graph: true, cause: ce}
 		f.place(e, def, field, ce)
 		out = append(out, e)
 	}
 	return out
 }
 
-// endHint is " (did you mean "__end__"?)" for ce, an end of an edge or a
-// route that is no node of def, when it is LangGraph's END spelt as
+// endHint is " (did you mean "__end__"?)" for ce, an end of an edge, a
+// route or a node's declared ends that is no node, when it is LangGraph's END spelt as
 // Python and JavaScript spell the constant or a person shortens it
 // (END, end) and the engine found no node it likely meant; "" else.
-func endHint(def *Graph, ce *engine.CompileError) string {
-	if ce.Kind != "UnknownNode" || ce.Edge == nil || slices.Contains(ce.Edge.From, ce.Node) {
-		return ""
+func endHint(ce *engine.CompileError) string {
+	name := ce.End
+	if ce.Edge != nil && !slices.Contains(ce.Edge.From, ce.Node) {
+		name = ce.Node
 	}
-	if engine.MeantName(def.nodeNames(), ce.Node) != "" {
-		return "" // the engine's message says which node
+	if ce.Kind != "UnknownNode" || name == "" || ce.Meant != "" {
+		return "" // not an end; or the engine's message says which node
 	}
-	return nodeHint(nil, ce.Node, End)
+	return nodeHint(nil, name, End)
 }
 
 // entrypointErrors places the engine's compile errors of the file's
@@ -77,7 +78,7 @@ func (f *File) place(e *Error, def *Graph, field string, ce *engine.CompileError
 	case ce.Edge != nil && !ce.Edge.Route && ce.Edge.Index < len(def.Edges):
 		f.placeEdge(e, def.Edges[ce.Edge.Index], index2(join2(field, "edges"), ce.Edge.Index), ce.Node)
 	case ce.Interrupt != "" && f.placeInterrupt(e, def, field, ce):
-	case ce.Node != "" && f.placeNode(e, def, field, ce.Node):
+	case ce.Node != "" && f.placeNode(e, def, field, ce.Node, ce.End):
 	case ce.Key != "" && f.placeAt(e, join2(join2(field, "state"), ce.Key), f.graphPos):
 	case f.placeAt(e, join2(field, "edges"), f.graphPos):
 	default:
@@ -164,14 +165,18 @@ func (f *File) placeInterrupt(e *Error, def *Graph, field string, ce *engine.Com
 	return true
 }
 
-// placeNode points e at the entry of def's node named name, and reports
-// whether def has one.
-func (f *File) placeNode(e *Error, def *Graph, field, name string) bool {
+// placeNode points e at the entry of def's node named name, at the entry
+// of its ends that is end when end is set, and reports whether def has
+// that node.
+func (f *File) placeNode(e *Error, def *Graph, field, name, end string) bool {
 	i := slices.IndexFunc(def.Nodes, func(n *Node) bool { return n.Name == name })
 	if i < 0 {
 		return false
 	}
 	e.Field, e.Pos = index2(join2(field, "nodes"), i), def.Nodes[i].Pos
 	e.node, e.nodeField = name, e.Field
+	if j := slices.Index(def.Nodes[i].Ends, end); end != "" && j >= 0 {
+		f.placeAt(e, index2(join2(e.Field, "ends"), j), f.namePos)
+	}
 	return true
 }

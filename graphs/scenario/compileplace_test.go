@@ -242,6 +242,10 @@ func TestBuild_UnknownEndIsTheEngines(t *testing.T) {
 			`x.json:1:64: edges[1][1]: edge a -> START ends at unknown node "START"`},
 		{"route's end", `{"nodes": [{"name": "a"}], "edges": [["__start__", "a"]], "branches": [{"from": "a", "route": "'x'", "ends": ["__end__", "ghost"]}]}`,
 			`x.json:1:122: branches[0].ends[1]: conditional edge from "a" may go to unknown node "ghost"`},
+		{"Command end", `{"nodes": [{"name": "a", "goto": "'b'", "ends": ["b", "ghost"]}, {"name": "b"}], "edges": [["__start__", "a"]]}`,
+			`x.json:1:55: nodes[0] "a": ends[1]: node "a" declares unknown end "ghost"`},
+		{"Command end for __end__", `{"nodes": [{"name": "a", "goto": "'b'", "ends": ["b", "END"]}, {"name": "b"}], "edges": [["__start__", "a"]]}`,
+			`x.json:1:55: nodes[0] "a": ends[1]: node "a" declares unknown end "END" (did you mean "__end__"?)`},
 		{"subgraph edge", `{"nodes": [{"name": "a", "subgraph": "s"}], "edges": [["__start__", "a"]], "subgraphs": {"s": {"nodes": [{"name": "i"}], "edges": [["__start__", "i"], ["i", "j"]]}}}`,
 			`x.json:1:158: subgraphs.s.edges[1][1]: edge i -> j ends at unknown node "j"`},
 	} {

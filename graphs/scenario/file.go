@@ -1477,13 +1477,15 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 			p.graphFail(p.at(field, pos), field, "unknown node %q%s", name, nodeHint(sortedKeys(nodes), name, extra))
 		}
 	}
-	// target checks an end of an edge or a route: only __start__, which
-	// is none. A name that is no node is the engine's compile check's,
-	// which Build places at the same end: LangGraph.js looks for ends that
-	// are no node only after it looked for nodes nothing reaches (1.7.3
-	// dist/graph/graph.js:165-172), so a file with both fails as
-	// UnreachableNodeError there, and here too when the engine reports
-	// both. Sources and joins stay here: LangGraph.js refuses them before
+	// target checks an end of an edge, a route or a node's ends: only
+	// __start__, which is none. A name that is no node is the engine's
+	// compile check's, which Build places at the same end: LangGraph.js
+	// looks for ends that are no node only after it looked for nodes
+	// nothing reaches (1.7.3 dist/graph/graph.js:165-172), so a file with
+	// both fails as UnreachableNodeError there, and here too when the
+	// engine reports both (or that the node a misspelt end meant is
+	// reached by nothing else: engine.CompileError.MeantUnreached).
+	// Sources and joins stay here: LangGraph.js refuses them before
 	// (graph.js:155-156; a join when it is added, state.js:411-416).
 	target := func(pos Pos, field, name string) {
 		if name == Start {
@@ -1512,7 +1514,7 @@ func (p *parser) checkGraph(g *Graph, prefix string, subgraphs map[string]*Graph
 			p.graphFail(p.at(f, n.Pos), f, "unknown subgraph %q", n.Invoke)
 		}
 		for j, e := range n.Ends {
-			ref(n.Pos, index2(join2(field, "ends"), j), e, End)
+			target(n.Pos, index2(join2(field, "ends"), j), e)
 		}
 		p.node, p.nodeField = "", ""
 	}

@@ -135,7 +135,7 @@ func Trace(ctx context.Context, f *File, opt RunOptions) (map[string]any, error)
 		}
 		kind := "Error:Error"
 		for _, e := range ces {
-			if e.Kind == "UnreachableNodeError" {
+			if e.Kind == "UnreachableNodeError" || e.MeantUnreached {
 				kind = "UnreachableNodeError"
 			}
 		}
